@@ -1,0 +1,162 @@
+"""What researchers do: enroll, list, show, simulate, read transcripts.
+
+Every function works whether or not ``serve`` is running: it writes rows to the shared database and
+the service picks them up (the greeting of a new participant, a simulated message) within seconds.
+Functions return plain data; the CLI formats it.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from sqlalchemy import func
+from sqlmodel import col, select
+
+from promptpipe.clock import Clock
+from promptpipe.db import Database
+from promptpipe.errors import AdminError
+from promptpipe.inbox import Inbox, InboxConfig
+from promptpipe.models import Conversation, InboxItem, Message, OutboxItem, Participant
+from promptpipe.phones import parse_e164
+from promptpipe.state import PROFILE_FIELDS
+from promptpipe.store import create_participant, enqueue_inbox, participant_by_phone
+from promptpipe.transport import InboundMessage
+
+
+def validate_phone(raw: str) -> str:
+    try:
+        return parse_e164(raw)
+    except ValueError as exc:
+        raise AdminError(f"--phone: {exc}") from None
+
+
+def validate_timezone(raw: str) -> str:
+    try:
+        ZoneInfo(raw)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise AdminError(
+            f"--timezone: {raw!r} is not an IANA time zone; use a name like America/Toronto or Europe/Berlin"
+        ) from None
+    return raw
+
+
+async def enroll(
+    db: Database, clock: Clock, *, phone: str, name: str, timezone: str, background: str = ""
+) -> dict[str, Any]:
+    """Create the participant and queue their greeting; the running service sends it."""
+    phone = validate_phone(phone)
+    timezone = validate_timezone(timezone)
+    name = name.strip()
+    if not name:
+        raise AdminError("--name: give the participant's name (it is used to greet them)")
+    now = clock.now()
+    async with db.session() as session:
+        existing = await participant_by_phone(session, phone)
+        if existing is not None:
+            raise AdminError(
+                f"{phone} is already enrolled as {existing.id} ({existing.name or 'no name'}, {existing.status}); nothing was changed"
+            )
+        participant = await create_participant(session, phone=phone, name=name, timezone=timezone,
+                                               background=background.strip(), now=now, reason="enrolled by a researcher")
+        await enqueue_inbox(db, session, key=f"enroll:{participant.id}", participant_id=participant.id,
+                            kind="enroll", now=now)
+        return _participant_row(participant, None)
+
+
+async def _get(db: Database, phone: str) -> tuple[Participant, Conversation]:
+    phone = validate_phone(phone)
+    async with db.session() as session:
+        participant = await participant_by_phone(session, phone)
+        if participant is None:
+            raise AdminError(f"{phone} is not enrolled; enroll them first with `promptpipe-admin enroll`")
+        conversation = await session.get(Conversation, participant.id)
+    assert conversation is not None
+    return participant, conversation
+
+
+def _participant_row(participant: Participant, conversation: Conversation | None) -> dict[str, Any]:
+    return {
+        "id": participant.id,
+        "phone": participant.phone,
+        "name": participant.name,
+        "timezone": participant.timezone,
+        "status": participant.status,
+        "sub_state": conversation.sub_state if conversation else "INTAKE",
+        "enrolled_at": participant.enrolled_at.isoformat(),
+    }
+
+
+async def list_participants(db: Database) -> list[dict[str, Any]]:
+    async with db.session() as session:
+        rows = (await session.exec(
+            select(Participant, Conversation).join(Conversation, col(Conversation.participant_id) == col(Participant.id))
+            .order_by(col(Participant.enrolled_at))
+        )).all()
+    return [_participant_row(p, c) for p, c in rows]
+
+
+async def show(db: Database, phone: str) -> dict[str, Any]:
+    participant, conversation = await _get(db, phone)
+    async with db.session() as session:
+        counts = dict((await session.exec(
+            select(Message.direction, func.count()).where(Message.participant_id == participant.id)
+            .group_by(col(Message.direction))
+        )).all())
+        waiting = (await session.exec(
+            select(func.count()).select_from(InboxItem)
+            .where(InboxItem.participant_id == participant.id, InboxItem.status == "pending")
+        )).one()
+        unsent = (await session.exec(
+            select(func.count()).select_from(OutboxItem)
+            .where(OutboxItem.participant_id == participant.id, col(OutboxItem.status).in_(("pending", "sending")))
+        )).one()
+    row = _participant_row(participant, conversation)
+    row.update(
+        background=participant.background,
+        profile={name: conversation.profile.get(name, "") for name in PROFILE_FIELDS},
+        last_habit_prompt=conversation.profile.get("last_habit_prompt", ""),
+        messages_in=counts.get("in", 0),
+        messages_out=counts.get("out", 0),
+        inputs_waiting=waiting,
+        replies_unsent=unsent,
+    )
+    return row
+
+
+async def simulate(db: Database, clock: Clock, *, phone: str, text: str) -> int:
+    """Store a message exactly as if the participant had sent it on WhatsApp."""
+    phone = validate_phone(phone)
+    if not text.strip():
+        raise AdminError("the message text is empty; give the text to send as the participant")
+    await _get(db, phone)
+    inbox = Inbox(db, clock, InboxConfig(auto_enroll=False, default_timezone="UTC"), wake=lambda _: None)
+    inbox_id = await inbox.ingest(InboundMessage(
+        message_id="sim-" + secrets.token_hex(8), sender_phone=phone, sender_lid=None, sender_name="",
+        text=text.strip(), timestamp=clock.now(),
+    ))
+    if inbox_id is None:
+        raise AdminError("the message was not stored (see the log)")
+    return inbox_id
+
+
+async def transcript(db: Database, phone: str) -> list[dict[str, Any]]:
+    participant, _ = await _get(db, phone)
+    async with db.session() as session:
+        rows = (await session.exec(
+            select(Message).where(Message.participant_id == participant.id).order_by(col(Message.id))
+        )).all()
+    return [
+        {
+            "id": row.id,
+            "at": row.created_at.isoformat(),
+            "direction": row.direction,
+            "kind": row.kind,
+            "status": row.status,
+            "sent_at": row.sent_at.isoformat() if row.sent_at else None,
+            "whatsapp_id": row.wa_message_id,
+            "text": row.text,
+        }
+        for row in rows
+    ]

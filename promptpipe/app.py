@@ -1,0 +1,185 @@
+"""Composition root: builds every part from settings and runs them in one asyncio loop."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+from promptpipe.clock import Clock, SystemClock
+from promptpipe.config import Settings, ensure_state_dir
+from promptpipe.db import Database
+from promptpipe.errors import ConfigError
+from promptpipe.flow.router import ConversationFlow, FlowConfig
+from promptpipe.inbox import Inbox, InboxConfig
+from promptpipe.lanes import Lanes
+from promptpipe.llm import LLM, OpenAILLM
+from promptpipe.logging import get_logger
+from promptpipe.outbox import Outbox
+from promptpipe.tools import PromptTexts
+from promptpipe.transport import Transport
+
+log = get_logger("promptpipe.app")
+
+
+def load_prompts(settings: Settings) -> PromptTexts:
+    def read(path: Path, variable: str) -> str:
+        try:
+            text = path.read_text(encoding="utf-8").strip()
+        except OSError as exc:
+            raise ConfigError(f"{variable}: cannot read {str(path)!r} ({exc.strerror}).") from None
+        if not text:
+            raise ConfigError(f"{variable}: {str(path)!r} is empty; it must hold a system prompt.")
+        return text
+
+    return PromptTexts(
+        intake=read(settings.intake_prompt_file, "INTAKE_BOT_PROMPT_FILE"),
+        feedback=read(settings.feedback_prompt_file, "FEEDBACK_TRACKER_PROMPT_FILE"),
+        prompt_generator=read(settings.prompt_generator_prompt_file, "PROMPT_GENERATOR_PROMPT_FILE"),
+    )
+
+
+def build_transport(settings: Settings) -> Transport:
+    if settings.transport == "dry-run":
+        from promptpipe.transport.dryrun import DryRunTransport
+
+        return DryRunTransport()
+    if settings.transport == "whatsapp":
+        from promptpipe.transport.whatsapp import WhatsAppTransport
+
+        return WhatsAppTransport(
+            str(settings.whatsapp_session_path), pair_phone=settings.whatsapp_pair_phone,
+            bot_label=settings.whatsapp_bot_label,
+        )
+    raise ConfigError("PROMPTPIPE_TRANSPORT=console is only for `promptpipe chat --phone …`; use whatsapp or dry-run for serve.")
+
+
+@dataclass
+class App:
+    settings: Settings
+    db: Database
+    transport: Transport
+    llm: LLM
+    clock: Clock
+    flow: ConversationFlow
+    lanes: Lanes
+    inbox: Inbox
+    outbox: Outbox
+    _tasks: list[asyncio.Task[None]] = field(default_factory=list)
+    _outbox_kick: asyncio.Event = field(default_factory=asyncio.Event)
+    _lock_file: IO[str] | None = None
+
+    @classmethod
+    def build(
+        cls, settings: Settings, *, transport: Transport | None = None, llm: LLM | None = None,
+        clock: Clock | None = None, db: Database | None = None,
+    ) -> App:
+        clock = clock or SystemClock()
+        db = db or Database(settings.database_url)
+        transport = transport or build_transport(settings)
+        llm = llm or OpenAILLM(settings)
+        flow = ConversationFlow(db, llm, clock, load_prompts(settings),
+                                FlowConfig(history_window=settings.history_window, debug=settings.debug), transport)
+        app: App
+        lanes = Lanes(db, clock, flow.process, flow.record_failure, concurrency=settings.lane_concurrency,
+                      on_batch_done=lambda: app._outbox_kick.set())
+        inbox = Inbox(db, clock, InboxConfig(settings.auto_enroll_new_users, settings.default_timezone, settings.debug),
+                      lanes.wake)
+        outbox = Outbox(db, transport, clock, rate_per_s=settings.send_rate_per_s)
+        app = cls(settings, db, transport, llm, clock, flow, lanes, inbox, outbox)
+        return app
+
+    async def start(self, *, background: bool = True, single_instance: bool = False) -> None:
+        """Open the database, settle interrupted sends, connect the transport, start the loops."""
+        if single_instance:
+            self._take_lock()
+        await self.db.connect()
+        await self.outbox.recover_interrupted()
+        await self.transport.start(self.inbox.ingest)
+        if background:
+            self._tasks = [
+                asyncio.create_task(self._poll_loop(), name="inbox-poller"),
+                asyncio.create_task(self._dispatch_loop(), name="outbox-dispatcher"),
+            ]
+        log.info("service_started", transport=self.transport.name, database=self.db.dialect)
+
+    async def stop(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks = []
+        await self.lanes.stop()
+        with contextlib.suppress(Exception):
+            await self.transport.stop()
+        close = getattr(self.llm, "close", None)
+        if close is not None:
+            with contextlib.suppress(Exception):
+                await close()
+        await self.db.close()
+        self._release_lock()
+        log.info("service_stopped", lanes=repr(self.lanes), inbox=repr(self.inbox), outbox=repr(self.outbox),
+                 turns=self.flow.turns, failures=self.flow.failures)
+
+    async def run_until_idle(self, max_passes: int = 10_000) -> None:
+        """Process everything that is due right now, then return (tests and tools, no sleeping)."""
+        for _ in range(max_passes):
+            started = await self.lanes.poll_once()
+            await self.lanes.wait_idle()
+            sent = await self.outbox.dispatch_once()
+            if started == 0 and sent == 0 and self.lanes.running == 0:
+                return
+        raise RuntimeError("run_until_idle did not settle")
+
+    async def _poll_loop(self) -> None:
+        interval = self.settings.poll_interval.total_seconds()
+        while True:
+            try:
+                await self.lanes.poll_once()
+            except Exception as exc:
+                log.error("inbox_poll_failed", error=str(exc))
+            await asyncio.sleep(interval)
+
+    async def _dispatch_loop(self) -> None:
+        interval = self.settings.poll_interval.total_seconds()
+        while True:
+            try:
+                handled = await self.outbox.dispatch_once()
+            except Exception as exc:
+                log.error("outbox_dispatch_failed", error=str(exc))
+                handled = 0
+            if handled:
+                continue
+            self._outbox_kick.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._outbox_kick.wait(), interval)
+
+    def _take_lock(self) -> None:
+        state_dir = ensure_state_dir(self.settings)
+        path = state_dir / "promptpipe.lock"
+        handle = open(path, "a+")  # noqa: SIM115  (held for the life of the service)
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.seek(0)
+            holder = handle.read().strip() or "another process"
+            handle.close()
+            raise ConfigError(
+                f"another PromptPipe service ({holder}) is already running with PROMPTPIPE_STATE_DIR="
+                f"{str(state_dir)!r}; stop it first (two services would answer every message twice)."
+            ) from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"pid {os.getpid()}\n")
+        handle.flush()
+        self._lock_file = handle
+
+    def _release_lock(self) -> None:
+        if self._lock_file is not None:
+            with contextlib.suppress(OSError):
+                fcntl.flock(self._lock_file, fcntl.LOCK_UN)
+            self._lock_file.close()
+            self._lock_file = None

@@ -1,0 +1,284 @@
+"""Settings: read once from the environment and ``.env``, validated, then passed down.
+
+No other module reads ``os.environ``. Every field names its variable, default and meaning in the
+field docstring; :func:`load_settings` turns friendly input (``90s``, ``15m``, ``5h``, ``on``) into
+proper types and fails with a :class:`ConfigError` that names the variable and the fix.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from dotenv import dotenv_values
+
+from promptpipe.errors import ConfigError
+
+TRANSPORTS = ("whatsapp", "console", "dry-run")
+LOG_FORMATS = ("console", "json")
+DEFAULT_HISTORY_WINDOW = 50
+_SOURCE_PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything the service can be told. Build it with :func:`load_settings`."""
+
+    openai_api_key: str | None = None
+    """OPENAI_API_KEY (required by ``serve`` and ``chat``): key for the OpenAI-compatible server."""
+    openai_base_url: str | None = None
+    """OPENAI_BASE_URL (default: OpenAI's own API): any OpenAI-compatible chat-completions server."""
+    genai_model: str = "gpt-4o-mini"
+    """GENAI_MODEL (default gpt-4o-mini): model name sent with every request."""
+    genai_temperature: float = 0.1
+    """GENAI_TEMPERATURE (default 0.1, 0..2): sampling temperature."""
+    llm_timeout: timedelta = timedelta(seconds=60)
+    """LLM_TIMEOUT (default 60s): give up on one model request after this long."""
+    llm_max_retries: int = 2
+    """LLM_MAX_RETRIES (default 2): quick retries of one request inside the OpenAI client."""
+    state_dir: Path = Path("promptpipe-state")
+    """PROMPTPIPE_STATE_DIR (default ./promptpipe-state): WhatsApp session, SQLite file, lock."""
+    database_url: str = ""
+    """DATABASE_URL (default sqlite:///<state dir>/promptpipe.db): sqlite:/// or postgresql:// URL."""
+    chat_history_limit: int = DEFAULT_HISTORY_WINDOW
+    """CHAT_HISTORY_LIMIT (default 50; 0 none; -1 the default): past messages the model sees."""
+    intake_prompt_file: Path = _SOURCE_PROMPTS_DIR / "intake_system.txt"
+    """INTAKE_BOT_PROMPT_FILE (default prompts/intake_system.txt): intake system prompt."""
+    feedback_prompt_file: Path = _SOURCE_PROMPTS_DIR / "feedback_system.txt"
+    """FEEDBACK_TRACKER_PROMPT_FILE (default prompts/feedback_system.txt): feedback system prompt."""
+    prompt_generator_prompt_file: Path = _SOURCE_PROMPTS_DIR / "prompt_generator_system.txt"
+    """PROMPT_GENERATOR_PROMPT_FILE (default prompts/prompt_generator_system.txt)."""
+    auto_enroll_new_users: bool = False
+    """AUTO_ENROLL_NEW_USERS (default off): enroll anyone who writes, instead of ignoring them."""
+    default_timezone: str = "UTC"
+    """DEFAULT_TIMEZONE (default UTC): IANA zone for participants enrolled without one."""
+    debug: bool = False
+    """PROMPTPIPE_DEBUG (default off): log message text and tool arguments (study data!)."""
+    transport: str = "whatsapp"
+    """PROMPTPIPE_TRANSPORT (default whatsapp): whatsapp, console or dry-run."""
+    log_format: str = "console"
+    """LOG_FORMAT (default console): console (readable) or json (one object per line)."""
+    send_rate_per_s: float = 2.0
+    """SEND_RATE_PER_SECOND (default 2; 0 = no limit): outbound messages per second, all chats."""
+    lane_concurrency: int = 100
+    """LANE_CONCURRENCY (default 100): participants whose turns may run at the same time."""
+    poll_interval: timedelta = timedelta(milliseconds=500)
+    """POLL_INTERVAL (default 0.5s): how often the database is checked for rows written by
+    another process (the admin script) and for retries that became due."""
+    whatsapp_pair_phone: str | None = None
+    """WHATSAPP_PAIR_PHONE (optional, E.164): log in by an 8-character code for this phone
+    instead of scanning a QR code."""
+    whatsapp_bot_label: bool = True
+    """WHATSAPP_BOT_LABEL (default on): let WhatsApp show its bot label on our messages."""
+    extra: Mapping[str, str] = field(default_factory=dict, repr=False)
+    """Every raw variable that was read, for error messages only."""
+
+    @property
+    def history_window(self) -> int:
+        """How many past transcript messages go to the model (-1 means the default)."""
+        if self.chat_history_limit < 0:
+            return DEFAULT_HISTORY_WINDOW
+        return self.chat_history_limit
+
+    @property
+    def whatsapp_session_path(self) -> Path:
+        return self.state_dir / "whatsapp-session.db"
+
+    def require_llm(self) -> None:
+        """Raise unless a model can be called (``serve`` and ``chat`` need it; admin does not)."""
+        if not self.openai_api_key:
+            raise ConfigError(
+                "OPENAI_API_KEY is not set: put the key of your OpenAI-compatible server in the "
+                "environment or in .env (any non-empty value works for a local server)."
+            )
+
+
+_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h|d)")
+_DURATION_UNITS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def parse_duration(name: str, raw: str) -> timedelta:
+    """``90s``, ``15m``, ``5h``, ``1h30m``, ``2d`` or a bare number of seconds."""
+    text = raw.strip().lower().replace(" ", "")
+    if re.fullmatch(r"\d+(\.\d+)?", text):
+        return timedelta(seconds=float(text))
+    parts = _DURATION_PART.findall(text)
+    if not parts or "".join(n + u for n, u in parts) != text:
+        raise ConfigError(f"{name}={raw!r} is not a duration: write it like 90s, 15m, 5h or 1h30m.")
+    return timedelta(seconds=sum(float(n) * _DURATION_UNITS[u] for n, u in parts))
+
+
+def parse_bool(name: str, raw: str) -> bool:
+    value = raw.strip().lower()
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("0", "false", "no", "off"):
+        return False
+    raise ConfigError(f"{name}={raw!r} is not on/off: use true/false, yes/no, on/off or 1/0.")
+
+
+def parse_int(name: str, raw: str, *, minimum: int | None = None) -> int:
+    try:
+        value = int(raw.strip())
+    except ValueError:
+        raise ConfigError(f"{name}={raw!r} is not a whole number.") from None
+    if minimum is not None and value < minimum:
+        raise ConfigError(f"{name}={value} is too small: use {minimum} or more.")
+    return value
+
+
+def parse_float(name: str, raw: str, *, low: float, high: float) -> float:
+    try:
+        value = float(raw.strip())
+    except ValueError:
+        raise ConfigError(f"{name}={raw!r} is not a number.") from None
+    if not low <= value <= high:
+        raise ConfigError(f"{name}={value} is out of range: use a value from {low} to {high}.")
+    return value
+
+
+def validate_timezone(name: str, raw: str) -> str:
+    try:
+        ZoneInfo(raw)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ConfigError(
+            f"{name}={raw!r} is not an IANA time zone: use a name like Europe/Berlin or America/Toronto."
+        ) from None
+    return raw
+
+
+def normalise_database_url(raw: str) -> str:
+    """Accept sqlite:///path, postgres:// and postgresql:// URLs; reject anything else clearly."""
+    url = raw.strip()
+    if url.startswith("postgres://"):
+        url = "postgresql://" + url[len("postgres://"):]
+    scheme = url.split("://", 1)[0] if "://" in url else ""
+    base = scheme.split("+", 1)[0]
+    if base not in ("sqlite", "postgresql") or not url.split("://", 1)[1]:
+        raise ConfigError(
+            f"DATABASE_URL={raw!r} is not a database URL PromptPipe can use: write "
+            "sqlite:///path/to/file.db or postgresql://user:password@host:5432/dbname."
+        )
+    return url
+
+
+def _prompt_file(env: Mapping[str, str], name: str, default: Path) -> Path:
+    raw = env.get(name, "").strip()
+    if not raw:
+        cwd_candidate = Path("prompts") / default.name
+        return cwd_candidate if cwd_candidate.is_file() else default
+    return Path(raw)
+
+
+def read_environment(env_file: str | Path | None = ".env") -> dict[str, str]:
+    """The process environment over the values of ``.env`` (the environment wins)."""
+    values: dict[str, str] = {}
+    if env_file is not None and Path(env_file).is_file():
+        values.update({k: v for k, v in dotenv_values(env_file).items() if v is not None})
+    values.update(os.environ)
+    return values
+
+
+def load_settings(env: Mapping[str, str] | None = None, *, env_file: str | Path | None = ".env") -> Settings:
+    """Build validated :class:`Settings`; ``env`` replaces the process environment (tests)."""
+    env = dict(read_environment(env_file) if env is None else env)
+
+    def get(name: str) -> str:
+        return env.get(name, "").strip()
+
+    state_dir = Path(get("PROMPTPIPE_STATE_DIR") or "promptpipe-state")
+    database_url = get("DATABASE_URL")
+    database_url = (
+        normalise_database_url(database_url) if database_url else f"sqlite:///{state_dir / 'promptpipe.db'}"
+    )
+    transport = get("PROMPTPIPE_TRANSPORT") or "whatsapp"
+    if transport not in TRANSPORTS:
+        raise ConfigError(f"PROMPTPIPE_TRANSPORT={transport!r} is unknown: use one of {', '.join(TRANSPORTS)}.")
+    log_format = get("LOG_FORMAT") or "console"
+    if log_format not in LOG_FORMATS:
+        raise ConfigError(f"LOG_FORMAT={log_format!r} is unknown: use console or json.")
+    pair_phone = get("WHATSAPP_PAIR_PHONE") or None
+    if pair_phone is not None and not re.fullmatch(r"\+\d{7,15}", pair_phone):
+        raise ConfigError(f"WHATSAPP_PAIR_PHONE={pair_phone!r} must be E.164, like +15551234567.")
+    defaults = Settings()
+    settings = Settings(
+        openai_api_key=get("OPENAI_API_KEY") or None,
+        openai_base_url=get("OPENAI_BASE_URL") or None,
+        genai_model=get("GENAI_MODEL") or defaults.genai_model,
+        genai_temperature=(
+            parse_float("GENAI_TEMPERATURE", get("GENAI_TEMPERATURE"), low=0.0, high=2.0)
+            if get("GENAI_TEMPERATURE") else defaults.genai_temperature
+        ),
+        llm_timeout=parse_duration("LLM_TIMEOUT", get("LLM_TIMEOUT")) if get("LLM_TIMEOUT") else defaults.llm_timeout,
+        llm_max_retries=(
+            parse_int("LLM_MAX_RETRIES", get("LLM_MAX_RETRIES"), minimum=0)
+            if get("LLM_MAX_RETRIES") else defaults.llm_max_retries
+        ),
+        state_dir=state_dir,
+        database_url=database_url,
+        chat_history_limit=(
+            parse_int("CHAT_HISTORY_LIMIT", get("CHAT_HISTORY_LIMIT"), minimum=-1)
+            if get("CHAT_HISTORY_LIMIT") else defaults.chat_history_limit
+        ),
+        intake_prompt_file=_prompt_file(env, "INTAKE_BOT_PROMPT_FILE", defaults.intake_prompt_file),
+        feedback_prompt_file=_prompt_file(env, "FEEDBACK_TRACKER_PROMPT_FILE", defaults.feedback_prompt_file),
+        prompt_generator_prompt_file=_prompt_file(
+            env, "PROMPT_GENERATOR_PROMPT_FILE", defaults.prompt_generator_prompt_file
+        ),
+        auto_enroll_new_users=(
+            parse_bool("AUTO_ENROLL_NEW_USERS", get("AUTO_ENROLL_NEW_USERS")) if get("AUTO_ENROLL_NEW_USERS") else False
+        ),
+        default_timezone=validate_timezone("DEFAULT_TIMEZONE", get("DEFAULT_TIMEZONE") or "UTC"),
+        debug=parse_bool("PROMPTPIPE_DEBUG", get("PROMPTPIPE_DEBUG")) if get("PROMPTPIPE_DEBUG") else False,
+        transport=transport,
+        log_format=log_format,
+        send_rate_per_s=(
+            parse_float("SEND_RATE_PER_SECOND", get("SEND_RATE_PER_SECOND"), low=0.0, high=10_000.0)
+            if get("SEND_RATE_PER_SECOND") else defaults.send_rate_per_s
+        ),
+        lane_concurrency=(
+            parse_int("LANE_CONCURRENCY", get("LANE_CONCURRENCY"), minimum=1)
+            if get("LANE_CONCURRENCY") else defaults.lane_concurrency
+        ),
+        poll_interval=(
+            parse_duration("POLL_INTERVAL", get("POLL_INTERVAL")) if get("POLL_INTERVAL") else defaults.poll_interval
+        ),
+        whatsapp_pair_phone=pair_phone,
+        whatsapp_bot_label=(
+            parse_bool("WHATSAPP_BOT_LABEL", get("WHATSAPP_BOT_LABEL")) if get("WHATSAPP_BOT_LABEL") else True
+        ),
+        extra=env,
+    )
+    if settings.poll_interval > timedelta(seconds=2):
+        raise ConfigError(
+            "POLL_INTERVAL must be 2s or less: rows written by the admin script must be seen within 2 seconds."
+        )
+    for name, path in (
+        ("INTAKE_BOT_PROMPT_FILE", settings.intake_prompt_file),
+        ("FEEDBACK_TRACKER_PROMPT_FILE", settings.feedback_prompt_file),
+        ("PROMPT_GENERATOR_PROMPT_FILE", settings.prompt_generator_prompt_file),
+    ):
+        if not path.is_file():
+            raise ConfigError(f"{name}: the file {str(path)!r} does not exist; point it at a readable text file.")
+    return settings
+
+
+def ensure_state_dir(settings: Settings) -> Path:
+    """Create the state directory and prove it is writable, or fail with a clear line."""
+    path = settings.state_dir
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / ".write-test"
+        probe.write_text("ok")
+        probe.unlink()
+    except OSError as exc:
+        raise ConfigError(
+            f"PROMPTPIPE_STATE_DIR={str(path)!r} is not writable ({exc.strerror or exc}): "
+            "choose a directory this user can write to."
+        ) from None
+    return path

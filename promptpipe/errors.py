@@ -1,0 +1,66 @@
+"""Every error PromptPipe raises on purpose, grouped by who has to act.
+
+    PromptPipeError
+    ├── ConfigError            the operator fixes a setting (names the variable and the fix)
+    ├── StorageError           the database cannot be reached or is in a bad state
+    ├── TransportError         sending or receiving through WhatsApp / console failed
+    │   ├── NotConnected       transient: not connected yet or connection dropped (retry)
+    │   └── SendFailed         the send failed; ``retryable`` says whether to try again
+    ├── LLMError               the language model call failed
+    │   ├── LLMUnavailable     timeout, rate limit, outage: keep the work and retry later
+    │   └── LLMRejected        the request itself was refused (bad key, bad model, bad input)
+    ├── ToolArgumentError      a tool call's arguments were wrong: goes back to the model as text
+    └── AdminError             an admin command cannot be carried out (bad phone, duplicate ...)
+
+Misuse of an API by our own code stays a plain ``ValueError`` / ``TypeError``.
+"""
+
+from __future__ import annotations
+
+
+class PromptPipeError(Exception):
+    """Root of all PromptPipe errors."""
+
+
+class ConfigError(PromptPipeError):
+    """A setting is missing or wrong; the message names the variable and the fix."""
+
+
+class StorageError(PromptPipeError):
+    """The database could not be reached or used."""
+
+
+class TransportError(PromptPipeError):
+    """A messaging transport failed."""
+
+
+class NotConnected(TransportError):
+    """The transport is not connected (yet); the send can be retried later."""
+
+
+class SendFailed(TransportError):
+    """A send failed. ``retryable`` tells the outbox whether another try can succeed."""
+
+    def __init__(self, message: str, *, retryable: bool = True) -> None:
+        super().__init__(message)
+        self.retryable = retryable
+
+
+class LLMError(PromptPipeError):
+    """The language model call failed."""
+
+
+class LLMUnavailable(LLMError):
+    """Timeout, rate limit or server error: the turn is retried later."""
+
+
+class LLMRejected(LLMError):
+    """The model server refused the request (authentication, unknown model, bad request)."""
+
+
+class ToolArgumentError(PromptPipeError):
+    """A tool was called with arguments it cannot use. The text goes back to the model."""
+
+
+class AdminError(PromptPipeError):
+    """An admin command cannot be carried out; the message says why."""

@@ -1,0 +1,149 @@
+"""ConversationFlow: turns a batch of inbox rows for one participant into one committed result.
+
+Routing is event-first: an enrollment event gets a greeting from intake whatever the stage; text
+messages go to the module of the participant's sub-state (INTAKE by default, FEEDBACK).
+Nothing is written until the turn is complete; then the new state, the transition log, the reply
+(transcript + outbox) and the "done" marks on the inbox rows commit in one transaction.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from datetime import timedelta
+
+from promptpipe.clock import Clock
+from promptpipe.db import Database
+from promptpipe.errors import LLMError, LLMRejected, PromptPipeError
+from promptpipe.llm import LLM
+from promptpipe.logging import get_logger
+from promptpipe.models import ACTIVE, FAILED, FEEDBACK, InboxItem
+from promptpipe.modules import FEEDBACK as FEEDBACK_MODULE
+from promptpipe.modules import INTAKE as INTAKE_MODULE
+from promptpipe.modules import AgentModule
+from promptpipe.state import TurnState
+from promptpipe.store import history_before, load_turn_state, mark_inbox_done, queue_outgoing, save_turn_state
+from promptpipe.tools import PromptTexts, ToolContext
+from promptpipe.transport import Recipient, Transport
+
+log = get_logger("promptpipe.flow")
+
+APOLOGY = (
+    "Sorry, I can't give you a proper answer right now. I've kept your message and will reply "
+    "as soon as I can."
+)
+RETRY_FIRST_S = 30.0
+RETRY_MAX_S = 15 * 60.0
+MAX_ATTEMPTS_FOR_BUGS = 8
+"""An unexpected error (a bug) gives up after this many tries; an LLM outage never does."""
+
+
+def retry_delay(attempts: int) -> timedelta:
+    """30 s, 60 s, 2 min … capped at 15 min."""
+    return timedelta(seconds=min(RETRY_FIRST_S * 2 ** max(attempts - 1, 0), RETRY_MAX_S))
+
+
+@dataclass(frozen=True)
+class FlowConfig:
+    history_window: int
+    debug: bool = False
+
+
+class ConversationFlow:
+    def __init__(
+        self, db: Database, llm: LLM, clock: Clock, prompts: PromptTexts, config: FlowConfig,
+        transport: Transport | None = None,
+    ) -> None:
+        self.db, self.llm, self.clock, self.prompts, self.config = db, llm, clock, prompts, config
+        self.transport = transport
+        self.turns = 0
+        self.failures = 0
+
+    def module_for(self, state: TurnState, batch: list[InboxItem]) -> AgentModule:
+        if batch[0].kind == "enroll":
+            return INTAKE_MODULE
+        return FEEDBACK_MODULE if state.sub_state == FEEDBACK else INTAKE_MODULE
+
+    async def process(self, participant_id: str, batch: list[InboxItem]) -> None:
+        """Answer one batch (an enrollment, or one or more folded messages). Raises on failure."""
+        first_message = next((item.message_id for item in batch if item.message_id is not None), None)
+        async with self.db.session() as session:
+            state = await load_turn_state(session, participant_id)
+            history = await history_before(session, participant_id, first_message, self.config.history_window)
+            texts = await _batch_texts(session, batch)
+        if state.participant.status != ACTIVE:
+            await self._close_without_reply(batch, state)
+            return
+        module = self.module_for(state, batch)
+        ctx = ToolContext(state=state, llm=self.llm, clock=self.clock, prompts=self.prompts)
+        recipient = Recipient(phone=state.participant.phone, lid=state.participant.lid)
+        await self._typing(recipient, True)
+        try:
+            result = await module.respond(ctx, history, texts, greeting=batch[0].kind == "enroll")
+        finally:
+            await self._typing(recipient, False)
+        kind = "greeting" if batch[0].kind == "enroll" else "text"
+        await asyncio.shield(self._commit(state, batch, result.text, kind))
+        self.turns += 1
+        log.info("turn_done", participant_id=participant_id, module=module.name, rounds=result.rounds,
+                 tools=result.tools_called, inputs=len(batch), stopped=result.stopped,
+                 **({"reply": result.text} if self.config.debug else {}))
+
+    async def _commit(self, state: TurnState, batch: list[InboxItem], reply: str, kind: str) -> None:
+        now = self.clock.now()
+        async with self.db.session() as session:
+            await save_turn_state(session, state, now)
+            await queue_outgoing(session, participant_id=state.participant.id, key=f"reply:{batch[-1].id}",
+                                 text=reply, now=now, kind=kind)
+            await mark_inbox_done(session, batch, now)
+
+    async def _close_without_reply(self, batch: list[InboxItem], state: TurnState) -> None:
+        async with self.db.session() as session:
+            await mark_inbox_done(session, batch, self.clock.now())
+        log.info("input_not_answered", participant_id=state.participant.id, status=state.participant.status,
+                 inputs=len(batch))
+
+    async def record_failure(self, participant_id: str, batch: list[InboxItem], error: BaseException) -> None:
+        """Keep the inputs for a later retry; tell a waiting participant once that we're delayed."""
+        self.failures += 1
+        now = self.clock.now()
+        is_bug = not isinstance(error, PromptPipeError)
+        first_failure = all(item.attempts == 0 for item in batch)
+        async with self.db.session() as session:
+            for item in batch:
+                attempts = item.attempts + 1
+                item.attempts = attempts
+                item.last_error = f"{type(error).__name__}: {error}"[:500]
+                item.available_at = now + retry_delay(attempts)
+                if is_bug and attempts >= MAX_ATTEMPTS_FOR_BUGS:
+                    item.status = FAILED
+                session.add(item)
+            if first_failure and any(item.kind == "message" for item in batch):
+                await queue_outgoing(session, participant_id=participant_id, key=f"apology:{batch[-1].id}",
+                                     text=APOLOGY, now=now, kind="apology")
+        level = "error" if is_bug or isinstance(error, LLMRejected) else "warning"
+        getattr(log, level)("turn_failed", participant_id=participant_id, error=str(error)[:300],
+                            error_type=type(error).__name__, attempts=batch[0].attempts,
+                            retry_at=batch[0].available_at.isoformat(), llm=isinstance(error, LLMError),
+                            exc_info=is_bug)
+
+    async def _typing(self, recipient: Recipient, on: bool) -> None:
+        if self.transport is None:
+            return
+        try:
+            await self.transport.set_typing(recipient, on)
+        except Exception as exc:  # typing is decoration; never let it break a turn
+            log.debug("typing_failed", error=str(exc))
+
+
+async def _batch_texts(session, batch: list[InboxItem]) -> list[str]:  # type: ignore[no-untyped-def]
+    from promptpipe.models import Message
+
+    texts: list[str] = []
+    for item in batch:
+        if item.message_id is None:
+            continue
+        message = await session.get(Message, item.message_id)
+        if message is not None and message.text.strip():
+            texts.append(message.text)
+    return texts

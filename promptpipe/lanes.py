@@ -1,0 +1,134 @@
+"""Per-participant lanes: inbox rows run strictly in order for one participant, and
+concurrently (bounded by one semaphore) across participants.
+
+A lane drains its participant's pending rows batch by batch. Consecutive text messages fold into
+one batch, so messages that arrive while a turn runs are answered together by the next turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from datetime import datetime, timedelta
+
+from promptpipe.clock import Clock
+from promptpipe.db import Database
+from promptpipe.errors import LLMUnavailable
+from promptpipe.logging import get_logger
+from promptpipe.models import InboxItem
+from promptpipe.store import VersionConflict, participants_with_due_inbox, pending_inbox
+
+log = get_logger("promptpipe.lanes")
+
+TURN_TIMEOUT = timedelta(minutes=5)
+FOLDABLE_KINDS = ("message",)
+
+Processor = Callable[[str, list[InboxItem]], Awaitable[None]]
+FailureRecorder = Callable[[str, list[InboxItem], BaseException], Awaitable[None]]
+
+
+def select_batch(rows: list[InboxItem], now: datetime) -> list[InboxItem]:
+    """The next batch to run: the leading run of messages (due if any of them is due), or the
+    first other row alone (if due). Empty when nothing is due yet."""
+    if not rows:
+        return []
+    first = rows[0]
+    if first.kind not in FOLDABLE_KINDS:
+        return [first] if first.available_at <= now else []
+    run: list[InboxItem] = []
+    for row in rows:
+        if row.kind not in FOLDABLE_KINDS:
+            break
+        run.append(row)
+    return run if any(row.available_at <= now for row in run) else []
+
+
+class Lanes:
+    def __init__(
+        self, db: Database, clock: Clock, process: Processor, record_failure: FailureRecorder, *,
+        concurrency: int, turn_timeout: timedelta = TURN_TIMEOUT, on_batch_done: Callable[[], None] | None = None,
+    ) -> None:
+        self.db, self.clock = db, clock
+        self._process, self._record_failure = process, record_failure
+        self._semaphore = asyncio.Semaphore(concurrency)
+        self._concurrency = concurrency
+        self._turn_timeout_s = turn_timeout.total_seconds()
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._rerun: set[str] = set()
+        self._on_batch_done = on_batch_done
+        self.batches = 0
+
+    def __repr__(self) -> str:
+        return f"<Lanes running={len(self._tasks)} batches={self.batches}>"
+
+    @property
+    def running(self) -> int:
+        return len(self._tasks)
+
+    def wake(self, participant_id: str) -> None:
+        """Make sure a lane looks at this participant soon (now, or right after its current pass)."""
+        if participant_id in self._tasks:
+            self._rerun.add(participant_id)
+            return
+        task = asyncio.create_task(self._lane(participant_id), name=f"lane:{participant_id}")
+        self._tasks[participant_id] = task
+        task.add_done_callback(lambda t, pid=participant_id: self._reap(pid, t))
+
+    async def poll_once(self) -> int:
+        """Wake lanes for every participant with due rows (written here, by another process, or
+        due for a retry). Returns how many lanes were started."""
+        async with self.db.session() as session:
+            due = await participants_with_due_inbox(session, self.clock.now(), limit=self._concurrency * 4)
+        started = 0
+        for participant_id in due:
+            if participant_id not in self._tasks:
+                self.wake(participant_id)
+                started += 1
+        return started
+
+    async def wait_idle(self) -> None:
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks.values()), return_exceptions=True)
+
+    async def stop(self) -> None:
+        for task in list(self._tasks.values()):
+            task.cancel()
+        await asyncio.gather(*list(self._tasks.values()), return_exceptions=True)
+
+    def _reap(self, participant_id: str, task: asyncio.Task[None]) -> None:
+        if self._tasks.get(participant_id) is task:
+            del self._tasks[participant_id]
+        if task.cancelled():
+            return
+        exc = task.exception()
+        if exc is not None:
+            log.error("lane_crashed", participant_id=participant_id, error=repr(exc))
+        if participant_id in self._rerun:
+            self._rerun.discard(participant_id)
+            self.wake(participant_id)
+
+    async def _lane(self, participant_id: str) -> None:
+        async with self._semaphore:
+            while True:
+                self._rerun.discard(participant_id)
+                async with self.db.session() as session:
+                    rows = await pending_inbox(session, participant_id)
+                batch = select_batch(rows, self.clock.now())
+                if not batch:
+                    return
+                await self._run_batch(participant_id, batch)
+
+    async def _run_batch(self, participant_id: str, batch: list[InboxItem]) -> None:
+        self.batches += 1
+        try:
+            await asyncio.wait_for(self._process(participant_id, batch), self._turn_timeout_s)
+        except VersionConflict:
+            log.info("turn_conflict_retry", participant_id=participant_id)
+        except asyncio.CancelledError:
+            raise
+        except TimeoutError:
+            await self._record_failure(participant_id, batch, LLMUnavailable("the turn took too long"))
+        except Exception as exc:
+            await self._record_failure(participant_id, batch, exc)
+        if self._on_batch_done is not None:
+            self._on_batch_done()

@@ -1,0 +1,70 @@
+"""structlog set-up: readable console lines or JSON, with phone numbers always masked."""
+
+from __future__ import annotations
+
+import logging
+import re
+import sys
+from typing import Any
+
+import structlog
+
+_PHONE = re.compile(r"(?<![\w])\+?(\d{3,})(\d{4})(?!\d)")
+
+
+def mask_phone(phone: str | None) -> str:
+    """``+15551234567`` becomes ``+*******4567``; short or empty values are hidden entirely."""
+    if not phone:
+        return ""
+    digits = re.sub(r"\D", "", phone)
+    if len(digits) < 6:
+        return "***"
+    return "+" + "*" * (len(digits) - 4) + digits[-4:]
+
+
+def _mask_text(text: str) -> str:
+    def repl(match: re.Match[str]) -> str:
+        head, tail = match.group(1), match.group(2)
+        if len(head) + len(tail) < 7:
+            return match.group(0)
+        return "+" + "*" * len(head) + tail
+
+    return _PHONE.sub(repl, text)
+
+
+def _mask_phones(_: Any, __: str, event_dict: dict[str, Any]) -> dict[str, Any]:
+    """Last line of defence: no string that looks like a phone number leaves unmasked."""
+    for key, value in event_dict.items():
+        if isinstance(value, str):
+            event_dict[key] = _mask_text(value)
+    return event_dict
+
+
+def configure_logging(log_format: str = "console", *, debug: bool = False, stream: Any = None) -> None:
+    """Route structlog (and the stdlib root logger, which neonize also uses) to one stream."""
+    stream = stream or sys.stderr
+    level = logging.DEBUG if debug else logging.INFO
+    renderer: Any = (
+        structlog.processors.JSONRenderer()
+        if log_format == "json"
+        else structlog.dev.ConsoleRenderer(colors=stream.isatty() if hasattr(stream, "isatty") else False)
+    )
+    structlog.configure(
+        processors=[
+            structlog.contextvars.merge_contextvars,
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            structlog.processors.format_exc_info,
+            _mask_phones,
+            renderer,
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(level),
+        logger_factory=structlog.PrintLoggerFactory(file=stream),
+        cache_logger_on_first_use=False,
+    )
+    # neonize calls logging.basicConfig at import; force our own handler on the root logger.
+    logging.basicConfig(level=logging.WARNING, stream=stream, force=True)
+
+
+def get_logger(name: str) -> Any:
+    return structlog.get_logger(name)

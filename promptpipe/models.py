@@ -1,0 +1,168 @@
+"""SQLModel tables. The database is the truth: every input, reply and state change lives here.
+
+Datetimes are stored as UTC and always come back timezone-aware (SQLite keeps no offset, so
+:class:`UTCDateTime` adds it back). JSON columns are replaced whole, never mutated in place.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+from sqlalchemy import JSON, Column, DateTime, Index, Text, TypeDecorator
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlmodel import Field, SQLModel
+
+
+JSONType = JSON().with_variant(JSONB(), "postgresql")
+
+# Participant status and conversation sub-state values.
+ACTIVE, PAUSED, COMPLETED, WITHDRAWN = "active", "paused", "completed", "withdrawn"
+PARTICIPANT_STATUSES = (ACTIVE, PAUSED, COMPLETED, WITHDRAWN)
+INTAKE, FEEDBACK = "INTAKE", "FEEDBACK"
+SUB_STATES = (INTAKE, FEEDBACK)
+
+# Inbox and outbox row status values.
+PENDING, DONE, FAILED = "pending", "done", "failed"
+SENDING, SENT, UNCERTAIN = "sending", "sent", "uncertain"
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """Aware datetimes in, aware UTC datetimes out, on every backend."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Any) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime given to a UTC column")
+        value = value.astimezone(timezone.utc)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect: Any) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
+
+
+def _json() -> Any:
+    return Field(default_factory=dict, sa_column=Column(JSONType, nullable=False))
+
+
+class Participant(SQLModel, table=True):
+    id: str = Field(primary_key=True)
+    phone: str = Field(unique=True, index=True)
+    """E.164 with a leading +."""
+    lid: str | None = Field(default=None, index=True)
+    name: str = ""
+    timezone: str = "UTC"
+    status: str = ACTIVE
+    background: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
+    enrolled_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    updated_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+
+
+class Conversation(SQLModel, table=True):
+    participant_id: str = Field(primary_key=True, foreign_key="participant.id")
+    sub_state: str = INTAKE
+    profile: dict[str, Any] = _json()
+    tone: dict[str, Any] = _json()
+    summary: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
+    version: int = 1
+    """Bumped by every write; a write that expects an older version is a conflict."""
+    updated_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+
+
+class Message(SQLModel, table=True):
+    """The transcript: every inbound and outbound message with its status."""
+
+    __table_args__ = (Index("ix_message_participant_id_id", "participant_id", "id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    participant_id: str = Field(foreign_key="participant.id")
+    direction: str
+    """in | out"""
+    role: str
+    """user | assistant"""
+    kind: str = "text"
+    """text | poll | greeting | apology (and, later, prompt | reminder …)"""
+    text: str = Field(sa_column=Column(Text, nullable=False))
+    payload: dict[str, Any] = _json()
+    wa_message_id: str | None = Field(default=None, index=True)
+    status: str
+    """in: received | answered | failed; out: queued | sent | failed | uncertain"""
+    created_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    sent_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
+
+
+class InboxItem(SQLModel, table=True):
+    """A durable input waiting for its participant's lane; ``key`` makes a repeat a no-op."""
+
+    __tablename__ = "inbox"
+    __table_args__ = (
+        Index("ix_inbox_status_available", "status", "available_at"),
+        Index("ix_inbox_participant_status", "participant_id", "status", "id"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    key: str = Field(unique=True)
+    participant_id: str = Field(foreign_key="participant.id")
+    kind: str
+    """message | enroll (and, later, timer and admin kinds)"""
+    payload: dict[str, Any] = _json()
+    message_id: int | None = Field(default=None, foreign_key="message.id")
+    status: str = PENDING
+    attempts: int = 0
+    available_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    created_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    processed_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
+    last_error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+
+
+class OutboxItem(SQLModel, table=True):
+    """A message to send, written in the same transaction as the state change behind it."""
+
+    __tablename__ = "outbox"
+    __table_args__ = (
+        Index("ix_outbox_status_available", "status", "available_at"),
+        Index("ix_outbox_participant_id", "participant_id", "id"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    key: str = Field(unique=True)
+    participant_id: str = Field(foreign_key="participant.id")
+    message_id: int = Field(foreign_key="message.id")
+    status: str = PENDING
+    attempts: int = 0
+    available_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    claimed_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
+    sent_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
+    wa_message_id: str | None = None
+    last_error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    created_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+
+
+class Transition(SQLModel, table=True):
+    """Audit log: every sub-state or status change, by named transition, with its reason."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    participant_id: str = Field(foreign_key="participant.id", index=True)
+    kind: str
+    """sub_state | status"""
+    name: str
+    from_value: str | None = None
+    to_value: str
+    reason: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
+    created_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+
+
+class LidMapping(SQLModel, table=True):
+    """WhatsApp hidden user id (LID digits) to E.164 phone, learned from inbound messages."""
+
+    __tablename__ = "lid_mapping"
+
+    lid: str = Field(primary_key=True)
+    phone: str = Field(index=True)
+    updated_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))

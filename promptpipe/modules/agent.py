@@ -1,0 +1,72 @@
+"""A conversation module: a system prompt, a context block, a set of tools and the shared loop."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from promptpipe.modules.toolloop import LoopResult, run_tool_loop
+from promptpipe.state import INTAKE_FIELDS, PROFILE_FIELDS, HistoryEntry, TurnState
+from promptpipe.tools.base import Tool, ToolContext
+
+GREETING_CUE = (
+    "[Event, not written by the participant] The participant has just been enrolled in the study "
+    "and has not written anything yet. Send them your first message now."
+)
+
+
+@dataclass(frozen=True)
+class AgentModule:
+    name: str
+    system_prompt: Callable[[ToolContext], str]
+    tools: tuple[Tool, ...]
+    fallback: str
+    """Sent when the loop is cut short and the model gave no usable text."""
+
+    def build_messages(
+        self, ctx: ToolContext, history: Sequence[HistoryEntry], new_messages: Sequence[str], *, greeting: bool = False
+    ) -> list[dict[str, Any]]:
+        """System prompt + situation + history window + what is new in this turn."""
+        messages: list[dict[str, Any]] = [
+            {"role": "system", "content": self.system_prompt(ctx)},
+            {"role": "system", "content": describe_situation(ctx.state, ctx.now())},
+        ]
+        messages += [{"role": entry.role, "content": entry.text} for entry in history]
+        if greeting:
+            messages.append({"role": "system", "content": GREETING_CUE})
+        messages += [{"role": "user", "content": text} for text in new_messages]
+        return messages
+
+    async def respond(
+        self, ctx: ToolContext, history: Sequence[HistoryEntry], new_messages: Sequence[str], *, greeting: bool = False
+    ) -> LoopResult:
+        messages = self.build_messages(ctx, history, new_messages, greeting=greeting)
+        return await run_tool_loop(ctx.llm, messages, self.tools, ctx, fallback=self.fallback)
+
+
+def describe_situation(state: TurnState, now: datetime) -> str:
+    """The facts the model needs every turn, written out plainly."""
+    person = state.participant
+    try:
+        local = now.astimezone(ZoneInfo(person.timezone))
+        clock = local.strftime("%A %Y-%m-%d %H:%M") + f" ({person.timezone})"
+    except Exception:  # an invalid zone never stops a turn
+        clock = now.strftime("%A %Y-%m-%d %H:%M UTC")
+    lines = [
+        f"Participant: {person.name or 'name not given'}",
+        f"Their local time: {clock}",
+        f"Conversation stage: {state.sub_state}",
+    ]
+    if person.background.strip():
+        lines.append(f"Researcher's notes about them: {person.background.strip()}")
+    known = [f"- {name}: {state.profile[name]}" for name in PROFILE_FIELDS if state.profile.get(name)]
+    lines.append("Habit profile so far:" if known else "Habit profile so far: nothing saved yet.")
+    lines += known
+    missing = state.missing_fields(INTAKE_FIELDS)
+    lines.append("Still missing for intake: " + (", ".join(missing) if missing else "nothing; the profile is complete."))
+    if state.profile.get("last_habit_prompt"):
+        lines.append(f"Last habit prompt they were given: {state.profile['last_habit_prompt']}")
+    return "\n".join(lines)

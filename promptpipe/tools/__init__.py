@@ -1,0 +1,18 @@
+"""Tools the model may call. Each only touches the participant whose turn it is."""
+
+from promptpipe.tools.base import PromptTexts, Tool, ToolContext, format_tool_error
+from promptpipe.tools.profile import SAVE_USER_PROFILE, merge_profile
+from promptpipe.tools.prompt_generator import GENERATE_HABIT_PROMPT, write_habit_prompt
+from promptpipe.tools.transition import TRANSITION_STATE
+
+__all__ = [
+    "GENERATE_HABIT_PROMPT",
+    "SAVE_USER_PROFILE",
+    "TRANSITION_STATE",
+    "PromptTexts",
+    "Tool",
+    "ToolContext",
+    "format_tool_error",
+    "merge_profile",
+    "write_habit_prompt",
+]

@@ -1,0 +1,94 @@
+"""What a tool is, what it may touch, and how its failures reach the model."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from promptpipe.clock import Clock
+from promptpipe.errors import LLMError, ToolArgumentError
+from promptpipe.llm import LLM
+from promptpipe.state import TurnState
+
+
+@dataclass
+class ToolContext:
+    """Bound on the server: a tool can only reach the participant whose turn this is."""
+
+    state: TurnState
+    llm: LLM
+    clock: Clock
+    prompts: PromptTexts
+
+    @property
+    def participant_id(self) -> str:
+        return self.state.participant.id
+
+    def now(self) -> datetime:
+        return self.clock.now()
+
+
+@dataclass(frozen=True)
+class PromptTexts:
+    """System prompts read once at start."""
+
+    intake: str
+    feedback: str
+    prompt_generator: str
+
+
+Invoke = Callable[[ToolContext, dict[str, Any]], Awaitable[str]]
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    handler: Invoke
+
+    def spec(self) -> dict[str, Any]:
+        """The OpenAI ``tools`` entry for this tool."""
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
+        }
+
+    async def invoke(self, ctx: ToolContext, raw_arguments: str) -> str:
+        """Run the tool; bad input and refusals come back as text the model can act on."""
+        try:
+            args = parse_arguments(raw_arguments)
+            return await self.handler(ctx, args)
+        except ToolArgumentError as exc:
+            return format_tool_error(self.name, str(exc))
+        except LLMError as exc:
+            return format_tool_error(self.name, f"the helper model could not answer right now ({exc})")
+
+
+def parse_arguments(raw: str) -> dict[str, Any]:
+    if not raw or not raw.strip():
+        return {}
+    try:
+        value = json.loads(raw)
+    except ValueError as exc:
+        raise ToolArgumentError(f"the arguments are not valid JSON ({exc.msg} at position {exc.pos})") from None
+    if not isinstance(value, dict):
+        raise ToolArgumentError("the arguments must be a JSON object")
+    return value
+
+
+def format_tool_error(tool_name: str, reason: str) -> str:
+    """The one format every tool failure takes when it goes back to the model."""
+    return f"ERROR from {tool_name}: {reason}. Nothing was changed by this call; fix the call or tell the participant."
+
+
+def optional_string(args: dict[str, Any], name: str) -> str:
+    value = args.get(name)
+    if value is None:
+        return ""
+    if not isinstance(value, (str, int, float)):
+        raise ToolArgumentError(f"'{name}' must be a string")
+    return str(value).strip()

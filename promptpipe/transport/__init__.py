@@ -1,0 +1,25 @@
+"""Messaging transports: the protocol the service talks to, and the normalised inbound message.
+
+Nothing outside ``promptpipe.transport`` imports a WhatsApp library; the service only sees
+:class:`InboundMessage`, :class:`Recipient` and :class:`SentMessage`.
+"""
+
+from promptpipe.transport.base import (
+    InboundHandler,
+    InboundMessage,
+    PollVote,
+    Recipient,
+    SentMessage,
+    Transport,
+    poll_option_hash,
+)
+
+__all__ = [
+    "InboundHandler",
+    "InboundMessage",
+    "PollVote",
+    "Recipient",
+    "SentMessage",
+    "Transport",
+    "poll_option_hash",
+]

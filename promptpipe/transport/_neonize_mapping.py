@@ -1,0 +1,242 @@
+"""Pure conversions between neonize (WhatsApp) values and PromptPipe's transport types.
+
+No I/O and no neonize import at runtime: every function works on the protobuf objects
+neonize hands us (or on look-alikes), so all of it is tested without a connected client.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any, Protocol
+
+from promptpipe.errors import NotConnected, SendFailed, TransportError
+from promptpipe.transport.base import InboundMessage, PollVote, Recipient, SentMessage
+
+if TYPE_CHECKING:
+    from neonize.proto.Neonize_pb2 import JID
+    from neonize.proto.Neonize_pb2 import Message as MessageEv
+
+__all__ = [
+    "PN_SERVER",
+    "LID_SERVER",
+    "classify_send_error",
+    "is_direct_message",
+    "jid_for",
+    "mask_lid",
+    "needs_phone_lookup",
+    "poll_vote_from_decrypted",
+    "redact_numbers",
+    "sanitize_outgoing_text",
+    "sender_jid",
+    "sent_message_from",
+    "to_inbound",
+]
+
+PN_SERVER = "s.whatsapp.net"
+LID_SERVER = "lid"
+_GROUP_SERVER = "g.us"
+_BROADCAST_SERVER = "broadcast"
+_NEWSLETTER_SERVER = "newsletter"
+_STATUS_USER = "status"
+
+# Captions are text the participant typed under a photo, video or document.
+_CAPTIONED_FIELDS = ("imageMessage", "videoMessage", "documentMessage")
+
+# Millisecond timestamps are > 1e11 until the year 5138; second timestamps are far below it.
+_MS_THRESHOLD = 1e11
+
+
+class _DecryptedVote(Protocol):
+    selectedOptions: Iterable[bytes]
+
+
+# --------------------------------------------------------------------------- inbound
+
+
+def _digits(user: str) -> str:
+    """The user part of a JID without agent/device suffixes (``"1555:3"`` → ``"1555"``)."""
+    head = re.split(r"[:.]", user, maxsplit=1)[0]
+    return re.sub(r"\D", "", head)
+
+
+def _e164(value: str | None) -> str | None:
+    """Accept ``"1555…"``, ``"+1555…"`` or ``"1555…@s.whatsapp.net"``; return ``"+1555…"``."""
+    if not value:
+        return None
+    digits = _digits(value.split("@", 1)[0])
+    return f"+{digits}" if digits else None
+
+
+def _jid_is(jid: JID, server: str) -> bool:
+    return bool(jid.User) and jid.Server == server
+
+
+def is_direct_message(ev: MessageEv) -> bool:
+    """True for a one-to-one message from someone else (not a group, status, newsletter, own echo)."""
+    source = ev.Info.MessageSource
+    chat = source.Chat
+    if source.IsFromMe or source.IsGroup:
+        return False
+    if chat.Server in (_GROUP_SERVER, _BROADCAST_SERVER, _NEWSLETTER_SERVER):
+        return False
+    if chat.User == _STATUS_USER or source.Sender.User == _STATUS_USER:
+        return False
+    return True
+
+
+def sender_jid(ev: MessageEv) -> JID:
+    """Who wrote the message; in a one-to-one chat an empty Sender means the chat partner."""
+    source = ev.Info.MessageSource
+    return source.Sender if source.Sender.User else source.Chat
+
+
+def needs_phone_lookup(ev: MessageEv) -> bool:
+    """The sender is LID-addressed and the event carries no phone-number alternate."""
+    return _jid_is(sender_jid(ev), LID_SERVER) and not _jid_is(ev.Info.MessageSource.SenderAlt, PN_SERVER)
+
+
+def _phone_and_lid(ev: MessageEv, resolved_phone: str | None) -> tuple[str | None, str | None]:
+    sender = sender_jid(ev)
+    alt = ev.Info.MessageSource.SenderAlt
+    phone: str | None = None
+    if _jid_is(sender, PN_SERVER):
+        phone = _e164(sender.User)
+    elif _jid_is(alt, PN_SERVER):
+        phone = _e164(alt.User)
+    else:
+        phone = _e164(resolved_phone)
+    lid: str | None = None
+    for jid in (sender, alt):
+        if _jid_is(jid, LID_SERVER):
+            lid = _digits(jid.User) or None
+            break
+    return phone, lid
+
+
+def _text_of(message: Any) -> str:
+    if message.HasField("conversation"):
+        return message.conversation
+    if message.HasField("extendedTextMessage"):
+        return message.extendedTextMessage.text
+    for field in _CAPTIONED_FIELDS:
+        if message.HasField(field):
+            return getattr(message, field).caption
+    return ""
+
+
+def _timestamp(raw: int) -> datetime:
+    """Inbound messages carry milliseconds and send results seconds; accept either."""
+    if raw <= 0:
+        return datetime.now(timezone.utc)  # never seen in practice; better than 1970
+    seconds = raw / 1000 if raw > _MS_THRESHOLD else raw
+    return datetime.fromtimestamp(seconds, tz=timezone.utc)
+
+
+def to_inbound(
+    ev: MessageEv,
+    *,
+    resolved_phone: str | None = None,
+    poll_vote: PollVote | None = None,
+) -> InboundMessage | None:
+    """Turn a neonize ``MessageEv`` into an :class:`InboundMessage`, or None if it is not for us.
+
+    ``resolved_phone`` is the phone the adapter looked up for a LID-only sender; ``poll_vote`` is
+    the already decrypted vote when the event is a poll update (this function cannot decrypt).
+    """
+    if not is_direct_message(ev):
+        return None
+    message = ev.Message
+    is_poll_update = message.HasField("pollUpdateMessage")
+    if is_poll_update and poll_vote is None:
+        return None  # an undecrypted vote says nothing we can use
+    text = "" if is_poll_update else _text_of(message)
+    if not text and not is_poll_update:
+        return None
+    phone, lid = _phone_and_lid(ev, resolved_phone)
+    if phone is None and lid is None:
+        return None
+    return InboundMessage(
+        message_id=ev.Info.ID,
+        sender_phone=phone,
+        sender_lid=lid,
+        sender_name=ev.Info.Pushname,
+        text=text,
+        timestamp=_timestamp(ev.Info.Timestamp),
+        poll_vote=poll_vote if is_poll_update else None,
+    )
+
+
+def poll_vote_from_decrypted(poll_message_id: str, decrypted: _DecryptedVote) -> PollVote:
+    """WhatsApp votes carry SHA-256 digests of the option texts; hex them like ``poll_option_hash``."""
+    hashes = tuple(bytes(option).hex() for option in decrypted.selectedOptions)
+    return PollVote(poll_message_id=poll_message_id, selected_hashes=hashes)
+
+
+# -------------------------------------------------------------------------- outbound
+
+
+def sent_message_from(resp: Any) -> SentMessage:
+    """neonize's ``SendResponse`` (``ID``, ``Timestamp`` in seconds) as a :class:`SentMessage`."""
+    return SentMessage(message_id=resp.ID, timestamp=_timestamp(resp.Timestamp))
+
+
+def jid_for(recipient: Recipient) -> tuple[str, str]:
+    """``(user, server)`` to address a participant; the LID is preferred when we know it."""
+    if recipient.lid:
+        lid = _digits(recipient.lid)
+        if lid:
+            return lid, LID_SERVER
+    phone = _digits(recipient.phone.split("@", 1)[0])
+    if not phone:
+        raise ValueError("recipient has neither a usable LID nor phone digits")
+    return phone, PN_SERVER
+
+
+_ZWJ = "\u200d"
+# neonize scans outgoing text for `@` + 5–16 digits (or `@0`) and makes them mentions, and for
+# `@<11–26 digits/dashes>@g.us` and looks those groups up over the network. Breaking the
+# pattern right after the `@` with an invisible joiner keeps the text as the model wrote it.
+_NEONIZE_TRIGGER = re.compile(r"@(?=[0-9]{5}|0|[0-9-]{11,26}@g\.us)")
+
+
+def sanitize_outgoing_text(text: str) -> str:
+    """Stop neonize from turning parts of plain text into mentions or group lookups."""
+    return _NEONIZE_TRIGGER.sub("@" + _ZWJ, text)
+
+
+# Substrings of whatsmeow/neonize error texts, lower-cased, with what they mean for a retry.
+_NOT_CONNECTED = (
+    "client is nil",
+    "websocket not connected",
+    "not logged in",
+    "store doesn't contain a device jid",
+)
+_PERMANENT = ("recipient must be a user jid", "no lid found")
+_LONG_DIGITS = re.compile(r"\d{5,}")
+
+
+def mask_lid(lid: str | None) -> str:
+    """A LID for logs: ``"lid:…2345"``."""
+    return f"lid:…{lid[-4:]}" if lid else ""
+
+
+def redact_numbers(text: str) -> str:
+    """Error texts can contain JIDs; keep only the last four digits of any long number."""
+    return _LONG_DIGITS.sub(lambda m: "*" * (len(m.group(0)) - 4) + m.group(0)[-4:], text)
+
+
+def classify_send_error(exc: BaseException) -> TransportError:
+    """Map a neonize send error to NotConnected / SendFailed(retryable=...)."""
+    if isinstance(exc, TransportError):
+        return exc
+    detail = redact_numbers(str(exc)) or type(exc).__name__
+    lowered = detail.lower()
+    if any(marker in lowered for marker in _NOT_CONNECTED):
+        return NotConnected(f"WhatsApp is not connected: {detail}")
+    if "timed out" in lowered:
+        return SendFailed(f"WhatsApp send timed out: {detail}", retryable=True)
+    if any(marker in lowered for marker in _PERMANENT):
+        return SendFailed(f"WhatsApp cannot deliver to this recipient: {detail}", retryable=False)
+    return SendFailed(f"WhatsApp send failed: {detail}", retryable=True)

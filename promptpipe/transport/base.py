@@ -1,0 +1,84 @@
+"""The transport protocol and the value types that cross it."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol, runtime_checkable
+
+
+def poll_option_hash(option: str) -> str:
+    """WhatsApp identifies a chosen poll option by the SHA-256 of its text; hex of that digest."""
+    return hashlib.sha256(option.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class PollVote:
+    """A vote on a poll we sent. ``selected_hashes`` are :func:`poll_option_hash` values;
+    an empty tuple means the participant withdrew their vote."""
+
+    poll_message_id: str
+    selected_hashes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class InboundMessage:
+    """One direct message from a person, already filtered and normalised by the transport.
+
+    ``sender_phone`` is E.164 with a leading ``+`` when known; ``sender_lid`` is the digits of a
+    WhatsApp hidden user id (``…@lid``) when the message came LID-addressed. At least one is set.
+    ``timestamp`` is timezone-aware UTC.
+    """
+
+    message_id: str
+    sender_phone: str | None
+    sender_lid: str | None
+    sender_name: str
+    text: str
+    timestamp: datetime
+    poll_vote: PollVote | None = None
+
+
+@dataclass(frozen=True)
+class Recipient:
+    """Where to send: the participant's E.164 phone, and their LID digits when we know them."""
+
+    phone: str
+    lid: str | None = None
+
+
+@dataclass(frozen=True)
+class SentMessage:
+    """What the transport reports after a send: the message id it got and when (aware UTC)."""
+
+    message_id: str
+    timestamp: datetime
+
+
+InboundHandler = Callable[[InboundMessage], Awaitable[None]]
+
+
+@runtime_checkable
+class Transport(Protocol):
+    """A way to reach participants.
+
+    ``resend_is_safe`` is True when a send that was interrupted by a crash can simply be sent
+    again (nothing left the machine, e.g. dry-run); False when it may already have reached the
+    participant (WhatsApp), in which case the outbox marks it *uncertain* instead of resending.
+    Sends raise :class:`promptpipe.errors.NotConnected` or :class:`promptpipe.errors.SendFailed`.
+    """
+
+    name: str
+    resend_is_safe: bool
+
+    async def start(self, on_message: InboundHandler) -> None: ...
+
+    async def stop(self) -> None: ...
+
+    async def send_text(self, to: Recipient, text: str) -> SentMessage: ...
+
+    async def send_poll(self, to: Recipient, question: str, options: Sequence[str]) -> SentMessage: ...
+
+    async def set_typing(self, to: Recipient, typing: bool) -> None: ...

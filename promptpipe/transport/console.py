@@ -1,0 +1,90 @@
+"""Console: a person plays one participant in a terminal (``promptpipe chat --phone …``)."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import sys
+from collections.abc import Callable, Sequence
+from datetime import datetime, timezone
+from typing import TextIO
+
+from promptpipe.transport.base import InboundHandler, InboundMessage, PollVote, Recipient, SentMessage, poll_option_hash
+
+
+class ConsoleTransport:
+    """Reads lines from stdin as the participant's messages and prints what the agent sends.
+
+    A poll is printed with numbered options; ``/vote 2`` answers the latest one. End with
+    Ctrl-D or ``/quit``; ``on_exit`` is called then so the service can stop.
+    """
+
+    name = "console"
+    resend_is_safe = True
+
+    def __init__(
+        self, phone: str, *, out: TextIO | None = None, read_line: Callable[[], str] | None = None,
+        on_exit: Callable[[], None] | None = None,
+    ) -> None:
+        self.phone = phone
+        self.out = out or sys.stdout
+        self._read_line = read_line or sys.stdin.readline
+        self._on_exit = on_exit
+        self._task: asyncio.Task[None] | None = None
+        self._last_poll: tuple[str, tuple[str, ...]] | None = None
+
+    async def start(self, on_message: InboundHandler) -> None:
+        self._print("You are chatting as " + self.phone + ". Type a message; /quit to leave.")
+        self._task = asyncio.create_task(self._read_loop(on_message), name="console-input")
+
+    async def stop(self) -> None:
+        if self._task is not None and self._task is not asyncio.current_task():
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+
+    async def _read_loop(self, on_message: InboundHandler) -> None:
+        while True:
+            line = await asyncio.to_thread(self._read_line)
+            if line == "" or line.strip() in ("/quit", "/exit"):
+                if self._on_exit:
+                    self._on_exit()
+                return
+            text = line.strip()
+            if not text:
+                continue
+            msg = self._to_inbound(text)
+            if msg is not None:
+                await on_message(msg)
+
+    def _to_inbound(self, text: str) -> InboundMessage | None:
+        vote: PollVote | None = None
+        if text.startswith("/vote"):
+            if self._last_poll is None:
+                self._print("(there is no poll to vote on)")
+                return None
+            poll_id, options = self._last_poll
+            picks = [p for p in text[5:].replace(",", " ").split() if p.isdigit() and 1 <= int(p) <= len(options)]
+            vote = PollVote(poll_id, tuple(poll_option_hash(options[int(p) - 1]) for p in picks[:1]))
+            text = ""
+        return InboundMessage(message_id="console-" + secrets.token_hex(8), sender_phone=self.phone,
+                              sender_lid=None, sender_name="console", text=text,
+                              timestamp=datetime.now(timezone.utc), poll_vote=vote)
+
+    def _print(self, text: str) -> None:
+        print(text, file=self.out, flush=True)
+
+    async def send_text(self, to: Recipient, text: str) -> SentMessage:
+        self._print(f"\nagent> {text}\n")
+        return SentMessage(message_id="console-" + secrets.token_hex(8), timestamp=datetime.now(timezone.utc))
+
+    async def send_poll(self, to: Recipient, question: str, options: Sequence[str]) -> SentMessage:
+        sent = await self.send_text(to, question)
+        self._last_poll = (sent.message_id, tuple(options))
+        for number, option in enumerate(options, start=1):
+            self._print(f"   {number}. {option}")
+        self._print("   (answer with /vote N)")
+        return sent
+
+    async def set_typing(self, to: Recipient, typing: bool) -> None:
+        if typing:
+            self._print("agent is typing…")

@@ -1,0 +1,75 @@
+"""An in-memory transport for tests: records every send, lets a test inject inbound messages."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+from promptpipe.errors import NotConnected, SendFailed
+from promptpipe.transport.base import InboundHandler, InboundMessage, PollVote, Recipient, SentMessage
+
+
+@dataclass(frozen=True)
+class Sent:
+    to: Recipient
+    text: str
+    kind: str = "text"
+    options: tuple[str, ...] = ()
+    message_id: str = ""
+
+
+@dataclass
+class MemoryTransport:
+    name: str = "memory"
+    resend_is_safe: bool = False
+    sent: list[Sent] = field(default_factory=list)
+    typing: list[tuple[str, bool]] = field(default_factory=list)
+    fail_next: list[Exception] = field(default_factory=list)
+    """Exceptions raised by the next sends, one each (e.g. NotConnected())."""
+    _handler: InboundHandler | None = None
+    _ids: itertools.count = field(default_factory=lambda: itertools.count(1))
+
+    async def start(self, on_message: InboundHandler) -> None:
+        self._handler = on_message
+
+    async def stop(self) -> None:
+        self._handler = None
+
+    def texts_to(self, phone: str) -> list[str]:
+        return [item.text for item in self.sent if item.to.phone == phone]
+
+    async def inject(
+        self, phone: str | None, text: str, *, message_id: str | None = None, lid: str | None = None,
+        name: str = "", vote: PollVote | None = None, timestamp: datetime | None = None,
+    ) -> None:
+        if self._handler is None:
+            raise RuntimeError("transport not started")
+        msg = InboundMessage(
+            message_id=message_id or f"in-{next(self._ids)}", sender_phone=phone, sender_lid=lid,
+            sender_name=name, text=text, timestamp=timestamp or datetime.now(timezone.utc), poll_vote=vote,
+        )
+        await self._handler(msg)
+
+    def _next_send(self) -> None:
+        if self.fail_next:
+            raise self.fail_next.pop(0)
+
+    async def send_text(self, to: Recipient, text: str) -> SentMessage:
+        self._next_send()
+        message_id = f"out-{next(self._ids)}"
+        self.sent.append(Sent(to=to, text=text, message_id=message_id))
+        return SentMessage(message_id=message_id, timestamp=datetime.now(timezone.utc))
+
+    async def send_poll(self, to: Recipient, question: str, options: Sequence[str]) -> SentMessage:
+        self._next_send()
+        message_id = f"out-{next(self._ids)}"
+        self.sent.append(Sent(to=to, text=question, kind="poll", options=tuple(options), message_id=message_id))
+        return SentMessage(message_id=message_id, timestamp=datetime.now(timezone.utc))
+
+    async def set_typing(self, to: Recipient, typing: bool) -> None:
+        self.typing.append((to.phone, typing))
+
+
+__all__ = ["MemoryTransport", "NotConnected", "SendFailed", "Sent"]

@@ -1,0 +1,120 @@
+"""Shared fixtures: a clean environment, the fake OpenAI server, and an app factory that runs on
+SQLite and (when TEST_POSTGRES_URL is set) on PostgreSQL, each test on a fresh database."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from promptpipe.app import App
+from promptpipe.clock import ManualClock
+from promptpipe.config import Settings, load_settings
+from promptpipe.db import Database
+from promptpipe.transport.memory import MemoryTransport
+from tests.fakes.fixtures import fake_openai, openai_server_session  # noqa: F401
+from tests.fakes.openai_server import FakeOpenAIServer
+
+POSTGRES_ENV = "TEST_POSTGRES_URL"
+PROJECT_VARS = (
+    "OPENAI_API_KEY", "OPENAI_BASE_URL", "GENAI_MODEL", "GENAI_TEMPERATURE", "DATABASE_URL",
+    "PROMPTPIPE_STATE_DIR", "CHAT_HISTORY_LIMIT", "INTAKE_BOT_PROMPT_FILE", "FEEDBACK_TRACKER_PROMPT_FILE",
+    "PROMPT_GENERATOR_PROMPT_FILE", "AUTO_ENROLL_NEW_USERS", "PROMPTPIPE_DEBUG", "PROMPTPIPE_TRANSPORT",
+    "LOG_FORMAT", "LLM_TIMEOUT", "LLM_MAX_RETRIES", "SEND_RATE_PER_SECOND", "LANE_CONCURRENCY",
+    "POLL_INTERVAL", "DEFAULT_TIMEZONE", "WHATSAPP_PAIR_PHONE", "WHATSAPP_BOT_LABEL",
+)
+
+
+@pytest.fixture(autouse=True)
+def clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No developer .env or shell variable leaks into a test, and no real API host is reachable."""
+    for name in PROJECT_VARS:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # a closed port, never a real host
+
+
+def _create_pg_database(base_url: str) -> tuple[str, Callable[[], None]]:
+    import psycopg
+
+    name = "pp_test_" + secrets.token_hex(6)
+    admin_dsn = base_url.replace("postgresql+asyncpg://", "postgresql://")
+    with psycopg.connect(admin_dsn, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    head, _, _ = base_url.rpartition("/")
+
+    def drop() -> None:
+        with psycopg.connect(admin_dsn, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+    return f"{head}/{name}", drop
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'promptpipe.db'}"
+        return
+    base = os.environ.get(POSTGRES_ENV)
+    if not base:
+        pytest.skip(f"PostgreSQL run skipped: set {POSTGRES_ENV}=postgresql://user@host:5432/db to include it")
+    url, drop = _create_pg_database(base)
+    yield url
+    drop()
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock()
+
+
+def make_settings(database_url: str, state_dir: Path, openai_url: str, **overrides: str) -> Settings:
+    env = {
+        "OPENAI_API_KEY": "test-key",
+        "OPENAI_BASE_URL": openai_url,
+        "LLM_MAX_RETRIES": "0",
+        "LLM_TIMEOUT": "3s",
+        "SEND_RATE_PER_SECOND": "0",
+        "DATABASE_URL": database_url,
+        "PROMPTPIPE_STATE_DIR": str(state_dir),
+        "PROMPTPIPE_TRANSPORT": "dry-run",
+        **overrides,
+    }
+    return load_settings(env, env_file=None)
+
+
+AppFactory = Callable[..., Awaitable[App]]
+
+
+@pytest.fixture
+async def make_app(
+    database_url: str, tmp_path: Path, fake_openai: FakeOpenAIServer, clock: ManualClock  # noqa: F811
+) -> AsyncIterator[AppFactory]:
+    """Build (and later close) apps on this test's database; call again to 'restart'."""
+    apps: list[App] = []
+
+    async def factory(transport: Any = None, *, start: bool = True, **overrides: str) -> App:
+        settings = make_settings(database_url, tmp_path / "state", fake_openai.url, **overrides)
+        app = App.build(settings, transport=transport or MemoryTransport(), clock=clock)
+        apps.append(app)
+        if start:
+            await app.start(background=False)
+        return app
+
+    yield factory
+    for app in apps:
+        try:
+            await app.stop()
+        except Exception:
+            pass
+
+
+@pytest.fixture
+async def db(database_url: str) -> AsyncIterator[Database]:
+    database = Database(database_url)
+    await database.connect()
+    yield database
+    await database.close()
