@@ -28,7 +28,8 @@ class SystemClock:
 
 
 class ManualClock:
-    """A clock that only moves when told to; ``sleep`` yields once and returns."""
+    """A clock that only moves when told to. ``sleep`` moves it by the time asked for (and
+    yields once), so code that waits finishes at once while the time it waited is measurable."""
 
     def __init__(self, start: datetime | None = None) -> None:
         self._now = start or datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
@@ -46,4 +47,5 @@ class ManualClock:
         self._now = when
 
     async def sleep(self, seconds: float) -> None:
+        self._now += timedelta(seconds=max(seconds, 0.0))
         await asyncio.sleep(0)

@@ -40,9 +40,22 @@ def _mask_phones(_: Any, __: str, event_dict: dict[str, Any]) -> dict[str, Any]:
     return event_dict
 
 
+class _CurrentStderr:
+    """Writes to whatever ``sys.stderr`` is at the moment (it may be swapped, e.g. by pytest)."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+    def isatty(self) -> bool:
+        return sys.stderr.isatty()
+
+
 def configure_logging(log_format: str = "console", *, debug: bool = False, stream: Any = None) -> None:
     """Route structlog (and the stdlib root logger, which neonize also uses) to one stream."""
-    stream = stream or sys.stderr
+    stream = stream or _CurrentStderr()
     level = logging.DEBUG if debug else logging.INFO
     renderer: Any = (
         structlog.processors.JSONRenderer()

@@ -96,9 +96,9 @@ async def make_app(
     """Build (and later close) apps on this test's database; call again to 'restart'."""
     apps: list[App] = []
 
-    async def factory(transport: Any = None, *, start: bool = True, **overrides: str) -> App:
+    async def factory(transport: Any = None, *, start: bool = True, app_clock: Any = None, **overrides: str) -> App:
         settings = make_settings(database_url, tmp_path / "state", fake_openai.url, **overrides)
-        app = App.build(settings, transport=transport or MemoryTransport(), clock=clock)
+        app = App.build(settings, transport=transport or MemoryTransport(), clock=app_clock or clock)
         apps.append(app)
         if start:
             await app.start(background=False)

@@ -71,7 +71,8 @@ class ConversationFlow:
             state = await load_turn_state(session, participant_id)
             history = await history_before(session, participant_id, first_message, self.config.history_window)
             texts = await _batch_texts(session, batch)
-        if state.participant.status != ACTIVE:
+        if state.participant.status != ACTIVE or batch[0].kind == "poll_vote":
+            # Poll votes are kept in the transcript; answering them is the feedback module's job.
             await self._close_without_reply(batch, state)
             return
         module = self.module_for(state, batch)

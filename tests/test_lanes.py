@@ -1,0 +1,217 @@
+"""Inbox, lanes and restarts: nothing lost, nothing answered twice, people served in parallel."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+
+from promptpipe import admin
+from promptpipe.transport import PollVote, poll_option_hash
+from promptpipe.transport.memory import MemoryTransport
+from tests.conftest import AppFactory
+from tests.fakes.openai_server import FakeOpenAIServer
+
+ANA, BEN = "+15145550101", "+4915112345678"
+
+
+async def until(condition: Callable[[], bool], what: str, limit_s: float = 10.0) -> None:
+    """Wait for observable state (never a fixed sleep); fail clearly if it never comes."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + limit_s
+    while not condition():
+        if loop.time() > deadline:
+            raise AssertionError(f"gave up waiting for: {what}")
+        await asyncio.sleep(0.01)
+
+
+async def enrolled(app, fake: FakeOpenAIServer, *people: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    for phone, name in people:
+        await admin.enroll(app.db, app.clock, phone=phone, name=name, timezone="Europe/Berlin")
+        fake.say(f"Hi {name}!", match=f"Participant: {name}")
+    await app.run_until_idle()
+
+
+def user_texts(request: dict) -> list[str]:  # type: ignore[type-arg]
+    return [m["content"] for m in request["messages"] if m["role"] == "user"]
+
+
+async def test_the_same_message_id_ten_times_at_once_is_answered_once(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer
+) -> None:
+    transport = MemoryTransport()
+    app = await make_app(transport)
+    await enrolled(app, fake_openai, (ANA, "Ana"))
+    fake_openai.say("Got it.", match="hello there")
+
+    await asyncio.gather(*(transport.inject(ANA, "hello there", message_id="WAMID-1") for _ in range(10)))
+    await app.run_until_idle()
+
+    assert transport.texts_to(ANA) == ["Hi Ana!", "Got it."]
+    rows = await admin.transcript(app.db, ANA)
+    assert [r["direction"] for r in rows] == ["out", "in", "out"]
+    assert app.inbox.duplicates == 9
+    fake_openai.assert_complete()
+
+
+async def test_two_quick_messages_are_answered_in_one_turn(make_app: AppFactory, fake_openai: FakeOpenAIServer) -> None:
+    transport = MemoryTransport()
+    app = await make_app(transport)
+    await enrolled(app, fake_openai, (ANA, "Ana"))
+    fake_openai.say("Walking after lunch sounds great.")
+
+    await transport.inject(ANA, "I'd like to walk more")
+    await transport.inject(ANA, "maybe after lunch")
+    await app.run_until_idle()
+
+    assert transport.texts_to(ANA)[1:] == ["Walking after lunch sounds great."]
+    assert user_texts(fake_openai.requests[-1]) == ["I'd like to walk more", "maybe after lunch"]
+    fake_openai.assert_complete()
+
+
+async def test_messages_arriving_during_a_turn_are_answered_together_next(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer
+) -> None:
+    transport = MemoryTransport()
+    app = await make_app(transport)
+    await enrolled(app, fake_openai, (ANA, "Ana"))
+    gate = threading.Event()
+    fake_openai.say("Tell me more about it.", match="first", gate=gate)
+    fake_openai.say("Both noted, thanks!", match="third")
+
+    await transport.inject(ANA, "first")
+    running = asyncio.create_task(app.run_until_idle())
+    await until(lambda: fake_openai.in_flight() == 1, "the first turn to reach the model")
+    await transport.inject(ANA, "second")
+    await transport.inject(ANA, "third")
+    gate.set()
+    await running
+
+    assert transport.texts_to(ANA)[1:] == ["Tell me more about it.", "Both noted, thanks!"]
+    assert user_texts(fake_openai.requests[-1])[-2:] == ["second", "third"]
+    assert "first" in [m["content"] for m in fake_openai.requests[-1]["messages"]]  # now part of the history
+    fake_openai.assert_complete()
+
+
+async def test_two_participants_are_served_concurrently(make_app: AppFactory, fake_openai: FakeOpenAIServer) -> None:
+    transport = MemoryTransport()
+    app = await make_app(transport)
+    await enrolled(app, fake_openai, (ANA, "Ana"), (BEN, "Ben"))
+    gate = threading.Event()
+    fake_openai.say("Hello Ana", match="from Ana", gate=gate)
+    fake_openai.say("Hello Ben", match="from Ben", gate=gate)
+
+    await transport.inject(ANA, "from Ana")
+    await transport.inject(BEN, "from Ben")
+    running = asyncio.create_task(app.run_until_idle())
+    await until(lambda: fake_openai.in_flight() == 2, "both turns to be at the model at the same time")
+    gate.set()
+    await running
+
+    assert transport.texts_to(ANA)[-1] == "Hello Ana"
+    assert transport.texts_to(BEN)[-1] == "Hello Ben"
+    assert fake_openai.max_in_flight == 2
+    fake_openai.assert_complete()
+
+
+async def test_a_message_stored_before_a_crash_is_answered_once_after_restart(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer
+) -> None:
+    first_transport = MemoryTransport()
+    app = await make_app(first_transport)
+    await enrolled(app, fake_openai, (ANA, "Ana"))
+    gate = threading.Event()
+    fake_openai.say("this answer is lost in the crash", match="still there?", gate=gate)
+    await first_transport.inject(ANA, "still there?")
+    running = asyncio.create_task(app.run_until_idle())
+    await until(lambda: fake_openai.in_flight() == 1, "the turn to be waiting on the model")
+    running.cancel()
+    await app.stop()  # the process is gone mid-turn
+    gate.set()
+    fake_openai.reset()
+
+    second_transport = MemoryTransport()
+    restarted = await make_app(second_transport)
+    fake_openai.say("Yes, still here!", match="still there?")
+    await restarted.run_until_idle()
+    await restarted.run_until_idle()
+
+    assert second_transport.texts_to(ANA) == ["Yes, still here!"]
+    assert first_transport.texts_to(ANA) == ["Hi Ana!"]
+    rows = await admin.transcript(restarted.db, ANA)
+    assert [(r["direction"], r["text"]) for r in rows][-2:] == [("in", "still there?"), ("out", "Yes, still here!")]
+    fake_openai.assert_complete()
+
+
+async def test_a_message_never_processed_before_shutdown_is_answered_after_restart(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer
+) -> None:
+    app = await make_app(MemoryTransport())
+    await enrolled(app, fake_openai, (ANA, "Ana"))
+    await app.transport.inject(ANA, "written just before the crash")  # type: ignore[attr-defined]
+    await app.stop()
+
+    transport = MemoryTransport()
+    restarted = await make_app(transport)
+    fake_openai.say("Answered after the restart.", match="written just before the crash")
+    await restarted.run_until_idle()
+    assert transport.texts_to(ANA) == ["Answered after the restart."]
+    fake_openai.assert_complete()
+
+
+async def test_unknown_senders_are_ignored_unless_auto_enroll_is_on(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer
+) -> None:
+    transport = MemoryTransport()
+    app = await make_app(transport)
+    await transport.inject("+15145550999", "who is this?")
+    await app.run_until_idle()
+    assert transport.sent == [] and app.inbox.ignored == 1
+    assert await admin.list_participants(app.db) == []
+    await app.stop()
+
+    transport = MemoryTransport()
+    app = await make_app(transport, AUTO_ENROLL_NEW_USERS="on", DEFAULT_TIMEZONE="Asia/Tokyo")
+    fake_openai.say("Welcome! What habit would you like to build?", match="hi, I saw the flyer")
+    await transport.inject("+15145550999", "hi, I saw the flyer", name="Chris")
+    await app.run_until_idle()
+    assert transport.texts_to("+15145550999") == ["Welcome! What habit would you like to build?"]
+    [row] = await admin.list_participants(app.db)
+    assert (row["name"], row["timezone"]) == ("Chris", "Asia/Tokyo")
+    fake_openai.assert_complete()
+
+
+async def test_lid_senders_are_mapped_to_the_participant_and_remembered(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer
+) -> None:
+    transport = MemoryTransport()
+    app = await make_app(transport)
+    await enrolled(app, fake_openai, (ANA, "Ana"))
+    fake_openai.say("First reply", match="with both ids")
+    fake_openai.say("Second reply", match="lid only")
+
+    await transport.inject(ANA, "with both ids", lid="201234567890123")
+    await app.run_until_idle()
+    await app.stop()
+    transport = MemoryTransport()
+    restarted = await make_app(transport)
+    await transport.inject(None, "lid only", lid="201234567890123")
+    await restarted.run_until_idle()
+
+    assert transport.texts_to(ANA) == ["Second reply"]
+    assert transport.sent[-1].to.lid == "201234567890123"
+    fake_openai.assert_complete()
+
+
+async def test_poll_votes_are_recorded_in_the_transcript_without_an_llm_call(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer
+) -> None:
+    transport = MemoryTransport()
+    app = await make_app(transport)
+    await enrolled(app, fake_openai, (ANA, "Ana"))
+    await transport.inject(ANA, "", vote=PollVote("poll-1", (poll_option_hash("Done"),)))
+    await app.run_until_idle()
+    rows = await admin.transcript(app.db, ANA)
+    assert rows[-1]["direction"] == "in" and rows[-1]["text"].startswith("(poll vote")
+    assert len(fake_openai.requests) == 1  # only the greeting
+    fake_openai.assert_complete()

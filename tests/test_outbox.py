@@ -1,0 +1,118 @@
+"""The outbox: retries, order per participant, crash mid-send, rate limit."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from sqlmodel import select
+
+from promptpipe import admin
+from promptpipe.clock import ManualClock
+from promptpipe.errors import NotConnected, SendFailed
+from promptpipe.models import OutboxItem
+from promptpipe.outbox import RateLimiter
+from promptpipe.store import queue_outgoing
+from promptpipe.transport.dryrun import DryRunTransport
+from promptpipe.transport.memory import MemoryTransport
+from tests.conftest import AppFactory
+
+ANA = "+15145550101"
+
+
+async def queue(app, *texts: str) -> str:  # type: ignore[no-untyped-def]
+    """Enroll Ana without a greeting turn and queue replies for her directly."""
+    row = await admin.enroll(app.db, app.clock, phone=ANA, name="Ana", timezone="UTC")
+    async with app.db.session() as session:
+        from promptpipe.models import InboxItem
+
+        for item in (await session.exec(select(InboxItem))).all():
+            item.status = "done"
+            session.add(item)
+        for n, text in enumerate(texts):
+            await queue_outgoing(session, participant_id=row["id"], key=f"test:{n}", text=text, now=app.clock.now())
+    return row["id"]
+
+
+async def statuses(app) -> list[str]:  # type: ignore[no-untyped-def]
+    return [r["status"] for r in await admin.transcript(app.db, ANA)]
+
+
+async def test_not_connected_is_retried_with_backoff_and_order_is_kept(make_app: AppFactory) -> None:
+    transport = MemoryTransport(fail_next=[NotConnected("offline")])
+    app = await make_app(transport)
+    await queue(app, "first", "second")
+
+    await app.run_until_idle()
+    assert transport.sent == []  # "second" must not overtake "first"
+    assert await statuses(app) == ["queued", "queued"]
+
+    app.clock.advance(timedelta(seconds=5))
+    await app.run_until_idle()
+    assert transport.texts_to(ANA) == ["first", "second"]
+    assert await statuses(app) == ["sent", "sent"]
+
+
+async def test_a_permanent_failure_is_recorded_and_does_not_block_later_messages(make_app: AppFactory) -> None:
+    transport = MemoryTransport(fail_next=[SendFailed("bad recipient", retryable=False)])
+    app = await make_app(transport)
+    await queue(app, "first", "second")
+    await app.run_until_idle()
+    assert transport.texts_to(ANA) == ["second"]
+    assert await statuses(app) == ["failed", "sent"]
+
+
+async def _interrupt_mid_send(make_app: AppFactory, transport) -> tuple:  # type: ignore[no-untyped-def]
+    app = await make_app(MemoryTransport())
+    await queue(app, "was being sent")
+    claimed = await app.outbox._claim()  # what the dispatcher holds when the process dies
+    assert len(claimed) == 1
+    await app.stop()
+    restarted = await make_app(transport)
+    await restarted.run_until_idle()
+    return restarted, claimed
+
+
+async def test_a_send_interrupted_by_a_crash_is_marked_uncertain_not_resent(make_app: AppFactory) -> None:
+    transport = MemoryTransport()
+    restarted, _ = await _interrupt_mid_send(make_app, transport)
+    assert transport.sent == []
+    assert await statuses(restarted) == ["uncertain"]
+
+
+async def test_a_dry_run_send_interrupted_by_a_crash_is_simply_sent_again(make_app: AppFactory) -> None:
+    restarted, _ = await _interrupt_mid_send(make_app, DryRunTransport())
+    assert await statuses(restarted) == ["sent"]
+    async with restarted.db.session() as session:
+        [row] = (await session.exec(select(OutboxItem))).all()
+    assert row.attempts == 2 and row.wa_message_id.startswith("dry-")
+
+
+async def test_queueing_the_same_key_twice_sends_once(make_app: AppFactory) -> None:
+    transport = MemoryTransport()
+    app = await make_app(transport)
+    participant_id = await queue(app, "only once")
+    async with app.db.session() as session:
+        again = await queue_outgoing(session, participant_id=participant_id, key="test:0", text="only once",
+                                     now=app.clock.now())
+    assert again is None
+    await app.run_until_idle()
+    assert transport.texts_to(ANA) == ["only once"]
+
+
+async def test_rate_limiter_spaces_sends_by_the_configured_rate() -> None:
+    clock = ManualClock()
+    start = clock.now()
+    limiter = RateLimiter(2.0, clock)
+    for _ in range(5):
+        await limiter.acquire()
+    # a burst of 2 goes at once, the other 3 wait half a second each
+    assert clock.now() - start == timedelta(seconds=1.5)
+
+
+async def test_rate_limit_zero_means_no_waiting() -> None:
+    clock = ManualClock()
+    start = clock.now()
+    limiter = RateLimiter(0, clock)
+    for _ in range(100):
+        await limiter.acquire()
+    assert clock.now() == start

@@ -1,0 +1,49 @@
+"""Storage details a study relies on: upgrades keep data, times stay UTC, logs hide phones."""
+
+from __future__ import annotations
+
+import io
+import json
+from datetime import datetime, timezone
+
+import sqlalchemy as sa
+
+from promptpipe import admin
+from promptpipe.clock import ManualClock
+from promptpipe.db import Database
+from promptpipe.logging import configure_logging, get_logger, mask_phone
+
+
+async def test_start_adds_columns_a_newer_version_introduced(database_url: str) -> None:
+    database = Database(database_url)
+    await database.connect()
+    await admin.enroll(database, ManualClock(), phone="+15145550101", name="Ana", timezone="UTC")
+    await database.execute_raw('DROP INDEX ix_participant_lid')  # an older schema had neither
+    await database.execute_raw('ALTER TABLE participant DROP COLUMN "lid"')
+    await database.close()
+
+    upgraded = Database(database_url)
+    await upgraded.connect()
+    async with upgraded.engine.connect() as conn:
+        columns = await conn.run_sync(lambda c: {col["name"] for col in sa.inspect(c).get_columns("participant")})
+    assert "lid" in columns
+    assert [p["name"] for p in await admin.list_participants(upgraded)] == ["Ana"]
+    await upgraded.close()
+
+
+async def test_times_come_back_as_aware_utc(db: Database) -> None:
+    local = datetime(2026, 3, 8, 7, 30, tzinfo=timezone.utc)
+    await admin.enroll(db, ManualClock(local), phone="+15145550101", name="Ana", timezone="America/Toronto")
+    [row] = await admin.list_participants(db)
+    assert datetime.fromisoformat(row["enrolled_at"]) == local
+
+
+def test_phone_numbers_are_masked_in_logs() -> None:
+    stream = io.StringIO()
+    configure_logging("json", stream=stream)
+    get_logger("test").info("something", phone="+15145550101", note="reply sent to 15145550101")
+    line = json.loads(stream.getvalue().strip().splitlines()[-1])
+    assert "5145550101" not in stream.getvalue()
+    assert line["phone"].endswith("0101") and line["note"].endswith("*0101")
+    assert mask_phone("+4915112345678") == "+*********5678"
+    configure_logging("console")
