@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import signal
 import sys
 from collections.abc import Awaitable, Callable, Sequence
@@ -90,10 +91,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(str(exc))
     configure_logging(settings.log_format, debug=settings.debug)
     if args.command == "serve":
+        _reexec_without_bot_label(settings)
         return _run(lambda: _serve(settings))
     if args.command == "chat":
         return _run(lambda: _chat(settings, args.phone, args.name))
     return _run(lambda: _check(settings))
+
+
+def _reexec_without_bot_label(settings: Settings) -> None:
+    """neonize's Go library reads NEONIZE_BOT_TAG only from the environment the process started
+    with, so turning the label off means starting again with the variable set."""
+    if settings.transport != "whatsapp" or settings.whatsapp_bot_label or os.environ.get("NEONIZE_BOT_TAG") == "off":
+        return
+    os.environ["NEONIZE_BOT_TAG"] = "off"
+    os.execv(sys.executable, [sys.executable, "-m", "promptpipe.cli", *sys.argv[1:]])
 
 
 async def _check(settings: Settings) -> int:

@@ -44,7 +44,7 @@ _STATUS_USER = "status"
 # Captions are text the participant typed under a photo, video or document.
 _CAPTIONED_FIELDS = ("imageMessage", "videoMessage", "documentMessage")
 
-# Millisecond timestamps are > 1e11 until the year 5138; second timestamps are far below it.
+# Seconds stay below 1e11 until the year 5138; milliseconds passed it in 1973.
 _MS_THRESHOLD = 1e11
 
 

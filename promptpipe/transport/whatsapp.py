@@ -20,7 +20,9 @@ import structlog
 from neonize import _binder
 from neonize.aioze import events as _neonize_events
 from neonize.aioze.client import NewAClient
-from neonize.aioze.events import ConnectedEv, DisconnectedEv, LoggedOutEv, MessageEv, PairStatusEv, StreamReplacedEv
+from neonize.aioze.events import (
+    ConnectedEv, DisconnectedEv, LoggedOutEv, MessageEv, PairStatusEv, StreamReplacedEv,
+)
 from neonize.exc import NeonizeError
 from neonize.utils.enum import ChatPresence, ChatPresenceMedia, VoteType
 from neonize.utils.jid import JIDToNonAD, build_jid
@@ -42,6 +44,8 @@ TYPING_TIMEOUT_S = 10.0
 QR_TIMEOUT_S = 170.0  # whatsmeow closes the login socket after ~160 s of unscanned codes
 STOP_GRACE_S = 5.0
 BOT_TAG_ENV = "NEONIZE_BOT_TAG"
+
+_Handler = Callable[[Any], Awaitable[None]]
 
 
 def _patch_decrypt_poll_vote() -> None:
@@ -83,20 +87,17 @@ def _default_client_factory(db_path: str) -> Any:
 
 
 def _print_qr(data: bytes) -> None:
-    sys.stdout.write(
-        "\nScan this code with WhatsApp on the study phone: Settings → Linked devices → Link a device.\n"
-    )
+    print("\nScan this code with WhatsApp on the study phone: Settings → Linked devices → Link a device.")
     segno.make_qr(data).terminal(out=sys.stdout, compact=True)
     sys.stdout.flush()
 
 
 def _print_pair_code(phone: str, code: str) -> None:
-    sys.stdout.write(
-        f"\nWhatsApp pairing code for {mask_phone(phone)}: {code}\n"
-        "On that phone open WhatsApp → Settings → Linked devices → Link a device → "
-        "'Link with phone number instead', and type the code.\n"
+    print(
+        f"\nWhatsApp pairing code for {mask_phone(phone)}: {code}\nOn that phone open WhatsApp → Settings → "
+        "Linked devices → Link a device → 'Link with phone number instead', and type the code.",
+        flush=True,
     )
-    sys.stdout.flush()
 
 
 class WhatsAppTransport:
@@ -142,7 +143,7 @@ class WhatsAppTransport:
         self._connected = asyncio.Event()
         self._supervisor: asyncio.Task[None] | None = None
         self._qr_watchdog: asyncio.Task[None] | None = None
-        self._session_started = False  # connect() was called, so a Go client exists
+        self._go_session_open = False  # connect() called and client.stop() not yet
         self._in_session = False  # the loop is waiting on a live session, not sleeping
         self._stopping = False
         self._gave_up: str | None = None  # why we stopped trying (logged out, replaced)
@@ -191,12 +192,9 @@ class WhatsAppTransport:
             return
         self._stopping = True
         self._cancel_qr_watchdog()
+        if self._go_session_open:
+            await self._end_session()
         self._connected.clear()
-        if self._session_started:
-            try:
-                await self._client.stop()
-            except Exception:
-                self._log.exception("whatsapp_stop_failed")
         supervisor = self._supervisor
         if supervisor is not None and not supervisor.done():
             if self._in_session:  # the stopped session lets the loop end by itself
@@ -220,7 +218,7 @@ class WhatsAppTransport:
 
     def _register_handlers(self, client: Any) -> None:
         """All handlers go in before connect(): neonize sends the subscription list to Go then."""
-        handlers: dict[Any, Callable[[Any], Awaitable[None]]] = {
+        handlers: dict[Any, _Handler] = {
             MessageEv: self._on_message_event,
             ConnectedEv: self._on_connected,
             DisconnectedEv: self._on_disconnected,
@@ -232,7 +230,7 @@ class WhatsAppTransport:
             client.event(event_type)(self._guard(event_type.__name__, handler))
         client.event.qr(self._guard("QR", self._on_qr))
 
-    def _guard(self, name: str, handler: Callable[[Any], Awaitable[None]]) -> Callable[[Any, Any], Awaitable[None]]:
+    def _guard(self, name: str, handler: _Handler) -> Callable[[Any, Any], Awaitable[None]]:
         """neonize drops exceptions from async handlers without a trace; log them instead."""
 
         async def guarded(_client: Any, payload: Any) -> None:
@@ -273,7 +271,7 @@ class WhatsAppTransport:
         self._begin_attempt()
         _reset_stale_event_loop(asyncio.get_running_loop())
         self._log.info("whatsapp_connecting", attempt=self._attempt)
-        self._in_session = self._session_started = True
+        self._in_session = self._go_session_open = True
         try:
             session = await self._client.connect()
             if session is not None:
@@ -299,6 +297,7 @@ class WhatsAppTransport:
     async def _end_session(self) -> None:
         """Close the Go session so the connect task returns and the loop can decide what next."""
         self._connected.clear()
+        self._go_session_open = False
         try:
             await self._client.stop()
         except Exception:
@@ -307,6 +306,8 @@ class WhatsAppTransport:
     # ---------------------------------------------------------- lifecycle events
 
     async def _on_connected(self, _ev: Any) -> None:
+        if not self._should_keep_trying():
+            return
         self._attempt_connected = True
         self._linked = True
         self._cancel_qr_watchdog()
@@ -332,10 +333,10 @@ class WhatsAppTransport:
             "then restart this one; never run two processes on one session database.",
         )
 
-    async def _give_up(self, reason: str, **details: Any) -> None:
+    async def _give_up(self, state: str, **details: Any) -> None:
         """Logged out / replaced: reconnecting cannot help, so stop and tell the operator what to do."""
-        self._gave_up = reason
-        self._log.error(f"whatsapp_{reason}", **details)
+        self._gave_up = state
+        self._log.error(f"whatsapp_{state}", **details)
         await self._end_session()
 
     async def _on_pair_status(self, ev: Any) -> None:
@@ -391,7 +392,7 @@ class WhatsAppTransport:
     # ------------------------------------------------------------------- inbound
 
     async def _on_message_event(self, ev: Any) -> None:
-        if self._on_message is None or not is_direct_message(ev):
+        if self._on_message is None or self._stopping or not is_direct_message(ev):
             return
         message_id = ev.Info.ID
         poll_vote = None
@@ -417,7 +418,8 @@ class WhatsAppTransport:
         try:
             decrypted = await self._client.decrypt_poll_vote(ev)
         except Exception as exc:
-            self._log.warning("whatsapp_poll_vote_unreadable", message_id=ev.Info.ID, error=redact_numbers(str(exc)))
+            error = redact_numbers(str(exc))
+            self._log.warning("whatsapp_poll_vote_unreadable", message_id=ev.Info.ID, error=error)
             return None
         poll_id = ev.Message.pollUpdateMessage.pollCreationMessageKey.ID
         return poll_vote_from_decrypted(poll_id, decrypted)
@@ -425,7 +427,7 @@ class WhatsAppTransport:
     async def _lookup_phone(self, ev: Any) -> str | None:
         """Ask the local LID→phone map; only while connected (the call aborts the process if the
         Go client does not exist)."""
-        if not (self.connected and self._session_started and self._should_keep_trying()):
+        if not (self.connected and self._should_keep_trying()):
             return None
         try:
             jid = await self._client.get_pn_from_lid(JIDToNonAD(sender_jid(ev)))
@@ -466,11 +468,14 @@ class WhatsAppTransport:
             resp = await asyncio.wait_for(call(), timeout=self._send_timeout_s)
         except asyncio.TimeoutError:
             self._log.warning("whatsapp_send_timed_out", to=recipient, kind=kind, timeout_s=self._send_timeout_s)
-            raise SendFailed(f"WhatsApp send did not finish within {self._send_timeout_s:g} s", retryable=True) from None
+            message = f"WhatsApp send did not finish within {self._send_timeout_s:g} s"
+            raise SendFailed(message, retryable=True) from None
         except NeonizeError as exc:
             error = classify_send_error(exc)
-            retryable = getattr(error, "retryable", True)
-            self._log.warning("whatsapp_send_failed", to=recipient, kind=kind, retryable=retryable, error=str(error))
+            self._log.warning(
+                "whatsapp_send_failed", to=recipient, kind=kind, retryable=getattr(error, "retryable", True),
+                error=str(error),
+            )
             raise error from exc
         sent = sent_message_from(resp)
         self._log.info("whatsapp_sent", to=recipient, kind=kind, message_id=sent.message_id)

@@ -1,0 +1,237 @@
+"""neonize events in, PromptPipe values out: built from real neonize protobufs, no client."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from datetime import datetime, timezone
+
+import pytest
+from neonize.exc import SendMessageError
+from neonize.proto.Neonize_pb2 import JID, MessageInfo, MessageSource, SendResponse
+from neonize.proto.Neonize_pb2 import Message as MessageEv
+from neonize.proto.waCommon.WACommon_pb2 import MessageKey
+from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import (
+    ExtendedTextMessage,
+    ImageMessage,
+    Message,
+    PollUpdateMessage,
+    PollVoteMessage,
+)
+
+from promptpipe.errors import NotConnected, SendFailed
+from promptpipe.transport._neonize_mapping import (
+    classify_send_error,
+    jid_for,
+    poll_vote_from_decrypted,
+    sanitize_outgoing_text,
+    sent_message_from,
+    to_inbound,
+)
+from promptpipe.transport.base import PollVote, Recipient, poll_option_hash
+
+PHONE = "15551234567"
+LID = "204857239405761"
+TS_MS = 1_767_610_800_123  # 2026-01-05 11:00:00.123 UTC
+EMPTY = JID(User="", Server="", IsEmpty=True)
+
+
+def pn(user: str = PHONE, device: int = 0) -> JID:
+    return JID(User=user, Server="s.whatsapp.net", Device=device, RawAgent=0, Integrator=0)
+
+
+def lid(user: str = LID, device: int = 0) -> JID:
+    return JID(User=user, Server="lid", Device=device, RawAgent=0, Integrator=0)
+
+
+def event(
+    message: Message | None = None,
+    *,
+    chat: JID | None = None,
+    sender: JID | None = None,
+    sender_alt: JID = EMPTY,
+    is_group: bool = False,
+    from_me: bool = False,
+    ts: int = TS_MS,
+) -> MessageEv:
+    sender = sender or pn()
+    source = MessageSource(
+        Chat=chat or JID(User=sender.User, Server=sender.Server),
+        Sender=sender,
+        SenderAlt=sender_alt,
+        IsGroup=is_group,
+        IsFromMe=from_me,
+    )
+    info = MessageInfo(MessageSource=source, ID="3EB0C0FFEE", Timestamp=ts, Pushname="Ada")
+    return MessageEv(Info=info, Message=message if message is not None else Message(conversation="hello"))
+
+
+def test_phone_dm_with_device_suffix_gives_e164_phone_and_text() -> None:
+    msg = to_inbound(event(sender=pn(device=7)))
+
+    assert msg is not None
+    assert msg.sender_phone == "+15551234567"
+    assert msg.sender_lid is None
+    assert (msg.message_id, msg.sender_name, msg.text) == ("3EB0C0FFEE", "Ada", "hello")
+    assert msg.poll_vote is None
+
+
+def test_timestamp_in_milliseconds_becomes_aware_utc() -> None:
+    msg = to_inbound(event())
+
+    assert msg is not None
+    assert msg.timestamp == datetime(2026, 1, 5, 11, 0, 0, 123000, tzinfo=timezone.utc)
+
+
+def test_timestamp_in_seconds_is_accepted_too() -> None:
+    msg = to_inbound(event(ts=TS_MS // 1000))
+
+    assert msg is not None
+    assert msg.timestamp == datetime(2026, 1, 5, 11, 0, 0, tzinfo=timezone.utc)
+
+
+@pytest.mark.parametrize(
+    ("message", "text"),
+    [
+        (Message(conversation="plain"), "plain"),
+        (Message(extendedTextMessage=ExtendedTextMessage(text="with preview")), "with preview"),
+        (Message(imageMessage=ImageMessage(caption="my walk today")), "my walk today"),
+    ],
+)
+def test_text_comes_from_conversation_extended_text_or_caption(message: Message, text: str) -> None:
+    msg = to_inbound(event(message))
+
+    assert msg is not None
+    assert msg.text == text
+
+
+def test_lid_sender_with_phone_alternate_gives_both() -> None:
+    msg = to_inbound(event(sender=lid(device=3), sender_alt=pn()))
+
+    assert msg is not None
+    assert (msg.sender_phone, msg.sender_lid) == ("+15551234567", LID)
+
+
+def test_phone_sender_with_lid_alternate_gives_both() -> None:
+    msg = to_inbound(event(sender=pn(), sender_alt=lid()))
+
+    assert msg is not None
+    assert (msg.sender_phone, msg.sender_lid) == ("+15551234567", LID)
+
+
+def test_lid_sender_without_alternate_keeps_lid_and_unknown_phone() -> None:
+    msg = to_inbound(event(sender=lid()))
+
+    assert msg is not None
+    assert (msg.sender_phone, msg.sender_lid) == (None, LID)
+
+
+def test_lid_sender_uses_phone_the_adapter_resolved() -> None:
+    msg = to_inbound(event(sender=lid()), resolved_phone=PHONE)
+
+    assert msg is not None
+    assert (msg.sender_phone, msg.sender_lid) == ("+15551234567", LID)
+
+
+@pytest.mark.parametrize(
+    "ev",
+    [
+        pytest.param(event(from_me=True), id="own-message"),
+        pytest.param(event(chat=JID(User="120363025246125888", Server="g.us"), is_group=True), id="group"),
+        pytest.param(event(chat=JID(User="120363025246125888", Server="g.us")), id="group-server-only"),
+        pytest.param(event(chat=JID(User="status", Server="broadcast")), id="status"),
+        pytest.param(event(chat=JID(User="120363144038483540", Server="newsletter")), id="newsletter"),
+        pytest.param(event(Message()), id="empty-message"),
+        pytest.param(event(sender=JID(User="4455", Server="bot")), id="no-phone-no-lid"),
+        pytest.param(
+            event(Message(pollUpdateMessage=PollUpdateMessage(pollCreationMessageKey=MessageKey(ID="P1")))),
+            id="undecrypted-poll-vote",
+        ),
+    ],
+)
+def test_messages_not_meant_for_the_agent_are_dropped(ev: MessageEv) -> None:
+    assert to_inbound(ev) is None
+
+
+def test_poll_vote_hashes_match_poll_option_hash() -> None:
+    decrypted = PollVoteMessage(selectedOptions=[hashlib.sha256(b"Done").digest()])
+
+    vote = poll_vote_from_decrypted("POLL-1", decrypted)
+
+    assert vote == PollVote(poll_message_id="POLL-1", selected_hashes=(poll_option_hash("Done"),))
+
+
+def test_withdrawn_vote_has_no_hashes() -> None:
+    assert poll_vote_from_decrypted("POLL-1", PollVoteMessage()).selected_hashes == ()
+
+
+def test_decrypted_poll_vote_is_attached_with_empty_text() -> None:
+    update = Message(pollUpdateMessage=PollUpdateMessage(pollCreationMessageKey=MessageKey(ID="POLL-1")))
+    vote = PollVote(poll_message_id="POLL-1", selected_hashes=(poll_option_hash("Done"),))
+
+    msg = to_inbound(event(update), poll_vote=vote)
+
+    assert msg is not None
+    assert (msg.text, msg.poll_vote) == ("", vote)
+
+
+def test_jid_for_prefers_lid_and_falls_back_to_phone_digits() -> None:
+    assert jid_for(Recipient(phone="+15551234567", lid=LID)) == (LID, "lid")
+    assert jid_for(Recipient(phone="+15551234567")) == (PHONE, "s.whatsapp.net")
+
+
+def test_send_response_seconds_become_aware_utc() -> None:
+    sent = sent_message_from(SendResponse(ID="3EB0AA", Timestamp=1_767_610_800))
+
+    assert sent.message_id == "3EB0AA"
+    assert sent.timestamp == datetime(2026, 1, 5, 11, 0, tzinfo=timezone.utc)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Great job today! 🎉", "Meet at 10:30, email me@example.com", "Score: 12345 steps", "@ada hi"],
+)
+def test_sanitize_keeps_ordinary_text(text: str) -> None:
+    assert sanitize_outgoing_text(text) == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Call @15551234567 now", "ping @0 please", "see @120363025246125888@g.us", "@-----------@g.us"],
+)
+def test_sanitize_stops_mentions_and_group_lookups(text: str) -> None:
+    out = sanitize_outgoing_text(text)
+
+    assert out != text
+    assert out.replace("\u200d", "") == text
+    # neonize's own mention and group patterns no longer match
+    assert not re.search(r"@([0-9]{5,16}|0)", out)
+    assert not re.search(r"@([0-9-]{11,26}|0)@g\.us", out)
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "retryable"),
+    [
+        ("client is nil", NotConnected, None),
+        ("websocket not connected", NotConnected, None),
+        ("the store doesn't contain a device JID", NotConnected, None),
+        ("not logged in", NotConnected, None),
+        ("timed out waiting for message send response", SendFailed, True),
+        ("message recipient must be a user JID with no device part", SendFailed, False),
+        ("no LID found for 15551234567@s.whatsapp.net from server", SendFailed, False),
+        ("server returned error 500", SendFailed, True),
+    ],
+)
+def test_classify_send_error(text: str, kind: type, retryable: bool | None) -> None:
+    error = classify_send_error(SendMessageError(text))
+
+    assert type(error) is kind
+    if retryable is not None:
+        assert error.retryable is retryable  # type: ignore[attr-defined]
+
+
+def test_classified_error_text_hides_phone_numbers() -> None:
+    error = classify_send_error(SendMessageError("no LID found for 15551234567@s.whatsapp.net from server"))
+
+    assert "15551234567" not in str(error)
+    assert "4567" in str(error)

@@ -1,0 +1,605 @@
+"""WhatsAppTransport driven through a fake neonize client: no network, no Go client."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import pytest
+from neonize import _binder
+from neonize.aioze import events as neonize_events
+from neonize.aioze.events import (
+    ConnectedEv, DisconnectedEv, LoggedOutEv, MessageEv, PairStatusEv, StreamReplacedEv,
+)
+from neonize.exc import NeonizeError, SendMessageError
+from neonize.proto.Neonize_pb2 import JID, MessageInfo, MessageSource, SendResponse
+from neonize.proto.waCommon.WACommon_pb2 import MessageKey
+from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import (
+    Message, PollCreationMessage, PollUpdateMessage, PollVoteMessage,
+)
+from neonize.utils.enum import ChatPresence, VoteType
+
+from promptpipe.errors import NotConnected, SendFailed
+from promptpipe.transport.base import InboundMessage, PollVote, Recipient, Transport, poll_option_hash
+from promptpipe.transport import whatsapp
+from promptpipe.transport.whatsapp import WhatsAppTransport
+
+PHONE = "15551234567"
+LID = "204857239405761"
+ALICE = Recipient(phone="+15551234567")
+
+
+# ----------------------------------------------------------------------------- fakes
+
+
+class FakeEvents:
+    """Mimics ``client.event``: ``event(EvType)(handler)`` and ``event.qr(handler)``."""
+
+    def __init__(self) -> None:
+        self.handlers: dict[Any, Callable[..., Any]] = {}
+        self.qr_handler: Callable[..., Any] | None = None
+
+    def __call__(self, event_type: Any) -> Callable[[Callable[..., Any]], None]:
+        def register(handler: Callable[..., Any]) -> None:
+            self.handlers[event_type] = handler
+
+        return register
+
+    def qr(self, handler: Callable[..., Any]) -> None:
+        self.qr_handler = handler
+
+
+class FakeClient:
+    """The slice of ``NewAClient`` the transport uses. ``connect`` returns a session future that
+    fails with the next scripted error, or stays open until ``stop``."""
+
+    def __init__(self, connect_errors: list[Exception] | None = None) -> None:
+        self.event = FakeEvents()
+        self.connect_errors = list(connect_errors or [])
+        self.connect_calls = 0
+        self.stop_calls = 0
+        self.session: asyncio.Future[None] | None = None
+        self.sent: list[tuple[JID, Any]] = []
+        self.send_errors: list[Exception] = []
+        self.send_hangs = False
+        self.polls_built: list[tuple[str, list[str], VoteType]] = []
+        self.presence: list[tuple[JID, ChatPresence]] = []
+        self.pn_lookups: list[JID] = []
+        self.pair_calls: list[tuple[str, bool]] = []
+        self.decrypt_error: Exception | None = None
+
+    async def connect(self) -> asyncio.Future[None]:
+        self.connect_calls += 1
+        self.session = asyncio.get_running_loop().create_future()
+        if self.connect_errors:
+            self.session.set_exception(self.connect_errors.pop(0))
+        return self.session
+
+    async def stop(self) -> None:
+        self.stop_calls += 1
+        if self.session is not None and not self.session.done():
+            self.session.set_result(None)
+
+    async def send_message(self, to: JID, message: Any) -> SendResponse:
+        if self.send_hangs:
+            await asyncio.Event().wait()
+        if self.send_errors:
+            raise self.send_errors.pop(0)
+        self.sent.append((to, message))
+        return SendResponse(ID=f"3EB0{len(self.sent):04d}", Timestamp=1_767_610_800)
+
+    async def build_poll_vote_creation(self, name: str, options: list[str], selectable: VoteType) -> Message:
+        self.polls_built.append((name, options, selectable))
+        return Message(pollCreationMessage=PollCreationMessage(name=name))
+
+    async def send_chat_presence(self, jid: JID, state: ChatPresence, media: Any) -> None:
+        self.presence.append((jid, state))
+
+    async def get_pn_from_lid(self, jid: JID) -> JID:
+        self.pn_lookups.append(jid)
+        return JID(User=PHONE, Server="s.whatsapp.net")
+
+    async def decrypt_poll_vote(self, ev: MessageEv) -> PollVoteMessage:
+        if self.decrypt_error is not None:
+            raise self.decrypt_error
+        return PollVoteMessage(selectedOptions=[hashlib.sha256(b"Done").digest()])
+
+    async def PairPhone(self, phone: str, show_push_notification: bool) -> str:  # noqa: N802 (neonize's name)
+        self.pair_calls.append((phone, show_push_notification))
+        return "ABCD-EFGH"
+
+    async def emit(self, event_type: Any, ev: Any) -> None:
+        """Deliver an event the way neonize does: handler(client, event)."""
+        await self.event.handlers[event_type](self, ev)
+
+    async def emit_qr(self, data: bytes = b"2@qr-payload") -> None:
+        assert self.event.qr_handler is not None
+        await self.event.qr_handler(self, data)
+
+
+class RecordingLogger:
+    def __init__(self) -> None:
+        self.records: list[tuple[str, str, dict[str, Any]]] = []
+
+    def _record(self, level: str, event: str, kw: dict[str, Any]) -> None:
+        self.records.append((level, event, kw))
+
+    def debug(self, event: str, **kw: Any) -> None:
+        self._record("debug", event, kw)
+
+    def info(self, event: str, **kw: Any) -> None:
+        self._record("info", event, kw)
+
+    def warning(self, event: str, **kw: Any) -> None:
+        self._record("warning", event, kw)
+
+    def error(self, event: str, **kw: Any) -> None:
+        self._record("error", event, kw)
+
+    def exception(self, event: str, **kw: Any) -> None:
+        self._record("exception", event, kw)
+
+    def events(self, level: str | None = None) -> list[str]:
+        return [event for lvl, event, _ in self.records if level in (None, lvl)]
+
+    def find(self, event: str) -> list[dict[str, Any]]:
+        return [kw for _, name, kw in self.records if name == event]
+
+    def text(self) -> str:
+        return repr(self.records)
+
+
+async def settle(condition: Callable[[], bool], rounds: int = 200) -> None:
+    """Let background tasks run until ``condition`` holds (no wall-clock waiting)."""
+    for _ in range(rounds):
+        if condition():
+            return
+        await asyncio.sleep(0)
+    raise AssertionError("condition never became true")
+
+
+async def spin(rounds: int = 50) -> None:
+    """Give background tasks a fair chance to do something they should not."""
+    for _ in range(rounds):
+        await asyncio.sleep(0)
+
+
+class Harness:
+    def __init__(self, **kwargs: Any) -> None:
+        self.client = FakeClient(kwargs.pop("connect_errors", None))
+        self.log = RecordingLogger()
+        self.delays: list[float] = []
+        self.received: list[InboundMessage] = []
+        self.sleep_blocks = kwargs.pop("sleep_blocks", False)
+        self.transport = WhatsAppTransport(
+            "session.db", logger=self.log, client_factory=self._factory, sleep=self._sleep, **kwargs
+        )
+        self.factory_paths: list[str] = []
+
+    def _factory(self, path: str) -> FakeClient:
+        self.factory_paths.append(path)
+        return self.client
+
+    async def _sleep(self, delay_s: float) -> None:
+        self.delays.append(delay_s)
+        if self.sleep_blocks:
+            await asyncio.Event().wait()
+
+    async def on_message(self, msg: InboundMessage) -> None:
+        self.received.append(msg)
+
+    async def start_connected(self) -> None:
+        await self.transport.start(self.on_message)
+        await settle(lambda: self.client.connect_calls == 1)
+        await self.client.emit(ConnectedEv, ConnectedEv(status=True))
+
+
+@pytest.fixture
+async def harness() -> AsyncIterator[Callable[..., Harness]]:
+    made: list[Harness] = []
+
+    def make(**kwargs: Any) -> Harness:
+        made.append(Harness(**kwargs))
+        return made[-1]
+
+    yield make
+    for h in made:
+        await h.transport.stop()
+
+
+def message_event(
+    text: str = "I walked 20 minutes",
+    *,
+    sender: JID | None = None,
+    sender_alt: JID | None = None,
+    from_me: bool = False,
+    message: Message | None = None,
+) -> MessageEv:
+    sender = sender or JID(User=PHONE, Server="s.whatsapp.net", Device=0)
+    source = MessageSource(
+        Chat=JID(User=sender.User, Server=sender.Server),
+        Sender=sender,
+        SenderAlt=sender_alt or JID(User="", Server="", IsEmpty=True),
+        IsFromMe=from_me,
+        IsGroup=False,
+    )
+    info = MessageInfo(MessageSource=source, ID="3EB0INBOUND", Timestamp=1_767_610_800_000, Pushname="Ada")
+    return MessageEv(Info=info, Message=message or Message(conversation=text))
+
+
+# ----------------------------------------------------------------------- lifecycle
+
+
+def test_it_is_a_transport_that_must_not_resend_blindly() -> None:
+    transport = WhatsAppTransport("session.db", client_factory=lambda _: FakeClient())
+
+    assert isinstance(transport, Transport)
+    assert (transport.name, transport.resend_is_safe) == ("whatsapp", False)
+
+
+def test_poll_vote_decrypt_workaround_is_installed() -> None:
+    assert _binder.gocode.DecryptPollVote.errcheck is _binder.consume_bytes_struct
+
+
+async def test_start_returns_at_once_and_retries_unreachable_server_with_backoff(harness) -> None:
+    dial_error = NeonizeError("failed to dial whatsapp web websocket: no such host")
+    h = harness(connect_errors=[dial_error, dial_error])
+
+    await h.transport.start(h.on_message)
+    assert not h.transport.connected and h.client.connect_calls == 0  # nothing awaited the network
+
+    await settle(lambda: h.client.connect_calls == 3)
+    await h.client.emit(ConnectedEv, ConnectedEv(status=True))
+
+    assert await h.transport.wait_connected(timeout_s=1)
+    assert h.delays == [2.0, 4.0]
+    assert [kw["retry_in_s"] for kw in h.log.find("whatsapp_unreachable")] == [2.0, 4.0]
+    assert h.factory_paths == ["session.db"]
+
+
+async def test_backoff_doubles_up_to_the_maximum(harness) -> None:
+    h = harness(connect_errors=[NeonizeError("dial failed")] * 6, reconnect_initial_s=1.0, reconnect_max_s=5.0)
+
+    await h.transport.start(h.on_message)
+    await settle(lambda: h.client.connect_calls == 7)
+
+    assert h.delays == [1.0, 2.0, 4.0, 5.0, 5.0, 5.0]
+
+
+async def test_disconnect_clears_connected_until_the_next_connected_event(harness) -> None:
+    h = harness()
+    await h.start_connected()
+    assert h.transport.connected
+
+    await h.client.emit(DisconnectedEv, DisconnectedEv(status=True))
+    assert not h.transport.connected
+    assert not await h.transport.wait_connected(timeout_s=0)
+
+    await h.client.emit(ConnectedEv, ConnectedEv(status=True))
+    assert h.transport.connected
+
+
+@pytest.mark.parametrize(
+    ("event_type", "reason", "hint"),
+    [
+        (LoggedOutEv, "logged_out", "delete the WhatsApp session database"),
+        (StreamReplacedEv, "stream_replaced", "Another program"),
+    ],
+)
+async def test_logged_out_or_replaced_session_stops_reconnecting_and_says_why(
+    harness, event_type: Any, reason: str, hint: str
+) -> None:
+    h = harness()
+    await h.start_connected()
+
+    await h.client.emit(event_type, event_type())
+    await settle(lambda: h.client.stop_calls == 1)
+    await spin()
+
+    assert h.client.connect_calls == 1  # no reconnect
+    assert not h.transport.connected
+    await h.transport.stop()
+    assert h.client.stop_calls == 1
+    assert h.transport.gave_up_reason == reason
+    (logged,) = h.log.find(f"whatsapp_{reason}")
+    assert hint in logged["action"]
+
+
+async def test_unscanned_qr_restarts_login_and_prints_instructions(harness, capsys) -> None:
+    h = harness(qr_timeout_s=170.0)
+    await h.transport.start(h.on_message)
+    await settle(lambda: h.client.connect_calls == 1)
+
+    await h.client.emit_qr()
+    await settle(lambda: h.client.connect_calls == 2)
+
+    out = capsys.readouterr().out
+    assert "Linked devices" in out and ("▀" in out or "█" in out)
+    assert 170.0 in h.delays
+    assert h.log.find("whatsapp_qr_expired")
+
+
+async def test_qr_scanned_in_time_does_not_restart(harness) -> None:
+    h = harness(sleep_blocks=True)
+    await h.transport.start(h.on_message)
+    await settle(lambda: h.client.connect_calls == 1)
+
+    await h.client.emit_qr()
+    linked = PairStatusEv(ID=JID(User=PHONE, Server="s.whatsapp.net"), Status=PairStatusEv.SUCCESS)
+    await h.client.emit(PairStatusEv, linked)
+    await h.client.emit(ConnectedEv, ConnectedEv(status=True))
+    await spin()
+
+    assert h.client.connect_calls == 1 and h.client.stop_calls == 0
+    assert h.transport.connected
+    assert PHONE not in h.log.text()
+
+
+async def test_pair_phone_shows_an_eight_character_code_once(harness, capsys) -> None:
+    h = harness(pair_phone="+1 555 123 4567", sleep_blocks=True)
+    await h.transport.start(h.on_message)
+    await settle(lambda: h.client.connect_calls == 1)
+
+    await h.client.emit_qr(b"first")
+    await h.client.emit_qr(b"second")
+
+    assert h.client.pair_calls == [(PHONE, True)]
+    out = capsys.readouterr().out
+    assert "ABCD-EFGH" in out and "phone number" in out
+    assert PHONE not in out
+
+
+async def test_stop_is_idempotent_and_stops_the_client_once(harness) -> None:
+    h = harness()
+    await h.start_connected()
+
+    await h.transport.stop()
+    await h.transport.stop()
+    await spin()
+
+    assert h.client.stop_calls == 1
+    assert h.client.connect_calls == 1  # stopping is not mistaken for a dropped session
+    assert not h.transport.connected
+    with pytest.raises(NotConnected):
+        await h.transport.send_text(ALICE, "hello")
+
+
+async def test_stop_during_backoff_and_before_start_returns(harness) -> None:
+    never_started = WhatsAppTransport("session.db", client_factory=lambda _: FakeClient())
+    await never_started.stop()
+
+    h = harness(connect_errors=[NeonizeError("dial failed")], sleep_blocks=True)
+    await h.transport.start(h.on_message)
+    await settle(lambda: h.delays == [2.0])
+
+    await h.transport.stop()
+    await spin()
+
+    assert h.client.connect_calls == 1
+    assert h.delays == [2.0]
+
+
+async def test_bot_label_off_is_requested_and_a_late_setting_is_flagged(harness, monkeypatch) -> None:
+    monkeypatch.setenv("NEONIZE_BOT_TAG", "on")  # restored after the test
+    monkeypatch.setattr(whatsapp, "_bot_tag_off_at_exec", lambda: False)  # not set when the process began
+    h = harness(bot_label=False)
+
+    await h.transport.start(h.on_message)
+
+    assert os.environ["NEONIZE_BOT_TAG"] == "off"
+    (warning,) = h.log.find("whatsapp_bot_label_may_show")
+    assert "NEONIZE_BOT_TAG=off" in warning["hint"]
+
+
+async def test_event_loop_left_over_from_a_closed_loop_is_forgotten(harness, monkeypatch) -> None:
+    dead = asyncio.new_event_loop()
+    dead.close()
+    monkeypatch.setattr(neonize_events, "event_global_loop", dead)
+    h = harness()
+
+    await h.transport.start(h.on_message)
+    await settle(lambda: h.client.connect_calls == 1)
+
+    assert neonize_events.event_global_loop is None  # NewAClient.connect() sets the live loop next
+
+
+# ------------------------------------------------------------------------ inbound
+
+
+async def test_message_from_a_participant_reaches_on_message(harness) -> None:
+    h = harness()
+    await h.start_connected()
+
+    await h.client.emit(MessageEv, message_event("I walked 20 minutes"))
+
+    (msg,) = h.received
+    assert (msg.message_id, msg.sender_phone, msg.text) == ("3EB0INBOUND", "+15551234567", "I walked 20 minutes")
+    assert PHONE not in h.log.text() and "walked" not in h.log.text()
+
+
+async def test_own_message_is_not_delivered(harness) -> None:
+    h = harness()
+    await h.start_connected()
+
+    await h.client.emit(MessageEv, message_event("echo", from_me=True))
+
+    assert h.received == []
+
+
+async def test_lid_only_sender_gets_phone_from_the_local_map(harness) -> None:
+    h = harness()
+    await h.start_connected()
+
+    await h.client.emit(MessageEv, message_event(sender=JID(User=LID, Server="lid", Device=2)))
+
+    (msg,) = h.received
+    assert (msg.sender_phone, msg.sender_lid) == ("+15551234567", LID)
+    (looked_up,) = h.client.pn_lookups
+    assert (looked_up.User, looked_up.Server, looked_up.Device) == (LID, "lid", 0)
+
+
+async def test_lid_lookup_is_skipped_while_not_connected(harness) -> None:
+    h = harness()
+    await h.start_connected()
+    await h.client.emit(DisconnectedEv, DisconnectedEv(status=True))
+
+    await h.client.emit(MessageEv, message_event(sender=JID(User=LID, Server="lid")))
+
+    assert h.client.pn_lookups == []
+    (msg,) = h.received
+    assert (msg.sender_phone, msg.sender_lid) == (None, LID)
+
+
+async def test_poll_vote_is_decrypted_and_delivered(harness) -> None:
+    h = harness()
+    await h.start_connected()
+    update = Message(pollUpdateMessage=PollUpdateMessage(pollCreationMessageKey=MessageKey(ID="3EB0POLL")))
+
+    await h.client.emit(MessageEv, message_event(message=update))
+
+    (msg,) = h.received
+    assert msg.poll_vote == PollVote(poll_message_id="3EB0POLL", selected_hashes=(poll_option_hash("Done"),))
+    assert msg.text == ""
+
+
+async def test_undecryptable_poll_vote_is_logged_and_dropped(harness) -> None:
+    h = harness()
+    await h.start_connected()
+    h.client.decrypt_error = NeonizeError("original message secret key not found")
+    update = Message(pollUpdateMessage=PollUpdateMessage(pollCreationMessageKey=MessageKey(ID="3EB0POLL")))
+
+    await h.client.emit(MessageEv, message_event(message=update))
+
+    assert h.received == []
+    assert h.log.find("whatsapp_poll_vote_unreadable")
+
+
+async def test_failing_on_message_is_logged_not_raised(harness) -> None:
+    h = harness()
+
+    async def broken(_msg: InboundMessage) -> None:
+        raise RuntimeError("agent bug")
+
+    await h.transport.start(broken)
+    await settle(lambda: h.client.connect_calls == 1)
+    await h.client.emit(ConnectedEv, ConnectedEv(status=True))
+
+    await h.client.emit(MessageEv, message_event())  # must not raise
+
+    assert "whatsapp_inbound_handler_failed" in h.log.events("exception")
+
+
+async def test_broken_event_is_logged_by_the_handler_guard(harness) -> None:
+    h = harness()
+    await h.start_connected()
+
+    await h.client.emit(MessageEv, object())  # not a MessageEv at all
+
+    assert "whatsapp_event_handler_failed" in h.log.events("exception")
+    assert h.received == []
+
+
+# ----------------------------------------------------------------------- outbound
+
+
+async def test_send_before_connected_raises_not_connected(harness) -> None:
+    h = harness()
+    await h.transport.start(h.on_message)
+
+    with pytest.raises(NotConnected):
+        await h.transport.send_text(ALICE, "hello")
+    assert h.client.sent == []
+
+
+async def test_send_text_returns_id_and_time_and_sends_plain_text(harness) -> None:
+    h = harness()
+    await h.start_connected()
+
+    sent = await h.transport.send_text(ALICE, "Ask @15551234567 for help")
+
+    assert sent.message_id == "3EB00001"
+    assert sent.timestamp.isoformat() == "2026-01-05T11:00:00+00:00"
+    ((jid, body),) = h.client.sent
+    assert (jid.User, jid.Server) == (PHONE, "s.whatsapp.net")
+    assert body == "Ask @\u200d15551234567 for help"
+    assert PHONE not in h.log.text() and "help" not in h.log.text()
+
+
+async def test_send_prefers_the_lid_address(harness) -> None:
+    h = harness()
+    await h.start_connected()
+
+    await h.transport.send_text(Recipient(phone="+15551234567", lid=LID), "hi")
+
+    ((jid, _),) = h.client.sent
+    assert (jid.User, jid.Server) == (LID, "lid")
+
+
+@pytest.mark.parametrize(
+    ("error_text", "expected", "retryable"),
+    [
+        ("websocket not connected", NotConnected, None),
+        ("no LID found for 15551234567@s.whatsapp.net from server", SendFailed, False),
+        ("server returned error 503", SendFailed, True),
+    ],
+)
+async def test_send_failures_are_mapped(harness, error_text: str, expected: type, retryable: bool | None) -> None:
+    h = harness()
+    await h.start_connected()
+    h.client.send_errors.append(SendMessageError(error_text))
+
+    with pytest.raises(expected) as caught:
+        await h.transport.send_text(ALICE, "hello")
+
+    if retryable is not None:
+        assert caught.value.retryable is retryable
+    assert PHONE not in h.log.text()
+
+
+async def test_send_that_never_answers_fails_retryably(harness) -> None:
+    h = harness(send_timeout_s=0.01)
+    await h.start_connected()
+    h.client.send_hangs = True
+
+    with pytest.raises(SendFailed) as caught:
+        await h.transport.send_text(ALICE, "hello")
+
+    assert caught.value.retryable is True
+
+
+async def test_send_poll_builds_a_single_choice_poll(harness) -> None:
+    h = harness()
+    await h.start_connected()
+
+    sent = await h.transport.send_poll(ALICE, "Did you do it?", ("Done", "Not yet"))
+
+    assert h.client.polls_built == [("Did you do it?", ["Done", "Not yet"], VoteType.SINGLE)]
+    ((jid, poll),) = h.client.sent
+    assert poll.pollCreationMessage.name == "Did you do it?"
+    assert sent.message_id == "3EB00001"
+
+
+async def test_typing_indicator_is_best_effort(harness) -> None:
+    h = harness()
+    await h.transport.start(h.on_message)
+    await h.transport.set_typing(ALICE, True)  # not connected: nothing happens
+    assert h.client.presence == []
+
+    await settle(lambda: h.client.connect_calls == 1)
+    await h.client.emit(ConnectedEv, ConnectedEv(status=True))
+    await h.transport.set_typing(ALICE, True)
+    await h.transport.set_typing(ALICE, False)
+
+    assert [state for _, state in h.client.presence] == [
+        ChatPresence.CHAT_PRESENCE_COMPOSING,
+        ChatPresence.CHAT_PRESENCE_PAUSED,
+    ]
+
+    async def broken(*_: Any) -> None:
+        raise NeonizeError("client is nil")
+
+    h.client.send_chat_presence = broken  # type: ignore[method-assign]
+    await h.transport.set_typing(ALICE, True)  # must not raise
