@@ -1,0 +1,83 @@
+"""Dry-run and console: piloting a study without a phone."""
+
+from __future__ import annotations
+
+import io
+import queue
+import shutil
+from pathlib import Path
+
+from promptpipe import admin
+from promptpipe.config import load_settings
+from promptpipe.transport.console import ConsoleTransport
+from promptpipe.transport.dryrun import DryRunTransport
+from promptpipe.transport.memory import MemoryTransport
+from tests.conftest import AppFactory
+from tests.fakes.openai_server import FakeOpenAIServer
+from tests.test_lanes import until
+
+ANA = "+15145550101"
+PROJECT = Path(__file__).resolve().parent.parent
+
+
+async def test_dry_run_records_every_outbound_message_as_sent(make_app: AppFactory, fake_openai: FakeOpenAIServer) -> None:
+    app = await make_app(DryRunTransport())
+    await admin.enroll(app.db, app.clock, phone=ANA, name="Ana", timezone="UTC")
+    fake_openai.say("Welcome, Ana!")
+    await app.run_until_idle()
+    await admin.simulate(app.db, app.clock, phone=ANA, text="I want to drink more water")
+    fake_openai.say("Great choice. When in your day could that fit?", match="drink more water")
+    await app.run_until_idle()
+
+    rows = await admin.transcript(app.db, ANA)
+    assert [(r["direction"], r["status"]) for r in rows] == [("out", "sent"), ("in", "answered"), ("out", "sent")]
+    assert all(r["whatsapp_id"].startswith("dry-") for r in rows if r["direction"] == "out")
+    fake_openai.assert_complete()
+
+
+async def test_console_chat_round_trip(make_app: AppFactory, fake_openai: FakeOpenAIServer) -> None:
+    lines: queue.Queue[str] = queue.Queue()
+    out = io.StringIO()
+    ended: list[bool] = []
+    console = ConsoleTransport(ANA, out=out, read_line=lines.get, on_exit=lambda: ended.append(True))
+    app = await make_app(console)
+    await admin.enroll(app.db, app.clock, phone=ANA, name="Ana", timezone="UTC")
+    fake_openai.say("Hi! What would you like to work on?", match="just been enrolled")
+    await app.run_until_idle()
+
+    fake_openai.say("Reading is a lovely habit.", match="more reading")
+    lines.put("more reading\n")
+    await until(lambda: app.inbox.accepted == 1, "the typed line to reach the inbox")
+    await app.run_until_idle()
+    lines.put("/quit\n")
+    await until(lambda: ended == [True], "the console to end the session")
+
+    shown = out.getvalue()
+    assert "agent> Hi! What would you like to work on?" in shown
+    assert "agent> Reading is a lovely habit." in shown
+    assert "agent is typing" in shown
+    fake_openai.assert_complete()
+
+
+async def test_typing_shows_while_a_turn_runs(make_app: AppFactory, fake_openai: FakeOpenAIServer) -> None:
+    transport = MemoryTransport()
+    app = await make_app(transport)
+    await admin.enroll(app.db, app.clock, phone=ANA, name="Ana", timezone="UTC")
+    fake_openai.say("Hello!")
+    await app.run_until_idle()
+    assert transport.typing == [(ANA, True), (ANA, False)]
+    fake_openai.assert_complete()
+
+
+def test_the_example_env_file_is_valid(tmp_path: Path) -> None:
+    shutil.copy(PROJECT / ".env.example", tmp_path / ".env")
+    settings = load_settings({**dict(_read(tmp_path / ".env")), "PROMPTPIPE_STATE_DIR": str(tmp_path)}, env_file=None)
+    assert settings.transport == "whatsapp" and settings.send_rate_per_s == 2.0
+    settings = load_settings(env_file=tmp_path / ".env")
+    assert settings.genai_model == "gpt-4o-mini"
+
+
+def _read(path: Path) -> dict[str, str]:
+    from dotenv import dotenv_values
+
+    return {k: v or "" for k, v in dotenv_values(path).items()}
