@@ -26,6 +26,17 @@ def _fail(message: str) -> int:
     return 1
 
 
+def _settings() -> Settings | None:
+    """Settings from the environment and .env, with logging set up; None after printing why not."""
+    try:
+        settings = load_settings()
+    except PromptPipeError as exc:
+        _fail(str(exc))
+        return None
+    configure_logging(settings.log_format, debug=settings.debug)
+    return settings
+
+
 def _run(coro_factory: Callable[[], Awaitable[int | None]]) -> int:
     try:
         return asyncio.run(coro_factory()) or 0  # type: ignore[arg-type]
@@ -85,11 +96,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     chat.add_argument("--name", default="Console tester", help="name used if the phone is not enrolled yet")
     sub.add_parser("check", help="validate settings and the database connection, then exit")
     args = parser.parse_args(argv)
-    try:
-        settings = load_settings()
-    except PromptPipeError as exc:
-        return _fail(str(exc))
-    configure_logging(settings.log_format, debug=settings.debug)
+    settings = _settings()
+    if settings is None:
+        return 1
     if args.command == "serve":
         _reexec_without_bot_label(settings)
         return _run(lambda: _serve(settings))
@@ -199,11 +208,9 @@ def admin_main(argv: Sequence[str] | None = None) -> int:
     transcript.add_argument("--phone", required=True)
     transcript.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    try:
-        settings = load_settings()
-    except PromptPipeError as exc:
-        return _fail(str(exc))
-    configure_logging(settings.log_format, debug=settings.debug)
+    settings = _settings()
+    if settings is None:
+        return 1
     return _run(lambda: _admin(args, settings))
 
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from sqlmodel import select
+from sqlmodel.ext.asyncio.session import AsyncSession
 
 from promptpipe.clock import Clock
 from promptpipe.db import Database
@@ -21,7 +23,7 @@ from promptpipe.store import (
     phone_for_lid,
     remember_lid,
 )
-from promptpipe.transport import InboundMessage
+from promptpipe.transport import InboundMessage, poll_option_hash
 
 log = get_logger("promptpipe.inbox")
 
@@ -85,7 +87,7 @@ class Inbox:
         self._wake(participant_id)
         return inbox_id
 
-    async def _resolve_sender(self, session, msg: InboundMessage) -> Participant | None:  # type: ignore[no-untyped-def]
+    async def _resolve_sender(self, session: AsyncSession, msg: InboundMessage) -> Participant | None:
         now = self.clock.now()
         phone = from_whatsapp(msg.sender_phone)
         if phone is None and msg.sender_lid:
@@ -113,15 +115,13 @@ class Inbox:
         return participant
 
 
-async def _describe(session, msg: InboundMessage) -> tuple[str, str, dict]:  # type: ignore[no-untyped-def,type-arg]
+async def _describe(session: AsyncSession, msg: InboundMessage) -> tuple[str, str, dict[str, Any]]:
     """Inbox kind, transcript text and payload for a text message or a poll vote."""
     if msg.poll_vote is None:
         return "message", msg.text, {}
     vote = msg.poll_vote
     poll = (await session.exec(select(Message).where(Message.wa_message_id == vote.poll_message_id))).first()
     options: list[str] = list(poll.payload.get("options", [])) if poll else []
-    from promptpipe.transport import poll_option_hash
-
     chosen = [option for option in options if poll_option_hash(option) in vote.selected_hashes]
     text = "(poll vote: " + (", ".join(chosen) if chosen else "vote withdrawn" if not vote.selected_hashes else "unknown option") + ")"
     payload = {"poll_message_id": vote.poll_message_id, "selected": chosen,

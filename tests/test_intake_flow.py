@@ -218,3 +218,27 @@ async def test_history_window_limits_what_the_model_sees(make_app: AppFactory, f
     assert past == ["message 1", "reply 1"]
     assert last[-1] == {"role": "user", "content": "message 2"}
     fake_openai.assert_complete()
+
+
+async def test_a_bug_is_retried_a_few_times_then_marked_failed_and_kept(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer
+) -> None:
+    from promptpipe.flow.router import MAX_ATTEMPTS_FOR_BUGS
+
+    transport = MemoryTransport()
+    app = await make_app(transport)
+    await enroll_ana(app, fake_openai)
+
+    def broken(*_: object) -> None:
+        raise RuntimeError("a bug in routing")
+
+    app.flow.module_for = broken  # type: ignore[method-assign]
+    await transport.inject(ANA, "this message hits a bug")
+    for _ in range(MAX_ATTEMPTS_FOR_BUGS + 2):
+        await app.run_until_idle()
+        app.clock.advance(16 * 60)
+    rows = await admin.transcript(app.db, ANA)
+    assert [(r["direction"], r["status"]) for r in rows][-2:] == [("in", "failed"), ("out", "sent")]
+    assert transport.texts_to(ANA).count(APOLOGY) == 1
+    assert app.flow.failures == MAX_ATTEMPTS_FOR_BUGS
+    fake_openai.assert_complete()

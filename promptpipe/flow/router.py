@@ -12,12 +12,14 @@ import asyncio
 from dataclasses import dataclass
 from datetime import timedelta
 
+from sqlmodel.ext.asyncio.session import AsyncSession
+
 from promptpipe.clock import Clock
 from promptpipe.db import Database
 from promptpipe.errors import LLMError, LLMRejected, PromptPipeError
 from promptpipe.llm import LLM
 from promptpipe.logging import get_logger
-from promptpipe.models import ACTIVE, FAILED, FEEDBACK, InboxItem
+from promptpipe.models import ACTIVE, FAILED, FEEDBACK, InboxItem, Message
 from promptpipe.modules import FEEDBACK as FEEDBACK_MODULE
 from promptpipe.modules import INTAKE as INTAKE_MODULE
 from promptpipe.modules import AgentModule
@@ -118,6 +120,10 @@ class ConversationFlow:
                 item.available_at = now + retry_delay(attempts)
                 if is_bug and attempts >= MAX_ATTEMPTS_FOR_BUGS:
                     item.status = FAILED
+                    message = await session.get(Message, item.message_id) if item.message_id else None
+                    if message is not None:
+                        message.status = "failed"
+                        session.add(message)
                 session.add(item)
             if first_failure and any(item.kind == "message" for item in batch):
                 await queue_outgoing(session, participant_id=participant_id, key=f"apology:{batch[-1].id}",
@@ -137,9 +143,7 @@ class ConversationFlow:
             log.debug("typing_failed", error=str(exc))
 
 
-async def _batch_texts(session, batch: list[InboxItem]) -> list[str]:  # type: ignore[no-untyped-def]
-    from promptpipe.models import Message
-
+async def _batch_texts(session: AsyncSession, batch: list[InboxItem]) -> list[str]:
     texts: list[str] = []
     for item in batch:
         if item.message_id is None:
