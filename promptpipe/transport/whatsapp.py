@@ -2,27 +2,22 @@
 
 Every neonize call goes through ``self._client`` (made by ``client_factory``) or one of the
 module-level helpers below, so the tests drive this class with a fake client. Conversions
-live in :mod:`promptpipe.transport._neonize_mapping`.
+live in :mod:`promptpipe.transport._neonize_mapping`; connecting, login and reconnecting in
+:mod:`promptpipe.transport._whatsapp_session`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
-import sys
 from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-import segno
 import structlog
 from neonize import _binder
-from neonize.aioze import events as _neonize_events
 from neonize.aioze.client import NewAClient
-from neonize.aioze.events import (
-    ConnectedEv, DisconnectedEv, LoggedOutEv, MessageEv, PairStatusEv, StreamReplacedEv,
-)
+from neonize.aioze.events import MessageEv
 from neonize.exc import NeonizeError
 from neonize.utils.enum import ChatPresence, ChatPresenceMedia, VoteType
 from neonize.utils.jid import JIDToNonAD, build_jid
@@ -33,6 +28,7 @@ from promptpipe.transport._neonize_mapping import (
     classify_send_error, is_direct_message, jid_for, mask_lid, needs_phone_lookup, poll_vote_from_decrypted,
     redact_numbers, sanitize_outgoing_text, sender_jid, sent_message_from, to_inbound,
 )
+from promptpipe.transport._whatsapp_session import QR_TIMEOUT_S, EventHandler, WhatsAppSession
 from promptpipe.transport.base import InboundHandler, Recipient, SentMessage
 
 __all__ = ["WhatsAppTransport"]
@@ -41,11 +37,7 @@ CLIENT_UUID = "promptpipe"
 EXECUTOR_WORKERS = 16  # neonize keeps one worker busy for the whole session
 SEND_TIMEOUT_S = 90.0  # whatsmeow gives up on its own after ~75 s
 TYPING_TIMEOUT_S = 10.0
-QR_TIMEOUT_S = 170.0  # whatsmeow closes the login socket after ~160 s of unscanned codes
-STOP_GRACE_S = 5.0
 BOT_TAG_ENV = "NEONIZE_BOT_TAG"
-
-_Handler = Callable[[Any], Awaitable[None]]
 
 
 def _patch_decrypt_poll_vote() -> None:
@@ -58,14 +50,6 @@ def _patch_decrypt_poll_vote() -> None:
 
 
 _patch_decrypt_poll_vote()
-
-
-def _reset_stale_event_loop(loop: asyncio.AbstractEventLoop) -> None:
-    """neonize remembers the first loop that connected, process-wide; forget a dead or other one
-    so events reach the loop we run on now."""
-    current = _neonize_events.event_global_loop
-    if current is not None and (current is not loop or current.is_closed()):
-        _neonize_events.event_global_loop = None
 
 
 def _bot_tag_off_at_exec() -> bool | None:
@@ -84,20 +68,6 @@ def _bot_tag_off_at_exec() -> bool | None:
 
 def _default_client_factory(db_path: str) -> Any:
     return NewAClient(db_path, uuid=CLIENT_UUID)
-
-
-def _print_qr(data: bytes) -> None:
-    print("\nScan this code with WhatsApp on the study phone: Settings → Linked devices → Link a device.")
-    segno.make_qr(data).terminal(out=sys.stdout, compact=True)
-    sys.stdout.flush()
-
-
-def _print_pair_code(phone: str, code: str) -> None:
-    print(
-        f"\nWhatsApp pairing code for {mask_phone(phone)}: {code}\nOn that phone open WhatsApp → Settings → "
-        "Linked devices → Link a device → 'Link with phone number instead', and type the code.",
-        flush=True,
-    )
 
 
 class WhatsAppTransport:
@@ -128,55 +98,40 @@ class WhatsAppTransport:
         if pair_phone and not digits:
             raise ValueError("pair_phone must be an international phone number, e.g. +15551234567")
         self._session_db_path = session_db_path
-        self._pair_phone = digits or None
         self._bot_label = bot_label
         self._log = logger or structlog.get_logger("promptpipe.transport.whatsapp")
         self._client_factory = client_factory or _default_client_factory
-        self._reconnect_initial_s = reconnect_initial_s
-        self._reconnect_max_s = reconnect_max_s
-        self._sleep = sleep
-        self._qr_timeout_s = qr_timeout_s
         self._send_timeout_s = send_timeout_s
-
+        self._session = WhatsAppSession(
+            pair_phone=digits or None, logger=self._log, reconnect_initial_s=reconnect_initial_s,
+            reconnect_max_s=reconnect_max_s, sleep=sleep, qr_timeout_s=qr_timeout_s,
+        )
         self._client: Any = None
         self._on_message: InboundHandler | None = None
-        self._connected = asyncio.Event()
-        self._supervisor: asyncio.Task[None] | None = None
-        self._qr_watchdog: asyncio.Task[None] | None = None
-        self._go_session_open = False  # connect() called and client.stop() not yet
-        self._in_session = False  # the loop is waiting on a live session, not sleeping
-        self._stopping = False
-        self._gave_up: str | None = None  # why we stopped trying (logged out, replaced)
-        self._attempt = 0
-        self._begin_attempt(count=False)
 
     def __repr__(self) -> str:
-        state = "connected" if self.connected else (self._gave_up or "not connected")
-        return f"<WhatsAppTransport {state} attempts={self._attempt}>"
+        state = "connected" if self.connected else (self.gave_up_reason or "not connected")
+        return f"<WhatsAppTransport {state} attempts={self._session.attempts}>"
 
     # ------------------------------------------------------------------ lifecycle
 
     @property
     def connected(self) -> bool:
         """True between a ConnectedEv and the next disconnect/stop (neonize's own flag never resets)."""
-        return self._connected.is_set()
+        return self._session.connected
 
     @property
     def gave_up_reason(self) -> str | None:
         """``"logged_out"`` or ``"stream_replaced"`` once the transport stopped reconnecting."""
-        return self._gave_up
+        return self._session.gave_up_reason
 
     async def wait_connected(self, timeout_s: float) -> bool:
         """Wait up to ``timeout_s`` for the connection; True if connected."""
-        try:
-            await asyncio.wait_for(self._connected.wait(), timeout=timeout_s)
-        except asyncio.TimeoutError:
-            return False
-        return True
+        return await self._session.wait_connected(timeout_s)
 
     async def start(self, on_message: InboundHandler) -> None:
         """Prepare the client and connect in the background; returns without waiting."""
-        if self._supervisor is not None or self._stopping:
+        if self._session.started or self._session.stopping:
             raise RuntimeError("WhatsAppTransport.start() can only be called once")
         self._on_message = on_message
         loop = asyncio.get_running_loop()
@@ -184,26 +139,11 @@ class WhatsAppTransport:
         self._configure_bot_label()
         self._client = self._client_factory(self._session_db_path)
         self._register_handlers(self._client)
-        self._supervisor = asyncio.create_task(self._supervise(), name="whatsapp-connect")
+        self._session.start(self._client)
 
     async def stop(self) -> None:
         """Disconnect and stop reconnecting. Safe to call more than once."""
-        if self._stopping:
-            return
-        self._stopping = True
-        self._cancel_qr_watchdog()
-        if self._go_session_open:
-            await self._end_session()
-        self._connected.clear()
-        supervisor = self._supervisor
-        if supervisor is not None and not supervisor.done():
-            if self._in_session:  # the stopped session lets the loop end by itself
-                await asyncio.wait({supervisor}, timeout=STOP_GRACE_S)
-            if not supervisor.done():  # waiting out a back-off, or the session did not end
-                supervisor.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await supervisor
-        self._log.info("whatsapp_stopped", attempts=self._attempt)
+        await self._session.stop()
 
     def _configure_bot_label(self) -> None:
         if self._bot_label:
@@ -218,19 +158,12 @@ class WhatsAppTransport:
 
     def _register_handlers(self, client: Any) -> None:
         """All handlers go in before connect(): neonize sends the subscription list to Go then."""
-        handlers: dict[Any, _Handler] = {
-            MessageEv: self._on_message_event,
-            ConnectedEv: self._on_connected,
-            DisconnectedEv: self._on_disconnected,
-            LoggedOutEv: self._on_logged_out,
-            StreamReplacedEv: self._on_stream_replaced,
-            PairStatusEv: self._on_pair_status,
-        }
+        handlers: dict[Any, EventHandler] = {MessageEv: self._on_message_event, **self._session.lifecycle_handlers()}
         for event_type, handler in handlers.items():
             client.event(event_type)(self._guard(event_type.__name__, handler))
-        client.event.qr(self._guard("QR", self._on_qr))
+        client.event.qr(self._guard("QR", self._session.on_qr))
 
-    def _guard(self, name: str, handler: _Handler) -> Callable[[Any, Any], Awaitable[None]]:
+    def _guard(self, name: str, handler: EventHandler) -> Callable[[Any, Any], Awaitable[None]]:
         """neonize drops exceptions from async handlers without a trace; log them instead."""
 
         async def guarded(_client: Any, payload: Any) -> None:
@@ -241,158 +174,10 @@ class WhatsAppTransport:
 
         return guarded
 
-    # ------------------------------------------------------------- connect loop
-
-    def _should_keep_trying(self) -> bool:
-        return not self._stopping and self._gave_up is None
-
-    async def _supervise(self) -> None:
-        """Connect, wait for the session to end, and reconnect with exponential back-off."""
-        delay_s = self._reconnect_initial_s
-        while self._should_keep_trying():
-            error = await self._run_session()
-            if not self._should_keep_trying():
-                return
-            if self._attempt_connected:
-                delay_s = self._reconnect_initial_s
-            if self._qr_expired:
-                self._log.info("whatsapp_new_qr_soon", retry_in_s=self._reconnect_initial_s)
-                await self._sleep(self._reconnect_initial_s)
-                continue
-            if error is not None:
-                self._log.warning("whatsapp_unreachable", error=error, attempt=self._attempt, retry_in_s=delay_s)
-            else:
-                self._log.warning("whatsapp_session_ended", attempt=self._attempt, retry_in_s=delay_s)
-            await self._sleep(delay_s)
-            delay_s = min(delay_s * 2, self._reconnect_max_s)
-
-    async def _run_session(self) -> str | None:
-        """One connect; returns when that session ends: None if it ended quietly, else the error."""
-        self._begin_attempt()
-        _reset_stale_event_loop(asyncio.get_running_loop())
-        self._log.info("whatsapp_connecting", attempt=self._attempt)
-        self._in_session = self._go_session_open = True
-        try:
-            session = await self._client.connect()
-            if session is not None:
-                await session  # runs until stop(), a fatal error or our QR restart
-        except NeonizeError as exc:
-            return redact_numbers(str(exc)) or type(exc).__name__
-        except Exception as exc:
-            self._log.exception("whatsapp_connect_crashed", attempt=self._attempt)
-            return f"{type(exc).__name__}: {redact_numbers(str(exc))}"
-        finally:
-            self._in_session = False
-            self._connected.clear()
-            self._cancel_qr_watchdog()
-        return None
-
-    def _begin_attempt(self, *, count: bool = True) -> None:
-        self._attempt += count
-        self._attempt_connected = False
-        self._linked = False
-        self._qr_seen = False
-        self._qr_expired = False
-
-    async def _end_session(self) -> None:
-        """Close the Go session so the connect task returns and the loop can decide what next."""
-        self._connected.clear()
-        self._go_session_open = False
-        try:
-            await self._client.stop()
-        except Exception:
-            self._log.exception("whatsapp_stop_failed")
-
-    # ---------------------------------------------------------- lifecycle events
-
-    async def _on_connected(self, _ev: Any) -> None:
-        if not self._should_keep_trying():
-            return
-        self._attempt_connected = True
-        self._linked = True
-        self._cancel_qr_watchdog()
-        self._connected.set()
-        self._log.info("whatsapp_connected", attempt=self._attempt)
-
-    async def _on_disconnected(self, _ev: Any) -> None:
-        self._connected.clear()
-        if self._should_keep_trying():
-            self._log.warning("whatsapp_disconnected", hint="the WhatsApp library reconnects by itself")
-
-    async def _on_logged_out(self, ev: Any) -> None:
-        await self._give_up(
-            "logged_out", reason=int(getattr(ev, "Reason", 0)),
-            action="This device was unlinked from WhatsApp. Stop PromptPipe, delete the WhatsApp "
-            "session database, start again and link the phone anew.",
-        )
-
-    async def _on_stream_replaced(self, _ev: Any) -> None:
-        await self._give_up(
-            "stream_replaced",
-            action="Another program is using this WhatsApp session. Stop the other instance, "
-            "then restart this one; never run two processes on one session database.",
-        )
-
-    async def _give_up(self, state: str, **details: Any) -> None:
-        """Logged out / replaced: reconnecting cannot help, so stop and tell the operator what to do."""
-        self._gave_up = state
-        self._log.error(f"whatsapp_{state}", **details)
-        await self._end_session()
-
-    async def _on_pair_status(self, ev: Any) -> None:
-        if ev.Status == PairStatusEv.SUCCESS:
-            self._linked = True
-            self._cancel_qr_watchdog()
-            self._log.info("whatsapp_linked", account=mask_phone(ev.ID.User), platform=ev.Platform)
-        else:
-            self._log.error("whatsapp_link_failed", error=redact_numbers(ev.Error))
-
-    async def _on_qr(self, data: bytes) -> None:
-        if self._linked or not self._should_keep_trying():
-            return
-        first = not self._qr_seen
-        self._qr_seen = True
-        if first:
-            self._qr_watchdog = asyncio.create_task(self._expire_qr(self._attempt), name="whatsapp-qr-timeout")
-        if self._pair_phone is None:
-            _print_qr(data)
-        elif first:
-            await self._show_pair_code(data)
-
-    async def _show_pair_code(self, qr_data: bytes) -> None:
-        assert self._pair_phone is not None
-        try:
-            code = await self._client.PairPhone(self._pair_phone, True)
-        except Exception as exc:
-            self._log.error("whatsapp_pair_code_failed", error=redact_numbers(str(exc)), fallback="qr")
-            _print_qr(qr_data)
-            return
-        self._log.info("whatsapp_pair_code_shown", phone=mask_phone(self._pair_phone))
-        _print_pair_code(self._pair_phone, code)
-
-    async def _expire_qr(self, attempt: int) -> None:
-        """Unscanned codes run out and leave neonize idle and logged out; start a fresh login."""
-        try:
-            await self._sleep(self._qr_timeout_s)
-            if attempt != self._attempt or self._linked or not self._should_keep_trying():
-                return
-            self._qr_expired = True
-            self._log.warning("whatsapp_qr_expired", waited_s=self._qr_timeout_s)
-            await self._end_session()
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            self._log.exception("whatsapp_qr_timeout_failed")
-
-    def _cancel_qr_watchdog(self) -> None:
-        task, self._qr_watchdog = self._qr_watchdog, None
-        if task is not None and task is not asyncio.current_task():
-            task.cancel()
-
     # ------------------------------------------------------------------- inbound
 
     async def _on_message_event(self, ev: Any) -> None:
-        if self._on_message is None or self._stopping or not is_direct_message(ev):
+        if self._on_message is None or self._session.stopping or not is_direct_message(ev):
             return
         message_id = ev.Info.ID
         poll_vote = None
@@ -427,7 +212,7 @@ class WhatsAppTransport:
     async def _lookup_phone(self, ev: Any) -> str | None:
         """Ask the local LID→phone map; only while connected (the call aborts the process if the
         Go client does not exist)."""
-        if not (self.connected and self._should_keep_trying()):
+        if not (self.connected and self._session.should_keep_trying()):
             return None
         try:
             jid = await self._client.get_pn_from_lid(JIDToNonAD(sender_jid(ev)))
