@@ -39,11 +39,13 @@ class NotConnected(TransportError):
 
 
 class SendFailed(TransportError):
-    """A send failed. ``retryable`` tells the outbox whether another try can succeed."""
+    """A send failed. ``retryable`` tells the outbox whether another try can succeed;
+    ``ambiguous`` that the message may have arrived anyway (a timeout), so it must not be resent."""
 
-    def __init__(self, message: str, *, retryable: bool = True) -> None:
+    def __init__(self, message: str, *, retryable: bool = True, ambiguous: bool = False) -> None:
         super().__init__(message)
         self.retryable = retryable
+        self.ambiguous = ambiguous
 
 
 class LLMError(PromptPipeError):

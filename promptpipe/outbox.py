@@ -148,9 +148,15 @@ class Outbox:
                 sent = await self.transport.send_poll(recipient, message.text, message.payload.get("options", []))
             else:
                 sent = await self.transport.send_text(recipient, message.text)
-        except (NotConnected, SendFailed) as exc:
-            retryable = isinstance(exc, NotConnected) or exc.retryable
-            await self._failed_send(item, str(exc), retryable=retryable)
+        except SendFailed as exc:
+            if exc.ambiguous:  # it may be on the phone already: never send it twice
+                await self._finish(item, status=UNCERTAIN, error=str(exc))
+                log.warning("send_uncertain", participant_id=item.participant_id, outbox_id=item.id, error=str(exc))
+                return
+            await self._failed_send(item, str(exc), retryable=exc.retryable)
+            return
+        except NotConnected as exc:
+            await self._failed_send(item, str(exc), retryable=True)
             return
         except Exception as exc:  # an unknown transport error is treated as transient
             log.error("outbox_send_crashed", participant_id=item.participant_id, outbox_id=item.id, error=repr(exc))
@@ -187,8 +193,8 @@ class Outbox:
             message_values: dict[str, object] = {}
             if status == SENT and sent is not None:
                 message_values = {"status": "sent", "sent_at": self.clock.now(), "wa_message_id": sent.message_id}
-            elif status == FAILED:
-                message_values = {"status": "failed"}
+            elif status in (FAILED, UNCERTAIN):
+                message_values = {"status": status}
             if message_values:
                 await session.exec(update(Message).where(col(Message.id) == item.message_id)  # type: ignore[call-overload]
                                    .values(**message_values))

@@ -61,6 +61,17 @@ async def test_a_permanent_failure_is_recorded_and_does_not_block_later_messages
     assert await statuses(app) == ["failed", "sent"]
 
 
+async def test_a_send_that_timed_out_is_uncertain_and_never_repeated(make_app: AppFactory) -> None:
+    transport = MemoryTransport(fail_next=[SendFailed("no answer within 90 s", retryable=False, ambiguous=True)])
+    app = await make_app(transport)
+    await queue(app, "maybe delivered", "next one")
+    await app.run_until_idle()
+    app.clock.advance(timedelta(hours=1))
+    await app.run_until_idle()
+    assert transport.texts_to(ANA) == ["next one"]
+    assert await statuses(app) == ["uncertain", "sent"]
+
+
 async def _interrupt_mid_send(make_app: AppFactory, transport) -> tuple:  # type: ignore[no-untyped-def]
     app = await make_app(MemoryTransport())
     await queue(app, "was being sent")

@@ -236,7 +236,8 @@ def classify_send_error(exc: BaseException) -> TransportError:
     if any(marker in lowered for marker in _NOT_CONNECTED):
         return NotConnected(f"WhatsApp is not connected: {detail}")
     if "timed out" in lowered:
-        return SendFailed(f"WhatsApp send timed out: {detail}", retryable=True)
+        # The message may have been delivered; the outbox marks it uncertain instead of resending.
+        return SendFailed(f"WhatsApp send timed out: {detail}", retryable=False, ambiguous=True)
     if any(marker in lowered for marker in _PERMANENT):
         return SendFailed(f"WhatsApp cannot deliver to this recipient: {detail}", retryable=False)
     return SendFailed(f"WhatsApp send failed: {detail}", retryable=True)

@@ -254,7 +254,7 @@ class WhatsAppTransport:
         except asyncio.TimeoutError:
             self._log.warning("whatsapp_send_timed_out", to=recipient, kind=kind, timeout_s=self._send_timeout_s)
             message = f"WhatsApp send did not finish within {self._send_timeout_s:g} s"
-            raise SendFailed(message, retryable=True) from None
+            raise SendFailed(message, retryable=False, ambiguous=True) from None
         except NeonizeError as exc:
             error = classify_send_error(exc)
             self._log.warning(

@@ -216,7 +216,7 @@ def test_sanitize_stops_mentions_and_group_lookups(text: str) -> None:
         ("websocket not connected", NotConnected, None),
         ("the store doesn't contain a device JID", NotConnected, None),
         ("not logged in", NotConnected, None),
-        ("timed out waiting for message send response", SendFailed, True),
+        ("timed out waiting for message send response", SendFailed, False),
         ("message recipient must be a user JID with no device part", SendFailed, False),
         ("no LID found for 15551234567@s.whatsapp.net from server", SendFailed, False),
         ("server returned error 500", SendFailed, True),
