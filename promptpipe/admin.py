@@ -11,14 +11,14 @@ import secrets
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from sqlalchemy import func
-from sqlmodel import col, select
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
 
 from promptpipe.clock import Clock
 from promptpipe.db import Database
 from promptpipe.errors import AdminError
 from promptpipe.inbox import Inbox, InboxConfig
-from promptpipe.models import Conversation, InboxItem, Message, OutboxItem, Participant
+from promptpipe.models import PENDING, SENDING, Conversation, InboxItem, Message, OutboxItem, Participant
 from promptpipe.phones import parse_e164
 from promptpipe.state import PROFILE_FIELDS
 from promptpipe.store import create_participant, enqueue_inbox, participant_by_phone
@@ -52,28 +52,33 @@ async def enroll(
     if not name:
         raise AdminError("--name: give the participant's name (it is used to greet them)")
     now = clock.now()
-    async with db.session() as session:
-        existing = await participant_by_phone(session, phone)
+
+    def write(session: Session) -> dict[str, Any]:
+        existing = participant_by_phone(session, phone)
         if existing is not None:
             raise AdminError(
                 f"{phone} is already enrolled as {existing.id} ({existing.name or 'no name'}, {existing.status}); nothing was changed"
             )
-        participant = await create_participant(session, phone=phone, name=name, timezone=timezone,
-                                               background=background.strip(), now=now, reason="enrolled by a researcher")
-        await enqueue_inbox(db, session, key=f"enroll:{participant.id}", participant_id=participant.id,
-                            kind="enroll", now=now)
+        participant = create_participant(session, phone=phone, name=name, timezone=timezone,
+                                         background=background.strip(), now=now, reason="enrolled by a researcher")
+        enqueue_inbox(db, session, key=f"enroll:{participant.id}", participant_id=participant.id, kind="enroll", now=now)
         return _participant_row(participant, None)
+
+    return await db.run(write)
 
 
 async def _get(db: Database, phone: str) -> tuple[Participant, Conversation]:
     phone = validate_phone(phone)
-    async with db.session() as session:
-        participant = await participant_by_phone(session, phone)
+
+    def read(session: Session) -> tuple[Participant, Conversation]:
+        participant = participant_by_phone(session, phone)
         if participant is None:
             raise AdminError(f"{phone} is not enrolled; enroll them first with `promptpipe-admin enroll`")
-        conversation = await session.get(Conversation, participant.id)
-    assert conversation is not None
-    return participant, conversation
+        conversation = session.get(Conversation, participant.id)
+        assert conversation is not None
+        return participant, conversation
+
+    return await db.run(read)
 
 
 def _participant_row(participant: Participant, conversation: Conversation | None) -> dict[str, Any]:
@@ -89,29 +94,32 @@ def _participant_row(participant: Participant, conversation: Conversation | None
 
 
 async def list_participants(db: Database) -> list[dict[str, Any]]:
-    async with db.session() as session:
-        rows = (await session.exec(
-            select(Participant, Conversation).join(Conversation, col(Conversation.participant_id) == col(Participant.id))
-            .order_by(col(Participant.enrolled_at))
-        )).all()
+    rows = await db.run(lambda session: session.execute(
+        select(Participant, Conversation).join(Conversation, Conversation.participant_id == Participant.id)
+        .order_by(Participant.enrolled_at)
+    ).all())
     return [_participant_row(p, c) for p, c in rows]
 
 
 async def show(db: Database, phone: str) -> dict[str, Any]:
     participant, conversation = await _get(db, phone)
-    async with db.session() as session:
-        counts = dict((await session.exec(
+
+    def count(session: Session) -> tuple[dict[str, int], int, int]:
+        counts = dict(session.execute(
             select(Message.direction, func.count()).where(Message.participant_id == participant.id)
-            .group_by(col(Message.direction))
-        )).all())
-        waiting = (await session.exec(
+            .group_by(Message.direction)
+        ).all())
+        waiting = session.execute(
             select(func.count()).select_from(InboxItem)
-            .where(InboxItem.participant_id == participant.id, InboxItem.status == "pending")
-        )).one()
-        unsent = (await session.exec(
+            .where(InboxItem.participant_id == participant.id, InboxItem.status == PENDING)
+        ).scalar_one()
+        unsent = session.execute(
             select(func.count()).select_from(OutboxItem)
-            .where(OutboxItem.participant_id == participant.id, col(OutboxItem.status).in_(("pending", "sending")))
-        )).one()
+            .where(OutboxItem.participant_id == participant.id, OutboxItem.status.in_((PENDING, SENDING)))  # type: ignore[attr-defined]
+        ).scalar_one()
+        return counts, waiting, unsent
+
+    counts, waiting, unsent = await db.run(count)
     row = _participant_row(participant, conversation)
     row.update(
         background=participant.background,
@@ -143,10 +151,9 @@ async def simulate(db: Database, clock: Clock, *, phone: str, text: str) -> int:
 
 async def transcript(db: Database, phone: str) -> list[dict[str, Any]]:
     participant, _ = await _get(db, phone)
-    async with db.session() as session:
-        rows = (await session.exec(
-            select(Message).where(Message.participant_id == participant.id).order_by(col(Message.id))
-        )).all()
+    rows = await db.run(lambda session: session.execute(
+        select(Message).where(Message.participant_id == participant.id).order_by(Message.id)
+    ).scalars().all())
     return [
         {
             "id": row.id,

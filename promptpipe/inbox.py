@@ -4,24 +4,28 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
-from sqlmodel import select
-from sqlmodel.ext.asyncio.session import AsyncSession
+from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from promptpipe.clock import Clock
 from promptpipe.db import Database
 from promptpipe.logging import get_logger, mask_phone
-from promptpipe.models import InboxItem, Message, Participant
+from promptpipe.models import Message
 from promptpipe.phones import from_whatsapp
 from promptpipe.store import (
     add_inbound_message,
     create_participant,
     enqueue_inbox,
-    participant_by_lid,
-    participant_by_phone,
+    inbox_key_exists,
+    SenderRef,
     phone_for_lid,
     remember_lid,
+    sender_by_lid,
+    sender_by_phone,
+    set_participant_lid,
 )
 from promptpipe.transport import InboundMessage, poll_option_hash
 
@@ -58,69 +62,73 @@ class Inbox:
         """Store one inbound message and wake its lane. Returns the inbox id, or None when the
         message was a duplicate or came from someone who is not enrolled."""
         try:
-            async with self.db.session() as session:
-                participant = await self._resolve_sender(session, msg)
-                if participant is None:
-                    return None
-                key = inbound_key(msg.message_id)
-                if (await session.exec(select(InboxItem.id).where(InboxItem.key == key))).first() is not None:
-                    raise _Duplicate
-                kind, text, payload = await _describe(session, msg)
-                message = await add_inbound_message(
-                    session, participant_id=participant.id, text=text, now=self.clock.now(),
-                    wa_message_id=msg.message_id, payload=payload,
-                )
-                inbox_id = await enqueue_inbox(
-                    self.db, session, key=key, participant_id=participant.id, kind=kind,
-                    now=self.clock.now(), payload=payload, message_id=message.id,
-                )
-                if inbox_id is None:
-                    raise _Duplicate
-                participant_id = participant.id
+            stored = await self.db.run(lambda session: self._store(session, msg))
         except _Duplicate:
             self.duplicates += 1
             log.info("inbound_duplicate", message_id=msg.message_id)
             return None
+        if stored is None:
+            self.ignored += 1
+            log.info("inbound_from_unknown_sender", phone=mask_phone(msg.sender_phone), has_lid=bool(msg.sender_lid),
+                     message_id=msg.message_id)
+            return None
+        participant_id, inbox_id, kind, enrolled = stored
         self.accepted += 1
+        if enrolled:
+            log.info("participant_auto_enrolled", participant_id=participant_id)
         log.info("inbound_stored", participant_id=participant_id, inbox_id=inbox_id, kind=kind,
                  **({"text": msg.text} if self.config.debug else {}))
         self._wake(participant_id)
         return inbox_id
 
-    async def _resolve_sender(self, session: AsyncSession, msg: InboundMessage) -> Participant | None:
+    def _store(self, session: Session, msg: InboundMessage) -> tuple[str, int, str, bool] | None:
+        """One transaction: find (or auto-enroll) the sender, dedupe, write transcript + inbox."""
         now = self.clock.now()
+        resolved = self._resolve_sender(session, msg, now)
+        if resolved is None:
+            return None
+        participant, enrolled = resolved
+        key = inbound_key(msg.message_id)
+        if inbox_key_exists(session, key):
+            raise _Duplicate
+        kind, text, payload = _describe(session, msg)
+        message_id = add_inbound_message(session, participant_id=participant.id, text=text, now=now,
+                                         wa_message_id=msg.message_id, payload=payload)
+        inbox_id = enqueue_inbox(self.db, session, key=key, participant_id=participant.id, kind=kind, now=now,
+                                 payload=payload, message_id=message_id)
+        if inbox_id is None:  # a concurrent writer (another node) stored it first
+            raise _Duplicate
+        return participant.id, inbox_id, kind, enrolled
+
+    def _resolve_sender(self, session: Session, msg: InboundMessage, now: datetime) -> tuple[SenderRef, bool] | None:
         phone = from_whatsapp(msg.sender_phone)
         if phone is None and msg.sender_lid:
-            phone = await phone_for_lid(session, msg.sender_lid)
+            phone = phone_for_lid(session, msg.sender_lid)
         if phone is not None and msg.sender_lid:
-            await remember_lid(session, msg.sender_lid, phone, now)
-        participant = await participant_by_phone(session, phone) if phone else None
-        if participant is None and msg.sender_lid:
-            participant = await participant_by_lid(session, msg.sender_lid)
-        if participant is None:
+            remember_lid(session, msg.sender_lid, phone, now)
+        sender = sender_by_phone(session, phone) if phone else None
+        if sender is None and msg.sender_lid:
+            sender = sender_by_lid(session, msg.sender_lid)
+        enrolled = False
+        if sender is None:
             if not self.config.auto_enroll or phone is None:
-                self.ignored += 1
-                log.info("inbound_from_unknown_sender", phone=mask_phone(phone), has_lid=bool(msg.sender_lid),
-                         message_id=msg.message_id)
                 return None
-            participant = await create_participant(
+            created = create_participant(
                 session, phone=phone, name=msg.sender_name.strip()[:80], timezone=self.config.default_timezone,
                 background="", now=now, reason="auto-enrolled on first message",
             )
-            log.info("participant_auto_enrolled", participant_id=participant.id)
-        if msg.sender_lid and participant.lid != msg.sender_lid:
-            participant.lid = msg.sender_lid
-            participant.updated_at = now
-            session.add(participant)
-        return participant
+            sender, enrolled = SenderRef(created.id, created.lid), True
+        if msg.sender_lid and sender.lid != msg.sender_lid:
+            set_participant_lid(session, sender.id, msg.sender_lid, now)
+        return sender, enrolled
 
 
-async def _describe(session: AsyncSession, msg: InboundMessage) -> tuple[str, str, dict[str, Any]]:
+def _describe(session: Session, msg: InboundMessage) -> tuple[str, str, dict[str, Any]]:
     """Inbox kind, transcript text and payload for a text message or a poll vote."""
     if msg.poll_vote is None:
         return "message", msg.text, {}
     vote = msg.poll_vote
-    poll = (await session.exec(select(Message).where(Message.wa_message_id == vote.poll_message_id))).first()
+    poll = session.execute(select(Message).where(Message.wa_message_id == vote.poll_message_id)).scalars().first()
     options: list[str] = list(poll.payload.get("options", [])) if poll else []
     chosen = [option for option in options if poll_option_hash(option) in vote.selected_hashes]
     text = "(poll vote: " + (", ".join(chosen) if chosen else "vote withdrawn" if not vote.selected_hashes else "unknown option") + ")"

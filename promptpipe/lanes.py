@@ -15,19 +15,18 @@ from promptpipe.clock import Clock
 from promptpipe.db import Database
 from promptpipe.errors import LLMUnavailable
 from promptpipe.logging import get_logger
-from promptpipe.models import InboxItem
-from promptpipe.store import VersionConflict, participants_with_due_inbox, pending_inbox
+from promptpipe.store import InboxRow, VersionConflict, participants_with_due_inbox, pending_inbox
 
 log = get_logger("promptpipe.lanes")
 
 TURN_TIMEOUT = timedelta(minutes=5)
 FOLDABLE_KINDS = ("message",)
 
-Processor = Callable[[str, list[InboxItem]], Awaitable[None]]
-FailureRecorder = Callable[[str, list[InboxItem], BaseException], Awaitable[None]]
+Processor = Callable[[str, list[InboxRow]], Awaitable[None]]
+FailureRecorder = Callable[[str, list[InboxRow], BaseException], Awaitable[None]]
 
 
-def select_batch(rows: list[InboxItem], now: datetime) -> list[InboxItem]:
+def select_batch(rows: list[InboxRow], now: datetime) -> list[InboxRow]:
     """The next batch to run: the leading run of messages (due if any of them is due), or the
     first other row alone (if due). Empty when nothing is due yet."""
     if not rows:
@@ -35,7 +34,7 @@ def select_batch(rows: list[InboxItem], now: datetime) -> list[InboxItem]:
     first = rows[0]
     if first.kind not in FOLDABLE_KINDS:
         return [first] if first.available_at <= now else []
-    run: list[InboxItem] = []
+    run: list[InboxRow] = []
     for row in rows:
         if row.kind not in FOLDABLE_KINDS:
             break
@@ -77,8 +76,8 @@ class Lanes:
     async def poll_once(self) -> int:
         """Wake lanes for every participant with due rows (written here, by another process, or
         due for a retry). Returns how many lanes were started."""
-        async with self.db.session() as session:
-            due = await participants_with_due_inbox(session, self.clock.now(), limit=self._concurrency * 4)
+        now, limit = self.clock.now(), self._concurrency * 4
+        due = await self.db.run(lambda session: participants_with_due_inbox(session, now, limit))
         started = 0
         for participant_id in due:
             if participant_id not in self._tasks:
@@ -111,19 +110,25 @@ class Lanes:
         async with self._semaphore:
             while True:
                 self._rerun.discard(participant_id)
-                async with self.db.session() as session:
-                    rows = await pending_inbox(session, participant_id)
+                rows = await self.db.run(lambda session: pending_inbox(session, participant_id))
                 batch = select_batch(rows, self.clock.now())
                 if not batch:
                     return
-                await self._run_batch(participant_id, batch)
+                again = await self._run_batch(participant_id, batch)
+                # Look again only if something may be waiting: rows beyond this batch, a message
+                # that arrived during the turn, or a turn to repeat. (Rows written by another
+                # process are found by the poller.)
+                if not (again or len(rows) > len(batch) or participant_id in self._rerun):
+                    return
 
-    async def _run_batch(self, participant_id: str, batch: list[InboxItem]) -> None:
+    async def _run_batch(self, participant_id: str, batch: list[InboxRow]) -> bool:
+        """Run one batch; True when it should run again at once (a version conflict)."""
         self.batches += 1
         try:
             await asyncio.wait_for(self._process(participant_id, batch), self._turn_timeout_s)
         except VersionConflict:
             log.info("turn_conflict_retry", participant_id=participant_id)
+            return True
         except asyncio.CancelledError:
             raise
         except TimeoutError:
@@ -132,3 +137,4 @@ class Lanes:
             await self._record_failure(participant_id, batch, exc)
         if self._on_batch_done is not None:
             self._on_batch_done()
+        return False

@@ -13,9 +13,11 @@ from __future__ import annotations
 import asyncio
 from datetime import datetime, timedelta
 
-from sqlalchemy import and_, exists, update
-from sqlalchemy.orm import aliased
-from sqlmodel import col, select
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import and_, bindparam, exists, select, update
+from sqlalchemy.orm import Session, aliased
 
 from promptpipe.clock import Clock
 from promptpipe.db import Database
@@ -34,6 +36,54 @@ RETRY_MAX_S = 300.0
 
 def send_retry_delay(attempts: int) -> timedelta:
     return timedelta(seconds=min(RETRY_FIRST_S * 2 ** max(attempts - 1, 0), RETRY_MAX_S))
+
+
+@dataclass(frozen=True)
+class Claimed:
+    """An outbox row being sent, with what the transport needs."""
+
+    id: int
+    participant_id: str
+    message_id: int
+    attempts: int
+    kind: str
+    text: str
+    payload: dict[str, Any]
+    phone: str
+    lid: str | None
+
+
+def _claim_statement(*, skip_locked: bool) -> Any:
+    """``UPDATE outbox SET status='sending' … WHERE id IN (due rows whose participant has no
+    earlier unsent row) RETURNING id``; built once, run with the ``now`` parameter."""
+    earlier = aliased(OutboxItem)
+    blocked = exists().where(
+        and_(earlier.participant_id == OutboxItem.participant_id, earlier.id < OutboxItem.id,
+             earlier.status.in_((PENDING, SENDING)))  # type: ignore[attr-defined]
+    )
+    due = (
+        select(OutboxItem.id)
+        .where(OutboxItem.status == PENDING, OutboxItem.available_at <= bindparam("now"), ~blocked)
+        .order_by(OutboxItem.id)
+        .limit(CLAIM_BATCH)
+    )
+    if skip_locked:
+        due = due.with_for_update(skip_locked=True)
+    return (
+        update(OutboxItem).where(OutboxItem.id.in_(due.scalar_subquery()))  # type: ignore[union-attr]
+        .values(status=SENDING, claimed_at=bindparam("now"), attempts=OutboxItem.attempts + 1)
+        .returning(OutboxItem.id)
+    )
+
+
+_CLAIMED_DETAILS = (
+    select(OutboxItem.id, OutboxItem.participant_id, OutboxItem.message_id, OutboxItem.attempts,
+           Message.kind, Message.text, Message.payload, Participant.phone, Participant.lid)
+    .join(Message, Message.id == OutboxItem.message_id)
+    .join(Participant, Participant.id == OutboxItem.participant_id)
+    .where(OutboxItem.id.in_(bindparam("ids", expanding=True)))  # type: ignore[union-attr]
+    .order_by(OutboxItem.id)
+)
 
 
 class RateLimiter:
@@ -67,6 +117,7 @@ class Outbox:
         self.db, self.transport, self.clock = db, transport, clock
         self.limiter = RateLimiter(rate_per_s, clock)
         self._semaphore = asyncio.Semaphore(SEND_CONCURRENCY)
+        self._claim_statement = _claim_statement(skip_locked=not db.is_sqlite)
         self.sent = 0
         self.retried = 0
         self.failed = 0
@@ -77,77 +128,54 @@ class Outbox:
     async def recover_interrupted(self) -> int:
         """Settle rows a crash left in *sending*; returns how many were found."""
         target = PENDING if self.transport.resend_is_safe else UNCERTAIN
-        async with self.db.session() as session:
-            rows = (await session.exec(select(OutboxItem).where(OutboxItem.status == SENDING))).all()
+
+        def settle(session: Session) -> list[OutboxItem]:
+            rows = list(session.execute(select(OutboxItem).where(OutboxItem.status == SENDING)).scalars())
             for row in rows:
                 row.status = target
                 row.last_error = "interrupted by a restart while sending"
-                session.add(row)
                 if target == UNCERTAIN:
-                    message = await session.get(Message, row.message_id)
-                    if message is not None:
-                        message.status = UNCERTAIN
-                        session.add(message)
+                    session.connection().execute(update(Message).where(Message.id == row.message_id).values(status=UNCERTAIN))
+            return rows
+
+        rows = await self.db.run(settle)
         for row in rows:
             log.warning("outbox_interrupted_send", participant_id=row.participant_id, outbox_id=row.id, now=target)
         return len(rows)
 
     async def dispatch_once(self) -> int:
         """Claim what is due and send it; returns how many rows were handled."""
-        rows = await self._claim()
-        if not rows:
+        claimed = await self.db.run(self._claim)
+        if not claimed:
             return 0
-        by_participant: dict[str, list[OutboxItem]] = {}
-        for row in rows:
-            by_participant.setdefault(row.participant_id, []).append(row)
+        by_participant: dict[str, list[Claimed]] = {}
+        for item in claimed:
+            by_participant.setdefault(item.participant_id, []).append(item)
         await asyncio.gather(*(self._send_all(items) for items in by_participant.values()))
-        return len(rows)
+        return len(claimed)
 
-    async def _claim(self) -> list[OutboxItem]:
+    def _claim(self, session: Session) -> list[Claimed]:
+        """Mark due rows *sending* (one statement) and read what is needed to send them."""
         now = self.clock.now()
-        earlier = aliased(OutboxItem)
-        blocked = exists().where(
-            and_(earlier.participant_id == OutboxItem.participant_id, earlier.id < OutboxItem.id,
-                 col(earlier.status).in_((PENDING, SENDING)))
-        )
-        due = (
-            select(OutboxItem.id)
-            .where(OutboxItem.status == PENDING, col(OutboxItem.available_at) <= now, ~blocked)
-            .order_by(col(OutboxItem.id))
-            .limit(CLAIM_BATCH)
-        )
-        if not self.db.is_sqlite:
-            due = due.with_for_update(skip_locked=True)
-        stmt = (
-            update(OutboxItem)
-            .where(col(OutboxItem.id).in_(due.scalar_subquery()))
-            .values(status=SENDING, claimed_at=now, attempts=OutboxItem.attempts + 1)
-            .returning(OutboxItem)
-        )
-        async with self.db.session() as session:
-            result = await session.exec(stmt)  # type: ignore[call-overload]
-            rows = [row for (row,) in result.all()]
-        return sorted(rows, key=lambda row: row.id or 0)
+        ids = list(session.connection().execute(self._claim_statement, {"now": now}).scalars())
+        if not ids:
+            return []
+        rows = session.connection().execute(_CLAIMED_DETAILS, {"ids": ids}).all()
+        return [Claimed(*row) for row in rows]
 
-    async def _send_all(self, items: list[OutboxItem]) -> None:
+    async def _send_all(self, items: list[Claimed]) -> None:
         async with self._semaphore:
             for item in items:
                 await self._send_one(item)
 
-    async def _send_one(self, item: OutboxItem) -> None:
-        async with self.db.session() as session:
-            message = await session.get(Message, item.message_id)
-            participant = await session.get(Participant, item.participant_id)
-        if message is None or participant is None:
-            await self._finish(item, status=FAILED, error="message or participant row is missing")
-            return
-        recipient = Recipient(phone=participant.phone, lid=participant.lid)
+    async def _send_one(self, item: Claimed) -> None:
+        recipient = Recipient(phone=item.phone, lid=item.lid)
         await self.limiter.acquire()
         try:
-            if message.kind == "poll":
-                sent = await self.transport.send_poll(recipient, message.text, message.payload.get("options", []))
+            if item.kind == "poll":
+                sent = await self.transport.send_poll(recipient, item.text, item.payload.get("options", []))
             else:
-                sent = await self.transport.send_text(recipient, message.text)
+                sent = await self.transport.send_text(recipient, item.text)
         except SendFailed as exc:
             if exc.ambiguous:  # it may be on the phone already: never send it twice
                 await self._finish(item, status=UNCERTAIN, error=str(exc))
@@ -162,12 +190,12 @@ class Outbox:
             log.error("outbox_send_crashed", participant_id=item.participant_id, outbox_id=item.id, error=repr(exc))
             await self._failed_send(item, repr(exc), retryable=True)
             return
-        await asyncio.shield(self._finish(item, status=SENT, sent=sent))
+        await self._finish(item, status=SENT, sent=sent)
         self.sent += 1
-        log.info("message_sent", participant_id=item.participant_id, outbox_id=item.id, kind=message.kind,
+        log.info("message_sent", participant_id=item.participant_id, outbox_id=item.id, kind=item.kind,
                  wa_message_id=sent.message_id)
 
-    async def _failed_send(self, item: OutboxItem, error: str, *, retryable: bool) -> None:
+    async def _failed_send(self, item: Claimed, error: str, *, retryable: bool) -> None:
         if retryable:
             self.retried += 1
             delay = send_retry_delay(item.attempts)
@@ -180,21 +208,24 @@ class Outbox:
             log.error("send_failed", participant_id=item.participant_id, outbox_id=item.id, error=error)
 
     async def _finish(
-        self, item: OutboxItem, *, status: str, error: str | None = None, sent: SentMessage | None = None,
+        self, item: Claimed, *, status: str, error: str | None = None, sent: SentMessage | None = None,
         available_at: datetime | None = None,
     ) -> None:
+        """Record the outcome on the outbox row and its transcript row, in one transaction."""
+        now = self.clock.now()
         values: dict[str, object] = {"status": status, "last_error": error}
         if available_at is not None:
             values["available_at"] = available_at
+        message_values: dict[str, object] = {}
         if sent is not None:
-            values.update(sent_at=self.clock.now(), wa_message_id=sent.message_id)
-        async with self.db.session() as session:
-            await session.exec(update(OutboxItem).where(col(OutboxItem.id) == item.id).values(**values))  # type: ignore[call-overload]
-            message_values: dict[str, object] = {}
-            if status == SENT and sent is not None:
-                message_values = {"status": "sent", "sent_at": self.clock.now(), "wa_message_id": sent.message_id}
-            elif status in (FAILED, UNCERTAIN):
-                message_values = {"status": status}
+            values.update(sent_at=now, wa_message_id=sent.message_id)
+            message_values = {"status": "sent", "sent_at": now, "wa_message_id": sent.message_id}
+        elif status in (FAILED, UNCERTAIN):
+            message_values = {"status": status}
+
+        def write(session: Session) -> None:
+            session.connection().execute(update(OutboxItem).where(OutboxItem.id == item.id).values(**values))
             if message_values:
-                await session.exec(update(Message).where(col(Message.id) == item.message_id)  # type: ignore[call-overload]
-                                   .values(**message_values))
+                session.connection().execute(update(Message).where(Message.id == item.message_id).values(**message_values))
+
+        await self.db.run(write)

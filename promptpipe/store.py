@@ -1,17 +1,18 @@
 """Queries shared by the flow, the lanes, the outbox and the admin script.
 
-Every function takes an open session (one transaction) so callers decide what commits together.
+Every function takes an open session (one transaction, run on the database thread by
+:meth:`promptpipe.db.Database.run`) so callers decide what commits together.
 """
 
 from __future__ import annotations
 
 import secrets
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, update
-from sqlmodel import col, select
-from sqlmodel.ext.asyncio.session import AsyncSession
+from sqlalchemy import bindparam, func, insert, select, update
+from sqlalchemy.orm import Session
 
 from promptpipe.db import Database
 from promptpipe.errors import StorageError
@@ -34,6 +35,70 @@ HIDDEN_FROM_MODEL = ("apology",)
 """Transcript kinds the model does not see in its history."""
 
 
+@dataclass
+class InboxRow:
+    """An inbox row as the lanes and the flow use it (a plain value, not an ORM object)."""
+
+    id: int
+    participant_id: str
+    kind: str
+    payload: dict[str, Any]
+    message_id: int | None
+    attempts: int
+    available_at: datetime
+    status: str = PENDING
+    last_error: str | None = None
+
+
+_INBOX = InboxItem.__table__  # type: ignore[attr-defined]
+_MESSAGE = Message.__table__  # type: ignore[attr-defined]
+_OUTBOX = OutboxItem.__table__  # type: ignore[attr-defined]
+_PENDING_INBOX = (
+    select(_INBOX.c.id, _INBOX.c.participant_id, _INBOX.c.kind, _INBOX.c.payload, _INBOX.c.message_id,
+           _INBOX.c.attempts, _INBOX.c.available_at, _INBOX.c.status, _INBOX.c.last_error)
+    .where(_INBOX.c.participant_id == bindparam("pid"), _INBOX.c.status == PENDING)
+    .order_by(_INBOX.c.id).limit(bindparam("limit"))
+)
+_INSERT_MESSAGE = insert(_MESSAGE).returning(_MESSAGE.c.id)
+_INSERT_OUTBOX = insert(_OUTBOX)
+_OUTBOX_KEY = select(_OUTBOX.c.id).where(_OUTBOX.c.key == bindparam("key"))
+
+
+_PARTICIPANT = Participant.__table__  # type: ignore[attr-defined]
+_CONVERSATION = Conversation.__table__  # type: ignore[attr-defined]
+_SENDER_BY_PHONE = select(_PARTICIPANT.c.id, _PARTICIPANT.c.lid).where(_PARTICIPANT.c.phone == bindparam("phone"))
+_SENDER_BY_LID = select(_PARTICIPANT.c.id, _PARTICIPANT.c.lid).where(_PARTICIPANT.c.lid == bindparam("lid")).limit(1)
+_TURN_STATE = (
+    select(_PARTICIPANT.c.id, _PARTICIPANT.c.phone, _PARTICIPANT.c.name, _PARTICIPANT.c.timezone,
+           _PARTICIPANT.c.status, _PARTICIPANT.c.background, _PARTICIPANT.c.lid,
+           _CONVERSATION.c.sub_state, _CONVERSATION.c.profile, _CONVERSATION.c.version)
+    .join(_CONVERSATION, _CONVERSATION.c.participant_id == _PARTICIPANT.c.id)
+    .where(_PARTICIPANT.c.id == bindparam("pid"))
+)
+
+
+@dataclass(frozen=True)
+class SenderRef:
+    """Who wrote: the participant's id and the LID we know for them."""
+
+    id: str
+    lid: str | None
+
+
+def sender_by_phone(session: Session, phone: str) -> SenderRef | None:
+    row = session.connection().execute(_SENDER_BY_PHONE, {"phone": phone}).first()
+    return SenderRef(*row) if row else None
+
+
+def sender_by_lid(session: Session, lid: str) -> SenderRef | None:
+    row = session.connection().execute(_SENDER_BY_LID, {"lid": lid}).first()
+    return SenderRef(*row) if row else None
+
+
+def set_participant_lid(session: Session, participant_id: str, lid: str, now: datetime) -> None:
+    session.connection().execute(update(Participant).where(Participant.id == participant_id).values(lid=lid, updated_at=now))
+
+
 class VersionConflict(StorageError):
     """Someone else changed the conversation during the turn; the turn runs again."""
 
@@ -42,109 +107,105 @@ def new_participant_id() -> str:
     return "p_" + secrets.token_hex(8)
 
 
-async def participant_by_phone(session: AsyncSession, phone: str) -> Participant | None:
-    return (await session.exec(select(Participant).where(Participant.phone == phone))).first()
+def participant_by_phone(session: Session, phone: str) -> Participant | None:
+    return session.execute(select(Participant).where(Participant.phone == phone)).scalar_one_or_none()
 
 
-async def participant_by_lid(session: AsyncSession, lid: str) -> Participant | None:
-    return (await session.exec(select(Participant).where(Participant.lid == lid))).first()
+def phone_for_lid(session: Session, lid: str) -> str | None:
+    return session.connection().execute(select(LidMapping.phone).where(LidMapping.lid == lid)).scalar_one_or_none()
 
 
-async def phone_for_lid(session: AsyncSession, lid: str) -> str | None:
-    row = await session.get(LidMapping, lid)
-    return row.phone if row else None
-
-
-async def remember_lid(session: AsyncSession, lid: str, phone: str, now: datetime) -> None:
-    row = await session.get(LidMapping, lid)
+def remember_lid(session: Session, lid: str, phone: str, now: datetime) -> None:
+    row = session.get(LidMapping, lid)
     if row is None:
         session.add(LidMapping(lid=lid, phone=phone, updated_at=now))
     elif row.phone != phone:
         row.phone, row.updated_at = phone, now
-        session.add(row)
 
 
-async def create_participant(
-    session: AsyncSession, *, phone: str, name: str, timezone: str, background: str, now: datetime, reason: str
+def create_participant(
+    session: Session, *, phone: str, name: str, timezone: str, background: str, now: datetime, reason: str
 ) -> Participant:
     participant = Participant(
         id=new_participant_id(), phone=phone, name=name, timezone=timezone, status=ACTIVE,
         background=background, enrolled_at=now, updated_at=now,
     )
     session.add(participant)
-    await session.flush()
+    session.flush()
     session.add(Conversation(participant_id=participant.id, sub_state=INTAKE, profile={}, tone={}, updated_at=now))
     session.add(Transition(participant_id=participant.id, kind="status", name="enrolled", from_value=None,
                            to_value=ACTIVE, reason=reason, created_at=now))
-    await session.flush()
+    session.flush()
     return participant
 
 
-async def enqueue_inbox(
-    db: Database, session: AsyncSession, *, key: str, participant_id: str, kind: str, now: datetime,
+def inbox_key_exists(session: Session, key: str) -> bool:
+    return session.connection().execute(select(InboxItem.id).where(InboxItem.key == key)).first() is not None
+
+
+def enqueue_inbox(
+    db: Database, session: Session, *, key: str, participant_id: str, kind: str, now: datetime,
     payload: dict[str, Any] | None = None, message_id: int | None = None,
 ) -> int | None:
     """Write an inbox row; returns its id, or None when the key was already there (a duplicate)."""
-    stmt = db.insert_ignore(
-        InboxItem,
-        {"key": key, "participant_id": participant_id, "kind": kind, "payload": payload or {},
-         "message_id": message_id, "status": PENDING, "attempts": 0, "available_at": now, "created_at": now},
-        ["key"],
-    )
-    return (await session.exec(stmt)).scalar_one_or_none()  # type: ignore[call-overload]
+    values = {"key": key, "participant_id": participant_id, "kind": kind, "payload": payload or {},
+              "message_id": message_id, "status": PENDING, "attempts": 0, "available_at": now, "created_at": now,
+              "processed_at": None, "last_error": None}
+    return session.connection().execute(db.insert_ignore(InboxItem, ("key",)), values).scalar_one_or_none()
 
 
-async def add_inbound_message(
-    session: AsyncSession, *, participant_id: str, text: str, now: datetime, wa_message_id: str | None,
+def add_inbound_message(
+    session: Session, *, participant_id: str, text: str, now: datetime, wa_message_id: str | None,
     payload: dict[str, Any] | None = None,
-) -> Message:
-    message = Message(participant_id=participant_id, direction="in", role="user", kind="text", text=text,
-                      payload=payload or {}, wa_message_id=wa_message_id, status="received", created_at=now)
-    session.add(message)
-    await session.flush()
-    return message
+) -> int:
+    """The transcript row of an inbound message; returns its id."""
+    return _insert_message(session, participant_id=participant_id, direction="in", role="user", kind="text",
+                           text=text, payload=payload or {}, wa_message_id=wa_message_id, status="received",
+                           created_at=now)
 
 
-async def queue_outgoing(
-    session: AsyncSession, *, participant_id: str, key: str, text: str, now: datetime, kind: str = "text",
+def _insert_message(session: Session, **values: Any) -> int:
+    values.setdefault("wa_message_id", None)
+    values.setdefault("sent_at", None)
+    return int(session.connection().execute(_INSERT_MESSAGE, values).scalar_one())
+
+
+def queue_outgoing(
+    session: Session, *, participant_id: str, key: str, text: str, now: datetime, kind: str = "text",
     payload: dict[str, Any] | None = None,
-) -> Message | None:
-    """A transcript row plus its outbox row; None when a message with this key was queued before."""
-    existing = (await session.exec(select(OutboxItem.id).where(OutboxItem.key == key))).first()
-    if existing is not None:
+) -> int | None:
+    """A transcript row plus its outbox row; returns the transcript id, or None when a message
+    with this key was queued before."""
+    if session.connection().execute(_OUTBOX_KEY, {"key": key}).first() is not None:
         return None
-    message = Message(participant_id=participant_id, direction="out", role="assistant", kind=kind, text=text,
-                      payload=payload or {}, status="queued", created_at=now)
-    session.add(message)
-    await session.flush()
-    assert message.id is not None
-    session.add(OutboxItem(key=key, participant_id=participant_id, message_id=message.id, status=PENDING,
-                           available_at=now, created_at=now))
-    await session.flush()
-    return message
+    message_id = _insert_message(session, participant_id=participant_id, direction="out", role="assistant",
+                                 kind=kind, text=text, payload=payload or {}, status="queued", created_at=now)
+    session.connection().execute(_INSERT_OUTBOX, {
+        "key": key, "participant_id": participant_id, "message_id": message_id, "status": PENDING, "attempts": 0,
+        "available_at": now, "created_at": now, "claimed_at": None, "sent_at": None, "wa_message_id": None,
+        "last_error": None,
+    })
+    return message_id
 
 
-async def load_turn_state(session: AsyncSession, participant_id: str) -> TurnState:
-    participant = await session.get(Participant, participant_id)
-    conversation = await session.get(Conversation, participant_id)
-    if participant is None or conversation is None:
+def load_turn_state(session: Session, participant_id: str) -> TurnState:
+    row = session.connection().execute(_TURN_STATE, {"pid": participant_id}).first()
+    if row is None:
         raise StorageError(f"participant {participant_id} has no conversation row")
-    info = ParticipantInfo(
-        id=participant.id, phone=participant.phone, name=participant.name, timezone=participant.timezone,
-        status=participant.status, background=participant.background, lid=participant.lid,
-    )
-    return TurnState(participant=info, sub_state=conversation.sub_state, profile=dict(conversation.profile),
-                     version=conversation.version)
+    pid, phone, name, timezone, status, background, lid, sub_state, profile, version = row
+    info = ParticipantInfo(id=pid, phone=phone, name=name, timezone=timezone, status=status,
+                           background=background, lid=lid)
+    return TurnState(participant=info, sub_state=sub_state, profile=dict(profile), version=version)
 
 
-async def save_turn_state(session: AsyncSession, state: TurnState, now: datetime) -> None:
+def save_turn_state(session: Session, state: TurnState, now: datetime) -> None:
     """Write the working copy back if nobody else changed it meanwhile."""
-    result = await session.exec(  # type: ignore[call-overload]
+    result = session.connection().execute(
         update(Conversation)
-        .where(col(Conversation.participant_id) == state.participant.id, col(Conversation.version) == state.version)
+        .where(Conversation.participant_id == state.participant.id, Conversation.version == state.version)
         .values(sub_state=state.sub_state, profile=state.profile, version=state.version + 1, updated_at=now)
     )
-    if result.rowcount != 1:
+    if result.rowcount != 1:  # type: ignore[attr-defined]
         raise VersionConflict(f"conversation of {state.participant.id} changed during the turn")
     state.version += 1
     for change in state.transitions:
@@ -157,35 +218,41 @@ def _transition_row(participant_id: str, change: PendingTransition, now: datetim
                       from_value=change.from_value, to_value=change.to_value, reason=change.reason, created_at=now)
 
 
-async def history_before(session: AsyncSession, participant_id: str, before_id: int | None, limit: int) -> list[HistoryEntry]:
+def history_before(session: Session, participant_id: str, before_id: int | None, limit: int) -> list[HistoryEntry]:
     """The last ``limit`` transcript messages older than ``before_id`` (oldest first)."""
     if limit <= 0:
         return []
-    query = select(Message).where(Message.participant_id == participant_id,
-                                  col(Message.kind).not_in(HIDDEN_FROM_MODEL))
+    query = select(Message.role, Message.text).where(
+        Message.participant_id == participant_id, Message.kind.not_in(HIDDEN_FROM_MODEL)  # type: ignore[attr-defined]
+    )
     if before_id is not None:
-        query = query.where(col(Message.id) < before_id)
-    rows = (await session.exec(query.order_by(col(Message.id).desc()).limit(limit))).all()
-    return [HistoryEntry(role=row.role, text=row.text) for row in reversed(rows)]
+        query = query.where(Message.id < before_id)  # type: ignore[operator]
+    rows = session.connection().execute(query.order_by(Message.id.desc()).limit(limit)).all()  # type: ignore[union-attr]
+    return [HistoryEntry(role=role, text=text) for role, text in reversed(rows)]
 
 
-async def pending_inbox(session: AsyncSession, participant_id: str, limit: int = 50) -> list[InboxItem]:
-    query = (select(InboxItem).where(InboxItem.participant_id == participant_id, InboxItem.status == PENDING)
-             .order_by(col(InboxItem.id)).limit(limit))
-    return list((await session.exec(query)).all())
+def message_texts(session: Session, message_ids: list[int]) -> dict[int, str]:
+    if not message_ids:
+        return {}
+    rows = session.connection().execute(select(Message.id, Message.text).where(Message.id.in_(message_ids))).all()  # type: ignore[union-attr]
+    return {row_id: text for row_id, text in rows}
 
 
-async def participants_with_due_inbox(session: AsyncSession, now: datetime, limit: int) -> list[str]:
-    query = (select(InboxItem.participant_id).where(InboxItem.status == PENDING, col(InboxItem.available_at) <= now)
-             .group_by(col(InboxItem.participant_id)).order_by(func.min(InboxItem.id)).limit(limit))
-    return list((await session.exec(query)).all())
+def pending_inbox(session: Session, participant_id: str, limit: int = 50) -> list[InboxRow]:
+    rows = session.connection().execute(_PENDING_INBOX, {"pid": participant_id, "limit": limit}).all()
+    return [InboxRow(*row) for row in rows]
 
 
-async def mark_inbox_done(session: AsyncSession, items: list[InboxItem], now: datetime) -> None:
+def participants_with_due_inbox(session: Session, now: datetime, limit: int) -> list[str]:
+    query = (select(InboxItem.participant_id).where(InboxItem.status == PENDING, InboxItem.available_at <= now)
+             .group_by(InboxItem.participant_id).order_by(func.min(InboxItem.id)).limit(limit))
+    return list(session.connection().execute(query).scalars().all())
+
+
+def mark_inbox_done(session: Session, items: list[InboxRow], now: datetime) -> None:
     ids = [item.id for item in items]
-    await session.exec(update(InboxItem).where(col(InboxItem.id).in_(ids))  # type: ignore[call-overload]
-                       .values(status=DONE, processed_at=now, last_error=None))
+    session.connection().execute(update(InboxItem).where(InboxItem.id.in_(ids))  # type: ignore[union-attr]
+                    .values(status=DONE, processed_at=now, last_error=None))
     message_ids = [item.message_id for item in items if item.message_id is not None]
     if message_ids:
-        await session.exec(update(Message).where(col(Message.id).in_(message_ids))  # type: ignore[call-overload]
-                           .values(status="answered"))
+        session.connection().execute(update(Message).where(Message.id.in_(message_ids)).values(status="answered"))  # type: ignore[union-attr]

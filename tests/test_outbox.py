@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from sqlmodel import select
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
 
 from promptpipe import admin
 from promptpipe.clock import ManualClock
 from promptpipe.errors import NotConnected, SendFailed
-from promptpipe.models import OutboxItem
+from promptpipe.models import InboxItem, OutboxItem
 from promptpipe.outbox import RateLimiter
 from promptpipe.store import queue_outgoing
 from promptpipe.transport.dryrun import DryRunTransport
@@ -22,14 +23,13 @@ ANA = "+15145550101"
 async def queue(app, *texts: str) -> str:  # type: ignore[no-untyped-def]
     """Enroll Ana without a greeting turn and queue replies for her directly."""
     row = await admin.enroll(app.db, app.clock, phone=ANA, name="Ana", timezone="UTC")
-    async with app.db.session() as session:
-        from promptpipe.models import InboxItem
 
-        for item in (await session.exec(select(InboxItem))).all():
-            item.status = "done"
-            session.add(item)
+    def write(session: Session) -> None:
+        session.execute(update(InboxItem).values(status="done"))
         for n, text in enumerate(texts):
-            await queue_outgoing(session, participant_id=row["id"], key=f"test:{n}", text=text, now=app.clock.now())
+            queue_outgoing(session, participant_id=row["id"], key=f"test:{n}", text=text, now=app.clock.now())
+
+    await app.db.run(write)
     return row["id"]
 
 
@@ -75,7 +75,7 @@ async def test_a_send_that_timed_out_is_uncertain_and_never_repeated(make_app: A
 async def _interrupt_mid_send(make_app: AppFactory, transport) -> tuple:  # type: ignore[no-untyped-def]
     app = await make_app(MemoryTransport())
     await queue(app, "was being sent")
-    claimed = await app.outbox._claim()  # what the dispatcher holds when the process dies
+    claimed = await app.db.run(app.outbox._claim)  # what the dispatcher holds when the process dies
     assert len(claimed) == 1
     await app.stop()
     restarted = await make_app(transport)
@@ -93,8 +93,7 @@ async def test_a_send_interrupted_by_a_crash_is_marked_uncertain_not_resent(make
 async def test_a_dry_run_send_interrupted_by_a_crash_is_simply_sent_again(make_app: AppFactory) -> None:
     restarted, _ = await _interrupt_mid_send(make_app, DryRunTransport())
     assert await statuses(restarted) == ["sent"]
-    async with restarted.db.session() as session:
-        [row] = (await session.exec(select(OutboxItem))).all()
+    [row] = await restarted.db.run(lambda session: session.execute(select(OutboxItem)).scalars().all())
     assert row.attempts == 2 and row.wa_message_id.startswith("dry-")
 
 
@@ -102,9 +101,8 @@ async def test_queueing_the_same_key_twice_sends_once(make_app: AppFactory) -> N
     transport = MemoryTransport()
     app = await make_app(transport)
     participant_id = await queue(app, "only once")
-    async with app.db.session() as session:
-        again = await queue_outgoing(session, participant_id=participant_id, key="test:0", text="only once",
-                                     now=app.clock.now())
+    again = await app.db.run(lambda session: queue_outgoing(
+        session, participant_id=participant_id, key="test:0", text="only once", now=app.clock.now()))
     assert again is None
     await app.run_until_idle()
     assert transport.texts_to(ANA) == ["only once"]

@@ -24,8 +24,8 @@ async def test_start_adds_columns_a_newer_version_introduced(database_url: str) 
 
     upgraded = Database(database_url)
     await upgraded.connect()
-    async with upgraded.engine.connect() as conn:
-        columns = await conn.run_sync(lambda c: {col["name"] for col in sa.inspect(c).get_columns("participant")})
+    columns = await upgraded.run(
+        lambda session: {col["name"] for col in sa.inspect(session.connection()).get_columns("participant")})
     assert "lid" in columns
     assert [p["name"] for p in await admin.list_participants(upgraded)] == ["Ana"]
     await upgraded.close()

@@ -12,7 +12,8 @@ import asyncio
 from dataclasses import dataclass
 from datetime import timedelta
 
-from sqlmodel.ext.asyncio.session import AsyncSession
+from sqlalchemy import update
+from sqlalchemy.orm import Session
 
 from promptpipe.clock import Clock
 from promptpipe.db import Database
@@ -23,8 +24,16 @@ from promptpipe.models import ACTIVE, FAILED, FEEDBACK, InboxItem, Message
 from promptpipe.modules import FEEDBACK as FEEDBACK_MODULE
 from promptpipe.modules import INTAKE as INTAKE_MODULE
 from promptpipe.modules import AgentModule
-from promptpipe.state import TurnState
-from promptpipe.store import history_before, load_turn_state, mark_inbox_done, queue_outgoing, save_turn_state
+from promptpipe.state import HistoryEntry, TurnState
+from promptpipe.store import (
+    InboxRow,
+    history_before,
+    load_turn_state,
+    mark_inbox_done,
+    message_texts,
+    queue_outgoing,
+    save_turn_state,
+)
 from promptpipe.tools import PromptTexts, ToolContext
 from promptpipe.transport import Recipient, Transport
 
@@ -61,18 +70,14 @@ class ConversationFlow:
         self.turns = 0
         self.failures = 0
 
-    def module_for(self, state: TurnState, batch: list[InboxItem]) -> AgentModule:
+    def module_for(self, state: TurnState, batch: list[InboxRow]) -> AgentModule:
         if batch[0].kind == "enroll":
             return INTAKE_MODULE
         return FEEDBACK_MODULE if state.sub_state == FEEDBACK else INTAKE_MODULE
 
-    async def process(self, participant_id: str, batch: list[InboxItem]) -> None:
+    async def process(self, participant_id: str, batch: list[InboxRow]) -> None:
         """Answer one batch (an enrollment, or one or more folded messages). Raises on failure."""
-        first_message = next((item.message_id for item in batch if item.message_id is not None), None)
-        async with self.db.session() as session:
-            state = await load_turn_state(session, participant_id)
-            history = await history_before(session, participant_id, first_message, self.config.history_window)
-            texts = await _batch_texts(session, batch)
+        state, history, texts = await self.db.run(lambda session: self._load(session, participant_id, batch))
         if state.participant.status != ACTIVE or batch[0].kind == "poll_vote":
             # Poll votes are kept in the transcript; answering them is the feedback module's job.
             await self._close_without_reply(batch, state)
@@ -92,42 +97,58 @@ class ConversationFlow:
                  tools=result.tools_called, inputs=len(batch), stopped=result.stopped,
                  **({"reply": result.text} if self.config.debug else {}))
 
-    async def _commit(self, state: TurnState, batch: list[InboxItem], reply: str, kind: str) -> None:
-        now = self.clock.now()
-        async with self.db.session() as session:
-            await save_turn_state(session, state, now)
-            await queue_outgoing(session, participant_id=state.participant.id, key=f"reply:{batch[-1].id}",
-                                 text=reply, now=now, kind=kind)
-            await mark_inbox_done(session, batch, now)
+    def _load(self, session: Session, participant_id: str, batch: list[InboxRow]) -> tuple[
+        TurnState, list[HistoryEntry], list[str]
+    ]:
+        """Everything a turn reads, in one transaction."""
+        message_ids = [item.message_id for item in batch if item.message_id is not None]
+        state = load_turn_state(session, participant_id)
+        history = history_before(session, participant_id, min(message_ids, default=None), self.config.history_window)
+        texts_by_id = message_texts(session, message_ids)
+        texts = [texts_by_id[i] for i in message_ids if texts_by_id.get(i, "").strip()]
+        return state, history, texts
 
-    async def _close_without_reply(self, batch: list[InboxItem], state: TurnState) -> None:
-        async with self.db.session() as session:
-            await mark_inbox_done(session, batch, self.clock.now())
+    async def _commit(self, state: TurnState, batch: list[InboxRow], reply: str, kind: str) -> None:
+        now = self.clock.now()
+
+        def write(session: Session) -> None:
+            save_turn_state(session, state, now)
+            queue_outgoing(session, participant_id=state.participant.id, key=f"reply:{batch[-1].id}",
+                           text=reply, now=now, kind=kind)
+            mark_inbox_done(session, batch, now)
+
+        await self.db.run(write)
+
+    async def _close_without_reply(self, batch: list[InboxRow], state: TurnState) -> None:
+        now = self.clock.now()
+        await self.db.run(lambda session: mark_inbox_done(session, batch, now))
         log.info("input_not_answered", participant_id=state.participant.id, status=state.participant.status,
                  inputs=len(batch))
 
-    async def record_failure(self, participant_id: str, batch: list[InboxItem], error: BaseException) -> None:
+    async def record_failure(self, participant_id: str, batch: list[InboxRow], error: BaseException) -> None:
         """Keep the inputs for a later retry; tell a waiting participant once that we're delayed."""
         self.failures += 1
         now = self.clock.now()
         is_bug = not isinstance(error, PromptPipeError)
         first_failure = all(item.attempts == 0 for item in batch)
-        async with self.db.session() as session:
+
+        def write(session: Session) -> None:
             for item in batch:
-                attempts = item.attempts + 1
-                item.attempts = attempts
+                item.attempts += 1
                 item.last_error = f"{type(error).__name__}: {error}"[:500]
-                item.available_at = now + retry_delay(attempts)
-                if is_bug and attempts >= MAX_ATTEMPTS_FOR_BUGS:
+                item.available_at = now + retry_delay(item.attempts)
+                if is_bug and item.attempts >= MAX_ATTEMPTS_FOR_BUGS:
                     item.status = FAILED
-                    message = await session.get(Message, item.message_id) if item.message_id else None
-                    if message is not None:
-                        message.status = "failed"
-                        session.add(message)
-                session.add(item)
+                    if item.message_id is not None:
+                        session.connection().execute(update(Message).where(Message.id == item.message_id).values(status="failed"))
+                session.connection().execute(update(InboxItem).where(InboxItem.id == item.id).values(
+                    attempts=item.attempts, last_error=item.last_error, available_at=item.available_at,
+                    status=item.status))
             if first_failure and any(item.kind == "message" for item in batch):
-                await queue_outgoing(session, participant_id=participant_id, key=f"apology:{batch[-1].id}",
-                                     text=APOLOGY, now=now, kind="apology")
+                queue_outgoing(session, participant_id=participant_id, key=f"apology:{batch[-1].id}",
+                               text=APOLOGY, now=now, kind="apology")
+
+        await self.db.run(write)
         level = "error" if is_bug or isinstance(error, LLMRejected) else "warning"
         getattr(log, level)("turn_failed", participant_id=participant_id, error=str(error)[:300],
                             error_type=type(error).__name__, attempts=batch[0].attempts,
@@ -141,14 +162,3 @@ class ConversationFlow:
             await self.transport.set_typing(recipient, on)
         except Exception as exc:  # typing is decoration; never let it break a turn
             log.debug("typing_failed", error=str(exc))
-
-
-async def _batch_texts(session: AsyncSession, batch: list[InboxItem]) -> list[str]:
-    texts: list[str] = []
-    for item in batch:
-        if item.message_id is None:
-            continue
-        message = await session.get(Message, item.message_id)
-        if message is not None and message.text.strip():
-            texts.append(message.text)
-    return texts
