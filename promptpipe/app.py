@@ -25,6 +25,9 @@ from promptpipe.transport import Transport
 
 log = get_logger("promptpipe.app")
 
+STOP_GRACE_S = 10.0
+"""How long stop() lets the outbox finish the sends it has started."""
+
 
 def load_prompts(settings: Settings) -> PromptTexts:
     def read(path: Path, variable: str) -> str:
@@ -72,6 +75,7 @@ class App:
     _tasks: list[asyncio.Task[None]] = field(default_factory=list)
     _outbox_kick: asyncio.Event = field(default_factory=asyncio.Event)
     _lock_file: IO[str] | None = None
+    _stopping: bool = False
 
     @classmethod
     def build(
@@ -108,11 +112,23 @@ class App:
         log.info("service_started", transport=self.transport.name, database=self.db.dialect)
 
     async def stop(self) -> None:
-        for task in self._tasks:
+        """Stop taking new work, let the dispatcher finish what it is sending, then close.
+
+        Turns still waiting on the model are cancelled: nothing of them was written, so they
+        run again after the next start."""
+        self._stopping = True
+        self._outbox_kick.set()
+        poller = [t for t in self._tasks if t.get_name() == "inbox-poller"]
+        for task in poller:
             task.cancel()
+        await self.lanes.stop()
+        dispatcher = [t for t in self._tasks if t not in poller]
+        if dispatcher:
+            _, still_running = await asyncio.wait(dispatcher, timeout=STOP_GRACE_S)
+            for task in still_running:
+                task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         self._tasks = []
-        await self.lanes.stop()
         with contextlib.suppress(Exception):
             await self.transport.stop()
         close = getattr(self.llm, "close", None)
@@ -145,7 +161,7 @@ class App:
 
     async def _dispatch_loop(self) -> None:
         interval = self.settings.poll_interval.total_seconds()
-        while True:
+        while not self._stopping:
             try:
                 handled = await self.outbox.dispatch_once()
             except Exception as exc:

@@ -119,9 +119,10 @@ class Database:
             ) from None
 
     async def close(self) -> None:
+        """Wait for transactions already handed to the database thread, then close."""
         loop = asyncio.get_running_loop()
-        await loop.run_in_executor(self._executor, self.engine.dispose)
-        self._executor.shutdown(wait=False)
+        await loop.run_in_executor(None, self._executor.shutdown, True)
+        self.engine.dispose()
 
     def insert_ignore(self, model: type[SQLModel], conflict_on: tuple[str, ...]) -> Any:
         """``INSERT … ON CONFLICT DO NOTHING RETURNING id`` (built once; execute it with the row's

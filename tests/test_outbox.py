@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
 
 from sqlalchemy import select, update
@@ -125,3 +126,35 @@ async def test_rate_limit_zero_means_no_waiting() -> None:
     for _ in range(100):
         await limiter.acquire()
     assert clock.now() == start
+
+
+class GatedTransport(MemoryTransport):
+    """Holds every send until the test opens the gate."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = asyncio.Event()
+        self.waiting = asyncio.Event()
+
+    async def send_text(self, to, text):  # type: ignore[no-untyped-def]
+        self.waiting.set()
+        await self.gate.wait()
+        return await super().send_text(to, text)
+
+
+async def test_stopping_the_service_lets_a_started_send_finish_and_be_recorded(make_app: AppFactory) -> None:
+    transport = GatedTransport()
+    app = await make_app(transport, start=False)
+    await app.start(background=True)
+    await queue(app, "in flight at shutdown")
+    app._outbox_kick.set()
+    await asyncio.wait_for(transport.waiting.wait(), 10)
+    stopping = asyncio.create_task(app.stop())
+    await asyncio.sleep(0)  # stop() has begun and is waiting for the send
+    transport.gate.set()
+    await stopping
+
+    restarted = await make_app(MemoryTransport())
+    await restarted.run_until_idle()
+    assert await statuses(restarted) == ["sent"]  # not "uncertain", and not sent a second time
+    assert transport.texts_to(ANA) == ["in flight at shutdown"]
