@@ -10,6 +10,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy.orm import Session
 
 from promptpipe.clock import Clock
 from promptpipe.db import Database
@@ -22,7 +25,9 @@ log = get_logger("promptpipe.lanes")
 TURN_TIMEOUT = timedelta(minutes=5)
 FOLDABLE_KINDS = ("message",)
 
-Processor = Callable[[str, list[InboxRow]], Awaitable[None]]
+ContextLoader = Callable[[Session, str, list[InboxRow]], Any]
+"""Reads what a turn needs, inside the same transaction that picked the batch."""
+Processor = Callable[[str, list[InboxRow], Any], Awaitable[None]]
 FailureRecorder = Callable[[str, list[InboxRow], BaseException], Awaitable[None]]
 
 
@@ -44,11 +49,11 @@ def select_batch(rows: list[InboxRow], now: datetime) -> list[InboxRow]:
 
 class Lanes:
     def __init__(
-        self, db: Database, clock: Clock, process: Processor, record_failure: FailureRecorder, *,
+        self, db: Database, clock: Clock, load: ContextLoader, process: Processor, record_failure: FailureRecorder, *,
         concurrency: int, turn_timeout: timedelta = TURN_TIMEOUT, on_batch_done: Callable[[], None] | None = None,
     ) -> None:
         self.db, self.clock = db, clock
-        self._process, self._record_failure = process, record_failure
+        self._load, self._process, self._record_failure = load, process, record_failure
         self._semaphore = asyncio.Semaphore(concurrency)
         self._concurrency = concurrency
         self._turn_timeout_s = turn_timeout.total_seconds()
@@ -110,22 +115,31 @@ class Lanes:
         async with self._semaphore:
             while True:
                 self._rerun.discard(participant_id)
-                rows = await self.db.run(lambda session: pending_inbox(session, participant_id))
-                batch = select_batch(rows, self.clock.now())
-                if not batch:
+                now = self.clock.now()
+                found = await self.db.run(lambda session: self._next_batch(session, participant_id, now))
+                if found is None:
                     return
-                again = await self._run_batch(participant_id, batch)
+                batch, waiting, context = found
+                again = await self._run_batch(participant_id, batch, context)
                 # Look again only if something may be waiting: rows beyond this batch, a message
                 # that arrived during the turn, or a turn to repeat. (Rows written by another
                 # process are found by the poller.)
-                if not (again or len(rows) > len(batch) or participant_id in self._rerun):
+                if not (again or waiting > len(batch) or participant_id in self._rerun):
                     return
 
-    async def _run_batch(self, participant_id: str, batch: list[InboxRow]) -> bool:
+    def _next_batch(self, session: Session, participant_id: str, now: datetime) -> tuple[list[InboxRow], int, Any] | None:
+        """One transaction: the pending rows, the batch to run, and the context of its turn."""
+        rows = pending_inbox(session, participant_id)
+        batch = select_batch(rows, now)
+        if not batch:
+            return None
+        return batch, len(rows), self._load(session, participant_id, batch)
+
+    async def _run_batch(self, participant_id: str, batch: list[InboxRow], context: Any) -> bool:
         """Run one batch; True when it should run again at once (a version conflict)."""
         self.batches += 1
         try:
-            await asyncio.wait_for(self._process(participant_id, batch), self._turn_timeout_s)
+            await asyncio.wait_for(self._process(participant_id, batch, context), self._turn_timeout_s)
         except VersionConflict:
             log.info("turn_conflict_retry", participant_id=participant_id)
             return True

@@ -60,8 +60,9 @@ async def test_two_quick_messages_are_answered_in_one_turn(make_app: AppFactory,
     await enrolled(app, fake_openai, (ANA, "Ana"))
     fake_openai.say("Walking after lunch sounds great.")
 
-    await transport.inject(ANA, "I'd like to walk more")
-    await transport.inject(ANA, "maybe after lunch")
+    # Both are stored before the lane looks (written by the admin path, which wakes nobody).
+    await admin.simulate(app.db, app.clock, phone=ANA, text="I'd like to walk more")
+    await admin.simulate(app.db, app.clock, phone=ANA, text="maybe after lunch")
     await app.run_until_idle()
 
     assert transport.texts_to(ANA)[1:] == ["Walking after lunch sounds great."]

@@ -54,6 +54,10 @@ def retry_delay(attempts: int) -> timedelta:
     return timedelta(seconds=min(RETRY_FIRST_S * 2 ** max(attempts - 1, 0), RETRY_MAX_S))
 
 
+TurnContext = tuple[TurnState, list[HistoryEntry], list[str]]
+"""The participant's state, their history window, and the texts of the batch."""
+
+
 @dataclass(frozen=True)
 class FlowConfig:
     history_window: int
@@ -75,9 +79,12 @@ class ConversationFlow:
             return INTAKE_MODULE
         return FEEDBACK_MODULE if state.sub_state == FEEDBACK else INTAKE_MODULE
 
-    async def process(self, participant_id: str, batch: list[InboxRow]) -> None:
-        """Answer one batch (an enrollment, or one or more folded messages). Raises on failure."""
-        state, history, texts = await self.db.run(lambda session: self._load(session, participant_id, batch))
+    async def process(self, participant_id: str, batch: list[InboxRow], context: TurnContext | None = None) -> None:
+        """Answer one batch (an enrollment, or one or more folded messages). Raises on failure.
+        ``context`` is what :meth:`load_context` read, when the caller already has it."""
+        if context is None:
+            context = await self.db.run(lambda session: self.load_context(session, participant_id, batch))
+        state, history, texts = context
         if state.participant.status != ACTIVE or batch[0].kind == "poll_vote":
             # Poll votes are kept in the transcript; answering them is the feedback module's job.
             await self._close_without_reply(batch, state)
@@ -97,9 +104,7 @@ class ConversationFlow:
                  tools=result.tools_called, inputs=len(batch), stopped=result.stopped,
                  **({"reply": result.text} if self.config.debug else {}))
 
-    def _load(self, session: Session, participant_id: str, batch: list[InboxRow]) -> tuple[
-        TurnState, list[HistoryEntry], list[str]
-    ]:
+    def load_context(self, session: Session, participant_id: str, batch: list[InboxRow]) -> TurnContext:
         """Everything a turn reads, in one transaction."""
         message_ids = [item.message_id for item in batch if item.message_id is not None]
         state = load_turn_state(session, participant_id)
