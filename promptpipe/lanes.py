@@ -116,7 +116,7 @@ class Lanes:
             while True:
                 self._rerun.discard(participant_id)
                 now = self.clock.now()
-                found = await self.db.run(lambda session: self._next_batch(session, participant_id, now))
+                found = await self.db.run(lambda session, now=now: self._next_batch(session, participant_id, now))
                 if found is None:
                     return
                 batch, waiting, context = found

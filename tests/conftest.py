@@ -41,7 +41,7 @@ def _create_pg_database(base_url: str) -> tuple[str, Callable[[], None]]:
     import psycopg
 
     name = "pp_test_" + secrets.token_hex(6)
-    admin_dsn = base_url.replace("postgresql+asyncpg://", "postgresql://")
+    admin_dsn = base_url.replace("postgresql+psycopg://", "postgresql://")
     with psycopg.connect(admin_dsn, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
     head, _, _ = base_url.rpartition("/")
