@@ -11,17 +11,29 @@ import secrets
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from promptpipe.clock import Clock
 from promptpipe.db import Database
 from promptpipe.errors import AdminError
 from promptpipe.inbox import Inbox, InboxConfig
-from promptpipe.models import PENDING, SENDING, Conversation, InboxItem, Message, OutboxItem, Participant
+from promptpipe.models import (
+    ACTIVE,
+    PAUSED,
+    PENDING,
+    SENDING,
+    WITHDRAWN,
+    Conversation,
+    InboxItem,
+    Message,
+    OutboxItem,
+    Participant,
+    Transition,
+)
 from promptpipe.phones import parse_e164
 from promptpipe.state import PROFILE_FIELDS
-from promptpipe.store import create_participant, enqueue_inbox, participant_by_phone
+from promptpipe.store import change_status_now, create_participant, enqueue_inbox, participant_by_phone
 from promptpipe.transport import InboundMessage
 
 
@@ -88,6 +100,7 @@ def _participant_row(participant: Participant, conversation: Conversation | None
         "name": participant.name,
         "timezone": participant.timezone,
         "status": participant.status,
+        "paused_by": participant.paused_by,
         "sub_state": conversation.sub_state if conversation else "INTAKE",
         "enrolled_at": participant.enrolled_at.isoformat(),
     }
@@ -131,6 +144,54 @@ async def show(db: Database, phone: str) -> dict[str, Any]:
         replies_unsent=unsent,
     )
     return row
+
+
+STATUS_COMMANDS = {
+    "pause": ("paused_by_researcher", "paused by a researcher"),
+    "resume": ("resumed_by_researcher", "resumed by a researcher"),
+    "withdraw": ("withdrawn_by_researcher", "withdrawn by a researcher"),
+}
+
+
+async def set_status(db: Database, clock: Clock, *, phone: str, action: str, reason: str = "") -> str:
+    """pause | resume | withdraw. Returns a one-line description of what happened."""
+    participant, _ = await _get(db, phone)
+    name, default_reason = STATUS_COMMANDS[action]
+    if participant.status == WITHDRAWN:
+        raise AdminError(f"{participant.phone} was withdrawn from the study; that cannot be undone or changed")
+    if action == "resume" and participant.status == ACTIVE:
+        return f"{participant.phone} is already active; nothing changed"
+    if action == "resume" and participant.paused_by == "participant":
+        raise AdminError(
+            f"{participant.phone} stopped the messages themselves (STOP); only they can switch them back "
+            "on, by sending START"
+        )
+    now = clock.now()
+    changed = await db.run(lambda session: change_status_now(
+        session, participant.id, name, reason=reason.strip() or default_reason, now=now))
+    if not changed:
+        return f"{participant.phone} is already {participant.status}; nothing changed"
+    status = {"pause": PAUSED, "resume": ACTIVE, "withdraw": WITHDRAWN}[action]
+    return f"{participant.phone} is now {status}" + (
+        "; no scheduled message will be sent to them" if status != ACTIVE else "")
+
+
+async def set_timezone(db: Database, clock: Clock, *, phone: str, timezone: str) -> str:
+    timezone = validate_timezone(timezone)
+    participant, _ = await _get(db, phone)
+    if participant.timezone == timezone:
+        return f"{participant.phone} already uses {timezone}; nothing changed"
+    now = clock.now()
+
+    def write(session: Session) -> None:
+        session.execute(update(Participant).where(Participant.id == participant.id)
+                        .values(timezone=timezone, updated_at=now))
+        session.add(Transition(participant_id=participant.id, kind="timezone", name="timezone_changed",
+                               from_value=participant.timezone, to_value=timezone,
+                               reason="changed by a researcher", created_at=now))
+
+    await db.run(write)
+    return f"{participant.phone} now uses {timezone} (was {participant.timezone})"
 
 
 async def simulate(db: Database, clock: Clock, *, phone: str, text: str) -> int:

@@ -177,6 +177,10 @@ async def _admin_command(args: argparse.Namespace, db: Database, clock: SystemCl
     elif args.command == "simulate":
         inbox_id = await admin.simulate(db, clock, phone=args.phone, text=" ".join(args.text))
         print(f"stored as inbox row {inbox_id}; the running service will answer it")
+    elif args.command in admin.STATUS_COMMANDS:
+        print(await admin.set_status(db, clock, phone=args.phone, action=args.command, reason=args.reason or ""))
+    elif args.command == "update":
+        print(await admin.set_timezone(db, clock, phone=args.phone, timezone=args.timezone))
     elif args.command == "transcript":
         rows = await admin.transcript(db, args.phone)
         if args.json:
@@ -207,6 +211,15 @@ def admin_main(argv: Sequence[str] | None = None) -> int:
     transcript = sub.add_parser("transcript", help="every message in and out, with times and status")
     transcript.add_argument("--phone", required=True)
     transcript.add_argument("--json", action="store_true")
+    for action, text in (("pause", "stop all scheduled messages to a participant"),
+                         ("resume", "switch a paused participant back on"),
+                         ("withdraw", "withdraw a participant from the study (final)")):
+        status = sub.add_parser(action, help=text)
+        status.add_argument("--phone", required=True)
+        status.add_argument("--reason", help="kept in the audit log")
+    update = sub.add_parser("update", help="change a participant's time zone")
+    update.add_argument("--phone", required=True)
+    update.add_argument("--timezone", required=True, help="IANA zone, e.g. Europe/Berlin")
     args = parser.parse_args(argv)
     settings = _settings()
     if settings is None:

@@ -59,6 +59,8 @@ class Participant(SQLModel, table=True):
     name: str = ""
     timezone: str = "UTC"
     status: str = ACTIVE
+    paused_by: str | None = None
+    """participant (sent STOP) | researcher (admin pause); None unless paused."""
     background: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
     enrolled_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
     updated_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))

@@ -9,7 +9,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from promptpipe.models import FEEDBACK, INTAKE, SUB_STATES
+from promptpipe.models import ACTIVE, FEEDBACK, INTAKE, PAUSED, SUB_STATES, WITHDRAWN
+
+STATUS_TRANSITIONS: dict[str, tuple[str, str | None]] = {
+    "opted_out": (PAUSED, "participant"),
+    "opted_in": (ACTIVE, None),
+    "paused_by_researcher": (PAUSED, "researcher"),
+    "resumed_by_researcher": (ACTIVE, None),
+    "withdrawn_by_researcher": (WITHDRAWN, None),
+}
+"""Named status changes: the new status and who paused (kept so START cannot lift a researcher's pause)."""
 
 SUB_STATE_TRANSITIONS: dict[tuple[str, str], str] = {
     (INTAKE, FEEDBACK): "intake_to_feedback",
@@ -46,6 +55,7 @@ class ParticipantInfo:
     status: str
     background: str
     lid: str | None = None
+    paused_by: str | None = None
 
 
 @dataclass(frozen=True)
@@ -74,6 +84,25 @@ class TurnState:
     profile: dict[str, Any]
     version: int
     transitions: list[PendingTransition] = field(default_factory=list)
+    status: str = ""
+    paused_by: str | None = None
+
+    def __post_init__(self) -> None:
+        if not self.status:
+            self.status, self.paused_by = self.participant.status, self.participant.paused_by
+
+    def change_status(self, name: str, *, reason: str) -> bool:
+        """Apply a named status change; False when it changes nothing."""
+        target, paused_by = STATUS_TRANSITIONS[name]
+        if (target, paused_by) == (self.status, self.paused_by):
+            return False
+        self.transitions.append(PendingTransition("status", name, self.status, target, reason))
+        self.status, self.paused_by = target, paused_by
+        return True
+
+    def record_status_event(self, name: str, *, reason: str) -> None:
+        """Log a named status event that leaves the status as it is (e.g. STOP while paused by the team)."""
+        self.transitions.append(PendingTransition("status", name, self.status, self.status, reason))
 
     def missing_fields(self, names: tuple[str, ...]) -> list[str]:
         return [name for name in names if not str(self.profile.get(name) or "").strip()]

@@ -70,7 +70,7 @@ _SENDER_BY_PHONE = select(_PARTICIPANT.c.id, _PARTICIPANT.c.lid).where(_PARTICIP
 _SENDER_BY_LID = select(_PARTICIPANT.c.id, _PARTICIPANT.c.lid).where(_PARTICIPANT.c.lid == bindparam("lid")).limit(1)
 _TURN_STATE = (
     select(_PARTICIPANT.c.id, _PARTICIPANT.c.phone, _PARTICIPANT.c.name, _PARTICIPANT.c.timezone,
-           _PARTICIPANT.c.status, _PARTICIPANT.c.background, _PARTICIPANT.c.lid,
+           _PARTICIPANT.c.status, _PARTICIPANT.c.background, _PARTICIPANT.c.lid, _PARTICIPANT.c.paused_by,
            _CONVERSATION.c.sub_state, _CONVERSATION.c.profile, _CONVERSATION.c.version)
     .join(_CONVERSATION, _CONVERSATION.c.participant_id == _PARTICIPANT.c.id)
     .where(_PARTICIPANT.c.id == bindparam("pid"))
@@ -192,9 +192,9 @@ def load_turn_state(session: Session, participant_id: str) -> TurnState:
     row = session.connection().execute(_TURN_STATE, {"pid": participant_id}).first()
     if row is None:
         raise StorageError(f"participant {participant_id} has no conversation row")
-    pid, phone, name, timezone, status, background, lid, sub_state, profile, version = row
+    pid, phone, name, timezone, status, background, lid, paused_by, sub_state, profile, version = row
     info = ParticipantInfo(id=pid, phone=phone, name=name, timezone=timezone, status=status,
-                           background=background, lid=lid)
+                           background=background, lid=lid, paused_by=paused_by)
     return TurnState(participant=info, sub_state=sub_state, profile=dict(profile), version=version)
 
 
@@ -208,9 +208,22 @@ def save_turn_state(session: Session, state: TurnState, now: datetime) -> None:
     if result.rowcount != 1:  # type: ignore[attr-defined]
         raise VersionConflict(f"conversation of {state.participant.id} changed during the turn")
     state.version += 1
+    if (state.status, state.paused_by) != (state.participant.status, state.participant.paused_by):
+        session.connection().execute(update(Participant).where(Participant.id == state.participant.id).values(
+            status=state.status, paused_by=state.paused_by, updated_at=now))
     for change in state.transitions:
         session.add(_transition_row(state.participant.id, change, now))
     state.transitions.clear()
+
+
+def change_status_now(session: Session, participant_id: str, name: str, *, reason: str, now: datetime) -> bool:
+    """A researcher's status change, applied directly (it must show at once, service running or
+    not). Bumps the conversation version so a turn that read the old status runs again."""
+    state = load_turn_state(session, participant_id)
+    if not state.change_status(name, reason=reason):
+        return False
+    save_turn_state(session, state, now)
+    return True
 
 
 def _transition_row(participant_id: str, change: PendingTransition, now: datetime) -> Transition:

@@ -1,7 +1,9 @@
 """ConversationFlow: turns a batch of inbox rows for one participant into one committed result.
 
-Routing is event-first: an enrollment event gets a greeting from intake whatever the stage; text
-messages go to the module of the participant's sub-state (INTAKE by default, FEEDBACK).
+Routing is event-first: commands (STOP, START/RESUME, HELP; exact match) are answered without the
+model; participants who are not active get no model either; an enrollment event gets a greeting
+from intake whatever the stage; other messages go to the module of the participant's sub-state
+(INTAKE by default, FEEDBACK).
 Nothing is written until the turn is complete; then the new state, the transition log, the reply
 (transcript + outbox) and the "done" marks on the inbox rows commit in one transaction.
 """
@@ -18,9 +20,10 @@ from sqlalchemy.orm import Session
 from promptpipe.clock import Clock
 from promptpipe.db import Database
 from promptpipe.errors import LLMError, LLMRejected, PromptPipeError
+from promptpipe.flow.commands import PAUSED_BY_TEAM, PAUSED_HINT, apply_command, last_command
 from promptpipe.llm import LLM
 from promptpipe.logging import get_logger
-from promptpipe.models import ACTIVE, FAILED, FEEDBACK, InboxItem, Message
+from promptpipe.models import ACTIVE, FAILED, FEEDBACK, PAUSED, InboxItem, Message
 from promptpipe.modules import FEEDBACK as FEEDBACK_MODULE
 from promptpipe.modules import INTAKE as INTAKE_MODULE
 from promptpipe.modules import AgentModule
@@ -85,9 +88,18 @@ class ConversationFlow:
         if context is None:
             context = await self.db.run(lambda session: self.load_context(session, participant_id, batch))
         state, history, texts = context
-        if state.participant.status != ACTIVE or batch[0].kind == "poll_vote":
+        if batch[0].kind == "poll_vote":
             # Poll votes are kept in the transcript; answering them is the feedback module's job.
             await self._close_without_reply(batch, state)
+            return
+        command = last_command(texts) if batch[0].kind == "message" else None
+        if command is not None:
+            reply = apply_command(state, command)
+            await asyncio.shield(self._commit(state, batch, reply, "command"))
+            log.info("command_handled", participant_id=participant_id, command=command, status=state.status)
+            return
+        if state.status != ACTIVE:
+            await self._answer_inactive(state, batch)
             return
         module = self.module_for(state, batch)
         ctx = ToolContext(state=state, llm=self.llm, clock=self.clock, prompts=self.prompts)
@@ -123,6 +135,16 @@ class ConversationFlow:
             mark_inbox_done(session, batch, now)
 
         await self.db.run(write)
+
+    async def _answer_inactive(self, state: TurnState, batch: list[InboxRow]) -> None:
+        """No model for someone who is not active: a paused participant who writes gets a short
+        note on how (or by whom) the pause is lifted; a withdrawn or completed one gets nothing
+        (their message is still kept)."""
+        if state.status == PAUSED and batch[0].kind == "message":
+            hint = PAUSED_HINT if state.paused_by == "participant" else PAUSED_BY_TEAM
+            await asyncio.shield(self._commit(state, batch, hint, "command"))
+            return
+        await self._close_without_reply(batch, state)
 
     async def _close_without_reply(self, batch: list[InboxRow], state: TurnState) -> None:
         now = self.clock.now()
