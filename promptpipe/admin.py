@@ -14,6 +14,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
+from promptpipe import keys
 from promptpipe.clock import Clock
 from promptpipe.db import Database
 from promptpipe.errors import AdminError
@@ -73,7 +74,7 @@ async def enroll(
             )
         participant = create_participant(session, phone=phone, name=name, timezone=timezone,
                                          background=background.strip(), now=now, reason="enrolled by a researcher")
-        enqueue_inbox(db, session, key=f"enroll:{participant.id}", participant_id=participant.id, kind="enroll", now=now)
+        enqueue_inbox(db, session, key=keys.enrollment(participant.id), participant_id=participant.id, kind="enroll", now=now)
         return _participant_row(participant, None)
 
     return await db.run(write)
@@ -192,6 +193,19 @@ async def set_timezone(db: Database, clock: Clock, *, phone: str, timezone: str)
 
     await db.run(write)
     return f"{participant.phone} now uses {timezone} (was {participant.timezone})"
+
+
+async def send_prompt_now(db: Database, clock: Clock, *, phone: str) -> int:
+    """Queue a daily-prompt event for now, as the participant's daily alarm would."""
+    participant, _ = await _get(db, phone)
+    if participant.status != ACTIVE:
+        raise AdminError(f"{participant.phone} is {participant.status}; scheduled messages are not sent to them")
+    now = clock.now()
+    key = keys.manual_prompt(participant.id, secrets.token_hex(4))
+    inbox_id = await db.run(lambda session: enqueue_inbox(
+        db, session, key=key, participant_id=participant.id, kind="daily_prompt", now=now, payload={"manual": True}))
+    assert inbox_id is not None
+    return inbox_id
 
 
 async def simulate(db: Database, clock: Clock, *, phone: str, text: str) -> int:

@@ -179,6 +179,9 @@ async def _admin_command(args: argparse.Namespace, db: Database, clock: SystemCl
         print(f"stored as inbox row {inbox_id}; the running service will answer it")
     elif args.command in admin.STATUS_COMMANDS:
         print(await admin.set_status(db, clock, phone=args.phone, action=args.command, reason=args.reason or ""))
+    elif args.command == "prompt-now":
+        inbox_id = await admin.send_prompt_now(db, clock, phone=args.phone)
+        print(f"daily prompt queued as inbox row {inbox_id}; the running service writes and sends it")
     elif args.command == "update":
         print(await admin.set_timezone(db, clock, phone=args.phone, timezone=args.timezone))
     elif args.command == "transcript":
@@ -217,6 +220,8 @@ def admin_main(argv: Sequence[str] | None = None) -> int:
         status = sub.add_parser(action, help=text)
         status.add_argument("--phone", required=True)
         status.add_argument("--reason", help="kept in the audit log")
+    prompt_now = sub.add_parser("prompt-now", help="send the participant's daily prompt now (for piloting)")
+    prompt_now.add_argument("--phone", required=True)
     update = sub.add_parser("update", help="change a participant's time zone")
     update.add_argument("--phone", required=True)
     update.add_argument("--timezone", required=True, help="IANA zone, e.g. Europe/Berlin")

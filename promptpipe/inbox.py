@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from promptpipe import keys
 from promptpipe.clock import Clock
 from promptpipe.db import Database
 from promptpipe.logging import get_logger, mask_phone
@@ -30,11 +31,6 @@ from promptpipe.store import (
 from promptpipe.transport import InboundMessage, poll_option_hash
 
 log = get_logger("promptpipe.inbox")
-
-
-def inbound_key(message_id: str) -> str:
-    """Dedupe key of a WhatsApp message; the same id is the same message however often it comes."""
-    return f"wa:{message_id}"
 
 
 @dataclass(frozen=True)
@@ -88,7 +84,7 @@ class Inbox:
         if resolved is None:
             return None
         participant, enrolled = resolved
-        key = inbound_key(msg.message_id)
+        key = keys.inbound(msg.message_id)
         if inbox_key_exists(session, key):
             raise _Duplicate
         kind, text, payload = _describe(session, msg)

@@ -17,10 +17,12 @@ from datetime import timedelta
 from sqlalchemy import update
 from sqlalchemy.orm import Session
 
+from promptpipe import keys
 from promptpipe.clock import Clock
 from promptpipe.db import Database
 from promptpipe.errors import LLMError, LLMRejected, PromptPipeError
 from promptpipe.flow.commands import PAUSED_BY_TEAM, PAUSED_HINT, apply_command, last_command
+from promptpipe.flow.daily_prompt import Outgoing, prepare_daily_prompt
 from promptpipe.llm import LLM
 from promptpipe.logging import get_logger
 from promptpipe.models import ACTIVE, FAILED, FEEDBACK, PAUSED, InboxItem, Message
@@ -95,11 +97,18 @@ class ConversationFlow:
         command = last_command(texts) if batch[0].kind == "message" else None
         if command is not None:
             reply = apply_command(state, command)
-            await asyncio.shield(self._commit(state, batch, reply, "command"))
+            await asyncio.shield(self._commit(state, batch, [Outgoing(keys.reply(batch[-1].id), reply, "command")]))
             log.info("command_handled", participant_id=participant_id, command=command, status=state.status)
             return
         if state.status != ACTIVE:
             await self._answer_inactive(state, batch)
+            return
+        if batch[0].kind == "daily_prompt":
+            outgoing = await prepare_daily_prompt(self.llm, state, self.prompts.prompt_generator,
+                                                  inbox_id=batch[0].id, now=self.clock.now())
+            await asyncio.shield(self._commit(state, batch, outgoing))
+            log.info("daily_prompt_done", participant_id=participant_id, sent=[o.kind for o in outgoing],
+                     sub_state=state.sub_state)
             return
         module = self.module_for(state, batch)
         ctx = ToolContext(state=state, llm=self.llm, clock=self.clock, prompts=self.prompts)
@@ -110,7 +119,7 @@ class ConversationFlow:
         finally:
             await self._typing(recipient, False)
         kind = "greeting" if batch[0].kind == "enroll" else "text"
-        await asyncio.shield(self._commit(state, batch, result.text, kind))
+        await asyncio.shield(self._commit(state, batch, [Outgoing(keys.reply(batch[-1].id), result.text, kind)]))
         self.turns += 1
         log.info("turn_done", participant_id=participant_id, module=module.name, rounds=result.rounds,
                  tools=result.tools_called, inputs=len(batch), stopped=result.stopped,
@@ -125,13 +134,15 @@ class ConversationFlow:
         texts = [texts_by_id[i] for i in message_ids if texts_by_id.get(i, "").strip()]
         return state, history, texts
 
-    async def _commit(self, state: TurnState, batch: list[InboxRow], reply: str, kind: str) -> None:
+    async def _commit(self, state: TurnState, batch: list[InboxRow], outgoing: list[Outgoing]) -> None:
+        """State, transition log, messages to send and the inbox "done" marks: one transaction."""
         now = self.clock.now()
 
         def write(session: Session) -> None:
             save_turn_state(session, state, now)
-            queue_outgoing(session, participant_id=state.participant.id, key=f"reply:{batch[-1].id}",
-                           text=reply, now=now, kind=kind)
+            for message in outgoing:
+                queue_outgoing(session, participant_id=state.participant.id, key=message.key, text=message.text,
+                               now=now, kind=message.kind, payload=message.payload)
             mark_inbox_done(session, batch, now)
 
         await self.db.run(write)
@@ -142,7 +153,7 @@ class ConversationFlow:
         (their message is still kept)."""
         if state.status == PAUSED and batch[0].kind == "message":
             hint = PAUSED_HINT if state.paused_by == "participant" else PAUSED_BY_TEAM
-            await asyncio.shield(self._commit(state, batch, hint, "command"))
+            await asyncio.shield(self._commit(state, batch, [Outgoing(keys.reply(batch[-1].id), hint, "command")]))
             return
         await self._close_without_reply(batch, state)
 
@@ -172,7 +183,7 @@ class ConversationFlow:
                     attempts=item.attempts, last_error=item.last_error, available_at=item.available_at,
                     status=item.status))
             if first_failure and any(item.kind == "message" for item in batch):
-                queue_outgoing(session, participant_id=participant_id, key=f"apology:{batch[-1].id}",
+                queue_outgoing(session, participant_id=participant_id, key=keys.apology(batch[-1].id),
                                text=APOLOGY, now=now, kind="apology")
 
         await self.db.run(write)

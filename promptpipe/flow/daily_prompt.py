@@ -1,0 +1,70 @@
+"""Delivery of a daily prompt: the event a participant's daily alarm writes to their inbox.
+
+The prompt is written by the prompt generator from the profile, then sent as two messages: the
+prompt itself and a "did you do it?" poll, both in the transcript so the feedback module sees what
+is being answered. If the profile cannot carry a prompt yet, the participant is handed back to
+intake with a message that says what is missing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from promptpipe import keys
+from promptpipe.errors import LLMUnavailable, ToolArgumentError
+from promptpipe.llm import LLM
+from promptpipe.models import INTAKE
+from promptpipe.state import PROMPT_REQUIRED_FIELDS, TurnState
+from promptpipe.tools import write_habit_prompt
+
+POLL_QUESTION = "Did you do it?"
+POLL_OPTIONS = ("Done", "Not this time")
+
+_FIELD_WORDS = {
+    "prompt_anchor": "the everyday moment your habit can follow",
+    "preferred_time": "when you'd like to get your nudge",
+}
+
+
+@dataclass(frozen=True)
+class Outgoing:
+    key: str
+    text: str
+    kind: str
+    payload: dict[str, Any] = field(default_factory=dict)
+
+
+def missing_fields_message(missing: list[str]) -> str:
+    needed = " and ".join(_FIELD_WORDS.get(name, name.replace("_", " ")) for name in missing)
+    return (
+        f"It's time for your daily nudge, but I can't write it yet: I still need to know {needed}. "
+        "Could you tell me?"
+    )
+
+
+async def prepare_daily_prompt(
+    llm: LLM, state: TurnState, generator_prompt: str, *, inbox_id: int, now: datetime
+) -> list[Outgoing]:
+    """What to send for one daily-prompt event; changes ``state`` (counters, or back to intake)."""
+    missing = state.missing_fields(PROMPT_REQUIRED_FIELDS)
+    if missing:
+        state.move_to(INTAKE, reason="daily prompt due but the profile lacks " + ", ".join(missing))
+        return [Outgoing(keys.reply(inbox_id), missing_fields_message(missing), "text")]
+    try:
+        text = await write_habit_prompt(llm, state, generator_prompt, delivery_mode="scheduled")
+    except ToolArgumentError as exc:  # the writer answered nothing: try again later
+        raise LLMUnavailable(f"prompt generator gave no prompt ({exc})") from exc
+    counters = dict(state.profile.get("counters") or {})
+    counters["prompts_sent"] = int(counters.get("prompts_sent", 0)) + 1
+    state.profile = {
+        **state.profile,
+        "counters": counters,
+        "last_habit_prompt": text,
+        "last_prompt_sent_at": now.isoformat(),
+    }
+    return [
+        Outgoing(keys.prompt_text(inbox_id), text, "prompt"),
+        Outgoing(keys.prompt_poll(inbox_id), POLL_QUESTION, "poll", {"options": list(POLL_OPTIONS)}),
+    ]

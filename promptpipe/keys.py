@@ -1,0 +1,44 @@
+"""Every dedupe key, spelled once. A key written twice is a key that drifts.
+
+Inbox keys make a repeated input a no-op; outbox keys make a repeated send a no-op.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+
+def inbound(whatsapp_message_id: str) -> str:
+    """A WhatsApp message: the same id is the same message however often it is delivered."""
+    return f"wa:{whatsapp_message_id}"
+
+
+def enrollment(participant_id: str) -> str:
+    return f"enroll:{participant_id}"
+
+
+def daily_prompt(participant_id: str, schedule_id: str, local_date: date) -> str:
+    """One daily prompt per schedule and local calendar day, however often its alarm fires."""
+    return f"prompt:{participant_id}:{schedule_id}:{local_date.isoformat()}"
+
+
+def manual_prompt(participant_id: str, token: str) -> str:
+    """A prompt a researcher asked for by hand (each request is its own)."""
+    return f"prompt:{participant_id}:manual:{token}"
+
+
+def reply(inbox_id: int) -> str:
+    """The answer to a batch, keyed by its last inbox row."""
+    return f"reply:{inbox_id}"
+
+
+def apology(inbox_id: int) -> str:
+    return f"apology:{inbox_id}"
+
+
+def prompt_text(inbox_id: int) -> str:
+    return f"prompt-text:{inbox_id}"
+
+
+def prompt_poll(inbox_id: int) -> str:
+    return f"prompt-poll:{inbox_id}"
