@@ -80,6 +80,12 @@ async def enroll(
     return await db.run(write)
 
 
+async def find(db: Database, phone: str) -> Participant | None:
+    """The participant with this phone, or None."""
+    phone = validate_phone(phone)
+    return await db.run(lambda session: participant_by_phone(session, phone))
+
+
 async def _get(db: Database, phone: str) -> tuple[Participant, Conversation]:
     phone = validate_phone(phone)
 

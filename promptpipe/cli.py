@@ -78,9 +78,8 @@ async def _chat(settings: Settings, phone: str, name: str) -> int:
     db = Database(settings.database_url)
     await db.connect()
     try:
-        await admin.enroll(db, SystemClock(), phone=phone, name=name, timezone=settings.default_timezone)
-    except PromptPipeError:
-        pass  # already enrolled: carry on the conversation
+        if await admin.find(db, phone) is None:  # enrolled already: carry on that conversation
+            await admin.enroll(db, SystemClock(), phone=phone, name=name, timezone=settings.default_timezone)
     finally:
         await db.close()
     stop = asyncio.Event()
