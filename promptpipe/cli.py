@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -57,10 +58,10 @@ async def _serve(settings: Settings, transport: Any = None, stop: asyncio.Event 
     stop = stop or asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
-        try:
+        # Where the loop cannot take signal handlers (Windows, a non-main thread), Ctrl-C still
+        # ends the service through KeyboardInterrupt in _run.
+        with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, stop.set)
-        except (NotImplementedError, RuntimeError):
-            pass
     await app.start(single_instance=True)
     try:
         await stop.wait()
