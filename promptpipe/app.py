@@ -20,7 +20,9 @@ from promptpipe.inbox import Inbox, InboxConfig
 from promptpipe.lanes import Lanes
 from promptpipe.llm import LLM, OpenAILLM
 from promptpipe.logging import get_logger
+from promptpipe.nudges import NudgePolicy
 from promptpipe.outbox import Outbox
+from promptpipe.scheduling.alarms import AlarmClock
 from promptpipe.tools import PromptTexts
 from promptpipe.transport import Transport
 
@@ -44,6 +46,19 @@ def load_prompts(settings: Settings) -> PromptTexts:
         intake=read(settings.intake_prompt_file, "INTAKE_BOT_PROMPT_FILE"),
         feedback=read(settings.feedback_prompt_file, "FEEDBACK_TRACKER_PROMPT_FILE"),
         prompt_generator=read(settings.prompt_generator_prompt_file, "PROMPT_GENERATOR_PROMPT_FILE"),
+    )
+
+
+def nudge_policy(settings: Settings) -> NudgePolicy:
+    return NudgePolicy(
+        prep_minutes=settings.scheduler_prep_time_minutes,
+        misfire_grace=settings.misfire_grace,
+        reminder_delay=settings.daily_prompt_reminder_delay,
+        auto_feedback=settings.auto_feedback_after_prompt_enabled,
+        auto_feedback_delay=settings.auto_feedback_delay,
+        feedback_initial_timeout=settings.feedback_initial_timeout,
+        feedback_followup_delay=settings.feedback_followup_delay,
+        intensity_poll=settings.intensity_poll_enabled,
     )
 
 
@@ -73,6 +88,7 @@ class App:
     lanes: Lanes
     inbox: Inbox
     outbox: Outbox
+    alarms: AlarmClock
     _tasks: list[asyncio.Task[None]] = field(default_factory=list)
     _outbox_kick: asyncio.Event = field(default_factory=asyncio.Event)
     _lock_file: IO[str] | None = None
@@ -87,16 +103,19 @@ class App:
         db = db or Database(settings.database_url)
         transport = transport or build_transport(settings)
         llm = llm or OpenAILLM(settings)
-        flow = ConversationFlow(db, llm, clock, load_prompts(settings),
-                                FlowConfig(history_window=settings.history_window, debug=settings.debug), transport)
+        policy = nudge_policy(settings)
         app: App
+        alarms = AlarmClock(db, clock, policy, on_queued=lambda ids: [app.lanes.wake(pid) for pid in ids])
+        flow = ConversationFlow(db, llm, clock, load_prompts(settings),
+                                FlowConfig(history_window=settings.history_window, debug=settings.debug, policy=policy),
+                                transport, on_alarms_changed=alarms.request_sync)
         lanes = Lanes(db, clock, flow.load_context, flow.process, flow.record_failure,
                       concurrency=settings.lane_concurrency,
                       on_batch_done=lambda: app._outbox_kick.set())
         inbox = Inbox(db, clock, InboxConfig(settings.auto_enroll_new_users, settings.default_timezone, settings.debug),
-                      lanes.wake)
+                      lanes.wake, alarms_changed=alarms.request_sync)
         outbox = Outbox(db, transport, clock, rate_per_s=settings.send_rate_per_s)
-        app = cls(settings, db, transport, llm, clock, flow, lanes, inbox, outbox)
+        app = cls(settings, db, transport, llm, clock, flow, lanes, inbox, outbox, alarms)
         return app
 
     async def start(self, *, background: bool = True, single_instance: bool = False) -> None:
@@ -105,10 +124,13 @@ class App:
             self._take_lock()
         await self.db.connect()
         await self.outbox.recover_interrupted()
+        await self.alarms.start()
+        await self.alarms.reconcile()
         await self.transport.start(self.inbox.ingest)
         if background:
             self._tasks = [
                 asyncio.create_task(self._poll_loop(), name="inbox-poller"),
+                asyncio.create_task(self.alarms.drive(), name="alarm-clock"),
                 asyncio.create_task(self._dispatch_loop(), name="outbox-dispatcher"),
             ]
         # Everything built so far lives as long as the process: keep it out of the collector's
@@ -124,7 +146,7 @@ class App:
         run again after the next start."""
         self._stopping = True
         self._outbox_kick.set()
-        poller = [t for t in self._tasks if t.get_name() == "inbox-poller"]
+        poller = [t for t in self._tasks if t.get_name() in ("inbox-poller", "alarm-clock")]
         for task in poller:
             task.cancel()
         await self.lanes.stop()
@@ -137,6 +159,8 @@ class App:
         self._tasks = []
         with contextlib.suppress(Exception):
             await self.transport.stop()
+        with contextlib.suppress(Exception):
+            await self.alarms.stop()
         close = getattr(self.llm, "close", None)
         if close is not None:
             with contextlib.suppress(Exception):
@@ -144,15 +168,18 @@ class App:
         await self.db.close()
         self._release_lock()
         log.info("service_stopped", lanes=repr(self.lanes), inbox=repr(self.inbox), outbox=repr(self.outbox),
+                 alarms=repr(self.alarms),
                  turns=self.flow.turns, failures=self.flow.failures)
 
     async def run_until_idle(self, max_passes: int = 10_000) -> None:
         """Process everything that is due right now, then return (tests and tools, no sleeping)."""
         for _ in range(max_passes):
+            synced = await self.alarms.sync_requested()
+            await self.alarms.run_due()
             started = await self.lanes.poll_once()
             await self.lanes.wait_idle()
             sent = await self.outbox.dispatch_once()
-            if started == 0 and sent == 0 and self.lanes.running == 0:
+            if started == 0 and sent == 0 and synced == 0 and self.lanes.running == 0:
                 return
         raise RuntimeError("run_until_idle did not settle")
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
@@ -75,6 +75,27 @@ class Settings:
     instead of scanning a QR code."""
     whatsapp_bot_label: bool = True
     """WHATSAPP_BOT_LABEL (default on): let WhatsApp show its bot label on our messages."""
+    scheduler_prep_time_minutes: int = 10
+    """SCHEDULER_PREP_TIME_MINUTES (default 10): the daily prompt is sent this long before the habit time."""
+    misfire_grace: timedelta = timedelta(hours=1)
+    """MISFIRE_GRACE (default 1h): a prompt or timer missed while the service was down is still
+    sent if it is at most this late; later than that it is skipped and logged as missed."""
+    daily_prompt_reminder_delay: timedelta = timedelta(hours=5)
+    """DAILY_PROMPT_REMINDER_DELAY (default 5h; 0 = no reminders): remind a participant who has
+    not replied to their daily prompt after this long."""
+    auto_feedback_after_prompt_enabled: bool = True
+    """AUTO_FEEDBACK_AFTER_PROMPT_ENABLED (default on): hand a participant who has not replied
+    to FEEDBACK a short while after their prompt."""
+    auto_feedback_delay: timedelta = timedelta(minutes=5)
+    """AUTO_FEEDBACK_DELAY (default 5m): how long after the prompt that hand-over happens."""
+    feedback_initial_timeout: timedelta = timedelta(minutes=15)
+    """FEEDBACK_INITIAL_TIMEOUT (default 15m; 0 = off): ask how it went when a participant in
+    FEEDBACK has been silent this long."""
+    feedback_followup_delay: timedelta = timedelta(hours=3)
+    """FEEDBACK_FOLLOWUP_DELAY (default 3h; 0 = off): one more question this long after that."""
+    intensity_poll_enabled: bool = True
+    """INTENSITY_POLL_ENABLED (default on): with the first daily prompt of a local day, ask in a
+    poll whether the daily steps should be smaller, the same or bigger."""
     extra: Mapping[str, str] = field(default_factory=dict, repr=False)
     """Every raw variable that was read, for error messages only."""
 
@@ -252,8 +273,30 @@ def load_settings(env: Mapping[str, str] | None = None, *, env_file: str | Path 
         whatsapp_bot_label=(
             parse_bool("WHATSAPP_BOT_LABEL", get("WHATSAPP_BOT_LABEL")) if get("WHATSAPP_BOT_LABEL") else True
         ),
+        scheduler_prep_time_minutes=(
+            parse_int("SCHEDULER_PREP_TIME_MINUTES", get("SCHEDULER_PREP_TIME_MINUTES"), minimum=0)
+            if get("SCHEDULER_PREP_TIME_MINUTES") else defaults.scheduler_prep_time_minutes
+        ),
+        misfire_grace=_duration(get, "MISFIRE_GRACE", defaults.misfire_grace),
+        daily_prompt_reminder_delay=_duration(get, "DAILY_PROMPT_REMINDER_DELAY", defaults.daily_prompt_reminder_delay),
+        auto_feedback_after_prompt_enabled=(
+            parse_bool("AUTO_FEEDBACK_AFTER_PROMPT_ENABLED", get("AUTO_FEEDBACK_AFTER_PROMPT_ENABLED"))
+            if get("AUTO_FEEDBACK_AFTER_PROMPT_ENABLED") else True
+        ),
+        auto_feedback_delay=_duration(get, "AUTO_FEEDBACK_DELAY", defaults.auto_feedback_delay),
+        feedback_initial_timeout=_duration(get, "FEEDBACK_INITIAL_TIMEOUT", defaults.feedback_initial_timeout),
+        feedback_followup_delay=_duration(get, "FEEDBACK_FOLLOWUP_DELAY", defaults.feedback_followup_delay),
+        intensity_poll_enabled=(
+            parse_bool("INTENSITY_POLL_ENABLED", get("INTENSITY_POLL_ENABLED")) if get("INTENSITY_POLL_ENABLED") else True
+        ),
         extra=env,
     )
+    if settings.scheduler_prep_time_minutes > 24 * 60:
+        raise ConfigError("SCHEDULER_PREP_TIME_MINUTES must be at most 1440 (a day).")
+    if settings.misfire_grace < timedelta(seconds=1):
+        raise ConfigError("MISFIRE_GRACE must be at least 1s: with less, every alarm that is a moment late is lost.")
+    if settings.auto_feedback_after_prompt_enabled and settings.auto_feedback_delay <= timedelta(0):
+        raise ConfigError("AUTO_FEEDBACK_DELAY must be more than 0 (or switch AUTO_FEEDBACK_AFTER_PROMPT_ENABLED off).")
     if settings.poll_interval > timedelta(seconds=2):
         raise ConfigError(
             "POLL_INTERVAL must be 2s or less: rows written by the admin script must be seen within 2 seconds."
@@ -266,6 +309,10 @@ def load_settings(env: Mapping[str, str] | None = None, *, env_file: str | Path 
         if not path.is_file():
             raise ConfigError(f"{name}: the file {str(path)!r} does not exist; point it at a readable text file.")
     return settings
+
+
+def _duration(get: Callable[[str], str], name: str, default: timedelta) -> timedelta:
+    return parse_duration(name, get(name)) if get(name) else default
 
 
 def ensure_state_dir(settings: Settings) -> Path:

@@ -90,6 +90,10 @@ class Database:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor, self._transaction, fn)
 
+    def run_blocking(self, fn: Callable[[Session], T]) -> T:
+        """:meth:`run` for code on another thread (the alarm thread): waits for the database thread."""
+        return self._executor.submit(self._transaction, fn).result()
+
     def _transaction(self, fn: Callable[[Session], T]) -> T:
         self.transactions += 1
         try:

@@ -15,7 +15,9 @@ from promptpipe.clock import Clock
 from promptpipe.db import Database
 from promptpipe.logging import get_logger, mask_phone
 from promptpipe.models import Message
+from promptpipe.nudges import CANCELLED_BY_REPLY
 from promptpipe.phones import from_whatsapp
+from promptpipe.schedule_store import cancel_timers
 from promptpipe.store import (
     add_inbound_message,
     create_participant,
@@ -45,8 +47,12 @@ class _Duplicate(Exception):
 
 
 class Inbox:
-    def __init__(self, db: Database, clock: Clock, config: InboxConfig, wake: Callable[[str], None]) -> None:
+    def __init__(
+        self, db: Database, clock: Clock, config: InboxConfig, wake: Callable[[str], None],
+        alarms_changed: Callable[[list[str]], None] | None = None,
+    ) -> None:
         self.db, self.clock, self.config, self._wake = db, clock, config, wake
+        self._alarms_changed = alarms_changed
         self.accepted = 0
         self.duplicates = 0
         self.ignored = 0
@@ -68,8 +74,10 @@ class Inbox:
             log.info("inbound_from_unknown_sender", phone=mask_phone(msg.sender_phone), has_lid=bool(msg.sender_lid),
                      message_id=msg.message_id)
             return None
-        participant_id, inbox_id, kind, enrolled = stored
+        participant_id, inbox_id, kind, enrolled, cancelled = stored
         self.accepted += 1
+        if cancelled and self._alarms_changed is not None:
+            self._alarms_changed([participant_id])
         if enrolled:
             log.info("participant_auto_enrolled", participant_id=participant_id)
         log.info("inbound_stored", participant_id=participant_id, inbox_id=inbox_id, kind=kind,
@@ -77,8 +85,9 @@ class Inbox:
         self._wake(participant_id)
         return inbox_id
 
-    def _store(self, session: Session, msg: InboundMessage) -> tuple[str, int, str, bool] | None:
-        """One transaction: find (or auto-enroll) the sender, dedupe, write transcript + inbox."""
+    def _store(self, session: Session, msg: InboundMessage) -> tuple[str, int, str, bool, int] | None:
+        """One transaction: find (or auto-enroll) the sender, dedupe, write transcript + inbox, and
+        cancel the timers a reply makes moot (a reminder must not follow an answer)."""
         now = self.clock.now()
         resolved = self._resolve_sender(session, msg, now)
         if resolved is None:
@@ -94,7 +103,8 @@ class Inbox:
                                  payload=payload, message_id=message_id)
         if inbox_id is None:  # a concurrent writer (another node) stored it first
             raise _Duplicate
-        return participant.id, inbox_id, kind, enrolled
+        cancelled = cancel_timers(session, participant.id, CANCELLED_BY_REPLY, now, reason="the participant wrote")
+        return participant.id, inbox_id, kind, enrolled, cancelled
 
     def _resolve_sender(self, session: Session, msg: InboundMessage, now: datetime) -> tuple[SenderRef, bool] | None:
         phone = from_whatsapp(msg.sender_phone)
@@ -129,5 +139,6 @@ def _describe(session: Session, msg: InboundMessage) -> tuple[str, str, dict[str
     chosen = [option for option in options if poll_option_hash(option) in vote.selected_hashes]
     text = "(poll vote: " + (", ".join(chosen) if chosen else "vote withdrawn" if not vote.selected_hashes else "unknown option") + ")"
     payload = {"poll_message_id": vote.poll_message_id, "selected": chosen,
-               "selected_hashes": list(vote.selected_hashes), "known_poll": poll is not None}
+               "selected_hashes": list(vote.selected_hashes), "known_poll": poll is not None,
+               "purpose": poll.payload.get("purpose") if poll else None}
     return "poll_vote", text, payload

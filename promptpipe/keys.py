@@ -42,3 +42,25 @@ def prompt_text(inbox_id: int) -> str:
 
 def prompt_poll(inbox_id: int) -> str:
     return f"prompt-poll:{inbox_id}"
+
+
+def timer(timer_id: int) -> str:
+    """A timer fires into the inbox once, however often its alarm rings."""
+    return f"timer:{timer_id}"
+
+
+def alarm_sync(participant_id: str, token: str) -> str:
+    """An admin change (pause, resume, time zone) asking the service to re-check the alarms."""
+    return f"sync:{participant_id}:{token}"
+
+
+def reminder(inbox_id: int) -> str:
+    return f"reminder:{inbox_id}"
+
+
+def check_in(inbox_id: int) -> str:
+    return f"check-in:{inbox_id}"
+
+
+def intensity_poll(inbox_id: int) -> str:
+    return f"intensity-poll:{inbox_id}"

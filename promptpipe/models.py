@@ -168,3 +168,50 @@ class LidMapping(SQLModel, table=True):
     lid: str = Field(primary_key=True)
     phone: str = Field(index=True)
     updated_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+
+
+# Timer status values (a timer is one future event for one participant).
+CANCELLED, FIRED, MISSED = "cancelled", "fired", "missed"
+
+
+class Schedule(SQLModel, table=True):
+    """A participant's daily prompt: a fixed habit time or a random time inside a window, in the
+    participant's time zone, sent ``prep_minutes`` before the habit time. Deleting one sets
+    ``active`` to false (its past prompts keep pointing at it)."""
+
+    __table_args__ = (Index("ix_schedule_participant_active", "participant_id", "active"),)
+
+    id: str = Field(primary_key=True)
+    participant_id: str = Field(foreign_key="participant.id")
+    kind: str
+    """fixed | random"""
+    habit_time: str | None = None
+    """HH:MM (fixed)"""
+    window_start: str | None = None
+    window_end: str | None = None
+    prep_minutes: int = 10
+    active: bool = True
+    created_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    updated_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+
+
+class Timer(SQLModel, table=True):
+    """One future event for one participant (a reminder, a delayed transition …). At most one
+    pending timer per participant and kind; the alarm for it is an APScheduler job, but this row
+    is what decides whether it still counts."""
+
+    __table_args__ = (
+        Index("ix_timer_participant_status", "participant_id", "status"),
+        Index("ix_timer_status_due", "status", "due_at"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    participant_id: str = Field(foreign_key="participant.id")
+    kind: str
+    due_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    payload: dict[str, Any] = _json()
+    status: str = PENDING
+    """pending | fired | cancelled | missed"""
+    reason: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
+    created_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    settled_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))

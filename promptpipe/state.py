@@ -7,9 +7,12 @@ one transaction. A turn that fails half-way therefore leaves no trace and can si
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
+from promptpipe.localtime import DailySpec, parse_hhmm
 from promptpipe.models import ACTIVE, FEEDBACK, INTAKE, PAUSED, SUB_STATES, WITHDRAWN
+from promptpipe.nudges import TIMER_KINDS
 
 STATUS_TRANSITIONS: dict[str, tuple[str, str | None]] = {
     "opted_out": (PAUSED, "participant"),
@@ -78,6 +81,52 @@ class PendingTransition:
 
 
 @dataclass
+class ScheduleEntry:
+    """A daily-prompt schedule as the turn sees it (the working copy of a ``schedule`` row)."""
+
+    id: str
+    kind: str
+    habit_time: str | None
+    window_start: str | None
+    window_end: str | None
+    prep_minutes: int
+    active: bool = True
+    created_at: datetime | None = None
+    dirty: bool = False
+    """Changed (or created) during this turn: written back on commit."""
+
+    def spec(self) -> DailySpec:
+        def hhmm(value: str | None) -> object:
+            return parse_hhmm(value) if value else None
+
+        return DailySpec(kind=self.kind, habit_time=hhmm(self.habit_time), window_start=hhmm(self.window_start),  # type: ignore[arg-type]
+                         window_end=hhmm(self.window_end), prep_minutes=self.prep_minutes, seed=self.id)
+
+
+@dataclass(frozen=True)
+class PendingTimer:
+    """A timer that is waiting to fire, as loaded at the start of the turn."""
+
+    id: int
+    kind: str
+    due_at: datetime
+    payload: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class TimerOp:
+    """A change to the participant's timers, applied on commit: arm replaces the pending timer
+    of the same kind; cancel drops it."""
+
+    action: str
+    """arm | cancel"""
+    kind: str
+    due_at: datetime | None = None
+    payload: dict[str, Any] = field(default_factory=dict)
+    reason: str = ""
+
+
+@dataclass
 class TurnState:
     participant: ParticipantInfo
     sub_state: str
@@ -86,10 +135,51 @@ class TurnState:
     transitions: list[PendingTransition] = field(default_factory=list)
     status: str = ""
     paused_by: str | None = None
+    timezone: str = ""
+    schedules: list[ScheduleEntry] = field(default_factory=list)
+    pending_timers: dict[str, PendingTimer] = field(default_factory=dict)
+    timer_ops: list[TimerOp] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if not self.status:
             self.status, self.paused_by = self.participant.status, self.participant.paused_by
+        if not self.timezone:
+            self.timezone = self.participant.timezone
+
+    @property
+    def alarms_changed(self) -> bool:
+        """Whether committing this turn changes what the alarm clock must hold."""
+        return bool(
+            self.timer_ops
+            or any(entry.dirty for entry in self.schedules)
+            or self.status != self.participant.status
+            or self.timezone != self.participant.timezone
+        )
+
+    def arm_timer(self, kind: str, due_at: datetime, payload: dict[str, Any] | None = None, *, reason: str = "") -> None:
+        self.timer_ops.append(TimerOp("arm", kind, due_at, dict(payload or {}), reason))
+
+    def cancel_timers(self, *kinds: str, reason: str = "") -> None:
+        for kind in kinds:
+            self.timer_ops.append(TimerOp("cancel", kind, reason=reason))
+
+    def timer_pending_after_commit(self, kind: str) -> bool:
+        """Whether a timer of this kind will be pending once the turn commits."""
+        pending = kind in self.pending_timers
+        for op in self.timer_ops:
+            if op.kind == kind:
+                pending = op.action == "arm"
+        return pending
+
+    def active_schedules(self) -> list[ScheduleEntry]:
+        return [entry for entry in self.schedules if entry.active]
+
+    def set_timezone(self, name: str, *, reason: str) -> bool:
+        if name == self.timezone:
+            return False
+        self.transitions.append(PendingTransition("timezone", "timezone_changed", self.timezone, name, reason))
+        self.timezone = name
+        return True
 
     def change_status(self, name: str, *, reason: str) -> bool:
         """Apply a named status change; False when it changes nothing."""
@@ -98,6 +188,8 @@ class TurnState:
             return False
         self.transitions.append(PendingTransition("status", name, self.status, target, reason))
         self.status, self.paused_by = target, paused_by
+        if target != ACTIVE:  # nothing scheduled may reach someone who is not active
+            self.cancel_timers(*TIMER_KINDS, reason=f"status changed: {name}")
         return True
 
     def record_status_event(self, name: str, *, reason: str) -> None:

@@ -29,6 +29,7 @@ from promptpipe.models import (
     Participant,
     Transition,
 )
+from promptpipe.schedule_store import apply_timer_ops, load_pending_timers, load_schedules, save_schedules
 from promptpipe.state import HistoryEntry, ParticipantInfo, PendingTransition, TurnState
 
 HIDDEN_FROM_MODEL = ("apology",)
@@ -145,11 +146,12 @@ def inbox_key_exists(session: Session, key: str) -> bool:
 
 def enqueue_inbox(
     db: Database, session: Session, *, key: str, participant_id: str, kind: str, now: datetime,
-    payload: dict[str, Any] | None = None, message_id: int | None = None,
+    payload: dict[str, Any] | None = None, message_id: int | None = None, status: str = PENDING,
 ) -> int | None:
-    """Write an inbox row; returns its id, or None when the key was already there (a duplicate)."""
+    """Write an inbox row; returns its id, or None when the key was already there (a duplicate).
+    ``status`` other than pending records an input that must not run (a missed prompt)."""
     values = {"key": key, "participant_id": participant_id, "kind": kind, "payload": payload or {},
-              "message_id": message_id, "status": PENDING, "attempts": 0, "available_at": now, "created_at": now,
+              "message_id": message_id, "status": status, "attempts": 0, "available_at": now, "created_at": now,
               "processed_at": None, "last_error": None}
     return session.connection().execute(db.insert_ignore(InboxItem, ("key",)), values).scalar_one_or_none()
 
@@ -195,7 +197,8 @@ def load_turn_state(session: Session, participant_id: str) -> TurnState:
     pid, phone, name, timezone, status, background, lid, paused_by, sub_state, profile, version = row
     info = ParticipantInfo(id=pid, phone=phone, name=name, timezone=timezone, status=status,
                            background=background, lid=lid, paused_by=paused_by)
-    return TurnState(participant=info, sub_state=sub_state, profile=dict(profile), version=version)
+    return TurnState(participant=info, sub_state=sub_state, profile=dict(profile), version=version,
+                     schedules=load_schedules(session, pid), pending_timers=load_pending_timers(session, pid))
 
 
 def save_turn_state(session: Session, state: TurnState, now: datetime) -> None:
@@ -208,9 +211,14 @@ def save_turn_state(session: Session, state: TurnState, now: datetime) -> None:
     if result.rowcount != 1:  # type: ignore[attr-defined]
         raise VersionConflict(f"conversation of {state.participant.id} changed during the turn")
     state.version += 1
-    if (state.status, state.paused_by) != (state.participant.status, state.participant.paused_by):
+    if (state.status, state.paused_by, state.timezone) != (
+        state.participant.status, state.participant.paused_by, state.participant.timezone
+    ):
         session.connection().execute(update(Participant).where(Participant.id == state.participant.id).values(
-            status=state.status, paused_by=state.paused_by, updated_at=now))
+            status=state.status, paused_by=state.paused_by, timezone=state.timezone, updated_at=now))
+    save_schedules(session, state.participant.id, state.schedules, now)
+    apply_timer_ops(session, state.participant.id, state.timer_ops, now)
+    state.timer_ops.clear()
     for change in state.transitions:
         session.add(_transition_row(state.participant.id, change, now))
     state.transitions.clear()

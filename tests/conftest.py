@@ -18,6 +18,7 @@ from promptpipe.db import Database
 from promptpipe.transport.memory import MemoryTransport
 from tests.fakes.fixtures import fake_openai, openai_server_session  # noqa: F401
 from tests.fakes.openai_server import FakeOpenAIServer
+from tests.fakes.scheduler_clock import follow_clock
 
 POSTGRES_ENV = "TEST_POSTGRES_URL"
 PROJECT_VARS = (
@@ -26,6 +27,8 @@ PROJECT_VARS = (
     "PROMPT_GENERATOR_PROMPT_FILE", "AUTO_ENROLL_NEW_USERS", "PROMPTPIPE_DEBUG", "PROMPTPIPE_TRANSPORT",
     "LOG_FORMAT", "LLM_TIMEOUT", "LLM_MAX_RETRIES", "SEND_RATE_PER_SECOND", "LANE_CONCURRENCY",
     "POLL_INTERVAL", "DEFAULT_TIMEZONE", "WHATSAPP_PAIR_PHONE", "WHATSAPP_BOT_LABEL",
+    "SCHEDULER_PREP_TIME_MINUTES", "MISFIRE_GRACE", "DAILY_PROMPT_REMINDER_DELAY", "AUTO_FEEDBACK_AFTER_PROMPT_ENABLED",
+    "AUTO_FEEDBACK_DELAY", "FEEDBACK_INITIAL_TIMEOUT", "FEEDBACK_FOLLOWUP_DELAY", "INTENSITY_POLL_ENABLED",
 )
 
 
@@ -91,10 +94,12 @@ AppFactory = Callable[..., Awaitable[App]]
 
 @pytest.fixture
 async def make_app(
-    database_url: str, tmp_path: Path, fake_openai: FakeOpenAIServer, clock: ManualClock  # noqa: F811
+    database_url: str, tmp_path: Path, fake_openai: FakeOpenAIServer, clock: ManualClock,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
 ) -> AsyncIterator[AppFactory]:
     """Build (and later close) apps on this test's database; call again to 'restart'."""
     apps: list[App] = []
+    follow_clock(monkeypatch, lambda: apps[-1].clock if apps else clock)
 
     async def factory(transport: Any = None, *, start: bool = True, app_clock: Any = None, **overrides: str) -> App:
         settings = make_settings(database_url, tmp_path / "state", fake_openai.url, **overrides)

@@ -9,13 +9,16 @@ intake with a message that says what is missing.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 from promptpipe import keys
 from promptpipe.errors import LLMUnavailable, ToolArgumentError
+from promptpipe.flow import intensity
+from promptpipe.flow.timer_events import arm_after_prompt
 from promptpipe.llm import LLM
 from promptpipe.models import INTAKE
+from promptpipe.nudges import NudgePolicy
 from promptpipe.state import PROMPT_REQUIRED_FIELDS, TurnState
 from promptpipe.tools import write_habit_prompt
 
@@ -45,9 +48,11 @@ def missing_fields_message(missing: list[str]) -> str:
 
 
 async def prepare_daily_prompt(
-    llm: LLM, state: TurnState, generator_prompt: str, *, inbox_id: int, now: datetime
+    llm: LLM, state: TurnState, generator_prompt: str, *, inbox_id: int, now: datetime, policy: NudgePolicy,
+    local_day: date,
 ) -> list[Outgoing]:
-    """What to send for one daily-prompt event; changes ``state`` (counters, or back to intake)."""
+    """What to send for one daily-prompt event; changes ``state`` (counters and timers, or back
+    to intake)."""
     missing = state.missing_fields(PROMPT_REQUIRED_FIELDS)
     if missing:
         state.move_to(INTAKE, reason="daily prompt due but the profile lacks " + ", ".join(missing))
@@ -64,7 +69,13 @@ async def prepare_daily_prompt(
         "last_habit_prompt": text,
         "last_prompt_sent_at": now.isoformat(),
     }
-    return [
+    arm_after_prompt(state, policy, now, inbox_id)
+    outgoing = [
         Outgoing(keys.prompt_text(inbox_id), text, "prompt"),
-        Outgoing(keys.prompt_poll(inbox_id), POLL_QUESTION, "poll", {"options": list(POLL_OPTIONS)}),
+        Outgoing(keys.prompt_poll(inbox_id), POLL_QUESTION, "poll", {"options": list(POLL_OPTIONS), "purpose": "done"}),
     ]
+    if policy.intensity_poll and intensity.poll_due(state, local_day):
+        options = intensity.mark_poll_sent(state, local_day)
+        outgoing.append(Outgoing(keys.intensity_poll(inbox_id), intensity.QUESTION, "poll",
+                                 {"options": options, "purpose": intensity.PURPOSE}))
+    return outgoing

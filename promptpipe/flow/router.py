@@ -11,8 +11,9 @@ Nothing is written until the turn is complete; then the new state, the transitio
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import date, datetime, timedelta
 
 from sqlalchemy import update
 from sqlalchemy.orm import Session
@@ -22,13 +23,19 @@ from promptpipe.clock import Clock
 from promptpipe.db import Database
 from promptpipe.errors import LLMError, LLMRejected, PromptPipeError
 from promptpipe.flow.commands import PAUSED_BY_TEAM, PAUSED_HINT, apply_command, last_command
+from promptpipe.flow import intensity
 from promptpipe.flow.daily_prompt import Outgoing, prepare_daily_prompt
+from promptpipe.flow.timer_events import REMINDER_TEXT, apply_silent_timer, arm_after_hand_over
 from promptpipe.llm import LLM
+from promptpipe.localtime import zone_or_utc
 from promptpipe.logging import get_logger
 from promptpipe.models import ACTIVE, FAILED, FEEDBACK, PAUSED, InboxItem, Message
 from promptpipe.modules import FEEDBACK as FEEDBACK_MODULE
 from promptpipe.modules import INTAKE as INTAKE_MODULE
 from promptpipe.modules import AgentModule
+from promptpipe.modules.agent import CHECK_IN_CUE, FOLLOW_UP_CUE, GREETING_CUE
+from promptpipe.modules.toolloop import LoopResult
+from promptpipe.nudges import FEEDBACK_CHECK_IN, FEEDBACK_FOLLOWUP, REMINDER, NudgePolicy
 from promptpipe.state import HistoryEntry, TurnState
 from promptpipe.store import (
     InboxRow,
@@ -67,15 +74,24 @@ TurnContext = tuple[TurnState, list[HistoryEntry], list[str]]
 class FlowConfig:
     history_window: int
     debug: bool = False
+    policy: NudgePolicy = NudgePolicy()
+
+
+def _lateness(due_at: object, now: datetime) -> float | None:
+    """Seconds from when an event was due to now (logged, and read by the benchmarks)."""
+    if not isinstance(due_at, str):
+        return None
+    return round((now - datetime.fromisoformat(due_at)).total_seconds(), 3)
 
 
 class ConversationFlow:
     def __init__(
         self, db: Database, llm: LLM, clock: Clock, prompts: PromptTexts, config: FlowConfig,
-        transport: Transport | None = None,
+        transport: Transport | None = None, on_alarms_changed: Callable[[list[str]], None] | None = None,
     ) -> None:
         self.db, self.llm, self.clock, self.prompts, self.config = db, llm, clock, prompts, config
         self.transport = transport
+        self.on_alarms_changed = on_alarms_changed
         self.turns = 0
         self.failures = 0
 
@@ -85,45 +101,118 @@ class ConversationFlow:
         return FEEDBACK_MODULE if state.sub_state == FEEDBACK else INTAKE_MODULE
 
     async def process(self, participant_id: str, batch: list[InboxRow], context: TurnContext | None = None) -> None:
-        """Answer one batch (an enrollment, or one or more folded messages). Raises on failure.
+        """Answer one batch (an event, or one or more folded messages). Raises on failure.
         ``context`` is what :meth:`load_context` read, when the caller already has it."""
         if context is None:
             context = await self.db.run(lambda session: self.load_context(session, participant_id, batch))
         state, history, texts = context
-        if batch[0].kind == "poll_vote":
-            # Poll votes are kept in the transcript; answering them is the feedback module's job.
+        first = batch[0]
+        if first.kind == "sync":  # an admin change: the alarms follow our tables again
             await self._close_without_reply(batch, state)
+            self._alarms_changed(participant_id)
             return
-        command = last_command(texts) if batch[0].kind == "message" else None
+        if first.kind == "poll_vote":
+            await self._poll_vote(state, batch)
+            return
+        command = last_command(texts) if first.kind == "message" else None
         if command is not None:
             reply = apply_command(state, command)
-            await asyncio.shield(self._commit(state, batch, [Outgoing(keys.reply(batch[-1].id), reply, "command")]))
+            await self._finish(state, batch, [Outgoing(keys.reply(batch[-1].id), reply, "command")])
             log.info("command_handled", participant_id=participant_id, command=command, status=state.status)
             return
         if state.status != ACTIVE:
             await self._answer_inactive(state, batch)
             return
-        if batch[0].kind == "daily_prompt":
-            outgoing = await prepare_daily_prompt(self.llm, state, self.prompts.prompt_generator,
-                                                  inbox_id=batch[0].id, now=self.clock.now())
-            await asyncio.shield(self._commit(state, batch, outgoing))
-            log.info("daily_prompt_done", participant_id=participant_id, sent=[o.kind for o in outgoing],
-                     sub_state=state.sub_state)
+        if first.kind == "daily_prompt":
+            await self._daily_prompt(state, batch)
+            return
+        if first.kind == "timer":
+            await self._timer(state, batch, history)
             return
         module = self.module_for(state, batch)
-        ctx = ToolContext(state=state, llm=self.llm, clock=self.clock, prompts=self.prompts)
-        recipient = Recipient(phone=state.participant.phone, lid=state.participant.lid)
-        await self._typing(recipient, True)
-        try:
-            result = await module.respond(ctx, history, texts, greeting=batch[0].kind == "enroll")
-        finally:
-            await self._typing(recipient, False)
-        kind = "greeting" if batch[0].kind == "enroll" else "text"
-        await asyncio.shield(self._commit(state, batch, [Outgoing(keys.reply(batch[-1].id), result.text, kind)]))
+        cue = GREETING_CUE if first.kind == "enroll" else None
+        result = await self._respond(module, state, history, texts, cue)
+        kind = "greeting" if first.kind == "enroll" else "text"
+        await self._finish(state, batch, [Outgoing(keys.reply(batch[-1].id), result.text, kind)])
         self.turns += 1
         log.info("turn_done", participant_id=participant_id, module=module.name, rounds=result.rounds,
                  tools=result.tools_called, inputs=len(batch), stopped=result.stopped,
                  **({"reply": result.text} if self.config.debug else {}))
+
+    async def _respond(self, module: AgentModule, state: TurnState, history: list[HistoryEntry], texts: list[str],
+                       cue: str | None) -> LoopResult:
+        ctx = ToolContext(state=state, llm=self.llm, clock=self.clock, prompts=self.prompts, policy=self.config.policy)
+        recipient = Recipient(phone=state.participant.phone, lid=state.participant.lid)
+        await self._typing(recipient, True)
+        try:
+            return await module.respond(ctx, history, texts, cue=cue)
+        finally:
+            await self._typing(recipient, False)
+
+    async def _daily_prompt(self, state: TurnState, batch: list[InboxRow]) -> None:
+        item, now = batch[0], self.clock.now()
+        zone = zone_or_utc(state.timezone)
+        day = item.payload.get("local_date")
+        local_day = date.fromisoformat(day) if isinstance(day, str) else now.astimezone(zone).date()
+        outgoing = await prepare_daily_prompt(self.llm, state, self.prompts.prompt_generator, inbox_id=item.id,
+                                              now=now, policy=self.config.policy, local_day=local_day)
+        await self._finish(state, batch, outgoing)
+        log.info("daily_prompt_done", participant_id=state.participant.id, sent=[o.kind for o in outgoing],
+                 sub_state=state.sub_state, local_date=local_day.isoformat(),
+                 late_s=_lateness(item.payload.get("due_at"), now))
+
+    async def _timer(self, state: TurnState, batch: list[InboxRow], history: list[HistoryEntry]) -> None:
+        item = batch[0]
+        kind = str(item.payload.get("timer_kind") or "")
+        outgoing: list[Outgoing] = []
+        note: str | None = None
+        if kind == REMINDER:
+            outgoing = [Outgoing(keys.reminder(item.id), REMINDER_TEXT, "reminder")]
+            note = "reminder sent"
+        elif kind in (FEEDBACK_CHECK_IN, FEEDBACK_FOLLOWUP):
+            if state.sub_state == FEEDBACK:
+                cue = CHECK_IN_CUE if kind == FEEDBACK_CHECK_IN else FOLLOW_UP_CUE
+                result = await self._respond(FEEDBACK_MODULE, state, history, [], cue)
+                outgoing = [Outgoing(keys.check_in(item.id), result.text, "check_in")]
+                delay = self.config.policy.feedback_followup_delay
+                if kind == FEEDBACK_CHECK_IN and delay.total_seconds() > 0:
+                    state.arm_timer(FEEDBACK_FOLLOWUP, self.clock.now() + delay, reason="check-in unanswered")
+                note = f"{kind} sent"
+        else:
+            note = apply_silent_timer(state, kind, item.payload, self.config.policy)
+        await self._finish(state, batch, outgoing)
+        log.info("timer_done", participant_id=state.participant.id, kind=kind, outcome=note or "nothing to do",
+                 sub_state=state.sub_state, late_s=_lateness(item.payload.get("due_at"), self.clock.now()))
+
+    async def _poll_vote(self, state: TurnState, batch: list[InboxRow]) -> None:
+        """An intensity vote changes the profile and is acknowledged; other votes are kept in the
+        transcript for the feedback conversation."""
+        outgoing: list[Outgoing] = []
+        for item in batch:
+            if item.payload.get("purpose") == intensity.PURPOSE and state.status == ACTIVE:
+                before = intensity.current(state)
+                ack = intensity.apply_vote(state, list(item.payload.get("selected") or []))
+                if ack is not None:
+                    outgoing.append(Outgoing(keys.reply(item.id), ack, "text"))
+                    log.info("intensity_voted", participant_id=state.participant.id, before=before,
+                             after=intensity.current(state))
+        if outgoing:
+            await self._finish(state, batch, outgoing)
+        else:
+            await self._close_without_reply(batch, state)
+
+    async def _finish(self, state: TurnState, batch: list[InboxRow], outgoing: list[Outgoing]) -> None:
+        """Arm the timers the turn implies, commit it (shielded: a commit is never half-cancelled),
+        then have the alarms follow if anything about them changed."""
+        arm_after_hand_over(state, self.config.policy, self.clock.now())
+        changed = state.alarms_changed
+        await asyncio.shield(self._commit(state, batch, outgoing))
+        if changed:
+            self._alarms_changed(state.participant.id)
+
+    def _alarms_changed(self, participant_id: str) -> None:
+        if self.on_alarms_changed is not None:
+            self.on_alarms_changed([participant_id])
 
     def load_context(self, session: Session, participant_id: str, batch: list[InboxRow]) -> TurnContext:
         """Everything a turn reads, in one transaction."""
@@ -153,7 +242,7 @@ class ConversationFlow:
         (their message is still kept)."""
         if state.status == PAUSED and batch[0].kind == "message":
             hint = PAUSED_HINT if state.paused_by == "participant" else PAUSED_BY_TEAM
-            await asyncio.shield(self._commit(state, batch, [Outgoing(keys.reply(batch[-1].id), hint, "command")]))
+            await self._finish(state, batch, [Outgoing(keys.reply(batch[-1].id), hint, "command")])
             return
         await self._close_without_reply(batch, state)
 

@@ -16,6 +16,16 @@ GREETING_CUE = (
     "[Event, not written by the participant] The participant has just been enrolled in the study "
     "and has not written anything yet. Send them your first message now."
 )
+CHECK_IN_CUE = (
+    "[Event, not written by the participant] Since their daily habit prompt the participant has not "
+    "written anything. Send one short, warm message asking how it went with today's step. Do not "
+    "repeat the prompt and do not call any tool unless they have told you something new."
+)
+FOLLOW_UP_CUE = (
+    "[Event, not written by the participant] The participant has still not answered your last "
+    "question about today's step. Send one brief, low-pressure follow-up that is easy to answer "
+    "(a word like 'done' or 'not today' is enough). This is the last nudge today."
+)
 
 
 @dataclass(frozen=True)
@@ -27,7 +37,7 @@ class AgentModule:
     """Sent when the loop is cut short and the model gave no usable text."""
 
     def build_messages(
-        self, ctx: ToolContext, history: Sequence[HistoryEntry], new_messages: Sequence[str], *, greeting: bool = False
+        self, ctx: ToolContext, history: Sequence[HistoryEntry], new_messages: Sequence[str], *, cue: str | None = None
     ) -> list[dict[str, Any]]:
         """System prompt + situation + history window + what is new in this turn."""
         messages: list[dict[str, Any]] = [
@@ -35,15 +45,15 @@ class AgentModule:
             {"role": "system", "content": describe_situation(ctx.state, ctx.now())},
         ]
         messages += [{"role": entry.role, "content": entry.text} for entry in history]
-        if greeting:
-            messages.append({"role": "system", "content": GREETING_CUE})
+        if cue:  # an event the model must react to, e.g. the greeting of a new participant
+            messages.append({"role": "system", "content": cue})
         messages += [{"role": "user", "content": text} for text in new_messages]
         return messages
 
     async def respond(
-        self, ctx: ToolContext, history: Sequence[HistoryEntry], new_messages: Sequence[str], *, greeting: bool = False
+        self, ctx: ToolContext, history: Sequence[HistoryEntry], new_messages: Sequence[str], *, cue: str | None = None
     ) -> LoopResult:
-        messages = self.build_messages(ctx, history, new_messages, greeting=greeting)
+        messages = self.build_messages(ctx, history, new_messages, cue=cue)
         return await run_tool_loop(ctx.llm, messages, self.tools, ctx, fallback=self.fallback)
 
 

@@ -3,11 +3,13 @@
 from promptpipe.tools.base import PromptTexts, Tool, ToolContext, format_tool_error
 from promptpipe.tools.profile import SAVE_USER_PROFILE, merge_profile
 from promptpipe.tools.prompt_generator import GENERATE_HABIT_PROMPT, write_habit_prompt
+from promptpipe.tools.scheduler import SCHEDULER
 from promptpipe.tools.transition import TRANSITION_STATE
 
 __all__ = [
     "GENERATE_HABIT_PROMPT",
     "SAVE_USER_PROFILE",
+    "SCHEDULER",
     "TRANSITION_STATE",
     "PromptTexts",
     "Tool",

@@ -11,6 +11,7 @@ from typing import Any
 from promptpipe.clock import Clock
 from promptpipe.errors import LLMError, ToolArgumentError
 from promptpipe.llm import LLM
+from promptpipe.nudges import NudgePolicy
 from promptpipe.state import TurnState
 
 
@@ -22,6 +23,7 @@ class ToolContext:
     llm: LLM
     clock: Clock
     prompts: PromptTexts
+    policy: NudgePolicy = NudgePolicy()
 
     @property
     def participant_id(self) -> str:

@@ -11,12 +11,14 @@ from promptpipe.tools.base import Tool, ToolContext, optional_string
 
 DELIVERY_MODES = ("immediate", "scheduled")
 MAX_PROMPT_CHARS = 600
+_BOOKKEEPING = {"updated_at", "counters", "last_prompt_sent_at", "intensity_poll_date"}
 
 
 def generator_messages(state: TurnState, system_prompt: str, *, delivery_mode: str, notes: str) -> list[dict[str, str]]:
     """The two messages sent to the model to write one prompt (no history: it needs only the profile)."""
     profile = state.profile
-    lines = [f"{name.replace('_', ' ')}: {profile[name]}" for name in sorted(profile) if name != "updated_at" and profile[name]]
+    lines = [f"{name.replace('_', ' ')}: {profile[name]}" for name in sorted(profile)
+             if name not in _BOOKKEEPING and profile[name]]
     situation = (
         "The participant asked for a prompt right now."
         if delivery_mode == "immediate"

@@ -1,12 +1,30 @@
-"""``transition_state``: hand the conversation between intake and feedback."""
+"""``transition_state``: hand the conversation between intake and feedback, now or later."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from promptpipe.errors import ToolArgumentError
+from promptpipe.localtime import local_label, zone_or_utc
 from promptpipe.models import SUB_STATES
+from promptpipe.nudges import TRANSITION
 from promptpipe.tools.base import Tool, ToolContext, optional_string
+
+MAX_DELAY_MINUTES = 7 * 24 * 60
+
+
+def _delay(args: dict[str, Any]) -> float:
+    raw = args.get("delay_minutes")
+    if raw is None or raw == "":
+        return 0.0
+    try:
+        minutes = float(raw)
+    except (TypeError, ValueError):
+        raise ToolArgumentError("'delay_minutes' must be a number of minutes") from None
+    if not 0 <= minutes <= MAX_DELAY_MINUTES:
+        raise ToolArgumentError(f"'delay_minutes' must be between 0 and {MAX_DELAY_MINUTES} (a week)")
+    return minutes
 
 
 async def _transition(ctx: ToolContext, args: dict[str, Any]) -> str:
@@ -14,21 +32,36 @@ async def _transition(ctx: ToolContext, args: dict[str, Any]) -> str:
     if target not in SUB_STATES:
         raise ToolArgumentError(f"'target_state' must be one of {', '.join(SUB_STATES)}")
     reason = optional_string(args, "reason") or "requested by the assistant"
-    if not ctx.state.move_to(target, reason=reason):
-        return f"The conversation is already in {target}; nothing changed."
-    return f"Done: the conversation is now in {target}. Your next reply is sent from there."
+    minutes = _delay(args)
+    state = ctx.state
+    if minutes > 0:
+        due = ctx.now() + timedelta(minutes=minutes)
+        replaced = state.timer_pending_after_commit(TRANSITION)
+        state.arm_timer(TRANSITION, due, {"target": target, "reason": reason}, reason=reason)
+        when = local_label(due, zone_or_utc(state.timezone))
+        return (f"Scheduled: the conversation moves to {target} at {when}, in {minutes:g} minutes."
+                + (" This replaces the delayed move that was pending." if replaced else ""))
+    cancelled = ""
+    if state.timer_pending_after_commit(TRANSITION):
+        state.cancel_timers(TRANSITION, reason="replaced by an immediate transition")
+        cancelled = " The delayed move that was pending is cancelled."
+    if not state.move_to(target, reason=reason):
+        return f"The conversation is already in {target}; nothing changed.{cancelled}"
+    return f"Done: the conversation is now in {target}. Your next reply is sent from there.{cancelled}"
 
 
 TRANSITION_STATE = Tool(
     name="transition_state",
     description=(
         "Move the conversation to INTAKE (building or repairing the habit profile) or FEEDBACK "
-        "(hearing how the habit went). Takes effect immediately."
+        "(hearing how the habit went). Immediately, or after delay_minutes; only one delayed move "
+        "can be pending, a new one replaces it, and an immediate move cancels it."
     ),
     parameters={
         "type": "object",
         "properties": {
             "target_state": {"type": "string", "enum": list(SUB_STATES)},
+            "delay_minutes": {"type": "number", "minimum": 0, "description": "Wait this long first (0 = now)."},
             "reason": {"type": "string", "description": "Why, in a few words (kept in the audit log)."},
         },
         "required": ["target_state"],

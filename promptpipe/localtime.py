@@ -1,0 +1,145 @@
+"""Local wall-clock time → instants, with one written-down daylight-saving policy.
+
+A daily prompt is defined by a habit time on a local calendar day; it fires ``prep_minutes`` before
+that habit time. Two days a year the wall clock misbehaves:
+
+* **spring forward** (e.g. 02:00 → 03:00): a time inside the gap does not exist that day; it
+  fires once, at the first valid instant after the gap starts (the moment clocks jump, 03:00).
+* **fall back** (e.g. 02:00 → 01:00): a time inside the repeated hour happens twice; it fires
+  once, at its first occurrence.
+
+Every function here is pure: dates and zones in, aware UTC datetimes out.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta, timezone
+from zoneinfo import ZoneInfo
+
+FIXED, RANDOM = "fixed", "random"
+_HHMM = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
+
+
+def parse_hhmm(text: str) -> time:
+    """``"9:05"`` / ``"09:05"`` → ``time(9, 5)``; ValueError with the expected shape otherwise."""
+    match = _HHMM.match(text.strip())
+    if not match:
+        raise ValueError(f"{text!r} is not a 24-hour time like 07:30 or 18:05")
+    return time(int(match.group(1)), int(match.group(2)))
+
+
+def format_hhmm(value: time) -> str:
+    return f"{value.hour:02d}:{value.minute:02d}"
+
+
+def to_instant(day: date, wall: time, zone: ZoneInfo) -> datetime:
+    """The UTC instant of ``wall`` on ``day`` in ``zone`` under the policy above."""
+    first = datetime.combine(day, wall, tzinfo=zone)  # fold=0: the first of two, if repeated
+    instant = first.astimezone(timezone.utc)
+    if instant.astimezone(zone).replace(tzinfo=None) == first.replace(tzinfo=None):
+        return instant  # the wall time exists (fold=0 is its first occurrence)
+    # In a gap. Before the jump the clock shows a time earlier than ``wall``, after it a later
+    # one; the jump itself is the first valid instant. Search between the two readings.
+    low = datetime.combine(day, wall, tzinfo=zone).replace(fold=1).astimezone(timezone.utc)
+    high = instant
+    if low > high:
+        low, high = high, low
+    target = first.replace(tzinfo=None)
+    while high - low > timedelta(seconds=1):
+        middle = low + (high - low) / 2
+        if middle.astimezone(zone).replace(tzinfo=None) >= target:
+            high = middle
+        else:
+            low = middle
+    return high.replace(microsecond=0)  # zone transitions happen on whole seconds
+
+
+@dataclass(frozen=True)
+class DailySpec:
+    """When one schedule's prompt fires. ``seed`` makes a random window's daily draw repeatable
+    (the same schedule and day always draw the same time, also after a restart)."""
+
+    kind: str
+    habit_time: time | None = None
+    window_start: time | None = None
+    window_end: time | None = None
+    prep_minutes: int = 10
+    seed: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind == FIXED and self.habit_time is None:
+            raise ValueError("a fixed schedule needs a habit time")
+        if self.kind == RANDOM:
+            if self.window_start is None or self.window_end is None:
+                raise ValueError("a random schedule needs a window start and end")
+            if self.window_end <= self.window_start:
+                raise ValueError("the window must end after it starts (same day)")
+        if self.kind not in (FIXED, RANDOM):
+            raise ValueError(f"unknown schedule kind {self.kind!r}")
+
+    def habit_time_on(self, day: date) -> time:
+        """The habit time on ``day``: fixed, or this day's draw from the window (whole minutes)."""
+        if self.kind == FIXED:
+            assert self.habit_time is not None
+            return self.habit_time
+        assert self.window_start is not None and self.window_end is not None
+        start = self.window_start.hour * 60 + self.window_start.minute
+        end = self.window_end.hour * 60 + self.window_end.minute
+        minute = random.Random(f"{self.seed}:{day.isoformat()}").randint(start, end)
+        return time(minute // 60, minute % 60)
+
+    def fire_at(self, day: date, zone: ZoneInfo) -> datetime:
+        """The instant the prompt for ``day`` (the habit's local day) is sent."""
+        return to_instant(day, self.habit_time_on(day), zone) - timedelta(minutes=self.prep_minutes)
+
+    def next_fire(self, after: datetime, zone: ZoneInfo, *, inclusive: bool = False) -> tuple[date, datetime]:
+        """The first occurrence after ``after`` (or at it, when ``inclusive``): (its day, its instant)."""
+        start = after.astimezone(zone).date() - timedelta(days=1)
+        for offset in range(4):
+            day = start + timedelta(days=offset)
+            when = self.fire_at(day, zone)
+            if when > after or (inclusive and when == after):
+                return day, when
+        raise AssertionError("a daily schedule fires within three days")  # pragma: no cover
+
+    def last_fire(self, at_or_before: datetime, zone: ZoneInfo) -> tuple[date, datetime]:
+        """The latest occurrence at or before the given instant."""
+        start = at_or_before.astimezone(zone).date() + timedelta(days=2)
+        for offset in range(5):
+            day = start - timedelta(days=offset)
+            when = self.fire_at(day, zone)
+            if when <= at_or_before:
+                return day, when
+        raise AssertionError("a daily schedule fires within three days")  # pragma: no cover
+
+    def day_of_fire(self, fired: datetime, zone: ZoneInfo) -> date | None:
+        """Which day's prompt fires at ``fired`` (None if none of this schedule's does)."""
+        guess = (fired + timedelta(minutes=self.prep_minutes)).astimezone(zone).date()
+        for day in (guess, guess - timedelta(days=1), guess + timedelta(days=1)):
+            if abs((self.fire_at(day, zone) - fired).total_seconds()) < 1:
+                return day
+        return None
+
+    def describe(self) -> str:
+        """A short human description: "09:00" or "a random time 08:00-10:00"."""
+        if self.kind == FIXED:
+            assert self.habit_time is not None
+            return format_hhmm(self.habit_time)
+        assert self.window_start is not None and self.window_end is not None
+        return f"a random time {format_hhmm(self.window_start)}-{format_hhmm(self.window_end)}"
+
+
+def zone_or_utc(name: str) -> ZoneInfo:
+    """The participant's zone; an unknown name (should not happen: it is validated) falls back to UTC."""
+    try:
+        return ZoneInfo(name)
+    except Exception:
+        return ZoneInfo("UTC")
+
+
+def local_label(instant: datetime, zone: ZoneInfo) -> str:
+    """``Tuesday 2026-03-10 08:50 (America/Toronto)``: how fire times are shown to models and people."""
+    return instant.astimezone(zone).strftime("%A %Y-%m-%d %H:%M") + f" ({zone.key})"

@@ -1,0 +1,48 @@
+"""The timers a participant can have, and the settings that decide when they fire.
+
+A timer is one future event (a reminder, a delayed hand-over …), kept as a ``timer`` row; at most
+one per participant and kind is pending, so arming a kind again replaces the earlier one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+
+REMINDER = "reminder"
+"""A nudge when a daily prompt got no reply (DAILY_PROMPT_REMINDER_DELAY after it)."""
+AUTO_FEEDBACK = "auto_feedback"
+"""Hand a silent participant to FEEDBACK a few minutes after their prompt."""
+TRANSITION = "transition"
+"""A hand-over between INTAKE and FEEDBACK that the assistant asked for with a delay."""
+FEEDBACK_CHECK_IN = "feedback_check_in"
+"""Ask how it went when someone entered FEEDBACK and stayed silent (FEEDBACK_INITIAL_TIMEOUT)."""
+FEEDBACK_FOLLOWUP = "feedback_followup"
+"""One more, gentler question after that (FEEDBACK_FOLLOWUP_DELAY)."""
+
+TIMER_KINDS = (REMINDER, AUTO_FEEDBACK, TRANSITION, FEEDBACK_CHECK_IN, FEEDBACK_FOLLOWUP)
+CANCELLED_BY_REPLY = (REMINDER, AUTO_FEEDBACK, FEEDBACK_CHECK_IN, FEEDBACK_FOLLOWUP)
+"""Anything the participant sends makes these moot: they exist to break a silence."""
+FEEDBACK_TIMERS = (FEEDBACK_CHECK_IN, FEEDBACK_FOLLOWUP)
+
+
+def daily_job_id(participant_id: str, schedule_id: str) -> str:
+    return f"daily:{participant_id}:{schedule_id}"
+
+
+def timer_job_id(participant_id: str, kind: str) -> str:
+    return f"{kind}:{participant_id}"
+
+
+@dataclass(frozen=True)
+class NudgePolicy:
+    """Built from the settings of the same names; a zero delay switches that timer off."""
+
+    prep_minutes: int = 10
+    misfire_grace: timedelta = timedelta(hours=1)
+    reminder_delay: timedelta = timedelta(hours=5)
+    auto_feedback: bool = True
+    auto_feedback_delay: timedelta = timedelta(minutes=5)
+    feedback_initial_timeout: timedelta = timedelta(minutes=15)
+    feedback_followup_delay: timedelta = timedelta(hours=3)
+    intensity_poll: bool = True

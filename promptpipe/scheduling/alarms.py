@@ -1,0 +1,337 @@
+"""The alarm clock: APScheduler jobs in the SQL job store, kept in line with our tables.
+
+Our ``schedule`` and ``timer`` tables say what must happen; the job store holds one job per
+active schedule (``daily:{participant}:{schedule}``) and per pending timer (``{kind}:{participant}``)
+so the service wakes at the right moment. Every job-store call runs on one dedicated alarm thread,
+never on the event loop. A processing pass turns due jobs into alarms, writes them to the inbox
+(keyed: a repeat is a no-op), and only then commits the job store's own updates.
+
+:meth:`AlarmClock.sync` makes a participant's jobs match our tables after anything changed
+(a schedule, a timer, a pause, a time zone); :meth:`AlarmClock.reconcile` does it for everyone
+at start and catches up prompts that came due while the service was down.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import Any, TypeVar
+
+from apscheduler.job import Job
+from apscheduler.triggers.date import DateTrigger
+from sqlalchemy import Engine, create_engine, event, select
+from sqlalchemy.orm import Session
+
+from promptpipe import keys
+from promptpipe.clock import Clock
+from promptpipe.db import SQLITE_BUSY_TIMEOUT_MS, Database, sync_url
+from promptpipe.localtime import zone_or_utc
+from promptpipe.logging import get_logger
+from promptpipe.models import ACTIVE, InboxItem
+from promptpipe.nudges import TIMER_KINDS, NudgePolicy, daily_job_id, timer_job_id
+from promptpipe.schedule_store import AlarmPlan, alarm_plans
+from promptpipe.scheduling import jobs
+from promptpipe.scheduling.apscheduler_parts import AlarmExecutor, DeferredWriteJobStore, DrivenScheduler
+from promptpipe.scheduling.deliver import Delivered, deliver_alarms
+from promptpipe.scheduling.jobs import DAILY, Alarm
+from promptpipe.scheduling.trigger import DailyPromptTrigger
+
+log = get_logger("promptpipe.scheduling")
+
+T = TypeVar("T")
+MAX_IDLE_S = 30.0
+"""The driver looks at the job store at least this often, whatever it expects."""
+DELIVER_CHUNK = 1000
+
+
+@dataclass(frozen=True)
+class WantedJob:
+    """A job as our tables say it should be."""
+
+    id: str
+    func: str
+    kwargs: dict[str, Any]
+    trigger: Any
+    first_run: datetime
+
+
+@dataclass
+class SyncReport:
+    added: int = 0
+    replaced: int = 0
+    removed: int = 0
+    kept: int = 0
+
+
+@dataclass
+class ReconcileReport(SyncReport):
+    caught_up: int = 0
+    missed: int = 0
+
+
+def job_engine(db: Database) -> Engine:
+    """The job store's own engine on the same database (its calls run on the alarm thread)."""
+    if db.is_sqlite:
+        engine = create_engine(sync_url(db.url), pool_size=1, max_overflow=0,
+                               connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000})
+
+        def pragmas(dbapi_conn: Any, _: Any) -> None:
+            cur = dbapi_conn.cursor()
+            cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute("PRAGMA synchronous=NORMAL")
+            cur.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+            cur.close()
+
+        event.listen(engine, "connect", pragmas)
+        return engine
+    return create_engine(sync_url(db.url), pool_size=1, max_overflow=1, pool_pre_ping=True)
+
+
+class AlarmClock:
+    def __init__(
+        self, db: Database, clock: Clock, policy: NudgePolicy, *, on_queued: Callable[[list[str]], None],
+    ) -> None:
+        self.db, self.clock, self.policy = db, clock, policy
+        self._on_queued = on_queued
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="alarms")
+        self._engine = job_engine(db)
+        self.store = DeferredWriteJobStore(self._engine)
+        self.scheduler = DrivenScheduler(
+            self._wakeup,
+            jobstores={"default": self.store},
+            executors={"default": AlarmExecutor(clock)},
+            job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": self.grace_s},
+            timezone=timezone.utc,
+        )
+        self._fired: list[Alarm] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._kick: asyncio.Event | None = None
+        self._started = False
+        self._sync_wanted: set[str] = set()
+        self.delivered = 0
+        self.missed = 0
+
+    def __repr__(self) -> str:
+        return f"<AlarmClock delivered={self.delivered} missed={self.missed}>"
+
+    @property
+    def grace_s(self) -> int:
+        return max(1, int(self.policy.misfire_grace.total_seconds()))
+
+    # -- life cycle -------------------------------------------------------------------------------
+    async def start(self) -> None:
+        """Open the job store (creating its table). Jobs are processed by :meth:`drive` or
+        :meth:`run_due`, never by APScheduler on its own."""
+        self._loop = asyncio.get_running_loop()
+        self._kick = asyncio.Event()
+        jobs.install(self._fired.append)
+        await self._call(self.scheduler.start)
+        self._started = True
+
+    async def stop(self) -> None:
+        if self._started:
+            with contextlib.suppress(Exception):
+                await self._call(self.scheduler.shutdown, False)
+            self._started = False
+        jobs.install(None)
+        await asyncio.get_running_loop().run_in_executor(None, self._thread.shutdown, True)
+        self._engine.dispose()
+
+    async def drive(self) -> None:
+        """Run due jobs whenever one is due (the service's alarm loop)."""
+        assert self._kick is not None
+        while True:
+            try:
+                await self.sync_requested()
+                wait = await self.run_due()
+            except Exception as exc:
+                log.error("alarm_pass_failed", error=str(exc)[:300])
+                wait = 5.0
+            self._kick.clear()
+            timeout = MAX_IDLE_S if wait is None else min(max(wait, 0.0), MAX_IDLE_S)
+            if timeout > 0:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._kick.wait(), timeout)
+
+    async def run_due(self) -> float | None:
+        """One pass: fire every due job into the inbox. Returns seconds until the next job."""
+        return await self._call(self._process_pass)
+
+    # -- keeping jobs in line with our tables -----------------------------------------------------
+    def request_sync(self, participant_ids: Iterable[str]) -> None:
+        """Ask for :meth:`sync` of these participants soon (batched; never makes a turn wait)."""
+        self._sync_wanted.update(participant_ids)
+        if self._kick is not None:
+            self._kick.set()
+
+    async def sync_requested(self, batch: int = 500) -> int:
+        """Sync everyone :meth:`request_sync` asked for; returns how many participants."""
+        done = 0
+        while self._sync_wanted:
+            ids = sorted(self._sync_wanted)[:batch]
+            self._sync_wanted.difference_update(ids)
+            try:
+                await self.sync(ids)
+            except Exception as exc:  # the reconciler repairs it at the next start at the latest
+                log.error("alarm_sync_failed", participants=len(ids), error=str(exc)[:300])
+            done += len(ids)
+        return done
+
+    async def sync(self, participant_ids: Iterable[str]) -> SyncReport:
+        """Make these participants' jobs match our tables (after a turn or an admin change)."""
+        ids = sorted(set(participant_ids))
+        if not ids:
+            return SyncReport()
+        plans = await self.db.run(lambda session: alarm_plans(session, ids))
+        return await self._call(self._apply_plans, plans, ids)
+
+    async def reconcile(self) -> ReconcileReport:
+        """At start: every job our tables need is created (or corrected), every job they do not
+        need is removed, and the latest occurrence of each daily prompt that was due while the
+        service was down is delivered if still inside the grace window (else recorded missed)."""
+        plans = await self.db.run(lambda session: alarm_plans(session, None))
+        sync = await self._call(self._apply_plans, plans, None)
+        report = ReconcileReport(**vars(sync))
+        alarms = await self._overdue_daily_alarms(plans)
+        if alarms:
+            delivered = await self.db.run(lambda session: deliver_alarms(self.db, session, alarms, self.clock.now()))
+            report.caught_up, report.missed = len(delivered.queued), delivered.missed
+            self._account(delivered)
+            if delivered.queued:
+                self._on_queued(delivered.queued)
+        log.info("alarms_reconciled", **vars(report))
+        return report
+
+    def wanted_jobs(self, plan: AlarmPlan) -> list[WantedJob]:
+        """The jobs one participant should have (none unless they are active)."""
+        if plan.status != ACTIVE:
+            return []
+        now, zone = self.clock.now(), zone_or_utc(plan.timezone)
+        wanted = []
+        for entry in plan.schedules:
+            spec = entry.spec()
+            wanted.append(WantedJob(
+                daily_job_id(plan.participant_id, entry.id), jobs.DAILY_PROMPT_REF,
+                {"participant_id": plan.participant_id, "schedule_id": entry.id},
+                DailyPromptTrigger(spec, zone.key), spec.next_fire(now, zone, inclusive=True)[1],
+            ))
+        for timer in plan.timers:
+            wanted.append(WantedJob(
+                timer_job_id(plan.participant_id, timer.kind), jobs.TIMER_REF,
+                {"participant_id": plan.participant_id, "timer_id": timer.id},
+                DateTrigger(run_date=timer.due_at, timezone=timezone.utc), timer.due_at,
+            ))
+        return wanted
+
+    # -- on the alarm thread ----------------------------------------------------------------------
+    def _process_pass(self) -> float | None:
+        self.store.begin_deferred()
+        try:
+            self.scheduler.process_due()
+            alarms, self._fired[:] = list(self._fired), []
+            for start in range(0, len(alarms), DELIVER_CHUNK):
+                chunk = alarms[start:start + DELIVER_CHUNK]
+                delivered = self.db.run_blocking(
+                    lambda session, chunk=chunk: deliver_alarms(self.db, session, chunk, self.clock.now()))
+                self._account(delivered)
+                if delivered.queued and self._loop is not None:
+                    self._loop.call_soon_threadsafe(self._on_queued, delivered.queued)
+            self.store.commit_deferred()
+        except BaseException:
+            self.store.discard_deferred()
+            self._fired.clear()
+            raise
+        next_run = self.store.get_next_run_time()
+        if next_run is None:
+            return None
+        return max((next_run - self.clock.now()).total_seconds(), 0.0)
+
+    def _apply_plans(self, plans: dict[str, AlarmPlan], participant_ids: list[str] | None) -> SyncReport:
+        report = SyncReport()
+        wanted: dict[str, WantedJob] = {}
+        for plan in plans.values():
+            wanted.update({job.id: job for job in self.wanted_jobs(plan)})
+        existing: dict[str, Job | None]
+        if participant_ids is None:
+            existing = {job.id: job for job in self.store.get_all_jobs()}
+        else:
+            candidates = [timer_job_id(pid, kind) for pid in participant_ids for kind in TIMER_KINDS]
+            candidates += [daily_job_id(pid, sid) for pid, plan in plans.items() for sid in plan.all_schedule_ids]
+            existing = self.store.jobs_by_ids(candidates)
+        self.store.begin_deferred()
+        try:
+            for job_id in existing.keys() - wanted.keys():
+                self.scheduler.remove_job(job_id)
+                report.removed += 1
+            for job_id, want in wanted.items():
+                have = existing.get(job_id)
+                if have is not None and self._matches(have, want):
+                    report.kept += 1
+                    continue
+                if job_id in existing:
+                    self.scheduler.remove_job(job_id)
+                    report.replaced += 1
+                else:
+                    report.added += 1
+                self.scheduler.add_job(want.func, trigger=want.trigger, id=job_id, kwargs=want.kwargs,
+                                       misfire_grace_time=self.grace_s, coalesce=True, max_instances=1,
+                                       next_run_time=want.first_run, replace_existing=False)
+            self.store.commit_deferred()
+        except BaseException:
+            self.store.discard_deferred()
+            raise
+        if report.added or report.replaced or report.removed:
+            self._wakeup()
+        return report
+
+    def _matches(self, job: Job, want: WantedJob) -> bool:
+        if job.func_ref != want.func or job.kwargs != want.kwargs or job.misfire_grace_time != self.grace_s:
+            return False
+        if isinstance(want.trigger, DateTrigger):
+            return isinstance(job.trigger, DateTrigger) and job.trigger.run_date == want.trigger.run_date
+        return bool(job.trigger == want.trigger)
+
+    def _wakeup(self) -> None:
+        loop, kick = self._loop, self._kick
+        if loop is not None and kick is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(kick.set)
+
+    # -- helpers ----------------------------------------------------------------------------------
+    async def _overdue_daily_alarms(self, plans: dict[str, AlarmPlan]) -> list[Alarm]:
+        now = self.clock.now()
+        candidates: dict[str, Alarm] = {}
+        for plan in plans.values():
+            if plan.status != ACTIVE:
+                continue
+            zone = zone_or_utc(plan.timezone)
+            for entry in plan.schedules:
+                day, when = entry.spec().last_fire(now, zone)
+                if entry.created_at is not None and when < entry.created_at:
+                    continue  # the schedule did not exist yet
+                key = keys.daily_prompt(plan.participant_id, entry.id, day)
+                late = now - when > timedelta(seconds=self.grace_s)
+                candidates[key] = Alarm(DAILY, plan.participant_id, entry.id, when, late)
+        if not candidates:
+            return []
+        present = await self.db.run(lambda session: _existing_keys(session, list(candidates)))
+        return [alarm for key, alarm in candidates.items() if key not in present]
+
+    def _account(self, delivered: Delivered) -> None:
+        self.delivered += len(delivered.queued)
+        self.missed += delivered.missed
+
+    async def _call(self, fn: Callable[..., T], *args: Any) -> T:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._thread, fn, *args)
+
+
+def _existing_keys(session: Session, candidate_keys: list[str]) -> set[str]:
+    found: set[str] = set()
+    for start in range(0, len(candidate_keys), 500):
+        chunk = candidate_keys[start:start + 500]
+        found.update(session.connection().execute(select(InboxItem.key).where(InboxItem.key.in_(chunk))).scalars())  # type: ignore[attr-defined]
+    return found

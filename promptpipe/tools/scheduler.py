@@ -1,0 +1,154 @@
+"""``scheduler``: create, list, update or delete the participant's daily prompt schedule.
+
+Changes go to the turn's working copy and are saved with the reply; the service then sets the
+alarms. A second ``create`` replaces the schedule in place (same id, so a change of mind never
+gives two prompts on one day) unless the model asks to keep the existing one as well.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from promptpipe.errors import ToolArgumentError
+from promptpipe.localtime import FIXED, RANDOM, format_hhmm, local_label, parse_hhmm, zone_or_utc
+from promptpipe.schedule_store import new_schedule_id
+from promptpipe.state import ScheduleEntry
+from promptpipe.tools.base import Tool, ToolContext, optional_string
+
+ACTIONS = ("create", "list", "update", "delete")
+
+
+def _time_arg(args: dict[str, Any], name: str) -> str:
+    raw = optional_string(args, name)
+    if not raw:
+        raise ToolArgumentError(f"'{name}' is required for this schedule type (24-hour HH:MM, e.g. 07:30)")
+    try:
+        return format_hhmm(parse_hhmm(raw))
+    except ValueError as exc:
+        raise ToolArgumentError(f"'{name}': {exc}") from None
+
+
+def _flag(args: dict[str, Any], name: str) -> bool:
+    value = args.get(name, False)
+    if isinstance(value, str):
+        return value.strip().lower() in ("true", "yes", "1")
+    return bool(value)
+
+
+def _apply_timing(entry: ScheduleEntry, args: dict[str, Any], *, kind: str) -> None:
+    if kind == FIXED:
+        entry.kind, entry.habit_time, entry.window_start, entry.window_end = FIXED, _time_arg(args, "fixed_time"), None, None
+    elif kind == RANDOM:
+        start, end = _time_arg(args, "random_start_time"), _time_arg(args, "random_end_time")
+        if parse_hhmm(end) <= parse_hhmm(start):
+            raise ToolArgumentError("'random_end_time' must be later than 'random_start_time' on the same day")
+        entry.kind, entry.habit_time, entry.window_start, entry.window_end = RANDOM, None, start, end
+    else:
+        raise ToolArgumentError("'type' must be fixed or random")
+    entry.dirty = True
+
+
+def _describe(ctx: ToolContext, entry: ScheduleEntry) -> str:
+    spec, zone = entry.spec(), zone_or_utc(ctx.state.timezone)
+    _, next_fire = spec.next_fire(ctx.now(), zone)
+    habit = f"habit at {spec.describe()}"
+    return (f"{entry.id}: {habit} in {zone.key}; the prompt goes out {spec.prep_minutes} minutes before. "
+            f"Next prompt: {local_label(next_fire, zone)}.")
+
+
+def _pick(ctx: ToolContext, args: dict[str, Any]) -> ScheduleEntry:
+    active = ctx.state.active_schedules()
+    wanted = optional_string(args, "schedule_id")
+    if wanted:
+        for entry in active:
+            if entry.id == wanted:
+                return entry
+        raise ToolArgumentError(f"no active schedule has id {wanted!r}; call the 'list' action to see the ids")
+    if len(active) == 1:
+        return active[0]
+    if not active:
+        raise ToolArgumentError("the participant has no daily prompt schedule yet; use 'create'")
+    raise ToolArgumentError("the participant has several schedules; pass 'schedule_id' (see 'list')")
+
+
+async def _scheduler(ctx: ToolContext, args: dict[str, Any]) -> str:
+    action = optional_string(args, "action").lower()
+    if action not in ACTIONS:
+        raise ToolArgumentError(f"'action' must be one of {', '.join(ACTIONS)}")
+    zone_name = optional_string(args, "timezone")
+    if zone_name:
+        try:
+            ZoneInfo(zone_name)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ToolArgumentError(f"'timezone': {zone_name!r} is not an IANA zone name such as Europe/Berlin") from None
+    outcome = _act(ctx, action, args)  # raises (changing nothing) on bad arguments
+    zone_note = ""
+    if zone_name and ctx.state.set_timezone(zone_name, reason="given in the conversation (scheduler tool)"):
+        zone_note = f"The participant's time zone is now {zone_name}. "
+    return zone_note + outcome(ctx)
+
+
+def _act(ctx: ToolContext, action: str, args: dict[str, Any]) -> Any:
+    """Apply the action to the working copy; returns how to describe the result afterwards."""
+    if action == "list":
+        def listing(ctx: ToolContext) -> str:
+            active = ctx.state.active_schedules()
+            if not active:
+                return "No daily prompt is scheduled for this participant."
+            return "Active schedules:\n" + "\n".join(_describe(ctx, entry) for entry in active)
+        return listing
+    if action == "create":
+        kind = optional_string(args, "type").lower()
+        active = ctx.state.active_schedules()
+        if active and not _flag(args, "keep_existing"):
+            entry = active[0]
+            before = (entry.kind, entry.habit_time, entry.window_start, entry.window_end)
+            _apply_timing(entry, args, kind=kind)
+            for extra in active[1:]:
+                extra.active, extra.dirty = False, True
+            same = before == (entry.kind, entry.habit_time, entry.window_start, entry.window_end)
+            note = " It was already scheduled exactly like this." if same else " It replaces the previous schedule."
+        else:
+            entry = ScheduleEntry(id=new_schedule_id(), kind=kind, habit_time=None, window_start=None,
+                                  window_end=None, prep_minutes=ctx.policy.prep_minutes)
+            _apply_timing(entry, args, kind=kind)
+            ctx.state.schedules.append(entry)
+            note = ""
+        entry.prep_minutes = ctx.policy.prep_minutes
+        return lambda ctx: ("Saved. " + _describe(ctx, entry) + note +
+                            " Tell the participant when their prompts will arrive; do not show them the schedule id.")
+    entry = _pick(ctx, args)
+    if action == "delete":
+        entry.active, entry.dirty = False, True
+        return lambda ctx: f"Deleted schedule {entry.id}: no more daily prompts from it."
+    _apply_timing(entry, args, kind=optional_string(args, "type").lower() or entry.kind)
+    return lambda ctx: "Updated. " + _describe(ctx, entry)
+
+
+SCHEDULER = Tool(
+    name="scheduler",
+    description=(
+        "Manage the participant's daily habit prompt. Each day the prompt is sent a few minutes "
+        "before the habit time they chose, in their time zone: at a fixed time, or at a random "
+        "time inside a window (a new draw every day). 'create' replaces an existing schedule "
+        "unless keep_existing is true; 'list' shows schedules with the next send time; 'update' "
+        "and 'delete' take the schedule_id from 'list' (optional when there is only one)."
+    ),
+    parameters={
+        "type": "object",
+        "properties": {
+            "action": {"type": "string", "enum": list(ACTIONS)},
+            "type": {"type": "string", "enum": [FIXED, RANDOM], "description": "Needed for create."},
+            "fixed_time": {"type": "string", "description": "Habit time, 24-hour HH:MM (type fixed)."},
+            "random_start_time": {"type": "string", "description": "Window start, HH:MM (type random)."},
+            "random_end_time": {"type": "string", "description": "Window end, HH:MM, after the start (type random)."},
+            "timezone": {"type": "string", "description": "IANA zone, only if the participant told you theirs (e.g. Europe/Berlin)."},
+            "schedule_id": {"type": "string"},
+            "keep_existing": {"type": "boolean", "description": "create only: add a second schedule instead of replacing."},
+        },
+        "required": ["action"],
+        "additionalProperties": False,
+    },
+    handler=_scheduler,
+)
