@@ -11,7 +11,10 @@ import secrets
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from sqlalchemy import func, select, update
+from datetime import datetime
+
+from sqlalchemy import Column, MetaData, String, Table, func, select, update
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from promptpipe import keys
@@ -19,6 +22,7 @@ from promptpipe.clock import Clock
 from promptpipe.db import Database
 from promptpipe.errors import AdminError
 from promptpipe.inbox import Inbox, InboxConfig
+from promptpipe.localtime import local_label, zone_or_utc
 from promptpipe.models import (
     ACTIVE,
     PAUSED,
@@ -30,10 +34,13 @@ from promptpipe.models import (
     Message,
     OutboxItem,
     Participant,
+    Timer,
     Transition,
 )
+from promptpipe.nudges import JOB_TABLE, daily_job_id, timer_job_id
 from promptpipe.phones import parse_e164
-from promptpipe.state import PROFILE_FIELDS
+from promptpipe.schedule_store import load_schedules
+from promptpipe.state import PROFILE_FIELDS, ScheduleEntry
 from promptpipe.store import change_status_now, create_participant, enqueue_inbox, participant_by_phone
 from promptpipe.transport import InboundMessage
 
@@ -174,8 +181,14 @@ async def set_status(db: Database, clock: Clock, *, phone: str, action: str, rea
             "on, by sending START"
         )
     now = clock.now()
-    changed = await db.run(lambda session: change_status_now(
-        session, participant.id, name, reason=reason.strip() or default_reason, now=now))
+
+    def write(session: Session) -> bool:
+        changed = change_status_now(session, participant.id, name, reason=reason.strip() or default_reason, now=now)
+        if changed:
+            _ask_for_alarm_sync(db, session, participant.id, now)
+        return changed
+
+    changed = await db.run(write)
     if not changed:
         return f"{participant.phone} is already {participant.status}; nothing changed"
     status = {"pause": PAUSED, "resume": ACTIVE, "withdraw": WITHDRAWN}[action]
@@ -196,9 +209,89 @@ async def set_timezone(db: Database, clock: Clock, *, phone: str, timezone: str)
         session.add(Transition(participant_id=participant.id, kind="timezone", name="timezone_changed",
                                from_value=participant.timezone, to_value=timezone,
                                reason="changed by a researcher", created_at=now))
+        _ask_for_alarm_sync(db, session, participant.id, now)
 
     await db.run(write)
-    return f"{participant.phone} now uses {timezone} (was {participant.timezone})"
+    return (f"{participant.phone} now uses {timezone} (was {participant.timezone}); "
+            "their daily prompts follow the new local time from the next one on")
+
+
+def _ask_for_alarm_sync(db: Database, session: Session, participant_id: str, now: datetime) -> None:
+    """The service owns the alarm clock: an inbox row asks it to bring this participant's alarms
+    in line with the change (if it is not running, its start-up check does the same)."""
+    enqueue_inbox(db, session, key=keys.alarm_sync(participant_id, secrets.token_hex(4)),
+                  participant_id=participant_id, kind="sync", now=now)
+
+
+async def schedules(db: Database, clock: Clock, *, phone: str) -> dict[str, Any]:
+    """A participant's daily prompt schedules and pending timers, with their next local times."""
+    participant, _ = await _get(db, phone)
+    now = clock.now()
+
+    def read(session: Session) -> tuple[list[ScheduleEntry], list[Timer], set[str]]:
+        entries = load_schedules(session, participant.id)
+        timers = list(session.execute(select(Timer).where(Timer.participant_id == participant.id,
+                                                          Timer.status == PENDING).order_by(Timer.due_at)).scalars())
+        armed = _armed_job_ids(session, [daily_job_id(participant.id, e.id) for e in entries]
+                               + [timer_job_id(participant.id, t.kind) for t in timers])
+        return entries, timers, armed
+
+    entries, timers, armed = await db.run(read)
+    zone = zone_or_utc(participant.timezone)
+    active = participant.status == ACTIVE
+    return {
+        "phone": participant.phone,
+        "status": participant.status,
+        "timezone": participant.timezone,
+        "schedules": [
+            {
+                "id": entry.id,
+                "habit": entry.spec().describe(),
+                "prep_minutes": entry.prep_minutes,
+                "next_prompt": local_label(entry.spec().next_fire(now, zone)[1], zone) if active else None,
+                "armed": daily_job_id(participant.id, entry.id) in armed,
+            }
+            for entry in entries
+        ],
+        "timers": [_timer_row(timer, zone, armed, participant.phone) for timer in timers],
+    }
+
+
+async def pending_timers(db: Database) -> list[dict[str, Any]]:
+    """Every pending timer of every participant, soonest first."""
+
+    def read(session: Session) -> list[tuple[Timer, Participant]]:
+        return list(session.execute(
+            select(Timer, Participant).join(Participant, Participant.id == Timer.participant_id)
+            .where(Timer.status == PENDING).order_by(Timer.due_at)).tuples())
+
+    rows = await db.run(read)
+    ids = [timer_job_id(p.id, t.kind) for t, p in rows]
+    armed = await db.run(lambda session: _armed_job_ids(session, ids))
+    return [_timer_row(timer, zone_or_utc(person.timezone), armed, person.phone) for timer, person in rows]
+
+
+def _timer_row(timer: Timer, zone: Any, armed: set[str], phone: str) -> dict[str, Any]:
+    return {
+        "phone": phone,
+        "kind": timer.kind,
+        "due": local_label(timer.due_at, zone),
+        "due_utc": timer.due_at.isoformat(),
+        "detail": ", ".join(f"{k}={v}" for k, v in sorted(timer.payload.items())),
+        "armed": timer_job_id(timer.participant_id, timer.kind) in armed,
+    }
+
+
+def _armed_job_ids(session: Session, job_ids: list[str]) -> set[str]:
+    """Which of these alarms are in APScheduler's job store (empty if the service never ran)."""
+    if not job_ids:
+        return set()
+    table = Table(JOB_TABLE, MetaData(), Column("id", String, primary_key=True))
+    try:
+        with session.begin_nested():
+            return set(session.execute(select(table.c.id).where(table.c.id.in_(job_ids))).scalars())
+    except SQLAlchemyError:
+        return set()
 
 
 async def send_prompt_now(db: Database, clock: Clock, *, phone: str) -> int:

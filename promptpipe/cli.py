@@ -184,6 +184,21 @@ async def _admin_command(args: argparse.Namespace, db: Database, clock: SystemCl
         print(f"daily prompt queued as inbox row {inbox_id}; the running service writes and sends it")
     elif args.command == "update":
         print(await admin.set_timezone(db, clock, phone=args.phone, timezone=args.timezone))
+    elif args.command == "schedules":
+        data = await admin.schedules(db, clock, phone=args.phone)
+        if args.json:
+            _print_json(data)
+        else:
+            print(f"{data['phone']} ({data['status']}, {data['timezone']})")
+            if data["status"] != "active":
+                print("not active: no prompt or timer will fire until they are resumed")
+            print("schedules:")
+            _print_table(data["schedules"], ["id", "habit", "prep_minutes", "next_prompt", "armed"])
+            print("pending timers:")
+            _print_table(data["timers"], ["kind", "due", "detail", "armed"])
+    elif args.command == "timers":
+        rows = await admin.pending_timers(db)
+        _print_json(rows) if args.json else _print_table(rows, ["phone", "kind", "due", "armed"])
     elif args.command == "transcript":
         rows = await admin.transcript(db, args.phone)
         if args.json:
@@ -222,6 +237,11 @@ def admin_main(argv: Sequence[str] | None = None) -> int:
         status.add_argument("--reason", help="kept in the audit log")
     prompt_now = sub.add_parser("prompt-now", help="send the participant's daily prompt now (for piloting)")
     prompt_now.add_argument("--phone", required=True)
+    schedules = sub.add_parser("schedules", help="a participant's daily prompt schedules and pending timers")
+    schedules.add_argument("--phone", required=True)
+    schedules.add_argument("--json", action="store_true")
+    timers = sub.add_parser("timers", help="every pending timer (reminders, hand-overs, check-ins)")
+    timers.add_argument("--json", action="store_true")
     update = sub.add_parser("update", help="change a participant's time zone")
     update.add_argument("--phone", required=True)
     update.add_argument("--timezone", required=True, help="IANA zone, e.g. Europe/Berlin")

@@ -26,6 +26,10 @@ CANCELLED_BY_REPLY = (REMINDER, AUTO_FEEDBACK, FEEDBACK_CHECK_IN, FEEDBACK_FOLLO
 FEEDBACK_TIMERS = (FEEDBACK_CHECK_IN, FEEDBACK_FOLLOWUP)
 
 
+JOB_TABLE = "apscheduler_jobs"
+"""APScheduler's job table, in the same database."""
+
+
 def daily_job_id(participant_id: str, schedule_id: str) -> str:
     return f"daily:{participant_id}:{schedule_id}"
 

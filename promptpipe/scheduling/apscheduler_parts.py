@@ -30,8 +30,7 @@ from apscheduler.util import datetime_to_utc_timestamp
 from sqlalchemy import Engine, delete, insert, select, update
 
 from promptpipe.clock import Clock
-
-JOB_TABLE = "apscheduler_jobs"
+from promptpipe.nudges import JOB_TABLE
 
 
 class DrivenScheduler(BaseScheduler):
