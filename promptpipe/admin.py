@@ -152,6 +152,7 @@ async def show(db: Database, phone: str) -> dict[str, Any]:
         background=participant.background,
         profile={name: conversation.profile.get(name, "") for name in PROFILE_FIELDS},
         last_habit_prompt=conversation.profile.get("last_habit_prompt", ""),
+        intensity=conversation.profile.get("intensity", "normal"),
         messages_in=counts.get("in", 0),
         messages_out=counts.get("out", 0),
         inputs_waiting=waiting,
