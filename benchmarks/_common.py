@@ -119,7 +119,7 @@ class TimedTransport(MemoryTransport):
 
     sent_at: dict[str, list[float]] = field(default_factory=dict)
 
-    async def send_text(self, to: Recipient, text: str) -> SentMessage:
+    async def send_text(self, to: Recipient, text: str, *, ref: str = "") -> SentMessage:
         result = await super().send_text(to, text)
         self.sent_at.setdefault(to.phone, []).append(time.perf_counter())
         return result

@@ -66,7 +66,7 @@ def build_transport(settings: Settings) -> Transport:
     if settings.transport == "dry-run":
         from promptpipe.transport.dryrun import DryRunTransport
 
-        return DryRunTransport()
+        return DryRunTransport(settings.dryrun_journal)
     if settings.transport == "whatsapp":
         from promptpipe.transport.whatsapp import WhatsAppTransport
 

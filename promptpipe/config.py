@@ -70,6 +70,9 @@ class Settings:
     poll_interval: timedelta = timedelta(milliseconds=500)
     """POLL_INTERVAL (default 0.5s): how often the database is checked for rows written by
     another process (the admin script) and for retries that became due."""
+    dryrun_journal: Path | None = None
+    """PROMPTPIPE_DRYRUN_JOURNAL (optional; dry-run only): append every message "sent" to this
+    file as a JSON line (used by the recovery drill to count deliveries)."""
     whatsapp_pair_phone: str | None = None
     """WHATSAPP_PAIR_PHONE (optional, E.164): log in by an 8-character code for this phone
     instead of scanning a QR code."""
@@ -269,6 +272,7 @@ def load_settings(env: Mapping[str, str] | None = None, *, env_file: str | Path 
         poll_interval=(
             parse_duration("POLL_INTERVAL", get("POLL_INTERVAL")) if get("POLL_INTERVAL") else defaults.poll_interval
         ),
+        dryrun_journal=Path(get("PROMPTPIPE_DRYRUN_JOURNAL")) if get("PROMPTPIPE_DRYRUN_JOURNAL") else None,
         whatsapp_pair_phone=pair_phone,
         whatsapp_bot_label=(
             parse_bool("WHATSAPP_BOT_LABEL", get("WHATSAPP_BOT_LABEL")) if get("WHATSAPP_BOT_LABEL") else True

@@ -43,6 +43,7 @@ class Claimed:
     """An outbox row being sent, with what the transport needs."""
 
     id: int
+    key: str
     participant_id: str
     message_id: int
     attempts: int
@@ -77,7 +78,7 @@ def _claim_statement(*, skip_locked: bool) -> Any:
 
 
 _CLAIMED_DETAILS = (
-    select(OutboxItem.id, OutboxItem.participant_id, OutboxItem.message_id, OutboxItem.attempts,
+    select(OutboxItem.id, OutboxItem.key, OutboxItem.participant_id, OutboxItem.message_id, OutboxItem.attempts,
            Message.kind, Message.text, Message.payload, Participant.phone, Participant.lid)
     .join(Message, Message.id == OutboxItem.message_id)
     .join(Participant, Participant.id == OutboxItem.participant_id)
@@ -173,9 +174,9 @@ class Outbox:
         await self.limiter.acquire()
         try:
             if item.kind == "poll":
-                sent = await self.transport.send_poll(recipient, item.text, item.payload.get("options", []))
+                sent = await self.transport.send_poll(recipient, item.text, item.payload.get("options", []), ref=item.key)
             else:
-                sent = await self.transport.send_text(recipient, item.text)
+                sent = await self.transport.send_text(recipient, item.text, ref=item.key)
         except SendFailed as exc:
             if exc.ambiguous:  # it may be on the phone already: never send it twice
                 await self._finish(item, status=UNCERTAIN, error=str(exc))

@@ -68,6 +68,8 @@ class Transport(Protocol):
     again (nothing left the machine, e.g. dry-run); False when it may already have reached the
     participant (WhatsApp), in which case the outbox marks it *uncertain* instead of resending.
     Sends raise :class:`promptpipe.errors.NotConnected` or :class:`promptpipe.errors.SendFailed`.
+    ``ref`` is the outbox key of the message: the same ref is the same message, so a transport
+    that can look it up may recognise a repeat instead of sending it twice.
     """
 
     name: str
@@ -77,8 +79,8 @@ class Transport(Protocol):
 
     async def stop(self) -> None: ...
 
-    async def send_text(self, to: Recipient, text: str) -> SentMessage: ...
+    async def send_text(self, to: Recipient, text: str, *, ref: str = "") -> SentMessage: ...
 
-    async def send_poll(self, to: Recipient, question: str, options: Sequence[str]) -> SentMessage: ...
+    async def send_poll(self, to: Recipient, question: str, options: Sequence[str], *, ref: str = "") -> SentMessage: ...
 
     async def set_typing(self, to: Recipient, typing: bool) -> None: ...

@@ -1,13 +1,23 @@
 """Dry-run: nothing leaves the machine; every outbound message is recorded as sent.
 
 With the admin script's ``simulate`` a researcher can pilot a whole study without a phone.
+
+With a journal file (``PROMPTPIPE_DRYRUN_JOURNAL``) every "send" is appended to it as one JSON
+line and flushed to disk before it counts as sent: the journal plays the phone network. Like a
+provider that accepts an idempotency key, it recognises a message it already has (same outbox
+key), so a send that a crash interrupted after it reached the journal is not written twice. The
+recovery drill counts what was delivered from this file.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import secrets
 from collections.abc import Sequence
 from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
 
 from promptpipe.transport.base import InboundHandler, Recipient, SentMessage
 
@@ -16,17 +26,47 @@ class DryRunTransport:
     name = "dry-run"
     resend_is_safe = True
 
+    def __init__(self, journal: Path | None = None) -> None:
+        self.journal = journal
+        self._known: dict[str, SentMessage] = {}
+        self.recognised = 0
+        """Sends the journal already had (interrupted by a crash after they were written)."""
+
     async def start(self, on_message: InboundHandler) -> None:
+        if self.journal is not None and self.journal.exists():
+            for line in self.journal.read_text(encoding="utf-8").splitlines():
+                try:
+                    entry = json.loads(line)
+                except ValueError:  # a line cut short by a crash never counted as sent
+                    continue
+                if entry.get("ref"):
+                    self._known[entry["ref"]] = SentMessage(entry["id"], datetime.fromisoformat(entry["at"]))
         return None
 
     async def stop(self) -> None:
         return None
 
-    async def send_text(self, to: Recipient, text: str) -> SentMessage:
-        return SentMessage(message_id="dry-" + secrets.token_hex(8), timestamp=datetime.now(timezone.utc))
+    async def send_text(self, to: Recipient, text: str, *, ref: str = "") -> SentMessage:
+        return self._record(to, text, "text", ref)
 
-    async def send_poll(self, to: Recipient, question: str, options: Sequence[str]) -> SentMessage:
-        return await self.send_text(to, question)
+    async def send_poll(self, to: Recipient, question: str, options: Sequence[str], *, ref: str = "") -> SentMessage:
+        return self._record(to, question, "poll", ref, options=list(options))
 
     async def set_typing(self, to: Recipient, typing: bool) -> None:
         return None
+
+    def _record(self, to: Recipient, text: str, kind: str, ref: str, **extra: Any) -> SentMessage:
+        if ref and ref in self._known:
+            self.recognised += 1
+            return self._known[ref]
+        sent = SentMessage(message_id="dry-" + secrets.token_hex(8), timestamp=datetime.now(timezone.utc))
+        if self.journal is not None:
+            entry = {"ref": ref, "id": sent.message_id, "at": sent.timestamp.isoformat(), "to": to.phone,
+                     "kind": kind, "text": text, **extra}
+            with open(self.journal, "a", encoding="utf-8") as handle:
+                handle.write(json.dumps(entry, ensure_ascii=False) + "\n")
+                handle.flush()
+                os.fsync(handle.fileno())
+        if ref:
+            self._known[ref] = sent
+        return sent

@@ -1,0 +1,245 @@
+"""Recovery drill: kill the service with SIGKILL at random moments and count what participants got.
+
+It seeds N participants whose daily prompt is due in the next minute or so (in several time
+zones, all at the same instant), runs ``promptpipe serve`` in dry-run mode against a fake model,
+kills it with SIGKILL several times at random moments while prompts are generated and sent and
+reminders come due, restarts it each time, and finally lets it finish. The dry-run journal plays
+the phone network; from it the drill counts, per participant, the prompts and reminders expected,
+delivered, lost and duplicated. Exit status 1 on any loss or duplicate.
+
+    .venv/bin/python recovery/drill.py                       # 30 participants, 5 kills, SQLite
+    .venv/bin/python recovery/drill.py --participants 200 --kills 12
+    .venv/bin/python recovery/drill.py --database-url postgresql://postgres@127.0.0.1:5432/drill
+
+See recovery/RUNBOOK.md for what the figures mean.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from datetime import datetime, timedelta, timezone
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from sqlalchemy import func, select  # noqa: E402
+
+from promptpipe.db import Database  # noqa: E402
+from promptpipe.models import (  # noqa: E402
+    ACTIVE,
+    INTAKE,
+    Conversation,
+    InboxItem,
+    OutboxItem,
+    Participant,
+    Schedule,
+)
+
+DRILL_PROMPT = "Drill prompt: after your coffee, stretch for one minute."
+ZONES = ("UTC", "America/Toronto", "Europe/Berlin", "Asia/Kolkata")
+
+
+class FakeModel(ThreadingHTTPServer):
+    """Answers every chat completion with the same short prompt, after a small delay."""
+
+    daemon_threads = True
+    request_queue_size = 256  # the service opens many connections at once in a burst
+
+    def __init__(self, delay_s: float) -> None:
+        self.delay_s = delay_s
+        super().__init__(("127.0.0.1", 0), _ModelHandler)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}/v1"
+
+
+class _ModelHandler(BaseHTTPRequestHandler):
+    server: FakeModel
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        time.sleep(self.server.delay_s)
+        body = json.dumps({
+            "id": "drill", "object": "chat.completion", "created": int(time.time()), "model": "drill",
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": DRILL_PROMPT}}],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+        }).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return None
+
+
+def phone_of(index: int) -> str:
+    return f"+1555{index:07d}"
+
+
+async def seed(database_url: str, participants: int, due: datetime) -> None:
+    """Participants with a complete profile and one fixed schedule firing at ``due`` (prep 0)."""
+    db = Database(database_url)
+    await db.connect()
+    now = datetime.now(timezone.utc)
+
+    def write(session: Any) -> None:
+        for index in range(participants):
+            pid = f"p_drill{index:05d}"
+            zone = ZONES[index % len(ZONES)]
+            habit = due.astimezone(ZoneInfo(zone)).strftime("%H:%M")
+            session.add(Participant(id=pid, phone=phone_of(index), name=f"Drill {index}", timezone=zone,
+                                    status=ACTIVE, enrolled_at=now, updated_at=now))
+            session.flush()
+            session.add(Conversation(participant_id=pid, sub_state=INTAKE, updated_at=now, profile={
+                "habit_domain": "stretching", "prompt_anchor": "after coffee", "preferred_time": habit,
+                "motivational_frame": "feel looser"}))
+            session.add(Schedule(id=f"s_drill{index:05d}", participant_id=pid, kind="fixed", habit_time=habit,
+                                 prep_minutes=0, created_at=now, updated_at=now))
+
+    await db.run(write)
+    await db.close()
+
+
+async def database_report(database_url: str) -> dict[str, int]:
+    db = Database(database_url)
+    await db.connect()
+
+    def read(session: Any) -> dict[str, int]:
+        inbox = dict(session.execute(select(InboxItem.status, func.count()).group_by(InboxItem.status)).all())
+        outbox = dict(session.execute(select(OutboxItem.status, func.count()).group_by(OutboxItem.status)).all())
+        return {"inbox missed": inbox.get("missed", 0), "inbox still pending": inbox.get("pending", 0),
+                "inbox failed": inbox.get("failed", 0), "outbox not sent": sum(v for k, v in outbox.items() if k != "sent")}
+
+    report = await db.run(read)
+    await db.close()
+    return report
+
+
+def read_journal(journal: Path) -> list[dict[str, Any]]:
+    if not journal.exists():
+        return []
+    entries = []
+    for line in journal.read_text(encoding="utf-8").splitlines():
+        try:
+            entries.append(json.loads(line))
+        except ValueError:  # a line cut short by SIGKILL was never acknowledged as sent
+            continue
+    return entries
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--participants", type=int, default=30)
+    parser.add_argument("--kills", type=int, default=5)
+    parser.add_argument("--reminder-delay", type=int, default=20, help="seconds from prompt to reminder")
+    parser.add_argument("--lead", type=int, default=20, help="at least this many seconds until the prompts are due")
+    parser.add_argument("--llm-delay", type=float, default=0.2, help="seconds the fake model takes per answer")
+    parser.add_argument("--database-url", help="default: a fresh SQLite file in the drill directory")
+    parser.add_argument("--seed", type=int, help="random seed for the kill moments")
+    parser.add_argument("--keep", action="store_true", help="keep the drill directory (logs, database, journal)")
+    args = parser.parse_args(argv)
+    rng = random.Random(args.seed)
+    workdir = Path(tempfile.mkdtemp(prefix="promptpipe-drill-"))
+    database_url = args.database_url or f"sqlite:///{workdir / 'drill.db'}"
+    journal, log_path = workdir / "delivered.jsonl", workdir / "service.log"
+
+    now = datetime.now(timezone.utc)
+    due = (now + timedelta(seconds=args.lead + 60)).replace(second=0, microsecond=0)
+    asyncio.run(seed(database_url, args.participants, due))
+    model = FakeModel(args.llm_delay)
+    threading.Thread(target=model.serve_forever, daemon=True).start()
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "PROMPTPIPE_", "DATABASE_URL"))},
+        "OPENAI_API_KEY": "drill", "OPENAI_BASE_URL": model.url, "LLM_MAX_RETRIES": "0", "LLM_TIMEOUT": "10s",
+        "DATABASE_URL": database_url, "PROMPTPIPE_STATE_DIR": str(workdir / "state"),
+        "PROMPTPIPE_TRANSPORT": "dry-run", "PROMPTPIPE_DRYRUN_JOURNAL": str(journal), "LOG_FORMAT": "json",
+        "SEND_RATE_PER_SECOND": "0", "POLL_INTERVAL": "0.2s", "SCHEDULER_PREP_TIME_MINUTES": "0",
+        "DAILY_PROMPT_REMINDER_DELAY": f"{args.reminder_delay}s", "AUTO_FEEDBACK_AFTER_PROMPT_ENABLED": "off",
+        "FEEDBACK_INITIAL_TIMEOUT": "0", "FEEDBACK_FOLLOWUP_DELAY": "0", "INTENSITY_POLL_ENABLED": "off",
+    }
+    end = due + timedelta(seconds=args.reminder_delay + 10)
+    """Kills happen before this moment: around the prompts and the reminders."""
+    start_ts = time.time()
+    window_start = max(start_ts + 2, due.timestamp() - 5)  # most kills land while prompts and reminders fire
+    kill_at = sorted(rng.uniform(window_start, end.timestamp()) for _ in range(args.kills))
+    print(f"drill: {args.participants} participants, prompts due {due:%H:%M:%S} UTC, reminders "
+          f"{args.reminder_delay}s later, {args.kills} SIGKILLs; directory {workdir}", flush=True)
+
+    log = open(log_path, "ab")  # noqa: SIM115
+    command = [sys.executable, "-m", "promptpipe.cli", "serve"]
+    service = subprocess.Popen(command, env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    for moment in kill_at:
+        time.sleep(max(0.0, moment - time.time()))
+        service.send_signal(signal.SIGKILL)
+        service.wait()
+        offset = datetime.now(timezone.utc) - due
+        print(f"  SIGKILL at due{'+' if offset >= timedelta(0) else '-'}{abs(offset.total_seconds()):.1f}s; restarting",
+              flush=True)
+        service = subprocess.Popen(command, env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    # Let the last run finish: until every prompt, poll and reminder is in, or a deadline passes
+    # (a loss shows as a count that never completes).
+    deadline = end.timestamp() + 90
+    while time.time() < deadline and len(read_journal(journal)) < 3 * args.participants:
+        time.sleep(1)
+    time.sleep(3)  # anything extra (a duplicate) would show up now
+    service.send_signal(signal.SIGTERM)
+    try:
+        service.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        service.kill()
+    log.close()
+    model.shutdown()
+
+    sent = read_journal(journal)
+    prompts = Counter(e["to"] for e in sent if e["ref"].startswith("prompt-text:"))
+    polls = Counter(e["to"] for e in sent if e["ref"].startswith("prompt-poll:"))
+    reminders = Counter(e["to"] for e in sent if e["ref"].startswith("reminder:"))
+    phones = [phone_of(i) for i in range(args.participants)]
+    rows = []
+    failed = False
+    for label, counter in (("prompts", prompts), ("did-you-do-it polls", polls), ("reminders", reminders)):
+        delivered = sum(counter.values())
+        lost = sum(1 for p in phones if counter[p] == 0)
+        duplicated = sum(counter[p] - 1 for p in phones if counter[p] > 1)
+        failed = failed or bool(lost or duplicated)
+        rows.append((label, len(phones), delivered, lost, duplicated))
+    print(f"{'':22}{'expected':>9}{'delivered':>10}{'lost':>6}{'duplicated':>11}")
+    for label, expected, delivered, lost, duplicated in rows:
+        print(f"{label:22}{expected:>9}{delivered:>10}{lost:>6}{duplicated:>11}")
+    details = asyncio.run(database_report(database_url))
+    print("database: " + ", ".join(f"{k} {v}" for k, v in details.items()))
+    lines = log_path.read_bytes().splitlines()
+    restarts = sum(1 for line in lines if b'"service_started"' in line)
+    interrupted = sum(1 for line in lines if b'"outbox_interrupted_send"' in line)
+    print(f"service starts: {restarts} (1 + {args.kills} after SIGKILL; a start killed early logs none); "
+          f"sends interrupted by a kill and settled on restart: {interrupted}")
+    print(f"log: {log_path}")
+    print("RESULT: " + ("FAILED (loss or duplicate)" if failed else "ok: nothing lost, nothing duplicated"))
+    if not args.keep and not failed:
+        import shutil
+
+        shutil.rmtree(workdir, ignore_errors=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
