@@ -262,9 +262,10 @@ async def pending_timers(db: Database) -> list[dict[str, Any]]:
     """Every pending timer of every participant, soonest first."""
 
     def read(session: Session) -> list[tuple[Timer, Participant]]:
-        return list(session.execute(
+        rows = session.execute(
             select(Timer, Participant).join(Participant, Participant.id == Timer.participant_id)
-            .where(Timer.status == PENDING).order_by(Timer.due_at)).tuples())
+            .where(Timer.status == PENDING).order_by(Timer.due_at)).all()
+        return [(timer, person) for timer, person in rows]
 
     rows = await db.run(read)
     ids = [timer_job_id(p.id, t.kind) for t, p in rows]

@@ -4,14 +4,21 @@ an inbox row; the clock is moved by hand."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 from datetime import timedelta
 
+import pytest
+from sqlalchemy import text
+
 from promptpipe import admin
+from promptpipe.errors import ConfigError
 from promptpipe.flow import intensity
 from promptpipe.flow.timer_events import REMINDER_TEXT
 from promptpipe.transport.base import PollVote, poll_option_hash
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
+from tests.test_admin_cli import cli_env, run_admin  # noqa: F401  (fixture)
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.schedule_helpers import (
     NUDGE,
@@ -226,3 +233,44 @@ async def test_withdrawn_participant_gets_nothing_scheduled(make_app: AppFactory
     assert len(transport.sent) == sent_before
     assert await pending_timers(app, pid) == {}
     assert not {j for j in await job_ids(app) if pid in j}
+
+
+async def test_reminder_due_while_the_service_was_down(make_app: AppFactory, fake_openai: FakeOpenAIServer, clock) -> None:  # type: ignore[no-untyped-def]
+    """Inside the grace window it comes late; the next one, far outside, is skipped and recorded."""
+    app, transport, pid = await prompted(make_app, fake_openai, DAILY_PROMPT_REMINDER_DELAY="5h")
+    await app.stop()
+    clock.set(PROMPT_AT + timedelta(hours=5, minutes=40))  # 40 minutes late: inside the 1 h grace
+    again = await make_app(transport, **{**QUIET, "DAILY_PROMPT_REMINDER_DELAY": "5h"})
+    await again.run_until_idle()
+    assert transport.texts_to(ANA)[-1] == REMINDER_TEXT
+
+    fake_openai.say(NUDGE, match="scheduled daily nudge")
+    await at(again, PROMPT_AT + timedelta(days=1))  # Tuesday's prompt; its reminder is due at 17:50 UTC
+    await again.stop()
+    clock.set(PROMPT_AT + timedelta(days=1, hours=7))  # two hours after that: outside the grace
+    third = await make_app(transport, **{**QUIET, "DAILY_PROMPT_REMINDER_DELAY": "5h"})
+    await third.run_until_idle()
+    assert transport.texts_to(ANA).count(REMINDER_TEXT) == 1
+    statuses = await third.db.run(lambda s: s.execute(text("SELECT status FROM timer ORDER BY id")).scalars().all())
+    assert statuses == ["fired", "missed"]
+
+
+async def test_admin_lists_schedules_and_pending_timers(
+    cli_env, capsys, make_app: AppFactory, fake_openai: FakeOpenAIServer  # type: ignore[no-untyped-def]
+) -> None:
+    app, transport, pid = await prompted(make_app, fake_openai, DAILY_PROMPT_REMINDER_DELAY="5h")
+    code, out, _ = await asyncio.to_thread(run_admin, capsys, "schedules", "--phone", ANA)
+    assert code == 0
+    assert "08:00" in out and "(America/Toronto)" in out and "reminder" in out
+    code, out, _ = await asyncio.to_thread(run_admin, capsys, "timers", "--json")
+    rows = json.loads(out)
+    assert [(r["phone"], r["kind"], r["armed"]) for r in rows] == [(ANA, "reminder", True)]
+    assert rows[0]["due"] == "Monday 2026-01-05 12:50 (America/Toronto)"  # 07:50 + 5 h, local time
+
+
+async def test_a_second_service_on_the_same_database_refuses_to_start(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer
+) -> None:
+    await make_app(**QUIET)
+    with pytest.raises(ConfigError, match="already running on this DATABASE_URL"):
+        await make_app(**QUIET)

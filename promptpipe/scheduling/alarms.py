@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -23,12 +24,13 @@ from typing import Any, TypeVar
 
 from apscheduler.job import Job
 from apscheduler.triggers.date import DateTrigger
-from sqlalchemy import Engine, create_engine, event, select
+from sqlalchemy import Engine, create_engine, event, select, text
 from sqlalchemy.orm import Session
 
 from promptpipe import keys
 from promptpipe.clock import Clock
 from promptpipe.db import SQLITE_BUSY_TIMEOUT_MS, Database, sync_url
+from promptpipe.errors import ConfigError
 from promptpipe.localtime import zone_or_utc
 from promptpipe.logging import get_logger
 from promptpipe.models import ACTIVE, InboxItem
@@ -88,7 +90,57 @@ def job_engine(db: Database) -> Engine:
 
         event.listen(engine, "connect", pragmas)
         return engine
-    return create_engine(sync_url(db.url), pool_size=1, max_overflow=1, pool_pre_ping=True)
+    return create_engine(sync_url(db.url), pool_size=2, max_overflow=1, pool_pre_ping=True)
+
+
+class JobStoreLock:
+    """One scheduler per job store (APScheduler 3.x must never share one): a PostgreSQL advisory
+    lock held on its own connection, or a lock file next to the SQLite database."""
+
+    PG_KEY = 0x50505F4A  # "PP_J"
+
+    def __init__(self, db: Database, engine: Engine) -> None:
+        self.db, self.engine = db, engine
+        self._held: Any = None
+
+    def acquire(self) -> None:
+        if self.db.is_sqlite:
+            path = self.db.url.split(":///", 1)[-1]
+            if not path or path == ":memory:":
+                return
+            handle = open(f"{path}.alarms.lock", "a+")  # noqa: SIM115  (held for the life of the service)
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                handle.close()
+                raise ConfigError(_TWO_SCHEDULERS) from None
+            self._held = handle
+            return
+        conn = self.engine.connect()
+        if not conn.execute(text("SELECT pg_try_advisory_lock(:key)"), {"key": self.PG_KEY}).scalar():
+            conn.close()
+            raise ConfigError(_TWO_SCHEDULERS)
+        conn.commit()
+        self._held = conn
+
+    def release(self) -> None:
+        held, self._held = self._held, None
+        if held is None:
+            return
+        with contextlib.suppress(Exception):
+            if self.db.is_sqlite:
+                fcntl.flock(held, fcntl.LOCK_UN)
+            else:  # the connection would go back to the pool still holding the lock
+                held.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": self.PG_KEY})
+                held.commit()
+                held.invalidate()
+            held.close()
+
+
+_TWO_SCHEDULERS = (
+    "another PromptPipe service is already running on this DATABASE_URL; two services would send "
+    "every scheduled prompt twice. Stop the other one first."
+)
 
 
 class AlarmClock:
@@ -99,6 +151,7 @@ class AlarmClock:
         self._on_queued = on_queued
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="alarms")
         self._engine = job_engine(db)
+        self._lock = JobStoreLock(db, self._engine)
         self.store = DeferredWriteJobStore(self._engine)
         self.scheduler = DrivenScheduler(
             self._wakeup,
@@ -128,6 +181,7 @@ class AlarmClock:
         :meth:`run_due`, never by APScheduler on its own."""
         self._loop = asyncio.get_running_loop()
         self._kick = asyncio.Event()
+        await self._call(self._lock.acquire)
         jobs.install(self._fired.append)
         await self._call(self.scheduler.start)
         self._started = True
@@ -138,6 +192,8 @@ class AlarmClock:
                 await self._call(self.scheduler.shutdown, False)
             self._started = False
         jobs.install(None)
+        with contextlib.suppress(Exception):
+            await self._call(self._lock.release)
         await asyncio.get_running_loop().run_in_executor(None, self._thread.shutdown, True)
         self._engine.dispose()
 
