@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import io
 import queue
 import shutil
@@ -10,6 +12,7 @@ from pathlib import Path
 from promptpipe import admin
 from promptpipe.config import load_settings
 from promptpipe.transport.console import ConsoleTransport
+from promptpipe.transport.base import Recipient
 from promptpipe.transport.dryrun import DryRunTransport
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
@@ -81,3 +84,29 @@ def _read(path: Path) -> dict[str, str]:
     from dotenv import dotenv_values
 
     return {k: v or "" for k, v in dotenv_values(path).items()}
+
+
+async def test_dry_run_journal_records_each_message_once_across_a_crash(tmp_path: Path) -> None:
+    """The journal stands for the phone network in the recovery drill: a resend of a message it
+    already holds (same outbox key) is recognised, and a line torn by a crash is closed off so the
+    next one is readable."""
+    journal = tmp_path / "delivered.jsonl"
+    first = DryRunTransport(journal)
+    await first.start(lambda _: None)  # type: ignore[arg-type,return-value]
+    ana = Recipient(phone="+15145550101")
+    sent = await first.send_text(ana, "hello", ref="reply:1")
+    with open(journal, "a", encoding="utf-8") as handle:
+        handle.write('{"ref": "reply:2", "id": "dry-torn"')  # killed halfway through a line
+
+    again = DryRunTransport(journal)  # the restarted service
+    await again.start(lambda _: None)  # type: ignore[arg-type,return-value]
+    assert (await again.send_text(ana, "hello", ref="reply:1")) == sent  # already delivered: not twice
+    await again.send_poll(ana, "Did you do it?", ["Done", "Not this time"], ref="reply:2")
+    entries = []
+    for line in journal.read_text(encoding="utf-8").splitlines():
+        try:
+            entries.append(json.loads(line))
+        except ValueError:
+            continue
+    assert [(e["ref"], e["kind"]) for e in entries] == [("reply:1", "text"), ("reply:2", "poll")]
+    assert again.recognised == 1

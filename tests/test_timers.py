@@ -145,6 +145,13 @@ async def test_feedback_check_in_and_follow_up_break_a_silence(
     assert transport.texts_to(ANA)[-1] == "No pressure: just 'done' or 'not today' is fine."
     await at(app, PROMPT_AT + timedelta(hours=10))
     assert len(transport.texts_to(ANA)) == 5  # and nothing more
+
+    # Still in FEEDBACK the next day: the check-in clock starts with the new prompt.
+    fake_openai.say(NUDGE, match="scheduled daily nudge")
+    fake_openai.say("And how did it go today?", match="has not written anything")
+    await at(app, PROMPT_AT + timedelta(days=1))
+    await at(app, PROMPT_AT + timedelta(days=1, minutes=15))
+    assert transport.texts_to(ANA)[-1] == "And how did it go today?"
     fake_openai.assert_complete()
 
 

@@ -35,6 +35,9 @@ def arm_after_prompt(state: TurnState, policy: NudgePolicy, now: datetime, promp
     if policy.auto_feedback and state.sub_state != FEEDBACK:
         state.arm_timer(AUTO_FEEDBACK, now + policy.auto_feedback_delay, {"prompt_inbox_id": prompt_inbox_id},
                         reason="daily prompt sent")
+    elif state.sub_state == FEEDBACK and policy.feedback_initial_timeout.total_seconds() > 0:
+        # Already in FEEDBACK: the check-in clock starts with the prompt.
+        state.arm_timer(FEEDBACK_CHECK_IN, now + policy.feedback_initial_timeout, reason="daily prompt sent")
 
 
 def arm_after_hand_over(state: TurnState, policy: NudgePolicy, now: datetime) -> None:

@@ -61,8 +61,8 @@ def describe_situation(state: TurnState, now: datetime) -> str:
     """The facts the model needs every turn, written out plainly."""
     person = state.participant
     try:
-        local = now.astimezone(ZoneInfo(person.timezone))
-        clock = local.strftime("%A %Y-%m-%d %H:%M") + f" ({person.timezone})"
+        local = now.astimezone(ZoneInfo(state.timezone))
+        clock = local.strftime("%A %Y-%m-%d %H:%M") + f" ({state.timezone})"
     except Exception:  # an invalid zone never stops a turn
         clock = now.strftime("%A %Y-%m-%d %H:%M UTC")
     lines = [
@@ -77,6 +77,12 @@ def describe_situation(state: TurnState, now: datetime) -> str:
     lines += known
     missing = state.missing_fields(INTAKE_FIELDS)
     lines.append("Still missing for intake: " + (", ".join(missing) if missing else "nothing; the profile is complete."))
+    schedules = state.active_schedules()
+    if schedules:
+        lines += [f"Daily prompt schedule: habit at {entry.spec().describe()}, prompt sent {entry.prep_minutes} "
+                  f"minutes before ({state.timezone})" for entry in schedules]
+    else:
+        lines.append("Daily prompt schedule: none yet.")
     if state.profile.get("last_habit_prompt"):
         lines.append(f"Last habit prompt they were given: {state.profile['last_habit_prompt']}")
     return "\n".join(lines)

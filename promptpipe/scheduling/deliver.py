@@ -21,7 +21,7 @@ from promptpipe import keys
 from promptpipe.db import Database
 from promptpipe.localtime import zone_or_utc
 from promptpipe.logging import get_logger
-from promptpipe.models import ACTIVE, CANCELLED, FIRED, MISSED, PENDING, Participant, Schedule, Timer
+from promptpipe.models import ACTIVE, CANCELLED, FIRED, MISSED, PENDING, Participant, Schedule
 from promptpipe.schedule_store import settle_timer
 from promptpipe.scheduling.jobs import DAILY, Alarm
 from promptpipe.state import ScheduleEntry
@@ -135,11 +135,3 @@ def _deliver_timer(
     payload = {**timer.payload, "timer_id": timer.id, "timer_kind": timer.kind, "due_at": timer.due_at.isoformat()}
     enqueue_inbox(db, session, key=keys.timer(timer.id or 0), participant_id=pid, kind="timer", now=now, payload=payload)
     result.queued.append(pid)
-
-
-def timer_is_pending(session: Session, timer_id: int) -> bool:
-    return session.connection().execute(
-        select(Timer.id).where(Timer.id == timer_id, Timer.status == PENDING)).first() is not None
-
-
-__all__ = ["Delivered", "FIRED", "deliver_alarms", "timer_is_pending"]

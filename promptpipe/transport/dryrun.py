@@ -34,7 +34,11 @@ class DryRunTransport:
 
     async def start(self, on_message: InboundHandler) -> None:
         if self.journal is not None and self.journal.exists():
-            for line in self.journal.read_text(encoding="utf-8").splitlines():
+            content = self.journal.read_bytes()
+            if content and not content.endswith(b"\n"):  # a line torn by a crash: close it off
+                with open(self.journal, "ab") as handle:
+                    handle.write(b"\n")
+            for line in content.decode("utf-8", errors="replace").splitlines():
                 try:
                     entry = json.loads(line)
                 except ValueError:  # a line cut short by a crash never counted as sent
@@ -63,10 +67,13 @@ class DryRunTransport:
         if self.journal is not None:
             entry = {"ref": ref, "id": sent.message_id, "at": sent.timestamp.isoformat(), "to": to.phone,
                      "kind": kind, "text": text, **extra}
-            with open(self.journal, "a", encoding="utf-8") as handle:
-                handle.write(json.dumps(entry, ensure_ascii=False) + "\n")
-                handle.flush()
-                os.fsync(handle.fileno())
+            line = (json.dumps(entry, ensure_ascii=False) + "\n").encode("utf-8")
+            fd = os.open(self.journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                os.write(fd, line)  # one append: a line is either all there or torn at the end
+                os.fsync(fd)
+            finally:
+                os.close(fd)
         if ref:
             self._known[ref] = sent
         return sent
