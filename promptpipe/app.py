@@ -108,7 +108,8 @@ class App:
         alarms = AlarmClock(db, clock, policy, on_queued=lambda ids: [app.lanes.wake(pid) for pid in ids])
         flow = ConversationFlow(db, llm, clock, load_prompts(settings),
                                 FlowConfig(history_window=settings.history_window, debug=settings.debug, policy=policy),
-                                transport, on_alarms_changed=alarms.request_sync)
+                                transport, on_alarms_changed=alarms.request_sync,
+                                on_timers_changed=alarms.request_timer_changes)
         lanes = Lanes(db, clock, flow.load_context, flow.process, flow.record_failure,
                       concurrency=settings.lane_concurrency,
                       on_batch_done=lambda: app._outbox_kick.set())

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -90,9 +90,9 @@ class Database:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor, self._transaction, fn)
 
-    def run_blocking(self, fn: Callable[[Session], T]) -> T:
-        """:meth:`run` for code on another thread (the alarm thread): waits for the database thread."""
-        return self._executor.submit(self._transaction, fn).result()
+    def submit(self, fn: Callable[[Session], T]) -> Future[T]:
+        """:meth:`run` for code on another thread (the alarm thread): a future to wait on."""
+        return self._executor.submit(self._transaction, fn)
 
     def _transaction(self, fn: Callable[[Session], T]) -> T:
         self.transactions += 1
@@ -137,6 +137,15 @@ class Database:
             table = model.__table__  # type: ignore[attr-defined]
             stmt = insert(table).on_conflict_do_nothing(index_elements=list(conflict_on))
             self._insert_ignore[key] = stmt.returning(table.c[list(table.primary_key.columns.keys())[0]])
+        return self._insert_ignore[key]
+
+    def insert_ignore_many(self, model: type[SQLModel], conflict_on: tuple[str, ...]) -> Any:
+        """``INSERT … ON CONFLICT DO NOTHING`` without RETURNING, for executemany (many rows)."""
+        key = (model.__name__ + "/many", conflict_on)
+        if key not in self._insert_ignore:
+            insert = pg_insert if self.dialect == "postgresql" else sqlite_insert
+            table = model.__table__  # type: ignore[attr-defined]
+            self._insert_ignore[key] = insert(table).on_conflict_do_nothing(index_elements=list(conflict_on))
         return self._insert_ignore[key]
 
     async def execute_raw(self, sql: str) -> None:

@@ -7,14 +7,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from sqlalchemy import bindparam, select, update
+from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.orm import Session
 
 from promptpipe.models import CANCELLED, FIRED, MISSED, PENDING, Participant, Schedule, Timer
-from promptpipe.state import PendingTimer, ScheduleEntry, TimerOp
+from promptpipe.state import PendingTimer, ScheduleEntry, TimerChange, TimerOp
 
 _SCHEDULE = Schedule.__table__  # type: ignore[attr-defined]
 _TIMER = Timer.__table__  # type: ignore[attr-defined]
+_INSERT_TIMER = insert(_TIMER).returning(_TIMER.c.id)
 _ACTIVE_SCHEDULES = (
     select(_SCHEDULE.c.id, _SCHEDULE.c.kind, _SCHEDULE.c.habit_time, _SCHEDULE.c.window_start,
            _SCHEDULE.c.window_end, _SCHEDULE.c.prep_minutes, _SCHEDULE.c.active, _SCHEDULE.c.created_at)
@@ -58,14 +59,20 @@ def save_schedules(session: Session, participant_id: str, entries: Iterable[Sche
         entry.dirty = False
 
 
-def apply_timer_ops(session: Session, participant_id: str, ops: Iterable[TimerOp], now: datetime) -> None:
+def apply_timer_ops(session: Session, participant_id: str, ops: Iterable[TimerOp], now: datetime) -> list[TimerChange]:
+    """Write the ops; returns the resulting change per kind (for the alarm clock)."""
+    changes: dict[str, TimerChange] = {}
     for op in ops:
         cancel_timers(session, participant_id, (op.kind,), now, reason=op.reason or "replaced")
         if op.action == "arm":
             assert op.due_at is not None
-            session.add(Timer(participant_id=participant_id, kind=op.kind, due_at=op.due_at, payload=op.payload,
-                              status=PENDING, reason=op.reason, created_at=now))
-    session.flush()
+            timer_id = session.connection().execute(_INSERT_TIMER, {
+                "participant_id": participant_id, "kind": op.kind, "due_at": op.due_at, "payload": op.payload,
+                "status": PENDING, "reason": op.reason, "created_at": now, "settled_at": None}).scalar_one()
+            changes[op.kind] = TimerChange(participant_id, op.kind, PendingTimer(timer_id, op.kind, op.due_at, op.payload))
+        else:
+            changes[op.kind] = TimerChange(participant_id, op.kind, None)
+    return list(changes.values())
 
 
 def cancel_timers(session: Session, participant_id: str, kinds: Iterable[str] | None, now: datetime, *,

@@ -114,6 +114,16 @@ class PendingTimer:
 
 
 @dataclass(frozen=True)
+class TimerChange:
+    """A committed change to one participant's timers, for the alarm clock: ``timer`` is the
+    new pending timer of this kind, or None when the kind has none any more."""
+
+    participant_id: str
+    kind: str
+    timer: PendingTimer | None
+
+
+@dataclass(frozen=True)
 class TimerOp:
     """A change to the participant's timers, applied on commit: arm replaces the pending timer
     of the same kind; cancel drops it."""
@@ -139,6 +149,8 @@ class TurnState:
     schedules: list[ScheduleEntry] = field(default_factory=list)
     pending_timers: dict[str, PendingTimer] = field(default_factory=dict)
     timer_ops: list[TimerOp] = field(default_factory=list)
+    committed_timer_changes: list[TimerChange] = field(default_factory=list)
+    """Filled on commit: what the alarm clock must now arm or disarm."""
 
     def __post_init__(self) -> None:
         if not self.status:
@@ -147,11 +159,11 @@ class TurnState:
             self.timezone = self.participant.timezone
 
     @property
-    def alarms_changed(self) -> bool:
-        """Whether committing this turn changes what the alarm clock must hold."""
+    def schedule_changed(self) -> bool:
+        """Whether committing this turn changes the daily alarms (schedules, status or zone);
+        timer changes alone are handed over as :attr:`committed_timer_changes`."""
         return bool(
-            self.timer_ops
-            or any(entry.dirty for entry in self.schedules)
+            any(entry.dirty for entry in self.schedules)
             or self.status != self.participant.status
             or self.timezone != self.participant.timezone
         )

@@ -217,7 +217,7 @@ def save_turn_state(session: Session, state: TurnState, now: datetime) -> None:
         session.connection().execute(update(Participant).where(Participant.id == state.participant.id).values(
             status=state.status, paused_by=state.paused_by, timezone=state.timezone, updated_at=now))
     save_schedules(session, state.participant.id, state.schedules, now)
-    apply_timer_ops(session, state.participant.id, state.timer_ops, now)
+    state.committed_timer_changes = apply_timer_ops(session, state.participant.id, state.timer_ops, now)
     state.timer_ops.clear()
     for change in state.transitions:
         session.add(_transition_row(state.participant.id, change, now))

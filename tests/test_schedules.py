@@ -9,6 +9,7 @@ from datetime import timedelta
 from sqlalchemy import text
 
 from promptpipe import admin
+from promptpipe.db import Database
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
@@ -182,7 +183,7 @@ async def test_reconciler_restores_a_job_deleted_from_the_job_store(
     app = await make_app(transport, **QUIET)
     ana = await enroll_with_schedule(app, fake_openai, ANA, "UTC")
     await app.stop()
-    deleter = app.db.__class__(app.settings.database_url)
+    deleter = Database(app.settings.database_url)  # by hand, while the service is down
     await deleter.run(lambda s: s.execute(text("DELETE FROM apscheduler_jobs")))
     await deleter.close()
     again = await make_app(transport, **QUIET)

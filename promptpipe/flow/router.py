@@ -36,7 +36,7 @@ from promptpipe.modules import AgentModule
 from promptpipe.modules.agent import CHECK_IN_CUE, FOLLOW_UP_CUE, GREETING_CUE
 from promptpipe.modules.toolloop import LoopResult
 from promptpipe.nudges import FEEDBACK_CHECK_IN, FEEDBACK_FOLLOWUP, REMINDER, NudgePolicy
-from promptpipe.state import HistoryEntry, TurnState
+from promptpipe.state import HistoryEntry, TimerChange, TurnState
 from promptpipe.store import (
     InboxRow,
     history_before,
@@ -88,10 +88,14 @@ class ConversationFlow:
     def __init__(
         self, db: Database, llm: LLM, clock: Clock, prompts: PromptTexts, config: FlowConfig,
         transport: Transport | None = None, on_alarms_changed: Callable[[list[str]], None] | None = None,
+        on_timers_changed: Callable[[list[TimerChange]], None] | None = None,
     ) -> None:
         self.db, self.llm, self.clock, self.prompts, self.config = db, llm, clock, prompts, config
         self.transport = transport
         self.on_alarms_changed = on_alarms_changed
+        """Re-check a participant's alarms against our tables (schedules, status or zone changed)."""
+        self.on_timers_changed = on_timers_changed
+        """Arm or disarm exactly these timers (the cheap path after most turns)."""
         self.turns = 0
         self.failures = 0
 
@@ -205,10 +209,12 @@ class ConversationFlow:
         """Arm the timers the turn implies, commit it (shielded: a commit is never half-cancelled),
         then have the alarms follow if anything about them changed."""
         arm_after_hand_over(state, self.config.policy, self.clock.now())
-        changed = state.alarms_changed
+        schedule_changed = state.schedule_changed
         await asyncio.shield(self._commit(state, batch, outgoing))
-        if changed:
+        if schedule_changed:
             self._alarms_changed(state.participant.id)
+        elif state.committed_timer_changes and self.on_timers_changed is not None:
+            self.on_timers_changed(state.committed_timer_changes)
 
     def _alarms_changed(self, participant_id: str) -> None:
         if self.on_alarms_changed is not None:

@@ -17,7 +17,7 @@ import asyncio
 import contextlib
 import fcntl
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any, TypeVar
@@ -41,13 +41,14 @@ from promptpipe.scheduling.apscheduler_parts import AlarmExecutor, DeferredWrite
 from promptpipe.scheduling.deliver import Delivered, deliver_alarms
 from promptpipe.scheduling.jobs import DAILY, Alarm
 from promptpipe.scheduling.trigger import DailyPromptTrigger
+from promptpipe.state import PendingTimer, TimerChange
 
 log = get_logger("promptpipe.scheduling")
 
 T = TypeVar("T")
 MAX_IDLE_S = 30.0
 """The driver looks at the job store at least this often, whatever it expects."""
-DELIVER_CHUNK = 1000
+DELIVER_CHUNK = 500
 
 
 @dataclass(frozen=True)
@@ -161,10 +162,12 @@ class AlarmClock:
             timezone=timezone.utc,
         )
         self._fired: list[Alarm] = []
+        self._deliveries: list[Future[Delivered]] = []
         self._loop: asyncio.AbstractEventLoop | None = None
         self._kick: asyncio.Event | None = None
         self._started = False
         self._sync_wanted: set[str] = set()
+        self._timer_changes: list[TimerChange] = []
         self.delivered = 0
         self.missed = 0
 
@@ -182,7 +185,7 @@ class AlarmClock:
         self._loop = asyncio.get_running_loop()
         self._kick = asyncio.Event()
         await self._call(self._lock.acquire)
-        jobs.install(self._fired.append)
+        jobs.install(self._on_alarm)
         await self._call(self.scheduler.start)
         self._started = True
 
@@ -224,17 +227,35 @@ class AlarmClock:
         if self._kick is not None:
             self._kick.set()
 
+    def request_timer_changes(self, changes: list[TimerChange]) -> None:
+        """Arm or disarm these timers soon (batched). Changes are applied in the order given."""
+        self._timer_changes.extend(changes)
+        if self._kick is not None:
+            self._kick.set()
+
     async def sync_requested(self, batch: int = 500) -> int:
-        """Sync everyone :meth:`request_sync` asked for; returns how many participants."""
+        """Apply what :meth:`request_sync` and :meth:`request_timer_changes` asked for; returns
+        how many participants and timers were handled."""
         done = 0
-        while self._sync_wanted:
-            ids = sorted(self._sync_wanted)[:batch]
-            self._sync_wanted.difference_update(ids)
-            try:
-                await self.sync(ids)
-            except Exception as exc:  # the reconciler repairs it at the next start at the latest
-                log.error("alarm_sync_failed", participants=len(ids), error=str(exc)[:300])
-            done += len(ids)
+        while self._sync_wanted or self._timer_changes:
+            wanted, self._sync_wanted = sorted(self._sync_wanted), set()
+            changes, self._timer_changes = self._timer_changes, []
+            for start in range(0, len(wanted), batch):
+                ids = wanted[start:start + batch]
+                try:
+                    await self.sync(ids)
+                except Exception as exc:  # the reconciler repairs it at the next start at the latest
+                    log.error("alarm_sync_failed", participants=len(ids), error=str(exc)[:300])
+            # A full sync already read the latest state of its participants; for the others the
+            # last change per timer kind is the one that counts.
+            synced = set(wanted)
+            latest = {(c.participant_id, c.kind): c for c in changes if c.participant_id not in synced}
+            if latest:
+                try:
+                    await self._call(self._apply_timer_changes, list(latest.values()))
+                except Exception as exc:
+                    log.error("alarm_timer_changes_failed", timers=len(latest), error=str(exc)[:300])
+            done += len(wanted) + len(latest)
         return done
 
     async def sync(self, participant_ids: Iterable[str]) -> SyncReport:
@@ -275,36 +296,57 @@ class AlarmClock:
                 {"participant_id": plan.participant_id, "schedule_id": entry.id},
                 DailyPromptTrigger(spec, zone.key), spec.next_fire(now, zone, inclusive=True)[1],
             ))
-        for timer in plan.timers:
-            wanted.append(WantedJob(
-                timer_job_id(plan.participant_id, timer.kind), jobs.TIMER_REF,
-                {"participant_id": plan.participant_id, "timer_id": timer.id},
-                DateTrigger(run_date=timer.due_at, timezone=timezone.utc), timer.due_at,
-            ))
+        wanted += [self._timer_job(plan.participant_id, timer) for timer in plan.timers]
         return wanted
 
     # -- on the alarm thread ----------------------------------------------------------------------
     def _process_pass(self) -> float | None:
+        """Due jobs → alarms → inbox rows, handed to the database thread in chunks while the
+        pass goes on; the job store's own updates are committed only once every chunk is in."""
+        self._deliveries = []
         self.store.begin_deferred()
         try:
             self.scheduler.process_due()
-            alarms, self._fired[:] = list(self._fired), []
-            for start in range(0, len(alarms), DELIVER_CHUNK):
-                chunk = alarms[start:start + DELIVER_CHUNK]
-                delivered = self.db.run_blocking(
-                    lambda session, chunk=chunk: deliver_alarms(self.db, session, chunk, self.clock.now()))
-                self._account(delivered)
-                if delivered.queued and self._loop is not None:
-                    self._loop.call_soon_threadsafe(self._on_queued, delivered.queued)
+            self._flush_alarms()
+            for future in self._deliveries:
+                future.result()
             self.store.commit_deferred()
         except BaseException:
             self.store.discard_deferred()
             self._fired.clear()
             raise
+        finally:
+            self._deliveries = []
         next_run = self.store.get_next_run_time()
         if next_run is None:
             return None
         return max((next_run - self.clock.now()).total_seconds(), 0.0)
+
+    def _on_alarm(self, alarm: Alarm) -> None:
+        """Called by a job (on the alarm thread, inside a pass)."""
+        self._fired.append(alarm)
+        if len(self._fired) >= DELIVER_CHUNK:
+            self._flush_alarms()
+
+    def _flush_alarms(self) -> None:
+        chunk, self._fired = self._fired, []
+        if not chunk:
+            return
+        future = self.db.submit(lambda session: deliver_alarms(self.db, session, chunk, self.clock.now()))
+        future.add_done_callback(self._delivered)
+        self._deliveries.append(future)
+
+    def _delivered(self, future: Future[Delivered]) -> None:
+        if future.cancelled() or future.exception() is not None:
+            return  # the pass raises it
+        if self._loop is not None and not self._loop.is_closed():
+            self._loop.call_soon_threadsafe(self._after_delivery, future.result())
+
+    def _after_delivery(self, delivered: Delivered) -> None:
+        """On the loop: count, and wake the lanes of the participants with a new inbox row."""
+        self._account(delivered)
+        if delivered.queued:
+            self._on_queued(delivered.queued)
 
     def _apply_plans(self, plans: dict[str, AlarmPlan], participant_ids: list[str] | None) -> SyncReport:
         report = SyncReport()
@@ -343,6 +385,30 @@ class AlarmClock:
         if report.added or report.replaced or report.removed:
             self._wakeup()
         return report
+
+    def _apply_timer_changes(self, changes: list[TimerChange]) -> None:
+        self.store.begin_deferred()
+        try:
+            for change in changes:
+                job_id = timer_job_id(change.participant_id, change.kind)
+                self.scheduler.remove_job(job_id)  # deferred: a no-op when there is none
+                if change.timer is not None:
+                    want = self._timer_job(change.participant_id, change.timer)
+                    self.scheduler.add_job(want.func, trigger=want.trigger, id=want.id, kwargs=want.kwargs,
+                                           misfire_grace_time=self.grace_s, coalesce=True, max_instances=1,
+                                           next_run_time=want.first_run, replace_existing=False)
+            self.store.commit_deferred()
+        except BaseException:
+            self.store.discard_deferred()
+            raise
+        self._wakeup()
+
+    def _timer_job(self, participant_id: str, timer: PendingTimer) -> WantedJob:
+        return WantedJob(
+            timer_job_id(participant_id, timer.kind), jobs.TIMER_REF,
+            {"participant_id": participant_id, "timer_id": timer.id},
+            DateTrigger(run_date=timer.due_at, timezone=timezone.utc), timer.due_at,
+        )
 
     def _matches(self, job: Job, want: WantedJob) -> bool:
         if job.func_ref != want.func or job.kwargs != want.kwargs or job.misfire_grace_time != self.grace_s:

@@ -6,6 +6,8 @@ a timer alarm settles its ``timer`` row (pending → fired, compare-and-set) and
 daily prompt as an inbox row with status missed, so it can never run later; a timer as a missed
 timer) and logged. Alarms for participants who are not active, schedules that were deleted or
 changed, and timers that were cancelled are dropped here, whatever the job store still held.
+
+Statements are few and set-based (a burst of 10,000 alarms is ten of these batches).
 """
 
 from __future__ import annotations
@@ -13,19 +15,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from promptpipe import keys
 from promptpipe.db import Database
 from promptpipe.localtime import zone_or_utc
 from promptpipe.logging import get_logger
-from promptpipe.models import ACTIVE, CANCELLED, FIRED, MISSED, PENDING, Participant, Schedule
-from promptpipe.schedule_store import settle_timer
+from promptpipe.models import ACTIVE, CANCELLED, FIRED, MISSED, PENDING, InboxItem, Participant, Schedule, Timer
 from promptpipe.scheduling.jobs import DAILY, Alarm
 from promptpipe.state import ScheduleEntry
-from promptpipe.store import enqueue_inbox
 
 log = get_logger("promptpipe.scheduling")
 
@@ -45,24 +46,129 @@ class Delivered:
 
 def deliver_alarms(db: Database, session: Session, alarms: Sequence[Alarm], now: datetime) -> Delivered:
     result = Delivered()
-    daily = [a for a in alarms if a.kind == DAILY]
-    timers = [a for a in alarms if a.kind != DAILY]
     people = _participants(session, {a.participant_id for a in alarms})
-    schedules = _schedules(session, {a.ref for a in daily})
-    for alarm in daily:
-        _deliver_daily(db, session, alarm, schedules.get(alarm.ref), people.get(alarm.participant_id), now, result)
-    for alarm in timers:
-        _deliver_timer(db, session, alarm, people.get(alarm.participant_id), now, result)
+    rows: list[dict[str, Any]] = []
+    daily = [a for a in alarms if a.kind == DAILY]
+    if daily:
+        rows += _daily_rows(session, daily, people, now, result)
+    timers = [a for a in alarms if a.kind != DAILY]
+    if timers:
+        rows += _timer_rows(session, timers, people, now, result)
+    if rows:
+        new = _new_rows(session, rows)
+        result.repeats += len(rows) - len(new)
+        if new:
+            session.connection().execute(db.insert_ignore_many(InboxItem, ("key",)), new)
+        for row in new:
+            if row["status"] == MISSED:
+                result.missed += 1
+                payload = row["payload"]
+                log.warning("daily_prompt_missed", participant_id=row["participant_id"],
+                            schedule_id=payload["schedule_id"], local_date=payload["local_date"],
+                            due_at=payload["due_at"],
+                            late_s=round((now - datetime.fromisoformat(payload["due_at"])).total_seconds()))
+            else:
+                result.queued.append(row["participant_id"])
     return result
+
+
+def _inbox_row(key: str, participant_id: str, kind: str, payload: dict[str, Any], now: datetime,
+               status: str = PENDING) -> dict[str, Any]:
+    return {"key": key, "participant_id": participant_id, "kind": kind, "payload": payload, "message_id": None,
+            "status": status, "attempts": 0, "available_at": now, "created_at": now, "processed_at": None,
+            "last_error": None}
+
+
+def _daily_rows(
+    session: Session, alarms: list[Alarm], people: dict[str, tuple[str, str]], now: datetime, result: Delivered
+) -> list[dict[str, Any]]:
+    schedules = _schedules(session, {a.ref for a in alarms})
+    rows = []
+    for alarm in alarms:
+        pid, schedule = alarm.participant_id, schedules.get(alarm.ref)
+        person = people.get(pid)
+        if schedule is None or not schedule.active or schedule.participant_id != pid or person is None:
+            result.dropped += 1
+            log.info("daily_alarm_dropped", participant_id=pid, schedule_id=alarm.ref, why="schedule deleted")
+            continue
+        status, zone_name = person
+        if status != ACTIVE:
+            result.dropped += 1
+            log.info("daily_alarm_dropped", participant_id=pid, schedule_id=alarm.ref, why=f"participant {status}")
+            continue
+        entry = ScheduleEntry(schedule.id, schedule.kind, schedule.habit_time, schedule.window_start,
+                              schedule.window_end, schedule.prep_minutes, schedule.active, schedule.created_at)
+        day = entry.spec().day_of_fire(alarm.scheduled_for, zone_or_utc(zone_name))
+        if day is None:  # the schedule or the zone changed after this alarm was set
+            result.dropped += 1
+            log.info("daily_alarm_dropped", participant_id=pid, schedule_id=alarm.ref, why="schedule changed",
+                     scheduled_for=alarm.scheduled_for.isoformat())
+            continue
+        payload = {"schedule_id": schedule.id, "local_date": day.isoformat(), "due_at": alarm.scheduled_for.isoformat()}
+        rows.append(_inbox_row(keys.daily_prompt(pid, schedule.id, day), pid, "daily_prompt", payload, now,
+                               MISSED if alarm.missed else PENDING))
+    return rows
+
+
+def _timer_rows(
+    session: Session, alarms: list[Alarm], people: dict[str, tuple[str, str]], now: datetime, result: Delivered
+) -> list[dict[str, Any]]:
+    """Settle the timers (pending → fired or missed, in one compare-and-set statement per group);
+    only those that were still pending count."""
+    by_outcome: dict[str, list[int]] = {FIRED: [], MISSED: [], CANCELLED: []}
+    for alarm in alarms:
+        person = people.get(alarm.participant_id)
+        outcome = CANCELLED if person is None or person[0] != ACTIVE else MISSED if alarm.missed else FIRED
+        by_outcome[outcome].append(int(alarm.ref))
+    settled: dict[int, str] = {}
+    for outcome, ids in by_outcome.items():
+        for start in range(0, len(ids), CHUNK):
+            chunk = ids[start:start + CHUNK]
+            done = session.connection().execute(
+                update(Timer).where(Timer.id.in_(chunk), Timer.status == PENDING)  # type: ignore[union-attr]
+                .values(status=outcome, settled_at=now,
+                        **({"reason": "participant not active when it came due"} if outcome == CANCELLED else {}))
+                .returning(Timer.id)
+            ).scalars().all()
+            settled.update({timer_id: outcome for timer_id in done})
+    result.repeats += len(alarms) - len(settled)
+    result.dropped += sum(1 for outcome in settled.values() if outcome == CANCELLED)
+    fired = [timer_id for timer_id, outcome in settled.items() if outcome == FIRED]
+    missed = [timer_id for timer_id, outcome in settled.items() if outcome == MISSED]
+    for timer in _timers(session, missed):
+        result.missed += 1
+        log.warning("timer_missed", participant_id=timer.participant_id, timer_id=timer.id, kind=timer.kind,
+                    due_at=timer.due_at.isoformat(), late_s=round((now - timer.due_at).total_seconds()))
+    return [
+        _inbox_row(keys.timer(timer.id or 0), timer.participant_id, "timer",
+                   {**timer.payload, "timer_id": timer.id, "timer_kind": timer.kind, "due_at": timer.due_at.isoformat()},
+                   now)
+        for timer in _timers(session, fired)
+    ]
+
+
+def _new_rows(session: Session, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows whose key is not in the inbox yet (and not twice in this batch)."""
+    present: set[str] = set()
+    all_keys = [row["key"] for row in rows]
+    for start in range(0, len(all_keys), CHUNK):
+        chunk = all_keys[start:start + CHUNK]
+        present.update(session.connection().execute(select(InboxItem.key).where(InboxItem.key.in_(chunk))).scalars())  # type: ignore[attr-defined]
+    new = []
+    for row in rows:
+        if row["key"] not in present:
+            present.add(row["key"])
+            new.append(row)
+    return new
 
 
 def _participants(session: Session, ids: set[str]) -> dict[str, tuple[str, str]]:
     found: dict[str, tuple[str, str]] = {}
     ordered = sorted(ids)
     for start in range(0, len(ordered), CHUNK):
-        chunk = ordered[start:start + CHUNK]
         rows = session.connection().execute(
-            select(Participant.id, Participant.status, Participant.timezone).where(Participant.id.in_(chunk))  # type: ignore[attr-defined]
+            select(Participant.id, Participant.status, Participant.timezone)
+            .where(Participant.id.in_(ordered[start:start + CHUNK]))  # type: ignore[attr-defined]
         ).all()
         found.update({pid: (status, zone) for pid, status, zone in rows})
     return found
@@ -72,66 +178,14 @@ def _schedules(session: Session, ids: set[str]) -> dict[str, Schedule]:
     found: dict[str, Schedule] = {}
     ordered = sorted(ids)
     for start in range(0, len(ordered), CHUNK):
-        chunk = ordered[start:start + CHUNK]
-        found.update({row.id: row for row in session.execute(select(Schedule).where(Schedule.id.in_(chunk))).scalars()})  # type: ignore[attr-defined]
+        query = select(Schedule).where(Schedule.id.in_(ordered[start:start + CHUNK]))  # type: ignore[attr-defined]
+        found.update({row.id: row for row in session.execute(query).scalars()})
     return found
 
 
-def _deliver_daily(
-    db: Database, session: Session, alarm: Alarm, schedule: Schedule | None, person: tuple[str, str] | None,
-    now: datetime, result: Delivered,
-) -> None:
-    pid = alarm.participant_id
-    if schedule is None or not schedule.active or schedule.participant_id != pid or person is None:
-        result.dropped += 1
-        log.info("daily_alarm_dropped", participant_id=pid, schedule_id=alarm.ref, why="schedule deleted")
-        return
-    status, zone_name = person
-    if status != ACTIVE:
-        result.dropped += 1
-        log.info("daily_alarm_dropped", participant_id=pid, schedule_id=alarm.ref, why=f"participant {status}")
-        return
-    entry = ScheduleEntry(schedule.id, schedule.kind, schedule.habit_time, schedule.window_start,
-                          schedule.window_end, schedule.prep_minutes, schedule.active, schedule.created_at)
-    zone = zone_or_utc(zone_name)
-    day = entry.spec().day_of_fire(alarm.scheduled_for, zone)
-    if day is None:  # the schedule or the zone changed after this alarm was set
-        result.dropped += 1
-        log.info("daily_alarm_dropped", participant_id=pid, schedule_id=alarm.ref, why="schedule changed",
-                 scheduled_for=alarm.scheduled_for.isoformat())
-        return
-    payload = {"schedule_id": schedule.id, "local_date": day.isoformat(), "due_at": alarm.scheduled_for.isoformat()}
-    inbox_id = enqueue_inbox(db, session, key=keys.daily_prompt(pid, schedule.id, day), participant_id=pid,
-                             kind="daily_prompt", now=now, payload=payload, status=MISSED if alarm.missed else PENDING)
-    if inbox_id is None:
-        result.repeats += 1
-        return
-    if alarm.missed:
-        result.missed += 1
-        log.warning("daily_prompt_missed", participant_id=pid, schedule_id=schedule.id, local_date=day.isoformat(),
-                    due_at=alarm.scheduled_for.isoformat(), late_s=round((now - alarm.scheduled_for).total_seconds()))
-        return
-    result.queued.append(pid)
-
-
-def _deliver_timer(
-    db: Database, session: Session, alarm: Alarm, person: tuple[str, str] | None, now: datetime, result: Delivered
-) -> None:
-    pid = alarm.participant_id
-    active = person is not None and person[0] == ACTIVE
-    timer = settle_timer(session, int(alarm.ref), MISSED if alarm.missed or not active else FIRED, now)
-    if timer is None:
-        result.repeats += 1
-        return
-    if not active:
-        timer.status, timer.reason = CANCELLED, "participant not active when it came due"
-        result.dropped += 1
-        return
-    if alarm.missed:
-        result.missed += 1
-        log.warning("timer_missed", participant_id=pid, timer_id=timer.id, kind=timer.kind,
-                    due_at=timer.due_at.isoformat(), late_s=round((now - timer.due_at).total_seconds()))
-        return
-    payload = {**timer.payload, "timer_id": timer.id, "timer_kind": timer.kind, "due_at": timer.due_at.isoformat()}
-    enqueue_inbox(db, session, key=keys.timer(timer.id or 0), participant_id=pid, kind="timer", now=now, payload=payload)
-    result.queued.append(pid)
+def _timers(session: Session, ids: list[int]) -> list[Timer]:
+    found: list[Timer] = []
+    for start in range(0, len(ids), CHUNK):
+        query = select(Timer).where(Timer.id.in_(ids[start:start + CHUNK])).order_by(Timer.id)  # type: ignore[union-attr]
+        found += list(session.execute(query).scalars())
+    return found
