@@ -76,6 +76,9 @@ class DeferredWriteJobStore(SQLAlchemyJobStore):
         super().__init__(engine=engine, tablename=JOB_TABLE)
         self._queued: list[tuple[str, str, float | None, bytes | None]] | None = None
 
+    def shutdown(self) -> None:
+        """The engine is the service's own (closed with the database), not the store's."""
+
     # -- deferral -------------------------------------------------------------------------------
     def begin_deferred(self) -> None:
         self._queued = []
