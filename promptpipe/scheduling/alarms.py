@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fcntl
+import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -49,6 +50,10 @@ T = TypeVar("T")
 MAX_IDLE_S = 30.0
 """The driver looks at the job store at least this often, whatever it expects."""
 DELIVER_CHUNK = 500
+TIMER_BATCH_DELAY_S = 1.0
+"""Timer changes wait up to this long to be applied together (a timer is due minutes or hours
+later; during a prompt burst many small job-store commits slowed every turn)."""
+TIMER_BATCH = 2000
 
 
 @dataclass(frozen=True)
@@ -173,6 +178,7 @@ class AlarmClock:
         self._quiet = False
         self._sync_wanted: set[str] = set()
         self._timer_changes: list[TimerChange] = []
+        self._timer_changes_since = 0.0
         self.delivered = 0
         self.missed = 0
 
@@ -210,13 +216,16 @@ class AlarmClock:
         assert self._kick is not None
         while True:
             try:
-                await self.sync_requested()
+                await self.sync_requested(wait_for_more=True)
                 wait = await self.run_due()
             except Exception as exc:
                 log.error("alarm_pass_failed", error=str(exc)[:300])
                 wait = 5.0
             self._kick.clear()
             timeout = MAX_IDLE_S if wait is None else min(max(wait, 0.0), MAX_IDLE_S)
+            changes_due = self._timer_changes_wait()
+            if changes_due is not None:
+                timeout = min(timeout, changes_due)
             if timeout > 0:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._kick.wait(), timeout)
@@ -234,17 +243,33 @@ class AlarmClock:
 
     def request_timer_changes(self, changes: list[TimerChange]) -> None:
         """Arm or disarm these timers soon (batched). Changes are applied in the order given."""
+        if not self._timer_changes:
+            self._timer_changes_since = time.monotonic()
         self._timer_changes.extend(changes)
-        if self._kick is not None:
+        if self._kick is not None and len(self._timer_changes) >= TIMER_BATCH:
             self._kick.set()
 
-    async def sync_requested(self, batch: int = 500) -> int:
+    def _timer_changes_wait(self) -> float | None:
+        """Seconds until the queued timer changes should be applied (None: none queued)."""
+        if not self._timer_changes:
+            return None
+        return max(0.0, self._timer_changes_since + TIMER_BATCH_DELAY_S - time.monotonic())
+
+    async def sync_requested(self, batch: int = 500, *, wait_for_more: bool = False) -> int:
         """Apply what :meth:`request_sync` and :meth:`request_timer_changes` asked for; returns
-        how many participants and timers were handled."""
+        how many participants and timers were handled. ``wait_for_more`` leaves a young, small
+        batch of timer changes for a later call (the alarm loop's batching)."""
         done = 0
         while self._sync_wanted or self._timer_changes:
+            hold = wait_for_more and len(self._timer_changes) < TIMER_BATCH and self._timer_changes_wait()
+            if hold and not self._sync_wanted:
+                break
             wanted, self._sync_wanted = sorted(self._sync_wanted), set()
-            changes, self._timer_changes = self._timer_changes, []
+            synced = set(wanted)
+            if hold:  # a full sync reads the latest state of its participants: their queued changes are moot
+                changes, self._timer_changes = [], [c for c in self._timer_changes if c.participant_id not in synced]
+            else:
+                changes, self._timer_changes = self._timer_changes, []
             for start in range(0, len(wanted), batch):
                 ids = wanted[start:start + batch]
                 try:
@@ -253,7 +278,6 @@ class AlarmClock:
                     log.error("alarm_sync_failed", participants=len(ids), error=str(exc)[:300])
             # A full sync already read the latest state of its participants; for the others the
             # last change per timer kind is the one that counts.
-            synced = set(wanted)
             latest = {(c.participant_id, c.kind): c for c in changes if c.participant_id not in synced}
             if latest:
                 try:
