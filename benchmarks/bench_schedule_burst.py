@@ -83,15 +83,15 @@ TARGET_INBOX_P99_S = 2.0
 TARGET_START_S = 10.0
 TARGET_RSS_MB = 500.0
 
-MIN_SETTLE_S = 15.0
+MIN_SETTLE_S = 10.0
 """The due instant is at least this long after the warm start returned (the next whole minute)."""
-FIRST_RUN_PREPARE_GUESS_S = 15.0
+FIRST_RUN_PREPARE_GUESS_S = 10.0
 """Before anything was measured: what seeding, cold start, stop and warm start may take."""
 GIVE_UP_S = 120.0
 """After the due instant."""
 AFTER_LAST_S = 2.0
 """Keep watching this long after everything arrived, to catch a late duplicate."""
-JOBS_CATCH_UP_S = 40.0
+JOBS_CATCH_UP_S = 35.0
 """After the last message: how long to wait for the job store to hold a job for every pending
 timer (the alarm loop looks at least every 30 s)."""
 HEARTBEAT_S = 0.01

@@ -405,9 +405,7 @@ class AlarmClock:
                     report.replaced += 1
                 else:
                     report.added += 1
-                self.scheduler.add_job(want.func, trigger=want.trigger, id=job_id, kwargs=want.kwargs,
-                                       misfire_grace_time=self.grace_s, coalesce=True, max_instances=1,
-                                       next_run_time=want.first_run, replace_existing=False)
+                self._add(want)
             self.store.commit_deferred()
         except BaseException:
             self.store.discard_deferred()
@@ -426,10 +424,7 @@ class AlarmClock:
                 job_id = timer_job_id(change.participant_id, change.kind)
                 self.scheduler.remove_job(job_id)  # deferred: a no-op when there is none
                 if change.timer is not None:
-                    want = self._timer_job(change.participant_id, change.timer)
-                    self.scheduler.add_job(want.func, trigger=want.trigger, id=want.id, kwargs=want.kwargs,
-                                           misfire_grace_time=self.grace_s, coalesce=True, max_instances=1,
-                                           next_run_time=want.first_run, replace_existing=False)
+                    self._add(self._timer_job(change.participant_id, change.timer))
             self.store.commit_deferred()
         except BaseException:
             self.store.discard_deferred()
@@ -437,6 +432,13 @@ class AlarmClock:
         finally:
             self._quiet = False
         self._wakeup()
+
+    def _add(self, want: WantedJob) -> None:
+        """Add a job the way every job of ours is added: explicit grace, coalesced, one at a time,
+        never replacing (callers remove first when a job must change)."""
+        self.scheduler.add_job(want.func, trigger=want.trigger, id=want.id, kwargs=want.kwargs,
+                               misfire_grace_time=self.grace_s, coalesce=True, max_instances=1,
+                               next_run_time=want.first_run, replace_existing=False)
 
     def _timer_job(self, participant_id: str, timer: PendingTimer) -> WantedJob:
         return WantedJob(
