@@ -14,7 +14,8 @@ Ten more "canary" participants are due one minute later, inside the burst. Then:
 3. the burst, on the warm app with the real clock: the due instant comes, every alarm becomes an
    inbox row, every lane writes its prompt with the fake LLM and the outbox sends the prompt and
    its two polls. The script waits until every message reached the transport (gives up 120 s
-   after the due instant) while a 10 ms heartbeat coroutine measures how long the loop stalled.
+   after the due instant) while a 10 ms heartbeat coroutine measures how long the loop stalled,
+   then up to 35 s more until every pending timer the prompts armed has its job.
 
 Run twice, each on a fresh database: with the default LANE_CONCURRENCY (100) and with 1000.
 Settings are the defaults except SEND_RATE_PER_SECOND=0: reminders (5 h) and auto feedback

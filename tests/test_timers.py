@@ -281,3 +281,21 @@ async def test_a_second_service_on_the_same_database_refuses_to_start(
     await make_app(**QUIET)
     with pytest.raises(ConfigError, match="already running on this DATABASE_URL"):
         await make_app(**QUIET)
+
+
+async def test_a_new_timer_wakes_the_alarm_loop_at_once(make_app: AppFactory, fake_openai: FakeOpenAIServer) -> None:
+    """Regression: a timer armed while the alarm loop slept waited for the loop's next alarm (up to
+    30 s) before its job was stored; the first queued change must wake the loop, which then waits
+    at most the short batching delay."""
+    from promptpipe.scheduling.alarms import TIMER_BATCH_DELAY_S
+    from promptpipe.state import PendingTimer, TimerChange
+
+    app = await make_app(**QUIET)
+    kick = app.alarms._kick
+    assert kick is not None
+    kick.clear()
+    due = app.clock.now() + timedelta(minutes=5)
+    app.alarms.request_timer_changes([TimerChange("p_x", "reminder", PendingTimer(1, "reminder", due, {}))])
+    assert kick.is_set()
+    wait = app.alarms._timer_changes_wait()
+    assert wait is not None and wait <= TIMER_BATCH_DELAY_S

@@ -215,13 +215,13 @@ class AlarmClock:
         """Run due jobs whenever one is due (the service's alarm loop)."""
         assert self._kick is not None
         while True:
+            self._kick.clear()  # before the pass: a request made during it wakes the next wait
             try:
                 await self.sync_requested(wait_for_more=True)
                 wait = await self.run_due()
             except Exception as exc:
                 log.error("alarm_pass_failed", error=str(exc)[:300])
                 wait = 5.0
-            self._kick.clear()
             timeout = MAX_IDLE_S if wait is None else min(max(wait, 0.0), MAX_IDLE_S)
             changes_due = self._timer_changes_wait()
             if changes_due is not None:
@@ -243,10 +243,13 @@ class AlarmClock:
 
     def request_timer_changes(self, changes: list[TimerChange]) -> None:
         """Arm or disarm these timers soon (batched). Changes are applied in the order given."""
-        if not self._timer_changes:
+        first = not self._timer_changes
+        if first:
             self._timer_changes_since = time.monotonic()
         self._timer_changes.extend(changes)
-        if self._kick is not None and len(self._timer_changes) >= TIMER_BATCH:
+        # Wake the loop on the first change (so it sleeps at most the batching delay, not until
+        # its next alarm) and when a batch is full.
+        if self._kick is not None and (first or len(self._timer_changes) >= TIMER_BATCH):
             self._kick.set()
 
     def _timer_changes_wait(self) -> float | None:
