@@ -17,7 +17,7 @@ import asyncio
 import contextlib
 import fcntl
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
@@ -25,16 +25,14 @@ from typing import Any, TypeVar
 
 from apscheduler.job import Job
 from apscheduler.triggers.date import DateTrigger
-from sqlalchemy import Engine, create_engine, event, select, text
-from sqlalchemy.orm import Session
+from sqlalchemy import Engine, create_engine, event, text
 
-from promptpipe import keys
 from promptpipe.clock import Clock
 from promptpipe.db import SQLITE_BUSY_TIMEOUT_MS, Database, sync_url
 from promptpipe.errors import ConfigError
 from promptpipe.localtime import zone_or_utc
 from promptpipe.logging import get_logger
-from promptpipe.models import ACTIVE, InboxItem
+from promptpipe.models import ACTIVE
 from promptpipe.nudges import TIMER_KINDS, NudgePolicy, daily_job_id, timer_job_id
 from promptpipe.schedule_store import AlarmPlan, alarm_plans
 from promptpipe.scheduling import jobs
@@ -305,7 +303,7 @@ class AlarmClock:
         plans = await self.db.run(lambda session: alarm_plans(session, None))
         sync = await self._call(self._apply_plans, plans, None)
         report = ReconcileReport(**vars(sync))
-        alarms = await self._overdue_daily_alarms(plans)
+        alarms = self._overdue_daily_alarms(plans)
         if alarms:
             delivered = await self.db.run(lambda session: deliver_alarms(self.db, session, alarms, self.clock.now()))
             report.caught_up, report.missed = len(delivered.queued), delivered.missed
@@ -336,18 +334,14 @@ class AlarmClock:
         """Due jobs → alarms → inbox rows, handed to the database thread in chunks while the
         pass goes on; the job store's own updates are committed only once every chunk is in."""
         self._deliveries = []
-        self.store.begin_deferred()
         try:
-            self.scheduler.process_due()
-            self._flush_alarms()
-            for future in self._deliveries:
-                future.result()
-            self.store.commit_deferred()
-        except BaseException:
-            self.store.discard_deferred()
-            self._fired.clear()
-            raise
+            with self._job_batch():
+                self.scheduler.process_due()
+                self._flush_alarms()
+                for future in self._deliveries:
+                    future.result()
         finally:
+            self._fired.clear()
             self._deliveries = []
         next_run = self.store.get_next_run_time()
         if next_run is None:
@@ -392,9 +386,7 @@ class AlarmClock:
             candidates = [timer_job_id(pid, kind) for pid in participant_ids for kind in TIMER_KINDS]
             candidates += [daily_job_id(pid, sid) for pid, plan in plans.items() for sid in plan.all_schedule_ids]
             existing = self.store.jobs_by_ids(candidates)
-        self.store.begin_deferred()
-        self._quiet = True
-        try:
+        with self._job_batch():
             for job_id in existing.keys() - wanted.keys():
                 self.scheduler.remove_job(job_id)
                 report.removed += 1
@@ -409,32 +401,32 @@ class AlarmClock:
                 else:
                     report.added += 1
                 self._add(want)
-            self.store.commit_deferred()
-        except BaseException:
-            self.store.discard_deferred()
-            raise
-        finally:
-            self._quiet = False
         if report.added or report.replaced or report.removed:
             self._wakeup()
         return report
 
     def _apply_timer_changes(self, changes: list[TimerChange]) -> None:
+        with self._job_batch():
+            for change in changes:
+                self.scheduler.remove_job(timer_job_id(change.participant_id, change.kind))  # deferred: no error if none
+                if change.timer is not None:
+                    self._add(self._timer_job(change.participant_id, change.timer))
+        self._wakeup()
+
+    @contextlib.contextmanager
+    def _job_batch(self) -> Iterator[None]:
+        """Job-store writes inside are committed together at the end (or not at all), with one
+        wakeup after instead of one per job."""
         self.store.begin_deferred()
         self._quiet = True
         try:
-            for change in changes:
-                job_id = timer_job_id(change.participant_id, change.kind)
-                self.scheduler.remove_job(job_id)  # deferred: a no-op when there is none
-                if change.timer is not None:
-                    self._add(self._timer_job(change.participant_id, change.timer))
+            yield
             self.store.commit_deferred()
         except BaseException:
             self.store.discard_deferred()
             raise
         finally:
             self._quiet = False
-        self._wakeup()
 
     def _add(self, want: WantedJob) -> None:
         """Add a job the way every job of ours is added: explicit grace, coalesced, one at a time,
@@ -465,9 +457,11 @@ class AlarmClock:
             loop.call_soon_threadsafe(kick.set)
 
     # -- helpers ----------------------------------------------------------------------------------
-    async def _overdue_daily_alarms(self, plans: dict[str, AlarmPlan]) -> list[Alarm]:
+    def _overdue_daily_alarms(self, plans: dict[str, AlarmPlan]) -> list[Alarm]:
+        """The latest occurrence of every active schedule (delivery skips those already in the
+        inbox, and records as missed those later than the grace window)."""
         now = self.clock.now()
-        candidates: dict[str, Alarm] = {}
+        alarms: list[Alarm] = []
         for plan in plans.values():
             if plan.status != ACTIVE:
                 continue
@@ -476,13 +470,9 @@ class AlarmClock:
                 day, when = entry.spec().last_fire(now, zone)
                 if entry.created_at is not None and when < entry.created_at:
                     continue  # the schedule did not exist yet
-                key = keys.daily_prompt(plan.participant_id, entry.id, day)
                 late = now - when > timedelta(seconds=self.grace_s)
-                candidates[key] = Alarm(DAILY, plan.participant_id, entry.id, when, late)
-        if not candidates:
-            return []
-        present = await self.db.run(lambda session: _existing_keys(session, list(candidates)))
-        return [alarm for key, alarm in candidates.items() if key not in present]
+                alarms.append(Alarm(DAILY, plan.participant_id, entry.id, when, late))
+        return alarms
 
     def _account(self, delivered: Delivered) -> None:
         self.delivered += len(delivered.queued)
@@ -491,11 +481,3 @@ class AlarmClock:
     async def _call(self, fn: Callable[..., T], *args: Any) -> T:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._thread, fn, *args)
-
-
-def _existing_keys(session: Session, candidate_keys: list[str]) -> set[str]:
-    found: set[str] = set()
-    for start in range(0, len(candidate_keys), 500):
-        chunk = candidate_keys[start:start + 500]
-        found.update(session.connection().execute(select(InboxItem.key).where(InboxItem.key.in_(chunk))).scalars())  # type: ignore[attr-defined]
-    return found

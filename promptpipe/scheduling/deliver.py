@@ -12,10 +12,10 @@ Statements are few and set-based (a burst of 10,000 alarms is ten of these batch
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
@@ -31,6 +31,7 @@ from promptpipe.state import ScheduleEntry
 log = get_logger("promptpipe.scheduling")
 
 CHUNK = 500
+T = TypeVar("T")
 
 
 @dataclass
@@ -122,8 +123,7 @@ def _timer_rows(
         by_outcome[outcome].append(int(alarm.ref))
     settled: dict[int, str] = {}
     for outcome, ids in by_outcome.items():
-        for start in range(0, len(ids), CHUNK):
-            chunk = ids[start:start + CHUNK]
+        for chunk in _chunks(ids):
             done = session.connection().execute(
                 update(Timer).where(Timer.id.in_(chunk), Timer.status == PENDING)  # type: ignore[union-attr]
                 .values(status=outcome, settled_at=now,
@@ -147,12 +147,16 @@ def _timer_rows(
     ]
 
 
+def _chunks(values: Sequence[T]) -> Iterator[Sequence[T]]:
+    """Slices small enough for one ``IN (…)`` list."""
+    for start in range(0, len(values), CHUNK):
+        yield values[start:start + CHUNK]
+
+
 def _new_rows(session: Session, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The rows whose key is not in the inbox yet (and not twice in this batch)."""
     present: set[str] = set()
-    all_keys = [row["key"] for row in rows]
-    for start in range(0, len(all_keys), CHUNK):
-        chunk = all_keys[start:start + CHUNK]
+    for chunk in _chunks([row["key"] for row in rows]):
         present.update(session.connection().execute(select(InboxItem.key).where(InboxItem.key.in_(chunk))).scalars())  # type: ignore[attr-defined]
     new = []
     for row in rows:
@@ -164,11 +168,10 @@ def _new_rows(session: Session, rows: list[dict[str, Any]]) -> list[dict[str, An
 
 def _participants(session: Session, ids: set[str]) -> dict[str, tuple[str, str]]:
     found: dict[str, tuple[str, str]] = {}
-    ordered = sorted(ids)
-    for start in range(0, len(ordered), CHUNK):
+    for chunk in _chunks(sorted(ids)):
         rows = session.connection().execute(
             select(Participant.id, Participant.status, Participant.timezone)
-            .where(Participant.id.in_(ordered[start:start + CHUNK]))  # type: ignore[attr-defined]
+            .where(Participant.id.in_(chunk))  # type: ignore[attr-defined]
         ).all()
         found.update({pid: (status, zone) for pid, status, zone in rows})
     return found
@@ -176,16 +179,15 @@ def _participants(session: Session, ids: set[str]) -> dict[str, tuple[str, str]]
 
 def _schedules(session: Session, ids: set[str]) -> dict[str, Schedule]:
     found: dict[str, Schedule] = {}
-    ordered = sorted(ids)
-    for start in range(0, len(ordered), CHUNK):
-        query = select(Schedule).where(Schedule.id.in_(ordered[start:start + CHUNK]))  # type: ignore[attr-defined]
+    for chunk in _chunks(sorted(ids)):
+        query = select(Schedule).where(Schedule.id.in_(chunk))  # type: ignore[attr-defined]
         found.update({row.id: row for row in session.execute(query).scalars()})
     return found
 
 
 def _timers(session: Session, ids: list[int]) -> list[Timer]:
     found: list[Timer] = []
-    for start in range(0, len(ids), CHUNK):
-        query = select(Timer).where(Timer.id.in_(ids[start:start + CHUNK])).order_by(Timer.id)  # type: ignore[union-attr]
+    for chunk in _chunks(ids):
+        query = select(Timer).where(Timer.id.in_(chunk)).order_by(Timer.id)  # type: ignore[union-attr]
         found += list(session.execute(query).scalars())
     return found

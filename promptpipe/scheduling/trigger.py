@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo
 
 from apscheduler.triggers.base import BaseTrigger
 
-from promptpipe.localtime import DailySpec, format_hhmm, zone_or_utc
+from promptpipe.localtime import DailySpec, format_hhmm, parse_hhmm, zone_or_utc
 
 
 class DailyPromptTrigger(BaseTrigger):
@@ -46,8 +46,6 @@ class DailyPromptTrigger(BaseTrigger):
     def __setstate__(self, state: dict[str, Any]) -> None:
         if state.get("version") != 1:
             raise ValueError(f"DailyPromptTrigger state version {state.get('version')} is not supported")
-        from promptpipe.localtime import parse_hhmm
-
         def hhmm(value: str | None) -> Any:
             return parse_hhmm(value) if value else None
 
