@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import JSON, Column, DateTime, Index, Text, TypeDecorator
+from sqlalchemy import JSON, Column, DateTime, Index, Integer, Text, TypeDecorator
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlmodel import Field, SQLModel
 
@@ -72,6 +72,9 @@ class Conversation(SQLModel, table=True):
     profile: dict[str, Any] = _json()
     tone: dict[str, Any] = _json()
     summary: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
+    """The older conversation folded into a few paragraphs, so the model remembers past its window."""
+    summary_through: int = Field(default=0, sa_column=Column(Integer, nullable=False, default=0))
+    """The last transcript message id the summary covers (0: none yet)."""
     version: int = 1
     """Bumped by every write; a write that expects an older version is a conflict."""
     updated_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
@@ -215,3 +218,60 @@ class Timer(SQLModel, table=True):
     reason: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
     created_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
     settled_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
+
+
+# The participant's answer on a daily prompt's "did you do it?" poll.
+VOTE_DONE, VOTE_NOT_THIS_TIME = "done", "not_this_time"
+
+
+class PromptDelivery(SQLModel, table=True):
+    """One daily prompt that went out, and what became of it: the vote on its poll (the latest
+    one counts; a change replaces it), the first free-text reply, the reminder. The counters on
+    the profile are recomputed from these rows, so a changed vote never counts twice."""
+
+    __tablename__ = "prompt_delivery"
+    __table_args__ = (Index("ix_prompt_delivery_participant_id", "participant_id", "id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    participant_id: str = Field(foreign_key="participant.id")
+    inbox_id: int = Field(unique=True)
+    """The daily_prompt event that produced it."""
+    schedule_id: str | None = None
+    """None for a prompt a researcher sent by hand."""
+    local_date: str
+    """YYYY-MM-DD in the participant's zone: the day the prompt is for."""
+    prompt_text: str = Field(sa_column=Column(Text, nullable=False))
+    prompt_message_id: int | None = Field(default=None, foreign_key="message.id")
+    poll_message_id: int | None = Field(default=None, foreign_key="message.id", index=True)
+    sent_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    """When it was handed to the outbox (the transcript has the moment WhatsApp took it)."""
+    vote: str | None = None
+    """done | not_this_time | None (no vote, or withdrawn)"""
+    voted_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
+    vote_changes: int = 0
+    """How often a vote was changed or withdrawn after the first."""
+    replied_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
+    """The participant's first written message after the prompt."""
+    reminder_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
+
+
+class ToneEvent(SQLModel, table=True):
+    """Every tone proposal the model made, validated: what it asked for, what was stripped,
+    whether it was applied (or why not), and the active tags before and after."""
+
+    __tablename__ = "tone_event"
+
+    id: int | None = Field(default=None, primary_key=True)
+    participant_id: str = Field(foreign_key="participant.id", index=True)
+    source: str
+    """explicit | implicit"""
+    proposed: list[str] = Field(default_factory=list, sa_column=Column(JSONType, nullable=False))
+    stripped: list[str] = Field(default_factory=list, sa_column=Column(JSONType, nullable=False))
+    """Proposed tags that are not on the whitelist (dropped)."""
+    outcome: str
+    """applied | rate_limited | no_change"""
+    active_before: list[str] = Field(default_factory=list, sa_column=Column(JSONType, nullable=False))
+    active_after: list[str] = Field(default_factory=list, sa_column=Column(JSONType, nullable=False))
+    scores: dict[str, Any] = _json()
+    """Scores after the update."""
+    created_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
