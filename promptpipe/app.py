@@ -46,6 +46,7 @@ def load_prompts(settings: Settings) -> PromptTexts:
         intake=read(settings.intake_prompt_file, "INTAKE_BOT_PROMPT_FILE"),
         feedback=read(settings.feedback_prompt_file, "FEEDBACK_TRACKER_PROMPT_FILE"),
         prompt_generator=read(settings.prompt_generator_prompt_file, "PROMPT_GENERATOR_PROMPT_FILE"),
+        summary=read(settings.summary_prompt_file, "SUMMARY_PROMPT_FILE"),
     )
 
 
@@ -107,7 +108,8 @@ class App:
         app: App
         alarms = AlarmClock(db, clock, policy, on_queued=lambda ids: [app.lanes.wake(pid) for pid in ids])
         flow = ConversationFlow(db, llm, clock, load_prompts(settings),
-                                FlowConfig(history_window=settings.history_window, debug=settings.debug, policy=policy),
+                                FlowConfig(history_window=settings.history_window, debug=settings.debug, policy=policy,
+                                           summary_every_turns=settings.history_summary_every_turns),
                                 transport, on_alarms_changed=alarms.request_sync,
                                 on_timers_changed=alarms.request_timer_changes)
         lanes = Lanes(db, clock, flow.load_context, flow.process, flow.record_failure,

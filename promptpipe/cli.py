@@ -207,6 +207,13 @@ async def _admin_command(args: argparse.Namespace, db: Database, clock: SystemCl
             for row in rows:
                 arrow = "<-" if row["direction"] == "in" else "->"
                 print(f"{row['at'][:19]} {arrow} [{row['kind']}/{row['status']}] {row['text']}")
+    elif args.command == "export":
+        from promptpipe.export import export_study
+
+        counts = await export_study(db, args.out, fmt=args.format, force=args.force)
+        for name, rows in counts.items():
+            print(f"{name}.{args.format}: {rows} row{'' if rows == 1 else 's'}")
+        print(f"written to {args.out}")
     return 0
 
 
@@ -245,6 +252,11 @@ def admin_main(argv: Sequence[str] | None = None) -> int:
     update = sub.add_parser("update", help="change a participant's time zone")
     update.add_argument("--phone", required=True)
     update.add_argument("--timezone", required=True, help="IANA zone, e.g. Europe/Berlin")
+    export = sub.add_parser("export", help="write the study's data (participants, messages, deliveries, "
+                            "transitions, tone changes) to files for analysis")
+    export.add_argument("--out", required=True, help="directory for the files (created if missing)")
+    export.add_argument("--format", choices=("csv", "jsonl"), default="csv", help="csv (default) or jsonl")
+    export.add_argument("--force", action="store_true", help="overwrite files from an earlier export")
     args = parser.parse_args(argv)
     settings = _settings()
     if settings is None:

@@ -53,6 +53,11 @@ class Settings:
     """FEEDBACK_TRACKER_PROMPT_FILE (default prompts/feedback_system.txt): feedback system prompt."""
     prompt_generator_prompt_file: Path = _SOURCE_PROMPTS_DIR / "prompt_generator_system.txt"
     """PROMPT_GENERATOR_PROMPT_FILE (default prompts/prompt_generator_system.txt)."""
+    summary_prompt_file: Path = _SOURCE_PROMPTS_DIR / "summary_system.txt"
+    """SUMMARY_PROMPT_FILE (default prompts/summary_system.txt): how older turns are summarised."""
+    history_summary_every_turns: int = 10
+    """HISTORY_SUMMARY_EVERY_TURNS (default 10; 0 = never): messages older than the history window
+    are folded into the conversation's running summary at most once per this many turns."""
     auto_enroll_new_users: bool = False
     """AUTO_ENROLL_NEW_USERS (default off): enroll anyone who writes, instead of ignoring them."""
     default_timezone: str = "UTC"
@@ -254,6 +259,11 @@ def load_settings(env: Mapping[str, str] | None = None, *, env_file: str | Path 
         prompt_generator_prompt_file=_prompt_file(
             env, "PROMPT_GENERATOR_PROMPT_FILE", defaults.prompt_generator_prompt_file
         ),
+        summary_prompt_file=_prompt_file(env, "SUMMARY_PROMPT_FILE", defaults.summary_prompt_file),
+        history_summary_every_turns=(
+            parse_int("HISTORY_SUMMARY_EVERY_TURNS", get("HISTORY_SUMMARY_EVERY_TURNS"), minimum=0)
+            if get("HISTORY_SUMMARY_EVERY_TURNS") else defaults.history_summary_every_turns
+        ),
         auto_enroll_new_users=(
             parse_bool("AUTO_ENROLL_NEW_USERS", get("AUTO_ENROLL_NEW_USERS")) if get("AUTO_ENROLL_NEW_USERS") else False
         ),
@@ -309,6 +319,7 @@ def load_settings(env: Mapping[str, str] | None = None, *, env_file: str | Path 
         ("INTAKE_BOT_PROMPT_FILE", settings.intake_prompt_file),
         ("FEEDBACK_TRACKER_PROMPT_FILE", settings.feedback_prompt_file),
         ("PROMPT_GENERATOR_PROMPT_FILE", settings.prompt_generator_prompt_file),
+        ("SUMMARY_PROMPT_FILE", settings.summary_prompt_file),
     ):
         if not path.is_file():
             raise ConfigError(f"{name}: the file {str(path)!r} does not exist; point it at a readable text file.")

@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 from promptpipe import keys
 from promptpipe.clock import Clock
 from promptpipe.db import Database
+from promptpipe.delivery_store import mark_first_reply
 from promptpipe.logging import get_logger, mask_phone
 from promptpipe.models import Message
 from promptpipe.nudges import CANCELLED_BY_REPLY
@@ -104,6 +105,8 @@ class Inbox:
         if inbox_id is None:  # a concurrent writer (another node) stored it first
             raise _Duplicate
         cancelled = cancel_timers(session, participant.id, CANCELLED_BY_REPLY, now, reason="the participant wrote")
+        if kind == "message":
+            mark_first_reply(session, participant.id, now)
         return participant.id, inbox_id, kind, enrolled, cancelled
 
     def _resolve_sender(self, session: Session, msg: InboundMessage, now: datetime) -> tuple[SenderRef, bool] | None:

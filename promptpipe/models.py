@@ -75,6 +75,7 @@ class Conversation(SQLModel, table=True):
     """The older conversation folded into a few paragraphs, so the model remembers past its window."""
     summary_through: int = Field(default=0, sa_column=Column(Integer, nullable=False, default=0))
     """The last transcript message id the summary covers (0: none yet)."""
+    turns_since_summary: int = Field(default=0, sa_column=Column(Integer, nullable=False, default=0))
     version: int = 1
     """Bumped by every write; a write that expects an older version is a conflict."""
     updated_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))

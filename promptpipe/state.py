@@ -68,6 +68,8 @@ class HistoryEntry:
     role: str
     """user | assistant"""
     text: str
+    id: int = 0
+    """The transcript message id (0 when not from the transcript)."""
 
 
 @dataclass(frozen=True)
@@ -151,6 +153,13 @@ class TurnState:
     timer_ops: list[TimerOp] = field(default_factory=list)
     committed_timer_changes: list[TimerChange] = field(default_factory=list)
     """Filled on commit: what the alarm clock must now arm or disarm."""
+    tone: dict[str, Any] = field(default_factory=dict)
+    """The stored tone state (see :class:`promptpipe.tone.ToneState`)."""
+    tone_updates: list[Any] = field(default_factory=list)
+    """Tone proposals validated during this turn (:class:`promptpipe.tone.ToneUpdate`), logged on commit."""
+    summary: str = ""
+    summary_through: int = 0
+    turns_since_summary: int = 0
 
     def __post_init__(self) -> None:
         if not self.status:

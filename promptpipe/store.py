@@ -27,6 +27,7 @@ from promptpipe.models import (
     Message,
     OutboxItem,
     Participant,
+    ToneEvent,
     Transition,
 )
 from promptpipe.schedule_store import apply_timer_ops, load_pending_timers, load_schedules, save_schedules
@@ -72,7 +73,8 @@ _SENDER_BY_LID = select(_PARTICIPANT.c.id, _PARTICIPANT.c.lid).where(_PARTICIPAN
 _TURN_STATE = (
     select(_PARTICIPANT.c.id, _PARTICIPANT.c.phone, _PARTICIPANT.c.name, _PARTICIPANT.c.timezone,
            _PARTICIPANT.c.status, _PARTICIPANT.c.background, _PARTICIPANT.c.lid, _PARTICIPANT.c.paused_by,
-           _CONVERSATION.c.sub_state, _CONVERSATION.c.profile, _CONVERSATION.c.version)
+           _CONVERSATION.c.sub_state, _CONVERSATION.c.profile, _CONVERSATION.c.version, _CONVERSATION.c.tone,
+           _CONVERSATION.c.summary, _CONVERSATION.c.summary_through, _CONVERSATION.c.turns_since_summary)
     .join(_CONVERSATION, _CONVERSATION.c.participant_id == _PARTICIPANT.c.id)
     .where(_PARTICIPANT.c.id == bindparam("pid"))
 )
@@ -194,11 +196,14 @@ def load_turn_state(session: Session, participant_id: str) -> TurnState:
     row = session.connection().execute(_TURN_STATE, {"pid": participant_id}).first()
     if row is None:
         raise StorageError(f"participant {participant_id} has no conversation row")
-    pid, phone, name, timezone, status, background, lid, paused_by, sub_state, profile, version = row
+    (pid, phone, name, timezone, status, background, lid, paused_by, sub_state, profile, version, tone, summary,
+     summary_through, turns_since_summary) = row
     info = ParticipantInfo(id=pid, phone=phone, name=name, timezone=timezone, status=status,
                            background=background, lid=lid, paused_by=paused_by)
     return TurnState(participant=info, sub_state=sub_state, profile=dict(profile), version=version,
-                     schedules=load_schedules(session, pid), pending_timers=load_pending_timers(session, pid))
+                     schedules=load_schedules(session, pid), pending_timers=load_pending_timers(session, pid),
+                     tone=dict(tone or {}), summary=summary or "", summary_through=summary_through or 0,
+                     turns_since_summary=turns_since_summary or 0)
 
 
 def save_turn_state(session: Session, state: TurnState, now: datetime) -> None:
@@ -206,7 +211,9 @@ def save_turn_state(session: Session, state: TurnState, now: datetime) -> None:
     result = session.connection().execute(
         update(Conversation)
         .where(Conversation.participant_id == state.participant.id, Conversation.version == state.version)
-        .values(sub_state=state.sub_state, profile=state.profile, version=state.version + 1, updated_at=now)
+        .values(sub_state=state.sub_state, profile=state.profile, tone=state.tone, summary=state.summary,
+                summary_through=state.summary_through, turns_since_summary=state.turns_since_summary,
+                version=state.version + 1, updated_at=now)
     )
     if result.rowcount != 1:  # type: ignore[attr-defined]
         raise VersionConflict(f"conversation of {state.participant.id} changed during the turn")
@@ -222,6 +229,9 @@ def save_turn_state(session: Session, state: TurnState, now: datetime) -> None:
     for change in state.transitions:
         session.add(_transition_row(state.participant.id, change, now))
     state.transitions.clear()
+    for tone_update in state.tone_updates:
+        session.add(_tone_event_row(state.participant.id, tone_update, now))
+    state.tone_updates.clear()
 
 
 def change_status_now(session: Session, participant_id: str, name: str, *, reason: str, now: datetime) -> bool:
@@ -239,17 +249,29 @@ def _transition_row(participant_id: str, change: PendingTransition, now: datetim
                       from_value=change.from_value, to_value=change.to_value, reason=change.reason, created_at=now)
 
 
-def history_before(session: Session, participant_id: str, before_id: int | None, limit: int) -> list[HistoryEntry]:
-    """The last ``limit`` transcript messages older than ``before_id`` (oldest first)."""
+def _tone_event_row(participant_id: str, update: Any, now: datetime) -> ToneEvent:
+    return ToneEvent(participant_id=participant_id, source=update.proposal.source, proposed=list(update.proposal.tags),
+                     stripped=list(update.proposal.stripped), outcome=update.outcome,
+                     active_before=list(update.before.active), active_after=list(update.after.active),
+                     scores=dict(update.after.scores), created_at=now)
+
+
+def history_before(
+    session: Session, participant_id: str, before_id: int | None, limit: int, *, after_id: int = 0
+) -> list[HistoryEntry]:
+    """The last ``limit`` transcript messages older than ``before_id`` and newer than ``after_id``
+    (what a summary already covers), oldest first."""
     if limit <= 0:
         return []
-    query = select(Message.role, Message.text).where(
+    query = select(Message.id, Message.role, Message.text).where(
         Message.participant_id == participant_id, Message.kind.not_in(HIDDEN_FROM_MODEL)  # type: ignore[attr-defined]
     )
     if before_id is not None:
         query = query.where(Message.id < before_id)  # type: ignore[operator]
+    if after_id:
+        query = query.where(Message.id > after_id)  # type: ignore[operator]
     rows = session.connection().execute(query.order_by(Message.id.desc()).limit(limit)).all()  # type: ignore[union-attr]
-    return [HistoryEntry(role=role, text=text) for role, text in reversed(rows)]
+    return [HistoryEntry(role=role, text=text, id=row_id) for row_id, role, text in reversed(rows)]
 
 
 def message_texts(session: Session, message_ids: list[int]) -> dict[int, str]:

@@ -71,7 +71,7 @@ async def test_multi_turn_intake_saves_profile_and_hands_over_to_feedback(
     await app.run_until_idle()
     feedback_request = fake_openai.requests[-1]
     assert "hear how the habit went" in feedback_request["messages"][0]["content"] or \
-        "find out how it went" in feedback_request["messages"][0]["content"]
+        "you hear how it went" in feedback_request["messages"][0]["content"]
     tool_names = {t["function"]["name"] for t in feedback_request["tools"]}
     assert tool_names == {"save_user_profile", "scheduler", "transition_state"}  # no prompt writing in feedback
     assert "I want to stretch more" in json.dumps(feedback_request["messages"])

@@ -91,7 +91,7 @@ async def test_auto_feedback_hands_a_silent_participant_to_feedback(
     fake_openai.say("How did the stretch feel?", match="it was fine")
     await transport.inject(ANA, "it was fine")
     await app.run_until_idle()
-    assert "find out how it went" in fake_openai.requests[-1]["messages"][0]["content"]  # the feedback module answered
+    assert "you hear how it went" in fake_openai.requests[-1]["messages"][0]["content"]  # the feedback module answered
 
 
 async def test_a_reply_before_the_delay_keeps_auto_feedback_from_firing(

@@ -8,11 +8,15 @@ intake with a message that says what is missing.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
 
+from sqlalchemy.orm import Session
+
 from promptpipe import keys
+from promptpipe.delivery_store import record_delivery, with_counters
 from promptpipe.errors import LLMUnavailable, ToolArgumentError
 from promptpipe.flow import intensity
 from promptpipe.flow.timer_events import arm_after_prompt
@@ -39,6 +43,11 @@ class Outgoing:
     payload: dict[str, Any] = field(default_factory=dict)
 
 
+CommitHook = Callable[[Session, Mapping[str, int | None]], None]
+"""Extra writes of a turn, run in its commit transaction after the outgoing messages are queued
+(it gets their transcript ids by outbox key) and before the state is saved."""
+
+
 def missing_fields_message(missing: list[str]) -> str:
     needed = " and ".join(_FIELD_WORDS.get(name, name.replace("_", " ")) for name in missing)
     return (
@@ -61,13 +70,11 @@ async def prepare_daily_prompt(
         text = await write_habit_prompt(llm, state, generator_prompt, delivery_mode="scheduled")
     except ToolArgumentError as exc:  # the writer answered nothing: try again later
         raise LLMUnavailable(f"prompt generator gave no prompt ({exc})") from exc
-    counters = dict(state.profile.get("counters") or {})
-    counters["prompts_sent"] = int(counters.get("prompts_sent", 0)) + 1
     state.profile = {
         **state.profile,
-        "counters": counters,
         "last_habit_prompt": text,
         "last_prompt_sent_at": now.isoformat(),
+        "last_prompt_vote": None,
     }
     arm_after_prompt(state, policy, now, inbox_id)
     outgoing = [
@@ -79,3 +86,24 @@ async def prepare_daily_prompt(
         outgoing.append(Outgoing(keys.intensity_poll(inbox_id), intensity.QUESTION, "poll",
                                  {"options": options, "purpose": intensity.PURPOSE}))
     return outgoing
+
+
+def delivery_hook(state: TurnState, outgoing: list[Outgoing], *, inbox_id: int, schedule_id: str | None,
+                  local_day: date, now: datetime) -> CommitHook:
+    """Record the prompt as a delivery (its poll is how votes find it) and recount the profile."""
+    prompt = next((o for o in outgoing if o.kind == "prompt"), None)
+
+    def write(session: Session, message_ids: Mapping[str, int | None]) -> None:
+        if prompt is None:
+            return
+        record_delivery(session, participant_id=state.participant.id, inbox_id=inbox_id, schedule_id=schedule_id,
+                        local_date=local_day.isoformat(), prompt_text=prompt.text,
+                        prompt_message_id=message_ids.get(keys.prompt_text(inbox_id)),
+                        poll_message_id=message_ids.get(keys.prompt_poll(inbox_id)), now=now)
+        profile = with_counters(session, state.participant.id, state.profile)
+        intensity_poll = message_ids.get(keys.intensity_poll(inbox_id))
+        if intensity_poll is not None:
+            profile[intensity.POLL_MESSAGE] = intensity_poll
+        state.profile = profile
+
+    return write

@@ -12,12 +12,19 @@ LEVELS = ("low", "normal", "high")
 QUESTION = "How do these daily steps feel to you?"
 LESS, SAME, MORE = "A bit lighter, please", "Just right", "A bit more, please"
 PURPOSE = "intensity"
+POLL_MESSAGE = "intensity_poll_message"
+"""Profile key: transcript id of the newest intensity poll (only its votes count)."""
+VOTE = "intensity_vote"
+"""Profile key: the vote on that poll and the level it started from."""
 
 ACKS = {
     LESS: "Noted: I'll keep your daily steps a little lighter from now on.",
     SAME: "Great, I'll keep them just as they are.",
     MORE: "Noted: I'll make your daily steps a little more ambitious from now on.",
 }
+WITHDRAWN_REPLY = "Okay, I've put your daily steps back to how they were."
+OUTDATED_REPLY = ("Thanks! That was an older poll, so I've kept your daily steps as they are. "
+                  "The newest one is the one that counts.")
 AT_LIMIT = {
     LESS: "They're already as light as I make them, so I'll keep them this way.",
     MORE: "They're already as ambitious as I make them, so I'll keep them this way.",
@@ -44,17 +51,30 @@ def mark_poll_sent(state: TurnState, local_day: date) -> list[str]:
     return options_for(current(state))
 
 
-def apply_vote(state: TurnState, chosen: list[str]) -> str | None:
-    """Change the intensity as voted; returns the acknowledgement (None for a withdrawn vote)."""
-    if not chosen:
-        return None
-    option = chosen[-1]
-    level = current(state)
+def apply_vote(state: TurnState, chosen: list[str], poll_id: int | None, *, withdrawn: bool) -> tuple[str | None, str]:
+    """Set the intensity as voted on poll ``poll_id`` (our transcript id); returns the reply (or
+    None) and how the vote was handled. A changed vote moves from the level the poll started at,
+    so "more" then "less" ends one step below it, not back where it was; a withdrawn vote
+    restores that level; a vote on an older poll changes nothing."""
+    latest = state.profile.get(POLL_MESSAGE)
+    if latest is not None and poll_id != latest:
+        return OUTDATED_REPLY, "outdated"
+    record = state.profile.get(VOTE)
+    earlier = record if isinstance(record, dict) and record.get("poll") == poll_id else None
+    base = str(earlier["base"]) if earlier and earlier.get("base") in LEVELS else current(state)
+    option = chosen[-1] if chosen else None
+    if option is None:
+        if not withdrawn or earlier is None:
+            return None, "unknown_option" if not withdrawn else "repeated"
+        state.profile = {**state.profile, "intensity": base, VOTE: None}
+        return WITHDRAWN_REPLY, "withdrawn"
     step = {LESS: -1, SAME: 0, MORE: 1}.get(option)
     if step is None:
-        return None
-    index = LEVELS.index(level) + step
-    if not 0 <= index < len(LEVELS):
-        return AT_LIMIT[option]
-    state.profile = {**state.profile, "intensity": LEVELS[index]}
-    return ACKS[option]
+        return None, "unknown_option"
+    if earlier is not None and earlier.get("choice") == option:
+        return None, "repeated"
+    index = LEVELS.index(base) + step
+    level = LEVELS[index] if 0 <= index < len(LEVELS) else base
+    state.profile = {**state.profile, "intensity": level, VOTE: {"poll": poll_id, "base": base, "choice": option}}
+    reply = ACKS[option] if 0 <= index < len(LEVELS) else AT_LIMIT[option]
+    return reply, "changed" if earlier is not None else "counted"

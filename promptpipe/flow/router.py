@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 
 from sqlalchemy import update
@@ -21,22 +21,24 @@ from sqlalchemy.orm import Session
 from promptpipe import keys
 from promptpipe.clock import Clock
 from promptpipe.db import Database
+from promptpipe.delivery_store import annotate_message, mark_reminder_sent, read_vote_targets, set_vote, with_counters
 from promptpipe.errors import LLMError, LLMRejected, PromptPipeError
 from promptpipe.flow.commands import PAUSED_BY_TEAM, PAUSED_HINT, apply_command, last_command
-from promptpipe.flow import intensity
-from promptpipe.flow.daily_prompt import Outgoing, prepare_daily_prompt
+from promptpipe.flow import intensity, votes
+from promptpipe.flow.daily_prompt import CommitHook, Outgoing, delivery_hook, prepare_daily_prompt
 from promptpipe.flow.timer_events import REMINDER_TEXT, apply_silent_timer, arm_after_hand_over
 from promptpipe.llm import LLM
 from promptpipe.localtime import zone_or_utc
 from promptpipe.logging import get_logger
-from promptpipe.models import ACTIVE, FAILED, FEEDBACK, PAUSED, InboxItem, Message
+from promptpipe.models import ACTIVE, FAILED, FEEDBACK, INTAKE, PAUSED, InboxItem, Message
 from promptpipe.modules import FEEDBACK as FEEDBACK_MODULE
 from promptpipe.modules import INTAKE as INTAKE_MODULE
 from promptpipe.modules import AgentModule
 from promptpipe.modules.agent import CHECK_IN_CUE, FOLLOW_UP_CUE, GREETING_CUE
+from promptpipe.modules.summary import fold_into_summary
 from promptpipe.modules.toolloop import LoopResult
 from promptpipe.nudges import FEEDBACK_CHECK_IN, FEEDBACK_FOLLOWUP, REMINDER, NudgePolicy
-from promptpipe.state import HistoryEntry, TimerChange, TurnState
+from promptpipe.state import PROMPT_REQUIRED_FIELDS, HistoryEntry, TimerChange, TurnState
 from promptpipe.store import (
     InboxRow,
     history_before,
@@ -57,6 +59,8 @@ APOLOGY = (
 )
 RETRY_FIRST_S = 30.0
 RETRY_MAX_S = 15 * 60.0
+FOLD_SPAN = 3
+"""A turn reads at most this many windows of unsummarised history (the rest is folded first)."""
 MAX_ATTEMPTS_FOR_BUGS = 8
 """An unexpected error (a bug) gives up after this many tries; an LLM outage never does."""
 
@@ -75,6 +79,8 @@ class FlowConfig:
     history_window: int
     debug: bool = False
     policy: NudgePolicy = NudgePolicy()
+    summary_every_turns: int = 10
+    """Fold messages older than the window into the summary at most once per this many turns (0: never)."""
 
 
 def _lateness(due_at: object, now: datetime) -> float | None:
@@ -82,6 +88,13 @@ def _lateness(due_at: object, now: datetime) -> float | None:
     if not isinstance(due_at, str):
         return None
     return round((now - datetime.fromisoformat(due_at)).total_seconds(), 3)
+
+
+def _reminder_hook(prompt_inbox_id: object, now: datetime) -> CommitHook | None:
+    """The reminder goes on the record of the prompt it follows."""
+    if not isinstance(prompt_inbox_id, int):
+        return None
+    return lambda session, _: mark_reminder_sent(session, prompt_inbox_id, now)
 
 
 class ConversationFlow:
@@ -100,9 +113,17 @@ class ConversationFlow:
         self.failures = 0
 
     def module_for(self, state: TurnState, batch: list[InboxRow]) -> AgentModule:
+        """INTAKE for a greeting and by default; FEEDBACK in that stage, unless the plan cannot
+        carry a prompt any more: then the participant goes back to intake to repair it."""
         if batch[0].kind == "enroll":
             return INTAKE_MODULE
-        return FEEDBACK_MODULE if state.sub_state == FEEDBACK else INTAKE_MODULE
+        if state.sub_state != FEEDBACK:
+            return INTAKE_MODULE
+        missing = state.missing_fields(PROMPT_REQUIRED_FIELDS)
+        if missing:
+            state.move_to(INTAKE, reason="in FEEDBACK but the profile lacks " + ", ".join(missing))
+            return INTAKE_MODULE
+        return FEEDBACK_MODULE
 
     async def process(self, participant_id: str, batch: list[InboxRow], context: TurnContext | None = None) -> None:
         """Answer one batch (an event, or one or more folded messages). Raises on failure.
@@ -149,9 +170,35 @@ class ConversationFlow:
         recipient = Recipient(phone=state.participant.phone, lid=state.participant.lid)
         await self._typing(recipient, True)
         try:
+            history = await self._remembered(state, history)
+            state.turns_since_summary += 1
             return await module.respond(ctx, history, texts, cue=cue)
         finally:
             await self._typing(recipient, False)
+
+    async def _remembered(self, state: TurnState, history: list[HistoryEntry]) -> list[HistoryEntry]:
+        """The last ``history_window`` messages, which the model reads with the running summary.
+        Once messages the summary does not cover have fallen out of the window, and enough turns
+        have passed since the last fold, everything but the newer half of the window is folded in:
+        the overlap means messages leave the window already summarised unless more than half a
+        window's worth arrive within those turns."""
+        window, every = self.config.history_window, self.config.summary_every_turns
+        if window <= 0:
+            return []
+        visible = history[-window:]
+        if len(history) <= window or every <= 0 or state.turns_since_summary < every:
+            return visible
+        older = history[:-(window // 2)] if window >= 2 else history
+        try:
+            state.summary = await fold_into_summary(self.llm, self.prompts.summary, state.summary, older,
+                                                    state.participant.name)
+        except (LLMError, ValueError) as exc:  # tried again next turn
+            log.warning("summary_failed", participant_id=state.participant.id, error=str(exc)[:200])
+            return visible
+        state.summary_through, state.turns_since_summary = older[-1].id, 0
+        log.info("summary_updated", participant_id=state.participant.id, folded=len(older),
+                 through=state.summary_through, chars=len(state.summary))
+        return visible
 
     async def _daily_prompt(self, state: TurnState, batch: list[InboxRow]) -> None:
         item, now = batch[0], self.clock.now()
@@ -160,7 +207,10 @@ class ConversationFlow:
         local_day = date.fromisoformat(day) if isinstance(day, str) else now.astimezone(zone).date()
         outgoing = await prepare_daily_prompt(self.llm, state, self.prompts.prompt_generator, inbox_id=item.id,
                                               now=now, policy=self.config.policy, local_day=local_day)
-        await self._finish(state, batch, outgoing)
+        schedule_id = item.payload.get("schedule_id")
+        hook = delivery_hook(state, outgoing, inbox_id=item.id, local_day=local_day, now=now,
+                             schedule_id=schedule_id if isinstance(schedule_id, str) else None)
+        await self._finish(state, batch, outgoing, hook=hook)
         log.info("daily_prompt_done", participant_id=state.participant.id, sent=[o.kind for o in outgoing],
                  sub_state=state.sub_state, local_date=local_day.isoformat(),
                  late_s=_lateness(item.payload.get("due_at"), now))
@@ -170,9 +220,11 @@ class ConversationFlow:
         kind = str(item.payload.get("timer_kind") or "")
         outgoing: list[Outgoing] = []
         note: str | None = None
+        hook: CommitHook | None = None
         if kind == REMINDER:
             outgoing = [Outgoing(keys.reminder(item.id), REMINDER_TEXT, "reminder")]
             note = "reminder sent"
+            hook = _reminder_hook(item.payload.get("prompt_inbox_id"), self.clock.now())
         elif kind in (FEEDBACK_CHECK_IN, FEEDBACK_FOLLOWUP):
             if state.sub_state == FEEDBACK:
                 cue = CHECK_IN_CUE if kind == FEEDBACK_CHECK_IN else FOLLOW_UP_CUE
@@ -184,33 +236,70 @@ class ConversationFlow:
                 note = f"{kind} sent"
         else:
             note = apply_silent_timer(state, kind, item.payload, self.config.policy)
-        await self._finish(state, batch, outgoing)
+        await self._finish(state, batch, outgoing, hook=hook)
         log.info("timer_done", participant_id=state.participant.id, kind=kind, outcome=note or "nothing to do",
                  sub_state=state.sub_state, late_s=_lateness(item.payload.get("due_at"), self.clock.now()))
 
     async def _poll_vote(self, state: TurnState, batch: list[InboxRow]) -> None:
-        """An intensity vote changes the profile and is acknowledged; other votes are kept in the
-        transcript for the feedback conversation."""
+        """Votes are answered by the server: an intensity vote moves the intensity, a "did you do
+        it?" vote sets its delivery's outcome and the counters. Every vote stays in the transcript
+        with a note of how it was handled."""
+        pid = state.participant.id
+        wa_ids = sorted({str(item.payload.get("poll_message_id") or "") for item in batch})
+        polls, targets = await self.db.run(lambda session: read_vote_targets(session, pid, wa_ids))
         outgoing: list[Outgoing] = []
+        handled: dict[int, str] = {}
+        delivery_votes: dict[int, tuple[str | None, bool]] = {}
         for item in batch:
-            if item.payload.get("purpose") == intensity.PURPOSE and state.status == ACTIVE:
-                before = intensity.current(state)
-                ack = intensity.apply_vote(state, list(item.payload.get("selected") or []))
-                if ack is not None:
-                    outgoing.append(Outgoing(keys.reply(item.id), ack, "text"))
-                    log.info("intensity_voted", participant_id=state.participant.id, before=before,
-                             after=intensity.current(state))
-        if outgoing:
-            await self._finish(state, batch, outgoing)
-        else:
-            await self._close_without_reply(batch, state)
+            poll_id = polls.get(str(item.payload.get("poll_message_id") or ""))
+            chosen = [str(option) for option in item.payload.get("selected") or []]
+            withdrawn = not item.payload.get("selected_hashes")
+            purpose = item.payload.get("purpose")
+            reply: str | None = None
+            if state.status != ACTIVE:
+                outcome = "not_active"
+            elif purpose == intensity.PURPOSE:
+                reply, outcome = intensity.apply_vote(state, chosen, poll_id, withdrawn=withdrawn)
+            elif purpose == votes.PURPOSE:
+                target = targets.get(poll_id) if poll_id is not None else None
+                if target is not None and target.delivery_id in delivery_votes:  # an earlier vote in this batch
+                    target = replace(target, vote=delivery_votes[target.delivery_id][0])
+                decision = votes.decide(target, chosen, withdrawn=withdrawn)
+                reply, outcome = decision.reply, decision.handled_as
+                if target is not None and decision.changes_delivery:
+                    changed = delivery_votes.get(target.delivery_id, (None, False))[1] or decision.handled_as != votes.COUNTED
+                    delivery_votes[target.delivery_id] = (decision.vote, changed)
+                    state.profile = {**state.profile, "last_prompt_vote": decision.vote}
+            else:
+                outcome = "not_counted"
+            if item.message_id is not None:
+                handled[item.message_id] = outcome
+            if reply:
+                outgoing.append(Outgoing(keys.reply(item.id), reply, "text"))
+            log.info("poll_vote_handled", participant_id=pid, purpose=purpose, handled_as=outcome)
+        if any(vote is not None for vote, _ in delivery_votes.values()) and not state.missing_fields(PROMPT_REQUIRED_FIELDS):
+            state.move_to(FEEDBACK, reason="answered the daily poll")  # their next words are feedback
+        now = self.clock.now()
 
-    async def _finish(self, state: TurnState, batch: list[InboxRow], outgoing: list[Outgoing]) -> None:
+        def write(session: Session, _: object) -> None:
+            for delivery_id, (vote, changed) in delivery_votes.items():
+                set_vote(session, delivery_id, vote, now, changed=changed)
+            if delivery_votes:
+                state.profile = with_counters(session, pid, state.profile)
+            for message_id, outcome in handled.items():
+                annotate_message(session, message_id, handled_as=outcome)
+
+        await self._finish(state, batch, outgoing, hook=write, feedback_timers=False)
+
+    async def _finish(self, state: TurnState, batch: list[InboxRow], outgoing: list[Outgoing], *,
+                      hook: CommitHook | None = None, feedback_timers: bool = True) -> None:
         """Arm the timers the turn implies, commit it (shielded: a commit is never half-cancelled),
-        then have the alarms follow if anything about them changed."""
-        arm_after_hand_over(state, self.config.policy, self.clock.now())
+        then have the alarms follow if anything about them changed. ``feedback_timers=False``
+        when entering FEEDBACK needs no check-in (the participant just answered)."""
+        if feedback_timers:
+            arm_after_hand_over(state, self.config.policy, self.clock.now())
         schedule_changed = state.schedule_changed
-        await asyncio.shield(self._commit(state, batch, outgoing))
+        await asyncio.shield(self._commit(state, batch, outgoing, hook))
         if schedule_changed:
             self._alarms_changed(state.participant.id)
         elif state.committed_timer_changes and self.on_timers_changed is not None:
@@ -224,20 +313,28 @@ class ConversationFlow:
         """Everything a turn reads, in one transaction."""
         message_ids = [item.message_id for item in batch if item.message_id is not None]
         state = load_turn_state(session, participant_id)
-        history = history_before(session, participant_id, min(message_ids, default=None), self.config.history_window)
+        # More than the window: the messages the summary has not covered yet are what it folds in.
+        history = history_before(session, participant_id, min(message_ids, default=None),
+                                 FOLD_SPAN * self.config.history_window, after_id=state.summary_through)
         texts_by_id = message_texts(session, message_ids)
         texts = [texts_by_id[i] for i in message_ids if texts_by_id.get(i, "").strip()]
         return state, history, texts
 
-    async def _commit(self, state: TurnState, batch: list[InboxRow], outgoing: list[Outgoing]) -> None:
-        """State, transition log, messages to send and the inbox "done" marks: one transaction."""
+    async def _commit(self, state: TurnState, batch: list[InboxRow], outgoing: list[Outgoing],
+                      hook: CommitHook | None = None) -> None:
+        """State, transition log, messages to send, the turn's extra writes and the inbox "done"
+        marks: one transaction."""
         now = self.clock.now()
 
         def write(session: Session) -> None:
+            message_ids = {
+                message.key: queue_outgoing(session, participant_id=state.participant.id, key=message.key,
+                                            text=message.text, now=now, kind=message.kind, payload=message.payload)
+                for message in outgoing
+            }
+            if hook is not None:
+                hook(session, message_ids)
             save_turn_state(session, state, now)
-            for message in outgoing:
-                queue_outgoing(session, participant_id=state.participant.id, key=message.key, text=message.text,
-                               now=now, kind=message.kind, payload=message.payload)
             mark_inbox_done(session, batch, now)
 
         await self.db.run(write)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from promptpipe.modules.toolloop import LoopResult, run_tool_loop
 from promptpipe.state import INTAKE_FIELDS, PROFILE_FIELDS, HistoryEntry, TurnState
+from promptpipe.tone import ToneState, tone_guide
 from promptpipe.tools.base import Tool, ToolContext
 
 GREETING_CUE = (
@@ -28,6 +29,9 @@ FOLLOW_UP_CUE = (
 )
 
 
+SUMMARY_HEADER = "Summary of your earlier conversation with this participant (older messages are not shown):"
+
+
 @dataclass(frozen=True)
 class AgentModule:
     name: str
@@ -35,15 +39,23 @@ class AgentModule:
     tools: tuple[Tool, ...]
     fallback: str
     """Sent when the loop is cut short and the model gave no usable text."""
+    situation: Callable[[TurnState, datetime], str] = field(default=lambda state, now: describe_situation(state, now))
+    """The facts block shown every turn."""
 
     def build_messages(
         self, ctx: ToolContext, history: Sequence[HistoryEntry], new_messages: Sequence[str], *, cue: str | None = None
     ) -> list[dict[str, Any]]:
-        """System prompt + situation + history window + what is new in this turn."""
+        """System prompt + situation + tone guide + summary + history window + what is new."""
+        state = ctx.state
         messages: list[dict[str, Any]] = [
             {"role": "system", "content": self.system_prompt(ctx)},
-            {"role": "system", "content": describe_situation(ctx.state, ctx.now())},
+            {"role": "system", "content": self.situation(state, ctx.now())},
         ]
+        guide = tone_guide(ToneState.from_json(state.tone).active)
+        if guide:
+            messages.append({"role": "system", "content": guide})
+        if state.summary.strip():
+            messages.append({"role": "system", "content": f"{SUMMARY_HEADER}\n{state.summary.strip()}"})
         messages += [{"role": entry.role, "content": entry.text} for entry in history]
         if cue:  # an event the model must react to, e.g. the greeting of a new participant
             messages.append({"role": "system", "content": cue})
@@ -59,6 +71,19 @@ class AgentModule:
 
 def describe_situation(state: TurnState, now: datetime) -> str:
     """The facts the model needs every turn, written out plainly."""
+    lines = situation_basics(state, now)
+    known = profile_lines(state)
+    lines.append("Habit profile so far:" if known else "Habit profile so far: nothing saved yet.")
+    lines += known
+    missing = state.missing_fields(INTAKE_FIELDS)
+    lines.append("Still missing for intake: " + (", ".join(missing) if missing else "nothing; the profile is complete."))
+    lines += schedule_lines(state)
+    if state.profile.get("last_habit_prompt"):
+        lines.append(f"Last habit prompt they were given: {state.profile['last_habit_prompt']}")
+    return "\n".join(lines)
+
+
+def situation_basics(state: TurnState, now: datetime) -> list[str]:
     person = state.participant
     try:
         local = now.astimezone(ZoneInfo(state.timezone))
@@ -72,17 +97,16 @@ def describe_situation(state: TurnState, now: datetime) -> str:
     ]
     if person.background.strip():
         lines.append(f"Researcher's notes about them: {person.background.strip()}")
-    known = [f"- {name}: {state.profile[name]}" for name in PROFILE_FIELDS if state.profile.get(name)]
-    lines.append("Habit profile so far:" if known else "Habit profile so far: nothing saved yet.")
-    lines += known
-    missing = state.missing_fields(INTAKE_FIELDS)
-    lines.append("Still missing for intake: " + (", ".join(missing) if missing else "nothing; the profile is complete."))
+    return lines
+
+
+def profile_lines(state: TurnState) -> list[str]:
+    return [f"- {name}: {state.profile[name]}" for name in PROFILE_FIELDS if state.profile.get(name)]
+
+
+def schedule_lines(state: TurnState) -> list[str]:
     schedules = state.active_schedules()
-    if schedules:
-        lines += [f"Daily prompt schedule: habit at {entry.spec().describe()}, prompt sent {entry.prep_minutes} "
-                  f"minutes before ({state.timezone})" for entry in schedules]
-    else:
-        lines.append("Daily prompt schedule: none yet.")
-    if state.profile.get("last_habit_prompt"):
-        lines.append(f"Last habit prompt they were given: {state.profile['last_habit_prompt']}")
-    return "\n".join(lines)
+    if not schedules:
+        return ["Daily prompt schedule: none yet."]
+    return [f"Daily prompt schedule: habit at {entry.spec().describe()}, prompt sent {entry.prep_minutes} "
+            f"minutes before ({state.timezone})" for entry in schedules]

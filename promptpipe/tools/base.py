@@ -40,6 +40,7 @@ class PromptTexts:
     intake: str
     feedback: str
     prompt_generator: str
+    summary: str = ""
 
 
 Invoke = Callable[[ToolContext, dict[str, Any]], Awaitable[str]]

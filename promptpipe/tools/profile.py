@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from typing import Any
 
 from promptpipe.errors import ToolArgumentError
-from promptpipe.state import INTAKE_FIELDS, PROFILE_FIELDS
+from promptpipe.localtime import zone_or_utc
+from promptpipe.state import INTAKE_FIELDS, PROFILE_FIELDS, TurnState
+from promptpipe import tone
 from promptpipe.tools.base import Tool, ToolContext, optional_string
 
 ALIASES = {"last_blocker": "last_barrier"}
+TONE_ARGUMENTS = ("tone_tags", "tone_update_source", "tone_confidence")
+"""Not profile fields: a tone proposal, validated and smoothed by the server."""
+RECENT_BARRIERS = "recent_barriers"
+"""Profile key kept by the server: the last few barriers with the local day they were reported."""
+MAX_RECENT_BARRIERS = 5
 
 _DESCRIPTIONS = {
     "habit_domain": "The habit or area the participant wants to work on, e.g. more movement, better sleep.",
@@ -40,6 +48,8 @@ def _collect_changes(args: dict[str, Any]) -> tuple[dict[str, str], list[str]]:
     ignored: list[str] = []
     for key in args:
         name = ALIASES.get(key, key)
+        if key in TONE_ARGUMENTS:
+            continue
         if name in PROFILE_FIELDS:
             value = optional_string(args, key)
             if value or name not in changes:
@@ -49,26 +59,61 @@ def _collect_changes(args: dict[str, Any]) -> tuple[dict[str, str], list[str]]:
     return changes, ignored
 
 
+def remember_barrier(state: TurnState, barrier: str, now: datetime) -> None:
+    """Keep the newest few barriers with their local day, for the feedback conversation."""
+    day = now.astimezone(zone_or_utc(state.timezone)).date().isoformat()
+    kept = [entry for entry in state.profile.get(RECENT_BARRIERS) or [] if isinstance(entry, dict)]
+    kept.append({"date": day, "text": barrier})
+    state.profile = {**state.profile, RECENT_BARRIERS: kept[-MAX_RECENT_BARRIERS:]}
+
+
+def propose_tone(state: TurnState, args: dict[str, Any], now: datetime) -> dict[str, Any] | None:
+    """Validate a tone proposal and apply it; returns what the model is told (None: no proposal)."""
+    if "tone_tags" not in args:
+        return None
+    try:
+        proposal = tone.validate_proposal(args.get("tone_tags"), args.get("tone_update_source"))
+    except ValueError as exc:
+        raise ToolArgumentError(f"'tone_tags': {exc}") from None
+    update = tone.apply_proposal(tone.ToneState.from_json(state.tone), proposal, now)
+    state.tone_updates.append(update)
+    if update.outcome == tone.APPLIED:
+        state.tone = update.after.to_json()
+    report: dict[str, Any] = {"outcome": update.outcome, "active_tags": list(update.after.active)}
+    if proposal.stripped:
+        report["unknown_tags_ignored"] = list(proposal.stripped)
+    if update.outcome == tone.RATE_LIMITED:
+        report["note"] = "an inferred tone change was made a moment ago; this one was not applied"
+    return report
+
+
 async def _save(ctx: ToolContext, args: dict[str, Any]) -> str:
     changes, ignored = _collect_changes(args)
-    if not changes and ignored:
+    has_tone = "tone_tags" in args
+    if not changes and ignored and not has_tone:
         raise ToolArgumentError(
             f"none of {', '.join(sorted(ignored))} is a profile field; use {', '.join(PROFILE_FIELDS)}"
         )
-    merged, updated = merge_profile(ctx.state.profile, changes)
+    state, now = ctx.state, ctx.now()
+    tone_report = propose_tone(state, args, now)
+    merged, updated = merge_profile(state.profile, changes)
     if updated:
-        merged["updated_at"] = ctx.now().isoformat()
-        ctx.state.profile = merged
-    missing = ctx.state.missing_fields(INTAKE_FIELDS)
+        merged["updated_at"] = now.isoformat()
+        state.profile = merged
+        if "last_barrier" in updated:
+            remember_barrier(state, merged["last_barrier"], now)
+    missing = state.missing_fields(INTAKE_FIELDS)
     status = (
         f"SAVED {len(updated)} field(s): {', '.join(updated)}." if updated else "NO CHANGE: the profile already had these values."
     )
-    report = {
+    report: dict[str, Any] = {
         "updated_fields": updated,
         "ignored_arguments": ignored,
         "still_missing_for_intake": missing,
         "profile": {name: merged.get(name) for name in PROFILE_FIELDS if merged.get(name)},
     }
+    if tone_report is not None:
+        report["tone"] = tone_report
     return f"{status}\n{json.dumps(report, ensure_ascii=False)}"
 
 

@@ -1,0 +1,119 @@
+"""Queries on ``prompt_delivery``: one row per daily prompt sent, and what became of it.
+
+Each function takes an open session, so its writes commit with the turn that caused them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, select, update
+from sqlalchemy.orm import Session
+
+from promptpipe.models import Message, PromptDelivery
+from promptpipe.outcomes import DeliveryFact, counters
+
+
+def record_delivery(
+    session: Session, *, participant_id: str, inbox_id: int, schedule_id: str | None, local_date: str,
+    prompt_text: str, prompt_message_id: int | None, poll_message_id: int | None, now: datetime,
+) -> None:
+    """The delivery row of a daily prompt (once per prompt event)."""
+    exists = session.connection().execute(select(PromptDelivery.id).where(PromptDelivery.inbox_id == inbox_id)).first()
+    if exists is not None:
+        return
+    session.add(PromptDelivery(participant_id=participant_id, inbox_id=inbox_id, schedule_id=schedule_id,
+                               local_date=local_date, prompt_text=prompt_text, prompt_message_id=prompt_message_id,
+                               poll_message_id=poll_message_id, sent_at=now))
+    session.flush()
+
+
+def delivery_facts(session: Session, participant_id: str) -> list[DeliveryFact]:
+    """Every delivery of the participant, oldest first, as the counters need them."""
+    rows = session.connection().execute(
+        select(PromptDelivery.local_date, PromptDelivery.vote)
+        .where(PromptDelivery.participant_id == participant_id).order_by(PromptDelivery.id)  # type: ignore[arg-type]
+    ).all()
+    return [DeliveryFact(local_date=day, vote=vote) for day, vote in rows]
+
+
+def with_counters(session: Session, participant_id: str, profile: dict[str, Any]) -> dict[str, Any]:
+    """The profile with its counters recomputed from the delivery rows."""
+    return {**profile, "counters": counters(delivery_facts(session, participant_id))}
+
+
+@dataclass(frozen=True)
+class VoteTarget:
+    """The delivery a "did you do it?" vote is about."""
+
+    poll_message_id: int
+    delivery_id: int
+    local_date: str
+    vote: str | None
+    is_latest: bool
+    """Whether it is the participant's newest delivery (only that one's poll counts)."""
+
+
+def poll_message_id(session: Session, participant_id: str, whatsapp_id: str) -> int | None:
+    """Our transcript id of a poll we sent, from the id WhatsApp gave it."""
+    return session.connection().execute(
+        select(Message.id).where(Message.wa_message_id == whatsapp_id, Message.participant_id == participant_id)
+    ).scalars().first()
+
+
+def vote_target(session: Session, participant_id: str, poll_id: int) -> VoteTarget | None:
+    row = session.connection().execute(
+        select(PromptDelivery.id, PromptDelivery.local_date, PromptDelivery.vote)
+        .where(PromptDelivery.participant_id == participant_id, PromptDelivery.poll_message_id == poll_id)
+    ).first()
+    if row is None:
+        return None
+    latest = session.connection().execute(
+        select(func.max(PromptDelivery.id)).where(PromptDelivery.participant_id == participant_id)
+    ).scalar_one()
+    return VoteTarget(poll_message_id=poll_id, delivery_id=row[0], local_date=row[1], vote=row[2],
+                      is_latest=row[0] == latest)
+
+
+def read_vote_targets(
+    session: Session, participant_id: str, whatsapp_ids: list[str]
+) -> tuple[dict[str, int], dict[int, VoteTarget]]:
+    """For the polls some votes are about: WhatsApp id -> our transcript id, and the delivery of
+    each poll that has one."""
+    polls = {wa_id: poll_id for wa_id in whatsapp_ids if wa_id
+             for poll_id in [poll_message_id(session, participant_id, wa_id)] if poll_id is not None}
+    targets = {poll_id: target for poll_id in polls.values()
+               for target in [vote_target(session, participant_id, poll_id)] if target is not None}
+    return polls, targets
+
+
+def set_vote(session: Session, delivery_id: int, vote: str | None, now: datetime, *, changed: bool) -> None:
+    values: dict[str, Any] = {"vote": vote, "voted_at": now}
+    if changed:
+        values["vote_changes"] = PromptDelivery.vote_changes + 1
+    session.connection().execute(update(PromptDelivery).where(PromptDelivery.id == delivery_id).values(**values))
+
+
+def mark_reminder_sent(session: Session, prompt_inbox_id: int, now: datetime) -> None:
+    session.connection().execute(update(PromptDelivery).where(
+        PromptDelivery.inbox_id == prompt_inbox_id, PromptDelivery.reminder_at.is_(None)  # type: ignore[union-attr]
+    ).values(reminder_at=now))
+
+
+def mark_first_reply(session: Session, participant_id: str, now: datetime) -> None:
+    """A written message: the newest delivery has had its first reply (if it had none yet)."""
+    latest = (select(func.max(PromptDelivery.id)).where(PromptDelivery.participant_id == participant_id)
+              .scalar_subquery())
+    session.connection().execute(update(PromptDelivery).where(
+        PromptDelivery.id == latest, PromptDelivery.replied_at.is_(None)  # type: ignore[union-attr]
+    ).values(replied_at=now))
+
+
+def annotate_message(session: Session, message_id: int, **fields: Any) -> None:
+    """Add keys to a transcript message's payload (e.g. how a vote was handled)."""
+    payload = session.connection().execute(select(Message.payload).where(Message.id == message_id)).scalar_one_or_none()
+    if payload is None:
+        return
+    session.connection().execute(update(Message).where(Message.id == message_id).values(payload={**payload, **fields}))

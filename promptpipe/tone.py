@@ -1,0 +1,251 @@
+"""The participant's conversational tone, learned from whitelisted tags the model proposes.
+
+The model may propose tags (``propose_tone``-style tool call); the server validates them here,
+smooths them into per-tag scores and decides which tags are *active*:
+
+* **explicit** proposals (the participant asked directly) set each proposed tag to 1.0 at once;
+* **implicit** proposals (inferred) move scores by an EMA with ``ALPHA``: observed tags toward 1,
+  every other scored tag toward 0. At most one implicit update counts per
+  ``IMPLICIT_MIN_INTERVAL``, measured from the last *applied implicit* update only;
+* a tag turns on at ``ACTIVATE_AT``, off at ``DEACTIVATE_AT`` and keeps its state in between;
+* opposite tags (``EXCLUSIVE_PAIRS``) are never active together; the loser drops to
+  ``LOSER_SCORE``. ``no_emojis`` overrides ``emojis_ok`` unless the participant explicitly asks
+  for emojis again.
+
+Everything here is pure: state and proposal in, new state out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+STYLE_TAGS = ("concise", "detailed", "formal", "casual", "no_emojis", "emojis_ok", "bullet_points",
+              "one_question_at_a_time")
+STANCE_TAGS = ("warm_supportive", "neutral_professional", "direct_coach", "gentle_coach")
+INTERACTION_TAGS = ("confirm_before_acting", "default_actionable", "high_autonomy")
+TAGS: tuple[str, ...] = STYLE_TAGS + STANCE_TAGS + INTERACTION_TAGS
+EXCLUSIVE_PAIRS: tuple[tuple[str, str], ...] = (
+    ("concise", "detailed"), ("formal", "casual"), ("direct_coach", "gentle_coach"))
+
+ALPHA, ACTIVATE_AT, DEACTIVATE_AT, LOSER_SCORE = 0.15, 0.7, 0.4, 0.39
+MIN_SCORE = 0.001  # a decayed score below this is forgotten (4-decimal rounding never reaches 0)
+IMPLICIT_MIN_INTERVAL = timedelta(minutes=3)
+EXPLICIT, IMPLICIT = "explicit", "implicit"
+APPLIED, RATE_LIMITED, NO_CHANGE = "applied", "rate_limited", "no_change"
+
+
+@dataclass(frozen=True)
+class ToneProposal:
+    """A validated proposal: known tags (normalised, unique, in order), its source, what was dropped."""
+
+    tags: tuple[str, ...]
+    source: str = IMPLICIT
+    stripped: tuple[str, ...] = ()
+
+
+def validate_proposal(raw_tags: object, raw_source: object = None) -> ToneProposal:
+    """Check a model's proposal. ``raw_tags`` must be a list; anything not on the whitelist is
+    stripped and reported (strings normalised, other values as ``repr``)."""
+    if not isinstance(raw_tags, (list, tuple)):
+        raise ValueError(f"tone tags must be a list of tag names, got {type(raw_tags).__name__}")
+    tags: list[str] = []
+    stripped: list[str] = []
+    for entry in raw_tags:
+        name = entry.strip().lower() if isinstance(entry, str) else repr(entry)
+        if isinstance(entry, str) and name in TAGS:
+            if name not in tags:
+                tags.append(name)
+        elif name not in stripped:
+            stripped.append(name)
+    source = raw_source.strip().lower() if isinstance(raw_source, str) else IMPLICIT
+    return ToneProposal(tuple(tags), source if source in (EXPLICIT, IMPLICIT) else IMPLICIT,
+                        tuple(stripped))
+
+
+def _active_after(scores: Mapping[str, float], was_active: Iterable[str]) -> set[str]:
+    """Hysteresis: on at >= ACTIVATE_AT, off at <= DEACTIVATE_AT, unchanged in between."""
+    before = set(was_active)
+    return {tag for tag, score in scores.items()
+            if score >= ACTIVATE_AT or (tag in before and score > DEACTIVATE_AT)}
+
+
+def _in_order(tags: Iterable[str]) -> tuple[str, ...]:
+    chosen = set(tags)
+    return tuple(tag for tag in TAGS if tag in chosen)
+
+
+def _parse_time(value: object) -> datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+
+
+@dataclass(frozen=True)
+class ToneState:
+    """Per-tag scores (only those > 0), the active tags (in ``TAGS`` order) and update times."""
+
+    scores: Mapping[str, float] = field(default_factory=dict)
+    active: tuple[str, ...] = ()
+    updated_at: datetime | None = None  # last applied update of either source
+    implicit_updated_at: datetime | None = None  # last applied implicit update (rate limit)
+    last_source: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-safe dict (ISO 8601 datetimes) for the participant's JSON column."""
+        return {
+            "scores": {tag: self.scores[tag] for tag in TAGS if tag in self.scores},
+            "active": list(self.active),
+            "updated_at": self.updated_at.isoformat() if self.updated_at else None,
+            "implicit_updated_at": (self.implicit_updated_at.isoformat()
+                                    if self.implicit_updated_at else None),
+            "last_source": self.last_source,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any] | None) -> ToneState:
+        """Read what ``to_json`` wrote. Tolerant: junk becomes the empty state, unknown tags and
+        bad values are dropped, and the active set is re-checked against the scores."""
+        if not isinstance(data, Mapping):
+            return cls()
+        raw_scores = data.get("scores")
+        scores: dict[str, float] = {}
+        if isinstance(raw_scores, Mapping):
+            for tag in TAGS:
+                value = raw_scores.get(tag)
+                if isinstance(value, (int, float)) and not isinstance(value, bool):
+                    score = round(min(max(float(value), 0.0), 1.0), 4)
+                    if score > 0:  # NaN fails this too
+                        scores[tag] = score
+        raw_active = data.get("active")
+        was_active = [t for t in raw_active if isinstance(t, str)] if isinstance(raw_active, list) else []
+        source = data.get("last_source")
+        return cls(scores=scores, active=_in_order(_active_after(scores, was_active)),
+                   updated_at=_parse_time(data.get("updated_at")),
+                   implicit_updated_at=_parse_time(data.get("implicit_updated_at")),
+                   last_source=source if source in (EXPLICIT, IMPLICIT) else None)
+
+
+@dataclass(frozen=True)
+class ToneUpdate:
+    """The result of one proposal: the state before and after and what happened."""
+
+    before: ToneState
+    after: ToneState
+    outcome: str  # APPLIED, RATE_LIMITED or NO_CHANGE
+    proposal: ToneProposal
+
+    @property
+    def activated(self) -> tuple[str, ...]:
+        return _in_order(set(self.after.active) - set(self.before.active))
+
+    @property
+    def deactivated(self) -> tuple[str, ...]:
+        return _in_order(set(self.before.active) - set(self.after.active))
+
+
+def _pair_winner(a: str, b: str, scores: Mapping[str, float], observed: set[str],
+                 explicit: bool) -> str:
+    if explicit and (a in observed) != (b in observed):
+        return a if a in observed else b
+    if scores[a] != scores[b]:
+        return a if scores[a] > scores[b] else b
+    if (a in observed) != (b in observed):
+        return a if a in observed else b
+    return a
+
+
+def apply_proposal(state: ToneState, proposal: ToneProposal, now: datetime) -> ToneUpdate:
+    """Apply a validated proposal at ``now`` (timezone-aware) and return the outcome."""
+    if now.tzinfo is None:
+        raise ValueError("apply_proposal needs a timezone-aware datetime")
+    explicit = proposal.source == EXPLICIT
+    unchanged = ToneUpdate(state, state, NO_CHANGE, proposal)
+    if not proposal.tags:
+        return unchanged
+    last = state.implicit_updated_at
+    if not explicit and last is not None and now - last < IMPLICIT_MIN_INTERVAL:
+        return ToneUpdate(state, state, RATE_LIMITED, proposal)
+
+    observed = set(proposal.tags)
+    if {"no_emojis", "emojis_ok"} <= observed:
+        observed.discard("emojis_ok")  # proposed together: no emojis wins
+    scores = dict(state.scores)
+    if explicit:
+        scores.update({tag: 1.0 for tag in observed})
+    else:
+        for tag in TAGS:
+            old = scores.get(tag, 0.0)
+            if tag in observed:
+                scores[tag] = round((1 - ALPHA) * old + ALPHA, 4)
+            elif old > 0:
+                scores[tag] = round((1 - ALPHA) * old, 4)
+    scores = {tag: s for tag, s in scores.items() if s >= MIN_SCORE}
+    active = _active_after(scores, state.active)
+
+    for a, b in EXCLUSIVE_PAIRS:
+        if a in active and b in active:
+            loser = b if _pair_winner(a, b, scores, observed, explicit) == a else a
+            scores[loser] = LOSER_SCORE
+            active.discard(loser)
+    if explicit and "emojis_ok" in observed and "no_emojis" not in observed:
+        if "no_emojis" in scores:  # they changed their mind: emojis are welcome again
+            scores["no_emojis"] = min(scores["no_emojis"], LOSER_SCORE)
+        active.discard("no_emojis")  # emojis_ok itself is at 1.0, so active
+    elif "no_emojis" in active:
+        scores.pop("emojis_ok", None)
+        active.discard("emojis_ok")
+
+    ordered = {tag: scores[tag] for tag in TAGS if tag in scores}
+    if ordered == dict(state.scores) and active == set(state.active):
+        return unchanged
+    after = ToneState(
+        scores=ordered, active=_in_order(active), updated_at=now,
+        implicit_updated_at=state.implicit_updated_at if explicit else now,
+        last_source=proposal.source)
+    return ToneUpdate(state, after, APPLIED, proposal)
+
+
+_GUIDE_LINES = {
+    "concise": "Keep replies short: a few sentences, no filler.",
+    "detailed": "Give fuller answers, with reasons or an example where it helps.",
+    "formal": "Use a polite, formal register and avoid slang.",
+    "casual": "Write in a relaxed, everyday way, like a friendly chat.",
+    "bullet_points": "When listing several things, put them in bullet points.",
+    "one_question_at_a_time": "Ask no more than one question per message.",
+    "no_emojis": "Do not use emojis.",
+    "emojis_ok": "Emojis are welcome; use them sparingly.",
+    "warm_supportive": "Be warm and encouraging; recognise their effort.",
+    "neutral_professional": "Stay neutral, calm and matter-of-fact.",
+    "direct_coach": "Coach directly: name the next step plainly, without cushioning.",
+    "gentle_coach": "Coach gently: suggest rather than push, and make it easy to say no.",
+    "confirm_before_acting": "Check that they agree before changing anything for them.",
+    "default_actionable": "Close with one small, concrete step they can take next.",
+    "high_autonomy": "Respect their autonomy: offer options and let them choose.",
+}
+_DEFAULT_STANCE = "Be friendly, supportive and clear."
+_SAFETY_LINE = ("Never mirror rudeness, sarcasm, insults or anything unsafe from the participant; "
+                "stay respectful whatever their tone.")
+GUIDE_HEADER = "Tone for this participant:"
+
+
+def tone_guide(active: Iterable[str]) -> str:
+    """A system-message block telling the model how to write for this participant; "" when no
+    (known) tag is active. Unknown tags are ignored; ``no_emojis`` beats ``emojis_ok``."""
+    chosen = set(active) & set(TAGS)
+    if not chosen:
+        return ""
+    if "no_emojis" in chosen:
+        chosen.discard("emojis_ok")
+    lines = [_GUIDE_LINES[tag] for tag in STYLE_TAGS if tag in chosen]
+    stance = [_GUIDE_LINES[tag] for tag in STANCE_TAGS if tag in chosen]
+    lines += stance or [_DEFAULT_STANCE]
+    lines += [_GUIDE_LINES[tag] for tag in INTERACTION_TAGS if tag in chosen]
+    lines.append(_SAFETY_LINE)
+    return "\n".join([GUIDE_HEADER, *(f"- {line}" for line in lines)])
