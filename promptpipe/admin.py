@@ -41,6 +41,8 @@ from promptpipe.nudges import JOB_TABLE, daily_job_id, timer_job_id
 from promptpipe.phones import parse_e164
 from promptpipe.schedule_store import load_schedules
 from promptpipe.state import PROFILE_FIELDS, ScheduleEntry
+from promptpipe.outcomes import COUNTER_DATES, COUNTER_INTS
+from promptpipe.tone import ToneState
 from promptpipe.store import change_status_now, create_participant, enqueue_inbox, participant_by_phone
 from promptpipe.transport import InboundMessage
 
@@ -147,12 +149,17 @@ async def show(db: Database, phone: str) -> dict[str, Any]:
         return counts, waiting, unsent
 
     counts, waiting, unsent = await db.run(count)
+    counts_kept = conversation.profile.get("counters") or {}
     row = _participant_row(participant, conversation)
     row.update(
         background=participant.background,
         profile={name: conversation.profile.get(name, "") for name in PROFILE_FIELDS},
         last_habit_prompt=conversation.profile.get("last_habit_prompt", ""),
         intensity=conversation.profile.get("intensity", "normal"),
+        counters={**{name: counts_kept.get(name, 0) for name in COUNTER_INTS},
+                  **{name: counts_kept.get(name) for name in COUNTER_DATES}},
+        tone=", ".join(ToneState.from_json(conversation.tone).active),
+        summary=conversation.summary,
         messages_in=counts.get("in", 0),
         messages_out=counts.get("out", 0),
         inputs_waiting=waiting,
@@ -340,6 +347,7 @@ async def transcript(db: Database, phone: str) -> list[dict[str, Any]]:
             "sent_at": row.sent_at.isoformat() if row.sent_at else None,
             "whatsapp_id": row.wa_message_id,
             "text": row.text,
+            "payload": row.payload,
         }
         for row in rows
     ]

@@ -168,10 +168,10 @@ async def _admin_command(args: argparse.Namespace, db: Database, clock: SystemCl
             _print_json(row)
         else:
             for key, value in row.items():
-                if key == "profile":
-                    print("profile:")
+                if isinstance(value, dict):
+                    print(f"{key}:")
                     for field_name, field_value in value.items():
-                        print(f"  {field_name}: {field_value or '-'}")
+                        print(f"  {field_name}: {field_value if field_value not in ('', None) else '-'}")
                 else:
                     print(f"{key}: {value if value not in ('', None) else '-'}")
     elif args.command == "simulate":

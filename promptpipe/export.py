@@ -41,7 +41,7 @@ from promptpipe.db import Database
 from promptpipe.errors import AdminError
 from promptpipe.localtime import zone_or_utc
 from promptpipe.models import Conversation, Message, Participant, PromptDelivery, ToneEvent, Transition
-from promptpipe.outcomes import delivery_outcome
+from promptpipe.outcomes import COUNTER_DATES, COUNTER_INTS, delivery_outcome
 from promptpipe.state import PROFILE_FIELDS
 
 FORMATS = ("csv", "jsonl")
@@ -49,8 +49,6 @@ CHUNK_ROWS = 2_000
 PROGRESS_THRESHOLD = 5_000
 UTC = ZoneInfo("UTC")
 
-COUNTER_INTS = ("prompts_sent", "successes", "misses", "current_streak", "best_streak")
-COUNTER_DATES = ("last_success_date", "last_miss_date")
 
 PARTICIPANT_COLUMNS = (
     "id", "phone", "name", "timezone", "status", "paused_by", "sub_state", "enrolled_at_utc", "enrolled_at_local",

@@ -17,6 +17,11 @@ OUTCOMES = (DONE, NOT_THIS_TIME, FREE_TEXT_REPLY, REMINDER_SENT, NO_REPLY)
 """``reminder_sent``: no answer, and the reminder went out; ``no_reply``: no answer, no reminder."""
 
 
+COUNTER_INTS = ("prompts_sent", "successes", "misses", "current_streak", "best_streak")
+COUNTER_DATES = ("last_success_date", "last_miss_date")
+"""The counters :func:`counters` keeps on the profile (numbers default to 0, dates to None)."""
+
+
 def delivery_outcome(vote: str | None, replied_at: datetime | None, reminder_at: datetime | None) -> str:
     """One word for a delivery: the vote if there is one, else a written reply, else silence."""
     if vote in (DONE, NOT_THIS_TIME):

@@ -7,33 +7,59 @@ from typing import Any
 from promptpipe.errors import ToolArgumentError
 from promptpipe.llm import LLM
 from promptpipe.state import PROMPT_REQUIRED_FIELDS, TurnState
+from promptpipe.tone import ToneState, tone_guide
 from promptpipe.tools.base import Tool, ToolContext, optional_string
 
 DELIVERY_MODES = ("immediate", "scheduled")
 MAX_PROMPT_CHARS = 600
-_BOOKKEEPING = {"updated_at", "counters", "last_prompt_sent_at", "intensity_poll_date"}
+_PLAN_FIELDS = (
+    ("habit_domain", "Habit"),
+    ("prompt_anchor", "Everyday moment it hangs on"),
+    ("motivational_frame", "Why it matters to them"),
+    ("preferred_time", "When they want the nudge"),
+    ("additional_info", "Other things to know"),
+)
+_LEARNED_FIELDS = (
+    ("last_successful_prompt", "A prompt that worked for them"),
+    ("last_motivator", "What helped them last time"),
+    ("last_barrier", "What got in the way last time (make the step easier around it)"),
+    ("last_tweak", "A change they asked for (apply it)"),
+)
+_INTENSITY = {
+    "low": "They asked for lighter steps: make the action smaller and easier than usual.",
+    "high": "They asked for more ambitious steps: make the action a little bigger than usual.",
+}
 
 
 def generator_messages(state: TurnState, system_prompt: str, *, delivery_mode: str, notes: str) -> list[dict[str, str]]:
-    """The two messages sent to the model to write one prompt (no history: it needs only the profile)."""
+    """The messages sent to the model to write one prompt (no history: the profile, what the
+    feedback taught us, the track record and the tone guide are all it needs)."""
     profile = state.profile
-    lines = [f"{name.replace('_', ' ')}: {profile[name]}" for name in sorted(profile)
-             if name not in _BOOKKEEPING and profile[name]]
+    lines = [f"Participant: {state.participant.name or 'unnamed'}"]
+    lines += [f"{label}: {profile[name]}" for name, label in _PLAN_FIELDS if profile.get(name)]
+    learned = [f"{label}: {profile[name]}" for name, label in _LEARNED_FIELDS if profile.get(name)]
+    if learned:
+        lines += ["From their feedback so far:", *learned]
+    counts = profile.get("counters") or {}
+    if counts.get("prompts_sent"):
+        lines.append(f"Track record: done {counts.get('successes', 0)} of {counts['prompts_sent']} prompts, "
+                     f"current streak {counts.get('current_streak', 0)} day(s).")
+    if profile.get("intensity") in _INTENSITY:
+        lines.append(_INTENSITY[str(profile["intensity"])])
     situation = (
         "The participant asked for a prompt right now."
         if delivery_mode == "immediate"
         else "This prompt is the participant's scheduled daily nudge."
     )
-    user = "\n".join(
-        [
-            f"Participant: {state.participant.name or 'unnamed'}",
-            *lines,
-            f"Delivery: {situation}",
-            *( [f"Extra context from the conversation: {notes}"] if notes else [] ),
-            "Write the prompt now. Reply with the prompt text only.",
-        ]
-    )
-    return [{"role": "system", "content": system_prompt}, {"role": "user", "content": user}]
+    lines.append(f"Delivery: {situation}")
+    if notes:
+        lines.append(f"Extra context from the conversation: {notes}")
+    lines.append("Write the prompt now. Reply with the prompt text only.")
+    system = system_prompt
+    guide = tone_guide(ToneState.from_json(state.tone).active)
+    if guide:
+        system = f"{system_prompt}\n\n{guide}"
+    return [{"role": "system", "content": system}, {"role": "user", "content": "\n".join(lines)}]
 
 
 async def write_habit_prompt(llm: LLM, state: TurnState, system_prompt: str, *, delivery_mode: str, notes: str = "") -> str:
