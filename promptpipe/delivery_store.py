@@ -9,25 +9,27 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import func, insert, select, update
 from sqlalchemy.orm import Session
 
 from promptpipe.models import Message, PromptDelivery
 from promptpipe.outcomes import DeliveryFact, counters
 
 
+_INSERT_DELIVERY = insert(PromptDelivery.__table__)  # type: ignore[attr-defined]
+
+
 def record_delivery(
     session: Session, *, participant_id: str, inbox_id: int, schedule_id: str | None, local_date: str,
     prompt_text: str, prompt_message_id: int | None, poll_message_id: int | None, now: datetime,
 ) -> None:
-    """The delivery row of a daily prompt (once per prompt event)."""
-    exists = session.connection().execute(select(PromptDelivery.id).where(PromptDelivery.inbox_id == inbox_id)).first()
-    if exists is not None:
-        return
-    session.add(PromptDelivery(participant_id=participant_id, inbox_id=inbox_id, schedule_id=schedule_id,
-                               local_date=local_date, prompt_text=prompt_text, prompt_message_id=prompt_message_id,
-                               poll_message_id=poll_message_id, sent_at=now))
-    session.flush()
+    """The delivery row of a daily prompt, written in the commit of the prompt event (which runs
+    once: a repeat of the event finds its inbox row done)."""
+    session.connection().execute(_INSERT_DELIVERY, {
+        "participant_id": participant_id, "inbox_id": inbox_id, "schedule_id": schedule_id, "local_date": local_date,
+        "prompt_text": prompt_text, "prompt_message_id": prompt_message_id, "poll_message_id": poll_message_id,
+        "sent_at": now, "vote": None, "voted_at": None, "vote_changes": 0, "replied_at": None, "reminder_at": None,
+    })
 
 
 def delivery_facts(session: Session, participant_id: str) -> list[DeliveryFact]:

@@ -119,6 +119,8 @@ class Outbox:
         self.limiter = RateLimiter(rate_per_s, clock)
         self._semaphore = asyncio.Semaphore(SEND_CONCURRENCY)
         self._claim_statement = _claim_statement(skip_locked=not db.is_sqlite)
+        self._outcomes: list[_Outcome] = []
+        self._recorder: asyncio.Task[None] | None = None
         self.sent = 0
         self.retried = 0
         self.failed = 0
@@ -212,7 +214,8 @@ class Outbox:
         self, item: Claimed, *, status: str, error: str | None = None, sent: SentMessage | None = None,
         available_at: datetime | None = None,
     ) -> None:
-        """Record the outcome on the outbox row and its transcript row, in one transaction."""
+        """Record the outcome on the outbox row and its transcript row (together, in the next
+        group commit)."""
         now = self.clock.now()
         values: dict[str, object] = {"status": status, "last_error": error}
         if available_at is not None:
@@ -224,9 +227,43 @@ class Outbox:
         elif status in (FAILED, UNCERTAIN):
             message_values = {"status": status}
 
-        def write(session: Session) -> None:
-            session.connection().execute(update(OutboxItem).where(OutboxItem.id == item.id).values(**values))
-            if message_values:
-                session.connection().execute(update(Message).where(Message.id == item.message_id).values(**message_values))
+        outcome = _Outcome(item.id, item.message_id, values, message_values, asyncio.get_running_loop().create_future())
+        self._outcomes.append(outcome)
+        if self._recorder is None or self._recorder.done():
+            self._recorder = asyncio.create_task(self._record_outcomes())
+        await asyncio.shield(outcome.recorded)
 
-        await self.db.run(write)
+    async def _record_outcomes(self) -> None:
+        """Group commit: the outcomes that arrive while one transaction runs go into the next, so
+        a burst of sends costs a few transactions instead of one each. Each send still waits for
+        its own outcome to be committed before the participant's next message goes out."""
+        while self._outcomes:
+            batch, self._outcomes = self._outcomes, []
+
+            def write(session: Session) -> None:
+                for outcome in batch:
+                    session.connection().execute(
+                        update(OutboxItem).where(OutboxItem.id == outcome.outbox_id).values(**outcome.values))
+                    if outcome.message_values:
+                        session.connection().execute(
+                            update(Message).where(Message.id == outcome.message_id).values(**outcome.message_values))
+
+            try:
+                await self.db.run(write)
+            except Exception as exc:
+                for outcome in batch:
+                    outcome.recorded.set_exception(exc)
+            else:
+                for outcome in batch:
+                    outcome.recorded.set_result(None)
+
+
+@dataclass
+class _Outcome:
+    """A send's result waiting to be recorded on its outbox and transcript rows."""
+
+    outbox_id: int
+    message_id: int
+    values: dict[str, object]
+    message_values: dict[str, object]
+    recorded: asyncio.Future[None]
