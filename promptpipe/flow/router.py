@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from sqlalchemy import update
@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 from promptpipe import keys
 from promptpipe.clock import Clock
 from promptpipe.db import Database
-from promptpipe.delivery_store import annotate_message, mark_reminder_sent, read_vote_targets, set_vote, with_counters
+from promptpipe.delivery_store import annotate_message, mark_reminder_sent, read_vote_targets, with_counters
 from promptpipe.errors import LLMError, LLMRejected, PromptPipeError
 from promptpipe.flow.commands import PAUSED_BY_TEAM, PAUSED_HINT, apply_command, last_command
 from promptpipe.flow import intensity, votes
@@ -249,7 +249,7 @@ class ConversationFlow:
         polls, targets = await self.db.run(lambda session: read_vote_targets(session, pid, wa_ids))
         outgoing: list[Outgoing] = []
         handled: dict[int, str] = {}
-        delivery_votes: dict[int, tuple[str | None, bool]] = {}
+        tally = votes.VoteTally(targets)
         for item in batch:
             poll_id = polls.get(str(item.payload.get("poll_message_id") or ""))
             chosen = [str(option) for option in item.payload.get("selected") or []]
@@ -261,14 +261,9 @@ class ConversationFlow:
             elif purpose == intensity.PURPOSE:
                 reply, outcome = intensity.apply_vote(state, chosen, poll_id, withdrawn=withdrawn)
             elif purpose == votes.PURPOSE:
-                target = targets.get(poll_id) if poll_id is not None else None
-                if target is not None and target.delivery_id in delivery_votes:  # an earlier vote in this batch
-                    target = replace(target, vote=delivery_votes[target.delivery_id][0])
-                decision = votes.decide(target, chosen, withdrawn=withdrawn)
+                decision = tally.handle(poll_id, chosen, withdrawn=withdrawn)
                 reply, outcome = decision.reply, decision.handled_as
-                if target is not None and decision.changes_delivery:
-                    changed = delivery_votes.get(target.delivery_id, (None, False))[1] or decision.handled_as != votes.COUNTED
-                    delivery_votes[target.delivery_id] = (decision.vote, changed)
+                if decision.changes_delivery:
                     state.profile = {**state.profile, "last_prompt_vote": decision.vote}
             else:
                 outcome = "not_counted"
@@ -277,14 +272,13 @@ class ConversationFlow:
             if reply:
                 outgoing.append(Outgoing(keys.reply(item.id), reply, "text"))
             log.info("poll_vote_handled", participant_id=pid, purpose=purpose, handled_as=outcome)
-        if any(vote is not None for vote, _ in delivery_votes.values()) and not state.missing_fields(PROMPT_REQUIRED_FIELDS):
+        if tally.answered and not state.missing_fields(PROMPT_REQUIRED_FIELDS):
             state.move_to(FEEDBACK, reason="answered the daily poll")  # their next words are feedback
         now = self.clock.now()
 
         def write(session: Session, _: object) -> None:
-            for delivery_id, (vote, changed) in delivery_votes.items():
-                set_vote(session, delivery_id, vote, now, changed=changed)
-            if delivery_votes:
+            tally.write(session, now)
+            if tally.final:
                 state.profile = with_counters(session, pid, state.profile)
             for message_id, outcome in handled.items():
                 annotate_message(session, message_id, handled_as=outcome)

@@ -8,10 +8,12 @@ counters are recomputed from the delivery rows, so nothing is ever counted twice
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import date
+from dataclasses import dataclass, field, replace
+from datetime import date, datetime
 
-from promptpipe.delivery_store import VoteTarget
+from sqlalchemy.orm import Session
+
+from promptpipe.delivery_store import VoteTarget, set_vote
 from promptpipe.flow.daily_prompt import POLL_OPTIONS
 from promptpipe.models import VOTE_DONE, VOTE_NOT_THIS_TIME
 
@@ -69,3 +71,33 @@ def decide(target: VoteTarget | None, chosen: list[str], *, withdrawn: bool) -> 
     if target.vote is None:
         return VoteDecision(COUNTED, new, FIRST_REPLY[new])
     return VoteDecision(CHANGED, new, CHANGED_REPLY[new])
+
+
+@dataclass
+class VoteTally:
+    """The "did you do it?" votes of one batch: each decided against what the votes before it in
+    the batch left, so three quick taps end with the last one (and count as two changes)."""
+
+    targets: dict[int, VoteTarget]
+    """Deliveries by poll transcript id, as stored before the batch."""
+    final: dict[int, tuple[str | None, bool]] = field(default_factory=dict)
+    """Delivery id -> (its vote after the batch, whether an earlier vote was replaced)."""
+
+    def handle(self, poll_id: int | None, chosen: list[str], *, withdrawn: bool) -> VoteDecision:
+        target = self.targets.get(poll_id) if poll_id is not None else None
+        if target is not None and target.delivery_id in self.final:
+            target = replace(target, vote=self.final[target.delivery_id][0])
+        decision = decide(target, chosen, withdrawn=withdrawn)
+        if target is not None and decision.changes_delivery:
+            replaced = self.final.get(target.delivery_id, (None, False))[1] or decision.handled_as != COUNTED
+            self.final[target.delivery_id] = (decision.vote, replaced)
+        return decision
+
+    @property
+    def answered(self) -> bool:
+        """Whether a delivery now has a vote (the participant answered, rather than withdrew)."""
+        return any(vote is not None for vote, _ in self.final.values())
+
+    def write(self, session: Session, now: datetime) -> None:
+        for delivery_id, (vote, replaced) in self.final.items():
+            set_vote(session, delivery_id, vote, now, changed=replaced)
