@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
+from pathlib import Path
+
+import pytest
+
 from promptpipe import admin
 from promptpipe.flow import intensity, votes
 from promptpipe.flow.daily_prompt import POLL_OPTIONS
 from promptpipe.transport.base import PollVote, poll_option_hash
 from tests.conftest import AppFactory
+from tests.test_admin_cli import cli_env, run_admin  # noqa: F401  (fixture)
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.feedback_helpers import ANA, DAY, MONDAY_PROMPT, deliveries, polls, prompted, vote
 from tests.schedule_helpers import NUDGE, at
@@ -128,3 +134,15 @@ async def test_intensity_votes_change_from_where_the_poll_started(
     assert transport.texts_to(ANA)[-1] == intensity.OUTDATED_REPLY
     assert (await admin.show(app.db, ANA))["intensity"] == "normal"
     fake_openai.assert_complete()
+
+
+async def test_the_admin_script_shows_the_counters(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer, cli_env: Path, capsys: pytest.CaptureFixture[str],  # noqa: F811
+) -> None:
+    app, transport, _ = await prompted(make_app, fake_openai)
+    await vote(app, transport, polls(transport)[-1], DONE)
+    capsys.readouterr()
+    code, out, _ = await asyncio.to_thread(run_admin, capsys, "show", "--phone", ANA)
+    assert code == 0
+    assert "counters:\n  prompts_sent: 1\n  successes: 1\n  misses: 0\n  current_streak: 1\n" in out
+    assert "  last_success_date: 2026-01-05\n  last_miss_date: -\n" in out
