@@ -50,7 +50,6 @@ def with_counters(session: Session, participant_id: str, profile: dict[str, Any]
 class VoteTarget:
     """The delivery a "did you do it?" vote is about."""
 
-    poll_message_id: int
     delivery_id: int
     local_date: str
     vote: str | None
@@ -58,37 +57,22 @@ class VoteTarget:
     """Whether it is the participant's newest delivery (only that one's poll counts)."""
 
 
-def poll_message_id(session: Session, participant_id: str, whatsapp_id: str) -> int | None:
-    """Our transcript id of a poll we sent, from the id WhatsApp gave it."""
-    return session.connection().execute(
-        select(Message.id).where(Message.wa_message_id == whatsapp_id, Message.participant_id == participant_id)
-    ).scalars().first()
-
-
-def vote_target(session: Session, participant_id: str, poll_id: int) -> VoteTarget | None:
-    row = session.connection().execute(
-        select(PromptDelivery.id, PromptDelivery.local_date, PromptDelivery.vote)
-        .where(PromptDelivery.participant_id == participant_id, PromptDelivery.poll_message_id == poll_id)
-    ).first()
-    if row is None:
-        return None
-    latest = session.connection().execute(
+def vote_targets(session: Session, participant_id: str, poll_ids: list[int]) -> dict[int, VoteTarget]:
+    """The deliveries some votes are about, by their poll's transcript id (polls without a
+    delivery are left out)."""
+    if not poll_ids:
+        return {}
+    connection = session.connection()
+    latest = connection.execute(
         select(func.max(PromptDelivery.id)).where(PromptDelivery.participant_id == participant_id)
     ).scalar_one()
-    return VoteTarget(poll_message_id=poll_id, delivery_id=row[0], local_date=row[1], vote=row[2],
-                      is_latest=row[0] == latest)
-
-
-def read_vote_targets(
-    session: Session, participant_id: str, whatsapp_ids: list[str]
-) -> tuple[dict[str, int], dict[int, VoteTarget]]:
-    """For the polls some votes are about: WhatsApp id -> our transcript id, and the delivery of
-    each poll that has one."""
-    polls = {wa_id: poll_id for wa_id in whatsapp_ids if wa_id
-             for poll_id in [poll_message_id(session, participant_id, wa_id)] if poll_id is not None}
-    targets = {poll_id: target for poll_id in polls.values()
-               for target in [vote_target(session, participant_id, poll_id)] if target is not None}
-    return polls, targets
+    rows = connection.execute(
+        select(PromptDelivery.poll_message_id, PromptDelivery.id, PromptDelivery.local_date, PromptDelivery.vote)
+        .where(PromptDelivery.participant_id == participant_id,
+               PromptDelivery.poll_message_id.in_(poll_ids))  # type: ignore[union-attr]
+    ).all()
+    return {poll_id: VoteTarget(delivery_id=delivery_id, local_date=day, vote=vote, is_latest=delivery_id == latest)
+            for poll_id, delivery_id, day, vote in rows}
 
 
 def set_vote(session: Session, delivery_id: int, vote: str | None, now: datetime, *, changed: bool) -> None:

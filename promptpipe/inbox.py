@@ -141,7 +141,7 @@ def _describe(session: Session, msg: InboundMessage) -> tuple[str, str, dict[str
     options: list[str] = list(poll.payload.get("options", [])) if poll else []
     chosen = [option for option in options if poll_option_hash(option) in vote.selected_hashes]
     text = "(poll vote: " + (", ".join(chosen) if chosen else "vote withdrawn" if not vote.selected_hashes else "unknown option") + ")"
-    payload = {"poll_message_id": vote.poll_message_id, "selected": chosen,
+    payload = {"poll_message_id": vote.poll_message_id, "poll_id": poll.id if poll else None, "selected": chosen,
                "selected_hashes": list(vote.selected_hashes), "known_poll": poll is not None,
                "purpose": poll.payload.get("purpose") if poll else None}
     return "poll_vote", text, payload

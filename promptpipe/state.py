@@ -13,6 +13,7 @@ from typing import Any
 from promptpipe.localtime import DailySpec, parse_hhmm
 from promptpipe.models import ACTIVE, FEEDBACK, INTAKE, PAUSED, SUB_STATES, WITHDRAWN
 from promptpipe.nudges import TIMER_KINDS
+from promptpipe.tone import ToneUpdate
 
 STATUS_TRANSITIONS: dict[str, tuple[str, str | None]] = {
     "opted_out": (PAUSED, "participant"),
@@ -155,8 +156,8 @@ class TurnState:
     """Filled on commit: what the alarm clock must now arm or disarm."""
     tone: dict[str, Any] = field(default_factory=dict)
     """The stored tone state (see :class:`promptpipe.tone.ToneState`)."""
-    tone_updates: list[Any] = field(default_factory=list)
-    """Tone proposals validated during this turn (:class:`promptpipe.tone.ToneUpdate`), logged on commit."""
+    tone_updates: list[ToneUpdate] = field(default_factory=list)
+    """Tone proposals validated during this turn, logged on commit."""
     summary: str = ""
     summary_through: int = 0
     turns_since_summary: int = 0

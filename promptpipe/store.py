@@ -32,6 +32,7 @@ from promptpipe.models import (
 )
 from promptpipe.schedule_store import apply_timer_ops, load_pending_timers, load_schedules, save_schedules
 from promptpipe.state import HistoryEntry, ParticipantInfo, PendingTransition, TurnState
+from promptpipe.tone import ToneUpdate
 
 HIDDEN_FROM_MODEL = ("apology",)
 """Transcript kinds the model does not see in its history."""
@@ -249,7 +250,7 @@ def _transition_row(participant_id: str, change: PendingTransition, now: datetim
                       from_value=change.from_value, to_value=change.to_value, reason=change.reason, created_at=now)
 
 
-def _tone_event_row(participant_id: str, update: Any, now: datetime) -> ToneEvent:
+def _tone_event_row(participant_id: str, update: ToneUpdate, now: datetime) -> ToneEvent:
     return ToneEvent(participant_id=participant_id, source=update.proposal.source, proposed=list(update.proposal.tags),
                      stripped=list(update.proposal.stripped), outcome=update.outcome,
                      active_before=list(update.before.active), active_after=list(update.after.active),

@@ -62,12 +62,12 @@ def apply_vote(state: TurnState, chosen: list[str], poll_id: int | None, *, with
     record = state.profile.get(VOTE)
     earlier = record if isinstance(record, dict) and record.get("poll") == poll_id else None
     base = str(earlier["base"]) if earlier and earlier.get("base") in LEVELS else current(state)
-    option = chosen[-1] if chosen else None
-    if option is None:
-        if not withdrawn or earlier is None:
-            return None, "unknown_option" if not withdrawn else "repeated"
+    if withdrawn:
+        if earlier is None:  # nothing on this poll to take back
+            return None, "repeated"
         state.profile = {**state.profile, "intensity": base, VOTE: None}
         return WITHDRAWN_REPLY, "withdrawn"
+    option = chosen[-1] if chosen else ""
     step = {LESS: -1, SAME: 0, MORE: 1}.get(option)
     if step is None:
         return None, "unknown_option"

@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 from promptpipe import keys
 from promptpipe.clock import Clock
 from promptpipe.db import Database
-from promptpipe.delivery_store import annotate_message, mark_reminder_sent, read_vote_targets, with_counters
+from promptpipe.delivery_store import annotate_message, mark_reminder_sent, vote_targets, with_counters
 from promptpipe.errors import LLMError, LLMRejected, PromptPipeError
 from promptpipe.flow.commands import PAUSED_BY_TEAM, PAUSED_HINT, apply_command, last_command
 from promptpipe.flow import intensity, votes
@@ -245,13 +245,14 @@ class ConversationFlow:
         it?" vote sets its delivery's outcome and the counters. Every vote stays in the transcript
         with a note of how it was handled."""
         pid = state.participant.id
-        wa_ids = sorted({str(item.payload.get("poll_message_id") or "") for item in batch})
-        polls, targets = await self.db.run(lambda session: read_vote_targets(session, pid, wa_ids))
+        poll_ids = sorted({poll for item in batch if isinstance(poll := item.payload.get("poll_id"), int)})
+        targets = await self.db.run(lambda session: vote_targets(session, pid, poll_ids))
         outgoing: list[Outgoing] = []
         handled: dict[int, str] = {}
         tally = votes.VoteTally(targets)
         for item in batch:
-            poll_id = polls.get(str(item.payload.get("poll_message_id") or ""))
+            poll_id = item.payload.get("poll_id")  # our transcript id of the poll, found at ingest
+            poll_id = poll_id if isinstance(poll_id, int) else None
             chosen = [str(option) for option in item.payload.get("selected") or []]
             withdrawn = not item.payload.get("selected_hashes")
             purpose = item.payload.get("purpose")

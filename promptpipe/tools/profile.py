@@ -103,9 +103,12 @@ async def _save(ctx: ToolContext, args: dict[str, Any]) -> str:
         if "last_barrier" in updated:
             remember_barrier(state, merged["last_barrier"], now)
     missing = state.missing_fields(INTAKE_FIELDS)
-    status = (
-        f"SAVED {len(updated)} field(s): {', '.join(updated)}." if updated else "NO CHANGE: the profile already had these values."
-    )
+    if updated:
+        status = f"SAVED {len(updated)} field(s): {', '.join(updated)}."
+    elif changes:
+        status = "NO CHANGE: the profile already had these values."
+    else:
+        status = "NO PROFILE FIELDS sent; the tone proposal is reported below."
     report: dict[str, Any] = {
         "updated_fields": updated,
         "ignored_arguments": ignored,
