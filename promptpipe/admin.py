@@ -1,4 +1,5 @@
-"""What researchers do: enroll, list, show, simulate, read transcripts.
+"""What researchers do: enroll, list, show, simulate, read transcripts, change a status, follow
+consent, safety flags and inputs that could not be answered.
 
 Every function works whether or not ``serve`` is running: it writes rows to the shared database and
 the service picks them up (the greeting of a new participant, a simulated message) within seconds.
@@ -7,11 +8,10 @@ Functions return plain data; the CLI formats it.
 
 from __future__ import annotations
 
+import getpass
 import secrets
-from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import Column, MetaData, String, Table, func, select, update
 from sqlalchemy.exc import SQLAlchemyError
@@ -20,12 +20,16 @@ from sqlalchemy.orm import Session
 from promptpipe import keys
 from promptpipe.clock import Clock
 from promptpipe.db import Database
-from promptpipe.errors import AdminError
+from promptpipe.consent_store import consent_history
+from promptpipe.errors import AdminError, DuplicateKey
+from promptpipe.flag_store import list_flags, resolve_flag
 from promptpipe.inbox import Inbox, InboxConfig
-from promptpipe.localtime import local_label, zone_or_utc
+from promptpipe.limits import BACKGROUND_CHARS, INBOUND_CHARS, NAME_CHARS, REASON_CHARS
+from promptpipe.localtime import is_iana_zone, local_label, zone_or_utc
 from promptpipe.models import (
     ACTIVE,
-    PAUSED,
+    DONE,
+    FAILED,
     PENDING,
     SENDING,
     WITHDRAWN,
@@ -44,10 +48,20 @@ from promptpipe.state import PROFILE_FIELDS, ScheduleEntry
 from promptpipe.outcomes import COUNTER_DATES, COUNTER_INTS
 from promptpipe.tone import ToneState
 from promptpipe.store import change_status_now, create_participant, enqueue_inbox, participant_by_phone
+from promptpipe.text import has_undecodable
 from promptpipe.transport import InboundMessage
 
 
+def researcher_name() -> str:
+    """Who is running the admin script (the default for ``--by``)."""
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # no user name for this uid (a bare container)
+        return "unknown researcher"
+
+
 def validate_phone(raw: str) -> str:
+    raw = validate_text("--phone", raw, 40, required=True)
     try:
         return parse_e164(raw)
     except ValueError as exc:
@@ -55,38 +69,61 @@ def validate_phone(raw: str) -> str:
 
 
 def validate_timezone(raw: str) -> str:
-    try:
-        ZoneInfo(raw)
-    except (ZoneInfoNotFoundError, ValueError):
+    raw = validate_text("--timezone", raw, 60, required=True)
+    if not is_iana_zone(raw):
         raise AdminError(
             f"--timezone: {raw!r} is not an IANA time zone; use a name like America/Toronto or Europe/Berlin"
-        ) from None
+        )
     return raw
 
 
+def validate_text(option: str, raw: str, limit: int, *, required: bool = False) -> str:
+    """A researcher's free text: trimmed, valid UTF-8, at most ``limit`` characters."""
+    if has_undecodable(raw):
+        raise AdminError(f"{option}: the text has bytes that are not valid UTF-8; check the terminal's "
+                         "encoding (e.g. LANG=C.UTF-8) and type it again")
+    text = raw.strip()
+    if required and not text:
+        raise AdminError(f"{option}: it is empty")
+    if len(text) > limit:
+        raise AdminError(f"{option}: {len(text):,} characters is too long; at most {limit:,}")
+    return text
+
+
 async def enroll(
-    db: Database, clock: Clock, *, phone: str, name: str, timezone: str, background: str = ""
+    db: Database, clock: Clock, *, phone: str, name: str, timezone: str, background: str = "", by: str = "",
 ) -> dict[str, Any]:
     """Create the participant and queue their greeting; the running service sends it."""
     phone = validate_phone(phone)
     timezone = validate_timezone(timezone)
-    name = name.strip()
-    if not name:
+    if not name.strip() and not has_undecodable(name):
         raise AdminError("--name: give the participant's name (it is used to greet them)")
+    name = validate_text("--name", name, NAME_CHARS, required=True)
+    if "\n" in name or "\r" in name:
+        raise AdminError("--name: a name is one line")
+    background = validate_text("--background", background, BACKGROUND_CHARS)
+    by = validate_text("--by", by or researcher_name(), NAME_CHARS)
     now = clock.now()
 
     def write(session: Session) -> dict[str, Any]:
         existing = participant_by_phone(session, phone)
         if existing is not None:
-            raise AdminError(
-                f"{phone} is already enrolled as {existing.id} ({existing.name or 'no name'}, {existing.status}); nothing was changed"
-            )
-        participant = create_participant(session, phone=phone, name=name, timezone=timezone,
-                                         background=background.strip(), now=now, reason="enrolled by a researcher")
+            raise _already_enrolled(phone, existing)
+        participant = create_participant(session, phone=phone, name=name, timezone=timezone, background=background,
+                                         now=now, reason="enrolled by a researcher", source="researcher", actor=by)
         enqueue_inbox(db, session, key=keys.enrollment(participant.id), participant_id=participant.id, kind="enroll", now=now)
         return _participant_row(participant, None)
 
-    return await db.run(write)
+    try:
+        return await db.run(write)
+    except DuplicateKey:  # enrolled at the same moment by someone else (PostgreSQL)
+        existing = await find(db, phone)
+        raise _already_enrolled(phone, existing) from None
+
+
+def _already_enrolled(phone: str, existing: Participant | None) -> AdminError:
+    who = f" as {existing.id} ({existing.name or 'no name'}, {existing.status})" if existing else ""
+    return AdminError(f"{phone} is already enrolled{who}; nothing was changed")
 
 
 async def find(db: Database, phone: str) -> Participant | None:
@@ -117,6 +154,8 @@ def _participant_row(participant: Participant, conversation: Conversation | None
         "timezone": participant.timezone,
         "status": participant.status,
         "paused_by": participant.paused_by,
+        "opted_out": participant.opted_out,
+        "researcher_paused": participant.researcher_paused,
         "sub_state": conversation.sub_state if conversation else "INTAKE",
         "enrolled_at": participant.enrolled_at.isoformat(),
     }
@@ -175,31 +214,44 @@ STATUS_COMMANDS = {
 }
 
 
-async def set_status(db: Database, clock: Clock, *, phone: str, action: str, reason: str = "") -> str:
-    """pause | resume | withdraw. Returns a one-line description of what happened."""
+async def set_status(db: Database, clock: Clock, *, phone: str, action: str, reason: str = "", by: str = "") -> str:
+    """pause | resume | withdraw. Returns a one-line description of what happened.
+
+    A researcher's pause and a participant's opt-out (STOP) are separate: ``resume`` lifts only the
+    researcher's pause, and the participant stays paused while their own STOP holds."""
     participant, _ = await _get(db, phone)
     name, default_reason = STATUS_COMMANDS[action]
+    reason = validate_text("--reason", reason, REASON_CHARS) or default_reason
+    by = validate_text("--by", by or researcher_name(), NAME_CHARS)
     if participant.status == WITHDRAWN:
         raise AdminError(f"{participant.phone} was withdrawn from the study; that cannot be undone or changed")
-    if action == "resume" and participant.status == ACTIVE:
+    if action == "resume" and not participant.researcher_paused:
+        if participant.opted_out:
+            raise AdminError(
+                f"{participant.phone} stopped the messages themselves (STOP); only they can switch them back "
+                "on, by sending START"
+            )
         return f"{participant.phone} is already active; nothing changed"
-    if action == "resume" and participant.paused_by == "participant":
-        raise AdminError(
-            f"{participant.phone} stopped the messages themselves (STOP); only they can switch them back "
-            "on, by sending START"
-        )
+    if action == "pause" and participant.researcher_paused:
+        return f"{participant.phone} is already paused by the research team; nothing changed"
     now = clock.now()
 
-    def write(session: Session) -> bool:
-        changed = change_status_now(session, participant.id, name, reason=reason.strip() or default_reason, now=now)
-        if changed:
-            _ask_for_alarm_sync(db, session, participant.id, now)
-        return changed
+    def write(session: Session) -> str | None:
+        state = change_status_now(session, participant.id, name, reason=reason, now=now, actor=by)
+        if state is None:
+            return None
+        _ask_for_alarm_sync(db, session, participant.id, now)
+        return state.status
 
-    changed = await db.run(write)
-    if not changed:
+    status = await db.run(write)
+    if status is None:
         return f"{participant.phone} is already {participant.status}; nothing changed"
-    status = {"pause": PAUSED, "resume": ACTIVE, "withdraw": WITHDRAWN}[action]
+    if action == "resume" and status != ACTIVE:
+        return (f"{participant.phone}: the research team's pause is lifted, but they stay paused because they "
+                "sent STOP themselves; only they can switch messages back on, by sending START")
+    if action == "pause" and participant.opted_out:
+        return (f"{participant.phone} is now paused by the research team as well as by their own STOP; "
+                "both must be lifted before anything is sent")
     return f"{participant.phone} is now {status}" + (
         "; no scheduled message will be sent to them" if status != ACTIVE else "")
 
@@ -319,8 +371,9 @@ async def send_prompt_now(db: Database, clock: Clock, *, phone: str) -> int:
 async def simulate(db: Database, clock: Clock, *, phone: str, text: str) -> int:
     """Store a message exactly as if the participant had sent it on WhatsApp."""
     phone = validate_phone(phone)
-    if not text.strip():
+    if not text.strip() and not has_undecodable(text):
         raise AdminError("the message text is empty; give the text to send as the participant")
+    text = validate_text("the message", text, INBOUND_CHARS, required=True)
     await _get(db, phone)
     inbox = Inbox(db, clock, InboxConfig(auto_enroll=False, default_timezone="UTC"), wake=lambda _: None)
     inbox_id = await inbox.ingest(InboundMessage(
@@ -351,3 +404,93 @@ async def transcript(db: Database, phone: str) -> list[dict[str, Any]]:
         }
         for row in rows
     ]
+
+
+async def consent(db: Database, phone: str) -> dict[str, Any]:
+    """A participant's consent ledger, oldest first, and their status now."""
+    participant, _ = await _get(db, phone)
+    events = await db.run(lambda session: consent_history(session, participant.id))
+    return {"participant_id": participant.id, "phone": participant.phone, "status": participant.status,
+            "opted_out": participant.opted_out, "researcher_paused": participant.researcher_paused,
+            "events": events}
+
+
+async def flags(db: Database, *, include_resolved: bool = False) -> list[dict[str, Any]]:
+    """Safety flags, oldest first (open ones only unless ``include_resolved``)."""
+    return await db.run(lambda session: list_flags(session, include_resolved=include_resolved))
+
+
+async def resolve(db: Database, clock: Clock, *, flag_id: int, note: str, by: str = "") -> str:
+    note = validate_text("--note", note, REASON_CHARS, required=True)
+    by = validate_text("--by", by or researcher_name(), NAME_CHARS)
+    now = clock.now()
+    flag = await db.run(lambda session: resolve_flag(session, flag_id, note=note, by=by, now=now))
+    return f"flag {flag.id} ({flag.severity}, participant {flag.participant_id}) resolved by {by}"
+
+
+STUCK_ATTEMPTS = 3
+"""A pending input that failed this often is listed as stuck too (it is still being retried)."""
+
+
+async def inbox_rows(db: Database, *, stuck_only: bool) -> list[dict[str, Any]]:
+    """Inputs not answered yet: failed ones (given up) and pending ones; with ``stuck_only``,
+    the failed ones and those pending after several failures."""
+
+    def read(session: Session) -> list[tuple[InboxItem, str]]:
+        query = (select(InboxItem, Participant.phone).join(Participant, Participant.id == InboxItem.participant_id)
+                 .where(InboxItem.status.in_((PENDING, FAILED))).order_by(InboxItem.id))  # type: ignore[attr-defined]
+        if stuck_only:
+            query = query.where((InboxItem.status == FAILED) | (InboxItem.attempts >= STUCK_ATTEMPTS))
+        return [(row, phone) for row, phone in session.execute(query).all()]
+
+    rows = await db.run(read)
+    return [
+        {"id": row.id, "participant_id": row.participant_id, "phone": phone, "kind": row.kind, "status": row.status,
+         "attempts": row.attempts, "last_error": row.last_error or "", "at": row.created_at.isoformat(),
+         "retry_at": row.available_at.isoformat() if row.status == PENDING else None}
+        for row, phone in rows
+    ]
+
+
+async def retry_inbox(db: Database, clock: Clock, *, inbox_id: int) -> str:
+    """Put a failed (or waiting) input back in the queue, to be tried now from scratch."""
+    now = clock.now()
+
+    def write(session: Session) -> InboxItem:
+        row = _inbox_row(session, inbox_id)
+        if row.status == DONE:
+            raise AdminError(f"inbox row {inbox_id} was handled already; there is nothing to retry")
+        session.execute(update(InboxItem).where(InboxItem.id == inbox_id).values(  # type: ignore[arg-type]
+            status=PENDING, attempts=0, available_at=now, last_error=None))
+        if row.message_id is not None:
+            session.execute(update(Message).where(Message.id == row.message_id).values(status="received"))  # type: ignore[arg-type]
+        return row
+
+    row = await db.run(write)
+    return f"inbox row {row.id} ({row.kind}) is queued again; the running service tries it within seconds"
+
+
+async def skip_inbox(db: Database, clock: Clock, *, inbox_id: int, by: str = "") -> str:
+    """Give up on an input for good (it stays in the transcript, marked skipped)."""
+    by = validate_text("--by", by or researcher_name(), NAME_CHARS)
+    now = clock.now()
+
+    def write(session: Session) -> InboxItem:
+        row = _inbox_row(session, inbox_id)
+        if row.status == DONE:
+            raise AdminError(f"inbox row {inbox_id} was handled already; there is nothing to skip")
+        session.execute(update(InboxItem).where(InboxItem.id == inbox_id).values(  # type: ignore[arg-type]
+            status=DONE, processed_at=now, last_error=f"skipped by {by}"))
+        if row.message_id is not None:
+            session.execute(update(Message).where(Message.id == row.message_id).values(status="skipped"))  # type: ignore[arg-type]
+        return row
+
+    row = await db.run(write)
+    return f"inbox row {row.id} ({row.kind}) skipped; it will not be answered"
+
+
+def _inbox_row(session: Session, inbox_id: int) -> InboxItem:
+    row = session.get(InboxItem, inbox_id)
+    if row is None:
+        raise AdminError(f"there is no inbox row {inbox_id}; `promptpipe-admin inbox --stuck` lists them")
+    return row

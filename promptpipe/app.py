@@ -11,18 +11,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
+from promptpipe.alerts import AlertSender
 from promptpipe.clock import Clock, SystemClock
 from promptpipe.config import Settings, ensure_state_dir
 from promptpipe.db import Database
-from promptpipe.errors import ConfigError
+from promptpipe.errors import ConfigError, StorageError
 from promptpipe.flow.router import ConversationFlow, FlowConfig
+from promptpipe.flow.safety_step import SafetyConfig
 from promptpipe.inbox import Inbox, InboxConfig
 from promptpipe.lanes import Lanes
 from promptpipe.llm import LLM, OpenAILLM
 from promptpipe.logging import get_logger
 from promptpipe.nudges import NudgePolicy
 from promptpipe.outbox import Outbox
+from promptpipe.safety import DEFAULT_SAFETY_MESSAGE, CrisisScreen
 from promptpipe.scheduling.alarms import AlarmClock
+from promptpipe.spool import Spool
+from promptpipe.state_dir import LOCK_NAME, StateDirWatch
 from promptpipe.tools import PromptTexts
 from promptpipe.transport import Transport
 
@@ -30,6 +35,10 @@ log = get_logger("promptpipe.app")
 
 STOP_GRACE_S = 10.0
 """How long stop() lets the outbox finish the sends it has started."""
+SPOOL_RETRY_FIRST_S = 1.0
+SPOOL_RETRY_MAX_S = 60.0
+WATCH_INTERVAL_S = 2.0
+"""How often the service checks that its state directory is still the one it started with."""
 
 
 def load_prompts(settings: Settings) -> PromptTexts:
@@ -50,6 +59,23 @@ def load_prompts(settings: Settings) -> PromptTexts:
     )
 
 
+def load_safety(settings: Settings) -> SafetyConfig:
+    """The crisis screen (built-in phrases plus the study's), the safety message, alerts on or off."""
+    message = DEFAULT_SAFETY_MESSAGE
+    if settings.safety_message_file is not None:
+        try:
+            message = settings.safety_message_file.read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeError) as exc:
+            raise ConfigError(f"SAFETY_MESSAGE_FILE: cannot read {str(settings.safety_message_file)!r} ({exc}).") from None
+        if not message:
+            raise ConfigError(f"SAFETY_MESSAGE_FILE: {str(settings.safety_message_file)!r} is empty.")
+    try:
+        screen = CrisisScreen.load(settings.safety_phrases_file)
+    except (OSError, UnicodeError) as exc:
+        raise ConfigError(f"SAFETY_PHRASES_FILE: cannot read it ({exc}).") from None
+    return SafetyConfig(screen=screen, message=message, alerts=settings.alert_webhook_url is not None)
+
+
 def nudge_policy(settings: Settings) -> NudgePolicy:
     return NudgePolicy(
         prep_minutes=settings.scheduler_prep_time_minutes,
@@ -60,6 +86,7 @@ def nudge_policy(settings: Settings) -> NudgePolicy:
         feedback_initial_timeout=settings.feedback_initial_timeout,
         feedback_followup_delay=settings.feedback_followup_delay,
         intensity_poll=settings.intensity_poll_enabled,
+        max_schedules=settings.max_schedules_per_participant,
     )
 
 
@@ -90,10 +117,16 @@ class App:
     inbox: Inbox
     outbox: Outbox
     alarms: AlarmClock
+    alerts: AlertSender | None = None
     _tasks: list[asyncio.Task[None]] = field(default_factory=list)
     _outbox_kick: asyncio.Event = field(default_factory=asyncio.Event)
+    _spool_kick: asyncio.Event = field(default_factory=asyncio.Event)
     _lock_file: IO[str] | None = None
     _stopping: bool = False
+    _watch: StateDirWatch | None = None
+    fatal: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set when the service must stop by itself (its state directory disappeared)."""
+    fatal_reason: str = ""
 
     @classmethod
     def build(
@@ -107,18 +140,21 @@ class App:
         policy = nudge_policy(settings)
         app: App
         alarms = AlarmClock(db, clock, policy, on_queued=lambda ids: [app.lanes.wake(pid) for pid in ids])
+        alerts = AlertSender(db, clock, settings.alert_webhook_url) if settings.alert_webhook_url else None
         flow = ConversationFlow(db, llm, clock, load_prompts(settings),
                                 FlowConfig(history_window=settings.history_window, debug=settings.debug, policy=policy,
-                                           summary_every_turns=settings.history_summary_every_turns),
+                                           summary_every_turns=settings.history_summary_every_turns,
+                                           safety=load_safety(settings)),
                                 transport, on_alarms_changed=alarms.request_sync,
-                                on_timers_changed=alarms.request_timer_changes)
+                                on_timers_changed=alarms.request_timer_changes,
+                                on_flags_raised=alerts.kick if alerts else None)
         lanes = Lanes(db, clock, flow.load_context, flow.process, flow.record_failure,
                       concurrency=settings.lane_concurrency,
-                      on_batch_done=lambda: app._outbox_kick.set())
+                      on_batch_done=lambda: app._outbox_kick.set(), on_blocked=flow.apologise_if_blocked)
         inbox = Inbox(db, clock, InboxConfig(settings.auto_enroll_new_users, settings.default_timezone, settings.debug),
-                      lanes.wake, alarms_changed=alarms.request_sync)
+                      lanes.wake, alarms_changed=alarms.request_sync, spool=Spool(settings.state_dir / "spool"))
         outbox = Outbox(db, transport, clock, rate_per_s=settings.send_rate_per_s)
-        app = cls(settings, db, transport, llm, clock, flow, lanes, inbox, outbox, alarms)
+        app = cls(settings, db, transport, llm, clock, flow, lanes, inbox, outbox, alarms, alerts)
         return app
 
     async def start(self, *, background: bool = True, single_instance: bool = False) -> None:
@@ -126,16 +162,25 @@ class App:
         if single_instance:
             self._take_lock()
         await self.db.connect()
+        if single_instance:
+            self._watch = StateDirWatch.of(self.settings.state_dir, self.db.sqlite_path)
         await self.outbox.recover_interrupted()
         await self.alarms.start()
         await self.alarms.reconcile()
+        await self._drain_spool()
         await self.transport.start(self.inbox.ingest)
         if background:
             self._tasks = [
                 asyncio.create_task(self._poll_loop(), name="inbox-poller"),
                 asyncio.create_task(self.alarms.drive(), name="alarm-clock"),
                 asyncio.create_task(self._dispatch_loop(), name="outbox-dispatcher"),
+                asyncio.create_task(self._spool_loop(), name="inbound-spool"),
             ]
+            if self.alerts is not None:
+                self._tasks.append(asyncio.create_task(self.alerts.run(self.settings.poll_interval.total_seconds()),
+                                                       name="safety-alerts"))
+            if self._watch is not None:
+                self._tasks.append(asyncio.create_task(self._watch_loop(WATCH_INTERVAL_S), name="state-dir-watch"))
         # Everything built so far lives as long as the process: keep it out of the collector's
         # full passes, which otherwise pause a turn for ~100 ms on this machine now and then.
         gc.collect()
@@ -149,7 +194,7 @@ class App:
         run again after the next start."""
         self._stopping = True
         self._outbox_kick.set()
-        poller = [t for t in self._tasks if t.get_name() in ("inbox-poller", "alarm-clock")]
+        poller = [t for t in self._tasks if t.get_name() != "outbox-dispatcher"]
         for task in poller:
             task.cancel()
         await self.lanes.stop()
@@ -164,10 +209,10 @@ class App:
             await self.transport.stop()
         with contextlib.suppress(Exception):
             await self.alarms.stop()
-        close = getattr(self.llm, "close", None)
-        if close is not None:
-            with contextlib.suppress(Exception):
-                await close()
+        for closer in (getattr(self.llm, "close", None), self.alerts.close if self.alerts else None):
+            if closer is not None:
+                with contextlib.suppress(Exception):
+                    await closer()
         await self.db.close()
         self._release_lock()
         log.info("service_stopped", lanes=repr(self.lanes), inbox=repr(self.inbox), outbox=repr(self.outbox),
@@ -180,14 +225,48 @@ class App:
             batches = self.lanes.batches
             synced = await self.alarms.sync_requested()
             await self.alarms.run_due()
+            spooled = await self._drain_spool()
             await self.lanes.poll_once()
             await self.lanes.wait_idle()
             sent = await self.outbox.dispatch_once()
+            alerted = await self.alerts.send_pending() if self.alerts is not None else 0
             ran = self.lanes.batches - batches
             # A lane woken for a row stuck behind a retry that is not due yet runs nothing: idle.
-            if ran == 0 and sent == 0 and synced == 0 and self.lanes.running == 0:
+            if ran == 0 and sent == 0 and synced == 0 and spooled == 0 and alerted == 0 and self.lanes.running == 0:
                 return
         raise RuntimeError(f"run_until_idle did not settle (last pass: synced={synced} ran={ran} sent={sent})")
+
+    async def _drain_spool(self) -> int:
+        """Store what the spool kept; 0 (and it stays spooled) while the database still fails."""
+        try:
+            return await self.inbox.drain_spool()
+        except StorageError as exc:
+            log.warning("inbound_spool_waiting", error=str(exc)[:200])
+            return 0
+
+    async def _spool_loop(self) -> None:
+        """Retry spooled messages, backing off (1 s doubling to 60 s) while the database fails."""
+        delay = SPOOL_RETRY_FIRST_S
+        while True:
+            await asyncio.sleep(delay)
+            if self.inbox.spool is None or len(self.inbox.spool) == 0:
+                delay = SPOOL_RETRY_FIRST_S
+                continue
+            moved = await self._drain_spool()
+            delay = SPOOL_RETRY_FIRST_S if moved else min(delay * 2, SPOOL_RETRY_MAX_S)
+
+    async def _watch_loop(self, interval_s: float) -> None:
+        """Stop the service when its state directory is deleted or replaced: it would keep
+        writing to deleted files, and a second service could start beside it."""
+        assert self._watch is not None
+        while True:
+            await asyncio.sleep(interval_s)
+            problem = self._watch.problem()
+            if problem:
+                self.fatal_reason = problem
+                log.error("state_directory_gone", problem=problem)
+                self.fatal.set()
+                return
 
     async def _poll_loop(self) -> None:
         interval = self.settings.poll_interval.total_seconds()
@@ -214,7 +293,7 @@ class App:
 
     def _take_lock(self) -> None:
         state_dir = ensure_state_dir(self.settings)
-        path = state_dir / "promptpipe.lock"
+        path = state_dir / LOCK_NAME
         handle = open(path, "a+")  # noqa: SIM115  (held for the life of the service)
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)

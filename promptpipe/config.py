@@ -13,11 +13,16 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from urllib.parse import urlsplit
 
 from dotenv import dotenv_values
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
 
 from promptpipe.errors import ConfigError
+from promptpipe.limits import DEFAULT_MAX_SCHEDULES
+from promptpipe.localtime import is_iana_zone
+from promptpipe.text import mask_credentials
 
 TRANSPORTS = ("whatsapp", "console", "dry-run")
 LOG_FORMATS = ("console", "json")
@@ -104,6 +109,18 @@ class Settings:
     intensity_poll_enabled: bool = True
     """INTENSITY_POLL_ENABLED (default on): with the first daily prompt of a local day, ask in a
     poll whether the daily steps should be smaller, the same or bigger."""
+    max_schedules_per_participant: int = DEFAULT_MAX_SCHEDULES
+    """MAX_SCHEDULES_PER_PARTICIPANT (default 3): daily prompt schedules one participant may have."""
+    safety_phrases_file: Path | None = None
+    """SAFETY_PHRASES_FILE (optional): more crisis phrases for the safety screen, one per line
+    (# starts a comment), added to the built-in English list."""
+    safety_message_file: Path | None = None
+    """SAFETY_MESSAGE_FILE (optional): the study's own safety message (its helpline, its team's
+    contact), sent at once when the screen or the model flags a concern. Default: our text,
+    pointing to local emergency services."""
+    alert_webhook_url: str | None = None
+    """ALERT_WEBHOOK_URL (optional, http or https): receives a POST with the participant id and
+    severity of every safety flag (never the message text)."""
     extra: Mapping[str, str] = field(default_factory=dict, repr=False)
     """Every raw variable that was read, for error messages only."""
 
@@ -172,12 +189,32 @@ def parse_float(name: str, raw: str, *, low: float, high: float) -> float:
 
 
 def validate_timezone(name: str, raw: str) -> str:
-    try:
-        ZoneInfo(raw)
-    except (ZoneInfoNotFoundError, ValueError):
+    if not is_iana_zone(raw):
         raise ConfigError(
             f"{name}={raw!r} is not an IANA time zone: use a name like Europe/Berlin or America/Toronto."
-        ) from None
+        )
+    return raw
+
+
+def _optional_file(get: Callable[[str], str], name: str) -> Path | None:
+    raw = get(name)
+    if not raw:
+        return None
+    path = Path(raw)
+    if not path.is_file():
+        raise ConfigError(f"{name}: the file {raw!r} does not exist; point it at a readable text file.")
+    return path
+
+
+def _webhook_url(raw: str) -> str | None:
+    if not raw:
+        return None
+    parts = urlsplit(raw)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ConfigError(
+            f"ALERT_WEBHOOK_URL={mask_credentials(raw)!r} is not an http(s) URL: write it like "
+            "https://alerts.example.org/promptpipe."
+        )
     return raw
 
 
@@ -188,10 +225,16 @@ def normalise_database_url(raw: str) -> str:
         url = "postgresql://" + url[len("postgres://"):]
     scheme = url.split("://", 1)[0] if "://" in url else ""
     base = scheme.split("+", 1)[0]
-    if base not in ("sqlite", "postgresql") or not url.split("://", 1)[1]:
+    problem = "" if base in ("sqlite", "postgresql") and url.split("://", 1)[1] else "unknown form"
+    if not problem:
+        try:
+            make_url(url)
+        except (ArgumentError, ValueError) as exc:
+            problem = mask_credentials(str(exc).splitlines()[0])[:200]
+    if problem:
         raise ConfigError(
-            f"DATABASE_URL={raw!r} is not a database URL PromptPipe can use: write "
-            "sqlite:///path/to/file.db or postgresql://user:password@host:5432/dbname."
+            f"DATABASE_URL={mask_credentials(raw)!r} is not a database URL PromptPipe can use ({problem}): "
+            "write sqlite:///path/to/file.db or postgresql://user:password@host:5432/dbname."
         )
     return url
 
@@ -303,6 +346,13 @@ def load_settings(env: Mapping[str, str] | None = None, *, env_file: str | Path 
         intensity_poll_enabled=(
             parse_bool("INTENSITY_POLL_ENABLED", get("INTENSITY_POLL_ENABLED")) if get("INTENSITY_POLL_ENABLED") else True
         ),
+        max_schedules_per_participant=(
+            parse_int("MAX_SCHEDULES_PER_PARTICIPANT", get("MAX_SCHEDULES_PER_PARTICIPANT"), minimum=1)
+            if get("MAX_SCHEDULES_PER_PARTICIPANT") else defaults.max_schedules_per_participant
+        ),
+        safety_phrases_file=_optional_file(get, "SAFETY_PHRASES_FILE"),
+        safety_message_file=_optional_file(get, "SAFETY_MESSAGE_FILE"),
+        alert_webhook_url=_webhook_url(get("ALERT_WEBHOOK_URL")),
         extra=env,
     )
     if settings.scheduler_prep_time_minutes > 24 * 60:

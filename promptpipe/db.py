@@ -22,15 +22,18 @@ from typing import Any, TypeVar
 from sqlalchemy import Engine, create_engine, event, inspect, text
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import ArgumentError, IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import Session
 from sqlmodel import SQLModel
 
 from promptpipe import models  # noqa: F401  (registers the tables)
-from promptpipe.errors import ConfigError, StorageError
+from promptpipe.errors import ConfigError, DuplicateKey, StorageError
+from promptpipe.files import create_private_file
+from promptpipe.text import mask_credentials
 
 SQLITE_BUSY_TIMEOUT_MS = 15_000
 POSTGRES_THREADS = 8
+SCHEMA_LOCK_KEY = 0x50505343  # "PPSC": one creator of the schema at a time on PostgreSQL
 T = TypeVar("T")
 
 
@@ -52,6 +55,9 @@ def _sqlite_pragmas(dbapi_conn: Any, _: Any) -> None:
     cur.execute("PRAGMA synchronous=NORMAL")
     cur.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
     cur.execute("PRAGMA foreign_keys=ON")
+    # Deleted or overwritten content is zeroed in the file, so an erased participant's texts
+    # cannot be read back from free pages.
+    cur.execute("PRAGMA secure_delete=ON")
     cur.close()
 
 
@@ -65,14 +71,18 @@ class Database:
     def __init__(self, url: str, *, echo: bool = False) -> None:
         self.url = url
         self.dialect = url.split("://", 1)[0].split("+", 1)[0]
-        kwargs: dict[str, Any] = {"echo": echo, "pool_reset_on_return": None}
+        # Statement parameters are study data: never part of an error message or a log line.
+        kwargs: dict[str, Any] = {"echo": echo, "pool_reset_on_return": None, "hide_parameters": True}
         if self.is_sqlite:
             kwargs.update(pool_size=1, max_overflow=0, connect_args={"check_same_thread": False})
             threads = 1
         else:
             kwargs.update(pool_size=POSTGRES_THREADS, max_overflow=2, pool_pre_ping=True)
             threads = POSTGRES_THREADS
-        self.engine: Engine = create_engine(sync_url(url), **kwargs)
+        try:
+            self.engine: Engine = create_engine(sync_url(url), **kwargs)
+        except (ArgumentError, ValueError) as exc:
+            raise ConfigError(f"DATABASE_URL: {mask_credentials(_first_line(exc))}") from None
         if self.is_sqlite:
             event.listen(self.engine, "connect", _sqlite_pragmas)
             event.listen(self.engine, "begin", _sqlite_begin)
@@ -100,25 +110,39 @@ class Database:
             with Session(self.engine, expire_on_commit=False) as session, session.begin():
                 return fn(session)
         except SQLAlchemyError as exc:
-            raise StorageError(f"database error: {_first_line(exc)}") from exc
+            # ``from None``: the driver's own message can carry row values (PostgreSQL's
+            # "Failing row contains (…)", a duplicate key's value), i.e. a participant's text.
+            raise storage_error(exc) from None
+        except UnicodeError as exc:  # a lone surrogate the drivers cannot encode
+            raise StorageError(f"database error: text that cannot be encoded ({exc.reason})") from None
 
     async def connect(self) -> None:
         """Create missing tables and columns; fail with one clear line if the URL is unusable."""
         loop = asyncio.get_running_loop()
         await loop.run_in_executor(self._executor, self._create_schema)
 
+    @property
+    def sqlite_path(self) -> Path | None:
+        """The database file (None for PostgreSQL or an in-memory database)."""
+        if not self.is_sqlite:
+            return None
+        path = self.url.split(":///", 1)[-1]
+        return Path(path) if path and path != ":memory:" else None
+
     def _create_schema(self) -> None:
-        if self.is_sqlite:
-            path = self.url.split(":///", 1)[-1]
-            if path and path != ":memory:":
-                Path(path).parent.mkdir(parents=True, exist_ok=True)
         try:
+            path = self.sqlite_path
+            if path is not None:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                create_private_file(path)  # SQLite gives its -wal and -shm files the same mode
             with self.engine.begin() as conn:
+                if not self.is_sqlite:  # concurrent first starts: one creator, the others wait
+                    conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": SCHEMA_LOCK_KEY})
                 SQLModel.metadata.create_all(conn)
-                _add_missing_columns(conn)
+                _upgrade_data(conn, _add_missing_columns(conn))
         except (SQLAlchemyError, OSError) as exc:
             raise ConfigError(
-                f"DATABASE_URL: cannot open the database ({_first_line(exc)}); check the URL, "
+                f"DATABASE_URL: cannot open the database ({mask_credentials(_first_line(exc))}); check the URL, "
                 "that the server is running and that the user may create tables."
             ) from None
 
@@ -152,8 +176,10 @@ class Database:
         await self.run(lambda session: session.execute(text(sql)))
 
 
-def _add_missing_columns(conn: Any) -> None:
-    """The additive half of an upgrade: columns a newer version added are created on start."""
+def _add_missing_columns(conn: Any) -> set[tuple[str, str]]:
+    """The additive half of an upgrade: columns a newer version added are created on start.
+    Returns the (table, column) pairs it added."""
+    added: set[tuple[str, str]] = set()
     inspector = inspect(conn)
     for table in SQLModel.metadata.sorted_tables:
         existing = {col["name"] for col in inspector.get_columns(table.name)}
@@ -167,8 +193,42 @@ def _add_missing_columns(conn: Any) -> None:
                 default = f" DEFAULT {value!r}" if isinstance(value, str) else f" DEFAULT {value}"
             # Added columns stay nullable: existing rows have no value for them.
             conn.execute(text(f'ALTER TABLE "{table.name}" ADD COLUMN "{column.name}" {col_type}{default}'))
+            added.add((table.name, column.name))
+    return added
+
+
+def _upgrade_data(conn: Any, added: set[tuple[str, str]]) -> None:
+    """Fill columns that replaced an older way of storing the same fact."""
+    if ("participant", "opted_out") in added:  # was: paused_by = 'participant'
+        conn.execute(text("UPDATE participant SET opted_out = (paused_by = 'participant')"))
+    if ("participant", "researcher_paused") in added:
+        conn.execute(text("UPDATE participant SET researcher_paused = (paused_by = 'researcher')"))
 
 
 def _first_line(exc: BaseException) -> str:
     cause = getattr(exc, "orig", None) or exc
     return (str(cause).strip().splitlines() or [type(cause).__name__])[0][:300]
+
+
+def storage_error(exc: SQLAlchemyError) -> StorageError:
+    """Our error for a database error: the first line of the driver's message only (later lines
+    can quote row values), credentials masked; a unique-key violation as :class:`DuplicateKey`."""
+    message = f"database error: {mask_credentials(_first_line(exc))}"
+    if isinstance(exc, IntegrityError) and _is_unique_violation(exc.orig):
+        return DuplicateKey(message, constraint=_constraint_name(exc.orig))
+    return StorageError(message)
+
+
+def _is_unique_violation(orig: BaseException | None) -> bool:
+    if getattr(orig, "sqlstate", None) == "23505":  # psycopg
+        return True
+    return "UNIQUE constraint failed" in str(orig)  # sqlite3
+
+
+def _constraint_name(orig: BaseException | None) -> str:
+    diag = getattr(orig, "diag", None)
+    name = getattr(diag, "constraint_name", None)
+    if name:
+        return str(name)
+    text_ = str(orig)
+    return text_.split("UNIQUE constraint failed:", 1)[-1].strip() if "UNIQUE constraint failed" in text_ else ""

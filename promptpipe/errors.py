@@ -3,12 +3,14 @@
     PromptPipeError
     ├── ConfigError            the operator fixes a setting (names the variable and the fix)
     ├── StorageError           the database cannot be reached or is in a bad state
+    │   └── DuplicateKey       a row with this unique key exists already (e.g. a phone)
     ├── TransportError         sending or receiving through WhatsApp / console failed
     │   ├── NotConnected       transient: not connected yet or connection dropped (retry)
     │   └── SendFailed         the send failed; ``retryable`` says whether to try again
     ├── LLMError               the language model call failed
     │   ├── LLMUnavailable     timeout, rate limit, outage: keep the work and retry later
     │   └── LLMRejected        the request itself was refused (bad key, bad model, bad input)
+    │       └── ContextTooLong the request does not fit the model's context window
     ├── ToolArgumentError      a tool call's arguments were wrong: goes back to the model as text
     └── AdminError             an admin command cannot be carried out (bad phone, duplicate ...)
 
@@ -28,6 +30,14 @@ class ConfigError(PromptPipeError):
 
 class StorageError(PromptPipeError):
     """The database could not be reached or used."""
+
+
+class DuplicateKey(StorageError):
+    """A unique key (a phone, an inbox key) exists already; ``constraint`` names it."""
+
+    def __init__(self, message: str, *, constraint: str = "") -> None:
+        super().__init__(message)
+        self.constraint = constraint
 
 
 class TransportError(PromptPipeError):
@@ -58,6 +68,10 @@ class LLMUnavailable(LLMError):
 
 class LLMRejected(LLMError):
     """The model server refused the request (authentication, unknown model, bad request)."""
+
+
+class ContextTooLong(LLMRejected):
+    """The conversation sent does not fit the model's context: shorten it and ask again."""
 
 
 class ToolArgumentError(PromptPipeError):

@@ -1,9 +1,15 @@
-"""The durable inbox: every inbound message is stored (and deduplicated) before anything else."""
+"""The durable inbox: every inbound message is stored (and deduplicated) before anything else.
+
+Text is made storable first (NUL removed, lone surrogates replaced; the exact original is kept in
+the payload as base64 when that changed anything). A message the database cannot take goes to the
+on-disk spool and is stored once the database recovers (:meth:`Inbox.drain_spool`); it is never
+dropped because a write failed.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -14,6 +20,8 @@ from promptpipe import keys
 from promptpipe.clock import Clock
 from promptpipe.db import Database
 from promptpipe.delivery_store import mark_first_reply
+from promptpipe.errors import StorageError
+from promptpipe.limits import NAME_CHARS
 from promptpipe.logging import get_logger, mask_phone
 from promptpipe.models import Message
 from promptpipe.nudges import CANCELLED_BY_REPLY
@@ -31,6 +39,8 @@ from promptpipe.store import (
     sender_by_phone,
     set_participant_lid,
 )
+from promptpipe.spool import Spool
+from promptpipe.text import clean_for_storage, lossless_original
 from promptpipe.transport import InboundMessage, poll_option_hash
 
 log = get_logger("promptpipe.inbox")
@@ -50,22 +60,56 @@ class _Duplicate(Exception):
 class Inbox:
     def __init__(
         self, db: Database, clock: Clock, config: InboxConfig, wake: Callable[[str], None],
-        alarms_changed: Callable[[list[str]], None] | None = None,
+        alarms_changed: Callable[[list[str]], None] | None = None, spool: Spool | None = None,
     ) -> None:
         self.db, self.clock, self.config, self._wake = db, clock, config, wake
         self._alarms_changed = alarms_changed
+        self.spool = spool
+        """Where a message goes when the database cannot store it (None: the error is raised)."""
         self.accepted = 0
         self.duplicates = 0
         self.ignored = 0
+        self.spooled = 0
 
     def __repr__(self) -> str:
-        return f"<Inbox accepted={self.accepted} duplicates={self.duplicates} ignored={self.ignored}>"
+        return (f"<Inbox accepted={self.accepted} duplicates={self.duplicates} ignored={self.ignored} "
+                f"spooled={self.spooled}>")
 
     async def ingest(self, msg: InboundMessage) -> int | None:
         """Store one inbound message and wake its lane. Returns the inbox id, or None when the
-        message was a duplicate or came from someone who is not enrolled."""
+        message was a duplicate, came from someone who is not enrolled, or went to the spool
+        because the database could not store it (it is stored later by :meth:`drain_spool`)."""
         try:
-            stored = await self.db.run(lambda session: self._store(session, msg))
+            return await self._ingest(msg)
+        except StorageError as exc:
+            if self.spool is None:
+                raise
+            on_disk = self.spool.keep(msg)
+            self.spooled += 1
+            log.error("inbound_spooled", message_id=msg.message_id, error=str(exc)[:200], on_disk=on_disk)
+            return None
+
+    async def drain_spool(self) -> int:
+        """Store spooled messages, oldest first; stops at the first that still fails (raising its
+        StorageError). Returns how many left the spool."""
+        if self.spool is None:
+            return 0
+        moved = 0
+        for item in self.spool.waiting():
+            await self._ingest(item.message)  # a repeat (stored before a crash) is a no-op
+            self.spool.done(item)
+            moved += 1
+        if moved:
+            log.info("inbound_spool_drained", messages=moved)
+        return moved
+
+    async def _ingest(self, msg: InboundMessage) -> int | None:
+        original = lossless_original(msg.text)
+        msg = replace(msg, text=clean_for_storage(msg.text),
+                      sender_name=clean_for_storage(msg.sender_name).strip()[:NAME_CHARS])
+        extra = {"original_text_b64": original} if original else {}
+        try:
+            stored = await self.db.run(lambda session: self._store(session, msg, extra))
         except _Duplicate:
             self.duplicates += 1
             log.info("inbound_duplicate", message_id=msg.message_id)
@@ -86,7 +130,7 @@ class Inbox:
         self._wake(participant_id)
         return inbox_id
 
-    def _store(self, session: Session, msg: InboundMessage) -> tuple[str, int, str, bool, int] | None:
+    def _store(self, session: Session, msg: InboundMessage, extra: dict[str, Any]) -> tuple[str, int, str, bool, int] | None:
         """One transaction: find (or auto-enroll) the sender, dedupe, write transcript + inbox, and
         cancel the timers a reply makes moot (a reminder must not follow an answer)."""
         now = self.clock.now()
@@ -98,6 +142,7 @@ class Inbox:
         if inbox_key_exists(session, key):
             raise _Duplicate
         kind, text, payload = _describe(session, msg)
+        payload = {**payload, **extra}
         message_id = add_inbound_message(session, participant_id=participant.id, text=text, now=now,
                                          wa_message_id=msg.message_id, payload=payload)
         inbox_id = enqueue_inbox(self.db, session, key=key, participant_id=participant.id, kind=kind, now=now,
@@ -123,8 +168,8 @@ class Inbox:
             if not self.config.auto_enroll or phone is None:
                 return None
             created = create_participant(
-                session, phone=phone, name=msg.sender_name.strip()[:80], timezone=self.config.default_timezone,
-                background="", now=now, reason="auto-enrolled on first message",
+                session, phone=phone, name=msg.sender_name, timezone=self.config.default_timezone,
+                background="", now=now, reason="auto-enrolled on first message", source="server",
             )
             sender, enrolled = SenderRef(created.id, created.lid), True
         if msg.sender_lid and sender.lid != msg.sender_lid:

@@ -64,3 +64,13 @@ def check_in(inbox_id: int) -> str:
 
 def intensity_poll(inbox_id: int) -> str:
     return f"intensity-poll:{inbox_id}"
+
+
+def safety(inbox_id: int) -> str:
+    """The study's safety message for a flagged input (or a turn in which the model flagged one)."""
+    return f"safety:{inbox_id}"
+
+
+def too_long(inbox_id: int) -> str:
+    """The one line a participant gets when their message could not be answered at all."""
+    return f"too-long:{inbox_id}"

@@ -27,8 +27,12 @@ FOLDABLE_KINDS = ("message",)
 
 ContextLoader = Callable[[Session, str, list[InboxRow]], Any]
 """Reads what a turn needs, inside the same transaction that picked the batch."""
-Processor = Callable[[str, list[InboxRow], Any], Awaitable[None]]
+Processor = Callable[[str, list[InboxRow], Any], Awaitable[bool | None]]
+"""Runs a batch; True when part of it is still pending and should run at once."""
 FailureRecorder = Callable[[str, list[InboxRow], BaseException], Awaitable[None]]
+BlockedHook = Callable[[Session, str, list[InboxRow], datetime], None]
+"""Called (in the same transaction) when rows are pending but none can run yet: the first one
+waits for its retry. It may write, e.g. tell a participant whose message waits behind it."""
 
 
 def select_batch(rows: list[InboxRow], now: datetime) -> list[InboxRow]:
@@ -51,9 +55,11 @@ class Lanes:
     def __init__(
         self, db: Database, clock: Clock, load: ContextLoader, process: Processor, record_failure: FailureRecorder, *,
         concurrency: int, turn_timeout: timedelta = TURN_TIMEOUT, on_batch_done: Callable[[], None] | None = None,
+        on_blocked: BlockedHook | None = None,
     ) -> None:
         self.db, self.clock = db, clock
         self._load, self._process, self._record_failure = load, process, record_failure
+        self._on_blocked = on_blocked
         self._semaphore = asyncio.Semaphore(concurrency)
         self._concurrency = concurrency
         self._turn_timeout_s = turn_timeout.total_seconds()
@@ -132,14 +138,17 @@ class Lanes:
         rows = pending_inbox(session, participant_id)
         batch = select_batch(rows, now)
         if not batch:
+            if rows and self._on_blocked is not None:
+                self._on_blocked(session, participant_id, rows, now)
             return None
         return batch, len(rows), self._load(session, participant_id, batch)
 
     async def _run_batch(self, participant_id: str, batch: list[InboxRow], context: Any) -> bool:
         """Run one batch; True when it should run again at once (a version conflict)."""
         self.batches += 1
+        again = False
         try:
-            await asyncio.wait_for(self._process(participant_id, batch, context), self._turn_timeout_s)
+            again = bool(await asyncio.wait_for(self._process(participant_id, batch, context), self._turn_timeout_s))
         except VersionConflict:
             log.info("turn_conflict_retry", participant_id=participant_id)
             return True
@@ -151,4 +160,4 @@ class Lanes:
             await self._record_failure(participant_id, batch, exc)
         if self._on_batch_done is not None:
             self._on_batch_done()
-        return False
+        return again

@@ -1,8 +1,14 @@
-"""The language model behind one small interface; openai's types and errors stay in this file."""
+"""The language model behind one small interface; openai's types and errors stay in this file.
+
+Whatever the model server answers is checked here: anything that is not a well-formed completion
+(a proxy's HTML page, a truncated body, a JSON object of the wrong shape) means the model is
+unavailable, and the turn is retried later like after a 500; it is never treated as a bug.
+"""
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -10,9 +16,11 @@ from typing import Any, Protocol
 
 import openai
 from openai import AsyncOpenAI
+from openai.types.chat import ChatCompletion
 
 from promptpipe.config import Settings
-from promptpipe.errors import LLMRejected, LLMUnavailable
+from promptpipe.errors import ContextTooLong, LLMRejected, LLMUnavailable
+from promptpipe.text import clean_for_storage
 
 
 @dataclass(frozen=True)
@@ -35,6 +43,8 @@ class ToolCall:
 class Completion:
     content: str | None
     tool_calls: tuple[ToolCall, ...] = field(default_factory=tuple)
+    truncated: bool = False
+    """The model hit its output limit (``finish_reason: length``): the text ends mid-thought."""
 
 
 class LLM(Protocol):
@@ -45,9 +55,26 @@ class LLM(Protocol):
         ...
 
 
+_CONTEXT_WORDS = re.compile(
+    r"context[ _-]?(length|window|size)|maximum context|too many tokens|prompt is too long|"
+    r"reduce the length|input is too long|exceeds? the (available )?context", re.IGNORECASE)
+
+
+def is_context_rejection(exc: openai.APIStatusError) -> bool:
+    """A refusal because the request does not fit the model's context (OpenAI's
+    ``context_length_exceeded``, and the wordings of vLLM, llama.cpp and others; 413 from a proxy)."""
+    if exc.status_code == 413:
+        return True
+    body = exc.body if isinstance(exc.body, dict) else {}
+    error = body.get("error", body) if isinstance(body.get("error", body), dict) else {}
+    code = str(error.get("code") or "") + " " + str(error.get("type") or "")
+    return "context" in code or bool(_CONTEXT_WORDS.search(str(exc)))
+
+
 @contextmanager
 def map_openai_errors() -> Iterator[None]:
-    """Turn the openai client's exceptions into ours at the boundary."""
+    """Turn the openai client's exceptions into ours at the boundary. A body the client cannot
+    parse (``ValueError``, e.g. a truncated JSON document) is an unavailable server too."""
     try:
         yield
     except (openai.APITimeoutError, openai.APIConnectionError, openai.RateLimitError) as exc:
@@ -55,11 +82,43 @@ def map_openai_errors() -> Iterator[None]:
     except openai.APIStatusError as exc:
         if exc.status_code >= 500 or exc.status_code in (408, 409, 429):
             raise LLMUnavailable(f"model server answered {exc.status_code}: {_short(exc)}") from exc
+        if is_context_rejection(exc):
+            raise ContextTooLong(f"the request is too long for the model ({exc.status_code}): {_short(exc)}") from exc
         raise LLMRejected(f"model server refused the request ({exc.status_code}): {_short(exc)}") from exc
     except openai.APIResponseValidationError as exc:
         raise LLMUnavailable(f"model server sent an unreadable answer: {_short(exc)}") from exc
     except openai.OpenAIError as exc:
         raise LLMUnavailable(f"{type(exc).__name__}: {_short(exc)}") from exc
+    except ValueError as exc:  # json.JSONDecodeError and friends, raised while reading the body
+        raise LLMUnavailable(f"model server sent an unreadable answer: {type(exc).__name__}") from exc
+
+
+def read_completion(response: object) -> Completion:
+    """Our :class:`Completion` from what the client returned, or LLMUnavailable when it is not a
+    chat completion (the client hands back a ``str`` for a non-JSON body, and fills a JSON
+    object of the wrong shape with ``None``)."""
+    if not isinstance(response, ChatCompletion):
+        raise LLMUnavailable(f"model server sent something that is not a completion ({type(response).__name__})")
+    choices = response.choices
+    if not isinstance(choices, list) or not choices:
+        raise LLMUnavailable("model server returned no choices")
+    choice = choices[0]
+    message = getattr(choice, "message", None)
+    content = getattr(message, "content", None)
+    raw_calls = getattr(message, "tool_calls", None) or []
+    if message is None or not isinstance(content, (str, type(None))) or not isinstance(raw_calls, list):
+        raise LLMUnavailable("model server sent a completion without a usable message")
+    calls = []
+    for call in raw_calls:
+        function = getattr(call, "function", None)
+        name, arguments = getattr(function, "name", None), getattr(function, "arguments", None)
+        if function is None:
+            continue
+        if not isinstance(name, str) or not isinstance(arguments, (str, type(None))):
+            raise LLMUnavailable("model server sent a malformed tool call")
+        calls.append(ToolCall(id=str(getattr(call, "id", "") or ""), name=name, arguments=arguments or ""))
+    return Completion(content=clean_for_storage(content) if content else content, tool_calls=tuple(calls),
+                      truncated=getattr(choice, "finish_reason", None) == "length")
 
 
 def _short(exc: BaseException) -> str:
@@ -92,15 +151,7 @@ class OpenAILLM:
             kwargs["tools"] = list(tools)
         with map_openai_errors():
             response = await self._client.chat.completions.create(**kwargs)
-        if not response.choices:
-            raise LLMUnavailable("model server returned no choices")
-        message = response.choices[0].message
-        calls = tuple(
-            ToolCall(id=call.id, name=call.function.name, arguments=call.function.arguments or "")
-            for call in (message.tool_calls or [])
-            if getattr(call, "function", None) is not None
-        )
-        return Completion(content=message.content, tool_calls=calls)
+        return read_completion(response)
 
     async def close(self) -> None:
         await self._client.close()

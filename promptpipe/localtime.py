@@ -17,9 +17,33 @@ import random
 import re
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, timezone
-from zoneinfo import ZoneInfo
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 FIXED, RANDOM = "fixed", "random"
+
+
+def _iana_zones() -> frozenset[str]:
+    """The zone names the IANA database defines (tzdata's list, the package we depend on);
+    ``Factory`` is a placeholder in that list, not a place."""
+    from importlib import resources
+
+    names = resources.files("tzdata").joinpath("zones").read_text(encoding="utf-8").split()
+    return frozenset(names) - {"Factory"}
+
+
+IANA_ZONES = _iana_zones()
+
+
+def is_iana_zone(name: str) -> bool:
+    """True for a real IANA zone (``Europe/Berlin``, ``UTC``); False for ``localtime``,
+    ``posixrules``, ``Factory``, paths and anything zoneinfo cannot load."""
+    if name not in IANA_ZONES:
+        return False
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return False
+    return True
 _HHMM = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
 
 

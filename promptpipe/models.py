@@ -59,11 +59,20 @@ class Participant(SQLModel, table=True):
     name: str = ""
     timezone: str = "UTC"
     status: str = ACTIVE
+    """active | paused (either reason below holds) | withdrawn | completed; derived on every change."""
+    opted_out: bool = False
+    """The participant withdrew consent to messages (STOP, or asked the model); only they lift it."""
+    researcher_paused: bool = False
+    """A researcher paused them; only a researcher lifts it. Independent of ``opted_out``."""
     paused_by: str | None = None
-    """participant (sent STOP) | researcher (admin pause); None unless paused."""
+    """Who holds the pause, for people reading the table: participant | researcher |
+    participant+researcher; None unless paused. Derived from the two flags above."""
     background: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
     enrolled_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
     updated_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    erased_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
+    """When the participant's personal data was erased (the row stays as a pseudonymous tombstone)."""
+    erased_by: str | None = None
 
 
 class Conversation(SQLModel, table=True):
@@ -275,4 +284,58 @@ class ToneEvent(SQLModel, table=True):
     active_after: list[str] = Field(default_factory=list, sa_column=Column(JSONType, nullable=False))
     scores: dict[str, Any] = _json()
     """Scores after the update."""
+    created_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+
+
+# Consent ledger events and sources.
+CONSENT_EVENTS = ("enrolled", "opted_out", "opted_in", "paused", "resumed", "withdrawn", "erased")
+CONSENT_SOURCES = ("participant", "model", "researcher", "server")
+
+
+class ConsentEvent(SQLModel, table=True):
+    """The consent ledger: every consent-relevant event, who caused it and the words that did."""
+
+    __tablename__ = "consent"
+
+    id: int | None = Field(default=None, primary_key=True)
+    participant_id: str = Field(foreign_key="participant.id", index=True)
+    event: str
+    """enrolled | opted_out | opted_in | paused | resumed | withdrawn | erased"""
+    source: str
+    """participant | model (on the participant's words) | researcher | server"""
+    actor: str = ""
+    """The researcher's name (source researcher); empty otherwise."""
+    words: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
+    """What caused it: the participant's message, or the researcher's reason."""
+    created_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+
+
+# Safety flags.
+OPEN, RESOLVED = "open", "resolved"
+SEVERITIES = ("low", "medium", "high")
+
+
+class Flag(SQLModel, table=True):
+    """A safety concern about a participant: raised by the crisis screen or by the model."""
+
+    __table_args__ = (Index("ix_flag_status_id", "status", "id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    participant_id: str = Field(foreign_key="participant.id", index=True)
+    source: str
+    """screen (the server's phrase list) | model (the flag_concern tool)"""
+    severity: str
+    """low | medium | high"""
+    trigger: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
+    """The phrase the screen matched, or the model's reason."""
+    message_id: int | None = Field(default=None, foreign_key="message.id")
+    """The participant's message that raised it."""
+    status: str = OPEN
+    resolved_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
+    resolved_by: str | None = None
+    resolution_note: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
+    alert_status: str = "none"
+    """none (no webhook set) | pending | sent"""
+    alert_attempts: int = 0
+    alerted_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
     created_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))

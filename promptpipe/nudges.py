@@ -50,3 +50,5 @@ class NudgePolicy:
     feedback_initial_timeout: timedelta = timedelta(minutes=15)
     feedback_followup_delay: timedelta = timedelta(hours=3)
     intensity_poll: bool = True
+    max_schedules: int = 3
+    """MAX_SCHEDULES_PER_PARTICIPANT: daily prompt schedules one participant may have."""

@@ -10,19 +10,31 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from promptpipe.consent_store import ConsentRecord
+from promptpipe.flag_store import NewFlag
 from promptpipe.localtime import DailySpec, parse_hhmm
 from promptpipe.models import ACTIVE, FEEDBACK, INTAKE, PAUSED, SUB_STATES, WITHDRAWN
 from promptpipe.nudges import TIMER_KINDS
 from promptpipe.tone import ToneUpdate
 
-STATUS_TRANSITIONS: dict[str, tuple[str, str | None]] = {
-    "opted_out": (PAUSED, "participant"),
-    "opted_in": (ACTIVE, None),
-    "paused_by_researcher": (PAUSED, "researcher"),
-    "resumed_by_researcher": (ACTIVE, None),
-    "withdrawn_by_researcher": (WITHDRAWN, None),
+STATUS_TRANSITIONS: dict[str, str] = {
+    "opted_out": "opted_out",
+    "opted_in": "opted_in",
+    "paused_by_researcher": "paused",
+    "resumed_by_researcher": "resumed",
+    "withdrawn_by_researcher": "withdrawn",
 }
-"""Named status changes: the new status and who paused (kept so START cannot lift a researcher's pause)."""
+"""Named status changes and the consent event each one is. A participant's opt-out and a
+researcher's pause are two independent reasons to be paused: each is lifted only by its own side,
+and the participant is active only when neither holds."""
+
+
+def derive_status(*, withdrawn: bool, opted_out: bool, researcher_paused: bool) -> tuple[str, str | None]:
+    """The status and the ``paused_by`` label that follow from the reasons."""
+    if withdrawn:
+        return WITHDRAWN, None
+    holders = [who for who, holds in (("participant", opted_out), ("researcher", researcher_paused)) if holds]
+    return (PAUSED, "+".join(holders)) if holders else (ACTIVE, None)
 
 SUB_STATE_TRANSITIONS: dict[tuple[str, str], str] = {
     (INTAKE, FEEDBACK): "intake_to_feedback",
@@ -60,6 +72,8 @@ class ParticipantInfo:
     background: str
     lid: str | None = None
     paused_by: str | None = None
+    opted_out: bool = False
+    researcher_paused: bool = False
 
 
 @dataclass(frozen=True)
@@ -148,6 +162,12 @@ class TurnState:
     transitions: list[PendingTransition] = field(default_factory=list)
     status: str = ""
     paused_by: str | None = None
+    opted_out: bool = False
+    researcher_paused: bool = False
+    consent: list[ConsentRecord] = field(default_factory=list)
+    """Consent events of this turn, written to the ledger on commit."""
+    flags: list[NewFlag] = field(default_factory=list)
+    """Safety concerns raised in this turn (by the model), written on commit."""
     timezone: str = ""
     schedules: list[ScheduleEntry] = field(default_factory=list)
     pending_timers: dict[str, PendingTimer] = field(default_factory=dict)
@@ -165,6 +185,7 @@ class TurnState:
     def __post_init__(self) -> None:
         if not self.status:
             self.status, self.paused_by = self.participant.status, self.participant.paused_by
+            self.opted_out, self.researcher_paused = self.participant.opted_out, self.participant.researcher_paused
         if not self.timezone:
             self.timezone = self.participant.timezone
 
@@ -203,20 +224,34 @@ class TurnState:
         self.timezone = name
         return True
 
-    def change_status(self, name: str, *, reason: str) -> bool:
-        """Apply a named status change; False when it changes nothing."""
-        target, paused_by = STATUS_TRANSITIONS[name]
-        if (target, paused_by) == (self.status, self.paused_by):
+    @property
+    def status_facts(self) -> tuple[str, str | None, bool, bool]:
+        return self.status, self.paused_by, self.opted_out, self.researcher_paused
+
+    def change_status(self, name: str, *, reason: str, source: str = "server", actor: str = "", words: str = "") -> bool:
+        """Apply a named status change and record it as a consent event (``words``: what caused
+        it, the participant's message or the researcher's reason); False when it changes nothing.
+        A withdrawal is final: nothing changes a withdrawn participant."""
+        if name not in STATUS_TRANSITIONS:
+            raise ValueError(f"unknown status change {name!r}")
+        if self.status == WITHDRAWN:
             return False
-        self.transitions.append(PendingTransition("status", name, self.status, target, reason))
-        self.status, self.paused_by = target, paused_by
-        if target != ACTIVE:  # nothing scheduled may reach someone who is not active
+        opted_out, paused, withdrawn = self.opted_out, self.researcher_paused, False
+        if name in ("opted_out", "opted_in"):
+            opted_out = name == "opted_out"
+        elif name in ("paused_by_researcher", "resumed_by_researcher"):
+            paused = name == "paused_by_researcher"
+        else:
+            withdrawn = True
+        if (opted_out, paused, withdrawn) == (self.opted_out, self.researcher_paused, False):
+            return False
+        status, paused_by = derive_status(withdrawn=withdrawn, opted_out=opted_out, researcher_paused=paused)
+        self.transitions.append(PendingTransition("status", name, self.status, status, reason))
+        self.consent.append(ConsentRecord(STATUS_TRANSITIONS[name], source, words or reason, actor))
+        self.status, self.paused_by, self.opted_out, self.researcher_paused = status, paused_by, opted_out, paused
+        if status != ACTIVE:  # nothing scheduled may reach someone who is not active
             self.cancel_timers(*TIMER_KINDS, reason=f"status changed: {name}")
         return True
-
-    def record_status_event(self, name: str, *, reason: str) -> None:
-        """Log a named status event that leaves the status as it is (e.g. STOP while paused by the team)."""
-        self.transitions.append(PendingTransition("status", name, self.status, self.status, reason))
 
     def missing_fields(self, names: tuple[str, ...]) -> list[str]:
         return [name for name in names if not str(self.profile.get(name) or "").strip()]

@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import bindparam, func, insert, select, update
 from sqlalchemy.orm import Session
 
+from promptpipe.consent_store import ConsentRecord, record_consent
 from promptpipe.db import Database
 from promptpipe.errors import StorageError
 from promptpipe.models import (
@@ -32,6 +33,7 @@ from promptpipe.models import (
 )
 from promptpipe.schedule_store import apply_timer_ops, load_pending_timers, load_schedules, save_schedules
 from promptpipe.state import HistoryEntry, ParticipantInfo, PendingTransition, TurnState
+from promptpipe.text import clean_for_storage
 from promptpipe.tone import ToneUpdate
 
 HIDDEN_FROM_MODEL = ("apology",)
@@ -74,7 +76,7 @@ _SENDER_BY_LID = select(_PARTICIPANT.c.id, _PARTICIPANT.c.lid).where(_PARTICIPAN
 _TURN_STATE = (
     select(_PARTICIPANT.c.id, _PARTICIPANT.c.phone, _PARTICIPANT.c.name, _PARTICIPANT.c.timezone,
            _PARTICIPANT.c.status, _PARTICIPANT.c.background, _PARTICIPANT.c.lid, _PARTICIPANT.c.paused_by,
-           _CONVERSATION.c.sub_state, _CONVERSATION.c.profile, _CONVERSATION.c.version, _CONVERSATION.c.tone,
+           _PARTICIPANT.c.opted_out, _PARTICIPANT.c.researcher_paused, _CONVERSATION.c.sub_state, _CONVERSATION.c.profile, _CONVERSATION.c.version, _CONVERSATION.c.tone,
            _CONVERSATION.c.summary, _CONVERSATION.c.summary_through, _CONVERSATION.c.turns_since_summary)
     .join(_CONVERSATION, _CONVERSATION.c.participant_id == _PARTICIPANT.c.id)
     .where(_PARTICIPANT.c.id == bindparam("pid"))
@@ -128,7 +130,8 @@ def remember_lid(session: Session, lid: str, phone: str, now: datetime) -> None:
 
 
 def create_participant(
-    session: Session, *, phone: str, name: str, timezone: str, background: str, now: datetime, reason: str
+    session: Session, *, phone: str, name: str, timezone: str, background: str, now: datetime, reason: str,
+    source: str = "researcher", actor: str = "",
 ) -> Participant:
     participant = Participant(
         id=new_participant_id(), phone=phone, name=name, timezone=timezone, status=ACTIVE,
@@ -140,6 +143,7 @@ def create_participant(
     session.add(Transition(participant_id=participant.id, kind="status", name="enrolled", from_value=None,
                            to_value=ACTIVE, reason=reason, created_at=now))
     session.flush()
+    record_consent(session, participant.id, [ConsentRecord("enrolled", source, reason, actor)], now)
     return participant
 
 
@@ -170,6 +174,7 @@ def add_inbound_message(
 
 
 def _insert_message(session: Session, **values: Any) -> int:
+    values["text"] = clean_for_storage(values["text"])  # the last guard: any text, from anywhere
     values.setdefault("wa_message_id", None)
     values.setdefault("sent_at", None)
     return int(session.connection().execute(_INSERT_MESSAGE, values).scalar_one())
@@ -197,10 +202,11 @@ def load_turn_state(session: Session, participant_id: str) -> TurnState:
     row = session.connection().execute(_TURN_STATE, {"pid": participant_id}).first()
     if row is None:
         raise StorageError(f"participant {participant_id} has no conversation row")
-    (pid, phone, name, timezone, status, background, lid, paused_by, sub_state, profile, version, tone, summary,
-     summary_through, turns_since_summary) = row
+    (pid, phone, name, timezone, status, background, lid, paused_by, opted_out, researcher_paused, sub_state, profile,
+     version, tone, summary, summary_through, turns_since_summary) = row
     info = ParticipantInfo(id=pid, phone=phone, name=name, timezone=timezone, status=status,
-                           background=background, lid=lid, paused_by=paused_by)
+                           background=background, lid=lid, paused_by=paused_by, opted_out=bool(opted_out),
+                           researcher_paused=bool(researcher_paused))
     return TurnState(participant=info, sub_state=sub_state, profile=dict(profile), version=version,
                      schedules=load_schedules(session, pid), pending_timers=load_pending_timers(session, pid),
                      tone=dict(tone or {}), summary=summary or "", summary_through=summary_through or 0,
@@ -219,11 +225,15 @@ def save_turn_state(session: Session, state: TurnState, now: datetime) -> None:
     if result.rowcount != 1:  # type: ignore[attr-defined]
         raise VersionConflict(f"conversation of {state.participant.id} changed during the turn")
     state.version += 1
-    if (state.status, state.paused_by, state.timezone) != (
-        state.participant.status, state.participant.paused_by, state.participant.timezone
+    person = state.participant
+    if (*state.status_facts, state.timezone) != (
+        person.status, person.paused_by, person.opted_out, person.researcher_paused, person.timezone
     ):
-        session.connection().execute(update(Participant).where(Participant.id == state.participant.id).values(
-            status=state.status, paused_by=state.paused_by, timezone=state.timezone, updated_at=now))
+        session.connection().execute(update(Participant).where(Participant.id == person.id).values(
+            status=state.status, paused_by=state.paused_by, opted_out=state.opted_out,
+            researcher_paused=state.researcher_paused, timezone=state.timezone, updated_at=now))
+    record_consent(session, person.id, state.consent, now)
+    state.consent.clear()
     save_schedules(session, state.participant.id, state.schedules, now)
     state.committed_timer_changes = apply_timer_ops(session, state.participant.id, state.timer_ops, now)
     state.timer_ops.clear()
@@ -235,14 +245,17 @@ def save_turn_state(session: Session, state: TurnState, now: datetime) -> None:
     state.tone_updates.clear()
 
 
-def change_status_now(session: Session, participant_id: str, name: str, *, reason: str, now: datetime) -> bool:
+def change_status_now(
+    session: Session, participant_id: str, name: str, *, reason: str, now: datetime, actor: str = ""
+) -> TurnState | None:
     """A researcher's status change, applied directly (it must show at once, service running or
-    not). Bumps the conversation version so a turn that read the old status runs again."""
+    not). Bumps the conversation version so a turn that read the old status runs again. Returns
+    the state after the change, or None when it changed nothing."""
     state = load_turn_state(session, participant_id)
-    if not state.change_status(name, reason=reason):
-        return False
+    if not state.change_status(name, reason=reason, source="researcher", actor=actor, words=reason):
+        return None
     save_turn_state(session, state, now)
-    return True
+    return state
 
 
 def _transition_row(participant_id: str, change: PendingTransition, now: datetime) -> Transition:
@@ -293,10 +306,23 @@ def participants_with_due_inbox(session: Session, now: datetime, limit: int) -> 
     return list(session.connection().execute(query).scalars().all())
 
 
-def mark_inbox_done(session: Session, items: list[InboxRow], now: datetime) -> None:
+ANSWERED, KEPT = "answered", "kept"
+"""Transcript status of an inbound message once handled: answered, or kept without an answer
+(the participant is paused or withdrawn, or wrote it just before or after STOP)."""
+
+
+def mark_inbox_done(session: Session, items: list[InboxRow], now: datetime, *, message_status: str = ANSWERED) -> None:
+    if not items:
+        return
     ids = [item.id for item in items]
     session.connection().execute(update(InboxItem).where(InboxItem.id.in_(ids))  # type: ignore[union-attr]
                     .values(status=DONE, processed_at=now, last_error=None))
     message_ids = [item.message_id for item in items if item.message_id is not None]
     if message_ids:
-        session.connection().execute(update(Message).where(Message.id.in_(message_ids)).values(status="answered"))  # type: ignore[union-attr]
+        session.connection().execute(update(Message).where(Message.id.in_(message_ids)).values(status=message_status))  # type: ignore[union-attr]
+
+
+def merge_inbox_payload(session: Session, item: InboxRow, **fields: Any) -> None:
+    """Add keys to an inbox row's payload (e.g. that the safety screen flagged it)."""
+    item.payload = {**item.payload, **fields}
+    session.connection().execute(update(InboxItem).where(InboxItem.id == item.id).values(payload=item.payload))

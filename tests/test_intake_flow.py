@@ -73,7 +73,7 @@ async def test_multi_turn_intake_saves_profile_and_hands_over_to_feedback(
     assert "hear how the habit went" in feedback_request["messages"][0]["content"] or \
         "you hear how it went" in feedback_request["messages"][0]["content"]
     tool_names = {t["function"]["name"] for t in feedback_request["tools"]}
-    assert tool_names == {"save_user_profile", "scheduler", "transition_state"}  # no prompt writing in feedback
+    assert tool_names == {"save_user_profile", "scheduler", "transition_state", "flag_concern", "opt_out"}  # no prompt writing in feedback
     assert "I want to stretch more" in json.dumps(feedback_request["messages"])
     fake_openai.assert_complete()
 

@@ -1,19 +1,42 @@
 """Deterministic commands, handled before any model sees the message.
 
-A command is a message that is exactly one of the words below (any case, surrounding spaces and a
-final full stop or exclamation mark ignored). "stop it" is a normal message, "STOP" is a command.
+A message is a command when, after normalising (NFKC, case folding, punctuation and emoji
+stripped: ``"ＳＴＯＰ"``, ``"Stop?"``, ``"stop 🙏"``) and dropping politeness words at either end
+(``"stop please"``, ``"ok stop now"``), it is exactly one of the phrases below. ``"stop it"`` or
+``"I can't stop snacking"`` are ordinary messages; the model can still opt someone out who asks in
+their own words (the ``opt_out`` tool).
+
+In a batch of messages that arrived together, each command is applied in order, and a message is
+answered by the model only if it was written while the participant was active and they are still
+active at the end: a question sent after HELP gets its answer, words sent after STOP are kept but
+not answered, words sent before a STOP are not answered either.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
-from promptpipe.models import ACTIVE, PAUSED, WITHDRAWN
+from promptpipe.models import ACTIVE, WITHDRAWN
 from promptpipe.state import TurnState
+from promptpipe.text import normalise_words
 
 STOP, START, RESUME, HELP = "STOP", "START", "RESUME", "HELP"
 COMMANDS = (STOP, START, RESUME, HELP)
+
+PHRASES: dict[str, tuple[str, ...]] = {
+    STOP: ("stop", "stop all", "stopall", "unsubscribe", "unsub", "opt out", "optout", "cancel", "end", "quit",
+           "stop texting me", "stop messaging me", "stop sending messages", "stop sending me messages",
+           "stop the messages", "stop messages", "no more messages", "stop texts", "stop texting"),
+    START: ("start", "unstop", "opt in", "optin", "subscribe", "start again"),
+    RESUME: ("resume",),
+    HELP: ("help", "info"),
+}
+"""What each command is, as normalised words (see :func:`as_command`); the README lists them."""
+POLITENESS = frozenset({"please", "pls", "plz", "thanks", "thank", "you", "thx", "ty", "now", "ok", "okay",
+                        "kindly", "hi", "hello", "hey", "just"})
+"""Words ignored at either end of a command (``"stop please"``, ``"ok stop"``, ``"stop thank you"``)."""
+_BY_PHRASE = {phrase: command for command, phrases in PHRASES.items() for phrase in phrases}
 
 STOPPED = (
     "Okay, you're unsubscribed: you won't get any more daily nudges, reminders or check-ins from "
@@ -26,9 +49,9 @@ PAUSED_BY_TEAM = (
     "Your messages from this study are paused by the research team, so I can't switch them back on "
     "from here. Please contact the team if you have questions."
 )
-NOT_ENROLLED = (
-    "You're no longer taking part in this study, so nothing more will be sent. Please contact the "
-    "research team if you have questions."
+OPTED_IN_TEAM_PAUSED = (
+    "Thanks, your own stop is lifted. The research team has also paused messages for now, so nothing "
+    "will be sent until they switch them back on. Please contact the team if you have questions."
 )
 PAUSED_HINT = "Your nudges are paused, so I won't reply here for now. Send START to resume, or HELP for information."
 HELP_TEXT = (
@@ -36,48 +59,74 @@ HELP_TEXT = (
     "personal nudge at the time you chose, and I'll ask now and then how it went. Your replies are "
     "part of the study data.\n\n"
     "Commands you can send at any time:\n"
-    "STOP - no more nudges or messages from the study\n"
+    "STOP (or UNSUBSCRIBE) - no more nudges or messages from the study\n"
     "START or RESUME - switch them back on\n"
     "HELP - this message\n\n"
     "For anything else, just write to me, or contact the research team."
 )
 
-_TRAILING = re.compile(r"[.!]+$")
-
 
 def as_command(text: str) -> str | None:
     """The command this message is, or None."""
-    word = _TRAILING.sub("", text.strip()).strip().upper()
-    return word if word in COMMANDS else None
+    words = normalise_words(text).split()
+    while words and words[0] in POLITENESS:
+        words.pop(0)
+    while words and words[-1] in POLITENESS:
+        words.pop()
+    return _BY_PHRASE.get(" ".join(words))
 
 
-def last_command(texts: Sequence[str]) -> str | None:
-    """When several messages arrive together, the latest command is what the participant wants."""
-    for text in reversed(texts):
-        command = as_command(text)
-        if command is not None:
-            return command
-    return None
-
-
-def apply_command(state: TurnState, command: str) -> str:
-    """Change the participant's status as the command asks; returns the reply to send."""
+def apply_command(state: TurnState, command: str, words: str) -> str | None:
+    """Change the participant's status as the command asks; returns the reply to send, or None
+    for someone withdrawn from the study (they get no reply to anything; the message is kept).
+    ``words`` is what they wrote, kept in the consent ledger."""
+    if state.status == WITHDRAWN:
+        return None
     if command == HELP:
         return HELP_TEXT
     if command == STOP:
-        if state.status == PAUSED and state.paused_by == "participant":
+        if state.opted_out:
             return ALREADY_STOPPED
-        reason = "participant sent STOP: consent to messages withdrawn"
-        if state.status == ACTIVE:
-            state.change_status("opted_out", reason=reason)
-        else:  # already silenced by the team: keep their decision, but record the participant's
-            state.record_status_event("opted_out", reason=reason)
+        state.change_status("opted_out", reason="participant asked to stop: consent to messages withdrawn",
+                            source="participant", words=words)
         return STOPPED
-    if state.status == WITHDRAWN:
-        return NOT_ENROLLED
+    if state.opted_out:
+        state.change_status("opted_in", reason=f"participant sent {command}", source="participant", words=words)
+        return RESUMED if state.status == ACTIVE else OPTED_IN_TEAM_PAUSED
+    return PAUSED_BY_TEAM if state.researcher_paused else ALREADY_ACTIVE
+
+
+def paused_hint(state: TurnState) -> str:
+    """The one line a paused participant gets when they write: how (or by whom) it is lifted."""
+    return PAUSED_HINT if state.opted_out else PAUSED_BY_TEAM
+
+
+@dataclass
+class CommandPlan:
+    """What a batch of messages containing commands comes to."""
+
+    replies: list[tuple[int, str, str]] = field(default_factory=list)
+    """(index in the batch, command, reply) for each command that gets a reply, in order."""
+    answer: list[int] = field(default_factory=list)
+    """Indices of the messages the model should still answer (in a turn of their own)."""
+
+
+def plan_commands(state: TurnState, texts: Sequence[str]) -> CommandPlan | None:
+    """Apply the commands among ``texts`` (one per message of the batch, in order) to ``state``;
+    None when there is none. See the module docstring for which messages are still answered."""
+    commands = [as_command(text) for text in texts]
+    if not any(commands):
+        return None
+    plan = CommandPlan()
+    written_while_active: list[int] = []
+    for index, (text, command) in enumerate(zip(texts, commands, strict=True)):
+        if command is None:
+            if state.status == ACTIVE and text.strip():
+                written_while_active.append(index)
+            continue
+        reply = apply_command(state, command, text)
+        if reply is not None:
+            plan.replies.append((index, command, reply))
     if state.status == ACTIVE:
-        return ALREADY_ACTIVE
-    if state.status == PAUSED and state.paused_by == "participant":
-        state.change_status("opted_in", reason=f"participant sent {command}")
-        return RESUMED
-    return PAUSED_BY_TEAM
+        plan.answer = written_while_active
+    return plan

@@ -1,49 +1,58 @@
 """ConversationFlow: turns a batch of inbox rows for one participant into one committed result.
 
-Routing is event-first: commands (STOP, START/RESUME, HELP; exact match) are answered without the
-model; participants who are not active get no model either; an enrollment event gets a greeting
-from intake whatever the stage; other messages go to the module of the participant's sub-state
-(INTAKE by default, FEEDBACK).
+Routing is event-first: the safety screen (crisis phrases get the study's safety message and a
+flag, committed on their own before anything else) → commands (STOP, START/RESUME, HELP, after
+normalisation; see :mod:`promptpipe.flow.commands` for folded batches) → votes and other events
+→ participants who are not active get no model → an enrollment event gets a greeting from intake
+whatever the stage; other messages go to the module of the participant's sub-state (INTAKE by
+default, FEEDBACK).
 Nothing is written until the turn is complete; then the new state, the transition log, the reply
-(transcript + outbox) and the "done" marks on the inbox rows commit in one transaction.
+(transcript + outbox) and the "done" marks on the inbox rows commit in one transaction. A step
+that commits part of a batch (the screen, the commands) returns True: the lane runs what is left.
 """
 
 from __future__ import annotations
 
 import asyncio
+import copy
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
-from sqlalchemy import update
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from promptpipe import keys
 from promptpipe.clock import Clock
 from promptpipe.db import Database
 from promptpipe.delivery_store import annotate_message, mark_reminder_sent, vote_targets, with_counters
-from promptpipe.errors import LLMError, LLMRejected, PromptPipeError
-from promptpipe.flow.commands import PAUSED_BY_TEAM, PAUSED_HINT, apply_command, last_command
+from promptpipe.errors import ContextTooLong, LLMError, LLMRejected, PromptPipeError
+from promptpipe.flag_store import add_flags
 from promptpipe.flow import intensity, votes
+from promptpipe.flow.commands import STOPPED, CommandPlan, paused_hint, plan_commands
 from promptpipe.flow.daily_prompt import CommitHook, Outgoing, delivery_hook, prepare_daily_prompt
+from promptpipe.flow.safety_step import SCREENED, SafetyConfig, screen_batch, was_screened, with_safety_message
 from promptpipe.flow.timer_events import REMINDER_TEXT, apply_silent_timer, arm_after_hand_over
+from promptpipe.limits import CONTEXT_REJECTIONS_BEFORE_FAILING
 from promptpipe.llm import LLM
 from promptpipe.localtime import zone_or_utc
 from promptpipe.logging import get_logger
-from promptpipe.models import ACTIVE, FAILED, FEEDBACK, INTAKE, PAUSED, InboxItem, Message
+from promptpipe.models import ACTIVE, FAILED, FEEDBACK, INTAKE, PAUSED, InboxItem, Message, Participant
 from promptpipe.modules import FEEDBACK as FEEDBACK_MODULE
 from promptpipe.modules import INTAKE as INTAKE_MODULE
 from promptpipe.modules import AgentModule
-from promptpipe.modules.agent import CHECK_IN_CUE, FOLLOW_UP_CUE, GREETING_CUE
+from promptpipe.modules.agent import BUDGETS, CHECK_IN_CUE, FOLLOW_UP_CUE, GREETING_CUE, SAFETY_CUE
 from promptpipe.modules.summary import fold_into_summary
 from promptpipe.modules.toolloop import LoopResult
 from promptpipe.nudges import FEEDBACK_CHECK_IN, FEEDBACK_FOLLOWUP, REMINDER, NudgePolicy
 from promptpipe.state import PROMPT_REQUIRED_FIELDS, HistoryEntry, TimerChange, TurnState
 from promptpipe.store import (
+    KEPT,
     InboxRow,
     history_before,
     load_turn_state,
     mark_inbox_done,
+    merge_inbox_payload,
     message_texts,
     queue_outgoing,
     save_turn_state,
@@ -56,6 +65,10 @@ log = get_logger("promptpipe.flow")
 APOLOGY = (
     "Sorry, I can't give you a proper answer right now. I've kept your message and will reply "
     "as soon as I can."
+)
+TOO_LONG = (
+    "Sorry, I couldn't work with your last message, perhaps because it was very long. I've kept it "
+    "for the research team. Could you tell me again in a few shorter sentences?"
 )
 RETRY_FIRST_S = 30.0
 RETRY_MAX_S = 15 * 60.0
@@ -70,8 +83,8 @@ def retry_delay(attempts: int) -> timedelta:
     return timedelta(seconds=min(RETRY_FIRST_S * 2 ** max(attempts - 1, 0), RETRY_MAX_S))
 
 
-TurnContext = tuple[TurnState, list[HistoryEntry], list[str]]
-"""The participant's state, their history window, and the texts of the batch."""
+TurnContext = tuple[TurnState, list[HistoryEntry], dict[int, str]]
+"""The participant's state, their history window, and the texts of the batch by inbox row id."""
 
 
 @dataclass(frozen=True)
@@ -81,6 +94,7 @@ class FlowConfig:
     policy: NudgePolicy = NudgePolicy()
     summary_every_turns: int = 10
     """Fold messages older than the window into the summary at most once per this many turns (0: never)."""
+    safety: SafetyConfig = field(default_factory=SafetyConfig)
 
 
 def _lateness(due_at: object, now: datetime) -> float | None:
@@ -102,6 +116,7 @@ class ConversationFlow:
         self, db: Database, llm: LLM, clock: Clock, prompts: PromptTexts, config: FlowConfig,
         transport: Transport | None = None, on_alarms_changed: Callable[[list[str]], None] | None = None,
         on_timers_changed: Callable[[list[TimerChange]], None] | None = None,
+        on_flags_raised: Callable[[], None] | None = None,
     ) -> None:
         self.db, self.llm, self.clock, self.prompts, self.config = db, llm, clock, prompts, config
         self.transport = transport
@@ -109,8 +124,11 @@ class ConversationFlow:
         """Re-check a participant's alarms against our tables (schedules, status or zone changed)."""
         self.on_timers_changed = on_timers_changed
         """Arm or disarm exactly these timers (the cheap path after most turns)."""
+        self.on_flags_raised = on_flags_raised
+        """Safety flags were committed: the alert webhook has work."""
         self.turns = 0
         self.failures = 0
+        self.flags_raised = 0
 
     def module_for(self, state: TurnState, batch: list[InboxRow]) -> AgentModule:
         """INTAKE for a greeting and by default; FEEDBACK in that stage, unless the plan cannot
@@ -125,9 +143,10 @@ class ConversationFlow:
             return INTAKE_MODULE
         return FEEDBACK_MODULE
 
-    async def process(self, participant_id: str, batch: list[InboxRow], context: TurnContext | None = None) -> None:
+    async def process(self, participant_id: str, batch: list[InboxRow], context: TurnContext | None = None) -> bool:
         """Answer one batch (an event, or one or more folded messages). Raises on failure.
-        ``context`` is what :meth:`load_context` read, when the caller already has it."""
+        ``context`` is what :meth:`load_context` read, when the caller already has it. Returns
+        True when part of the batch is still pending (the lane runs it next)."""
         if context is None:
             context = await self.db.run(lambda session: self.load_context(session, participant_id, batch))
         state, history, texts = context
@@ -135,44 +154,97 @@ class ConversationFlow:
         if first.kind == "sync":  # an admin change: the alarms follow our tables again
             await self._close_without_reply(batch, state)
             self._alarms_changed(participant_id)
-            return
+            return False
         if first.kind == "poll_vote":
             await self._poll_vote(state, batch)
-            return
-        command = last_command(texts) if first.kind == "message" else None
-        if command is not None:
-            reply = apply_command(state, command)
-            await self._finish(state, batch, [Outgoing(keys.reply(batch[-1].id), reply, "command")])
-            log.info("command_handled", participant_id=participant_id, command=command, status=state.status)
-            return
+            return False
+        if first.kind == "message":
+            if await self._screen(state, batch, texts):
+                return True
+            plan = plan_commands(state, [texts.get(item.id, "") for item in batch])
+            if plan is not None:
+                return await self._commands(state, batch, plan)
         if state.status != ACTIVE:
             await self._answer_inactive(state, batch)
-            return
+            return False
         if first.kind == "daily_prompt":
             await self._daily_prompt(state, batch)
-            return
+            return False
         if first.kind == "timer":
             await self._timer(state, batch, history)
-            return
+            return False
+        await self._conversation_turn(state, batch, history, texts)
+        return False
+
+    async def _conversation_turn(self, state: TurnState, batch: list[InboxRow], history: list[HistoryEntry],
+                                 texts: dict[int, str]) -> None:
         module = self.module_for(state, batch)
-        cue = GREETING_CUE if first.kind == "enroll" else None
-        result = await self._respond(module, state, history, texts, cue)
-        kind = "greeting" if first.kind == "enroll" else "text"
-        await self._finish(state, batch, [Outgoing(keys.reply(batch[-1].id), result.text, kind)])
+        greeting = batch[0].kind == "enroll"
+        cue = GREETING_CUE if greeting else SAFETY_CUE if was_screened(batch) else None
+        inputs = [texts[item.id] for item in batch if texts.get(item.id, "").strip()]
+        result = await self._respond(module, state, history, inputs, cue)
+        opted_out_by_model = any(c.event == "opted_out" and c.source == "model" for c in state.consent)
+        reply = STOPPED if opted_out_by_model else result.text
+        kind = "greeting" if greeting else "command" if opted_out_by_model else "text"
+        await self._finish(state, batch, [Outgoing(keys.reply(batch[-1].id), reply, kind)])
         self.turns += 1
-        log.info("turn_done", participant_id=participant_id, module=module.name, rounds=result.rounds,
+        log.info("turn_done", participant_id=state.participant.id, module=module.name, rounds=result.rounds,
                  tools=result.tools_called, inputs=len(batch), stopped=result.stopped,
                  **({"reply": result.text} if self.config.debug else {}))
 
+    async def _screen(self, state: TurnState, batch: list[InboxRow], texts: dict[int, str]) -> bool:
+        """Commit a flag and the safety message for every new message with a crisis phrase
+        (whatever the participant's status: someone in crisis always gets it). True when it did."""
+        found = screen_batch(self.config.safety.screen, batch, texts)
+        if not found:
+            return False
+        pid, now, safety = state.participant.id, self.clock.now(), self.config.safety
+
+        def write(session: Session) -> None:
+            add_flags(session, pid, [flag for _, flag in found], now, alert=safety.alerts)
+            queue_outgoing(session, participant_id=pid, key=keys.safety(found[-1][0].id), text=safety.message,
+                           now=now, kind="safety")
+            for item, _ in found:
+                merge_inbox_payload(session, item, **{SCREENED: "flagged"})
+
+        await asyncio.shield(self.db.run(write))
+        self._flags_committed(pid, len(found), source="screen")
+        return True
+
+    async def _commands(self, state: TurnState, batch: list[InboxRow], plan: CommandPlan) -> bool:
+        """Commit the commands of a folded batch with their replies; the messages the model
+        should still answer stay pending for the next turn (True), the others are kept."""
+        answer_ids = {batch[index].id for index in plan.answer}
+        settled = [item for item in batch if item.id not in answer_ids]
+        commands = {batch[index].id for index, _, _ in plan.replies}
+        outgoing = [Outgoing(keys.reply(batch[index].id), reply, "command") for index, _, reply in plan.replies]
+        await self._finish(state, settled, outgoing,
+                           kept=[item for item in settled if item.id not in commands])
+        log.info("command_handled", participant_id=state.participant.id, commands=[c for _, c, _ in plan.replies],
+                 status=state.status, still_to_answer=len(answer_ids))
+        return bool(answer_ids)
+
     async def _respond(self, module: AgentModule, state: TurnState, history: list[HistoryEntry], texts: list[str],
                        cue: str | None) -> LoopResult:
-        ctx = ToolContext(state=state, llm=self.llm, clock=self.clock, prompts=self.prompts, policy=self.config.policy)
+        """Run the module; when the request does not fit the model's context, ask again with less
+        history and shorter messages (each try starts from the same state), then give up."""
         recipient = Recipient(phone=state.participant.phone, lid=state.participant.lid)
         await self._typing(recipient, True)
         try:
             history = await self._remembered(state, history)
             state.turns_since_summary += 1
-            return await module.respond(ctx, history, texts, cue=cue)
+            before = copy.deepcopy(state)
+            for attempt, budget in enumerate(BUDGETS):
+                ctx = ToolContext(state=state, llm=self.llm, clock=self.clock, prompts=self.prompts,
+                                  policy=self.config.policy, inbound=tuple(texts))
+                try:
+                    return await module.respond(ctx, history, texts, cue=cue, budget=budget)
+                except ContextTooLong:
+                    if attempt == len(BUDGETS) - 1:
+                        raise
+                    log.warning("context_too_long_retry", participant_id=state.participant.id, next_budget=attempt + 1)
+                    vars(state).update(vars(copy.deepcopy(before)))
+            raise AssertionError("unreachable")
         finally:
             await self._typing(recipient, False)
 
@@ -287,14 +359,22 @@ class ConversationFlow:
         await self._finish(state, batch, outgoing, hook=write, feedback_timers=False)
 
     async def _finish(self, state: TurnState, batch: list[InboxRow], outgoing: list[Outgoing], *,
-                      hook: CommitHook | None = None, feedback_timers: bool = True) -> None:
+                      hook: CommitHook | None = None, feedback_timers: bool = True,
+                      kept: list[InboxRow] | None = None) -> None:
         """Arm the timers the turn implies, commit it (shielded: a commit is never half-cancelled),
         then have the alarms follow if anything about them changed. ``feedback_timers=False``
-        when entering FEEDBACK needs no check-in (the participant just answered)."""
+        when entering FEEDBACK needs no check-in (the participant just answered). A flag the
+        model raised puts the safety message first. ``kept``: rows of the batch that are done
+        without an answer."""
         if feedback_timers:
             arm_after_hand_over(state, self.config.policy, self.clock.now())
+        flags = len(state.flags)
+        if flags and batch and not was_screened(batch):
+            outgoing = with_safety_message(outgoing, self.config.safety.message, batch[-1].id)
         schedule_changed = state.schedule_changed
-        await asyncio.shield(self._commit(state, batch, outgoing, hook))
+        await asyncio.shield(self._commit(state, batch, outgoing, hook, kept or []))
+        if flags:
+            self._flags_committed(state.participant.id, flags, source="model")
         if schedule_changed:
             self._alarms_changed(state.participant.id)
         elif state.committed_timer_changes and self.on_timers_changed is not None:
@@ -312,14 +392,15 @@ class ConversationFlow:
         history = history_before(session, participant_id, min(message_ids, default=None),
                                  FOLD_SPAN * self.config.history_window, after_id=state.summary_through)
         texts_by_id = message_texts(session, message_ids)
-        texts = [texts_by_id[i] for i in message_ids if texts_by_id.get(i, "").strip()]
+        texts = {item.id: texts_by_id.get(item.message_id, "") for item in batch if item.message_id is not None}
         return state, history, texts
 
     async def _commit(self, state: TurnState, batch: list[InboxRow], outgoing: list[Outgoing],
-                      hook: CommitHook | None = None) -> None:
-        """State, transition log, messages to send, the turn's extra writes and the inbox "done"
-        marks: one transaction."""
+                      hook: CommitHook | None = None, kept: list[InboxRow] | None = None) -> None:
+        """State, transition log, flags, messages to send, the turn's extra writes and the inbox
+        "done" marks: one transaction."""
         now = self.clock.now()
+        kept_ids = {item.id for item in kept or []}
 
         def write(session: Session) -> None:
             message_ids = {
@@ -329,56 +410,92 @@ class ConversationFlow:
             }
             if hook is not None:
                 hook(session, message_ids)
+            if state.flags:
+                add_flags(session, state.participant.id, state.flags, now, alert=self.config.safety.alerts)
             save_turn_state(session, state, now)
-            mark_inbox_done(session, batch, now)
+            mark_inbox_done(session, [item for item in batch if item.id not in kept_ids], now)
+            mark_inbox_done(session, [item for item in batch if item.id in kept_ids], now, message_status=KEPT)
 
         await self.db.run(write)
+        state.flags.clear()
+
+    def _flags_committed(self, participant_id: str, count: int, *, source: str) -> None:
+        self.flags_raised += count
+        log.warning("safety_flag_raised", participant_id=participant_id, source=source, flags=count)
+        if self.on_flags_raised is not None and self.config.safety.alerts:
+            self.on_flags_raised()
 
     async def _answer_inactive(self, state: TurnState, batch: list[InboxRow]) -> None:
         """No model for someone who is not active: a paused participant who writes gets a short
         note on how (or by whom) the pause is lifted; a withdrawn or completed one gets nothing
         (their message is still kept)."""
         if state.status == PAUSED and batch[0].kind == "message":
-            hint = PAUSED_HINT if state.paused_by == "participant" else PAUSED_BY_TEAM
-            await self._finish(state, batch, [Outgoing(keys.reply(batch[-1].id), hint, "command")])
+            await self._finish(state, batch, [Outgoing(keys.reply(batch[-1].id), paused_hint(state), "command")])
             return
         await self._close_without_reply(batch, state)
 
     async def _close_without_reply(self, batch: list[InboxRow], state: TurnState) -> None:
         now = self.clock.now()
-        await self.db.run(lambda session: mark_inbox_done(session, batch, now))
+        await self.db.run(lambda session: mark_inbox_done(session, batch, now, message_status=KEPT))
         log.info("input_not_answered", participant_id=state.participant.id, status=state.participant.status,
                  inputs=len(batch))
 
     async def record_failure(self, participant_id: str, batch: list[InboxRow], error: BaseException) -> None:
-        """Keep the inputs for a later retry; tell a waiting participant once that we're delayed."""
+        """Keep the inputs for a later retry; tell a waiting participant once that we're delayed.
+        A bug gives up after a few tries; a request too long for the model's context (already
+        retried shorter inside the turn) after a few turns, with one short line to the participant
+        and the inputs listed for researchers (``promptpipe-admin inbox --stuck``)."""
         self.failures += 1
         now = self.clock.now()
         is_bug = not isinstance(error, PromptPipeError)
+        too_long = isinstance(error, ContextTooLong)
+        limit = MAX_ATTEMPTS_FOR_BUGS if is_bug else CONTEXT_REJECTIONS_BEFORE_FAILING if too_long else None
         first_failure = all(item.attempts == 0 for item in batch)
+        has_message = any(item.kind == "message" for item in batch)
+        gave_up = limit is not None and max(item.attempts for item in batch) + 1 >= limit
 
         def write(session: Session) -> None:
             for item in batch:
                 item.attempts += 1
                 item.last_error = f"{type(error).__name__}: {error}"[:500]
                 item.available_at = now + retry_delay(item.attempts)
-                if is_bug and item.attempts >= MAX_ATTEMPTS_FOR_BUGS:
+                if gave_up:
                     item.status = FAILED
                     if item.message_id is not None:
                         session.connection().execute(update(Message).where(Message.id == item.message_id).values(status="failed"))
                 session.connection().execute(update(InboxItem).where(InboxItem.id == item.id).values(
                     attempts=item.attempts, last_error=item.last_error, available_at=item.available_at,
                     status=item.status))
-            if first_failure and any(item.kind == "message" for item in batch):
+            if too_long and gave_up and has_message:
+                queue_outgoing(session, participant_id=participant_id, key=keys.too_long(batch[-1].id),
+                               text=TOO_LONG, now=now, kind="apology")
+            elif first_failure and has_message and not too_long:
                 queue_outgoing(session, participant_id=participant_id, key=keys.apology(batch[-1].id),
                                text=APOLOGY, now=now, kind="apology")
 
         await self.db.run(write)
-        level = "error" if is_bug or isinstance(error, LLMRejected) else "warning"
+        level = "error" if is_bug or gave_up or isinstance(error, LLMRejected) else "warning"
         getattr(log, level)("turn_failed", participant_id=participant_id, error=str(error)[:300],
-                            error_type=type(error).__name__, attempts=batch[0].attempts,
+                            error_type=type(error).__name__, attempts=batch[0].attempts, gave_up=gave_up,
                             retry_at=batch[0].available_at.isoformat(), llm=isinstance(error, LLMError),
                             exc_info=is_bug)
+
+    def apologise_if_blocked(self, session: Session, participant_id: str, rows: list[InboxRow], now: datetime) -> None:
+        """A participant's message waits behind an input that failed and waits for its retry (a
+        greeting or a prompt while the model is down): they get the apology now, once per such
+        input, instead of silence."""
+        blocker = rows[0]
+        if blocker.kind == "message" or blocker.attempts == 0 or blocker.available_at <= now:
+            return
+        if not any(row.kind == "message" and row.attempts == 0 for row in rows[1:]):
+            return
+        status = session.connection().execute(
+            select(Participant.status).where(Participant.id == participant_id)).scalar_one_or_none()
+        if status != ACTIVE:
+            return
+        if queue_outgoing(session, participant_id=participant_id, key=keys.apology(blocker.id), text=APOLOGY,
+                          now=now, kind="apology") is not None:
+            log.info("apology_for_waiting_message", participant_id=participant_id, blocked_by=blocker.kind)
 
     async def _typing(self, recipient: Recipient, on: bool) -> None:
         if self.transport is None:

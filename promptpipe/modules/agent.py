@@ -8,8 +8,10 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from promptpipe.limits import MODEL_CHARS_PER_BATCH, MODEL_CHARS_PER_HISTORY_ENTRY, MODEL_CHARS_PER_MESSAGE
 from promptpipe.modules.toolloop import LoopResult, run_tool_loop
 from promptpipe.state import INTAKE_FIELDS, PROFILE_FIELDS, HistoryEntry, TurnState
+from promptpipe.text import shorten
 from promptpipe.tone import ToneState, tone_guide
 from promptpipe.tools.base import Tool, ToolContext
 
@@ -29,7 +31,50 @@ FOLLOW_UP_CUE = (
 )
 
 
+SAFETY_CUE = (
+    "[Event, not written by the participant] The server's safety screen found words of possible crisis "
+    "in the participant's message and has already sent them the study's safety message (emergency "
+    "services, the study team). Answer with warmth and care, in a few sentences; do not repeat the "
+    "safety information unless they ask, and do not push the habit now."
+)
+
 SUMMARY_HEADER = "Summary of your earlier conversation with this participant (older messages are not shown):"
+LEFT_OUT = "[{count} earlier message(s) of this turn left out: too long to show]"
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How much of the conversation one request shows the model. The turn starts with the full
+    budget; after a context-length rejection it asks again with the next, smaller one."""
+
+    history_share: float
+    """Share of the history window shown (1.0: all of it)."""
+    per_message: int
+    per_batch: int
+    per_history_entry: int
+
+
+BUDGETS = (
+    Budget(1.0, MODEL_CHARS_PER_MESSAGE, MODEL_CHARS_PER_BATCH, MODEL_CHARS_PER_HISTORY_ENTRY),
+    Budget(0.25, 1_500, 4_000, 600),
+    Budget(0.0, 600, 1_500, 0),
+)
+
+
+def batch_for_model(texts: Sequence[str], budget: Budget) -> list[str]:
+    """The batch's messages as the model sees them: each shortened to ``per_message``, and the
+    newest first given their share of ``per_batch``, so a late "are you there?" is always seen
+    whole; older messages that no longer fit are replaced by one note."""
+    kept: list[str] = []
+    left = budget.per_batch
+    for index, text in enumerate(reversed(texts)):
+        if left < 200 and kept:
+            kept.append(LEFT_OUT.format(count=len(texts) - index))
+            break
+        shown = shorten(text, min(budget.per_message, max(left, 200)))
+        kept.append(shown)
+        left -= len(shown)
+    return list(reversed(kept))
 
 
 @dataclass(frozen=True)
@@ -43,10 +88,14 @@ class AgentModule:
     """The facts block shown every turn."""
 
     def build_messages(
-        self, ctx: ToolContext, history: Sequence[HistoryEntry], new_messages: Sequence[str], *, cue: str | None = None
+        self, ctx: ToolContext, history: Sequence[HistoryEntry], new_messages: Sequence[str], *, cue: str | None = None,
+        budget: Budget = BUDGETS[0],
     ) -> list[dict[str, Any]]:
-        """System prompt + situation + tone guide + summary + history window + what is new."""
+        """System prompt + situation + tone guide + summary + history window + what is new, each
+        message within ``budget``."""
         state = ctx.state
+        history = history[len(history) - int(len(history) * budget.history_share):] if history else history
+        new_messages = batch_for_model(new_messages, budget)
         messages: list[dict[str, Any]] = [
             {"role": "system", "content": self.system_prompt(ctx)},
             {"role": "system", "content": self.situation(state, ctx.now())},
@@ -56,16 +105,17 @@ class AgentModule:
             messages.append({"role": "system", "content": guide})
         if state.summary.strip():
             messages.append({"role": "system", "content": f"{SUMMARY_HEADER}\n{state.summary.strip()}"})
-        messages += [{"role": entry.role, "content": entry.text} for entry in history]
+        messages += [{"role": entry.role, "content": shorten(entry.text, budget.per_history_entry)} for entry in history]
         if cue:  # an event the model must react to, e.g. the greeting of a new participant
             messages.append({"role": "system", "content": cue})
         messages += [{"role": "user", "content": text} for text in new_messages]
         return messages
 
     async def respond(
-        self, ctx: ToolContext, history: Sequence[HistoryEntry], new_messages: Sequence[str], *, cue: str | None = None
+        self, ctx: ToolContext, history: Sequence[HistoryEntry], new_messages: Sequence[str], *, cue: str | None = None,
+        budget: Budget = BUDGETS[0],
     ) -> LoopResult:
-        messages = self.build_messages(ctx, history, new_messages, cue=cue)
+        messages = self.build_messages(ctx, history, new_messages, cue=cue, budget=budget)
         return await run_tool_loop(ctx.llm, messages, self.tools, ctx, fallback=self.fallback)
 
 

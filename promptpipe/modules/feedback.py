@@ -12,7 +12,7 @@ from datetime import datetime
 from promptpipe.localtime import local_label, zone_or_utc
 from promptpipe.modules.agent import AgentModule, profile_lines, schedule_lines, situation_basics
 from promptpipe.state import PROMPT_REQUIRED_FIELDS, TurnState
-from promptpipe.tools import SAVE_USER_PROFILE, SCHEDULER, TRANSITION_STATE
+from promptpipe.tools import FLAG_CONCERN, OPT_OUT, SAVE_USER_PROFILE, SCHEDULER, TRANSITION_STATE
 from promptpipe.tools.profile import RECENT_BARRIERS
 
 FEEDBACK_FALLBACK = "Thank you for telling me. How did it feel to try it?"
@@ -60,7 +60,7 @@ def describe_feedback_situation(state: TurnState, now: datetime) -> str:
 FEEDBACK = AgentModule(
     name="feedback",
     system_prompt=lambda ctx: ctx.prompts.feedback,
-    tools=(SAVE_USER_PROFILE, SCHEDULER, TRANSITION_STATE),
+    tools=(SAVE_USER_PROFILE, SCHEDULER, TRANSITION_STATE, FLAG_CONCERN, OPT_OUT),
     fallback=FEEDBACK_FALLBACK,
     situation=describe_feedback_situation,
 )

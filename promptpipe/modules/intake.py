@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 from promptpipe.modules.agent import AgentModule
-from promptpipe.tools import GENERATE_HABIT_PROMPT, SAVE_USER_PROFILE, SCHEDULER, TRANSITION_STATE
+from promptpipe.tools import (
+    FLAG_CONCERN,
+    GENERATE_HABIT_PROMPT,
+    OPT_OUT,
+    SAVE_USER_PROFILE,
+    SCHEDULER,
+    TRANSITION_STATE,
+)
 
 INTAKE_FALLBACK = (
     "Thanks, I've noted that. Could you tell me a little more about the habit you'd like to build?"
@@ -12,6 +19,6 @@ INTAKE_FALLBACK = (
 INTAKE = AgentModule(
     name="intake",
     system_prompt=lambda ctx: ctx.prompts.intake,
-    tools=(SAVE_USER_PROFILE, GENERATE_HABIT_PROMPT, SCHEDULER, TRANSITION_STATE),
+    tools=(SAVE_USER_PROFILE, GENERATE_HABIT_PROMPT, SCHEDULER, TRANSITION_STATE, FLAG_CONCERN, OPT_OUT),
     fallback=INTAKE_FALLBACK,
 )

@@ -5,7 +5,9 @@ and runs the step. A completion with text and no tool calls ends the loop with t
 calls are run and their results shown to the model in the next round, so it never announces a
 result it has not seen. The round limit, a repeated identical call and an empty answer raise one
 signal, :class:`LoopStopped`, which becomes a fallback reply in one place: the participant always
-gets an answer.
+gets an answer. A reply is at most :data:`~promptpipe.limits.REPLY_CHARS` long and ends on a whole
+sentence; a completion the model was cut off in keeps its whole sentences (or becomes the fallback).
+A tool that decides the reply itself (an opt-out) ends the loop after its round.
 """
 
 from __future__ import annotations
@@ -14,8 +16,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from promptpipe.limits import REPLY_CHARS
 from promptpipe.llm import LLM, Completion, ToolCall
 from promptpipe.logging import get_logger
+from promptpipe.text import cap_reply, complete_sentences
 from promptpipe.tools.base import Tool, ToolContext, format_tool_error
 
 MAX_ROUNDS = 10
@@ -25,6 +29,8 @@ log = get_logger("promptpipe.toolloop")
 @dataclass(frozen=True)
 class Reply:
     text: str
+    shortened: bool = False
+    """The model's text was cut off or too long; this is its whole-sentence part."""
 
 
 @dataclass(frozen=True)
@@ -35,7 +41,7 @@ class RunAgain:
 @dataclass(frozen=True)
 class Stop:
     reason: str
-    """round_limit | repeated_tool_call | empty_reply"""
+    """round_limit | repeated_tool_call | empty_reply | truncated | ended_by_tool"""
 
 
 @dataclass(frozen=True)
@@ -65,7 +71,13 @@ def plan_round(completion: Completion, seen: set[tuple[str, str]]) -> Reply | St
     """Decide what a completion means, without doing anything."""
     if not completion.tool_calls:
         text = (completion.content or "").strip()
-        return Reply(text) if text else Stop("empty_reply")
+        if not text:
+            return Stop("empty_reply")
+        if completion.truncated:  # cut off mid-thought: keep what is complete, or fall back
+            whole = complete_sentences(text, REPLY_CHARS)
+            return Reply(whole, shortened=True) if whole else Stop("truncated")
+        capped = cap_reply(text, REPLY_CHARS)
+        return Reply(capped, shortened=capped != text)
     if any(call.signature() in seen for call in completion.tool_calls):
         return Stop("repeated_tool_call")
     assistant = {
@@ -126,10 +138,12 @@ async def run_tool_loop(
             completion = await llm.complete(current, specs)
             step = plan_round(completion, seen)
             if isinstance(step, RoundPlan):
-                interim = (completion.content or "").strip() or interim
+                interim = cap_reply((completion.content or "").strip(), REPLY_CHARS) or interim
                 step = await execute(step, ctx, by_name, current, seen, called)
+                if ctx.ends_turn:
+                    return LoopResult("", rounds, called, stopped="ended_by_tool")
             if isinstance(step, Reply):
-                return LoopResult(step.text, rounds, called)
+                return LoopResult(step.text, rounds, called, stopped="shortened" if step.shortened else None)
             if isinstance(step, Stop):
                 raise LoopStopped(step.reason)
             current = step.messages

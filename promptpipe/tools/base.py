@@ -13,6 +13,7 @@ from promptpipe.errors import LLMError, ToolArgumentError
 from promptpipe.llm import LLM
 from promptpipe.nudges import NudgePolicy
 from promptpipe.state import TurnState
+from promptpipe.text import clean_value
 
 
 @dataclass
@@ -24,6 +25,10 @@ class ToolContext:
     clock: Clock
     prompts: PromptTexts
     policy: NudgePolicy = NudgePolicy()
+    inbound: tuple[str, ...] = ()
+    """What the participant wrote in this turn (kept as the words behind a consent change)."""
+    ends_turn: bool = False
+    """Set by a tool whose effect decides the reply (an opt-out): the loop stops after its round."""
 
     @property
     def participant_id(self) -> str:
@@ -77,10 +82,11 @@ def parse_arguments(raw: str) -> dict[str, Any]:
     try:
         value = json.loads(raw)
     except ValueError as exc:
-        raise ToolArgumentError(f"the arguments are not valid JSON ({exc.msg} at position {exc.pos})") from None
+        msg, pos = getattr(exc, "msg", str(exc)), getattr(exc, "pos", "?")
+        raise ToolArgumentError(f"the arguments are not valid JSON ({msg} at position {pos})") from None
     if not isinstance(value, dict):
         raise ToolArgumentError("the arguments must be a JSON object")
-    return value
+    return clean_value(value)  # type: ignore[return-value]  (a NUL or lone surrogate never reaches storage)
 
 
 def format_tool_error(tool_name: str, reason: str) -> str:

@@ -29,7 +29,7 @@ ToolArgs = dict[str, Any] | str
 class Step:
     """One scripted answer: a completion (text and/or tool calls), an HTTP error, or a hang."""
 
-    kind: Literal["reply", "fail", "hang"]
+    kind: Literal["reply", "fail", "hang", "raw"]
     text: str | None = None
     tool_calls: list[tuple[str, ToolArgs]] = field(default_factory=list)
     match: str | None = None
@@ -37,20 +37,32 @@ class Step:
     gate: threading.Event | None = None
     status: int = 200
     message: str = ""
+    body: bytes = b""
+    content_type: str = "application/json"
+    finish_reason: str | None = None
+    """Overrides the finish reason of a reply (e.g. "length": cut off at the output limit)."""
     request: dict[str, Any] | None = None
     """The request body that consumed this step (set when it is served)."""
 
     def __repr__(self) -> str:
         what = {"fail": f"fail({self.status}, message={self.message!r})",
-                "hang": f"hang({self.delay_s})"}.get(self.kind, f"say({self.text!r})")
+                "hang": f"hang({self.delay_s})",
+                "raw": f"raw({self.status}, {self.body[:40]!r})"}.get(self.kind, f"say({self.text!r})")
         if self.tool_calls:
             what = f"call_tools({self.tool_calls!r}, text={self.text!r})"
         return what if self.match is None else f"{what} [match={self.match!r}]"
 
 
-def _error_body(message: str, status: int) -> dict[str, Any]:
+def _error_body(message: str, status: int, code: str | None = None) -> dict[str, Any]:
     kind = "server_error" if status >= 500 else "invalid_request_error"
-    return {"error": {"message": message, "type": kind, "param": None, "code": None}}
+    return {"error": {"message": message, "type": kind, "param": None, "code": code}}
+
+
+def _context_error(limit: int, size: int) -> dict[str, Any]:
+    """What OpenAI answers (400) when the messages do not fit the context window."""
+    message = (f"This model's maximum context length is {limit // 4} tokens. However, your messages "
+               f"resulted in {size // 4} tokens. Please reduce the length of the messages.")
+    return _error_body(message, 400, "context_length_exceeded")
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -86,6 +98,10 @@ class FakeOpenAIServer:
         self._script: list[Step] = []
         self.requests: list[dict[str, Any]] = []
         self.errors: list[str] = []
+        self.context_limit_chars: int | None = None
+        """When set, a request whose messages (as JSON) are longer is refused with OpenAI's
+        ``context_length_exceeded`` 400, as a model with that context would; it takes no step."""
+        self.context_rejections = 0
         self.reset()
 
     @property
@@ -132,13 +148,22 @@ class FakeOpenAIServer:
             self._script.clear()
             self.requests.clear()
             self.errors.clear()
+            self.context_limit_chars, self.context_rejections = None, 0
             self._in_flight = self.max_in_flight = 0
             self._call_seq = self._completion_seq = 0
 
     def say(self, text: str, *, match: str | None = None, delay_s: float = 0.0,
-            gate: threading.Event | None = None) -> Step:
-        """Script a plain assistant reply."""
-        return self._add(Step("reply", text=text, match=match, delay_s=delay_s, gate=gate))
+            gate: threading.Event | None = None, finish_reason: str | None = None) -> Step:
+        """Script a plain assistant reply (``finish_reason="length"``: cut off by the output limit)."""
+        return self._add(Step("reply", text=text, match=match, delay_s=delay_s, gate=gate,
+                              finish_reason=finish_reason))
+
+    def raw(self, body: bytes | str, *, status: int = 200, content_type: str = "application/json",
+            match: str | None = None) -> Step:
+        """Script an answer that is not a completion: any bytes with any status and type (a
+        proxy's HTML page, a truncated JSON body, a JSON object of the wrong shape)."""
+        data = body.encode() if isinstance(body, str) else body
+        return self._add(Step("raw", status=status, body=data, content_type=content_type, match=match))
 
     def call_tool(self, name: str, args: ToolArgs, *, match: str | None = None,
                   text: str | None = None, delay_s: float = 0.0,
@@ -203,13 +228,17 @@ class FakeOpenAIServer:
             self._in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self._in_flight)
         try:
+            content_type = "application/json"
             try:
                 status, payload = self._answer(handler, generation, abort)
             except Exception as exc:  # a bug here must fail the test, not vanish in a thread
                 status, payload = self._problem(generation, f"fake server crashed: {exc!r}")
-            data = json.dumps(payload).encode()
+            if isinstance(payload, Step):  # a raw answer
+                data, content_type = payload.body, payload.content_type
+            else:
+                data = json.dumps(payload).encode()
             handler.send_response(status)
-            handler.send_header("Content-Type", "application/json")
+            handler.send_header("Content-Type", content_type)
             handler.send_header("Content-Length", str(len(data)))
             handler.end_headers()
             handler.wfile.write(data)
@@ -221,7 +250,7 @@ class FakeOpenAIServer:
                     self._in_flight -= 1
 
     def _answer(self, handler: _Handler, generation: int,
-                abort: threading.Event) -> tuple[int, dict[str, Any]]:
+                abort: threading.Event) -> tuple[int, dict[str, Any] | Step]:
         """Pick and serve the step for one request; (status, JSON payload)."""
         path, body = handler.path.split("?", 1)[0].rstrip("/"), self._read_json(handler)
         if handler.command == "GET" and path == "/v1/models":
@@ -236,6 +265,12 @@ class FakeOpenAIServer:
                 self.requests.append(body)
         if body.get("stream"):
             return self._problem(generation, f"{UNEXPECTED}stream=true is not supported", 400)
+        limit = self.context_limit_chars
+        size = len(json.dumps(body.get("messages"), ensure_ascii=False))
+        if limit is not None and size > limit:
+            with self._lock:
+                self.context_rejections += 1
+            return 400, _context_error(limit, size)
         step = self._take(generation, body)
         if step is None:
             last = self.last_user_text(body)[:200]
@@ -244,6 +279,8 @@ class FakeOpenAIServer:
             return 500, _error_body("fake server reset or gate timed out before answering", 500)
         if step.kind == "reply":
             return 200, self._completion(step, body)
+        if step.kind == "raw":
+            return step.status, step
         return step.status, _error_body(step.message, step.status)
 
     @staticmethod
@@ -310,7 +347,7 @@ class FakeOpenAIServer:
             "created": int(time.time()),
             "model": body.get("model", "fake-model"),
             "choices": [{"index": 0, "message": message, "logprobs": None,
-                         "finish_reason": "tool_calls" if step.tool_calls else "stop"}],
+                         "finish_reason": step.finish_reason or ("tool_calls" if step.tool_calls else "stop")}],
             "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
                       "total_tokens": prompt_tokens + completion_tokens},
         }

@@ -1,0 +1,94 @@
+"""Files that hold study data or secrets are for the service's own user only.
+
+The state directory (WhatsApp session, SQLite database, lock, spool) is 0700 and its files 0600;
+exports are written the same way. The service creates them so, tightens what an older version
+left looser, and ``promptpipe check`` reports any file that other users could read.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+PRIVATE_DIR_MODE = 0o700
+PRIVATE_FILE_MODE = 0o600
+PRIVATE_UMASK = 0o077
+"""Set by the command-line entry points, so files made by libraries (neonize's Go side creates
+the WhatsApp session database) are private too."""
+
+
+def make_private_dir(path: Path) -> bool:
+    """Create ``path`` (and missing parents) as 0700; True when it was created here. An existing
+    directory is left as it is (see :func:`loose_modes`)."""
+    if path.is_dir():
+        return False
+    path.mkdir(mode=PRIVATE_DIR_MODE, parents=True, exist_ok=True)
+    os.chmod(path, PRIVATE_DIR_MODE)  # mkdir's mode is filtered by the umask
+    return True
+
+
+def create_private_file(path: Path) -> None:
+    """Create an empty 0600 file unless it exists (SQLite then opens it and gives its journal
+    files the same mode)."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE_MODE)
+    except FileExistsError:
+        return
+    os.close(fd)
+    os.chmod(path, PRIVATE_FILE_MODE)
+
+
+def open_private(path: Path, mode: str = "x", **kwargs: object) -> object:
+    """``open`` for a new file that only this user can read (0600 whatever the umask)."""
+    flags = os.O_WRONLY | os.O_CREAT | (os.O_EXCL if "x" in mode else os.O_TRUNC if "w" in mode else os.O_APPEND)
+    fd = os.open(path, flags, PRIVATE_FILE_MODE)
+    os.chmod(path, PRIVATE_FILE_MODE)
+    return os.fdopen(fd, mode.replace("x", "w") if "x" in mode else mode, **kwargs)  # type: ignore[call-overload]
+
+
+@dataclass(frozen=True)
+class LooseMode:
+    path: Path
+    mode: int
+    """The permission bits found (e.g. 0o644)."""
+    wanted: int
+
+    def describe(self) -> str:
+        kind = "directory" if self.wanted == PRIVATE_DIR_MODE else "file"
+        return (f"{self.path} is a {kind} with mode {self.mode:04o}: other users on this machine can read it "
+                f"(run: chmod {self.wanted:o} {self.path})")
+
+
+def loose_modes(state_dir: Path, extra: Iterable[Path] = ()) -> list[LooseMode]:
+    """The state directory, every file in it and the ``extra`` paths (e.g. the SQLite database
+    when it lives elsewhere) whose group or others have any permission."""
+    found: list[LooseMode] = []
+    candidates: list[Path] = []
+    if state_dir.is_dir():
+        candidates.append(state_dir)
+        candidates += sorted(p for p in state_dir.rglob("*") if not p.is_symlink())
+    candidates += [p for p in extra if p.exists() and p not in candidates]
+    for path in candidates:
+        try:
+            mode = stat.S_IMODE(path.stat().st_mode)
+        except OSError:
+            continue
+        wanted = PRIVATE_DIR_MODE if path.is_dir() else PRIVATE_FILE_MODE
+        if mode & 0o077:
+            found.append(LooseMode(path, mode, wanted))
+    return found
+
+
+def tighten(loose: Iterable[LooseMode]) -> list[LooseMode]:
+    """chmod each to its private mode; returns those that could be changed."""
+    done = []
+    for item in loose:
+        try:
+            os.chmod(item.path, item.wanted)
+        except OSError:
+            continue
+        done.append(item)
+    return done

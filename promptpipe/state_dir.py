@@ -1,0 +1,46 @@
+"""Notice when the state directory is deleted or replaced while the service runs.
+
+A process keeps writing happily to files that were deleted under it (the SQLite database, the
+lock file), and with the lock file gone a second ``serve`` could start on the same account. The
+service remembers the identity (device and inode) of the directory, its lock file and its SQLite
+database at start, and stops when any of them is gone or is another file.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+LOCK_NAME = "promptpipe.lock"
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino
+
+
+@dataclass(frozen=True)
+class StateDirWatch:
+    watched: tuple[tuple[Path, tuple[int, int]], ...]
+
+    @classmethod
+    def of(cls, state_dir: Path, sqlite_path: Path | None = None) -> StateDirWatch:
+        paths = [state_dir, state_dir / LOCK_NAME, *([sqlite_path] if sqlite_path is not None else [])]
+        watched = tuple((path, ident) for path in paths if (ident := _identity(path)) is not None)
+        return cls(watched)
+
+    def problem(self) -> str | None:
+        """What changed, as one line for the operator; None while all is as at start."""
+        for path, ident in self.watched:
+            now = _identity(path)
+            if now is None:
+                return (f"{path} was deleted while the service was running; it stops now so that nothing more is "
+                        "written to deleted files. Restore the state directory (or start afresh) and start it again.")
+            if now != ident:
+                return (f"{path} was replaced by another file while the service was running; it stops now. "
+                        "Check what changed the state directory before starting it again.")
+        return None

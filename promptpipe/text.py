@@ -1,0 +1,174 @@
+"""Text that crosses a boundary: into the database, onto a terminal, into the model, into a log.
+
+Pure functions, no I/O. Each boundary has its own rule:
+
+* storage: NUL characters removed (PostgreSQL refuses them in text and JSON) and lone surrogates
+  (undecodable bytes smuggled in as ``\\udcXX``) replaced by U+FFFD, so a write never fails on them;
+* terminal: control characters shown as escapes, so a participant's text can neither move the
+  cursor, clear the screen, write the clipboard nor break a table row;
+* matching: NFKC, case folding and punctuation/emoji stripped, for commands and crisis phrases;
+* the model: long texts shortened with a note of how much was left out;
+* logs and errors: credentials in database URLs masked.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+import unicodedata
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+REPLACEMENT = "\ufffd"
+
+
+def clean_for_storage(text: str) -> str:
+    """``text`` without NUL characters and with lone surrogates replaced by U+FFFD."""
+    if text.isascii():
+        return text.replace("\x00", "") if "\x00" in text else text
+    if "\x00" in text:
+        text = text.replace("\x00", "")
+    return _LONE_SURROGATE.sub(REPLACEMENT, text)
+
+
+def clean_value(value: object) -> object:
+    """:func:`clean_for_storage` applied to every string in a JSON-like value (keys included)."""
+    if isinstance(value, str):
+        return clean_for_storage(value)
+    if isinstance(value, dict):
+        return {clean_for_storage(str(k)): clean_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [clean_value(item) for item in value]
+    return value
+
+
+def lossless_original(text: str) -> str | None:
+    """The exact original as base64 (UTF-8, surrogates passed through) when cleaning changes
+    it, so nothing a participant sent is lost; None when the text is stored as it is."""
+    if clean_for_storage(text) == text:
+        return None
+    return base64.b64encode(text.encode("utf-8", "surrogatepass")).decode("ascii")
+
+
+def has_undecodable(text: str) -> bool:
+    """Whether ``text`` carries bytes that were not valid UTF-8 (Python keeps them as lone
+    surrogates, e.g. in command-line arguments)."""
+    return _LONE_SURROGATE.search(text) is not None
+
+
+# ---------------------------------------------------------------- terminal
+
+_BIDI_AND_SEPARATORS = "\u061c\u200e\u200f\u2028\u2029\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+_UNSAFE_FOR_TERMINAL = re.compile(f"[\x00-\x1f\x7f-\x9f{_BIDI_AND_SEPARATORS}\ud800-\udfff]")
+_NAMED_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def for_terminal(value: object) -> str:
+    """``value`` as one safe line: control characters, bidi overrides and line separators shown
+    as escapes (``\\n``, ``\\x1b``, ``\\u202e``); everything printable (emoji too) as it is."""
+    text = value if isinstance(value, str) else str(value)
+    if text.isprintable():
+        return text
+    return _UNSAFE_FOR_TERMINAL.sub(_escape_char, text)
+
+
+def _escape_char(match: re.Match[str]) -> str:
+    char = match.group(0)
+    if char in _NAMED_ESCAPES:
+        return _NAMED_ESCAPES[char]
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+# ---------------------------------------------------------------- matching
+
+_APOSTROPHES = str.maketrans("", "", "'‘’ʼ`´")
+
+
+def normalise_words(text: str) -> str:
+    """Lower-case words separated by single spaces: NFKC (full-width letters become plain ones),
+    case folding, apostrophes dropped, and everything else that is not a letter or a digit
+    (punctuation, emoji, symbols) treated as a space. ``"ＳＴＯＰ 🙏!"`` becomes ``"stop"``;
+    ``"Don’t"`` becomes ``"dont"``."""
+    folded = unicodedata.normalize("NFKC", text).casefold().translate(_APOSTROPHES)
+    out = []
+    for char in folded:
+        category = unicodedata.category(char)
+        out.append(char if category[0] in "LN" or category == "Mn" else " ")
+    return " ".join("".join(out).split())
+
+
+# ---------------------------------------------------------------- the model
+
+def shorten(text: str, limit: int) -> str:
+    """At most ``limit`` characters: the beginning and the end, with a note of how much of the
+    middle was left out (the reader knows the text was longer). ``limit`` 0 means nothing."""
+    if len(text) <= limit:
+        return text
+    if limit <= 0:
+        return ""
+    note = f" […{len(text)} characters, shortened…] "
+    room = limit - len(note)
+    if room < 20:
+        return text[:limit]
+    head = room * 3 // 4
+    tail = room - head
+    return f"{text[:head]}{note}{text[-tail:] if tail else ''}"
+
+
+_SENTENCE_END = re.compile(r"[.!?…)\]\"'»”’]\s|[.!?…](?=$)|\n")
+
+
+def complete_sentences(text: str, limit: int) -> str:
+    """The longest run of whole sentences from the start of ``text`` that fits in ``limit``
+    characters; empty when not even the first sentence ends inside it. For a reply the model
+    was cut off in, or one too long to send."""
+    text = text.strip()
+    window = text[:limit] if limit > 0 else text
+    ends = [match.end() for match in _SENTENCE_END.finditer(window)]
+    if len(text) <= limit and ends and ends[-1] >= len(window.rstrip()):
+        return text
+    if not ends:
+        return ""
+    return window[:ends[-1]].strip()
+
+
+def cap_reply(text: str, limit: int) -> str:
+    """A message of at most ``limit`` characters that ends on a whole sentence where it can."""
+    text = text.strip()
+    if len(text) <= limit:
+        return text
+    whole = complete_sentences(text, limit)
+    if whole:
+        return whole
+    cut = text[: max(limit - 1, 1)].rsplit(" ", 1)[0].rstrip(",;:- ")
+    return cut + "…"
+
+
+# ---------------------------------------------------------------- logs and errors
+
+_USERINFO = re.compile(r"(?P<user>[\w.%~+-]+):(?P<secret>[^/\s'\"]+)@(?=[\w\[])")
+_DSN_PASSWORD = re.compile(r"(?i)\b(password|passwd|pwd)\s*=\s*('[^']*'|\"[^\"]*\"|\S+)")
+
+
+def mask_credentials(text: str) -> str:
+    """``postgresql://ana:s3cret@host/db`` (or the same with a mistyped scheme) becomes
+    ``postgresql://ana:***@host/db``; a ``password=…`` pair becomes ``password=***``."""
+    if "@" not in text and "=" not in text:
+        return text
+    text = _USERINFO.sub(lambda m: f"{m.group('user')}:***@", text)
+    return _DSN_PASSWORD.sub(lambda m: f"{m.group(1)}=***", text)
+
+
+__all__ = [
+    "REPLACEMENT",
+    "cap_reply",
+    "clean_for_storage",
+    "clean_value",
+    "complete_sentences",
+    "for_terminal",
+    "has_undecodable",
+    "lossless_original",
+    "mask_credentials",
+    "normalise_words",
+    "shorten",
+]

@@ -1,0 +1,50 @@
+"""``flag_concern``: the model raises a safety concern that a phrase list cannot catch.
+
+The flag is recorded for the research team (and sent to the alert webhook, without any text);
+the participant gets the study's safety message at once, before the model's own reply. The
+conversation then goes on normally.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from promptpipe.errors import ToolArgumentError
+from promptpipe.flag_store import NewFlag
+from promptpipe.limits import FLAG_REASON_CHARS
+from promptpipe.models import SEVERITIES
+from promptpipe.tools.base import Tool, ToolContext, optional_string
+
+
+async def _flag(ctx: ToolContext, args: dict[str, Any]) -> str:
+    severity = optional_string(args, "severity").lower()
+    if severity not in SEVERITIES:
+        raise ToolArgumentError(f"'severity' must be one of {', '.join(SEVERITIES)}")
+    reason = optional_string(args, "reason")
+    if not reason:
+        raise ToolArgumentError("'reason' is required: say in a few words what worries you")
+    ctx.state.flags.append(NewFlag(source="model", severity=severity, trigger=reason[:FLAG_REASON_CHARS]))
+    return ("Flag recorded for the research team. The participant is sent the study's safety message "
+            "before your reply; reply with care, briefly, and do not repeat the safety information.")
+
+
+FLAG_CONCERN = Tool(
+    name="flag_concern",
+    description=(
+        "Alert the research team that the participant may be at risk: thoughts of self-harm or suicide, "
+        "being in danger, a medical emergency, or serious distress, even when said indirectly. The "
+        "participant is sent the study's safety message at once. Use it whenever in doubt; never for "
+        "ordinary frustration with the habit."
+    ),
+    parameters={
+        "type": "object",
+        "properties": {
+            "severity": {"type": "string", "enum": list(SEVERITIES),
+                         "description": "high: possible immediate risk; medium: worrying; low: worth a look."},
+            "reason": {"type": "string", "description": "What worries you, in a few words (for the team)."},
+        },
+        "required": ["severity", "reason"],
+        "additionalProperties": False,
+    },
+    handler=_flag,
+)

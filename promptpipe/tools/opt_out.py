@@ -1,0 +1,45 @@
+"""``opt_out``: the participant asked, in their own words, to stop getting messages.
+
+STOP and its variants are handled by the server before the model; this tool covers what a list
+of commands cannot ("please don't text me anymore", "I don't want these messages"). The change is
+recorded with source ``model`` and the participant's words; the reply is the server's own STOP
+confirmation, whatever the model would have written, so the loop ends after this call.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from promptpipe.models import WITHDRAWN
+from promptpipe.tools.base import Tool, ToolContext, optional_string
+
+
+async def _opt_out(ctx: ToolContext, args: dict[str, Any]) -> str:
+    state = ctx.state
+    if state.status == WITHDRAWN:
+        return "The participant is withdrawn from the study already; nothing is sent to them."
+    if state.opted_out:
+        return "The participant has opted out already; nothing more will be sent."
+    reason = optional_string(args, "reason")[:200] or "asked to stop in their own words"
+    state.change_status("opted_out", reason=f"opted out through the assistant: {reason}", source="model",
+                        words="\n".join(ctx.inbound))
+    ctx.ends_turn = True
+    return "Done: the participant is opted out. The server sends them the confirmation; write nothing more."
+
+
+OPT_OUT = Tool(
+    name="opt_out",
+    description=(
+        "Stop every message to the participant (daily prompts, reminders, check-ins) because they "
+        "clearly asked not to be contacted any more, in their own words, e.g. 'please stop texting me' "
+        "or 'I don't want these messages'. Not for a hard day, a wish for fewer or different prompts "
+        "(change the schedule instead) or a question about stopping: ask first if unsure. The server "
+        "confirms it to them and tells them how to start again."
+    ),
+    parameters={
+        "type": "object",
+        "properties": {"reason": {"type": "string", "description": "What they said, in a few words."}},
+        "additionalProperties": False,
+    },
+    handler=_opt_out,
+)
