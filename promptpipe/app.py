@@ -16,6 +16,7 @@ from promptpipe.clock import Clock, SystemClock
 from promptpipe.config import Settings, ensure_state_dir
 from promptpipe.db import Database
 from promptpipe.errors import ConfigError, StorageError
+from promptpipe.files import create_private_file
 from promptpipe.flow.router import ConversationFlow, FlowConfig
 from promptpipe.flow.safety_step import SafetyConfig
 from promptpipe.inbox import Inbox, InboxConfig
@@ -294,6 +295,7 @@ class App:
     def _take_lock(self) -> None:
         state_dir = ensure_state_dir(self.settings)
         path = state_dir / LOCK_NAME
+        create_private_file(path)
         handle = open(path, "a+")  # noqa: SIM115  (held for the life of the service)
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)

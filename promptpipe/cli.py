@@ -18,7 +18,9 @@ from promptpipe.clock import SystemClock
 from promptpipe.config import Settings, ensure_state_dir, load_settings
 from promptpipe.db import Database
 from promptpipe.errors import PromptPipeError
-from promptpipe.logging import configure_logging
+from promptpipe.files import PRIVATE_UMASK, loose_modes, tighten
+from promptpipe.logging import configure_logging, get_logger
+from promptpipe.text import for_terminal
 
 
 def _fail(message: str) -> int:
@@ -49,11 +51,26 @@ def _run(coro_factory: Callable[[], Awaitable[int | None]]) -> int:
 
 # ---------------------------------------------------------------- promptpipe
 
-async def _serve(settings: Settings, transport: Any = None, stop: asyncio.Event | None = None) -> int:
+def _state_files(settings: Settings, db: Database | None = None) -> list[Any]:
+    """State files (and the SQLite database, wherever it lives) that other users could read."""
+    database = db.sqlite_path if db is not None else Database(settings.database_url).sqlite_path
+    extra = [] if database is None else [database, database.with_name(database.name + "-wal"),
+                                         database.with_name(database.name + "-shm")]
+    return loose_modes(settings.state_dir, extra)
+
+
+async def _serve(
+    settings: Settings, transport: Any = None, stop: asyncio.Event | None = None, started: asyncio.Event | None = None,
+) -> int:
+    """Run the service until ``stop`` (a signal) or until it must stop by itself; ``started`` is
+    set once it runs (for tests)."""
     from promptpipe.app import App
 
     settings.require_llm()
     ensure_state_dir(settings)
+    for item in tighten(_state_files(settings)):
+        get_logger("promptpipe.cli").warning("state_file_mode_tightened", path=str(item.path),
+                                             was=f"{item.mode:04o}", now=f"{item.wanted:04o}")
     app = App.build(settings, transport=transport)
     stop = stop or asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -63,10 +80,17 @@ async def _serve(settings: Settings, transport: Any = None, stop: asyncio.Event 
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, stop.set)
     await app.start(single_instance=True)
+    if started is not None:
+        started.set()
     try:
-        await stop.wait()
+        stopped, fatal = asyncio.ensure_future(stop.wait()), asyncio.ensure_future(app.fatal.wait())
+        await asyncio.wait((stopped, fatal), return_when=asyncio.FIRST_COMPLETED)
+        for waiter in (stopped, fatal):
+            waiter.cancel()
     finally:
         await app.stop()
+    if app.fatal.is_set():
+        return _fail(app.fatal_reason)
     return 0
 
 
@@ -96,6 +120,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     chat.add_argument("--name", default="Console tester", help="name used if the phone is not enrolled yet")
     sub.add_parser("check", help="validate settings and the database connection, then exit")
     args = parser.parse_args(argv)
+    os.umask(PRIVATE_UMASK)  # what the service and its libraries create is for this user only
     settings = _settings()
     if settings is None:
         return 1
@@ -125,19 +150,28 @@ async def _check(settings: Settings) -> int:
     finally:
         await db.close()
     print(f"settings ok; database ok ({db.dialect}); transport {settings.transport}")
+    for item in _state_files(settings, db):
+        print(f"warning: {item.describe()}", file=sys.stderr)
     return 0
 
 
 # ---------------------------------------------------------------- promptpipe-admin
 
+def _cell(value: Any) -> str:
+    """One table cell or value, safe for a terminal: a participant's control characters (screen
+    clearing, clipboard writing, a newline in a name) are shown as escapes, never obeyed."""
+    return for_terminal("" if value is None else value)
+
+
 def _print_table(rows: list[dict[str, Any]], columns: Sequence[str]) -> None:
     if not rows:
         print("(none)")
         return
-    widths = {c: max(len(c), *(len(str(r.get(c, ""))) for r in rows)) for c in columns}
+    cells = [{c: _cell(r.get(c, "")) for c in columns} for r in rows]
+    widths = {c: max(len(c), *(len(row[c]) for row in cells)) for c in columns}
     print("  ".join(c.upper().ljust(widths[c]) for c in columns))
-    for row in rows:
-        print("  ".join(str(row.get(c, "")).ljust(widths[c]) for c in columns))
+    for row in cells:
+        print("  ".join(row[c].ljust(widths[c]) for c in columns))
 
 
 def _print_json(data: Any) -> None:
@@ -157,8 +191,8 @@ async def _admin(args: argparse.Namespace, settings: Settings) -> int:
 async def _admin_command(args: argparse.Namespace, db: Database, clock: SystemClock) -> int:
     if args.command == "enroll":
         row = await admin.enroll(db, clock, phone=args.phone, name=args.name, timezone=args.timezone,
-                                 background=args.background or "")
-        print(f"enrolled {row['name']} ({row['phone']}) as {row['id']}; the running service will send the greeting")
+                                 background=args.background or "", by=args.by or "")
+        print(f"enrolled {_cell(row['name'])} ({row['phone']}) as {row['id']}; the running service will send the greeting")
     elif args.command == "list":
         rows = await admin.list_participants(db)
         _print_json(rows) if args.json else _print_table(rows, ["id", "phone", "name", "timezone", "status", "sub_state"])
@@ -171,14 +205,15 @@ async def _admin_command(args: argparse.Namespace, db: Database, clock: SystemCl
                 if isinstance(value, dict):
                     print(f"{key}:")
                     for field_name, field_value in value.items():
-                        print(f"  {field_name}: {field_value if field_value not in ('', None) else '-'}")
+                        print(f"  {field_name}: {_cell(field_value) if field_value not in ('', None) else '-'}")
                 else:
-                    print(f"{key}: {value if value not in ('', None) else '-'}")
+                    print(f"{key}: {_cell(value) if value not in ('', None) else '-'}")
     elif args.command == "simulate":
         inbox_id = await admin.simulate(db, clock, phone=args.phone, text=" ".join(args.text))
         print(f"stored as inbox row {inbox_id}; the running service will answer it")
     elif args.command in admin.STATUS_COMMANDS:
-        print(await admin.set_status(db, clock, phone=args.phone, action=args.command, reason=args.reason or ""))
+        print(await admin.set_status(db, clock, phone=args.phone, action=args.command, reason=args.reason or "",
+                                     by=args.by or ""))
     elif args.command == "prompt-now":
         inbox_id = await admin.send_prompt_now(db, clock, phone=args.phone)
         print(f"daily prompt queued as inbox row {inbox_id}; the running service writes and sends it")
@@ -206,15 +241,84 @@ async def _admin_command(args: argparse.Namespace, db: Database, clock: SystemCl
         else:
             for row in rows:
                 arrow = "<-" if row["direction"] == "in" else "->"
-                print(f"{row['at'][:19]} {arrow} [{row['kind']}/{row['status']}] {row['text']}")
+                print(f"{row['at'][:19]} {arrow} [{row['kind']}/{row['status']}] {_cell(row['text'])}")
+    elif args.command == "consent":
+        data = await admin.consent(db, args.phone)
+        if args.json:
+            _print_json(data)
+        else:
+            print(f"{data['phone']} ({data['participant_id']}): {data['status']}"
+                  + ("; opted out by themselves" if data["opted_out"] else "")
+                  + ("; paused by the research team" if data["researcher_paused"] else ""))
+            _print_table(data["events"], ["at", "event", "source", "actor", "words"])
+    elif args.command == "flags":
+        await _flags_command(args, db, clock)
+    elif args.command == "inbox":
+        await _inbox_command(args, db, clock)
     elif args.command == "export":
         from promptpipe.export import export_study
 
-        counts = await export_study(db, args.out, fmt=args.format, force=args.force)
-        for name, rows in counts.items():
+        result = await export_study(db, args.out, fmt=args.format, force=args.force,
+                                    include_identifiers=args.include_identifiers)
+        for name, rows in result.rows.items():
             print(f"{name}.{args.format}: {rows} row{'' if rows == 1 else 's'}")
+        if result.key_file is not None:
+            print(f"{result.key_file.name}: {result.key_rows} row{'' if result.key_rows == 1 else 's'} "
+                  "(the key to phone numbers and names: keep it apart from the data)")
         print(f"written to {args.out}")
+        for warning in result.warnings:
+            print(f"warning: {warning}", file=sys.stderr)
     return 0
+
+
+async def _flags_command(args: argparse.Namespace, db: Database, clock: SystemClock) -> None:
+    if args.flags_action == "resolve":
+        print(await admin.resolve(db, clock, flag_id=args.flag_id, note=args.note, by=args.by or ""))
+        return
+    rows = await admin.flags(db, include_resolved=args.all)
+    if args.json:
+        _print_json(rows)
+        return
+    _print_table(rows, ["id", "at", "participant_id", "severity", "source", "trigger", "status", "alert"]
+                 + (["resolved_by", "note"] if args.all else []))
+
+
+async def _inbox_command(args: argparse.Namespace, db: Database, clock: SystemClock) -> None:
+    if args.inbox_action == "retry":
+        print(await admin.retry_inbox(db, clock, inbox_id=args.inbox_id))
+    elif args.inbox_action == "skip":
+        print(await admin.skip_inbox(db, clock, inbox_id=args.inbox_id, by=args.by or ""))
+    else:
+        rows = await admin.inbox_rows(db, stuck_only=args.stuck)
+        if args.json:
+            _print_json(rows)
+        else:
+            _print_table(rows, ["id", "at", "phone", "kind", "status", "attempts", "last_error"])
+
+
+def _add_admin_follow_ups(sub: Any) -> None:
+    """consent, flags and inbox: what researchers follow during a study."""
+    consent = sub.add_parser("consent", help="a participant's consent history (enrolled, opted out/in, paused ...)")
+    consent.add_argument("--phone", required=True)
+    consent.add_argument("--json", action="store_true")
+    flags = sub.add_parser("flags", help="safety flags (open ones; --all for every flag); `flags resolve ID --note ...`")
+    flags.add_argument("--all", action="store_true", help="resolved flags too")
+    flags.add_argument("--json", action="store_true")
+    flag_actions = flags.add_subparsers(dest="flags_action")
+    resolve = flag_actions.add_parser("resolve", help="mark a flag as dealt with")
+    resolve.add_argument("flag_id", type=int)
+    resolve.add_argument("--note", required=True, help="what was done (kept with the flag)")
+    resolve.add_argument("--by", help="who resolved it (default: your user name)")
+    inbox = sub.add_parser("inbox", help="inputs waiting to be answered; --stuck for those that failed "
+                           "(`inbox retry ID`, `inbox skip ID`)")
+    inbox.add_argument("--stuck", action="store_true", help="only inputs that failed or keep failing")
+    inbox.add_argument("--json", action="store_true")
+    inbox_actions = inbox.add_subparsers(dest="inbox_action")
+    retry = inbox_actions.add_parser("retry", help="try a failed input again from scratch")
+    retry.add_argument("inbox_id", type=int)
+    skip = inbox_actions.add_parser("skip", help="give up on an input (it stays in the transcript)")
+    skip.add_argument("inbox_id", type=int)
+    skip.add_argument("--by", help="who skipped it (default: your user name)")
 
 
 def admin_main(argv: Sequence[str] | None = None) -> int:
@@ -225,6 +329,7 @@ def admin_main(argv: Sequence[str] | None = None) -> int:
     enroll.add_argument("--name", required=True)
     enroll.add_argument("--timezone", required=True, help="IANA zone, e.g. America/Toronto")
     enroll.add_argument("--background", help="notes for the agent about this participant")
+    enroll.add_argument("--by", help="who enrolled them, for the consent record (default: your user name)")
     listing = sub.add_parser("list", help="all participants")
     listing.add_argument("--json", action="store_true")
     show = sub.add_parser("show", help="one participant: status, stage, profile")
@@ -241,7 +346,8 @@ def admin_main(argv: Sequence[str] | None = None) -> int:
                          ("withdraw", "withdraw a participant from the study (final)")):
         status = sub.add_parser(action, help=text)
         status.add_argument("--phone", required=True)
-        status.add_argument("--reason", help="kept in the audit log")
+        status.add_argument("--reason", help="kept in the audit log and the consent record")
+        status.add_argument("--by", help="who did it, for the consent record (default: your user name)")
     prompt_now = sub.add_parser("prompt-now", help="send the participant's daily prompt now (for piloting)")
     prompt_now.add_argument("--phone", required=True)
     schedules = sub.add_parser("schedules", help="a participant's daily prompt schedules and pending timers")
@@ -252,12 +358,16 @@ def admin_main(argv: Sequence[str] | None = None) -> int:
     update = sub.add_parser("update", help="change a participant's time zone")
     update.add_argument("--phone", required=True)
     update.add_argument("--timezone", required=True, help="IANA zone, e.g. Europe/Berlin")
-    export = sub.add_parser("export", help="write the study's data (participants, messages, deliveries, "
-                            "transitions, tone changes) to files for analysis")
+    export = sub.add_parser("export", help="write the study's data, pseudonymised (participants, messages, "
+                            "deliveries, transitions, tone changes, consent, flags), to files for analysis")
     export.add_argument("--out", required=True, help="directory for the files (created if missing)")
     export.add_argument("--format", choices=("csv", "jsonl"), default="csv", help="csv (default) or jsonl")
     export.add_argument("--force", action="store_true", help="overwrite files from an earlier export")
+    export.add_argument("--include-identifiers", action="store_true",
+                        help="also write identifiers.<format>: participant id, phone and name (keep it apart)")
+    _add_admin_follow_ups(sub)
     args = parser.parse_args(argv)
+    os.umask(PRIVATE_UMASK)  # exports and a new SQLite file are for this user only
     settings = _settings()
     if settings is None:
         return 1

@@ -20,6 +20,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
 from promptpipe.errors import ConfigError
+from promptpipe.files import make_private_dir
 from promptpipe.limits import DEFAULT_MAX_SCHEDULES
 from promptpipe.localtime import is_iana_zone
 from promptpipe.text import mask_credentials
@@ -384,7 +385,7 @@ def ensure_state_dir(settings: Settings) -> Path:
     """Create the state directory and prove it is writable, or fail with a clear line."""
     path = settings.state_dir
     try:
-        path.mkdir(parents=True, exist_ok=True)
+        make_private_dir(path)
         probe = path / ".write-test"
         probe.write_text("ok")
         probe.unlink()

@@ -1,46 +1,70 @@
-"""The study's data as flat files for analysis (pandas, R): one row per event, five files.
+"""The study's data as flat files for analysis (pandas, R): one row per event, pseudonymised.
 
 ``participants``, ``messages`` (the transcript), ``deliveries`` (daily prompts and what became of
-them), ``transitions`` (the audit log) and ``tone_changes``. Every time appears twice: in UTC
-(``…_utc``, ``+00:00``) and in the participant's own zone (``…_local``, with its offset), both ISO
-8601 to the second, so a column always has one format.
+them), ``transitions`` (the audit log), ``tone_changes``, ``consent`` (the consent ledger) and
+``flags`` (safety concerns). Every time appears twice: in UTC (``…_utc``, ``+00:00``) and in the
+participant's own zone (``…_local``, with its offset), both ISO 8601 to the second, so a column
+always has one format.
+
+Pseudonymised: participants appear by id only. No file has a phone number or name column, and a
+participant's own phone number and name are replaced by ``[phone]`` and ``[name]`` in the free
+texts of their rows (the model greets people by name). ``include_identifiers`` writes the key,
+``identifiers`` (participant_id, phone, name), as a separate file that can be kept apart.
 
 CSV: a header row, UTF-8, quoted only where needed (texts with commas, quotes and newlines read
 back intact); None is an empty cell, lists are joined with ``;``, objects are compact JSON and
-booleans ``true``/``false``. JSONL: one object per line with real nulls, lists, objects, ints and
-booleans.
+booleans ``true``/``false``. A text cell that a spreadsheet would run as a formula (it starts with
+``=``, ``+``, ``-``, ``@``, a tab or a carriage return) gets a leading ``'`` and NUL characters are
+removed (OWASP's advice against CSV injection). JSONL: one object per line with real nulls, lists,
+objects, ints and booleans, texts exactly as stored.
 
 Memory stays bounded: rows are read in chunks ordered by id (keyset pagination), each chunk in its
 own short transaction, so a running service is never held up for long. The id ceilings and row
 counts are taken once at the start; rows added while the export runs are left for the next one.
-Each file is written under a temporary name in the target directory and renamed only when every
-file is complete, so a crash never leaves a half-written file under a real name.
+Each file is written (0600, in a directory the export creates 0700) under a temporary name in the
+target directory and renamed only when every file is complete, so a crash never leaves a
+half-written file under a real name.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
 import contextlib
 import csv
 import json
 import os
+import re
 import secrets
+import stat
 import sys
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import IO, Any, TextIO
+from typing import IO, Any, TextIO, cast
 from zoneinfo import ZoneInfo
 
+import phonenumbers
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 from tqdm import tqdm
 
 from promptpipe.db import Database
 from promptpipe.errors import AdminError
+from promptpipe.files import make_private_dir, open_private
 from promptpipe.localtime import zone_or_utc
-from promptpipe.models import Conversation, Message, Participant, PromptDelivery, ToneEvent, Transition
+from promptpipe.models import (
+    ConsentEvent,
+    Conversation,
+    Flag,
+    Message,
+    Participant,
+    PromptDelivery,
+    ToneEvent,
+    Transition,
+)
 from promptpipe.outcomes import COUNTER_DATES, COUNTER_INTS, delivery_outcome
 from promptpipe.state import PROFILE_FIELDS
 
@@ -48,10 +72,14 @@ FORMATS = ("csv", "jsonl")
 CHUNK_ROWS = 2_000
 PROGRESS_THRESHOLD = 5_000
 UTC = ZoneInfo("UTC")
+IDENTIFIERS = "identifiers"
+"""The key file (participant_id, phone, name): written only on request."""
+NAME_MARK, PHONE_MARK = "[name]", "[phone]"
 
 
 PARTICIPANT_COLUMNS = (
-    "id", "phone", "name", "timezone", "status", "paused_by", "sub_state", "enrolled_at_utc", "enrolled_at_local",
+    "id", "timezone", "status", "paused_by", "opted_out", "researcher_paused", "sub_state",
+    "enrolled_at_utc", "enrolled_at_local", "erased_at_utc", "erased_at_local",
     *PROFILE_FIELDS, "intensity", *COUNTER_INTS, *COUNTER_DATES, "tone_active",
 )
 MESSAGE_COLUMNS = (
@@ -71,8 +99,121 @@ TONE_COLUMNS = (
     "id", "participant_id", "source", "proposed", "stripped", "outcome", "active_before", "active_after", "scores",
     "at_utc", "at_local",
 )
+CONSENT_COLUMNS = ("id", "participant_id", "event", "source", "actor", "words", "at_utc", "at_local")
+FLAG_COLUMNS = (
+    "id", "participant_id", "source", "severity", "trigger", "status", "at_utc", "at_local",
+    "resolved_at_utc", "resolved_at_local", "resolved_by", "resolution_note", "alert_status",
+)
+IDENTIFIER_COLUMNS = ("participant_id", "phone", "name")
 
-Zones = dict[str, ZoneInfo]
+
+# ---------------------------------------------------------------- who is who
+
+_SEPARATOR = r"[\s().\-]{0,2}"
+
+
+def _phone_spellings(phone: str) -> list[str]:
+    """The digits of the number as written internationally and, where known, nationally."""
+    digits = re.sub(r"\D", "", phone or "")
+    if len(digits) < 6:
+        return []
+    try:
+        national = phonenumbers.national_significant_number(phonenumbers.parse("+" + digits, None))
+    except phonenumbers.NumberParseException:
+        national = ""
+    return [digits, national] if len(national) >= 7 and national != digits else [digits]
+
+
+def _phone_pattern(spellings: Sequence[str]) -> str:
+    """``+14165550123``, ``1 416 555 0123``, ``(416) 555-0123``, ``416.555.0123`` …"""
+    international, *national = spellings
+    alternatives = [r"\+?" + _SEPARATOR.join(international)] + [r"\(?0?" + _SEPARATOR.join(n) for n in national]
+    return r"(?<!\d)(?:" + "|".join(alternatives) + r")(?!\d)"
+
+
+def _name_words(name: str) -> list[str]:
+    """The words of a name that are capitalised or from a script without case, at least two
+    characters, longest first (``Ana, "the walker"``: ``Ana``; a nickname's "the" is no name)."""
+    words = {w for w in re.findall(r"\w+", name) if len(w) >= 2 and not w[0].islower() and not w.isdigit()}
+    return sorted(words, key=len, reverse=True)
+
+
+class _Redactor:
+    """Replaces one participant's phone number and name in a text by ``[phone]`` and ``[name]``:
+    the number in its usual spellings, the whole name in any case and each name word as written,
+    as whole words. Cheap substring tests come first, since most texts contain neither."""
+
+    def __init__(self, phone: str, name: str) -> None:
+        spellings = _phone_spellings(phone)
+        self.phone = re.compile(_phone_pattern(spellings)) if spellings else None
+        self.phone_digits = tuple(set.intersection(*(set(s) for s in spellings))) if spellings else ()
+        """Digits every spelling contains: a text lacking one of them cannot hold the number."""
+        name = (name or "").strip()
+        self.full_name = name.lower() if len(name) >= 2 else ""
+        self.words = _name_words(name) if self.full_name else []
+        alternatives = (["(?i:" + re.escape(name) + ")"] if self.full_name else []) + [re.escape(w) for w in self.words]
+        self.name = re.compile(r"(?<!\w)(?:" + "|".join(alternatives) + r")(?!\w)") if alternatives else None
+
+    def __call__(self, text: str) -> str:
+        if self.phone is not None and all(d in text for d in self.phone_digits):
+            text = self.phone.sub(PHONE_MARK, text)
+        if self.name is not None and (any(w in text for w in self.words) or self.full_name in text.lower()):
+            text = self.name.sub(NAME_MARK, text)
+        return text
+
+
+class _People:
+    """Each participant's zone, and their own phone number and name to take out of texts."""
+
+    def __init__(self, rows: Iterable[Any]) -> None:
+        self.zones: dict[str, ZoneInfo] = {}
+        self._identities: dict[str, tuple[str, str]] = {}
+        self._redactors: dict[str, _Redactor] = {}
+        for pid, tz, phone, name in rows:
+            self.zones[pid] = zone_or_utc(tz)
+            self._identities[pid] = (phone or "", name or "")
+
+    def __contains__(self, participant_id: str) -> bool:
+        return participant_id in self.zones
+
+    def __len__(self) -> int:
+        return len(self.zones)
+
+    def zone(self, participant_id: str) -> ZoneInfo:
+        return self.zones.get(participant_id, UTC)
+
+    def scrub(self, participant_id: str, text: Any) -> Any:
+        """``text`` with the participant's own phone number and name replaced by ``[phone]`` and
+        ``[name]``; anything that is not a non-empty string is returned as it is."""
+        if not text or text.__class__ is not str:
+            return text
+        redactor = self._redactors.get(participant_id)
+        if redactor is None:  # built on first use: one compiled pattern per participant
+            redactor = self._redactors[participant_id] = _Redactor(*self._identities.get(participant_id, ("", "")))
+        return redactor(text)
+
+    def scrub_value(self, participant_id: str, value: Any) -> Any:
+        """:meth:`scrub` for every string in a JSON value (a message payload); the base64 copy of
+        an original text is decoded, scrubbed and encoded again."""
+        if value.__class__ is str:
+            return self.scrub(participant_id, value)
+        if isinstance(value, dict):
+            return {key: self._scrub_b64(participant_id, item) if key == "original_text_b64"
+                    else self.scrub_value(participant_id, item) for key, item in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [self.scrub_value(participant_id, item) for item in value]
+        return value
+
+    def _scrub_b64(self, participant_id: str, value: Any) -> Any:
+        if not isinstance(value, str):
+            return self.scrub_value(participant_id, value)
+        try:
+            original = base64.b64decode(value, validate=True).decode("utf-8", "surrogatepass")
+        except (binascii.Error, UnicodeDecodeError):
+            return None  # not ours to read, so not safe to pass on
+        scrubbed = self.scrub(participant_id, original)
+        return value if scrubbed == original else base64.b64encode(
+            scrubbed.encode("utf-8", "surrogatepass")).decode("ascii")
 
 
 # ---------------------------------------------------------------- values
@@ -102,35 +243,55 @@ def _json_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
+FORMULA_STARTS = frozenset("=+-@\t\r")
+"""A CSV cell starting with one of these is run as a formula by Excel, LibreOffice or Google
+Sheets (``=HYPERLINK(…)``, ``=cmd|…``, ``@SUM(…)``); OWASP: prefix such a cell with ``'``."""
+
+
+def _csv_text(text: str) -> str:
+    """A text made safe for a spreadsheet: NULs removed, a would-be formula prefixed with ``'``."""
+    if "\x00" in text:
+        text = text.replace("\x00", "")
+    if text and text[0] in FORMULA_STARTS:
+        return "'" + text
+    return text
+
+
 def _csv_cell(value: Any) -> Any:
     cls = value.__class__
-    if cls is str or cls is int:  # nearly every cell: nothing to do
+    if cls is str:  # nearly every cell: two cheap checks
+        if (value and value[0] in FORMULA_STARTS) or "\x00" in value:
+            return _csv_text(value)
+        return value
+    if cls is int or cls is float:  # numbers stay numbers, a minus sign included
         return value
     if value is None:
         return ""
     if cls is bool:
         return "true" if value else "false"
     if cls is list or cls is tuple:
-        return ";".join("" if item is None else _json_text(item) if isinstance(item, (dict, list)) else str(item)
-                        for item in value)
+        return _csv_text(";".join("" if item is None else _json_text(item) if isinstance(item, (dict, list))
+                                  else str(item) for item in value))
     if cls is dict:
-        return _json_text(value)
-    return value
+        return _json_text(value)  # starts with "{"; json.dumps escapes NUL as \u0000
+    return _csv_text(str(value))
 
 
 # ---------------------------------------------------------------- one row per event
 
-def _participant_row(row: Any, zones: Zones) -> dict[str, Any]:
+def _participant_row(row: Any, people: _People) -> dict[str, Any]:
     profile = _as_dict(row.profile)
     counters = _as_dict(profile.get("counters"))
     tone = _as_dict(row.tone)
+    zone = people.zone(row.id)
     out: dict[str, Any] = {
-        "id": row.id, "phone": row.phone, "name": row.name, "timezone": row.timezone, "status": row.status,
-        "paused_by": row.paused_by, "sub_state": row.sub_state,
-        **_times("enrolled_at", row.enrolled_at, zones.get(row.id, UTC)),
+        "id": row.id, "timezone": row.timezone, "status": row.status, "paused_by": row.paused_by,
+        "opted_out": bool(row.opted_out), "researcher_paused": bool(row.researcher_paused),
+        "sub_state": row.sub_state,
+        **_times("enrolled_at", row.enrolled_at, zone), **_times("erased_at", row.erased_at, zone),
     }
-    for field in PROFILE_FIELDS:
-        out[field] = profile.get(field)
+    for name in PROFILE_FIELDS:
+        out[name] = people.scrub(row.id, profile.get(name))
     out["intensity"] = profile.get("intensity") or "normal"
     for name in COUNTER_INTS:
         value = counters.get(name)
@@ -141,27 +302,32 @@ def _participant_row(row: Any, zones: Zones) -> dict[str, Any]:
     return out
 
 
-def _message_row(row: Any, zones: Zones) -> dict[str, Any]:
-    zone = zones.get(row.participant_id, UTC)
-    payload = _as_dict(row.payload)
+def _identifier_row(row: Any, people: _People) -> dict[str, Any]:
+    return {"participant_id": row.id, "phone": row.phone, "name": row.name}
+
+
+def _message_row(row: Any, people: _People) -> dict[str, Any]:
+    pid, zone = row.participant_id, people.zone(row.participant_id)
+    stored = people.scrub_value(pid, row.payload)
+    payload = _as_dict(stored)
     return {
-        "id": row.id, "participant_id": row.participant_id, "direction": row.direction, "role": row.role,
-        "kind": row.kind, "status": row.status, "text": row.text,
+        "id": row.id, "participant_id": pid, "direction": row.direction, "role": row.role,
+        "kind": row.kind, "status": row.status, "text": people.scrub(pid, row.text),
         **_times("created_at", row.created_at, zone), **_times("sent_at", row.sent_at, zone),
         "wa_message_id": row.wa_message_id,
         "poll_purpose": payload.get("purpose"),
         "poll_options": _as_list(payload.get("options")),
         "vote_chosen": _as_list(payload.get("selected")),
         "handled_as": payload.get("handled_as"),
-        "payload": row.payload,
+        "payload": stored,
     }
 
 
-def _delivery_row(row: Any, zones: Zones) -> dict[str, Any]:
-    zone = zones.get(row.participant_id, UTC)
+def _delivery_row(row: Any, people: _People) -> dict[str, Any]:
+    zone = people.zone(row.participant_id)
     return {
         "id": row.id, "participant_id": row.participant_id, "schedule_id": row.schedule_id,
-        "local_date": row.local_date, "prompt_text": row.prompt_text,
+        "local_date": row.local_date, "prompt_text": people.scrub(row.participant_id, row.prompt_text),
         "prompt_message_id": row.prompt_message_id, "poll_message_id": row.poll_message_id,
         **_times("sent_at", row.sent_at, zone),
         "vote": row.vote, **_times("voted_at", row.voted_at, zone), "vote_changes": row.vote_changes,
@@ -171,20 +337,38 @@ def _delivery_row(row: Any, zones: Zones) -> dict[str, Any]:
     }
 
 
-def _transition_row(row: Any, zones: Zones) -> dict[str, Any]:
+def _transition_row(row: Any, people: _People) -> dict[str, Any]:
     return {
         "id": row.id, "participant_id": row.participant_id, "kind": row.kind, "name": row.name,
-        "from_value": row.from_value, "to_value": row.to_value, "reason": row.reason,
-        **_times("at", row.created_at, zones.get(row.participant_id, UTC)),
+        "from_value": row.from_value, "to_value": row.to_value, "reason": people.scrub(row.participant_id, row.reason),
+        **_times("at", row.created_at, people.zone(row.participant_id)),
     }
 
 
-def _tone_row(row: Any, zones: Zones) -> dict[str, Any]:
+def _tone_row(row: Any, people: _People) -> dict[str, Any]:
     return {
         "id": row.id, "participant_id": row.participant_id, "source": row.source,
         "proposed": _as_list(row.proposed), "stripped": _as_list(row.stripped), "outcome": row.outcome,
         "active_before": _as_list(row.active_before), "active_after": _as_list(row.active_after),
-        "scores": row.scores, **_times("at", row.created_at, zones.get(row.participant_id, UTC)),
+        "scores": row.scores, **_times("at", row.created_at, people.zone(row.participant_id)),
+    }
+
+
+def _consent_row(row: Any, people: _People) -> dict[str, Any]:
+    return {
+        "id": row.id, "participant_id": row.participant_id, "event": row.event, "source": row.source,
+        "actor": row.actor, "words": people.scrub(row.participant_id, row.words),
+        **_times("at", row.created_at, people.zone(row.participant_id)),
+    }
+
+
+def _flag_row(row: Any, people: _People) -> dict[str, Any]:
+    pid, zone = row.participant_id, people.zone(row.participant_id)
+    return {
+        "id": row.id, "participant_id": pid, "source": row.source, "severity": row.severity,
+        "trigger": people.scrub(pid, row.trigger), "status": row.status, **_times("at", row.created_at, zone),
+        **_times("resolved_at", row.resolved_at, zone), "resolved_by": row.resolved_by,
+        "resolution_note": people.scrub(pid, row.resolution_note), "alert_status": row.alert_status,
     }
 
 
@@ -193,7 +377,7 @@ class _Table:
     name: str
     model: Any
     columns: Sequence[str]
-    build: Callable[[Any, Zones], dict[str, Any]]
+    build: Callable[[Any, _People], dict[str, Any]]
 
 
 TABLES: tuple[_Table, ...] = (
@@ -202,15 +386,18 @@ TABLES: tuple[_Table, ...] = (
     _Table("deliveries", PromptDelivery, DELIVERY_COLUMNS, _delivery_row),
     _Table("transitions", Transition, TRANSITION_COLUMNS, _transition_row),
     _Table("tone_changes", ToneEvent, TONE_COLUMNS, _tone_row),
+    _Table("consent", ConsentEvent, CONSENT_COLUMNS, _consent_row),
+    _Table("flags", Flag, FLAG_COLUMNS, _flag_row),
 )
 FILE_NAMES = tuple(table.name for table in TABLES)
+IDENTIFIER_TABLE = _Table(IDENTIFIERS, Participant, IDENTIFIER_COLUMNS, _identifier_row)
 
 
 # ---------------------------------------------------------------- reading in chunks
 
 @dataclass(frozen=True)
 class _Plan:
-    zones: Zones
+    people: _People
     ceilings: dict[str, int]
     """The highest id of each event table when the export started."""
     counts: dict[str, int]
@@ -219,22 +406,25 @@ class _Plan:
 def _plan(session: Session) -> _Plan:
     ceilings: dict[str, int] = {}
     counts: dict[str, int] = {}
-    for table in TABLES[1:]:
+    for table in TABLES:
+        if table.model is Participant:
+            continue
         t = table.model.__table__
         ceilings[table.name] = session.execute(select(func.max(t.c.id))).scalar() or 0
         counts[table.name] = session.execute(
             select(func.count()).select_from(t).where(t.c.id <= ceilings[table.name])).scalar() or 0
     # Read after the ceilings, so every participant an exported event belongs to is known.
-    zones = {pid: zone_or_utc(tz) for pid, tz in session.execute(select(Participant.id, Participant.timezone))}
-    counts["participants"] = len(zones)
-    return _Plan(zones, ceilings, counts)
+    people = _People(session.execute(
+        select(Participant.id, Participant.timezone, Participant.phone, Participant.name)))
+    counts["participants"] = counts[IDENTIFIERS] = len(people)
+    return _Plan(people, ceilings, counts)
 
 
 def _participant_chunk(after: str | None, limit: int) -> Callable[[Session], list[Any]]:
     p, c = Participant.__table__, Conversation.__table__  # type: ignore[attr-defined]
     query = (
-        select(p.c.id, p.c.phone, p.c.name, p.c.timezone, p.c.status, p.c.paused_by, p.c.enrolled_at,
-               c.c.sub_state, c.c.profile, c.c.tone)
+        select(p.c.id, p.c.phone, p.c.name, p.c.timezone, p.c.status, p.c.paused_by, p.c.opted_out,
+               p.c.researcher_paused, p.c.enrolled_at, p.c.erased_at, c.c.sub_state, c.c.profile, c.c.tone)
         .select_from(p.outerjoin(c, c.c.participant_id == p.c.id))
         .order_by(p.c.id).limit(limit)
     )
@@ -261,7 +451,7 @@ class _Writer:
     def write(self, rows: Iterable[dict[str, Any]]) -> None:
         if self.fmt == "csv":
             self.csv.writerows([_csv_cell(row[c]) for c in self.columns] for row in rows)
-        else:
+        else:  # json.dumps writes NUL and other control characters as \u escapes
             dumps = json.dumps
             self.stream.writelines(dumps(row, ensure_ascii=False, default=str) + "\n" for row in rows)
 
@@ -275,23 +465,62 @@ def _progress_bar(total: int, progress: IO[str] | None, threshold: int) -> tqdm:
                 dynamic_ncols=progress is None)
 
 
-def _prepare(out_dir: Path, fmt: str, force: bool) -> dict[str, Path]:
+@dataclass
+class ExportResult:
+    """What an export wrote: rows per study file, the key file if asked for, and warnings for
+    the researcher (one line each)."""
+
+    rows: dict[str, int]
+    """Rows written per study file (``participants`` … ``flags``), in the order written."""
+    directory: Path
+    fmt: str
+    key_file: Path | None = None
+    """``identifiers.<fmt>`` when ``include_identifiers`` was given."""
+    key_rows: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+
+def _make_dirs(out_dir: Path) -> None:
+    """Create ``out_dir`` and any missing parent, each 0700."""
+    missing: list[Path] = []
+    path = out_dir
+    while not path.exists() and path.parent != path:
+        missing.append(path)
+        path = path.parent
+    for path in reversed(missing):
+        make_private_dir(path)
+
+
+def _prepare(out_dir: Path, fmt: str, force: bool, names: Sequence[str]) -> tuple[dict[str, Path], list[str]]:
     if fmt not in FORMATS:
         raise AdminError(f"--format: {fmt!r} is not one of {', '.join(FORMATS)}")
     if out_dir.exists() and not out_dir.is_dir():
         raise AdminError(f"--out: {out_dir} exists and is not a directory")
-    targets = {name: out_dir / f"{name}.{fmt}" for name in FILE_NAMES}
+    targets = {name: out_dir / f"{name}.{fmt}" for name in names}
     existing = [path.name for path in targets.values() if path.exists()]
     if existing and not force:
         raise AdminError(
             f"{out_dir} already has {', '.join(existing)}; nothing was written "
             "(use --force to overwrite, or choose another --out)"
         )
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise AdminError(f"--out: cannot create {out_dir} ({exc.strerror or exc})") from None
-    return targets
+    warnings: list[str] = []
+    if out_dir.is_dir():
+        mode = stat.S_IMODE(out_dir.stat().st_mode)
+        if mode & 0o077:  # maybe /tmp or a home directory: not ours to change
+            warnings.append(f"{out_dir} has mode {mode:04o}: other users on this machine can list it "
+                            f"(the files themselves are 0600); consider chmod 700 {out_dir}")
+    else:
+        try:
+            _make_dirs(out_dir)
+        except OSError as exc:
+            raise AdminError(f"--out: cannot create {out_dir} ({exc.strerror or exc})") from None
+    if IDENTIFIERS not in names:
+        for other in FORMATS:
+            key = out_dir / f"{IDENTIFIERS}.{other}"
+            if key.exists():
+                warnings.append(f"{key} from an earlier export links participant ids to phone numbers and names; "
+                                "it was left as it is: keep it apart from the data you share")
+    return targets, warnings
 
 
 async def export_study(
@@ -300,28 +529,31 @@ async def export_study(
     *,
     fmt: str = "csv",
     force: bool = False,
+    include_identifiers: bool = False,
     progress: IO[str] | None = None,
     progress_threshold: int = PROGRESS_THRESHOLD,
     chunk_size: int = CHUNK_ROWS,
-) -> dict[str, int]:
-    """Write ``participants``, ``messages``, ``deliveries``, ``transitions`` and ``tone_changes``
-    to ``out_dir`` as ``<name>.csv`` or ``<name>.jsonl``; returns the rows written per file.
+) -> ExportResult:
+    """Write ``participants``, ``messages``, ``deliveries``, ``transitions``, ``tone_changes``,
+    ``consent`` and ``flags`` to ``out_dir`` as ``<name>.csv`` or ``<name>.jsonl``, pseudonymised;
+    with ``include_identifiers`` also the key file ``identifiers.<fmt>``.
 
     Refuses (AdminError, nothing written) when a target file exists, unless ``force``."""
     out = Path(out_dir)
-    targets = _prepare(out, fmt, force)
+    tables = (*TABLES, IDENTIFIER_TABLE) if include_identifiers else TABLES
+    targets, warnings = _prepare(out, fmt, force, [table.name for table in tables])
     plan = await db.run(_plan)
     written: dict[str, int] = {}
     temps: dict[str, Path] = {}
     try:
-        with _progress_bar(sum(plan.counts.values()), progress, progress_threshold) as bar:
-            for table in TABLES:
+        with _progress_bar(sum(plan.counts[t.name] for t in tables), progress, progress_threshold) as bar:
+            for table in tables:
                 bar.set_description(table.name, refresh=False)
-                # A hidden name of our own, created exclusively (mode "x": never someone else's
-                # file) with the usual permissions, unlike mkstemp's owner-only ones.
+                # A hidden name of our own, created exclusively (never someone else's file) and
+                # 0600 from the first byte.
                 temp = out / f".{table.name}.{fmt}.{secrets.token_hex(4)}.tmp"
                 temps[table.name] = temp
-                with open(temp, "x", encoding="utf-8", newline="") as stream:
+                with cast(TextIO, open_private(temp, "x", encoding="utf-8", newline="")) as stream:
                     writer = _Writer(stream, fmt, table.columns)
                     written[table.name] = await _copy(db, table, plan, writer, bar, chunk_size)
                     stream.flush()
@@ -334,11 +566,15 @@ async def export_study(
     finally:
         for temp in temps.values():
             temp.unlink(missing_ok=True)
-    return written
+    key_rows = written.pop(IDENTIFIERS, 0)
+    return ExportResult(rows=written, directory=out, fmt=fmt,
+                        key_file=targets[IDENTIFIERS] if include_identifiers else None,
+                        key_rows=key_rows, warnings=warnings)
 
 
 async def _copy(db: Database, table: _Table, plan: _Plan, writer: _Writer, bar: tqdm, chunk_size: int) -> int:
-    if table.name == "participants":
+    by_participant = table.model is Participant
+    if by_participant:
         def fetch(after: Any) -> Callable[[Session], list[Any]]:
             return _participant_chunk(after, chunk_size)
         start: Any = None
@@ -349,11 +585,12 @@ async def _copy(db: Database, table: _Table, plan: _Plan, writer: _Writer, bar: 
             return _event_chunk(table.model, after, ceiling, chunk_size)
         start = 0
     count = 0
+    people = plan.people
     async with contextlib.aclosing(_chunks(db, fetch, start, chunk_size)) as chunks:
         async for rows in chunks:
-            if table.name == "participants":  # one enrolled after the start is left for the next export
-                rows = [row for row in rows if row.id in plan.zones]
-            writer.write(table.build(row, plan.zones) for row in rows)
+            if by_participant:  # one enrolled after the start is left for the next export
+                rows = [row for row in rows if row.id in people]
+            writer.write(table.build(row, people) for row in rows)
             count += len(rows)
             bar.update(len(rows))
     return count

@@ -9,7 +9,11 @@ from typing import Any
 
 import structlog
 
-_PHONE = re.compile(r"(?<![\w])\+?(\d{3,})(\d{4})(?!\d)")
+from promptpipe.text import mask_credentials
+
+_PHONE = re.compile(r"(?<![\w+-])\+?(\d{4,11})(\d{4})(?![\w-])")
+"""A run of 8 to 15 digits (an international number), optionally after a +, that is not part of
+a longer token: ids such as ``dry-7347566c1ed78c53`` or ``timer:42`` are left alone."""
 
 
 def mask_phone(phone: str | None) -> str:
@@ -23,17 +27,15 @@ def mask_phone(phone: str | None) -> str:
 
 
 def _mask_text(text: str) -> str:
-    def repl(match: re.Match[str]) -> str:
-        head, tail = match.group(1), match.group(2)
-        if len(head) + len(tail) < 7:
-            return match.group(0)
-        return "+" + "*" * len(head) + tail
-
-    return _PHONE.sub(repl, text)
+    text = mask_credentials(text)
+    if not any(ch.isdigit() for ch in text):
+        return text
+    return _PHONE.sub(lambda match: "+" + "*" * len(match.group(1)) + match.group(2), text)
 
 
 def _mask_phones(_: Any, __: str, event_dict: dict[str, Any]) -> dict[str, Any]:
-    """Last line of defence: no string that looks like a phone number leaves unmasked."""
+    """Last line of defence: no string that looks like a phone number (or a database password)
+    leaves unmasked."""
     for key, value in event_dict.items():
         if isinstance(value, str):
             event_dict[key] = _mask_text(value)

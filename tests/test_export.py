@@ -1,5 +1,6 @@
 """``promptpipe-admin export``: the study's data as CSV or JSONL, one row per event, times in UTC
-and in each participant's zone, on SQLite and PostgreSQL."""
+and in each participant's zone, on SQLite and PostgreSQL. Pseudonymised (the key to phone numbers
+and names only on request, in a file of its own), safe to open in a spreadsheet, private files."""
 
 from __future__ import annotations
 
@@ -7,6 +8,9 @@ import asyncio
 import csv
 import io
 import json
+import os
+import stat
+from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -17,16 +21,30 @@ import pytest
 from promptpipe.cli import admin_main
 from promptpipe.db import Database
 from promptpipe.errors import AdminError
+from promptpipe import export
 from promptpipe.export import FILE_NAMES, export_study
-from promptpipe.models import Conversation, Message, Participant, PromptDelivery, ToneEvent, Transition
+from promptpipe.models import (
+    ConsentEvent,
+    Conversation,
+    Flag,
+    Message,
+    Participant,
+    PromptDelivery,
+    ToneEvent,
+    Transition,
+)
 from promptpipe.state import PROFILE_FIELDS
 
 TORONTO, KOLKATA = ZoneInfo("America/Toronto"), ZoneInfo("Asia/Kolkata")
 T0 = datetime(2026, 3, 2, 13, 0, tzinfo=timezone.utc)  # 08:00 in Toronto (EST), 18:30 in Kolkata
 TRICKY_TEXT = 'Walked 2km, then "rested"\nsecond line 🏃‍♀️ done'
+ANA_PHONE, ANA_NAME = "+14165550101", 'Ana, "the walker"'
+RAVI_PHONE, RAVI_NAME = "+14165550102", "Ravi"
+ERASED_AT = T0 + timedelta(days=9)
 
 PARTICIPANT_COLUMNS = [
-    "id", "phone", "name", "timezone", "status", "paused_by", "sub_state", "enrolled_at_utc", "enrolled_at_local",
+    "id", "timezone", "status", "paused_by", "opted_out", "researcher_paused", "sub_state",
+    "enrolled_at_utc", "enrolled_at_local", "erased_at_utc", "erased_at_local",
     "habit_domain", "prompt_anchor", "motivational_frame", "preferred_time", "additional_info",
     "last_successful_prompt", "last_barrier", "last_motivator", "last_tweak", "intensity",
     "prompts_sent", "successes", "misses", "current_streak", "best_streak", "last_success_date", "last_miss_date",
@@ -47,6 +65,12 @@ TONE_COLUMNS = [
     "id", "participant_id", "source", "proposed", "stripped", "outcome", "active_before", "active_after", "scores",
     "at_utc", "at_local",
 ]
+CONSENT_COLUMNS = ["id", "participant_id", "event", "source", "actor", "words", "at_utc", "at_local"]
+FLAG_COLUMNS = [
+    "id", "participant_id", "source", "severity", "trigger", "status", "at_utc", "at_local",
+    "resolved_at_utc", "resolved_at_local", "resolved_by", "resolution_note", "alert_status",
+]
+STUDY_FILES = ["participants", "messages", "deliveries", "transitions", "tone_changes", "consent", "flags"]
 
 
 def utc(value: datetime) -> str:
@@ -66,7 +90,7 @@ async def study(db: Database) -> dict[str, Any]:
 
 async def seed_study(db: Database) -> dict[str, Any]:
     """Two participants in different zones, a transcript, five deliveries (one per outcome),
-    transitions and tone events; returns the ids the tests check against."""
+    transitions, tone events, consent events and flags; returns the ids the tests check against."""
     ana_profile = {
         "habit_domain": "walking", "prompt_anchor": "after breakfast", "motivational_frame": "health, family",
         "preferred_time": "08:00", "intensity": "high",
@@ -76,10 +100,11 @@ async def seed_study(db: Database) -> dict[str, Any]:
 
     def seed(session: Any) -> dict[str, Any]:
         session.add_all([
-            Participant(id="p-ana", phone="+15145550101", name="Ana, \"the walker\"", timezone="America/Toronto",
+            Participant(id="p-ana", phone=ANA_PHONE, name=ANA_NAME, timezone="America/Toronto",
                         enrolled_at=T0, updated_at=T0),
-            Participant(id="p-ravi", phone="+919876543210", name="Ravi", timezone="Asia/Kolkata", status="paused",
-                        paused_by="participant", enrolled_at=T0 + timedelta(hours=1), updated_at=T0),
+            Participant(id="p-ravi", phone=RAVI_PHONE, name=RAVI_NAME, timezone="Asia/Kolkata", status="paused",
+                        paused_by="participant", opted_out=True, enrolled_at=T0 + timedelta(hours=1), updated_at=T0,
+                        erased_at=ERASED_AT, erased_by="Dr. Lee"),
         ])
         session.flush()
         session.add_all([
@@ -135,10 +160,27 @@ async def seed_study(db: Database) -> dict[str, Any]:
                       scores={"concise": 0.8}, created_at=T0 + timedelta(minutes=10)),
         ]
         session.add_all(tones)
+        consents = [
+            ConsentEvent(participant_id="p-ana", event="enrolled", source="researcher", actor="Dr. Lee",
+                         words="consent form signed", created_at=T0),
+            ConsentEvent(participant_id="p-ravi", event="opted_out", source="participant", words="STOP",
+                         created_at=T0 + timedelta(hours=3)),
+        ]
+        session.add_all(consents)
+        flags = [
+            Flag(participant_id="p-ana", source="screen", severity="high", trigger="hopeless",
+                 message_id=messages[0].id, status="resolved", resolved_at=T0 + timedelta(hours=1),
+                 resolved_by="Dr. Lee", resolution_note="called back, safe", alert_status="sent",
+                 created_at=T0 + timedelta(minutes=2)),
+            Flag(participant_id="p-ravi", source="model", severity="low", trigger="said they feel low",
+                 created_at=T0 + timedelta(hours=2)),
+        ]
+        session.add_all(flags)
         session.flush()
         return {
             "messages": [m.id for m in messages], "deliveries": [d.id for d in deliveries],
             "transitions": [t.id for t in transitions], "tones": [t.id for t in tones],
+            "consent": [c.id for c in consents], "flags": [f.id for f in flags],
         }
 
     return await db.run(seed)
@@ -159,19 +201,37 @@ def files(out: Path) -> dict[str, str]:
     return {p.name: p.read_text(encoding="utf-8") for p in sorted(out.iterdir())}
 
 
+def mode(path: Path) -> int:
+    return stat.S_IMODE(os.stat(path).st_mode)
+
+
+@pytest.fixture
+def umask_022() -> Iterator[None]:
+    """The usual umask, under which open() would give 0644 and mkdir 0755."""
+    old = os.umask(0o022)
+    yield
+    os.umask(old)
+
+
 # ---------------------------------------------------------------- CSV
 
 async def test_csv_export_row_by_row(db: Database, study: dict[str, Any], tmp_path: Path) -> None:
     out = tmp_path / "new" / "export"  # created, parents too
-    counts = await export_study(db, out, fmt="csv", chunk_size=2)  # several chunks per table
-    assert counts == {"participants": 2, "messages": 4, "deliveries": 5, "transitions": 2, "tone_changes": 1}
-    assert sorted(p.name for p in out.iterdir()) == sorted(f"{name}.csv" for name in FILE_NAMES)  # no temp left
+    result = await export_study(db, out, fmt="csv", chunk_size=2)  # several chunks per table
+    assert result.rows == {"participants": 2, "messages": 4, "deliveries": 5, "transitions": 2, "tone_changes": 1,
+                           "consent": 2, "flags": 2}
+    assert list(FILE_NAMES) == STUDY_FILES and result.key_file is None and result.warnings == []
+    assert sorted(p.name for p in out.iterdir()) == sorted(f"{name}.csv" for name in STUDY_FILES)  # no temp left
 
     columns, participants = read_csv(out / "participants.csv")
     assert columns == PARTICIPANT_COLUMNS
     ana, ravi = participants
-    assert ana["id"] == "p-ana" and ana["name"] == 'Ana, "the walker"' and ana["phone"] == "+15145550101"
+    assert ana["id"] == "p-ana" and "phone" not in ana and "name" not in ana
     assert (ana["status"], ana["paused_by"], ana["sub_state"]) == ("active", "", "FEEDBACK")
+    assert (ana["opted_out"], ana["researcher_paused"], ana["erased_at_utc"], ana["erased_at_local"]) == \
+        ("false", "false", "", "")
+    assert (ravi["opted_out"], ravi["researcher_paused"]) == ("true", "false")
+    assert (ravi["erased_at_utc"], ravi["erased_at_local"]) == (utc(ERASED_AT), "2026-03-11T18:30:00+05:30")
     assert ana["enrolled_at_utc"] == "2026-03-02T13:00:00+00:00"
     assert ana["enrolled_at_local"] == "2026-03-02T08:00:00-05:00" == local(T0, TORONTO)
     assert (ana["habit_domain"], ana["motivational_frame"], ana["last_barrier"]) == ("walking", "health, family", "")
@@ -240,6 +300,32 @@ async def test_csv_export_row_by_row(db: Database, study: dict[str, Any], tmp_pa
     assert json.loads(tone["scores"]) == {"concise": 0.8} and tone["scores"] == '{"concise":0.8}'
     assert (tone["at_utc"], tone["at_local"]) == (utc(T0 + timedelta(minutes=10)), "2026-03-02T08:10:00-05:00")
 
+    columns, consent = read_csv(out / "consent.csv")
+    assert columns == CONSENT_COLUMNS
+    assert [int(c["id"]) for c in consent] == study["consent"]
+    enrolled, stop = consent
+    assert (enrolled["participant_id"], enrolled["event"], enrolled["source"], enrolled["actor"], enrolled["words"]) == \
+        ("p-ana", "enrolled", "researcher", "Dr. Lee", "consent form signed")
+    assert (enrolled["at_utc"], enrolled["at_local"]) == (utc(T0), "2026-03-02T08:00:00-05:00")
+    assert (stop["participant_id"], stop["event"], stop["source"], stop["actor"], stop["words"]) == \
+        ("p-ravi", "opted_out", "participant", "", "STOP")
+    assert stop["at_local"] == local(T0 + timedelta(hours=3), KOLKATA) == "2026-03-02T21:30:00+05:30"
+
+    columns, flags = read_csv(out / "flags.csv")
+    assert columns == FLAG_COLUMNS
+    assert [int(f["id"]) for f in flags] == study["flags"]
+    resolved, open_flag = flags
+    assert (resolved["participant_id"], resolved["source"], resolved["severity"], resolved["trigger"],
+            resolved["status"], resolved["resolved_by"], resolved["resolution_note"], resolved["alert_status"]) == \
+        ("p-ana", "screen", "high", "hopeless", "resolved", "Dr. Lee", "called back, safe", "sent")
+    assert resolved["at_local"] == local(T0 + timedelta(minutes=2), TORONTO) == "2026-03-02T08:02:00-05:00"
+    assert (resolved["resolved_at_utc"], resolved["resolved_at_local"]) == \
+        (utc(T0 + timedelta(hours=1)), "2026-03-02T09:00:00-05:00")
+    assert (open_flag["participant_id"], open_flag["severity"], open_flag["status"], open_flag["resolved_at_utc"],
+            open_flag["resolved_by"], open_flag["resolution_note"], open_flag["alert_status"]) == \
+        ("p-ravi", "low", "open", "", "", "", "none")
+    assert open_flag["at_local"] == local(T0 + timedelta(hours=2), KOLKATA)
+
 
 async def test_csv_quotes_only_where_needed(db: Database, study: dict[str, Any], tmp_path: Path) -> None:
     await export_study(db, tmp_path / "out")
@@ -253,9 +339,9 @@ async def test_csv_quotes_only_where_needed(db: Database, study: dict[str, Any],
 
 async def test_jsonl_export_keeps_types(db: Database, study: dict[str, Any], tmp_path: Path) -> None:
     out = tmp_path / "out"
-    counts = await export_study(db, out, fmt="jsonl")
-    assert counts["messages"] == 4
-    assert sorted(p.name for p in out.iterdir()) == sorted(f"{name}.jsonl" for name in FILE_NAMES)
+    result = await export_study(db, out, fmt="jsonl")
+    assert result.rows["messages"] == 4 and result.rows["consent"] == 2 and result.rows["flags"] == 2
+    assert sorted(p.name for p in out.iterdir()) == sorted(f"{name}.jsonl" for name in STUDY_FILES)
 
     ana, ravi = read_jsonl(out / "participants.jsonl")
     assert list(ana) == PARTICIPANT_COLUMNS
@@ -263,6 +349,8 @@ async def test_jsonl_export_keeps_types(db: Database, study: dict[str, Any], tmp
     assert ana["prompts_sent"] == 5 and ravi["prompts_sent"] == 0 and ravi["best_streak"] == 0
     assert ana["paused_by"] is None and ravi["last_success_date"] is None and ravi["habit_domain"] is None
     assert ravi["enrolled_at_local"] == local(T0 + timedelta(hours=1), KOLKATA)
+    assert ana["opted_out"] is False and ravi["opted_out"] is True and ravi["researcher_paused"] is False
+    assert ana["erased_at_utc"] is None and ravi["erased_at_utc"] == utc(ERASED_AT)
 
     text, poll, vote, namaste = read_jsonl(out / "messages.jsonl")
     assert list(text) == MESSAGE_COLUMNS
@@ -288,6 +376,14 @@ async def test_jsonl_export_keeps_types(db: Database, study: dict[str, Any], tmp
     assert tone["proposed"] == ["concise", "sarcastic"] and tone["active_before"] == []
     assert tone["scores"] == {"concise": 0.8}
 
+    consent = read_jsonl(out / "consent.jsonl")
+    assert [list(c) for c in consent] == [CONSENT_COLUMNS] * 2
+    assert [c["id"] for c in consent] == study["consent"] and consent[1]["words"] == "STOP"
+    flags = read_jsonl(out / "flags.jsonl")
+    assert [list(f) for f in flags] == [FLAG_COLUMNS] * 2
+    assert flags[0]["resolved_by"] == "Dr. Lee" and flags[1]["resolved_at_utc"] is None
+    assert flags[1]["resolved_by"] is None and flags[1]["resolution_note"] == ""
+
 
 # ---------------------------------------------------------------- overwriting, progress, the CLI
 
@@ -307,8 +403,8 @@ async def test_refuses_to_overwrite_without_force(db: Database, study: dict[str,
         await export_study(db, out, fmt="jsonl")
     assert files(out) == before
 
-    counts = await export_study(db, out, force=True)
-    assert counts["messages"] == 5 and counts["deliveries"] == 5
+    result = await export_study(db, out, force=True)
+    assert result.rows["messages"] == 5 and result.rows["deliveries"] == 5
     _, deliveries = read_csv(out / "deliveries.csv")
     assert len(deliveries) == 5  # the earlier file was replaced
     assert "later" in (out / "messages.csv").read_text(encoding="utf-8")
@@ -324,7 +420,7 @@ async def test_out_must_be_a_directory(db: Database, tmp_path: Path) -> None:
 
 
 async def test_progress_bar_only_for_a_large_export(db: Database, study: dict[str, Any], tmp_path: Path) -> None:
-    total = 2 + 4 + 5 + 2 + 1
+    total = 2 + 4 + 5 + 2 + 1 + 2 + 2
     stream = io.StringIO()
     await export_study(db, tmp_path / "small", progress=stream, progress_threshold=total + 1)
     assert stream.getvalue() == ""
@@ -372,15 +468,257 @@ def test_cli_export_prints_rows_per_file(
     printed, _ = capsys.readouterr()
     assert printed.splitlines() == [
         "participants.jsonl: 2 rows", "messages.jsonl: 4 rows", "deliveries.jsonl: 5 rows",
-        "transitions.jsonl: 2 rows", "tone_changes.jsonl: 1 row", f"written to {out}",
+        "transitions.jsonl: 2 rows", "tone_changes.jsonl: 1 row", "consent.jsonl: 2 rows", "flags.jsonl: 2 rows",
+        f"written to {out}",
     ]
     assert len(read_jsonl(out / "messages.jsonl")) == 4
+    assert not (out / "identifiers.jsonl").exists()
 
     assert admin_main(["export", "--out", str(out), "--format", "jsonl"]) == 1
     _, err = capsys.readouterr()
     assert "already has participants.jsonl" in err and err.count("\n") == 1
-    assert admin_main(["export", "--out", str(out), "--format", "jsonl", "--force"]) == 0
+    assert admin_main(["export", "--out", str(out), "--format", "jsonl", "--force", "--include-identifiers"]) == 0
+    printed, err = capsys.readouterr()
+    assert printed.splitlines()[-2:] == [
+        "identifiers.jsonl: 2 rows (the key to phone numbers and names: keep it apart from the data)",
+        f"written to {out}",
+    ]
+    assert err == ""  # the directory the export created is private: nothing to warn about
+    assert [row["phone"] for row in read_jsonl(out / "identifiers.jsonl")] == [ANA_PHONE, RAVI_PHONE]
+
+    loose = tmp_path / "shared"
+    loose.mkdir()
+    loose.chmod(0o755)
+    assert admin_main(["export", "--out", str(loose)]) == 0
+    printed, err = capsys.readouterr()
+    assert printed.splitlines()[-1] == f"written to {loose}" and "identifiers" not in printed
+    assert err.splitlines() == [f"warning: {loose} has mode 0755: other users on this machine can list it "
+                                f"(the files themselves are 0600); consider chmod 700 {loose}"]
 
     with pytest.raises(SystemExit):
         admin_main(["export", "--out", str(out), "--format", "xlsx"])
     assert "invalid choice: 'xlsx'" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- pseudonymised by default
+
+IDENTIFYING = [ANA_PHONE, "14165550101", "4165550101", "555-0101", ANA_NAME, "Ana", "walker",
+               RAVI_PHONE, "14165550102", "4165550102", RAVI_NAME]
+
+
+async def seed_identifying_texts(db: Database) -> None:
+    """Texts that name the participant or give their number, as greetings and replies do."""
+    def seed(session: Any) -> None:
+        session.add_all([
+            Message(participant_id="p-ana", direction="out", role="assistant", kind="greeting",
+                    text="Hi Ana! Welcome to the study.", status="sent", created_at=T0 + timedelta(minutes=20)),
+            Message(participant_id="p-ana", direction="in", role="user", kind="text",
+                    text='Text me at (416) 555-0101 or +1 416 555 0101, signed ana, "the walker"',
+                    payload={"original_text_b64": "SGkgQW5h"},  # "Hi Ana"
+                    status="answered", created_at=T0 + timedelta(minutes=21)),
+            Message(participant_id="p-ravi", direction="out", role="assistant", kind="text",
+                    text="Good morning Ravi", payload={"options": ["Ravi: done", "Not this time"]},
+                    status="sent", created_at=T0 + timedelta(minutes=22)),
+            Transition(participant_id="p-ravi", kind="status", name="researcher_pause", from_value="paused",
+                       to_value="paused", reason="Ravi is travelling, call +14165550102 later",
+                       created_at=T0 + timedelta(minutes=23)),
+            ConsentEvent(participant_id="p-ana", event="opted_in", source="participant", words="START - Ana",
+                         created_at=T0 + timedelta(minutes=24)),
+            Flag(participant_id="p-ravi", source="model", severity="medium", trigger="Ravi said he feels alone",
+                 created_at=T0 + timedelta(minutes=25)),
+        ])
+        conversation = session.get(Conversation, "p-ana")
+        conversation.profile = {**conversation.profile, "additional_info": "Ana's kids walk with her"}
+
+    await db.run(seed)
+
+
+async def test_export_is_pseudonymised_by_default(db: Database, study: dict[str, Any], tmp_path: Path) -> None:
+    await seed_identifying_texts(db)
+    for fmt in ("csv", "jsonl"):
+        out = tmp_path / fmt
+        result = await export_study(db, out, fmt=fmt)
+        assert result.key_file is None
+        assert sorted(p.name for p in out.iterdir()) == sorted(f"{name}.{fmt}" for name in STUDY_FILES)
+        for path in out.iterdir():
+            data = path.read_bytes()
+            for needle in IDENTIFYING:
+                assert needle.encode() not in data, f"{needle!r} is in {path.name}"
+
+    # Participants are known by id only; their own number and name in texts became marks.
+    columns, participants = read_csv(tmp_path / "csv" / "participants.csv")
+    assert "phone" not in columns and "name" not in columns and [p["id"] for p in participants] == ["p-ana", "p-ravi"]
+    assert participants[0]["additional_info"] == "[name]'s kids walk with her"
+    messages = {m["text"]: m for m in read_csv(tmp_path / "csv" / "messages.csv")[1]}
+    assert "Hi [name]! Welcome to the study." in messages
+    assert "Text me at [phone] or [phone], signed [name]" in messages
+    assert "Good morning [name]" in messages and messages["Good morning [name]"]["poll_options"] == \
+        "[name]: done;Not this time"
+    assert "Namaste" in messages and TRICKY_TEXT in messages  # other texts are untouched
+    jsonl = {m["text"]: m for m in read_jsonl(tmp_path / "jsonl" / "messages.jsonl")}
+    assert jsonl["Text me at [phone] or [phone], signed [name]"]["payload"] == \
+        {"original_text_b64": "SGkgW25hbWVd"}  # "Hi [name]"
+    _, transitions = read_csv(tmp_path / "csv" / "transitions.csv")
+    assert transitions[-1]["reason"] == "[name] is travelling, call [phone] later"
+    _, consent = read_csv(tmp_path / "csv" / "consent.csv")
+    assert consent[-1]["words"] == "START - [name]" and consent[0]["actor"] == "Dr. Lee"  # staff stay named
+    _, flags = read_csv(tmp_path / "csv" / "flags.csv")
+    assert flags[-1]["trigger"] == "[name] said he feels alone"
+
+
+async def test_include_identifiers_writes_the_key_apart(db: Database, study: dict[str, Any], tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    result = await export_study(db, out, include_identifiers=True)
+    assert result.key_file == out / "identifiers.csv" and result.key_rows == 2
+    assert "identifiers" not in result.rows  # the study files are reported as before
+    assert sorted(p.name for p in out.iterdir()) == sorted(f"{name}.csv" for name in [*STUDY_FILES, "identifiers"])
+    columns, key = read_csv(out / "identifiers.csv")
+    assert columns == ["participant_id", "phone", "name"]
+    # A phone number starts with "+", so like every such CSV cell it carries the spreadsheet quote.
+    assert key == [
+        {"participant_id": "p-ana", "phone": "'" + ANA_PHONE, "name": ANA_NAME},
+        {"participant_id": "p-ravi", "phone": "'" + RAVI_PHONE, "name": RAVI_NAME},
+    ]
+    for name in STUDY_FILES:  # the study data itself stays pseudonymised
+        data = (out / f"{name}.csv").read_bytes()
+        assert ANA_PHONE.encode() not in data and b"Ravi" not in data and b"Ana" not in data
+
+    await export_study(db, out, fmt="jsonl", include_identifiers=True)
+    assert read_jsonl(out / "identifiers.jsonl") == [
+        {"participant_id": "p-ana", "phone": ANA_PHONE, "name": ANA_NAME},
+        {"participant_id": "p-ravi", "phone": RAVI_PHONE, "name": RAVI_NAME},
+    ]
+
+    # An earlier key file is never overwritten without --force ...
+    (out / "identifiers.csv").write_text("kept\n")
+    for name in STUDY_FILES:
+        (out / f"{name}.csv").unlink()
+    with pytest.raises(AdminError, match=r"already has identifiers\.csv; nothing was written"):
+        await export_study(db, out, include_identifiers=True)
+    assert not (out / "participants.csv").exists()
+    # ... and an export without the flag leaves it alone, with a warning that it is there.
+    result = await export_study(db, out)
+    assert (out / "identifiers.csv").read_text() == "kept\n" and result.key_file is None
+    assert len(result.warnings) == 2 and all("links participant ids to phone numbers" in w for w in result.warnings)
+    assert {w.split(" ", 1)[0] for w in result.warnings} == {str(out / "identifiers.csv"), str(out / "identifiers.jsonl")}
+    await export_study(db, out, include_identifiers=True, force=True)
+    assert read_csv(out / "identifiers.csv")[1][0]["participant_id"] == "p-ana"
+
+
+# ---------------------------------------------------------------- spreadsheets: formulas and NULs
+
+FORMULAS = {
+    "hyperlink": '=HYPERLINK("http://x","y")', "dde": "=cmd|' /C calc'!A0", "plus": "+1", "minus": "-2",
+    "at": "@SUM(1)", "tab": "\tTab first", "cr": "\rCR first",
+}
+
+
+async def test_csv_neutralises_formulas_and_drops_nuls(db: Database, study: dict[str, Any], tmp_path: Path) -> None:
+    nul = db.is_sqlite  # PostgreSQL refuses NUL in text and JSON, so only SQLite can hold one
+    def seed(session: Any) -> None:
+        session.add(Message(participant_id="p-ana", direction="in", role="user", kind="text",
+                            text=FORMULAS["hyperlink"], status="answered", created_at=T0 + timedelta(minutes=40)))
+        session.add(Message(participant_id="p-ana", direction="out", role="assistant", kind="poll",
+                            text="\x00=NUL first" if nul else "=NUL first", status="sent",
+                            payload={"options": ["-5 min", "Done"], "purpose": "intensity"},
+                            created_at=T0 + timedelta(minutes=41)))
+        session.add(Transition(participant_id="p-ana", kind="status", name="note", to_value="active",
+                               reason=FORMULAS["at"], created_at=T0 + timedelta(minutes=42)))
+        session.add(ConsentEvent(participant_id="p-ana", event="paused", source="researcher", actor="+staff",
+                                 words=FORMULAS["tab"], created_at=T0 + timedelta(minutes=43)))
+        session.add(Flag(participant_id="p-ana", source="model", severity="low", trigger=FORMULAS["cr"],
+                         resolution_note="a=b, -c mid-text", created_at=T0 + timedelta(minutes=44)))
+        conversation = session.get(Conversation, "p-ana")
+        conversation.profile = {**conversation.profile, "additional_info": FORMULAS["dde"],
+                                "habit_domain": FORMULAS["plus"], "prompt_anchor": FORMULAS["minus"],
+                                "last_tweak": "nul\x00inside" if nul else "nulinside"}
+
+    await db.run(seed)
+    out = tmp_path / "out"
+    await export_study(db, out)
+    for path in out.iterdir():
+        assert b"\x00" not in path.read_bytes(), path.name
+
+    def quoted(text: str) -> str:
+        return "'" + text
+
+    _, participants = read_csv(out / "participants.csv")
+    ana = participants[0]
+    assert ana["additional_info"] == quoted("=cmd|' /C calc'!A0")
+    assert (ana["habit_domain"], ana["prompt_anchor"]) == (quoted("+1"), quoted("-2"))
+    assert ana["last_tweak"] == "nulinside" and ana["preferred_time"] == "08:00"  # ordinary texts unchanged
+    assert ana["prompts_sent"] == "5"  # numbers are not texts
+
+    _, messages = read_csv(out / "messages.csv")
+    hyperlink, poll = messages[-2:]
+    assert hyperlink["text"] == quoted('=HYPERLINK("http://x","y")')
+    assert poll["text"] == quoted("=NUL first")  # the NUL removed first, then the = neutralised
+    assert poll["poll_options"] == quoted("-5 min;Done")  # a list cell is one cell
+    assert json.loads(poll["payload"])["options"] == ["-5 min", "Done"]  # JSON objects start with {
+    assert messages[0]["text"] == TRICKY_TEXT
+    _, transitions = read_csv(out / "transitions.csv")
+    assert transitions[-1]["reason"] == quoted("@SUM(1)")
+    _, consent = read_csv(out / "consent.csv")
+    assert (consent[-1]["words"], consent[-1]["actor"]) == (quoted("\tTab first"), quoted("+staff"))
+    _, flags = read_csv(out / "flags.csv")
+    assert flags[-1]["trigger"] == quoted("\rCR first") and flags[-1]["resolution_note"] == "a=b, -c mid-text"
+
+    # JSONL keeps every text exactly (no quote), and still has no raw NUL.
+    await export_study(db, out, fmt="jsonl")
+    jsonl_ana = read_jsonl(out / "participants.jsonl")[0]
+    assert (jsonl_ana["additional_info"], jsonl_ana["habit_domain"], jsonl_ana["prompt_anchor"]) == \
+        (FORMULAS["dde"], "+1", "-2")
+    assert jsonl_ana["last_tweak"] == ("nul\x00inside" if nul else "nulinside")  # escaped as \u0000 on disk
+    assert read_jsonl(out / "messages.jsonl")[-2]["text"] == FORMULAS["hyperlink"]
+    assert read_jsonl(out / "flags.jsonl")[-1]["trigger"] == "\rCR first"
+    assert b"\x00" not in (out / "participants.jsonl").read_bytes()
+
+    # Numbers stay numbers in CSV, negative ones too; the same texts get the quote.
+    assert [export._csv_cell(v) for v in (-2, -1.5, 0, 3.25)] == [-2, -1.5, 0, 3.25]
+    assert [export._csv_cell(v) for v in ("-2", "-1.5", "+1", "2")] == ["'-2", "'-1.5", "'+1", "2"]
+
+
+# ---------------------------------------------------------------- file modes
+
+async def test_export_files_and_directories_are_private(
+    db: Database, study: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, umask_022: None
+) -> None:
+    temp_modes: list[int] = []
+    copy = export._copy
+
+    async def spying_copy(db_: Any, table: Any, *args: Any) -> int:
+        temp_modes.extend(mode(p) for p in (tmp_path / "new").rglob(f".{table.name}.*.tmp"))
+        return await copy(db_, table, *args)
+
+    monkeypatch.setattr(export, "_copy", spying_copy)
+    out = tmp_path / "new" / "export"
+    result = await export_study(db, out, include_identifiers=True)
+    assert result.warnings == []
+    assert mode(tmp_path / "new") == 0o700 and mode(out) == 0o700  # both made by the export
+    names = sorted(p.name for p in out.iterdir())
+    assert len(names) == len(STUDY_FILES) + 1 and all(mode(out / name) == 0o600 for name in names)
+    assert temp_modes == [0o600] * (len(STUDY_FILES) + 1)  # private before the first byte was written
+
+    # An earlier, world-readable file is replaced by a private one.
+    (out / "messages.csv").chmod(0o644)
+    await export_study(db, out, fmt="csv", force=True)
+    assert mode(out / "messages.csv") == 0o600
+
+    # An existing private directory is used as it is, without a warning.
+    private = tmp_path / "private"
+    private.mkdir(mode=0o700)
+    assert (await export_study(db, private, fmt="jsonl")).warnings == []
+    assert all(mode(p) == 0o600 for p in private.iterdir())
+
+
+async def test_a_directory_other_users_can_read_is_left_alone_with_a_warning(
+    db: Database, study: dict[str, Any], tmp_path: Path, umask_022: None
+) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o755)
+    result = await export_study(db, shared)
+    assert mode(shared) == 0o755  # maybe a home directory or /tmp: not ours to change
+    assert result.warnings == [f"{shared} has mode 0755: other users on this machine can list it "
+                               f"(the files themselves are 0600); consider chmod 700 {shared}"]
+    assert all(mode(p) == 0o600 for p in shared.iterdir())

@@ -5,15 +5,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from promptpipe.limits import MODEL_CHARS_PER_HISTORY_ENTRY, SUMMARY_CHARS
 from promptpipe.llm import LLM
 from promptpipe.state import HistoryEntry
+from promptpipe.text import cap_reply, shorten
 
-MAX_SUMMARY_CHARS = 4000
 SPEAKERS = {"user": "Participant", "assistant": "Coach"}
 
 
 def summary_request(system_prompt: str, previous: str, older: Sequence[HistoryEntry], name: str) -> list[dict[str, str]]:
-    transcript = "\n".join(f"{SPEAKERS.get(entry.role, entry.role)}: {entry.text}" for entry in older)
+    transcript = "\n".join(f"{SPEAKERS.get(entry.role, entry.role)}: {shorten(entry.text, MODEL_CHARS_PER_HISTORY_ENTRY)}"
+                           for entry in older)
     user = "\n\n".join([
         f"Participant: {name or 'unnamed'}",
         "Summary so far:\n" + (previous.strip() or "(none yet)"),
@@ -30,4 +32,4 @@ async def fold_into_summary(llm: LLM, system_prompt: str, previous: str, older: 
     text = (completion.content or "").strip()
     if not text:
         raise ValueError("the summary writer returned nothing")
-    return text[:MAX_SUMMARY_CHARS]
+    return cap_reply(text, SUMMARY_CHARS)

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 from typing import Any, TypeVar
 
 from apscheduler.job import Job
@@ -30,6 +31,7 @@ from sqlalchemy import Engine, create_engine, event, text
 from promptpipe.clock import Clock
 from promptpipe.db import SQLITE_BUSY_TIMEOUT_MS, Database, sync_url
 from promptpipe.errors import ConfigError
+from promptpipe.files import create_private_file
 from promptpipe.localtime import zone_or_utc
 from promptpipe.logging import get_logger
 from promptpipe.models import ACTIVE
@@ -86,7 +88,7 @@ def job_engine(db: Database) -> Engine:
     10,000-prompt burst: 67.6 s against 59.2 s to the last prompt, because the alarm thread's
     batches then hold the one connection the turns need.)"""
     if db.is_sqlite:
-        engine = create_engine(sync_url(db.url), pool_size=1, max_overflow=0,
+        engine = create_engine(sync_url(db.url), pool_size=1, max_overflow=0, hide_parameters=True,
                                connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000})
 
         def pragmas(dbapi_conn: Any, _: Any) -> None:
@@ -98,7 +100,7 @@ def job_engine(db: Database) -> Engine:
 
         event.listen(engine, "connect", pragmas)
         return engine
-    return create_engine(sync_url(db.url), pool_size=2, max_overflow=1, pool_pre_ping=True)
+    return create_engine(sync_url(db.url), pool_size=2, max_overflow=1, pool_pre_ping=True, hide_parameters=True)
 
 
 class JobStoreLock:
@@ -116,6 +118,7 @@ class JobStoreLock:
             path = self.db.url.split(":///", 1)[-1]
             if not path or path == ":memory:":
                 return
+            create_private_file(Path(f"{path}.alarms.lock"))
             handle = open(f"{path}.alarms.lock", "a+")  # noqa: SIM115  (held for the life of the service)
             try:
                 fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)

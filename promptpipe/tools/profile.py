@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from promptpipe.errors import ToolArgumentError
+from promptpipe.limits import PROFILE_FIELD_CHARS
 from promptpipe.localtime import zone_or_utc
 from promptpipe.state import INTAKE_FIELDS, PROFILE_FIELDS, TurnState
 from promptpipe import tone
@@ -52,6 +53,11 @@ def _collect_changes(args: dict[str, Any]) -> tuple[dict[str, str], list[str]]:
             continue
         if name in PROFILE_FIELDS:
             value = optional_string(args, key)
+            if len(value) > PROFILE_FIELD_CHARS:
+                raise ToolArgumentError(
+                    f"'{key}' is {len(value):,} characters; a profile field holds at most {PROFILE_FIELD_CHARS:,}. "
+                    "Save the gist in a sentence or two"
+                )
             if value or name not in changes:
                 changes[name] = value
         else:
@@ -125,7 +131,8 @@ SAVE_USER_PROFILE = Tool(
     description=(
         "Save what you learned about the participant's habit plan. Send only the fields you "
         "learned or that changed; empty values are ignored, so nothing is erased by leaving a "
-        "field out. Call it whenever the participant tells you something worth keeping."
+        f"field out. Keep each field short (at most {PROFILE_FIELD_CHARS} characters: the gist, not a "
+        "transcript). Call it whenever the participant tells you something worth keeping."
     ),
     parameters={
         "type": "object",

@@ -7,6 +7,7 @@ from typing import Any
 from promptpipe.errors import ToolArgumentError
 from promptpipe.llm import LLM
 from promptpipe.state import PROMPT_REQUIRED_FIELDS, TurnState
+from promptpipe.text import cap_reply, complete_sentences
 from promptpipe.tone import ToneState, tone_guide
 from promptpipe.tools.base import Tool, ToolContext, optional_string
 
@@ -71,9 +72,11 @@ async def write_habit_prompt(llm: LLM, state: TurnState, system_prompt: str, *, 
         )
     completion = await llm.complete(generator_messages(state, system_prompt, delivery_mode=delivery_mode, notes=notes))
     text = (completion.content or "").strip().strip('"').strip()
+    if completion.truncated:  # cut off mid-sentence: keep its whole sentences
+        text = complete_sentences(text, MAX_PROMPT_CHARS)
     if not text:
         raise ToolArgumentError("the prompt writer returned nothing; try again once")
-    return text[:MAX_PROMPT_CHARS]
+    return cap_reply(text, MAX_PROMPT_CHARS)
 
 
 async def _generate(ctx: ToolContext, args: dict[str, Any]) -> str:

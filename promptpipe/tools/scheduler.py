@@ -8,10 +8,9 @@ gives two prompts on one day) unless the model asks to keep the existing one as 
 from __future__ import annotations
 
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from promptpipe.errors import ToolArgumentError
-from promptpipe.localtime import FIXED, RANDOM, format_hhmm, local_label, parse_hhmm, zone_or_utc
+from promptpipe.localtime import FIXED, RANDOM, format_hhmm, is_iana_zone, local_label, parse_hhmm, zone_or_utc
 from promptpipe.schedule_store import new_schedule_id
 from promptpipe.state import ScheduleEntry
 from promptpipe.tools.base import Tool, ToolContext, optional_string
@@ -49,6 +48,30 @@ def _apply_timing(entry: ScheduleEntry, args: dict[str, Any], *, kind: str) -> N
     entry.dirty = True
 
 
+def _timing(entry: ScheduleEntry) -> tuple[str, str | None, str | None, str | None]:
+    return entry.kind, entry.habit_time, entry.window_start, entry.window_end
+
+
+def _refuse_duplicate(ctx: ToolContext, entry: ScheduleEntry) -> None:
+    """Two schedules with the same timing would send two prompts at once."""
+    for other in ctx.state.active_schedules():
+        if other is not entry and _timing(other) == _timing(entry):
+            raise ToolArgumentError(
+                f"schedule {other.id} already sends the prompt at {other.spec().describe()}; a second one with the "
+                "same timing would send the same prompt twice. Keep that one, or update it"
+            )
+
+
+def _refuse_over_limit(ctx: ToolContext) -> None:
+    limit = ctx.policy.max_schedules
+    if len(ctx.state.active_schedules()) >= limit:
+        raise ToolArgumentError(
+            f"the participant already has {limit} daily prompt schedule(s), the most this study allows "
+            f"(MAX_SCHEDULES_PER_PARTICIPANT={limit}); each schedule sends one prompt a day. Update or delete "
+            "one instead, or tell the participant that more prompts a day are not possible"
+        )
+
+
 def _describe(ctx: ToolContext, entry: ScheduleEntry) -> str:
     spec, zone = entry.spec(), zone_or_utc(ctx.state.timezone)
     _, next_fire = spec.next_fire(ctx.now(), zone)
@@ -77,11 +100,8 @@ async def _scheduler(ctx: ToolContext, args: dict[str, Any]) -> str:
     if action not in ACTIONS:
         raise ToolArgumentError(f"'action' must be one of {', '.join(ACTIONS)}")
     zone_name = optional_string(args, "timezone")
-    if zone_name:
-        try:
-            ZoneInfo(zone_name)
-        except (ZoneInfoNotFoundError, ValueError):
-            raise ToolArgumentError(f"'timezone': {zone_name!r} is not an IANA zone name such as Europe/Berlin") from None
+    if zone_name and not is_iana_zone(zone_name):
+        raise ToolArgumentError(f"'timezone': {zone_name!r} is not an IANA zone name such as Europe/Berlin")
     outcome = _act(ctx, action, args)  # raises (changing nothing) on bad arguments
     zone_note = ""
     if zone_name and ctx.state.set_timezone(zone_name, reason="given in the conversation (scheduler tool)"):
@@ -103,16 +123,18 @@ def _act(ctx: ToolContext, action: str, args: dict[str, Any]) -> Any:
         active = ctx.state.active_schedules()
         if active and not _flag(args, "keep_existing"):
             entry = active[0]
-            before = (entry.kind, entry.habit_time, entry.window_start, entry.window_end)
+            before = _timing(entry)
             _apply_timing(entry, args, kind=kind)
             for extra in active[1:]:
                 extra.active, extra.dirty = False, True
-            same = before == (entry.kind, entry.habit_time, entry.window_start, entry.window_end)
+            same = before == _timing(entry)
             note = " It was already scheduled exactly like this." if same else " It replaces the previous schedule."
         else:
             entry = ScheduleEntry(id=new_schedule_id(), kind=kind, habit_time=None, window_start=None,
                                   window_end=None, prep_minutes=ctx.policy.prep_minutes)
             _apply_timing(entry, args, kind=kind)
+            _refuse_duplicate(ctx, entry)
+            _refuse_over_limit(ctx)
             ctx.state.schedules.append(entry)
             note = ""
         entry.prep_minutes = ctx.policy.prep_minutes
@@ -122,7 +144,13 @@ def _act(ctx: ToolContext, action: str, args: dict[str, Any]) -> Any:
     if action == "delete":
         entry.active, entry.dirty = False, True
         return lambda ctx: f"Deleted schedule {entry.id}: no more daily prompts from it."
+    before = (_timing(entry), entry.dirty)
     _apply_timing(entry, args, kind=optional_string(args, "type").lower() or entry.kind)
+    try:
+        _refuse_duplicate(ctx, entry)
+    except ToolArgumentError:
+        (entry.kind, entry.habit_time, entry.window_start, entry.window_end), entry.dirty = before
+        raise
     return lambda ctx: "Updated. " + _describe(ctx, entry)
 
 
@@ -131,9 +159,11 @@ SCHEDULER = Tool(
     description=(
         "Manage the participant's daily habit prompt. Each day the prompt is sent a few minutes "
         "before the habit time they chose, in their time zone: at a fixed time, or at a random "
-        "time inside a window (a new draw every day). 'create' replaces an existing schedule "
-        "unless keep_existing is true; 'list' shows schedules with the next send time; 'update' "
-        "and 'delete' take the schedule_id from 'list' (optional when there is only one)."
+        "time inside a window (a new draw every day). One schedule sends one prompt a day. 'create' "
+        "replaces an existing schedule unless keep_existing is true; a participant may have only a "
+        "few schedules (the study sets the limit; the tool says so when it is reached) and never two "
+        "with the same timing. 'list' shows schedules with the next send time; 'update' and 'delete' "
+        "take the schedule_id from 'list' (optional when there is only one)."
     ),
     parameters={
         "type": "object",

@@ -1,0 +1,127 @@
+"""The state directory: private to the service's user (defect 8), and a service that notices when
+it is deleted under it (defect 16)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from promptpipe.cli import _serve, main
+from promptpipe.config import load_settings
+from promptpipe.db import Database
+from promptpipe.transport.memory import MemoryTransport
+from tests.fakes.openai_server import FakeOpenAIServer
+
+
+def mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+@pytest.fixture
+def open_umask() -> Iterator[None]:
+    """A permissive umask, as on many servers: the code must make files private by itself."""
+    previous = os.umask(0o022)
+    yield
+    os.umask(previous)
+
+
+async def test_a_new_sqlite_database_and_its_journal_are_private(tmp_path: Path, open_umask: None) -> None:
+    """Defect 8: promptpipe.db was 0644 in a 0755 state directory."""
+    path = tmp_path / "state" / "promptpipe.db"
+    db = Database(f"sqlite:///{path}")
+    await db.connect()
+    await db.execute_raw("SELECT 1")
+    try:
+        assert mode(path) == 0o600
+        assert all(mode(p) == 0o600 for p in path.parent.glob("promptpipe.db-*"))
+    finally:
+        await db.close()
+
+
+def test_serve_and_check_keep_the_state_directory_private(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, open_umask: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    state = tmp_path / "state"
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    monkeypatch.setenv("PROMPTPIPE_STATE_DIR", str(state))
+    state.mkdir(mode=0o755)
+    os.chmod(state, 0o755)
+    (state / "whatsapp-session.db").write_bytes(b"")  # as an older version left it
+    os.chmod(state / "whatsapp-session.db", 0o644)
+
+    assert main(["check"]) == 0
+    _, err = capsys.readouterr()
+    assert "whatsapp-session.db is a file with mode 0644" in err and "chmod 600" in err
+    assert f"{state} is a directory with mode 0755" in err
+    assert "promptpipe.db" not in err  # created private by check itself
+
+    os.umask(0o022)
+    settings = load_settings(env_file=None)
+
+    async def serve_briefly() -> int:
+        stop, started = asyncio.Event(), asyncio.Event()
+        task = asyncio.create_task(_serve(settings, transport=MemoryTransport(), stop=stop, started=started))
+        await started.wait()
+        stop.set()
+        return await task
+
+    assert asyncio.run(serve_briefly()) == 0
+    assert "state_file_mode_tightened" in capsys.readouterr().err  # the operator sees what changed
+    assert mode(state) == 0o700
+    files = {p.name: mode(p) for p in state.iterdir() if p.is_file()}
+    assert {"whatsapp-session.db", "promptpipe.lock", "promptpipe.db"} <= set(files)
+    assert files == {name: 0o600 for name in files}
+    assert main(["check"]) == 0
+    assert "warning" not in capsys.readouterr().err
+
+
+def test_deleting_the_state_directory_stops_the_service(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_openai: FakeOpenAIServer
+) -> None:
+    """Defect 16: deleting the state directory went unnoticed and a second serve could start."""
+    import promptpipe.app as app_module
+
+    state = tmp_path / "state"
+    settings = load_settings({"OPENAI_API_KEY": "test-key", "OPENAI_BASE_URL": fake_openai.url,
+                              "PROMPTPIPE_STATE_DIR": str(state), "PROMPTPIPE_TRANSPORT": "dry-run"}, env_file=None)
+    monkeypatch.setattr(app_module, "WATCH_INTERVAL_S", 0.05)
+
+    async def serve_then_delete() -> int:
+        started = asyncio.Event()
+        task = asyncio.create_task(_serve(settings, transport=MemoryTransport(), started=started))
+        await started.wait()
+        shutil.rmtree(state)
+        return await asyncio.wait_for(task, 30)
+
+    assert asyncio.run(serve_then_delete()) == 1
+    assert not state.exists()  # nothing was written after the deletion (no new directory)
+
+
+def test_a_replaced_database_file_stops_the_service(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str],
+                                                    fake_openai: FakeOpenAIServer) -> None:
+    import promptpipe.app as app_module
+
+    state = tmp_path / "state"
+    settings = load_settings({"OPENAI_API_KEY": "test-key", "OPENAI_BASE_URL": fake_openai.url,
+                              "PROMPTPIPE_STATE_DIR": str(state), "PROMPTPIPE_TRANSPORT": "dry-run"}, env_file=None)
+    monkeypatch.setattr(app_module, "WATCH_INTERVAL_S", 0.05)
+
+    async def serve_then_replace() -> int:
+        started = asyncio.Event()
+        task = asyncio.create_task(_serve(settings, transport=MemoryTransport(), started=started))
+        await started.wait()
+        database = state / "promptpipe.db"
+        database.rename(state / "old.db")
+        shutil.copy(state / "old.db", database)
+        return await asyncio.wait_for(task, 30)
+
+    assert asyncio.run(serve_then_replace()) == 1
+    assert "promptpipe.db was replaced" in capsys.readouterr().err
