@@ -1,5 +1,5 @@
-"""What researchers do: enroll, list, show, simulate, read transcripts, change a status, follow
-consent, safety flags and inputs that could not be answered.
+"""What researchers do: enroll, list, show, simulate, read transcripts, change a status (consent,
+safety flags and stuck inputs are followed in :mod:`promptpipe.oversight`).
 
 Every function works whether or not ``serve`` is running: it writes rows to the shared database and
 the service picks them up (the greeting of a new participant, a simulated message) within seconds.
@@ -20,16 +20,12 @@ from sqlalchemy.orm import Session
 from promptpipe import keys
 from promptpipe.clock import Clock
 from promptpipe.db import Database
-from promptpipe.consent_store import consent_history
 from promptpipe.errors import AdminError, DuplicateKey
-from promptpipe.flag_store import list_flags, resolve_flag
 from promptpipe.inbox import Inbox, InboxConfig
 from promptpipe.limits import BACKGROUND_CHARS, INBOUND_CHARS, NAME_CHARS, REASON_CHARS
 from promptpipe.localtime import is_iana_zone, local_label, zone_or_utc
 from promptpipe.models import (
     ACTIVE,
-    DONE,
-    FAILED,
     PENDING,
     SENDING,
     WITHDRAWN,
@@ -404,93 +400,3 @@ async def transcript(db: Database, phone: str) -> list[dict[str, Any]]:
         }
         for row in rows
     ]
-
-
-async def consent(db: Database, phone: str) -> dict[str, Any]:
-    """A participant's consent ledger, oldest first, and their status now."""
-    participant, _ = await _get(db, phone)
-    events = await db.run(lambda session: consent_history(session, participant.id))
-    return {"participant_id": participant.id, "phone": participant.phone, "status": participant.status,
-            "opted_out": participant.opted_out, "researcher_paused": participant.researcher_paused,
-            "events": events}
-
-
-async def flags(db: Database, *, include_resolved: bool = False) -> list[dict[str, Any]]:
-    """Safety flags, oldest first (open ones only unless ``include_resolved``)."""
-    return await db.run(lambda session: list_flags(session, include_resolved=include_resolved))
-
-
-async def resolve(db: Database, clock: Clock, *, flag_id: int, note: str, by: str = "") -> str:
-    note = validate_text("--note", note, REASON_CHARS, required=True)
-    by = validate_text("--by", by or researcher_name(), NAME_CHARS)
-    now = clock.now()
-    flag = await db.run(lambda session: resolve_flag(session, flag_id, note=note, by=by, now=now))
-    return f"flag {flag.id} ({flag.severity}, participant {flag.participant_id}) resolved by {by}"
-
-
-STUCK_ATTEMPTS = 3
-"""A pending input that failed this often is listed as stuck too (it is still being retried)."""
-
-
-async def inbox_rows(db: Database, *, stuck_only: bool) -> list[dict[str, Any]]:
-    """Inputs not answered yet: failed ones (given up) and pending ones; with ``stuck_only``,
-    the failed ones and those pending after several failures."""
-
-    def read(session: Session) -> list[tuple[InboxItem, str]]:
-        query = (select(InboxItem, Participant.phone).join(Participant, Participant.id == InboxItem.participant_id)
-                 .where(InboxItem.status.in_((PENDING, FAILED))).order_by(InboxItem.id))  # type: ignore[attr-defined]
-        if stuck_only:
-            query = query.where((InboxItem.status == FAILED) | (InboxItem.attempts >= STUCK_ATTEMPTS))
-        return [(row, phone) for row, phone in session.execute(query).all()]
-
-    rows = await db.run(read)
-    return [
-        {"id": row.id, "participant_id": row.participant_id, "phone": phone, "kind": row.kind, "status": row.status,
-         "attempts": row.attempts, "last_error": row.last_error or "", "at": row.created_at.isoformat(),
-         "retry_at": row.available_at.isoformat() if row.status == PENDING else None}
-        for row, phone in rows
-    ]
-
-
-async def retry_inbox(db: Database, clock: Clock, *, inbox_id: int) -> str:
-    """Put a failed (or waiting) input back in the queue, to be tried now from scratch."""
-    now = clock.now()
-
-    def write(session: Session) -> InboxItem:
-        row = _inbox_row(session, inbox_id)
-        if row.status == DONE:
-            raise AdminError(f"inbox row {inbox_id} was handled already; there is nothing to retry")
-        session.execute(update(InboxItem).where(InboxItem.id == inbox_id).values(  # type: ignore[arg-type]
-            status=PENDING, attempts=0, available_at=now, last_error=None))
-        if row.message_id is not None:
-            session.execute(update(Message).where(Message.id == row.message_id).values(status="received"))  # type: ignore[arg-type]
-        return row
-
-    row = await db.run(write)
-    return f"inbox row {row.id} ({row.kind}) is queued again; the running service tries it within seconds"
-
-
-async def skip_inbox(db: Database, clock: Clock, *, inbox_id: int, by: str = "") -> str:
-    """Give up on an input for good (it stays in the transcript, marked skipped)."""
-    by = validate_text("--by", by or researcher_name(), NAME_CHARS)
-    now = clock.now()
-
-    def write(session: Session) -> InboxItem:
-        row = _inbox_row(session, inbox_id)
-        if row.status == DONE:
-            raise AdminError(f"inbox row {inbox_id} was handled already; there is nothing to skip")
-        session.execute(update(InboxItem).where(InboxItem.id == inbox_id).values(  # type: ignore[arg-type]
-            status=DONE, processed_at=now, last_error=f"skipped by {by}"))
-        if row.message_id is not None:
-            session.execute(update(Message).where(Message.id == row.message_id).values(status="skipped"))  # type: ignore[arg-type]
-        return row
-
-    row = await db.run(write)
-    return f"inbox row {row.id} ({row.kind}) skipped; it will not be answered"
-
-
-def _inbox_row(session: Session, inbox_id: int) -> InboxItem:
-    row = session.get(InboxItem, inbox_id)
-    if row is None:
-        raise AdminError(f"there is no inbox row {inbox_id}; `promptpipe-admin inbox --stuck` lists them")
-    return row

@@ -17,6 +17,7 @@ from promptpipe.config import Settings, ensure_state_dir
 from promptpipe.db import Database
 from promptpipe.errors import ConfigError, StorageError
 from promptpipe.files import create_private_file
+from promptpipe.flow.failures import apologise_if_blocked
 from promptpipe.flow.router import ConversationFlow, FlowConfig
 from promptpipe.flow.safety_step import SafetyConfig
 from promptpipe.inbox import Inbox, InboxConfig
@@ -151,7 +152,7 @@ class App:
                                 on_flags_raised=alerts.kick if alerts else None)
         lanes = Lanes(db, clock, flow.load_context, flow.process, flow.record_failure,
                       concurrency=settings.lane_concurrency,
-                      on_batch_done=lambda: app._outbox_kick.set(), on_blocked=flow.apologise_if_blocked)
+                      on_batch_done=lambda: app._outbox_kick.set(), on_blocked=apologise_if_blocked)
         inbox = Inbox(db, clock, InboxConfig(settings.auto_enroll_new_users, settings.default_timezone, settings.debug),
                       lanes.wake, alarms_changed=alarms.request_sync, spool=Spool(settings.state_dir / "spool"))
         outbox = Outbox(db, transport, clock, rate_per_s=settings.send_rate_per_s)

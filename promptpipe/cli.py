@@ -13,7 +13,7 @@ import sys
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from promptpipe import admin
+from promptpipe import admin, oversight
 from promptpipe.clock import SystemClock
 from promptpipe.config import Settings, ensure_state_dir, load_settings
 from promptpipe.db import Database
@@ -116,7 +116,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("serve", help="run the service (WhatsApp, or dry-run with PROMPTPIPE_TRANSPORT=dry-run)")
     chat = sub.add_parser("chat", help="play a participant in this terminal")
-    chat.add_argument("--phone", required=True, help="the participant's phone, E.164 (+15551234567)")
+    chat.add_argument("--phone", required=True, help="the participant's phone, E.164 (+14165550123)")
     chat.add_argument("--name", default="Console tester", help="name used if the phone is not enrolled yet")
     sub.add_parser("check", help="validate settings and the database connection, then exit")
     args = parser.parse_args(argv)
@@ -243,7 +243,7 @@ async def _admin_command(args: argparse.Namespace, db: Database, clock: SystemCl
                 arrow = "<-" if row["direction"] == "in" else "->"
                 print(f"{row['at'][:19]} {arrow} [{row['kind']}/{row['status']}] {_cell(row['text'])}")
     elif args.command == "consent":
-        data = await admin.consent(db, args.phone)
+        data = await oversight.consent(db, args.phone)
         if args.json:
             _print_json(data)
         else:
@@ -253,6 +253,8 @@ async def _admin_command(args: argparse.Namespace, db: Database, clock: SystemCl
             _print_table(data["events"], ["at", "event", "source", "actor", "words"])
     elif args.command == "flags":
         await _flags_command(args, db, clock)
+    elif args.command == "erase":
+        return await _erase_command(args, db, clock)
     elif args.command == "inbox":
         await _inbox_command(args, db, clock)
     elif args.command == "export":
@@ -271,11 +273,37 @@ async def _admin_command(args: argparse.Namespace, db: Database, clock: SystemCl
     return 0
 
 
+async def _erase_command(args: argparse.Namespace, db: Database, clock: SystemClock) -> int:
+    from promptpipe import erasure
+
+    plan = await erasure.plan(db, phone=args.phone)
+    if not args.yes:
+        print(f"This erases the personal data of {_cell(plan.name) or 'a participant'} ({plan.phone}, "
+              f"{plan.participant_id}, {plan.status}): phone, name, notes, the texts of {plan.messages} message(s), "
+              f"{plan.deliveries} prompt(s) and {plan.flags} flag(s), the profile. It cannot be undone; the "
+              "pseudonymous id and the counts stay.")
+        answer = await asyncio.to_thread(_ask, "Type the phone number again to confirm: ")
+        if answer.strip().replace(" ", "") != plan.phone:
+            return _fail("cancelled: the number did not match; nothing was changed")
+    done = await erasure.erase(db, clock, phone=args.phone, by=args.by or "")
+    print(f"erased {done.participant_id}: {done.messages} message text(s), {done.pending_inputs_closed} waiting "
+          f"input(s) closed, {done.unsent_messages_dropped} unsent message(s) dropped; database log "
+          f"checkpoint: {done.checkpoint}")
+    return 0
+
+
+def _ask(prompt: str) -> str:
+    try:
+        return input(prompt)
+    except EOFError:
+        return ""
+
+
 async def _flags_command(args: argparse.Namespace, db: Database, clock: SystemClock) -> None:
     if args.flags_action == "resolve":
-        print(await admin.resolve(db, clock, flag_id=args.flag_id, note=args.note, by=args.by or ""))
+        print(await oversight.resolve(db, clock, flag_id=args.flag_id, note=args.note, by=args.by or ""))
         return
-    rows = await admin.flags(db, include_resolved=args.all)
+    rows = await oversight.flags(db, include_resolved=args.all)
     if args.json:
         _print_json(rows)
         return
@@ -285,11 +313,11 @@ async def _flags_command(args: argparse.Namespace, db: Database, clock: SystemCl
 
 async def _inbox_command(args: argparse.Namespace, db: Database, clock: SystemClock) -> None:
     if args.inbox_action == "retry":
-        print(await admin.retry_inbox(db, clock, inbox_id=args.inbox_id))
+        print(await oversight.retry_inbox(db, clock, inbox_id=args.inbox_id))
     elif args.inbox_action == "skip":
-        print(await admin.skip_inbox(db, clock, inbox_id=args.inbox_id, by=args.by or ""))
+        print(await oversight.skip_inbox(db, clock, inbox_id=args.inbox_id, by=args.by or ""))
     else:
-        rows = await admin.inbox_rows(db, stuck_only=args.stuck)
+        rows = await oversight.inbox_rows(db, stuck_only=args.stuck)
         if args.json:
             _print_json(rows)
         else:
@@ -298,6 +326,10 @@ async def _inbox_command(args: argparse.Namespace, db: Database, clock: SystemCl
 
 def _add_admin_follow_ups(sub: Any) -> None:
     """consent, flags and inbox: what researchers follow during a study."""
+    erase = sub.add_parser("erase", help="remove a participant's personal data (asks to confirm; cannot be undone)")
+    erase.add_argument("--phone", required=True)
+    erase.add_argument("--yes", action="store_true", help="do not ask to confirm")
+    erase.add_argument("--by", help="who erased them, for the consent record (default: your user name)")
     consent = sub.add_parser("consent", help="a participant's consent history (enrolled, opted out/in, paused ...)")
     consent.add_argument("--phone", required=True)
     consent.add_argument("--json", action="store_true")
@@ -325,7 +357,7 @@ def admin_main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="promptpipe-admin", description="Manage study participants.")
     sub = parser.add_subparsers(dest="command", required=True)
     enroll = sub.add_parser("enroll", help="enroll a participant; the service greets them")
-    enroll.add_argument("--phone", required=True, help="E.164, e.g. +15551234567")
+    enroll.add_argument("--phone", required=True, help="E.164, e.g. +14165550123")
     enroll.add_argument("--name", required=True)
     enroll.add_argument("--timezone", required=True, help="IANA zone, e.g. America/Toronto")
     enroll.add_argument("--background", help="notes for the agent about this participant")

@@ -277,7 +277,7 @@ def load_settings(env: Mapping[str, str] | None = None, *, env_file: str | Path 
         raise ConfigError(f"LOG_FORMAT={log_format!r} is unknown: use console or json.")
     pair_phone = get("WHATSAPP_PAIR_PHONE") or None
     if pair_phone is not None and not re.fullmatch(r"\+\d{7,15}", pair_phone):
-        raise ConfigError(f"WHATSAPP_PAIR_PHONE={pair_phone!r} must be E.164, like +15551234567.")
+        raise ConfigError(f"WHATSAPP_PAIR_PHONE={pair_phone!r} must be E.164, like +14165550123.")
     defaults = Settings()
     settings = Settings(
         openai_api_key=get("OPENAI_API_KEY") or None,

@@ -146,6 +146,24 @@ class Database:
                 "that the server is running and that the user may create tables."
             ) from None
 
+    async def checkpoint(self) -> str:
+        """SQLite: move the write-ahead log into the database file and empty it, so overwritten
+        texts do not stay readable in the log ("ok", or why not completely). PostgreSQL: nothing
+        to do here ("not needed")."""
+        if not self.is_sqlite:
+            return "not needed"
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, self._checkpoint)
+
+    def _checkpoint(self) -> str:
+        raw = self.engine.raw_connection()  # autocommit (isolation_level None): no transaction open
+        try:
+            busy, pages, moved = raw.cursor().execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        finally:
+            raw.close()
+        return "ok" if not busy and pages == moved else (
+            f"partial: another connection is reading ({moved} of {pages} pages moved)")
+
     async def close(self) -> None:
         """Wait for transactions already handed to the database thread, then close."""
         loop = asyncio.get_running_loop()

@@ -29,13 +29,10 @@ half-written file under a real name.
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 import contextlib
 import csv
 import json
 import os
-import re
 import secrets
 import stat
 import sys
@@ -46,7 +43,6 @@ from pathlib import Path
 from typing import IO, Any, TextIO, cast
 from zoneinfo import ZoneInfo
 
-import phonenumbers
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 from tqdm import tqdm
@@ -54,7 +50,7 @@ from tqdm import tqdm
 from promptpipe.db import Database
 from promptpipe.errors import AdminError
 from promptpipe.files import make_private_dir, open_private
-from promptpipe.localtime import zone_or_utc
+from promptpipe.pseudonyms import People
 from promptpipe.models import (
     ConsentEvent,
     Conversation,
@@ -105,115 +101,6 @@ FLAG_COLUMNS = (
     "resolved_at_utc", "resolved_at_local", "resolved_by", "resolution_note", "alert_status",
 )
 IDENTIFIER_COLUMNS = ("participant_id", "phone", "name")
-
-
-# ---------------------------------------------------------------- who is who
-
-_SEPARATOR = r"[\s().\-]{0,2}"
-
-
-def _phone_spellings(phone: str) -> list[str]:
-    """The digits of the number as written internationally and, where known, nationally."""
-    digits = re.sub(r"\D", "", phone or "")
-    if len(digits) < 6:
-        return []
-    try:
-        national = phonenumbers.national_significant_number(phonenumbers.parse("+" + digits, None))
-    except phonenumbers.NumberParseException:
-        national = ""
-    return [digits, national] if len(national) >= 7 and national != digits else [digits]
-
-
-def _phone_pattern(spellings: Sequence[str]) -> str:
-    """``+14165550123``, ``1 416 555 0123``, ``(416) 555-0123``, ``416.555.0123`` …"""
-    international, *national = spellings
-    alternatives = [r"\+?" + _SEPARATOR.join(international)] + [r"\(?0?" + _SEPARATOR.join(n) for n in national]
-    return r"(?<!\d)(?:" + "|".join(alternatives) + r")(?!\d)"
-
-
-def _name_words(name: str) -> list[str]:
-    """The words of a name that are capitalised or from a script without case, at least two
-    characters, longest first (``Ana, "the walker"``: ``Ana``; a nickname's "the" is no name)."""
-    words = {w for w in re.findall(r"\w+", name) if len(w) >= 2 and not w[0].islower() and not w.isdigit()}
-    return sorted(words, key=len, reverse=True)
-
-
-class _Redactor:
-    """Replaces one participant's phone number and name in a text by ``[phone]`` and ``[name]``:
-    the number in its usual spellings, the whole name in any case and each name word as written,
-    as whole words. Cheap substring tests come first, since most texts contain neither."""
-
-    def __init__(self, phone: str, name: str) -> None:
-        spellings = _phone_spellings(phone)
-        self.phone = re.compile(_phone_pattern(spellings)) if spellings else None
-        self.phone_digits = tuple(set.intersection(*(set(s) for s in spellings))) if spellings else ()
-        """Digits every spelling contains: a text lacking one of them cannot hold the number."""
-        name = (name or "").strip()
-        self.full_name = name.lower() if len(name) >= 2 else ""
-        self.words = _name_words(name) if self.full_name else []
-        alternatives = (["(?i:" + re.escape(name) + ")"] if self.full_name else []) + [re.escape(w) for w in self.words]
-        self.name = re.compile(r"(?<!\w)(?:" + "|".join(alternatives) + r")(?!\w)") if alternatives else None
-
-    def __call__(self, text: str) -> str:
-        if self.phone is not None and all(d in text for d in self.phone_digits):
-            text = self.phone.sub(PHONE_MARK, text)
-        if self.name is not None and (any(w in text for w in self.words) or self.full_name in text.lower()):
-            text = self.name.sub(NAME_MARK, text)
-        return text
-
-
-class _People:
-    """Each participant's zone, and their own phone number and name to take out of texts."""
-
-    def __init__(self, rows: Iterable[Any]) -> None:
-        self.zones: dict[str, ZoneInfo] = {}
-        self._identities: dict[str, tuple[str, str]] = {}
-        self._redactors: dict[str, _Redactor] = {}
-        for pid, tz, phone, name in rows:
-            self.zones[pid] = zone_or_utc(tz)
-            self._identities[pid] = (phone or "", name or "")
-
-    def __contains__(self, participant_id: str) -> bool:
-        return participant_id in self.zones
-
-    def __len__(self) -> int:
-        return len(self.zones)
-
-    def zone(self, participant_id: str) -> ZoneInfo:
-        return self.zones.get(participant_id, UTC)
-
-    def scrub(self, participant_id: str, text: Any) -> Any:
-        """``text`` with the participant's own phone number and name replaced by ``[phone]`` and
-        ``[name]``; anything that is not a non-empty string is returned as it is."""
-        if not text or text.__class__ is not str:
-            return text
-        redactor = self._redactors.get(participant_id)
-        if redactor is None:  # built on first use: one compiled pattern per participant
-            redactor = self._redactors[participant_id] = _Redactor(*self._identities.get(participant_id, ("", "")))
-        return redactor(text)
-
-    def scrub_value(self, participant_id: str, value: Any) -> Any:
-        """:meth:`scrub` for every string in a JSON value (a message payload); the base64 copy of
-        an original text is decoded, scrubbed and encoded again."""
-        if value.__class__ is str:
-            return self.scrub(participant_id, value)
-        if isinstance(value, dict):
-            return {key: self._scrub_b64(participant_id, item) if key == "original_text_b64"
-                    else self.scrub_value(participant_id, item) for key, item in value.items()}
-        if isinstance(value, (list, tuple)):
-            return [self.scrub_value(participant_id, item) for item in value]
-        return value
-
-    def _scrub_b64(self, participant_id: str, value: Any) -> Any:
-        if not isinstance(value, str):
-            return self.scrub_value(participant_id, value)
-        try:
-            original = base64.b64decode(value, validate=True).decode("utf-8", "surrogatepass")
-        except (binascii.Error, UnicodeDecodeError):
-            return None  # not ours to read, so not safe to pass on
-        scrubbed = self.scrub(participant_id, original)
-        return value if scrubbed == original else base64.b64encode(
-            scrubbed.encode("utf-8", "surrogatepass")).decode("ascii")
 
 
 # ---------------------------------------------------------------- values
@@ -279,7 +166,7 @@ def _csv_cell(value: Any) -> Any:
 
 # ---------------------------------------------------------------- one row per event
 
-def _participant_row(row: Any, people: _People) -> dict[str, Any]:
+def _participant_row(row: Any, people: People) -> dict[str, Any]:
     profile = _as_dict(row.profile)
     counters = _as_dict(profile.get("counters"))
     tone = _as_dict(row.tone)
@@ -302,11 +189,11 @@ def _participant_row(row: Any, people: _People) -> dict[str, Any]:
     return out
 
 
-def _identifier_row(row: Any, people: _People) -> dict[str, Any]:
+def _identifier_row(row: Any, people: People) -> dict[str, Any]:
     return {"participant_id": row.id, "phone": row.phone, "name": row.name}
 
 
-def _message_row(row: Any, people: _People) -> dict[str, Any]:
+def _message_row(row: Any, people: People) -> dict[str, Any]:
     pid, zone = row.participant_id, people.zone(row.participant_id)
     stored = people.scrub_value(pid, row.payload)
     payload = _as_dict(stored)
@@ -323,7 +210,7 @@ def _message_row(row: Any, people: _People) -> dict[str, Any]:
     }
 
 
-def _delivery_row(row: Any, people: _People) -> dict[str, Any]:
+def _delivery_row(row: Any, people: People) -> dict[str, Any]:
     zone = people.zone(row.participant_id)
     return {
         "id": row.id, "participant_id": row.participant_id, "schedule_id": row.schedule_id,
@@ -337,7 +224,7 @@ def _delivery_row(row: Any, people: _People) -> dict[str, Any]:
     }
 
 
-def _transition_row(row: Any, people: _People) -> dict[str, Any]:
+def _transition_row(row: Any, people: People) -> dict[str, Any]:
     return {
         "id": row.id, "participant_id": row.participant_id, "kind": row.kind, "name": row.name,
         "from_value": row.from_value, "to_value": row.to_value, "reason": people.scrub(row.participant_id, row.reason),
@@ -345,7 +232,7 @@ def _transition_row(row: Any, people: _People) -> dict[str, Any]:
     }
 
 
-def _tone_row(row: Any, people: _People) -> dict[str, Any]:
+def _tone_row(row: Any, people: People) -> dict[str, Any]:
     return {
         "id": row.id, "participant_id": row.participant_id, "source": row.source,
         "proposed": _as_list(row.proposed), "stripped": _as_list(row.stripped), "outcome": row.outcome,
@@ -354,7 +241,7 @@ def _tone_row(row: Any, people: _People) -> dict[str, Any]:
     }
 
 
-def _consent_row(row: Any, people: _People) -> dict[str, Any]:
+def _consent_row(row: Any, people: People) -> dict[str, Any]:
     return {
         "id": row.id, "participant_id": row.participant_id, "event": row.event, "source": row.source,
         "actor": row.actor, "words": people.scrub(row.participant_id, row.words),
@@ -362,7 +249,7 @@ def _consent_row(row: Any, people: _People) -> dict[str, Any]:
     }
 
 
-def _flag_row(row: Any, people: _People) -> dict[str, Any]:
+def _flag_row(row: Any, people: People) -> dict[str, Any]:
     pid, zone = row.participant_id, people.zone(row.participant_id)
     return {
         "id": row.id, "participant_id": pid, "source": row.source, "severity": row.severity,
@@ -377,7 +264,7 @@ class _Table:
     name: str
     model: Any
     columns: Sequence[str]
-    build: Callable[[Any, _People], dict[str, Any]]
+    build: Callable[[Any, People], dict[str, Any]]
 
 
 TABLES: tuple[_Table, ...] = (
@@ -397,7 +284,7 @@ IDENTIFIER_TABLE = _Table(IDENTIFIERS, Participant, IDENTIFIER_COLUMNS, _identif
 
 @dataclass(frozen=True)
 class _Plan:
-    people: _People
+    people: People
     ceilings: dict[str, int]
     """The highest id of each event table when the export started."""
     counts: dict[str, int]
@@ -414,7 +301,7 @@ def _plan(session: Session) -> _Plan:
         counts[table.name] = session.execute(
             select(func.count()).select_from(t).where(t.c.id <= ceilings[table.name])).scalar() or 0
     # Read after the ceilings, so every participant an exported event belongs to is known.
-    people = _People(session.execute(
+    people = People(session.execute(
         select(Participant.id, Participant.timezone, Participant.phone, Participant.name)))
     counts["participants"] = counts[IDENTIFIERS] = len(people)
     return _Plan(people, ceilings, counts)
@@ -480,17 +367,6 @@ class ExportResult:
     warnings: list[str] = field(default_factory=list)
 
 
-def _make_dirs(out_dir: Path) -> None:
-    """Create ``out_dir`` and any missing parent, each 0700."""
-    missing: list[Path] = []
-    path = out_dir
-    while not path.exists() and path.parent != path:
-        missing.append(path)
-        path = path.parent
-    for path in reversed(missing):
-        make_private_dir(path)
-
-
 def _prepare(out_dir: Path, fmt: str, force: bool, names: Sequence[str]) -> tuple[dict[str, Path], list[str]]:
     if fmt not in FORMATS:
         raise AdminError(f"--format: {fmt!r} is not one of {', '.join(FORMATS)}")
@@ -511,7 +387,7 @@ def _prepare(out_dir: Path, fmt: str, force: bool, names: Sequence[str]) -> tupl
                             f"(the files themselves are 0600); consider chmod 700 {out_dir}")
     else:
         try:
-            _make_dirs(out_dir)
+            make_private_dir(out_dir)
         except OSError as exc:
             raise AdminError(f"--out: cannot create {out_dir} ({exc.strerror or exc})") from None
     if IDENTIFIERS not in names:

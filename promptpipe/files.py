@@ -21,12 +21,14 @@ the WhatsApp session database) are private too."""
 
 
 def make_private_dir(path: Path) -> bool:
-    """Create ``path`` (and missing parents) as 0700; True when it was created here. An existing
-    directory is left as it is (see :func:`loose_modes`)."""
+    """Create ``path`` and every missing parent as 0700; True when it was created here. An
+    existing directory is left as it is (see :func:`loose_modes`)."""
     if path.is_dir():
         return False
-    path.mkdir(mode=PRIVATE_DIR_MODE, parents=True, exist_ok=True)
-    os.chmod(path, PRIVATE_DIR_MODE)  # mkdir's mode is filtered by the umask
+    missing = [path, *(parent for parent in path.parents if not parent.exists())]
+    for directory in reversed(missing):
+        directory.mkdir(mode=PRIVATE_DIR_MODE, exist_ok=True)
+        os.chmod(directory, PRIVATE_DIR_MODE)  # mkdir's mode is filtered by the umask
     return True
 
 

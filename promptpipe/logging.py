@@ -17,7 +17,7 @@ a longer token: ids such as ``dry-7347566c1ed78c53`` or ``timer:42`` are left al
 
 
 def mask_phone(phone: str | None) -> str:
-    """``+15551234567`` becomes ``+*******4567``; short or empty values are hidden entirely."""
+    """``+14165550123`` becomes ``+*******4567``; short or empty values are hidden entirely."""
     if not phone:
         return ""
     digits = re.sub(r"\D", "", phone)

@@ -11,7 +11,7 @@ def parse_e164(raw: str) -> str:
     """Validate a researcher-typed number; returns ``+<digits>`` or raises ValueError saying why."""
     text = raw.strip()
     if not text.startswith("+"):
-        raise ValueError(f"{raw!r} is not in E.164 form: start with + and the country code, like +15551234567")
+        raise ValueError(f"{raw!r} is not in E.164 form: start with + and the country code, like +14165550123")
     if not re.fullmatch(r"\+[\d\s().-]+", text):
         raise ValueError(f"{raw!r} contains characters that are not digits")
     try:

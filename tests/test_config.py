@@ -55,6 +55,12 @@ def test_values_from_a_dotenv_file_and_environment_precedence(tmp_path: Path, mo
         ({"WHATSAPP_PAIR_PHONE": "555"}, "WHATSAPP_PAIR_PHONE='555' must be E.164"),
         ({"POLL_INTERVAL": "5s"}, "POLL_INTERVAL must be 2s or less"),
         ({"INTAKE_BOT_PROMPT_FILE": "/nope/intake.txt"}, "INTAKE_BOT_PROMPT_FILE: the file '/nope/intake.txt' does not exist"),
+        ({"MAX_SCHEDULES_PER_PARTICIPANT": "0"}, "MAX_SCHEDULES_PER_PARTICIPANT=0 is too small"),
+        ({"SAFETY_MESSAGE_FILE": "/nope/safety.txt"}, "SAFETY_MESSAGE_FILE: the file '/nope/safety.txt' does not exist"),
+        ({"SAFETY_PHRASES_FILE": "/nope/phrases.txt"}, "SAFETY_PHRASES_FILE: the file '/nope/phrases.txt' does not"),
+        ({"ALERT_WEBHOOK_URL": "ftp://alerts.example.org"}, "ALERT_WEBHOOK_URL='ftp://alerts.example.org' is not an http(s) URL"),
+        ({"ALERT_WEBHOOK_URL": "htps://ops:hunter2@alerts.example.org/hook"}, "htps://ops:***@alerts"),
+        ({"DEFAULT_TIMEZONE": "localtime"}, "DEFAULT_TIMEZONE='localtime' is not an IANA time zone"),
     ],
 )
 def test_bad_values_fail_with_the_variable_name(env: dict[str, str], message: str) -> None:

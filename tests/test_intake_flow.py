@@ -223,7 +223,7 @@ async def test_history_window_limits_what_the_model_sees(make_app: AppFactory, f
 async def test_a_bug_is_retried_a_few_times_then_marked_failed_and_kept(
     make_app: AppFactory, fake_openai: FakeOpenAIServer
 ) -> None:
-    from promptpipe.flow.router import MAX_ATTEMPTS_FOR_BUGS
+    from promptpipe.flow.failures import MAX_ATTEMPTS_FOR_BUGS
 
     transport = MemoryTransport()
     app = await make_app(transport)

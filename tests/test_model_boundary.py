@@ -10,9 +10,10 @@ import json
 
 import pytest
 
-from promptpipe import admin
+from promptpipe import admin, oversight
+from promptpipe.errors import AdminError
 from promptpipe.flow import APOLOGY
-from promptpipe.flow.router import MAX_ATTEMPTS_FOR_BUGS, TOO_LONG
+from promptpipe.flow.failures import MAX_ATTEMPTS_FOR_BUGS, TOO_LONG
 from promptpipe.limits import (
     CONTEXT_REJECTIONS_BEFORE_FAILING,
     MODEL_CHARS_PER_BATCH,
@@ -134,7 +135,7 @@ async def test_a_message_that_never_fits_fails_with_one_line_and_is_listed_as_st
     rows = await admin.transcript(app.db, ANA)
     assert [(r["text"], r["status"]) for r in rows if r["direction"] == "in"] == [
         ("a message the model cannot take", "failed")]
-    [stuck] = await admin.inbox_rows(app.db, stuck_only=True)
+    [stuck] = await oversight.inbox_rows(app.db, stuck_only=True)
     assert (stuck["phone"], stuck["status"], stuck["attempts"]) == (ANA, "failed", CONTEXT_REJECTIONS_BEFORE_FAILING)
     assert "ContextTooLong" in stuck["last_error"]
 
@@ -147,10 +148,10 @@ async def test_a_message_that_never_fits_fails_with_one_line_and_is_listed_as_st
 
     # A researcher retries the stuck one (the model has a bigger context now) ...
     fake_openai.say("Thanks, got it now.", match="cannot take")
-    assert "queued again" in await admin.retry_inbox(app.db, app.clock, inbox_id=stuck["id"])
+    assert "queued again" in await oversight.retry_inbox(app.db, app.clock, inbox_id=stuck["id"])
     await app.run_until_idle()
     assert transport.texts_to(ANA)[-1] == "Thanks, got it now."
-    assert await admin.inbox_rows(app.db, stuck_only=True) == []
+    assert await oversight.inbox_rows(app.db, stuck_only=True) == []
     fake_openai.assert_complete()
 
 
@@ -161,13 +162,13 @@ async def test_a_researcher_can_skip_a_stuck_input(make_app: AppFactory, fake_op
     for _ in range(CONTEXT_REJECTIONS_BEFORE_FAILING):
         await app.run_until_idle()
         app.clock.advance(RETRY_WAIT_S)
-    [stuck] = await admin.inbox_rows(app.db, stuck_only=True)
-    assert "skipped" in await admin.skip_inbox(app.db, app.clock, inbox_id=stuck["id"], by="Dr Lee")
-    assert await admin.inbox_rows(app.db, stuck_only=False) == []
+    [stuck] = await oversight.inbox_rows(app.db, stuck_only=True)
+    assert "skipped" in await oversight.skip_inbox(app.db, app.clock, inbox_id=stuck["id"], by="Dr Lee")
+    assert await oversight.inbox_rows(app.db, stuck_only=False) == []
     rows = await admin.transcript(app.db, ANA)
     assert [r["status"] for r in rows if r["direction"] == "in"] == ["skipped"]
-    with pytest.raises(admin.AdminError, match="handled already"):
-        await admin.retry_inbox(app.db, app.clock, inbox_id=stuck["id"])
+    with pytest.raises(AdminError, match="handled already"):
+        await oversight.retry_inbox(app.db, app.clock, inbox_id=stuck["id"])
     fake_openai.assert_complete()
 
 

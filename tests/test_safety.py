@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from promptpipe import admin
+from promptpipe import admin, oversight
+from promptpipe.errors import AdminError
 from promptpipe.flow import APOLOGY
 from promptpipe.modules.agent import SAFETY_CUE
 from promptpipe.safety import DEFAULT_SAFETY_MESSAGE, CrisisScreen
@@ -58,7 +59,7 @@ async def test_crisis_words_get_the_safety_message_at_once_even_with_the_model_d
     await transport.inject(ANA, CRISIS)
     await app.run_until_idle()
     assert transport.texts_to(ANA)[1:] == [DEFAULT_SAFETY_MESSAGE, APOLOGY]
-    [flag] = await admin.flags(app.db)
+    [flag] = await oversight.flags(app.db)
     assert (flag["phone"], flag["source"], flag["severity"], flag["trigger"], flag["status"]) == (
         ANA, "screen", "high", "hurt myself", "open")
 
@@ -69,7 +70,7 @@ async def test_crisis_words_get_the_safety_message_at_once_even_with_the_model_d
     assert transport.texts_to(ANA)[-1] == "I'm really glad you told me. I'm here with you."
     assert SAFETY_CUE in str(fake_openai.requests[-1]["messages"])
     assert transport.texts_to(ANA).count(DEFAULT_SAFETY_MESSAGE) == 1  # a retry does not flag twice
-    assert len(await admin.flags(app.db)) == 1
+    assert len(await oversight.flags(app.db)) == 1
     fake_openai.assert_complete()
 
 
@@ -81,7 +82,7 @@ async def test_the_model_flags_what_a_list_cannot_catch(make_app: AppFactory, fa
     await transport.inject(ANA, "I don't see the point in anything lately")
     await app.run_until_idle()
     assert transport.texts_to(ANA)[-2:] == [DEFAULT_SAFETY_MESSAGE, "That sounds heavy. Do you want to talk about it?"]
-    [flag] = await admin.flags(app.db)
+    [flag] = await oversight.flags(app.db)
     assert (flag["source"], flag["severity"], flag["trigger"]) == ("model", "medium", "sounds hopeless about everything")
     fake_openai.assert_complete()
 
@@ -93,7 +94,7 @@ async def test_a_bad_flag_call_comes_back_to_the_model(make_app: AppFactory, fak
     await transport.inject(ANA, "rough day")
     await app.run_until_idle()
     assert transport.texts_to(ANA)[-1] == "Sorry to hear that."
-    assert await admin.flags(app.db) == []
+    assert await oversight.flags(app.db) == []
     fake_openai.assert_complete()
 
 
@@ -102,14 +103,14 @@ async def test_researchers_resolve_flags_with_a_note(make_app: AppFactory, fake_
     fake_openai.say("I'm here.", match="hurt myself")
     await transport.inject(ANA, CRISIS)
     await app.run_until_idle()
-    [flag] = await admin.flags(app.db)
-    said = await admin.resolve(app.db, app.clock, flag_id=flag["id"], note="called her; she is safe", by="Dr Lee")
+    [flag] = await oversight.flags(app.db)
+    said = await oversight.resolve(app.db, app.clock, flag_id=flag["id"], note="called her; she is safe", by="Dr Lee")
     assert "resolved by Dr Lee" in said
-    assert await admin.flags(app.db) == []
-    [closed] = await admin.flags(app.db, include_resolved=True)
+    assert await oversight.flags(app.db) == []
+    [closed] = await oversight.flags(app.db, include_resolved=True)
     assert (closed["status"], closed["resolved_by"], closed["note"]) == ("resolved", "Dr Lee", "called her; she is safe")
-    with pytest.raises(admin.AdminError, match="resolved already"):
-        await admin.resolve(app.db, app.clock, flag_id=flag["id"], note="again")
+    with pytest.raises(AdminError, match="resolved already"):
+        await oversight.resolve(app.db, app.clock, flag_id=flag["id"], note="again")
     fake_openai.assert_complete()
 
 
@@ -122,12 +123,12 @@ async def test_the_webhook_gets_id_and_severity_never_the_text(
     await transport.inject(ANA, CRISIS)
     await app.run_until_idle()
     assert webhook.bodies == [] and len(webhook.raw) >= 1
-    assert (await admin.flags(app.db))[0]["alert"] == "pending"
+    assert (await oversight.flags(app.db))[0]["alert"] == "pending"
 
     webhook.status = 200
     await app.run_until_idle()
     [body] = webhook.bodies
-    [flag] = await admin.flags(app.db)
+    [flag] = await oversight.flags(app.db)
     participant = await admin.show(app.db, ANA)
     assert body == {"event": "promptpipe.safety_flag", "flag_id": flag["id"], "participant_id": participant["id"],
                     "severity": "high", "source": "screen", "raised_at": body["raised_at"]}
@@ -164,5 +165,5 @@ async def test_a_paused_or_withdrawn_participant_in_crisis_still_gets_the_safety
     await transport.inject(ANA, "I want to end my life")
     await app.run_until_idle()
     assert transport.texts_to(ANA)[-1] == DEFAULT_SAFETY_MESSAGE
-    assert len(await admin.flags(app.db)) == 1
+    assert len(await oversight.flags(app.db)) == 1
     fake_openai.assert_complete()  # no model: they are withdrawn

@@ -17,27 +17,26 @@ import asyncio
 import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 
-from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from promptpipe import keys
 from promptpipe.clock import Clock
 from promptpipe.db import Database
 from promptpipe.delivery_store import annotate_message, mark_reminder_sent, vote_targets, with_counters
-from promptpipe.errors import ContextTooLong, LLMError, LLMRejected, PromptPipeError
+from promptpipe.errors import ContextTooLong, LLMError, LLMRejected
 from promptpipe.flag_store import add_flags
 from promptpipe.flow import intensity, votes
 from promptpipe.flow.commands import STOPPED, CommandPlan, paused_hint, plan_commands
+from promptpipe.flow.failures import record_failure
 from promptpipe.flow.daily_prompt import CommitHook, Outgoing, delivery_hook, prepare_daily_prompt
 from promptpipe.flow.safety_step import SCREENED, SafetyConfig, screen_batch, was_screened, with_safety_message
 from promptpipe.flow.timer_events import REMINDER_TEXT, apply_silent_timer, arm_after_hand_over
-from promptpipe.limits import CONTEXT_REJECTIONS_BEFORE_FAILING
 from promptpipe.llm import LLM
 from promptpipe.localtime import zone_or_utc
 from promptpipe.logging import get_logger
-from promptpipe.models import ACTIVE, FAILED, FEEDBACK, INTAKE, PAUSED, InboxItem, Message, Participant
+from promptpipe.models import ACTIVE, FEEDBACK, INTAKE, PAUSED
 from promptpipe.modules import FEEDBACK as FEEDBACK_MODULE
 from promptpipe.modules import INTAKE as INTAKE_MODULE
 from promptpipe.modules import AgentModule
@@ -62,25 +61,8 @@ from promptpipe.transport import Recipient, Transport
 
 log = get_logger("promptpipe.flow")
 
-APOLOGY = (
-    "Sorry, I can't give you a proper answer right now. I've kept your message and will reply "
-    "as soon as I can."
-)
-TOO_LONG = (
-    "Sorry, I couldn't work with your last message, perhaps because it was very long. I've kept it "
-    "for the research team. Could you tell me again in a few shorter sentences?"
-)
-RETRY_FIRST_S = 30.0
-RETRY_MAX_S = 15 * 60.0
 FOLD_SPAN = 3
 """A turn reads at most this many windows of unsummarised history (the rest is folded first)."""
-MAX_ATTEMPTS_FOR_BUGS = 8
-"""An unexpected error (a bug) gives up after this many tries; an LLM outage never does."""
-
-
-def retry_delay(attempts: int) -> timedelta:
-    """30 s, 60 s, 2 min … capped at 15 min."""
-    return timedelta(seconds=min(RETRY_FIRST_S * 2 ** max(attempts - 1, 0), RETRY_MAX_S))
 
 
 TurnContext = tuple[TurnState, list[HistoryEntry], dict[int, str]]
@@ -441,61 +423,15 @@ class ConversationFlow:
                  inputs=len(batch))
 
     async def record_failure(self, participant_id: str, batch: list[InboxRow], error: BaseException) -> None:
-        """Keep the inputs for a later retry; tell a waiting participant once that we're delayed.
-        A bug gives up after a few tries; a request too long for the model's context (already
-        retried shorter inside the turn) after a few turns, with one short line to the participant
-        and the inputs listed for researchers (``promptpipe-admin inbox --stuck``)."""
+        """Keep the inputs for a later retry (see :mod:`promptpipe.flow.failures`)."""
         self.failures += 1
-        now = self.clock.now()
-        is_bug = not isinstance(error, PromptPipeError)
-        too_long = isinstance(error, ContextTooLong)
-        limit = MAX_ATTEMPTS_FOR_BUGS if is_bug else CONTEXT_REJECTIONS_BEFORE_FAILING if too_long else None
-        first_failure = all(item.attempts == 0 for item in batch)
-        has_message = any(item.kind == "message" for item in batch)
-        gave_up = limit is not None and max(item.attempts for item in batch) + 1 >= limit
-
-        def write(session: Session) -> None:
-            for item in batch:
-                item.attempts += 1
-                item.last_error = f"{type(error).__name__}: {error}"[:500]
-                item.available_at = now + retry_delay(item.attempts)
-                if gave_up:
-                    item.status = FAILED
-                    if item.message_id is not None:
-                        session.connection().execute(update(Message).where(Message.id == item.message_id).values(status="failed"))
-                session.connection().execute(update(InboxItem).where(InboxItem.id == item.id).values(
-                    attempts=item.attempts, last_error=item.last_error, available_at=item.available_at,
-                    status=item.status))
-            if too_long and gave_up and has_message:
-                queue_outgoing(session, participant_id=participant_id, key=keys.too_long(batch[-1].id),
-                               text=TOO_LONG, now=now, kind="apology")
-            elif first_failure and has_message and not too_long:
-                queue_outgoing(session, participant_id=participant_id, key=keys.apology(batch[-1].id),
-                               text=APOLOGY, now=now, kind="apology")
-
-        await self.db.run(write)
-        level = "error" if is_bug or gave_up or isinstance(error, LLMRejected) else "warning"
+        outcome = await self.db.run(lambda session: record_failure(session, participant_id, batch, error,
+                                                                   self.clock.now()))
+        level = "error" if outcome.is_bug or outcome.gave_up or isinstance(error, LLMRejected) else "warning"
         getattr(log, level)("turn_failed", participant_id=participant_id, error=str(error)[:300],
-                            error_type=type(error).__name__, attempts=batch[0].attempts, gave_up=gave_up,
+                            error_type=type(error).__name__, attempts=batch[0].attempts, gave_up=outcome.gave_up,
                             retry_at=batch[0].available_at.isoformat(), llm=isinstance(error, LLMError),
-                            exc_info=is_bug)
-
-    def apologise_if_blocked(self, session: Session, participant_id: str, rows: list[InboxRow], now: datetime) -> None:
-        """A participant's message waits behind an input that failed and waits for its retry (a
-        greeting or a prompt while the model is down): they get the apology now, once per such
-        input, instead of silence."""
-        blocker = rows[0]
-        if blocker.kind == "message" or blocker.attempts == 0 or blocker.available_at <= now:
-            return
-        if not any(row.kind == "message" and row.attempts == 0 for row in rows[1:]):
-            return
-        status = session.connection().execute(
-            select(Participant.status).where(Participant.id == participant_id)).scalar_one_or_none()
-        if status != ACTIVE:
-            return
-        if queue_outgoing(session, participant_id=participant_id, key=keys.apology(blocker.id), text=APOLOGY,
-                          now=now, kind="apology") is not None:
-            log.info("apology_for_waiting_message", participant_id=participant_id, blocked_by=blocker.kind)
+                            exc_info=outcome.is_bug)
 
     async def _typing(self, recipient: Recipient, on: bool) -> None:
         if self.transport is None:

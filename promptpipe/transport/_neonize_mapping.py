@@ -62,7 +62,7 @@ def _digits(user: str) -> str:
 
 
 def _e164(value: str | None) -> str | None:
-    """Accept ``"1555…"``, ``"+1555…"`` or ``"1555…@s.whatsapp.net"``; return ``"+1555…"``."""
+    """Accept ``"1416…"``, ``"+1416…"`` or ``"1416…@s.whatsapp.net"``; return ``"+1416…"``."""
     if not value:
         return None
     digits = _digits(value.split("@", 1)[0])

@@ -96,7 +96,7 @@ class WhatsAppTransport:
     ) -> None:
         digits = "".join(ch for ch in pair_phone or "" if ch.isdigit())
         if pair_phone and not digits:
-            raise ValueError("pair_phone must be an international phone number, e.g. +15551234567")
+            raise ValueError("pair_phone must be an international phone number, e.g. +14165550123")
         self._session_db_path = session_db_path
         self._bot_label = bot_label
         self._log = logger or structlog.get_logger("promptpipe.transport.whatsapp")

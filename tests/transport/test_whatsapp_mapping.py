@@ -30,7 +30,7 @@ from promptpipe.transport._neonize_mapping import (
 )
 from promptpipe.transport.base import PollVote, Recipient, poll_option_hash
 
-PHONE = "15551234567"
+PHONE = "14165550123"
 LID = "204857239405761"
 TS_MS = 1_767_610_800_123  # 2026-01-05 11:00:00.123 UTC
 EMPTY = JID(User="", Server="", IsEmpty=True)
@@ -70,7 +70,7 @@ def test_phone_dm_with_device_suffix_gives_e164_phone_and_text() -> None:
     msg = to_inbound(event(sender=pn(device=7)))
 
     assert msg is not None
-    assert msg.sender_phone == "+15551234567"
+    assert msg.sender_phone == "+14165550123"
     assert msg.sender_lid is None
     assert (msg.message_id, msg.sender_name, msg.text) == ("3EB0C0FFEE", "Ada", "hello")
     assert msg.poll_vote is None
@@ -109,14 +109,14 @@ def test_lid_sender_with_phone_alternate_gives_both() -> None:
     msg = to_inbound(event(sender=lid(device=3), sender_alt=pn()))
 
     assert msg is not None
-    assert (msg.sender_phone, msg.sender_lid) == ("+15551234567", LID)
+    assert (msg.sender_phone, msg.sender_lid) == ("+14165550123", LID)
 
 
 def test_phone_sender_with_lid_alternate_gives_both() -> None:
     msg = to_inbound(event(sender=pn(), sender_alt=lid()))
 
     assert msg is not None
-    assert (msg.sender_phone, msg.sender_lid) == ("+15551234567", LID)
+    assert (msg.sender_phone, msg.sender_lid) == ("+14165550123", LID)
 
 
 def test_lid_sender_without_alternate_keeps_lid_and_unknown_phone() -> None:
@@ -130,7 +130,7 @@ def test_lid_sender_uses_phone_the_adapter_resolved() -> None:
     msg = to_inbound(event(sender=lid()), resolved_phone=PHONE)
 
     assert msg is not None
-    assert (msg.sender_phone, msg.sender_lid) == ("+15551234567", LID)
+    assert (msg.sender_phone, msg.sender_lid) == ("+14165550123", LID)
 
 
 @pytest.mark.parametrize(
@@ -176,8 +176,8 @@ def test_decrypted_poll_vote_is_attached_with_empty_text() -> None:
 
 
 def test_jid_for_prefers_lid_and_falls_back_to_phone_digits() -> None:
-    assert jid_for(Recipient(phone="+15551234567", lid=LID)) == (LID, "lid")
-    assert jid_for(Recipient(phone="+15551234567")) == (PHONE, "s.whatsapp.net")
+    assert jid_for(Recipient(phone="+14165550123", lid=LID)) == (LID, "lid")
+    assert jid_for(Recipient(phone="+14165550123")) == (PHONE, "s.whatsapp.net")
 
 
 def test_send_response_seconds_become_aware_utc() -> None:
@@ -197,7 +197,7 @@ def test_sanitize_keeps_ordinary_text(text: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["Call @15551234567 now", "ping @0 please", "see @120363025246125888@g.us", "@-----------@g.us"],
+    ["Call @14165550123 now", "ping @0 please", "see @120363025246125888@g.us", "@-----------@g.us"],
 )
 def test_sanitize_stops_mentions_and_group_lookups(text: str) -> None:
     out = sanitize_outgoing_text(text)
@@ -218,7 +218,7 @@ def test_sanitize_stops_mentions_and_group_lookups(text: str) -> None:
         ("not logged in", NotConnected, None),
         ("timed out waiting for message send response", SendFailed, False),
         ("message recipient must be a user JID with no device part", SendFailed, False),
-        ("no LID found for 15551234567@s.whatsapp.net from server", SendFailed, False),
+        ("no LID found for 14165550123@s.whatsapp.net from server", SendFailed, False),
         ("server returned error 500", SendFailed, True),
     ],
 )
@@ -231,7 +231,7 @@ def test_classify_send_error(text: str, kind: type, retryable: bool | None) -> N
 
 
 def test_classified_error_text_hides_phone_numbers() -> None:
-    error = classify_send_error(SendMessageError("no LID found for 15551234567@s.whatsapp.net from server"))
+    error = classify_send_error(SendMessageError("no LID found for 14165550123@s.whatsapp.net from server"))
 
-    assert "15551234567" not in str(error)
-    assert "4567" in str(error)
+    assert "14165550123" not in str(error)
+    assert "0123" in str(error)

@@ -27,9 +27,9 @@ from promptpipe.transport.base import InboundMessage, PollVote, Recipient, Trans
 from promptpipe.transport import whatsapp
 from promptpipe.transport.whatsapp import WhatsAppTransport
 
-PHONE = "15551234567"
+PHONE = "14165550123"
 LID = "204857239405761"
-ALICE = Recipient(phone="+15551234567")
+ALICE = Recipient(phone="+14165550123")
 
 
 # ----------------------------------------------------------------------------- fakes
@@ -339,7 +339,7 @@ async def test_qr_scanned_in_time_does_not_restart(harness) -> None:
 
 
 async def test_pair_phone_shows_an_eight_character_code_once(harness, capsys) -> None:
-    h = harness(pair_phone="+1 555 123 4567", sleep_blocks=True)
+    h = harness(pair_phone="+1 416 555 0123", sleep_blocks=True)
     await h.transport.start(h.on_message)
     await settle(lambda: h.client.connect_calls == 1)
 
@@ -416,7 +416,7 @@ async def test_message_from_a_participant_reaches_on_message(harness) -> None:
     await h.client.emit(MessageEv, message_event("I walked 20 minutes"))
 
     (msg,) = h.received
-    assert (msg.message_id, msg.sender_phone, msg.text) == ("3EB0INBOUND", "+15551234567", "I walked 20 minutes")
+    assert (msg.message_id, msg.sender_phone, msg.text) == ("3EB0INBOUND", "+14165550123", "I walked 20 minutes")
     assert PHONE not in h.log.text() and "walked" not in h.log.text()
 
 
@@ -436,7 +436,7 @@ async def test_lid_only_sender_gets_phone_from_the_local_map(harness) -> None:
     await h.client.emit(MessageEv, message_event(sender=JID(User=LID, Server="lid", Device=2)))
 
     (msg,) = h.received
-    assert (msg.sender_phone, msg.sender_lid) == ("+15551234567", LID)
+    assert (msg.sender_phone, msg.sender_lid) == ("+14165550123", LID)
     (looked_up,) = h.client.pn_lookups
     assert (looked_up.User, looked_up.Server, looked_up.Device) == (LID, "lid", 0)
 
@@ -518,13 +518,13 @@ async def test_send_text_returns_id_and_time_and_sends_plain_text(harness) -> No
     h = harness()
     await h.start_connected()
 
-    sent = await h.transport.send_text(ALICE, "Ask @15551234567 for help")
+    sent = await h.transport.send_text(ALICE, "Ask @14165550123 for help")
 
     assert sent.message_id == "3EB00001"
     assert sent.timestamp.isoformat() == "2026-01-05T11:00:00+00:00"
     ((jid, body),) = h.client.sent
     assert (jid.User, jid.Server) == (PHONE, "s.whatsapp.net")
-    assert body == "Ask @\u200d15551234567 for help"
+    assert body == "Ask @\u200d14165550123 for help"
     assert PHONE not in h.log.text() and "help" not in h.log.text()
 
 
@@ -532,7 +532,7 @@ async def test_send_prefers_the_lid_address(harness) -> None:
     h = harness()
     await h.start_connected()
 
-    await h.transport.send_text(Recipient(phone="+15551234567", lid=LID), "hi")
+    await h.transport.send_text(Recipient(phone="+14165550123", lid=LID), "hi")
 
     ((jid, _),) = h.client.sent
     assert (jid.User, jid.Server) == (LID, "lid")
@@ -542,7 +542,7 @@ async def test_send_prefers_the_lid_address(harness) -> None:
     ("error_text", "expected", "retryable"),
     [
         ("websocket not connected", NotConnected, None),
-        ("no LID found for 15551234567@s.whatsapp.net from server", SendFailed, False),
+        ("no LID found for 14165550123@s.whatsapp.net from server", SendFailed, False),
         ("server returned error 503", SendFailed, True),
     ],
 )

@@ -1,0 +1,98 @@
+"""What happens to a turn that failed: its inputs are kept and retried with backoff, the
+participant hears once that we are delayed, and only a bug or a conversation too long for the
+model is given up on after a few tries (marked failed, listed by ``promptpipe-admin inbox --stuck``).
+
+Each function takes an open session, so its writes commit together.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from promptpipe import keys
+from promptpipe.errors import ContextTooLong, PromptPipeError
+from promptpipe.limits import CONTEXT_REJECTIONS_BEFORE_FAILING
+from promptpipe.logging import get_logger
+from promptpipe.models import ACTIVE, FAILED, InboxItem, Message, Participant
+from promptpipe.store import InboxRow, queue_outgoing
+
+log = get_logger("promptpipe.flow")
+
+APOLOGY = (
+    "Sorry, I can't give you a proper answer right now. I've kept your message and will reply "
+    "as soon as I can."
+)
+TOO_LONG = (
+    "Sorry, I couldn't work with your last message, perhaps because it was very long. I've kept it "
+    "for the research team. Could you tell me again in a few shorter sentences?"
+)
+RETRY_FIRST_S = 30.0
+RETRY_MAX_S = 15 * 60.0
+MAX_ATTEMPTS_FOR_BUGS = 8
+"""An unexpected error (a bug) gives up after this many tries; an LLM outage never does."""
+
+
+def retry_delay(attempts: int) -> timedelta:
+    """30 s, 60 s, 2 min … capped at 15 min."""
+    return timedelta(seconds=min(RETRY_FIRST_S * 2 ** max(attempts - 1, 0), RETRY_MAX_S))
+
+
+@dataclass(frozen=True)
+class FailureOutcome:
+    is_bug: bool
+    gave_up: bool
+
+
+def record_failure(session: Session, participant_id: str, batch: list[InboxRow], error: BaseException,
+                   now: datetime) -> FailureOutcome:
+    """Count the try on every input of the batch and set its retry time. An outage is retried for
+    ever; a bug gives up after :data:`MAX_ATTEMPTS_FOR_BUGS` tries and a request too long for the
+    model's context (already retried shorter inside the turn) after
+    :data:`~promptpipe.limits.CONTEXT_REJECTIONS_BEFORE_FAILING` turns. A waiting participant
+    gets the apology once per outage, or, when their message is given up on as too long, one
+    short line instead."""
+    is_bug = not isinstance(error, PromptPipeError)
+    too_long = isinstance(error, ContextTooLong)
+    limit = MAX_ATTEMPTS_FOR_BUGS if is_bug else CONTEXT_REJECTIONS_BEFORE_FAILING if too_long else None
+    first_failure = all(item.attempts == 0 for item in batch)
+    has_message = any(item.kind == "message" for item in batch)
+    gave_up = limit is not None and max(item.attempts for item in batch) + 1 >= limit
+    for item in batch:
+        item.attempts += 1
+        item.last_error = f"{type(error).__name__}: {error}"[:500]
+        item.available_at = now + retry_delay(item.attempts)
+        if gave_up:
+            item.status = FAILED
+            if item.message_id is not None:
+                session.connection().execute(update(Message).where(Message.id == item.message_id).values(status="failed"))
+        session.connection().execute(update(InboxItem).where(InboxItem.id == item.id).values(
+            attempts=item.attempts, last_error=item.last_error, available_at=item.available_at, status=item.status))
+    if too_long and gave_up and has_message:
+        queue_outgoing(session, participant_id=participant_id, key=keys.too_long(batch[-1].id), text=TOO_LONG,
+                       now=now, kind="apology")
+    elif first_failure and has_message and not too_long:
+        queue_outgoing(session, participant_id=participant_id, key=keys.apology(batch[-1].id), text=APOLOGY,
+                       now=now, kind="apology")
+    return FailureOutcome(is_bug=is_bug, gave_up=gave_up)
+
+
+def apologise_if_blocked(session: Session, participant_id: str, rows: list[InboxRow], now: datetime) -> None:
+    """A participant's message waits behind an input that failed and waits for its retry (a
+    greeting or a prompt while the model is down): they get the apology now, once per such input,
+    instead of silence."""
+    blocker = rows[0]
+    if blocker.kind == "message" or blocker.attempts == 0 or blocker.available_at <= now:
+        return
+    if not any(row.kind == "message" and row.attempts == 0 for row in rows[1:]):
+        return
+    status = session.connection().execute(
+        select(Participant.status).where(Participant.id == participant_id)).scalar_one_or_none()
+    if status != ACTIVE:
+        return
+    if queue_outgoing(session, participant_id=participant_id, key=keys.apology(blocker.id), text=APOLOGY, now=now,
+                      kind="apology") is not None:
+        log.info("apology_for_waiting_message", participant_id=participant_id, blocked_by=blocker.kind)
