@@ -61,10 +61,13 @@ class AlertSender:
         delivered = 0
         for alert in alerts:
             ok = await self._post(alert)
-            now = self.clock.now()
-            await self.db.run(lambda session, a=alert, ok=ok: record_alert(session, a.flag_id, sent=ok, now=now))
+            await self._record(alert.flag_id, ok)
             delivered += ok
         return delivered
+
+    async def _record(self, flag_id: int, sent: bool) -> None:
+        now = self.clock.now()
+        await self.db.run(lambda session: record_alert(session, flag_id, sent=sent, now=now))
 
     async def _post(self, alert: PendingAlert) -> bool:
         try:

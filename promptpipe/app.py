@@ -122,7 +122,6 @@ class App:
     alerts: AlertSender | None = None
     _tasks: list[asyncio.Task[None]] = field(default_factory=list)
     _outbox_kick: asyncio.Event = field(default_factory=asyncio.Event)
-    _spool_kick: asyncio.Event = field(default_factory=asyncio.Event)
     _lock_file: IO[str] | None = None
     _stopping: bool = False
     _watch: StateDirWatch | None = None

@@ -16,9 +16,9 @@ from typing import Any
 from promptpipe import admin, oversight
 from promptpipe.clock import SystemClock
 from promptpipe.config import Settings, ensure_state_dir, load_settings
-from promptpipe.db import Database
+from promptpipe.db import Database, sqlite_file
 from promptpipe.errors import PromptPipeError
-from promptpipe.files import PRIVATE_UMASK, loose_modes, tighten
+from promptpipe.files import PRIVATE_UMASK, LooseMode, loose_modes, tighten
 from promptpipe.logging import configure_logging, get_logger
 from promptpipe.text import for_terminal
 
@@ -51,11 +51,10 @@ def _run(coro_factory: Callable[[], Awaitable[int | None]]) -> int:
 
 # ---------------------------------------------------------------- promptpipe
 
-def _state_files(settings: Settings, db: Database | None = None) -> list[Any]:
+def _state_files(settings: Settings) -> list[LooseMode]:
     """State files (and the SQLite database, wherever it lives) that other users could read."""
-    database = db.sqlite_path if db is not None else Database(settings.database_url).sqlite_path
-    extra = [] if database is None else [database, database.with_name(database.name + "-wal"),
-                                         database.with_name(database.name + "-shm")]
+    database = sqlite_file(settings.database_url)
+    extra = [] if database is None else [database.with_name(database.name + suffix) for suffix in ("", "-wal", "-shm")]
     return loose_modes(settings.state_dir, extra)
 
 
@@ -150,7 +149,7 @@ async def _check(settings: Settings) -> int:
     finally:
         await db.close()
     print(f"settings ok; database ok ({db.dialect}); transport {settings.transport}")
-    for item in _state_files(settings, db):
+    for item in _state_files(settings):
         print(f"warning: {item.describe()}", file=sys.stderr)
     return 0
 
@@ -262,8 +261,8 @@ async def _admin_command(args: argparse.Namespace, db: Database, clock: SystemCl
 
         result = await export_study(db, args.out, fmt=args.format, force=args.force,
                                     include_identifiers=args.include_identifiers)
-        for name, rows in result.rows.items():
-            print(f"{name}.{args.format}: {rows} row{'' if rows == 1 else 's'}")
+        for name, count in result.rows.items():
+            print(f"{name}.{args.format}: {count} row{'' if count == 1 else 's'}")
         if result.key_file is not None:
             print(f"{result.key_file.name}: {result.key_rows} row{'' if result.key_rows == 1 else 's'} "
                   "(the key to phone numbers and names: keep it apart from the data)")

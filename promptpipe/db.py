@@ -48,6 +48,14 @@ def sync_url(url: str) -> str:
     raise ValueError(f"unsupported database URL scheme {scheme!r}")
 
 
+def sqlite_file(url: str) -> Path | None:
+    """The file of a ``sqlite:///…`` URL (None for PostgreSQL or an in-memory database)."""
+    if url.split("://", 1)[0].split("+", 1)[0] != "sqlite":
+        return None
+    path = url.split(":///", 1)[-1]
+    return Path(path) if path and path != ":memory:" else None
+
+
 def _sqlite_pragmas(dbapi_conn: Any, _: Any) -> None:
     dbapi_conn.isolation_level = None  # we issue BEGIN ourselves
     cur = dbapi_conn.cursor()
@@ -114,7 +122,7 @@ class Database:
             # "Failing row contains (…)", a duplicate key's value), i.e. a participant's text.
             raise storage_error(exc) from None
         except UnicodeError as exc:  # a lone surrogate the drivers cannot encode
-            raise StorageError(f"database error: text that cannot be encoded ({exc.reason})") from None
+            raise StorageError(f"database error: text that cannot be encoded ({type(exc).__name__})") from None
 
     async def connect(self) -> None:
         """Create missing tables and columns; fail with one clear line if the URL is unusable."""
@@ -124,10 +132,7 @@ class Database:
     @property
     def sqlite_path(self) -> Path | None:
         """The database file (None for PostgreSQL or an in-memory database)."""
-        if not self.is_sqlite:
-            return None
-        path = self.url.split(":///", 1)[-1]
-        return Path(path) if path and path != ":memory:" else None
+        return sqlite_file(self.url)
 
     def _create_schema(self) -> None:
         try:

@@ -69,18 +69,8 @@ async def inbox_rows(db: Database, *, stuck_only: bool) -> list[dict[str, Any]]:
 async def retry_inbox(db: Database, clock: Clock, *, inbox_id: int) -> str:
     """Put a failed (or waiting) input back in the queue, to be tried now from scratch."""
     now = clock.now()
-
-    def write(session: Session) -> InboxItem:
-        row = _inbox_row(session, inbox_id)
-        if row.status == DONE:
-            raise AdminError(f"inbox row {inbox_id} was handled already; there is nothing to retry")
-        session.execute(update(InboxItem).where(InboxItem.id == inbox_id).values(  # type: ignore[arg-type]
-            status=PENDING, attempts=0, available_at=now, last_error=None))
-        if row.message_id is not None:
-            session.execute(update(Message).where(Message.id == row.message_id).values(status="received"))  # type: ignore[arg-type]
-        return row
-
-    row = await db.run(write)
+    row = await db.run(lambda session: _reopen_or_close(session, inbox_id, "retry", message_status="received",
+                                                        status=PENDING, attempts=0, available_at=now, last_error=None))
     return f"inbox row {row.id} ({row.kind}) is queued again; the running service tries it within seconds"
 
 
@@ -88,19 +78,20 @@ async def skip_inbox(db: Database, clock: Clock, *, inbox_id: int, by: str = "")
     """Give up on an input for good (it stays in the transcript, marked skipped)."""
     by = validate_text("--by", by or researcher_name(), NAME_CHARS)
     now = clock.now()
-
-    def write(session: Session) -> InboxItem:
-        row = _inbox_row(session, inbox_id)
-        if row.status == DONE:
-            raise AdminError(f"inbox row {inbox_id} was handled already; there is nothing to skip")
-        session.execute(update(InboxItem).where(InboxItem.id == inbox_id).values(  # type: ignore[arg-type]
-            status=DONE, processed_at=now, last_error=f"skipped by {by}"))
-        if row.message_id is not None:
-            session.execute(update(Message).where(Message.id == row.message_id).values(status="skipped"))  # type: ignore[arg-type]
-        return row
-
-    row = await db.run(write)
+    row = await db.run(lambda session: _reopen_or_close(session, inbox_id, "skip", message_status="skipped",
+                                                        status=DONE, processed_at=now, last_error=f"skipped by {by}"))
     return f"inbox row {row.id} ({row.kind}) skipped; it will not be answered"
+
+
+def _reopen_or_close(session: Session, inbox_id: int, action: str, *, message_status: str, **values: Any) -> InboxItem:
+    """Change an input that is not done yet, and its transcript message with it."""
+    row = _inbox_row(session, inbox_id)
+    if row.status == DONE:
+        raise AdminError(f"inbox row {inbox_id} was handled already; there is nothing to {action}")
+    session.execute(update(InboxItem).where(InboxItem.id == inbox_id).values(**values))  # type: ignore[arg-type]
+    if row.message_id is not None:
+        session.execute(update(Message).where(Message.id == row.message_id).values(status=message_status))  # type: ignore[arg-type]
+    return row
 
 
 def _inbox_row(session: Session, inbox_id: int) -> InboxItem:

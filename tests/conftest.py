@@ -125,3 +125,12 @@ async def db(database_url: str) -> AsyncIterator[Database]:
     await database.connect()
     yield database
     await database.close()
+
+
+@pytest.fixture
+def cli_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, database_url: str) -> Path:
+    """The admin script run in-process on this test's database, from a scratch working directory."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DATABASE_URL", database_url)
+    monkeypatch.setenv("PROMPTPIPE_STATE_DIR", str(tmp_path / "state"))
+    return tmp_path

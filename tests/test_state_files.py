@@ -7,7 +7,7 @@ import asyncio
 import os
 import shutil
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -82,46 +82,44 @@ def test_serve_and_check_keep_the_state_directory_private(
     assert "warning" not in capsys.readouterr().err
 
 
-def test_deleting_the_state_directory_stops_the_service(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_openai: FakeOpenAIServer
-) -> None:
-    """Defect 16: deleting the state directory went unnoticed and a second serve could start."""
-    import promptpipe.app as app_module
-
-    state = tmp_path / "state"
-    settings = load_settings({"OPENAI_API_KEY": "test-key", "OPENAI_BASE_URL": fake_openai.url,
+def serve_and_meddle(state: Path, openai_url: str, meddle: Callable[[Path], None]) -> int:
+    """Run ``serve`` (dry-run), do ``meddle(state)`` once it runs, and return its exit status."""
+    settings = load_settings({"OPENAI_API_KEY": "test-key", "OPENAI_BASE_URL": openai_url,
                               "PROMPTPIPE_STATE_DIR": str(state), "PROMPTPIPE_TRANSPORT": "dry-run"}, env_file=None)
-    monkeypatch.setattr(app_module, "WATCH_INTERVAL_S", 0.05)
 
-    async def serve_then_delete() -> int:
+    async def run() -> int:
         started = asyncio.Event()
         task = asyncio.create_task(_serve(settings, transport=MemoryTransport(), started=started))
         await started.wait()
-        shutil.rmtree(state)
+        meddle(state)
         return await asyncio.wait_for(task, 30)
 
-    assert asyncio.run(serve_then_delete()) == 1
+    return asyncio.run(run())
+
+
+@pytest.fixture
+def quick_watch(monkeypatch: pytest.MonkeyPatch) -> None:
+    import promptpipe.app as app_module
+
+    monkeypatch.setattr(app_module, "WATCH_INTERVAL_S", 0.05)
+
+
+def test_deleting_the_state_directory_stops_the_service(
+    tmp_path: Path, quick_watch: None, fake_openai: FakeOpenAIServer
+) -> None:
+    """Defect 16: deleting the state directory went unnoticed and a second serve could start."""
+    state = tmp_path / "state"
+    assert serve_and_meddle(state, fake_openai.url, shutil.rmtree) == 1
     assert not state.exists()  # nothing was written after the deletion (no new directory)
 
 
-def test_a_replaced_database_file_stops_the_service(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                    capsys: pytest.CaptureFixture[str],
-                                                    fake_openai: FakeOpenAIServer) -> None:
-    import promptpipe.app as app_module
-
-    state = tmp_path / "state"
-    settings = load_settings({"OPENAI_API_KEY": "test-key", "OPENAI_BASE_URL": fake_openai.url,
-                              "PROMPTPIPE_STATE_DIR": str(state), "PROMPTPIPE_TRANSPORT": "dry-run"}, env_file=None)
-    monkeypatch.setattr(app_module, "WATCH_INTERVAL_S", 0.05)
-
-    async def serve_then_replace() -> int:
-        started = asyncio.Event()
-        task = asyncio.create_task(_serve(settings, transport=MemoryTransport(), started=started))
-        await started.wait()
+def test_a_replaced_database_file_stops_the_service(
+    tmp_path: Path, quick_watch: None, capsys: pytest.CaptureFixture[str], fake_openai: FakeOpenAIServer
+) -> None:
+    def replace_database(state: Path) -> None:
         database = state / "promptpipe.db"
         database.rename(state / "old.db")
         shutil.copy(state / "old.db", database)
-        return await asyncio.wait_for(task, 30)
 
-    assert asyncio.run(serve_then_replace()) == 1
+    assert serve_and_meddle(tmp_path / "state", fake_openai.url, replace_database) == 1
     assert "promptpipe.db was replaced" in capsys.readouterr().err

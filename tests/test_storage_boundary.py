@@ -28,21 +28,13 @@ from promptpipe.models import Message
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
+from tests.participant_helpers import enrolled, inbound_rows
 
 ANA = "+14165550123"
 
 
-async def enrolled(make_app: AppFactory, fake: FakeOpenAIServer, **settings: str):  # type: ignore[no-untyped-def]
-    transport = MemoryTransport()
-    app = await make_app(transport, **settings)
-    await admin.enroll(app.db, app.clock, phone=ANA, name="Ana", timezone="America/Toronto")
-    fake.say("Hi Ana!", match="Participant: Ana")
-    await app.run_until_idle()
-    return app, transport
 
 
-async def inbound_rows(app) -> list[dict]:  # type: ignore[no-untyped-def, type-arg]
-    return [row for row in await admin.transcript(app.db, ANA) if row["direction"] == "in"]
 
 
 async def test_a_nul_character_in_a_message_is_stored_and_answered(
@@ -267,3 +259,32 @@ def test_undecodable_command_line_text_is_one_clear_line(
     code = admin_main(["list", "--json"])
     out, _ = capsys.readouterr()
     assert [p["name"] for p in json.loads(out)] == ["Ana"]
+
+
+async def test_a_whatsapp_message_arriving_while_the_database_fails_is_answered_later(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer
+) -> None:
+    """Defect 2, at the edge: the WhatsApp handler logged the database error and returned, and the
+    message (already acknowledged to WhatsApp) was gone."""
+    from neonize.aioze.events import ConnectedEv, MessageEv
+
+    from tests.transport.test_whatsapp_transport import Harness, message_event, settle
+
+    h = Harness()
+    app = await make_app(h.transport)
+    await settle(lambda: h.client.connect_calls == 1)
+    await h.client.emit(ConnectedEv, ConnectedEv(status=True))
+    await admin.enroll(app.db, app.clock, phone=ANA, name="Ana", timezone="America/Toronto")
+    fake_openai.say("Hi Ana!", match="Participant: Ana")
+    await app.run_until_idle()
+
+    await app.db.execute_raw("ALTER TABLE message RENAME TO message_away")
+    await h.client.emit(MessageEv, message_event("I walked 20 minutes\x00 today"))
+    assert app.inbox.spooled == 1
+    await app.db.execute_raw("ALTER TABLE message_away RENAME TO message")
+    fake_openai.say("Twenty minutes, well done!", match="I walked 20 minutes today")
+    await app.run_until_idle()
+    [row] = await inbound_rows(app)
+    assert (row["text"], row["status"], row["whatsapp_id"]) == ("I walked 20 minutes today", "answered", "3EB0INBOUND")
+    assert any(jid.User == ANA[1:] for jid, _ in h.client.sent)
+    fake_openai.assert_complete()

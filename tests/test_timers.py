@@ -18,7 +18,7 @@ from promptpipe.flow.timer_events import REMINDER_TEXT
 from promptpipe.transport.base import PollVote, poll_option_hash
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
-from tests.test_admin_cli import cli_env, run_admin  # noqa: F401  (fixture)
+from tests.test_admin_cli import run_admin
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.schedule_helpers import (
     NUDGE,

@@ -12,7 +12,7 @@ from promptpipe.flow import intensity, votes
 from promptpipe.flow.daily_prompt import POLL_OPTIONS
 from promptpipe.transport.base import PollVote, poll_option_hash
 from tests.conftest import AppFactory
-from tests.test_admin_cli import cli_env, run_admin  # noqa: F401  (fixture)
+from tests.test_admin_cli import run_admin
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.feedback_helpers import ANA, DAY, MONDAY_PROMPT, deliveries, polls, prompted, vote
 from tests.schedule_helpers import NUDGE, at
@@ -137,7 +137,7 @@ async def test_intensity_votes_change_from_where_the_poll_started(
 
 
 async def test_the_admin_script_shows_the_counters(
-    make_app: AppFactory, fake_openai: FakeOpenAIServer, cli_env: Path, capsys: pytest.CaptureFixture[str],  # noqa: F811
+    make_app: AppFactory, fake_openai: FakeOpenAIServer, cli_env: Path, capsys: pytest.CaptureFixture[str],
 ) -> None:
     app, transport, _ = await prompted(make_app, fake_openai)
     await vote(app, transport, polls(transport)[-1], DONE)

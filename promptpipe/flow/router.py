@@ -29,8 +29,8 @@ from promptpipe.errors import ContextTooLong, LLMError, LLMRejected
 from promptpipe.flag_store import add_flags
 from promptpipe.flow import intensity, votes
 from promptpipe.flow.commands import STOPPED, CommandPlan, paused_hint, plan_commands
-from promptpipe.flow.failures import record_failure
 from promptpipe.flow.daily_prompt import CommitHook, Outgoing, delivery_hook, prepare_daily_prompt
+from promptpipe.flow.failures import record_failure
 from promptpipe.flow.safety_step import SCREENED, SafetyConfig, screen_batch, was_screened, with_safety_message
 from promptpipe.flow.timer_events import REMINDER_TEXT, apply_silent_timer, arm_after_hand_over
 from promptpipe.llm import LLM
@@ -409,9 +409,9 @@ class ConversationFlow:
 
     async def _answer_inactive(self, state: TurnState, batch: list[InboxRow]) -> None:
         """No model for someone who is not active: a paused participant who writes gets a short
-        note on how (or by whom) the pause is lifted; a withdrawn or completed one gets nothing
-        (their message is still kept)."""
-        if state.status == PAUSED and batch[0].kind == "message":
+        note on how (or by whom) the pause is lifted (unless the safety message just answered
+        them); a withdrawn or completed one gets nothing (their message is still kept)."""
+        if state.status == PAUSED and batch[0].kind == "message" and not was_screened(batch):
             await self._finish(state, batch, [Outgoing(keys.reply(batch[-1].id), paused_hint(state), "command")])
             return
         await self._close_without_reply(batch, state)
