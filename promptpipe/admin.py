@@ -39,6 +39,7 @@ from promptpipe.models import (
 )
 from promptpipe.nudges import JOB_TABLE, daily_job_id, timer_job_id
 from promptpipe.phones import parse_e164
+from promptpipe.receipt_store import ReceiptTimes, receipt_times
 from promptpipe.schedule_store import load_schedules
 from promptpipe.state import PROFILE_FIELDS, ScheduleEntry
 from promptpipe.outcomes import COUNTER_DATES, COUNTER_INTS
@@ -383,9 +384,17 @@ async def simulate(db: Database, clock: Clock, *, phone: str, text: str) -> int:
 
 async def transcript(db: Database, phone: str) -> list[dict[str, Any]]:
     participant, _ = await _get(db, phone)
-    rows = await db.run(lambda session: session.execute(
-        select(Message).where(Message.participant_id == participant.id).order_by(Message.id)
-    ).scalars().all())
+
+    def read(session: Session) -> tuple[list[Message], dict[str, ReceiptTimes]]:
+        messages = list(session.execute(
+            select(Message).where(Message.participant_id == participant.id).order_by(Message.id)).scalars().all())
+        return messages, receipt_times(session, [m.wa_message_id for m in messages if m.direction == "out"])
+
+    rows, receipts = await db.run(read)
+
+    def when(value: datetime | None) -> str | None:
+        return value.isoformat() if value else None
+
     return [
         {
             "id": row.id,
@@ -394,6 +403,9 @@ async def transcript(db: Database, phone: str) -> list[dict[str, Any]]:
             "kind": row.kind,
             "status": row.status,
             "sent_at": row.sent_at.isoformat() if row.sent_at else None,
+            "delivered_at": when(receipts[row.wa_message_id].delivered_at) if row.wa_message_id in receipts else None,
+            "read_at": when(receipts[row.wa_message_id].read_at) if row.wa_message_id in receipts else None,
+            "played_at": when(receipts[row.wa_message_id].played_at) if row.wa_message_id in receipts else None,
             "whatsapp_id": row.wa_message_id,
             "text": row.text,
             "payload": row.payload,

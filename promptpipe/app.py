@@ -31,7 +31,10 @@ from promptpipe.scheduling.alarms import AlarmClock
 from promptpipe.spool import Spool
 from promptpipe.state_dir import LOCK_NAME, StateDirWatch
 from promptpipe.tools import PromptTexts
-from promptpipe.transport import Transport
+from promptpipe.receipt_store import record_receipt
+from promptpipe.service_status import WHATSAPP, save_status
+from promptpipe.transport import DeliveryReceipt, Transport
+from promptpipe.transport.connection_state import ConnectionState
 
 log = get_logger("promptpipe.app")
 
@@ -102,7 +105,7 @@ def build_transport(settings: Settings) -> Transport:
 
         return WhatsAppTransport(
             str(settings.whatsapp_session_path), pair_phone=settings.whatsapp_pair_phone,
-            bot_label=settings.whatsapp_bot_label,
+            bot_label=settings.whatsapp_bot_label, capture_library_output=True,
         )
     raise ConfigError("PROMPTPIPE_TRANSPORT=console is only for `promptpipe chat --phone …`; use whatsapp or dry-run for serve.")
 
@@ -128,6 +131,9 @@ class App:
     fatal: asyncio.Event = field(default_factory=asyncio.Event)
     """Set when the service must stop by itself (its state directory disappeared)."""
     fatal_reason: str = ""
+    restart: bool = False
+    """Set with ``fatal`` when the service should start again in a fresh process (a new QR code)."""
+    _status_writes: set[asyncio.Task[None]] = field(default_factory=set)
 
     @classmethod
     def build(
@@ -145,7 +151,7 @@ class App:
         flow = ConversationFlow(db, llm, clock, load_prompts(settings),
                                 FlowConfig(history_window=settings.history_window, debug=settings.debug, policy=policy,
                                            summary_every_turns=settings.history_summary_every_turns,
-                                           safety=load_safety(settings)),
+                                           safety=load_safety(settings), mark_read=settings.mark_read),
                                 transport, on_alarms_changed=alarms.request_sync,
                                 on_timers_changed=alarms.request_timer_changes,
                                 on_flags_raised=alerts.kick if alerts else None)
@@ -169,7 +175,10 @@ class App:
         await self.alarms.start()
         await self.alarms.reconcile()
         await self._drain_spool()
-        await self.transport.start(self.inbox.ingest)
+        watch_state = getattr(self.transport, "on_state_change", None)
+        if watch_state is not None:
+            watch_state(self._connection_state_changed)
+        await self.transport.start(self.inbox.ingest, self.record_receipt)
         if background:
             self._tasks = [
                 asyncio.create_task(self._poll_loop(), name="inbox-poller"),
@@ -182,6 +191,9 @@ class App:
                                                        name="safety-alerts"))
             if self._watch is not None:
                 self._tasks.append(asyncio.create_task(self._watch_loop(WATCH_INTERVAL_S), name="state-dir-watch"))
+            exit_requested = getattr(self.transport, "exit_requested", None)
+            if exit_requested is not None:
+                self._tasks.append(asyncio.create_task(self._transport_exit(exit_requested), name="transport-exit"))
         # Everything built so far lives as long as the process: keep it out of the collector's
         # full passes, which otherwise pause a turn for ~100 ms on this machine now and then.
         gc.collect()
@@ -208,6 +220,8 @@ class App:
         self._tasks = []
         with contextlib.suppress(Exception):
             await self.transport.stop()
+        if self._status_writes:  # the last connection state ("stopped") is recorded before closing
+            await asyncio.wait(set(self._status_writes), timeout=STOP_GRACE_S)
         with contextlib.suppress(Exception):
             await self.alarms.stop()
         for closer in (getattr(self.llm, "close", None), self.alerts.close if self.alerts else None):
@@ -219,6 +233,16 @@ class App:
         log.info("service_stopped", lanes=repr(self.lanes), inbox=repr(self.inbox), outbox=repr(self.outbox),
                  alarms=repr(self.alarms),
                  turns=self.flow.turns, failures=self.flow.failures)
+
+    async def record_receipt(self, receipt: DeliveryReceipt) -> None:
+        """Store what WhatsApp says became of messages we sent; a receipt that cannot be stored
+        is logged and dropped (it only refines the delivery report)."""
+        try:
+            new = await self.db.run(lambda session: record_receipt(self.db, session, receipt, self.clock.now()))
+        except Exception as exc:
+            log.warning("receipt_not_stored", kind=receipt.kind, ids=len(receipt.message_ids), error=str(exc))
+            return
+        log.debug("receipt_stored", kind=receipt.kind, ids=len(receipt.message_ids), new=new)
 
     async def run_until_idle(self, max_passes: int = 10_000) -> None:
         """Process everything that is due right now, then return (tests and tools, no sleeping)."""
@@ -255,6 +279,25 @@ class App:
                 continue
             moved = await self._drain_spool()
             delay = SPOOL_RETRY_FIRST_S if moved else min(delay * 2, SPOOL_RETRY_MAX_S)
+
+    def _connection_state_changed(self, state: ConnectionState) -> None:
+        task = asyncio.get_running_loop().create_task(self._save_connection_state(state))
+        self._status_writes.add(task)
+        task.add_done_callback(self._status_writes.discard)
+
+    async def _save_connection_state(self, state: ConnectionState) -> None:
+        try:
+            await self.db.run(lambda session: save_status(session, WHATSAPP, state.to_json(), self.clock.now()))
+        except Exception as exc:  # only a report: the service goes on
+            log.warning("connection_state_not_saved", state=state.name, error=str(exc)[:200])
+
+    async def _transport_exit(self, requested: asyncio.Event) -> None:
+        """The transport cannot go on in this process: stop (and, for a new QR code, restart)."""
+        await requested.wait()
+        request = getattr(self.transport, "exit_request", None)
+        self.fatal_reason = getattr(request, "message", "") or "the transport stopped"
+        self.restart = bool(getattr(request, "restart", False))
+        self.fatal.set()
 
     async def _watch_loop(self, interval_s: float) -> None:
         """Stop the service when its state directory is deleted or replaced: it would keep

@@ -8,8 +8,11 @@ import asyncio
 import contextlib
 import json
 import os
+import logging
 import signal
 import sys
+import threading
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -20,6 +23,7 @@ from promptpipe.db import Database, sqlite_file
 from promptpipe.errors import PromptPipeError
 from promptpipe.files import PRIVATE_UMASK, LooseMode, loose_modes, tighten
 from promptpipe.logging import configure_logging, get_logger
+from promptpipe.service_status import read_status
 from promptpipe.text import for_terminal
 
 
@@ -87,10 +91,93 @@ async def _serve(
         for waiter in (stopped, fatal):
             waiter.cancel()
     finally:
-        await app.stop()
+        deadline = _stop_deadline(STOP_DEADLINE_S)
+        try:
+            await app.stop()
+        finally:
+            deadline.cancel()
     if app.fatal.is_set():
+        if app.restart:
+            return RESTART
         return _fail(app.fatal_reason)
     return 0
+
+
+RESTART = -1
+"""What ``_serve`` returns when the service must start again in a fresh process."""
+STOP_DEADLINE_S = 20.0
+"""The outbox gets 10 s to settle and WhatsApp 5 s to disconnect; after this the process ends anyway."""
+QR_RENEWAL_ENV = "PROMPTPIPE_QR_RENEWAL"
+"""How many times this ``serve`` was started again for a new QR code (set on the new process)."""
+QR_LIFETIME_MIN = 170 / 60
+"""Minutes one round of QR codes lasts before the restart."""
+
+
+def _flush_everything() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    logging.shutdown()
+
+
+def _stop_deadline(seconds: float) -> threading.Timer:
+    """A stop that hangs (a call stuck inside the WhatsApp library) still ends the process."""
+
+    def give_up() -> None:
+        get_logger("promptpipe.cli").error("stop_forced", waited_s=seconds,
+                                           hint="a call into the WhatsApp library did not return")
+        _flush_everything()
+        os._exit(1)
+
+    timer = threading.Timer(seconds, give_up)
+    timer.daemon = True
+    timer.start()
+    return timer
+
+
+def _run_service(coro_factory: Callable[[], Awaitable[int | None]], *, wait_for_threads_s: float = 2.0) -> int:
+    """Like :func:`_run`, but never waits for ever on a worker thread: neonize 0.5.2 can leave one
+    blocked inside its Go library (waiting for a login that cannot come), and Python would join it
+    at exit. Threads that have not ended ``wait_for_threads_s`` after the service stopped are left
+    behind with ``os._exit``, once logs and output are flushed."""
+    loop = asyncio.new_event_loop()
+    try:
+        code = loop.run_until_complete(coro_factory()) or 0  # type: ignore[arg-type]
+    except PromptPipeError as exc:
+        code = _fail(str(exc))
+    except KeyboardInterrupt:
+        code = 130
+    finally:
+        with contextlib.suppress(Exception):
+            loop.run_until_complete(loop.shutdown_asyncgens())
+        loop.close()  # shuts the default executor down without waiting for its threads
+    end = time.monotonic() + wait_for_threads_s
+    for thread in threading.enumerate():
+        if thread is not threading.current_thread() and not thread.daemon:
+            thread.join(max(end - time.monotonic(), 0.0))
+    stuck = [t for t in threading.enumerate() if t.is_alive() and not t.daemon and t is not threading.current_thread()]
+    if stuck and code != RESTART:  # a restart replaces the process with exec, stuck threads and all
+        get_logger("promptpipe.cli").warning("threads_left_behind", threads=len(stuck))
+        _flush_everything()
+        os._exit(code)
+    return code
+
+
+def _serve_command(settings: Settings) -> int:
+    """``promptpipe serve``; a new QR code means a fresh process, a bounded number of times."""
+    code = _run_service(lambda: _serve(settings))
+    if code != RESTART:
+        return code
+    renewals = int(os.environ.get(QR_RENEWAL_ENV, "0") or 0) + 1
+    if renewals > settings.whatsapp_qr_renewals:
+        minutes = round(renewals * QR_LIFETIME_MIN)
+        return _fail(f"nobody linked the study phone: {renewals} QR codes expired over about {minutes} minutes. "
+                     "Run `promptpipe serve` again when the phone is at hand (or set WHATSAPP_PAIR_PHONE to link "
+                     "with a code).")
+    os.environ[QR_RENEWAL_ENV] = str(renewals)
+    _flush_everything()
+    os.execv(sys.executable, [sys.executable, "-m", "promptpipe.cli", *sys.argv[1:]])
+    return 1  # not reached
 
 
 async def _chat(settings: Settings, phone: str, name: str) -> int:
@@ -125,7 +212,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     if args.command == "serve":
         _reexec_without_bot_label(settings)
-        return _run(lambda: _serve(settings))
+        return _serve_command(settings)
     if args.command == "chat":
         return _run(lambda: _chat(settings, args.phone, args.name))
     return _run(lambda: _check(settings))
@@ -146,9 +233,12 @@ async def _check(settings: Settings) -> int:
     db = Database(settings.database_url)
     try:
         await db.connect()
+        report = await read_status(db)
     finally:
         await db.close()
     print(f"settings ok; database ok ({db.dialect}); transport {settings.transport}")
+    for line in report.lines():
+        print(for_terminal(line))
     for item in _state_files(settings):
         print(f"warning: {item.describe()}", file=sys.stderr)
     return 0
@@ -173,6 +263,12 @@ def _print_table(rows: list[dict[str, Any]], columns: Sequence[str]) -> None:
         print("  ".join(row[c].ljust(widths[c]) for c in columns))
 
 
+def _receipt_marks(row: dict[str, Any]) -> str:
+    """`` delivered 09:01:03 read 09:15:10`` for a sent message WhatsApp reported on (UTC times)."""
+    marks = [f" {name} {row[name + '_at'][11:19]}" for name in ("delivered", "read", "played") if row.get(name + "_at")]
+    return "".join(marks)
+
+
 def _print_json(data: Any) -> None:
     print(json.dumps(data, indent=2, ensure_ascii=False))
 
@@ -182,12 +278,12 @@ async def _admin(args: argparse.Namespace, settings: Settings) -> int:
     clock = SystemClock()
     await db.connect()
     try:
-        return await _admin_command(args, db, clock)
+        return await _admin_command(args, db, clock, settings)
     finally:
         await db.close()
 
 
-async def _admin_command(args: argparse.Namespace, db: Database, clock: SystemClock) -> int:
+async def _admin_command(args: argparse.Namespace, db: Database, clock: SystemClock, settings: Settings) -> int:
     if args.command == "enroll":
         row = await admin.enroll(db, clock, phone=args.phone, name=args.name, timezone=args.timezone,
                                  background=args.background or "", by=args.by or "")
@@ -240,7 +336,15 @@ async def _admin_command(args: argparse.Namespace, db: Database, clock: SystemCl
         else:
             for row in rows:
                 arrow = "<-" if row["direction"] == "in" else "->"
-                print(f"{row['at'][:19]} {arrow} [{row['kind']}/{row['status']}] {_cell(row['text'])}")
+                print(f"{row['at'][:19]} {arrow} [{row['kind']}/{row['status']}{_receipt_marks(row)}] "
+                      f"{_cell(row['text'])}")
+    elif args.command == "status":
+        report = await read_status(db)
+        if args.json:
+            _print_json(report.to_json())
+        else:
+            for line in report.lines():
+                print(_cell(line))
     elif args.command == "consent":
         data = await oversight.consent(db, args.phone)
         if args.json:
@@ -260,7 +364,8 @@ async def _admin_command(args: argparse.Namespace, db: Database, clock: SystemCl
         from promptpipe.export import export_study
 
         result = await export_study(db, args.out, fmt=args.format, force=args.force,
-                                    include_identifiers=args.include_identifiers)
+                                    include_identifiers=args.include_identifiers, now=clock.now(),
+                                    receipt_window=settings.delivery_receipt_window)
         for name, count in result.rows.items():
             print(f"{name}.{args.format}: {count} row{'' if count == 1 else 's'}")
         if result.key_file is not None:
@@ -329,6 +434,8 @@ def _add_admin_follow_ups(sub: Any) -> None:
     erase.add_argument("--phone", required=True)
     erase.add_argument("--yes", action="store_true", help="do not ask to confirm")
     erase.add_argument("--by", help="who erased them, for the consent record (default: your user name)")
+    status = sub.add_parser("status", help="the service's WhatsApp state, outbox backlog, uncertain sends, last model error")
+    status.add_argument("--json", action="store_true")
     consent = sub.add_parser("consent", help="a participant's consent history (enrolled, opted out/in, paused ...)")
     consent.add_argument("--phone", required=True)
     consent.add_argument("--json", action="store_true")

@@ -89,6 +89,15 @@ class Settings:
     instead of scanning a QR code."""
     whatsapp_bot_label: bool = True
     """WHATSAPP_BOT_LABEL (default on): let WhatsApp show its bot label on our messages."""
+    whatsapp_qr_renewals: int = 5
+    """WHATSAPP_QR_RENEWALS (default 5): how often `serve` starts again with a new QR code when
+    nobody scans it (each round lasts about 3 minutes); after that it exits with status 1."""
+    mark_read: bool = True
+    """MARK_READ (default on): show participants blue ticks on their messages once the turn that
+    answers them is committed."""
+    delivery_receipt_window: timedelta = timedelta(hours=12)
+    """DELIVERY_RECEIPT_WINDOW (default 12h): a prompt with no delivered receipt this long after
+    it was sent counts as ``not_delivered`` rather than ``no_reply``."""
     scheduler_prep_time_minutes: int = 10
     """SCHEDULER_PREP_TIME_MINUTES (default 10): the daily prompt is sent this long before the habit time."""
     misfire_grace: timedelta = timedelta(hours=1)
@@ -331,6 +340,12 @@ def load_settings(env: Mapping[str, str] | None = None, *, env_file: str | Path 
         whatsapp_bot_label=(
             parse_bool("WHATSAPP_BOT_LABEL", get("WHATSAPP_BOT_LABEL")) if get("WHATSAPP_BOT_LABEL") else True
         ),
+        mark_read=parse_bool("MARK_READ", get("MARK_READ")) if get("MARK_READ") else True,
+        whatsapp_qr_renewals=(
+            parse_int("WHATSAPP_QR_RENEWALS", get("WHATSAPP_QR_RENEWALS"), minimum=0)
+            if get("WHATSAPP_QR_RENEWALS") else defaults.whatsapp_qr_renewals
+        ),
+        delivery_receipt_window=_duration(get, "DELIVERY_RECEIPT_WINDOW", defaults.delivery_receipt_window),
         scheduler_prep_time_minutes=(
             parse_int("SCHEDULER_PREP_TIME_MINUTES", get("SCHEDULER_PREP_TIME_MINUTES"), minimum=0)
             if get("SCHEDULER_PREP_TIME_MINUTES") else defaults.scheduler_prep_time_minutes

@@ -47,6 +47,7 @@ from promptpipe.models import (
     Timer,
     Transition,
 )
+from promptpipe.receipt_store import forget_receipts
 from promptpipe.store import participant_by_phone
 
 log = get_logger("promptpipe.erasure")
@@ -130,8 +131,10 @@ def _enrolled(session: Session, phone: str) -> Participant:
 
 def _erase_texts(session: Session, pid: str, now: datetime) -> int:
     """Every text of theirs, and every payload that may quote them."""
-    rows = session.execute(select(Message.id, Message.payload).where(Message.participant_id == pid)).all()
-    for message_id, payload in rows:
+    rows = session.execute(select(Message.id, Message.payload, Message.wa_message_id)
+                           .where(Message.participant_id == pid)).all()
+    forget_receipts(session, [wa_id for _, _, wa_id in rows])
+    for message_id, payload, _ in rows:
         kept = {key: value for key, value in (payload or {}).items() if key in KEPT_PAYLOAD_KEYS}
         session.execute(update(Message).where(Message.id == message_id).values(  # type: ignore[arg-type]
             text="", payload=kept, wa_message_id=None))

@@ -38,12 +38,12 @@ import stat
 import sys
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import IO, Any, TextIO, cast
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import func, select
+from sqlalchemy import func, literal, select
 from sqlalchemy.orm import Session
 from tqdm import tqdm
 
@@ -54,6 +54,7 @@ from promptpipe.pseudonyms import People
 from promptpipe.models import (
     ConsentEvent,
     Conversation,
+    UTCDateTime,
     Flag,
     Message,
     Participant,
@@ -61,11 +62,14 @@ from promptpipe.models import (
     ToneEvent,
     Transition,
 )
-from promptpipe.outcomes import COUNTER_DATES, COUNTER_INTS, delivery_outcome
+from promptpipe.outcomes import COUNTER_DATES, COUNTER_INTS, NOT_DELIVERED, delivery_outcome
+from promptpipe.receipt_store import delivery_status, receipt_columns
 from promptpipe.state import PROFILE_FIELDS
 
 FORMATS = ("csv", "jsonl")
 CHUNK_ROWS = 2_000
+RECEIPT_WINDOW = timedelta(hours=12)
+"""The DELIVERY_RECEIPT_WINDOW default."""
 PROGRESS_THRESHOLD = 5_000
 UTC = ZoneInfo("UTC")
 IDENTIFIERS = "identifiers"
@@ -80,12 +84,14 @@ PARTICIPANT_COLUMNS = (
 )
 MESSAGE_COLUMNS = (
     "id", "participant_id", "direction", "role", "kind", "status", "text", "created_at_utc", "created_at_local",
-    "sent_at_utc", "sent_at_local", "wa_message_id", "poll_purpose", "poll_options", "vote_chosen", "handled_as",
-    "payload",
+    "sent_at_utc", "sent_at_local", "wa_message_id", "delivery", "delivered_at_utc", "delivered_at_local",
+    "read_at_utc", "read_at_local", "played_at_utc", "played_at_local",
+    "poll_purpose", "poll_options", "vote_chosen", "handled_as", "payload",
 )
 DELIVERY_COLUMNS = (
     "id", "participant_id", "schedule_id", "local_date", "prompt_text", "prompt_message_id", "poll_message_id",
-    "sent_at_utc", "sent_at_local", "vote", "voted_at_utc", "voted_at_local", "vote_changes",
+    "sent_at_utc", "sent_at_local", "delivered_at_utc", "delivered_at_local", "read_at_utc", "read_at_local",
+    "vote", "voted_at_utc", "voted_at_local", "vote_changes",
     "replied_at_utc", "replied_at_local", "reminder_at_utc", "reminder_at_local", "reminder_sent", "outcome",
 )
 TRANSITION_COLUMNS = (
@@ -202,6 +208,10 @@ def _message_row(row: Any, people: People) -> dict[str, Any]:
         "kind": row.kind, "status": row.status, "text": people.scrub(pid, row.text),
         **_times("created_at", row.created_at, zone), **_times("sent_at", row.sent_at, zone),
         "wa_message_id": row.wa_message_id,
+        "delivery": delivery_status(row.sent_at, row.delivered_at, row.read_at, receipts_expected=bool(
+            row.receipts_expected), cutoff=row.receipt_cutoff) if row.direction == "out" else None,
+        **_times("delivered_at", row.delivered_at, zone), **_times("read_at", row.read_at, zone),
+        **_times("played_at", row.played_at, zone),
         "poll_purpose": payload.get("purpose"),
         "poll_options": _as_list(payload.get("options")),
         "vote_chosen": _as_list(payload.get("selected")),
@@ -217,10 +227,13 @@ def _delivery_row(row: Any, people: People) -> dict[str, Any]:
         "local_date": row.local_date, "prompt_text": people.scrub(row.participant_id, row.prompt_text),
         "prompt_message_id": row.prompt_message_id, "poll_message_id": row.poll_message_id,
         **_times("sent_at", row.sent_at, zone),
+        **_times("delivered_at", row.delivered_at, zone), **_times("read_at", row.read_at, zone),
         "vote": row.vote, **_times("voted_at", row.voted_at, zone), "vote_changes": row.vote_changes,
         **_times("replied_at", row.replied_at, zone), **_times("reminder_at", row.reminder_at, zone),
         "reminder_sent": row.reminder_at is not None,
-        "outcome": delivery_outcome(row.vote, row.replied_at, row.reminder_at),
+        "outcome": delivery_outcome(row.vote, row.replied_at, row.reminder_at, not_delivered=delivery_status(
+            row.sent_at, row.delivered_at, row.read_at, receipts_expected=bool(row.receipts_expected),
+            cutoff=row.receipt_cutoff) == NOT_DELIVERED),
     }
 
 
@@ -320,10 +333,26 @@ def _participant_chunk(after: str | None, limit: int) -> Callable[[Session], lis
     return lambda session: list(session.execute(query))
 
 
-def _event_chunk(model: Any, after: int, ceiling: int, limit: int) -> Callable[[Session], list[Any]]:
+def _event_chunk(model: Any, after: int, ceiling: int, limit: int, cutoff: datetime) -> Callable[[Session], list[Any]]:
     t = model.__table__
-    query = select(t).where(t.c.id > after, t.c.id <= ceiling).order_by(t.c.id).limit(limit)
+    query = select(t, *_receipt_columns(model, t, cutoff)).where(t.c.id > after, t.c.id <= ceiling)
+    query = query.order_by(t.c.id).limit(limit)
     return lambda session: list(session.execute(query))
+
+
+def _receipt_columns(model: Any, t: Any, cutoff: datetime) -> list[Any]:
+    """What WhatsApp reported for sent messages and prompts (their text and poll), and the moment
+    before which a send with no delivered receipt counts as not delivered."""
+    m = Message.__table__  # type: ignore[attr-defined]
+    if model is Message:
+        own = receipt_columns(lambda r: r.c.wa_message_id == t.c.wa_message_id)
+        return [*own, literal(cutoff, UTCDateTime()).label("receipt_cutoff")]
+    if model is PromptDelivery:
+        ids = select(m.c.wa_message_id).where(m.c.id.in_([t.c.prompt_message_id, t.c.poll_message_id]))
+        expected = select(m.c.receipts_expected).where(m.c.id == t.c.prompt_message_id).scalar_subquery()
+        return [*receipt_columns(lambda r: r.c.wa_message_id.in_(ids.scalar_subquery())),
+                expected.label("receipts_expected"), literal(cutoff, UTCDateTime()).label("receipt_cutoff")]
+    return []
 
 
 # ---------------------------------------------------------------- writing
@@ -409,13 +438,18 @@ async def export_study(
     progress: IO[str] | None = None,
     progress_threshold: int = PROGRESS_THRESHOLD,
     chunk_size: int = CHUNK_ROWS,
+    now: datetime | None = None,
+    receipt_window: timedelta = RECEIPT_WINDOW,
 ) -> ExportResult:
     """Write ``participants``, ``messages``, ``deliveries``, ``transitions``, ``tone_changes``,
     ``consent`` and ``flags`` to ``out_dir`` as ``<name>.csv`` or ``<name>.jsonl``, pseudonymised;
     with ``include_identifiers`` also the key file ``identifiers.<fmt>``.
 
-    Refuses (AdminError, nothing written) when a target file exists, unless ``force``."""
+    Refuses (AdminError, nothing written) when a target file exists, unless ``force``. A prompt
+    sent longer than ``receipt_window`` before ``now`` without a delivered receipt (where the
+    transport reports them) is ``not_delivered``."""
     out = Path(out_dir)
+    cutoff = (now or datetime.now(timezone.utc)) - receipt_window
     tables = (*TABLES, IDENTIFIER_TABLE) if include_identifiers else TABLES
     targets, warnings = _prepare(out, fmt, force, [table.name for table in tables])
     plan = await db.run(_plan)
@@ -431,7 +465,7 @@ async def export_study(
                 temps[table.name] = temp
                 with cast(TextIO, open_private(temp, "x", encoding="utf-8", newline="")) as stream:
                     writer = _Writer(stream, fmt, table.columns)
-                    written[table.name] = await _copy(db, table, plan, writer, bar, chunk_size)
+                    written[table.name] = await _copy(db, table, plan, writer, bar, chunk_size, cutoff)
                     stream.flush()
                     os.fsync(stream.fileno())
         for name, temp in temps.items():
@@ -448,7 +482,8 @@ async def export_study(
                         key_rows=key_rows, warnings=warnings)
 
 
-async def _copy(db: Database, table: _Table, plan: _Plan, writer: _Writer, bar: tqdm, chunk_size: int) -> int:
+async def _copy(db: Database, table: _Table, plan: _Plan, writer: _Writer, bar: tqdm, chunk_size: int,
+                cutoff: datetime) -> int:
     by_participant = table.model is Participant
     if by_participant:
         def fetch(after: Any) -> Callable[[Session], list[Any]]:
@@ -458,7 +493,7 @@ async def _copy(db: Database, table: _Table, plan: _Plan, writer: _Writer, bar: 
         ceiling = plan.ceilings[table.name]
 
         def fetch(after: Any) -> Callable[[Session], list[Any]]:
-            return _event_chunk(table.model, after, ceiling, chunk_size)
+            return _event_chunk(table.model, after, ceiling, chunk_size, cutoff)
         start = 0
     count = 0
     people = plan.people

@@ -28,6 +28,7 @@ from promptpipe.nudges import CANCELLED_BY_REPLY
 from promptpipe.phones import from_whatsapp
 from promptpipe.schedule_store import cancel_timers
 from promptpipe.store import (
+    WA_ID,
     add_inbound_message,
     create_participant,
     enqueue_inbox,
@@ -146,7 +147,7 @@ class Inbox:
         message_id = add_inbound_message(session, participant_id=participant.id, text=text, now=now,
                                          wa_message_id=msg.message_id, payload=payload)
         inbox_id = enqueue_inbox(self.db, session, key=key, participant_id=participant.id, kind=kind, now=now,
-                                 payload=payload, message_id=message_id)
+                                 payload={**payload, WA_ID: msg.message_id}, message_id=message_id)
         if inbox_id is None:  # a concurrent writer (another node) stored it first
             raise _Duplicate
         cancelled = cancel_timers(session, participant.id, CANCELLED_BY_REPLY, now, reason="the participant wrote")

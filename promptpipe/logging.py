@@ -64,21 +64,27 @@ def configure_logging(log_format: str = "console", *, debug: bool = False, strea
         if log_format == "json"
         else structlog.dev.ConsoleRenderer(colors=stream.isatty() if hasattr(stream, "isatty") else False)
     )
+    shared: list[Any] = [
+        structlog.contextvars.merge_contextvars,
+        structlog.processors.add_log_level,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+        structlog.processors.format_exc_info,
+        _mask_phones,
+    ]
     structlog.configure(
-        processors=[
-            structlog.contextvars.merge_contextvars,
-            structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso", utc=True),
-            structlog.processors.format_exc_info,
-            _mask_phones,
-            renderer,
-        ],
+        processors=[*shared, renderer],
         wrapper_class=structlog.make_filtering_bound_logger(level),
         logger_factory=structlog.PrintLoggerFactory(file=stream),
         cache_logger_on_first_use=False,
     )
-    # neonize calls logging.basicConfig at import; force our own handler on the root logger.
-    logging.basicConfig(level=logging.WARNING, stream=stream, force=True)
+    # neonize calls logging.basicConfig at import and whatsmeow's warnings reach Python logging:
+    # one handler on the root logger renders them like our own lines, phone numbers masked.
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(structlog.stdlib.ProcessorFormatter(
+        processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, renderer],
+        foreign_pre_chain=[structlog.stdlib.add_logger_name, *shared],
+    ))
+    logging.basicConfig(level=logging.WARNING, handlers=[handler], force=True)
 
 
 def get_logger(name: str) -> Any:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import JSON, Column, DateTime, Index, Integer, Text, TypeDecorator
+from sqlalchemy import JSON, Column, DateTime, Index, Integer, Text, TypeDecorator, UniqueConstraint
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlmodel import Field, SQLModel
 
@@ -110,6 +110,37 @@ class Message(SQLModel, table=True):
     """in: received | answered | failed; out: queued | sent | failed | uncertain"""
     created_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
     sent_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
+    receipts_expected: bool = False
+    """Sent through a transport that reports receipts (WhatsApp): only then does a missing
+    delivered receipt mean the message did not reach the phone."""
+
+
+class Receipt(SQLModel, table=True):
+    """WhatsApp's word that a message we sent was delivered to the phone, read, or (a voice note)
+    played: one row per message and kind, with the earliest time reported. Kept apart from the
+    transcript and matched by WhatsApp id when read, so a receipt that arrives before the send is
+    recorded, twice, or out of order changes nothing wrongly."""
+
+    __table_args__ = (UniqueConstraint("wa_message_id", "kind", name="uq_receipt_message_kind"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    wa_message_id: str = Field(index=True)
+    kind: str
+    """delivered | read | played"""
+    at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    """When WhatsApp says it happened."""
+    received_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+
+
+class ServiceStatus(SQLModel, table=True):
+    """What the running service knows about itself and the admin script shows: the WhatsApp
+    connection state, the last model error. One row per name, overwritten."""
+
+    __tablename__ = "service_status"
+
+    name: str = Field(primary_key=True)
+    value: dict[str, Any] = _json()
+    updated_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
 
 
 class InboxItem(SQLModel, table=True):

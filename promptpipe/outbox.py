@@ -223,7 +223,8 @@ class Outbox:
         message_values: dict[str, object] = {}
         if sent is not None:
             values.update(sent_at=now, wa_message_id=sent.message_id)
-            message_values = {"status": "sent", "sent_at": now, "wa_message_id": sent.message_id}
+            message_values = {"status": "sent", "sent_at": now, "wa_message_id": sent.message_id,
+                              "receipts_expected": bool(getattr(self.transport, "sends_receipts", False))}
         elif status in (FAILED, UNCERTAIN):
             message_values = {"status": status}
 

@@ -13,8 +13,11 @@ from promptpipe.models import VOTE_DONE, VOTE_NOT_THIS_TIME
 
 DONE, NOT_THIS_TIME = VOTE_DONE, VOTE_NOT_THIS_TIME
 FREE_TEXT_REPLY, REMINDER_SENT, NO_REPLY = "free_text_reply", "reminder_sent", "no_reply"
-OUTCOMES = (DONE, NOT_THIS_TIME, FREE_TEXT_REPLY, REMINDER_SENT, NO_REPLY)
-"""``reminder_sent``: no answer, and the reminder went out; ``no_reply``: no answer, no reminder."""
+NOT_DELIVERED = "not_delivered"
+OUTCOMES = (DONE, NOT_THIS_TIME, FREE_TEXT_REPLY, REMINDER_SENT, NO_REPLY, NOT_DELIVERED)
+"""``reminder_sent``: no answer, and the reminder went out; ``no_reply``: no answer, no reminder;
+``not_delivered``: no answer, and WhatsApp never reported the prompt reached the phone within
+the receipt window (the participant cannot have ignored what they never got)."""
 
 
 COUNTER_INTS = ("prompts_sent", "successes", "misses", "current_streak", "best_streak")
@@ -22,12 +25,15 @@ COUNTER_DATES = ("last_success_date", "last_miss_date")
 """The counters :func:`counters` keeps on the profile (numbers default to 0, dates to None)."""
 
 
-def delivery_outcome(vote: str | None, replied_at: datetime | None, reminder_at: datetime | None) -> str:
-    """One word for a delivery: the vote if there is one, else a written reply, else silence."""
+def delivery_outcome(vote: str | None, replied_at: datetime | None, reminder_at: datetime | None,
+                     *, not_delivered: bool = False) -> str:
+    """One word for a delivery: the vote if there is one, else a written reply, else why silent."""
     if vote in (DONE, NOT_THIS_TIME):
         return vote
     if replied_at is not None:
         return FREE_TEXT_REPLY
+    if not_delivered:
+        return NOT_DELIVERED
     return REMINDER_SENT if reminder_at is not None else NO_REPLY
 
 

@@ -39,6 +39,9 @@ from promptpipe.tone import ToneUpdate
 HIDDEN_FROM_MODEL = ("apology",)
 """Transcript kinds the model does not see in its history."""
 
+WA_ID = "wa_message_id"
+"""Inbox payload key: the transport's id of the inbound message (for read receipts)."""
+
 
 @dataclass
 class InboxRow:
@@ -53,6 +56,12 @@ class InboxRow:
     available_at: datetime
     status: str = PENDING
     last_error: str | None = None
+
+    @property
+    def wa_message_id(self) -> str | None:
+        """The WhatsApp id of the participant's message behind this row, if it came from WhatsApp."""
+        value = self.payload.get(WA_ID) if isinstance(self.payload, dict) else None
+        return value if isinstance(value, str) else None
 
 
 _INBOX = InboxItem.__table__  # type: ignore[attr-defined]

@@ -21,9 +21,10 @@ DAY = timedelta(days=1)
 
 
 async def prompted(make_app: AppFactory, fake: FakeOpenAIServer, *, schedule: dict[str, Any] | None = None,
-                   prompt_at: Any = MONDAY_PROMPT, nudge: str = NUDGE, **settings: str) -> tuple[App, MemoryTransport, str]:
+                   prompt_at: Any = MONDAY_PROMPT, nudge: str = NUDGE, transport: MemoryTransport | None = None,
+                   **settings: str) -> tuple[App, MemoryTransport, str]:
     """Ana in Toronto, enrolled with a schedule, at the moment her Monday prompt went out."""
-    transport = MemoryTransport()
+    transport = transport or MemoryTransport()
     app = await make_app(transport, **{**QUIET, **settings})
     pid = await enroll_with_schedule(app, fake, ANA, "America/Toronto", schedule)
     fake.say(nudge, match="scheduled daily nudge")

@@ -52,12 +52,14 @@ PARTICIPANT_COLUMNS = [
 ]
 MESSAGE_COLUMNS = [
     "id", "participant_id", "direction", "role", "kind", "status", "text", "created_at_utc", "created_at_local",
-    "sent_at_utc", "sent_at_local", "wa_message_id", "poll_purpose", "poll_options", "vote_chosen", "handled_as",
-    "payload",
+    "sent_at_utc", "sent_at_local", "wa_message_id", "delivery", "delivered_at_utc", "delivered_at_local",
+    "read_at_utc", "read_at_local", "played_at_utc", "played_at_local",
+    "poll_purpose", "poll_options", "vote_chosen", "handled_as", "payload",
 ]
 DELIVERY_COLUMNS = [
     "id", "participant_id", "schedule_id", "local_date", "prompt_text", "prompt_message_id", "poll_message_id",
-    "sent_at_utc", "sent_at_local", "vote", "voted_at_utc", "voted_at_local", "vote_changes",
+    "sent_at_utc", "sent_at_local", "delivered_at_utc", "delivered_at_local", "read_at_utc", "read_at_local",
+    "vote", "voted_at_utc", "voted_at_local", "vote_changes",
     "replied_at_utc", "replied_at_local", "reminder_at_utc", "reminder_at_local", "reminder_sent", "outcome",
 ]
 TRANSITION_COLUMNS = ["id", "participant_id", "kind", "name", "from_value", "to_value", "reason", "at_utc", "at_local"]

@@ -14,10 +14,11 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from promptpipe import keys
-from promptpipe.errors import ContextTooLong, PromptPipeError
+from promptpipe.errors import ContextTooLong, LLMError, PromptPipeError
 from promptpipe.limits import CONTEXT_REJECTIONS_BEFORE_FAILING
 from promptpipe.logging import get_logger
 from promptpipe.models import ACTIVE, FAILED, InboxItem, Message, Participant
+from promptpipe.service_status import LAST_MODEL_ERROR, model_error_value, save_status
 from promptpipe.store import InboxRow, queue_outgoing
 
 log = get_logger("promptpipe.flow")
@@ -55,6 +56,8 @@ def record_failure(session: Session, participant_id: str, batch: list[InboxRow],
     :data:`~promptpipe.limits.CONTEXT_REJECTIONS_BEFORE_FAILING` turns. A waiting participant
     gets the apology once per outage, or, when their message is given up on as too long, one
     short line instead."""
+    if isinstance(error, LLMError):  # `promptpipe-admin status` shows the last one
+        save_status(session, LAST_MODEL_ERROR, model_error_value(error, now), now)
     is_bug = not isinstance(error, PromptPipeError)
     too_long = isinstance(error, ContextTooLong)
     limit = MAX_ATTEMPTS_FOR_BUGS if is_bug else CONTEXT_REJECTIONS_BEFORE_FAILING if too_long else None

@@ -69,6 +69,10 @@ TurnContext = tuple[TurnState, list[HistoryEntry], dict[int, str]]
 """The participant's state, their history window, and the texts of the batch by inbox row id."""
 
 
+READ_KINDS = ("message", "poll_vote")
+"""Inbox kinds that are a participant's own WhatsApp message (they can get blue ticks)."""
+
+
 @dataclass(frozen=True)
 class FlowConfig:
     history_window: int
@@ -77,6 +81,8 @@ class FlowConfig:
     summary_every_turns: int = 10
     """Fold messages older than the window into the summary at most once per this many turns (0: never)."""
     safety: SafetyConfig = field(default_factory=SafetyConfig)
+    mark_read: bool = True
+    """Blue ticks on the participant's messages once the turn that answers them is committed."""
 
 
 def _lateness(due_at: object, now: datetime) -> float | None:
@@ -355,6 +361,8 @@ class ConversationFlow:
             outgoing = with_safety_message(outgoing, self.config.safety.message, batch[-1].id)
         schedule_changed = state.schedule_changed
         await asyncio.shield(self._commit(state, batch, outgoing, hook, kept or []))
+        if self.config.mark_read and outgoing:
+            await self._mark_read(state, [item for item in batch if item not in (kept or [])])
         if flags:
             self._flags_committed(state.participant.id, flags, source="model")
         if schedule_changed:
@@ -432,6 +440,17 @@ class ConversationFlow:
                             error_type=type(error).__name__, attempts=batch[0].attempts, gave_up=outcome.gave_up,
                             retry_at=batch[0].available_at.isoformat(), llm=isinstance(error, LLMError),
                             exc_info=outcome.is_bug)
+
+    async def _mark_read(self, state: TurnState, answered: list[InboxRow]) -> None:
+        """Blue ticks for what this committed turn answered (best effort: only decoration)."""
+        ids = [item.wa_message_id for item in answered if item.kind in READ_KINDS and item.wa_message_id]
+        if not ids or self.transport is None:
+            return
+        recipient = Recipient(phone=state.participant.phone, lid=state.participant.lid)
+        try:
+            await self.transport.mark_read(recipient, [mid for mid in ids if mid])
+        except Exception as exc:
+            log.debug("mark_read_failed", participant_id=state.participant.id, error=str(exc))
 
     async def _typing(self, recipient: Recipient, on: bool) -> None:
         if self.transport is None:

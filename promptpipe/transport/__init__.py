@@ -5,9 +5,11 @@ Nothing outside ``promptpipe.transport`` imports a WhatsApp library; the service
 """
 
 from promptpipe.transport.base import (
+    DeliveryReceipt,
     InboundHandler,
     InboundMessage,
     PollVote,
+    ReceiptHandler,
     Recipient,
     SentMessage,
     Transport,
@@ -15,9 +17,11 @@ from promptpipe.transport.base import (
 )
 
 __all__ = [
+    "DeliveryReceipt",
     "InboundHandler",
     "InboundMessage",
     "PollVote",
+    "ReceiptHandler",
     "Recipient",
     "SentMessage",
     "Transport",

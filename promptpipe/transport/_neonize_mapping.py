@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Protocol
 
 from promptpipe.errors import NotConnected, SendFailed, TransportError
-from promptpipe.transport.base import InboundMessage, PollVote, Recipient, SentMessage
+from promptpipe.transport.base import DeliveryReceipt, InboundMessage, PollVote, Recipient, SentMessage
 
 if TYPE_CHECKING:
     from neonize.proto.Neonize_pb2 import JID
@@ -27,6 +27,7 @@ __all__ = [
     "mask_lid",
     "needs_phone_lookup",
     "poll_vote_from_decrypted",
+    "receipt_from",
     "redact_numbers",
     "sanitize_outgoing_text",
     "sender_jid",
@@ -172,6 +173,23 @@ def poll_vote_from_decrypted(poll_message_id: str, decrypted: _DecryptedVote) ->
     """WhatsApp votes carry SHA-256 digests of the option texts; hex them like ``poll_option_hash``."""
     hashes = tuple(bytes(option).hex() for option in decrypted.selectedOptions)
     return PollVote(poll_message_id=poll_message_id, selected_hashes=hashes)
+
+
+# neonize's Receipt.ReceiptType numbers: DELIVERED 1, READ 4, PLAYED 6. The others (our own
+# devices reading, retries, server errors, history sync) say nothing about the participant.
+_RECEIPT_KINDS = {1: "delivered", 4: "read", 6: "played"}
+
+
+def receipt_from(ev: Any) -> DeliveryReceipt | None:
+    """A participant's delivered / read / played receipt for messages we sent, or None."""
+    kind = _RECEIPT_KINDS.get(int(ev.Type))
+    source = ev.MessageSource
+    if kind is None or source.IsFromMe or source.IsGroup or source.Chat.Server in (_GROUP_SERVER, _BROADCAST_SERVER):
+        return None
+    ids = tuple(mid for mid in ev.MessageIDs if mid)
+    if not ids:
+        return None
+    return DeliveryReceipt(message_ids=ids, kind=kind, timestamp=_timestamp(ev.Timestamp))
 
 
 # -------------------------------------------------------------------------- outbound

@@ -57,7 +57,21 @@ class SentMessage:
     timestamp: datetime
 
 
+RECEIPT_KINDS = ("delivered", "read", "played")
+
+
+@dataclass(frozen=True)
+class DeliveryReceipt:
+    """WhatsApp saying that messages we sent reached the phone (``delivered``), were seen
+    (``read``) or a voice note was listened to (``played``); ``timestamp`` is aware UTC."""
+
+    message_ids: tuple[str, ...]
+    kind: str
+    timestamp: datetime
+
+
 InboundHandler = Callable[[InboundMessage], Awaitable[None]]
+ReceiptHandler = Callable[[DeliveryReceipt], Awaitable[None]]
 
 
 @runtime_checkable
@@ -70,12 +84,15 @@ class Transport(Protocol):
     Sends raise :class:`promptpipe.errors.NotConnected` or :class:`promptpipe.errors.SendFailed`.
     ``ref`` is the outbox key of the message: the same ref is the same message, so a transport
     that can look it up may recognise a repeat instead of sending it twice.
+    ``sends_receipts`` is True when the transport reports delivery and read receipts through
+    ``on_receipt``: only then can a message without a delivered receipt count as not delivered.
     """
 
     name: str
     resend_is_safe: bool
+    sends_receipts: bool
 
-    async def start(self, on_message: InboundHandler) -> None: ...
+    async def start(self, on_message: InboundHandler, on_receipt: ReceiptHandler | None = None) -> None: ...
 
     async def stop(self) -> None: ...
 
@@ -84,3 +101,6 @@ class Transport(Protocol):
     async def send_poll(self, to: Recipient, question: str, options: Sequence[str], *, ref: str = "") -> SentMessage: ...
 
     async def set_typing(self, to: Recipient, typing: bool) -> None: ...
+
+    async def mark_read(self, to: Recipient, message_ids: Sequence[str]) -> None:
+        """Show the participant these messages were read (blue ticks); best effort, never raises."""

@@ -9,7 +9,9 @@ from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from typing import TextIO
 
-from promptpipe.transport.base import InboundHandler, InboundMessage, PollVote, Recipient, SentMessage, poll_option_hash
+from promptpipe.transport.base import (
+    InboundHandler, InboundMessage, PollVote, ReceiptHandler, Recipient, SentMessage, poll_option_hash,
+)
 
 
 class ConsoleTransport:
@@ -21,6 +23,7 @@ class ConsoleTransport:
 
     name = "console"
     resend_is_safe = True
+    sends_receipts = False
 
     def __init__(
         self, phone: str, *, out: TextIO | None = None, read_line: Callable[[], str] | None = None,
@@ -33,7 +36,7 @@ class ConsoleTransport:
         self._task: asyncio.Task[None] | None = None
         self._last_poll: tuple[str, tuple[str, ...]] | None = None
 
-    async def start(self, on_message: InboundHandler) -> None:
+    async def start(self, on_message: InboundHandler, on_receipt: ReceiptHandler | None = None) -> None:
         self._print("You are chatting as " + self.phone + ". Type a message; /quit to leave.")
         self._task = asyncio.create_task(self._read_loop(on_message), name="console-input")
 
@@ -88,3 +91,6 @@ class ConsoleTransport:
     async def set_typing(self, to: Recipient, typing: bool) -> None:
         if typing:
             self._print("agent is typing…")
+
+    async def mark_read(self, to: Recipient, message_ids: Sequence[str]) -> None:
+        return None

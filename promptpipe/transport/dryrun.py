@@ -19,12 +19,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from promptpipe.transport.base import InboundHandler, Recipient, SentMessage
+from promptpipe.transport.base import InboundHandler, ReceiptHandler, Recipient, SentMessage
 
 
 class DryRunTransport:
     name = "dry-run"
     resend_is_safe = True
+    sends_receipts = False
 
     def __init__(self, journal: Path | None = None) -> None:
         self.journal = journal
@@ -32,7 +33,7 @@ class DryRunTransport:
         self.recognised = 0
         """Sends the journal already had (interrupted by a crash after they were written)."""
 
-    async def start(self, on_message: InboundHandler) -> None:
+    async def start(self, on_message: InboundHandler, on_receipt: ReceiptHandler | None = None) -> None:
         if self.journal is not None and self.journal.exists():
             content = self.journal.read_bytes()
             if content and not content.endswith(b"\n"):  # a line torn by a crash: close it off
@@ -57,6 +58,9 @@ class DryRunTransport:
         return self._record(to, question, "poll", ref, options=list(options))
 
     async def set_typing(self, to: Recipient, typing: bool) -> None:
+        return None
+
+    async def mark_read(self, to: Recipient, message_ids: Sequence[str]) -> None:
         return None
 
     def _record(self, to: Recipient, text: str, kind: str, ref: str, **extra: Any) -> SentMessage:

@@ -8,7 +8,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from promptpipe.errors import NotConnected, SendFailed
-from promptpipe.transport.base import InboundHandler, InboundMessage, PollVote, Recipient, SentMessage
+from promptpipe.transport.base import (
+    DeliveryReceipt, InboundHandler, InboundMessage, PollVote, ReceiptHandler, Recipient, SentMessage,
+)
 
 
 @dataclass(frozen=True)
@@ -24,15 +26,27 @@ class Sent:
 class MemoryTransport:
     name: str = "memory"
     resend_is_safe: bool = False
+    sends_receipts: bool = False
+    """Set True in a test that plays WhatsApp's receipts with :meth:`receipt`."""
     sent: list[Sent] = field(default_factory=list)
     typing: list[tuple[str, bool]] = field(default_factory=list)
     fail_next: list[Exception] = field(default_factory=list)
     """Exceptions raised by the next sends, one each (e.g. NotConnected())."""
+    read_marks: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
+    """(phone, message ids) for every mark_read, in order."""
     _handler: InboundHandler | None = None
+    _receipt_handler: ReceiptHandler | None = None
     _ids: itertools.count = field(default_factory=lambda: itertools.count(1))
 
-    async def start(self, on_message: InboundHandler) -> None:
+    async def start(self, on_message: InboundHandler, on_receipt: ReceiptHandler | None = None) -> None:
         self._handler = on_message
+        self._receipt_handler = on_receipt
+
+    async def receipt(self, kind: str, *message_ids: str, timestamp: datetime | None = None) -> None:
+        """Play WhatsApp reporting that sent messages were delivered, read or played."""
+        if self._receipt_handler is None:
+            raise RuntimeError("transport not started with a receipt handler")
+        await self._receipt_handler(DeliveryReceipt(tuple(message_ids), kind, timestamp or datetime.now(timezone.utc)))
 
     async def stop(self) -> None:
         self._handler = None
@@ -70,6 +84,9 @@ class MemoryTransport:
 
     async def set_typing(self, to: Recipient, typing: bool) -> None:
         self.typing.append((to.phone, typing))
+
+    async def mark_read(self, to: Recipient, message_ids: Sequence[str]) -> None:
+        self.read_marks.append((to.phone, tuple(message_ids)))
 
 
 __all__ = ["MemoryTransport", "NotConnected", "SendFailed", "Sent"]

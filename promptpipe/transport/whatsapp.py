@@ -16,20 +16,24 @@ from typing import Any
 
 import structlog
 from neonize import _binder
-from neonize.aioze.client import NewAClient
-from neonize.aioze.events import MessageEv
+from neonize.aioze.client import NewAClient, async_gocode
+from neonize.exc import PairPhoneError
+from neonize.proto import Neonize_pb2 as neonize_proto
+from neonize.aioze.events import MessageEv, ReceiptEv
 from neonize.exc import NeonizeError
-from neonize.utils.enum import ChatPresence, ChatPresenceMedia, VoteType
+from neonize.utils.enum import ChatPresence, ChatPresenceMedia, ClientType, ReceiptType, VoteType
 from neonize.utils.jid import JIDToNonAD, build_jid
 
 from promptpipe.errors import NotConnected, SendFailed
 from promptpipe.logging import mask_phone
+from promptpipe.transport._go_output import capture_library_stdout
 from promptpipe.transport._neonize_mapping import (
     classify_send_error, is_direct_message, jid_for, mask_lid, needs_phone_lookup, poll_vote_from_decrypted,
-    redact_numbers, sanitize_outgoing_text, sender_jid, sent_message_from, to_inbound,
+    receipt_from, redact_numbers, sanitize_outgoing_text, sender_jid, sent_message_from, to_inbound,
 )
-from promptpipe.transport._whatsapp_session import QR_TIMEOUT_S, EventHandler, WhatsAppSession
-from promptpipe.transport.base import InboundHandler, Recipient, SentMessage
+from promptpipe.transport._whatsapp_session import QR_TIMEOUT_S, STOP_GRACE_S, EventHandler, WhatsAppSession
+from promptpipe.transport.base import InboundHandler, ReceiptHandler, Recipient, SentMessage
+from promptpipe.transport.connection_state import ConnectionState, ExitRequest
 
 __all__ = ["WhatsAppTransport"]
 
@@ -38,6 +42,9 @@ EXECUTOR_WORKERS = 16  # neonize keeps one worker busy for the whole session
 SEND_TIMEOUT_S = 90.0  # whatsmeow gives up on its own after ~75 s
 TYPING_TIMEOUT_S = 10.0
 BOT_TAG_ENV = "NEONIZE_BOT_TAG"
+PAIR_DEVICE_NAME = "Chrome (Linux)"
+"""WhatsApp accepts a phone-code login only from a device named like a browser, ``Browser (OS)``;
+neonize 0.5.2 would send ``FIREFOX (Linux)``."""
 
 
 def _patch_decrypt_poll_vote() -> None:
@@ -66,6 +73,21 @@ def _bot_tag_off_at_exec() -> bool | None:
     return f"{BOT_TAG_ENV}=off".encode() in entries
 
 
+async def request_pair_code(client: Any, phone: str) -> str:
+    """Ask WhatsApp for an 8-character pairing code, as a Chrome browser on Linux. neonize's own
+    ``PairPhone`` builds the device name from enum names (``FIREFOX (Linux)``); this sends the same
+    request with a name WhatsApp documents as accepted."""
+    params = neonize_proto.PairPhoneParams(
+        phone=phone, clientDisplayName=PAIR_DEVICE_NAME, clientType=ClientType.CHROME.value, showPushNotification=True,
+    )
+    payload = params.SerializeToString()
+    answer = neonize_proto.PairPhoneReturnFunction.FromString(
+        await async_gocode.PairPhone(client.uuid, payload, len(payload)))
+    if answer.Error:
+        raise PairPhoneError(answer.Error)
+    return str(answer.Code)
+
+
 def _default_client_factory(db_path: str) -> Any:
     return NewAClient(db_path, uuid=CLIENT_UUID)
 
@@ -79,6 +101,7 @@ class WhatsAppTransport:
 
     name = "whatsapp"
     resend_is_safe = False
+    sends_receipts = True
 
     def __init__(
         self,
@@ -93,6 +116,9 @@ class WhatsAppTransport:
         sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
         qr_timeout_s: float = QR_TIMEOUT_S,
         send_timeout_s: float = SEND_TIMEOUT_S,
+        on_state: Callable[[ConnectionState], None] | None = None,
+        stop_grace_s: float = STOP_GRACE_S,
+        capture_library_output: bool = False,
     ) -> None:
         digits = "".join(ch for ch in pair_phone or "" if ch.isdigit())
         if pair_phone and not digits:
@@ -105,9 +131,14 @@ class WhatsAppTransport:
         self._session = WhatsAppSession(
             pair_phone=digits or None, logger=self._log, reconnect_initial_s=reconnect_initial_s,
             reconnect_max_s=reconnect_max_s, sleep=sleep, qr_timeout_s=qr_timeout_s,
+            pair_code=lambda client, phone: request_pair_code(client, phone), on_state=on_state,
+            stop_grace_s=stop_grace_s,
         )
+        self._capture_library_output = capture_library_output
+        self._restore_stdout: Callable[[], None] | None = None
         self._client: Any = None
         self._on_message: InboundHandler | None = None
+        self._on_receipt: ReceiptHandler | None = None
 
     def __repr__(self) -> str:
         state = "connected" if self.connected else (self.gave_up_reason or "not connected")
@@ -120,6 +151,23 @@ class WhatsAppTransport:
         """True between a ConnectedEv and the next disconnect/stop (neonize's own flag never resets)."""
         return self._session.connected
 
+    def on_state_change(self, callback: Callable[[ConnectionState], None]) -> None:
+        """Call ``callback`` with every new connection state (the service records it)."""
+        self._session.on_state = callback
+
+    @property
+    def connection_state(self) -> ConnectionState:
+        return self._session.state
+
+    @property
+    def exit_request(self) -> ExitRequest | None:
+        """Why this process cannot go on (a new QR code needs a fresh one; an outdated client)."""
+        return self._session.exit_request
+
+    @property
+    def exit_requested(self) -> asyncio.Event:
+        return self._session.exit_requested
+
     @property
     def gave_up_reason(self) -> str | None:
         """``"logged_out"`` or ``"stream_replaced"`` once the transport stopped reconnecting."""
@@ -129,14 +177,17 @@ class WhatsAppTransport:
         """Wait up to ``timeout_s`` for the connection; True if connected."""
         return await self._session.wait_connected(timeout_s)
 
-    async def start(self, on_message: InboundHandler) -> None:
+    async def start(self, on_message: InboundHandler, on_receipt: ReceiptHandler | None = None) -> None:
         """Prepare the client and connect in the background; returns without waiting."""
         if self._session.started or self._session.stopping:
             raise RuntimeError("WhatsAppTransport.start() can only be called once")
         self._on_message = on_message
+        self._on_receipt = on_receipt
         loop = asyncio.get_running_loop()
         loop.set_default_executor(ThreadPoolExecutor(max_workers=EXECUTOR_WORKERS, thread_name_prefix="neonize"))
         self._configure_bot_label()
+        if self._capture_library_output:
+            self._restore_stdout = capture_library_stdout(self._log)
         self._client = self._client_factory(self._session_db_path)
         self._register_handlers(self._client)
         self._session.start(self._client)
@@ -144,6 +195,8 @@ class WhatsAppTransport:
     async def stop(self) -> None:
         """Disconnect and stop reconnecting. Safe to call more than once."""
         await self._session.stop()
+        if self._restore_stdout is not None:
+            self._restore_stdout()
 
     def _configure_bot_label(self) -> None:
         if self._bot_label:
@@ -158,7 +211,9 @@ class WhatsAppTransport:
 
     def _register_handlers(self, client: Any) -> None:
         """All handlers go in before connect(): neonize sends the subscription list to Go then."""
-        handlers: dict[Any, EventHandler] = {MessageEv: self._on_message_event, **self._session.lifecycle_handlers()}
+        handlers: dict[Any, EventHandler] = {
+            MessageEv: self._on_message_event, ReceiptEv: self._on_receipt_event, **self._session.lifecycle_handlers(),
+        }
         for event_type, handler in handlers.items():
             client.event(event_type)(self._guard(event_type.__name__, handler))
         client.event.qr(self._guard("QR", self._session.on_qr))
@@ -199,6 +254,18 @@ class WhatsAppTransport:
         except Exception:
             self._log.exception("whatsapp_inbound_handler_failed", message_id=message_id)
 
+    async def _on_receipt_event(self, ev: Any) -> None:
+        if self._on_receipt is None or self._session.stopping:
+            return
+        receipt = receipt_from(ev)
+        if receipt is None:
+            return
+        self._log.debug("whatsapp_receipt", kind=receipt.kind, ids=len(receipt.message_ids))
+        try:
+            await self._on_receipt(receipt)
+        except Exception:
+            self._log.exception("whatsapp_receipt_handler_failed", kind=receipt.kind)
+
     async def _decrypt_vote(self, ev: Any) -> Any:
         try:
             decrypted = await self._client.decrypt_poll_vote(ev)
@@ -211,15 +278,16 @@ class WhatsAppTransport:
 
     async def _lookup_phone(self, ev: Any) -> str | None:
         """Ask the local LID→phone map; only while connected (the call aborts the process if the
-        Go client does not exist)."""
-        if not (self.connected and self._session.should_keep_trying()):
-            return None
-        try:
-            jid = await self._client.get_pn_from_lid(JIDToNonAD(sender_jid(ev)))
-        except Exception as exc:
-            self._log.warning("whatsapp_lid_lookup_failed", message_id=ev.Info.ID, error=redact_numbers(str(exc)))
-            return None
-        return jid.User or None
+        Go client does not exist), and stopping waits for it to return."""
+        async with self._session.using_client() as usable:
+            if not usable:
+                return None
+            try:
+                jid = await self._client.get_pn_from_lid(JIDToNonAD(sender_jid(ev)))
+            except Exception as exc:
+                self._log.warning("whatsapp_lid_lookup_failed", message_id=ev.Info.ID, error=redact_numbers(str(exc)))
+                return None
+            return jid.User or None
 
     # ------------------------------------------------------------------ outbound
 
@@ -279,3 +347,16 @@ class WhatsAppTransport:
             )
         except Exception as exc:
             self._log.debug("whatsapp_typing_failed", to=mask_phone(to.phone), error=redact_numbers(str(exc)))
+
+    async def mark_read(self, to: Recipient, message_ids: Sequence[str]) -> None:
+        """Blue ticks on the participant's messages; best effort, never raises."""
+        ids = [mid for mid in message_ids if mid]
+        if not ids or not self.connected or self._client is None:
+            return
+        try:
+            jid = build_jid(*jid_for(to))
+            await asyncio.wait_for(
+                self._client.mark_read(*ids, chat=jid, sender=jid, receipt=ReceiptType.READ), timeout=TYPING_TIMEOUT_S,
+            )
+        except Exception as exc:
+            self._log.debug("whatsapp_mark_read_failed", to=mask_phone(to.phone), error=redact_numbers(str(exc)))

@@ -235,3 +235,51 @@ def test_classified_error_text_hides_phone_numbers() -> None:
 
     assert "14165550123" not in str(error)
     assert "0123" in str(error)
+
+
+def test_whatsapp_library_warnings_are_formatted_and_masked_like_our_own() -> None:
+    """whatsmeow's warnings reach Python logging (neonize forwards them); a failed send's warning
+    names the recipient, which must not reach the log unmasked."""
+    import io
+    import json
+    import logging
+
+    from promptpipe.logging import configure_logging
+
+    stream = io.StringIO()
+    configure_logging("json", stream=stream)
+    try:
+        logging.getLogger("whatsmeow.Client").warning("Failed to send to 14165550123@s.whatsapp.net: timed out")
+    finally:
+        configure_logging("console")
+    (line,) = stream.getvalue().splitlines()
+    record = json.loads(line)
+    assert record["event"] == "Failed to send to +*******0123@s.whatsapp.net: timed out"
+    assert (record["level"], record["logger"]) == ("warning", "whatsmeow.Client") and "timestamp" in record
+
+
+def test_what_the_go_library_prints_goes_through_our_masked_logs(tmp_path) -> None:
+    """neonize's Go side prints to the process's stdout directly (bypassing Python): such lines
+    become log lines with numbers masked, while our own output (the QR code) still reaches the
+    terminal."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "go_prints.py"
+    script.write_text(
+        "import os\n"
+        "from promptpipe.logging import configure_logging, get_logger\n"
+        "from promptpipe.transport._go_output import capture_library_stdout\n"
+        "configure_logging('console')\n"
+        "restore = capture_library_stdout(get_logger('promptpipe.transport.whatsapp'))\n"
+        "os.write(1, b'Press Ctrl+C to exit\\n')\n"
+        "os.write(1, b'failed to send message to 14165550123@s.whatsapp.net\\n')\n"
+        "print('Scan this code')\n"
+        "restore()\n"
+    )
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
+
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "Scan this code\n"
+    assert "whatsapp_library_output" in done.stderr and "Press Ctrl+C to exit" in done.stderr
+    assert "+*******0123@s.whatsapp.net" in done.stderr and "14165550123" not in done.stderr

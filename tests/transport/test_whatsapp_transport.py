@@ -12,18 +12,23 @@ import pytest
 from neonize import _binder
 from neonize.aioze import events as neonize_events
 from neonize.aioze.events import (
-    ConnectedEv, DisconnectedEv, LoggedOutEv, MessageEv, PairStatusEv, StreamReplacedEv,
+    ConnectedEv, DisconnectedEv, LoggedOutEv, MessageEv, PairStatusEv, ReceiptEv, StreamReplacedEv,
 )
 from neonize.exc import NeonizeError, SendMessageError
-from neonize.proto.Neonize_pb2 import JID, MessageInfo, MessageSource, SendResponse
+from neonize.aioze.client import NewAClient
+from neonize.proto.Neonize_pb2 import (
+    JID, MessageInfo, MessageSource, PairPhoneParams, PairPhoneReturnFunction, SendResponse,
+)
 from neonize.proto.waCommon.WACommon_pb2 import MessageKey
 from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import (
     Message, PollCreationMessage, PollUpdateMessage, PollVoteMessage,
 )
-from neonize.utils.enum import ChatPresence, VoteType
+from neonize.utils.enum import ChatPresence, ReceiptType, VoteType
 
 from promptpipe.errors import NotConnected, SendFailed
-from promptpipe.transport.base import InboundMessage, PollVote, Recipient, Transport, poll_option_hash
+from promptpipe.transport.base import (
+    DeliveryReceipt, InboundMessage, PollVote, Recipient, Transport, poll_option_hash,
+)
 from promptpipe.transport import whatsapp
 from promptpipe.transport.whatsapp import WhatsAppTransport
 
@@ -53,11 +58,17 @@ class FakeEvents:
 
 
 class FakeClient:
-    """The slice of ``NewAClient`` the transport uses. ``connect`` returns a session future that
-    fails with the next scripted error, or stays open until ``stop``."""
+    """The slice of ``NewAClient`` the transport uses (its signatures are checked against
+    neonize's own below). ``connect`` returns a session future that fails with the next scripted
+    error, or stays open until ``stop``, except, as in neonize 0.5.2, while a login is waiting for
+    its QR code to be scanned: then the Go library is stuck and ``stop`` ends nothing."""
+
+    uuid = b"promptpipe"
 
     def __init__(self, connect_errors: list[Exception] | None = None) -> None:
         self.event = FakeEvents()
+        self.waiting_for_scan = False
+        self.presences: list[Any] = []
         self.connect_errors = list(connect_errors or [])
         self.connect_calls = 0
         self.stop_calls = 0
@@ -70,8 +81,9 @@ class FakeClient:
         self.pn_lookups: list[JID] = []
         self.pair_calls: list[tuple[str, bool]] = []
         self.decrypt_error: Exception | None = None
+        self.read_marks: list[tuple[tuple[str, ...], JID, JID, ReceiptType]] = []
 
-    async def connect(self) -> asyncio.Future[None]:
+    async def connect(self, proxy_settings: Any = None) -> asyncio.Future[None]:
         self.connect_calls += 1
         self.session = asyncio.get_running_loop().create_future()
         if self.connect_errors:
@@ -80,10 +92,16 @@ class FakeClient:
 
     async def stop(self) -> None:
         self.stop_calls += 1
+        if self.waiting_for_scan:
+            return  # 0.5.2: FetchMe loops until a login that cannot come; stop does not reach it
         if self.session is not None and not self.session.done():
             self.session.set_result(None)
 
-    async def send_message(self, to: JID, message: Any) -> SendResponse:
+    async def send_presence(self, presence: Any) -> None:
+        self.presences.append(presence)
+
+    async def send_message(self, to: JID, message: Any, link_preview: bool = False, ghost_mentions: Any = None,
+                           mentions_are_lids: bool = False, add_msg_secret: bool = False) -> SendResponse:
         if self.send_hangs:
             await asyncio.Event().wait()
         if self.send_errors:
@@ -91,33 +109,53 @@ class FakeClient:
         self.sent.append((to, message))
         return SendResponse(ID=f"3EB0{len(self.sent):04d}", Timestamp=1_767_610_800)
 
-    async def build_poll_vote_creation(self, name: str, options: list[str], selectable: VoteType) -> Message:
-        self.polls_built.append((name, options, selectable))
+    async def build_poll_vote_creation(self, name: str, options: list[str], selectable_count: VoteType,
+                                       quoted: Any = None) -> Message:
+        self.polls_built.append((name, options, selectable_count))
         return Message(pollCreationMessage=PollCreationMessage(name=name))
 
     async def send_chat_presence(self, jid: JID, state: ChatPresence, media: Any) -> None:
         self.presence.append((jid, state))
 
+    async def mark_read(self, *message_ids: str, chat: JID, sender: JID, receipt: ReceiptType,
+                        timestamp: int | None = None) -> None:
+        self.read_marks.append((message_ids, chat, sender, receipt))
+
     async def get_pn_from_lid(self, jid: JID) -> JID:
         self.pn_lookups.append(jid)
         return JID(User=PHONE, Server="s.whatsapp.net")
 
-    async def decrypt_poll_vote(self, ev: MessageEv) -> PollVoteMessage:
+    async def decrypt_poll_vote(self, message: MessageEv) -> PollVoteMessage:
         if self.decrypt_error is not None:
             raise self.decrypt_error
         return PollVoteMessage(selectedOptions=[hashlib.sha256(b"Done").digest()])
 
-    async def PairPhone(self, phone: str, show_push_notification: bool) -> str:  # noqa: N802 (neonize's name)
-        self.pair_calls.append((phone, show_push_notification))
-        return "ABCD-EFGH"
-
     async def emit(self, event_type: Any, ev: Any) -> None:
         """Deliver an event the way neonize does: handler(client, event)."""
+        if event_type in (ConnectedEv, PairStatusEv):
+            self.waiting_for_scan = False
         await self.event.handlers[event_type](self, ev)
 
     async def emit_qr(self, data: bytes = b"2@qr-payload") -> None:
         assert self.event.qr_handler is not None
+        self.waiting_for_scan = True
         await self.event.qr_handler(self, data)
+
+
+FAKE_ONLY = {"emit", "emit_qr"}
+
+
+class FakeGoLibrary:
+    """neonize's shared FFI object, for the one call the transport makes on it (PairPhone)."""
+
+    def __init__(self, error: str = "") -> None:
+        self.pair_requests: list[PairPhoneParams] = []
+        self.error = error
+
+    async def PairPhone(self, uuid: bytes, payload: bytes, size: int) -> bytes:  # noqa: N802 (neonize's name)
+        assert size == len(payload)
+        self.pair_requests.append(PairPhoneParams.FromString(payload))
+        return PairPhoneReturnFunction(Code="ABCD-EFGH" if not self.error else "", Error=self.error).SerializeToString()
 
 
 class RecordingLogger:
@@ -170,6 +208,9 @@ async def spin(rounds: int = 50) -> None:
 class Harness:
     def __init__(self, **kwargs: Any) -> None:
         self.client = FakeClient(kwargs.pop("connect_errors", None))
+        self.states: list[Any] = []
+        kwargs.setdefault("stop_grace_s", 0.05)
+        kwargs.setdefault("on_state", self.states.append)
         self.log = RecordingLogger()
         self.delays: list[float] = []
         self.received: list[InboundMessage] = []
@@ -308,18 +349,34 @@ async def test_logged_out_or_replaced_session_stops_reconnecting_and_says_why(
     assert hint in logged["action"]
 
 
-async def test_unscanned_qr_restarts_login_and_prints_instructions(harness, capsys) -> None:
+async def test_an_expired_qr_asks_for_a_fresh_process_and_says_so(harness, capsys) -> None:
     h = harness(qr_timeout_s=170.0)
     await h.transport.start(h.on_message)
     await settle(lambda: h.client.connect_calls == 1)
 
     await h.client.emit_qr()
-    await settle(lambda: h.client.connect_calls == 2)
+    await settle(lambda: h.transport.exit_requested.is_set())
 
     out = capsys.readouterr().out
     assert "Linked devices" in out and ("▀" in out or "█" in out)
+    assert out.rstrip().endswith("The QR code expired; showing a new one.")
     assert 170.0 in h.delays
-    assert h.log.find("whatsapp_qr_expired")
+    assert h.transport.exit_request is not None and h.transport.exit_request.restart
+    assert h.client.connect_calls == 1  # no new login in this process: neonize 0.5.2 cannot give one
+    assert [s.name for s in h.states][:2] == ["connecting", "waiting_for_scan"]
+
+
+async def test_stop_while_waiting_for_a_scan_returns_although_the_library_does_not(harness) -> None:
+    h = harness(sleep_blocks=True)
+    await h.transport.start(h.on_message)
+    await settle(lambda: h.client.connect_calls == 1)
+    await h.client.emit_qr()
+
+    await asyncio.wait_for(h.transport.stop(), timeout=5)  # the guard only stops a hang
+
+    assert h.client.stop_calls == 1
+    assert h.client.session.cancelled()  # it never ended by itself (as in 0.5.2): the transport left it
+    assert h.states[-1].name == "stopped"
 
 
 async def test_qr_scanned_in_time_does_not_restart(harness) -> None:
@@ -338,7 +395,11 @@ async def test_qr_scanned_in_time_does_not_restart(harness) -> None:
     assert PHONE not in h.log.text()
 
 
-async def test_pair_phone_shows_an_eight_character_code_once(harness, capsys) -> None:
+async def test_pair_phone_shows_an_eight_character_code_once_as_a_browser_whatsapp_accepts(
+    harness, capsys, monkeypatch,
+) -> None:
+    go = FakeGoLibrary()
+    monkeypatch.setattr(whatsapp, "async_gocode", go)
     h = harness(pair_phone="+1 416 555 0123", sleep_blocks=True)
     await h.transport.start(h.on_message)
     await settle(lambda: h.client.connect_calls == 1)
@@ -346,10 +407,40 @@ async def test_pair_phone_shows_an_eight_character_code_once(harness, capsys) ->
     await h.client.emit_qr(b"first")
     await h.client.emit_qr(b"second")
 
-    assert h.client.pair_calls == [(PHONE, True)]
+    (request,) = go.pair_requests
+    assert (request.phone, request.clientDisplayName, request.clientType) == (PHONE, "Chrome (Linux)", 1)
+    assert request.showPushNotification
     out = capsys.readouterr().out
     assert "ABCD-EFGH" in out and "phone number" in out
-    assert PHONE not in out
+    assert PHONE not in out and "█" not in out  # no QR code while the code is the way in
+
+
+async def test_a_failed_pairing_code_prints_every_new_qr_code(harness, capsys, monkeypatch) -> None:
+    monkeypatch.setattr(whatsapp, "async_gocode", FakeGoLibrary(error="pairing rejected"))
+    h = harness(pair_phone="+1 416 555 0123", sleep_blocks=True)
+    await h.transport.start(h.on_message)
+    await settle(lambda: h.client.connect_calls == 1)
+
+    for code in (b"first", b"second", b"third"):
+        await h.client.emit_qr(code)
+
+    out = capsys.readouterr().out
+    assert out.count("Scan this code") == 3
+    assert h.log.find("whatsapp_pair_code_failed")
+
+
+async def test_a_code_typed_wrongly_still_leaves_the_qr_codes(harness, capsys, monkeypatch) -> None:
+    monkeypatch.setattr(whatsapp, "async_gocode", FakeGoLibrary())
+    h = harness(pair_phone="+1 416 555 0123", sleep_blocks=True)
+    await h.transport.start(h.on_message)
+    await settle(lambda: h.client.connect_calls == 1)
+    await h.client.emit_qr(b"first")
+
+    await h.client.emit(PairStatusEv, PairStatusEv(Status=PairStatusEv.ERROR, Error="code not entered"))
+    await h.client.emit_qr(b"second")
+    await h.client.emit_qr(b"third")
+
+    assert capsys.readouterr().out.count("Scan this code") == 2
 
 
 async def test_stop_is_idempotent_and_stops_the_client_once(harness) -> None:
@@ -603,3 +694,184 @@ async def test_typing_indicator_is_best_effort(harness) -> None:
 
     h.client.send_chat_presence = broken  # type: ignore[method-assign]
     await h.transport.set_typing(ALICE, True)  # must not raise
+
+
+# ------------------------------------------------------------------------ receipts
+
+
+def receipt_event(kind: int, *ids: str, from_me: bool = False, group: bool = False) -> ReceiptEv:
+    chat = JID(User="120363000000000000", Server="g.us") if group else JID(User=PHONE, Server="s.whatsapp.net")
+    source = MessageSource(Chat=chat, Sender=JID(User=PHONE, Server="s.whatsapp.net"), IsFromMe=from_me,
+                           IsGroup=group)
+    return ReceiptEv(MessageSource=source, MessageIDs=list(ids), Timestamp=1_767_610_800, Type=kind)
+
+
+async def test_delivered_read_and_played_receipts_reach_the_service(harness) -> None:
+    h = harness()
+    receipts: list[DeliveryReceipt] = []
+
+    async def on_receipt(receipt: DeliveryReceipt) -> None:
+        receipts.append(receipt)
+
+    await h.transport.start(h.on_message, on_receipt)
+    for kind in (ReceiptEv.DELIVERED, ReceiptEv.READ, ReceiptEv.PLAYED):
+        await h.client.emit(ReceiptEv, receipt_event(kind, "3EB0A", "3EB0B"))
+    # Our own phone reading the chat, a retry request and a group receipt say nothing about a participant.
+    await h.client.emit(ReceiptEv, receipt_event(ReceiptEv.READ_SELF, "3EB0A", from_me=True))
+    await h.client.emit(ReceiptEv, receipt_event(ReceiptEv.RETRY, "3EB0A"))
+    await h.client.emit(ReceiptEv, receipt_event(ReceiptEv.READ, "3EB0C", group=True))
+
+    assert [(r.kind, r.message_ids) for r in receipts] == [
+        ("delivered", ("3EB0A", "3EB0B")), ("read", ("3EB0A", "3EB0B")), ("played", ("3EB0A", "3EB0B")),
+    ]
+    assert receipts[0].timestamp.isoformat() == "2026-01-05T11:00:00+00:00"  # seconds, not milliseconds
+
+
+async def test_mark_read_sends_a_read_receipt_for_the_chat_once_connected(harness) -> None:
+    h = harness()
+    await h.transport.start(h.on_message)
+    await h.transport.mark_read(ALICE, ["3EB0IN1"])  # not connected: nothing, no error
+    assert h.client.read_marks == []
+
+    await settle(lambda: h.client.connect_calls == 1)
+    await h.client.emit(ConnectedEv, ConnectedEv(status=True))
+    await h.transport.mark_read(ALICE, ["3EB0IN1", "3EB0IN2"])
+
+    ((ids, chat, sender, receipt),) = h.client.read_marks
+    assert ids == ("3EB0IN1", "3EB0IN2") and receipt == ReceiptType.READ
+    assert (chat.User, chat.Server) == (sender.User, sender.Server) == (PHONE, "s.whatsapp.net")
+
+
+# ------------------------------------------------------- honest fake, states WhatsApp ends in
+
+
+def test_the_fake_client_has_neonize_0_5_2s_signatures() -> None:
+    """Every call the fake stands in for exists on neonize's NewAClient with the same parameters,
+    so a drifting signature fails here rather than on a study phone."""
+    import inspect
+
+    checked = 0
+    for name, member in vars(FakeClient).items():
+        if name.startswith("_") or name in FAKE_ONLY or not callable(member):
+            continue
+        real = getattr(NewAClient, name, None)
+        assert real is not None, f"NewAClient has no {name}"
+        fake_params = list(inspect.signature(member).parameters.values())[1:]
+        real_params = list(inspect.signature(real).parameters.values())[1:]
+        assert [(p.name, p.kind) for p in fake_params] == [(p.name, p.kind) for p in real_params], name
+        assert inspect.iscoroutinefunction(real) == inspect.iscoroutinefunction(member), name
+        checked += 1
+    assert checked >= 9
+    assert hasattr(NewAClient(":memory:"), "uuid")
+
+
+async def test_connected_announces_presence_once_per_connection(harness) -> None:
+    from neonize.utils.enum import Presence
+
+    h = harness()
+    await h.start_connected()
+    await h.client.emit(DisconnectedEv, DisconnectedEv(status=True))
+    await h.client.emit(ConnectedEv, ConnectedEv(status=True))
+
+    assert h.client.presences == [Presence.AVAILABLE, Presence.AVAILABLE]
+    assert [s.name for s in h.states] == ["connecting", "connected", "unreachable", "connected"]
+
+
+async def test_a_temporary_ban_is_waited_out_then_reconnected(harness) -> None:
+    from neonize.aioze.events import TemporaryBanEv
+
+    h = harness()
+    await h.start_connected()
+
+    await h.client.emit(TemporaryBanEv, TemporaryBanEv(Code=2, Expire=3600))
+    await settle(lambda: h.client.connect_calls == 2)
+
+    (logged,) = h.log.find("whatsapp_temporarily_banned")
+    assert logged["reason"] == "blocked by too many users" and "until" in logged
+    banned = next(s for s in h.states if s.name == "banned")
+    assert (banned.until - banned.since).total_seconds() == pytest.approx(3600, abs=5)
+    assert h.delays[-1] == pytest.approx(3602, abs=5)  # until the ban ends (plus the first back-off step)
+
+
+async def test_an_outdated_client_stops_the_service_with_one_clear_line(harness) -> None:
+    from neonize.aioze.events import ClientOutdatedEv
+
+    h = harness()
+    await h.start_connected()
+
+    await h.client.emit(ClientOutdatedEv, ClientOutdatedEv())
+    await spin()
+
+    request = h.transport.exit_request
+    assert request is not None and not request.restart and "pip install --upgrade neonize" in request.message
+    assert h.client.connect_calls == 1 and h.states[-1].name == "outdated"
+
+
+@pytest.mark.parametrize(("reason", "reconnects"), [(1, True), (8, True), (10, False)])
+async def test_a_refused_connection_is_logged_with_its_reason_then_retried(harness, reason: int, reconnects: bool) -> None:
+    from neonize.aioze.events import ConnectFailureEv
+
+    h = harness()
+    await h.start_connected()
+
+    await h.client.emit(ConnectFailureEv, ConnectFailureEv(Reason=reason, Message="stream error"))
+    if reconnects:
+        await settle(lambda: h.client.connect_calls == 2)
+        unreachable = next(state for state in h.states if state.name == "unreachable")
+        assert "connect refused" in unreachable.detail
+    else:  # 503: whatsmeow retries by itself
+        await spin()
+        assert h.client.connect_calls == 1
+    (logged,) = h.log.find("whatsapp_connect_refused")
+    assert logged["reason"] in ("generic", "internal_server_error", "service_unavailable")
+
+
+async def test_unreachable_keeps_the_time_it_started(harness) -> None:
+    h = harness(connect_errors=[NeonizeError("failed to dial whatsapp web websocket")] * 3)
+    await h.transport.start(h.on_message)
+    await settle(lambda: h.client.connect_calls == 4)
+
+    unreachable = [s for s in h.states if s.name == "unreachable"]
+    assert len({s.since for s in unreachable}) == 1  # one outage, however many tries
+    assert "failed to dial" in h.transport.connection_state.detail
+
+
+async def test_stop_waits_for_a_phone_lookup_still_running(harness) -> None:
+    """neonize aborts the process when a look-up runs without its Go client: stop lets it finish."""
+    h = harness()
+    await h.start_connected()
+    release = asyncio.Event()
+    order: list[str] = []
+
+    async def slow_lookup(jid: JID) -> JID:
+        await release.wait()
+        order.append("lookup returned")
+        return JID(User=PHONE, Server="s.whatsapp.net")
+
+    original_stop = h.client.stop
+
+    async def stop() -> None:
+        order.append("client stopped")
+        await original_stop()
+
+    h.client.get_pn_from_lid = slow_lookup  # type: ignore[method-assign]
+    h.client.stop = stop  # type: ignore[method-assign]
+    lid_only = message_event(sender=JID(User=LID, Server="lid"))
+    receiving = asyncio.create_task(h.client.emit(MessageEv, lid_only))
+    await spin()
+    stopping = asyncio.create_task(h.transport.stop())
+    await spin()
+    release.set()
+    await asyncio.gather(receiving, stopping)
+
+    assert order == ["lookup returned", "client stopped"]
+
+
+async def test_no_lookup_starts_once_stopping(harness) -> None:
+    h = harness()
+    await h.start_connected()
+    await h.transport.stop()
+
+    await h.client.emit(MessageEv, message_event(sender=JID(User=LID, Server="lid")))
+
+    assert h.client.pn_lookups == []

@@ -1,0 +1,66 @@
+"""What the WhatsApp library's Go code prints on its own goes through our logs.
+
+neonize's Go side writes to the process's standard output directly ("Press Ctrl+C to exit" on
+every connect, the error of a failed send, which can hold a phone number), bypassing Python.
+:func:`capture_library_stdout` points file descriptor 1 at a pipe whose lines are logged (masked
+like every log line) and gives Python's own ``sys.stdout`` (the QR code, the pairing code) the
+original terminal. Standard error is left alone: a Go crash report must reach it even when the
+process dies mid-line.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["capture_library_stdout"]
+
+
+def capture_library_stdout(log: Any) -> Callable[[], None]:
+    """Start capturing; returns the function that undoes it (idempotent)."""
+    sys.stdout.flush()
+    terminal = os.dup(1)
+    read_end, write_end = os.pipe()
+    os.dup2(write_end, 1)
+    os.close(write_end)
+    original = sys.stdout
+    sys.stdout = os.fdopen(os.dup(terminal), "w", buffering=1, encoding=getattr(original, "encoding", None) or "utf-8",
+                           errors="replace")
+
+    def pump() -> None:
+        with os.fdopen(read_end, "rb", buffering=0) as pipe:
+            pending = b""
+            while chunk := pipe.read(4096):
+                pending += chunk
+                *lines, pending = pending.split(b"\n")
+                for line in lines:
+                    _log_line(log, line)
+            if pending:
+                _log_line(log, pending)
+
+    reader = threading.Thread(target=pump, name="whatsapp-library-stdout", daemon=True)
+    reader.start()
+    restored = False
+
+    def restore() -> None:
+        nonlocal restored
+        if restored:
+            return
+        restored = True
+        sys.stdout.flush()
+        os.dup2(terminal, 1)  # closes the pipe's last write end: the reader sees the end and stops
+        os.close(terminal)
+        reader.join(timeout=2)
+        replacement, sys.stdout = sys.stdout, original
+        replacement.close()
+
+    return restore
+
+
+def _log_line(log: Any, raw: bytes) -> None:
+    text = raw.decode("utf-8", errors="replace").rstrip("\r")
+    if text.strip():
+        log.info("whatsapp_library_output", line=text)

@@ -1,0 +1,60 @@
+"""Where the WhatsApp connection stands, as the service logs it and `status` shows it.
+
+Plain values, no WhatsApp library: the admin script reads them back from the database.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+__all__ = ["CONNECTION_STATES", "ConnectionState", "ExitRequest"]
+
+CONNECTION_STATES = {
+    "connecting": "connecting",
+    "waiting_for_scan": "waiting for the QR code (or pairing code) to be used",
+    "connected": "connected",
+    "unreachable": "WhatsApp unreachable",
+    "banned": "temporarily banned by WhatsApp",
+    "logged_out": "logged out: the device was unlinked",
+    "replaced": "replaced: another program uses this session",
+    "outdated": "refused as outdated: upgrade neonize",
+    "stopped": "stopped",
+}
+"""Each state and how a researcher reads it."""
+
+
+@dataclass(frozen=True)
+class ConnectionState:
+    name: str
+    since: datetime
+    until: datetime | None = None
+    """For ``banned``: when WhatsApp lifts the ban."""
+    detail: str = ""
+    """The last error or reason, already free of phone numbers."""
+
+    def describe(self) -> str:
+        text = f"{CONNECTION_STATES.get(self.name, self.name)} since {self.since.isoformat(timespec='seconds')}"
+        if self.until is not None:
+            text += f" until {self.until.isoformat(timespec='seconds')}"
+        return text + (f" ({self.detail})" if self.detail else "")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "since": self.since.isoformat(),
+                "until": self.until.isoformat() if self.until else None, "detail": self.detail}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ConnectionState:
+        return cls(name=str(data.get("name", "")), since=datetime.fromisoformat(data["since"]),
+                   until=datetime.fromisoformat(data["until"]) if data.get("until") else None,
+                   detail=str(data.get("detail") or ""))
+
+
+@dataclass(frozen=True)
+class ExitRequest:
+    """The transport cannot go on in this process: ``restart`` asks for a fresh one (a new QR code
+    needs one with neonize 0.5.2), otherwise the service stops with ``message`` and exit status 1."""
+
+    message: str
+    restart: bool = False
