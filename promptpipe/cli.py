@@ -141,6 +141,7 @@ def _run_service(coro_factory: Callable[[], Awaitable[int | None]], *, wait_for_
     at exit. Threads that have not ended ``wait_for_threads_s`` after the service stopped are left
     behind with ``os._exit``, once logs and output are flushed."""
     loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
     try:
         code = loop.run_until_complete(coro_factory()) or 0  # type: ignore[arg-type]
     except PromptPipeError as exc:
@@ -151,6 +152,7 @@ def _run_service(coro_factory: Callable[[], Awaitable[int | None]], *, wait_for_
         with contextlib.suppress(Exception):
             loop.run_until_complete(loop.shutdown_asyncgens())
         loop.close()  # shuts the default executor down without waiting for its threads
+        asyncio.set_event_loop(None)
     end = time.monotonic() + wait_for_threads_s
     for thread in threading.enumerate():
         if thread is not threading.current_thread() and not thread.daemon:
