@@ -875,3 +875,83 @@ async def test_no_lookup_starts_once_stopping(harness) -> None:
     await h.client.emit(MessageEv, message_event(sender=JID(User=LID, Server="lid")))
 
     assert h.client.pn_lookups == []
+
+
+# ------------------------------------------------- through neonize's own event dispatch
+
+
+def complete(message: Any) -> Any:
+    """Give every required proto2 field that is unset its zero value, recursively: a real event
+    has them all, and neonize parses with ``FromString``, which refuses a message without them."""
+    for field in message.DESCRIPTOR.fields:
+        if field.is_repeated:
+            if field.message_type is not None:
+                for item in getattr(message, field.name):
+                    complete(item)
+            continue
+        if field.message_type is not None:
+            if message.HasField(field.name) or field.is_required:
+                getattr(message, field.name).SetInParent()
+                complete(getattr(message, field.name))
+        elif field.is_required and not message.HasField(field.name):
+            zero = field.enum_type.values[0].number if field.enum_type is not None else field.default_value
+            setattr(message, field.name, zero)
+    return message
+
+
+async def test_events_through_neonizes_own_dispatch_reach_the_service(capsys) -> None:
+    """A real NewAClient (offline: its connect is replaced) with our handlers; events enter where
+    the Go library hands them over (``event.execute`` and the QR callback), from another thread."""
+    import ctypes
+
+    from neonize.aioze.events import EVENT_TO_INT
+
+    client = NewAClient(":memory:", uuid="promptpipe-dispatch-test")
+    session: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    async def offline_connect(proxy_settings: Any = None) -> asyncio.Future[None]:
+        neonize_events.set_event_loop(asyncio.get_running_loop())  # as the real connect does
+        return session
+
+    client.connect = offline_connect  # type: ignore[method-assign]
+
+    async def never(_: float) -> None:
+        await asyncio.Event().wait()
+
+    transport = WhatsAppTransport("unused", client_factory=lambda _: client, sleep=never, stop_grace_s=0.05)
+    received: list[InboundMessage] = []
+    receipts: list[DeliveryReceipt] = []
+
+    async def on_message(msg: InboundMessage) -> None:
+        received.append(msg)
+
+    async def on_receipt(receipt: DeliveryReceipt) -> None:
+        receipts.append(receipt)
+
+    neonize_events.event_global_loop = None
+    await transport.start(on_message, on_receipt)
+    await settle(lambda: neonize_events.event_global_loop is not None)
+    source = MessageSource(Chat=JID(User=PHONE, Server="s.whatsapp.net"), Sender=JID(User=PHONE, Server="s.whatsapp.net"))
+    message = complete(MessageEv(Info=MessageInfo(MessageSource=source, ID="3EB0REAL", Pushname="Ana",
+                                                  Timestamp=1_767_610_800_000), Message=Message(conversation="hi")))
+    receipt = complete(ReceiptEv(MessageSource=source, MessageIDs=["3EB0OURS"], Timestamp=1_767_610_900,
+                                 Type=ReceiptEv.READ))
+
+    def go_library_thread() -> None:
+        for code, event in ((EVENT_TO_INT[MessageEv], message), (EVENT_TO_INT[ReceiptEv], receipt)):
+            raw = event.SerializeToString()
+            buffer = ctypes.create_string_buffer(raw, len(raw))
+            client.event.execute(0, ctypes.addressof(buffer), len(raw), code)
+        qr = ctypes.create_string_buffer(b"2@qr-from-go")
+        client._NewAClient__onQr(0, ctypes.addressof(qr))  # the callback neonize gives the Go library
+
+    try:
+        await asyncio.to_thread(go_library_thread)
+        await settle(lambda: received and receipts and "Scan this code" in capsys.readouterr().out)
+    finally:
+        await transport.stop()
+        neonize_events.event_global_loop = None
+
+    assert [(m.message_id, m.sender_phone, m.text) for m in received] == [("3EB0REAL", "+14165550123", "hi")]
+    assert [(r.kind, r.message_ids) for r in receipts] == [("read", ("3EB0OURS",))]
+    assert transport.connection_state.name == "stopped"
