@@ -119,6 +119,7 @@ class WhatsAppTransport:
         on_state: Callable[[ConnectionState], None] | None = None,
         stop_grace_s: float = STOP_GRACE_S,
         capture_library_output: bool = False,
+        probe: Callable[[], Awaitable[str | None]] | None = None,
     ) -> None:
         digits = "".join(ch for ch in pair_phone or "" if ch.isdigit())
         if pair_phone and not digits:
@@ -132,7 +133,7 @@ class WhatsAppTransport:
             pair_phone=digits or None, logger=self._log, reconnect_initial_s=reconnect_initial_s,
             reconnect_max_s=reconnect_max_s, sleep=sleep, qr_timeout_s=qr_timeout_s,
             pair_code=lambda client, phone: request_pair_code(client, phone), on_state=on_state,
-            stop_grace_s=stop_grace_s,
+            stop_grace_s=stop_grace_s, probe=probe,
         )
         self._capture_library_output = capture_library_output
         self._restore_stdout: Callable[[], None] | None = None

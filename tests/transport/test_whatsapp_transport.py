@@ -130,6 +130,10 @@ class FakeClient:
             raise self.decrypt_error
         return PollVoteMessage(selectedOptions=[hashlib.sha256(b"Done").digest()])
 
+    @staticmethod
+    async def reachable() -> None:
+        return None
+
     async def emit(self, event_type: Any, ev: Any) -> None:
         """Deliver an event the way neonize does: handler(client, event)."""
         if event_type in (ConnectedEv, PairStatusEv):
@@ -142,7 +146,7 @@ class FakeClient:
         await self.event.qr_handler(self, data)
 
 
-FAKE_ONLY = {"emit", "emit_qr"}
+FAKE_ONLY = {"emit", "emit_qr", "reachable"}
 
 
 class FakeGoLibrary:
@@ -210,6 +214,8 @@ class Harness:
         self.client = FakeClient(kwargs.pop("connect_errors", None))
         self.states: list[Any] = []
         kwargs.setdefault("stop_grace_s", 0.05)
+        self.unreachable: list[str] = list(kwargs.pop("unreachable", []))
+        kwargs.setdefault("probe", self._probe)
         kwargs.setdefault("on_state", self.states.append)
         self.log = RecordingLogger()
         self.delays: list[float] = []
@@ -219,6 +225,10 @@ class Harness:
             "session.db", logger=self.log, client_factory=self._factory, sleep=self._sleep, **kwargs
         )
         self.factory_paths: list[str] = []
+
+    async def _probe(self) -> str | None:
+        """WhatsApp answers, unless the test scripted outages (one per attempt)."""
+        return self.unreachable.pop(0) if self.unreachable else None
 
     def _factory(self, path: str) -> FakeClient:
         self.factory_paths.append(path)
@@ -275,7 +285,7 @@ def message_event(
 
 
 def test_it_is_a_transport_that_must_not_resend_blindly() -> None:
-    transport = WhatsAppTransport("session.db", client_factory=lambda _: FakeClient())
+    transport = WhatsAppTransport("session.db", client_factory=lambda _: FakeClient(), probe=FakeClient.reachable)
 
     assert isinstance(transport, Transport)
     assert (transport.name, transport.resend_is_safe) == ("whatsapp", False)
@@ -459,7 +469,7 @@ async def test_stop_is_idempotent_and_stops_the_client_once(harness) -> None:
 
 
 async def test_stop_during_backoff_and_before_start_returns(harness) -> None:
-    never_started = WhatsAppTransport("session.db", client_factory=lambda _: FakeClient())
+    never_started = WhatsAppTransport("session.db", client_factory=lambda _: FakeClient(), probe=FakeClient.reachable)
     await never_started.stop()
 
     h = harness(connect_errors=[NeonizeError("dial failed")], sleep_blocks=True)
@@ -918,7 +928,11 @@ async def test_events_through_neonizes_own_dispatch_reach_the_service(capsys) ->
     async def never(_: float) -> None:
         await asyncio.Event().wait()
 
-    transport = WhatsAppTransport("unused", client_factory=lambda _: client, sleep=never, stop_grace_s=0.05)
+    async def reachable() -> None:
+        return None
+
+    transport = WhatsAppTransport("unused", client_factory=lambda _: client, sleep=never, stop_grace_s=0.05,
+                                  probe=reachable)
     received: list[InboundMessage] = []
     receipts: list[DeliveryReceipt] = []
 
@@ -955,3 +969,54 @@ async def test_events_through_neonizes_own_dispatch_reach_the_service(capsys) ->
     assert [(m.message_id, m.sender_phone, m.text) for m in received] == [("3EB0REAL", "+14165550123", "hi")]
     assert [(r.kind, r.message_ids) for r in receipts] == [("read", ("3EB0OURS",))]
     assert transport.connection_state.name == "stopped"
+
+
+# ------------------------------------------------------------- offline for a long time
+
+
+async def test_the_library_is_not_asked_to_connect_while_whatsapp_cannot_be_reached(harness) -> None:
+    h = harness(unreachable=["cannot reach web.whatsapp.com:443: Network is unreachable"] * 3)
+
+    await h.transport.start(h.on_message)
+    await settle(lambda: h.client.connect_calls == 1)
+
+    assert h.delays == [2.0, 4.0, 8.0]  # backing off as before, without touching the Go library
+    unreachable = [s for s in h.states if s.name == "unreachable"]
+    assert unreachable and "Network is unreachable" in unreachable[0].detail
+
+
+async def test_open_handles_stay_flat_over_100_failed_connects(harness, tmp_path) -> None:
+    """neonize 0.5.2 leaves a handle on the session database open after every connect that fails
+    (16 → 116 descriptors over 100 offline connects, measured with the real library). The fake
+    leaks the same way; the real reachability check, against a port where nothing listens,
+    keeps the library out of it."""
+    import socket
+
+    from promptpipe.transport._whatsapp_session import reach_whatsapp
+
+    with socket.socket() as sock:  # a port that was free a moment ago: connections are refused
+        sock.bind(("127.0.0.1", 0))
+        closed_port = sock.getsockname()[1]
+    leaked: list[int] = []
+
+    class LeakyClient(FakeClient):
+        async def connect(self, proxy_settings: Any = None) -> asyncio.Future[None]:
+            leaked.append(os.open(tmp_path / "session.db", os.O_RDONLY | os.O_CREAT))
+            return await super().connect(proxy_settings)
+
+    h = harness(probe=lambda: reach_whatsapp("127.0.0.1", closed_port), reconnect_max_s=0.0)
+    h.client = LeakyClient()
+    before = len(os.listdir("/proc/self/fd"))
+    try:
+        await h.transport.start(h.on_message)
+        await settle(lambda: len(h.delays) >= 100, rounds=100_000)
+        after = len(os.listdir("/proc/self/fd"))
+        detail = h.transport.connection_state.detail
+    finally:
+        await h.transport.stop()
+        for fd in leaked:
+            os.close(fd)
+
+    assert leaked == [] and h.client.connect_calls == 0
+    assert after - before <= 2  # flat (the check's own socket may be open at that instant)
+    assert "cannot reach 127.0.0.1" in detail
