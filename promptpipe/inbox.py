@@ -145,7 +145,8 @@ class Inbox:
         kind, text, payload = _describe(session, msg)
         payload = {**payload, **extra}
         message_id = add_inbound_message(session, participant_id=participant.id, text=text, now=now,
-                                         wa_message_id=msg.message_id, payload=payload)
+                                         wa_message_id=msg.message_id, payload=payload,
+                                         kind=msg.content if msg.poll_vote is None else "text")
         inbox_id = enqueue_inbox(self.db, session, key=key, participant_id=participant.id, kind=kind, now=now,
                                  payload={**payload, WA_ID: msg.message_id}, message_id=message_id)
         if inbox_id is None:  # a concurrent writer (another node) stored it first
@@ -178,10 +179,31 @@ class Inbox:
         return sender, enrolled
 
 
+NON_TEXT_NOTES = {
+    "voice": "[a voice message; this study can only read text]",
+    "audio": "[an audio file; this study can only read text]",
+    "image": "[a photo without words; this study can only read text]",
+    "video": "[a video without words; this study can only read text]",
+    "sticker": "[a sticker]",
+    "document": "[a document; this study can only read text]",
+    "location": "[a shared location; this study does not use locations]",
+    "contact": "[a shared contact card; this study does not use contacts]",
+}
+"""What the transcript (and so the model) shows for a message without words."""
+
+
 def _describe(session: Session, msg: InboundMessage) -> tuple[str, str, dict[str, Any]]:
-    """Inbox kind, transcript text and payload for a text message or a poll vote."""
+    """Inbox kind, transcript text and payload for a message (text, or without words) or a poll vote."""
     if msg.poll_vote is None:
-        return "message", msg.text, {}
+        payload: dict[str, Any] = {}
+        if msg.content != "text":
+            payload["content"] = msg.content
+        if msg.quoted_message_id:
+            payload["quoted_message_id"] = msg.quoted_message_id
+        if msg.edited:
+            payload["edited"] = True
+        text = msg.text if msg.content == "text" else NON_TEXT_NOTES.get(msg.content, f"[a {msg.content} message]")
+        return "message", text, payload
     vote = msg.poll_vote
     poll = session.execute(select(Message).where(Message.wa_message_id == vote.poll_message_id)).scalars().first()
     options: list[str] = list(poll.payload.get("options", [])) if poll else []

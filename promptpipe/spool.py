@@ -35,6 +35,7 @@ def encode(msg: InboundMessage) -> dict[str, Any]:
         "sender_name": msg.sender_name, "text": msg.text, "timestamp": msg.timestamp.isoformat(),
         "poll_vote": None if vote is None else {"poll_message_id": vote.poll_message_id,
                                                 "selected_hashes": list(vote.selected_hashes)},
+        "content": msg.content, "quoted_message_id": msg.quoted_message_id, "edited": msg.edited,
     }
 
 
@@ -45,6 +46,8 @@ def decode(data: dict[str, Any]) -> InboundMessage:
         sender_name=str(data.get("sender_name") or ""), text=str(data.get("text") or ""),
         timestamp=datetime.fromisoformat(data["timestamp"]),
         poll_vote=None if not vote else PollVote(str(vote["poll_message_id"]), tuple(vote["selected_hashes"])),
+        content=str(data.get("content") or "text"), quoted_message_id=data.get("quoted_message_id"),
+        edited=bool(data.get("edited", False)),
     )
 
 

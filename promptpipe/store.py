@@ -174,10 +174,11 @@ def enqueue_inbox(
 
 def add_inbound_message(
     session: Session, *, participant_id: str, text: str, now: datetime, wa_message_id: str | None,
-    payload: dict[str, Any] | None = None,
+    payload: dict[str, Any] | None = None, kind: str = "text",
 ) -> int:
-    """The transcript row of an inbound message; returns its id."""
-    return _insert_message(session, participant_id=participant_id, direction="in", role="user", kind="text",
+    """The transcript row of an inbound message; returns its id. ``kind`` is ``text`` or what came
+    without words (``voice``, ``image``…)."""
+    return _insert_message(session, participant_id=participant_id, direction="in", role="user", kind=kind,
                            text=text, payload=payload or {}, wa_message_id=wa_message_id, status="received",
                            created_at=now)
 

@@ -127,6 +127,40 @@ def _text_of(message: Any) -> str:
     return ""
 
 
+# Messages without words, by the field that carries them (checked after captions, which are text).
+_CONTENT_FIELDS = (
+    ("audioMessage", "audio"), ("imageMessage", "image"), ("videoMessage", "video"), ("ptvMessage", "video"),
+    ("stickerMessage", "sticker"), ("documentMessage", "document"), ("locationMessage", "location"),
+    ("liveLocationMessage", "location"), ("contactMessage", "contact"), ("contactsArrayMessage", "contact"),
+)
+
+
+def _content_of(message: Any) -> str | None:
+    """What a message without text is (``voice`` for a recorded voice note), or None."""
+    for field, content in _CONTENT_FIELDS:
+        if message.HasField(field):
+            if content == "audio" and getattr(message.audioMessage, "PTT", False):
+                return "voice"
+            return content
+    return None
+
+
+def _unwrap_edit(message: Any) -> tuple[Any, bool]:
+    """whatsmeow usually hands over an edit already unwrapped (``IsEdit``); unwrap it if not."""
+    if message.HasField("protocolMessage") and message.protocolMessage.HasField("editedMessage"):
+        return message.protocolMessage.editedMessage, True
+    return message, False
+
+
+def _quoted_id(message: Any) -> str | None:
+    for field in ("extendedTextMessage", *_CAPTIONED_FIELDS):
+        if message.HasField(field):
+            inner = getattr(message, field)
+            if inner.HasField("contextInfo") and inner.contextInfo.stanzaID:
+                return str(inner.contextInfo.stanzaID)
+    return None
+
+
 def _timestamp(raw: int) -> datetime:
     """Inbound messages carry milliseconds and send results seconds; accept either."""
     if raw <= 0:
@@ -148,24 +182,32 @@ def to_inbound(
     """
     if not is_direct_message(ev):
         return None
-    message = ev.Message
+    message, wrapped_edit = _unwrap_edit(ev.Message)
+    edited = wrapped_edit or bool(getattr(ev, "IsEdit", False))
     is_poll_update = message.HasField("pollUpdateMessage")
     if is_poll_update and poll_vote is None:
         return None  # an undecrypted vote says nothing we can use
     text = "" if is_poll_update else _text_of(message)
-    if not text and not is_poll_update:
+    content = "text" if text or is_poll_update else _content_of(message)
+    if content is None:
         return None
     phone, lid = _phone_and_lid(ev, resolved_phone)
     if phone is None and lid is None:
         return None
+    message_id = ev.Info.ID
+    if edited:  # an edit is a new message; its id may repeat the original's, so make it its own
+        message_id = f"{message_id}~edit~{ev.Info.Timestamp}"
     return InboundMessage(
-        message_id=ev.Info.ID,
+        message_id=message_id,
         sender_phone=phone,
         sender_lid=lid,
         sender_name=ev.Info.Pushname,
         text=text,
         timestamp=_timestamp(ev.Info.Timestamp),
         poll_vote=poll_vote if is_poll_update else None,
+        content=content,
+        quoted_message_id=_quoted_id(message),
+        edited=edited,
     )
 
 

@@ -39,6 +39,16 @@ class InboundMessage:
     text: str
     timestamp: datetime
     poll_vote: PollVote | None = None
+    content: str = "text"
+    """``text`` (a caption counts as text), or what came without words: ``voice``, ``audio``,
+    ``image``, ``video``, ``sticker``, ``document``, ``location``, ``contact``."""
+    quoted_message_id: str | None = None
+    """The WhatsApp id of the message this one quotes (a swipe reply), if any."""
+    edited: bool = False
+    """The participant edited an earlier message; ``text`` is the new wording."""
+
+
+NON_TEXT_CONTENT = ("voice", "audio", "image", "video", "sticker", "document", "location", "contact")
 
 
 @dataclass(frozen=True)

@@ -12,11 +12,19 @@ from neonize.proto.Neonize_pb2 import JID, MessageInfo, MessageSource, SendRespo
 from neonize.proto.Neonize_pb2 import Message as MessageEv
 from neonize.proto.waCommon.WACommon_pb2 import MessageKey
 from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import (
+    AudioMessage,
+    ContactMessage,
+    ContextInfo,
+    DocumentMessage,
     ExtendedTextMessage,
     ImageMessage,
+    LocationMessage,
     Message,
     PollUpdateMessage,
     PollVoteMessage,
+    ProtocolMessage,
+    StickerMessage,
+    VideoMessage,
 )
 
 from promptpipe.errors import NotConnected, SendFailed
@@ -283,3 +291,53 @@ def test_what_the_go_library_prints_goes_through_our_masked_logs(tmp_path) -> No
     assert done.stdout == "Scan this code\n"
     assert "whatsapp_library_output" in done.stderr and "Press Ctrl+C to exit" in done.stderr
     assert "+*******0123@s.whatsapp.net" in done.stderr and "14165550123" not in done.stderr
+
+
+# ------------------------------------------------- every way a participant answers
+
+
+@pytest.mark.parametrize(
+    ("message", "content"),
+    [
+        pytest.param(Message(audioMessage=AudioMessage(PTT=True, seconds=7)), "voice", id="voice-note"),
+        pytest.param(Message(audioMessage=AudioMessage(seconds=70)), "audio", id="audio-file"),
+        pytest.param(Message(imageMessage=ImageMessage()), "image", id="photo-without-caption"),
+        pytest.param(Message(videoMessage=VideoMessage()), "video", id="video-without-caption"),
+        pytest.param(Message(stickerMessage=StickerMessage()), "sticker", id="sticker"),
+        pytest.param(Message(documentMessage=DocumentMessage(fileName="plan.pdf")), "document", id="document"),
+        pytest.param(Message(locationMessage=LocationMessage(degreesLatitude=43.6)), "location", id="location"),
+        pytest.param(Message(contactMessage=ContactMessage(displayName="Bo")), "contact", id="contact"),
+    ],
+)
+def test_messages_without_words_are_kept_with_their_kind(message: Message, content: str) -> None:
+    msg = to_inbound(event(message))
+
+    assert msg is not None and (msg.content, msg.text) == (content, "")
+
+
+def test_a_caption_is_text_as_before() -> None:
+    msg = to_inbound(event(Message(imageMessage=ImageMessage(caption="my walk today"))))
+
+    assert msg is not None and (msg.content, msg.text) == ("text", "my walk today")
+
+
+def test_a_swipe_reply_keeps_the_id_of_the_message_it_quotes() -> None:
+    quoting = ExtendedTextMessage(text="that one worked", contextInfo=ContextInfo(stanzaID="3EB0PROMPT"))
+
+    msg = to_inbound(event(Message(extendedTextMessage=quoting)))
+
+    assert msg is not None and (msg.text, msg.quoted_message_id) == ("that one worked", "3EB0PROMPT")
+    assert to_inbound(event()).quoted_message_id is None  # type: ignore[union-attr]
+
+
+def test_an_edit_is_a_new_message_marked_as_an_edit() -> None:
+    unwrapped = event(Message(conversation="I walked 30 minutes"))
+    unwrapped.IsEdit = True
+    wrapped = event(Message(protocolMessage=ProtocolMessage(editedMessage=Message(conversation="30, not 20"))))
+
+    first, second = to_inbound(unwrapped), to_inbound(wrapped)
+
+    assert first is not None and second is not None
+    assert (first.text, first.edited, second.text, second.edited) == ("I walked 30 minutes", True, "30, not 20", True)
+    assert first.message_id != "3EB0C0FFEE"  # never mistaken for a repeat of the original message
+    assert first.message_id == to_inbound(unwrapped).message_id  # a redelivered edit still is one  # type: ignore[union-attr]
