@@ -105,7 +105,8 @@ def build_transport(settings: Settings) -> Transport:
 
         return WhatsAppTransport(
             str(settings.whatsapp_session_path), pair_phone=settings.whatsapp_pair_phone,
-            bot_label=settings.whatsapp_bot_label, capture_library_output=True,
+            bot_label=settings.whatsapp_bot_label, capture_library_output=True, log_format=settings.log_format,
+            debug=settings.debug,
         )
     raise ConfigError("PROMPTPIPE_TRANSPORT=console is only for `promptpipe chat --phone …`; use whatsapp or dry-run for serve.")
 
@@ -151,7 +152,8 @@ class App:
         flow = ConversationFlow(db, llm, clock, load_prompts(settings),
                                 FlowConfig(history_window=settings.history_window, debug=settings.debug, policy=policy,
                                            summary_every_turns=settings.history_summary_every_turns,
-                                           safety=load_safety(settings), mark_read=settings.mark_read),
+                                           safety=load_safety(settings), mark_read=settings.mark_read,
+                                           typed_answer_window=settings.typed_answer_window),
                                 transport, on_alarms_changed=alarms.request_sync,
                                 on_timers_changed=alarms.request_timer_changes,
                                 on_flags_raised=alerts.kick if alerts else None)

@@ -20,7 +20,7 @@ from promptpipe import admin, oversight
 from promptpipe.clock import SystemClock
 from promptpipe.config import Settings, ensure_state_dir, load_settings
 from promptpipe.db import Database, sqlite_file
-from promptpipe.errors import PromptPipeError
+from promptpipe.errors import AdminError, PromptPipeError
 from promptpipe.files import PRIVATE_UMASK, LooseMode, loose_modes, tighten
 from promptpipe.logging import configure_logging, get_logger
 from promptpipe.service_status import read_status
@@ -306,7 +306,7 @@ async def _admin_command(args: argparse.Namespace, db: Database, clock: SystemCl
                 else:
                     print(f"{key}: {_cell(value) if value not in ('', None) else '-'}")
     elif args.command == "simulate":
-        inbox_id = await admin.simulate(db, clock, phone=args.phone, text=" ".join(args.text))
+        inbox_id = await _simulate_command(args, db, clock)
         print(f"stored as inbox row {inbox_id}; the running service will answer it")
     elif args.command in admin.STATUS_COMMANDS:
         print(await admin.set_status(db, clock, phone=args.phone, action=args.command, reason=args.reason or "",
@@ -377,6 +377,19 @@ async def _admin_command(args: argparse.Namespace, db: Database, clock: SystemCl
         for warning in result.warnings:
             print(f"warning: {warning}", file=sys.stderr)
     return 0
+
+
+async def _simulate_command(args: argparse.Namespace, db: Database, clock: SystemClock) -> int:
+    text = " ".join(args.text)
+    if args.vote is not None or args.react is not None:
+        if text or args.kind != "text" or args.reply_to_prompt or (args.vote is not None and args.react is not None):
+            raise AdminError("give one thing to simulate: a message (with --kind or --reply-to-prompt), "
+                             "--vote or --react")
+        if args.vote is not None:
+            return await admin.simulate_vote(db, clock, phone=args.phone, option=args.vote)
+        return await admin.simulate_reaction(db, clock, phone=args.phone, emoji=args.react, to=args.to)
+    return await admin.simulate(db, clock, phone=args.phone, text=text, kind=args.kind,
+                                reply_to_prompt=args.reply_to_prompt)
 
 
 async def _erase_command(args: argparse.Namespace, db: Database, clock: SystemClock) -> int:
@@ -475,9 +488,19 @@ def admin_main(argv: Sequence[str] | None = None) -> int:
     show = sub.add_parser("show", help="one participant: status, stage, profile")
     show.add_argument("--phone", required=True)
     show.add_argument("--json", action="store_true")
-    simulate = sub.add_parser("simulate", help="inject a message as if the participant sent it")
+    simulate = sub.add_parser("simulate", help="act as the participant: a message, a vote, a reaction "
+                              "(the running service answers as it would on WhatsApp)")
     simulate.add_argument("--phone", required=True)
-    simulate.add_argument("text", nargs="+")
+    simulate.add_argument("text", nargs="*", help="the message text")
+    simulate.add_argument("--kind", default="text", help="send a message without words instead: "
+                          "voice, audio, image, video, sticker, document, location or contact")
+    simulate.add_argument("--reply-to-prompt", metavar="DATE", help="a swipe reply to the daily prompt of that "
+                          "local day (YYYY-MM-DD)")
+    simulate.add_argument("--vote", metavar="OPTION", help="tap an option of the newest prompt's poll: its words "
+                          "(\"Done\", \"Just right\") or its number on the newest poll")
+    simulate.add_argument("--react", metavar="EMOJI", help="react to the newest daily prompt (\"\" takes it back)")
+    simulate.add_argument("--to", choices=admin.REACTION_TARGETS, default="prompt",
+                          help="with --react: the prompt (default) or its poll")
     transcript = sub.add_parser("transcript", help="every message in and out, with times and status")
     transcript.add_argument("--phone", required=True)
     transcript.add_argument("--json", action="store_true")

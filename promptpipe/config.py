@@ -98,6 +98,9 @@ class Settings:
     delivery_receipt_window: timedelta = timedelta(hours=12)
     """DELIVERY_RECEIPT_WINDOW (default 12h): a prompt with no delivered receipt this long after
     it was sent counts as ``not_delivered`` rather than ``no_reply``."""
+    typed_answer_window: timedelta = timedelta(0)
+    """TYPED_ANSWER_WINDOW (default 0 = until the next prompt): how long after a daily prompt a
+    typed "done", "2" or 👍 still answers its polls; after that it is an ordinary message."""
     scheduler_prep_time_minutes: int = 10
     """SCHEDULER_PREP_TIME_MINUTES (default 10): the daily prompt is sent this long before the habit time."""
     misfire_grace: timedelta = timedelta(hours=1)
@@ -346,6 +349,7 @@ def load_settings(env: Mapping[str, str] | None = None, *, env_file: str | Path 
             if get("WHATSAPP_QR_RENEWALS") else defaults.whatsapp_qr_renewals
         ),
         delivery_receipt_window=_duration(get, "DELIVERY_RECEIPT_WINDOW", defaults.delivery_receipt_window),
+        typed_answer_window=_duration(get, "TYPED_ANSWER_WINDOW", defaults.typed_answer_window),
         scheduler_prep_time_minutes=(
             parse_int("SCHEDULER_PREP_TIME_MINUTES", get("SCHEDULER_PREP_TIME_MINUTES"), minimum=0)
             if get("SCHEDULER_PREP_TIME_MINUTES") else defaults.scheduler_prep_time_minutes

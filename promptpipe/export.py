@@ -86,12 +86,12 @@ MESSAGE_COLUMNS = (
     "id", "participant_id", "direction", "role", "kind", "status", "text", "created_at_utc", "created_at_local",
     "sent_at_utc", "sent_at_local", "wa_message_id", "delivery", "delivered_at_utc", "delivered_at_local",
     "read_at_utc", "read_at_local", "played_at_utc", "played_at_local",
-    "poll_purpose", "poll_options", "vote_chosen", "handled_as", "payload",
+    "poll_purpose", "poll_options", "vote_chosen", "vote_source", "handled_as", "payload",
 )
 DELIVERY_COLUMNS = (
     "id", "participant_id", "schedule_id", "local_date", "prompt_text", "prompt_message_id", "poll_message_id",
     "sent_at_utc", "sent_at_local", "delivered_at_utc", "delivered_at_local", "read_at_utc", "read_at_local",
-    "vote", "voted_at_utc", "voted_at_local", "vote_changes",
+    "vote", "vote_source", "voted_at_utc", "voted_at_local", "vote_changes",
     "replied_at_utc", "replied_at_local", "reminder_at_utc", "reminder_at_local", "reminder_sent", "outcome",
 )
 TRANSITION_COLUMNS = (
@@ -215,6 +215,7 @@ def _message_row(row: Any, people: People) -> dict[str, Any]:
         "poll_purpose": payload.get("purpose"),
         "poll_options": _as_list(payload.get("options")),
         "vote_chosen": _as_list(payload.get("selected")),
+        "vote_source": payload.get("vote_source") or ("tap" if "poll_message_id" in payload else None),
         "handled_as": payload.get("handled_as"),
         "payload": stored,
     }
@@ -228,7 +229,7 @@ def _delivery_row(row: Any, people: People) -> dict[str, Any]:
         "prompt_message_id": row.prompt_message_id, "poll_message_id": row.poll_message_id,
         **_times("sent_at", row.sent_at, zone),
         **_times("delivered_at", row.delivered_at, zone), **_times("read_at", row.read_at, zone),
-        "vote": row.vote, **_times("voted_at", row.voted_at, zone), "vote_changes": row.vote_changes,
+        "vote": row.vote, "vote_source": row.vote_source, **_times("voted_at", row.voted_at, zone), "vote_changes": row.vote_changes,
         **_times("replied_at", row.replied_at, zone), **_times("reminder_at", row.reminder_at, zone),
         "reminder_sent": row.reminder_at is not None,
         "outcome": delivery_outcome(row.vote, row.replied_at, row.reminder_at, not_delivered=delivery_status(

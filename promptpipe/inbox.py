@@ -153,7 +153,7 @@ class Inbox:
             raise _Duplicate
         cancelled = cancel_timers(session, participant.id, CANCELLED_BY_REPLY, now, reason="the participant wrote")
         if kind == "message":
-            mark_first_reply(session, participant.id, now)
+            mark_first_reply(session, participant.id, now, quoted_wa_id=msg.quoted_message_id)
         return participant.id, inbox_id, kind, enrolled, cancelled
 
     def _resolve_sender(self, session: Session, msg: InboundMessage, now: datetime) -> tuple[SenderRef, bool] | None:
@@ -193,7 +193,12 @@ NON_TEXT_NOTES = {
 
 
 def _describe(session: Session, msg: InboundMessage) -> tuple[str, str, dict[str, Any]]:
-    """Inbox kind, transcript text and payload for a message (text, or without words) or a poll vote."""
+    """Inbox kind, transcript text and payload for a message (text, or without words), a reaction
+    or a poll vote."""
+    if msg.reaction is not None:
+        emoji = msg.reaction.emoji
+        return "reaction", f"(reaction: {emoji})" if emoji else "(reaction taken back)", {
+            "reacted_to": msg.reaction.message_id, "emoji": emoji}
     if msg.poll_vote is None:
         payload: dict[str, Any] = {}
         if msg.content != "text":

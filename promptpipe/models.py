@@ -291,6 +291,9 @@ class PromptDelivery(SQLModel, table=True):
     voted_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
     vote_changes: int = 0
     """How often a vote was changed or withdrawn after the first."""
+    vote_source: str | None = None
+    """How the standing vote was given: tap (on the poll), typed ("done", "2", "yes"), or
+    reaction (👍 on the poll); None without a vote."""
     replied_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
     """The participant's first written message after the prompt."""
     reminder_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))

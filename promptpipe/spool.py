@@ -21,7 +21,7 @@ from typing import Any
 
 from promptpipe.files import PRIVATE_FILE_MODE, make_private_dir
 from promptpipe.logging import get_logger
-from promptpipe.transport import InboundMessage, PollVote
+from promptpipe.transport import InboundMessage, PollVote, Reaction
 
 log = get_logger("promptpipe.spool")
 
@@ -36,11 +36,13 @@ def encode(msg: InboundMessage) -> dict[str, Any]:
         "poll_vote": None if vote is None else {"poll_message_id": vote.poll_message_id,
                                                 "selected_hashes": list(vote.selected_hashes)},
         "content": msg.content, "quoted_message_id": msg.quoted_message_id, "edited": msg.edited,
+        "reaction": None if msg.reaction is None else {"message_id": msg.reaction.message_id,
+                                                       "emoji": msg.reaction.emoji},
     }
 
 
 def decode(data: dict[str, Any]) -> InboundMessage:
-    vote = data.get("poll_vote")
+    vote, reaction = data.get("poll_vote"), data.get("reaction")
     return InboundMessage(
         message_id=str(data["message_id"]), sender_phone=data.get("sender_phone"), sender_lid=data.get("sender_lid"),
         sender_name=str(data.get("sender_name") or ""), text=str(data.get("text") or ""),
@@ -48,6 +50,7 @@ def decode(data: dict[str, Any]) -> InboundMessage:
         poll_vote=None if not vote else PollVote(str(vote["poll_message_id"]), tuple(vote["selected_hashes"])),
         content=str(data.get("content") or "text"), quoted_message_id=data.get("quoted_message_id"),
         edited=bool(data.get("edited", False)),
+        reaction=None if not reaction else Reaction(str(reaction["message_id"]), str(reaction["emoji"])),
     )
 
 

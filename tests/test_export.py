@@ -54,12 +54,12 @@ MESSAGE_COLUMNS = [
     "id", "participant_id", "direction", "role", "kind", "status", "text", "created_at_utc", "created_at_local",
     "sent_at_utc", "sent_at_local", "wa_message_id", "delivery", "delivered_at_utc", "delivered_at_local",
     "read_at_utc", "read_at_local", "played_at_utc", "played_at_local",
-    "poll_purpose", "poll_options", "vote_chosen", "handled_as", "payload",
+    "poll_purpose", "poll_options", "vote_chosen", "vote_source", "handled_as", "payload",
 ]
 DELIVERY_COLUMNS = [
     "id", "participant_id", "schedule_id", "local_date", "prompt_text", "prompt_message_id", "poll_message_id",
     "sent_at_utc", "sent_at_local", "delivered_at_utc", "delivered_at_local", "read_at_utc", "read_at_local",
-    "vote", "voted_at_utc", "voted_at_local", "vote_changes",
+    "vote", "vote_source", "voted_at_utc", "voted_at_local", "vote_changes",
     "replied_at_utc", "replied_at_local", "reminder_at_utc", "reminder_at_local", "reminder_sent", "outcome",
 ]
 TRANSITION_COLUMNS = ["id", "participant_id", "kind", "name", "from_value", "to_value", "reason", "at_utc", "at_local"]
@@ -261,8 +261,8 @@ async def test_csv_export_row_by_row(db: Database, study: dict[str, Any], tmp_pa
     assert (poll["poll_purpose"], poll["poll_options"], poll["vote_chosen"]) == ("done", "Done;Not this time", "")
     assert poll["sent_at_local"] == local(T0 + timedelta(minutes=1, seconds=2), TORONTO) == "2026-03-02T08:01:02-05:00"
     assert json.loads(poll["payload"]) == {"options": ["Done", "Not this time"], "purpose": "done"}
-    assert (vote["poll_purpose"], vote["vote_chosen"], vote["handled_as"], vote["poll_options"]) == \
-        ("done", "Done", "counted", "")
+    assert (vote["poll_purpose"], vote["vote_chosen"], vote["vote_source"], vote["handled_as"], vote["poll_options"]) \
+        == ("done", "Done", "tap", "counted", "")
     assert json.loads(vote["payload"])["known_poll"] is True
     assert namaste["participant_id"] == "p-ravi" and namaste["handled_as"] == ""
     assert namaste["created_at_local"] == local(T0 + timedelta(hours=2), KOLKATA) == "2026-03-02T20:30:00+05:30"

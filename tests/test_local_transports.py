@@ -110,3 +110,33 @@ async def test_dry_run_journal_records_each_message_once_across_a_crash(tmp_path
             continue
     assert [(e["ref"], e["kind"]) for e in entries] == [("reply:1", "text"), ("reply:2", "poll")]
     assert again.recognised == 1
+
+
+async def test_console_chat_shows_a_poll_with_numbers_and_takes_a_number_as_a_tap(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer,
+) -> None:
+    from promptpipe.flow import votes
+    from tests.feedback_helpers import MONDAY_PROMPT, deliveries
+    from tests.schedule_helpers import NUDGE, QUIET, at, enroll_with_schedule
+
+    lines: queue.Queue[str] = queue.Queue()
+    out = io.StringIO()
+    console = ConsoleTransport(ANA, out=out, read_line=lines.get)
+    app = await make_app(console, **QUIET)
+    pid = await enroll_with_schedule(app, fake_openai, ANA, "America/Toronto")
+    fake_openai.say(NUDGE, match="scheduled daily nudge")
+    await at(app, MONDAY_PROMPT)
+    assert "agent> Did you do it?" in out.getvalue()
+    assert "   1. Done\n   2. Not this time\n   (tap an option: type its number)" in out.getvalue()
+
+    lines.put("3\n")  # not an option: said so, nothing stored
+    lines.put("1\n")
+    await until(lambda: app.inbox.accepted == 1, "the tap to reach the inbox")
+    await app.run_until_idle()
+
+    assert "(choose a number from 1 to 2)" in out.getvalue()
+    [delivery] = await deliveries(app, pid)
+    assert (delivery.vote, delivery.vote_source) == ("done", "tap")
+    assert f"agent> {votes.FIRST_REPLY['done']}" in out.getvalue()
+    lines.put("/quit\n")
+    fake_openai.assert_complete()

@@ -51,11 +51,12 @@ def mark_poll_sent(state: TurnState, local_day: date) -> list[str]:
     return options_for(current(state))
 
 
-def apply_vote(state: TurnState, chosen: list[str], poll_id: int | None, *, withdrawn: bool) -> tuple[str | None, str]:
+def apply_vote(state: TurnState, chosen: list[str], poll_id: int | None, *, withdrawn: bool,
+               source: str = "tap") -> tuple[str | None, str]:
     """Set the intensity as voted on poll ``poll_id`` (our transcript id); returns the reply (or
     None) and how the vote was handled. A changed vote moves from the level the poll started at,
     so "more" then "less" ends one step below it, not back where it was; a withdrawn vote
-    restores that level; a vote on an older poll changes nothing."""
+    restores that level; a vote on an older poll changes nothing. ``source``: tap or typed."""
     latest = state.profile.get(POLL_MESSAGE)
     if latest is not None and poll_id != latest:
         return OUTDATED_REPLY, "outdated"
@@ -75,6 +76,7 @@ def apply_vote(state: TurnState, chosen: list[str], poll_id: int | None, *, with
         return None, "repeated"
     index = LEVELS.index(base) + step
     level = LEVELS[index] if 0 <= index < len(LEVELS) else base
-    state.profile = {**state.profile, "intensity": level, VOTE: {"poll": poll_id, "base": base, "choice": option}}
+    state.profile = {**state.profile, "intensity": level, VOTE: {"poll": poll_id, "base": base, "choice": option,
+                                                                        "source": source}}
     reply = ACKS[option] if 0 <= index < len(LEVELS) else AT_LIMIT[option]
     return reply, "changed" if earlier is not None else "counted"

@@ -17,22 +17,26 @@ import asyncio
 import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 
 from sqlalchemy.orm import Session
 
 from promptpipe import keys
 from promptpipe.clock import Clock
 from promptpipe.db import Database
-from promptpipe.delivery_store import annotate_message, mark_reminder_sent, vote_targets, with_counters
+from promptpipe.delivery_store import (
+    QuotedMessage, annotate_message, mark_reminder_sent, messages_by_wa_id, newest_polls, vote_targets, with_counters,
+)
 from promptpipe.errors import ContextTooLong, LLMError, LLMRejected
 from promptpipe.flag_store import add_flags
 from promptpipe.flow import intensity, votes
 from promptpipe.flow.commands import STOPPED, CommandPlan, paused_hint, plan_commands
+from promptpipe.flow.context_notes import quote_note, reaction_note
 from promptpipe.flow.daily_prompt import CommitHook, Outgoing, delivery_hook, prepare_daily_prompt
 from promptpipe.flow.failures import record_failure
 from promptpipe.flow.safety_step import SCREENED, SafetyConfig, screen_batch, was_screened, with_safety_message
 from promptpipe.flow.timer_events import REMINDER_TEXT, apply_silent_timer, arm_after_hand_over
+from promptpipe.flow.typed_answers import Ambiguous, OpenPoll, PollAnswer, open_polls, reaction_answer, read_answer
 from promptpipe.llm import LLM
 from promptpipe.localtime import zone_or_utc
 from promptpipe.logging import get_logger
@@ -65,8 +69,30 @@ FOLD_SPAN = 3
 """A turn reads at most this many windows of unsummarised history (the rest is folded first)."""
 
 
-TurnContext = tuple[TurnState, list[HistoryEntry], dict[int, str]]
-"""The participant's state, their history window, and the texts of the batch by inbox row id."""
+@dataclass
+class TurnContext:
+    """What a turn reads before it starts, in one transaction."""
+
+    state: TurnState
+    history: list[HistoryEntry]
+    texts: dict[int, str]
+    """The texts of the batch by inbox row id."""
+    polls: list[OpenPoll] = field(default_factory=list)
+    """Polls a typed answer or a reaction in the batch may resolve."""
+    quoted: dict[str, QuotedMessage] = field(default_factory=dict)
+    """Messages the batch quotes or reacts to, by WhatsApp id."""
+
+
+@dataclass(frozen=True)
+class _Vote:
+    """One answer to a poll: tapped, typed or reacted."""
+
+    item: InboxRow
+    purpose: object
+    poll_id: int | None
+    chosen: list[str]
+    withdrawn: bool = False
+    source: str = "tap"
 
 
 READ_KINDS = ("message", "poll_vote")
@@ -83,6 +109,16 @@ class FlowConfig:
     safety: SafetyConfig = field(default_factory=SafetyConfig)
     mark_read: bool = True
     """Blue ticks on the participant's messages once the turn that answers them is committed."""
+    typed_answer_window: timedelta = timedelta(0)
+    """How long after a prompt a typed answer still resolves its polls (0: until the next prompt)."""
+
+
+ANSWER_CHARS = 60
+"""Messages longer than this are never a typed poll answer (their open polls are not even read)."""
+
+
+def _as_int(value: object) -> int | None:
+    return value if isinstance(value, int) else None
 
 
 def _lateness(due_at: object, now: datetime) -> float | None:
@@ -137,7 +173,7 @@ class ConversationFlow:
         True when part of the batch is still pending (the lane runs it next)."""
         if context is None:
             context = await self.db.run(lambda session: self.load_context(session, participant_id, batch))
-        state, history, texts = context
+        state, history, texts = context.state, context.history, context.texts
         first = batch[0]
         if first.kind == "sync":  # an admin change: the alarms follow our tables again
             await self._close_without_reply(batch, state)
@@ -146,12 +182,19 @@ class ConversationFlow:
         if first.kind == "poll_vote":
             await self._poll_vote(state, batch)
             return False
+        if first.kind == "reaction":
+            await self._reaction(context, first)
+            return False
         if first.kind == "message":
             if await self._screen(state, batch, texts):
                 return True
             plan = plan_commands(state, [texts.get(item.id, "") for item in batch])
             if plan is not None:
                 return await self._commands(state, batch, plan)
+            if state.status == ACTIVE and context.polls:
+                answers = self._typed_answers(context, batch)
+                if answers:
+                    return await self._answers(state, batch, answers)
         if state.status != ACTIVE:
             await self._answer_inactive(state, batch)
             return False
@@ -161,15 +204,26 @@ class ConversationFlow:
         if first.kind == "timer":
             await self._timer(state, batch, history)
             return False
-        await self._conversation_turn(state, batch, history, texts)
+        await self._conversation_turn(state, batch, history, self._model_inputs(context, batch))
         return False
 
+    @staticmethod
+    def _model_inputs(context: TurnContext, batch: list[InboxRow]) -> list[str]:
+        """The batch's texts as the model reads them: a swipe reply says what it answers."""
+        inputs = []
+        for item in batch:
+            text = context.texts.get(item.id, "")
+            if not text.strip():
+                continue
+            quoted = context.quoted.get(str(item.payload.get("quoted_message_id") or ""))
+            inputs.append(f"{quote_note(quoted)}\n{text}" if quoted is not None else text)
+        return inputs
+
     async def _conversation_turn(self, state: TurnState, batch: list[InboxRow], history: list[HistoryEntry],
-                                 texts: dict[int, str]) -> None:
+                                 inputs: list[str]) -> None:
         module = self.module_for(state, batch)
         greeting = batch[0].kind == "enroll"
         cue = GREETING_CUE if greeting else SAFETY_CUE if was_screened(batch) else None
-        inputs = [texts[item.id] for item in batch if texts.get(item.id, "").strip()]
         result = await self._respond(module, state, history, inputs, cue)
         opted_out_by_model = any(c.event == "opted_out" and c.source == "model" for c in state.consent)
         reply = STOPPED if opted_out_by_model else result.text
@@ -301,38 +355,97 @@ class ConversationFlow:
                  sub_state=state.sub_state, late_s=_lateness(item.payload.get("due_at"), self.clock.now()))
 
     async def _poll_vote(self, state: TurnState, batch: list[InboxRow]) -> None:
+        """Taps on a poll (the poll's transcript id was found at ingest)."""
+        await self._apply_votes(state, batch, [
+            _Vote(item, item.payload.get("purpose"), poll if isinstance(poll := item.payload.get("poll_id"), int) else None,
+                  [str(option) for option in item.payload.get("selected") or []],
+                  withdrawn=not item.payload.get("selected_hashes"))
+            for item in batch
+        ])
+
+    def _typed_answers(self, context: TurnContext, batch: list[InboxRow]) -> list[tuple[InboxRow, PollAnswer | Ambiguous]]:
+        """The messages of the batch that answer an open poll (see :mod:`promptpipe.flow.typed_answers`)."""
+        found = []
+        for item in batch:
+            quoted = item.payload.get("quoted_message_id")
+            answer = read_answer(context.texts.get(item.id, ""), context.polls,
+                                 quoted=quoted if isinstance(quoted, str) else None)
+            if answer is not None:
+                found.append((item, answer))
+        return found
+
+    async def _answers(self, state: TurnState, batch: list[InboxRow],
+                       answers: list[tuple[InboxRow, PollAnswer | Ambiguous]]) -> bool:
+        """Commit the typed answers as votes (an ambiguous one gets a question back); the other
+        messages of the batch stay pending for the next turn (True when there are any)."""
+        outgoing: list[Outgoing] = []
+        handled: dict[int, dict[str, object]] = {}
+        inputs = []
+        for item, answer in answers:
+            if isinstance(answer, PollAnswer):
+                inputs.append(_Vote(item, answer.poll.purpose, answer.poll.poll_id, [answer.option], source="typed"))
+                continue
+            outgoing.append(Outgoing(keys.reply(item.id), answer.reply, "text"))
+            if item.message_id is not None:
+                handled[item.message_id] = {"handled_as": "ambiguous"}
+            log.info("typed_answer_ambiguous", participant_id=state.participant.id, polls=len(answer.polls))
+        settled = [item for item, _ in answers]
+        await self._apply_votes(state, settled, inputs, outgoing=outgoing, handled=handled)
+        return len(settled) < len(batch)
+
+    async def _reaction(self, context: TurnContext, item: InboxRow) -> None:
+        """A reaction on the open "did you do it?" poll that means yes or no counts like a typed
+        answer; one on a daily prompt or its poll goes to the model as what it is; any other is
+        kept without an answer (so is a reaction taken back)."""
+        state, emoji = context.state, str(item.payload.get("emoji") or "")
+        target = context.quoted.get(str(item.payload.get("reacted_to") or ""))
+        if state.status != ACTIVE or not emoji or target is None or target.direction != "out":
+            await self._close_without_reply([item], state)
+            return
+        poll = next((p for p in context.polls if p.poll_id == target.id), None)
+        option = reaction_answer(emoji, poll) if poll is not None else None
+        if poll is not None and option is not None:
+            await self._apply_votes(state, [item], [_Vote(item, poll.purpose, poll.poll_id, [option], source="reaction")])
+            return
+        if target.prompt_of is None:
+            await self._close_without_reply([item], state)
+            return
+        if not state.missing_fields(PROMPT_REQUIRED_FIELDS):
+            state.move_to(FEEDBACK, reason="reacted to a daily prompt")
+        await self._conversation_turn(state, [item], context.history, [reaction_note(emoji, target)])
+
+    async def _apply_votes(self, state: TurnState, batch: list[InboxRow], inputs: list[_Vote], *,
+                           outgoing: list[Outgoing] | None = None,
+                           handled: dict[int, dict[str, object]] | None = None) -> None:
         """Votes are answered by the server: an intensity vote moves the intensity, a "did you do
         it?" vote sets its delivery's outcome and the counters. Every vote stays in the transcript
-        with a note of how it was handled."""
+        with a note of how it was handled (and, unless tapped, how it was given)."""
         pid = state.participant.id
-        poll_ids = sorted({poll for item in batch if isinstance(poll := item.payload.get("poll_id"), int)})
+        poll_ids = sorted({vote.poll_id for vote in inputs if vote.poll_id is not None})
         targets = await self.db.run(lambda session: vote_targets(session, pid, poll_ids))
-        outgoing: list[Outgoing] = []
-        handled: dict[int, str] = {}
+        outgoing, handled = list(outgoing or []), dict(handled or {})
         tally = votes.VoteTally(targets)
-        for item in batch:
-            poll_id = item.payload.get("poll_id")  # our transcript id of the poll, found at ingest
-            poll_id = poll_id if isinstance(poll_id, int) else None
-            chosen = [str(option) for option in item.payload.get("selected") or []]
-            withdrawn = not item.payload.get("selected_hashes")
-            purpose = item.payload.get("purpose")
+        for vote in inputs:
             reply: str | None = None
             if state.status != ACTIVE:
                 outcome = "not_active"
-            elif purpose == intensity.PURPOSE:
-                reply, outcome = intensity.apply_vote(state, chosen, poll_id, withdrawn=withdrawn)
-            elif purpose == votes.PURPOSE:
-                decision = tally.handle(poll_id, chosen, withdrawn=withdrawn)
+            elif vote.purpose == intensity.PURPOSE:
+                reply, outcome = intensity.apply_vote(state, vote.chosen, vote.poll_id, withdrawn=vote.withdrawn,
+                                                      source=vote.source)
+            elif vote.purpose == votes.PURPOSE:
+                decision = tally.handle(vote.poll_id, vote.chosen, withdrawn=vote.withdrawn, source=vote.source)
                 reply, outcome = decision.reply, decision.handled_as
                 if decision.changes_delivery:
                     state.profile = {**state.profile, "last_prompt_vote": decision.vote}
             else:
                 outcome = "not_counted"
-            if item.message_id is not None:
-                handled[item.message_id] = outcome
+            if vote.item.message_id is not None:
+                handled[vote.item.message_id] = {"handled_as": outcome, **(
+                    {"vote_source": vote.source, "answers_poll": vote.poll_id, "selected": vote.chosen}
+                    if vote.source != "tap" else {})}
             if reply:
-                outgoing.append(Outgoing(keys.reply(item.id), reply, "text"))
-            log.info("poll_vote_handled", participant_id=pid, purpose=purpose, handled_as=outcome)
+                outgoing.append(Outgoing(keys.reply(vote.item.id), reply, "text"))
+            log.info("poll_vote_handled", participant_id=pid, purpose=vote.purpose, handled_as=outcome, source=vote.source)
         if tally.answered and not state.missing_fields(PROMPT_REQUIRED_FIELDS):
             state.move_to(FEEDBACK, reason="answered the daily poll")  # their next words are feedback
         now = self.clock.now()
@@ -341,8 +454,8 @@ class ConversationFlow:
             tally.write(session, now)
             if tally.final:
                 state.profile = with_counters(session, pid, state.profile)
-            for message_id, outcome in handled.items():
-                annotate_message(session, message_id, handled_as=outcome)
+            for message_id, fields in handled.items():
+                annotate_message(session, message_id, **fields)
 
         await self._finish(state, batch, outgoing, hook=write, feedback_timers=False)
 
@@ -383,7 +496,15 @@ class ConversationFlow:
                                  FOLD_SPAN * self.config.history_window, after_id=state.summary_through)
         texts_by_id = message_texts(session, message_ids)
         texts = {item.id: texts_by_id.get(item.message_id, "") for item in batch if item.message_id is not None}
-        return state, history, texts
+        context = TurnContext(state, history, texts)
+        pointed_at = [ref for item in batch for key in ("quoted_message_id", "reacted_to")
+                      if isinstance(ref := item.payload.get(key), str) and ref]
+        context.quoted = messages_by_wa_id(session, participant_id, pointed_at)
+        if batch[0].kind == "reaction" or (batch[0].kind == "message" and any(
+                len(text) <= ANSWER_CHARS for text in texts.values())):
+            newest = newest_polls(session, participant_id, _as_int(state.profile.get(intensity.POLL_MESSAGE)))
+            context.polls = open_polls(newest, state.profile, self.clock.now(), self.config.typed_answer_window)
+        return context
 
     async def _commit(self, state: TurnState, batch: list[InboxRow], outgoing: list[Outgoing],
                       hook: CommitHook | None = None, kept: list[InboxRow] | None = None) -> None:

@@ -80,24 +80,25 @@ class VoteTally:
 
     targets: dict[int, VoteTarget]
     """Deliveries by poll transcript id, as stored before the batch."""
-    final: dict[int, tuple[str | None, bool]] = field(default_factory=dict)
-    """Delivery id -> (its vote after the batch, whether an earlier vote was replaced)."""
+    final: dict[int, tuple[str | None, bool, str]] = field(default_factory=dict)
+    """Delivery id -> (its vote after the batch, whether an earlier vote was replaced, how the
+    last vote was given: tap, typed or reaction)."""
 
-    def handle(self, poll_id: int | None, chosen: list[str], *, withdrawn: bool) -> VoteDecision:
+    def handle(self, poll_id: int | None, chosen: list[str], *, withdrawn: bool, source: str = "tap") -> VoteDecision:
         target = self.targets.get(poll_id) if poll_id is not None else None
         if target is not None and target.delivery_id in self.final:
             target = replace(target, vote=self.final[target.delivery_id][0])
         decision = decide(target, chosen, withdrawn=withdrawn)
         if target is not None and decision.changes_delivery:
-            replaced = self.final.get(target.delivery_id, (None, False))[1] or decision.handled_as != COUNTED
-            self.final[target.delivery_id] = (decision.vote, replaced)
+            replaced = self.final.get(target.delivery_id, (None, False, source))[1] or decision.handled_as != COUNTED
+            self.final[target.delivery_id] = (decision.vote, replaced, source)
         return decision
 
     @property
     def answered(self) -> bool:
         """Whether a delivery now has a vote (the participant answered, rather than withdrew)."""
-        return any(vote is not None for vote, _ in self.final.values())
+        return any(vote is not None for vote, _, _ in self.final.values())
 
     def write(self, session: Session, now: datetime) -> None:
-        for delivery_id, (vote, replaced) in self.final.items():
-            set_vote(session, delivery_id, vote, now, changed=replaced)
+        for delivery_id, (vote, replaced, source) in self.final.items():
+            set_vote(session, delivery_id, vote, now, changed=replaced, source=source)

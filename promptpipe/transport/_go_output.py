@@ -1,11 +1,11 @@
 """What the WhatsApp library's Go code prints on its own goes through our logs.
 
-neonize's Go side writes to the process's standard output directly ("Press Ctrl+C to exit" on
-every connect, the error of a failed send, which can hold a phone number), bypassing Python.
-:func:`capture_library_stdout` points file descriptor 1 at a pipe whose lines are logged (masked
-like every log line) and gives Python's own ``sys.stdout`` (the QR code, the pairing code) the
-original terminal. Standard error is left alone: a Go crash report must reach it even when the
-process dies mid-line.
+neonize's Go side writes to the process's standard output directly (the error of a failed send,
+which can hold a phone number; "Login event: …"), bypassing Python. :func:`capture_library_stdout`
+points file descriptor 1 at a pipe whose lines are logged (masked like every log line) and gives
+Python's own ``sys.stdout`` (the QR code, the pairing code) the original terminal. Standard error
+("Press Ctrl+C to exit", a Go crash report) goes through :mod:`promptpipe.transport._stderr_relay`,
+a separate process, so that a report written just before the process dies is not lost.
 """
 
 from __future__ import annotations

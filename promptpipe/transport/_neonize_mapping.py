@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Protocol
 
 from promptpipe.errors import NotConnected, SendFailed, TransportError
-from promptpipe.transport.base import DeliveryReceipt, InboundMessage, PollVote, Recipient, SentMessage
+from promptpipe.transport.base import DeliveryReceipt, InboundMessage, PollVote, Reaction, Recipient, SentMessage
 
 if TYPE_CHECKING:
     from neonize.proto.Neonize_pb2 import JID
@@ -161,6 +161,15 @@ def _quoted_id(message: Any) -> str | None:
     return None
 
 
+def _reaction_of(message: Any) -> Reaction | None:
+    """An emoji reaction (an empty emoji: the reaction was taken back), or None."""
+    if not message.HasField("reactionMessage"):
+        return None
+    reaction = message.reactionMessage
+    target = str(reaction.key.ID) if reaction.HasField("key") else ""
+    return Reaction(message_id=target, emoji=str(reaction.text)) if target else None
+
+
 def _timestamp(raw: int) -> datetime:
     """Inbound messages carry milliseconds and send results seconds; accept either."""
     if raw <= 0:
@@ -187,8 +196,9 @@ def to_inbound(
     is_poll_update = message.HasField("pollUpdateMessage")
     if is_poll_update and poll_vote is None:
         return None  # an undecrypted vote says nothing we can use
-    text = "" if is_poll_update else _text_of(message)
-    content = "text" if text or is_poll_update else _content_of(message)
+    reaction = None if is_poll_update else _reaction_of(message)
+    text = "" if is_poll_update or reaction else _text_of(message)
+    content = "reaction" if reaction else "text" if text or is_poll_update else _content_of(message)
     if content is None:
         return None
     phone, lid = _phone_and_lid(ev, resolved_phone)
@@ -208,6 +218,7 @@ def to_inbound(
         content=content,
         quoted_message_id=_quoted_id(message),
         edited=edited,
+        reaction=reaction,
     )
 
 

@@ -85,13 +85,8 @@ async def reach_whatsapp(host: str = WHATSAPP_HOST, port: int = WHATSAPP_PORT) -
 
 
 def ban_lifted_at(expire: int, now: datetime) -> datetime:
-    """When a temporary ban ends. whatsmeow reports how long it lasts; depending on how the number
-    crosses the bridge it can come as seconds or nanoseconds, so both are accepted (a Unix time
-    too, to be safe)."""
-    if expire > 10**11:  # nanoseconds: even one second is 1e9
-        return now + timedelta(seconds=expire / 1e9)
-    if expire > 10**9:  # an absolute Unix time
-        return datetime.fromtimestamp(expire, tz=timezone.utc)
+    """When a temporary ban ends. ``Expire`` is how long it lasts in whole seconds: whatsmeow keeps
+    the server's seconds as a ``time.Duration`` and goneonize encodes ``int64(Expire.Seconds())``."""
     return now + timedelta(seconds=max(expire, 0))
 
 

@@ -24,6 +24,15 @@ class PollVote:
 
 
 @dataclass(frozen=True)
+class Reaction:
+    """An emoji reaction to a message; ``emoji`` is empty when the participant took it back."""
+
+    message_id: str
+    """The WhatsApp id of the message reacted to."""
+    emoji: str
+
+
+@dataclass(frozen=True)
 class InboundMessage:
     """One direct message from a person, already filtered and normalised by the transport.
 
@@ -46,9 +55,12 @@ class InboundMessage:
     """The WhatsApp id of the message this one quotes (a swipe reply), if any."""
     edited: bool = False
     """The participant edited an earlier message; ``text`` is the new wording."""
+    reaction: Reaction | None = None
+    """Set (with ``content`` ``reaction`` and no text) when the participant reacted to a message."""
 
 
 NON_TEXT_CONTENT = ("voice", "audio", "image", "video", "sticker", "document", "location", "contact")
+"""What a message without words can be (a reaction is an event of its own, not content)."""
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,9 @@ from promptpipe.transport.base import (
 class ConsoleTransport:
     """Reads lines from stdin as the participant's messages and prints what the agent sends.
 
-    A poll is printed with numbered options; ``/vote 2`` answers the latest one. End with
-    Ctrl-D or ``/quit``; ``on_exit`` is called then so the service can stop.
+    A poll is printed with numbered options; a number on its own (or ``/vote 2``) taps that
+    option of the latest poll, as a participant would on the phone. End with Ctrl-D or ``/quit``;
+    ``on_exit`` is called then so the service can stop.
     """
 
     name = "console"
@@ -61,13 +62,16 @@ class ConsoleTransport:
 
     def _to_inbound(self, text: str) -> InboundMessage | None:
         vote: PollVote | None = None
-        if text.startswith("/vote"):
+        number = text[5:].strip() if text.startswith("/vote") else text
+        if text.startswith("/vote") or (text.isdigit() and self._last_poll is not None):
             if self._last_poll is None:
                 self._print("(there is no poll to vote on)")
                 return None
             poll_id, options = self._last_poll
-            picks = [p for p in text[5:].replace(",", " ").split() if p.isdigit() and 1 <= int(p) <= len(options)]
-            vote = PollVote(poll_id, tuple(poll_option_hash(options[int(p) - 1]) for p in picks[:1]))
+            if not (number.isdigit() and 1 <= int(number) <= len(options)):
+                self._print(f"(choose a number from 1 to {len(options)})")
+                return None
+            vote = PollVote(poll_id, (poll_option_hash(options[int(number) - 1]),))
             text = ""
         return InboundMessage(message_id="console-" + secrets.token_hex(8), sender_phone=self.phone,
                               sender_lid=None, sender_name="console", text=text,
@@ -85,7 +89,7 @@ class ConsoleTransport:
         self._last_poll = (sent.message_id, tuple(options))
         for number, option in enumerate(options, start=1):
             self._print(f"   {number}. {option}")
-        self._print("   (answer with /vote N)")
+        self._print("   (tap an option: type its number)")
         return sent
 
     async def set_typing(self, to: Recipient, typing: bool) -> None:

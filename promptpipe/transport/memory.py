@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 
 from promptpipe.errors import NotConnected, SendFailed
 from promptpipe.transport.base import (
-    DeliveryReceipt, InboundHandler, InboundMessage, PollVote, ReceiptHandler, Recipient, SentMessage,
+    DeliveryReceipt, InboundHandler, InboundMessage, PollVote, Reaction, ReceiptHandler, Recipient, SentMessage,
 )
 
 
@@ -57,14 +57,15 @@ class MemoryTransport:
     async def inject(
         self, phone: str | None, text: str, *, message_id: str | None = None, lid: str | None = None,
         name: str = "", vote: PollVote | None = None, timestamp: datetime | None = None, content: str = "text",
-        quoted_message_id: str | None = None, edited: bool = False,
+        quoted_message_id: str | None = None, edited: bool = False, reaction: Reaction | None = None,
     ) -> None:
         if self._handler is None:
             raise RuntimeError("transport not started")
         msg = InboundMessage(
             message_id=message_id or f"in-{next(self._ids)}", sender_phone=phone, sender_lid=lid,
             sender_name=name, text=text, timestamp=timestamp or datetime.now(timezone.utc), poll_vote=vote,
-            content=content, quoted_message_id=quoted_message_id, edited=edited,
+            content="reaction" if reaction else content, quoted_message_id=quoted_message_id, edited=edited,
+            reaction=reaction,
         )
         await self._handler(msg)
 

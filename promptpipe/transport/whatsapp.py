@@ -27,6 +27,7 @@ from neonize.utils.jid import JIDToNonAD, build_jid
 from promptpipe.errors import NotConnected, SendFailed
 from promptpipe.logging import mask_phone
 from promptpipe.transport._go_output import capture_library_stdout
+from promptpipe.transport._stderr_relay import start_stderr_relay
 from promptpipe.transport._neonize_mapping import (
     classify_send_error, is_direct_message, jid_for, mask_lid, needs_phone_lookup, poll_vote_from_decrypted,
     receipt_from, redact_numbers, sanitize_outgoing_text, sender_jid, sent_message_from, to_inbound,
@@ -119,6 +120,8 @@ class WhatsAppTransport:
         on_state: Callable[[ConnectionState], None] | None = None,
         stop_grace_s: float = STOP_GRACE_S,
         capture_library_output: bool = False,
+        log_format: str = "console",
+        debug: bool = False,
         probe: Callable[[], Awaitable[str | None]] | None = None,
     ) -> None:
         digits = "".join(ch for ch in pair_phone or "" if ch.isdigit())
@@ -136,7 +139,8 @@ class WhatsAppTransport:
             stop_grace_s=stop_grace_s, probe=probe,
         )
         self._capture_library_output = capture_library_output
-        self._restore_stdout: Callable[[], None] | None = None
+        self._log_format, self._debug = log_format, debug
+        self._restore_output: list[Callable[[], None]] = []
         self._client: Any = None
         self._on_message: InboundHandler | None = None
         self._on_receipt: ReceiptHandler | None = None
@@ -188,7 +192,8 @@ class WhatsAppTransport:
         loop.set_default_executor(ThreadPoolExecutor(max_workers=EXECUTOR_WORKERS, thread_name_prefix="neonize"))
         self._configure_bot_label()
         if self._capture_library_output:
-            self._restore_stdout = capture_library_stdout(self._log)
+            self._restore_output = [capture_library_stdout(self._log),
+                                    start_stderr_relay(self._log_format, debug=self._debug)]
         self._client = self._client_factory(self._session_db_path)
         self._register_handlers(self._client)
         self._session.start(self._client)
@@ -196,8 +201,8 @@ class WhatsAppTransport:
     async def stop(self) -> None:
         """Disconnect and stop reconnecting. Safe to call more than once."""
         await self._session.stop()
-        if self._restore_stdout is not None:
-            self._restore_stdout()
+        for restore in self._restore_output:
+            restore()
 
     def _configure_bot_label(self) -> None:
         if self._bot_label:
@@ -247,7 +252,7 @@ class WhatsAppTransport:
             self._log.debug("whatsapp_message_skipped", message_id=message_id)
             return
         self._log.info(
-            "whatsapp_message_received", message_id=message_id, kind="poll_vote" if msg.poll_vote else "text",
+            "whatsapp_message_received", message_id=message_id, kind="poll_vote" if msg.poll_vote else msg.content,
             sender=mask_phone(msg.sender_phone) or mask_lid(msg.sender_lid),
         )
         try:

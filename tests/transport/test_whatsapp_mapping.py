@@ -23,6 +23,7 @@ from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import (
     PollUpdateMessage,
     PollVoteMessage,
     ProtocolMessage,
+    ReactionMessage,
     StickerMessage,
     VideoMessage,
 )
@@ -36,7 +37,7 @@ from promptpipe.transport._neonize_mapping import (
     sent_message_from,
     to_inbound,
 )
-from promptpipe.transport.base import PollVote, Recipient, poll_option_hash
+from promptpipe.transport.base import PollVote, Reaction, Recipient, poll_option_hash
 
 PHONE = "14165550123"
 LID = "204857239405761"
@@ -293,6 +294,37 @@ def test_what_the_go_library_prints_goes_through_our_masked_logs(tmp_path) -> No
     assert "+*******0123@s.whatsapp.net" in done.stderr and "14165550123" not in done.stderr
 
 
+def test_what_the_go_library_writes_to_stderr_is_logged_masked_even_when_the_process_dies(tmp_path) -> None:
+    """Go's builtin println ("Press Ctrl+C to exit") and a Go panic's trace go to fd 2: they are
+    logged in our format with numbers masked, and a trace written just before the process dies
+    (os._exit, as a Go crash would) still arrives whole."""
+    import json
+    import subprocess
+    import sys
+
+    script = tmp_path / "go_crashes.py"
+    script.write_text(
+        "import os, sys\n"
+        "from promptpipe.logging import configure_logging, get_logger\n"
+        "from promptpipe.transport._stderr_relay import start_stderr_relay\n"
+        "configure_logging('json')\n"
+        "restore = start_stderr_relay('json')\n"
+        "get_logger('promptpipe.cli').info('our_own_line', phone='+14165550123')\n"
+        "os.write(2, b'Press Ctrl+C to exit\\n')\n"
+        "os.write(2, b'panic: send to 14165550123@s.whatsapp.net failed\\ngoroutine 1 [running]:\\n')\n"
+        "os._exit(2)\n"
+    )
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
+
+    assert done.returncode == 2
+    records = [json.loads(line) for line in done.stderr.splitlines()]
+    ours = [r for r in records if r["event"] == "our_own_line"]
+    library = [r["line"] for r in records if r["event"] == "whatsapp_library_output"]
+    assert len(ours) == 1 and ours[0]["phone"] == "+*******0123"  # our lines are not logged twice
+    assert library == ["panic: send to +*******0123@s.whatsapp.net failed", "goroutine 1 [running]:"]
+    assert "14165550123" not in done.stderr and "Press Ctrl+C" not in done.stderr  # noise only in debug
+
+
 # ------------------------------------------------- every way a participant answers
 
 
@@ -341,3 +373,15 @@ def test_an_edit_is_a_new_message_marked_as_an_edit() -> None:
     assert (first.text, first.edited, second.text, second.edited) == ("I walked 30 minutes", True, "30, not 20", True)
     assert first.message_id != "3EB0C0FFEE"  # never mistaken for a repeat of the original message
     assert first.message_id == to_inbound(unwrapped).message_id  # a redelivered edit still is one  # type: ignore[union-attr]
+
+
+def test_a_reaction_names_the_message_and_the_emoji_and_an_empty_one_takes_it_back() -> None:
+    # The participant reacts to a message we sent: their key says fromMe=false and names our chat.
+    key = MessageKey(ID="3EB0PROMPT", fromMe=False, remoteJID="14165550100@s.whatsapp.net")
+
+    given = to_inbound(event(Message(reactionMessage=ReactionMessage(key=key, text="👍", senderTimestampMS=TS_MS))))
+    taken_back = to_inbound(event(Message(reactionMessage=ReactionMessage(key=key, text=""))))
+
+    assert given is not None and (given.content, given.text, given.reaction) == (
+        "reaction", "", Reaction("3EB0PROMPT", "👍"))
+    assert taken_back is not None and taken_back.reaction == Reaction("3EB0PROMPT", "")

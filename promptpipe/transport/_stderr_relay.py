@@ -1,0 +1,84 @@
+"""The WhatsApp library's standard error, through our masked logs, without losing a crash report.
+
+neonize's Go side writes some lines straight to file descriptor 2: "Press Ctrl+C to exit" on every
+connect (Go's builtin ``println``), and the trace of a Go panic. A thread in this process could
+read them, but a Go crash ends the process before such a thread has logged the trace. So fd 2
+becomes a pipe to a small relay process (``python -m promptpipe.transport._stderr_relay``): it
+logs every line in our format with numbers masked and, being a process of its own, drains the
+pipe to the end even when the service died mid-line. Python's own ``sys.stderr`` (our log lines)
+keeps the original stream; the relay ignores Ctrl-C and SIGTERM and stops when the pipe closes.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+
+__all__ = ["start_stderr_relay"]
+
+NOISE = ("Press Ctrl+C to exit",)
+"""Lines the library prints on every connect that mean nothing to us (logged at debug level)."""
+RELAY_EXIT_WAIT_S = 2.0
+
+
+def start_stderr_relay(log_format: str, *, debug: bool = False) -> Callable[[], None]:
+    """Start relaying fd 2; returns the function that undoes it (idempotent; the relay exits)."""
+    sys.stderr.flush()
+    original = os.dup(2)
+    read_end, write_end = os.pipe()
+    relay = subprocess.Popen(
+        [sys.executable, "-m", __name__, log_format, "debug" if debug else "info"],
+        stdin=read_end, stdout=original, stderr=original, start_new_session=True,
+    )
+    os.close(read_end)
+    os.dup2(write_end, 2)
+    os.close(write_end)
+    previous = sys.stderr
+    sys.stderr = os.fdopen(os.dup(original), "w", buffering=1,
+                           encoding=getattr(previous, "encoding", None) or "utf-8", errors="backslashreplace")
+    restored = False
+
+    def restore() -> None:
+        nonlocal restored
+        if restored:
+            return
+        restored = True
+        sys.stderr.flush()
+        os.dup2(original, 2)  # the pipe's last write end closes: the relay reads to the end and exits
+        os.close(original)
+        replacement, sys.stderr = sys.stderr, previous
+        replacement.close()
+        try:
+            relay.wait(timeout=RELAY_EXIT_WAIT_S)
+        except subprocess.TimeoutExpired:
+            relay.kill()
+
+    return restore
+
+
+def main(argv: Sequence[str]) -> int:
+    """Log every line of standard input as the library's output until it ends."""
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, signal.SIG_IGN)  # the service's own stop closes the pipe; that is our cue
+    from promptpipe.logging import configure_logging, get_logger
+
+    log_format, level = (list(argv) + ["console", "info"])[:2]
+    configure_logging(log_format, debug=level == "debug", stream=sys.stdout)
+    log = get_logger("promptpipe.transport.whatsapp")
+    for raw in sys.stdin.buffer:
+        line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+        if not line.strip():
+            continue
+        if line.strip() in NOISE:
+            log.debug("whatsapp_library_output", stream="stderr", line=line)
+        else:
+            log.warning("whatsapp_library_output", stream="stderr", line=line)
+        sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,119 @@
+"""`promptpipe-admin simulate` pilots every way a participant answers, without a phone: a vote,
+a reaction, a swipe reply to a day's prompt, a message without words."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from promptpipe import admin
+from promptpipe.flow import intensity, votes
+from tests.conftest import AppFactory
+from tests.fakes.openai_server import FakeOpenAIServer
+from tests.feedback_helpers import ANA, DAY, MONDAY_PROMPT, deliveries, prompted
+from tests.schedule_helpers import NUDGE, at
+from tests.test_admin_cli import run_admin
+
+
+@pytest.fixture(autouse=True)
+def admin_on_the_test_clock(monkeypatch: pytest.MonkeyPatch, clock) -> None:  # type: ignore[no-untyped-def]
+    """The admin script stamps its rows with the service's (test) clock, as it would share real time."""
+    from promptpipe import cli
+
+    monkeypatch.setattr(cli, "SystemClock", lambda: clock)
+
+
+async def simulate(app, capsys, *args: str) -> tuple[int, str, str]:  # type: ignore[no-untyped-def]
+    capsys.readouterr()
+    result = await asyncio.to_thread(run_admin, capsys, "simulate", "--phone", ANA, *args)
+    await app.run_until_idle()
+    return result
+
+
+async def test_a_vote_by_its_words_or_its_number(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer, cli_env: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    app, transport, pid = await prompted(make_app, fake_openai, INTENSITY_POLL_ENABLED="on")
+
+    code, out, _ = await simulate(app, capsys, "--vote", "done")
+    assert code == 0 and "stored as inbox row" in out
+    [delivery] = await deliveries(app, pid)
+    assert (delivery.vote, delivery.vote_source) == ("done", "tap")
+    assert transport.texts_to(ANA)[-1] == votes.FIRST_REPLY["done"]
+
+    await simulate(app, capsys, "--vote", "3")  # a number answers the newest poll: the intensity poll
+    assert (await admin.show(app.db, ANA))["intensity"] == "high"
+    assert transport.texts_to(ANA)[-1] == intensity.ACKS[intensity.MORE]
+    fake_openai.assert_complete()
+
+
+async def test_reactions_on_the_poll_and_on_the_prompt(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer, cli_env: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    app, transport, pid = await prompted(make_app, fake_openai)
+
+    await simulate(app, capsys, "--react", "👎", "--to", "poll")
+    [delivery] = await deliveries(app, pid)
+    assert (delivery.vote, delivery.vote_source) == ("not_this_time", "reaction")
+
+    fake_openai.say("Glad it made you smile.", match="[reacted 😄 to your daily prompt of Monday 5 January")
+    await simulate(app, capsys, "--react", "😄")
+    assert transport.texts_to(ANA)[-1] == "Glad it made you smile."
+    fake_openai.assert_complete()
+
+
+async def test_a_reply_to_a_days_prompt_and_a_voice_note(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer, cli_env: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    app, transport, pid = await prompted(make_app, fake_openai)
+    fake_openai.say(NUDGE, match="scheduled daily nudge")
+    await at(app, MONDAY_PROMPT + DAY)
+    fake_openai.say("Good to hear about Monday.", match="your daily prompt of Monday 5 January, an earlier day")
+
+    await simulate(app, capsys, "--reply-to-prompt", "2026-01-05", "that", "one", "was", "easy")
+    monday, tuesday = await deliveries(app, pid)
+    assert monday.replied_at is not None and tuesday.replied_at is None
+
+    fake_openai.say("I can only read text, sorry!", match="[a voice message; this study can only read text]")
+    await simulate(app, capsys, "--kind", "voice")
+    rows = await admin.transcript(app.db, ANA)
+    assert [row["kind"] for row in rows if row["direction"] == "in"][-1] == "voice"
+    assert transport.texts_to(ANA)[-1] == "I can only read text, sorry!"
+    fake_openai.assert_complete()
+
+
+@pytest.mark.parametrize(("args", "error"), [
+    (["--vote", "maybe"], "'maybe' is not an option of the open poll (1. Done, 2. Not this time)"),
+    (["--vote", "7"], "'7' is not an option"),
+    (["--kind", "selfie"], "--kind: 'selfie' is not one of text, voice"),
+    (["--kind", "voice", "hello"], "--kind voice: leave the text out"),
+    (["--vote", "done", "hello"], "give one thing to simulate"),
+    (["--reply-to-prompt", "2026-02-30", "hi"], "--reply-to-prompt: '2026-02-30' is not a date"),
+    (["--reply-to-prompt", "2026-01-09", "hi"], "no daily prompt was sent to +15145550101 on 2026-01-09"),
+])
+async def test_what_cannot_be_simulated_says_why(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer, cli_env: Path, capsys: pytest.CaptureFixture[str],
+    args: list[str], error: str,
+) -> None:
+    app, transport, _ = await prompted(make_app, fake_openai)
+    sent = len(transport.sent)
+
+    code, _, err = await simulate(app, capsys, *args)
+
+    assert code == 1 and error in err
+    assert len(transport.sent) == sent and not [r for r in await admin.transcript(app.db, ANA) if r["direction"] == "in"]
+
+
+async def test_a_vote_before_any_prompt_says_how_to_get_one(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer, cli_env: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    from tests.participant_helpers import enrolled
+
+    app, _ = await enrolled(make_app, fake_openai, phone=ANA)
+
+    code, _, err = await simulate(app, capsys, "--vote", "done")
+    assert code == 1 and "has no poll to answer yet" in err and "prompt-now" in err
+    code, _, err = await simulate(app, capsys, "--react", "👍")
+    assert code == 1 and "has no sent daily prompt to react to yet" in err
