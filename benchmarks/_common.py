@@ -29,7 +29,7 @@ from promptpipe.clock import SystemClock
 from promptpipe.config import Settings, load_settings
 from promptpipe.llm import Completion
 from promptpipe.logging import configure_logging
-from promptpipe.models import (
+from promptpipe.storage.models import (
     ACTIVE,
     DONE,
     INTAKE,
@@ -41,7 +41,7 @@ from promptpipe.models import (
     Participant,
     Transition,
 )
-from promptpipe.store import new_participant_id
+from promptpipe.storage.store import new_participant_id
 from promptpipe.transport.base import Recipient, SentMessage
 from promptpipe.transport.memory import MemoryTransport
 
@@ -129,7 +129,7 @@ def make_settings(work_dir: Path, **overrides: str) -> Settings:
     """Settings as the tests build them: SQLite file in ``work_dir``, no send rate limit."""
     env = {
         "OPENAI_API_KEY": "bench-key",
-        "DATABASE_URL": f"sqlite:///{work_dir / 'promptpipe.db'}",
+        "DATABASE_URL": f"sqlite:///{work_dir / 'promptpipe.storage.db'}",
         "PROMPTPIPE_STATE_DIR": str(work_dir / "state"),
         "SEND_RATE_PER_SECOND": "0",
         "PROMPTPIPE_TRANSPORT": "dry-run",

@@ -56,13 +56,13 @@ from _common import (
     summary,
     verdict,
 )
-from promptpipe import keys
+from promptpipe.domain import keys
 from promptpipe.app import App
 from promptpipe.flow.daily_prompt import POLL_QUESTION
-from promptpipe.localtime import FIXED, DailySpec, parse_hhmm
-from promptpipe.models import ACTIVE, DONE, INTAKE, Conversation, InboxItem, OutboxItem, Participant, Schedule, Timer
-from promptpipe.nudges import JOB_TABLE
-from promptpipe.store import new_participant_id
+from promptpipe.domain.localtime import FIXED, DailySpec, parse_hhmm
+from promptpipe.storage.models import ACTIVE, DONE, INTAKE, Conversation, InboxItem, OutboxItem, Participant, Schedule, Timer
+from promptpipe.domain.timers import JOB_TABLE
+from promptpipe.storage.store import new_participant_id
 from promptpipe.transport.base import Recipient, SentMessage
 
 PARTICIPANTS = 10_000

@@ -11,28 +11,28 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from promptpipe.alerts import AlertSender
+from promptpipe.research.alerts import AlertSender
 from promptpipe.clock import Clock, SystemClock
 from promptpipe.config import Settings, ensure_state_dir
-from promptpipe.db import Database
+from promptpipe.storage.db import Database
 from promptpipe.errors import ConfigError, StorageError
-from promptpipe.files import create_private_file
+from promptpipe.storage.files import create_private_file
 from promptpipe.flow.failures import apologise_if_blocked
 from promptpipe.flow.router import ConversationFlow, FlowConfig
 from promptpipe.flow.safety_step import SafetyConfig
-from promptpipe.inbox import Inbox, InboxConfig
-from promptpipe.lanes import Lanes
+from promptpipe.pipeline.inbox import Inbox, InboxConfig
+from promptpipe.pipeline.lanes import Lanes
 from promptpipe.llm import LLM, OpenAILLM
 from promptpipe.logging import get_logger
-from promptpipe.nudges import NudgePolicy
-from promptpipe.outbox import Outbox
-from promptpipe.safety import DEFAULT_SAFETY_MESSAGE, CrisisScreen
+from promptpipe.domain.timers import NudgePolicy
+from promptpipe.pipeline.outbox import Outbox
+from promptpipe.domain.safety import DEFAULT_SAFETY_MESSAGE, CrisisScreen
 from promptpipe.scheduling.alarms import AlarmClock
-from promptpipe.spool import Spool
-from promptpipe.state_dir import LOCK_NAME, StateDirWatch
+from promptpipe.pipeline.spool import Spool
+from promptpipe.storage.state_dir import LOCK_NAME, StateDirWatch
 from promptpipe.tools import PromptTexts
-from promptpipe.receipt_store import record_receipt
-from promptpipe.service_status import WHATSAPP, save_status
+from promptpipe.storage.receipts import record_receipt
+from promptpipe.storage.service_status import WHATSAPP, save_status
 from promptpipe.transport import DeliveryReceipt, Transport
 from promptpipe.transport.connection_state import ConnectionState
 

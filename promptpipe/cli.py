@@ -16,15 +16,17 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from promptpipe import admin, oversight
+from promptpipe.research import admin
+
+from promptpipe.research import oversight
 from promptpipe.clock import SystemClock
 from promptpipe.config import Settings, ensure_state_dir, load_settings
-from promptpipe.db import Database, sqlite_file
+from promptpipe.storage.db import Database, sqlite_file
 from promptpipe.errors import AdminError, PromptPipeError
-from promptpipe.files import PRIVATE_UMASK, LooseMode, loose_modes, tighten
+from promptpipe.storage.files import PRIVATE_UMASK, LooseMode, loose_modes, tighten
 from promptpipe.logging import configure_logging, get_logger
-from promptpipe.service_status import read_status
-from promptpipe.text import for_terminal
+from promptpipe.storage.service_status import read_status
+from promptpipe.domain.text import for_terminal
 
 
 def _fail(message: str) -> int:
@@ -363,7 +365,7 @@ async def _admin_command(args: argparse.Namespace, db: Database, clock: SystemCl
     elif args.command == "inbox":
         await _inbox_command(args, db, clock)
     elif args.command == "export":
-        from promptpipe.export import export_study
+        from promptpipe.research.export import export_study
 
         result = await export_study(db, args.out, fmt=args.format, force=args.force,
                                     include_identifiers=args.include_identifiers, now=clock.now(),
@@ -393,7 +395,7 @@ async def _simulate_command(args: argparse.Namespace, db: Database, clock: Syste
 
 
 async def _erase_command(args: argparse.Namespace, db: Database, clock: SystemClock) -> int:
-    from promptpipe import erasure
+    from promptpipe.research import erasure
 
     plan = await erasure.plan(db, phone=args.phone)
     if not args.yes:

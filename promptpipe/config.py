@@ -20,10 +20,10 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
 from promptpipe.errors import ConfigError
-from promptpipe.files import make_private_dir
-from promptpipe.limits import DEFAULT_MAX_SCHEDULES
-from promptpipe.localtime import is_iana_zone
-from promptpipe.text import mask_credentials
+from promptpipe.storage.files import make_private_dir
+from promptpipe.domain.limits import DEFAULT_MAX_SCHEDULES
+from promptpipe.domain.localtime import is_iana_zone
+from promptpipe.domain.text import mask_credentials
 
 TRANSPORTS = ("whatsapp", "console", "dry-run")
 LOG_FORMATS = ("console", "json")
@@ -50,7 +50,7 @@ class Settings:
     state_dir: Path = Path("promptpipe-state")
     """PROMPTPIPE_STATE_DIR (default ./promptpipe-state): WhatsApp session, SQLite file, lock."""
     database_url: str = ""
-    """DATABASE_URL (default sqlite:///<state dir>/promptpipe.db): sqlite:/// or postgresql:// URL."""
+    """DATABASE_URL (default sqlite:///<state dir>/promptpipe.storage.db): sqlite:/// or postgresql:// URL."""
     chat_history_limit: int = DEFAULT_HISTORY_WINDOW
     """CHAT_HISTORY_LIMIT (default 50; 0 none; -1 the default): past messages the model sees."""
     intake_prompt_file: Path = _SOURCE_PROMPTS_DIR / "intake_system.txt"
@@ -279,7 +279,7 @@ def load_settings(env: Mapping[str, str] | None = None, *, env_file: str | Path 
     state_dir = Path(get("PROMPTPIPE_STATE_DIR") or "promptpipe-state")
     database_url = get("DATABASE_URL")
     database_url = (
-        normalise_database_url(database_url) if database_url else f"sqlite:///{state_dir / 'promptpipe.db'}"
+        normalise_database_url(database_url) if database_url else f"sqlite:///{state_dir / 'promptpipe.storage.db'}"
     )
     transport = get("PROMPTPIPE_TRANSPORT") or "whatsapp"
     if transport not in TRANSPORTS:

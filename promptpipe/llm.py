@@ -20,7 +20,7 @@ from openai.types.chat import ChatCompletion
 
 from promptpipe.config import Settings
 from promptpipe.errors import ContextTooLong, LLMRejected, LLMUnavailable
-from promptpipe.text import clean_for_storage
+from promptpipe.domain.text import clean_for_storage
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from typing import Any
 
 import structlog
 
-from promptpipe.text import mask_credentials
+from promptpipe.domain.text import mask_credentials
 
 _PHONE = re.compile(r"(?<![\w+-])\+?(\d{4,11})(\d{4})(?![\w-])")
 """A run of 8 to 15 digits (an international number), optionally after a +, that is not part of

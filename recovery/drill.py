@@ -39,8 +39,8 @@ sys.path.insert(0, str(ROOT))
 
 from sqlalchemy import func, select  # noqa: E402
 
-from promptpipe.db import Database  # noqa: E402
-from promptpipe.models import (  # noqa: E402
+from promptpipe.storage.db import Database  # noqa: E402
+from promptpipe.storage.models import (  # noqa: E402
     ACTIVE,
     INTAKE,
     Conversation,

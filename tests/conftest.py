@@ -14,7 +14,7 @@ import pytest
 from promptpipe.app import App
 from promptpipe.clock import ManualClock
 from promptpipe.config import Settings, load_settings
-from promptpipe.db import Database
+from promptpipe.storage.db import Database
 from promptpipe.transport.memory import MemoryTransport
 from tests.fakes.fixtures import fake_openai, openai_server_session  # noqa: F401
 from tests.fakes.openai_server import FakeOpenAIServer
@@ -62,7 +62,7 @@ def _create_pg_database(base_url: str) -> tuple[str, Callable[[], None]]:
 @pytest.fixture(params=["sqlite", "postgresql"])
 def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'promptpipe.db'}"
+        yield f"sqlite:///{tmp_path / 'promptpipe.storage.db'}"
         return
     base = os.environ.get(POSTGRES_ENV)
     if not base:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from promptpipe import admin
+from promptpipe.research import admin
 from promptpipe.app import App
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory

@@ -7,9 +7,9 @@ from typing import Any
 
 from sqlalchemy import select, text
 
-from promptpipe import admin
+from promptpipe.research import admin
 from promptpipe.app import App
-from promptpipe.models import InboxItem, Timer
+from promptpipe.storage.models import InboxItem, Timer
 from promptpipe.transport.memory import MemoryTransport
 from tests.fakes.openai_server import FakeOpenAIServer
 

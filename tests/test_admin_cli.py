@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from promptpipe import admin
+from promptpipe.research import admin
 from promptpipe.clock import SystemClock
 from promptpipe.cli import admin_main, main
 from promptpipe.transport.memory import MemoryTransport

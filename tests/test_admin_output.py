@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from promptpipe import admin
+from promptpipe.research import admin
 from promptpipe.config import load_settings
 from promptpipe.errors import ConfigError
-from promptpipe.limits import CONTEXT_REJECTIONS_BEFORE_FAILING
-from promptpipe.localtime import is_iana_zone
+from promptpipe.domain.limits import CONTEXT_REJECTIONS_BEFORE_FAILING
+from promptpipe.domain.localtime import is_iana_zone
 from promptpipe.logging import configure_logging, get_logger
-from promptpipe.text import for_terminal
+from promptpipe.domain.text import for_terminal
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from promptpipe.spool import decode, encode
+from promptpipe.pipeline.spool import decode, encode
 from promptpipe.transport.base import InboundMessage
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer

@@ -6,7 +6,9 @@ import asyncio
 
 import pytest
 
-from promptpipe import admin, oversight
+from promptpipe.research import admin
+
+from promptpipe.research import oversight
 from promptpipe.errors import AdminError
 from promptpipe.flow.commands import (
     ALREADY_ACTIVE,
@@ -67,7 +69,7 @@ async def test_stop_pauses_confirms_and_records_consent_withdrawal(
 
     from sqlalchemy import select
 
-    from promptpipe.models import Transition
+    from promptpipe.storage.models import Transition
 
     names = await app.db.run(lambda s: list(s.execute(select(Transition.name).order_by(Transition.id)).scalars()))
     assert names == ["enrolled", "opted_out", "opted_in"]

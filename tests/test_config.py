@@ -28,7 +28,7 @@ def test_bad_durations_name_the_variable(raw: str) -> None:
 def test_defaults(tmp_path: Path) -> None:
     settings = load_settings({"PROMPTPIPE_STATE_DIR": str(tmp_path)}, env_file=None)
     assert settings.genai_model == "gpt-4o-mini"
-    assert settings.database_url == f"sqlite:///{tmp_path / 'promptpipe.db'}"
+    assert settings.database_url == f"sqlite:///{tmp_path / 'promptpipe.storage.db'}"
     assert settings.transport == "whatsapp" and settings.auto_enroll_new_users is False
     assert settings.history_window == 50
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 from datetime import date
 
-from promptpipe import admin, keys
+from promptpipe.research import admin
+
+from promptpipe.domain import keys
 from promptpipe.flow import APOLOGY
 from promptpipe.flow.daily_prompt import POLL_OPTIONS, POLL_QUESTION
-from promptpipe.store import enqueue_inbox
+from promptpipe.storage.store import enqueue_inbox
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer

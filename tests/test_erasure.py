@@ -14,7 +14,11 @@ import pytest
 from sqlalchemy import inspect, select, text
 from sqlmodel import SQLModel
 
-from promptpipe import admin, erasure, oversight
+from promptpipe.research import admin
+
+from promptpipe.research import erasure
+
+from promptpipe.research import oversight
 from promptpipe.cli import admin_main
 from promptpipe.errors import AdminError
 from promptpipe.transport import PollVote, poll_option_hash
@@ -124,7 +128,7 @@ async def test_the_tombstone_keeps_the_id_the_counts_and_the_consent_record(
     assert counters["prompts_sent"] == 1 and counters["successes"] == 1
     await erasure.erase(app.db, app.clock, phone=ANA, by="Dr Lee")
 
-    from promptpipe.models import ConsentEvent, Conversation, Message, Participant, PromptDelivery, Schedule
+    from promptpipe.storage.models import ConsentEvent, Conversation, Message, Participant, PromptDelivery, Schedule
 
     def read(session: Any) -> dict[str, Any]:
         tomb = session.get(Participant, person["id"])

@@ -19,11 +19,11 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from promptpipe.cli import admin_main
-from promptpipe.db import Database
+from promptpipe.storage.db import Database
 from promptpipe.errors import AdminError
-from promptpipe import export
-from promptpipe.export import FILE_NAMES, export_study
-from promptpipe.models import (
+from promptpipe.research import export
+from promptpipe.research.export import FILE_NAMES, export_study
+from promptpipe.storage.models import (
     ConsentEvent,
     Conversation,
     Flag,
@@ -33,7 +33,7 @@ from promptpipe.models import (
     ToneEvent,
     Transition,
 )
-from promptpipe.state import PROFILE_FIELDS
+from promptpipe.domain.conversation import PROFILE_FIELDS
 
 TORONTO, KOLKATA = ZoneInfo("America/Toronto"), ZoneInfo("Asia/Kolkata")
 T0 = datetime(2026, 3, 2, 13, 0, tzinfo=timezone.utc)  # 08:00 in Toronto (EST), 18:30 in Kolkata
@@ -436,7 +436,7 @@ async def test_progress_bar_only_for_a_large_export(db: Database, study: dict[st
 async def test_a_failed_export_leaves_no_files(
     db: Database, study: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from promptpipe import export
+    from promptpipe.research import export
 
     def broken(row: Any, zones: Any) -> dict[str, Any]:
         raise RuntimeError("disk on fire")

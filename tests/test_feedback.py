@@ -8,10 +8,10 @@ import json
 
 from sqlalchemy import select
 
-from promptpipe import admin
+from promptpipe.research import admin
 from promptpipe.flow import votes
 from promptpipe.flow.daily_prompt import POLL_OPTIONS
-from promptpipe.models import Transition
+from promptpipe.storage.models import Transition
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.feedback_helpers import ANA, DAY, MONDAY_PROMPT, deliveries, polls, prompted, vote
@@ -166,7 +166,7 @@ async def test_the_feedback_model_hands_a_changed_habit_back_to_intake(
 async def test_feedback_and_intake_see_the_whole_prompt_history_in_the_export_row_by_row(
     make_app: AppFactory, fake_openai: FakeOpenAIServer, tmp_path
 ) -> None:  # type: ignore[no-untyped-def]
-    from promptpipe.export import export_study
+    from promptpipe.research.export import export_study
 
     app, transport, pid = await prompted(make_app, fake_openai, DAILY_PROMPT_REMINDER_DELAY="5h")
     await vote(app, transport, polls(transport)[-1], DONE)

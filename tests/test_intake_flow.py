@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
-from promptpipe import admin
+from promptpipe.research import admin
 from promptpipe.flow import APOLOGY
-from promptpipe.modules import MAX_ROUNDS
-from promptpipe.modules.intake import INTAKE_FALLBACK
+from promptpipe.agents import MAX_ROUNDS
+from promptpipe.agents.intake import INTAKE_FALLBACK
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer

@@ -6,7 +6,7 @@ import asyncio
 import threading
 from collections.abc import Callable
 
-from promptpipe import admin
+from promptpipe.research import admin
 from promptpipe.transport import PollVote, poll_option_hash
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory

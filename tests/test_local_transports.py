@@ -9,7 +9,7 @@ import queue
 import shutil
 from pathlib import Path
 
-from promptpipe import admin
+from promptpipe.research import admin
 from promptpipe.config import load_settings
 from promptpipe.transport.console import ConsoleTransport
 from promptpipe.transport.base import Recipient

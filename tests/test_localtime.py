@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from promptpipe.localtime import FIXED, RANDOM, DailySpec, parse_hhmm, to_instant
+from promptpipe.domain.localtime import FIXED, RANDOM, DailySpec, parse_hhmm, to_instant
 
 TORONTO, BERLIN = ZoneInfo("America/Toronto"), ZoneInfo("Europe/Berlin")
 UTC = timezone.utc

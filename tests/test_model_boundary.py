@@ -10,11 +10,13 @@ import json
 
 import pytest
 
-from promptpipe import admin, oversight
+from promptpipe.research import admin
+
+from promptpipe.research import oversight
 from promptpipe.errors import AdminError
 from promptpipe.flow import APOLOGY
 from promptpipe.flow.failures import MAX_ATTEMPTS_FOR_BUGS, TOO_LONG
-from promptpipe.limits import (
+from promptpipe.domain.limits import (
     CONTEXT_REJECTIONS_BEFORE_FAILING,
     MODEL_CHARS_PER_BATCH,
     MODEL_CHARS_PER_MESSAGE,
@@ -182,7 +184,7 @@ async def test_a_cut_off_reply_is_sent_as_its_whole_sentences(
 async def test_a_cut_off_reply_without_a_whole_sentence_gets_the_fallback(
     make_app: AppFactory, fake_openai: FakeOpenAIServer
 ) -> None:
-    from promptpipe.modules.intake import INTAKE_FALLBACK
+    from promptpipe.agents.intake import INTAKE_FALLBACK
 
     app, transport = await enrolled(make_app, fake_openai)
     fake_openai.say("Well, the thing about building habits is that", match="habits", finish_reason="length")

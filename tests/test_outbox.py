@@ -8,12 +8,12 @@ from datetime import timedelta
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from promptpipe import admin
+from promptpipe.research import admin
 from promptpipe.clock import ManualClock
 from promptpipe.errors import NotConnected, SendFailed
-from promptpipe.models import InboxItem, OutboxItem
-from promptpipe.outbox import RateLimiter
-from promptpipe.store import queue_outgoing
+from promptpipe.storage.models import InboxItem, OutboxItem
+from promptpipe.pipeline.outbox import RateLimiter
+from promptpipe.storage.store import queue_outgoing
 from promptpipe.transport.dryrun import DryRunTransport
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory

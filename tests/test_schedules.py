@@ -8,8 +8,8 @@ from datetime import timedelta
 
 from sqlalchemy import text
 
-from promptpipe import admin
-from promptpipe.db import Database
+from promptpipe.research import admin
+from promptpipe.storage.db import Database
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer

@@ -48,7 +48,7 @@ async def test_status_shows_the_connection_backlog_uncertain_sends_and_last_mode
 ) -> None:
     transport = WatchedTransport()
     app = await make_app(transport)
-    from promptpipe import admin
+    from promptpipe.research import admin
 
     await admin.enroll(app.db, app.clock, phone=ANA, name="Ana", timezone="America/Toronto")
     since = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from promptpipe import admin
+from promptpipe.research import admin
 from promptpipe.flow import intensity, votes
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer

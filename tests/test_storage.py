@@ -8,9 +8,9 @@ from datetime import datetime, timezone
 
 import sqlalchemy as sa
 
-from promptpipe import admin
+from promptpipe.research import admin
 from promptpipe.clock import ManualClock
-from promptpipe.db import Database
+from promptpipe.storage.db import Database
 from promptpipe.logging import configure_logging, get_logger, mask_phone
 
 

@@ -18,13 +18,13 @@ from pathlib import Path
 import pytest
 from sqlalchemy import insert
 
-from promptpipe import admin
+from promptpipe.research import admin
 from promptpipe.clock import ManualClock
 from promptpipe.config import load_settings
-from promptpipe.db import Database
+from promptpipe.storage.db import Database
 from promptpipe.errors import AdminError, ConfigError, StorageError
 from promptpipe.logging import configure_logging
-from promptpipe.models import Message
+from promptpipe.storage.models import Message
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer

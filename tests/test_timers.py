@@ -11,10 +11,10 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import text
 
-from promptpipe import admin
+from promptpipe.research import admin
 from promptpipe.errors import ConfigError
 from promptpipe.flow import intensity
-from promptpipe.flow.timer_events import REMINDER_TEXT
+from promptpipe.flow.timers import REMINDER_TEXT
 from promptpipe.transport.base import PollVote, poll_option_hash
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
@@ -288,7 +288,7 @@ async def test_a_new_timer_wakes_the_alarm_loop_at_once(make_app: AppFactory, fa
     30 s) before its job was stored; the first queued change must wake the loop, which then waits
     at most the short batching delay."""
     from promptpipe.scheduling.alarms import TIMER_BATCH_DELAY_S
-    from promptpipe.state import PendingTimer, TimerChange
+    from promptpipe.domain.conversation import PendingTimer, TimerChange
 
     app = await make_app(**QUIET)
     kick = app.alarms._kick

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from promptpipe.tone import (
+from promptpipe.domain.tone import (
     ACTIVATE_AT,
     ALPHA,
     APPLIED,

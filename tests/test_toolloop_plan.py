@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from promptpipe.llm import Completion, ToolCall
-from promptpipe.modules.toolloop import Reply, RoundPlan, Stop, plan_round
+from promptpipe.agents.toolloop import Reply, RoundPlan, Stop, plan_round
 
 
 def test_text_without_tool_calls_is_the_reply() -> None:

@@ -7,7 +7,7 @@ from datetime import timedelta
 
 import pytest
 
-from promptpipe import admin
+from promptpipe.research import admin
 from promptpipe.flow import intensity, votes
 from promptpipe.flow.daily_prompt import POLL_OPTIONS
 from promptpipe.flow.typed_answers import AMBIGUOUS_REPLY
@@ -220,7 +220,7 @@ async def test_typed_answers_and_their_source_reach_the_export(
 ) -> None:
     import csv
 
-    from promptpipe.export import export_study
+    from promptpipe.research.export import export_study
 
     app, transport, pid = await prompted(make_app, fake_openai)
     await say(app, transport, "yes")

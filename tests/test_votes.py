@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from promptpipe import admin
+from promptpipe.research import admin
 from promptpipe.flow import intensity, votes
 from promptpipe.flow.daily_prompt import POLL_OPTIONS
 from promptpipe.transport.base import PollVote, poll_option_hash

@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from promptpipe.models import ACTIVE, WITHDRAWN
-from promptpipe.state import TurnState
-from promptpipe.text import normalise_words
+from promptpipe.storage.models import ACTIVE, WITHDRAWN
+from promptpipe.domain.conversation import TurnState
+from promptpipe.domain.text import normalise_words
 
 STOP, START, RESUME, HELP = "STOP", "START", "RESUME", "HELP"
 COMMANDS = (STOP, START, RESUME, HELP)

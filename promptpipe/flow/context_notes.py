@@ -3,7 +3,7 @@ points at, and which day's prompt when it is one."""
 
 from __future__ import annotations
 
-from promptpipe.delivery_store import QuotedMessage
+from promptpipe.storage.deliveries import QuotedMessage
 from promptpipe.flow.votes import day_label
 
 QUOTE_CHARS = 160

@@ -15,15 +15,15 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from promptpipe import keys
-from promptpipe.delivery_store import record_delivery, with_counters
+from promptpipe.domain import keys
+from promptpipe.storage.deliveries import record_delivery, with_counters
 from promptpipe.errors import LLMUnavailable, ToolArgumentError
 from promptpipe.flow import intensity
-from promptpipe.flow.timer_events import arm_after_prompt
+from promptpipe.flow.timers import arm_after_prompt
 from promptpipe.llm import LLM
-from promptpipe.models import INTAKE
-from promptpipe.nudges import NudgePolicy
-from promptpipe.state import PROMPT_REQUIRED_FIELDS, TurnState
+from promptpipe.storage.models import INTAKE
+from promptpipe.domain.timers import NudgePolicy
+from promptpipe.domain.conversation import PROMPT_REQUIRED_FIELDS, TurnState
 from promptpipe.tools import write_habit_prompt
 
 POLL_QUESTION = "Did you do it?"

@@ -13,13 +13,13 @@ from datetime import datetime, timedelta
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from promptpipe import keys
+from promptpipe.domain import keys
 from promptpipe.errors import ContextTooLong, LLMError, PromptPipeError
-from promptpipe.limits import CONTEXT_REJECTIONS_BEFORE_FAILING
+from promptpipe.domain.limits import CONTEXT_REJECTIONS_BEFORE_FAILING
 from promptpipe.logging import get_logger
-from promptpipe.models import ACTIVE, FAILED, InboxItem, Message, Participant
-from promptpipe.service_status import LAST_MODEL_ERROR, model_error_value, save_status
-from promptpipe.store import InboxRow, queue_outgoing
+from promptpipe.storage.models import ACTIVE, FAILED, InboxItem, Message, Participant
+from promptpipe.storage.service_status import LAST_MODEL_ERROR, model_error_value, save_status
+from promptpipe.storage.store import InboxRow, queue_outgoing
 
 log = get_logger("promptpipe.flow")
 
@@ -53,7 +53,7 @@ def record_failure(session: Session, participant_id: str, batch: list[InboxRow],
     """Count the try on every input of the batch and set its retry time. An outage is retried for
     ever; a bug gives up after :data:`MAX_ATTEMPTS_FOR_BUGS` tries and a request too long for the
     model's context (already retried shorter inside the turn) after
-    :data:`~promptpipe.limits.CONTEXT_REJECTIONS_BEFORE_FAILING` turns. A waiting participant
+    :data:`~promptpipe.domain.limits.CONTEXT_REJECTIONS_BEFORE_FAILING` turns. A waiting participant
     gets the apology once per outage, or, when their message is given up on as too long, one
     short line instead."""
     if isinstance(error, LLMError):  # `promptpipe-admin status` shows the last one

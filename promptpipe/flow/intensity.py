@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from promptpipe.state import TurnState
+from promptpipe.domain.conversation import TurnState
 
 LEVELS = ("low", "normal", "high")
 QUESTION = "How do these daily steps feel to you?"

@@ -21,35 +21,35 @@ from datetime import date, datetime, timedelta
 
 from sqlalchemy.orm import Session
 
-from promptpipe import keys
+from promptpipe.domain import keys
 from promptpipe.clock import Clock
-from promptpipe.db import Database
-from promptpipe.delivery_store import (
+from promptpipe.storage.db import Database
+from promptpipe.storage.deliveries import (
     QuotedMessage, annotate_message, mark_reminder_sent, messages_by_wa_id, newest_polls, vote_targets, with_counters,
 )
 from promptpipe.errors import ContextTooLong, LLMError, LLMRejected
-from promptpipe.flag_store import add_flags
+from promptpipe.storage.flags import add_flags
 from promptpipe.flow import intensity, votes
 from promptpipe.flow.commands import STOPPED, CommandPlan, paused_hint, plan_commands
 from promptpipe.flow.context_notes import quote_note, reaction_note
 from promptpipe.flow.daily_prompt import CommitHook, Outgoing, delivery_hook, prepare_daily_prompt
 from promptpipe.flow.failures import record_failure
 from promptpipe.flow.safety_step import SCREENED, SafetyConfig, screen_batch, was_screened, with_safety_message
-from promptpipe.flow.timer_events import REMINDER_TEXT, apply_silent_timer, arm_after_hand_over
+from promptpipe.flow.timers import REMINDER_TEXT, apply_silent_timer, arm_after_hand_over
 from promptpipe.flow.typed_answers import Ambiguous, OpenPoll, PollAnswer, open_polls, reaction_answer, read_answer
 from promptpipe.llm import LLM
-from promptpipe.localtime import zone_or_utc
+from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.logging import get_logger
-from promptpipe.models import ACTIVE, FEEDBACK, INTAKE, PAUSED
-from promptpipe.modules import FEEDBACK as FEEDBACK_MODULE
-from promptpipe.modules import INTAKE as INTAKE_MODULE
-from promptpipe.modules import AgentModule
-from promptpipe.modules.agent import BUDGETS, CHECK_IN_CUE, FOLLOW_UP_CUE, GREETING_CUE, SAFETY_CUE
-from promptpipe.modules.summary import fold_into_summary
-from promptpipe.modules.toolloop import LoopResult
-from promptpipe.nudges import FEEDBACK_CHECK_IN, FEEDBACK_FOLLOWUP, REMINDER, NudgePolicy
-from promptpipe.state import PROMPT_REQUIRED_FIELDS, HistoryEntry, TimerChange, TurnState
-from promptpipe.store import (
+from promptpipe.storage.models import ACTIVE, FEEDBACK, INTAKE, PAUSED
+from promptpipe.agents import FEEDBACK as FEEDBACK_MODULE
+from promptpipe.agents import INTAKE as INTAKE_MODULE
+from promptpipe.agents import AgentModule
+from promptpipe.agents.agent import BUDGETS, CHECK_IN_CUE, FOLLOW_UP_CUE, GREETING_CUE, SAFETY_CUE
+from promptpipe.agents.summary import fold_into_summary
+from promptpipe.agents.toolloop import LoopResult
+from promptpipe.domain.timers import FEEDBACK_CHECK_IN, FEEDBACK_FOLLOWUP, REMINDER, NudgePolicy
+from promptpipe.domain.conversation import PROMPT_REQUIRED_FIELDS, HistoryEntry, TimerChange, TurnState
+from promptpipe.storage.store import (
     KEPT,
     InboxRow,
     history_before,

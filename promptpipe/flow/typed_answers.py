@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from promptpipe.delivery_store import NewestPolls
+from promptpipe.storage.deliveries import NewestPolls
 from promptpipe.flow import intensity
 from promptpipe.flow.daily_prompt import POLL_OPTIONS
 from promptpipe.flow.votes import VOTE_BY_OPTION

@@ -13,9 +13,9 @@ from datetime import date, datetime
 
 from sqlalchemy.orm import Session
 
-from promptpipe.delivery_store import VoteTarget, set_vote
+from promptpipe.storage.deliveries import VoteTarget, set_vote
 from promptpipe.flow.daily_prompt import POLL_OPTIONS
-from promptpipe.models import VOTE_DONE, VOTE_NOT_THIS_TIME
+from promptpipe.storage.models import VOTE_DONE, VOTE_NOT_THIS_TIME
 
 PURPOSE = "done"
 VOTE_BY_OPTION = dict(zip(POLL_OPTIONS, (VOTE_DONE, VOTE_NOT_THIS_TIME), strict=True))

@@ -29,20 +29,20 @@ from apscheduler.triggers.date import DateTrigger
 from sqlalchemy import Engine, create_engine, event, text
 
 from promptpipe.clock import Clock
-from promptpipe.db import SQLITE_BUSY_TIMEOUT_MS, Database, sync_url
+from promptpipe.storage.db import SQLITE_BUSY_TIMEOUT_MS, Database, sync_url
 from promptpipe.errors import ConfigError
-from promptpipe.files import create_private_file
-from promptpipe.localtime import zone_or_utc
+from promptpipe.storage.files import create_private_file
+from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.logging import get_logger
-from promptpipe.models import ACTIVE
-from promptpipe.nudges import TIMER_KINDS, NudgePolicy, daily_job_id, timer_job_id
-from promptpipe.schedule_store import AlarmPlan, alarm_plans
+from promptpipe.storage.models import ACTIVE
+from promptpipe.domain.timers import TIMER_KINDS, NudgePolicy, daily_job_id, timer_job_id
+from promptpipe.storage.schedules import AlarmPlan, alarm_plans
 from promptpipe.scheduling import jobs
 from promptpipe.scheduling.apscheduler_parts import AlarmExecutor, DeferredWriteJobStore, DrivenScheduler
 from promptpipe.scheduling.deliver import Delivered, deliver_alarms
 from promptpipe.scheduling.jobs import DAILY, Alarm
 from promptpipe.scheduling.trigger import DailyPromptTrigger
-from promptpipe.state import PendingTimer, TimerChange
+from promptpipe.domain.conversation import PendingTimer, TimerChange
 
 log = get_logger("promptpipe.scheduling")
 

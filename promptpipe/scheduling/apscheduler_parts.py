@@ -30,7 +30,7 @@ from apscheduler.util import datetime_to_utc_timestamp
 from sqlalchemy import Engine, delete, insert, select, update
 
 from promptpipe.clock import Clock
-from promptpipe.nudges import JOB_TABLE
+from promptpipe.domain.timers import JOB_TABLE
 
 
 class DrivenScheduler(BaseScheduler):

@@ -20,13 +20,13 @@ from typing import Any, TypeVar
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from promptpipe import keys
-from promptpipe.db import Database
-from promptpipe.localtime import zone_or_utc
+from promptpipe.domain import keys
+from promptpipe.storage.db import Database
+from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.logging import get_logger
-from promptpipe.models import ACTIVE, CANCELLED, FIRED, MISSED, PENDING, InboxItem, Participant, Schedule, Timer
+from promptpipe.storage.models import ACTIVE, CANCELLED, FIRED, MISSED, PENDING, InboxItem, Participant, Schedule, Timer
 from promptpipe.scheduling.jobs import DAILY, Alarm
-from promptpipe.state import ScheduleEntry
+from promptpipe.domain.conversation import ScheduleEntry
 
 log = get_logger("promptpipe.scheduling")
 

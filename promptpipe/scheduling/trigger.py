@@ -1,5 +1,5 @@
 """The APScheduler trigger of a daily prompt: our own, so the daylight-saving policy and the
-daily draw of a random window are the ones in :mod:`promptpipe.localtime` (APScheduler's
+daily draw of a random window are the ones in :mod:`promptpipe.domain.localtime` (APScheduler's
 ``CronTrigger`` fires a nonexistent spring-forward time late and a repeated autumn time twice).
 
 Its pickled state holds only plain values, versioned, so a refactor cannot silently break the
@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo
 
 from apscheduler.triggers.base import BaseTrigger
 
-from promptpipe.localtime import DailySpec, format_hhmm, parse_hhmm, zone_or_utc
+from promptpipe.domain.localtime import DailySpec, format_hhmm, parse_hhmm, zone_or_utc
 
 
 class DailyPromptTrigger(BaseTrigger):

@@ -7,10 +7,10 @@ from datetime import datetime
 from typing import Any
 
 from promptpipe.errors import ToolArgumentError
-from promptpipe.limits import PROFILE_FIELD_CHARS
-from promptpipe.localtime import zone_or_utc
-from promptpipe.state import INTAKE_FIELDS, PROFILE_FIELDS, TurnState
-from promptpipe import tone
+from promptpipe.domain.limits import PROFILE_FIELD_CHARS
+from promptpipe.domain.localtime import zone_or_utc
+from promptpipe.domain.conversation import INTAKE_FIELDS, PROFILE_FIELDS, TurnState
+from promptpipe.domain import tone
 from promptpipe.tools.base import Tool, ToolContext, optional_string
 
 ALIASES = {"last_blocker": "last_barrier"}

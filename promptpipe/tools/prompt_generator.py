@@ -6,9 +6,9 @@ from typing import Any
 
 from promptpipe.errors import ToolArgumentError
 from promptpipe.llm import LLM
-from promptpipe.state import PROMPT_REQUIRED_FIELDS, TurnState
-from promptpipe.text import cap_reply, complete_sentences
-from promptpipe.tone import ToneState, tone_guide
+from promptpipe.domain.conversation import PROMPT_REQUIRED_FIELDS, TurnState
+from promptpipe.domain.text import cap_reply, complete_sentences
+from promptpipe.domain.tone import ToneState, tone_guide
 from promptpipe.tools.base import Tool, ToolContext, optional_string
 
 DELIVERY_MODES = ("immediate", "scheduled")

@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from promptpipe.errors import ToolArgumentError
-from promptpipe.localtime import FIXED, RANDOM, format_hhmm, is_iana_zone, local_label, parse_hhmm, zone_or_utc
-from promptpipe.schedule_store import new_schedule_id
-from promptpipe.state import ScheduleEntry
+from promptpipe.domain.localtime import FIXED, RANDOM, format_hhmm, is_iana_zone, local_label, parse_hhmm, zone_or_utc
+from promptpipe.storage.schedules import new_schedule_id
+from promptpipe.domain.conversation import ScheduleEntry
 from promptpipe.tools.base import Tool, ToolContext, optional_string
 
 ACTIONS = ("create", "list", "update", "delete")

@@ -6,9 +6,9 @@ from datetime import timedelta
 from typing import Any
 
 from promptpipe.errors import ToolArgumentError
-from promptpipe.localtime import local_label, zone_or_utc
-from promptpipe.models import SUB_STATES
-from promptpipe.nudges import TRANSITION
+from promptpipe.domain.localtime import local_label, zone_or_utc
+from promptpipe.storage.models import SUB_STATES
+from promptpipe.domain.timers import TRANSITION
 from promptpipe.tools.base import Tool, ToolContext, optional_string
 
 MAX_DELAY_MINUTES = 7 * 24 * 60

@@ -1,0 +1,35 @@
+"""The running summary: older turns folded into a few short paragraphs, so a participant's story
+survives a month-long study while the model only ever reads a bounded window of messages."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from promptpipe.domain.limits import MODEL_CHARS_PER_HISTORY_ENTRY, SUMMARY_CHARS
+from promptpipe.llm import LLM
+from promptpipe.domain.conversation import HistoryEntry
+from promptpipe.domain.text import cap_reply, shorten
+
+SPEAKERS = {"user": "Participant", "assistant": "Coach"}
+
+
+def summary_request(system_prompt: str, previous: str, older: Sequence[HistoryEntry], name: str) -> list[dict[str, str]]:
+    transcript = "\n".join(f"{SPEAKERS.get(entry.role, entry.role)}: {shorten(entry.text, MODEL_CHARS_PER_HISTORY_ENTRY)}"
+                           for entry in older)
+    user = "\n\n".join([
+        f"Participant: {name or 'unnamed'}",
+        "Summary so far:\n" + (previous.strip() or "(none yet)"),
+        "Messages to fold in (oldest first):\n" + transcript,
+        "Write the updated summary now.",
+    ])
+    return [{"role": "system", "content": system_prompt}, {"role": "user", "content": user}]
+
+
+async def fold_into_summary(llm: LLM, system_prompt: str, previous: str, older: Sequence[HistoryEntry], name: str) -> str:
+    """The previous summary with ``older`` folded in. Raises LLM errors; an empty answer keeps
+    the previous summary (nothing is lost: the caller then keeps showing the messages)."""
+    completion = await llm.complete(summary_request(system_prompt, previous, older, name))
+    text = (completion.content or "").strip()
+    if not text:
+        raise ValueError("the summary writer returned nothing")
+    return cap_reply(text, SUMMARY_CHARS)

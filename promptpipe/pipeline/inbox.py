@@ -1,0 +1,220 @@
+"""The durable inbox: every inbound message is stored (and deduplicated) before anything else.
+
+Text is made storable first (NUL removed, lone surrogates replaced; the exact original is kept in
+the payload as base64 when that changed anything). A message the database cannot take goes to the
+on-disk spool and is stored once the database recovers (:meth:`Inbox.drain_spool`); it is never
+dropped because a write failed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from promptpipe.domain import keys
+from promptpipe.clock import Clock
+from promptpipe.storage.db import Database
+from promptpipe.storage.deliveries import mark_first_reply
+from promptpipe.errors import StorageError
+from promptpipe.domain.limits import NAME_CHARS
+from promptpipe.logging import get_logger, mask_phone
+from promptpipe.storage.models import Message
+from promptpipe.domain.timers import CANCELLED_BY_REPLY
+from promptpipe.domain.phones import from_whatsapp
+from promptpipe.storage.schedules import cancel_timers
+from promptpipe.storage.store import (
+    WA_ID,
+    add_inbound_message,
+    create_participant,
+    enqueue_inbox,
+    inbox_key_exists,
+    SenderRef,
+    phone_for_lid,
+    remember_lid,
+    sender_by_lid,
+    sender_by_phone,
+    set_participant_lid,
+)
+from promptpipe.pipeline.spool import Spool
+from promptpipe.domain.text import clean_for_storage, lossless_original
+from promptpipe.transport import InboundMessage, poll_option_hash
+
+log = get_logger("promptpipe.pipeline.inbox")
+
+
+@dataclass(frozen=True)
+class InboxConfig:
+    auto_enroll: bool
+    default_timezone: str
+    debug: bool = False
+
+
+class _Duplicate(Exception):
+    """Raised inside the transaction to roll back the transcript row of a duplicate."""
+
+
+class Inbox:
+    def __init__(
+        self, db: Database, clock: Clock, config: InboxConfig, wake: Callable[[str], None],
+        alarms_changed: Callable[[list[str]], None] | None = None, spool: Spool | None = None,
+    ) -> None:
+        self.db, self.clock, self.config, self._wake = db, clock, config, wake
+        self._alarms_changed = alarms_changed
+        self.spool = spool
+        """Where a message goes when the database cannot store it (None: the error is raised)."""
+        self.accepted = 0
+        self.duplicates = 0
+        self.ignored = 0
+        self.spooled = 0
+
+    def __repr__(self) -> str:
+        return (f"<Inbox accepted={self.accepted} duplicates={self.duplicates} ignored={self.ignored} "
+                f"spooled={self.spooled}>")
+
+    async def ingest(self, msg: InboundMessage) -> int | None:
+        """Store one inbound message and wake its lane. Returns the inbox id, or None when the
+        message was a duplicate, came from someone who is not enrolled, or went to the spool
+        because the database could not store it (it is stored later by :meth:`drain_spool`)."""
+        try:
+            return await self._ingest(msg)
+        except StorageError as exc:
+            if self.spool is None:
+                raise
+            on_disk = self.spool.keep(msg)
+            self.spooled += 1
+            log.error("inbound_spooled", message_id=msg.message_id, error=str(exc)[:200], on_disk=on_disk)
+            return None
+
+    async def drain_spool(self) -> int:
+        """Store spooled messages, oldest first; stops at the first that still fails (raising its
+        StorageError). Returns how many left the spool."""
+        if self.spool is None:
+            return 0
+        moved = 0
+        for item in self.spool.waiting():
+            await self._ingest(item.message)  # a repeat (stored before a crash) is a no-op
+            self.spool.done(item)
+            moved += 1
+        if moved:
+            log.info("inbound_spool_drained", messages=moved)
+        return moved
+
+    async def _ingest(self, msg: InboundMessage) -> int | None:
+        original = lossless_original(msg.text)
+        msg = replace(msg, text=clean_for_storage(msg.text),
+                      sender_name=clean_for_storage(msg.sender_name).strip()[:NAME_CHARS])
+        extra = {"original_text_b64": original} if original else {}
+        try:
+            stored = await self.db.run(lambda session: self._store(session, msg, extra))
+        except _Duplicate:
+            self.duplicates += 1
+            log.info("inbound_duplicate", message_id=msg.message_id)
+            return None
+        if stored is None:
+            self.ignored += 1
+            log.info("inbound_from_unknown_sender", phone=mask_phone(msg.sender_phone), has_lid=bool(msg.sender_lid),
+                     message_id=msg.message_id)
+            return None
+        participant_id, inbox_id, kind, enrolled, cancelled = stored
+        self.accepted += 1
+        if cancelled and self._alarms_changed is not None:
+            self._alarms_changed([participant_id])
+        if enrolled:
+            log.info("participant_auto_enrolled", participant_id=participant_id)
+        log.info("inbound_stored", participant_id=participant_id, inbox_id=inbox_id, kind=kind,
+                 **({"text": msg.text} if self.config.debug else {}))
+        self._wake(participant_id)
+        return inbox_id
+
+    def _store(self, session: Session, msg: InboundMessage, extra: dict[str, Any]) -> tuple[str, int, str, bool, int] | None:
+        """One transaction: find (or auto-enroll) the sender, dedupe, write transcript + inbox, and
+        cancel the timers a reply makes moot (a reminder must not follow an answer)."""
+        now = self.clock.now()
+        resolved = self._resolve_sender(session, msg, now)
+        if resolved is None:
+            return None
+        participant, enrolled = resolved
+        key = keys.inbound(msg.message_id)
+        if inbox_key_exists(session, key):
+            raise _Duplicate
+        kind, text, payload = _describe(session, msg)
+        payload = {**payload, **extra}
+        message_id = add_inbound_message(session, participant_id=participant.id, text=text, now=now,
+                                         wa_message_id=msg.message_id, payload=payload,
+                                         kind=msg.content if msg.poll_vote is None else "text")
+        inbox_id = enqueue_inbox(self.db, session, key=key, participant_id=participant.id, kind=kind, now=now,
+                                 payload={**payload, WA_ID: msg.message_id}, message_id=message_id)
+        if inbox_id is None:  # a concurrent writer (another node) stored it first
+            raise _Duplicate
+        cancelled = cancel_timers(session, participant.id, CANCELLED_BY_REPLY, now, reason="the participant wrote")
+        if kind == "message":
+            mark_first_reply(session, participant.id, now, quoted_wa_id=msg.quoted_message_id)
+        return participant.id, inbox_id, kind, enrolled, cancelled
+
+    def _resolve_sender(self, session: Session, msg: InboundMessage, now: datetime) -> tuple[SenderRef, bool] | None:
+        phone = from_whatsapp(msg.sender_phone)
+        if phone is None and msg.sender_lid:
+            phone = phone_for_lid(session, msg.sender_lid)
+        if phone is not None and msg.sender_lid:
+            remember_lid(session, msg.sender_lid, phone, now)
+        sender = sender_by_phone(session, phone) if phone else None
+        if sender is None and msg.sender_lid:
+            sender = sender_by_lid(session, msg.sender_lid)
+        enrolled = False
+        if sender is None:
+            if not self.config.auto_enroll or phone is None:
+                return None
+            created = create_participant(
+                session, phone=phone, name=msg.sender_name, timezone=self.config.default_timezone,
+                background="", now=now, reason="auto-enrolled on first message", source="server",
+            )
+            sender, enrolled = SenderRef(created.id, created.lid), True
+        if msg.sender_lid and sender.lid != msg.sender_lid:
+            set_participant_lid(session, sender.id, msg.sender_lid, now)
+        return sender, enrolled
+
+
+NON_TEXT_NOTES = {
+    "voice": "[a voice message; this study can only read text]",
+    "audio": "[an audio file; this study can only read text]",
+    "image": "[a photo without words; this study can only read text]",
+    "video": "[a video without words; this study can only read text]",
+    "sticker": "[a sticker]",
+    "document": "[a document; this study can only read text]",
+    "location": "[a shared location; this study does not use locations]",
+    "contact": "[a shared contact card; this study does not use contacts]",
+}
+"""What the transcript (and so the model) shows for a message without words."""
+
+
+def _describe(session: Session, msg: InboundMessage) -> tuple[str, str, dict[str, Any]]:
+    """Inbox kind, transcript text and payload for a message (text, or without words), a reaction
+    or a poll vote."""
+    if msg.reaction is not None:
+        emoji = msg.reaction.emoji
+        return "reaction", f"(reaction: {emoji})" if emoji else "(reaction taken back)", {
+            "reacted_to": msg.reaction.message_id, "emoji": emoji}
+    if msg.poll_vote is None:
+        payload: dict[str, Any] = {}
+        if msg.content != "text":
+            payload["content"] = msg.content
+        if msg.quoted_message_id:
+            payload["quoted_message_id"] = msg.quoted_message_id
+        if msg.edited:
+            payload["edited"] = True
+        text = msg.text if msg.content == "text" else NON_TEXT_NOTES.get(msg.content, f"[a {msg.content} message]")
+        return "message", text, payload
+    vote = msg.poll_vote
+    poll = session.execute(select(Message).where(Message.wa_message_id == vote.poll_message_id)).scalars().first()
+    options: list[str] = list(poll.payload.get("options", [])) if poll else []
+    chosen = [option for option in options if poll_option_hash(option) in vote.selected_hashes]
+    text = "(poll vote: " + (", ".join(chosen) if chosen else "vote withdrawn" if not vote.selected_hashes else "unknown option") + ")"
+    payload = {"poll_message_id": vote.poll_message_id, "poll_id": poll.id if poll else None, "selected": chosen,
+               "selected_hashes": list(vote.selected_hashes), "known_poll": poll is not None,
+               "purpose": poll.payload.get("purpose") if poll else None}
+    return "poll_vote", text, payload

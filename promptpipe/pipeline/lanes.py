@@ -1,0 +1,163 @@
+"""Per-participant lanes: inbox rows run strictly in order for one participant, and
+concurrently (bounded by one semaphore) across participants.
+
+A lane drains its participant's pending rows batch by batch. Consecutive text messages fold into
+one batch, so messages that arrive while a turn runs are answered together by the next turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from promptpipe.clock import Clock
+from promptpipe.storage.db import Database
+from promptpipe.errors import LLMUnavailable
+from promptpipe.logging import get_logger
+from promptpipe.storage.store import InboxRow, VersionConflict, participants_with_due_inbox, pending_inbox
+
+log = get_logger("promptpipe.pipeline.lanes")
+
+TURN_TIMEOUT = timedelta(minutes=5)
+FOLDABLE_KINDS = ("message",)
+
+ContextLoader = Callable[[Session, str, list[InboxRow]], Any]
+"""Reads what a turn needs, inside the same transaction that picked the batch."""
+Processor = Callable[[str, list[InboxRow], Any], Awaitable[bool | None]]
+"""Runs a batch; True when part of it is still pending and should run at once."""
+FailureRecorder = Callable[[str, list[InboxRow], BaseException], Awaitable[None]]
+BlockedHook = Callable[[Session, str, list[InboxRow], datetime], None]
+"""Called (in the same transaction) when rows are pending but none can run yet: the first one
+waits for its retry. It may write, e.g. tell a participant whose message waits behind it."""
+
+
+def select_batch(rows: list[InboxRow], now: datetime) -> list[InboxRow]:
+    """The next batch to run: the leading run of messages (due if any of them is due), or the
+    first other row alone (if due). Empty when nothing is due yet."""
+    if not rows:
+        return []
+    first = rows[0]
+    if first.kind not in FOLDABLE_KINDS:
+        return [first] if first.available_at <= now else []
+    run: list[InboxRow] = []
+    for row in rows:
+        if row.kind not in FOLDABLE_KINDS:
+            break
+        run.append(row)
+    return run if any(row.available_at <= now for row in run) else []
+
+
+class Lanes:
+    def __init__(
+        self, db: Database, clock: Clock, load: ContextLoader, process: Processor, record_failure: FailureRecorder, *,
+        concurrency: int, turn_timeout: timedelta = TURN_TIMEOUT, on_batch_done: Callable[[], None] | None = None,
+        on_blocked: BlockedHook | None = None,
+    ) -> None:
+        self.db, self.clock = db, clock
+        self._load, self._process, self._record_failure = load, process, record_failure
+        self._on_blocked = on_blocked
+        self._semaphore = asyncio.Semaphore(concurrency)
+        self._concurrency = concurrency
+        self._turn_timeout_s = turn_timeout.total_seconds()
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._rerun: set[str] = set()
+        self._on_batch_done = on_batch_done
+        self.batches = 0
+
+    def __repr__(self) -> str:
+        return f"<Lanes running={len(self._tasks)} batches={self.batches}>"
+
+    @property
+    def running(self) -> int:
+        return len(self._tasks)
+
+    def wake(self, participant_id: str) -> None:
+        """Make sure a lane looks at this participant soon (now, or right after its current pass)."""
+        if participant_id in self._tasks:
+            self._rerun.add(participant_id)
+            return
+        task = asyncio.create_task(self._lane(participant_id), name=f"lane:{participant_id}")
+        self._tasks[participant_id] = task
+        task.add_done_callback(lambda t, pid=participant_id: self._reap(pid, t))
+
+    async def poll_once(self) -> int:
+        """Wake lanes for every participant with due rows (written here, by another process, or
+        due for a retry). Returns how many lanes were started."""
+        now, limit = self.clock.now(), self._concurrency * 4
+        due = await self.db.run(lambda session: participants_with_due_inbox(session, now, limit))
+        started = 0
+        for participant_id in due:
+            if participant_id not in self._tasks:
+                self.wake(participant_id)
+                started += 1
+        return started
+
+    async def wait_idle(self) -> None:
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks.values()), return_exceptions=True)
+
+    async def stop(self) -> None:
+        for task in list(self._tasks.values()):
+            task.cancel()
+        await asyncio.gather(*list(self._tasks.values()), return_exceptions=True)
+
+    def _reap(self, participant_id: str, task: asyncio.Task[None]) -> None:
+        if self._tasks.get(participant_id) is task:
+            del self._tasks[participant_id]
+        if task.cancelled():
+            return
+        exc = task.exception()
+        if exc is not None:
+            log.error("lane_crashed", participant_id=participant_id, error=repr(exc))
+        if participant_id in self._rerun:
+            self._rerun.discard(participant_id)
+            self.wake(participant_id)
+
+    async def _lane(self, participant_id: str) -> None:
+        async with self._semaphore:
+            while True:
+                self._rerun.discard(participant_id)
+                now = self.clock.now()
+                found = await self.db.run(lambda session, now=now: self._next_batch(session, participant_id, now))
+                if found is None:
+                    return
+                batch, waiting, context = found
+                again = await self._run_batch(participant_id, batch, context)
+                # Look again only if something may be waiting: rows beyond this batch, a message
+                # that arrived during the turn, or a turn to repeat. (Rows written by another
+                # process are found by the poller.)
+                if not (again or waiting > len(batch) or participant_id in self._rerun):
+                    return
+
+    def _next_batch(self, session: Session, participant_id: str, now: datetime) -> tuple[list[InboxRow], int, Any] | None:
+        """One transaction: the pending rows, the batch to run, and the context of its turn."""
+        rows = pending_inbox(session, participant_id)
+        batch = select_batch(rows, now)
+        if not batch:
+            if rows and self._on_blocked is not None:
+                self._on_blocked(session, participant_id, rows, now)
+            return None
+        return batch, len(rows), self._load(session, participant_id, batch)
+
+    async def _run_batch(self, participant_id: str, batch: list[InboxRow], context: Any) -> bool:
+        """Run one batch; True when it should run again at once (a version conflict)."""
+        self.batches += 1
+        again = False
+        try:
+            again = bool(await asyncio.wait_for(self._process(participant_id, batch, context), self._turn_timeout_s))
+        except VersionConflict:
+            log.info("turn_conflict_retry", participant_id=participant_id)
+            return True
+        except asyncio.CancelledError:
+            raise
+        except TimeoutError:
+            await self._record_failure(participant_id, batch, LLMUnavailable("the turn took too long"))
+        except Exception as exc:
+            await self._record_failure(participant_id, batch, exc)
+        if self._on_batch_done is not None:
+            self._on_batch_done()
+        return again

@@ -1,0 +1,270 @@
+"""The outbox dispatcher: sends queued messages through the transport, in order per participant,
+under a global rate limit, retrying transient failures with backoff.
+
+A row is claimed by one statement (``UPDATE … RETURNING``; ``FOR UPDATE SKIP LOCKED`` on
+PostgreSQL) that skips participants with an earlier unsent row, so one person's messages never
+overtake each other. A row still marked *sending* when the service starts was interrupted by a
+crash: if the transport says a resend is safe it goes back to the queue, otherwise it becomes
+*uncertain* (it may have reached the phone) and is reported instead of sent twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime, timedelta
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import and_, bindparam, exists, select, update
+from sqlalchemy.orm import Session, aliased
+
+from promptpipe.clock import Clock
+from promptpipe.storage.db import Database
+from promptpipe.errors import NotConnected, SendFailed
+from promptpipe.logging import get_logger
+from promptpipe.storage.models import FAILED, PENDING, SENDING, SENT, UNCERTAIN, Message, OutboxItem, Participant
+from promptpipe.transport import Recipient, SentMessage, Transport
+
+log = get_logger("promptpipe.pipeline.outbox")
+
+CLAIM_BATCH = 200
+SEND_CONCURRENCY = 16
+RETRY_FIRST_S = 5.0
+RETRY_MAX_S = 300.0
+
+
+def send_retry_delay(attempts: int) -> timedelta:
+    return timedelta(seconds=min(RETRY_FIRST_S * 2 ** max(attempts - 1, 0), RETRY_MAX_S))
+
+
+@dataclass(frozen=True)
+class Claimed:
+    """An outbox row being sent, with what the transport needs."""
+
+    id: int
+    key: str
+    participant_id: str
+    message_id: int
+    attempts: int
+    kind: str
+    text: str
+    payload: dict[str, Any]
+    phone: str
+    lid: str | None
+
+
+def _claim_statement(*, skip_locked: bool) -> Any:
+    """``UPDATE outbox SET status='sending' … WHERE id IN (due rows whose participant has no
+    earlier unsent row) RETURNING id``; built once, run with the ``now`` parameter."""
+    earlier = aliased(OutboxItem)
+    blocked = exists().where(
+        and_(earlier.participant_id == OutboxItem.participant_id, earlier.id < OutboxItem.id,
+             earlier.status.in_((PENDING, SENDING)))  # type: ignore[attr-defined]
+    )
+    due = (
+        select(OutboxItem.id)
+        .where(OutboxItem.status == PENDING, OutboxItem.available_at <= bindparam("now"), ~blocked)
+        .order_by(OutboxItem.id)
+        .limit(CLAIM_BATCH)
+    )
+    if skip_locked:
+        due = due.with_for_update(skip_locked=True)
+    return (
+        update(OutboxItem).where(OutboxItem.id.in_(due.scalar_subquery()))  # type: ignore[union-attr]
+        .values(status=SENDING, claimed_at=bindparam("now"), attempts=OutboxItem.attempts + 1)
+        .returning(OutboxItem.id)
+    )
+
+
+_CLAIMED_DETAILS = (
+    select(OutboxItem.id, OutboxItem.key, OutboxItem.participant_id, OutboxItem.message_id, OutboxItem.attempts,
+           Message.kind, Message.text, Message.payload, Participant.phone, Participant.lid)
+    .join(Message, Message.id == OutboxItem.message_id)
+    .join(Participant, Participant.id == OutboxItem.participant_id)
+    .where(OutboxItem.id.in_(bindparam("ids", expanding=True)))  # type: ignore[union-attr]
+    .order_by(OutboxItem.id)
+)
+
+
+class RateLimiter:
+    """Token bucket shared by all sends; ``rate_per_s == 0`` means no limit."""
+
+    def __init__(self, rate_per_s: float, clock: Clock, burst: float | None = None) -> None:
+        self.rate = rate_per_s
+        self.capacity = burst if burst is not None else max(1.0, rate_per_s)
+        self.clock = clock
+        self._tokens = self.capacity
+        self._stamp: datetime | None = None
+        self._lock = asyncio.Lock()
+
+    async def acquire(self) -> None:
+        if self.rate <= 0:
+            return
+        async with self._lock:
+            while True:
+                now = self.clock.now()
+                if self._stamp is not None:
+                    self._tokens = min(self.capacity, self._tokens + (now - self._stamp).total_seconds() * self.rate)
+                self._stamp = now
+                if self._tokens >= 1:
+                    self._tokens -= 1
+                    return
+                await self.clock.sleep((1 - self._tokens) / self.rate)
+
+
+class Outbox:
+    def __init__(self, db: Database, transport: Transport, clock: Clock, *, rate_per_s: float) -> None:
+        self.db, self.transport, self.clock = db, transport, clock
+        self.limiter = RateLimiter(rate_per_s, clock)
+        self._semaphore = asyncio.Semaphore(SEND_CONCURRENCY)
+        self._claim_statement = _claim_statement(skip_locked=not db.is_sqlite)
+        self._outcomes: list[_Outcome] = []
+        self._recorder: asyncio.Task[None] | None = None
+        self.sent = 0
+        self.retried = 0
+        self.failed = 0
+
+    def __repr__(self) -> str:
+        return f"<Outbox sent={self.sent} retried={self.retried} failed={self.failed}>"
+
+    async def recover_interrupted(self) -> int:
+        """Settle rows a crash left in *sending*; returns how many were found."""
+        target = PENDING if self.transport.resend_is_safe else UNCERTAIN
+
+        def settle(session: Session) -> list[OutboxItem]:
+            rows = list(session.execute(select(OutboxItem).where(OutboxItem.status == SENDING)).scalars())
+            for row in rows:
+                row.status = target
+                row.last_error = "interrupted by a restart while sending"
+                if target == UNCERTAIN:
+                    session.connection().execute(update(Message).where(Message.id == row.message_id).values(status=UNCERTAIN))
+            return rows
+
+        rows = await self.db.run(settle)
+        for row in rows:
+            log.warning("outbox_interrupted_send", participant_id=row.participant_id, outbox_id=row.id, now=target)
+        return len(rows)
+
+    async def dispatch_once(self) -> int:
+        """Claim what is due and send it; returns how many rows were handled."""
+        claimed = await self.db.run(self._claim)
+        if not claimed:
+            return 0
+        by_participant: dict[str, list[Claimed]] = {}
+        for item in claimed:
+            by_participant.setdefault(item.participant_id, []).append(item)
+        await asyncio.gather(*(self._send_all(items) for items in by_participant.values()))
+        return len(claimed)
+
+    def _claim(self, session: Session) -> list[Claimed]:
+        """Mark due rows *sending* (one statement) and read what is needed to send them."""
+        now = self.clock.now()
+        ids = list(session.connection().execute(self._claim_statement, {"now": now}).scalars())
+        if not ids:
+            return []
+        rows = session.connection().execute(_CLAIMED_DETAILS, {"ids": ids}).all()
+        return [Claimed(*row) for row in rows]
+
+    async def _send_all(self, items: list[Claimed]) -> None:
+        async with self._semaphore:
+            for item in items:
+                await self._send_one(item)
+
+    async def _send_one(self, item: Claimed) -> None:
+        recipient = Recipient(phone=item.phone, lid=item.lid)
+        await self.limiter.acquire()
+        try:
+            if item.kind == "poll":
+                sent = await self.transport.send_poll(recipient, item.text, item.payload.get("options", []), ref=item.key)
+            else:
+                sent = await self.transport.send_text(recipient, item.text, ref=item.key)
+        except SendFailed as exc:
+            if exc.ambiguous:  # it may be on the phone already: never send it twice
+                await self._finish(item, status=UNCERTAIN, error=str(exc))
+                log.warning("send_uncertain", participant_id=item.participant_id, outbox_id=item.id, error=str(exc))
+                return
+            await self._failed_send(item, str(exc), retryable=exc.retryable)
+            return
+        except NotConnected as exc:
+            await self._failed_send(item, str(exc), retryable=True)
+            return
+        except Exception as exc:  # an unknown transport error is treated as transient
+            log.error("outbox_send_crashed", participant_id=item.participant_id, outbox_id=item.id, error=repr(exc))
+            await self._failed_send(item, repr(exc), retryable=True)
+            return
+        await self._finish(item, status=SENT, sent=sent)
+        self.sent += 1
+        log.info("message_sent", participant_id=item.participant_id, outbox_id=item.id, kind=item.kind,
+                 wa_message_id=sent.message_id)
+
+    async def _failed_send(self, item: Claimed, error: str, *, retryable: bool) -> None:
+        if retryable:
+            self.retried += 1
+            delay = send_retry_delay(item.attempts)
+            await self._finish(item, status=PENDING, error=error, available_at=self.clock.now() + delay)
+            log.warning("send_retry", participant_id=item.participant_id, outbox_id=item.id, error=error,
+                        attempts=item.attempts, retry_in_s=delay.total_seconds())
+        else:
+            self.failed += 1
+            await self._finish(item, status=FAILED, error=error)
+            log.error("send_failed", participant_id=item.participant_id, outbox_id=item.id, error=error)
+
+    async def _finish(
+        self, item: Claimed, *, status: str, error: str | None = None, sent: SentMessage | None = None,
+        available_at: datetime | None = None,
+    ) -> None:
+        """Record the outcome on the outbox row and its transcript row (together, in the next
+        group commit)."""
+        now = self.clock.now()
+        values: dict[str, object] = {"status": status, "last_error": error}
+        if available_at is not None:
+            values["available_at"] = available_at
+        message_values: dict[str, object] = {}
+        if sent is not None:
+            values.update(sent_at=now, wa_message_id=sent.message_id)
+            message_values = {"status": "sent", "sent_at": now, "wa_message_id": sent.message_id,
+                              "receipts_expected": bool(getattr(self.transport, "sends_receipts", False))}
+        elif status in (FAILED, UNCERTAIN):
+            message_values = {"status": status}
+
+        outcome = _Outcome(item.id, item.message_id, values, message_values, asyncio.get_running_loop().create_future())
+        self._outcomes.append(outcome)
+        if self._recorder is None or self._recorder.done():
+            self._recorder = asyncio.create_task(self._record_outcomes())
+        await asyncio.shield(outcome.recorded)
+
+    async def _record_outcomes(self) -> None:
+        """Group commit: the outcomes that arrive while one transaction runs go into the next, so
+        a burst of sends costs a few transactions instead of one each. Each send still waits for
+        its own outcome to be committed before the participant's next message goes out."""
+        while self._outcomes:
+            batch, self._outcomes = self._outcomes, []
+
+            def write(session: Session) -> None:
+                for outcome in batch:
+                    session.connection().execute(
+                        update(OutboxItem).where(OutboxItem.id == outcome.outbox_id).values(**outcome.values))
+                    if outcome.message_values:
+                        session.connection().execute(
+                            update(Message).where(Message.id == outcome.message_id).values(**outcome.message_values))
+
+            try:
+                await self.db.run(write)
+            except Exception as exc:
+                for outcome in batch:
+                    outcome.recorded.set_exception(exc)
+            else:
+                for outcome in batch:
+                    outcome.recorded.set_result(None)
+
+
+@dataclass
+class _Outcome:
+    """A send's result waiting to be recorded on its outbox and transcript rows."""
+
+    outbox_id: int
+    message_id: int
+    values: dict[str, object]
+    message_values: dict[str, object]
+    recorded: asyncio.Future[None]

@@ -1,0 +1,101 @@
+"""What researchers follow during a study: each participant's consent history, the safety flags
+and the inputs that could not be answered (with a way to retry or skip them). Like
+:mod:`promptpipe.research.admin`, every function works whether or not ``serve`` runs and returns plain data.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from promptpipe.research.admin import _get, researcher_name, validate_text
+from promptpipe.clock import Clock
+from promptpipe.storage.consent import consent_history
+from promptpipe.storage.db import Database
+from promptpipe.errors import AdminError
+from promptpipe.storage.flags import list_flags, resolve_flag
+from promptpipe.domain.limits import NAME_CHARS, REASON_CHARS
+from promptpipe.storage.models import DONE, FAILED, PENDING, InboxItem, Message, Participant
+
+
+async def consent(db: Database, phone: str) -> dict[str, Any]:
+    """A participant's consent ledger, oldest first, and their status now."""
+    participant, _ = await _get(db, phone)
+    events = await db.run(lambda session: consent_history(session, participant.id))
+    return {"participant_id": participant.id, "phone": participant.phone, "status": participant.status,
+            "opted_out": participant.opted_out, "researcher_paused": participant.researcher_paused,
+            "events": events}
+
+
+async def flags(db: Database, *, include_resolved: bool = False) -> list[dict[str, Any]]:
+    """Safety flags, oldest first (open ones only unless ``include_resolved``)."""
+    return await db.run(lambda session: list_flags(session, include_resolved=include_resolved))
+
+
+async def resolve(db: Database, clock: Clock, *, flag_id: int, note: str, by: str = "") -> str:
+    note = validate_text("--note", note, REASON_CHARS, required=True)
+    by = validate_text("--by", by or researcher_name(), NAME_CHARS)
+    now = clock.now()
+    flag = await db.run(lambda session: resolve_flag(session, flag_id, note=note, by=by, now=now))
+    return f"flag {flag.id} ({flag.severity}, participant {flag.participant_id}) resolved by {by}"
+
+
+STUCK_ATTEMPTS = 3
+"""A pending input that failed this often is listed as stuck too (it is still being retried)."""
+
+
+async def inbox_rows(db: Database, *, stuck_only: bool) -> list[dict[str, Any]]:
+    """Inputs not answered yet: failed ones (given up) and pending ones; with ``stuck_only``,
+    the failed ones and those pending after several failures."""
+
+    def read(session: Session) -> list[tuple[InboxItem, str]]:
+        query = (select(InboxItem, Participant.phone).join(Participant, Participant.id == InboxItem.participant_id)
+                 .where(InboxItem.status.in_((PENDING, FAILED))).order_by(InboxItem.id))  # type: ignore[attr-defined]
+        if stuck_only:
+            query = query.where((InboxItem.status == FAILED) | (InboxItem.attempts >= STUCK_ATTEMPTS))
+        return [(row, phone) for row, phone in session.execute(query).all()]
+
+    rows = await db.run(read)
+    return [
+        {"id": row.id, "participant_id": row.participant_id, "phone": phone, "kind": row.kind, "status": row.status,
+         "attempts": row.attempts, "last_error": row.last_error or "", "at": row.created_at.isoformat(),
+         "retry_at": row.available_at.isoformat() if row.status == PENDING else None}
+        for row, phone in rows
+    ]
+
+
+async def retry_inbox(db: Database, clock: Clock, *, inbox_id: int) -> str:
+    """Put a failed (or waiting) input back in the queue, to be tried now from scratch."""
+    now = clock.now()
+    row = await db.run(lambda session: _reopen_or_close(session, inbox_id, "retry", message_status="received",
+                                                        status=PENDING, attempts=0, available_at=now, last_error=None))
+    return f"inbox row {row.id} ({row.kind}) is queued again; the running service tries it within seconds"
+
+
+async def skip_inbox(db: Database, clock: Clock, *, inbox_id: int, by: str = "") -> str:
+    """Give up on an input for good (it stays in the transcript, marked skipped)."""
+    by = validate_text("--by", by or researcher_name(), NAME_CHARS)
+    now = clock.now()
+    row = await db.run(lambda session: _reopen_or_close(session, inbox_id, "skip", message_status="skipped",
+                                                        status=DONE, processed_at=now, last_error=f"skipped by {by}"))
+    return f"inbox row {row.id} ({row.kind}) skipped; it will not be answered"
+
+
+def _reopen_or_close(session: Session, inbox_id: int, action: str, *, message_status: str, **values: Any) -> InboxItem:
+    """Change an input that is not done yet, and its transcript message with it."""
+    row = _inbox_row(session, inbox_id)
+    if row.status == DONE:
+        raise AdminError(f"inbox row {inbox_id} was handled already; there is nothing to {action}")
+    session.execute(update(InboxItem).where(InboxItem.id == inbox_id).values(**values))  # type: ignore[arg-type]
+    if row.message_id is not None:
+        session.execute(update(Message).where(Message.id == row.message_id).values(status=message_status))  # type: ignore[arg-type]
+    return row
+
+
+def _inbox_row(session: Session, inbox_id: int) -> InboxItem:
+    row = session.get(InboxItem, inbox_id)
+    if row is None:
+        raise AdminError(f"there is no inbox row {inbox_id}; `promptpipe-admin inbox --stuck` lists them")
+    return row

@@ -1,0 +1,131 @@
+"""Pseudonymising texts for the export: a participant's own phone number and name, in the free
+texts of their own rows, become ``[phone]`` and ``[name]`` (the model greets people by name).
+
+The number is found in its usual spellings (``+14165550123``, ``(416) 555-0123``, ``416.555.0123``);
+the name whole in any case, and each capitalised word of it as written, as whole words. Other
+people's names and nicknames are not recognised: read texts before sharing them beyond the team.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import phonenumbers
+
+from promptpipe.domain.localtime import zone_or_utc
+
+UTC = ZoneInfo("UTC")
+NAME_MARK, PHONE_MARK = "[name]", "[phone]"
+
+_SEPARATOR = r"[\s().\-]{0,2}"
+
+
+def _phone_spellings(phone: str) -> list[str]:
+    """The digits of the number as written internationally and, where known, nationally."""
+    digits = re.sub(r"\D", "", phone or "")
+    if len(digits) < 6:
+        return []
+    try:
+        national = phonenumbers.national_significant_number(phonenumbers.parse("+" + digits, None))
+    except phonenumbers.NumberParseException:
+        national = ""
+    return [digits, national] if len(national) >= 7 and national != digits else [digits]
+
+
+def _phone_pattern(spellings: Sequence[str]) -> str:
+    """``+14165550123``, ``1 416 555 0123``, ``(416) 555-0123``, ``416.555.0123`` …"""
+    international, *national = spellings
+    alternatives = [r"\+?" + _SEPARATOR.join(international)] + [r"\(?0?" + _SEPARATOR.join(n) for n in national]
+    return r"(?<!\d)(?:" + "|".join(alternatives) + r")(?!\d)"
+
+
+def _name_words(name: str) -> list[str]:
+    """The words of a name that are capitalised or from a script without case, at least two
+    characters, longest first (``Ana, "the walker"``: ``Ana``; a nickname's "the" is no name)."""
+    words = {w for w in re.findall(r"\w+", name) if len(w) >= 2 and not w[0].islower() and not w.isdigit()}
+    return sorted(words, key=len, reverse=True)
+
+
+class _Redactor:
+    """Replaces one participant's phone number and name in a text by ``[phone]`` and ``[name]``:
+    the number in its usual spellings, the whole name in any case and each name word as written,
+    as whole words. Cheap substring tests come first, since most texts contain neither."""
+
+    def __init__(self, phone: str, name: str) -> None:
+        spellings = _phone_spellings(phone)
+        self.phone = re.compile(_phone_pattern(spellings)) if spellings else None
+        self.phone_digits = tuple(set.intersection(*(set(s) for s in spellings))) if spellings else ()
+        """Digits every spelling contains: a text lacking one of them cannot hold the number."""
+        name = (name or "").strip()
+        self.full_name = name.lower() if len(name) >= 2 else ""
+        self.words = _name_words(name) if self.full_name else []
+        alternatives = (["(?i:" + re.escape(name) + ")"] if self.full_name else []) + [re.escape(w) for w in self.words]
+        self.name = re.compile(r"(?<!\w)(?:" + "|".join(alternatives) + r")(?!\w)") if alternatives else None
+
+    def __call__(self, text: str) -> str:
+        if self.phone is not None and all(d in text for d in self.phone_digits):
+            text = self.phone.sub(PHONE_MARK, text)
+        if self.name is not None and (any(w in text for w in self.words) or self.full_name in text.lower()):
+            text = self.name.sub(NAME_MARK, text)
+        return text
+
+
+class People:
+    """Each participant's zone, and their own phone number and name to take out of texts."""
+
+    def __init__(self, rows: Iterable[Any]) -> None:
+        self.zones: dict[str, ZoneInfo] = {}
+        self._identities: dict[str, tuple[str, str]] = {}
+        self._redactors: dict[str, _Redactor] = {}
+        for pid, tz, phone, name in rows:
+            self.zones[pid] = zone_or_utc(tz)
+            self._identities[pid] = (phone or "", name or "")
+
+    def __contains__(self, participant_id: str) -> bool:
+        return participant_id in self.zones
+
+    def __len__(self) -> int:
+        return len(self.zones)
+
+    def zone(self, participant_id: str) -> ZoneInfo:
+        return self.zones.get(participant_id, UTC)
+
+    def scrub(self, participant_id: str, text: Any) -> Any:
+        """``text`` with the participant's own phone number and name replaced by ``[phone]`` and
+        ``[name]``; anything that is not a non-empty string is returned as it is."""
+        if not text or text.__class__ is not str:
+            return text
+        redactor = self._redactors.get(participant_id)
+        if redactor is None:  # built on first use: one compiled pattern per participant
+            redactor = self._redactors[participant_id] = _Redactor(*self._identities.get(participant_id, ("", "")))
+        return redactor(text)
+
+    def scrub_value(self, participant_id: str, value: Any) -> Any:
+        """:meth:`scrub` for every string in a JSON value (a message payload); the base64 copy of
+        an original text is decoded, scrubbed and encoded again."""
+        if value.__class__ is str:
+            return self.scrub(participant_id, value)
+        if isinstance(value, dict):
+            return {key: self._scrub_b64(participant_id, item) if key == "original_text_b64"
+                    else self.scrub_value(participant_id, item) for key, item in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [self.scrub_value(participant_id, item) for item in value]
+        return value
+
+    def _scrub_b64(self, participant_id: str, value: Any) -> Any:
+        if not isinstance(value, str):
+            return self.scrub_value(participant_id, value)
+        try:
+            original = base64.b64decode(value, validate=True).decode("utf-8", "surrogatepass")
+        except (binascii.Error, UnicodeDecodeError):
+            return None  # not ours to read, so not safe to pass on
+        scrubbed = self.scrub(participant_id, original)
+        return value if scrubbed == original else base64.b64encode(
+            scrubbed.encode("utf-8", "surrogatepass")).decode("ascii")
+
+

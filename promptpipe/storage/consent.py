@@ -1,0 +1,54 @@
+"""The consent ledger: one row per consent-relevant event (enrolled, opted out, opted in, paused
+or resumed by a researcher, withdrawn, erased), with who caused it and the words that did.
+
+Rows are written in the transaction of the change they record, so the ledger and the
+participant's status never disagree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import insert, select
+from sqlalchemy.orm import Session
+
+from promptpipe.storage.models import CONSENT_EVENTS, CONSENT_SOURCES, ConsentEvent
+from promptpipe.domain.text import clean_for_storage
+
+_INSERT = insert(ConsentEvent.__table__)  # type: ignore[attr-defined]
+
+
+@dataclass(frozen=True)
+class ConsentRecord:
+    """A consent event waiting to be written with its turn (see ``TurnState.consent``)."""
+
+    event: str
+    source: str
+    words: str = ""
+    actor: str = ""
+
+    def __post_init__(self) -> None:
+        if self.event not in CONSENT_EVENTS:
+            raise ValueError(f"unknown consent event {self.event!r}")
+        if self.source not in CONSENT_SOURCES:
+            raise ValueError(f"unknown consent source {self.source!r}")
+
+
+def record_consent(session: Session, participant_id: str, records: list[ConsentRecord], now: datetime) -> None:
+    if not records:
+        return
+    session.connection().execute(_INSERT, [
+        {"participant_id": participant_id, "event": r.event, "source": r.source, "actor": clean_for_storage(r.actor),
+         "words": clean_for_storage(r.words), "created_at": now}
+        for r in records
+    ])
+
+
+def consent_history(session: Session, participant_id: str) -> list[dict[str, Any]]:
+    rows = session.execute(
+        select(ConsentEvent).where(ConsentEvent.participant_id == participant_id).order_by(ConsentEvent.id)  # type: ignore[arg-type]
+    ).scalars().all()
+    return [{"id": row.id, "at": row.created_at.isoformat(), "event": row.event, "source": row.source,
+             "actor": row.actor, "words": row.words} for row in rows]

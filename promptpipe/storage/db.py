@@ -1,0 +1,257 @@
+"""The database: SQLite (WAL, default) or PostgreSQL (by URL), used from asyncio.
+
+Each transaction is a plain synchronous function ``fn(session)`` that :meth:`Database.run` executes
+on a dedicated database thread: one hop per transaction, and the event loop never waits on disk
+or network. (The async ORM stack measured ~2 ms per small transaction on our 2-core machine
+against ~0.15 ms for this; see benchmarks/README.md.)
+
+SQLite: one connection on one thread, so the process's transactions queue instead of fighting
+over the file lock; every transaction starts with ``BEGIN IMMEDIATE`` so a read-then-write is
+atomic even against another process (the admin script), and ``busy_timeout`` makes that other
+process wait, not fail. PostgreSQL: a small pool of threads and connections.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, TypeVar
+
+from sqlalchemy import Engine, create_engine, event, inspect, text
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.exc import ArgumentError, IntegrityError, SQLAlchemyError
+from sqlalchemy.orm import Session
+from sqlmodel import SQLModel
+
+from promptpipe.storage import models  # noqa: F401  (registers the tables)
+from promptpipe.errors import ConfigError, DuplicateKey, StorageError
+from promptpipe.storage.files import create_private_file
+from promptpipe.domain.text import mask_credentials
+
+SQLITE_BUSY_TIMEOUT_MS = 15_000
+POSTGRES_THREADS = 8
+SCHEMA_LOCK_KEY = 0x50505343  # "PPSC": one creator of the schema at a time on PostgreSQL
+T = TypeVar("T")
+
+
+def sync_url(url: str) -> str:
+    """The driver for a plain sqlite:// or postgresql:// URL (psycopg 3 for PostgreSQL)."""
+    scheme, rest = url.split("://", 1)
+    base = scheme.split("+", 1)[0]
+    if base == "sqlite":
+        return f"sqlite://{rest}"
+    if base == "postgresql":
+        return f"postgresql+psycopg://{rest}"
+    raise ValueError(f"unsupported database URL scheme {scheme!r}")
+
+
+def sqlite_file(url: str) -> Path | None:
+    """The file of a ``sqlite:///…`` URL (None for PostgreSQL or an in-memory database)."""
+    if url.split("://", 1)[0].split("+", 1)[0] != "sqlite":
+        return None
+    path = url.split(":///", 1)[-1]
+    return Path(path) if path and path != ":memory:" else None
+
+
+def _sqlite_pragmas(dbapi_conn: Any, _: Any) -> None:
+    dbapi_conn.isolation_level = None  # we issue BEGIN ourselves
+    cur = dbapi_conn.cursor()
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA synchronous=NORMAL")
+    cur.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+    cur.execute("PRAGMA foreign_keys=ON")
+    # Deleted or overwritten content is zeroed in the file, so an erased participant's texts
+    # cannot be read back from free pages.
+    cur.execute("PRAGMA secure_delete=ON")
+    cur.close()
+
+
+def _sqlite_begin(conn: Any) -> None:
+    conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+class Database:
+    """Owns the engine and the database thread(s)."""
+
+    def __init__(self, url: str, *, echo: bool = False) -> None:
+        self.url = url
+        self.dialect = url.split("://", 1)[0].split("+", 1)[0]
+        # Statement parameters are study data: never part of an error message or a log line.
+        kwargs: dict[str, Any] = {"echo": echo, "pool_reset_on_return": None, "hide_parameters": True}
+        if self.is_sqlite:
+            kwargs.update(pool_size=1, max_overflow=0, connect_args={"check_same_thread": False})
+            threads = 1
+        else:
+            kwargs.update(pool_size=POSTGRES_THREADS, max_overflow=2, pool_pre_ping=True)
+            threads = POSTGRES_THREADS
+        try:
+            self.engine: Engine = create_engine(sync_url(url), **kwargs)
+        except (ArgumentError, ValueError) as exc:
+            raise ConfigError(f"DATABASE_URL: {mask_credentials(_first_line(exc))}") from None
+        if self.is_sqlite:
+            event.listen(self.engine, "connect", _sqlite_pragmas)
+            event.listen(self.engine, "begin", _sqlite_begin)
+        self._executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="db")
+        self.transactions = 0
+        self._insert_ignore: dict[tuple[str, tuple[str, ...]], Any] = {}
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.dialect == "sqlite"
+
+    async def run(self, fn: Callable[[Session], T]) -> T:
+        """Run ``fn(session)`` in one transaction on the database thread: commit on success,
+        roll back on error. The transaction completes even if the caller is cancelled."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, self._transaction, fn)
+
+    def submit(self, fn: Callable[[Session], T]) -> Future[T]:
+        """:meth:`run` for code on another thread (the alarm thread): a future to wait on."""
+        return self._executor.submit(self._transaction, fn)
+
+    def _transaction(self, fn: Callable[[Session], T]) -> T:
+        self.transactions += 1
+        try:
+            with Session(self.engine, expire_on_commit=False) as session, session.begin():
+                return fn(session)
+        except SQLAlchemyError as exc:
+            # ``from None``: the driver's own message can carry row values (PostgreSQL's
+            # "Failing row contains (…)", a duplicate key's value), i.e. a participant's text.
+            raise storage_error(exc) from None
+        except UnicodeError as exc:  # a lone surrogate the drivers cannot encode
+            raise StorageError(f"database error: text that cannot be encoded ({type(exc).__name__})") from None
+
+    async def connect(self) -> None:
+        """Create missing tables and columns; fail with one clear line if the URL is unusable."""
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(self._executor, self._create_schema)
+
+    @property
+    def sqlite_path(self) -> Path | None:
+        """The database file (None for PostgreSQL or an in-memory database)."""
+        return sqlite_file(self.url)
+
+    def _create_schema(self) -> None:
+        try:
+            path = self.sqlite_path
+            if path is not None:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                create_private_file(path)  # SQLite gives its -wal and -shm files the same mode
+            with self.engine.begin() as conn:
+                if not self.is_sqlite:  # concurrent first starts: one creator, the others wait
+                    conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": SCHEMA_LOCK_KEY})
+                SQLModel.metadata.create_all(conn)
+                _upgrade_data(conn, _add_missing_columns(conn))
+        except (SQLAlchemyError, OSError) as exc:
+            raise ConfigError(
+                f"DATABASE_URL: cannot open the database ({mask_credentials(_first_line(exc))}); check the URL, "
+                "that the server is running and that the user may create tables."
+            ) from None
+
+    async def checkpoint(self) -> str:
+        """SQLite: move the write-ahead log into the database file and empty it, so overwritten
+        texts do not stay readable in the log ("ok", or why not completely). PostgreSQL: nothing
+        to do here ("not needed")."""
+        if not self.is_sqlite:
+            return "not needed"
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, self._checkpoint)
+
+    def _checkpoint(self) -> str:
+        raw = self.engine.raw_connection()  # autocommit (isolation_level None): no transaction open
+        try:
+            busy, pages, moved = raw.cursor().execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        finally:
+            raw.close()
+        return "ok" if not busy and pages == moved else (
+            f"partial: another connection is reading ({moved} of {pages} pages moved)")
+
+    async def close(self) -> None:
+        """Wait for transactions already handed to the database thread, then close."""
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(None, self._executor.shutdown, True)
+        self.engine.dispose()
+
+    def insert_ignore(self, model: type[SQLModel], conflict_on: tuple[str, ...]) -> Any:
+        """``INSERT … ON CONFLICT DO NOTHING RETURNING id`` (built once; execute it with the row's
+        values as parameters): returns no row when the key exists."""
+        key = (model.__name__, conflict_on)
+        if key not in self._insert_ignore:
+            insert = pg_insert if self.dialect == "postgresql" else sqlite_insert
+            table = model.__table__  # type: ignore[attr-defined]
+            stmt = insert(table).on_conflict_do_nothing(index_elements=list(conflict_on))
+            self._insert_ignore[key] = stmt.returning(table.c[list(table.primary_key.columns.keys())[0]])
+        return self._insert_ignore[key]
+
+    def insert_ignore_many(self, model: type[SQLModel], conflict_on: tuple[str, ...]) -> Any:
+        """``INSERT … ON CONFLICT DO NOTHING`` without RETURNING, for executemany (many rows)."""
+        key = (model.__name__ + "/many", conflict_on)
+        if key not in self._insert_ignore:
+            insert = pg_insert if self.dialect == "postgresql" else sqlite_insert
+            table = model.__table__  # type: ignore[attr-defined]
+            self._insert_ignore[key] = insert(table).on_conflict_do_nothing(index_elements=list(conflict_on))
+        return self._insert_ignore[key]
+
+    async def execute_raw(self, sql: str) -> None:
+        await self.run(lambda session: session.execute(text(sql)))
+
+
+def _add_missing_columns(conn: Any) -> set[tuple[str, str]]:
+    """The additive half of an upgrade: columns a newer version added are created on start.
+    Returns the (table, column) pairs it added."""
+    added: set[tuple[str, str]] = set()
+    inspector = inspect(conn)
+    for table in SQLModel.metadata.sorted_tables:
+        existing = {col["name"] for col in inspector.get_columns(table.name)}
+        for column in table.columns:
+            if column.name in existing:
+                continue
+            col_type = column.type.compile(dialect=conn.dialect)
+            default = ""
+            if column.default is not None and getattr(column.default, "is_scalar", False):
+                value = column.default.arg
+                default = f" DEFAULT {value!r}" if isinstance(value, str) else f" DEFAULT {value}"
+            # Added columns stay nullable: existing rows have no value for them.
+            conn.execute(text(f'ALTER TABLE "{table.name}" ADD COLUMN "{column.name}" {col_type}{default}'))
+            added.add((table.name, column.name))
+    return added
+
+
+def _upgrade_data(conn: Any, added: set[tuple[str, str]]) -> None:
+    """Fill columns that replaced an older way of storing the same fact."""
+    if ("participant", "opted_out") in added:  # was: paused_by = 'participant'
+        conn.execute(text("UPDATE participant SET opted_out = (paused_by = 'participant')"))
+    if ("participant", "researcher_paused") in added:
+        conn.execute(text("UPDATE participant SET researcher_paused = (paused_by = 'researcher')"))
+
+
+def _first_line(exc: BaseException) -> str:
+    cause = getattr(exc, "orig", None) or exc
+    return (str(cause).strip().splitlines() or [type(cause).__name__])[0][:300]
+
+
+def storage_error(exc: SQLAlchemyError) -> StorageError:
+    """Our error for a database error: the first line of the driver's message only (later lines
+    can quote row values), credentials masked; a unique-key violation as :class:`DuplicateKey`."""
+    message = f"database error: {mask_credentials(_first_line(exc))}"
+    if isinstance(exc, IntegrityError) and _is_unique_violation(exc.orig):
+        return DuplicateKey(message, constraint=_constraint_name(exc.orig))
+    return StorageError(message)
+
+
+def _is_unique_violation(orig: BaseException | None) -> bool:
+    if getattr(orig, "sqlstate", None) == "23505":  # psycopg
+        return True
+    return "UNIQUE constraint failed" in str(orig)  # sqlite3
+
+
+def _constraint_name(orig: BaseException | None) -> str:
+    diag = getattr(orig, "diag", None)
+    name = getattr(diag, "constraint_name", None)
+    if name:
+        return str(name)
+    text_ = str(orig)
+    return text_.split("UNIQUE constraint failed:", 1)[-1].strip() if "UNIQUE constraint failed" in text_ else ""

@@ -1,0 +1,237 @@
+"""Queries on ``prompt_delivery``: one row per daily prompt sent, and what became of it.
+
+Each function takes an open session, so its writes commit with the turn that caused them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, insert, select, update
+from sqlalchemy.orm import Session
+
+from promptpipe.storage.models import Message, PromptDelivery
+from promptpipe.domain.outcomes import DeliveryFact, counters
+
+
+_INSERT_DELIVERY = insert(PromptDelivery.__table__)  # type: ignore[attr-defined]
+
+
+def record_delivery(
+    session: Session, *, participant_id: str, inbox_id: int, schedule_id: str | None, local_date: str,
+    prompt_text: str, prompt_message_id: int | None, poll_message_id: int | None, now: datetime,
+) -> None:
+    """The delivery row of a daily prompt, written in the commit of the prompt event (which runs
+    once: a repeat of the event finds its inbox row done)."""
+    session.connection().execute(_INSERT_DELIVERY, {
+        "participant_id": participant_id, "inbox_id": inbox_id, "schedule_id": schedule_id, "local_date": local_date,
+        "prompt_text": prompt_text, "prompt_message_id": prompt_message_id, "poll_message_id": poll_message_id,
+        "sent_at": now, "vote": None, "voted_at": None, "vote_changes": 0, "replied_at": None, "reminder_at": None,
+        "vote_source": None,
+    })
+
+
+def delivery_facts(session: Session, participant_id: str) -> list[DeliveryFact]:
+    """Every delivery of the participant, oldest first, as the counters need them."""
+    rows = session.connection().execute(
+        select(PromptDelivery.local_date, PromptDelivery.vote)
+        .where(PromptDelivery.participant_id == participant_id).order_by(PromptDelivery.id)  # type: ignore[arg-type]
+    ).all()
+    return [DeliveryFact(local_date=day, vote=vote) for day, vote in rows]
+
+
+def with_counters(session: Session, participant_id: str, profile: dict[str, Any]) -> dict[str, Any]:
+    """The profile with its counters recomputed from the delivery rows."""
+    return {**profile, "counters": counters(delivery_facts(session, participant_id))}
+
+
+@dataclass(frozen=True)
+class VoteTarget:
+    """The delivery a "did you do it?" vote is about."""
+
+    delivery_id: int
+    local_date: str
+    vote: str | None
+    is_latest: bool
+    """Whether it is the participant's newest delivery (only that one's poll counts)."""
+
+
+def vote_targets(session: Session, participant_id: str, poll_ids: list[int]) -> dict[int, VoteTarget]:
+    """The deliveries some votes are about, by their poll's transcript id (polls without a
+    delivery are left out)."""
+    if not poll_ids:
+        return {}
+    connection = session.connection()
+    latest = connection.execute(
+        select(func.max(PromptDelivery.id)).where(PromptDelivery.participant_id == participant_id)
+    ).scalar_one()
+    rows = connection.execute(
+        select(PromptDelivery.poll_message_id, PromptDelivery.id, PromptDelivery.local_date, PromptDelivery.vote)
+        .where(PromptDelivery.participant_id == participant_id,
+               PromptDelivery.poll_message_id.in_(poll_ids))  # type: ignore[union-attr]
+    ).all()
+    return {poll_id: VoteTarget(delivery_id=delivery_id, local_date=day, vote=vote, is_latest=delivery_id == latest)
+            for poll_id, delivery_id, day, vote in rows}
+
+
+def set_vote(session: Session, delivery_id: int, vote: str | None, now: datetime, *, changed: bool,
+             source: str = "tap") -> None:
+    """``source``: how the participant answered (tap, typed, reaction); kept with the vote."""
+    values: dict[str, Any] = {"vote": vote, "voted_at": now, "vote_source": source if vote is not None else None}
+    if changed:
+        values["vote_changes"] = PromptDelivery.vote_changes + 1
+    session.connection().execute(update(PromptDelivery).where(PromptDelivery.id == delivery_id).values(**values))
+
+
+def mark_reminder_sent(session: Session, prompt_inbox_id: int, now: datetime) -> None:
+    session.connection().execute(update(PromptDelivery).where(
+        PromptDelivery.inbox_id == prompt_inbox_id, PromptDelivery.reminder_at.is_(None)  # type: ignore[union-attr]
+    ).values(reminder_at=now))
+
+
+def mark_first_reply(session: Session, participant_id: str, now: datetime, *, quoted_wa_id: str | None = None) -> None:
+    """A written message: the delivery it answers has had its first reply (if it had none yet).
+    That is the prompt the message quotes (a swipe reply to an older day's prompt or poll), else
+    the newest."""
+    target: Any = (select(func.max(PromptDelivery.id)).where(PromptDelivery.participant_id == participant_id)
+                   .scalar_subquery())
+    if quoted_wa_id:
+        quoted = session.connection().execute(
+            select(PromptDelivery.id).join(Message, (Message.id == PromptDelivery.prompt_message_id)
+                                           | (Message.id == PromptDelivery.poll_message_id))
+            .where(PromptDelivery.participant_id == participant_id, Message.wa_message_id == quoted_wa_id).limit(1)
+        ).scalar_one_or_none()
+        target = quoted if quoted is not None else target
+    session.connection().execute(update(PromptDelivery).where(
+        PromptDelivery.id == target, PromptDelivery.replied_at.is_(None)  # type: ignore[union-attr]
+    ).values(replied_at=now))
+
+
+def annotate_message(session: Session, message_id: int, **fields: Any) -> None:
+    """Add keys to a transcript message's payload (e.g. how a vote was handled)."""
+    payload = session.connection().execute(select(Message.payload).where(Message.id == message_id)).scalar_one_or_none()
+    if payload is None:
+        return
+    session.connection().execute(update(Message).where(Message.id == message_id).values(payload={**payload, **fields}))
+
+
+QUIET_OUT_KINDS = ("prompt", "poll", "reminder")
+"""Our messages that keep a poll the last thing we asked (anything else we send moves on)."""
+
+
+@dataclass(frozen=True)
+class PollMessage:
+    id: int
+    wa_message_id: str | None
+    options: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class NewestPolls:
+    """The polls of a participant's newest daily prompt, as typed answers need them."""
+
+    local_date: str
+    sent_at: datetime
+    vote: str | None
+    daily: PollMessage | None
+    prompt_wa_id: str | None
+    intensity: PollMessage | None
+    """The intensity poll, when one went out with this prompt."""
+    last_conversational_out: int
+    """Our newest transcript message that was not a prompt, poll or reminder (0: none)."""
+
+
+def _poll_message(session: Session, message_id: int | None) -> PollMessage | None:
+    if message_id is None:
+        return None
+    row = session.connection().execute(
+        select(Message.wa_message_id, Message.payload).where(Message.id == message_id)).first()
+    if row is None:
+        return None
+    return PollMessage(message_id, row[0], tuple(str(o) for o in (row[1] or {}).get("options", [])))
+
+
+def newest_polls(session: Session, participant_id: str, intensity_poll_id: int | None) -> NewestPolls | None:
+    """The newest delivery's polls (None: no prompt was ever sent). ``intensity_poll_id`` is the
+    newest intensity poll the profile knows; it counts only if it went out with that prompt."""
+    connection = session.connection()
+    row = connection.execute(
+        select(PromptDelivery.local_date, PromptDelivery.sent_at, PromptDelivery.vote,
+               PromptDelivery.poll_message_id, PromptDelivery.prompt_message_id)
+        .where(PromptDelivery.participant_id == participant_id)
+        .order_by(PromptDelivery.id.desc()).limit(1)  # type: ignore[union-attr]
+    ).first()
+    if row is None:
+        return None
+    local_date, sent_at, vote, poll_id, prompt_id = row
+    prompt_wa_id = None if prompt_id is None else connection.execute(
+        select(Message.wa_message_id).where(Message.id == prompt_id)).scalar_one_or_none()
+    intensity = (_poll_message(session, intensity_poll_id)
+                 if intensity_poll_id is not None and intensity_poll_id > (poll_id or 0) else None)
+    last_out = connection.execute(
+        select(func.max(Message.id)).where(Message.participant_id == participant_id, Message.direction == "out",
+                                           Message.kind.not_in(QUIET_OUT_KINDS))  # type: ignore[attr-defined]
+    ).scalar_one()
+    return NewestPolls(local_date=local_date, sent_at=sent_at, vote=vote, daily=_poll_message(session, poll_id),
+                       prompt_wa_id=prompt_wa_id, intensity=intensity, last_conversational_out=last_out or 0)
+
+
+@dataclass(frozen=True)
+class QuotedMessage:
+    """A message a participant quoted or reacted to, found by its WhatsApp id."""
+
+    id: int
+    direction: str
+    kind: str
+    text: str
+    prompt_of: str | None
+    """The local date of the daily prompt it is (or whose poll it is), if any."""
+    newest_prompt: bool
+    """It belongs to the participant's newest daily prompt."""
+
+
+def messages_by_wa_id(session: Session, participant_id: str, wa_ids: list[str]) -> dict[str, QuotedMessage]:
+    """The participant's transcript messages with these WhatsApp ids, with the prompt they belong to."""
+    if not wa_ids:
+        return {}
+    connection = session.connection()
+    rows = connection.execute(
+        select(Message.wa_message_id, Message.id, Message.direction, Message.kind, Message.text)
+        .where(Message.participant_id == participant_id, Message.wa_message_id.in_(wa_ids))  # type: ignore[union-attr]
+    ).all()
+    ids = [row[1] for row in rows]
+    newest = connection.execute(
+        select(func.max(PromptDelivery.id)).where(PromptDelivery.participant_id == participant_id)).scalar_one()
+    days: dict[int, tuple[str, bool]] = {}
+    if ids:
+        for delivery_id, day, prompt_id, poll_id in connection.execute(
+            select(PromptDelivery.id, PromptDelivery.local_date, PromptDelivery.prompt_message_id,
+                   PromptDelivery.poll_message_id)
+            .where(PromptDelivery.participant_id == participant_id,
+                   (PromptDelivery.prompt_message_id.in_(ids)) | (PromptDelivery.poll_message_id.in_(ids)))  # type: ignore[union-attr]
+        ).all():
+            for message_id in (prompt_id, poll_id):
+                if message_id is not None:
+                    days[message_id] = (day, delivery_id == newest)
+    return {wa_id: QuotedMessage(id=message_id, direction=direction, kind=kind, text=text,
+                                 prompt_of=days.get(message_id, (None, False))[0],
+                                 newest_prompt=days.get(message_id, (None, False))[1])
+            for wa_id, message_id, direction, kind, text in rows}
+
+
+def prompt_wa_ids(session: Session, participant_id: str, local_date: str | None = None) -> tuple[str | None, str | None] | None:
+    """WhatsApp ids of the prompt and its poll: the newest delivery of that local day (of any day
+    when None); None when there is no such delivery."""
+    query = select(PromptDelivery.prompt_message_id, PromptDelivery.poll_message_id).where(
+        PromptDelivery.participant_id == participant_id)
+    if local_date is not None:
+        query = query.where(PromptDelivery.local_date == local_date)
+    row = session.connection().execute(query.order_by(PromptDelivery.id.desc()).limit(1)).first()  # type: ignore[union-attr]
+    if row is None:
+        return None
+    ids = dict(session.connection().execute(
+        select(Message.id, Message.wa_message_id).where(Message.id.in_([i for i in row if i is not None]))  # type: ignore[union-attr]
+    ).all())
+    return ids.get(row[0]), ids.get(row[1])

@@ -1,0 +1,98 @@
+"""Queries on ``flag``: safety concerns raised by the crisis screen or the model, the researchers'
+resolution of them, and the state of the webhook alert for each."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import insert, select, update
+from sqlalchemy.orm import Session
+
+from promptpipe.errors import AdminError
+from promptpipe.storage.models import OPEN, RESOLVED, Flag, Participant
+from promptpipe.domain.text import clean_for_storage
+
+_FLAG = Flag.__table__  # type: ignore[attr-defined]
+_INSERT = insert(_FLAG).returning(_FLAG.c.id)
+PENDING_ALERT, SENT_ALERT, NO_ALERT = "pending", "sent", "none"
+
+
+@dataclass(frozen=True)
+class NewFlag:
+    """A flag raised during a turn, written with its commit."""
+
+    source: str
+    """screen | model"""
+    severity: str
+    trigger: str
+    message_id: int | None = None
+
+
+def add_flags(session: Session, participant_id: str, flags: list[NewFlag], now: datetime, *, alert: bool) -> list[int]:
+    """Write the flags; ``alert`` marks them for the webhook. Returns their ids."""
+    ids = []
+    for flag in flags:
+        ids.append(int(session.connection().execute(_INSERT, {
+            "participant_id": participant_id, "source": flag.source, "severity": flag.severity,
+            "trigger": clean_for_storage(flag.trigger), "message_id": flag.message_id, "status": OPEN,
+            "resolved_at": None, "resolved_by": None, "resolution_note": "",
+            "alert_status": PENDING_ALERT if alert else NO_ALERT, "alert_attempts": 0, "alerted_at": None,
+            "created_at": now,
+        }).scalar_one()))
+    return ids
+
+
+def list_flags(session: Session, *, include_resolved: bool = False) -> list[dict[str, Any]]:
+    query = (select(Flag, Participant.phone, Participant.name)
+             .join(Participant, Participant.id == Flag.participant_id).order_by(Flag.id))  # type: ignore[arg-type]
+    if not include_resolved:
+        query = query.where(Flag.status == OPEN)
+    return [
+        {"id": flag.id, "participant_id": flag.participant_id, "phone": phone, "name": name,
+         "at": flag.created_at.isoformat(), "source": flag.source, "severity": flag.severity,
+         "trigger": flag.trigger, "status": flag.status, "alert": flag.alert_status,
+         "resolved_at": flag.resolved_at.isoformat() if flag.resolved_at else None,
+         "resolved_by": flag.resolved_by, "note": flag.resolution_note}
+        for flag, phone, name in session.execute(query).all()
+    ]
+
+
+def resolve_flag(session: Session, flag_id: int, *, note: str, by: str, now: datetime) -> Flag:
+    flag = session.get(Flag, flag_id)
+    if flag is None:
+        raise AdminError(f"there is no flag {flag_id}; `promptpipe-admin flags` lists the open ones")
+    if flag.status == RESOLVED:
+        raise AdminError(f"flag {flag_id} was resolved already by {flag.resolved_by or 'someone'} "
+                         f"at {flag.resolved_at.isoformat() if flag.resolved_at else '?'}")
+    session.execute(update(Flag).where(Flag.id == flag_id).values(  # type: ignore[arg-type]
+        status=RESOLVED, resolved_at=now, resolved_by=clean_for_storage(by), resolution_note=clean_for_storage(note)))
+    session.refresh(flag)
+    return flag
+
+
+@dataclass(frozen=True)
+class PendingAlert:
+    flag_id: int
+    participant_id: str
+    severity: str
+    source: str
+    created_at: datetime
+    attempts: int
+
+
+def pending_alerts(session: Session, limit: int = 50) -> list[PendingAlert]:
+    rows = session.connection().execute(
+        select(_FLAG.c.id, _FLAG.c.participant_id, _FLAG.c.severity, _FLAG.c.source, _FLAG.c.created_at,
+               _FLAG.c.alert_attempts)
+        .where(_FLAG.c.alert_status == PENDING_ALERT).order_by(_FLAG.c.id).limit(limit)
+    ).all()
+    return [PendingAlert(*row) for row in rows]
+
+
+def record_alert(session: Session, flag_id: int, *, sent: bool, now: datetime) -> None:
+    values: dict[str, Any] = {"alert_attempts": _FLAG.c.alert_attempts + 1}
+    if sent:
+        values.update(alert_status=SENT_ALERT, alerted_at=now)
+    session.connection().execute(update(_FLAG).where(_FLAG.c.id == flag_id).values(**values))

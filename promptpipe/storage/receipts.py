@@ -1,0 +1,115 @@
+"""Delivery and read receipts: what WhatsApp reported for the messages we sent, stored by WhatsApp
+id and read back per message.
+
+A receipt may arrive before the send that produced its id is committed, twice, or out of order
+(read before delivered). Every (message, kind) keeps the earliest time reported, and reading
+fills in what one receipt implies about another: a read message was delivered, a played voice
+note was read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import ColumnElement, delete, func, select, type_coerce, update
+from sqlalchemy.orm import Session
+
+from promptpipe.storage.db import Database
+from promptpipe.storage.models import Receipt, UTCDateTime
+from promptpipe.transport.base import RECEIPT_KINDS, DeliveryReceipt
+
+__all__ = [
+    "ReceiptTimes", "delivery_status", "forget_receipts", "receipt_columns", "receipt_times", "record_receipt",
+]
+
+MAX_IDS_PER_RECEIPT = 100
+"""WhatsApp groups a handful of ids per receipt; more than this is not a receipt we sent for."""
+
+
+@dataclass(frozen=True)
+class ReceiptTimes:
+    delivered_at: datetime | None = None
+    read_at: datetime | None = None
+    played_at: datetime | None = None
+
+
+def record_receipt(db: Database, session: Session, receipt: DeliveryReceipt, now: datetime) -> int:
+    """Store one receipt; returns how many of its ids were new for that kind."""
+    if receipt.kind not in RECEIPT_KINDS:
+        raise ValueError(f"unknown receipt kind {receipt.kind!r}")
+    ids = sorted({mid for mid in receipt.message_ids if mid})[:MAX_IDS_PER_RECEIPT]
+    if not ids:
+        return 0
+    conn = session.connection()
+    existing = set(conn.execute(select(Receipt.wa_message_id).where(
+        Receipt.wa_message_id.in_(ids), Receipt.kind == receipt.kind)).scalars())  # type: ignore[attr-defined]
+    new = [{"wa_message_id": mid, "kind": receipt.kind, "at": receipt.timestamp, "received_at": now}
+           for mid in ids if mid not in existing]
+    if new:
+        conn.execute(db.insert_ignore_many(Receipt, ("wa_message_id", "kind")), new)
+    if existing:  # a repeat keeps the earliest time
+        conn.execute(update(Receipt).where(
+            Receipt.wa_message_id.in_(existing), Receipt.kind == receipt.kind,  # type: ignore[attr-defined]
+            Receipt.at > receipt.timestamp,  # type: ignore[operator]
+        ).values(at=receipt.timestamp))
+    return len(new)
+
+
+def receipt_times(session: Session, wa_message_ids: Iterable[str | None]) -> dict[str, ReceiptTimes]:
+    """The receipts of these messages, with what each implies: read → delivered, played → read."""
+    ids = sorted({mid for mid in wa_message_ids if mid})
+    found: dict[str, dict[str, datetime]] = {}
+    for start in range(0, len(ids), 500):
+        rows = session.connection().execute(select(Receipt.wa_message_id, Receipt.kind, Receipt.at).where(
+            Receipt.wa_message_id.in_(ids[start:start + 500]))).all()  # type: ignore[attr-defined]
+        for mid, kind, at in rows:
+            found.setdefault(mid, {})[kind] = at
+    times: dict[str, ReceiptTimes] = {}
+    for mid, kinds in found.items():
+        played = kinds.get("played")
+        read = _earliest(kinds.get("read"), played)
+        times[mid] = ReceiptTimes(delivered_at=_earliest(kinds.get("delivered"), read), read_at=read, played_at=played)
+    return times
+
+
+def delivery_status(sent_at: datetime | None, delivered_at: datetime | None, read_at: datetime | None, *,
+                    receipts_expected: bool, cutoff: datetime) -> str:
+    """``read``, ``delivered``, ``not_delivered`` (sent at or before ``cutoff``, i.e. longer ago
+    than the receipt window, with no delivered receipt), ``sent`` (still within it), or ``unknown``
+    where the transport reports no receipts."""
+    if read_at is not None:
+        return "read"
+    if delivered_at is not None:
+        return "delivered"
+    if not receipts_expected or sent_at is None:
+        return "unknown"
+    return "not_delivered" if sent_at <= cutoff else "sent"
+
+
+def receipt_columns(matches: Callable[[Any], ColumnElement[bool]]) -> list[Any]:
+    """``delivered_at``, ``read_at`` and ``played_at`` as correlated columns for a select, over the
+    receipts whose row ``matches`` (given the receipt table); read implies delivered and played
+    implies read, so each takes the earliest of the kinds that imply it."""
+    r = Receipt.__table__  # type: ignore[attr-defined]
+
+    def earliest(*kinds: str) -> Any:
+        subquery = select(func.min(r.c.at)).where(matches(r), r.c.kind.in_(kinds)).scalar_subquery()
+        return type_coerce(subquery, UTCDateTime())
+
+    return [earliest("delivered", "read", "played").label("delivered_at"),
+            earliest("read", "played").label("read_at"), earliest("played").label("played_at")]
+
+
+def forget_receipts(session: Session, wa_message_ids: Iterable[str | None]) -> None:
+    ids = [mid for mid in wa_message_ids if mid]
+    for start in range(0, len(ids), 500):
+        session.connection().execute(delete(Receipt).where(
+            Receipt.wa_message_id.in_(ids[start:start + 500])))  # type: ignore[attr-defined]
+
+
+def _earliest(*values: datetime | None) -> datetime | None:
+    present = [value for value in values if value is not None]
+    return min(present) if present else None

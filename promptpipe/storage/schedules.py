@@ -1,0 +1,156 @@
+"""Queries for schedules and timers (sync, each takes an open session like :mod:`promptpipe.storage.store`)."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy.orm import Session
+
+from promptpipe.storage.models import CANCELLED, FIRED, MISSED, PENDING, Participant, Schedule, Timer
+from promptpipe.domain.conversation import PendingTimer, ScheduleEntry, TimerChange, TimerOp
+
+_SCHEDULE = Schedule.__table__  # type: ignore[attr-defined]
+_TIMER = Timer.__table__  # type: ignore[attr-defined]
+_INSERT_TIMER = insert(_TIMER).returning(_TIMER.c.id)
+_ACTIVE_SCHEDULES = (
+    select(_SCHEDULE.c.id, _SCHEDULE.c.kind, _SCHEDULE.c.habit_time, _SCHEDULE.c.window_start,
+           _SCHEDULE.c.window_end, _SCHEDULE.c.prep_minutes, _SCHEDULE.c.active, _SCHEDULE.c.created_at)
+    .where(_SCHEDULE.c.participant_id == bindparam("pid"), _SCHEDULE.c.active.is_(True))
+    .order_by(_SCHEDULE.c.created_at, _SCHEDULE.c.id)
+)
+_PENDING_TIMERS = (
+    select(_TIMER.c.id, _TIMER.c.kind, _TIMER.c.due_at, _TIMER.c.payload)
+    .where(_TIMER.c.participant_id == bindparam("pid"), _TIMER.c.status == PENDING)
+    .order_by(_TIMER.c.id)
+)
+
+
+def new_schedule_id() -> str:
+    return "s_" + secrets.token_hex(4)
+
+
+def load_schedules(session: Session, participant_id: str) -> list[ScheduleEntry]:
+    rows = session.connection().execute(_ACTIVE_SCHEDULES, {"pid": participant_id}).all()
+    return [ScheduleEntry(*row) for row in rows]
+
+
+def load_pending_timers(session: Session, participant_id: str) -> dict[str, PendingTimer]:
+    rows = session.connection().execute(_PENDING_TIMERS, {"pid": participant_id}).all()
+    return {row.kind: PendingTimer(row.id, row.kind, row.due_at, dict(row.payload)) for row in rows}
+
+
+def save_schedules(session: Session, participant_id: str, entries: Iterable[ScheduleEntry], now: datetime) -> None:
+    for entry in entries:
+        if not entry.dirty:
+            continue
+        values = {"kind": entry.kind, "habit_time": entry.habit_time, "window_start": entry.window_start,
+                  "window_end": entry.window_end, "prep_minutes": entry.prep_minutes, "active": entry.active,
+                  "updated_at": now}
+        if entry.created_at is None:
+            entry.created_at = now
+            session.add(Schedule(id=entry.id, participant_id=participant_id, created_at=now, **values))
+            session.flush()
+        else:
+            session.connection().execute(update(Schedule).where(Schedule.id == entry.id).values(**values))
+        entry.dirty = False
+
+
+def apply_timer_ops(session: Session, participant_id: str, ops: Iterable[TimerOp], now: datetime) -> list[TimerChange]:
+    """Write the ops; returns the resulting change per kind (for the alarm clock)."""
+    changes: dict[str, TimerChange] = {}
+    for op in ops:
+        cancel_timers(session, participant_id, (op.kind,), now, reason=op.reason or "replaced")
+        if op.action == "arm":
+            assert op.due_at is not None
+            timer_id = session.connection().execute(_INSERT_TIMER, {
+                "participant_id": participant_id, "kind": op.kind, "due_at": op.due_at, "payload": op.payload,
+                "status": PENDING, "reason": op.reason, "created_at": now, "settled_at": None}).scalar_one()
+            changes[op.kind] = TimerChange(participant_id, op.kind, PendingTimer(timer_id, op.kind, op.due_at, op.payload))
+        else:
+            changes[op.kind] = TimerChange(participant_id, op.kind, None)
+    return list(changes.values())
+
+
+def cancel_timers(session: Session, participant_id: str, kinds: Iterable[str] | None, now: datetime, *,
+                  reason: str) -> int:
+    """Cancel pending timers of these kinds (all kinds when None); returns how many."""
+    query = update(Timer).where(Timer.participant_id == participant_id, Timer.status == PENDING)
+    if kinds is not None:
+        query = query.where(Timer.kind.in_(list(kinds)))  # type: ignore[attr-defined]
+    result = session.connection().execute(query.values(status=CANCELLED, settled_at=now, reason=reason))
+    return int(result.rowcount)  # type: ignore[attr-defined]
+
+
+def settle_timer(session: Session, timer_id: int, status: str, now: datetime) -> Timer | None:
+    """Move a pending timer to fired or missed; None when it is no longer pending (it fired
+    already, or was cancelled): the compare-and-set that makes a second alarm a no-op."""
+    assert status in (FIRED, MISSED)
+    result = session.connection().execute(
+        update(Timer).where(Timer.id == timer_id, Timer.status == PENDING).values(status=status, settled_at=now)
+    )
+    if result.rowcount != 1:  # type: ignore[attr-defined]
+        return None
+    return session.get(Timer, timer_id)
+
+
+@dataclass
+class AlarmPlan:
+    """What one participant's alarms should be, from our tables."""
+
+    participant_id: str
+    status: str
+    timezone: str
+    schedules: list[ScheduleEntry] = field(default_factory=list)
+    timers: list[PendingTimer] = field(default_factory=list)
+    all_schedule_ids: list[str] = field(default_factory=list)
+    """Every schedule they ever had (a deleted one may still have a job to remove)."""
+
+
+def alarm_plans(session: Session, participant_ids: list[str] | None = None) -> dict[str, AlarmPlan]:
+    """Status, zone, active schedules and pending timers of the given participants (or of
+    everyone who has a schedule or a pending timer)."""
+    conn = session.connection()
+    schedule_query = select(_SCHEDULE.c.participant_id, _SCHEDULE.c.id, _SCHEDULE.c.kind, _SCHEDULE.c.habit_time,
+                            _SCHEDULE.c.window_start, _SCHEDULE.c.window_end, _SCHEDULE.c.prep_minutes,
+                            _SCHEDULE.c.active, _SCHEDULE.c.created_at).where(_SCHEDULE.c.active.is_(True))
+    timer_query = select(_TIMER.c.participant_id, _TIMER.c.id, _TIMER.c.kind, _TIMER.c.due_at,
+                         _TIMER.c.payload).where(_TIMER.c.status == PENDING)
+    participant_query = select(Participant.id, Participant.status, Participant.timezone)
+    every_schedule = select(_SCHEDULE.c.participant_id, _SCHEDULE.c.id)
+    if participant_ids is not None:
+        every_schedule = every_schedule.where(_SCHEDULE.c.participant_id.in_(participant_ids))
+        schedule_query = schedule_query.where(_SCHEDULE.c.participant_id.in_(participant_ids))
+        timer_query = timer_query.where(_TIMER.c.participant_id.in_(participant_ids))
+        participant_query = participant_query.where(Participant.id.in_(participant_ids))  # type: ignore[attr-defined]
+    schedules = conn.execute(schedule_query.order_by(_SCHEDULE.c.created_at)).all()
+    timers = conn.execute(timer_query.order_by(_TIMER.c.id)).all()
+    wanted = None if participant_ids is not None else {row[0] for row in schedules} | {row[0] for row in timers}
+    plans: dict[str, AlarmPlan] = {}
+    for pid, status, zone in conn.execute(participant_query).all():
+        if wanted is None or pid in wanted:
+            plans[pid] = AlarmPlan(pid, status, zone)
+    for pid, *rest in schedules:
+        if pid in plans:
+            plans[pid].schedules.append(ScheduleEntry(*rest))
+    if participant_ids is not None:
+        for pid, schedule_id in conn.execute(every_schedule).all():
+            if pid in plans:
+                plans[pid].all_schedule_ids.append(schedule_id)
+    for pid, timer_id, kind, due_at, payload in timers:
+        if pid in plans:
+            plans[pid].timers.append(PendingTimer(timer_id, kind, due_at, dict(payload)))
+    return plans
+
+
+def schedule_by_id(session: Session, schedule_id: str) -> Schedule | None:
+    return session.get(Schedule, schedule_id)
+
+
+__all__ = [
+    "AlarmPlan", "CANCELLED", "FIRED", "MISSED", "alarm_plans", "apply_timer_ops", "cancel_timers",
+    "load_pending_timers", "load_schedules", "new_schedule_id", "save_schedules", "schedule_by_id", "settle_timer",
+]
