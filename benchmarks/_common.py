@@ -29,19 +29,9 @@ from promptpipe.clock import SystemClock
 from promptpipe.config import Settings, load_settings
 from promptpipe.llm import Completion
 from promptpipe.logging import configure_logging
-from promptpipe.storage.models import (
-    ACTIVE,
-    DONE,
-    INTAKE,
-    SENT,
-    Conversation,
-    InboxItem,
-    Message,
-    OutboxItem,
-    Participant,
-    Transition,
-)
-from promptpipe.storage.store import new_participant_id
+from promptpipe.storage.models import DONE, SENT, Conversation, InboxItem, Message, OutboxItem, Participant, Transition
+from promptpipe.domain.states import ACTIVE, INTAKE
+from promptpipe.storage.participants import new_participant_id
 from promptpipe.transport.base import Recipient, SentMessage
 from promptpipe.transport.memory import MemoryTransport
 

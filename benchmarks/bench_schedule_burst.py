@@ -60,9 +60,10 @@ from promptpipe.domain import keys
 from promptpipe.app import App
 from promptpipe.flow.daily_prompt import POLL_QUESTION
 from promptpipe.domain.localtime import FIXED, DailySpec, parse_hhmm
-from promptpipe.storage.models import ACTIVE, DONE, INTAKE, Conversation, InboxItem, OutboxItem, Participant, Schedule, Timer
+from promptpipe.storage.models import DONE, Conversation, InboxItem, OutboxItem, Participant, Schedule, Timer
+from promptpipe.domain.states import ACTIVE, INTAKE
 from promptpipe.domain.timers import JOB_TABLE
-from promptpipe.storage.store import new_participant_id
+from promptpipe.storage.participants import new_participant_id
 from promptpipe.transport.base import Recipient, SentMessage
 
 PARTICIPANTS = 10_000

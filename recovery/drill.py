@@ -40,15 +40,8 @@ sys.path.insert(0, str(ROOT))
 from sqlalchemy import func, select  # noqa: E402
 
 from promptpipe.storage.db import Database  # noqa: E402
-from promptpipe.storage.models import (  # noqa: E402
-    ACTIVE,
-    INTAKE,
-    Conversation,
-    InboxItem,
-    OutboxItem,
-    Participant,
-    Schedule,
-)
+from promptpipe.domain.states import ACTIVE, INTAKE  # noqa: E402
+from promptpipe.storage.models import Conversation, InboxItem, OutboxItem, Participant, Schedule  # noqa: E402
 
 DRILL_PROMPT = "Drill prompt: after your coffee, stretch for one minute."
 ZONES = ("UTC", "America/Toronto", "Europe/Berlin", "Asia/Kolkata")

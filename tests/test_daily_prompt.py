@@ -10,7 +10,8 @@ from promptpipe.research import admin
 from promptpipe.domain import keys
 from promptpipe.flow import APOLOGY
 from promptpipe.flow.daily_prompt import POLL_OPTIONS, POLL_QUESTION
-from promptpipe.storage.store import enqueue_inbox
+from promptpipe.pipeline.events import DailyPromptDue, as_input
+from promptpipe.storage.inbox_rows import add_input
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
@@ -35,8 +36,8 @@ async def fire(app, participant_id: str, key: str | None = None) -> int | None: 
     """What the participant's daily alarm does: write the event to their inbox."""
     key = key or keys.daily_prompt(participant_id, "s_test", date(2026, 1, 5))
     now = app.clock.now()
-    inbox_id = await app.db.run(lambda session: enqueue_inbox(
-        app.db, session, key=key, participant_id=participant_id, kind="daily_prompt", now=now))
+    inbox_id = await app.db.run(lambda session: add_input(
+        app.db, session, as_input(DailyPromptDue(), key=key, participant_id=participant_id), now))
     await app.run_until_idle()
     return inbox_id
 

@@ -23,16 +23,7 @@ from promptpipe.storage.db import Database
 from promptpipe.errors import AdminError
 from promptpipe.research import export
 from promptpipe.research.export import FILE_NAMES, export_study
-from promptpipe.storage.models import (
-    ConsentEvent,
-    Conversation,
-    Flag,
-    Message,
-    Participant,
-    PromptDelivery,
-    ToneEvent,
-    Transition,
-)
+from promptpipe.storage.models import ConsentEvent, Conversation, Flag, Message, Participant, PromptDelivery, ToneEvent, Transition
 from promptpipe.domain.conversation import PROFILE_FIELDS
 
 TORONTO, KOLKATA = ZoneInfo("America/Toronto"), ZoneInfo("Asia/Kolkata")

@@ -15,7 +15,7 @@ from promptpipe.storage.models import Transition
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.feedback_helpers import ANA, DAY, MONDAY_PROMPT, deliveries, polls, prompted, vote
-from tests.schedule_helpers import NUDGE, at, enroll_with_schedule, utc
+from tests.schedule_helpers import NUDGE, at, utc
 
 DONE, NOT_THIS_TIME = POLL_OPTIONS
 TUESDAY_NUDGE = "After your coffee, stretch for thirty seconds at the kitchen table. Ready?"

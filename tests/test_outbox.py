@@ -13,7 +13,7 @@ from promptpipe.clock import ManualClock
 from promptpipe.errors import NotConnected, SendFailed
 from promptpipe.storage.models import InboxItem, OutboxItem
 from promptpipe.pipeline.outbox import RateLimiter
-from promptpipe.storage.store import queue_outgoing
+from promptpipe.storage.transcript import queue_outgoing
 from promptpipe.transport.dryrun import DryRunTransport
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory

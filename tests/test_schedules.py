@@ -4,7 +4,6 @@ reconciler restoring a lost job. Time is a ManualClock; nothing sleeps."""
 
 from __future__ import annotations
 
-from datetime import timedelta
 
 from sqlalchemy import text
 

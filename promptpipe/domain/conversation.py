@@ -10,10 +10,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from promptpipe.storage.consent import ConsentRecord
-from promptpipe.storage.flags import NewFlag
+from promptpipe.domain.consent import ConsentRecord
+from promptpipe.domain.safety import NewFlag
 from promptpipe.domain.localtime import DailySpec, parse_hhmm
-from promptpipe.storage.models import ACTIVE, FEEDBACK, INTAKE, PAUSED, SUB_STATES, WITHDRAWN
+from promptpipe.domain.states import ACTIVE, FEEDBACK, INTAKE, PAUSED, SUB_STATES, WITHDRAWN
 from promptpipe.domain.timers import TIMER_KINDS
 from promptpipe.domain.tone import ToneUpdate
 

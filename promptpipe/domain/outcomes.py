@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from promptpipe.storage.models import VOTE_DONE, VOTE_NOT_THIS_TIME
+from promptpipe.domain.states import VOTE_DONE, VOTE_NOT_THIS_TIME
 
 DONE, NOT_THIS_TIME = VOTE_DONE, VOTE_NOT_THIS_TIME
 FREE_TEXT_REPLY, REMINDER_SENT, NO_REPLY = "free_text_reply", "reminder_sent", "no_reply"

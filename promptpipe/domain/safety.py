@@ -16,6 +16,23 @@ from pathlib import Path
 
 from promptpipe.domain.text import normalise_words
 
+OPEN, RESOLVED = "open", "resolved"
+"""A safety flag's status."""
+SEVERITIES = ("low", "medium", "high")
+FLAG_SOURCES = ("screen", "model")
+
+
+@dataclass(frozen=True)
+class NewFlag:
+    """A safety concern raised during a turn, written with its commit."""
+
+    source: str
+    """screen (the phrase list) | model (the flag_concern tool)"""
+    severity: str
+    trigger: str
+    message_id: int | None = None
+
+
 BUILT_IN_PHRASES = Path(__file__).resolve().parent.parent / "data" / "crisis_phrases_en.txt"
 SCREEN_SEVERITY = "high"
 """A phrase on the list is taken as the most serious kind of concern."""

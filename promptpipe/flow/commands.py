@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from promptpipe.storage.models import ACTIVE, WITHDRAWN
+from promptpipe.domain.states import ACTIVE, WITHDRAWN
 from promptpipe.domain.conversation import TurnState
 from promptpipe.domain.text import normalise_words
 

@@ -21,7 +21,7 @@ from promptpipe.errors import LLMUnavailable, ToolArgumentError
 from promptpipe.flow import intensity
 from promptpipe.flow.timers import arm_after_prompt
 from promptpipe.llm import LLM
-from promptpipe.storage.models import INTAKE
+from promptpipe.domain.states import INTAKE
 from promptpipe.domain.timers import NudgePolicy
 from promptpipe.domain.conversation import PROMPT_REQUIRED_FIELDS, TurnState
 from promptpipe.tools import write_habit_prompt

@@ -17,9 +17,11 @@ from promptpipe.domain import keys
 from promptpipe.errors import ContextTooLong, LLMError, PromptPipeError
 from promptpipe.domain.limits import CONTEXT_REJECTIONS_BEFORE_FAILING
 from promptpipe.logging import get_logger
-from promptpipe.storage.models import ACTIVE, FAILED, InboxItem, Message, Participant
+from promptpipe.storage.models import FAILED, InboxItem, Message, Participant
+from promptpipe.domain.states import ACTIVE
 from promptpipe.storage.service_status import LAST_MODEL_ERROR, model_error_value, save_status
-from promptpipe.storage.store import InboxRow, queue_outgoing
+from promptpipe.storage.inbox_rows import InboxRow
+from promptpipe.storage.transcript import queue_outgoing
 
 log = get_logger("promptpipe.flow")
 

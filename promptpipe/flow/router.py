@@ -40,7 +40,7 @@ from promptpipe.flow.typed_answers import Ambiguous, OpenPoll, PollAnswer, open_
 from promptpipe.llm import LLM
 from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.logging import get_logger
-from promptpipe.storage.models import ACTIVE, FEEDBACK, INTAKE, PAUSED
+from promptpipe.domain.states import ACTIVE, FEEDBACK, INTAKE, PAUSED
 from promptpipe.agents import FEEDBACK as FEEDBACK_MODULE
 from promptpipe.agents import INTAKE as INTAKE_MODULE
 from promptpipe.agents import AgentModule
@@ -49,17 +49,9 @@ from promptpipe.agents.summary import fold_into_summary
 from promptpipe.agents.toolloop import LoopResult
 from promptpipe.domain.timers import FEEDBACK_CHECK_IN, FEEDBACK_FOLLOWUP, REMINDER, NudgePolicy
 from promptpipe.domain.conversation import PROMPT_REQUIRED_FIELDS, HistoryEntry, TimerChange, TurnState
-from promptpipe.storage.store import (
-    KEPT,
-    InboxRow,
-    history_before,
-    load_turn_state,
-    mark_inbox_done,
-    merge_inbox_payload,
-    message_texts,
-    queue_outgoing,
-    save_turn_state,
-)
+from promptpipe.storage.conversations import load_turn_state, save_turn_state
+from promptpipe.storage.inbox_rows import KEPT, InboxRow, mark_inbox_done, merge_inbox_payload
+from promptpipe.storage.transcript import history_before, message_texts, queue_outgoing
 from promptpipe.tools import PromptTexts, ToolContext
 from promptpipe.transport import Recipient, Transport
 

@@ -12,10 +12,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from promptpipe.domain import keys
-from promptpipe.storage.flags import NewFlag
+from promptpipe.domain.safety import NewFlag
 from promptpipe.flow.daily_prompt import Outgoing
 from promptpipe.domain.safety import DEFAULT_SAFETY_MESSAGE, SCREEN_SEVERITY, CrisisScreen
-from promptpipe.storage.store import InboxRow
+from promptpipe.storage.inbox_rows import InboxRow
 
 SCREENED = "safety"
 """Inbox payload key set on a message the screen flagged (so a re-run does not flag it twice)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from promptpipe.storage.models import FEEDBACK, INTAKE
+from promptpipe.domain.states import FEEDBACK, INTAKE
 from promptpipe.domain.timers import (
     AUTO_FEEDBACK,
     FEEDBACK_CHECK_IN,

@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 
 from promptpipe.storage.deliveries import VoteTarget, set_vote
 from promptpipe.flow.daily_prompt import POLL_OPTIONS
-from promptpipe.storage.models import VOTE_DONE, VOTE_NOT_THIS_TIME
+from promptpipe.domain.states import VOTE_DONE, VOTE_NOT_THIS_TIME
 
 PURPOSE = "done"
 VOTE_BY_OPTION = dict(zip(POLL_OPTIONS, (VOTE_DONE, VOTE_NOT_THIS_TIME), strict=True))

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -27,19 +26,10 @@ from promptpipe.storage.models import Message
 from promptpipe.domain.timers import CANCELLED_BY_REPLY
 from promptpipe.domain.phones import from_whatsapp
 from promptpipe.storage.schedules import cancel_timers
-from promptpipe.storage.store import (
-    WA_ID,
-    add_inbound_message,
-    create_participant,
-    enqueue_inbox,
-    inbox_key_exists,
-    SenderRef,
-    phone_for_lid,
-    remember_lid,
-    sender_by_lid,
-    sender_by_phone,
-    set_participant_lid,
-)
+from promptpipe.pipeline.events import MessageReceived, PollVoteReceived, ReactionReceived, as_input
+from promptpipe.storage.inbox_rows import WA_ID, add_input, inbox_key_exists
+from promptpipe.storage.participants import create_participant, SenderRef, phone_for_lid, remember_lid, sender_by_lid, sender_by_phone, set_participant_lid
+from promptpipe.storage.transcript import add_inbound_message
 from promptpipe.pipeline.spool import Spool
 from promptpipe.domain.text import clean_for_storage, lossless_original
 from promptpipe.transport import InboundMessage, poll_option_hash
@@ -108,9 +98,8 @@ class Inbox:
         original = lossless_original(msg.text)
         msg = replace(msg, text=clean_for_storage(msg.text),
                       sender_name=clean_for_storage(msg.sender_name).strip()[:NAME_CHARS])
-        extra = {"original_text_b64": original} if original else {}
         try:
-            stored = await self.db.run(lambda session: self._store(session, msg, extra))
+            stored = await self.db.run(lambda session: self._store(session, msg, original))
         except _Duplicate:
             self.duplicates += 1
             log.info("inbound_duplicate", message_id=msg.message_id)
@@ -131,7 +120,7 @@ class Inbox:
         self._wake(participant_id)
         return inbox_id
 
-    def _store(self, session: Session, msg: InboundMessage, extra: dict[str, Any]) -> tuple[str, int, str, bool, int] | None:
+    def _store(self, session: Session, msg: InboundMessage, original: str | None) -> tuple[str, int, str, bool, int] | None:
         """One transaction: find (or auto-enroll) the sender, dedupe, write transcript + inbox, and
         cancel the timers a reply makes moot (a reminder must not follow an answer)."""
         now = self.clock.now()
@@ -142,15 +131,16 @@ class Inbox:
         key = keys.inbound(msg.message_id)
         if inbox_key_exists(session, key):
             raise _Duplicate
-        kind, text, payload = _describe(session, msg)
-        payload = {**payload, **extra}
+        event, transcript_kind, text = _describe(session, msg, original)
+        payload = event.to_payload()
         message_id = add_inbound_message(session, participant_id=participant.id, text=text, now=now,
-                                         wa_message_id=msg.message_id, payload=payload,
-                                         kind=msg.content if msg.poll_vote is None else "text")
-        inbox_id = enqueue_inbox(self.db, session, key=key, participant_id=participant.id, kind=kind, now=now,
-                                 payload={**payload, WA_ID: msg.message_id}, message_id=message_id)
+                                         wa_message_id=msg.message_id, kind=transcript_kind,
+                                         payload={k: v for k, v in payload.items() if k != WA_ID})
+        inbox_id = add_input(self.db, session, as_input(event, key=key, participant_id=participant.id,
+                                                        message_id=message_id), now)
         if inbox_id is None:  # a concurrent writer (another node) stored it first
             raise _Duplicate
+        kind = event.kind
         cancelled = cancel_timers(session, participant.id, CANCELLED_BY_REPLY, now, reason="the participant wrote")
         if kind == "message":
             mark_first_reply(session, participant.id, now, quoted_wa_id=msg.quoted_message_id)
@@ -192,29 +182,27 @@ NON_TEXT_NOTES = {
 """What the transcript (and so the model) shows for a message without words."""
 
 
-def _describe(session: Session, msg: InboundMessage) -> tuple[str, str, dict[str, Any]]:
-    """Inbox kind, transcript text and payload for a message (text, or without words), a reaction
-    or a poll vote."""
+def _describe(session: Session, msg: InboundMessage, original: str | None) -> tuple[InboundEvent, str, str]:
+    """The event, the transcript kind and the transcript text for a message (text, or without
+    words), a reaction or a poll vote. ``original``: the exact text when storing it changed it."""
     if msg.reaction is not None:
         emoji = msg.reaction.emoji
-        return "reaction", f"(reaction: {emoji})" if emoji else "(reaction taken back)", {
-            "reacted_to": msg.reaction.message_id, "emoji": emoji}
+        return (ReactionReceived(wa_message_id=msg.message_id, reacted_to=msg.reaction.message_id, emoji=emoji),
+                "reaction", f"(reaction: {emoji})" if emoji else "(reaction taken back)")
     if msg.poll_vote is None:
-        payload: dict[str, Any] = {}
-        if msg.content != "text":
-            payload["content"] = msg.content
-        if msg.quoted_message_id:
-            payload["quoted_message_id"] = msg.quoted_message_id
-        if msg.edited:
-            payload["edited"] = True
         text = msg.text if msg.content == "text" else NON_TEXT_NOTES.get(msg.content, f"[a {msg.content} message]")
-        return "message", text, payload
+        return (MessageReceived(wa_message_id=msg.message_id, content=msg.content,
+                                quoted_message_id=msg.quoted_message_id, edited=msg.edited,
+                                original_text_b64=original), msg.content, text)
     vote = msg.poll_vote
     poll = session.execute(select(Message).where(Message.wa_message_id == vote.poll_message_id)).scalars().first()
     options: list[str] = list(poll.payload.get("options", [])) if poll else []
     chosen = [option for option in options if poll_option_hash(option) in vote.selected_hashes]
     text = "(poll vote: " + (", ".join(chosen) if chosen else "vote withdrawn" if not vote.selected_hashes else "unknown option") + ")"
-    payload = {"poll_message_id": vote.poll_message_id, "poll_id": poll.id if poll else None, "selected": chosen,
-               "selected_hashes": list(vote.selected_hashes), "known_poll": poll is not None,
-               "purpose": poll.payload.get("purpose") if poll else None}
-    return "poll_vote", text, payload
+    return (PollVoteReceived(wa_message_id=msg.message_id, poll_message_id=vote.poll_message_id,
+                             poll_id=poll.id if poll else None, selected=tuple(chosen),
+                             selected_hashes=tuple(vote.selected_hashes), known_poll=poll is not None,
+                             purpose=poll.payload.get("purpose") if poll else None), "text", text)
+
+
+InboundEvent = MessageReceived | PollVoteReceived | ReactionReceived

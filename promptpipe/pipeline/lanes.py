@@ -18,7 +18,8 @@ from promptpipe.clock import Clock
 from promptpipe.storage.db import Database
 from promptpipe.errors import LLMUnavailable
 from promptpipe.logging import get_logger
-from promptpipe.storage.store import InboxRow, VersionConflict, participants_with_due_inbox, pending_inbox
+from promptpipe.storage.conversations import VersionConflict
+from promptpipe.storage.inbox_rows import InboxRow, participants_with_due_inbox, pending_inbox
 
 log = get_logger("promptpipe.pipeline.lanes")
 

@@ -13,7 +13,7 @@ import secrets
 from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import Column, MetaData, String, Table, func, select, update
+from sqlalchemy import Column, MetaData, String, Table, func, select
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
@@ -24,19 +24,8 @@ from promptpipe.errors import AdminError, DuplicateKey
 from promptpipe.pipeline.inbox import Inbox, InboxConfig
 from promptpipe.domain.limits import BACKGROUND_CHARS, INBOUND_CHARS, NAME_CHARS, REASON_CHARS
 from promptpipe.domain.localtime import is_iana_zone, local_label, zone_or_utc
-from promptpipe.storage.models import (
-    ACTIVE,
-    PENDING,
-    SENDING,
-    WITHDRAWN,
-    Conversation,
-    InboxItem,
-    Message,
-    OutboxItem,
-    Participant,
-    Timer,
-    Transition,
-)
+from promptpipe.storage.models import PENDING, SENDING, Conversation, InboxItem, Message, OutboxItem, Participant, Timer
+from promptpipe.domain.states import ACTIVE, WITHDRAWN
 from promptpipe.domain.timers import JOB_TABLE, daily_job_id, timer_job_id
 from promptpipe.domain.phones import parse_e164
 from promptpipe.storage.receipts import ReceiptTimes, receipt_times
@@ -44,7 +33,10 @@ from promptpipe.storage.schedules import load_schedules
 from promptpipe.domain.conversation import PROFILE_FIELDS, ScheduleEntry
 from promptpipe.domain.outcomes import COUNTER_DATES, COUNTER_INTS
 from promptpipe.domain.tone import ToneState
-from promptpipe.storage.store import change_status_now, create_participant, enqueue_inbox, participant_by_phone
+from promptpipe.storage.conversations import change_status_now, change_timezone_now
+from promptpipe.pipeline.events import AlarmSyncRequested, DailyPromptDue, Enrolled, as_input
+from promptpipe.storage.inbox_rows import add_input
+from promptpipe.storage.participants import create_participant, participant_by_phone
 from promptpipe.domain.text import has_undecodable
 from promptpipe.storage.deliveries import newest_polls, prompt_wa_ids
 from promptpipe.flow import intensity
@@ -112,7 +104,8 @@ async def enroll(
             raise _already_enrolled(phone, existing)
         participant = create_participant(session, phone=phone, name=name, timezone=timezone, background=background,
                                          now=now, reason="enrolled by a researcher", source="researcher", actor=by)
-        enqueue_inbox(db, session, key=keys.enrollment(participant.id), participant_id=participant.id, kind="enroll", now=now)
+        add_input(db, session, as_input(Enrolled(), key=keys.enrollment(participant.id), participant_id=participant.id),
+                  now)
         return _participant_row(participant, None)
 
     try:
@@ -265,12 +258,8 @@ async def set_timezone(db: Database, clock: Clock, *, phone: str, timezone: str)
     now = clock.now()
 
     def write(session: Session) -> None:
-        session.execute(update(Participant).where(Participant.id == participant.id)
-                        .values(timezone=timezone, updated_at=now))
-        session.add(Transition(participant_id=participant.id, kind="timezone", name="timezone_changed",
-                               from_value=participant.timezone, to_value=timezone,
-                               reason="changed by a researcher", created_at=now))
-        _ask_for_alarm_sync(db, session, participant.id, now)
+        if change_timezone_now(session, participant.id, timezone, reason="changed by a researcher", now=now):
+            _ask_for_alarm_sync(db, session, participant.id, now)
 
     await db.run(write)
     return (f"{participant.phone} now uses {timezone} (was {participant.timezone}); "
@@ -280,8 +269,8 @@ async def set_timezone(db: Database, clock: Clock, *, phone: str, timezone: str)
 def _ask_for_alarm_sync(db: Database, session: Session, participant_id: str, now: datetime) -> None:
     """The service owns the alarm clock: an inbox row asks it to bring this participant's alarms
     in line with the change (if it is not running, its start-up check does the same)."""
-    enqueue_inbox(db, session, key=keys.alarm_sync(participant_id, secrets.token_hex(4)),
-                  participant_id=participant_id, kind="sync", now=now)
+    add_input(db, session, as_input(AlarmSyncRequested(), key=keys.alarm_sync(participant_id, secrets.token_hex(4)),
+                                    participant_id=participant_id), now)
 
 
 async def schedules(db: Database, clock: Clock, *, phone: str) -> dict[str, Any]:
@@ -363,8 +352,8 @@ async def send_prompt_now(db: Database, clock: Clock, *, phone: str) -> int:
         raise AdminError(f"{participant.phone} is {participant.status}; scheduled messages are not sent to them")
     now = clock.now()
     key = keys.manual_prompt(participant.id, secrets.token_hex(4))
-    inbox_id = await db.run(lambda session: enqueue_inbox(
-        db, session, key=key, participant_id=participant.id, kind="daily_prompt", now=now, payload={"manual": True}))
+    inbox_id = await db.run(lambda session: add_input(
+        db, session, as_input(DailyPromptDue(manual=True), key=key, participant_id=participant.id), now))
     assert inbox_id is not None
     return inbox_id
 

@@ -22,33 +22,16 @@ from sqlalchemy.orm import Session
 
 from promptpipe.research.admin import _ask_for_alarm_sync, researcher_name, validate_phone, validate_text
 from promptpipe.clock import Clock
-from promptpipe.storage.consent import ConsentRecord, record_consent
+from promptpipe.domain.consent import ConsentRecord
+from promptpipe.storage.consent import record_consent
 from promptpipe.storage.db import Database
 from promptpipe.errors import AdminError
 from promptpipe.domain.limits import NAME_CHARS
 from promptpipe.logging import get_logger
-from promptpipe.storage.models import (
-    CANCELLED,
-    DONE,
-    FAILED,
-    PENDING,
-    SENDING,
-    WITHDRAWN,
-    ConsentEvent,
-    Conversation,
-    Flag,
-    InboxItem,
-    LidMapping,
-    Message,
-    OutboxItem,
-    Participant,
-    PromptDelivery,
-    Schedule,
-    Timer,
-    Transition,
-)
+from promptpipe.storage.models import CANCELLED, DONE, FAILED, PENDING, SENDING, ConsentEvent, Conversation, Flag, InboxItem, LidMapping, Message, OutboxItem, Participant, PromptDelivery, Schedule, Timer, Transition
+from promptpipe.domain.states import WITHDRAWN
 from promptpipe.storage.receipts import forget_receipts
-from promptpipe.storage.store import participant_by_phone
+from promptpipe.storage.participants import participant_by_phone
 
 log = get_logger("promptpipe.research.erasure")
 

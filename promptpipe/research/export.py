@@ -51,17 +51,7 @@ from promptpipe.storage.db import Database
 from promptpipe.errors import AdminError
 from promptpipe.storage.files import make_private_dir, open_private
 from promptpipe.research.pseudonyms import People
-from promptpipe.storage.models import (
-    ConsentEvent,
-    Conversation,
-    UTCDateTime,
-    Flag,
-    Message,
-    Participant,
-    PromptDelivery,
-    ToneEvent,
-    Transition,
-)
+from promptpipe.storage.models import ConsentEvent, Conversation, UTCDateTime, Flag, Message, Participant, PromptDelivery, ToneEvent, Transition
 from promptpipe.domain.outcomes import COUNTER_DATES, COUNTER_INTS, NOT_DELIVERED, delivery_outcome
 from promptpipe.storage.receipts import delivery_status, receipt_columns
 from promptpipe.domain.conversation import PROFILE_FIELDS

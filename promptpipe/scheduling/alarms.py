@@ -34,7 +34,7 @@ from promptpipe.errors import ConfigError
 from promptpipe.storage.files import create_private_file
 from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.logging import get_logger
-from promptpipe.storage.models import ACTIVE
+from promptpipe.domain.states import ACTIVE
 from promptpipe.domain.timers import TIMER_KINDS, NudgePolicy, daily_job_id, timer_job_id
 from promptpipe.storage.schedules import AlarmPlan, alarm_plans
 from promptpipe.scheduling import jobs

@@ -7,33 +7,17 @@ participant's status never disagree.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
-from promptpipe.storage.models import CONSENT_EVENTS, CONSENT_SOURCES, ConsentEvent
+from promptpipe.domain.consent import ConsentRecord
+from promptpipe.storage.models import ConsentEvent
 from promptpipe.domain.text import clean_for_storage
 
 _INSERT = insert(ConsentEvent.__table__)  # type: ignore[attr-defined]
-
-
-@dataclass(frozen=True)
-class ConsentRecord:
-    """A consent event waiting to be written with its turn (see ``TurnState.consent``)."""
-
-    event: str
-    source: str
-    words: str = ""
-    actor: str = ""
-
-    def __post_init__(self) -> None:
-        if self.event not in CONSENT_EVENTS:
-            raise ValueError(f"unknown consent event {self.event!r}")
-        if self.source not in CONSENT_SOURCES:
-            raise ValueError(f"unknown consent source {self.source!r}")
 
 
 def record_consent(session: Session, participant_id: str, records: list[ConsentRecord], now: datetime) -> None:

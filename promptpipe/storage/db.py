@@ -14,7 +14,7 @@ process wait, not fail. PostgreSQL: a small pool of threads and connections.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
@@ -27,11 +27,14 @@ from sqlalchemy.orm import Session
 from sqlmodel import SQLModel
 
 from promptpipe.storage import models  # noqa: F401  (registers the tables)
+from promptpipe.storage.models import table_of
 from promptpipe.errors import ConfigError, DuplicateKey, StorageError
 from promptpipe.storage.files import create_private_file
 from promptpipe.domain.text import mask_credentials
 
 SQLITE_BUSY_TIMEOUT_MS = 15_000
+IN_CHUNK = 500
+"""Values per ``IN (…)`` list or multi-row insert: well inside SQLite's and PostgreSQL's limits."""
 POSTGRES_THREADS = 8
 SCHEMA_LOCK_KEY = 0x50505343  # "PPSC": one creator of the schema at a time on PostgreSQL
 T = TypeVar("T")
@@ -175,25 +178,25 @@ class Database:
         await loop.run_in_executor(None, self._executor.shutdown, True)
         self.engine.dispose()
 
-    def insert_ignore(self, model: type[SQLModel], conflict_on: tuple[str, ...]) -> Any:
-        """``INSERT … ON CONFLICT DO NOTHING RETURNING id`` (built once; execute it with the row's
-        values as parameters): returns no row when the key exists."""
-        key = (model.__name__, conflict_on)
+    def insert_ignore(self, model: type[SQLModel], conflict_on: tuple[str, ...],
+                      returning: tuple[str, ...] | None = None) -> Any:
+        """``INSERT … ON CONFLICT DO NOTHING RETURNING …`` (the primary key unless ``returning``
+        names columns; ``()`` for none), built once. Execute it with one row's values, or a list of
+        rows: a row whose key exists is skipped and returns nothing."""
+        key = (model.__name__, conflict_on, returning)
         if key not in self._insert_ignore:
             insert = pg_insert if self.dialect == "postgresql" else sqlite_insert
-            table = model.__table__  # type: ignore[attr-defined]
+            table = table_of(model)
             stmt = insert(table).on_conflict_do_nothing(index_elements=list(conflict_on))
-            self._insert_ignore[key] = stmt.returning(table.c[list(table.primary_key.columns.keys())[0]])
+            columns = returning if returning is not None else (list(table.primary_key.columns.keys())[0],)
+            self._insert_ignore[key] = stmt.returning(*(table.c[name] for name in columns)) if columns else stmt
         return self._insert_ignore[key]
 
-    def insert_ignore_many(self, model: type[SQLModel], conflict_on: tuple[str, ...]) -> Any:
-        """``INSERT … ON CONFLICT DO NOTHING`` without RETURNING, for executemany (many rows)."""
-        key = (model.__name__ + "/many", conflict_on)
-        if key not in self._insert_ignore:
-            insert = pg_insert if self.dialect == "postgresql" else sqlite_insert
-            table = model.__table__  # type: ignore[attr-defined]
-            self._insert_ignore[key] = insert(table).on_conflict_do_nothing(index_elements=list(conflict_on))
-        return self._insert_ignore[key]
+    @staticmethod
+    def chunks(values: Sequence[T], size: int = IN_CHUNK) -> Iterator[Sequence[T]]:
+        """Slices small enough for one ``IN (…)`` list or one multi-row statement."""
+        for start in range(0, len(values), size):
+            yield values[start:start + size]
 
     async def execute_raw(self, sql: str) -> None:
         await self.run(lambda session: session.execute(text(sql)))

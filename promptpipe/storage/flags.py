@@ -11,23 +11,13 @@ from sqlalchemy import insert, select, update
 from sqlalchemy.orm import Session
 
 from promptpipe.errors import AdminError
-from promptpipe.storage.models import OPEN, RESOLVED, Flag, Participant
+from promptpipe.domain.safety import OPEN, RESOLVED, NewFlag
+from promptpipe.storage.models import Flag, Participant
 from promptpipe.domain.text import clean_for_storage
 
 _FLAG = Flag.__table__  # type: ignore[attr-defined]
 _INSERT = insert(_FLAG).returning(_FLAG.c.id)
 PENDING_ALERT, SENT_ALERT, NO_ALERT = "pending", "sent", "none"
-
-
-@dataclass(frozen=True)
-class NewFlag:
-    """A flag raised during a turn, written with its commit."""
-
-    source: str
-    """screen | model"""
-    severity: str
-    trigger: str
-    message_id: int | None = None
 
 
 def add_flags(session: Session, participant_id: str, flags: list[NewFlag], now: datetime, *, alert: bool) -> list[int]:

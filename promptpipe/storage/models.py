@@ -9,18 +9,16 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import JSON, Column, DateTime, Index, Integer, Text, TypeDecorator, UniqueConstraint
+from sqlalchemy import JSON, Column, DateTime, Index, Integer, Table, Text, TypeDecorator, UniqueConstraint
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlmodel import Field, SQLModel
+
+from promptpipe.domain.safety import OPEN
+from promptpipe.domain.states import ACTIVE, INTAKE
 
 
 JSONType = JSON().with_variant(JSONB(), "postgresql")
 
-# Participant status and conversation sub-state values.
-ACTIVE, PAUSED, COMPLETED, WITHDRAWN = "active", "paused", "completed", "withdrawn"
-PARTICIPANT_STATUSES = (ACTIVE, PAUSED, COMPLETED, WITHDRAWN)
-INTAKE, FEEDBACK = "INTAKE", "FEEDBACK"
-SUB_STATES = (INTAKE, FEEDBACK)
 
 # Inbox and outbox row status values.
 PENDING, DONE, FAILED = "pending", "done", "failed"
@@ -261,8 +259,6 @@ class Timer(SQLModel, table=True):
     settled_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
 
 
-# The participant's answer on a daily prompt's "did you do it?" poll.
-VOTE_DONE, VOTE_NOT_THIS_TIME = "done", "not_this_time"
 
 
 class PromptDelivery(SQLModel, table=True):
@@ -321,9 +317,6 @@ class ToneEvent(SQLModel, table=True):
     created_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
 
 
-# Consent ledger events and sources.
-CONSENT_EVENTS = ("enrolled", "opted_out", "opted_in", "paused", "resumed", "withdrawn", "erased")
-CONSENT_SOURCES = ("participant", "model", "researcher", "server")
 
 
 class ConsentEvent(SQLModel, table=True):
@@ -344,9 +337,6 @@ class ConsentEvent(SQLModel, table=True):
     created_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
 
 
-# Safety flags.
-OPEN, RESOLVED = "open", "resolved"
-SEVERITIES = ("low", "medium", "high")
 
 
 class Flag(SQLModel, table=True):
@@ -373,3 +363,10 @@ class Flag(SQLModel, table=True):
     alert_attempts: int = 0
     alerted_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
     created_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+
+
+def table_of(model: type[SQLModel]) -> Table:
+    """The Core table behind a model (SQLModel does not declare ``__table__`` to type checkers)."""
+    table = getattr(model, "__table__")
+    assert isinstance(table, Table)
+    return table

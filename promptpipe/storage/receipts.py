@@ -49,7 +49,7 @@ def record_receipt(db: Database, session: Session, receipt: DeliveryReceipt, now
     new = [{"wa_message_id": mid, "kind": receipt.kind, "at": receipt.timestamp, "received_at": now}
            for mid in ids if mid not in existing]
     if new:
-        conn.execute(db.insert_ignore_many(Receipt, ("wa_message_id", "kind")), new)
+        conn.execute(db.insert_ignore(Receipt, ("wa_message_id", "kind"), returning=()), new)
     if existing:  # a repeat keeps the earliest time
         conn.execute(update(Receipt).where(
             Receipt.wa_message_id.in_(existing), Receipt.kind == receipt.kind,  # type: ignore[attr-defined]

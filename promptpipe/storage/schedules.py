@@ -10,11 +10,12 @@ from datetime import datetime
 from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.orm import Session
 
-from promptpipe.storage.models import CANCELLED, FIRED, MISSED, PENDING, Participant, Schedule, Timer
+from promptpipe.storage.db import Database
+from promptpipe.storage.models import CANCELLED, FIRED, MISSED, PENDING, Participant, Schedule, Timer, table_of
 from promptpipe.domain.conversation import PendingTimer, ScheduleEntry, TimerChange, TimerOp
 
-_SCHEDULE = Schedule.__table__  # type: ignore[attr-defined]
-_TIMER = Timer.__table__  # type: ignore[attr-defined]
+_SCHEDULE = table_of(Schedule)
+_TIMER = table_of(Timer)
 _INSERT_TIMER = insert(_TIMER).returning(_TIMER.c.id)
 _ACTIVE_SCHEDULES = (
     select(_SCHEDULE.c.id, _SCHEDULE.c.kind, _SCHEDULE.c.habit_time, _SCHEDULE.c.window_start,
@@ -85,16 +86,34 @@ def cancel_timers(session: Session, participant_id: str, kinds: Iterable[str] | 
     return int(result.rowcount)  # type: ignore[attr-defined]
 
 
-def settle_timer(session: Session, timer_id: int, status: str, now: datetime) -> Timer | None:
-    """Move a pending timer to fired or missed; None when it is no longer pending (it fired
-    already, or was cancelled): the compare-and-set that makes a second alarm a no-op."""
-    assert status in (FIRED, MISSED)
-    result = session.connection().execute(
-        update(Timer).where(Timer.id == timer_id, Timer.status == PENDING).values(status=status, settled_at=now)
-    )
-    if result.rowcount != 1:  # type: ignore[attr-defined]
-        return None
-    return session.get(Timer, timer_id)
+def settle_timers(db: Database, session: Session, by_outcome: dict[str, list[int]], now: datetime) -> dict[int, str]:
+    """Move pending timers to the outcome they are listed under (fired, missed, or cancelled when
+    the participant is not active any more); only timers still pending move: the compare-and-set
+    that makes a second alarm for the same timer a no-op. Returns the outcome by timer id."""
+    settled: dict[int, str] = {}
+    for outcome, ids in by_outcome.items():
+        extra = {"reason": "participant not active when it came due"} if outcome == CANCELLED else {}
+        for chunk in db.chunks(ids):
+            done = session.connection().execute(
+                update(_TIMER).where(_TIMER.c.id.in_(chunk), _TIMER.c.status == PENDING)
+                .values(status=outcome, settled_at=now, **extra).returning(_TIMER.c.id)
+            ).scalars().all()
+            settled.update({timer_id: outcome for timer_id in done})
+    return settled
+
+
+def timers_by_id(db: Database, session: Session, ids: list[int]) -> list[Timer]:
+    found: list[Timer] = []
+    for chunk in db.chunks(ids):
+        found += list(session.execute(select(Timer).where(_TIMER.c.id.in_(chunk)).order_by(_TIMER.c.id)).scalars())
+    return found
+
+
+def schedules_by_id(db: Database, session: Session, ids: set[str]) -> dict[str, Schedule]:
+    found: dict[str, Schedule] = {}
+    for chunk in db.chunks(sorted(ids)):
+        found.update({row.id: row for row in session.execute(select(Schedule).where(_SCHEDULE.c.id.in_(chunk))).scalars()})
+    return found
 
 
 @dataclass
@@ -146,11 +165,8 @@ def alarm_plans(session: Session, participant_ids: list[str] | None = None) -> d
     return plans
 
 
-def schedule_by_id(session: Session, schedule_id: str) -> Schedule | None:
-    return session.get(Schedule, schedule_id)
-
-
 __all__ = [
     "AlarmPlan", "CANCELLED", "FIRED", "MISSED", "alarm_plans", "apply_timer_ops", "cancel_timers",
-    "load_pending_timers", "load_schedules", "new_schedule_id", "save_schedules", "schedule_by_id", "settle_timer",
+    "load_pending_timers", "load_schedules", "new_schedule_id", "save_schedules", "schedules_by_id", "settle_timers",
+    "timers_by_id",
 ]

@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from promptpipe.errors import ToolArgumentError
-from promptpipe.storage.flags import NewFlag
+from promptpipe.domain.safety import NewFlag
 from promptpipe.domain.limits import FLAG_REASON_CHARS
-from promptpipe.storage.models import SEVERITIES
+from promptpipe.domain.safety import SEVERITIES
 from promptpipe.tools.base import Tool, ToolContext, optional_string
 
 

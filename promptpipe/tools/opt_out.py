@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from promptpipe.storage.models import WITHDRAWN
+from promptpipe.domain.states import WITHDRAWN
 from promptpipe.tools.base import Tool, ToolContext, optional_string
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from promptpipe.errors import ToolArgumentError
 from promptpipe.domain.localtime import local_label, zone_or_utc
-from promptpipe.storage.models import SUB_STATES
+from promptpipe.domain.states import SUB_STATES
 from promptpipe.domain.timers import TRANSITION
 from promptpipe.tools.base import Tool, ToolContext, optional_string
 

@@ -1,0 +1,233 @@
+"""Typed inbox events: every input a participant's lane runs, as a frozen dataclass.
+
+Producers (the inbox, the admin script, the alarm clock) build one of these and write it with
+:func:`as_input`; the router parses a row once with :func:`parse_event`. Each class is tagged by
+its ``kind``; one pair of functions turns any of them into the row's JSON payload and back, so
+a field is named in one place. Payloads of rows written by earlier versions parse unchanged.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal, TypeVar, Union, get_args, get_origin, get_type_hints
+
+from promptpipe.domain import timers
+from promptpipe.storage.inbox_rows import WA_ID, NewInput
+from promptpipe.storage.models import PENDING
+
+__all__ = [
+    "AlarmSyncRequested", "AutoFeedbackDue", "CheckInDue", "DailyPromptDue", "DelayedTransitionDue", "Enrolled",
+    "FollowUpDue", "InboxEvent", "MessageReceived", "PollVoteReceived", "ReactionReceived", "ReminderDue",
+    "TimerEvent", "as_input", "parse_event", "timer_event",
+]
+
+E = TypeVar("E", bound="_Payload")
+
+
+class _Payload:
+    """The codec every event shares: fields at their default are left out of the payload."""
+
+    INBOX_KIND: ClassVar[str]
+    """The ``kind`` column of the event's inbox row."""
+
+    def to_payload(self) -> dict[str, Any]:
+        payload: dict[str, Any] = {}
+        for spec in dataclasses.fields(self):  # type: ignore[arg-type]  # every subclass is a dataclass
+            value = getattr(self, spec.name)
+            if spec.name != "kind" and value != spec.default:
+                payload[_KEYS.get(spec.name, spec.name)] = list(value) if isinstance(value, tuple) else value
+        return payload
+
+    @classmethod
+    def from_payload(cls: type[E], payload: dict[str, Any]) -> E:
+        hints = get_type_hints(cls)
+        values: dict[str, Any] = {}
+        for spec in dataclasses.fields(cls):  # type: ignore[arg-type]
+            key = _KEYS.get(spec.name, spec.name)
+            if spec.name != "kind" and key in payload:
+                values[spec.name] = _coerce(payload[key], hints[spec.name])
+        return cls(**values)
+
+
+_KEYS = {"wa_message_id": WA_ID, "screened": "safety"}
+"""Fields stored under another payload key (the names rows have always used)."""
+
+
+def _coerce(value: Any, hint: Any) -> Any:
+    """JSON values back to the field's type: lists to tuples; a wrong type to None."""
+    options = get_args(hint) if get_origin(hint) in (Union, types.UnionType) else (hint,)
+    if value is None:
+        return None
+    for option in options:
+        origin = get_origin(option) or option
+        if origin is tuple and isinstance(value, list):
+            return tuple(value)
+        if origin is bool and isinstance(value, bool):
+            return value
+        if origin is int and isinstance(value, int) and not isinstance(value, bool):
+            return value
+        if origin is str and isinstance(value, str):
+            return value
+    return None
+
+
+# ------------------------------------------------------------------------- from the participant
+
+@dataclass(frozen=True)
+class MessageReceived(_Payload):
+    """Something the participant wrote (or sent without words: a voice note, a photo …)."""
+
+    INBOX_KIND = "message"
+    kind: Literal["message"] = "message"
+    wa_message_id: str | None = None
+    content: str = "text"
+    """``text``, or what came without words (``voice``, ``image`` …)."""
+    quoted_message_id: str | None = None
+    edited: bool = False
+    original_text_b64: str | None = None
+    """The exact text as received, when making it storable changed it."""
+    screened: str | None = None
+    """Set once the safety screen flagged it (so a re-run does not flag it twice)."""
+
+
+@dataclass(frozen=True)
+class PollVoteReceived(_Payload):
+    """A tap on one of our polls; WhatsApp sends the whole selection (empty: withdrawn)."""
+
+    INBOX_KIND = "poll_vote"
+    kind: Literal["poll_vote"] = "poll_vote"
+    wa_message_id: str | None = None
+    poll_message_id: str | None = None
+    poll_id: int | None = None
+    """Our transcript id of the poll, found at ingest."""
+    selected: tuple[str, ...] = ()
+    selected_hashes: tuple[str, ...] = ()
+    known_poll: bool = False
+    purpose: str | None = None
+
+    @property
+    def withdrawn(self) -> bool:
+        return not self.selected_hashes
+
+
+@dataclass(frozen=True)
+class ReactionReceived(_Payload):
+    """An emoji reaction on a message (an empty emoji takes it back)."""
+
+    INBOX_KIND = "reaction"
+    kind: Literal["reaction"] = "reaction"
+    wa_message_id: str | None = None
+    reacted_to: str = ""
+    emoji: str = ""
+
+
+# ---------------------------------------------------------------------------- from researchers
+
+@dataclass(frozen=True)
+class Enrolled(_Payload):
+    """A researcher enrolled the participant: the greeting is due."""
+
+    INBOX_KIND = "enroll"
+    kind: Literal["enroll"] = "enroll"
+
+
+@dataclass(frozen=True)
+class AlarmSyncRequested(_Payload):
+    """An admin change (pause, resume, time zone, erasure): the alarms follow our tables again."""
+
+    INBOX_KIND = "sync"
+    kind: Literal["sync"] = "sync"
+
+
+# ------------------------------------------------------------------------------ from the clock
+
+@dataclass(frozen=True)
+class DailyPromptDue(_Payload):
+    """A daily prompt is due (from a schedule's alarm, or asked for by hand)."""
+
+    INBOX_KIND = "daily_prompt"
+    kind: Literal["daily_prompt"] = "daily_prompt"
+    schedule_id: str | None = None
+    local_date: str | None = None
+    due_at: str | None = None
+    manual: bool = False
+
+
+@dataclass(frozen=True)
+class _TimerDue(_Payload):
+    INBOX_KIND = "timer"
+    timer_id: int | None = None
+    due_at: str | None = None
+
+    def to_payload(self) -> dict[str, Any]:
+        return {**super().to_payload(), "timer_kind": getattr(self, "kind")}
+
+
+@dataclass(frozen=True)
+class ReminderDue(_TimerDue):
+    kind: Literal["reminder"] = "reminder"
+    prompt_inbox_id: int | None = None
+
+
+@dataclass(frozen=True)
+class AutoFeedbackDue(_TimerDue):
+    kind: Literal["auto_feedback"] = "auto_feedback"
+    prompt_inbox_id: int | None = None
+
+
+@dataclass(frozen=True)
+class DelayedTransitionDue(_TimerDue):
+    kind: Literal["transition"] = "transition"
+    target: str = ""
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class CheckInDue(_TimerDue):
+    kind: Literal["feedback_check_in"] = "feedback_check_in"
+
+
+@dataclass(frozen=True)
+class FollowUpDue(_TimerDue):
+    kind: Literal["feedback_followup"] = "feedback_followup"
+
+
+TimerEvent = ReminderDue | AutoFeedbackDue | DelayedTransitionDue | CheckInDue | FollowUpDue
+InboxEvent = (MessageReceived | PollVoteReceived | ReactionReceived | Enrolled | AlarmSyncRequested | DailyPromptDue
+              | TimerEvent)
+
+_BY_KIND: dict[str, type[_Payload]] = {
+    cls.INBOX_KIND: cls for cls in (MessageReceived, PollVoteReceived, ReactionReceived, Enrolled,
+                                    AlarmSyncRequested, DailyPromptDue)
+}
+_TIMERS: dict[str, type[_TimerDue]] = {
+    timers.REMINDER: ReminderDue, timers.AUTO_FEEDBACK: AutoFeedbackDue, timers.TRANSITION: DelayedTransitionDue,
+    timers.FEEDBACK_CHECK_IN: CheckInDue, timers.FEEDBACK_FOLLOWUP: FollowUpDue,
+}
+assert set(_TIMERS) == set(timers.TIMER_KINDS), "every timer kind has its event"
+
+
+def parse_event(inbox_kind: str, payload: dict[str, Any]) -> InboxEvent:
+    """The event an inbox row holds; an unknown kind is a bug (ValueError)."""
+    if inbox_kind == _TimerDue.INBOX_KIND:
+        return timer_event(str(payload.get("timer_kind") or ""), payload)
+    cls = _BY_KIND.get(inbox_kind)
+    if cls is None:
+        raise ValueError(f"unknown inbox kind {inbox_kind!r}")
+    return cls.from_payload(payload)  # type: ignore[return-value]  # _BY_KIND holds InboxEvent classes
+
+
+def timer_event(timer_kind: str, payload: dict[str, Any]) -> TimerEvent:
+    cls = _TIMERS.get(timer_kind)
+    if cls is None:
+        raise ValueError(f"unknown timer kind {timer_kind!r}")
+    return cls.from_payload(payload)  # type: ignore[return-value]  # _TIMERS holds TimerEvent classes
+
+
+def as_input(event: InboxEvent, *, key: str, participant_id: str, message_id: int | None = None,
+             status: str = PENDING) -> NewInput:
+    """The inbox row that carries ``event``."""
+    return NewInput(key=key, participant_id=participant_id, kind=event.INBOX_KIND, payload=event.to_payload(),
+                    message_id=message_id, status=status)

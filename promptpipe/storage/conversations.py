@@ -1,0 +1,124 @@
+"""The one write path for a participant's state: conversation (sub-state, profile, tone, summary),
+status and time zone, with the transition log, consent ledger, schedules and timers they carry.
+
+Every write bumps the conversation version, so a turn that read the state before someone else
+changed it (a researcher's pause or time-zone change, another node) cannot write its stale copy
+back: its commit fails with :class:`VersionConflict` and the turn runs again on the new state.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import bindparam, select, update
+from sqlalchemy.orm import Session
+
+from promptpipe.domain.conversation import ParticipantInfo, PendingTransition, TurnState
+from promptpipe.domain.tone import ToneUpdate
+from promptpipe.errors import StorageError
+from promptpipe.storage.consent import record_consent
+from promptpipe.storage.models import Conversation, Participant, ToneEvent, Transition, table_of
+from promptpipe.storage.schedules import apply_timer_ops, load_pending_timers, load_schedules, save_schedules
+
+__all__ = ["VersionConflict", "change_status_now", "change_timezone_now", "load_turn_state", "save_turn_state"]
+
+_PARTICIPANT = table_of(Participant)
+_CONVERSATION = table_of(Conversation)
+_TURN_STATE = (
+    select(_PARTICIPANT.c.id, _PARTICIPANT.c.phone, _PARTICIPANT.c.name, _PARTICIPANT.c.timezone,
+           _PARTICIPANT.c.status, _PARTICIPANT.c.background, _PARTICIPANT.c.lid, _PARTICIPANT.c.paused_by,
+           _PARTICIPANT.c.opted_out, _PARTICIPANT.c.researcher_paused, _CONVERSATION.c.sub_state,
+           _CONVERSATION.c.profile, _CONVERSATION.c.version, _CONVERSATION.c.tone, _CONVERSATION.c.summary,
+           _CONVERSATION.c.summary_through, _CONVERSATION.c.turns_since_summary)
+    .join(_CONVERSATION, _CONVERSATION.c.participant_id == _PARTICIPANT.c.id)
+    .where(_PARTICIPANT.c.id == bindparam("pid"))
+)
+
+
+class VersionConflict(StorageError):
+    """Someone else changed the conversation during the turn; the turn runs again."""
+
+
+def load_turn_state(session: Session, participant_id: str) -> TurnState:
+    row = session.connection().execute(_TURN_STATE, {"pid": participant_id}).first()
+    if row is None:
+        raise StorageError(f"participant {participant_id} has no conversation row")
+    (pid, phone, name, timezone, status, background, lid, paused_by, opted_out, researcher_paused, sub_state, profile,
+     version, tone, summary, summary_through, turns_since_summary) = row
+    info = ParticipantInfo(id=pid, phone=phone, name=name, timezone=timezone, status=status,
+                           background=background, lid=lid, paused_by=paused_by, opted_out=bool(opted_out),
+                           researcher_paused=bool(researcher_paused))
+    return TurnState(participant=info, sub_state=sub_state, profile=dict(profile), version=version,
+                     schedules=load_schedules(session, pid), pending_timers=load_pending_timers(session, pid),
+                     tone=dict(tone or {}), summary=summary or "", summary_through=summary_through or 0,
+                     turns_since_summary=turns_since_summary or 0)
+
+
+def save_turn_state(session: Session, state: TurnState, now: datetime) -> None:
+    """Write the working copy back if nobody else changed it meanwhile (else VersionConflict).
+    The participant row gets only what this turn changed."""
+    result = session.connection().execute(
+        update(_CONVERSATION)
+        .where(_CONVERSATION.c.participant_id == state.participant.id, _CONVERSATION.c.version == state.version)
+        .values(sub_state=state.sub_state, profile=state.profile, tone=state.tone, summary=state.summary,
+                summary_through=state.summary_through, turns_since_summary=state.turns_since_summary,
+                version=state.version + 1, updated_at=now)
+    )
+    if result.rowcount != 1:
+        raise VersionConflict(f"conversation of {state.participant.id} changed during the turn")
+    state.version += 1
+    person = state.participant
+    changed: dict[str, Any] = {}
+    if state.status_facts != (person.status, person.paused_by, person.opted_out, person.researcher_paused):
+        changed.update(status=state.status, paused_by=state.paused_by, opted_out=state.opted_out,
+                       researcher_paused=state.researcher_paused)
+    if state.timezone != person.timezone:
+        changed.update(timezone=state.timezone)
+    if changed:
+        session.connection().execute(
+            update(_PARTICIPANT).where(_PARTICIPANT.c.id == person.id).values(**changed, updated_at=now))
+    record_consent(session, person.id, state.consent, now)
+    state.consent.clear()
+    save_schedules(session, state.participant.id, state.schedules, now)
+    state.committed_timer_changes = apply_timer_ops(session, state.participant.id, state.timer_ops, now)
+    state.timer_ops.clear()
+    for change in state.transitions:
+        session.add(_transition_row(state.participant.id, change, now))
+    state.transitions.clear()
+    for tone_update in state.tone_updates:
+        session.add(_tone_event_row(state.participant.id, tone_update, now))
+    state.tone_updates.clear()
+
+
+def change_status_now(
+    session: Session, participant_id: str, name: str, *, reason: str, now: datetime, actor: str = ""
+) -> TurnState | None:
+    """A researcher's status change, applied at once (service running or not). Returns the state
+    after the change, or None when it changed nothing."""
+    state = load_turn_state(session, participant_id)
+    if not state.change_status(name, reason=reason, source="researcher", actor=actor, words=reason):
+        return None
+    save_turn_state(session, state, now)
+    return state
+
+
+def change_timezone_now(session: Session, participant_id: str, zone: str, *, reason: str, now: datetime) -> bool:
+    """A researcher's time-zone change, applied at once; False when it changed nothing."""
+    state = load_turn_state(session, participant_id)
+    if not state.set_timezone(zone, reason=reason):
+        return False
+    save_turn_state(session, state, now)
+    return True
+
+
+def _transition_row(participant_id: str, change: PendingTransition, now: datetime) -> Transition:
+    return Transition(participant_id=participant_id, kind=change.kind, name=change.name,
+                      from_value=change.from_value, to_value=change.to_value, reason=change.reason, created_at=now)
+
+
+def _tone_event_row(participant_id: str, update: ToneUpdate, now: datetime) -> ToneEvent:
+    return ToneEvent(participant_id=participant_id, source=update.proposal.source, proposed=list(update.proposal.tags),
+                     stripped=list(update.proposal.stripped), outcome=update.outcome,
+                     active_before=list(update.before.active), active_after=list(update.after.active),
+                     scores=dict(update.after.scores), created_at=now)

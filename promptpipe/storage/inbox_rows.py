@@ -1,0 +1,156 @@
+"""Queries on ``inbox``: every input waits here, keyed, until its effects are committed.
+
+:func:`add_inputs` is the one way a row gets in (a message, an enrollment, an admin request, an
+alarm): a key that is already there is skipped, so a repeated input is a no-op.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import bindparam, func, select, update
+from sqlalchemy.orm import Session
+
+from promptpipe.storage.db import Database
+from promptpipe.storage.models import DONE, FAILED, PENDING, InboxItem, Message, table_of
+
+__all__ = [
+    "ANSWERED", "KEPT", "WA_ID", "InboxRow", "NewInput", "add_input", "add_inputs", "close_input", "get_input",
+    "inbox_key_exists", "mark_inbox_done", "merge_inbox_payload", "participants_with_due_inbox", "pending_inbox",
+    "reopen_input",
+]
+
+WA_ID = "wa_message_id"
+"""Inbox payload key: the transport's id of the inbound message (for read receipts)."""
+
+ANSWERED, KEPT = "answered", "kept"
+"""Transcript status of an inbound message once handled: answered, or kept without an answer
+(the participant is paused or withdrawn, or wrote it just before or after STOP)."""
+
+_INBOX = table_of(InboxItem)
+_MESSAGE = table_of(Message)
+_PENDING_INBOX = (
+    select(_INBOX.c.id, _INBOX.c.participant_id, _INBOX.c.kind, _INBOX.c.payload, _INBOX.c.message_id,
+           _INBOX.c.attempts, _INBOX.c.available_at, _INBOX.c.status, _INBOX.c.last_error)
+    .where(_INBOX.c.participant_id == bindparam("pid"), _INBOX.c.status == PENDING)
+    .order_by(_INBOX.c.id).limit(bindparam("limit"))
+)
+
+
+@dataclass
+class InboxRow:
+    """An inbox row as the lanes and the flow use it (a plain value, not an ORM object)."""
+
+    id: int
+    participant_id: str
+    kind: str
+    payload: dict[str, Any]
+    message_id: int | None
+    attempts: int
+    available_at: datetime
+    status: str = PENDING
+    last_error: str | None = None
+
+    @property
+    def wa_message_id(self) -> str | None:
+        """The WhatsApp id of the participant's message behind this row, if it came from WhatsApp."""
+        value = self.payload.get(WA_ID) if isinstance(self.payload, dict) else None
+        return value if isinstance(value, str) else None
+
+
+@dataclass(frozen=True)
+class NewInput:
+    """An inbox row to write. ``status`` other than pending records an input that must not run
+    (a prompt that came too late)."""
+
+    key: str
+    participant_id: str
+    kind: str
+    payload: dict[str, Any] = field(default_factory=dict)
+    message_id: int | None = None
+    status: str = PENDING
+
+
+def add_inputs(db: Database, session: Session, inputs: Sequence[NewInput], now: datetime) -> dict[str, int]:
+    """Write the rows whose key is new (one statement per 500); returns their ids by key."""
+    unique = list({row.key: row for row in reversed(inputs)}.values())[::-1]
+    written: dict[str, int] = {}
+    statement = db.insert_ignore(InboxItem, ("key",), returning=("id", "key"))
+    for chunk in db.chunks(unique):
+        values = [{"key": row.key, "participant_id": row.participant_id, "kind": row.kind, "payload": row.payload,
+                   "message_id": row.message_id, "status": row.status, "attempts": 0, "available_at": now,
+                   "created_at": now, "processed_at": None, "last_error": None} for row in chunk]
+        result = session.connection().execute(statement, values)
+        written.update({key: row_id for row_id, key in result.all()})
+    return written
+
+
+def add_input(db: Database, session: Session, new: NewInput, now: datetime) -> int | None:
+    """One row through :func:`add_inputs`; its id, or None when the key was there already."""
+    return add_inputs(db, session, [new], now).get(new.key)
+
+
+def inbox_key_exists(session: Session, key: str) -> bool:
+    return session.connection().execute(select(_INBOX.c.id).where(_INBOX.c.key == key)).first() is not None
+
+
+def pending_inbox(session: Session, participant_id: str, limit: int = 50) -> list[InboxRow]:
+    rows = session.connection().execute(_PENDING_INBOX, {"pid": participant_id, "limit": limit}).all()
+    return [InboxRow(*row) for row in rows]
+
+
+def participants_with_due_inbox(session: Session, now: datetime, limit: int) -> list[str]:
+    query = (select(_INBOX.c.participant_id).where(_INBOX.c.status == PENDING, _INBOX.c.available_at <= now)
+             .group_by(_INBOX.c.participant_id).order_by(func.min(_INBOX.c.id)).limit(limit))
+    return list(session.connection().execute(query).scalars().all())
+
+
+def mark_inbox_done(session: Session, items: list[InboxRow], now: datetime, *, message_status: str = ANSWERED) -> None:
+    if not items:
+        return
+    ids = [item.id for item in items]
+    session.connection().execute(update(_INBOX).where(_INBOX.c.id.in_(ids))
+                                 .values(status=DONE, processed_at=now, last_error=None))
+    message_ids = [item.message_id for item in items if item.message_id is not None]
+    if message_ids:
+        session.connection().execute(
+            update(_MESSAGE).where(_MESSAGE.c.id.in_(message_ids)).values(status=message_status))
+
+
+def merge_inbox_payload(session: Session, item: InboxRow, **fields: Any) -> None:
+    """Add keys to an inbox row's payload (e.g. that the safety screen flagged it)."""
+    item.payload = {**item.payload, **fields}
+    session.connection().execute(update(_INBOX).where(_INBOX.c.id == item.id).values(payload=item.payload))
+
+
+def record_attempt(session: Session, item: InboxRow) -> None:
+    """Write a failed try's count, error, retry time and status (as set on ``item``)."""
+    session.connection().execute(update(_INBOX).where(_INBOX.c.id == item.id).values(
+        attempts=item.attempts, last_error=item.last_error, available_at=item.available_at, status=item.status))
+    if item.status == FAILED and item.message_id is not None:
+        session.connection().execute(update(_MESSAGE).where(_MESSAGE.c.id == item.message_id).values(status="failed"))
+
+
+def get_input(session: Session, inbox_id: int) -> InboxItem | None:
+    return session.get(InboxItem, inbox_id)
+
+
+def reopen_input(session: Session, inbox_id: int, now: datetime) -> None:
+    """A failed or waiting input is tried again from scratch, now."""
+    _change(session, inbox_id, "received", status=PENDING, attempts=0, available_at=now, last_error=None)
+
+
+def close_input(session: Session, inbox_id: int, now: datetime, *, why: str) -> None:
+    """An input is given up on for good (it stays in the transcript, marked skipped)."""
+    _change(session, inbox_id, "skipped", status=DONE, processed_at=now, last_error=why)
+
+
+def _change(session: Session, inbox_id: int, message_status: str, **values: Any) -> None:
+    session.connection().execute(update(_INBOX).where(_INBOX.c.id == inbox_id).values(**values))
+    message_id = session.connection().execute(
+        select(_INBOX.c.message_id).where(_INBOX.c.id == inbox_id)).scalar_one_or_none()
+    if message_id is not None:
+        session.connection().execute(update(_MESSAGE).where(_MESSAGE.c.id == message_id).values(status=message_status))

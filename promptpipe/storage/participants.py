@@ -1,0 +1,106 @@
+"""Queries on ``participant`` and ``lid_mapping``: who someone is, found by phone or WhatsApp LID.
+
+A participant's status and time zone change only through :mod:`promptpipe.storage.conversations`.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import bindparam, select, update
+from sqlalchemy.orm import Session
+
+from promptpipe.domain.consent import ConsentRecord
+from promptpipe.storage.consent import record_consent
+from promptpipe.storage.db import Database
+from promptpipe.storage.models import Conversation, LidMapping, Participant, Transition, table_of
+from promptpipe.domain.states import ACTIVE, INTAKE
+
+__all__ = [
+    "SenderRef", "create_participant", "new_participant_id", "participant_by_id", "participant_by_phone",
+    "phone_for_lid", "remember_lid", "sender_by_lid", "sender_by_phone", "set_participant_lid", "statuses_and_zones",
+]
+
+_PARTICIPANT = table_of(Participant)
+_SENDER_BY_PHONE = select(_PARTICIPANT.c.id, _PARTICIPANT.c.lid).where(_PARTICIPANT.c.phone == bindparam("phone"))
+_SENDER_BY_LID = select(_PARTICIPANT.c.id, _PARTICIPANT.c.lid).where(_PARTICIPANT.c.lid == bindparam("lid")).limit(1)
+
+
+@dataclass(frozen=True)
+class SenderRef:
+    """Who wrote: the participant's id and the LID we know for them."""
+
+    id: str
+    lid: str | None
+
+
+def sender_by_phone(session: Session, phone: str) -> SenderRef | None:
+    row = session.connection().execute(_SENDER_BY_PHONE, {"phone": phone}).first()
+    return SenderRef(*row) if row else None
+
+
+def sender_by_lid(session: Session, lid: str) -> SenderRef | None:
+    row = session.connection().execute(_SENDER_BY_LID, {"lid": lid}).first()
+    return SenderRef(*row) if row else None
+
+
+def set_participant_lid(session: Session, participant_id: str, lid: str, now: datetime) -> None:
+    session.connection().execute(
+        update(_PARTICIPANT).where(_PARTICIPANT.c.id == participant_id).values(lid=lid, updated_at=now))
+
+
+def new_participant_id() -> str:
+    return "p_" + secrets.token_hex(8)
+
+
+def participant_by_phone(session: Session, phone: str) -> Participant | None:
+    return session.execute(select(Participant).where(_PARTICIPANT.c.phone == phone)).scalar_one_or_none()
+
+
+def participant_by_id(session: Session, participant_id: str) -> Participant | None:
+    return session.get(Participant, participant_id)
+
+
+def phone_for_lid(session: Session, lid: str) -> str | None:
+    table = table_of(LidMapping)
+    return session.connection().execute(select(table.c.phone).where(table.c.lid == lid)).scalar_one_or_none()
+
+
+def remember_lid(session: Session, lid: str, phone: str, now: datetime) -> None:
+    row = session.get(LidMapping, lid)
+    if row is None:
+        session.add(LidMapping(lid=lid, phone=phone, updated_at=now))
+    elif row.phone != phone:
+        row.phone, row.updated_at = phone, now
+
+
+def create_participant(
+    session: Session, *, phone: str, name: str, timezone: str, background: str, now: datetime, reason: str,
+    source: str = "researcher", actor: str = "",
+) -> Participant:
+    """The participant, their conversation (in INTAKE), the ``enrolled`` log row and consent record."""
+    participant = Participant(
+        id=new_participant_id(), phone=phone, name=name, timezone=timezone, status=ACTIVE,
+        background=background, enrolled_at=now, updated_at=now,
+    )
+    session.add(participant)
+    session.flush()
+    session.add(Conversation(participant_id=participant.id, sub_state=INTAKE, profile={}, tone={}, updated_at=now))
+    session.add(Transition(participant_id=participant.id, kind="status", name="enrolled", from_value=None,
+                           to_value=ACTIVE, reason=reason, created_at=now))
+    session.flush()
+    record_consent(session, participant.id, [ConsentRecord("enrolled", source, reason, actor)], now)
+    return participant
+
+
+def statuses_and_zones(db: Database, session: Session, ids: set[str]) -> dict[str, tuple[str, str]]:
+    """Status and time zone by participant id (one query per chunk of ids)."""
+    found: dict[str, tuple[str, str]] = {}
+    for chunk in db.chunks(sorted(ids)):
+        rows = session.connection().execute(
+            select(_PARTICIPANT.c.id, _PARTICIPANT.c.status, _PARTICIPANT.c.timezone)
+            .where(_PARTICIPANT.c.id.in_(chunk))).all()
+        found.update({pid: (status, zone) for pid, status, zone in rows})
+    return found

@@ -1,0 +1,100 @@
+"""Queries on ``message`` (the transcript) and the outbox rows that send our side of it.
+
+A message we send is written twice in one transaction by :func:`queue_outgoing`: its transcript
+row and its outbox row, keyed so that queuing it again does nothing.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy.orm import Session
+
+from promptpipe.domain.conversation import HistoryEntry
+from promptpipe.domain.text import clean_for_storage
+from promptpipe.storage.models import PENDING, Message, OutboxItem, table_of
+
+__all__ = [
+    "HIDDEN_FROM_MODEL", "add_inbound_message", "annotate_message", "history_before", "message_texts",
+    "queue_outgoing",
+]
+
+HIDDEN_FROM_MODEL = ("apology",)
+"""Transcript kinds the model does not see in its history."""
+
+_MESSAGE = table_of(Message)
+_OUTBOX = table_of(OutboxItem)
+_INSERT_MESSAGE = insert(_MESSAGE).returning(_MESSAGE.c.id)
+_INSERT_OUTBOX = insert(_OUTBOX)
+_OUTBOX_KEY = select(_OUTBOX.c.id).where(_OUTBOX.c.key == bindparam("key"))
+
+
+def add_inbound_message(
+    session: Session, *, participant_id: str, text: str, now: datetime, wa_message_id: str | None,
+    payload: dict[str, Any] | None = None, kind: str = "text",
+) -> int:
+    """The transcript row of an inbound message; returns its id. ``kind`` is ``text`` or what came
+    without words (``voice``, ``image``…), ``reaction`` or ``poll_vote``."""
+    return _insert_message(session, participant_id=participant_id, direction="in", role="user", kind=kind,
+                           text=text, payload=payload or {}, wa_message_id=wa_message_id, status="received",
+                           created_at=now)
+
+
+def _insert_message(session: Session, **values: Any) -> int:
+    values["text"] = clean_for_storage(values["text"])  # the last guard: any text, from anywhere
+    values.setdefault("wa_message_id", None)
+    values.setdefault("sent_at", None)
+    return int(session.connection().execute(_INSERT_MESSAGE, values).scalar_one())
+
+
+def queue_outgoing(
+    session: Session, *, participant_id: str, key: str, text: str, now: datetime, kind: str = "text",
+    payload: dict[str, Any] | None = None,
+) -> int | None:
+    """A transcript row plus its outbox row; returns the transcript id, or None when a message
+    with this key was queued before."""
+    if session.connection().execute(_OUTBOX_KEY, {"key": key}).first() is not None:
+        return None
+    message_id = _insert_message(session, participant_id=participant_id, direction="out", role="assistant",
+                                 kind=kind, text=text, payload=payload or {}, status="queued", created_at=now)
+    session.connection().execute(_INSERT_OUTBOX, {
+        "key": key, "participant_id": participant_id, "message_id": message_id, "status": PENDING, "attempts": 0,
+        "available_at": now, "created_at": now, "claimed_at": None, "sent_at": None, "wa_message_id": None,
+        "last_error": None,
+    })
+    return message_id
+
+
+def history_before(
+    session: Session, participant_id: str, before_id: int | None, limit: int, *, after_id: int = 0
+) -> list[HistoryEntry]:
+    """The last ``limit`` transcript messages older than ``before_id`` and newer than ``after_id``
+    (what a summary already covers), oldest first."""
+    if limit <= 0:
+        return []
+    m = _MESSAGE.c
+    query = select(m.id, m.role, m.text).where(m.participant_id == participant_id, m.kind.not_in(HIDDEN_FROM_MODEL))
+    if before_id is not None:
+        query = query.where(m.id < before_id)
+    if after_id:
+        query = query.where(m.id > after_id)
+    rows = session.connection().execute(query.order_by(m.id.desc()).limit(limit)).all()
+    return [HistoryEntry(role=role, text=text, id=row_id) for row_id, role, text in reversed(rows)]
+
+
+def message_texts(session: Session, message_ids: list[int]) -> dict[int, str]:
+    if not message_ids:
+        return {}
+    rows = session.connection().execute(select(_MESSAGE.c.id, _MESSAGE.c.text).where(_MESSAGE.c.id.in_(message_ids))).all()
+    return {row_id: text for row_id, text in rows}
+
+
+def annotate_message(session: Session, message_id: int, **fields: Any) -> None:
+    """Add keys to a transcript message's payload (e.g. how a vote was handled)."""
+    payload = session.connection().execute(
+        select(_MESSAGE.c.payload).where(_MESSAGE.c.id == message_id)).scalar_one_or_none()
+    if payload is None:
+        return
+    session.connection().execute(update(_MESSAGE).where(_MESSAGE.c.id == message_id).values(payload={**payload, **fields}))
