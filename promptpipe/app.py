@@ -240,7 +240,8 @@ class App:
         """Store what WhatsApp says became of messages we sent; a receipt that cannot be stored
         is logged and dropped (it only refines the delivery report)."""
         try:
-            new = await self.db.run(lambda session: record_receipt(self.db, session, receipt, self.clock.now()))
+            new = await self.db.run(lambda session: record_receipt(
+                self.db, session, receipt.message_ids, receipt.kind, receipt.timestamp, self.clock.now()))
         except Exception as exc:
             log.warning("receipt_not_stored", kind=receipt.kind, ids=len(receipt.message_ids), error=str(exc))
             return

@@ -25,7 +25,7 @@ from promptpipe.storage.db import Database, sqlite_file
 from promptpipe.errors import AdminError, PromptPipeError
 from promptpipe.storage.files import PRIVATE_UMASK, LooseMode, loose_modes, tighten
 from promptpipe.logging import configure_logging, get_logger
-from promptpipe.storage.service_status import read_status
+from promptpipe.research.status import read_status
 from promptpipe.domain.text import for_terminal
 
 

@@ -10,17 +10,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from promptpipe.domain import keys
 from promptpipe.errors import ContextTooLong, LLMError, PromptPipeError
 from promptpipe.domain.limits import CONTEXT_REJECTIONS_BEFORE_FAILING
 from promptpipe.logging import get_logger
-from promptpipe.storage.models import FAILED, InboxItem, Message, Participant
+from promptpipe.storage.models import FAILED
 from promptpipe.domain.states import ACTIVE
 from promptpipe.storage.service_status import LAST_MODEL_ERROR, model_error_value, save_status
-from promptpipe.storage.inbox_rows import InboxRow
+from promptpipe.storage.inbox_rows import InboxRow, record_attempt
+from promptpipe.storage.participants import participant_by_id
 from promptpipe.storage.transcript import queue_outgoing
 
 log = get_logger("promptpipe.flow")
@@ -72,10 +72,7 @@ def record_failure(session: Session, participant_id: str, batch: list[InboxRow],
         item.available_at = now + retry_delay(item.attempts)
         if gave_up:
             item.status = FAILED
-            if item.message_id is not None:
-                session.connection().execute(update(Message).where(Message.id == item.message_id).values(status="failed"))
-        session.connection().execute(update(InboxItem).where(InboxItem.id == item.id).values(
-            attempts=item.attempts, last_error=item.last_error, available_at=item.available_at, status=item.status))
+        record_attempt(session, item)
     if too_long and gave_up and has_message:
         queue_outgoing(session, participant_id=participant_id, key=keys.too_long(batch[-1].id), text=TOO_LONG,
                        now=now, kind="apology")
@@ -94,9 +91,8 @@ def apologise_if_blocked(session: Session, participant_id: str, rows: list[Inbox
         return
     if not any(row.kind == "message" and row.attempts == 0 for row in rows[1:]):
         return
-    status = session.connection().execute(
-        select(Participant.status).where(Participant.id == participant_id)).scalar_one_or_none()
-    if status != ACTIVE:
+    person = participant_by_id(session, participant_id)
+    if person is None or person.status != ACTIVE:
         return
     if queue_outgoing(session, participant_id=participant_id, key=keys.apology(blocker.id), text=APOLOGY, now=now,
                       kind="apology") is not None:

@@ -14,21 +14,19 @@ import asyncio
 from datetime import datetime, timedelta
 
 from dataclasses import dataclass
-from typing import Any
 
-from sqlalchemy import and_, bindparam, exists, select, update
-from sqlalchemy.orm import Session, aliased
+from sqlalchemy.orm import Session
 
 from promptpipe.clock import Clock
 from promptpipe.storage.db import Database
 from promptpipe.errors import NotConnected, SendFailed
 from promptpipe.logging import get_logger
-from promptpipe.storage.models import FAILED, PENDING, SENDING, SENT, UNCERTAIN, Message, OutboxItem, Participant
+from promptpipe.storage.models import FAILED, PENDING, SENT, UNCERTAIN
+from promptpipe.storage.outbox_rows import Claimed, claim_due, claim_statement, record_sends, settle_interrupted
 from promptpipe.transport import Recipient, SentMessage, Transport
 
 log = get_logger("promptpipe.pipeline.outbox")
 
-CLAIM_BATCH = 200
 SEND_CONCURRENCY = 16
 RETRY_FIRST_S = 5.0
 RETRY_MAX_S = 300.0
@@ -36,55 +34,6 @@ RETRY_MAX_S = 300.0
 
 def send_retry_delay(attempts: int) -> timedelta:
     return timedelta(seconds=min(RETRY_FIRST_S * 2 ** max(attempts - 1, 0), RETRY_MAX_S))
-
-
-@dataclass(frozen=True)
-class Claimed:
-    """An outbox row being sent, with what the transport needs."""
-
-    id: int
-    key: str
-    participant_id: str
-    message_id: int
-    attempts: int
-    kind: str
-    text: str
-    payload: dict[str, Any]
-    phone: str
-    lid: str | None
-
-
-def _claim_statement(*, skip_locked: bool) -> Any:
-    """``UPDATE outbox SET status='sending' … WHERE id IN (due rows whose participant has no
-    earlier unsent row) RETURNING id``; built once, run with the ``now`` parameter."""
-    earlier = aliased(OutboxItem)
-    blocked = exists().where(
-        and_(earlier.participant_id == OutboxItem.participant_id, earlier.id < OutboxItem.id,
-             earlier.status.in_((PENDING, SENDING)))  # type: ignore[attr-defined]
-    )
-    due = (
-        select(OutboxItem.id)
-        .where(OutboxItem.status == PENDING, OutboxItem.available_at <= bindparam("now"), ~blocked)
-        .order_by(OutboxItem.id)
-        .limit(CLAIM_BATCH)
-    )
-    if skip_locked:
-        due = due.with_for_update(skip_locked=True)
-    return (
-        update(OutboxItem).where(OutboxItem.id.in_(due.scalar_subquery()))  # type: ignore[union-attr]
-        .values(status=SENDING, claimed_at=bindparam("now"), attempts=OutboxItem.attempts + 1)
-        .returning(OutboxItem.id)
-    )
-
-
-_CLAIMED_DETAILS = (
-    select(OutboxItem.id, OutboxItem.key, OutboxItem.participant_id, OutboxItem.message_id, OutboxItem.attempts,
-           Message.kind, Message.text, Message.payload, Participant.phone, Participant.lid)
-    .join(Message, Message.id == OutboxItem.message_id)
-    .join(Participant, Participant.id == OutboxItem.participant_id)
-    .where(OutboxItem.id.in_(bindparam("ids", expanding=True)))  # type: ignore[union-attr]
-    .order_by(OutboxItem.id)
-)
 
 
 class RateLimiter:
@@ -118,7 +67,7 @@ class Outbox:
         self.db, self.transport, self.clock = db, transport, clock
         self.limiter = RateLimiter(rate_per_s, clock)
         self._semaphore = asyncio.Semaphore(SEND_CONCURRENCY)
-        self._claim_statement = _claim_statement(skip_locked=not db.is_sqlite)
+        self._claim_statement = claim_statement(skip_locked=not db.is_sqlite)
         self._outcomes: list[_Outcome] = []
         self._recorder: asyncio.Task[None] | None = None
         self.sent = 0
@@ -132,18 +81,9 @@ class Outbox:
         """Settle rows a crash left in *sending*; returns how many were found."""
         target = PENDING if self.transport.resend_is_safe else UNCERTAIN
 
-        def settle(session: Session) -> list[OutboxItem]:
-            rows = list(session.execute(select(OutboxItem).where(OutboxItem.status == SENDING)).scalars())
-            for row in rows:
-                row.status = target
-                row.last_error = "interrupted by a restart while sending"
-                if target == UNCERTAIN:
-                    session.connection().execute(update(Message).where(Message.id == row.message_id).values(status=UNCERTAIN))
-            return rows
-
-        rows = await self.db.run(settle)
-        for row in rows:
-            log.warning("outbox_interrupted_send", participant_id=row.participant_id, outbox_id=row.id, now=target)
+        rows = await self.db.run(lambda session: settle_interrupted(session, target))
+        for outbox_id, participant_id in rows:
+            log.warning("outbox_interrupted_send", participant_id=participant_id, outbox_id=outbox_id, now=target)
         return len(rows)
 
     async def dispatch_once(self) -> int:
@@ -158,13 +98,7 @@ class Outbox:
         return len(claimed)
 
     def _claim(self, session: Session) -> list[Claimed]:
-        """Mark due rows *sending* (one statement) and read what is needed to send them."""
-        now = self.clock.now()
-        ids = list(session.connection().execute(self._claim_statement, {"now": now}).scalars())
-        if not ids:
-            return []
-        rows = session.connection().execute(_CLAIMED_DETAILS, {"ids": ids}).all()
-        return [Claimed(*row) for row in rows]
+        return claim_due(session, self._claim_statement, self.clock.now())
 
     async def _send_all(self, items: list[Claimed]) -> None:
         async with self._semaphore:
@@ -241,16 +175,9 @@ class Outbox:
         while self._outcomes:
             batch, self._outcomes = self._outcomes, []
 
-            def write(session: Session) -> None:
-                for outcome in batch:
-                    session.connection().execute(
-                        update(OutboxItem).where(OutboxItem.id == outcome.outbox_id).values(**outcome.values))
-                    if outcome.message_values:
-                        session.connection().execute(
-                            update(Message).where(Message.id == outcome.message_id).values(**outcome.message_values))
-
             try:
-                await self.db.run(write)
+                await self.db.run(lambda session, batch=batch: record_sends(
+                    session, [(o.outbox_id, o.message_id, o.values, o.message_values) for o in batch]))
             except Exception as exc:
                 for outcome in batch:
                     outcome.recorded.set_exception(exc)

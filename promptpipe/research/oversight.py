@@ -5,19 +5,21 @@ and the inputs that could not be answered (with a way to retry or skip them). Li
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from promptpipe.research.admin import _get, researcher_name, validate_text
 from promptpipe.clock import Clock
 from promptpipe.storage.consent import consent_history
 from promptpipe.storage.db import Database
+from promptpipe.storage.inbox_rows import close_input, get_input, reopen_input
 from promptpipe.errors import AdminError
 from promptpipe.storage.flags import list_flags, resolve_flag
 from promptpipe.domain.limits import NAME_CHARS, REASON_CHARS
-from promptpipe.storage.models import DONE, FAILED, PENDING, InboxItem, Message, Participant
+from promptpipe.storage.models import DONE, FAILED, PENDING, InboxItem, Participant
 
 
 async def consent(db: Database, phone: str) -> dict[str, Any]:
@@ -69,8 +71,7 @@ async def inbox_rows(db: Database, *, stuck_only: bool) -> list[dict[str, Any]]:
 async def retry_inbox(db: Database, clock: Clock, *, inbox_id: int) -> str:
     """Put a failed (or waiting) input back in the queue, to be tried now from scratch."""
     now = clock.now()
-    row = await db.run(lambda session: _reopen_or_close(session, inbox_id, "retry", message_status="received",
-                                                        status=PENDING, attempts=0, available_at=now, last_error=None))
+    row = await db.run(lambda session: _change(session, inbox_id, "retry", lambda: reopen_input(session, inbox_id, now)))
     return f"inbox row {row.id} ({row.kind}) is queued again; the running service tries it within seconds"
 
 
@@ -78,24 +79,17 @@ async def skip_inbox(db: Database, clock: Clock, *, inbox_id: int, by: str = "")
     """Give up on an input for good (it stays in the transcript, marked skipped)."""
     by = validate_text("--by", by or researcher_name(), NAME_CHARS)
     now = clock.now()
-    row = await db.run(lambda session: _reopen_or_close(session, inbox_id, "skip", message_status="skipped",
-                                                        status=DONE, processed_at=now, last_error=f"skipped by {by}"))
+    row = await db.run(lambda session: _change(session, inbox_id, "skip",
+                                               lambda: close_input(session, inbox_id, now, why=f"skipped by {by}")))
     return f"inbox row {row.id} ({row.kind}) skipped; it will not be answered"
 
 
-def _reopen_or_close(session: Session, inbox_id: int, action: str, *, message_status: str, **values: Any) -> InboxItem:
-    """Change an input that is not done yet, and its transcript message with it."""
-    row = _inbox_row(session, inbox_id)
-    if row.status == DONE:
-        raise AdminError(f"inbox row {inbox_id} was handled already; there is nothing to {action}")
-    session.execute(update(InboxItem).where(InboxItem.id == inbox_id).values(**values))  # type: ignore[arg-type]
-    if row.message_id is not None:
-        session.execute(update(Message).where(Message.id == row.message_id).values(status=message_status))  # type: ignore[arg-type]
-    return row
-
-
-def _inbox_row(session: Session, inbox_id: int) -> InboxItem:
-    row = session.get(InboxItem, inbox_id)
+def _change(session: Session, inbox_id: int, action: str, change: Callable[[], None]) -> InboxItem:
+    """Change an input that is not done yet (and its transcript message with it)."""
+    row = get_input(session, inbox_id)
     if row is None:
         raise AdminError(f"there is no inbox row {inbox_id}; `promptpipe-admin inbox --stuck` lists them")
+    if row.status == DONE:
+        raise AdminError(f"inbox row {inbox_id} was handled already; there is nothing to {action}")
+    change()
     return row

@@ -18,13 +18,13 @@ from sqlalchemy import ColumnElement, delete, func, select, type_coerce, update
 from sqlalchemy.orm import Session
 
 from promptpipe.storage.db import Database
-from promptpipe.storage.models import Receipt, UTCDateTime
-from promptpipe.transport.base import RECEIPT_KINDS, DeliveryReceipt
+from promptpipe.storage.models import Receipt, UTCDateTime, table_of
 
 __all__ = [
     "ReceiptTimes", "delivery_status", "forget_receipts", "receipt_columns", "receipt_times", "record_receipt",
 ]
 
+_RECEIPT = table_of(Receipt)
 MAX_IDS_PER_RECEIPT = 100
 """WhatsApp groups a handful of ids per receipt; more than this is not a receipt we sent for."""
 
@@ -36,25 +36,22 @@ class ReceiptTimes:
     played_at: datetime | None = None
 
 
-def record_receipt(db: Database, session: Session, receipt: DeliveryReceipt, now: datetime) -> int:
-    """Store one receipt; returns how many of its ids were new for that kind."""
-    if receipt.kind not in RECEIPT_KINDS:
-        raise ValueError(f"unknown receipt kind {receipt.kind!r}")
-    ids = sorted({mid for mid in receipt.message_ids if mid})[:MAX_IDS_PER_RECEIPT]
+def record_receipt(db: Database, session: Session, wa_message_ids: Iterable[str], kind: str, at: datetime,
+                   now: datetime) -> int:
+    """Store one receipt (WhatsApp says these messages were delivered, read or played at ``at``);
+    returns how many of its ids were new for that kind."""
+    ids = sorted({mid for mid in wa_message_ids if mid})[:MAX_IDS_PER_RECEIPT]
     if not ids:
         return 0
     conn = session.connection()
-    existing = set(conn.execute(select(Receipt.wa_message_id).where(
-        Receipt.wa_message_id.in_(ids), Receipt.kind == receipt.kind)).scalars())  # type: ignore[attr-defined]
-    new = [{"wa_message_id": mid, "kind": receipt.kind, "at": receipt.timestamp, "received_at": now}
-           for mid in ids if mid not in existing]
+    existing = set(conn.execute(select(_RECEIPT.c.wa_message_id).where(
+        _RECEIPT.c.wa_message_id.in_(ids), _RECEIPT.c.kind == kind)).scalars())
+    new = [{"wa_message_id": mid, "kind": kind, "at": at, "received_at": now} for mid in ids if mid not in existing]
     if new:
         conn.execute(db.insert_ignore(Receipt, ("wa_message_id", "kind"), returning=()), new)
     if existing:  # a repeat keeps the earliest time
-        conn.execute(update(Receipt).where(
-            Receipt.wa_message_id.in_(existing), Receipt.kind == receipt.kind,  # type: ignore[attr-defined]
-            Receipt.at > receipt.timestamp,  # type: ignore[operator]
-        ).values(at=receipt.timestamp))
+        conn.execute(update(_RECEIPT).where(
+            _RECEIPT.c.wa_message_id.in_(existing), _RECEIPT.c.kind == kind, _RECEIPT.c.at > at).values(at=at))
     return len(new)
 
 
@@ -62,9 +59,9 @@ def receipt_times(session: Session, wa_message_ids: Iterable[str | None]) -> dic
     """The receipts of these messages, with what each implies: read → delivered, played → read."""
     ids = sorted({mid for mid in wa_message_ids if mid})
     found: dict[str, dict[str, datetime]] = {}
-    for start in range(0, len(ids), 500):
-        rows = session.connection().execute(select(Receipt.wa_message_id, Receipt.kind, Receipt.at).where(
-            Receipt.wa_message_id.in_(ids[start:start + 500]))).all()  # type: ignore[attr-defined]
+    for chunk in Database.chunks(ids):
+        rows = session.connection().execute(select(_RECEIPT.c.wa_message_id, _RECEIPT.c.kind, _RECEIPT.c.at).where(
+            _RECEIPT.c.wa_message_id.in_(chunk))).all()
         for mid, kind, at in rows:
             found.setdefault(mid, {})[kind] = at
     times: dict[str, ReceiptTimes] = {}
@@ -93,7 +90,7 @@ def receipt_columns(matches: Callable[[Any], ColumnElement[bool]]) -> list[Any]:
     """``delivered_at``, ``read_at`` and ``played_at`` as correlated columns for a select, over the
     receipts whose row ``matches`` (given the receipt table); read implies delivered and played
     implies read, so each takes the earliest of the kinds that imply it."""
-    r = Receipt.__table__  # type: ignore[attr-defined]
+    r = _RECEIPT
 
     def earliest(*kinds: str) -> Any:
         subquery = select(func.min(r.c.at)).where(matches(r), r.c.kind.in_(kinds)).scalar_subquery()
@@ -105,9 +102,8 @@ def receipt_columns(matches: Callable[[Any], ColumnElement[bool]]) -> list[Any]:
 
 def forget_receipts(session: Session, wa_message_ids: Iterable[str | None]) -> None:
     ids = [mid for mid in wa_message_ids if mid]
-    for start in range(0, len(ids), 500):
-        session.connection().execute(delete(Receipt).where(
-            Receipt.wa_message_id.in_(ids[start:start + 500])))  # type: ignore[attr-defined]
+    for chunk in Database.chunks(ids):
+        session.connection().execute(delete(_RECEIPT).where(_RECEIPT.c.wa_message_id.in_(chunk)))
 
 
 def _earliest(*values: datetime | None) -> datetime | None:

@@ -1,6 +1,5 @@
-"""How the service is doing, for `promptpipe check` and `promptpipe-admin status`: the WhatsApp
-connection state the running service last recorded, the outbox backlog, sends that may or may not
-have arrived, and the last model error."""
+"""Queries on ``service_status``: what the running service records about itself (the WhatsApp
+connection state, the last model error), and the backlog counts a status report shows."""
 
 from __future__ import annotations
 
@@ -11,24 +10,25 @@ from typing import Any
 from sqlalchemy import func, insert, select, update
 from sqlalchemy.orm import Session
 
-from promptpipe.storage.db import Database
-from promptpipe.storage.models import PENDING, SENDING, UNCERTAIN, InboxItem, OutboxItem, ServiceStatus
-from promptpipe.transport.connection_state import ConnectionState
+from promptpipe.storage.models import PENDING, SENDING, UNCERTAIN, InboxItem, OutboxItem, ServiceStatus, table_of
 
-__all__ = ["LAST_MODEL_ERROR", "WHATSAPP", "StatusReport", "read_status", "save_status"]
+__all__ = ["LAST_MODEL_ERROR", "WHATSAPP", "Backlog", "StatusRow", "backlog", "model_error_value", "read_statuses",
+           "save_status"]
 
 WHATSAPP = "whatsapp"
 LAST_MODEL_ERROR = "last_model_error"
 MODEL_ERROR_CHARS = 300
+_STATUS = table_of(ServiceStatus)
+_OUTBOX = table_of(OutboxItem)
+_INBOX = table_of(InboxItem)
 
 
 def save_status(session: Session, name: str, value: dict[str, Any], now: datetime) -> None:
     """Overwrite one status row (only the one running service writes these)."""
     conn = session.connection()
-    changed = conn.execute(update(ServiceStatus).where(ServiceStatus.name == name)  # type: ignore[arg-type]
-                           .values(value=value, updated_at=now)).rowcount
+    changed = conn.execute(update(_STATUS).where(_STATUS.c.name == name).values(value=value, updated_at=now)).rowcount
     if not changed:
-        conn.execute(insert(ServiceStatus).values(name=name, value=value, updated_at=now))
+        conn.execute(insert(_STATUS).values(name=name, value=value, updated_at=now))
 
 
 def model_error_value(error: BaseException, now: datetime) -> dict[str, Any]:
@@ -36,49 +36,30 @@ def model_error_value(error: BaseException, now: datetime) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
-class StatusReport:
-    whatsapp: ConnectionState | None
-    whatsapp_recorded_at: datetime | None
-    outbox_backlog: int
-    uncertain_sends: int
-    inbox_backlog: int
-    last_model_error: dict[str, Any] | None
-
-    def lines(self) -> list[str]:
-        if self.whatsapp is None:
-            whatsapp = "no state recorded (the service has not run with WhatsApp on this database)"
-        else:
-            whatsapp = self.whatsapp.describe()
-        model = ("none recorded" if not self.last_model_error
-                 else f"{self.last_model_error.get('at', '?')[:19]} {self.last_model_error.get('error', '')}")
-        return [
-            f"whatsapp: {whatsapp}",
-            f"outbox backlog: {self.outbox_backlog} message{'' if self.outbox_backlog == 1 else 's'} waiting to be sent",
-            f"uncertain sends: {self.uncertain_sends}"
-            + (" (they may or may not have arrived; `promptpipe-admin transcript` shows them)" if self.uncertain_sends else ""),
-            f"inbox backlog: {self.inbox_backlog} input{'' if self.inbox_backlog == 1 else 's'} waiting for a turn",
-            f"last model error: {model}",
-        ]
-
-    def to_json(self) -> dict[str, Any]:
-        return {"whatsapp": self.whatsapp.to_json() if self.whatsapp else None,
-                "outbox_backlog": self.outbox_backlog, "uncertain_sends": self.uncertain_sends,
-                "inbox_backlog": self.inbox_backlog, "last_model_error": self.last_model_error}
+class StatusRow:
+    value: dict[str, Any]
+    updated_at: datetime
 
 
-async def read_status(db: Database) -> StatusReport:
-    def read(session: Session) -> StatusReport:
-        rows = {row.name: row for row in session.execute(select(ServiceStatus)).scalars()}
-        whatsapp = rows.get(WHATSAPP)
-        state = ConnectionState.from_json(whatsapp.value) if whatsapp and whatsapp.value.get("since") else None
-        count = func.count()
-        outbox = session.execute(select(count).select_from(OutboxItem).where(
-            OutboxItem.status.in_((PENDING, SENDING)))).scalar_one()  # type: ignore[attr-defined]
-        uncertain = session.execute(select(count).select_from(OutboxItem).where(
-            OutboxItem.status == UNCERTAIN)).scalar_one()
-        inbox = session.execute(select(count).select_from(InboxItem).where(InboxItem.status == PENDING)).scalar_one()
-        model = rows.get(LAST_MODEL_ERROR)
-        return StatusReport(state, whatsapp.updated_at if whatsapp else None, int(outbox), int(uncertain), int(inbox),
-                            dict(model.value) if model else None)
+def read_statuses(session: Session) -> dict[str, StatusRow]:
+    rows = session.connection().execute(select(_STATUS.c.name, _STATUS.c.value, _STATUS.c.updated_at)).all()
+    return {name: StatusRow(dict(value or {}), updated_at) for name, value, updated_at in rows}
 
-    return await db.run(read)
+
+@dataclass(frozen=True)
+class Backlog:
+    outbox: int
+    """Messages waiting to be sent (or being sent)."""
+    uncertain: int
+    """Sends a crash interrupted: they may or may not have arrived."""
+    inbox: int
+    """Inputs waiting for a turn."""
+
+
+def backlog(session: Session) -> Backlog:
+    count = func.count()
+    conn = session.connection()
+    outbox = conn.execute(select(count).select_from(_OUTBOX).where(_OUTBOX.c.status.in_((PENDING, SENDING)))).scalar_one()
+    uncertain = conn.execute(select(count).select_from(_OUTBOX).where(_OUTBOX.c.status == UNCERTAIN)).scalar_one()
+    inbox = conn.execute(select(count).select_from(_INBOX).where(_INBOX.c.status == PENDING)).scalar_one()
+    return Backlog(int(outbox), int(uncertain), int(inbox))

@@ -1,0 +1,61 @@
+"""How the service is doing, for `promptpipe check` and `promptpipe-admin status`: the WhatsApp
+connection state the running service last recorded, the outbox backlog, sends that may or may not
+have arrived, and the last model error."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from promptpipe.storage.db import Database
+from promptpipe.storage.service_status import LAST_MODEL_ERROR, WHATSAPP, backlog, read_statuses
+from promptpipe.transport.connection_state import ConnectionState
+
+__all__ = ["StatusReport", "read_status"]
+
+
+@dataclass(frozen=True)
+class StatusReport:
+    whatsapp: ConnectionState | None
+    whatsapp_recorded_at: datetime | None
+    outbox_backlog: int
+    uncertain_sends: int
+    inbox_backlog: int
+    last_model_error: dict[str, Any] | None
+
+    def lines(self) -> list[str]:
+        if self.whatsapp is None:
+            whatsapp = "no state recorded (the service has not run with WhatsApp on this database)"
+        else:
+            whatsapp = self.whatsapp.describe()
+        model = ("none recorded" if not self.last_model_error
+                 else f"{str(self.last_model_error.get('at', '?'))[:19]} {self.last_model_error.get('error', '')}")
+        return [
+            f"whatsapp: {whatsapp}",
+            f"outbox backlog: {self.outbox_backlog} message{'' if self.outbox_backlog == 1 else 's'} waiting to be sent",
+            f"uncertain sends: {self.uncertain_sends}"
+            + (" (they may or may not have arrived; `promptpipe-admin transcript` shows them)" if self.uncertain_sends else ""),
+            f"inbox backlog: {self.inbox_backlog} input{'' if self.inbox_backlog == 1 else 's'} waiting for a turn",
+            f"last model error: {model}",
+        ]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"whatsapp": self.whatsapp.to_json() if self.whatsapp else None,
+                "outbox_backlog": self.outbox_backlog, "uncertain_sends": self.uncertain_sends,
+                "inbox_backlog": self.inbox_backlog, "last_model_error": self.last_model_error}
+
+
+async def read_status(db: Database) -> StatusReport:
+    def read(session: Session) -> StatusReport:
+        rows = read_statuses(session)
+        whatsapp = rows.get(WHATSAPP)
+        state = ConnectionState.from_json(whatsapp.value) if whatsapp and whatsapp.value.get("since") else None
+        counts = backlog(session)
+        model = rows.get(LAST_MODEL_ERROR)
+        return StatusReport(state, whatsapp.updated_at if whatsapp else None, counts.outbox, counts.uncertain,
+                            counts.inbox, model.value if model else None)
+
+    return await db.run(read)

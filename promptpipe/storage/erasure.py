@@ -1,0 +1,99 @@
+"""Erasing one participant's personal data, table by table, in the caller's transaction (see
+:mod:`promptpipe.research.erasure` for what stays and why)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import delete, or_, select, update
+from sqlalchemy.orm import Session
+
+from promptpipe.domain.consent import ConsentRecord
+from promptpipe.domain.states import WITHDRAWN
+from promptpipe.storage.consent import record_consent
+from promptpipe.storage.models import (
+    CANCELLED,
+    DONE,
+    FAILED,
+    PENDING,
+    SENDING,
+    ConsentEvent,
+    Conversation,
+    Flag,
+    InboxItem,
+    LidMapping,
+    Message,
+    OutboxItem,
+    Participant,
+    PromptDelivery,
+    Schedule,
+    Timer,
+    Transition,
+)
+from promptpipe.storage.receipts import forget_receipts
+
+__all__ = ["KEPT_PAYLOAD_KEYS", "KEPT_PROFILE_KEYS", "erase_identity", "erase_texts", "stop_everything",
+           "tombstone_phone"]
+
+KEPT_PROFILE_KEYS = ("counters", "intensity")
+"""What stays of the profile: counts and a level, nothing the participant said."""
+KEPT_PAYLOAD_KEYS = ("purpose", "handled_as", "options", "selected", "known_poll", "manual")
+"""What stays of a message's payload: which poll it was, our own poll options and the option
+chosen (``Done`` / ``Not this time``), how a vote was handled; never free text."""
+
+
+def tombstone_phone(participant_id: str) -> str:
+    """What takes the place of the phone (the column is unique): cannot be mistaken for a number."""
+    return f"erased:{participant_id}"
+
+
+def erase_texts(session: Session, pid: str, now: datetime) -> int:
+    """Every text of theirs, and every payload that may quote them."""
+    rows = session.execute(select(Message.id, Message.payload, Message.wa_message_id)
+                           .where(Message.participant_id == pid)).all()
+    forget_receipts(session, [wa_id for _, _, wa_id in rows])
+    for message_id, payload, _ in rows:
+        kept = {key: value for key, value in (payload or {}).items() if key in KEPT_PAYLOAD_KEYS}
+        session.execute(update(Message).where(Message.id == message_id).values(  # type: ignore[arg-type]
+            text="", payload=kept, wa_message_id=None))
+    conversation = session.get(Conversation, pid)
+    if conversation is not None:
+        profile = {key: conversation.profile[key] for key in KEPT_PROFILE_KEYS if key in conversation.profile}
+        session.execute(update(Conversation).where(Conversation.participant_id == pid).values(  # type: ignore[arg-type]
+            profile=profile, summary="", version=Conversation.version + 1, updated_at=now))
+    for model, values in (
+        (PromptDelivery, {"prompt_text": ""}),
+        (ConsentEvent, {"words": ""}),
+        (Flag, {"trigger": "", "resolution_note": ""}),
+        (Transition, {"reason": ""}),
+        (Timer, {"payload": {}, "reason": ""}),
+        (InboxItem, {"payload": {}, "last_error": None}),
+        (OutboxItem, {"last_error": None}),
+    ):
+        session.execute(update(model).where(model.participant_id == pid).values(**values))
+    return len(rows)
+
+
+def stop_everything(session: Session, pid: str, now: datetime) -> tuple[int, int]:
+    """Nothing pending is processed or sent any more; schedules and timers end."""
+    closed = session.execute(update(InboxItem).where(InboxItem.participant_id == pid, InboxItem.status == PENDING)
+                             .values(status=DONE, processed_at=now)).rowcount  # type: ignore[attr-defined]
+    dropped = session.execute(update(OutboxItem).where(
+        OutboxItem.participant_id == pid, OutboxItem.status.in_((PENDING, SENDING)))  # type: ignore[attr-defined]
+        .values(status=FAILED, last_error="erased")).rowcount  # type: ignore[attr-defined]
+    session.execute(update(Schedule).where(Schedule.participant_id == pid).values(active=False, updated_at=now))
+    session.execute(update(Timer).where(Timer.participant_id == pid, Timer.status == PENDING)
+                    .values(status=CANCELLED, settled_at=now))
+    return int(closed or 0), int(dropped or 0)
+
+
+def erase_identity(session: Session, person: Participant, now: datetime, by: str) -> None:
+    session.execute(delete(LidMapping).where(or_(
+        LidMapping.phone == person.phone, LidMapping.lid == (person.lid or "")))  # type: ignore[arg-type]
+    )
+    session.execute(update(Participant).where(Participant.id == person.id).values(  # type: ignore[arg-type]
+        phone=tombstone_phone(person.id), name="", background="", lid=None, status=WITHDRAWN, opted_out=False,
+        researcher_paused=False, paused_by=None, erased_at=now, erased_by=by, updated_at=now))
+    session.add(Transition(participant_id=person.id, kind="status", name="erased_by_researcher",
+                           from_value=person.status, to_value=WITHDRAWN, reason="", created_at=now))
+    record_consent(session, person.id, [ConsentRecord("erased", "researcher", "", by)], now)
