@@ -24,7 +24,7 @@ from promptpipe.errors import AdminError
 from promptpipe.research import export
 from promptpipe.research.export import FILE_NAMES, export_study
 from promptpipe.storage.models import ConsentEvent, Conversation, Flag, Message, Participant, PromptDelivery, ToneEvent, Transition
-from promptpipe.domain.conversation import PROFILE_FIELDS
+from promptpipe.domain.profile import HABIT_FIELDS
 
 TORONTO, KOLKATA = ZoneInfo("America/Toronto"), ZoneInfo("Asia/Kolkata")
 T0 = datetime(2026, 3, 2, 13, 0, tzinfo=timezone.utc)  # 08:00 in Toronto (EST), 18:30 in Kolkata
@@ -238,7 +238,7 @@ async def test_csv_export_row_by_row(db: Database, study: dict[str, Any], tmp_pa
     assert ravi["intensity"] == "normal" and ravi["tone_active"] == ""  # defaults
     assert [ravi[c] for c in ("prompts_sent", "successes", "misses", "current_streak", "best_streak")] == ["0"] * 5
     assert (ravi["last_success_date"], ravi["last_miss_date"]) == ("", "")
-    assert all(ravi[field] == "" for field in PROFILE_FIELDS)
+    assert all(ravi[field] == "" for field in HABIT_FIELDS)
 
     columns, messages = read_csv(out / "messages.csv")
     assert columns == MESSAGE_COLUMNS

@@ -10,7 +10,8 @@ from zoneinfo import ZoneInfo
 
 from promptpipe.domain.limits import MODEL_CHARS_PER_BATCH, MODEL_CHARS_PER_HISTORY_ENTRY, MODEL_CHARS_PER_MESSAGE
 from promptpipe.agents.toolloop import LoopResult, run_tool_loop
-from promptpipe.domain.conversation import INTAKE_FIELDS, PROFILE_FIELDS, HistoryEntry, TurnState
+from promptpipe.domain.conversation import HistoryEntry, TurnState
+from promptpipe.domain.profile import HABIT_FIELDS, INTAKE_FIELDS
 from promptpipe.domain.text import shorten
 from promptpipe.domain.tone import ToneState, tone_guide
 from promptpipe.tools.base import Tool, ToolContext
@@ -128,8 +129,8 @@ def describe_situation(state: TurnState, now: datetime) -> str:
     missing = state.missing_fields(INTAKE_FIELDS)
     lines.append("Still missing for intake: " + (", ".join(missing) if missing else "nothing; the profile is complete."))
     lines += schedule_lines(state)
-    if state.profile.get("last_habit_prompt"):
-        lines.append(f"Last habit prompt they were given: {state.profile['last_habit_prompt']}")
+    if state.profile.record.last_habit_prompt:
+        lines.append(f"Last habit prompt they were given: {state.profile.record.last_habit_prompt}")
     return "\n".join(lines)
 
 
@@ -151,7 +152,7 @@ def situation_basics(state: TurnState, now: datetime) -> list[str]:
 
 
 def profile_lines(state: TurnState) -> list[str]:
-    return [f"- {name}: {state.profile[name]}" for name in PROFILE_FIELDS if state.profile.get(name)]
+    return [f"- {name}: {value}" for name, value in state.profile.habit.filled().items()]
 
 
 def schedule_lines(state: TurnState) -> list[str]:

@@ -15,6 +15,7 @@ from promptpipe.domain.safety import NewFlag
 from promptpipe.domain.localtime import DailySpec, parse_hhmm
 from promptpipe.domain.states import ACTIVE, FEEDBACK, INTAKE, PAUSED, SUB_STATES, WITHDRAWN
 from promptpipe.domain.timers import TIMER_KINDS
+from promptpipe.domain.profile import INTAKE_FIELDS, PROMPT_REQUIRED_FIELDS, Profile
 from promptpipe.domain.tone import ToneUpdate
 
 STATUS_TRANSITIONS: dict[str, str] = {
@@ -41,26 +42,6 @@ SUB_STATE_TRANSITIONS: dict[tuple[str, str], str] = {
     (FEEDBACK, INTAKE): "feedback_to_intake",
 }
 """Every allowed sub-state change has a name; the audit log records the name and the reason."""
-
-PROFILE_FIELDS: tuple[str, ...] = (
-    "habit_domain",
-    "prompt_anchor",
-    "motivational_frame",
-    "preferred_time",
-    "additional_info",
-    "last_successful_prompt",
-    "last_barrier",
-    "last_motivator",
-    "last_tweak",
-)
-"""Free-text profile fields the model may set (the Go system's ``UserProfile`` contract)."""
-
-INTAKE_FIELDS: tuple[str, ...] = ("habit_domain", "prompt_anchor", "motivational_frame", "preferred_time")
-"""What intake gathers before the first prompt."""
-
-PROMPT_REQUIRED_FIELDS: tuple[str, ...] = ("prompt_anchor", "preferred_time")
-"""What a habit prompt cannot be written without."""
-
 
 @dataclass(frozen=True)
 class ParticipantInfo:
@@ -157,7 +138,7 @@ class TimerOp:
 class TurnState:
     participant: ParticipantInfo
     sub_state: str
-    profile: dict[str, Any]
+    profile: Profile
     version: int
     transitions: list[PendingTransition] = field(default_factory=list)
     status: str = ""
@@ -254,7 +235,7 @@ class TurnState:
         return True
 
     def missing_fields(self, names: tuple[str, ...]) -> list[str]:
-        return [name for name in names if not str(self.profile.get(name) or "").strip()]
+        return self.profile.habit.missing(names)
 
     def move_to(self, target: str, *, reason: str) -> bool:
         """Change sub-state by its named transition; False when already there (nothing recorded)."""

@@ -16,14 +16,15 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from promptpipe.domain import keys
-from promptpipe.storage.deliveries import record_delivery, with_counters
+from promptpipe.storage.deliveries import record_delivery, recount
 from promptpipe.errors import LLMUnavailable, ToolArgumentError
 from promptpipe.flow import intensity
 from promptpipe.flow.timers import arm_after_prompt
 from promptpipe.llm import LLM
 from promptpipe.domain.states import INTAKE
 from promptpipe.domain.timers import NudgePolicy
-from promptpipe.domain.conversation import PROMPT_REQUIRED_FIELDS, TurnState
+from promptpipe.domain.conversation import TurnState
+from promptpipe.domain.profile import PROMPT_REQUIRED_FIELDS
 from promptpipe.tools import write_habit_prompt
 
 POLL_QUESTION = "Did you do it?"
@@ -70,12 +71,8 @@ async def prepare_daily_prompt(
         text = await write_habit_prompt(llm, state, generator_prompt, delivery_mode="scheduled")
     except ToolArgumentError as exc:  # the writer answered nothing: try again later
         raise LLMUnavailable(f"prompt generator gave no prompt ({exc})") from exc
-    state.profile = {
-        **state.profile,
-        "last_habit_prompt": text,
-        "last_prompt_sent_at": now.isoformat(),
-        "last_prompt_vote": None,
-    }
+    record = state.profile.record
+    record.last_habit_prompt, record.last_prompt_sent_at, record.last_prompt_vote = text, now.isoformat(), None
     arm_after_prompt(state, policy, now, inbox_id)
     outgoing = [
         Outgoing(keys.prompt_text(inbox_id), text, "prompt"),
@@ -100,10 +97,9 @@ def delivery_hook(state: TurnState, outgoing: list[Outgoing], *, inbox_id: int, 
                         local_date=local_day.isoformat(), prompt_text=prompt.text,
                         prompt_message_id=message_ids.get(keys.prompt_text(inbox_id)),
                         poll_message_id=message_ids.get(keys.prompt_poll(inbox_id)), now=now)
-        profile = with_counters(session, state.participant.id, state.profile)
+        state.profile.record.counters = recount(session, state.participant.id)
         intensity_poll = message_ids.get(keys.intensity_poll(inbox_id))
         if intensity_poll is not None:
-            profile[intensity.POLL_MESSAGE] = intensity_poll
-        state.profile = profile
+            state.profile.record.intensity_poll_message = intensity_poll
 
     return write

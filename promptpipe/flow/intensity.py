@@ -7,15 +7,11 @@ from __future__ import annotations
 from datetime import date
 
 from promptpipe.domain.conversation import TurnState
+from promptpipe.domain.profile import INTENSITY_LEVELS, IntensityVote
 
-LEVELS = ("low", "normal", "high")
 QUESTION = "How do these daily steps feel to you?"
 LESS, SAME, MORE = "A bit lighter, please", "Just right", "A bit more, please"
 PURPOSE = "intensity"
-POLL_MESSAGE = "intensity_poll_message"
-"""Profile key: transcript id of the newest intensity poll (only its votes count)."""
-VOTE = "intensity_vote"
-"""Profile key: the vote on that poll and the level it started from."""
 
 ACKS = {
     LESS: "Noted: I'll keep your daily steps a little lighter from now on.",
@@ -31,24 +27,19 @@ AT_LIMIT = {
 }
 
 
-def current(state: TurnState) -> str:
-    value = str(state.profile.get("intensity") or "normal")
-    return value if value in LEVELS else "normal"
-
-
 def options_for(level: str) -> list[str]:
     """Only the moves that are possible from here."""
     return [option for option, possible in ((LESS, level != "low"), (SAME, True), (MORE, level != "high")) if possible]
 
 
 def poll_due(state: TurnState, local_day: date) -> bool:
-    return state.profile.get("intensity_poll_date") != local_day.isoformat()
+    return state.profile.record.intensity_poll_date != local_day.isoformat()
 
 
 def mark_poll_sent(state: TurnState, local_day: date) -> list[str]:
     """Record today's poll on the profile; returns the options to offer."""
-    state.profile = {**state.profile, "intensity_poll_date": local_day.isoformat()}
-    return options_for(current(state))
+    state.profile.record.intensity_poll_date = local_day.isoformat()
+    return options_for(state.profile.record.level)
 
 
 def apply_vote(state: TurnState, chosen: list[str], poll_id: int | None, *, withdrawn: bool,
@@ -57,26 +48,24 @@ def apply_vote(state: TurnState, chosen: list[str], poll_id: int | None, *, with
     None) and how the vote was handled. A changed vote moves from the level the poll started at,
     so "more" then "less" ends one step below it, not back where it was; a withdrawn vote
     restores that level; a vote on an older poll changes nothing. ``source``: tap or typed."""
-    latest = state.profile.get(POLL_MESSAGE)
-    if latest is not None and poll_id != latest:
+    record = state.profile.record
+    if record.intensity_poll_message is not None and poll_id != record.intensity_poll_message:
         return OUTDATED_REPLY, "outdated"
-    record = state.profile.get(VOTE)
-    earlier = record if isinstance(record, dict) and record.get("poll") == poll_id else None
-    base = str(earlier["base"]) if earlier and earlier.get("base") in LEVELS else current(state)
+    earlier = record.intensity_vote if record.intensity_vote and record.intensity_vote.poll == poll_id else None
+    base = earlier.base if earlier else record.level
     if withdrawn:
         if earlier is None:  # nothing on this poll to take back
             return None, "repeated"
-        state.profile = {**state.profile, "intensity": base, VOTE: None}
+        record.intensity, record.intensity_vote = base, None
         return WITHDRAWN_REPLY, "withdrawn"
     option = chosen[-1] if chosen else ""
     step = {LESS: -1, SAME: 0, MORE: 1}.get(option)
     if step is None:
         return None, "unknown_option"
-    if earlier is not None and earlier.get("choice") == option:
+    if earlier is not None and earlier.choice == option:
         return None, "repeated"
-    index = LEVELS.index(base) + step
-    level = LEVELS[index] if 0 <= index < len(LEVELS) else base
-    state.profile = {**state.profile, "intensity": level, VOTE: {"poll": poll_id, "base": base, "choice": option,
-                                                                        "source": source}}
-    reply = ACKS[option] if 0 <= index < len(LEVELS) else AT_LIMIT[option]
+    index = INTENSITY_LEVELS.index(base) + step
+    record.intensity = INTENSITY_LEVELS[index] if 0 <= index < len(INTENSITY_LEVELS) else base
+    record.intensity_vote = IntensityVote(poll=poll_id, base=base, choice=option, source=source)
+    reply = ACKS[option] if 0 <= index < len(INTENSITY_LEVELS) else AT_LIMIT[option]
     return reply, "changed" if earlier is not None else "counted"

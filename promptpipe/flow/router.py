@@ -25,7 +25,7 @@ from promptpipe.domain import keys
 from promptpipe.clock import Clock
 from promptpipe.storage.db import Database
 from promptpipe.storage.deliveries import (
-    QuotedMessage, annotate_message, mark_reminder_sent, messages_by_wa_id, newest_polls, vote_targets, with_counters,
+    QuotedMessage, annotate_message, mark_reminder_sent, messages_by_wa_id, newest_polls, vote_targets, recount,
 )
 from promptpipe.errors import ContextTooLong, LLMError, LLMRejected
 from promptpipe.storage.flags import add_flags
@@ -48,7 +48,8 @@ from promptpipe.agents.agent import BUDGETS, CHECK_IN_CUE, FOLLOW_UP_CUE, GREETI
 from promptpipe.agents.summary import fold_into_summary
 from promptpipe.agents.toolloop import LoopResult
 from promptpipe.domain.timers import FEEDBACK_CHECK_IN, FEEDBACK_FOLLOWUP, REMINDER, NudgePolicy
-from promptpipe.domain.conversation import PROMPT_REQUIRED_FIELDS, HistoryEntry, TimerChange, TurnState
+from promptpipe.domain.conversation import HistoryEntry, TimerChange, TurnState
+from promptpipe.domain.profile import PROMPT_REQUIRED_FIELDS
 from promptpipe.storage.conversations import load_turn_state, save_turn_state
 from promptpipe.storage.inbox_rows import KEPT, InboxRow, mark_inbox_done, merge_inbox_payload
 from promptpipe.storage.transcript import history_before, message_texts, queue_outgoing
@@ -428,7 +429,7 @@ class ConversationFlow:
                 decision = tally.handle(vote.poll_id, vote.chosen, withdrawn=vote.withdrawn, source=vote.source)
                 reply, outcome = decision.reply, decision.handled_as
                 if decision.changes_delivery:
-                    state.profile = {**state.profile, "last_prompt_vote": decision.vote}
+                    state.profile.record.last_prompt_vote = decision.vote
             else:
                 outcome = "not_counted"
             if vote.item.message_id is not None:
@@ -445,7 +446,7 @@ class ConversationFlow:
         def write(session: Session, _: object) -> None:
             tally.write(session, now)
             if tally.final:
-                state.profile = with_counters(session, pid, state.profile)
+                state.profile.record.counters = recount(session, pid)
             for message_id, fields in handled.items():
                 annotate_message(session, message_id, **fields)
 
@@ -494,8 +495,9 @@ class ConversationFlow:
         context.quoted = messages_by_wa_id(session, participant_id, pointed_at)
         if batch[0].kind == "reaction" or (batch[0].kind == "message" and any(
                 len(text) <= ANSWER_CHARS for text in texts.values())):
-            newest = newest_polls(session, participant_id, _as_int(state.profile.get(intensity.POLL_MESSAGE)))
-            context.polls = open_polls(newest, state.profile, self.clock.now(), self.config.typed_answer_window)
+            record = state.profile.record
+            newest = newest_polls(session, participant_id, record.intensity_poll_message)
+            context.polls = open_polls(newest, record, self.clock.now(), self.config.typed_answer_window)
         return context
 
     async def _commit(self, state: TurnState, batch: list[InboxRow], outgoing: list[Outgoing],

@@ -23,6 +23,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from promptpipe.storage.deliveries import NewestPolls
+from promptpipe.domain.profile import ServerRecord
 from promptpipe.flow import intensity
 from promptpipe.flow.daily_prompt import POLL_OPTIONS
 from promptpipe.flow.votes import VOTE_BY_OPTION
@@ -134,7 +135,7 @@ def reaction_answer(emoji: str, poll: OpenPoll) -> str | None:
     return option if option in poll.options and option != poll.chosen else None
 
 
-def open_polls(newest: NewestPolls | None, profile: dict[str, Any], now: datetime, lifetime: timedelta) -> list[OpenPoll]:
+def open_polls(newest: NewestPolls | None, record: ServerRecord, now: datetime, lifetime: timedelta) -> list[OpenPoll]:
     """The polls a typed answer may resolve now: those of the newest prompt, within ``lifetime``
     of it (0: until the next prompt)."""
     if newest is None or (lifetime > timedelta(0) and now - newest.sent_at > lifetime):
@@ -146,8 +147,8 @@ def open_polls(newest: NewestPolls | None, profile: dict[str, Any], now: datetim
             _OPTION_BY_VOTE.get(newest.vote or ""), moved_on=newest.last_conversational_out > newest.daily.id,
             wa_ids=tuple(wa for wa in (newest.daily.wa_message_id, newest.prompt_wa_id) if wa)))
     if newest.intensity is not None:
-        record = profile.get(intensity.VOTE)
-        chosen = record.get("choice") if isinstance(record, dict) and record.get("poll") == newest.intensity.id else None
+        vote = record.intensity_vote
+        chosen = vote.choice if vote is not None and vote.poll == newest.intensity.id else None
         polls.append(OpenPoll(
             intensity.PURPOSE, newest.intensity.id, newest.intensity.options, chosen,
             moved_on=newest.last_conversational_out > newest.intensity.id,

@@ -30,7 +30,8 @@ from promptpipe.domain.timers import JOB_TABLE, daily_job_id, timer_job_id
 from promptpipe.domain.phones import parse_e164
 from promptpipe.storage.receipts import ReceiptTimes, receipt_times
 from promptpipe.storage.schedules import load_schedules
-from promptpipe.domain.conversation import PROFILE_FIELDS, ScheduleEntry
+from promptpipe.domain.conversation import ScheduleEntry
+from promptpipe.domain.profile import HABIT_FIELDS, Profile
 from promptpipe.domain.outcomes import COUNTER_DATES, COUNTER_INTS
 from promptpipe.domain.tone import ToneState
 from promptpipe.storage.conversations import change_status_now, change_timezone_now
@@ -182,15 +183,14 @@ async def show(db: Database, phone: str) -> dict[str, Any]:
         return counts, waiting, unsent
 
     counts, waiting, unsent = await db.run(count)
-    counts_kept = conversation.profile.get("counters") or {}
+    profile = Profile.from_json(conversation.profile)
     row = _participant_row(participant, conversation)
     row.update(
         background=participant.background,
-        profile={name: conversation.profile.get(name, "") for name in PROFILE_FIELDS},
-        last_habit_prompt=conversation.profile.get("last_habit_prompt", ""),
-        intensity=conversation.profile.get("intensity", "normal"),
-        counters={**{name: counts_kept.get(name, 0) for name in COUNTER_INTS},
-                  **{name: counts_kept.get(name) for name in COUNTER_DATES}},
+        profile={name: profile.habit.value(name) for name in HABIT_FIELDS},
+        last_habit_prompt=profile.record.last_habit_prompt,
+        intensity=profile.record.intensity,
+        counters=profile.counters_view(),
         tone=", ".join(ToneState.from_json(conversation.tone).active),
         summary=conversation.summary,
         messages_in=counts.get("in", 0),
@@ -389,9 +389,8 @@ async def simulate_vote(db: Database, clock: Clock, *, phone: str, option: str) 
     """Tap an option of the newest prompt's polls: by its words (the poll that has them), or by its
     number (on the newest poll: the intensity poll when one went out with the prompt)."""
     participant, conversation = await _get(db, validate_phone(phone))
-    intensity_poll = conversation.profile.get(intensity.POLL_MESSAGE)
-    newest = await db.run(lambda session: newest_polls(
-        session, participant.id, intensity_poll if isinstance(intensity_poll, int) else None))
+    intensity_poll = Profile.from_json(conversation.profile).record.intensity_poll_message
+    newest = await db.run(lambda session: newest_polls(session, participant.id, intensity_poll))
     polls = [poll for poll in (newest.intensity, newest.daily) if poll is not None] if newest else []
     if not polls:
         raise AdminError(f"{participant.phone} has no poll to answer yet: polls go out with each daily prompt "

@@ -54,7 +54,7 @@ from promptpipe.research.pseudonyms import People
 from promptpipe.storage.models import ConsentEvent, Conversation, UTCDateTime, Flag, Message, Participant, PromptDelivery, ToneEvent, Transition
 from promptpipe.domain.outcomes import COUNTER_DATES, COUNTER_INTS, NOT_DELIVERED, delivery_outcome
 from promptpipe.storage.receipts import delivery_status, receipt_columns
-from promptpipe.domain.conversation import PROFILE_FIELDS
+from promptpipe.domain.profile import HABIT_FIELDS, Profile
 
 FORMATS = ("csv", "jsonl")
 CHUNK_ROWS = 2_000
@@ -70,7 +70,7 @@ NAME_MARK, PHONE_MARK = "[name]", "[phone]"
 PARTICIPANT_COLUMNS = (
     "id", "timezone", "status", "paused_by", "opted_out", "researcher_paused", "sub_state",
     "enrolled_at_utc", "enrolled_at_local", "erased_at_utc", "erased_at_local",
-    *PROFILE_FIELDS, "intensity", *COUNTER_INTS, *COUNTER_DATES, "tone_active",
+    *HABIT_FIELDS, "intensity", *COUNTER_INTS, *COUNTER_DATES, "tone_active",
 )
 MESSAGE_COLUMNS = (
     "id", "participant_id", "direction", "role", "kind", "status", "text", "created_at_utc", "created_at_local",
@@ -163,8 +163,8 @@ def _csv_cell(value: Any) -> Any:
 # ---------------------------------------------------------------- one row per event
 
 def _participant_row(row: Any, people: People) -> dict[str, Any]:
-    profile = _as_dict(row.profile)
-    counters = _as_dict(profile.get("counters"))
+    profile = Profile.from_json(_as_dict(row.profile))
+    counters = profile.record.counters
     tone = _as_dict(row.tone)
     zone = people.zone(row.id)
     out: dict[str, Any] = {
@@ -173,9 +173,9 @@ def _participant_row(row: Any, people: People) -> dict[str, Any]:
         "sub_state": row.sub_state,
         **_times("enrolled_at", row.enrolled_at, zone), **_times("erased_at", row.erased_at, zone),
     }
-    for name in PROFILE_FIELDS:
-        out[name] = people.scrub(row.id, profile.get(name))
-    out["intensity"] = profile.get("intensity") or "normal"
+    for name in HABIT_FIELDS:
+        out[name] = people.scrub(row.id, profile.habit.value(name) or None)
+    out["intensity"] = profile.record.intensity
     for name in COUNTER_INTS:
         value = counters.get(name)
         out[name] = value if isinstance(value, int) and not isinstance(value, bool) else 0

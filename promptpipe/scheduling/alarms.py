@@ -26,10 +26,10 @@ from typing import Any, TypeVar
 
 from apscheduler.job import Job
 from apscheduler.triggers.date import DateTrigger
-from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy import Engine, create_engine, text
 
 from promptpipe.clock import Clock
-from promptpipe.storage.db import SQLITE_BUSY_TIMEOUT_MS, Database, sync_url
+from promptpipe.storage.db import Database, create_sqlite_engine, sync_url
 from promptpipe.errors import ConfigError
 from promptpipe.storage.files import create_private_file
 from promptpipe.domain.localtime import zone_or_utc
@@ -88,18 +88,7 @@ def job_engine(db: Database) -> Engine:
     10,000-prompt burst: 67.6 s against 59.2 s to the last prompt, because the alarm thread's
     batches then hold the one connection the turns need.)"""
     if db.is_sqlite:
-        engine = create_engine(sync_url(db.url), pool_size=1, max_overflow=0, hide_parameters=True,
-                               connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000})
-
-        def pragmas(dbapi_conn: Any, _: Any) -> None:
-            cur = dbapi_conn.cursor()
-            cur.execute("PRAGMA journal_mode=WAL")
-            cur.execute("PRAGMA synchronous=NORMAL")
-            cur.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
-            cur.close()
-
-        event.listen(engine, "connect", pragmas)
-        return engine
+        return create_sqlite_engine(db.url, own_transactions=False)
     return create_engine(sync_url(db.url), pool_size=2, max_overflow=1, pool_pre_ping=True, hide_parameters=True)
 
 

@@ -15,6 +15,7 @@ from sqlalchemy import bindparam, select, update
 from sqlalchemy.orm import Session
 
 from promptpipe.domain.conversation import ParticipantInfo, PendingTransition, TurnState
+from promptpipe.domain.profile import Profile
 from promptpipe.domain.tone import ToneUpdate
 from promptpipe.errors import StorageError
 from promptpipe.storage.consent import record_consent
@@ -49,7 +50,7 @@ def load_turn_state(session: Session, participant_id: str) -> TurnState:
     info = ParticipantInfo(id=pid, phone=phone, name=name, timezone=timezone, status=status,
                            background=background, lid=lid, paused_by=paused_by, opted_out=bool(opted_out),
                            researcher_paused=bool(researcher_paused))
-    return TurnState(participant=info, sub_state=sub_state, profile=dict(profile), version=version,
+    return TurnState(participant=info, sub_state=sub_state, profile=Profile.from_json(profile), version=version,
                      schedules=load_schedules(session, pid), pending_timers=load_pending_timers(session, pid),
                      tone=dict(tone or {}), summary=summary or "", summary_through=summary_through or 0,
                      turns_since_summary=turns_since_summary or 0)
@@ -61,7 +62,7 @@ def save_turn_state(session: Session, state: TurnState, now: datetime) -> None:
     result = session.connection().execute(
         update(_CONVERSATION)
         .where(_CONVERSATION.c.participant_id == state.participant.id, _CONVERSATION.c.version == state.version)
-        .values(sub_state=state.sub_state, profile=state.profile, tone=state.tone, summary=state.summary,
+        .values(sub_state=state.sub_state, profile=state.profile.to_json(), tone=state.tone, summary=state.summary,
                 summary_through=state.summary_through, turns_since_summary=state.turns_since_summary,
                 version=state.version + 1, updated_at=now)
     )

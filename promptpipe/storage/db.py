@@ -14,6 +14,8 @@ process wait, not fail. PostgreSQL: a small pool of threads and connections.
 from __future__ import annotations
 
 import asyncio
+import sqlite3
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
@@ -60,11 +62,11 @@ def sqlite_file(url: str) -> Path | None:
 
 
 def _sqlite_pragmas(dbapi_conn: Any, _: Any) -> None:
-    dbapi_conn.isolation_level = None  # we issue BEGIN ourselves
+    """Every SQLite connection of ours (the service's and the job store's) is set up alike."""
     cur = dbapi_conn.cursor()
-    cur.execute("PRAGMA journal_mode=WAL")
-    cur.execute("PRAGMA synchronous=NORMAL")
     cur.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+    _ensure_wal(cur)
+    cur.execute("PRAGMA synchronous=NORMAL")
     cur.execute("PRAGMA foreign_keys=ON")
     # Deleted or overwritten content is zeroed in the file, so an erased participant's texts
     # cannot be read back from free pages.
@@ -72,8 +74,44 @@ def _sqlite_pragmas(dbapi_conn: Any, _: Any) -> None:
     cur.close()
 
 
+WAL_SWITCH_TRIES = 50
+
+
+def _ensure_wal(cur: Any) -> None:
+    """Switch a new database file to write-ahead logging. The switch needs the file to itself and
+    SQLite answers "locked" at once, without its busy wait, when another connection opens the
+    same new file at that moment (concurrent first starts): look first, and try again briefly."""
+    for attempt in range(WAL_SWITCH_TRIES):
+        try:
+            if str(cur.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "wal":
+                cur.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or attempt == WAL_SWITCH_TRIES - 1:
+                raise
+            time.sleep(0.01 * (attempt + 1))
+
+
 def _sqlite_begin(conn: Any) -> None:
     conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def create_sqlite_engine(url: str, *, pool_size: int = 1, own_transactions: bool = True, **kwargs: Any) -> Engine:
+    """An engine on a SQLite file with our connection set-up. ``own_transactions``: every
+    transaction starts with ``BEGIN IMMEDIATE`` (a read-then-write is atomic even against another
+    process); the job store leaves transactions to its library."""
+    engine = create_engine(sync_url(url), pool_size=pool_size, max_overflow=0, hide_parameters=True,
+                           connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000},
+                           **kwargs)
+    event.listen(engine, "connect", _sqlite_pragmas)
+    if own_transactions:
+        event.listen(engine, "connect", _no_implicit_begin)
+        event.listen(engine, "begin", _sqlite_begin)
+    return engine
+
+
+def _no_implicit_begin(dbapi_conn: Any, _: Any) -> None:
+    dbapi_conn.isolation_level = None  # we issue BEGIN ourselves
 
 
 class Database:
@@ -83,20 +121,15 @@ class Database:
         self.url = url
         self.dialect = url.split("://", 1)[0].split("+", 1)[0]
         # Statement parameters are study data: never part of an error message or a log line.
-        kwargs: dict[str, Any] = {"echo": echo, "pool_reset_on_return": None, "hide_parameters": True}
-        if self.is_sqlite:
-            kwargs.update(pool_size=1, max_overflow=0, connect_args={"check_same_thread": False})
-            threads = 1
-        else:
-            kwargs.update(pool_size=POSTGRES_THREADS, max_overflow=2, pool_pre_ping=True)
-            threads = POSTGRES_THREADS
+        threads = 1 if self.is_sqlite else POSTGRES_THREADS
         try:
-            self.engine: Engine = create_engine(sync_url(url), **kwargs)
+            if self.is_sqlite:
+                self.engine: Engine = create_sqlite_engine(url, echo=echo, pool_reset_on_return=None)
+            else:
+                self.engine = create_engine(sync_url(url), echo=echo, pool_reset_on_return=None, hide_parameters=True,
+                                            pool_size=POSTGRES_THREADS, max_overflow=2, pool_pre_ping=True)
         except (ArgumentError, ValueError) as exc:
             raise ConfigError(f"DATABASE_URL: {mask_credentials(_first_line(exc))}") from None
-        if self.is_sqlite:
-            event.listen(self.engine, "connect", _sqlite_pragmas)
-            event.listen(self.engine, "begin", _sqlite_begin)
         self._executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="db")
         self.transactions = 0
         self._insert_ignore: dict[tuple[str, tuple[str, ...]], Any] = {}

@@ -42,9 +42,9 @@ def delivery_facts(session: Session, participant_id: str) -> list[DeliveryFact]:
     return [DeliveryFact(local_date=day, vote=vote) for day, vote in rows]
 
 
-def with_counters(session: Session, participant_id: str, profile: dict[str, Any]) -> dict[str, Any]:
-    """The profile with its counters recomputed from the delivery rows."""
-    return {**profile, "counters": counters(delivery_facts(session, participant_id))}
+def recount(session: Session, participant_id: str) -> dict[str, Any]:
+    """The participant's counters, recomputed from the delivery rows."""
+    return counters(delivery_facts(session, participant_id))
 
 
 @dataclass(frozen=True)

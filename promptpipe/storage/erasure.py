@@ -9,6 +9,7 @@ from sqlalchemy import delete, or_, select, update
 from sqlalchemy.orm import Session
 
 from promptpipe.domain.consent import ConsentRecord
+from promptpipe.domain.profile import Profile
 from promptpipe.domain.states import WITHDRAWN
 from promptpipe.storage.consent import record_consent
 from promptpipe.storage.models import (
@@ -32,11 +33,9 @@ from promptpipe.storage.models import (
 )
 from promptpipe.storage.receipts import forget_receipts
 
-__all__ = ["KEPT_PAYLOAD_KEYS", "KEPT_PROFILE_KEYS", "erase_identity", "erase_texts", "stop_everything",
+__all__ = ["KEPT_PAYLOAD_KEYS", "erase_identity", "erase_texts", "stop_everything",
            "tombstone_phone"]
 
-KEPT_PROFILE_KEYS = ("counters", "intensity")
-"""What stays of the profile: counts and a level, nothing the participant said."""
 KEPT_PAYLOAD_KEYS = ("purpose", "handled_as", "options", "selected", "known_poll", "manual")
 """What stays of a message's payload: which poll it was, our own poll options and the option
 chosen (``Done`` / ``Not this time``), how a vote was handled; never free text."""
@@ -58,7 +57,7 @@ def erase_texts(session: Session, pid: str, now: datetime) -> int:
             text="", payload=kept, wa_message_id=None))
     conversation = session.get(Conversation, pid)
     if conversation is not None:
-        profile = {key: conversation.profile[key] for key in KEPT_PROFILE_KEYS if key in conversation.profile}
+        profile = Profile.from_json(conversation.profile).erased().to_json()
         session.execute(update(Conversation).where(Conversation.participant_id == pid).values(  # type: ignore[arg-type]
             profile=profile, summary="", version=Conversation.version + 1, updated_at=now))
     for model, values in (

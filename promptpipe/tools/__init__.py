@@ -3,7 +3,7 @@
 from promptpipe.tools.base import PromptTexts, Tool, ToolContext, format_tool_error
 from promptpipe.tools.concern import FLAG_CONCERN
 from promptpipe.tools.opt_out import OPT_OUT
-from promptpipe.tools.profile import SAVE_USER_PROFILE, merge_profile
+from promptpipe.tools.profile import SAVE_USER_PROFILE
 from promptpipe.tools.prompt_generator import GENERATE_HABIT_PROMPT, write_habit_prompt
 from promptpipe.tools.scheduler import SCHEDULER
 from promptpipe.tools.transition import TRANSITION_STATE
@@ -19,6 +19,5 @@ __all__ = [
     "Tool",
     "ToolContext",
     "format_tool_error",
-    "merge_profile",
     "write_habit_prompt",
 ]

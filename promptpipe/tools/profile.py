@@ -9,16 +9,14 @@ from typing import Any
 from promptpipe.errors import ToolArgumentError
 from promptpipe.domain.limits import PROFILE_FIELD_CHARS
 from promptpipe.domain.localtime import zone_or_utc
-from promptpipe.domain.conversation import INTAKE_FIELDS, PROFILE_FIELDS, TurnState
+from promptpipe.domain.conversation import TurnState
+from promptpipe.domain.profile import HABIT_FIELDS, INTAKE_FIELDS
 from promptpipe.domain import tone
 from promptpipe.tools.base import Tool, ToolContext, optional_string
 
 ALIASES = {"last_blocker": "last_barrier"}
 TONE_ARGUMENTS = ("tone_tags", "tone_update_source", "tone_confidence")
 """Not profile fields: a tone proposal, validated and smoothed by the server."""
-RECENT_BARRIERS = "recent_barriers"
-"""Profile key kept by the server: the last few barriers with the local day they were reported."""
-MAX_RECENT_BARRIERS = 5
 
 _DESCRIPTIONS = {
     "habit_domain": "The habit or area the participant wants to work on, e.g. more movement, better sleep.",
@@ -33,17 +31,6 @@ _DESCRIPTIONS = {
 }
 
 
-def merge_profile(profile: dict[str, Any], changes: dict[str, str]) -> tuple[dict[str, Any], list[str]]:
-    """Only non-empty values that differ from what is stored overwrite it."""
-    merged = dict(profile)
-    updated: list[str] = []
-    for name, value in changes.items():
-        if value and merged.get(name) != value:
-            merged[name] = value
-            updated.append(name)
-    return merged, updated
-
-
 def _collect_changes(args: dict[str, Any]) -> tuple[dict[str, str], list[str]]:
     changes: dict[str, str] = {}
     ignored: list[str] = []
@@ -51,7 +38,7 @@ def _collect_changes(args: dict[str, Any]) -> tuple[dict[str, str], list[str]]:
         name = ALIASES.get(key, key)
         if key in TONE_ARGUMENTS:
             continue
-        if name in PROFILE_FIELDS:
+        if name in HABIT_FIELDS:
             value = optional_string(args, key)
             if len(value) > PROFILE_FIELD_CHARS:
                 raise ToolArgumentError(
@@ -67,10 +54,7 @@ def _collect_changes(args: dict[str, Any]) -> tuple[dict[str, str], list[str]]:
 
 def remember_barrier(state: TurnState, barrier: str, now: datetime) -> None:
     """Keep the newest few barriers with their local day, for the feedback conversation."""
-    day = now.astimezone(zone_or_utc(state.timezone)).date().isoformat()
-    kept = [entry for entry in state.profile.get(RECENT_BARRIERS) or [] if isinstance(entry, dict)]
-    kept.append({"date": day, "text": barrier})
-    state.profile = {**state.profile, RECENT_BARRIERS: kept[-MAX_RECENT_BARRIERS:]}
+    state.profile.record.note_barrier(now.astimezone(zone_or_utc(state.timezone)).date().isoformat(), barrier)
 
 
 def propose_tone(state: TurnState, args: dict[str, Any], now: datetime) -> dict[str, Any] | None:
@@ -98,16 +82,16 @@ async def _save(ctx: ToolContext, args: dict[str, Any]) -> str:
     has_tone = "tone_tags" in args
     if not changes and ignored and not has_tone:
         raise ToolArgumentError(
-            f"none of {', '.join(sorted(ignored))} is a profile field; use {', '.join(PROFILE_FIELDS)}"
+            f"none of {', '.join(sorted(ignored))} is a profile field; use {', '.join(HABIT_FIELDS)}"
         )
     state, now = ctx.state, ctx.now()
     tone_report = propose_tone(state, args, now)
-    merged, updated = merge_profile(state.profile, changes)
+    habit = state.profile.habit
+    updated = habit.merge(changes)
     if updated:
-        merged["updated_at"] = now.isoformat()
-        state.profile = merged
+        state.profile.record.updated_at = now.isoformat()
         if "last_barrier" in updated:
-            remember_barrier(state, merged["last_barrier"], now)
+            remember_barrier(state, habit.last_barrier, now)
     missing = state.missing_fields(INTAKE_FIELDS)
     if updated:
         status = f"SAVED {len(updated)} field(s): {', '.join(updated)}."
@@ -119,7 +103,7 @@ async def _save(ctx: ToolContext, args: dict[str, Any]) -> str:
         "updated_fields": updated,
         "ignored_arguments": ignored,
         "still_missing_for_intake": missing,
-        "profile": {name: merged.get(name) for name in PROFILE_FIELDS if merged.get(name)},
+        "profile": habit.filled(),
     }
     if tone_report is not None:
         report["tone"] = tone_report

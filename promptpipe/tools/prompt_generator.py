@@ -6,7 +6,8 @@ from typing import Any
 
 from promptpipe.errors import ToolArgumentError
 from promptpipe.llm import LLM
-from promptpipe.domain.conversation import PROMPT_REQUIRED_FIELDS, TurnState
+from promptpipe.domain.conversation import TurnState
+from promptpipe.domain.profile import PROMPT_REQUIRED_FIELDS
 from promptpipe.domain.text import cap_reply, complete_sentences
 from promptpipe.domain.tone import ToneState, tone_guide
 from promptpipe.tools.base import Tool, ToolContext, optional_string
@@ -35,18 +36,17 @@ _INTENSITY = {
 def generator_messages(state: TurnState, system_prompt: str, *, delivery_mode: str, notes: str) -> list[dict[str, str]]:
     """The messages sent to the model to write one prompt (no history: the profile, what the
     feedback taught us, the track record and the tone guide are all it needs)."""
-    profile = state.profile
+    habit, record = state.profile.habit, state.profile.record
     lines = [f"Participant: {state.participant.name or 'unnamed'}"]
-    lines += [f"{label}: {profile[name]}" for name, label in _PLAN_FIELDS if profile.get(name)]
-    learned = [f"{label}: {profile[name]}" for name, label in _LEARNED_FIELDS if profile.get(name)]
+    lines += [f"{label}: {habit.value(name)}" for name, label in _PLAN_FIELDS if habit.value(name)]
+    learned = [f"{label}: {habit.value(name)}" for name, label in _LEARNED_FIELDS if habit.value(name)]
     if learned:
         lines += ["From their feedback so far:", *learned]
-    counts = profile.get("counters") or {}
-    if counts.get("prompts_sent"):
-        lines.append(f"Track record: done {counts.get('successes', 0)} of {counts['prompts_sent']} prompts, "
-                     f"current streak {counts.get('current_streak', 0)} day(s).")
-    if profile.get("intensity") in _INTENSITY:
-        lines.append(_INTENSITY[str(profile["intensity"])])
+    if record.counter("prompts_sent"):
+        lines.append(f"Track record: done {record.counter('successes')} of {record.counter('prompts_sent')} prompts, "
+                     f"current streak {record.counter('current_streak')} day(s).")
+    if record.intensity in _INTENSITY:
+        lines.append(_INTENSITY[record.intensity])
     situation = (
         "The participant asked for a prompt right now."
         if delivery_mode == "immediate"
@@ -85,7 +85,7 @@ async def _generate(ctx: ToolContext, args: dict[str, Any]) -> str:
         raise ToolArgumentError(f"'delivery_mode' must be one of {', '.join(DELIVERY_MODES)}")
     notes = optional_string(args, "personalization_notes")
     text = await write_habit_prompt(ctx.llm, ctx.state, ctx.prompts.prompt_generator, delivery_mode=mode, notes=notes)
-    ctx.state.profile = {**ctx.state.profile, "last_habit_prompt": text}
+    ctx.state.profile.record.last_habit_prompt = text
     return f"Habit prompt written. Give it to the participant exactly as written:\n{text}"
 
 

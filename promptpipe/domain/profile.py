@@ -1,0 +1,179 @@
+"""A participant's profile: the habit plan the model keeps, and the record the server keeps.
+
+The model owns :class:`HabitProfile` (it writes it with ``save_user_profile``); the server owns
+:class:`ServerRecord` (the last prompt and its vote, the intensity and its poll, recent barriers,
+counters). Both are stored together as one flat JSON object on the conversation, under the keys
+they have always had, so earlier rows read unchanged; keys this version does not know are kept.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+from promptpipe.domain.outcomes import COUNTER_DATES, COUNTER_INTS
+
+HABIT_FIELDS: tuple[str, ...] = (
+    "habit_domain",
+    "prompt_anchor",
+    "motivational_frame",
+    "preferred_time",
+    "additional_info",
+    "last_successful_prompt",
+    "last_barrier",
+    "last_motivator",
+    "last_tweak",
+)
+"""Free-text fields the model may set (the Go system's ``UserProfile`` contract)."""
+
+INTAKE_FIELDS: tuple[str, ...] = ("habit_domain", "prompt_anchor", "motivational_frame", "preferred_time")
+"""What intake gathers before the first prompt."""
+
+PROMPT_REQUIRED_FIELDS: tuple[str, ...] = ("prompt_anchor", "preferred_time")
+"""What a habit prompt cannot be written without."""
+
+INTENSITY_LEVELS = ("low", "normal", "high")
+MAX_RECENT_BARRIERS = 5
+
+
+@dataclass
+class HabitProfile:
+    """What the model learned about the participant's habit (all free text, empty when unknown)."""
+
+    habit_domain: str = ""
+    prompt_anchor: str = ""
+    motivational_frame: str = ""
+    preferred_time: str = ""
+    additional_info: str = ""
+    last_successful_prompt: str = ""
+    last_barrier: str = ""
+    last_motivator: str = ""
+    last_tweak: str = ""
+
+    def value(self, name: str) -> str:
+        if name not in HABIT_FIELDS:
+            raise KeyError(name)
+        return str(getattr(self, name))
+
+    def filled(self) -> dict[str, str]:
+        """The fields that have a value, in the contract's order."""
+        return {name: self.value(name) for name in HABIT_FIELDS if self.value(name)}
+
+    def missing(self, names: tuple[str, ...]) -> list[str]:
+        return [name for name in names if not self.value(name).strip()]
+
+    def merge(self, changes: dict[str, str]) -> list[str]:
+        """Only non-empty values that differ from what is stored overwrite it; returns the names
+        that changed."""
+        updated = []
+        for name, value in changes.items():
+            if value and self.value(name) != value:
+                setattr(self, name, value)
+                updated.append(name)
+        return updated
+
+
+@dataclass(frozen=True)
+class Barrier:
+    local_date: str
+    text: str
+
+
+@dataclass(frozen=True)
+class IntensityVote:
+    """The participant's vote on the newest intensity poll and the level that poll started at."""
+
+    poll: int | None
+    base: str
+    choice: str
+    source: str = "tap"
+
+
+@dataclass
+class ServerRecord:
+    """What the server keeps about the participant's prompts (never written by the model)."""
+
+    last_habit_prompt: str = ""
+    last_prompt_sent_at: str | None = None
+    """ISO time the newest daily prompt went to the outbox."""
+    last_prompt_vote: str | None = None
+    intensity: str = "normal"
+    intensity_poll_date: str | None = None
+    """The local day of the newest intensity poll (at most one a day)."""
+    intensity_poll_message: int | None = None
+    """Transcript id of the newest intensity poll (only its votes count)."""
+    intensity_vote: IntensityVote | None = None
+    recent_barriers: list[Barrier] = field(default_factory=list)
+    counters: dict[str, Any] = field(default_factory=dict)
+    """Recomputed from the delivery rows on every prompt and vote (see domain.outcomes)."""
+    updated_at: str | None = None
+    """ISO time the model last changed the habit profile."""
+
+    @property
+    def level(self) -> str:
+        return self.intensity if self.intensity in INTENSITY_LEVELS else "normal"
+
+    def note_barrier(self, local_date: str, text: str) -> None:
+        self.recent_barriers = [*self.recent_barriers, Barrier(local_date, text)][-MAX_RECENT_BARRIERS:]
+
+    def counter(self, name: str) -> Any:
+        """A counter's value; numbers default to 0, dates to None."""
+        return self.counters.get(name, 0 if name in COUNTER_INTS else None)
+
+
+_RECORD_KEYS = tuple(spec.name for spec in dataclasses.fields(ServerRecord))
+
+
+@dataclass
+class Profile:
+    habit: HabitProfile = field(default_factory=HabitProfile)
+    record: ServerRecord = field(default_factory=ServerRecord)
+    extra: dict[str, Any] = field(default_factory=dict)
+    """Stored keys this version does not know (kept as they are)."""
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any] | None) -> Profile:
+        data = dict(data or {})
+        habit = HabitProfile(**{name: str(data.pop(name) or "") for name in HABIT_FIELDS if name in data})
+        values: dict[str, Any] = {name: data.pop(name) for name in _RECORD_KEYS if name in data}
+        vote = values.get("intensity_vote")
+        values["intensity_vote"] = _intensity_vote(vote)
+        values["recent_barriers"] = [Barrier(str(entry.get("date", "?")), str(entry.get("text", "")))
+                                     for entry in values.get("recent_barriers") or [] if isinstance(entry, dict)]
+        values["counters"] = dict(values.get("counters") or {})
+        values["intensity"] = str(values.get("intensity") or "normal")
+        values["last_habit_prompt"] = str(values.get("last_habit_prompt") or "")
+        poll = values.get("intensity_poll_message")
+        values["intensity_poll_message"] = poll if isinstance(poll, int) and not isinstance(poll, bool) else None
+        return cls(habit=habit, record=ServerRecord(**values), extra=data)
+
+    def to_json(self) -> dict[str, Any]:
+        record = self.record
+        data: dict[str, Any] = {**self.extra, **self.habit.filled()}
+        for name in _RECORD_KEYS:
+            value = getattr(record, name)
+            if name == "intensity_vote":
+                value = None if value is None else dataclasses.asdict(value)
+            elif name == "recent_barriers":
+                value = [{"date": b.local_date, "text": b.text} for b in value]
+            if value not in (None, "", [], {}):
+                data[name] = value
+        return data
+
+    def erased(self) -> Profile:
+        """What stays of it when the participant's data is erased: counts and a level, nothing
+        they said."""
+        return Profile(record=ServerRecord(intensity=self.record.intensity, counters=dict(self.record.counters)))
+
+    def counters_view(self) -> dict[str, Any]:
+        """Every counter, defaults filled in."""
+        return {name: self.record.counter(name) for name in (*COUNTER_INTS, *COUNTER_DATES)}
+
+
+def _intensity_vote(value: Any) -> IntensityVote | None:
+    if not isinstance(value, dict) or value.get("base") not in INTENSITY_LEVELS:
+        return None
+    poll = value.get("poll")
+    return IntensityVote(poll=poll if isinstance(poll, int) else None, base=str(value["base"]),
+                         choice=str(value.get("choice") or ""), source=str(value.get("source") or "tap"))
