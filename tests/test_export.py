@@ -53,7 +53,8 @@ DELIVERY_COLUMNS = [
     "vote", "vote_source", "voted_at_utc", "voted_at_local", "vote_changes",
     "replied_at_utc", "replied_at_local", "reminder_at_utc", "reminder_at_local", "reminder_sent", "outcome",
 ]
-TRANSITION_COLUMNS = ["id", "participant_id", "kind", "name", "from_value", "to_value", "reason", "at_utc", "at_local"]
+TRANSITION_COLUMNS = ["id", "participant_id", "kind", "name", "actor", "from_value", "to_value", "reason", "at_utc",
+                      "at_local"]
 TONE_COLUMNS = [
     "id", "participant_id", "source", "proposed", "stripped", "outcome", "active_before", "active_after", "scores",
     "at_utc", "at_local",

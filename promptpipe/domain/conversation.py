@@ -13,35 +13,10 @@ from typing import Any
 from promptpipe.domain.consent import ConsentRecord
 from promptpipe.domain.safety import NewFlag
 from promptpipe.domain.localtime import DailySpec, parse_hhmm
-from promptpipe.domain.states import ACTIVE, FEEDBACK, INTAKE, PAUSED, SUB_STATES, WITHDRAWN
-from promptpipe.domain.timers import TIMER_KINDS
-from promptpipe.domain.profile import INTAKE_FIELDS, PROMPT_REQUIRED_FIELDS, Profile
+from promptpipe.domain import transitions
+from promptpipe.domain.transitions import Actor, PendingTransition
+from promptpipe.domain.profile import Profile
 from promptpipe.domain.tone import ToneUpdate
-
-STATUS_TRANSITIONS: dict[str, str] = {
-    "opted_out": "opted_out",
-    "opted_in": "opted_in",
-    "paused_by_researcher": "paused",
-    "resumed_by_researcher": "resumed",
-    "withdrawn_by_researcher": "withdrawn",
-}
-"""Named status changes and the consent event each one is. A participant's opt-out and a
-researcher's pause are two independent reasons to be paused: each is lifted only by its own side,
-and the participant is active only when neither holds."""
-
-
-def derive_status(*, withdrawn: bool, opted_out: bool, researcher_paused: bool) -> tuple[str, str | None]:
-    """The status and the ``paused_by`` label that follow from the reasons."""
-    if withdrawn:
-        return WITHDRAWN, None
-    holders = [who for who, holds in (("participant", opted_out), ("researcher", researcher_paused)) if holds]
-    return (PAUSED, "+".join(holders)) if holders else (ACTIVE, None)
-
-SUB_STATE_TRANSITIONS: dict[tuple[str, str], str] = {
-    (INTAKE, FEEDBACK): "intake_to_feedback",
-    (FEEDBACK, INTAKE): "feedback_to_intake",
-}
-"""Every allowed sub-state change has a name; the audit log records the name and the reason."""
 
 @dataclass(frozen=True)
 class ParticipantInfo:
@@ -66,16 +41,6 @@ class HistoryEntry:
     text: str
     id: int = 0
     """The transcript message id (0 when not from the transcript)."""
-
-
-@dataclass(frozen=True)
-class PendingTransition:
-    kind: str
-    """sub_state | status"""
-    name: str
-    from_value: str | None
-    to_value: str
-    reason: str
 
 
 @dataclass
@@ -198,52 +163,16 @@ class TurnState:
     def active_schedules(self) -> list[ScheduleEntry]:
         return [entry for entry in self.schedules if entry.active]
 
-    def set_timezone(self, name: str, *, reason: str) -> bool:
-        if name == self.timezone:
-            return False
-        self.transitions.append(PendingTransition("timezone", "timezone_changed", self.timezone, name, reason))
-        self.timezone = name
-        return True
-
     @property
     def status_facts(self) -> tuple[str, str | None, bool, bool]:
         return self.status, self.paused_by, self.opted_out, self.researcher_paused
 
-    def change_status(self, name: str, *, reason: str, source: str = "server", actor: str = "", words: str = "") -> bool:
-        """Apply a named status change and record it as a consent event (``words``: what caused
-        it, the participant's message or the researcher's reason); False when it changes nothing.
-        A withdrawal is final: nothing changes a withdrawn participant."""
-        if name not in STATUS_TRANSITIONS:
-            raise ValueError(f"unknown status change {name!r}")
-        if self.status == WITHDRAWN:
-            return False
-        opted_out, paused, withdrawn = self.opted_out, self.researcher_paused, False
-        if name in ("opted_out", "opted_in"):
-            opted_out = name == "opted_out"
-        elif name in ("paused_by_researcher", "resumed_by_researcher"):
-            paused = name == "paused_by_researcher"
-        else:
-            withdrawn = True
-        if (opted_out, paused, withdrawn) == (self.opted_out, self.researcher_paused, False):
-            return False
-        status, paused_by = derive_status(withdrawn=withdrawn, opted_out=opted_out, researcher_paused=paused)
-        self.transitions.append(PendingTransition("status", name, self.status, status, reason))
-        self.consent.append(ConsentRecord(STATUS_TRANSITIONS[name], source, words or reason, actor))
-        self.status, self.paused_by, self.opted_out, self.researcher_paused = status, paused_by, opted_out, paused
-        if status != ACTIVE:  # nothing scheduled may reach someone who is not active
-            self.cancel_timers(*TIMER_KINDS, reason=f"status changed: {name}")
-        return True
+    def apply(self, name: str, *, actor: Actor, reason: str, value: str | None = None, words: str = "",
+              actor_name: str = "") -> bool:
+        """Apply a declared transition (see :mod:`promptpipe.domain.transitions`); False when it
+        changes nothing."""
+        return transitions.apply(self, name, actor=actor, reason=reason, value=value, words=words,
+                                 actor_name=actor_name)
 
     def missing_fields(self, names: tuple[str, ...]) -> list[str]:
         return self.profile.habit.missing(names)
-
-    def move_to(self, target: str, *, reason: str) -> bool:
-        """Change sub-state by its named transition; False when already there (nothing recorded)."""
-        if target not in SUB_STATES:
-            raise ValueError(f"unknown sub-state {target!r}")
-        if target == self.sub_state:
-            return False
-        name = SUB_STATE_TRANSITIONS[(self.sub_state, target)]
-        self.transitions.append(PendingTransition("sub_state", name, self.sub_state, target, reason))
-        self.sub_state = target
-        return True

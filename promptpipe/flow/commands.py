@@ -87,11 +87,11 @@ def apply_command(state: TurnState, command: str, words: str) -> str | None:
     if command == STOP:
         if state.opted_out:
             return ALREADY_STOPPED
-        state.change_status("opted_out", reason="participant asked to stop: consent to messages withdrawn",
-                            source="participant", words=words)
+        state.apply("opted_out", actor="participant", reason="participant asked to stop: consent to messages withdrawn",
+                    words=words)
         return STOPPED
     if state.opted_out:
-        state.change_status("opted_in", reason=f"participant sent {command}", source="participant", words=words)
+        state.apply("opted_in", actor="participant", reason=f"participant sent {command}", words=words)
         return RESUMED if state.status == ACTIVE else OPTED_IN_TEAM_PAUSED
     return PAUSED_BY_TEAM if state.researcher_paused else ALREADY_ACTIVE
 

@@ -65,7 +65,8 @@ async def prepare_daily_prompt(
     to intake)."""
     missing = state.missing_fields(PROMPT_REQUIRED_FIELDS)
     if missing:
-        state.move_to(INTAKE, reason="daily prompt due but the profile lacks " + ", ".join(missing))
+        state.apply("feedback_to_intake", actor="server",
+                    reason="daily prompt due but the profile lacks " + ", ".join(missing))
         return [Outgoing(keys.reply(inbox_id), missing_fields_message(missing), "text")]
     try:
         text = await write_habit_prompt(llm, state, generator_prompt, delivery_mode="scheduled")

@@ -35,7 +35,7 @@ from promptpipe.flow.context_notes import quote_note, reaction_note
 from promptpipe.flow.daily_prompt import CommitHook, Outgoing, delivery_hook, prepare_daily_prompt
 from promptpipe.flow.failures import record_failure
 from promptpipe.flow.safety_step import SCREENED, SafetyConfig, screen_batch, was_screened, with_safety_message
-from promptpipe.flow.timers import REMINDER_TEXT, apply_silent_timer, arm_after_hand_over
+from promptpipe.flow.timers import REMINDER_TEXT, apply_silent_timer, apply_stage_effects
 from promptpipe.flow.typed_answers import Ambiguous, OpenPoll, PollAnswer, open_polls, reaction_answer, read_answer
 from promptpipe.llm import LLM
 from promptpipe.domain.localtime import zone_or_utc
@@ -156,7 +156,8 @@ class ConversationFlow:
             return INTAKE_MODULE
         missing = state.missing_fields(PROMPT_REQUIRED_FIELDS)
         if missing:
-            state.move_to(INTAKE, reason="in FEEDBACK but the profile lacks " + ", ".join(missing))
+            state.apply("feedback_to_intake", actor="server",
+                        reason="in FEEDBACK but the profile lacks " + ", ".join(missing))
             return INTAKE_MODULE
         return FEEDBACK_MODULE
 
@@ -404,7 +405,7 @@ class ConversationFlow:
             await self._close_without_reply([item], state)
             return
         if not state.missing_fields(PROMPT_REQUIRED_FIELDS):
-            state.move_to(FEEDBACK, reason="reacted to a daily prompt")
+            state.apply("intake_to_feedback", actor="participant", reason="reacted to a daily prompt")
         await self._conversation_turn(state, [item], context.history, [reaction_note(emoji, target)])
 
     async def _apply_votes(self, state: TurnState, batch: list[InboxRow], inputs: list[_Vote], *,
@@ -440,7 +441,8 @@ class ConversationFlow:
                 outgoing.append(Outgoing(keys.reply(vote.item.id), reply, "text"))
             log.info("poll_vote_handled", participant_id=pid, purpose=vote.purpose, handled_as=outcome, source=vote.source)
         if tally.answered and not state.missing_fields(PROMPT_REQUIRED_FIELDS):
-            state.move_to(FEEDBACK, reason="answered the daily poll")  # their next words are feedback
+            # their next words are feedback
+            state.apply("intake_to_feedback", actor="participant", reason="answered the daily poll")
         now = self.clock.now()
 
         def write(session: Session, _: object) -> None:
@@ -450,18 +452,17 @@ class ConversationFlow:
             for message_id, fields in handled.items():
                 annotate_message(session, message_id, **fields)
 
-        await self._finish(state, batch, outgoing, hook=write, feedback_timers=False)
+        await self._finish(state, batch, outgoing, hook=write)
 
     async def _finish(self, state: TurnState, batch: list[InboxRow], outgoing: list[Outgoing], *,
-                      hook: CommitHook | None = None, feedback_timers: bool = True,
+                      hook: CommitHook | None = None,
                       kept: list[InboxRow] | None = None) -> None:
         """Arm the timers the turn implies, commit it (shielded: a commit is never half-cancelled),
         then have the alarms follow if anything about them changed. ``feedback_timers=False``
         when entering FEEDBACK needs no check-in (the participant just answered). A flag the
         model raised puts the safety message first. ``kept``: rows of the batch that are done
         without an answer."""
-        if feedback_timers:
-            arm_after_hand_over(state, self.config.policy, self.clock.now())
+        apply_stage_effects(state, self.config.policy, self.clock.now())
         flags = len(state.flags)
         if flags and batch and not was_screened(batch):
             outgoing = with_safety_message(outgoing, self.config.safety.message, batch[-1].id)

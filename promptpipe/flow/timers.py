@@ -20,6 +20,13 @@ from promptpipe.domain.timers import (
     NudgePolicy,
 )
 from promptpipe.domain.conversation import TurnState
+from promptpipe.domain.transitions import (
+    ARM_CHECK_IN,
+    CANCEL_AUTO_FEEDBACK,
+    CANCEL_FEEDBACK_TIMERS,
+    MOVE_TO,
+    stage_effects,
+)
 
 REMINDER_TEXT = (
     "Just checking in on today's small step. Whenever you have a moment, tell me how it went; "
@@ -40,17 +47,14 @@ def arm_after_prompt(state: TurnState, policy: NudgePolicy, now: datetime, promp
         state.arm_timer(FEEDBACK_CHECK_IN, now + policy.feedback_initial_timeout, reason="daily prompt sent")
 
 
-def arm_after_hand_over(state: TurnState, policy: NudgePolicy, now: datetime) -> None:
-    """Keep the feedback timers in step with the sub-state this turn ends in."""
-    moves = [t for t in state.transitions if t.kind == "sub_state"]
-    if not moves:
-        return
-    if moves[-1].to_value == FEEDBACK:
-        if state.timer_pending_after_commit(AUTO_FEEDBACK):
-            state.cancel_timers(AUTO_FEEDBACK, reason="already in FEEDBACK")
-        if policy.feedback_initial_timeout.total_seconds() > 0:
-            state.arm_timer(FEEDBACK_CHECK_IN, now + policy.feedback_initial_timeout, reason="entered FEEDBACK")
-    elif moves[-1].to_value == INTAKE:
+def apply_stage_effects(state: TurnState, policy: NudgePolicy, now: datetime) -> None:
+    """Carry out the timer effects the turn's change of stage declares (see domain.transitions)."""
+    effects = stage_effects(state)
+    if CANCEL_AUTO_FEEDBACK in effects and state.timer_pending_after_commit(AUTO_FEEDBACK):
+        state.cancel_timers(AUTO_FEEDBACK, reason="already in FEEDBACK")
+    if ARM_CHECK_IN in effects and policy.feedback_initial_timeout.total_seconds() > 0:
+        state.arm_timer(FEEDBACK_CHECK_IN, now + policy.feedback_initial_timeout, reason="entered FEEDBACK")
+    if CANCEL_FEEDBACK_TIMERS in effects:
         pending = [kind for kind in FEEDBACK_TIMERS if state.timer_pending_after_commit(kind)]
         if pending:
             state.cancel_timers(*pending, reason="back in INTAKE")
@@ -60,14 +64,15 @@ def apply_silent_timer(state: TurnState, kind: str, payload: dict[str, object], 
     """Timers that change state without a message: returns a log note, or None if moot."""
     if kind == AUTO_FEEDBACK:
         minutes = round(policy.auto_feedback_delay.total_seconds() / 60)
-        moved = state.move_to(FEEDBACK, reason=f"no reply {minutes} min after the daily prompt")
+        moved = state.apply(MOVE_TO[FEEDBACK], actor="timer", reason=f"no reply {minutes} min after the daily prompt")
         return "moved to FEEDBACK" if moved else None
     if kind == TRANSITION:
         target = str(payload.get("target") or "")
         reason = str(payload.get("reason") or "delayed transition")
         if target not in (INTAKE, FEEDBACK):
             return None
-        return f"moved to {target}" if state.move_to(target, reason=f"delayed: {reason}") else None
+        moved = state.apply(MOVE_TO[target], actor="timer", reason=f"delayed: {reason}")
+        return f"moved to {target}" if moved else None
     return None
 
 

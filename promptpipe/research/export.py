@@ -85,7 +85,7 @@ DELIVERY_COLUMNS = (
     "replied_at_utc", "replied_at_local", "reminder_at_utc", "reminder_at_local", "reminder_sent", "outcome",
 )
 TRANSITION_COLUMNS = (
-    "id", "participant_id", "kind", "name", "from_value", "to_value", "reason", "at_utc", "at_local",
+    "id", "participant_id", "kind", "name", "actor", "from_value", "to_value", "reason", "at_utc", "at_local",
 )
 TONE_COLUMNS = (
     "id", "participant_id", "source", "proposed", "stripped", "outcome", "active_before", "active_after", "scores",
@@ -230,7 +230,7 @@ def _delivery_row(row: Any, people: People) -> dict[str, Any]:
 
 def _transition_row(row: Any, people: People) -> dict[str, Any]:
     return {
-        "id": row.id, "participant_id": row.participant_id, "kind": row.kind, "name": row.name,
+        "id": row.id, "participant_id": row.participant_id, "kind": row.kind, "name": row.name, "actor": row.actor,
         "from_value": row.from_value, "to_value": row.to_value, "reason": people.scrub(row.participant_id, row.reason),
         **_times("at", row.created_at, people.zone(row.participant_id)),
     }

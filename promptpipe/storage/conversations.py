@@ -98,7 +98,7 @@ def change_status_now(
     """A researcher's status change, applied at once (service running or not). Returns the state
     after the change, or None when it changed nothing."""
     state = load_turn_state(session, participant_id)
-    if not state.change_status(name, reason=reason, source="researcher", actor=actor, words=reason):
+    if not state.apply(name, actor="researcher", reason=reason, words=reason, actor_name=actor):
         return None
     save_turn_state(session, state, now)
     return state
@@ -107,14 +107,14 @@ def change_status_now(
 def change_timezone_now(session: Session, participant_id: str, zone: str, *, reason: str, now: datetime) -> bool:
     """A researcher's time-zone change, applied at once; False when it changed nothing."""
     state = load_turn_state(session, participant_id)
-    if not state.set_timezone(zone, reason=reason):
+    if not state.apply("timezone_changed", actor="researcher", reason=reason, value=zone):
         return False
     save_turn_state(session, state, now)
     return True
 
 
 def _transition_row(participant_id: str, change: PendingTransition, now: datetime) -> Transition:
-    return Transition(participant_id=participant_id, kind=change.kind, name=change.name,
+    return Transition(participant_id=participant_id, kind=change.kind, name=change.name, actor=change.actor,
                       from_value=change.from_value, to_value=change.to_value, reason=change.reason, created_at=now)
 
 

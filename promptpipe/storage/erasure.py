@@ -87,12 +87,14 @@ def stop_everything(session: Session, pid: str, now: datetime) -> tuple[int, int
 
 
 def erase_identity(session: Session, person: Participant, now: datetime, by: str) -> None:
+    """The participant row becomes a tombstone (withdrawn), logged as ``erased_by_researcher``."""
+    status_before = person.status  # the ORM update below refreshes ``person``
     session.execute(delete(LidMapping).where(or_(
         LidMapping.phone == person.phone, LidMapping.lid == (person.lid or "")))  # type: ignore[arg-type]
     )
     session.execute(update(Participant).where(Participant.id == person.id).values(  # type: ignore[arg-type]
         phone=tombstone_phone(person.id), name="", background="", lid=None, status=WITHDRAWN, opted_out=False,
         researcher_paused=False, paused_by=None, erased_at=now, erased_by=by, updated_at=now))
-    session.add(Transition(participant_id=person.id, kind="status", name="erased_by_researcher",
-                           from_value=person.status, to_value=WITHDRAWN, reason="", created_at=now))
+    session.add(Transition(participant_id=person.id, kind="status", name="erased_by_researcher", actor="researcher",
+                           from_value=status_before, to_value=WITHDRAWN, reason="", created_at=now))
     record_consent(session, person.id, [ConsentRecord("erased", "researcher", "", by)], now)

@@ -189,16 +189,19 @@ class OutboxItem(SQLModel, table=True):
 
 
 class Transition(SQLModel, table=True):
-    """Audit log: every sub-state or status change, by named transition, with its reason."""
+    """Audit log: every sub-state, status or time-zone change, by the name it is declared under
+    (see promptpipe.domain.transitions), with who triggered it and why."""
 
     id: int | None = Field(default=None, primary_key=True)
     participant_id: str = Field(foreign_key="participant.id", index=True)
     kind: str
-    """sub_state | status"""
+    """sub_state | status | timezone"""
     name: str
     from_value: str | None = None
     to_value: str
     reason: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
+    actor: str | None = None
+    """participant | model | researcher | timer | server (None on rows older than this column)"""
     created_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
 
 

@@ -89,6 +89,7 @@ def create_participant(
     session.flush()
     session.add(Conversation(participant_id=participant.id, sub_state=INTAKE, profile={}, tone={}, updated_at=now))
     session.add(Transition(participant_id=participant.id, kind="status", name="enrolled", from_value=None,
+                           actor="researcher" if source == "researcher" else "server",
                            to_value=ACTIVE, reason=reason, created_at=now))
     session.flush()
     record_consent(session, participant.id, [ConsentRecord("enrolled", source, reason, actor)], now)

@@ -21,7 +21,7 @@ async def _opt_out(ctx: ToolContext, args: dict[str, Any]) -> str:
     if state.opted_out:
         return "The participant has opted out already; nothing more will be sent."
     reason = optional_string(args, "reason")[:200] or "asked to stop in their own words"
-    state.change_status("opted_out", reason=f"opted out through the assistant: {reason}", source="model",
+    state.apply("opted_out", actor="model", reason=f"opted out through the assistant: {reason}",
                         words="\n".join(ctx.inbound))
     ctx.ends_turn = True
     return "Done: the participant is opted out. The server sends them the confirmation; write nothing more."

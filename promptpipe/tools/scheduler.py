@@ -104,7 +104,8 @@ async def _scheduler(ctx: ToolContext, args: dict[str, Any]) -> str:
         raise ToolArgumentError(f"'timezone': {zone_name!r} is not an IANA zone name such as Europe/Berlin")
     outcome = _act(ctx, action, args)  # raises (changing nothing) on bad arguments
     zone_note = ""
-    if zone_name and ctx.state.set_timezone(zone_name, reason="given in the conversation (scheduler tool)"):
+    if zone_name and ctx.state.apply("timezone_changed", actor="model", value=zone_name,
+                                     reason="given in the conversation (scheduler tool)"):
         zone_note = f"The participant's time zone is now {zone_name}. "
     return zone_note + outcome(ctx)
 

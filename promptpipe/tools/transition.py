@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from promptpipe.domain.transitions import MOVE_TO
+
 from datetime import timedelta
 from typing import Any
 
@@ -45,7 +47,7 @@ async def _transition(ctx: ToolContext, args: dict[str, Any]) -> str:
     if state.timer_pending_after_commit(TRANSITION):
         state.cancel_timers(TRANSITION, reason="replaced by an immediate transition")
         cancelled = " The delayed move that was pending is cancelled."
-    if not state.move_to(target, reason=reason):
+    if not state.apply(MOVE_TO[target], actor="model", reason=reason):
         return f"The conversation is already in {target}; nothing changed.{cancelled}"
     return f"Done: the conversation is now in {target}. Your next reply is sent from there.{cancelled}"
 

@@ -1,0 +1,223 @@
+"""Every change of a participant's conversation stage, status or time zone, declared once.
+
+Each :class:`Transition` names the states it may start from, its target, who may trigger it,
+the guard that turns it into a no-op, the consent event it records, and its side effects. Code
+changes a stage, a status or a zone only with :func:`apply` and a declared name: an undeclared
+name, a trigger the transition does not allow, or a start state it does not declare is a bug and
+raises :class:`UndeclaredTransition`. The transition log records the name; the README's table is
+:func:`markdown_table` (a test keeps the two equal).
+
+Side effects are declared here and carried out where their inputs live: timers a status change
+cancels are cancelled by :func:`apply`; the feedback check-in and the alarm re-sync need the
+study's settings and the alarm clock, so the flow and the app read :attr:`Transition.effects`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from promptpipe.domain.consent import ConsentRecord
+from promptpipe.domain.states import ACTIVE, FEEDBACK, INTAKE, PAUSED, WITHDRAWN
+from promptpipe.domain.timers import TIMER_KINDS
+
+if TYPE_CHECKING:
+    from promptpipe.domain.conversation import TurnState
+
+__all__ = [
+    "ACTORS", "MOVE_TO", "REGISTRY", "Actor", "PendingTransition", "Transition", "UndeclaredTransition", "apply", "derive_status",
+    "markdown_table",
+]
+
+Actor = Literal["participant", "model", "researcher", "timer", "server"]
+ACTORS: tuple[Actor, ...] = ("participant", "model", "researcher", "timer", "server")
+Kind = Literal["sub_state", "status", "timezone"]
+
+CANCEL_ALL_TIMERS = "cancel every pending timer"
+RESYNC_ALARMS = "re-sync the participant's alarms"
+CANCEL_AUTO_FEEDBACK = "cancel the auto-feedback timer"
+ARM_CHECK_IN = "arm the feedback check-in (not when the participant's own answer moved them)"
+CANCEL_FEEDBACK_TIMERS = "cancel the feedback check-in and follow-up"
+EFFECTS = (CANCEL_ALL_TIMERS, RESYNC_ALARMS, CANCEL_AUTO_FEEDBACK, ARM_CHECK_IN, CANCEL_FEEDBACK_TIMERS)
+
+
+class UndeclaredTransition(ValueError):
+    """A change no transition declares (a bug, never a participant's doing)."""
+
+
+@dataclass(frozen=True)
+class PendingTransition:
+    """A transition applied during a turn, written to the log with its commit."""
+
+    kind: str
+    name: str
+    from_value: str | None
+    to_value: str
+    reason: str
+    actor: str = "server"
+
+
+Guard = Callable[["TurnState"], str | None]
+"""Why the transition would change nothing here (None: it applies)."""
+
+
+@dataclass(frozen=True)
+class Transition:
+    name: str
+    kind: Kind
+    sources: tuple[str, ...]
+    """States it may start from (``*``: any); being at the target already is a no-op."""
+    target: str
+    """The state it leads to (for a status change, as :func:`derive_status` settles it)."""
+    triggers: tuple[Actor, ...]
+    summary: str
+    guard: Guard | None = None
+    guard_text: str = ""
+    consent: str | None = None
+    """The consent ledger event it records, if any."""
+    effects: tuple[str, ...] = ()
+
+
+def derive_status(*, withdrawn: bool, opted_out: bool, researcher_paused: bool) -> tuple[str, str | None]:
+    """The status and the ``paused_by`` label that follow from the reasons. A participant's
+    opt-out and a researcher's pause are independent: each is lifted only by its own side."""
+    if withdrawn:
+        return WITHDRAWN, None
+    holders = [who for who, holds in (("participant", opted_out), ("researcher", researcher_paused)) if holds]
+    return (PAUSED, "+".join(holders)) if holders else (ACTIVE, None)
+
+
+def _unless(condition: Callable[[TurnState], bool], why: str) -> Guard:
+    return lambda state: why if condition(state) else None
+
+
+_STATUS_SOURCES = (ACTIVE, PAUSED)
+
+REGISTRY: dict[str, Transition] = {t.name: t for t in (
+    Transition("intake_to_feedback", "sub_state", (INTAKE,), FEEDBACK, ("participant", "model", "timer"),
+               "the plan is set: what they say next is feedback",
+               effects=(CANCEL_AUTO_FEEDBACK, ARM_CHECK_IN)),
+    Transition("feedback_to_intake", "sub_state", (FEEDBACK,), INTAKE, ("model", "timer", "server"),
+               "back to intake: the habit changed, or the plan lacks what a prompt needs",
+               effects=(CANCEL_FEEDBACK_TIMERS,)),
+    Transition("opted_out", "status", _STATUS_SOURCES, PAUSED, ("participant", "model"),
+               "they asked for no more messages (STOP, or in their own words)",
+               guard=_unless(lambda s: s.opted_out, "already opted out"), guard_text="not opted out already",
+               consent="opted_out", effects=(CANCEL_ALL_TIMERS, RESYNC_ALARMS)),
+    Transition("opted_in", "status", (PAUSED,), ACTIVE, ("participant",),
+               "they switched messages back on (START); paused still while the team's pause holds",
+               guard=_unless(lambda s: not s.opted_out, "not opted out"), guard_text="opted out",
+               consent="opted_in", effects=(RESYNC_ALARMS,)),
+    Transition("paused_by_researcher", "status", _STATUS_SOURCES, PAUSED, ("researcher",),
+               "the research team paused every scheduled message",
+               guard=_unless(lambda s: s.researcher_paused, "already paused by the team"),
+               guard_text="not paused by the team already", consent="paused",
+               effects=(CANCEL_ALL_TIMERS, RESYNC_ALARMS)),
+    Transition("resumed_by_researcher", "status", (PAUSED,), ACTIVE, ("researcher",),
+               "the team lifted its pause; paused still while the participant's STOP holds",
+               guard=_unless(lambda s: not s.researcher_paused, "not paused by the team"),
+               guard_text="paused by the team", consent="resumed", effects=(RESYNC_ALARMS,)),
+    Transition("withdrawn_by_researcher", "status", _STATUS_SOURCES, WITHDRAWN, ("researcher",),
+               "withdrawn from the study: final, nothing is sent again",
+               consent="withdrawn", effects=(CANCEL_ALL_TIMERS, RESYNC_ALARMS)),
+    Transition("timezone_changed", "timezone", ("*",), "the new zone", ("model", "researcher"),
+               "their local time changed: prompts follow the new zone", effects=(RESYNC_ALARMS,)),
+    Transition("enrolled", "status", ("(new)",), ACTIVE, ("researcher", "server"),
+               "enrolled by a researcher, or on a first message when auto-enrolment is on",
+               consent="enrolled"),
+    Transition("erased_by_researcher", "status", ("*",), WITHDRAWN, ("researcher",),
+               "their personal data was erased; a pseudonymous tombstone stays",
+               consent="erased", effects=(CANCEL_ALL_TIMERS, RESYNC_ALARMS)),
+)}
+
+MOVE_TO: dict[str, str] = {FEEDBACK: "intake_to_feedback", INTAKE: "feedback_to_intake"}
+"""The transition that leads to each conversation stage."""
+
+_APPLIED_WITH_THE_STATE = ("enrolled", "erased_by_researcher")
+"""Recorded by the storage code that creates or erases a participant, not by :func:`apply`."""
+
+
+def declared(name: str, actor: str) -> Transition:
+    transition = REGISTRY.get(name)
+    if transition is None:
+        raise UndeclaredTransition(f"no transition is declared as {name!r}")
+    if actor not in transition.triggers:
+        raise UndeclaredTransition(f"{name!r} cannot be triggered by {actor!r} (only {', '.join(transition.triggers)})")
+    return transition
+
+
+def apply(state: TurnState, name: str, *, actor: Actor, reason: str, value: str | None = None, words: str = "",
+          actor_name: str = "") -> bool:
+    """Apply the declared transition ``name`` to ``state``; False when it changes nothing (already
+    there, or its guard says so; a withdrawn participant changes no more). ``value``: the new
+    time zone. ``words``: what caused it (the participant's message, the researcher's reason),
+    kept in the consent ledger; ``actor_name``: the researcher's name."""
+    transition = declared(name, actor)
+    if name in _APPLIED_WITH_THE_STATE:
+        raise UndeclaredTransition(f"{name!r} is recorded by the storage code that creates or erases participants")
+    if transition.kind == "timezone":
+        return _change_zone(state, transition, value, reason, actor)
+    current = state.sub_state if transition.kind == "sub_state" else state.status
+    if transition.kind == "status" and current == WITHDRAWN:
+        return False  # a withdrawal is final
+    if transition.kind == "sub_state" and current == transition.target:
+        return False
+    if "*" not in transition.sources and current not in transition.sources:
+        raise UndeclaredTransition(f"{name!r} does not start from {current!r} (only {', '.join(transition.sources)})")
+    if transition.guard is not None and transition.guard(state) is not None:
+        return False
+    if transition.kind == "sub_state":
+        state.transitions.append(PendingTransition("sub_state", name, current, transition.target, reason, actor))
+        state.sub_state = transition.target
+        return True
+    _change_status(state, transition, reason, actor, words or reason, actor_name)
+    return True
+
+
+def _change_status(state: TurnState, transition: Transition, reason: str, actor: Actor, words: str,
+                   actor_name: str) -> None:
+    opted_out, paused, withdrawn = state.opted_out, state.researcher_paused, transition.target == WITHDRAWN
+    if transition.name in ("opted_out", "opted_in"):
+        opted_out = transition.name == "opted_out"
+    elif transition.name in ("paused_by_researcher", "resumed_by_researcher"):
+        paused = transition.name == "paused_by_researcher"
+    status, paused_by = derive_status(withdrawn=withdrawn, opted_out=opted_out, researcher_paused=paused)
+    state.transitions.append(PendingTransition("status", transition.name, state.status, status, reason, actor))
+    if transition.consent is not None:
+        state.consent.append(ConsentRecord(transition.consent, actor, words, actor_name))
+    state.status, state.paused_by, state.opted_out, state.researcher_paused = status, paused_by, opted_out, paused
+    if CANCEL_ALL_TIMERS in transition.effects and status != ACTIVE:
+        state.cancel_timers(*TIMER_KINDS, reason=f"status changed: {transition.name}")
+
+
+def _change_zone(state: TurnState, transition: Transition, zone: str | None, reason: str, actor: Actor) -> bool:
+    if not zone:
+        raise UndeclaredTransition("timezone_changed needs the new zone")
+    if zone == state.timezone:
+        return False
+    state.transitions.append(PendingTransition("timezone", transition.name, state.timezone, zone, reason, actor))
+    state.timezone = zone
+    return True
+
+
+def stage_effects(state: TurnState) -> tuple[str, ...]:
+    """The side effects the turn's last change of stage declares (the stage it ends in is the one
+    whose timers count); no check-in when the participant's own answer moved them."""
+    moves = [t for t in state.transitions if t.kind == "sub_state"]
+    if not moves:
+        return ()
+    effects = REGISTRY[moves[-1].name].effects
+    return tuple(e for e in effects if not (e == ARM_CHECK_IN and moves[-1].actor == "participant"))
+
+
+def markdown_table() -> str:
+    """The registry as the README shows it."""
+    rows = ["| Transition | Kind | From | To | Triggered by | Only if | Consent record | Side effects |",
+            "|---|---|---|---|---|---|---|---|"]
+    for t in REGISTRY.values():
+        rows.append(f"| `{t.name}`: {t.summary} | {t.kind} | {', '.join(t.sources)} | {t.target} | "
+                    f"{', '.join(t.triggers)} | {t.guard_text or '-'} | {t.consent or '-'} | "
+                    f"{'; '.join(t.effects) or '-'} |")
+    return "\n".join(rows)
+
