@@ -58,7 +58,7 @@ from _common import (
 )
 from promptpipe.domain import keys
 from promptpipe.app import App
-from promptpipe.flow.daily_prompt import POLL_QUESTION
+from promptpipe.domain.polls import POLL_QUESTION
 from promptpipe.domain.localtime import FIXED, DailySpec, parse_hhmm
 from promptpipe.storage.models import DONE, Conversation, InboxItem, OutboxItem, Participant, Schedule, Timer
 from promptpipe.domain.states import ACTIVE, INTAKE

@@ -17,9 +17,8 @@ from promptpipe.config import Settings, ensure_state_dir
 from promptpipe.storage.db import Database
 from promptpipe.errors import ConfigError, StorageError
 from promptpipe.storage.files import create_private_file
-from promptpipe.flow.failures import apologise_if_blocked
-from promptpipe.flow.router import ConversationFlow, FlowConfig
-from promptpipe.flow.safety_step import SafetyConfig
+from promptpipe.flow.router import ConversationFlow, typing_through
+from promptpipe.flow.turn import FlowConfig, FlowDeps, SafetyConfig
 from promptpipe.pipeline.inbox import Inbox, InboxConfig
 from promptpipe.pipeline.lanes import Lanes
 from promptpipe.llm import LLM, OpenAILLM
@@ -149,17 +148,15 @@ class App:
         app: App
         alarms = AlarmClock(db, clock, policy, on_queued=lambda ids: [app.lanes.wake(pid) for pid in ids])
         alerts = AlertSender(db, clock, settings.alert_webhook_url) if settings.alert_webhook_url else None
-        flow = ConversationFlow(db, llm, clock, load_prompts(settings),
-                                FlowConfig(history_window=settings.history_window, debug=settings.debug, policy=policy,
-                                           summary_every_turns=settings.history_summary_every_turns,
-                                           safety=load_safety(settings), mark_read=settings.mark_read,
-                                           typed_answer_window=settings.typed_answer_window),
-                                transport, on_alarms_changed=alarms.request_sync,
+        config = FlowConfig(history_window=settings.history_window, debug=settings.debug, policy=policy,
+                            summary_every_turns=settings.history_summary_every_turns, safety=load_safety(settings),
+                            mark_read=settings.mark_read, typed_answer_window=settings.typed_answer_window)
+        deps = FlowDeps(llm, clock, load_prompts(settings), config, typing=typing_through(transport))
+        flow = ConversationFlow(db, deps, transport, on_alarms_changed=alarms.request_sync,
                                 on_timers_changed=alarms.request_timer_changes,
                                 on_flags_raised=alerts.kick if alerts else None)
-        lanes = Lanes(db, clock, flow.load_context, flow.process, flow.record_failure,
-                      concurrency=settings.lane_concurrency,
-                      on_batch_done=lambda: app._outbox_kick.set(), on_blocked=apologise_if_blocked)
+        lanes = Lanes(db, clock, flow, concurrency=settings.lane_concurrency,
+                      on_batch_done=lambda: app._outbox_kick.set())
         inbox = Inbox(db, clock, InboxConfig(settings.auto_enroll_new_users, settings.default_timezone, settings.debug),
                       lanes.wake, alarms_changed=alarms.request_sync, spool=Spool(settings.state_dir / "spool"))
         outbox = Outbox(db, transport, clock, rate_per_s=settings.send_rate_per_s)

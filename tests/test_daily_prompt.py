@@ -9,7 +9,7 @@ from promptpipe.research import admin
 
 from promptpipe.domain import keys
 from promptpipe.flow import APOLOGY
-from promptpipe.flow.daily_prompt import POLL_OPTIONS, POLL_QUESTION
+from promptpipe.domain.polls import POLL_OPTIONS, POLL_QUESTION
 from promptpipe.pipeline.events import DailyPromptDue, as_input
 from promptpipe.storage.inbox_rows import add_input
 from promptpipe.transport.memory import MemoryTransport

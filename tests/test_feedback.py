@@ -10,7 +10,7 @@ from sqlalchemy import select
 
 from promptpipe.research import admin
 from promptpipe.flow import votes
-from promptpipe.flow.daily_prompt import POLL_OPTIONS
+from promptpipe.domain.polls import POLL_OPTIONS
 from promptpipe.storage.models import Transition
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
@@ -137,7 +137,7 @@ async def test_feedback_without_what_a_prompt_needs_goes_back_to_intake(
     await app.transport.inject(ANA, "hi, how are you")  # type: ignore[attr-defined]
     await app.run_until_idle()
     request = fake_openai.requests[-1]
-    assert request["messages"][0]["content"] == app.flow.prompts.intake  # intake answered, not feedback
+    assert request["messages"][0]["content"] == app.flow.deps.prompts.intake  # intake answered, not feedback
     shown = await admin.show(app.db, ANA)
     assert shown["sub_state"] == "INTAKE"
     trail = await app.db.run(lambda s: s.execute(select(Transition.name, Transition.reason).where(
@@ -159,7 +159,7 @@ async def test_the_feedback_model_hands_a_changed_habit_back_to_intake(
     fake_openai.say("Great choice. When do you usually have a quiet minute?", match="novels")
     await transport.inject(ANA, "novels, mostly")
     await app.run_until_idle()
-    assert fake_openai.requests[-1]["messages"][0]["content"] == app.flow.prompts.intake
+    assert fake_openai.requests[-1]["messages"][0]["content"] == app.flow.deps.prompts.intake
     fake_openai.assert_complete()
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from promptpipe.research import admin
 from promptpipe.flow import APOLOGY
 from promptpipe.agents import MAX_ROUNDS
@@ -221,8 +223,9 @@ async def test_history_window_limits_what_the_model_sees(make_app: AppFactory, f
 
 
 async def test_a_bug_is_retried_a_few_times_then_marked_failed_and_kept(
-    make_app: AppFactory, fake_openai: FakeOpenAIServer
+    make_app: AppFactory, fake_openai: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    from promptpipe.flow import conversation
     from promptpipe.flow.failures import MAX_ATTEMPTS_FOR_BUGS
 
     transport = MemoryTransport()
@@ -232,7 +235,7 @@ async def test_a_bug_is_retried_a_few_times_then_marked_failed_and_kept(
     def broken(*_: object) -> None:
         raise RuntimeError("a bug in routing")
 
-    app.flow.module_for = broken  # type: ignore[method-assign]
+    monkeypatch.setattr(conversation, "module_for", broken)
     await transport.inject(ANA, "this message hits a bug")
     for _ in range(MAX_ATTEMPTS_FOR_BUGS + 2):
         await app.run_until_idle()

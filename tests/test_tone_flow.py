@@ -9,7 +9,7 @@ from datetime import timedelta
 from sqlalchemy import select
 
 from promptpipe.research import admin
-from promptpipe.flow.daily_prompt import POLL_OPTIONS
+from promptpipe.domain.polls import POLL_OPTIONS
 from promptpipe.storage.models import ToneEvent
 from promptpipe.domain.tone import GUIDE_HEADER
 from tests.conftest import AppFactory
@@ -64,7 +64,7 @@ async def test_an_explicit_request_applies_at_once_and_reaches_every_model_call(
     await transport.inject(ANA, "reading")
     await app.run_until_idle()
     intake_call = fake_openai.requests[-1]
-    assert intake_call["messages"][0]["content"] == app.flow.prompts.intake and has_guide(intake_call)
+    assert intake_call["messages"][0]["content"] == app.flow.deps.prompts.intake and has_guide(intake_call)
     fake_openai.assert_complete()
 
 

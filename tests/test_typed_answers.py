@@ -9,8 +9,8 @@ import pytest
 
 from promptpipe.research import admin
 from promptpipe.flow import intensity, votes
-from promptpipe.flow.daily_prompt import POLL_OPTIONS
-from promptpipe.flow.typed_answers import AMBIGUOUS_REPLY
+from promptpipe.domain.polls import POLL_OPTIONS
+from promptpipe.domain.polls import AMBIGUOUS_REPLY
 from promptpipe.transport.base import Reaction
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer

@@ -9,7 +9,7 @@ import pytest
 
 from promptpipe.research import admin
 from promptpipe.flow import intensity, votes
-from promptpipe.flow.daily_prompt import POLL_OPTIONS
+from promptpipe.domain.polls import POLL_OPTIONS
 from promptpipe.transport.base import PollVote, poll_option_hash
 from tests.conftest import AppFactory
 from tests.test_admin_cli import run_admin

@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 from promptpipe.domain.limits import MODEL_CHARS_PER_BATCH, MODEL_CHARS_PER_HISTORY_ENTRY, MODEL_CHARS_PER_MESSAGE
 from promptpipe.agents.toolloop import LoopResult, run_tool_loop
 from promptpipe.domain.conversation import HistoryEntry, TurnState
-from promptpipe.domain.profile import HABIT_FIELDS, INTAKE_FIELDS
+from promptpipe.domain.profile import INTAKE_FIELDS
 from promptpipe.domain.text import shorten
 from promptpipe.domain.tone import ToneState, tone_guide
 from promptpipe.tools.base import Tool, ToolContext

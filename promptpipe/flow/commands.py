@@ -17,9 +17,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from promptpipe.domain.states import ACTIVE, WITHDRAWN
+from promptpipe.domain import keys
 from promptpipe.domain.conversation import TurnState
+from promptpipe.domain.states import ACTIVE, PAUSED, WITHDRAWN
 from promptpipe.domain.text import normalise_words
+from promptpipe.flow.turn import Outcome, Outgoing
+from promptpipe.storage.inbox_rows import InboxRow
 
 STOP, START, RESUME, HELP = "STOP", "START", "RESUME", "HELP"
 COMMANDS = (STOP, START, RESUME, HELP)
@@ -130,3 +133,31 @@ def plan_commands(state: TurnState, texts: Sequence[str]) -> CommandPlan | None:
     if state.status == ACTIVE:
         plan.answer = written_while_active
     return plan
+
+
+def commands_outcome(batch: list[InboxRow], plan: CommandPlan) -> Outcome:
+    """The commands of a folded batch with their replies; the messages the model should still
+    answer stay pending for the next turn, the others are kept."""
+    answer_ids = {batch[index].id for index in plan.answer}
+    settled = [item for item in batch if item.id not in answer_ids]
+    commands = {batch[index].id for index, _, _ in plan.replies}
+    outgoing = [Outgoing(keys.reply(batch[index].id), reply, "command") for index, _, reply in plan.replies]
+    kept = [item for item in settled if item.id not in commands]
+    return Outcome(outgoing, answered=[item for item in settled if item not in kept], kept=kept,
+                   again=bool(answer_ids), log=("command_handled", {
+                       "commands": [c for _, c, _ in plan.replies], "still_to_answer": len(answer_ids)}))
+
+
+def inactive_outcome(state: TurnState, batch: list[InboxRow], *, message: bool, screened: bool) -> Outcome:
+    """No model for someone who is not active: a paused participant who writes gets a short note
+    on how (or by whom) the pause is lifted (unless the safety message just answered them); a
+    withdrawn or completed one gets nothing (their message is still kept)."""
+    if state.status == PAUSED and message and not screened:
+        return Outcome([Outgoing(keys.reply(batch[-1].id), paused_hint(state), "command")])
+    return kept_outcome(batch, status=state.status)
+
+
+def kept_outcome(batch: list[InboxRow], **fields: object) -> Outcome:
+    """The rows are done without an answer, and nothing of the state changes."""
+    return Outcome(answered=[], kept=list(batch), save_state=False,
+                   log=("input_not_answered", {"inputs": len(batch), **fields}))

@@ -8,45 +8,31 @@ intake with a message that says what is missing.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from datetime import date, datetime
-from typing import Any
 
 from sqlalchemy.orm import Session
 
 from promptpipe.domain import keys
-from promptpipe.storage.deliveries import record_delivery, recount
+from promptpipe.domain.conversation import TurnState
+from promptpipe.domain.localtime import zone_or_utc
+from promptpipe.domain.polls import DONE_PURPOSE, POLL_OPTIONS, POLL_QUESTION
+from promptpipe.domain.profile import PROMPT_REQUIRED_FIELDS
+from promptpipe.domain.timers import NudgePolicy
 from promptpipe.errors import LLMUnavailable, ToolArgumentError
 from promptpipe.flow import intensity
-from promptpipe.flow.timers import arm_after_prompt
+from promptpipe.flow.timers import arm_after_prompt, lateness
+from promptpipe.flow.turn import CommitHook, FlowDeps, Outcome, Outgoing, TurnContext
 from promptpipe.llm import LLM
-from promptpipe.domain.states import INTAKE
-from promptpipe.domain.timers import NudgePolicy
-from promptpipe.domain.conversation import TurnState
-from promptpipe.domain.profile import PROMPT_REQUIRED_FIELDS
+from promptpipe.pipeline.events import DailyPromptDue
+from promptpipe.storage.deliveries import record_delivery, recount
+from promptpipe.storage.inbox_rows import InboxRow
 from promptpipe.tools import write_habit_prompt
-
-POLL_QUESTION = "Did you do it?"
-POLL_OPTIONS = ("Done", "Not this time")
 
 _FIELD_WORDS = {
     "prompt_anchor": "the everyday moment your habit can follow",
     "preferred_time": "when you'd like to get your nudge",
 }
-
-
-@dataclass(frozen=True)
-class Outgoing:
-    key: str
-    text: str
-    kind: str
-    payload: dict[str, Any] = field(default_factory=dict)
-
-
-CommitHook = Callable[[Session, Mapping[str, int | None]], None]
-"""Extra writes of a turn, run in its commit transaction after the outgoing messages are queued
-(it gets their transcript ids by outbox key) and before the state is saved."""
 
 
 def missing_fields_message(missing: list[str]) -> str:
@@ -77,7 +63,8 @@ async def prepare_daily_prompt(
     arm_after_prompt(state, policy, now, inbox_id)
     outgoing = [
         Outgoing(keys.prompt_text(inbox_id), text, "prompt"),
-        Outgoing(keys.prompt_poll(inbox_id), POLL_QUESTION, "poll", {"options": list(POLL_OPTIONS), "purpose": "done"}),
+        Outgoing(keys.prompt_poll(inbox_id), POLL_QUESTION, "poll",
+                 {"options": list(POLL_OPTIONS), "purpose": DONE_PURPOSE}),
     ]
     if policy.intensity_poll and intensity.poll_due(state, local_day):
         options = intensity.mark_poll_sent(state, local_day)
@@ -104,3 +91,15 @@ def delivery_hook(state: TurnState, outgoing: list[Outgoing], *, inbox_id: int, 
             state.profile.record.intensity_poll_message = intensity_poll
 
     return write
+
+
+async def daily_prompt_outcome(deps: FlowDeps, context: TurnContext, item: InboxRow, event: DailyPromptDue) -> Outcome:
+    """Write and send the day's prompt (from a schedule, or asked for by hand), and record it."""
+    state, now = context.state, deps.clock.now()
+    local_day = (date.fromisoformat(event.local_date) if event.local_date
+                 else now.astimezone(zone_or_utc(state.timezone)).date())
+    outgoing = await prepare_daily_prompt(deps.llm, state, deps.prompts.prompt_generator, inbox_id=item.id, now=now,
+                                          policy=deps.config.policy, local_day=local_day)
+    hook = delivery_hook(state, outgoing, inbox_id=item.id, local_day=local_day, now=now, schedule_id=event.schedule_id)
+    return Outcome(outgoing, hook=hook, log=("daily_prompt_done", {
+        "sent": [o.kind for o in outgoing], "local_date": local_day.isoformat(), "late_s": lateness(event.due_at, now)}))

@@ -9,43 +9,49 @@ participant gets the safety message at once even while the model is down.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+
+from sqlalchemy.orm import Session
 
 from promptpipe.domain import keys
-from promptpipe.domain.safety import NewFlag
-from promptpipe.flow.daily_prompt import Outgoing
-from promptpipe.domain.safety import DEFAULT_SAFETY_MESSAGE, SCREEN_SEVERITY, CrisisScreen
-from promptpipe.storage.inbox_rows import InboxRow
+from promptpipe.domain.safety import SCREEN_SEVERITY, NewFlag
+from promptpipe.flow.turn import Outcome, Outgoing, SafetyConfig, TurnContext
+from promptpipe.pipeline.events import InboxEvent, MessageReceived
+from promptpipe.storage.inbox_rows import InboxRow, merge_inbox_payload
 
-SCREENED = "safety"
-"""Inbox payload key set on a message the screen flagged (so a re-run does not flag it twice)."""
+__all__ = ["SAFETY_KIND", "SCREENED", "screen_outcome", "was_screened", "with_safety_message"]
+
+SCREENED = "flagged"
+"""What ``MessageReceived.screened`` says once the screen flagged the message (so a re-run does
+not flag it twice)."""
 SAFETY_KIND = "safety"
 
 
-@dataclass(frozen=True)
-class SafetyConfig:
-    screen: CrisisScreen = field(default_factory=lambda: CrisisScreen.of(()))
-    message: str = DEFAULT_SAFETY_MESSAGE
-    alerts: bool = False
-    """Whether flags are sent to ALERT_WEBHOOK_URL."""
-
-
-def screen_batch(screen: CrisisScreen, batch: Sequence[InboxRow], texts: Mapping[int, str]) -> list[tuple[InboxRow, NewFlag]]:
-    """The messages of the batch not screened before whose text holds a crisis phrase."""
-    found = []
-    for row in batch:
-        if row.kind != "message" or row.payload.get(SCREENED):
+def screen_outcome(safety: SafetyConfig, context: TurnContext, batch: Sequence[InboxRow]) -> Outcome | None:
+    """A flag and the safety message for every new message of the batch with a crisis phrase
+    (whatever the participant's status: someone in crisis always gets it); the batch then runs
+    again, its messages marked as screened. None when nothing matched."""
+    found: list[tuple[InboxRow, NewFlag]] = []
+    for row, event in zip(batch, context.events, strict=True):
+        if not isinstance(event, MessageReceived) or event.screened:
             continue
-        phrase = screen.match(texts.get(row.id, ""))
+        phrase = safety.screen.match(context.texts.get(row.id, ""))
         if phrase is not None:
             found.append((row, NewFlag(source="screen", severity=SCREEN_SEVERITY, trigger=phrase,
                                        message_id=row.message_id)))
-    return found
+    if not found:
+        return None
+
+    def mark_screened(session: Session, _: Mapping[str, int | None]) -> None:
+        for row, _flag in found:
+            merge_inbox_payload(session, row, safety=SCREENED)
+
+    return Outcome([Outgoing(keys.safety(found[-1][0].id), safety.message, SAFETY_KIND)], hook=mark_screened,
+                   answered=[], save_state=False, again=True, flags=[flag for _, flag in found])
 
 
-def was_screened(batch: Sequence[InboxRow]) -> bool:
+def was_screened(events: Sequence[InboxEvent]) -> bool:
     """Whether the screen flagged a message of this batch (the safety message went out already)."""
-    return any(row.payload.get(SCREENED) for row in batch)
+    return any(isinstance(event, MessageReceived) and event.screened for event in events)
 
 
 def with_safety_message(outgoing: list[Outgoing], message: str, inbox_id: int) -> list[Outgoing]:

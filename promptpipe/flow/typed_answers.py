@@ -1,156 +1,52 @@
-"""Answers typed (or reacted) instead of tapped: "done", "2", "yes" or 👍 for a poll we sent.
-
-Many people type their answer, and some WhatsApp clients show no polls at all. While a poll is
-open (it belongs to the newest daily prompt and its lifetime has not run out), an exact short
-answer resolves it without the model:
-
-- the option's own words, in any case and without punctuation ("done", "Not this time!");
-- the option's number ("1", "2");
-- for the "did you do it?" poll, a small fixed set of equivalents (:data:`EQUIVALENTS`).
-
-Numbers and equivalents are loose: they count only while the poll is still the last thing we
-asked (nothing conversational was sent since), or when the message quotes the poll. A message
-that quotes a poll or its prompt answers only that poll. An answer that fits two open polls
-equally is ambiguous and gets a short question back; anything else is a message for the model.
-"""
+"""Typed answers in a batch of messages: the ones that answer an open poll are committed as votes
+(see :mod:`promptpipe.domain.polls` for what counts), an ambiguous one gets a question back, and
+the rest of the batch waits for the next turn."""
 
 from __future__ import annotations
 
-import re
-import unicodedata
-from dataclasses import dataclass
-from datetime import datetime, timedelta
-from typing import Any
+from datetime import datetime
 
-from promptpipe.storage.deliveries import NewestPolls
-from promptpipe.domain.profile import ServerRecord
-from promptpipe.flow import intensity
-from promptpipe.flow.daily_prompt import POLL_OPTIONS
-from promptpipe.flow.votes import VOTE_BY_OPTION
+from promptpipe.domain import keys
+from promptpipe.domain.polls import Ambiguous, PollAnswer, read_answer
+from promptpipe.flow.turn import Outcome, Outgoing, TurnContext
+from promptpipe.flow.votes import Vote, votes_outcome
+from promptpipe.logging import get_logger
+from promptpipe.pipeline.events import MessageReceived
+from promptpipe.storage.inbox_rows import InboxRow
 
-DONE_PURPOSE = "done"
-"""The "did you do it?" poll (its ``purpose`` in the poll's payload)."""
-DONE, NOT_THIS_TIME = POLL_OPTIONS
+__all__ = ["answers_outcome", "typed_answers"]
 
-EQUIVALENTS: dict[str, tuple[str, ...]] = {
-    DONE: ("yes", "y", "yep", "yeah", "yes i did", "i did", "did it", "✅", "✔", "☑", "👍"),
-    NOT_THIS_TIME: ("no", "n", "nope", "not today", "no not today", "❌", "✖", "👎"),
-}
-"""What else answers the "did you do it?" poll, as normalised text (README: typed answers)."""
-
-REACTION_ANSWERS: dict[str, str] = {"👍": DONE, "✅": DONE, "✔": DONE, "☑": DONE,
-                                    "👎": NOT_THIS_TIME, "❌": NOT_THIS_TIME, "✖": NOT_THIS_TIME}
-"""A reaction on the "did you do it?" poll that counts like a typed answer."""
-_OPTION_BY_VOTE = {vote: option for option, vote in VOTE_BY_OPTION.items()}
-
-AMBIGUOUS_REPLY = ("Which question is that for? Please tap your answer on the poll, or type its words, "
-                   "for example \"{first}\" or \"{second}\".")
-
-_MODIFIERS = re.compile("[\ufe0e\ufe0f\U0001f3fb-\U0001f3ff\u200d]")
-"""Variation selectors, skin tones and joiners: 👍🏽 is 👍."""
+log = get_logger("promptpipe.flow")
 
 
-def normalise(text: str) -> str:
-    """Lower case, no punctuation, single spaces, emoji without skin tone or style."""
-    text = _MODIFIERS.sub("", unicodedata.normalize("NFKC", text)).casefold()
-    kept = "".join(" " if unicodedata.category(ch).startswith("P") else ch for ch in text)
-    return " ".join(kept.split())
-
-
-@dataclass(frozen=True)
-class OpenPoll:
-    """A poll a typed answer may still resolve."""
-
-    purpose: str
-    """``done`` or ``intensity``."""
-    poll_id: int
-    """Our transcript id of the poll."""
-    options: tuple[str, ...]
-    chosen: str | None
-    """The option the participant's current vote names (None: no vote yet)."""
-    moved_on: bool
-    """We sent something conversational after the poll: numbers and equivalents no longer count."""
-    wa_ids: tuple[str, ...] = ()
-    """WhatsApp ids that, quoted, point at this poll (the poll; for the daily poll, its prompt too)."""
-
-
-@dataclass(frozen=True)
-class PollAnswer:
-    poll: OpenPoll
-    option: str
-
-
-@dataclass(frozen=True)
-class Ambiguous:
-    polls: tuple[OpenPoll, ...]
-
-    @property
-    def reply(self) -> str:
-        first, second = (poll.options[0] for poll in self.polls[:2])
-        return AMBIGUOUS_REPLY.format(first=first, second=second)
-
-
-def _option_for(words: str, poll: OpenPoll, *, loose: bool) -> str | None:
-    for option in poll.options:
-        if words == normalise(option):
-            return option
-    if not loose:
-        return None
-    if words.isdigit() and 1 <= int(words) <= len(poll.options):
-        return poll.options[int(words) - 1]
-    if poll.purpose == DONE_PURPOSE:
-        for option, equivalents in EQUIVALENTS.items():
-            if words in equivalents and option in poll.options:
-                return option
-    return None
-
-
-def read_answer(text: str, polls: list[OpenPoll], *, quoted: str | None = None) -> PollAnswer | Ambiguous | None:
-    """The poll answer this message is, if any. An answer that only repeats the current vote is
-    not one (the participant is talking, and the model answers)."""
-    words = normalise(text)
-    if not words or len(words) > 40:
-        return None
-    if quoted:
-        polls = [poll for poll in polls if quoted in poll.wa_ids]
+def typed_answers(context: TurnContext, batch: list[InboxRow]) -> list[tuple[InboxRow, PollAnswer | Ambiguous]]:
+    """The messages of the batch that answer an open poll."""
     found = []
-    for poll in polls:
-        option = _option_for(words, poll, loose=bool(quoted) or not poll.moved_on)
-        if option is not None and option != poll.chosen:
-            found.append(PollAnswer(poll, option))
-    if len(found) > 1:
-        unanswered = [answer for answer in found if answer.poll.chosen is None]
-        found = unanswered if len(unanswered) == 1 else found
-    if len(found) > 1:
-        return Ambiguous(tuple(answer.poll for answer in found))
-    return found[0] if found else None
+    for item, event in zip(batch, context.events, strict=True):
+        if not isinstance(event, MessageReceived):
+            continue
+        answer = read_answer(context.texts.get(item.id, ""), context.polls, quoted=event.quoted_message_id)
+        if answer is not None:
+            found.append((item, answer))
+    return found
 
 
-def reaction_answer(emoji: str, poll: OpenPoll) -> str | None:
-    """The option a reaction on the open "did you do it?" poll stands for (None: it is not one,
-    or it repeats the current vote)."""
-    if poll.purpose != DONE_PURPOSE:
-        return None
-    option = REACTION_ANSWERS.get(_MODIFIERS.sub("", emoji))
-    return option if option in poll.options and option != poll.chosen else None
-
-
-def open_polls(newest: NewestPolls | None, record: ServerRecord, now: datetime, lifetime: timedelta) -> list[OpenPoll]:
-    """The polls a typed answer may resolve now: those of the newest prompt, within ``lifetime``
-    of it (0: until the next prompt)."""
-    if newest is None or (lifetime > timedelta(0) and now - newest.sent_at > lifetime):
-        return []
-    polls = []
-    if newest.daily is not None:
-        polls.append(OpenPoll(
-            DONE_PURPOSE, newest.daily.id, newest.daily.options or POLL_OPTIONS,
-            _OPTION_BY_VOTE.get(newest.vote or ""), moved_on=newest.last_conversational_out > newest.daily.id,
-            wa_ids=tuple(wa for wa in (newest.daily.wa_message_id, newest.prompt_wa_id) if wa)))
-    if newest.intensity is not None:
-        vote = record.intensity_vote
-        chosen = vote.choice if vote is not None and vote.poll == newest.intensity.id else None
-        polls.append(OpenPoll(
-            intensity.PURPOSE, newest.intensity.id, newest.intensity.options, chosen,
-            moved_on=newest.last_conversational_out > newest.intensity.id,
-            wa_ids=tuple(wa for wa in (newest.intensity.wa_message_id,) if wa)))
-    return polls
+def answers_outcome(context: TurnContext, batch: list[InboxRow],
+                    answers: list[tuple[InboxRow, PollAnswer | Ambiguous]], now: datetime) -> Outcome:
+    """The typed answers as votes (an ambiguous one gets a question back); the other messages of
+    the batch stay pending for the next turn."""
+    outgoing: list[Outgoing] = []
+    handled: dict[int, dict[str, object]] = {}
+    inputs = []
+    for item, answer in answers:
+        if isinstance(answer, PollAnswer):
+            inputs.append(Vote(item, answer.poll.purpose, answer.poll.poll_id, [answer.option], source="typed"))
+            continue
+        outgoing.append(Outgoing(keys.reply(item.id), answer.reply, "text"))
+        if item.message_id is not None:
+            handled[item.message_id] = {"handled_as": "ambiguous"}
+        log.info("typed_answer_ambiguous", participant_id=context.state.participant.id, polls=len(answer.polls))
+    settled = [item for item, _ in answers]
+    outcome = votes_outcome(context, settled, inputs, now, outgoing=outgoing, handled=handled)
+    outcome.again = len(settled) < len(batch)
+    return outcome

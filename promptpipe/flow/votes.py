@@ -8,17 +8,27 @@ counters are recomputed from the delivery rows, so nothing is ever counted twice
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 
 from sqlalchemy.orm import Session
 
-from promptpipe.storage.deliveries import VoteTarget, set_vote
-from promptpipe.flow.daily_prompt import POLL_OPTIONS
-from promptpipe.domain.states import VOTE_DONE, VOTE_NOT_THIS_TIME
+from promptpipe.domain import keys
+from promptpipe.domain.polls import DONE_PURPOSE, VOTE_BY_OPTION
+from promptpipe.domain.profile import PROMPT_REQUIRED_FIELDS
+from promptpipe.domain.states import ACTIVE, VOTE_DONE, VOTE_NOT_THIS_TIME
+from promptpipe.flow import intensity
+from promptpipe.flow.turn import Outcome, Outgoing, TurnContext
+from promptpipe.logging import get_logger
+from promptpipe.pipeline.events import PollVoteReceived
+from promptpipe.storage.deliveries import VoteTarget, recount, set_vote
+from promptpipe.storage.inbox_rows import InboxRow
+from promptpipe.storage.transcript import annotate_message
 
-PURPOSE = "done"
-VOTE_BY_OPTION = dict(zip(POLL_OPTIONS, (VOTE_DONE, VOTE_NOT_THIS_TIME), strict=True))
+log = get_logger("promptpipe.flow")
+
+PURPOSE = DONE_PURPOSE
 
 COUNTED, CHANGED, WITHDRAWN, REPEATED, OUTDATED, UNKNOWN = (
     "counted", "changed", "withdrawn", "repeated", "outdated", "unknown_poll")
@@ -102,3 +112,65 @@ class VoteTally:
     def write(self, session: Session, now: datetime) -> None:
         for delivery_id, (vote, replaced, source) in self.final.items():
             set_vote(session, delivery_id, vote, now, changed=replaced, source=source)
+
+
+@dataclass(frozen=True)
+class Vote:
+    """One answer to a poll: tapped, typed or reacted."""
+
+    item: InboxRow
+    purpose: str | None
+    poll_id: int | None
+    chosen: list[str]
+    withdrawn: bool = False
+    source: str = "tap"
+
+
+def taps(context: TurnContext, batch: list[InboxRow]) -> list[Vote]:
+    """The batch's taps on polls (the poll's transcript id was found at ingest)."""
+    return [Vote(item, event.purpose, event.poll_id, list(event.selected), withdrawn=event.withdrawn)
+            for item, event in zip(batch, context.events, strict=True) if isinstance(event, PollVoteReceived)]
+
+
+def votes_outcome(context: TurnContext, batch: list[InboxRow], inputs: list[Vote], now: datetime, *,
+                  outgoing: list[Outgoing] | None = None,
+                  handled: dict[int, dict[str, object]] | None = None) -> Outcome:
+    """Votes are answered by the server: an intensity vote moves the intensity, a "did you do
+    it?" vote sets its delivery's outcome and the counters. Every vote stays in the transcript
+    with a note of how it was handled (and, unless tapped, how it was given)."""
+    state, pid = context.state, context.state.participant.id
+    outgoing, handled = list(outgoing or []), dict(handled or {})
+    tally = VoteTally(context.targets)
+    for vote in inputs:
+        reply: str | None = None
+        if state.status != ACTIVE:
+            outcome = "not_active"
+        elif vote.purpose == intensity.PURPOSE:
+            reply, outcome = intensity.apply_vote(state, vote.chosen, vote.poll_id, withdrawn=vote.withdrawn,
+                                                  source=vote.source)
+        elif vote.purpose == PURPOSE:
+            decision = tally.handle(vote.poll_id, vote.chosen, withdrawn=vote.withdrawn, source=vote.source)
+            reply, outcome = decision.reply, decision.handled_as
+            if decision.changes_delivery:
+                state.profile.record.last_prompt_vote = decision.vote
+        else:
+            outcome = "not_counted"
+        if vote.item.message_id is not None:
+            handled[vote.item.message_id] = {"handled_as": outcome, **(
+                {"vote_source": vote.source, "answers_poll": vote.poll_id, "selected": vote.chosen}
+                if vote.source != "tap" else {})}
+        if reply:
+            outgoing.append(Outgoing(keys.reply(vote.item.id), reply, "text"))
+        log.info("poll_vote_handled", participant_id=pid, purpose=vote.purpose, handled_as=outcome, source=vote.source)
+    if tally.answered and not state.missing_fields(PROMPT_REQUIRED_FIELDS):
+        # their next words are feedback
+        state.apply("intake_to_feedback", actor="participant", reason="answered the daily poll")
+
+    def write(session: Session, _: Mapping[str, int | None]) -> None:
+        tally.write(session, now)
+        if tally.final:
+            state.profile.record.counters = recount(session, pid)
+        for message_id, fields in handled.items():
+            annotate_message(session, message_id, **fields)
+
+    return Outcome(outgoing, hook=write, answered=batch)

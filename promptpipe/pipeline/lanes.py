@@ -8,9 +8,9 @@ one batch, so messages that arrive while a turn runs are answered together by th
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Generic, Protocol, TypeVar
 
 from sqlalchemy.orm import Session
 
@@ -26,14 +26,24 @@ log = get_logger("promptpipe.pipeline.lanes")
 TURN_TIMEOUT = timedelta(minutes=5)
 FOLDABLE_KINDS = ("message",)
 
-ContextLoader = Callable[[Session, str, list[InboxRow]], Any]
-"""Reads what a turn needs, inside the same transaction that picked the batch."""
-Processor = Callable[[str, list[InboxRow], Any], Awaitable[bool | None]]
-"""Runs a batch; True when part of it is still pending and should run at once."""
-FailureRecorder = Callable[[str, list[InboxRow], BaseException], Awaitable[None]]
-BlockedHook = Callable[[Session, str, list[InboxRow], datetime], None]
-"""Called (in the same transaction) when rows are pending but none can run yet: the first one
-waits for its retry. It may write, e.g. tell a participant whose message waits behind it."""
+C = TypeVar("C")
+
+
+class TurnRunner(Protocol[C]):
+    """What a lane hands its batches to (the conversation flow)."""
+
+    def load(self, session: Session, participant_id: str, batch: list[InboxRow]) -> C:
+        """Read what the turn needs, inside the same transaction that picked the batch."""
+
+    async def run(self, participant_id: str, batch: list[InboxRow], context: C) -> bool:
+        """Run the batch; True when part of it is still pending and should run at once."""
+
+    async def record_failure(self, participant_id: str, batch: list[InboxRow], error: BaseException) -> None:
+        """The batch failed: keep it for a retry."""
+
+    def blocked(self, session: Session, participant_id: str, rows: list[InboxRow], now: datetime) -> None:
+        """Rows are pending but none can run yet (the first waits for its retry); called in the
+        same transaction, it may write (tell a participant whose message waits behind it)."""
 
 
 def select_batch(rows: list[InboxRow], now: datetime) -> list[InboxRow]:
@@ -52,15 +62,12 @@ def select_batch(rows: list[InboxRow], now: datetime) -> list[InboxRow]:
     return run if any(row.available_at <= now for row in run) else []
 
 
-class Lanes:
+class Lanes(Generic[C]):
     def __init__(
-        self, db: Database, clock: Clock, load: ContextLoader, process: Processor, record_failure: FailureRecorder, *,
-        concurrency: int, turn_timeout: timedelta = TURN_TIMEOUT, on_batch_done: Callable[[], None] | None = None,
-        on_blocked: BlockedHook | None = None,
+        self, db: Database, clock: Clock, runner: TurnRunner[C], *, concurrency: int,
+        turn_timeout: timedelta = TURN_TIMEOUT, on_batch_done: Callable[[], None] | None = None,
     ) -> None:
-        self.db, self.clock = db, clock
-        self._load, self._process, self._record_failure = load, process, record_failure
-        self._on_blocked = on_blocked
+        self.db, self.clock, self.runner = db, clock, runner
         self._semaphore = asyncio.Semaphore(concurrency)
         self._concurrency = concurrency
         self._turn_timeout_s = turn_timeout.total_seconds()
@@ -134,31 +141,31 @@ class Lanes:
                 if not (again or waiting > len(batch) or participant_id in self._rerun):
                     return
 
-    def _next_batch(self, session: Session, participant_id: str, now: datetime) -> tuple[list[InboxRow], int, Any] | None:
+    def _next_batch(self, session: Session, participant_id: str, now: datetime) -> tuple[list[InboxRow], int, C] | None:
         """One transaction: the pending rows, the batch to run, and the context of its turn."""
         rows = pending_inbox(session, participant_id)
         batch = select_batch(rows, now)
         if not batch:
-            if rows and self._on_blocked is not None:
-                self._on_blocked(session, participant_id, rows, now)
+            if rows:
+                self.runner.blocked(session, participant_id, rows, now)
             return None
-        return batch, len(rows), self._load(session, participant_id, batch)
+        return batch, len(rows), self.runner.load(session, participant_id, batch)
 
-    async def _run_batch(self, participant_id: str, batch: list[InboxRow], context: Any) -> bool:
+    async def _run_batch(self, participant_id: str, batch: list[InboxRow], context: C) -> bool:
         """Run one batch; True when it should run again at once (a version conflict)."""
         self.batches += 1
         again = False
         try:
-            again = bool(await asyncio.wait_for(self._process(participant_id, batch, context), self._turn_timeout_s))
+            again = bool(await asyncio.wait_for(self.runner.run(participant_id, batch, context), self._turn_timeout_s))
         except VersionConflict:
             log.info("turn_conflict_retry", participant_id=participant_id)
             return True
         except asyncio.CancelledError:
             raise
         except TimeoutError:
-            await self._record_failure(participant_id, batch, LLMUnavailable("the turn took too long"))
+            await self.runner.record_failure(participant_id, batch, LLMUnavailable("the turn took too long"))
         except Exception as exc:
-            await self._record_failure(participant_id, batch, exc)
+            await self.runner.record_failure(participant_id, batch, exc)
         if self._on_batch_done is not None:
             self._on_batch_done()
         return again

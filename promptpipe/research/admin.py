@@ -32,7 +32,6 @@ from promptpipe.storage.receipts import ReceiptTimes, receipt_times
 from promptpipe.storage.schedules import load_schedules
 from promptpipe.domain.conversation import ScheduleEntry
 from promptpipe.domain.profile import HABIT_FIELDS, Profile
-from promptpipe.domain.outcomes import COUNTER_DATES, COUNTER_INTS
 from promptpipe.domain.tone import ToneState
 from promptpipe.storage.conversations import change_status_now, change_timezone_now
 from promptpipe.pipeline.events import AlarmSyncRequested, DailyPromptDue, Enrolled, as_input
@@ -40,8 +39,7 @@ from promptpipe.storage.inbox_rows import add_input
 from promptpipe.storage.participants import create_participant, participant_by_phone
 from promptpipe.domain.text import has_undecodable
 from promptpipe.storage.deliveries import newest_polls, prompt_wa_ids
-from promptpipe.flow import intensity
-from promptpipe.flow.typed_answers import normalise
+from promptpipe.domain.polls import normalise
 from promptpipe.transport import InboundMessage, PollVote, Reaction, poll_option_hash
 from promptpipe.transport.base import NON_TEXT_CONTENT
 

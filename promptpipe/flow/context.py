@@ -1,0 +1,80 @@
+"""What a turn reads before it starts, in the transaction that picked its batch: the state, the
+history window, the batch's texts and typed events, and, when the batch may answer a poll or
+point at a message, the open polls, the messages pointed at and the deliveries votes are about."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlalchemy.orm import Session
+
+from promptpipe.domain.polls import DONE_PURPOSE, OPTION_BY_VOTE, POLL_OPTIONS, OpenPoll
+from promptpipe.domain.profile import ServerRecord
+from promptpipe.flow import intensity
+from promptpipe.flow.turn import FlowConfig, TurnContext
+from promptpipe.pipeline.events import MessageReceived, PollVoteReceived, ReactionReceived, parse_event
+from promptpipe.storage.conversations import load_turn_state
+from promptpipe.storage.deliveries import NewestPolls, messages_by_wa_id, newest_polls, vote_targets
+from promptpipe.storage.inbox_rows import InboxRow
+from promptpipe.storage.transcript import history_before, message_texts
+
+__all__ = ["ANSWER_CHARS", "FOLD_SPAN", "load_context", "open_polls"]
+
+FOLD_SPAN = 3
+"""A turn reads at most this many windows of unsummarised history (the rest is folded first)."""
+ANSWER_CHARS = 60
+"""Messages longer than this are never a typed poll answer (their open polls are not even read)."""
+
+
+def load_context(session: Session, participant_id: str, batch: list[InboxRow], config: FlowConfig,
+                 now: datetime) -> TurnContext:
+    message_ids = [item.message_id for item in batch if item.message_id is not None]
+    state = load_turn_state(session, participant_id)
+    # More than the window: the messages the summary has not covered yet are what it folds in.
+    history = history_before(session, participant_id, min(message_ids, default=None),
+                             FOLD_SPAN * config.history_window, after_id=state.summary_through)
+    texts_by_id = message_texts(session, message_ids)
+    texts = {item.id: texts_by_id.get(item.message_id, "") for item in batch if item.message_id is not None}
+    events = [parse_event(item.kind, item.payload) for item in batch]
+    context = TurnContext(state, history, texts, events)
+    pointed_at = [ref for event in events for ref in _pointed_at(event) if ref]
+    context.quoted = messages_by_wa_id(session, participant_id, pointed_at)
+    if isinstance(events[0], ReactionReceived) or (isinstance(events[0], MessageReceived) and any(
+            len(text) <= ANSWER_CHARS for text in texts.values())):
+        record = state.profile.record
+        newest = newest_polls(session, participant_id, record.intensity_poll_message)
+        context.polls = open_polls(newest, record, now, config.typed_answer_window)
+    poll_ids = {event.poll_id for event in events if isinstance(event, PollVoteReceived) and event.poll_id is not None}
+    poll_ids |= {poll.poll_id for poll in context.polls}
+    if poll_ids:
+        context.targets = vote_targets(session, participant_id, sorted(poll_ids))
+    return context
+
+
+def _pointed_at(event: object) -> tuple[str | None, ...]:
+    if isinstance(event, MessageReceived):
+        return (event.quoted_message_id,)
+    if isinstance(event, ReactionReceived):
+        return (event.reacted_to,)
+    return ()
+
+
+def open_polls(newest: NewestPolls | None, record: ServerRecord, now: datetime, lifetime: timedelta) -> list[OpenPoll]:
+    """The polls a typed answer may resolve now: those of the newest prompt, within ``lifetime``
+    of it (0: until the next prompt)."""
+    if newest is None or (lifetime > timedelta(0) and now - newest.sent_at > lifetime):
+        return []
+    polls = []
+    if newest.daily is not None:
+        polls.append(OpenPoll(
+            DONE_PURPOSE, newest.daily.id, newest.daily.options or POLL_OPTIONS,
+            OPTION_BY_VOTE.get(newest.vote or ""), moved_on=newest.last_conversational_out > newest.daily.id,
+            wa_ids=tuple(wa for wa in (newest.daily.wa_message_id, newest.prompt_wa_id) if wa)))
+    if newest.intensity is not None:
+        vote = record.intensity_vote
+        chosen = vote.choice if vote is not None and vote.poll == newest.intensity.id else None
+        polls.append(OpenPoll(
+            intensity.PURPOSE, newest.intensity.id, newest.intensity.options, chosen,
+            moved_on=newest.last_conversational_out > newest.intensity.id,
+            wa_ids=tuple(wa for wa in (newest.intensity.wa_message_id,) if wa)))
+    return polls

@@ -1,0 +1,123 @@
+"""A turn the model answers: the module of the participant's stage (intake, or feedback), with
+their history window and running summary, asked again with less when the request does not fit
+the model's context."""
+
+from __future__ import annotations
+
+import copy
+
+from promptpipe.agents import FEEDBACK as FEEDBACK_MODULE
+from promptpipe.agents import INTAKE as INTAKE_MODULE
+from promptpipe.agents import AgentModule
+from promptpipe.agents.agent import BUDGETS, GREETING_CUE, SAFETY_CUE
+from promptpipe.agents.summary import fold_into_summary
+from promptpipe.agents.toolloop import LoopResult
+from promptpipe.domain import keys
+from promptpipe.domain.conversation import HistoryEntry, TurnState
+from promptpipe.domain.profile import PROMPT_REQUIRED_FIELDS
+from promptpipe.domain.states import FEEDBACK
+from promptpipe.errors import ContextTooLong, LLMError
+from promptpipe.flow.commands import STOPPED
+from promptpipe.flow.context_notes import quote_note
+from promptpipe.flow.safety_step import was_screened
+from promptpipe.flow.turn import FlowDeps, Outcome, Outgoing, TurnContext
+from promptpipe.logging import get_logger
+from promptpipe.pipeline.events import Enrolled, MessageReceived
+from promptpipe.storage.inbox_rows import InboxRow
+from promptpipe.tools import ToolContext
+from promptpipe.transport import Recipient
+
+__all__ = ["conversation_outcome", "model_inputs", "module_for", "respond"]
+
+log = get_logger("promptpipe.flow")
+
+
+def module_for(state: TurnState, greeting: bool) -> AgentModule:
+    """INTAKE for a greeting and by default; FEEDBACK in that stage, unless the plan cannot
+    carry a prompt any more: then the participant goes back to intake to repair it."""
+    if greeting or state.sub_state != FEEDBACK:
+        return INTAKE_MODULE
+    missing = state.missing_fields(PROMPT_REQUIRED_FIELDS)
+    if missing:
+        state.apply("feedback_to_intake", actor="server", reason="in FEEDBACK but the profile lacks " + ", ".join(missing))
+        return INTAKE_MODULE
+    return FEEDBACK_MODULE
+
+
+def model_inputs(context: TurnContext, batch: list[InboxRow]) -> list[str]:
+    """The batch's texts as the model reads them: a swipe reply says what it answers."""
+    inputs = []
+    for item, event in zip(batch, context.events, strict=True):
+        text = context.texts.get(item.id, "")
+        if not text.strip():
+            continue
+        quoted = context.quoted.get(event.quoted_message_id or "") if isinstance(event, MessageReceived) else None
+        inputs.append(f"{quote_note(quoted)}\n{text}" if quoted is not None else text)
+    return inputs
+
+
+async def conversation_outcome(deps: FlowDeps, context: TurnContext, batch: list[InboxRow],
+                               inputs: list[str]) -> Outcome:
+    """The model answers ``inputs`` (a greeting for a new participant)."""
+    state = context.state
+    greeting = isinstance(context.events[0], Enrolled)
+    module = module_for(state, greeting)
+    cue = GREETING_CUE if greeting else SAFETY_CUE if was_screened(context.events) else None
+    result = await respond(deps, context, module, inputs, cue)
+    opted_out_by_model = any(c.event == "opted_out" and c.source == "model" for c in state.consent)
+    reply = STOPPED if opted_out_by_model else result.text
+    kind = "greeting" if greeting else "command" if opted_out_by_model else "text"
+    return Outcome([Outgoing(keys.reply(batch[-1].id), reply, kind)], log=("turn_done", {
+        "module": module.name, "rounds": result.rounds, "tools": result.tools_called, "inputs": len(batch),
+        "stopped": result.stopped, **({"reply": result.text} if deps.config.debug else {})}))
+
+
+async def respond(deps: FlowDeps, context: TurnContext, module: AgentModule, texts: list[str],
+                  cue: str | None) -> LoopResult:
+    """Run the module; when the request does not fit the model's context, ask again with less
+    history and shorter messages (each try starts from the same state), then give up."""
+    state = context.state
+    recipient = Recipient(phone=state.participant.phone, lid=state.participant.lid)
+    await deps.typing(recipient, True)
+    try:
+        history = await _remembered(deps, state, context.history)
+        state.turns_since_summary += 1
+        before = copy.deepcopy(state)
+        for attempt, budget in enumerate(BUDGETS):
+            ctx = ToolContext(state=state, llm=deps.llm, clock=deps.clock, prompts=deps.prompts,
+                              policy=deps.config.policy, inbound=tuple(texts))
+            try:
+                return await module.respond(ctx, history, texts, cue=cue, budget=budget)
+            except ContextTooLong:
+                if attempt == len(BUDGETS) - 1:
+                    raise
+                log.warning("context_too_long_retry", participant_id=state.participant.id, next_budget=attempt + 1)
+                vars(state).update(vars(copy.deepcopy(before)))
+        raise AssertionError("unreachable")
+    finally:
+        await deps.typing(recipient, False)
+
+
+async def _remembered(deps: FlowDeps, state: TurnState, history: list[HistoryEntry]) -> list[HistoryEntry]:
+    """The last ``history_window`` messages, which the model reads with the running summary.
+    Once messages the summary does not cover have fallen out of the window, and enough turns
+    have passed since the last fold, everything but the newer half of the window is folded in:
+    the overlap means messages leave the window already summarised unless more than half a
+    window's worth arrive within those turns."""
+    window, every = deps.config.history_window, deps.config.summary_every_turns
+    if window <= 0:
+        return []
+    visible = history[-window:]
+    if len(history) <= window or every <= 0 or state.turns_since_summary < every:
+        return visible
+    older = history[:-(window // 2)] if window >= 2 else history
+    try:
+        state.summary = await fold_into_summary(deps.llm, deps.prompts.summary, state.summary, older,
+                                                state.participant.name)
+    except (LLMError, ValueError) as exc:  # tried again next turn
+        log.warning("summary_failed", participant_id=state.participant.id, error=str(exc)[:200])
+        return visible
+    state.summary_through, state.turns_since_summary = older[-1].id, 0
+    log.info("summary_updated", participant_id=state.participant.id, folded=len(older),
+             through=state.summary_through, chars=len(state.summary))
+    return visible

@@ -1,0 +1,37 @@
+"""A reaction: on the open "did you do it?" poll a yes or no emoji counts like a typed answer; on
+a daily prompt or its poll it goes to the model as what it is; any other, and a reaction taken
+back, is kept without an answer."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from promptpipe.domain.polls import reaction_answer
+from promptpipe.domain.profile import PROMPT_REQUIRED_FIELDS
+from promptpipe.domain.states import ACTIVE
+from promptpipe.flow.commands import kept_outcome
+from promptpipe.flow.context_notes import reaction_note
+from promptpipe.flow.conversation import conversation_outcome
+from promptpipe.flow.turn import FlowDeps, Outcome, TurnContext
+from promptpipe.flow.votes import Vote, votes_outcome
+from promptpipe.pipeline.events import ReactionReceived
+from promptpipe.storage.inbox_rows import InboxRow
+
+__all__ = ["reaction_outcome"]
+
+
+async def reaction_outcome(deps: FlowDeps, context: TurnContext, item: InboxRow, event: ReactionReceived,
+                           now: datetime) -> Outcome:
+    state = context.state
+    target = context.quoted.get(event.reacted_to)
+    if state.status != ACTIVE or not event.emoji or target is None or target.direction != "out":
+        return kept_outcome([item], status=state.status)
+    poll = next((p for p in context.polls if p.poll_id == target.id), None)
+    option = reaction_answer(event.emoji, poll) if poll is not None else None
+    if poll is not None and option is not None:
+        return votes_outcome(context, [item], [Vote(item, poll.purpose, poll.poll_id, [option], source="reaction")], now)
+    if target.prompt_of is None:
+        return kept_outcome([item], status=state.status)
+    if not state.missing_fields(PROMPT_REQUIRED_FIELDS):
+        state.apply("intake_to_feedback", actor="participant", reason="reacted to a daily prompt")
+    return await conversation_outcome(deps, context, [item], [reaction_note(event.emoji, target)])
