@@ -62,7 +62,7 @@ from promptpipe.domain.polls import POLL_QUESTION
 from promptpipe.domain.localtime import FIXED, DailySpec, parse_hhmm
 from promptpipe.storage.models import DONE, Conversation, InboxItem, OutboxItem, Participant, Schedule, Timer
 from promptpipe.domain.states import ACTIVE, INTAKE
-from promptpipe.domain.timers import JOB_TABLE
+from promptpipe.domain.keys import JOB_TABLE
 from promptpipe.storage.participants import new_participant_id
 from promptpipe.transport.base import Recipient, SentMessage
 

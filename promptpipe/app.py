@@ -4,19 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import fcntl
 import gc
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
 
 from promptpipe.research.alerts import AlertSender
 from promptpipe.clock import Clock, SystemClock
 from promptpipe.config import Settings, ensure_state_dir
 from promptpipe.storage.db import Database
 from promptpipe.errors import ConfigError, StorageError
-from promptpipe.storage.files import create_private_file
 from promptpipe.flow.router import ConversationFlow, typing_through
 from promptpipe.flow.turn import FlowConfig, FlowDeps, SafetyConfig
 from promptpipe.pipeline.inbox import Inbox, InboxConfig
@@ -26,9 +22,10 @@ from promptpipe.logging import get_logger
 from promptpipe.domain.timers import NudgePolicy
 from promptpipe.pipeline.outbox import Outbox
 from promptpipe.domain.safety import DEFAULT_SAFETY_MESSAGE, CrisisScreen
-from promptpipe.scheduling.alarms import AlarmClock
+from promptpipe.scheduling.driver import AlarmClock
+from promptpipe.scheduling.guard import ServiceGuard
 from promptpipe.pipeline.spool import Spool
-from promptpipe.storage.state_dir import LOCK_NAME, StateDirWatch
+from promptpipe.storage.state_dir import StateDirWatch
 from promptpipe.tools import PromptTexts
 from promptpipe.storage.receipts import record_receipt
 from promptpipe.storage.service_status import WHATSAPP, save_status
@@ -125,7 +122,7 @@ class App:
     alerts: AlertSender | None = None
     _tasks: list[asyncio.Task[None]] = field(default_factory=list)
     _outbox_kick: asyncio.Event = field(default_factory=asyncio.Event)
-    _lock_file: IO[str] | None = None
+    guard: ServiceGuard | None = None
     _stopping: bool = False
     _watch: StateDirWatch | None = None
     fatal: asyncio.Event = field(default_factory=asyncio.Event)
@@ -165,9 +162,11 @@ class App:
 
     async def start(self, *, background: bool = True, single_instance: bool = False) -> None:
         """Open the database, settle interrupted sends, connect the transport, start the loops."""
-        if single_instance:
-            self._take_lock()
+        self.guard = ServiceGuard(self.db, self.alarms.engine,
+                                  ensure_state_dir(self.settings) if single_instance else None)
+        self.guard.hold_state_dir()
         await self.db.connect()
+        await asyncio.get_running_loop().run_in_executor(None, self.guard.hold_database)
         if single_instance:
             self._watch = StateDirWatch.of(self.settings.state_dir, self.db.sqlite_path)
         await self.outbox.recover_interrupted()
@@ -228,7 +227,8 @@ class App:
                 with contextlib.suppress(Exception):
                     await closer()
         await self.db.close()
-        self._release_lock()
+        if self.guard is not None:
+            self.guard.release()
         log.info("service_stopped", lanes=repr(self.lanes), inbox=repr(self.inbox), outbox=repr(self.outbox),
                  alarms=repr(self.alarms),
                  turns=self.flow.turns, failures=self.flow.failures)
@@ -334,31 +334,3 @@ class App:
             self._outbox_kick.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._outbox_kick.wait(), interval)
-
-    def _take_lock(self) -> None:
-        state_dir = ensure_state_dir(self.settings)
-        path = state_dir / LOCK_NAME
-        create_private_file(path)
-        handle = open(path, "a+")  # noqa: SIM115  (held for the life of the service)
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            handle.seek(0)
-            holder = handle.read().strip() or "another process"
-            handle.close()
-            raise ConfigError(
-                f"another PromptPipe service ({holder}) is already running with PROMPTPIPE_STATE_DIR="
-                f"{str(state_dir)!r}; stop it first (two services would answer every message twice)."
-            ) from None
-        handle.seek(0)
-        handle.truncate()
-        handle.write(f"pid {os.getpid()}\n")
-        handle.flush()
-        self._lock_file = handle
-
-    def _release_lock(self) -> None:
-        if self._lock_file is not None:
-            with contextlib.suppress(OSError):
-                fcntl.flock(self._lock_file, fcntl.LOCK_UN)
-            self._lock_file.close()
-            self._lock_file = None

@@ -287,7 +287,7 @@ async def test_a_new_timer_wakes_the_alarm_loop_at_once(make_app: AppFactory, fa
     """Regression: a timer armed while the alarm loop slept waited for the loop's next alarm (up to
     30 s) before its job was stored; the first queued change must wake the loop, which then waits
     at most the short batching delay."""
-    from promptpipe.scheduling.alarms import TIMER_BATCH_DELAY_S
+    from promptpipe.scheduling.requests import TIMER_BATCH_DELAY_S
     from promptpipe.domain.conversation import PendingTimer, TimerChange
 
     app = await make_app(**QUIET)
@@ -297,5 +297,5 @@ async def test_a_new_timer_wakes_the_alarm_loop_at_once(make_app: AppFactory, fa
     due = app.clock.now() + timedelta(minutes=5)
     app.alarms.request_timer_changes([TimerChange("p_x", "reminder", PendingTimer(1, "reminder", due, {}))])
     assert kick.is_set()
-    wait = app.alarms._timer_changes_wait()
+    wait = app.alarms.requests.wait_s()
     assert wait is not None and wait <= TIMER_BATCH_DELAY_S

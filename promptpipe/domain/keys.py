@@ -74,3 +74,19 @@ def safety(inbox_id: int) -> str:
 def too_long(inbox_id: int) -> str:
     """The one line a participant gets when their message could not be answered at all."""
     return f"too-long:{inbox_id}"
+
+
+# ------------------------------------------------------------------ alarms (APScheduler jobs)
+
+JOB_TABLE = "apscheduler_jobs"
+"""APScheduler's job table, in the same database."""
+
+
+def daily_job(participant_id: str, schedule_id: str) -> str:
+    """The alarm of one daily-prompt schedule."""
+    return f"daily:{participant_id}:{schedule_id}"
+
+
+def timer_job(participant_id: str, kind: str) -> str:
+    """The alarm of a participant's pending timer of this kind (at most one per kind)."""
+    return f"{kind}:{participant_id}"

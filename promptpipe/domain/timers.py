@@ -26,18 +26,6 @@ CANCELLED_BY_REPLY = (REMINDER, AUTO_FEEDBACK, FEEDBACK_CHECK_IN, FEEDBACK_FOLLO
 FEEDBACK_TIMERS = (FEEDBACK_CHECK_IN, FEEDBACK_FOLLOWUP)
 
 
-JOB_TABLE = "apscheduler_jobs"
-"""APScheduler's job table, in the same database."""
-
-
-def daily_job_id(participant_id: str, schedule_id: str) -> str:
-    return f"daily:{participant_id}:{schedule_id}"
-
-
-def timer_job_id(participant_id: str, kind: str) -> str:
-    return f"{kind}:{participant_id}"
-
-
 @dataclass(frozen=True)
 class NudgePolicy:
     """Built from the settings of the same names; a zero delay switches that timer off."""

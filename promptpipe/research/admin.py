@@ -13,12 +13,12 @@ import secrets
 from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import Column, MetaData, String, Table, func, select
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from promptpipe.domain import keys
 from promptpipe.clock import Clock
+from promptpipe.scheduling.jobstore import armed_job_ids
 from promptpipe.storage.db import Database
 from promptpipe.errors import AdminError, DuplicateKey
 from promptpipe.pipeline.inbox import Inbox, InboxConfig
@@ -26,7 +26,6 @@ from promptpipe.domain.limits import BACKGROUND_CHARS, INBOUND_CHARS, NAME_CHARS
 from promptpipe.domain.localtime import is_iana_zone, local_label, zone_or_utc
 from promptpipe.storage.models import PENDING, SENDING, Conversation, InboxItem, Message, OutboxItem, Participant, Timer
 from promptpipe.domain.states import ACTIVE, WITHDRAWN
-from promptpipe.domain.timers import JOB_TABLE, daily_job_id, timer_job_id
 from promptpipe.domain.phones import parse_e164
 from promptpipe.storage.receipts import ReceiptTimes, receipt_times
 from promptpipe.storage.schedules import load_schedules
@@ -280,8 +279,8 @@ async def schedules(db: Database, clock: Clock, *, phone: str) -> dict[str, Any]
         entries = load_schedules(session, participant.id)
         timers = list(session.execute(select(Timer).where(Timer.participant_id == participant.id,
                                                           Timer.status == PENDING).order_by(Timer.due_at)).scalars())
-        armed = _armed_job_ids(session, [daily_job_id(participant.id, e.id) for e in entries]
-                               + [timer_job_id(participant.id, t.kind) for t in timers])
+        armed = armed_job_ids(session, [keys.daily_job(participant.id, e.id) for e in entries]
+                               + [keys.timer_job(participant.id, t.kind) for t in timers])
         return entries, timers, armed
 
     entries, timers, armed = await db.run(read)
@@ -297,7 +296,7 @@ async def schedules(db: Database, clock: Clock, *, phone: str) -> dict[str, Any]
                 "habit": entry.spec().describe(),
                 "prep_minutes": entry.prep_minutes,
                 "next_prompt": local_label(entry.spec().next_fire(now, zone)[1], zone) if active else None,
-                "armed": daily_job_id(participant.id, entry.id) in armed,
+                "armed": keys.daily_job(participant.id, entry.id) in armed,
             }
             for entry in entries
         ],
@@ -315,8 +314,8 @@ async def pending_timers(db: Database) -> list[dict[str, Any]]:
         return [(timer, person) for timer, person in rows]
 
     rows = await db.run(read)
-    ids = [timer_job_id(p.id, t.kind) for t, p in rows]
-    armed = await db.run(lambda session: _armed_job_ids(session, ids))
+    ids = [keys.timer_job(p.id, t.kind) for t, p in rows]
+    armed = await db.run(lambda session: armed_job_ids(session, ids))
     return [_timer_row(timer, zone_or_utc(person.timezone), armed, person.phone) for timer, person in rows]
 
 
@@ -327,20 +326,8 @@ def _timer_row(timer: Timer, zone: Any, armed: set[str], phone: str) -> dict[str
         "due": local_label(timer.due_at, zone),
         "due_utc": timer.due_at.isoformat(),
         "detail": ", ".join(f"{k}={v}" for k, v in sorted(timer.payload.items())),
-        "armed": timer_job_id(timer.participant_id, timer.kind) in armed,
+        "armed": keys.timer_job(timer.participant_id, timer.kind) in armed,
     }
-
-
-def _armed_job_ids(session: Session, job_ids: list[str]) -> set[str]:
-    """Which of these alarms are in APScheduler's job store (empty if the service never ran)."""
-    if not job_ids:
-        return set()
-    table = Table(JOB_TABLE, MetaData(), Column("id", String, primary_key=True))
-    try:
-        with session.begin_nested():
-            return set(session.execute(select(table.c.id).where(table.c.id.in_(job_ids))).scalars())
-    except SQLAlchemyError:
-        return set()
 
 
 async def send_prompt_now(db: Database, clock: Clock, *, phone: str) -> int:

@@ -1,0 +1,339 @@
+"""The alarm clock: a driven APScheduler whose jobs become inbox rows.
+
+* :class:`DrivenScheduler`: a scheduler with no thread or loop of its own. The service calls
+  :meth:`DrivenScheduler.process_due` on its alarm thread, so the job store's blocking calls
+  never run on the event loop, and tests decide when time has passed.
+* :class:`AlarmExecutor`: runs a job's function at once, in the calling thread, applying the
+  misfire grace with *our* clock and telling the function when it was due and whether it came
+  too late. (APScheduler's own executors check grace against the wall clock.)
+* :class:`AlarmClock`: every job-store call runs on one dedicated alarm thread. A processing pass
+  turns due jobs into alarms, writes them to the inbox (keyed: a repeat is a no-op), and only then
+  commits the job store's own updates. :meth:`AlarmClock.sync` makes a participant's jobs match our
+  tables after anything changed (a schedule, a timer, a pause, a time zone);
+  :meth:`AlarmClock.reconcile` does it for everyone at start and catches up prompts that came due
+  while the service was down (see :mod:`promptpipe.scheduling.reconcile` for the decisions).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from datetime import datetime, timedelta, timezone
+from typing import Any, TypeVar
+
+from apscheduler.events import EVENT_JOB_EXECUTED, EVENT_JOB_MISSED, JobExecutionEvent
+from apscheduler.executors.base import BaseExecutor
+from apscheduler.job import Job
+from apscheduler.schedulers.base import BaseScheduler
+
+from promptpipe.clock import Clock
+from promptpipe.domain.conversation import TimerChange
+from promptpipe.domain import keys
+from promptpipe.domain.timers import NudgePolicy
+from promptpipe.logging import get_logger
+from promptpipe.scheduling import jobs
+from promptpipe.scheduling.deliver import Delivered, deliver_alarms
+from promptpipe.scheduling.jobs import Alarm
+from promptpipe.scheduling.jobstore import DeferredWriteJobStore, job_engine
+from promptpipe.scheduling.reconcile import (
+    ReconcileReport, SyncReport, WantedJob, candidate_job_ids, changes_for, overdue_daily_alarms, timer_job,
+)
+from promptpipe.scheduling.requests import ChangeRequests
+from promptpipe.storage.db import Database
+from promptpipe.storage.schedules import AlarmPlan, alarm_plans
+
+__all__ = ["AlarmClock", "ReconcileReport"]
+
+log = get_logger("promptpipe.scheduling")
+
+T = TypeVar("T")
+MAX_IDLE_S = 30.0
+"""The driver looks at the job store at least this often, whatever it expects."""
+DELIVER_CHUNK = 500
+SYNC_BATCH = 500
+
+
+class DrivenScheduler(BaseScheduler):
+    def __init__(self, on_wakeup: Callable[[], None], **options: Any) -> None:
+        self._on_wakeup = on_wakeup
+        super().__init__(**options)
+
+    def shutdown(self, wait: bool = True) -> None:
+        super().shutdown(wait)
+
+    def wakeup(self) -> None:
+        """APScheduler calls this when a job is added or changed: the driver looks again."""
+        self._on_wakeup()
+
+    def process_due(self) -> float | None:
+        """Run every due job once; returns seconds until the next one (None: no jobs)."""
+        return self._process_jobs()
+
+
+class AlarmExecutor(BaseExecutor):
+    def __init__(self, clock: Clock) -> None:
+        super().__init__()
+        self.clock = clock
+
+    def _do_submit_job(self, job: Job, run_times: list[datetime]) -> None:
+        events = []
+        try:
+            for run_time in run_times:
+                late = self.clock.now() - run_time
+                grace = job.misfire_grace_time
+                missed = grace is not None and late > timedelta(seconds=grace)
+                job.func(*job.args, scheduled_for=run_time.astimezone(timezone.utc), missed=missed, **job.kwargs)
+                code = EVENT_JOB_MISSED if missed else EVENT_JOB_EXECUTED
+                events.append(JobExecutionEvent(code, job.id, job._jobstore_alias, run_time))
+        except BaseException:
+            self._run_job_error(job.id, *sys.exc_info()[1:])
+        else:
+            self._run_job_success(job.id, events)
+
+
+class AlarmClock:
+    def __init__(
+        self, db: Database, clock: Clock, policy: NudgePolicy, *, on_queued: Callable[[list[str]], None],
+    ) -> None:
+        self.db, self.clock, self.policy = db, clock, policy
+        self._on_queued = on_queued
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="alarms")
+        self.engine = job_engine(db)
+        self.store = DeferredWriteJobStore(self.engine)
+        self.scheduler = DrivenScheduler(
+            self._wakeup,
+            jobstores={"default": self.store},
+            executors={"default": AlarmExecutor(clock)},
+            job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": self.grace_s},
+            timezone=timezone.utc,
+        )
+        self.requests = ChangeRequests(self._kick_loop)
+        self._fired: list[Alarm] = []
+        self._deliveries: list[Future[Delivered]] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._kick: asyncio.Event | None = None
+        self._started = False
+        self._quiet = False
+        self.delivered = 0
+        self.missed = 0
+
+    def __repr__(self) -> str:
+        return f"<AlarmClock delivered={self.delivered} missed={self.missed}>"
+
+    @property
+    def grace_s(self) -> int:
+        return max(1, int(self.policy.misfire_grace.total_seconds()))
+
+    # -- life cycle -------------------------------------------------------------------------------
+    async def start(self) -> None:
+        """Open the job store (creating its table). Jobs are processed by :meth:`drive` or
+        :meth:`run_due`, never by APScheduler on its own. The service guard holds the lock."""
+        self._loop = asyncio.get_running_loop()
+        self._kick = asyncio.Event()
+        jobs.install(self._on_alarm)
+        await self._call(self.scheduler.start)
+        self._started = True
+
+    async def stop(self) -> None:
+        if self._started:
+            with contextlib.suppress(Exception):
+                await self._call(self.scheduler.shutdown, False)
+            self._started = False
+        jobs.install(None)
+        await asyncio.get_running_loop().run_in_executor(None, self._thread.shutdown, True)
+        self.engine.dispose()
+
+    async def drive(self) -> None:
+        """Run due jobs whenever one is due (the service's alarm loop)."""
+        assert self._kick is not None
+        while True:
+            self._kick.clear()  # before the pass: a request made during it wakes the next wait
+            try:
+                await self.sync_requested(wait_for_more=True)
+                wait = await self.run_due()
+            except Exception as exc:
+                log.error("alarm_pass_failed", error=str(exc)[:300])
+                wait = 5.0
+            timeout = MAX_IDLE_S if wait is None else min(max(wait, 0.0), MAX_IDLE_S)
+            changes_due = self.requests.wait_s()
+            if changes_due is not None:
+                timeout = min(timeout, changes_due)
+            if timeout > 0:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._kick.wait(), timeout)
+
+    async def run_due(self) -> float | None:
+        """One pass: fire every due job into the inbox. Returns seconds until the next job."""
+        return await self._call(self._process_pass)
+
+    # -- keeping jobs in line with our tables -----------------------------------------------------
+    def request_sync(self, participant_ids: Iterable[str]) -> None:
+        """Ask for :meth:`sync` of these participants soon (batched; never makes a turn wait)."""
+        self.requests.sync(participant_ids)
+
+    def request_timer_changes(self, changes: list[TimerChange]) -> None:
+        """Arm or disarm these timers soon (batched). Changes are applied in the order given."""
+        self.requests.timers(changes)
+
+    async def sync_requested(self, *, wait_for_more: bool = False) -> int:
+        """Apply what was requested; returns how many participants and timers were handled.
+        ``wait_for_more`` leaves a young, small batch of timer changes for a later call."""
+        done = 0
+        while (taken := self.requests.take(wait_for_more=wait_for_more)) is not None:
+            for start in range(0, len(taken.participants), SYNC_BATCH):
+                ids = taken.participants[start:start + SYNC_BATCH]
+                try:
+                    await self.sync(ids)
+                except Exception as exc:  # the reconciler repairs it at the next start at the latest
+                    log.error("alarm_sync_failed", participants=len(ids), error=str(exc)[:300])
+            if taken.timer_changes:
+                try:
+                    await self._call(self._apply_timer_changes, taken.timer_changes)
+                except Exception as exc:
+                    log.error("alarm_timer_changes_failed", timers=len(taken.timer_changes), error=str(exc)[:300])
+            done += len(taken.participants) + len(taken.timer_changes)
+        return done
+
+    async def sync(self, participant_ids: Iterable[str]) -> SyncReport:
+        """Make these participants' jobs match our tables (after a turn or an admin change)."""
+        ids = sorted(set(participant_ids))
+        if not ids:
+            return SyncReport()
+        plans = await self.db.run(lambda session: alarm_plans(session, ids))
+        return await self._call(self._apply_plans, plans, ids)
+
+    async def reconcile(self) -> ReconcileReport:
+        """At start: every job our tables need is created (or corrected), every job they do not
+        need is removed, and the latest occurrence of each daily prompt that was due while the
+        service was down is delivered if still inside the grace window (else recorded missed)."""
+        plans = await self.db.run(lambda session: alarm_plans(session, None))
+        report = ReconcileReport(**vars(await self._call(self._apply_plans, plans, None)))
+        alarms = overdue_daily_alarms(plans, self.clock.now(), timedelta(seconds=self.grace_s))
+        if alarms:
+            delivered = await self.db.run(lambda session: deliver_alarms(self.db, session, alarms, self.clock.now()))
+            report.caught_up, report.missed = len(delivered.queued), delivered.missed
+            self._account(delivered)
+            if delivered.queued:
+                self._on_queued(delivered.queued)
+        log.info("alarms_reconciled", **vars(report))
+        return report
+
+    # -- on the alarm thread ----------------------------------------------------------------------
+    def _process_pass(self) -> float | None:
+        """Due jobs → alarms → inbox rows, handed to the database thread in chunks while the
+        pass goes on; the job store's own updates are committed only once every chunk is in."""
+        self._deliveries = []
+        try:
+            with self._job_batch():
+                self.scheduler.process_due()
+                self._flush_alarms()
+                for future in self._deliveries:
+                    future.result()
+        finally:
+            self._fired.clear()
+            self._deliveries = []
+        next_run = self.store.get_next_run_time()
+        if next_run is None:
+            return None
+        return max((next_run - self.clock.now()).total_seconds(), 0.0)
+
+    def _on_alarm(self, alarm: Alarm) -> None:
+        """Called by a job (on the alarm thread, inside a pass)."""
+        self._fired.append(alarm)
+        if len(self._fired) >= DELIVER_CHUNK:
+            self._flush_alarms()
+
+    def _flush_alarms(self) -> None:
+        chunk, self._fired = self._fired, []
+        if not chunk:
+            return
+        future = self.db.submit(lambda session: deliver_alarms(self.db, session, chunk, self.clock.now()))
+        future.add_done_callback(self._delivered)
+        self._deliveries.append(future)
+
+    def _delivered(self, future: Future[Delivered]) -> None:
+        if future.cancelled() or future.exception() is not None:
+            return  # the pass raises it
+        if self._loop is not None and not self._loop.is_closed():
+            self._loop.call_soon_threadsafe(self._after_delivery, future.result())
+
+    def _after_delivery(self, delivered: Delivered) -> None:
+        """On the loop: count, and wake the lanes of the participants with a new inbox row."""
+        self._account(delivered)
+        if delivered.queued:
+            self._on_queued(delivered.queued)
+
+    def _apply_plans(self, plans: dict[str, AlarmPlan], participant_ids: list[str] | None) -> SyncReport:
+        existing: dict[str, Job | None]
+        if participant_ids is None:
+            existing = {job.id: job for job in self.store.get_all_jobs()}
+        else:
+            existing = self.store.jobs_by_ids(candidate_job_ids(plans, participant_ids))
+        changes = changes_for(plans, existing, self.clock.now(), self.grace_s)
+        with self._job_batch():
+            for job_id in changes.remove:
+                self.scheduler.remove_job(job_id)
+            for want in changes.add:
+                self._add(want)
+        if changes.add or changes.remove:
+            self._wakeup()
+        return changes.report
+
+    def _apply_timer_changes(self, changes: list[TimerChange]) -> None:
+        with self._job_batch():
+            for change in changes:
+                self.scheduler.remove_job(keys.timer_job(change.participant_id, change.kind))  # deferred: no error if none
+                if change.timer is not None:
+                    self._add(timer_job(change.participant_id, change.timer))
+        self._wakeup()
+
+    @contextlib.contextmanager
+    def _job_batch(self) -> Iterator[None]:
+        """Job-store writes inside are committed together at the end (or not at all), with one
+        wakeup after instead of one per job."""
+        self.store.begin_deferred()
+        self._quiet = True
+        try:
+            yield
+            self.store.commit_deferred()
+        except BaseException:
+            self.store.discard_deferred()
+            raise
+        finally:
+            self._quiet = False
+
+    def _add(self, want: WantedJob) -> None:
+        """Add a job the way every job of ours is added: explicit grace, coalesced, one at a time,
+        never replacing (callers remove first when a job must change)."""
+        self.scheduler.add_job(want.func, trigger=want.trigger, id=want.id, kwargs=want.kwargs,
+                               misfire_grace_time=self.grace_s, coalesce=True, max_instances=1,
+                               next_run_time=want.first_run, replace_existing=False)
+
+    def _wakeup(self) -> None:
+        if self._quiet:  # inside a batch: one wakeup at its end instead of one per job
+            return
+        self._kick_loop()
+
+    def _kick_loop(self) -> None:
+        loop, kick = self._loop, self._kick
+        if loop is None or kick is None or loop.is_closed():
+            return
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is loop:
+            kick.set()
+        else:
+            loop.call_soon_threadsafe(kick.set)
+
+    def _account(self, delivered: Delivered) -> None:
+        self.delivered += len(delivered.queued)
+        self.missed += delivered.missed
+
+    async def _call(self, fn: Callable[..., T], *args: Any) -> T:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._thread, fn, *args)

@@ -1,0 +1,122 @@
+"""APScheduler's job store on our database: its own engine, and the SQLAlchemy job store with
+deferred writes.
+
+:class:`DeferredWriteJobStore` is the SQLAlchemy job store, except that during a processing pass
+its writes are queued and committed together at the end, after the alarms are safely in our
+inbox. One transaction instead of one per job (a 10,000-job burst cost seconds of commits), and a
+crash before that commit makes the jobs fire again, which our keys turn into no-ops.
+"""
+
+from __future__ import annotations
+
+import pickle
+from collections.abc import Iterable
+
+from apscheduler.job import Job
+from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
+from apscheduler.util import datetime_to_utc_timestamp
+from sqlalchemy import Column, Engine, MetaData, String, Table, create_engine, delete, insert, select, update
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.orm import Session
+
+from promptpipe.domain.keys import JOB_TABLE
+from promptpipe.storage.db import Database, create_sqlite_engine, sync_url
+
+__all__ = ["DeferredWriteJobStore", "armed_job_ids", "job_engine"]
+
+
+def job_engine(db: Database) -> Engine:
+    """The job store's own engine on the same database; its calls run on the alarm thread.
+
+    (Sharing the service's single SQLite connection instead was measured slower in the
+    10,000-prompt burst: 67.6 s against 59.2 s to the last prompt, because the alarm thread's
+    batches then hold the one connection the turns need.)"""
+    if db.is_sqlite:
+        return create_sqlite_engine(db.url, own_transactions=False)
+    return create_engine(sync_url(db.url), pool_size=2, max_overflow=1, pool_pre_ping=True, hide_parameters=True)
+
+
+def armed_job_ids(session: Session, job_ids: Iterable[str]) -> set[str]:
+    """Which of these alarms are in the job store (empty if the service never ran): what the admin
+    script shows as ``armed``."""
+    ids = list(job_ids)
+    if not ids:
+        return set()
+    table = Table(JOB_TABLE, MetaData(), Column("id", String, primary_key=True))
+    try:
+        with session.begin_nested():
+            return {job_id for chunk in Database.chunks(ids)
+                    for job_id in session.execute(select(table.c.id).where(table.c.id.in_(chunk))).scalars()}
+    except SQLAlchemyError:
+        return set()
+
+
+class DeferredWriteJobStore(SQLAlchemyJobStore):
+    def __init__(self, engine: Engine) -> None:
+        super().__init__(engine=engine, tablename=JOB_TABLE)
+        self._queued: list[tuple[str, str, float | None, bytes | None]] | None = None
+
+    def shutdown(self) -> None:
+        """The engine is the service's own (closed with the database), not the store's."""
+
+    # -- deferral -------------------------------------------------------------------------------
+    def begin_deferred(self) -> None:
+        self._queued = []
+
+    def commit_deferred(self) -> int:
+        """Apply the queued writes in one transaction; returns how many there were."""
+        queued, self._queued = self._queued or [], None
+        if not queued:
+            return 0
+        table = self.jobs_t
+        with self.engine.begin() as conn:
+            for op, job_id, next_run, state in queued:
+                if op == "add":
+                    conn.execute(insert(table).values(id=job_id, next_run_time=next_run, job_state=state))
+                elif op == "update":
+                    conn.execute(update(table).where(table.c.id == job_id)
+                                 .values(next_run_time=next_run, job_state=state))
+                else:
+                    conn.execute(delete(table).where(table.c.id == job_id))
+        return len(queued)
+
+    def discard_deferred(self) -> None:
+        self._queued = None
+
+    def _serialise(self, job: Job) -> tuple[float | None, bytes]:
+        return datetime_to_utc_timestamp(job.next_run_time), pickle.dumps(job.__getstate__(), self.pickle_protocol)
+
+    def add_job(self, job: Job) -> None:
+        if self._queued is None:
+            return super().add_job(job)
+        next_run, state = self._serialise(job)
+        self._queued.append(("add", job.id, next_run, state))
+
+    def update_job(self, job: Job) -> None:
+        if self._queued is None:
+            return super().update_job(job)
+        next_run, state = self._serialise(job)
+        self._queued.append(("update", job.id, next_run, state))
+
+    def remove_job(self, job_id: str) -> None:
+        if self._queued is None:
+            return super().remove_job(job_id)
+        self._queued.append(("remove", job_id, None, None))
+
+    # -- reads we need beyond APScheduler's API ---------------------------------------------------
+    def jobs_by_ids(self, job_ids: list[str]) -> dict[str, Job | None]:
+        """The stored jobs among these ids (None: stored but unreadable, so it is replaced)."""
+        table, found = self.jobs_t, {}
+        with self.engine.begin() as conn:
+            for chunk in Database.chunks(job_ids):
+                for job_id, state in conn.execute(select(table.c.id, table.c.job_state).where(table.c.id.in_(chunk))):
+                    try:
+                        found[job_id] = self._reconstitute_job(state)
+                    except Exception:  # unreadable: report it as present-but-wrong so it is replaced
+                        self._logger.warning("Stored job %s cannot be read; it will be re-created", job_id)
+                        found[job_id] = None
+        return found
+
+    def all_ids(self) -> list[str]:
+        with self.engine.begin() as conn:
+            return list(conn.execute(select(self.jobs_t.c.id)).scalars())

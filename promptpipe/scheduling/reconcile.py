@@ -1,0 +1,135 @@
+"""What the job store should hold, from our tables: the decisions, apart from doing them.
+
+Our ``schedule`` and ``timer`` tables say what must happen; the job store should hold one job per
+active schedule of an active participant (``daily:{participant}:{schedule}``) and one per pending
+timer (``{kind}:{participant}``). These functions compare the two and list what to add, replace and
+remove, and which daily prompts came due while the service was down.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from apscheduler.job import Job
+from apscheduler.triggers.date import DateTrigger
+
+from promptpipe.domain import keys
+from promptpipe.domain.conversation import PendingTimer
+from promptpipe.domain.localtime import zone_or_utc
+from promptpipe.domain.states import ACTIVE
+from promptpipe.domain.timers import TIMER_KINDS
+from promptpipe.scheduling import jobs
+from promptpipe.scheduling.jobs import DAILY, Alarm
+from promptpipe.scheduling.trigger import DailyPromptTrigger
+from promptpipe.storage.schedules import AlarmPlan
+
+__all__ = ["JobChanges", "ReconcileReport", "SyncReport", "WantedJob", "candidate_job_ids", "changes_for", "overdue_daily_alarms",
+           "timer_job", "wanted_jobs"]
+
+
+@dataclass(frozen=True)
+class WantedJob:
+    """A job as our tables say it should be."""
+
+    id: str
+    func: str
+    kwargs: dict[str, Any]
+    trigger: Any
+    first_run: datetime
+
+
+@dataclass
+class SyncReport:
+    added: int = 0
+    replaced: int = 0
+    removed: int = 0
+    kept: int = 0
+
+
+@dataclass
+class ReconcileReport(SyncReport):
+    caught_up: int = 0
+    missed: int = 0
+
+
+@dataclass
+class JobChanges:
+    remove: list[str] = field(default_factory=list)
+    """Job ids to remove (including those replaced)."""
+    add: list[WantedJob] = field(default_factory=list)
+    report: SyncReport = field(default_factory=SyncReport)
+
+
+def wanted_jobs(plan: AlarmPlan, now: datetime) -> list[WantedJob]:
+    """The jobs one participant should have (none unless they are active)."""
+    if plan.status != ACTIVE:
+        return []
+    zone = zone_or_utc(plan.timezone)
+    wanted = []
+    for entry in plan.schedules:
+        spec = entry.spec()
+        wanted.append(WantedJob(
+            keys.daily_job(plan.participant_id, entry.id), jobs.DAILY_PROMPT_REF,
+            {"participant_id": plan.participant_id, "schedule_id": entry.id},
+            DailyPromptTrigger(spec, zone.key), spec.next_fire(now, zone, inclusive=True)[1],
+        ))
+    return wanted + [timer_job(plan.participant_id, timer) for timer in plan.timers]
+
+
+def timer_job(participant_id: str, timer: PendingTimer) -> WantedJob:
+    return WantedJob(
+        keys.timer_job(participant_id, timer.kind), jobs.TIMER_REF, {"participant_id": participant_id, "timer_id": timer.id},
+        DateTrigger(run_date=timer.due_at, timezone=timezone.utc), timer.due_at,
+    )
+
+
+def candidate_job_ids(plans: dict[str, AlarmPlan], participant_ids: list[str]) -> list[str]:
+    """Every job these participants could have (a deleted schedule may still have one to remove)."""
+    ids = [keys.timer_job(pid, kind) for pid in participant_ids for kind in TIMER_KINDS]
+    return ids + [keys.daily_job(pid, sid) for pid, plan in plans.items() for sid in plan.all_schedule_ids]
+
+
+def changes_for(plans: dict[str, AlarmPlan], existing: dict[str, Job | None], now: datetime,
+                grace_s: int) -> JobChanges:
+    """What to remove and add so that ``existing`` (the stored jobs that matter) matches the plans."""
+    wanted = {job.id: job for plan in plans.values() for job in wanted_jobs(plan, now)}
+    changes = JobChanges(remove=sorted(existing.keys() - wanted.keys()))
+    changes.report.removed = len(changes.remove)
+    for job_id, want in wanted.items():
+        have = existing.get(job_id)
+        if have is not None and _matches(have, want, grace_s):
+            changes.report.kept += 1
+            continue
+        if job_id in existing:
+            changes.remove.append(job_id)
+            changes.report.replaced += 1
+        else:
+            changes.report.added += 1
+        changes.add.append(want)
+    return changes
+
+
+def _matches(job: Job, want: WantedJob, grace_s: int) -> bool:
+    if job.func_ref != want.func or job.kwargs != want.kwargs or job.misfire_grace_time != grace_s:
+        return False
+    if isinstance(want.trigger, DateTrigger):
+        return isinstance(job.trigger, DateTrigger) and job.trigger.run_date == want.trigger.run_date
+    return bool(job.trigger == want.trigger)
+
+
+def overdue_daily_alarms(plans: dict[str, AlarmPlan], now: datetime, grace: timedelta) -> list[Alarm]:
+    """The latest occurrence of every active schedule (delivery skips those already in the
+    inbox, and records as missed those later than the grace window)."""
+    alarms: list[Alarm] = []
+    for plan in plans.values():
+        if plan.status != ACTIVE:
+            continue
+        zone = zone_or_utc(plan.timezone)
+        for entry in plan.schedules:
+            day, when = entry.spec().last_fire(now, zone)
+            if entry.created_at is not None and when < entry.created_at:
+                continue  # the schedule did not exist yet
+            alarms.append(Alarm(DAILY, plan.participant_id, entry.id, when, now - when > grace))
+    return alarms
