@@ -11,6 +11,7 @@ from pathlib import Path
 from promptpipe.research.alerts import AlertSender
 from promptpipe.clock import Clock, SystemClock
 from promptpipe.config import Settings, ensure_state_dir
+from promptpipe.domain.backoff import Backoff
 from promptpipe.storage.db import Database
 from promptpipe.errors import ConfigError, StorageError
 from promptpipe.flow.router import ConversationFlow, typing_through
@@ -36,8 +37,7 @@ log = get_logger("promptpipe.app")
 
 STOP_GRACE_S = 10.0
 """How long stop() lets the outbox finish the sends it has started."""
-SPOOL_RETRY_FIRST_S = 1.0
-SPOOL_RETRY_MAX_S = 60.0
+SPOOL_RETRY = Backoff(first_s=1.0, max_s=60.0)
 WATCH_INTERVAL_S = 2.0
 """How often the service checks that its state directory is still the one it started with."""
 
@@ -271,14 +271,13 @@ class App:
 
     async def _spool_loop(self) -> None:
         """Retry spooled messages, backing off (1 s doubling to 60 s) while the database fails."""
-        delay = SPOOL_RETRY_FIRST_S
+        failures = 0
         while True:
-            await asyncio.sleep(delay)
+            await asyncio.sleep(SPOOL_RETRY.delay_s(failures))
             if self.inbox.spool is None or len(self.inbox.spool) == 0:
-                delay = SPOOL_RETRY_FIRST_S
+                failures = 0
                 continue
-            moved = await self._drain_spool()
-            delay = SPOOL_RETRY_FIRST_S if moved else min(delay * 2, SPOOL_RETRY_MAX_S)
+            failures = 0 if await self._drain_spool() else failures + 1
 
     def _connection_state_changed(self, state: ConnectionState) -> None:
         task = asyncio.get_running_loop().create_task(self._save_connection_state(state))

@@ -6,9 +6,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from promptpipe.domain.limits import MODEL_CHARS_PER_BATCH, MODEL_CHARS_PER_HISTORY_ENTRY, MODEL_CHARS_PER_MESSAGE
+from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.agents.toolloop import LoopResult, run_tool_loop
 from promptpipe.domain.conversation import HistoryEntry, TurnState
 from promptpipe.domain.profile import INTAKE_FIELDS
@@ -136,11 +136,8 @@ def describe_situation(state: TurnState, now: datetime) -> str:
 
 def situation_basics(state: TurnState, now: datetime) -> list[str]:
     person = state.participant
-    try:
-        local = now.astimezone(ZoneInfo(state.timezone))
-        clock = local.strftime("%A %Y-%m-%d %H:%M") + f" ({state.timezone})"
-    except Exception:  # an invalid zone never stops a turn
-        clock = now.strftime("%A %Y-%m-%d %H:%M UTC")
+    zone = zone_or_utc(state.timezone)  # an invalid zone never stops a turn
+    clock = now.astimezone(zone).strftime("%A %Y-%m-%d %H:%M") + f" ({zone.key})"
     lines = [
         f"Participant: {person.name or 'name not given'}",
         f"Their local time: {clock}",

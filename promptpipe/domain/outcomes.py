@@ -14,10 +14,10 @@ from promptpipe.domain.states import VOTE_DONE, VOTE_NOT_THIS_TIME
 DONE, NOT_THIS_TIME = VOTE_DONE, VOTE_NOT_THIS_TIME
 FREE_TEXT_REPLY, REMINDER_SENT, NO_REPLY = "free_text_reply", "reminder_sent", "no_reply"
 NOT_DELIVERED = "not_delivered"
-OUTCOMES = (DONE, NOT_THIS_TIME, FREE_TEXT_REPLY, REMINDER_SENT, NO_REPLY, NOT_DELIVERED)
-"""``reminder_sent``: no answer, and the reminder went out; ``no_reply``: no answer, no reminder;
-``not_delivered``: no answer, and WhatsApp never reported the prompt reached the phone within
-the receipt window (the participant cannot have ignored what they never got)."""
+"""The outcomes besides the two votes. ``reminder_sent``: no answer, and the reminder went out;
+``no_reply``: no answer, no reminder; ``not_delivered``: no answer, and WhatsApp never reported
+the prompt reached the phone within the receipt window (the participant cannot have ignored what
+they never got)."""
 
 
 COUNTER_INTS = ("prompts_sent", "successes", "misses", "current_streak", "best_streak")

@@ -19,7 +19,6 @@ from promptpipe.domain.text import normalise_words
 OPEN, RESOLVED = "open", "resolved"
 """A safety flag's status."""
 SEVERITIES = ("low", "medium", "high")
-FLAG_SOURCES = ("screen", "model")
 
 
 @dataclass(frozen=True)

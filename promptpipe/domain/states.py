@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 ACTIVE, PAUSED, COMPLETED, WITHDRAWN = "active", "paused", "completed", "withdrawn"
-PARTICIPANT_STATUSES = (ACTIVE, PAUSED, COMPLETED, WITHDRAWN)
-"""``paused`` while a participant's own STOP or a researcher's pause holds (see
+"""A participant's status: ``paused`` while their own STOP or a researcher's pause holds (see
 :mod:`promptpipe.domain.transitions`); ``withdrawn`` is final."""
 
 INTAKE, FEEDBACK = "INTAKE", "FEEDBACK"

@@ -39,7 +39,6 @@ RESYNC_ALARMS = "re-sync the participant's alarms"
 CANCEL_AUTO_FEEDBACK = "cancel the auto-feedback timer"
 ARM_CHECK_IN = "arm the feedback check-in (not when the participant's own answer moved them)"
 CANCEL_FEEDBACK_TIMERS = "cancel the feedback check-in and follow-up"
-EFFECTS = (CANCEL_ALL_TIMERS, RESYNC_ALARMS, CANCEL_AUTO_FEEDBACK, ARM_CHECK_IN, CANCEL_FEEDBACK_TIMERS)
 
 
 class UndeclaredTransition(ValueError):

@@ -25,7 +25,6 @@ from promptpipe.flow.turn import Outcome, Outgoing
 from promptpipe.storage.inbox_rows import InboxRow
 
 STOP, START, RESUME, HELP = "STOP", "START", "RESUME", "HELP"
-COMMANDS = (STOP, START, RESUME, HELP)
 
 PHRASES: dict[str, tuple[str, ...]] = {
     STOP: ("stop", "stop all", "stopall", "unsubscribe", "unsub", "opt out", "optout", "cancel", "end", "quit",

@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from sqlalchemy.orm import Session
 
 from promptpipe.domain import keys
+from promptpipe.domain.backoff import Backoff
 from promptpipe.errors import ContextTooLong, LLMError, PromptPipeError
 from promptpipe.domain.limits import CONTEXT_REJECTIONS_BEFORE_FAILING
 from promptpipe.logging import get_logger
@@ -33,15 +34,14 @@ TOO_LONG = (
     "Sorry, I couldn't work with your last message, perhaps because it was very long. I've kept it "
     "for the research team. Could you tell me again in a few shorter sentences?"
 )
-RETRY_FIRST_S = 30.0
-RETRY_MAX_S = 15 * 60.0
+TURN_RETRY = Backoff(first_s=30.0, max_s=15 * 60.0)
 MAX_ATTEMPTS_FOR_BUGS = 8
 """An unexpected error (a bug) gives up after this many tries; an LLM outage never does."""
 
 
 def retry_delay(attempts: int) -> timedelta:
     """30 s, 60 s, 2 min … capped at 15 min."""
-    return timedelta(seconds=min(RETRY_FIRST_S * 2 ** max(attempts - 1, 0), RETRY_MAX_S))
+    return TURN_RETRY.delay(attempts)
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from sqlalchemy.orm import Session
 
 from promptpipe.clock import Clock
+from promptpipe.domain.backoff import Backoff
 from promptpipe.storage.db import Database
 from promptpipe.errors import NotConnected, SendFailed
 from promptpipe.logging import get_logger
@@ -28,12 +29,11 @@ from promptpipe.transport import Recipient, SentMessage, Transport
 log = get_logger("promptpipe.pipeline.outbox")
 
 SEND_CONCURRENCY = 16
-RETRY_FIRST_S = 5.0
-RETRY_MAX_S = 300.0
+SEND_RETRY = Backoff(first_s=5.0, max_s=300.0)
 
 
 def send_retry_delay(attempts: int) -> timedelta:
-    return timedelta(seconds=min(RETRY_FIRST_S * 2 ** max(attempts - 1, 0), RETRY_MAX_S))
+    return SEND_RETRY.delay(attempts)
 
 
 class RateLimiter:

@@ -8,6 +8,8 @@ sender posts pending flags and marks them sent on a 2xx answer. A failure (the r
 
 from __future__ import annotations
 
+from promptpipe.domain.backoff import Backoff
+
 import asyncio
 import contextlib
 from datetime import timedelta
@@ -22,8 +24,7 @@ from promptpipe.logging import get_logger
 log = get_logger("promptpipe.research.alerts")
 
 POST_TIMEOUT_S = 10.0
-RETRY_FIRST_S = 5.0
-RETRY_MAX_S = 300.0
+ALERT_RETRY = Backoff(first_s=5.0, max_s=300.0)
 
 
 def alert_body(alert: PendingAlert) -> dict[str, object]:
@@ -88,7 +89,7 @@ class AlertSender:
         return True
 
     def retry_delay(self) -> timedelta:
-        return timedelta(seconds=min(RETRY_FIRST_S * 2 ** max(self._failures - 1, 0), RETRY_MAX_S))
+        return ALERT_RETRY.delay(self._failures)
 
     async def run(self, poll_s: float) -> None:
         """Send what is pending at start, then whenever kicked; after a failure, back off."""

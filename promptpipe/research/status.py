@@ -44,6 +44,7 @@ class StatusReport:
 
     def to_json(self) -> dict[str, Any]:
         return {"whatsapp": self.whatsapp.to_json() if self.whatsapp else None,
+                "whatsapp_recorded_at": self.whatsapp_recorded_at.isoformat() if self.whatsapp_recorded_at else None,
                 "outbox_backlog": self.outbox_backlog, "uncertain_sends": self.uncertain_sends,
                 "inbox_backlog": self.inbox_backlog, "last_model_error": self.last_model_error}
 

@@ -43,7 +43,6 @@ class Delivered:
     """Participants with a new inbox row (their lanes are woken)."""
     missed: int = 0
     dropped: int = 0
-    repeats: int = 0
 
 
 def deliver_alarms(db: Database, session: Session, alarms: Sequence[Alarm], now: datetime) -> Delivered:
@@ -58,7 +57,6 @@ def deliver_alarms(db: Database, session: Session, alarms: Sequence[Alarm], now:
         rows += _timer_rows(db, session, timers, people, now, result)
     if rows:
         written = add_inputs(db, session, rows, now)
-        result.repeats += len(rows) - len(written)
         for row in rows:
             if row.key not in written:
                 continue
@@ -118,7 +116,6 @@ def _timer_rows(
         outcome = CANCELLED if person is None or person[0] != ACTIVE else MISSED if alarm.missed else FIRED
         by_outcome[outcome].append(int(alarm.ref))
     settled = settle_timers(db, session, by_outcome, now)
-    result.repeats += len(alarms) - len(settled)
     result.dropped += sum(1 for outcome in settled.values() if outcome == CANCELLED)
     fired = [timer_id for timer_id, outcome in settled.items() if outcome == FIRED]
     missed = [timer_id for timer_id, outcome in settled.items() if outcome == MISSED]

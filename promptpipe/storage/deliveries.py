@@ -109,14 +109,6 @@ def mark_first_reply(session: Session, participant_id: str, now: datetime, *, qu
     ).values(replied_at=now))
 
 
-def annotate_message(session: Session, message_id: int, **fields: Any) -> None:
-    """Add keys to a transcript message's payload (e.g. how a vote was handled)."""
-    payload = session.connection().execute(select(Message.payload).where(Message.id == message_id)).scalar_one_or_none()
-    if payload is None:
-        return
-    session.connection().execute(update(Message).where(Message.id == message_id).values(payload={**payload, **fields}))
-
-
 QUIET_OUT_KINDS = ("prompt", "poll", "reminder")
 """Our messages that keep a poll the last thing we asked (anything else we send moves on)."""
 

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Protocol
 
+from promptpipe.domain.phones import from_whatsapp
 from promptpipe.errors import NotConnected, SendFailed, TransportError
 from promptpipe.transport.base import DeliveryReceipt, InboundMessage, PollVote, Reaction, Recipient, SentMessage
 
@@ -64,10 +65,7 @@ def _digits(user: str) -> str:
 
 def _e164(value: str | None) -> str | None:
     """Accept ``"1416…"``, ``"+1416…"`` or ``"1416…@s.whatsapp.net"``; return ``"+1416…"``."""
-    if not value:
-        return None
-    digits = _digits(value.split("@", 1)[0])
-    return f"+{digits}" if digits else None
+    return from_whatsapp(_digits(value.split("@", 1)[0])) if value else None
 
 
 def _jid_is(jid: JID, server: str) -> bool:

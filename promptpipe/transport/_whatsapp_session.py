@@ -23,6 +23,7 @@ from neonize.aioze.events import (
 from neonize.exc import NeonizeError
 from neonize.utils.enum import Presence
 
+from promptpipe.domain.backoff import Backoff
 from promptpipe.logging import mask_phone
 from promptpipe.transport._neonize_mapping import redact_numbers
 from promptpipe.transport.connection_state import ConnectionState, ExitRequest
@@ -271,13 +272,13 @@ class WhatsAppSession:
 
     async def _supervise(self) -> None:
         """Connect, wait for the session to end, and reconnect with exponential back-off."""
-        delay_s = self._reconnect_initial_s
+        backoff, failures = Backoff(self._reconnect_initial_s, self._reconnect_max_s), 0
         while self.should_keep_trying():
             error = await self._run_session()
             if not self.should_keep_trying():
                 return
-            if self._attempt_connected:
-                delay_s = self._reconnect_initial_s
+            failures = 1 if self._attempt_connected else failures + 1
+            delay_s = backoff.delay_s(failures)
             if self._ban_until is not None:
                 wait_s = max((self._ban_until - self._now()).total_seconds(), 0.0) + self._reconnect_initial_s
                 self._ban_until = None
@@ -291,7 +292,6 @@ class WhatsAppSession:
                 self._set_state("unreachable", detail=self._failure or "the session ended", keep_since=True)
                 self._log.warning("whatsapp_session_ended", attempt=self._attempt, retry_in_s=delay_s)
             await self._sleep(delay_s)
-            delay_s = min(delay_s * 2, self._reconnect_max_s)
 
     async def _run_session(self) -> str | None:
         """One connect; returns when that session ends: None if it ended quietly, else the error."""

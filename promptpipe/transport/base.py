@@ -91,6 +91,10 @@ class DeliveryReceipt:
     kind: str
     timestamp: datetime
 
+    def __post_init__(self) -> None:
+        if self.kind not in RECEIPT_KINDS:
+            raise ValueError(f"unknown receipt kind {self.kind!r}")
+
 
 InboundHandler = Callable[[InboundMessage], Awaitable[None]]
 ReceiptHandler = Callable[[DeliveryReceipt], Awaitable[None]]
