@@ -27,10 +27,10 @@ from sqlalchemy.engine import Connection
 from promptpipe.app import App
 from promptpipe.clock import SystemClock
 from promptpipe.config import Settings, load_settings
+from promptpipe.domain.states import ACTIVE, INTAKE
 from promptpipe.llm import Completion
 from promptpipe.logging import configure_logging
 from promptpipe.storage.models import DONE, SENT, Conversation, InboxItem, Message, OutboxItem, Participant, Transition
-from promptpipe.domain.states import ACTIVE, INTAKE
 from promptpipe.storage.participants import new_participant_id
 from promptpipe.transport.base import Recipient, SentMessage
 from promptpipe.transport.memory import MemoryTransport

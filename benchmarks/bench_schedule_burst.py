@@ -39,9 +39,6 @@ from types import SimpleNamespace
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import func, insert, select
-from sqlalchemy.engine import Connection
-
 from _common import (
     SEED_ROWS_PER_STATEMENT,
     DatabaseCounter,
@@ -56,13 +53,16 @@ from _common import (
     summary,
     verdict,
 )
-from promptpipe.domain import keys
+from sqlalchemy import func, insert, select
+from sqlalchemy.engine import Connection
+
 from promptpipe.app import App
-from promptpipe.domain.polls import POLL_QUESTION
-from promptpipe.domain.localtime import FIXED, DailySpec, parse_hhmm
-from promptpipe.storage.models import DONE, Conversation, InboxItem, OutboxItem, Participant, Schedule, Timer
-from promptpipe.domain.states import ACTIVE, INTAKE
+from promptpipe.domain import keys
 from promptpipe.domain.keys import JOB_TABLE
+from promptpipe.domain.localtime import FIXED, DailySpec, parse_hhmm
+from promptpipe.domain.polls import POLL_QUESTION
+from promptpipe.domain.states import ACTIVE, INTAKE
+from promptpipe.storage.models import DONE, Conversation, InboxItem, OutboxItem, Participant, Schedule, Timer
 from promptpipe.storage.participants import new_participant_id
 from promptpipe.transport.base import Recipient, SentMessage
 

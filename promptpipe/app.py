@@ -8,28 +8,28 @@ import gc
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from promptpipe.research.alerts import AlertSender
 from promptpipe.clock import Clock, SystemClock
 from promptpipe.config import Settings, ensure_state_dir
 from promptpipe.domain.backoff import Backoff
-from promptpipe.storage.db import Database
+from promptpipe.domain.safety import DEFAULT_SAFETY_MESSAGE, CrisisScreen
+from promptpipe.domain.timers import NudgePolicy
 from promptpipe.errors import ConfigError, StorageError
 from promptpipe.flow.router import ConversationFlow, typing_through
 from promptpipe.flow.turn import FlowConfig, FlowDeps, SafetyConfig
-from promptpipe.pipeline.inbox import Inbox, InboxConfig
-from promptpipe.pipeline.lanes import Lanes
 from promptpipe.llm import LLM, OpenAILLM
 from promptpipe.logging import get_logger
-from promptpipe.domain.timers import NudgePolicy
+from promptpipe.pipeline.inbox import Inbox, InboxConfig
+from promptpipe.pipeline.lanes import Lanes
 from promptpipe.pipeline.outbox import Outbox
-from promptpipe.domain.safety import DEFAULT_SAFETY_MESSAGE, CrisisScreen
+from promptpipe.pipeline.spool import Spool
+from promptpipe.research.alerts import AlertSender
 from promptpipe.scheduling.driver import AlarmClock
 from promptpipe.scheduling.guard import ServiceGuard
-from promptpipe.pipeline.spool import Spool
-from promptpipe.storage.state_dir import StateDirWatch
-from promptpipe.tools import PromptTexts
+from promptpipe.storage.db import Database
 from promptpipe.storage.receipts import record_receipt
 from promptpipe.storage.service_status import WHATSAPP, save_status
+from promptpipe.storage.state_dir import StateDirWatch
+from promptpipe.tools import PromptTexts
 from promptpipe.transport import DeliveryReceipt, Transport
 from promptpipe.transport.connection_state import ConnectionState
 

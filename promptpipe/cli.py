@@ -7,8 +7,8 @@ import argparse
 import asyncio
 import contextlib
 import json
-import os
 import logging
+import os
 import signal
 import sys
 import threading
@@ -16,17 +16,15 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from promptpipe.research import admin
-
-from promptpipe.research import oversight
 from promptpipe.clock import SystemClock
 from promptpipe.config import Settings, ensure_state_dir, load_settings
-from promptpipe.storage.db import Database, sqlite_file
-from promptpipe.errors import AdminError, PromptPipeError
-from promptpipe.storage.files import PRIVATE_UMASK, LooseMode, loose_modes, tighten
-from promptpipe.logging import configure_logging, get_logger
-from promptpipe.research.status import read_status
 from promptpipe.domain.text import for_terminal
+from promptpipe.errors import AdminError, PromptPipeError
+from promptpipe.logging import configure_logging, get_logger
+from promptpipe.research import admin, oversight
+from promptpipe.research.status import read_status
+from promptpipe.storage.db import Database, sqlite_file
+from promptpipe.storage.files import PRIVATE_UMASK, LooseMode, loose_modes, tighten
 
 
 def _fail(message: str) -> int:

@@ -19,11 +19,11 @@ from dotenv import dotenv_values
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
-from promptpipe.errors import ConfigError
-from promptpipe.storage.files import make_private_dir
 from promptpipe.domain.limits import DEFAULT_MAX_SCHEDULES
 from promptpipe.domain.localtime import is_iana_zone
 from promptpipe.domain.text import mask_credentials
+from promptpipe.errors import ConfigError
+from promptpipe.storage.files import make_private_dir
 
 TRANSPORTS = ("whatsapp", "console", "dry-run")
 LOG_FORMATS = ("console", "json")

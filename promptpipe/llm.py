@@ -19,8 +19,8 @@ from openai import AsyncOpenAI
 from openai.types.chat import ChatCompletion
 
 from promptpipe.config import Settings
-from promptpipe.errors import ContextTooLong, LLMRejected, LLMUnavailable
 from promptpipe.domain.text import clean_for_storage
+from promptpipe.errors import ContextTooLong, LLMRejected, LLMUnavailable
 
 
 @dataclass(frozen=True)

@@ -39,8 +39,8 @@ sys.path.insert(0, str(ROOT))
 
 from sqlalchemy import func, select  # noqa: E402
 
-from promptpipe.storage.db import Database  # noqa: E402
 from promptpipe.domain.states import ACTIVE, INTAKE  # noqa: E402
+from promptpipe.storage.db import Database  # noqa: E402
 from promptpipe.storage.models import Conversation, InboxItem, OutboxItem, Participant, Schedule  # noqa: E402
 
 DRILL_PROMPT = "Drill prompt: after your coffee, stretch for one minute."

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from promptpipe.research import admin
 from promptpipe.app import App
+from promptpipe.research import admin
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer

@@ -7,8 +7,8 @@ from typing import Any
 
 from sqlalchemy import select, text
 
-from promptpipe.research import admin
 from promptpipe.app import App
+from promptpipe.research import admin
 from promptpipe.storage.models import InboxItem, Timer
 from promptpipe.transport.memory import MemoryTransport
 from tests.fakes.openai_server import FakeOpenAIServer

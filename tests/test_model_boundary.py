@@ -10,18 +10,16 @@ import json
 
 import pytest
 
-from promptpipe.research import admin
-
-from promptpipe.research import oversight
-from promptpipe.errors import AdminError
-from promptpipe.flow import APOLOGY
-from promptpipe.flow.failures import MAX_ATTEMPTS_FOR_BUGS, TOO_LONG
 from promptpipe.domain.limits import (
     CONTEXT_REJECTIONS_BEFORE_FAILING,
     MODEL_CHARS_PER_BATCH,
     MODEL_CHARS_PER_MESSAGE,
     REPLY_CHARS,
 )
+from promptpipe.errors import AdminError
+from promptpipe.flow import APOLOGY
+from promptpipe.flow.failures import MAX_ATTEMPTS_FOR_BUGS, TOO_LONG
+from promptpipe.research import admin, oversight
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer

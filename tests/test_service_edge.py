@@ -22,7 +22,7 @@ from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.participant_helpers import ANA
-from tests.test_admin_cli import run_admin
+from tests.research.test_admin_cli import run_admin
 
 
 class WatchedTransport(MemoryTransport):

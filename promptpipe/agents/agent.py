@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from promptpipe.domain.limits import MODEL_CHARS_PER_BATCH, MODEL_CHARS_PER_HISTORY_ENTRY, MODEL_CHARS_PER_MESSAGE
-from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.agents.toolloop import LoopResult, run_tool_loop
 from promptpipe.domain.conversation import HistoryEntry, TurnState
+from promptpipe.domain.limits import MODEL_CHARS_PER_BATCH, MODEL_CHARS_PER_HISTORY_ENTRY, MODEL_CHARS_PER_MESSAGE
+from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.profile import INTAKE_FIELDS
 from promptpipe.domain.text import shorten
 from promptpipe.domain.tone import ToneState, tone_guide

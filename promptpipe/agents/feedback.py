@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from promptpipe.domain.localtime import local_label, zone_or_utc
 from promptpipe.agents.agent import AgentModule, profile_lines, schedule_lines, situation_basics
 from promptpipe.domain.conversation import TurnState
+from promptpipe.domain.localtime import local_label, zone_or_utc
 from promptpipe.domain.profile import PROMPT_REQUIRED_FIELDS
 from promptpipe.tools import FLAG_CONCERN, OPT_OUT, SAVE_USER_PROFILE, SCHEDULER, TRANSITION_STATE
 

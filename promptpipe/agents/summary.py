@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from promptpipe.domain.limits import MODEL_CHARS_PER_HISTORY_ENTRY, SUMMARY_CHARS
-from promptpipe.llm import LLM
 from promptpipe.domain.conversation import HistoryEntry
+from promptpipe.domain.limits import MODEL_CHARS_PER_HISTORY_ENTRY, SUMMARY_CHARS
 from promptpipe.domain.text import cap_reply, shorten
+from promptpipe.llm import LLM
 
 SPEAKERS = {"user": "Participant", "assistant": "Coach"}
 

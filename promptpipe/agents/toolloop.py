@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from promptpipe.domain.limits import REPLY_CHARS
+from promptpipe.domain.text import cap_reply, complete_sentences
 from promptpipe.llm import LLM, Completion, ToolCall
 from promptpipe.logging import get_logger
-from promptpipe.domain.text import cap_reply, complete_sentences
 from promptpipe.tools.base import Tool, ToolContext, format_tool_error
 
 MAX_ROUNDS = 10

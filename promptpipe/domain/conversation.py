@@ -10,13 +10,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from promptpipe.domain.consent import ConsentRecord
-from promptpipe.domain.safety import NewFlag
-from promptpipe.domain.localtime import DailySpec, parse_hhmm
 from promptpipe.domain import transitions
-from promptpipe.domain.transitions import Actor, PendingTransition
+from promptpipe.domain.consent import ConsentRecord
+from promptpipe.domain.localtime import DailySpec, parse_hhmm
 from promptpipe.domain.profile import Profile
+from promptpipe.domain.safety import NewFlag
 from promptpipe.domain.tone import ToneUpdate
+from promptpipe.domain.transitions import Actor, PendingTransition
+
 
 @dataclass(frozen=True)
 class ParticipantInfo:

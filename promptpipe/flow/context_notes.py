@@ -3,8 +3,8 @@ points at, and which day's prompt when it is one."""
 
 from __future__ import annotations
 
-from promptpipe.storage.deliveries import QuotedMessage
 from promptpipe.flow.votes import day_label
+from promptpipe.storage.deliveries import QuotedMessage
 
 QUOTE_CHARS = 160
 """How much of a quoted message the note repeats."""

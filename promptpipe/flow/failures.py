@@ -14,14 +14,14 @@ from sqlalchemy.orm import Session
 
 from promptpipe.domain import keys
 from promptpipe.domain.backoff import Backoff
-from promptpipe.errors import ContextTooLong, LLMError, PromptPipeError
 from promptpipe.domain.limits import CONTEXT_REJECTIONS_BEFORE_FAILING
-from promptpipe.logging import get_logger
-from promptpipe.storage.models import FAILED
 from promptpipe.domain.states import ACTIVE
-from promptpipe.storage.service_status import LAST_MODEL_ERROR, model_error_value, save_status
+from promptpipe.errors import ContextTooLong, LLMError, PromptPipeError
+from promptpipe.logging import get_logger
 from promptpipe.storage.inbox_rows import InboxRow, record_attempt
+from promptpipe.storage.models import FAILED
 from promptpipe.storage.participants import participant_by_id
+from promptpipe.storage.service_status import LAST_MODEL_ERROR, model_error_value, save_status
 from promptpipe.storage.transcript import queue_outgoing
 
 log = get_logger("promptpipe.flow")

@@ -31,7 +31,12 @@ from promptpipe.flow.timers import apply_stage_effects, timer_outcome
 from promptpipe.flow.turn import FlowDeps, Outcome, TurnContext, Typing
 from promptpipe.logging import get_logger
 from promptpipe.pipeline.events import (
-    AlarmSyncRequested, DailyPromptDue, MessageReceived, PollVoteReceived, ReactionReceived, TimerEvent,
+    AlarmSyncRequested,
+    DailyPromptDue,
+    MessageReceived,
+    PollVoteReceived,
+    ReactionReceived,
+    TimerEvent,
 )
 from promptpipe.storage.conversations import save_turn_state
 from promptpipe.storage.db import Database

@@ -12,6 +12,10 @@ from datetime import datetime
 
 from sqlalchemy.orm import Session
 
+from promptpipe.agents import FEEDBACK as FEEDBACK_MODULE
+from promptpipe.agents.agent import CHECK_IN_CUE, FOLLOW_UP_CUE
+from promptpipe.domain import keys
+from promptpipe.domain.conversation import TurnState
 from promptpipe.domain.states import FEEDBACK, INTAKE
 from promptpipe.domain.timers import (
     AUTO_FEEDBACK,
@@ -21,10 +25,6 @@ from promptpipe.domain.timers import (
     REMINDER,
     NudgePolicy,
 )
-from promptpipe.agents import FEEDBACK as FEEDBACK_MODULE
-from promptpipe.agents.agent import CHECK_IN_CUE, FOLLOW_UP_CUE
-from promptpipe.domain import keys
-from promptpipe.domain.conversation import TurnState
 from promptpipe.domain.transitions import (
     ARM_CHECK_IN,
     CANCEL_AUTO_FEEDBACK,

@@ -162,7 +162,7 @@ class _TimerDue(_Payload):
     due_at: str | None = None
 
     def to_payload(self) -> dict[str, Any]:
-        return {**super().to_payload(), "timer_kind": getattr(self, "kind")}
+        return {**super().to_payload(), "timer_kind": self.kind}
 
 
 @dataclass(frozen=True)

@@ -15,23 +15,31 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from promptpipe.domain import keys
 from promptpipe.clock import Clock
+from promptpipe.domain import keys
+from promptpipe.domain.limits import NAME_CHARS
+from promptpipe.domain.phones import from_whatsapp
+from promptpipe.domain.text import clean_for_storage, lossless_original
+from promptpipe.domain.timers import CANCELLED_BY_REPLY
+from promptpipe.errors import StorageError
+from promptpipe.logging import get_logger, mask_phone
+from promptpipe.pipeline.events import MessageReceived, PollVoteReceived, ReactionReceived, as_input
+from promptpipe.pipeline.spool import Spool
 from promptpipe.storage.db import Database
 from promptpipe.storage.deliveries import mark_first_reply
-from promptpipe.errors import StorageError
-from promptpipe.domain.limits import NAME_CHARS
-from promptpipe.logging import get_logger, mask_phone
-from promptpipe.storage.models import Message
-from promptpipe.domain.timers import CANCELLED_BY_REPLY
-from promptpipe.domain.phones import from_whatsapp
-from promptpipe.storage.schedules import cancel_timers
-from promptpipe.pipeline.events import MessageReceived, PollVoteReceived, ReactionReceived, as_input
 from promptpipe.storage.inbox_rows import WA_ID, add_input, inbox_key_exists
-from promptpipe.storage.participants import create_participant, SenderRef, phone_for_lid, remember_lid, sender_by_lid, sender_by_phone, set_participant_lid
+from promptpipe.storage.models import Message
+from promptpipe.storage.participants import (
+    SenderRef,
+    create_participant,
+    phone_for_lid,
+    remember_lid,
+    sender_by_lid,
+    sender_by_phone,
+    set_participant_lid,
+)
+from promptpipe.storage.schedules import cancel_timers
 from promptpipe.storage.transcript import add_inbound_message
-from promptpipe.pipeline.spool import Spool
-from promptpipe.domain.text import clean_for_storage, lossless_original
 from promptpipe.transport import InboundMessage, poll_option_hash
 
 log = get_logger("promptpipe.pipeline.inbox")

@@ -15,10 +15,10 @@ from typing import Generic, Protocol, TypeVar
 from sqlalchemy.orm import Session
 
 from promptpipe.clock import Clock
-from promptpipe.storage.db import Database
 from promptpipe.errors import LLMUnavailable
 from promptpipe.logging import get_logger
 from promptpipe.storage.conversations import VersionConflict
+from promptpipe.storage.db import Database
 from promptpipe.storage.inbox_rows import InboxRow, participants_with_due_inbox, pending_inbox
 
 log = get_logger("promptpipe.pipeline.lanes")

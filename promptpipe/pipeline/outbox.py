@@ -11,17 +11,16 @@ crash: if the transport says a resend is safe it goes back to the queue, otherwi
 from __future__ import annotations
 
 import asyncio
-from datetime import datetime, timedelta
-
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 from sqlalchemy.orm import Session
 
 from promptpipe.clock import Clock
 from promptpipe.domain.backoff import Backoff
-from promptpipe.storage.db import Database
 from promptpipe.errors import NotConnected, SendFailed
 from promptpipe.logging import get_logger
+from promptpipe.storage.db import Database
 from promptpipe.storage.models import FAILED, PENDING, SENT, UNCERTAIN
 from promptpipe.storage.outbox_rows import Claimed, claim_due, claim_statement, record_sends, settle_interrupted
 from promptpipe.transport import Recipient, SentMessage, Transport

@@ -19,8 +19,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from promptpipe.storage.files import PRIVATE_FILE_MODE, make_private_dir
 from promptpipe.logging import get_logger
+from promptpipe.storage.files import PRIVATE_FILE_MODE, make_private_dir
 from promptpipe.transport import InboundMessage, PollVote, Reaction
 
 log = get_logger("promptpipe.pipeline.spool")

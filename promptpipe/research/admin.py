@@ -16,29 +16,29 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from promptpipe.domain import keys
 from promptpipe.clock import Clock
-from promptpipe.scheduling.jobstore import armed_job_ids
-from promptpipe.storage.db import Database
-from promptpipe.errors import AdminError, DuplicateKey
-from promptpipe.pipeline.inbox import Inbox, InboxConfig
+from promptpipe.domain import keys
+from promptpipe.domain.conversation import ScheduleEntry
 from promptpipe.domain.limits import BACKGROUND_CHARS, INBOUND_CHARS, NAME_CHARS, REASON_CHARS
 from promptpipe.domain.localtime import is_iana_zone, local_label, zone_or_utc
-from promptpipe.storage.models import PENDING, SENDING, Conversation, InboxItem, Message, OutboxItem, Participant, Timer
-from promptpipe.domain.states import ACTIVE, WITHDRAWN
 from promptpipe.domain.phones import parse_e164
+from promptpipe.domain.polls import normalise
+from promptpipe.domain.profile import HABIT_FIELDS, Profile
+from promptpipe.domain.states import ACTIVE, WITHDRAWN
+from promptpipe.domain.text import has_undecodable
+from promptpipe.domain.tone import ToneState
+from promptpipe.errors import AdminError, DuplicateKey
+from promptpipe.pipeline.events import AlarmSyncRequested, DailyPromptDue, Enrolled, as_input
+from promptpipe.pipeline.inbox import Inbox, InboxConfig
+from promptpipe.scheduling.jobstore import armed_job_ids
+from promptpipe.storage.conversations import change_status_now, change_timezone_now
+from promptpipe.storage.db import Database
+from promptpipe.storage.deliveries import newest_polls, prompt_wa_ids
+from promptpipe.storage.inbox_rows import add_input
+from promptpipe.storage.models import PENDING, SENDING, Conversation, InboxItem, Message, OutboxItem, Participant, Timer
+from promptpipe.storage.participants import create_participant, participant_by_phone
 from promptpipe.storage.receipts import ReceiptTimes, receipt_times
 from promptpipe.storage.schedules import load_schedules
-from promptpipe.domain.conversation import ScheduleEntry
-from promptpipe.domain.profile import HABIT_FIELDS, Profile
-from promptpipe.domain.tone import ToneState
-from promptpipe.storage.conversations import change_status_now, change_timezone_now
-from promptpipe.pipeline.events import AlarmSyncRequested, DailyPromptDue, Enrolled, as_input
-from promptpipe.storage.inbox_rows import add_input
-from promptpipe.storage.participants import create_participant, participant_by_phone
-from promptpipe.domain.text import has_undecodable
-from promptpipe.storage.deliveries import newest_polls, prompt_wa_ids
-from promptpipe.domain.polls import normalise
 from promptpipe.transport import InboundMessage, PollVote, Reaction, poll_option_hash
 from promptpipe.transport.base import NON_TEXT_CONTENT
 

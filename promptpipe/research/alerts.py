@@ -8,8 +8,6 @@ sender posts pending flags and marks them sent on a 2xx answer. A failure (the r
 
 from __future__ import annotations
 
-from promptpipe.domain.backoff import Backoff
-
 import asyncio
 import contextlib
 from datetime import timedelta
@@ -17,9 +15,10 @@ from datetime import timedelta
 import httpx
 
 from promptpipe.clock import Clock
+from promptpipe.domain.backoff import Backoff
+from promptpipe.logging import get_logger
 from promptpipe.storage.db import Database
 from promptpipe.storage.flags import PendingAlert, pending_alerts, record_alert
-from promptpipe.logging import get_logger
 
 log = get_logger("promptpipe.research.alerts")
 

@@ -19,14 +19,14 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from promptpipe.research.admin import _ask_for_alarm_sync, researcher_name, validate_phone, validate_text
 from promptpipe.clock import Clock
-from promptpipe.storage.db import Database
-from promptpipe.errors import AdminError
 from promptpipe.domain.limits import NAME_CHARS
+from promptpipe.errors import AdminError
 from promptpipe.logging import get_logger
-from promptpipe.storage.models import Flag, Message, Participant, PromptDelivery
+from promptpipe.research.admin import _ask_for_alarm_sync, researcher_name, validate_phone, validate_text
+from promptpipe.storage.db import Database
 from promptpipe.storage.erasure import erase_identity, erase_texts, stop_everything
+from promptpipe.storage.models import Flag, Message, Participant, PromptDelivery
 from promptpipe.storage.participants import participant_by_phone
 
 log = get_logger("promptpipe.research.erasure")

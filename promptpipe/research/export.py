@@ -47,14 +47,24 @@ from sqlalchemy import func, literal, select
 from sqlalchemy.orm import Session
 from tqdm import tqdm
 
-from promptpipe.storage.db import Database
-from promptpipe.errors import AdminError
-from promptpipe.storage.files import make_private_dir, open_private
-from promptpipe.research.pseudonyms import People
-from promptpipe.storage.models import ConsentEvent, Conversation, UTCDateTime, Flag, Message, Participant, PromptDelivery, ToneEvent, Transition
 from promptpipe.domain.outcomes import COUNTER_DATES, COUNTER_INTS, NOT_DELIVERED, delivery_outcome
-from promptpipe.storage.receipts import delivery_status, receipt_columns
 from promptpipe.domain.profile import HABIT_FIELDS, Profile
+from promptpipe.errors import AdminError
+from promptpipe.research.pseudonyms import People
+from promptpipe.storage.db import Database
+from promptpipe.storage.files import make_private_dir, open_private
+from promptpipe.storage.models import (
+    ConsentEvent,
+    Conversation,
+    Flag,
+    Message,
+    Participant,
+    PromptDelivery,
+    ToneEvent,
+    Transition,
+    UTCDateTime,
+)
+from promptpipe.storage.receipts import delivery_status, receipt_columns
 
 FORMATS = ("csv", "jsonl")
 CHUNK_ROWS = 2_000

@@ -11,14 +11,14 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from promptpipe.research.admin import _get, researcher_name, validate_text
 from promptpipe.clock import Clock
+from promptpipe.domain.limits import NAME_CHARS, REASON_CHARS
+from promptpipe.errors import AdminError
+from promptpipe.research.admin import _get, researcher_name, validate_text
 from promptpipe.storage.consent import consent_history
 from promptpipe.storage.db import Database
-from promptpipe.storage.inbox_rows import close_input, get_input, reopen_input
-from promptpipe.errors import AdminError
 from promptpipe.storage.flags import list_flags, resolve_flag
-from promptpipe.domain.limits import NAME_CHARS, REASON_CHARS
+from promptpipe.storage.inbox_rows import close_input, get_input, reopen_input
 from promptpipe.storage.models import DONE, FAILED, PENDING, InboxItem, Participant
 
 

@@ -19,17 +19,17 @@ from datetime import datetime
 from sqlalchemy.orm import Session
 
 from promptpipe.domain import keys
+from promptpipe.domain.conversation import ScheduleEntry
+from promptpipe.domain.localtime import zone_or_utc
+from promptpipe.domain.states import ACTIVE
+from promptpipe.logging import get_logger
 from promptpipe.pipeline.events import DailyPromptDue, as_input, parse_event, timer_event
+from promptpipe.scheduling.jobs import DAILY, Alarm
 from promptpipe.storage.db import Database
 from promptpipe.storage.inbox_rows import NewInput, add_inputs
 from promptpipe.storage.models import MISSED, PENDING
 from promptpipe.storage.participants import statuses_and_zones
 from promptpipe.storage.schedules import CANCELLED, FIRED, schedules_by_id, settle_timers, timers_by_id
-from promptpipe.domain.localtime import zone_or_utc
-from promptpipe.logging import get_logger
-from promptpipe.domain.states import ACTIVE
-from promptpipe.scheduling.jobs import DAILY, Alarm
-from promptpipe.domain.conversation import ScheduleEntry
 
 log = get_logger("promptpipe.scheduling")
 

@@ -30,8 +30,8 @@ from apscheduler.job import Job
 from apscheduler.schedulers.base import BaseScheduler
 
 from promptpipe.clock import Clock
-from promptpipe.domain.conversation import TimerChange
 from promptpipe.domain import keys
+from promptpipe.domain.conversation import TimerChange
 from promptpipe.domain.timers import NudgePolicy
 from promptpipe.logging import get_logger
 from promptpipe.scheduling import jobs
@@ -39,7 +39,13 @@ from promptpipe.scheduling.deliver import Delivered, deliver_alarms
 from promptpipe.scheduling.jobs import Alarm
 from promptpipe.scheduling.jobstore import DeferredWriteJobStore, job_engine
 from promptpipe.scheduling.reconcile import (
-    ReconcileReport, SyncReport, WantedJob, candidate_job_ids, changes_for, overdue_daily_alarms, timer_job,
+    ReconcileReport,
+    SyncReport,
+    WantedJob,
+    candidate_job_ids,
+    changes_for,
+    overdue_daily_alarms,
+    timer_job,
 )
 from promptpipe.scheduling.requests import ChangeRequests
 from promptpipe.storage.db import Database

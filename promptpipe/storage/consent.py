@@ -14,8 +14,8 @@ from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
 from promptpipe.domain.consent import ConsentRecord
-from promptpipe.storage.models import ConsentEvent
 from promptpipe.domain.text import clean_for_storage
+from promptpipe.storage.models import ConsentEvent
 
 _INSERT = insert(ConsentEvent.__table__)  # type: ignore[attr-defined]
 

@@ -28,11 +28,11 @@ from sqlalchemy.exc import ArgumentError, IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import Session
 from sqlmodel import SQLModel
 
-from promptpipe.storage import models  # noqa: F401  (registers the tables)
-from promptpipe.storage.models import table_of
-from promptpipe.errors import ConfigError, DuplicateKey, StorageError
-from promptpipe.storage.files import create_private_file
 from promptpipe.domain.text import mask_credentials
+from promptpipe.errors import ConfigError, DuplicateKey, StorageError
+from promptpipe.storage import models  # noqa: F401  (registers the tables)
+from promptpipe.storage.files import create_private_file
+from promptpipe.storage.models import table_of
 
 SQLITE_BUSY_TIMEOUT_MS = 15_000
 IN_CHUNK = 500

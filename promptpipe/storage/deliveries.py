@@ -12,9 +12,8 @@ from typing import Any
 from sqlalchemy import func, insert, select, update
 from sqlalchemy.orm import Session
 
-from promptpipe.storage.models import Message, PromptDelivery
 from promptpipe.domain.outcomes import DeliveryFact, counters
-
+from promptpipe.storage.models import Message, PromptDelivery
 
 _INSERT_DELIVERY = insert(PromptDelivery.__table__)  # type: ignore[attr-defined]
 

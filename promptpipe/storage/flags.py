@@ -10,10 +10,10 @@ from typing import Any
 from sqlalchemy import insert, select, update
 from sqlalchemy.orm import Session
 
-from promptpipe.errors import AdminError
 from promptpipe.domain.safety import OPEN, RESOLVED, NewFlag
-from promptpipe.storage.models import Flag, Participant
 from promptpipe.domain.text import clean_for_storage
+from promptpipe.errors import AdminError
+from promptpipe.storage.models import Flag, Participant
 
 _FLAG = Flag.__table__  # type: ignore[attr-defined]
 _INSERT = insert(_FLAG).returning(_FLAG.c.id)

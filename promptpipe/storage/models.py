@@ -16,7 +16,6 @@ from sqlmodel import Field, SQLModel
 from promptpipe.domain.safety import OPEN
 from promptpipe.domain.states import ACTIVE, INTAKE
 
-
 JSONType = JSON().with_variant(JSONB(), "postgresql")
 
 
@@ -370,6 +369,6 @@ class Flag(SQLModel, table=True):
 
 def table_of(model: type[SQLModel]) -> Table:
     """The Core table behind a model (SQLModel does not declare ``__table__`` to type checkers)."""
-    table = getattr(model, "__table__")
+    table = model.__table__
     assert isinstance(table, Table)
     return table

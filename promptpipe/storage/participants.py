@@ -13,10 +13,10 @@ from sqlalchemy import bindparam, select, update
 from sqlalchemy.orm import Session
 
 from promptpipe.domain.consent import ConsentRecord
+from promptpipe.domain.states import ACTIVE, INTAKE
 from promptpipe.storage.consent import record_consent
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import Conversation, LidMapping, Participant, Transition, table_of
-from promptpipe.domain.states import ACTIVE, INTAKE
 
 __all__ = [
     "SenderRef", "create_participant", "new_participant_id", "participant_by_id", "participant_by_phone",

@@ -10,9 +10,9 @@ from datetime import datetime
 from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.orm import Session
 
+from promptpipe.domain.conversation import PendingTimer, ScheduleEntry, TimerChange, TimerOp
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import CANCELLED, FIRED, MISSED, PENDING, Participant, Schedule, Timer, table_of
-from promptpipe.domain.conversation import PendingTimer, ScheduleEntry, TimerChange, TimerOp
 
 _SCHEDULE = table_of(Schedule)
 _TIMER = table_of(Timer)
@@ -166,7 +166,18 @@ def alarm_plans(session: Session, participant_ids: list[str] | None = None) -> d
 
 
 __all__ = [
-    "AlarmPlan", "CANCELLED", "FIRED", "MISSED", "alarm_plans", "apply_timer_ops", "cancel_timers",
-    "load_pending_timers", "load_schedules", "new_schedule_id", "save_schedules", "schedules_by_id", "settle_timers",
+    "CANCELLED",
+    "FIRED",
+    "MISSED",
+    "AlarmPlan",
+    "alarm_plans",
+    "apply_timer_ops",
+    "cancel_timers",
+    "load_pending_timers",
+    "load_schedules",
+    "new_schedule_id",
+    "save_schedules",
+    "schedules_by_id",
+    "settle_timers",
     "timers_by_id",
 ]

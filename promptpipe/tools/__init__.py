@@ -10,8 +10,8 @@ from promptpipe.tools.transition import TRANSITION_STATE
 
 __all__ = [
     "FLAG_CONCERN",
-    "OPT_OUT",
     "GENERATE_HABIT_PROMPT",
+    "OPT_OUT",
     "SAVE_USER_PROFILE",
     "SCHEDULER",
     "TRANSITION_STATE",

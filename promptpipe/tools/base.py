@@ -9,11 +9,11 @@ from datetime import datetime
 from typing import Any
 
 from promptpipe.clock import Clock
-from promptpipe.errors import LLMError, ToolArgumentError
-from promptpipe.llm import LLM
-from promptpipe.domain.timers import NudgePolicy
 from promptpipe.domain.conversation import TurnState
 from promptpipe.domain.text import clean_value
+from promptpipe.domain.timers import NudgePolicy
+from promptpipe.errors import LLMError, ToolArgumentError
+from promptpipe.llm import LLM
 
 
 @dataclass

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from promptpipe.errors import ToolArgumentError
-from promptpipe.domain.safety import NewFlag
 from promptpipe.domain.limits import FLAG_REASON_CHARS
-from promptpipe.domain.safety import SEVERITIES
+from promptpipe.domain.safety import SEVERITIES, NewFlag
+from promptpipe.errors import ToolArgumentError
 from promptpipe.tools.base import Tool, ToolContext, optional_string
 
 

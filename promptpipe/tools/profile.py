@@ -6,12 +6,12 @@ import json
 from datetime import datetime
 from typing import Any
 
-from promptpipe.errors import ToolArgumentError
+from promptpipe.domain import tone
+from promptpipe.domain.conversation import TurnState
 from promptpipe.domain.limits import PROFILE_FIELD_CHARS
 from promptpipe.domain.localtime import zone_or_utc
-from promptpipe.domain.conversation import TurnState
 from promptpipe.domain.profile import HABIT_FIELDS, INTAKE_FIELDS
-from promptpipe.domain import tone
+from promptpipe.errors import ToolArgumentError
 from promptpipe.tools.base import Tool, ToolContext, optional_string
 
 ALIASES = {"last_blocker": "last_barrier"}

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from promptpipe.errors import ToolArgumentError
-from promptpipe.llm import LLM
 from promptpipe.domain.conversation import TurnState
 from promptpipe.domain.profile import PROMPT_REQUIRED_FIELDS
 from promptpipe.domain.text import cap_reply, complete_sentences
 from promptpipe.domain.tone import ToneState, tone_guide
+from promptpipe.errors import ToolArgumentError
+from promptpipe.llm import LLM
 from promptpipe.tools.base import Tool, ToolContext, optional_string
 
 DELIVERY_MODES = ("immediate", "scheduled")

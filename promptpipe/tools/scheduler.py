@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from promptpipe.errors import ToolArgumentError
-from promptpipe.domain.localtime import FIXED, RANDOM, format_hhmm, is_iana_zone, local_label, parse_hhmm, zone_or_utc
-from promptpipe.storage.schedules import new_schedule_id
 from promptpipe.domain.conversation import ScheduleEntry
+from promptpipe.domain.localtime import FIXED, RANDOM, format_hhmm, is_iana_zone, local_label, parse_hhmm, zone_or_utc
+from promptpipe.errors import ToolArgumentError
+from promptpipe.storage.schedules import new_schedule_id
 from promptpipe.tools.base import Tool, ToolContext, optional_string
 
 ACTIONS = ("create", "list", "update", "delete")

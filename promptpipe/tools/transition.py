@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from promptpipe.domain.transitions import MOVE_TO
-
 from datetime import timedelta
 from typing import Any
 
-from promptpipe.errors import ToolArgumentError
 from promptpipe.domain.localtime import local_label, zone_or_utc
 from promptpipe.domain.states import SUB_STATES
 from promptpipe.domain.timers import TRANSITION
+from promptpipe.domain.transitions import MOVE_TO
+from promptpipe.errors import ToolArgumentError
 from promptpipe.tools.base import Tool, ToolContext, optional_string
 
 MAX_DELAY_MINUTES = 7 * 24 * 60

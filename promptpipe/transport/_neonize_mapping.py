@@ -20,8 +20,8 @@ if TYPE_CHECKING:
     from neonize.proto.Neonize_pb2 import Message as MessageEv
 
 __all__ = [
-    "PN_SERVER",
     "LID_SERVER",
+    "PN_SERVER",
     "classify_send_error",
     "is_direct_message",
     "jid_for",

@@ -17,7 +17,13 @@ from typing import Any
 import segno
 from neonize.aioze import events as _neonize_events
 from neonize.aioze.events import (
-    ClientOutdatedEv, ConnectedEv, ConnectFailureEv, DisconnectedEv, LoggedOutEv, PairStatusEv, StreamReplacedEv,
+    ClientOutdatedEv,
+    ConnectedEv,
+    ConnectFailureEv,
+    DisconnectedEv,
+    LoggedOutEv,
+    PairStatusEv,
+    StreamReplacedEv,
     TemporaryBanEv,
 )
 from neonize.exc import NeonizeError
@@ -28,7 +34,7 @@ from promptpipe.logging import mask_phone
 from promptpipe.transport._neonize_mapping import redact_numbers
 from promptpipe.transport.connection_state import ConnectionState, ExitRequest
 
-__all__ = ["EventHandler", "QR_TIMEOUT_S", "STOP_GRACE_S", "WhatsAppSession", "ban_lifted_at", "reach_whatsapp"]
+__all__ = ["QR_TIMEOUT_S", "STOP_GRACE_S", "EventHandler", "WhatsAppSession", "ban_lifted_at", "reach_whatsapp"]
 
 QR_TIMEOUT_S = 170.0  # whatsmeow closes the login socket after ~160 s of unscanned codes
 STOP_GRACE_S = 5.0
@@ -75,7 +81,7 @@ async def reach_whatsapp(host: str = WHATSAPP_HOST, port: int = WHATSAPP_PORT) -
     down the service asks the network first and calls the library only once it answers."""
     try:
         _, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout=PROBE_TIMEOUT_S)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         return f"no answer from {host}:{port} within {PROBE_TIMEOUT_S:g} s"
     except OSError as exc:
         return f"cannot reach {host}:{port}: {exc.strerror or exc}"
@@ -180,7 +186,7 @@ class WhatsAppSession:
         """Wait up to ``timeout_s`` for the connection; True if connected."""
         try:
             await asyncio.wait_for(self._connected.wait(), timeout=timeout_s)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             return False
         return True
 

@@ -10,7 +10,13 @@ from datetime import datetime, timezone
 from typing import TextIO
 
 from promptpipe.transport.base import (
-    InboundHandler, InboundMessage, PollVote, ReceiptHandler, Recipient, SentMessage, poll_option_hash,
+    InboundHandler,
+    InboundMessage,
+    PollVote,
+    ReceiptHandler,
+    Recipient,
+    SentMessage,
+    poll_option_hash,
 )
 
 

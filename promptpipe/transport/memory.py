@@ -9,7 +9,14 @@ from datetime import datetime, timezone
 
 from promptpipe.errors import NotConnected, SendFailed
 from promptpipe.transport.base import (
-    DeliveryReceipt, InboundHandler, InboundMessage, PollVote, Reaction, ReceiptHandler, Recipient, SentMessage,
+    DeliveryReceipt,
+    InboundHandler,
+    InboundMessage,
+    PollVote,
+    Reaction,
+    ReceiptHandler,
+    Recipient,
+    SentMessage,
 )
 
 

@@ -17,21 +17,30 @@ from typing import Any
 import structlog
 from neonize import _binder
 from neonize.aioze.client import NewAClient, async_gocode
-from neonize.exc import PairPhoneError
-from neonize.proto import Neonize_pb2 as neonize_proto
 from neonize.aioze.events import MessageEv, ReceiptEv
-from neonize.exc import NeonizeError
+from neonize.exc import NeonizeError, PairPhoneError
+from neonize.proto import Neonize_pb2 as neonize_proto
 from neonize.utils.enum import ChatPresence, ChatPresenceMedia, ClientType, ReceiptType, VoteType
 from neonize.utils.jid import JIDToNonAD, build_jid
 
 from promptpipe.errors import NotConnected, SendFailed
 from promptpipe.logging import mask_phone
 from promptpipe.transport._go_output import capture_library_stdout
-from promptpipe.transport._stderr_relay import start_stderr_relay
 from promptpipe.transport._neonize_mapping import (
-    classify_send_error, is_direct_message, jid_for, mask_lid, needs_phone_lookup, poll_vote_from_decrypted,
-    receipt_from, redact_numbers, sanitize_outgoing_text, sender_jid, sent_message_from, to_inbound,
+    classify_send_error,
+    is_direct_message,
+    jid_for,
+    mask_lid,
+    needs_phone_lookup,
+    poll_vote_from_decrypted,
+    receipt_from,
+    redact_numbers,
+    sanitize_outgoing_text,
+    sender_jid,
+    sent_message_from,
+    to_inbound,
 )
+from promptpipe.transport._stderr_relay import start_stderr_relay
 from promptpipe.transport._whatsapp_session import QR_TIMEOUT_S, STOP_GRACE_S, EventHandler, WhatsAppSession
 from promptpipe.transport.base import InboundHandler, ReceiptHandler, Recipient, SentMessage
 from promptpipe.transport.connection_state import ConnectionState, ExitRequest
@@ -325,7 +334,7 @@ class WhatsAppTransport:
         recipient = mask_phone(to.phone)
         try:
             resp = await asyncio.wait_for(call(), timeout=self._send_timeout_s)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             self._log.warning("whatsapp_send_timed_out", to=recipient, kind=kind, timeout_s=self._send_timeout_s)
             message = f"WhatsApp send did not finish within {self._send_timeout_s:g} s"
             raise SendFailed(message, retryable=False, ambiguous=True) from None

@@ -11,25 +11,44 @@ from typing import Any
 import pytest
 from neonize import _binder
 from neonize.aioze import events as neonize_events
+from neonize.aioze.client import NewAClient
 from neonize.aioze.events import (
-    ConnectedEv, DisconnectedEv, LoggedOutEv, MessageEv, PairStatusEv, ReceiptEv, StreamReplacedEv,
+    ConnectedEv,
+    DisconnectedEv,
+    LoggedOutEv,
+    MessageEv,
+    PairStatusEv,
+    ReceiptEv,
+    StreamReplacedEv,
 )
 from neonize.exc import NeonizeError, SendMessageError
-from neonize.aioze.client import NewAClient
 from neonize.proto.Neonize_pb2 import (
-    JID, MessageInfo, MessageSource, PairPhoneParams, PairPhoneReturnFunction, SendResponse,
+    JID,
+    MessageInfo,
+    MessageSource,
+    PairPhoneParams,
+    PairPhoneReturnFunction,
+    SendResponse,
 )
 from neonize.proto.waCommon.WACommon_pb2 import MessageKey
 from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import (
-    Message, PollCreationMessage, PollUpdateMessage, PollVoteMessage,
+    Message,
+    PollCreationMessage,
+    PollUpdateMessage,
+    PollVoteMessage,
 )
 from neonize.utils.enum import ChatPresence, ReceiptType, VoteType
 
 from promptpipe.errors import NotConnected, SendFailed
-from promptpipe.transport.base import (
-    DeliveryReceipt, InboundMessage, PollVote, Recipient, Transport, poll_option_hash,
-)
 from promptpipe.transport import whatsapp
+from promptpipe.transport.base import (
+    DeliveryReceipt,
+    InboundMessage,
+    PollVote,
+    Recipient,
+    Transport,
+    poll_option_hash,
+)
 from promptpipe.transport.whatsapp import WhatsAppTransport
 
 PHONE = "14165550123"
@@ -156,7 +175,7 @@ class FakeGoLibrary:
         self.pair_requests: list[PairPhoneParams] = []
         self.error = error
 
-    async def PairPhone(self, uuid: bytes, payload: bytes, size: int) -> bytes:  # noqa: N802 (neonize's name)
+    async def PairPhone(self, uuid: bytes, payload: bytes, size: int) -> bytes:
         assert size == len(payload)
         self.pair_requests.append(PairPhoneParams.FromString(payload))
         return PairPhoneReturnFunction(Code="ABCD-EFGH" if not self.error else "", Error=self.error).SerializeToString()

@@ -7,10 +7,9 @@ from datetime import timedelta
 
 import pytest
 
-from promptpipe.research import admin
+from promptpipe.domain.polls import AMBIGUOUS_REPLY, POLL_OPTIONS
 from promptpipe.flow import intensity, votes
-from promptpipe.domain.polls import POLL_OPTIONS
-from promptpipe.domain.polls import AMBIGUOUS_REPLY
+from promptpipe.research import admin
 from promptpipe.transport.base import Reaction
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer

@@ -8,10 +8,10 @@ from datetime import datetime, timezone
 
 import sqlalchemy as sa
 
-from promptpipe.research import admin
 from promptpipe.clock import ManualClock
-from promptpipe.storage.db import Database
 from promptpipe.logging import configure_logging, get_logger, mask_phone
+from promptpipe.research import admin
+from promptpipe.storage.db import Database
 
 
 async def test_start_adds_columns_a_newer_version_introduced(database_url: str) -> None:

@@ -2,25 +2,24 @@
 
 from __future__ import annotations
 
-import json
-
 import io
+import json
 import queue
 import shutil
 from pathlib import Path
 
-from promptpipe.research import admin
 from promptpipe.config import load_settings
-from promptpipe.transport.console import ConsoleTransport
+from promptpipe.research import admin
 from promptpipe.transport.base import Recipient
+from promptpipe.transport.console import ConsoleTransport
 from promptpipe.transport.dryrun import DryRunTransport
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
-from tests.test_lanes import until
+from tests.pipeline.test_lanes import until
 
 ANA = "+15145550101"
-PROJECT = Path(__file__).resolve().parent.parent
+PROJECT = Path(__file__).resolve().parents[2]
 
 
 async def test_dry_run_records_every_outbound_message_as_sent(make_app: AppFactory, fake_openai: FakeOpenAIServer) -> None:

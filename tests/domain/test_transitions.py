@@ -21,7 +21,7 @@ from tests.fakes.openai_server import FakeOpenAIServer
 from tests.feedback_helpers import ANA, MONDAY_PROMPT, polls, prompted, vote
 from tests.schedule_helpers import at, job_ids, pending_timers
 
-PROJECT = Path(__file__).resolve().parent.parent
+PROJECT = Path(__file__).resolve().parents[2]
 CHECK_IN = {"FEEDBACK_INITIAL_TIMEOUT": "15m"}
 
 

@@ -19,12 +19,21 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from promptpipe.cli import admin_main
-from promptpipe.storage.db import Database
+from promptpipe.domain.profile import HABIT_FIELDS
 from promptpipe.errors import AdminError
 from promptpipe.research import export
 from promptpipe.research.export import FILE_NAMES, export_study
-from promptpipe.storage.models import ConsentEvent, Conversation, Flag, Message, Participant, PromptDelivery, ToneEvent, Transition
-from promptpipe.domain.profile import HABIT_FIELDS
+from promptpipe.storage.db import Database
+from promptpipe.storage.models import (
+    ConsentEvent,
+    Conversation,
+    Flag,
+    Message,
+    Participant,
+    PromptDelivery,
+    ToneEvent,
+    Transition,
+)
 
 TORONTO, KOLKATA = ZoneInfo("America/Toronto"), ZoneInfo("Asia/Kolkata")
 T0 = datetime(2026, 3, 2, 13, 0, tzinfo=timezone.utc)  # 08:00 in Toronto (EST), 18:30 in Kolkata

@@ -11,14 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from promptpipe.research import admin
-from promptpipe.clock import SystemClock
 from promptpipe.cli import admin_main, main
+from promptpipe.clock import SystemClock
+from promptpipe.research import admin
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
-
-
 
 
 def run_admin(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:

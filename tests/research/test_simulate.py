@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from promptpipe.research import admin
 from promptpipe.flow import intensity, votes
+from promptpipe.research import admin
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.feedback_helpers import ANA, DAY, MONDAY_PROMPT, deliveries, prompted
 from tests.schedule_helpers import NUDGE, at
-from tests.test_admin_cli import run_admin
+from tests.research.test_admin_cli import run_admin
 
 
 @pytest.fixture(autouse=True)

@@ -8,9 +8,9 @@ import json
 
 from sqlalchemy import select
 
-from promptpipe.research import admin
-from promptpipe.flow import votes
 from promptpipe.domain.polls import POLL_OPTIONS
+from promptpipe.flow import votes
+from promptpipe.research import admin
 from promptpipe.storage.models import Transition
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer

@@ -6,9 +6,6 @@ import asyncio
 
 import pytest
 
-from promptpipe.research import admin
-
-from promptpipe.research import oversight
 from promptpipe.errors import AdminError
 from promptpipe.flow.commands import (
     ALREADY_ACTIVE,
@@ -20,10 +17,11 @@ from promptpipe.flow.commands import (
     STOPPED,
     as_command,
 )
+from promptpipe.research import admin, oversight
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
-from tests.test_admin_cli import run_admin
+from tests.research.test_admin_cli import run_admin
 
 ANA = "+15145550101"
 
@@ -183,7 +181,7 @@ async def test_withdrawn_participants_get_no_reply_not_even_to_commands(
 async def test_a_pause_during_a_turn_wins_over_the_turn(make_app: AppFactory, fake_openai: FakeOpenAIServer) -> None:
     import threading
 
-    from tests.test_lanes import until
+    from tests.pipeline.test_lanes import until
 
     app, transport = await started(make_app, fake_openai)
     gate = threading.Event()

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from promptpipe.research import admin
 from promptpipe.agents.agent import SUMMARY_HEADER
+from promptpipe.research import admin
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer

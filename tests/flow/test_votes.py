@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from promptpipe.research import admin
-from promptpipe.flow import intensity, votes
 from promptpipe.domain.polls import POLL_OPTIONS
+from promptpipe.flow import intensity, votes
+from promptpipe.research import admin
 from promptpipe.transport.base import PollVote, poll_option_hash
 from tests.conftest import AppFactory
-from tests.test_admin_cli import run_admin
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.feedback_helpers import ANA, DAY, MONDAY_PROMPT, deliveries, polls, prompted, vote
 from tests.schedule_helpers import NUDGE, at
+from tests.research.test_admin_cli import run_admin
 
 DONE, NOT_THIS_TIME = POLL_OPTIONS
 

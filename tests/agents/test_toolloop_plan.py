@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from promptpipe.llm import Completion, ToolCall
 from promptpipe.agents.toolloop import Reply, RoundPlan, Stop, plan_round
+from promptpipe.llm import Completion, ToolCall
 
 
 def test_text_without_tool_calls_is_the_reply() -> None:

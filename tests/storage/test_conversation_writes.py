@@ -10,7 +10,7 @@ from promptpipe.research import admin
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.participant_helpers import ANA, enrolled
-from tests.test_lanes import until
+from tests.pipeline.test_lanes import until
 
 
 async def test_a_time_zone_changed_during_a_turn_that_opts_out_is_kept(

@@ -14,13 +14,9 @@ import pytest
 from sqlalchemy import inspect, select, text
 from sqlmodel import SQLModel
 
-from promptpipe.research import admin
-
-from promptpipe.research import erasure
-
-from promptpipe.research import oversight
 from promptpipe.cli import admin_main
 from promptpipe.errors import AdminError
+from promptpipe.research import admin, erasure, oversight
 from promptpipe.transport import PollVote, poll_option_hash
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory

@@ -18,12 +18,12 @@ from pathlib import Path
 import pytest
 from sqlalchemy import insert
 
-from promptpipe.research import admin
 from promptpipe.clock import ManualClock
 from promptpipe.config import load_settings
-from promptpipe.storage.db import Database
 from promptpipe.errors import AdminError, ConfigError, StorageError
 from promptpipe.logging import configure_logging
+from promptpipe.research import admin
+from promptpipe.storage.db import Database
 from promptpipe.storage.models import Message
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory

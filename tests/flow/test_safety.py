@@ -9,13 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from promptpipe.research import admin
-
-from promptpipe.research import oversight
-from promptpipe.errors import AdminError
-from promptpipe.flow import APOLOGY
 from promptpipe.agents.agent import SAFETY_CUE
 from promptpipe.domain.safety import DEFAULT_SAFETY_MESSAGE, CrisisScreen
+from promptpipe.errors import AdminError
+from promptpipe.flow import APOLOGY
+from promptpipe.research import admin, oversight
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.fakes.webhook import WebhookReceiver

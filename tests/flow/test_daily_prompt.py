@@ -5,12 +5,11 @@ from __future__ import annotations
 import json
 from datetime import date
 
-from promptpipe.research import admin
-
 from promptpipe.domain import keys
-from promptpipe.flow import APOLOGY
 from promptpipe.domain.polls import POLL_OPTIONS, POLL_QUESTION
+from promptpipe.flow import APOLOGY
 from promptpipe.pipeline.events import DailyPromptDue, as_input
+from promptpipe.research import admin
 from promptpipe.storage.inbox_rows import add_input
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory

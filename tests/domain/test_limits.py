@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from promptpipe.research import admin
-from promptpipe.errors import AdminError
 from promptpipe.domain.limits import BACKGROUND_CHARS, NAME_CHARS, PROFILE_FIELD_CHARS
+from promptpipe.errors import AdminError
+from promptpipe.research import admin
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer

@@ -4,7 +4,6 @@ reconciler restoring a lost job. Time is a ManualClock; nothing sleeps."""
 
 from __future__ import annotations
 
-
 from sqlalchemy import text
 
 from promptpipe.research import admin

@@ -11,14 +11,13 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import text
 
-from promptpipe.research import admin
 from promptpipe.errors import ConfigError
 from promptpipe.flow import intensity
 from promptpipe.flow.timers import REMINDER_TEXT
+from promptpipe.research import admin
 from promptpipe.transport.base import PollVote, poll_option_hash
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
-from tests.test_admin_cli import run_admin
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.schedule_helpers import (
     NUDGE,
@@ -30,6 +29,7 @@ from tests.schedule_helpers import (
     sent_kinds,
     utc,
 )
+from tests.research.test_admin_cli import run_admin
 
 ANA = "+15145550101"
 PROMPT_AT = utc(2026, 1, 5, 12, 50)  # 07:50 in Toronto, for a habit at 08:00
@@ -287,8 +287,8 @@ async def test_a_new_timer_wakes_the_alarm_loop_at_once(make_app: AppFactory, fa
     """Regression: a timer armed while the alarm loop slept waited for the loop's next alarm (up to
     30 s) before its job was stored; the first queued change must wake the loop, which then waits
     at most the short batching delay."""
-    from promptpipe.scheduling.requests import TIMER_BATCH_DELAY_S
     from promptpipe.domain.conversation import PendingTimer, TimerChange
+    from promptpipe.scheduling.requests import TIMER_BATCH_DELAY_S
 
     app = await make_app(**QUIET)
     kick = app.alarms._kick

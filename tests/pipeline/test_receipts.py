@@ -12,11 +12,11 @@ from promptpipe.research import admin
 from promptpipe.research.export import export_study
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
-from tests.test_admin_cli import run_admin
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.feedback_helpers import ANA, MONDAY_PROMPT, polls, prompted
 from tests.participant_helpers import ANA as ANA_TORONTO
 from tests.participant_helpers import enrolled
+from tests.research.test_admin_cli import run_admin
 
 T = MONDAY_PROMPT
 

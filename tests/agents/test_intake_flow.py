@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from promptpipe.research import admin
-from promptpipe.flow import APOLOGY
 from promptpipe.agents import MAX_ROUNDS
 from promptpipe.agents.intake import INTAKE_FALLBACK
+from promptpipe.flow import APOLOGY
+from promptpipe.research import admin
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer

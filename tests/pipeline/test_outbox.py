@@ -8,11 +8,11 @@ from datetime import timedelta
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from promptpipe.research import admin
 from promptpipe.clock import ManualClock
 from promptpipe.errors import NotConnected, SendFailed
-from promptpipe.storage.models import InboxItem, OutboxItem
 from promptpipe.pipeline.outbox import RateLimiter
+from promptpipe.research import admin
+from promptpipe.storage.models import InboxItem, OutboxItem
 from promptpipe.storage.transcript import queue_outgoing
 from promptpipe.transport.dryrun import DryRunTransport
 from promptpipe.transport.memory import MemoryTransport

