@@ -113,11 +113,14 @@ async def make_app(
         return app
 
     yield factory
+    errors = []
     for app in apps:
         try:
             await app.stop()
-        except Exception:
-            pass
+        except Exception as exc:  # stop every app, then fail with what went wrong
+            errors.append(exc)
+    if errors:
+        raise errors[0]
 
 
 @pytest.fixture

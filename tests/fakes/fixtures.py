@@ -20,7 +20,11 @@ def openai_server_session() -> Iterator[FakeOpenAIServer]:
 
 @pytest.fixture
 def fake_openai(openai_server_session: FakeOpenAIServer) -> Iterator[FakeOpenAIServer]:
-    """The session server, reset before and after the test; tests call `assert_complete()`."""
+    """The session server, reset before and after the test. A test that leaves scripted turns
+    unused (or made a request nothing was scripted for) fails at teardown."""
     openai_server_session.reset()
     yield openai_server_session
-    openai_server_session.reset()  # also releases handlers still waiting on a hang or gate
+    try:
+        openai_server_session.assert_complete()
+    finally:
+        openai_server_session.reset()  # also releases handlers still waiting on a hang or gate

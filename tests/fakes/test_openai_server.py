@@ -126,6 +126,7 @@ async def test_unexpected_request_fails_assert_complete(
     assert "no scripted step matches" in fake_openai.errors[0]
     with pytest.raises(AssertionError, match="unexpected request"):
         fake_openai.assert_complete()
+    fake_openai.reset()  # seen: the fixture's own check would fail the test again
 
 
 async def test_leftover_steps_fail_assert_complete(
@@ -138,6 +139,7 @@ async def test_leftover_steps_fail_assert_complete(
 
     with pytest.raises(AssertionError, match="leftover step: call_tools"):
         fake_openai.assert_complete()
+    fake_openai.reset()
 
 
 @pytest.mark.parametrize(
@@ -222,6 +224,9 @@ async def test_stream_is_rejected(fake_openai: FakeOpenAIServer, client: AsyncOp
         await ask(client, "hi", stream=True)
 
     assert "stream=true is not supported" in fake_openai.errors[0]
+    with pytest.raises(AssertionError, match="leftover step"):
+        fake_openai.assert_complete()
+    fake_openai.reset()
 
 
 async def test_models_endpoint(fake_openai: FakeOpenAIServer, client: AsyncOpenAI) -> None:

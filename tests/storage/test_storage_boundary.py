@@ -242,6 +242,7 @@ async def test_two_messages_from_a_new_sender_at_once_enroll_them_once(
     assert [p["phone"] for p in participants] == [ANA]
     assert [r["status"] for r in await inbound_rows(app)] == ["answered", "answered"]
     assert fake_openai.errors == []
+    fake_openai.reset()  # the second answer is used only when the race splits the messages into two turns
 
 
 def test_undecodable_command_line_text_is_one_clear_line(
