@@ -9,13 +9,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from promptpipe.clock import Clock, SystemClock
-from promptpipe.config import Settings, ensure_state_dir
+from promptpipe.config import Settings
 from promptpipe.domain.backoff import Backoff
 from promptpipe.domain.safety import DEFAULT_SAFETY_MESSAGE, CrisisScreen
 from promptpipe.domain.timers import NudgePolicy
 from promptpipe.errors import ConfigError, StorageError
 from promptpipe.flow.router import ConversationFlow, typing_through
-from promptpipe.flow.turn import FlowConfig, FlowDeps, SafetyConfig
+from promptpipe.flow.turn import FlowConfig, FlowDeps, SafetyConfig, TurnContext
 from promptpipe.llm import LLM, OpenAILLM
 from promptpipe.logging import get_logger
 from promptpipe.pipeline.inbox import Inbox, InboxConfig
@@ -28,7 +28,7 @@ from promptpipe.scheduling.guard import ServiceGuard
 from promptpipe.storage.db import Database
 from promptpipe.storage.receipts import record_receipt
 from promptpipe.storage.service_status import WHATSAPP, save_status
-from promptpipe.storage.state_dir import StateDirWatch
+from promptpipe.storage.state_dir import StateDirWatch, ensure_state_dir
 from promptpipe.tools import PromptTexts
 from promptpipe.transport import DeliveryReceipt, Transport
 from promptpipe.transport.connection_state import ConnectionState
@@ -67,7 +67,8 @@ def load_safety(settings: Settings) -> SafetyConfig:
         try:
             message = settings.safety_message_file.read_text(encoding="utf-8").strip()
         except (OSError, UnicodeError) as exc:
-            raise ConfigError(f"SAFETY_MESSAGE_FILE: cannot read {str(settings.safety_message_file)!r} ({exc}).") from None
+            raise ConfigError(
+                f"SAFETY_MESSAGE_FILE: cannot read {str(settings.safety_message_file)!r} ({exc}).") from None
         if not message:
             raise ConfigError(f"SAFETY_MESSAGE_FILE: {str(settings.safety_message_file)!r} is empty.")
     try:
@@ -104,7 +105,8 @@ def build_transport(settings: Settings) -> Transport:
             bot_label=settings.whatsapp_bot_label, capture_library_output=True, log_format=settings.log_format,
             debug=settings.debug,
         )
-    raise ConfigError("PROMPTPIPE_TRANSPORT=console is only for `promptpipe chat --phone …`; use whatsapp or dry-run for serve.")
+    raise ConfigError("PROMPTPIPE_TRANSPORT=console is only for `promptpipe chat --phone …`; "
+                      "use whatsapp or dry-run for serve.")
 
 
 @dataclass
@@ -115,7 +117,7 @@ class App:
     llm: LLM
     clock: Clock
     flow: ConversationFlow
-    lanes: Lanes
+    lanes: Lanes[TurnContext]
     inbox: Inbox
     outbox: Outbox
     alarms: AlarmClock
@@ -143,7 +145,11 @@ class App:
         llm = llm or OpenAILLM(settings)
         policy = nudge_policy(settings)
         app: App
-        alarms = AlarmClock(db, clock, policy, on_queued=lambda ids: [app.lanes.wake(pid) for pid in ids])
+        def wake_lanes(participant_ids: list[str]) -> None:
+            for pid in participant_ids:
+                app.lanes.wake(pid)
+
+        alarms = AlarmClock(db, clock, policy, on_queued=wake_lanes)
         alerts = AlertSender(db, clock, settings.alert_webhook_url) if settings.alert_webhook_url else None
         config = FlowConfig(history_window=settings.history_window, debug=settings.debug, policy=policy,
                             summary_every_turns=settings.history_summary_every_turns, safety=load_safety(settings),
@@ -163,7 +169,7 @@ class App:
     async def start(self, *, background: bool = True, single_instance: bool = False) -> None:
         """Open the database, settle interrupted sends, connect the transport, start the loops."""
         self.guard = ServiceGuard(self.db, self.alarms.engine,
-                                  ensure_state_dir(self.settings) if single_instance else None)
+                                  ensure_state_dir(self.settings.state_dir) if single_instance else None)
         self.guard.hold_state_dir()
         await self.db.connect()
         await asyncio.get_running_loop().run_in_executor(None, self.guard.hold_database)

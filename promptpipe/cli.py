@@ -13,11 +13,11 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
 from promptpipe.clock import SystemClock
-from promptpipe.config import Settings, ensure_state_dir, load_settings
+from promptpipe.config import Settings, load_settings
 from promptpipe.domain.text import for_terminal
 from promptpipe.errors import AdminError, PromptPipeError
 from promptpipe.logging import configure_logging, get_logger
@@ -25,6 +25,7 @@ from promptpipe.research import admin, oversight
 from promptpipe.research.status import read_status
 from promptpipe.storage.db import Database, sqlite_file
 from promptpipe.storage.files import PRIVATE_UMASK, LooseMode, loose_modes, tighten
+from promptpipe.storage.state_dir import ensure_state_dir
 
 
 def _fail(message: str) -> int:
@@ -44,9 +45,9 @@ def _settings() -> Settings | None:
     return settings
 
 
-def _run(coro_factory: Callable[[], Awaitable[int | None]]) -> int:
+def _run(coro_factory: Callable[[], Coroutine[Any, Any, int | None]]) -> int:
     try:
-        return asyncio.run(coro_factory()) or 0  # type: ignore[arg-type]
+        return asyncio.run(coro_factory()) or 0
     except PromptPipeError as exc:
         return _fail(str(exc))
     except KeyboardInterrupt:
@@ -70,7 +71,7 @@ async def _serve(
     from promptpipe.app import App
 
     settings.require_llm()
-    ensure_state_dir(settings)
+    ensure_state_dir(settings.state_dir)
     for item in tighten(_state_files(settings)):
         get_logger("promptpipe.cli").warning("state_file_mode_tightened", path=str(item.path),
                                              was=f"{item.mode:04o}", now=f"{item.wanted:04o}")
@@ -135,7 +136,8 @@ def _stop_deadline(seconds: float) -> threading.Timer:
     return timer
 
 
-def _run_service(coro_factory: Callable[[], Awaitable[int | None]], *, wait_for_threads_s: float = 2.0) -> int:
+def _run_service(coro_factory: Callable[[], Coroutine[Any, Any, int | None]], *,
+                 wait_for_threads_s: float = 2.0) -> int:
     """Like :func:`_run`, but never waits for ever on a worker thread: neonize 0.5.2 can leave one
     blocked inside its Go library (waiting for a login that cannot come), and Python would join it
     at exit. Threads that have not ended ``wait_for_threads_s`` after the service stopped are left
@@ -143,7 +145,7 @@ def _run_service(coro_factory: Callable[[], Awaitable[int | None]], *, wait_for_
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     try:
-        code = loop.run_until_complete(coro_factory()) or 0  # type: ignore[arg-type]
+        code = loop.run_until_complete(coro_factory()) or 0
     except PromptPipeError as exc:
         code = _fail(str(exc))
     except KeyboardInterrupt:
@@ -179,7 +181,6 @@ def _serve_command(settings: Settings) -> int:
     os.environ[QR_RENEWAL_ENV] = str(renewals)
     _flush_everything()
     os.execv(sys.executable, [sys.executable, "-m", "promptpipe.cli", *sys.argv[1:]])
-    return 1  # not reached
 
 
 async def _chat(settings: Settings, phone: str, name: str) -> int:
@@ -187,7 +188,7 @@ async def _chat(settings: Settings, phone: str, name: str) -> int:
 
     phone = admin.validate_phone(phone)
     settings.require_llm()
-    ensure_state_dir(settings)
+    ensure_state_dir(settings.state_dir)
     db = Database(settings.database_url)
     await db.connect()
     try:
@@ -231,7 +232,7 @@ def _reexec_without_bot_label(settings: Settings) -> None:
 
 async def _check(settings: Settings) -> int:
     settings.require_llm()
-    ensure_state_dir(settings)
+    ensure_state_dir(settings.state_dir)
     db = Database(settings.database_url)
     try:
         await db.connect()
@@ -289,10 +290,14 @@ async def _admin_command(args: argparse.Namespace, db: Database, clock: SystemCl
     if args.command == "enroll":
         row = await admin.enroll(db, clock, phone=args.phone, name=args.name, timezone=args.timezone,
                                  background=args.background or "", by=args.by or "")
-        print(f"enrolled {_cell(row['name'])} ({row['phone']}) as {row['id']}; the running service will send the greeting")
+        print(f"enrolled {_cell(row['name'])} ({row['phone']}) as {row['id']}; "
+              "the running service will send the greeting")
     elif args.command == "list":
         rows = await admin.list_participants(db)
-        _print_json(rows) if args.json else _print_table(rows, ["id", "phone", "name", "timezone", "status", "sub_state"])
+        if args.json:
+            _print_json(rows)
+        else:
+            _print_table(rows, ["id", "phone", "name", "timezone", "status", "sub_state"])
     elif args.command == "show":
         row = await admin.show(db, args.phone)
         if args.json:
@@ -449,12 +454,14 @@ def _add_admin_follow_ups(sub: Any) -> None:
     erase.add_argument("--phone", required=True)
     erase.add_argument("--yes", action="store_true", help="do not ask to confirm")
     erase.add_argument("--by", help="who erased them, for the consent record (default: your user name)")
-    status = sub.add_parser("status", help="the service's WhatsApp state, outbox backlog, uncertain sends, last model error")
+    status = sub.add_parser("status", help="the service's WhatsApp state, outbox backlog, uncertain sends, "
+                            "last model error")
     status.add_argument("--json", action="store_true")
     consent = sub.add_parser("consent", help="a participant's consent history (enrolled, opted out/in, paused ...)")
     consent.add_argument("--phone", required=True)
     consent.add_argument("--json", action="store_true")
-    flags = sub.add_parser("flags", help="safety flags (open ones; --all for every flag); `flags resolve ID --note ...`")
+    flags = sub.add_parser("flags", help="safety flags (open ones; --all for every flag); "
+                           "`flags resolve ID --note ...`")
     flags.add_argument("--all", action="store_true", help="resolved flags too")
     flags.add_argument("--json", action="store_true")
     flag_actions = flags.add_subparsers(dest="flags_action")

@@ -23,7 +23,6 @@ from promptpipe.domain.limits import DEFAULT_MAX_SCHEDULES
 from promptpipe.domain.localtime import is_iana_zone
 from promptpipe.domain.text import mask_credentials
 from promptpipe.errors import ConfigError
-from promptpipe.storage.files import make_private_dir
 
 TRANSPORTS = ("whatsapp", "console", "dry-run")
 LOG_FORMATS = ("console", "json")
@@ -364,7 +363,8 @@ def load_settings(env: Mapping[str, str] | None = None, *, env_file: str | Path 
         feedback_initial_timeout=_duration(get, "FEEDBACK_INITIAL_TIMEOUT", defaults.feedback_initial_timeout),
         feedback_followup_delay=_duration(get, "FEEDBACK_FOLLOWUP_DELAY", defaults.feedback_followup_delay),
         intensity_poll_enabled=(
-            parse_bool("INTENSITY_POLL_ENABLED", get("INTENSITY_POLL_ENABLED")) if get("INTENSITY_POLL_ENABLED") else True
+            parse_bool("INTENSITY_POLL_ENABLED", get("INTENSITY_POLL_ENABLED"))
+            if get("INTENSITY_POLL_ENABLED") else True
         ),
         max_schedules_per_participant=(
             parse_int("MAX_SCHEDULES_PER_PARTICIPANT", get("MAX_SCHEDULES_PER_PARTICIPANT"), minimum=1)
@@ -398,19 +398,3 @@ def load_settings(env: Mapping[str, str] | None = None, *, env_file: str | Path 
 
 def _duration(get: Callable[[str], str], name: str, default: timedelta) -> timedelta:
     return parse_duration(name, get(name)) if get(name) else default
-
-
-def ensure_state_dir(settings: Settings) -> Path:
-    """Create the state directory and prove it is writable, or fail with a clear line."""
-    path = settings.state_dir
-    try:
-        make_private_dir(path)
-        probe = path / ".write-test"
-        probe.write_text("ok")
-        probe.unlink()
-    except OSError as exc:
-        raise ConfigError(
-            f"PROMPTPIPE_STATE_DIR={str(path)!r} is not writable ({exc.strerror or exc}): "
-            "choose a directory this user can write to."
-        ) from None
-    return path

@@ -106,7 +106,8 @@ class AgentModule:
             messages.append({"role": "system", "content": guide})
         if state.summary.strip():
             messages.append({"role": "system", "content": f"{SUMMARY_HEADER}\n{state.summary.strip()}"})
-        messages += [{"role": entry.role, "content": shorten(entry.text, budget.per_history_entry)} for entry in history]
+        messages += [{"role": entry.role, "content": shorten(entry.text, budget.per_history_entry)}
+                     for entry in history]
         if cue:  # an event the model must react to, e.g. the greeting of a new participant
             messages.append({"role": "system", "content": cue})
         messages += [{"role": "user", "content": text} for text in new_messages]
@@ -127,7 +128,8 @@ def describe_situation(state: TurnState, now: datetime) -> str:
     lines.append("Habit profile so far:" if known else "Habit profile so far: nothing saved yet.")
     lines += known
     missing = state.missing_fields(INTAKE_FIELDS)
-    lines.append("Still missing for intake: " + (", ".join(missing) if missing else "nothing; the profile is complete."))
+    lines.append("Still missing for intake: "
+                 + (", ".join(missing) if missing else "nothing; the profile is complete."))
     lines += schedule_lines(state)
     if state.profile.record.last_habit_prompt:
         lines.append(f"Last habit prompt they were given: {state.profile.record.last_habit_prompt}")

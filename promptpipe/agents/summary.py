@@ -13,9 +13,10 @@ from promptpipe.llm import LLM
 SPEAKERS = {"user": "Participant", "assistant": "Coach"}
 
 
-def summary_request(system_prompt: str, previous: str, older: Sequence[HistoryEntry], name: str) -> list[dict[str, str]]:
-    transcript = "\n".join(f"{SPEAKERS.get(entry.role, entry.role)}: {shorten(entry.text, MODEL_CHARS_PER_HISTORY_ENTRY)}"
-                           for entry in older)
+def summary_request(system_prompt: str, previous: str, older: Sequence[HistoryEntry],
+                    name: str) -> list[dict[str, str]]:
+    transcript = "\n".join(f"{SPEAKERS.get(entry.role, entry.role)}: "
+                           f"{shorten(entry.text, MODEL_CHARS_PER_HISTORY_ENTRY)}" for entry in older)
     user = "\n\n".join([
         f"Participant: {name or 'unnamed'}",
         "Summary so far:\n" + (previous.strip() or "(none yet)"),
@@ -25,7 +26,8 @@ def summary_request(system_prompt: str, previous: str, older: Sequence[HistoryEn
     return [{"role": "system", "content": system_prompt}, {"role": "user", "content": user}]
 
 
-async def fold_into_summary(llm: LLM, system_prompt: str, previous: str, older: Sequence[HistoryEntry], name: str) -> str:
+async def fold_into_summary(llm: LLM, system_prompt: str, previous: str, older: Sequence[HistoryEntry],
+                            name: str) -> str:
     """The previous summary with ``older`` folded in. Raises LLM errors; an empty answer keeps
     the previous summary (nothing is lost: the caller then keeps showing the messages)."""
     completion = await llm.complete(summary_request(system_prompt, previous, older, name))

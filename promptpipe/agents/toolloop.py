@@ -104,7 +104,8 @@ async def execute(
     for call in plan.calls:
         tool = tools.get(call.name)
         if tool is None:
-            result = format_tool_error(call.name, f"there is no tool called {call.name!r}; use one of {', '.join(tools)}")
+            result = format_tool_error(
+                call.name, f"there is no tool called {call.name!r}; use one of {', '.join(tools)}")
         else:
             result = await tool.invoke(ctx, call.arguments)
         seen.add(call.signature())
@@ -136,12 +137,15 @@ async def run_tool_loop(
                 raise LoopStopped("round_limit")
             rounds += 1
             completion = await llm.complete(current, specs)
-            step = plan_round(completion, seen)
-            if isinstance(step, RoundPlan):
+            planned = plan_round(completion, seen)
+            step: Reply | Stop | RunAgain
+            if isinstance(planned, RoundPlan):
                 interim = cap_reply((completion.content or "").strip(), REPLY_CHARS) or interim
-                step = await execute(step, ctx, by_name, current, seen, called)
+                step = await execute(planned, ctx, by_name, current, seen, called)
                 if ctx.ends_turn:
                     return LoopResult("", rounds, called, stopped="ended_by_tool")
+            else:
+                step = planned
             if isinstance(step, Reply):
                 return LoopResult(step.text, rounds, called, stopped="shortened" if step.shortened else None)
             if isinstance(step, Stop):

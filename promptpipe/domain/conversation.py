@@ -7,7 +7,7 @@ one transaction. A turn that fails half-way therefore leaves no trace and can si
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, time
 from typing import Any
 
 from promptpipe.domain import transitions
@@ -60,10 +60,10 @@ class ScheduleEntry:
     """Changed (or created) during this turn: written back on commit."""
 
     def spec(self) -> DailySpec:
-        def hhmm(value: str | None) -> object:
+        def hhmm(value: str | None) -> time | None:
             return parse_hhmm(value) if value else None
 
-        return DailySpec(kind=self.kind, habit_time=hhmm(self.habit_time), window_start=hhmm(self.window_start),  # type: ignore[arg-type]
+        return DailySpec(kind=self.kind, habit_time=hhmm(self.habit_time), window_start=hhmm(self.window_start),
                          window_end=hhmm(self.window_end), prep_minutes=self.prep_minutes, seed=self.id)
 
 
@@ -146,7 +146,8 @@ class TurnState:
             or self.timezone != self.participant.timezone
         )
 
-    def arm_timer(self, kind: str, due_at: datetime, payload: dict[str, Any] | None = None, *, reason: str = "") -> None:
+    def arm_timer(self, kind: str, due_at: datetime, payload: dict[str, Any] | None = None, *,
+                  reason: str = "") -> None:
         self.timer_ops.append(TimerOp("arm", kind, due_at, dict(payload or {}), reason))
 
     def cancel_timers(self, *kinds: str, reason: str = "") -> None:

@@ -26,8 +26,8 @@ if TYPE_CHECKING:
     from promptpipe.domain.conversation import TurnState
 
 __all__ = [
-    "ACTORS", "MOVE_TO", "REGISTRY", "Actor", "PendingTransition", "Transition", "UndeclaredTransition", "apply", "derive_status",
-    "markdown_table",
+    "ACTORS", "MOVE_TO", "REGISTRY", "Actor", "PendingTransition", "Transition", "UndeclaredTransition", "apply",
+    "derive_status", "markdown_table", "stage_effects",
 ]
 
 Actor = Literal["participant", "model", "researcher", "timer", "server"]

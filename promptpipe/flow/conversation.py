@@ -39,7 +39,8 @@ def module_for(state: TurnState, greeting: bool) -> AgentModule:
         return INTAKE_MODULE
     missing = state.missing_fields(PROMPT_REQUIRED_FIELDS)
     if missing:
-        state.apply("feedback_to_intake", actor="server", reason="in FEEDBACK but the profile lacks " + ", ".join(missing))
+        state.apply("feedback_to_intake", actor="server",
+                    reason="in FEEDBACK but the profile lacks " + ", ".join(missing))
         return INTAKE_MODULE
     return FEEDBACK_MODULE
 

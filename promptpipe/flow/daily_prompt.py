@@ -102,4 +102,5 @@ async def daily_prompt_outcome(deps: FlowDeps, context: TurnContext, item: Inbox
                                           policy=deps.config.policy, local_day=local_day)
     hook = delivery_hook(state, outgoing, inbox_id=item.id, local_day=local_day, now=now, schedule_id=event.schedule_id)
     return Outcome(outgoing, hook=hook, log=("daily_prompt_done", {
-        "sent": [o.kind for o in outgoing], "local_date": local_day.isoformat(), "late_s": lateness(event.due_at, now)}))
+        "sent": [o.kind for o in outgoing], "local_date": local_day.isoformat(),
+        "late_s": lateness(event.due_at, now)}))

@@ -29,7 +29,8 @@ async def reaction_outcome(deps: FlowDeps, context: TurnContext, item: InboxRow,
     poll = next((p for p in context.polls if p.poll_id == target.id), None)
     option = reaction_answer(event.emoji, poll) if poll is not None else None
     if poll is not None and option is not None:
-        return votes_outcome(context, [item], [Vote(item, poll.purpose, poll.poll_id, [option], source="reaction")], now)
+        vote = Vote(item, poll.purpose, poll.poll_id, [option], source="reaction")
+        return votes_outcome(context, [item], [vote], now)
     if target.prompt_of is None:
         return kept_outcome([item], status=state.status)
     if not state.missing_fields(PROMPT_REQUIRED_FIELDS):

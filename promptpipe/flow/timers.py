@@ -107,7 +107,8 @@ async def timer_outcome(deps: FlowDeps, context: TurnContext, item: InboxRow, ev
         moved = state.apply(MOVE_TO[FEEDBACK], actor="timer", reason=f"no reply {minutes} min after the daily prompt")
         note = "moved to FEEDBACK" if moved else None
     elif event.target in (INTAKE, FEEDBACK):
-        moved = state.apply(MOVE_TO[event.target], actor="timer", reason=f"delayed: {event.reason or 'delayed transition'}")
+        moved = state.apply(MOVE_TO[event.target], actor="timer",
+                            reason=f"delayed: {event.reason or 'delayed transition'}")
         note = f"moved to {event.target}" if moved else None
     return Outcome(outgoing, hook=hook, log=("timer_done", {
         "kind": event.kind, "outcome": note or "nothing to do", "late_s": lateness(event.due_at, now)}))

@@ -74,7 +74,7 @@ class SafetyConfig:
 class FlowConfig:
     history_window: int
     debug: bool = False
-    policy: NudgePolicy = NudgePolicy()
+    policy: NudgePolicy = field(default_factory=NudgePolicy)
     summary_every_turns: int = 10
     """Fold messages older than the window into the summary at most once per this many turns (0: never)."""
     safety: SafetyConfig = field(default_factory=SafetyConfig)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import types
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, TypeVar, Union, get_args, get_origin, get_type_hints
+from typing import Any, ClassVar, Literal, TypeVar, Union, cast, get_args, get_origin, get_type_hints
 
 from promptpipe.domain import timers
 from promptpipe.storage.inbox_rows import WA_ID, NewInput
@@ -26,6 +26,7 @@ __all__ = [
 E = TypeVar("E", bound="_Payload")
 
 
+@dataclass(frozen=True)
 class _Payload:
     """The codec every event shares: fields at their default are left out of the payload."""
 
@@ -34,7 +35,7 @@ class _Payload:
 
     def to_payload(self) -> dict[str, Any]:
         payload: dict[str, Any] = {}
-        for spec in dataclasses.fields(self):  # type: ignore[arg-type]  # every subclass is a dataclass
+        for spec in dataclasses.fields(self):
             value = getattr(self, spec.name)
             if spec.name != "kind" and value != spec.default:
                 payload[_KEYS.get(spec.name, spec.name)] = list(value) if isinstance(value, tuple) else value
@@ -44,7 +45,7 @@ class _Payload:
     def from_payload(cls: type[E], payload: dict[str, Any]) -> E:
         hints = get_type_hints(cls)
         values: dict[str, Any] = {}
-        for spec in dataclasses.fields(cls):  # type: ignore[arg-type]
+        for spec in dataclasses.fields(cls):
             key = _KEYS.get(spec.name, spec.name)
             if spec.name != "kind" and key in payload:
                 values[spec.name] = _coerce(payload[key], hints[spec.name])
@@ -160,6 +161,8 @@ class _TimerDue(_Payload):
     INBOX_KIND = "timer"
     timer_id: int | None = None
     due_at: str | None = None
+    kind: str = ""
+    """The timer's kind (each subclass sets its own)."""
 
     def to_payload(self) -> dict[str, Any]:
         return {**super().to_payload(), "timer_kind": self.kind}
@@ -216,14 +219,14 @@ def parse_event(inbox_kind: str, payload: dict[str, Any]) -> InboxEvent:
     cls = _BY_KIND.get(inbox_kind)
     if cls is None:
         raise ValueError(f"unknown inbox kind {inbox_kind!r}")
-    return cls.from_payload(payload)  # type: ignore[return-value]  # _BY_KIND holds InboxEvent classes
+    return cast(InboxEvent, cls.from_payload(payload))  # _BY_KIND holds InboxEvent classes only
 
 
 def timer_event(timer_kind: str, payload: dict[str, Any]) -> TimerEvent:
     cls = _TIMERS.get(timer_kind)
     if cls is None:
         raise ValueError(f"unknown timer kind {timer_kind!r}")
-    return cls.from_payload(payload)  # type: ignore[return-value]  # _TIMERS holds TimerEvent classes
+    return cast(TimerEvent, cls.from_payload(payload))  # _TIMERS holds TimerEvent classes only
 
 
 def as_input(event: InboxEvent, *, key: str, participant_id: str, message_id: int | None = None,

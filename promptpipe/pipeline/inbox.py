@@ -28,7 +28,7 @@ from promptpipe.pipeline.spool import Spool
 from promptpipe.storage.db import Database
 from promptpipe.storage.deliveries import mark_first_reply
 from promptpipe.storage.inbox_rows import WA_ID, add_input, inbox_key_exists
-from promptpipe.storage.models import Message
+from promptpipe.storage.models import Message, table_of
 from promptpipe.storage.participants import (
     SenderRef,
     create_participant,
@@ -128,7 +128,8 @@ class Inbox:
         self._wake(participant_id)
         return inbox_id
 
-    def _store(self, session: Session, msg: InboundMessage, original: str | None) -> tuple[str, int, str, bool, int] | None:
+    def _store(self, session: Session, msg: InboundMessage,
+               original: str | None) -> tuple[str, int, str, bool, int] | None:
         """One transaction: find (or auto-enroll) the sender, dedupe, write transcript + inbox, and
         cancel the timers a reply makes moot (a reminder must not follow an answer)."""
         now = self.clock.now()
@@ -203,10 +204,12 @@ def _describe(session: Session, msg: InboundMessage, original: str | None) -> tu
                                 quoted_message_id=msg.quoted_message_id, edited=msg.edited,
                                 original_text_b64=original), msg.content, text)
     vote = msg.poll_vote
-    poll = session.execute(select(Message).where(Message.wa_message_id == vote.poll_message_id)).scalars().first()
+    poll = session.execute(select(Message).where(
+        table_of(Message).c.wa_message_id == vote.poll_message_id)).scalars().first()
     options: list[str] = list(poll.payload.get("options", [])) if poll else []
     chosen = [option for option in options if poll_option_hash(option) in vote.selected_hashes]
-    text = "(poll vote: " + (", ".join(chosen) if chosen else "vote withdrawn" if not vote.selected_hashes else "unknown option") + ")"
+    described = ", ".join(chosen) if chosen else "vote withdrawn" if not vote.selected_hashes else "unknown option"
+    text = f"(poll vote: {described})"
     return (PollVoteReceived(wa_message_id=msg.message_id, poll_message_id=vote.poll_message_id,
                              poll_id=poll.id if poll else None, selected=tuple(chosen),
                              selected_hashes=tuple(vote.selected_hashes), known_poll=poll is not None,

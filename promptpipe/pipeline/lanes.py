@@ -8,6 +8,7 @@ one batch, so messages that arrive while a turn runs are answered together by th
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Generic, Protocol, TypeVar
@@ -90,7 +91,7 @@ class Lanes(Generic[C]):
             return
         task = asyncio.create_task(self._lane(participant_id), name=f"lane:{participant_id}")
         self._tasks[participant_id] = task
-        task.add_done_callback(lambda t, pid=participant_id: self._reap(pid, t))
+        task.add_done_callback(functools.partial(self._reap, participant_id))
 
     async def poll_once(self) -> int:
         """Wake lanes for every participant with due rows (written here, by another process, or
@@ -130,7 +131,7 @@ class Lanes(Generic[C]):
             while True:
                 self._rerun.discard(participant_id)
                 now = self.clock.now()
-                found = await self.db.run(lambda session, now=now: self._next_batch(session, participant_id, now))
+                found = await self.db.run(functools.partial(self._next_batch, participant_id=participant_id, now=now))
                 if found is None:
                     return
                 batch, waiting, context = found

@@ -11,6 +11,7 @@ crash: if the transport says a resend is safe it goes back to the queue, otherwi
 from __future__ import annotations
 
 import asyncio
+import functools
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -109,7 +110,8 @@ class Outbox:
         await self.limiter.acquire()
         try:
             if item.kind == "poll":
-                sent = await self.transport.send_poll(recipient, item.text, item.payload.get("options", []), ref=item.key)
+                options = item.payload.get("options", [])
+                sent = await self.transport.send_poll(recipient, item.text, options, ref=item.key)
             else:
                 sent = await self.transport.send_text(recipient, item.text, ref=item.key)
         except SendFailed as exc:
@@ -175,8 +177,8 @@ class Outbox:
             batch, self._outcomes = self._outcomes, []
 
             try:
-                await self.db.run(lambda session, batch=batch: record_sends(
-                    session, [(o.outbox_id, o.message_id, o.values, o.message_values) for o in batch]))
+                sends = [(o.outbox_id, o.message_id, o.values, o.message_values) for o in batch]
+                await self.db.run(functools.partial(record_sends, outcomes=sends))
             except Exception as exc:
                 for outcome in batch:
                     outcome.recorded.set_exception(exc)

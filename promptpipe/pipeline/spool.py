@@ -108,10 +108,7 @@ class Spool:
         if item.path is None:
             self._memory.pop(item.message.message_id, None)
             return
-        try:
-            item.path.unlink()
-        except FileNotFoundError:
-            pass
+        item.path.unlink(missing_ok=True)
 
     def _files(self) -> list[Path]:
         if not self.directory.is_dir():

@@ -35,12 +35,29 @@ from promptpipe.storage.conversations import change_status_now, change_timezone_
 from promptpipe.storage.db import Database
 from promptpipe.storage.deliveries import newest_polls, prompt_wa_ids
 from promptpipe.storage.inbox_rows import add_input
-from promptpipe.storage.models import PENDING, SENDING, Conversation, InboxItem, Message, OutboxItem, Participant, Timer
+from promptpipe.storage.models import (
+    PENDING,
+    SENDING,
+    Conversation,
+    InboxItem,
+    Message,
+    OutboxItem,
+    Participant,
+    Timer,
+    table_of,
+)
 from promptpipe.storage.participants import create_participant, participant_by_phone
 from promptpipe.storage.receipts import ReceiptTimes, receipt_times
 from promptpipe.storage.schedules import load_schedules
 from promptpipe.transport import InboundMessage, PollVote, Reaction, poll_option_hash
 from promptpipe.transport.base import NON_TEXT_CONTENT
+
+_CONVERSATION = table_of(Conversation)
+_INBOX = table_of(InboxItem)
+_MESSAGE = table_of(Message)
+_OUTBOX = table_of(OutboxItem)
+_PARTICIPANT = table_of(Participant)
+_TIMER = table_of(Timer)
 
 
 def researcher_name() -> str:
@@ -155,8 +172,8 @@ def _participant_row(participant: Participant, conversation: Conversation | None
 
 async def list_participants(db: Database) -> list[dict[str, Any]]:
     rows = await db.run(lambda session: session.execute(
-        select(Participant, Conversation).join(Conversation, Conversation.participant_id == Participant.id)
-        .order_by(Participant.enrolled_at)
+        select(Participant, Conversation).join(Conversation, _CONVERSATION.c.participant_id == _PARTICIPANT.c.id)
+        .order_by(_PARTICIPANT.c.enrolled_at)
     ).all())
     return [_participant_row(p, c) for p, c in rows]
 
@@ -165,17 +182,17 @@ async def show(db: Database, phone: str) -> dict[str, Any]:
     participant, conversation = await _get(db, phone)
 
     def count(session: Session) -> tuple[dict[str, int], int, int]:
-        counts = dict(session.execute(
-            select(Message.direction, func.count()).where(Message.participant_id == participant.id)
-            .group_by(Message.direction)
+        counts: dict[str, int] = dict(session.execute(
+            select(_MESSAGE.c.direction, func.count()).where(_MESSAGE.c.participant_id == participant.id)
+            .group_by(_MESSAGE.c.direction)
         ).all())
         waiting = session.execute(
             select(func.count()).select_from(InboxItem)
-            .where(InboxItem.participant_id == participant.id, InboxItem.status == PENDING)
+            .where(_INBOX.c.participant_id == participant.id, _INBOX.c.status == PENDING)
         ).scalar_one()
         unsent = session.execute(
             select(func.count()).select_from(OutboxItem)
-            .where(OutboxItem.participant_id == participant.id, OutboxItem.status.in_((PENDING, SENDING)))  # type: ignore[attr-defined]
+            .where(_OUTBOX.c.participant_id == participant.id, _OUTBOX.c.status.in_((PENDING, SENDING)))
         ).scalar_one()
         return counts, waiting, unsent
 
@@ -277,8 +294,8 @@ async def schedules(db: Database, clock: Clock, *, phone: str) -> dict[str, Any]
 
     def read(session: Session) -> tuple[list[ScheduleEntry], list[Timer], set[str]]:
         entries = load_schedules(session, participant.id)
-        timers = list(session.execute(select(Timer).where(Timer.participant_id == participant.id,
-                                                          Timer.status == PENDING).order_by(Timer.due_at)).scalars())
+        timers = list(session.execute(select(Timer).where(
+            _TIMER.c.participant_id == participant.id, _TIMER.c.status == PENDING).order_by(_TIMER.c.due_at)).scalars())
         armed = armed_job_ids(session, [keys.daily_job(participant.id, e.id) for e in entries]
                                + [keys.timer_job(participant.id, t.kind) for t in timers])
         return entries, timers, armed
@@ -309,8 +326,8 @@ async def pending_timers(db: Database) -> list[dict[str, Any]]:
 
     def read(session: Session) -> list[tuple[Timer, Participant]]:
         rows = session.execute(
-            select(Timer, Participant).join(Participant, Participant.id == Timer.participant_id)
-            .where(Timer.status == PENDING).order_by(Timer.due_at)).all()
+            select(Timer, Participant).join(Participant, _PARTICIPANT.c.id == _TIMER.c.participant_id)
+            .where(_TIMER.c.status == PENDING).order_by(_TIMER.c.due_at)).all()
         return [(timer, person) for timer, person in rows]
 
     rows = await db.run(read)
@@ -437,7 +454,7 @@ async def transcript(db: Database, phone: str) -> list[dict[str, Any]]:
 
     def read(session: Session) -> tuple[list[Message], dict[str, ReceiptTimes]]:
         messages = list(session.execute(
-            select(Message).where(Message.participant_id == participant.id).order_by(Message.id)).scalars().all())
+            select(Message).where(_MESSAGE.c.participant_id == participant.id).order_by(_MESSAGE.c.id)).scalars().all())
         return messages, receipt_times(session, [m.wa_message_id for m in messages if m.direction == "out"])
 
     rows, receipts = await db.run(read)

@@ -36,11 +36,11 @@ import os
 import secrets
 import stat
 import sys
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from collections.abc import AsyncGenerator, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import IO, Any, TextIO, cast
+from typing import IO, Any, NoReturn, TextIO
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import func, literal, select
@@ -63,8 +63,11 @@ from promptpipe.storage.models import (
     ToneEvent,
     Transition,
     UTCDateTime,
+    table_of,
 )
 from promptpipe.storage.receipts import delivery_status, receipt_columns
+
+_PARTICIPANT = table_of(Participant)
 
 FORMATS = ("csv", "jsonl")
 CHUNK_ROWS = 2_000
@@ -229,7 +232,8 @@ def _delivery_row(row: Any, people: People) -> dict[str, Any]:
         "prompt_message_id": row.prompt_message_id, "poll_message_id": row.poll_message_id,
         **_times("sent_at", row.sent_at, zone),
         **_times("delivered_at", row.delivered_at, zone), **_times("read_at", row.read_at, zone),
-        "vote": row.vote, "vote_source": row.vote_source, **_times("voted_at", row.voted_at, zone), "vote_changes": row.vote_changes,
+        "vote": row.vote, "vote_source": row.vote_source, **_times("voted_at", row.voted_at, zone),
+        "vote_changes": row.vote_changes,
         **_times("replied_at", row.replied_at, zone), **_times("reminder_at", row.reminder_at, zone),
         "reminder_sent": row.reminder_at is not None,
         "outcome": delivery_outcome(row.vote, row.replied_at, row.reminder_at, not_delivered=delivery_status(
@@ -316,13 +320,13 @@ def _plan(session: Session) -> _Plan:
             select(func.count()).select_from(t).where(t.c.id <= ceilings[table.name])).scalar() or 0
     # Read after the ceilings, so every participant an exported event belongs to is known.
     people = People(session.execute(
-        select(Participant.id, Participant.timezone, Participant.phone, Participant.name)))
+        select(_PARTICIPANT.c.id, _PARTICIPANT.c.timezone, _PARTICIPANT.c.phone, _PARTICIPANT.c.name)))
     counts["participants"] = counts[IDENTIFIERS] = len(people)
     return _Plan(people, ceilings, counts)
 
 
 def _participant_chunk(after: str | None, limit: int) -> Callable[[Session], list[Any]]:
-    p, c = Participant.__table__, Conversation.__table__  # type: ignore[attr-defined]
+    p, c = table_of(Participant), table_of(Conversation)
     query = (
         select(p.c.id, p.c.phone, p.c.name, p.c.timezone, p.c.status, p.c.paused_by, p.c.opted_out,
                p.c.researcher_paused, p.c.enrolled_at, p.c.erased_at, c.c.sub_state, c.c.profile, c.c.tone)
@@ -335,7 +339,7 @@ def _participant_chunk(after: str | None, limit: int) -> Callable[[Session], lis
 
 
 def _event_chunk(model: Any, after: int, ceiling: int, limit: int, cutoff: datetime) -> Callable[[Session], list[Any]]:
-    t = model.__table__
+    t = table_of(model)
     query = select(t, *_receipt_columns(model, t, cutoff)).where(t.c.id > after, t.c.id <= ceiling)
     query = query.order_by(t.c.id).limit(limit)
     return lambda session: list(session.execute(query))
@@ -344,7 +348,7 @@ def _event_chunk(model: Any, after: int, ceiling: int, limit: int, cutoff: datet
 def _receipt_columns(model: Any, t: Any, cutoff: datetime) -> list[Any]:
     """What WhatsApp reported for sent messages and prompts (their text and poll), and the moment
     before which a send with no delivered receipt counts as not delivered."""
-    m = Message.__table__  # type: ignore[attr-defined]
+    m = table_of(Message)
     if model is Message:
         own = receipt_columns(lambda r: r.c.wa_message_id == t.c.wa_message_id)
         return [*own, literal(cutoff, UTCDateTime()).label("receipt_cutoff")]
@@ -373,7 +377,7 @@ class _Writer:
             self.stream.writelines(dumps(row, ensure_ascii=False, default=str) + "\n" for row in rows)
 
 
-def _progress_bar(total: int, progress: IO[str] | None, threshold: int) -> tqdm:
+def _progress_bar(total: int, progress: IO[str] | None, threshold: int) -> tqdm[NoReturn]:
     """Rows written out of the total; drawn only for a large export, and on stderr only when it
     is a terminal (an explicit ``progress`` stream is always drawn on)."""
     stream = progress if progress is not None else sys.stderr
@@ -464,7 +468,7 @@ async def export_study(
                 # 0600 from the first byte.
                 temp = out / f".{table.name}.{fmt}.{secrets.token_hex(4)}.tmp"
                 temps[table.name] = temp
-                with cast(TextIO, open_private(temp, "x", encoding="utf-8", newline="")) as stream:
+                with open_private(temp, "x", encoding="utf-8", newline="") as stream:
                     writer = _Writer(stream, fmt, table.columns)
                     written[table.name] = await _copy(db, table, plan, writer, bar, chunk_size, cutoff)
                     stream.flush()
@@ -483,7 +487,7 @@ async def export_study(
                         key_rows=key_rows, warnings=warnings)
 
 
-async def _copy(db: Database, table: _Table, plan: _Plan, writer: _Writer, bar: tqdm, chunk_size: int,
+async def _copy(db: Database, table: _Table, plan: _Plan, writer: _Writer, bar: tqdm[NoReturn], chunk_size: int,
                 cutoff: datetime) -> int:
     by_participant = table.model is Participant
     if by_participant:
@@ -510,7 +514,7 @@ async def _copy(db: Database, table: _Table, plan: _Plan, writer: _Writer, bar: 
 
 async def _chunks(
     db: Database, fetch: Callable[[Any], Callable[[Session], list[Any]]], start: Any, chunk_size: int
-) -> AsyncIterator[list[Any]]:
+) -> AsyncGenerator[list[Any], None]:
     """Chunks of rows ordered by id, each read in its own transaction; the next chunk is read on
     the database thread while the caller writes this one (at most two chunks in memory)."""
     pending: asyncio.Future[list[Any]] | None = asyncio.ensure_future(db.run(fetch(start)))

@@ -19,7 +19,10 @@ from promptpipe.storage.consent import consent_history
 from promptpipe.storage.db import Database
 from promptpipe.storage.flags import list_flags, resolve_flag
 from promptpipe.storage.inbox_rows import close_input, get_input, reopen_input
-from promptpipe.storage.models import DONE, FAILED, PENDING, InboxItem, Participant
+from promptpipe.storage.models import DONE, FAILED, PENDING, InboxItem, Participant, table_of
+
+_INBOX = table_of(InboxItem)
+_PARTICIPANT = table_of(Participant)
 
 
 async def consent(db: Database, phone: str) -> dict[str, Any]:
@@ -53,10 +56,10 @@ async def inbox_rows(db: Database, *, stuck_only: bool) -> list[dict[str, Any]]:
     the failed ones and those pending after several failures."""
 
     def read(session: Session) -> list[tuple[InboxItem, str]]:
-        query = (select(InboxItem, Participant.phone).join(Participant, Participant.id == InboxItem.participant_id)
-                 .where(InboxItem.status.in_((PENDING, FAILED))).order_by(InboxItem.id))  # type: ignore[attr-defined]
+        query = (select(InboxItem, _PARTICIPANT.c.phone).join(Participant, _PARTICIPANT.c.id == _INBOX.c.participant_id)
+                 .where(_INBOX.c.status.in_((PENDING, FAILED))).order_by(_INBOX.c.id))
         if stuck_only:
-            query = query.where((InboxItem.status == FAILED) | (InboxItem.attempts >= STUCK_ATTEMPTS))
+            query = query.where((_INBOX.c.status == FAILED) | (_INBOX.c.attempts >= STUCK_ATTEMPTS))
         return [(row, phone) for row, phone in session.execute(query).all()]
 
     rows = await db.run(read)
@@ -71,7 +74,8 @@ async def inbox_rows(db: Database, *, stuck_only: bool) -> list[dict[str, Any]]:
 async def retry_inbox(db: Database, clock: Clock, *, inbox_id: int) -> str:
     """Put a failed (or waiting) input back in the queue, to be tried now from scratch."""
     now = clock.now()
-    row = await db.run(lambda session: _change(session, inbox_id, "retry", lambda: reopen_input(session, inbox_id, now)))
+    row = await db.run(lambda session: _change(session, inbox_id, "retry",
+                                               lambda: reopen_input(session, inbox_id, now)))
     return f"inbox row {row.id} ({row.kind}) is queued again; the running service tries it within seconds"
 
 

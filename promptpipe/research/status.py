@@ -35,10 +35,11 @@ class StatusReport:
                  else f"{str(self.last_model_error.get('at', '?'))[:19]} {self.last_model_error.get('error', '')}")
         return [
             f"whatsapp: {whatsapp}",
-            f"outbox backlog: {self.outbox_backlog} message{'' if self.outbox_backlog == 1 else 's'} waiting to be sent",
+            f"outbox backlog: {_count(self.outbox_backlog, 'message')} waiting to be sent",
             f"uncertain sends: {self.uncertain_sends}"
-            + (" (they may or may not have arrived; `promptpipe-admin transcript` shows them)" if self.uncertain_sends else ""),
-            f"inbox backlog: {self.inbox_backlog} input{'' if self.inbox_backlog == 1 else 's'} waiting for a turn",
+            + (" (they may or may not have arrived; `promptpipe-admin transcript` shows them)"
+               if self.uncertain_sends else ""),
+            f"inbox backlog: {_count(self.inbox_backlog, 'input')} waiting for a turn",
             f"last model error: {model}",
         ]
 
@@ -47,6 +48,10 @@ class StatusReport:
                 "whatsapp_recorded_at": self.whatsapp_recorded_at.isoformat() if self.whatsapp_recorded_at else None,
                 "outbox_backlog": self.outbox_backlog, "uncertain_sends": self.uncertain_sends,
                 "inbox_backlog": self.inbox_backlog, "last_model_error": self.last_model_error}
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 async def read_status(db: Database) -> StatusReport:

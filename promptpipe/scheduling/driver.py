@@ -62,7 +62,7 @@ DELIVER_CHUNK = 500
 SYNC_BATCH = 500
 
 
-class DrivenScheduler(BaseScheduler):
+class DrivenScheduler(BaseScheduler):  # type: ignore[misc]  # APScheduler 3 ships no type information
     def __init__(self, on_wakeup: Callable[[], None], **options: Any) -> None:
         self._on_wakeup = on_wakeup
         super().__init__(**options)
@@ -76,10 +76,11 @@ class DrivenScheduler(BaseScheduler):
 
     def process_due(self) -> float | None:
         """Run every due job once; returns seconds until the next one (None: no jobs)."""
-        return self._process_jobs()
+        wait: float | None = self._process_jobs()
+        return wait
 
 
-class AlarmExecutor(BaseExecutor):
+class AlarmExecutor(BaseExecutor):  # type: ignore[misc]  # APScheduler 3 ships no type information
     def __init__(self, clock: Clock) -> None:
         super().__init__()
         self.clock = clock
@@ -241,7 +242,7 @@ class AlarmClock:
         finally:
             self._fired.clear()
             self._deliveries = []
-        next_run = self.store.get_next_run_time()
+        next_run: datetime | None = self.store.get_next_run_time()
         if next_run is None:
             return None
         return max((next_run - self.clock.now()).total_seconds(), 0.0)
@@ -291,7 +292,8 @@ class AlarmClock:
     def _apply_timer_changes(self, changes: list[TimerChange]) -> None:
         with self._job_batch():
             for change in changes:
-                self.scheduler.remove_job(keys.timer_job(change.participant_id, change.kind))  # deferred: no error if none
+                # deferred: no error if there is none
+                self.scheduler.remove_job(keys.timer_job(change.participant_id, change.kind))
                 if change.timer is not None:
                     self._add(timer_job(change.participant_id, change.timer))
         self._wakeup()

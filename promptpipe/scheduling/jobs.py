@@ -58,6 +58,8 @@ def daily_prompt_due(
     _emit(Alarm(DAILY, participant_id, schedule_id, scheduled_for, missed))
 
 
-def timer_due(participant_id: str, timer_id: int, *, scheduled_for: datetime | None = None, missed: bool = False) -> None:
+def timer_due(
+    participant_id: str, timer_id: int, *, scheduled_for: datetime | None = None, missed: bool = False
+) -> None:
     assert scheduled_for is not None, "run by promptpipe's AlarmExecutor, which passes the due time"
     _emit(Alarm(TIMER, participant_id, str(timer_id), scheduled_for, missed))

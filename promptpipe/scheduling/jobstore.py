@@ -51,7 +51,7 @@ def armed_job_ids(session: Session, job_ids: Iterable[str]) -> set[str]:
         return set()
 
 
-class DeferredWriteJobStore(SQLAlchemyJobStore):
+class DeferredWriteJobStore(SQLAlchemyJobStore):  # type: ignore[misc]  # APScheduler 3 ships no type information
     def __init__(self, engine: Engine) -> None:
         super().__init__(engine=engine, tablename=JOB_TABLE)
         self._queued: list[tuple[str, str, float | None, bytes | None]] | None = None
@@ -88,19 +88,22 @@ class DeferredWriteJobStore(SQLAlchemyJobStore):
 
     def add_job(self, job: Job) -> None:
         if self._queued is None:
-            return super().add_job(job)
+            super().add_job(job)
+            return
         next_run, state = self._serialise(job)
         self._queued.append(("add", job.id, next_run, state))
 
     def update_job(self, job: Job) -> None:
         if self._queued is None:
-            return super().update_job(job)
+            super().update_job(job)
+            return
         next_run, state = self._serialise(job)
         self._queued.append(("update", job.id, next_run, state))
 
     def remove_job(self, job_id: str) -> None:
         if self._queued is None:
-            return super().remove_job(job_id)
+            super().remove_job(job_id)
+            return
         self._queued.append(("remove", job_id, None, None))
 
     # -- reads we need beyond APScheduler's API ---------------------------------------------------

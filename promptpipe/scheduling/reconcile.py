@@ -25,8 +25,8 @@ from promptpipe.scheduling.jobs import DAILY, Alarm
 from promptpipe.scheduling.trigger import DailyPromptTrigger
 from promptpipe.storage.schedules import AlarmPlan
 
-__all__ = ["JobChanges", "ReconcileReport", "SyncReport", "WantedJob", "candidate_job_ids", "changes_for", "overdue_daily_alarms",
-           "timer_job", "wanted_jobs"]
+__all__ = ["JobChanges", "ReconcileReport", "SyncReport", "WantedJob", "candidate_job_ids", "changes_for",
+           "overdue_daily_alarms", "timer_job", "wanted_jobs"]
 
 
 @dataclass(frozen=True)
@@ -80,7 +80,8 @@ def wanted_jobs(plan: AlarmPlan, now: datetime) -> list[WantedJob]:
 
 def timer_job(participant_id: str, timer: PendingTimer) -> WantedJob:
     return WantedJob(
-        keys.timer_job(participant_id, timer.kind), jobs.TIMER_REF, {"participant_id": participant_id, "timer_id": timer.id},
+        keys.timer_job(participant_id, timer.kind), jobs.TIMER_REF,
+        {"participant_id": participant_id, "timer_id": timer.id},
         DateTrigger(run_date=timer.due_at, timezone=timezone.utc), timer.due_at,
     )
 
@@ -128,7 +129,7 @@ def overdue_daily_alarms(plans: dict[str, AlarmPlan], now: datetime, grace: time
             continue
         zone = zone_or_utc(plan.timezone)
         for entry in plan.schedules:
-            day, when = entry.spec().last_fire(now, zone)
+            _, when = entry.spec().last_fire(now, zone)
             if entry.created_at is not None and when < entry.created_at:
                 continue  # the schedule did not exist yet
             alarms.append(Alarm(DAILY, plan.participant_id, entry.id, when, now - when > grace))

@@ -17,7 +17,7 @@ from apscheduler.triggers.base import BaseTrigger
 from promptpipe.domain.localtime import DailySpec, format_hhmm, parse_hhmm, zone_or_utc
 
 
-class DailyPromptTrigger(BaseTrigger):
+class DailyPromptTrigger(BaseTrigger):  # type: ignore[misc]  # APScheduler 3 ships no type information
     __slots__ = ("spec", "zone")
 
     def __init__(self, spec: DailySpec, zone: str) -> None:

@@ -15,9 +15,11 @@ from sqlalchemy.orm import Session
 
 from promptpipe.domain.consent import ConsentRecord
 from promptpipe.domain.text import clean_for_storage
-from promptpipe.storage.models import ConsentEvent
+from promptpipe.storage.models import ConsentEvent, table_of
 
-_INSERT = insert(ConsentEvent.__table__)  # type: ignore[attr-defined]
+_CONSENT = table_of(ConsentEvent)
+
+_INSERT = insert(table_of(ConsentEvent))
 
 
 def record_consent(session: Session, participant_id: str, records: list[ConsentRecord], now: datetime) -> None:
@@ -32,7 +34,7 @@ def record_consent(session: Session, participant_id: str, records: list[ConsentR
 
 def consent_history(session: Session, participant_id: str) -> list[dict[str, Any]]:
     rows = session.execute(
-        select(ConsentEvent).where(ConsentEvent.participant_id == participant_id).order_by(ConsentEvent.id)  # type: ignore[arg-type]
+        select(ConsentEvent).where(_CONSENT.c.participant_id == participant_id).order_by(_CONSENT.c.id)
     ).scalars().all()
     return [{"id": row.id, "at": row.created_at.isoformat(), "event": row.event, "source": row.source,
              "actor": row.actor, "words": row.words} for row in rows]

@@ -14,9 +14,10 @@ from typing import Any
 from sqlalchemy import bindparam, select, update
 from sqlalchemy.orm import Session
 
-from promptpipe.domain.conversation import ParticipantInfo, PendingTransition, TurnState
+from promptpipe.domain.conversation import ParticipantInfo, TurnState
 from promptpipe.domain.profile import Profile
 from promptpipe.domain.tone import ToneUpdate
+from promptpipe.domain.transitions import PendingTransition
 from promptpipe.errors import StorageError
 from promptpipe.storage.consent import record_consent
 from promptpipe.storage.models import Conversation, Participant, ToneEvent, Transition, table_of

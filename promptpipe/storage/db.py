@@ -26,6 +26,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import ArgumentError, IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import Session
+from sqlalchemy.sql.schema import ScalarElementColumnDefault
 from sqlmodel import SQLModel
 
 from promptpipe.domain.text import mask_credentials
@@ -132,7 +133,7 @@ class Database:
             raise ConfigError(f"DATABASE_URL: {mask_credentials(_first_line(exc))}") from None
         self._executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="db")
         self.transactions = 0
-        self._insert_ignore: dict[tuple[str, tuple[str, ...]], Any] = {}
+        self._insert_ignore: dict[tuple[str, tuple[str, ...], tuple[str, ...] | None], Any] = {}
 
     @property
     def is_sqlite(self) -> bool:
@@ -221,7 +222,7 @@ class Database:
             insert = pg_insert if self.dialect == "postgresql" else sqlite_insert
             table = table_of(model)
             stmt = insert(table).on_conflict_do_nothing(index_elements=list(conflict_on))
-            columns = returning if returning is not None else (list(table.primary_key.columns.keys())[0],)
+            columns = returning if returning is not None else (next(iter(table.primary_key.columns.keys())),)
             self._insert_ignore[key] = stmt.returning(*(table.c[name] for name in columns)) if columns else stmt
         return self._insert_ignore[key]
 
@@ -247,7 +248,7 @@ def _add_missing_columns(conn: Any) -> set[tuple[str, str]]:
                 continue
             col_type = column.type.compile(dialect=conn.dialect)
             default = ""
-            if column.default is not None and getattr(column.default, "is_scalar", False):
+            if isinstance(column.default, ScalarElementColumnDefault):
                 value = column.default.arg
                 default = f" DEFAULT {value!r}" if isinstance(value, str) else f" DEFAULT {value}"
             # Added columns stay nullable: existing rows have no value for them.

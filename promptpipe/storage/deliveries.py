@@ -13,9 +13,12 @@ from sqlalchemy import func, insert, select, update
 from sqlalchemy.orm import Session
 
 from promptpipe.domain.outcomes import DeliveryFact, counters
-from promptpipe.storage.models import Message, PromptDelivery
+from promptpipe.storage.models import Message, PromptDelivery, table_of
 
-_INSERT_DELIVERY = insert(PromptDelivery.__table__)  # type: ignore[attr-defined]
+_MESSAGE = table_of(Message)
+_DELIVERY = table_of(PromptDelivery)
+
+_INSERT_DELIVERY = insert(table_of(PromptDelivery))
 
 
 def record_delivery(
@@ -35,8 +38,8 @@ def record_delivery(
 def delivery_facts(session: Session, participant_id: str) -> list[DeliveryFact]:
     """Every delivery of the participant, oldest first, as the counters need them."""
     rows = session.connection().execute(
-        select(PromptDelivery.local_date, PromptDelivery.vote)
-        .where(PromptDelivery.participant_id == participant_id).order_by(PromptDelivery.id)  # type: ignore[arg-type]
+        select(_DELIVERY.c.local_date, _DELIVERY.c.vote)
+        .where(_DELIVERY.c.participant_id == participant_id).order_by(_DELIVERY.c.id)
     ).all()
     return [DeliveryFact(local_date=day, vote=vote) for day, vote in rows]
 
@@ -64,12 +67,12 @@ def vote_targets(session: Session, participant_id: str, poll_ids: list[int]) -> 
         return {}
     connection = session.connection()
     latest = connection.execute(
-        select(func.max(PromptDelivery.id)).where(PromptDelivery.participant_id == participant_id)
+        select(func.max(_DELIVERY.c.id)).where(_DELIVERY.c.participant_id == participant_id)
     ).scalar_one()
     rows = connection.execute(
-        select(PromptDelivery.poll_message_id, PromptDelivery.id, PromptDelivery.local_date, PromptDelivery.vote)
-        .where(PromptDelivery.participant_id == participant_id,
-               PromptDelivery.poll_message_id.in_(poll_ids))  # type: ignore[union-attr]
+        select(_DELIVERY.c.poll_message_id, _DELIVERY.c.id, _DELIVERY.c.local_date, _DELIVERY.c.vote)
+        .where(_DELIVERY.c.participant_id == participant_id,
+               _DELIVERY.c.poll_message_id.in_(poll_ids))
     ).all()
     return {poll_id: VoteTarget(delivery_id=delivery_id, local_date=day, vote=vote, is_latest=delivery_id == latest)
             for poll_id, delivery_id, day, vote in rows}
@@ -80,13 +83,13 @@ def set_vote(session: Session, delivery_id: int, vote: str | None, now: datetime
     """``source``: how the participant answered (tap, typed, reaction); kept with the vote."""
     values: dict[str, Any] = {"vote": vote, "voted_at": now, "vote_source": source if vote is not None else None}
     if changed:
-        values["vote_changes"] = PromptDelivery.vote_changes + 1
-    session.connection().execute(update(PromptDelivery).where(PromptDelivery.id == delivery_id).values(**values))
+        values["vote_changes"] = _DELIVERY.c.vote_changes + 1
+    session.connection().execute(update(PromptDelivery).where(_DELIVERY.c.id == delivery_id).values(**values))
 
 
 def mark_reminder_sent(session: Session, prompt_inbox_id: int, now: datetime) -> None:
     session.connection().execute(update(PromptDelivery).where(
-        PromptDelivery.inbox_id == prompt_inbox_id, PromptDelivery.reminder_at.is_(None)  # type: ignore[union-attr]
+        _DELIVERY.c.inbox_id == prompt_inbox_id, _DELIVERY.c.reminder_at.is_(None)
     ).values(reminder_at=now))
 
 
@@ -94,17 +97,17 @@ def mark_first_reply(session: Session, participant_id: str, now: datetime, *, qu
     """A written message: the delivery it answers has had its first reply (if it had none yet).
     That is the prompt the message quotes (a swipe reply to an older day's prompt or poll), else
     the newest."""
-    target: Any = (select(func.max(PromptDelivery.id)).where(PromptDelivery.participant_id == participant_id)
+    target: Any = (select(func.max(_DELIVERY.c.id)).where(_DELIVERY.c.participant_id == participant_id)
                    .scalar_subquery())
     if quoted_wa_id:
         quoted = session.connection().execute(
-            select(PromptDelivery.id).join(Message, (Message.id == PromptDelivery.prompt_message_id)
-                                           | (Message.id == PromptDelivery.poll_message_id))
-            .where(PromptDelivery.participant_id == participant_id, Message.wa_message_id == quoted_wa_id).limit(1)
+            select(_DELIVERY.c.id).join(Message, (_MESSAGE.c.id == _DELIVERY.c.prompt_message_id)
+                                           | (_MESSAGE.c.id == _DELIVERY.c.poll_message_id))
+            .where(_DELIVERY.c.participant_id == participant_id, _MESSAGE.c.wa_message_id == quoted_wa_id).limit(1)
         ).scalar_one_or_none()
         target = quoted if quoted is not None else target
     session.connection().execute(update(PromptDelivery).where(
-        PromptDelivery.id == target, PromptDelivery.replied_at.is_(None)  # type: ignore[union-attr]
+        _DELIVERY.c.id == target, _DELIVERY.c.replied_at.is_(None)
     ).values(replied_at=now))
 
 
@@ -138,7 +141,7 @@ def _poll_message(session: Session, message_id: int | None) -> PollMessage | Non
     if message_id is None:
         return None
     row = session.connection().execute(
-        select(Message.wa_message_id, Message.payload).where(Message.id == message_id)).first()
+        select(_MESSAGE.c.wa_message_id, _MESSAGE.c.payload).where(_MESSAGE.c.id == message_id)).first()
     if row is None:
         return None
     return PollMessage(message_id, row[0], tuple(str(o) for o in (row[1] or {}).get("options", [])))
@@ -149,21 +152,22 @@ def newest_polls(session: Session, participant_id: str, intensity_poll_id: int |
     newest intensity poll the profile knows; it counts only if it went out with that prompt."""
     connection = session.connection()
     row = connection.execute(
-        select(PromptDelivery.local_date, PromptDelivery.sent_at, PromptDelivery.vote,
-               PromptDelivery.poll_message_id, PromptDelivery.prompt_message_id)
-        .where(PromptDelivery.participant_id == participant_id)
-        .order_by(PromptDelivery.id.desc()).limit(1)  # type: ignore[union-attr]
+        select(_DELIVERY.c.local_date, _DELIVERY.c.sent_at, _DELIVERY.c.vote,
+               _DELIVERY.c.poll_message_id, _DELIVERY.c.prompt_message_id)
+        .where(_DELIVERY.c.participant_id == participant_id)
+        .order_by(_DELIVERY.c.id.desc()).limit(1)
     ).first()
     if row is None:
         return None
     local_date, sent_at, vote, poll_id, prompt_id = row
     prompt_wa_id = None if prompt_id is None else connection.execute(
-        select(Message.wa_message_id).where(Message.id == prompt_id)).scalar_one_or_none()
+        select(_MESSAGE.c.wa_message_id).where(_MESSAGE.c.id == prompt_id)).scalar_one_or_none()
     intensity = (_poll_message(session, intensity_poll_id)
                  if intensity_poll_id is not None and intensity_poll_id > (poll_id or 0) else None)
     last_out = connection.execute(
-        select(func.max(Message.id)).where(Message.participant_id == participant_id, Message.direction == "out",
-                                           Message.kind.not_in(QUIET_OUT_KINDS))  # type: ignore[attr-defined]
+        select(func.max(_MESSAGE.c.id)).where(
+            _MESSAGE.c.participant_id == participant_id, _MESSAGE.c.direction == "out",
+            _MESSAGE.c.kind.not_in(QUIET_OUT_KINDS))
     ).scalar_one()
     return NewestPolls(local_date=local_date, sent_at=sent_at, vote=vote, daily=_poll_message(session, poll_id),
                        prompt_wa_id=prompt_wa_id, intensity=intensity, last_conversational_out=last_out or 0)
@@ -189,19 +193,19 @@ def messages_by_wa_id(session: Session, participant_id: str, wa_ids: list[str]) 
         return {}
     connection = session.connection()
     rows = connection.execute(
-        select(Message.wa_message_id, Message.id, Message.direction, Message.kind, Message.text)
-        .where(Message.participant_id == participant_id, Message.wa_message_id.in_(wa_ids))  # type: ignore[union-attr]
+        select(_MESSAGE.c.wa_message_id, _MESSAGE.c.id, _MESSAGE.c.direction, _MESSAGE.c.kind, _MESSAGE.c.text)
+        .where(_MESSAGE.c.participant_id == participant_id, _MESSAGE.c.wa_message_id.in_(wa_ids))
     ).all()
     ids = [row[1] for row in rows]
     newest = connection.execute(
-        select(func.max(PromptDelivery.id)).where(PromptDelivery.participant_id == participant_id)).scalar_one()
+        select(func.max(_DELIVERY.c.id)).where(_DELIVERY.c.participant_id == participant_id)).scalar_one()
     days: dict[int, tuple[str, bool]] = {}
     if ids:
         for delivery_id, day, prompt_id, poll_id in connection.execute(
-            select(PromptDelivery.id, PromptDelivery.local_date, PromptDelivery.prompt_message_id,
-                   PromptDelivery.poll_message_id)
-            .where(PromptDelivery.participant_id == participant_id,
-                   (PromptDelivery.prompt_message_id.in_(ids)) | (PromptDelivery.poll_message_id.in_(ids)))  # type: ignore[union-attr]
+            select(_DELIVERY.c.id, _DELIVERY.c.local_date, _DELIVERY.c.prompt_message_id,
+                   _DELIVERY.c.poll_message_id)
+            .where(_DELIVERY.c.participant_id == participant_id,
+                   (_DELIVERY.c.prompt_message_id.in_(ids)) | (_DELIVERY.c.poll_message_id.in_(ids)))
         ).all():
             for message_id in (prompt_id, poll_id):
                 if message_id is not None:
@@ -212,17 +216,18 @@ def messages_by_wa_id(session: Session, participant_id: str, wa_ids: list[str]) 
             for wa_id, message_id, direction, kind, text in rows}
 
 
-def prompt_wa_ids(session: Session, participant_id: str, local_date: str | None = None) -> tuple[str | None, str | None] | None:
+def prompt_wa_ids(session: Session, participant_id: str,
+                  local_date: str | None = None) -> tuple[str | None, str | None] | None:
     """WhatsApp ids of the prompt and its poll: the newest delivery of that local day (of any day
     when None); None when there is no such delivery."""
-    query = select(PromptDelivery.prompt_message_id, PromptDelivery.poll_message_id).where(
-        PromptDelivery.participant_id == participant_id)
+    query = select(_DELIVERY.c.prompt_message_id, _DELIVERY.c.poll_message_id).where(
+        _DELIVERY.c.participant_id == participant_id)
     if local_date is not None:
-        query = query.where(PromptDelivery.local_date == local_date)
-    row = session.connection().execute(query.order_by(PromptDelivery.id.desc()).limit(1)).first()  # type: ignore[union-attr]
+        query = query.where(_DELIVERY.c.local_date == local_date)
+    row = session.connection().execute(query.order_by(_DELIVERY.c.id.desc()).limit(1)).first()
     if row is None:
         return None
     ids = dict(session.connection().execute(
-        select(Message.id, Message.wa_message_id).where(Message.id.in_([i for i in row if i is not None]))  # type: ignore[union-attr]
+        select(_MESSAGE.c.id, _MESSAGE.c.wa_message_id).where(_MESSAGE.c.id.in_([i for i in row if i is not None]))
     ).all())
     return ids.get(row[0]), ids.get(row[1])

@@ -30,8 +30,18 @@ from promptpipe.storage.models import (
     Schedule,
     Timer,
     Transition,
+    table_of,
 )
 from promptpipe.storage.receipts import forget_receipts
+
+_CONVERSATION = table_of(Conversation)
+_INBOX = table_of(InboxItem)
+_LIDS = table_of(LidMapping)
+_MESSAGE = table_of(Message)
+_OUTBOX = table_of(OutboxItem)
+_PARTICIPANT = table_of(Participant)
+_SCHEDULE = table_of(Schedule)
+_TIMER = table_of(Timer)
 
 __all__ = ["KEPT_PAYLOAD_KEYS", "erase_identity", "erase_texts", "stop_everything",
            "tombstone_phone"]
@@ -48,18 +58,18 @@ def tombstone_phone(participant_id: str) -> str:
 
 def erase_texts(session: Session, pid: str, now: datetime) -> int:
     """Every text of theirs, and every payload that may quote them."""
-    rows = session.execute(select(Message.id, Message.payload, Message.wa_message_id)
-                           .where(Message.participant_id == pid)).all()
+    rows = session.execute(select(_MESSAGE.c.id, _MESSAGE.c.payload, _MESSAGE.c.wa_message_id)
+                           .where(_MESSAGE.c.participant_id == pid)).all()
     forget_receipts(session, [wa_id for _, _, wa_id in rows])
     for message_id, payload, _ in rows:
         kept = {key: value for key, value in (payload or {}).items() if key in KEPT_PAYLOAD_KEYS}
-        session.execute(update(Message).where(Message.id == message_id).values(  # type: ignore[arg-type]
+        session.execute(update(Message).where(_MESSAGE.c.id == message_id).values(
             text="", payload=kept, wa_message_id=None))
     conversation = session.get(Conversation, pid)
     if conversation is not None:
         profile = Profile.from_json(conversation.profile).erased().to_json()
-        session.execute(update(Conversation).where(Conversation.participant_id == pid).values(  # type: ignore[arg-type]
-            profile=profile, summary="", version=Conversation.version + 1, updated_at=now))
+        session.execute(update(Conversation).where(_CONVERSATION.c.participant_id == pid).values(
+            profile=profile, summary="", version=_CONVERSATION.c.version + 1, updated_at=now))
     for model, values in (
         (PromptDelivery, {"prompt_text": ""}),
         (ConsentEvent, {"words": ""}),
@@ -69,19 +79,21 @@ def erase_texts(session: Session, pid: str, now: datetime) -> int:
         (InboxItem, {"payload": {}, "last_error": None}),
         (OutboxItem, {"last_error": None}),
     ):
-        session.execute(update(model).where(model.participant_id == pid).values(**values))
+        table = table_of(model)
+        session.execute(update(table).where(table.c.participant_id == pid).values(**values))
     return len(rows)
 
 
 def stop_everything(session: Session, pid: str, now: datetime) -> tuple[int, int]:
     """Nothing pending is processed or sent any more; schedules and timers end."""
-    closed = session.execute(update(InboxItem).where(InboxItem.participant_id == pid, InboxItem.status == PENDING)
-                             .values(status=DONE, processed_at=now)).rowcount  # type: ignore[attr-defined]
-    dropped = session.execute(update(OutboxItem).where(
-        OutboxItem.participant_id == pid, OutboxItem.status.in_((PENDING, SENDING)))  # type: ignore[attr-defined]
-        .values(status=FAILED, last_error="erased")).rowcount  # type: ignore[attr-defined]
-    session.execute(update(Schedule).where(Schedule.participant_id == pid).values(active=False, updated_at=now))
-    session.execute(update(Timer).where(Timer.participant_id == pid, Timer.status == PENDING)
+    conn = session.connection()
+    closed = conn.execute(update(_INBOX).where(_INBOX.c.participant_id == pid, _INBOX.c.status == PENDING)
+                          .values(status=DONE, processed_at=now)).rowcount
+    dropped = conn.execute(update(_OUTBOX).where(
+        _OUTBOX.c.participant_id == pid, _OUTBOX.c.status.in_((PENDING, SENDING)))
+        .values(status=FAILED, last_error="erased")).rowcount
+    session.execute(update(Schedule).where(_SCHEDULE.c.participant_id == pid).values(active=False, updated_at=now))
+    session.execute(update(Timer).where(_TIMER.c.participant_id == pid, _TIMER.c.status == PENDING)
                     .values(status=CANCELLED, settled_at=now))
     return int(closed or 0), int(dropped or 0)
 
@@ -90,9 +102,9 @@ def erase_identity(session: Session, person: Participant, now: datetime, by: str
     """The participant row becomes a tombstone (withdrawn), logged as ``erased_by_researcher``."""
     status_before = person.status  # the ORM update below refreshes ``person``
     session.execute(delete(LidMapping).where(or_(
-        LidMapping.phone == person.phone, LidMapping.lid == (person.lid or "")))  # type: ignore[arg-type]
+        _LIDS.c.phone == person.phone, _LIDS.c.lid == (person.lid or "")))
     )
-    session.execute(update(Participant).where(Participant.id == person.id).values(  # type: ignore[arg-type]
+    session.execute(update(Participant).where(_PARTICIPANT.c.id == person.id).values(
         phone=tombstone_phone(person.id), name="", background="", lid=None, status=WITHDRAWN, opted_out=False,
         researcher_paused=False, paused_by=None, erased_at=now, erased_by=by, updated_at=now))
     session.add(Transition(participant_id=person.id, kind="status", name="erased_by_researcher", actor="researcher",

@@ -12,6 +12,7 @@ import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 PRIVATE_DIR_MODE = 0o700
 PRIVATE_FILE_MODE = 0o600
@@ -43,12 +44,12 @@ def create_private_file(path: Path) -> None:
     os.chmod(path, PRIVATE_FILE_MODE)
 
 
-def open_private(path: Path, mode: str = "x", **kwargs: object) -> object:
-    """``open`` for a new file that only this user can read (0600 whatever the umask)."""
+def open_private(path: Path, mode: str = "x", *, encoding: str = "utf-8", newline: str | None = None) -> TextIO:
+    """``open`` (text) for a new file that only this user can read (0600 whatever the umask)."""
     flags = os.O_WRONLY | os.O_CREAT | (os.O_EXCL if "x" in mode else os.O_TRUNC if "w" in mode else os.O_APPEND)
     fd = os.open(path, flags, PRIVATE_FILE_MODE)
     os.chmod(path, PRIVATE_FILE_MODE)
-    return os.fdopen(fd, mode.replace("x", "w") if "x" in mode else mode, **kwargs)  # type: ignore[call-overload]
+    return open(fd, "w" if "x" in mode or "w" in mode else "a", encoding=encoding, newline=newline)
 
 
 @dataclass(frozen=True)

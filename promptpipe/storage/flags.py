@@ -13,9 +13,12 @@ from sqlalchemy.orm import Session
 from promptpipe.domain.safety import OPEN, RESOLVED, NewFlag
 from promptpipe.domain.text import clean_for_storage
 from promptpipe.errors import AdminError
-from promptpipe.storage.models import Flag, Participant
+from promptpipe.storage.models import Flag, Participant, table_of
 
-_FLAG = Flag.__table__  # type: ignore[attr-defined]
+_FLAG = table_of(Flag)
+_PARTICIPANT = table_of(Participant)
+
+_FLAG = table_of(Flag)
 _INSERT = insert(_FLAG).returning(_FLAG.c.id)
 PENDING_ALERT, SENT_ALERT, NO_ALERT = "pending", "sent", "none"
 
@@ -35,10 +38,10 @@ def add_flags(session: Session, participant_id: str, flags: list[NewFlag], now: 
 
 
 def list_flags(session: Session, *, include_resolved: bool = False) -> list[dict[str, Any]]:
-    query = (select(Flag, Participant.phone, Participant.name)
-             .join(Participant, Participant.id == Flag.participant_id).order_by(Flag.id))  # type: ignore[arg-type]
+    query = (select(Flag, _PARTICIPANT.c.phone, _PARTICIPANT.c.name)
+             .join(Participant, _PARTICIPANT.c.id == _FLAG.c.participant_id).order_by(_FLAG.c.id))
     if not include_resolved:
-        query = query.where(Flag.status == OPEN)
+        query = query.where(_FLAG.c.status == OPEN)
     return [
         {"id": flag.id, "participant_id": flag.participant_id, "phone": phone, "name": name,
          "at": flag.created_at.isoformat(), "source": flag.source, "severity": flag.severity,
@@ -56,7 +59,7 @@ def resolve_flag(session: Session, flag_id: int, *, note: str, by: str, now: dat
     if flag.status == RESOLVED:
         raise AdminError(f"flag {flag_id} was resolved already by {flag.resolved_by or 'someone'} "
                          f"at {flag.resolved_at.isoformat() if flag.resolved_at else '?'}")
-    session.execute(update(Flag).where(Flag.id == flag_id).values(  # type: ignore[arg-type]
+    session.execute(update(Flag).where(_FLAG.c.id == flag_id).values(
         status=RESOLVED, resolved_at=now, resolved_by=clean_for_storage(by), resolution_note=clean_for_storage(note)))
     session.refresh(flag)
     return flag

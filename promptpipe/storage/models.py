@@ -10,6 +10,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from sqlalchemy import JSON, Column, DateTime, Index, Integer, Table, Text, TypeDecorator, UniqueConstraint
+from sqlalchemy import inspect as sa_inspect
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlmodel import Field, SQLModel
 
@@ -369,6 +370,6 @@ class Flag(SQLModel, table=True):
 
 def table_of(model: type[SQLModel]) -> Table:
     """The Core table behind a model (SQLModel does not declare ``__table__`` to type checkers)."""
-    table = model.__table__
+    table = sa_inspect(model).local_table
     assert isinstance(table, Table)
     return table

@@ -9,14 +9,15 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import and_, bindparam, exists, select, update
-from sqlalchemy.orm import Session, aliased
+from sqlalchemy.orm import Session
 
 from promptpipe.storage.models import PENDING, SENDING, UNCERTAIN, Message, OutboxItem, Participant, table_of
+
+_OUTBOX = table_of(OutboxItem)
 
 __all__ = ["CLAIM_BATCH", "Claimed", "claim_due", "claim_statement", "record_sends", "settle_interrupted"]
 
 CLAIM_BATCH = 200
-_OUTBOX = table_of(OutboxItem)
 _MESSAGE = table_of(Message)
 _PARTICIPANT = table_of(Participant)
 
@@ -40,33 +41,33 @@ class Claimed:
 def claim_statement(*, skip_locked: bool) -> Any:
     """``UPDATE outbox SET status='sending' … WHERE id IN (due rows whose participant has no
     earlier unsent row) RETURNING id``; built once, run with the ``now`` parameter."""
-    earlier = aliased(OutboxItem)
+    earlier = _OUTBOX.alias("earlier")
     blocked = exists().where(
-        and_(earlier.participant_id == OutboxItem.participant_id, earlier.id < OutboxItem.id,
-             earlier.status.in_((PENDING, SENDING)))  # type: ignore[attr-defined]
+        and_(earlier.c.participant_id == _OUTBOX.c.participant_id, earlier.c.id < _OUTBOX.c.id,
+             earlier.c.status.in_((PENDING, SENDING)))
     )
     due = (
-        select(OutboxItem.id)
-        .where(OutboxItem.status == PENDING, OutboxItem.available_at <= bindparam("now"), ~blocked)
-        .order_by(OutboxItem.id)
+        select(_OUTBOX.c.id)
+        .where(_OUTBOX.c.status == PENDING, _OUTBOX.c.available_at <= bindparam("now"), ~blocked)
+        .order_by(_OUTBOX.c.id)
         .limit(CLAIM_BATCH)
     )
     if skip_locked:
         due = due.with_for_update(skip_locked=True)
     return (
-        update(OutboxItem).where(OutboxItem.id.in_(due.scalar_subquery()))  # type: ignore[union-attr]
-        .values(status=SENDING, claimed_at=bindparam("now"), attempts=OutboxItem.attempts + 1)
-        .returning(OutboxItem.id)
+        update(OutboxItem).where(_OUTBOX.c.id.in_(due.scalar_subquery()))
+        .values(status=SENDING, claimed_at=bindparam("now"), attempts=_OUTBOX.c.attempts + 1)
+        .returning(_OUTBOX.c.id)
     )
 
 
 _CLAIMED_DETAILS = (
-    select(OutboxItem.id, OutboxItem.key, OutboxItem.participant_id, OutboxItem.message_id, OutboxItem.attempts,
-           Message.kind, Message.text, Message.payload, Participant.phone, Participant.lid)
-    .join(Message, Message.id == OutboxItem.message_id)
-    .join(Participant, Participant.id == OutboxItem.participant_id)
-    .where(OutboxItem.id.in_(bindparam("ids", expanding=True)))  # type: ignore[union-attr]
-    .order_by(OutboxItem.id)
+    select(_OUTBOX.c.id, _OUTBOX.c.key, _OUTBOX.c.participant_id, _OUTBOX.c.message_id, _OUTBOX.c.attempts,
+           _MESSAGE.c.kind, _MESSAGE.c.text, _MESSAGE.c.payload, _PARTICIPANT.c.phone, _PARTICIPANT.c.lid)
+    .join(Message, _MESSAGE.c.id == _OUTBOX.c.message_id)
+    .join(Participant, _PARTICIPANT.c.id == _OUTBOX.c.participant_id)
+    .where(_OUTBOX.c.id.in_(bindparam("ids", expanding=True)))
+    .order_by(_OUTBOX.c.id)
 )
 
 
@@ -76,7 +77,8 @@ def claim_due(session: Session, statement: Any, now: datetime) -> list[Claimed]:
     ids = list(session.connection().execute(statement, {"now": now}).scalars())
     if not ids:
         return []
-    return [Claimed(*row) for row in session.connection().execute(_CLAIMED_DETAILS, {"ids": ids}).all()]
+    rows = session.connection().execute(_CLAIMED_DETAILS, {"ids": ids}).all()
+    return [Claimed(**dict(row._mapping)) for row in rows]
 
 
 def settle_interrupted(session: Session, target: str) -> list[tuple[int, str]]:

@@ -1,4 +1,6 @@
-"""Queries for schedules and timers (sync, each takes an open session like :mod:`promptpipe.storage.store`)."""
+"""Queries on ``schedule`` and ``timer``: a participant's daily-prompt schedules and pending timers,
+and what their alarms should be (each function takes an open session: its writes commit with the
+caller's transaction)."""
 
 from __future__ import annotations
 
@@ -6,6 +8,7 @@ import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.orm import Session
@@ -13,6 +16,8 @@ from sqlalchemy.orm import Session
 from promptpipe.domain.conversation import PendingTimer, ScheduleEntry, TimerChange, TimerOp
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import CANCELLED, FIRED, MISSED, PENDING, Participant, Schedule, Timer, table_of
+
+_PARTICIPANT = table_of(Participant)
 
 _SCHEDULE = table_of(Schedule)
 _TIMER = table_of(Timer)
@@ -48,15 +53,16 @@ def save_schedules(session: Session, participant_id: str, entries: Iterable[Sche
     for entry in entries:
         if not entry.dirty:
             continue
-        values = {"kind": entry.kind, "habit_time": entry.habit_time, "window_start": entry.window_start,
-                  "window_end": entry.window_end, "prep_minutes": entry.prep_minutes, "active": entry.active,
-                  "updated_at": now}
+        values: dict[str, Any] = {
+            "kind": entry.kind, "habit_time": entry.habit_time, "window_start": entry.window_start,
+            "window_end": entry.window_end, "prep_minutes": entry.prep_minutes, "active": entry.active,
+            "updated_at": now}
         if entry.created_at is None:
             entry.created_at = now
-            session.add(Schedule(id=entry.id, participant_id=participant_id, created_at=now, **values))
-            session.flush()
+            session.connection().execute(insert(_SCHEDULE).values(id=entry.id, participant_id=participant_id,
+                                                                  created_at=now, **values))
         else:
-            session.connection().execute(update(Schedule).where(Schedule.id == entry.id).values(**values))
+            session.connection().execute(update(Schedule).where(_SCHEDULE.c.id == entry.id).values(**values))
         entry.dirty = False
 
 
@@ -70,7 +76,8 @@ def apply_timer_ops(session: Session, participant_id: str, ops: Iterable[TimerOp
             timer_id = session.connection().execute(_INSERT_TIMER, {
                 "participant_id": participant_id, "kind": op.kind, "due_at": op.due_at, "payload": op.payload,
                 "status": PENDING, "reason": op.reason, "created_at": now, "settled_at": None}).scalar_one()
-            changes[op.kind] = TimerChange(participant_id, op.kind, PendingTimer(timer_id, op.kind, op.due_at, op.payload))
+            timer = PendingTimer(timer_id, op.kind, op.due_at, op.payload)
+            changes[op.kind] = TimerChange(participant_id, op.kind, timer)
         else:
             changes[op.kind] = TimerChange(participant_id, op.kind, None)
     return list(changes.values())
@@ -79,11 +86,11 @@ def apply_timer_ops(session: Session, participant_id: str, ops: Iterable[TimerOp
 def cancel_timers(session: Session, participant_id: str, kinds: Iterable[str] | None, now: datetime, *,
                   reason: str) -> int:
     """Cancel pending timers of these kinds (all kinds when None); returns how many."""
-    query = update(Timer).where(Timer.participant_id == participant_id, Timer.status == PENDING)
+    query = update(Timer).where(_TIMER.c.participant_id == participant_id, _TIMER.c.status == PENDING)
     if kinds is not None:
-        query = query.where(Timer.kind.in_(list(kinds)))  # type: ignore[attr-defined]
+        query = query.where(_TIMER.c.kind.in_(list(kinds)))
     result = session.connection().execute(query.values(status=CANCELLED, settled_at=now, reason=reason))
-    return int(result.rowcount)  # type: ignore[attr-defined]
+    return int(result.rowcount)
 
 
 def settle_timers(db: Database, session: Session, by_outcome: dict[str, list[int]], now: datetime) -> dict[int, str]:
@@ -112,7 +119,8 @@ def timers_by_id(db: Database, session: Session, ids: list[int]) -> list[Timer]:
 def schedules_by_id(db: Database, session: Session, ids: set[str]) -> dict[str, Schedule]:
     found: dict[str, Schedule] = {}
     for chunk in db.chunks(sorted(ids)):
-        found.update({row.id: row for row in session.execute(select(Schedule).where(_SCHEDULE.c.id.in_(chunk))).scalars()})
+        rows = session.execute(select(Schedule).where(_SCHEDULE.c.id.in_(chunk))).scalars()
+        found.update({row.id: row for row in rows})
     return found
 
 
@@ -138,13 +146,13 @@ def alarm_plans(session: Session, participant_ids: list[str] | None = None) -> d
                             _SCHEDULE.c.active, _SCHEDULE.c.created_at).where(_SCHEDULE.c.active.is_(True))
     timer_query = select(_TIMER.c.participant_id, _TIMER.c.id, _TIMER.c.kind, _TIMER.c.due_at,
                          _TIMER.c.payload).where(_TIMER.c.status == PENDING)
-    participant_query = select(Participant.id, Participant.status, Participant.timezone)
+    participant_query = select(_PARTICIPANT.c.id, _PARTICIPANT.c.status, _PARTICIPANT.c.timezone)
     every_schedule = select(_SCHEDULE.c.participant_id, _SCHEDULE.c.id)
     if participant_ids is not None:
         every_schedule = every_schedule.where(_SCHEDULE.c.participant_id.in_(participant_ids))
         schedule_query = schedule_query.where(_SCHEDULE.c.participant_id.in_(participant_ids))
         timer_query = timer_query.where(_TIMER.c.participant_id.in_(participant_ids))
-        participant_query = participant_query.where(Participant.id.in_(participant_ids))  # type: ignore[attr-defined]
+        participant_query = participant_query.where(_PARTICIPANT.c.id.in_(participant_ids))
     schedules = conn.execute(schedule_query.order_by(_SCHEDULE.c.created_at)).all()
     timers = conn.execute(timer_query.order_by(_TIMER.c.id)).all()
     wanted = None if participant_ids is not None else {row[0] for row in schedules} | {row[0] for row in timers}

@@ -59,7 +59,8 @@ class Backlog:
 def backlog(session: Session) -> Backlog:
     count = func.count()
     conn = session.connection()
-    outbox = conn.execute(select(count).select_from(_OUTBOX).where(_OUTBOX.c.status.in_((PENDING, SENDING)))).scalar_one()
+    outbox = conn.execute(
+        select(count).select_from(_OUTBOX).where(_OUTBOX.c.status.in_((PENDING, SENDING)))).scalar_one()
     uncertain = conn.execute(select(count).select_from(_OUTBOX).where(_OUTBOX.c.status == UNCERTAIN)).scalar_one()
     inbox = conn.execute(select(count).select_from(_INBOX).where(_INBOX.c.status == PENDING)).scalar_one()
     return Backlog(int(outbox), int(uncertain), int(inbox))

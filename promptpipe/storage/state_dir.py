@@ -12,6 +12,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from promptpipe.errors import ConfigError
+from promptpipe.storage.files import make_private_dir
+
 LOCK_NAME = "promptpipe.lock"
 
 
@@ -44,3 +47,18 @@ class StateDirWatch:
                 return (f"{path} was replaced by another file while the service was running; it stops now. "
                         "Check what changed the state directory before starting it again.")
         return None
+
+
+def ensure_state_dir(path: Path) -> Path:
+    """Create the state directory and prove it is writable, or fail with a clear line."""
+    try:
+        make_private_dir(path)
+        probe = path / ".write-test"
+        probe.write_text("ok")
+        probe.unlink()
+    except OSError as exc:
+        raise ConfigError(
+            f"PROMPTPIPE_STATE_DIR={str(path)!r} is not writable ({exc.strerror or exc}): "
+            "choose a directory this user can write to."
+        ) from None
+    return path

@@ -87,7 +87,8 @@ def history_before(
 def message_texts(session: Session, message_ids: list[int]) -> dict[int, str]:
     if not message_ids:
         return {}
-    rows = session.connection().execute(select(_MESSAGE.c.id, _MESSAGE.c.text).where(_MESSAGE.c.id.in_(message_ids))).all()
+    rows = session.connection().execute(
+        select(_MESSAGE.c.id, _MESSAGE.c.text).where(_MESSAGE.c.id.in_(message_ids))).all()
     return {row_id: text for row_id, text in rows}
 
 
@@ -97,4 +98,5 @@ def annotate_message(session: Session, message_id: int, **fields: Any) -> None:
         select(_MESSAGE.c.payload).where(_MESSAGE.c.id == message_id)).scalar_one_or_none()
     if payload is None:
         return
-    session.connection().execute(update(_MESSAGE).where(_MESSAGE.c.id == message_id).values(payload={**payload, **fields}))
+    session.connection().execute(
+        update(_MESSAGE).where(_MESSAGE.c.id == message_id).values(payload={**payload, **fields}))

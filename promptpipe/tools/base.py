@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -24,7 +24,7 @@ class ToolContext:
     llm: LLM
     clock: Clock
     prompts: PromptTexts
-    policy: NudgePolicy = NudgePolicy()
+    policy: NudgePolicy = field(default_factory=NudgePolicy)
     inbound: tuple[str, ...] = ()
     """What the participant wrote in this turn (kept as the words behind a consent change)."""
     ends_turn: bool = False
@@ -86,7 +86,9 @@ def parse_arguments(raw: str) -> dict[str, Any]:
         raise ToolArgumentError(f"the arguments are not valid JSON ({msg} at position {pos})") from None
     if not isinstance(value, dict):
         raise ToolArgumentError("the arguments must be a JSON object")
-    return clean_value(value)  # type: ignore[return-value]  (a NUL or lone surrogate never reaches storage)
+    cleaned = clean_value(value)  # a NUL or lone surrogate never reaches storage
+    assert isinstance(cleaned, dict)
+    return cleaned
 
 
 def format_tool_error(tool_name: str, reason: str) -> str:

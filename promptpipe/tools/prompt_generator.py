@@ -63,7 +63,8 @@ def generator_messages(state: TurnState, system_prompt: str, *, delivery_mode: s
     return [{"role": "system", "content": system}, {"role": "user", "content": "\n".join(lines)}]
 
 
-async def write_habit_prompt(llm: LLM, state: TurnState, system_prompt: str, *, delivery_mode: str, notes: str = "") -> str:
+async def write_habit_prompt(llm: LLM, state: TurnState, system_prompt: str, *, delivery_mode: str,
+                             notes: str = "") -> str:
     """Shared by the tool and (later) the daily scheduler. Raises ToolArgumentError when incomplete."""
     missing = state.missing_fields(PROMPT_REQUIRED_FIELDS)
     if missing:
@@ -100,7 +101,8 @@ GENERATE_HABIT_PROMPT = Tool(
         "type": "object",
         "properties": {
             "delivery_mode": {"type": "string", "enum": list(DELIVERY_MODES)},
-            "personalization_notes": {"type": "string", "description": "Anything from this conversation the prompt should use."},
+            "personalization_notes": {
+                "type": "string", "description": "Anything from this conversation the prompt should use."},
         },
         "additionalProperties": False,
     },

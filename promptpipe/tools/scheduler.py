@@ -7,6 +7,7 @@ gives two prompts on one day) unless the model asks to keep the existing one as 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from promptpipe.domain.conversation import ScheduleEntry
@@ -37,7 +38,8 @@ def _flag(args: dict[str, Any], name: str) -> bool:
 
 def _apply_timing(entry: ScheduleEntry, args: dict[str, Any], *, kind: str) -> None:
     if kind == FIXED:
-        entry.kind, entry.habit_time, entry.window_start, entry.window_end = FIXED, _time_arg(args, "fixed_time"), None, None
+        entry.kind, entry.habit_time = FIXED, _time_arg(args, "fixed_time")
+        entry.window_start, entry.window_end = None, None
     elif kind == RANDOM:
         start, end = _time_arg(args, "random_start_time"), _time_arg(args, "random_end_time")
         if parse_hhmm(end) <= parse_hhmm(start):
@@ -110,7 +112,7 @@ async def _scheduler(ctx: ToolContext, args: dict[str, Any]) -> str:
     return zone_note + outcome(ctx)
 
 
-def _act(ctx: ToolContext, action: str, args: dict[str, Any]) -> Any:
+def _act(ctx: ToolContext, action: str, args: dict[str, Any]) -> Callable[[ToolContext], str]:
     """Apply the action to the working copy; returns how to describe the result afterwards."""
     if action == "list":
         def listing(ctx: ToolContext) -> str:
@@ -145,12 +147,12 @@ def _act(ctx: ToolContext, action: str, args: dict[str, Any]) -> Any:
     if action == "delete":
         entry.active, entry.dirty = False, True
         return lambda ctx: f"Deleted schedule {entry.id}: no more daily prompts from it."
-    before = (_timing(entry), entry.dirty)
+    timing, dirty = _timing(entry), entry.dirty
     _apply_timing(entry, args, kind=optional_string(args, "type").lower() or entry.kind)
     try:
         _refuse_duplicate(ctx, entry)
     except ToolArgumentError:
-        (entry.kind, entry.habit_time, entry.window_start, entry.window_end), entry.dirty = before
+        (entry.kind, entry.habit_time, entry.window_start, entry.window_end), entry.dirty = timing, dirty
         raise
     return lambda ctx: "Updated. " + _describe(ctx, entry)
 
@@ -174,9 +176,11 @@ SCHEDULER = Tool(
             "fixed_time": {"type": "string", "description": "Habit time, 24-hour HH:MM (type fixed)."},
             "random_start_time": {"type": "string", "description": "Window start, HH:MM (type random)."},
             "random_end_time": {"type": "string", "description": "Window end, HH:MM, after the start (type random)."},
-            "timezone": {"type": "string", "description": "IANA zone, only if the participant told you theirs (e.g. Europe/Berlin)."},
+            "timezone": {"type": "string",
+                         "description": "IANA zone, only if the participant told you theirs (e.g. Europe/Berlin)."},
             "schedule_id": {"type": "string"},
-            "keep_existing": {"type": "boolean", "description": "create only: add a second schedule instead of replacing."},
+            "keep_existing": {"type": "boolean",
+                              "description": "create only: add a second schedule instead of replacing."},
         },
         "required": ["action"],
         "additionalProperties": False,

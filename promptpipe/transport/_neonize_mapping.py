@@ -80,9 +80,7 @@ def is_direct_message(ev: MessageEv) -> bool:
         return False
     if chat.Server in (_GROUP_SERVER, _BROADCAST_SERVER, _NEWSLETTER_SERVER):
         return False
-    if chat.User == _STATUS_USER or source.Sender.User == _STATUS_USER:
-        return False
-    return True
+    return _STATUS_USER not in (chat.User, source.Sender.User)
 
 
 def sender_jid(ev: MessageEv) -> JID:
@@ -116,12 +114,12 @@ def _phone_and_lid(ev: MessageEv, resolved_phone: str | None) -> tuple[str | Non
 
 def _text_of(message: Any) -> str:
     if message.HasField("conversation"):
-        return message.conversation
+        return str(message.conversation)
     if message.HasField("extendedTextMessage"):
-        return message.extendedTextMessage.text
+        return str(message.extendedTextMessage.text)
     for field in _CAPTIONED_FIELDS:
         if message.HasField(field):
-            return getattr(message, field).caption
+            return str(getattr(message, field).caption)
     return ""
 
 

@@ -65,7 +65,7 @@ def main(argv: Sequence[str]) -> int:
         signal.signal(sig, signal.SIG_IGN)  # the service's own stop closes the pipe; that is our cue
     from promptpipe.logging import configure_logging, get_logger
 
-    log_format, level = (list(argv) + ["console", "info"])[:2]
+    log_format, level = [*argv, "console", "info"][:2]
     configure_logging(log_format, debug=level == "debug", stream=sys.stdout)
     log = get_logger("promptpipe.transport.whatsapp")
     for raw in sys.stdin.buffer:

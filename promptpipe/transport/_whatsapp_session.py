@@ -203,7 +203,8 @@ class WhatsAppSession:
             ConnectFailureEv: self._on_connect_failure,
         }
 
-    def _set_state(self, name: str, *, detail: str = "", until: datetime | None = None, keep_since: bool = False) -> None:
+    def _set_state(self, name: str, *, detail: str = "", until: datetime | None = None,
+                   keep_since: bool = False) -> None:
         """Record and log a change of connection state (a repeat of the same state only updates
         its detail; ``keep_since`` keeps the start of a run of failures)."""
         current = self.state

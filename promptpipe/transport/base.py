@@ -96,7 +96,7 @@ class DeliveryReceipt:
             raise ValueError(f"unknown receipt kind {self.kind!r}")
 
 
-InboundHandler = Callable[[InboundMessage], Awaitable[None]]
+InboundHandler = Callable[[InboundMessage], Awaitable[object]]
 ReceiptHandler = Callable[[DeliveryReceipt], Awaitable[None]]
 
 
@@ -124,7 +124,9 @@ class Transport(Protocol):
 
     async def send_text(self, to: Recipient, text: str, *, ref: str = "") -> SentMessage: ...
 
-    async def send_poll(self, to: Recipient, question: str, options: Sequence[str], *, ref: str = "") -> SentMessage: ...
+    async def send_poll(
+        self, to: Recipient, question: str, options: Sequence[str], *, ref: str = "",
+    ) -> SentMessage: ...
 
     async def set_typing(self, to: Recipient, typing: bool) -> None: ...
 

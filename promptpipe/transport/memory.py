@@ -43,7 +43,7 @@ class MemoryTransport:
     """(phone, message ids) for every mark_read, in order."""
     _handler: InboundHandler | None = None
     _receipt_handler: ReceiptHandler | None = None
-    _ids: itertools.count = field(default_factory=lambda: itertools.count(1))
+    _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
 
     async def start(self, on_message: InboundHandler, on_receipt: ReceiptHandler | None = None) -> None:
         self._handler = on_message
