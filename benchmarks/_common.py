@@ -119,7 +119,7 @@ def make_settings(work_dir: Path, **overrides: str) -> Settings:
     """Settings as the tests build them: SQLite file in ``work_dir``, no send rate limit."""
     env = {
         "OPENAI_API_KEY": "bench-key",
-        "DATABASE_URL": f"sqlite:///{work_dir / 'promptpipe.storage.db'}",
+        "DATABASE_URL": f"sqlite:///{work_dir / 'promptpipe.db'}",
         "PROMPTPIPE_STATE_DIR": str(work_dir / "state"),
         "SEND_RATE_PER_SECOND": "0",
         "PROMPTPIPE_TRANSPORT": "dry-run",
@@ -175,7 +175,8 @@ async def _seed_history(app: App, participant_ids: list[str], per_participant: i
     def write(conn: Connection) -> None:
         for first in range(0, len(participant_ids), chunk):
             offset = first * per_participant
-            messages, inbox, outbox = _history_rows(participant_ids[first:first + chunk], per_participant, start, offset)
+            messages, inbox, outbox = _history_rows(
+                participant_ids[first:first + chunk], per_participant, start, offset)
             for model, rows in ((Message, messages), (InboxItem, inbox), (OutboxItem, outbox)):
                 _insert(conn, model, rows)
 

@@ -113,7 +113,8 @@ def report(result: BurstResult) -> None:
         print(f"  per message, inject -> reply   {summary(result.latency_s, 's')}")
         print(f"  per message, stored -> reply   {summary(result.stored_to_reply_s, 's')}")
     if result.last_reply_s is None:
-        print(f"  GAVE UP after {GIVE_UP_S:.0f} s: only {result.replies:,} of {PARTICIPANTS:,} replies reached the transport")
+        print(f"  GAVE UP after {GIVE_UP_S:.0f} s: only {result.replies:,} of {PARTICIPANTS:,} "
+              "replies reached the transport")
         return
     print("  " + verdict(f"all {PARTICIPANTS:,} replies after", result.last_reply_s, TARGET_ALL_REPLIED_S, "s"))
     print(f"  peak RSS so far {peak_rss_mb():.0f} MB")
@@ -122,8 +123,8 @@ def report(result: BurstResult) -> None:
 async def main() -> None:
     quiet_logging()
     await print_machine()
-    print(f"{PARTICIPANTS:,} participants, one message each at once; fake LLM answers after {LLM_DELAY_S * 1000:.0f} ms; "
-          "SEND_RATE_PER_SECOND=0")
+    print(f"{PARTICIPANTS:,} participants, one message each at once; "
+          f"fake LLM answers after {LLM_DELAY_S * 1000:.0f} ms; SEND_RATE_PER_SECOND=0")
     for lane_concurrency in LANE_CONCURRENCY_RUNS:
         report(await run_burst(lane_concurrency))
     print(f"\npeak RSS {peak_rss_mb():.0f} MB")

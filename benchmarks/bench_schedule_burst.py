@@ -354,7 +354,9 @@ def _jobs_match(timers: dict[str, int], jobs: dict[str, int]) -> bool:
     return all(jobs.get(kind, 0) == count for kind, count in timers.items())
 
 
-def delivery(cohort: Cohort, transport: ScheduleTransport, inbox: list[tuple[datetime, dict[str, Any], str]]) -> Delivery:
+def delivery(
+    cohort: Cohort, transport: ScheduleTransport, inbox: list[tuple[datetime, dict[str, Any], str]],
+) -> Delivery:
     due_perf = wall_to_perf(cohort.due)
     rows = [(created, status) for created, payload, status in inbox if payload.get("due_at") == cohort.due.isoformat()]
 
@@ -363,8 +365,9 @@ def delivery(cohort: Cohort, transport: ScheduleTransport, inbox: list[tuple[dat
 
     pairs = [max(transport.prompt_at[phone][0], transport.done_poll_at[phone][0]) - due_perf
              for phone in cohort.phones if phone in transport.prompt_at and phone in transport.done_poll_at]
-    duplicates = sum(len(at[phone]) - 1 for at in (transport.prompt_at, transport.done_poll_at,
-                                                   transport.intensity_poll_at) for phone in cohort.phones if phone in at)
+    duplicates = sum(len(at[phone]) - 1
+                     for at in (transport.prompt_at, transport.done_poll_at, transport.intensity_poll_at)
+                     for phone in cohort.phones if phone in at)
     return Delivery(
         inbox_late_s=[(created - cohort.due).total_seconds() for created, _ in rows],
         inbox_status=dict(Counter(status for _, status in rows)),

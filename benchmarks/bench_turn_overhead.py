@@ -85,7 +85,9 @@ async def measure_service(app: App, transport: TimedTransport, llm: FakeLLM, pho
     samples.llm_s.append(llm_s)
 
 
-async def measure_run_until_idle(app: App, transport: TimedTransport, llm: FakeLLM, phone: str, samples: Samples) -> None:
+async def measure_run_until_idle(
+    app: App, transport: TimedTransport, llm: FakeLLM, phone: str, samples: Samples,
+) -> None:
     """How tests drive the app: everything, including the passes that find nothing left to do."""
     llm_before = llm.busy_s
     started = time.perf_counter()
@@ -103,7 +105,8 @@ def report(samples: Samples, llm: FakeLLM, counter: DatabaseCounter) -> None:
     print(f"  of which ingest         {summary(samples.ingest_s)}")
     print(f"  then marking it sent    {summary(samples.settle_s)}")
     print(f"  (inside fake LLM        {summary(samples.llm_s)}, subtracted)")
-    print(f"run_until_idle mode       {summary(samples.work_s)}   <- all work incl. idle checks, {len(samples.work_s)} msgs")
+    print(f"run_until_idle mode       {summary(samples.work_s)}   "
+          f"<- all work incl. idle checks, {len(samples.work_s)} msgs")
     print(verdict("p50", percentile(samples.overhead_s, 50) * 1000, TARGET_P50_MS, "ms"))
     print(verdict("p99", percentile(samples.overhead_s, 99) * 1000, TARGET_P99_MS, "ms"))
 

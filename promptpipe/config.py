@@ -7,12 +7,14 @@ proper types and fails with a :class:`ConfigError` that names the variable and t
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from dotenv import dotenv_values
@@ -20,7 +22,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
 from promptpipe.domain.limits import DEFAULT_MAX_SCHEDULES
-from promptpipe.domain.localtime import is_iana_zone
+from promptpipe.domain.setting_values import parse_bool, parse_duration, parse_float, parse_int, validate_timezone
 from promptpipe.domain.text import mask_credentials
 from promptpipe.errors import ConfigError
 
@@ -49,7 +51,7 @@ class Settings:
     state_dir: Path = Path("promptpipe-state")
     """PROMPTPIPE_STATE_DIR (default ./promptpipe-state): WhatsApp session, SQLite file, lock."""
     database_url: str = ""
-    """DATABASE_URL (default sqlite:///<state dir>/promptpipe.storage.db): sqlite:/// or postgresql:// URL."""
+    """DATABASE_URL (default sqlite:///<state dir>/promptpipe.db): sqlite:/// or postgresql:// URL."""
     chat_history_limit: int = DEFAULT_HISTORY_WINDOW
     """CHAT_HISTORY_LIMIT (default 50; 0 none; -1 the default): past messages the model sees."""
     intake_prompt_file: Path = _SOURCE_PROMPTS_DIR / "intake_system.txt"
@@ -156,58 +158,6 @@ class Settings:
             )
 
 
-_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h|d)")
-_DURATION_UNITS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400}
-
-
-def parse_duration(name: str, raw: str) -> timedelta:
-    """``90s``, ``15m``, ``5h``, ``1h30m``, ``2d`` or a bare number of seconds."""
-    text = raw.strip().lower().replace(" ", "")
-    if re.fullmatch(r"\d+(\.\d+)?", text):
-        return timedelta(seconds=float(text))
-    parts = _DURATION_PART.findall(text)
-    if not parts or "".join(n + u for n, u in parts) != text:
-        raise ConfigError(f"{name}={raw!r} is not a duration: write it like 90s, 15m, 5h or 1h30m.")
-    return timedelta(seconds=sum(float(n) * _DURATION_UNITS[u] for n, u in parts))
-
-
-def parse_bool(name: str, raw: str) -> bool:
-    value = raw.strip().lower()
-    if value in ("1", "true", "yes", "on"):
-        return True
-    if value in ("0", "false", "no", "off"):
-        return False
-    raise ConfigError(f"{name}={raw!r} is not on/off: use true/false, yes/no, on/off or 1/0.")
-
-
-def parse_int(name: str, raw: str, *, minimum: int | None = None) -> int:
-    try:
-        value = int(raw.strip())
-    except ValueError:
-        raise ConfigError(f"{name}={raw!r} is not a whole number.") from None
-    if minimum is not None and value < minimum:
-        raise ConfigError(f"{name}={value} is too small: use {minimum} or more.")
-    return value
-
-
-def parse_float(name: str, raw: str, *, low: float, high: float) -> float:
-    try:
-        value = float(raw.strip())
-    except ValueError:
-        raise ConfigError(f"{name}={raw!r} is not a number.") from None
-    if not low <= value <= high:
-        raise ConfigError(f"{name}={value} is out of range: use a value from {low} to {high}.")
-    return value
-
-
-def validate_timezone(name: str, raw: str) -> str:
-    if not is_iana_zone(raw):
-        raise ConfigError(
-            f"{name}={raw!r} is not an IANA time zone: use a name like Europe/Berlin or America/Toronto."
-        )
-    return raw
-
-
 def _optional_file(get: Callable[[str], str], name: str) -> Path | None:
     raw = get(name)
     if not raw:
@@ -275,106 +225,123 @@ def load_settings(env: Mapping[str, str] | None = None, *, env_file: str | Path 
     def get(name: str) -> str:
         return env.get(name, "").strip()
 
+    settings = Settings(**_model_settings(env, get), **_service_settings(get), **_whatsapp_settings(get),
+                        **_timer_settings(get), **_safety_settings(get), extra=env)
+    _check(settings)
+    return settings
+
+
+Get = Callable[[str], str]
+T = TypeVar("T")
+
+
+def _value(get: Get, name: str, parse: Callable[[str, str], T], default: T) -> T:
+    """The variable parsed, or the default when it is not set."""
+    raw = get(name)
+    return parse(name, raw) if raw else default
+
+
+def _int(minimum: int) -> Callable[[str, str], int]:
+    return functools.partial(parse_int, minimum=minimum)
+
+
+def _float(low: float, high: float) -> Callable[[str, str], float]:
+    return functools.partial(parse_float, low=low, high=high)
+
+
+_DEFAULTS = Settings()
+
+
+def _model_settings(env: Mapping[str, str], get: Get) -> dict[str, Any]:
+    d = _DEFAULTS
+    return {
+        "openai_api_key": get("OPENAI_API_KEY") or None,
+        "openai_base_url": get("OPENAI_BASE_URL") or None,
+        "genai_model": get("GENAI_MODEL") or d.genai_model,
+        "genai_temperature": _value(get, "GENAI_TEMPERATURE", _float(0.0, 2.0), d.genai_temperature),
+        "llm_timeout": _value(get, "LLM_TIMEOUT", parse_duration, d.llm_timeout),
+        "llm_max_retries": _value(get, "LLM_MAX_RETRIES", _int(0), d.llm_max_retries),
+        "chat_history_limit": _value(get, "CHAT_HISTORY_LIMIT", _int(-1), d.chat_history_limit),
+        "intake_prompt_file": _prompt_file(env, "INTAKE_BOT_PROMPT_FILE", d.intake_prompt_file),
+        "feedback_prompt_file": _prompt_file(env, "FEEDBACK_TRACKER_PROMPT_FILE", d.feedback_prompt_file),
+        "prompt_generator_prompt_file": _prompt_file(env, "PROMPT_GENERATOR_PROMPT_FILE",
+                                                     d.prompt_generator_prompt_file),
+        "summary_prompt_file": _prompt_file(env, "SUMMARY_PROMPT_FILE", d.summary_prompt_file),
+        "history_summary_every_turns": _value(get, "HISTORY_SUMMARY_EVERY_TURNS", _int(0),
+                                              d.history_summary_every_turns),
+    }
+
+
+def _service_settings(get: Get) -> dict[str, Any]:
+    d = _DEFAULTS
     state_dir = Path(get("PROMPTPIPE_STATE_DIR") or "promptpipe-state")
     database_url = get("DATABASE_URL")
-    database_url = (
-        normalise_database_url(database_url) if database_url else f"sqlite:///{state_dir / 'promptpipe.storage.db'}"
-    )
     transport = get("PROMPTPIPE_TRANSPORT") or "whatsapp"
     if transport not in TRANSPORTS:
         raise ConfigError(f"PROMPTPIPE_TRANSPORT={transport!r} is unknown: use one of {', '.join(TRANSPORTS)}.")
     log_format = get("LOG_FORMAT") or "console"
     if log_format not in LOG_FORMATS:
         raise ConfigError(f"LOG_FORMAT={log_format!r} is unknown: use console or json.")
+    return {
+        "state_dir": state_dir,
+        "database_url": (normalise_database_url(database_url) if database_url
+                         else f"sqlite:///{state_dir / 'promptpipe.db'}"),
+        "auto_enroll_new_users": _value(get, "AUTO_ENROLL_NEW_USERS", parse_bool, False),
+        "default_timezone": validate_timezone("DEFAULT_TIMEZONE", get("DEFAULT_TIMEZONE") or "UTC"),
+        "debug": _value(get, "PROMPTPIPE_DEBUG", parse_bool, False),
+        "transport": transport,
+        "log_format": log_format,
+        "send_rate_per_s": _value(get, "SEND_RATE_PER_SECOND", _float(0.0, 10_000.0), d.send_rate_per_s),
+        "lane_concurrency": _value(get, "LANE_CONCURRENCY", _int(1), d.lane_concurrency),
+        "poll_interval": _value(get, "POLL_INTERVAL", parse_duration, d.poll_interval),
+        "dryrun_journal": Path(get("PROMPTPIPE_DRYRUN_JOURNAL")) if get("PROMPTPIPE_DRYRUN_JOURNAL") else None,
+        "mark_read": _value(get, "MARK_READ", parse_bool, True),
+    }
+
+
+def _whatsapp_settings(get: Get) -> dict[str, Any]:
     pair_phone = get("WHATSAPP_PAIR_PHONE") or None
     if pair_phone is not None and not re.fullmatch(r"\+\d{7,15}", pair_phone):
         raise ConfigError(f"WHATSAPP_PAIR_PHONE={pair_phone!r} must be E.164, like +14165550123.")
-    defaults = Settings()
-    settings = Settings(
-        openai_api_key=get("OPENAI_API_KEY") or None,
-        openai_base_url=get("OPENAI_BASE_URL") or None,
-        genai_model=get("GENAI_MODEL") or defaults.genai_model,
-        genai_temperature=(
-            parse_float("GENAI_TEMPERATURE", get("GENAI_TEMPERATURE"), low=0.0, high=2.0)
-            if get("GENAI_TEMPERATURE") else defaults.genai_temperature
-        ),
-        llm_timeout=parse_duration("LLM_TIMEOUT", get("LLM_TIMEOUT")) if get("LLM_TIMEOUT") else defaults.llm_timeout,
-        llm_max_retries=(
-            parse_int("LLM_MAX_RETRIES", get("LLM_MAX_RETRIES"), minimum=0)
-            if get("LLM_MAX_RETRIES") else defaults.llm_max_retries
-        ),
-        state_dir=state_dir,
-        database_url=database_url,
-        chat_history_limit=(
-            parse_int("CHAT_HISTORY_LIMIT", get("CHAT_HISTORY_LIMIT"), minimum=-1)
-            if get("CHAT_HISTORY_LIMIT") else defaults.chat_history_limit
-        ),
-        intake_prompt_file=_prompt_file(env, "INTAKE_BOT_PROMPT_FILE", defaults.intake_prompt_file),
-        feedback_prompt_file=_prompt_file(env, "FEEDBACK_TRACKER_PROMPT_FILE", defaults.feedback_prompt_file),
-        prompt_generator_prompt_file=_prompt_file(
-            env, "PROMPT_GENERATOR_PROMPT_FILE", defaults.prompt_generator_prompt_file
-        ),
-        summary_prompt_file=_prompt_file(env, "SUMMARY_PROMPT_FILE", defaults.summary_prompt_file),
-        history_summary_every_turns=(
-            parse_int("HISTORY_SUMMARY_EVERY_TURNS", get("HISTORY_SUMMARY_EVERY_TURNS"), minimum=0)
-            if get("HISTORY_SUMMARY_EVERY_TURNS") else defaults.history_summary_every_turns
-        ),
-        auto_enroll_new_users=(
-            parse_bool("AUTO_ENROLL_NEW_USERS", get("AUTO_ENROLL_NEW_USERS")) if get("AUTO_ENROLL_NEW_USERS") else False
-        ),
-        default_timezone=validate_timezone("DEFAULT_TIMEZONE", get("DEFAULT_TIMEZONE") or "UTC"),
-        debug=parse_bool("PROMPTPIPE_DEBUG", get("PROMPTPIPE_DEBUG")) if get("PROMPTPIPE_DEBUG") else False,
-        transport=transport,
-        log_format=log_format,
-        send_rate_per_s=(
-            parse_float("SEND_RATE_PER_SECOND", get("SEND_RATE_PER_SECOND"), low=0.0, high=10_000.0)
-            if get("SEND_RATE_PER_SECOND") else defaults.send_rate_per_s
-        ),
-        lane_concurrency=(
-            parse_int("LANE_CONCURRENCY", get("LANE_CONCURRENCY"), minimum=1)
-            if get("LANE_CONCURRENCY") else defaults.lane_concurrency
-        ),
-        poll_interval=(
-            parse_duration("POLL_INTERVAL", get("POLL_INTERVAL")) if get("POLL_INTERVAL") else defaults.poll_interval
-        ),
-        dryrun_journal=Path(get("PROMPTPIPE_DRYRUN_JOURNAL")) if get("PROMPTPIPE_DRYRUN_JOURNAL") else None,
-        whatsapp_pair_phone=pair_phone,
-        whatsapp_bot_label=(
-            parse_bool("WHATSAPP_BOT_LABEL", get("WHATSAPP_BOT_LABEL")) if get("WHATSAPP_BOT_LABEL") else True
-        ),
-        mark_read=parse_bool("MARK_READ", get("MARK_READ")) if get("MARK_READ") else True,
-        whatsapp_qr_renewals=(
-            parse_int("WHATSAPP_QR_RENEWALS", get("WHATSAPP_QR_RENEWALS"), minimum=0)
-            if get("WHATSAPP_QR_RENEWALS") else defaults.whatsapp_qr_renewals
-        ),
-        delivery_receipt_window=_duration(get, "DELIVERY_RECEIPT_WINDOW", defaults.delivery_receipt_window),
-        typed_answer_window=_duration(get, "TYPED_ANSWER_WINDOW", defaults.typed_answer_window),
-        scheduler_prep_time_minutes=(
-            parse_int("SCHEDULER_PREP_TIME_MINUTES", get("SCHEDULER_PREP_TIME_MINUTES"), minimum=0)
-            if get("SCHEDULER_PREP_TIME_MINUTES") else defaults.scheduler_prep_time_minutes
-        ),
-        misfire_grace=_duration(get, "MISFIRE_GRACE", defaults.misfire_grace),
-        daily_prompt_reminder_delay=_duration(get, "DAILY_PROMPT_REMINDER_DELAY", defaults.daily_prompt_reminder_delay),
-        auto_feedback_after_prompt_enabled=(
-            parse_bool("AUTO_FEEDBACK_AFTER_PROMPT_ENABLED", get("AUTO_FEEDBACK_AFTER_PROMPT_ENABLED"))
-            if get("AUTO_FEEDBACK_AFTER_PROMPT_ENABLED") else True
-        ),
-        auto_feedback_delay=_duration(get, "AUTO_FEEDBACK_DELAY", defaults.auto_feedback_delay),
-        feedback_initial_timeout=_duration(get, "FEEDBACK_INITIAL_TIMEOUT", defaults.feedback_initial_timeout),
-        feedback_followup_delay=_duration(get, "FEEDBACK_FOLLOWUP_DELAY", defaults.feedback_followup_delay),
-        intensity_poll_enabled=(
-            parse_bool("INTENSITY_POLL_ENABLED", get("INTENSITY_POLL_ENABLED"))
-            if get("INTENSITY_POLL_ENABLED") else True
-        ),
-        max_schedules_per_participant=(
-            parse_int("MAX_SCHEDULES_PER_PARTICIPANT", get("MAX_SCHEDULES_PER_PARTICIPANT"), minimum=1)
-            if get("MAX_SCHEDULES_PER_PARTICIPANT") else defaults.max_schedules_per_participant
-        ),
-        safety_phrases_file=_optional_file(get, "SAFETY_PHRASES_FILE"),
-        safety_message_file=_optional_file(get, "SAFETY_MESSAGE_FILE"),
-        alert_webhook_url=_webhook_url(get("ALERT_WEBHOOK_URL")),
-        extra=env,
-    )
+    return {
+        "whatsapp_pair_phone": pair_phone,
+        "whatsapp_bot_label": _value(get, "WHATSAPP_BOT_LABEL", parse_bool, True),
+        "whatsapp_qr_renewals": _value(get, "WHATSAPP_QR_RENEWALS", _int(0), _DEFAULTS.whatsapp_qr_renewals),
+        "delivery_receipt_window": _value(get, "DELIVERY_RECEIPT_WINDOW", parse_duration,
+                                          _DEFAULTS.delivery_receipt_window),
+        "typed_answer_window": _value(get, "TYPED_ANSWER_WINDOW", parse_duration, _DEFAULTS.typed_answer_window),
+    }
+
+
+def _timer_settings(get: Get) -> dict[str, Any]:
+    d = _DEFAULTS
+    return {
+        "scheduler_prep_time_minutes": _value(get, "SCHEDULER_PREP_TIME_MINUTES", _int(0),
+                                              d.scheduler_prep_time_minutes),
+        "misfire_grace": _value(get, "MISFIRE_GRACE", parse_duration, d.misfire_grace),
+        "daily_prompt_reminder_delay": _value(get, "DAILY_PROMPT_REMINDER_DELAY", parse_duration,
+                                              d.daily_prompt_reminder_delay),
+        "auto_feedback_after_prompt_enabled": _value(get, "AUTO_FEEDBACK_AFTER_PROMPT_ENABLED", parse_bool, True),
+        "auto_feedback_delay": _value(get, "AUTO_FEEDBACK_DELAY", parse_duration, d.auto_feedback_delay),
+        "feedback_initial_timeout": _value(get, "FEEDBACK_INITIAL_TIMEOUT", parse_duration,
+                                           d.feedback_initial_timeout),
+        "feedback_followup_delay": _value(get, "FEEDBACK_FOLLOWUP_DELAY", parse_duration, d.feedback_followup_delay),
+        "intensity_poll_enabled": _value(get, "INTENSITY_POLL_ENABLED", parse_bool, True),
+        "max_schedules_per_participant": _value(get, "MAX_SCHEDULES_PER_PARTICIPANT", _int(1),
+                                                d.max_schedules_per_participant),
+    }
+
+
+def _safety_settings(get: Get) -> dict[str, Any]:
+    return {
+        "safety_phrases_file": _optional_file(get, "SAFETY_PHRASES_FILE"),
+        "safety_message_file": _optional_file(get, "SAFETY_MESSAGE_FILE"),
+        "alert_webhook_url": _webhook_url(get("ALERT_WEBHOOK_URL")),
+    }
+
+
+def _check(settings: Settings) -> None:
+    """Rules between settings, and files that must exist."""
     if settings.scheduler_prep_time_minutes > 24 * 60:
         raise ConfigError("SCHEDULER_PREP_TIME_MINUTES must be at most 1440 (a day).")
     if settings.misfire_grace < timedelta(seconds=1):
@@ -393,8 +360,5 @@ def load_settings(env: Mapping[str, str] | None = None, *, env_file: str | Path 
     ):
         if not path.is_file():
             raise ConfigError(f"{name}: the file {str(path)!r} does not exist; point it at a readable text file.")
-    return settings
 
 
-def _duration(get: Callable[[str], str], name: str, default: timedelta) -> timedelta:
-    return parse_duration(name, get(name)) if get(name) else default

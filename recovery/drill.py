@@ -125,7 +125,8 @@ async def database_report(database_url: str) -> dict[str, int]:
         inbox = dict(session.execute(select(InboxItem.status, func.count()).group_by(InboxItem.status)).all())
         outbox = dict(session.execute(select(OutboxItem.status, func.count()).group_by(OutboxItem.status)).all())
         return {"inbox missed": inbox.get("missed", 0), "inbox still pending": inbox.get("pending", 0),
-                "inbox failed": inbox.get("failed", 0), "outbox not sent": sum(v for k, v in outbox.items() if k != "sent")}
+                "inbox failed": inbox.get("failed", 0),
+                "outbox not sent": sum(v for k, v in outbox.items() if k != "sent")}
 
     report = await db.run(read)
     await db.close()

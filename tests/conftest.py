@@ -16,9 +16,10 @@ from promptpipe.clock import ManualClock
 from promptpipe.config import Settings, load_settings
 from promptpipe.storage.db import Database
 from promptpipe.transport.memory import MemoryTransport
-from tests.fakes.fixtures import fake_openai, openai_server_session  # noqa: F401
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.fakes.scheduler_clock import follow_clock
+
+pytest_plugins = ["tests.fakes.fixtures"]  # the fake OpenAI server fixtures
 
 POSTGRES_ENV = "TEST_POSTGRES_URL"
 PROJECT_VARS = (
@@ -62,7 +63,7 @@ def _create_pg_database(base_url: str) -> tuple[str, Callable[[], None]]:
 @pytest.fixture(params=["sqlite", "postgresql"])
 def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'promptpipe.storage.db'}"
+        yield f"sqlite:///{tmp_path / 'promptpipe.db'}"
         return
     base = os.environ.get(POSTGRES_ENV)
     if not base:
@@ -97,7 +98,7 @@ AppFactory = Callable[..., Awaitable[App]]
 
 @pytest.fixture
 async def make_app(
-    database_url: str, tmp_path: Path, fake_openai: FakeOpenAIServer, clock: ManualClock,  # noqa: F811
+    database_url: str, tmp_path: Path, fake_openai: FakeOpenAIServer, clock: ManualClock,
     monkeypatch: pytest.MonkeyPatch,
 ) -> AsyncIterator[AppFactory]:
     """Build (and later close) apps on this test's database; call again to 'restart'."""

@@ -21,14 +21,14 @@ def test_durations(raw: str, seconds: float) -> None:
 
 @pytest.mark.parametrize("raw", ["soon", "5 hours", "1x", "h", ""])
 def test_bad_durations_name_the_variable(raw: str) -> None:
-    with pytest.raises(ConfigError, match="FEEDBACK_FOLLOWUP_DELAY=.*15m"):
+    with pytest.raises(ConfigError, match=r"FEEDBACK_FOLLOWUP_DELAY=.*15m"):
         parse_duration("FEEDBACK_FOLLOWUP_DELAY", raw)
 
 
 def test_defaults(tmp_path: Path) -> None:
     settings = load_settings({"PROMPTPIPE_STATE_DIR": str(tmp_path)}, env_file=None)
     assert settings.genai_model == "gpt-4o-mini"
-    assert settings.database_url == f"sqlite:///{tmp_path / 'promptpipe.storage.db'}"
+    assert settings.database_url == f"sqlite:///{tmp_path / 'promptpipe.db'}"
     assert settings.transport == "whatsapp" and settings.auto_enroll_new_users is False
     assert settings.history_window == 50
 
@@ -54,11 +54,14 @@ def test_values_from_a_dotenv_file_and_environment_precedence(tmp_path: Path, mo
         ({"LOG_FORMAT": "xml"}, "LOG_FORMAT='xml' is unknown"),
         ({"WHATSAPP_PAIR_PHONE": "555"}, "WHATSAPP_PAIR_PHONE='555' must be E.164"),
         ({"POLL_INTERVAL": "5s"}, "POLL_INTERVAL must be 2s or less"),
-        ({"INTAKE_BOT_PROMPT_FILE": "/nope/intake.txt"}, "INTAKE_BOT_PROMPT_FILE: the file '/nope/intake.txt' does not exist"),
+        ({"INTAKE_BOT_PROMPT_FILE": "/nope/intake.txt"},
+         "INTAKE_BOT_PROMPT_FILE: the file '/nope/intake.txt' does not exist"),
         ({"MAX_SCHEDULES_PER_PARTICIPANT": "0"}, "MAX_SCHEDULES_PER_PARTICIPANT=0 is too small"),
-        ({"SAFETY_MESSAGE_FILE": "/nope/safety.txt"}, "SAFETY_MESSAGE_FILE: the file '/nope/safety.txt' does not exist"),
+        ({"SAFETY_MESSAGE_FILE": "/nope/safety.txt"},
+         "SAFETY_MESSAGE_FILE: the file '/nope/safety.txt' does not exist"),
         ({"SAFETY_PHRASES_FILE": "/nope/phrases.txt"}, "SAFETY_PHRASES_FILE: the file '/nope/phrases.txt' does not"),
-        ({"ALERT_WEBHOOK_URL": "ftp://alerts.example.org"}, "ALERT_WEBHOOK_URL='ftp://alerts.example.org' is not an http(s) URL"),
+        ({"ALERT_WEBHOOK_URL": "ftp://alerts.example.org"},
+         "ALERT_WEBHOOK_URL='ftp://alerts.example.org' is not an http(s) URL"),
         ({"ALERT_WEBHOOK_URL": "htps://ops:hunter2@alerts.example.org/hook"}, "htps://ops:***@alerts"),
         ({"DEFAULT_TIMEZONE": "localtime"}, "DEFAULT_TIMEZONE='localtime' is not an IANA time zone"),
     ],

@@ -70,9 +70,8 @@ def test_the_list_is_not_empty() -> None:
 @pytest.mark.parametrize("cls", every_openai_exception(), ids=lambda c: c.__name__)
 def test_every_openai_exception_becomes_one_of_ours(cls: type[BaseException]) -> None:
     error = an_instance(cls)
-    with pytest.raises(LLMError) as caught:
-        with map_openai_errors():
-            raise error
+    with pytest.raises(LLMError) as caught, map_openai_errors():
+        raise error
     expected: type[LLMError] = LLMRejected if refused(error) else LLMUnavailable
     assert isinstance(caught.value, expected) and caught.value.__cause__ is error
 

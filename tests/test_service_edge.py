@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from promptpipe import cli
+from promptpipe.cli import serve as cli
 from promptpipe.config import load_settings
 from promptpipe.errors import NotConnected
 from promptpipe.transport.connection_state import ConnectionState, ExitRequest
@@ -190,7 +190,9 @@ async def test_the_stop_deadline_ends_a_stop_that_hangs(monkeypatch: pytest.Monk
     assert codes == [1]
 
 
-def test_serve_in_a_real_process_ends_on_sigterm_while_a_login_waits(tmp_path: Path, fake_openai: FakeOpenAIServer) -> None:
+def test_serve_in_a_real_process_ends_on_sigterm_while_a_login_waits(
+    tmp_path: Path, fake_openai: FakeOpenAIServer,
+) -> None:
     """End to end: `promptpipe serve` with a transport stuck in a blocking call stops on SIGTERM."""
     import signal
     import subprocess
@@ -198,7 +200,7 @@ def test_serve_in_a_real_process_ends_on_sigterm_while_a_login_waits(tmp_path: P
     script = tmp_path / "stuck_serve.py"
     script.write_text(
         "import asyncio, threading, sys\n"
-        "from promptpipe import cli\n"
+        "from promptpipe.cli import serve as cli\n"
         "from promptpipe.config import load_settings\n"
         "from promptpipe.transport.memory import MemoryTransport\n"
         "class Stuck(MemoryTransport):\n"

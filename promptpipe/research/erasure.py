@@ -23,7 +23,7 @@ from promptpipe.clock import Clock
 from promptpipe.domain.limits import NAME_CHARS
 from promptpipe.errors import AdminError
 from promptpipe.logging import get_logger
-from promptpipe.research.admin import _ask_for_alarm_sync, researcher_name, validate_phone, validate_text
+from promptpipe.research._common import ask_for_alarm_sync, researcher_name, validate_phone, validate_text
 from promptpipe.storage.db import Database
 from promptpipe.storage.erasure import erase_identity, erase_texts, stop_everything
 from promptpipe.storage.models import Flag, Message, Participant, PromptDelivery
@@ -80,7 +80,7 @@ async def erase(db: Database, clock: Clock, *, phone: str, by: str = "") -> Eras
         messages = erase_texts(session, person.id, now)
         closed, dropped = stop_everything(session, person.id, now)
         erase_identity(session, person, now, by)
-        _ask_for_alarm_sync(db, session, person.id, now)
+        ask_for_alarm_sync(db, session, person.id, now)
         return person.id, messages, closed, dropped
 
     participant_id, messages, closed, dropped = await db.run(write)

@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 from promptpipe.clock import Clock
 from promptpipe.domain.limits import NAME_CHARS, REASON_CHARS
 from promptpipe.errors import AdminError
-from promptpipe.research.admin import _get, researcher_name, validate_text
+from promptpipe.research._common import get_participant, researcher_name, validate_text
 from promptpipe.storage.consent import consent_history
 from promptpipe.storage.db import Database
 from promptpipe.storage.flags import list_flags, resolve_flag
@@ -27,7 +27,7 @@ _PARTICIPANT = table_of(Participant)
 
 async def consent(db: Database, phone: str) -> dict[str, Any]:
     """A participant's consent ledger, oldest first, and their status now."""
-    participant, _ = await _get(db, phone)
+    participant, _ = await get_participant(db, phone)
     events = await db.run(lambda session: consent_history(session, participant.id))
     return {"participant_id": participant.id, "phone": participant.phone, "status": participant.status,
             "opted_out": participant.opted_out, "researcher_paused": participant.researcher_paused,

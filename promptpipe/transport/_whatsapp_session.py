@@ -9,13 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from typing import Any
 
-import segno
-from neonize.aioze import events as _neonize_events
 from neonize.aioze.events import (
     ClientOutdatedEv,
     ConnectedEv,
@@ -30,8 +27,17 @@ from neonize.exc import NeonizeError
 from neonize.utils.enum import Presence
 
 from promptpipe.domain.backoff import Backoff
-from promptpipe.logging import mask_phone
 from promptpipe.transport._neonize_mapping import redact_numbers
+from promptpipe.transport._whatsapp_login import QrLogin
+from promptpipe.transport._whatsapp_support import (
+    BAN_REASONS,
+    FAILURE_REASONS,
+    HANDLED_ELSEWHERE,
+    OUTDATED_MESSAGE,
+    ban_lifted_at,
+    reach_whatsapp,
+    reset_stale_event_loop,
+)
 from promptpipe.transport.connection_state import ConnectionState, ExitRequest
 
 __all__ = ["QR_TIMEOUT_S", "STOP_GRACE_S", "EventHandler", "WhatsAppSession", "ban_lifted_at", "reach_whatsapp"]
@@ -39,70 +45,9 @@ __all__ = ["QR_TIMEOUT_S", "STOP_GRACE_S", "EventHandler", "WhatsAppSession", "b
 QR_TIMEOUT_S = 170.0  # whatsmeow closes the login socket after ~160 s of unscanned codes
 STOP_GRACE_S = 5.0
 PRESENCE_TIMEOUT_S = 10.0
-QR_EXPIRED_LINE = "The QR code expired; showing a new one."
 
-# ConnectFailureEv reasons (neonize's ConnectFailure.ConnectFailureReason). Logged out, banned and
-# outdated come with their own events too; 503 is retried by whatsmeow itself.
-_FAILURE_REASONS = {1: "generic", 2: "logged_out", 3: "temp_banned", 4: "main_device_gone", 5: "unknown_logout",
-                    6: "client_outdated", 7: "bad_user_agent", 8: "internal_server_error", 9: "experimental",
-                    10: "service_unavailable"}
-_HANDLED_ELSEWHERE = {"logged_out", "temp_banned", "main_device_gone", "unknown_logout", "client_outdated"}
-_BAN_REASONS = {1: "sent to too many people", 2: "blocked by too many users", 3: "created too many groups",
-                4: "sent the same message too often", 5: "broadcast list misuse"}
-OUTDATED_MESSAGE = ("WhatsApp refuses this client as outdated. Upgrade the WhatsApp library "
-                    "(.venv/bin/pip install --upgrade neonize) and start PromptPipe again.")
 
 EventHandler = Callable[[Any], Awaitable[None]]
-
-
-def _reset_stale_event_loop(loop: asyncio.AbstractEventLoop) -> None:
-    """neonize remembers the first loop that connected, process-wide; forget a dead or other one
-    so events reach the loop we run on now."""
-    current = _neonize_events.event_global_loop
-    if current is not None and (current is not loop or current.is_closed()):
-        _neonize_events.event_global_loop = None
-
-
-def _print_qr(data: bytes) -> None:
-    print("\nScan this code with WhatsApp on the study phone: Settings → Linked devices → Link a device.")
-    segno.make_qr(data).terminal(out=sys.stdout, compact=True)
-    sys.stdout.flush()
-
-
-WHATSAPP_HOST, WHATSAPP_PORT = "web.whatsapp.com", 443
-PROBE_TIMEOUT_S = 10.0
-
-
-async def reach_whatsapp(host: str = WHATSAPP_HOST, port: int = WHATSAPP_PORT) -> str | None:
-    """None when a TCP connection to WhatsApp's web endpoint opens, else why not.
-
-    neonize 0.5.2 leaves one open handle on the session database behind every connect that fails
-    (measured: 16 → 116 open descriptors over 100 failures offline), so while the network is
-    down the service asks the network first and calls the library only once it answers."""
-    try:
-        _, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout=PROBE_TIMEOUT_S)
-    except TimeoutError:
-        return f"no answer from {host}:{port} within {PROBE_TIMEOUT_S:g} s"
-    except OSError as exc:
-        return f"cannot reach {host}:{port}: {exc.strerror or exc}"
-    writer.close()
-    with contextlib.suppress(Exception):
-        await writer.wait_closed()
-    return None
-
-
-def ban_lifted_at(expire: int, now: datetime) -> datetime:
-    """When a temporary ban ends. ``Expire`` is how long it lasts in whole seconds: whatsmeow keeps
-    the server's seconds as a ``time.Duration`` and goneonize encodes ``int64(Expire.Seconds())``."""
-    return now + timedelta(seconds=max(expire, 0))
-
-
-def _print_pair_code(phone: str, code: str) -> None:
-    print(
-        f"\nWhatsApp pairing code for {mask_phone(phone)}: {code}\nOn that phone open WhatsApp → Settings → "
-        "Linked devices → Link a device → 'Link with phone number instead', and type the code.",
-        flush=True,
-    )
 
 
 class WhatsAppSession:
@@ -124,13 +69,12 @@ class WhatsAppSession:
         now: Callable[[], datetime] = lambda: datetime.now(timezone.utc),
         on_state: Callable[[ConnectionState], None] | None = None,
     ) -> None:
-        self._pair_phone = pair_phone  # digits only, or None to show a QR code
         self._log = logger
         self._reconnect_initial_s = reconnect_initial_s
         self._reconnect_max_s = reconnect_max_s
         self._sleep = sleep
-        self._qr_timeout_s = qr_timeout_s
-        self._pair_code = pair_code
+        self.login = QrLogin(self, pair_phone=pair_phone, pair_code=pair_code, qr_timeout_s=qr_timeout_s, sleep=sleep,
+                             log=logger)
         self._probe = probe or reach_whatsapp
         self._stop_grace_s = stop_grace_s
         self._now = now
@@ -147,7 +91,6 @@ class WhatsAppSession:
         self._client: Any = None
         self._connected = asyncio.Event()
         self._supervisor: asyncio.Task[None] | None = None
-        self._qr_watchdog: asyncio.Task[None] | None = None
         self._go_session_open = False  # connect() called and client.stop() not yet
         self._in_session = False  # the loop is waiting on a live session, not sleeping
         self._stopping = False
@@ -256,7 +199,7 @@ class WhatsAppSession:
         if self._stopping:
             return
         self._stopping = True
-        self._cancel_qr_watchdog()
+        self.login.cancel_watchdog()
         if self._in_flight:  # a look-up still running would crash the process if the client went now
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self._calls_done.wait(), timeout=self._stop_grace_s)
@@ -303,7 +246,7 @@ class WhatsAppSession:
     async def _run_session(self) -> str | None:
         """One connect; returns when that session ends: None if it ended quietly, else the error."""
         self._begin_attempt()
-        _reset_stale_event_loop(asyncio.get_running_loop())
+        reset_stale_event_loop(asyncio.get_running_loop())
         self._log.info("whatsapp_connecting", attempt=self._attempt)
         if self.state.name not in ("unreachable",):
             self._set_state("connecting")
@@ -323,15 +266,13 @@ class WhatsAppSession:
         finally:
             self._in_session = False
             self._connected.clear()
-            self._cancel_qr_watchdog()
+            self.login.cancel_watchdog()
         return None
 
     def _begin_attempt(self, *, count: bool = True) -> None:
         self._attempt += count
         self._attempt_connected = False
         self._linked = False
-        self._qr_seen = False
-        self._pair_failed = False
         self._failure = ""
 
     async def _end_session(self) -> None:
@@ -349,8 +290,7 @@ class WhatsAppSession:
         if not self.should_keep_trying():
             return
         self._attempt_connected = True
-        self._linked = True
-        self._cancel_qr_watchdog()
+        self.login.linked()
         self._connected.set()
         self._log.info("whatsapp_connected", attempt=self._attempt)
         self._set_state("connected")
@@ -388,7 +328,7 @@ class WhatsAppSession:
     async def _on_temporary_ban(self, ev: Any) -> None:
         """Wait the ban out, then connect again; nothing is sent meanwhile (sends wait in the outbox)."""
         until = ban_lifted_at(int(getattr(ev, "Expire", 0)), self._now())
-        reason = _BAN_REASONS.get(int(getattr(ev, "Code", 0)), f"code {int(getattr(ev, 'Code', 0))}")
+        reason = BAN_REASONS.get(int(getattr(ev, "Code", 0)), f"code {int(getattr(ev, 'Code', 0))}")
         self._ban_until = until
         self._set_state("banned", until=until, detail=reason)
         self._log.error("whatsapp_temporarily_banned", reason=reason, until=until.isoformat(timespec="seconds"),
@@ -403,9 +343,9 @@ class WhatsAppSession:
     async def _on_connect_failure(self, ev: Any) -> None:
         """A refusal whatsmeow does not retry by itself (503 it does; logout, ban and outdated have
         their own events): log why, close the session and let the back-off connect again."""
-        reason = _FAILURE_REASONS.get(int(getattr(ev, "Reason", 0)), f"reason {int(getattr(ev, 'Reason', 0))}")
+        reason = FAILURE_REASONS.get(int(getattr(ev, "Reason", 0)), f"reason {int(getattr(ev, 'Reason', 0))}")
         message = redact_numbers(str(getattr(ev, "Message", "")))
-        if reason in _HANDLED_ELSEWHERE:
+        if reason in HANDLED_ELSEWHERE:
             return
         if reason == "service_unavailable":
             self._log.warning("whatsapp_connect_refused", reason=reason, message=message,
@@ -422,61 +362,25 @@ class WhatsAppSession:
         await self._end_session()
 
     async def _on_pair_status(self, ev: Any) -> None:
-        if ev.Status == PairStatusEv.SUCCESS:
-            self._linked = True
-            self._cancel_qr_watchdog()
-            self._log.info("whatsapp_linked", account=mask_phone(ev.ID.User), platform=ev.Platform)
-        else:
-            self._pair_failed = True  # from now on every new QR code is printed as a way in
-            self._log.error("whatsapp_link_failed", error=redact_numbers(ev.Error),
-                            hint="scan one of the QR codes printed from now on, or restart to get a new pairing code")
-
-    # ------------------------------------------------------------------ login
+        await self.login.on_pair_status(ev)
 
     async def on_qr(self, data: bytes) -> None:
-        """Handler for neonize's QR event: print the code, or request a pairing code once."""
-        if self._linked or not self.should_keep_trying():
-            return
-        first = not self._qr_seen
-        self._qr_seen = True
-        if first:
-            self._set_state("waiting_for_scan")
-            self._qr_watchdog = asyncio.create_task(self._expire_qr(self._attempt), name="whatsapp-qr-timeout")
-        if self._pair_phone is not None and first:
-            await self._show_pair_code(data)
-        elif self._pair_phone is None or self._pair_failed:
-            _print_qr(data)
+        """Handler for neonize's QR event (see :class:`QrLogin`)."""
+        await self.login.on_qr(data)
 
-    async def _show_pair_code(self, qr_data: bytes) -> None:
-        assert self._pair_phone is not None
-        try:
-            code = await self._pair_code(self._client, self._pair_phone)
-        except Exception as exc:
-            self._pair_failed = True
-            self._log.error("whatsapp_pair_code_failed", error=redact_numbers(str(exc)), fallback="qr")
-            _print_qr(qr_data)
-            return
-        self._log.info("whatsapp_pair_code_shown", phone=mask_phone(self._pair_phone))
-        _print_pair_code(self._pair_phone, code)
+    # -- what the login asks of the session (see LoginHost)
 
-    async def _expire_qr(self, attempt: int) -> None:
-        """Unscanned codes ran out. neonize 0.5.2 then waits inside its Go library for a login
-        that can no longer come, and nothing (not even stop) ends that wait, so a new QR code needs
-        a fresh process: ask for one."""
-        try:
-            await self._sleep(self._qr_timeout_s)
-            if attempt != self._attempt or self._linked or not self.should_keep_trying():
-                return
-            self._log.warning("whatsapp_qr_expired", waited_s=self._qr_timeout_s, action="restarting for a new QR code")
-            print(QR_EXPIRED_LINE, flush=True)
-            self._gave_up = "qr_expired"
-            self._request_exit(ExitRequest(QR_EXPIRED_LINE, restart=True))
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            self._log.exception("whatsapp_qr_timeout_failed")
+    @property
+    def attempt(self) -> int:
+        return self._attempt
 
-    def _cancel_qr_watchdog(self) -> None:
-        task, self._qr_watchdog = self._qr_watchdog, None
-        if task is not None and task is not asyncio.current_task():
-            task.cancel()
+    @property
+    def client(self) -> Any:
+        return self._client
+
+    def login_waiting(self) -> None:
+        self._set_state("waiting_for_scan")
+
+    def login_expired(self, request: ExitRequest) -> None:
+        self._gave_up = "qr_expired"
+        self._request_exit(request)

@@ -75,7 +75,8 @@ async def test_multi_turn_intake_saves_profile_and_hands_over_to_feedback(
     assert "hear how the habit went" in feedback_request["messages"][0]["content"] or \
         "you hear how it went" in feedback_request["messages"][0]["content"]
     tool_names = {t["function"]["name"] for t in feedback_request["tools"]}
-    assert tool_names == {"save_user_profile", "scheduler", "transition_state", "flag_concern", "opt_out"}  # no prompt writing in feedback
+    # no prompt writing in feedback
+    assert tool_names == {"save_user_profile", "scheduler", "transition_state", "flag_concern", "opt_out"}
     assert "I want to stretch more" in json.dumps(feedback_request["messages"])
     fake_openai.assert_complete()
 
@@ -124,12 +125,14 @@ async def test_generated_prompt_is_relayed_and_remembered(make_app: AppFactory, 
                           match="coffee at 8")
     fake_openai.call_tool("generate_habit_prompt", {"delivery_mode": "immediate"}, match="SAVED 2")
     fake_openai.say("After your coffee, roll your shoulders five times. Ready?", match="You write one habit nudge")
-    fake_openai.say("Here it is: After your coffee, roll your shoulders five times. Ready?", match="Habit prompt written")
+    fake_openai.say("Here it is: After your coffee, roll your shoulders five times. Ready?",
+                    match="Habit prompt written")
     await transport.inject(ANA, "after coffee at 8, show me one")
     await app.run_until_idle()
 
     assert transport.texts_to(ANA)[-1].endswith("roll your shoulders five times. Ready?")
-    generator_request = next(r for r in fake_openai.requests if "You write one habit nudge" in r["messages"][0]["content"])
+    generator_request = next(r for r in fake_openai.requests
+                             if "You write one habit nudge" in r["messages"][0]["content"])
     assert "after coffee" in generator_request["messages"][1]["content"]
     assert (await admin.show(app.db, ANA))["last_habit_prompt"].startswith("After your coffee")
     fake_openai.assert_complete()

@@ -26,7 +26,8 @@ def test_tool_calls_are_planned_with_the_assistant_message() -> None:
 def test_a_call_identical_to_an_earlier_one_stops_even_with_reordered_keys() -> None:
     earlier = ToolCall(id="c1", name="save_user_profile", arguments='{"a": "1", "b": "2"}')
     again = ToolCall(id="c2", name="save_user_profile", arguments='{"b": "2", "a": "1"}')
-    assert plan_round(Completion(content=None, tool_calls=(again,)), {earlier.signature()}) == Stop("repeated_tool_call")
+    assert plan_round(Completion(content=None, tool_calls=(again,)),
+                      {earlier.signature()}) == Stop("repeated_tool_call")
 
 
 def test_same_tool_with_other_arguments_is_not_a_repeat() -> None:

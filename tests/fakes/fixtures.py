@@ -1,4 +1,4 @@
-"""Pytest fixtures for the fake OpenAI server; import them from `tests/conftest.py`."""
+"""Pytest fixtures for the fake OpenAI server; `tests/conftest.py` registers this module as a plugin."""
 
 from __future__ import annotations
 

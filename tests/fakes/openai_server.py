@@ -337,7 +337,7 @@ class FakeOpenAIServer:
             message["tool_calls"] = [
                 {"id": call_id, "type": "function", "function": {"name": name, "arguments": (
                     args if isinstance(args, str) else json.dumps(args, ensure_ascii=False))}}
-                for call_id, (name, args) in zip(ids, step.tool_calls)
+                for call_id, (name, args) in zip(ids, step.tool_calls, strict=True)
             ]
         prompt_tokens = len(json.dumps(body.get("messages"))) // 4
         completion_tokens = len(json.dumps(message)) // 4

@@ -14,7 +14,6 @@ import pytest
 from openai import AsyncOpenAI
 from openai.types.chat import ChatCompletion
 
-from tests.fakes.fixtures import fake_openai, openai_server_session  # noqa: F401
 from tests.fakes.openai_server import FakeOpenAIServer
 
 MODEL = "gpt-test"
@@ -244,4 +243,4 @@ def test_context_manager_and_reset() -> None:
         server.reset()
         server.assert_complete()
     with pytest.raises(RuntimeError):
-        server.url
+        _ = server.url  # a stopped server has no URL

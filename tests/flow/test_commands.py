@@ -104,7 +104,8 @@ async def test_researcher_pause_cannot_be_lifted_by_the_participant(
     make_app: AppFactory, fake_openai: FakeOpenAIServer
 ) -> None:
     app, transport = await started(make_app, fake_openai)
-    assert await admin.set_status(app.db, app.clock, phone=ANA, action="pause") == f"{ANA} is now paused; no scheduled message will be sent to them"
+    assert await admin.set_status(app.db, app.clock, phone=ANA, action="pause") == (
+        f"{ANA} is now paused; no scheduled message will be sent to them")
     assert await send(app, transport, "START") == PAUSED_BY_TEAM
     assert (await admin.show(app.db, ANA))["status"] == "paused"
     fake_openai.assert_complete()

@@ -41,7 +41,9 @@ async def fire(app, participant_id: str, key: str | None = None) -> int | None: 
     return inbox_id
 
 
-async def test_prompt_and_poll_are_sent_recorded_and_counted(make_app: AppFactory, fake_openai: FakeOpenAIServer) -> None:
+async def test_prompt_and_poll_are_sent_recorded_and_counted(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer,
+) -> None:
     app, transport, pid = await ready(make_app, fake_openai)
     fake_openai.say(NUDGE, match="scheduled daily nudge")
     await fire(app, pid)

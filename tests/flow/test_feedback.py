@@ -74,7 +74,7 @@ async def test_a_full_day_vote_feedback_and_the_next_prompt_built_on_it(
 async def test_a_barrier_and_the_tweak_it_leads_to_shape_the_next_prompt(
     make_app: AppFactory, fake_openai: FakeOpenAIServer
 ) -> None:
-    app, transport, pid = await prompted(make_app, fake_openai)
+    app, transport, _pid = await prompted(make_app, fake_openai)
     await vote(app, transport, polls(transport)[-1], NOT_THIS_TIME)
     assert transport.texts_to(ANA)[-1] == votes.FIRST_REPLY["not_this_time"]
     counters = (await admin.show(app.db, ANA))["counters"]
@@ -102,11 +102,12 @@ async def test_a_barrier_and_the_tweak_it_leads_to_shape_the_next_prompt(
 
 async def test_send_it_at_8_instead_moves_the_schedule(make_app: AppFactory, fake_openai: FakeOpenAIServer) -> None:
     seven = {"action": "create", "type": "fixed", "fixed_time": "07:00"}
-    app, transport, pid = await prompted(make_app, fake_openai, schedule=seven, prompt_at=utc(2026, 1, 5, 11, 50))
+    app, transport, _pid = await prompted(make_app, fake_openai, schedule=seven, prompt_at=utc(2026, 1, 5, 11, 50))
     before = (await admin.schedules(app.db, app.clock, phone=ANA))["schedules"]
     await vote(app, transport, polls(transport)[-1], DONE)
 
-    fake_openai.call_tool("scheduler", {"action": "create", "type": "fixed", "fixed_time": "08:00"}, match="at 8 instead")
+    fake_openai.call_tool("scheduler", {"action": "create", "type": "fixed", "fixed_time": "08:00"},
+                          match="at 8 instead")
     fake_openai.say("Sure, from tomorrow it comes at 7:50.", match="at 8 instead")
     await transport.inject(ANA, "can you send it at 8 instead")
     await app.run_until_idle()

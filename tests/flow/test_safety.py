@@ -76,7 +76,8 @@ async def test_the_model_flags_what_a_list_cannot_catch(make_app: AppFactory, fa
     await app.run_until_idle()
     assert transport.texts_to(ANA)[-2:] == [DEFAULT_SAFETY_MESSAGE, "That sounds heavy. Do you want to talk about it?"]
     [flag] = await oversight.flags(app.db)
-    assert (flag["source"], flag["severity"], flag["trigger"]) == ("model", "medium", "sounds hopeless about everything")
+    assert (flag["source"], flag["severity"], flag["trigger"]) == (
+        "model", "medium", "sounds hopeless about everything")
     fake_openai.assert_complete()
 
 
@@ -101,7 +102,8 @@ async def test_researchers_resolve_flags_with_a_note(make_app: AppFactory, fake_
     assert "resolved by Dr Lee" in said
     assert await oversight.flags(app.db) == []
     [closed] = await oversight.flags(app.db, include_resolved=True)
-    assert (closed["status"], closed["resolved_by"], closed["note"]) == ("resolved", "Dr Lee", "called her; she is safe")
+    assert (closed["status"], closed["resolved_by"], closed["note"]) == (
+        "resolved", "Dr Lee", "called her; she is safe")
     with pytest.raises(AdminError, match="resolved already"):
         await oversight.resolve(app.db, app.clock, flag_id=flag["id"], note="again")
     fake_openai.assert_complete()

@@ -54,7 +54,8 @@ async def test_an_explicit_request_applies_at_once_and_reaches_every_model_call(
     fake_openai.say(NUDGE, match="scheduled daily nudge")
     await at(app, MONDAY_PROMPT + DAY)
     writer = fake_openai.requests[-1]
-    assert "You write one habit nudge" in writer["messages"][0]["content"] and GUIDE_HEADER in writer["messages"][0]["content"]
+    assert ("You write one habit nudge" in writer["messages"][0]["content"]
+            and GUIDE_HEADER in writer["messages"][0]["content"])
 
     fake_openai.call_tool("transition_state", {"target_state": "INTAKE"}, match="new habit")
     fake_openai.say("Sure.", match="new habit")

@@ -221,7 +221,7 @@ async def test_typed_answers_and_their_source_reach_the_export(
 
     from promptpipe.research.export import export_study
 
-    app, transport, pid = await prompted(make_app, fake_openai)
+    app, transport, _pid = await prompted(make_app, fake_openai)
     await say(app, transport, "yes")
     await export_study(app.db, tmp_path / "out", fmt="csv", force=False, include_identifiers=False, now=app.clock.now())
 

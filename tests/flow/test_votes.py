@@ -14,8 +14,8 @@ from promptpipe.transport.base import PollVote, poll_option_hash
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.feedback_helpers import ANA, DAY, MONDAY_PROMPT, deliveries, polls, prompted, vote
-from tests.schedule_helpers import NUDGE, at
 from tests.research.test_admin_cli import run_admin
+from tests.schedule_helpers import NUDGE, at
 
 DONE, NOT_THIS_TIME = POLL_OPTIONS
 
@@ -47,7 +47,7 @@ async def test_a_changed_vote_replaces_the_first_and_never_counts_twice(
 
 
 async def test_a_withdrawn_vote_takes_its_count_back(make_app: AppFactory, fake_openai: FakeOpenAIServer) -> None:
-    app, transport, pid = await prompted(make_app, fake_openai)
+    app, transport, _pid = await prompted(make_app, fake_openai)
     poll = polls(transport)[-1]
     await vote(app, transport, poll, DONE)
     assert (await counters(app))["successes"] == 1

@@ -83,7 +83,7 @@ async def test_the_transcript_command_shows_delivered_and_read(
     make_app: AppFactory, fake_openai: FakeOpenAIServer, cli_env: Path, capsys,
 ) -> None:
     transport = MemoryTransport(sends_receipts=True)
-    app, _, _ = await prompted(make_app, fake_openai, transport=transport)
+    _app, _, _ = await prompted(make_app, fake_openai, transport=transport)
     nudge_id = [item.message_id for item in transport.sent if item.kind == "text"][-1]
     await transport.receipt("delivered", nudge_id, timestamp=T + timedelta(seconds=3))
     await transport.receipt("read", nudge_id, timestamp=T + timedelta(minutes=25))

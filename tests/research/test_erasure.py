@@ -44,7 +44,8 @@ async def a_month_of_data(make_app: AppFactory, fake: FakeOpenAIServer):  # type
     await admin.enroll(app.db, app.clock, phone=ANA, name=NAME, timezone="America/Toronto", background=BACKGROUND)
     fake.say(f"Hi {NAME}! Welcome to the study.", match="has just been enrolled")
     await app.run_until_idle()
-    fake.call_tools([("save_user_profile", {"habit_domain": "walking after coffee", "prompt_anchor": "after my morning coffee",
+    fake.call_tools([("save_user_profile", {"habit_domain": "walking after coffee",
+                                            "prompt_anchor": "after my morning coffee",
                                             "preferred_time": "08:00"}),
                      ("scheduler", {"action": "create", "type": "fixed", "fixed_time": "08:00"})], match=SAID[0])
     fake.say("Lovely, Ana. Why does it matter?", match="SAVED")

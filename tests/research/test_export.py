@@ -9,6 +9,7 @@ import csv
 import io
 import json
 import os
+import re
 import stat
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
@@ -22,7 +23,8 @@ from promptpipe.cli import admin_main
 from promptpipe.domain.profile import HABIT_FIELDS
 from promptpipe.errors import AdminError
 from promptpipe.research import export
-from promptpipe.research.export import FILE_NAMES, export_study
+from promptpipe.research.export import export_study
+from promptpipe.research.export_rows import FILE_NAMES
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import (
     ConsentEvent,
@@ -271,23 +273,28 @@ async def test_csv_export_row_by_row(db: Database, study: dict[str, Any], tmp_pa
     columns, deliveries = read_csv(out / "deliveries.csv")
     assert columns == DELIVERY_COLUMNS
     assert [int(d["id"]) for d in deliveries] == study["deliveries"]
-    assert [d["outcome"] for d in deliveries] == ["done", "not_this_time", "free_text_reply", "reminder_sent", "no_reply"]
+    assert [d["outcome"] for d in deliveries] == [
+        "done", "not_this_time", "free_text_reply", "reminder_sent", "no_reply"]
     assert [d["reminder_sent"] for d in deliveries] == ["false", "false", "false", "true", "false"]
     done, miss, reply, reminded, silent = deliveries
-    assert (done["schedule_id"], done["local_date"], done["vote"], done["vote_changes"]) == ("s1", "2026-03-02", "done", "1")
+    assert (done["schedule_id"], done["local_date"], done["vote"], done["vote_changes"]) == (
+        "s1", "2026-03-02", "done", "1")
     assert done["poll_message_id"] == str(study["messages"][1]) and miss["poll_message_id"] == ""
     assert (done["sent_at_utc"], done["sent_at_local"]) == (utc(T0), "2026-03-02T08:00:00-05:00")
     assert done["voted_at_local"] == local(T0 + timedelta(minutes=5), TORONTO)
     assert reply["schedule_id"] == "" and reply["replied_at_local"] == local(T0 + timedelta(days=2, minutes=3), TORONTO)
     assert reply["voted_at_utc"] == "" and reply["vote"] == ""
     assert reminded["reminder_at_utc"] == utc(T0 + timedelta(days=1, hours=1))
-    assert reminded["reminder_at_local"] == local(T0 + timedelta(days=1, hours=1), KOLKATA) == "2026-03-03T19:30:00+05:30"
-    assert (silent["vote"], silent["replied_at_utc"], silent["reminder_at_utc"], silent["vote_changes"]) == ("", "", "", "0")
+    assert (reminded["reminder_at_local"] == local(T0 + timedelta(days=1, hours=1), KOLKATA)
+            == "2026-03-03T19:30:00+05:30")
+    assert (silent["vote"], silent["replied_at_utc"], silent["reminder_at_utc"],
+            silent["vote_changes"]) == ("", "", "", "0")
 
     columns, transitions = read_csv(out / "transitions.csv")
     assert columns == TRANSITION_COLUMNS
     assert [int(t["id"]) for t in transitions] == study["transitions"]
-    assert [(t["participant_id"], t["kind"], t["name"], t["from_value"], t["to_value"], t["reason"]) for t in transitions] == [
+    assert [(t["participant_id"], t["kind"], t["name"], t["from_value"], t["to_value"], t["reason"])
+            for t in transitions] == [
         ("p-ana", "sub_state", "intake_done", "INTAKE", "FEEDBACK", "profile complete"),
         ("p-ravi", "status", "participant_stop", "active", "paused", "sent STOP"),
     ]
@@ -307,8 +314,8 @@ async def test_csv_export_row_by_row(db: Database, study: dict[str, Any], tmp_pa
     assert columns == CONSENT_COLUMNS
     assert [int(c["id"]) for c in consent] == study["consent"]
     enrolled, stop = consent
-    assert (enrolled["participant_id"], enrolled["event"], enrolled["source"], enrolled["actor"], enrolled["words"]) == \
-        ("p-ana", "enrolled", "researcher", "Dr. Lee", "consent form signed")
+    assert (enrolled["participant_id"], enrolled["event"], enrolled["source"], enrolled["actor"],
+            enrolled["words"]) == ("p-ana", "enrolled", "researcher", "Dr. Lee", "consent form signed")
     assert (enrolled["at_utc"], enrolled["at_local"]) == (utc(T0), "2026-03-02T08:00:00-05:00")
     assert (stop["participant_id"], stop["event"], stop["source"], stop["actor"], stop["words"]) == \
         ("p-ravi", "opted_out", "participant", "", "STOP")
@@ -367,7 +374,8 @@ async def test_jsonl_export_keeps_types(db: Database, study: dict[str, Any], tmp
     deliveries = read_jsonl(out / "deliveries.jsonl")
     assert [list(d) for d in deliveries] == [DELIVERY_COLUMNS] * 5
     assert [d["reminder_sent"] for d in deliveries] == [False, False, False, True, False]
-    assert [d["outcome"] for d in deliveries] == ["done", "not_this_time", "free_text_reply", "reminder_sent", "no_reply"]
+    assert [d["outcome"] for d in deliveries] == [
+        "done", "not_this_time", "free_text_reply", "reminder_sent", "no_reply"]
     assert deliveries[0]["vote_changes"] == 1 and deliveries[0]["prompt_message_id"] == study["messages"][1]
     assert deliveries[2]["schedule_id"] is None and deliveries[4]["vote"] is None
 
@@ -402,7 +410,7 @@ async def test_refuses_to_overwrite_without_force(db: Database, study: dict[str,
     before = files(out)
     await db.run(lambda s: s.add(Message(participant_id="p-ravi", direction="in", role="user", text="later",
                                          status="received", created_at=T0 + timedelta(days=5))))
-    with pytest.raises(AdminError, match="already has participants.jsonl, messages.jsonl"):
+    with pytest.raises(AdminError, match=re.escape("already has participants.jsonl, messages.jsonl")):
         await export_study(db, out, fmt="jsonl")
     assert files(out) == before
 
@@ -603,7 +611,8 @@ async def test_include_identifiers_writes_the_key_apart(db: Database, study: dic
     result = await export_study(db, out)
     assert (out / "identifiers.csv").read_text() == "kept\n" and result.key_file is None
     assert len(result.warnings) == 2 and all("links participant ids to phone numbers" in w for w in result.warnings)
-    assert {w.split(" ", 1)[0] for w in result.warnings} == {str(out / "identifiers.csv"), str(out / "identifiers.jsonl")}
+    assert {w.split(" ", 1)[0] for w in result.warnings} == {
+        str(out / "identifiers.csv"), str(out / "identifiers.jsonl")}
     await export_study(db, out, include_identifiers=True, force=True)
     assert read_csv(out / "identifiers.csv")[1][0]["participant_id"] == "p-ana"
 

@@ -13,16 +13,16 @@ from promptpipe.research import admin
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.feedback_helpers import ANA, DAY, MONDAY_PROMPT, deliveries, prompted
-from tests.schedule_helpers import NUDGE, at
 from tests.research.test_admin_cli import run_admin
+from tests.schedule_helpers import NUDGE, at
 
 
 @pytest.fixture(autouse=True)
 def admin_on_the_test_clock(monkeypatch: pytest.MonkeyPatch, clock) -> None:  # type: ignore[no-untyped-def]
     """The admin script stamps its rows with the service's (test) clock, as it would share real time."""
-    from promptpipe import cli
+    from promptpipe.cli import admin as admin_cli
 
-    monkeypatch.setattr(cli, "SystemClock", lambda: clock)
+    monkeypatch.setattr(admin_cli, "SystemClock", lambda: clock)
 
 
 async def simulate(app, capsys, *args: str) -> tuple[int, str, str]:  # type: ignore[no-untyped-def]
@@ -103,7 +103,8 @@ async def test_what_cannot_be_simulated_says_why(
     code, _, err = await simulate(app, capsys, *args)
 
     assert code == 1 and error in err
-    assert len(transport.sent) == sent and not [r for r in await admin.transcript(app.db, ANA) if r["direction"] == "in"]
+    assert len(transport.sent) == sent and not [
+        r for r in await admin.transcript(app.db, ANA) if r["direction"] == "in"]
 
 
 async def test_a_vote_before_any_prompt_says_how_to_get_one(

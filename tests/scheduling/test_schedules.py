@@ -25,7 +25,9 @@ from tests.schedule_helpers import (
 ANA, BEN = "+15145550101", "+4915112345678"
 
 
-async def test_prompt_fires_at_local_time_in_two_time_zones(make_app: AppFactory, fake_openai: FakeOpenAIServer) -> None:
+async def test_prompt_fires_at_local_time_in_two_time_zones(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer,
+) -> None:
     transport = MemoryTransport()
     app = await make_app(transport, **QUIET)  # clock starts Monday 2026-01-05 09:00 UTC
     ana = await enroll_with_schedule(app, fake_openai, ANA, "America/Toronto", name="Ana")

@@ -19,6 +19,7 @@ from promptpipe.transport.base import PollVote, poll_option_hash
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
+from tests.research.test_admin_cli import run_admin
 from tests.schedule_helpers import (
     NUDGE,
     QUIET,
@@ -29,7 +30,6 @@ from tests.schedule_helpers import (
     sent_kinds,
     utc,
 )
-from tests.research.test_admin_cli import run_admin
 
 ANA = "+15145550101"
 PROMPT_AT = utc(2026, 1, 5, 12, 50)  # 07:50 in Toronto, for a habit at 08:00
@@ -81,7 +81,7 @@ async def test_a_reply_cancels_the_reminder(make_app: AppFactory, fake_openai: F
 async def test_auto_feedback_hands_a_silent_participant_to_feedback(
     make_app: AppFactory, fake_openai: FakeOpenAIServer
 ) -> None:
-    app, transport, pid = await prompted(make_app, fake_openai, AUTO_FEEDBACK_AFTER_PROMPT_ENABLED="on",
+    app, transport, _pid = await prompted(make_app, fake_openai, AUTO_FEEDBACK_AFTER_PROMPT_ENABLED="on",
                                          AUTO_FEEDBACK_DELAY="5m")
     await at(app, PROMPT_AT + timedelta(minutes=4))
     assert (await admin.show(app.db, ANA))["sub_state"] == "INTAKE"
@@ -97,7 +97,7 @@ async def test_auto_feedback_hands_a_silent_participant_to_feedback(
 async def test_a_reply_before_the_delay_keeps_auto_feedback_from_firing(
     make_app: AppFactory, fake_openai: FakeOpenAIServer
 ) -> None:
-    app, transport, pid = await prompted(make_app, fake_openai, AUTO_FEEDBACK_AFTER_PROMPT_ENABLED="on")
+    app, transport, _pid = await prompted(make_app, fake_openai, AUTO_FEEDBACK_AFTER_PROMPT_ENABLED="on")
     fake_openai.say("Great!", match="on it")
     await at(app, PROMPT_AT + timedelta(minutes=2))
     await transport.inject(ANA, "on it")
@@ -113,7 +113,8 @@ async def test_a_newer_delayed_transition_replaces_the_pending_one(
     app = await make_app(transport, **QUIET)
     pid = await enroll_with_schedule(app, fake_openai, ANA, "UTC")
     start = app.clock.now()
-    fake_openai.call_tool("transition_state", {"target_state": "FEEDBACK", "delay_minutes": 30, "reason": "after lunch"})
+    fake_openai.call_tool("transition_state",
+                          {"target_state": "FEEDBACK", "delay_minutes": 30, "reason": "after lunch"})
     fake_openai.say("I'll check in after lunch.")
     await transport.inject(ANA, "ask me after lunch")
     await app.run_until_idle()
@@ -132,7 +133,7 @@ async def test_a_newer_delayed_transition_replaces_the_pending_one(
 async def test_feedback_check_in_and_follow_up_break_a_silence(
     make_app: AppFactory, fake_openai: FakeOpenAIServer
 ) -> None:
-    app, transport, pid = await prompted(make_app, fake_openai, AUTO_FEEDBACK_AFTER_PROMPT_ENABLED="on",
+    app, transport, _pid = await prompted(make_app, fake_openai, AUTO_FEEDBACK_AFTER_PROMPT_ENABLED="on",
                                          FEEDBACK_INITIAL_TIMEOUT="15m", FEEDBACK_FOLLOWUP_DELAY="3h")
     await at(app, PROMPT_AT + timedelta(minutes=5))  # auto-feedback: now in FEEDBACK
     fake_openai.say("How did today's stretch go?", match="has not written anything")
@@ -171,7 +172,7 @@ async def test_a_reply_cancels_pending_feedback_check_ins(make_app: AppFactory, 
 async def test_intensity_poll_once_a_day_and_a_vote_changes_intensity(
     make_app: AppFactory, fake_openai: FakeOpenAIServer
 ) -> None:
-    app, transport, pid = await prompted(make_app, fake_openai, INTENSITY_POLL_ENABLED="on")
+    app, transport, _pid = await prompted(make_app, fake_openai, INTENSITY_POLL_ENABLED="on")
     polls = [item for item in transport.sent if item.kind == "poll"]
     assert [p.text for p in polls] == ["Did you do it?", intensity.QUESTION]
     assert polls[1].options == (intensity.LESS, intensity.SAME, intensity.MORE)
@@ -226,13 +227,16 @@ async def test_stop_and_admin_pause_silence_every_timer_and_resume_restores(
     await admin.set_status(app.db, app.clock, phone=ANA, action="resume")
     await app.run_until_idle()
     shown = await admin.schedules(app.db, app.clock, phone=ANA)
-    assert shown["schedules"][0]["armed"] and shown["schedules"][0]["next_prompt"].startswith("Saturday 2026-01-10 07:50")
+    assert (shown["schedules"][0]["armed"]
+            and shown["schedules"][0]["next_prompt"].startswith("Saturday 2026-01-10 07:50"))
     fake_openai.say(NUDGE, match="scheduled daily nudge")
     await at(app, PROMPT_AT + timedelta(days=5))
     assert transport.texts_to(ANA)[-2] == NUDGE
 
 
-async def test_withdrawn_participant_gets_nothing_scheduled(make_app: AppFactory, fake_openai: FakeOpenAIServer) -> None:
+async def test_withdrawn_participant_gets_nothing_scheduled(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer,
+) -> None:
     app, transport, pid = await prompted(make_app, fake_openai, DAILY_PROMPT_REMINDER_DELAY="5h")
     await admin.set_status(app.db, app.clock, phone=ANA, action="withdraw")
     sent_before = len(transport.sent)
@@ -242,9 +246,11 @@ async def test_withdrawn_participant_gets_nothing_scheduled(make_app: AppFactory
     assert not {j for j in await job_ids(app) if pid in j}
 
 
-async def test_reminder_due_while_the_service_was_down(make_app: AppFactory, fake_openai: FakeOpenAIServer, clock) -> None:  # type: ignore[no-untyped-def]
+async def test_reminder_due_while_the_service_was_down(  # type: ignore[no-untyped-def]
+    make_app: AppFactory, fake_openai: FakeOpenAIServer, clock,
+) -> None:
     """Inside the grace window it comes late; the next one, far outside, is skipped and recorded."""
-    app, transport, pid = await prompted(make_app, fake_openai, DAILY_PROMPT_REMINDER_DELAY="5h")
+    app, transport, _pid = await prompted(make_app, fake_openai, DAILY_PROMPT_REMINDER_DELAY="5h")
     await app.stop()
     clock.set(PROMPT_AT + timedelta(hours=5, minutes=40))  # 40 minutes late: inside the 1 h grace
     again = await make_app(transport, **{**QUIET, "DAILY_PROMPT_REMINDER_DELAY": "5h"})
@@ -265,7 +271,7 @@ async def test_reminder_due_while_the_service_was_down(make_app: AppFactory, fak
 async def test_admin_lists_schedules_and_pending_timers(
     cli_env, capsys, make_app: AppFactory, fake_openai: FakeOpenAIServer  # type: ignore[no-untyped-def]
 ) -> None:
-    app, transport, pid = await prompted(make_app, fake_openai, DAILY_PROMPT_REMINDER_DELAY="5h")
+    _app, _transport, _pid = await prompted(make_app, fake_openai, DAILY_PROMPT_REMINDER_DELAY="5h")
     code, out, _ = await asyncio.to_thread(run_admin, capsys, "schedules", "--phone", ANA)
     assert code == 0
     assert "08:00" in out and "(America/Toronto)" in out and "reminder" in out

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from promptpipe.cli import _serve, main
+from promptpipe.cli import main
+from promptpipe.cli.serve import _serve
 from promptpipe.config import load_settings
 from promptpipe.storage.db import Database
 from promptpipe.transport.memory import MemoryTransport
@@ -32,14 +33,14 @@ def open_umask() -> Iterator[None]:
 
 
 async def test_a_new_sqlite_database_and_its_journal_are_private(tmp_path: Path, open_umask: None) -> None:
-    """Defect 8: promptpipe.storage.db was 0644 in a 0755 state directory."""
-    path = tmp_path / "state" / "promptpipe.storage.db"
+    """Defect 8: promptpipe.db was 0644 in a 0755 state directory."""
+    path = tmp_path / "state" / "promptpipe.db"
     db = Database(f"sqlite:///{path}")
     await db.connect()
     await db.execute_raw("SELECT 1")
     try:
         assert mode(path) == 0o600
-        assert all(mode(p) == 0o600 for p in path.parent.glob("promptpipe.storage.db-*"))
+        assert all(mode(p) == 0o600 for p in path.parent.glob("promptpipe.db-*"))
     finally:
         await db.close()
 
@@ -60,7 +61,7 @@ def test_serve_and_check_keep_the_state_directory_private(
     _, err = capsys.readouterr()
     assert "whatsapp-session.db is a file with mode 0644" in err and "chmod 600" in err
     assert f"{state} is a directory with mode 0755" in err
-    assert "promptpipe.storage.db" not in err  # created private by check itself
+    assert "promptpipe.db" not in err  # created private by check itself
 
     os.umask(0o022)
     settings = load_settings(env_file=None)
@@ -76,7 +77,7 @@ def test_serve_and_check_keep_the_state_directory_private(
     assert "state_file_mode_tightened" in capsys.readouterr().err  # the operator sees what changed
     assert mode(state) == 0o700
     files = {p.name: mode(p) for p in state.iterdir() if p.is_file()}
-    assert {"whatsapp-session.db", "promptpipe.lock", "promptpipe.storage.db"} <= set(files)
+    assert {"whatsapp-session.db", "promptpipe.lock", "promptpipe.db"} <= set(files)
     assert files == {name: 0o600 for name in files}
     assert main(["check"]) == 0
     assert "warning" not in capsys.readouterr().err
@@ -117,9 +118,9 @@ def test_a_replaced_database_file_stops_the_service(
     tmp_path: Path, quick_watch: None, capsys: pytest.CaptureFixture[str], fake_openai: FakeOpenAIServer
 ) -> None:
     def replace_database(state: Path) -> None:
-        database = state / "promptpipe.storage.db"
+        database = state / "promptpipe.db"
         database.rename(state / "old.db")
         shutil.copy(state / "old.db", database)
 
     assert serve_and_meddle(tmp_path / "state", fake_openai.url, replace_database) == 1
-    assert "promptpipe.storage.db was replaced" in capsys.readouterr().err
+    assert "promptpipe.db was replaced" in capsys.readouterr().err

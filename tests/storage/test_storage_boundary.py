@@ -217,7 +217,8 @@ async def test_concurrent_enrollments_of_one_phone_say_already_enrolled(database
     clock = ManualClock()
     try:
         results = await asyncio.gather(
-            *(admin.enroll(db, clock, phone=ANA, name=f"Ana {n}", timezone="UTC") for n, db in enumerate([first, *others])),
+            *(admin.enroll(db, clock, phone=ANA, name=f"Ana {n}", timezone="UTC")
+              for n, db in enumerate([first, *others])),
             return_exceptions=True)
     finally:
         for db in [first, *others]:

@@ -22,7 +22,9 @@ ANA = "+15145550101"
 PROJECT = Path(__file__).resolve().parents[2]
 
 
-async def test_dry_run_records_every_outbound_message_as_sent(make_app: AppFactory, fake_openai: FakeOpenAIServer) -> None:
+async def test_dry_run_records_every_outbound_message_as_sent(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer,
+) -> None:
     app = await make_app(DryRunTransport())
     await admin.enroll(app.db, app.clock, phone=ANA, name="Ana", timezone="UTC")
     fake_openai.say("Welcome, Ana!")

@@ -697,7 +697,7 @@ async def test_send_poll_builds_a_single_choice_poll(harness) -> None:
     sent = await h.transport.send_poll(ALICE, "Did you do it?", ("Done", "Not yet"))
 
     assert h.client.polls_built == [("Did you do it?", ["Done", "Not yet"], VoteType.SINGLE)]
-    ((jid, poll),) = h.client.sent
+    ((_jid, poll),) = h.client.sent
     assert poll.pollCreationMessage.name == "Did you do it?"
     assert sent.message_id == "3EB00001"
 
@@ -837,7 +837,9 @@ async def test_an_outdated_client_stops_the_service_with_one_clear_line(harness)
 
 
 @pytest.mark.parametrize(("reason", "reconnects"), [(1, True), (8, True), (10, False)])
-async def test_a_refused_connection_is_logged_with_its_reason_then_retried(harness, reason: int, reconnects: bool) -> None:
+async def test_a_refused_connection_is_logged_with_its_reason_then_retried(
+    harness, reason: int, reconnects: bool,
+) -> None:
     from neonize.aioze.events import ConnectFailureEv
 
     h = harness()
@@ -964,7 +966,8 @@ async def test_events_through_neonizes_own_dispatch_reach_the_service(capsys) ->
     neonize_events.event_global_loop = None
     await transport.start(on_message, on_receipt)
     await settle(lambda: neonize_events.event_global_loop is not None)
-    source = MessageSource(Chat=JID(User=PHONE, Server="s.whatsapp.net"), Sender=JID(User=PHONE, Server="s.whatsapp.net"))
+    source = MessageSource(Chat=JID(User=PHONE, Server="s.whatsapp.net"),
+                           Sender=JID(User=PHONE, Server="s.whatsapp.net"))
     message = complete(MessageEv(Info=MessageInfo(MessageSource=source, ID="3EB0REAL", Pushname="Ana",
                                                   Timestamp=1_767_610_800_000), Message=Message(conversation="hi")))
     receipt = complete(ReceiptEv(MessageSource=source, MessageIDs=["3EB0OURS"], Timestamp=1_767_610_900,

@@ -1,0 +1,107 @@
+"""The arguments of ``promptpipe-admin``."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from promptpipe.research import admin
+
+__all__ = ["admin_parser"]
+
+
+def admin_parser() -> argparse.ArgumentParser:
+    """The arguments of every ``promptpipe-admin`` command."""
+    parser = argparse.ArgumentParser(prog="promptpipe-admin", description="Manage study participants.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    enroll = sub.add_parser("enroll", help="enroll a participant; the service greets them")
+    enroll.add_argument("--phone", required=True, help="E.164, e.g. +14165550123")
+    enroll.add_argument("--name", required=True)
+    enroll.add_argument("--timezone", required=True, help="IANA zone, e.g. America/Toronto")
+    enroll.add_argument("--background", help="notes for the agent about this participant")
+    enroll.add_argument("--by", help="who enrolled them, for the consent record (default: your user name)")
+    listing = sub.add_parser("list", help="all participants")
+    listing.add_argument("--json", action="store_true")
+    show = sub.add_parser("show", help="one participant: status, stage, profile")
+    show.add_argument("--phone", required=True)
+    show.add_argument("--json", action="store_true")
+    simulate = sub.add_parser("simulate", help="act as the participant: a message, a vote, a reaction "
+                              "(the running service answers as it would on WhatsApp)")
+    simulate.add_argument("--phone", required=True)
+    simulate.add_argument("text", nargs="*", help="the message text")
+    simulate.add_argument("--kind", default="text", help="send a message without words instead: "
+                          "voice, audio, image, video, sticker, document, location or contact")
+    simulate.add_argument("--reply-to-prompt", metavar="DATE", help="a swipe reply to the daily prompt of that "
+                          "local day (YYYY-MM-DD)")
+    simulate.add_argument("--vote", metavar="OPTION", help="tap an option of the newest prompt's poll: its words "
+                          "(\"Done\", \"Just right\") or its number on the newest poll")
+    simulate.add_argument("--react", metavar="EMOJI", help="react to the newest daily prompt (\"\" takes it back)")
+    simulate.add_argument("--to", choices=admin.REACTION_TARGETS, default="prompt",
+                          help="with --react: the prompt (default) or its poll")
+    for action, text in (("pause", "stop all scheduled messages to a participant"),
+                         ("resume", "switch a paused participant back on"),
+                         ("withdraw", "withdraw a participant from the study (final)")):
+        status = sub.add_parser(action, help=text)
+        status.add_argument("--phone", required=True)
+        status.add_argument("--reason", help="kept in the audit log and the consent record")
+        status.add_argument("--by", help="who did it, for the consent record (default: your user name)")
+    prompt_now = sub.add_parser("prompt-now", help="send the participant's daily prompt now (for piloting)")
+    prompt_now.add_argument("--phone", required=True)
+    update = sub.add_parser("update", help="change a participant's time zone")
+    update.add_argument("--phone", required=True)
+    update.add_argument("--timezone", required=True, help="IANA zone, e.g. Europe/Berlin")
+    _add_reports(sub)
+    _add_follow_ups(sub)
+    return parser
+
+
+def _add_reports(sub: Any) -> None:
+    """What researchers read: transcripts, schedules and timers, the export."""
+    transcript = sub.add_parser("transcript", help="every message in and out, with times and status")
+    transcript.add_argument("--phone", required=True)
+    transcript.add_argument("--json", action="store_true")
+    schedules = sub.add_parser("schedules", help="a participant's daily prompt schedules and pending timers")
+    schedules.add_argument("--phone", required=True)
+    schedules.add_argument("--json", action="store_true")
+    timers = sub.add_parser("timers", help="every pending timer (reminders, hand-overs, check-ins)")
+    timers.add_argument("--json", action="store_true")
+    export = sub.add_parser("export", help="write the study's data, pseudonymised (participants, messages, "
+                            "deliveries, transitions, tone changes, consent, flags), to files for analysis")
+    export.add_argument("--out", required=True, help="directory for the files (created if missing)")
+    export.add_argument("--format", choices=("csv", "jsonl"), default="csv", help="csv (default) or jsonl")
+    export.add_argument("--force", action="store_true", help="overwrite files from an earlier export")
+    export.add_argument("--include-identifiers", action="store_true",
+                        help="also write identifiers.<format>: participant id, phone and name (keep it apart)")
+
+
+def _add_follow_ups(sub: Any) -> None:
+    """consent, flags and inbox: what researchers follow during a study."""
+    erase = sub.add_parser("erase", help="remove a participant's personal data (asks to confirm; cannot be undone)")
+    erase.add_argument("--phone", required=True)
+    erase.add_argument("--yes", action="store_true", help="do not ask to confirm")
+    erase.add_argument("--by", help="who erased them, for the consent record (default: your user name)")
+    status = sub.add_parser("status", help="the service's WhatsApp state, outbox backlog, uncertain sends, "
+                            "last model error")
+    status.add_argument("--json", action="store_true")
+    consent = sub.add_parser("consent", help="a participant's consent history (enrolled, opted out/in, paused ...)")
+    consent.add_argument("--phone", required=True)
+    consent.add_argument("--json", action="store_true")
+    flags = sub.add_parser("flags", help="safety flags (open ones; --all for every flag); "
+                           "`flags resolve ID --note ...`")
+    flags.add_argument("--all", action="store_true", help="resolved flags too")
+    flags.add_argument("--json", action="store_true")
+    flag_actions = flags.add_subparsers(dest="flags_action")
+    resolve = flag_actions.add_parser("resolve", help="mark a flag as dealt with")
+    resolve.add_argument("flag_id", type=int)
+    resolve.add_argument("--note", required=True, help="what was done (kept with the flag)")
+    resolve.add_argument("--by", help="who resolved it (default: your user name)")
+    inbox = sub.add_parser("inbox", help="inputs waiting to be answered; --stuck for those that failed "
+                           "(`inbox retry ID`, `inbox skip ID`)")
+    inbox.add_argument("--stuck", action="store_true", help="only inputs that failed or keep failing")
+    inbox.add_argument("--json", action="store_true")
+    inbox_actions = inbox.add_subparsers(dest="inbox_action")
+    retry = inbox_actions.add_parser("retry", help="try a failed input again from scratch")
+    retry.add_argument("inbox_id", type=int)
+    skip = inbox_actions.add_parser("skip", help="give up on an input (it stays in the transcript)")
+    skip.add_argument("inbox_id", type=int)
+    skip.add_argument("--by", help="who skipped it (default: your user name)")

@@ -1,0 +1,235 @@
+"""``promptpipe-admin``: one small function per command, each calling one research operation and
+printing what it returned (the parser is in :mod:`promptpipe.cli._admin_parser`)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+
+from promptpipe.cli._admin_parser import admin_parser
+from promptpipe.cli._common import ask, cell, fail, load, print_json, print_table, receipt_marks, run
+from promptpipe.clock import SystemClock
+from promptpipe.config import Settings
+from promptpipe.errors import AdminError
+from promptpipe.research import admin, oversight
+from promptpipe.research.status import read_status
+from promptpipe.storage.db import Database
+from promptpipe.storage.files import PRIVATE_UMASK
+
+__all__ = ["admin_main"]
+
+
+@dataclass(frozen=True)
+class Env:
+    db: Database
+    clock: SystemClock
+    settings: Settings
+
+
+Command = Callable[[argparse.Namespace, Env], Awaitable[int | None]]
+
+
+def admin_main(argv: Sequence[str] | None = None) -> int:
+    args = admin_parser().parse_args(argv)
+    os.umask(PRIVATE_UMASK)  # exports and a new SQLite file are for this user only
+    settings = load()
+    if settings is None:
+        return 1
+    return run(lambda: _admin(args, settings))
+
+
+async def _admin(args: argparse.Namespace, settings: Settings) -> int:
+    db = Database(settings.database_url)
+    await db.connect()
+    try:
+        command = COMMANDS[args.command]
+        return await command(args, Env(db, SystemClock(), settings)) or 0
+    finally:
+        await db.close()
+
+
+async def _enroll(args: argparse.Namespace, env: Env) -> None:
+    row = await admin.enroll(env.db, env.clock, phone=args.phone, name=args.name, timezone=args.timezone,
+                             background=args.background or "", by=args.by or "")
+    print(f"enrolled {cell(row['name'])} ({row['phone']}) as {row['id']}; the running service will send the greeting")
+
+
+async def _list(args: argparse.Namespace, env: Env) -> None:
+    rows = await admin.list_participants(env.db)
+    if args.json:
+        print_json(rows)
+    else:
+        print_table(rows, ["id", "phone", "name", "timezone", "status", "sub_state"])
+
+
+async def _show(args: argparse.Namespace, env: Env) -> None:
+    row = await admin.show(env.db, args.phone)
+    if args.json:
+        print_json(row)
+        return
+    for key, value in row.items():
+        if isinstance(value, dict):
+            print(f"{key}:")
+            for field_name, field_value in value.items():
+                print(f"  {field_name}: {cell(field_value) if field_value not in ('', None) else '-'}")
+        else:
+            print(f"{key}: {cell(value) if value not in ('', None) else '-'}")
+
+
+async def _simulate(args: argparse.Namespace, env: Env) -> None:
+    text, db, clock = " ".join(args.text), env.db, env.clock
+    if args.vote is not None or args.react is not None:
+        if text or args.kind != "text" or args.reply_to_prompt or (args.vote is not None and args.react is not None):
+            raise AdminError("give one thing to simulate: a message (with --kind or --reply-to-prompt), "
+                             "--vote or --react")
+        if args.vote is not None:
+            inbox_id = await admin.simulate_vote(db, clock, phone=args.phone, option=args.vote)
+        else:
+            inbox_id = await admin.simulate_reaction(db, clock, phone=args.phone, emoji=args.react, to=args.to)
+    else:
+        inbox_id = await admin.simulate(db, clock, phone=args.phone, text=text, kind=args.kind,
+                                        reply_to_prompt=args.reply_to_prompt)
+    print(f"stored as inbox row {inbox_id}; the running service will answer it")
+
+
+async def _status_change(args: argparse.Namespace, env: Env) -> None:
+    """pause, resume, withdraw."""
+    print(await admin.set_status(env.db, env.clock, phone=args.phone, action=args.command, reason=args.reason or "",
+                                 by=args.by or ""))
+
+
+async def _prompt_now(args: argparse.Namespace, env: Env) -> None:
+    inbox_id = await admin.send_prompt_now(env.db, env.clock, phone=args.phone)
+    print(f"daily prompt queued as inbox row {inbox_id}; the running service writes and sends it")
+
+
+async def _update(args: argparse.Namespace, env: Env) -> None:
+    print(await admin.set_timezone(env.db, env.clock, phone=args.phone, timezone=args.timezone))
+
+
+async def _schedules(args: argparse.Namespace, env: Env) -> None:
+    data = await admin.schedules(env.db, env.clock, phone=args.phone)
+    if args.json:
+        print_json(data)
+        return
+    print(f"{data['phone']} ({data['status']}, {data['timezone']})")
+    if data["status"] != "active":
+        print("not active: no prompt or timer will fire until they are resumed")
+    print("schedules:")
+    print_table(data["schedules"], ["id", "habit", "prep_minutes", "next_prompt", "armed"])
+    print("pending timers:")
+    print_table(data["timers"], ["kind", "due", "detail", "armed"])
+
+
+async def _timers(args: argparse.Namespace, env: Env) -> None:
+    rows = await admin.pending_timers(env.db)
+    if args.json:
+        print_json(rows)
+    else:
+        print_table(rows, ["phone", "kind", "due", "armed"])
+
+
+async def _transcript(args: argparse.Namespace, env: Env) -> None:
+    rows = await admin.transcript(env.db, args.phone)
+    if args.json:
+        print_json(rows)
+        return
+    for row in rows:
+        arrow = "<-" if row["direction"] == "in" else "->"
+        print(f"{row['at'][:19]} {arrow} [{row['kind']}/{row['status']}{receipt_marks(row)}] {cell(row['text'])}")
+
+
+async def _status(args: argparse.Namespace, env: Env) -> None:
+    report = await read_status(env.db)
+    if args.json:
+        print_json(report.to_json())
+    else:
+        for line in report.lines():
+            print(cell(line))
+
+
+async def _consent(args: argparse.Namespace, env: Env) -> None:
+    data = await oversight.consent(env.db, args.phone)
+    if args.json:
+        print_json(data)
+        return
+    print(f"{data['phone']} ({data['participant_id']}): {data['status']}"
+          + ("; opted out by themselves" if data["opted_out"] else "")
+          + ("; paused by the research team" if data["researcher_paused"] else ""))
+    print_table(data["events"], ["at", "event", "source", "actor", "words"])
+
+
+async def _flags(args: argparse.Namespace, env: Env) -> None:
+    if args.flags_action == "resolve":
+        print(await oversight.resolve(env.db, env.clock, flag_id=args.flag_id, note=args.note, by=args.by or ""))
+        return
+    rows = await oversight.flags(env.db, include_resolved=args.all)
+    if args.json:
+        print_json(rows)
+        return
+    print_table(rows, ["id", "at", "participant_id", "severity", "source", "trigger", "status", "alert"]
+                + (["resolved_by", "note"] if args.all else []))
+
+
+async def _inbox(args: argparse.Namespace, env: Env) -> None:
+    if args.inbox_action == "retry":
+        print(await oversight.retry_inbox(env.db, env.clock, inbox_id=args.inbox_id))
+    elif args.inbox_action == "skip":
+        print(await oversight.skip_inbox(env.db, env.clock, inbox_id=args.inbox_id, by=args.by or ""))
+    else:
+        rows = await oversight.inbox_rows(env.db, stuck_only=args.stuck)
+        if args.json:
+            print_json(rows)
+        else:
+            print_table(rows, ["id", "at", "phone", "kind", "status", "attempts", "last_error"])
+
+
+async def _erase(args: argparse.Namespace, env: Env) -> int:
+    from promptpipe.research import erasure
+
+    plan = await erasure.plan(env.db, phone=args.phone)
+    if not args.yes:
+        print(f"This erases the personal data of {cell(plan.name) or 'a participant'} ({plan.phone}, "
+              f"{plan.participant_id}, {plan.status}): phone, name, notes, the texts of {plan.messages} message(s), "
+              f"{plan.deliveries} prompt(s) and {plan.flags} flag(s), the profile. It cannot be undone; the "
+              "pseudonymous id and the counts stay.")
+        answer = await asyncio.to_thread(ask, "Type the phone number again to confirm: ")
+        if answer.strip().replace(" ", "") != plan.phone:
+            return fail("cancelled: the number did not match; nothing was changed")
+    done = await erasure.erase(env.db, env.clock, phone=args.phone, by=args.by or "")
+    print(f"erased {done.participant_id}: {done.messages} message text(s), {done.pending_inputs_closed} waiting "
+          f"input(s) closed, {done.unsent_messages_dropped} unsent message(s) dropped; database log "
+          f"checkpoint: {done.checkpoint}")
+    return 0
+
+
+async def _export(args: argparse.Namespace, env: Env) -> None:
+    from promptpipe.research.export import export_study
+
+    result = await export_study(env.db, args.out, fmt=args.format, force=args.force,
+                                include_identifiers=args.include_identifiers, now=env.clock.now(),
+                                receipt_window=env.settings.delivery_receipt_window)
+    for name, count in result.rows.items():
+        print(f"{name}.{args.format}: {_rows(count)}")
+    if result.key_file is not None:
+        print(f"{result.key_file.name}: {_rows(result.key_rows)} "
+              "(the key to phone numbers and names: keep it apart from the data)")
+    print(f"written to {args.out}")
+    for warning in result.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+
+
+def _rows(count: int) -> str:
+    return f"{count} row{'' if count == 1 else 's'}"
+
+
+COMMANDS: dict[str, Command] = {
+    "enroll": _enroll, "list": _list, "show": _show, "simulate": _simulate, "prompt-now": _prompt_now,
+    "update": _update, "schedules": _schedules, "timers": _timers, "transcript": _transcript, "status": _status,
+    "consent": _consent, "flags": _flags, "inbox": _inbox, "erase": _erase, "export": _export,
+    **{action: _status_change for action in admin.STATUS_COMMANDS},
+}

@@ -1,0 +1,220 @@
+"""``promptpipe``: serve (the service), chat (play a participant in this terminal), check."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Coroutine, Sequence
+from typing import Any
+
+from promptpipe.cli._common import fail, load, run
+from promptpipe.clock import SystemClock
+from promptpipe.config import Settings
+from promptpipe.domain.text import for_terminal
+from promptpipe.errors import PromptPipeError
+from promptpipe.logging import get_logger
+from promptpipe.research import admin
+from promptpipe.research.status import read_status
+from promptpipe.storage.db import Database, sqlite_file
+from promptpipe.storage.files import PRIVATE_UMASK, LooseMode, loose_modes, tighten
+from promptpipe.storage.state_dir import ensure_state_dir
+
+__all__ = ["QR_RENEWAL_ENV", "RESTART", "STOP_DEADLINE_S", "main"]
+
+
+def _state_files(settings: Settings) -> list[LooseMode]:
+    """State files (and the SQLite database, wherever it lives) that other users could read."""
+    database = sqlite_file(settings.database_url)
+    extra = [] if database is None else [database.with_name(database.name + suffix) for suffix in ("", "-wal", "-shm")]
+    return loose_modes(settings.state_dir, extra)
+
+
+async def _serve(
+    settings: Settings, transport: Any = None, stop: asyncio.Event | None = None, started: asyncio.Event | None = None,
+) -> int:
+    """Run the service until ``stop`` (a signal) or until it must stop by itself; ``started`` is
+    set once it runs (for tests)."""
+    from promptpipe.app import App
+
+    settings.require_llm()
+    ensure_state_dir(settings.state_dir)
+    for item in tighten(_state_files(settings)):
+        get_logger("promptpipe.cli").warning("state_file_mode_tightened", path=str(item.path),
+                                             was=f"{item.mode:04o}", now=f"{item.wanted:04o}")
+    app = App.build(settings, transport=transport)
+    stop = stop or asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        # Where the loop cannot take signal handlers (Windows, a non-main thread), Ctrl-C still
+        # ends the service through KeyboardInterrupt in _run.
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, stop.set)
+    await app.start(single_instance=True)
+    if started is not None:
+        started.set()
+    try:
+        stopped, fatal = asyncio.ensure_future(stop.wait()), asyncio.ensure_future(app.fatal.wait())
+        await asyncio.wait((stopped, fatal), return_when=asyncio.FIRST_COMPLETED)
+        for waiter in (stopped, fatal):
+            waiter.cancel()
+    finally:
+        deadline = _stop_deadline(STOP_DEADLINE_S)
+        try:
+            await app.stop()
+        finally:
+            deadline.cancel()
+    if app.fatal.is_set():
+        if app.restart:
+            return RESTART
+        return fail(app.fatal_reason)
+    return 0
+
+
+RESTART = -1
+"""What ``_serve`` returns when the service must start again in a fresh process."""
+STOP_DEADLINE_S = 20.0
+"""The outbox gets 10 s to settle and WhatsApp 5 s to disconnect; after this the process ends anyway."""
+QR_RENEWAL_ENV = "PROMPTPIPE_QR_RENEWAL"
+"""How many times this ``serve`` was started again for a new QR code (set on the new process)."""
+QR_LIFETIME_MIN = 170 / 60
+"""Minutes one round of QR codes lasts before the restart."""
+
+
+def _flush_everything() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    logging.shutdown()
+
+
+def _stop_deadline(seconds: float) -> threading.Timer:
+    """A stop that hangs (a call stuck inside the WhatsApp library) still ends the process."""
+
+    def give_up() -> None:
+        get_logger("promptpipe.cli").error("stop_forced", waited_s=seconds,
+                                           hint="a call into the WhatsApp library did not return")
+        _flush_everything()
+        os._exit(1)
+
+    timer = threading.Timer(seconds, give_up)
+    timer.daemon = True
+    timer.start()
+    return timer
+
+
+def _run_service(coro_factory: Callable[[], Coroutine[Any, Any, int | None]], *,
+                 wait_for_threads_s: float = 2.0) -> int:
+    """Like :func:`_run`, but never waits for ever on a worker thread: neonize 0.5.2 can leave one
+    blocked inside its Go library (waiting for a login that cannot come), and Python would join it
+    at exit. Threads that have not ended ``wait_for_threads_s`` after the service stopped are left
+    behind with ``os._exit``, once logs and output are flushed."""
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    try:
+        code = loop.run_until_complete(coro_factory()) or 0
+    except PromptPipeError as exc:
+        code = fail(str(exc))
+    except KeyboardInterrupt:
+        code = 130
+    finally:
+        with contextlib.suppress(Exception):
+            loop.run_until_complete(loop.shutdown_asyncgens())
+        loop.close()  # shuts the default executor down without waiting for its threads
+        asyncio.set_event_loop(None)
+    end = time.monotonic() + wait_for_threads_s
+    for thread in threading.enumerate():
+        if thread is not threading.current_thread() and not thread.daemon:
+            thread.join(max(end - time.monotonic(), 0.0))
+    stuck = [t for t in threading.enumerate() if t.is_alive() and not t.daemon and t is not threading.current_thread()]
+    if stuck and code != RESTART:  # a restart replaces the process with exec, stuck threads and all
+        get_logger("promptpipe.cli").warning("threads_left_behind", threads=len(stuck))
+        _flush_everything()
+        os._exit(code)
+    return code
+
+
+def _serve_command(settings: Settings) -> int:
+    """``promptpipe serve``; a new QR code means a fresh process, a bounded number of times."""
+    code = _run_service(lambda: _serve(settings))
+    if code != RESTART:
+        return code
+    renewals = int(os.environ.get(QR_RENEWAL_ENV, "0") or 0) + 1
+    if renewals > settings.whatsapp_qr_renewals:
+        minutes = round(renewals * QR_LIFETIME_MIN)
+        return fail(f"nobody linked the study phone: {renewals} QR codes expired over about {minutes} minutes. "
+                     "Run `promptpipe serve` again when the phone is at hand (or set WHATSAPP_PAIR_PHONE to link "
+                     "with a code).")
+    os.environ[QR_RENEWAL_ENV] = str(renewals)
+    _flush_everything()
+    os.execv(sys.executable, [sys.executable, "-m", "promptpipe.cli", *sys.argv[1:]])
+
+
+async def _chat(settings: Settings, phone: str, name: str) -> int:
+    from promptpipe.transport.console import ConsoleTransport
+
+    phone = admin.validate_phone(phone)
+    settings.require_llm()
+    ensure_state_dir(settings.state_dir)
+    db = Database(settings.database_url)
+    await db.connect()
+    try:
+        if await admin.find(db, phone) is None:  # enrolled already: carry on that conversation
+            await admin.enroll(db, SystemClock(), phone=phone, name=name, timezone=settings.default_timezone)
+    finally:
+        await db.close()
+    stop = asyncio.Event()
+    return await _serve(settings, transport=ConsoleTransport(phone, on_exit=stop.set), stop=stop)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="promptpipe", description="PromptPipe WhatsApp research agent.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("serve", help="run the service (WhatsApp, or dry-run with PROMPTPIPE_TRANSPORT=dry-run)")
+    chat = sub.add_parser("chat", help="play a participant in this terminal")
+    chat.add_argument("--phone", required=True, help="the participant's phone, E.164 (+14165550123)")
+    chat.add_argument("--name", default="Console tester", help="name used if the phone is not enrolled yet")
+    sub.add_parser("check", help="validate settings and the database connection, then exit")
+    args = parser.parse_args(argv)
+    os.umask(PRIVATE_UMASK)  # what the service and its libraries create is for this user only
+    settings = load()
+    if settings is None:
+        return 1
+    if args.command == "serve":
+        _reexec_without_bot_label(settings)
+        return _serve_command(settings)
+    if args.command == "chat":
+        return run(lambda: _chat(settings, args.phone, args.name))
+    return run(lambda: _check(settings))
+
+
+def _reexec_without_bot_label(settings: Settings) -> None:
+    """neonize's Go library reads NEONIZE_BOT_TAG only from the environment the process started
+    with, so turning the label off means starting again with the variable set."""
+    if settings.transport != "whatsapp" or settings.whatsapp_bot_label or os.environ.get("NEONIZE_BOT_TAG") == "off":
+        return
+    os.environ["NEONIZE_BOT_TAG"] = "off"
+    os.execv(sys.executable, [sys.executable, "-m", "promptpipe.cli", *sys.argv[1:]])
+
+
+async def _check(settings: Settings) -> int:
+    settings.require_llm()
+    ensure_state_dir(settings.state_dir)
+    db = Database(settings.database_url)
+    try:
+        await db.connect()
+        report = await read_status(db)
+    finally:
+        await db.close()
+    print(f"settings ok; database ok ({db.dialect}); transport {settings.transport}")
+    for line in report.lines():
+        print(for_terminal(line))
+    for item in _state_files(settings):
+        print(f"warning: {item.describe()}", file=sys.stderr)
+    return 0

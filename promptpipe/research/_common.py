@@ -1,0 +1,91 @@
+"""What every researcher operation needs: checking what a researcher typed, finding the
+participant they mean, and asking the running service to bring a participant's alarms in line."""
+
+from __future__ import annotations
+
+import getpass
+import secrets
+from datetime import datetime
+
+from sqlalchemy.orm import Session
+
+from promptpipe.domain import keys
+from promptpipe.domain.localtime import is_iana_zone
+from promptpipe.domain.phones import parse_e164
+from promptpipe.domain.text import has_undecodable
+from promptpipe.errors import AdminError
+from promptpipe.pipeline.events import AlarmSyncRequested, as_input
+from promptpipe.storage.db import Database
+from promptpipe.storage.inbox_rows import add_input
+from promptpipe.storage.models import Conversation, Participant
+from promptpipe.storage.participants import participant_by_phone
+
+__all__ = ["ask_for_alarm_sync", "find", "get_participant", "researcher_name", "validate_phone", "validate_text",
+           "validate_timezone"]
+
+
+def researcher_name() -> str:
+    """Who is running the admin script (the default for ``--by``)."""
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # no user name for this uid (a bare container)
+        return "unknown researcher"
+
+
+def validate_phone(raw: str) -> str:
+    raw = validate_text("--phone", raw, 40, required=True)
+    try:
+        return parse_e164(raw)
+    except ValueError as exc:
+        raise AdminError(f"--phone: {exc}") from None
+
+
+def validate_timezone(raw: str) -> str:
+    raw = validate_text("--timezone", raw, 60, required=True)
+    if not is_iana_zone(raw):
+        raise AdminError(
+            f"--timezone: {raw!r} is not an IANA time zone; use a name like America/Toronto or Europe/Berlin"
+        )
+    return raw
+
+
+def validate_text(option: str, raw: str, limit: int, *, required: bool = False) -> str:
+    """A researcher's free text: trimmed, valid UTF-8, at most ``limit`` characters."""
+    if has_undecodable(raw):
+        raise AdminError(f"{option}: the text has bytes that are not valid UTF-8; check the terminal's "
+                         "encoding (e.g. LANG=C.UTF-8) and type it again")
+    text = raw.strip()
+    if required and not text:
+        raise AdminError(f"{option}: it is empty")
+    if len(text) > limit:
+        raise AdminError(f"{option}: {len(text):,} characters is too long; at most {limit:,}")
+    return text
+
+
+async def find(db: Database, phone: str) -> Participant | None:
+    """The participant with this phone, or None."""
+    phone = validate_phone(phone)
+    return await db.run(lambda session: participant_by_phone(session, phone))
+
+
+async def get_participant(db: Database, phone: str) -> tuple[Participant, Conversation]:
+    phone = validate_phone(phone)
+
+    def read(session: Session) -> tuple[Participant, Conversation]:
+        participant = participant_by_phone(session, phone)
+        if participant is None:
+            raise AdminError(f"{phone} is not enrolled; enroll them first with `promptpipe-admin enroll`")
+        conversation = session.get(Conversation, participant.id)
+        assert conversation is not None
+        return participant, conversation
+
+    return await db.run(read)
+
+
+def ask_for_alarm_sync(db: Database, session: Session, participant_id: str, now: datetime) -> None:
+    """The service owns the alarm clock: an inbox row asks it to bring this participant's alarms
+    in line with the change (if it is not running, its start-up check does the same)."""
+    add_input(db, session, as_input(AlarmSyncRequested(), key=keys.alarm_sync(participant_id, secrets.token_hex(4)),
+                                    participant_id=participant_id), now)
+
+

@@ -1,0 +1,152 @@
+"""What researchers change: enroll a participant, pause, resume or withdraw them, move their time
+zone, and send a prompt now. Every change goes through the inbox or the conversation write path,
+so it works whether or not ``serve`` is running."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from promptpipe.clock import Clock
+from promptpipe.domain import keys
+from promptpipe.domain.limits import BACKGROUND_CHARS, NAME_CHARS, REASON_CHARS
+from promptpipe.domain.states import ACTIVE, WITHDRAWN
+from promptpipe.domain.text import has_undecodable
+from promptpipe.errors import AdminError, DuplicateKey
+from promptpipe.pipeline.events import DailyPromptDue, Enrolled, as_input
+from promptpipe.research._common import (
+    ask_for_alarm_sync,
+    find,
+    get_participant,
+    researcher_name,
+    validate_phone,
+    validate_text,
+    validate_timezone,
+)
+from promptpipe.research.reports import participant_row
+from promptpipe.storage.conversations import change_status_now, change_timezone_now
+from promptpipe.storage.db import Database
+from promptpipe.storage.inbox_rows import add_input
+from promptpipe.storage.models import Participant
+from promptpipe.storage.participants import create_participant, participant_by_phone
+
+__all__ = ["STATUS_COMMANDS", "enroll", "send_prompt_now", "set_status", "set_timezone"]
+
+
+async def enroll(
+    db: Database, clock: Clock, *, phone: str, name: str, timezone: str, background: str = "", by: str = "",
+) -> dict[str, Any]:
+    """Create the participant and queue their greeting; the running service sends it."""
+    phone = validate_phone(phone)
+    timezone = validate_timezone(timezone)
+    if not name.strip() and not has_undecodable(name):
+        raise AdminError("--name: give the participant's name (it is used to greet them)")
+    name = validate_text("--name", name, NAME_CHARS, required=True)
+    if "\n" in name or "\r" in name:
+        raise AdminError("--name: a name is one line")
+    background = validate_text("--background", background, BACKGROUND_CHARS)
+    by = validate_text("--by", by or researcher_name(), NAME_CHARS)
+    now = clock.now()
+
+    def write(session: Session) -> dict[str, Any]:
+        existing = participant_by_phone(session, phone)
+        if existing is not None:
+            raise _already_enrolled(phone, existing)
+        participant = create_participant(session, phone=phone, name=name, timezone=timezone, background=background,
+                                         now=now, reason="enrolled by a researcher", source="researcher", actor=by)
+        add_input(db, session, as_input(Enrolled(), key=keys.enrollment(participant.id), participant_id=participant.id),
+                  now)
+        return participant_row(participant, None)
+
+    try:
+        return await db.run(write)
+    except DuplicateKey:  # enrolled at the same moment by someone else (PostgreSQL)
+        existing = await find(db, phone)
+        raise _already_enrolled(phone, existing) from None
+
+
+def _already_enrolled(phone: str, existing: Participant | None) -> AdminError:
+    who = f" as {existing.id} ({existing.name or 'no name'}, {existing.status})" if existing else ""
+    return AdminError(f"{phone} is already enrolled{who}; nothing was changed")
+
+
+STATUS_COMMANDS = {
+    "pause": ("paused_by_researcher", "paused by a researcher"),
+    "resume": ("resumed_by_researcher", "resumed by a researcher"),
+    "withdraw": ("withdrawn_by_researcher", "withdrawn by a researcher"),
+}
+
+
+async def set_status(db: Database, clock: Clock, *, phone: str, action: str, reason: str = "", by: str = "") -> str:
+    """pause | resume | withdraw. Returns a one-line description of what happened.
+
+    A researcher's pause and a participant's opt-out (STOP) are separate: ``resume`` lifts only the
+    researcher's pause, and the participant stays paused while their own STOP holds."""
+    participant, _ = await get_participant(db, phone)
+    name, default_reason = STATUS_COMMANDS[action]
+    reason = validate_text("--reason", reason, REASON_CHARS) or default_reason
+    by = validate_text("--by", by or researcher_name(), NAME_CHARS)
+    if participant.status == WITHDRAWN:
+        raise AdminError(f"{participant.phone} was withdrawn from the study; that cannot be undone or changed")
+    if action == "resume" and not participant.researcher_paused:
+        if participant.opted_out:
+            raise AdminError(
+                f"{participant.phone} stopped the messages themselves (STOP); only they can switch them back "
+                "on, by sending START"
+            )
+        return f"{participant.phone} is already active; nothing changed"
+    if action == "pause" and participant.researcher_paused:
+        return f"{participant.phone} is already paused by the research team; nothing changed"
+    now = clock.now()
+
+    def write(session: Session) -> str | None:
+        state = change_status_now(session, participant.id, name, reason=reason, now=now, actor=by)
+        if state is None:
+            return None
+        ask_for_alarm_sync(db, session, participant.id, now)
+        return state.status
+
+    status = await db.run(write)
+    if status is None:
+        return f"{participant.phone} is already {participant.status}; nothing changed"
+    if action == "resume" and status != ACTIVE:
+        return (f"{participant.phone}: the research team's pause is lifted, but they stay paused because they "
+                "sent STOP themselves; only they can switch messages back on, by sending START")
+    if action == "pause" and participant.opted_out:
+        return (f"{participant.phone} is now paused by the research team as well as by their own STOP; "
+                "both must be lifted before anything is sent")
+    return f"{participant.phone} is now {status}" + (
+        "; no scheduled message will be sent to them" if status != ACTIVE else "")
+
+
+async def set_timezone(db: Database, clock: Clock, *, phone: str, timezone: str) -> str:
+    timezone = validate_timezone(timezone)
+    participant, _ = await get_participant(db, phone)
+    if participant.timezone == timezone:
+        return f"{participant.phone} already uses {timezone}; nothing changed"
+    now = clock.now()
+
+    def write(session: Session) -> None:
+        if change_timezone_now(session, participant.id, timezone, reason="changed by a researcher", now=now):
+            ask_for_alarm_sync(db, session, participant.id, now)
+
+    await db.run(write)
+    return (f"{participant.phone} now uses {timezone} (was {participant.timezone}); "
+            "their daily prompts follow the new local time from the next one on")
+
+
+async def send_prompt_now(db: Database, clock: Clock, *, phone: str) -> int:
+    """Queue a daily-prompt event for now, as the participant's daily alarm would."""
+    participant, _ = await get_participant(db, phone)
+    if participant.status != ACTIVE:
+        raise AdminError(f"{participant.phone} is {participant.status}; scheduled messages are not sent to them")
+    now = clock.now()
+    key = keys.manual_prompt(participant.id, secrets.token_hex(4))
+    inbox_id = await db.run(lambda session: add_input(
+        db, session, as_input(DailyPromptDue(manual=True), key=key, participant_id=participant.id), now))
+    assert inbox_id is not None
+    return inbox_id
+
+

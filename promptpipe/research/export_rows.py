@@ -1,0 +1,245 @@
+"""The export's tables: their columns, and how one stored row becomes one exported row (times in
+UTC and local, free texts pseudonymised, CSV cells made safe for spreadsheets)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from promptpipe.domain.outcomes import COUNTER_DATES, COUNTER_INTS, NOT_DELIVERED, delivery_outcome
+from promptpipe.domain.profile import HABIT_FIELDS, Profile
+from promptpipe.research.pseudonyms import People
+from promptpipe.storage.models import (
+    ConsentEvent,
+    Flag,
+    Message,
+    Participant,
+    PromptDelivery,
+    ToneEvent,
+    Transition,
+)
+from promptpipe.storage.receipts import delivery_status
+
+IDENTIFIERS = "identifiers"
+"""The key file (participant_id, phone, name): written only on request."""
+
+PARTICIPANT_COLUMNS = (
+    "id", "timezone", "status", "paused_by", "opted_out", "researcher_paused", "sub_state",
+    "enrolled_at_utc", "enrolled_at_local", "erased_at_utc", "erased_at_local",
+    *HABIT_FIELDS, "intensity", *COUNTER_INTS, *COUNTER_DATES, "tone_active",
+)
+MESSAGE_COLUMNS = (
+    "id", "participant_id", "direction", "role", "kind", "status", "text", "created_at_utc", "created_at_local",
+    "sent_at_utc", "sent_at_local", "wa_message_id", "delivery", "delivered_at_utc", "delivered_at_local",
+    "read_at_utc", "read_at_local", "played_at_utc", "played_at_local",
+    "poll_purpose", "poll_options", "vote_chosen", "vote_source", "handled_as", "payload",
+)
+DELIVERY_COLUMNS = (
+    "id", "participant_id", "schedule_id", "local_date", "prompt_text", "prompt_message_id", "poll_message_id",
+    "sent_at_utc", "sent_at_local", "delivered_at_utc", "delivered_at_local", "read_at_utc", "read_at_local",
+    "vote", "vote_source", "voted_at_utc", "voted_at_local", "vote_changes",
+    "replied_at_utc", "replied_at_local", "reminder_at_utc", "reminder_at_local", "reminder_sent", "outcome",
+)
+TRANSITION_COLUMNS = (
+    "id", "participant_id", "kind", "name", "actor", "from_value", "to_value", "reason", "at_utc", "at_local",
+)
+TONE_COLUMNS = (
+    "id", "participant_id", "source", "proposed", "stripped", "outcome", "active_before", "active_after", "scores",
+    "at_utc", "at_local",
+)
+CONSENT_COLUMNS = ("id", "participant_id", "event", "source", "actor", "words", "at_utc", "at_local")
+FLAG_COLUMNS = (
+    "id", "participant_id", "source", "severity", "trigger", "status", "at_utc", "at_local",
+    "resolved_at_utc", "resolved_at_local", "resolved_by", "resolution_note", "alert_status",
+)
+IDENTIFIER_COLUMNS = ("participant_id", "phone", "name")
+
+
+# ---------------------------------------------------------------- values
+
+def _times(prefix: str, value: datetime | None, zone: ZoneInfo) -> dict[str, str | None]:
+    """``{prefix}_utc`` and ``{prefix}_local``: ISO 8601 to the second, with the offset."""
+    if value is None:
+        return {f"{prefix}_utc": None, f"{prefix}_local": None}
+    return {
+        f"{prefix}_utc": value.astimezone(timezone.utc).isoformat(timespec="seconds"),
+        f"{prefix}_local": value.astimezone(zone).isoformat(timespec="seconds"),
+    }
+
+
+def _as_dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _as_list(value: Any) -> list[Any] | None:
+    """A list as stored; a lone value becomes a one-item list; absent stays None."""
+    if value is None:
+        return None
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
+def _json_text(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+FORMULA_STARTS = frozenset("=+-@\t\r")
+"""A CSV cell starting with one of these is run as a formula by Excel, LibreOffice or Google
+Sheets (``=HYPERLINK(…)``, ``=cmd|…``, ``@SUM(…)``); OWASP: prefix such a cell with ``'``."""
+
+
+def _csv_text(text: str) -> str:
+    """A text made safe for a spreadsheet: NULs removed, a would-be formula prefixed with ``'``."""
+    if "\x00" in text:
+        text = text.replace("\x00", "")
+    if text and text[0] in FORMULA_STARTS:
+        return "'" + text
+    return text
+
+
+def _csv_cell(value: Any) -> Any:
+    cls = value.__class__
+    if cls is str:  # nearly every cell: two cheap checks
+        if (value and value[0] in FORMULA_STARTS) or "\x00" in value:
+            return _csv_text(value)
+        return value
+    if cls is int or cls is float:  # numbers stay numbers, a minus sign included
+        return value
+    if value is None:
+        return ""
+    if cls is bool:
+        return "true" if value else "false"
+    if cls is list or cls is tuple:
+        return _csv_text(";".join("" if item is None else _json_text(item) if isinstance(item, (dict, list))
+                                  else str(item) for item in value))
+    if cls is dict:
+        return _json_text(value)  # starts with "{"; json.dumps escapes NUL as \u0000
+    return _csv_text(str(value))
+
+
+# ---------------------------------------------------------------- one row per event
+
+def _participant_row(row: Any, people: People) -> dict[str, Any]:
+    profile = Profile.from_json(_as_dict(row.profile))
+    counters = profile.record.counters
+    tone = _as_dict(row.tone)
+    zone = people.zone(row.id)
+    out: dict[str, Any] = {
+        "id": row.id, "timezone": row.timezone, "status": row.status, "paused_by": row.paused_by,
+        "opted_out": bool(row.opted_out), "researcher_paused": bool(row.researcher_paused),
+        "sub_state": row.sub_state,
+        **_times("enrolled_at", row.enrolled_at, zone), **_times("erased_at", row.erased_at, zone),
+    }
+    for name in HABIT_FIELDS:
+        out[name] = people.scrub(row.id, profile.habit.value(name) or None)
+    out["intensity"] = profile.record.intensity
+    for name in COUNTER_INTS:
+        value = counters.get(name)
+        out[name] = value if isinstance(value, int) and not isinstance(value, bool) else 0
+    for name in COUNTER_DATES:
+        out[name] = counters.get(name) or None
+    out["tone_active"] = _as_list(tone.get("active")) or []
+    return out
+
+
+def _identifier_row(row: Any, people: People) -> dict[str, Any]:
+    return {"participant_id": row.id, "phone": row.phone, "name": row.name}
+
+
+def _message_row(row: Any, people: People) -> dict[str, Any]:
+    pid, zone = row.participant_id, people.zone(row.participant_id)
+    stored = people.scrub_value(pid, row.payload)
+    payload = _as_dict(stored)
+    return {
+        "id": row.id, "participant_id": pid, "direction": row.direction, "role": row.role,
+        "kind": row.kind, "status": row.status, "text": people.scrub(pid, row.text),
+        **_times("created_at", row.created_at, zone), **_times("sent_at", row.sent_at, zone),
+        "wa_message_id": row.wa_message_id,
+        "delivery": delivery_status(row.sent_at, row.delivered_at, row.read_at, receipts_expected=bool(
+            row.receipts_expected), cutoff=row.receipt_cutoff) if row.direction == "out" else None,
+        **_times("delivered_at", row.delivered_at, zone), **_times("read_at", row.read_at, zone),
+        **_times("played_at", row.played_at, zone),
+        "poll_purpose": payload.get("purpose"),
+        "poll_options": _as_list(payload.get("options")),
+        "vote_chosen": _as_list(payload.get("selected")),
+        "vote_source": payload.get("vote_source") or ("tap" if "poll_message_id" in payload else None),
+        "handled_as": payload.get("handled_as"),
+        "payload": stored,
+    }
+
+
+def _delivery_row(row: Any, people: People) -> dict[str, Any]:
+    zone = people.zone(row.participant_id)
+    return {
+        "id": row.id, "participant_id": row.participant_id, "schedule_id": row.schedule_id,
+        "local_date": row.local_date, "prompt_text": people.scrub(row.participant_id, row.prompt_text),
+        "prompt_message_id": row.prompt_message_id, "poll_message_id": row.poll_message_id,
+        **_times("sent_at", row.sent_at, zone),
+        **_times("delivered_at", row.delivered_at, zone), **_times("read_at", row.read_at, zone),
+        "vote": row.vote, "vote_source": row.vote_source, **_times("voted_at", row.voted_at, zone),
+        "vote_changes": row.vote_changes,
+        **_times("replied_at", row.replied_at, zone), **_times("reminder_at", row.reminder_at, zone),
+        "reminder_sent": row.reminder_at is not None,
+        "outcome": delivery_outcome(row.vote, row.replied_at, row.reminder_at, not_delivered=delivery_status(
+            row.sent_at, row.delivered_at, row.read_at, receipts_expected=bool(row.receipts_expected),
+            cutoff=row.receipt_cutoff) == NOT_DELIVERED),
+    }
+
+
+def _transition_row(row: Any, people: People) -> dict[str, Any]:
+    return {
+        "id": row.id, "participant_id": row.participant_id, "kind": row.kind, "name": row.name, "actor": row.actor,
+        "from_value": row.from_value, "to_value": row.to_value, "reason": people.scrub(row.participant_id, row.reason),
+        **_times("at", row.created_at, people.zone(row.participant_id)),
+    }
+
+
+def _tone_row(row: Any, people: People) -> dict[str, Any]:
+    return {
+        "id": row.id, "participant_id": row.participant_id, "source": row.source,
+        "proposed": _as_list(row.proposed), "stripped": _as_list(row.stripped), "outcome": row.outcome,
+        "active_before": _as_list(row.active_before), "active_after": _as_list(row.active_after),
+        "scores": row.scores, **_times("at", row.created_at, people.zone(row.participant_id)),
+    }
+
+
+def _consent_row(row: Any, people: People) -> dict[str, Any]:
+    return {
+        "id": row.id, "participant_id": row.participant_id, "event": row.event, "source": row.source,
+        "actor": row.actor, "words": people.scrub(row.participant_id, row.words),
+        **_times("at", row.created_at, people.zone(row.participant_id)),
+    }
+
+
+def _flag_row(row: Any, people: People) -> dict[str, Any]:
+    pid, zone = row.participant_id, people.zone(row.participant_id)
+    return {
+        "id": row.id, "participant_id": pid, "source": row.source, "severity": row.severity,
+        "trigger": people.scrub(pid, row.trigger), "status": row.status, **_times("at", row.created_at, zone),
+        **_times("resolved_at", row.resolved_at, zone), "resolved_by": row.resolved_by,
+        "resolution_note": people.scrub(pid, row.resolution_note), "alert_status": row.alert_status,
+    }
+
+
+@dataclass(frozen=True)
+class _Table:
+    name: str
+    model: Any
+    columns: Sequence[str]
+    build: Callable[[Any, People], dict[str, Any]]
+
+
+TABLES: tuple[_Table, ...] = (
+    _Table("participants", Participant, PARTICIPANT_COLUMNS, _participant_row),
+    _Table("messages", Message, MESSAGE_COLUMNS, _message_row),
+    _Table("deliveries", PromptDelivery, DELIVERY_COLUMNS, _delivery_row),
+    _Table("transitions", Transition, TRANSITION_COLUMNS, _transition_row),
+    _Table("tone_changes", ToneEvent, TONE_COLUMNS, _tone_row),
+    _Table("consent", ConsentEvent, CONSENT_COLUMNS, _consent_row),
+    _Table("flags", Flag, FLAG_COLUMNS, _flag_row),
+)
+FILE_NAMES = tuple(table.name for table in TABLES)
+IDENTIFIER_TABLE = _Table(IDENTIFIERS, Participant, IDENTIFIER_COLUMNS, _identifier_row)

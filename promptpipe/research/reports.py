@@ -1,0 +1,195 @@
+"""What researchers read: the participant list, one participant in full, their schedules and
+timers (and whether each alarm is armed), and the transcript with WhatsApp's receipts."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from promptpipe.clock import Clock
+from promptpipe.domain import keys
+from promptpipe.domain.conversation import ScheduleEntry
+from promptpipe.domain.localtime import local_label, zone_or_utc
+from promptpipe.domain.profile import HABIT_FIELDS, Profile
+from promptpipe.domain.states import ACTIVE
+from promptpipe.domain.tone import ToneState
+from promptpipe.research._common import get_participant
+from promptpipe.scheduling.jobstore import armed_job_ids
+from promptpipe.storage.db import Database
+from promptpipe.storage.models import (
+    PENDING,
+    SENDING,
+    Conversation,
+    InboxItem,
+    Message,
+    OutboxItem,
+    Participant,
+    Timer,
+    table_of,
+)
+from promptpipe.storage.receipts import ReceiptTimes, receipt_times
+from promptpipe.storage.schedules import load_schedules
+
+__all__ = ["list_participants", "participant_row", "pending_timers", "schedules", "show", "transcript"]
+
+_CONVERSATION = table_of(Conversation)
+_INBOX = table_of(InboxItem)
+_MESSAGE = table_of(Message)
+_OUTBOX = table_of(OutboxItem)
+_PARTICIPANT = table_of(Participant)
+_TIMER = table_of(Timer)
+
+
+def participant_row(participant: Participant, conversation: Conversation | None) -> dict[str, Any]:
+    return {
+        "id": participant.id,
+        "phone": participant.phone,
+        "name": participant.name,
+        "timezone": participant.timezone,
+        "status": participant.status,
+        "paused_by": participant.paused_by,
+        "opted_out": participant.opted_out,
+        "researcher_paused": participant.researcher_paused,
+        "sub_state": conversation.sub_state if conversation else "INTAKE",
+        "enrolled_at": participant.enrolled_at.isoformat(),
+    }
+
+
+async def list_participants(db: Database) -> list[dict[str, Any]]:
+    rows = await db.run(lambda session: session.execute(
+        select(Participant, Conversation).join(Conversation, _CONVERSATION.c.participant_id == _PARTICIPANT.c.id)
+        .order_by(_PARTICIPANT.c.enrolled_at)
+    ).all())
+    return [participant_row(p, c) for p, c in rows]
+
+
+async def show(db: Database, phone: str) -> dict[str, Any]:
+    participant, conversation = await get_participant(db, phone)
+
+    def count(session: Session) -> tuple[dict[str, int], int, int]:
+        counts: dict[str, int] = dict(session.execute(
+            select(_MESSAGE.c.direction, func.count()).where(_MESSAGE.c.participant_id == participant.id)
+            .group_by(_MESSAGE.c.direction)
+        ).all())
+        waiting = session.execute(
+            select(func.count()).select_from(InboxItem)
+            .where(_INBOX.c.participant_id == participant.id, _INBOX.c.status == PENDING)
+        ).scalar_one()
+        unsent = session.execute(
+            select(func.count()).select_from(OutboxItem)
+            .where(_OUTBOX.c.participant_id == participant.id, _OUTBOX.c.status.in_((PENDING, SENDING)))
+        ).scalar_one()
+        return counts, waiting, unsent
+
+    counts, waiting, unsent = await db.run(count)
+    profile = Profile.from_json(conversation.profile)
+    row = participant_row(participant, conversation)
+    row.update(
+        background=participant.background,
+        profile={name: profile.habit.value(name) for name in HABIT_FIELDS},
+        last_habit_prompt=profile.record.last_habit_prompt,
+        intensity=profile.record.intensity,
+        counters=profile.counters_view(),
+        tone=", ".join(ToneState.from_json(conversation.tone).active),
+        summary=conversation.summary,
+        messages_in=counts.get("in", 0),
+        messages_out=counts.get("out", 0),
+        inputs_waiting=waiting,
+        replies_unsent=unsent,
+    )
+    return row
+
+
+async def schedules(db: Database, clock: Clock, *, phone: str) -> dict[str, Any]:
+    """A participant's daily prompt schedules and pending timers, with their next local times."""
+    participant, _ = await get_participant(db, phone)
+    now = clock.now()
+
+    def read(session: Session) -> tuple[list[ScheduleEntry], list[Timer], set[str]]:
+        entries = load_schedules(session, participant.id)
+        timers = list(session.execute(select(Timer).where(
+            _TIMER.c.participant_id == participant.id, _TIMER.c.status == PENDING).order_by(_TIMER.c.due_at)).scalars())
+        armed = armed_job_ids(session, [keys.daily_job(participant.id, e.id) for e in entries]
+                               + [keys.timer_job(participant.id, t.kind) for t in timers])
+        return entries, timers, armed
+
+    entries, timers, armed = await db.run(read)
+    zone = zone_or_utc(participant.timezone)
+    active = participant.status == ACTIVE
+    return {
+        "phone": participant.phone,
+        "status": participant.status,
+        "timezone": participant.timezone,
+        "schedules": [
+            {
+                "id": entry.id,
+                "habit": entry.spec().describe(),
+                "prep_minutes": entry.prep_minutes,
+                "next_prompt": local_label(entry.spec().next_fire(now, zone)[1], zone) if active else None,
+                "armed": keys.daily_job(participant.id, entry.id) in armed,
+            }
+            for entry in entries
+        ],
+        "timers": [_timer_row(timer, zone, armed, participant.phone) for timer in timers],
+    }
+
+
+async def pending_timers(db: Database) -> list[dict[str, Any]]:
+    """Every pending timer of every participant, soonest first."""
+
+    def read(session: Session) -> list[tuple[Timer, Participant]]:
+        rows = session.execute(
+            select(Timer, Participant).join(Participant, _PARTICIPANT.c.id == _TIMER.c.participant_id)
+            .where(_TIMER.c.status == PENDING).order_by(_TIMER.c.due_at)).all()
+        return [(timer, person) for timer, person in rows]
+
+    rows = await db.run(read)
+    ids = [keys.timer_job(p.id, t.kind) for t, p in rows]
+    armed = await db.run(lambda session: armed_job_ids(session, ids))
+    return [_timer_row(timer, zone_or_utc(person.timezone), armed, person.phone) for timer, person in rows]
+
+
+def _timer_row(timer: Timer, zone: Any, armed: set[str], phone: str) -> dict[str, Any]:
+    return {
+        "phone": phone,
+        "kind": timer.kind,
+        "due": local_label(timer.due_at, zone),
+        "due_utc": timer.due_at.isoformat(),
+        "detail": ", ".join(f"{k}={v}" for k, v in sorted(timer.payload.items())),
+        "armed": keys.timer_job(timer.participant_id, timer.kind) in armed,
+    }
+
+
+async def transcript(db: Database, phone: str) -> list[dict[str, Any]]:
+    participant, _ = await get_participant(db, phone)
+
+    def read(session: Session) -> tuple[list[Message], dict[str, ReceiptTimes]]:
+        messages = list(session.execute(
+            select(Message).where(_MESSAGE.c.participant_id == participant.id).order_by(_MESSAGE.c.id)).scalars().all())
+        return messages, receipt_times(session, [m.wa_message_id for m in messages if m.direction == "out"])
+
+    rows, receipts = await db.run(read)
+
+    def when(value: datetime | None) -> str | None:
+        return value.isoformat() if value else None
+
+    return [
+        {
+            "id": row.id,
+            "at": row.created_at.isoformat(),
+            "direction": row.direction,
+            "kind": row.kind,
+            "status": row.status,
+            "sent_at": row.sent_at.isoformat() if row.sent_at else None,
+            "delivered_at": when(receipts[row.wa_message_id].delivered_at) if row.wa_message_id in receipts else None,
+            "read_at": when(receipts[row.wa_message_id].read_at) if row.wa_message_id in receipts else None,
+            "played_at": when(receipts[row.wa_message_id].played_at) if row.wa_message_id in receipts else None,
+            "whatsapp_id": row.wa_message_id,
+            "text": row.text,
+            "payload": row.payload,
+        }
+        for row in rows
+    ]

@@ -1,0 +1,115 @@
+"""Acting as a participant without a phone: a message (or one without words, or a swipe reply to
+a day's prompt), a tap on a poll, a reaction. Each is stored exactly as the WhatsApp transport
+would store it, and the running service answers it."""
+
+from __future__ import annotations
+
+import secrets
+from datetime import date
+from typing import Any
+
+from promptpipe.clock import Clock
+from promptpipe.domain.limits import INBOUND_CHARS
+from promptpipe.domain.polls import normalise
+from promptpipe.domain.profile import Profile
+from promptpipe.domain.text import has_undecodable
+from promptpipe.errors import AdminError
+from promptpipe.pipeline.inbox import Inbox, InboxConfig
+from promptpipe.research._common import get_participant, validate_phone, validate_text
+from promptpipe.storage.db import Database
+from promptpipe.storage.deliveries import newest_polls, prompt_wa_ids
+from promptpipe.transport import InboundMessage, PollVote, Reaction, poll_option_hash
+from promptpipe.transport.base import NON_TEXT_CONTENT
+
+__all__ = ["REACTION_TARGETS", "simulate", "simulate_reaction", "simulate_vote"]
+
+
+async def simulate(db: Database, clock: Clock, *, phone: str, text: str = "", kind: str = "text",
+                   reply_to_prompt: str | None = None) -> int:
+    """Store a message exactly as if the participant had sent it on WhatsApp: text, or a message
+    without words (``kind`` voice, image …); ``reply_to_prompt`` (YYYY-MM-DD) makes it a swipe
+    reply to the daily prompt of that day."""
+    phone = validate_phone(phone)
+    if kind != "text":
+        if kind not in NON_TEXT_CONTENT:
+            raise AdminError(f"--kind: {kind!r} is not one of text, {', '.join(NON_TEXT_CONTENT)}")
+        if text.strip():
+            raise AdminError(f"--kind {kind}: leave the text out (a photo, video or document with a caption "
+                             "arrives as text: send the caption as a plain message)")
+    else:
+        if not text.strip() and not has_undecodable(text):
+            raise AdminError("the message text is empty; give the text to send as the participant")
+        text = validate_text("the message", text, INBOUND_CHARS, required=True)
+    participant, _ = await get_participant(db, phone)
+    quoted = None
+    if reply_to_prompt is not None:
+        day = _parse_day("--reply-to-prompt", reply_to_prompt)
+        ids = await db.run(lambda session: prompt_wa_ids(session, participant.id, day))
+        if ids is None or ids[0] is None:
+            raise AdminError(f"--reply-to-prompt: no daily prompt was sent to {phone} on {day}")
+        quoted = ids[0]
+    return await _ingest_as(db, clock, phone, text=text.strip(), content=kind, quoted_message_id=quoted)
+
+
+async def simulate_vote(db: Database, clock: Clock, *, phone: str, option: str) -> int:
+    """Tap an option of the newest prompt's polls: by its words (the poll that has them), or by its
+    number (on the newest poll: the intensity poll when one went out with the prompt)."""
+    participant, conversation = await get_participant(db, validate_phone(phone))
+    intensity_poll = Profile.from_json(conversation.profile).record.intensity_poll_message
+    newest = await db.run(lambda session: newest_polls(session, participant.id, intensity_poll))
+    polls = [poll for poll in (newest.intensity, newest.daily) if poll is not None] if newest else []
+    if not polls:
+        raise AdminError(f"{participant.phone} has no poll to answer yet: polls go out with each daily prompt "
+                         "(`promptpipe-admin prompt-now` sends one)")
+    words = normalise(option)
+    choice = None
+    if words.isdigit():
+        poll = polls[0]
+        if 1 <= int(words) <= len(poll.options):
+            choice = (poll, poll.options[int(words) - 1])
+    else:
+        choice = next(((poll, o) for poll in polls for o in poll.options if normalise(o) == words), None)
+    if choice is None:
+        offered = "; ".join(", ".join(f"{n}. {o}" for n, o in enumerate(poll.options, 1)) for poll in polls)
+        raise AdminError(f"--vote: {option!r} is not an option of the open poll{'s' if len(polls) > 1 else ''} "
+                         f"({offered}); give an option's words or its number")
+    poll, chosen = choice
+    if poll.wa_message_id is None:
+        raise AdminError("that poll has not been sent yet (is `promptpipe serve` running?); try again in a moment")
+    return await _ingest_as(db, clock, participant.phone,
+                            poll_vote=PollVote(poll.wa_message_id, (poll_option_hash(chosen),)))
+
+
+REACTION_TARGETS = ("prompt", "poll")
+
+
+async def simulate_reaction(db: Database, clock: Clock, *, phone: str, emoji: str, to: str = "prompt") -> int:
+    """React to the newest daily prompt (or its poll) as the participant; an empty emoji takes a
+    reaction back."""
+    emoji = validate_text("--react", emoji, 16)
+    participant, _ = await get_participant(db, validate_phone(phone))
+    ids = await db.run(lambda session: prompt_wa_ids(session, participant.id))
+    target = None if ids is None else ids[REACTION_TARGETS.index(to)]
+    if target is None:
+        raise AdminError(f"{participant.phone} has no sent daily {to} to react to yet")
+    return await _ingest_as(db, clock, participant.phone, reaction=Reaction(target, emoji))
+
+
+def _parse_day(option: str, raw: str) -> str:
+    try:
+        return date.fromisoformat(raw.strip()).isoformat()
+    except ValueError:
+        raise AdminError(f"{option}: {raw!r} is not a date; write it as YYYY-MM-DD, e.g. 2026-01-05") from None
+
+
+async def _ingest_as(db: Database, clock: Clock, phone: str, *, text: str = "", **fields: Any) -> int:
+    inbox = Inbox(db, clock, InboxConfig(auto_enroll=False, default_timezone="UTC"), wake=lambda _: None)
+    inbox_id = await inbox.ingest(InboundMessage(
+        message_id="sim-" + secrets.token_hex(8), sender_phone=phone, sender_lid=None, sender_name="",
+        text=text, timestamp=clock.now(), **fields,
+    ))
+    if inbox_id is None:
+        raise AdminError("the message was not stored (see the log)")
+    return inbox_id
+
+
