@@ -42,7 +42,7 @@ from promptpipe.storage.conversations import save_turn_state
 from promptpipe.storage.db import Database
 from promptpipe.storage.flags import add_flags
 from promptpipe.storage.inbox_rows import KEPT, InboxRow, mark_inbox_done
-from promptpipe.storage.transcript import queue_outgoing
+from promptpipe.storage.transcript import ToSend, queue_messages
 from promptpipe.transport import Recipient, Transport
 
 log = get_logger("promptpipe.flow")
@@ -120,8 +120,8 @@ class ConversationFlow:
         schedule_changed = outcome.save_state and state.schedule_changed
 
         def write(session: Session) -> None:
-            ids = {m.key: queue_outgoing(session, participant_id=state.participant.id, key=m.key, text=m.text, now=now,
-                                         kind=m.kind, payload=m.payload) for m in outgoing}
+            ids = queue_messages(session, state.participant.id,
+                                 [ToSend(m.key, m.text, m.kind, m.payload) for m in outgoing], now)
             if outcome.hook is not None:
                 outcome.hook(session, ids)
             if flags:

@@ -21,7 +21,7 @@ _PARTICIPANT = table_of(Participant)
 
 _SCHEDULE = table_of(Schedule)
 _TIMER = table_of(Timer)
-_INSERT_TIMER = insert(_TIMER).returning(_TIMER.c.id)
+_INSERT_TIMERS = insert(_TIMER).returning(_TIMER.c.id, _TIMER.c.kind)
 _ACTIVE_SCHEDULES = (
     select(_SCHEDULE.c.id, _SCHEDULE.c.kind, _SCHEDULE.c.habit_time, _SCHEDULE.c.window_start,
            _SCHEDULE.c.window_end, _SCHEDULE.c.prep_minutes, _SCHEDULE.c.active, _SCHEDULE.c.created_at)
@@ -67,20 +67,30 @@ def save_schedules(session: Session, participant_id: str, entries: Iterable[Sche
 
 
 def apply_timer_ops(session: Session, participant_id: str, ops: Iterable[TimerOp], now: datetime) -> list[TimerChange]:
-    """Write the ops; returns the resulting change per kind (for the alarm clock)."""
-    changes: dict[str, TimerChange] = {}
-    for op in ops:
-        cancel_timers(session, participant_id, (op.kind,), now, reason=op.reason or "replaced")
+    """Write the ops; returns the resulting change per kind (for the alarm clock). Only the last op
+    of each kind counts (an arm replaces the pending timer of its kind; a cancel drops it): one
+    statement cancels what they replace, one inserts what they arm."""
+    last = {op.kind: op for op in ops}
+    by_reason: dict[str, list[str]] = {}
+    for op in last.values():
+        by_reason.setdefault(op.reason or "replaced", []).append(op.kind)
+    for reason, kinds in by_reason.items():
+        cancel_timers(session, participant_id, kinds, now, reason=reason)
+    arms = [op for op in last.values() if op.action == "arm"]
+    ids: dict[str, int] = {}
+    if arms:
+        rows = session.connection().execute(_INSERT_TIMERS, [{
+            "participant_id": participant_id, "kind": op.kind, "due_at": op.due_at, "payload": op.payload,
+            "status": PENDING, "reason": op.reason, "created_at": now, "settled_at": None} for op in arms]).all()
+        ids = {kind: timer_id for timer_id, kind in rows}
+    changes = []
+    for kind, op in last.items():
+        timer = None
         if op.action == "arm":
             assert op.due_at is not None
-            timer_id = session.connection().execute(_INSERT_TIMER, {
-                "participant_id": participant_id, "kind": op.kind, "due_at": op.due_at, "payload": op.payload,
-                "status": PENDING, "reason": op.reason, "created_at": now, "settled_at": None}).scalar_one()
-            timer = PendingTimer(timer_id, op.kind, op.due_at, op.payload)
-            changes[op.kind] = TimerChange(participant_id, op.kind, timer)
-        else:
-            changes[op.kind] = TimerChange(participant_id, op.kind, None)
-    return list(changes.values())
+            timer = PendingTimer(ids[kind], kind, op.due_at, op.payload)
+        changes.append(TimerChange(participant_id, kind, timer))
+    return changes
 
 
 def cancel_timers(session: Session, participant_id: str, kinds: Iterable[str] | None, now: datetime, *,

@@ -1,15 +1,17 @@
 """Queries on ``message`` (the transcript) and the outbox rows that send our side of it.
 
-A message we send is written twice in one transaction by :func:`queue_outgoing`: its transcript
+A message we send is written twice in one transaction by :func:`queue_messages`: its transcript
 row and its outbox row, keyed so that queuing it again does nothing.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy import insert, select, update
 from sqlalchemy.orm import Session
 
 from promptpipe.domain.conversation import HistoryEntry
@@ -17,8 +19,8 @@ from promptpipe.domain.text import clean_for_storage
 from promptpipe.storage.models import PENDING, Message, OutboxItem, table_of
 
 __all__ = [
-    "HIDDEN_FROM_MODEL", "add_inbound_message", "annotate_message", "history_before", "message_texts",
-    "queue_outgoing",
+    "HIDDEN_FROM_MODEL", "ToSend", "add_inbound_message", "annotate_message", "history_before", "message_texts",
+    "queue_messages", "queue_outgoing",
 ]
 
 HIDDEN_FROM_MODEL = ("apology",)
@@ -27,8 +29,8 @@ HIDDEN_FROM_MODEL = ("apology",)
 _MESSAGE = table_of(Message)
 _OUTBOX = table_of(OutboxItem)
 _INSERT_MESSAGE = insert(_MESSAGE).returning(_MESSAGE.c.id)
+_INSERT_MESSAGES = insert(_MESSAGE).returning(_MESSAGE.c.id, sort_by_parameter_order=True)
 _INSERT_OUTBOX = insert(_OUTBOX)
-_OUTBOX_KEY = select(_OUTBOX.c.id).where(_OUTBOX.c.key == bindparam("key"))
 
 
 def add_inbound_message(
@@ -49,22 +51,53 @@ def _insert_message(session: Session, **values: Any) -> int:
     return int(session.connection().execute(_INSERT_MESSAGE, values).scalar_one())
 
 
+@dataclass(frozen=True)
+class ToSend:
+    """A message to queue: its outbox key (a repeat is a no-op), text, transcript kind, payload."""
+
+    key: str
+    text: str
+    kind: str = "text"
+    payload: dict[str, Any] = field(default_factory=dict)
+
+
+def queue_messages(
+    session: Session, participant_id: str, messages: Sequence[ToSend], now: datetime
+) -> dict[str, int | None]:
+    """The transcript rows plus their outbox rows, three statements for any number of messages;
+    returns the transcript id by key (None for a key that was queued before)."""
+    connection = session.connection()
+    wanted = [m.key for m in messages]
+    present: set[str] = set()
+    if wanted:
+        present = set(connection.execute(select(_OUTBOX.c.key).where(_OUTBOX.c.key.in_(wanted))).scalars())
+    first: dict[str, ToSend] = {}
+    for m in messages:
+        if m.key not in present:
+            first.setdefault(m.key, m)  # a key twice in one call: the first one is the message
+    new = list(first.values())
+    ids: dict[str, int | None] = dict.fromkeys(present)
+    if not new:
+        return ids
+    message_ids = connection.execute(_INSERT_MESSAGES, [
+        {"participant_id": participant_id, "direction": "out", "role": "assistant", "kind": m.kind,
+         "text": clean_for_storage(m.text), "payload": m.payload or {}, "wa_message_id": None, "status": "queued",
+         "created_at": now, "sent_at": None} for m in new]).scalars().all()
+    connection.execute(_INSERT_OUTBOX, [
+        {"key": m.key, "participant_id": participant_id, "message_id": message_id, "status": PENDING, "attempts": 0,
+         "available_at": now, "created_at": now, "claimed_at": None, "sent_at": None, "wa_message_id": None,
+         "last_error": None} for m, message_id in zip(new, message_ids, strict=True)])
+    ids.update({m.key: message_id for m, message_id in zip(new, message_ids, strict=True)})
+    return ids
+
+
 def queue_outgoing(
     session: Session, *, participant_id: str, key: str, text: str, now: datetime, kind: str = "text",
     payload: dict[str, Any] | None = None,
 ) -> int | None:
-    """A transcript row plus its outbox row; returns the transcript id, or None when a message
-    with this key was queued before."""
-    if session.connection().execute(_OUTBOX_KEY, {"key": key}).first() is not None:
-        return None
-    message_id = _insert_message(session, participant_id=participant_id, direction="out", role="assistant",
-                                 kind=kind, text=text, payload=payload or {}, status="queued", created_at=now)
-    session.connection().execute(_INSERT_OUTBOX, {
-        "key": key, "participant_id": participant_id, "message_id": message_id, "status": PENDING, "attempts": 0,
-        "available_at": now, "created_at": now, "claimed_at": None, "sent_at": None, "wa_message_id": None,
-        "last_error": None,
-    })
-    return message_id
+    """One message through :func:`queue_messages`: its transcript id, or None when a message with
+    this key was queued before."""
+    return queue_messages(session, participant_id, [ToSend(key, text, kind, payload or {})], now)[key]
 
 
 def history_before(

@@ -13,7 +13,7 @@ from promptpipe.errors import NotConnected, SendFailed
 from promptpipe.pipeline.outbox import RateLimiter
 from promptpipe.research import admin
 from promptpipe.storage.models import InboxItem, OutboxItem
-from promptpipe.storage.transcript import queue_outgoing
+from promptpipe.storage.transcript import ToSend, queue_messages, queue_outgoing
 from promptpipe.transport.dryrun import DryRunTransport
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
@@ -107,6 +107,18 @@ async def test_queueing_the_same_key_twice_sends_once(make_app: AppFactory) -> N
     assert again is None
     await app.run_until_idle()
     assert transport.texts_to(ANA) == ["only once"]
+
+
+async def test_a_batch_with_a_key_already_queued_sends_each_message_once_in_order(make_app: AppFactory) -> None:
+    transport = MemoryTransport()
+    app = await make_app(transport)
+    participant_id = await queue(app, "first")
+    batch = [ToSend("test:0", "first"), ToSend("test:1", "second"), ToSend("test:1", "second again"),
+             ToSend("test:2", "third")]
+    ids = await app.db.run(lambda session: queue_messages(session, participant_id, batch, app.clock.now()))
+    assert ids["test:0"] is None and ids["test:1"] is not None and ids["test:2"] is not None
+    await app.run_until_idle()
+    assert transport.texts_to(ANA) == ["first", "second", "third"]
 
 
 async def test_rate_limiter_spaces_sends_by_the_configured_rate() -> None:
