@@ -29,6 +29,7 @@ from promptpipe.storage.db import Database
 from promptpipe.storage.receipts import record_receipt
 from promptpipe.storage.service_status import WHATSAPP, save_status
 from promptpipe.storage.state_dir import StateDirWatch, ensure_state_dir
+from promptpipe.storage.study import adopt_protocol
 from promptpipe.tools import PromptTexts
 from promptpipe.transport import DeliveryReceipt, Transport
 from promptpipe.transport.connection_state import ConnectionState
@@ -89,6 +90,9 @@ def nudge_policy(settings: Settings) -> NudgePolicy:
         feedback_followup_delay=settings.feedback_followup_delay,
         intensity_poll=settings.intensity_poll_enabled,
         max_schedules=settings.max_schedules_per_participant,
+        intake_inactivity=settings.intake_inactivity,
+        intake_reminder_delay=settings.intake_reminder_delay,
+        intake_reminder_max=settings.intake_reminder_max,
     )
 
 
@@ -153,26 +157,31 @@ class App:
         alerts = AlertSender(db, clock, settings.alert_webhook_url) if settings.alert_webhook_url else None
         config = FlowConfig(history_window=settings.history_window, debug=settings.debug, policy=policy,
                             summary_every_turns=settings.history_summary_every_turns, safety=load_safety(settings),
-                            mark_read=settings.mark_read, typed_answer_window=settings.typed_answer_window)
+                            mark_read=settings.mark_read, typed_answer_window=settings.typed_answer_window,
+                            study=settings.study, model_name=settings.genai_model)
         deps = FlowDeps(llm, clock, load_prompts(settings), config, typing=typing_through(transport))
         flow = ConversationFlow(db, deps, transport, on_alarms_changed=alarms.request_sync,
                                 on_timers_changed=alarms.request_timer_changes,
                                 on_flags_raised=alerts.kick if alerts else None)
         lanes = Lanes(db, clock, flow, concurrency=settings.lane_concurrency,
                       on_batch_done=lambda: app._outbox_kick.set())
-        inbox = Inbox(db, clock, InboxConfig(settings.auto_enroll_new_users, settings.default_timezone, settings.debug),
+        inbox = Inbox(db, clock, InboxConfig(settings.auto_enroll_new_users, settings.default_timezone, settings.debug,
+                                                settings.study),
                       lanes.wake, alarms_changed=alarms.request_sync, spool=Spool(settings.state_dir / "spool"))
         outbox = Outbox(db, transport, clock, rate_per_s=settings.send_rate_per_s)
         app = cls(settings, db, transport, llm, clock, flow, lanes, inbox, outbox, alarms, alerts)
         return app
 
-    async def start(self, *, background: bool = True, single_instance: bool = False) -> None:
-        """Open the database, settle interrupted sends, connect the transport, start the loops."""
+    async def start(self, *, background: bool = True, single_instance: bool = False,
+                    allow_protocol_change: bool = False) -> None:
+        """Open the database, check the study protocol, settle interrupted sends, connect the
+        transport, start the loops."""
         self.guard = ServiceGuard(self.db, self.alarms.engine,
                                   ensure_state_dir(self.settings.state_dir) if single_instance else None)
         self.guard.hold_state_dir()
         await self.db.connect()
         await asyncio.get_running_loop().run_in_executor(None, self.guard.hold_database)
+        await self._check_protocol(allow_protocol_change)
         if single_instance:
             self._watch = StateDirWatch.of(self.settings.state_dir, self.db.sqlite_path)
         await self.outbox.recover_interrupted()
@@ -203,6 +212,19 @@ class App:
         gc.collect()
         gc.freeze()
         log.info("service_started", transport=self.transport.name, database=self.db.dialect)
+
+    async def _check_protocol(self, allow_change: bool) -> None:
+        """The study file must be the protocol this database runs (a change only on purpose)."""
+        study, now = self.settings.study, self.clock.now()
+        try:
+            outcome = await self.db.run(lambda session: adopt_protocol(session, study, allow_change=allow_change,
+                                                                       now=now, by="promptpipe serve"))
+        except ConfigError:
+            if self.guard is not None:  # nothing else was started: let go of the lock at once
+                self.guard.release()
+            raise
+        if outcome != "none":
+            log.info("study_protocol", outcome=outcome, study=study.name or None, hash=study.hash[:12] or None)
 
     async def stop(self) -> None:
         """Stop taking new work, let the dispatcher finish what it is sending, then close.

@@ -23,6 +23,8 @@ from sqlalchemy.exc import ArgumentError
 
 from promptpipe.domain.limits import DEFAULT_MAX_SCHEDULES
 from promptpipe.domain.setting_values import parse_bool, parse_duration, parse_float, parse_int, validate_timezone
+from promptpipe.domain.study import OPEN_STUDY, Study
+from promptpipe.domain.study_file import load_study
 from promptpipe.domain.text import mask_credentials
 from promptpipe.errors import ConfigError
 
@@ -135,6 +137,19 @@ class Settings:
     alert_webhook_url: str | None = None
     """ALERT_WEBHOOK_URL (optional, http or https): receives a POST with the participant id and
     severity of every safety flag (never the message text)."""
+    study_file: Path | None = None
+    """PROMPTPIPE_STUDY_FILE (optional): the study protocol (TOML; see study.example.toml). Without
+    one the study is open-ended with one arm and no randomisation."""
+    study: Study = OPEN_STUDY
+    """The protocol read from PROMPTPIPE_STUDY_FILE."""
+    intake_inactivity: timedelta = timedelta(minutes=30)
+    """INTAKE_INACTIVITY (default 30m; 0 = off): put intake on hold when the participant has not
+    answered for this long in the middle of it."""
+    intake_reminder_delay: timedelta = timedelta(days=1)
+    """INTAKE_REMINDER_DELAY (default 1d; 0 = off): invite someone whose intake is on hold to
+    finish it after this long (never in the study's quiet hours)."""
+    intake_reminder_max: int = 2
+    """INTAKE_REMINDER_MAX (default 2): intake reminders at most, each time intake is put on hold."""
     extra: Mapping[str, str] = field(default_factory=dict, repr=False)
     """Every raw variable that was read, for error messages only."""
 
@@ -226,7 +241,7 @@ def load_settings(env: Mapping[str, str] | None = None, *, env_file: str | Path 
         return env.get(name, "").strip()
 
     settings = Settings(**_model_settings(env, get), **_service_settings(get), **_whatsapp_settings(get),
-                        **_timer_settings(get), **_safety_settings(get), extra=env)
+                        **_timer_settings(get), **_safety_settings(get), **_study_settings(get), extra=env)
     _check(settings)
     return settings
 
@@ -337,6 +352,18 @@ def _safety_settings(get: Get) -> dict[str, Any]:
         "safety_phrases_file": _optional_file(get, "SAFETY_PHRASES_FILE"),
         "safety_message_file": _optional_file(get, "SAFETY_MESSAGE_FILE"),
         "alert_webhook_url": _webhook_url(get("ALERT_WEBHOOK_URL")),
+    }
+
+
+def _study_settings(get: Get) -> dict[str, Any]:
+    d = _DEFAULTS
+    study_file = _optional_file(get, "PROMPTPIPE_STUDY_FILE")
+    return {
+        "study_file": study_file,
+        "study": load_study(study_file) if study_file is not None else OPEN_STUDY,
+        "intake_inactivity": _value(get, "INTAKE_INACTIVITY", parse_duration, d.intake_inactivity),
+        "intake_reminder_delay": _value(get, "INTAKE_REMINDER_DELAY", parse_duration, d.intake_reminder_delay),
+        "intake_reminder_max": _value(get, "INTAKE_REMINDER_MAX", _int(0), d.intake_reminder_max),
     }
 
 

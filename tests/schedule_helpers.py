@@ -19,6 +19,7 @@ NUDGE = "After your morning coffee, stretch your arms for one minute. Try it?"
 QUIET = {  # timers off unless a test switches one on
     "DAILY_PROMPT_REMINDER_DELAY": "0", "AUTO_FEEDBACK_AFTER_PROMPT_ENABLED": "off",
     "FEEDBACK_INITIAL_TIMEOUT": "0", "FEEDBACK_FOLLOWUP_DELAY": "0", "INTENSITY_POLL_ENABLED": "off",
+    "INTAKE_INACTIVITY": "0", "INTAKE_REMINDER_DELAY": "0",
 }
 
 
@@ -30,7 +31,7 @@ async def enroll_with_schedule(
     app: App, fake: FakeOpenAIServer, phone: str, zone: str, schedule: dict[str, Any] | None = None, name: str = "Ana",
 ) -> str:
     """Enroll; in the greeting turn the model saves the profile and creates the schedule."""
-    row = await admin.enroll(app.db, app.clock, phone=phone, name=name, timezone=zone)
+    row = await admin.enroll(app.db, app.clock, phone=phone, name=name, timezone=zone, study=app.settings.study)
     fake.call_tool("save_user_profile", PROFILE, match=phone_marker(name))
     fake.call_tool("scheduler", schedule or {"action": "create", "type": "fixed", "fixed_time": "08:00"},
                    match=phone_marker(name))

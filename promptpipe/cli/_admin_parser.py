@@ -20,6 +20,9 @@ def admin_parser() -> argparse.ArgumentParser:
     enroll.add_argument("--timezone", required=True, help="IANA zone, e.g. America/Toronto")
     enroll.add_argument("--background", help="notes for the agent about this participant")
     enroll.add_argument("--by", help="who enrolled them, for the consent record (default: your user name)")
+    enroll.add_argument("--stratum", action="append", default=[], metavar="FIELD=VALUE",
+                        help="an enrollment field the study's allocation is stratified by, e.g. site=toronto "
+                        "(repeat for each field)")
     listing = sub.add_parser("list", help="all participants")
     listing.add_argument("--json", action="store_true")
     show = sub.add_parser("show", help="one participant: status, stage, profile")
@@ -52,7 +55,21 @@ def admin_parser() -> argparse.ArgumentParser:
     update.add_argument("--timezone", required=True, help="IANA zone, e.g. Europe/Berlin")
     _add_reports(sub)
     _add_follow_ups(sub)
+    _add_study(sub)
     return parser
+
+
+def _add_study(sub: Any) -> None:
+    """The study as a whole: extensions, the allocation, the report."""
+    extend = sub.add_parser("extend", help="add days to one participant's study (a completed one comes back)")
+    extend.add_argument("--phone", required=True)
+    extend.add_argument("--days", required=True, type=int, help="how many days to add")
+    extend.add_argument("--by", help="who extended it, for the log (default: your user name)")
+    allocation = sub.add_parser("allocation", help="participants per arm and per stratum (never the sequence)")
+    allocation.add_argument("--json", action="store_true")
+    report = sub.add_parser("report", help="the study at a glance: status and arms, study days, prompts, "
+                            "decision points and how the randomisation runs")
+    report.add_argument("--json", action="store_true")
 
 
 def _add_reports(sub: Any) -> None:

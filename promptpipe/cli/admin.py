@@ -54,8 +54,46 @@ async def _admin(args: argparse.Namespace, settings: Settings) -> int:
 
 async def _enroll(args: argparse.Namespace, env: Env) -> None:
     row = await admin.enroll(env.db, env.clock, phone=args.phone, name=args.name, timezone=args.timezone,
-                             background=args.background or "", by=args.by or "")
-    print(f"enrolled {cell(row['name'])} ({row['phone']}) as {row['id']}; the running service will send the greeting")
+                             background=args.background or "", by=args.by or "", study=env.settings.study,
+                             strata=_strata(args.stratum))
+    arm = f" in arm {row['arm']}" if row.get("arm") else ""
+    print(f"enrolled {cell(row['name'])} ({row['phone']}) as {row['id']}{arm}; "
+          "the running service will send the greeting")
+
+
+def _strata(pairs: list[str]) -> dict[str, str]:
+    strata: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name.strip() or not value.strip():
+            raise AdminError(f"--stratum {pair!r}: write it as FIELD=VALUE, e.g. --stratum site=toronto")
+        if name.strip() in strata:
+            raise AdminError(f"--stratum: {name.strip()} is given twice")
+        strata[name.strip()] = value.strip()
+    return strata
+
+
+async def _extend(args: argparse.Namespace, env: Env) -> None:
+    print(await admin.extend(env.db, env.clock, study=env.settings.study, phone=args.phone, days=args.days,
+                             by=args.by or ""))
+
+
+async def _allocation(args: argparse.Namespace, env: Env) -> None:
+    data = await admin.allocation_counts(env.db, env.settings.study)
+    if args.json:
+        print_json(data)
+        return
+    arms = list(data["arms"])
+    total = sum(data["arms"].values())
+    ratio_sum = sum(data["ratios"].values()) or 1
+    print(f"{cell(data['study']) or '(no study file)'}: {total} participant(s) allocated; "
+          f"block size {data['block_size']}")
+    rows = [{"arm": arm, "participants": data["arms"][arm],
+             "designed share": f"{data['ratios'].get(arm, 0)}/{ratio_sum}"} for arm in arms]
+    print_table(rows, ["arm", "participants", "designed share"])
+    if data["strata"]:
+        print("per stratum:")
+        print_table([{"stratum": stratum, **counts} for stratum, counts in data["strata"].items()], ["stratum", *arms])
 
 
 async def _list(args: argparse.Namespace, env: Env) -> None:
@@ -63,7 +101,7 @@ async def _list(args: argparse.Namespace, env: Env) -> None:
     if args.json:
         print_json(rows)
     else:
-        print_table(rows, ["id", "phone", "name", "timezone", "status", "sub_state"])
+        print_table(rows, ["id", "phone", "name", "timezone", "status", "sub_state", "arm"])
 
 
 async def _show(args: argparse.Namespace, env: Env) -> None:
@@ -231,5 +269,6 @@ COMMANDS: dict[str, Command] = {
     "enroll": _enroll, "list": _list, "show": _show, "simulate": _simulate, "prompt-now": _prompt_now,
     "update": _update, "schedules": _schedules, "timers": _timers, "transcript": _transcript, "status": _status,
     "consent": _consent, "flags": _flags, "inbox": _inbox, "erase": _erase, "export": _export,
+    "extend": _extend, "allocation": _allocation,
     **{action: _status_change for action in admin.STATUS_COMMANDS},
 }

@@ -1,4 +1,5 @@
-"""``promptpipe``: serve (the service), chat (play a participant in this terminal), check."""
+"""``promptpipe``: serve (the service), chat (play a participant in this terminal), check, and
+``study check FILE``."""
 
 from __future__ import annotations
 
@@ -12,11 +13,13 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Coroutine, Sequence
+from pathlib import Path
 from typing import Any
 
 from promptpipe.cli._common import fail, load, run
 from promptpipe.clock import SystemClock
 from promptpipe.config import Settings
+from promptpipe.domain.study_file import StudyFileError, describe, load_study
 from promptpipe.domain.text import for_terminal
 from promptpipe.errors import PromptPipeError
 from promptpipe.logging import get_logger
@@ -38,6 +41,7 @@ def _state_files(settings: Settings) -> list[LooseMode]:
 
 async def _serve(
     settings: Settings, transport: Any = None, stop: asyncio.Event | None = None, started: asyncio.Event | None = None,
+    *, allow_protocol_change: bool = False,
 ) -> int:
     """Run the service until ``stop`` (a signal) or until it must stop by itself; ``started`` is
     set once it runs (for tests)."""
@@ -56,7 +60,7 @@ async def _serve(
         # ends the service through KeyboardInterrupt in _run.
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, stop.set)
-    await app.start(single_instance=True)
+    await app.start(single_instance=True, allow_protocol_change=allow_protocol_change)
     if started is not None:
         started.set()
     try:
@@ -140,9 +144,9 @@ def _run_service(coro_factory: Callable[[], Coroutine[Any, Any, int | None]], *,
     return code
 
 
-def _serve_command(settings: Settings) -> int:
+def _serve_command(settings: Settings, *, allow_protocol_change: bool = False) -> int:
     """``promptpipe serve``; a new QR code means a fresh process, a bounded number of times."""
-    code = _run_service(lambda: _serve(settings))
+    code = _run_service(lambda: _serve(settings, allow_protocol_change=allow_protocol_change))
     if code != RESTART:
         return code
     renewals = int(os.environ.get(QR_RENEWAL_ENV, "0") or 0) + 1
@@ -166,7 +170,8 @@ async def _chat(settings: Settings, phone: str, name: str) -> int:
     await db.connect()
     try:
         if await admin.find(db, phone) is None:  # enrolled already: carry on that conversation
-            await admin.enroll(db, SystemClock(), phone=phone, name=name, timezone=settings.default_timezone)
+            await admin.enroll(db, SystemClock(), phone=phone, name=name, timezone=settings.default_timezone,
+                               study=settings.study, strata={})
     finally:
         await db.close()
     stop = asyncio.Event()
@@ -176,22 +181,44 @@ async def _chat(settings: Settings, phone: str, name: str) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="promptpipe", description="PromptPipe WhatsApp research agent.")
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("serve", help="run the service (WhatsApp, or dry-run with PROMPTPIPE_TRANSPORT=dry-run)")
+    serve = sub.add_parser("serve", help="run the service (WhatsApp, or dry-run with PROMPTPIPE_TRANSPORT=dry-run)")
+    serve.add_argument("--allow-protocol-change", action="store_true",
+                       help="adopt a study file that differs from the one this database runs (logged and exported)")
     chat = sub.add_parser("chat", help="play a participant in this terminal")
     chat.add_argument("--phone", required=True, help="the participant's phone, E.164 (+14165550123)")
     chat.add_argument("--name", default="Console tester", help="name used if the phone is not enrolled yet")
     sub.add_parser("check", help="validate settings and the database connection, then exit")
+    study = sub.add_parser("study", help="the study file: `promptpipe study check FILE`")
+    study_actions = study.add_subparsers(dest="study_action", required=True)
+    study_check = study_actions.add_parser("check", help="validate a study file and summarise it")
+    study_check.add_argument("file", help="the study file (TOML)")
     args = parser.parse_args(argv)
+    if args.command == "study":
+        return _study_check(args.file)
     os.umask(PRIVATE_UMASK)  # what the service and its libraries create is for this user only
     settings = load()
     if settings is None:
         return 1
     if args.command == "serve":
         _reexec_without_bot_label(settings)
-        return _serve_command(settings)
+        return _serve_command(settings, allow_protocol_change=args.allow_protocol_change)
     if args.command == "chat":
         return run(lambda: _chat(settings, args.phone, args.name))
     return run(lambda: _check(settings))
+
+
+def _study_check(path: str) -> int:
+    """``promptpipe study check FILE``: every problem with the key and the fix, or a summary."""
+    try:
+        study = load_study(Path(path))
+    except StudyFileError as exc:
+        print(f"{path}: {len(exc.problems)} problem(s):", file=sys.stderr)
+        for problem in exc.problems:
+            print(f"  - {for_terminal(problem)}", file=sys.stderr)
+        return 1
+    print(for_terminal(describe(study)))
+    print(f"hash: {study.hash}")
+    return 0
 
 
 def _reexec_without_bot_label(settings: Settings) -> None:

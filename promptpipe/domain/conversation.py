@@ -7,14 +7,17 @@ one transaction. A turn that fails half-way therefore leaves no trace and can si
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, time
+from datetime import date, datetime, time
 from typing import Any
 
 from promptpipe.domain import transitions
 from promptpipe.domain.consent import ConsentRecord
-from promptpipe.domain.localtime import DailySpec, parse_hhmm
+from promptpipe.domain.localtime import DailySpec, parse_hhmm, zone_or_utc
 from promptpipe.domain.profile import Profile
+from promptpipe.domain.quiet_hours import after_quiet_hours
 from promptpipe.domain.safety import NewFlag
+from promptpipe.domain.study import QuietHours
+from promptpipe.domain.timers import SENDS_MESSAGE
 from promptpipe.domain.tone import ToneUpdate
 from promptpipe.domain.transitions import Actor, PendingTransition
 
@@ -31,6 +34,11 @@ class ParticipantInfo:
     paused_by: str | None = None
     opted_out: bool = False
     researcher_paused: bool = False
+    arm: str | None = None
+    day_one: date | None = None
+    extra_days: int = 0
+    completed: bool = False
+    enrolled_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -128,11 +136,20 @@ class TurnState:
     summary: str = ""
     summary_through: int = 0
     turns_since_summary: int = 0
+    completed: bool = False
+    day_one: date | None = None
+    """Study day 1 (the participant's local date), once known."""
+    extra_days: int = 0
+    """Days a researcher added to this participant's study."""
+    quiet_hours: QuietHours | None = None
+    """The study's quiet hours: timers that send something are armed outside them."""
 
     def __post_init__(self) -> None:
         if not self.status:
             self.status, self.paused_by = self.participant.status, self.participant.paused_by
             self.opted_out, self.researcher_paused = self.participant.opted_out, self.participant.researcher_paused
+            self.completed = self.participant.completed
+            self.day_one, self.extra_days = self.participant.day_one, self.participant.extra_days
         if not self.timezone:
             self.timezone = self.participant.timezone
 
@@ -148,6 +165,12 @@ class TurnState:
 
     def arm_timer(self, kind: str, due_at: datetime, payload: dict[str, Any] | None = None, *,
                   reason: str = "") -> None:
+        """Arm (or re-arm) the timer of this kind; one that would send something inside the study's
+        quiet hours is moved to their end."""
+        if kind in SENDS_MESSAGE:
+            moved = after_quiet_hours(self.quiet_hours, due_at, zone_or_utc(self.timezone))
+            if moved != due_at:
+                due_at, reason = moved, f"{reason} (moved out of quiet hours)".strip()
         self.timer_ops.append(TimerOp("arm", kind, due_at, dict(payload or {}), reason))
 
     def cancel_timers(self, *kinds: str, reason: str = "") -> None:
@@ -166,8 +189,8 @@ class TurnState:
         return [entry for entry in self.schedules if entry.active]
 
     @property
-    def status_facts(self) -> tuple[str, str | None, bool, bool]:
-        return self.status, self.paused_by, self.opted_out, self.researcher_paused
+    def status_facts(self) -> tuple[str, str | None, bool, bool, bool]:
+        return self.status, self.paused_by, self.opted_out, self.researcher_paused, self.completed
 
     def apply(self, name: str, *, actor: Actor, reason: str, value: str | None = None, words: str = "",
               actor_name: str = "") -> bool:

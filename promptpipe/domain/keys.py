@@ -62,6 +62,20 @@ def check_in(inbox_id: int) -> str:
     return f"check-in:{inbox_id}"
 
 
+def intake_reminder(inbox_id: int) -> str:
+    return f"intake-reminder:{inbox_id}"
+
+
+def closing(inbox_id: int) -> str:
+    """The study's closing message, sent once when the participant's last study day is over."""
+    return f"closing:{inbox_id}"
+
+
+def decision_draw(inbox_key: str) -> str:
+    """What a decision point's random draw is keyed by: its daily prompt, so a repeat draws the same."""
+    return f"decision:{inbox_key}"
+
+
 def intensity_poll(inbox_id: int) -> str:
     return f"intensity-poll:{inbox_id}"
 

@@ -109,6 +109,8 @@ class ServerRecord:
     """Recomputed from the delivery rows on every prompt and vote (see domain.outcomes)."""
     updated_at: str | None = None
     """ISO time the model last changed the habit profile."""
+    intake_reminders: int = 0
+    """Intake reminders sent since intake was last put on hold."""
 
     @property
     def level(self) -> str:
@@ -144,6 +146,8 @@ class Profile:
         values["counters"] = dict(values.get("counters") or {})
         values["intensity"] = str(values.get("intensity") or "normal")
         values["last_habit_prompt"] = str(values.get("last_habit_prompt") or "")
+        reminders = values.get("intake_reminders")
+        values["intake_reminders"] = reminders if isinstance(reminders, int) and not isinstance(reminders, bool) else 0
         poll = values.get("intensity_poll_message")
         values["intensity_poll_message"] = poll if isinstance(poll, int) and not isinstance(poll, bool) else None
         return cls(habit=habit, record=ServerRecord(**values), extra=data)
@@ -157,7 +161,7 @@ class Profile:
                 value = None if value is None else dataclasses.asdict(value)
             elif name == "recent_barriers":
                 value = [{"date": b.local_date, "text": b.text} for b in value]
-            if value not in (None, "", [], {}):
+            if value not in (None, "", [], {}) and not (name == "intake_reminders" and value == 0):
                 data[name] = value
         return data
 

@@ -20,10 +20,24 @@ FEEDBACK_CHECK_IN = "feedback_check_in"
 FEEDBACK_FOLLOWUP = "feedback_followup"
 """One more, gentler question after that (FEEDBACK_FOLLOWUP_DELAY)."""
 
-TIMER_KINDS = (REMINDER, AUTO_FEEDBACK, TRANSITION, FEEDBACK_CHECK_IN, FEEDBACK_FOLLOWUP)
-CANCELLED_BY_REPLY = (REMINDER, AUTO_FEEDBACK, FEEDBACK_CHECK_IN, FEEDBACK_FOLLOWUP)
+INTAKE_INACTIVE = "intake_inactive"
+"""Put intake on hold when the participant went quiet in the middle of it (INTAKE_INACTIVITY)."""
+INTAKE_REMINDER = "intake_reminder"
+"""Invite someone whose intake is on hold to finish it (INTAKE_REMINDER_DELAY, at most
+INTAKE_REMINDER_MAX times)."""
+STUDY_END = "study_end"
+"""The end of the participant's last study day: the closing message and the status completed."""
+
+TIMER_KINDS = (REMINDER, AUTO_FEEDBACK, TRANSITION, FEEDBACK_CHECK_IN, FEEDBACK_FOLLOWUP, INTAKE_INACTIVE,
+               INTAKE_REMINDER, STUDY_END)
+CANCELLED_BY_REPLY = (REMINDER, AUTO_FEEDBACK, FEEDBACK_CHECK_IN, FEEDBACK_FOLLOWUP, INTAKE_INACTIVE, INTAKE_REMINDER)
 """Anything the participant sends makes these moot: they exist to break a silence."""
 FEEDBACK_TIMERS = (FEEDBACK_CHECK_IN, FEEDBACK_FOLLOWUP)
+INTAKE_TIMERS = (INTAKE_INACTIVE, INTAKE_REMINDER)
+SENDS_MESSAGE = (REMINDER, FEEDBACK_CHECK_IN, FEEDBACK_FOLLOWUP, INTAKE_REMINDER, STUDY_END)
+"""Timers that send something: inside the study's quiet hours they move to the end of them."""
+RUNS_WHILE_PAUSED = (STUDY_END,)
+"""Timers a pause does not cancel: the study's days go on (nothing is sent while paused)."""
 
 
 @dataclass(frozen=True)
@@ -40,3 +54,6 @@ class NudgePolicy:
     intensity_poll: bool = True
     max_schedules: int = 3
     """MAX_SCHEDULES_PER_PARTICIPANT: daily prompt schedules one participant may have."""
+    intake_inactivity: timedelta = timedelta(minutes=30)
+    intake_reminder_delay: timedelta = timedelta(days=1)
+    intake_reminder_max: int = 2

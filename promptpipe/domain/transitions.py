@@ -16,11 +16,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import date
 from typing import TYPE_CHECKING, Literal
 
 from promptpipe.domain.consent import ConsentRecord
-from promptpipe.domain.states import ACTIVE, FEEDBACK, INTAKE, PAUSED, WITHDRAWN
-from promptpipe.domain.timers import TIMER_KINDS
+from promptpipe.domain.states import (
+    ACTIVE,
+    COMPLETED,
+    FEEDBACK,
+    INTAKE,
+    INTAKE_STAGES,
+    INTAKE_SUSPENDED,
+    PAUSED,
+    WITHDRAWN,
+)
+from promptpipe.domain.timers import RUNS_WHILE_PAUSED, TIMER_KINDS
 
 if TYPE_CHECKING:
     from promptpipe.domain.conversation import TurnState
@@ -32,13 +42,18 @@ __all__ = [
 
 Actor = Literal["participant", "model", "researcher", "timer", "server"]
 ACTORS: tuple[Actor, ...] = ("participant", "model", "researcher", "timer", "server")
-Kind = Literal["sub_state", "status", "timezone"]
+Kind = Literal["sub_state", "status", "timezone", "study"]
 
 CANCEL_ALL_TIMERS = "cancel every pending timer"
 RESYNC_ALARMS = "re-sync the participant's alarms"
 CANCEL_AUTO_FEEDBACK = "cancel the auto-feedback timer"
-ARM_CHECK_IN = "arm the feedback check-in (not when the participant's own answer moved them)"
+ARM_CHECK_IN = ("arm the feedback check-in (not when the participant's own answer moved them, nor when the server "
+                "did because a prompt came due before study day 1)")
 CANCEL_FEEDBACK_TIMERS = "cancel the feedback check-in and follow-up"
+CANCEL_INTAKE_TIMERS = "cancel the intake inactivity and intake reminder timers"
+ARM_INTAKE_REMINDER = "arm an intake reminder (INTAKE_REMINDER_DELAY, outside quiet hours, at most INTAKE_REMINDER_MAX)"
+CANCEL_INTAKE_REMINDER = "cancel the intake reminder"
+ARM_STUDY_END = "arm the end of the last study day"
 
 
 class UndeclaredTransition(ValueError):
@@ -78,11 +93,15 @@ class Transition:
     effects: tuple[str, ...] = ()
 
 
-def derive_status(*, withdrawn: bool, opted_out: bool, researcher_paused: bool) -> tuple[str, str | None]:
+def derive_status(*, withdrawn: bool, opted_out: bool, researcher_paused: bool,
+                  completed: bool = False) -> tuple[str, str | None]:
     """The status and the ``paused_by`` label that follow from the reasons. A participant's
-    opt-out and a researcher's pause are independent: each is lifted only by its own side."""
+    opt-out and a researcher's pause are independent: each is lifted only by its own side. A
+    completed participant stays completed whatever else holds (only an extension reopens it)."""
     if withdrawn:
         return WITHDRAWN, None
+    if completed:
+        return COMPLETED, None
     holders = [who for who, holds in (("participant", opted_out), ("researcher", researcher_paused)) if holds]
     return (PAUSED, "+".join(holders)) if holders else (ACTIVE, None)
 
@@ -91,12 +110,17 @@ def _unless(condition: Callable[[TurnState], bool], why: str) -> Guard:
     return lambda state: why if condition(state) else None
 
 
-_STATUS_SOURCES = (ACTIVE, PAUSED)
+_STATUS_SOURCES = (ACTIVE, PAUSED, COMPLETED)
 
 REGISTRY: dict[str, Transition] = {t.name: t for t in (
-    Transition("intake_to_feedback", "sub_state", (INTAKE,), FEEDBACK, ("participant", "model", "timer"),
+    Transition("intake_to_feedback", "sub_state", INTAKE_STAGES, FEEDBACK, ("participant", "model", "timer", "server"),
                "the plan is set: what they say next is feedback",
-               effects=(CANCEL_AUTO_FEEDBACK, ARM_CHECK_IN)),
+               effects=(CANCEL_AUTO_FEEDBACK, ARM_CHECK_IN, CANCEL_INTAKE_TIMERS)),
+    Transition("intake_suspended", "sub_state", (INTAKE,), INTAKE_SUSPENDED, ("participant", "model", "timer"),
+               "intake on hold: they said later (an escape word, or in their own words) or went quiet",
+               effects=(CANCEL_INTAKE_TIMERS, ARM_INTAKE_REMINDER)),
+    Transition("intake_resumed", "sub_state", (INTAKE_SUSPENDED,), INTAKE, ("participant",),
+               "they wrote again: intake picks up where it stopped", effects=(CANCEL_INTAKE_REMINDER,)),
     Transition("feedback_to_intake", "sub_state", (FEEDBACK,), INTAKE, ("model", "timer", "server"),
                "back to intake: the habit changed, or the plan lacks what a prompt needs",
                effects=(CANCEL_FEEDBACK_TIMERS,)),
@@ -128,9 +152,21 @@ REGISTRY: dict[str, Transition] = {t.name: t for t in (
     Transition("erased_by_researcher", "status", ("*",), WITHDRAWN, ("researcher",),
                "their personal data was erased; a pseudonymous tombstone stays",
                consent="erased", effects=(CANCEL_ALL_TIMERS, RESYNC_ALARMS)),
+    Transition("study_started", "study", ("(no day one)",), "day one", ("server",),
+               "study day 1 is set: the day after intake completes (or after enrollment, as the study file says)",
+               effects=(ARM_STUDY_END,)),
+    Transition("study_completed", "status", (ACTIVE, PAUSED), COMPLETED, ("timer",),
+               "their last study day is over: the closing message (unless paused), then nothing is scheduled",
+               effects=(CANCEL_ALL_TIMERS, RESYNC_ALARMS)),
+    Transition("study_extended", "study", ("*",), "the new length", ("researcher",),
+               "a researcher added days to this participant's study", effects=(ARM_STUDY_END,)),
+    Transition("reopened_by_researcher", "status", (COMPLETED,), ACTIVE, ("researcher",),
+               "an extension brought a completed participant back into the study; paused still if a pause holds",
+               effects=(RESYNC_ALARMS,)),
 )}
 
-MOVE_TO: dict[str, str] = {FEEDBACK: "intake_to_feedback", INTAKE: "feedback_to_intake"}
+MOVE_TO: dict[str, str] = {FEEDBACK: "intake_to_feedback", INTAKE: "feedback_to_intake",
+                           INTAKE_SUSPENDED: "intake_suspended"}
 """The transition that leads to each conversation stage."""
 
 _APPLIED_WITH_THE_STATE = ("enrolled", "erased_by_researcher")
@@ -157,10 +193,14 @@ def apply(state: TurnState, name: str, *, actor: Actor, reason: str, value: str 
         raise UndeclaredTransition(f"{name!r} is recorded by the storage code that creates or erases participants")
     if transition.kind == "timezone":
         return _change_zone(state, transition, value, reason, actor)
+    if transition.kind == "study":
+        return _change_study(state, transition, value, reason, actor)
     current = state.sub_state if transition.kind == "sub_state" else state.status
     if transition.kind == "status" and current == WITHDRAWN:
         return False  # a withdrawal is final
     if transition.kind == "sub_state" and current == transition.target:
+        return False
+    if transition.kind == "status" and current == transition.target and name == "study_completed":
         return False
     if "*" not in transition.sources and current not in transition.sources:
         raise UndeclaredTransition(f"{name!r} does not start from {current!r} (only {', '.join(transition.sources)})")
@@ -177,17 +217,24 @@ def apply(state: TurnState, name: str, *, actor: Actor, reason: str, value: str 
 def _change_status(state: TurnState, transition: Transition, reason: str, actor: Actor, words: str,
                    actor_name: str) -> None:
     opted_out, paused, withdrawn = state.opted_out, state.researcher_paused, transition.target == WITHDRAWN
+    completed = state.completed
     if transition.name in ("opted_out", "opted_in"):
         opted_out = transition.name == "opted_out"
     elif transition.name in ("paused_by_researcher", "resumed_by_researcher"):
         paused = transition.name == "paused_by_researcher"
-    status, paused_by = derive_status(withdrawn=withdrawn, opted_out=opted_out, researcher_paused=paused)
+    elif transition.name in ("study_completed", "reopened_by_researcher"):
+        completed = transition.name == "study_completed"
+    status, paused_by = derive_status(withdrawn=withdrawn, opted_out=opted_out, researcher_paused=paused,
+                                      completed=completed)
     state.transitions.append(PendingTransition("status", transition.name, state.status, status, reason, actor))
     if transition.consent is not None:
         state.consent.append(ConsentRecord(transition.consent, actor, words, actor_name))
     state.status, state.paused_by, state.opted_out, state.researcher_paused = status, paused_by, opted_out, paused
+    state.completed = completed
     if CANCEL_ALL_TIMERS in transition.effects and status != ACTIVE:
-        state.cancel_timers(*TIMER_KINDS, reason=f"status changed: {transition.name}")
+        # A pause leaves the study's own clock running; an ending, a withdrawal or an erasure stops it all.
+        kinds = TIMER_KINDS if status != PAUSED else tuple(k for k in TIMER_KINDS if k not in RUNS_WHILE_PAUSED)
+        state.cancel_timers(*kinds, reason=f"status changed: {transition.name}")
 
 
 def _change_zone(state: TurnState, transition: Transition, zone: str | None, reason: str, actor: Actor) -> bool:
@@ -200,6 +247,26 @@ def _change_zone(state: TurnState, transition: Transition, zone: str | None, rea
     return True
 
 
+def _change_study(state: TurnState, transition: Transition, value: str | None, reason: str, actor: Actor) -> bool:
+    """``study_started``: ``value`` is day one (YYYY-MM-DD); ``study_extended``: the participant's
+    extra days in all (a whole number)."""
+    if not value:
+        raise UndeclaredTransition(f"{transition.name} needs the new value")
+    if transition.name == "study_started":
+        if state.day_one is not None:
+            return False
+        state.transitions.append(PendingTransition("study", transition.name, None, value, reason, actor))
+        state.day_one = date.fromisoformat(value)
+        return True
+    before, after = state.extra_days, int(value)
+    if before == after:
+        return False
+    state.transitions.append(PendingTransition("study", transition.name, f"{before} extra days",
+                                               f"{after} extra days", reason, actor))
+    state.extra_days = after
+    return True
+
+
 def stage_effects(state: TurnState) -> tuple[str, ...]:
     """The side effects the turn's last change of stage declares (the stage it ends in is the one
     whose timers count); no check-in when the participant's own answer moved them."""
@@ -207,7 +274,7 @@ def stage_effects(state: TurnState) -> tuple[str, ...]:
     if not moves:
         return ()
     effects = REGISTRY[moves[-1].name].effects
-    return tuple(e for e in effects if not (e == ARM_CHECK_IN and moves[-1].actor == "participant"))
+    return tuple(e for e in effects if not (e == ARM_CHECK_IN and moves[-1].actor in ("participant", "server")))
 
 
 def markdown_table() -> str:

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 
 from promptpipe.domain import keys
 from promptpipe.domain.conversation import TurnState
-from promptpipe.domain.states import ACTIVE, PAUSED, WITHDRAWN
-from promptpipe.domain.text import normalise_words
+from promptpipe.domain.phrases import is_escape, spoken
+from promptpipe.domain.states import ACTIVE, COMPLETED, INTAKE_STAGES, PAUSED, WITHDRAWN
 from promptpipe.flow.turn import Outcome, Outgoing
 from promptpipe.storage.inbox_rows import InboxRow
 
@@ -35,9 +35,6 @@ PHRASES: dict[str, tuple[str, ...]] = {
     HELP: ("help", "info"),
 }
 """What each command is, as normalised words (see :func:`as_command`); the README lists them."""
-POLITENESS = frozenset({"please", "pls", "plz", "thanks", "thank", "you", "thx", "ty", "now", "ok", "okay",
-                        "kindly", "hi", "hello", "hey", "just"})
-"""Words ignored at either end of a command (``"stop please"``, ``"ok stop"``, ``"stop thank you"``)."""
 _BY_PHRASE = {phrase: command for command, phrases in PHRASES.items() for phrase in phrases}
 
 STOPPED = (
@@ -55,6 +52,10 @@ OPTED_IN_TEAM_PAUSED = (
     "Thanks, your own stop is lifted. The research team has also paused messages for now, so nothing "
     "will be sent until they switch them back on. Please contact the team if you have questions."
 )
+STUDY_OVER = (
+    "The study has ended, so I won't be replying here any more. Thank you again for taking part! "
+    "If you have questions, please contact the research team."
+)
 PAUSED_HINT = "Your nudges are paused, so I won't reply here for now. Send START to resume, or HELP for information."
 HELP_TEXT = (
     "This is a research study about building one small daily habit. Each day you get a short, "
@@ -68,14 +69,12 @@ HELP_TEXT = (
 )
 
 
-def as_command(text: str) -> str | None:
-    """The command this message is, or None."""
-    words = normalise_words(text).split()
-    while words and words[0] in POLITENESS:
-        words.pop(0)
-    while words and words[-1] in POLITENESS:
-        words.pop()
-    return _BY_PHRASE.get(" ".join(words))
+def as_command(text: str, *, in_intake: bool = False) -> str | None:
+    """The command this message is, or None. In intake, an escape phrase ("cancel") is not a
+    command: it puts intake on hold (see :mod:`promptpipe.flow.lifecycle`); STOP always is."""
+    if in_intake and is_escape(text):
+        return None
+    return _BY_PHRASE.get(spoken(text))
 
 
 def apply_command(state: TurnState, command: str, words: str) -> str | None:
@@ -94,7 +93,11 @@ def apply_command(state: TurnState, command: str, words: str) -> str | None:
         return STOPPED
     if state.opted_out:
         state.apply("opted_in", actor="participant", reason=f"participant sent {command}", words=words)
+        if state.status == COMPLETED:
+            return STUDY_OVER
         return RESUMED if state.status == ACTIVE else OPTED_IN_TEAM_PAUSED
+    if state.status == COMPLETED:
+        return STUDY_OVER
     return PAUSED_BY_TEAM if state.researcher_paused else ALREADY_ACTIVE
 
 
@@ -116,7 +119,8 @@ class CommandPlan:
 def plan_commands(state: TurnState, texts: Sequence[str]) -> CommandPlan | None:
     """Apply the commands among ``texts`` (one per message of the batch, in order) to ``state``;
     None when there is none. See the module docstring for which messages are still answered."""
-    commands = [as_command(text) for text in texts]
+    in_intake = state.status == ACTIVE and state.sub_state in INTAKE_STAGES
+    commands = [as_command(text, in_intake=in_intake) for text in texts]
     if not any(commands):
         return None
     plan = CommandPlan()
@@ -149,10 +153,13 @@ def commands_outcome(batch: list[InboxRow], plan: CommandPlan) -> Outcome:
 
 def inactive_outcome(state: TurnState, batch: list[InboxRow], *, message: bool, screened: bool) -> Outcome:
     """No model for someone who is not active: a paused participant who writes gets a short note
-    on how (or by whom) the pause is lifted (unless the safety message just answered them); a
-    withdrawn or completed one gets nothing (their message is still kept)."""
+    on how (or by whom) the pause is lifted, a completed one a line that the study has ended
+    (unless the safety message just answered them); a withdrawn one gets nothing. Their message
+    is kept either way."""
     if state.status == PAUSED and message and not screened:
         return Outcome([Outgoing(keys.reply(batch[-1].id), paused_hint(state), "command")])
+    if state.status == COMPLETED and message and not screened and not state.opted_out:
+        return Outcome([Outgoing(keys.reply(batch[-1].id), STUDY_OVER, "command")], save_state=False)
     return kept_outcome(batch, status=state.status)
 
 

@@ -12,10 +12,11 @@ from promptpipe.domain.polls import DONE_PURPOSE, OPTION_BY_VOTE, POLL_OPTIONS, 
 from promptpipe.domain.profile import ServerRecord
 from promptpipe.flow import intensity
 from promptpipe.flow.turn import FlowConfig, TurnContext
-from promptpipe.pipeline.events import MessageReceived, PollVoteReceived, ReactionReceived, parse_event
+from promptpipe.pipeline.events import DailyPromptDue, MessageReceived, PollVoteReceived, ReactionReceived, parse_event
 from promptpipe.storage.conversations import load_turn_state
-from promptpipe.storage.deliveries import NewestPolls, messages_by_wa_id, newest_polls, vote_targets
+from promptpipe.storage.deliveries import NewestPolls, done_on, messages_by_wa_id, newest_polls, vote_targets
 from promptpipe.storage.inbox_rows import InboxRow
+from promptpipe.storage.study import study_seed
 from promptpipe.storage.transcript import history_before, message_texts
 
 __all__ = ["ANSWER_CHARS", "FOLD_SPAN", "load_context", "open_polls"]
@@ -30,6 +31,7 @@ def load_context(session: Session, participant_id: str, batch: list[InboxRow], c
                  now: datetime) -> TurnContext:
     message_ids = [item.message_id for item in batch if item.message_id is not None]
     state = load_turn_state(session, participant_id)
+    state.quiet_hours = config.study.quiet_hours
     # More than the window: the messages the summary has not covered yet are what it folds in.
     history = history_before(session, participant_id, min(message_ids, default=None),
                              FOLD_SPAN * config.history_window, after_id=state.summary_through)
@@ -48,6 +50,11 @@ def load_context(session: Session, participant_id: str, batch: list[InboxRow], c
     poll_ids |= {poll.poll_id for poll in context.polls}
     if poll_ids:
         context.targets = vote_targets(session, participant_id, sorted(poll_ids))
+    first = events[0]
+    if isinstance(first, DailyPromptDue) and first.local_date and not first.manual:
+        context.answered_today = done_on(session, participant_id, first.local_date)
+        if config.study.decision is not None:
+            context.study_seed = study_seed(session, now)
     return context
 
 

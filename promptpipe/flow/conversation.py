@@ -19,6 +19,7 @@ from promptpipe.domain.states import FEEDBACK
 from promptpipe.errors import ContextTooLong, LLMError
 from promptpipe.flow.commands import STOPPED
 from promptpipe.flow.context_notes import quote_note
+from promptpipe.flow.lifecycle import RESUME_CUE, arm_intake_inactivity, resume_intake
 from promptpipe.flow.safety_step import was_screened
 from promptpipe.flow.turn import FlowDeps, Outcome, Outgoing, TurnContext
 from promptpipe.logging import get_logger
@@ -62,9 +63,12 @@ async def conversation_outcome(deps: FlowDeps, context: TurnContext, batch: list
     """The model answers ``inputs`` (a greeting for a new participant)."""
     state = context.state
     greeting = isinstance(context.events[0], Enrolled)
+    resumed = not greeting and bool(inputs) and resume_intake(state)
     module = module_for(state, greeting)
-    cue = GREETING_CUE if greeting else SAFETY_CUE if was_screened(context.events) else None
+    cue = (GREETING_CUE if greeting else SAFETY_CUE if was_screened(context.events)
+           else RESUME_CUE if resumed else None)
     result = await respond(deps, context, module, inputs, cue)
+    arm_intake_inactivity(state, deps.config.policy_for(state), deps.clock.now())
     opted_out_by_model = any(c.event == "opted_out" and c.source == "model" for c in state.consent)
     reply = STOPPED if opted_out_by_model else result.text
     kind = "greeting" if greeting else "command" if opted_out_by_model else "text"
@@ -86,7 +90,8 @@ async def respond(deps: FlowDeps, context: TurnContext, module: AgentModule, tex
         before = copy.deepcopy(state)
         for attempt, budget in enumerate(BUDGETS):
             ctx = ToolContext(state=state, llm=deps.llm, clock=deps.clock, prompts=deps.prompts,
-                              policy=deps.config.policy, inbound=tuple(texts))
+                              policy=deps.config.policy_for(state), inbound=tuple(texts),
+                              study=deps.config.study)
             try:
                 return await module.respond(ctx, history, texts, cue=cue, budget=budget)
             except ContextTooLong:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import date, datetime
+from typing import Any
 
 from sqlalchemy.orm import Session
 
@@ -18,15 +19,18 @@ from promptpipe.domain.conversation import TurnState
 from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.polls import DONE_PURPOSE, POLL_OPTIONS, POLL_QUESTION
 from promptpipe.domain.profile import PROMPT_REQUIRED_FIELDS
+from promptpipe.domain.states import ACTIVE
+from promptpipe.domain.study import FIXED_STYLE, PERSONALISED
 from promptpipe.domain.timers import NudgePolicy
 from promptpipe.errors import LLMUnavailable, ToolArgumentError
-from promptpipe.flow import intensity
+from promptpipe.flow import intensity, lifecycle
+from promptpipe.flow.decisions import decide, fixed_prompt, prompt_hash
 from promptpipe.flow.timers import arm_after_prompt, lateness
 from promptpipe.flow.turn import CommitHook, FlowDeps, Outcome, Outgoing, TurnContext
-from promptpipe.llm import LLM
 from promptpipe.pipeline.events import DailyPromptDue
 from promptpipe.storage.deliveries import record_delivery, recount
 from promptpipe.storage.inbox_rows import InboxRow
+from promptpipe.storage.study import record_decision
 from promptpipe.tools import write_habit_prompt
 
 _FIELD_WORDS = {
@@ -44,25 +48,28 @@ def missing_fields_message(missing: list[str]) -> str:
 
 
 async def prepare_daily_prompt(
-    llm: LLM, state: TurnState, generator_prompt: str, *, inbox_id: int, now: datetime, policy: NudgePolicy,
-    local_day: date,
+    deps: FlowDeps, state: TurnState, *, inbox_id: int, now: datetime, policy: NudgePolicy, local_day: date,
+    style: str = PERSONALISED, day: int | None = None,
 ) -> list[Outgoing]:
-    """What to send for one daily-prompt event; changes ``state`` (counters and timers, or back
-    to intake)."""
-    missing = state.missing_fields(PROMPT_REQUIRED_FIELDS)
-    if missing:
-        state.apply("feedback_to_intake", actor="server",
-                    reason="daily prompt due but the profile lacks " + ", ".join(missing))
-        return [Outgoing(keys.reply(inbox_id), missing_fields_message(missing), "text")]
-    try:
-        text = await write_habit_prompt(llm, state, generator_prompt, delivery_mode="scheduled")
-    except ToolArgumentError as exc:  # the writer answered nothing: try again later
-        raise LLMUnavailable(f"prompt generator gave no prompt ({exc})") from exc
+    """What to send for one daily prompt in ``style``; changes ``state`` (counters and timers, or
+    back to intake when a personalised prompt cannot be written from the profile)."""
+    if style == FIXED_STYLE:
+        text = fixed_prompt(deps.config, state, day)
+    else:
+        missing = state.missing_fields(PROMPT_REQUIRED_FIELDS)
+        if missing:
+            state.apply("feedback_to_intake", actor="server",
+                        reason="daily prompt due but the profile lacks " + ", ".join(missing))
+            return [Outgoing(keys.reply(inbox_id), missing_fields_message(missing), "text")]
+        try:
+            text = await write_habit_prompt(deps.llm, state, deps.prompts.prompt_generator, delivery_mode="scheduled")
+        except ToolArgumentError as exc:  # the writer answered nothing: try again later
+            raise LLMUnavailable(f"prompt generator gave no prompt ({exc})") from exc
     record = state.profile.record
     record.last_habit_prompt, record.last_prompt_sent_at, record.last_prompt_vote = text, now.isoformat(), None
     arm_after_prompt(state, policy, now, inbox_id)
     outgoing = [
-        Outgoing(keys.prompt_text(inbox_id), text, "prompt"),
+        Outgoing(keys.prompt_text(inbox_id), text, "prompt", {"style": style}),
         Outgoing(keys.prompt_poll(inbox_id), POLL_QUESTION, "poll",
                  {"options": list(POLL_OPTIONS), "purpose": DONE_PURPOSE}),
     ]
@@ -74,11 +81,14 @@ async def prepare_daily_prompt(
 
 
 def delivery_hook(state: TurnState, outgoing: list[Outgoing], *, inbox_id: int, schedule_id: str | None,
-                  local_day: date, now: datetime) -> CommitHook:
-    """Record the prompt as a delivery (its poll is how votes find it) and recount the profile."""
+                  local_day: date, now: datetime, decision: dict[str, Any] | None = None) -> CommitHook:
+    """Record the prompt as a delivery (its poll is how votes find it), recount the profile, and
+    write the decision point (with the prompt's transcript id, when one went out)."""
     prompt = next((o for o in outgoing if o.kind == "prompt"), None)
 
     def write(session: Session, message_ids: Mapping[str, int | None]) -> None:
+        if decision is not None:
+            record_decision(session, {**decision, "prompt_message_id": message_ids.get(keys.prompt_text(inbox_id))})
         if prompt is None:
             return
         record_delivery(session, participant_id=state.participant.id, inbox_id=inbox_id, schedule_id=schedule_id,
@@ -94,13 +104,37 @@ def delivery_hook(state: TurnState, outgoing: list[Outgoing], *, inbox_id: int, 
 
 
 async def daily_prompt_outcome(deps: FlowDeps, context: TurnContext, item: InboxRow, event: DailyPromptDue) -> Outcome:
-    """Write and send the day's prompt (from a schedule, or asked for by hand), and record it."""
-    state, now = context.state, deps.clock.now()
+    """A daily prompt time: decide (available? what does the rule draw?), then write and send the
+    prompt in the drawn style, and record the decision point and the delivery. A prompt asked for
+    by hand is sent in the arm's style and is not a decision point."""
+    state, now, config = context.state, deps.clock.now(), deps.config
+    policy = config.policy_for(state)
     local_day = (date.fromisoformat(event.local_date) if event.local_date
                  else now.astimezone(zone_or_utc(state.timezone)).date())
-    outgoing = await prepare_daily_prompt(deps.llm, state, deps.prompts.prompt_generator, inbox_id=item.id, now=now,
-                                          policy=deps.config.policy, local_day=local_day)
-    hook = delivery_hook(state, outgoing, inbox_id=item.id, local_day=local_day, now=now, schedule_id=event.schedule_id)
+    if event.manual or event.schedule_id is None:
+        style = config.study.arm(state.participant.arm).prompt_style
+        by_hand = await prepare_daily_prompt(deps, state, inbox_id=item.id, now=now, policy=policy,
+                                             local_day=local_day, style=style)
+        hook = delivery_hook(state, by_hand, inbox_id=item.id, local_day=local_day, now=now, schedule_id=None)
+        return Outcome(by_hand, hook=hook, log=("daily_prompt_done", {
+            "sent": [o.kind for o in by_hand], "local_date": local_day.isoformat(), "manual": True}))
+    if config.study.in_use and state.day_one is None and state.status == ACTIVE:
+        lifecycle.complete_intake_for_prompt(state, now)  # day 1 follows at commit
+    draw_key = keys.decision_draw(keys.daily_prompt(state.participant.id, event.schedule_id, local_day))
+    point = decide(config, state, event, inbox_id=item.id, inbox_key=draw_key, local_day=local_day, now=now,
+                   answered_today=context.answered_today, seed=context.study_seed)
+    outgoing: list[Outgoing] = []
+    if point.sends and point.style is not None:
+        outgoing = await prepare_daily_prompt(deps, state, inbox_id=item.id, now=now, policy=policy,
+                                              local_day=local_day, style=point.style, day=point.row["study_day"])
+    sent = any(o.kind == "prompt" for o in outgoing)
+    personalised = sent and point.style == PERSONALISED
+    decision = point.with_prompt(None, config.model_name if personalised else None,
+                                 prompt_hash(deps.prompts.prompt_generator) if personalised else None)
+    decision["prompt_style"] = point.style if sent else None
+    hook = delivery_hook(state, outgoing, inbox_id=item.id, local_day=local_day, now=now,
+                         schedule_id=event.schedule_id, decision=decision)
     return Outcome(outgoing, hook=hook, log=("daily_prompt_done", {
-        "sent": [o.kind for o in outgoing], "local_date": local_day.isoformat(),
-        "late_s": lateness(event.due_at, now)}))
+        "sent": [o.kind for o in outgoing], "local_date": local_day.isoformat(), "study_day": point.row["study_day"],
+        "available": point.row["available"], "unavailable_reason": point.row["unavailable_reason"],
+        "action": point.row["action"], "late_s": lateness(event.due_at, now)}))

@@ -2,8 +2,10 @@
 
 Routing is event-first: the safety screen (crisis phrases get the study's safety message and a
 flag, committed on their own before anything else) → commands (STOP, START, HELP) → poll votes,
-typed answers and reactions → participants who are not active get no model → daily prompts and
-timers → the model, for a greeting or the participant's messages. Each event's handling lives in
+typed answers and reactions → an escape phrase during intake → participants who are not active
+get no model (a paused one's daily prompt time is still recorded as a decision point, and their
+study still ends) → daily prompts and timers → the model, for a greeting or the participant's
+messages. Each event's handling lives in
 the flow module that owns it and returns an :class:`~promptpipe.flow.turn.Outcome`; this module
 commits it: the state, the transition log, the messages to send and the "done" marks, in one
 transaction.
@@ -18,9 +20,9 @@ from datetime import datetime
 from sqlalchemy.orm import Session
 
 from promptpipe.domain.conversation import TimerChange, TurnState
-from promptpipe.domain.states import ACTIVE
+from promptpipe.domain.states import ACTIVE, PAUSED
 from promptpipe.errors import LLMError, LLMRejected
-from promptpipe.flow import commands, typed_answers, votes
+from promptpipe.flow import commands, lifecycle, typed_answers, votes
 from promptpipe.flow.context import load_context
 from promptpipe.flow.conversation import conversation_outcome, model_inputs
 from promptpipe.flow.daily_prompt import daily_prompt_outcome
@@ -36,6 +38,7 @@ from promptpipe.pipeline.events import (
     MessageReceived,
     PollVoteReceived,
     ReactionReceived,
+    StudyEndDue,
     TimerEvent,
 )
 from promptpipe.storage.conversations import save_turn_state
@@ -95,6 +98,14 @@ class ConversationFlow:
             answers = typed_answers.typed_answers(context, batch) if state.status == ACTIVE else []
             if answers:
                 return typed_answers.answers_outcome(context, batch, answers, now)
+            escaped = lifecycle.escape_outcome(context, batch, self.deps.config.policy_for(state), now)
+            if escaped is not None:
+                return escaped
+        if state.status == PAUSED and (isinstance(event, StudyEndDue) or (
+                isinstance(event, DailyPromptDue) and event.schedule_id is not None and not event.manual)):
+            # the study's clock runs on while paused: a decision point is recorded, the study ends
+            return await (timer_outcome(self.deps, context, batch[0], event) if isinstance(event, StudyEndDue)
+                          else daily_prompt_outcome(self.deps, context, batch[0], event))
         if state.status != ACTIVE:
             return commands.inactive_outcome(state, batch, message=isinstance(event, MessageReceived),
                                              screened=was_screened(context.events))
@@ -110,7 +121,8 @@ class ConversationFlow:
         state, now = context.state, self.deps.clock.now()
         safety = self.deps.config.safety
         if outcome.save_state:
-            apply_stage_effects(state, self.deps.config.policy, now)
+            lifecycle.start_study_days(state, self.deps.config, now)
+            apply_stage_effects(state, self.deps.config.policy_for(state), now)
         outgoing = outcome.outgoing
         if state.flags and not was_screened(context.events):  # a flag the model raised: the safety message first
             outgoing = with_safety_message(outgoing, safety.message, batch[-1].id)

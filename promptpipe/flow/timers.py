@@ -16,31 +16,50 @@ from promptpipe.agents import FEEDBACK as FEEDBACK_MODULE
 from promptpipe.agents.agent import CHECK_IN_CUE, FOLLOW_UP_CUE
 from promptpipe.domain import keys
 from promptpipe.domain.conversation import TurnState
+from promptpipe.domain.localtime import zone_or_utc
+from promptpipe.domain.quiet_hours import in_quiet_hours
 from promptpipe.domain.states import FEEDBACK, INTAKE
 from promptpipe.domain.timers import (
     AUTO_FEEDBACK,
     FEEDBACK_CHECK_IN,
     FEEDBACK_FOLLOWUP,
     FEEDBACK_TIMERS,
+    INTAKE_REMINDER,
+    INTAKE_TIMERS,
     REMINDER,
+    SENDS_MESSAGE,
     NudgePolicy,
 )
 from promptpipe.domain.transitions import (
     ARM_CHECK_IN,
+    ARM_INTAKE_REMINDER,
     CANCEL_AUTO_FEEDBACK,
     CANCEL_FEEDBACK_TIMERS,
+    CANCEL_INTAKE_REMINDER,
+    CANCEL_INTAKE_TIMERS,
     MOVE_TO,
     stage_effects,
 )
+from promptpipe.flow import lifecycle
 from promptpipe.flow.conversation import respond
 from promptpipe.flow.turn import CommitHook, FlowDeps, Outcome, Outgoing, TurnContext
-from promptpipe.pipeline.events import AutoFeedbackDue, CheckInDue, FollowUpDue, ReminderDue, TimerEvent
+from promptpipe.pipeline.events import (
+    AutoFeedbackDue,
+    CheckInDue,
+    DelayedTransitionDue,
+    FollowUpDue,
+    IntakeInactiveDue,
+    IntakeReminderDue,
+    ReminderDue,
+    StudyEndDue,
+    TimerEvent,
+)
 from promptpipe.storage.deliveries import mark_reminder_sent
 from promptpipe.storage.inbox_rows import InboxRow
 
 REMINDER_TEXT = (
-    "Just checking in on today's small step. Whenever you have a moment, tell me how it went; "
-    "a quick \"done\" or \"not today\" is plenty."
+    "Just checking in on your latest small step. Whenever you have a moment, tell me how it went; "
+    "a quick \"done\" or \"not this time\" is plenty."
 )
 
 
@@ -68,6 +87,14 @@ def apply_stage_effects(state: TurnState, policy: NudgePolicy, now: datetime) ->
         pending = [kind for kind in FEEDBACK_TIMERS if state.timer_pending_after_commit(kind)]
         if pending:
             state.cancel_timers(*pending, reason="back in INTAKE")
+    cancel = INTAKE_TIMERS if CANCEL_INTAKE_TIMERS in effects else (
+        (INTAKE_REMINDER,) if CANCEL_INTAKE_REMINDER in effects else ())
+    pending = [kind for kind in cancel if state.timer_pending_after_commit(kind)]
+    if pending:
+        state.cancel_timers(*pending, reason=f"now in {state.sub_state}")
+    if ARM_INTAKE_REMINDER in effects:
+        state.profile.record.intake_reminders = 0
+        lifecycle.arm_intake_reminder(state, policy, now)
 
 
 def _reminder_recorded(prompt_inbox_id: int, now: datetime) -> CommitHook:
@@ -84,31 +111,50 @@ def lateness(due_at: str | None, now: datetime) -> float | None:
 
 async def timer_outcome(deps: FlowDeps, context: TurnContext, item: InboxRow, event: TimerEvent) -> Outcome:
     """What a timer does when it fires: a reminder, a check-in the feedback module writes, or a
-    change of stage; a timer whose moment has passed (they moved on) does nothing."""
-    state, now, policy = context.state, deps.clock.now(), deps.config.policy
-    outgoing: list[Outgoing] = []
-    hook: CommitHook | None = None
-    note: str | None = None
-    if isinstance(event, ReminderDue):
-        outgoing = [Outgoing(keys.reminder(item.id), REMINDER_TEXT, "reminder")]
-        note = "reminder sent"
-        if event.prompt_inbox_id is not None:  # the reminder goes on the record of the prompt it follows
-            hook = _reminder_recorded(event.prompt_inbox_id, now)
-    elif isinstance(event, CheckInDue | FollowUpDue):
-        if state.sub_state == FEEDBACK:
-            cue = CHECK_IN_CUE if isinstance(event, CheckInDue) else FOLLOW_UP_CUE
-            result = await respond(deps, context, FEEDBACK_MODULE, [], cue)
-            outgoing = [Outgoing(keys.check_in(item.id), result.text, "check_in")]
-            if isinstance(event, CheckInDue) and policy.feedback_followup_delay.total_seconds() > 0:
-                state.arm_timer(FEEDBACK_FOLLOWUP, now + policy.feedback_followup_delay, reason="check-in unanswered")
-            note = f"{event.kind} sent"
-    elif isinstance(event, AutoFeedbackDue):
-        minutes = round(policy.auto_feedback_delay.total_seconds() / 60)
-        moved = state.apply(MOVE_TO[FEEDBACK], actor="timer", reason=f"no reply {minutes} min after the daily prompt")
-        note = "moved to FEEDBACK" if moved else None
-    elif event.target in (INTAKE, FEEDBACK):
-        moved = state.apply(MOVE_TO[event.target], actor="timer",
-                            reason=f"delayed: {event.reason or 'delayed transition'}")
-        note = f"moved to {event.target}" if moved else None
+    change of stage; a timer whose moment has passed (they moved on) does nothing. One that would
+    send something inside the study's quiet hours (the zone changed, or it fired late) waits for
+    their end."""
+    state, now = context.state, deps.clock.now()
+    policy = deps.config.policy_for(state)
+    if isinstance(event, StudyEndDue):
+        return lifecycle.study_end_outcome(deps, context, item, event.last_day)
+    quiet = deps.config.study.quiet_hours
+    if event.kind in SENDS_MESSAGE and in_quiet_hours(quiet, now, zone_or_utc(state.timezone)):
+        payload = {k: v for k, v in item.payload.items() if k not in ("timer_id", "due_at", "timer_kind")}
+        state.arm_timer(event.kind, now, payload, reason="came due in quiet hours")
+        return Outcome(log=("timer_done", {"kind": event.kind, "outcome": "moved out of quiet hours",
+                                           "late_s": lateness(event.due_at, now)}))
+    outgoing, hook, note = await _fired(deps, context, item, event, policy, now)
     return Outcome(outgoing, hook=hook, log=("timer_done", {
         "kind": event.kind, "outcome": note or "nothing to do", "late_s": lateness(event.due_at, now)}))
+
+
+async def _fired(deps: FlowDeps, context: TurnContext, item: InboxRow, event: TimerEvent, policy: NudgePolicy,
+                 now: datetime) -> tuple[list[Outgoing], CommitHook | None, str | None]:
+    state = context.state
+    if isinstance(event, ReminderDue):
+        # the reminder goes on the record of the prompt it follows
+        hook = _reminder_recorded(event.prompt_inbox_id, now) if event.prompt_inbox_id is not None else None
+        return [Outgoing(keys.reminder(item.id), REMINDER_TEXT, "reminder")], hook, "reminder sent"
+    if isinstance(event, CheckInDue | FollowUpDue):
+        if state.sub_state != FEEDBACK:
+            return [], None, None
+        cue = CHECK_IN_CUE if isinstance(event, CheckInDue) else FOLLOW_UP_CUE
+        result = await respond(deps, context, FEEDBACK_MODULE, [], cue)
+        if isinstance(event, CheckInDue) and policy.feedback_followup_delay.total_seconds() > 0:
+            state.arm_timer(FEEDBACK_FOLLOWUP, now + policy.feedback_followup_delay, reason="check-in unanswered")
+        return [Outgoing(keys.check_in(item.id), result.text, "check_in")], None, f"{event.kind} sent"
+    if isinstance(event, IntakeInactiveDue):
+        return [], None, lifecycle.intake_inactive_outcome(state)
+    if isinstance(event, IntakeReminderDue):
+        outgoing, note = lifecycle.intake_reminder_outcome(state, policy, item, now)
+        return outgoing, None, note
+    if isinstance(event, AutoFeedbackDue):
+        minutes = round(policy.auto_feedback_delay.total_seconds() / 60)
+        moved = state.apply(MOVE_TO[FEEDBACK], actor="timer", reason=f"no reply {minutes} min after the daily prompt")
+        return [], None, "moved to FEEDBACK" if moved else None
+    if isinstance(event, DelayedTransitionDue) and event.target in (INTAKE, FEEDBACK):
+        moved = state.apply(MOVE_TO[event.target], actor="timer",
+                            reason=f"delayed: {event.reason or 'delayed transition'}")
+        return [], None, f"moved to {event.target}" if moved else None
+    return [], None, None

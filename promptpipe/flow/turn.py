@@ -15,6 +15,7 @@ from promptpipe.clock import Clock
 from promptpipe.domain.conversation import HistoryEntry, TurnState
 from promptpipe.domain.polls import OpenPoll
 from promptpipe.domain.safety import DEFAULT_SAFETY_MESSAGE, CrisisScreen, NewFlag
+from promptpipe.domain.study import OPEN_STUDY, Study
 from promptpipe.domain.timers import NudgePolicy
 from promptpipe.llm import LLM
 from promptpipe.pipeline.events import InboxEvent
@@ -82,6 +83,13 @@ class FlowConfig:
     """Blue ticks on the participant's messages once the turn that answers them is committed."""
     typed_answer_window: timedelta = timedelta(0)
     """How long after a prompt a typed answer still resolves its polls (0: until the next prompt)."""
+    study: Study = OPEN_STUDY
+    model_name: str = ""
+    """The model that writes personalised prompts (recorded with each decision point)."""
+
+    def policy_for(self, state: TurnState) -> NudgePolicy:
+        """The timer settings of the participant's arm."""
+        return self.study.arm(state.participant.arm).policy(self.policy)
 
 
 Typing = Callable[[Recipient, bool], Awaitable[None]]
@@ -119,3 +127,7 @@ class TurnContext:
     """Messages the batch quotes or reacts to, by WhatsApp id."""
     targets: dict[int, VoteTarget] = field(default_factory=dict)
     """The deliveries the batch's votes may be about, by poll transcript id."""
+    answered_today: bool = False
+    """A daily prompt's day already has a "done" (read for daily-prompt events only)."""
+    study_seed: bytes = b""
+    """The study's secret seed (read for daily-prompt events of a randomised study only)."""

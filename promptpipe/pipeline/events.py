@@ -19,8 +19,8 @@ from promptpipe.storage.models import PENDING
 
 __all__ = [
     "AlarmSyncRequested", "AutoFeedbackDue", "CheckInDue", "DailyPromptDue", "DelayedTransitionDue", "Enrolled",
-    "FollowUpDue", "InboxEvent", "MessageReceived", "PollVoteReceived", "ReactionReceived", "ReminderDue",
-    "TimerEvent", "as_input", "parse_event", "timer_event",
+    "FollowUpDue", "InboxEvent", "IntakeInactiveDue", "IntakeReminderDue", "MessageReceived", "PollVoteReceived",
+    "ReactionReceived", "ReminderDue", "StudyEndDue", "TimerEvent", "as_input", "parse_event", "timer_event",
 ]
 
 E = TypeVar("E", bound="_Payload")
@@ -197,7 +197,24 @@ class FollowUpDue(_TimerDue):
     kind: Literal["feedback_followup"] = "feedback_followup"
 
 
-TimerEvent = ReminderDue | AutoFeedbackDue | DelayedTransitionDue | CheckInDue | FollowUpDue
+@dataclass(frozen=True)
+class IntakeInactiveDue(_TimerDue):
+    kind: Literal["intake_inactive"] = "intake_inactive"
+
+
+@dataclass(frozen=True)
+class IntakeReminderDue(_TimerDue):
+    kind: Literal["intake_reminder"] = "intake_reminder"
+
+
+@dataclass(frozen=True)
+class StudyEndDue(_TimerDue):
+    kind: Literal["study_end"] = "study_end"
+    last_day: int | None = None
+
+
+TimerEvent = (ReminderDue | AutoFeedbackDue | DelayedTransitionDue | CheckInDue | FollowUpDue | IntakeInactiveDue
+              | IntakeReminderDue | StudyEndDue)
 InboxEvent = (MessageReceived | PollVoteReceived | ReactionReceived | Enrolled | AlarmSyncRequested | DailyPromptDue
               | TimerEvent)
 
@@ -208,6 +225,7 @@ _BY_KIND: dict[str, type[_Payload]] = {
 _TIMERS: dict[str, type[_TimerDue]] = {
     timers.REMINDER: ReminderDue, timers.AUTO_FEEDBACK: AutoFeedbackDue, timers.TRANSITION: DelayedTransitionDue,
     timers.FEEDBACK_CHECK_IN: CheckInDue, timers.FEEDBACK_FOLLOWUP: FollowUpDue,
+    timers.INTAKE_INACTIVE: IntakeInactiveDue, timers.INTAKE_REMINDER: IntakeReminderDue, timers.STUDY_END: StudyEndDue,
 }
 assert set(_TIMERS) == set(timers.TIMER_KINDS), "every timer kind has its event"
 

@@ -19,6 +19,7 @@ from promptpipe.clock import Clock
 from promptpipe.domain import keys
 from promptpipe.domain.limits import NAME_CHARS
 from promptpipe.domain.phones import from_whatsapp
+from promptpipe.domain.study import OPEN_STUDY, Study
 from promptpipe.domain.text import clean_for_storage, lossless_original
 from promptpipe.domain.timers import CANCELLED_BY_REPLY
 from promptpipe.errors import StorageError
@@ -50,6 +51,8 @@ class InboxConfig:
     auto_enroll: bool
     default_timezone: str
     debug: bool = False
+    study: Study = OPEN_STUDY
+    """Whom someone who enrolls by writing in is allocated to."""
 
 
 class _Duplicate(Exception):
@@ -171,6 +174,7 @@ class Inbox:
             created = create_participant(
                 session, phone=phone, name=msg.sender_name, timezone=self.config.default_timezone,
                 background="", now=now, reason="auto-enrolled on first message", source="server",
+                study=self.config.study,
             )
             sender, enrolled = SenderRef(created.id, created.lid), True
         if msg.sender_lid and sender.lid != msg.sender_lid:

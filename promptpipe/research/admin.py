@@ -12,9 +12,11 @@ from promptpipe.research._common import find, researcher_name, validate_phone, v
 from promptpipe.research.changes import STATUS_COMMANDS, enroll, send_prompt_now, set_status, set_timezone
 from promptpipe.research.reports import list_participants, pending_timers, schedules, show, transcript
 from promptpipe.research.simulate import REACTION_TARGETS, simulate, simulate_reaction, simulate_vote
+from promptpipe.research.study_ops import allocation_counts, extend
 
 __all__ = [
-    "REACTION_TARGETS", "STATUS_COMMANDS", "enroll", "find", "list_participants", "pending_timers",
-    "researcher_name", "schedules", "send_prompt_now", "set_status", "set_timezone", "show", "simulate",
-    "simulate_reaction", "simulate_vote", "transcript", "validate_phone", "validate_text", "validate_timezone",
+    "REACTION_TARGETS", "STATUS_COMMANDS", "allocation_counts", "enroll", "extend", "find", "list_participants",
+    "pending_timers", "researcher_name", "schedules", "send_prompt_now", "set_status", "set_timezone", "show",
+    "simulate", "simulate_reaction", "simulate_vote", "transcript", "validate_phone", "validate_text",
+    "validate_timezone",
 ]

@@ -5,6 +5,7 @@ so it works whether or not ``serve`` is running."""
 from __future__ import annotations
 
 import secrets
+from collections.abc import Mapping
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -13,6 +14,7 @@ from promptpipe.clock import Clock
 from promptpipe.domain import keys
 from promptpipe.domain.limits import BACKGROUND_CHARS, NAME_CHARS, REASON_CHARS
 from promptpipe.domain.states import ACTIVE, WITHDRAWN
+from promptpipe.domain.study import OPEN_STUDY, Study
 from promptpipe.domain.text import has_undecodable
 from promptpipe.errors import AdminError, DuplicateKey
 from promptpipe.pipeline.events import DailyPromptDue, Enrolled, as_input
@@ -26,6 +28,7 @@ from promptpipe.research._common import (
     validate_timezone,
 )
 from promptpipe.research.reports import participant_row
+from promptpipe.research.study_ops import check_protocol, validate_strata
 from promptpipe.storage.conversations import change_status_now, change_timezone_now
 from promptpipe.storage.db import Database
 from promptpipe.storage.inbox_rows import add_input
@@ -34,11 +37,15 @@ from promptpipe.storage.participants import create_participant, participant_by_p
 
 __all__ = ["STATUS_COMMANDS", "enroll", "send_prompt_now", "set_status", "set_timezone"]
 
+ALLOCATION_TRIES = 5
+
 
 async def enroll(
     db: Database, clock: Clock, *, phone: str, name: str, timezone: str, background: str = "", by: str = "",
+    study: Study = OPEN_STUDY, strata: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
-    """Create the participant and queue their greeting; the running service sends it."""
+    """Create the participant (allocated to an arm by the study's rule, stratified by ``strata``)
+    and queue their greeting; the running service sends it."""
     phone = validate_phone(phone)
     timezone = validate_timezone(timezone)
     if not name.strip() and not has_undecodable(name):
@@ -48,23 +55,32 @@ async def enroll(
         raise AdminError("--name: a name is one line")
     background = validate_text("--background", background, BACKGROUND_CHARS)
     by = validate_text("--by", by or researcher_name(), NAME_CHARS)
+    strata = validate_strata(study, strata or {})
     now = clock.now()
 
     def write(session: Session) -> dict[str, Any]:
+        check_protocol(session, study, now)
         existing = participant_by_phone(session, phone)
         if existing is not None:
             raise _already_enrolled(phone, existing)
         participant = create_participant(session, phone=phone, name=name, timezone=timezone, background=background,
-                                         now=now, reason="enrolled by a researcher", source="researcher", actor=by)
+                                         now=now, reason="enrolled by a researcher", source="researcher", actor=by,
+                                         study=study, strata=strata)
         add_input(db, session, as_input(Enrolled(), key=keys.enrollment(participant.id), participant_id=participant.id),
                   now)
         return participant_row(participant, None)
 
-    try:
-        return await db.run(write)
-    except DuplicateKey:  # enrolled at the same moment by someone else (PostgreSQL)
-        existing = await find(db, phone)
-        raise _already_enrolled(phone, existing) from None
+    for attempt in range(ALLOCATION_TRIES):
+        try:
+            return await db.run(write)
+        except DuplicateKey as exc:
+            if "allocation" in exc.constraint and attempt < ALLOCATION_TRIES - 1:
+                continue  # someone else took this place in the sequence at the same moment: take the next
+            existing = await find(db, phone)
+            if existing is None:
+                raise
+            raise _already_enrolled(phone, existing) from None  # enrolled at the same moment (PostgreSQL)
+    raise AssertionError("unreachable")
 
 
 def _already_enrolled(phone: str, existing: Participant | None) -> AdminError:

@@ -55,6 +55,11 @@ def participant_row(participant: Participant, conversation: Conversation | None)
         "researcher_paused": participant.researcher_paused,
         "sub_state": conversation.sub_state if conversation else "INTAKE",
         "enrolled_at": participant.enrolled_at.isoformat(),
+        "arm": participant.arm,
+        "strata": dict(participant.strata or {}),
+        "day_one": participant.day_one,
+        "extra_days": participant.extra_days or 0,
+        "completed_at": participant.completed_at.isoformat() if participant.completed_at else None,
     }
 
 

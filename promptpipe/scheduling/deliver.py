@@ -4,8 +4,11 @@ A daily alarm becomes a ``daily_prompt`` row keyed ``prompt:{participant}:{sched
 a timer alarm settles its ``timer`` row (pending → fired, compare-and-set) and becomes a
 ``timer`` row keyed ``timer:{id}``. An alarm that came too late is recorded as *missed* (a
 daily prompt as an inbox row with status missed, so it can never run later; a timer as a missed
-timer) and logged. Alarms for participants who are not active, schedules that were deleted or
-changed, and timers that were cancelled are dropped here, whatever the job store still held.
+timer) and logged. Alarms for participants who are withdrawn or completed, schedules that were deleted or
+changed, and timers that were cancelled are dropped here, whatever the job store still held. A
+paused participant's daily alarm still becomes an inbox row (the flow records the decision point
+as unavailable and sends nothing), and so does the end of their study; their other timers are
+dropped.
 
 Statements are few and set-based (a burst of 10,000 alarms is ten of these batches).
 """
@@ -21,7 +24,8 @@ from sqlalchemy.orm import Session
 from promptpipe.domain import keys
 from promptpipe.domain.conversation import ScheduleEntry
 from promptpipe.domain.localtime import zone_or_utc
-from promptpipe.domain.states import ACTIVE
+from promptpipe.domain.states import ACTIVE, ALARMED, PAUSED
+from promptpipe.domain.timers import RUNS_WHILE_PAUSED
 from promptpipe.logging import get_logger
 from promptpipe.pipeline.events import DailyPromptDue, as_input, parse_event, timer_event
 from promptpipe.scheduling.jobs import DAILY, Alarm
@@ -32,6 +36,7 @@ from promptpipe.storage.participants import statuses_and_zones
 from promptpipe.storage.schedules import CANCELLED, FIRED, schedules_by_id, settle_timers, timers_by_id
 
 log = get_logger("promptpipe.scheduling")
+
 
 
 
@@ -85,7 +90,7 @@ def _daily_rows(
             log.info("daily_alarm_dropped", participant_id=pid, schedule_id=alarm.ref, why="schedule deleted")
             continue
         status, zone_name = person
-        if status != ACTIVE:
+        if status not in ALARMED:
             result.dropped += 1
             log.info("daily_alarm_dropped", participant_id=pid, schedule_id=alarm.ref, why=f"participant {status}")
             continue
@@ -111,9 +116,12 @@ def _timer_rows(
     """Settle the timers (pending → fired or missed, in one compare-and-set statement per group);
     only those that were still pending count."""
     by_outcome: dict[str, list[int]] = {FIRED: [], MISSED: [], CANCELLED: []}
+    paused = [int(a.ref) for a in alarms if (people.get(a.participant_id) or ("", ""))[0] == PAUSED]
+    runs_while_paused = {t.id for t in timers_by_id(db, session, paused) if t.kind in RUNS_WHILE_PAUSED}
     for alarm in alarms:
         person = people.get(alarm.participant_id)
-        outcome = CANCELLED if person is None or person[0] != ACTIVE else MISSED if alarm.missed else FIRED
+        goes_on = person is not None and (person[0] == ACTIVE or int(alarm.ref) in runs_while_paused)
+        outcome = CANCELLED if not goes_on else MISSED if alarm.missed else FIRED
         by_outcome[outcome].append(int(alarm.ref))
     settled = settle_timers(db, session, by_outcome, now)
     result.dropped += sum(1 for outcome in settled.values() if outcome == CANCELLED)

@@ -1,7 +1,7 @@
 """What the job store should hold, from our tables: the decisions, apart from doing them.
 
 Our ``schedule`` and ``timer`` tables say what must happen; the job store should hold one job per
-active schedule of an active participant (``daily:{participant}:{schedule}``) and one per pending
+active schedule of an active or paused participant (``daily:{participant}:{schedule}``) and one per pending
 timer (``{kind}:{participant}``). These functions compare the two and list what to add, replace and
 remove, and which daily prompts came due while the service was down.
 """
@@ -18,8 +18,8 @@ from apscheduler.triggers.date import DateTrigger
 from promptpipe.domain import keys
 from promptpipe.domain.conversation import PendingTimer
 from promptpipe.domain.localtime import zone_or_utc
-from promptpipe.domain.states import ACTIVE
-from promptpipe.domain.timers import TIMER_KINDS
+from promptpipe.domain.states import ACTIVE, ALARMED
+from promptpipe.domain.timers import RUNS_WHILE_PAUSED, TIMER_KINDS
 from promptpipe.scheduling import jobs
 from promptpipe.scheduling.jobs import DAILY, Alarm
 from promptpipe.scheduling.trigger import DailyPromptTrigger
@@ -63,8 +63,10 @@ class JobChanges:
 
 
 def wanted_jobs(plan: AlarmPlan, now: datetime) -> list[WantedJob]:
-    """The jobs one participant should have (none unless they are active)."""
-    if plan.status != ACTIVE:
+    """The jobs one participant should have: none once withdrawn or completed; while paused, the
+    daily alarms (each prompt time is still a decision point, recorded as unavailable) and the
+    timers a pause leaves running (the end of the study)."""
+    if plan.status not in ALARMED:
         return []
     zone = zone_or_utc(plan.timezone)
     wanted = []
@@ -75,7 +77,8 @@ def wanted_jobs(plan: AlarmPlan, now: datetime) -> list[WantedJob]:
             {"participant_id": plan.participant_id, "schedule_id": entry.id},
             DailyPromptTrigger(spec, zone.key), spec.next_fire(now, zone, inclusive=True)[1],
         ))
-    return wanted + [timer_job(plan.participant_id, timer) for timer in plan.timers]
+    timers = [t for t in plan.timers if plan.status == ACTIVE or t.kind in RUNS_WHILE_PAUSED]
+    return wanted + [timer_job(plan.participant_id, timer) for timer in timers]
 
 
 def timer_job(participant_id: str, timer: PendingTimer) -> WantedJob:
@@ -125,7 +128,7 @@ def overdue_daily_alarms(plans: dict[str, AlarmPlan], now: datetime, grace: time
     inbox, and records as missed those later than the grace window)."""
     alarms: list[Alarm] = []
     for plan in plans.values():
-        if plan.status != ACTIVE:
+        if plan.status not in ALARMED:
             continue
         zone = zone_or_utc(plan.timezone)
         for entry in plan.schedules:

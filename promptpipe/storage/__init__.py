@@ -4,5 +4,6 @@ status, time zone and conversation change only through :mod:`conversations`."""
 
 __all__ = [
     "consent", "conversations", "db", "deliveries", "erasure", "files", "flags", "inbox_rows", "models",
-    "outbox_rows", "participants", "receipts", "schedules", "service_status", "state_dir", "transcript",
+    "outbox_rows", "participants", "receipts", "schedules", "service_status", "state_dir", "study", "study_tables",
+    "transcript",
 ]

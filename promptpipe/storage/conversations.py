@@ -8,7 +8,7 @@ back: its commit fails with :class:`VersionConflict` and the turn runs again on 
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 from sqlalchemy import bindparam, select, update
@@ -32,7 +32,8 @@ _TURN_STATE = (
            _PARTICIPANT.c.status, _PARTICIPANT.c.background, _PARTICIPANT.c.lid, _PARTICIPANT.c.paused_by,
            _PARTICIPANT.c.opted_out, _PARTICIPANT.c.researcher_paused, _CONVERSATION.c.sub_state,
            _CONVERSATION.c.profile, _CONVERSATION.c.version, _CONVERSATION.c.tone, _CONVERSATION.c.summary,
-           _CONVERSATION.c.summary_through, _CONVERSATION.c.turns_since_summary)
+           _CONVERSATION.c.summary_through, _CONVERSATION.c.turns_since_summary, _PARTICIPANT.c.arm,
+           _PARTICIPANT.c.day_one, _PARTICIPANT.c.extra_days, _PARTICIPANT.c.completed_at, _PARTICIPANT.c.enrolled_at)
     .join(_CONVERSATION, _CONVERSATION.c.participant_id == _PARTICIPANT.c.id)
     .where(_PARTICIPANT.c.id == bindparam("pid"))
 )
@@ -47,10 +48,13 @@ def load_turn_state(session: Session, participant_id: str) -> TurnState:
     if row is None:
         raise StorageError(f"participant {participant_id} has no conversation row")
     (pid, phone, name, timezone, status, background, lid, paused_by, opted_out, researcher_paused, sub_state, profile,
-     version, tone, summary, summary_through, turns_since_summary) = row
+     version, tone, summary, summary_through, turns_since_summary, arm, day_one, extra_days, completed_at,
+     enrolled_at) = row
     info = ParticipantInfo(id=pid, phone=phone, name=name, timezone=timezone, status=status,
                            background=background, lid=lid, paused_by=paused_by, opted_out=bool(opted_out),
-                           researcher_paused=bool(researcher_paused))
+                           researcher_paused=bool(researcher_paused), arm=arm,
+                           day_one=date.fromisoformat(day_one) if day_one else None, extra_days=extra_days or 0,
+                           completed=completed_at is not None, enrolled_at=enrolled_at)
     return TurnState(participant=info, sub_state=sub_state, profile=Profile.from_json(profile), version=version,
                      schedules=load_schedules(session, pid), pending_timers=load_pending_timers(session, pid),
                      tone=dict(tone or {}), summary=summary or "", summary_through=summary_through or 0,
@@ -72,11 +76,18 @@ def save_turn_state(session: Session, state: TurnState, now: datetime) -> None:
     state.version += 1
     person = state.participant
     changed: dict[str, Any] = {}
-    if state.status_facts != (person.status, person.paused_by, person.opted_out, person.researcher_paused):
+    if state.status_facts != (person.status, person.paused_by, person.opted_out, person.researcher_paused,
+                              person.completed):
         changed.update(status=state.status, paused_by=state.paused_by, opted_out=state.opted_out,
                        researcher_paused=state.researcher_paused)
+    if state.completed != person.completed:
+        changed.update(completed_at=now if state.completed else None)
     if state.timezone != person.timezone:
         changed.update(timezone=state.timezone)
+    if state.day_one != person.day_one:
+        changed.update(day_one=state.day_one.isoformat() if state.day_one else None)
+    if state.extra_days != person.extra_days:
+        changed.update(extra_days=state.extra_days)
     if changed:
         session.connection().execute(
             update(_PARTICIPANT).where(_PARTICIPANT.c.id == person.id).values(**changed, updated_at=now))

@@ -31,7 +31,7 @@ from sqlmodel import SQLModel
 
 from promptpipe.domain.text import mask_credentials
 from promptpipe.errors import ConfigError, DuplicateKey, StorageError
-from promptpipe.storage import models  # noqa: F401  (registers the tables)
+from promptpipe.storage import models, study_tables  # noqa: F401  (registers the tables)
 from promptpipe.storage.files import create_private_file
 from promptpipe.storage.models import table_of
 

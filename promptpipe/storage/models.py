@@ -71,6 +71,17 @@ class Participant(SQLModel, table=True):
     erased_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
     """When the participant's personal data was erased (the row stays as a pseudonymous tombstone)."""
     erased_by: str | None = None
+    arm: str | None = None
+    """The study arm the allocation gave them (None: enrolled before the study had arms)."""
+    strata: dict[str, Any] = _json()
+    """The enrollment fields the allocation is stratified by (``--stratum site=A``)."""
+    day_one: str | None = None
+    """Study day 1, as the participant's local date YYYY-MM-DD (None until it is known: intake
+    not complete yet, or no study file)."""
+    extra_days: int = Field(default=0, sa_column=Column(Integer, nullable=False, default=0))
+    """Days a researcher added to this participant's study length (``extend``)."""
+    completed_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
+    """When they completed the study (status ``completed``); None otherwise."""
 
 
 class Conversation(SQLModel, table=True):

@@ -6,6 +6,7 @@ A participant's status and time zone change only through :mod:`promptpipe.storag
 from __future__ import annotations
 
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -14,9 +15,11 @@ from sqlalchemy.orm import Session
 
 from promptpipe.domain.consent import ConsentRecord
 from promptpipe.domain.states import ACTIVE, INTAKE
+from promptpipe.domain.study import OPEN_STUDY, Study
 from promptpipe.storage.consent import record_consent
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import Conversation, LidMapping, Participant, Transition, table_of
+from promptpipe.storage.study import allocate
 
 __all__ = [
     "SenderRef", "create_participant", "new_participant_id", "participant_by_id", "participant_by_phone",
@@ -78,15 +81,18 @@ def remember_lid(session: Session, lid: str, phone: str, now: datetime) -> None:
 
 def create_participant(
     session: Session, *, phone: str, name: str, timezone: str, background: str, now: datetime, reason: str,
-    source: str = "researcher", actor: str = "",
+    source: str = "researcher", actor: str = "", study: Study = OPEN_STUDY, strata: Mapping[str, str] | None = None,
 ) -> Participant:
-    """The participant, their conversation (in INTAKE), the ``enrolled`` log row and consent record."""
+    """The participant with their arm (allocated by the study's rule), their conversation (in
+    INTAKE), the ``enrolled`` log row and consent record."""
+    strata = dict(strata or {})
     participant = Participant(
         id=new_participant_id(), phone=phone, name=name, timezone=timezone, status=ACTIVE,
-        background=background, enrolled_at=now, updated_at=now,
+        background=background, enrolled_at=now, updated_at=now, strata=strata,
     )
     session.add(participant)
     session.flush()
+    participant.arm = allocate(session, study, participant.id, strata, now, strict=source == "researcher")
     session.add(Conversation(participant_id=participant.id, sub_state=INTAKE, profile={}, tone={}, updated_at=now))
     session.add(Transition(participant_id=participant.id, kind="status", name="enrolled", from_value=None,
                            actor="researcher" if source == "researcher" else "server",

@@ -10,6 +10,7 @@ from typing import Any
 
 from promptpipe.clock import Clock
 from promptpipe.domain.conversation import TurnState
+from promptpipe.domain.study import OPEN_STUDY, Study
 from promptpipe.domain.text import clean_value
 from promptpipe.domain.timers import NudgePolicy
 from promptpipe.errors import LLMError, ToolArgumentError
@@ -29,6 +30,8 @@ class ToolContext:
     """What the participant wrote in this turn (kept as the words behind a consent change)."""
     ends_turn: bool = False
     """Set by a tool whose effect decides the reply (an opt-out): the loop stops after its round."""
+    study: Study = OPEN_STUDY
+    """The study's protocol (quiet hours, when study days begin)."""
 
     @property
     def participant_id(self) -> str:

@@ -6,7 +6,7 @@ from datetime import timedelta
 from typing import Any
 
 from promptpipe.domain.localtime import local_label, zone_or_utc
-from promptpipe.domain.states import SUB_STATES
+from promptpipe.domain.states import INTAKE, INTAKE_SUSPENDED, SUB_STATES
 from promptpipe.domain.timers import TRANSITION
 from promptpipe.domain.transitions import MOVE_TO
 from promptpipe.errors import ToolArgumentError
@@ -35,6 +35,12 @@ async def _transition(ctx: ToolContext, args: dict[str, Any]) -> str:
     reason = optional_string(args, "reason") or "requested by the assistant"
     minutes = _delay(args)
     state = ctx.state
+    if target == INTAKE_SUSPENDED:
+        if state.sub_state != INTAKE:
+            raise ToolArgumentError("only intake can be put on hold (INTAKE_SUSPENDED); the conversation is in "
+                                    f"{state.sub_state}")
+        if minutes > 0:
+            raise ToolArgumentError("intake is put on hold at once: leave out delay_minutes")
     if minutes > 0:
         due = ctx.now() + timedelta(minutes=minutes)
         replaced = state.timer_pending_after_commit(TRANSITION)
@@ -55,8 +61,10 @@ TRANSITION_STATE = Tool(
     name="transition_state",
     description=(
         "Move the conversation to INTAKE (building or repairing the habit profile) or FEEDBACK "
-        "(hearing how the habit went). Immediately, or after delay_minutes; only one delayed move "
-        "can be pending, a new one replaces it, and an immediate move cancels it."
+        "(hearing how the habit went), immediately or after delay_minutes; only one delayed move "
+        "can be pending, a new one replaces it, and an immediate move cancels it. INTAKE_SUSPENDED "
+        "puts intake on hold at once when the participant wants to do it later (the study "
+        "reminds them later; writing again resumes intake)."
     ),
     parameters={
         "type": "object",

@@ -12,14 +12,21 @@ import pytest
 from sqlalchemy import select
 
 from promptpipe.domain import transitions
+from promptpipe.domain.study import DEFAULT_CLOSING_MESSAGE
 from promptpipe.domain.transitions import REGISTRY, UndeclaredTransition
+from promptpipe.flow.commands import STUDY_OVER
+from promptpipe.flow.lifecycle import INTAKE_ON_HOLD
 from promptpipe.research import admin, erasure, oversight
 from promptpipe.storage.conversations import load_turn_state
 from promptpipe.storage.models import Transition
+from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
-from tests.feedback_helpers import ANA, MONDAY_PROMPT, polls, prompted, vote
-from tests.schedule_helpers import at, job_ids, pending_timers
+from tests.feedback_helpers import ANA, DAY, MONDAY_PROMPT, polls, prompted, vote
+from tests.participant_helpers import ANA as BEA
+from tests.participant_helpers import enrolled
+from tests.schedule_helpers import NUDGE, QUIET, at, enroll_with_schedule, job_ids, pending_timers, utc
+from tests.study_helpers import with_study
 
 PROJECT = Path(__file__).resolve().parents[2]
 CHECK_IN = {"FEEDBACK_INITIAL_TIMEOUT": "15m"}
@@ -32,8 +39,18 @@ async def log_rows(app, pid: str) -> list[tuple[str, str | None, str | None, str
     return [tuple(row) for row in rows]
 
 
+async def timer_jobs(app) -> set[str]:  # type: ignore[no-untyped-def]
+    """Alarms other than the daily ones (a paused participant keeps those: each prompt time is
+    still recorded as a decision point, and nothing is sent)."""
+    return {job for job in await job_ids(app) if not job.startswith("daily:")}
+
+
 async def say(app, transport, text: str) -> None:  # type: ignore[no-untyped-def]
-    await transport.inject(ANA, text)
+    await say_to(app, transport, ANA, text)
+
+
+async def say_to(app, transport, phone: str, text: str) -> None:  # type: ignore[no-untyped-def]
+    await transport.inject(phone, text)
     await app.run_until_idle()
 
 
@@ -97,7 +114,7 @@ async def stop_pauses_and_silences_everything(make_app: AppFactory, fake: FakeOp
     assert await pending_timers(app, pid) and any(job.startswith("daily:") for job in await job_ids(app))
     await say(app, transport, "STOP")
     assert (await log_rows(app, pid))[-1] == ("opted_out", "participant", "active", "paused")
-    assert await pending_timers(app, pid) == {} and await job_ids(app) == set()
+    assert await pending_timers(app, pid) == {} and await timer_jobs(app) == set()
     assert (await oversight.consent(app.db, ANA))["events"][-1]["event"] == "opted_out"
 
 
@@ -107,7 +124,7 @@ async def the_model_opts_out_on_their_words(make_app: AppFactory, fake: FakeOpen
     fake.call_tool("opt_out", {"reason": "no more texts"}, match="leave me alone")
     await say(app, transport, "please leave me alone now")
     assert (await log_rows(app, pid))[-1] == ("opted_out", "model", "active", "paused")
-    assert await job_ids(app) == set()
+    assert await timer_jobs(app) == set()
 
 
 @drives("opted_in")
@@ -127,7 +144,7 @@ async def a_researcher_pauses_and_resumes(make_app: AppFactory, fake: FakeOpenAI
     await admin.set_status(app.db, app.clock, phone=ANA, action="pause", by="Dr Lee")
     await app.run_until_idle()
     assert (await log_rows(app, pid))[-1] == ("paused_by_researcher", "researcher", "active", "paused")
-    assert await pending_timers(app, pid) == {} and await job_ids(app) == set()
+    assert await pending_timers(app, pid) == {} and await timer_jobs(app) == set()
     await admin.set_status(app.db, app.clock, phone=ANA, action="resume", by="Dr Lee")
     await app.run_until_idle()
     assert (await log_rows(app, pid))[-1] == ("resumed_by_researcher", "researcher", "paused", "active")
@@ -181,6 +198,116 @@ async def an_erasure_leaves_a_tombstone(make_app: AppFactory, fake: FakeOpenAISe
     await app.run_until_idle()
     assert (await log_rows(app, pid))[-1] == ("erased_by_researcher", "researcher", "active", "withdrawn")
     assert await pending_timers(app, pid) == {} and await job_ids(app) == set()
+
+
+async def greeted(make_app: AppFactory, fake: FakeOpenAIServer, **settings: str):  # type: ignore[no-untyped-def]
+    """Bea enrolled and greeted (intake has begun)."""
+    app, transport = await enrolled(make_app, fake, phone=BEA, name="Bea", **settings)
+    participant = await admin.find(app.db, BEA)
+    assert participant is not None
+    return app, transport, participant.id
+
+
+@drives("intake_suspended")
+async def an_escape_phrase_puts_intake_on_hold(make_app: AppFactory, fake: FakeOpenAIServer) -> None:
+    app, transport, pid = await greeted(make_app, fake)
+    await transport.inject(BEA, "Not now, thanks!")
+    await app.run_until_idle()
+    assert (await log_rows(app, pid))[-1] == ("intake_suspended", "participant", "INTAKE", "INTAKE_SUSPENDED")
+    assert transport.texts_to(BEA)[-1] == INTAKE_ON_HOLD  # the server's words: no model was asked
+    assert await pending_timers(app, pid) == {"intake_reminder": app.clock.now() + timedelta(days=1)}
+
+
+@drives("intake_suspended")
+async def the_model_puts_intake_on_hold(make_app: AppFactory, fake: FakeOpenAIServer) -> None:
+    app, transport, pid = await greeted(make_app, fake)
+    fake.call_tool("transition_state", {"target_state": "INTAKE_SUSPENDED", "reason": "busy week"}, match="swamped")
+    fake.say("Of course, another time then.", match="swamped")
+    await transport.inject(BEA, "I'm swamped this week, can we do this some other time?")
+    await app.run_until_idle()
+    assert (await log_rows(app, pid))[-1] == ("intake_suspended", "model", "INTAKE", "INTAKE_SUSPENDED")
+    assert set(await pending_timers(app, pid)) == {"intake_reminder"}
+
+
+@drives("intake_suspended")
+async def silence_puts_intake_on_hold(make_app: AppFactory, fake: FakeOpenAIServer) -> None:
+    app, transport, pid = await greeted(make_app, fake)
+    sent = len(transport.sent)
+    await at(app, app.clock.now() + timedelta(minutes=30))
+    assert (await log_rows(app, pid))[-1] == ("intake_suspended", "timer", "INTAKE", "INTAKE_SUSPENDED")
+    assert len(transport.sent) == sent  # going quiet is their right: nothing is said then
+    assert set(await pending_timers(app, pid)) == {"intake_reminder"}
+
+
+@drives("intake_resumed")
+async def writing_again_resumes_intake(make_app: AppFactory, fake: FakeOpenAIServer) -> None:
+    app, transport, pid = await greeted(make_app, fake)
+    await say_to(app, transport, BEA, "later")
+    fake.say("Welcome back, Bea! What habit would you like to build?", match="put on hold earlier")
+    await say_to(app, transport, BEA, "ok I have time now")
+    assert (await log_rows(app, pid))[-1] == ("intake_resumed", "participant", "INTAKE_SUSPENDED", "INTAKE")
+    assert "intake_reminder" not in await pending_timers(app, pid)
+    assert transport.texts_to(BEA)[-1].startswith("Welcome back")
+
+
+async def in_study(make_app: AppFactory, fake: FakeOpenAIServer, **settings: str):  # type: ignore[no-untyped-def]
+    """Ana in a two-day study (Toronto, a prompt at 07:50): her intake done on Monday at 04:00, so
+    study day 1 is Tuesday; Monday's prompt is before the study (not sent)."""
+    transport = MemoryTransport()
+    app = await make_app(transport, **{**QUIET, **with_study(), **settings})
+    pid = await enroll_with_schedule(app, fake, ANA, "America/Toronto")
+    fake.call_tool("transition_state", {"target_state": "FEEDBACK", "reason": "plan complete"}, match="all set")
+    fake.say("Great, tell me how it goes.", match="all set")
+    await say(app, transport, "I'm all set")
+    await at(app, MONDAY_PROMPT)
+    return app, transport, pid
+
+
+@drives("study_started")
+async def finishing_intake_sets_study_day_one(make_app: AppFactory, fake: FakeOpenAIServer) -> None:
+    app, transport, pid = await in_study(make_app, fake)
+    rows = await log_rows(app, pid)
+    assert ("study_started", "server", None, "2026-01-06") in rows  # the day after intake (Monday, Toronto)
+    # two study days: the end is midnight after Wednesday, Toronto time
+    assert (await pending_timers(app, pid))["study_end"] == utc(2026, 1, 8, 5, 0)
+    assert NUDGE not in transport.texts_to(ANA)  # Monday is before the study
+
+
+@drives("study_completed")
+async def the_last_day_ends_the_study(make_app: AppFactory, fake: FakeOpenAIServer) -> None:
+    app, transport, pid = await in_study(make_app, fake)
+    for day in (1, 2):
+        fake.say(NUDGE, match="scheduled daily nudge")
+        await at(app, MONDAY_PROMPT + day * DAY)
+    await at(app, utc(2026, 1, 8, 5, 0))
+    assert (await log_rows(app, pid))[-1] == ("study_completed", "timer", "active", "completed")
+    assert transport.texts_to(ANA).count(NUDGE) == 2
+    assert transport.texts_to(ANA)[-1] == DEFAULT_CLOSING_MESSAGE
+    assert await pending_timers(app, pid) == {} and await job_ids(app) == set()
+    await say(app, transport, "thanks, it was fun")
+    assert transport.texts_to(ANA)[-1] == STUDY_OVER
+
+
+@drives("study_extended")
+@drives("reopened_by_researcher")
+async def a_researcher_extends_one_participant(make_app: AppFactory, fake: FakeOpenAIServer) -> None:
+    app, _, pid = await in_study(make_app, fake)
+    study = app.settings.study
+    line = await admin.extend(app.db, app.clock, study=study, phone=ANA, days=1, by="Dr Lee")
+    assert "day 3 (2026-01-08)" in line
+    await app.run_until_idle()
+    assert (await log_rows(app, pid))[-1] == ("study_extended", "researcher", "0 extra days", "1 extra days")
+    assert (await pending_timers(app, pid))["study_end"] == utc(2026, 1, 9, 5, 0)
+    for day in (1, 2, 3):
+        fake.say(NUDGE, match="scheduled daily nudge")
+        await at(app, MONDAY_PROMPT + day * DAY)
+    await at(app, utc(2026, 1, 9, 5, 0))
+    assert (await log_rows(app, pid))[-1][0] == "study_completed"
+    await admin.extend(app.db, app.clock, study=study, phone=ANA, days=2, by="Dr Lee")
+    await app.run_until_idle()
+    assert [row[0] for row in (await log_rows(app, pid))[-2:]] == ["study_extended", "reopened_by_researcher"]
+    assert (await admin.show(app.db, ANA))["status"] == "active"
+    assert any(job.startswith("daily:") for job in await job_ids(app))
 
 
 def test_every_declared_transition_is_driven_by_a_test() -> None:

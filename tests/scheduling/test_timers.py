@@ -205,10 +205,16 @@ async def test_stop_and_admin_pause_silence_every_timer_and_resume_restores(
     await transport.inject(ANA, "STOP")
     await app.run_until_idle()
     assert await pending_timers(app, pid) == {}
-    assert not {j for j in await job_ids(app) if pid in j}, "no alarm is left for a participant who stopped"
+    # Only the daily alarm is left: each prompt time is recorded as a decision point, unavailable.
+    assert {j for j in await job_ids(app) if pid in j} == {j for j in await job_ids(app) if j.startswith("daily:")}
     sent_before = len(transport.sent)
-    await at(app, PROMPT_AT + timedelta(days=2, hours=1))  # two prompt times pass in silence
+    await at(app, PROMPT_AT + timedelta(days=1, hours=1))  # two prompt times pass in silence
+    await at(app, PROMPT_AT + timedelta(days=2, hours=1))
     assert len(transport.sent) == sent_before
+    decisions = await app.db.run(lambda s: s.execute(text(
+        "SELECT local_date, available, unavailable_reason FROM decision ORDER BY id")).all())
+    assert [(day, bool(available), reason) for day, available, reason in decisions] == [
+        ("2026-01-05", True, None), ("2026-01-06", False, "paused"), ("2026-01-07", False, "paused")]
 
     await transport.inject(ANA, "START")
     await app.run_until_idle()
@@ -220,7 +226,8 @@ async def test_stop_and_admin_pause_silence_every_timer_and_resume_restores(
     # The researcher's pause does the same from the admin script; resume brings the schedule back.
     await admin.set_status(app.db, app.clock, phone=ANA, action="pause")
     await app.run_until_idle()
-    assert await pending_timers(app, pid) == {} and not {j for j in await job_ids(app) if pid in j}
+    assert await pending_timers(app, pid) == {}
+    assert {j for j in await job_ids(app) if pid in j} == {j for j in await job_ids(app) if j.startswith("daily:")}
     sent_before = len(transport.sent)
     await at(app, PROMPT_AT + timedelta(days=4, hours=6))
     assert len(transport.sent) == sent_before

@@ -1,0 +1,96 @@
+"""The micro-randomised decision rule, as pure functions.
+
+Each daily prompt time is a decision point. First it is checked for availability (an unavailable
+point is not randomised and records :data:`NOT_DRAWN` with a coded reason, so the analysis can
+condition on availability). An available point draws its action from a uniform number derived
+from a secret seed and the point's key with HMAC-SHA256: the same point always draws the same
+action, whatever restarts or retries happen, and a reader with the seed can reproduce every draw.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from dataclasses import dataclass
+
+from promptpipe.domain.study import AVAILABILITY_RULES, SEND, DecisionRule
+from promptpipe.domain.study_days import in_study
+
+__all__ = ["NOT_DRAWN", "DecisionFacts", "Draw", "draw_action", "unavailable_reason", "uniform"]
+
+NOT_DRAWN = "none"
+"""The action recorded for an unavailable decision point (nothing was drawn)."""
+
+
+@dataclass(frozen=True)
+class DecisionFacts:
+    """What the service knows about a participant at a decision point."""
+
+    study_day: int | None
+    length_days: int | None
+    baseline_days: int
+    paused: bool
+    in_quiet_hours: bool
+    answered_today: bool
+    study_in_use: bool
+    """False without a study file: only a pause makes a decision point unavailable."""
+
+
+def _in_baseline(facts: DecisionFacts) -> bool:
+    return facts.study_day is not None and 1 <= facts.study_day <= facts.baseline_days
+
+
+def _reasons_that_hold(facts: DecisionFacts) -> dict[str, bool]:
+    return {
+        "paused": facts.paused,
+        "baseline": _in_baseline(facts),
+        "quiet_hours": facts.in_quiet_hours,
+        "already_answered": facts.answered_today,
+    }
+
+
+def unavailable_reason(facts: DecisionFacts, rule: DecisionRule | None) -> str | None:
+    """The coded reason the decision point is unavailable; None when it is available.
+
+    With a study file: ``not_in_study`` first (it always applies), then ``paused``, ``baseline``,
+    ``quiet_hours`` and ``already_answered`` in that order, each only when the rule lists it (no
+    rule: all of them). Without a study file only ``paused`` applies, as before studies existed.
+    """
+    if not facts.study_in_use:
+        return "paused" if facts.paused else None
+    if not in_study(facts.study_day, facts.length_days):
+        return "not_in_study"
+    listed = AVAILABILITY_RULES if rule is None else rule.unavailable_when
+    holds = _reasons_that_hold(facts)
+    return next((reason for reason in AVAILABILITY_RULES if reason in listed and holds[reason]), None)
+
+
+@dataclass(frozen=True)
+class Draw:
+    """The outcome of a decision point's randomisation."""
+
+    action: str
+    probability: float | None
+    """The probability that the first (treatment) action is drawn; None when nothing was drawn."""
+    draw: float | None
+    """The uniform number used (None when nothing was drawn)."""
+    seed_ref: str
+    """The key the draw was made with: with the secret seed it reproduces the draw."""
+
+
+def uniform(seed: bytes, key: str) -> float:
+    """A uniform number in [0, 1) fixed by ``seed`` and ``key``: the first 8 bytes of
+    HMAC-SHA256(seed, key) as a big-endian unsigned integer over 2**64, truncated to the 53 bits
+    a float holds exactly (so it can never round up to 1.0)."""
+    digest = hmac.new(seed, key.encode(), hashlib.sha256).digest()
+    return (int.from_bytes(digest[:8], "big") >> 11) / 2**53
+
+
+def draw_action(rule: DecisionRule | None, seed: bytes, key: str) -> Draw:
+    """Draw the action of the decision point ``key``: ``rule.actions[0]`` with probability
+    ``rule.p``, ``rule.actions[1]`` otherwise. No rule: always send, nothing randomised."""
+    if rule is None:
+        return Draw(SEND, None, None, "")
+    u = uniform(seed, key)
+    action = rule.actions[0] if u < rule.p else rule.actions[1]
+    return Draw(action, rule.p, u, key)

@@ -1,0 +1,76 @@
+"""Quiet hours: a daily period in the participant's local time when nothing scheduled is sent.
+
+The period is judged by the participant's own wall clock, so it follows them when they change
+time zone and keeps its local times across daylight-saving changes. A timer that falls inside it
+is moved to the period's end, never dropped: the participant still gets the message, just not at
+night. The end is a local wall time converted under the project's daylight-saving policy
+(:func:`promptpipe.domain.localtime.to_instant`), with one extra guarantee: it is always strictly
+later than the instant it was asked for, also inside a repeated fall-back hour.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, time, timedelta, timezone
+from zoneinfo import ZoneInfo
+
+from promptpipe.domain.localtime import to_instant
+from promptpipe.domain.study import QuietHours
+
+__all__ = ["after_quiet_hours", "in_quiet_hours", "quiet_period_end"]
+
+
+def _crosses_midnight(quiet: QuietHours) -> bool:
+    return quiet.start > quiet.end
+
+
+def _contains(quiet: QuietHours, wall: time) -> bool:
+    """Whether a local wall time is inside the period (``start`` inclusive, ``end`` exclusive).
+    A period with ``start == end`` is empty."""
+    if _crosses_midnight(quiet):
+        return wall >= quiet.start or wall < quiet.end
+    return quiet.start <= wall < quiet.end
+
+
+def in_quiet_hours(quiet: QuietHours | None, at: datetime, zone: ZoneInfo) -> bool:
+    """Whether the aware instant ``at`` falls inside the daily quiet period on the participant's
+    local wall clock. No quiet hours (None): never quiet."""
+    if quiet is None:
+        return False
+    return _contains(quiet, at.astimezone(zone).time())
+
+
+def _end_day(quiet: QuietHours, local: datetime) -> date:
+    """The local date on which the period containing ``local`` ends: tomorrow when the period
+    runs across midnight and ``local`` is before midnight, today otherwise."""
+    if _crosses_midnight(quiet) and local.time() >= quiet.start:
+        return local.date() + timedelta(days=1)
+    return local.date()
+
+
+def _end_candidates(day: date, wall: time, zone: ZoneInfo) -> tuple[datetime, datetime]:
+    """The end under the DST policy (first occurrence, or the jump in a gap), then the later
+    occurrence of a repeated wall time (the same instant when the time is not repeated)."""
+    later = datetime.combine(day, wall, tzinfo=zone).replace(fold=1).astimezone(timezone.utc)
+    return to_instant(day, wall, zone), later
+
+
+def quiet_period_end(quiet: QuietHours | None, at: datetime, zone: ZoneInfo) -> datetime | None:
+    """The UTC instant the quiet period containing ``at`` ends; None when ``at`` is not inside one.
+
+    Always strictly later than ``at``: inside the second run of a repeated fall-back hour the
+    first occurrence of the end time is already past, so the later occurrence is used.
+    """
+    if quiet is None or not in_quiet_hours(quiet, at, zone):
+        return None
+    day = _end_day(quiet, at.astimezone(zone))
+    for candidate in _end_candidates(day, quiet.end, zone):
+        if candidate > at:
+            return candidate
+    raise AssertionError("a quiet period ends after any instant inside it")  # pragma: no cover
+
+
+def after_quiet_hours(quiet: QuietHours | None, at: datetime, zone: ZoneInfo) -> datetime:
+    """When something due at ``at`` may be sent: ``at`` itself outside quiet hours, else the end
+    of the quiet period (the service moves a timer that falls inside quiet hours there)."""
+    end = quiet_period_end(quiet, at, zone)
+    return at if end is None else end

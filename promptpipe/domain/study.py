@@ -1,0 +1,167 @@
+"""The study protocol as typed values: what a study file declares (see
+:mod:`promptpipe.domain.study_file` for reading one), and what the service does without one.
+
+Without a study file the study is open-ended, has one arm with the global settings, no quiet
+hours and no randomisation: the service behaves as it always did.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from datetime import time
+from typing import Any
+
+from promptpipe.domain.localtime import format_hhmm
+from promptpipe.domain.timers import NudgePolicy
+
+__all__ = [
+    "AFTER_ENROLLMENT",
+    "AFTER_INTAKE",
+    "ARM_SETTINGS",
+    "AVAILABILITY_RULES",
+    "DAY_ONE_RULES",
+    "DECISION_ACTIONS",
+    "DEFAULT_ARM",
+    "DEFAULT_CLOSING_MESSAGE",
+    "FIXED_STYLE",
+    "NO_SEND",
+    "OPEN_STUDY",
+    "PERSONALISED",
+    "PROMPT_STYLES",
+    "SEND",
+    "UNAVAILABLE_REASONS",
+    "Allocation",
+    "Arm",
+    "DecisionRule",
+    "QuietHours",
+    "Study",
+]
+
+PERSONALISED, FIXED_STYLE = "personalised", "fixed"
+PROMPT_STYLES = (PERSONALISED, FIXED_STYLE)
+"""How an arm's daily prompt is written: by the prompt generator from the profile, or taken in
+turn from the study file's list of texts (no model)."""
+
+AFTER_INTAKE, AFTER_ENROLLMENT = "after_intake", "after_enrollment"
+DAY_ONE_RULES = (AFTER_INTAKE, AFTER_ENROLLMENT)
+"""Study day 1 is the participant's first local day after intake completes, or after enrollment."""
+
+SEND, NO_SEND = "send", "no_send"
+DECISION_ACTIONS: tuple[tuple[str, str], ...] = ((SEND, NO_SEND), (PERSONALISED, FIXED_STYLE))
+"""The pairs a decision point may randomise between: (treatment, control)."""
+
+AVAILABILITY_RULES = ("paused", "baseline", "quiet_hours", "already_answered")
+"""Conditions that make a decision point unavailable, as a study file may list them."""
+UNAVAILABLE_REASONS = ("not_in_study", *AVAILABILITY_RULES)
+"""Every coded reason a decision point can be unavailable (``not_in_study``: before study day 1
+or after the last day; it always applies)."""
+
+ARM_SETTINGS: dict[str, str] = {
+    "reminder_delay": "duration",
+    "auto_feedback": "bool",
+    "auto_feedback_delay": "duration",
+    "intensity_poll": "bool",
+    "feedback_initial_timeout": "duration",
+    "feedback_followup_delay": "duration",
+}
+"""Global settings an arm may override, by :class:`NudgePolicy` field, with their kind of value
+(a duration is written like ``5h`` or ``15m`` in the file; zero switches that timer off)."""
+
+DEFAULT_CLOSING_MESSAGE = (
+    "This was the last day of the study. Thank you for taking part and for telling me how your days "
+    "went! You won't get any more daily nudges from us. If you have questions, please contact the "
+    "research team."
+)
+
+
+@dataclass(frozen=True)
+class QuietHours:
+    """A daily period in the participant's local time when nothing scheduled is sent. ``start``
+    is inside it, ``end`` is not; a period with ``start`` after ``end`` runs across midnight."""
+
+    start: time
+    end: time
+
+    def describe(self) -> str:
+        return f"{format_hhmm(self.start)}-{format_hhmm(self.end)}"
+
+
+@dataclass(frozen=True)
+class Arm:
+    name: str
+    ratio: int = 1
+    """Its share in the allocation (2 with another arm's 1: two of every three participants)."""
+    prompt_style: str = PERSONALISED
+    fixed_prompts: tuple[str, ...] = ()
+    """The texts a fixed-style prompt takes in turn (the study's list when the arm has none)."""
+    settings: tuple[tuple[str, Any], ...] = ()
+    """(NudgePolicy field, value) pairs that override the global settings for this arm."""
+
+    def policy(self, base: NudgePolicy) -> NudgePolicy:
+        """The global settings with this arm's overrides."""
+        return replace(base, **dict(self.settings)) if self.settings else base
+
+
+DEFAULT_ARM = Arm("default")
+
+
+@dataclass(frozen=True)
+class Allocation:
+    """Block randomisation: each block of ``block_size`` enrolments (per stratum) holds every arm
+    in its ratio, in an order drawn from a secret seed."""
+
+    block_size: int = 1
+    strata: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """(enrollment field, its allowed values) pairs, in the file's order."""
+
+    @property
+    def stratum_fields(self) -> tuple[str, ...]:
+        return tuple(name for name, _ in self.strata)
+
+
+@dataclass(frozen=True)
+class DecisionRule:
+    """Each daily prompt time is a decision point: when available, ``actions[0]`` is drawn with
+    probability ``p``, ``actions[1]`` otherwise."""
+
+    actions: tuple[str, str] = (SEND, NO_SEND)
+    p: float = 1.0
+    unavailable_when: tuple[str, ...] = AVAILABILITY_RULES
+
+
+@dataclass(frozen=True)
+class Study:
+    name: str = ""
+    length_days: int | None = None
+    """None: open-ended."""
+    baseline_days: int = 0
+    """The first study days send no prompts."""
+    day_one: str = AFTER_INTAKE
+    closing_message: str = DEFAULT_CLOSING_MESSAGE
+    quiet_hours: QuietHours | None = None
+    arms: tuple[Arm, ...] = (DEFAULT_ARM,)
+    allocation: Allocation = field(default_factory=Allocation)
+    decision: DecisionRule | None = None
+    """None: every available decision point sends the arm's prompt (probability 1)."""
+    fixed_prompts: tuple[str, ...] = ()
+    """The study-wide list of fixed prompt texts."""
+    source: str = ""
+    """The study file's text as read ("" without a study file)."""
+    hash: str = ""
+    """SHA-256 of the file's bytes, hex ("" without a study file)."""
+
+    @property
+    def in_use(self) -> bool:
+        """Whether a study file is in use (otherwise: the open-ended default)."""
+        return bool(self.source)
+
+    def arm(self, name: str | None) -> Arm:
+        """The arm of that name (the first arm for an unknown or missing name)."""
+        return next((arm for arm in self.arms if arm.name == name), self.arms[0])
+
+    def fixed_texts(self, arm: Arm) -> tuple[str, ...]:
+        return arm.fixed_prompts or self.fixed_prompts
+
+
+OPEN_STUDY = Study()
+"""The study without a study file."""

@@ -1,0 +1,400 @@
+"""Reading a study file: TOML in, a checked :class:`~promptpipe.domain.study.Study` out.
+
+Every problem in the file is collected before anything is raised, so a researcher sees the whole
+list at once. Each problem names its key as a dotted path (``decision.p``, ``quiet_hours.end``,
+``arms[2].ratio``: ``[[arms]]`` tables count from 1, top to bottom) and says how to fix it. Keys
+the format does not know are problems too, so a typo never passes silently.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import re
+import tomllib
+from datetime import time, timedelta
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from promptpipe.domain import study as protocol
+from promptpipe.domain.localtime import format_hhmm, parse_hhmm
+from promptpipe.domain.setting_values import parse_duration
+from promptpipe.domain.study import FIXED_STYLE, Allocation, Arm, DecisionRule, QuietHours, Study
+from promptpipe.errors import ConfigError
+
+__all__ = ["StudyFileError", "describe", "load_study", "parse_study", "study_as_dict"]
+
+MAX_LENGTH_DAYS, MAX_RATIO, MAX_BLOCK_SIZE, MAX_DURATION = 3650, 100, 1000, timedelta(days=7)
+MAX_TEXT_CHARS, MAX_NAME_CHARS, MAX_STRATUM_VALUE_CHARS = 1000, 200, 100
+"""Characters in a closing message or one fixed prompt text; in the study's or an arm's name; in a stratum value."""
+
+_TOP_KEYS = ("name", "length_days", "baseline_days", "day_one", "closing_message", "fixed_prompts",
+             "quiet_hours", "arms", "allocation", "decision")
+_ARM_KEYS = ("name", "ratio", "prompt_style", "fixed_prompts", *protocol.ARM_SETTINGS)
+_KINDS = ((bool, "true/false"), (str, "text"), (int, "a whole number"), (float, "a decimal number"),
+          (list, "a list"), (dict, "a table"))
+_ARM_NAME = re.compile(r"[a-z0-9_-]{1,32}")
+_FIELD_NAME = re.compile(r"[a-z0-9_]{1,32}")
+
+
+class StudyFileError(ConfigError):
+    """A study file cannot be used: ``problems`` lists every reason (its key and the fix), one per line in str()."""
+
+    def __init__(self, problems: list[str], source: str = "study file") -> None:
+        self.problems, self.source = list(problems), source
+        super().__init__("\n".join(f"{source}: {problem}" for problem in self.problems))
+
+
+def _kind(value: Any) -> str:
+    """What a TOML value is, in words: ``text ("28")``, ``a whole number (0)``, ``a table``."""
+    shown = f'"{value}"' if isinstance(value, str) else str(value).lower() if isinstance(value, bool) else repr(value)
+    word = next((word for kind, word in _KINDS if isinstance(value, kind)), "a date or time")
+    return word if isinstance(value, dict) else f"{word} ({shown if len(shown) <= 40 else shown[:37] + '...'})"
+
+
+def _at(where: str, key: str) -> str:
+    return f"{where}.{key}" if where else key
+
+
+def _listed(value: Any, example: str) -> str:
+    return f"must list one or more {example}; " + ("it is an empty list" if value == [] else f"it is {_kind(value)}")
+
+
+class _Check:
+    """Reads values out of the parsed TOML, noting a problem (and answering None) for each bad one."""
+
+    def __init__(self) -> None:
+        self.problems: list[str] = []
+
+    def add(self, problem: str) -> None:
+        self.problems.append(problem)
+
+    def known(self, table: dict[str, Any], keys: tuple[str, ...], where: str) -> None:
+        for key in (key for key in table if key not in keys):
+            close = difflib.get_close_matches(key, keys, n=1)
+            hint = f"did you mean {close[0]}?" if close else "keys allowed here: " + ", ".join(keys)
+            self.add(f"{_at(where, key)} is not a key the study file format knows: remove it or fix its spelling "
+                     f"({hint}).")
+
+    def get(self, table: dict[str, Any], key: str, where: str, example: object, required: bool) -> Any:
+        if required and key not in table:
+            self.add(f"{_at(where, key)} is missing: add it, e.g. {key} = {example}.")
+        return table.get(key)
+
+    def table(self, parent: dict[str, Any], key: str, where: str, example: str) -> dict[str, Any] | None:
+        value = parent.get(key)
+        if value is None or isinstance(value, dict):
+            return value
+        self.add(f"{_at(where, key)} must be a table, written as {example}; it is {_kind(value)}.")
+        return None
+
+    def text(self, table: dict[str, Any], key: str, where: str, example: str, *, required: bool = False,
+             limit: int = MAX_TEXT_CHARS) -> str | None:
+        path, value = _at(where, key), self.get(table, key, where, example, required)
+        if value is None or (isinstance(value, str) and value.strip() and len(value) <= limit):
+            return value
+        if not isinstance(value, str):
+            self.add(f"{path} must be text in quotes, like {example}; it is {_kind(value)}.")
+        elif not value.strip():
+            self.add(f"{path} is empty: write some text, like {example}.")
+        else:
+            self.add(f"{path} is {len(value)} characters long: shorten it to at most {limit}.")
+        return None
+
+    def whole(self, table: dict[str, Any], key: str, where: str, *, low: int, high: int, example: int,
+              required: bool = False) -> int | None:
+        path, value = _at(where, key), self.get(table, key, where, example, required)
+        if isinstance(value, bool) or not isinstance(value, int | None):
+            self.add(f"{path} must be a whole number without quotes, like {example}; it is {_kind(value)}.")
+        elif value is not None and not low <= value <= high:
+            self.add(f"{path} = {value} is too {'small' if value < low else 'large'}: use a whole number from {low} "
+                     f"to {high}.")
+        else:
+            return value
+        return None
+
+    def choice(self, table: dict[str, Any], key: str, where: str, choices: tuple[str, ...]) -> str | None:
+        value = table.get(key)
+        if value is not None and value not in choices:
+            self.add(f"{_at(where, key)} cannot be {_kind(value)}: use "
+                     + " or ".join(f'"{choice}"' for choice in choices) + ".")
+            return None
+        return value
+
+    def texts(self, table: dict[str, Any], key: str, where: str) -> tuple[str, ...] | None:
+        """A list of prompt texts (None when absent or wrong)."""
+        path, value, before = _at(where, key), table.get(key), len(self.problems)
+        if value is not None and (not isinstance(value, list) or not value):
+            self.add(f"{path} " + _listed(value, 'texts, like ["Take a short walk after lunch."]') + ".")
+            return None
+        for number, item in enumerate(value or (), 1):
+            if not isinstance(item, str) or not item.strip() or len(item) > MAX_TEXT_CHARS:
+                self.add(f"{path} item {number} is {_kind(item)}: write each text in quotes, not empty and at most "
+                         f"{MAX_TEXT_CHARS} characters long.")
+        return tuple(value) if value and len(self.problems) == before else None
+
+
+def _quiet_hours(check: _Check, data: dict[str, Any]) -> QuietHours | None:
+    table = check.table(data, "quiet_hours", "", '[quiet_hours] with start = "21:30" and end = "08:00"')
+    if table is None:
+        return None
+    check.known(table, ("start", "end"), "quiet_hours")
+    times: dict[str, time] = {}
+    for key, example in (("start", '"21:30"'), ("end", '"08:00"')):
+        raw = check.text(table, key, "quiet_hours", example, required=True)
+        try:
+            times.update({key: parse_hhmm(raw)} if raw is not None else {})
+        except ValueError:
+            check.add(f'quiet_hours.{key} = "{raw}" is not a 24-hour time: write it as HH:MM, like {example}.')
+    if len(times) == 2 and times["start"] == times["end"]:
+        check.add(f"quiet_hours.start and quiet_hours.end are both {format_hhmm(times['start'])}: give the quiet "
+                  "hours an end that differs from their start, or remove the [quiet_hours] table.")
+    return QuietHours(times["start"], times["end"]) if len(times) == 2 else None
+
+
+def _setting(check: _Check, path: str, kind: str, value: Any) -> Any:
+    """One arm setting's value (None after noting a problem)."""
+    if kind == "bool" or not isinstance(value, str):
+        if kind == "bool" and isinstance(value, bool):
+            return value
+        wanted = ("true or false, without quotes" if kind == "bool" else
+                  'a duration in quotes, like "5h", "15m" or "1h30m" ("0" switches it off)')
+        check.add(f"{path} must be {wanted}; it is {_kind(value)}.")
+        return None
+    try:
+        duration = parse_duration(path, value)
+        if duration <= MAX_DURATION:
+            return duration
+        check.add(f'{path} = "{value}" is longer than 7 days: use at most "7d", or "0" to switch it off.')
+    except ConfigError as exc:
+        check.add(f'{exc} Use "0" to switch it off.')
+    return None
+
+
+def _arm(check: _Check, raw: Any, where: str, study_texts: tuple[str, ...]) -> Arm | None:
+    if not isinstance(raw, dict):
+        check.add(f"{where} must be an [[arms]] table with at least a name; it is {_kind(raw)}.")
+        return None
+    before = len(check.problems)
+    check.known(raw, _ARM_KEYS, where)
+    name = check.text(raw, "name", where, '"coach"', required=True, limit=MAX_NAME_CHARS)
+    if name is not None and not _ARM_NAME.fullmatch(name):
+        check.add(f'{where}.name = "{name}" cannot be an arm name: use 1 to 32 lowercase letters, digits, '
+                  '"-" or "_", like "coach" or "fixed_texts".')
+    ratio = check.whole(raw, "ratio", where, low=1, high=MAX_RATIO, example=2)
+    style = check.choice(raw, "prompt_style", where, protocol.PROMPT_STYLES)
+    texts = check.texts(raw, "fixed_prompts", where)
+    if style == FIXED_STYLE and "fixed_prompts" not in raw and not study_texts:
+        check.add(f'{where} ("{name}") has prompt_style = "fixed" but no texts to send: add fixed_prompts to this '
+                  "arm, or a fixed_prompts list at the top of the file for every arm.")
+    settings = tuple((key, _setting(check, f"{where}.{key}", kind, raw[key]))
+                     for key, kind in protocol.ARM_SETTINGS.items() if key in raw)
+    if len(check.problems) > before or name is None:
+        return None
+    return Arm(name, ratio or 1, style or protocol.PERSONALISED, texts or (), settings)
+
+
+def _arms(check: _Check, data: dict[str, Any], study_texts: tuple[str, ...]) -> list[Arm | None]:
+    """The arms in the file's order, None for each wrong one (an empty list: none usable)."""
+    raw = data.get("arms")
+    if raw is None:
+        return [protocol.DEFAULT_ARM]
+    if not isinstance(raw, list) or not raw:
+        check.add("arms " + _listed(raw, '[[arms]] tables, each a line [[arms]] followed by name = "…"') + ".")
+        return []
+    arms = [_arm(check, item, f"arms[{number}]", study_texts) for number, item in enumerate(raw, 1)]
+    names = [item.get("name") if isinstance(item, dict) else None for item in raw]
+    for number, name in enumerate(names, 1):
+        if isinstance(name, str) and name in names[:number - 1]:
+            check.add(f'arms[{number}].name = "{name}" is already the name of arms[{names.index(name) + 1}]: '
+                      "give each arm its own name.")
+    return arms
+
+
+def _allocation(check: _Check, data: dict[str, Any], arms: list[Arm | None]) -> Allocation:
+    complete = bool(arms) and None not in arms
+    total = sum(arm.ratio for arm in arms if arm) if complete else 1
+    table = check.table(data, "allocation", "", "[allocation] with block_size = 6") or {}
+    check.known(table, ("block_size", "strata"), "allocation")
+    block = check.whole(table, "block_size", "allocation", low=1, high=MAX_BLOCK_SIZE, example=total * 2)
+    if block is not None and complete and block % total:
+        check.add(f"allocation.block_size = {block} is not a multiple of the arms' ratios added up ({total}), so a "
+                  f"block cannot hold every arm in its ratio: use {total}, {total * 2}, {total * 3} …")
+    strata = []
+    raw = check.table(table, "strata", "allocation", '[allocation.strata] with lines like site = ["A", "B"]')
+    for field, values in (raw or {}).items():
+        path = f"allocation.strata.{field}"
+        listed = values if isinstance(values, list) else []
+        bad = [v for v in listed if not isinstance(v, str) or not v.strip() or len(v) > MAX_STRATUM_VALUE_CHARS]
+        if not _FIELD_NAME.fullmatch(field):
+            check.add(f'{path}: "{field}" cannot be a stratum field: name it with 1 to 32 lowercase letters, digits '
+                      'or "_", like site.')
+        elif not listed:
+            check.add(f"{path} " + _listed(values, 'values participants can have, like ["A", "B"]') + ".")
+        elif bad:
+            check.add(f"{path} has a value that cannot be used ({_kind(bad[0])}): write each value as text in "
+                      f"quotes, not empty and at most {MAX_STRATUM_VALUE_CHARS} characters long.")
+        elif len(set(values)) < len(values):
+            repeated = next(v for number, v in enumerate(values) if v in values[:number])
+            check.add(f'{path} lists "{repeated}" more than once: list each value once.')
+        else:
+            strata.append((field, tuple(values)))
+    return Allocation(block_size=block or total, strata=tuple(strata))
+
+
+def _decision(check: _Check, data: dict[str, Any]) -> DecisionRule | None:
+    table = check.table(data, "decision", "", "[decision] with p = 0.5")
+    if table is None:
+        return None
+    before = len(check.problems)
+    check.known(table, ("actions", "p", "unavailable_when"), "decision")
+    actions = table.get("actions", list(protocol.DECISION_ACTIONS[0]))
+    if not isinstance(actions, list) or tuple(actions) not in protocol.DECISION_ACTIONS:
+        options = " or ".join("[" + ", ".join(f'"{a}"' for a in pair) + "]" for pair in protocol.DECISION_ACTIONS)
+        check.add(f"decision.actions cannot be {_kind(actions)}: use {options} (the treatment first).")
+    p = check.get(table, "p", "decision", "0.5 (the chance of the first action; for no randomisation, remove the "
+                  "[decision] table)", required=True)
+    if p is not None and (isinstance(p, bool) or not isinstance(p, int | float)):
+        check.add(f"decision.p must be a number without quotes, like 0.5; it is {_kind(p)}.")
+    elif p is not None and not 0 < p < 1:
+        check.add(f"decision.p = {p} is out of range: use a probability between 0 and 1 (not 0 or 1 itself), like "
+                  "0.5; to send every prompt, remove the [decision] table.")
+    rules, allowed = table.get("unavailable_when", list(protocol.AVAILABILITY_RULES)), protocol.AVAILABILITY_RULES
+    if not isinstance(rules, list):
+        check.add(f'decision.unavailable_when must be a list, like ["paused", "baseline"]; it is {_kind(rules)}.')
+    for number, rule in enumerate(rules if isinstance(rules, list) else ()):
+        if rule not in allowed:
+            check.add(f"decision.unavailable_when lists {_kind(rule)}, which is not a rule: choose from "
+                      + ", ".join(allowed) + ".")
+        elif rule in rules[:number]:
+            check.add(f'decision.unavailable_when lists "{rule}" more than once: list each rule once.')
+    if len(check.problems) > before:
+        return None
+    return DecisionRule((actions[0], actions[1]), float(p), tuple(rule for rule in allowed if rule in rules))
+
+
+def _read_toml(check: _Check, data: bytes) -> tuple[str, dict[str, Any]]:
+    try:
+        text = data.decode("utf-8-sig")  # a byte order mark, as some editors write, is not part of the text
+        return text, tomllib.loads(text)
+    except UnicodeDecodeError as exc:
+        check.add(f"the file is not UTF-8 text (an unreadable byte at position {exc.start}): save it as UTF-8 in "
+                  "your editor.")
+    except tomllib.TOMLDecodeError as exc:  # its message ends "(at line 3, column 8)"
+        check.add(f"the file is not valid TOML: {str(exc)[:1].lower()}{str(exc)[1:]}; check the quotes, brackets "
+                  "and key = value there.")
+    return "", {}
+
+
+def parse_study(data: bytes, source: str = "study file") -> Study:
+    """The study a file's bytes declare; StudyFileError listing every problem otherwise."""
+    check = _Check()
+    text, table = _read_toml(check, data)
+    if check.problems:
+        raise StudyFileError(check.problems, source)
+    check.known(table, _TOP_KEYS, "")
+    name = check.text(table, "name", "", '"Walking pilot"', required=True, limit=MAX_NAME_CHARS)
+    length = check.whole(table, "length_days", "", low=1, high=MAX_LENGTH_DAYS, example=28, required=True)
+    baseline = check.whole(table, "baseline_days", "", low=0, high=MAX_LENGTH_DAYS, example=3)
+    if baseline is not None and length is not None and baseline >= length:
+        check.add(f"baseline_days = {baseline} must be less than length_days = {length}: leave at least one study "
+                  "day after the baseline.")
+    day_one = check.choice(table, "day_one", "", protocol.DAY_ONE_RULES)
+    closing = check.text(table, "closing_message", "", '"Thank you for taking part!"')
+    study_texts = check.texts(table, "fixed_prompts", "") or ()
+    quiet = _quiet_hours(check, table)
+    arms = _arms(check, table, study_texts)
+    allocation = _allocation(check, table, arms)
+    decision = _decision(check, table)
+    missing = [arm.name for arm in arms if arm and not arm.fixed_prompts]
+    if decision is not None and decision.actions[1] == FIXED_STYLE and not study_texts and missing:
+        check.add('decision.actions = ["personalised", "fixed"] needs fixed texts for every arm: add a '
+                  "fixed_prompts list at the top of the file, or fixed_prompts to arm(s) " + ", ".join(missing) + ".")
+    if check.problems or name is None or length is None:
+        raise StudyFileError(check.problems, source)
+    return Study(name=name, length_days=length, baseline_days=baseline or 0,
+                 day_one=day_one or protocol.AFTER_INTAKE, closing_message=closing or protocol.DEFAULT_CLOSING_MESSAGE,
+                 quiet_hours=quiet, arms=tuple(arm for arm in arms if arm), allocation=allocation, decision=decision,
+                 fixed_prompts=study_texts, source=text, hash=hashlib.sha256(data).hexdigest())
+
+
+def load_study(path: Path) -> Study:
+    """The study in the file at ``path``; StudyFileError naming the path if it cannot be read or used."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        reason = {FileNotFoundError: "there is no such file", IsADirectoryError: "it is a folder, not a file"}
+        raise StudyFileError([f"cannot read {path}: {reason.get(type(exc), exc.strerror or str(exc))}. Check the "
+                              "path, and that this program may read the file."], str(path)) from None
+    return parse_study(data, str(path))
+
+
+def _setting_words(value: Any) -> str:
+    """A duration as ``5h``, ``1h30m`` or ``90s``; a switch (and a zero duration) as ``on`` or ``off``."""
+    if not isinstance(value, timedelta):
+        return "on" if value else "off"
+    parts, rest = [], value.total_seconds()
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if rest >= size:
+            parts.append(f"{int(rest // size)}{unit}")
+            rest %= size
+    return "".join(parts) + (f"{rest:g}s" if rest else "") or "off"
+
+
+def _arm_words(study: Study, arm: Arm) -> str:
+    own = "its own" if arm.fixed_prompts else "the study's"
+    style = (f"fixed prompts ({len(study.fixed_texts(arm))} of {own} texts in turn)"
+             if arm.prompt_style == FIXED_STYLE else "personalised prompts")
+    settings = ", ".join(f"{key} {_setting_words(value)}" for key, value in arm.settings)
+    return f"  {arm.name}: {style}; {settings or 'global settings'}"
+
+
+def describe(study: Study) -> str:
+    """The protocol in plain lines, for a researcher to check before the study starts."""
+    shares = [(arm.name, Fraction(arm.ratio, sum(other.ratio for other in study.arms))) for arm in study.arms]
+    lines = [f"Study: {study.name or '(no study file)'}",
+             "Length: " + (f"{study.length_days} days" if study.length_days else "open-ended"),
+             f"Baseline: the first {study.baseline_days} day(s), without prompts" if study.baseline_days
+             else "Baseline: none",
+             "Day one: the participant's first local day after "
+             + ("intake is complete" if study.day_one == protocol.AFTER_INTAKE else "enrollment"),
+             "Quiet hours: " + (f"{study.quiet_hours.describe()}, nothing scheduled is sent"
+                                if study.quiet_hours else "none"),
+             "Arms: " + ", ".join(f"{name} {share.numerator}/{share.denominator}" for name, share in shares)
+             + (" (everyone)" if len(shares) == 1 else ""),
+             *(_arm_words(study, arm) for arm in study.arms)]
+    strata = "; ".join(f"{field} ({', '.join(values)})" for field, values in study.allocation.strata)
+    lines.append(f"Allocation: blocks of {study.allocation.block_size}"
+                 + (f" within each stratum of {strata}" if strata else ", no strata"))
+    rule = study.decision
+    lines.append("Decision: no randomisation: every available prompt is sent" if rule is None else
+                 f"Decision: each daily prompt time: {rule.actions[0]} with probability {round(rule.p, 6):g}, "
+                 f"{rule.actions[1]} {round(1 - rule.p, 6):g}; unavailable when "
+                 + (", ".join(rule.unavailable_when) or "never (only outside the study days)"))
+    return "\n".join(lines)
+
+
+def _seconds(value: Any) -> Any:
+    """A duration in seconds (whole ones as an int); anything else as it is."""
+    if not isinstance(value, timedelta):
+        return value
+    return value // timedelta(seconds=1) if not value.microseconds else value.total_seconds()
+
+
+def study_as_dict(study: Study) -> dict[str, Any]:
+    """The protocol as JSON-ready values (times "HH:MM", durations in seconds), for the export."""
+    quiet, rule = study.quiet_hours, study.decision
+    return {
+        "name": study.name, "hash": study.hash, "length_days": study.length_days,
+        "baseline_days": study.baseline_days, "day_one": study.day_one, "closing_message": study.closing_message,
+        "fixed_prompts": list(study.fixed_prompts),
+        "quiet_hours": {"start": format_hhmm(quiet.start), "end": format_hhmm(quiet.end)} if quiet else None,
+        "arms": [{"name": arm.name, "ratio": arm.ratio, "prompt_style": arm.prompt_style,
+                  "fixed_prompts": list(arm.fixed_prompts),
+                  "settings": {key: _seconds(value) for key, value in arm.settings}} for arm in study.arms],
+        "allocation": {"block_size": study.allocation.block_size,
+                       "strata": {field: list(values) for field, values in study.allocation.strata}},
+        "decision": None if rule is None else {"actions": list(rule.actions), "p": rule.p,
+                                               "unavailable_when": list(rule.unavailable_when)},
+    }

@@ -1,0 +1,89 @@
+"""Each daily prompt time is a decision point: is the participant available, and if so, what does
+the study's decision rule draw? Every decision point becomes one ``decision`` row, written in the
+commit of its daily-prompt event (unique by that event), so it is drawn exactly once whatever
+restarts happen; the draw itself is keyed by the event too, so a turn that runs again draws the
+same. An unavailable decision point is a row as well, with its coded reason.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, replace
+from datetime import date, datetime
+from typing import Any
+
+from promptpipe.domain.conversation import TurnState
+from promptpipe.domain.decision_rule import NOT_DRAWN, DecisionFacts, draw_action, unavailable_reason
+from promptpipe.domain.localtime import zone_or_utc
+from promptpipe.domain.quiet_hours import in_quiet_hours
+from promptpipe.domain.states import ACTIVE
+from promptpipe.domain.study import NO_SEND, PROMPT_STYLES
+from promptpipe.domain.study_days import study_day
+from promptpipe.flow import lifecycle
+from promptpipe.flow.turn import FlowConfig
+from promptpipe.pipeline.events import DailyPromptDue
+
+__all__ = ["DecisionPoint", "decide", "fixed_prompt", "prompt_hash"]
+
+
+@dataclass(frozen=True)
+class DecisionPoint:
+    """What the decision point comes to: whether a prompt goes out and in which style, and the
+    ``decision`` row (without the prompt's message id, known only at commit)."""
+
+    sends: bool
+    style: str | None
+    row: dict[str, Any]
+
+    def with_prompt(self, message_id: int | None, model: str | None, system_prompt_hash: str | None) -> dict[str, Any]:
+        return {**self.row, "prompt_message_id": message_id, "model": model, "system_prompt_hash": system_prompt_hash}
+
+    def unsent(self) -> DecisionPoint:
+        """The prompt could not be written after all (the plan lacks what it needs)."""
+        return replace(self, sends=False, style=None)
+
+
+def prompt_hash(system_prompt: str) -> str:
+    return hashlib.sha256(system_prompt.encode("utf-8")).hexdigest()
+
+
+def decide(config: FlowConfig, state: TurnState, event: DailyPromptDue, *, inbox_id: int, inbox_key: str,
+           local_day: date, now: datetime, answered_today: bool, seed: bytes) -> DecisionPoint:
+    """Availability first (a participant who is not active is never sent anything, whatever the
+    study file lists), then the draw."""
+    study = config.study
+    zone = zone_or_utc(state.timezone)
+    day = study_day(state.day_one, local_day)
+    facts = DecisionFacts(study_day=day, length_days=lifecycle.last_day(study, state),
+                          baseline_days=study.baseline_days, paused=state.status != ACTIVE,
+                          in_quiet_hours=in_quiet_hours(study.quiet_hours, now, zone), answered_today=answered_today,
+                          study_in_use=study.in_use)
+    reason = unavailable_reason(facts, study.decision)
+    if reason is None and state.status != ACTIVE:
+        reason = "paused"
+    arm = study.arm(state.participant.arm)
+    row: dict[str, Any] = {
+        "participant_id": state.participant.id, "inbox_id": inbox_id, "schedule_id": event.schedule_id,
+        "arm": state.participant.arm, "study_day": day, "local_date": local_day.isoformat(),
+        "scheduled_for": datetime.fromisoformat(event.due_at) if event.due_at else None, "decided_at": now,
+        "local_time": now.astimezone(zone).isoformat(timespec="seconds"), "timezone": zone.key,
+        "available": reason is None, "unavailable_reason": reason, "probability": None, "action": NOT_DRAWN,
+        "draw": None, "seed_ref": "",
+    }
+    if reason is not None:
+        return DecisionPoint(False, None, row)
+    drawn = draw_action(study.decision, seed, inbox_key)
+    row.update(probability=drawn.probability, action=drawn.action, draw=drawn.draw, seed_ref=drawn.seed_ref)
+    if drawn.action == NO_SEND:
+        return DecisionPoint(False, None, row)
+    style = drawn.action if drawn.action in PROMPT_STYLES else arm.prompt_style
+    return DecisionPoint(True, style, row)
+
+
+def fixed_prompt(config: FlowConfig, state: TurnState, day: int | None) -> str:
+    """The fixed text for this study day (the list is taken in turn, day 1 the first)."""
+    texts = config.study.fixed_texts(config.study.arm(state.participant.arm))
+    if not texts:  # a study file without texts cannot ask for fixed prompts; be safe anyway
+        raise ValueError("the study file lists no fixed prompt texts")
+    return texts[((day or 1) - 1) % len(texts)]
+

@@ -1,0 +1,175 @@
+"""The participant's way through the study beside the conversation: intake offered, put on hold
+and resumed (the session belongs to the participant, not to the workflow); study day 1; the end
+of the study.
+
+* **On hold.** During intake, an escape phrase ("later", "not now", "cancel" …, see
+  :mod:`promptpipe.domain.phrases`) puts intake on hold at once, without the model; looser words
+  are the model's call (``transition_state`` with ``INTAKE_SUSPENDED``); silence for
+  INTAKE_INACTIVITY does it too. An intake reminder follows after INTAKE_REMINDER_DELAY, at most
+  INTAKE_REMINDER_MAX times, never in quiet hours. Writing again resumes intake where it stopped.
+* **Study days.** Day 1 is the first local day after intake completes (or after enrollment, as
+  the study file says); the end of the last day is a timer that sends the closing message and
+  completes the participant.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from promptpipe.domain import keys
+from promptpipe.domain.conversation import TurnState
+from promptpipe.domain.localtime import zone_or_utc
+from promptpipe.domain.phrases import is_escape
+from promptpipe.domain.profile import PROMPT_REQUIRED_FIELDS
+from promptpipe.domain.states import (
+    ACTIVE,
+    COMPLETED,
+    FEEDBACK,
+    INTAKE,
+    INTAKE_STAGES,
+    INTAKE_SUSPENDED,
+    PAUSED,
+    WITHDRAWN,
+)
+from promptpipe.domain.study import AFTER_ENROLLMENT, Study
+from promptpipe.domain.study_days import day_one, study_end
+from promptpipe.domain.timers import INTAKE_INACTIVE, INTAKE_REMINDER, STUDY_END, NudgePolicy
+from promptpipe.flow.turn import FlowConfig, FlowDeps, Outcome, Outgoing, TurnContext
+from promptpipe.storage.inbox_rows import InboxRow
+
+__all__ = [
+    "INTAKE_ON_HOLD", "INTAKE_REMINDER_TEXT", "RESUME_CUE", "arm_intake_inactivity", "arm_intake_reminder",
+    "complete_intake_for_prompt", "escape_outcome", "intake_inactive_outcome", "intake_reminder_outcome",
+    "last_day", "resume_intake", "start_study_days", "study_end_outcome",
+]
+
+INTAKE_ON_HOLD = (
+    "No problem, we can set up your habit another time. I'll check back in a while, and whenever "
+    "you're ready, just write to me here. (If you'd rather not hear from the study at all, send STOP.)"
+)
+INTAKE_REMINDER_TEXT = (
+    "Hi again! Whenever you have a couple of minutes, we can finish setting up your small daily habit. "
+    "Just reply here and we'll pick up where we left off."
+)
+RESUME_CUE = (
+    "[Event, not written by the participant] Setting up the habit was put on hold earlier; the "
+    "participant has just written again. Welcome them back in a few words, say briefly what you "
+    "already know about their plan (if anything), and ask only for what is still missing. If they "
+    "still do not want to go on now, respect that and put intake on hold again."
+)
+
+
+# ------------------------------------------------------------------------------------- on hold
+
+def escape_outcome(context: TurnContext, batch: list[InboxRow], policy: NudgePolicy, now: datetime) -> Outcome | None:
+    """An escape phrase as the batch's last words during intake: on hold, acknowledged."""
+    state = context.state
+    texts = [context.texts.get(item.id, "") for item in batch if context.texts.get(item.id, "").strip()]
+    if state.status != ACTIVE or state.sub_state not in INTAKE_STAGES or not texts or not is_escape(texts[-1]):
+        return None
+    state.apply("intake_suspended", actor="participant", reason=f"they wrote {texts[-1].strip()[:40]!r}")
+    return Outcome([Outgoing(keys.reply(batch[-1].id), INTAKE_ON_HOLD, "command")],
+                   log=("intake_on_hold", {"by": "participant"}))
+
+
+def resume_intake(state: TurnState) -> bool:
+    """They wrote while intake was on hold: intake goes on (the model hears :data:`RESUME_CUE`)."""
+    if state.sub_state != INTAKE_SUSPENDED:
+        return False
+    state.profile.record.intake_reminders = 0
+    return state.apply("intake_resumed", actor="participant", reason="they wrote again")
+
+
+def arm_intake_inactivity(state: TurnState, policy: NudgePolicy, now: datetime) -> None:
+    """After an intake turn: on hold if they stay silent for INTAKE_INACTIVITY."""
+    if state.sub_state == INTAKE and state.status == ACTIVE and policy.intake_inactivity > timedelta(0):
+        state.arm_timer(INTAKE_INACTIVE, now + policy.intake_inactivity, reason="intake waits for an answer")
+
+
+def arm_intake_reminder(state: TurnState, policy: NudgePolicy, now: datetime) -> None:
+    """The next intake reminder, while reminders are left (quiet hours move it; see TurnState)."""
+    record = state.profile.record
+    if policy.intake_reminder_delay <= timedelta(0) or record.intake_reminders >= policy.intake_reminder_max:
+        return
+    state.arm_timer(INTAKE_REMINDER, now + policy.intake_reminder_delay, reason="intake on hold")
+
+
+def intake_inactive_outcome(state: TurnState) -> str | None:
+    """The inactivity timer fired: on hold if they are still in the middle of intake."""
+    if state.sub_state != INTAKE or state.status != ACTIVE:
+        return None
+    state.apply("intake_suspended", actor="timer", reason="no answer during intake")
+    return "intake on hold"
+
+
+def intake_reminder_outcome(state: TurnState, policy: NudgePolicy, item: InboxRow,
+                            now: datetime) -> tuple[list[Outgoing], str | None]:
+    """Invite them back to intake (if it is still on hold and reminders are left)."""
+    record = state.profile.record
+    if (state.sub_state != INTAKE_SUSPENDED or state.status != ACTIVE
+            or record.intake_reminders >= policy.intake_reminder_max):
+        return [], None
+    record.intake_reminders += 1
+    arm_intake_reminder(state, policy, now)
+    return [Outgoing(keys.intake_reminder(item.id), INTAKE_REMINDER_TEXT, "reminder")], "intake reminder sent"
+
+
+# ---------------------------------------------------------------------------------- study days
+
+def last_day(study: Study, state: TurnState) -> int | None:
+    """The participant's last study day (the study's length plus their extension; None: open-ended)."""
+    return None if study.length_days is None else study.length_days + state.extra_days
+
+
+def start_study_days(state: TurnState, config: FlowConfig, now: datetime) -> None:
+    """Set study day 1 once it is known, and arm the end of the last day."""
+    study = config.study
+    if not study.in_use or state.day_one is not None or state.status in (WITHDRAWN, COMPLETED):
+        return
+    zone = zone_or_utc(state.timezone)
+    enrolled = state.participant.enrolled_at or now
+    if study.day_one == AFTER_ENROLLMENT:
+        first = day_one(AFTER_ENROLLMENT, intake_completed_on=None, enrolled_on=enrolled.astimezone(zone).date())
+        why = "the day after enrollment"
+    elif state.sub_state == FEEDBACK:
+        first = day_one(study.day_one, intake_completed_on=now.astimezone(zone).date(),
+                        enrolled_on=enrolled.astimezone(zone).date())
+        why = "the day after intake was completed"
+    else:
+        return
+    assert first is not None
+    state.apply("study_started", actor="server", reason=f"study day 1 is {why}", value=first.isoformat())
+    arm_study_end(state, study, now)
+
+
+def arm_study_end(state: TurnState, study: Study, now: datetime) -> None:
+    """(Re-)arm the end of the participant's last study day."""
+    last = last_day(study, state)
+    if last is None or state.day_one is None:
+        return
+    end = study_end(state.day_one, last, zone_or_utc(state.timezone))
+    state.arm_timer(STUDY_END, max(end, now), {"last_day": last}, reason=f"end of study day {last}")
+
+
+def complete_intake_for_prompt(state: TurnState, now: datetime) -> bool:
+    """A daily prompt came due before study day 1 with the plan in place: intake is complete (the
+    prompt is not part of the study yet); day 1 follows."""
+    if state.sub_state not in INTAKE_STAGES or state.missing_fields(PROMPT_REQUIRED_FIELDS):
+        return False
+    return state.apply("intake_to_feedback", actor="server",
+                       reason="the first daily prompt came due with the habit plan in place")
+
+
+def study_end_outcome(deps: FlowDeps, context: TurnContext, item: InboxRow, last: int | None) -> Outcome:
+    """The last study day is over: completed, with the closing message unless paused."""
+    state, study, now = context.state, deps.config.study, deps.clock.now()
+    if state.status not in (ACTIVE, PAUSED) or state.day_one is None:
+        return Outcome(save_state=False, log=("timer_done", {"kind": STUDY_END, "outcome": "nothing to do"}))
+    current_last = last_day(study, state)
+    if current_last is None or study_end(state.day_one, current_last, zone_or_utc(state.timezone)) > now:
+        return Outcome(save_state=False, log=("timer_done", {"kind": STUDY_END, "outcome": "study still running"}))
+    send = state.status == ACTIVE
+    state.apply("study_completed", actor="timer", reason=f"study day {current_last} was the last")
+    outgoing = [Outgoing(keys.closing(item.id), study.closing_message, "closing")] if send else []
+    return Outcome(outgoing, log=("study_completed", {"last_day": current_last, "closing_message": send,
+                                                      "planned_last_day": last}))

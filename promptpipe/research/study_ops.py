@@ -1,0 +1,112 @@
+"""Researcher operations on the study itself: the protocol check every study operation makes,
+enrollment fields for stratification, one participant's extension, and the allocation counts."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from promptpipe.clock import Clock
+from promptpipe.domain.allocation import stratum_key
+from promptpipe.domain.localtime import zone_or_utc
+from promptpipe.domain.states import WITHDRAWN
+from promptpipe.domain.study import Study
+from promptpipe.domain.study_days import study_end
+from promptpipe.errors import AdminError
+from promptpipe.flow.lifecycle import arm_study_end, last_day
+from promptpipe.research._common import ask_for_alarm_sync, get_participant, researcher_name, validate_text
+from promptpipe.storage.conversations import load_turn_state, save_turn_state
+from promptpipe.storage.db import Database
+from promptpipe.storage.models import table_of
+from promptpipe.storage.study import adopt_protocol
+from promptpipe.storage.study_tables import AllocationRow
+
+__all__ = ["MAX_EXTENSION_DAYS", "allocation_counts", "check_protocol", "extend", "validate_strata"]
+
+MAX_EXTENSION_DAYS = 365
+_ALLOCATION = table_of(AllocationRow)
+
+
+def check_protocol(session: Session, study: Study, now: datetime) -> None:
+    """Study operations run only on the protocol the database runs (see ``serve
+    --allow-protocol-change``); the first one to run with a study file adopts it."""
+    adopt_protocol(session, study, allow_change=False, now=now, by=f"admin script, {researcher_name()}")
+
+
+def validate_strata(study: Study, strata: Mapping[str, str]) -> dict[str, str]:
+    """The enrollment fields a stratified study needs, checked against the study file."""
+    fields = study.allocation.stratum_fields
+    unknown = sorted(set(strata) - set(fields))
+    if unknown:
+        allowed = f"this study stratifies by {', '.join(fields)}" if fields else "this study is not stratified"
+        raise AdminError(f"--stratum {unknown[0]}=…: {allowed}; check the study file's [allocation.strata]")
+    cleaned = {name: validate_text(f"--stratum {name}", value, 100, required=True) for name, value in strata.items()}
+    if study.in_use:
+        try:
+            stratum_key(study.allocation, cleaned)
+        except ValueError as exc:
+            raise AdminError(str(exc)) from None
+    return cleaned
+
+
+async def extend(db: Database, clock: Clock, *, study: Study, phone: str, days: int, by: str = "") -> str:
+    """Add ``days`` to one participant's study (a completed one is brought back); returns a line
+    saying what their last study day is now."""
+    if not study.in_use or study.length_days is None:
+        raise AdminError("extend needs a study file with length_days: set PROMPTPIPE_STUDY_FILE")
+    if not 1 <= days <= MAX_EXTENSION_DAYS:
+        raise AdminError(f"--days: give a whole number of days from 1 to {MAX_EXTENSION_DAYS}")
+    participant, _ = await get_participant(db, phone)
+    if participant.status == WITHDRAWN:
+        raise AdminError(f"{participant.phone} was withdrawn from the study; that cannot be undone or changed")
+    by = validate_text("--by", by or researcher_name(), 200)
+    now = clock.now()
+
+    def write(session: Session) -> tuple[int, Any]:
+        check_protocol(session, study, now)
+        state = load_turn_state(session, participant.id)
+        state.quiet_hours = study.quiet_hours
+        state.apply("study_extended", actor="researcher", reason=f"extended by {days} days ({by})",
+                    value=str(state.extra_days + days))
+        last = last_day(study, state)
+        assert last is not None
+        if state.completed:
+            end = study_end(state.day_one, last, zone_or_utc(state.timezone)) if state.day_one else now
+            if end <= now + timedelta(minutes=1):
+                raise AdminError(f"{participant.phone}: even with {days} more days their study would already be "
+                                 "over; extend by more days")
+            state.apply("reopened_by_researcher", actor="researcher", reason=f"extended by {days} days ({by})")
+        arm_study_end(state, study, now)
+        save_turn_state(session, state, now)
+        ask_for_alarm_sync(db, session, participant.id, now)
+        return last, state.day_one
+
+    last, first = await db.run(write)
+    if first is None:
+        return (f"{participant.phone}: extended by {days} days; their study will last {last} days from day 1 "
+                "(not set yet: it begins after intake)")
+    final = first + timedelta(days=last - 1)
+    return f"{participant.phone}: extended by {days} days; their last study day is now day {last} ({final})"
+
+
+async def allocation_counts(db: Database, study: Study) -> dict[str, Any]:
+    """Participants per arm, overall and per stratum (never the sequence itself)."""
+    def read(session: Session) -> dict[str, Any]:
+        rows = session.connection().execute(
+            select(_ALLOCATION.c.stratum, _ALLOCATION.c.arm, func.count())
+            .group_by(_ALLOCATION.c.stratum, _ALLOCATION.c.arm)).all()
+        arms = [arm.name for arm in study.arms]
+        by_arm = dict.fromkeys(arms, 0)
+        strata: dict[str, dict[str, int]] = {}
+        for stratum, arm, count in rows:
+            by_arm[arm] = by_arm.get(arm, 0) + count
+            strata.setdefault(stratum or "(not stratified)", dict.fromkeys(arms, 0))[arm] = count
+        ratios = {arm.name: arm.ratio for arm in study.arms}
+        return {"study": study.name, "arms": by_arm, "ratios": ratios, "strata": strata,
+                "block_size": study.allocation.block_size}
+
+    return await db.run(read)

@@ -1,0 +1,138 @@
+"""Queries on the study's tables: the protocol as run (adopted once, changed only on purpose),
+the secret seed, the allocation sequence, and the decision points."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from sqlalchemy import func, insert, select
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.orm import Session
+
+from promptpipe.domain.allocation import arm_at, new_seed, stratum_key
+from promptpipe.domain.study import Study
+from promptpipe.errors import ConfigError
+from promptpipe.storage.models import table_of
+from promptpipe.storage.study_tables import AllocationRow, Decision, StudyProtocol, StudySecret
+
+__all__ = [
+    "ALLOCATION_CONSTRAINT", "NO_STUDY_FILE", "ProtocolChanged", "ProtocolVersion", "adopt_protocol", "allocate",
+    "protocol_history", "record_decision", "study_seed",
+]
+
+_PROTOCOL = table_of(StudyProtocol)
+_SECRET = table_of(StudySecret)
+_ALLOCATION = table_of(AllocationRow)
+_DECISION = table_of(Decision)
+_SEED = "seed"
+NO_STUDY_FILE = "(no study file)"
+ALLOCATION_CONSTRAINT = "uq_allocation_stratum_sequence"
+
+
+class ProtocolChanged(ConfigError):
+    """The study file differs from the protocol this database runs, and nobody allowed it."""
+
+
+@dataclass(frozen=True)
+class ProtocolVersion:
+    name: str
+    hash: str
+    previous_hash: str | None
+    adopted_at: datetime
+    adopted_by: str
+    contents: str
+
+
+def protocol_history(session: Session) -> list[ProtocolVersion]:
+    """Every protocol this database ran, oldest first (empty: it never ran with a study file)."""
+    rows = session.connection().execute(
+        select(_PROTOCOL.c.name, _PROTOCOL.c.hash, _PROTOCOL.c.previous_hash, _PROTOCOL.c.adopted_at,
+               _PROTOCOL.c.adopted_by, _PROTOCOL.c.contents).order_by(_PROTOCOL.c.id)).all()
+    return [ProtocolVersion(*row) for row in rows]
+
+
+def adopt_protocol(session: Session, study: Study, *, allow_change: bool, now: datetime, by: str) -> str:
+    """Make sure the database runs ``study``: stored at first use (with a new secret seed),
+    refused when it differs from the stored one unless ``allow_change``, then stored as a new
+    version. Returns what happened: ``none`` | ``adopted`` | ``unchanged`` | ``changed``."""
+    history = protocol_history(session)
+    current = history[-1] if history else None
+    wanted_hash = study.hash if study.in_use else ""
+    if current is None:
+        if not study.in_use:
+            return "none"
+        _store(session, study, None, now, f"first use ({by})")
+        study_seed(session, now)
+        return "adopted"
+    if current.hash == wanted_hash:
+        return "unchanged"
+    if not allow_change:
+        raise ProtocolChanged(_refusal(current, study))
+    _store(session, study, current.hash, now, f"allowed change ({by})")
+    study_seed(session, now)
+    return "changed"
+
+
+def _refusal(current: ProtocolVersion, study: Study) -> str:
+    since = current.adopted_at.strftime("%Y-%m-%d %H:%M UTC")
+    running = f"the study {current.name!r}" if current.hash else "no study file"
+    if not study.in_use:
+        found = "no PROMPTPIPE_STUDY_FILE is set"
+    else:
+        found = f"the study file now reads {study.name!r} (hash {study.hash[:12]}…)"
+    return (f"this database runs {running} since {since} (hash {current.hash[:12] or '-'}…), but {found}. "
+            "A protocol change in the middle of a study must be deliberate: restore the file, or start the "
+            "service once with `promptpipe serve --allow-protocol-change` (the change is logged and exported).")
+
+
+def _store(session: Session, study: Study, previous: str | None, now: datetime, by: str) -> None:
+    session.connection().execute(insert(_PROTOCOL).values(
+        name=study.name if study.in_use else NO_STUDY_FILE, hash=study.hash if study.in_use else "",
+        contents=study.source, previous_hash=previous, adopted_at=now, adopted_by=by))
+
+
+def study_seed(session: Session, now: datetime | None = None) -> bytes:
+    """The study's secret seed (made on first use; two processes making it at once agree on one)."""
+    conn = session.connection()
+    value = conn.execute(select(_SECRET.c.value).where(_SECRET.c.name == _SEED)).scalar_one_or_none()
+    if value is None:
+        stmt: Any = pg_insert(_SECRET) if conn.dialect.name == "postgresql" else sqlite_insert(_SECRET)
+        conn.execute(stmt.values(name=_SEED, value=new_seed().hex(), created_at=now or datetime.now(timezone.utc))
+                     .on_conflict_do_nothing(index_elements=["name"]))
+        value = conn.execute(select(_SECRET.c.value).where(_SECRET.c.name == _SEED)).scalar_one()
+    return bytes.fromhex(value)
+
+
+def allocate(session: Session, study: Study, participant_id: str, strata: Mapping[str, str], now: datetime,
+             *, strict: bool = True) -> str | None:
+    """The participant's arm (None without a study file): the next place in their stratum's
+    concealed sequence. ``strict`` (a researcher's enrollment) requires every stratum field;
+    otherwise (someone enrolled by writing in) a missing one is recorded as ``?``. Two enrollments
+    at once cannot take the same place (a unique key: the later transaction fails with
+    DuplicateKey and the caller tries again)."""
+    if not study.in_use:
+        return None
+    if strict:
+        key = stratum_key(study.allocation, strata)
+    else:
+        key = "|".join(f"{name}={strata.get(name) or '?'}" for name in study.allocation.stratum_fields)
+    sequence = _next_sequence(session, key)
+    arm = arm_at(study_seed(session, now), study.arms, study.allocation.block_size, key, sequence)
+    session.connection().execute(insert(_ALLOCATION).values(
+        participant_id=participant_id, stratum=key, sequence=sequence, arm=arm, created_at=now))
+    return arm
+
+
+def _next_sequence(session: Session, stratum: str) -> int:
+    last = session.connection().execute(
+        select(func.max(_ALLOCATION.c.sequence)).where(_ALLOCATION.c.stratum == stratum)).scalar_one_or_none()
+    return int(last or 0) + 1
+
+
+def record_decision(session: Session, values: dict[str, Any]) -> None:
+    """One decision point (the daily prompt's commit writes it; its inbox id is unique)."""
+    session.connection().execute(insert(_DECISION).values(**values))
