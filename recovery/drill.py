@@ -1,11 +1,13 @@
 """Recovery drill: kill the service with SIGKILL at random moments and count what participants got.
 
-It seeds N participants whose daily prompt is due in the next minute or so (in several time
+It seeds N participants of a micro-randomised study (each daily prompt is drawn as personalised or
+fixed with probability 0.5) whose daily prompt is due in the next minute or so (in several time
 zones, all at the same instant), runs ``promptpipe serve`` in dry-run mode against a fake model,
 kills it with SIGKILL several times at random moments while prompts are generated and sent and
 reminders come due, restarts it each time, and finally lets it finish. The dry-run journal plays
 the phone network; from it the drill counts, per participant, the prompts and reminders expected,
-delivered, lost and duplicated. Exit status 1 on any loss or duplicate.
+delivered, lost and duplicated, and checks that every decision point has exactly one row whose
+drawn action matches the prompt that went out. Exit status 1 on any loss, duplicate or mismatch.
 
     .venv/bin/python recovery/drill.py                       # 30 participants, 5 kills, SQLite
     .venv/bin/python recovery/drill.py --participants 200 --kills 12
@@ -39,12 +41,24 @@ sys.path.insert(0, str(ROOT))
 
 from sqlalchemy import func, select  # noqa: E402
 
-from promptpipe.domain.states import ACTIVE, INTAKE  # noqa: E402
+from promptpipe.domain.states import ACTIVE, FEEDBACK  # noqa: E402
 from promptpipe.storage.db import Database  # noqa: E402
 from promptpipe.storage.models import Conversation, InboxItem, OutboxItem, Participant, Schedule  # noqa: E402
+from promptpipe.storage.study_tables import Decision  # noqa: E402
 
 DRILL_PROMPT = "Drill prompt: after your coffee, stretch for one minute."
+FIXED_PROMPT = "Drill fixed prompt: take three slow breaths."
 ZONES = ("UTC", "America/Toronto", "Europe/Berlin", "Asia/Kolkata")
+AREA_CODES = ("416", "514", "604", "613", "647", "905", "212", "312", "415", "617")
+STUDY = f"""
+name = "Recovery drill"
+length_days = 28
+fixed_prompts = ["{FIXED_PROMPT}"]
+
+[decision]
+actions = ["personalised", "fixed"]
+p = 0.5
+"""
 
 
 class FakeModel(ThreadingHTTPServer):
@@ -90,7 +104,8 @@ class _ModelHandler(BaseHTTPRequestHandler):
 
 
 def phone_of(index: int) -> str:
-    return f"+1555{index:07d}"
+    """Fictional lines (555-0100 to 555-0199) in real area codes: up to 1,000 participants."""
+    return f"+1{AREA_CODES[index // 100 % len(AREA_CODES)]}555{100 + index % 100:04d}"
 
 
 async def seed(database_url: str, participants: int, due: datetime) -> None:
@@ -104,10 +119,11 @@ async def seed(database_url: str, participants: int, due: datetime) -> None:
             pid = f"p_drill{index:05d}"
             zone = ZONES[index % len(ZONES)]
             habit = due.astimezone(ZoneInfo(zone)).strftime("%H:%M")
+            yesterday = (now.astimezone(ZoneInfo(zone)) - timedelta(days=1)).date().isoformat()
             session.add(Participant(id=pid, phone=phone_of(index), name=f"Drill {index}", timezone=zone,
-                                    status=ACTIVE, enrolled_at=now, updated_at=now))
+                                    status=ACTIVE, enrolled_at=now, updated_at=now, day_one=yesterday))
             session.flush()
-            session.add(Conversation(participant_id=pid, sub_state=INTAKE, updated_at=now, profile={
+            session.add(Conversation(participant_id=pid, sub_state=FEEDBACK, updated_at=now, profile={
                 "habit_domain": "stretching", "prompt_anchor": "after coffee", "preferred_time": habit,
                 "motivational_frame": "feel looser"}))
             session.add(Schedule(id=f"s_drill{index:05d}", participant_id=pid, kind="fixed", habit_time=habit,
@@ -131,6 +147,31 @@ async def database_report(database_url: str) -> dict[str, int]:
     report = await db.run(read)
     await db.close()
     return report
+
+
+async def decision_rows(database_url: str) -> list[tuple[str, int, str]]:
+    """(participant id, inbox id, drawn action) of every decision point."""
+    db = Database(database_url)
+    await db.connect()
+    rows = await db.run(lambda session: session.execute(
+        select(Decision.participant_id, Decision.inbox_id, Decision.action)).all())
+    await db.close()
+    return [tuple(row) for row in rows]
+
+
+def check_decisions(rows: list[tuple[str, int, str]], sent: list[dict[str, Any]], participants: int) -> bool:
+    """One row per participant (one prompt time each), and the prompt that went out is the one
+    the row drew; prints the figures, returns whether all holds."""
+    per_participant = Counter(pid for pid, _, _ in rows)
+    texts = {e["to"]: e["text"] for e in sent if e["ref"].startswith("prompt-text:")}
+    phone = {f"p_drill{index:05d}": phone_of(index) for index in range(participants)}
+    mismatched = [pid for pid, _, action in rows
+                  if texts.get(phone[pid]) != (FIXED_PROMPT if action == "fixed" else DRILL_PROMPT)]
+    drawn = Counter(action for _, _, action in rows)
+    print(f"decision points: {len(rows)} rows for {participants} prompt times; more than one row: "
+          f"{sum(1 for n in per_participant.values() if n > 1)}; none: {participants - len(per_participant)}; "
+          f"prompt not the one drawn: {len(mismatched)}; drawn {dict(drawn)}")
+    return len(rows) == participants == len(per_participant) and not mismatched
 
 
 def read_journal(journal: Path) -> list[dict[str, Any]]:
@@ -159,6 +200,8 @@ def main(argv: list[str] | None = None) -> int:
     rng = random.Random(args.seed)
     workdir = Path(tempfile.mkdtemp(prefix="promptpipe-drill-"))
     database_url = args.database_url or f"sqlite:///{workdir / 'drill.db'}"
+    study_file = workdir / "study.toml"
+    study_file.write_text(STUDY, encoding="utf-8")
     journal, log_path = workdir / "delivered.jsonl", workdir / "service.log"
 
     now = datetime.now(timezone.utc)
@@ -171,6 +214,7 @@ def main(argv: list[str] | None = None) -> int:
         "OPENAI_API_KEY": "drill", "OPENAI_BASE_URL": model.url, "LLM_MAX_RETRIES": "0", "LLM_TIMEOUT": "10s",
         "DATABASE_URL": database_url, "PROMPTPIPE_STATE_DIR": str(workdir / "state"),
         "PROMPTPIPE_TRANSPORT": "dry-run", "PROMPTPIPE_DRYRUN_JOURNAL": str(journal), "LOG_FORMAT": "json",
+        "PROMPTPIPE_STUDY_FILE": str(study_file),
         "SEND_RATE_PER_SECOND": "0", "POLL_INTERVAL": "0.2s", "SCHEDULER_PREP_TIME_MINUTES": "0",
         "DAILY_PROMPT_REMINDER_DELAY": f"{args.reminder_delay}s", "AUTO_FEEDBACK_AFTER_PROMPT_ENABLED": "off",
         "FEEDBACK_INITIAL_TIMEOUT": "0", "FEEDBACK_FOLLOWUP_DELAY": "0", "INTENSITY_POLL_ENABLED": "off",
@@ -226,13 +270,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{label:22}{expected:>9}{delivered:>10}{lost:>6}{duplicated:>11}")
     details = asyncio.run(database_report(database_url))
     print("database: " + ", ".join(f"{k} {v}" for k, v in details.items()))
+    failed = not check_decisions(asyncio.run(decision_rows(database_url)), sent, args.participants) or failed
     lines = log_path.read_bytes().splitlines()
     restarts = sum(1 for line in lines if b'"service_started"' in line)
     interrupted = sum(1 for line in lines if b'"outbox_interrupted_send"' in line)
     print(f"service starts: {restarts} (1 + {args.kills} after SIGKILL; a start killed early logs none); "
           f"sends interrupted by a kill and settled on restart: {interrupted}")
     print(f"log: {log_path}")
-    print("RESULT: " + ("FAILED (loss or duplicate)" if failed else "ok: nothing lost, nothing duplicated"))
+    print("RESULT: " + ("FAILED (loss, duplicate or a decision point not drawn once)" if failed
+                        else "ok: nothing lost, nothing duplicated, every decision point drawn once"))
     if not args.keep and not failed:
         import shutil
 

@@ -6,6 +6,13 @@ import hashlib
 import tempfile
 from pathlib import Path
 
+from promptpipe.app import App
+from promptpipe.transport.memory import MemoryTransport
+from tests.conftest import AppFactory
+from tests.fakes.openai_server import FakeOpenAIServer
+from tests.feedback_helpers import ANA, MONDAY_PROMPT
+from tests.schedule_helpers import QUIET, at, enroll_with_schedule
+
 SHORT_STUDY = """
 name = "Two-day pilot"
 length_days = 2
@@ -27,3 +34,18 @@ def study_file(text: str = SHORT_STUDY) -> str:
 def with_study(text: str = SHORT_STUDY, **settings: str) -> dict[str, str]:
     """Settings that run the app with this study file."""
     return {"PROMPTPIPE_STUDY_FILE": study_file(text), **settings}
+
+
+async def in_study(make_app: AppFactory, fake: FakeOpenAIServer, text: str = SHORT_STUDY,
+                   **settings: str) -> tuple[App, MemoryTransport, str]:
+    """Ana (Toronto, a habit at 08:00: prompts at 07:50) in the study: her intake is done on
+    Monday at 04:00, so study day 1 is Tuesday and Monday's prompt is before the study."""
+    transport = MemoryTransport()
+    app = await make_app(transport, **{**QUIET, **with_study(text), **settings})
+    pid = await enroll_with_schedule(app, fake, ANA, "America/Toronto")
+    fake.call_tool("transition_state", {"target_state": "FEEDBACK", "reason": "plan complete"}, match="all set")
+    fake.say("Great, tell me how it goes.", match="all set")
+    await transport.inject(ANA, "I'm all set")
+    await app.run_until_idle()
+    await at(app, MONDAY_PROMPT)
+    return app, transport, pid

@@ -23,3 +23,5 @@ def test_sigkill_drill_loses_and_duplicates_nothing() -> None:
     assert rows["prompts"] == ["12", "12", "0", "0"], report  # expected, delivered, lost, duplicated
     assert rows["reminders"] == ["12", "12", "0", "0"], report
     assert report.count("SIGKILL at") == 4
+    # each prompt time is one decision point, drawn once, and the prompt sent is the one drawn
+    assert "12 rows for 12 prompt times; more than one row: 0; none: 0; prompt not the one drawn: 0" in report

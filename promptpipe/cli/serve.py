@@ -216,7 +216,8 @@ def _study_check(path: str) -> int:
         for problem in exc.problems:
             print(f"  - {for_terminal(problem)}", file=sys.stderr)
         return 1
-    print(for_terminal(describe(study)))
+    for line in describe(study).splitlines():
+        print(for_terminal(line))
     print(f"hash: {study.hash}")
     return 0
 

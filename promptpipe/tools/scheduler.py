@@ -8,10 +8,13 @@ gives two prompts on one day) unless the model asks to keep the existing one as 
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import date, datetime, time, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from promptpipe.domain.conversation import ScheduleEntry
 from promptpipe.domain.localtime import FIXED, RANDOM, format_hhmm, is_iana_zone, local_label, parse_hhmm, zone_or_utc
+from promptpipe.domain.quiet_hours import in_quiet_hours
 from promptpipe.errors import ToolArgumentError
 from promptpipe.storage.schedules import new_schedule_id
 from promptpipe.tools.base import Tool, ToolContext, optional_string
@@ -48,6 +51,40 @@ def _apply_timing(entry: ScheduleEntry, args: dict[str, Any], *, kind: str) -> N
     else:
         raise ToolArgumentError("'type' must be fixed or random")
     entry.dirty = True
+
+
+def _refuse_quiet_hours(ctx: ToolContext, entry: ScheduleEntry) -> None:
+    """Nothing scheduled is sent in the study's quiet hours, so a prompt time inside them would
+    never be sent: ask for another time instead."""
+    quiet = ctx.study.quiet_hours
+    if quiet is None:
+        return
+    spec, day = entry.spec(), date(2026, 1, 5)
+    if entry.kind == FIXED:
+        minutes = [spec.habit_time_on(day).hour * 60 + spec.habit_time_on(day).minute]
+    else:
+        assert spec.window_start is not None and spec.window_end is not None
+        minutes = list(range(spec.window_start.hour * 60 + spec.window_start.minute,
+                             spec.window_end.hour * 60 + spec.window_end.minute + 1))
+    utc = ZoneInfo("UTC")
+    for minute in minutes:
+        sent = datetime.combine(day, time(), tzinfo=utc) + timedelta(minutes=minute - spec.prep_minutes)
+        if in_quiet_hours(quiet, sent, utc):
+            raise ToolArgumentError(
+                f"prompts are not sent during the study's quiet hours ({quiet.describe()}, the participant's local "
+                f"time), and this schedule would send one at {sent.strftime('%H:%M')}; ask for a time outside them")
+
+
+def _study_start_note(ctx: ToolContext) -> str:
+    """When the first prompt of the study comes (day 1 is after intake; baseline days send none)."""
+    study, state = ctx.study, ctx.state
+    if not study.in_use:
+        return ""
+    first = state.day_one or ctx.now().astimezone(zone_or_utc(state.timezone)).date() + timedelta(days=1)
+    start = first + timedelta(days=study.baseline_days)
+    when = "once intake is finished today, " if state.day_one is None else ""
+    return (f" In this study the daily prompts begin on study day {study.baseline_days + 1}: {when}that is "
+            f"{start.strftime('%A %Y-%m-%d')}; none is sent before then.")
 
 
 def _timing(entry: ScheduleEntry) -> tuple[str, str | None, str | None, str | None]:
@@ -126,8 +163,15 @@ def _act(ctx: ToolContext, action: str, args: dict[str, Any]) -> Callable[[ToolC
         active = ctx.state.active_schedules()
         if active and not _flag(args, "keep_existing"):
             entry = active[0]
-            before = _timing(entry)
+            before, dirty, prep = _timing(entry), entry.dirty, entry.prep_minutes
             _apply_timing(entry, args, kind=kind)
+            entry.prep_minutes = ctx.policy.prep_minutes
+            try:
+                _refuse_quiet_hours(ctx, entry)
+            except ToolArgumentError:
+                (entry.kind, entry.habit_time, entry.window_start, entry.window_end) = before
+                entry.dirty, entry.prep_minutes = dirty, prep
+                raise
             for extra in active[1:]:
                 extra.active, extra.dirty = False, True
             same = before == _timing(entry)
@@ -138,10 +182,11 @@ def _act(ctx: ToolContext, action: str, args: dict[str, Any]) -> Callable[[ToolC
             _apply_timing(entry, args, kind=kind)
             _refuse_duplicate(ctx, entry)
             _refuse_over_limit(ctx)
+            _refuse_quiet_hours(ctx, entry)
             ctx.state.schedules.append(entry)
             note = ""
         entry.prep_minutes = ctx.policy.prep_minutes
-        return lambda ctx: ("Saved. " + _describe(ctx, entry) + note +
+        return lambda ctx: ("Saved. " + _describe(ctx, entry) + note + _study_start_note(ctx) +
                             " Tell the participant when their prompts will arrive; do not show them the schedule id.")
     entry = _pick(ctx, args)
     if action == "delete":
@@ -151,6 +196,7 @@ def _act(ctx: ToolContext, action: str, args: dict[str, Any]) -> Callable[[ToolC
     _apply_timing(entry, args, kind=optional_string(args, "type").lower() or entry.kind)
     try:
         _refuse_duplicate(ctx, entry)
+        _refuse_quiet_hours(ctx, entry)
     except ToolArgumentError:
         (entry.kind, entry.habit_time, entry.window_start, entry.window_end), entry.dirty = timing, dirty
         raise

@@ -19,14 +19,13 @@ from promptpipe.flow.lifecycle import INTAKE_ON_HOLD
 from promptpipe.research import admin, erasure, oversight
 from promptpipe.storage.conversations import load_turn_state
 from promptpipe.storage.models import Transition
-from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.feedback_helpers import ANA, DAY, MONDAY_PROMPT, polls, prompted, vote
 from tests.participant_helpers import ANA as BEA
 from tests.participant_helpers import enrolled
-from tests.schedule_helpers import NUDGE, QUIET, at, enroll_with_schedule, job_ids, pending_timers, utc
-from tests.study_helpers import with_study
+from tests.schedule_helpers import NUDGE, at, job_ids, pending_timers, utc
+from tests.study_helpers import in_study
 
 PROJECT = Path(__file__).resolve().parents[2]
 CHECK_IN = {"FEEDBACK_INITIAL_TIMEOUT": "15m"}
@@ -248,19 +247,6 @@ async def writing_again_resumes_intake(make_app: AppFactory, fake: FakeOpenAISer
     assert (await log_rows(app, pid))[-1] == ("intake_resumed", "participant", "INTAKE_SUSPENDED", "INTAKE")
     assert "intake_reminder" not in await pending_timers(app, pid)
     assert transport.texts_to(BEA)[-1].startswith("Welcome back")
-
-
-async def in_study(make_app: AppFactory, fake: FakeOpenAIServer, **settings: str):  # type: ignore[no-untyped-def]
-    """Ana in a two-day study (Toronto, a prompt at 07:50): her intake done on Monday at 04:00, so
-    study day 1 is Tuesday; Monday's prompt is before the study (not sent)."""
-    transport = MemoryTransport()
-    app = await make_app(transport, **{**QUIET, **with_study(), **settings})
-    pid = await enroll_with_schedule(app, fake, ANA, "America/Toronto")
-    fake.call_tool("transition_state", {"target_state": "FEEDBACK", "reason": "plan complete"}, match="all set")
-    fake.say("Great, tell me how it goes.", match="all set")
-    await say(app, transport, "I'm all set")
-    await at(app, MONDAY_PROMPT)
-    return app, transport, pid
 
 
 @drives("study_started")

@@ -43,6 +43,8 @@ class Step:
     """Overrides the finish reason of a reply (e.g. "length": cut off at the output limit)."""
     request: dict[str, Any] | None = None
     """The request body that consumed this step (set when it is served)."""
+    repeat: bool = False
+    """Answers every matching request and is never used up (see ``FakeOpenAIServer.always``)."""
 
     def __repr__(self) -> str:
         what = {"fail": f"fail({self.status}, message={self.message!r})",
@@ -158,6 +160,11 @@ class FakeOpenAIServer:
         return self._add(Step("reply", text=text, match=match, delay_s=delay_s, gate=gate,
                               finish_reason=finish_reason))
 
+    def always(self, text: str, *, match: str) -> Step:
+        """Answer every request that matches with ``text``, for as long as the test runs (for
+        long simulations); checked after the one-off steps, never left over."""
+        return self._add(Step("reply", text=text, match=match, repeat=True))
+
     def raw(self, body: bytes | str, *, status: int = 200, content_type: str = "application/json",
             match: str | None = None) -> Step:
         """Script an answer that is not a completion: any bytes with any status and type (a
@@ -216,7 +223,7 @@ class FakeOpenAIServer:
     def assert_complete(self) -> None:
         """Fail if scripted steps were not used or any request was unexpected."""
         with self._lock:
-            leftover, errors = list(self._script), list(self.errors)
+            leftover, errors = [step for step in self._script if not step.repeat], list(self.errors)
         if leftover or errors:
             lines = [f"leftover step: {step!r}" for step in leftover]
             lines += [f"error: {error}" for error in errors]
@@ -298,9 +305,12 @@ class FakeOpenAIServer:
             if generation != self._generation:
                 return None
             for index, step in enumerate(self._script):
-                if step.match is None or step.match in haystack:
+                if not step.repeat and (step.match is None or step.match in haystack):
                     step.request = body
                     return self._script.pop(index)
+            for step in self._script:
+                if step.repeat and step.match is not None and step.match in haystack:
+                    return step
         return None
 
     def _wait(self, step: Step, generation: int, abort: threading.Event) -> bool:

@@ -1,0 +1,163 @@
+"""The participant's way through intake as they meet it: offered, put on hold in their own words,
+reminded (at most twice, never at night), resumed where it stopped; quiet hours hold back what the
+study schedules but never an answer to something they just wrote."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from promptpipe.domain.phrases import ESCAPE_PHRASES
+from promptpipe.flow.commands import STOPPED
+from promptpipe.flow.lifecycle import INTAKE_ON_HOLD, INTAKE_REMINDER_TEXT
+from promptpipe.flow.timers import REMINDER_TEXT
+from promptpipe.research import admin
+from tests.conftest import AppFactory
+from tests.fakes.openai_server import FakeOpenAIServer
+from tests.feedback_helpers import ANA as ANA_TORONTO
+from tests.feedback_helpers import DAY, MONDAY_PROMPT, prompted
+from tests.participant_helpers import ANA, enrolled
+from tests.schedule_helpers import NUDGE, at, pending_timers, utc
+from tests.study_helpers import in_study, with_study
+
+NIGHTS_OFF = """
+name = "Quiet nights"
+length_days = 28
+[quiet_hours]
+start = "22:00"
+end = "07:00"
+"""
+
+
+async def participant_id(app, phone: str = ANA) -> str:  # type: ignore[no-untyped-def]
+    found = await admin.find(app.db, phone)
+    assert found is not None
+    return found.id
+
+
+async def write(app, transport, text: str, phone: str = ANA) -> None:  # type: ignore[no-untyped-def]
+    await transport.inject(phone, text)
+    await app.run_until_idle()
+
+
+@pytest.mark.parametrize("words", ["later", "Not now, thanks!", "cancel", "Never mind", "stop asking",
+                                   "maybe later 🙂", "I'm busy", "ok, another time"])
+async def test_an_escape_phrase_puts_intake_on_hold_without_the_model(
+    words: str, make_app: AppFactory, fake_openai: FakeOpenAIServer,
+) -> None:
+    app, transport = await enrolled(make_app, fake_openai)
+    await write(app, transport, words)
+    assert transport.texts_to(ANA)[-1] == INTAKE_ON_HOLD
+    shown = await admin.show(app.db, ANA)
+    assert (shown["status"], shown["sub_state"]) == ("active", "INTAKE_SUSPENDED")
+    fake_openai.assert_complete()  # nothing was asked of the model
+
+
+def test_every_documented_escape_phrase_is_in_the_readme() -> None:
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    missing = [phrase for phrase in ESCAPE_PHRASES if f"`{phrase}`" not in readme]
+    assert not missing
+
+
+async def test_stop_during_intake_still_means_stop(make_app: AppFactory, fake_openai: FakeOpenAIServer) -> None:
+    app, transport = await enrolled(make_app, fake_openai)
+    await write(app, transport, "STOP")
+    assert transport.texts_to(ANA)[-1] == STOPPED
+    assert (await admin.show(app.db, ANA))["status"] == "paused"
+
+
+async def test_cancel_after_intake_stops_the_messages(make_app: AppFactory, fake_openai: FakeOpenAIServer) -> None:
+    """Outside intake "cancel" keeps its usual meaning (unsubscribe)."""
+    app, transport, _ = await prompted(make_app, fake_openai)
+    fake_openai.call_tool("transition_state", {"target_state": "FEEDBACK"}, match="all set")
+    fake_openai.say("Great!", match="all set")
+    await write(app, transport, "all set", ANA_TORONTO)
+    await write(app, transport, "cancel", ANA_TORONTO)
+    assert transport.texts_to(ANA_TORONTO)[-1] == STOPPED
+
+
+async def test_intake_reminders_come_twice_at_most_and_never_at_night(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer,
+) -> None:
+    # Enrolled at 04:00 Toronto (09:00 UTC); the hold starts at 22:00 Toronto, inside the quiet hours.
+    app, transport = await enrolled(make_app, fake_openai, **with_study(NIGHTS_OFF))
+    pid = await participant_id(app)
+    await at(app, utc(2026, 1, 6, 3, 0))
+    await write(app, transport, "not now")
+    due = (await pending_timers(app, pid))["intake_reminder"]
+    assert due == utc(2026, 1, 7, 12, 0)  # a day later is 22:00 again: moved to 07:00 the morning after
+    await at(app, due)
+    assert transport.texts_to(ANA)[-1] == INTAKE_REMINDER_TEXT
+    second = (await pending_timers(app, pid))["intake_reminder"]
+    assert second == due + timedelta(days=1)  # 07:00 + 1 day is outside the quiet hours
+    await at(app, second)
+    assert transport.texts_to(ANA).count(INTAKE_REMINDER_TEXT) == 2
+    assert "intake_reminder" not in await pending_timers(app, pid)  # INTAKE_REMINDER_MAX is 2
+    await at(app, second + timedelta(days=5))
+    assert transport.texts_to(ANA).count(INTAKE_REMINDER_TEXT) == 2
+
+
+async def test_writing_again_resumes_intake_where_it_stopped(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer,
+) -> None:
+    app, transport = await enrolled(make_app, fake_openai)
+    fake_openai.call_tool("save_user_profile", {"habit_domain": "a short walk"}, match="walking")
+    fake_openai.say("A short walk, lovely. What moment of your day could it follow?", match="walking")
+    await write(app, transport, "I'd like to start walking more")
+    await write(app, transport, "maybe later")
+    welcome = fake_openai.say("Welcome back! What moment of your day could your walk follow?",
+                              match="put on hold earlier")
+    await write(app, transport, "hi, I have a few minutes now")
+    assert transport.texts_to(ANA)[-1].startswith("Welcome back")
+    situation = "\n".join(m["content"] for m in welcome.request["messages"] if m["role"] == "system")  # type: ignore[index]
+    assert "habit_domain: a short walk" in situation and "prompt_anchor" in situation  # known, and still missing
+    shown = await admin.show(app.db, ANA)
+    assert shown["sub_state"] == "INTAKE"
+    assert "intake_reminder" not in await pending_timers(app, await participant_id(app))
+    fake_openai.assert_complete()
+
+
+async def test_a_reply_is_never_held_back_by_quiet_hours(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer,
+) -> None:
+    app, transport = await enrolled(make_app, fake_openai, **with_study(NIGHTS_OFF))
+    await at(app, utc(2026, 1, 6, 4, 30))  # 23:30 in Toronto
+    fake_openai.say("Happy to help, even this late.", match="can't sleep")
+    await write(app, transport, "I can't sleep, can we talk about my habit?")
+    assert transport.texts_to(ANA)[-1] == "Happy to help, even this late."
+
+
+async def test_a_reminder_due_at_night_waits_for_the_morning(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer,
+) -> None:
+    """Tuesday's prompt at 07:50 with a 15-hour reminder delay: 22:50 is quiet, so it comes at 07:00."""
+    app, transport, pid = await in_study(make_app, fake_openai, NIGHTS_OFF, DAILY_PROMPT_REMINDER_DELAY="15h")
+    fake_openai.say(NUDGE, match="scheduled daily nudge")
+    await at(app, MONDAY_PROMPT + DAY)
+    due = (await pending_timers(app, pid))["reminder"]
+    assert due == utc(2026, 1, 7, 12, 0)
+    await at(app, MONDAY_PROMPT + DAY + timedelta(hours=15))
+    assert REMINDER_TEXT not in transport.texts_to(ANA_TORONTO)
+    await at(app, due)
+    assert transport.texts_to(ANA_TORONTO)[-1] == REMINDER_TEXT
+
+
+async def test_a_timer_that_comes_due_at_night_after_a_move_waits_for_the_morning(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer,
+) -> None:
+    """The reminder was armed for 17:50 Toronto; the participant moved to Berlin, where that is
+    23:50: it is not sent then, but at 07:00 Berlin time."""
+    app, transport, pid = await in_study(make_app, fake_openai, NIGHTS_OFF, DAILY_PROMPT_REMINDER_DELAY="10h")
+    fake_openai.say(NUDGE, match="scheduled daily nudge")
+    await at(app, MONDAY_PROMPT + DAY)
+    due = (await pending_timers(app, pid))["reminder"]
+    assert due == utc(2026, 1, 6, 22, 50)
+    await admin.set_timezone(app.db, app.clock, phone=ANA_TORONTO, timezone="Europe/Berlin")
+    await at(app, due)
+    assert REMINDER_TEXT not in transport.texts_to(ANA_TORONTO)
+    assert (await pending_timers(app, pid))["reminder"] == utc(2026, 1, 7, 6, 0)  # 07:00 in Berlin
+    await at(app, utc(2026, 1, 7, 6, 0))
+    assert transport.texts_to(ANA_TORONTO)[-1] == REMINDER_TEXT
