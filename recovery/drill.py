@@ -42,8 +42,10 @@ sys.path.insert(0, str(ROOT))
 from sqlalchemy import func, select  # noqa: E402
 
 from promptpipe.domain.states import ACTIVE, FEEDBACK  # noqa: E402
+from promptpipe.domain.study_file import parse_study  # noqa: E402
 from promptpipe.storage.db import Database  # noqa: E402
 from promptpipe.storage.models import Conversation, InboxItem, OutboxItem, Participant, Schedule  # noqa: E402
+from promptpipe.storage.study import adopt_protocol  # noqa: E402
 from promptpipe.storage.study_tables import Decision  # noqa: E402
 
 DRILL_PROMPT = "Drill prompt: after your coffee, stretch for one minute."
@@ -109,12 +111,14 @@ def phone_of(index: int) -> str:
 
 
 async def seed(database_url: str, participants: int, due: datetime) -> None:
-    """Participants with a complete profile and one fixed schedule firing at ``due`` (prep 0)."""
+    """The study, and participants in it (study day 1 was yesterday) with a complete profile and
+    one fixed schedule firing at ``due`` (prep 0)."""
     db = Database(database_url)
     await db.connect()
     now = datetime.now(timezone.utc)
 
     def write(session: Any) -> None:
+        adopt_protocol(session, parse_study(STUDY.encode()), allow_change=False, now=now, by="recovery drill")
         for index in range(participants):
             pid = f"p_drill{index:05d}"
             zone = ZONES[index % len(ZONES)]
@@ -201,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     workdir = Path(tempfile.mkdtemp(prefix="promptpipe-drill-"))
     database_url = args.database_url or f"sqlite:///{workdir / 'drill.db'}"
     study_file = workdir / "study.toml"
-    study_file.write_text(STUDY, encoding="utf-8")
+    study_file.write_bytes(STUDY.encode())  # the same bytes (and hash) as the protocol seeded
     journal, log_path = workdir / "delivered.jsonl", workdir / "service.log"
 
     now = datetime.now(timezone.utc)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import os
 import sys
 from collections.abc import Awaitable, Callable, Sequence
@@ -17,6 +18,7 @@ from promptpipe.config import Settings
 from promptpipe.errors import AdminError
 from promptpipe.research import admin, oversight
 from promptpipe.research.status import read_status
+from promptpipe.research.study_ops import check_protocol
 from promptpipe.storage.db import Database
 from promptpipe.storage.files import PRIVATE_UMASK
 
@@ -79,6 +81,7 @@ async def _extend(args: argparse.Namespace, env: Env) -> None:
 
 
 async def _allocation(args: argparse.Namespace, env: Env) -> None:
+    await env.db.run(lambda session: check_protocol(session, env.settings.study, env.clock.now()))
     data = await admin.allocation_counts(env.db, env.settings.study)
     if args.json:
         print_json(data)
@@ -246,19 +249,40 @@ async def _erase(args: argparse.Namespace, env: Env) -> int:
 
 
 async def _export(args: argparse.Namespace, env: Env) -> None:
+    from promptpipe.app import load_prompts
     from promptpipe.research.export import export_study
 
     result = await export_study(env.db, args.out, fmt=args.format, force=args.force,
                                 include_identifiers=args.include_identifiers, now=env.clock.now(),
-                                receipt_window=env.settings.delivery_receipt_window)
+                                receipt_window=env.settings.delivery_receipt_window,
+                                model=env.settings.genai_model,
+                                system_prompts=dataclasses.asdict(load_prompts(env.settings)))
     for name, count in result.rows.items():
         print(f"{name}.{args.format}: {_rows(count)}")
+    for companion in result.companions:
+        print(f"{companion.name}: {_COMPANIONS.get(companion.name, 'about the data')}")
     if result.key_file is not None:
         print(f"{result.key_file.name}: {_rows(result.key_rows)} "
               "(the key to phone numbers and names: keep it apart from the data)")
     print(f"written to {args.out}")
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
+
+
+_COMPANIONS = {"study.json": "the protocol as run, its changes, the software and the model",
+               "codebook.csv": "every column of every file explained", "README.md": "the codebook, to read"}
+
+
+async def _report(args: argparse.Namespace, env: Env) -> None:
+    from promptpipe.research.study_report import format_report, study_report
+
+    await env.db.run(lambda session: check_protocol(session, env.settings.study, env.clock.now()))
+    report = await study_report(env.db, env.settings.study, now=env.clock.now())
+    if args.json:
+        print_json(report)
+    else:
+        for line in format_report(report).splitlines():
+            print(cell(line))
 
 
 def _rows(count: int) -> str:
@@ -269,6 +293,6 @@ COMMANDS: dict[str, Command] = {
     "enroll": _enroll, "list": _list, "show": _show, "simulate": _simulate, "prompt-now": _prompt_now,
     "update": _update, "schedules": _schedules, "timers": _timers, "transcript": _transcript, "status": _status,
     "consent": _consent, "flags": _flags, "inbox": _inbox, "erase": _erase, "export": _export,
-    "extend": _extend, "allocation": _allocation,
+    "extend": _extend, "allocation": _allocation, "report": _report,
     **{action: _status_change for action in admin.STATUS_COMMANDS},
 }

@@ -28,6 +28,7 @@ from promptpipe.research.status import read_status
 from promptpipe.storage.db import Database, sqlite_file
 from promptpipe.storage.files import PRIVATE_UMASK, LooseMode, loose_modes, tighten
 from promptpipe.storage.state_dir import ensure_state_dir
+from promptpipe.storage.study import protocol_history
 
 __all__ = ["QR_RENEWAL_ENV", "RESTART", "STOP_DEADLINE_S", "main"]
 
@@ -207,6 +208,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run(lambda: _check(settings))
 
 
+def _protocol_line(settings: Settings, running: str | None) -> str:
+    """Whether the study file is the protocol this database runs (``serve`` refuses otherwise)."""
+    study = settings.study
+    if running is None:
+        return (f"study: {study.name!r}, adopted when the service first starts" if study.in_use
+                else "study: none (open-ended, one arm)")
+    if running == (study.hash if study.in_use else ""):
+        return f"study: {study.name!r} (hash {study.hash[:12]}), as this database runs it" if study.in_use else \
+            "study: none (open-ended, one arm)"
+    return ("study: the study file differs from the protocol this database runs; `promptpipe serve` will refuse "
+            "to start unless given --allow-protocol-change")
+
+
 def _study_check(path: str) -> int:
     """``promptpipe study check FILE``: every problem with the key and the fix, or a summary."""
     try:
@@ -238,9 +252,11 @@ async def _check(settings: Settings) -> int:
     try:
         await db.connect()
         report = await read_status(db)
+        history = await db.run(protocol_history)
     finally:
         await db.close()
     print(f"settings ok; database ok ({db.dialect}); transport {settings.transport}")
+    print(for_terminal(_protocol_line(settings, history[-1].hash if history else None)))
     for line in report.lines():
         print(for_terminal(line))
     for item in _state_files(settings):

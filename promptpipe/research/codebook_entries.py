@@ -93,10 +93,8 @@ PARTICIPANTS = FileDoc("participants", "One row per participant, as they stand a
     Entry("extra_days", "integer", "days, 0 or more", "Days a researcher added to this participant's study "
           "(extend).", "participant.extra_days"),
     *_time("enrolled_at", "When the participant was enrolled", "participant.enrolled_at"),
-    *_time("completed_at", "When the participant completed the study; empty unless status is completed",
-           "participant.completed_at"),
-    *_time("erased_at", "When a researcher erased the participant's personal data; empty otherwise",
-           "participant.erased_at"),
+    *_time("completed_at", "When the participant completed the study", "participant.completed_at"),
+    *_time("erased_at", "When a researcher erased the participant's personal data", "participant.erased_at"),
     *(Entry(name, "string", PSEUDONYMISED, meaning, f"{_PROFILE}.{name}") for name, meaning in _HABIT),
     Entry("intensity", "string", "low, normal, high", "The size of the daily steps, moved by the participant's "
           "answers to the intensity poll.", f"{_PROFILE} (server record)"),
@@ -182,3 +180,179 @@ DELIVERIES = FileDoc("deliveries", "One row per daily prompt that went out, and 
           "delivered receipt within the receipt window); else whether a reminder went out.",
           "derived: vote, replied_at, receipts, reminder_at"),
 ))
+
+_NO_PROMPT = "; empty when no prompt went out"
+DECISIONS = FileDoc("decisions", "One row per decision point (a daily prompt time), per participant in time order: "
+                    "availability, what was randomised, and the proximal outcome of the prompt if one went out.", (
+    _pid("decision.participant_id"),
+    Entry("decision_index", "integer", "1, 2, 3 … per participant", "The decision point's number in the "
+          "participant's time order (by decided_at_utc).", "derived: decision rows ordered by decided_at"),
+    Entry("schedule_id", "string", "s_ followed by hexadecimal characters", "The schedule whose prompt time this is "
+          "(a participant may have more than one).", "decision.schedule_id"),
+    Entry("study_day", "integer", "1 on day one; 0 or less before it; past the study length after it; empty while "
+          "day one was not known", "The participant's study day at the decision point.", "decision.study_day"),
+    Entry("local_date", "date", "YYYY-MM-DD on the participant's calendar", "The day the prompt time is on.",
+          "decision.local_date"),
+    Entry("scheduled_for_utc", "datetime", UTC_VALUES, "When the prompt was due (decided_at_utc is later when the "
+          "service caught up after being down).", "decision.scheduled_for"),
+    Entry("decided_at_utc", "datetime", UTC_VALUES, "When the decision was made (UTC).", "decision.decided_at"),
+    Entry("decided_at_local", "datetime", "ISO 8601 with the offset of the zone in column timezone",
+          "decided_at_utc on the participant's clock, in the zone they were in at the time.", "decision.local_time"),
+    Entry("timezone", "string", "an IANA zone name", "The participant's time zone at the decision point.",
+          "decision.timezone"),
+    Entry("arm", "string", "an arm name from study.json; empty without a study file",
+          "The participant's arm at the decision point.", "decision.arm"),
+    Entry("available", "boolean", "true, false", "Whether the participant was available for randomisation (the "
+          "availability indicator of a micro-randomised trial).", "decision.available"),
+    Entry("unavailable_reason", "string", "not_in_study, paused, baseline, quiet_hours, already_answered; empty when "
+          "available", "Why the decision point was unavailable: outside the study days, paused (or not active), "
+          "a baseline day, the study's quiet hours, or the day's prompt already answered.",
+          "decision.unavailable_reason"),
+    Entry("action", "string", "send, no_send, personalised, fixed; none when unavailable",
+          "What was decided: the drawn action, or the arm's prompt (send) without a decision rule.",
+          "decision.action"),
+    Entry("action_treatment", "integer", "1, 0; empty when nothing was randomised",
+          "1 when the action is the treatment (the first action of the protocol's pair: send or personalised), 0 "
+          "for the other (no_send or fixed); empty when unavailable or without a decision rule.",
+          "derived from decision.action and decision.probability"),
+    Entry("probability", "number", "0 to 1; empty when nothing was randomised", "The probability of the treatment "
+          "action at this decision point.", "decision.probability"),
+    Entry("draw", "number", "0 (inclusive) to 1 (exclusive); empty when nothing was randomised",
+          "The uniform number drawn: the treatment when it is below probability.", "decision.draw"),
+    Entry("seed_ref", "string", "decision:prompt:<participant>:<schedule>:<local date>; empty when nothing was drawn",
+          "The key the draw was made with: HMAC-SHA256 of it under the study's secret seed (kept in the service's "
+          "database, never exported) reproduces the draw, so an auditor holding the seed can check every draw.",
+          "decision.seed_ref"),
+    Entry("prompt_style", "string", "personalised, fixed" + _NO_PROMPT, "How the prompt was written: by the model "
+          "from the profile, or taken from the protocol's fixed texts.", "decision.prompt_style"),
+    Entry("model", "string", "a model name; empty unless the prompt was personalised",
+          "The model that wrote the prompt.", "decision.model"),
+    Entry("system_prompt_hash", "string", "64 hexadecimal characters; empty unless the prompt was personalised",
+          "SHA-256 of the prompt generator's system prompt that wrote it (compare study.json).",
+          "decision.system_prompt_hash"),
+    Entry("delivery_id", "integer", "a deliveries.id" + _NO_PROMPT, "The prompt that went out at this decision "
+          "point, in the deliveries file.", "prompt_delivery.id (same participant and inbox event)"),
+    Entry("prompt_sent", "integer", "1, 0", "1 when a prompt went out at this decision point.",
+          "derived: a prompt_delivery row exists"),
+    Entry("sent_at_utc", "datetime", UTC_VALUES, "When WhatsApp accepted the prompt (when it was queued, if that is "
+          "not known).", "message.sent_at of the prompt, else prompt_delivery.sent_at"),
+    Entry("delivered_at_utc", "datetime", UTC_VALUES, "The earliest delivered receipt of the prompt or its poll.",
+          "receipt rows"),
+    Entry("read_at_utc", "datetime", UTC_VALUES, "The earliest read receipt of the prompt or its poll.",
+          "receipt rows"),
+    Entry("vote", "string", "done, not_this_time" + _NO_PROMPT + " or no vote stands",
+          "The standing answer to the prompt's poll.", "prompt_delivery.vote"),
+    Entry("vote_source", "string", "tap, typed, reaction; empty without a vote", "How the standing vote was given.",
+          "prompt_delivery.vote_source"),
+    Entry("voted_at_utc", "datetime", UTC_VALUES, "When the standing vote was given (a changed vote counts from the "
+          "change; see deliveries.vote_changes).", "prompt_delivery.voted_at"),
+    Entry("replied_at_utc", "datetime", UTC_VALUES, "The participant's first written message after the prompt.",
+          "prompt_delivery.replied_at"),
+    Entry("first_answer_at_utc", "datetime", UTC_VALUES, "The first answer: the earlier of voted_at_utc and "
+          "replied_at_utc.", "derived"),
+    Entry("latency_s", "integer", "seconds; empty without an answer", "Seconds from sent_at_utc to "
+          "first_answer_at_utc.", "derived"),
+    Entry("outcome", "string", "as deliveries.outcome" + _NO_PROMPT, "What became of the prompt, coded as in the "
+          "deliveries file.", "derived as deliveries.outcome"),
+))
+
+TRANSITIONS = FileDoc("transitions", "The audit log: every change of stage, status or time zone, by its declared "
+                      "name.", (
+    Entry("id", "integer", "unique", "The change's number.", "transition.id"),
+    _pid("transition.participant_id"),
+    Entry("kind", "string", "sub_state, status, timezone, study", "What changed (study: day one set, an extension).",
+          "transition.kind"),
+    Entry("name", "string", "a declared transition name, e.g. intake_done, participant_stop, study_completed",
+          "Which declared change it was.", "transition.name"),
+    Entry("actor", "string", "participant, model, researcher, timer, server; empty on old rows",
+          "Who or what caused it.", "transition.actor"),
+    Entry("from_value", "string", "the value before; empty at the start", "The value before the change.",
+          "transition.from_value"),
+    Entry("to_value", "string", "the value after", "The value after the change.", "transition.to_value"),
+    Entry("reason", "string", PSEUDONYMISED, "Why, in words.", "transition.reason"),
+    *_time("at", "When the change happened", "transition.created_at"),
+))
+
+TONE_CHANGES = FileDoc("tone_changes", "Every tone proposal the model made, checked against the allowed tags.", (
+    Entry("id", "integer", "unique", "The proposal's number.", "tone_event.id"),
+    _pid("tone_event.participant_id"),
+    Entry("source", "string", "explicit, implicit", "Whether the participant asked for it or the model inferred it.",
+          "tone_event.source"),
+    Entry("proposed", "string", LIST, "The tags the model proposed.", "tone_event.proposed"),
+    Entry("stripped", "string", LIST, "Proposed tags that are not allowed (dropped).", "tone_event.stripped"),
+    Entry("outcome", "string", "applied, rate_limited, no_change", "What became of the proposal.",
+          "tone_event.outcome"),
+    Entry("active_before", "string", LIST, "The tags in force before.", "tone_event.active_before"),
+    Entry("active_after", "string", LIST, "The tags in force after.", "tone_event.active_after"),
+    Entry("scores", "json", "a JSON object: tag to score", "The tag scores after the update.", "tone_event.scores"),
+    *_time("at", "When the proposal was made", "tone_event.created_at"),
+))
+
+CONSENT = FileDoc("consent", "The consent ledger: every consent-relevant event, who caused it and the words that "
+                  "did.", (
+    Entry("id", "integer", "unique", "The event's number.", "consent.id"),
+    _pid("consent.participant_id"),
+    Entry("event", "string", "enrolled, opted_out, opted_in, paused, resumed, withdrawn, erased",
+          "What happened.", "consent.event"),
+    Entry("source", "string", "participant, model, researcher, server", "Who caused it (model: on the "
+          "participant's words).", "consent.source"),
+    Entry("actor", "string", "a researcher's name; empty unless source is researcher", "The researcher who acted.",
+          "consent.actor"),
+    Entry("words", "string", PSEUDONYMISED, "What caused it: the participant's message or the researcher's reason.",
+          "consent.words"),
+    *_time("at", "When it happened", "consent.created_at"),
+))
+
+FLAGS = FileDoc("flags", "Safety concerns raised by the crisis screen or the model, and how they were resolved.", (
+    Entry("id", "integer", "unique", "The flag's number.", "flag.id"),
+    _pid("flag.participant_id"),
+    Entry("source", "string", "screen, model", "Raised by the server's phrase list or by the model.", "flag.source"),
+    Entry("severity", "string", "low, medium, high", "How serious the concern is.", "flag.severity"),
+    Entry("trigger", "string", PSEUDONYMISED, "The phrase the screen matched, or the model's reason.",
+          "flag.trigger"),
+    Entry("status", "string", "open, resolved", "Whether the research team has resolved it.", "flag.status"),
+    *_time("at", "When it was raised", "flag.created_at"),
+    *_time("resolved_at", "When it was resolved", "flag.resolved_at"),
+    Entry("resolved_by", "string", "a researcher's name; empty while open", "Who resolved it.", "flag.resolved_by"),
+    Entry("resolution_note", "string", PSEUDONYMISED, "The researcher's note.", "flag.resolution_note"),
+    Entry("alert_status", "string", "none, pending, sent", "Whether the alert webhook was called (none: no webhook "
+          "set).", "flag.alert_status"),
+))
+
+IDENTIFIERS = FileDoc("identifiers", "The key from pseudonyms to people: written only with --include-identifiers. "
+                      "Keep it apart from the data.", (
+    Entry("participant_id", "string", "a participants.id", "The pseudonym.", "participant.id"),
+    Entry("phone", "string", "E.164, e.g. +14165550123 (in CSV with a leading ')", "The participant's phone number.",
+          "participant.phone"),
+    Entry("name", "string", "free text", "The participant's registered name.", "participant.name"),
+))
+
+STUDY_JSON = FileDoc("study.json", "One JSON object: the protocol as run, its changes, and what ran the study. "
+                     "Its keys are listed as columns.", (
+    Entry("format", "string", "promptpipe study export 1", "Marks the file as written by the export.", "constant"),
+    Entry("exported_at", "datetime", UTC_VALUES, "When the export ran.", "the export's clock"),
+    Entry("software", "json", "{name, version}", "The software that ran the study and its version (null when not "
+          "installed as a package).", "installed package metadata"),
+    Entry("model", "string", "a model name; null when not given", "The model configured for the service "
+          "(GENAI_MODEL).", "settings"),
+    Entry("system_prompt_hashes", "json", "an object: intake, feedback, prompt_generator, summary to 64 hexadecimal "
+          "characters", "SHA-256 of each system prompt's text as the service uses it (trimmed), as in "
+          "decisions.system_prompt_hash.", "the configured system prompt files"),
+    Entry("study_file", "json", "an object: name, hash, length_days, baseline_days, day_one, closing_message, "
+          "fixed_prompts, quiet_hours, arms, allocation, decision; null without a study file",
+          "The protocol in force, as the service reads it (times HH:MM, durations in seconds).",
+          "the newest study_protocol row, parsed"),
+    Entry("hash", "string", "64 hexadecimal characters; null without a study file",
+          "SHA-256 of the study file's bytes as adopted.", "study_protocol.hash"),
+    Entry("study_file_text", "string", "TOML; null without a study file", "The study file in force, word for word.",
+          "study_protocol.contents"),
+    Entry("study_file_problem", "string", "null, or why the stored file no longer reads",
+          "Set only when the protocol in force cannot be read by this version of the software.",
+          "parse of study_protocol.contents"),
+    Entry("changes", "json", "a list of {name, hash, previous_hash, adopted_at, adopted_by}, oldest first",
+          "Every protocol version the study ran, when it was adopted and by whom (texts of earlier versions are "
+          "not included).", "study_protocol rows"),
+))
+
+FILES: tuple[FileDoc, ...] = (PARTICIPANTS, MESSAGES, DELIVERIES, DECISIONS, TRANSITIONS, TONE_CHANGES, CONSENT,
+                              FLAGS, IDENTIFIERS, STUDY_JSON)

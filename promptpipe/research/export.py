@@ -1,10 +1,14 @@
 """The study's data as flat files for analysis (pandas, R): one row per event, pseudonymised.
 
 ``participants``, ``messages`` (the transcript), ``deliveries`` (daily prompts and what became of
-them), ``transitions`` (the audit log), ``tone_changes``, ``consent`` (the consent ledger) and
-``flags`` (safety concerns). Every time appears twice: in UTC (``…_utc``, ``+00:00``) and in the
-participant's own zone (``…_local``, with its offset), both ISO 8601 to the second, so a column
-always has one format.
+them), ``decisions`` (one row per decision point with its proximal outcome, see
+:mod:`promptpipe.research.export_study`), ``transitions`` (the audit log), ``tone_changes``,
+``consent`` (the consent ledger) and ``flags`` (safety concerns). Every time in the participant
+files appears twice: in UTC (``…_utc``, ``+00:00``) and in the participant's own zone (``…_local``,
+with its offset), both ISO 8601 to the second, so a column always has one format; ``decisions``
+gives its outcome times in UTC and the decision's own local time. Next to them: ``study.json`` (the
+protocol as run), ``codebook.csv`` and ``README.md`` (what every column means), which each export
+rewrites (see :mod:`promptpipe.research.codebook`).
 
 Pseudonymised: participants appear by id only. No file has a phone number or name column, and a
 participant's own phone number and name are replaced by ``[phone]`` and ``[name]`` in the free
@@ -18,9 +22,10 @@ booleans ``true``/``false``. A text cell that a spreadsheet would run as a formu
 removed (OWASP's advice against CSV injection). JSONL: one object per line with real nulls, lists,
 objects, ints and booleans, texts exactly as stored.
 
-Memory stays bounded: rows are read in chunks ordered by id (keyset pagination), each chunk in its
-own short transaction, so a running service is never held up for long. The id ceilings and row
-counts are taken once at the start; rows added while the export runs are left for the next one.
+Memory stays bounded: rows are read in chunks ordered by id (keyset pagination; decision points
+by ranges of whole participants), each chunk in its own short transaction, so a running service
+is never held up for long. The id ceilings and row counts are taken once at the start; rows added
+while the export runs are left for the next one.
 Each file is written (0600, in a directory the export creates 0700) under a temporary name in the
 target directory and renamed only when every file is complete, so a crash never leaves a
 half-written file under a real name.
@@ -36,7 +41,7 @@ import os
 import secrets
 import stat
 import sys
-from collections.abc import AsyncGenerator, Callable, Iterable, Sequence
+from collections.abc import AsyncGenerator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -47,12 +52,26 @@ from sqlalchemy.orm import Session
 from tqdm import tqdm
 
 from promptpipe.errors import AdminError
+from promptpipe.research import codebook
 from promptpipe.research.export_rows import (
     IDENTIFIER_TABLE,
     IDENTIFIERS,
     TABLES,
     _csv_cell,
     _Table,
+    participants_table,
+)
+from promptpipe.research.export_study import (
+    STUDY_JSON,
+    Protocol,
+    decision_batch,
+    decision_batches,
+    delivery_receipt_columns,
+    is_study_json,
+    read_protocol,
+    stratum_fields,
+    study_document,
+    study_json_text,
 )
 from promptpipe.research.pseudonyms import People
 from promptpipe.storage.db import Database
@@ -66,6 +85,7 @@ from promptpipe.storage.models import (
     table_of,
 )
 from promptpipe.storage.receipts import receipt_columns
+from promptpipe.storage.study_tables import Decision
 
 _PARTICIPANT = table_of(Participant)
 
@@ -74,8 +94,8 @@ CHUNK_ROWS = 2_000
 RECEIPT_WINDOW = timedelta(hours=12)
 """The DELIVERY_RECEIPT_WINDOW default."""
 PROGRESS_THRESHOLD = 5_000
-
-
+COMPANIONS = (STUDY_JSON, codebook.CODEBOOK_CSV, codebook.README_MD)
+"""Written next to the data by every export, whatever its format."""
 
 
 # ---------------------------------------------------------------- reading in chunks
@@ -86,9 +106,13 @@ class _Plan:
     ceilings: dict[str, int]
     """The highest id of each event table when the export started."""
     counts: dict[str, int]
+    protocol: Protocol
+    strata: list[str]
+    """The enrollment fields, one participants column each."""
+    decision_batches: list[tuple[str, str]]
 
 
-def _plan(session: Session) -> _Plan:
+def _plan(session: Session, chunk_size: int) -> _Plan:
     ceilings: dict[str, int] = {}
     counts: dict[str, int] = {}
     for table in TABLES:
@@ -102,14 +126,17 @@ def _plan(session: Session) -> _Plan:
     people = People(session.execute(
         select(_PARTICIPANT.c.id, _PARTICIPANT.c.timezone, _PARTICIPANT.c.phone, _PARTICIPANT.c.name)))
     counts["participants"] = counts[IDENTIFIERS] = len(people)
-    return _Plan(people, ceilings, counts)
+    protocol = read_protocol(session)
+    return _Plan(people, ceilings, counts, protocol, stratum_fields(session, protocol.study),
+                 decision_batches(session, ceilings.get("decisions", 0), chunk_size))
 
 
 def _participant_chunk(after: str | None, limit: int) -> Callable[[Session], list[Any]]:
     p, c = table_of(Participant), table_of(Conversation)
     query = (
         select(p.c.id, p.c.phone, p.c.name, p.c.timezone, p.c.status, p.c.paused_by, p.c.opted_out,
-               p.c.researcher_paused, p.c.enrolled_at, p.c.erased_at, c.c.sub_state, c.c.profile, c.c.tone)
+               p.c.researcher_paused, p.c.enrolled_at, p.c.erased_at, p.c.arm, p.c.strata, p.c.day_one,
+               p.c.extra_days, p.c.completed_at, c.c.sub_state, c.c.profile, c.c.tone)
         .select_from(p.outerjoin(c, c.c.participant_id == p.c.id))
         .order_by(p.c.id).limit(limit)
     )
@@ -128,15 +155,11 @@ def _event_chunk(model: Any, after: int, ceiling: int, limit: int, cutoff: datet
 def _receipt_columns(model: Any, t: Any, cutoff: datetime) -> list[Any]:
     """What WhatsApp reported for sent messages and prompts (their text and poll), and the moment
     before which a send with no delivered receipt counts as not delivered."""
-    m = table_of(Message)
     if model is Message:
         own = receipt_columns(lambda r: r.c.wa_message_id == t.c.wa_message_id)
         return [*own, literal(cutoff, UTCDateTime()).label("receipt_cutoff")]
     if model is PromptDelivery:
-        ids = select(m.c.wa_message_id).where(m.c.id.in_([t.c.prompt_message_id, t.c.poll_message_id]))
-        expected = select(m.c.receipts_expected).where(m.c.id == t.c.prompt_message_id).scalar_subquery()
-        return [*receipt_columns(lambda r: r.c.wa_message_id.in_(ids.scalar_subquery())),
-                expected.label("receipts_expected"), literal(cutoff, UTCDateTime()).label("receipt_cutoff")]
+        return delivery_receipt_columns(t, cutoff)
     return []
 
 
@@ -168,8 +191,8 @@ def _progress_bar(total: int, progress: IO[str] | None, threshold: int) -> tqdm[
 
 @dataclass
 class ExportResult:
-    """What an export wrote: rows per study file, the key file if asked for, and warnings for
-    the researcher (one line each)."""
+    """What an export wrote: rows per study file, the key file if asked for, the files describing
+    them, and warnings for the researcher (one line each)."""
 
     rows: dict[str, int]
     """Rows written per study file (``participants`` … ``flags``), in the order written."""
@@ -179,6 +202,12 @@ class ExportResult:
     """``identifiers.<fmt>`` when ``include_identifiers`` was given."""
     key_rows: int = 0
     warnings: list[str] = field(default_factory=list)
+    companions: list[Path] = field(default_factory=list)
+    """``study.json``, ``codebook.csv`` and ``README.md``."""
+
+
+def _written_by_export(path: Path) -> bool:
+    return is_study_json(path) if path.name == STUDY_JSON else codebook.written_by_export(path)
 
 
 def _prepare(out_dir: Path, fmt: str, force: bool, names: Sequence[str]) -> tuple[dict[str, Path], list[str]]:
@@ -186,8 +215,10 @@ def _prepare(out_dir: Path, fmt: str, force: bool, names: Sequence[str]) -> tupl
         raise AdminError(f"--format: {fmt!r} is not one of {', '.join(FORMATS)}")
     if out_dir.exists() and not out_dir.is_dir():
         raise AdminError(f"--out: {out_dir} exists and is not a directory")
-    targets = {name: out_dir / f"{name}.{fmt}" for name in names}
-    existing = [path.name for path in targets.values() if path.exists()]
+    targets = {name: out_dir / f"{name}.{fmt}" for name in names} | {name: out_dir / name for name in COMPANIONS}
+    # An earlier export's study.json, codebook and README are refreshed; someone else's file is not ours.
+    existing = [path.name for name, path in targets.items()
+                if path.exists() and not (name in COMPANIONS and _written_by_export(path))]
     if existing and not force:
         raise AdminError(
             f"{out_dir} already has {', '.join(existing)}; nothing was written "
@@ -225,34 +256,32 @@ async def export_study(
     chunk_size: int = CHUNK_ROWS,
     now: datetime | None = None,
     receipt_window: timedelta = RECEIPT_WINDOW,
+    model: str | None = None,
+    system_prompts: Mapping[str, str] | None = None,
 ) -> ExportResult:
-    """Write ``participants``, ``messages``, ``deliveries``, ``transitions``, ``tone_changes``,
-    ``consent`` and ``flags`` to ``out_dir`` as ``<name>.csv`` or ``<name>.jsonl``, pseudonymised;
-    with ``include_identifiers`` also the key file ``identifiers.<fmt>``.
+    """Write ``participants``, ``messages``, ``deliveries``, ``decisions``, ``transitions``,
+    ``tone_changes``, ``consent`` and ``flags`` to ``out_dir`` as ``<name>.csv`` or
+    ``<name>.jsonl``, pseudonymised; with ``include_identifiers`` also the key file
+    ``identifiers.<fmt>``; and next to them ``study.json`` (naming ``model`` and the SHA-256 of
+    each of ``system_prompts``, texts by name), ``codebook.csv`` and ``README.md``.
 
-    Refuses (AdminError, nothing written) when a target file exists, unless ``force``. A prompt
-    sent longer than ``receipt_window`` before ``now`` without a delivered receipt (where the
-    transport reports them) is ``not_delivered``."""
+    Refuses (AdminError, nothing written) when a target file exists, unless ``force`` (an earlier
+    export's study.json, codebook and README are simply rewritten). A prompt sent longer than
+    ``receipt_window`` before ``now`` without a delivered receipt (where the transport reports
+    them) is ``not_delivered``."""
     out = Path(out_dir)
-    cutoff = (now or datetime.now(timezone.utc)) - receipt_window
-    tables = (*TABLES, IDENTIFIER_TABLE) if include_identifiers else TABLES
-    targets, warnings = _prepare(out, fmt, force, [table.name for table in tables])
-    plan = await db.run(_plan)
-    written: dict[str, int] = {}
+    now = now or datetime.now(timezone.utc)
+    names = [table.name for table in TABLES] + ([IDENTIFIERS] if include_identifiers else [])
+    targets, warnings = _prepare(out, fmt, force, names)
+    plan = await db.run(lambda session: _plan(session, chunk_size))
+    tables = tuple(participants_table(plan.strata) if t.name == "participants" else t for t in TABLES)
+    tables = (*tables, IDENTIFIER_TABLE) if include_identifiers else tables
     temps: dict[str, Path] = {}
     try:
-        with _progress_bar(sum(plan.counts[t.name] for t in tables), progress, progress_threshold) as bar:
-            for table in tables:
-                bar.set_description(table.name, refresh=False)
-                # A hidden name of our own, created exclusively (never someone else's file) and
-                # 0600 from the first byte.
-                temp = out / f".{table.name}.{fmt}.{secrets.token_hex(4)}.tmp"
-                temps[table.name] = temp
-                with open_private(temp, "x", encoding="utf-8", newline="") as stream:
-                    writer = _Writer(stream, fmt, table.columns)
-                    written[table.name] = await _copy(db, table, plan, writer, bar, chunk_size, cutoff)
-                    stream.flush()
-                    os.fsync(stream.fileno())
+        written = await _write_tables(db, out, fmt, tables, plan, temps, progress, progress_threshold, chunk_size,
+                                      now - receipt_window)
+        _write_companions(out, tables, temps, study_document(plan.protocol, model=model,
+                                                             system_prompts=system_prompts, exported_at=now))
         for name, temp in temps.items():
             os.replace(temp, targets[name])
         temps.clear()
@@ -264,25 +293,50 @@ async def export_study(
     key_rows = written.pop(IDENTIFIERS, 0)
     return ExportResult(rows=written, directory=out, fmt=fmt,
                         key_file=targets[IDENTIFIERS] if include_identifiers else None,
-                        key_rows=key_rows, warnings=warnings)
+                        key_rows=key_rows, warnings=warnings, companions=[targets[name] for name in COMPANIONS])
+
+
+def _temp(out: Path, name: str, file_name: str, temps: dict[str, Path]) -> Path:
+    """A hidden name of our own for ``file_name``, created exclusively (never someone else's file)
+    and 0600 from the first byte, renamed to ``name``'s target once every file is complete."""
+    temp = temps[name] = out / f".{file_name}.{secrets.token_hex(4)}.tmp"
+    return temp
+
+
+async def _write_tables(db: Database, out: Path, fmt: str, tables: Sequence[_Table], plan: _Plan,
+                        temps: dict[str, Path], progress: IO[str] | None, threshold: int, chunk_size: int,
+                        cutoff: datetime) -> dict[str, int]:
+    written: dict[str, int] = {}
+    with _progress_bar(sum(plan.counts[t.name] for t in tables), progress, threshold) as bar:
+        for table in tables:
+            bar.set_description(table.name, refresh=False)
+            temp = _temp(out, table.name, f"{table.name}.{fmt}", temps)
+            with open_private(temp, "x", encoding="utf-8", newline="") as stream:
+                writer = _Writer(stream, fmt, table.columns)
+                written[table.name] = await _copy(db, table, plan, writer, bar, chunk_size, cutoff)
+                stream.flush()
+                os.fsync(stream.fileno())
+    return written
+
+
+def _write_companions(out: Path, tables: Sequence[_Table], temps: dict[str, Path], document: dict[str, Any]) -> None:
+    columns: dict[str, Sequence[str]] = {table.name: table.columns for table in tables}
+    columns.setdefault(IDENTIFIERS, IDENTIFIER_TABLE.columns)  # documented even when not written
+    columns[STUDY_JSON] = list(document)
+    texts = {STUDY_JSON: study_json_text(document), **codebook.documents(columns)}
+    for name in COMPANIONS:
+        with open_private(_temp(out, name, name, temps), "x", encoding="utf-8", newline="") as stream:
+            stream.write(texts[name])
+            stream.flush()
+            os.fsync(stream.fileno())
 
 
 async def _copy(db: Database, table: _Table, plan: _Plan, writer: _Writer, bar: tqdm[NoReturn], chunk_size: int,
                 cutoff: datetime) -> int:
     by_participant = table.model is Participant
-    if by_participant:
-        def fetch(after: Any) -> Callable[[Session], list[Any]]:
-            return _participant_chunk(after, chunk_size)
-        start: Any = None
-    else:
-        ceiling = plan.ceilings[table.name]
-
-        def fetch(after: Any) -> Callable[[Session], list[Any]]:
-            return _event_chunk(table.model, after, ceiling, chunk_size, cutoff)
-        start = 0
     count = 0
     people = plan.people
-    async with contextlib.aclosing(_chunks(db, fetch, start, chunk_size)) as chunks:
+    async with contextlib.aclosing(_chunks(db, _reads(table, plan, chunk_size, cutoff))) as chunks:
         async for rows in chunks:
             if by_participant:  # one enrolled after the start is left for the next export
                 rows = [row for row in rows if row.id in people]
@@ -292,21 +346,50 @@ async def _copy(db: Database, table: _Table, plan: _Plan, writer: _Writer, bar: 
     return count
 
 
-async def _chunks(
-    db: Database, fetch: Callable[[Any], Callable[[Session], list[Any]]], start: Any, chunk_size: int
-) -> AsyncGenerator[list[Any], None]:
-    """Chunks of rows ordered by id, each read in its own transaction; the next chunk is read on
-    the database thread while the caller writes this one (at most two chunks in memory)."""
-    pending: asyncio.Future[list[Any]] | None = asyncio.ensure_future(db.run(fetch(start)))
+_Read = Callable[[Session], list[Any]]
+
+
+def _reads(table: _Table, plan: _Plan, chunk_size: int, cutoff: datetime) -> Callable[[list[Any] | None], _Read | None]:
+    """The read that follows a chunk (None: the first read; returns None after the last): by id
+    after the last row's, or for decision points the next range of participants."""
+    if table.model is Decision:
+        batches, ceiling = iter(plan.decision_batches), plan.ceilings[table.name]
+
+        def next_batch(rows: list[Any] | None) -> _Read | None:
+            batch = next(batches, None)
+            return None if batch is None else decision_batch(*batch, ceiling, cutoff)
+        return next_batch
+    if table.model is Participant:
+        def fetch(after: Any) -> _Read:
+            return _participant_chunk(after, chunk_size)
+        start: Any = None
+    else:
+        ceiling = plan.ceilings[table.name]
+
+        def fetch(after: Any) -> _Read:
+            return _event_chunk(table.model, after, ceiling, chunk_size, cutoff)
+        start = 0
+
+    def next_chunk(rows: list[Any] | None) -> _Read | None:
+        if rows is None:
+            return fetch(start)
+        return fetch(rows[-1].id) if len(rows) == chunk_size else None
+    return next_chunk
+
+
+async def _chunks(db: Database, following: Callable[[list[Any] | None], _Read | None]
+                  ) -> AsyncGenerator[list[Any], None]:
+    """Chunks of rows, each read in its own transaction; the next chunk is read on the database
+    thread while the caller writes this one (at most two chunks in memory)."""
+    read = following(None)
+    pending: asyncio.Future[list[Any]] | None = None if read is None else asyncio.ensure_future(db.run(read))
     try:
         while pending is not None:
             rows = await pending
-            pending = None
-            if not rows:
-                return
-            if len(rows) == chunk_size:
-                pending = asyncio.ensure_future(db.run(fetch(rows[-1].id)))
-            yield rows
+            read = following(rows)
+            pending = None if read is None else asyncio.ensure_future(db.run(read))
+            if rows:
+                yield rows
     finally:
         if pending is not None:  # the caller stopped early (an error): let the read finish, drop it
             with contextlib.suppress(BaseException):

@@ -7,11 +7,13 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from functools import partial
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from promptpipe.domain.outcomes import COUNTER_DATES, COUNTER_INTS, NOT_DELIVERED, delivery_outcome
 from promptpipe.domain.profile import HABIT_FIELDS, Profile
+from promptpipe.research.export_study import DECISION_COLUMNS, decision_row, strata_columns
 from promptpipe.research.pseudonyms import People
 from promptpipe.storage.models import (
     ConsentEvent,
@@ -23,15 +25,17 @@ from promptpipe.storage.models import (
     Transition,
 )
 from promptpipe.storage.receipts import delivery_status
+from promptpipe.storage.study_tables import Decision
 
 IDENTIFIERS = "identifiers"
 """The key file (participant_id, phone, name): written only on request."""
 
 PARTICIPANT_COLUMNS = (
     "id", "timezone", "status", "paused_by", "opted_out", "researcher_paused", "sub_state",
-    "enrolled_at_utc", "enrolled_at_local", "erased_at_utc", "erased_at_local",
-    *HABIT_FIELDS, "intensity", *COUNTER_INTS, *COUNTER_DATES, "tone_active",
+    "arm", "day_one", "extra_days", "enrolled_at_utc", "enrolled_at_local", "completed_at_utc", "completed_at_local",
+    "erased_at_utc", "erased_at_local", *HABIT_FIELDS, "intensity", *COUNTER_INTS, *COUNTER_DATES, "tone_active",
 )
+"""Followed by one ``stratum_<field>`` column per enrollment field (see :func:`participants_table`)."""
 MESSAGE_COLUMNS = (
     "id", "participant_id", "direction", "role", "kind", "status", "text", "created_at_utc", "created_at_local",
     "sent_at_utc", "sent_at_local", "wa_message_id", "delivery", "delivered_at_utc", "delivered_at_local",
@@ -122,7 +126,7 @@ def _csv_cell(value: Any) -> Any:
 
 # ---------------------------------------------------------------- one row per event
 
-def _participant_row(row: Any, people: People) -> dict[str, Any]:
+def _participant_row(row: Any, people: People, strata: Sequence[str] = ()) -> dict[str, Any]:
     profile = Profile.from_json(_as_dict(row.profile))
     counters = profile.record.counters
     tone = _as_dict(row.tone)
@@ -130,8 +134,9 @@ def _participant_row(row: Any, people: People) -> dict[str, Any]:
     out: dict[str, Any] = {
         "id": row.id, "timezone": row.timezone, "status": row.status, "paused_by": row.paused_by,
         "opted_out": bool(row.opted_out), "researcher_paused": bool(row.researcher_paused),
-        "sub_state": row.sub_state,
-        **_times("enrolled_at", row.enrolled_at, zone), **_times("erased_at", row.erased_at, zone),
+        "sub_state": row.sub_state, "arm": row.arm, "day_one": row.day_one, "extra_days": row.extra_days or 0,
+        **_times("enrolled_at", row.enrolled_at, zone), **_times("completed_at", row.completed_at, zone),
+        **_times("erased_at", row.erased_at, zone),
     }
     for name in HABIT_FIELDS:
         out[name] = people.scrub(row.id, profile.habit.value(name) or None)
@@ -142,6 +147,10 @@ def _participant_row(row: Any, people: People) -> dict[str, Any]:
     for name in COUNTER_DATES:
         out[name] = counters.get(name) or None
     out["tone_active"] = _as_list(tone.get("active")) or []
+    enrolled_with = _as_dict(row.strata)
+    for name in strata:
+        value = enrolled_with.get(name)
+        out[f"stratum_{name}"] = None if value is None else str(value)
     return out
 
 
@@ -236,6 +245,7 @@ TABLES: tuple[_Table, ...] = (
     _Table("participants", Participant, PARTICIPANT_COLUMNS, _participant_row),
     _Table("messages", Message, MESSAGE_COLUMNS, _message_row),
     _Table("deliveries", PromptDelivery, DELIVERY_COLUMNS, _delivery_row),
+    _Table("decisions", Decision, DECISION_COLUMNS, decision_row),
     _Table("transitions", Transition, TRANSITION_COLUMNS, _transition_row),
     _Table("tone_changes", ToneEvent, TONE_COLUMNS, _tone_row),
     _Table("consent", ConsentEvent, CONSENT_COLUMNS, _consent_row),
@@ -243,3 +253,9 @@ TABLES: tuple[_Table, ...] = (
 )
 FILE_NAMES = tuple(table.name for table in TABLES)
 IDENTIFIER_TABLE = _Table(IDENTIFIERS, Participant, IDENTIFIER_COLUMNS, _identifier_row)
+
+
+def participants_table(strata: Sequence[str]) -> _Table:
+    """The participants file with one ``stratum_<field>`` column per enrollment field."""
+    return _Table("participants", Participant, (*PARTICIPANT_COLUMNS, *strata_columns(strata)),
+                  partial(_participant_row, strata=tuple(strata)))

@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 from promptpipe.domain.allocation import arm_at, new_seed, stratum_key
 from promptpipe.domain.study import Study
 from promptpipe.errors import ConfigError
-from promptpipe.storage.models import table_of
+from promptpipe.storage.models import Participant, table_of
 from promptpipe.storage.study_tables import AllocationRow, Decision, StudyProtocol, StudySecret
 
 __all__ = [
@@ -28,6 +28,7 @@ _PROTOCOL = table_of(StudyProtocol)
 _SECRET = table_of(StudySecret)
 _ALLOCATION = table_of(AllocationRow)
 _DECISION = table_of(Decision)
+_PARTICIPANT = table_of(Participant)
 _SEED = "seed"
 NO_STUDY_FILE = "(no study file)"
 ALLOCATION_CONSTRAINT = "uq_allocation_stratum_sequence"
@@ -65,6 +66,11 @@ def adopt_protocol(session: Session, study: Study, *, allow_change: bool, now: d
     if current is None:
         if not study.in_use:
             return "none"
+        if _has_participants(session) and not allow_change:
+            raise ProtocolChanged(
+                "this database has participants enrolled without a study file; adopting one now changes their "
+                "study. Start the service once with `promptpipe serve --allow-protocol-change` to do it on purpose "
+                "(it is logged and exported), or use a new database.")
         _store(session, study, None, now, f"first use ({by})")
         study_seed(session, now)
         return "adopted"
@@ -75,6 +81,10 @@ def adopt_protocol(session: Session, study: Study, *, allow_change: bool, now: d
     _store(session, study, current.hash, now, f"allowed change ({by})")
     study_seed(session, now)
     return "changed"
+
+
+def _has_participants(session: Session) -> bool:
+    return session.connection().execute(select(_PARTICIPANT.c.id).limit(1)).first() is not None
 
 
 def _refusal(current: ProtocolVersion, study: Study) -> str:

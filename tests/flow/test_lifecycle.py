@@ -161,3 +161,35 @@ async def test_a_timer_that_comes_due_at_night_after_a_move_waits_for_the_mornin
     assert (await pending_timers(app, pid))["reminder"] == utc(2026, 1, 7, 6, 0)  # 07:00 in Berlin
     await at(app, utc(2026, 1, 7, 6, 0))
     assert transport.texts_to(ANA_TORONTO)[-1] == REMINDER_TEXT
+
+
+async def test_the_model_cannot_schedule_a_prompt_inside_quiet_hours(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer,
+) -> None:
+    app, transport = await enrolled(make_app, fake_openai, **with_study(NIGHTS_OFF))
+    refused = fake_openai.call_tool("scheduler", {"action": "create", "type": "fixed", "fixed_time": "06:30"},
+                                    match="half past six")
+    accepted = fake_openai.call_tool("scheduler", {"action": "create", "type": "fixed", "fixed_time": "07:30"},
+                                     match="quiet hours")
+    fake_openai.say("Done: your nudge comes at 07:20.", match="begin on study day")
+    await write(app, transport, "remind me at half past six please")
+    tool_results = [m["content"] for m in accepted.request["messages"] if m["role"] == "tool"]  # type: ignore[index]
+    assert "quiet hours (22:00-07:00" in tool_results[-1] and "06:20" in tool_results[-1]
+    assert refused.request is not None
+    shown = await admin.schedules(app.db, app.clock, phone=ANA)
+    assert [s["habit"] for s in shown["schedules"]] == ["07:30"]  # only the allowed time was saved
+    fake_openai.assert_complete()
+
+
+async def test_a_paused_participant_s_study_still_ends_without_a_closing_message(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer,
+) -> None:
+    app, transport, _ = await in_study(make_app, fake_openai)
+    await write(app, transport, "STOP", ANA_TORONTO)
+    sent = len(transport.sent)
+    await at(app, utc(2026, 1, 8, 5, 0))  # the end of study day 2
+    shown = await admin.show(app.db, ANA_TORONTO)
+    assert shown["status"] == "completed" and shown["completed_at"] is not None
+    assert len(transport.sent) == sent  # they said STOP: not even the closing message
+    await write(app, transport, "START", ANA_TORONTO)
+    assert (await admin.show(app.db, ANA_TORONTO))["status"] == "completed"

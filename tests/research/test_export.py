@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import csv
+import hashlib
+import importlib.metadata
 import io
 import json
 import os
@@ -33,9 +35,11 @@ from promptpipe.storage.models import (
     Message,
     Participant,
     PromptDelivery,
+    Receipt,
     ToneEvent,
     Transition,
 )
+from promptpipe.storage.study_tables import Decision, StudyProtocol, StudySecret
 
 TORONTO, KOLKATA = ZoneInfo("America/Toronto"), ZoneInfo("Asia/Kolkata")
 T0 = datetime(2026, 3, 2, 13, 0, tzinfo=timezone.utc)  # 08:00 in Toronto (EST), 18:30 in Kolkata
@@ -46,11 +50,12 @@ ERASED_AT = T0 + timedelta(days=9)
 
 PARTICIPANT_COLUMNS = [
     "id", "timezone", "status", "paused_by", "opted_out", "researcher_paused", "sub_state",
-    "enrolled_at_utc", "enrolled_at_local", "erased_at_utc", "erased_at_local",
+    "arm", "day_one", "extra_days", "enrolled_at_utc", "enrolled_at_local", "completed_at_utc", "completed_at_local",
+    "erased_at_utc", "erased_at_local",
     "habit_domain", "prompt_anchor", "motivational_frame", "preferred_time", "additional_info",
     "last_successful_prompt", "last_barrier", "last_motivator", "last_tweak", "intensity",
     "prompts_sent", "successes", "misses", "current_streak", "best_streak", "last_success_date", "last_miss_date",
-    "tone_active",
+    "tone_active", "stratum_site", "stratum_shift",
 ]
 MESSAGE_COLUMNS = [
     "id", "participant_id", "direction", "role", "kind", "status", "text", "created_at_utc", "created_at_local",
@@ -64,6 +69,13 @@ DELIVERY_COLUMNS = [
     "vote", "vote_source", "voted_at_utc", "voted_at_local", "vote_changes",
     "replied_at_utc", "replied_at_local", "reminder_at_utc", "reminder_at_local", "reminder_sent", "outcome",
 ]
+DECISION_COLUMNS = [
+    "participant_id", "decision_index", "schedule_id", "study_day", "local_date", "scheduled_for_utc",
+    "decided_at_utc", "decided_at_local", "timezone", "arm", "available", "unavailable_reason", "action",
+    "action_treatment", "probability", "draw", "seed_ref", "prompt_style", "model", "system_prompt_hash",
+    "delivery_id", "prompt_sent", "sent_at_utc", "delivered_at_utc", "read_at_utc", "vote", "vote_source",
+    "voted_at_utc", "replied_at_utc", "first_answer_at_utc", "latency_s", "outcome",
+]
 TRANSITION_COLUMNS = ["id", "participant_id", "kind", "name", "actor", "from_value", "to_value", "reason", "at_utc",
                       "at_local"]
 TONE_COLUMNS = [
@@ -75,7 +87,33 @@ FLAG_COLUMNS = [
     "id", "participant_id", "source", "severity", "trigger", "status", "at_utc", "at_local",
     "resolved_at_utc", "resolved_at_local", "resolved_by", "resolution_note", "alert_status",
 ]
-STUDY_FILES = ["participants", "messages", "deliveries", "transitions", "tone_changes", "consent", "flags"]
+STUDY_FILES = ["participants", "messages", "deliveries", "decisions", "transitions", "tone_changes", "consent",
+               "flags"]
+COMPANIONS = ["README.md", "codebook.csv", "study.json"]
+"""Written next to the data by every export, whatever its format."""
+SEED_HEX = "5eed" * 16
+"""The study's secret seed as study_secret stores it: it must appear in no exported file."""
+STUDY_V1 = """name = "Walking pilot"
+length_days = 28
+[[arms]]
+name = "coach"
+[[arms]]
+name = "fixed_text"
+prompt_style = "fixed"
+fixed_prompts = ["Take a short walk after dinner."]
+[allocation]
+block_size = 2
+[allocation.strata]
+site = ["toronto", "montreal"]
+[decision]
+p = 0.5
+"""
+STUDY_V2 = STUDY_V1.replace("p = 0.5", "p = 0.6").replace("length_days = 28", "length_days = 30")
+PROMPT_HASH = hashlib.sha256(b"the prompt generator's system prompt").hexdigest()
+
+
+def export_names(fmt: str, *extra: str) -> list[str]:
+    return sorted([*(f"{name}.{fmt}" for name in [*STUDY_FILES, *extra]), *COMPANIONS])
 
 
 def utc(value: datetime) -> str:
@@ -106,10 +144,12 @@ async def seed_study(db: Database) -> dict[str, Any]:
     def seed(session: Any) -> dict[str, Any]:
         session.add_all([
             Participant(id="p-ana", phone=ANA_PHONE, name=ANA_NAME, timezone="America/Toronto",
-                        enrolled_at=T0, updated_at=T0),
+                        enrolled_at=T0, updated_at=T0, arm="coach", strata={"site": "toronto"}, day_one="2026-03-02",
+                        extra_days=2),
             Participant(id="p-ravi", phone=RAVI_PHONE, name=RAVI_NAME, timezone="Asia/Kolkata", status="paused",
                         paused_by="participant", opted_out=True, enrolled_at=T0 + timedelta(hours=1), updated_at=T0,
-                        erased_at=ERASED_AT, erased_by="Dr. Lee"),
+                        erased_at=ERASED_AT, erased_by="Dr. Lee", arm="fixed_text",
+                        strata={"site": "montreal", "shift": "night"}, day_one="2026-03-03"),
         ])
         session.flush()
         session.add_all([
@@ -181,7 +221,9 @@ async def seed_study(db: Database) -> dict[str, Any]:
                  created_at=T0 + timedelta(hours=2)),
         ]
         session.add_all(flags)
+        session.add_all(study_rows())
         session.flush()
+        session.add_all(decision_rows(deliveries))
         return {
             "messages": [m.id for m in messages], "deliveries": [d.id for d in deliveries],
             "transitions": [t.id for t in transitions], "tones": [t.id for t in tones],
@@ -189,6 +231,49 @@ async def seed_study(db: Database) -> dict[str, Any]:
         }
 
     return await db.run(seed)
+
+
+def study_rows() -> list[Any]:
+    """Two protocol versions (the second an allowed change), the secret seed, and receipts for
+    Ana's first prompt poll."""
+    h1, h2 = (hashlib.sha256(text.encode()).hexdigest() for text in (STUDY_V1, STUDY_V2))
+    return [
+        StudyProtocol(name="Walking pilot", hash=h1, contents=STUDY_V1, previous_hash=None,
+                      adopted_at=T0 - timedelta(days=3), adopted_by="first use (Dr. Lee)"),
+        StudyProtocol(name="Walking pilot", hash=h2, contents=STUDY_V2, previous_hash=h1,
+                      adopted_at=T0 - timedelta(days=1), adopted_by="allowed change (Dr. Lee)"),
+        StudySecret(name="seed", value=SEED_HEX, created_at=T0 - timedelta(days=3)),
+        Receipt(wa_message_id="wa-poll-1", kind="delivered", at=T0 + timedelta(minutes=2), received_at=T0),
+        Receipt(wa_message_id="wa-poll-1", kind="read", at=T0 + timedelta(minutes=3), received_at=T0),
+    ]
+
+
+def decision_rows(deliveries: list[PromptDelivery]) -> list[Decision]:
+    """Ana: an unavailable day before day one (stored last, so its id is the highest), two sent
+    prompts (a vote each) and a no_send; Ravi: a sent prompt that got only a reminder, and a day
+    he was paused. Deliveries 3 (sent by hand) and 5 have no decision point."""
+    def point(pid: str, inbox_id: int, day: int | None, local_date: str, at: datetime, zone: ZoneInfo,
+              **values: Any) -> Decision:
+        arm = "coach" if pid == "p-ana" else "fixed_text"
+        return Decision(participant_id=pid, inbox_id=inbox_id, schedule_id="s1" if pid == "p-ana" else "s2", arm=arm,
+                        study_day=day, local_date=local_date, scheduled_for=at, decided_at=at,
+                        local_time=at.astimezone(zone).isoformat(timespec="seconds"), timezone=zone.key,
+                        **{"available": True, "action": "send", "probability": 0.6,
+                           "seed_ref": f"decision:prompt:{pid}:{local_date}", **values})
+
+    done = deliveries[0]
+    personalised = {"prompt_style": "personalised", "model": "gpt-test", "system_prompt_hash": PROMPT_HASH}
+    return [
+        point("p-ana", 1, 1, "2026-03-02", T0, TORONTO, draw=0.25, prompt_message_id=done.prompt_message_id,
+              **personalised),
+        point("p-ravi", 4, 1, "2026-03-03", T0 + timedelta(days=1), KOLKATA, draw=0.5, prompt_style="fixed"),
+        point("p-ana", 2, 2, "2026-03-03", T0 + timedelta(days=1), TORONTO, draw=0.125, **personalised),
+        point("p-ana", 91, 3, "2026-03-04", T0 + timedelta(days=2, hours=1), TORONTO, draw=0.875, action="no_send"),
+        point("p-ravi", 92, 2, "2026-03-04", T0 + timedelta(days=2), KOLKATA, available=False,
+              unavailable_reason="paused", action="none", probability=None, seed_ref=""),
+        point("p-ana", 90, 0, "2026-03-01", T0 - timedelta(days=1), TORONTO, available=False,
+              unavailable_reason="not_in_study", action="none", probability=None, seed_ref=""),
+    ]
 
 
 def read_csv(path: Path) -> tuple[list[str], list[dict[str, str]]]:
@@ -223,10 +308,11 @@ def umask_022() -> Iterator[None]:
 async def test_csv_export_row_by_row(db: Database, study: dict[str, Any], tmp_path: Path) -> None:
     out = tmp_path / "new" / "export"  # created, parents too
     result = await export_study(db, out, fmt="csv", chunk_size=2)  # several chunks per table
-    assert result.rows == {"participants": 2, "messages": 4, "deliveries": 5, "transitions": 2, "tone_changes": 1,
-                           "consent": 2, "flags": 2}
+    assert result.rows == {"participants": 2, "messages": 4, "deliveries": 5, "decisions": 6, "transitions": 2,
+                           "tone_changes": 1, "consent": 2, "flags": 2}
     assert list(FILE_NAMES) == STUDY_FILES and result.key_file is None and result.warnings == []
-    assert sorted(p.name for p in out.iterdir()) == sorted(f"{name}.csv" for name in STUDY_FILES)  # no temp left
+    assert sorted(p.name for p in out.iterdir()) == export_names("csv")  # no temp left
+    assert result.companions == [out / "study.json", out / "codebook.csv", out / "README.md"]
 
     columns, participants = read_csv(out / "participants.csv")
     assert columns == PARTICIPANT_COLUMNS
@@ -251,6 +337,11 @@ async def test_csv_export_row_by_row(db: Database, study: dict[str, Any], tmp_pa
     assert [ravi[c] for c in ("prompts_sent", "successes", "misses", "current_streak", "best_streak")] == ["0"] * 5
     assert (ravi["last_success_date"], ravi["last_miss_date"]) == ("", "")
     assert all(ravi[field] == "" for field in HABIT_FIELDS)
+    # The study: arm, study day 1, extension and one column per enrollment field (the protocol's first).
+    assert [(p["arm"], p["day_one"], p["extra_days"]) for p in participants] == [
+        ("coach", "2026-03-02", "2"), ("fixed_text", "2026-03-03", "0")]
+    assert [(p["stratum_site"], p["stratum_shift"]) for p in participants] == [("toronto", ""), ("montreal", "night")]
+    assert (ana["completed_at_utc"], ana["completed_at_local"]) == ("", "")
 
     columns, messages = read_csv(out / "messages.csv")
     assert columns == MESSAGE_COLUMNS
@@ -276,6 +367,9 @@ async def test_csv_export_row_by_row(db: Database, study: dict[str, Any], tmp_pa
     assert [d["outcome"] for d in deliveries] == [
         "done", "not_this_time", "free_text_reply", "reminder_sent", "no_reply"]
     assert [d["reminder_sent"] for d in deliveries] == ["false", "false", "false", "true", "false"]
+    # Each prompt's own receipts (only the first prompt's poll has any).
+    assert [(d["delivered_at_utc"], d["read_at_utc"]) for d in deliveries] == [
+        (utc(T0 + timedelta(minutes=2)), utc(T0 + timedelta(minutes=3)))] + [("", "")] * 4
     done, miss, reply, reminded, silent = deliveries
     assert (done["schedule_id"], done["local_date"], done["vote"], done["vote_changes"]) == (
         "s1", "2026-03-02", "done", "1")
@@ -351,7 +445,7 @@ async def test_jsonl_export_keeps_types(db: Database, study: dict[str, Any], tmp
     out = tmp_path / "out"
     result = await export_study(db, out, fmt="jsonl")
     assert result.rows["messages"] == 4 and result.rows["consent"] == 2 and result.rows["flags"] == 2
-    assert sorted(p.name for p in out.iterdir()) == sorted(f"{name}.jsonl" for name in STUDY_FILES)
+    assert sorted(p.name for p in out.iterdir()) == export_names("jsonl")
 
     ana, ravi = read_jsonl(out / "participants.jsonl")
     assert list(ana) == PARTICIPANT_COLUMNS
@@ -431,7 +525,7 @@ async def test_out_must_be_a_directory(db: Database, tmp_path: Path) -> None:
 
 
 async def test_progress_bar_only_for_a_large_export(db: Database, study: dict[str, Any], tmp_path: Path) -> None:
-    total = 2 + 4 + 5 + 2 + 1 + 2 + 2
+    total = 2 + 4 + 5 + 6 + 2 + 1 + 2 + 2
     stream = io.StringIO()
     await export_study(db, tmp_path / "small", progress=stream, progress_threshold=total + 1)
     assert stream.getvalue() == ""
@@ -479,7 +573,10 @@ def test_cli_export_prints_rows_per_file(
     printed, _ = capsys.readouterr()
     assert printed.splitlines() == [
         "participants.jsonl: 2 rows", "messages.jsonl: 4 rows", "deliveries.jsonl: 5 rows",
-        "transitions.jsonl: 2 rows", "tone_changes.jsonl: 1 row", "consent.jsonl: 2 rows", "flags.jsonl: 2 rows",
+        "decisions.jsonl: 6 rows", "transitions.jsonl: 2 rows", "tone_changes.jsonl: 1 row", "consent.jsonl: 2 rows",
+        "flags.jsonl: 2 rows",
+        "study.json: the protocol as run, its changes, the software and the model",
+        "codebook.csv: every column of every file explained", "README.md: the codebook, to read",
         f"written to {out}",
     ]
     assert len(read_jsonl(out / "messages.jsonl")) == 4
@@ -550,7 +647,7 @@ async def test_export_is_pseudonymised_by_default(db: Database, study: dict[str,
         out = tmp_path / fmt
         result = await export_study(db, out, fmt=fmt)
         assert result.key_file is None
-        assert sorted(p.name for p in out.iterdir()) == sorted(f"{name}.{fmt}" for name in STUDY_FILES)
+        assert sorted(p.name for p in out.iterdir()) == export_names(fmt)
         for path in out.iterdir():
             data = path.read_bytes()
             for needle in IDENTIFYING:
@@ -582,7 +679,7 @@ async def test_include_identifiers_writes_the_key_apart(db: Database, study: dic
     result = await export_study(db, out, include_identifiers=True)
     assert result.key_file == out / "identifiers.csv" and result.key_rows == 2
     assert "identifiers" not in result.rows  # the study files are reported as before
-    assert sorted(p.name for p in out.iterdir()) == sorted(f"{name}.csv" for name in [*STUDY_FILES, "identifiers"])
+    assert sorted(p.name for p in out.iterdir()) == export_names("csv", "identifiers")
     columns, key = read_csv(out / "identifiers.csv")
     assert columns == ["participant_id", "phone", "name"]
     # A phone number starts with "+", so like every such CSV cell it carries the spreadsheet quote.
@@ -708,7 +805,7 @@ async def test_export_files_and_directories_are_private(
     assert result.warnings == []
     assert mode(tmp_path / "new") == 0o700 and mode(out) == 0o700  # both made by the export
     names = sorted(p.name for p in out.iterdir())
-    assert len(names) == len(STUDY_FILES) + 1 and all(mode(out / name) == 0o600 for name in names)
+    assert len(names) == len(STUDY_FILES) + 1 + len(COMPANIONS) and all(mode(out / name) == 0o600 for name in names)
     assert temp_modes == [0o600] * (len(STUDY_FILES) + 1)  # private before the first byte was written
 
     # An earlier, world-readable file is replaced by a private one.
@@ -734,3 +831,152 @@ async def test_a_directory_other_users_can_read_is_left_alone_with_a_warning(
     assert result.warnings == [f"{shared} has mode 0755: other users on this machine can list it "
                                f"(the files themselves are 0600); consider chmod 700 {shared}"]
     assert all(mode(p) == 0o600 for p in shared.iterdir())
+
+
+# ---------------------------------------------------------------- decision points and the protocol
+
+async def test_decisions_one_row_per_decision_point_with_its_proximal_outcome(
+    db: Database, study: dict[str, Any], tmp_path: Path
+) -> None:
+    def answer_by_writing_first(session: Any) -> None:  # Ana wrote 4 minutes in, then voted "not this time"
+        session.get(PromptDelivery, study["deliveries"][1]).replied_at = T0 + timedelta(days=1, minutes=4)
+
+    await db.run(answer_by_writing_first)
+    out = tmp_path / "out"
+    result = await export_study(db, out, chunk_size=2)  # Ana's four decision points are read whole all the same
+    assert result.rows["decisions"] == 6
+    columns, rows = read_csv(out / "decisions.csv")
+    assert columns == DECISION_COLUMNS
+    # Ordered by participant, then time: the point stored last (the day before day one) comes first.
+    assert [(r["participant_id"], r["decision_index"], r["local_date"], r["study_day"]) for r in rows] == [
+        ("p-ana", "1", "2026-03-01", "0"), ("p-ana", "2", "2026-03-02", "1"), ("p-ana", "3", "2026-03-03", "2"),
+        ("p-ana", "4", "2026-03-04", "3"), ("p-ravi", "1", "2026-03-03", "1"), ("p-ravi", "2", "2026-03-04", "2")]
+    before, done, miss, held_back, reminded, paused = rows
+
+    # A prompt that went out: its vote, receipts and how long the answer took.
+    assert (done["available"], done["unavailable_reason"], done["action"], done["action_treatment"]) == \
+        ("true", "", "send", "1")
+    assert (done["probability"], done["draw"], done["seed_ref"]) == ("0.6", "0.25", "decision:prompt:p-ana:2026-03-02")
+    assert (done["arm"], done["prompt_style"], done["model"], done["system_prompt_hash"]) == \
+        ("coach", "personalised", "gpt-test", PROMPT_HASH)
+    assert (done["decided_at_utc"], done["decided_at_local"], done["timezone"], done["scheduled_for_utc"]) == \
+        (utc(T0), "2026-03-02T08:00:00-05:00", "America/Toronto", utc(T0))
+    assert (done["delivery_id"], done["prompt_sent"]) == (str(study["deliveries"][0]), "1")
+    sent = T0 + timedelta(minutes=1, seconds=2)  # when WhatsApp took the prompt's message
+    assert (done["sent_at_utc"], done["delivered_at_utc"], done["read_at_utc"]) == \
+        (utc(sent), utc(T0 + timedelta(minutes=2)), utc(T0 + timedelta(minutes=3)))
+    assert (done["vote"], done["voted_at_utc"], done["replied_at_utc"], done["first_answer_at_utc"]) == \
+        ("done", utc(T0 + timedelta(minutes=5)), "", utc(T0 + timedelta(minutes=5)))
+    assert (done["latency_s"], done["outcome"]) == (str(5 * 60 - 62), "done")
+    # The first answer is the earlier of the reply and the vote; the outcome is coded as in deliveries.
+    assert (miss["vote"], miss["first_answer_at_utc"], miss["latency_s"], miss["outcome"]) == \
+        ("not_this_time", utc(T0 + timedelta(days=1, minutes=4)), "240", "not_this_time")
+    assert miss["sent_at_utc"] == utc(T0 + timedelta(days=1))  # no transcript message: when it was queued
+    assert (miss["delivered_at_utc"], miss["read_at_utc"], reminded["delivered_at_utc"]) == ("", "", "")
+    assert (reminded["outcome"], reminded["latency_s"], reminded["first_answer_at_utc"], reminded["prompt_style"],
+            reminded["model"]) == ("reminder_sent", "", "", "fixed", "")
+    assert reminded["decided_at_local"] == local(T0 + timedelta(days=1), KOLKATA)
+
+    # Randomised to hold the prompt back: the control action, nothing sent.
+    assert (held_back["action"], held_back["action_treatment"], held_back["draw"], held_back["prompt_sent"],
+            held_back["delivery_id"], held_back["outcome"]) == ("no_send", "0", "0.875", "0", "", "")
+    # Unavailable: the coded reason, nothing drawn.
+    for row, reason in ((before, "not_in_study"), (paused, "paused")):
+        assert (row["available"], row["unavailable_reason"], row["action"], row["action_treatment"]) == \
+            ("false", reason, "none", "")
+        assert (row["probability"], row["draw"], row["seed_ref"], row["prompt_sent"], row["vote"], row["outcome"]) == \
+            ("", "", "", "0", "", "")
+    assert "Walk, after breakfast" not in (out / "decisions.csv").read_text(encoding="utf-8")  # never the texts
+
+    await export_study(db, out, fmt="jsonl")
+    points = read_jsonl(out / "decisions.jsonl")
+    assert [list(p) for p in points] == [DECISION_COLUMNS] * 6
+    assert [(p["available"], p["action_treatment"], p["prompt_sent"]) for p in points] == [
+        (False, None, 0), (True, 1, 1), (True, 1, 1), (True, 0, 0), (True, 1, 1), (False, None, 0)]
+    assert (points[1]["probability"], points[1]["draw"], points[1]["latency_s"]) == (0.6, 0.25, 238)
+
+
+async def test_study_json_records_the_protocol_as_run_and_no_secret_is_exported(
+    db: Database, study: dict[str, Any], tmp_path: Path
+) -> None:
+    prompts = {"intake": "intake prompt", "feedback": "feedback prompt",
+               "prompt_generator": "the prompt generator's system prompt", "summary": "summary prompt"}
+    out = tmp_path / "out"
+    await export_study(db, out, include_identifiers=True, model="gpt-test", system_prompts=prompts)
+    document = json.loads((out / "study.json").read_text(encoding="utf-8"))
+    h1, h2 = (hashlib.sha256(text.encode()).hexdigest() for text in (STUDY_V1, STUDY_V2))
+    assert document["hash"] == h2 == document["study_file"]["hash"]  # the version in force
+    assert document["study_file_text"] == STUDY_V2
+    as_run = document["study_file"]
+    assert (as_run["name"], as_run["length_days"], as_run["decision"]["p"]) == ("Walking pilot", 30, 0.6)
+    assert [arm["name"] for arm in as_run["arms"]] == ["coach", "fixed_text"]
+    assert as_run["allocation"] == {"block_size": 2, "strata": {"site": ["toronto", "montreal"]}}
+    assert document["changes"] == [
+        {"name": "Walking pilot", "hash": h1, "previous_hash": None, "adopted_at": utc(T0 - timedelta(days=3)),
+         "adopted_by": "first use (Dr. Lee)"},
+        {"name": "Walking pilot", "hash": h2, "previous_hash": h1, "adopted_at": utc(T0 - timedelta(days=1)),
+         "adopted_by": "allowed change (Dr. Lee)"},
+    ]
+    assert "p = 0.5" not in (out / "study.json").read_text(encoding="utf-8")  # earlier versions: hashes only
+    assert document["model"] == "gpt-test"
+    assert document["system_prompt_hashes"] == {name: hashlib.sha256(text.encode()).hexdigest()
+                                                for name, text in prompts.items()}
+    assert document["system_prompt_hashes"]["prompt_generator"] == PROMPT_HASH  # as the decision rows carry it
+    assert document["software"] == {"name": "promptpipe", "version": importlib.metadata.version("promptpipe")}
+
+    await export_study(db, out, fmt="jsonl", include_identifiers=True, force=True)
+    seed = await db.run(lambda session: session.get(StudySecret, "seed").value)
+    assert seed == SEED_HEX
+    assert len(list(out.iterdir())) == 2 * (len(STUDY_FILES) + 1) + len(COMPANIONS)
+    for path in out.iterdir():
+        data = path.read_bytes()
+        assert seed.encode() not in data and seed.upper().encode() not in data, path.name
+        assert bytes.fromhex(seed) not in data, path.name
+
+
+async def test_without_a_study_file(db: Database, tmp_path: Path) -> None:
+    await db.run(lambda session: session.add(Participant(
+        id="p-solo", phone=ANA_PHONE, name="Solo", timezone="UTC", enrolled_at=T0, updated_at=T0)))
+    out = tmp_path / "out"
+    result = await export_study(db, out)
+    assert result.rows["decisions"] == 0
+    assert read_csv(out / "decisions.csv") == (DECISION_COLUMNS, [])
+    columns, [solo] = read_csv(out / "participants.csv")
+    assert not [c for c in columns if c.startswith("stratum_")] and (solo["arm"], solo["day_one"]) == ("", "")
+    document = json.loads((out / "study.json").read_text(encoding="utf-8"))
+    assert (document["study_file"], document["hash"], document["changes"], document["model"]) == (None, None, [], None)
+    assert document["system_prompt_hashes"] == {}
+
+
+async def test_a_completed_participant(db: Database, study: dict[str, Any], tmp_path: Path) -> None:
+    done_at = datetime(2026, 4, 3, 4, 0, tzinfo=timezone.utc)  # local midnight in Toronto after day 32
+
+    def complete(session: Any) -> None:
+        ana = session.get(Participant, "p-ana")
+        ana.status, ana.completed_at = "completed", done_at
+
+    await db.run(complete)
+    await export_study(db, tmp_path / "out")
+    ana = read_csv(tmp_path / "out" / "participants.csv")[1][0]
+    assert (ana["status"], ana["completed_at_utc"], ana["completed_at_local"]) == \
+        ("completed", utc(done_at), "2026-04-03T00:00:00-04:00")
+
+
+async def test_an_earlier_exports_documents_are_refreshed_but_other_files_are_not_overwritten(
+    db: Database, study: dict[str, Any], tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "README.md").write_text("# My own notes\n")
+    with pytest.raises(AdminError, match=r"already has README\.md; nothing was written"):
+        await export_study(db, out)
+    assert [p.name for p in out.iterdir()] == ["README.md"]
+    await export_study(db, out, force=True)
+    assert "# The study's data" in (out / "README.md").read_text(encoding="utf-8")
+
+    (out / "codebook.csv").write_text("file,column\n")  # looks alike, but not written by an export
+    with pytest.raises(AdminError, match=r"already has .*codebook\.csv"):
+        await export_study(db, out, fmt="jsonl")
+    await export_study(db, out, force=True)
+    result = await export_study(db, out, fmt="jsonl")  # only the other format's files: the documents are ours
+    assert [p.name for p in result.companions] == ["study.json", "codebook.csv", "README.md"]

@@ -161,3 +161,30 @@ async def test_the_secret_seed_is_never_shown(
     for command in (["allocation", "--json"], ["show", "--phone", PHONES[0], "--json"], ["list", "--json"]):
         printed += (await asyncio.to_thread(run_admin, capsys, *command))[1]
     assert seed not in printed and seed[:16] not in printed
+
+
+async def test_report_and_extend_from_the_command_line(
+    cli_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    enroll = ["enroll", "--phone", PHONES[0], "--name", "Ana", "--timezone", "America/Toronto"]
+    assert (await asyncio.to_thread(run_admin, capsys, *enroll))[0] == 0
+    code, _, err = await asyncio.to_thread(run_admin, capsys, "extend", "--phone", PHONES[0], "--days", "3")
+    assert code == 1 and "needs a study file with length_days" in err
+    monkeypatch.setenv("PROMPTPIPE_STUDY_FILE", study_file(TWO_ARMS))
+    code, _, err = await asyncio.to_thread(run_admin, capsys, "report")
+    assert code == 1 and "enrolled without a study file" in err and "--allow-protocol-change" in err
+
+
+async def test_report_shows_the_study_at_a_glance(
+    cli_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("PROMPTPIPE_STUDY_FILE", study_file(TWO_ARMS))
+    enroll = ["enroll", "--phone", PHONES[0], "--name", "Ana", "--timezone", "America/Toronto",
+              "--stratum", "site=toronto"]
+    assert (await asyncio.to_thread(run_admin, capsys, *enroll))[0] == 0
+    code, out, _ = await asyncio.to_thread(run_admin, capsys, "report")
+    assert code == 0 and "Walking pilot" in out
+    code, out, _ = await asyncio.to_thread(run_admin, capsys, "report", "--json")
+    assert code == 0 and sum(json.loads(out)["participants"]["by_arm"].values()) == 1
+    code, out, _ = await asyncio.to_thread(run_admin, capsys, "extend", "--phone", PHONES[0], "--days", "3")
+    assert code == 0 and "extended by 3 days" in out and "not set yet" in out

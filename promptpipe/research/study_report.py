@@ -1,0 +1,247 @@
+"""The study at a glance, for its lead: participants by status and arm, how far they are in their
+study days, prompts sent, delivered and answered per arm, and the decision points: how often
+participants were available, why not, and how the drawn actions compare with the design (so a
+randomisation that does not run as designed shows at once).
+
+Without a study file the report still covers participants and prompts; everyone whose arm is
+not set counts under the arm ``default``.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections import Counter
+from collections.abc import Sequence
+from datetime import date, datetime, timezone
+from typing import Any
+
+from sqlalchemy import case, exists, func, or_, select
+from sqlalchemy.orm import Session
+
+from promptpipe.domain.localtime import zone_or_utc
+from promptpipe.domain.states import ACTIVE, COMPLETED, PAUSED, WITHDRAWN
+from promptpipe.domain.study import DEFAULT_ARM, SEND, UNAVAILABLE_REASONS, Study
+from promptpipe.domain.text import for_terminal
+from promptpipe.storage.db import Database
+from promptpipe.storage.models import Message, Participant, PromptDelivery, Receipt, Transition, table_of
+from promptpipe.storage.study_tables import Decision
+
+__all__ = ["format_report", "study_report"]
+
+Z95 = 1.96
+"""A share drawn with probability p over n decision points falls within p ± 1.96·√(p(1−p)/n)
+about 95 times in 100."""
+_P, _D, _M = table_of(Participant), table_of(PromptDelivery), table_of(Message)
+_R, _T, _DEC = table_of(Receipt), table_of(Transition), table_of(Decision)
+
+
+# ---------------------------------------------------------------- reading
+
+def _read(session: Session) -> dict[str, Sequence[Any]]:
+    """Everything the report counts, in one transaction: one row per participant, the rest grouped."""
+    conn = session.connection()
+    wa_ids = select(_M.c.wa_message_id).where(
+        _M.c.id.in_([_D.c.prompt_message_id, _D.c.poll_message_id])).correlate(_D)
+    delivered = exists().where(_R.c.wa_message_id.in_(wa_ids.scalar_subquery()),
+                               _R.c.kind.in_(("delivered", "read", "played")))
+    expected = select(_M.c.receipts_expected).where(_M.c.id == _D.c.prompt_message_id).scalar_subquery()
+    answered = or_(_D.c.vote.is_not(None), _D.c.replied_at.is_not(None))
+
+    def count_if(condition: Any) -> Any:
+        return func.coalesce(func.sum(case((condition, 1), else_=0)), 0)
+
+    return {
+        "participants": conn.execute(select(
+            _P.c.id, _P.c.status, _P.c.arm, _P.c.timezone, _P.c.day_one, _P.c.extra_days, _P.c.completed_at)).all(),
+        "withdrawn": conn.execute(select(_T.c.participant_id, func.max(_T.c.created_at)).where(
+            _T.c.kind == "status", _T.c.to_value == WITHDRAWN).group_by(_T.c.participant_id)).all(),
+        "prompts": conn.execute(select(
+            _P.c.arm, func.count(), count_if(delivered), count_if(answered), count_if(expected.is_(True)))
+            .select_from(_D.join(_P, _P.c.id == _D.c.participant_id)).group_by(_P.c.arm)).all(),
+        "decisions": conn.execute(select(
+            _DEC.c.arm, _DEC.c.available, _DEC.c.unavailable_reason, _DEC.c.action, func.count())
+            .group_by(_DEC.c.arm, _DEC.c.available, _DEC.c.unavailable_reason, _DEC.c.action)).all(),
+    }
+
+
+# ---------------------------------------------------------------- counting
+
+def _arm_order(study: Study, seen: Sequence[str]) -> list[str]:
+    """The study's arms in its order, then any other arm found (an earlier protocol's, ``default``)."""
+    names = [arm.name for arm in study.arms] if study.in_use else []
+    return names + sorted(set(seen) - set(names))
+
+
+def _day_reached(row: Any, study: Study, withdrawn_at: datetime | None, now: datetime) -> int:
+    """The study day the participant is on now, or was on when they completed or withdrew; at
+    most their last day, at least 0 (day one still ahead)."""
+    end = now
+    if row.status == COMPLETED and row.completed_at is not None:
+        end = row.completed_at
+    elif row.status == WITHDRAWN and withdrawn_at is not None:
+        end = withdrawn_at
+    day = (end.astimezone(zone_or_utc(row.timezone)).date() - date.fromisoformat(row.day_one)).days + 1
+    if study.length_days is not None:
+        day = min(day, study.length_days + (row.extra_days or 0))
+    return max(day, 0)
+
+
+def _study_days(rows: Sequence[Any], withdrawn: dict[str, datetime], study: Study, now: datetime) -> dict[str, Any]:
+    days = [_day_reached(row, study, withdrawn.get(row.id), now) for row in rows if row.day_one]
+    return {
+        "with_day_one": len(days), "without_day_one": len(rows) - len(days),
+        "min": min(days) if days else None, "median": statistics.median(days) if days else None,
+        "max": max(days) if days else None, "length_days": study.length_days,
+        "completed": sum(1 for row in rows if row.status == COMPLETED),
+    }
+
+
+def _arm(name: str | None) -> str:
+    """A participant or decision point without an arm (no study file) counts under ``default``."""
+    return name or DEFAULT_ARM.name
+
+
+def _prompts(rows: Sequence[Any], arms: Sequence[str]) -> dict[str, dict[str, int]]:
+    out = {arm: {"sent": 0, "delivered": 0, "answered": 0, "receipts_expected": 0} for arm in arms}
+    for arm, *counts in rows:
+        for key, count in zip(out[_arm(arm)], counts, strict=True):
+            out[_arm(arm)][key] += int(count)
+    return out
+
+
+def _by_status(rows: Sequence[Any]) -> dict[str, int]:
+    counts = Counter(row.status for row in rows)
+    order = [status for status in (ACTIVE, PAUSED, COMPLETED, WITHDRAWN) if status in counts]
+    return {status: counts[status] for status in order + sorted(set(counts) - set(order))}
+
+
+def _designed(study: Study) -> dict[str, float]:
+    """The probability of each action the design draws (no rule: every available point sends)."""
+    rule = study.decision
+    return {SEND: 1.0} if rule is None else {rule.actions[0]: rule.p, rule.actions[1]: 1 - rule.p}
+
+
+def _expected_range(p: float, n: int) -> list[float]:
+    half = Z95 * math.sqrt(p * (1 - p) / n) if n else 0.0
+    return [round(max(0.0, p - half), 4), round(min(1.0, p + half), 4)]
+
+
+def _actions(counts: Counter[str], designed: dict[str, float]) -> dict[str, dict[str, Any]]:
+    available = sum(counts.values())
+    out = {}
+    for action in [*designed, *sorted(set(counts) - set(designed))]:
+        p = designed.get(action)
+        out[action] = {"count": counts[action], "share": round(counts[action] / available, 4) if available else None,
+                       "designed": p, "expected_range": _expected_range(p, available) if p is not None else None}
+    return out
+
+
+def _decisions(rows: Sequence[Any], arms: Sequence[str], study: Study) -> dict[str, Any]:
+    total = sum(count for *_, count in rows)
+    reasons: Counter[str] = Counter()
+    by_arm: dict[str, Counter[str]] = {arm: Counter() for arm in arms}
+    totals: Counter[str] = Counter()
+    for arm, available, reason, action, count in rows:
+        totals[_arm(arm)] += count
+        if available:
+            by_arm[_arm(arm)][action] += count
+        else:
+            reasons[reason or "unknown"] += count
+    available = total - sum(reasons.values())
+    order = [r for r in UNAVAILABLE_REASONS if r in reasons] + sorted(set(reasons) - set(UNAVAILABLE_REASONS))
+    designed = _designed(study)
+    return {
+        "total": total, "available": available,
+        "availability_rate": round(available / total, 4) if total else None,
+        "unavailable_reasons": {reason: reasons[reason] for reason in order},
+        "by_arm": {arm: {"total": totals[arm], "available": sum(by_arm[arm].values()),
+                         "actions": _actions(by_arm[arm], designed)} for arm in arms},
+    }
+
+
+async def study_report(db: Database, study: Study, *, now: datetime | None = None) -> dict[str, Any]:
+    """The report as plain data (JSON-ready); ``now`` (default: the current time) decides which
+    study day active participants are on."""
+    facts = await db.run(_read)
+    now = now or datetime.now(timezone.utc)
+    people = facts["participants"]
+    seen = [row.arm for row in people] + [row[0] for row in (*facts["prompts"], *facts["decisions"])]
+    arms = _arm_order(study, [_arm(name) for name in seen])
+    rule = study.decision
+    return {
+        "study": {"name": study.name or None, "hash": study.hash or None, "length_days": study.length_days,
+                  "decision": None if rule is None else {"actions": list(rule.actions), "p": rule.p}},
+        "arms": arms,
+        "participants": {"total": len(people), "by_status": _by_status(people),
+                         "by_arm": {arm: sum(1 for row in people if _arm(row.arm) == arm) for arm in arms}},
+        "study_days": _study_days(people, {pid: at for pid, at in facts["withdrawn"]}, study, now),
+        "prompts": _prompts(facts["prompts"], arms),
+        "decisions": _decisions(facts["decisions"], arms, study),
+    }
+
+
+# ---------------------------------------------------------------- the terminal
+
+def _pct(part: float, whole: float) -> str:
+    return f"{100 * part / whole:.0f}%" if whole else "-"
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]], indent: str = "  ") -> list[str]:
+    widths = [max(len(str(cell)) for cell in column) for column in zip(header, *rows, strict=False)]
+    return [indent + "  ".join(str(cell).ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip()
+            for line in (header, *rows)]
+
+
+def _counts(counts: dict[str, int]) -> str:
+    return ", ".join(f"{for_terminal(name)} {count}" for name, count in counts.items()) or "none"
+
+
+def _header_lines(report: dict[str, Any]) -> list[str]:
+    study, people, days = report["study"], report["participants"], report["study_days"]
+    name = (f"{for_terminal(study['name'])} (protocol {study['hash'][:12]}…)" if study["name"]
+            else "(no study file: one arm, no randomisation)")
+    lines = [f"Study: {name}", f"Participants: {people['total']} ({_counts(people['by_status'])})",
+             f"  by arm: {_counts(people['by_arm'])}"]
+    if days["with_day_one"]:
+        of = f" of {days['length_days']}" if days["length_days"] else ""
+        lines.append(f"Study days: {days['with_day_one']} participant(s) with a day one ({days['without_day_one']} "
+                     f"without); day reached: min {days['min']}, median {days['median']:g}, max {days['max']}{of}; "
+                     f"completed {days['completed']}")
+    else:
+        lines.append(f"Study days: nobody has a day one yet; completed {days['completed']}")
+    return lines
+
+
+def _prompt_lines(report: dict[str, Any]) -> list[str]:
+    rows = []
+    for arm, p in report["prompts"].items():
+        delivered = (f"{p['delivered']} ({_pct(p['delivered'], p['sent'])})" if p["receipts_expected"] or not p["sent"]
+                     else "n/a (no receipts)")
+        answered = f"{p['answered']} ({_pct(p['answered'], p['sent'])})"
+        rows.append([for_terminal(arm), str(p["sent"]), delivered, answered])
+    return ["Prompts (answered: a vote or a reply):", *_table(["ARM", "SENT", "DELIVERED", "ANSWERED"], rows)]
+
+
+def _decision_lines(report: dict[str, Any]) -> list[str]:
+    d = report["decisions"]
+    if not d["total"]:
+        return ["Decision points: none yet"]
+    lines = [f"Decision points: {d['total']}, available {d['available']} ({_pct(d['available'], d['total'])})",
+             f"  unavailable: {_counts(d['unavailable_reasons'])}",
+             "  actions drawn at available decision points, against the design:"]
+    rows = []
+    for arm, data in d["by_arm"].items():
+        for index, (action, a) in enumerate(data["actions"].items()):
+            expected = a["expected_range"]
+            rows.append([for_terminal(arm) if index == 0 else "", str(data["available"]) if index == 0 else "",
+                         action, str(a["count"]), _pct(a["count"], data["available"]),
+                         "-" if a["designed"] is None else f"{100 * a['designed']:.0f}%",
+                         "-" if expected is None or not data["available"]
+                         else f"{100 * expected[0]:.0f}–{100 * expected[1]:.0f}%"])
+    return lines + _table(["ARM", "AVAILABLE", "ACTION", "COUNT", "SHARE", "DESIGNED", "95% RANGE"], rows, "    ")
+
+
+def format_report(report: dict[str, Any]) -> str:
+    """The report as lines for a terminal (arm and study names shown with control characters escaped)."""
+    return "\n".join([*_header_lines(report), *_prompt_lines(report), *_decision_lines(report)])
