@@ -136,10 +136,10 @@ def bench_phone(index: int) -> str:
     return f"+1555{index:07d}"
 
 
-async def seed(app: App, *, participants: int, messages_per_participant: int = 0) -> list[str]:
-    """Bulk-insert enrolled participants (no greeting pending) and, per participant, a processed
-    history: alternating user/assistant messages with their done inbox and sent outbox rows.
-    Creates the tables first. Returns the phones, in participant order."""
+async def seed(app: App, *, participants: int, messages_per_participant: int = 0, stage: str = INTAKE) -> list[str]:
+    """Bulk-insert enrolled participants (no greeting pending, in conversation ``stage``) and, per
+    participant, a processed history: alternating user/assistant messages with their done inbox
+    and sent outbox rows. Creates the tables first. Returns the phones, in participant order."""
     await app.db.connect()
     now = datetime.now(timezone.utc)
     enrolled_at = now - timedelta(days=90)
@@ -151,7 +151,7 @@ async def seed(app: App, *, participants: int, messages_per_participant: int = 0
             for i, (pid, phone) in enumerate(people)
         ])
         _insert(conn, Conversation, [
-            {"participant_id": pid, "sub_state": INTAKE, "profile": {}, "tone": {}, "summary": "", "version": 1,
+            {"participant_id": pid, "sub_state": stage, "profile": {}, "tone": {}, "summary": "", "version": 1,
              "updated_at": enrolled_at}
             for pid, _ in people
         ])

@@ -111,6 +111,8 @@ class ServerRecord:
     """ISO time the model last changed the habit profile."""
     intake_reminders: int = 0
     """Intake reminders sent since intake was last put on hold."""
+    last_turn_at: str | None = None
+    """ISO time of the last turn the model answered (how long a conversation has been quiet)."""
 
     @property
     def level(self) -> str:

@@ -30,8 +30,10 @@ STUDY_END = "study_end"
 
 TIMER_KINDS = (REMINDER, AUTO_FEEDBACK, TRANSITION, FEEDBACK_CHECK_IN, FEEDBACK_FOLLOWUP, INTAKE_INACTIVE,
                INTAKE_REMINDER, STUDY_END)
-CANCELLED_BY_REPLY = (REMINDER, AUTO_FEEDBACK, FEEDBACK_CHECK_IN, FEEDBACK_FOLLOWUP, INTAKE_INACTIVE, INTAKE_REMINDER)
-"""Anything the participant sends makes these moot: they exist to break a silence."""
+CANCELLED_BY_REPLY = (REMINDER, AUTO_FEEDBACK, FEEDBACK_CHECK_IN, FEEDBACK_FOLLOWUP, INTAKE_REMINDER)
+"""Anything the participant sends makes these moot: they exist to break a silence. (The intake
+inactivity timer stays: armed once, it checks the time of the last turn when it fires, so a
+lively intake costs no timer write per message.)"""
 FEEDBACK_TIMERS = (FEEDBACK_CHECK_IN, FEEDBACK_FOLLOWUP)
 INTAKE_TIMERS = (INTAKE_INACTIVE, INTAKE_REMINDER)
 SENDS_MESSAGE = (REMINDER, FEEDBACK_CHECK_IN, FEEDBACK_FOLLOWUP, INTAKE_REMINDER, STUDY_END)

@@ -14,7 +14,7 @@ from promptpipe.flow import intensity
 from promptpipe.flow.turn import FlowConfig, TurnContext
 from promptpipe.pipeline.events import DailyPromptDue, MessageReceived, PollVoteReceived, ReactionReceived, parse_event
 from promptpipe.storage.conversations import load_turn_state
-from promptpipe.storage.deliveries import NewestPolls, done_on, messages_by_wa_id, newest_polls, vote_targets
+from promptpipe.storage.deliveries import NewestPolls, messages_by_wa_id, newest_polls, vote_targets
 from promptpipe.storage.inbox_rows import InboxRow
 from promptpipe.storage.study import study_seed
 from promptpipe.storage.transcript import history_before, message_texts
@@ -51,10 +51,8 @@ def load_context(session: Session, participant_id: str, batch: list[InboxRow], c
     if poll_ids:
         context.targets = vote_targets(session, participant_id, sorted(poll_ids))
     first = events[0]
-    if isinstance(first, DailyPromptDue) and first.local_date and not first.manual:
-        context.answered_today = done_on(session, participant_id, first.local_date)
-        if config.study.decision is not None:
-            context.study_seed = study_seed(session, now)
+    if isinstance(first, DailyPromptDue) and not first.manual and config.study.decision is not None:
+        context.study_seed = study_seed(session, now)
     return context
 
 

@@ -122,7 +122,7 @@ async def daily_prompt_outcome(deps: FlowDeps, context: TurnContext, item: Inbox
         lifecycle.complete_intake_for_prompt(state, now)  # day 1 follows at commit
     draw_key = keys.decision_draw(keys.daily_prompt(state.participant.id, event.schedule_id, local_day))
     point = decide(config, state, event, inbox_id=item.id, inbox_key=draw_key, local_day=local_day, now=now,
-                   answered_today=context.answered_today, seed=context.study_seed)
+                   seed=context.study_seed)
     outgoing: list[Outgoing] = []
     if point.sends and point.style is not None:
         outgoing = await prepare_daily_prompt(deps, state, inbox_id=item.id, now=now, policy=policy,

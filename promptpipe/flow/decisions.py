@@ -48,9 +48,11 @@ def prompt_hash(system_prompt: str) -> str:
 
 
 def decide(config: FlowConfig, state: TurnState, event: DailyPromptDue, *, inbox_id: int, inbox_key: str,
-           local_day: date, now: datetime, answered_today: bool, seed: bytes) -> DecisionPoint:
+           local_day: date, now: datetime, seed: bytes) -> DecisionPoint:
     """Availability first (a participant who is not active is never sent anything, whatever the
-    study file lists), then the draw."""
+    study file lists; "already answered" is a "done" on an earlier prompt of the same local day),
+    then the draw."""
+    answered_today = state.profile.record.counter("last_success_date") == local_day.isoformat()
     study = config.study
     zone = zone_or_utc(state.timezone)
     day = study_day(state.day_one, local_day)

@@ -81,8 +81,11 @@ def resume_intake(state: TurnState) -> bool:
 
 
 def arm_intake_inactivity(state: TurnState, policy: NudgePolicy, now: datetime) -> None:
-    """After an intake turn: on hold if they stay silent for INTAKE_INACTIVITY."""
-    if state.sub_state == INTAKE and state.status == ACTIVE and policy.intake_inactivity > timedelta(0):
+    """After an intake turn: on hold if they stay silent for INTAKE_INACTIVITY. Armed once; when it
+    fires it looks at the time of the last turn (see :func:`intake_inactive_outcome`)."""
+    state.profile.record.last_turn_at = now.isoformat()
+    if (state.sub_state == INTAKE and state.status == ACTIVE and policy.intake_inactivity > timedelta(0)
+            and not state.timer_pending_after_commit(INTAKE_INACTIVE)):
         state.arm_timer(INTAKE_INACTIVE, now + policy.intake_inactivity, reason="intake waits for an answer")
 
 
@@ -94,10 +97,16 @@ def arm_intake_reminder(state: TurnState, policy: NudgePolicy, now: datetime) ->
     state.arm_timer(INTAKE_REMINDER, now + policy.intake_reminder_delay, reason="intake on hold")
 
 
-def intake_inactive_outcome(state: TurnState) -> str | None:
-    """The inactivity timer fired: on hold if they are still in the middle of intake."""
-    if state.sub_state != INTAKE or state.status != ACTIVE:
+def intake_inactive_outcome(state: TurnState, policy: NudgePolicy, now: datetime) -> str | None:
+    """The inactivity timer fired: on hold if they are still in the middle of intake and the last
+    turn is INTAKE_INACTIVITY old; if they have talked since, it waits that long after the last turn."""
+    if state.sub_state != INTAKE or state.status != ACTIVE or policy.intake_inactivity <= timedelta(0):
         return None
+    last = state.profile.record.last_turn_at
+    quiet_since = datetime.fromisoformat(last) if last else None
+    if quiet_since is not None and now < quiet_since + policy.intake_inactivity - timedelta(seconds=1):
+        state.arm_timer(INTAKE_INACTIVE, quiet_since + policy.intake_inactivity, reason="intake waits for an answer")
+        return "they talked since: checked again later"
     state.apply("intake_suspended", actor="timer", reason="no answer during intake")
     return "intake on hold"
 

@@ -145,7 +145,7 @@ async def _fired(deps: FlowDeps, context: TurnContext, item: InboxRow, event: Ti
             state.arm_timer(FEEDBACK_FOLLOWUP, now + policy.feedback_followup_delay, reason="check-in unanswered")
         return [Outgoing(keys.check_in(item.id), result.text, "check_in")], None, f"{event.kind} sent"
     if isinstance(event, IntakeInactiveDue):
-        return [], None, lifecycle.intake_inactive_outcome(state)
+        return [], None, lifecycle.intake_inactive_outcome(state, policy, now)
     if isinstance(event, IntakeReminderDue):
         outgoing, note = lifecycle.intake_reminder_outcome(state, policy, item, now)
         return outgoing, None, note

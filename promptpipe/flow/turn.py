@@ -127,7 +127,5 @@ class TurnContext:
     """Messages the batch quotes or reacts to, by WhatsApp id."""
     targets: dict[int, VoteTarget] = field(default_factory=dict)
     """The deliveries the batch's votes may be about, by poll transcript id."""
-    answered_today: bool = False
-    """A daily prompt's day already has a "done" (read for daily-prompt events only)."""
     study_seed: bytes = b""
     """The study's secret seed (read for daily-prompt events of a randomised study only)."""

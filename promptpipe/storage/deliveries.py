@@ -13,7 +13,6 @@ from sqlalchemy import func, insert, select, update
 from sqlalchemy.orm import Session
 
 from promptpipe.domain.outcomes import DeliveryFact, counters
-from promptpipe.domain.states import VOTE_DONE
 from promptpipe.storage.models import Message, PromptDelivery, table_of
 
 _MESSAGE = table_of(Message)
@@ -43,15 +42,6 @@ def delivery_facts(session: Session, participant_id: str) -> list[DeliveryFact]:
         .where(_DELIVERY.c.participant_id == participant_id).order_by(_DELIVERY.c.id)
     ).all()
     return [DeliveryFact(local_date=day, vote=vote) for day, vote in rows]
-
-
-def done_on(session: Session, participant_id: str, local_date: str) -> bool:
-    """Whether they already said they did the habit on this local day (a "done" on a prompt of
-    that day): a later prompt the same day is then not needed."""
-    found = session.connection().execute(
-        select(_DELIVERY.c.id).where(_DELIVERY.c.participant_id == participant_id,
-                                     _DELIVERY.c.local_date == local_date, _DELIVERY.c.vote == VOTE_DONE).limit(1))
-    return found.first() is not None
 
 
 def recount(session: Session, participant_id: str) -> dict[str, Any]:

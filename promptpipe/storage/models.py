@@ -73,8 +73,9 @@ class Participant(SQLModel, table=True):
     erased_by: str | None = None
     arm: str | None = None
     """The study arm the allocation gave them (None: enrolled before the study had arms)."""
-    strata: dict[str, Any] = _json()
-    """The enrollment fields the allocation is stratified by (``--stratum site=A``)."""
+    strata: dict[str, Any] | None = Field(default=None, sa_column=Column(JSONType, nullable=True))
+    """The enrollment fields the allocation is stratified by (``--stratum site=A``); None for
+    participants enrolled before strata existed."""
     day_one: str | None = None
     """Study day 1, as the participant's local date YYYY-MM-DD (None until it is known: intake
     not complete yet, or no study file)."""

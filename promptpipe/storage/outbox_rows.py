@@ -95,8 +95,32 @@ def settle_interrupted(session: Session, target: str) -> list[tuple[int, str]]:
 
 
 def record_sends(session: Session, outcomes: Sequence[tuple[int, int, dict[str, object], dict[str, object]]]) -> None:
-    """For each send: (outbox id, transcript id, outbox values, transcript values) in one transaction."""
+    """For each send: (outbox id, transcript id, outbox values, transcript values), in one
+    transaction; rows that set the same columns go in one executemany per table (a burst sends
+    thousands: one statement each would keep the database thread busy with its own overhead)."""
+    outbox: dict[tuple[str, ...], list[dict[str, object]]] = {}
+    messages: dict[tuple[str, ...], list[dict[str, object]]] = {}
     for outbox_id, message_id, values, message_values in outcomes:
-        session.connection().execute(update(_OUTBOX).where(_OUTBOX.c.id == outbox_id).values(**values))
+        outbox.setdefault(tuple(sorted(values)), []).append(_bound(outbox_id, values))
         if message_values:
-            session.connection().execute(update(_MESSAGE).where(_MESSAGE.c.id == message_id).values(**message_values))
+            messages.setdefault(tuple(sorted(message_values)), []).append(_bound(message_id, message_values))
+    connection = session.connection()
+    for table, groups in ((_OUTBOX, outbox), (_MESSAGE, messages)):
+        for columns, rows in groups.items():
+            connection.execute(_update_by_id(table, columns), rows)
+
+
+def _bound(row_id: int, values: dict[str, object]) -> dict[str, object]:
+    return {"row_id": row_id, **{f"new_{name}": value for name, value in values.items()}}
+
+
+_UPDATES: dict[tuple[str, tuple[str, ...]], Any] = {}
+
+
+def _update_by_id(table: Any, columns: tuple[str, ...]) -> Any:
+    """``UPDATE table SET col = :new_col … WHERE id = :row_id``, built once per column set."""
+    key = (table.name, columns)
+    if key not in _UPDATES:
+        _UPDATES[key] = (update(table).where(table.c.id == bindparam("row_id"))
+                         .values({name: bindparam(f"new_{name}") for name in columns}))
+    return _UPDATES[key]

@@ -193,3 +193,21 @@ async def test_a_paused_participant_s_study_still_ends_without_a_closing_message
     assert len(transport.sent) == sent  # they said STOP: not even the closing message
     await write(app, transport, "START", ANA_TORONTO)
     assert (await admin.show(app.db, ANA_TORONTO))["status"] == "completed"
+
+
+async def test_intake_goes_on_hold_after_thirty_quiet_minutes_not_while_they_talk(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer,
+) -> None:
+    app, transport = await enrolled(make_app, fake_openai)
+    pid = await participant_id(app)
+    start = app.clock.now()
+    fake_openai.always("Thanks, tell me more.", match="more detail")
+    for minutes in (20, 40, 60):  # an answer every 20 minutes: never 30 minutes of silence
+        await at(app, start + timedelta(minutes=minutes))
+        await write(app, transport, f"more detail after {minutes} minutes")
+    assert (await admin.show(app.db, ANA))["sub_state"] == "INTAKE"
+    await at(app, start + timedelta(minutes=89))
+    assert (await admin.show(app.db, ANA))["sub_state"] == "INTAKE"
+    await at(app, start + timedelta(minutes=90))  # 30 minutes after the last turn
+    assert (await admin.show(app.db, ANA))["sub_state"] == "INTAKE_SUSPENDED"
+    assert "intake_reminder" in await pending_timers(app, pid)
