@@ -8,7 +8,7 @@ same. An unavailable decision point is a row as well, with its coded reason.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
@@ -37,10 +37,6 @@ class DecisionPoint:
 
     def with_prompt(self, message_id: int | None, model: str | None, system_prompt_hash: str | None) -> dict[str, Any]:
         return {**self.row, "prompt_message_id": message_id, "model": model, "system_prompt_hash": system_prompt_hash}
-
-    def unsent(self) -> DecisionPoint:
-        """The prompt could not be written after all (the plan lacks what it needs)."""
-        return replace(self, sends=False, style=None)
 
 
 def prompt_hash(system_prompt: str) -> str:

@@ -61,8 +61,9 @@ RESUME_CUE = (
 
 # ------------------------------------------------------------------------------------- on hold
 
-def escape_outcome(context: TurnContext, batch: list[InboxRow], policy: NudgePolicy, now: datetime) -> Outcome | None:
-    """An escape phrase as the batch's last words during intake: on hold, acknowledged."""
+def escape_outcome(context: TurnContext, batch: list[InboxRow]) -> Outcome | None:
+    """An escape phrase as the batch's last words during intake: on hold, acknowledged (the
+    reminder is the transition's declared effect, armed at commit)."""
     state = context.state
     texts = [context.texts.get(item.id, "") for item in batch if context.texts.get(item.id, "").strip()]
     if state.status != ACTIVE or state.sub_state not in INTAKE_STAGES or not texts or not is_escape(texts[-1]):

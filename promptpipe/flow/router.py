@@ -5,10 +5,9 @@ flag, committed on their own before anything else) → commands (STOP, START, HE
 typed answers and reactions → an escape phrase during intake → participants who are not active
 get no model (a paused one's daily prompt time is still recorded as a decision point, and their
 study still ends) → daily prompts and timers → the model, for a greeting or the participant's
-messages. Each event's handling lives in
-the flow module that owns it and returns an :class:`~promptpipe.flow.turn.Outcome`; this module
-commits it: the state, the transition log, the messages to send and the "done" marks, in one
-transaction.
+messages. Each event's handling lives in the flow module that owns it and returns an
+:class:`~promptpipe.flow.turn.Outcome`; this module commits it: the state, the transition log, the
+messages to send and the "done" marks, in one transaction.
 """
 
 from __future__ import annotations
@@ -98,7 +97,7 @@ class ConversationFlow:
             answers = typed_answers.typed_answers(context, batch) if state.status == ACTIVE else []
             if answers:
                 return typed_answers.answers_outcome(context, batch, answers, now)
-            escaped = lifecycle.escape_outcome(context, batch, self.deps.config.policy_for(state), now)
+            escaped = lifecycle.escape_outcome(context, batch)
             if escaped is not None:
                 return escaped
         if state.status == PAUSED and (isinstance(event, StudyEndDue) or (

@@ -20,7 +20,7 @@ from promptpipe.storage.models import Participant, table_of
 from promptpipe.storage.study_tables import AllocationRow, Decision, StudyProtocol, StudySecret
 
 __all__ = [
-    "ALLOCATION_CONSTRAINT", "NO_STUDY_FILE", "ProtocolChanged", "ProtocolVersion", "adopt_protocol", "allocate",
+    "NO_STUDY_FILE", "ProtocolChanged", "ProtocolVersion", "adopt_protocol", "allocate",
     "protocol_history", "record_decision", "study_seed",
 ]
 
@@ -31,7 +31,6 @@ _DECISION = table_of(Decision)
 _PARTICIPANT = table_of(Participant)
 _SEED = "seed"
 NO_STUDY_FILE = "(no study file)"
-ALLOCATION_CONSTRAINT = "uq_allocation_stratum_sequence"
 
 
 class ProtocolChanged(ConfigError):
