@@ -150,6 +150,15 @@ class Settings:
     finish it after this long (never in the study's quiet hours)."""
     intake_reminder_max: int = 2
     """INTAKE_REMINDER_MAX (default 2): intake reminders at most, each time intake is put on hold."""
+    api_listen: str = "127.0.0.1:8080"
+    """API_LISTEN (default 127.0.0.1:8080; empty = off): host:port where ``serve`` answers the HTTP
+    API and the dashboard. Anything but a loopback address exposes them to the network: put them
+    behind HTTPS (a reverse proxy) there."""
+    researcher_timezone: str = "UTC"
+    """RESEARCHER_TIMEZONE (default UTC): the dashboard shows times in this IANA zone beside each
+    participant's own local time."""
+    web_session_lifetime: timedelta = timedelta(hours=8)
+    """WEB_SESSION_LIFETIME (default 8h): a dashboard sign-in lasts this long."""
     extra: Mapping[str, str] = field(default_factory=dict, repr=False)
     """Every raw variable that was read, for error messages only."""
 
@@ -241,7 +250,8 @@ def load_settings(env: Mapping[str, str] | None = None, *, env_file: str | Path 
         return env.get(name, "").strip()
 
     settings = Settings(**_model_settings(env, get), **_service_settings(get), **_whatsapp_settings(get),
-                        **_timer_settings(get), **_safety_settings(get), **_study_settings(get), extra=env)
+                        **_timer_settings(get), **_safety_settings(get), **_study_settings(get), **_web_settings(env),
+                        extra=env)
     _check(settings)
     return settings
 
@@ -364,6 +374,27 @@ def _study_settings(get: Get) -> dict[str, Any]:
         "intake_inactivity": _value(get, "INTAKE_INACTIVITY", parse_duration, d.intake_inactivity),
         "intake_reminder_delay": _value(get, "INTAKE_REMINDER_DELAY", parse_duration, d.intake_reminder_delay),
         "intake_reminder_max": _value(get, "INTAKE_REMINDER_MAX", _int(0), d.intake_reminder_max),
+    }
+
+
+def _web_settings(env: Mapping[str, str]) -> dict[str, Any]:
+    listen = env.get("API_LISTEN", _DEFAULTS.api_listen).strip()  # set but empty: the API is off
+    if listen:
+        host, sep, port = listen.rpartition(":")
+        if not sep or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+            raise ConfigError(f"API_LISTEN={listen!r} is not host:port: write it like 127.0.0.1:8080 "
+                              "(or leave it empty to turn the API and dashboard off).")
+
+    def get(name: str) -> str:
+        return env.get(name, "").strip()
+
+    lifetime = _value(get, "WEB_SESSION_LIFETIME", parse_duration, _DEFAULTS.web_session_lifetime)
+    if lifetime < timedelta(minutes=1):
+        raise ConfigError("WEB_SESSION_LIFETIME must be at least 1m.")
+    return {
+        "api_listen": listen,
+        "researcher_timezone": validate_timezone("RESEARCHER_TIMEZONE", get("RESEARCHER_TIMEZONE") or "UTC"),
+        "web_session_lifetime": lifetime,
     }
 
 

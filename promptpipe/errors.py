@@ -13,6 +13,9 @@
     │       └── ContextTooLong the request does not fit the model's context window
     ├── ToolArgumentError      a tool call's arguments were wrong: goes back to the model as text
     └── AdminError             an admin command cannot be carried out (bad phone, duplicate ...)
+        ├── NotFound           what it names does not exist (a participant, a flag, a token)
+        ├── Conflict           it clashes with what exists (a phone enrolled already, a token name taken)
+        └── Forbidden          it is not allowed (a participant's own STOP, a withdrawn participant)
 
 Misuse of an API by our own code stays a plain ``ValueError`` / ``TypeError``.
 """
@@ -80,3 +83,16 @@ class ToolArgumentError(PromptPipeError):
 
 class AdminError(PromptPipeError):
     """An admin command cannot be carried out; the message says why."""
+
+
+class NotFound(AdminError):
+    """What the command names does not exist (the HTTP API answers 404)."""
+
+
+class Conflict(AdminError):
+    """The command clashes with what exists, e.g. a phone that is enrolled already (HTTP 409)."""
+
+
+class Forbidden(AdminError):
+    """The command is not allowed for this participant, e.g. a message to someone who sent STOP
+    (HTTP 409 with its own code: the request was understood and refused on the study's rules)."""

@@ -218,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
         "OPENAI_API_KEY": "drill", "OPENAI_BASE_URL": model.url, "LLM_MAX_RETRIES": "0", "LLM_TIMEOUT": "10s",
         "DATABASE_URL": database_url, "PROMPTPIPE_STATE_DIR": str(workdir / "state"),
         "PROMPTPIPE_TRANSPORT": "dry-run", "PROMPTPIPE_DRYRUN_JOURNAL": str(journal), "LOG_FORMAT": "json",
-        "PROMPTPIPE_STUDY_FILE": str(study_file),
+        "PROMPTPIPE_STUDY_FILE": str(study_file), "API_LISTEN": "",
         "SEND_RATE_PER_SECOND": "0", "POLL_INTERVAL": "0.2s", "SCHEDULER_PREP_TIME_MINUTES": "0",
         "DAILY_PROMPT_REMINDER_DELAY": f"{args.reminder_delay}s", "AUTO_FEEDBACK_AFTER_PROMPT_ENABLED": "off",
         "FEEDBACK_INITIAL_TIMEOUT": "0", "FEEDBACK_FOLLOWUP_DELAY": "0", "INTENSITY_POLL_ENABLED": "off",

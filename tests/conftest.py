@@ -32,7 +32,8 @@ PROJECT_VARS = (
     "AUTO_FEEDBACK_DELAY", "FEEDBACK_INITIAL_TIMEOUT", "FEEDBACK_FOLLOWUP_DELAY", "INTENSITY_POLL_ENABLED",
     "PROMPTPIPE_DRYRUN_JOURNAL", "SUMMARY_PROMPT_FILE", "HISTORY_SUMMARY_EVERY_TURNS",
     "MAX_SCHEDULES_PER_PARTICIPANT", "SAFETY_MESSAGE_FILE", "SAFETY_PHRASES_FILE", "ALERT_WEBHOOK_URL",
-    "DELIVERY_RECEIPT_WINDOW", "MARK_READ", "TYPED_ANSWER_WINDOW", "WHATSAPP_QR_RENEWALS",
+    "DELIVERY_RECEIPT_WINDOW", "MARK_READ", "TYPED_ANSWER_WINDOW", "WHATSAPP_QR_RENEWALS", "RESEARCHER_TIMEZONE",
+    "WEB_SESSION_LIFETIME",
 )
 
 
@@ -42,6 +43,7 @@ def clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in PROJECT_VARS:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # a closed port, never a real host
+    monkeypatch.setenv("API_LISTEN", "")  # no test binds the default port; web tests choose their own
 
 
 def _create_pg_database(base_url: str) -> tuple[str, Callable[[], None]]:
@@ -88,6 +90,7 @@ def make_settings(database_url: str, state_dir: Path, openai_url: str, **overrid
         "DATABASE_URL": database_url,
         "PROMPTPIPE_STATE_DIR": str(state_dir),
         "PROMPTPIPE_TRANSPORT": "dry-run",
+        "API_LISTEN": "",
         **overrides,
     }
     return load_settings(env, env_file=None)

@@ -85,7 +85,8 @@ async def test_status_before_the_service_ever_connected_says_so(
 
 def serve_settings(tmp_path: Path, openai_url: str) -> Any:
     return load_settings({"OPENAI_API_KEY": "test-key", "OPENAI_BASE_URL": openai_url,
-                          "PROMPTPIPE_STATE_DIR": str(tmp_path / "state"), "PROMPTPIPE_TRANSPORT": "dry-run"},
+                          "PROMPTPIPE_STATE_DIR": str(tmp_path / "state"), "PROMPTPIPE_TRANSPORT": "dry-run",
+                          "API_LISTEN": ""},
                          env_file=None)
 
 

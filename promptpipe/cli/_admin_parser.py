@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from promptpipe.cli._messaging import add_messaging_parser
+from promptpipe.cli._tokens import add_token_parser
 from promptpipe.research import admin
 
 __all__ = ["admin_parser"]
@@ -50,12 +52,16 @@ def admin_parser() -> argparse.ArgumentParser:
         status.add_argument("--by", help="who did it, for the consent record (default: your user name)")
     prompt_now = sub.add_parser("prompt-now", help="send the participant's daily prompt now (for piloting)")
     prompt_now.add_argument("--phone", required=True)
-    update = sub.add_parser("update", help="change a participant's time zone")
+    update = sub.add_parser("update", help="change a participant's time zone, name or background notes")
     update.add_argument("--phone", required=True)
-    update.add_argument("--timezone", required=True, help="IANA zone, e.g. Europe/Berlin")
+    update.add_argument("--timezone", help="IANA zone, e.g. Europe/Berlin")
+    update.add_argument("--name", help="the name the agent greets them by")
+    update.add_argument("--background", help="notes for the agent about this participant (\"\" clears them)")
+    add_messaging_parser(sub)
     _add_reports(sub)
     _add_follow_ups(sub)
     _add_study(sub)
+    add_token_parser(sub)
     return parser
 
 

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 from promptpipe.cli._admin_parser import admin_parser
 from promptpipe.cli._common import ask, cell, fail, load, print_json, print_table, receipt_marks, run
+from promptpipe.cli._messaging import broadcast_command, send_command
+from promptpipe.cli._tokens import token_command
 from promptpipe.clock import SystemClock
 from promptpipe.config import Settings
 from promptpipe.errors import AdminError
@@ -149,7 +151,15 @@ async def _prompt_now(args: argparse.Namespace, env: Env) -> None:
 
 
 async def _update(args: argparse.Namespace, env: Env) -> None:
-    print(await admin.set_timezone(env.db, env.clock, phone=args.phone, timezone=args.timezone))
+    if args.timezone is None and args.name is None and args.background is None:
+        raise AdminError("update: say what to change: --timezone, --name or --background (or several)")
+    if args.timezone is not None:
+        admin.validate_timezone(args.timezone)  # a typo changes nothing, not half of what was asked
+    if args.name is not None or args.background is not None:
+        print(cell(await admin.update_participant(env.db, env.clock, who=args.phone, name=args.name,
+                                                  background=args.background)))
+    if args.timezone is not None:
+        print(await admin.set_timezone(env.db, env.clock, phone=args.phone, timezone=args.timezone))
 
 
 async def _schedules(args: argparse.Namespace, env: Env) -> None:
@@ -293,6 +303,8 @@ COMMANDS: dict[str, Command] = {
     "enroll": _enroll, "list": _list, "show": _show, "simulate": _simulate, "prompt-now": _prompt_now,
     "update": _update, "schedules": _schedules, "timers": _timers, "transcript": _transcript, "status": _status,
     "consent": _consent, "flags": _flags, "inbox": _inbox, "erase": _erase, "export": _export,
-    "extend": _extend, "allocation": _allocation, "report": _report,
+    "extend": _extend, "allocation": _allocation, "report": _report, "send": send_command,
+    "broadcast": broadcast_command,
+    "token": token_command,
     **{action: _status_change for action in admin.STATUS_COMMANDS},
 }

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import os
 import signal
@@ -62,6 +63,12 @@ async def _serve(
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, stop.set)
     await app.start(single_instance=True, allow_protocol_change=allow_protocol_change)
+    web = None
+    try:
+        web = await _start_web(app) if settings.api_listen else None
+    except BaseException:
+        await app.stop()
+        raise
     if started is not None:
         started.set()
     try:
@@ -72,6 +79,8 @@ async def _serve(
     finally:
         deadline = _stop_deadline(STOP_DEADLINE_S)
         try:
+            if web is not None:
+                await web.stop()
             await app.stop()
         finally:
             deadline.cancel()
@@ -80,6 +89,40 @@ async def _serve(
             return RESTART
         return fail(app.fatal_reason)
     return 0
+
+
+WEB_READERS = 4
+"""Read-only database connections for the API and the dashboard."""
+
+
+async def _start_web(app: Any) -> Any:
+    """The HTTP API and dashboard on API_LISTEN, in this loop, beside the service."""
+    from promptpipe.app import load_prompts
+    from promptpipe.web.context import WebContext
+    from promptpipe.web.server import WebServer
+
+    reader = Database(app.settings.database_url, readers=WEB_READERS)
+    ctx = WebContext(app.settings, app.db, reader, app.clock,
+                     system_prompts=dataclasses.asdict(load_prompts(app.settings)))
+    server = WebServer(ctx, app.settings.api_listen)
+    try:
+        await server.start()
+    except BaseException:
+        await reader.close()
+        raise
+    return _WebHandle(server, reader)
+
+
+@dataclasses.dataclass
+class _WebHandle:
+    server: Any
+    reader: Database
+
+    async def stop(self) -> None:
+        try:
+            await self.server.stop()
+        finally:
+            await self.reader.close()
 
 
 RESTART = -1

@@ -41,6 +41,12 @@ class ParticipantInfo:
     enrolled_at: datetime | None = None
 
 
+RESEARCHER_KIND = "researcher"
+"""The transcript kind of a message the research team wrote to the participant."""
+RESEARCHER_NOTE = "[the research team wrote:]"
+"""What the model reads before such a message in its history, so it knows the words are not its own."""
+
+
 @dataclass(frozen=True)
 class HistoryEntry:
     """One past transcript message as the model sees it."""
@@ -50,6 +56,12 @@ class HistoryEntry:
     text: str
     id: int = 0
     """The transcript message id (0 when not from the transcript)."""
+
+    @classmethod
+    def of(cls, role: str, kind: str, text: str, message_id: int = 0) -> HistoryEntry:
+        """A transcript message as the model reads it: a message from the research team is
+        marked as theirs (the participant got the words alone)."""
+        return cls(role, f"{RESEARCHER_NOTE} {text}" if kind == RESEARCHER_KIND else text, message_id)
 
 
 @dataclass

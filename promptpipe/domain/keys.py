@@ -27,6 +27,21 @@ def manual_prompt(participant_id: str, token: str) -> str:
     return f"prompt:{participant_id}:manual:{token}"
 
 
+def researcher_message(participant_id: str, token: str) -> str:
+    """A message a researcher wrote to one participant (each request is its own)."""
+    return f"researcher:{participant_id}:{token}"
+
+
+def broadcast_message(broadcast_id: str, participant_id: str) -> str:
+    """One participant's copy of a broadcast: a broadcast reaches each recipient once."""
+    return f"broadcast:{broadcast_id}:{participant_id}"
+
+
+def researcher_outgoing(inbox_id: int) -> str:
+    """The outbox row that sends a researcher's message, keyed by its inbox row."""
+    return f"researcher-message:{inbox_id}"
+
+
 def reply(inbox_id: int) -> str:
     """The answer to a batch, keyed by its last inbox row."""
     return f"reply:{inbox_id}"

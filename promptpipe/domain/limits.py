@@ -31,6 +31,8 @@ BACKGROUND_CHARS = 2_000
 """A researcher's notes about a participant."""
 REASON_CHARS = 500
 """A researcher's reason for pausing, resuming or withdrawing someone."""
+RESEARCHER_MESSAGE_CHARS = 4_096
+"""A message the research team writes to participants (``send``, ``broadcast``)."""
 INBOUND_CHARS = 65_536
 """One message, as WhatsApp itself allows; ``simulate`` refuses longer ones."""
 

@@ -1,11 +1,12 @@
 """ConversationFlow: turns a batch of inbox rows for one participant into one committed outcome.
 
-Routing is event-first: the safety screen (crisis phrases get the study's safety message and a
-flag, committed on their own before anything else) → commands (STOP, START, HELP) → poll votes,
-typed answers and reactions → an escape phrase during intake → participants who are not active
-get no model (a paused one's daily prompt time is still recorded as a decision point, and their
-study still ends) → daily prompts and timers → the model, for a greeting or the participant's
-messages. Each event's handling lives in the flow module that owns it and returns an
+Routing is event-first: a message from the research team (sent unless the participant's consent
+says no; see :mod:`promptpipe.flow.researcher_message`) → the safety screen (crisis phrases get
+the study's safety message and a flag, committed on their own before anything else) → commands
+(STOP, START, HELP) → poll votes, typed answers and reactions → an escape phrase during intake →
+participants who are not active get no model (a paused one's daily prompt time is still recorded
+as a decision point, and their study still ends) → daily prompts and timers → the model, for a
+greeting or the participant's messages. Each event's handling lives in the flow module that owns it and returns an
 :class:`~promptpipe.flow.turn.Outcome`; this module commits it: the state, the transition log, the
 messages to send and the "done" marks, in one transaction.
 """
@@ -27,6 +28,7 @@ from promptpipe.flow.conversation import conversation_outcome, model_inputs
 from promptpipe.flow.daily_prompt import daily_prompt_outcome
 from promptpipe.flow.failures import apologise_if_blocked, record_failure
 from promptpipe.flow.reactions import reaction_outcome
+from promptpipe.flow.researcher_message import researcher_message_outcome
 from promptpipe.flow.safety_step import screen_outcome, was_screened, with_safety_message
 from promptpipe.flow.timers import apply_stage_effects, timer_outcome
 from promptpipe.flow.turn import FlowDeps, Outcome, TurnContext, Typing
@@ -37,6 +39,7 @@ from promptpipe.pipeline.events import (
     MessageReceived,
     PollVoteReceived,
     ReactionReceived,
+    ResearcherMessageQueued,
     StudyEndDue,
     TimerEvent,
 )
@@ -83,6 +86,8 @@ class ConversationFlow:
             outcome = commands.kept_outcome(batch, status=state.status)
             outcome.resync_alarms = True
             return outcome
+        if isinstance(event, ResearcherMessageQueued):  # consent decides, not the status alone
+            return researcher_message_outcome(state, batch[0], event)
         if isinstance(event, PollVoteReceived):
             return votes.votes_outcome(context, batch, votes.taps(context, batch), now)
         if isinstance(event, ReactionReceived):

@@ -20,7 +20,8 @@ from promptpipe.storage.models import PENDING
 __all__ = [
     "AlarmSyncRequested", "AutoFeedbackDue", "CheckInDue", "DailyPromptDue", "DelayedTransitionDue", "Enrolled",
     "FollowUpDue", "InboxEvent", "IntakeInactiveDue", "IntakeReminderDue", "MessageReceived", "PollVoteReceived",
-    "ReactionReceived", "ReminderDue", "StudyEndDue", "TimerEvent", "as_input", "parse_event", "timer_event",
+    "ReactionReceived", "ReminderDue", "ResearcherMessageQueued", "StudyEndDue", "TimerEvent", "as_input",
+    "parse_event", "timer_event",
 ]
 
 E = TypeVar("E", bound="_Payload")
@@ -142,6 +143,19 @@ class AlarmSyncRequested(_Payload):
     kind: Literal["sync"] = "sync"
 
 
+@dataclass(frozen=True)
+class ResearcherMessageQueued(_Payload):
+    """A message from the research team to the participant (one of a broadcast, or written to
+    them alone); the flow sends it unless their consent says no."""
+
+    INBOX_KIND = "researcher_message"
+    kind: Literal["researcher_message"] = "researcher_message"
+    text: str = ""
+    by: str = ""
+    """The researcher's (or API token's) name."""
+    broadcast_id: str | None = None
+
+
 # ------------------------------------------------------------------------------ from the clock
 
 @dataclass(frozen=True)
@@ -215,12 +229,12 @@ class StudyEndDue(_TimerDue):
 
 TimerEvent = (ReminderDue | AutoFeedbackDue | DelayedTransitionDue | CheckInDue | FollowUpDue | IntakeInactiveDue
               | IntakeReminderDue | StudyEndDue)
-InboxEvent = (MessageReceived | PollVoteReceived | ReactionReceived | Enrolled | AlarmSyncRequested | DailyPromptDue
-              | TimerEvent)
+InboxEvent = (MessageReceived | PollVoteReceived | ReactionReceived | Enrolled | AlarmSyncRequested
+              | ResearcherMessageQueued | DailyPromptDue | TimerEvent)
 
 _BY_KIND: dict[str, type[_Payload]] = {
     cls.INBOX_KIND: cls for cls in (MessageReceived, PollVoteReceived, ReactionReceived, Enrolled,
-                                    AlarmSyncRequested, DailyPromptDue)
+                                    AlarmSyncRequested, ResearcherMessageQueued, DailyPromptDue)
 }
 _TIMERS: dict[str, type[_TimerDue]] = {
     timers.REMINDER: ReminderDue, timers.AUTO_FEEDBACK: AutoFeedbackDue, timers.TRANSITION: DelayedTransitionDue,

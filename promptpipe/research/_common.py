@@ -4,6 +4,7 @@ participant they mean, and asking the running service to bring a participant's a
 from __future__ import annotations
 
 import getpass
+import re
 import secrets
 from datetime import datetime
 
@@ -13,15 +14,15 @@ from promptpipe.domain import keys
 from promptpipe.domain.localtime import is_iana_zone
 from promptpipe.domain.phones import parse_e164
 from promptpipe.domain.text import has_undecodable
-from promptpipe.errors import AdminError
+from promptpipe.errors import AdminError, NotFound
 from promptpipe.pipeline.events import AlarmSyncRequested, as_input
 from promptpipe.storage.db import Database
 from promptpipe.storage.inbox_rows import add_input
 from promptpipe.storage.models import Conversation, Participant
-from promptpipe.storage.participants import participant_by_phone
+from promptpipe.storage.participants import participant_by_id, participant_by_phone
 
-__all__ = ["ask_for_alarm_sync", "find", "get_participant", "researcher_name", "validate_phone", "validate_text",
-           "validate_timezone"]
+__all__ = ["PARTICIPANT_ID", "ask_for_alarm_sync", "find", "get_participant", "researcher_name", "validate_phone",
+           "validate_text", "validate_timezone"]
 
 
 def researcher_name() -> str:
@@ -68,13 +69,20 @@ async def find(db: Database, phone: str) -> Participant | None:
     return await db.run(lambda session: participant_by_phone(session, phone))
 
 
-async def get_participant(db: Database, phone: str) -> tuple[Participant, Conversation]:
-    phone = validate_phone(phone)
+PARTICIPANT_ID = re.compile(r"p_[0-9a-f]{16}")
+"""The form of a participant id (``p_`` and 16 hex digits), which no phone number can take."""
+
+
+async def get_participant(db: Database, who: str) -> tuple[Participant, Conversation]:
+    """The participant named by ``who``: their phone (E.164) or their participant id."""
+    by_id = bool(PARTICIPANT_ID.fullmatch(who.strip()))
+    key = who.strip() if by_id else validate_phone(who)
 
     def read(session: Session) -> tuple[Participant, Conversation]:
-        participant = participant_by_phone(session, phone)
+        participant = participant_by_id(session, key) if by_id else participant_by_phone(session, key)
         if participant is None:
-            raise AdminError(f"{phone} is not enrolled; enroll them first with `promptpipe-admin enroll`")
+            raise NotFound(f"{key} is not enrolled; enroll them first with `promptpipe-admin enroll`" if not by_id
+                           else f"no participant has the id {key}")
         conversation = session.get(Conversation, participant.id)
         assert conversation is not None
         return participant, conversation

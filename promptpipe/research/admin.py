@@ -1,5 +1,6 @@
-"""What researchers do: enroll, list, show, simulate, read transcripts, change a status (consent,
-safety flags and stuck inputs are followed in :mod:`promptpipe.research.oversight`).
+"""What researchers do: enroll, list, show, simulate, read transcripts, change a status, write to
+participants (consent, safety flags and stuck inputs are followed in
+:mod:`promptpipe.research.oversight`).
 
 Every function works whether or not ``serve`` is running: it writes rows to the shared database and
 the service picks them up (the greeting of a new participant, a simulated message) within seconds.
@@ -9,14 +10,22 @@ Functions return plain data; the CLI formats it.
 from __future__ import annotations
 
 from promptpipe.research._common import find, researcher_name, validate_phone, validate_text, validate_timezone
-from promptpipe.research.changes import STATUS_COMMANDS, enroll, send_prompt_now, set_status, set_timezone
+from promptpipe.research.changes import (
+    STATUS_COMMANDS,
+    enroll,
+    send_prompt_now,
+    set_status,
+    set_timezone,
+    update_participant,
+)
+from promptpipe.research.messaging import broadcast, broadcast_count, broadcast_preview, send_message
 from promptpipe.research.reports import list_participants, pending_timers, schedules, show, transcript
 from promptpipe.research.simulate import REACTION_TARGETS, simulate, simulate_reaction, simulate_vote
 from promptpipe.research.study_ops import allocation_counts, extend
 
 __all__ = [
-    "REACTION_TARGETS", "STATUS_COMMANDS", "allocation_counts", "enroll", "extend", "find", "list_participants",
-    "pending_timers", "researcher_name", "schedules", "send_prompt_now", "set_status", "set_timezone", "show",
-    "simulate", "simulate_reaction", "simulate_vote", "transcript", "validate_phone", "validate_text",
-    "validate_timezone",
+    "REACTION_TARGETS", "STATUS_COMMANDS", "allocation_counts", "broadcast", "broadcast_count", "broadcast_preview",
+    "enroll", "extend", "find", "list_participants", "pending_timers", "researcher_name", "schedules", "send_message",
+    "send_prompt_now", "set_status", "set_timezone", "show", "simulate", "simulate_reaction", "simulate_vote",
+    "transcript", "update_participant", "validate_phone", "validate_text", "validate_timezone",
 ]

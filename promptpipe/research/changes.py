@@ -1,6 +1,6 @@
 """What researchers change: enroll a participant, pause, resume or withdraw them, move their time
-zone, and send a prompt now. Every change goes through the inbox or the conversation write path,
-so it works whether or not ``serve`` is running."""
+zone, correct their name or background notes, and send a prompt now. Every change goes through the
+inbox or the conversation write path, so it works whether or not ``serve`` is running."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from promptpipe.domain.limits import BACKGROUND_CHARS, NAME_CHARS, REASON_CHARS
 from promptpipe.domain.states import ACTIVE, WITHDRAWN
 from promptpipe.domain.study import OPEN_STUDY, Study
 from promptpipe.domain.text import has_undecodable
-from promptpipe.errors import AdminError, DuplicateKey
+from promptpipe.errors import AdminError, Conflict, DuplicateKey, Forbidden
+from promptpipe.logging import get_logger
 from promptpipe.pipeline.events import DailyPromptDue, Enrolled, as_input
 from promptpipe.research._common import (
     ask_for_alarm_sync,
@@ -33,9 +34,11 @@ from promptpipe.storage.conversations import change_status_now, change_timezone_
 from promptpipe.storage.db import Database
 from promptpipe.storage.inbox_rows import add_input
 from promptpipe.storage.models import Participant
-from promptpipe.storage.participants import create_participant, participant_by_phone
+from promptpipe.storage.participants import create_participant, participant_by_phone, set_details
 
-__all__ = ["STATUS_COMMANDS", "enroll", "send_prompt_now", "set_status", "set_timezone"]
+__all__ = ["STATUS_COMMANDS", "enroll", "send_prompt_now", "set_status", "set_timezone", "update_participant"]
+
+log = get_logger("promptpipe.research.changes")
 
 ALLOCATION_TRIES = 5
 
@@ -48,11 +51,7 @@ async def enroll(
     and queue their greeting; the running service sends it."""
     phone = validate_phone(phone)
     timezone = validate_timezone(timezone)
-    if not name.strip() and not has_undecodable(name):
-        raise AdminError("--name: give the participant's name (it is used to greet them)")
-    name = validate_text("--name", name, NAME_CHARS, required=True)
-    if "\n" in name or "\r" in name:
-        raise AdminError("--name: a name is one line")
+    name = _valid_name(name)
     background = validate_text("--background", background, BACKGROUND_CHARS)
     by = validate_text("--by", by or researcher_name(), NAME_CHARS)
     strata = validate_strata(study, strata or {})
@@ -83,9 +82,18 @@ async def enroll(
     raise AssertionError("unreachable")
 
 
+def _valid_name(name: str) -> str:
+    if not name.strip() and not has_undecodable(name):
+        raise AdminError("--name: give the participant's name (it is used to greet them)")
+    name = validate_text("--name", name, NAME_CHARS, required=True)
+    if "\n" in name or "\r" in name:
+        raise AdminError("--name: a name is one line")
+    return name
+
+
 def _already_enrolled(phone: str, existing: Participant | None) -> AdminError:
     who = f" as {existing.id} ({existing.name or 'no name'}, {existing.status})" if existing else ""
-    return AdminError(f"{phone} is already enrolled{who}; nothing was changed")
+    return Conflict(f"{phone} is already enrolled{who}; nothing was changed")
 
 
 STATUS_COMMANDS = {
@@ -105,10 +113,10 @@ async def set_status(db: Database, clock: Clock, *, phone: str, action: str, rea
     reason = validate_text("--reason", reason, REASON_CHARS) or default_reason
     by = validate_text("--by", by or researcher_name(), NAME_CHARS)
     if participant.status == WITHDRAWN:
-        raise AdminError(f"{participant.phone} was withdrawn from the study; that cannot be undone or changed")
+        raise Forbidden(f"{participant.phone} was withdrawn from the study; that cannot be undone or changed")
     if action == "resume" and not participant.researcher_paused:
         if participant.opted_out:
-            raise AdminError(
+            raise Forbidden(
                 f"{participant.phone} stopped the messages themselves (STOP); only they can switch them back "
                 "on, by sending START"
             )
@@ -157,7 +165,7 @@ async def send_prompt_now(db: Database, clock: Clock, *, phone: str) -> int:
     """Queue a daily-prompt event for now, as the participant's daily alarm would."""
     participant, _ = await get_participant(db, phone)
     if participant.status != ACTIVE:
-        raise AdminError(f"{participant.phone} is {participant.status}; scheduled messages are not sent to them")
+        raise Forbidden(f"{participant.phone} is {participant.status}; scheduled messages are not sent to them")
     now = clock.now()
     key = keys.manual_prompt(participant.id, secrets.token_hex(4))
     inbox_id = await db.run(lambda session: add_input(
@@ -166,3 +174,36 @@ async def send_prompt_now(db: Database, clock: Clock, *, phone: str) -> int:
     return inbox_id
 
 
+
+
+async def update_participant(db: Database, clock: Clock, *, who: str, name: str | None = None,
+                             background: str | None = None, by: str = "") -> str:
+    """Change the participant's name or the team's background notes (None: leave it); ``who`` is
+    their phone or id. Returns a one-line description of what changed. Neither is a transition
+    (the log is for stage, status and zone): the API keeps its own audit row of who changed it."""
+    name = None if name is None else _valid_name(name)
+    background = None if background is None else validate_text("--background", background, BACKGROUND_CHARS)
+    by = validate_text("--by", by or researcher_name(), NAME_CHARS)
+    participant, _ = await get_participant(db, who)
+    erased = Forbidden(f"{participant.id} was erased: their personal data is gone and cannot be added back")
+    if participant.erased_at is not None:
+        raise erased
+    changed: list[str] = []
+    if name is not None and name != participant.name:
+        changed.append(f"name changed from {participant.name!r} to {name!r}")
+    else:
+        name = None
+    if background is not None and background != participant.background:
+        changed.append("background notes " + ("updated" if background else "cleared"))
+    else:
+        background = None
+    if not changed:
+        return f"{participant.phone}: nothing changed"
+    now = clock.now()
+    if not await db.run(lambda session: set_details(session, participant.id, name=name, background=background,
+                                                    now=now)):
+        raise erased  # erased meanwhile
+    log.info("participant_details_changed", participant_id=participant.id,
+             fields=[field for field, value in (("name", name), ("background", background)) if value is not None],
+             by=by)
+    return f"{participant.phone}: " + "; ".join(changed)

@@ -120,8 +120,10 @@ MESSAGES = FileDoc("messages", "The whole transcript: one row per message in or 
     _pid("message.participant_id"),
     Entry("direction", "string", "in, out", "in: from the participant; out: from the study.", "message.direction"),
     Entry("role", "string", "user, assistant", "Who wrote it: the participant or the service.", "message.role"),
-    Entry("kind", "string", "text, prompt, poll, poll_vote, reaction, reminder, greeting, apology, closing, voice, "
-          "image …", "What the message is.", "message.kind"),
+    Entry("kind", "string", "text, prompt, poll, poll_vote, reaction, reminder, greeting, apology, closing, "
+          "researcher, voice, image …", "What the message is; researcher: written by the research team, not the "
+          "model (payload: by, the researcher or API token; broadcast_id, when it was one of a broadcast).",
+          "message.kind"),
     Entry("status", "string", "in: received, answered, failed; out: queued, sent, failed, uncertain",
           "Where the message stands: answered by the service, or handed to WhatsApp.", "message.status"),
     Entry("text", "string", PSEUDONYMISED, "The message's words (a description for messages without words).",

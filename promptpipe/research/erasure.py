@@ -21,13 +21,19 @@ from sqlalchemy.orm import Session
 
 from promptpipe.clock import Clock
 from promptpipe.domain.limits import NAME_CHARS
-from promptpipe.errors import AdminError
+from promptpipe.errors import Conflict, NotFound
 from promptpipe.logging import get_logger
-from promptpipe.research._common import ask_for_alarm_sync, researcher_name, validate_phone, validate_text
+from promptpipe.research._common import (
+    PARTICIPANT_ID,
+    ask_for_alarm_sync,
+    researcher_name,
+    validate_phone,
+    validate_text,
+)
 from promptpipe.storage.db import Database
 from promptpipe.storage.erasure import erase_identity, erase_texts, stop_everything
 from promptpipe.storage.models import Flag, Message, Participant, PromptDelivery
-from promptpipe.storage.participants import participant_by_phone
+from promptpipe.storage.participants import participant_by_id, participant_by_phone
 
 log = get_logger("promptpipe.research.erasure")
 
@@ -54,7 +60,8 @@ class ErasureDone:
 
 
 async def plan(db: Database, *, phone: str) -> ErasurePlan:
-    phone = validate_phone(phone)
+    """What erasing the participant (``phone``: their phone or participant id) would remove."""
+    phone = _who(phone)
 
     def read(session: Session) -> ErasurePlan:
         person = _enrolled(session, phone)
@@ -70,8 +77,9 @@ async def plan(db: Database, *, phone: str) -> ErasurePlan:
 
 
 async def erase(db: Database, clock: Clock, *, phone: str, by: str = "") -> ErasureDone:
-    """Erase the participant's personal data; see the module docstring for what stays."""
-    phone = validate_phone(phone)
+    """Erase the participant's personal data (``phone``: their phone or participant id); see the
+    module docstring for what stays."""
+    phone = _who(phone)
     by = validate_text("--by", by or researcher_name(), NAME_CHARS)
     now = clock.now()
 
@@ -89,8 +97,19 @@ async def erase(db: Database, clock: Clock, *, phone: str, by: str = "") -> Eras
     return ErasureDone(participant_id, messages, closed, dropped, checkpoint)
 
 
-def _enrolled(session: Session, phone: str) -> Participant:
-    person = participant_by_phone(session, phone)
+def _who(raw: str) -> str:
+    return raw.strip() if PARTICIPANT_ID.fullmatch(raw.strip()) else validate_phone(raw)
+
+
+def _enrolled(session: Session, who: str) -> Participant:
+    if PARTICIPANT_ID.fullmatch(who):
+        person = participant_by_id(session, who)
+        if person is None:
+            raise NotFound(f"no participant has the id {who}")
+        if person.erased_at is not None:
+            raise Conflict(f"{who} was erased already")
+        return person
+    person = participant_by_phone(session, who)
     if person is None:
-        raise AdminError(f"{phone} is not enrolled (after an erasure nothing links the number to anyone)")
+        raise NotFound(f"{who} is not enrolled (after an erasure nothing links the number to anyone)")
     return person

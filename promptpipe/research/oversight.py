@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 
 from promptpipe.clock import Clock
 from promptpipe.domain.limits import NAME_CHARS, REASON_CHARS
-from promptpipe.errors import AdminError
+from promptpipe.errors import Conflict, NotFound
 from promptpipe.research._common import get_participant, researcher_name, validate_text
 from promptpipe.storage.consent import consent_history
 from promptpipe.storage.db import Database
@@ -92,8 +92,8 @@ def _change(session: Session, inbox_id: int, action: str, change: Callable[[], N
     """Change an input that is not done yet (and its transcript message with it)."""
     row = get_input(session, inbox_id)
     if row is None:
-        raise AdminError(f"there is no inbox row {inbox_id}; `promptpipe-admin inbox --stuck` lists them")
+        raise NotFound(f"there is no inbox row {inbox_id}; `promptpipe-admin inbox --stuck` lists them")
     if row.status == DONE:
-        raise AdminError(f"inbox row {inbox_id} was handled already; there is nothing to {action}")
+        raise Conflict(f"inbox row {inbox_id} was handled already; there is nothing to {action}")
     change()
     return row

@@ -168,12 +168,19 @@ def _timer_row(timer: Timer, zone: Any, armed: set[str], phone: str) -> dict[str
     }
 
 
-async def transcript(db: Database, phone: str) -> list[dict[str, Any]]:
+async def transcript(db: Database, phone: str, *, limit: int | None = None,
+                     before_id: int | None = None) -> list[dict[str, Any]]:
+    """The participant's messages, oldest first: all of them, or the newest ``limit`` (older than
+    message ``before_id``), read with one bounded query."""
     participant, _ = await get_participant(db, phone)
 
     def read(session: Session) -> tuple[list[Message], dict[str, ReceiptTimes]]:
-        messages = list(session.execute(
-            select(Message).where(_MESSAGE.c.participant_id == participant.id).order_by(_MESSAGE.c.id)).scalars().all())
+        query = select(Message).where(_MESSAGE.c.participant_id == participant.id)
+        if before_id is not None:
+            query = query.where(_MESSAGE.c.id < before_id)
+        newest_first = query.order_by(_MESSAGE.c.id.desc()).limit(limit)
+        query = newest_first if limit is not None else query.order_by(_MESSAGE.c.id)
+        messages = sorted(session.execute(query).scalars().all(), key=lambda message: message.id or 0)
         return messages, receipt_times(session, [m.wa_message_id for m in messages if m.direction == "out"])
 
     rows, receipts = await db.run(read)

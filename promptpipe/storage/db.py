@@ -31,7 +31,7 @@ from sqlmodel import SQLModel
 
 from promptpipe.domain.text import mask_credentials
 from promptpipe.errors import ConfigError, DuplicateKey, StorageError
-from promptpipe.storage import models, study_tables  # noqa: F401  (registers the tables)
+from promptpipe.storage import access_tables, models, study_tables  # noqa: F401  (registers the tables)
 from promptpipe.storage.files import create_private_file
 from promptpipe.storage.models import table_of
 
@@ -93,6 +93,11 @@ def _ensure_wal(cur: Any) -> None:
             time.sleep(0.01 * (attempt + 1))
 
 
+def _query_only(dbapi_conn: Any, _: Any) -> None:
+    """A reader's connection refuses every write (WAL lets it read beside the service's writer)."""
+    dbapi_conn.execute("PRAGMA query_only=ON")
+
+
 def _sqlite_begin(conn: Any) -> None:
     conn.exec_driver_sql("BEGIN IMMEDIATE")
 
@@ -118,17 +123,25 @@ def _no_implicit_begin(dbapi_conn: Any, _: Any) -> None:
 class Database:
     """Owns the engine and the database thread(s)."""
 
-    def __init__(self, url: str, *, echo: bool = False) -> None:
+    def __init__(self, url: str, *, echo: bool = False, readers: int = 0) -> None:
+        """``readers``: a read-only database with that many threads and connections (the HTTP
+        API's and dashboard's reads), which never waits for the service's writes on SQLite."""
         self.url = url
         self.dialect = url.split("://", 1)[0].split("+", 1)[0]
+        self.read_only = readers > 0
         # Statement parameters are study data: never part of an error message or a log line.
-        threads = 1 if self.is_sqlite else POSTGRES_THREADS
+        threads = readers or (1 if self.is_sqlite else POSTGRES_THREADS)
         try:
             if self.is_sqlite:
-                self.engine: Engine = create_sqlite_engine(url, echo=echo, pool_reset_on_return=None)
+                self.engine: Engine = create_sqlite_engine(url, echo=echo, pool_reset_on_return=None,
+                                                           pool_size=threads, own_transactions=not self.read_only)
+                if self.read_only:
+                    event.listen(self.engine, "connect", _query_only)
             else:
                 self.engine = create_engine(sync_url(url), echo=echo, pool_reset_on_return=None, hide_parameters=True,
-                                            pool_size=POSTGRES_THREADS, max_overflow=2, pool_pre_ping=True)
+                                            pool_size=threads, max_overflow=2, pool_pre_ping=True)
+                if self.read_only:
+                    self.engine = self.engine.execution_options(postgresql_readonly=True)
         except (ArgumentError, ValueError) as exc:
             raise ConfigError(f"DATABASE_URL: {mask_credentials(_first_line(exc))}") from None
         self._executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="db")
@@ -182,6 +195,7 @@ class Database:
                     conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": SCHEMA_LOCK_KEY})
                 SQLModel.metadata.create_all(conn)
                 _upgrade_data(conn, _add_missing_columns(conn))
+                _add_missing_indexes(conn)
         except (SQLAlchemyError, OSError) as exc:
             raise ConfigError(
                 f"DATABASE_URL: cannot open the database ({mask_credentials(_first_line(exc))}); check the URL, "
@@ -255,6 +269,17 @@ def _add_missing_columns(conn: Any) -> set[tuple[str, str]]:
             conn.execute(text(f'ALTER TABLE "{table.name}" ADD COLUMN "{column.name}" {col_type}{default}'))
             added.add((table.name, column.name))
     return added
+
+
+def _add_missing_indexes(conn: Any) -> None:
+    """Indexes a newer version declares on tables that already existed (``create_all`` makes
+    indexes only with a new table)."""
+    inspector = inspect(conn)
+    for table in SQLModel.metadata.sorted_tables:
+        existing = {index["name"] for index in inspector.get_indexes(table.name)}
+        for index in table.indexes:
+            if index.name not in existing:
+                index.create(conn, checkfirst=True)
 
 
 def _upgrade_data(conn: Any, added: set[tuple[str, str]]) -> None:

@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 
 from promptpipe.domain.safety import OPEN, RESOLVED, NewFlag
 from promptpipe.domain.text import clean_for_storage
-from promptpipe.errors import AdminError
+from promptpipe.errors import Conflict, NotFound
 from promptpipe.storage.models import Flag, Participant, table_of
 
 _FLAG = table_of(Flag)
@@ -55,9 +55,9 @@ def list_flags(session: Session, *, include_resolved: bool = False) -> list[dict
 def resolve_flag(session: Session, flag_id: int, *, note: str, by: str, now: datetime) -> Flag:
     flag = session.get(Flag, flag_id)
     if flag is None:
-        raise AdminError(f"there is no flag {flag_id}; `promptpipe-admin flags` lists the open ones")
+        raise NotFound(f"there is no flag {flag_id}; `promptpipe-admin flags` lists the open ones")
     if flag.status == RESOLVED:
-        raise AdminError(f"flag {flag_id} was resolved already by {flag.resolved_by or 'someone'} "
+        raise Conflict(f"flag {flag_id} was resolved already by {flag.resolved_by or 'someone'} "
                          f"at {flag.resolved_at.isoformat() if flag.resolved_at else '?'}")
     session.execute(update(Flag).where(_FLAG.c.id == flag_id).values(
         status=RESOLVED, resolved_at=now, resolved_by=clean_for_storage(by), resolution_note=clean_for_storage(note)))

@@ -103,7 +103,11 @@ class Conversation(SQLModel, table=True):
 class Message(SQLModel, table=True):
     """The transcript: every inbound and outbound message with its status."""
 
-    __table_args__ = (Index("ix_message_participant_id_id", "participant_id", "id"),)
+    __table_args__ = (
+        Index("ix_message_participant_id_id", "participant_id", "id"),
+        # the last message in / out of each participant, and who has been silent (researchers' lists)
+        Index("ix_message_participant_direction_created", "participant_id", "direction", "created_at"),
+    )
 
     id: int | None = Field(default=None, primary_key=True)
     participant_id: str = Field(foreign_key="participant.id")
@@ -282,7 +286,12 @@ class PromptDelivery(SQLModel, table=True):
     the profile are recomputed from these rows, so a changed vote never counts twice."""
 
     __tablename__ = "prompt_delivery"
-    __table_args__ = (Index("ix_prompt_delivery_participant_id", "participant_id", "id"),)
+    __table_args__ = (
+        Index("ix_prompt_delivery_participant_id", "participant_id", "id"),
+        # researchers' statistics: prompts of a day range, prompts sent today
+        Index("ix_prompt_delivery_local_date", "local_date"),
+        Index("ix_prompt_delivery_sent_at", "sent_at"),
+    )
 
     id: int | None = Field(default=None, primary_key=True)
     participant_id: str = Field(foreign_key="participant.id")

@@ -6,7 +6,7 @@ A participant's status and time zone change only through :mod:`promptpipe.storag
 from __future__ import annotations
 
 import secrets
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -22,8 +22,9 @@ from promptpipe.storage.models import Conversation, LidMapping, Participant, Tra
 from promptpipe.storage.study import allocate
 
 __all__ = [
-    "SenderRef", "create_participant", "new_participant_id", "participant_by_id", "participant_by_phone",
-    "phone_for_lid", "remember_lid", "sender_by_lid", "sender_by_phone", "set_participant_lid", "statuses_and_zones",
+    "ConsentFacts", "SenderRef", "consent_facts", "create_participant", "new_participant_id", "participant_by_id",
+    "participant_by_phone", "phone_for_lid", "remember_lid", "sender_by_lid", "sender_by_phone", "set_details",
+    "set_participant_lid", "statuses_and_zones",
 ]
 
 _PARTICIPANT = table_of(Participant)
@@ -110,4 +111,39 @@ def statuses_and_zones(db: Database, session: Session, ids: set[str]) -> dict[st
             select(_PARTICIPANT.c.id, _PARTICIPANT.c.status, _PARTICIPANT.c.timezone)
             .where(_PARTICIPANT.c.id.in_(chunk))).all()
         found.update({pid: (status, zone) for pid, status, zone in rows})
+    return found
+
+
+def set_details(session: Session, participant_id: str, *, name: str | None = None, background: str | None = None,
+                now: datetime) -> bool:
+    """A researcher's change of the participant's name or background notes (None: unchanged);
+    False when there is no such participant or their data was erased (nothing is written back)."""
+    values: dict[str, object] = {"updated_at": now}
+    if name is not None:
+        values["name"] = name
+    if background is not None:
+        values["background"] = background
+    result = session.connection().execute(update(_PARTICIPANT).where(
+        _PARTICIPANT.c.id == participant_id, _PARTICIPANT.c.erased_at.is_(None)).values(**values))
+    return bool(result.rowcount)
+
+
+@dataclass(frozen=True)
+class ConsentFacts:
+    """What decides whether the research team may write to a participant."""
+
+    status: str
+    opted_out: bool
+    erased: bool
+
+
+def consent_facts(db: Database, session: Session, ids: Sequence[str]) -> dict[str, ConsentFacts]:
+    """Status, own opt-out and erasure by participant id (one query per chunk of ids)."""
+    found: dict[str, ConsentFacts] = {}
+    p = _PARTICIPANT.c
+    for chunk in db.chunks(list(ids)):
+        rows = session.connection().execute(
+            select(p.id, p.status, p.opted_out, p.erased_at).where(p.id.in_(chunk))).all()
+        found.update({pid: ConsentFacts(status, bool(opted_out), erased_at is not None)
+                      for pid, status, opted_out, erased_at in rows})
     return found

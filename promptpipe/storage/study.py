@@ -21,7 +21,7 @@ from promptpipe.storage.study_tables import AllocationRow, Decision, StudyProtoc
 
 __all__ = [
     "NO_STUDY_FILE", "ProtocolChanged", "ProtocolVersion", "adopt_protocol", "allocate",
-    "protocol_history", "record_decision", "study_seed",
+    "protocol_history", "record_decision", "secret_value", "study_seed",
 ]
 
 _PROTOCOL = table_of(StudyProtocol)
@@ -106,14 +106,20 @@ def _store(session: Session, study: Study, previous: str | None, now: datetime, 
 
 def study_seed(session: Session, now: datetime | None = None) -> bytes:
     """The study's secret seed (made on first use; two processes making it at once agree on one)."""
+    return bytes.fromhex(secret_value(session, _SEED, now))
+
+
+def secret_value(session: Session, name: str, now: datetime | None = None) -> str:
+    """A server-side secret (32 random bytes as hex), made on first use; two processes making it
+    at once agree on one."""
     conn = session.connection()
-    value = conn.execute(select(_SECRET.c.value).where(_SECRET.c.name == _SEED)).scalar_one_or_none()
+    value = conn.execute(select(_SECRET.c.value).where(_SECRET.c.name == name)).scalar_one_or_none()
     if value is None:
         stmt: Any = pg_insert(_SECRET) if conn.dialect.name == "postgresql" else sqlite_insert(_SECRET)
-        conn.execute(stmt.values(name=_SEED, value=new_seed().hex(), created_at=now or datetime.now(timezone.utc))
+        conn.execute(stmt.values(name=name, value=new_seed().hex(), created_at=now or datetime.now(timezone.utc))
                      .on_conflict_do_nothing(index_elements=["name"]))
-        value = conn.execute(select(_SECRET.c.value).where(_SECRET.c.name == _SEED)).scalar_one()
-    return bytes.fromhex(value)
+        value = conn.execute(select(_SECRET.c.value).where(_SECRET.c.name == name)).scalar_one()
+    return str(value)
 
 
 def allocate(session: Session, study: Study, participant_id: str, strata: Mapping[str, str], now: datetime,

@@ -108,13 +108,14 @@ def history_before(
     if limit <= 0:
         return []
     m = _MESSAGE.c
-    query = select(m.id, m.role, m.text).where(m.participant_id == participant_id, m.kind.not_in(HIDDEN_FROM_MODEL))
+    query = select(m.id, m.role, m.kind, m.text).where(m.participant_id == participant_id,
+                                                       m.kind.not_in(HIDDEN_FROM_MODEL))
     if before_id is not None:
         query = query.where(m.id < before_id)
     if after_id:
         query = query.where(m.id > after_id)
     rows = session.connection().execute(query.order_by(m.id.desc()).limit(limit)).all()
-    return [HistoryEntry(role=role, text=text, id=row_id) for row_id, role, text in reversed(rows)]
+    return [HistoryEntry.of(role, kind, text, row_id) for row_id, role, kind, text in reversed(rows)]
 
 
 def message_texts(session: Session, message_ids: list[int]) -> dict[int, str]:

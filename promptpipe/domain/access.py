@@ -1,0 +1,35 @@
+"""Who may do what through the HTTP API and the dashboard.
+
+``viewer`` reads pseudonymised data only (participant ids and counts: no phone numbers, names or
+message text); ``researcher`` reads everything and acts on participants; ``admin`` also manages
+tokens. Each role can do everything the roles below it can."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+
+__all__ = ["ADMIN", "RESEARCHER", "ROLES", "TOKEN_NAME", "VIEWER", "allows", "hash_token", "new_token"]
+
+VIEWER, RESEARCHER, ADMIN = "viewer", "researcher", "admin"
+ROLES = (VIEWER, RESEARCHER, ADMIN)
+TOKEN_PREFIX = "pp_"
+TOKEN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,63}")
+"""A token's name: letters, digits and ``. _ @ -``, 1 to 64 characters (it is shown in logs)."""
+
+
+def allows(role: str, needed: str) -> bool:
+    """Whether ``role`` may do what ``needed`` may."""
+    return role in ROLES and ROLES.index(role) >= ROLES.index(needed)
+
+
+def new_token() -> str:
+    """A fresh secret: 256 random bits, prefixed so it is recognisable in a leaked file."""
+    return TOKEN_PREFIX + secrets.token_urlsafe(32)
+
+
+def hash_token(token: str) -> str:
+    """What is stored: SHA-256 of the secret. The secret has 256 random bits, so a fast hash is
+    enough (a slow one protects guessable passwords, not random keys)."""
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()

@@ -1,0 +1,32 @@
+"""One word for a participant's study day, for the adherence heatmap: the best of that day's
+prompt outcomes (done beats "not this time", which beats a written reply, then silence, then a
+prompt that never reached the phone), or ``no_prompt`` when nothing was sent that day."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import date
+
+from promptpipe.domain.outcomes import DONE, FREE_TEXT_REPLY, NO_REPLY, NOT_DELIVERED, NOT_THIS_TIME, REMINDER_SENT
+
+__all__ = ["CELL_OUTCOMES", "NO_PROMPT", "REPLIED", "best_outcome", "heatmap_first_day"]
+
+REPLIED, NO_PROMPT = "replied", "no_prompt"
+CELL_OUTCOMES = (DONE, NOT_THIS_TIME, REPLIED, NO_REPLY, NOT_DELIVERED, NO_PROMPT)
+"""Best first; the heatmap's legend in this order."""
+_RANK = {outcome: index for index, outcome in enumerate(CELL_OUTCOMES)}
+_AS_CELL = {FREE_TEXT_REPLY: REPLIED, REMINDER_SENT: NO_REPLY}
+
+
+def best_outcome(outcomes: Iterable[str]) -> str:
+    """The day's cell from its deliveries' outcomes (see :func:`promptpipe.domain.outcomes.delivery_outcome`)."""
+    cells = [_AS_CELL.get(outcome, outcome) for outcome in outcomes]
+    return min(cells, key=lambda cell: _RANK.get(cell, len(CELL_OUTCOMES)), default=NO_PROMPT)
+
+
+def heatmap_first_day(day_one: str | None, enrolled_on: date) -> date:
+    """Column 1 of a participant's row: study day 1 when the study has set it, else the day they
+    enrolled (an open-ended study counts days from enrollment)."""
+    return date.fromisoformat(day_one) if day_one else enrolled_on
+
+

@@ -1,0 +1,65 @@
+"""Which participants a researcher means: by status, conversation stage, arm, and how long they
+have been silent. One filter serves the participant list, a broadcast, the API and the dashboard."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from promptpipe.domain.states import ACTIVE, COMPLETED, PAUSED, SUB_STATES, WITHDRAWN
+
+__all__ = ["MAX_SILENT_DAYS", "SORT_KEYS", "STATUSES", "ParticipantFilter", "ParticipantSort"]
+
+STATUSES = (ACTIVE, PAUSED, COMPLETED, WITHDRAWN)
+MAX_SILENT_DAYS = 3650
+SORT_KEYS = ("enrolled", "id", "name", "status", "stage", "arm", "study_day", "streak", "last_in", "last_out",
+             "answered")
+"""What the participant list can be sorted by (``-key`` for descending)."""
+
+
+@dataclass(frozen=True)
+class ParticipantFilter:
+    """Every field left at None matches everyone. ``silent_days``: enrolled at least that many
+    days ago and no message from them in that time."""
+
+    status: str | None = None
+    stage: str | None = None
+    arm: str | None = None
+    silent_days: int | None = None
+
+    def problems(self) -> list[str]:
+        """What is wrong with it, each naming the field and what it takes (empty: fine)."""
+        found = []
+        if self.status is not None and self.status not in STATUSES:
+            found.append(f"status: {self.status!r} is not one of {', '.join(STATUSES)}")
+        if self.stage is not None and self.stage not in SUB_STATES:
+            found.append(f"stage: {self.stage!r} is not one of {', '.join(SUB_STATES)}")
+        if self.silent_days is not None and not 1 <= self.silent_days <= MAX_SILENT_DAYS:
+            found.append(f"silent_days: give a whole number of days from 1 to {MAX_SILENT_DAYS}")
+        if self.arm is not None and not self.arm.strip():
+            found.append("arm: it is empty")
+        return found
+
+    def describe(self) -> str:
+        """``status active, arm coach, silent 3+ days`` (or ``everyone``), for a confirmation."""
+        parts = [f"status {self.status}" if self.status else "", f"stage {self.stage}" if self.stage else "",
+                 f"arm {self.arm}" if self.arm else "",
+                 f"silent {self.silent_days}+ days" if self.silent_days else ""]
+        return ", ".join(part for part in parts if part) or "everyone"
+
+
+@dataclass(frozen=True)
+class ParticipantSort:
+    key: str = "enrolled"
+    descending: bool = False
+
+    @classmethod
+    def parse(cls, text: str) -> ParticipantSort:
+        """``last_in`` or ``-last_in``; ValueError naming the keys otherwise."""
+        descending = text.startswith("-")
+        key = text.removeprefix("-")
+        if key not in SORT_KEYS:
+            raise ValueError(f"sort: {key!r} is not one of {', '.join(SORT_KEYS)} (prefix - for descending)")
+        return cls(key, descending)
+
+    def __str__(self) -> str:
+        return ("-" if self.descending else "") + self.key

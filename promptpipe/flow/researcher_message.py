@@ -1,0 +1,34 @@
+"""A message from the research team: sent as they wrote it, never against the participant's consent.
+
+The admin script, the API or the dashboard writes a
+:class:`~promptpipe.pipeline.events.ResearcherMessageQueued` inbox row; this turns it into a
+transcript row (kind ``researcher``, with who wrote it and the broadcast it belongs to) and its
+outbox row, in the turn's one transaction, so it is sent once under the send rate however often the
+turn runs. It goes to active and completed participants and to those only the research team
+paused. Someone who sent STOP, or was withdrawn (an erased participant is withdrawn too), gets
+nothing: the row is kept unsent and the refusal logged, as the researcher was told when it was
+queued; their consent may have changed since. The participant's stage and timers stay as they are.
+"""
+
+from __future__ import annotations
+
+from promptpipe.domain import keys
+from promptpipe.domain.consent import why_not_writable
+from promptpipe.domain.conversation import RESEARCHER_KIND, TurnState
+from promptpipe.flow.turn import Outcome, Outgoing
+from promptpipe.pipeline.events import ResearcherMessageQueued
+from promptpipe.storage.inbox_rows import InboxRow
+
+__all__ = ["researcher_message_outcome"]
+
+
+def researcher_message_outcome(state: TurnState, item: InboxRow, event: ResearcherMessageQueued) -> Outcome:
+    """Send the team's message, or keep it unsent when the participant may not be written to."""
+    reason = why_not_writable(state.status, opted_out=state.opted_out)
+    if reason is not None:
+        return Outcome(answered=[], kept=[item], save_state=False, log=("researcher_message_not_sent", {
+            "reason": reason, "inbox_id": item.id, "broadcast_id": event.broadcast_id}))
+    message = Outgoing(keys.researcher_outgoing(item.id), event.text, RESEARCHER_KIND,
+                       {"by": event.by, "broadcast_id": event.broadcast_id})
+    return Outcome([message], answered=[item], save_state=False, log=("researcher_message_queued", {
+        "inbox_id": item.id, "broadcast_id": event.broadcast_id, "chars": len(event.text)}))

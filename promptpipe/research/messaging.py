@@ -1,0 +1,128 @@
+"""Messages from the research team: to one participant (``send``) or to everyone a filter matches
+(``broadcast``).
+
+Nothing is sent here. Each message is an inbox row; the running service's flow turns it into a
+transcript row (kind ``researcher``) and an outbox row in one transaction, and the outbox sends it
+under ``SEND_RATE_PER_SECOND``. Consent is never overridden: nobody who sent STOP, was withdrawn or
+whose data was erased is written to. ``send`` refuses them; a broadcast skips them and says how
+many it skipped; and the flow checks again when it sends, in case their consent changed since.
+"""
+
+from __future__ import annotations
+
+import functools
+import secrets
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from promptpipe.clock import Clock
+from promptpipe.domain import keys
+from promptpipe.domain.consent import NOT_WRITABLE, why_not_writable
+from promptpipe.domain.limits import NAME_CHARS, RESEARCHER_MESSAGE_CHARS
+from promptpipe.domain.participant_filter import ParticipantFilter
+from promptpipe.errors import AdminError, Conflict, Forbidden, NotFound
+from promptpipe.logging import get_logger
+from promptpipe.pipeline.events import ResearcherMessageQueued, as_input
+from promptpipe.research._common import get_participant, researcher_name, validate_text
+from promptpipe.storage.db import Database
+from promptpipe.storage.inbox_rows import add_input, add_inputs
+from promptpipe.storage.participant_list import count_participants, matching_ids
+from promptpipe.storage.participants import consent_facts, participant_by_id
+
+__all__ = ["BROADCAST_CHUNK", "broadcast", "broadcast_count", "broadcast_preview", "send_message"]
+
+log = get_logger("promptpipe.research.messaging")
+
+BROADCAST_CHUNK = 500
+"""Inbox rows a broadcast writes per transaction (a large study never holds one long write)."""
+
+
+async def send_message(db: Database, clock: Clock, *, who: str, text: str, by: str = "") -> dict[str, Any]:
+    """Queue a message from the research team to one participant (``who``: their phone or id);
+    the running service sends it. Refused (:class:`Forbidden`) for someone who may not be
+    written to."""
+    text = validate_text("text", text, RESEARCHER_MESSAGE_CHARS, required=True)
+    by = validate_text("--by", by or researcher_name(), NAME_CHARS)
+    participant, _ = await get_participant(db, who)
+    now = clock.now()
+    event = ResearcherMessageQueued(text=text, by=by)
+    key = keys.researcher_message(participant.id, secrets.token_hex(6))
+
+    def write(session: Session) -> int:
+        current = participant_by_id(session, participant.id)  # as it is now, in the writing transaction
+        if current is None:
+            raise NotFound(f"no participant has the id {participant.id}")
+        erased = current.erased_at is not None
+        reason = why_not_writable(current.status, opted_out=current.opted_out, erased=erased)
+        if reason is not None:
+            raise Forbidden(f"{current.id if erased else current.phone}: not sent, because {NOT_WRITABLE[reason]}")
+        inbox_id = add_input(db, session, as_input(event, key=key, participant_id=current.id), now)
+        assert inbox_id is not None  # the key is new
+        return inbox_id
+
+    inbox_id = await db.run(write)
+    log.info("researcher_message_accepted", participant_id=participant.id, inbox_id=inbox_id, chars=len(text))
+    return {"inbox_id": inbox_id, "participant_id": participant.id}
+
+
+def _check(flt: ParticipantFilter) -> None:
+    problems = flt.problems()
+    if problems:
+        raise AdminError("; ".join(problems))
+
+
+async def broadcast_count(db: Database, clock: Clock, flt: ParticipantFilter) -> int:
+    """How many participants the filter matches now (the number a broadcast is confirmed with;
+    those who may not be written to are among them and will be skipped)."""
+    _check(flt)
+    now = clock.now()
+    return await db.run(lambda session: count_participants(session, flt, now))
+
+
+def _split(db: Database, session: Session, flt: ParticipantFilter, now: datetime) -> tuple[list[str], list[str]]:
+    """Every participant the filter matches, and those of them who may be written to."""
+    matched = matching_ids(session, flt, now)
+    facts = consent_facts(db, session, matched)
+    recipients = [pid for pid in matched if (f := facts.get(pid)) is not None
+                  and why_not_writable(f.status, opted_out=f.opted_out, erased=f.erased) is None]
+    return matched, recipients
+
+
+async def broadcast_preview(db: Database, clock: Clock, flt: ParticipantFilter) -> dict[str, int]:
+    """What a broadcast would do now: ``matches`` (confirm with this), ``recipients`` and ``skipped``."""
+    _check(flt)
+    now = clock.now()
+    matched, recipients = await db.run(lambda session: _split(db, session, flt, now))
+    return {"matches": len(matched), "recipients": len(recipients), "skipped": len(matched) - len(recipients)}
+
+
+async def broadcast(db: Database, clock: Clock, *, text: str, flt: ParticipantFilter, by: str = "",
+                    expected: int | None = None) -> dict[str, Any]:
+    """Queue one message from the research team for every participant the filter matches who may
+    be written to. With ``expected`` (a count the researcher confirmed), refuses (:class:`Conflict`)
+    when the filter now matches a different number, so what is sent is what was confirmed."""
+    text = validate_text("text", text, RESEARCHER_MESSAGE_CHARS, required=True)
+    by = validate_text("--by", by or researcher_name(), NAME_CHARS)
+    _check(flt)
+    now = clock.now()
+    matched, recipients = await db.run(lambda session: _split(db, session, flt, now))
+    if expected is not None and len(matched) != expected:
+        raise Conflict(f"the filter now matches {len(matched)} participants, not {expected}; count again")
+    broadcast_id = "b_" + secrets.token_hex(6)
+    event = ResearcherMessageQueued(text=text, by=by, broadcast_id=broadcast_id)
+    queued = 0
+    for chunk in db.chunks(recipients, BROADCAST_CHUNK):
+        queued += await db.run(functools.partial(_queue, db, event=event, ids=chunk, now=now))
+    skipped = len(matched) - len(recipients)
+    log.info("broadcast_queued", broadcast_id=broadcast_id, queued=queued, skipped=skipped, filter=flt.describe(),
+             chars=len(text))
+    return {"broadcast_id": broadcast_id, "queued": queued, "skipped": skipped}
+
+
+def _queue(db: Database, session: Session, *, event: ResearcherMessageQueued, ids: Sequence[str], now: datetime) -> int:
+    rows = [as_input(event, key=keys.broadcast_message(event.broadcast_id or "", pid), participant_id=pid)
+            for pid in ids]
+    return len(add_inputs(db, session, rows, now))

@@ -1,0 +1,138 @@
+"""What a study lead watches: the study at a glance (participants by status, stage and arm,
+today's prompts, the service's health), prompt statistics by day and arm, and the adherence
+heatmap (participants × study days, each cell that day's outcome)."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from datetime import date, datetime, time, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from sqlalchemy.orm import Session
+
+from promptpipe.clock import Clock
+from promptpipe.domain.adherence import CELL_OUTCOMES, best_outcome, heatmap_first_day
+from promptpipe.domain.localtime import zone_or_utc
+from promptpipe.domain.outcomes import delivery_outcome
+from promptpipe.domain.participant_filter import ParticipantFilter, ParticipantSort
+from promptpipe.errors import AdminError
+from promptpipe.research._common import get_participant
+from promptpipe.research.listing import participant_list
+from promptpipe.research.status import read_status
+from promptpipe.storage.db import Database
+from promptpipe.storage.study_stats import (
+    DayCounts,
+    deliveries_for_heatmap,
+    participant_counts,
+    participant_deliveries,
+    prompt_counts,
+)
+
+__all__ = ["MAX_STATS_DAYS", "adherence", "deliveries", "overview", "prompt_stats"]
+
+MAX_STATS_DAYS = 366
+MAX_HEATMAP_DAYS = 120
+
+
+def _counts_row(counts: DayCounts) -> dict[str, Any]:
+    return {"sent": counts.sent, "delivered": counts.delivered, "read": counts.read, "answered": counts.answered,
+            "done": counts.done}
+
+
+async def overview(db: Database, clock: Clock, *, zone: ZoneInfo) -> dict[str, Any]:
+    """Participants by status, stage and arm; prompts sent since midnight in ``zone`` (the
+    researcher's), with how many were delivered, read and answered; the service's state."""
+    now = clock.now()
+    midnight = datetime.combine(now.astimezone(zone).date(), time(0, 0), zone)
+
+    def read(session: Session) -> tuple[list[tuple[str, str, str | None, int]], list[DayCounts]]:
+        return participant_counts(session), prompt_counts(session, sent_since=midnight, by_day=False)
+
+    groups, today = await db.run(read)
+    by_status: Counter[str] = Counter()
+    by_stage: Counter[str] = Counter()
+    by_arm: Counter[str] = Counter()
+    for state, stage, arm, count in groups:
+        by_status[state] += count
+        by_stage[stage] += count
+        by_arm[arm or "-"] += count
+    totals = Counter[str]()
+    for counts in today:
+        totals.update(_counts_row(counts))
+    report = await read_status(db)
+    today_counts = {name: totals[name] for name in ("sent", "delivered", "read", "answered", "done")}
+    return {
+        "participants": sum(by_status.values()), "by_status": dict(by_status), "by_stage": dict(by_stage),
+        "by_arm": dict(by_arm), "today": {"since": midnight.isoformat(), **today_counts},
+        "service": report.to_json(), "service_lines": report.lines(),
+    }
+
+
+async def prompt_stats(db: Database, *, first_day: date, last_day: date) -> dict[str, Any]:
+    """Daily prompts by participant-local day and arm, and totals per arm."""
+    if last_day < first_day:
+        raise AdminError("to: the last day is before the first day")
+    if (last_day - first_day).days + 1 > MAX_STATS_DAYS:
+        raise AdminError(f"from/to: at most {MAX_STATS_DAYS} days at once")
+    rows = await db.run(lambda session: prompt_counts(session, first_day=first_day.isoformat(),
+                                                      last_day=last_day.isoformat()))
+    per_arm: dict[str, Counter[str]] = defaultdict(Counter)
+    for row in rows:
+        per_arm[row.arm or "-"].update(_counts_row(row))
+    return {"from": first_day.isoformat(), "to": last_day.isoformat(),
+            "days": [{"date": row.local_date, "arm": row.arm, **_counts_row(row)} for row in rows],
+            "arms": {arm: dict(counts) for arm, counts in sorted(per_arm.items())}}
+
+
+async def adherence(db: Database, clock: Clock, flt: ParticipantFilter, *, limit: int = 50, offset: int = 0,
+                    receipt_window: timedelta = timedelta(hours=12)) -> dict[str, Any]:
+    """A page of participants, each with one cell per day from their column 1 to today (or their
+    last day): the day's outcome (see :mod:`promptpipe.domain.adherence`)."""
+    page = await participant_list(db, clock, flt, ParticipantSort("enrolled"), limit=limit, offset=offset)
+    ids = [row["id"] for row in page["items"]]
+    deliveries = await db.run(lambda session: deliveries_for_heatmap(session, ids))
+    now = clock.now()
+    cutoff = now - receipt_window
+    outcomes: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for d in deliveries:
+        not_delivered = (d.receipts_expected and d.delivered_at is None and d.sent_at <= cutoff)
+        outcomes[(d.participant_id, d.local_date)].append(
+            delivery_outcome(d.vote, d.replied_at, d.reminder_at, not_delivered=not_delivered))
+    rows, width = [], 0
+    for item in page["items"]:
+        zone = zone_or_utc(item["timezone"])
+        first = heatmap_first_day(item["day_one"], datetime.fromisoformat(item["enrolled_at"]).astimezone(zone).date())
+        end = now.astimezone(zone).date()
+        if item["completed_at"]:
+            end = min(end, datetime.fromisoformat(item["completed_at"]).astimezone(zone).date())
+        days = max(0, min((end - first).days + 1, MAX_HEATMAP_DAYS))
+        cells = [best_outcome(outcomes.get((item["id"], (first + timedelta(days=i)).isoformat()), []))
+                 for i in range(days)]
+        width = max(width, days)
+        rows.append({"participant_id": item["id"], "name": item["name"], "status": item["status"],
+                     "arm": item["arm"], "first_day": first.isoformat(), "cells": cells})
+    return {"total": page["total"], "limit": limit, "offset": offset, "days": width, "outcomes": list(CELL_OUTCOMES),
+            "rows": rows}
+
+
+async def deliveries(db: Database, clock: Clock, who: str, *,
+                     receipt_window: timedelta = timedelta(hours=12)) -> tuple[str, list[dict[str, Any]]]:
+    """A participant's daily prompts with receipts, answer and outcome (participant id, rows)."""
+    participant, _ = await get_participant(db, who)
+    rows = await db.run(lambda session: participant_deliveries(session, participant.id))
+    cutoff = clock.now() - receipt_window
+
+    def when(value: datetime | None) -> str | None:
+        return value.isoformat() if value else None
+
+    out = []
+    for row in rows:
+        not_delivered = bool(row["receipts_expected"]) and row["delivered_at"] is None and row["sent_at"] <= cutoff
+        out.append({"local_date": row["local_date"], "sent_at": when(row["sent_at"]),
+                    "delivered_at": when(row["delivered_at"]), "read_at": when(row["read_at"]), "vote": row["vote"],
+                    "vote_source": row["vote_source"], "replied_at": when(row["replied_at"]),
+                    "reminder_at": when(row["reminder_at"]), "prompt_text": row["prompt_text"],
+                    "outcome": delivery_outcome(row["vote"], row["replied_at"], row["reminder_at"],
+                                                not_delivered=not_delivered)})
+    return participant.id, out

@@ -1,0 +1,123 @@
+"""The participant list researchers read (admin script, API, dashboard): filtered, sorted and
+paged in SQL, with what each row needs computed per row (last message in and out, prompts sent
+and answered, the current streak), so a page costs the same with 50 participants or 10,000."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import Float, and_, cast, exists, func, or_, select
+from sqlalchemy.orm import Session
+from sqlalchemy.sql import ColumnElement, Select
+
+from promptpipe.domain.participant_filter import ParticipantFilter, ParticipantSort
+from promptpipe.storage.models import Conversation, Message, Participant, PromptDelivery, table_of
+
+__all__ = ["ListedParticipant", "count_participants", "listed_participant", "matching_ids", "participant_page"]
+
+_P = table_of(Participant)
+_C = table_of(Conversation)
+_M = table_of(Message)
+_D = table_of(PromptDelivery)
+
+
+@dataclass(frozen=True)
+class ListedParticipant:
+    id: str
+    phone: str
+    name: str
+    timezone: str
+    status: str
+    stage: str
+    arm: str | None
+    day_one: str | None
+    extra_days: int
+    enrolled_at: datetime
+    completed_at: datetime | None
+    erased_at: datetime | None
+    last_in_at: datetime | None
+    last_out_at: datetime | None
+    prompts_sent: int
+    prompts_answered: int
+    current_streak: int
+
+
+def _last(direction: str) -> Any:
+    return (select(func.max(_M.c.created_at)).where(_M.c.participant_id == _P.c.id, _M.c.direction == direction)
+            .scalar_subquery())
+
+
+def _prompts(answered: bool) -> Any:
+    query = select(func.count()).select_from(_D).where(_D.c.participant_id == _P.c.id)
+    if answered:
+        query = query.where(or_(_D.c.vote.is_not(None), _D.c.replied_at.is_not(None)))
+    return query.scalar_subquery()
+
+
+def _streak() -> Any:
+    return func.coalesce(_C.c.profile[("counters", "current_streak")].as_integer(), 0)
+
+
+def _where(flt: ParticipantFilter, now: datetime) -> list[ColumnElement[bool]]:
+    clauses: list[ColumnElement[bool]] = []
+    if flt.status is not None:
+        clauses.append(_P.c.status == flt.status)
+    if flt.stage is not None:
+        clauses.append(_C.c.sub_state == flt.stage)
+    if flt.arm is not None:
+        clauses.append(_P.c.arm == flt.arm)
+    if flt.silent_days is not None:
+        cutoff = now - timedelta(days=flt.silent_days)
+        wrote = exists().where(_M.c.participant_id == _P.c.id, _M.c.direction == "in", _M.c.created_at > cutoff)
+        clauses.append(and_(_P.c.enrolled_at <= cutoff, ~wrote))
+    return clauses
+
+
+def _base(query: Select[Any], flt: ParticipantFilter, now: datetime) -> Select[Any]:
+    return query.select_from(_P.join(_C, _C.c.participant_id == _P.c.id)).where(*_where(flt, now))
+
+
+def count_participants(session: Session, flt: ParticipantFilter, now: datetime) -> int:
+    return int(session.execute(_base(select(func.count()), flt, now)).scalar_one())
+
+
+def matching_ids(session: Session, flt: ParticipantFilter, now: datetime) -> list[str]:
+    """Every participant the filter matches, oldest enrollment first."""
+    rows = session.execute(_base(select(_P.c.id), flt, now).order_by(_P.c.enrolled_at, _P.c.id)).scalars()
+    return list(rows)
+
+
+def _columns() -> list[Any]:
+    return [_P.c.id, _P.c.phone, _P.c.name, _P.c.timezone, _P.c.status, _C.c.sub_state, _P.c.arm, _P.c.day_one,
+            _P.c.extra_days, _P.c.enrolled_at, _P.c.completed_at, _P.c.erased_at, _last("in").label("last_in_at"),
+            _last("out").label("last_out_at"), _prompts(False).label("prompts_sent"),
+            _prompts(True).label("prompts_answered"), _streak().label("current_streak")]
+
+
+def _listed(row: Any) -> ListedParticipant:
+    return ListedParticipant(row.id, row.phone, row.name, row.timezone, row.status, row.sub_state, row.arm,
+                             row.day_one, row.extra_days or 0, row.enrolled_at, row.completed_at, row.erased_at,
+                             row.last_in_at, row.last_out_at, int(row.prompts_sent or 0),
+                             int(row.prompts_answered or 0), int(row.current_streak or 0))
+
+
+def listed_participant(session: Session, participant_id: str, now: datetime) -> ListedParticipant | None:
+    row = session.execute(_base(select(*_columns()), ParticipantFilter(), now).where(_P.c.id == participant_id)).first()
+    return _listed(row) if row is not None else None
+
+
+def participant_page(session: Session, flt: ParticipantFilter, order: ParticipantSort, *, limit: int, offset: int,
+                     now: datetime) -> list[ListedParticipant]:
+    sort_column: Any = {
+        "enrolled": _P.c.enrolled_at, "id": _P.c.id, "name": func.lower(_P.c.name), "status": _P.c.status,
+        "stage": _C.c.sub_state, "arm": _P.c.arm,
+        # an earlier day 1 is a later study day today
+        "study_day": _P.c.day_one, "streak": _streak(), "last_in": _last("in"), "last_out": _last("out"),
+        "answered": cast(_prompts(True), Float) / func.nullif(_prompts(False), 0),
+    }[order.key]
+    descending = order.descending != (order.key == "study_day")
+    ordered = (sort_column.desc() if descending else sort_column.asc()).nulls_last()
+    query = _base(select(*_columns()), flt, now).order_by(ordered, _P.c.id).limit(limit).offset(offset)
+    return [_listed(row) for row in session.execute(query)]

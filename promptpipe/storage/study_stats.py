@@ -1,0 +1,108 @@
+"""Aggregates researchers watch a study by: participants by status, stage and arm; daily prompts
+sent, delivered, read and answered by day and arm; and each participant's deliveries for the
+adherence heatmap. Every query is bounded by a day range or a page of participants."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import and_, case, exists, func, or_, select
+from sqlalchemy.orm import Session
+
+from promptpipe.domain.states import VOTE_DONE
+from promptpipe.storage.models import Conversation, Message, Participant, PromptDelivery, Receipt, table_of
+from promptpipe.storage.receipts import receipt_columns
+
+__all__ = ["DayCounts", "HeatmapDelivery", "deliveries_for_heatmap", "participant_counts", "participant_deliveries",
+           "prompt_counts"]
+
+_P = table_of(Participant)
+_C = table_of(Conversation)
+_M = table_of(Message)
+_D = table_of(PromptDelivery)
+_R = table_of(Receipt)
+
+
+def participant_counts(session: Session) -> list[tuple[str, str, str | None, int]]:
+    """(status, stage, arm, participants) for every combination that occurs."""
+    rows = session.execute(select(_P.c.status, _C.c.sub_state, _P.c.arm, func.count())
+                           .select_from(_P.join(_C, _C.c.participant_id == _P.c.id))
+                           .group_by(_P.c.status, _C.c.sub_state, _P.c.arm)).all()
+    return [(status, stage, arm, int(count)) for status, stage, arm, count in rows]
+
+
+@dataclass(frozen=True)
+class DayCounts:
+    local_date: str
+    arm: str | None
+    sent: int
+    delivered: int
+    read: int
+    answered: int
+    done: int
+
+
+def _receipt(*kinds: str) -> Any:
+    return exists().where(_R.c.wa_message_id == _M.c.wa_message_id, _R.c.kind.in_(kinds))
+
+
+def prompt_counts(session: Session, *, first_day: str | None = None, last_day: str | None = None,
+                  sent_since: datetime | None = None, by_day: bool = True) -> list[DayCounts]:
+    """Daily prompts per participant-local day (or all together, ``by_day=False``) and arm:
+    sent, delivered (a delivered or read receipt), read, answered (a vote or a written reply), done."""
+    def total(condition: Any) -> Any:
+        return func.sum(case((condition, 1), else_=0))
+
+    day = _D.c.local_date if by_day else func.min(_D.c.local_date)
+    query = (select(day, _P.c.arm, func.count(), total(_receipt("delivered", "read", "played")),
+                    total(_receipt("read", "played")),
+                    total(or_(_D.c.vote.is_not(None), _D.c.replied_at.is_not(None))), total(_D.c.vote == VOTE_DONE))
+             .select_from(_D.join(_P, _P.c.id == _D.c.participant_id)
+                          .outerjoin(_M, _M.c.id == _D.c.prompt_message_id)))
+    if first_day is not None:
+        query = query.where(_D.c.local_date >= first_day)
+    if last_day is not None:
+        query = query.where(_D.c.local_date <= last_day)
+    if sent_since is not None:
+        query = query.where(_D.c.sent_at >= sent_since)
+    query = query.group_by(_D.c.local_date, _P.c.arm) if by_day else query.group_by(_P.c.arm)
+    return [DayCounts(str(row[0]), row[1], *(int(value or 0) for value in row[2:]))
+            for row in session.execute(query.order_by(*( [_D.c.local_date] if by_day else []), _P.c.arm))]
+
+
+@dataclass(frozen=True)
+class HeatmapDelivery:
+    participant_id: str
+    local_date: str
+    vote: str | None
+    replied_at: datetime | None
+    reminder_at: datetime | None
+    sent_at: datetime
+    receipts_expected: bool
+    delivered_at: datetime | None
+
+
+def deliveries_for_heatmap(session: Session, participant_ids: Sequence[str]) -> list[HeatmapDelivery]:
+    if not participant_ids:
+        return []
+    delivered = receipt_columns(lambda r: r.c.wa_message_id == _M.c.wa_message_id)[0]
+    rows = session.execute(
+        select(_D.c.participant_id, _D.c.local_date, _D.c.vote, _D.c.replied_at, _D.c.reminder_at, _D.c.sent_at,
+               _M.c.receipts_expected, delivered)
+        .select_from(_D.outerjoin(_M, and_(_M.c.id == _D.c.prompt_message_id)))
+        .where(_D.c.participant_id.in_(list(participant_ids))).order_by(_D.c.participant_id, _D.c.id)).all()
+    return [HeatmapDelivery(row[0], row[1], row[2], row[3], row[4], row[5], bool(row[6]), row[7]) for row in rows]
+
+
+def participant_deliveries(session: Session, participant_id: str) -> list[dict[str, Any]]:
+    """One participant's daily prompts, oldest first, with their receipts."""
+    delivered, read, _ = receipt_columns(lambda r: r.c.wa_message_id == _M.c.wa_message_id)
+    rows = session.execute(
+        select(_D.c.local_date, _D.c.sent_at, _D.c.vote, _D.c.vote_source, _D.c.replied_at, _D.c.reminder_at,
+               _D.c.prompt_text, _M.c.receipts_expected, delivered, read)
+        .select_from(_D.outerjoin(_M, _M.c.id == _D.c.prompt_message_id))
+        .where(_D.c.participant_id == participant_id).order_by(_D.c.id)).mappings().all()
+    return [dict(row) for row in rows]

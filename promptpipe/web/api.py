@@ -1,0 +1,255 @@
+"""The HTTP API, version 1: participants (list, enroll, read, update, withdraw, erase) and what
+belongs to one (transcript, schedules, timers, deliveries, a researcher's message, a prompt now).
+The study-wide endpoints are in :mod:`promptpipe.web.api_study`.
+
+Every write goes through the same research operation as ``promptpipe-admin`` (and so through the
+inbox: nothing is sent inside a request) and is recorded in the audit log with the token's name."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Query, Request, status
+
+from promptpipe.domain.access import RESEARCHER, VIEWER, allows
+from promptpipe.domain.participant_filter import SORT_KEYS, ParticipantFilter, ParticipantSort
+from promptpipe.research import admin, erasure, messaging, monitoring
+from promptpipe.research._common import PARTICIPANT_ID
+from promptpipe.research.listing import MAX_PAGE, one_participant, participant_list
+from promptpipe.research.tokens import Caller, audit
+from promptpipe.web import api_study
+from promptpipe.web.auth import context, require
+from promptpipe.web.errors import ApiError
+from promptpipe.web.schemas import (
+    Accepted,
+    Delivery,
+    EnrollRequest,
+    ErrorBody,
+    Health,
+    MessageRequest,
+    ParticipantDetail,
+    ParticipantPage,
+    ParticipantSummary,
+    TranscriptEntry,
+    TranscriptPage,
+    UpdateRequest,
+    WithdrawRequest,
+)
+
+__all__ = ["health", "router"]
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": ErrorBody} for code in (400, 401, 403, 404, 409, 422, 429, 503)}
+health = APIRouter()
+router = APIRouter(prefix="/api/v1", responses=ERRORS)
+router.include_router(api_study.router)
+Viewer = Annotated[Caller, Depends(require(VIEWER))]
+Researcher = Annotated[Caller, Depends(require(RESEARCHER))]
+HIDDEN_FOR_VIEWERS = ("phone", "name", "background", "profile", "last_habit_prompt", "summary")
+
+
+@health.get("/health", response_model=Health, tags=["service"])
+async def get_health() -> dict[str, str]:
+    """Liveness: answers without a token and says nothing about the study."""
+    return {"status": "ok"}
+
+
+def _participant_id(participant_id: str) -> str:
+    if not PARTICIPANT_ID.fullmatch(participant_id):
+        raise ApiError(404, f"no participant has the id {participant_id[:40]!r}")
+    return participant_id
+
+
+ParticipantId = Annotated[str, Depends(_participant_id)]
+
+
+def _summary(row: dict[str, Any], caller: Caller) -> dict[str, Any]:
+    if not allows(caller.role, RESEARCHER):
+        row = {**row, "phone": None, "name": None}
+    return row
+
+
+@router.get("/participants", response_model=ParticipantPage, tags=["participants"])
+async def list_participants(
+    request: Request, caller: Viewer, status_: Annotated[str | None, Query(alias="status")] = None,
+    stage: str | None = None, arm: str | None = None,
+    silent_days: Annotated[int | None, Query(description="no message from them for this many days")] = None,
+    sort: Annotated[str, Query(description=f"one of {', '.join(SORT_KEYS)}; prefix - for descending")] = "enrolled",
+    limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 50, offset: Annotated[int, Query(ge=0)] = 0,
+) -> dict[str, Any]:
+    """Participants, filtered and paged (``total`` counts every match)."""
+    ctx = context(request)
+    try:
+        order = ParticipantSort.parse(sort)
+    except ValueError as exc:
+        raise ApiError(400, str(exc)) from None
+    flt = ParticipantFilter(status=status_, stage=stage, arm=arm, silent_days=silent_days)
+    page = await participant_list(ctx.reader, ctx.clock, flt, order, limit=limit, offset=offset)
+    page["items"] = [_summary(row, caller) for row in page["items"]]
+    return page
+
+
+@router.post("/participants", response_model=ParticipantSummary, status_code=status.HTTP_201_CREATED,
+             tags=["participants"])
+async def enroll(request: Request, body: EnrollRequest, caller: Researcher) -> dict[str, Any]:
+    """Enroll a participant (allocated to an arm by the study's rule); the service greets them."""
+    ctx = context(request)
+    row = await admin.enroll(ctx.db, ctx.clock, phone=body.phone, name=body.name, timezone=body.timezone,
+                             background=body.background, by=caller.name, study=ctx.settings.study,
+                             strata=body.strata)
+    await audit(ctx.db, ctx.clock, caller, "enroll", participant_id=row["id"], detail={"arm": row.get("arm")})
+    return await _listed(request, row["id"], caller)
+
+
+async def _listed(request: Request, participant_id: str, caller: Caller) -> dict[str, Any]:
+    ctx = context(request)
+    row = await one_participant(ctx.db, ctx.clock, participant_id)
+    if row is None:
+        raise ApiError(404, f"no participant has the id {participant_id}")
+    return _summary(row, caller)
+
+
+@router.get("/participants/{participant_id}", response_model=ParticipantDetail, tags=["participants"])
+async def get_participant(request: Request, participant_id: ParticipantId, caller: Viewer) -> dict[str, Any]:
+    """One participant: status, stage, arm, counters; profile texts for researchers."""
+    ctx = context(request)
+    row = await admin.show(ctx.reader, participant_id)
+    row["stage"] = row.pop("sub_state")
+    if not allows(caller.role, RESEARCHER):
+        row.update(dict.fromkeys(HIDDEN_FOR_VIEWERS))
+    return row
+
+
+@router.patch("/participants/{participant_id}", response_model=ParticipantDetail, tags=["participants"])
+async def update_participant(request: Request, participant_id: ParticipantId, body: UpdateRequest,
+                             caller: Researcher) -> dict[str, Any]:
+    """Change the name, background notes or time zone, or pause / resume (the research team's
+    pause only): each through the same operation as the admin script."""
+    ctx = context(request)
+    changes: dict[str, Any] = {}
+    if body.name is not None or body.background is not None:
+        changes["profile"] = await admin.update_participant(ctx.db, ctx.clock, who=participant_id, name=body.name,
+                                                            background=body.background, by=caller.name)
+    if body.timezone is not None:
+        changes["timezone"] = await admin.set_timezone(ctx.db, ctx.clock, phone=participant_id,
+                                                       timezone=body.timezone)
+    if body.status is not None:
+        action = "pause" if body.status == "paused" else "resume"
+        changes["status"] = await admin.set_status(ctx.db, ctx.clock, phone=participant_id, action=action,
+                                                   reason=body.reason, by=caller.name)
+    if not changes:
+        raise ApiError(400, "nothing to change: give name, background, timezone or status")
+    fields = sorted(name for name in ("name", "background", "timezone", "status")
+                    if getattr(body, name) is not None)
+    await audit(ctx.db, ctx.clock, caller, "update", participant_id=participant_id,
+                detail={"fields": fields, **({"status": body.status} if body.status else {}),
+                        **({"timezone": body.timezone} if body.timezone else {})})
+    return await get_participant(request, participant_id, caller)
+
+
+@router.post("/participants/{participant_id}/withdraw", response_model=ParticipantDetail, tags=["participants"])
+async def withdraw(request: Request, participant_id: ParticipantId, body: WithdrawRequest,
+                   caller: Researcher) -> dict[str, Any]:
+    """Withdraw the participant from the study (final: nothing more is sent to them)."""
+    ctx = context(request)
+    await admin.set_status(ctx.db, ctx.clock, phone=participant_id, action="withdraw", reason=body.reason,
+                           by=caller.name)
+    await audit(ctx.db, ctx.clock, caller, "withdraw", participant_id=participant_id)
+    return await get_participant(request, participant_id, caller)
+
+
+@router.delete("/participants/{participant_id}", tags=["participants"])
+async def erase(request: Request, participant_id: ParticipantId, caller: Researcher,
+                confirm: Annotated[str, Query(description="the participant id again, to confirm")]
+                ) -> dict[str, Any]:
+    """Erase the participant's personal data (cannot be undone; the pseudonymous id and the
+    counts stay). ``confirm`` must repeat the id."""
+    if confirm != participant_id:
+        raise ApiError(400, "confirm: repeat the participant id to confirm the erasure")
+    ctx = context(request)
+    done = await erasure.erase(ctx.db, ctx.clock, phone=participant_id, by=caller.name)
+    await audit(ctx.db, ctx.clock, caller, "erase", participant_id=participant_id)
+    return {"participant_id": done.participant_id, "messages_erased": done.messages,
+            "pending_inputs_closed": done.pending_inputs_closed,
+            "unsent_messages_dropped": done.unsent_messages_dropped}
+
+
+@router.get("/participants/{participant_id}/transcript", response_model=TranscriptPage, tags=["participants"])
+async def transcript(request: Request, participant_id: ParticipantId, caller: Viewer,
+                     limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 100,
+                     before_id: Annotated[int | None, Query(ge=1)] = None) -> dict[str, Any]:
+    """Messages in and out, newest first, with WhatsApp's delivery and read receipts (the text
+    is null for viewers)."""
+    ctx = context(request)
+    rows = await admin.transcript(ctx.reader, participant_id, limit=limit + 1, before_id=before_id)
+    page = rows[::-1][:limit]  # one more than asked says whether an older page exists
+    hide = not allows(caller.role, RESEARCHER)
+    items = [TranscriptEntry(**{k: row[k] for k in TranscriptEntry.model_fields if k != "text"},
+                             text=None if hide else row["text"]) for row in page]
+    return {"participant_id": participant_id, "items": items,
+            "next_before_id": page[-1]["id"] if len(rows) > limit else None}
+
+
+@router.get("/participants/{participant_id}/schedules", tags=["participants"])
+async def schedules(request: Request, participant_id: ParticipantId, caller: Viewer) -> dict[str, Any]:
+    """Daily prompt schedules with their next local time, and whether each alarm is armed."""
+    ctx = context(request)
+    data = await admin.schedules(ctx.reader, ctx.clock, phone=participant_id)
+    return {"participant_id": participant_id, "status": data["status"], "timezone": data["timezone"],
+            "schedules": data["schedules"]}
+
+
+@router.get("/participants/{participant_id}/timers", tags=["participants"])
+async def timers(request: Request, participant_id: ParticipantId, caller: Viewer) -> dict[str, Any]:
+    """Pending timers (reminders, hand-overs, check-ins, the study's end) with their due times."""
+    ctx = context(request)
+    data = await admin.schedules(ctx.reader, ctx.clock, phone=participant_id)
+    return {"participant_id": participant_id,
+            "timers": [{k: v for k, v in timer.items() if k != "phone"} for timer in data["timers"]]}
+
+
+@router.get("/participants/{participant_id}/deliveries", response_model=list[Delivery], tags=["participants"])
+async def deliveries(request: Request, participant_id: ParticipantId, caller: Viewer) -> list[dict[str, Any]]:
+    """Every daily prompt sent: receipts, vote, reply, reminder and outcome."""
+    ctx = context(request)
+    _, rows = await monitoring.deliveries(ctx.reader, ctx.clock, participant_id,
+                                          receipt_window=ctx.settings.delivery_receipt_window)
+    if not allows(caller.role, RESEARCHER):
+        rows = [{**row, "prompt_text": None} for row in rows]
+    return rows
+
+
+@router.post("/participants/{participant_id}/messages", response_model=Accepted,
+             status_code=status.HTTP_202_ACCEPTED, tags=["participants"])
+async def send_message(request: Request, participant_id: ParticipantId, body: MessageRequest,
+                       caller: Researcher) -> dict[str, Any]:
+    """Queue a message from the research team (kept in the transcript as such); the service
+    sends it through the outbox. Refused for someone who sent STOP or was withdrawn."""
+    ctx = context(request)
+    queued = await messaging.send_message(ctx.db, ctx.clock, who=participant_id, text=body.text, by=caller.name)
+    await audit(ctx.db, ctx.clock, caller, "send", participant_id=participant_id,
+                detail={"inbox_id": queued["inbox_id"], "chars": len(body.text)})
+    return {"participant_id": participant_id, "inbox_id": queued["inbox_id"],
+            "message": "queued; the running service sends it"}
+
+
+@router.post("/participants/{participant_id}/prompt-now", response_model=Accepted,
+             status_code=status.HTTP_202_ACCEPTED, tags=["participants"])
+async def prompt_now(request: Request, participant_id: ParticipantId, caller: Researcher) -> dict[str, Any]:
+    """Send today's habit prompt and its poll now (as the daily alarm would)."""
+    ctx = context(request)
+    inbox_id = await admin.send_prompt_now(ctx.db, ctx.clock, phone=participant_id)
+    await audit(ctx.db, ctx.clock, caller, "prompt_now", participant_id=participant_id, detail={"inbox_id": inbox_id})
+    return {"participant_id": participant_id, "inbox_id": inbox_id,
+            "message": "daily prompt queued; the running service writes and sends it"}
+
+
+@router.get("/participants/{participant_id}/consent", tags=["participants"])
+async def consent(request: Request, participant_id: ParticipantId, caller: Researcher) -> dict[str, Any]:
+    """The participant's consent ledger, oldest first."""
+    from promptpipe.research import oversight
+
+    ctx = context(request)
+    data = await oversight.consent(ctx.reader, participant_id)
+    data.pop("phone", None)
+    return data

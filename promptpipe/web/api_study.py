@@ -1,0 +1,170 @@
+"""The HTTP API's study-wide endpoints: broadcast, statistics, the export as a zip, the
+service's status, safety flags, and API tokens (admins only)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import tempfile
+import zipfile
+from datetime import date, timedelta
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Query, Request, status
+from fastapi.responses import FileResponse
+from starlette.background import BackgroundTask
+
+from promptpipe.domain.access import ADMIN, RESEARCHER, VIEWER
+from promptpipe.domain.participant_filter import ParticipantFilter
+from promptpipe.research import messaging, oversight, tokens
+from promptpipe.research.export import export_study
+from promptpipe.research.monitoring import MAX_STATS_DAYS, prompt_stats
+from promptpipe.research.status import read_status
+from promptpipe.research.tokens import Caller, audit
+from promptpipe.web.auth import context, require
+from promptpipe.web.errors import ApiError
+from promptpipe.web.schemas import (
+    BroadcastRequest,
+    BroadcastResult,
+    FlagOut,
+    ResolveRequest,
+    ServiceStatus,
+    Stats,
+    TokenCreated,
+    TokenOut,
+    TokenRequest,
+)
+
+__all__ = ["router"]
+
+router = APIRouter()
+Viewer = Annotated[Caller, Depends(require(VIEWER))]
+Researcher = Annotated[Caller, Depends(require(RESEARCHER))]
+Admin = Annotated[Caller, Depends(require(ADMIN))]
+DEFAULT_STATS_DAYS = 14
+
+
+@router.post("/broadcast", response_model=BroadcastResult, tags=["messages"])
+async def broadcast(request: Request, body: BroadcastRequest, caller: Researcher) -> dict[str, Any]:
+    """Send one message to every participant the filter matches. Count first (``dry_run``), then
+    send with ``expected_count`` set to that count. Messages go through the outbox under the send
+    rate; anyone who sent STOP or was withdrawn is skipped."""
+    ctx = context(request)
+    flt = ParticipantFilter(status=body.status, stage=body.stage, arm=body.arm, silent_days=body.silent_days)
+    count = await messaging.broadcast_count(ctx.reader, ctx.clock, flt)
+    if body.dry_run:
+        return {"recipients": count, "dry_run": True}
+    if body.expected_count is None:
+        raise ApiError(400, "expected_count: count first (dry_run true), then send with the count it gave")
+    result = await messaging.broadcast(ctx.db, ctx.clock, text=body.text, flt=flt, by=caller.name,
+                                       expected=body.expected_count)
+    await audit(ctx.db, ctx.clock, caller, "broadcast",
+                detail={"filter": flt.describe(), "broadcast_id": result["broadcast_id"], "queued": result["queued"],
+                        "skipped": result["skipped"], "chars": len(body.text)})
+    return {"recipients": count, "dry_run": False, **result}
+
+
+@router.get("/stats", response_model=Stats, response_model_by_alias=True, tags=["study"])
+async def stats(request: Request, caller: Viewer,
+                from_: Annotated[date | None, Query(alias="from", description="first local day (default: "
+                                                    f"{DEFAULT_STATS_DAYS} days ago)")] = None,
+                to: Annotated[date | None, Query(description="last local day (default: today)")] = None,
+                ) -> dict[str, Any]:
+    """Daily prompts by participant-local day and arm: sent, delivered, read, answered, done."""
+    ctx = context(request)
+    last = to or ctx.clock.now().astimezone(ctx.researcher_zone).date()
+    first = from_ or last - timedelta(days=DEFAULT_STATS_DAYS - 1)
+    if (last - first).days + 1 > MAX_STATS_DAYS:
+        raise ApiError(400, f"from/to: at most {MAX_STATS_DAYS} days at once")
+    return await prompt_stats(ctx.reader, first_day=first, last_day=last)
+
+
+@router.get("/status", response_model=ServiceStatus, tags=["service"])
+async def service_status(request: Request, caller: Viewer) -> dict[str, Any]:
+    """WhatsApp's state, the outbox backlog, uncertain sends and the last model error."""
+    report = await read_status(context(request).reader)
+    return {**report.to_json(), "summary": report.lines()}
+
+
+@router.get("/export", response_class=FileResponse, tags=["study"],
+            responses={200: {"content": {"application/zip": {}}, "description": "the export as a zip"}})
+async def export(request: Request, caller: Researcher,
+                 format_: Annotated[str, Query(alias="format", pattern="^(csv|jsonl)$")] = "csv",
+                 include_identifiers: bool = False) -> FileResponse:
+    """The pseudonymised analysis files (with study.json and the codebook) as one zip;
+    ``include_identifiers`` adds the key file (phone and name per participant id)."""
+    ctx = context(request)
+    scratch = tempfile.mkdtemp(prefix="promptpipe-export-")
+    out = Path(scratch) / "export"
+    try:
+        await export_study(ctx.reader, out, fmt=format_, include_identifiers=include_identifiers,
+                           now=ctx.clock.now(), receipt_window=ctx.settings.delivery_receipt_window,
+                           model=ctx.settings.genai_model, system_prompts=ctx.system_prompts)
+        archive = await asyncio.to_thread(_zip, out, Path(scratch) / "export.zip")
+    except BaseException:
+        _remove(scratch)
+        raise
+    await audit(ctx.db, ctx.clock, caller, "export", detail={"format": format_,
+                                                             "identifiers": include_identifiers})
+    stamp = ctx.clock.now().strftime("%Y%m%d-%H%M%S")
+    return FileResponse(archive, media_type="application/zip", filename=f"promptpipe-export-{stamp}.zip",
+                        background=BackgroundTask(_remove, scratch))
+
+
+def _zip(directory: Path, target: Path) -> Path:
+    with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for path in sorted(directory.iterdir()):
+            archive.write(path, arcname=path.name)
+    return target
+
+
+def _remove(directory: str) -> None:
+    for root, dirs, files in os.walk(directory, topdown=False):
+        for name in files:
+            os.unlink(os.path.join(root, name))
+        for name in dirs:
+            os.rmdir(os.path.join(root, name))
+    os.rmdir(directory)
+
+
+@router.get("/flags", response_model=list[FlagOut], tags=["safety"])
+async def flags(request: Request, caller: Researcher, all_: Annotated[bool, Query(alias="all")] = False
+                ) -> list[dict[str, Any]]:
+    """Safety flags, oldest first (open ones unless ``all``)."""
+    rows = await oversight.flags(context(request).reader, include_resolved=all_)
+    return [{k: v for k, v in row.items() if k != "phone"} for row in rows]
+
+
+@router.post("/flags/{flag_id}/resolve", tags=["safety"])
+async def resolve_flag(request: Request, flag_id: int, body: ResolveRequest, caller: Researcher) -> dict[str, str]:
+    """Mark a safety flag as dealt with, with a note on what was done."""
+    ctx = context(request)
+    line = await oversight.resolve(ctx.db, ctx.clock, flag_id=flag_id, note=body.note, by=caller.name)
+    await audit(ctx.db, ctx.clock, caller, "resolve_flag", detail={"flag_id": flag_id})
+    return {"message": line}
+
+
+@router.get("/tokens", response_model=list[TokenOut], tags=["tokens"])
+async def list_tokens(request: Request, caller: Admin) -> list[dict[str, Any]]:
+    """Every token by name and role (never the secret)."""
+    return await tokens.tokens(context(request).reader)
+
+
+@router.post("/tokens", response_model=TokenCreated, status_code=status.HTTP_201_CREATED, tags=["tokens"])
+async def create_token(request: Request, body: TokenRequest, caller: Admin) -> dict[str, Any]:
+    """A new token; its secret is in this answer and nowhere else."""
+    ctx = context(request)
+    secret, row = await tokens.create_token(ctx.db, ctx.clock, name=body.name, role=body.role, by=caller.name)
+    await audit(ctx.db, ctx.clock, caller, "token_create", detail={"name": body.name, "role": body.role})
+    return {**row, "token": secret}
+
+
+@router.delete("/tokens/{name}", response_model=TokenOut, tags=["tokens"])
+async def revoke_token(request: Request, name: str, caller: Admin) -> dict[str, Any]:
+    """Revoke a token: requests with it fail from now on."""
+    ctx = context(request)
+    await tokens.revoke(ctx.db, ctx.clock, name=name, by=caller.name)
+    await audit(ctx.db, ctx.clock, caller, "token_revoke", detail={"name": name})
+    rows = await tokens.tokens(ctx.db)
+    return next(row for row in rows if row["name"] == name)

@@ -1,0 +1,151 @@
+"""Authentication for the API (a bearer token on every request) and the dashboard (a token once,
+then a signed session cookie), roles, CSRF tokens for the dashboard's forms, and the limit on
+failed attempts per client address.
+
+A session cookie holds the token's id, an expiry and a random nonce, signed with HMAC-SHA256
+under a key kept in the database; the token is looked up on every request, so revoking it ends
+its sessions at once. The CSRF token of a form is derived from the session's nonce."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import secrets
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+from fastapi import Request
+from sqlalchemy.orm import Session
+
+from promptpipe.domain.access import allows
+from promptpipe.logging import get_logger
+from promptpipe.research.tokens import Caller, authenticate, caller_by_id
+from promptpipe.storage.study import secret_value
+from promptpipe.web.context import WebContext
+from promptpipe.web.errors import ApiError
+
+__all__ = [
+    "SESSION_COOKIE", "SessionData", "SignInRequired", "api_caller", "client_address", "context", "csrf_token",
+    "load_session_key", "new_session_cookie", "read_session", "require", "session_caller",
+]
+
+log = get_logger("promptpipe.web")
+
+SESSION_COOKIE = "pp_session"
+SESSION_KEY_NAME = "dashboard_session_key"
+
+
+def context(request: Request) -> WebContext:
+    ctx = request.app.state.ctx
+    assert isinstance(ctx, WebContext)
+    return ctx
+
+
+def client_address(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
+
+
+def _refuse_if_blocked(ctx: WebContext, address: str) -> None:
+    wait = ctx.failures.blocked_for(address)
+    if wait > 0:
+        raise ApiError(429, f"too many failed attempts from this address; try again in {int(wait) + 1} s",
+                       headers={"Retry-After": str(int(wait) + 1)})
+
+
+async def check_secret(ctx: WebContext, address: str, secret: str) -> Caller | None:
+    """The caller of ``secret``; a failure counts against ``address`` (429 past the limit)."""
+    _refuse_if_blocked(ctx, address)
+    caller = await authenticate(ctx.reader, secret)
+    if caller is None:
+        ctx.failures.record(address)
+        log.warning("api_auth_failed", client=address)
+    return caller
+
+
+async def api_caller(request: Request) -> Caller:
+    """The bearer token's caller; 401 with no detail for a missing, unknown or revoked token."""
+    ctx = context(request)
+    scheme, _, secret = request.headers.get("authorization", "").partition(" ")
+    caller = await check_secret(ctx, client_address(request), secret.strip()) if scheme.lower() == "bearer" else None
+    if caller is None:
+        if scheme.lower() != "bearer":
+            _refuse_if_blocked(ctx, client_address(request))
+            ctx.failures.record(client_address(request))
+        raise ApiError(401, "a valid bearer token is required", headers={"WWW-Authenticate": "Bearer"})
+    return caller
+
+
+def require(role: str) -> Callable[[Request], Awaitable[Caller]]:
+    """A dependency: the API caller, who must have at least ``role`` (else 403)."""
+
+    async def dependency(request: Request) -> Caller:
+        caller = await api_caller(request)
+        if not allows(caller.role, role):
+            raise ApiError(403, f"this needs the {role} role; your token has {caller.role}")
+        return caller
+
+    return dependency
+
+
+# ------------------------------------------------------------------------------------ sessions
+
+def load_session_key(session: Session) -> bytes:
+    """The dashboard's signing key, made once per database (all services on it share it)."""
+    return bytes.fromhex(secret_value(session, SESSION_KEY_NAME))
+
+
+@dataclass(frozen=True)
+class SessionData:
+    token_id: int
+    expires: int
+    nonce: str
+
+
+def _sign(key: bytes, payload: bytes) -> str:
+    return base64.urlsafe_b64encode(hmac.new(key, payload, hashlib.sha256).digest()).decode().rstrip("=")
+
+
+def new_session_cookie(ctx: WebContext, caller: Caller, now: datetime) -> str:
+    expires = int((now + ctx.settings.web_session_lifetime).timestamp())
+    payload = json.dumps({"t": caller.token_id, "e": expires, "n": secrets.token_urlsafe(16)},
+                         separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(payload).decode().rstrip("=") + "." + _sign(ctx.session_key, payload)
+
+
+def read_session(ctx: WebContext, cookie: str | None, now: datetime) -> SessionData | None:
+    """The session in a cookie, if its signature holds and it has not expired."""
+    if not cookie or "." not in cookie or len(cookie) > 400:
+        return None
+    body, _, signature = cookie.partition(".")
+    try:
+        payload = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
+        data = json.loads(payload)
+        session = SessionData(int(data["t"]), int(data["e"]), str(data["n"]))
+    except (ValueError, KeyError, TypeError):
+        return None
+    if not hmac.compare_digest(signature, _sign(ctx.session_key, payload)):
+        return None
+    return session if session.expires > now.timestamp() else None
+
+
+def csrf_token(ctx: WebContext, nonce: str) -> str:
+    return _sign(ctx.session_key, b"csrf|" + nonce.encode())
+
+
+class SignInRequired(Exception):
+    """The dashboard needs a (new) sign-in: answered with a redirect to the sign-in page."""
+
+
+async def session_caller(request: Request) -> tuple[Caller, SessionData]:
+    """The signed-in dashboard user (and their session), or :class:`SignInRequired`."""
+    ctx = context(request)
+    session = read_session(ctx, request.cookies.get(SESSION_COOKIE), ctx.clock.now())
+    if session is None:
+        raise SignInRequired()
+    caller = await caller_by_id(ctx.reader, session.token_id)
+    if caller is None:
+        raise SignInRequired()
+    return caller, session

@@ -1,0 +1,130 @@
+"""Charts for the dashboard, drawn on the server as inline SVG: pure functions from plain data to
+markup, so a test can read a chart without a browser and no page needs a script.
+
+Every text that comes from the study (participant ids, arm names, statuses) is escaped here; the
+markup is safe to put into a page as it is. Colours are SVG presentation attributes (the pages'
+security policy allows no inline ``style``); the class names let the style sheet add to them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from html import escape
+
+from promptpipe.domain.adherence import CELL_OUTCOMES
+
+__all__ = ["OUTCOME_COLOURS", "OUTCOME_LABELS", "HeatmapRow", "bar_chart", "heatmap", "heatmap_legend"]
+
+OUTCOME_LABELS = {
+    "done": "done", "not_this_time": "not this time", "replied": "replied", "no_reply": "no reply",
+    "not_delivered": "not delivered", "no_prompt": "no prompt",
+}
+"""How each day's outcome reads in titles and the legend."""
+OUTCOME_COLOURS = {
+    "done": "#1a7f37", "not_this_time": "#e3a008", "replied": "#3b7dd8", "no_reply": "#e8a0a0",
+    "not_delivered": "#6e4a9e", "no_prompt": "#eef0f3",
+}
+"""Fill of each outcome's cell: easy to tell apart, also for the common kinds of colour blindness
+(green and red never stand side by side without a difference in lightness)."""
+
+CELL_PX, GAP_PX, LABEL_PX, HEADER_PX = 16, 2, 150, 22
+BAR_MAX_PX, BAR_LABEL_PX, BAR_ROW_PX = 200, 110, 22
+SHORT_DAYS = 10
+"""Up to this many days, every day is numbered over its column."""
+
+
+def _e(text: object) -> str:
+    return escape(str(text), quote=True)
+
+
+@dataclass(frozen=True)
+class HeatmapRow:
+    participant_id: str
+    cells: Sequence[str]
+    """One outcome per day from column 1 (see :data:`promptpipe.domain.adherence.CELL_OUTCOMES`)."""
+
+
+def heatmap(rows: Sequence[HeatmapRow], days: int, *, link: Callable[[str], str] | None = None) -> str:
+    """Participants (rows) × study days (columns), each cell coloured by that day's outcome, with
+    ``data-outcome`` and a hover title (``p_… day 3: done``). ``link`` gives each row label's URL."""
+    days = max(days, 1)
+    width = LABEL_PX + days * (CELL_PX + GAP_PX)
+    height = HEADER_PX + max(len(rows), 1) * (CELL_PX + GAP_PX)
+    parts = [f'<svg class="heatmap" width="{width}" height="{height}" '
+             f'viewBox="0 0 {width} {height}" aria-labelledby="heatmap-title">',  # not role=img: its links count
+             '<title id="heatmap-title">Outcome of each study day, one row per participant</title>']
+    parts.extend(_day_header(days))
+    for index, row in enumerate(rows):
+        parts.extend(_heatmap_row(row, HEADER_PX + index * (CELL_PX + GAP_PX), link))
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _day_header(days: int) -> list[str]:
+    """Day numbers over the columns: day 1, every 7th day, and the last (unless it is crowded)."""
+    marks = [day for day in range(1, days + 1) if day == 1 or day % 7 == 0 or days <= SHORT_DAYS]
+    if days - marks[-1] >= 2:
+        marks.append(days)
+    labels = []
+    for day in marks:
+        x = LABEL_PX + (day - 1) * (CELL_PX + GAP_PX) + CELL_PX / 2
+        labels.append(f'<text class="heatmap-day" x="{x:g}" y="{HEADER_PX - 8}" text-anchor="middle" '
+                      f'font-size="11" fill="#444">{day}</text>')
+    labels.append(f'<text class="heatmap-day" x="{LABEL_PX - 8}" y="{HEADER_PX - 8}" text-anchor="end" '
+                  'font-size="11" fill="#444">day</text>')
+    return labels
+
+
+def _heatmap_row(row: HeatmapRow, y: int, link: Callable[[str], str] | None) -> list[str]:
+    pid = _e(row.participant_id)
+    label = (f'<text x="{LABEL_PX - 8}" y="{y + CELL_PX - 4}" text-anchor="end" font-size="12" '
+             f'font-family="monospace" fill="#1f2328">{pid}</text>')
+    parts = [f'<a href="{_e(link(row.participant_id))}">{label}</a>' if link else label]
+    for day, outcome in enumerate(row.cells, start=1):
+        x = LABEL_PX + (day - 1) * (CELL_PX + GAP_PX)
+        word = OUTCOME_LABELS.get(outcome, outcome)
+        parts.append(f'<rect class="cell cell-{_e(outcome)}" data-outcome="{_e(outcome)}" data-day="{day}" '
+                     f'x="{x}" y="{y}" width="{CELL_PX}" height="{CELL_PX}" rx="2" '
+                     f'fill="{OUTCOME_COLOURS.get(outcome, "#ffffff")}" stroke="#d0d7de" stroke-width="0.5">'
+                     f"<title>{pid} day {day}: {_e(word)}</title></rect>")
+    return parts
+
+
+def heatmap_legend(outcomes: Sequence[str] = CELL_OUTCOMES) -> str:
+    """A swatch and a word for each outcome, in the heatmap's order (best first)."""
+    step = 130
+    width = step * len(outcomes)
+    parts = [f'<svg class="legend" width="{width}" height="20" '
+             f'viewBox="0 0 {width} 20" role="img" aria-labelledby="legend-title">',
+             '<title id="legend-title">Legend: what each colour means</title>']
+    for index, outcome in enumerate(outcomes):
+        x = index * step
+        parts.append(f'<rect data-outcome="{_e(outcome)}" x="{x}" y="3" width="{CELL_PX}" height="{CELL_PX}" rx="2" '
+                     f'fill="{OUTCOME_COLOURS.get(outcome, "#ffffff")}" stroke="#d0d7de" stroke-width="0.5"/>'
+                     f'<text x="{x + CELL_PX + 6}" y="14" font-size="12" fill="#1f2328">'
+                     f"{_e(OUTCOME_LABELS.get(outcome, outcome))}</text>")
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def bar_chart(title: str, bars: Sequence[tuple[str, int]], *, colour: str = "#3b7dd8") -> str:
+    """Horizontal bars, one per (label, count), scaled to the largest count; the count is written
+    beside each bar. An empty chart says so."""
+    height = max(len(bars), 1) * BAR_ROW_PX + 4
+    width = BAR_LABEL_PX + BAR_MAX_PX + 60
+    top = max((count for _, count in bars), default=0)
+    parts = [f'<svg class="bars" width="{width}" height="{height}" '
+             f'viewBox="0 0 {width} {height}" role="img"><title>{_e(title)}</title>']
+    if not bars:
+        parts.append('<text x="0" y="15" font-size="12" fill="#57606a">nothing yet</text>')
+    for index, (label, count) in enumerate(bars):
+        y = index * BAR_ROW_PX + 2
+        length = round(BAR_MAX_PX * count / top) if top else 0
+        parts.append(
+            f'<text x="{BAR_LABEL_PX - 8}" y="{y + 14}" text-anchor="end" font-size="12" fill="#1f2328">'
+            f"{_e(label)}</text>"
+            f'<rect x="{BAR_LABEL_PX}" y="{y + 2}" width="{max(length, 1) if count else 0}" height="{BAR_ROW_PX - 6}" '
+            f'rx="2" fill="{_e(colour)}"><title>{_e(label)}: {count}</title></rect>'
+            f'<text x="{BAR_LABEL_PX + length + 6}" y="{y + 14}" font-size="12" fill="#1f2328">{count}</text>')
+    parts.append("</svg>")
+    return "".join(parts)

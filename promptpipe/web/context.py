@@ -1,0 +1,35 @@
+"""What the HTTP API and the dashboard work with: the service's database for writes (through the
+same research operations as the admin script), a read-only database for reads, the clock and
+the settings. Built by ``promptpipe serve`` (and by tests) around a running service."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from zoneinfo import ZoneInfo
+
+from promptpipe.clock import Clock
+from promptpipe.config import Settings
+from promptpipe.domain.localtime import zone_or_utc
+from promptpipe.storage.db import Database
+from promptpipe.web.ratelimit import FailedAttempts
+
+__all__ = ["WebContext"]
+
+
+@dataclass
+class WebContext:
+    settings: Settings
+    db: Database
+    """The service's own database: every write goes through it (and so through the inbox)."""
+    reader: Database
+    """Read-only connections for what pages and API calls read."""
+    clock: Clock
+    failures: FailedAttempts = field(default_factory=FailedAttempts)
+    system_prompts: dict[str, str] = field(default_factory=dict)
+    """The system prompts as the model gets them (their hashes go into an export's study.json)."""
+    session_key: bytes = b""
+    """Signs dashboard session cookies; loaded from the database when the server starts."""
+
+    @property
+    def researcher_zone(self) -> ZoneInfo:
+        return zone_or_utc(self.settings.researcher_timezone)

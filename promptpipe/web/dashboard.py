@@ -1,0 +1,25 @@
+"""The dashboard: server-rendered pages at ``/`` for researchers (and, without phone numbers,
+names or message text, for viewers), signed in with a token once and then a session cookie. No
+page runs a script or loads anything from elsewhere; charts are SVG drawn on the server
+(:mod:`promptpipe.web.charts`). The pages are in :mod:`promptpipe.web.pages`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+
+from promptpipe.web.pages import _render, actions, adherence, flags, overview, participant, participants, signin
+
+__all__ = ["install", "router"]
+
+router = APIRouter(include_in_schema=False)
+# participants before participant: /participants/find is not a participant's id
+for _module in (signin, overview, participants, participant, actions, adherence, flags):
+    router.include_router(_module.router)
+
+
+def install(site: Any) -> None:
+    """Handlers the pages need on the whole site: a missing sign-in becomes a redirect to the
+    sign-in page, a page's error a page with one line saying what went wrong."""
+    _render.install(site)

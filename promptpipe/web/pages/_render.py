@@ -1,0 +1,143 @@
+"""What every page shares: who is signed in (:class:`Visitor`, from the session cookie), the CSRF
+check on forms, the templates, and errors shown as a page (never a stack trace)."""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import Awaitable
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+from urllib.parse import quote, urlencode
+from zoneinfo import ZoneInfo
+
+import jinja2
+from fastapi import Depends, Form, Request
+from fastapi.responses import HTMLResponse, RedirectResponse
+
+from promptpipe.domain.access import RESEARCHER, allows
+from promptpipe.domain.localtime import zone_or_utc
+from promptpipe.errors import AdminError, StorageError
+from promptpipe.research.tokens import Caller
+from promptpipe.web.auth import SessionData, SignInRequired, context, csrf_token, session_caller
+from promptpipe.web.context import WebContext
+from promptpipe.web.errors import status_for
+from promptpipe.web.pages._times import TimeLabel, time_label
+
+__all__ = [
+    "TEMPLATES_DIR", "PageError", "Visitor", "attempt", "form_visitor", "install", "render", "researcher",
+    "sign_in_url", "url", "visitor",
+]
+
+TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
+ENVIRONMENT = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES_DIR), autoescape=True,
+                                 undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Visitor:
+    """The signed-in dashboard user on this request."""
+
+    ctx: WebContext
+    caller: Caller
+    session: SessionData
+    now: datetime
+
+    @property
+    def identified(self) -> bool:
+        """May see phone numbers, names and message text, and act (researchers and admins)."""
+        return allows(self.caller.role, RESEARCHER)
+
+    @property
+    def csrf(self) -> str:
+        return csrf_token(self.ctx, self.session.nonce)
+
+    @property
+    def zone(self) -> ZoneInfo:
+        return self.ctx.researcher_zone
+
+    def when(self, value: datetime | str | None, participant_zone: str | None) -> TimeLabel | None:
+        return time_label(value, zone_or_utc(participant_zone or "UTC"), self.zone, self.now)
+
+
+async def visitor(request: Request) -> Visitor:
+    """A dependency: the signed-in user, or :class:`SignInRequired` (a redirect to sign in)."""
+    caller, session = await session_caller(request)
+    ctx = context(request)
+    return Visitor(ctx, caller, session, ctx.clock.now())
+
+
+class PageError(Exception):
+    """Shown as a page with this status and a one-line message."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status, self.message = status, message
+
+
+async def form_visitor(request: Request, csrf: Annotated[str, Form()] = "") -> Visitor:
+    """A dependency for POST forms: the signed-in user, whose form carried their CSRF token (403 otherwise)."""
+    found = await visitor(request)
+    if not hmac.compare_digest(csrf.encode(), found.csrf.encode()):
+        raise PageError(403, "This form is out of date or did not come from this dashboard, so nothing was done. "
+                             "Go back, reload the page and try again.")
+    return found
+
+
+async def researcher(found: Annotated[Visitor, Depends(form_visitor)]) -> Visitor:
+    """A dependency for actions: a researcher's or admin's form (403 for a viewer)."""
+    if not found.identified:
+        raise PageError(403, f"Only researchers and admins can do this; your token ({found.caller.name}) is a "
+                             f"{found.caller.role}'s, so nothing was done.")
+    return found
+
+
+async def attempt(operation: Awaitable[T]) -> T:
+    """Await a research operation; its error becomes a page with its one-line message."""
+    try:
+        return await operation
+    except AdminError as exc:
+        raise PageError(status_for(exc)[0], str(exc)) from None
+    except StorageError:
+        raise PageError(503, "The database cannot be reached right now; try again in a moment.") from None
+
+
+def url(path: str, **query: Any) -> str:
+    """``path`` with the query parameters that have a value."""
+    pairs = {key: value for key, value in query.items() if value not in (None, "")}
+    return path + ("?" + urlencode(pairs) if pairs else "")
+
+
+def render(request: Request, template: str, found: Visitor | None, *, status_code: int = 200,
+           **data: Any) -> HTMLResponse:
+    page = ENVIRONMENT.get_template(template).render(visitor=found, path=request.url.path, **data)
+    return HTMLResponse(page, status_code=status_code)
+
+
+def sign_in_url(request: Request) -> str:
+    """The sign-in page, coming back here afterwards (only a page one can GET is come back to)."""
+    if request.method not in ("GET", "HEAD"):
+        return "/login"
+    here = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+    return "/login?next=" + quote(here, safe="")
+
+
+def install(site: Any) -> None:
+    """Page errors as pages, and a missing or ended sign-in as a redirect to the sign-in page."""
+
+    async def sign_in(request: Request, _: Exception) -> RedirectResponse:
+        return RedirectResponse(sign_in_url(request), status_code=303)
+
+    async def page_error(request: Request, exc: Exception) -> HTMLResponse:
+        assert isinstance(exc, PageError)
+        try:  # the navigation too, for someone signed in
+            found: Visitor | None = await visitor(request)
+        except (SignInRequired, StorageError):
+            found = None
+        return render(request, "error.html", found, status_code=exc.status, message=exc.message, status=exc.status,
+                      section="")
+
+    site.add_exception_handler(SignInRequired, sign_in)
+    site.add_exception_handler(PageError, page_error)

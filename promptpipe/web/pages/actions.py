@@ -1,0 +1,141 @@
+"""What a researcher does to one participant from the dashboard (pause, resume, send a message,
+send today's prompt now), each in two steps without a script: the button opens a confirmation
+page (GET ``/participants/{id}/confirm/{action}``; a message's text is posted to it and shown
+back), whose form performs it (POST ``/participants/{id}/actions/{action}``) and comes back to the
+participant's page with a one-line result.
+
+Each goes through the same research operation as ``promptpipe-admin`` and is recorded in the audit
+log with the token's name (``via="dashboard"``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Form, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from promptpipe.domain.limits import RESEARCHER_MESSAGE_CHARS
+from promptpipe.errors import AdminError
+from promptpipe.research import admin, messaging
+from promptpipe.research.tokens import audit
+from promptpipe.web.errors import status_for
+from promptpipe.web.pages._render import PageError, Visitor, attempt, render, researcher, visitor
+from promptpipe.web.pages.participant import checked_id
+from promptpipe.web.pages.participants import participant_url
+
+__all__ = ["ACTIONS", "router"]
+
+router = APIRouter()
+
+
+@dataclass(frozen=True)
+class Action:
+    title: str
+    explanation: str
+    button: str
+
+
+ACTIONS = {
+    "pause": Action("Pause this participant",
+                    "No scheduled message (daily prompt, reminder, check-in) goes to them until someone resumes. "
+                    "If they write, the study still answers.", "Yes, pause"),
+    "resume": Action("Resume this participant",
+                     "Their daily prompts and reminders go out again from the next one on. If they sent STOP "
+                     "themselves, they stay paused until they send START.", "Yes, resume"),
+    "message": Action("Send this message",
+                      "It goes to them on WhatsApp from the study's number and is kept in the transcript as a "
+                      "message from the research team.", "Yes, send it"),
+    "prompt": Action("Send today's prompt now",
+                     "The service writes today's habit prompt and its poll and sends them now, as the daily "
+                     "alarm would.", "Yes, send the prompt"),
+}
+
+
+def _plain(text: str) -> str:
+    """A form's text as typed (browsers send line breaks as CR LF)."""
+    return text.replace("\r\n", "\n").strip()
+
+
+def _action(action: str) -> Action:
+    if action not in ACTIONS:
+        raise PageError(404, "There is no such action; go back to the participant's page.")
+    return ACTIONS[action]
+
+
+async def _confirm_page(request: Request, found: Visitor, participant_id: str, action: str, *, text: str = "",
+                        reason: str = "", error: str = "", status_code: int = 200) -> HTMLResponse:
+    row = await attempt(admin.show(found.ctx.reader, checked_id(participant_id)))
+    return render(request, "confirm.html", found, section="participants", action=action, step=_action(action),
+                  participant={"id": row["id"], "name": row["name"] or "—", "phone": row["phone"] or "erased",
+                               "status": row["status"], "url": participant_url(row["id"])},
+                  text=text, reason=reason, error=error, max_chars=RESEARCHER_MESSAGE_CHARS, status_code=status_code)
+
+
+@router.get("/participants/{participant_id}/confirm/{action}", response_class=HTMLResponse)
+async def confirm(request: Request, participant_id: str, action: str,
+                  found: Annotated[Visitor, Depends(visitor)]) -> Response:
+    _action(action)
+    if not found.identified:
+        raise PageError(403, "Only researchers and admins can act on participants; your token is a viewer's.")
+    if action == "message":  # the text comes from the form on the participant's page
+        return RedirectResponse(participant_url(checked_id(participant_id)) + "#send", status_code=303)
+    return await _confirm_page(request, found, participant_id, action)
+
+
+@router.post("/participants/{participant_id}/confirm/message", response_class=HTMLResponse)
+async def confirm_message(request: Request, participant_id: str, found: Annotated[Visitor, Depends(researcher)],
+                          text: Annotated[str, Form()] = "") -> HTMLResponse:
+    text = _plain(text)
+    if not text:
+        return await _confirm_page(request, found, participant_id, "message", status_code=400,
+                                   error="The message is empty: write what to send.")
+    return await _confirm_page(request, found, participant_id, "message", text=text)
+
+
+async def _pause_or_resume(found: Visitor, participant_id: str, action: str, reason: str) -> str:
+    """Pause or resume; the result's key (see :data:`participant.DONE_MESSAGES`)."""
+    ctx = found.ctx
+    before = await admin.show(ctx.db, participant_id)
+    await admin.set_status(ctx.db, ctx.clock, phone=participant_id, action=action, reason=reason,
+                           by=found.caller.name)
+    after = await admin.show(ctx.db, participant_id)
+    changed = before["researcher_paused"] != after["researcher_paused"]
+    await audit(ctx.db, ctx.clock, found.caller, action, participant_id=participant_id,
+                detail={"changed": changed, **({"reason": reason} if reason else {})}, via="dashboard")
+    if not changed:
+        return "unchanged"
+    if action == "resume" and after["opted_out"]:
+        return "resumed_but_stopped"
+    return "paused" if action == "pause" else "resumed"
+
+
+async def _perform(found: Visitor, participant_id: str, action: str, text: str, reason: str) -> str:
+    ctx = found.ctx
+    if action in ("pause", "resume"):
+        return await _pause_or_resume(found, participant_id, action, reason)
+    if action == "message":
+        if not text:
+            raise AdminError("The message is empty: write what to send.")
+        queued = await messaging.send_message(ctx.db, ctx.clock, who=participant_id, text=text, by=found.caller.name)
+        await audit(ctx.db, ctx.clock, found.caller, "send", participant_id=participant_id,
+                    detail={"inbox_id": queued["inbox_id"], "chars": len(text)}, via="dashboard")
+        return "sent"
+    inbox_id = await admin.send_prompt_now(ctx.db, ctx.clock, phone=participant_id)
+    await audit(ctx.db, ctx.clock, found.caller, "prompt_now", participant_id=participant_id,
+                detail={"inbox_id": inbox_id}, via="dashboard")
+    return "prompted"
+
+
+@router.post("/participants/{participant_id}/actions/{action}", response_class=HTMLResponse)
+async def perform(request: Request, participant_id: str, action: str, found: Annotated[Visitor, Depends(researcher)],
+                  text: Annotated[str, Form()] = "", reason: Annotated[str, Form()] = "") -> Response:
+    _action(action)
+    checked_id(participant_id)
+    text, reason = _plain(text), reason.strip()
+    try:
+        done = await _perform(found, participant_id, action, text, reason)
+    except AdminError as exc:
+        return await _confirm_page(request, found, participant_id, action, text=text, reason=reason,
+                                   error=str(exc), status_code=status_for(exc)[0])
+    return RedirectResponse(f"{participant_url(participant_id)}?done={done}", status_code=303)

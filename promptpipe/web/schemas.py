@@ -1,0 +1,244 @@
+"""Request and response bodies of the API (pydantic models; the OpenAPI schema is built from
+them). Times are ISO 8601 strings with their offset; absent values are null."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from promptpipe.domain.limits import BACKGROUND_CHARS, NAME_CHARS, REASON_CHARS
+
+__all__ = [
+    "Accepted", "BroadcastRequest", "BroadcastResult", "Delivery", "EnrollRequest", "ErrorBody", "FlagOut",
+    "Health", "MessageRequest", "ParticipantDetail", "ParticipantPage", "ParticipantSummary", "ResolveRequest",
+    "ServiceStatus", "Stats", "TokenCreated", "TokenOut", "TokenRequest", "TranscriptEntry", "TranscriptPage",
+    "UpdateRequest",
+]
+
+MESSAGE_CHARS = 4096
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ErrorDetail(BaseModel):
+    code: str = Field(description="invalid_request | unauthorized | forbidden | not_found | conflict | refused | "
+                                  "too_many_attempts | unavailable")
+    message: str = Field(description="one line for a person")
+    details: list[dict[str, str]] | None = Field(None, description="for invalid_request: each field and its problem")
+
+
+class ErrorBody(BaseModel):
+    """Every error response has this shape."""
+
+    error: ErrorDetail
+
+
+class Health(BaseModel):
+    status: Literal["ok"]
+
+
+class ParticipantSummary(BaseModel):
+    id: str
+    phone: str | None = Field(None, description="null for viewers")
+    name: str | None = Field(None, description="null for viewers")
+    timezone: str
+    status: str
+    stage: str
+    arm: str | None
+    study_day: int | None
+    day_one: str | None
+    enrolled_at: str
+    completed_at: str | None
+    erased: bool
+    last_in_at: str | None
+    last_out_at: str | None
+    prompts_sent: int
+    prompts_answered: int
+    answered_share: float | None
+    current_streak: int
+
+
+class ParticipantPage(BaseModel):
+    total: int
+    limit: int
+    offset: int
+    items: list[ParticipantSummary]
+
+
+class ParticipantDetail(BaseModel):
+    id: str
+    phone: str | None
+    name: str | None
+    timezone: str
+    status: str
+    paused_by: str | None
+    opted_out: bool
+    researcher_paused: bool
+    stage: str
+    enrolled_at: str
+    arm: str | None
+    strata: dict[str, Any]
+    day_one: str | None
+    extra_days: int
+    completed_at: str | None
+    background: str | None = None
+    profile: dict[str, str] | None = None
+    last_habit_prompt: str | None = None
+    summary: str | None = None
+    intensity: str
+    counters: dict[str, Any]
+    tone: str
+    messages_in: int
+    messages_out: int
+    inputs_waiting: int
+    replies_unsent: int
+
+
+class EnrollRequest(_Strict):
+    phone: str = Field(description="E.164, e.g. +14165550123", max_length=40)
+    name: str = Field(max_length=NAME_CHARS)
+    timezone: str = Field(description="IANA zone, e.g. America/Toronto", max_length=60)
+    background: str = Field("", max_length=BACKGROUND_CHARS)
+    strata: dict[str, str] = Field(default_factory=dict, description="the study's stratification fields")
+
+
+class UpdateRequest(_Strict):
+    name: str | None = Field(None, max_length=NAME_CHARS)
+    background: str | None = Field(None, max_length=BACKGROUND_CHARS)
+    timezone: str | None = Field(None, max_length=60)
+    status: Literal["active", "paused"] | None = Field(
+        None, description="paused: the research team's pause; active: lift it (a participant's own STOP "
+                          "is lifted only by them). Withdrawal has its own endpoint.")
+    reason: str = Field("", max_length=REASON_CHARS)
+
+
+class WithdrawRequest(_Strict):
+    reason: str = Field("", max_length=REASON_CHARS)
+
+
+class MessageRequest(_Strict):
+    text: str = Field(min_length=1, max_length=MESSAGE_CHARS)
+
+
+class Accepted(BaseModel):
+    """The request was written to the inbox; the running service carries it out."""
+
+    participant_id: str
+    inbox_id: int | None = None
+    message: str
+
+
+class BroadcastRequest(_Strict):
+    text: str = Field(min_length=1, max_length=MESSAGE_CHARS)
+    status: str | None = Field("active", description="only participants with this status (null: any)")
+    stage: str | None = None
+    arm: str | None = None
+    silent_days: int | None = Field(None, description="only those who have not written for this many days")
+    dry_run: bool = Field(False, description="only count who would get it")
+    expected_count: int | None = Field(None, description="required to send: the count a dry run gave; the "
+                                                         "broadcast is refused if the filter now matches "
+                                                         "another number")
+
+
+class BroadcastResult(BaseModel):
+    recipients: int
+    dry_run: bool
+    broadcast_id: str | None = None
+    queued: int = 0
+    skipped: int = 0
+
+
+class TranscriptEntry(BaseModel):
+    id: int
+    at: str
+    direction: Literal["in", "out"]
+    kind: str
+    status: str
+    sent_at: str | None
+    delivered_at: str | None
+    read_at: str | None
+    played_at: str | None
+    text: str | None = Field(None, description="null for viewers")
+
+
+class TranscriptPage(BaseModel):
+    participant_id: str
+    items: list[TranscriptEntry]
+    next_before_id: int | None = Field(None, description="pass as before_id for the older page")
+
+
+class Delivery(BaseModel):
+    local_date: str
+    sent_at: str
+    delivered_at: str | None
+    read_at: str | None
+    vote: str | None
+    vote_source: str | None
+    replied_at: str | None
+    reminder_at: str | None
+    outcome: str
+    prompt_text: str | None = Field(None, description="null for viewers")
+
+
+class ServiceStatus(BaseModel):
+    whatsapp: dict[str, Any] | None
+    whatsapp_recorded_at: str | None
+    outbox_backlog: int
+    uncertain_sends: int
+    inbox_backlog: int
+    last_model_error: dict[str, Any] | None
+    summary: list[str]
+
+
+class DayStats(BaseModel):
+    date: str
+    arm: str | None
+    sent: int
+    delivered: int
+    read: int
+    answered: int
+    done: int
+
+
+class Stats(BaseModel):
+    from_: str = Field(alias="from")
+    to: str
+    days: list[DayStats]
+    arms: dict[str, dict[str, int]]
+
+    model_config = ConfigDict(populate_by_name=True)
+
+
+class TokenRequest(_Strict):
+    name: str = Field(min_length=1, max_length=64)
+    role: Literal["viewer", "researcher", "admin"]
+
+
+class TokenOut(BaseModel):
+    name: str
+    role: str
+    created_at: str | None
+    created_by: str
+    revoked_at: str | None
+    revoked_by: str | None
+
+
+class TokenCreated(TokenOut):
+    token: str = Field(description="the secret: shown this once, stored only as a hash")
+
+
+class FlagOut(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    id: int
+    participant_id: str
+    severity: str
+    source: str
+    status: str
+
+
+class ResolveRequest(_Strict):
+    note: str = Field(min_length=1, max_length=REASON_CHARS)

@@ -1,0 +1,36 @@
+"""The web application: the API under ``/api/v1``, ``/health``, the dashboard at ``/`` and its
+vendored static files (nothing is loaded from the internet)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
+
+from promptpipe import __version__
+from promptpipe.web import api, dashboard
+from promptpipe.web.context import WebContext
+from promptpipe.web.errors import install_error_handlers
+from promptpipe.web.security_headers import SecurityHeaders
+
+__all__ = ["STATIC_DIR", "build_site"]
+
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+
+
+def build_site(ctx: WebContext) -> FastAPI:
+    # No /docs page: Swagger UI loads its script from a CDN, and no page here loads anything from
+    # the internet. The schema is at /openapi.json.
+    site = FastAPI(title="PromptPipe", version=__version__, docs_url=None, redoc_url=None,
+                   description="Study participants, their messages and the study's data. Every endpoint but "
+                               "/health needs a bearer token (`promptpipe-admin token create`).")
+    site.state.ctx = ctx
+    install_error_handlers(site)
+    site.include_router(api.health)
+    site.include_router(api.router)
+    site.include_router(dashboard.router)
+    dashboard.install(site)
+    site.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    site.add_middleware(SecurityHeaders)
+    return site

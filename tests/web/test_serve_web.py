@@ -1,0 +1,72 @@
+"""``promptpipe serve`` answers the API and the dashboard on API_LISTEN, in its own loop, and
+stops them with the rest; an address in use is one clear line and leaves nothing running."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from pathlib import Path
+
+import httpx
+import pytest
+
+from promptpipe.cli import serve as cli
+from promptpipe.clock import SystemClock
+from promptpipe.config import load_settings
+from promptpipe.errors import ConfigError
+from promptpipe.research.tokens import create_token
+from promptpipe.storage.db import Database
+from promptpipe.transport.memory import MemoryTransport
+from tests.fakes.openai_server import FakeOpenAIServer
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def settings_for(tmp_path: Path, openai_url: str, listen: str) -> object:
+    return load_settings({"OPENAI_API_KEY": "test-key", "OPENAI_BASE_URL": openai_url,
+                          "PROMPTPIPE_STATE_DIR": str(tmp_path / "state"), "PROMPTPIPE_TRANSPORT": "dry-run",
+                          "API_LISTEN": listen}, env_file=None)
+
+
+async def test_serve_answers_http_while_it_runs_and_not_after(tmp_path: Path, fake_openai: FakeOpenAIServer) -> None:
+    port = free_port()
+    settings = settings_for(tmp_path, fake_openai.url, f"127.0.0.1:{port}")
+    stop, started = asyncio.Event(), asyncio.Event()
+    task = asyncio.create_task(cli._serve(settings, transport=MemoryTransport(), stop=stop, started=started))
+    await asyncio.wait_for(started.wait(), 30)
+    db = Database(settings.database_url)  # type: ignore[attr-defined]
+    secret, _ = await create_token(db, SystemClock(), name="ana", role="researcher", by="test")
+    await db.close()
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as client:
+        health = await client.get("/health")
+        listed = await client.get("/api/v1/participants", headers={"Authorization": f"Bearer {secret}"})
+        page = await client.get("/", follow_redirects=False)
+    assert health.json() == {"status": "ok"}
+    assert listed.status_code == 200 and listed.json()["total"] == 0
+    assert page.status_code == 303 and page.headers["location"].startswith("/login")
+    stop.set()
+    assert await asyncio.wait_for(task, 30) == 0
+    with pytest.raises(httpx.ConnectError):
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as client:
+            await client.get("/health")
+
+
+async def test_an_address_in_use_stops_serve_with_one_line(tmp_path: Path, fake_openai: FakeOpenAIServer) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        settings = settings_for(tmp_path, fake_openai.url, f"127.0.0.1:{port}")
+        with pytest.raises(ConfigError, match=f"API_LISTEN=127.0.0.1:{port}: cannot listen there"):
+            await cli._serve(settings, transport=MemoryTransport())
+    # nothing was left holding the state directory: the next start works
+    stop, started = asyncio.Event(), asyncio.Event()
+    again = settings_for(tmp_path, fake_openai.url, "")
+    task = asyncio.create_task(cli._serve(again, transport=MemoryTransport(), stop=stop, started=started))
+    await asyncio.wait_for(started.wait(), 30)
+    stop.set()
+    assert await asyncio.wait_for(task, 30) == 0
