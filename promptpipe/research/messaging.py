@@ -10,7 +10,6 @@ many it skipped; and the flow checks again when it sends, in case their consent 
 
 from __future__ import annotations
 
-import functools
 import secrets
 from collections.abc import Sequence
 from datetime import datetime
@@ -32,12 +31,9 @@ from promptpipe.storage.inbox_rows import add_input, add_inputs
 from promptpipe.storage.participant_list import count_participants, matching_ids
 from promptpipe.storage.participants import consent_facts, participant_by_id
 
-__all__ = ["BROADCAST_CHUNK", "broadcast", "broadcast_count", "broadcast_preview", "send_message"]
+__all__ = ["broadcast", "broadcast_count", "broadcast_preview", "send_message"]
 
 log = get_logger("promptpipe.research.messaging")
-
-BROADCAST_CHUNK = 500
-"""Inbox rows a broadcast writes per transaction (a large study never holds one long write)."""
 
 
 async def send_message(db: Database, clock: Clock, *, who: str, text: str, by: str = "") -> dict[str, Any]:
@@ -108,14 +104,17 @@ async def broadcast(db: Database, clock: Clock, *, text: str, flt: ParticipantFi
     by = validate_text("--by", by or researcher_name(), NAME_CHARS)
     _check(flt)
     now = clock.now()
-    matched, recipients = await db.run(lambda session: _split(db, session, flt, now))
-    if expected is not None and len(matched) != expected:
-        raise Conflict(f"the filter now matches {len(matched)} participants, not {expected}; count again")
     broadcast_id = "b_" + secrets.token_hex(6)
     event = ResearcherMessageQueued(text=text, by=by, broadcast_id=broadcast_id)
-    queued = 0
-    for chunk in db.chunks(recipients, BROADCAST_CHUNK):
-        queued += await db.run(functools.partial(_queue, db, event=event, ids=chunk, now=now))
+
+    def write(session: Session) -> tuple[list[str], list[str], int]:
+        # one transaction: the count checked is the count queued, and a crash queues all or none
+        matched, recipients = _split(db, session, flt, now)
+        if expected is not None and len(matched) != expected:
+            raise Conflict(f"the filter now matches {len(matched)} participants, not {expected}; count again")
+        return matched, recipients, _queue(db, session, event=event, ids=recipients, now=now)
+
+    matched, recipients, queued = await db.run(write)
     skipped = len(matched) - len(recipients)
     log.info("broadcast_queued", broadcast_id=broadcast_id, queued=queued, skipped=skipped, filter=flt.describe(),
              chars=len(text))
