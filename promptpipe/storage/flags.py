@@ -38,17 +38,17 @@ def add_flags(session: Session, participant_id: str, flags: list[NewFlag], now: 
 
 
 def list_flags(session: Session, *, include_resolved: bool = False) -> list[dict[str, Any]]:
-    query = (select(Flag, _PARTICIPANT.c.phone, _PARTICIPANT.c.name)
+    query = (select(Flag, _PARTICIPANT.c.phone, _PARTICIPANT.c.name, _PARTICIPANT.c.timezone)
              .join(Participant, _PARTICIPANT.c.id == _FLAG.c.participant_id).order_by(_FLAG.c.id))
     if not include_resolved:
         query = query.where(_FLAG.c.status == OPEN)
     return [
-        {"id": flag.id, "participant_id": flag.participant_id, "phone": phone, "name": name,
+        {"id": flag.id, "participant_id": flag.participant_id, "phone": phone, "name": name, "timezone": timezone,
          "at": flag.created_at.isoformat(), "source": flag.source, "severity": flag.severity,
          "trigger": flag.trigger, "status": flag.status, "alert": flag.alert_status,
          "resolved_at": flag.resolved_at.isoformat() if flag.resolved_at else None,
          "resolved_by": flag.resolved_by, "note": flag.resolution_note}
-        for flag, phone, name in session.execute(query).all()
+        for flag, phone, name, timezone in session.execute(query).all()
     ]
 
 

@@ -67,6 +67,9 @@ class WebServer:
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         sock = socket.socket(family, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        # Accepted connections inherit it (Linux): uvicorn writes a response's head and body
+        # separately, and without it Nagle's algorithm held the body ~40 ms for the client's ACK.
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         try:
             sock.bind((host, int(port)))
         except OSError as exc:

@@ -46,6 +46,9 @@ async def test_health_answers_without_a_token_and_reveals_nothing(web: Web) -> N
         response = await client.get("/health")
     assert response.status_code == 200
     assert response.json() == {"status": "ok"}
+    assert response.headers["content-security-policy"].startswith("default-src 'none'")
+    assert response.headers["x-content-type-options"] == "nosniff" and response.headers["cache-control"] == "no-store"
+    assert response.headers["server-timing"].startswith("app;dur=")
 
 
 async def test_every_endpoint_but_health_needs_a_token(web: Web) -> None:

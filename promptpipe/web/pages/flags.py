@@ -10,7 +10,6 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from promptpipe.errors import AdminError
 from promptpipe.research import oversight
-from promptpipe.research.listing import one_participant
 from promptpipe.research.tokens import audit
 from promptpipe.web.errors import status_for
 from promptpipe.web.pages._render import Visitor, attempt, render, researcher, visitor
@@ -24,24 +23,15 @@ MAX_FLAGS_SHOWN = 100
 NOTE_CHARS = 500
 
 
-async def _zones(found: Visitor, participant_ids: set[str]) -> dict[str, str]:
-    zones = {}
-    for participant_id in participant_ids:
-        row = await one_participant(found.ctx.reader, found.ctx.clock, participant_id)
-        zones[participant_id] = row["timezone"] if row else "UTC"
-    return zones
-
-
 async def _flag_rows(found: Visitor) -> tuple[list[dict[str, Any]], int]:
     flags = await attempt(oversight.flags(found.ctx.reader))
     shown = flags[:MAX_FLAGS_SHOWN]
-    zones = await attempt(_zones(found, {flag["participant_id"] for flag in shown}))
     rows = []
     for flag in shown:
         row = {"id": flag["id"], "participant_id": flag["participant_id"],
                "url": participant_url(flag["participant_id"]), "severity": flag["severity"],
                "source": flag["source"].replace("_", " "), "alert": flag["alert"],
-               "at": found.when(flag["at"], zones[flag["participant_id"]])}
+               "at": found.when(flag["at"], flag["timezone"])}
         if found.identified:
             row.update(trigger=flag["trigger"], name=flag["name"] or "—", phone=flag["phone"])
         rows.append(row)
