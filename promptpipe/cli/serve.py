@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import dataclasses
 import logging
 import os
 import signal
@@ -18,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from promptpipe.cli._common import fail, load, run
+from promptpipe.cli._web import start_web, web_command
 from promptpipe.clock import SystemClock
 from promptpipe.config import Settings
 from promptpipe.domain.study_file import StudyFileError, describe, load_study
@@ -65,7 +65,7 @@ async def _serve(
     await app.start(single_instance=True, allow_protocol_change=allow_protocol_change)
     web = None
     try:
-        web = await _start_web(app) if settings.api_listen else None
+        web = await start_web(settings, app.db, app.clock) if settings.api_listen else None
     except BaseException:
         await app.stop()
         raise
@@ -89,40 +89,6 @@ async def _serve(
             return RESTART
         return fail(app.fatal_reason)
     return 0
-
-
-WEB_READERS = 4
-"""Read-only database connections for the API and the dashboard."""
-
-
-async def _start_web(app: Any) -> Any:
-    """The HTTP API and dashboard on API_LISTEN, in this loop, beside the service."""
-    from promptpipe.app import load_prompts
-    from promptpipe.web.context import WebContext
-    from promptpipe.web.server import WebServer
-
-    reader = Database(app.settings.database_url, readers=WEB_READERS)
-    ctx = WebContext(app.settings, app.db, reader, app.clock,
-                     system_prompts=dataclasses.asdict(load_prompts(app.settings)))
-    server = WebServer(ctx, app.settings.api_listen)
-    try:
-        await server.start()
-    except BaseException:
-        await reader.close()
-        raise
-    return _WebHandle(server, reader)
-
-
-@dataclasses.dataclass
-class _WebHandle:
-    server: Any
-    reader: Database
-
-    async def stop(self) -> None:
-        try:
-            await self.server.stop()
-        finally:
-            await self.reader.close()
 
 
 RESTART = -1
@@ -231,6 +197,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     chat = sub.add_parser("chat", help="play a participant in this terminal")
     chat.add_argument("--phone", required=True, help="the participant's phone, E.164 (+14165550123)")
     chat.add_argument("--name", default="Console tester", help="name used if the phone is not enrolled yet")
+    sub.add_parser("web", help="only the HTTP API and dashboard on API_LISTEN, in a process of their own beside "
+                   "`serve` (run serve with API_LISTEN empty); for large studies")
     sub.add_parser("check", help="validate settings and the database connection, then exit")
     study = sub.add_parser("study", help="the study file: `promptpipe study check FILE`")
     study_actions = study.add_subparsers(dest="study_action", required=True)
@@ -248,6 +216,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _serve_command(settings, allow_protocol_change=args.allow_protocol_change)
     if args.command == "chat":
         return run(lambda: _chat(settings, args.phone, args.name))
+    if args.command == "web":
+        return run(lambda: web_command(settings))
     return run(lambda: _check(settings))
 
 

@@ -288,8 +288,10 @@ class PromptDelivery(SQLModel, table=True):
     __tablename__ = "prompt_delivery"
     __table_args__ = (
         Index("ix_prompt_delivery_participant_id", "participant_id", "id"),
-        # researchers' statistics: prompts of a day range, prompts sent today
-        Index("ix_prompt_delivery_local_date", "local_date"),
+        # researchers' statistics: prompts of a day range (covering what the counts read, so a
+        # range is read from the index alone), prompts sent today
+        Index("ix_prompt_delivery_day_counts", "local_date", "participant_id", "vote", "replied_at",
+              "prompt_message_id"),
         Index("ix_prompt_delivery_sent_at", "sent_at"),
     )
 

@@ -45,8 +45,11 @@ class DayCounts:
     done: int
 
 
-def _receipt(*kinds: str) -> Any:
-    return exists().where(_R.c.wa_message_id == _M.c.wa_message_id, _R.c.kind.in_(kinds))
+def _receipt(*, read: bool) -> Any:
+    """Whether the prompt message has a receipt: any kind means delivered (read and played imply
+    it), any but ``delivered`` means read. One index seek each, not one per kind."""
+    query = exists().where(_R.c.wa_message_id == _M.c.wa_message_id)
+    return query.where(_R.c.kind != "delivered") if read else query
 
 
 def prompt_counts(session: Session, *, first_day: str | None = None, last_day: str | None = None,
@@ -57,8 +60,7 @@ def prompt_counts(session: Session, *, first_day: str | None = None, last_day: s
         return func.sum(case((condition, 1), else_=0))
 
     day = _D.c.local_date if by_day else func.min(_D.c.local_date)
-    query = (select(day, _P.c.arm, func.count(), total(_receipt("delivered", "read", "played")),
-                    total(_receipt("read", "played")),
+    query = (select(day, _P.c.arm, func.count(), total(_receipt(read=False)), total(_receipt(read=True)),
                     total(or_(_D.c.vote.is_not(None), _D.c.replied_at.is_not(None))), total(_D.c.vote == VOTE_DONE))
              .select_from(_D.join(_P, _P.c.id == _D.c.participant_id)
                           .outerjoin(_M, _M.c.id == _D.c.prompt_message_id)))

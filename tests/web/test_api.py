@@ -13,6 +13,7 @@ import pytest
 
 from promptpipe.research import admin
 from promptpipe.storage.access import audit_entries
+from promptpipe.transport.base import DeliveryReceipt
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.web.conftest import Web, api_routes
 
@@ -309,6 +310,15 @@ async def test_prompt_now_schedules_timers_and_deliveries(web: Web, fake: FakeOp
     assert stats["days"] == [{"date": day, "arm": None, "sent": 1, "delivered": 0, "read": 0, "answered": 0,
                               "done": 0}]
     assert stats["from"] == day
+    prompt_id = next(m.message_id for m in web.app.transport.sent  # type: ignore[attr-defined]
+                     if m.text == "Time to stretch by the kettle.")
+    await web.app.record_receipt(DeliveryReceipt((prompt_id,), "read", web.app.clock.now()))
+    async with web.client() as client:
+        after = (await client.get("/api/v1/stats", params={"from": day, "to": day})).json()
+        received = (await client.get(f"/api/v1/participants/{pid}/deliveries")).json()
+    assert (after["days"][0]["delivered"], after["days"][0]["read"]) == (1, 1)  # read implies delivered
+    assert after["arms"] == {"-": {"sent": 1, "delivered": 1, "read": 1, "answered": 0, "done": 0}}
+    assert received[0]["read_at"] is not None and received[0]["delivered_at"] is not None
 
 
 async def test_erase_needs_the_id_repeated(web: Web) -> None:

@@ -11,12 +11,14 @@ import httpx
 import pytest
 
 from promptpipe.cli import serve as cli
+from promptpipe.cli._web import web_command
 from promptpipe.clock import SystemClock
 from promptpipe.config import load_settings
 from promptpipe.errors import ConfigError
 from promptpipe.research.tokens import create_token
 from promptpipe.storage.db import Database
 from promptpipe.transport.memory import MemoryTransport
+from tests.conftest import AppFactory, make_settings
 from tests.fakes.openai_server import FakeOpenAIServer
 
 
@@ -70,3 +72,31 @@ async def test_an_address_in_use_stops_serve_with_one_line(tmp_path: Path, fake_
     await asyncio.wait_for(started.wait(), 30)
     stop.set()
     assert await asyncio.wait_for(task, 30) == 0
+
+
+async def test_promptpipe_web_serves_alone_and_the_service_carries_out_its_writes(
+    tmp_path: Path, fake_openai: FakeOpenAIServer, make_app: AppFactory, database_url: str,
+) -> None:
+    port = free_port()
+    settings = make_settings(database_url, tmp_path / "web-state", fake_openai.url, API_LISTEN=f"127.0.0.1:{port}")
+    stop, started = asyncio.Event(), asyncio.Event()
+    task = asyncio.create_task(web_command(settings, stop=stop, started=started))
+    await asyncio.wait_for(started.wait(), 30)
+    app = await make_app(app_clock=SystemClock())  # the service, "another process": only the database is shared
+    secret, _ = await create_token(app.db, app.clock, name="ana", role="researcher", by="test")
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}",
+                                 headers={"Authorization": f"Bearer {secret}"}) as client:
+        enrolled = await client.post("/api/v1/participants", json={
+            "phone": "+14165550150", "name": "Ana", "timezone": "America/Toronto"})
+    assert enrolled.status_code == 201
+    fake_openai.say("Hi Ana!", match="Participant: Ana")
+    await app.run_until_idle()
+    assert app.transport.texts_to("+14165550150") == ["Hi Ana!"]  # type: ignore[attr-defined]
+    stop.set()
+    assert await asyncio.wait_for(task, 30) == 0
+
+
+async def test_promptpipe_web_needs_an_address(tmp_path: Path, fake_openai: FakeOpenAIServer) -> None:
+    settings = settings_for(tmp_path, fake_openai.url, "")
+    with pytest.raises(ConfigError, match="API_LISTEN is empty"):
+        await web_command(settings)  # type: ignore[arg-type]

@@ -1,0 +1,77 @@
+"""The HTTP API and dashboard: beside the service in ``serve``'s own loop (``start_web``), or on
+their own in ``promptpipe web`` (``web_command``), a process that shares only the database with
+the service: what it writes reaches the service through the inbox, as the admin script's does,
+and its requests never take the service's event loop from the participants' turns."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import signal
+
+from promptpipe.clock import Clock, SystemClock
+from promptpipe.config import Settings
+from promptpipe.errors import ConfigError
+from promptpipe.storage.db import Database
+from promptpipe.storage.state_dir import ensure_state_dir
+from promptpipe.web.context import WebContext
+from promptpipe.web.server import WebServer
+
+__all__ = ["WEB_READERS", "WebHandle", "start_web", "web_command"]
+
+WEB_READERS = 4
+"""Read-only database connections for the API and the dashboard."""
+
+
+@dataclasses.dataclass
+class WebHandle:
+    server: WebServer
+    reader: Database
+
+    async def stop(self) -> None:
+        try:
+            await self.server.stop()
+        finally:
+            await self.reader.close()
+
+
+async def start_web(settings: Settings, db: Database, clock: Clock) -> WebHandle:
+    """The web server on API_LISTEN in this loop, writing through ``db``; returns once it answers."""
+    from promptpipe.app import load_prompts
+
+    reader = Database(settings.database_url, readers=WEB_READERS)
+    ctx = WebContext(settings, db, reader, clock, system_prompts=dataclasses.asdict(load_prompts(settings)))
+    server = WebServer(ctx, settings.api_listen)
+    try:
+        await server.start()
+    except BaseException:
+        await reader.close()
+        raise
+    return WebHandle(server, reader)
+
+
+async def web_command(settings: Settings, stop: asyncio.Event | None = None,
+                      started: asyncio.Event | None = None) -> int:
+    """``promptpipe web``: the API and dashboard alone, until SIGINT or SIGTERM (or ``stop``)."""
+    if not settings.api_listen:
+        raise ConfigError("API_LISTEN is empty: set it to host:port (e.g. 127.0.0.1:8080) for `promptpipe web`.")
+    ensure_state_dir(settings.state_dir)
+    db = Database(settings.database_url)
+    await db.connect()
+    try:
+        handle = await start_web(settings, db, SystemClock())
+        stop = stop or asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.add_signal_handler(sig, stop.set)
+        if started is not None:
+            started.set()
+        try:
+            await stop.wait()
+        finally:
+            await handle.stop()
+    finally:
+        await db.close()
+    return 0
