@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, case, exists, func, or_, select
+from sqlalchemy import and_, case, func, or_, select
 from sqlalchemy.orm import Session
 
 from promptpipe.domain.states import VOTE_DONE
@@ -45,11 +45,11 @@ class DayCounts:
     done: int
 
 
-def _receipt(*, read: bool) -> Any:
-    """Whether the prompt message has a receipt: any kind means delivered (read and played imply
-    it), any but ``delivered`` means read. One index seek each, not one per kind."""
-    query = exists().where(_R.c.wa_message_id == _M.c.wa_message_id)
-    return query.where(_R.c.kind != "delivered") if read else query
+def _receipt_level() -> Any:
+    """One index seek per prompt message: NULL without a receipt, 0 delivered only, 1 read (read
+    and played imply delivered)."""
+    return (select(func.max(case((_R.c.kind != "delivered", 1), else_=0)))
+            .where(_R.c.wa_message_id == _M.c.wa_message_id).scalar_subquery())
 
 
 def prompt_counts(session: Session, *, first_day: str | None = None, last_day: str | None = None,
@@ -59,20 +59,24 @@ def prompt_counts(session: Session, *, first_day: str | None = None, last_day: s
     def total(condition: Any) -> Any:
         return func.sum(case((condition, 1), else_=0))
 
-    day = _D.c.local_date if by_day else func.min(_D.c.local_date)
-    query = (select(day, _P.c.arm, func.count(), total(_receipt(read=False)), total(_receipt(read=True)),
-                    total(or_(_D.c.vote.is_not(None), _D.c.replied_at.is_not(None))), total(_D.c.vote == VOTE_DONE))
-             .select_from(_D.join(_P, _P.c.id == _D.c.participant_id)
-                          .outerjoin(_M, _M.c.id == _D.c.prompt_message_id)))
+    rows = (select(_D.c.local_date, _D.c.participant_id, _D.c.vote, _D.c.replied_at,
+                   _receipt_level().label("receipt"))
+            .select_from(_D.outerjoin(_M, _M.c.id == _D.c.prompt_message_id)))
     if first_day is not None:
-        query = query.where(_D.c.local_date >= first_day)
+        rows = rows.where(_D.c.local_date >= first_day)
     if last_day is not None:
-        query = query.where(_D.c.local_date <= last_day)
+        rows = rows.where(_D.c.local_date <= last_day)
     if sent_since is not None:
-        query = query.where(_D.c.sent_at >= sent_since)
-    query = query.group_by(_D.c.local_date, _P.c.arm) if by_day else query.group_by(_P.c.arm)
+        rows = rows.where(_D.c.sent_at >= sent_since)
+    d = rows.offset(0).subquery()  # OFFSET keeps SQLite from inlining it (the seek would run twice)
+    day = d.c.local_date if by_day else func.min(d.c.local_date)
+    query = (select(day, _P.c.arm, func.count(), total(d.c.receipt.is_not(None)), total(d.c.receipt == 1),
+                    total(or_(d.c.vote.is_not(None), d.c.replied_at.is_not(None))), total(d.c.vote == VOTE_DONE))
+             .select_from(d.join(_P, _P.c.id == d.c.participant_id)))
+    query = query.group_by(d.c.local_date, _P.c.arm) if by_day else query.group_by(_P.c.arm)
+    order = [d.c.local_date, _P.c.arm] if by_day else [_P.c.arm]
     return [DayCounts(str(row[0]), row[1], *(int(value or 0) for value in row[2:]))
-            for row in session.execute(query.order_by(*( [_D.c.local_date] if by_day else []), _P.c.arm))]
+            for row in session.execute(query.order_by(*order))]
 
 
 @dataclass(frozen=True)
