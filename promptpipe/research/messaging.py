@@ -22,10 +22,11 @@ from promptpipe.domain import keys
 from promptpipe.domain.consent import NOT_WRITABLE, why_not_writable
 from promptpipe.domain.limits import NAME_CHARS, RESEARCHER_MESSAGE_CHARS
 from promptpipe.domain.participant_filter import ParticipantFilter
-from promptpipe.errors import AdminError, Conflict, Forbidden, NotFound
+from promptpipe.errors import Conflict, Forbidden, NotFound
 from promptpipe.logging import get_logger
 from promptpipe.pipeline.events import ResearcherMessageQueued, as_input
 from promptpipe.research._common import get_participant, researcher_name, validate_text
+from promptpipe.research.listing import check_filter
 from promptpipe.storage.db import Database
 from promptpipe.storage.inbox_rows import add_input, add_inputs
 from promptpipe.storage.participant_list import count_participants, matching_ids
@@ -64,16 +65,10 @@ async def send_message(db: Database, clock: Clock, *, who: str, text: str, by: s
     return {"inbox_id": inbox_id, "participant_id": participant.id}
 
 
-def _check(flt: ParticipantFilter) -> None:
-    problems = flt.problems()
-    if problems:
-        raise AdminError("; ".join(problems))
-
-
 async def broadcast_count(db: Database, clock: Clock, flt: ParticipantFilter) -> int:
     """How many participants the filter matches now (the number a broadcast is confirmed with;
     those who may not be written to are among them and will be skipped)."""
-    _check(flt)
+    check_filter(flt)
     now = clock.now()
     return await db.run(lambda session: count_participants(session, flt, now))
 
@@ -89,7 +84,7 @@ def _split(db: Database, session: Session, flt: ParticipantFilter, now: datetime
 
 async def broadcast_preview(db: Database, clock: Clock, flt: ParticipantFilter) -> dict[str, int]:
     """What a broadcast would do now: ``matches`` (confirm with this), ``recipients`` and ``skipped``."""
-    _check(flt)
+    check_filter(flt)
     now = clock.now()
     matched, recipients = await db.run(lambda session: _split(db, session, flt, now))
     return {"matches": len(matched), "recipients": len(recipients), "skipped": len(matched) - len(recipients)}
@@ -102,7 +97,7 @@ async def broadcast(db: Database, clock: Clock, *, text: str, flt: ParticipantFi
     when the filter now matches a different number, so what is sent is what was confirmed."""
     text = validate_text("text", text, RESEARCHER_MESSAGE_CHARS, required=True)
     by = validate_text("--by", by or researcher_name(), NAME_CHARS)
-    _check(flt)
+    check_filter(flt)
     now = clock.now()
     broadcast_id = "b_" + secrets.token_hex(6)
     event = ResearcherMessageQueued(text=text, by=by, broadcast_id=broadcast_id)
