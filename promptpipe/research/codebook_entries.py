@@ -124,8 +124,9 @@ MESSAGES = FileDoc("messages", "The whole transcript: one row per message in or 
           "researcher, voice, image …", "What the message is; researcher: written by the research team, not the "
           "model (payload: by, the researcher or API token; broadcast_id, when it was one of a broadcast).",
           "message.kind"),
-    Entry("status", "string", "in: received, answered, failed; out: queued, sent, failed, uncertain",
-          "Where the message stands: answered by the service, or handed to WhatsApp.", "message.status"),
+    Entry("status", "string", "in: received, answered, failed; out: queued, sent, failed, uncertain, cancelled",
+          "Where the message stands: answered by the service, or handed to WhatsApp; cancelled: not sent because "
+          "the participant sent STOP, or was paused or withdrawn, before it went out.", "message.status"),
     Entry("text", "string", PSEUDONYMISED, "The message's words (a description for messages without words).",
           "message.text"),
     *_time("created_at", "When the message was stored", "message.created_at"),

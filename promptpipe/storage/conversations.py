@@ -21,6 +21,7 @@ from promptpipe.domain.transitions import PendingTransition
 from promptpipe.errors import StorageError
 from promptpipe.storage.consent import record_consent
 from promptpipe.storage.models import Conversation, Participant, ToneEvent, Transition, table_of
+from promptpipe.storage.outbox_consent import cancel_unconsented
 from promptpipe.storage.schedules import apply_timer_ops, load_pending_timers, load_schedules, save_schedules
 
 __all__ = ["VersionConflict", "change_status_now", "change_timezone_now", "load_turn_state", "save_turn_state"]
@@ -91,6 +92,7 @@ def save_turn_state(session: Session, state: TurnState, now: datetime) -> None:
     if changed:
         session.connection().execute(
             update(_PARTICIPANT).where(_PARTICIPANT.c.id == person.id).values(**changed, updated_at=now))
+        cancel_unconsented(session, person.id)  # STOP, a pause or a withdrawal: nothing queued goes out
     record_consent(session, person.id, state.consent, now)
     state.consent.clear()
     save_schedules(session, state.participant.id, state.schedules, now)

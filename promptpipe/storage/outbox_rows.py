@@ -12,6 +12,7 @@ from sqlalchemy import and_, bindparam, exists, select, update
 from sqlalchemy.orm import Session
 
 from promptpipe.storage.models import PENDING, SENDING, UNCERTAIN, Message, OutboxItem, Participant, table_of
+from promptpipe.storage.outbox_consent import MAY_SEND, cancel_unconsented
 
 _OUTBOX = table_of(OutboxItem)
 
@@ -40,7 +41,8 @@ class Claimed:
 
 def claim_statement(*, skip_locked: bool) -> Any:
     """``UPDATE outbox SET status='sending' … WHERE id IN (due rows whose participant has no
-    earlier unsent row) RETURNING id``; built once, run with the ``now`` parameter."""
+    earlier unsent row and may be written to) RETURNING id``; built once, run with the ``now``
+    parameter."""
     earlier = _OUTBOX.alias("earlier")
     blocked = exists().where(
         and_(earlier.c.participant_id == _OUTBOX.c.participant_id, earlier.c.id < _OUTBOX.c.id,
@@ -48,7 +50,7 @@ def claim_statement(*, skip_locked: bool) -> Any:
     )
     due = (
         select(_OUTBOX.c.id)
-        .where(_OUTBOX.c.status == PENDING, _OUTBOX.c.available_at <= bindparam("now"), ~blocked)
+        .where(_OUTBOX.c.status == PENDING, _OUTBOX.c.available_at <= bindparam("now"), ~blocked, MAY_SEND)
         .order_by(_OUTBOX.c.id)
         .limit(CLAIM_BATCH)
     )
@@ -73,7 +75,9 @@ _CLAIMED_DETAILS = (
 
 def claim_due(session: Session, statement: Any, now: datetime) -> list[Claimed]:
     """Mark due rows *sending* (one statement, built by :func:`claim_statement`) and read what is
-    needed to send them."""
+    needed to send them. Rows that may no longer be sent are cancelled first, so they block
+    nothing queued behind them (a reply to the participant's STOP, say)."""
+    cancel_unconsented(session)
     ids = list(session.connection().execute(statement, {"now": now}).scalars())
     if not ids:
         return []

@@ -39,6 +39,7 @@ TICKS = {  # outbound message state -> (ticks, word, css class)
     "sent": ("✓", "sent", "tick-sent"), "queued": ("…", "waiting to be sent", "tick-waiting"),
     "sending": ("…", "being sent", "tick-waiting"), "failed": ("✕", "not sent", "tick-failed"),
     "uncertain": ("?", "may not have arrived", "tick-failed"),
+    "cancelled": ("✕", "cancelled: consent withdrawn or paused before it went out", "tick-failed"),
 }
 HIDDEN_TEXT = "hidden for viewers"
 TEXT_KIND, RESEARCHER_KIND = "text", "researcher"

@@ -1,0 +1,111 @@
+"""Consent is checked when a message leaves, not only when it was queued: nothing queued before
+STOP, a withdrawal or a team pause reaches the phone afterwards (the reply to the STOP itself and
+the safety message do)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from promptpipe.errors import NotConnected
+from promptpipe.flow.commands import PAUSED_BY_TEAM, STOPPED
+from promptpipe.research import admin
+from promptpipe.storage.models import InboxItem, Message, OutboxItem, Participant
+from promptpipe.storage.transcript import ToSend, queue_messages
+from promptpipe.transport.memory import MemoryTransport
+from tests.conftest import AppFactory
+
+ANA = "+14165550101"
+QUEUED = [  # one of each kind a participant gets without writing first
+    ToSend("t:prompt", "Time for your walk after lunch", "prompt"),
+    ToSend("t:poll", "Did you do it?", "poll", {"options": ["Done", "Not this time"]}),
+    ToSend("t:reminder", "A gentle reminder about today's step", "reminder"),
+    ToSend("t:team", "A note from the research team", "researcher"),
+    ToSend("t:closing", "The study is over, thank you", "closing"),
+]
+
+
+async def offline_with_queue(make_app: AppFactory):  # type: ignore[no-untyped-def]
+    """Ana is enrolled, five messages are queued for her and the first send attempt failed (the
+    phone link is down), so all five wait in the outbox."""
+    transport = MemoryTransport(fail_next=[NotConnected("offline")])
+    app = await make_app(transport)
+    row = await admin.enroll(app.db, app.clock, phone=ANA, name="Ana", timezone="UTC")
+
+    def write(session: Session) -> None:
+        session.execute(update(InboxItem).values(status="done"))  # no greeting turn
+        queue_messages(session, row["id"], QUEUED, app.clock.now())
+
+    await app.db.run(write)
+    await app.run_until_idle()
+    assert transport.sent == []
+    return app, transport, row["id"]
+
+
+async def outbox_statuses(app) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    def read(session: Session) -> dict[str, str]:
+        return dict(session.execute(select(OutboxItem.key, OutboxItem.status)).all())  # type: ignore[arg-type]
+    return await app.db.run(read)
+
+
+async def back_online(app) -> None:  # type: ignore[no-untyped-def]
+    app.clock.advance(timedelta(minutes=10))
+    await app.run_until_idle()
+
+
+async def test_nothing_queued_before_stop_is_sent_after_it(make_app: AppFactory) -> None:
+    app, transport, _ = await offline_with_queue(make_app)
+    await transport.inject(ANA, "STOP")
+    await app.run_until_idle()
+    await back_online(app)
+
+    assert transport.texts_to(ANA) == [STOPPED]
+    statuses = await outbox_statuses(app)
+    assert {statuses[m.key] for m in QUEUED} == {"cancelled"}
+    transcript = await admin.transcript(app.db, ANA)
+    assert [m["status"] for m in transcript if m["direction"] == "out"][:len(QUEUED)] == ["cancelled"] * len(QUEUED)
+
+
+@pytest.mark.parametrize("action", ["pause", "withdraw"])
+async def test_nothing_queued_before_a_team_pause_or_withdrawal_is_sent_after_it(
+    make_app: AppFactory, action: str
+) -> None:
+    app, transport, _ = await offline_with_queue(make_app)
+    await admin.set_status(app.db, app.clock, phone=ANA, action=action)
+    await back_online(app)
+    assert transport.texts_to(ANA) == []
+    assert set((await outbox_statuses(app)).values()) == {"cancelled"}
+
+
+async def test_a_paused_participant_still_gets_the_reply_to_their_own_message(make_app: AppFactory) -> None:
+    app, transport, _ = await offline_with_queue(make_app)
+    await admin.set_status(app.db, app.clock, phone=ANA, action="pause")
+    await transport.inject(ANA, "hello?")
+    await back_online(app)
+    assert transport.texts_to(ANA) == [PAUSED_BY_TEAM]
+
+
+async def test_a_row_queued_by_a_writer_that_had_not_seen_the_stop_yet_is_not_sent(make_app: AppFactory) -> None:
+    """A broadcast written from a participant list read just before STOP committed: the claim
+    itself checks consent, and settles the row as cancelled so it blocks nothing behind it."""
+    transport = MemoryTransport()
+    app = await make_app(transport)
+    row = await admin.enroll(app.db, app.clock, phone=ANA, name="Ana", timezone="UTC")
+
+    def stop_then_late_write(session: Session) -> None:
+        session.execute(update(InboxItem).values(status="done"))
+        session.execute(update(Participant).values(opted_out=True, status="paused", paused_by="participant"))
+        queue_messages(session, row["id"], [ToSend("t:late", "A broadcast", "researcher"),
+                                            ToSend("t:reply", "Reply to their command", "command")], app.clock.now())
+
+    await app.db.run(stop_then_late_write)
+    await app.run_until_idle()
+    assert transport.texts_to(ANA) == ["Reply to their command"]
+    assert (await outbox_statuses(app))["t:late"] == "cancelled"
+
+    def message_status(session: Session) -> str:
+        return session.execute(select(Message.status).where(Message.text == "A broadcast")).scalar_one()
+    assert await app.db.run(message_status) == "cancelled"
