@@ -281,6 +281,9 @@ _NOT_CONNECTED = (
     "store doesn't contain a device jid",
 )
 _PERMANENT = ("recipient must be a user jid", "no lid found")
+_MAYBE_DELIVERED = ("timed out", "before message send returned response")
+"""The message node may have reached WhatsApp (a time-out, or the socket closing while we waited
+for the server's answer to the send itself): never resent, marked uncertain."""
 _LONG_DIGITS = re.compile(r"\d{5,}")
 
 
@@ -302,9 +305,8 @@ def classify_send_error(exc: BaseException) -> TransportError:
     lowered = detail.lower()
     if any(marker in lowered for marker in _NOT_CONNECTED):
         return NotConnected(f"WhatsApp is not connected: {detail}")
-    if "timed out" in lowered:
-        # The message may have been delivered; the outbox marks it uncertain instead of resending.
-        return SendFailed(f"WhatsApp send timed out: {detail}", retryable=False, ambiguous=True)
+    if any(marker in lowered for marker in _MAYBE_DELIVERED):
+        return SendFailed(f"WhatsApp send may or may not have arrived: {detail}", retryable=False, ambiguous=True)
     if any(marker in lowered for marker in _PERMANENT):
         return SendFailed(f"WhatsApp cannot deliver to this recipient: {detail}", retryable=False)
     return SendFailed(f"WhatsApp send failed: {detail}", retryable=True)

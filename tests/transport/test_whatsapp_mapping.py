@@ -239,6 +239,27 @@ def test_classify_send_error(text: str, kind: type, retryable: bool | None) -> N
         assert error.retryable is retryable  # type: ignore[attr-defined]
 
 
+@pytest.mark.parametrize("text", [
+    "failed to send message: websocket disconnected before message send returned response",
+    "timed out waiting for message send response",
+])
+def test_a_send_the_connection_dropped_under_is_uncertain_never_resent(text: str) -> None:
+    """The message node may have reached WhatsApp before the socket closed: resending it under a
+    new id would deliver it twice, so the outbox marks it uncertain instead."""
+    error = classify_send_error(SendMessageError(text))
+
+    assert isinstance(error, SendFailed)
+    assert (error.retryable, error.ambiguous) == (False, True)
+
+
+def test_a_look_up_the_connection_dropped_under_is_retried() -> None:
+    """Before the message node is written (a key look-up), nothing can have reached the phone."""
+    error = classify_send_error(SendMessageError("websocket disconnected before info query returned response"))
+
+    assert isinstance(error, SendFailed)
+    assert (error.retryable, error.ambiguous) == (True, False)
+
+
 def test_classified_error_text_hides_phone_numbers() -> None:
     error = classify_send_error(SendMessageError("no LID found for 14165550123@s.whatsapp.net from server"))
 
