@@ -84,15 +84,23 @@ def _escape_char(match: re.Match[str]) -> str:
 _APOSTROPHES = str.maketrans("", "", "'‘’ʼ`´")
 
 
+def _is_variation_selector(char: str) -> bool:
+    code = ord(char)
+    return 0xFE00 <= code <= 0xFE0F or 0xE0100 <= code <= 0xE01EF
+
+
 def normalise_words(text: str) -> str:
     """Lower-case words separated by single spaces: NFKC (full-width letters become plain ones),
     case folding, apostrophes dropped, and everything else that is not a letter or a digit
-    (punctuation, emoji, symbols) treated as a space. ``"ＳＴＯＰ 🙏!"`` becomes ``"stop"``;
-    ``"Don’t"`` becomes ``"dont"``."""
+    (punctuation, emoji, symbols) treated as a space, and invisible format characters (zero-width
+    spaces and joiners, soft hyphens, direction marks, variation selectors) dropped.
+    ``"ＳＴＯＰ 🙏!"`` becomes ``"stop"``; ``"Don’t"`` becomes ``"dont"``."""
     folded = unicodedata.normalize("NFKC", text).casefold().translate(_APOSTROPHES)
     out = []
     for char in folded:
         category = unicodedata.category(char)
+        if category == "Cf" or _is_variation_selector(char):
+            continue  # invisible: "ST\u200bOP" is "stop", not "st op"
         out.append(char if category[0] in "LN" or category == "Mn" else " ")
     return " ".join("".join(out).split())
 

@@ -28,8 +28,14 @@ STOP, START, RESUME, HELP = "STOP", "START", "RESUME", "HELP"
 
 PHRASES: dict[str, tuple[str, ...]] = {
     STOP: ("stop", "stop all", "stopall", "unsubscribe", "unsub", "opt out", "optout", "cancel", "end", "quit",
+           "unsubscribe me", "opt me out", "remove me", "remove me from the list", "remove me from this list",
+           "take me off", "take me off the list", "take me off this list",
            "stop texting me", "stop messaging me", "stop sending messages", "stop sending me messages",
-           "stop the messages", "stop messages", "no more messages", "stop texts", "stop texting"),
+           "stop the messages", "stop messages", "no more messages", "stop texts", "stop texting", "stop sending",
+           "stop sending these", "stop sending me these", "stop sending me stuff", "stop all messages",
+           "stop all texts", "stop all the messages", "stop contacting me", "stop messaging", "no more texts",
+           "dont text me", "dont message me", "do not text me", "do not message me", "do not contact me",
+           "dont contact me", "i want to unsubscribe", "i want to opt out", "i want to stop"),
     START: ("start", "unstop", "opt in", "optin", "subscribe", "start again"),
     RESUME: ("resume",),
     HELP: ("help", "info"),
@@ -74,7 +80,23 @@ def as_command(text: str, *, in_intake: bool = False) -> str | None:
     command: it puts intake on hold (see :mod:`promptpipe.flow.lifecycle`); STOP always is."""
     if in_intake and is_escape(text):
         return None
-    return _BY_PHRASE.get(spoken(text))
+    words = spoken(text)
+    return _BY_PHRASE.get(words) or _BY_PHRASE.get(_once(words)) or _BY_PHRASE.get(_spelled(words))
+
+
+def _once(words: str) -> str:
+    """A phrase said several times in one message ("STOP STOP", "stop\nstop") said once."""
+    parts = words.split()
+    for size in range(1, len(parts) // 2 + 1):
+        if len(parts) % size == 0 and parts == parts[:size] * (len(parts) // size):
+            return spoken(" ".join(parts[:size]))
+    return words
+
+
+def _spelled(words: str) -> str:
+    """A word spelled out letter by letter ("S T O P", "s.t.o.p") as the word."""
+    parts = words.split()
+    return "".join(parts) if len(parts) > 1 and all(len(part) == 1 for part in parts) else words
 
 
 def apply_command(state: TurnState, command: str, words: str) -> str | None:

@@ -1,0 +1,68 @@
+"""The many ways people say STOP are opt-outs without the model; messages that merely contain
+the word are not (the model still hears those, and has its own opt-out tool)."""
+
+from __future__ import annotations
+
+import pytest
+
+from promptpipe.flow.commands import STOPPED, as_command
+from promptpipe.research import admin
+from tests.conftest import AppFactory
+from tests.fakes.openai_server import FakeOpenAIServer
+from tests.flow.test_commands import ANA, send, started
+
+ZWSP, ZWJ, ZWNJ, WJ = "\u200b", "\u200d", "\u200c", "\u2060"
+BOM, SHY, LRM, VS16 = "\ufeff", "\u00ad", "\u200e", "\ufe0f"
+
+OPT_OUTS = [
+    "STOP", "stop", "Stop.", "STOP!!!", "stop?", " stop ", "STOP STOP", "stop stop stop", "STOP\nSTOP",
+    "Stop\n\nstop", "STOP. STOP.", "stop, stop", "S T O P", "s.t.o.p", "ＳＴＯＰ", "ｓｔｏｐ",
+    f"ST{ZWSP}OP", f"S{ZWJ}T{ZWNJ}O{WJ}P", f"{BOM}STOP", f"STOP{LRM}", f"st{SHY}op", f"STOP{VS16}", f"STOP {ZWSP}",
+    "stop please", "please stop", "Please STOP!", "ok stop", "stop now", "stop now please", "stop thanks",
+    "unsubscribe", "Unsubscribe me", "unsubscribe me please", "please unsubscribe me", "UNSUBSCRIBE UNSUBSCRIBE",
+    "unsub", "opt out", "Opt-out", "opt me out", "optout", "remove me", "Remove me please", "remove me from the list",
+    "take me off the list", "take me off", "stop sending", "stop sending me messages", "stop sending messages",
+    "stop sending these", "stop all messages", "stop all", "stop all texts", "stop messaging me", "stop messages",
+    "stop texting me", "stop texting", "stop contacting me", "no more messages", "no more texts", "dont text me",
+    "don't message me", "do not contact me", "i want to unsubscribe", "I want to opt out", "i want to stop",
+    "cancel", "end", "quit", "STOP 🛑", "🛑 stop 🛑", "stop 🙏",
+]
+
+NOT_OPT_OUTS = [
+    "I can't stop eating crisps", "stop by the shop on the way home", "don't stop", "do not stop the messages",
+    "how do I stop?", "stop it", "STOPP", "stopping is hard", "I stopped smoking", "nonstop day",
+    "unstoppable today!", "I'll stop at the gym", "when does it end?", "the end of my shift", "quit sugar",
+    "I want to quit smoking", "cancel my dentist appointment", "remove the reminder at 9", "stop sign",
+    "the bus stop", "please don't stop sending these", "no more excuses", "no more sugar", "stop the clock",
+    "I stopped at the park", "stop worrying", "", "   ", "🛑",
+]
+
+
+@pytest.mark.parametrize("text", OPT_OUTS)
+def test_each_way_of_saying_stop_is_an_opt_out(text: str) -> None:
+    assert as_command(text) == "STOP"
+
+
+@pytest.mark.parametrize("text", OPT_OUTS)
+def test_stop_is_an_opt_out_in_intake_too(text: str) -> None:
+    if text.lower() in ("cancel",):
+        pytest.skip("in intake, 'cancel' puts intake on hold instead (see flow/lifecycle.py)")
+    assert as_command(text, in_intake=True) == "STOP"
+
+
+@pytest.mark.parametrize("text", NOT_OPT_OUTS)
+def test_a_message_that_only_mentions_stopping_is_not_a_command(text: str) -> None:
+    assert as_command(text) is None
+
+
+def test_the_tables_are_big_enough_to_mean_something() -> None:
+    assert len(set(OPT_OUTS)) >= 60 and len(set(NOT_OPT_OUTS)) >= 25
+
+
+async def test_a_stop_hidden_by_zero_width_characters_opts_out_without_the_model(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer
+) -> None:
+    app, transport = await started(make_app, fake_openai)
+    assert await send(app, transport, f"S{ZWSP}T{ZWJ}O{WJ}P\nSTOP") == STOPPED
+    assert (await admin.show(app.db, ANA))["paused_by"] == "participant"
+    assert len(fake_openai.requests) == 1  # only the greeting
