@@ -47,9 +47,45 @@ with the study's own (its helpline, its team)."""
 
 
 def read_phrases(path: Path) -> list[str]:
-    """One phrase per line; blank lines and ``#`` comments skipped."""
+    """One phrase per line (``!`` before an exception); blank lines and ``#`` comments skipped."""
     lines = path.read_text(encoding="utf-8").splitlines()
     return [line.split("#", 1)[0].strip() for line in lines if line.split("#", 1)[0].strip()]
+
+
+_WORD_BREAKING_INVISIBLES = re.compile("[\u200b\u2060\ufeff\u180e]")
+"""Zero-width characters someone may put *between* words ("kill\u200bmyself"); inside a word they
+are dropped by :func:`normalise_words`, so both readings are screened."""
+_DIGITS_FOR_LETTERS = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"})
+_TOKEN = re.compile(r"\S+")
+
+
+def _letters_for_digits(token: re.Match[str]) -> str:
+    """"k1ll" reads "kill"; a plain number ("2.5") stays a number."""
+    word = token.group(0)
+    return word.translate(_DIGITS_FOR_LETTERS) if any(char.isalpha() for char in word) else word
+
+
+_SPELLED_OUT = re.compile(r"(?<!\S)(?:\w )+\w(?!\S)")
+
+
+def _readings(text: str) -> list[str]:
+    """The ways the screen reads a message: as written, with zero-width characters as spaces, with
+    letters spelled out joined ("k m s"), and with digits read as the letters they stand for."""
+    plain = normalise_words(text)
+    spaced = normalise_words(_WORD_BREAKING_INVISIBLES.sub(" ", text))
+    lettered = normalise_words(_TOKEN.sub(_letters_for_digits, text))
+    joined = (_SPELLED_OUT.sub(lambda m: m.group(0).replace(" ", ""), reading) for reading in (plain, spaced))
+    return list(dict.fromkeys((plain, spaced, lettered, *joined)))
+
+
+def _alternatives(phrases: Iterable[str]) -> re.Pattern[str] | None:
+    """Whole-word alternatives, longest first; the word ``number`` stands for any number."""
+    ordered = sorted(set(phrases), key=lambda p: (-len(p), p))
+    if not ordered:
+        return None
+    escaped = (" ".join(r"\d+(?: \d+)*" if word == "number" else re.escape(word) for word in p.split())
+               for p in ordered)
+    return re.compile(r"(?<!\S)(?:" + "|".join(escaped) + r")(?!\S)")
 
 
 @dataclass(frozen=True)
@@ -57,14 +93,15 @@ class CrisisScreen:
     phrases: tuple[str, ...]
     """Normalised phrases, longest first."""
     _pattern: re.Pattern[str] | None
+    _exceptions: re.Pattern[str] | None = None
 
     @classmethod
     def of(cls, phrases: Iterable[str]) -> CrisisScreen:
-        normalised = sorted({normalise_words(p) for p in phrases if normalise_words(p)}, key=lambda p: (-len(p), p))
-        if not normalised:
-            return cls((), None)
-        pattern = re.compile(r"(?<!\S)(?:" + "|".join(re.escape(p) for p in normalised) + r")(?!\S)")
-        return cls(tuple(normalised), pattern)
+        """From phrases as written in the file: ``!`` marks an exception."""
+        listed = [(p.startswith("!"), normalise_words(p.removeprefix("!"))) for p in phrases]
+        normalised = sorted({p for exception, p in listed if p and not exception}, key=lambda p: (-len(p), p))
+        return cls(tuple(normalised), _alternatives(normalised),
+                   _alternatives(p for exception, p in listed if p and exception))
 
     @classmethod
     def load(cls, extra_file: Path | None = None) -> CrisisScreen:
@@ -75,8 +112,14 @@ class CrisisScreen:
         return cls.of(phrases)
 
     def match(self, text: str) -> str | None:
-        """The crisis phrase ``text`` contains (normalised), or None."""
+        """The crisis phrase ``text`` contains (in any of its readings, outside the words of an
+        exception), or None."""
         if self._pattern is None or not text:
             return None
-        found = self._pattern.search(normalise_words(text))
-        return found.group(0) if found else None
+        for reading in _readings(text):
+            if self._exceptions is not None:
+                reading = self._exceptions.sub(" | ", reading)
+            found = self._pattern.search(reading)
+            if found:
+                return found.group(0)
+        return None

@@ -163,3 +163,15 @@ async def test_a_paused_or_withdrawn_participant_in_crisis_still_gets_the_safety
     assert transport.texts_to(ANA)[1:] == [DEFAULT_SAFETY_MESSAGE]  # and no "paused" note after it
     assert len(await oversight.flags(app.db)) == 1
     fake_openai.assert_complete()  # no model: they are not active
+
+
+async def test_crisis_words_hidden_by_zero_width_characters_get_the_safety_message_without_the_model(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer
+) -> None:
+    app, transport = await enrolled(make_app, fake_openai)
+    fake_openai.fail(503, match="myself")
+    await transport.inject(ANA, "i want to k\u200bi\u200bl\u200bl\u200bmyself")
+    await app.run_until_idle()
+    assert transport.texts_to(ANA)[1] == DEFAULT_SAFETY_MESSAGE
+    [flag] = await oversight.flags(app.db)
+    assert flag["trigger"] == "kill myself"
