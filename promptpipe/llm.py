@@ -121,8 +121,19 @@ def read_completion(response: object) -> Completion:
                       truncated=getattr(choice, "finish_reason", None) == "length")
 
 
+_IDENTIFIER = re.compile(r"[A-Za-z0-9_.-]{1,60}")
+
+
 def _short(exc: BaseException) -> str:
-    return str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+    """The error's class and, for a status error, the provider's error type and code: never its
+    message, which providers fill with the request's own words (the participant's). The message
+    stays on the chained exception (``__cause__``), logged only with PROMPTPIPE_DEBUG on."""
+    parts = [type(exc).__name__]
+    for name in ("type", "code"):
+        value = getattr(exc, name, None)
+        if isinstance(value, str) and _IDENTIFIER.fullmatch(value):
+            parts.append(f"{name}={value}")
+    return " ".join(parts)
 
 
 class OpenAILLM:

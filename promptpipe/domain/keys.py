@@ -37,9 +37,19 @@ def broadcast_message(broadcast_id: str, participant_id: str) -> str:
     return f"broadcast:{broadcast_id}:{participant_id}"
 
 
+COMMAND_REPLY, SAFETY, RESEARCHER_MESSAGE = "command-reply:", "safety:", "researcher-message:"
+"""Key prefixes the outbox claim reads consent exceptions from (see storage/outbox_consent.py)."""
+
+
 def researcher_outgoing(inbox_id: int) -> str:
     """The outbox row that sends a researcher's message, keyed by its inbox row."""
-    return f"researcher-message:{inbox_id}"
+    return f"{RESEARCHER_MESSAGE}{inbox_id}"
+
+
+def command_reply(inbox_id: int) -> str:
+    """The server's own answer to a participant's message (a command, a paused participant's note):
+    sent whatever their consent, since it answers what they just wrote."""
+    return f"{COMMAND_REPLY}{inbox_id}"
 
 
 def reply(inbox_id: int) -> str:
@@ -97,7 +107,12 @@ def intensity_poll(inbox_id: int) -> str:
 
 def safety(inbox_id: int) -> str:
     """The study's safety message for a flagged input (or a turn in which the model flagged one)."""
-    return f"safety:{inbox_id}"
+    return f"{SAFETY}{inbox_id}"
+
+
+def gave_up(inbox_id: int) -> str:
+    """The one line a participant gets when their message is given up on after the apology."""
+    return f"gave-up:{inbox_id}"
 
 
 def too_long(inbox_id: int) -> str:

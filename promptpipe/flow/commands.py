@@ -166,7 +166,7 @@ def commands_outcome(batch: list[InboxRow], plan: CommandPlan) -> Outcome:
     answer_ids = {batch[index].id for index in plan.answer}
     settled = [item for item in batch if item.id not in answer_ids]
     commands = {batch[index].id for index, _, _ in plan.replies}
-    outgoing = [Outgoing(keys.reply(batch[index].id), reply, "command") for index, _, reply in plan.replies]
+    outgoing = [Outgoing(keys.command_reply(batch[index].id), reply, "command") for index, _, reply in plan.replies]
     kept = [item for item in settled if item.id not in commands]
     return Outcome(outgoing, answered=[item for item in settled if item not in kept], kept=kept,
                    again=bool(answer_ids), log=("command_handled", {
@@ -179,9 +179,9 @@ def inactive_outcome(state: TurnState, batch: list[InboxRow], *, message: bool, 
     (unless the safety message just answered them); a withdrawn one gets nothing. Their message
     is kept either way."""
     if state.status == PAUSED and message and not screened:
-        return Outcome([Outgoing(keys.reply(batch[-1].id), paused_hint(state), "command")])
+        return Outcome([Outgoing(keys.command_reply(batch[-1].id), paused_hint(state), "command")])
     if state.status == COMPLETED and message and not screened and not state.opted_out:
-        return Outcome([Outgoing(keys.reply(batch[-1].id), STUDY_OVER, "command")], save_state=False)
+        return Outcome([Outgoing(keys.command_reply(batch[-1].id), STUDY_OVER, "command")], save_state=False)
     return kept_outcome(batch, status=state.status)
 
 

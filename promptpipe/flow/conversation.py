@@ -72,7 +72,8 @@ async def conversation_outcome(deps: FlowDeps, context: TurnContext, batch: list
     opted_out_by_model = any(c.event == "opted_out" and c.source == "model" for c in state.consent)
     reply = STOPPED if opted_out_by_model else result.text
     kind = "greeting" if greeting else "command" if opted_out_by_model else "text"
-    return Outcome([Outgoing(keys.reply(batch[-1].id), reply, kind)], log=("turn_done", {
+    key = keys.command_reply(batch[-1].id) if opted_out_by_model else keys.reply(batch[-1].id)
+    return Outcome([Outgoing(key, reply, kind)], log=("turn_done", {
         "module": module.name, "rounds": result.rounds, "tools": result.tools_called, "inputs": len(batch),
         "stopped": result.stopped, **({"reply": result.text} if deps.config.debug else {})}))
 

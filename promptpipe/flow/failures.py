@@ -1,6 +1,8 @@
 """What happens to a turn that failed: its inputs are kept and retried with backoff, the
-participant hears once that we are delayed, and only a bug or a conversation too long for the
-model is given up on after a few tries (marked failed, listed by ``promptpipe-admin inbox --stuck``).
+participant hears once that we are delayed, and only an outage is retried for ever: a bug, a
+request the model refuses (a 4xx: it will not change by waiting) or a conversation too long for the
+model is given up on after a few tries (marked failed, listed by ``promptpipe-admin inbox --stuck``
+and counted in ``status``).
 
 Each function takes an open session, so its writes commit together.
 """
@@ -16,7 +18,7 @@ from promptpipe.domain import keys
 from promptpipe.domain.backoff import Backoff
 from promptpipe.domain.limits import CONTEXT_REJECTIONS_BEFORE_FAILING
 from promptpipe.domain.states import ACTIVE
-from promptpipe.errors import ContextTooLong, LLMError, PromptPipeError
+from promptpipe.errors import ContextTooLong, LLMError, LLMRejected, PromptPipeError
 from promptpipe.logging import get_logger
 from promptpipe.storage.inbox_rows import InboxRow, record_attempt
 from promptpipe.storage.models import FAILED
@@ -30,6 +32,10 @@ APOLOGY = (
     "Sorry, I can't give you a proper answer right now. I've kept your message and will reply "
     "as soon as I can."
 )
+GAVE_UP = (
+    "Sorry, I still can't answer your last message. I've kept it and passed it to the research "
+    "team. You can write to me again at any time."
+)
 TOO_LONG = (
     "Sorry, I couldn't work with your last message, perhaps because it was very long. I've kept it "
     "for the research team. Could you tell me again in a few shorter sentences?"
@@ -37,6 +43,8 @@ TOO_LONG = (
 TURN_RETRY = Backoff(first_s=30.0, max_s=15 * 60.0)
 MAX_ATTEMPTS_FOR_BUGS = 8
 """An unexpected error (a bug) gives up after this many tries; an LLM outage never does."""
+MAX_ATTEMPTS_FOR_REJECTIONS = 3
+"""A request the model server refuses (400, 404, 422 …) gives up after this many tries."""
 
 
 def retry_delay(attempts: int) -> timedelta:
@@ -53,7 +61,8 @@ class FailureOutcome:
 def record_failure(session: Session, participant_id: str, batch: list[InboxRow], error: BaseException,
                    now: datetime) -> FailureOutcome:
     """Count the try on every input of the batch and set its retry time. An outage is retried for
-    ever; a bug gives up after :data:`MAX_ATTEMPTS_FOR_BUGS` tries and a request too long for the
+    ever; a bug gives up after :data:`MAX_ATTEMPTS_FOR_BUGS` tries, a refused request after
+    :data:`MAX_ATTEMPTS_FOR_REJECTIONS` and a request too long for the
     model's context (already retried shorter inside the turn) after
     :data:`~promptpipe.domain.limits.CONTEXT_REJECTIONS_BEFORE_FAILING` turns. A waiting participant
     gets the apology once per outage, or, when their message is given up on as too long, one
@@ -62,7 +71,8 @@ def record_failure(session: Session, participant_id: str, batch: list[InboxRow],
         save_status(session, LAST_MODEL_ERROR, model_error_value(error, now), now)
     is_bug = not isinstance(error, PromptPipeError)
     too_long = isinstance(error, ContextTooLong)
-    limit = MAX_ATTEMPTS_FOR_BUGS if is_bug else CONTEXT_REJECTIONS_BEFORE_FAILING if too_long else None
+    limit = (MAX_ATTEMPTS_FOR_BUGS if is_bug else CONTEXT_REJECTIONS_BEFORE_FAILING if too_long
+             else MAX_ATTEMPTS_FOR_REJECTIONS if isinstance(error, LLMRejected) else None)
     first_failure = all(item.attempts == 0 for item in batch)
     has_message = any(item.kind == "message" for item in batch)
     gave_up = limit is not None and max(item.attempts for item in batch) + 1 >= limit
@@ -75,6 +85,9 @@ def record_failure(session: Session, participant_id: str, batch: list[InboxRow],
         record_attempt(session, item)
     if too_long and gave_up and has_message:
         queue_outgoing(session, participant_id=participant_id, key=keys.too_long(batch[-1].id), text=TOO_LONG,
+                       now=now, kind="apology")
+    elif gave_up and has_message and not first_failure:  # they were promised an answer: say it will not come
+        queue_outgoing(session, participant_id=participant_id, key=keys.gave_up(batch[-1].id), text=GAVE_UP,
                        now=now, kind="apology")
     elif first_failure and has_message and not too_long:
         queue_outgoing(session, participant_id=participant_id, key=keys.apology(batch[-1].id), text=APOLOGY,

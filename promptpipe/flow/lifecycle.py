@@ -69,7 +69,7 @@ def escape_outcome(context: TurnContext, batch: list[InboxRow]) -> Outcome | Non
     if state.status != ACTIVE or state.sub_state not in INTAKE_STAGES or not texts or not is_escape(texts[-1]):
         return None
     state.apply("intake_suspended", actor="participant", reason=f"they wrote {texts[-1].strip()[:40]!r}")
-    return Outcome([Outgoing(keys.reply(batch[-1].id), INTAKE_ON_HOLD, "command")],
+    return Outcome([Outgoing(keys.command_reply(batch[-1].id), INTAKE_ON_HOLD, "command")],
                    log=("intake_on_hold", {"by": "participant"}))
 
 

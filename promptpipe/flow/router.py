@@ -29,7 +29,7 @@ from promptpipe.flow.daily_prompt import daily_prompt_outcome
 from promptpipe.flow.failures import apologise_if_blocked, record_failure
 from promptpipe.flow.reactions import reaction_outcome
 from promptpipe.flow.researcher_message import researcher_message_outcome
-from promptpipe.flow.safety_step import screen_outcome, was_screened, with_safety_message
+from promptpipe.flow.safety_step import SCREENED, screen_outcome, was_screened, with_safety_message
 from promptpipe.flow.timers import apply_stage_effects, timer_outcome
 from promptpipe.flow.turn import FlowDeps, Outcome, TurnContext, Typing
 from promptpipe.logging import get_logger
@@ -47,7 +47,7 @@ from promptpipe.storage.conversations import save_turn_state
 from promptpipe.storage.db import Database
 from promptpipe.storage.flags import add_flags
 from promptpipe.storage.inbox_rows import KEPT, InboxRow, mark_inbox_done
-from promptpipe.storage.transcript import ToSend, queue_messages
+from promptpipe.storage.transcript import ToSend, message_texts, queue_messages
 from promptpipe.transport import Recipient, Transport
 
 log = get_logger("promptpipe.flow")
@@ -74,9 +74,27 @@ class ConversationFlow:
     def blocked(self, session: Session, participant_id: str, rows: list[InboxRow], now: datetime) -> None:
         apologise_if_blocked(session, participant_id, rows, now)
 
+    def urgent(self, session: Session, rows: list[InboxRow]) -> set[int]:
+        """Messages that must not wait for the model: a command, or crisis words the screen has
+        not answered yet."""
+        texts = message_texts(session, [row.message_id for row in rows if row.message_id is not None])
+        screen = self.deps.config.safety.screen
+        found = set()
+        for row in rows:
+            text = texts.get(row.message_id, "") if row.message_id is not None else ""
+            if text and (commands.as_command(text) or (row.payload.get("safety") != SCREENED and screen.match(text))):
+                found.add(row.id)
+        return found
+
     async def run(self, participant_id: str, batch: list[InboxRow], context: TurnContext) -> bool:
         """Answer one batch; True when part of it is still pending (the lane runs it next)."""
-        outcome = await self.outcome(context, batch)
+        return await self.commit(participant_id, batch, context, await self.decide(participant_id, batch, context))
+
+    async def decide(self, participant_id: str, batch: list[InboxRow], context: TurnContext) -> Outcome:
+        """What the batch comes to; nothing is written (the lane may set it aside)."""
+        return await self.outcome(context, batch)
+
+    async def commit(self, participant_id: str, batch: list[InboxRow], context: TurnContext, outcome: Outcome) -> bool:
         await self._commit(context, batch, outcome)
         return outcome.again
 
@@ -175,10 +193,11 @@ class ConversationFlow:
         now = self.deps.clock.now()
         outcome = await self.db.run(lambda session: record_failure(session, participant_id, batch, error, now))
         level = "error" if outcome.is_bug or outcome.gave_up or isinstance(error, LLMRejected) else "warning"
+        detail = {"detail": str(error.__cause__)[:500]} if self.deps.config.debug and error.__cause__ else {}
         getattr(log, level)("turn_failed", participant_id=participant_id, error=str(error)[:300],
                             error_type=type(error).__name__, attempts=batch[0].attempts, gave_up=outcome.gave_up,
                             retry_at=batch[0].available_at.isoformat(), llm=isinstance(error, LLMError),
-                            exc_info=outcome.is_bug)
+                            exc_info=outcome.is_bug, **detail)
 
     async def _mark_read(self, state: TurnState, answered: list[InboxRow]) -> None:
         """Blue ticks for what this committed turn answered (best effort: only decoration)."""

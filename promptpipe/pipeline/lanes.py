@@ -1,8 +1,14 @@
 """Per-participant lanes: inbox rows run strictly in order for one participant, and
-concurrently (bounded by one semaphore) across participants.
+concurrently (model calls bounded by one semaphore) across participants.
 
 A lane drains its participant's pending rows batch by batch. Consecutive text messages fold into
 one batch, so messages that arrive while a turn runs are answered together by the next turn.
+
+An urgent message (a command such as STOP, or crisis words: see :meth:`TurnRunner.urgent`) never
+waits for the model. It is taken at once with the other pending messages, past an input waiting
+for its retry; if it arrives while the model is still working on a turn for the same participant,
+that turn is set aside (it has written nothing yet: a turn decides first and commits after) and
+runs again later; and it does not queue for the semaphore behind other participants' model calls.
 """
 
 from __future__ import annotations
@@ -11,7 +17,7 @@ import asyncio
 import functools
 from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from sqlalchemy.orm import Session
 
@@ -36,8 +42,16 @@ class TurnRunner(Protocol[C]):
     def load(self, session: Session, participant_id: str, batch: list[InboxRow]) -> C:
         """Read what the turn needs, inside the same transaction that picked the batch."""
 
-    async def run(self, participant_id: str, batch: list[InboxRow], context: C) -> bool:
-        """Run the batch; True when part of it is still pending and should run at once."""
+    def urgent(self, session: Session, rows: list[InboxRow]) -> set[int]:
+        """The ids of the message rows among ``rows`` that must not wait for the model."""
+
+    async def decide(self, participant_id: str, batch: list[InboxRow], context: C) -> Any:
+        """What the batch comes to (the model is asked here); writes nothing, so it can be
+        cancelled at any point."""
+
+    async def commit(self, participant_id: str, batch: list[InboxRow], context: C, outcome: Any) -> bool:
+        """Write what :meth:`decide` came to; True when part of the batch is still pending and
+        should run at once."""
 
     async def record_failure(self, participant_id: str, batch: list[InboxRow], error: BaseException) -> None:
         """The batch failed: keep it for a retry."""
@@ -47,11 +61,17 @@ class TurnRunner(Protocol[C]):
         same transaction, it may write (tell a participant whose message waits behind it)."""
 
 
-def select_batch(rows: list[InboxRow], now: datetime) -> list[InboxRow]:
-    """The next batch to run: the leading run of messages (due if any of them is due), or the
-    first other row alone (if due). Empty when nothing is due yet."""
+def select_batch(
+    rows: list[InboxRow], now: datetime, urgent: set[int] | frozenset[int] = frozenset()
+) -> list[InboxRow]:
+    """The next batch to run. With an urgent message pending: all pending messages, whatever waits
+    before them (the commands decide which of them are still answered). Otherwise the leading run
+    of messages (due if any of them is due), or the first other row alone (if due). Empty when
+    nothing is due yet."""
     if not rows:
         return []
+    if urgent:
+        return [row for row in rows if row.kind in FOLDABLE_KINDS]
     first = rows[0]
     if first.kind not in FOLDABLE_KINDS:
         return [first] if first.available_at <= now else []
@@ -74,6 +94,9 @@ class Lanes(Generic[C]):
         self._turn_timeout_s = turn_timeout.total_seconds()
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._rerun: set[str] = set()
+        self._deciding: dict[str, tuple[asyncio.Task[Any], set[int]]] = {}
+        self._interrupted: set[str] = set()
+        self._checks: set[asyncio.Task[None]] = set()
         self._on_batch_done = on_batch_done
         self.batches = 0
 
@@ -88,6 +111,10 @@ class Lanes(Generic[C]):
         """Make sure a lane looks at this participant soon (now, or right after its current pass)."""
         if participant_id in self._tasks:
             self._rerun.add(participant_id)
+            if participant_id in self._deciding:
+                check = asyncio.create_task(self._interrupt_if_urgent(participant_id))
+                self._checks.add(check)
+                check.add_done_callback(self._checks.discard)
             return
         task = asyncio.create_task(self._lane(participant_id), name=f"lane:{participant_id}")
         self._tasks[participant_id] = task
@@ -110,7 +137,7 @@ class Lanes(Generic[C]):
             await asyncio.gather(*list(self._tasks.values()), return_exceptions=True)
 
     async def stop(self) -> None:
-        for task in list(self._tasks.values()):
+        for task in [*self._checks, *self._tasks.values()]:
             task.cancel()
         await asyncio.gather(*list(self._tasks.values()), return_exceptions=True)
 
@@ -127,41 +154,80 @@ class Lanes(Generic[C]):
             self.wake(participant_id)
 
     async def _lane(self, participant_id: str) -> None:
-        async with self._semaphore:
-            while True:
-                self._rerun.discard(participant_id)
-                now = self.clock.now()
-                found = await self.db.run(functools.partial(self._next_batch, participant_id=participant_id, now=now))
-                if found is None:
-                    return
-                batch, waiting, context = found
-                again = await self._run_batch(participant_id, batch, context)
-                # Look again only if something may be waiting: rows beyond this batch, a message
-                # that arrived during the turn, or a turn to repeat. (Rows written by another
-                # process are found by the poller.)
-                if not (again or waiting > len(batch) or participant_id in self._rerun):
-                    return
+        while True:
+            self._rerun.discard(participant_id)
+            now = self.clock.now()
+            found = await self.db.run(functools.partial(self._next_batch, participant_id=participant_id, now=now))
+            if found is None:
+                return
+            batch, waiting, context, urgent = found
+            again = await self._run_batch(participant_id, batch, context, urgent=urgent)
+            # Look again only if something may be waiting: rows beyond this batch, a message
+            # that arrived during the turn, or a turn to repeat. (Rows written by another
+            # process are found by the poller.)
+            if not (again or waiting > len(batch) or participant_id in self._rerun):
+                return
 
-    def _next_batch(self, session: Session, participant_id: str, now: datetime) -> tuple[list[InboxRow], int, C] | None:
-        """One transaction: the pending rows, the batch to run, and the context of its turn."""
+    def _next_batch(
+        self, session: Session, participant_id: str, now: datetime
+    ) -> tuple[list[InboxRow], int, C, bool] | None:
+        """One transaction: the pending rows, the batch to run, the context of its turn, and
+        whether the batch is urgent."""
         rows = pending_inbox(session, participant_id)
-        batch = select_batch(rows, now)
+        messages = [row for row in rows if row.kind in FOLDABLE_KINDS]
+        urgent = self.runner.urgent(session, messages) if messages else set()
+        batch = select_batch(rows, now, urgent)
         if not batch:
             if rows:
                 self.runner.blocked(session, participant_id, rows, now)
             return None
-        return batch, len(rows), self.runner.load(session, participant_id, batch)
+        return batch, len(rows), self.runner.load(session, participant_id, batch), bool(urgent)
 
-    async def _run_batch(self, participant_id: str, batch: list[InboxRow], context: C) -> bool:
-        """Run one batch; True when it should run again at once (a version conflict)."""
+    async def _interrupt_if_urgent(self, participant_id: str) -> None:
+        """A message arrived while the model works on this participant's turn: if it is urgent,
+        set the turn aside so the lane takes the urgent message at once."""
+        deciding = self._deciding.get(participant_id)
+        if deciding is None:
+            return
+        task, in_batch = deciding
+
+        def urgent_waiting(session: Session) -> bool:
+            rows = [row for row in pending_inbox(session, participant_id)
+                    if row.kind in FOLDABLE_KINDS and row.id not in in_batch]
+            return bool(rows and self.runner.urgent(session, rows))
+
+        if await self.db.run(urgent_waiting) and not task.done():
+            self._interrupted.add(participant_id)
+            task.cancel()
+
+    async def _decide(self, participant_id: str, batch: list[InboxRow], context: C, *, urgent: bool) -> Any:
+        if urgent:  # a command or crisis words do not queue behind other participants' model calls
+            return await self.runner.decide(participant_id, batch, context)
+        async with self._semaphore:
+            return await self.runner.decide(participant_id, batch, context)
+
+    async def _run_batch(self, participant_id: str, batch: list[InboxRow], context: C, *, urgent: bool) -> bool:
+        """Run one batch; True when it should run again at once (a version conflict, or a turn
+        set aside for an urgent message)."""
         self.batches += 1
         again = False
+        deciding = asyncio.create_task(self._decide(participant_id, batch, context, urgent=urgent))
+        self._deciding[participant_id] = (deciding, {row.id for row in batch})
         try:
-            again = bool(await asyncio.wait_for(self.runner.run(participant_id, batch, context), self._turn_timeout_s))
+            try:
+                outcome = await asyncio.wait_for(deciding, self._turn_timeout_s)
+            finally:
+                self._deciding.pop(participant_id, None)
+            again = bool(await self.runner.commit(participant_id, batch, context, outcome))
         except VersionConflict:
             log.info("turn_conflict_retry", participant_id=participant_id)
             return True
         except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if participant_id in self._interrupted and (current is None or not current.cancelling()):
+                self._interrupted.discard(participant_id)
+                log.info("turn_set_aside_for_urgent_message", participant_id=participant_id)
+                return True
             raise
         except TimeoutError:
             await self.runner.record_failure(participant_id, batch, LLMUnavailable("the turn took too long"))

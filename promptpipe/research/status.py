@@ -25,6 +25,8 @@ class StatusReport:
     uncertain_sends: int
     inbox_backlog: int
     last_model_error: dict[str, Any] | None
+    stuck_inputs: int = 0
+    stuck_input_ids: tuple[int, ...] = ()
 
     def lines(self) -> list[str]:
         if self.whatsapp is None:
@@ -40,6 +42,10 @@ class StatusReport:
             + (" (they may or may not have arrived; `promptpipe-admin transcript` shows them)"
                if self.uncertain_sends else ""),
             f"inbox backlog: {_count(self.inbox_backlog, 'input')} waiting for a turn",
+            f"stuck inputs: {self.stuck_inputs} given up"
+            + (f" (ids {', '.join(map(str, self.stuck_input_ids))}"
+               f"{' …' if self.stuck_inputs > len(self.stuck_input_ids) else ''};"
+               " `promptpipe-admin inbox --stuck` shows them)" if self.stuck_inputs else ""),
             f"last model error: {model}",
         ]
 
@@ -47,7 +53,8 @@ class StatusReport:
         return {"whatsapp": self.whatsapp.to_json() if self.whatsapp else None,
                 "whatsapp_recorded_at": self.whatsapp_recorded_at.isoformat() if self.whatsapp_recorded_at else None,
                 "outbox_backlog": self.outbox_backlog, "uncertain_sends": self.uncertain_sends,
-                "inbox_backlog": self.inbox_backlog, "last_model_error": self.last_model_error}
+                "inbox_backlog": self.inbox_backlog, "stuck_inputs": self.stuck_inputs,
+                "stuck_input_ids": list(self.stuck_input_ids), "last_model_error": self.last_model_error}
 
 
 def _count(number: int, noun: str) -> str:
@@ -62,6 +69,6 @@ async def read_status(db: Database) -> StatusReport:
         counts = backlog(session)
         model = rows.get(LAST_MODEL_ERROR)
         return StatusReport(state, whatsapp.updated_at if whatsapp else None, counts.outbox, counts.uncertain,
-                            counts.inbox, model.value if model else None)
+                            counts.inbox, model.value if model else None, counts.stuck, counts.stuck_ids)
 
     return await db.run(read)

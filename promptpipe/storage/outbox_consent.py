@@ -15,17 +15,13 @@ from typing import Any
 from sqlalchemy import and_, exists, or_, select, update
 from sqlalchemy.orm import Session
 
+from promptpipe.domain import keys
 from promptpipe.domain.states import WITHDRAWN
 from promptpipe.storage.models import CANCELLED, PENDING, Message, OutboxItem, Participant, table_of
 
-__all__ = ["ALWAYS_SENT_KINDS", "MAY_SEND", "cancel_unconsented"]
+__all__ = ["MAY_SEND", "cancel_unconsented"]
 
-ALWAYS_SENT_KINDS = ("command", "safety")
-"""Transcript kinds that answer the participant's own message: sent whatever their status."""
-TEAM_KIND = "researcher"
-"""The research team's own message: a team pause does not hold it back (they wrote it knowing)."""
-
-_OUTBOX, _MESSAGE, _PARTICIPANT = table_of(OutboxItem), table_of(Message), table_of(Participant)
+_OUTBOX, _PARTICIPANT = table_of(OutboxItem), table_of(Participant)
 _P = _PARTICIPANT.c
 
 
@@ -33,18 +29,21 @@ def _participant_is(*conditions: Any) -> Any:
     return exists().where(_P.id == _OUTBOX.c.participant_id, or_(*conditions))
 
 
-def _message_is(*kinds: str) -> Any:
-    return exists().where(_MESSAGE.c.id == _OUTBOX.c.message_id, _MESSAGE.c.kind.in_(kinds))
+def _key_starts(*prefixes: str) -> Any:
+    return or_(*(_OUTBOX.c.key.startswith(prefix, autoescape=True) for prefix in prefixes))
 
 
+_A_REPLY = _key_starts(keys.COMMAND_REPLY, keys.SAFETY)
+"""Rows that answer the participant's own message (read from the outbox key, so the claim needs
+no other table): sent whatever their status."""
+_BY_THE_TEAM = _key_starts(keys.RESEARCHER_MESSAGE)
 _WITHOUT_CONSENT = _participant_is(_P.opted_out, _P.status == WITHDRAWN, _P.erased_at.is_not(None))
 _TEAM_PAUSED = _participant_is(_P.researcher_paused)
 
-MAY_SEND: Any = or_(_message_is(*ALWAYS_SENT_KINDS),
-                    and_(~_WITHOUT_CONSENT, or_(~_TEAM_PAUSED, _message_is(TEAM_KIND))))
+MAY_SEND: Any = or_(_A_REPLY, and_(~_WITHOUT_CONSENT, or_(~_TEAM_PAUSED, _BY_THE_TEAM)))
 """The claim's condition on an outbox row: a reply to the participant goes always; anything else
 only with their consent, and not while the team pauses them unless the team wrote it."""
-_HELD_AT_CHANGE: Any = and_(~_message_is(*ALWAYS_SENT_KINDS), or_(_WITHOUT_CONSENT, _TEAM_PAUSED))
+_HELD_AT_CHANGE: Any = and_(~_A_REPLY, or_(_WITHOUT_CONSENT, _TEAM_PAUSED))
 """What STOP, a withdrawal or a team pause cancels: everything queued before it but replies."""
 
 _CANCEL_REASON = "cancelled: the participant withdrew consent or was paused or withdrawn before it was sent"
@@ -64,5 +63,6 @@ def cancel_unconsented(session: Session, participant_id: str | None = None) -> i
         return 0
     connection.execute(update(_OUTBOX).where(_OUTBOX.c.message_id.in_(message_ids), _OUTBOX.c.status == PENDING)
                        .values(status=CANCELLED, last_error=_CANCEL_REASON))
-    connection.execute(update(_MESSAGE).where(_MESSAGE.c.id.in_(message_ids)).values(status=CANCELLED))
+    message = table_of(Message)
+    connection.execute(update(message).where(message.c.id.in_(message_ids)).values(status=CANCELLED))
     return len(message_ids)

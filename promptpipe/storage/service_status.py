@@ -10,7 +10,16 @@ from typing import Any
 from sqlalchemy import func, insert, select, update
 from sqlalchemy.orm import Session
 
-from promptpipe.storage.models import PENDING, SENDING, UNCERTAIN, InboxItem, OutboxItem, ServiceStatus, table_of
+from promptpipe.storage.models import (
+    FAILED,
+    PENDING,
+    SENDING,
+    UNCERTAIN,
+    InboxItem,
+    OutboxItem,
+    ServiceStatus,
+    table_of,
+)
 
 __all__ = ["LAST_MODEL_ERROR", "WHATSAPP", "Backlog", "StatusRow", "backlog", "model_error_value", "read_statuses",
            "save_status"]
@@ -54,6 +63,13 @@ class Backlog:
     """Sends a crash interrupted: they may or may not have arrived."""
     inbox: int
     """Inputs waiting for a turn."""
+    stuck: int = 0
+    """Inputs given up on (a bug, a request the model refuses, a conversation too long)."""
+    stuck_ids: tuple[int, ...] = ()
+    """The oldest of them (at most :data:`STUCK_IDS_SHOWN`)."""
+
+
+STUCK_IDS_SHOWN = 20
 
 
 def backlog(session: Session) -> Backlog:
@@ -63,4 +79,7 @@ def backlog(session: Session) -> Backlog:
         select(count).select_from(_OUTBOX).where(_OUTBOX.c.status.in_((PENDING, SENDING)))).scalar_one()
     uncertain = conn.execute(select(count).select_from(_OUTBOX).where(_OUTBOX.c.status == UNCERTAIN)).scalar_one()
     inbox = conn.execute(select(count).select_from(_INBOX).where(_INBOX.c.status == PENDING)).scalar_one()
-    return Backlog(int(outbox), int(uncertain), int(inbox))
+    stuck = conn.execute(select(count).select_from(_INBOX).where(_INBOX.c.status == FAILED)).scalar_one()
+    stuck_ids = conn.execute(select(_INBOX.c.id).where(_INBOX.c.status == FAILED).order_by(_INBOX.c.id)
+                             .limit(STUCK_IDS_SHOWN)).scalars().all() if stuck else []
+    return Backlog(int(outbox), int(uncertain), int(inbox), int(stuck), tuple(stuck_ids))

@@ -229,7 +229,7 @@ async def test_a_bug_is_retried_a_few_times_then_marked_failed_and_kept(
     make_app: AppFactory, fake_openai: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from promptpipe.flow import conversation
-    from promptpipe.flow.failures import MAX_ATTEMPTS_FOR_BUGS
+    from promptpipe.flow.failures import GAVE_UP, MAX_ATTEMPTS_FOR_BUGS
 
     transport = MemoryTransport()
     app = await make_app(transport)
@@ -244,7 +244,8 @@ async def test_a_bug_is_retried_a_few_times_then_marked_failed_and_kept(
         await app.run_until_idle()
         app.clock.advance(16 * 60)
     rows = await admin.transcript(app.db, ANA)
-    assert [(r["direction"], r["status"]) for r in rows][-2:] == [("in", "failed"), ("out", "sent")]
+    assert [(r["direction"], r["status"]) for r in rows][-3:] == [("in", "failed"), ("out", "sent"), ("out", "sent")]
     assert transport.texts_to(ANA).count(APOLOGY) == 1
+    assert transport.texts_to(ANA)[-1] == GAVE_UP  # the promised answer will not come, and they hear so once
     assert app.flow.failures == MAX_ATTEMPTS_FOR_BUGS
     fake_openai.assert_complete()

@@ -10,6 +10,7 @@ import pytest
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
+from promptpipe.domain import keys
 from promptpipe.errors import NotConnected
 from promptpipe.flow.commands import PAUSED_BY_TEAM, STOPPED
 from promptpipe.research import admin
@@ -98,8 +99,9 @@ async def test_a_row_queued_by_a_writer_that_had_not_seen_the_stop_yet_is_not_se
     def stop_then_late_write(session: Session) -> None:
         session.execute(update(InboxItem).values(status="done"))
         session.execute(update(Participant).values(opted_out=True, status="paused", paused_by="participant"))
-        queue_messages(session, row["id"], [ToSend("t:late", "A broadcast", "researcher"),
-                                            ToSend("t:reply", "Reply to their command", "command")], app.clock.now())
+        late = [ToSend("t:late", "A broadcast", "researcher"),
+                ToSend(keys.command_reply(999), "Reply to their command", "command")]
+        queue_messages(session, row["id"], late, app.clock.now())
 
     await app.db.run(stop_then_late_write)
     await app.run_until_idle()

@@ -1,0 +1,153 @@
+"""Commands and the crisis screen never wait for the model: not behind a message the model is
+answering, not behind an input waiting for its retry; and a request the model refuses for good
+ends after a few tries and is listed as stuck, instead of being retried for ever."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from datetime import timedelta
+
+import pytest
+
+from promptpipe.domain.safety import DEFAULT_SAFETY_MESSAGE
+from promptpipe.flow import APOLOGY
+from promptpipe.flow.commands import STOPPED
+from promptpipe.flow.failures import GAVE_UP, MAX_ATTEMPTS_FOR_REJECTIONS
+from promptpipe.research import admin, oversight
+from promptpipe.research.status import read_status
+from promptpipe.transport.memory import MemoryTransport
+from tests.conftest import AppFactory
+from tests.fakes.openai_server import FakeOpenAIServer
+from tests.pipeline.test_lanes import enrolled, until
+from tests.schedule_helpers import enroll_with_schedule
+
+ANA = "+14165550102"
+
+
+async def started(make_app: AppFactory, fake: FakeOpenAIServer):  # type: ignore[no-untyped-def]
+    transport = MemoryTransport()
+    app = await make_app(transport)
+    await enrolled(app, fake, (ANA, "Ana"))
+    return app, transport
+
+
+async def test_stop_sent_while_the_model_is_still_thinking_is_confirmed_at_once(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer
+) -> None:
+    app, transport = await started(make_app, fake_openai)
+    gate = threading.Event()
+    fake_openai.say("this answer must never go out", match="a long question", gate=gate)
+    await transport.inject(ANA, "a long question")
+    running = asyncio.create_task(app.run_until_idle())
+    await until(lambda: fake_openai.in_flight() == 1, "the turn to reach the model")
+
+    await transport.inject(ANA, "STOP")
+    try:
+        await until(lambda: STOPPED in transport.texts_to(ANA), "the STOP confirmation while the model still thinks")
+    finally:
+        gate.set()
+        await running
+    await app.run_until_idle()
+    assert transport.texts_to(ANA)[1:] == [STOPPED]  # no apology: the turn was set aside, not failed
+    assert app.flow.failures == 0
+    assert (await admin.show(app.db, ANA))["paused_by"] == "participant"
+
+
+async def test_crisis_words_sent_while_the_model_is_still_thinking_get_the_safety_message_at_once(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer
+) -> None:
+    app, transport = await started(make_app, fake_openai)
+    gate = threading.Event()
+    fake_openai.always("I am here with you.", match="end my life")
+    fake_openai.say("Tell me more.", match="a long question", gate=gate)
+    await transport.inject(ANA, "a long question")
+    running = asyncio.create_task(app.run_until_idle())
+    await until(lambda: fake_openai.in_flight() == 1, "the turn to reach the model")
+
+    await transport.inject(ANA, "I want to end my life")
+    try:
+        await until(lambda: DEFAULT_SAFETY_MESSAGE in transport.texts_to(ANA), "the safety message")
+    finally:
+        gate.set()
+        await running
+    assert transport.texts_to(ANA)[1] == DEFAULT_SAFETY_MESSAGE  # first, not after a failed turn's apology
+    assert APOLOGY not in transport.texts_to(ANA)
+
+
+async def test_stop_behind_a_message_the_model_refuses_is_handled_without_an_apology(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer
+) -> None:
+    app, transport = await started(make_app, fake_openai)
+    fake_openai.fail(400, message="invalid request", match="something odd")
+    await transport.inject(ANA, "something odd")
+    await app.run_until_idle()
+    assert transport.texts_to(ANA)[1:] == [APOLOGY]
+
+    await transport.inject(ANA, "STOP")
+    await app.run_until_idle()
+    assert transport.texts_to(ANA)[1:] == [APOLOGY, STOPPED]
+
+    app.clock.advance(timedelta(hours=1))  # the refused message's retry time has long passed
+    await app.run_until_idle()
+    assert transport.texts_to(ANA)[1:] == [APOLOGY, STOPPED]
+
+
+async def test_a_request_the_model_refuses_for_good_ends_after_a_few_tries_and_is_listed_as_stuck(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer
+) -> None:
+    app, transport = await started(make_app, fake_openai)
+    for _ in range(MAX_ATTEMPTS_FOR_REJECTIONS):  # a further request would find no step and fail the test
+        fake_openai.fail(400, message="invalid request", match="something odd")
+    await transport.inject(ANA, "something odd")
+    for _ in range(MAX_ATTEMPTS_FOR_REJECTIONS + 2):
+        await app.run_until_idle()
+        app.clock.advance(timedelta(hours=1))
+    await app.run_until_idle()
+
+    refused = [r for r in fake_openai.requests if "something odd" in str(r)]
+    assert len(refused) == MAX_ATTEMPTS_FOR_REJECTIONS
+    assert transport.texts_to(ANA)[1:] == [APOLOGY, GAVE_UP]  # told once, and once that no answer will come
+    [stuck] = await oversight.inbox_rows(app.db, stuck_only=True)
+    assert (stuck["status"], stuck["attempts"]) == ("failed", MAX_ATTEMPTS_FOR_REJECTIONS)
+    report = await read_status(app.db)
+    assert (report.stuck_inputs, report.stuck_input_ids) == (1, (stuck["id"],))
+    assert f"stuck inputs: 1 given up (ids {stuck['id']};" in "\n".join(report.lines())
+
+
+async def test_stop_behind_a_prompt_waiting_for_the_model_is_handled_at_once(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer
+) -> None:
+    transport = MemoryTransport()
+    app = await make_app(transport)
+    await enroll_with_schedule(app, fake_openai, ANA, "UTC")
+    fake_openai.fail(503, message="overloaded")
+    await admin.send_prompt_now(app.db, app.clock, phone=ANA)
+    await app.run_until_idle()  # the prompt's turn failed and waits for its retry
+
+    await transport.inject(ANA, "STOP")
+    await app.run_until_idle()
+    assert transport.texts_to(ANA)[1:] == [STOPPED]  # at once, and no apology for waiting
+
+    app.clock.advance(timedelta(hours=1))
+    await app.run_until_idle()
+    assert transport.texts_to(ANA)[1:] == [STOPPED]  # and the prompt never follows
+
+
+async def test_a_model_error_quoting_the_participant_keeps_their_words_out_of_logs_and_status(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Providers echo the offending input in their error message; we keep the class, the status
+    and the code only (the message itself only with PROMPTPIPE_DEBUG on)."""
+    app, transport = await started(make_app, fake_openai)
+    words = "my neighbour Rosalind keeps a pet tortoise"
+    fake_openai.fail(400, message=f"Invalid content in message: '{words}'", match="tortoise")
+    await transport.inject(ANA, words)
+    await app.run_until_idle()
+
+    printed = capsys.readouterr()
+    assert "tortoise" not in printed.out + printed.err
+    [row] = [r for r in await oversight.inbox_rows(app.db, stuck_only=False) if r["kind"] == "message"]
+    assert "tortoise" not in row["last_error"] and "400" in row["last_error"]
+    report = await read_status(app.db)
+    assert "tortoise" not in str(report.to_json()) and "400" in str(report.last_model_error)
