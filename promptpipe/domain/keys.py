@@ -52,6 +52,13 @@ def command_reply(inbox_id: int) -> str:
     return f"{COMMAND_REPLY}{inbox_id}"
 
 
+def restart_reminder(participant_id: str, local_day: str) -> str:
+    """The one reminder a day of how to switch messages back on, for someone who sent STOP (or
+    whom the team paused) and keeps writing: a second one that day has the same key, so it is
+    not queued."""
+    return f"{COMMAND_REPLY}restart-reminder:{participant_id}:{local_day}"
+
+
 def reply(inbox_id: int) -> str:
     """The answer to a batch, keyed by its last inbox row."""
     return f"reply:{inbox_id}"

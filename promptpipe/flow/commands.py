@@ -16,9 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from promptpipe.domain import keys
 from promptpipe.domain.conversation import TurnState
+from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.phrases import is_escape, spoken
 from promptpipe.domain.states import ACTIVE, COMPLETED, INTAKE_STAGES, PAUSED, WITHDRAWN
 from promptpipe.flow.turn import Outcome, Outgoing
@@ -160,26 +162,34 @@ def plan_commands(state: TurnState, texts: Sequence[str]) -> CommandPlan | None:
     return plan
 
 
-def commands_outcome(batch: list[InboxRow], plan: CommandPlan) -> Outcome:
+def restart_reminder_key(state: TurnState, now: datetime) -> str:
+    """The outbox key of today's (participant's local day) reminder of how to restart."""
+    return keys.restart_reminder(state.participant.id, now.astimezone(zone_or_utc(state.timezone)).date().isoformat())
+
+
+def commands_outcome(batch: list[InboxRow], plan: CommandPlan, reminder_key: str) -> Outcome:
     """The commands of a folded batch with their replies; the messages the model should still
-    answer stay pending for the next turn, the others are kept."""
+    answer stay pending for the next turn, the others are kept. A repeated STOP's reply is the
+    day's one restart reminder (``reminder_key``)."""
     answer_ids = {batch[index].id for index in plan.answer}
     settled = [item for item in batch if item.id not in answer_ids]
     commands = {batch[index].id for index, _, _ in plan.replies}
-    outgoing = [Outgoing(keys.command_reply(batch[index].id), reply, "command") for index, _, reply in plan.replies]
+    outgoing = [Outgoing(reminder_key if reply == ALREADY_STOPPED else keys.command_reply(batch[index].id), reply,
+                         "command") for index, _, reply in plan.replies]
     kept = [item for item in settled if item.id not in commands]
     return Outcome(outgoing, answered=[item for item in settled if item not in kept], kept=kept,
                    again=bool(answer_ids), log=("command_handled", {
                        "commands": [c for _, c, _ in plan.replies], "still_to_answer": len(answer_ids)}))
 
 
-def inactive_outcome(state: TurnState, batch: list[InboxRow], *, message: bool, screened: bool) -> Outcome:
+def inactive_outcome(state: TurnState, batch: list[InboxRow], *, message: bool, screened: bool,
+                     reminder_key: str) -> Outcome:
     """No model for someone who is not active: a paused participant who writes gets a short note
-    on how (or by whom) the pause is lifted, a completed one a line that the study has ended
-    (unless the safety message just answered them); a withdrawn one gets nothing. Their message
-    is kept either way."""
+    on how (or by whom) the pause is lifted, once a day at most (``reminder_key``), a completed
+    one a line that the study has ended (unless the safety message just answered them); a
+    withdrawn one gets nothing. Their message is kept either way."""
     if state.status == PAUSED and message and not screened:
-        return Outcome([Outgoing(keys.command_reply(batch[-1].id), paused_hint(state), "command")])
+        return Outcome([Outgoing(reminder_key, paused_hint(state), "command")])
     if state.status == COMPLETED and message and not screened and not state.opted_out:
         return Outcome([Outgoing(keys.command_reply(batch[-1].id), STUDY_OVER, "command")], save_state=False)
     return kept_outcome(batch, status=state.status)

@@ -116,7 +116,7 @@ class ConversationFlow:
                 return screened
             plan = commands.plan_commands(state, [context.texts.get(item.id, "") for item in batch])
             if plan is not None:
-                return commands.commands_outcome(batch, plan)
+                return commands.commands_outcome(batch, plan, commands.restart_reminder_key(state, now))
             answers = typed_answers.typed_answers(context, batch) if state.status == ACTIVE else []
             if answers:
                 return typed_answers.answers_outcome(context, batch, answers, now)
@@ -130,7 +130,8 @@ class ConversationFlow:
                           else daily_prompt_outcome(self.deps, context, batch[0], event))
         if state.status != ACTIVE:
             return commands.inactive_outcome(state, batch, message=isinstance(event, MessageReceived),
-                                             screened=was_screened(context.events))
+                                             screened=was_screened(context.events),
+                                             reminder_key=commands.restart_reminder_key(state, now))
         if isinstance(event, DailyPromptDue):
             return await daily_prompt_outcome(self.deps, context, batch[0], event)
         if isinstance(event, TimerEvent):

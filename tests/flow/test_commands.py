@@ -291,3 +291,30 @@ async def test_the_model_opts_out_a_participant_who_asks_in_their_own_words(
         "opted_out", "model", words)
     assert await send(app, transport, "START") == RESUMED
     fake_openai.assert_complete()
+
+
+async def test_someone_who_sent_stop_hears_how_to_restart_at_most_once_a_day(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer
+) -> None:
+    from datetime import timedelta
+
+    from promptpipe.flow.commands import ALREADY_STOPPED
+
+    app, transport = await started(make_app, fake_openai)
+    assert await send(app, transport, "STOP") == STOPPED
+    for text in ("hello?", "why no reply", "STOP", "are you there"):
+        await transport.inject(ANA, text)
+        await app.run_until_idle()
+    assert transport.texts_to(ANA)[2:] == [PAUSED_HINT]  # one reminder, then silence (all kept)
+    transcript = await admin.transcript(app.db, ANA)
+    assert [m["text"] for m in transcript if m["direction"] == "in"][-4:] == [
+        "hello?", "why no reply", "STOP", "are you there"]
+
+    app.clock.advance(timedelta(days=1))
+    assert await send(app, transport, "STOP") == ALREADY_STOPPED  # a new day: one reminder again
+    await transport.inject(ANA, "hello again")
+    await app.run_until_idle()
+    assert transport.texts_to(ANA)[-1] == ALREADY_STOPPED
+    assert await send(app, transport, "HELP") == HELP_TEXT  # asked for: always answered
+    assert await send(app, transport, "START") == RESUMED
+    assert len(fake_openai.requests) == 1
