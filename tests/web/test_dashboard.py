@@ -167,6 +167,7 @@ async def test_a_viewer_sees_no_phone_name_or_message_text(study: Study) -> None
             assert page.status_code == 200, path
             for secret in secrets_:
                 assert secret not in page.text, (path, secret)
+            assert ">None<" not in page.text, path  # a hidden value says so, not "None"
             assert "/confirm/" not in page.text and "/actions/" not in page.text and "/resolve" not in page.text
         transcript = (await client.get(f"/participants/{study.zofia}")).text
         assert "hidden for viewers" in transcript and "✓" in transcript
