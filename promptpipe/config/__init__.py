@@ -15,23 +15,20 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 from typing import Any, TypeVar
-from urllib.parse import urlsplit
 
 from dotenv import dotenv_values
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
 
+from promptpipe.config.values import normalise_database_url, optional_file, prompt_file_path, webhook_url
 from promptpipe.domain.limits import DEFAULT_MAX_SCHEDULES
 from promptpipe.domain.setting_values import parse_bool, parse_duration, parse_float, parse_int, validate_timezone
 from promptpipe.domain.study import OPEN_STUDY, Study
 from promptpipe.domain.study_file import load_study
-from promptpipe.domain.text import mask_credentials
 from promptpipe.errors import ConfigError
 
 TRANSPORTS = ("whatsapp", "console", "dry-run")
 LOG_FORMATS = ("console", "json")
 DEFAULT_HISTORY_WINDOW = 50
-_SOURCE_PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
+_SOURCE_PROMPTS_DIR = Path(__file__).resolve().parents[2] / "prompts"
 
 
 @dataclass(frozen=True)
@@ -182,57 +179,6 @@ class Settings:
             )
 
 
-def _optional_file(get: Callable[[str], str], name: str) -> Path | None:
-    raw = get(name)
-    if not raw:
-        return None
-    path = Path(raw)
-    if not path.is_file():
-        raise ConfigError(f"{name}: the file {raw!r} does not exist; point it at a readable text file.")
-    return path
-
-
-def _webhook_url(raw: str) -> str | None:
-    if not raw:
-        return None
-    parts = urlsplit(raw)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise ConfigError(
-            f"ALERT_WEBHOOK_URL={mask_credentials(raw)!r} is not an http(s) URL: write it like "
-            "https://alerts.example.org/promptpipe."
-        )
-    return raw
-
-
-def normalise_database_url(raw: str) -> str:
-    """Accept sqlite:///path, postgres:// and postgresql:// URLs; reject anything else clearly."""
-    url = raw.strip()
-    if url.startswith("postgres://"):
-        url = "postgresql://" + url[len("postgres://"):]
-    scheme = url.split("://", 1)[0] if "://" in url else ""
-    base = scheme.split("+", 1)[0]
-    problem = "" if base in ("sqlite", "postgresql") and url.split("://", 1)[1] else "unknown form"
-    if not problem:
-        try:
-            make_url(url)
-        except (ArgumentError, ValueError) as exc:
-            problem = mask_credentials(str(exc).splitlines()[0])[:200]
-    if problem:
-        raise ConfigError(
-            f"DATABASE_URL={mask_credentials(raw)!r} is not a database URL PromptPipe can use ({problem}): "
-            "write sqlite:///path/to/file.db or postgresql://user:password@host:5432/dbname."
-        )
-    return url
-
-
-def _prompt_file(env: Mapping[str, str], name: str, default: Path) -> Path:
-    raw = env.get(name, "").strip()
-    if not raw:
-        cwd_candidate = Path("prompts") / default.name
-        return cwd_candidate if cwd_candidate.is_file() else default
-    return Path(raw)
-
-
 def read_environment(env_file: str | Path | None = ".env") -> dict[str, str]:
     """The process environment over the values of ``.env`` (the environment wins)."""
     values: dict[str, str] = {}
@@ -287,11 +233,11 @@ def _model_settings(env: Mapping[str, str], get: Get) -> dict[str, Any]:
         "llm_timeout": _value(get, "LLM_TIMEOUT", parse_duration, d.llm_timeout),
         "llm_max_retries": _value(get, "LLM_MAX_RETRIES", _int(0), d.llm_max_retries),
         "chat_history_limit": _value(get, "CHAT_HISTORY_LIMIT", _int(-1), d.chat_history_limit),
-        "intake_prompt_file": _prompt_file(env, "INTAKE_BOT_PROMPT_FILE", d.intake_prompt_file),
-        "feedback_prompt_file": _prompt_file(env, "FEEDBACK_TRACKER_PROMPT_FILE", d.feedback_prompt_file),
-        "prompt_generator_prompt_file": _prompt_file(env, "PROMPT_GENERATOR_PROMPT_FILE",
+        "intake_prompt_file": prompt_file_path(env, "INTAKE_BOT_PROMPT_FILE", d.intake_prompt_file),
+        "feedback_prompt_file": prompt_file_path(env, "FEEDBACK_TRACKER_PROMPT_FILE", d.feedback_prompt_file),
+        "prompt_generator_prompt_file": prompt_file_path(env, "PROMPT_GENERATOR_PROMPT_FILE",
                                                      d.prompt_generator_prompt_file),
-        "summary_prompt_file": _prompt_file(env, "SUMMARY_PROMPT_FILE", d.summary_prompt_file),
+        "summary_prompt_file": prompt_file_path(env, "SUMMARY_PROMPT_FILE", d.summary_prompt_file),
         "history_summary_every_turns": _value(get, "HISTORY_SUMMARY_EVERY_TURNS", _int(0),
                                               d.history_summary_every_turns),
     }
@@ -359,15 +305,15 @@ def _timer_settings(get: Get) -> dict[str, Any]:
 
 def _safety_settings(get: Get) -> dict[str, Any]:
     return {
-        "safety_phrases_file": _optional_file(get, "SAFETY_PHRASES_FILE"),
-        "safety_message_file": _optional_file(get, "SAFETY_MESSAGE_FILE"),
-        "alert_webhook_url": _webhook_url(get("ALERT_WEBHOOK_URL")),
+        "safety_phrases_file": optional_file(get, "SAFETY_PHRASES_FILE"),
+        "safety_message_file": optional_file(get, "SAFETY_MESSAGE_FILE"),
+        "alert_webhook_url": webhook_url(get("ALERT_WEBHOOK_URL")),
     }
 
 
 def _study_settings(get: Get) -> dict[str, Any]:
     d = _DEFAULTS
-    study_file = _optional_file(get, "PROMPTPIPE_STUDY_FILE")
+    study_file = optional_file(get, "PROMPTPIPE_STUDY_FILE")
     return {
         "study_file": study_file,
         "study": load_study(study_file) if study_file is not None else OPEN_STUDY,

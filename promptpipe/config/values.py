@@ -1,0 +1,67 @@
+"""Parsers of single settings that need more than a type: files that must exist, the alert
+webhook's URL, the database URL, the prompt files' locations."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
+
+from promptpipe.domain.text import mask_credentials
+from promptpipe.errors import ConfigError
+
+__all__ = ["normalise_database_url", "optional_file", "prompt_file_path", "webhook_url"]
+
+
+def optional_file(get: Callable[[str], str], name: str) -> Path | None:
+    raw = get(name)
+    if not raw:
+        return None
+    path = Path(raw)
+    if not path.is_file():
+        raise ConfigError(f"{name}: the file {raw!r} does not exist; point it at a readable text file.")
+    return path
+
+
+def webhook_url(raw: str) -> str | None:
+    if not raw:
+        return None
+    parts = urlsplit(raw)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ConfigError(
+            f"ALERT_WEBHOOK_URL={mask_credentials(raw)!r} is not an http(s) URL: write it like "
+            "https://alerts.example.org/promptpipe."
+        )
+    return raw
+
+
+def normalise_database_url(raw: str) -> str:
+    """Accept sqlite:///path, postgres:// and postgresql:// URLs; reject anything else clearly."""
+    url = raw.strip()
+    if url.startswith("postgres://"):
+        url = "postgresql://" + url[len("postgres://"):]
+    scheme = url.split("://", 1)[0] if "://" in url else ""
+    base = scheme.split("+", 1)[0]
+    problem = "" if base in ("sqlite", "postgresql") and url.split("://", 1)[1] else "unknown form"
+    if not problem:
+        try:
+            make_url(url)
+        except (ArgumentError, ValueError) as exc:
+            problem = mask_credentials(str(exc).splitlines()[0])[:200]
+    if problem:
+        raise ConfigError(
+            f"DATABASE_URL={mask_credentials(raw)!r} is not a database URL PromptPipe can use ({problem}): "
+            "write sqlite:///path/to/file.db or postgresql://user:password@host:5432/dbname."
+        )
+    return url
+
+
+def prompt_file_path(env: Mapping[str, str], name: str, default: Path) -> Path:
+    raw = env.get(name, "").strip()
+    if not raw:
+        cwd_candidate = Path("prompts") / default.name
+        return cwd_candidate if cwd_candidate.is_file() else default
+    return Path(raw)
