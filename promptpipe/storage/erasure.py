@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 from promptpipe.domain.consent import ConsentRecord
 from promptpipe.domain.profile import Profile
 from promptpipe.domain.states import WITHDRAWN
+from promptpipe.storage.access_tables import AuditEntry
 from promptpipe.storage.consent import record_consent
 from promptpipe.storage.models import (
     CANCELLED,
@@ -33,6 +34,7 @@ from promptpipe.storage.models import (
     table_of,
 )
 from promptpipe.storage.receipts import forget_receipts
+from promptpipe.storage.service_status import LAST_MODEL_ERROR, read_statuses, save_status
 
 _CONVERSATION = table_of(Conversation)
 _INBOX = table_of(InboxItem)
@@ -43,8 +45,12 @@ _PARTICIPANT = table_of(Participant)
 _SCHEDULE = table_of(Schedule)
 _TIMER = table_of(Timer)
 
-__all__ = ["KEPT_PAYLOAD_KEYS", "erase_identity", "erase_texts", "stop_everything",
+__all__ = ["KEPT_AUDIT_KEYS", "KEPT_PAYLOAD_KEYS", "erase_identity", "erase_texts", "stop_everything",
            "tombstone_phone"]
+
+KEPT_AUDIT_KEYS = ("changed", "fields", "status", "timezone", "inbox_id", "chars", "arm", "flag_id")
+"""What stays of an audit entry's detail about an erased participant: what kind of change it was,
+never the free text a researcher typed (a pause reason may name them)."""
 
 KEPT_PAYLOAD_KEYS = ("purpose", "handled_as", "options", "selected", "known_poll", "manual")
 """What stays of a message's payload: which poll it was, our own poll options and the option
@@ -81,7 +87,27 @@ def erase_texts(session: Session, pid: str, now: datetime) -> int:
     ):
         table = table_of(model)
         session.execute(update(table).where(table.c.participant_id == pid).values(**values))
+    _erase_audit_details(session, pid)
+    _strip_model_error(session, now)
     return len(rows)
+
+
+def _erase_audit_details(session: Session, pid: str) -> None:
+    audit = table_of(AuditEntry)
+    for entry_id, detail in session.execute(select(audit.c.id, audit.c.detail).where(audit.c.participant_id == pid)):
+        kept = {key: value for key, value in (detail or {}).items() if key in KEPT_AUDIT_KEYS}
+        if kept != detail:
+            session.execute(update(audit).where(audit.c.id == entry_id).values(detail=kept))
+
+
+def _strip_model_error(session: Session, now: datetime) -> None:
+    """The last model error is not tied to a participant, and a provider's message may have quoted
+    anyone's words: an erasure keeps only its time and kind."""
+    status = read_statuses(session).get(LAST_MODEL_ERROR)
+    if status is not None and set(status.value) - {"at", "type"}:
+        value = {"at": status.value.get("at"), "type": status.value.get("type"),
+                 "error": f"{status.value.get('type', 'error')} (its text was removed by an erasure)"}
+        save_status(session, LAST_MODEL_ERROR, value, now)
 
 
 def stop_everything(session: Session, pid: str, now: datetime) -> tuple[int, int]:

@@ -5,6 +5,7 @@ processed or sent, and the command asks before it acts."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import io
 import json
 from pathlib import Path
@@ -17,6 +18,8 @@ from sqlmodel import SQLModel
 from promptpipe.cli import admin_main
 from promptpipe.errors import AdminError
 from promptpipe.research import admin, erasure, oversight
+from promptpipe.storage.access import add_audit
+from promptpipe.storage.service_status import LAST_MODEL_ERROR, save_status
 from promptpipe.transport import PollVote, poll_option_hash
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
@@ -69,7 +72,20 @@ async def a_month_of_data(make_app: AppFactory, fake: FakeOpenAIServer):  # type
     await transport.inject(ANA, "", vote=PollVote(poll.message_id, (poll_option_hash("Done"),)))
     await app.run_until_idle()
     await admin.simulate(app.db, app.clock, phone=ANA, text=SAID[3])  # waiting: not processed yet
+    participant_id = (await admin.show(app.db, ANA))["id"]
+    await app.db.run(functools.partial(_team_notes_and_a_model_error, participant_id=participant_id,
+                                       now=app.clock.now()))
     return app, transport
+
+
+def _team_notes_and_a_model_error(session: Any, participant_id: str, now: Any) -> None:
+    """What the team and the model server may have written about her outside the transcript: a
+    pause reason in the audit log, and a provider's error message that quoted her."""
+    add_audit(session, actor="Dr Lee", role="researcher", action="pause", participant_id=participant_id,
+              detail={"changed": True, "reason": f"{NAME} is in hospital, grandchildren visiting"}, via="dashboard",
+              now=now)
+    save_status(session, LAST_MODEL_ERROR, {"at": now.isoformat(), "type": "LLMRejected",
+                                            "error": f"Invalid content: '{SAID[3]}'"}, now)
 
 
 async def everything_stored(app) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
