@@ -1,9 +1,13 @@
-"""Pseudonymising texts for the export: a participant's own phone number and name, in the free
-texts of their own rows, become ``[phone]`` and ``[name]`` (the model greets people by name).
+"""Pseudonymising texts for the export: phone numbers and the participant's own name, in the
+free texts of their own rows, become ``[phone]`` and ``[name]`` (the model greets people by name).
 
-The number is found in its usual spellings (``+14165550123``, ``(416) 555-0123``, ``416.555.0123``);
-the name whole in any case, and each capitalised word of it as written, as whole words. Other
-people's names and nicknames are not recognised: read texts before sharing them beyond the team.
+Their own number is found in its usual spellings (``+14165550123``, ``(416) 555-0123``,
+``416.555.0123``); any other phone number (someone else's, another participant's, theirs spelled
+``416 / 555 / 0123`` or in full-width digits) by libphonenumber's matcher, read in the region of
+their own number, at its most lenient level (a possible number, so a seven-digit local one too),
+which leaves dates, times and counts alone. The name is found whole in any case, and each
+capitalised word of it as written, as whole words. Other people's names and nicknames are not
+recognised: read texts before sharing them beyond the team.
 """
 
 from __future__ import annotations
@@ -44,6 +48,32 @@ def _phone_pattern(spellings: Sequence[str]) -> str:
     return r"(?<!\d)(?:" + "|".join(alternatives) + r")(?!\d)"
 
 
+_SHORTEST_PHONE = 7
+"""Fewer digits than this in a text: no phone number to look for."""
+
+
+def _region_of(phone: str) -> str:
+    """The country of a participant's own number: how their national spellings are read."""
+    try:
+        return phonenumbers.region_code_for_number(phonenumbers.parse(phone, None)) or "US"
+    except phonenumbers.NumberParseException:
+        return "US"
+
+
+def _without_phone_numbers(text: str, region: str) -> str:
+    found = [match for match in phonenumbers.PhoneNumberMatcher(text, region, leniency=phonenumbers.Leniency.POSSIBLE)
+             if not _inside_a_word(text, match.start, match.end)]
+    for match in reversed(found):
+        text = text[:match.start] + PHONE_MARK + text[match.end:]
+    return text
+
+
+def _inside_a_word(text: str, start: int, end: int) -> bool:
+    """Digits glued to letters (an id such as ``p_0123456789abcdef``) are not a phone number."""
+    before, after = text[start - 1:start], text[end:end + 1]
+    return bool(before and (before.isalnum() or before == "_")) or bool(after and (after.isalnum() or after == "_"))
+
+
 def _name_words(name: str) -> list[str]:
     """The words of a name that are capitalised or from a script without case, at least two
     characters, longest first (``Ana, "the walker"``: ``Ana``; a nickname's "the" is no name)."""
@@ -58,6 +88,7 @@ class _Redactor:
 
     def __init__(self, phone: str, name: str) -> None:
         spellings = _phone_spellings(phone)
+        self.region = _region_of(phone)
         self.phone = re.compile(_phone_pattern(spellings)) if spellings else None
         self.phone_digits = tuple(set.intersection(*(set(s) for s in spellings))) if spellings else ()
         """Digits every spelling contains: a text lacking one of them cannot hold the number."""
@@ -70,6 +101,8 @@ class _Redactor:
     def __call__(self, text: str) -> str:
         if self.phone is not None and all(d in text for d in self.phone_digits):
             text = self.phone.sub(PHONE_MARK, text)
+        if sum(char.isdigit() for char in text) >= _SHORTEST_PHONE:
+            text = _without_phone_numbers(text, self.region)
         if self.name is not None and (any(w in text for w in self.words) or self.full_name in text.lower()):
             text = self.name.sub(NAME_MARK, text)
         return text
