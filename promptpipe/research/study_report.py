@@ -38,6 +38,9 @@ _R, _T, _DEC = table_of(Receipt), table_of(Transition), table_of(Decision)
 
 # ---------------------------------------------------------------- reading
 
+_DECISION_GROUP = (_DEC.c.arm, _DEC.c.available, _DEC.c.unavailable_reason, _DEC.c.action, _DEC.c.probability)
+
+
 def _read(session: Session) -> dict[str, Sequence[Any]]:
     """Everything the report counts, in one transaction: one row per participant, the rest grouped."""
     conn = session.connection()
@@ -59,9 +62,7 @@ def _read(session: Session) -> dict[str, Sequence[Any]]:
         "prompts": conn.execute(select(
             _P.c.arm, func.count(), count_if(delivered), count_if(answered), count_if(expected.is_(True)))
             .select_from(_D.join(_P, _P.c.id == _D.c.participant_id)).group_by(_P.c.arm)).all(),
-        "decisions": conn.execute(select(
-            _DEC.c.arm, _DEC.c.available, _DEC.c.unavailable_reason, _DEC.c.action, func.count())
-            .group_by(_DEC.c.arm, _DEC.c.available, _DEC.c.unavailable_reason, _DEC.c.action)).all(),
+        "decisions": conn.execute(select(*_DECISION_GROUP, func.count()).group_by(*_DECISION_GROUP)).all(),
     }
 
 
@@ -127,36 +128,63 @@ def _expected_range(p: float, n: int) -> list[float]:
     return [round(max(0.0, p - half), 4), round(min(1.0, p + half), 4)]
 
 
-def _actions(counts: Counter[str], designed: dict[str, float]) -> dict[str, dict[str, Any]]:
-    available = sum(counts.values())
-    out = {}
-    for action in [*designed, *sorted(set(counts) - set(designed))]:
-        p = designed.get(action)
-        out[action] = {"count": counts[action], "share": round(counts[action] / available, 4) if available else None,
-                       "designed": p, "expected_range": _expected_range(p, available) if p is not None else None}
-    return out
+class _Drawn:
+    """What one arm's available decisions were drawn with: each decision counts with its own
+    probability (stored on its row), so a protocol change mid-study does not move the yardstick
+    of the decisions made before it."""
+
+    def __init__(self, actions: tuple[str, ...]) -> None:
+        self.actions = actions
+        self.counts: Counter[str] = Counter()
+        self.expected: dict[str, float] = dict.fromkeys(actions, 0.0)
+        self.variance = 0.0
+
+    def add(self, action: str, probability: float | None, count: int) -> None:
+        self.counts[action] += count
+        p = 1.0 if probability is None else float(probability)  # nothing randomised: the first action
+        first, *rest = self.actions
+        self.expected[first] += count * p
+        if rest:
+            self.expected[rest[0]] += count * (1 - p)
+        self.variance += count * p * (1 - p)
+
+    def actions_report(self, designed: dict[str, float]) -> dict[str, dict[str, Any]]:
+        available = sum(self.counts.values())
+        out = {}
+        for action in [*designed, *sorted(set(self.counts) - set(designed))]:
+            if available:
+                p: float | None = round(self.expected[action] / available, 4) if action in designed else None
+                half = Z95 * math.sqrt(self.variance) / available
+                expected = None if p is None else [round(max(0.0, p - half), 4), round(min(1.0, p + half), 4)]
+            else:  # nothing drawn yet: the current design
+                p = designed.get(action)
+                expected = _expected_range(p, 0) if p is not None else None
+            out[action] = {"count": self.counts[action], "designed": p, "expected_range": expected,
+                           "share": round(self.counts[action] / available, 4) if available else None}
+        return {action: {key: row[key] for key in ("count", "share", "designed", "expected_range")}
+                for action, row in out.items()}
 
 
 def _decisions(rows: Sequence[Any], arms: Sequence[str], study: Study) -> dict[str, Any]:
     total = sum(count for *_, count in rows)
     reasons: Counter[str] = Counter()
-    by_arm: dict[str, Counter[str]] = {arm: Counter() for arm in arms}
+    designed = _designed(study)
+    by_arm = {arm: _Drawn(tuple(designed)) for arm in arms}
     totals: Counter[str] = Counter()
-    for arm, available, reason, action, count in rows:
+    for arm, available, reason, action, probability, count in rows:
         totals[_arm(arm)] += count
         if available:
-            by_arm[_arm(arm)][action] += count
+            by_arm[_arm(arm)].add(action, probability, count)
         else:
             reasons[reason or "unknown"] += count
     available = total - sum(reasons.values())
     order = [r for r in UNAVAILABLE_REASONS if r in reasons] + sorted(set(reasons) - set(UNAVAILABLE_REASONS))
-    designed = _designed(study)
     return {
         "total": total, "available": available,
         "availability_rate": round(available / total, 4) if total else None,
         "unavailable_reasons": {reason: reasons[reason] for reason in order},
-        "by_arm": {arm: {"total": totals[arm], "available": sum(by_arm[arm].values()),
-                         "actions": _actions(by_arm[arm], designed)} for arm in arms},
+        "by_arm": {arm: {"total": totals[arm], "available": sum(by_arm[arm].counts.values()),
+                         "actions": by_arm[arm].actions_report(designed)} for arm in arms},
     }
 
 

@@ -176,3 +176,25 @@ async def test_an_empty_study(db: Database) -> None:
     assert report["participants"]["total"] == 0 and report["decisions"]["availability_rate"] is None
     assert report["study_days"]["median"] is None
     assert "Decision points: none yet" in format_report(report)
+
+
+async def test_after_a_protocol_change_each_decision_is_compared_with_its_own_probability(db: Database) -> None:
+    """Ten decisions drawn at p = 0.2, then the protocol moved to p = 0.8 and ten more: the
+    designed share is the mean of the probabilities the decisions were drawn with (0.5), not the
+    current protocol's 0.8, and the range follows the variance of those draws."""
+    def write(session: Any) -> None:
+        session.add(people()[0])
+        session.flush()
+        specs = [(0.2, "send")] * 2 + [(0.2, "no_send")] * 8 + [(0.8, "send")] * 8 + [(0.8, "no_send")] * 2
+        session.add_all([Decision(participant_id="p-a1", inbox_id=200 + i, arm="coach", study_day=1,
+                                  local_date="2026-03-05", decided_at=T0, local_time="2026-03-05T08:00:00-05:00",
+                                  timezone="America/Toronto", available=True, action=action, probability=p)
+                         for i, (p, action) in enumerate(specs)])
+
+    await db.run(write)
+    changed = parse_study(b'name = "Report pilot"\nlength_days = 28\nfixed_prompts = ["Walk."]\n'
+                          b'[[arms]]\nname = "coach"\n[decision]\np = 0.8\n')
+    send = (await study_report(db, changed, now=NOW))["decisions"]["by_arm"]["coach"]["actions"]["send"]
+    assert (send["count"], send["share"], send["designed"]) == (10, 0.5, 0.5)
+    half = 1.96 * (20 * 0.2 * 0.8) ** 0.5 / 20  # each draw's variance p(1-p), the same at 0.2 and 0.8
+    assert send["expected_range"] == [round(0.5 - half, 4), round(0.5 + half, 4)]
