@@ -18,7 +18,13 @@ from typing import Any, TypeVar
 
 from dotenv import dotenv_values
 
-from promptpipe.config.values import normalise_database_url, optional_file, prompt_file_path, webhook_url
+from promptpipe.config.values import (
+    normalise_database_url,
+    optional_file,
+    prompt_file_path,
+    trusted_proxies,
+    webhook_url,
+)
 from promptpipe.domain.limits import DEFAULT_MAX_SCHEDULES
 from promptpipe.domain.setting_values import parse_bool, parse_duration, parse_float, parse_int, validate_timezone
 from promptpipe.domain.study import OPEN_STUDY, Study
@@ -156,6 +162,12 @@ class Settings:
     participant's own local time."""
     web_session_lifetime: timedelta = timedelta(hours=8)
     """WEB_SESSION_LIFETIME (default 8h): a dashboard sign-in lasts this long."""
+    web_trusted_proxies: tuple[str, ...] = ()
+    """WEB_TRUSTED_PROXIES (default none): addresses of reverse proxies whose X-Forwarded-For and
+    X-Forwarded-Proto are believed (comma-separated IPs or networks). Without it the caller's own
+    address counts, whatever headers it sends."""
+    web_max_body_bytes: int = 1_000_000
+    """WEB_MAX_BODY_BYTES (default 1000000): a request body larger than this is refused (413)."""
     extra: Mapping[str, str] = field(default_factory=dict, repr=False)
     """Every raw variable that was read, for error messages only."""
 
@@ -341,6 +353,8 @@ def _web_settings(env: Mapping[str, str]) -> dict[str, Any]:
         "api_listen": listen,
         "researcher_timezone": validate_timezone("RESEARCHER_TIMEZONE", get("RESEARCHER_TIMEZONE") or "UTC"),
         "web_session_lifetime": lifetime,
+        "web_trusted_proxies": trusted_proxies(get("WEB_TRUSTED_PROXIES")),
+        "web_max_body_bytes": _value(get, "WEB_MAX_BODY_BYTES", _int(1024), _DEFAULTS.web_max_body_bytes),
     }
 
 

@@ -3,6 +3,7 @@ webhook's URL, the database URL, the prompt files' locations."""
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -13,7 +14,7 @@ from sqlalchemy.exc import ArgumentError
 from promptpipe.domain.text import mask_credentials
 from promptpipe.errors import ConfigError
 
-__all__ = ["normalise_database_url", "optional_file", "prompt_file_path", "webhook_url"]
+__all__ = ["normalise_database_url", "optional_file", "prompt_file_path", "trusted_proxies", "webhook_url"]
 
 
 def optional_file(get: Callable[[str], str], name: str) -> Path | None:
@@ -65,3 +66,18 @@ def prompt_file_path(env: Mapping[str, str], name: str, default: Path) -> Path:
         cwd_candidate = Path("prompts") / default.name
         return cwd_candidate if cwd_candidate.is_file() else default
     return Path(raw)
+
+
+def trusted_proxies(raw: str) -> tuple[str, ...]:
+    """WEB_TRUSTED_PROXIES: comma-separated IP addresses or networks."""
+    found = []
+    for item in (part.strip() for part in raw.split(",")):
+        if not item:
+            continue
+        try:
+            ipaddress.ip_network(item, strict=False)
+        except ValueError:
+            raise ConfigError(f"WEB_TRUSTED_PROXIES: {item!r} is not an IP address or network; write them like "
+                              "127.0.0.1,10.0.0.0/8.") from None
+        found.append(item)
+    return tuple(found)

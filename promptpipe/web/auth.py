@@ -28,8 +28,8 @@ from promptpipe.web.context import WebContext
 from promptpipe.web.errors import ApiError
 
 __all__ = [
-    "SESSION_COOKIE", "SessionData", "SignInRequired", "api_caller", "client_address", "context", "csrf_token",
-    "load_session_key", "new_session_cookie", "read_session", "require", "session_caller",
+    "CALLER_SCOPE_KEY", "SESSION_COOKIE", "SessionData", "SignInRequired", "api_caller", "client_address", "context",
+    "csrf_token", "load_session_key", "new_session_cookie", "read_session", "require", "session_caller",
 ]
 
 log = get_logger("promptpipe.web")
@@ -57,16 +57,26 @@ def _refuse_if_blocked(ctx: WebContext, address: str) -> None:
 
 async def check_secret(ctx: WebContext, address: str, secret: str) -> Caller | None:
     """The caller of ``secret``; a failure counts against ``address`` (429 past the limit)."""
-    _refuse_if_blocked(ctx, address)
+    stamp = ctx.failures.reserve(address)  # counted before the await: concurrent guesses see it
+    if stamp is None:
+        _refuse_if_blocked(ctx, address)
     caller = await authenticate(ctx.reader, secret)
     if caller is None:
-        ctx.failures.record(address)
         log.warning("api_auth_failed", client=address)
+    elif stamp is not None:
+        ctx.failures.release(address, stamp)
     return caller
+
+
+CALLER_SCOPE_KEY = "promptpipe.caller"
+"""Where :mod:`promptpipe.web.api_gate` keeps the caller it already checked."""
 
 
 async def api_caller(request: Request) -> Caller:
     """The bearer token's caller; 401 with no detail for a missing, unknown or revoked token."""
+    checked = request.scope.get(CALLER_SCOPE_KEY)
+    if isinstance(checked, Caller):
+        return checked
     ctx = context(request)
     scheme, _, secret = request.headers.get("authorization", "").partition(" ")
     caller = await check_secret(ctx, client_address(request), secret.strip()) if scheme.lower() == "bearer" else None

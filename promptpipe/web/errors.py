@@ -20,7 +20,7 @@ __all__ = ["ERROR_CODES", "ApiError", "error_body", "install_error_handlers", "s
 
 ERROR_CODES = {
     400: "invalid_request", 401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
-    409: "conflict", 422: "invalid_request", 429: "too_many_attempts", 503: "unavailable",
+    409: "conflict", 413: "too_large", 422: "invalid_request", 429: "too_many_attempts", 503: "unavailable",
 }
 
 

@@ -40,6 +40,23 @@ class FailedAttempts:
             return 0.0
         return max(0.0, times[0] + self.window_s - self._now())
 
+    def reserve(self, address: str) -> float | None:
+        """Count an attempt as a failure from the moment it starts (so attempts running at the
+        same time cannot overrun the limit); :meth:`release` takes it back when it succeeds.
+        None when the address is blocked."""
+        if self.blocked_for(address) > 0:
+            return None
+        self.record(address)
+        return self._failures[address][-1]
+
+    def release(self, address: str, stamp: float) -> None:
+        """The attempt reserved at ``stamp`` succeeded: it no longer counts."""
+        times = self._failures.get(address)
+        if times is not None and stamp in times:
+            times.remove(stamp)
+            if not times:
+                del self._failures[address]
+
     def record(self, address: str) -> None:
         if len(self._failures) >= MAX_ADDRESSES and address not in self._failures:
             self._failures.pop(next(iter(self._failures)))  # the oldest address makes room

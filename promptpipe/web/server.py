@@ -50,8 +50,10 @@ class WebServer:
         sock = self._bind()
         self.port = sock.getsockname()[1]
         self.site = build_site(self.ctx)
+        proxies = self.ctx.settings.web_trusted_proxies  # uvicorn trusts 127.0.0.1 unless told otherwise
         config = uvicorn.Config(self.site, log_config=None, access_log=False, lifespan="off",
-                                server_header=False, timeout_graceful_shutdown=int(STOP_GRACE_S))
+                                server_header=False, timeout_graceful_shutdown=int(STOP_GRACE_S),
+                                proxy_headers=bool(proxies), forwarded_allow_ips=list(proxies) or None)
         self._server = _Server(config)
         self._task = asyncio.create_task(self._server.serve(sockets=[sock]), name="web-server")
         while not self._server.started:

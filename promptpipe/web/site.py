@@ -10,6 +10,7 @@ from fastapi.staticfiles import StaticFiles
 
 from promptpipe import __version__
 from promptpipe.web import api, dashboard
+from promptpipe.web.api_gate import ApiGate
 from promptpipe.web.context import WebContext
 from promptpipe.web.errors import install_error_handlers
 from promptpipe.web.security_headers import SecurityHeaders
@@ -32,5 +33,6 @@ def build_site(ctx: WebContext) -> FastAPI:
     site.include_router(dashboard.router)
     dashboard.install(site)
     site.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    site.add_middleware(ApiGate, max_body_bytes=ctx.settings.web_max_body_bytes)
     site.add_middleware(SecurityHeaders)
     return site

@@ -3,6 +3,7 @@ validation errors in the documented shape, paging, and the OpenAPI schema."""
 
 from __future__ import annotations
 
+import asyncio
 import io
 import zipfile
 from datetime import timedelta
@@ -401,3 +402,52 @@ async def test_the_consent_ledger_names_the_token(web: Web) -> None:
     assert [(e["event"], e["actor"]) for e in ledger["events"]] == [
         ("enrolled", "researcher-token"), ("paused", "researcher-token")]
     assert ledger["events"][1]["words"] == "holiday" and refused.status_code == 403
+
+
+async def test_many_guesses_at_once_cannot_overrun_the_limit(web: Web) -> None:
+    async with httpx.AsyncClient(base_url=web.url, headers={"Authorization": "Bearer pp_guess"},
+                                 limits=httpx.Limits(max_connections=200)) as client:
+        answers = await asyncio.gather(*(client.get("/api/v1/participants") for _ in range(200)))
+    codes = [answer.status_code for answer in answers]
+    assert codes.count(401) == 10 and codes.count(429) == 190  # ten guesses checked, whatever the timing
+
+
+async def test_a_forwarded_for_header_neither_escapes_nor_moves_the_limit(web: Web) -> None:
+    """No proxy is configured, so X-Forwarded-For is the caller's say-so: it neither gives a
+    blocked address fresh tries nor lets a caller lock someone else's address out."""
+    async with httpx.AsyncClient(base_url=web.url, headers={"Authorization": "Bearer pp_guess"}) as client:
+        codes = [(await client.get("/api/v1/participants", headers={"X-Forwarded-For": f"203.0.113.{n}"})).status_code
+                 for n in range(11)]
+    assert codes == [401] * 10 + [429]
+    async with web.client() as client:
+        spoofed = await client.get("/api/v1/participants", headers={"X-Forwarded-For": "198.51.100.7"})
+    assert spoofed.status_code == 429  # the real address (127.0.0.1) is the one blocked
+
+
+async def test_without_a_token_nothing_is_read_or_described(web: Web) -> None:
+    """The schema, and a body that does not validate, are answered 401 to a caller without a
+    valid token: they learn nothing of the API's shape before they sign in."""
+    async with httpx.AsyncClient(base_url=web.url) as client:
+        schema = await client.get("/openapi.json")
+        invalid = await client.post("/api/v1/participants", json={"phone": 12})
+        garbage = await client.post("/api/v1/participants", content=b"{not json",
+                                    headers={"Content-Type": "application/json"})
+    assert [schema.status_code, invalid.status_code, garbage.status_code] == [401, 401, 401]
+    assert "paths" not in schema.text and "phone" not in invalid.text
+    async with web.client("viewer") as client:
+        assert "paths" in (await client.get("/openapi.json")).json()
+
+
+async def test_a_body_over_the_limit_is_refused_before_it_is_read(web: Web) -> None:
+    huge = b"x" * (web.app.settings.web_max_body_bytes + 1)
+    async with web.client("researcher") as client:
+        declared = await client.post("/api/v1/participants", content=huge, headers={"Content-Type": "application/json"})
+
+        async def chunks():  # type: ignore[no-untyped-def]
+            for start in range(0, len(huge), 65536):
+                yield huge[start:start + 65536]
+
+        streamed = await client.post("/api/v1/participants", content=chunks(),
+                                     headers={"Content-Type": "application/json"})
+    assert (declared.status_code, streamed.status_code) == (413, 413)
+    assert error(declared)["code"] == "too_large"

@@ -75,16 +75,30 @@ async def test_a_wrong_token_is_refused_and_a_right_one_signs_in_with_a_strict_c
         assert overview.status_code == 200 and "researcher-token" in overview.text
 
 
-async def test_over_https_the_session_cookie_is_secure(study: Study) -> None:
+async def test_behind_a_trusted_tls_proxy_the_session_cookie_is_secure(study: Study) -> None:
+    import dataclasses
+
+    from promptpipe.web.context import WebContext
+    from promptpipe.web.server import WebServer
+
     https = {"X-Forwarded-Proto": "https"}  # as a TLS proxy on the same machine says it
-    async with httpx.AsyncClient(base_url=study.web.url) as client:
-        form = await client.get("/login", headers=https)
-        assert "secure" in form.headers["set-cookie"].lower()
-        value = csrf_of(form.text)
-        answer = await client.post("/login", headers={**https, "Cookie": f"pp_login={value}"},
-                                    data={"token": study.web.tokens["viewer"], "csrf": value})
-        session = next(v for v in answer.headers.get_list("set-cookie") if v.startswith(SESSION_COOKIE))
-        assert answer.status_code == 303 and "; secure" in session.lower()
+    async with httpx.AsyncClient(base_url=study.web.url) as client:  # no proxy configured: not believed
+        assert "secure" not in (await client.get("/login", headers=https)).headers["set-cookie"].lower()
+    web = study.web
+    settings = dataclasses.replace(web.app.settings, web_trusted_proxies=("127.0.0.1",))
+    proxied = WebServer(WebContext(settings, web.app.db, web.reader, web.app.clock), "127.0.0.1:0")
+    await proxied.start()
+    try:
+        async with httpx.AsyncClient(base_url=proxied.url) as client:
+            form = await client.get("/login", headers=https)
+            assert "secure" in form.headers["set-cookie"].lower()
+            value = csrf_of(form.text)
+            answer = await client.post("/login", headers={**https, "Cookie": f"pp_login={value}"},
+                                        data={"token": web.tokens["viewer"], "csrf": value})
+            session = next(v for v in answer.headers.get_list("set-cookie") if v.startswith(SESSION_COOKIE))
+            assert answer.status_code == 303 and "; secure" in session.lower()
+    finally:
+        await proxied.stop()
 
 
 async def test_too_many_failed_sign_ins_from_one_address_are_refused_for_a_while(study: Study) -> None:

@@ -1,0 +1,80 @@
+"""The API's front door, before FastAPI reads anything: a body larger than WEB_MAX_BODY_BYTES is
+refused (413, by its declared length or while it streams in), and a call to the API or its schema
+without a valid bearer token is answered 401 before its body is read or validated (so nobody
+learns the API's shape, or makes the server hold a large body, without a token).
+
+A plain ASGI middleware, like :mod:`promptpipe.web.security_headers`. The caller it finds is kept
+in the request scope, so the endpoint's own check does not look the token up again."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from promptpipe.web.auth import CALLER_SCOPE_KEY, api_caller
+from promptpipe.web.errors import ApiError, error_body
+
+__all__ = ["ApiGate"]
+
+_GUARDED = ("/api/", "/openapi.json")
+
+
+class _TooLarge(Exception):
+    pass
+
+
+class ApiGate:
+    def __init__(self, app: ASGIApp, *, max_body_bytes: int) -> None:
+        self.app, self.max_body_bytes = app, max_body_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers", [])).get(b"content-length", b"")
+        if declared.isdigit() and int(declared) > self.max_body_bytes:
+            await self._too_large(scope, receive, send)
+            return
+        path = scope.get("path", "")
+        if path.startswith(_GUARDED):
+            try:
+                scope[CALLER_SCOPE_KEY] = await api_caller(Request(scope))
+            except ApiError as exc:
+                await JSONResponse(error_body(exc.code, exc.message), status_code=exc.status,
+                                   headers=exc.headers)(scope, receive, send)
+                return
+        started = over = answered = False
+        received = 0
+
+        async def counted() -> Message:
+            nonlocal received, over
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.max_body_bytes:
+                    over = True
+                    raise _TooLarge()
+            return message
+
+        async def watched(message: Message) -> None:
+            # FastAPI turns an error while reading the body into its own 400: answer 413 instead.
+            nonlocal started, answered
+            if over and not started:
+                if not answered and message["type"] == "http.response.start":
+                    answered = True
+                    await self._too_large(scope, receive, send)
+                return
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, counted, watched)
+        except _TooLarge:
+            if not answered and not started:
+                await self._too_large(scope, receive, send)
+
+    async def _too_large(self, scope: Scope, receive: Receive, send: Send) -> None:
+        message = f"the request body is larger than the {self.max_body_bytes} bytes this server accepts"
+        await JSONResponse(error_body("too_large", message), status_code=413,
+                           headers={"Connection": "close"})(scope, receive, send)
