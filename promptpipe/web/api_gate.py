@@ -1,12 +1,16 @@
 """The API's front door, before FastAPI reads anything: a body larger than WEB_MAX_BODY_BYTES is
-refused (413, by its declared length or while it streams in), and a call to the API or its schema
+refused (413, by its declared length or while it streams in), a call to the API or its schema
 without a valid bearer token is answered 401 before its body is read or validated (so nobody
-learns the API's shape, or makes the server hold a large body, without a token).
+learns the API's shape, or makes the server hold a large body, without a token), and a number in
+the path or query too large for a database integer is a 400 (it would otherwise reach the
+database and fail there).
 
 A plain ASGI middleware, like :mod:`promptpipe.web.security_headers`. The caller it finds is kept
 in the request scope, so the endpoint's own check does not look the token up again."""
 
 from __future__ import annotations
+
+from urllib.parse import parse_qsl
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -20,8 +24,22 @@ __all__ = ["ApiGate"]
 _GUARDED = ("/api/", "/openapi.json")
 
 
+_DB_INT_MAX = 2**63 - 1
+
+
 class _TooLarge(Exception):
     pass
+
+
+def _oversized_number(scope: Scope) -> str | None:
+    """A whole number in the path or the query that no database integer can hold, if any."""
+    values = [*scope.get("path", "").split("/"),
+              *(value for _, value in parse_qsl(scope.get("query_string", b"").decode("latin-1")))]
+    for value in values:
+        digits = value.strip().removeprefix("-").removeprefix("+")
+        if len(digits) > 18 and digits.isdigit() and int(digits) > _DB_INT_MAX:
+            return value.strip()
+    return None
 
 
 class ApiGate:
@@ -44,6 +62,11 @@ class ApiGate:
                 await JSONResponse(error_body(exc.code, exc.message), status_code=exc.status,
                                    headers=exc.headers)(scope, receive, send)
                 return
+        too_big = _oversized_number(scope)
+        if too_big is not None:
+            message = f"the number {too_big[:24]}… is too large; numbers here are at most {_DB_INT_MAX}"
+            await JSONResponse(error_body("invalid_request", message), status_code=400)(scope, receive, send)
+            return
         started = over = answered = False
         received = 0
 

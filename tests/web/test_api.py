@@ -451,3 +451,19 @@ async def test_a_body_over_the_limit_is_refused_before_it_is_read(web: Web) -> N
                                      headers={"Content-Type": "application/json"})
     assert (declared.status_code, streamed.status_code) == (413, 413)
     assert error(declared)["code"] == "too_large"
+
+
+BIG = "99999999999999999999"
+
+
+async def test_numbers_too_large_for_the_database_are_a_clear_400(web: Web) -> None:
+    async with web.client("researcher") as client:
+        answers = [
+            await client.get(f"/api/v1/participants?offset={BIG}"),
+            await client.get(f"/api/v1/participants?silent_days=-{BIG}"),
+            await client.post(f"/api/v1/flags/{BIG}/resolve", json={"note": "checked"}),
+            await client.get(f"/api/v1/participants/p_0123456789abcdef/transcript?before_id={BIG}"),
+        ]
+    assert [answer.status_code for answer in answers] == [400] * 4, [a.text for a in answers]
+    assert all(error(answer)["code"] == "invalid_request" and "too large" in error(answer)["message"]
+               for answer in answers)
