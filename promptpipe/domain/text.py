@@ -84,6 +84,19 @@ def _escape_char(match: re.Match[str]) -> str:
 _APOSTROPHES = str.maketrans("", "", "'‘’ʼ`´")
 
 
+_BLANK_LOOKING = frozenset("\u3164\u2800\u115f\u1160\uffa0")
+"""Characters that are letters or symbols to Unicode but show nothing (Hangul fillers, the blank
+Braille pattern)."""
+
+
+def has_visible_text(text: str) -> bool:
+    """Whether anything in ``text`` shows on a screen: not only spaces, format characters (zero-
+    width spaces and joiners, soft hyphens, direction marks), variation selectors or blank-looking
+    letters."""
+    return any(not char.isspace() and unicodedata.category(char) not in ("Cf", "Cc", "Zs", "Mn")
+               and char not in _BLANK_LOOKING and not _is_variation_selector(char) for char in text)
+
+
 def _is_variation_selector(char: str) -> bool:
     code = ord(char)
     return 0xFE00 <= code <= 0xFE0F or 0xE0100 <= code <= 0xE01EF

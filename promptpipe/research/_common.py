@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 from promptpipe.domain import keys
 from promptpipe.domain.localtime import is_iana_zone
 from promptpipe.domain.phones import parse_e164
-from promptpipe.domain.text import has_undecodable
+from promptpipe.domain.text import has_undecodable, has_visible_text
 from promptpipe.errors import AdminError, NotFound
 from promptpipe.pipeline.events import AlarmSyncRequested, as_input
 from promptpipe.storage.db import Database
@@ -51,11 +51,18 @@ def validate_timezone(raw: str) -> str:
 
 
 def validate_text(option: str, raw: str, limit: int, *, required: bool = False) -> str:
-    """A researcher's free text: trimmed, valid UTF-8, at most ``limit`` characters."""
+    """A researcher's free text: trimmed, valid UTF-8, no NUL, something visible in it, at most
+    ``limit`` characters."""
     if has_undecodable(raw):
         raise AdminError(f"{option}: the text has bytes that are not valid UTF-8; check the terminal's "
                          "encoding (e.g. LANG=C.UTF-8) and type it again")
+    if "\x00" in raw:
+        raise AdminError(f"{option}: the text contains a NUL character (\\0), which cannot be sent or stored; "
+                         "remove it and try again")
     text = raw.strip()
+    if text and not has_visible_text(text):
+        raise AdminError(f"{option}: the text has only invisible characters (zero-width spaces, blank "
+                         "symbols); write something the participant can read")
     if required and not text:
         raise AdminError(f"{option}: it is empty")
     if len(text) > limit:

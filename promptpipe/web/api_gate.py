@@ -33,7 +33,7 @@ class _TooLarge(Exception):
 
 def _oversized_number(scope: Scope) -> str | None:
     """A whole number in the path or the query that no database integer can hold, if any."""
-    values = [*scope.get("path", "").split("/"),
+    values: list[str] = [*str(scope.get("path", "")).split("/"),
               *(value for _, value in parse_qsl(scope.get("query_string", b"").decode("latin-1")))]
     for value in values:
         digits = value.strip().removeprefix("-").removeprefix("+")

@@ -13,6 +13,7 @@ from sqlalchemy import func, select
 from promptpipe.app import App
 from promptpipe.cli import admin_main
 from promptpipe.clock import ManualClock
+from promptpipe.errors import AdminError
 from promptpipe.research import admin
 from promptpipe.storage.models import InboxItem
 from tests.conftest import AppFactory
@@ -136,3 +137,18 @@ async def test_update_changes_the_name_show_prints(
     code, out, _ = await run("update", "--phone", ANA, "--timezone", "Europe/Berlin")
     assert code == 0 and "now uses Europe/Berlin" in out
     fake_openai.assert_complete()
+
+
+@pytest.mark.parametrize(("text", "problem"), [
+    ("hello\x00there", "NUL"), ("\u200b\u200b", "invisible"), ("\u2060 \ufeff\u00ad", "invisible"),
+    ("\u3164", "invisible"), ("\u2800\u2800", "invisible"),
+])
+async def test_a_team_message_of_nul_or_only_invisible_characters_is_refused_clearly(
+    make_app: AppFactory, text: str, problem: str
+) -> None:
+    app = await make_app()
+    await admin.enroll(app.db, app.clock, phone="+14165550177", name="Ines", timezone="UTC")
+    with pytest.raises(AdminError, match=problem):
+        await admin.send_message(app.db, app.clock, who="+14165550177", text=text)
+    with pytest.raises(AdminError, match=problem):
+        await admin.set_status(app.db, app.clock, phone="+14165550177", action="pause", reason=text)
