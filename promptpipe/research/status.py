@@ -28,7 +28,8 @@ class StatusReport:
     stuck_inputs: int = 0
     stuck_input_ids: tuple[int, ...] = ()
 
-    def lines(self) -> list[str]:
+    def lines(self, *, model_error: bool = True) -> list[str]:
+        """One line per fact; ``model_error=False`` leaves out the last model error (free text)."""
         if self.whatsapp is None:
             whatsapp = "no state recorded (the service has not run with WhatsApp on this database)"
         else:
@@ -46,7 +47,7 @@ class StatusReport:
             + (f" (ids {', '.join(map(str, self.stuck_input_ids))}"
                f"{' …' if self.stuck_inputs > len(self.stuck_input_ids) else ''};"
                " `promptpipe-admin inbox --stuck` shows them)" if self.stuck_inputs else ""),
-            f"last model error: {model}",
+            *([f"last model error: {model}"] if model_error else []),
         ]
 
     def to_json(self) -> dict[str, Any]:

@@ -30,9 +30,11 @@ from promptpipe.web.schemas import (
     ParticipantDetail,
     ParticipantPage,
     ParticipantSummary,
+    ResearcherTimer,
     TranscriptEntry,
     TranscriptPage,
     UpdateRequest,
+    ViewerTimer,
     WithdrawRequest,
 )
 
@@ -201,11 +203,13 @@ async def schedules(request: Request, participant_id: ParticipantId, caller: Vie
 
 @router.get("/participants/{participant_id}/timers", tags=["participants"])
 async def timers(request: Request, participant_id: ParticipantId, caller: Viewer) -> dict[str, Any]:
-    """Pending timers (reminders, hand-overs, check-ins, the study's end) with their due times."""
+    """Pending timers (reminders, hand-overs, check-ins, the study's end) with their due times;
+    researchers also see each timer's detail (it may quote the conversation)."""
     ctx = context(request)
     data = await admin.schedules(ctx.reader, ctx.clock, phone=participant_id)
+    model = ResearcherTimer if allows(caller.role, RESEARCHER) else ViewerTimer
     return {"participant_id": participant_id,
-            "timers": [{k: v for k, v in timer.items() if k != "phone"} for timer in data["timers"]]}
+            "timers": [model.model_validate(timer).model_dump() for timer in data["timers"]]}
 
 
 @router.get("/participants/{participant_id}/deliveries", response_model=list[Delivery], tags=["participants"])

@@ -15,7 +15,7 @@ from fastapi import APIRouter, Depends, Query, Request, status
 from fastapi.responses import FileResponse
 from starlette.background import BackgroundTask
 
-from promptpipe.domain.access import ADMIN, RESEARCHER, VIEWER
+from promptpipe.domain.access import ADMIN, RESEARCHER, VIEWER, allows
 from promptpipe.domain.participant_filter import ParticipantFilter
 from promptpipe.research import messaging, oversight, tokens
 from promptpipe.research.export import export_study
@@ -34,6 +34,7 @@ from promptpipe.web.schemas import (
     TokenCreated,
     TokenOut,
     TokenRequest,
+    ViewerServiceStatus,
 )
 
 __all__ = ["router"]
@@ -80,11 +81,14 @@ async def stats(request: Request, caller: Viewer,
     return await prompt_stats(ctx.reader, first_day=first, last_day=last)
 
 
-@router.get("/status", response_model=ServiceStatus, tags=["service"])
-async def service_status(request: Request, caller: Viewer) -> dict[str, Any]:
-    """WhatsApp's state, the outbox backlog, uncertain sends and the last model error."""
+@router.get("/status", response_model=ServiceStatus | ViewerServiceStatus, tags=["service"])
+async def service_status(request: Request, caller: Viewer) -> ServiceStatus | ViewerServiceStatus:
+    """WhatsApp's state, the outbox backlog, uncertain sends, inputs given up on and (for
+    researchers: a provider's message may quote a participant) the last model error."""
     report = await read_status(context(request).reader)
-    return {**report.to_json(), "summary": report.lines()}
+    if allows(caller.role, RESEARCHER):
+        return ServiceStatus.model_validate({**report.to_json(), "summary": report.lines()})
+    return ViewerServiceStatus.model_validate({**report.to_json(), "summary": report.lines(model_error=False)})
 
 
 @router.get("/export", response_class=FileResponse, tags=["study"],

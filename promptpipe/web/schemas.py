@@ -183,14 +183,34 @@ class Delivery(BaseModel):
     prompt_text: str | None = Field(None, description="null for viewers")
 
 
-class ServiceStatus(BaseModel):
+class ViewerServiceStatus(BaseModel):
+    """What a viewer reads of the service's state: counts and the connection, no free text."""
+
     whatsapp: dict[str, Any] | None
     whatsapp_recorded_at: str | None
     outbox_backlog: int
     uncertain_sends: int
     inbox_backlog: int
-    last_model_error: dict[str, Any] | None
+    stuck_inputs: int
     summary: list[str]
+
+
+class ServiceStatus(ViewerServiceStatus):
+    """A researcher's view adds the last model error and which inputs were given up on."""
+
+    last_model_error: dict[str, Any] | None
+    stuck_input_ids: list[int]
+
+
+class ViewerTimer(BaseModel):
+    kind: str
+    due: str
+    due_utc: str
+    armed: bool
+
+
+class ResearcherTimer(ViewerTimer):
+    detail: str = Field("", description="the timer's payload (may quote the conversation); not for viewers")
 
 
 class DayStats(BaseModel):

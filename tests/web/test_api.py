@@ -467,3 +467,42 @@ async def test_numbers_too_large_for_the_database_are_a_clear_400(web: Web) -> N
     assert [answer.status_code for answer in answers] == [400] * 4, [a.text for a in answers]
     assert all(error(answer)["code"] == "invalid_request" and "too large" in error(answer)["message"]
                for answer in answers)
+
+
+async def test_no_viewer_response_carries_a_phone_a_name_or_a_participants_words(
+    web: Web, fake: FakeOpenAIServer
+) -> None:
+    """Every GET route of the API, called as a viewer (the list is read from the app, so a new
+    route is checked too), after the participant wrote, the model set a timer with a reason that
+    quotes them, and a provider's error quoted them."""
+    from promptpipe.storage.models import Timer
+    from promptpipe.storage.service_status import LAST_MODEL_ERROR, save_status
+
+    pid = await greeted(web, fake, ANA, "Ana")
+    fake.say("Noted.")
+    await web.app.transport.inject(ANA, "my tortoise Rosalind hates rain")  # type: ignore[attr-defined]
+    await web.app.run_until_idle()
+    now = web.app.clock.now()
+
+    def seed(session: Any) -> None:
+        session.add(Timer(participant_id=pid, kind="check_in", due_at=now + timedelta(hours=2),
+                          payload={"note": "ask about the tortoise"},
+                          reason="Ana said her tortoise Rosalind hates rain", created_at=now))
+        save_status(session, LAST_MODEL_ERROR, {"at": now.isoformat(), "type": "LLMRejected",
+                                                "error": "Invalid content: 'my tortoise Rosalind hates rain'"}, now)
+
+    await web.app.db.run(seed)
+    secrets_ = [ANA, ANA[1:], "416 555", "Ana", "tortoise", "Rosalind"]
+    values = {"participant_id": pid, "flag_id": "1", "name": "viewer-token"}
+    async with web.client("viewer") as client:
+        routes = [path for path, methods in web.server.site.openapi()["paths"].items()  # type: ignore[union-attr]
+                  if "get" in methods and path.startswith("/api/")]
+        assert len(routes) >= 10
+        for route in routes:
+            path = route.format(**values)
+            answer = await client.get(path)
+            assert answer.status_code in (200, 403), (path, answer.status_code)
+            body = answer.text if answer.headers.get("content-type", "").startswith(("application/json", "text")) \
+                else ""
+            for secret in secrets_:
+                assert secret not in body, (path, secret)
