@@ -7,13 +7,15 @@ from dataclasses import dataclass
 
 from promptpipe.domain.states import ACTIVE, COMPLETED, PAUSED, SUB_STATES, WITHDRAWN
 
-__all__ = ["MAX_SILENT_DAYS", "SORT_KEYS", "STATUSES", "ParticipantFilter", "ParticipantSort"]
+__all__ = ["IDENTIFYING_SORT_KEYS", "MAX_SILENT_DAYS", "SORT_KEYS", "STATUSES", "ParticipantFilter", "ParticipantSort"]
 
 STATUSES = (ACTIVE, PAUSED, COMPLETED, WITHDRAWN)
 MAX_SILENT_DAYS = 3650
 SORT_KEYS = ("enrolled", "id", "name", "status", "stage", "arm", "study_day", "streak", "last_in", "last_out",
              "answered")
 """What the participant list can be sorted by (``-key`` for descending)."""
+IDENTIFYING_SORT_KEYS = frozenset({"name"})
+"""Sort keys that would reveal what a viewer may not read (names, in their alphabetical order)."""
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,12 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query, Request, status
 
 from promptpipe.domain.access import RESEARCHER, VIEWER, allows
-from promptpipe.domain.participant_filter import SORT_KEYS, ParticipantFilter, ParticipantSort
+from promptpipe.domain.participant_filter import (
+    IDENTIFYING_SORT_KEYS,
+    SORT_KEYS,
+    ParticipantFilter,
+    ParticipantSort,
+)
 from promptpipe.research import admin, erasure, messaging, monitoring
 from promptpipe.research._common import PARTICIPANT_ID
 from promptpipe.research.listing import MAX_PAGE, one_participant, participant_list
@@ -85,6 +90,8 @@ async def list_participants(
         order = ParticipantSort.parse(sort)
     except ValueError as exc:
         raise ApiError(400, str(exc)) from None
+    if order.key in IDENTIFYING_SORT_KEYS and not allows(caller.role, RESEARCHER):
+        raise ApiError(403, f"sorting by {order.key} needs the researcher role (viewers cannot see it)")
     flt = ParticipantFilter(status=status_, stage=stage, arm=arm, silent_days=silent_days)
     page = await participant_list(ctx.reader, ctx.clock, flt, order, limit=limit, offset=offset)
     page["items"] = [_summary(row, caller) for row in page["items"]]

@@ -506,3 +506,15 @@ async def test_no_viewer_response_carries_a_phone_a_name_or_a_participants_words
                 else ""
             for secret in secrets_:
                 assert secret not in body, (path, secret)
+
+
+async def test_a_viewer_cannot_sort_by_what_they_cannot_see(web: Web, fake: FakeOpenAIServer) -> None:
+    """Sorting by name would tell a viewer the names' alphabetical order, one id at a time."""
+    await greeted(web, fake, ANA, "Ana")
+    async with web.client("viewer") as client:
+        by_name = await client.get("/api/v1/participants", params={"sort": "-name"})
+        by_status = await client.get("/api/v1/participants", params={"sort": "status"})
+    assert (by_name.status_code, by_status.status_code) == (403, 200)
+    assert "name" in error(by_name)["message"] and "researcher" in error(by_name)["message"]
+    async with web.client("researcher") as client:
+        assert (await client.get("/api/v1/participants", params={"sort": "-name"})).status_code == 200

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from promptpipe.domain.participant_filter import ParticipantSort
+from promptpipe.domain.participant_filter import IDENTIFYING_SORT_KEYS, ParticipantSort
 from promptpipe.research import admin
 from promptpipe.research._common import PARTICIPANT_ID
 from promptpipe.research.listing import participant_list
@@ -54,8 +54,7 @@ def _sort(raw: str, found: Visitor) -> ParticipantSort:
         order = ParticipantSort.parse(raw) if raw else DEFAULT_SORT
     except ValueError:
         return DEFAULT_SORT
-    identifying = {column.key for column in COLUMNS if column.identifying}
-    return DEFAULT_SORT if order.key in identifying and not found.identified else order
+    return DEFAULT_SORT if order.key in IDENTIFYING_SORT_KEYS and not found.identified else order
 
 
 def _headers(found: Visitor, form: FilterForm, order: ParticipantSort) -> list[dict[str, Any]]:
