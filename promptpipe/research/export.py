@@ -38,7 +38,6 @@ import contextlib
 import csv
 import json
 import os
-import secrets
 import stat
 import sys
 from collections.abc import AsyncGenerator, Callable, Iterable, Mapping, Sequence
@@ -73,6 +72,7 @@ from promptpipe.research.export_study import (
     study_document,
     study_json_text,
 )
+from promptpipe.research.export_temps import remove_stale_temps, temp_name
 from promptpipe.research.pseudonyms import People
 from promptpipe.storage.db import Database
 from promptpipe.storage.files import make_private_dir, open_private
@@ -273,6 +273,7 @@ async def export_study(
     now = now or datetime.now(timezone.utc)
     names = [table.name for table in TABLES] + ([IDENTIFIERS] if include_identifiers else [])
     targets, warnings = _prepare(out, fmt, force, names)
+    remove_stale_temps(out)
     plan = await db.run(lambda session: _plan(session, chunk_size))
     tables = tuple(participants_table(plan.strata) if t.name == "participants" else t for t in TABLES)
     tables = (*tables, IDENTIFIER_TABLE) if include_identifiers else tables
@@ -297,9 +298,8 @@ async def export_study(
 
 
 def _temp(out: Path, name: str, file_name: str, temps: dict[str, Path]) -> Path:
-    """A hidden name of our own for ``file_name``, created exclusively (never someone else's file)
-    and 0600 from the first byte, renamed to ``name``'s target once every file is complete."""
-    temp = temps[name] = out / f".{file_name}.{secrets.token_hex(4)}.tmp"
+    """Our hidden name for ``file_name``, renamed to ``name``'s target once every file is complete."""
+    temp = temps[name] = temp_name(out, file_name)
     return temp
 
 
@@ -340,10 +340,14 @@ async def _copy(db: Database, table: _Table, plan: _Plan, writer: _Writer, bar: 
         async for rows in chunks:
             if by_participant:  # one enrolled after the start is left for the next export
                 rows = [row for row in rows if row.id in people]
-            writer.write(table.build(row, people) for row in rows)
+            await asyncio.to_thread(_format, writer, table, rows, people)  # CPU work: off the service's loop
             count += len(rows)
             bar.update(len(rows))
     return count
+
+
+def _format(writer: _Writer, table: _Table, rows: list[Any], people: People) -> None:
+    writer.write(table.build(row, people) for row in rows)
 
 
 _Read = Callable[[Session], list[Any]]

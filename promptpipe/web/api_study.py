@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import tempfile
+import time
 import zipfile
 from datetime import date, timedelta
 from pathlib import Path
@@ -22,6 +23,7 @@ from promptpipe.research.export import export_study
 from promptpipe.research.monitoring import MAX_STATS_DAYS, prompt_stats
 from promptpipe.research.status import read_status
 from promptpipe.research.tokens import Caller, audit
+from promptpipe.storage.files import make_private_dir
 from promptpipe.web.auth import context, require
 from promptpipe.web.errors import ApiError
 from promptpipe.web.schemas import (
@@ -99,7 +101,8 @@ async def export(request: Request, caller: Researcher,
     """The pseudonymised analysis files (with study.json and the codebook) as one zip;
     ``include_identifiers`` adds the key file (phone and name per participant id)."""
     ctx = context(request)
-    scratch = tempfile.mkdtemp(prefix="promptpipe-export-")
+    root = await asyncio.to_thread(_scratch_root, ctx.settings.state_dir)
+    scratch = tempfile.mkdtemp(prefix=SCRATCH_PREFIX, dir=root)
     out = Path(scratch) / "export"
     try:
         await export_study(ctx.reader, out, fmt=format_, include_identifiers=include_identifiers,
@@ -114,6 +117,22 @@ async def export(request: Request, caller: Researcher,
     stamp = ctx.clock.now().strftime("%Y%m%d-%H%M%S")
     return FileResponse(archive, media_type="application/zip", filename=f"promptpipe-export-{stamp}.zip",
                         background=BackgroundTask(_remove, scratch))
+
+
+SCRATCH_PREFIX = "promptpipe-export-"
+STALE_AFTER_S = 3600.0
+
+
+def _scratch_root(state_dir: Path) -> Path:
+    """Where downloads are built: in the state directory (0700), not a shared /tmp; what a killed
+    service left there an hour or more ago is removed first (a kill skips the clean-up)."""
+    root = state_dir / "exports"
+    make_private_dir(root)
+    horizon = time.time() - STALE_AFTER_S
+    for left in root.glob(SCRATCH_PREFIX + "*"):
+        if left.is_dir() and left.stat().st_mtime < horizon:
+            _remove(str(left))
+    return root
 
 
 def _zip(directory: Path, target: Path) -> Path:

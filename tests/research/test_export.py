@@ -980,3 +980,42 @@ async def test_an_earlier_exports_documents_are_refreshed_but_other_files_are_no
     await export_study(db, out, force=True)
     result = await export_study(db, out, fmt="jsonl")  # only the other format's files: the documents are ours
     assert [p.name for p in result.companions] == ["study.json", "codebook.csv", "README.md"]
+
+
+async def test_an_export_killed_midway_leaves_nothing_behind_after_the_next_one(
+    db: Database, study: dict[str, Any], tmp_path: Path
+) -> None:
+    """A kill skips every clean-up: its hidden partial files are removed by the next export into
+    the same directory (never a half-written file under a real name)."""
+    out = tmp_path / "export"
+    out.mkdir(mode=0o700)
+    stale = [out / ".messages.csv.0badc0de.tmp", out / ".study.json.12345678.tmp"]
+    for path in stale:
+        path.write_text("half a row,")
+    unrelated = out / ".notes.txt"
+    unrelated.write_text("someone else's")
+    await export_study(db, out)
+    assert not any(path.exists() for path in stale)
+    assert unrelated.exists()
+    assert not list(out.glob(".*.tmp"))
+
+
+async def test_rows_are_formatted_off_the_event_loop(
+    db: Database, study: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Formatting and pseudonymising a large export is CPU work: done on the loop it stalled the
+    service (health answered 1.8 s late); it runs in a worker thread, chunk by chunk."""
+    import threading
+
+    from promptpipe.research import pseudonyms
+
+    threads: set[int] = set()
+    scrub = pseudonyms.People.scrub
+
+    def recording_scrub(self: Any, participant_id: str, text: Any) -> Any:
+        threads.add(threading.get_ident())
+        return scrub(self, participant_id, text)
+
+    monkeypatch.setattr(pseudonyms.People, "scrub", recording_scrub)
+    await export_study(db, tmp_path / "export")
+    assert threads and threading.get_ident() not in threads

@@ -518,3 +518,25 @@ async def test_a_viewer_cannot_sort_by_what_they_cannot_see(web: Web, fake: Fake
     assert "name" in error(by_name)["message"] and "researcher" in error(by_name)["message"]
     async with web.client("researcher") as client:
         assert (await client.get("/api/v1/participants", params={"sort": "-name"})).status_code == 200
+
+
+async def test_a_download_a_kill_interrupted_is_cleaned_up_by_the_next_one(web: Web) -> None:
+    """The zip is built in the state directory, not /tmp; what a killed service left there (an
+    hour or more old) goes with the next download."""
+    import os
+    import time
+
+    scratch = web.app.settings.state_dir / "exports"
+    scratch.mkdir(mode=0o700, parents=True, exist_ok=True)
+    left = scratch / "promptpipe-export-killed"
+    (left / "export").mkdir(parents=True)
+    (left / "export" / "messages.csv").write_text("half a row,")
+    old = time.time() - 2 * 3600
+    os.utime(left, (old, old))
+    async with web.client("researcher") as client:
+        answer = await client.get("/api/v1/export")
+    assert answer.status_code == 200
+    assert not left.exists()
+    from tests.pipeline.test_lanes import until
+
+    await until(lambda: list(scratch.iterdir()) == [], "this download's own files to go once it was sent")
