@@ -10,7 +10,9 @@ answer resolves it without the model:
 - for the "did you do it?" poll, a small fixed set of equivalents (:data:`EQUIVALENTS`).
 
 Numbers and equivalents are loose: they count only while the poll is still the last thing we
-asked (nothing conversational was sent since), or when the message quotes the poll. A message
+asked (nothing conversational was sent since), or when the message quotes the poll. An answer that
+quotes nothing counts only on the local day its prompt was for: "done" the next morning, before
+that day's prompt (or on a day without one), is about that day, and goes to the model. A message
 that quotes a poll or its prompt answers only that poll. An answer that fits two open polls
 equally is ambiguous and gets a short question back; anything else is a message for the model.
 """
@@ -70,6 +72,9 @@ class OpenPoll:
     """We sent something conversational after the poll: numbers and equivalents no longer count."""
     wa_ids: tuple[str, ...] = ()
     """WhatsApp ids that, quoted, point at this poll (the poll; for the daily poll, its prompt too)."""
+    same_day: bool = True
+    """The poll's prompt is for the participant's current local day: only then does an answer
+    that quotes nothing count for it (a "done" the next day is about that day)."""
 
 
 @dataclass(frozen=True)
@@ -109,8 +114,7 @@ def read_answer(text: str, polls: list[OpenPoll], *, quoted: str | None = None) 
     words = normalise(text)
     if not words or len(words) > 40:
         return None
-    if quoted:
-        polls = [poll for poll in polls if quoted in poll.wa_ids]
+    polls = [poll for poll in polls if (quoted in poll.wa_ids if quoted else poll.same_day)]
     found = []
     for poll in polls:
         option = _option_for(words, poll, loose=bool(quoted) or not poll.moved_on)

@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy.orm import Session
 
+from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.polls import DONE_PURPOSE, OPTION_BY_VOTE, POLL_OPTIONS, OpenPoll
 from promptpipe.domain.profile import ServerRecord
 from promptpipe.flow import intensity
@@ -45,7 +46,8 @@ def load_context(session: Session, participant_id: str, batch: list[InboxRow], c
             len(text) <= ANSWER_CHARS for text in texts.values())):
         record = state.profile.record
         newest = newest_polls(session, participant_id, record.intensity_poll_message)
-        context.polls = open_polls(newest, record, now, config.typed_answer_window)
+        today = now.astimezone(zone_or_utc(state.timezone)).date().isoformat()
+        context.polls = open_polls(newest, record, now, config.typed_answer_window, today=today)
     poll_ids = {event.poll_id for event in events if isinstance(event, PollVoteReceived) and event.poll_id is not None}
     poll_ids |= {poll.poll_id for poll in context.polls}
     if poll_ids:
@@ -64,22 +66,24 @@ def _pointed_at(event: object) -> tuple[str | None, ...]:
     return ()
 
 
-def open_polls(newest: NewestPolls | None, record: ServerRecord, now: datetime, lifetime: timedelta) -> list[OpenPoll]:
+def open_polls(newest: NewestPolls | None, record: ServerRecord, now: datetime, lifetime: timedelta, *,
+               today: str | None = None) -> list[OpenPoll]:
     """The polls a typed answer may resolve now: those of the newest prompt, within ``lifetime``
-    of it (0: until the next prompt)."""
+    of it (0: until the next prompt); on a later local day than ``today`` only by quoting them."""
     if newest is None or (lifetime > timedelta(0) and now - newest.sent_at > lifetime):
         return []
+    same_day = today is None or newest.local_date == today
     polls = []
     if newest.daily is not None:
         polls.append(OpenPoll(
             DONE_PURPOSE, newest.daily.id, newest.daily.options or POLL_OPTIONS,
             OPTION_BY_VOTE.get(newest.vote or ""), moved_on=newest.last_conversational_out > newest.daily.id,
-            wa_ids=tuple(wa for wa in (newest.daily.wa_message_id, newest.prompt_wa_id) if wa)))
+            wa_ids=tuple(wa for wa in (newest.daily.wa_message_id, newest.prompt_wa_id) if wa), same_day=same_day))
     if newest.intensity is not None:
         vote = record.intensity_vote
         chosen = vote.choice if vote is not None and vote.poll == newest.intensity.id else None
         polls.append(OpenPoll(
             intensity.PURPOSE, newest.intensity.id, newest.intensity.options, chosen,
             moved_on=newest.last_conversational_out > newest.intensity.id,
-            wa_ids=tuple(wa for wa in (newest.intensity.wa_message_id,) if wa)))
+            wa_ids=tuple(wa for wa in (newest.intensity.wa_message_id,) if wa), same_day=same_day))
     return polls

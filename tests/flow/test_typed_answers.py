@@ -231,3 +231,22 @@ async def test_typed_answers_and_their_source_reach_the_export(
     with open(tmp_path / "out" / "messages.csv", encoding="utf-8") as fh:
         typed = [row for row in csv.DictReader(fh) if row["direction"] == "in"][-1]
     assert (typed["vote_chosen"], typed["vote_source"], typed["handled_as"]) == ("Done", "typed", "counted")
+
+
+async def test_a_typed_answer_the_next_day_is_not_credited_to_yesterdays_prompt(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer,
+) -> None:
+    """On a day with no prompt (yet), "done" is about today, not about Monday: it goes to the
+    model, and Monday's decision keeps no vote. Quoting Monday's poll still answers it."""
+    app, transport, pid = await prompted(make_app, fake_openai)
+    await at(app, MONDAY_PROMPT + DAY - timedelta(hours=2))  # Tuesday 05:50 in Toronto, before its prompt
+    fake_openai.say("Nice, well done today!", match="done")
+    await say(app, transport, "done")
+    [monday] = await deliveries(app, pid)
+    assert monday.vote is None
+    assert transport.texts_to(ANA)[-1] == "Nice, well done today!"
+
+    await say(app, transport, "done", quoted_message_id=polls(transport)[-1])
+    [monday] = await deliveries(app, pid)
+    assert (monday.vote, monday.vote_source) == ("done", "typed")
+    fake_openai.assert_complete()
