@@ -34,6 +34,13 @@ class DecisionFacts:
     answered_today: bool
     study_in_use: bool
     """False without a study file: only a pause makes a decision point unavailable."""
+    opted_out: bool = False
+    """The pause is (also) the participant's own STOP: coded ``opted_out``, not ``paused``."""
+
+
+OPTED_OUT = "opted_out"
+"""The coded reason for a decision point while the participant's own STOP holds (``paused`` is
+then the team's pause alone); the study file's ``paused`` rule covers both."""
 
 
 def _in_baseline(facts: DecisionFacts) -> bool:
@@ -55,7 +62,13 @@ def unavailable_reason(facts: DecisionFacts, rule: DecisionRule | None) -> str |
     With a study file: ``not_in_study`` first (it always applies), then ``paused``, ``baseline``,
     ``quiet_hours`` and ``already_answered`` in that order, each only when the rule lists it (no
     rule: all of them). Without a study file only ``paused`` applies, as before studies existed.
+    A pause that is the participant's own STOP is coded ``opted_out``.
     """
+    reason = _reason(facts, rule)
+    return OPTED_OUT if reason == "paused" and facts.opted_out else reason
+
+
+def _reason(facts: DecisionFacts, rule: DecisionRule | None) -> str | None:
     if not facts.study_in_use:
         return "paused" if facts.paused else None
     if not in_study(facts.study_day, facts.length_days):

@@ -13,7 +13,7 @@ from datetime import date, datetime
 from typing import Any
 
 from promptpipe.domain.conversation import TurnState
-from promptpipe.domain.decision_rule import NOT_DRAWN, DecisionFacts, draw_action, unavailable_reason
+from promptpipe.domain.decision_rule import NOT_DRAWN, OPTED_OUT, DecisionFacts, draw_action, unavailable_reason
 from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.quiet_hours import in_quiet_hours
 from promptpipe.domain.states import ACTIVE
@@ -55,10 +55,10 @@ def decide(config: FlowConfig, state: TurnState, event: DailyPromptDue, *, inbox
     facts = DecisionFacts(study_day=day, length_days=lifecycle.last_day(study, state),
                           baseline_days=study.baseline_days, paused=state.status != ACTIVE,
                           in_quiet_hours=in_quiet_hours(study.quiet_hours, now, zone), answered_today=answered_today,
-                          study_in_use=study.in_use)
+                          study_in_use=study.in_use, opted_out=state.opted_out)
     reason = unavailable_reason(facts, study.decision)
-    if reason is None and state.status != ACTIVE:
-        reason = "paused"
+    if reason is None and state.status != ACTIVE:  # never sent anything, whatever the rule lists
+        reason = OPTED_OUT if state.opted_out else "paused"
     arm = study.arm(state.participant.arm)
     row: dict[str, Any] = {
         "participant_id": state.participant.id, "inbox_id": inbox_id, "schedule_id": event.schedule_id,

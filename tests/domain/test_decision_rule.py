@@ -112,6 +112,7 @@ def test_availability_reasons_in_order(changes: dict[str, object], expected: str
 def test_every_reason_can_be_recorded() -> None:
     seen = {unavailable_reason(facts(**changes), None) for changes in (
         {"study_day": 0}, {"paused": True}, {"study_day": 1}, {"in_quiet_hours": True}, {"answered_today": True},
+        {"paused": True, "opted_out": True},
     )}
     assert seen == set(UNAVAILABLE_REASONS)
 

@@ -131,3 +131,22 @@ async def test_a_day_already_done_makes_the_second_prompt_unavailable(
     tuesday = [row for row in await decisions(app) if row.local_date == "2026-01-06"]
     assert [(row.available, row.unavailable_reason) for row in tuesday] == [(True, None), (False, "already_answered")]
     assert transport.texts_to(ANA).count(NUDGE) == 1
+
+
+async def test_a_participants_own_stop_is_coded_apart_from_a_team_pause(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer,
+) -> None:
+    """An analysis treats "the participant opted out" and "the team paused them" differently."""
+    from promptpipe.research import admin
+
+    app, transport, _ = await in_study(make_app, fake_openai, study(""))
+    await through_days(app, fake_openai, range(1, 2))
+    await transport.inject(ANA, "STOP")
+    await app.run_until_idle()
+    await through_days(app, fake_openai, range(2, 3), personalised=False)
+    await transport.inject(ANA, "START")
+    await app.run_until_idle()
+    await admin.set_status(app.db, app.clock, phone=ANA, action="pause")
+    await through_days(app, fake_openai, range(3, 4), personalised=False)
+    assert [(row.local_date, row.unavailable_reason) for row in await decisions(app)][-2:] == [
+        ("2026-01-07", "opted_out"), ("2026-01-08", "paused")]
