@@ -7,13 +7,12 @@ them), ``decisions`` (one row per decision point with its proximal outcome, see
 files appears twice: in UTC (``…_utc``, ``+00:00``) and in the participant's own zone (``…_local``,
 with its offset), both ISO 8601 to the second, so a column always has one format; ``decisions``
 gives its outcome times in UTC and the decision's own local time. Next to them: ``study.json`` (the
-protocol as run), ``codebook.csv`` and ``README.md`` (what every column means), which each export
-rewrites (see :mod:`promptpipe.research.codebook`).
+protocol as run), every protocol version's text, ``codebook.csv`` and ``README.md`` (what every
+column means), which each export rewrites (see :mod:`promptpipe.research.codebook`).
 
-Pseudonymised: participants appear by id only. No file has a phone number or name column, and a
-participant's own phone number and name are replaced by ``[phone]`` and ``[name]`` in the free
-texts of their rows (the model greets people by name). ``include_identifiers`` writes the key,
-``identifiers`` (participant_id, phone, name), as a separate file that can be kept apart.
+Pseudonymised: participants appear by id only, phone numbers and their own name become ``[phone]``
+and ``[name]`` in free texts (see :mod:`promptpipe.research.pseudonyms`); ``include_identifiers``
+writes the key, ``identifiers`` (participant_id, phone, name), as a separate file.
 
 CSV: a header row, UTF-8, quoted only where needed (texts with commas, quotes and newlines read
 back intact); None is an empty cell, lists are joined with ``;``, objects are compact JSON and
@@ -22,10 +21,8 @@ booleans ``true``/``false``. A text cell that a spreadsheet would run as a formu
 removed (OWASP's advice against CSV injection). JSONL: one object per line with real nulls, lists,
 objects, ints and booleans, texts exactly as stored.
 
-Memory stays bounded: rows are read in chunks ordered by id (keyset pagination; decision points
-by ranges of whole participants), each chunk in its own short transaction, so a running service
-is never held up for long. The id ceilings and row counts are taken once at the start; rows added
-while the export runs are left for the next one.
+Memory stays bounded: rows are read in chunks ordered by id (decision points by ranges of whole
+participants), each in its own short transaction; rows added while it runs wait for the next one.
 Each file is written (0600, in a directory the export creates 0700) under a temporary name in the
 target directory and renamed only when every file is complete, so a crash never leaves a
 half-written file under a real name.
@@ -67,6 +64,7 @@ from promptpipe.research.export_study import (
     decision_batches,
     delivery_receipt_columns,
     is_study_json,
+    protocol_files,
     read_protocol,
     stratum_fields,
     study_document,
@@ -282,9 +280,10 @@ async def export_study(
         written = await _write_tables(db, out, fmt, tables, plan, temps, progress, progress_threshold, chunk_size,
                                       now - receipt_window)
         _write_companions(out, tables, temps, study_document(plan.protocol, model=model,
-                                                             system_prompts=system_prompts, exported_at=now))
+                                                             system_prompts=system_prompts, exported_at=now),
+                          protocol_files(plan.protocol))
         for name, temp in temps.items():
-            os.replace(temp, targets[name])
+            os.replace(temp, targets.get(name, out / name))
         temps.clear()
     except OSError as exc:
         raise AdminError(f"--out: cannot write to {out} ({exc.strerror or exc})") from None
@@ -319,12 +318,13 @@ async def _write_tables(db: Database, out: Path, fmt: str, tables: Sequence[_Tab
     return written
 
 
-def _write_companions(out: Path, tables: Sequence[_Table], temps: dict[str, Path], document: dict[str, Any]) -> None:
+def _write_companions(out: Path, tables: Sequence[_Table], temps: dict[str, Path], document: dict[str, Any],
+                      versions: dict[str, str]) -> None:
     columns: dict[str, Sequence[str]] = {table.name: table.columns for table in tables}
     columns.setdefault(IDENTIFIERS, IDENTIFIER_TABLE.columns)  # documented even when not written
     columns[STUDY_JSON] = list(document)
-    texts = {STUDY_JSON: study_json_text(document), **codebook.documents(columns)}
-    for name in COMPANIONS:
+    texts = {STUDY_JSON: study_json_text(document), **codebook.documents(columns), **versions}
+    for name in texts:
         with open_private(_temp(out, name, name, temps), "x", encoding="utf-8", newline="") as stream:
             stream.write(texts[name])
             stream.flush()

@@ -105,8 +105,9 @@ def _iso(value: datetime | None) -> str | None:
 def study_document(protocol: Protocol, *, model: str | None, system_prompts: Mapping[str, str] | None,
                    exported_at: datetime) -> dict[str, Any]:
     """``study.json``: the protocol in force (None without a study file), its hash and text, every
-    adopted version without its text, and what ran the study (software version, model, the
-    SHA-256 of each system prompt, computed as the decision rows compute theirs)."""
+    adopted version with when it was in force and the file holding its text, and what ran the
+    study (software version, model, the SHA-256 of each system prompt, computed as the decision
+    rows compute theirs)."""
     current = protocol.history[-1] if protocol.history else None
     in_force = current if current is not None and current.hash else None
     as_run = study_as_dict(protocol.study) if protocol.study is not None else None
@@ -123,8 +124,28 @@ def study_document(protocol: Protocol, *, model: str | None, system_prompts: Map
         "study_file_text": in_force.contents if in_force is not None else None,
         "study_file_problem": protocol.problem,
         "changes": [{"name": v.name, "hash": v.hash or None, "previous_hash": v.previous_hash,
-                     "adopted_at": _iso(v.adopted_at), "adopted_by": v.adopted_by} for v in protocol.history],
+                     "adopted_at": _iso(v.adopted_at), "adopted_by": v.adopted_by,
+                     "in_force_from": _iso(v.adopted_at),
+                     "in_force_until": _iso(later.adopted_at) if later is not None else None,
+                     "file": version_file_name(number, v.hash) if v.hash and v.contents else None}
+                    for number, (v, later) in enumerate(_with_successor(protocol.history), 1)],
     }
+
+
+def _with_successor(history: list[ProtocolVersion]) -> list[tuple[ProtocolVersion, ProtocolVersion | None]]:
+    return [(version, history[i + 1] if i + 1 < len(history) else None) for i, version in enumerate(history)]
+
+
+def version_file_name(number: int, digest: str) -> str:
+    """``study_protocol_v2_1a2b3c4d5e6f.toml``: the version's place in the history and its hash."""
+    return f"study_protocol_v{number}_{digest[:12]}.toml"
+
+
+def protocol_files(protocol: Protocol) -> dict[str, str]:
+    """Every adopted protocol version's own text, by its file name (decisions made under an
+    earlier version are read against that version)."""
+    return {version_file_name(number, v.hash): v.contents
+            for number, v in enumerate(protocol.history, 1) if v.hash and v.contents}
 
 
 def study_json_text(document: Mapping[str, Any]) -> str:

@@ -112,8 +112,14 @@ STUDY_V2 = STUDY_V1.replace("p = 0.5", "p = 0.6").replace("length_days = 28", "l
 PROMPT_HASH = hashlib.sha256(b"the prompt generator's system prompt").hexdigest()
 
 
+def version_files() -> list[str]:
+    """The protocol versions' own texts that the seeded study (two versions) exports."""
+    return [f"study_protocol_v{n}_{hashlib.sha256(text.encode()).hexdigest()[:12]}.toml"
+            for n, text in enumerate((STUDY_V1, STUDY_V2), 1)]
+
+
 def export_names(fmt: str, *extra: str) -> list[str]:
-    return sorted([*(f"{name}.{fmt}" for name in [*STUDY_FILES, *extra]), *COMPANIONS])
+    return sorted([*(f"{name}.{fmt}" for name in [*STUDY_FILES, *extra]), *COMPANIONS, *version_files()])
 
 
 def utc(value: datetime) -> str:
@@ -805,7 +811,8 @@ async def test_export_files_and_directories_are_private(
     assert result.warnings == []
     assert mode(tmp_path / "new") == 0o700 and mode(out) == 0o700  # both made by the export
     names = sorted(p.name for p in out.iterdir())
-    assert len(names) == len(STUDY_FILES) + 1 + len(COMPANIONS) and all(mode(out / name) == 0o600 for name in names)
+    assert len(names) == len(STUDY_FILES) + 1 + len(COMPANIONS) + len(version_files())
+    assert all(mode(out / name) == 0o600 for name in names)
     assert temp_modes == [0o600] * (len(STUDY_FILES) + 1)  # private before the first byte was written
 
     # An earlier, world-readable file is replaced by a private one.
@@ -911,13 +918,18 @@ async def test_study_json_records_the_protocol_as_run_and_no_secret_is_exported(
     assert (as_run["name"], as_run["length_days"], as_run["decision"]["p"]) == ("Walking pilot", 30, 0.6)
     assert [arm["name"] for arm in as_run["arms"]] == ["coach", "fixed_text"]
     assert as_run["allocation"] == {"block_size": 2, "strata": {"site": ["toronto", "montreal"]}}
+    v1, v2 = f"study_protocol_v1_{h1[:12]}.toml", f"study_protocol_v2_{h2[:12]}.toml"
     assert document["changes"] == [
         {"name": "Walking pilot", "hash": h1, "previous_hash": None, "adopted_at": utc(T0 - timedelta(days=3)),
-         "adopted_by": "first use (Dr. Lee)"},
+         "adopted_by": "first use (Dr. Lee)", "in_force_from": utc(T0 - timedelta(days=3)),
+         "in_force_until": utc(T0 - timedelta(days=1)), "file": v1},
         {"name": "Walking pilot", "hash": h2, "previous_hash": h1, "adopted_at": utc(T0 - timedelta(days=1)),
-         "adopted_by": "allowed change (Dr. Lee)"},
+         "adopted_by": "allowed change (Dr. Lee)", "in_force_from": utc(T0 - timedelta(days=1)),
+         "in_force_until": None, "file": v2},
     ]
-    assert "p = 0.5" not in (out / "study.json").read_text(encoding="utf-8")  # earlier versions: hashes only
+    # Every version's own text, so decisions made under the first one can be read against it.
+    assert [(out / name).read_text(encoding="utf-8") for name in (v1, v2)] == [STUDY_V1, STUDY_V2]
+    assert all(hashlib.sha256((out / name).read_bytes()).hexdigest() == digest for name, digest in ((v1, h1), (v2, h2)))
     assert document["model"] == "gpt-test"
     assert document["system_prompt_hashes"] == {name: hashlib.sha256(text.encode()).hexdigest()
                                                 for name, text in prompts.items()}
@@ -927,7 +939,7 @@ async def test_study_json_records_the_protocol_as_run_and_no_secret_is_exported(
     await export_study(db, out, fmt="jsonl", include_identifiers=True, force=True)
     seed = await db.run(lambda session: session.get(StudySecret, "seed").value)
     assert seed == SEED_HEX
-    assert len(list(out.iterdir())) == 2 * (len(STUDY_FILES) + 1) + len(COMPANIONS)
+    assert len(list(out.iterdir())) == 2 * (len(STUDY_FILES) + 1) + len(COMPANIONS) + 2  # + the two versions
     for path in out.iterdir():
         data = path.read_bytes()
         assert seed.encode() not in data and seed.upper().encode() not in data, path.name
