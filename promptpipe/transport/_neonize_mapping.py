@@ -224,9 +224,10 @@ def poll_vote_from_decrypted(poll_message_id: str, decrypted: _DecryptedVote) ->
     return PollVote(poll_message_id=poll_message_id, selected_hashes=hashes)
 
 
-# neonize's Receipt.ReceiptType numbers: DELIVERED 1, READ 4, PLAYED 6. The others (our own
-# devices reading, retries, server errors, history sync) say nothing about the participant.
-_RECEIPT_KINDS = {1: "delivered", 4: "read", 6: "played"}
+# neonize's Receipt.ReceiptType numbers: DELIVERED 1, READ 4, PLAYED 6, and INACTIVE 9 (delivered
+# to a phone whose app was not in use: delivered all the same). The others (our own devices
+# reading, retries, server errors, history sync) say nothing about the participant.
+_RECEIPT_KINDS = {1: "delivered", 4: "read", 6: "played", 9: "delivered"}
 
 
 def receipt_from(ev: Any) -> DeliveryReceipt | None:

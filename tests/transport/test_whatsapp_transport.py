@@ -756,6 +756,20 @@ async def test_delivered_read_and_played_receipts_reach_the_service(harness) -> 
     assert receipts[0].timestamp.isoformat() == "2026-01-05T11:00:00+00:00"  # seconds, not milliseconds
 
 
+async def test_an_inactive_receipt_counts_as_delivered(harness) -> None:
+    """WhatsApp sends "inactive" instead of "delivered" when the phone got the message while its
+    app was not in use: the message reached the phone all the same."""
+    h = harness()
+    receipts: list[DeliveryReceipt] = []
+
+    async def on_receipt(receipt: DeliveryReceipt) -> None:
+        receipts.append(receipt)
+
+    await h.transport.start(h.on_message, on_receipt)
+    await h.client.emit(ReceiptEv, receipt_event(ReceiptEv.INACTIVE, "3EB0D"))
+    assert [(r.kind, r.message_ids) for r in receipts] == [("delivered", ("3EB0D",))]
+
+
 async def test_mark_read_sends_a_read_receipt_for_the_chat_once_connected(harness) -> None:
     h = harness()
     await h.transport.start(h.on_message)
