@@ -9,6 +9,7 @@ live in :mod:`promptpipe.transport._neonize_mapping`; connecting, login and reco
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -53,6 +54,7 @@ SEND_TIMEOUT_S = 90.0  # whatsmeow gives up on its own after ~75 s
 TYPING_TIMEOUT_S = 10.0
 BOT_TAG_ENV = "NEONIZE_BOT_TAG"
 PAIR_DEVICE_NAME = "Chrome (Linux)"
+GO_LOG_LEVEL_FROM = "neonize.utils.log"  # the logger whose level neonize hands to whatsmeow at connect
 """WhatsApp accepts a phone-code login only from a device named like a browser, ``Browser (OS)``;
 neonize 0.5.2 would send ``FIREFOX (Linux)``."""
 
@@ -200,6 +202,9 @@ class WhatsAppTransport:
         loop = asyncio.get_running_loop()
         loop.set_default_executor(ThreadPoolExecutor(max_workers=EXECUTOR_WORKERS, thread_name_prefix="neonize"))
         self._configure_bot_label()
+        # neonize hands this logger's level to whatsmeow at connect: its info lines are noise (and
+        # some name numbers), so it logs warnings and worse unless PROMPTPIPE_DEBUG is on.
+        logging.getLogger(GO_LOG_LEVEL_FROM).setLevel(logging.DEBUG if self._debug else logging.WARNING)
         if self._capture_library_output:
             self._restore_output = [capture_library_stdout(self._log),
                                     start_stderr_relay(self._log_format, debug=self._debug)]

@@ -1056,3 +1056,13 @@ async def test_open_handles_stay_flat_over_100_failed_connects(harness, tmp_path
     assert leaked == [] and h.client.connect_calls == 0
     assert after - before <= 2  # flat (the check's own socket may be open at that instant)
     assert "cannot reach 127.0.0.1" in detail
+
+
+async def test_the_go_library_logs_warnings_only_unless_debugging(harness) -> None:
+    import logging
+
+    from promptpipe.transport.whatsapp import GO_LOG_LEVEL_FROM
+
+    h = harness()
+    await h.transport.start(h.on_message)
+    assert logging.getLogger(GO_LOG_LEVEL_FROM).level == logging.WARNING  # what neonize hands to whatsmeow
