@@ -31,6 +31,8 @@ def test_defaults(tmp_path: Path) -> None:
     assert settings.database_url == f"sqlite:///{tmp_path / 'promptpipe.db'}"
     assert settings.transport == "whatsapp" and settings.auto_enroll_new_users is False
     assert settings.history_window == 50
+    assert settings.whatsapp_bot_label is False  # a bot tag on an ordinary account is asked for, not assumed
+    assert settings.web_trusted_proxies == () and settings.web_max_body_bytes == 1_000_000
 
 
 def test_values_from_a_dotenv_file_and_environment_precedence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

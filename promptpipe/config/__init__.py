@@ -93,8 +93,10 @@ class Settings:
     whatsapp_pair_phone: str | None = None
     """WHATSAPP_PAIR_PHONE (optional, E.164): log in by an 8-character code for this phone
     instead of scanning a QR code."""
-    whatsapp_bot_label: bool = True
-    """WHATSAPP_BOT_LABEL (default on): let WhatsApp show its bot label on our messages."""
+    whatsapp_bot_label: bool = False
+    """WHATSAPP_BOT_LABEL (default off): let WhatsApp show its bot label on our messages. neonize
+    marks each send with a business-bot node for it, which an ordinary account does not send:
+    asked for, not assumed."""
     whatsapp_qr_renewals: int = 5
     """WHATSAPP_QR_RENEWALS (default 5): how often `serve` starts again with a new QR code when
     nobody scans it (each round lasts about 3 minutes); after that it exits with status 1."""
@@ -288,7 +290,7 @@ def _whatsapp_settings(get: Get) -> dict[str, Any]:
         raise ConfigError(f"WHATSAPP_PAIR_PHONE={pair_phone!r} must be E.164, like +14165550123.")
     return {
         "whatsapp_pair_phone": pair_phone,
-        "whatsapp_bot_label": _value(get, "WHATSAPP_BOT_LABEL", parse_bool, True),
+        "whatsapp_bot_label": _value(get, "WHATSAPP_BOT_LABEL", parse_bool, _DEFAULTS.whatsapp_bot_label),
         "whatsapp_qr_renewals": _value(get, "WHATSAPP_QR_RENEWALS", _int(0), _DEFAULTS.whatsapp_qr_renewals),
         "delivery_receipt_window": _value(get, "DELIVERY_RECEIPT_WINDOW", parse_duration,
                                           _DEFAULTS.delivery_receipt_window),
