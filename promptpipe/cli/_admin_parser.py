@@ -52,6 +52,7 @@ def admin_parser() -> argparse.ArgumentParser:
         status.add_argument("--by", help="who did it, for the consent record (default: your user name)")
     prompt_now = sub.add_parser("prompt-now", help="send the participant's daily prompt now (for piloting)")
     prompt_now.add_argument("--phone", required=True)
+    prompt_now.add_argument("--anyway", action="store_true", help="send it even inside the study's quiet hours")
     update = sub.add_parser("update", help="change a participant's time zone, name or background notes")
     update.add_argument("--phone", required=True)
     update.add_argument("--timezone", help="IANA zone, e.g. Europe/Berlin")

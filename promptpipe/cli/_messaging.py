@@ -26,6 +26,7 @@ def add_messaging_parser(sub: Any) -> None:
     send.add_argument("--phone", required=True, help="their phone number or participant id")
     send.add_argument("text", nargs="+", help="the message, as they will read it")
     send.add_argument("--by", help="who wrote it, kept with the message (default: your user name)")
+    send.add_argument("--anyway", action="store_true", help="send it even inside the study's quiet hours")
     broadcast = sub.add_parser("broadcast", help="send one message to every participant a filter matches "
                                "(counts first and asks to confirm)")
     broadcast.add_argument("--status", choices=(*STATUSES, ALL_STATUSES), default=ACTIVE,
@@ -40,7 +41,8 @@ def add_messaging_parser(sub: Any) -> None:
 
 
 async def send_command(args: argparse.Namespace, env: Any) -> None:
-    queued = await admin.send_message(env.db, env.clock, who=args.phone, text=" ".join(args.text), by=args.by or "")
+    queued = await admin.send_message(env.db, env.clock, who=args.phone, text=" ".join(args.text), by=args.by or "",
+                                      quiet=env.settings.study.quiet_hours, anyway=args.anyway)
     print(f"queued as inbox row {queued['inbox_id']}; the running service sends it")
 
 

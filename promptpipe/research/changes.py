@@ -14,7 +14,7 @@ from promptpipe.clock import Clock
 from promptpipe.domain import keys
 from promptpipe.domain.limits import BACKGROUND_CHARS, NAME_CHARS, REASON_CHARS
 from promptpipe.domain.states import ACTIVE, WITHDRAWN
-from promptpipe.domain.study import OPEN_STUDY, Study
+from promptpipe.domain.study import OPEN_STUDY, QuietHours, Study
 from promptpipe.domain.text import has_undecodable
 from promptpipe.errors import AdminError, Conflict, DuplicateKey, Forbidden
 from promptpipe.logging import get_logger
@@ -28,6 +28,7 @@ from promptpipe.research._common import (
     validate_text,
     validate_timezone,
 )
+from promptpipe.research.quiet_check import refuse_in_quiet_hours
 from promptpipe.research.reports import participant_row
 from promptpipe.research.study_ops import check_protocol, validate_strata
 from promptpipe.storage.conversations import change_status_now, change_timezone_now
@@ -161,12 +162,16 @@ async def set_timezone(db: Database, clock: Clock, *, phone: str, timezone: str)
             "their daily prompts follow the new local time from the next one on")
 
 
-async def send_prompt_now(db: Database, clock: Clock, *, phone: str) -> int:
-    """Queue a daily-prompt event for now, as the participant's daily alarm would."""
+async def send_prompt_now(db: Database, clock: Clock, *, phone: str, quiet: QuietHours | None = None,
+                          anyway: bool = False) -> int:
+    """Queue a daily-prompt event for now, as the participant's daily alarm would; refused inside
+    the study's ``quiet`` hours on their clock unless ``anyway``."""
     participant, _ = await get_participant(db, phone)
     if participant.status != ACTIVE:
         raise Forbidden(f"{participant.phone} is {participant.status}; scheduled messages are not sent to them")
     now = clock.now()
+    refuse_in_quiet_hours(quiet, who=participant.phone, timezone=participant.timezone, now=now,
+                          what="the prompt", anyway=anyway)
     key = keys.manual_prompt(participant.id, secrets.token_hex(4))
     inbox_id = await db.run(lambda session: add_input(
         db, session, as_input(DailyPromptDue(manual=True), key=key, participant_id=participant.id), now))

@@ -22,11 +22,13 @@ from promptpipe.domain import keys
 from promptpipe.domain.consent import NOT_WRITABLE, why_not_writable
 from promptpipe.domain.limits import NAME_CHARS, RESEARCHER_MESSAGE_CHARS
 from promptpipe.domain.participant_filter import ParticipantFilter
+from promptpipe.domain.study import QuietHours
 from promptpipe.errors import Conflict, Forbidden, NotFound
 from promptpipe.logging import get_logger
 from promptpipe.pipeline.events import ResearcherMessageQueued, as_input
 from promptpipe.research._common import get_participant, researcher_name, validate_text
 from promptpipe.research.listing import check_filter
+from promptpipe.research.quiet_check import refuse_in_quiet_hours
 from promptpipe.storage.db import Database
 from promptpipe.storage.inbox_rows import add_input, add_inputs
 from promptpipe.storage.participant_list import count_participants, matching_ids
@@ -37,14 +39,17 @@ __all__ = ["broadcast", "broadcast_count", "broadcast_preview", "send_message"]
 log = get_logger("promptpipe.research.messaging")
 
 
-async def send_message(db: Database, clock: Clock, *, who: str, text: str, by: str = "") -> dict[str, Any]:
+async def send_message(db: Database, clock: Clock, *, who: str, text: str, by: str = "",
+                       quiet: QuietHours | None = None, anyway: bool = False) -> dict[str, Any]:
     """Queue a message from the research team to one participant (``who``: their phone or id);
     the running service sends it. Refused (:class:`Forbidden`) for someone who may not be
-    written to."""
+    written to, and inside the study's ``quiet`` hours on their clock unless ``anyway``."""
     text = validate_text("text", text, RESEARCHER_MESSAGE_CHARS, required=True)
     by = validate_text("--by", by or researcher_name(), NAME_CHARS)
     participant, _ = await get_participant(db, who)
     now = clock.now()
+    refuse_in_quiet_hours(quiet, who=participant.phone, timezone=participant.timezone, now=now,
+                          what="the message", anyway=anyway)
     event = ResearcherMessageQueued(text=text, by=by)
     key = keys.researcher_message(participant.id, secrets.token_hex(6))
 

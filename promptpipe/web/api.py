@@ -237,7 +237,8 @@ async def send_message(request: Request, participant_id: ParticipantId, body: Me
     """Queue a message from the research team (kept in the transcript as such); the service
     sends it through the outbox. Refused for someone who sent STOP or was withdrawn."""
     ctx = context(request)
-    queued = await messaging.send_message(ctx.db, ctx.clock, who=participant_id, text=body.text, by=caller.name)
+    queued = await messaging.send_message(ctx.db, ctx.clock, who=participant_id, text=body.text, by=caller.name,
+                                          quiet=ctx.settings.study.quiet_hours, anyway=body.anyway)
     await audit(ctx.db, ctx.clock, caller, "send", participant_id=participant_id,
                 detail={"inbox_id": queued["inbox_id"], "chars": len(body.text)})
     return {"participant_id": participant_id, "inbox_id": queued["inbox_id"],
@@ -246,10 +247,14 @@ async def send_message(request: Request, participant_id: ParticipantId, body: Me
 
 @router.post("/participants/{participant_id}/prompt-now", response_model=Accepted,
              status_code=status.HTTP_202_ACCEPTED, tags=["participants"])
-async def prompt_now(request: Request, participant_id: ParticipantId, caller: Researcher) -> dict[str, Any]:
-    """Send today's habit prompt and its poll now (as the daily alarm would)."""
+async def prompt_now(request: Request, participant_id: ParticipantId, caller: Researcher,
+                     anyway: Annotated[bool, Query(description="even inside the study's quiet hours")] = False,
+                     ) -> dict[str, Any]:
+    """Send today's habit prompt and its poll now (as the daily alarm would); refused (409) inside
+    the study's quiet hours on the participant's clock unless ``anyway``."""
     ctx = context(request)
-    inbox_id = await admin.send_prompt_now(ctx.db, ctx.clock, phone=participant_id)
+    inbox_id = await admin.send_prompt_now(ctx.db, ctx.clock, phone=participant_id,
+                                           quiet=ctx.settings.study.quiet_hours, anyway=anyway)
     await audit(ctx.db, ctx.clock, caller, "prompt_now", participant_id=participant_id, detail={"inbox_id": inbox_id})
     return {"participant_id": participant_id, "inbox_id": inbox_id,
             "message": "daily prompt queued; the running service writes and sends it"}

@@ -121,6 +121,7 @@ class WithdrawRequest(_Strict):
 
 class MessageRequest(_Strict):
     text: str = Field(min_length=1, max_length=MESSAGE_CHARS)
+    anyway: bool = Field(False, description="send it even inside the study's quiet hours")
 
 
 class Accepted(BaseModel):

@@ -117,11 +117,13 @@ async def _perform(found: Visitor, participant_id: str, action: str, text: str, 
     if action == "message":
         if not text:
             raise AdminError("The message is empty: write what to send.")
-        queued = await messaging.send_message(ctx.db, ctx.clock, who=participant_id, text=text, by=found.caller.name)
+        queued = await messaging.send_message(ctx.db, ctx.clock, who=participant_id, text=text, by=found.caller.name,
+                                              quiet=ctx.settings.study.quiet_hours)
         await audit(ctx.db, ctx.clock, found.caller, "send", participant_id=participant_id,
                     detail={"inbox_id": queued["inbox_id"], "chars": len(text)}, via="dashboard")
         return "sent"
-    inbox_id = await admin.send_prompt_now(ctx.db, ctx.clock, phone=participant_id)
+    inbox_id = await admin.send_prompt_now(ctx.db, ctx.clock, phone=participant_id,
+                                           quiet=ctx.settings.study.quiet_hours)
     await audit(ctx.db, ctx.clock, found.caller, "prompt_now", participant_id=participant_id,
                 detail={"inbox_id": inbox_id}, via="dashboard")
     return "prompted"
