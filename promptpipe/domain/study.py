@@ -52,7 +52,7 @@ DECISION_ACTIONS: tuple[tuple[str, str], ...] = ((SEND, NO_SEND), (PERSONALISED,
 
 AVAILABILITY_RULES = ("paused", "baseline", "quiet_hours", "already_answered")
 """Conditions that make a decision point unavailable, as a study file may list them."""
-UNAVAILABLE_REASONS = ("not_in_study", "opted_out", *AVAILABILITY_RULES)
+UNAVAILABLE_REASONS = ("not_in_study", "opted_out", *AVAILABILITY_RULES, "missed_service_down")
 """Every coded reason a decision point can be unavailable (``not_in_study``: before study day 1
 or after the last day; it always applies)."""
 

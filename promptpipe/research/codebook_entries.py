@@ -207,10 +207,11 @@ DECISIONS = FileDoc("decisions", "One row per decision point (a daily prompt tim
           "The participant's arm at the decision point.", "decision.arm"),
     Entry("available", "boolean", "true, false", "Whether the participant was available for randomisation (the "
           "availability indicator of a micro-randomised trial).", "decision.available"),
-    Entry("unavailable_reason", "string", "not_in_study, opted_out, paused, baseline, quiet_hours, already_answered; "
-          "empty when available", "Why the decision point was unavailable: outside the study days, the participant's "
-          "own STOP (opted_out), paused by the team (or not active), a baseline day, the study's quiet hours, or the "
-          "day's prompt already answered.",
+    Entry("unavailable_reason", "string", "not_in_study, opted_out, paused, baseline, quiet_hours, already_answered, "
+          "missed_service_down; empty when available", "Why the decision point was unavailable: outside the study "
+          "days, the participant's own STOP (opted_out), paused by the team (or not active), a baseline day, the "
+          "study's quiet hours, the day's prompt already answered, or the service was down past MISFIRE_GRACE at the "
+          "prompt time (nothing was decided or sent).",
           "decision.unavailable_reason"),
     Entry("action", "string", "send, no_send, personalised, fixed; none when unavailable",
           "What was decided: the drawn action, or the arm's prompt (send) without a decision rule.",

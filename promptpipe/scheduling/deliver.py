@@ -3,9 +3,10 @@
 A daily alarm becomes a ``daily_prompt`` row keyed ``prompt:{participant}:{schedule}:{local day}``;
 a timer alarm settles its ``timer`` row (pending → fired, compare-and-set) and becomes a
 ``timer`` row keyed ``timer:{id}``. An alarm that came too late is recorded as *missed* (a
-daily prompt as an inbox row with status missed, so it can never run later; a timer as a missed
-timer) and logged. Alarms for participants who are withdrawn or completed, schedules that were deleted or
-changed, and timers that were cancelled are dropped here, whatever the job store still held. A
+daily prompt as an inbox row with status missed, so it can never run later, and as a decision
+point unavailable for ``missed_service_down``; a timer as a missed timer) and logged. Alarms
+for participants who are withdrawn or completed, schedules that were deleted or changed, and
+timers that were cancelled are dropped here, whatever the job store still held. A
 paused participant's daily alarm still becomes an inbox row (the flow records the decision point
 as unavailable and sends nothing), and so does the end of their study; their other timers are
 dropped.
@@ -31,6 +32,7 @@ from promptpipe.pipeline.events import DailyPromptDue, as_input, parse_event, ti
 from promptpipe.scheduling.jobs import DAILY, Alarm
 from promptpipe.storage.db import Database
 from promptpipe.storage.inbox_rows import NewInput, add_inputs
+from promptpipe.storage.missed_decisions import MissedPoint, record_missed_decisions
 from promptpipe.storage.models import MISSED, PENDING
 from promptpipe.storage.participants import statuses_and_zones
 from promptpipe.storage.schedules import CANCELLED, FIRED, schedules_by_id, settle_timers, timers_by_id
@@ -62,6 +64,7 @@ def deliver_alarms(db: Database, session: Session, alarms: Sequence[Alarm], now:
         rows += _timer_rows(db, session, timers, people, now, result)
     if rows:
         written = add_inputs(db, session, rows, now)
+        missed: list[MissedPoint] = []
         for row in rows:
             if row.key not in written:
                 continue
@@ -72,8 +75,11 @@ def deliver_alarms(db: Database, session: Session, alarms: Sequence[Alarm], now:
                 log.warning("daily_prompt_missed", participant_id=row.participant_id, schedule_id=prompt.schedule_id,
                             local_date=prompt.local_date, due_at=prompt.due_at,
                             late_s=round((now - datetime.fromisoformat(prompt.due_at)).total_seconds()))
+                missed.append(MissedPoint(row.participant_id, written[row.key], prompt.schedule_id,
+                                          prompt.local_date or "", datetime.fromisoformat(prompt.due_at)))
             else:
                 result.queued.append(row.participant_id)
+        record_missed_decisions(session, missed, now)
     return result
 
 

@@ -4,10 +4,11 @@ reconciler restoring a lost job. Time is a ManualClock; nothing sleeps."""
 
 from __future__ import annotations
 
-from sqlalchemy import text
+from sqlalchemy import select, text
 
 from promptpipe.research import admin
 from promptpipe.storage.db import Database
+from promptpipe.storage.study_tables import Decision
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
@@ -171,6 +172,11 @@ async def test_restart_outside_grace_skips_and_records_the_missed_prompt(
     await again.run_until_idle()
     assert len(sent_kinds(transport, ANA)) == 1  # nothing late
     assert await inbox_rows(again, "daily_prompt") == [(await _key(again, "2026-01-06"), "missed")]
+    # The decision point the outage cost is a row of its own, coded apart from a choice not to send.
+    [missed] = await again.db.run(lambda s: s.execute(select(Decision)).scalars().all())
+    assert (missed.local_date, missed.available, missed.unavailable_reason, missed.action) == (
+        "2026-01-06", False, "missed_service_down", "none")
+    assert missed.scheduled_for == utc(2026, 1, 6, 7, 50) and missed.decided_at == utc(2026, 1, 6, 9, 0)
     fake_openai.say(NUDGE, match="scheduled daily nudge")
     await at(again, utc(2026, 1, 7, 7, 50))  # Wednesday's comes as usual
     assert sent_kinds(transport, ANA)[-2][1] == NUDGE

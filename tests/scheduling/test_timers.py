@@ -213,8 +213,8 @@ async def test_stop_and_admin_pause_silence_every_timer_and_resume_restores(
     assert len(transport.sent) == sent_before
     decisions = await app.db.run(lambda s: s.execute(text(
         "SELECT local_date, available, unavailable_reason FROM decision ORDER BY id")).all())
-    assert [(day, bool(available), reason) for day, available, reason in decisions] == [
-        ("2026-01-05", True, None), ("2026-01-06", False, "paused"), ("2026-01-07", False, "paused")]
+    assert [(day, bool(available), reason) for day, available, reason in decisions] == [  # coded as their own STOP
+        ("2026-01-05", True, None), ("2026-01-06", False, "opted_out"), ("2026-01-07", False, "opted_out")]
 
     await transport.inject(ANA, "START")
     await app.run_until_idle()
