@@ -148,8 +148,13 @@ def _unwrap_edit(message: Any) -> tuple[Any, bool]:
     return message, False
 
 
+_QUOTING_FIELDS = ("extendedTextMessage", *_CAPTIONED_FIELDS, "audioMessage", "ptvMessage", "stickerMessage",
+                   "locationMessage", "liveLocationMessage", "contactMessage", "contactsArrayMessage")
+"""Message kinds that carry ``contextInfo``, so a swipe reply of any of them says what it quotes."""
+
+
 def _quoted_id(message: Any) -> str | None:
-    for field in ("extendedTextMessage", *_CAPTIONED_FIELDS):
+    for field in _QUOTING_FIELDS:
         if message.HasField(field):
             inner = getattr(message, field)
             if inner.HasField("contextInfo") and inner.contextInfo.stanzaID:

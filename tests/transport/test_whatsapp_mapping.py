@@ -406,3 +406,17 @@ def test_a_reaction_names_the_message_and_the_emoji_and_an_empty_one_takes_it_ba
     assert given is not None and (given.content, given.text, given.reaction) == (
         "reaction", "", Reaction("3EB0PROMPT", "👍"))
     assert taken_back is not None and taken_back.reaction == Reaction("3EB0PROMPT", "")
+
+
+@pytest.mark.parametrize("message", [
+    Message(audioMessage=AudioMessage(contextInfo=ContextInfo(stanzaID="3EB0PROMPT"))),
+    Message(stickerMessage=StickerMessage(contextInfo=ContextInfo(stanzaID="3EB0PROMPT"))),
+    Message(locationMessage=LocationMessage(contextInfo=ContextInfo(stanzaID="3EB0PROMPT"))),
+    Message(contactMessage=ContactMessage(contextInfo=ContextInfo(stanzaID="3EB0PROMPT"))),
+    Message(ptvMessage=VideoMessage(contextInfo=ContextInfo(stanzaID="3EB0PROMPT"))),
+])
+def test_a_voice_note_sticker_location_contact_or_video_note_in_reply_keeps_what_it_quotes(message: Message) -> None:
+    """A voice note recorded as a swipe reply to the prompt is feedback on that prompt too."""
+    msg = to_inbound(event(message))
+
+    assert msg is not None and msg.quoted_message_id == "3EB0PROMPT"
