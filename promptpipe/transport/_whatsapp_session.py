@@ -1,7 +1,6 @@
 """Connection lifecycle of the WhatsApp transport: connect loop, login by QR or pairing code, give-up.
 
-:class:`WhatsAppSession` keeps one neonize client connected on behalf of
-:class:`promptpipe.transport.whatsapp.WhatsAppTransport`, which registers the handlers from
+:class:`WhatsAppSession` keeps one neonize client connected for the transport, which registers
 :meth:`WhatsAppSession.lifecycle_handlers` and :meth:`WhatsAppSession.on_qr` on the client.
 """
 
@@ -18,6 +17,8 @@ from neonize.aioze.events import (
     ConnectedEv,
     ConnectFailureEv,
     DisconnectedEv,
+    KeepAliveRestoredEv,
+    KeepAliveTimeoutEv,
     LoggedOutEv,
     PairStatusEv,
     StreamReplacedEv,
@@ -144,6 +145,8 @@ class WhatsAppSession:
             TemporaryBanEv: self._on_temporary_ban,
             ClientOutdatedEv: self._on_client_outdated,
             ConnectFailureEv: self._on_connect_failure,
+            KeepAliveTimeoutEv: self._on_keepalive_lost,
+            KeepAliveRestoredEv: self._on_keepalive_restored,
         }
 
     def _set_state(self, name: str, *, detail: str = "", until: datetime | None = None,
@@ -308,6 +311,17 @@ class WhatsAppSession:
         if self.should_keep_trying():
             self._log.warning("whatsapp_disconnected", hint="the WhatsApp library reconnects by itself")
             self._set_state("unreachable", detail="connection lost; reconnecting", keep_since=True)
+
+    async def _on_keepalive_lost(self, _ev: Any) -> None:
+        """Sends wait (not connected, retried) instead of timing out into a dead socket."""
+        if self._connected.is_set() and self.should_keep_trying():
+            self._connected.clear()
+            self._set_state("unreachable", detail="keepalive lost; waiting for it to come back", keep_since=True)
+
+    async def _on_keepalive_restored(self, _ev: Any) -> None:
+        if not self._connected.is_set() and self.should_keep_trying() and self._attempt_connected:
+            self._connected.set()
+            self._set_state("connected")
 
     async def _on_logged_out(self, ev: Any) -> None:
         self._set_state("logged_out")

@@ -1066,3 +1066,19 @@ async def test_the_go_library_logs_warnings_only_unless_debugging(harness) -> No
     h = harness()
     await h.transport.start(h.on_message)
     assert logging.getLogger(GO_LOG_LEVEL_FROM).level == logging.WARNING  # what neonize hands to whatsmeow
+
+
+async def test_sends_wait_while_the_keepalive_is_lost_and_go_out_once_it_is_back(harness) -> None:
+    """A send into a dead socket times out and cannot be told from a delivery (so it is marked
+    uncertain, never resent); while WhatsApp's keepalive is lost, a send is refused as not
+    connected instead, and the outbox retries it once the keepalive is restored."""
+    from neonize.aioze.events import KeepAliveRestoredEv, KeepAliveTimeoutEv
+
+    h = harness()
+    await h.start_connected()
+    await h.client.emit(KeepAliveTimeoutEv, KeepAliveTimeoutEv())
+    with pytest.raises(NotConnected):
+        await h.transport.send_text(ALICE, "hello")
+    assert h.client.sent == []
+    await h.client.emit(KeepAliveRestoredEv, KeepAliveRestoredEv())
+    assert (await h.transport.send_text(ALICE, "hello")).message_id
