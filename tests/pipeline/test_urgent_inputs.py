@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Callable
 from datetime import timedelta
 
 import pytest
@@ -32,22 +33,29 @@ async def started(make_app: AppFactory, fake: FakeOpenAIServer):  # type: ignore
     return app, transport
 
 
+async def while_the_model_thinks(app, transport, fake: FakeOpenAIServer, urgent: str, answer: str,  # type: ignore[no-untyped-def]
+                                 arrived: Callable[[], bool]) -> None:
+    """A turn waits on the model (held by a gate) when ``urgent`` arrives; ``arrived`` must
+    become true before the gate opens, i.e. without waiting for the model."""
+    gate = threading.Event()
+    fake.say(answer, match="a long question", gate=gate)
+    await transport.inject(ANA, "a long question")
+    running = asyncio.create_task(app.run_until_idle())
+    await until(lambda: fake.in_flight() == 1, "the turn to reach the model")
+    await transport.inject(ANA, urgent)
+    try:
+        await until(arrived, f"the answer to {urgent!r} while the model still thinks")
+    finally:
+        gate.set()
+        await running
+
+
 async def test_stop_sent_while_the_model_is_still_thinking_is_confirmed_at_once(
     make_app: AppFactory, fake_openai: FakeOpenAIServer
 ) -> None:
     app, transport = await started(make_app, fake_openai)
-    gate = threading.Event()
-    fake_openai.say("this answer must never go out", match="a long question", gate=gate)
-    await transport.inject(ANA, "a long question")
-    running = asyncio.create_task(app.run_until_idle())
-    await until(lambda: fake_openai.in_flight() == 1, "the turn to reach the model")
-
-    await transport.inject(ANA, "STOP")
-    try:
-        await until(lambda: STOPPED in transport.texts_to(ANA), "the STOP confirmation while the model still thinks")
-    finally:
-        gate.set()
-        await running
+    await while_the_model_thinks(app, transport, fake_openai, "STOP", "this answer must never go out",
+                                 lambda: STOPPED in transport.texts_to(ANA))
     await app.run_until_idle()
     assert transport.texts_to(ANA)[1:] == [STOPPED]  # no apology: the turn was set aside, not failed
     assert app.flow.failures == 0
@@ -58,19 +66,9 @@ async def test_crisis_words_sent_while_the_model_is_still_thinking_get_the_safet
     make_app: AppFactory, fake_openai: FakeOpenAIServer
 ) -> None:
     app, transport = await started(make_app, fake_openai)
-    gate = threading.Event()
     fake_openai.always("I am here with you.", match="end my life")
-    fake_openai.say("Tell me more.", match="a long question", gate=gate)
-    await transport.inject(ANA, "a long question")
-    running = asyncio.create_task(app.run_until_idle())
-    await until(lambda: fake_openai.in_flight() == 1, "the turn to reach the model")
-
-    await transport.inject(ANA, "I want to end my life")
-    try:
-        await until(lambda: DEFAULT_SAFETY_MESSAGE in transport.texts_to(ANA), "the safety message")
-    finally:
-        gate.set()
-        await running
+    await while_the_model_thinks(app, transport, fake_openai, "I want to end my life", "Tell me more.",
+                                 lambda: DEFAULT_SAFETY_MESSAGE in transport.texts_to(ANA))
     assert transport.texts_to(ANA)[1] == DEFAULT_SAFETY_MESSAGE  # first, not after a failed turn's apology
     assert APOLOGY not in transport.texts_to(ANA)
 

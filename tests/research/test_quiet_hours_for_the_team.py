@@ -8,16 +8,10 @@ import pytest
 from promptpipe.errors import Forbidden
 from promptpipe.research import admin
 from tests.conftest import AppFactory
+from tests.flow.test_lifecycle import NIGHTS_OFF
 from tests.schedule_helpers import utc
 from tests.study_helpers import with_study
 
-NIGHTS_OFF = """
-name = "Quiet nights"
-length_days = 28
-[quiet_hours]
-start = "22:00"
-end = "07:00"
-"""
 ANA = "+14165550111"
 
 
