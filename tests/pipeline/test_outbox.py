@@ -156,9 +156,11 @@ class GatedTransport(MemoryTransport):
 
 async def test_stopping_the_service_lets_a_started_send_finish_and_be_recorded(make_app: AppFactory) -> None:
     transport = GatedTransport()
+    setup = await make_app(MemoryTransport())  # queued while no loop runs: no greeting turn can race the test
+    await queue(setup, "in flight at shutdown")
+    await setup.stop()
     app = await make_app(transport, start=False)
     await app.start(background=True)
-    await queue(app, "in flight at shutdown")
     app._outbox_kick.set()
     await asyncio.wait_for(transport.waiting.wait(), 10)
     stopping = asyncio.create_task(app.stop())
