@@ -74,6 +74,8 @@ def _add_study(sub: Any) -> None:
     extend.add_argument("--by", help="who extended it, for the log (default: your user name)")
     allocation = sub.add_parser("allocation", help="participants per arm and per stratum (never the sequence)")
     allocation.add_argument("--json", action="store_true")
+    allocation.add_argument("--unblind", action="store_true",
+                            help="also show the block sizes (keep them from whoever enrolls participants)")
     report = sub.add_parser("report", help="the study at a glance: status and arms, study days, prompts, "
                             "decision points and how the randomisation runs")
     report.add_argument("--json", action="store_true")
@@ -96,6 +98,9 @@ def _add_reports(sub: Any) -> None:
     export.add_argument("--force", action="store_true", help="overwrite files from an earlier export")
     export.add_argument("--include-identifiers", action="store_true",
                         help="also write identifiers.<format>: participant id, phone and name (keep it apart)")
+    export.add_argument("--unblind", action="store_true",
+                        help="also write allocation_list.<format>: the allocation sequence so far, block by block "
+                        "(for an auditor or at unblinding; keep it from whoever enrolls)")
 
 
 def _add_follow_ups(sub: Any) -> None:

@@ -10,6 +10,7 @@ import os
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from promptpipe.cli._admin_parser import admin_parser
 from promptpipe.cli._common import ask, cell, fail, load, print_json, print_table, receipt_marks, run
@@ -17,6 +18,7 @@ from promptpipe.cli._messaging import broadcast_command, send_command
 from promptpipe.cli._tokens import token_command
 from promptpipe.clock import SystemClock
 from promptpipe.config import Settings
+from promptpipe.domain.study_summary import block_words
 from promptpipe.errors import AdminError
 from promptpipe.research import admin, oversight
 from promptpipe.research.status import read_status
@@ -84,7 +86,7 @@ async def _extend(args: argparse.Namespace, env: Env) -> None:
 
 async def _allocation(args: argparse.Namespace, env: Env) -> None:
     await env.db.run(lambda session: check_protocol(session, env.settings.study, env.clock.now()))
-    data = await admin.allocation_counts(env.db, env.settings.study)
+    data = await admin.allocation_counts(env.db, env.settings.study, unblind=args.unblind)
     if args.json:
         print_json(data)
         return
@@ -92,7 +94,7 @@ async def _allocation(args: argparse.Namespace, env: Env) -> None:
     total = sum(data["arms"].values())
     ratio_sum = sum(data["ratios"].values()) or 1
     print(f"{cell(data['study']) or '(no study file)'}: {total} participant(s) allocated; "
-          f"block size {data['block_size']}")
+          f"{block_words(env.settings.study, unblind=args.unblind)}")
     rows = [{"arm": arm, "participants": data["arms"][arm],
              "designed share": f"{data['ratios'].get(arm, 0)}/{ratio_sum}"} for arm in arms]
     print_table(rows, ["arm", "participants", "designed share"])
@@ -262,7 +264,11 @@ async def _erase(args: argparse.Namespace, env: Env) -> int:
 async def _export(args: argparse.Namespace, env: Env) -> None:
     from promptpipe.app import load_prompts
     from promptpipe.research.export import export_study
+    from promptpipe.research.export_allocation import ALLOCATION_LIST, write_allocation_list
 
+    unblinded = Path(args.out) / f"{ALLOCATION_LIST}.{args.format}"
+    if args.unblind and unblinded.exists() and not args.force:
+        raise AdminError(f"{unblinded} exists: give --force to overwrite it")
     result = await export_study(env.db, args.out, fmt=args.format, force=args.force,
                                 include_identifiers=args.include_identifiers, now=env.clock.now(),
                                 receipt_window=env.settings.delivery_receipt_window,
@@ -275,6 +281,10 @@ async def _export(args: argparse.Namespace, env: Env) -> None:
     if result.key_file is not None:
         print(f"{result.key_file.name}: {_rows(result.key_rows)} "
               "(the key to phone numbers and names: keep it apart from the data)")
+    if args.unblind:
+        path, count = await write_allocation_list(env.db, env.settings.study, Path(args.out), args.format,
+                                                  force=args.force)
+        print(f"{path.name}: {_rows(count)} (UNBLINDED: the allocation sequence; keep it from whoever enrolls)")
     print(f"written to {args.out}")
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)

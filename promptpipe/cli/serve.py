@@ -20,7 +20,8 @@ from promptpipe.cli._common import fail, load, run
 from promptpipe.cli._web import start_web, web_command
 from promptpipe.clock import SystemClock
 from promptpipe.config import Settings
-from promptpipe.domain.study_file import StudyFileError, describe, load_study
+from promptpipe.domain.study_file import StudyFileError, load_study
+from promptpipe.domain.study_summary import describe
 from promptpipe.domain.text import for_terminal
 from promptpipe.errors import PromptPipeError
 from promptpipe.logging import get_logger
@@ -204,9 +205,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     study_actions = study.add_subparsers(dest="study_action", required=True)
     study_check = study_actions.add_parser("check", help="validate a study file and summarise it")
     study_check.add_argument("file", help="the study file (TOML)")
+    study_check.add_argument("--unblind", action="store_true",
+                             help="also show the allocation's block sizes (keep them from whoever enrolls)")
     args = parser.parse_args(argv)
     if args.command == "study":
-        return _study_check(args.file)
+        return _study_check(args.file, unblind=args.unblind)
     os.umask(PRIVATE_UMASK)  # what the service and its libraries create is for this user only
     settings = load()
     if settings is None:
@@ -234,7 +237,7 @@ def _protocol_line(settings: Settings, running: str | None) -> str:
             "to start unless given --allow-protocol-change")
 
 
-def _study_check(path: str) -> int:
+def _study_check(path: str, *, unblind: bool) -> int:
     """``promptpipe study check FILE``: every problem with the key and the fix, or a summary."""
     try:
         study = load_study(Path(path))
@@ -243,7 +246,7 @@ def _study_check(path: str) -> int:
         for problem in exc.problems:
             print(f"  - {for_terminal(problem)}", file=sys.stderr)
         return 1
-    for line in describe(study).splitlines():
+    for line in describe(study, unblind=unblind).splitlines():
         print(for_terminal(line))
     print(f"hash: {study.hash}")
     return 0

@@ -11,7 +11,7 @@ import functools
 import os
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from pathlib import Path
 from typing import Any, TypeVar
@@ -21,6 +21,7 @@ from dotenv import dotenv_values
 from promptpipe.config.values import (
     normalise_database_url,
     optional_file,
+    outside_seed,
     prompt_file_path,
     trusted_proxies,
     webhook_url,
@@ -146,7 +147,9 @@ class Settings:
     """PROMPTPIPE_STUDY_FILE (optional): the study protocol (TOML; see study.example.toml). Without
     one the study is open-ended with one arm and no randomisation."""
     study: Study = OPEN_STUDY
-    """The protocol read from PROMPTPIPE_STUDY_FILE."""
+    """The protocol read from PROMPTPIPE_STUDY_FILE, with the seed of PROMPTPIPE_STUDY_SEED_FILE or
+    PROMPTPIPE_STUDY_SEED (optional, 64 or more hex digits; the database then keeps only its
+    fingerprint, see docs/allocation.md)."""
     intake_inactivity: timedelta = timedelta(minutes=30)
     """INTAKE_INACTIVITY (default 30m; 0 = off): put intake on hold when the participant has not
     answered for this long in the middle of it."""
@@ -328,9 +331,11 @@ def _safety_settings(get: Get) -> dict[str, Any]:
 def _study_settings(get: Get) -> dict[str, Any]:
     d = _DEFAULTS
     study_file = optional_file(get, "PROMPTPIPE_STUDY_FILE")
+    study = load_study(study_file) if study_file is not None else OPEN_STUDY
+    outside = outside_seed(get("PROMPTPIPE_STUDY_SEED"), optional_file(get, "PROMPTPIPE_STUDY_SEED_FILE"))
     return {
         "study_file": study_file,
-        "study": load_study(study_file) if study_file is not None else OPEN_STUDY,
+        "study": replace(study, outside_seed=outside) if outside is not None else study,
         "intake_inactivity": _value(get, "INTAKE_INACTIVITY", parse_duration, d.intake_inactivity),
         "intake_reminder_delay": _value(get, "INTAKE_REMINDER_DELAY", parse_duration, d.intake_reminder_delay),
         "intake_reminder_max": _value(get, "INTAKE_REMINDER_MAX", _int(0), d.intake_reminder_max),

@@ -4,6 +4,8 @@ webhook's URL, the database URL, the prompt files' locations."""
 from __future__ import annotations
 
 import ipaddress
+import re
+import stat
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -14,7 +16,9 @@ from sqlalchemy.exc import ArgumentError
 from promptpipe.domain.text import mask_credentials
 from promptpipe.errors import ConfigError
 
-__all__ = ["normalise_database_url", "optional_file", "prompt_file_path", "trusted_proxies", "webhook_url"]
+__all__ = [
+    "normalise_database_url", "optional_file", "outside_seed", "prompt_file_path", "trusted_proxies", "webhook_url",
+]
 
 
 def optional_file(get: Callable[[str], str], name: str) -> Path | None:
@@ -81,3 +85,29 @@ def trusted_proxies(raw: str) -> tuple[str, ...]:
                               "127.0.0.1,10.0.0.0/8.") from None
         found.append(item)
     return tuple(found)
+
+
+_SEED_HEX = re.compile(r"(?:[0-9a-fA-F]{2}){32,}")
+
+
+def outside_seed(raw: str, path: Path | None) -> bytes | None:
+    """The study seed kept outside the database: PROMPTPIPE_STUDY_SEED_FILE (a file only its owner
+    can read, holding 64 or more hex digits) or PROMPTPIPE_STUDY_SEED (the digits themselves)."""
+    if raw and path is not None:
+        raise ConfigError("set PROMPTPIPE_STUDY_SEED_FILE or PROMPTPIPE_STUDY_SEED, not both.")
+    name = "PROMPTPIPE_STUDY_SEED_FILE" if path is not None else "PROMPTPIPE_STUDY_SEED"
+    if path is not None:
+        if path.stat().st_mode & (stat.S_IRWXG | stat.S_IRWXO):
+            raise ConfigError(f"{name}: {str(path)!r} can be read by other users; keep the seed secret: "
+                              f"chmod 600 {path}")
+        raw = path.read_text(encoding="utf-8", errors="replace").strip()
+    if not raw:
+        return None if path is None else _no_seed(name)
+    if not _SEED_HEX.fullmatch(raw):
+        return _no_seed(name)
+    return bytes.fromhex(raw)
+
+
+def _no_seed(name: str) -> bytes:
+    raise ConfigError(f"{name} must hold a secret of at least 32 bytes written as 64 or more hex digits "
+                      "(make one with: openssl rand -hex 32).")

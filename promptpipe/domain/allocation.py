@@ -1,10 +1,26 @@
 """Concealed block randomisation of participants to arms.
 
-Within each stratum, every block of ``block_size`` enrolments holds each arm exactly in its ratio,
-so the arms stay balanced however recruitment goes. The order inside a block is drawn from a
-secret seed: staff enrolling participants cannot predict the next arm (allocation concealment),
-yet the allocation is a pure function of (seed, stratum, position), so an enrolment retried after
-a crash gets the same arm and an auditor holding the seed can reproduce the whole sequence.
+Within each stratum, every block of enrolments holds each arm exactly in its ratio, so the arms
+stay balanced however recruitment goes. Both the block sizes (when the protocol lists several) and
+the order inside each block are drawn from a secret seed: staff enrolling participants can predict
+neither the next arm nor where a block ends (allocation concealment), yet the allocation is a pure
+function of (seed, stratum, position), so an enrolment retried after a crash gets the same arm and
+an auditor holding the seed can reproduce the whole sequence.
+
+The draws (scheme ``hmac-sha256-v1``) use nothing but HMAC-SHA256, so R, SAS or Stata can
+reproduce them (docs/allocation.md spells it out with a worked example):
+
+* ``u(key)`` = the first 8 bytes of HMAC-SHA256(seed, key as UTF-8), a big-endian unsigned
+  integer, shifted right by 11 bits and divided by 2**53 (a number in [0, 1)).
+* Block ``k`` (0-based) of stratum ``S`` has size ``sizes[floor(u("size|S|k") * len(sizes))]``,
+  ``sizes`` as listed in the protocol (no draw when it lists one size).
+* Its places, before shuffling, hold each arm ``ratio * size / total`` times in arm order; place
+  ``j`` (0-based) gets the key HMAC-SHA256(seed, ``"order|S|k|j"``), all 32 bytes compared as a
+  big-endian number, and the block is handed out in ascending key order.
+
+Databases that allocated before this scheme keep their own (``python-random-v0``: one fixed block
+size, shuffled by Python's ``random.Random`` seeded with HMAC-SHA256(seed, ``"S|k"``)), so a
+running study never changes its sequence.
 """
 
 from __future__ import annotations
@@ -13,13 +29,35 @@ import hashlib
 import hmac
 import random
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 
 from promptpipe.domain.study import Allocation, Arm
 
-__all__ = ["SEED_BYTES", "arm_at", "block_for", "new_seed", "stratum_key"]
+__all__ = [
+    "LEGACY_SCHEME", "SCHEME", "SCHEMES", "SEED_BYTES", "Place", "arm_at", "block_for", "new_seed",
+    "places", "seed_fingerprint", "stratum_key",
+]
 
 SEED_BYTES = 32
+SCHEME = "hmac-sha256-v1"
+LEGACY_SCHEME = "python-random-v0"
+SCHEMES = (SCHEME, LEGACY_SCHEME)
+_FINGERPRINT_LABEL = b"promptpipe study seed fingerprint"
+
+
+@dataclass(frozen=True)
+class Place:
+    """One place of a stratum's allocation sequence."""
+
+    sequence: int
+    """1-based, counted over the whole stratum."""
+    block: int
+    """0-based block index."""
+    block_size: int
+    position: int
+    """0-based place inside the block."""
+    arm: str
 
 
 def _stratum_hint(name: str, allowed: tuple[str, ...]) -> str:
@@ -57,26 +95,66 @@ def block_for(arms: Sequence[Arm], block_size: int) -> list[str]:
     return [arm.name for arm in arms for _ in range(arm.ratio * block_size // total)]
 
 
-def _block_rng(seed: bytes, stratum: str, block_index: int) -> random.Random:
-    digest = hmac.new(seed, f"{stratum}|{block_index}".encode(), hashlib.sha256).digest()
-    return random.Random(digest)
+def _mac(seed: bytes, key: str) -> bytes:
+    return hmac.new(seed, key.encode(), hashlib.sha256).digest()
 
 
-def arm_at(seed: bytes, arms: Sequence[Arm], block_size: int, stratum: str, sequence: int) -> str:
-    """The arm of the ``sequence``-th (1-based) enrolment in ``stratum``.
+def _uniform(seed: bytes, key: str) -> float:
+    return (int.from_bytes(_mac(seed, key)[:8], "big") >> 11) / 2**53
 
-    Block ``(sequence - 1) // block_size`` is :func:`block_for` shuffled by ``random.Random``
-    seeded with HMAC-SHA256(seed, ``f"{stratum}|{block_index}"``); the enrolment takes its
-    ``(sequence - 1) % block_size``-th place.
-    """
+
+def _block_size(seed: bytes, sizes: Sequence[int], stratum: str, block: int) -> int:
+    if len(sizes) == 1:
+        return sizes[0]
+    return sizes[int(_uniform(seed, f"size|{stratum}|{block}") * len(sizes))]
+
+
+def _shuffled(seed: bytes, arms: Sequence[Arm], size: int, stratum: str, block: int, scheme: str) -> list[str]:
+    names = block_for(arms, size)
+    if scheme == LEGACY_SCHEME:
+        random.Random(_mac(seed, f"{stratum}|{block}")).shuffle(names)
+        return names
+    keys = [_mac(seed, f"order|{stratum}|{block}|{place}") for place in range(size)]
+    return [names[place] for place in sorted(range(size), key=lambda place: (keys[place], place))]
+
+
+def places(seed: bytes, arms: Sequence[Arm], sizes: Sequence[int], stratum: str,
+           scheme: str = SCHEME) -> Iterator[Place]:
+    """The stratum's allocation sequence from its first place on, block after block (endless)."""
+    if scheme not in SCHEMES:
+        raise ValueError(f"unknown allocation scheme {scheme!r} (known: {', '.join(SCHEMES)})")
+    if not sizes:
+        raise ValueError("allocation needs at least one block size")
+    if scheme == LEGACY_SCHEME and len(sizes) > 1:
+        raise ValueError(f"the {LEGACY_SCHEME} scheme has one fixed block size")
+    for size in sizes:
+        block_for(arms, size)  # every listed size must hold the arms in their ratio
+    sequence, block = 0, 0
+    while True:
+        size = _block_size(seed, sizes, stratum, block)
+        for position, arm in enumerate(_shuffled(seed, arms, size, stratum, block, scheme)):
+            sequence += 1
+            yield Place(sequence, block, size, position, arm)
+        block += 1
+
+
+def arm_at(seed: bytes, arms: Sequence[Arm], sizes: Sequence[int], stratum: str, sequence: int,
+           scheme: str = SCHEME) -> str:
+    """The arm of the ``sequence``-th (1-based) enrolment in ``stratum``."""
     if sequence < 1:
         raise ValueError(f"enrolment sequence numbers start at 1, not {sequence}")
-    block = block_for(arms, block_size)
-    block_index, position = divmod(sequence - 1, block_size)
-    _block_rng(seed, stratum, block_index).shuffle(block)
-    return block[position]
+    for place in places(seed, arms, sizes, stratum, scheme):
+        if place.sequence == sequence:
+            return place.arm
+    raise AssertionError("unreachable: the sequence is endless")
 
 
 def new_seed() -> bytes:
     """A fresh secret allocation seed (32 random bytes); keep it away from enrolling staff."""
     return secrets.token_bytes(SEED_BYTES)
+
+
+def seed_fingerprint(seed: bytes) -> str:
+    """What the database keeps of a seed held outside it: HMAC-SHA256(seed, a fixed label), hex.
+    It tells a changed seed from the right one without revealing it."""
+    return hmac.new(seed, _FINGERPRINT_LABEL, hashlib.sha256).hexdigest()

@@ -107,10 +107,11 @@ DEFAULT_ARM = Arm("default")
 
 @dataclass(frozen=True)
 class Allocation:
-    """Block randomisation: each block of ``block_size`` enrolments (per stratum) holds every arm
-    in its ratio, in an order drawn from a secret seed."""
+    """Block randomisation: each block of enrolments (per stratum) holds every arm in its ratio,
+    in an order drawn from a secret seed; with several ``block_sizes`` each block's size is drawn
+    too, so nobody can tell where a block ends."""
 
-    block_size: int = 1
+    block_sizes: tuple[int, ...] = (1,)
     strata: tuple[tuple[str, tuple[str, ...]], ...] = ()
     """(enrollment field, its allowed values) pairs, in the file's order."""
 
@@ -149,6 +150,9 @@ class Study:
     """The study file's text as read ("" without a study file)."""
     hash: str = ""
     """SHA-256 of the file's bytes, hex ("" without a study file)."""
+    outside_seed: bytes | None = field(default=None, repr=False, compare=False)
+    """The study's secret seed when it is kept outside the database (PROMPTPIPE_STUDY_SEED_FILE or
+    PROMPTPIPE_STUDY_SEED); None: the database makes and keeps one."""
 
     @property
     def in_use(self) -> bool:

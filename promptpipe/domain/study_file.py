@@ -13,7 +13,6 @@ import hashlib
 import re
 import tomllib
 from datetime import time, timedelta
-from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +22,7 @@ from promptpipe.domain.setting_values import parse_duration
 from promptpipe.domain.study import FIXED_STYLE, Allocation, Arm, DecisionRule, QuietHours, Study
 from promptpipe.errors import ConfigError
 
-__all__ = ["StudyFileError", "describe", "load_study", "parse_study", "study_as_dict"]
+__all__ = ["StudyFileError", "load_study", "parse_study"]
 
 MAX_LENGTH_DAYS, MAX_RATIO, MAX_BLOCK_SIZE, MAX_DURATION = 3650, 100, 1000, timedelta(days=7)
 MAX_TEXT_CHARS, MAX_NAME_CHARS, MAX_STRATUM_VALUE_CHARS = 1000, 200, 100
@@ -215,12 +214,9 @@ def _arms(check: _Check, data: dict[str, Any], study_texts: tuple[str, ...]) -> 
 def _allocation(check: _Check, data: dict[str, Any], arms: list[Arm | None]) -> Allocation:
     complete = bool(arms) and None not in arms
     total = sum(arm.ratio for arm in arms if arm) if complete else 1
-    table = check.table(data, "allocation", "", "[allocation] with block_size = 6") or {}
-    check.known(table, ("block_size", "strata"), "allocation")
-    block = check.whole(table, "block_size", "allocation", low=1, high=MAX_BLOCK_SIZE, example=total * 2)
-    if block is not None and complete and block % total:
-        check.add(f"allocation.block_size = {block} is not a multiple of the arms' ratios added up ({total}), so a "
-                  f"block cannot hold every arm in its ratio: use {total}, {total * 2}, {total * 3} …")
+    table = check.table(data, "allocation", "", "[allocation] with block_sizes = [2, 4]") or {}
+    check.known(table, ("block_size", "block_sizes", "strata"), "allocation")
+    sizes = _block_sizes(check, table, total if complete else None)
     strata = []
     raw = check.table(table, "strata", "allocation", '[allocation.strata] with lines like site = ["A", "B"]')
     for field, values in (raw or {}).items():
@@ -240,7 +236,43 @@ def _allocation(check: _Check, data: dict[str, Any], arms: list[Arm | None]) -> 
             check.add(f'{path} lists "{repeated}" more than once: list each value once.')
         else:
             strata.append((field, tuple(values)))
-    return Allocation(block_size=block or total, strata=tuple(strata))
+    return Allocation(block_sizes=sizes or (total,), strata=tuple(strata))
+
+
+def _block_sizes(check: _Check, table: dict[str, Any], total: int | None) -> tuple[int, ...]:
+    """``block_size = 6`` (one size) or ``block_sizes = [2, 4]`` (each block's size drawn from
+    the list, so where a block ends cannot be predicted); nothing: one block of the ratios' total."""
+    if "block_size" in table and "block_sizes" in table:
+        check.add("allocation: give block_size or block_sizes, not both (block_sizes = [2, 4] draws each block's "
+                  "size from the list).")
+        return ()
+    example = (total or 1) * 2
+    if "block_size" in table:
+        one = check.whole(table, "block_size", "allocation", low=1, high=MAX_BLOCK_SIZE, example=example)
+        listed: list[Any] = [] if one is None else [one]
+    else:
+        listed = table.get("block_sizes", [])
+        if not isinstance(listed, list) or ("block_sizes" in table and not listed):
+            check.add("allocation.block_sizes " + _listed(listed, f"block sizes, like [{total or 1}, {example}]")
+                      + ".")
+            return ()
+        if len(set(map(repr, listed))) < len(listed):
+            check.add("allocation.block_sizes lists a size more than once: list each size once.")
+            return ()
+        bad = [v for v in listed if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= MAX_BLOCK_SIZE]
+        if bad:
+            check.add(f"allocation.block_sizes cannot hold {_kind(bad[0])}: list whole numbers from 1 to "
+                      f"{MAX_BLOCK_SIZE} without quotes, like [{total or 1}, {example}].")
+            return ()
+    key = "block_size" if "block_size" in table else "block_sizes"
+    for size in listed:
+        if total is not None and size % total:
+            where = f"allocation.block_size = {size}" if key == "block_size" else f"allocation.block_sizes: {size}"
+            check.add(f"{where} is not a multiple of the arms' ratios added up ({total}), so a block "
+                      f"of {size} cannot hold every arm in its ratio: use {total}, {total * 2}, {total * 3} …")
+            return ()
+    return tuple(listed)
+
 
 
 def _decision(check: _Check, data: dict[str, Any]) -> DecisionRule | None:
@@ -328,73 +360,3 @@ def load_study(path: Path) -> Study:
         raise StudyFileError([f"cannot read {path}: {reason.get(type(exc), exc.strerror or str(exc))}. Check the "
                               "path, and that this program may read the file."], str(path)) from None
     return parse_study(data, str(path))
-
-
-def _setting_words(value: Any) -> str:
-    """A duration as ``5h``, ``1h30m`` or ``90s``; a switch (and a zero duration) as ``on`` or ``off``."""
-    if not isinstance(value, timedelta):
-        return "on" if value else "off"
-    parts, rest = [], value.total_seconds()
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
-        if rest >= size:
-            parts.append(f"{int(rest // size)}{unit}")
-            rest %= size
-    return "".join(parts) + (f"{rest:g}s" if rest else "") or "off"
-
-
-def _arm_words(study: Study, arm: Arm) -> str:
-    own = "its own" if arm.fixed_prompts else "the study's"
-    style = (f"fixed prompts ({len(study.fixed_texts(arm))} of {own} texts in turn)"
-             if arm.prompt_style == FIXED_STYLE else "personalised prompts")
-    settings = ", ".join(f"{key} {_setting_words(value)}" for key, value in arm.settings)
-    return f"  {arm.name}: {style}; {settings or 'global settings'}"
-
-
-def describe(study: Study) -> str:
-    """The protocol in plain lines, for a researcher to check before the study starts."""
-    shares = [(arm.name, Fraction(arm.ratio, sum(other.ratio for other in study.arms))) for arm in study.arms]
-    lines = [f"Study: {study.name or '(no study file)'}",
-             "Length: " + (f"{study.length_days} days" if study.length_days else "open-ended"),
-             f"Baseline: the first {study.baseline_days} day(s), without prompts" if study.baseline_days
-             else "Baseline: none",
-             "Day one: the participant's first local day after "
-             + ("intake is complete" if study.day_one == protocol.AFTER_INTAKE else "enrollment"),
-             "Quiet hours: " + (f"{study.quiet_hours.describe()}, nothing scheduled is sent"
-                                if study.quiet_hours else "none"),
-             "Arms: " + ", ".join(f"{name} {share.numerator}/{share.denominator}" for name, share in shares)
-             + (" (everyone)" if len(shares) == 1 else ""),
-             *(_arm_words(study, arm) for arm in study.arms)]
-    strata = "; ".join(f"{field} ({', '.join(values)})" for field, values in study.allocation.strata)
-    lines.append(f"Allocation: blocks of {study.allocation.block_size}"
-                 + (f" within each stratum of {strata}" if strata else ", no strata"))
-    rule = study.decision
-    lines.append("Decision: no randomisation: every available prompt is sent" if rule is None else
-                 f"Decision: each daily prompt time: {rule.actions[0]} with probability {round(rule.p, 6):g}, "
-                 f"{rule.actions[1]} {round(1 - rule.p, 6):g}; unavailable when "
-                 + (", ".join(rule.unavailable_when) or "never (only outside the study days)"))
-    return "\n".join(lines)
-
-
-def _seconds(value: Any) -> Any:
-    """A duration in seconds (whole ones as an int); anything else as it is."""
-    if not isinstance(value, timedelta):
-        return value
-    return value // timedelta(seconds=1) if not value.microseconds else value.total_seconds()
-
-
-def study_as_dict(study: Study) -> dict[str, Any]:
-    """The protocol as JSON-ready values (times "HH:MM", durations in seconds), for the export."""
-    quiet, rule = study.quiet_hours, study.decision
-    return {
-        "name": study.name, "hash": study.hash, "length_days": study.length_days,
-        "baseline_days": study.baseline_days, "day_one": study.day_one, "closing_message": study.closing_message,
-        "fixed_prompts": list(study.fixed_prompts),
-        "quiet_hours": {"start": format_hhmm(quiet.start), "end": format_hhmm(quiet.end)} if quiet else None,
-        "arms": [{"name": arm.name, "ratio": arm.ratio, "prompt_style": arm.prompt_style,
-                  "fixed_prompts": list(arm.fixed_prompts),
-                  "settings": {key: _seconds(value) for key, value in arm.settings}} for arm in study.arms],
-        "allocation": {"block_size": study.allocation.block_size,
-                       "strata": {field: list(values) for field, values in study.allocation.strata}},
-        "decision": None if rule is None else {"actions": list(rule.actions), "p": rule.p,
-                                               "unavailable_when": list(rule.unavailable_when)},
-    }

@@ -54,7 +54,7 @@ def load_context(session: Session, participant_id: str, batch: list[InboxRow], c
         context.targets = vote_targets(session, participant_id, sorted(poll_ids))
     first = events[0]
     if isinstance(first, DailyPromptDue) and not first.manual and config.study.decision is not None:
-        context.study_seed = study_seed(session, now)
+        context.study_seed = study_seed(session, now, config.study.outside_seed)
     return context
 
 

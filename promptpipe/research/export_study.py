@@ -22,7 +22,8 @@ from sqlalchemy.orm import Session
 
 from promptpipe.domain.outcomes import NOT_DELIVERED, delivery_outcome
 from promptpipe.domain.study import DECISION_ACTIONS, Study
-from promptpipe.domain.study_file import StudyFileError, parse_study, study_as_dict
+from promptpipe.domain.study_file import StudyFileError, parse_study
+from promptpipe.domain.study_summary import study_as_dict
 from promptpipe.flow.decisions import prompt_hash
 from promptpipe.research.pseudonyms import People
 from promptpipe.storage.models import Message, Participant, PromptDelivery, UTCDateTime, table_of

@@ -93,8 +93,9 @@ async def extend(db: Database, clock: Clock, *, study: Study, phone: str, days: 
     return f"{participant.phone}: extended by {days} days; their last study day is now day {last} ({final})"
 
 
-async def allocation_counts(db: Database, study: Study) -> dict[str, Any]:
-    """Participants per arm, overall and per stratum (never the sequence itself)."""
+async def allocation_counts(db: Database, study: Study, *, unblind: bool = False) -> dict[str, Any]:
+    """Participants per arm, overall and per stratum (never the sequence itself); the block
+    sizes only with ``unblind``: with the counts, they tell whoever enrolls where a block ends."""
     def read(session: Session) -> dict[str, Any]:
         rows = session.connection().execute(
             select(_ALLOCATION.c.stratum, _ALLOCATION.c.arm, func.count())
@@ -106,7 +107,7 @@ async def allocation_counts(db: Database, study: Study) -> dict[str, Any]:
             by_arm[arm] = by_arm.get(arm, 0) + count
             strata.setdefault(stratum or "(not stratified)", dict.fromkeys(arms, 0))[arm] = count
         ratios = {arm.name: arm.ratio for arm in study.arms}
-        return {"study": study.name, "arms": by_arm, "ratios": ratios, "strata": strata,
-                "block_size": study.allocation.block_size}
+        counts = {"study": study.name, "arms": by_arm, "ratios": ratios, "strata": strata}
+        return {**counts, "block_sizes": list(study.allocation.block_sizes)} if unblind else counts
 
     return await db.run(read)

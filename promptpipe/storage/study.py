@@ -8,20 +8,21 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import func, insert, select
+from sqlalchemy import delete, func, insert, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
-from promptpipe.domain.allocation import arm_at, new_seed, stratum_key
+from promptpipe.domain.allocation import LEGACY_SCHEME, SCHEME, arm_at, new_seed, seed_fingerprint, stratum_key
 from promptpipe.domain.study import Study
 from promptpipe.errors import ConfigError
 from promptpipe.storage.models import Participant, table_of
 from promptpipe.storage.study_tables import AllocationRow, Decision, StudyProtocol, StudySecret
 
 __all__ = [
-    "NO_STUDY_FILE", "ProtocolChanged", "ProtocolVersion", "adopt_protocol", "allocate",
-    "protocol_history", "record_decision", "secret_value", "study_seed",
+    "NO_STUDY_FILE", "Allocated", "ProtocolChanged", "ProtocolVersion", "SeedMismatch", "adopt_protocol",
+    "allocate", "allocation_scheme", "allocations", "protocol_history", "record_decision", "secret_value",
+    "study_seed",
 ]
 
 _PROTOCOL = table_of(StudyProtocol)
@@ -30,11 +31,18 @@ _ALLOCATION = table_of(AllocationRow)
 _DECISION = table_of(Decision)
 _PARTICIPANT = table_of(Participant)
 _SEED = "seed"
+_SEED_FINGERPRINT = "seed_fingerprint"
+_SCHEME = "allocation_scheme"
 NO_STUDY_FILE = "(no study file)"
 
 
 class ProtocolChanged(ConfigError):
     """The study file differs from the protocol this database runs, and nobody allowed it."""
+
+
+class SeedMismatch(ConfigError):
+    """The seed given from outside is not the one this study has been running with (or none was
+    given for a study whose seed lives outside): allocation and draws would change midway."""
 
 
 @dataclass(frozen=True)
@@ -71,14 +79,16 @@ def adopt_protocol(session: Session, study: Study, *, allow_change: bool, now: d
                 "study. Start the service once with `promptpipe serve --allow-protocol-change` to do it on purpose "
                 "(it is logged and exported), or use a new database.")
         _store(session, study, None, now, f"first use ({by})")
-        study_seed(session, now)
+        study_seed(session, now, study.outside_seed)
         return "adopted"
     if current.hash == wanted_hash:
+        if study.in_use:
+            study_seed(session, now, study.outside_seed)  # a wrong or missing outside seed stops the start
         return "unchanged"
     if not allow_change:
         raise ProtocolChanged(_refusal(current, study))
     _store(session, study, current.hash, now, f"allowed change ({by})")
-    study_seed(session, now)
+    study_seed(session, now, study.outside_seed)
     return "changed"
 
 
@@ -104,22 +114,66 @@ def _store(session: Session, study: Study, previous: str | None, now: datetime, 
         contents=study.source, previous_hash=previous, adopted_at=now, adopted_by=by))
 
 
-def study_seed(session: Session, now: datetime | None = None) -> bytes:
-    """The study's secret seed (made on first use; two processes making it at once agree on one)."""
-    return bytes.fromhex(secret_value(session, _SEED, now))
+def study_seed(session: Session, now: datetime | None = None, outside: bytes | None = None) -> bytes:
+    """The study's secret seed. Given from ``outside`` (PROMPTPIPE_STUDY_SEED_FILE), the database
+    keeps only its fingerprint, checked at every use, and a clear copy left from before is removed
+    once the two agree. Otherwise it is made on first use and kept in the database (two processes
+    making it at once agree on one)."""
+    conn = session.connection()
+    fingerprint = _stored(session, _SEED_FINGERPRINT)
+    if outside is None:
+        if fingerprint is not None and _stored(session, _SEED) is None:
+            raise SeedMismatch(
+                f"this study's seed is kept outside the database (fingerprint {fingerprint[:12]}…): set "
+                "PROMPTPIPE_STUDY_SEED_FILE to the file that holds it.")
+        return bytes.fromhex(secret_value(session, _SEED, now))
+    clear = _stored(session, _SEED)
+    if clear is not None and bytes.fromhex(clear) != outside:
+        raise SeedMismatch(
+            "PROMPTPIPE_STUDY_SEED_FILE holds another seed than the one this database has been using; switching "
+            "would change the allocation sequence and the draws midway. Use the database's seed or a new database.")
+    wanted = seed_fingerprint(outside)
+    if fingerprint is None:
+        fingerprint = _insert_once(session, _SEED_FINGERPRINT, wanted, now)
+    if fingerprint != wanted:
+        raise SeedMismatch(
+            f"PROMPTPIPE_STUDY_SEED_FILE is not the seed this study runs with (its fingerprint starts "
+            f"{wanted[:12]}, the study's {fingerprint[:12]}): point it at the study's seed file.")
+    if clear is not None:
+        conn.execute(delete(_SECRET).where(_SECRET.c.name == _SEED))
+    return outside
+
+
+def allocation_scheme(session: Session, now: datetime | None = None) -> str:
+    """How this database draws its allocation sequence: fixed at its first enrollment, so a
+    database that allocated before the portable scheme keeps its own (see
+    :mod:`promptpipe.domain.allocation`)."""
+    scheme = _stored(session, _SCHEME)
+    if scheme is None:
+        allocated = session.connection().execute(select(_ALLOCATION.c.sequence).limit(1)).first() is not None
+        scheme = _insert_once(session, _SCHEME, LEGACY_SCHEME if allocated else SCHEME, now)
+    return scheme
+
+
+def _stored(session: Session, name: str) -> str | None:
+    value = session.connection().execute(select(_SECRET.c.value).where(_SECRET.c.name == name)).scalar_one_or_none()
+    return None if value is None else str(value)
+
+
+def _insert_once(session: Session, name: str, value: str, now: datetime | None) -> str:
+    """Store ``value`` under ``name`` unless a row is there already; the stored value either way."""
+    conn = session.connection()
+    stmt: Any = pg_insert(_SECRET) if conn.dialect.name == "postgresql" else sqlite_insert(_SECRET)
+    conn.execute(stmt.values(name=name, value=value, created_at=now or datetime.now(timezone.utc))
+                 .on_conflict_do_nothing(index_elements=["name"]))
+    return str(conn.execute(select(_SECRET.c.value).where(_SECRET.c.name == name)).scalar_one())
 
 
 def secret_value(session: Session, name: str, now: datetime | None = None) -> str:
     """A server-side secret (32 random bytes as hex), made on first use; two processes making it
     at once agree on one."""
-    conn = session.connection()
-    value = conn.execute(select(_SECRET.c.value).where(_SECRET.c.name == name)).scalar_one_or_none()
-    if value is None:
-        stmt: Any = pg_insert(_SECRET) if conn.dialect.name == "postgresql" else sqlite_insert(_SECRET)
-        conn.execute(stmt.values(name=name, value=new_seed().hex(), created_at=now or datetime.now(timezone.utc))
-                     .on_conflict_do_nothing(index_elements=["name"]))
-        value = conn.execute(select(_SECRET.c.value).where(_SECRET.c.name == name)).scalar_one()
-    return str(value)
+    value = _stored(session, name)
+    return value if value is not None else _insert_once(session, name, new_seed().hex(), now)
 
 
 def allocate(session: Session, study: Study, participant_id: str, strata: Mapping[str, str], now: datetime,
@@ -136,7 +190,8 @@ def allocate(session: Session, study: Study, participant_id: str, strata: Mappin
     else:
         key = "|".join(f"{name}={strata.get(name) or '?'}" for name in study.allocation.stratum_fields)
     sequence = _next_sequence(session, key)
-    arm = arm_at(study_seed(session, now), study.arms, study.allocation.block_size, key, sequence)
+    seed = study_seed(session, now, study.outside_seed)
+    arm = arm_at(seed, study.arms, study.allocation.block_sizes, key, sequence, allocation_scheme(session, now))
     session.connection().execute(insert(_ALLOCATION).values(
         participant_id=participant_id, stratum=key, sequence=sequence, arm=arm, created_at=now))
     return arm
@@ -151,3 +206,20 @@ def _next_sequence(session: Session, stratum: str) -> int:
 def record_decision(session: Session, values: dict[str, Any]) -> None:
     """One decision point (the daily prompt's commit writes it; its inbox id is unique)."""
     session.connection().execute(insert(_DECISION).values(**values))
+
+
+@dataclass(frozen=True)
+class Allocated:
+    participant_id: str
+    stratum: str
+    sequence: int
+    arm: str
+    created_at: datetime
+
+
+def allocations(session: Session) -> list[Allocated]:
+    """Every place handed out, by stratum and sequence (for an unblinded export only)."""
+    rows = session.connection().execute(
+        select(_ALLOCATION.c.participant_id, _ALLOCATION.c.stratum, _ALLOCATION.c.sequence, _ALLOCATION.c.arm,
+               _ALLOCATION.c.created_at).order_by(_ALLOCATION.c.stratum, _ALLOCATION.c.sequence)).all()
+    return [Allocated(*row) for row in rows]

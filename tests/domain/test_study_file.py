@@ -23,7 +23,8 @@ from promptpipe.domain.study import (
     DecisionRule,
     QuietHours,
 )
-from promptpipe.domain.study_file import StudyFileError, describe, load_study, parse_study, study_as_dict
+from promptpipe.domain.study_file import StudyFileError, load_study, parse_study
+from promptpipe.domain.study_summary import describe, study_as_dict
 from promptpipe.domain.timers import NudgePolicy
 from promptpipe.errors import ConfigError
 
@@ -92,7 +93,7 @@ def test_a_full_file_becomes_the_protocol_it_declares() -> None:
     assert fixed_policy.feedback_followup_delay == timedelta(0)  # "0" switches that timer off
     assert fixed_policy.reminder_delay == base.reminder_delay and fixed_policy.auto_feedback is True
 
-    assert study.allocation == Allocation(6, (("site", ("A", "B")), ("age_band", ("18-39", "40+"))))
+    assert study.allocation == Allocation((6,), (("site", ("A", "B")), ("age_band", ("18-39", "40+"))))
     assert study.allocation.stratum_fields == ("site", "age_band")
     assert study.decision == DecisionRule((SEND, NO_SEND), 0.6, ("paused", "quiet_hours"))
     assert study.source == FULL and study.in_use
@@ -102,11 +103,11 @@ def test_defaults_fill_what_a_short_file_leaves_out() -> None:
     study = parse_study(MINIMAL.encode())
     assert study.arms == (DEFAULT_ARM,) and study.decision is None and study.quiet_hours is None
     assert (study.baseline_days, study.day_one, study.closing_message) == (0, "after_intake", DEFAULT_CLOSING_MESSAGE)
-    assert study.allocation == Allocation(1, ())
+    assert study.allocation == Allocation((1,), ())
 
     two = parse_study((MINIMAL + '[[arms]]\nname = "a"\nratio = 3\n[[arms]]\nname = "b"\n[decision]\np = 0.5\n')
                       .encode())
-    assert two.allocation.block_size == 4  # one block holds every arm once in its ratio
+    assert two.allocation.block_sizes == (4,)  # one block holds every arm once in its ratio
     assert two.decision == DecisionRule((SEND, NO_SEND), 0.5, AVAILABILITY_RULES)
 
 
@@ -184,6 +185,14 @@ def test_text_that_is_not_utf8_is_refused_plainly() -> None:
         # Allocation.
         (MINIMAL + '[[arms]]\nname = "a"\nratio = 2\n[[arms]]\nname = "b"\n[allocation]\nblock_size = 4\n',
          ["allocation.block_size = 4", "multiple", "(3)", "use 3, 6, 9"]),
+        (MINIMAL + '[[arms]]\nname = "a"\nratio = 2\n[[arms]]\nname = "b"\n[allocation]\nblock_sizes = [3, 4]\n',
+         ["allocation.block_sizes: 4", "multiple", "(3)", "use 3, 6, 9"]),
+        (MINIMAL + '[allocation]\nblock_size = 2\nblock_sizes = [2, 4]\n', ["block_size or block_sizes, not both"]),
+        (MINIMAL + '[allocation]\nblock_sizes = []\n', ["allocation.block_sizes", "empty list"]),
+        (MINIMAL + '[allocation]\nblock_sizes = 4\n', ["allocation.block_sizes", "must list"]),
+        (MINIMAL + '[allocation]\nblock_sizes = [2, 2]\n', ["allocation.block_sizes", "more than once"]),
+        (MINIMAL + '[allocation]\nblock_sizes = [2, "4"]\n', ["allocation.block_sizes", 'text ("4")', "1 to 1000"]),
+        (MINIMAL + '[allocation]\nblock_sizes = [0, 2]\n', ["allocation.block_sizes", "(0)", "1 to 1000"]),
         (MINIMAL + '[allocation.strata]\nsite = []\n', ["allocation.strata.site", "empty list"]),
         (MINIMAL + '[allocation.strata]\nsite = ["A", "A"]\n', ["allocation.strata.site", '"A" more than once']),
         (MINIMAL + '[allocation.strata]\nsite = ["A", ""]\n', ["allocation.strata.site", "not empty"]),
@@ -259,9 +268,15 @@ def test_describe_reads_back_the_protocol() -> None:
     assert "Walking pilot" in summary and "28 days" in summary and "first 3 day(s)" in summary
     assert "coach 2/3, fixed 1/3" in summary
     assert "reminder_delay 1h30m, auto_feedback off" in summary and "feedback_followup_delay off" in summary
-    assert "blocks of 6" in summary and "site (A, B)" in summary and "age_band (18-39, 40+)" in summary
+    assert "blocks of concealed size" in summary and "6" not in summary.split("Allocation:")[1].split("\n")[0]
+    assert "blocks of 6" in describe(parse_study(FULL.encode()), unblind=True)
+    assert "site (A, B)" in summary and "age_band (18-39, 40+)" in summary
     assert "send with probability 0.6, no_send 0.4; unavailable when paused, quiet_hours" in summary
     assert "21:30-08:00" in summary
+
+    mixed = parse_study(FULL.replace("block_size = 6", "block_sizes = [3, 6]").encode())
+    assert mixed.allocation.block_sizes == (3, 6)
+    assert "blocks of 3 or 6 (each block's size drawn)" in describe(mixed, unblind=True)
 
     plain = describe(parse_study(MINIMAL.encode()))
     assert "no randomisation: every available prompt is sent" in plain

@@ -917,7 +917,7 @@ async def test_study_json_records_the_protocol_as_run_and_no_secret_is_exported(
     as_run = document["study_file"]
     assert (as_run["name"], as_run["length_days"], as_run["decision"]["p"]) == ("Walking pilot", 30, 0.6)
     assert [arm["name"] for arm in as_run["arms"]] == ["coach", "fixed_text"]
-    assert as_run["allocation"] == {"block_size": 2, "strata": {"site": ["toronto", "montreal"]}}
+    assert as_run["allocation"] == {"block_sizes": [2], "strata": {"site": ["toronto", "montreal"]}}
     v1, v2 = f"study_protocol_v1_{h1[:12]}.toml", f"study_protocol_v2_{h2[:12]}.toml"
     assert document["changes"] == [
         {"name": "Walking pilot", "hash": h1, "previous_hash": None, "adopted_at": utc(T0 - timedelta(days=3)),

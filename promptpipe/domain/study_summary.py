@@ -1,0 +1,96 @@
+"""A study protocol in words and as JSON-ready values: what a researcher checks before the study
+starts, and what the export records as run."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from fractions import Fraction
+from typing import Any
+
+from promptpipe.domain import study as protocol
+from promptpipe.domain.localtime import format_hhmm
+from promptpipe.domain.study import FIXED_STYLE, Arm, Study
+
+__all__ = ["block_words", "describe", "study_as_dict"]
+
+
+def _setting_words(value: Any) -> str:
+    """A duration as ``5h``, ``1h30m`` or ``90s``; a switch (and a zero duration) as ``on`` or ``off``."""
+    if not isinstance(value, timedelta):
+        return "on" if value else "off"
+    parts, rest = [], value.total_seconds()
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if rest >= size:
+            parts.append(f"{int(rest // size)}{unit}")
+            rest %= size
+    return "".join(parts) + (f"{rest:g}s" if rest else "") or "off"
+
+
+def _arm_words(study: Study, arm: Arm) -> str:
+    own = "its own" if arm.fixed_prompts else "the study's"
+    style = (f"fixed prompts ({len(study.fixed_texts(arm))} of {own} texts in turn)"
+             if arm.prompt_style == FIXED_STYLE else "personalised prompts")
+    settings = ", ".join(f"{key} {_setting_words(value)}" for key, value in arm.settings)
+    return f"  {arm.name}: {style}; {settings or 'global settings'}"
+
+
+def block_words(study: Study, *, unblind: bool) -> str:
+    """The block sizes in words, or that they are concealed: whoever enrolls participants and can
+    count them must not learn where a block ends."""
+    if not unblind:
+        return "blocks of concealed size (shown with --unblind)"
+    sizes = study.allocation.block_sizes
+    if len(sizes) == 1:
+        return f"blocks of {sizes[0]}"
+    return "blocks of " + ", ".join(map(str, sizes[:-1])) + f" or {sizes[-1]} (each block's size drawn)"
+
+
+def describe(study: Study, *, unblind: bool = False) -> str:
+    """The protocol in plain lines, for a researcher to check before the study starts (the block
+    sizes only with ``unblind``)."""
+    shares = [(arm.name, Fraction(arm.ratio, sum(other.ratio for other in study.arms))) for arm in study.arms]
+    lines = [f"Study: {study.name or '(no study file)'}",
+             "Length: " + (f"{study.length_days} days" if study.length_days else "open-ended"),
+             f"Baseline: the first {study.baseline_days} day(s), without prompts" if study.baseline_days
+             else "Baseline: none",
+             "Day one: the participant's first local day after "
+             + ("intake is complete" if study.day_one == protocol.AFTER_INTAKE else "enrollment"),
+             "Quiet hours: " + (f"{study.quiet_hours.describe()}, nothing scheduled is sent"
+                                if study.quiet_hours else "none"),
+             "Arms: " + ", ".join(f"{name} {share.numerator}/{share.denominator}" for name, share in shares)
+             + (" (everyone)" if len(shares) == 1 else ""),
+             *(_arm_words(study, arm) for arm in study.arms)]
+    strata = "; ".join(f"{field} ({', '.join(values)})" for field, values in study.allocation.strata)
+    lines.append(f"Allocation: {block_words(study, unblind=unblind)}"
+                 + (f" within each stratum of {strata}" if strata else ", no strata"))
+    rule = study.decision
+    lines.append("Decision: no randomisation: every available prompt is sent" if rule is None else
+                 f"Decision: each daily prompt time: {rule.actions[0]} with probability {round(rule.p, 6):g}, "
+                 f"{rule.actions[1]} {round(1 - rule.p, 6):g}; unavailable when "
+                 + (", ".join(rule.unavailable_when) or "never (only outside the study days)"))
+    return "\n".join(lines)
+
+
+def _seconds(value: Any) -> Any:
+    """A duration in seconds (whole ones as an int); anything else as it is."""
+    if not isinstance(value, timedelta):
+        return value
+    return value // timedelta(seconds=1) if not value.microseconds else value.total_seconds()
+
+
+def study_as_dict(study: Study) -> dict[str, Any]:
+    """The protocol as JSON-ready values (times "HH:MM", durations in seconds), for the export."""
+    quiet, rule = study.quiet_hours, study.decision
+    return {
+        "name": study.name, "hash": study.hash, "length_days": study.length_days,
+        "baseline_days": study.baseline_days, "day_one": study.day_one, "closing_message": study.closing_message,
+        "fixed_prompts": list(study.fixed_prompts),
+        "quiet_hours": {"start": format_hhmm(quiet.start), "end": format_hhmm(quiet.end)} if quiet else None,
+        "arms": [{"name": arm.name, "ratio": arm.ratio, "prompt_style": arm.prompt_style,
+                  "fixed_prompts": list(arm.fixed_prompts),
+                  "settings": {key: _seconds(value) for key, value in arm.settings}} for arm in study.arms],
+        "allocation": {"block_sizes": list(study.allocation.block_sizes),
+                       "strata": {field: list(values) for field, values in study.allocation.strata}},
+        "decision": None if rule is None else {"actions": list(rule.actions), "p": rule.p,
+                                               "unavailable_when": list(rule.unavailable_when)},
+    }
