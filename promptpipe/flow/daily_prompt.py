@@ -27,7 +27,7 @@ from promptpipe.domain.study import FIXED_STYLE, PERSONALISED
 from promptpipe.domain.timers import NudgePolicy
 from promptpipe.errors import LLMUnavailable, ToolArgumentError
 from promptpipe.flow import intensity, lifecycle
-from promptpipe.flow.decisions import decide, fixed_prompt, prompt_hash
+from promptpipe.flow.decisions import MODEL_OUTAGE, decide, fixed_prompt, prompt_hash, too_late_to_send
 from promptpipe.flow.timers import arm_after_prompt, lateness
 from promptpipe.flow.turn import CommitHook, FlowDeps, Outcome, Outgoing, TurnContext
 from promptpipe.pipeline.events import DailyPromptDue
@@ -127,17 +127,24 @@ async def daily_prompt_outcome(deps: FlowDeps, context: TurnContext, item: Inbox
     point = decide(config, state, event, inbox_id=item.id, inbox_key=draw_key, local_day=local_day, now=now,
                    seed=context.study_seed)
     outgoing: list[Outgoing] = []
+    not_sent: str | None = None
     if point.sends and point.style is not None:
-        outgoing = await prepare_daily_prompt(deps, state, inbox_id=item.id, now=now, policy=policy,
-                                              local_day=local_day, style=point.style, day=point.row["study_day"])
+        try:
+            outgoing = await prepare_daily_prompt(deps, state, inbox_id=item.id, now=now, policy=policy,
+                                                  local_day=local_day, style=point.style, day=point.row["study_day"])
+        except LLMUnavailable:
+            if not too_late_to_send(config.study.quiet_hours, state.timezone, local_day, now):
+                raise  # the lane tries again later
+            not_sent = MODEL_OUTAGE
     sent = any(o.kind == "prompt" for o in outgoing)
     personalised = sent and point.style == PERSONALISED
     decision = point.with_prompt(None, config.model_name if personalised else None,
                                  prompt_hash(deps.prompts.prompt_generator) if personalised else None)
     decision["prompt_style"] = point.style if sent else None
+    decision["not_sent_reason"] = not_sent
     hook = delivery_hook(state, outgoing, inbox_id=item.id, local_day=local_day, now=now,
                          schedule_id=event.schedule_id, decision=decision)
     return Outcome(outgoing, hook=hook, log=("daily_prompt_done", {
         "sent": [o.kind for o in outgoing], "local_date": local_day.isoformat(), "study_day": point.row["study_day"],
         "available": point.row["available"], "unavailable_reason": point.row["unavailable_reason"],
-        "action": point.row["action"], "late_s": lateness(event.due_at, now)}))
+        "action": point.row["action"], "not_sent_reason": not_sent, "late_s": lateness(event.due_at, now)}))

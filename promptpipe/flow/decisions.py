@@ -17,13 +17,16 @@ from promptpipe.domain.decision_rule import NOT_DRAWN, OPTED_OUT, DecisionFacts,
 from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.quiet_hours import in_quiet_hours
 from promptpipe.domain.states import ACTIVE
-from promptpipe.domain.study import NO_SEND, PROMPT_STYLES
+from promptpipe.domain.study import NO_SEND, PROMPT_STYLES, QuietHours
 from promptpipe.domain.study_days import study_day
 from promptpipe.flow import lifecycle
 from promptpipe.flow.turn import FlowConfig
 from promptpipe.pipeline.events import DailyPromptDue
 
-__all__ = ["DecisionPoint", "decide", "fixed_prompt", "prompt_hash"]
+__all__ = ["MODEL_OUTAGE", "DecisionPoint", "decide", "fixed_prompt", "prompt_hash", "too_late_to_send"]
+
+MODEL_OUTAGE = "model_outage"
+"""A drawn prompt the model could not write before its day ended or the quiet hours began."""
 
 
 @dataclass(frozen=True)
@@ -45,16 +48,20 @@ def prompt_hash(system_prompt: str) -> str:
 
 def decide(config: FlowConfig, state: TurnState, event: DailyPromptDue, *, inbox_id: int, inbox_key: str,
            local_day: date, now: datetime, seed: bytes) -> DecisionPoint:
-    """Availability first (a participant who is not active is never sent anything, whatever the
-    study file lists; "already answered" is a "done" on an earlier prompt of the same local day),
-    then the draw."""
+    """Availability first, judged at the scheduled time however late the turn runs (a model outage
+    that delays the turn must not make availability depend on what was drawn), then the draw. A
+    participant who is not active is never sent anything, whatever the study file lists; "already
+    answered" is a "done" on an earlier prompt of the same local day. The draw is made and recorded
+    at unavailable points too, but acted on only when available."""
     answered_today = state.profile.record.counter("last_success_date") == local_day.isoformat()
     study = config.study
     zone = zone_or_utc(state.timezone)
     day = study_day(state.day_one, local_day)
+    scheduled = datetime.fromisoformat(event.due_at) if event.due_at else None
     facts = DecisionFacts(study_day=day, length_days=lifecycle.last_day(study, state),
                           baseline_days=study.baseline_days, paused=state.status != ACTIVE,
-                          in_quiet_hours=in_quiet_hours(study.quiet_hours, now, zone), answered_today=answered_today,
+                          in_quiet_hours=in_quiet_hours(study.quiet_hours, scheduled or now, zone),
+                          answered_today=answered_today,
                           study_in_use=study.in_use, opted_out=state.opted_out)
     reason = unavailable_reason(facts, study.decision)
     if reason is None and state.status != ACTIVE:  # never sent anything, whatever the rule lists
@@ -63,15 +70,16 @@ def decide(config: FlowConfig, state: TurnState, event: DailyPromptDue, *, inbox
     row: dict[str, Any] = {
         "participant_id": state.participant.id, "inbox_id": inbox_id, "schedule_id": event.schedule_id,
         "arm": state.participant.arm, "study_day": day, "local_date": local_day.isoformat(),
-        "scheduled_for": datetime.fromisoformat(event.due_at) if event.due_at else None, "decided_at": now,
+        "scheduled_for": scheduled, "decided_at": now,
         "local_time": now.astimezone(zone).isoformat(timespec="seconds"), "timezone": zone.key,
         "available": reason is None, "unavailable_reason": reason, "probability": None, "action": NOT_DRAWN,
-        "draw": None, "seed_ref": "",
+        "draw": None, "seed_ref": "", "protocol_hash": study.hash or None,
     }
-    if reason is not None:
-        return DecisionPoint(False, None, row)
     drawn = draw_action(study.decision, seed, inbox_key)
-    row.update(probability=drawn.probability, action=drawn.action, draw=drawn.draw, seed_ref=drawn.seed_ref)
+    row.update(probability=drawn.probability, draw=drawn.draw, seed_ref=drawn.seed_ref)
+    if reason is not None:  # the draw is recorded, never acted on: availability can be checked against it
+        return DecisionPoint(False, None, row)
+    row["action"] = drawn.action
     if drawn.action == NO_SEND:
         return DecisionPoint(False, None, row)
     style = drawn.action if drawn.action in PROMPT_STYLES else arm.prompt_style
@@ -85,3 +93,10 @@ def fixed_prompt(config: FlowConfig, state: TurnState, day: int | None) -> str:
         raise ValueError("the study file lists no fixed prompt texts")
     return texts[((day or 1) - 1) % len(texts)]
 
+
+
+def too_late_to_send(quiet_hours: QuietHours | None, timezone: str, local_day: date, now: datetime) -> bool:
+    """Whether a prompt for ``local_day`` that could not be written yet should be given up: its
+    day is over on the participant's clock, or the study's quiet hours have begun."""
+    zone = zone_or_utc(timezone)
+    return now.astimezone(zone).date() > local_day or in_quiet_hours(quiet_hours, now, zone)

@@ -95,6 +95,8 @@ PARTICIPANTS = FileDoc("participants", "One row per participant, as they stand a
     *_time("enrolled_at", "When the participant was enrolled", "participant.enrolled_at"),
     *_time("completed_at", "When the participant completed the study", "participant.completed_at"),
     *_time("erased_at", "When a researcher erased the participant's personal data", "participant.erased_at"),
+    *_time("withdrawn_at", "When a researcher withdrew the participant from the study (nothing is sent after it; "
+           "what came before stays in the data)", "consent.created_at of the withdrawn event"),
     *(Entry(name, "string", PSEUDONYMISED, meaning, f"{_PROFILE}.{name}") for name, meaning in _HABIT),
     Entry("intensity", "string", "low, normal, high", "The size of the daily steps, moved by the participant's "
           "answers to the intensity poll.", f"{_PROFILE} (server record)"),
@@ -220,14 +222,20 @@ DECISIONS = FileDoc("decisions", "One row per decision point (a daily prompt tim
           "1 when the action is the treatment (the first action of the protocol's pair: send or personalised), 0 "
           "for the other (no_send or fixed); empty when unavailable or without a decision rule.",
           "derived from decision.action and decision.probability"),
-    Entry("probability", "number", "0 to 1; empty when nothing was randomised", "The probability of the treatment "
-          "action at this decision point.", "decision.probability"),
-    Entry("draw", "number", "0 (inclusive) to 1 (exclusive); empty when nothing was randomised",
-          "The uniform number drawn: the treatment when it is below probability.", "decision.draw"),
+    Entry("probability", "number", "0 to 1; empty without a decision rule", "The probability of the treatment "
+          "action at this decision point (given at unavailable points too: what the rule would have used).",
+          "decision.probability"),
+    Entry("draw", "number", "0 (inclusive) to 1 (exclusive); empty without a decision rule",
+          "The uniform number drawn: the treatment when it is below probability. Drawn at unavailable points too "
+          "and never acted on there, so availability (decided first, at the scheduled time) can be checked to be "
+          "independent of the draw.", "decision.draw"),
     Entry("seed_ref", "string", "decision:prompt:<participant>:<schedule>:<local date>; empty when nothing was drawn",
           "The key the draw was made with: HMAC-SHA256 of it under the study's secret seed (kept in the service's "
           "database, never exported) reproduces the draw, so an auditor holding the seed can check every draw.",
           "decision.seed_ref"),
+    Entry("protocol_hash", "string", "64 hexadecimal characters; empty without a study file",
+          "SHA-256 of the study file in force at this decision point: the protocol_v<n> file of the same hash in "
+          "study.json's changes holds its text.", "decision.protocol_hash"),
     Entry("prompt_style", "string", "personalised, fixed" + _NO_PROMPT, "How the prompt was written: by the model "
           "from the profile, or taken from the protocol's fixed texts.", "decision.prompt_style"),
     Entry("model", "string", "a model name; empty unless the prompt was personalised",
@@ -235,6 +243,10 @@ DECISIONS = FileDoc("decisions", "One row per decision point (a daily prompt tim
     Entry("system_prompt_hash", "string", "64 hexadecimal characters; empty unless the prompt was personalised",
           "SHA-256 of the prompt generator's system prompt that wrote it (compare study.json).",
           "decision.system_prompt_hash"),
+    Entry("not_sent_reason", "string", "model_outage; empty otherwise",
+          "Why a prompt the decision called for did not go out: the model could not write it before the "
+          "participant's day ended or the quiet hours began (the service kept trying until then).",
+          "decision.not_sent_reason"),
     Entry("delivery_id", "integer", "a deliveries.id" + _NO_PROMPT, "The prompt that went out at this decision "
           "point, in the deliveries file.", "prompt_delivery.id (same participant and inbox event)"),
     Entry("prompt_sent", "integer", "1, 0", "1 when a prompt went out at this decision point.",
@@ -259,6 +271,11 @@ DECISIONS = FileDoc("decisions", "One row per decision point (a daily prompt tim
           "first_answer_at_utc.", "derived"),
     Entry("outcome", "string", "as deliveries.outcome" + _NO_PROMPT, "What became of the prompt, coded as in the "
           "deliveries file.", "derived as deliveries.outcome"),
+    Entry("withdrawn_at_utc", "datetime", UTC_VALUES + "; empty unless withdrawn", "When the participant was "
+          "withdrawn, repeated on each of their decision points so points after it can be told apart without a "
+          "join.", "participants.withdrawn_at_utc"),
+    Entry("erased_at_utc", "datetime", UTC_VALUES + "; empty unless erased", "When the participant's personal data "
+          "was erased (their decision points stay, with no words).", "participants.erased_at_utc"),
 ))
 
 TRANSITIONS = FileDoc("transitions", "The audit log: every change of stage, status or time zone, by its declared "

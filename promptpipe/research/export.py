@@ -55,6 +55,7 @@ from promptpipe.research.export_rows import (
     TABLES,
     _csv_cell,
     _Table,
+    participant_chunk,
     participants_table,
 )
 from promptpipe.research.export_study import (
@@ -75,7 +76,6 @@ from promptpipe.research.pseudonyms import People
 from promptpipe.storage.db import Database
 from promptpipe.storage.files import make_private_dir, open_private
 from promptpipe.storage.models import (
-    Conversation,
     Message,
     Participant,
     PromptDelivery,
@@ -127,20 +127,6 @@ def _plan(session: Session, chunk_size: int) -> _Plan:
     protocol = read_protocol(session)
     return _Plan(people, ceilings, counts, protocol, stratum_fields(session, protocol.study),
                  decision_batches(session, ceilings.get("decisions", 0), chunk_size))
-
-
-def _participant_chunk(after: str | None, limit: int) -> Callable[[Session], list[Any]]:
-    p, c = table_of(Participant), table_of(Conversation)
-    query = (
-        select(p.c.id, p.c.phone, p.c.name, p.c.timezone, p.c.status, p.c.paused_by, p.c.opted_out,
-               p.c.researcher_paused, p.c.enrolled_at, p.c.erased_at, p.c.arm, p.c.strata, p.c.day_one,
-               p.c.extra_days, p.c.completed_at, c.c.sub_state, c.c.profile, c.c.tone)
-        .select_from(p.outerjoin(c, c.c.participant_id == p.c.id))
-        .order_by(p.c.id).limit(limit)
-    )
-    if after is not None:
-        query = query.where(p.c.id > after)
-    return lambda session: list(session.execute(query))
 
 
 def _event_chunk(model: Any, after: int, ceiling: int, limit: int, cutoff: datetime) -> Callable[[Session], list[Any]]:
@@ -365,7 +351,7 @@ def _reads(table: _Table, plan: _Plan, chunk_size: int, cutoff: datetime) -> Cal
         return next_batch
     if table.model is Participant:
         def fetch(after: Any) -> _Read:
-            return _participant_chunk(after, chunk_size)
+            return participant_chunk(after, chunk_size)
         start: Any = None
     else:
         ceiling = plan.ceilings[table.name]

@@ -11,18 +11,23 @@ from functools import partial
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
 from promptpipe.domain.outcomes import COUNTER_DATES, COUNTER_INTS, NOT_DELIVERED, delivery_outcome
 from promptpipe.domain.profile import HABIT_FIELDS, Profile
-from promptpipe.research.export_study import DECISION_COLUMNS, decision_row, strata_columns
+from promptpipe.research.export_study import DECISION_COLUMNS, decision_row, strata_columns, withdrawn_at
 from promptpipe.research.pseudonyms import People
 from promptpipe.storage.models import (
     ConsentEvent,
+    Conversation,
     Flag,
     Message,
     Participant,
     PromptDelivery,
     ToneEvent,
     Transition,
+    table_of,
 )
 from promptpipe.storage.receipts import delivery_status
 from promptpipe.storage.study_tables import Decision
@@ -33,7 +38,8 @@ IDENTIFIERS = "identifiers"
 PARTICIPANT_COLUMNS = (
     "id", "timezone", "status", "paused_by", "opted_out", "researcher_paused", "sub_state",
     "arm", "day_one", "extra_days", "enrolled_at_utc", "enrolled_at_local", "completed_at_utc", "completed_at_local",
-    "erased_at_utc", "erased_at_local", *HABIT_FIELDS, "intensity", *COUNTER_INTS, *COUNTER_DATES, "tone_active",
+    "erased_at_utc", "erased_at_local", "withdrawn_at_utc", "withdrawn_at_local", *HABIT_FIELDS, "intensity",
+    *COUNTER_INTS, *COUNTER_DATES, "tone_active",
 )
 """Followed by one ``stratum_<field>`` column per enrollment field (see :func:`participants_table`)."""
 MESSAGE_COLUMNS = (
@@ -124,6 +130,22 @@ def _csv_cell(value: Any) -> Any:
     return _csv_text(str(value))
 
 
+def participant_chunk(after: str | None, limit: int) -> Callable[[Session], list[Any]]:
+    """The next ``limit`` participants after id ``after``, with their conversation."""
+    p, c = table_of(Participant), table_of(Conversation)
+    query = (
+        select(p.c.id, p.c.phone, p.c.name, p.c.timezone, p.c.status, p.c.paused_by, p.c.opted_out,
+               p.c.researcher_paused, p.c.enrolled_at, p.c.erased_at, withdrawn_at(p.c.id).label("withdrawn_at"),
+               p.c.arm, p.c.strata, p.c.day_one, p.c.extra_days, p.c.completed_at, c.c.sub_state, c.c.profile,
+               c.c.tone)
+        .select_from(p.outerjoin(c, c.c.participant_id == p.c.id))
+        .order_by(p.c.id).limit(limit)
+    )
+    if after is not None:
+        query = query.where(p.c.id > after)
+    return lambda session: list(session.execute(query))
+
+
 # ---------------------------------------------------------------- one row per event
 
 def _participant_row(row: Any, people: People, strata: Sequence[str] = ()) -> dict[str, Any]:
@@ -136,7 +158,7 @@ def _participant_row(row: Any, people: People, strata: Sequence[str] = ()) -> di
         "opted_out": bool(row.opted_out), "researcher_paused": bool(row.researcher_paused),
         "sub_state": row.sub_state, "arm": row.arm, "day_one": row.day_one, "extra_days": row.extra_days or 0,
         **_times("enrolled_at", row.enrolled_at, zone), **_times("completed_at", row.completed_at, zone),
-        **_times("erased_at", row.erased_at, zone),
+        **_times("erased_at", row.erased_at, zone), **_times("withdrawn_at", row.withdrawn_at, zone),
     }
     for name in HABIT_FIELDS:
         out[name] = people.scrub(row.id, profile.habit.value(name) or None)

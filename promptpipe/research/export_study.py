@@ -26,7 +26,7 @@ from promptpipe.domain.study_file import StudyFileError, parse_study
 from promptpipe.domain.study_summary import study_as_dict
 from promptpipe.flow.decisions import prompt_hash
 from promptpipe.research.pseudonyms import People
-from promptpipe.storage.models import Message, Participant, PromptDelivery, UTCDateTime, table_of
+from promptpipe.storage.models import ConsentEvent, Message, Participant, PromptDelivery, UTCDateTime, table_of
 from promptpipe.storage.receipts import delivery_status, receipt_columns
 from promptpipe.storage.study import ProtocolVersion, protocol_history
 from promptpipe.storage.study_tables import Decision
@@ -34,7 +34,7 @@ from promptpipe.storage.study_tables import Decision
 __all__ = [
     "DECISION_COLUMNS", "STUDY_JSON", "STUDY_JSON_FORMAT", "TREATMENT", "Protocol", "decision_batch",
     "decision_batches", "decision_row", "delivery_receipt_columns", "is_study_json", "read_protocol",
-    "strata_columns", "stratum_fields", "study_document", "study_json_text",
+    "strata_columns", "stratum_fields", "study_document", "study_json_text", "withdrawn_at",
 ]
 
 STUDY_JSON = "study.json"
@@ -44,9 +44,11 @@ STUDY_JSON_FORMAT = "promptpipe study export 1"
 DECISION_COLUMNS = (
     "participant_id", "decision_index", "schedule_id", "study_day", "local_date", "scheduled_for_utc",
     "decided_at_utc", "decided_at_local", "timezone", "arm", "available", "unavailable_reason", "action",
-    "action_treatment", "probability", "draw", "seed_ref", "prompt_style", "model", "system_prompt_hash",
+    "action_treatment", "probability", "draw", "seed_ref", "protocol_hash", "prompt_style", "model",
+    "system_prompt_hash", "not_sent_reason",
     "delivery_id", "prompt_sent", "sent_at_utc", "delivered_at_utc", "read_at_utc", "vote", "vote_source",
-    "voted_at_utc", "replied_at_utc", "first_answer_at_utc", "latency_s", "outcome",
+    "voted_at_utc", "replied_at_utc", "first_answer_at_utc", "latency_s", "outcome", "withdrawn_at_utc",
+    "erased_at_utc",
 )
 TREATMENT = {pair[0]: 1 for pair in DECISION_ACTIONS} | {pair[1]: 0 for pair in DECISION_ACTIONS}
 """1 for the first (treatment) action of each pair a study may randomise between, 0 for the other.
@@ -56,6 +58,7 @@ _DECISION = table_of(Decision)
 _DELIVERY = table_of(PromptDelivery)
 _MESSAGE = table_of(Message)
 _PARTICIPANT = table_of(Participant)
+_LEDGER = table_of(ConsentEvent)
 
 
 # ---------------------------------------------------------------- the protocol as run
@@ -195,6 +198,12 @@ def delivery_receipt_columns(delivery: Any, cutoff: datetime) -> list[Any]:
             expected.label("receipts_expected"), literal(cutoff, UTCDateTime()).label("receipt_cutoff")]
 
 
+def withdrawn_at(participant_id: Any) -> Any:
+    """When the participant was withdrawn (the consent ledger's withdrawn event; None if never)."""
+    return type_coerce(select(func.max(_LEDGER.c.created_at)).where(
+        _LEDGER.c.participant_id == participant_id, _LEDGER.c.event == "withdrawn").scalar_subquery(), UTCDateTime())
+
+
 def decision_batch(first: str, last: str, ceiling: int, cutoff: datetime) -> Callable[[Session], list[Any]]:
     """The decision points of participants ``first`` … ``last`` in time order, numbered per
     participant, each with the delivery of its prompt (if one went out)."""
@@ -205,11 +214,14 @@ def decision_batch(first: str, last: str, ceiling: int, cutoff: datetime) -> Cal
     query = (
         select(d.c.participant_id, index.label("decision_index"), d.c.schedule_id, d.c.study_day, d.c.local_date,
                d.c.scheduled_for, d.c.decided_at, d.c.local_time, d.c.timezone, d.c.arm, d.c.available,
-               d.c.unavailable_reason, d.c.action, d.c.probability, d.c.draw, d.c.seed_ref, d.c.prompt_style,
-               d.c.model, d.c.system_prompt_hash, pd.c.id.label("delivery_id"), pd.c.sent_at.label("queued_at"),
+               d.c.unavailable_reason, d.c.action, d.c.probability, d.c.draw, d.c.seed_ref, d.c.protocol_hash,
+               d.c.prompt_style, d.c.model, d.c.system_prompt_hash, d.c.not_sent_reason,
+               pd.c.id.label("delivery_id"), pd.c.sent_at.label("queued_at"),
                prompt_sent_at.label("prompt_sent_at"), pd.c.vote, pd.c.vote_source, pd.c.voted_at, pd.c.replied_at,
-               pd.c.reminder_at, *delivery_receipt_columns(pd, cutoff))
-        .select_from(d.outerjoin(pd, and_(pd.c.inbox_id == d.c.inbox_id, pd.c.participant_id == d.c.participant_id)))
+               pd.c.reminder_at, *delivery_receipt_columns(pd, cutoff),
+               withdrawn_at(d.c.participant_id).label("withdrawn_at"), _PARTICIPANT.c.erased_at)
+        .select_from(d.outerjoin(pd, and_(pd.c.inbox_id == d.c.inbox_id, pd.c.participant_id == d.c.participant_id))
+                     .join(_PARTICIPANT, _PARTICIPANT.c.id == d.c.participant_id))
         .where(d.c.participant_id >= first, d.c.participant_id <= last, d.c.id <= ceiling)
         .order_by(d.c.participant_id, d.c.decided_at, d.c.id)
     )
@@ -237,11 +249,12 @@ def _outcome_columns(row: Any) -> dict[str, Any]:
     }
 
 
-_NO_PROMPT = dict.fromkeys(DECISION_COLUMNS[DECISION_COLUMNS.index("delivery_id"):]) | {"prompt_sent": 0}
+_OUTCOME_COLUMNS = DECISION_COLUMNS[DECISION_COLUMNS.index("delivery_id"):DECISION_COLUMNS.index("outcome") + 1]
+_NO_PROMPT = dict.fromkeys(_OUTCOME_COLUMNS) | {"prompt_sent": 0}
 
 
 def decision_row(row: Any, people: People) -> dict[str, Any]:
-    drawn = row.probability is not None
+    drawn = bool(row.available) and row.probability is not None
     return {
         "participant_id": row.participant_id, "decision_index": row.decision_index, "schedule_id": row.schedule_id,
         "study_day": row.study_day, "local_date": row.local_date, "scheduled_for_utc": _iso(row.scheduled_for),
@@ -249,8 +262,10 @@ def decision_row(row: Any, people: People) -> dict[str, Any]:
         "arm": row.arm, "available": bool(row.available), "unavailable_reason": row.unavailable_reason,
         "action": row.action, "action_treatment": TREATMENT.get(row.action) if drawn else None,
         "probability": row.probability, "draw": row.draw, "seed_ref": row.seed_ref or None,
-        "prompt_style": row.prompt_style, "model": row.model, "system_prompt_hash": row.system_prompt_hash,
+        "protocol_hash": row.protocol_hash, "prompt_style": row.prompt_style, "model": row.model,
+        "system_prompt_hash": row.system_prompt_hash, "not_sent_reason": row.not_sent_reason,
         **(_outcome_columns(row) if row.delivery_id is not None else _NO_PROMPT),
+        "withdrawn_at_utc": _iso(row.withdrawn_at), "erased_at_utc": _iso(row.erased_at),
     }
 
 

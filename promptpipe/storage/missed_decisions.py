@@ -15,12 +15,12 @@ from sqlalchemy.orm import Session
 from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.study_days import study_day
 from promptpipe.storage.models import Participant, table_of
-from promptpipe.storage.study_tables import Decision
+from promptpipe.storage.study_tables import Decision, StudyProtocol
 
 __all__ = ["MISSED_SERVICE_DOWN", "MissedPoint", "record_missed_decisions"]
 
 MISSED_SERVICE_DOWN = "missed_service_down"
-_P, _DECISION = table_of(Participant), table_of(Decision)
+_P, _DECISION, _PROTOCOL = table_of(Participant), table_of(Decision), table_of(StudyProtocol)
 
 
 @dataclass(frozen=True)
@@ -37,6 +37,8 @@ def record_missed_decisions(session: Session, points: Sequence[MissedPoint], now
         return
     people = {pid: (arm, tz, day_one) for pid, arm, tz, day_one in session.connection().execute(
         select(_P.c.id, _P.c.arm, _P.c.timezone, _P.c.day_one).where(_P.c.id.in_({p.participant_id for p in points})))}
+    in_force = session.connection().execute(
+        select(_PROTOCOL.c.hash).order_by(_PROTOCOL.c.id.desc()).limit(1)).scalar_one_or_none()
     rows = []
     for point in points:
         arm, tz, day_one = people.get(point.participant_id, (None, "UTC", None))
@@ -48,6 +50,6 @@ def record_missed_decisions(session: Session, points: Sequence[MissedPoint], now
                                    date.fromisoformat(point.local_date)),
             "local_time": now.astimezone(zone).isoformat(timespec="seconds"), "timezone": zone.key,
             "available": False, "unavailable_reason": MISSED_SERVICE_DOWN, "probability": None, "action": "none",
-            "draw": None, "seed_ref": "",
+            "draw": None, "seed_ref": "", "protocol_hash": in_force or None,
         })
     session.connection().execute(insert(_DECISION), rows)

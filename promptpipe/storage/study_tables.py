@@ -82,11 +82,11 @@ class Decision(SQLModel, table=True):
     unavailable_reason: str | None = None
     """not_in_study | paused | baseline | quiet_hours | already_answered (None when available)."""
     probability: float | None = None
-    """Probability of the treatment (first) action; None when nothing was randomised."""
+    """Probability of the treatment (first) action; None without a decision rule."""
     action: str
     """send | no_send | personalised | fixed, or none (unavailable)."""
     draw: float | None = None
-    """The uniform number the action was drawn with."""
+    """The uniform number the action was drawn with (also at an unavailable point, never acted on)."""
     seed_ref: str = ""
     """What the draw is keyed by (with the study's secret seed it reproduces the draw)."""
     prompt_message_id: int | None = Field(default=None, foreign_key="message.id")
@@ -96,3 +96,7 @@ class Decision(SQLModel, table=True):
     """The model that wrote a personalised prompt."""
     system_prompt_hash: str | None = None
     """SHA-256 of the prompt generator's system prompt (personalised prompts)."""
+    protocol_hash: str | None = None
+    """SHA-256 of the study file in force when the decision was made (None without one)."""
+    not_sent_reason: str | None = None
+    """model_outage: the drawn prompt could not be written before its day ended or quiet hours began."""

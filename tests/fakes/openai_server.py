@@ -188,10 +188,11 @@ class FakeOpenAIServer:
                               delay_s=delay_s, gate=gate))
 
     def fail(self, status: int = 500, *, message: str = "server error",
-             match: str | None = None, delay_s: float = 0.0) -> Step:
-        """Script an HTTP error with an OpenAI-shaped error body."""
+             match: str | None = None, delay_s: float = 0.0, repeat: bool = False) -> Step:
+        """Script an HTTP error with an OpenAI-shaped error body (``repeat``: every matching
+        request fails, an outage lasting until :meth:`reset`)."""
         return self._add(Step("fail", status=status, message=message, match=match,
-                              delay_s=delay_s))
+                              delay_s=delay_s, repeat=repeat))
 
     def hang(self, seconds: float, *, match: str | None = None) -> Step:
         """Script a response that sleeps `seconds`, then answers 500 (for client timeouts)."""

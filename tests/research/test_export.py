@@ -51,7 +51,7 @@ ERASED_AT = T0 + timedelta(days=9)
 PARTICIPANT_COLUMNS = [
     "id", "timezone", "status", "paused_by", "opted_out", "researcher_paused", "sub_state",
     "arm", "day_one", "extra_days", "enrolled_at_utc", "enrolled_at_local", "completed_at_utc", "completed_at_local",
-    "erased_at_utc", "erased_at_local",
+    "erased_at_utc", "erased_at_local", "withdrawn_at_utc", "withdrawn_at_local",
     "habit_domain", "prompt_anchor", "motivational_frame", "preferred_time", "additional_info",
     "last_successful_prompt", "last_barrier", "last_motivator", "last_tweak", "intensity",
     "prompts_sent", "successes", "misses", "current_streak", "best_streak", "last_success_date", "last_miss_date",
@@ -72,9 +72,11 @@ DELIVERY_COLUMNS = [
 DECISION_COLUMNS = [
     "participant_id", "decision_index", "schedule_id", "study_day", "local_date", "scheduled_for_utc",
     "decided_at_utc", "decided_at_local", "timezone", "arm", "available", "unavailable_reason", "action",
-    "action_treatment", "probability", "draw", "seed_ref", "prompt_style", "model", "system_prompt_hash",
+    "action_treatment", "probability", "draw", "seed_ref", "protocol_hash", "prompt_style", "model",
+    "system_prompt_hash", "not_sent_reason",
     "delivery_id", "prompt_sent", "sent_at_utc", "delivered_at_utc", "read_at_utc", "vote", "vote_source",
-    "voted_at_utc", "replied_at_utc", "first_answer_at_utc", "latency_s", "outcome",
+    "voted_at_utc", "replied_at_utc", "first_answer_at_utc", "latency_s", "outcome", "withdrawn_at_utc",
+    "erased_at_utc",
 ]
 TRANSITION_COLUMNS = ["id", "participant_id", "kind", "name", "actor", "from_value", "to_value", "reason", "at_utc",
                       "at_local"]
