@@ -26,7 +26,10 @@ def add_messaging_parser(sub: Any) -> None:
     send.add_argument("--phone", required=True, help="their phone number or participant id")
     send.add_argument("text", nargs="+", help="the message, as they will read it")
     send.add_argument("--by", help="who wrote it, kept with the message (default: your user name)")
-    send.add_argument("--anyway", action="store_true", help="send it even inside the study's quiet hours")
+    when = send.add_mutually_exclusive_group()
+    when.add_argument("--anyway", action="store_true", help="send it even inside the study's quiet hours")
+    when.add_argument("--after-quiet-hours", action="store_true",
+                      help="inside the study's quiet hours, hold it until they end on the participant's clock")
     broadcast = sub.add_parser("broadcast", help="send one message to every participant a filter matches "
                                "(counts first and asks to confirm)")
     broadcast.add_argument("--status", choices=(*STATUSES, ALL_STATUSES), default=ACTIVE,
@@ -37,13 +40,18 @@ def add_messaging_parser(sub: Any) -> None:
                            help="only those who have not written for at least N days")
     broadcast.add_argument("--yes", action="store_true", help="do not ask to confirm")
     broadcast.add_argument("--by", help="who wrote it, kept with each message (default: your user name)")
+    broadcast.add_argument("--anyway", action="store_true",
+                           help="send at once even to those inside the study's quiet hours (by default they get "
+                           "it when their quiet hours end)")
     broadcast.add_argument("text", nargs="+", help="the message, as they will read it")
 
 
 async def send_command(args: argparse.Namespace, env: Any) -> None:
     queued = await admin.send_message(env.db, env.clock, who=args.phone, text=" ".join(args.text), by=args.by or "",
-                                      quiet=env.settings.study.quiet_hours, anyway=args.anyway)
-    print(f"queued as inbox row {queued['inbox_id']}; the running service sends it")
+                                      quiet=env.settings.study.quiet_hours, anyway=args.anyway,
+                                      after_quiet_hours=args.after_quiet_hours)
+    held = f" when their quiet hours end ({queued['held_until']} UTC)" if queued["held_until"] else ""
+    print(f"queued as inbox row {queued['inbox_id']}; the running service sends it{held}")
 
 
 def _people(count: int) -> str:
@@ -75,7 +83,10 @@ async def broadcast_command(args: argparse.Namespace, env: Any) -> int:
         answer = await asyncio.to_thread(ask, "Send it? [y/N] ")
         if answer.strip().lower() not in ("y", "yes"):
             return fail("cancelled; nothing was sent")
-    result = await admin.broadcast(env.db, env.clock, text=text, flt=flt, by=args.by or "", expected=matches)
+    result = await admin.broadcast(env.db, env.clock, text=text, flt=flt, by=args.by or "", expected=matches,
+                                   anyway=args.anyway)
+    if env.settings.study.quiet_hours is not None and not args.anyway:
+        print("Whoever is inside the study's quiet hours gets it when they end on their clock.")
     print(f"queued for {_people(result['queued'])} as broadcast {result['broadcast_id']}"
           + (f"; skipped {result['skipped']} who may not be written to" if result["skipped"] else "")
           + "; the running service sends them, at most SEND_RATE_PER_SECOND a second")

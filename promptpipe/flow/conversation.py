@@ -14,7 +14,9 @@ from promptpipe.agents.summary import fold_into_summary
 from promptpipe.agents.toolloop import LoopResult
 from promptpipe.domain import keys
 from promptpipe.domain.conversation import HistoryEntry, TurnState
+from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.profile import PROMPT_REQUIRED_FIELDS
+from promptpipe.domain.quiet_hours import quiet_period_end
 from promptpipe.domain.states import FEEDBACK
 from promptpipe.errors import ContextTooLong, LLMError
 from promptpipe.flow.commands import STOPPED
@@ -68,12 +70,16 @@ async def conversation_outcome(deps: FlowDeps, context: TurnContext, batch: list
     cue = (GREETING_CUE if greeting else SAFETY_CUE if was_screened(context.events)
            else RESUME_CUE if resumed else None)
     result = await respond(deps, context, module, inputs, cue)
-    arm_intake_inactivity(state, deps.config.policy_for(state), deps.clock.now())
+    # A greeting nobody asked for waits for the end of the participant's quiet hours (a reply never
+    # does); the wait for their answer starts when it goes.
+    held = quiet_period_end(deps.config.study.quiet_hours, deps.clock.now(),
+                            zone_or_utc(state.timezone)) if greeting else None
+    arm_intake_inactivity(state, deps.config.policy_for(state), held or deps.clock.now())
     opted_out_by_model = any(c.event == "opted_out" and c.source == "model" for c in state.consent)
     reply = STOPPED if opted_out_by_model else result.text
     kind = "greeting" if greeting else "command" if opted_out_by_model else "text"
     key = keys.command_reply(batch[-1].id) if opted_out_by_model else keys.reply(batch[-1].id)
-    return Outcome([Outgoing(key, reply, kind)], log=("turn_done", {
+    return Outcome([Outgoing(key, reply, kind, not_before=held)], log=("turn_done", {
         "module": module.name, "rounds": result.rounds, "tools": result.tools_called, "inputs": len(batch),
         "stopped": result.stopped, **({"reply": result.text} if deps.config.debug else {})}))
 

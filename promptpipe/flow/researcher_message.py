@@ -8,13 +8,20 @@ turn runs. It goes to active and completed participants and to those only the re
 paused. Someone who sent STOP, or was withdrawn (an erased participant is withdrawn too), gets
 nothing: the row is kept unsent and the refusal logged, as the researcher was told when it was
 queued; their consent may have changed since. The participant's stage and timers stay as they are.
+Inside the study's quiet hours on the participant's clock it is held until they end (a broadcast
+reaches each participant in their own morning), unless the team chose to send it at once.
 """
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from promptpipe.domain import keys
 from promptpipe.domain.consent import why_not_writable
 from promptpipe.domain.conversation import RESEARCHER_KIND, TurnState
+from promptpipe.domain.localtime import zone_or_utc
+from promptpipe.domain.quiet_hours import quiet_period_end
+from promptpipe.domain.study import QuietHours
 from promptpipe.flow.turn import Outcome, Outgoing
 from promptpipe.pipeline.events import ResearcherMessageQueued
 from promptpipe.storage.inbox_rows import InboxRow
@@ -22,13 +29,17 @@ from promptpipe.storage.inbox_rows import InboxRow
 __all__ = ["researcher_message_outcome"]
 
 
-def researcher_message_outcome(state: TurnState, item: InboxRow, event: ResearcherMessageQueued) -> Outcome:
-    """Send the team's message, or keep it unsent when the participant may not be written to."""
+def researcher_message_outcome(state: TurnState, item: InboxRow, event: ResearcherMessageQueued,
+                               quiet: QuietHours | None, now: datetime) -> Outcome:
+    """Send the team's message (held for the participant's quiet hours unless sent at once), or
+    keep it unsent when the participant may not be written to."""
     reason = why_not_writable(state.status, opted_out=state.opted_out)
     if reason is not None:
         return Outcome(answered=[], kept=[item], save_state=False, log=("researcher_message_not_sent", {
             "reason": reason, "inbox_id": item.id, "broadcast_id": event.broadcast_id}))
+    held = quiet_period_end(quiet, now, zone_or_utc(state.timezone)) if event.quiet_hours == "hold" else None
     message = Outgoing(keys.researcher_outgoing(item.id), event.text, RESEARCHER_KIND,
-                       {"by": event.by, "broadcast_id": event.broadcast_id})
+                       {"by": event.by, "broadcast_id": event.broadcast_id}, not_before=held)
     return Outcome([message], answered=[item], save_state=False, log=("researcher_message_queued", {
-        "inbox_id": item.id, "broadcast_id": event.broadcast_id, "chars": len(event.text)}))
+        "inbox_id": item.id, "broadcast_id": event.broadcast_id, "chars": len(event.text),
+        "held_until": held.isoformat() if held else None}))

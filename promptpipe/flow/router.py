@@ -105,7 +105,7 @@ class ConversationFlow:
             outcome.resync_alarms = True
             return outcome
         if isinstance(event, ResearcherMessageQueued):  # consent decides, not the status alone
-            return researcher_message_outcome(state, batch[0], event)
+            return researcher_message_outcome(state, batch[0], event, self.deps.config.study.quiet_hours, now)
         if isinstance(event, PollVoteReceived):
             return votes.votes_outcome(context, batch, votes.taps(context, batch), now)
         if isinstance(event, ReactionReceived):
@@ -156,7 +156,7 @@ class ConversationFlow:
 
         def write(session: Session) -> None:
             ids = queue_messages(session, state.participant.id,
-                                 [ToSend(m.key, m.text, m.kind, m.payload) for m in outgoing], now)
+                                 [ToSend(m.key, m.text, m.kind, m.payload, m.not_before) for m in outgoing], now)
             if outcome.hook is not None:
                 outcome.hook(session, ids)
             if flags:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -35,6 +35,8 @@ class Outgoing:
     text: str
     kind: str
     payload: dict[str, Any] = field(default_factory=dict)
+    not_before: datetime | None = None
+    """Held until then (the end of the participant's quiet hours); None: at once."""
 
 
 CommitHook = Callable[[Session, Mapping[str, int | None]], None]

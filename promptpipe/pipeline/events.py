@@ -154,6 +154,8 @@ class ResearcherMessageQueued(_Payload):
     by: str = ""
     """The researcher's (or API token's) name."""
     broadcast_id: str | None = None
+    quiet_hours: str = "hold"
+    """hold: inside the participant's quiet hours it waits for their end; send: it goes at once."""
 
 
 # ------------------------------------------------------------------------------ from the clock

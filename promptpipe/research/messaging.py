@@ -21,7 +21,9 @@ from promptpipe.clock import Clock
 from promptpipe.domain import keys
 from promptpipe.domain.consent import NOT_WRITABLE, why_not_writable
 from promptpipe.domain.limits import NAME_CHARS, RESEARCHER_MESSAGE_CHARS
+from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.participant_filter import ParticipantFilter
+from promptpipe.domain.quiet_hours import quiet_period_end
 from promptpipe.domain.study import QuietHours
 from promptpipe.errors import Conflict, Forbidden, NotFound
 from promptpipe.logging import get_logger
@@ -40,17 +42,19 @@ log = get_logger("promptpipe.research.messaging")
 
 
 async def send_message(db: Database, clock: Clock, *, who: str, text: str, by: str = "",
-                       quiet: QuietHours | None = None, anyway: bool = False) -> dict[str, Any]:
+                       quiet: QuietHours | None = None, anyway: bool = False,
+                       after_quiet_hours: bool = False) -> dict[str, Any]:
     """Queue a message from the research team to one participant (``who``: their phone or id);
     the running service sends it. Refused (:class:`Forbidden`) for someone who may not be
-    written to, and inside the study's ``quiet`` hours on their clock unless ``anyway``."""
+    written to, and inside the study's ``quiet`` hours on their clock unless ``anyway`` (sent at
+    once) or ``after_quiet_hours`` (held until they end)."""
     text = validate_text("text", text, RESEARCHER_MESSAGE_CHARS, required=True)
     by = validate_text("--by", by or researcher_name(), NAME_CHARS)
     participant, _ = await get_participant(db, who)
     now = clock.now()
     refuse_in_quiet_hours(quiet, who=participant.phone, timezone=participant.timezone, now=now,
-                          what="the message", anyway=anyway)
-    event = ResearcherMessageQueued(text=text, by=by)
+                          what="the message", anyway=anyway or after_quiet_hours, can_wait=True)
+    event = ResearcherMessageQueued(text=text, by=by, quiet_hours="send" if anyway else "hold")
     key = keys.researcher_message(participant.id, secrets.token_hex(6))
 
     def write(session: Session) -> int:
@@ -67,7 +71,9 @@ async def send_message(db: Database, clock: Clock, *, who: str, text: str, by: s
 
     inbox_id = await db.run(write)
     log.info("researcher_message_accepted", participant_id=participant.id, inbox_id=inbox_id, chars=len(text))
-    return {"inbox_id": inbox_id, "participant_id": participant.id}
+    held = None if anyway else quiet_period_end(quiet, now, zone_or_utc(participant.timezone))
+    return {"inbox_id": inbox_id, "participant_id": participant.id,
+            "held_until": held.isoformat(timespec="seconds") if held else None}
 
 
 async def broadcast_count(db: Database, clock: Clock, flt: ParticipantFilter) -> int:
@@ -96,16 +102,18 @@ async def broadcast_preview(db: Database, clock: Clock, flt: ParticipantFilter) 
 
 
 async def broadcast(db: Database, clock: Clock, *, text: str, flt: ParticipantFilter, by: str = "",
-                    expected: int | None = None) -> dict[str, Any]:
+                    expected: int | None = None, anyway: bool = False) -> dict[str, Any]:
     """Queue one message from the research team for every participant the filter matches who may
-    be written to. With ``expected`` (a count the researcher confirmed), refuses (:class:`Conflict`)
+    be written to; whoever is inside the study's quiet hours gets it when they end, unless
+    ``anyway``. With ``expected`` (a count the researcher confirmed), refuses (:class:`Conflict`)
     when the filter now matches a different number, so what is sent is what was confirmed."""
     text = validate_text("text", text, RESEARCHER_MESSAGE_CHARS, required=True)
     by = validate_text("--by", by or researcher_name(), NAME_CHARS)
     check_filter(flt)
     now = clock.now()
     broadcast_id = "b_" + secrets.token_hex(6)
-    event = ResearcherMessageQueued(text=text, by=by, broadcast_id=broadcast_id)
+    event = ResearcherMessageQueued(text=text, by=by, broadcast_id=broadcast_id,
+                                    quiet_hours="send" if anyway else "hold")
 
     def write(session: Session) -> tuple[list[str], list[str], int]:
         # one transaction: the count checked is the count queued, and a crash queues all or none

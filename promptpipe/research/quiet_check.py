@@ -15,8 +15,9 @@ __all__ = ["refuse_in_quiet_hours"]
 
 
 def refuse_in_quiet_hours(quiet: QuietHours | None, *, who: str, timezone: str, now: datetime, what: str,
-                          anyway: bool) -> None:
-    """Forbidden when ``now`` is inside the participant's quiet hours (and not ``anyway``)."""
+                          anyway: bool, can_wait: bool = False) -> None:
+    """Forbidden when ``now`` is inside the participant's quiet hours (and not ``anyway``);
+    ``can_wait``: the refusal offers to hold it until they end."""
     if anyway:
         return
     zone = zone_or_utc(timezone)
@@ -25,6 +26,7 @@ def refuse_in_quiet_hours(quiet: QuietHours | None, *, who: str, timezone: str, 
         return
     raise Forbidden(
         f"{who}: it is {now.astimezone(zone):%H:%M} for them ({zone.key}), inside the study's quiet hours; "
-        f"{what} was not sent. Send it after {end.astimezone(zone):%H:%M} their time, or send it anyway "
-        "(--anyway; in the API \"anyway\": true)."
+        f"{what} was not sent. Send it after {end.astimezone(zone):%H:%M} their time"
+        + (", have it sent then (--after-quiet-hours; in the API \"after_quiet_hours\": true)," if can_wait else "")
+        + " or send it anyway (--anyway; in the API \"anyway\": true)."
     )

@@ -202,6 +202,8 @@ class OutboxItem(SQLModel, table=True):
     wa_message_id: str | None = None
     last_error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     created_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    held_until: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
+    """Held for the participant's quiet hours: until then it neither goes nor holds back later rows."""
 
 
 class Transition(SQLModel, table=True):

@@ -42,11 +42,12 @@ class Claimed:
 def claim_statement(*, skip_locked: bool) -> Any:
     """``UPDATE outbox SET status='sending' … WHERE id IN (due rows whose participant has no
     earlier unsent row and may be written to) RETURNING id``; built once, run with the ``now``
-    parameter."""
+    parameter. A row held for quiet hours holds nothing back until it is due itself."""
     earlier = _OUTBOX.alias("earlier")
+    still_held = and_(earlier.c.held_until.is_not(None), earlier.c.held_until > bindparam("now"))
     blocked = exists().where(
         and_(earlier.c.participant_id == _OUTBOX.c.participant_id, earlier.c.id < _OUTBOX.c.id,
-             earlier.c.status.in_((PENDING, SENDING)))
+             earlier.c.status.in_((PENDING, SENDING)), ~still_held)
     )
     due = (
         select(_OUTBOX.c.id)

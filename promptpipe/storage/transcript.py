@@ -59,6 +59,12 @@ class ToSend:
     text: str
     kind: str = "text"
     payload: dict[str, Any] = field(default_factory=dict)
+    not_before: datetime | None = None
+    """Held until then (the participant's quiet hours); None: goes at once."""
+
+
+def _held(m: ToSend, now: datetime) -> datetime | None:
+    return m.not_before if m.not_before is not None and m.not_before > now else None
 
 
 def queue_messages(
@@ -85,8 +91,9 @@ def queue_messages(
          "created_at": now, "sent_at": None} for m in new]).scalars().all()
     connection.execute(_INSERT_OUTBOX, [
         {"key": m.key, "participant_id": participant_id, "message_id": message_id, "status": PENDING, "attempts": 0,
-         "available_at": now, "created_at": now, "claimed_at": None, "sent_at": None, "wa_message_id": None,
-         "last_error": None} for m, message_id in zip(new, message_ids, strict=True)])
+         "available_at": _held(m, now) or now, "held_until": _held(m, now), "created_at": now, "claimed_at": None,
+         "sent_at": None, "wa_message_id": None, "last_error": None}
+        for m, message_id in zip(new, message_ids, strict=True)])
     ids.update({m.key: message_id for m, message_id in zip(new, message_ids, strict=True)})
     return ids
 

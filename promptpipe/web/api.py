@@ -238,11 +238,13 @@ async def send_message(request: Request, participant_id: ParticipantId, body: Me
     sends it through the outbox. Refused for someone who sent STOP or was withdrawn."""
     ctx = context(request)
     queued = await messaging.send_message(ctx.db, ctx.clock, who=participant_id, text=body.text, by=caller.name,
-                                          quiet=ctx.settings.study.quiet_hours, anyway=body.anyway)
+                                          quiet=ctx.settings.study.quiet_hours, anyway=body.anyway,
+                                          after_quiet_hours=body.after_quiet_hours)
     await audit(ctx.db, ctx.clock, caller, "send", participant_id=participant_id,
                 detail={"inbox_id": queued["inbox_id"], "chars": len(body.text)})
+    held = f" when their quiet hours end ({queued['held_until']} UTC)" if queued["held_until"] else ""
     return {"participant_id": participant_id, "inbox_id": queued["inbox_id"],
-            "message": "queued; the running service sends it"}
+            "message": f"queued; the running service sends it{held}"}
 
 
 @router.post("/participants/{participant_id}/prompt-now", response_model=Accepted,

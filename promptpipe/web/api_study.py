@@ -61,7 +61,7 @@ async def broadcast(request: Request, body: BroadcastRequest, caller: Researcher
     if body.expected_count is None:
         raise ApiError(400, "expected_count: count first (dry_run true), then send with the count it gave")
     result = await messaging.broadcast(ctx.db, ctx.clock, text=body.text, flt=flt, by=caller.name,
-                                       expected=body.expected_count)
+                                       expected=body.expected_count, anyway=body.anyway)
     await audit(ctx.db, ctx.clock, caller, "broadcast",
                 detail={"filter": flt.describe(), "broadcast_id": result["broadcast_id"], "queued": result["queued"],
                         "skipped": result["skipped"], "chars": len(body.text)})

@@ -122,6 +122,7 @@ class WithdrawRequest(_Strict):
 class MessageRequest(_Strict):
     text: str = Field(min_length=1, max_length=MESSAGE_CHARS)
     anyway: bool = Field(False, description="send it even inside the study's quiet hours")
+    after_quiet_hours: bool = Field(False, description="inside the study's quiet hours, hold it until they end")
 
 
 class Accepted(BaseModel):
@@ -142,6 +143,8 @@ class BroadcastRequest(_Strict):
     expected_count: int | None = Field(None, description="required to send: the count a dry run gave; the "
                                                          "broadcast is refused if the filter now matches "
                                                          "another number")
+    anyway: bool = Field(False, description="send at once even to those inside the study's quiet hours (by "
+                                            "default they get it when their quiet hours end)")
 
 
 class BroadcastResult(BaseModel):

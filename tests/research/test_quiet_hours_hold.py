@@ -1,0 +1,107 @@
+"""What the team sends, and the greeting, wait for the end of the participant's quiet hours instead
+of waking them: a held message goes when they end on the participant's clock, holds back nothing
+the participant asks meanwhile, and is cancelled if they send STOP before it goes."""
+
+from __future__ import annotations
+
+import pytest
+
+from promptpipe.domain.participant_filter import ParticipantFilter
+from promptpipe.errors import Forbidden
+from promptpipe.research import admin
+from promptpipe.transport.memory import MemoryTransport
+from tests.conftest import AppFactory
+from tests.fakes.openai_server import FakeOpenAIServer
+from tests.flow.test_lifecycle import NIGHTS_OFF
+from tests.schedule_helpers import at, utc
+from tests.study_helpers import with_study
+
+ANA, BO = "+14165550111", "+14165550112"
+NIGHT = utc(2026, 1, 6, 4, 30)  # 23:30 in Toronto, 13:30 in Tokyo
+MORNING = utc(2026, 1, 6, 12, 0)  # 07:00 in Toronto: quiet hours end
+
+
+async def greeted_by_day(make_app: AppFactory, fake: FakeOpenAIServer, transport: MemoryTransport,
+                         *people: tuple[str, str, str]):  # type: ignore[no-untyped-def]
+    app = await make_app(transport, **with_study(NIGHTS_OFF))
+    await at(app, utc(2026, 1, 5, 15, 0))  # 10:00 in Toronto
+    for phone, name, zone in people:
+        await admin.enroll(app.db, app.clock, phone=phone, name=name, timezone=zone, study=app.settings.study)
+        fake.say(f"Hi {name}!", match=f"Participant: {name}")
+    await app.run_until_idle()
+    return app
+
+
+async def test_a_greeting_at_night_waits_for_the_morning_and_holds_back_no_reply(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer,
+) -> None:
+    transport = MemoryTransport()
+    app = await make_app(transport, **with_study(NIGHTS_OFF))
+    await at(app, NIGHT)
+    await admin.enroll(app.db, app.clock, phone=ANA, name="Ana", timezone="America/Toronto",
+                       study=app.settings.study)
+    fake_openai.say("Hi Ana!", match="Participant: Ana")
+    await app.run_until_idle()
+    assert transport.texts_to(ANA) == []  # written, but held
+    fake_openai.say("I'm here: this is the habit study.", match="who is this")
+    await transport.inject(ANA, "who is this?")  # she writes first, at 01:00: answered at once
+    await at(app, utc(2026, 1, 6, 6, 0))
+    assert transport.texts_to(ANA) == ["I'm here: this is the habit study."]
+    await at(app, utc(2026, 1, 6, 11, 59))
+    assert "Hi Ana!" not in transport.texts_to(ANA)
+    await at(app, MORNING)
+    assert transport.texts_to(ANA)[-1] == "Hi Ana!"
+
+
+async def test_a_team_message_at_night_can_wait_for_the_end_of_quiet_hours(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer,
+) -> None:
+    transport = MemoryTransport()
+    app = await greeted_by_day(make_app, fake_openai, transport, (ANA, "Ana", "America/Toronto"))
+    await at(app, NIGHT)
+    quiet = app.settings.study.quiet_hours
+    with pytest.raises(Forbidden, match="--after-quiet-hours"):
+        await admin.send_message(app.db, app.clock, who=ANA, text="Tomorrow's session moves to 10:00", quiet=quiet)
+    queued = await admin.send_message(app.db, app.clock, who=ANA, text="Tomorrow's session moves to 10:00",
+                                      quiet=quiet, after_quiet_hours=True)
+    assert queued["held_until"] == MORNING.isoformat(timespec="seconds")
+    await app.run_until_idle()
+    fake_openai.say("Sure, I'm listening.", match="can I ask something")
+    await transport.inject(ANA, "can I ask something?")
+    await at(app, utc(2026, 1, 6, 5, 0))
+    assert transport.texts_to(ANA)[-1] == "Sure, I'm listening."  # not held back by the waiting message
+    assert "Tomorrow's session moves to 10:00" not in transport.texts_to(ANA)
+    await at(app, MORNING)
+    assert transport.texts_to(ANA)[-1] == "Tomorrow's session moves to 10:00"
+
+
+async def test_stop_cancels_a_held_team_message(make_app: AppFactory, fake_openai: FakeOpenAIServer) -> None:
+    transport = MemoryTransport()
+    app = await greeted_by_day(make_app, fake_openai, transport, (ANA, "Ana", "America/Toronto"))
+    await at(app, NIGHT)
+    await admin.send_message(app.db, app.clock, who=ANA, text="A note from the team",
+                             quiet=app.settings.study.quiet_hours, after_quiet_hours=True)
+    await app.run_until_idle()
+    await transport.inject(ANA, "STOP")
+    await at(app, utc(2026, 1, 6, 5, 0))
+    await at(app, MORNING + (MORNING - NIGHT))
+    assert "A note from the team" not in transport.texts_to(ANA)
+
+
+@pytest.mark.parametrize("anyway", [False, True])
+async def test_a_broadcast_reaches_each_participant_outside_their_own_quiet_hours(
+    anyway: bool, make_app: AppFactory, fake_openai: FakeOpenAIServer,
+) -> None:
+    transport = MemoryTransport()
+    app = await greeted_by_day(make_app, fake_openai, transport, (ANA, "Ana", "America/Toronto"),
+                               (BO, "Bo", "Asia/Tokyo"))
+    await at(app, NIGHT)
+    result = await admin.broadcast(app.db, app.clock, text="Thank you for taking part", flt=ParticipantFilter(),
+                                   anyway=anyway)
+    assert result["queued"] == 2
+    await app.run_until_idle()
+    assert transport.texts_to(BO)[-1] == "Thank you for taking part"  # 13:30 in Tokyo
+    assert (transport.texts_to(ANA)[-1] == "Thank you for taking part") is anyway  # 23:30 in Toronto
+    await at(app, MORNING)
+    assert transport.texts_to(ANA).count("Thank you for taking part") == 1
+    assert transport.texts_to(BO).count("Thank you for taking part") == 1
