@@ -17,7 +17,6 @@ from promptpipe.research import admin, erasure
 from promptpipe.research.export import export_study
 from promptpipe.storage.study import study_seed
 from promptpipe.storage.study_tables import Decision
-from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.feedback_helpers import ANA, DAY, MONDAY_PROMPT
