@@ -32,7 +32,7 @@ from promptpipe.storage.state_dir import StateDirWatch, ensure_state_dir
 from promptpipe.storage.study import adopt_protocol
 from promptpipe.tools import PromptTexts
 from promptpipe.transport import DeliveryReceipt, Transport
-from promptpipe.transport.connection_state import ConnectionState
+from promptpipe.transport.connection_state import ConnectionState, ExitRequest
 
 log = get_logger("promptpipe.app")
 
@@ -136,6 +136,8 @@ class App:
     fatal_reason: str = ""
     restart: bool = False
     """Set with ``fatal`` when the service should start again in a fresh process (a new QR code)."""
+    restart_request: ExitRequest | None = None
+    """The transport's :class:`ExitRequest` behind ``restart`` (why, and whether it ever connected)."""
     _status_writes: set[asyncio.Task[None]] = field(default_factory=set)
 
     @classmethod
@@ -324,6 +326,7 @@ class App:
         request = getattr(self.transport, "exit_request", None)
         self.fatal_reason = getattr(request, "message", "") or "the transport stopped"
         self.restart = bool(getattr(request, "restart", False))
+        self.restart_request = request if isinstance(request, ExitRequest) else None
         self.fatal.set()
 
     async def _watch_loop(self, interval_s: float) -> None:

@@ -87,13 +87,23 @@ async def _serve(
             deadline.cancel()
     if app.fatal.is_set():
         if app.restart:
+            request = app.restart_request
+            if getattr(request, "kind", "qr") == "reconnect":
+                return RESTART_AFTER_CONNECT if getattr(request, "connected", False) else RESTART_UNCONNECTED
             return RESTART
         return fail(app.fatal_reason)
     return 0
 
 
 RESTART = -1
-"""What ``_serve`` returns when the service must start again in a fresh process."""
+"""What ``_serve`` returns when the service must start again in a fresh process (a new QR code)."""
+RESTART_AFTER_CONNECT, RESTART_UNCONNECTED = -2, -3
+"""The same because the WhatsApp library's session failed, after or without having connected."""
+RESTARTS = (RESTART, RESTART_AFTER_CONNECT, RESTART_UNCONNECTED)
+RECONNECT_ENV = "PROMPTPIPE_RECONNECT_RESTARTS"
+"""How many fresh processes in a row started for the WhatsApp session without it connecting."""
+RECONNECT_DELAYS_S = (0.0, 2.0, 4.0, 8.0, 16.0, 32.0, 60.0)
+"""The wait before each such start in a row (the last repeats), so a failing library is not hammered."""
 STOP_DEADLINE_S = 20.0
 """The outbox gets 10 s to settle and WhatsApp 5 s to disconnect; after this the process ends anyway."""
 QR_RENEWAL_ENV = "PROMPTPIPE_QR_RENEWAL"
@@ -148,7 +158,7 @@ def _run_service(coro_factory: Callable[[], Coroutine[Any, Any, int | None]], *,
         if thread is not threading.current_thread() and not thread.daemon:
             thread.join(max(end - time.monotonic(), 0.0))
     stuck = [t for t in threading.enumerate() if t.is_alive() and not t.daemon and t is not threading.current_thread()]
-    if stuck and code != RESTART:  # a restart replaces the process with exec, stuck threads and all
+    if stuck and code not in RESTARTS:  # a restart replaces the process with exec, stuck threads and all
         get_logger("promptpipe.cli").warning("threads_left_behind", threads=len(stuck))
         _flush_everything()
         os._exit(code)
@@ -158,6 +168,8 @@ def _run_service(coro_factory: Callable[[], Coroutine[Any, Any, int | None]], *,
 def _serve_command(settings: Settings, *, allow_protocol_change: bool = False) -> int:
     """``promptpipe serve``; a new QR code means a fresh process, a bounded number of times."""
     code = _run_service(lambda: _serve(settings, allow_protocol_change=allow_protocol_change))
+    if code in (RESTART_AFTER_CONNECT, RESTART_UNCONNECTED):
+        _start_afresh_for_whatsapp(code)
     if code != RESTART:
         return code
     renewals = int(os.environ.get(QR_RENEWAL_ENV, "0") or 0) + 1
@@ -168,6 +180,18 @@ def _serve_command(settings: Settings, *, allow_protocol_change: bool = False) -
                      "with a code).")
     os.environ[QR_RENEWAL_ENV] = str(renewals)
     _flush_everything()
+    os.execv(sys.executable, [sys.executable, "-m", "promptpipe.cli", *sys.argv[1:]])
+
+
+def _start_afresh_for_whatsapp(code: int) -> None:
+    """Replace this process (the WhatsApp library must never run two clients in one), after a
+    wait that grows while fresh processes keep failing to connect."""
+    in_a_row = 0 if code == RESTART_AFTER_CONNECT else int(os.environ.get(RECONNECT_ENV, "0") or 0)
+    delay_s = RECONNECT_DELAYS_S[min(in_a_row, len(RECONNECT_DELAYS_S) - 1)]
+    get_logger("promptpipe.cli").warning("restarting_for_whatsapp", restarts_in_a_row=in_a_row + 1, wait_s=delay_s)
+    os.environ[RECONNECT_ENV] = str(in_a_row + 1)
+    _flush_everything()
+    time.sleep(delay_s)
     os.execv(sys.executable, [sys.executable, "-m", "promptpipe.cli", *sys.argv[1:]])
 
 

@@ -30,11 +30,9 @@ from neonize.utils.enum import Presence
 from promptpipe.domain.backoff import Backoff
 from promptpipe.transport._neonize_mapping import redact_numbers
 from promptpipe.transport._whatsapp_login import QrLogin
+from promptpipe.transport._whatsapp_refusals import RefusalHandlers
 from promptpipe.transport._whatsapp_support import (
-    BAN_REASONS,
-    FAILURE_REASONS,
-    HANDLED_ELSEWHERE,
-    OUTDATED_MESSAGE,
+    CallsInFlight,
     ban_lifted_at,
     reach_whatsapp,
     reset_stale_event_loop,
@@ -46,12 +44,16 @@ __all__ = ["QR_TIMEOUT_S", "STOP_GRACE_S", "EventHandler", "WhatsAppSession", "b
 QR_TIMEOUT_S = 170.0  # whatsmeow closes the login socket after ~160 s of unscanned codes
 STOP_GRACE_S = 5.0
 PRESENCE_TIMEOUT_S = 10.0
+GO_CONNECTS_PER_PROCESS = 10
+"""Go sessions one process opens before it starts afresh (each leaves a handle open in 0.5.2)."""
+FAILED_SESSION_LINE = ("The WhatsApp library's session failed; starting afresh so that no second client "
+                       "ever runs on the same session.")
 
 
 EventHandler = Callable[[Any], Awaitable[None]]
 
 
-class WhatsAppSession:
+class WhatsAppSession(RefusalHandlers):
     """Keeps one neonize client connected: retries with back-off, shows the login QR or pairing
     code, restarts an unscanned login, and gives up for good when logged out or replaced."""
 
@@ -67,6 +69,7 @@ class WhatsAppSession:
         pair_code: Callable[[Any, str], Awaitable[str]],
         probe: Callable[[], Awaitable[str | None]] | None = None,
         stop_grace_s: float = STOP_GRACE_S,
+        go_connects_per_process: int = GO_CONNECTS_PER_PROCESS,
         now: Callable[[], datetime] = lambda: datetime.now(timezone.utc),
         on_state: Callable[[ConnectionState], None] | None = None,
     ) -> None:
@@ -85,9 +88,9 @@ class WhatsAppSession:
         self.exit_requested = asyncio.Event()
         """Set when this process cannot go on (see :class:`ExitRequest`)."""
         self._ban_until: datetime | None = None
-        self._in_flight = 0  # calls into the Go client that must finish before it is stopped
-        self._calls_done = asyncio.Event()
-        self._calls_done.set()
+        self._calls = CallsInFlight()
+        self._go_connects, self._go_connects_allowed = 0, go_connects_per_process
+        self._ever_connected = False
 
         self._client: Any = None
         self._connected = asyncio.Event()
@@ -110,10 +113,6 @@ class WhatsAppSession:
     def gave_up_reason(self) -> str | None:
         """``"logged_out"`` or ``"stream_replaced"`` once reconnecting stopped for good."""
         return self._gave_up
-
-    @property
-    def attempts(self) -> int:
-        return self._attempt
 
     @property
     def started(self) -> bool:
@@ -153,13 +152,10 @@ class WhatsAppSession:
                    keep_since: bool = False) -> None:
         """Record and log a change of connection state (a repeat of the same state only updates
         its detail; ``keep_since`` keeps the start of a run of failures)."""
-        current = self.state
-        if current.name == name and current.until == until and (keep_since or current.detail == detail):
-            if current.detail != detail:
-                self.state = ConnectionState(name, current.since, until, detail)
+        self.state, changed = self.state.moved_to(name, self._now(), detail=detail, until=until, keep_since=keep_since)
+        if not changed:
             return
-        since = current.since if keep_since and current.name == name else self._now()
-        self.state = ConnectionState(name, since, until, detail)
+        since = self.state.since
         self._log.info("whatsapp_state", state=name, since=since.isoformat(timespec="seconds"),
                        **({"until": until.isoformat(timespec="seconds")} if until else {}),
                        **({"detail": detail} if detail else {}))
@@ -181,14 +177,8 @@ class WhatsAppSession:
         if not self.connected or not self.should_keep_trying():
             yield False
             return
-        self._in_flight += 1
-        self._calls_done.clear()
-        try:
+        with self._calls.track():
             yield True
-        finally:
-            self._in_flight -= 1
-            if self._in_flight == 0:
-                self._calls_done.set()
 
     # ------------------------------------------------------------- start / stop
 
@@ -203,9 +193,8 @@ class WhatsAppSession:
             return
         self._stopping = True
         self.login.cancel_watchdog()
-        if self._in_flight:  # a look-up still running would crash the process if the client went now
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self._calls_done.wait(), timeout=self._stop_grace_s)
+        if self._calls.count:  # a look-up still running would crash the process if the client went now
+            await self._calls.wait(self._stop_grace_s)
         if self._go_session_open:
             await self._end_session()
         self._connected.clear()
@@ -256,21 +245,40 @@ class WhatsAppSession:
         problem = await self._probe()
         if problem is not None:  # no Go connect while WhatsApp cannot be reached: each failed one leaks a handle
             return problem
+        if self._go_connects >= self._go_connects_allowed:
+            return self._start_afresh(f"{self._go_connects} connects in this process")
         self._in_session = self._go_session_open = True
+        self._go_connects += 1
+        error: str | None = None
         try:
             session = await self._client.connect()
             if session is not None:
                 await session  # runs until stop(), a fatal error or our QR restart
         except NeonizeError as exc:
-            return redact_numbers(str(exc)) or type(exc).__name__
+            error = redact_numbers(str(exc)) or type(exc).__name__
         except Exception as exc:
             self._log.exception("whatsapp_connect_crashed", attempt=self._attempt)
-            return f"{type(exc).__name__}: {redact_numbers(str(exc))}"
+            error = f"{type(exc).__name__}: {redact_numbers(str(exc))}"
         finally:
             self._in_session = False
             self._connected.clear()
             self.login.cancel_watchdog()
+        if error is not None and not self._stopping:
+            # The Go side failed on its own (an event it could not encode, say): its client may still
+            # be connected and acking messages nobody receives. Stop it, and never connect a second
+            # client in this process.
+            await self._end_session()
+            return self._start_afresh(error)
         return None
+
+    def _start_afresh(self, why: str) -> str:
+        """Ask for a fresh process instead of another Go connect in this one."""
+        self._gave_up = "restart"
+        self._set_state("restarting", detail=why)
+        self._log.warning("whatsapp_starting_afresh", reason=why, go_connects=self._go_connects)
+        self._request_exit(ExitRequest(FAILED_SESSION_LINE, restart=True, kind="reconnect",
+                                       connected=self._ever_connected))
+        return why
 
     def _begin_attempt(self, *, count: bool = True) -> None:
         self._attempt += count
@@ -292,7 +300,7 @@ class WhatsAppSession:
     async def _on_connected(self, _ev: Any) -> None:
         if not self.should_keep_trying():
             return
-        self._attempt_connected = True
+        self._attempt_connected = self._ever_connected = True
         self.login.linked()
         self._connected.set()
         self._log.info("whatsapp_connected", attempt=self._attempt)
@@ -322,58 +330,6 @@ class WhatsAppSession:
         if not self._connected.is_set() and self.should_keep_trying() and self._attempt_connected:
             self._connected.set()
             self._set_state("connected")
-
-    async def _on_logged_out(self, ev: Any) -> None:
-        self._set_state("logged_out")
-        await self._give_up(
-            "logged_out", reason=int(getattr(ev, "Reason", 0)),
-            action="This device was unlinked from WhatsApp. Stop PromptPipe, delete the WhatsApp "
-            "session database, start again and link the phone anew.",
-        )
-
-    async def _on_stream_replaced(self, _ev: Any) -> None:
-        self._set_state("replaced")
-        await self._give_up(
-            "stream_replaced",
-            action="Another program is using this WhatsApp session. Stop the other instance, "
-            "then restart this one; never run two processes on one session database.",
-        )
-
-    async def _on_temporary_ban(self, ev: Any) -> None:
-        """Wait the ban out, then connect again; nothing is sent meanwhile (sends wait in the outbox)."""
-        until = ban_lifted_at(int(getattr(ev, "Expire", 0)), self._now())
-        reason = BAN_REASONS.get(int(getattr(ev, "Code", 0)), f"code {int(getattr(ev, 'Code', 0))}")
-        self._ban_until = until
-        self._set_state("banned", until=until, detail=reason)
-        self._log.error("whatsapp_temporarily_banned", reason=reason, until=until.isoformat(timespec="seconds"),
-                        action="PromptPipe waits until the ban ends and then reconnects; messages wait in the outbox.")
-        await self._end_session()
-
-    async def _on_client_outdated(self, _ev: Any) -> None:
-        self._set_state("outdated")
-        self._request_exit(ExitRequest(OUTDATED_MESSAGE))
-        await self._give_up("client_outdated", action=OUTDATED_MESSAGE)
-
-    async def _on_connect_failure(self, ev: Any) -> None:
-        """A refusal whatsmeow does not retry by itself (503 it does; logout, ban and outdated have
-        their own events): log why, close the session and let the back-off connect again."""
-        reason = FAILURE_REASONS.get(int(getattr(ev, "Reason", 0)), f"reason {int(getattr(ev, 'Reason', 0))}")
-        message = redact_numbers(str(getattr(ev, "Message", "")))
-        if reason in HANDLED_ELSEWHERE:
-            return
-        if reason == "service_unavailable":
-            self._log.warning("whatsapp_connect_refused", reason=reason, message=message,
-                              hint="WhatsApp is busy; the library retries by itself")
-            return
-        self._failure = f"connect refused: {reason}" + (f" ({message})" if message else "")
-        self._log.warning("whatsapp_connect_refused", reason=reason, message=message)
-        await self._end_session()
-
-    async def _give_up(self, state: str, **details: Any) -> None:
-        """Logged out / replaced: reconnecting cannot help, so stop and tell the operator what to do."""
-        self._gave_up = state
-        self._log.error(f"whatsapp_{state}", **details)
-        await self._end_session()
 
     async def _on_pair_status(self, ev: Any) -> None:
         await self.login.on_pair_status(ev)

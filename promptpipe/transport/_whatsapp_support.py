@@ -6,16 +6,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import resource
 import sys
+from collections.abc import Iterator, Mapping
 from datetime import datetime, timedelta
+from urllib.parse import urlsplit
 
 import segno
 from neonize.aioze import events as _neonize_events
 
 from promptpipe.logging import mask_phone
 
-__all__ = ["BAN_REASONS", "FAILURE_REASONS", "HANDLED_ELSEWHERE", "OUTDATED_MESSAGE", "ban_lifted_at",
-           "print_pair_code", "print_qr", "reach_whatsapp", "reset_stale_event_loop"]
+__all__ = ["BAN_REASONS", "FAILURE_REASONS", "HANDLED_ELSEWHERE", "OUTDATED_MESSAGE", "CallsInFlight",
+           "ban_lifted_at", "print_pair_code", "print_qr", "probe_target", "raise_open_file_limit",
+           "reach_whatsapp", "reset_stale_event_loop"]
 
 # ConnectFailureEv reasons (neonize's ConnectFailure.ConnectFailureReason). Logged out, banned and
 # outdated come with their own events too; 503 is retried by whatsmeow itself.
@@ -46,12 +51,42 @@ WHATSAPP_HOST, WHATSAPP_PORT = "web.whatsapp.com", 443
 PROBE_TIMEOUT_S = 10.0
 
 
-async def reach_whatsapp(host: str = WHATSAPP_HOST, port: int = WHATSAPP_PORT) -> str | None:
-    """None when a TCP connection to WhatsApp's web endpoint opens, else why not.
+_PROXY_PORTS = {"http": 80, "https": 443, "socks5": 1080, "socks5h": 1080}
+
+
+def _bypasses_proxy(host: str, no_proxy: str) -> bool:
+    for entry in (part.strip().lower() for part in no_proxy.split(",")):
+        if entry == "*" or (entry and (host == entry.lstrip(".") or host.endswith("." + entry.lstrip(".")))):
+            return True
+    return False
+
+
+def probe_target(env: Mapping[str, str] | None = None) -> tuple[str, int]:
+    """Where the reachability check connects: WhatsApp itself, or the proxy the Go library will
+    go through (HTTPS_PROXY, else ALL_PROXY, either case; not for a host NO_PROXY lists), so a
+    network that allows only the proxy still counts as reachable."""
+    env = os.environ if env is None else env
+    proxy = next((env[name] for name in ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy")
+                  if env.get(name, "").strip()), "").strip()
+    if not proxy or _bypasses_proxy(WHATSAPP_HOST, env.get("NO_PROXY", env.get("no_proxy", ""))):
+        return WHATSAPP_HOST, WHATSAPP_PORT
+    parts = urlsplit(proxy if "://" in proxy else f"http://{proxy}")
+    try:
+        port = parts.port or _PROXY_PORTS.get(parts.scheme, 80)
+    except ValueError:  # a port that is not a number: let the check fail on WhatsApp's own address
+        return WHATSAPP_HOST, WHATSAPP_PORT
+    return (parts.hostname or WHATSAPP_HOST), port
+
+
+async def reach_whatsapp(host: str | None = None, port: int | None = None) -> str | None:
+    """None when a TCP connection to WhatsApp's web endpoint (or the proxy in the way, see
+    :func:`probe_target`) opens, else why not.
 
     neonize 0.5.2 leaves one open handle on the session database behind every connect that fails
     (measured: 16 → 116 open descriptors over 100 failures offline), so while the network is
     down the service asks the network first and calls the library only once it answers."""
+    if host is None or port is None:
+        host, port = probe_target()
     try:
         _, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout=PROBE_TIMEOUT_S)
     except TimeoutError:
@@ -62,6 +97,43 @@ async def reach_whatsapp(host: str = WHATSAPP_HOST, port: int = WHATSAPP_PORT) -
     with contextlib.suppress(Exception):
         await writer.wait_closed()
     return None
+
+
+def raise_open_file_limit(wanted: int = 65536) -> tuple[int, int]:
+    """Lift this process's soft limit on open files towards ``wanted`` (never above the hard
+    limit): each Go connect neonize 0.5.2 makes leaves a handle open. (before, after)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+    return soft, resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
+class CallsInFlight:
+    """Calls into the Go client that must return before it is stopped (some abort the whole
+    process when the client is gone)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._done = asyncio.Event()
+        self._done.set()
+
+    @contextlib.contextmanager
+    def track(self) -> Iterator[None]:
+        self.count += 1
+        self._done.clear()
+        try:
+            yield
+        finally:
+            self.count -= 1
+            if self.count == 0:
+                self._done.set()
+
+    async def wait(self, timeout_s: float) -> None:
+        """Until none is left, or ``timeout_s`` passed."""
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(self._done.wait(), timeout=timeout_s)
 
 
 def ban_lifted_at(expire: int, now: datetime) -> datetime:

@@ -20,6 +20,7 @@ CONNECTION_STATES = {
     "logged_out": "logged out: the device was unlinked",
     "replaced": "replaced: another program uses this session",
     "outdated": "refused as outdated: upgrade neonize",
+    "restarting": "starting afresh: the WhatsApp library's session failed",
     "stopped": "stopped",
 }
 """Each state and how a researcher reads it."""
@@ -33,6 +34,15 @@ class ConnectionState:
     """For ``banned``: when WhatsApp lifts the ban."""
     detail: str = ""
     """The last error or reason, already free of phone numbers."""
+
+    def moved_to(self, name: str, now: datetime, *, detail: str = "", until: datetime | None = None,
+                 keep_since: bool = False) -> tuple[ConnectionState, bool]:
+        """The state after a move to ``name``, and whether that is a new state (a repeat of the same
+        state only updates its detail; ``keep_since`` keeps the start of a run of failures)."""
+        if self.name == name and self.until == until and (keep_since or self.detail == detail):
+            return ConnectionState(name, self.since, until, detail), False
+        since = self.since if keep_since and self.name == name else now
+        return ConnectionState(name, since, until, detail), True
 
     def describe(self) -> str:
         text = f"{CONNECTION_STATES.get(self.name, self.name)} since {self.since.isoformat(timespec='seconds')}"
@@ -53,8 +63,12 @@ class ConnectionState:
 
 @dataclass(frozen=True)
 class ExitRequest:
-    """The transport cannot go on in this process: ``restart`` asks for a fresh one (a new QR code
-    needs one with neonize 0.5.2), otherwise the service stops with ``message`` and exit status 1."""
+    """The transport cannot go on in this process: ``restart`` asks for a fresh one (``kind`` qr: a
+    new QR code needs one with neonize 0.5.2; reconnect: the Go session failed or this process
+    has connected often enough), otherwise the service stops with ``message`` and exit status 1."""
 
     message: str
     restart: bool = False
+    kind: str = "qr"
+    connected: bool = False
+    """Whether this process was connected at some point (a restart after that starts a new count)."""

@@ -42,7 +42,14 @@ from promptpipe.transport._neonize_mapping import (
     to_inbound,
 )
 from promptpipe.transport._stderr_relay import start_stderr_relay
-from promptpipe.transport._whatsapp_session import QR_TIMEOUT_S, STOP_GRACE_S, EventHandler, WhatsAppSession
+from promptpipe.transport._whatsapp_session import (
+    GO_CONNECTS_PER_PROCESS,
+    QR_TIMEOUT_S,
+    STOP_GRACE_S,
+    EventHandler,
+    WhatsAppSession,
+)
+from promptpipe.transport._whatsapp_support import raise_open_file_limit
 from promptpipe.transport.base import InboundHandler, ReceiptHandler, Recipient, SentMessage
 from promptpipe.transport.connection_state import ConnectionState, ExitRequest
 
@@ -134,6 +141,7 @@ class WhatsAppTransport:
         log_format: str = "console",
         debug: bool = False,
         probe: Callable[[], Awaitable[str | None]] | None = None,
+        go_connects_per_process: int = GO_CONNECTS_PER_PROCESS,
     ) -> None:
         digits = "".join(ch for ch in pair_phone or "" if ch.isdigit())
         if pair_phone and not digits:
@@ -147,7 +155,7 @@ class WhatsAppTransport:
             pair_phone=digits or None, logger=self._log, reconnect_initial_s=reconnect_initial_s,
             reconnect_max_s=reconnect_max_s, sleep=sleep, qr_timeout_s=qr_timeout_s,
             pair_code=lambda client, phone: request_pair_code(client, phone), on_state=on_state,
-            stop_grace_s=stop_grace_s, probe=probe,
+            stop_grace_s=stop_grace_s, probe=probe, go_connects_per_process=go_connects_per_process,
         )
         self._capture_library_output = capture_library_output
         self._log_format, self._debug = log_format, debug
@@ -158,7 +166,7 @@ class WhatsAppTransport:
 
     def __repr__(self) -> str:
         state = "connected" if self.connected else (self.gave_up_reason or "not connected")
-        return f"<WhatsAppTransport {state} attempts={self._session.attempts}>"
+        return f"<WhatsAppTransport {state} attempts={self._session.attempt}>"
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -208,6 +216,8 @@ class WhatsAppTransport:
         if self._capture_library_output:
             self._restore_output = [capture_library_stdout(self._log),
                                     start_stderr_relay(self._log_format, debug=self._debug)]
+        before, after = raise_open_file_limit()
+        self._log.debug("open_file_limit", before=before, after=after)
         self._client = self._client_factory(self._session_db_path)
         self._register_handlers(self._client)
         self._session.start(self._client)

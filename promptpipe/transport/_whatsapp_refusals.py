@@ -1,0 +1,94 @@
+"""What the WhatsApp session does when WhatsApp refuses it: logged out or replaced (give up and
+say what to do), temporarily banned (wait it out), outdated (stop the service), or a connect
+refused for another reason (close the session and let the back-off try again)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from promptpipe.transport._neonize_mapping import redact_numbers
+from promptpipe.transport._whatsapp_support import (
+    BAN_REASONS,
+    FAILURE_REASONS,
+    HANDLED_ELSEWHERE,
+    OUTDATED_MESSAGE,
+    ban_lifted_at,
+)
+from promptpipe.transport.connection_state import ExitRequest
+
+__all__ = ["RefusalHandlers"]
+
+
+class RefusalHandlers:
+    """The session's handlers for WhatsApp's refusals (a mixin of :class:`WhatsAppSession`, which
+    provides what is declared here)."""
+
+    _log: Any
+    _now: Callable[[], datetime]
+    _ban_until: datetime | None
+    _failure: str
+    _gave_up: str | None
+
+    def _set_state(self, name: str, *, detail: str = "", until: datetime | None = None,
+                   keep_since: bool = False) -> None:
+        raise NotImplementedError
+
+    def _request_exit(self, request: ExitRequest) -> None:
+        raise NotImplementedError
+
+    async def _end_session(self) -> None:
+        raise NotImplementedError
+
+    async def _on_logged_out(self, ev: Any) -> None:
+        self._set_state("logged_out")
+        await self._give_up(
+            "logged_out", reason=int(getattr(ev, "Reason", 0)),
+            action="This device was unlinked from WhatsApp. Stop PromptPipe, delete the WhatsApp "
+            "session database, start again and link the phone anew.",
+        )
+
+    async def _on_stream_replaced(self, _ev: Any) -> None:
+        self._set_state("replaced")
+        await self._give_up(
+            "stream_replaced",
+            action="Another program is using this WhatsApp session. Stop the other instance, "
+            "then restart this one; never run two processes on one session database.",
+        )
+
+    async def _on_temporary_ban(self, ev: Any) -> None:
+        """Wait the ban out, then connect again; nothing is sent meanwhile (sends wait in the outbox)."""
+        until = ban_lifted_at(int(getattr(ev, "Expire", 0)), self._now())
+        reason = BAN_REASONS.get(int(getattr(ev, "Code", 0)), f"code {int(getattr(ev, 'Code', 0))}")
+        self._ban_until = until
+        self._set_state("banned", until=until, detail=reason)
+        self._log.error("whatsapp_temporarily_banned", reason=reason, until=until.isoformat(timespec="seconds"),
+                        action="PromptPipe waits until the ban ends and then reconnects; messages wait in the outbox.")
+        await self._end_session()
+
+    async def _on_client_outdated(self, _ev: Any) -> None:
+        self._set_state("outdated")
+        self._request_exit(ExitRequest(OUTDATED_MESSAGE))
+        await self._give_up("client_outdated", action=OUTDATED_MESSAGE)
+
+    async def _on_connect_failure(self, ev: Any) -> None:
+        """A refusal whatsmeow does not retry by itself (503 it does; logout, ban and outdated have
+        their own events): log why, close the session and let the back-off connect again."""
+        reason = FAILURE_REASONS.get(int(getattr(ev, "Reason", 0)), f"reason {int(getattr(ev, 'Reason', 0))}")
+        message = redact_numbers(str(getattr(ev, "Message", "")))
+        if reason in HANDLED_ELSEWHERE:
+            return
+        if reason == "service_unavailable":
+            self._log.warning("whatsapp_connect_refused", reason=reason, message=message,
+                              hint="WhatsApp is busy; the library retries by itself")
+            return
+        self._failure = f"connect refused: {reason}" + (f" ({message})" if message else "")
+        self._log.warning("whatsapp_connect_refused", reason=reason, message=message)
+        await self._end_session()
+
+    async def _give_up(self, state: str, **details: Any) -> None:
+        """Logged out / replaced: reconnecting cannot help, so stop and tell the operator what to do."""
+        self._gave_up = state
+        self._log.error(f"whatsapp_{state}", **details)
+        await self._end_session()
