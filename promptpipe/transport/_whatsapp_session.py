@@ -98,6 +98,7 @@ class WhatsAppSession(RefusalHandlers):
         self._go_session_open = False  # connect() called and client.stop() not yet
         self._in_session = False  # the loop is waiting on a live session, not sleeping
         self._stopping = False
+        self._go_stopped = False  # stop() has seen the Go client's stop return
         self._gave_up: str | None = None  # why we stopped trying (logged out, replaced)
         self._attempt = 0
         self._begin_attempt(count=False)
@@ -121,6 +122,12 @@ class WhatsAppSession(RefusalHandlers):
     @property
     def stopping(self) -> bool:
         return self._stopping
+
+    @property
+    def go_stopped(self) -> bool:
+        """Whether the Go client has been stopped for good: until then whatsmeow may still hand
+        over messages it has acknowledged, and they must be taken in."""
+        return self._go_stopped
 
     def should_keep_trying(self) -> bool:
         return not self._stopping and self._gave_up is None
@@ -197,6 +204,7 @@ class WhatsAppSession(RefusalHandlers):
             await self._calls.wait(self._stop_grace_s)
         if self._go_session_open:
             await self._end_session()
+        self._go_stopped = True
         self._connected.clear()
         supervisor = self._supervisor
         if supervisor is not None and not supervisor.done():

@@ -49,7 +49,7 @@ from promptpipe.transport._whatsapp_session import (
     EventHandler,
     WhatsAppSession,
 )
-from promptpipe.transport._whatsapp_support import raise_open_file_limit
+from promptpipe.transport._whatsapp_support import CallsInFlight, raise_open_file_limit
 from promptpipe.transport.base import InboundHandler, ReceiptHandler, Recipient, SentMessage
 from promptpipe.transport.connection_state import ConnectionState, ExitRequest
 
@@ -163,6 +163,7 @@ class WhatsAppTransport:
         self._client: Any = None
         self._on_message: InboundHandler | None = None
         self._on_receipt: ReceiptHandler | None = None
+        self._handling = CallsInFlight()  # inbound messages being taken in
 
     def __repr__(self) -> str:
         state = "connected" if self.connected else (self.gave_up_reason or "not connected")
@@ -223,8 +224,10 @@ class WhatsAppTransport:
         self._session.start(self._client)
 
     async def stop(self) -> None:
-        """Disconnect and stop reconnecting. Safe to call more than once."""
+        """Disconnect and stop reconnecting; messages handed over meanwhile are stored before it
+        returns. Safe to call more than once."""
         await self._session.stop()
+        await self._handling.wait(STOP_GRACE_S)
         for restore in self._restore_output:
             restore()
 
@@ -262,8 +265,13 @@ class WhatsAppTransport:
     # ------------------------------------------------------------------- inbound
 
     async def _on_message_event(self, ev: Any) -> None:
-        if self._on_message is None or self._session.stopping or not is_direct_message(ev):
-            return
+        if self._on_message is None or self._session.go_stopped or not is_direct_message(ev):
+            return  # while stopping, whatsmeow may still hand over what it acknowledged: take it in
+        with self._handling.track():
+            await self._take_in(ev)
+
+    async def _take_in(self, ev: Any) -> None:
+        assert self._on_message is not None
         message_id = ev.Info.ID
         poll_vote = None
         if ev.Message.HasField("pollUpdateMessage"):
@@ -285,7 +293,7 @@ class WhatsAppTransport:
             self._log.exception("whatsapp_inbound_handler_failed", message_id=message_id)
 
     async def _on_receipt_event(self, ev: Any) -> None:
-        if self._on_receipt is None or self._session.stopping:
+        if self._on_receipt is None or self._session.go_stopped:
             return
         receipt = receipt_from(ev)
         if receipt is None:

@@ -14,12 +14,12 @@ import sys
 from typing import Any
 
 import pytest
-from neonize.aioze.events import ConnectedEv, ConnectFailureEv
+from neonize.aioze.events import ConnectedEv, ConnectFailureEv, MessageEv
 from neonize.exc import NeonizeError
 
 from promptpipe.cli import serve as cli
 from promptpipe.transport._whatsapp_support import probe_target, raise_open_file_limit, reach_whatsapp
-from tests.transport.test_whatsapp_transport import harness, settle, spin
+from tests.transport.test_whatsapp_transport import harness, message_event, settle, spin
 
 __all__ = ["harness"]  # the fixture, shared with the transport's other tests
 
@@ -132,3 +132,23 @@ def test_serve_starts_afresh_with_a_growing_wait_until_it_connects(monkeypatch: 
 
     assert len(execs) == 5 and execs[0] == [sys.executable, "-m", "promptpipe.cli", "serve"]
     assert waits == [0.0, 2.0, 4.0, 0.0, 2.0]  # a process that had connected starts the count again
+
+
+async def test_a_message_whatsmeow_hands_over_while_stopping_is_taken_in(harness) -> None:
+    """whatsmeow has acknowledged it to WhatsApp, so it will not come again: dropping it during the
+    disconnect would lose it."""
+    h = harness()
+    await h.start_connected()
+    client = h.client
+    stop = client.stop
+
+    async def stop_with_a_last_message() -> None:
+        await client.emit(MessageEv, message_event("on my way"))
+        await stop()
+
+    client.stop = stop_with_a_last_message  # type: ignore[method-assign]
+    await h.transport.stop()
+
+    assert [m.text for m in h.received] == ["on my way"]
+    await client.emit(MessageEv, message_event("after the stop"))  # once Go has stopped: nothing more
+    assert [m.text for m in h.received] == ["on my way"]
