@@ -88,6 +88,8 @@ class MessageReceived(_Payload):
     """``text``, or what came without words (``voice``, ``image`` …)."""
     quoted_message_id: str | None = None
     edited: bool = False
+    edit_of: str | None = None
+    """For an edit: the WhatsApp id of the message it replaces."""
     original_text_b64: str | None = None
     """The exact text as received, when making it storable changed it."""
     screened: str | None = None

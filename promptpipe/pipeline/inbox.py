@@ -191,6 +191,8 @@ NON_TEXT_NOTES = {
     "document": "[a document; this study can only read text]",
     "location": "[a shared location; this study does not use locations]",
     "contact": "[a shared contact card; this study does not use contacts]",
+    "unreadable": "[a message that arrived but could not be decrypted, so nobody could read it; WhatsApp may "
+                  "deliver it again in a moment]",
 }
 """What the transcript (and so the model) shows for a message without words."""
 
@@ -206,7 +208,7 @@ def _describe(session: Session, msg: InboundMessage, original: str | None) -> tu
         text = msg.text if msg.content == "text" else NON_TEXT_NOTES.get(msg.content, f"[a {msg.content} message]")
         return (MessageReceived(wa_message_id=msg.message_id, content=msg.content,
                                 quoted_message_id=msg.quoted_message_id, edited=msg.edited,
-                                original_text_b64=original), msg.content, text)
+                                edit_of=msg.edit_of, original_text_b64=original), msg.content, text)
     vote = msg.poll_vote
     poll = session.execute(select(Message).where(
         table_of(Message).c.wa_message_id == vote.poll_message_id)).scalars().first()

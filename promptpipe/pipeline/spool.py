@@ -36,6 +36,7 @@ def encode(msg: InboundMessage) -> dict[str, Any]:
         "poll_vote": None if vote is None else {"poll_message_id": vote.poll_message_id,
                                                 "selected_hashes": list(vote.selected_hashes)},
         "content": msg.content, "quoted_message_id": msg.quoted_message_id, "edited": msg.edited,
+        "edit_of": msg.edit_of,
         "reaction": None if msg.reaction is None else {"message_id": msg.reaction.message_id,
                                                        "emoji": msg.reaction.emoji},
     }
@@ -49,7 +50,7 @@ def decode(data: dict[str, Any]) -> InboundMessage:
         timestamp=datetime.fromisoformat(data["timestamp"]),
         poll_vote=None if not vote else PollVote(str(vote["poll_message_id"]), tuple(vote["selected_hashes"])),
         content=str(data.get("content") or "text"), quoted_message_id=data.get("quoted_message_id"),
-        edited=bool(data.get("edited", False)),
+        edited=bool(data.get("edited", False)), edit_of=data.get("edit_of"),
         reaction=None if not reaction else Reaction(str(reaction["message_id"]), str(reaction["emoji"])),
     )
 

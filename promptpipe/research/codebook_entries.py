@@ -123,9 +123,9 @@ MESSAGES = FileDoc("messages", "The whole transcript: one row per message in or 
     Entry("direction", "string", "in, out", "in: from the participant; out: from the study.", "message.direction"),
     Entry("role", "string", "user, assistant", "Who wrote it: the participant or the service.", "message.role"),
     Entry("kind", "string", "text, prompt, poll, poll_vote, reaction, reminder, greeting, apology, closing, "
-          "researcher, voice, image …", "What the message is; researcher: written by the research team, not the "
-          "model (payload: by, the researcher or API token; broadcast_id, when it was one of a broadcast).",
-          "message.kind"),
+          "researcher, voice, image, unreadable …", "What the message is; researcher: written by the research team, "
+          "not the model (payload: by, the researcher or API token; broadcast_id, when it was one of a broadcast); "
+          "unreadable: it reached the study phone but could not be decrypted.", "message.kind"),
     Entry("status", "string", "in: received, answered, failed; out: queued, sent, failed, uncertain, cancelled",
           "Where the message stands: answered by the service, or handed to WhatsApp; cancelled: not sent because "
           "the participant sent STOP, or was paused or withdrawn, before it went out.", "message.status"),

@@ -13,7 +13,15 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from promptpipe.domain.phones import from_whatsapp
 from promptpipe.errors import NotConnected, SendFailed, TransportError
-from promptpipe.transport.base import DeliveryReceipt, InboundMessage, PollVote, Reaction, Recipient, SentMessage
+from promptpipe.transport.base import (
+    UNREADABLE,
+    DeliveryReceipt,
+    InboundMessage,
+    PollVote,
+    Reaction,
+    Recipient,
+    SentMessage,
+)
 
 if TYPE_CHECKING:
     from neonize.proto.Neonize_pb2 import JID
@@ -34,6 +42,7 @@ __all__ = [
     "sender_jid",
     "sent_message_from",
     "to_inbound",
+    "unreadable_from",
 ]
 
 PN_SERVER = "s.whatsapp.net"
@@ -141,6 +150,18 @@ def _content_of(message: Any) -> str | None:
     return None
 
 
+def _edit_of(ev: Any) -> str | None:
+    """The id of the message an edit replaces: in the protocol message around the new wording,
+    which whatsmeow leaves in ``Raw`` when it unwraps the edit for us (also inside a disappearing
+    chat's or own device's wrapper)."""
+    raw = ev.Raw if ev.HasField("Raw") else None
+    candidates = [ev.Message, *([raw, raw.ephemeralMessage.message, raw.deviceSentMessage.message] if raw else [])]
+    for message in candidates:
+        if message.HasField("protocolMessage") and message.protocolMessage.key.ID:
+            return str(message.protocolMessage.key.ID)
+    return None
+
+
 def _unwrap_edit(message: Any) -> tuple[Any, bool]:
     """whatsmeow usually hands over an edit already unwrapped (``IsEdit``); unwrap it if not."""
     if message.HasField("protocolMessage") and message.protocolMessage.HasField("editedMessage"):
@@ -219,8 +240,23 @@ def to_inbound(
         content=content,
         quoted_message_id=_quoted_id(message),
         edited=edited,
+        edit_of=_edit_of(ev) if edited else None,
         reaction=reaction,
     )
+
+
+def unreadable_from(ev: Any, *, resolved_phone: str | None = None) -> InboundMessage | None:
+    """An ``UndecryptableMessageEv`` as a message without words, so it is recorded and answered
+    (the participant learns we could not read it). Its id is its own: should WhatsApp deliver the
+    message again under the original id once it can be decrypted, that one is not a duplicate."""
+    if not is_direct_message(ev):
+        return None
+    phone, lid = _phone_and_lid(ev, resolved_phone)
+    if phone is None and lid is None:
+        return None
+    return InboundMessage(message_id=f"{ev.Info.ID}~unreadable", sender_phone=phone, sender_lid=lid,
+                          sender_name=ev.Info.Pushname, text="", timestamp=_timestamp(ev.Info.Timestamp),
+                          content=UNREADABLE)
 
 
 def poll_vote_from_decrypted(poll_message_id: str, decrypted: _DecryptedVote) -> PollVote:

@@ -12,16 +12,38 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
+from neonize.aioze.client import async_gocode
 from neonize.aioze.events import PairStatusEv
+from neonize.exc import PairPhoneError
+from neonize.proto import Neonize_pb2 as neonize_proto
+from neonize.utils.enum import ClientType
 
 from promptpipe.logging import mask_phone
 from promptpipe.transport._neonize_mapping import redact_numbers
 from promptpipe.transport._whatsapp_support import print_pair_code, print_qr
 from promptpipe.transport.connection_state import ExitRequest
 
-__all__ = ["QR_EXPIRED_LINE", "LoginHost", "QrLogin"]
+__all__ = ["PAIR_DEVICE_NAME", "QR_EXPIRED_LINE", "LoginHost", "QrLogin", "request_pair_code"]
 
 QR_EXPIRED_LINE = "The QR code expired; showing a new one."
+PAIR_DEVICE_NAME = "Chrome (Linux)"
+"""WhatsApp accepts a phone-code login only from a device named like a browser, ``Browser (OS)``;
+neonize 0.5.2 would send ``FIREFOX (Linux)``."""
+
+
+async def request_pair_code(client: Any, phone: str) -> str:
+    """Ask WhatsApp for an 8-character pairing code, as a Chrome browser on Linux. neonize's own
+    ``PairPhone`` builds the device name from enum names (``FIREFOX (Linux)``); this sends the same
+    request with a name WhatsApp documents as accepted."""
+    params = neonize_proto.PairPhoneParams(
+        phone=phone, clientDisplayName=PAIR_DEVICE_NAME, clientType=ClientType.CHROME.value, showPushNotification=True,
+    )
+    payload = params.SerializeToString()
+    answer = neonize_proto.PairPhoneReturnFunction.FromString(
+        await async_gocode.PairPhone(client.uuid, payload, len(payload)))
+    if answer.Error:
+        raise PairPhoneError(answer.Error)
+    return str(answer.Code)
 
 
 class LoginHost(Protocol):

@@ -1,6 +1,6 @@
 """What the WhatsApp session needs around the library: reaching WhatsApp before calling it, what
-its answers mean (failure and ban reasons), and what the terminal shows (the QR code, the
-pairing code)."""
+its answers mean (failure and ban reasons), what the terminal shows (the QR code, the pairing
+code), and the limits and fixes the library needs (open files, calls in flight, a 0.5.2 patch)."""
 
 from __future__ import annotations
 
@@ -14,13 +14,14 @@ from datetime import datetime, timedelta
 from urllib.parse import urlsplit
 
 import segno
+from neonize import _binder
 from neonize.aioze import events as _neonize_events
 
 from promptpipe.logging import mask_phone
 
 __all__ = ["BAN_REASONS", "FAILURE_REASONS", "HANDLED_ELSEWHERE", "OUTDATED_MESSAGE", "CallsInFlight",
-           "ban_lifted_at", "print_pair_code", "print_qr", "probe_target", "raise_open_file_limit",
-           "reach_whatsapp", "reset_stale_event_loop"]
+           "ban_lifted_at", "patch_decrypt_poll_vote", "print_pair_code", "print_qr", "probe_target",
+           "raise_open_file_limit", "reach_whatsapp", "reset_stale_event_loop"]
 
 # ConnectFailureEv reasons (neonize's ConnectFailure.ConnectFailureReason). Logged out, banned and
 # outdated come with their own events too; 503 is retried by whatsmeow itself.
@@ -148,3 +149,12 @@ def print_pair_code(phone: str, code: str) -> None:
         "Linked devices → Link a device → 'Link with phone number instead', and type the code.",
         flush=True,
     )
+
+
+def patch_decrypt_poll_vote() -> None:
+    """neonize 0.5.2 forgot the result converter on ``DecryptPollVote``, so every call fails
+    with ``TypeError: expected bytes, LP_Bytes found``. Attach the one its siblings use."""
+    ffi = getattr(getattr(_binder, "gocode", None), "DecryptPollVote", None)
+    converter = getattr(_binder, "consume_bytes_struct", None)
+    if ffi is not None and converter is not None and ffi.errcheck is not converter:
+        ffi.errcheck = converter

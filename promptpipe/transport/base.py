@@ -55,11 +55,15 @@ class InboundMessage:
     """The WhatsApp id of the message this one quotes (a swipe reply), if any."""
     edited: bool = False
     """The participant edited an earlier message; ``text`` is the new wording."""
+    edit_of: str | None = None
+    """For an edit: the WhatsApp id of the message it replaces (when WhatsApp says)."""
     reaction: Reaction | None = None
     """Set (with ``content`` ``reaction`` and no text) when the participant reacted to a message."""
 
 
 NON_TEXT_CONTENT = ("voice", "audio", "image", "video", "sticker", "document", "location", "contact")
+UNREADABLE = "unreadable"
+"""``content`` of a message that reached us but could not be decrypted (WhatsApp may resend it)."""
 """What a message without words can be (a reaction is an event of its own, not content)."""
 
 

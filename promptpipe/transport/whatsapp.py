@@ -16,12 +16,11 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import structlog
-from neonize import _binder
-from neonize.aioze.client import NewAClient, async_gocode
+from neonize.aioze.client import NewAClient
 from neonize.aioze.events import MessageEv, ReceiptEv
-from neonize.exc import NeonizeError, PairPhoneError
-from neonize.proto import Neonize_pb2 as neonize_proto
-from neonize.utils.enum import ChatPresence, ChatPresenceMedia, ClientType, ReceiptType, VoteType
+from neonize.events import UndecryptableMessageEv
+from neonize.exc import NeonizeError
+from neonize.utils.enum import ChatPresence, ChatPresenceMedia, ReceiptType, VoteType
 from neonize.utils.jid import JIDToNonAD, build_jid
 
 from promptpipe.errors import NotConnected, SendFailed
@@ -40,8 +39,10 @@ from promptpipe.transport._neonize_mapping import (
     sender_jid,
     sent_message_from,
     to_inbound,
+    unreadable_from,
 )
 from promptpipe.transport._stderr_relay import start_stderr_relay
+from promptpipe.transport._whatsapp_login import request_pair_code
 from promptpipe.transport._whatsapp_session import (
     GO_CONNECTS_PER_PROCESS,
     QR_TIMEOUT_S,
@@ -49,7 +50,7 @@ from promptpipe.transport._whatsapp_session import (
     EventHandler,
     WhatsAppSession,
 )
-from promptpipe.transport._whatsapp_support import CallsInFlight, raise_open_file_limit
+from promptpipe.transport._whatsapp_support import CallsInFlight, patch_decrypt_poll_vote, raise_open_file_limit
 from promptpipe.transport.base import InboundHandler, ReceiptHandler, Recipient, SentMessage
 from promptpipe.transport.connection_state import ConnectionState, ExitRequest
 
@@ -60,22 +61,10 @@ EXECUTOR_WORKERS = 16  # neonize keeps one worker busy for the whole session
 SEND_TIMEOUT_S = 90.0  # whatsmeow gives up on its own after ~75 s
 TYPING_TIMEOUT_S = 10.0
 BOT_TAG_ENV = "NEONIZE_BOT_TAG"
-PAIR_DEVICE_NAME = "Chrome (Linux)"
 GO_LOG_LEVEL_FROM = "neonize.utils.log"  # the logger whose level neonize hands to whatsmeow at connect
-"""WhatsApp accepts a phone-code login only from a device named like a browser, ``Browser (OS)``;
-neonize 0.5.2 would send ``FIREFOX (Linux)``."""
 
 
-def _patch_decrypt_poll_vote() -> None:
-    """neonize 0.5.2 forgot the result converter on ``DecryptPollVote``, so every call fails
-    with ``TypeError: expected bytes, LP_Bytes found``. Attach the one its siblings use."""
-    ffi = getattr(getattr(_binder, "gocode", None), "DecryptPollVote", None)
-    converter = getattr(_binder, "consume_bytes_struct", None)
-    if ffi is not None and converter is not None and ffi.errcheck is not converter:
-        ffi.errcheck = converter
-
-
-_patch_decrypt_poll_vote()
+patch_decrypt_poll_vote()
 
 
 def _bot_tag_off_at_exec() -> bool | None:
@@ -90,21 +79,6 @@ def _bot_tag_off_at_exec() -> bool | None:
     except OSError:
         return None
     return f"{BOT_TAG_ENV}=off".encode() in entries
-
-
-async def request_pair_code(client: Any, phone: str) -> str:
-    """Ask WhatsApp for an 8-character pairing code, as a Chrome browser on Linux. neonize's own
-    ``PairPhone`` builds the device name from enum names (``FIREFOX (Linux)``); this sends the same
-    request with a name WhatsApp documents as accepted."""
-    params = neonize_proto.PairPhoneParams(
-        phone=phone, clientDisplayName=PAIR_DEVICE_NAME, clientType=ClientType.CHROME.value, showPushNotification=True,
-    )
-    payload = params.SerializeToString()
-    answer = neonize_proto.PairPhoneReturnFunction.FromString(
-        await async_gocode.PairPhone(client.uuid, payload, len(payload)))
-    if answer.Error:
-        raise PairPhoneError(answer.Error)
-    return str(answer.Code)
 
 
 def _default_client_factory(db_path: str) -> Any:
@@ -245,7 +219,8 @@ class WhatsAppTransport:
     def _register_handlers(self, client: Any) -> None:
         """All handlers go in before connect(): neonize sends the subscription list to Go then."""
         handlers: dict[Any, EventHandler] = {
-            MessageEv: self._on_message_event, ReceiptEv: self._on_receipt_event, **self._session.lifecycle_handlers(),
+            MessageEv: self._on_message_event, ReceiptEv: self._on_receipt_event,
+            UndecryptableMessageEv: self._on_undecryptable_event, **self._session.lifecycle_handlers(),
         }
         for event_type, handler in handlers.items():
             client.event(event_type)(self._guard(event_type.__name__, handler))
@@ -291,6 +266,22 @@ class WhatsAppTransport:
             await self._on_message(msg)
         except Exception:
             self._log.exception("whatsapp_inbound_handler_failed", message_id=message_id)
+
+    async def _on_undecryptable_event(self, ev: Any) -> None:
+        """A message that reached us but could not be decrypted (whatsmeow asked the phone to send it
+        again): recorded as such, so the participant hears we could not read it."""
+        if self._on_message is None or self._session.go_stopped or not is_direct_message(ev):
+            return
+        with self._handling.track():
+            resolved_phone = await self._lookup_phone(ev) if needs_phone_lookup(ev) else None
+            msg = unreadable_from(ev, resolved_phone=resolved_phone)
+            self._log.warning("whatsapp_message_undecryptable", message_id=ev.Info.ID,
+                              unavailable=bool(ev.IsUnavailable), recorded=msg is not None)
+            if msg is not None:
+                try:
+                    await self._on_message(msg)
+                except Exception:
+                    self._log.exception("whatsapp_inbound_handler_failed", message_id=ev.Info.ID)
 
     async def _on_receipt_event(self, ev: Any) -> None:
         if self._on_receipt is None or self._session.go_stopped:

@@ -49,17 +49,23 @@ async def test_a_swipe_reply_and_an_edit_are_marked_in_the_transcript(
     await transport.inject(ANA, "that one worked", quoted_message_id="out-1", message_id="wa-q")
     await app.run_until_idle()
     fake_openai.say("Thirty, noted.")
-    await transport.inject(ANA, "I walked 30 minutes", edited=True, message_id="wa-e")
+    await transport.inject(ANA, "I walked 30 minutes", edited=True, message_id="wa-e", edit_of="wa-q")
+    await app.run_until_idle()
+    fake_openai.say("Sorry, that one did not come through: could you send it again?")
+    await transport.inject(ANA, "", content="unreadable", message_id="wa-u~unreadable")
     await app.run_until_idle()
 
-    quoted, edit = await inbound_rows(app)
+    quoted, edit, unreadable = await inbound_rows(app)
     assert quoted["payload"]["quoted_message_id"] == "out-1" and "edited" not in quoted["payload"]
-    assert (edit["text"], edit["payload"]["edited"]) == ("I walked 30 minutes", True)
+    assert (edit["text"], edit["payload"]["edited"], edit["payload"]["edit_of"]) == ("I walked 30 minutes", True,
+                                                                                   "wa-q")
+    assert unreadable["kind"] == "unreadable" and "could not be decrypted" in unreadable["text"]
+    assert "could not be decrypted" in fake_openai.last_user_text(fake_openai.requests[-1])
 
 
 def test_a_spooled_message_keeps_its_kind_quote_and_edit_mark() -> None:
     msg = InboundMessage(message_id="wa-1", sender_phone=ANA, sender_lid=None, sender_name="Ana", text="",
                          timestamp=datetime(2026, 1, 5, 9, tzinfo=timezone.utc), content="voice",
-                         quoted_message_id="out-7", edited=True)
+                         quoted_message_id="out-7", edited=True, edit_of="wa-0")
 
     assert decode(encode(msg)) == msg

@@ -40,6 +40,7 @@ from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import (
 from neonize.utils.enum import ChatPresence, ReceiptType, VoteType
 
 from promptpipe.errors import NotConnected, SendFailed
+from promptpipe.transport import _whatsapp_login as whatsapp_login
 from promptpipe.transport import whatsapp
 from promptpipe.transport.base import (
     DeliveryReceipt,
@@ -427,7 +428,7 @@ async def test_pair_phone_shows_an_eight_character_code_once_as_a_browser_whatsa
     harness, capsys, monkeypatch,
 ) -> None:
     go = FakeGoLibrary()
-    monkeypatch.setattr(whatsapp, "async_gocode", go)
+    monkeypatch.setattr(whatsapp_login, "async_gocode", go)
     h = harness(pair_phone="+1 416 555 0123", sleep_blocks=True)
     await h.transport.start(h.on_message)
     await settle(lambda: h.client.connect_calls == 1)
@@ -444,7 +445,7 @@ async def test_pair_phone_shows_an_eight_character_code_once_as_a_browser_whatsa
 
 
 async def test_a_failed_pairing_code_prints_every_new_qr_code(harness, capsys, monkeypatch) -> None:
-    monkeypatch.setattr(whatsapp, "async_gocode", FakeGoLibrary(error="pairing rejected"))
+    monkeypatch.setattr(whatsapp_login, "async_gocode", FakeGoLibrary(error="pairing rejected"))
     h = harness(pair_phone="+1 416 555 0123", sleep_blocks=True)
     await h.transport.start(h.on_message)
     await settle(lambda: h.client.connect_calls == 1)
@@ -458,7 +459,7 @@ async def test_a_failed_pairing_code_prints_every_new_qr_code(harness, capsys, m
 
 
 async def test_a_code_typed_wrongly_still_leaves_the_qr_codes(harness, capsys, monkeypatch) -> None:
-    monkeypatch.setattr(whatsapp, "async_gocode", FakeGoLibrary())
+    monkeypatch.setattr(whatsapp_login, "async_gocode", FakeGoLibrary())
     h = harness(pair_phone="+1 416 555 0123", sleep_blocks=True)
     await h.transport.start(h.on_message)
     await settle(lambda: h.client.connect_calls == 1)
