@@ -170,7 +170,7 @@ class App:
         inbox = Inbox(db, clock, InboxConfig(settings.auto_enroll_new_users, settings.default_timezone, settings.debug,
                                                 settings.study),
                       lanes.wake, alarms_changed=alarms.request_sync, spool=Spool(settings.state_dir / "spool"))
-        outbox = Outbox(db, transport, clock, rate_per_s=settings.send_rate_per_s)
+        outbox = Outbox(db, transport, clock, rate_per_s=settings.send_rate_per_s, jitter=settings.send_jitter)
         app = cls(settings, db, transport, llm, clock, flow, lanes, inbox, outbox, alarms, alerts)
         return app
 

@@ -81,8 +81,11 @@ class Settings:
     """PROMPTPIPE_TRANSPORT (default whatsapp): whatsapp, console or dry-run."""
     log_format: str = "console"
     """LOG_FORMAT (default console): console (readable) or json (one object per line)."""
-    send_rate_per_s: float = 2.0
-    """SEND_RATE_PER_SECOND (default 2; 0 = no limit): outbound messages per second, all chats."""
+    send_rate_per_s: float = 1.0
+    """SEND_RATE_PER_SECOND (default 1; 0 = no limit): outbound messages per second, all chats."""
+    send_jitter: float = 0.5
+    """SEND_JITTER (default 0.5, 0 to 2): each wait the rate imposes is longer by a random share of
+    up to this much, so sends never tick like a machine (WhatsApp bans bulk senders)."""
     lane_concurrency: int = 100
     """LANE_CONCURRENCY (default 100): participants whose turns may run at the same time."""
     poll_interval: timedelta = timedelta(milliseconds=500)
@@ -280,6 +283,7 @@ def _service_settings(get: Get) -> dict[str, Any]:
         "transport": transport,
         "log_format": log_format,
         "send_rate_per_s": _value(get, "SEND_RATE_PER_SECOND", _float(0.0, 10_000.0), d.send_rate_per_s),
+        "send_jitter": _value(get, "SEND_JITTER", _float(0.0, 2.0), d.send_jitter),
         "lane_concurrency": _value(get, "LANE_CONCURRENCY", _int(1), d.lane_concurrency),
         "poll_interval": _value(get, "POLL_INTERVAL", parse_duration, d.poll_interval),
         "dryrun_journal": Path(get("PROMPTPIPE_DRYRUN_JOURNAL")) if get("PROMPTPIPE_DRYRUN_JOURNAL") else None,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import random
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -37,12 +38,15 @@ def send_retry_delay(attempts: int) -> timedelta:
 
 
 class RateLimiter:
-    """Token bucket shared by all sends; ``rate_per_s == 0`` means no limit."""
+    """Token bucket shared by all sends; ``rate_per_s == 0`` means no limit. Each wait it imposes
+    is longer by a random share of up to ``jitter`` (never shorter: the rate stays a ceiling)."""
 
-    def __init__(self, rate_per_s: float, clock: Clock, burst: float | None = None) -> None:
+    def __init__(self, rate_per_s: float, clock: Clock, burst: float | None = None, *, jitter: float = 0.0,
+                 rng: random.Random | None = None) -> None:
         self.rate = rate_per_s
         self.capacity = burst if burst is not None else max(1.0, rate_per_s)
         self.clock = clock
+        self.jitter, self._rng = jitter, rng or random.Random()
         self._tokens = self.capacity
         self._stamp: datetime | None = None
         self._lock = asyncio.Lock()
@@ -59,13 +63,15 @@ class RateLimiter:
                 if self._tokens >= 1:
                     self._tokens -= 1
                     return
-                await self.clock.sleep((1 - self._tokens) / self.rate)
+                wait_s = (1 - self._tokens) / self.rate
+                await self.clock.sleep(wait_s * (1 + self._rng.uniform(0, self.jitter)) if self.jitter else wait_s)
 
 
 class Outbox:
-    def __init__(self, db: Database, transport: Transport, clock: Clock, *, rate_per_s: float) -> None:
+    def __init__(self, db: Database, transport: Transport, clock: Clock, *, rate_per_s: float,
+                 jitter: float = 0.0) -> None:
         self.db, self.transport, self.clock = db, transport, clock
-        self.limiter = RateLimiter(rate_per_s, clock)
+        self.limiter = RateLimiter(rate_per_s, clock, jitter=jitter)
         self._semaphore = asyncio.Semaphore(SEND_CONCURRENCY)
         self._claim_statement = claim_statement(skip_locked=not db.is_sqlite)
         self._outcomes: list[_Outcome] = []

@@ -44,6 +44,8 @@ __all__ = ["QR_TIMEOUT_S", "STOP_GRACE_S", "EventHandler", "WhatsAppSession", "b
 QR_TIMEOUT_S = 170.0  # whatsmeow closes the login socket after ~160 s of unscanned codes
 STOP_GRACE_S = 5.0
 PRESENCE_TIMEOUT_S = 10.0
+PRESENCE_RETRY_S = (15.0, 30.0, 60.0, 120.0, 240.0)
+"""Waits before presence is tried again (right after linking, the account's name is not there yet)."""
 GO_CONNECTS_PER_PROCESS = 10
 """Go sessions one process opens before it starts afresh (each leaves a handle open in 0.5.2)."""
 FAILED_SESSION_LINE = ("The WhatsApp library's session failed; starting afresh so that no second client "
@@ -95,6 +97,7 @@ class WhatsAppSession(RefusalHandlers):
         self._client: Any = None
         self._connected = asyncio.Event()
         self._supervisor: asyncio.Task[None] | None = None
+        self._presence_retry: asyncio.Task[None] | None = None
         self._go_session_open = False  # connect() called and client.stop() not yet
         self._in_session = False  # the loop is waiting on a live session, not sleeping
         self._stopping = False
@@ -200,6 +203,8 @@ class WhatsAppSession(RefusalHandlers):
             return
         self._stopping = True
         self.login.cancel_watchdog()
+        if self._presence_retry is not None:
+            self._presence_retry.cancel()
         if self._calls.count:  # a look-up still running would crash the process if the client went now
             await self._calls.wait(self._stop_grace_s)
         if self._go_session_open:
@@ -316,11 +321,28 @@ class WhatsAppSession(RefusalHandlers):
         await self._announce_presence()
 
     async def _announce_presence(self) -> None:
-        """whatsmeow asks clients to send "available" once connected, or others see no name."""
+        """whatsmeow asks clients to send "available" once connected, or others see no name. Right
+        after linking it refuses until the account's push name has synced: then it is tried again
+        a few times, later each time, while connected."""
+        if not await self._send_presence() and (self._presence_retry is None or self._presence_retry.done()):
+            self._presence_retry = asyncio.create_task(self._retry_presence(), name="whatsapp-presence")
+
+    async def _send_presence(self) -> bool:
         try:
             await asyncio.wait_for(self._client.send_presence(Presence.AVAILABLE), timeout=PRESENCE_TIMEOUT_S)
         except Exception as exc:
             self._log.warning("whatsapp_presence_failed", error=redact_numbers(str(exc)) or type(exc).__name__)
+            return False
+        return True
+
+    async def _retry_presence(self) -> None:
+        for delay_s in PRESENCE_RETRY_S:
+            await self._sleep(delay_s)
+            if not self.connected or not self.should_keep_trying():
+                return
+            if await self._send_presence():
+                self._log.info("whatsapp_presence_sent", after_retry_s=delay_s)
+                return
 
     async def _on_disconnected(self, _ev: Any) -> None:
         self._connected.clear()

@@ -11,6 +11,7 @@ import resource
 import sys
 from collections.abc import Iterator, Mapping
 from datetime import datetime, timedelta
+from typing import Any
 from urllib.parse import urlsplit
 
 import segno
@@ -21,7 +22,7 @@ from promptpipe.logging import mask_phone
 
 __all__ = ["BAN_REASONS", "FAILURE_REASONS", "HANDLED_ELSEWHERE", "OUTDATED_MESSAGE", "CallsInFlight",
            "ban_lifted_at", "patch_decrypt_poll_vote", "print_pair_code", "print_qr", "probe_target",
-           "raise_open_file_limit", "reach_whatsapp", "reset_stale_event_loop"]
+           "raise_open_file_limit", "reach_whatsapp", "reset_stale_event_loop", "turn_bot_label_off"]
 
 # ConnectFailureEv reasons (neonize's ConnectFailure.ConnectFailureReason). Logged out, banned and
 # outdated come with their own events too; 503 is retried by whatsmeow itself.
@@ -158,3 +159,29 @@ def patch_decrypt_poll_vote() -> None:
     converter = getattr(_binder, "consume_bytes_struct", None)
     if ffi is not None and converter is not None and ffi.errcheck is not converter:
         ffi.errcheck = converter
+
+
+BOT_TAG_ENV = "NEONIZE_BOT_TAG"
+
+
+def bot_tag_off_at_exec() -> bool | None:
+    """Whether ``NEONIZE_BOT_TAG=off`` was in the environment the process started with.
+
+    The Go library reads its own copy of the environment taken at process start, so setting
+    ``os.environ`` later may not reach it. None when this cannot be checked (not Linux).
+    """
+    try:
+        with open("/proc/self/environ", "rb") as fh:
+            entries = fh.read().split(b"\0")
+    except OSError:
+        return None
+    return f"{BOT_TAG_ENV}=off".encode() in entries
+
+
+def turn_bot_label_off(log: Any) -> None:
+    """Ask the library not to label the study number a bot; warn when it can no longer hear it."""
+    os.environ[BOT_TAG_ENV] = "off"
+    if bot_tag_off_at_exec() is False:
+        log.warning("whatsapp_bot_label_may_show",
+                    hint=f"set {BOT_TAG_ENV}=off in the environment before starting PromptPipe; "
+                    "the WhatsApp library only reads it at process start")

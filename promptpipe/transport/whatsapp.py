@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -50,35 +49,31 @@ from promptpipe.transport._whatsapp_session import (
     EventHandler,
     WhatsAppSession,
 )
-from promptpipe.transport._whatsapp_support import CallsInFlight, patch_decrypt_poll_vote, raise_open_file_limit
+from promptpipe.transport._whatsapp_support import (
+    CallsInFlight,
+    patch_decrypt_poll_vote,
+    raise_open_file_limit,
+    turn_bot_label_off,
+)
 from promptpipe.transport.base import InboundHandler, ReceiptHandler, Recipient, SentMessage
 from promptpipe.transport.connection_state import ConnectionState, ExitRequest
 
 __all__ = ["WhatsAppTransport"]
 
 CLIENT_UUID = "promptpipe"
-EXECUTOR_WORKERS = 16  # neonize keeps one worker busy for the whole session
+SENDS_IN_FLIGHT = 8
+"""Sends inside the Go library at once (a dead socket holds each for ~75 s)."""
+CHATTER_IN_FLIGHT = 4
+"""Typing indicators and read receipts at once; more are skipped (they are best effort)."""
+EXECUTOR_WORKERS = 1 + SENDS_IN_FLIGHT + CHATTER_IN_FLIGHT + 7
+"""One worker stays busy for the whole session; seven are left for stop, look-ups and polls, so
+hung sends can never keep stop from reaching the library."""
 SEND_TIMEOUT_S = 90.0  # whatsmeow gives up on its own after ~75 s
 TYPING_TIMEOUT_S = 10.0
-BOT_TAG_ENV = "NEONIZE_BOT_TAG"
 GO_LOG_LEVEL_FROM = "neonize.utils.log"  # the logger whose level neonize hands to whatsmeow at connect
 
 
 patch_decrypt_poll_vote()
-
-
-def _bot_tag_off_at_exec() -> bool | None:
-    """Whether ``NEONIZE_BOT_TAG=off`` was in the environment the process started with.
-
-    The Go library reads its own copy of the environment taken at process start, so setting
-    ``os.environ`` later may not reach it. None when this cannot be checked (not Linux).
-    """
-    try:
-        with open("/proc/self/environ", "rb") as fh:
-            entries = fh.read().split(b"\0")
-    except OSError:
-        return None
-    return f"{BOT_TAG_ENV}=off".encode() in entries
 
 
 def _default_client_factory(db_path: str) -> Any:
@@ -138,6 +133,8 @@ class WhatsAppTransport:
         self._on_message: InboundHandler | None = None
         self._on_receipt: ReceiptHandler | None = None
         self._handling = CallsInFlight()  # inbound messages being taken in
+        self._sends = asyncio.Semaphore(SENDS_IN_FLIGHT)
+        self._chatter = asyncio.Semaphore(CHATTER_IN_FLIGHT)
 
     def __repr__(self) -> str:
         state = "connected" if self.connected else (self.gave_up_reason or "not connected")
@@ -184,7 +181,8 @@ class WhatsAppTransport:
         self._on_receipt = on_receipt
         loop = asyncio.get_running_loop()
         loop.set_default_executor(ThreadPoolExecutor(max_workers=EXECUTOR_WORKERS, thread_name_prefix="neonize"))
-        self._configure_bot_label()
+        if not self._bot_label:
+            turn_bot_label_off(self._log)
         # neonize hands this logger's level to whatsmeow at connect: its info lines are noise (and
         # some name numbers), so it logs warnings and worse unless PROMPTPIPE_DEBUG is on.
         logging.getLogger(GO_LOG_LEVEL_FROM).setLevel(logging.DEBUG if self._debug else logging.WARNING)
@@ -204,17 +202,6 @@ class WhatsAppTransport:
         await self._handling.wait(STOP_GRACE_S)
         for restore in self._restore_output:
             restore()
-
-    def _configure_bot_label(self) -> None:
-        if self._bot_label:
-            return
-        os.environ[BOT_TAG_ENV] = "off"
-        if _bot_tag_off_at_exec() is False:
-            self._log.warning(
-                "whatsapp_bot_label_may_show",
-                hint=f"set {BOT_TAG_ENV}=off in the environment before starting PromptPipe; "
-                "the WhatsApp library only reads it at process start",
-            )
 
     def _register_handlers(self, client: Any) -> None:
         """All handlers go in before connect(): neonize sends the subscription list to Go then."""
@@ -347,7 +334,8 @@ class WhatsAppTransport:
         """Run one send under the timeout and turn neonize errors into ours."""
         recipient = mask_phone(to.phone)
         try:
-            resp = await asyncio.wait_for(call(), timeout=self._send_timeout_s)
+            async with self._sends:
+                resp = await asyncio.wait_for(call(), timeout=self._send_timeout_s)
         except TimeoutError:
             self._log.warning("whatsapp_send_timed_out", to=recipient, kind=kind, timeout_s=self._send_timeout_s)
             message = f"WhatsApp send did not finish within {self._send_timeout_s:g} s"
@@ -365,27 +353,28 @@ class WhatsAppTransport:
 
     async def set_typing(self, to: Recipient, typing: bool) -> None:
         """Show or clear "typing…"; best effort, never raises."""
-        if not self.connected or self._client is None:
+        if not self.connected or self._client is None or self._chatter.locked():
             return
         state = ChatPresence.CHAT_PRESENCE_COMPOSING if typing else ChatPresence.CHAT_PRESENCE_PAUSED
         try:
             jid = build_jid(*jid_for(to))
-            await asyncio.wait_for(
-                self._client.send_chat_presence(jid, state, ChatPresenceMedia.CHAT_PRESENCE_MEDIA_TEXT),
-                timeout=TYPING_TIMEOUT_S,
-            )
+            async with self._chatter:
+                await asyncio.wait_for(
+                    self._client.send_chat_presence(jid, state, ChatPresenceMedia.CHAT_PRESENCE_MEDIA_TEXT),
+                    timeout=TYPING_TIMEOUT_S,
+                )
         except Exception as exc:
             self._log.debug("whatsapp_typing_failed", to=mask_phone(to.phone), error=redact_numbers(str(exc)))
 
     async def mark_read(self, to: Recipient, message_ids: Sequence[str]) -> None:
         """Blue ticks on the participant's messages; best effort, never raises."""
         ids = [mid for mid in message_ids if mid]
-        if not ids or not self.connected or self._client is None:
+        if not ids or not self.connected or self._client is None or self._chatter.locked():
             return
         try:
             jid = build_jid(*jid_for(to))
-            await asyncio.wait_for(
-                self._client.mark_read(*ids, chat=jid, sender=jid, receipt=ReceiptType.READ), timeout=TYPING_TIMEOUT_S,
-            )
+            async with self._chatter:
+                await asyncio.wait_for(self._client.mark_read(*ids, chat=jid, sender=jid, receipt=ReceiptType.READ),
+                                       timeout=TYPING_TIMEOUT_S)
         except Exception as exc:
             self._log.debug("whatsapp_mark_read_failed", to=mask_phone(to.phone), error=redact_numbers(str(exc)))

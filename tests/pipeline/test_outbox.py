@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import random
 from datetime import timedelta
 
 from sqlalchemy import select, update
@@ -172,3 +173,18 @@ async def test_stopping_the_service_lets_a_started_send_finish_and_be_recorded(m
     await restarted.run_until_idle()
     assert await statuses(restarted) == ["sent"]  # not "uncertain", and not sent a second time
     assert transport.texts_to(ANA) == ["in flight at shutdown"]
+
+
+async def test_jitter_only_ever_lengthens_the_waits_and_varies_them() -> None:
+    """Sends never come faster than the rate, and not at a machine's regular beat either."""
+    clock = ManualClock()
+    limiter = RateLimiter(1.0, clock, jitter=0.5, rng=random.Random(7))
+    await limiter.acquire()  # the burst of one goes at once
+    gaps = []
+    for _ in range(50):
+        before = clock.now()
+        await limiter.acquire()
+        gaps.append((clock.now() - before).total_seconds())
+    assert all(1.0 <= gap <= 1.5 for gap in gaps)
+    assert len({round(gap, 3) for gap in gaps}) > 40
+    assert 1.15 < sum(gaps) / len(gaps) < 1.35

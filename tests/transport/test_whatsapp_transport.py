@@ -41,7 +41,7 @@ from neonize.utils.enum import ChatPresence, ReceiptType, VoteType
 
 from promptpipe.errors import NotConnected, SendFailed
 from promptpipe.transport import _whatsapp_login as whatsapp_login
-from promptpipe.transport import whatsapp
+from promptpipe.transport import _whatsapp_support as whatsapp_support
 from promptpipe.transport.base import (
     DeliveryReceipt,
     InboundMessage,
@@ -504,7 +504,7 @@ async def test_stop_during_backoff_and_before_start_returns(harness) -> None:
 
 async def test_bot_label_off_is_requested_and_a_late_setting_is_flagged(harness, monkeypatch) -> None:
     monkeypatch.setenv("NEONIZE_BOT_TAG", "on")  # restored after the test
-    monkeypatch.setattr(whatsapp, "_bot_tag_off_at_exec", lambda: False)  # not set when the process began
+    monkeypatch.setattr(whatsapp_support, "bot_tag_off_at_exec", lambda: False)  # not set when the process began
     h = harness(bot_label=False)
 
     await h.transport.start(h.on_message)
