@@ -8,7 +8,7 @@ hours and no randomisation: the service behaves as it always did.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from datetime import time
+from datetime import time, timedelta
 from typing import Any
 
 from promptpipe.domain.localtime import format_hhmm
@@ -120,6 +120,22 @@ class Allocation:
         return tuple(name for name, _ in self.strata)
 
 
+SELF_REPORT_QUESTION = "Before today ends: did you do your habit today, with or without a nudge from me?"
+SELF_REPORT_OPTIONS = ("Yes, I did", "Not today")
+SELF_REPORT_PURPOSE = "self_report"
+
+
+@dataclass(frozen=True)
+class SelfReport:
+    """An end-of-day poll on every study day at ``at`` (the participant's clock), whatever the
+    day's decision drew, so a send/no_send design has an outcome on every day; an answer counts
+    within ``window`` of the question."""
+
+    at: time
+    window: timedelta = timedelta(hours=3)
+    question: str = SELF_REPORT_QUESTION
+
+
 @dataclass(frozen=True)
 class DecisionRule:
     """Each daily prompt time is a decision point: when available, ``actions[0]`` is drawn with
@@ -144,6 +160,8 @@ class Study:
     allocation: Allocation = field(default_factory=Allocation)
     decision: DecisionRule | None = None
     """None: every available decision point sends the arm's prompt (probability 1)."""
+    self_report: SelfReport | None = None
+    """The optional end-of-day self-report (``[self_report]``)."""
     fixed_prompts: tuple[str, ...] = ()
     """The study-wide list of fixed prompt texts."""
     source: str = ""

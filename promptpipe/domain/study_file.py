@@ -19,7 +19,7 @@ from typing import Any
 from promptpipe.domain import study as protocol
 from promptpipe.domain.localtime import format_hhmm, parse_hhmm
 from promptpipe.domain.setting_values import parse_duration
-from promptpipe.domain.study import FIXED_STYLE, Allocation, Arm, DecisionRule, QuietHours, Study
+from promptpipe.domain.study import FIXED_STYLE, Allocation, Arm, DecisionRule, QuietHours, SelfReport, Study
 from promptpipe.errors import ConfigError
 
 __all__ = ["StudyFileError", "load_study", "parse_study"]
@@ -29,7 +29,7 @@ MAX_TEXT_CHARS, MAX_NAME_CHARS, MAX_STRATUM_VALUE_CHARS = 1000, 200, 100
 """Characters in a closing message or one fixed prompt text; in the study's or an arm's name; in a stratum value."""
 
 _TOP_KEYS = ("name", "length_days", "baseline_days", "day_one", "closing_message", "fixed_prompts",
-             "quiet_hours", "arms", "allocation", "decision")
+             "quiet_hours", "arms", "allocation", "decision", "self_report")
 _ARM_KEYS = ("name", "ratio", "prompt_style", "fixed_prompts", *protocol.ARM_SETTINGS)
 _KINDS = ((bool, "true/false"), (str, "text"), (int, "a whole number"), (float, "a decimal number"),
           (list, "a list"), (dict, "a table"))
@@ -150,6 +150,31 @@ def _quiet_hours(check: _Check, data: dict[str, Any]) -> QuietHours | None:
         check.add(f"quiet_hours.start and quiet_hours.end are both {format_hhmm(times['start'])}: give the quiet "
                   "hours an end that differs from their start, or remove the [quiet_hours] table.")
     return QuietHours(times["start"], times["end"]) if len(times) == 2 else None
+
+
+def _self_report(check: _Check, data: dict[str, Any], quiet: QuietHours | None) -> SelfReport | None:
+    table = check.table(data, "self_report", "", '[self_report] with time = "20:30" and window = "3h"')
+    if table is None:
+        return None
+    check.known(table, ("time", "window", "question"), "self_report")
+    raw = check.text(table, "time", "self_report", '"20:30"', required=True)
+    question = check.text(table, "question", "self_report", '"Did you do your habit today?"')
+    window = _setting(check, "self_report.window", "duration", table.get("window", "3h"))
+    at = None
+    try:
+        at = parse_hhmm(raw) if raw is not None else None
+    except ValueError:
+        check.add(f'self_report.time = "{raw}" is not a 24-hour time: write it as HH:MM, like "20:30".')
+    if at is not None and quiet is not None and (
+            quiet.start <= at < quiet.end if quiet.start < quiet.end else (at >= quiet.start or at < quiet.end)):
+        check.add(f"self_report.time = {format_hhmm(at)} is inside the quiet hours ({quiet.describe()}): pick a time "
+                  "outside them.")
+    if isinstance(window, timedelta) and not timedelta(minutes=15) <= window <= timedelta(hours=12):
+        check.add("self_report.window must be from 15m to 12h: how long after the question an answer still counts.")
+        window = None
+    if at is None or not isinstance(window, timedelta):
+        return None
+    return SelfReport(at, window, question or protocol.SELF_REPORT_QUESTION)
 
 
 def _setting(check: _Check, path: str, kind: str, value: Any) -> Any:
@@ -339,6 +364,7 @@ def parse_study(data: bytes, source: str = "study file") -> Study:
     arms = _arms(check, table, study_texts)
     allocation = _allocation(check, table, arms)
     decision = _decision(check, table)
+    report = _self_report(check, table, quiet)
     missing = [arm.name for arm in arms if arm and not arm.fixed_prompts]
     if decision is not None and decision.actions[1] == FIXED_STYLE and not study_texts and missing:
         check.add('decision.actions = ["personalised", "fixed"] needs fixed texts for every arm: add a '
@@ -348,7 +374,7 @@ def parse_study(data: bytes, source: str = "study file") -> Study:
     return Study(name=name, length_days=length, baseline_days=baseline or 0,
                  day_one=day_one or protocol.AFTER_INTAKE, closing_message=closing or protocol.DEFAULT_CLOSING_MESSAGE,
                  quiet_hours=quiet, arms=tuple(arm for arm in arms if arm), allocation=allocation, decision=decision,
-                 fixed_prompts=study_texts, source=text, hash=hashlib.sha256(data).hexdigest())
+                 self_report=report, fixed_prompts=study_texts, source=text, hash=hashlib.sha256(data).hexdigest())
 
 
 def load_study(path: Path) -> Study:

@@ -63,6 +63,10 @@ def describe(study: Study, *, unblind: bool = False) -> str:
     strata = "; ".join(f"{field} ({', '.join(values)})" for field, values in study.allocation.strata)
     lines.append(f"Allocation: {block_words(study, unblind=unblind)}"
                  + (f" within each stratum of {strata}" if strata else ", no strata"))
+    report = study.self_report
+    lines.append("Self-report: none" if report is None else
+                 f"Self-report: every study day at {format_hhmm(report.at)} their time, answers count for "
+                 f"{_setting_words(report.window)}: {report.question}")
     rule = study.decision
     lines.append("Decision: no randomisation: every available prompt is sent" if rule is None else
                  f"Decision: each daily prompt time: {rule.actions[0]} with probability {round(rule.p, 6):g}, "
@@ -91,6 +95,9 @@ def study_as_dict(study: Study) -> dict[str, Any]:
                   "settings": {key: _seconds(value) for key, value in arm.settings}} for arm in study.arms],
         "allocation": {"block_sizes": list(study.allocation.block_sizes),
                        "strata": {field: list(values) for field, values in study.allocation.strata}},
+        "self_report": None if study.self_report is None else {
+            "time": format_hhmm(study.self_report.at), "window": _seconds(study.self_report.window),
+            "question": study.self_report.question},
         "decision": None if rule is None else {"actions": list(rule.actions), "p": rule.p,
                                                "unavailable_when": list(rule.unavailable_when)},
     }

@@ -27,9 +27,11 @@ INTAKE_REMINDER = "intake_reminder"
 INTAKE_REMINDER_MAX times)."""
 STUDY_END = "study_end"
 """The end of the participant's last study day: the closing message and the status completed."""
+SELF_REPORT = "self_report"
+"""The study's end-of-day self-report question (``[self_report]``), armed by each day's decision."""
 
 TIMER_KINDS = (REMINDER, AUTO_FEEDBACK, TRANSITION, FEEDBACK_CHECK_IN, FEEDBACK_FOLLOWUP, INTAKE_INACTIVE,
-               INTAKE_REMINDER, STUDY_END)
+               INTAKE_REMINDER, STUDY_END, SELF_REPORT)
 CANCELLED_BY_REPLY = (REMINDER, AUTO_FEEDBACK, FEEDBACK_CHECK_IN, FEEDBACK_FOLLOWUP, INTAKE_REMINDER)
 """Anything the participant sends makes these moot: they exist to break a silence. (The intake
 inactivity timer stays: armed once, it checks the time of the last turn when it fires, so a

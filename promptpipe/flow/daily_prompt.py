@@ -28,6 +28,7 @@ from promptpipe.domain.timers import NudgePolicy
 from promptpipe.errors import LLMUnavailable, ToolArgumentError
 from promptpipe.flow import intensity, lifecycle
 from promptpipe.flow.decisions import MODEL_OUTAGE, decide, fixed_prompt, prompt_hash, too_late_to_send
+from promptpipe.flow.self_report import arm_self_report
 from promptpipe.flow.timers import arm_after_prompt, lateness
 from promptpipe.flow.turn import CommitHook, FlowDeps, Outcome, Outgoing, TurnContext
 from promptpipe.pipeline.events import DailyPromptDue
@@ -126,6 +127,7 @@ async def daily_prompt_outcome(deps: FlowDeps, context: TurnContext, item: Inbox
     draw_key = keys.decision_draw(keys.daily_prompt(state.participant.id, event.schedule_id, local_day))
     point = decide(config, state, event, inbox_id=item.id, inbox_key=draw_key, local_day=local_day, now=now,
                    seed=context.study_seed)
+    arm_self_report(state, config.study, local_day, now)  # asked whatever was drawn
     outgoing: list[Outgoing] = []
     not_sent: str | None = None
     if point.sends and point.style is not None:

@@ -18,8 +18,10 @@ from promptpipe.domain import keys
 from promptpipe.domain.polls import DONE_PURPOSE, VOTE_BY_OPTION
 from promptpipe.domain.profile import PROMPT_REQUIRED_FIELDS
 from promptpipe.domain.states import ACTIVE, VOTE_DONE, VOTE_NOT_THIS_TIME
+from promptpipe.domain.study import SELF_REPORT_PURPOSE
 from promptpipe.flow import intensity
-from promptpipe.flow.turn import Outcome, Outgoing, TurnContext
+from promptpipe.flow.self_report import self_report_vote
+from promptpipe.flow.turn import CommitHook, Outcome, Outgoing, TurnContext
 from promptpipe.logging import get_logger
 from promptpipe.pipeline.events import PollVoteReceived
 from promptpipe.storage.deliveries import VoteTarget, recount, set_vote
@@ -140,6 +142,7 @@ def votes_outcome(context: TurnContext, batch: list[InboxRow], inputs: list[Vote
     with a note of how it was handled (and, unless tapped, how it was given)."""
     state, pid = context.state, context.state.participant.id
     outgoing, handled = list(outgoing or []), dict(handled or {})
+    hooks: list[CommitHook] = []
     tally = VoteTally(context.targets)
     for vote in inputs:
         reply: str | None = None
@@ -148,6 +151,11 @@ def votes_outcome(context: TurnContext, batch: list[InboxRow], inputs: list[Vote
         elif vote.purpose == intensity.PURPOSE:
             reply, outcome = intensity.apply_vote(state, vote.chosen, vote.poll_id, withdrawn=vote.withdrawn,
                                                   source=vote.source)
+        elif vote.purpose == SELF_REPORT_PURPOSE:
+            reply, outcome, hook = self_report_vote(context.self_reports.get(vote.poll_id or -1), vote.poll_id,
+                                                    vote.chosen, withdrawn=vote.withdrawn,
+                                                    window=context.self_report_window, now=now)
+            hooks.extend([hook] if hook else [])
         elif vote.purpose == PURPOSE:
             decision = tally.handle(vote.poll_id, vote.chosen, withdrawn=vote.withdrawn, source=vote.source)
             reply, outcome = decision.reply, decision.handled_as
@@ -166,7 +174,9 @@ def votes_outcome(context: TurnContext, batch: list[InboxRow], inputs: list[Vote
         # their next words are feedback
         state.apply("intake_to_feedback", actor="participant", reason="answered the daily poll")
 
-    def write(session: Session, _: Mapping[str, int | None]) -> None:
+    def write(session: Session, ids: Mapping[str, int | None]) -> None:
+        for hook in hooks:
+            hook(session, ids)
         tally.write(session, now)
         if tally.final:
             state.profile.record.counters = recount(session, pid)

@@ -20,7 +20,8 @@ from promptpipe.storage.models import PENDING
 __all__ = [
     "AlarmSyncRequested", "AutoFeedbackDue", "CheckInDue", "DailyPromptDue", "DelayedTransitionDue", "Enrolled",
     "FollowUpDue", "InboxEvent", "IntakeInactiveDue", "IntakeReminderDue", "MessageReceived", "PollVoteReceived",
-    "ReactionReceived", "ReminderDue", "ResearcherMessageQueued", "StudyEndDue", "TimerEvent", "as_input",
+    "ReactionReceived", "ReminderDue", "ResearcherMessageQueued", "SelfReportDue", "StudyEndDue", "TimerEvent",
+    "as_input",
     "parse_event", "timer_event",
 ]
 
@@ -231,8 +232,15 @@ class StudyEndDue(_TimerDue):
     last_day: int | None = None
 
 
+@dataclass(frozen=True)
+class SelfReportDue(_TimerDue):
+    kind: Literal["self_report"] = "self_report"
+    local_date: str = ""
+    """The participant's day the question is about (YYYY-MM-DD)."""
+
+
 TimerEvent = (ReminderDue | AutoFeedbackDue | DelayedTransitionDue | CheckInDue | FollowUpDue | IntakeInactiveDue
-              | IntakeReminderDue | StudyEndDue)
+              | IntakeReminderDue | StudyEndDue | SelfReportDue)
 InboxEvent = (MessageReceived | PollVoteReceived | ReactionReceived | Enrolled | AlarmSyncRequested
               | ResearcherMessageQueued | DailyPromptDue | TimerEvent)
 
@@ -244,6 +252,7 @@ _TIMERS: dict[str, type[_TimerDue]] = {
     timers.REMINDER: ReminderDue, timers.AUTO_FEEDBACK: AutoFeedbackDue, timers.TRANSITION: DelayedTransitionDue,
     timers.FEEDBACK_CHECK_IN: CheckInDue, timers.FEEDBACK_FOLLOWUP: FollowUpDue,
     timers.INTAKE_INACTIVE: IntakeInactiveDue, timers.INTAKE_REMINDER: IntakeReminderDue, timers.STUDY_END: StudyEndDue,
+    timers.SELF_REPORT: SelfReportDue,
 }
 assert set(_TIMERS) == set(timers.TIMER_KINDS), "every timer kind has its event"
 

@@ -271,6 +271,12 @@ DECISIONS = FileDoc("decisions", "One row per decision point (a daily prompt tim
           "first_answer_at_utc.", "derived"),
     Entry("outcome", "string", "as deliveries.outcome" + _NO_PROMPT, "What became of the prompt, coded as in the "
           "deliveries file.", "derived as deliveries.outcome"),
+    Entry("self_report", "string", "yes, no; empty: not asked or not answered in time, or no [self_report]",
+          "The participant's own answer to the end-of-day question of this local day (did they do their habit, "
+          "with or without a prompt): asked every study day whatever was drawn, so it is an outcome for send and "
+          "no_send points alike.", "self_report.answer (same participant and local_date)"),
+    Entry("self_report_at_utc", "datetime", UTC_VALUES + "; empty without an answer",
+          "When the end-of-day answer was given (within the protocol's window).", "self_report.answered_at"),
     Entry("withdrawn_at_utc", "datetime", UTC_VALUES + "; empty unless withdrawn", "When the participant was "
           "withdrawn, repeated on each of their decision points so points after it can be told apart without a "
           "join.", "participants.withdrawn_at_utc"),

@@ -29,7 +29,7 @@ from promptpipe.research.pseudonyms import People
 from promptpipe.storage.models import ConsentEvent, Message, Participant, PromptDelivery, UTCDateTime, table_of
 from promptpipe.storage.receipts import delivery_status, receipt_columns
 from promptpipe.storage.study import ProtocolVersion, protocol_history
-from promptpipe.storage.study_tables import Decision
+from promptpipe.storage.study_tables import Decision, SelfReportRow
 
 __all__ = [
     "DECISION_COLUMNS", "STUDY_JSON", "STUDY_JSON_FORMAT", "TREATMENT", "Protocol", "decision_batch",
@@ -47,8 +47,8 @@ DECISION_COLUMNS = (
     "action_treatment", "probability", "draw", "seed_ref", "protocol_hash", "prompt_style", "model",
     "system_prompt_hash", "not_sent_reason",
     "delivery_id", "prompt_sent", "sent_at_utc", "delivered_at_utc", "read_at_utc", "vote", "vote_source",
-    "voted_at_utc", "replied_at_utc", "first_answer_at_utc", "latency_s", "outcome", "withdrawn_at_utc",
-    "erased_at_utc",
+    "voted_at_utc", "replied_at_utc", "first_answer_at_utc", "latency_s", "outcome", "self_report",
+    "self_report_at_utc", "withdrawn_at_utc", "erased_at_utc",
 )
 TREATMENT = {pair[0]: 1 for pair in DECISION_ACTIONS} | {pair[1]: 0 for pair in DECISION_ACTIONS}
 """1 for the first (treatment) action of each pair a study may randomise between, 0 for the other.
@@ -59,6 +59,7 @@ _DELIVERY = table_of(PromptDelivery)
 _MESSAGE = table_of(Message)
 _PARTICIPANT = table_of(Participant)
 _LEDGER = table_of(ConsentEvent)
+_REPORT = table_of(SelfReportRow)
 
 
 # ---------------------------------------------------------------- the protocol as run
@@ -219,9 +220,12 @@ def decision_batch(first: str, last: str, ceiling: int, cutoff: datetime) -> Cal
                pd.c.id.label("delivery_id"), pd.c.sent_at.label("queued_at"),
                prompt_sent_at.label("prompt_sent_at"), pd.c.vote, pd.c.vote_source, pd.c.voted_at, pd.c.replied_at,
                pd.c.reminder_at, *delivery_receipt_columns(pd, cutoff),
-               withdrawn_at(d.c.participant_id).label("withdrawn_at"), _PARTICIPANT.c.erased_at)
+               withdrawn_at(d.c.participant_id).label("withdrawn_at"), _PARTICIPANT.c.erased_at,
+               _REPORT.c.answer.label("self_report"), _REPORT.c.answered_at.label("self_report_at"))
         .select_from(d.outerjoin(pd, and_(pd.c.inbox_id == d.c.inbox_id, pd.c.participant_id == d.c.participant_id))
-                     .join(_PARTICIPANT, _PARTICIPANT.c.id == d.c.participant_id))
+                     .join(_PARTICIPANT, _PARTICIPANT.c.id == d.c.participant_id)
+                     .outerjoin(_REPORT, and_(_REPORT.c.participant_id == d.c.participant_id,
+                                              _REPORT.c.local_date == d.c.local_date)))
         .where(d.c.participant_id >= first, d.c.participant_id <= last, d.c.id <= ceiling)
         .order_by(d.c.participant_id, d.c.decided_at, d.c.id)
     )
@@ -265,6 +269,7 @@ def decision_row(row: Any, people: People) -> dict[str, Any]:
         "protocol_hash": row.protocol_hash, "prompt_style": row.prompt_style, "model": row.model,
         "system_prompt_hash": row.system_prompt_hash, "not_sent_reason": row.not_sent_reason,
         **(_outcome_columns(row) if row.delivery_id is not None else _NO_PROMPT),
+        "self_report": row.self_report, "self_report_at_utc": _iso(row.self_report_at),
         "withdrawn_at_utc": _iso(row.withdrawn_at), "erased_at_utc": _iso(row.erased_at),
     }
 

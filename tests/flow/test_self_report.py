@@ -1,0 +1,115 @@
+"""The optional end-of-day self-report: every study day at the protocol's time one poll asks
+whether the participant did their habit, whatever the day's decision drew, so send and no_send
+points both have an outcome; an answer counts within the window, and the export puts it on the
+day's decision points."""
+
+from __future__ import annotations
+
+import csv
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from promptpipe.domain.decision_rule import Draw
+from promptpipe.domain.study import SELF_REPORT_OPTIONS, SELF_REPORT_QUESTION, DecisionRule
+from promptpipe.domain.study_file import StudyFileError, parse_study
+from promptpipe.domain.study_summary import describe, study_as_dict
+from promptpipe.flow import decisions as decisions_module
+from promptpipe.research import admin
+from promptpipe.research.export import export_study
+from tests.conftest import AppFactory
+from tests.fakes.openai_server import FakeOpenAIServer
+from tests.feedback_helpers import ANA, DAY, MONDAY_PROMPT, polls, vote
+from tests.flow.test_decisions import decisions, study
+from tests.schedule_helpers import NUDGE, at
+from tests.study_helpers import in_study
+
+YES, NO = SELF_REPORT_OPTIONS
+WITH_REPORT = study('[decision]\nactions = ["send", "no_send"]\np = 0.5\n'
+                    '[self_report]\ntime = "20:00"\nwindow = "3h"\n')
+EVENING = timedelta(hours=12, minutes=10)
+"""From the 07:50 prompt to 20:00 the same day in Toronto."""
+
+
+def alternating(rule: DecisionRule | None, seed: bytes, key: str) -> Draw:
+    """send on even dates, no_send on odd ones (the draw itself is tested elsewhere)."""
+    treated = int(key[-2:]) % 2 == 0
+    return Draw("send" if treated else "no_send", 0.5, 0.25 if treated else 0.75, key)
+
+
+async def test_every_study_day_asks_once_whatever_was_drawn_and_the_export_has_the_answers(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(decisions_module, "draw_action", alternating)
+    app, transport, _ = await in_study(make_app, fake_openai, WITH_REPORT, DAILY_PROMPT_REMINDER_DELAY="0")
+    fake_openai.always(NUDGE, match="scheduled daily nudge")
+    answers = {}
+    for day in range(1, 9):
+        await at(app, MONDAY_PROMPT + day * DAY)
+        await at(app, MONDAY_PROMPT + day * DAY + EVENING)
+        asked = polls(transport, SELF_REPORT_QUESTION)
+        assert len(asked) == day  # one question a day, the study days only (Monday was intake day)
+        if day % 3:  # answered on two days out of three
+            answers[day] = YES if day % 2 else NO
+            await vote(app, transport, asked[-1], answers[day])
+    rows = [row for row in await decisions(app) if row.study_day and row.study_day >= 1]
+    assert {row.action for row in rows} == {"send", "no_send"}
+
+    await export_study(app.db, tmp_path / "out")
+    with (tmp_path / "out" / "decisions.csv").open(encoding="utf-8") as stream:
+        exported = [row for row in csv.DictReader(stream) if row["study_day"] not in ("", "0")]
+    expected = {day: {YES: "yes", NO: "no"}[answer] for day, answer in answers.items()}
+    assert {int(row["study_day"]): row["self_report"] for row in exported if row["self_report"]} == expected
+    by_action = {row["action"] for row in exported if row["self_report"]}
+    assert by_action == {"send", "no_send"}  # an outcome whatever was drawn
+    assert all(row["self_report_at_utc"] for row in exported if row["self_report"])
+
+
+async def test_an_answer_after_the_window_is_thanked_but_not_counted(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer, tmp_path: Path,
+) -> None:
+    app, transport, _ = await in_study(make_app, fake_openai, WITH_REPORT, DAILY_PROMPT_REMINDER_DELAY="0")
+    fake_openai.always(NUDGE, match="scheduled daily nudge")
+    await at(app, MONDAY_PROMPT + DAY)
+    await at(app, MONDAY_PROMPT + DAY + EVENING)
+    [asked] = polls(transport, SELF_REPORT_QUESTION)
+    await at(app, MONDAY_PROMPT + DAY + EVENING + timedelta(hours=3, minutes=1))
+    await vote(app, transport, asked, YES)
+    assert "isn't counted" in transport.texts_to(ANA)[-1]
+    await export_study(app.db, tmp_path / "out")
+    with (tmp_path / "out" / "decisions.csv").open(encoding="utf-8") as stream:
+        assert not any(row["self_report"] for row in csv.DictReader(stream))
+
+
+async def test_a_paused_participant_is_not_asked(make_app: AppFactory, fake_openai: FakeOpenAIServer) -> None:
+    app, transport, _ = await in_study(make_app, fake_openai, WITH_REPORT, DAILY_PROMPT_REMINDER_DELAY="0")
+    fake_openai.always(NUDGE, match="scheduled daily nudge")
+    await at(app, MONDAY_PROMPT + DAY)
+    await admin.set_status(app.db, app.clock, phone=ANA, action="pause", by="Dr. Lee")
+    await at(app, MONDAY_PROMPT + DAY + EVENING)
+    await at(app, MONDAY_PROMPT + 2 * DAY + EVENING)
+    assert polls(transport, SELF_REPORT_QUESTION) == []
+
+
+def test_the_protocol_reads_and_describes_the_self_report() -> None:
+    parsed = parse_study(WITH_REPORT.encode())
+    assert parsed.self_report is not None and parsed.self_report.window == timedelta(hours=3)
+    assert "Self-report: every study day at 20:00 their time, answers count for 3h" in describe(parsed)
+    assert study_as_dict(parsed)["self_report"] == {"time": "20:00", "window": 10800, "question": SELF_REPORT_QUESTION}
+    assert parse_study(study("").encode()).self_report is None
+
+
+@pytest.mark.parametrize(("body", "words"), [
+    ('[self_report]\nwindow = "3h"\n', ["self_report.time is missing"]),
+    ('[self_report]\ntime = "8pm"\n', ['self_report.time = "8pm"', "HH:MM"]),
+    ('[self_report]\ntime = "23:00"\n[quiet_hours]\nstart = "22:00"\nend = "07:00"\n',
+     ["self_report.time = 23:00", "inside the quiet hours"]),
+    ('[self_report]\ntime = "20:00"\nwindow = "5m"\n', ["self_report.window must be from 15m to 12h"]),
+    ('[self_report]\ntime = "20:00"\nask = "x"\n', ["self_report.ask", "not a key"]),
+])
+def test_a_wrong_self_report_table_names_the_key_and_the_fix(body: str, words: list[str]) -> None:
+    with pytest.raises(StudyFileError) as error:
+        parse_study(study(body).encode())
+    text = " ".join(error.value.problems)
+    assert all(word in text for word in words), text
