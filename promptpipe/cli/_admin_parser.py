@@ -52,7 +52,10 @@ def admin_parser() -> argparse.ArgumentParser:
         status.add_argument("--by", help="who did it, for the consent record (default: your user name)")
     prompt_now = sub.add_parser("prompt-now", help="send the participant's daily prompt now (for piloting)")
     prompt_now.add_argument("--phone", required=True)
-    prompt_now.add_argument("--anyway", action="store_true", help="send it even inside the study's quiet hours")
+    when = prompt_now.add_mutually_exclusive_group()
+    when.add_argument("--anyway", action="store_true", help="send it even inside the study's quiet hours")
+    when.add_argument("--after-quiet-hours", action="store_true",
+                      help="inside the study's quiet hours, send it when they end on the participant's clock")
     update = sub.add_parser("update", help="change a participant's time zone, name or background notes")
     update.add_argument("--phone", required=True)
     update.add_argument("--timezone", help="IANA zone, e.g. Europe/Berlin")

@@ -30,8 +30,11 @@ STUDY_END = "study_end"
 SELF_REPORT = "self_report"
 """The study's end-of-day self-report question (``[self_report]``), armed by each day's decision."""
 
+PROMPT_NOW = "prompt_now"
+"""A prompt the team asked for inside quiet hours, held until they end (prompt-now --after-quiet-hours)."""
+
 TIMER_KINDS = (REMINDER, AUTO_FEEDBACK, TRANSITION, FEEDBACK_CHECK_IN, FEEDBACK_FOLLOWUP, INTAKE_INACTIVE,
-               INTAKE_REMINDER, STUDY_END, SELF_REPORT)
+               INTAKE_REMINDER, STUDY_END, SELF_REPORT, PROMPT_NOW)
 CANCELLED_BY_REPLY = (REMINDER, AUTO_FEEDBACK, FEEDBACK_CHECK_IN, FEEDBACK_FOLLOWUP, INTAKE_REMINDER)
 """Anything the participant sends makes these moot: they exist to break a silence. (The intake
 inactivity timer stays: armed once, it checks the time of the last turn when it fires, so a

@@ -20,6 +20,8 @@ from datetime import datetime
 from sqlalchemy.orm import Session
 
 from promptpipe.domain.conversation import TimerChange, TurnState
+from promptpipe.domain.localtime import zone_or_utc
+from promptpipe.domain.quiet_hours import quiet_period_end
 from promptpipe.domain.states import ACTIVE, PAUSED
 from promptpipe.errors import LLMError, LLMRejected
 from promptpipe.flow import commands, lifecycle, typed_answers, votes
@@ -38,6 +40,7 @@ from promptpipe.pipeline.events import (
     DailyPromptDue,
     MessageReceived,
     PollVoteReceived,
+    PromptNowDue,
     ReactionReceived,
     ResearcherMessageQueued,
     StudyEndDue,
@@ -134,6 +137,10 @@ class ConversationFlow:
                                              reminder_key=commands.restart_reminder_key(state, now))
         if isinstance(event, DailyPromptDue):
             return await daily_prompt_outcome(self.deps, context, batch[0], event)
+        if isinstance(event, PromptNowDue):  # held for quiet hours; held again if they are still on
+            end = quiet_period_end(self.deps.config.study.quiet_hours, now, zone_or_utc(state.timezone))
+            held = DailyPromptDue(manual=True, not_before=end.isoformat() if end else None)
+            return await daily_prompt_outcome(self.deps, context, batch[0], held)
         if isinstance(event, TimerEvent):
             return await timer_outcome(self.deps, context, batch[0], event)
         return await conversation_outcome(self.deps, context, batch, model_inputs(context, batch))

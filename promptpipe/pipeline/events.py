@@ -20,7 +20,8 @@ from promptpipe.storage.models import PENDING
 __all__ = [
     "AlarmSyncRequested", "AutoFeedbackDue", "CheckInDue", "DailyPromptDue", "DelayedTransitionDue", "Enrolled",
     "FollowUpDue", "InboxEvent", "IntakeInactiveDue", "IntakeReminderDue", "MessageReceived", "PollVoteReceived",
-    "ReactionReceived", "ReminderDue", "ResearcherMessageQueued", "SelfReportDue", "StudyEndDue", "TimerEvent",
+    "PromptNowDue", "ReactionReceived", "ReminderDue", "ResearcherMessageQueued", "SelfReportDue", "StudyEndDue",
+    "TimerEvent",
     "as_input",
     "parse_event", "timer_event",
 ]
@@ -173,6 +174,8 @@ class DailyPromptDue(_Payload):
     local_date: str | None = None
     due_at: str | None = None
     manual: bool = False
+    not_before: str | None = None
+    """A prompt asked for by hand inside quiet hours, to go when they end (ISO 8601, UTC)."""
 
 
 @dataclass(frozen=True)
@@ -233,6 +236,13 @@ class StudyEndDue(_TimerDue):
 
 
 @dataclass(frozen=True)
+class PromptNowDue(_TimerDue):
+    """A prompt the team asked for inside quiet hours, due now that they ended."""
+
+    kind: Literal["prompt_now"] = "prompt_now"
+
+
+@dataclass(frozen=True)
 class SelfReportDue(_TimerDue):
     kind: Literal["self_report"] = "self_report"
     local_date: str = ""
@@ -240,7 +250,7 @@ class SelfReportDue(_TimerDue):
 
 
 TimerEvent = (ReminderDue | AutoFeedbackDue | DelayedTransitionDue | CheckInDue | FollowUpDue | IntakeInactiveDue
-              | IntakeReminderDue | StudyEndDue | SelfReportDue)
+              | IntakeReminderDue | StudyEndDue | SelfReportDue | PromptNowDue)
 InboxEvent = (MessageReceived | PollVoteReceived | ReactionReceived | Enrolled | AlarmSyncRequested
               | ResearcherMessageQueued | DailyPromptDue | TimerEvent)
 
@@ -252,7 +262,7 @@ _TIMERS: dict[str, type[_TimerDue]] = {
     timers.REMINDER: ReminderDue, timers.AUTO_FEEDBACK: AutoFeedbackDue, timers.TRANSITION: DelayedTransitionDue,
     timers.FEEDBACK_CHECK_IN: CheckInDue, timers.FEEDBACK_FOLLOWUP: FollowUpDue,
     timers.INTAKE_INACTIVE: IntakeInactiveDue, timers.INTAKE_REMINDER: IntakeReminderDue, timers.STUDY_END: StudyEndDue,
-    timers.SELF_REPORT: SelfReportDue,
+    timers.SELF_REPORT: SelfReportDue, timers.PROMPT_NOW: PromptNowDue,
 }
 assert set(_TIMERS) == set(timers.TIMER_KINDS), "every timer kind has its event"
 

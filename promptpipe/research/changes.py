@@ -13,6 +13,8 @@ from sqlalchemy.orm import Session
 from promptpipe.clock import Clock
 from promptpipe.domain import keys
 from promptpipe.domain.limits import BACKGROUND_CHARS, NAME_CHARS, REASON_CHARS
+from promptpipe.domain.localtime import zone_or_utc
+from promptpipe.domain.quiet_hours import quiet_period_end
 from promptpipe.domain.states import ACTIVE, WITHDRAWN
 from promptpipe.domain.study import OPEN_STUDY, QuietHours, Study
 from promptpipe.domain.text import has_undecodable
@@ -163,18 +165,21 @@ async def set_timezone(db: Database, clock: Clock, *, phone: str, timezone: str)
 
 
 async def send_prompt_now(db: Database, clock: Clock, *, phone: str, quiet: QuietHours | None = None,
-                          anyway: bool = False) -> int:
+                          anyway: bool = False, after_quiet_hours: bool = False) -> int:
     """Queue a daily-prompt event for now, as the participant's daily alarm would; refused inside
-    the study's ``quiet`` hours on their clock unless ``anyway``."""
+    the study's ``quiet`` hours on their clock unless ``anyway`` (now) or ``after_quiet_hours``
+    (the service holds it until they end)."""
     participant, _ = await get_participant(db, phone)
     if participant.status != ACTIVE:
         raise Forbidden(f"{participant.phone} is {participant.status}; scheduled messages are not sent to them")
     now = clock.now()
     refuse_in_quiet_hours(quiet, who=participant.phone, timezone=participant.timezone, now=now,
-                          what="the prompt", anyway=anyway)
+                          what="the prompt", anyway=anyway or after_quiet_hours, can_wait=True)
+    end = None if anyway else quiet_period_end(quiet, now, zone_or_utc(participant.timezone))
+    event = DailyPromptDue(manual=True, not_before=end.isoformat() if end else None)
     key = keys.manual_prompt(participant.id, secrets.token_hex(4))
     inbox_id = await db.run(lambda session: add_input(
-        db, session, as_input(DailyPromptDue(manual=True), key=key, participant_id=participant.id), now))
+        db, session, as_input(event, key=key, participant_id=participant.id), now))
     assert inbox_id is not None
     return inbox_id
 

@@ -251,12 +251,15 @@ async def send_message(request: Request, participant_id: ParticipantId, body: Me
              status_code=status.HTTP_202_ACCEPTED, tags=["participants"])
 async def prompt_now(request: Request, participant_id: ParticipantId, caller: Researcher,
                      anyway: Annotated[bool, Query(description="even inside the study's quiet hours")] = False,
+                     after_quiet_hours: Annotated[bool, Query(
+                         description="inside the study's quiet hours, send it when they end")] = False,
                      ) -> dict[str, Any]:
     """Send today's habit prompt and its poll now (as the daily alarm would); refused (409) inside
-    the study's quiet hours on the participant's clock unless ``anyway``."""
+    the study's quiet hours on the participant's clock unless ``anyway`` or ``after_quiet_hours``."""
     ctx = context(request)
     inbox_id = await admin.send_prompt_now(ctx.db, ctx.clock, phone=participant_id,
-                                           quiet=ctx.settings.study.quiet_hours, anyway=anyway)
+                                           quiet=ctx.settings.study.quiet_hours, anyway=anyway,
+                                           after_quiet_hours=after_quiet_hours)
     await audit(ctx.db, ctx.clock, caller, "prompt_now", participant_id=participant_id, detail={"inbox_id": inbox_id})
     return {"participant_id": participant_id, "inbox_id": inbox_id,
             "message": "daily prompt queued; the running service writes and sends it"}

@@ -12,9 +12,10 @@ from promptpipe.research import admin
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
+from tests.feedback_helpers import ANA as ANA_IN_STUDY
 from tests.flow.test_lifecycle import NIGHTS_OFF
-from tests.schedule_helpers import at, utc
-from tests.study_helpers import with_study
+from tests.schedule_helpers import NUDGE, at, utc
+from tests.study_helpers import in_study, with_study
 
 ANA, BO = "+14165550111", "+14165550112"
 NIGHT = utc(2026, 1, 6, 4, 30)  # 23:30 in Toronto, 13:30 in Tokyo
@@ -105,3 +106,37 @@ async def test_a_broadcast_reaches_each_participant_outside_their_own_quiet_hour
     await at(app, MORNING)
     assert transport.texts_to(ANA).count("Thank you for taking part") == 1
     assert transport.texts_to(BO).count("Thank you for taking part") == 1
+
+
+async def test_a_prompt_asked_for_at_night_can_go_when_quiet_hours_end(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer,
+) -> None:
+    app, transport, _ = await in_study(make_app, fake_openai, NIGHTS_OFF)  # Ana, Toronto, prompts at 07:50
+    fake_openai.always(NUDGE, match="scheduled daily nudge")
+    sent_before = transport.texts_to(ANA_IN_STUDY).count(NUDGE)
+    await at(app, NIGHT)
+    quiet = app.settings.study.quiet_hours
+    with pytest.raises(Forbidden, match="--after-quiet-hours"):
+        await admin.send_prompt_now(app.db, app.clock, phone=ANA_IN_STUDY, quiet=quiet)
+    await admin.send_prompt_now(app.db, app.clock, phone=ANA_IN_STUDY, quiet=quiet, after_quiet_hours=True)
+    await app.run_until_idle()
+    await at(app, utc(2026, 1, 6, 11, 59))
+    assert transport.texts_to(ANA_IN_STUDY).count(NUDGE) == sent_before  # nothing at night
+    await at(app, MORNING)
+    assert transport.texts_to(ANA_IN_STUDY).count(NUDGE) == sent_before + 1
+    assert transport.texts_to(ANA_IN_STUDY)[-1] == "Did you do it?"
+
+
+async def test_a_pause_cancels_a_prompt_held_for_the_morning(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer,
+) -> None:
+    app, transport, _ = await in_study(make_app, fake_openai, NIGHTS_OFF)
+    fake_openai.always(NUDGE, match="scheduled daily nudge")
+    sent_before = transport.texts_to(ANA_IN_STUDY).count(NUDGE)
+    await at(app, NIGHT)
+    await admin.send_prompt_now(app.db, app.clock, phone=ANA_IN_STUDY, quiet=app.settings.study.quiet_hours,
+                                after_quiet_hours=True)
+    await app.run_until_idle()
+    await admin.set_status(app.db, app.clock, phone=ANA_IN_STUDY, action="pause", by="Dr. Lee")
+    await at(app, utc(2026, 1, 6, 12, 30))  # after 07:00, before the 07:50 daily alarm
+    assert transport.texts_to(ANA_IN_STUDY).count(NUDGE) == sent_before
