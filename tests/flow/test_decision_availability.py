@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy import select
 
+from promptpipe.app import App
 from promptpipe.domain.decision_rule import draw_action
 from promptpipe.research import admin, erasure
 from promptpipe.research.export import export_study
@@ -28,15 +29,20 @@ MORNINGS_ONLY = study('[quiet_hours]\nstart = "09:00"\nend = "06:00"\n')
 """Quiet from 09:00 to 06:00 in Toronto: Ana's 07:50 prompt is fine, 09:05 is not."""
 
 
+async def model_down_from_tuesdays_prompt(app: App, fake: FakeOpenAIServer, minutes: int) -> None:
+    """The model answers nothing from Tuesday's prompt time for ``minutes``, then works again."""
+    fake.fail(503, match="scheduled daily nudge", repeat=True)
+    await step_through(app, MONDAY_PROMPT + DAY + timedelta(minutes=minutes), step=timedelta(minutes=5))
+    fake.reset()
+    fake.always(NUDGE, match="scheduled daily nudge")
+
+
 async def test_a_model_outage_past_the_start_of_quiet_hours_is_coded_as_an_outage_not_unavailability(
     make_app: AppFactory, fake_openai: FakeOpenAIServer,
 ) -> None:
     app, transport, _ = await in_study(make_app, fake_openai, MORNINGS_ONLY)
-    fake_openai.fail(503, match="scheduled daily nudge", repeat=True)
     tuesday = MONDAY_PROMPT + DAY
-    await step_through(app, tuesday + timedelta(minutes=75), step=timedelta(minutes=5))  # into quiet hours
-    fake_openai.reset()
-    fake_openai.always(NUDGE, match="scheduled daily nudge")
+    await model_down_from_tuesdays_prompt(app, fake_openai, 75)  # into quiet hours
     await step_through(app, tuesday + timedelta(hours=3), step=timedelta(minutes=15))
     row = (await decisions(app))[-1]
     assert (row.local_date, row.available, row.unavailable_reason, row.action) == ("2026-01-06", True, None, "send")
@@ -52,12 +58,8 @@ async def test_a_prompt_the_model_writes_late_but_before_quiet_hours_goes_out_as
     make_app: AppFactory, fake_openai: FakeOpenAIServer,
 ) -> None:
     app, transport, _ = await in_study(make_app, fake_openai, MORNINGS_ONLY)
-    fake_openai.fail(503, match="scheduled daily nudge", repeat=True)
-    tuesday = MONDAY_PROMPT + DAY
-    await step_through(app, tuesday + timedelta(minutes=30), step=timedelta(minutes=5))
-    fake_openai.reset()
-    fake_openai.always(NUDGE, match="scheduled daily nudge")
-    await step_through(app, tuesday + timedelta(minutes=60), step=timedelta(minutes=5))
+    await model_down_from_tuesdays_prompt(app, fake_openai, 30)
+    await step_through(app, MONDAY_PROMPT + DAY + timedelta(minutes=60), step=timedelta(minutes=5))
     row = (await decisions(app))[-1]
     assert (row.available, row.action, row.not_sent_reason) == (True, "send", None)
     assert row.prompt_message_id is not None and transport.texts_to(ANA).count(NUDGE) == 1
