@@ -69,7 +69,8 @@ async def _confirm_page(request: Request, found: Visitor, participant_id: str, a
     return render(request, "confirm.html", found, section="participants", action=action, step=_action(action),
                   participant={"id": row["id"], "name": row["name"] or "—", "phone": row["phone"] or "erased",
                                "status": row["status"], "url": participant_url(row["id"])},
-                  text=text, reason=reason, error=error, max_chars=RESEARCHER_MESSAGE_CHARS, status_code=status_code)
+                  text=text, reason=reason, error=error, max_chars=RESEARCHER_MESSAGE_CHARS, status_code=status_code,
+                  quiet_hours=quiet.describe() if (quiet := found.ctx.settings.study.quiet_hours) else "")
 
 
 @router.get("/participants/{participant_id}/confirm/{action}", response_class=HTMLResponse)
@@ -110,7 +111,8 @@ async def _pause_or_resume(found: Visitor, participant_id: str, action: str, rea
     return "paused" if action == "pause" else "resumed"
 
 
-async def _perform(found: Visitor, participant_id: str, action: str, text: str, reason: str) -> str:
+async def _perform(found: Visitor, participant_id: str, action: str, text: str, reason: str,
+                   after_quiet_hours: bool) -> str:
     ctx = found.ctx
     if action in ("pause", "resume"):
         return await _pause_or_resume(found, participant_id, action, reason)
@@ -118,12 +120,13 @@ async def _perform(found: Visitor, participant_id: str, action: str, text: str, 
         if not text:
             raise AdminError("The message is empty: write what to send.")
         queued = await messaging.send_message(ctx.db, ctx.clock, who=participant_id, text=text, by=found.caller.name,
-                                              quiet=ctx.settings.study.quiet_hours)
+                                              quiet=ctx.settings.study.quiet_hours,
+                                              after_quiet_hours=after_quiet_hours)
         await audit(ctx.db, ctx.clock, found.caller, "send", participant_id=participant_id,
                     detail={"inbox_id": queued["inbox_id"], "chars": len(text)}, via="dashboard")
         return "sent"
     inbox_id = await admin.send_prompt_now(ctx.db, ctx.clock, phone=participant_id,
-                                           quiet=ctx.settings.study.quiet_hours)
+                                           quiet=ctx.settings.study.quiet_hours, after_quiet_hours=after_quiet_hours)
     await audit(ctx.db, ctx.clock, found.caller, "prompt_now", participant_id=participant_id,
                 detail={"inbox_id": inbox_id}, via="dashboard")
     return "prompted"
@@ -131,12 +134,13 @@ async def _perform(found: Visitor, participant_id: str, action: str, text: str, 
 
 @router.post("/participants/{participant_id}/actions/{action}", response_class=HTMLResponse)
 async def perform(request: Request, participant_id: str, action: str, found: Annotated[Visitor, Depends(researcher)],
-                  text: Annotated[str, Form()] = "", reason: Annotated[str, Form()] = "") -> Response:
+                  text: Annotated[str, Form()] = "", reason: Annotated[str, Form()] = "",
+                  after_quiet_hours: Annotated[str, Form()] = "") -> Response:
     _action(action)
     checked_id(participant_id)
     text, reason = _plain(text), reason.strip()
     try:
-        done = await _perform(found, participant_id, action, text, reason)
+        done = await _perform(found, participant_id, action, text, reason, after_quiet_hours == "1")
     except AdminError as exc:
         return await _confirm_page(request, found, participant_id, action, text=text, reason=reason,
                                    error=str(exc), status_code=status_for(exc)[0])
