@@ -46,8 +46,10 @@ STOP_GRACE_S = 5.0
 PRESENCE_TIMEOUT_S = 10.0
 PRESENCE_RETRY_S = (15.0, 30.0, 60.0, 120.0, 240.0)
 """Waits before presence is tried again (right after linking, the account's name is not there yet)."""
-GO_CONNECTS_PER_PROCESS = 10
-"""Go sessions one process opens before it starts afresh (each leaves a handle open in 0.5.2)."""
+GO_CONNECTS_PER_PROCESS = 1
+"""Go sessions one process opens before it starts afresh: never two clients on one session store
+in one process (whatsmeow reconnects a live session by itself; each connect of neonize 0.5.2 also
+leaves a handle open)."""
 FAILED_SESSION_LINE = ("The WhatsApp library's session failed; starting afresh so that no second client "
                        "ever runs on the same session.")
 

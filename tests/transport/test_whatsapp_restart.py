@@ -54,7 +54,8 @@ async def test_a_failure_after_being_connected_says_so(harness) -> None:
 
 
 async def test_after_so_many_go_connects_the_process_starts_afresh(harness) -> None:
-    """Sessions WhatsApp refuses end quietly and are retried in the process, up to a bound."""
+    """With a bound above one (the default is one: every new Go session gets a fresh process),
+    sessions WhatsApp refuses end quietly and are retried in the process up to it."""
     h = harness(go_connects_per_process=3)
     await h.transport.start(h.on_message)
     for attempt in range(1, 4):
