@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 from promptpipe.transport._neonize_mapping import redact_numbers
 from promptpipe.transport._whatsapp_support import (
@@ -21,9 +21,8 @@ from promptpipe.transport.connection_state import ExitRequest
 __all__ = ["RefusalHandlers"]
 
 
-class RefusalHandlers:
-    """The session's handlers for WhatsApp's refusals (a mixin of :class:`WhatsAppSession`, which
-    provides what is declared here)."""
+class _Session(Protocol):
+    """What the handlers use of :class:`WhatsAppSession`, the class they are mixed into."""
 
     _log: Any
     _now: Callable[[], datetime]
@@ -32,16 +31,24 @@ class RefusalHandlers:
     _gave_up: str | None
 
     def _set_state(self, name: str, *, detail: str = "", until: datetime | None = None,
-                   keep_since: bool = False) -> None:
-        raise NotImplementedError
+                   keep_since: bool = False) -> None: ...
 
-    def _request_exit(self, request: ExitRequest) -> None:
-        raise NotImplementedError
+    def _request_exit(self, request: ExitRequest) -> None: ...
 
-    async def _end_session(self) -> None:
-        raise NotImplementedError
+    async def _end_session(self) -> None: ...
 
-    async def _on_logged_out(self, ev: Any) -> None:
+    async def _give_up(self, state: str, **details: Any) -> None: ...
+
+
+class RefusalHandlers:
+    """The session's handlers for WhatsApp's refusals, mixed into :class:`WhatsAppSession` (each
+    handler's ``self`` is typed as the part of the session it uses)."""
+
+    _ban_until: datetime | None
+    _failure: str
+    _gave_up: str | None
+
+    async def _on_logged_out(self: _Session, ev: Any) -> None:
         self._set_state("logged_out")
         await self._give_up(
             "logged_out", reason=int(getattr(ev, "Reason", 0)),
@@ -49,7 +56,7 @@ class RefusalHandlers:
             "session database, start again and link the phone anew.",
         )
 
-    async def _on_stream_replaced(self, _ev: Any) -> None:
+    async def _on_stream_replaced(self: _Session, _ev: Any) -> None:
         self._set_state("replaced")
         await self._give_up(
             "stream_replaced",
@@ -57,7 +64,7 @@ class RefusalHandlers:
             "then restart this one; never run two processes on one session database.",
         )
 
-    async def _on_temporary_ban(self, ev: Any) -> None:
+    async def _on_temporary_ban(self: _Session, ev: Any) -> None:
         """Wait the ban out, then connect again; nothing is sent meanwhile (sends wait in the outbox)."""
         until = ban_lifted_at(int(getattr(ev, "Expire", 0)), self._now())
         reason = BAN_REASONS.get(int(getattr(ev, "Code", 0)), f"code {int(getattr(ev, 'Code', 0))}")
@@ -67,12 +74,12 @@ class RefusalHandlers:
                         action="PromptPipe waits until the ban ends and then reconnects; messages wait in the outbox.")
         await self._end_session()
 
-    async def _on_client_outdated(self, _ev: Any) -> None:
+    async def _on_client_outdated(self: _Session, _ev: Any) -> None:
         self._set_state("outdated")
         self._request_exit(ExitRequest(OUTDATED_MESSAGE))
         await self._give_up("client_outdated", action=OUTDATED_MESSAGE)
 
-    async def _on_connect_failure(self, ev: Any) -> None:
+    async def _on_connect_failure(self: _Session, ev: Any) -> None:
         """A refusal whatsmeow does not retry by itself (503 it does; logout, ban and outdated have
         their own events): log why, close the session and let the back-off connect again."""
         reason = FAILURE_REASONS.get(int(getattr(ev, "Reason", 0)), f"reason {int(getattr(ev, 'Reason', 0))}")
@@ -87,7 +94,7 @@ class RefusalHandlers:
         self._log.warning("whatsapp_connect_refused", reason=reason, message=message)
         await self._end_session()
 
-    async def _give_up(self, state: str, **details: Any) -> None:
+    async def _give_up(self: _Session, state: str, **details: Any) -> None:
         """Logged out / replaced: reconnecting cannot help, so stop and tell the operator what to do."""
         self._gave_up = state
         self._log.error(f"whatsapp_{state}", **details)
