@@ -264,11 +264,12 @@ async def _erase(args: argparse.Namespace, env: Env) -> int:
 async def _export(args: argparse.Namespace, env: Env) -> None:
     from promptpipe.app import load_prompts
     from promptpipe.research.export import export_study
-    from promptpipe.research.export_allocation import ALLOCATION_LIST, write_allocation_list
+    from promptpipe.research.export_allocation import write_allocation_list
 
-    unblinded = Path(args.out) / f"{ALLOCATION_LIST}.{args.format}"
-    if args.unblind and unblinded.exists() and not args.force:
-        raise AdminError(f"{unblinded} exists: give --force to overwrite it")
+    unblinded = None
+    if args.unblind:  # first: it refuses a file of an earlier export before anything is written
+        unblinded = await write_allocation_list(env.db, env.settings.study, Path(args.out), args.format,
+                                                force=args.force)
     result = await export_study(env.db, args.out, fmt=args.format, force=args.force,
                                 include_identifiers=args.include_identifiers, now=env.clock.now(),
                                 receipt_window=env.settings.delivery_receipt_window,
@@ -281,9 +282,8 @@ async def _export(args: argparse.Namespace, env: Env) -> None:
     if result.key_file is not None:
         print(f"{result.key_file.name}: {_rows(result.key_rows)} "
               "(the key to phone numbers and names: keep it apart from the data)")
-    if args.unblind:
-        path, count = await write_allocation_list(env.db, env.settings.study, Path(args.out), args.format,
-                                                  force=args.force)
+    if unblinded is not None:
+        path, count = unblinded
         print(f"{path.name}: {_rows(count)} (UNBLINDED: the allocation sequence; keep it from whoever enrolls)")
     print(f"written to {args.out}")
     for warning in result.warnings:

@@ -13,8 +13,6 @@ from sqlalchemy.orm import Session
 from promptpipe.clock import Clock
 from promptpipe.domain import keys
 from promptpipe.domain.limits import BACKGROUND_CHARS, NAME_CHARS, REASON_CHARS
-from promptpipe.domain.localtime import zone_or_utc
-from promptpipe.domain.quiet_hours import quiet_period_end
 from promptpipe.domain.states import ACTIVE, WITHDRAWN
 from promptpipe.domain.study import OPEN_STUDY, QuietHours, Study
 from promptpipe.domain.text import has_undecodable
@@ -30,7 +28,7 @@ from promptpipe.research._common import (
     validate_text,
     validate_timezone,
 )
-from promptpipe.research.quiet_check import refuse_in_quiet_hours
+from promptpipe.research.quiet_check import quiet_hours_wait
 from promptpipe.research.reports import participant_row
 from promptpipe.research.study_ops import check_protocol, validate_strata
 from promptpipe.storage.conversations import change_status_now, change_timezone_now
@@ -173,9 +171,8 @@ async def send_prompt_now(db: Database, clock: Clock, *, phone: str, quiet: Quie
     if participant.status != ACTIVE:
         raise Forbidden(f"{participant.phone} is {participant.status}; scheduled messages are not sent to them")
     now = clock.now()
-    refuse_in_quiet_hours(quiet, who=participant.phone, timezone=participant.timezone, now=now,
-                          what="the prompt", anyway=anyway or after_quiet_hours, can_wait=True)
-    end = None if anyway else quiet_period_end(quiet, now, zone_or_utc(participant.timezone))
+    end = quiet_hours_wait(quiet, who=participant.phone, timezone=participant.timezone, now=now,
+                           what="the prompt", anyway=anyway, after_quiet_hours=after_quiet_hours)
     event = DailyPromptDue(manual=True, not_before=end.isoformat() if end else None)
     key = keys.manual_prompt(participant.id, secrets.token_hex(4))
     inbox_id = await db.run(lambda session: add_input(

@@ -221,7 +221,7 @@ DECISIONS = FileDoc("decisions", "One row per decision point (a daily prompt tim
     Entry("action_treatment", "integer", "1, 0; empty when nothing was randomised",
           "1 when the action is the treatment (the first action of the protocol's pair: send or personalised), 0 "
           "for the other (no_send or fixed); empty when unavailable or without a decision rule.",
-          "derived from decision.action and decision.probability"),
+          "derived from decision.available, decision.action and decision.probability"),
     Entry("probability", "number", "0 to 1; empty without a decision rule", "The probability of the treatment "
           "action at this decision point (given at unavailable points too: what the rule would have used).",
           "decision.probability"),
@@ -230,8 +230,9 @@ DECISIONS = FileDoc("decisions", "One row per decision point (a daily prompt tim
           "and never acted on there, so availability (decided first, at the scheduled time) can be checked to be "
           "independent of the draw.", "decision.draw"),
     Entry("seed_ref", "string", "decision:prompt:<participant>:<schedule>:<local date>; empty when nothing was drawn",
-          "The key the draw was made with: HMAC-SHA256 of it under the study's secret seed (kept in the service's "
-          "database, never exported) reproduces the draw, so an auditor holding the seed can check every draw.",
+          "The key the draw was made with: HMAC-SHA256 of it under the study's secret seed (kept by the service, in "
+          "its database or PROMPTPIPE_STUDY_SEED_FILE; never exported) reproduces the draw, so an auditor "
+          "holding the seed can check every draw.",
           "decision.seed_ref"),
     Entry("protocol_hash", "string", "64 hexadecimal characters; empty without a study file",
           "SHA-256 of the study file in force at this decision point: the protocol_v<n> file of the same hash in "

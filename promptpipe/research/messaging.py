@@ -21,16 +21,14 @@ from promptpipe.clock import Clock
 from promptpipe.domain import keys
 from promptpipe.domain.consent import NOT_WRITABLE, why_not_writable
 from promptpipe.domain.limits import NAME_CHARS, RESEARCHER_MESSAGE_CHARS
-from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.participant_filter import ParticipantFilter
-from promptpipe.domain.quiet_hours import quiet_period_end
 from promptpipe.domain.study import QuietHours
 from promptpipe.errors import Conflict, Forbidden, NotFound
 from promptpipe.logging import get_logger
 from promptpipe.pipeline.events import ResearcherMessageQueued, as_input
 from promptpipe.research._common import get_participant, researcher_name, validate_text
 from promptpipe.research.listing import check_filter
-from promptpipe.research.quiet_check import refuse_in_quiet_hours
+from promptpipe.research.quiet_check import quiet_hours_wait
 from promptpipe.storage.db import Database
 from promptpipe.storage.inbox_rows import add_input, add_inputs
 from promptpipe.storage.participant_list import count_participants, matching_ids
@@ -52,8 +50,8 @@ async def send_message(db: Database, clock: Clock, *, who: str, text: str, by: s
     by = validate_text("--by", by or researcher_name(), NAME_CHARS)
     participant, _ = await get_participant(db, who)
     now = clock.now()
-    refuse_in_quiet_hours(quiet, who=participant.phone, timezone=participant.timezone, now=now,
-                          what="the message", anyway=anyway or after_quiet_hours, can_wait=True)
+    held = quiet_hours_wait(quiet, who=participant.phone, timezone=participant.timezone, now=now,
+                            what="the message", anyway=anyway, after_quiet_hours=after_quiet_hours)
     event = ResearcherMessageQueued(text=text, by=by, quiet_hours="send" if anyway else "hold")
     key = keys.researcher_message(participant.id, secrets.token_hex(6))
 
@@ -71,7 +69,6 @@ async def send_message(db: Database, clock: Clock, *, who: str, text: str, by: s
 
     inbox_id = await db.run(write)
     log.info("researcher_message_accepted", participant_id=participant.id, inbox_id=inbox_id, chars=len(text))
-    held = None if anyway else quiet_period_end(quiet, now, zone_or_utc(participant.timezone))
     return {"inbox_id": inbox_id, "participant_id": participant.id,
             "held_until": held.isoformat(timespec="seconds") if held else None}
 

@@ -1,6 +1,6 @@
 """The study's quiet hours for what the research team sends by hand (a team message, a prompt
 now): inside them it is refused, saying the participant's local time and when quiet hours end,
-unless the researcher sends it anyway."""
+unless the researcher has it wait for their end or sends it anyway."""
 
 from __future__ import annotations
 
@@ -11,22 +11,23 @@ from promptpipe.domain.quiet_hours import quiet_period_end
 from promptpipe.domain.study import QuietHours
 from promptpipe.errors import Forbidden
 
-__all__ = ["refuse_in_quiet_hours"]
+__all__ = ["quiet_hours_wait"]
 
 
-def refuse_in_quiet_hours(quiet: QuietHours | None, *, who: str, timezone: str, now: datetime, what: str,
-                          anyway: bool, can_wait: bool = False) -> None:
-    """Forbidden when ``now`` is inside the participant's quiet hours (and not ``anyway``);
-    ``can_wait``: the refusal offers to hold it until they end."""
+def quiet_hours_wait(quiet: QuietHours | None, *, who: str, timezone: str, now: datetime, what: str,
+                     anyway: bool, after_quiet_hours: bool) -> datetime | None:
+    """When quiet hours end if ``now`` is inside the participant's and it is to wait for that
+    (``after_quiet_hours``); None when it goes now (outside them, or ``anyway``); Forbidden
+    otherwise, saying what the researcher can do."""
     if anyway:
-        return
+        return None
     zone = zone_or_utc(timezone)
     end = quiet_period_end(quiet, now, zone)
-    if end is None:
-        return
+    if end is None or after_quiet_hours:
+        return end
     raise Forbidden(
         f"{who}: it is {now.astimezone(zone):%H:%M} for them ({zone.key}), inside the study's quiet hours; "
-        f"{what} was not sent. Send it after {end.astimezone(zone):%H:%M} their time"
-        + (", have it sent then (--after-quiet-hours; in the API \"after_quiet_hours\": true)," if can_wait else "")
-        + " or send it anyway (--anyway; in the API \"anyway\": true)."
+        f"{what} was not sent. Send it after {end.astimezone(zone):%H:%M} their time, have it sent then "
+        "(--after-quiet-hours; in the API \"after_quiet_hours\": true), or send it anyway (--anyway; in the API "
+        "\"anyway\": true)."
     )

@@ -65,7 +65,8 @@ class RefusalHandlers:
         )
 
     async def _on_temporary_ban(self: _Session, ev: Any) -> None:
-        """Wait the ban out, then connect again; nothing is sent meanwhile (sends wait in the outbox)."""
+        """Wait the ban out, then connect again (in a fresh process); nothing is sent meanwhile
+        (sends wait in the outbox)."""
         until = ban_lifted_at(int(getattr(ev, "Expire", 0)), self._now())
         reason = BAN_REASONS.get(int(getattr(ev, "Code", 0)), f"code {int(getattr(ev, 'Code', 0))}")
         self._ban_until = until
@@ -81,7 +82,8 @@ class RefusalHandlers:
 
     async def _on_connect_failure(self: _Session, ev: Any) -> None:
         """A refusal whatsmeow does not retry by itself (503 it does; logout, ban and outdated have
-        their own events): log why, close the session and let the back-off connect again."""
+        their own events): log why, close the session and let the back-off connect again (in a fresh
+        process)."""
         reason = FAILURE_REASONS.get(int(getattr(ev, "Reason", 0)), f"reason {int(getattr(ev, 'Reason', 0))}")
         message = redact_numbers(str(getattr(ev, "Message", "")))
         if reason in HANDLED_ELSEWHERE:

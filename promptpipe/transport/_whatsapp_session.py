@@ -50,8 +50,8 @@ GO_CONNECTS_PER_PROCESS = 1
 """Go sessions one process opens before it starts afresh: never two clients on one session store
 in one process (whatsmeow reconnects a live session by itself; each connect of neonize 0.5.2 also
 leaves a handle open)."""
-FAILED_SESSION_LINE = ("The WhatsApp library's session failed; starting afresh so that no second client "
-                       "ever runs on the same session.")
+SESSION_ENDED_LINE = ("The WhatsApp library's session ended; starting afresh so that no second client "
+                      "ever runs on the same session.")
 
 
 EventHandler = Callable[[Any], Awaitable[None]]
@@ -291,7 +291,7 @@ class WhatsAppSession(RefusalHandlers):
         self._gave_up = "restart"
         self._set_state("restarting", detail=why)
         self._log.warning("whatsapp_starting_afresh", reason=why, go_connects=self._go_connects)
-        self._request_exit(ExitRequest(FAILED_SESSION_LINE, restart=True, kind="reconnect",
+        self._request_exit(ExitRequest(SESSION_ENDED_LINE, restart=True, kind="reconnect",
                                        connected=self._ever_connected))
         return why
 

@@ -25,7 +25,7 @@ from promptpipe.storage.study_tables import StudySecret
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.research.test_admin_cli import run_admin
-from tests.research.test_study_protocol import PHONES, TWO_ARMS, run_main
+from tests.research.test_study_protocol import PHONES, TWO_ARMS, enroll_by_script, run_main
 from tests.study_helpers import study_file, with_study
 
 MIXED = TWO_ARMS.replace("block_size = 6", "block_sizes = [3, 6]")
@@ -52,10 +52,7 @@ async def test_the_allocation_command_hides_block_sizes_unless_unblinded(
     cli_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.setenv("PROMPTPIPE_STUDY_FILE", study_file(MIXED))
-    for n, phone in enumerate(PHONES[:4]):
-        code, _, err = await asyncio.to_thread(run_admin, capsys, "enroll", "--phone", phone, "--name", f"P{n}",
-                                               "--timezone", "America/Toronto", "--stratum", "site=toronto")
-        assert code == 0, err
+    await enroll_by_script(capsys, PHONES[:4])
     code, out, _ = await asyncio.to_thread(run_admin, capsys, "allocation", "--json")
     assert code == 0 and "block" not in out and sum(json.loads(out)["arms"].values()) == 4
     code, out, _ = await asyncio.to_thread(run_admin, capsys, "allocation")
@@ -143,10 +140,8 @@ async def test_the_allocation_list_is_exported_only_when_unblinded(
     cli_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.setenv("PROMPTPIPE_STUDY_FILE", study_file(MIXED))
-    for n, phone in enumerate(PHONES[:5]):
-        site = "toronto" if n < 4 else "montreal"
-        await asyncio.to_thread(run_admin, capsys, "enroll", "--phone", phone, "--name", f"P{n}",
-                                "--timezone", "America/Toronto", "--stratum", f"site={site}")
+    await enroll_by_script(capsys, PHONES[:4])
+    await enroll_by_script(capsys, PHONES[4:5], site="montreal")
     code, out, err = await asyncio.to_thread(run_admin, capsys, "export", "--out", "plain")
     assert code == 0, err
     assert not (cli_env / "plain" / "allocation_list.csv").exists() and "allocation_list" not in out

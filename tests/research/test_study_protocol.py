@@ -41,6 +41,14 @@ site = ["toronto", "montreal"]
 PHONES = [f"+1416555{n:04d}" for n in range(100, 130)]
 
 
+async def enroll_by_script(capsys: pytest.CaptureFixture[str], phones: list[str], site: str = "toronto") -> None:
+    """Enroll each phone with the admin script, in ``site``; each gets an arm."""
+    for n, phone in enumerate(phones):
+        code, out, err = await asyncio.to_thread(run_admin, capsys, "enroll", "--phone", phone, "--name", f"P{n}",
+                                                 "--timezone", "America/Toronto", "--stratum", f"site={site}")
+        assert code == 0 and " in arm " in out, err
+
+
 def run_main(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     code = main(list(args))
     out, err = capsys.readouterr()
@@ -134,10 +142,7 @@ async def test_the_allocation_command_shows_counts_never_the_sequence(
     cli_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.setenv("PROMPTPIPE_STUDY_FILE", study_file(TWO_ARMS))
-    for n, phone in enumerate(PHONES[:3]):
-        code, out, err = await asyncio.to_thread(run_admin, capsys, "enroll", "--phone", phone, "--name", f"P{n}",
-                                                 "--timezone", "America/Toronto", "--stratum", "site=toronto")
-        assert code == 0 and " in arm " in out, err
+    await enroll_by_script(capsys, PHONES[:3])
     code, out, _ = await asyncio.to_thread(run_admin, capsys, "allocation", "--json")
     data = json.loads(out)
     assert sum(data["arms"].values()) == 3 and data["ratios"] == {"coach": 2, "fixed": 1}
