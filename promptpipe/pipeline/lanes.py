@@ -26,7 +26,7 @@ from promptpipe.errors import LLMUnavailable
 from promptpipe.logging import get_logger
 from promptpipe.storage.conversations import VersionConflict
 from promptpipe.storage.db import Database
-from promptpipe.storage.inbox_rows import InboxRow, participants_with_due_inbox, pending_inbox
+from promptpipe.storage.inbox_rows import InboxRow, participants_with_due_inbox, pending_inbox, pending_messages
 
 log = get_logger("promptpipe.pipeline.lanes")
 
@@ -130,6 +130,8 @@ class Lanes(Generic[C]):
             if participant_id not in self._tasks:
                 self.wake(participant_id)
                 started += 1
+        if self._deciding:  # a STOP another process stored wakes no lane: look for it here
+            await self._interrupt_if_urgent(*self._deciding)
         return started
 
     async def wait_idle(self) -> None:
@@ -183,22 +185,25 @@ class Lanes(Generic[C]):
             return None
         return batch, len(rows), self.runner.load(session, participant_id, batch), bool(urgent)
 
-    async def _interrupt_if_urgent(self, participant_id: str) -> None:
-        """A message arrived while the model works on this participant's turn: if it is urgent,
-        set the turn aside so the lane takes the urgent message at once."""
-        deciding = self._deciding.get(participant_id)
-        if deciding is None:
+    async def _interrupt_if_urgent(self, *participant_ids: str) -> None:
+        """Messages arrived while the model works on these participants' turns (here, or written
+        by another process): set aside each turn that an urgent one now waits behind, so the lane
+        takes the urgent message at once."""
+        deciding = {pid: self._deciding[pid] for pid in participant_ids if pid in self._deciding}
+        if not deciding:
             return
-        task, in_batch = deciding
 
-        def urgent_waiting(session: Session) -> bool:
-            rows = [row for row in pending_inbox(session, participant_id)
-                    if row.kind in FOLDABLE_KINDS and row.id not in in_batch]
-            return bool(rows and self.runner.urgent(session, rows))
+        def urgent_waiting(session: Session) -> set[str]:
+            rows = [row for row in pending_messages(session, list(deciding), FOLDABLE_KINDS)
+                    if row.id not in deciding[row.participant_id][1]]
+            urgent = self.runner.urgent(session, rows) if rows else set()
+            return {row.participant_id for row in rows if row.id in urgent}
 
-        if await self.db.run(urgent_waiting) and not task.done():
-            self._interrupted.add(participant_id)
-            task.cancel()
+        for participant_id in await self.db.run(urgent_waiting):
+            task = deciding[participant_id][0]
+            if self._deciding.get(participant_id) == deciding[participant_id] and not task.done():
+                self._interrupted.add(participant_id)
+                task.cancel()
 
     async def _decide(self, participant_id: str, batch: list[InboxRow], context: C, *, urgent: bool) -> Any:
         if urgent:  # a command or crisis words do not queue behind other participants' model calls

@@ -20,7 +20,7 @@ from promptpipe.storage.models import DONE, FAILED, PENDING, InboxItem, Message,
 __all__ = [
     "ANSWERED", "KEPT", "WA_ID", "InboxRow", "NewInput", "add_input", "add_inputs", "close_input", "get_input",
     "inbox_key_exists", "mark_inbox_done", "merge_inbox_payload", "participants_with_due_inbox", "pending_inbox",
-    "reopen_input",
+    "pending_messages", "reopen_input",
 ]
 
 WA_ID = "wa_message_id"
@@ -32,11 +32,13 @@ ANSWERED, KEPT = "answered", "kept"
 
 _INBOX = table_of(InboxItem)
 _MESSAGE = table_of(Message)
-_PENDING_INBOX = (
+_PENDING_ROWS = (
     select(_INBOX.c.id, _INBOX.c.participant_id, _INBOX.c.kind, _INBOX.c.payload, _INBOX.c.message_id,
            _INBOX.c.attempts, _INBOX.c.available_at, _INBOX.c.status, _INBOX.c.last_error)
-    .where(_INBOX.c.participant_id == bindparam("pid"), _INBOX.c.status == PENDING)
-    .order_by(_INBOX.c.id).limit(bindparam("limit"))
+    .where(_INBOX.c.status == PENDING)
+)
+_PENDING_INBOX = (
+    _PENDING_ROWS.where(_INBOX.c.participant_id == bindparam("pid")).order_by(_INBOX.c.id).limit(bindparam("limit"))
 )
 
 
@@ -100,6 +102,16 @@ def inbox_key_exists(session: Session, key: str) -> bool:
 def pending_inbox(session: Session, participant_id: str, limit: int = 50) -> list[InboxRow]:
     rows = session.connection().execute(_PENDING_INBOX, {"pid": participant_id, "limit": limit}).all()
     return [InboxRow(*row) for row in rows]
+
+
+def pending_messages(session: Session, participant_ids: Sequence[str], kinds: Sequence[str]) -> list[InboxRow]:
+    """The pending rows of these kinds of several participants (for a look at what arrived while
+    their turns run)."""
+    rows: list[InboxRow] = []
+    for chunk in Database.chunks(participant_ids):
+        query = _PENDING_ROWS.where(_INBOX.c.participant_id.in_(chunk), _INBOX.c.kind.in_(kinds))
+        rows.extend(InboxRow(*row) for row in session.connection().execute(query.order_by(_INBOX.c.id)).all())
+    return rows
 
 
 def participants_with_due_inbox(session: Session, now: datetime, limit: int) -> list[str]:

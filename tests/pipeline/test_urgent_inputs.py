@@ -149,3 +149,28 @@ async def test_a_model_error_quoting_the_participant_keeps_their_words_out_of_lo
     assert "tortoise" not in row["last_error"] and "400" in row["last_error"]
     report = await read_status(app.db)
     assert "tortoise" not in str(report.to_json()) and "400" in str(report.last_model_error)
+
+
+async def test_a_stop_stored_by_another_process_while_the_model_thinks_ends_that_turn(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer,
+) -> None:
+    """Another process writes the STOP (the admin script, on a pilot): no lane is woken in this one;
+    the poller finds it and the turn under way is set aside, as for a STOP that came over WhatsApp,
+    so the words before it go unanswered."""
+    app, transport = await started(make_app, fake_openai)
+    gate = threading.Event()
+    fake_openai.say("this answer must never go out", match="a long question", gate=gate)
+    await transport.inject(ANA, "a long question")
+    running = asyncio.create_task(app.run_until_idle())
+    await until(lambda: fake_openai.in_flight() == 1, "the turn to reach the model")
+    await admin.simulate(app.db, app.clock, phone=ANA, text="STOP")
+    try:
+        await app.lanes.poll_once()  # what the service's poller does every POLL_INTERVAL
+        await until(lambda: STOPPED in transport.texts_to(ANA), "the STOP confirmed while the model still thinks")
+    finally:
+        gate.set()
+        await running
+    await app.run_until_idle()
+
+    assert transport.texts_to(ANA)[1:] == [STOPPED]
+    assert app.flow.failures == 0
