@@ -26,6 +26,7 @@ from promptpipe.research.alerts import AlertSender
 from promptpipe.scheduling.driver import AlarmClock
 from promptpipe.scheduling.guard import ServiceGuard
 from promptpipe.storage.db import Database
+from promptpipe.storage.live import go_live
 from promptpipe.storage.receipts import record_receipt
 from promptpipe.storage.service_status import WHATSAPP, save_status
 from promptpipe.storage.state_dir import StateDirWatch, ensure_state_dir
@@ -186,6 +187,8 @@ class App:
         await self._check_protocol(allow_protocol_change)
         if single_instance:
             self._watch = StateDirWatch.of(self.settings.state_dir, self.db.sqlite_path)
+        if self.transport.reaches_people:
+            await self._go_live()
         await self.outbox.recover_interrupted()
         await self.alarms.start()
         await self.alarms.reconcile()
@@ -227,6 +230,14 @@ class App:
             raise
         if outcome != "none":
             log.info("study_protocol", outcome=outcome, study=study.name or None, hash=study.hash[:12] or None)
+
+    async def _go_live(self) -> None:
+        """Real people can be reached from now on: the database says so for good (see storage.live)."""
+        name, now = self.transport.name, self.clock.now()
+        closed = await self.db.run(lambda session: go_live(session, name, now))
+        if closed:
+            log.warning("simulated_inputs_closed", inputs=closed, why="simulated on a pilot before the database "
+                        "went live: a real person must not get their answer")
 
     async def stop(self) -> None:
         """Stop taking new work, let the dispatcher finish what it is sending, then close.

@@ -137,8 +137,10 @@ async def db(database_url: str) -> AsyncIterator[Database]:
 
 @pytest.fixture
 def cli_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, database_url: str) -> Path:
-    """The admin script run in-process on this test's database, from a scratch working directory."""
+    """The admin script of a pilot (dry-run) run in-process on this test's database, from a scratch
+    working directory."""
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PROMPTPIPE_TRANSPORT", "dry-run")
     monkeypatch.setenv("DATABASE_URL", database_url)
     monkeypatch.setenv("PROMPTPIPE_STATE_DIR", str(tmp_path / "state"))
     return tmp_path

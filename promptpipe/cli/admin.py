@@ -19,7 +19,7 @@ from promptpipe.cli._tokens import token_command
 from promptpipe.clock import SystemClock
 from promptpipe.config import Settings
 from promptpipe.domain.study_summary import block_words
-from promptpipe.errors import AdminError
+from promptpipe.errors import AdminError, Forbidden
 from promptpipe.research import admin, oversight
 from promptpipe.research.status import read_status
 from promptpipe.research.study_ops import check_protocol
@@ -127,6 +127,10 @@ async def _show(args: argparse.Namespace, env: Env) -> None:
 
 async def _simulate(args: argparse.Namespace, env: Env) -> None:
     text, db, clock = " ".join(args.text), env.db, env.clock
+    if env.settings.transport == "whatsapp":
+        raise Forbidden("simulate acts as a participant only on a pilot that reaches nobody: these settings serve "
+                        "over WhatsApp (PROMPTPIPE_TRANSPORT=whatsapp), so a real person would get the answer. "
+                        "Pilot with PROMPTPIPE_TRANSPORT=dry-run and a state directory (or DATABASE_URL) of its own.")
     if args.vote is not None or args.react is not None:
         if text or args.kind != "text" or args.reply_to_prompt or (args.vote is not None and args.react is not None):
             raise AdminError("give one thing to simulate: a message (with --kind or --reply-to-prompt), "

@@ -204,6 +204,7 @@ async def _chat(settings: Settings, phone: str, name: str) -> int:
     db = Database(settings.database_url)
     await db.connect()
     try:
+        await admin.refuse_if_live(db, "promptpipe chat")
         if await admin.find(db, phone) is None:  # enrolled already: carry on that conversation
             await admin.enroll(db, SystemClock(), phone=phone, name=name, timezone=settings.default_timezone,
                                study=settings.study, strata={})

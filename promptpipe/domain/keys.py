@@ -13,6 +13,15 @@ def inbound(whatsapp_message_id: str) -> str:
     return f"wa:{whatsapp_message_id}"
 
 
+SIMULATED = "sim-"
+"""The start of the id of a message a researcher wrote as the participant (``simulate``)."""
+
+
+def simulated(token: str) -> str:
+    """The message id ``simulate`` gives what it stores (keyed like a WhatsApp message)."""
+    return f"{SIMULATED}{token}"
+
+
 def enrollment(participant_id: str) -> str:
     return f"enroll:{participant_id}"
 

@@ -20,12 +20,18 @@ from promptpipe.research.changes import (
 )
 from promptpipe.research.messaging import broadcast, broadcast_count, broadcast_preview, send_message
 from promptpipe.research.reports import list_participants, pending_timers, schedules, show, transcript
-from promptpipe.research.simulate import REACTION_TARGETS, simulate, simulate_reaction, simulate_vote
+from promptpipe.research.simulate import (
+    REACTION_TARGETS,
+    refuse_if_live,
+    simulate,
+    simulate_reaction,
+    simulate_vote,
+)
 from promptpipe.research.study_ops import allocation_counts, extend
 
 __all__ = [
     "REACTION_TARGETS", "STATUS_COMMANDS", "allocation_counts", "broadcast", "broadcast_count", "broadcast_preview",
-    "enroll", "extend", "find", "list_participants", "pending_timers", "researcher_name", "schedules", "send_message",
-    "send_prompt_now", "set_status", "set_timezone", "show", "simulate", "simulate_reaction", "simulate_vote",
-    "transcript", "update_participant", "validate_phone", "validate_text", "validate_timezone",
+    "enroll", "extend", "find", "list_participants", "pending_timers", "refuse_if_live", "researcher_name", "schedules",
+    "send_message", "send_prompt_now", "set_status", "set_timezone", "show", "simulate", "simulate_reaction",
+    "simulate_vote", "transcript", "update_participant", "validate_phone", "validate_text", "validate_timezone",
 ]

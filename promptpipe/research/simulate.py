@@ -9,19 +9,36 @@ from datetime import date
 from typing import Any
 
 from promptpipe.clock import Clock
+from promptpipe.domain import keys
 from promptpipe.domain.limits import INBOUND_CHARS
 from promptpipe.domain.polls import normalise
 from promptpipe.domain.profile import Profile
 from promptpipe.domain.text import has_undecodable
-from promptpipe.errors import AdminError
+from promptpipe.errors import AdminError, Forbidden
 from promptpipe.pipeline.inbox import Inbox, InboxConfig
 from promptpipe.research._common import get_participant, validate_phone, validate_text
 from promptpipe.storage.db import Database
 from promptpipe.storage.deliveries import newest_polls, prompt_wa_ids
+from promptpipe.storage.live import Live, live_since
 from promptpipe.transport import InboundMessage, PollVote, Reaction, poll_option_hash
 from promptpipe.transport.base import NON_TEXT_CONTENT
 
-__all__ = ["REACTION_TARGETS", "simulate", "simulate_reaction", "simulate_vote"]
+__all__ = ["REACTION_TARGETS", "refuse_if_live", "simulate", "simulate_reaction", "simulate_vote"]
+
+
+def live_refusal(live: Live, what: str) -> Forbidden:
+    return Forbidden(
+        f"{what} acts as a participant only on a pilot that reaches nobody: this database has been served over "
+        f"{live.transport or 'WhatsApp'} since {live.since:%Y-%m-%d %H:%M} UTC, so a real person would get the "
+        "answer (and a START would lift their own STOP). Pilot with PROMPTPIPE_TRANSPORT=dry-run and a state "
+        "directory (or DATABASE_URL) of its own.")
+
+
+async def refuse_if_live(db: Database, what: str = "simulate") -> None:
+    """Refuse to act as a participant where a real one can be reached."""
+    live = await db.run(live_since)
+    if live is not None:
+        raise live_refusal(live, what)
 
 
 async def simulate(db: Database, clock: Clock, *, phone: str, text: str = "", kind: str = "text",
@@ -29,6 +46,7 @@ async def simulate(db: Database, clock: Clock, *, phone: str, text: str = "", ki
     """Store a message exactly as if the participant had sent it on WhatsApp: text, or a message
     without words (``kind`` voice, image …); ``reply_to_prompt`` (YYYY-MM-DD) makes it a swipe
     reply to the daily prompt of that day."""
+    await refuse_if_live(db)
     phone = validate_phone(phone)
     if kind != "text":
         if kind not in NON_TEXT_CONTENT:
@@ -54,6 +72,7 @@ async def simulate(db: Database, clock: Clock, *, phone: str, text: str = "", ki
 async def simulate_vote(db: Database, clock: Clock, *, phone: str, option: str) -> int:
     """Tap an option of the newest prompt's polls: by its words (the poll that has them), or by its
     number (on the newest poll: the intensity poll when one went out with the prompt)."""
+    await refuse_if_live(db)
     participant, conversation = await get_participant(db, validate_phone(phone))
     intensity_poll = Profile.from_json(conversation.profile).record.intensity_poll_message
     newest = await db.run(lambda session: newest_polls(session, participant.id, intensity_poll))
@@ -86,6 +105,7 @@ REACTION_TARGETS = ("prompt", "poll")
 async def simulate_reaction(db: Database, clock: Clock, *, phone: str, emoji: str, to: str = "prompt") -> int:
     """React to the newest daily prompt (or its poll) as the participant; an empty emoji takes a
     reaction back."""
+    await refuse_if_live(db)
     emoji = validate_text("--react", emoji, 16)
     participant, _ = await get_participant(db, validate_phone(phone))
     ids = await db.run(lambda session: prompt_wa_ids(session, participant.id))
@@ -105,7 +125,7 @@ def _parse_day(option: str, raw: str) -> str:
 async def _ingest_as(db: Database, clock: Clock, phone: str, *, text: str = "", **fields: Any) -> int:
     inbox = Inbox(db, clock, InboxConfig(auto_enroll=False, default_timezone="UTC"), wake=lambda _: None)
     inbox_id = await inbox.ingest(InboundMessage(
-        message_id="sim-" + secrets.token_hex(8), sender_phone=phone, sender_lid=None, sender_name="",
+        message_id=keys.simulated(secrets.token_hex(8)), sender_phone=phone, sender_lid=None, sender_name="",
         text=text, timestamp=clock.now(), **fields,
     ))
     if inbox_id is None:

@@ -116,11 +116,14 @@ class Transport(Protocol):
     that can look it up may recognise a repeat instead of sending it twice.
     ``sends_receipts`` is True when the transport reports delivery and read receipts through
     ``on_receipt``: only then can a message without a delivered receipt count as not delivered.
+    ``reaches_people`` is True when what it sends reaches real people (WhatsApp): a database it
+    serves is live for good, and nothing may act as a participant in it.
     """
 
     name: str
     resend_is_safe: bool
     sends_receipts: bool
+    reaches_people: bool
 
     async def start(self, on_message: InboundHandler, on_receipt: ReceiptHandler | None = None) -> None: ...
 

@@ -30,6 +30,7 @@ class ConsoleTransport:
 
     name = "console"
     resend_is_safe = True
+    reaches_people = False
     sends_receipts = False
 
     def __init__(

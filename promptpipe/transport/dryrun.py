@@ -25,6 +25,7 @@ from promptpipe.transport.base import InboundHandler, ReceiptHandler, Recipient,
 class DryRunTransport:
     name = "dry-run"
     resend_is_safe = True
+    reaches_people = False
     sends_receipts = False
 
     def __init__(self, journal: Path | None = None) -> None:

@@ -35,6 +35,8 @@ class MemoryTransport:
     resend_is_safe: bool = False
     sends_receipts: bool = False
     """Set True in a test that plays WhatsApp's receipts with :meth:`receipt`."""
+    reaches_people: bool = False
+    """Set True in a test that plays a live WhatsApp service (the database goes live)."""
     sent: list[Sent] = field(default_factory=list)
     typing: list[tuple[str, bool]] = field(default_factory=list)
     fail_next: list[Exception] = field(default_factory=list)

@@ -89,6 +89,7 @@ class WhatsAppTransport:
 
     name = "whatsapp"
     resend_is_safe = False
+    reaches_people = True
     sends_receipts = True
 
     def __init__(

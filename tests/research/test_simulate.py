@@ -8,8 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from promptpipe.errors import Forbidden
 from promptpipe.flow import intensity, votes
-from promptpipe.research import admin
+from promptpipe.flow.commands import RESUMED, STOPPED
+from promptpipe.research import admin, oversight
+from promptpipe.research.status import read_status
+from promptpipe.storage.db import Database
+from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.feedback_helpers import ANA, DAY, MONDAY_PROMPT, deliveries, prompted
@@ -118,3 +123,99 @@ async def test_a_vote_before_any_prompt_says_how_to_get_one(
     assert code == 1 and "has no poll to answer yet" in err and "prompt-now" in err
     code, _, err = await simulate(app, capsys, "--react", "👍")
     assert code == 1 and "has no sent daily prompt to react to yet" in err
+
+
+async def live_and_stopped(make_app: AppFactory, fake_openai: FakeOpenAIServer):  # type: ignore[no-untyped-def]
+    """Ana on a service that reaches real people, after she sent STOP from her phone."""
+    transport = MemoryTransport(reaches_people=True)  # plays WhatsApp
+    app = await make_app(transport)
+    await admin.enroll(app.db, app.clock, phone=ANA, name="Ana", timezone="America/Toronto")
+    fake_openai.say("Hi Ana!", match="Participant: Ana")
+    await app.run_until_idle()
+    await transport.inject(ANA, "STOP")
+    await app.run_until_idle()
+    assert transport.texts_to(ANA)[-1] == STOPPED
+    return app, transport
+
+
+@pytest.mark.parametrize("args", [["START"], ["--vote", "done"], ["--react", "👍"], ["--kind", "voice"]])
+async def test_on_a_live_service_nobody_acts_as_the_participant_and_their_stop_holds(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer, cli_env: Path, capsys: pytest.CaptureFixture[str],
+    args: list[str],
+) -> None:
+    app, transport = await live_and_stopped(make_app, fake_openai)
+    sent = len(transport.sent)
+
+    code, _, err = await simulate(app, capsys, *args)
+
+    assert code == 1 and "a real person would get the answer" in err and "dry-run" in err
+    assert len(transport.sent) == sent and RESUMED not in transport.texts_to(ANA)
+    show = await admin.show(app.db, ANA)
+    assert (show["status"], show["paused_by"]) == ("paused", "participant")
+    assert [e["event"] for e in (await oversight.consent(app.db, ANA))["events"]] == ["enrolled", "opted_out"]
+    assert [r["text"] for r in await admin.transcript(app.db, ANA) if r["direction"] == "in"] == ["STOP"]
+
+
+async def test_a_live_database_stays_live_after_the_service_stops(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer,
+) -> None:
+    app, _ = await live_and_stopped(make_app, fake_openai)
+    await app.stop()
+    db = Database(app.settings.database_url)
+    await db.connect()
+    try:
+        with pytest.raises(Forbidden, match="has been served over memory since"):
+            await admin.simulate(db, app.clock, phone=ANA, text="START")
+    finally:
+        await db.close()
+
+
+async def test_with_whatsapp_settings_the_admin_script_does_not_simulate(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer, cli_env: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A pilot database that no service has served yet would answer over WhatsApp once one does."""
+    monkeypatch.setenv("PROMPTPIPE_TRANSPORT", "whatsapp")
+    app, _, _ = await prompted(make_app, fake_openai)
+
+    code, _, err = await simulate(app, capsys, "hello")
+
+    assert code == 1 and "PROMPTPIPE_TRANSPORT=whatsapp" in err
+    assert not [r for r in await admin.transcript(app.db, ANA) if r["direction"] == "in"]
+
+
+async def test_what_a_pilot_simulated_is_not_answered_once_the_database_goes_live(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer,
+) -> None:
+    from tests.participant_helpers import enrolled
+
+    pilot, _ = await enrolled(make_app, fake_openai, phone=ANA)
+    await admin.simulate(pilot.db, pilot.clock, phone=ANA, text="START")  # stored, not answered yet
+    await pilot.stop()
+
+    live = MemoryTransport(reaches_people=True)
+    app = await make_app(live)
+    await app.run_until_idle()
+
+    assert live.texts_to(ANA) == []
+    [row] = [r for r in await admin.transcript(app.db, ANA) if r["direction"] == "in"]
+    assert (row["text"], row["status"]) == ("START", "kept")
+    assert not (await read_status(app.db)).stuck_inputs
+
+
+async def test_chat_does_not_play_a_participant_of_a_live_database(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer, cli_env: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`promptpipe chat` on the study's database would answer a real participant in the terminal and
+    send everyone else's messages there instead of to their phones."""
+    from promptpipe.cli import main
+
+    app, _ = await live_and_stopped(make_app, fake_openai)
+    await app.stop()
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    capsys.readouterr()
+
+    code = await asyncio.to_thread(main, ["chat", "--phone", ANA])
+
+    assert code == 1 and "promptpipe chat acts as a participant only on a pilot" in capsys.readouterr().err

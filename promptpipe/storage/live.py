@@ -1,0 +1,58 @@
+"""Whether real people can be reached from this database.
+
+The first ``serve`` over a transport that reaches people (WhatsApp) marks the database live, for
+good: from then on nothing may act as a participant in it (``simulate``, ``chat``), since a real
+person would get the answer and their consent could be changed in their name. Inputs a pilot
+simulated that were still waiting when the database went live are closed unanswered.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import insert, select, update
+from sqlalchemy.orm import Session
+
+from promptpipe.domain import keys
+from promptpipe.storage.inbox_rows import KEPT
+from promptpipe.storage.models import DONE, PENDING, InboxItem, Message, ServiceStatus, table_of
+
+__all__ = ["LIVE", "Live", "go_live", "live_since"]
+
+LIVE = "live"
+"""The service_status row that records when the database first reached people."""
+_STATUS, _INBOX, _MESSAGE = table_of(ServiceStatus), table_of(InboxItem), table_of(Message)
+SET_ASIDE = "simulated before the database went live: not answered"
+
+
+@dataclass(frozen=True)
+class Live:
+    transport: str
+    since: datetime
+
+
+def live_since(session: Session) -> Live | None:
+    """When (and over which transport) this database first reached real people; None for a pilot."""
+    row = session.connection().execute(select(_STATUS.c.value, _STATUS.c.updated_at)
+                                       .where(_STATUS.c.name == LIVE)).first()
+    if row is None:
+        return None
+    value, at = row
+    return Live(str((value or {}).get("transport", "")), at)
+
+
+def go_live(session: Session, transport: str, now: datetime) -> int:
+    """Mark the database live (once; the first time is kept) and close the simulated inputs still
+    waiting. Returns how many were closed."""
+    if live_since(session) is None:
+        session.connection().execute(insert(_STATUS).values(name=LIVE, value={"transport": transport},
+                                                            updated_at=now))
+    connection = session.connection()
+    waiting = _INBOX.c.key.startswith(keys.inbound(keys.SIMULATED), autoescape=True) & (_INBOX.c.status == PENDING)
+    message_ids = [m for m in connection.execute(select(_INBOX.c.message_id).where(waiting)).scalars() if m]
+    closed = connection.execute(update(_INBOX).where(waiting)
+                                .values(status=DONE, processed_at=now, last_error=SET_ASIDE)).rowcount
+    if message_ids:
+        connection.execute(update(_MESSAGE).where(_MESSAGE.c.id.in_(message_ids)).values(status=KEPT))
+    return int(closed or 0)
