@@ -218,7 +218,12 @@ async def _consent(args: argparse.Namespace, env: Env) -> None:
     print(f"{data['phone']} ({data['participant_id']}): {data['status']}"
           + ("; opted out by themselves" if data["opted_out"] else "")
           + ("; paused by the research team" if data["researcher_paused"] else ""))
-    print_table(data["events"], ["at", "event", "source", "actor", "words"])
+    events = data["events"]
+    if any(event["reconstructed"] for event in events):
+        print("events marked * were rebuilt at an upgrade from the transition log of a release that kept no "
+              "consent ledger (the participant's words were not recorded then)")
+        events = [{**event, "event": event["event"] + ("*" if event["reconstructed"] else "")} for event in events]
+    print_table(events, ["at", "event", "source", "actor", "words"])
 
 
 async def _flags(args: argparse.Namespace, env: Env) -> None:

@@ -329,6 +329,9 @@ CONSENT = FileDoc("consent", "The consent ledger: every consent-relevant event, 
           "consent.actor"),
     Entry("words", "string", PSEUDONYMISED, "What caused it: the participant's message or the researcher's reason.",
           "consent.words"),
+    Entry("reconstructed", "boolean", "true, false", "true: rebuilt at an upgrade from the transition log of a release "
+          "that kept no consent ledger (the participant's words were not recorded then; the time is the "
+          "transition's).", "consent.reconstructed"),
     *_time("at", "When it happened", "consent.created_at"),
 ))
 

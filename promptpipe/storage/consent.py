@@ -37,4 +37,4 @@ def consent_history(session: Session, participant_id: str) -> list[dict[str, Any
         select(ConsentEvent).where(_CONSENT.c.participant_id == participant_id).order_by(_CONSENT.c.id)
     ).scalars().all()
     return [{"id": row.id, "at": row.created_at.isoformat(), "event": row.event, "source": row.source,
-             "actor": row.actor, "words": row.words} for row in rows]
+             "actor": row.actor, "words": row.words, "reconstructed": bool(row.reconstructed)} for row in rows]

@@ -34,6 +34,7 @@ from promptpipe.errors import ConfigError, DuplicateKey, StorageError
 from promptpipe.storage import access_tables, models, study_tables  # noqa: F401  (registers the tables)
 from promptpipe.storage.files import create_private_file
 from promptpipe.storage.models import table_of
+from promptpipe.storage.upgrade_data import fill_upgraded
 
 SQLITE_BUSY_TIMEOUT_MS = 15_000
 IN_CHUNK = 500
@@ -194,7 +195,7 @@ class Database:
                 if not self.is_sqlite:  # concurrent first starts: one creator, the others wait
                     conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": SCHEMA_LOCK_KEY})
                 SQLModel.metadata.create_all(conn)
-                _upgrade_data(conn, _add_missing_columns(conn))
+                fill_upgraded(conn, _add_missing_columns(conn))
                 _add_missing_indexes(conn)
         except (SQLAlchemyError, OSError) as exc:
             raise ConfigError(
@@ -280,14 +281,6 @@ def _add_missing_indexes(conn: Any) -> None:
         for index in table.indexes:
             if index.name not in existing:
                 index.create(conn, checkfirst=True)
-
-
-def _upgrade_data(conn: Any, added: set[tuple[str, str]]) -> None:
-    """Fill columns that replaced an older way of storing the same fact."""
-    if ("participant", "opted_out") in added:  # was: paused_by = 'participant'
-        conn.execute(text("UPDATE participant SET opted_out = (paused_by = 'participant')"))
-    if ("participant", "researcher_paused") in added:
-        conn.execute(text("UPDATE participant SET researcher_paused = (paused_by = 'researcher')"))
 
 
 def _first_line(exc: BaseException) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import JSON, Column, DateTime, Index, Integer, Table, Text, TypeDecorator, UniqueConstraint
+from sqlalchemy import JSON, Boolean, Column, DateTime, Index, Integer, Table, Text, TypeDecorator, UniqueConstraint
 from sqlalchemy import inspect as sa_inspect
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlmodel import Field, SQLModel
@@ -363,6 +363,9 @@ class ConsentEvent(SQLModel, table=True):
     words: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
     """What caused it: the participant's message, or the researcher's reason."""
     created_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    reconstructed: bool = Field(default=False, sa_column=Column(Boolean, nullable=False, default=False))
+    """Rebuilt at an upgrade from the transition log of a release that kept no ledger (the
+    participant's words were not recorded then)."""
 
 
 

@@ -254,6 +254,7 @@ def test_undecodable_command_line_text_is_one_clear_line(
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("DATABASE_URL", database_url)
+    monkeypatch.setenv("PROMPTPIPE_TRANSPORT", "dry-run")  # a pilot: simulate is allowed
     code = admin_main(["enroll", "--phone", ANA, "--name", "An\udcffa", "--timezone", "UTC"])
     out, err = capsys.readouterr()
     assert code == 1 and err.count("\n") == 1 and "not valid UTF-8" in err and "Traceback" not in err
