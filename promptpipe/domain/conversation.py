@@ -155,6 +155,9 @@ class TurnState:
     """Days a researcher added to this participant's study."""
     quiet_hours: QuietHours | None = None
     """The study's quiet hours: timers that send something are armed outside them."""
+    greet_if_never_greeted: bool = False
+    """Set by a change that made them active again: on commit, a greeting is queued unless they
+    were greeted already (see flow.lifecycle.greet_if_never_greeted)."""
 
     def __post_init__(self) -> None:
         if not self.status:

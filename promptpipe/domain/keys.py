@@ -26,6 +26,11 @@ def enrollment(participant_id: str) -> str:
     return f"enroll:{participant_id}"
 
 
+def greeting_again(participant_id: str, token: str) -> str:
+    """A greeting queued again for someone who was never greeted (it starts like the enrolment's)."""
+    return f"{enrollment(participant_id)}:again:{token}"
+
+
 def daily_prompt(participant_id: str, schedule_id: str, local_date: date) -> str:
     """One daily prompt per schedule and local calendar day, however often its alarm fires."""
     return f"prompt:{participant_id}:{schedule_id}:{local_date.isoformat()}"

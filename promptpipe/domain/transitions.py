@@ -54,6 +54,8 @@ CANCEL_INTAKE_TIMERS = "cancel the intake inactivity and intake reminder timers"
 ARM_INTAKE_REMINDER = "arm an intake reminder (INTAKE_REMINDER_DELAY, outside quiet hours, at most INTAKE_REMINDER_MAX)"
 CANCEL_INTAKE_REMINDER = "cancel the intake reminder"
 ARM_STUDY_END = "arm the end of the last study day"
+GREET_IF_NEVER_GREETED = ("greet them if they were never greeted (the pause cancelled a greeting held for quiet "
+                          "hours)")
 
 
 class UndeclaredTransition(ValueError):
@@ -131,7 +133,7 @@ REGISTRY: dict[str, Transition] = {t.name: t for t in (
     Transition("opted_in", "status", (PAUSED,), ACTIVE, ("participant",),
                "they switched messages back on (START); paused still while the team's pause holds",
                guard=_unless(lambda s: not s.opted_out, "not opted out"), guard_text="opted out",
-               consent="opted_in", effects=(RESYNC_ALARMS,)),
+               consent="opted_in", effects=(RESYNC_ALARMS, GREET_IF_NEVER_GREETED)),
     Transition("paused_by_researcher", "status", _STATUS_SOURCES, PAUSED, ("researcher",),
                "the research team paused every scheduled message",
                guard=_unless(lambda s: s.researcher_paused, "already paused by the team"),
@@ -140,7 +142,7 @@ REGISTRY: dict[str, Transition] = {t.name: t for t in (
     Transition("resumed_by_researcher", "status", (PAUSED,), ACTIVE, ("researcher",),
                "the team lifted its pause; paused still while the participant's STOP holds",
                guard=_unless(lambda s: not s.researcher_paused, "not paused by the team"),
-               guard_text="paused by the team", consent="resumed", effects=(RESYNC_ALARMS,)),
+               guard_text="paused by the team", consent="resumed", effects=(RESYNC_ALARMS, GREET_IF_NEVER_GREETED)),
     Transition("withdrawn_by_researcher", "status", _STATUS_SOURCES, WITHDRAWN, ("researcher",),
                "withdrawn from the study: final, nothing is sent again",
                consent="withdrawn", effects=(CANCEL_ALL_TIMERS, RESYNC_ALARMS)),
@@ -231,6 +233,8 @@ def _change_status(state: TurnState, transition: Transition, reason: str, actor:
         state.consent.append(ConsentRecord(transition.consent, actor, words, actor_name))
     state.status, state.paused_by, state.opted_out, state.researcher_paused = status, paused_by, opted_out, paused
     state.completed = completed
+    if GREET_IF_NEVER_GREETED in transition.effects and status == ACTIVE:
+        state.greet_if_never_greeted = True
     if CANCEL_ALL_TIMERS in transition.effects and status != ACTIVE:
         # A pause leaves the study's own clock running; an ending, a withdrawal or an erasure stops it all.
         kinds = TIMER_KINDS if status != PAUSED else tuple(k for k in TIMER_KINDS if k not in RUNS_WHILE_PAUSED)

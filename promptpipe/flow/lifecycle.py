@@ -7,6 +7,8 @@ of the study.
   are the model's call (``transition_state`` with ``INTAKE_SUSPENDED``); silence for
   INTAKE_INACTIVITY does it too. An intake reminder follows after INTAKE_REMINDER_DELAY, at most
   INTAKE_REMINDER_MAX times, never in quiet hours. Writing again resumes intake where it stopped.
+* **Greeted once.** A greeting held for quiet hours and cancelled by a pause (or STOP) never
+  went out: when they become active again, a greeting is queued (``greet_if_never_greeted``).
 * **Study days.** Day 1 is the first local day after intake completes (or after enrollment, as
   the study file says); the end of the last day is a timer that sends the closing message and
   completes the participant.
@@ -14,7 +16,10 @@ of the study.
 
 from __future__ import annotations
 
+import secrets
 from datetime import datetime, timedelta
+
+from sqlalchemy.orm import Session
 
 from promptpipe.domain import keys
 from promptpipe.domain.conversation import TurnState
@@ -35,12 +40,15 @@ from promptpipe.domain.study import AFTER_ENROLLMENT, Study
 from promptpipe.domain.study_days import day_one, study_end
 from promptpipe.domain.timers import INTAKE_INACTIVE, INTAKE_REMINDER, STUDY_END, NudgePolicy
 from promptpipe.flow.turn import FlowConfig, FlowDeps, Outcome, Outgoing, TurnContext
-from promptpipe.storage.inbox_rows import InboxRow
+from promptpipe.pipeline.events import Enrolled, as_input
+from promptpipe.storage.db import Database
+from promptpipe.storage.inbox_rows import InboxRow, add_input
+from promptpipe.storage.transcript import never_greeted
 
 __all__ = [
     "INTAKE_ON_HOLD", "INTAKE_REMINDER_TEXT", "RESUME_CUE", "arm_intake_inactivity", "arm_intake_reminder",
-    "complete_intake_for_prompt", "escape_outcome", "intake_inactive_outcome", "intake_reminder_outcome",
-    "last_day", "resume_intake", "start_study_days", "study_end_outcome",
+    "complete_intake_for_prompt", "escape_outcome", "greet_if_never_greeted", "intake_inactive_outcome",
+    "intake_reminder_outcome", "last_day", "resume_intake", "start_study_days", "study_end_outcome",
 ]
 
 INTAKE_ON_HOLD = (
@@ -183,3 +191,16 @@ def study_end_outcome(deps: FlowDeps, context: TurnContext, item: InboxRow, last
     outgoing = [Outgoing(keys.closing(item.id), study.closing_message, "closing")] if send else []
     return Outcome(outgoing, log=("study_completed", {"last_day": current_last, "closing_message": send,
                                                       "planned_last_day": last}))
+
+
+def greet_if_never_greeted(db: Database, session: Session, state: TurnState, now: datetime) -> bool:
+    """After a change that made them active again (see ``GREET_IF_NEVER_GREETED``), in its
+    transaction: queue a greeting when nothing greeted them yet; True when one was queued."""
+    if not state.greet_if_never_greeted:
+        return False
+    state.greet_if_never_greeted = False
+    pid = state.participant.id
+    if not never_greeted(session, pid, greeting_key=keys.enrollment(pid)):
+        return False
+    key = keys.greeting_again(pid, secrets.token_hex(4))
+    return add_input(db, session, as_input(Enrolled(), key=key, participant_id=pid), now) is not None

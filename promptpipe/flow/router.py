@@ -170,6 +170,7 @@ class ConversationFlow:
                 add_flags(session, state.participant.id, flags, now, alert=safety.alerts)
             if outcome.save_state:
                 save_turn_state(session, state, now)
+                lifecycle.greet_if_never_greeted(self.db, session, state, now)
             mark_inbox_done(session, answered, now)
             mark_inbox_done(session, outcome.kept, now, message_status=KEPT)
 

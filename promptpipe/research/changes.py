@@ -17,6 +17,7 @@ from promptpipe.domain.states import ACTIVE, WITHDRAWN
 from promptpipe.domain.study import OPEN_STUDY, QuietHours, Study
 from promptpipe.domain.text import has_undecodable
 from promptpipe.errors import AdminError, Conflict, DuplicateKey, Forbidden
+from promptpipe.flow.lifecycle import greet_if_never_greeted
 from promptpipe.logging import get_logger
 from promptpipe.pipeline.events import DailyPromptDue, Enrolled, as_input
 from promptpipe.research._common import (
@@ -131,6 +132,7 @@ async def set_status(db: Database, clock: Clock, *, phone: str, action: str, rea
         if state is None:
             return None
         ask_for_alarm_sync(db, session, participant.id, now)
+        greet_if_never_greeted(db, session, state, now)
         return state.status
 
     status = await db.run(write)

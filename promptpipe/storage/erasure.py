@@ -13,6 +13,7 @@ from promptpipe.domain.profile import Profile
 from promptpipe.domain.states import WITHDRAWN
 from promptpipe.storage.access_tables import AuditEntry
 from promptpipe.storage.consent import record_consent
+from promptpipe.storage.db import Database
 from promptpipe.storage.models import (
     CANCELLED,
     DONE,
@@ -115,9 +116,15 @@ def stop_everything(session: Session, pid: str, now: datetime) -> tuple[int, int
     conn = session.connection()
     closed = conn.execute(update(_INBOX).where(_INBOX.c.participant_id == pid, _INBOX.c.status == PENDING)
                           .values(status=DONE, processed_at=now)).rowcount
-    dropped = conn.execute(update(_OUTBOX).where(
-        _OUTBOX.c.participant_id == pid, _OUTBOX.c.status.in_((PENDING, SENDING)))
-        .values(status=FAILED, last_error="erased")).rowcount
+    waiting = [m for m in conn.execute(select(_OUTBOX.c.message_id).where(
+        _OUTBOX.c.participant_id == pid, _OUTBOX.c.status == PENDING)).scalars()]
+    for chunk in Database.chunks(waiting):  # never sent: cancelled, in the outbox and the transcript alike
+        conn.execute(update(_OUTBOX).where(_OUTBOX.c.message_id.in_(chunk), _OUTBOX.c.status == PENDING)
+                     .values(status=CANCELLED, last_error="cancelled: the participant's data was erased"))
+        conn.execute(update(_MESSAGE).where(_MESSAGE.c.id.in_(chunk)).values(status=CANCELLED))
+    in_flight = conn.execute(update(_OUTBOX).where(_OUTBOX.c.participant_id == pid, _OUTBOX.c.status == SENDING)
+                             .values(status=FAILED, last_error="erased")).rowcount
+    dropped = len(waiting) + int(in_flight or 0)
     session.execute(update(Schedule).where(_SCHEDULE.c.participant_id == pid).values(active=False, updated_at=now))
     session.execute(update(Timer).where(_TIMER.c.participant_id == pid, _TIMER.c.status == PENDING)
                     .values(status=CANCELLED, settled_at=now))

@@ -16,11 +16,11 @@ from sqlalchemy.orm import Session
 
 from promptpipe.domain.conversation import HistoryEntry
 from promptpipe.domain.text import clean_for_storage
-from promptpipe.storage.models import PENDING, Message, OutboxItem, table_of
+from promptpipe.storage.models import CANCELLED, PENDING, InboxItem, Message, OutboxItem, table_of
 
 __all__ = [
     "HIDDEN_FROM_MODEL", "ToSend", "add_inbound_message", "annotate_message", "history_before", "message_texts",
-    "queue_messages", "queue_outgoing",
+    "never_greeted", "queue_messages", "queue_outgoing",
 ]
 
 HIDDEN_FROM_MODEL = ("apology",)
@@ -28,6 +28,7 @@ HIDDEN_FROM_MODEL = ("apology",)
 
 _MESSAGE = table_of(Message)
 _OUTBOX = table_of(OutboxItem)
+_INBOX = table_of(InboxItem)
 _INSERT_MESSAGE = insert(_MESSAGE).returning(_MESSAGE.c.id)
 _INSERT_MESSAGES = insert(_MESSAGE).returning(_MESSAGE.c.id, sort_by_parameter_order=True)
 _INSERT_OUTBOX = insert(_OUTBOX)
@@ -141,3 +142,19 @@ def annotate_message(session: Session, message_id: int, **fields: Any) -> None:
         return
     session.connection().execute(
         update(_MESSAGE).where(_MESSAGE.c.id == message_id).values(payload={**payload, **fields}))
+
+
+GREETED_BY = ("greeting", "text")
+"""Outbound kinds that greet: the greeting, or the model answering the participant's first words."""
+
+
+def never_greeted(session: Session, participant_id: str, *, greeting_key: str) -> bool:
+    """Whether nothing the model wrote ever went (or is queued to go) to this participant, and no
+    input that greets them (its key starts with ``greeting_key``) is still waiting."""
+    greeted = select(_MESSAGE.c.id).where(
+        _MESSAGE.c.participant_id == participant_id, _MESSAGE.c.direction == "out",
+        _MESSAGE.c.kind.in_(GREETED_BY), _MESSAGE.c.status != CANCELLED).limit(1)
+    waiting = select(_INBOX.c.id).where(_INBOX.c.participant_id == participant_id, _INBOX.c.status == PENDING,
+                                        _INBOX.c.key.startswith(greeting_key, autoescape=True)).limit(1)
+    connection = session.connection()
+    return connection.execute(greeted).first() is None and connection.execute(waiting).first() is None

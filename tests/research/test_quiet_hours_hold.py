@@ -140,3 +140,73 @@ async def test_a_pause_cancels_a_prompt_held_for_the_morning(
     await admin.set_status(app.db, app.clock, phone=ANA_IN_STUDY, action="pause", by="Dr. Lee")
     await at(app, utc(2026, 1, 6, 12, 30))  # after 07:00, before the 07:50 daily alarm
     assert transport.texts_to(ANA_IN_STUDY).count(NUDGE) == sent_before
+
+
+@pytest.mark.parametrize("who", ["team", "participant"])
+async def test_someone_whose_held_greeting_a_pause_cancelled_is_greeted_when_active_again(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer, who: str,
+) -> None:
+    transport = MemoryTransport()
+    app = await make_app(transport, **with_study(NIGHTS_OFF))
+    await at(app, NIGHT)
+    await admin.enroll(app.db, app.clock, phone=ANA, name="Ana", timezone="America/Toronto",
+                       study=app.settings.study)
+    fake_openai.say("Hi Ana!", match="Participant: Ana")
+    await app.run_until_idle()  # written, held for the morning
+    if who == "team":
+        await admin.set_status(app.db, app.clock, phone=ANA, action="pause")
+    else:
+        await transport.inject(ANA, "STOP")
+    await app.run_until_idle()
+    await at(app, MORNING)
+    assert "Hi Ana!" not in transport.texts_to(ANA)  # the pause cancelled it
+
+    fake_openai.say("Hello Ana, welcome to the study!", match="Participant: Ana")
+    if who == "team":
+        await admin.set_status(app.db, app.clock, phone=ANA, action="resume")
+    else:
+        await transport.inject(ANA, "START")
+    await app.run_until_idle()
+
+    assert transport.texts_to(ANA)[-1] == "Hello Ana, welcome to the study!"
+    assert (await admin.show(app.db, ANA))["status"] == "active"
+    fake_openai.assert_complete()
+
+
+async def test_someone_already_greeted_is_not_greeted_again_after_a_pause(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer,
+) -> None:
+    transport = MemoryTransport()
+    app = await greeted_by_day(make_app, fake_openai, transport, (ANA, "Ana", "America/Toronto"))
+    assert transport.texts_to(ANA) == ["Hi Ana!"]
+    await admin.set_status(app.db, app.clock, phone=ANA, action="pause")
+    await admin.set_status(app.db, app.clock, phone=ANA, action="resume")
+    await transport.inject(ANA, "STOP")
+    await transport.inject(ANA, "START")
+    await app.run_until_idle()
+    assert transport.texts_to(ANA)[0] == "Hi Ana!" and "Hi Ana!" not in transport.texts_to(ANA)[1:]
+    assert len(fake_openai.requests) == 1
+
+
+async def test_erasure_cancels_a_held_message_in_the_outbox_and_the_transcript(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer,
+) -> None:
+    from sqlalchemy import select
+
+    from promptpipe.research import erasure
+    from promptpipe.storage.models import Message, OutboxItem
+
+    transport = MemoryTransport()
+    app = await greeted_by_day(make_app, fake_openai, transport, (ANA, "Ana", "America/Toronto"))
+    await at(app, NIGHT)
+    await admin.send_message(app.db, app.clock, who=ANA, text="A note from the team",
+                             quiet=app.settings.study.quiet_hours, after_quiet_hours=True)
+    await app.run_until_idle()
+    await erasure.erase(app.db, app.clock, phone=ANA)
+    await at(app, MORNING)
+
+    rows = await app.db.run(lambda s: s.execute(
+        select(Message.kind, Message.status, OutboxItem.status).join(OutboxItem, OutboxItem.message_id == Message.id)
+        .order_by(Message.id)).all())
+    assert [tuple(row) for row in rows] == [("greeting", "sent", "sent"), ("researcher", "cancelled", "cancelled")]
+    assert transport.texts_to(ANA) == ["Hi Ana!"]
