@@ -226,3 +226,20 @@ async def test_a_message_waiting_behind_a_failed_greeting_gets_an_apology(
     await app.run_until_idle()
     assert transport.texts_to(ANA) == [APOLOGY, "Hi Ana, welcome to the study!", "Yes, this is it."]
     fake_openai.assert_complete()
+
+
+@pytest.mark.parametrize("answer", [
+    "word " * 60_000, "x" * 300_000, "First, a long clause, " * 15_000 + "then an end.",
+])
+async def test_an_overlong_reply_without_a_whole_sentence_to_keep_gets_the_fallback(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer, answer: str,
+) -> None:
+    """Never a reply cut mid-word or mid-sentence with an ellipsis: whole sentences, or the fallback."""
+    from promptpipe.agents.intake import INTAKE_FALLBACK
+
+    app, transport = await enrolled(make_app, fake_openai)
+    fake_openai.say(answer, match="ramble")
+    await transport.inject(ANA, "ramble on")
+    await app.run_until_idle()
+    assert transport.texts_to(ANA)[-1] == INTAKE_FALLBACK
+    fake_openai.assert_complete()

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from promptpipe.domain.conversation import HistoryEntry
 from promptpipe.domain.limits import MODEL_CHARS_PER_HISTORY_ENTRY, SUMMARY_CHARS
-from promptpipe.domain.text import cap_reply, shorten
+from promptpipe.domain.text import cap_at_word, shorten
 from promptpipe.llm import LLM
 
 SPEAKERS = {"user": "Participant", "assistant": "Coach"}
@@ -34,4 +34,4 @@ async def fold_into_summary(llm: LLM, system_prompt: str, previous: str, older: 
     text = (completion.content or "").strip()
     if not text:
         raise ValueError("the summary writer returned nothing")
-    return cap_reply(text, SUMMARY_CHARS)
+    return cap_at_word(text, SUMMARY_CHARS)

@@ -77,7 +77,7 @@ def plan_round(completion: Completion, seen: set[tuple[str, str]]) -> Reply | St
             whole = complete_sentences(text, REPLY_CHARS)
             return Reply(whole, shortened=True) if whole else Stop("truncated")
         capped = cap_reply(text, REPLY_CHARS)
-        return Reply(capped, shortened=capped != text)
+        return Reply(capped, shortened=capped != text) if capped else Stop("too_long")
     if any(call.signature() in seen for call in completion.tool_calls):
         return Stop("repeated_tool_call")
     assistant = {

@@ -154,7 +154,16 @@ def complete_sentences(text: str, limit: int) -> str:
 
 
 def cap_reply(text: str, limit: int) -> str:
-    """A message of at most ``limit`` characters that ends on a whole sentence where it can."""
+    """A message of at most ``limit`` characters: the text itself, or its whole sentences that fit;
+    empty when not even the first sentence fits (the caller falls back: a participant never gets
+    a reply cut off mid-sentence)."""
+    text = text.strip()
+    return text if len(text) <= limit else complete_sentences(text, limit)
+
+
+def cap_at_word(text: str, limit: int) -> str:
+    """At most ``limit`` characters, at a whole sentence where one fits, else at a word with "…"
+    (for our own notes, such as the running summary, where something is better than nothing)."""
     text = text.strip()
     if len(text) <= limit:
         return text
@@ -182,6 +191,7 @@ def mask_credentials(text: str) -> str:
 
 __all__ = [
     "REPLACEMENT",
+    "cap_at_word",
     "cap_reply",
     "clean_for_storage",
     "clean_value",

@@ -77,7 +77,11 @@ async def write_habit_prompt(llm: LLM, state: TurnState, system_prompt: str, *, 
         text = complete_sentences(text, MAX_PROMPT_CHARS)
     if not text:
         raise ToolArgumentError("the prompt writer returned nothing; try again once")
-    return cap_reply(text, MAX_PROMPT_CHARS)
+    capped = cap_reply(text, MAX_PROMPT_CHARS)
+    if not capped:
+        raise ToolArgumentError(f"the prompt writer's text was longer than {MAX_PROMPT_CHARS} characters without a "
+                                "sentence that fits; try again once, shorter")
+    return capped
 
 
 async def _generate(ctx: ToolContext, args: dict[str, Any]) -> str:
