@@ -182,9 +182,17 @@ class App:
         self.guard = ServiceGuard(self.db, self.alarms.engine,
                                   ensure_state_dir(self.settings.state_dir) if single_instance else None)
         self.guard.hold_state_dir()
-        await self.db.connect()
-        await asyncio.get_running_loop().run_in_executor(None, self.guard.hold_database)
-        await self._check_protocol(allow_protocol_change)
+        try:
+            await self.db.connect()
+            await asyncio.get_running_loop().run_in_executor(None, self.guard.hold_database)
+            await self._check_protocol(allow_protocol_change)
+        except BaseException:  # refused (or unreachable): let go of everything taken so far
+            self.guard.release()
+            with contextlib.suppress(Exception):
+                await self.alarms.stop()
+            with contextlib.suppress(Exception):
+                await self.db.close()
+            raise
         if single_instance:
             self._watch = StateDirWatch.of(self.settings.state_dir, self.db.sqlite_path)
         if self.transport.reaches_people:
@@ -221,13 +229,8 @@ class App:
     async def _check_protocol(self, allow_change: bool) -> None:
         """The study file must be the protocol this database runs (a change only on purpose)."""
         study, now = self.settings.study, self.clock.now()
-        try:
-            outcome = await self.db.run(lambda session: adopt_protocol(session, study, allow_change=allow_change,
-                                                                       now=now, by="promptpipe serve"))
-        except ConfigError:
-            if self.guard is not None:  # nothing else was started: let go of the lock at once
-                self.guard.release()
-            raise
+        outcome = await self.db.run(lambda session: adopt_protocol(session, study, allow_change=allow_change,
+                                                                   now=now, by="promptpipe serve"))
         if outcome != "none":
             log.info("study_protocol", outcome=outcome, study=study.name or None, hash=study.hash[:12] or None)
 

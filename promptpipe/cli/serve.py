@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import shutil
 import signal
 import sys
 import threading
@@ -29,7 +30,7 @@ from promptpipe.research import admin
 from promptpipe.research.status import read_status
 from promptpipe.storage.db import Database, sqlite_file
 from promptpipe.storage.files import PRIVATE_UMASK, LooseMode, loose_modes, tighten
-from promptpipe.storage.state_dir import ensure_state_dir
+from promptpipe.storage.state_dir import ensure_state_dir, first_missing
 from promptpipe.storage.study import protocol_history
 
 __all__ = ["QR_RENEWAL_ENV", "RESTART", "STOP_DEADLINE_S", "main"]
@@ -51,6 +52,7 @@ async def _serve(
     from promptpipe.app import App
 
     settings.require_llm()
+    created = first_missing(settings.state_dir)
     ensure_state_dir(settings.state_dir)
     for item in tighten(_state_files(settings)):
         get_logger("promptpipe.cli").warning("state_file_mode_tightened", path=str(item.path),
@@ -63,7 +65,12 @@ async def _serve(
         # ends the service through KeyboardInterrupt in _run.
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, stop.set)
-    await app.start(single_instance=True, allow_protocol_change=allow_protocol_change)
+    try:
+        await app.start(single_instance=True, allow_protocol_change=allow_protocol_change)
+    except BaseException:
+        if created is not None:  # refused: a new state directory must not look like a real one
+            shutil.rmtree(created, ignore_errors=True)
+        raise
     web = None
     try:
         web = await start_web(settings, app.db, app.clock) if settings.api_listen else None

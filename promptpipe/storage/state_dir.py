@@ -49,6 +49,15 @@ class StateDirWatch:
         return None
 
 
+def first_missing(path: Path) -> Path | None:
+    """The outermost directory of ``path`` that does not exist yet (what creating it would
+    create), or None when it exists."""
+    path, missing = path.absolute(), None
+    while not path.exists() and path != path.parent:
+        missing, path = path, path.parent
+    return missing
+
+
 def ensure_state_dir(path: Path) -> Path:
     """Create the state directory and prove it is writable, or fail with a clear line."""
     try:

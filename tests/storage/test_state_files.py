@@ -124,3 +124,26 @@ def test_a_replaced_database_file_stops_the_service(
 
     assert serve_and_meddle(tmp_path / "state", fake_openai.url, replace_database) == 1
     assert "promptpipe.db was replaced" in capsys.readouterr().err
+
+
+async def test_a_serve_refused_for_a_database_in_use_creates_no_state_directory(
+    tmp_path: Path, fake_openai: FakeOpenAIServer, database_url: str,
+) -> None:
+    """A second serve refused because another one owns the database leaves nothing behind that
+    looks like a real state (a directory, a lock, a database)."""
+    from promptpipe.app import App
+    from promptpipe.errors import ConfigError
+
+    env = {"OPENAI_API_KEY": "test-key", "OPENAI_BASE_URL": fake_openai.url, "PROMPTPIPE_TRANSPORT": "dry-run",
+           "API_LISTEN": "", "DATABASE_URL": database_url}
+    running = App.build(load_settings({**env, "PROMPTPIPE_STATE_DIR": str(tmp_path / "first")}, env_file=None),
+                        transport=MemoryTransport())
+    await running.start(background=False)
+    fresh = tmp_path / "second"
+    try:
+        with pytest.raises(ConfigError, match="already running on this DATABASE_URL"):
+            await _serve(load_settings({**env, "PROMPTPIPE_STATE_DIR": str(fresh)}, env_file=None),
+                         transport=MemoryTransport())
+        assert not fresh.exists()
+    finally:
+        await running.stop()
