@@ -13,7 +13,10 @@ from promptpipe.domain.text import normalise_words
 __all__ = ["ESCAPE_PHRASES", "POLITENESS", "is_escape", "spoken"]
 
 POLITENESS = frozenset({"please", "pls", "plz", "thanks", "thank", "you", "thx", "ty", "now", "ok", "okay",
-                        "kindly", "hi", "hello", "hey", "just"})
+                        "kindly", "hi", "hello", "hey", "just",
+                        # and in the languages the commands know
+                        "bitte", "danke", "merci", "svp", "stp", "por", "favor", "gracias", "obrigado", "obrigada",
+                        "grazie", "пожалуйста", "спасибо"})
 """Words ignored at either end of a command or an escape phrase (``"stop please"``, ``"ok later"``)."""
 
 ESCAPE_PHRASES = frozenset({

@@ -30,7 +30,7 @@ log = get_logger("promptpipe.flow")
 
 APOLOGY = (
     "Sorry, I can't give you a proper answer right now. I've kept your message and will reply "
-    "as soon as I can."
+    "as soon as I can. (To stop all messages from this study, send STOP.)"
 )
 GAVE_UP = (
     "Sorry, I still can't answer your last message. I've kept it and passed it to the research "

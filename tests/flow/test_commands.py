@@ -46,7 +46,7 @@ async def send(app, transport: MemoryTransport, text: str) -> str:  # type: igno
     ("start", "START"), ("Stop please", "STOP"), ("Stop?", "STOP"), ("stop 🙏", "STOP"), ("ＳＴＯＰ", "STOP"),
     ("unsubscribe", "STOP"), ("stop texting me", "STOP"), ("please stop", "STOP"), ("Opt-out", "STOP"),
     ("ok stop now, thank you", "STOP"), ("opt in", "START"), ("Help?", "HELP"),
-    ("stop it", None), ("STOPP", None), ("", None), ("I can't stop snacking", None), ("help me plan my week", None),
+    ("stop it", None), ("STOPP", "STOP"), ("", None), ("I can't stop snacking", None), ("help me plan my week", None),
 ])
 def test_commands_are_recognised_in_the_words_people_use(text: str, command: str | None) -> None:
     assert as_command(text) == command

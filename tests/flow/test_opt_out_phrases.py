@@ -30,12 +30,44 @@ OPT_OUTS = [
 
 NOT_OPT_OUTS = [
     "I can't stop eating crisps", "stop by the shop on the way home", "don't stop", "do not stop the messages",
-    "how do I stop?", "stop it", "STOPP", "stopping is hard", "I stopped smoking", "nonstop day",
+    "how do I stop?", "stop it", "stopping is hard", "I stopped smoking", "nonstop day",
     "unstoppable today!", "I'll stop at the gym", "when does it end?", "the end of my shift", "quit sugar",
     "I want to quit smoking", "cancel my dentist appointment", "remove the reminder at 9", "stop sign",
     "the bus stop", "please don't stop sending these", "no more excuses", "no more sugar", "stop the clock",
     "I stopped at the park", "stop worrying", "", "   ", "🛑",
 ]
+
+
+IN_OTHER_LANGUAGES = [
+    "Stopp", "STOPP!", "stopp bitte", "stoppen", "abmelden", "bitte abmelden", "keine Nachrichten mehr", "hör auf",
+    "стоп", "Стоп!", "хватит", "отписаться", "отпишите меня", "para", "¡Para!", "para por favor", "pare", "parar",
+    "basta", "basta ya", "no más mensajes", "no mas mensajes", "darme de baja", "dar de baja", "arrête", "Arrête !",
+    "arrete", "arrêtez", "arretez svp", "arrêter", "désabonner", "me désabonner", "desabonner", "plus de messages",
+    "停止", "停止！", "退订", "取消订阅", "不要再发了", "别发了", "ストップ", "配信停止", "やめて", "中止", "그만",
+    "수신거부", "afmelden", "smettila", "disiscrivimi", "توقف",
+]
+PLAIN_REFUSALS = [
+    "do not text me anymore", "don't text me any more", "dont text me anymore", "do not message me anymore",
+    "don't message me again", "do not contact me again", "leave me alone", "Leave me alone!", "please leave me alone",
+    "I quit", "i quit!", "I quit the study", "i want to quit the study", "I want to leave the study",
+    "take me out of the study", "I don't want these messages", "i dont want any more messages",
+]
+NOT_OPT_OUTS_ELSEWHERE = [
+    "para mí es difícil", "para el gimnasio", "stopp den Bus", "arrête de fumer", "je vais arrêter de fumer",
+    "停止线", "basta de azúcar", "leave me a note", "I quit smoking", "I quit sugar", "quit the gym",
+    "leave me be for today", "I want to leave work early", "text me later", "do not text me before 9",
+]
+
+
+@pytest.mark.parametrize("text", [*IN_OTHER_LANGUAGES, *PLAIN_REFUSALS])
+def test_unambiguous_opt_outs_in_other_languages_and_plain_words_are_commands(text: str) -> None:
+    assert as_command(text) == "STOP"
+    assert as_command(text, in_intake=True) == "STOP"
+
+
+@pytest.mark.parametrize("text", NOT_OPT_OUTS_ELSEWHERE)
+def test_those_words_inside_other_sentences_are_not(text: str) -> None:
+    assert as_command(text) is None
 
 
 @pytest.mark.parametrize("text", OPT_OUTS)
@@ -66,3 +98,17 @@ async def test_a_stop_hidden_by_zero_width_characters_opts_out_without_the_model
     assert await send(app, transport, f"S{ZWSP}T{ZWJ}O{WJ}P\nSTOP") == STOPPED
     assert (await admin.show(app.db, ANA))["paused_by"] == "participant"
     assert len(fake_openai.requests) == 1  # only the greeting
+
+
+async def test_during_a_model_outage_the_apology_says_how_to_stop_and_plain_words_stop_at_once(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer
+) -> None:
+    from promptpipe.flow import APOLOGY
+
+    app, transport = await started(make_app, fake_openai)
+    fake_openai.fail(503, message="overloaded", match="", repeat=True)
+    apology = await send(app, transport, "are you still there?")
+    assert apology == APOLOGY and "send STOP" in apology
+    assert await send(app, transport, "leave me alone") == STOPPED
+    show = await admin.show(app.db, ANA)
+    assert (show["status"], show["paused_by"]) == ("paused", "participant")
