@@ -10,7 +10,8 @@ import hashlib
 import re
 import secrets
 
-__all__ = ["ADMIN", "RESEARCHER", "ROLES", "TOKEN_NAME", "VIEWER", "allows", "hash_token", "new_token"]
+__all__ = ["ADMIN", "NEEDED_TO_READ", "RESEARCHER", "ROLES", "SAFETY_FLAGS", "TOKEN_NAME", "VIEWER", "allows",
+           "hash_token", "may_read", "new_token"]
 
 VIEWER, RESEARCHER, ADMIN = "viewer", "researcher", "admin"
 ROLES = (VIEWER, RESEARCHER, ADMIN)
@@ -22,6 +23,18 @@ TOKEN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,63}")
 def allows(role: str, needed: str) -> bool:
     """Whether ``role`` may do what ``needed`` may."""
     return role in ROLES and ROLES.index(role) >= ROLES.index(needed)
+
+
+SAFETY_FLAGS = "safety flags"
+NEEDED_TO_READ = {SAFETY_FLAGS: RESEARCHER}
+"""What a viewer may not read even by participant id, and the role it needs: the API's routes and
+the dashboard's pages (and its navigation) both ask :func:`may_read`, so one rule holds for both.
+Safety flags are for the team that follows them up: that someone is in crisis is health data,
+pseudonymous or not."""
+
+
+def may_read(role: str, what: str) -> bool:
+    return allows(role, NEEDED_TO_READ[what])
 
 
 def new_token() -> str:

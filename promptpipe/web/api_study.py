@@ -16,7 +16,7 @@ from fastapi import APIRouter, Depends, Query, Request, status
 from fastapi.responses import FileResponse
 from starlette.background import BackgroundTask
 
-from promptpipe.domain.access import ADMIN, RESEARCHER, VIEWER, allows
+from promptpipe.domain.access import ADMIN, NEEDED_TO_READ, RESEARCHER, SAFETY_FLAGS, VIEWER, allows
 from promptpipe.domain.participant_filter import ParticipantFilter
 from promptpipe.research import messaging, oversight, tokens
 from promptpipe.research.export import export_study
@@ -151,8 +151,11 @@ def _remove(directory: str) -> None:
     os.rmdir(directory)
 
 
+FlagReader = Annotated[Caller, Depends(require(NEEDED_TO_READ[SAFETY_FLAGS]))]
+
+
 @router.get("/flags", response_model=list[FlagOut], tags=["safety"])
-async def flags(request: Request, caller: Researcher, all_: Annotated[bool, Query(alias="all")] = False
+async def flags(request: Request, caller: FlagReader, all_: Annotated[bool, Query(alias="all")] = False
                 ) -> list[dict[str, Any]]:
     """Safety flags, oldest first (open ones unless ``all``)."""
     rows = await oversight.flags(context(request).reader, include_resolved=all_)

@@ -178,7 +178,7 @@ async def test_a_viewer_sees_no_phone_name_or_message_text(study: Study) -> None
     async with signed_in(study.web, "viewer") as client:
         for path in [*pages(study), "/participants?sort=name", "/participants?sort=-name"]:
             page = await client.get(path)
-            assert page.status_code == 200, path
+            assert page.status_code == (403 if path == "/flags" else 200), path
             for secret in secrets_:
                 assert secret not in page.text, (path, secret)
             assert ">None<" not in page.text, path  # a hidden value says so, not "None"
@@ -186,6 +186,21 @@ async def test_a_viewer_sees_no_phone_name_or_message_text(study: Study) -> None
         transcript = (await client.get(f"/participants/{study.zofia}")).text
         assert "hidden for viewers" in transcript and "✓" in transcript
         assert study.zofia in (await client.get("/participants")).text
+
+
+@pytest.mark.parametrize("role", ["viewer", "researcher"])
+async def test_the_api_and_the_dashboard_show_safety_flags_to_the_same_roles(study: Study, role: str) -> None:
+    """One rule for both doors: a viewer reads no flag (not its id, severity or time) on either."""
+    flag = (await oversight.flags(study.web.app.db))[0]
+    async with study.web.client(role) as api:
+        from_api = await api.get("/api/v1/flags")
+    async with signed_in(study.web, role) as client:
+        page = await client.get("/flags")
+        overview = await client.get("/")
+    allowed = role == "researcher"
+    assert (from_api.status_code, page.status_code) == ((200, 200) if allowed else (403, 403))
+    assert ('href="/flags"' in overview.text) is allowed
+    assert (f"Resolve flag {flag['id']}" in page.text) is allowed and (flag["severity"] in page.text) is allowed
 
 
 async def test_a_viewer_cannot_act(study: Study) -> None:

@@ -4,7 +4,7 @@ check on forms, the templates, and errors shown as a page (never a stack trace).
 from __future__ import annotations
 
 import hmac
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -16,7 +16,7 @@ import jinja2
 from fastapi import Depends, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
-from promptpipe.domain.access import RESEARCHER, allows
+from promptpipe.domain.access import RESEARCHER, allows, may_read
 from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.errors import AdminError, StorageError
 from promptpipe.research.tokens import Caller
@@ -26,8 +26,8 @@ from promptpipe.web.errors import status_for
 from promptpipe.web.pages._times import TimeLabel, time_label
 
 __all__ = [
-    "TEMPLATES_DIR", "PageError", "Visitor", "attempt", "form_visitor", "install", "render", "researcher",
-    "sign_in_url", "url", "visitor",
+    "TEMPLATES_DIR", "PageError", "Visitor", "attempt", "form_visitor", "install", "reader_of", "render",
+    "researcher", "sign_in_url", "url", "visitor",
 ]
 
 TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
@@ -49,6 +49,10 @@ class Visitor:
     def identified(self) -> bool:
         """May see phone numbers, names and message text, and act (researchers and admins)."""
         return allows(self.caller.role, RESEARCHER)
+
+    def may_read(self, what: str) -> bool:
+        """Whether this role may read ``what`` (see domain.access.NEEDED_TO_READ)."""
+        return may_read(self.caller.role, what)
 
     @property
     def csrf(self) -> str:
@@ -92,6 +96,19 @@ async def researcher(found: Annotated[Visitor, Depends(form_visitor)]) -> Visito
         raise PageError(403, f"Only researchers and admins can do this; your token ({found.caller.name}) is a "
                              f"{found.caller.role}'s, so nothing was done.")
     return found
+
+
+def reader_of(what: str) -> Callable[..., Awaitable[Visitor]]:
+    """A dependency for a page that shows ``what``: 403 (as a page) for a role that may not read
+    it, by the same rule as the API."""
+
+    async def dependency(found: Annotated[Visitor, Depends(visitor)]) -> Visitor:
+        if not found.may_read(what):
+            raise PageError(403, f"The {what} are for researchers and admins; your token ({found.caller.name}) is a "
+                                 f"{found.caller.role}'s.")
+        return found
+
+    return dependency
 
 
 async def attempt(operation: Awaitable[T]) -> T:

@@ -8,11 +8,12 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
+from promptpipe.domain.access import SAFETY_FLAGS
 from promptpipe.errors import AdminError
 from promptpipe.research import oversight
 from promptpipe.research.tokens import audit
 from promptpipe.web.errors import status_for
-from promptpipe.web.pages._render import Visitor, attempt, render, researcher, visitor
+from promptpipe.web.pages._render import Visitor, attempt, reader_of, render, researcher
 from promptpipe.web.pages.participants import participant_url
 
 __all__ = ["MAX_FLAGS_SHOWN", "router"]
@@ -46,7 +47,8 @@ async def _page(request: Request, found: Visitor, *, done: str = "", error: str 
 
 
 @router.get("/flags", response_class=HTMLResponse)
-async def flags(request: Request, found: Annotated[Visitor, Depends(visitor)], resolved: str = "") -> HTMLResponse:
+async def flags(request: Request, found: Annotated[Visitor, Depends(reader_of(SAFETY_FLAGS))],
+                resolved: str = "") -> HTMLResponse:
     done = f"Flag {resolved} is resolved." if resolved.isdigit() else ""
     return await _page(request, found, done=done)
 
