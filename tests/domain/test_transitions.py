@@ -120,8 +120,8 @@ async def stop_pauses_and_silences_everything(make_app: AppFactory, fake: FakeOp
 @drives("opted_out")
 async def the_model_opts_out_on_their_words(make_app: AppFactory, fake: FakeOpenAIServer) -> None:
     app, transport, pid = await prompted(make_app, fake)
-    fake.call_tool("opt_out", {"reason": "no more texts"}, match="leave me alone")
-    await say(app, transport, "please leave me alone now")
+    fake.call_tool("opt_out", {"reason": "no more texts"}, match="had enough of these")
+    await say(app, transport, "I have had enough of these texts, honestly")
     assert (await log_rows(app, pid))[-1] == ("opted_out", "model", "active", "paused")
     assert await timer_jobs(app) == set()
 
