@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import gc
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +29,7 @@ from promptpipe.scheduling.guard import ServiceGuard
 from promptpipe.storage.db import Database
 from promptpipe.storage.live import go_live
 from promptpipe.storage.receipts import record_receipt
+from promptpipe.storage.schema import SchemaBehind
 from promptpipe.storage.service_status import WHATSAPP, save_status
 from promptpipe.storage.state_dir import StateDirWatch, ensure_state_dir
 from promptpipe.storage.study import adopt_protocol
@@ -183,8 +185,7 @@ class App:
                                   ensure_state_dir(self.settings.state_dir) if single_instance else None)
         self.guard.hold_state_dir()
         try:
-            await self.db.connect()
-            await asyncio.get_running_loop().run_in_executor(None, self.guard.hold_database)
+            await self._open_database()
             await self._check_protocol(allow_protocol_change)
         except BaseException:  # refused (or unreachable): let go of everything taken so far
             self.guard.release()
@@ -205,6 +206,7 @@ class App:
         if watch_state is not None:
             watch_state(self._connection_state_changed)
         await self.transport.start(self.inbox.ingest, self.record_receipt)
+        self.lanes.serve_here()
         if background:
             self._tasks = [
                 asyncio.create_task(self._poll_loop(), name="inbox-poller"),
@@ -225,6 +227,25 @@ class App:
         gc.collect()
         gc.freeze()
         log.info("service_started", transport=self.transport.name, database=self.db.dialect)
+
+    async def _open_database(self) -> None:
+        """Connect, and take the database lock (one service per database). A database made by an
+        older release is upgraded only with DB_AUTO_UPGRADE, and only once the lock is held."""
+        assert self.guard is not None
+        hold = functools.partial(asyncio.get_running_loop().run_in_executor, None, self.guard.hold_database)
+        try:
+            await self.db.connect()
+        except SchemaBehind:
+            if not self.settings.db_auto_upgrade:
+                raise
+            await hold()
+            await self.db.connect(upgrade=True)
+            done = self.db.upgraded
+            if done is not None:
+                log.warning("database_upgraded", before=done.before or "unversioned", after=done.after,
+                            revisions=list(done.applied), copy=str(done.copy) if done.copy else None)
+            return
+        await hold()
 
     async def _check_protocol(self, allow_change: bool) -> None:
         """The study file must be the protocol this database runs (a change only on purpose)."""
@@ -248,6 +269,7 @@ class App:
         Turns still waiting on the model are cancelled: nothing of them was written, so they
         run again after the next start."""
         self._stopping = True
+        self.lanes.serve_here(False)
         self._outbox_kick.set()
         poller = [t for t in self._tasks if t.get_name() != "outbox-dispatcher"]
         for task in poller:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from promptpipe.cli._common import fail, load, run
+from promptpipe.cli._db import db_command
 from promptpipe.cli._web import start_web, web_command
 from promptpipe.clock import SystemClock
 from promptpipe.config import Settings
@@ -233,6 +234,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub.add_parser("web", help="only the HTTP API and dashboard on API_LISTEN, in a process of their own beside "
                    "`serve` (run serve with API_LISTEN empty); for large studies")
     sub.add_parser("check", help="validate settings and the database connection, then exit")
+    database = sub.add_parser("db", help="the database schema: `promptpipe db current | history | upgrade`")
+    database.add_argument("db_action", choices=("current", "history", "upgrade"),
+                          help="current: its version; history: every version; upgrade: bring a database made by an "
+                               "older release to this one's (a SQLite file is copied first)")
     study = sub.add_parser("study", help="the study file: `promptpipe study check FILE`")
     study_actions = study.add_subparsers(dest="study_action", required=True)
     study_check = study_actions.add_parser("check", help="validate a study file and summarise it")
@@ -253,6 +258,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run(lambda: _chat(settings, args.phone, args.name))
     if args.command == "web":
         return run(lambda: web_command(settings))
+    if args.command == "db":
+        return run(lambda: db_command(settings, args.db_action))
     return run(lambda: _check(settings))
 
 
@@ -298,12 +305,13 @@ async def _check(settings: Settings) -> int:
     ensure_state_dir(settings.state_dir)
     db = Database(settings.database_url)
     try:
-        await db.connect()
+        state = await db.connect()
         report = await read_status(db)
         history = await db.run(protocol_history)
     finally:
         await db.close()
     print(f"settings ok; database ok ({db.dialect}); transport {settings.transport}")
+    print(f"database schema: {state.describe()}")
     print(for_terminal(_protocol_line(settings, history[-1].hash if history else None)))
     for line in report.lines():
         print(for_terminal(line))

@@ -58,6 +58,9 @@ class Settings:
     """PROMPTPIPE_STATE_DIR (default ./promptpipe-state): WhatsApp session, SQLite file, lock."""
     database_url: str = ""
     """DATABASE_URL (default sqlite:///<state dir>/promptpipe.db): sqlite:/// or postgresql:// URL."""
+    db_auto_upgrade: bool = False
+    """DB_AUTO_UPGRADE (default off): ``serve`` upgrades a database made by an older release by
+    itself (a SQLite file is copied first); off, it refuses and names ``promptpipe db upgrade``."""
     chat_history_limit: int = DEFAULT_HISTORY_WINDOW
     """CHAT_HISTORY_LIMIT (default 50; 0 none; -1 the default): past messages the model sees."""
     intake_prompt_file: Path = _SOURCE_PROMPTS_DIR / "intake_system.txt"
@@ -288,6 +291,7 @@ def _service_settings(get: Get) -> dict[str, Any]:
         "poll_interval": _value(get, "POLL_INTERVAL", parse_duration, d.poll_interval),
         "dryrun_journal": Path(get("PROMPTPIPE_DRYRUN_JOURNAL")) if get("PROMPTPIPE_DRYRUN_JOURNAL") else None,
         "mark_read": _value(get, "MARK_READ", parse_bool, True),
+        "db_auto_upgrade": _value(get, "DB_AUTO_UPGRADE", parse_bool, False),
     }
 
 

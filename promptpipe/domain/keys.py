@@ -41,6 +41,11 @@ def manual_prompt(participant_id: str, token: str) -> str:
     return f"prompt:{participant_id}:manual:{token}"
 
 
+def team_change(participant_id: str, token: str) -> str:
+    """A change the research team asked for (each request is its own)."""
+    return f"team:{participant_id}:{token}"
+
+
 def researcher_message(participant_id: str, token: str) -> str:
     """A message a researcher wrote to one participant (each request is its own)."""
     return f"researcher:{participant_id}:{token}"

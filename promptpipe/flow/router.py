@@ -32,6 +32,7 @@ from promptpipe.flow.failures import apologise_if_blocked, record_failure
 from promptpipe.flow.reactions import reaction_outcome
 from promptpipe.flow.researcher_message import researcher_message_outcome
 from promptpipe.flow.safety_step import SCREENED, screen_outcome, was_screened, with_safety_message
+from promptpipe.flow.team_changes import team_change_outcome
 from promptpipe.flow.timers import apply_stage_effects, timer_outcome
 from promptpipe.flow.turn import FlowDeps, Outcome, TurnContext, Typing
 from promptpipe.logging import get_logger
@@ -44,6 +45,7 @@ from promptpipe.pipeline.events import (
     ReactionReceived,
     ResearcherMessageQueued,
     StudyEndDue,
+    TeamChange,
     TimerEvent,
 )
 from promptpipe.storage.conversations import save_turn_state
@@ -107,6 +109,8 @@ class ConversationFlow:
             outcome = commands.kept_outcome(batch, status=state.status)
             outcome.resync_alarms = True
             return outcome
+        if isinstance(event, TeamChange):
+            return team_change_outcome(self.deps, context, batch[0], event)
         if isinstance(event, ResearcherMessageQueued):  # consent decides, not the status alone
             return researcher_message_outcome(state, batch[0], event, self.deps.config.study.quiet_hours, now)
         if isinstance(event, PollVoteReceived):

@@ -21,7 +21,7 @@ __all__ = [
     "AlarmSyncRequested", "AutoFeedbackDue", "CheckInDue", "DailyPromptDue", "DelayedTransitionDue", "Enrolled",
     "FollowUpDue", "InboxEvent", "IntakeInactiveDue", "IntakeReminderDue", "MessageReceived", "PollVoteReceived",
     "PromptNowDue", "ReactionReceived", "ReminderDue", "ResearcherMessageQueued", "SelfReportDue", "StudyEndDue",
-    "TimerEvent",
+    "TeamChange", "TimerEvent",
     "as_input",
     "parse_event", "timer_event",
 ]
@@ -148,6 +148,23 @@ class AlarmSyncRequested(_Payload):
 
 
 @dataclass(frozen=True)
+class TeamChange(_Payload):
+    """The research team changes the participant's state: pause, resume, withdraw, a new time
+    zone, or more study days. It runs in the participant's lane, between their turns; the outcome
+    (a line for whoever asked, or the refusal) is written back into the row's payload."""
+
+    INBOX_KIND = "team_change"
+    kind: Literal["team_change"] = "team_change"
+    action: str = ""
+    """pause | resume | withdraw | timezone | extend"""
+    reason: str = ""
+    by: str = ""
+    """The researcher's (or API token's) name."""
+    value: str | None = None
+    """The new time zone, or the number of days to add."""
+
+
+@dataclass(frozen=True)
 class ResearcherMessageQueued(_Payload):
     """A message from the research team to the participant (one of a broadcast, or written to
     them alone); the flow sends it unless their consent says no."""
@@ -252,11 +269,11 @@ class SelfReportDue(_TimerDue):
 TimerEvent = (ReminderDue | AutoFeedbackDue | DelayedTransitionDue | CheckInDue | FollowUpDue | IntakeInactiveDue
               | IntakeReminderDue | StudyEndDue | SelfReportDue | PromptNowDue)
 InboxEvent = (MessageReceived | PollVoteReceived | ReactionReceived | Enrolled | AlarmSyncRequested
-              | ResearcherMessageQueued | DailyPromptDue | TimerEvent)
+              | TeamChange | ResearcherMessageQueued | DailyPromptDue | TimerEvent)
 
 _BY_KIND: dict[str, type[_Payload]] = {
     cls.INBOX_KIND: cls for cls in (MessageReceived, PollVoteReceived, ReactionReceived, Enrolled,
-                                    AlarmSyncRequested, ResearcherMessageQueued, DailyPromptDue)
+                                    AlarmSyncRequested, TeamChange, ResearcherMessageQueued, DailyPromptDue)
 }
 _TIMERS: dict[str, type[_TimerDue]] = {
     timers.REMINDER: ReminderDue, timers.AUTO_FEEDBACK: AutoFeedbackDue, timers.TRANSITION: DelayedTransitionDue,

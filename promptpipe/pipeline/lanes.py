@@ -9,6 +9,9 @@ waits for the model. It is taken at once with the other pending messages, past a
 for its retry; if it arrives while the model is still working on a turn for the same participant,
 that turn is set aside (it has written nothing yet: a turn decides first and commits after) and
 runs again later; and it does not queue for the semaphore behind other participants' model calls.
+A change the research team asks for (pause, resume, withdraw, a time zone, more days) is treated
+alike, and runs before anything else pending: the participant's state changes in one place, their
+lane, between their turns.
 """
 
 from __future__ import annotations
@@ -32,6 +35,9 @@ log = get_logger("promptpipe.pipeline.lanes")
 
 TURN_TIMEOUT = timedelta(minutes=5)
 FOLDABLE_KINDS = ("message",)
+FIRST_KINDS = ("team_change",)
+"""Rows that run before anything else pending and set aside a turn under way: the research team's
+changes (a pause wins over the answer the model is writing; that turn runs again after it)."""
 
 C = TypeVar("C")
 
@@ -64,12 +70,15 @@ class TurnRunner(Protocol[C]):
 def select_batch(
     rows: list[InboxRow], now: datetime, urgent: set[int] | frozenset[int] = frozenset()
 ) -> list[InboxRow]:
-    """The next batch to run. With an urgent message pending: all pending messages, whatever waits
-    before them (the commands decide which of them are still answered). Otherwise the leading run
-    of messages (due if any of them is due), or the first other row alone (if due). Empty when
-    nothing is due yet."""
+    """The next batch to run. A team change first (:data:`FIRST_KINDS`). With an urgent message
+    pending: all pending messages, whatever waits before them (the commands decide which of them
+    are still answered). Otherwise the leading run of messages (due if any of them is due), or the
+    first other row alone (if due). Empty when nothing is due yet."""
     if not rows:
         return []
+    first_of_all = [row for row in rows if row.kind in FIRST_KINDS and row.available_at <= now]
+    if first_of_all:
+        return first_of_all[:1]
     if urgent:
         return [row for row in rows if row.kind in FOLDABLE_KINDS]
     first = rows[0]
@@ -81,6 +90,22 @@ def select_batch(
             break
         run.append(row)
     return run if any(row.available_at <= now for row in run) else []
+
+
+_here: tuple[Lanes[Any], asyncio.AbstractEventLoop] | None = None
+
+
+def lanes_here() -> Lanes[Any] | None:
+    """The lanes of the service running in this event loop, if one does (the API and the
+    dashboard share serve's loop): what they write for a participant is handed to the lane at
+    once. Another loop (the admin script's) finds none."""
+    if _here is None:
+        return None
+    lanes, loop = _here
+    try:
+        return lanes if asyncio.get_running_loop() is loop else None
+    except RuntimeError:
+        return None
 
 
 class Lanes(Generic[C]):
@@ -106,6 +131,14 @@ class Lanes(Generic[C]):
     @property
     def running(self) -> int:
         return len(self._tasks)
+
+    def serve_here(self, serving: bool = True) -> None:
+        """Register (or unregister) these lanes as the ones :func:`lanes_here` returns."""
+        global _here
+        if serving:
+            _here = (self, asyncio.get_running_loop())
+        elif _here is not None and _here[0] is self:
+            _here = None
 
     def wake(self, participant_id: str) -> None:
         """Make sure a lane looks at this participant soon (now, or right after its current pass)."""
@@ -183,7 +216,8 @@ class Lanes(Generic[C]):
             if rows:
                 self.runner.blocked(session, participant_id, rows, now)
             return None
-        return batch, len(rows), self.runner.load(session, participant_id, batch), bool(urgent)
+        return (batch, len(rows), self.runner.load(session, participant_id, batch),
+                bool(urgent) or batch[0].kind in FIRST_KINDS)
 
     async def _interrupt_if_urgent(self, *participant_ids: str) -> None:
         """Messages arrived while the model works on these participants' turns (here, or written
@@ -194,10 +228,11 @@ class Lanes(Generic[C]):
             return
 
         def urgent_waiting(session: Session) -> set[str]:
-            rows = [row for row in pending_messages(session, list(deciding), FOLDABLE_KINDS)
+            rows = [row for row in pending_messages(session, list(deciding), FOLDABLE_KINDS + FIRST_KINDS)
                     if row.id not in deciding[row.participant_id][1]]
-            urgent = self.runner.urgent(session, rows) if rows else set()
-            return {row.participant_id for row in rows if row.id in urgent}
+            messages = [row for row in rows if row.kind in FOLDABLE_KINDS]
+            urgent = self.runner.urgent(session, messages) if messages else set()
+            return {row.participant_id for row in rows if row.id in urgent or row.kind in FIRST_KINDS}
 
         for participant_id in await self.db.run(urgent_waiting):
             task = deciding[participant_id][0]

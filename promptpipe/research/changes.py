@@ -1,6 +1,7 @@
 """What researchers change: enroll a participant, pause, resume or withdraw them, move their time
-zone, correct their name or background notes, and send a prompt now. Every change goes through the
-inbox or the conversation write path, so it works whether or not ``serve`` is running."""
+zone, correct their name or background notes, and send a prompt now. A change of the participant's
+state runs in their lane, ordered with their turns (see :mod:`promptpipe.research.team_requests`);
+everything works whether or not ``serve`` is running."""
 
 from __future__ import annotations
 
@@ -13,15 +14,14 @@ from sqlalchemy.orm import Session
 from promptpipe.clock import Clock
 from promptpipe.domain import keys
 from promptpipe.domain.limits import BACKGROUND_CHARS, NAME_CHARS, REASON_CHARS
-from promptpipe.domain.states import ACTIVE, WITHDRAWN
+from promptpipe.domain.states import ACTIVE
 from promptpipe.domain.study import OPEN_STUDY, QuietHours, Study
 from promptpipe.domain.text import has_undecodable
 from promptpipe.errors import AdminError, Conflict, DuplicateKey, Forbidden
-from promptpipe.flow.lifecycle import greet_if_never_greeted
+from promptpipe.flow.team_changes import STATUS_CHANGES
 from promptpipe.logging import get_logger
-from promptpipe.pipeline.events import DailyPromptDue, Enrolled, as_input
+from promptpipe.pipeline.events import DailyPromptDue, Enrolled, TeamChange, as_input
 from promptpipe.research._common import (
-    ask_for_alarm_sync,
     find,
     get_participant,
     researcher_name,
@@ -32,7 +32,7 @@ from promptpipe.research._common import (
 from promptpipe.research.quiet_check import quiet_hours_wait
 from promptpipe.research.reports import participant_row
 from promptpipe.research.study_ops import check_protocol, validate_strata
-from promptpipe.storage.conversations import change_status_now, change_timezone_now
+from promptpipe.research.team_requests import request_change
 from promptpipe.storage.db import Database
 from promptpipe.storage.inbox_rows import add_input
 from promptpipe.storage.models import Participant
@@ -98,70 +98,35 @@ def _already_enrolled(phone: str, existing: Participant | None) -> AdminError:
     return Conflict(f"{phone} is already enrolled{who}; nothing was changed")
 
 
-STATUS_COMMANDS = {
-    "pause": ("paused_by_researcher", "paused by a researcher"),
-    "resume": ("resumed_by_researcher", "resumed by a researcher"),
-    "withdraw": ("withdrawn_by_researcher", "withdrawn by a researcher"),
-}
+STATUS_COMMANDS = STATUS_CHANGES
 
 
-async def set_status(db: Database, clock: Clock, *, phone: str, action: str, reason: str = "", by: str = "") -> str:
-    """pause | resume | withdraw. Returns a one-line description of what happened.
+async def set_status(db: Database, clock: Clock, *, phone: str, action: str, reason: str = "", by: str = "",
+                     study: Study = OPEN_STUDY) -> str:
+    """pause | resume | withdraw, applied in the participant's lane (see research.team_requests).
+    Returns a one-line description of what happened.
 
     A researcher's pause and a participant's opt-out (STOP) are separate: ``resume`` lifts only the
     researcher's pause, and the participant stays paused while their own STOP holds."""
     participant, _ = await get_participant(db, phone)
-    name, default_reason = STATUS_COMMANDS[action]
-    reason = validate_text("--reason", reason, REASON_CHARS) or default_reason
+    if action not in STATUS_CHANGES:
+        raise AdminError(f"{action!r} is not pause, resume or withdraw")
+    reason = validate_text("--reason", reason, REASON_CHARS)
     by = validate_text("--by", by or researcher_name(), NAME_CHARS)
-    if participant.status == WITHDRAWN:
-        raise Forbidden(f"{participant.phone} was withdrawn from the study; that cannot be undone or changed")
-    if action == "resume" and not participant.researcher_paused:
-        if participant.opted_out:
-            raise Forbidden(
-                f"{participant.phone} stopped the messages themselves (STOP); only they can switch them back "
-                "on, by sending START"
-            )
-        return f"{participant.phone} is already active; nothing changed"
-    if action == "pause" and participant.researcher_paused:
-        return f"{participant.phone} is already paused by the research team; nothing changed"
-    now = clock.now()
-
-    def write(session: Session) -> str | None:
-        state = change_status_now(session, participant.id, name, reason=reason, now=now, actor=by)
-        if state is None:
-            return None
-        ask_for_alarm_sync(db, session, participant.id, now)
-        greet_if_never_greeted(db, session, state, now)
-        return state.status
-
-    status = await db.run(write)
-    if status is None:
-        return f"{participant.phone} is already {participant.status}; nothing changed"
-    if action == "resume" and status != ACTIVE:
-        return (f"{participant.phone}: the research team's pause is lifted, but they stay paused because they "
-                "sent STOP themselves; only they can switch messages back on, by sending START")
-    if action == "pause" and participant.opted_out:
-        return (f"{participant.phone} is now paused by the research team as well as by their own STOP; "
-                "both must be lifted before anything is sent")
-    return f"{participant.phone} is now {status}" + (
-        "; no scheduled message will be sent to them" if status != ACTIVE else "")
+    outcome = await request_change(db, clock, participant.id, TeamChange(action=action, reason=reason, by=by),
+                                   study=study)
+    return outcome.said_for(participant.phone)
 
 
-async def set_timezone(db: Database, clock: Clock, *, phone: str, timezone: str) -> str:
+async def set_timezone(db: Database, clock: Clock, *, phone: str, timezone: str, by: str = "",
+                       study: Study = OPEN_STUDY) -> str:
+    """Move the participant to another time zone, in their lane; their prompts follow it."""
     timezone = validate_timezone(timezone)
     participant, _ = await get_participant(db, phone)
-    if participant.timezone == timezone:
-        return f"{participant.phone} already uses {timezone}; nothing changed"
-    now = clock.now()
-
-    def write(session: Session) -> None:
-        if change_timezone_now(session, participant.id, timezone, reason="changed by a researcher", now=now):
-            ask_for_alarm_sync(db, session, participant.id, now)
-
-    await db.run(write)
-    return (f"{participant.phone} now uses {timezone} (was {participant.timezone}); "
-            "their daily prompts follow the new local time from the next one on")
+    by = validate_text("--by", by or researcher_name(), NAME_CHARS)
+    outcome = await request_change(db, clock, participant.id, TeamChange(action="timezone", value=timezone, by=by),
+                                   study=study)
+    return outcome.said_for(participant.phone)
 
 
 async def send_prompt_now(db: Database, clock: Clock, *, phone: str, quiet: QuietHours | None = None,

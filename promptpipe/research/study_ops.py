@@ -4,7 +4,7 @@ enrollment fields for stratification, one participant's extension, and the alloc
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import func, select
@@ -12,14 +12,12 @@ from sqlalchemy.orm import Session
 
 from promptpipe.clock import Clock
 from promptpipe.domain.allocation import stratum_key
-from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.states import WITHDRAWN
 from promptpipe.domain.study import Study
-from promptpipe.domain.study_days import study_end
 from promptpipe.errors import AdminError
-from promptpipe.flow.lifecycle import arm_study_end, last_day
-from promptpipe.research._common import ask_for_alarm_sync, get_participant, researcher_name, validate_text
-from promptpipe.storage.conversations import load_turn_state, save_turn_state
+from promptpipe.pipeline.events import TeamChange
+from promptpipe.research._common import get_participant, researcher_name, validate_text
+from promptpipe.research.team_requests import request_change
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import table_of
 from promptpipe.storage.study import adopt_protocol
@@ -64,33 +62,10 @@ async def extend(db: Database, clock: Clock, *, study: Study, phone: str, days: 
     if participant.status == WITHDRAWN:
         raise AdminError(f"{participant.phone} was withdrawn from the study; that cannot be undone or changed")
     by = validate_text("--by", by or researcher_name(), 200)
-    now = clock.now()
-
-    def write(session: Session) -> tuple[int, Any]:
-        check_protocol(session, study, now)
-        state = load_turn_state(session, participant.id)
-        state.quiet_hours = study.quiet_hours
-        state.apply("study_extended", actor="researcher", reason=f"extended by {days} days ({by})",
-                    value=str(state.extra_days + days))
-        last = last_day(study, state)
-        assert last is not None
-        if state.completed:
-            end = study_end(state.day_one, last, zone_or_utc(state.timezone)) if state.day_one else now
-            if end <= now + timedelta(minutes=1):
-                raise AdminError(f"{participant.phone}: even with {days} more days their study would already be "
-                                 "over; extend by more days")
-            state.apply("reopened_by_researcher", actor="researcher", reason=f"extended by {days} days ({by})")
-        arm_study_end(state, study, now)
-        save_turn_state(session, state, now)
-        ask_for_alarm_sync(db, session, participant.id, now)
-        return last, state.day_one
-
-    last, first = await db.run(write)
-    if first is None:
-        return (f"{participant.phone}: extended by {days} days; their study will last {last} days from day 1 "
-                "(not set yet: it begins after intake)")
-    final = first + timedelta(days=last - 1)
-    return f"{participant.phone}: extended by {days} days; their last study day is now day {last} ({final})"
+    await db.run(lambda session: check_protocol(session, study, clock.now()))
+    outcome = await request_change(db, clock, participant.id, TeamChange(action="extend", value=str(days), by=by),
+                                   study=study)
+    return outcome.said_for(participant.phone)
 
 
 async def allocation_counts(db: Database, study: Study, *, unblind: bool = False) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from promptpipe.storage.db import Database
 from promptpipe.storage.files import create_private_file
 from promptpipe.storage.state_dir import LOCK_NAME
 
-__all__ = ["ServiceGuard"]
+__all__ = ["ServiceGuard", "service_holds"]
 
 PG_LOCK_KEY = 0x50505F4A  # "PP_J"
 DATABASE_LOCK_SUFFIX = ".alarms.lock"
@@ -88,6 +88,18 @@ class ServiceGuard:
                 conn.commit()
                 conn.invalidate()
                 conn.close()
+
+
+def service_holds(db: Database, engine: Engine) -> bool:
+    """Whether a service holds this database's lock right now (it takes what is written for its
+    lanes); looked at without keeping the lock."""
+    guard = ServiceGuard(db, engine, None)
+    try:
+        guard.hold_database()
+    except ConfigError:
+        return True
+    guard.release()
+    return False
 
 
 def _locked(path: Path) -> IO[str] | None:

@@ -24,7 +24,7 @@ from promptpipe.storage.models import Conversation, Participant, ToneEvent, Tran
 from promptpipe.storage.outbox_consent import cancel_unconsented
 from promptpipe.storage.schedules import apply_timer_ops, load_pending_timers, load_schedules, save_schedules
 
-__all__ = ["VersionConflict", "change_status_now", "change_timezone_now", "load_turn_state", "save_turn_state"]
+__all__ = ["VersionConflict", "load_turn_state", "save_turn_state"]
 
 _PARTICIPANT = table_of(Participant)
 _CONVERSATION = table_of(Conversation)
@@ -104,27 +104,6 @@ def save_turn_state(session: Session, state: TurnState, now: datetime) -> None:
     for tone_update in state.tone_updates:
         session.add(_tone_event_row(state.participant.id, tone_update, now))
     state.tone_updates.clear()
-
-
-def change_status_now(
-    session: Session, participant_id: str, name: str, *, reason: str, now: datetime, actor: str = ""
-) -> TurnState | None:
-    """A researcher's status change, applied at once (service running or not). Returns the state
-    after the change, or None when it changed nothing."""
-    state = load_turn_state(session, participant_id)
-    if not state.apply(name, actor="researcher", reason=reason, words=reason, actor_name=actor):
-        return None
-    save_turn_state(session, state, now)
-    return state
-
-
-def change_timezone_now(session: Session, participant_id: str, zone: str, *, reason: str, now: datetime) -> bool:
-    """A researcher's time-zone change, applied at once; False when it changed nothing."""
-    state = load_turn_state(session, participant_id)
-    if not state.apply("timezone_changed", actor="researcher", reason=reason, value=zone):
-        return False
-    save_turn_state(session, state, now)
-    return True
 
 
 def _transition_row(participant_id: str, change: PendingTransition, now: datetime) -> Transition:

@@ -21,12 +21,11 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlalchemy import Engine, create_engine, event, inspect, text
+from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import ArgumentError, IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import Session
-from sqlalchemy.sql.schema import ScalarElementColumnDefault
 from sqlmodel import SQLModel
 
 from promptpipe.domain.text import mask_credentials
@@ -34,13 +33,22 @@ from promptpipe.errors import ConfigError, DuplicateKey, StorageError
 from promptpipe.storage import access_tables, models, study_tables  # noqa: F401  (registers the tables)
 from promptpipe.storage.files import create_private_file
 from promptpipe.storage.models import table_of
-from promptpipe.storage.upgrade_data import fill_upgraded
+from promptpipe.storage.schema import (
+    SCHEMA_LOCK_KEY,
+    SchemaAhead,
+    SchemaBehind,
+    SchemaState,
+    UpgradeDone,
+    prepare,
+    read_state,
+    refuse_unless_current,
+)
+from promptpipe.storage.schema import upgrade as upgrade_schema
 
 SQLITE_BUSY_TIMEOUT_MS = 15_000
 IN_CHUNK = 500
 """Values per ``IN (…)`` list or multi-row insert: well inside SQLite's and PostgreSQL's limits."""
 POSTGRES_THREADS = 8
-SCHEMA_LOCK_KEY = 0x50505343  # "PPSC": one creator of the schema at a time on PostgreSQL
 T = TypeVar("T")
 
 
@@ -148,6 +156,8 @@ class Database:
         self._executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="db")
         self.transactions = 0
         self._insert_ignore: dict[tuple[str, tuple[str, ...], tuple[str, ...] | None], Any] = {}
+        self.upgraded: UpgradeDone | None = None
+        """Set when :meth:`connect` upgraded the database (what, and the copy it took)."""
 
     @property
     def is_sqlite(self) -> bool:
@@ -175,33 +185,45 @@ class Database:
         except UnicodeError as exc:  # a lone surrogate the drivers cannot encode
             raise StorageError(f"database error: text that cannot be encoded ({type(exc).__name__})") from None
 
-    async def connect(self) -> None:
-        """Create missing tables and columns; fail with one clear line if the URL is unusable."""
+    async def connect(self, *, upgrade: bool = False) -> SchemaState:
+        """Open the database: an empty one gets the current schema; one made by an older release is
+        upgraded when ``upgrade`` (else :class:`SchemaBehind`, naming the command); one a newer
+        release upgraded is refused. Fails with one clear line if the URL is unusable."""
         loop = asyncio.get_running_loop()
-        await loop.run_in_executor(self._executor, self._create_schema)
+        return await loop.run_in_executor(self._executor, self._prepare_schema, upgrade)
 
     @property
     def sqlite_path(self) -> Path | None:
         """The database file (None for PostgreSQL or an in-memory database)."""
         return sqlite_file(self.url)
 
-    def _create_schema(self) -> None:
+    def _prepare_schema(self, upgrade: bool) -> SchemaState:
         try:
             path = self.sqlite_path
-            if path is not None:
+            if path is not None and not self.read_only:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 create_private_file(path)  # SQLite gives its -wal and -shm files the same mode
+            if self.read_only:
+                with self.engine.connect() as conn:
+                    state = read_state(conn)
+                refuse_unless_current(state)
+                return state
             with self.engine.begin() as conn:
                 if not self.is_sqlite:  # concurrent first starts: one creator, the others wait
                     conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": SCHEMA_LOCK_KEY})
-                SQLModel.metadata.create_all(conn)
-                fill_upgraded(conn, _add_missing_columns(conn))
-                _add_missing_indexes(conn)
+                state = read_state(conn)
+                if not (upgrade and state.behind):
+                    return prepare(conn)
+        except (SchemaBehind, SchemaAhead):
+            raise
         except (SQLAlchemyError, OSError) as exc:
             raise ConfigError(
                 f"DATABASE_URL: cannot open the database ({mask_credentials(_first_line(exc))}); check the URL, "
                 "that the server is running and that the user may create tables."
             ) from None
+        done = upgrade_schema(self.url)
+        self.upgraded = done
+        return SchemaState(done.after, done.after, empty=False, known=True)
 
     async def checkpoint(self) -> str:
         """SQLite: move the write-ahead log into the database file and empty it, so overwritten
@@ -249,38 +271,6 @@ class Database:
 
     async def execute_raw(self, sql: str) -> None:
         await self.run(lambda session: session.execute(text(sql)))
-
-
-def _add_missing_columns(conn: Any) -> set[tuple[str, str]]:
-    """The additive half of an upgrade: columns a newer version added are created on start.
-    Returns the (table, column) pairs it added."""
-    added: set[tuple[str, str]] = set()
-    inspector = inspect(conn)
-    for table in SQLModel.metadata.sorted_tables:
-        existing = {col["name"] for col in inspector.get_columns(table.name)}
-        for column in table.columns:
-            if column.name in existing:
-                continue
-            col_type = column.type.compile(dialect=conn.dialect)
-            default = ""
-            if isinstance(column.default, ScalarElementColumnDefault):
-                value = column.default.arg
-                default = f" DEFAULT {value!r}" if isinstance(value, str) else f" DEFAULT {value}"
-            # Added columns stay nullable: existing rows have no value for them.
-            conn.execute(text(f'ALTER TABLE "{table.name}" ADD COLUMN "{column.name}" {col_type}{default}'))
-            added.add((table.name, column.name))
-    return added
-
-
-def _add_missing_indexes(conn: Any) -> None:
-    """Indexes a newer version declares on tables that already existed (``create_all`` makes
-    indexes only with a new table)."""
-    inspector = inspect(conn)
-    for table in SQLModel.metadata.sorted_tables:
-        existing = {index["name"] for index in inspector.get_indexes(table.name)}
-        for index in table.indexes:
-            if index.name not in existing:
-                index.create(conn, checkfirst=True)
 
 
 def _first_line(exc: BaseException) -> str:

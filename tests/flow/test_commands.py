@@ -21,7 +21,7 @@ from promptpipe.research import admin, oversight
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
-from tests.research.test_admin_cli import run_admin
+from tests.research.test_admin_cli import run_admin, run_admin_served
 
 ANA = "+15145550101"
 
@@ -206,15 +206,15 @@ async def test_admin_pause_resume_withdraw_and_timezone_from_the_command_line(
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("DATABASE_URL", database_url)
     app, _ = await started(make_app, fake_openai)
-    code, out, _ = await asyncio.to_thread(run_admin, capsys, "pause", "--phone", ANA, "--reason", "holiday")
+    code, out, _ = await run_admin_served(app, capsys, "pause", "--phone", ANA, "--reason", "holiday")
     assert code == 0 and "now paused" in out
-    code, out, _ = await asyncio.to_thread(run_admin, capsys, "update", "--phone", ANA, "--timezone", "Asia/Tokyo")
+    code, out, _ = await run_admin_served(app, capsys, "update", "--phone", ANA, "--timezone", "Asia/Tokyo")
     assert code == 0 and "now uses Asia/Tokyo (was UTC)" in out
     code, _, err = await asyncio.to_thread(run_admin, capsys, "update", "--phone", ANA, "--timezone", "Tokyo")
     assert code == 1 and "not an IANA time zone" in err
-    code, out, _ = await asyncio.to_thread(run_admin, capsys, "withdraw", "--phone", ANA)
+    code, out, _ = await run_admin_served(app, capsys, "withdraw", "--phone", ANA)
     assert code == 0 and "now withdrawn" in out
-    code, _, err = await asyncio.to_thread(run_admin, capsys, "resume", "--phone", ANA)
+    code, _, err = await run_admin_served(app, capsys, "resume", "--phone", ANA)
     assert code == 1 and "cannot be undone" in err
     shown = await admin.show(app.db, ANA)
     assert (shown["status"], shown["timezone"]) == ("withdrawn", "Asia/Tokyo")

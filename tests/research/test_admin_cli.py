@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import subprocess
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -23,6 +26,38 @@ def run_admin(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str,
     code = admin_main(list(args))
     out, err = capsys.readouterr()
     return code, out, err
+
+
+@contextlib.asynccontextmanager
+async def serving(app: Any) -> AsyncIterator[None]:
+    """The service's poller running beside the test, as in `serve`: what the admin script writes
+    for a participant's lane (a team change) is picked up and its outcome awaited by the script.
+    The script shares the service's (test) clock meanwhile, as it shares real time."""
+    from promptpipe.cli import admin as admin_cli
+
+    stop = asyncio.Event()
+    system_clock = admin_cli.SystemClock
+    admin_cli.SystemClock = lambda: app.clock  # type: ignore[assignment,misc]
+
+    async def poll() -> None:
+        while not stop.is_set():
+            await app.lanes.poll_once()
+            await app.lanes.wait_idle()
+            await asyncio.sleep(0.01)
+
+    task = asyncio.create_task(poll())
+    try:
+        yield
+    finally:
+        stop.set()
+        admin_cli.SystemClock = system_clock  # type: ignore[misc]
+        await task
+
+
+async def run_admin_served(app: Any, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    """The admin script, in its own thread, while ``app``'s service polls."""
+    async with serving(app):
+        return await asyncio.to_thread(run_admin, capsys, *args)
 
 
 ENROLL = ["enroll", "--phone", "+15145550101", "--name", "Ana", "--timezone", "America/Toronto"]

@@ -21,7 +21,7 @@ from promptpipe.research import admin
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
-from tests.research.test_admin_cli import run_admin
+from tests.research.test_admin_cli import run_admin, run_admin_served
 
 ANA = "+14165550123"
 HOSTILE = "ok\x1b]52;c;Y3VybCBldmlsLnNoIHwgc2g=\x07 done\x1b[2J\x1b[H\u202eevil\rfake line"
@@ -154,7 +154,7 @@ async def test_consent_flags_and_inbox_from_the_command_line(
     await app.run_until_idle()
     await admin.set_status(app.db, app.clock, phone=ANA, action="pause")  # the team too, then lifts it
     assert "paused by the research team" in (await asyncio.to_thread(run_admin, capsys, "consent", "--phone", ANA))[1]
-    code, out, _ = await asyncio.to_thread(run_admin, capsys, "resume", "--phone", ANA, "--by", "Dr Lee")
+    code, out, _ = await run_admin_served(app, capsys, "resume", "--phone", ANA, "--by", "Dr Lee")
     assert code == 0 and "they stay paused because they sent STOP" in out
 
     fake_openai.assert_complete()

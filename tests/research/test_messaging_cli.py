@@ -20,6 +20,7 @@ from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.flow.test_researcher_messages import ANA, BEN, CARA, greeted_three
 from tests.participant_helpers import enrolled
+from tests.research.test_admin_cli import serving
 
 
 class Admin:
@@ -36,8 +37,12 @@ class Admin:
         out, err = self.capsys.readouterr()
         return code, out, err
 
-    async def __call__(self, *args: str, answer: str | None = None) -> tuple[int, str, str]:
-        return await asyncio.to_thread(self._run, args, answer)
+    async def __call__(self, *args: str, answer: str | None = None, beside: App | None = None) -> tuple[int, str, str]:
+        """``beside``: the app whose service polls meanwhile (for a change run in a participant's lane)."""
+        if beside is None:
+            return await asyncio.to_thread(self._run, args, answer)
+        async with serving(beside):
+            return await asyncio.to_thread(self._run, args, answer)
 
 
 @pytest.fixture
@@ -134,7 +139,7 @@ async def test_update_changes_the_name_show_prints(
     assert code == 1 and "not an IANA time zone" in err
     assert (await admin.show(app.db, ANA))["name"] == "Ana María"  # a typo changes nothing at all
 
-    code, out, _ = await run("update", "--phone", ANA, "--timezone", "Europe/Berlin")
+    code, out, _ = await run("update", "--phone", ANA, "--timezone", "Europe/Berlin", beside=app)
     assert code == 0 and "now uses Europe/Berlin" in out
     fake_openai.assert_complete()
 

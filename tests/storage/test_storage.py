@@ -6,24 +6,32 @@ import io
 import json
 from datetime import datetime, timezone
 
+import pytest
 import sqlalchemy as sa
 
 from promptpipe.clock import ManualClock
 from promptpipe.logging import configure_logging, get_logger, mask_phone
 from promptpipe.research import admin
 from promptpipe.storage.db import Database
+from promptpipe.storage.schema import SchemaBehind
 
 
-async def test_start_adds_columns_a_newer_version_introduced(database_url: str) -> None:
+async def test_an_unversioned_older_schema_is_refused_then_upgraded_on_request(database_url: str) -> None:
     database = Database(database_url)
     await database.connect()
     await admin.enroll(database, ManualClock(), phone="+15145550101", name="Ana", timezone="UTC")
-    await database.execute_raw('DROP INDEX ix_participant_lid')  # an older schema had neither
+    await database.execute_raw('DROP INDEX ix_participant_lid')  # an older release had neither,
     await database.execute_raw('ALTER TABLE participant DROP COLUMN "lid"')
+    await database.execute_raw('ALTER TABLE consent DROP COLUMN "reconstructed"')  # nor what came with them,
+    await database.execute_raw("DROP TABLE alembic_version")  # nor versions
     await database.close()
 
+    refused = Database(database_url)
+    with pytest.raises(SchemaBehind, match="promptpipe db upgrade"):
+        await refused.connect()
+    await refused.close()
     upgraded = Database(database_url)
-    await upgraded.connect()
+    await upgraded.connect(upgrade=True)
     columns = await upgraded.run(
         lambda session: {col["name"] for col in sa.inspect(session.connection()).get_columns("participant")})
     assert "lid" in columns

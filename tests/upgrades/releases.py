@@ -3,7 +3,10 @@ loaded into a test's fresh database exactly as those releases left them."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
+from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 from promptpipe.storage.db import sqlite_file
@@ -15,8 +18,37 @@ PEOPLE = {"Ana": "+14165550140", "Ben": "+14165550141", "Cleo": "+14165550142", 
 """Who the fixtures hold (see make_release_fixture.SCENARIO)."""
 
 
-def release_names() -> list[str]:
-    return sorted(path.name.removesuffix(".sqlite.sql") for path in RELEASES.glob("*.sqlite.sql"))
+@dataclass(frozen=True)
+class Release:
+    name: str
+    commit: str
+    stopped_by: datetime
+    """When the release's (faked) clock stopped: the upgraded service starts from here."""
+    tokens: dict[str, str] = field(default_factory=dict)
+    """The secret of the token made on each kind of database (releases with tokens)."""
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def ran_a_study(self) -> bool:
+        """Whether the release ran the fixture's study file (see make_release_fixture.STUDY)."""
+        return "INSERT INTO study_protocol " in (RELEASES / f"{self.name}.sqlite.sql").read_text(encoding="utf-8")
+
+    def had_table(self, table: str) -> bool:
+        """Whether the release's own schema had this table."""
+        dump = (RELEASES / f"{self.name}.sqlite.sql").read_text(encoding="utf-8")
+        return f"CREATE TABLE {table} (" in dump or f'CREATE TABLE "{table}" (' in dump
+
+
+def releases() -> list[Release]:
+    """Every release a fixture was made of."""
+    found = []
+    for path in RELEASES.glob("*.json"):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        found.append(Release(path.stem, data["commit"], datetime.fromisoformat(data["stopped_by"]),
+                             dict(data.get("tokens", {}))))
+    return sorted(found, key=lambda release: release.name)
 
 
 def load_release(url: str, name: str) -> None:

@@ -1,39 +1,77 @@
-"""A database made by an earlier release, upgraded by this one: every row is kept, and what the
-newer schema records (the consent ledger, who holds a pause) is filled in from what the older
-release recorded, never left blank."""
+"""A database made by each earlier release, upgraded by this one (`promptpipe db upgrade`): every
+row is kept, the schema is the one the models declare, what the newer schema records (the consent
+ledger, who holds a pause) is filled in from what the older release recorded, tokens still sign
+in, and every timer and daily prompt that was pending still fires."""
 
 from __future__ import annotations
 
+import asyncio
 import csv
-from pathlib import Path
+from collections.abc import AsyncIterator
+from datetime import timedelta
+from typing import Any
 
 import pytest
 import sqlalchemy as sa
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from sqlmodel import SQLModel
 
+from promptpipe.clock import ManualClock
 from promptpipe.research import admin, oversight
 from promptpipe.research.export import export_study
+from promptpipe.research.tokens import authenticate
+from promptpipe.storage import schema
 from promptpipe.storage.db import Database, sync_url
-from tests.upgrades.releases import PEOPLE, load_release
+from promptpipe.storage.schema import include_object
+from promptpipe.transport.memory import MemoryTransport
+from tests.conftest import AppFactory
+from tests.fakes.openai_server import FakeOpenAIServer
+from tests.study_helpers import with_study
+from tests.upgrades.make_release_fixture import STUDY
+from tests.upgrades.releases import PEOPLE, Release, load_release, releases
 
-CONSENT_BEFORE_THE_LEDGER = "before-consent-ledger"
+RELEASES = releases()
 
 
-def _row_counts(url: str) -> dict[str, int]:
-    engine = sa.create_engine(sync_url(url))
+def _engine(url: str) -> sa.Engine:
+    return sa.create_engine(sync_url(url))
+
+
+def _keys(url: str) -> dict[str, set[tuple[Any, ...]]]:
+    """Every row of every table, by its primary key."""
+    engine = _engine(url)
     try:
         with engine.connect() as conn:
-            return {table: conn.execute(sa.text(f'SELECT count(*) FROM "{table}"')).scalar_one()
-                    for table in sa.inspect(conn).get_table_names()}
+            found = {}
+            for name in sa.inspect(conn).get_table_names():
+                table = sa.Table(name, sa.MetaData(), autoload_with=conn)
+                columns = list(table.primary_key.columns) or list(table.columns)
+                found[name] = {tuple(row) for row in conn.execute(sa.select(*columns))}
+            return found
     finally:
         engine.dispose()
 
 
+@pytest.fixture(params=RELEASES, ids=str)
+def release(request: pytest.FixtureRequest) -> Release:
+    return request.param  # type: ignore[no-any-return]
+
+
 @pytest.fixture
-async def upgraded(database_url: str):  # type: ignore[no-untyped-def]
-    """The release's database, then opened (and so upgraded) by this code; the row counts the
-    release left are returned with it."""
-    load_release(database_url, CONSENT_BEFORE_THE_LEDGER)
-    before = _row_counts(database_url)
+async def upgraded(database_url: str, release: Release) -> AsyncIterator[tuple[Database, dict[str, Any]]]:
+    """The release's database, upgraded as `promptpipe db upgrade` does it; with the rows the
+    release left, by table."""
+    load_release(database_url, release.name)
+    before = _keys(database_url)
+    with pytest.raises(schema.SchemaBehind, match="promptpipe db upgrade"):
+        refused = Database(database_url)
+        try:
+            await refused.connect()
+        finally:
+            await refused.close()
+    done = await asyncio.to_thread(schema.upgrade, database_url)
+    assert done.after == schema.head() and done.before is None
     db = Database(database_url)
     await db.connect()
     yield db, before
@@ -42,50 +80,111 @@ async def upgraded(database_url: str):  # type: ignore[no-untyped-def]
 
 async def test_every_row_an_earlier_release_wrote_is_still_there(upgraded, database_url: str) -> None:  # type: ignore[no-untyped-def]
     _, before = upgraded
-    after = _row_counts(database_url)
-    assert {table: after[table] for table in before} == before
+    after = _keys(database_url)
+    assert {table: rows - after[table] for table, rows in before.items()} == {table: set() for table in before}
 
 
-async def test_who_holds_a_pause_is_known_for_everyone_after_the_upgrade(upgraded) -> None:  # type: ignore[no-untyped-def]
+async def test_the_upgraded_schema_is_the_one_the_models_declare(upgraded, database_url: str) -> None:  # type: ignore[no-untyped-def]
+    engine = _engine(database_url)
+    try:
+        with engine.connect() as conn:
+            context = MigrationContext.configure(conn, opts={"compare_type": True, "include_object": include_object})
+            assert compare_metadata(context, SQLModel.metadata) == []
+    finally:
+        engine.dispose()
+
+
+async def test_who_holds_a_pause_is_known_for_everyone_after_the_upgrade(upgraded, release: Release) -> None:  # type: ignore[no-untyped-def]
     db, _ = upgraded
-    held = {name: ((row := await admin.show(db, phone))["opted_out"], row["researcher_paused"])
+    held = {name: ((row := await admin.show(db, phone))["opted_out"], row["researcher_paused"], row["status"])
             for name, phone in PEOPLE.items()}
-    assert held == {"Ana": (False, False), "Ben": (True, False), "Cleo": (False, True), "Dev": (False, False),
-                    "Eli": (False, False)}
+    if release.name == "release-0039ceb":  # before STOP and the team's pause existed: everyone is active
+        assert set(held.values()) == {(False, False, "active")}
+        return
+    assert held == {"Ana": (False, False, "active"), "Ben": (True, False, "paused"),
+                    "Cleo": (False, True, "paused"), "Dev": (False, False, "withdrawn"),
+                    "Eli": (False, False, "active")}
 
 
-async def test_the_consent_ledger_is_rebuilt_from_the_transition_log_and_marked_so(upgraded) -> None:  # type: ignore[no-untyped-def]
+async def test_everyone_has_a_consent_ledger_after_the_upgrade(upgraded, release: Release) -> None:  # type: ignore[no-untyped-def]
     db, _ = upgraded
-    ledgers = {name: (await oversight.consent(db, phone))["events"] for name, phone in PEOPLE.items()}
-
-    assert {name: [(e["event"], e["source"]) for e in events] for name, events in ledgers.items()} == {
+    ledgers = {name: [(e["event"], e["source"]) for e in (await oversight.consent(db, phone))["events"]]
+               for name, phone in PEOPLE.items()}
+    if release.name == "release-0039ceb":
+        assert set(map(tuple, ledgers.values())) == {(("enrolled", "researcher"),)}
+        return
+    assert ledgers == {
         "Ana": [("enrolled", "researcher")],
         "Ben": [("enrolled", "researcher"), ("opted_out", "participant")],
         "Cleo": [("enrolled", "researcher"), ("paused", "researcher")],
         "Dev": [("enrolled", "researcher"), ("withdrawn", "researcher")],
         "Eli": [("enrolled", "researcher"), ("opted_out", "participant"), ("opted_in", "participant")],
     }
-    assert all(event["reconstructed"] for events in ledgers.values() for event in events)
-    assert ledgers["Cleo"][1]["words"] == "on holiday" and ledgers["Dev"][1]["words"] == "moved away"
 
 
-async def test_a_second_start_does_not_rebuild_the_ledger_again(upgraded, database_url: str) -> None:  # type: ignore[no-untyped-def]
+async def test_a_ledger_rebuilt_from_the_transition_log_says_so(upgraded, release: Release, tmp_path: Any) -> None:  # type: ignore[no-untyped-def]
     db, _ = upgraded
-    once = (await oversight.consent(db, PEOPLE["Eli"]))["events"]
-    again = Database(database_url)
-    await again.connect()
-    await again.close()
-    assert (await oversight.consent(db, PEOPLE["Eli"]))["events"] == once
-
-
-async def test_the_export_says_when_someone_withdrawn_before_the_upgrade_was_withdrawn(  # type: ignore[no-untyped-def]
-    upgraded, tmp_path: Path,
-) -> None:
-    db, _ = upgraded
+    events = {name: (await oversight.consent(db, phone))["events"] for name, phone in PEOPLE.items()}
+    rebuilt = {event["reconstructed"] for person in events.values() for event in person}
+    assert rebuilt == ({False} if release.had_table("consent") else {True})
+    if release.name == "release-0039ceb":
+        return
+    assert (events["Cleo"][1]["words"], events["Dev"][1]["words"]) == ("on holiday", "moved away")
     await export_study(db, tmp_path / "export")
     with open(tmp_path / "export" / "participants.csv", encoding="utf-8") as handle:
         withdrawn_at = {row["id"]: row["withdrawn_at_utc"] for row in csv.DictReader(handle)}
-    ids = {name: (await admin.show(db, phone))["id"] for name, phone in PEOPLE.items()}
-    ledger = (await oversight.consent(db, PEOPLE["Dev"]))["events"]
-    assert withdrawn_at.pop(ids["Dev"]) == ledger[-1]["at"][:19] + "+00:00"  # the export keeps whole seconds
-    assert list(withdrawn_at.values()) == [""] * 4
+    dev = (await admin.show(db, PEOPLE["Dev"]))["id"]
+    assert withdrawn_at.pop(dev) == events["Dev"][-1]["at"][:19] + "+00:00"  # the export keeps whole seconds
+    assert set(withdrawn_at.values()) == {""}
+
+
+async def test_tokens_made_before_the_upgrade_still_sign_in(upgraded, release: Release, database_url: str) -> None:  # type: ignore[no-untyped-def]
+    db, _ = upgraded
+    secret = release.tokens.get(database_url.split(":")[0])
+    if secret is None:
+        pytest.skip(f"{release} had no tokens yet")
+    caller = await authenticate(db, secret)
+    assert caller is not None and (caller.name, caller.role) == ("fixture-admin", "admin")
+
+
+async def test_pending_timers_and_daily_prompts_still_fire_after_the_upgrade(  # type: ignore[no-untyped-def]
+    upgraded, release: Release, make_app: AppFactory, fake_openai: FakeOpenAIServer,
+) -> None:
+    db, _ = upgraded
+    pending = await db.run(lambda session: session.execute(sa.text(
+        "SELECT id, kind, due_at FROM timer WHERE status = 'pending' ORDER BY due_at")).all())
+    timers = await admin.pending_timers(db)
+    prompts = await db.run(lambda session: session.execute(sa.text("SELECT count(*) FROM schedule WHERE active"))
+                           .scalar())
+    await db.close()
+    fake_openai.always("How did it go today?", match="")
+    transport = MemoryTransport()
+    study = with_study(STUDY) if release.ran_a_study else {}  # the protocol it ran: the same file
+    app = await make_app(transport, app_clock=ManualClock(release.stopped_by), **study)
+    assert await admin.pending_timers(app.db) == timers  # kept, and armed as before
+    next_prompt = release.stopped_by + timedelta(days=1)  # Ana's 00:01 comes again the next day
+    events = sorted([(_aware(due), f"timer {kind} ({timer_id})") for timer_id, kind, due in pending]
+                    + ([(next_prompt, "daily prompt")] if prompts else []))
+    for due, what in events:  # each at its time, in order
+        sent, decided = len(transport.sent), await _decisions(app.db)
+        app.clock.set(max(app.clock.now(), due + timedelta(seconds=1)))
+        await app.run_until_idle()
+        if what == "daily prompt" and release.ran_a_study:  # a decision point, drawn to send or not
+            assert await _decisions(app.db) == decided + 1, what
+        elif what == "daily prompt":
+            assert len(transport.sent) > sent and transport.sent[-1].to.phone == PEOPLE["Ana"], what
+    ended = dict(await app.db.run(lambda session: session.execute(sa.text(
+        "SELECT id, status FROM timer WHERE id IN :ids").bindparams(sa.bindparam("ids", expanding=True)),
+        {"ids": [row[0] for row in pending] or [-1]}).all()))
+    assert set(ended.values()) <= {"fired", "cancelled"} and ("fired" in ended.values() or not pending), ended
+
+
+async def _decisions(db: Database) -> int:
+    return int(await db.run(lambda session: session.execute(sa.text("SELECT count(*) FROM decision")).scalar()))
+
+
+def _aware(value: Any) -> Any:
+    from datetime import datetime, timezone
+
+    value = datetime.fromisoformat(value) if isinstance(value, str) else value
+    return value if value.tzinfo else value.replace(tzinfo=timezone.utc)

@@ -2,7 +2,7 @@
 -- PostgreSQL database dump
 --
 
-\restrict im243acBl7ZfZVyS73pQpx3ydBsgFgRI4twyFp0rdBrIvfMwfWhf4LqK1O4uyCy
+\restrict ZCcX7lkVeb4bSM29rgfZ5lzNSUzr7mUxUk81aPON4h4IDzQ3OxplKvgiViDjbW8
 
 -- Dumped from database version 15.20 (Debian 15.20-0+deb12u1)
 -- Dumped by pg_dump version 15.20 (Debian 15.20-0+deb12u1)
@@ -422,34 +422,38 @@ ALTER TABLE ONLY public.transition ALTER COLUMN id SET DEFAULT nextval('public.t
 -- Data for Name: apscheduler_jobs; Type: TABLE DATA; Schema: public; Owner: -
 --
 
+INSERT INTO public.apscheduler_jobs VALUES ('daily:p_04ac75b5d73b2234:s_349205d6', 1767762060, '\x80059554020000000000007d94288c0776657273696f6e944b018c026964948c236461696c793a705f303461633735623564373362323233343a735f3334393230356436948c0466756e63948c2b70726f6d7074706970652e7363686564756c696e672e6a6f62733a6461696c795f70726f6d70745f647565948c0774726967676572948c1d70726f6d7074706970652e7363686564756c696e672e74726967676572948c124461696c7950726f6d7074547269676765729493942981947d942868014b018c046b696e64948c056669786564948c0a68616269745f74696d65948c0530303a3031948c0c77696e646f775f7374617274944e8c0a77696e646f775f656e64944e8c0c707265705f6d696e75746573944b008c0473656564948c0a735f3334393230356436948c047a6f6e65948c0f416d65726963612f546f726f6e746f9475628c086578656375746f72948c0764656661756c74948c046172677394298c066b7761726773947d94288c0e7061727469636970616e745f6964948c12705f30346163373562356437336232323334948c0b7363686564756c655f6964946814758c046e616d65948c106461696c795f70726f6d70745f647565948c126d6973666972655f67726163655f74696d65944d100e8c08636f616c6573636594888c0d6d61785f696e7374616e636573944b018c0d6e6578745f72756e5f74696d65948c086461746574696d65948c086461746574696d65949394430a07ea01070501000000009468258c0874696d657a6f6e6594939468258c0974696d6564656c74619493944b004b004b00879452948594529486945294752e');
+INSERT INTO public.apscheduler_jobs VALUES ('reminder:p_04ac75b5d73b2234', 1767693660.12761, '\x800595bd010000000000007d94288c0776657273696f6e944b018c026964948c1b72656d696e6465723a705f30346163373562356437336232323334948c0466756e63948c2470726f6d7074706970652e7363686564756c696e672e6a6f62733a74696d65725f647565948c0774726967676572948c1961707363686564756c65722e74726967676572732e64617465948c0b44617465547269676765729493942981947d942868014b018c0872756e5f64617465948c086461746574696d65948c086461746574696d65949394430a07ea01060a010001f27a94680d8c0874696d657a6f6e65949394680d8c0974696d6564656c74619493944b004b004b0087945294859452948694529475628c086578656375746f72948c0764656661756c74948c046172677394298c066b7761726773947d94288c0e7061727469636970616e745f6964948c12705f30346163373562356437336232323334948c0874696d65725f6964944b02758c046e616d65948c0974696d65725f647565948c126d6973666972655f67726163655f74696d65944d100e8c08636f616c6573636594888c0d6d61785f696e7374616e636573944b018c0d6e6578745f72756e5f74696d6594681a752e');
+INSERT INTO public.apscheduler_jobs VALUES ('feedback_check_in:p_04ac75b5d73b2234', 1767676560.12761, '\x800595c6010000000000007d94288c0776657273696f6e944b018c026964948c24666565646261636b5f636865636b5f696e3a705f30346163373562356437336232323334948c0466756e63948c2470726f6d7074706970652e7363686564756c696e672e6a6f62733a74696d65725f647565948c0774726967676572948c1961707363686564756c65722e74726967676572732e64617465948c0b44617465547269676765729493942981947d942868014b018c0872756e5f64617465948c086461746574696d65948c086461746574696d65949394430a07ea010605100001f27a94680d8c0874696d657a6f6e65949394680d8c0974696d6564656c74619493944b004b004b0087945294859452948694529475628c086578656375746f72948c0764656661756c74948c046172677394298c066b7761726773947d94288c0e7061727469636970616e745f6964948c12705f30346163373562356437336232323334948c0874696d65725f6964944b03758c046e616d65948c0974696d65725f647565948c126d6973666972655f67726163655f74696d65944d100e8c08636f616c6573636594888c0d6d61785f696e7374616e636573944b018c0d6e6578745f72756e5f74696d6594681a752e');
 
 
 --
 -- Data for Name: conversation; Type: TABLE DATA; Schema: public; Owner: -
 --
 
-INSERT INTO public.conversation VALUES ('p_111cdc5179ca0197', 'INTAKE', '{}', '{}', '', 0, 2, 3, '2026-11-25 06:33:03.753461+00');
-INSERT INTO public.conversation VALUES ('p_775f16f17f072914', 'INTAKE', '{}', '{}', '', 0, 1, 3, '2026-11-25 06:33:07.896064+00');
-INSERT INTO public.conversation VALUES ('p_7041281f1648b206', 'INTAKE', '{}', '{}', '', 0, 1, 3, '2026-11-25 06:33:11.769668+00');
-INSERT INTO public.conversation VALUES ('p_bde808bc559f8eab', 'INTAKE', '{}', '{}', '', 0, 1, 3, '2026-11-25 06:33:16.080131+00');
-INSERT INTO public.conversation VALUES ('p_af59ba229e2625d3', 'INTAKE', '{}', '{}', '', 0, 1, 4, '2026-11-25 06:33:24.777294+00');
+INSERT INTO public.conversation VALUES ('p_93533f89fb109a16', 'INTAKE', '{}', '{}', '', 0, 1, 3, '2026-01-06 04:58:02.26069+00');
+INSERT INTO public.conversation VALUES ('p_e0dc067f74df2408', 'INTAKE', '{}', '{}', '', 0, 1, 3, '2026-01-06 04:58:06.705891+00');
+INSERT INTO public.conversation VALUES ('p_8e374fe5eb3aee67', 'INTAKE', '{}', '{}', '', 0, 1, 3, '2026-01-06 04:58:11.02824+00');
+INSERT INTO public.conversation VALUES ('p_28f5ffc19440ec67', 'INTAKE', '{}', '{}', '', 0, 1, 4, '2026-01-06 04:58:21.008564+00');
+INSERT INTO public.conversation VALUES ('p_04ac75b5d73b2234', 'FEEDBACK', '{"counters": {"misses": 0, "successes": 0, "best_streak": 0, "prompts_sent": 1, "current_streak": 0, "last_miss_date": null, "last_success_date": null}, "updated_at": "2026-01-06T04:57:57.642883+00:00", "habit_domain": "walking", "prompt_anchor": "after dinner", "preferred_time": "00:01", "last_prompt_vote": null, "last_habit_prompt": "Walk around the block right after dinner tonight: ten minutes is plenty.", "motivational_frame": "to sleep better", "intensity_poll_date": "2026-01-06", "last_prompt_sent_at": "2026-01-06T05:01:00.127610+00:00", "intensity_poll_message": 16}', '{}', '', 0, 2, 4, '2026-01-06 05:01:00.166183+00');
 
 
 --
 -- Data for Name: inbox; Type: TABLE DATA; Schema: public; Owner: -
 --
 
-INSERT INTO public.inbox VALUES (4, 'enroll:p_bde808bc559f8eab', 'p_bde808bc559f8eab', 'enroll', '{}', NULL, 'done', 0, '2026-11-25 06:32:54.203942+00', '2026-11-25 06:32:54.203942+00', '2026-11-25 06:32:59.827213+00', NULL);
-INSERT INTO public.inbox VALUES (3, 'enroll:p_7041281f1648b206', 'p_7041281f1648b206', 'enroll', '{}', NULL, 'done', 0, '2026-11-25 06:32:52.105483+00', '2026-11-25 06:32:52.105483+00', '2026-11-25 06:32:59.827142+00', NULL);
-INSERT INTO public.inbox VALUES (1, 'enroll:p_111cdc5179ca0197', 'p_111cdc5179ca0197', 'enroll', '{}', NULL, 'done', 0, '2026-11-25 06:32:48.64985+00', '2026-11-25 06:32:48.64985+00', '2026-11-25 06:32:59.820927+00', NULL);
-INSERT INTO public.inbox VALUES (2, 'enroll:p_775f16f17f072914', 'p_775f16f17f072914', 'enroll', '{}', NULL, 'done', 0, '2026-11-25 06:32:50.650026+00', '2026-11-25 06:32:50.650026+00', '2026-11-25 06:32:59.827185+00', NULL);
-INSERT INTO public.inbox VALUES (5, 'enroll:p_af59ba229e2625d3', 'p_af59ba229e2625d3', 'enroll', '{}', NULL, 'done', 0, '2026-11-25 06:32:56.074334+00', '2026-11-25 06:32:56.074334+00', '2026-11-25 06:32:59.8272+00', NULL);
-INSERT INTO public.inbox VALUES (6, 'wa:sim-0bd7f48fab06a32d', 'p_111cdc5179ca0197', 'message', '{}', 6, 'done', 0, '2026-11-25 06:33:03.241216+00', '2026-11-25 06:33:03.241216+00', '2026-11-25 06:33:03.753461+00', NULL);
-INSERT INTO public.inbox VALUES (7, 'wa:sim-376598c33248eab4', 'p_775f16f17f072914', 'message', '{}', 8, 'done', 0, '2026-11-25 06:33:07.536733+00', '2026-11-25 06:33:07.536733+00', '2026-11-25 06:33:07.896064+00', NULL);
-INSERT INTO public.inbox VALUES (8, 'sync:p_7041281f1648b206:f526ac49', 'p_7041281f1648b206', 'sync', '{}', NULL, 'done', 0, '2026-11-25 06:33:11.769668+00', '2026-11-25 06:33:11.769668+00', '2026-11-25 06:33:11.958865+00', NULL);
-INSERT INTO public.inbox VALUES (9, 'sync:p_bde808bc559f8eab:d552d24a', 'p_bde808bc559f8eab', 'sync', '{}', NULL, 'done', 0, '2026-11-25 06:33:16.080131+00', '2026-11-25 06:33:16.080131+00', '2026-11-25 06:33:16.540799+00', NULL);
-INSERT INTO public.inbox VALUES (10, 'wa:sim-69f7b1713285bb05', 'p_af59ba229e2625d3', 'message', '{}', 10, 'done', 0, '2026-11-25 06:33:19.830583+00', '2026-11-25 06:33:19.830583+00', '2026-11-25 06:33:20.161926+00', NULL);
-INSERT INTO public.inbox VALUES (11, 'wa:sim-741722c18a3cf430', 'p_af59ba229e2625d3', 'message', '{}', 12, 'done', 0, '2026-11-25 06:33:24.482892+00', '2026-11-25 06:33:24.482892+00', '2026-11-25 06:33:24.777294+00', NULL);
+INSERT INTO public.inbox VALUES (1, 'enroll:p_04ac75b5d73b2234', 'p_04ac75b5d73b2234', 'enroll', '{}', NULL, 'done', 0, '2026-01-06 04:57:33.720744+00', '2026-01-06 04:57:33.720744+00', '2026-01-06 04:57:37.732818+00', NULL);
+INSERT INTO public.inbox VALUES (2, 'enroll:p_93533f89fb109a16', 'p_93533f89fb109a16', 'enroll', '{}', NULL, 'done', 0, '2026-01-06 04:57:38.724831+00', '2026-01-06 04:57:38.724831+00', '2026-01-06 04:57:39.862895+00', NULL);
+INSERT INTO public.inbox VALUES (3, 'enroll:p_e0dc067f74df2408', 'p_e0dc067f74df2408', 'enroll', '{}', NULL, 'done', 0, '2026-01-06 04:57:43.120229+00', '2026-01-06 04:57:43.120229+00', '2026-01-06 04:57:43.574878+00', NULL);
+INSERT INTO public.inbox VALUES (4, 'enroll:p_8e374fe5eb3aee67', 'p_8e374fe5eb3aee67', 'enroll', '{}', NULL, 'done', 0, '2026-01-06 04:57:47.546944+00', '2026-01-06 04:57:47.546944+00', '2026-01-06 04:57:48.289268+00', NULL);
+INSERT INTO public.inbox VALUES (5, 'enroll:p_28f5ffc19440ec67', 'p_28f5ffc19440ec67', 'enroll', '{}', NULL, 'done', 0, '2026-01-06 04:57:51.973413+00', '2026-01-06 04:57:51.973413+00', '2026-01-06 04:57:52.470814+00', NULL);
+INSERT INTO public.inbox VALUES (6, 'wa:sim-341b68c735fadb47', 'p_04ac75b5d73b2234', 'message', '{}', 6, 'done', 0, '2026-01-06 04:57:57.224857+00', '2026-01-06 04:57:57.224857+00', '2026-01-06 04:57:57.722049+00', NULL);
+INSERT INTO public.inbox VALUES (7, 'wa:sim-13a9aa9c9c470a0e', 'p_93533f89fb109a16', 'message', '{}', 8, 'done', 0, '2026-01-06 04:58:01.449586+00', '2026-01-06 04:58:01.449586+00', '2026-01-06 04:58:02.26069+00', NULL);
+INSERT INTO public.inbox VALUES (8, 'sync:p_e0dc067f74df2408:911a5a10', 'p_e0dc067f74df2408', 'sync', '{}', NULL, 'done', 0, '2026-01-06 04:58:06.705891+00', '2026-01-06 04:58:06.705891+00', '2026-01-06 04:58:07.089505+00', NULL);
+INSERT INTO public.inbox VALUES (9, 'sync:p_8e374fe5eb3aee67:ed952401', 'p_8e374fe5eb3aee67', 'sync', '{}', NULL, 'done', 0, '2026-01-06 04:58:11.02824+00', '2026-01-06 04:58:11.02824+00', '2026-01-06 04:58:12.328409+00', NULL);
+INSERT INTO public.inbox VALUES (10, 'wa:sim-1185efa9665b830f', 'p_28f5ffc19440ec67', 'message', '{}', 10, 'done', 0, '2026-01-06 04:58:15.212116+00', '2026-01-06 04:58:15.212116+00', '2026-01-06 04:58:16.356673+00', NULL);
+INSERT INTO public.inbox VALUES (11, 'wa:sim-59749cd867ea613a', 'p_28f5ffc19440ec67', 'message', '{}', 12, 'done', 0, '2026-01-06 04:58:19.786407+00', '2026-01-06 04:58:19.786407+00', '2026-01-06 04:58:21.008564+00', NULL);
+INSERT INTO public.inbox VALUES (12, 'prompt:p_04ac75b5d73b2234:s_349205d6:2026-01-06', 'p_04ac75b5d73b2234', 'daily_prompt', '{"due_at": "2026-01-06T05:01:00+00:00", "local_date": "2026-01-06", "schedule_id": "s_349205d6"}', NULL, 'done', 0, '2026-01-06 05:01:00.012405+00', '2026-01-06 05:01:00.012405+00', '2026-01-06 05:01:00.166183+00', NULL);
 
 
 --
@@ -462,63 +466,74 @@ INSERT INTO public.inbox VALUES (11, 'wa:sim-741722c18a3cf430', 'p_af59ba229e262
 -- Data for Name: message; Type: TABLE DATA; Schema: public; Owner: -
 --
 
-INSERT INTO public.message VALUES (2, 'p_7041281f1648b206', 'out', 'assistant', 'greeting', 'Hello! Glad you''re here. What small habit would you like to build?', '{}', 'dry-7e4f6ee9c327e2c5', 'sent', '2026-11-25 06:32:59.827142+00', '2026-11-25 06:32:59.873146+00');
-INSERT INTO public.message VALUES (3, 'p_bde808bc559f8eab', 'out', 'assistant', 'greeting', 'Hello! Glad you''re here. What small habit would you like to build?', '{}', 'dry-ab8a3e614932b30a', 'sent', '2026-11-25 06:32:59.827213+00', '2026-11-25 06:32:59.873192+00');
-INSERT INTO public.message VALUES (1, 'p_111cdc5179ca0197', 'out', 'assistant', 'greeting', 'Hello! Glad you''re here. What small habit would you like to build?', '{}', 'dry-5ad591e6226c9020', 'sent', '2026-11-25 06:32:59.820927+00', '2026-11-25 06:32:59.873215+00');
-INSERT INTO public.message VALUES (4, 'p_af59ba229e2625d3', 'out', 'assistant', 'greeting', 'Hello! Glad you''re here. What small habit would you like to build?', '{}', 'dry-a84ddd844162070d', 'sent', '2026-11-25 06:32:59.8272+00', '2026-11-25 06:32:59.873235+00');
-INSERT INTO public.message VALUES (5, 'p_775f16f17f072914', 'out', 'assistant', 'greeting', 'Hello! Glad you''re here. What small habit would you like to build?', '{}', 'dry-24a44a06e105ac8b', 'sent', '2026-11-25 06:32:59.827185+00', '2026-11-25 06:32:59.873252+00');
-INSERT INTO public.message VALUES (6, 'p_111cdc5179ca0197', 'in', 'user', 'text', 'I''d like to walk after lunch', '{}', 'sim-0bd7f48fab06a32d', 'answered', '2026-11-25 06:33:03.241216+00', NULL);
-INSERT INTO public.message VALUES (7, 'p_111cdc5179ca0197', 'out', 'assistant', 'text', 'Hello! Glad you''re here. What small habit would you like to build?', '{}', 'dry-ebeb1475fa391c85', 'sent', '2026-11-25 06:33:03.753461+00', '2026-11-25 06:33:03.793824+00');
-INSERT INTO public.message VALUES (8, 'p_775f16f17f072914', 'in', 'user', 'text', 'STOP', '{}', 'sim-376598c33248eab4', 'answered', '2026-11-25 06:33:07.536733+00', NULL);
-INSERT INTO public.message VALUES (9, 'p_775f16f17f072914', 'out', 'assistant', 'command', 'Okay, you''re unsubscribed: you won''t get any more daily nudges, reminders or check-ins from this study. If you change your mind, send START. Send HELP for information.', '{}', 'dry-cb1102356d019e1c', 'sent', '2026-11-25 06:33:07.896064+00', '2026-11-25 06:33:07.926974+00');
-INSERT INTO public.message VALUES (10, 'p_af59ba229e2625d3', 'in', 'user', 'text', 'STOP', '{}', 'sim-69f7b1713285bb05', 'answered', '2026-11-25 06:33:19.830583+00', NULL);
-INSERT INTO public.message VALUES (11, 'p_af59ba229e2625d3', 'out', 'assistant', 'command', 'Okay, you''re unsubscribed: you won''t get any more daily nudges, reminders or check-ins from this study. If you change your mind, send START. Send HELP for information.', '{}', 'dry-98105a125e995d36', 'sent', '2026-11-25 06:33:20.161926+00', '2026-11-25 06:33:20.23065+00');
-INSERT INTO public.message VALUES (12, 'p_af59ba229e2625d3', 'in', 'user', 'text', 'START', '{}', 'sim-741722c18a3cf430', 'answered', '2026-11-25 06:33:24.482892+00', NULL);
-INSERT INTO public.message VALUES (13, 'p_af59ba229e2625d3', 'out', 'assistant', 'command', 'Welcome back! Your daily nudges are switched on again.', '{}', 'dry-7a562aaf67b9002f', 'sent', '2026-11-25 06:33:24.777294+00', '2026-11-25 06:33:24.813732+00');
+INSERT INTO public.message VALUES (1, 'p_04ac75b5d73b2234', 'out', 'assistant', 'greeting', 'Walk around the block right after dinner tonight: ten minutes is plenty.', '{}', 'dry-e381dfb8f2f6d0dc', 'sent', '2026-01-06 04:57:37.732818+00', '2026-01-06 04:57:37.844476+00');
+INSERT INTO public.message VALUES (2, 'p_93533f89fb109a16', 'out', 'assistant', 'greeting', 'Walk around the block right after dinner tonight: ten minutes is plenty.', '{}', 'dry-3e11bd228e0d5c15', 'sent', '2026-01-06 04:57:39.862895+00', '2026-01-06 04:57:39.913398+00');
+INSERT INTO public.message VALUES (3, 'p_e0dc067f74df2408', 'out', 'assistant', 'greeting', 'Walk around the block right after dinner tonight: ten minutes is plenty.', '{}', 'dry-9ca4f60944134f73', 'sent', '2026-01-06 04:57:43.574878+00', '2026-01-06 04:57:43.736516+00');
+INSERT INTO public.message VALUES (4, 'p_8e374fe5eb3aee67', 'out', 'assistant', 'greeting', 'Walk around the block right after dinner tonight: ten minutes is plenty.', '{}', 'dry-dd6bc02c9825a782', 'sent', '2026-01-06 04:57:48.289268+00', '2026-01-06 04:57:48.33709+00');
+INSERT INTO public.message VALUES (5, 'p_28f5ffc19440ec67', 'out', 'assistant', 'greeting', 'Walk around the block right after dinner tonight: ten minutes is plenty.', '{}', 'dry-137a22967248ccd1', 'sent', '2026-01-06 04:57:52.470814+00', '2026-01-06 04:57:52.549063+00');
+INSERT INTO public.message VALUES (6, 'p_04ac75b5d73b2234', 'in', 'user', 'text', 'I''d like to walk around the block after dinner, just after midnight works', '{}', 'sim-341b68c735fadb47', 'answered', '2026-01-06 04:57:57.224857+00', NULL);
+INSERT INTO public.message VALUES (7, 'p_04ac75b5d73b2234', 'out', 'assistant', 'text', 'Lovely, your plan is set. I''ll nudge you each day.', '{}', 'dry-c8711e6f2060dce1', 'sent', '2026-01-06 04:57:57.722049+00', '2026-01-06 04:57:57.905001+00');
+INSERT INTO public.message VALUES (8, 'p_93533f89fb109a16', 'in', 'user', 'text', 'STOP', '{}', 'sim-13a9aa9c9c470a0e', 'answered', '2026-01-06 04:58:01.449586+00', NULL);
+INSERT INTO public.message VALUES (9, 'p_93533f89fb109a16', 'out', 'assistant', 'command', 'Okay, you''re unsubscribed: you won''t get any more daily nudges, reminders or check-ins from this study. If you change your mind, send START. Send HELP for information.', '{}', 'dry-0dc6a393c5f3d15c', 'sent', '2026-01-06 04:58:02.26069+00', '2026-01-06 04:58:02.317413+00');
+INSERT INTO public.message VALUES (10, 'p_28f5ffc19440ec67', 'in', 'user', 'text', 'STOP', '{}', 'sim-1185efa9665b830f', 'answered', '2026-01-06 04:58:15.212116+00', NULL);
+INSERT INTO public.message VALUES (11, 'p_28f5ffc19440ec67', 'out', 'assistant', 'command', 'Okay, you''re unsubscribed: you won''t get any more daily nudges, reminders or check-ins from this study. If you change your mind, send START. Send HELP for information.', '{}', 'dry-ea9a3dfa71da999d', 'sent', '2026-01-06 04:58:16.356673+00', '2026-01-06 04:58:16.389807+00');
+INSERT INTO public.message VALUES (12, 'p_28f5ffc19440ec67', 'in', 'user', 'text', 'START', '{}', 'sim-59749cd867ea613a', 'answered', '2026-01-06 04:58:19.786407+00', NULL);
+INSERT INTO public.message VALUES (13, 'p_28f5ffc19440ec67', 'out', 'assistant', 'command', 'Welcome back! Your daily nudges are switched on again.', '{}', 'dry-19ac04d90993aa89', 'sent', '2026-01-06 04:58:21.008564+00', '2026-01-06 04:58:21.035199+00');
+INSERT INTO public.message VALUES (14, 'p_04ac75b5d73b2234', 'out', 'assistant', 'prompt', 'Walk around the block right after dinner tonight: ten minutes is plenty.', '{}', 'dry-f9aece2674bbdb8e', 'sent', '2026-01-06 05:01:00.166183+00', '2026-01-06 05:01:00.241667+00');
+INSERT INTO public.message VALUES (15, 'p_04ac75b5d73b2234', 'out', 'assistant', 'poll', 'Did you do it?', '{"options": ["Done", "Not this time"], "purpose": "done"}', 'dry-cc069e0602917754', 'sent', '2026-01-06 05:01:00.166183+00', '2026-01-06 05:01:00.400535+00');
+INSERT INTO public.message VALUES (16, 'p_04ac75b5d73b2234', 'out', 'assistant', 'poll', 'How do these daily steps feel to you?', '{"options": ["A bit lighter, please", "Just right", "A bit more, please"], "purpose": "intensity"}', 'dry-41099eb0dfb6e34d', 'sent', '2026-01-06 05:01:00.166183+00', '2026-01-06 05:01:00.428963+00');
 
 
 --
 -- Data for Name: outbox; Type: TABLE DATA; Schema: public; Owner: -
 --
 
-INSERT INTO public.outbox VALUES (1, 'reply:3', 'p_7041281f1648b206', 2, 'sent', 1, '2026-11-25 06:32:59.827142+00', '2026-11-25 06:32:59.861802+00', '2026-11-25 06:32:59.873146+00', 'dry-7e4f6ee9c327e2c5', NULL, '2026-11-25 06:32:59.827142+00');
-INSERT INTO public.outbox VALUES (2, 'reply:4', 'p_bde808bc559f8eab', 3, 'sent', 1, '2026-11-25 06:32:59.827213+00', '2026-11-25 06:32:59.861802+00', '2026-11-25 06:32:59.873192+00', 'dry-ab8a3e614932b30a', NULL, '2026-11-25 06:32:59.827213+00');
-INSERT INTO public.outbox VALUES (3, 'reply:1', 'p_111cdc5179ca0197', 1, 'sent', 1, '2026-11-25 06:32:59.820927+00', '2026-11-25 06:32:59.861802+00', '2026-11-25 06:32:59.873215+00', 'dry-5ad591e6226c9020', NULL, '2026-11-25 06:32:59.820927+00');
-INSERT INTO public.outbox VALUES (4, 'reply:5', 'p_af59ba229e2625d3', 4, 'sent', 1, '2026-11-25 06:32:59.8272+00', '2026-11-25 06:32:59.861802+00', '2026-11-25 06:32:59.873235+00', 'dry-a84ddd844162070d', NULL, '2026-11-25 06:32:59.8272+00');
-INSERT INTO public.outbox VALUES (5, 'reply:2', 'p_775f16f17f072914', 5, 'sent', 1, '2026-11-25 06:32:59.827185+00', '2026-11-25 06:32:59.861802+00', '2026-11-25 06:32:59.873252+00', 'dry-24a44a06e105ac8b', NULL, '2026-11-25 06:32:59.827185+00');
-INSERT INTO public.outbox VALUES (6, 'reply:6', 'p_111cdc5179ca0197', 7, 'sent', 1, '2026-11-25 06:33:03.753461+00', '2026-11-25 06:33:03.777618+00', '2026-11-25 06:33:03.793824+00', 'dry-ebeb1475fa391c85', NULL, '2026-11-25 06:33:03.753461+00');
-INSERT INTO public.outbox VALUES (7, 'reply:7', 'p_775f16f17f072914', 9, 'sent', 1, '2026-11-25 06:33:07.896064+00', '2026-11-25 06:33:07.919949+00', '2026-11-25 06:33:07.926974+00', 'dry-cb1102356d019e1c', NULL, '2026-11-25 06:33:07.896064+00');
-INSERT INTO public.outbox VALUES (8, 'reply:10', 'p_af59ba229e2625d3', 11, 'sent', 1, '2026-11-25 06:33:20.161926+00', '2026-11-25 06:33:20.219272+00', '2026-11-25 06:33:20.23065+00', 'dry-98105a125e995d36', NULL, '2026-11-25 06:33:20.161926+00');
-INSERT INTO public.outbox VALUES (9, 'reply:11', 'p_af59ba229e2625d3', 13, 'sent', 1, '2026-11-25 06:33:24.777294+00', '2026-11-25 06:33:24.808932+00', '2026-11-25 06:33:24.813732+00', 'dry-7a562aaf67b9002f', NULL, '2026-11-25 06:33:24.777294+00');
+INSERT INTO public.outbox VALUES (1, 'reply:1', 'p_04ac75b5d73b2234', 1, 'sent', 1, '2026-01-06 04:57:37.732818+00', '2026-01-06 04:57:37.81901+00', '2026-01-06 04:57:37.844476+00', 'dry-e381dfb8f2f6d0dc', NULL, '2026-01-06 04:57:37.732818+00');
+INSERT INTO public.outbox VALUES (2, 'reply:2', 'p_93533f89fb109a16', 2, 'sent', 1, '2026-01-06 04:57:39.862895+00', '2026-01-06 04:57:39.908374+00', '2026-01-06 04:57:39.913398+00', 'dry-3e11bd228e0d5c15', NULL, '2026-01-06 04:57:39.862895+00');
+INSERT INTO public.outbox VALUES (3, 'reply:3', 'p_e0dc067f74df2408', 3, 'sent', 1, '2026-01-06 04:57:43.574878+00', '2026-01-06 04:57:43.725441+00', '2026-01-06 04:57:43.736516+00', 'dry-9ca4f60944134f73', NULL, '2026-01-06 04:57:43.574878+00');
+INSERT INTO public.outbox VALUES (4, 'reply:4', 'p_8e374fe5eb3aee67', 4, 'sent', 1, '2026-01-06 04:57:48.289268+00', '2026-01-06 04:57:48.329166+00', '2026-01-06 04:57:48.33709+00', 'dry-dd6bc02c9825a782', NULL, '2026-01-06 04:57:48.289268+00');
+INSERT INTO public.outbox VALUES (5, 'reply:5', 'p_28f5ffc19440ec67', 5, 'sent', 1, '2026-01-06 04:57:52.470814+00', '2026-01-06 04:57:52.536393+00', '2026-01-06 04:57:52.549063+00', 'dry-137a22967248ccd1', NULL, '2026-01-06 04:57:52.470814+00');
+INSERT INTO public.outbox VALUES (6, 'reply:6', 'p_04ac75b5d73b2234', 7, 'sent', 1, '2026-01-06 04:57:57.722049+00', '2026-01-06 04:57:57.889269+00', '2026-01-06 04:57:57.905001+00', 'dry-c8711e6f2060dce1', NULL, '2026-01-06 04:57:57.722049+00');
+INSERT INTO public.outbox VALUES (7, 'reply:7', 'p_93533f89fb109a16', 9, 'sent', 1, '2026-01-06 04:58:02.26069+00', '2026-01-06 04:58:02.314265+00', '2026-01-06 04:58:02.317413+00', 'dry-0dc6a393c5f3d15c', NULL, '2026-01-06 04:58:02.26069+00');
+INSERT INTO public.outbox VALUES (8, 'reply:10', 'p_28f5ffc19440ec67', 11, 'sent', 1, '2026-01-06 04:58:16.356673+00', '2026-01-06 04:58:16.385654+00', '2026-01-06 04:58:16.389807+00', 'dry-ea9a3dfa71da999d', NULL, '2026-01-06 04:58:16.356673+00');
+INSERT INTO public.outbox VALUES (9, 'reply:11', 'p_28f5ffc19440ec67', 13, 'sent', 1, '2026-01-06 04:58:21.008564+00', '2026-01-06 04:58:21.026932+00', '2026-01-06 04:58:21.035199+00', 'dry-19ac04d90993aa89', NULL, '2026-01-06 04:58:21.008564+00');
+INSERT INTO public.outbox VALUES (10, 'prompt-text:12', 'p_04ac75b5d73b2234', 14, 'sent', 1, '2026-01-06 05:01:00.166183+00', '2026-01-06 05:01:00.211209+00', '2026-01-06 05:01:00.241667+00', 'dry-f9aece2674bbdb8e', NULL, '2026-01-06 05:01:00.166183+00');
+INSERT INTO public.outbox VALUES (11, 'prompt-poll:12', 'p_04ac75b5d73b2234', 15, 'sent', 1, '2026-01-06 05:01:00.166183+00', '2026-01-06 05:01:00.392505+00', '2026-01-06 05:01:00.400535+00', 'dry-cc069e0602917754', NULL, '2026-01-06 05:01:00.166183+00');
+INSERT INTO public.outbox VALUES (12, 'intensity-poll:12', 'p_04ac75b5d73b2234', 16, 'sent', 1, '2026-01-06 05:01:00.166183+00', '2026-01-06 05:01:00.417309+00', '2026-01-06 05:01:00.428963+00', 'dry-41099eb0dfb6e34d', NULL, '2026-01-06 05:01:00.166183+00');
 
 
 --
 -- Data for Name: participant; Type: TABLE DATA; Schema: public; Owner: -
 --
 
-INSERT INTO public.participant VALUES ('p_111cdc5179ca0197', '+14165550140', NULL, 'Ana', 'America/Toronto', 'active', NULL, '', '2026-11-25 06:32:48.64985+00', '2026-11-25 06:32:48.64985+00');
-INSERT INTO public.participant VALUES ('p_775f16f17f072914', '+14165550141', NULL, 'Ben', 'America/Toronto', 'paused', 'participant', '', '2026-11-25 06:32:50.650026+00', '2026-11-25 06:33:07.896064+00');
-INSERT INTO public.participant VALUES ('p_7041281f1648b206', '+14165550142', NULL, 'Cleo', 'America/Toronto', 'paused', 'researcher', '', '2026-11-25 06:32:52.105483+00', '2026-11-25 06:33:11.769668+00');
-INSERT INTO public.participant VALUES ('p_bde808bc559f8eab', '+14165550143', NULL, 'Dev', 'America/Toronto', 'withdrawn', NULL, '', '2026-11-25 06:32:54.203942+00', '2026-11-25 06:33:16.080131+00');
-INSERT INTO public.participant VALUES ('p_af59ba229e2625d3', '+14165550144', NULL, 'Eli', 'America/Toronto', 'active', NULL, '', '2026-11-25 06:32:56.074334+00', '2026-11-25 06:33:24.777294+00');
+INSERT INTO public.participant VALUES ('p_04ac75b5d73b2234', '+14165550140', NULL, 'Ana', 'America/Toronto', 'active', NULL, '', '2026-01-06 04:57:33.720744+00', '2026-01-06 04:57:33.720744+00');
+INSERT INTO public.participant VALUES ('p_93533f89fb109a16', '+14165550141', NULL, 'Ben', 'America/Toronto', 'paused', 'participant', '', '2026-01-06 04:57:38.724831+00', '2026-01-06 04:58:02.26069+00');
+INSERT INTO public.participant VALUES ('p_e0dc067f74df2408', '+14165550142', NULL, 'Cleo', 'America/Toronto', 'paused', 'researcher', '', '2026-01-06 04:57:43.120229+00', '2026-01-06 04:58:06.705891+00');
+INSERT INTO public.participant VALUES ('p_8e374fe5eb3aee67', '+14165550143', NULL, 'Dev', 'America/Toronto', 'withdrawn', NULL, '', '2026-01-06 04:57:47.546944+00', '2026-01-06 04:58:11.02824+00');
+INSERT INTO public.participant VALUES ('p_28f5ffc19440ec67', '+14165550144', NULL, 'Eli', 'America/Toronto', 'active', NULL, '', '2026-01-06 04:57:51.973413+00', '2026-01-06 04:58:21.008564+00');
 
 
 --
 -- Data for Name: prompt_delivery; Type: TABLE DATA; Schema: public; Owner: -
 --
 
+INSERT INTO public.prompt_delivery VALUES (1, 'p_04ac75b5d73b2234', 12, 's_349205d6', '2026-01-06', 'Walk around the block right after dinner tonight: ten minutes is plenty.', 14, 15, '2026-01-06 05:01:00.12761+00', NULL, NULL, 0, NULL, NULL);
 
 
 --
 -- Data for Name: schedule; Type: TABLE DATA; Schema: public; Owner: -
 --
 
+INSERT INTO public.schedule VALUES ('s_349205d6', 'p_04ac75b5d73b2234', 'fixed', '00:01', NULL, NULL, 0, true, '2026-01-06 04:57:57.722049+00', '2026-01-06 04:57:57.722049+00');
 
 
 --
 -- Data for Name: timer; Type: TABLE DATA; Schema: public; Owner: -
 --
 
+INSERT INTO public.timer VALUES (2, 'p_04ac75b5d73b2234', 'reminder', '2026-01-06 10:01:00.12761+00', '{"prompt_inbox_id": 12}', 'pending', 'daily prompt sent', '2026-01-06 05:01:00.166183+00', NULL);
+INSERT INTO public.timer VALUES (1, 'p_04ac75b5d73b2234', 'feedback_check_in', '2026-01-06 05:12:57.721925+00', '{}', 'cancelled', 'daily prompt sent', '2026-01-06 04:57:57.722049+00', '2026-01-06 05:01:00.166183+00');
+INSERT INTO public.timer VALUES (3, 'p_04ac75b5d73b2234', 'feedback_check_in', '2026-01-06 05:16:00.12761+00', '{}', 'pending', 'daily prompt sent', '2026-01-06 05:01:00.166183+00', NULL);
 
 
 --
@@ -531,51 +546,52 @@ INSERT INTO public.participant VALUES ('p_af59ba229e2625d3', '+14165550144', NUL
 -- Data for Name: transition; Type: TABLE DATA; Schema: public; Owner: -
 --
 
-INSERT INTO public.transition VALUES (1, 'p_111cdc5179ca0197', 'status', 'enrolled', NULL, 'active', 'enrolled by a researcher', '2026-11-25 06:32:48.64985+00');
-INSERT INTO public.transition VALUES (2, 'p_775f16f17f072914', 'status', 'enrolled', NULL, 'active', 'enrolled by a researcher', '2026-11-25 06:32:50.650026+00');
-INSERT INTO public.transition VALUES (3, 'p_7041281f1648b206', 'status', 'enrolled', NULL, 'active', 'enrolled by a researcher', '2026-11-25 06:32:52.105483+00');
-INSERT INTO public.transition VALUES (4, 'p_bde808bc559f8eab', 'status', 'enrolled', NULL, 'active', 'enrolled by a researcher', '2026-11-25 06:32:54.203942+00');
-INSERT INTO public.transition VALUES (5, 'p_af59ba229e2625d3', 'status', 'enrolled', NULL, 'active', 'enrolled by a researcher', '2026-11-25 06:32:56.074334+00');
-INSERT INTO public.transition VALUES (6, 'p_775f16f17f072914', 'status', 'opted_out', 'active', 'paused', 'participant sent STOP: consent to messages withdrawn', '2026-11-25 06:33:07.896064+00');
-INSERT INTO public.transition VALUES (7, 'p_7041281f1648b206', 'status', 'paused_by_researcher', 'active', 'paused', 'on holiday', '2026-11-25 06:33:11.769668+00');
-INSERT INTO public.transition VALUES (8, 'p_bde808bc559f8eab', 'status', 'withdrawn_by_researcher', 'active', 'withdrawn', 'moved away', '2026-11-25 06:33:16.080131+00');
-INSERT INTO public.transition VALUES (9, 'p_af59ba229e2625d3', 'status', 'opted_out', 'active', 'paused', 'participant sent STOP: consent to messages withdrawn', '2026-11-25 06:33:20.161926+00');
-INSERT INTO public.transition VALUES (10, 'p_af59ba229e2625d3', 'status', 'opted_in', 'paused', 'active', 'participant sent START', '2026-11-25 06:33:24.777294+00');
+INSERT INTO public.transition VALUES (1, 'p_04ac75b5d73b2234', 'status', 'enrolled', NULL, 'active', 'enrolled by a researcher', '2026-01-06 04:57:33.720744+00');
+INSERT INTO public.transition VALUES (2, 'p_93533f89fb109a16', 'status', 'enrolled', NULL, 'active', 'enrolled by a researcher', '2026-01-06 04:57:38.724831+00');
+INSERT INTO public.transition VALUES (3, 'p_e0dc067f74df2408', 'status', 'enrolled', NULL, 'active', 'enrolled by a researcher', '2026-01-06 04:57:43.120229+00');
+INSERT INTO public.transition VALUES (4, 'p_8e374fe5eb3aee67', 'status', 'enrolled', NULL, 'active', 'enrolled by a researcher', '2026-01-06 04:57:47.546944+00');
+INSERT INTO public.transition VALUES (5, 'p_28f5ffc19440ec67', 'status', 'enrolled', NULL, 'active', 'enrolled by a researcher', '2026-01-06 04:57:51.973413+00');
+INSERT INTO public.transition VALUES (6, 'p_04ac75b5d73b2234', 'sub_state', 'intake_to_feedback', 'INTAKE', 'FEEDBACK', 'the plan is set', '2026-01-06 04:57:57.722049+00');
+INSERT INTO public.transition VALUES (7, 'p_93533f89fb109a16', 'status', 'opted_out', 'active', 'paused', 'participant sent STOP: consent to messages withdrawn', '2026-01-06 04:58:02.26069+00');
+INSERT INTO public.transition VALUES (8, 'p_e0dc067f74df2408', 'status', 'paused_by_researcher', 'active', 'paused', 'on holiday', '2026-01-06 04:58:06.705891+00');
+INSERT INTO public.transition VALUES (9, 'p_8e374fe5eb3aee67', 'status', 'withdrawn_by_researcher', 'active', 'withdrawn', 'moved away', '2026-01-06 04:58:11.02824+00');
+INSERT INTO public.transition VALUES (10, 'p_28f5ffc19440ec67', 'status', 'opted_out', 'active', 'paused', 'participant sent STOP: consent to messages withdrawn', '2026-01-06 04:58:16.356673+00');
+INSERT INTO public.transition VALUES (11, 'p_28f5ffc19440ec67', 'status', 'opted_in', 'paused', 'active', 'participant sent START', '2026-01-06 04:58:21.008564+00');
 
 
 --
 -- Name: inbox_id_seq; Type: SEQUENCE SET; Schema: public; Owner: -
 --
 
-SELECT pg_catalog.setval('public.inbox_id_seq', 11, true);
+SELECT pg_catalog.setval('public.inbox_id_seq', 12, true);
 
 
 --
 -- Name: message_id_seq; Type: SEQUENCE SET; Schema: public; Owner: -
 --
 
-SELECT pg_catalog.setval('public.message_id_seq', 13, true);
+SELECT pg_catalog.setval('public.message_id_seq', 16, true);
 
 
 --
 -- Name: outbox_id_seq; Type: SEQUENCE SET; Schema: public; Owner: -
 --
 
-SELECT pg_catalog.setval('public.outbox_id_seq', 9, true);
+SELECT pg_catalog.setval('public.outbox_id_seq', 12, true);
 
 
 --
 -- Name: prompt_delivery_id_seq; Type: SEQUENCE SET; Schema: public; Owner: -
 --
 
-SELECT pg_catalog.setval('public.prompt_delivery_id_seq', 1, false);
+SELECT pg_catalog.setval('public.prompt_delivery_id_seq', 1, true);
 
 
 --
 -- Name: timer_id_seq; Type: SEQUENCE SET; Schema: public; Owner: -
 --
 
-SELECT pg_catalog.setval('public.timer_id_seq', 1, false);
+SELECT pg_catalog.setval('public.timer_id_seq', 3, true);
 
 
 --
@@ -589,7 +605,7 @@ SELECT pg_catalog.setval('public.tone_event_id_seq', 1, false);
 -- Name: transition_id_seq; Type: SEQUENCE SET; Schema: public; Owner: -
 --
 
-SELECT pg_catalog.setval('public.transition_id_seq', 10, true);
+SELECT pg_catalog.setval('public.transition_id_seq', 11, true);
 
 
 --
@@ -939,5 +955,5 @@ ALTER TABLE ONLY public.transition
 -- PostgreSQL database dump complete
 --
 
-\unrestrict im243acBl7ZfZVyS73pQpx3ydBsgFgRI4twyFp0rdBrIvfMwfWhf4LqK1O4uyCy
+\unrestrict ZCcX7lkVeb4bSM29rgfZ5lzNSUzr7mUxUk81aPON4h4IDzQ3OxplKvgiViDjbW8
 

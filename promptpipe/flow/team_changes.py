@@ -1,0 +1,145 @@
+"""The research team's changes to a participant's state (pause, resume, withdraw, a new time zone,
+more study days), applied in the participant's lane like any other input, so they are ordered
+with the participant's own turns and the timers.
+
+Whoever asks (the admin script, the API, the dashboard) writes a :class:`TeamChange` row and waits
+for its outcome (see :mod:`promptpipe.research.changes`); the outcome is written back into the
+row: a line for them (``{who}`` stands for the participant, so no phone number is stored) or the
+rule that refused it. Where no service runs, the asker applies the row itself with the same
+:func:`apply_team_change`, claiming it first so it is applied once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from promptpipe.domain.conversation import TurnState
+from promptpipe.domain.localtime import zone_or_utc
+from promptpipe.domain.states import ACTIVE, WITHDRAWN
+from promptpipe.domain.study import Study
+from promptpipe.domain.study_days import study_end
+from promptpipe.errors import AdminError, Forbidden
+from promptpipe.flow.lifecycle import arm_study_end, last_day
+from promptpipe.flow.turn import FlowDeps, Outcome, TurnContext
+from promptpipe.pipeline.events import TeamChange
+from promptpipe.storage.inbox_rows import InboxRow, merge_inbox_payload
+
+__all__ = ["ACTIONS", "STATUS_CHANGES", "TeamOutcome", "apply_team_change", "team_change_outcome"]
+
+STATUS_CHANGES = {
+    "pause": ("paused_by_researcher", "paused by a researcher"),
+    "resume": ("resumed_by_researcher", "resumed by a researcher"),
+    "withdraw": ("withdrawn_by_researcher", "withdrawn by a researcher"),
+}
+ACTIONS = (*STATUS_CHANGES, "timezone", "extend")
+REFUSALS: dict[str, type[AdminError]] = {"forbidden": Forbidden, "invalid": AdminError}
+"""How a refusal is stored in the row, and the error it is raised as again for the asker."""
+
+
+@dataclass(frozen=True)
+class TeamOutcome:
+    """What a team change came to: a line for whoever asked, or a refusal."""
+
+    line: str = ""
+    refused: str | None = None
+    """forbidden | invalid (see :data:`REFUSALS`)"""
+
+    def to_payload(self) -> dict[str, Any]:
+        return {"refused": self.refused, "result": self.line} if self.refused else {"result": self.line}
+
+    @classmethod
+    def from_payload(cls, payload: dict[str, Any]) -> TeamOutcome | None:
+        if "result" not in payload:
+            return None
+        return cls(str(payload["result"]), payload.get("refused"))
+
+    def said_for(self, who: str) -> str:
+        """The line, or raise the refusal, naming the participant as the asker knows them."""
+        line = self.line.replace("{who}", who)
+        if self.refused:
+            raise REFUSALS.get(self.refused, AdminError)(line)
+        return line
+
+
+def apply_team_change(state: TurnState, change: TeamChange, study: Study, now: datetime) -> TeamOutcome:
+    """Apply ``change`` to the working copy of the participant's state (nothing is written here)."""
+    if state.status == WITHDRAWN:
+        return TeamOutcome("{who} was withdrawn from the study; that cannot be undone or changed", "forbidden")
+    if change.action in STATUS_CHANGES:
+        return _status(state, change)
+    if change.action == "timezone":
+        return _zone(state, change.value or "")
+    if change.action == "extend":
+        return _extend(state, change, study, now)
+    return TeamOutcome(f"{change.action!r} is not a change the team can make", "invalid")
+
+
+def _status(state: TurnState, change: TeamChange) -> TeamOutcome:
+    name, default_reason = STATUS_CHANGES[change.action]
+    if change.action == "resume" and not state.researcher_paused:
+        if state.opted_out:
+            return TeamOutcome("{who} stopped the messages themselves (STOP); only they can switch them back on, by "
+                               "sending START", "forbidden")
+        return TeamOutcome("{who} is already active; nothing changed")
+    if change.action == "pause" and state.researcher_paused:
+        return TeamOutcome("{who} is already paused by the research team; nothing changed")
+    was_opted_out = state.opted_out
+    reason = change.reason or default_reason
+    if not state.apply(name, actor="researcher", reason=reason, words=reason, actor_name=change.by):
+        return TeamOutcome(f"{{who}} is already {state.status}; nothing changed")
+    if change.action == "resume" and state.status != ACTIVE:
+        return TeamOutcome("{who}: the research team's pause is lifted, but they stay paused because they sent STOP "
+                           "themselves; only they can switch messages back on, by sending START")
+    if change.action == "pause" and was_opted_out:
+        return TeamOutcome("{who} is now paused by the research team as well as by their own STOP; both must be "
+                           "lifted before anything is sent")
+    return TeamOutcome(f"{{who}} is now {state.status}"
+                       + ("; no scheduled message will be sent to them" if state.status != ACTIVE else ""))
+
+
+def _zone(state: TurnState, zone: str) -> TeamOutcome:
+    was = state.timezone
+    if was == zone:
+        return TeamOutcome(f"{{who}} already uses {zone}; nothing changed")
+    state.apply("timezone_changed", actor="researcher", reason="changed by a researcher", value=zone)
+    return TeamOutcome(f"{{who}} now uses {zone} (was {was}); their daily prompts follow the new local time from "
+                       "the next one on")
+
+
+def _extend(state: TurnState, change: TeamChange, study: Study, now: datetime) -> TeamOutcome:
+    days = int(change.value or 0)
+    state.quiet_hours = study.quiet_hours
+    state.apply("study_extended", actor="researcher", reason=f"extended by {days} days ({change.by})",
+                value=str(state.extra_days + days))
+    last = last_day(study, state)
+    if last is None:
+        return TeamOutcome("extend needs a study file with length_days: set PROMPTPIPE_STUDY_FILE", "invalid")
+    if state.completed:
+        end = study_end(state.day_one, last, zone_or_utc(state.timezone)) if state.day_one else now
+        if end <= now + timedelta(minutes=1):
+            return TeamOutcome(f"{{who}}: even with {days} more days their study would already be over; extend by "
+                               "more days", "invalid")
+        state.apply("reopened_by_researcher", actor="researcher", reason=f"extended by {days} days ({change.by})")
+    arm_study_end(state, study, now)
+    if state.day_one is None:
+        return TeamOutcome(f"{{who}}: extended by {days} days; their study will last {last} days from day 1 (not "
+                           "set yet: it begins after intake)")
+    final = state.day_one + timedelta(days=last - 1)
+    return TeamOutcome(f"{{who}}: extended by {days} days; their last study day is now day {last} ({final})")
+
+
+def team_change_outcome(deps: FlowDeps, context: TurnContext, row: InboxRow, change: TeamChange) -> Outcome:
+    """The lane's handling: the change applied to the turn's state, its outcome written back into
+    the row with the commit (a refusal changes nothing)."""
+    outcome = apply_team_change(context.state, change, deps.config.study, deps.clock.now())
+
+    def write_back(session: Session, _: Any) -> None:
+        merge_inbox_payload(session, row, **outcome.to_payload())
+
+    return Outcome(hook=write_back, answered=[row], save_state=outcome.refused is None,
+                   resync_alarms=outcome.refused is None,
+                   log=("team_change", {"action": change.action, "refused": outcome.refused}))

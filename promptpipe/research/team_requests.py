@@ -1,0 +1,89 @@
+"""How the team's changes reach a participant's lane: a :class:`TeamChange` row, then its outcome.
+
+The row is handed to the lanes of a service running in this process at once; a service in another
+process finds it within POLL_INTERVAL. Where no service holds the database (or it has not got to
+the row within :data:`WAIT_FOR_SERVICE_S`: its lane may be busy with a long turn), the asker
+applies the row itself, claiming it first so it is applied exactly once; a turn under way then
+meets a newer conversation version and runs again after the change.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+from datetime import datetime
+
+from sqlalchemy import update
+from sqlalchemy.orm import Session
+
+from promptpipe.clock import Clock
+from promptpipe.domain import keys
+from promptpipe.domain.study import Study
+from promptpipe.flow.lifecycle import greet_if_never_greeted
+from promptpipe.flow.team_changes import TeamOutcome, apply_team_change
+from promptpipe.pipeline.events import TeamChange, as_input
+from promptpipe.pipeline.lanes import lanes_here
+from promptpipe.research._common import ask_for_alarm_sync
+from promptpipe.scheduling.guard import service_holds
+from promptpipe.storage.conversations import load_turn_state, save_turn_state
+from promptpipe.storage.db import Database
+from promptpipe.storage.inbox_rows import InboxRow, add_input, get_input, merge_inbox_payload
+from promptpipe.storage.models import DONE, PENDING, InboxItem, table_of
+
+__all__ = ["WAIT_FOR_SERVICE_S", "request_change"]
+
+WAIT_FOR_SERVICE_S = 10.0
+POLL_S = 0.05
+_INBOX = table_of(InboxItem)
+
+
+async def request_change(db: Database, clock: Clock, participant_id: str, change: TeamChange, *,
+                         study: Study) -> TeamOutcome:
+    """Write the change for the participant's lane and wait for its outcome."""
+    now = clock.now()
+    key = keys.team_change(participant_id, secrets.token_hex(6))
+    row_id = await db.run(lambda session: add_input(db, session, as_input(change, key=key,
+                                                                          participant_id=participant_id), now))
+    assert row_id is not None
+    here = lanes_here()
+    if here is not None:
+        here.wake(participant_id)
+    served = here is not None or await asyncio.to_thread(service_holds, db, db.engine)
+    deadline = time.monotonic() + (WAIT_FOR_SERVICE_S if served else 0.0)
+    while True:
+        outcome = await db.run(lambda session: _outcome(session, row_id))
+        if outcome is not None:
+            return outcome
+        if time.monotonic() >= deadline:
+            applied = await db.run(lambda session: _apply_here(db, session, row_id, participant_id, change, study,
+                                                                clock.now()))
+            if applied is not None:
+                return applied
+        await asyncio.sleep(POLL_S)
+
+
+def _outcome(session: Session, row_id: int) -> TeamOutcome | None:
+    row = get_input(session, row_id)
+    if row is None or row.status != DONE:
+        return None
+    return TeamOutcome.from_payload(dict(row.payload or {})) or TeamOutcome("{who}: the change was not applied "
+                                                                             "(its input was closed)", "invalid")
+
+
+def _apply_here(db: Database, session: Session, row_id: int, participant_id: str, change: TeamChange,
+                study: Study, now: datetime) -> TeamOutcome | None:
+    """One transaction: claim the row (None if a lane has it), apply the change, write it all."""
+    claimed = session.connection().execute(update(_INBOX).where(_INBOX.c.id == row_id, _INBOX.c.status == PENDING)
+                                           .values(status=DONE, processed_at=now)).rowcount
+    if not claimed:
+        return None
+    state = load_turn_state(session, participant_id)
+    outcome = apply_team_change(state, change, study, now)
+    if outcome.refused is None:
+        save_turn_state(session, state, now)
+        greet_if_never_greeted(db, session, state, now)
+        ask_for_alarm_sync(db, session, participant_id, now)
+    item = InboxRow(row_id, participant_id, TeamChange.INBOX_KIND, change.to_payload(), None, 0, now)
+    merge_inbox_payload(session, item, **outcome.to_payload())
+    return outcome

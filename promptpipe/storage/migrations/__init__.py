@@ -1,0 +1,1 @@
+"""Alembic revisions of the database schema (see promptpipe.storage.schema)."""
