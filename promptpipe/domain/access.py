@@ -9,12 +9,21 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
+from enum import StrEnum
 
-__all__ = ["ADMIN", "NEEDED_TO_READ", "RESEARCHER", "ROLES", "SAFETY_FLAGS", "TOKEN_NAME", "VIEWER", "allows",
+__all__ = ["ADMIN", "NEEDED_TO_READ", "RESEARCHER", "ROLES", "SAFETY_FLAGS", "TOKEN_NAME", "VIEWER", "Role", "allows",
            "hash_token", "may_read", "new_token"]
 
-VIEWER, RESEARCHER, ADMIN = "viewer", "researcher", "admin"
-ROLES = (VIEWER, RESEARCHER, ADMIN)
+class Role(StrEnum):
+    """What a token may do, each role all the roles before it may."""
+
+    VIEWER = "viewer"
+    RESEARCHER = "researcher"
+    ADMIN = "admin"
+
+
+VIEWER, RESEARCHER, ADMIN = Role.VIEWER, Role.RESEARCHER, Role.ADMIN
+ROLES = tuple(Role)
 TOKEN_PREFIX = "pp_"
 TOKEN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,63}")
 """A token's name: letters, digits and ``. _ @ -``, 1 to 64 characters (it is shown in logs)."""

@@ -15,7 +15,7 @@ REPLIED, NO_PROMPT = "replied", "no_prompt"
 CELL_OUTCOMES = (DONE, NOT_THIS_TIME, REPLIED, NO_REPLY, NOT_DELIVERED, NO_PROMPT)
 """Best first; the heatmap's legend in this order."""
 _RANK = {outcome: index for index, outcome in enumerate(CELL_OUTCOMES)}
-_AS_CELL = {FREE_TEXT_REPLY: REPLIED, REMINDER_SENT: NO_REPLY}
+_AS_CELL: dict[str, str] = {FREE_TEXT_REPLY: REPLIED, REMINDER_SENT: NO_REPLY}
 
 
 def best_outcome(outcomes: Iterable[str]) -> str:

@@ -3,28 +3,50 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
 from promptpipe.domain.states import WITHDRAWN
 
-CONSENT_EVENTS = ("enrolled", "opted_out", "opted_in", "paused", "resumed", "withdrawn", "erased")
-CONSENT_SOURCES = ("participant", "model", "researcher", "server")
-"""``model``: on the participant's own words (the opt_out tool)."""
+
+class ConsentKind(StrEnum):
+    """What a consent ledger row records."""
+
+    ENROLLED = "enrolled"
+    OPTED_OUT = "opted_out"
+    OPTED_IN = "opted_in"
+    PAUSED = "paused"
+    """by the research team (``resumed`` lifts it)"""
+    RESUMED = "resumed"
+    WITHDRAWN = "withdrawn"
+    ERASED = "erased"
+
+
+class ConsentSource(StrEnum):
+    """Who caused a consent event; ``model``: on the participant's own words (the opt_out tool)."""
+
+    PARTICIPANT = "participant"
+    MODEL = "model"
+    RESEARCHER = "researcher"
+    SERVER = "server"
+    """an auto-enrolment on a first message"""
+
+
+CONSENT_EVENTS = tuple(ConsentKind)
+CONSENT_SOURCES = tuple(ConsentSource)
 
 
 @dataclass(frozen=True)
 class ConsentRecord:
     """A consent event waiting to be written with the change it records."""
 
-    event: str
-    source: str
+    event: ConsentKind
+    source: ConsentSource
     words: str = ""
     actor: str = ""
 
     def __post_init__(self) -> None:
-        if self.event not in CONSENT_EVENTS:
-            raise ValueError(f"unknown consent event {self.event!r}")
-        if self.source not in CONSENT_SOURCES:
-            raise ValueError(f"unknown consent source {self.source!r}")
+        object.__setattr__(self, "event", ConsentKind(self.event))  # a wrong value raises ValueError
+        object.__setattr__(self, "source", ConsentSource(self.source))
 
 
 NOT_WRITABLE = {

@@ -13,6 +13,7 @@ from typing import Any
 from promptpipe.domain import transitions
 from promptpipe.domain.consent import ConsentRecord
 from promptpipe.domain.localtime import DailySpec, parse_hhmm, zone_or_utc
+from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.profile import Profile
 from promptpipe.domain.quiet_hours import after_quiet_hours
 from promptpipe.domain.safety import NewFlag
@@ -41,7 +42,7 @@ class ParticipantInfo:
     enrolled_at: datetime | None = None
 
 
-RESEARCHER_KIND = "researcher"
+RESEARCHER_KIND = MessageKind.RESEARCHER
 """The transcript kind of a message the research team wrote to the participant."""
 RESEARCHER_NOTE = "[the research team wrote:]"
 """What the model reads before such a message in its history, so it knows the words are not its own."""

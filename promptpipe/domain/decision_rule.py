@@ -13,7 +13,7 @@ import hashlib
 import hmac
 from dataclasses import dataclass
 
-from promptpipe.domain.study import AVAILABILITY_RULES, SEND, DecisionRule
+from promptpipe.domain.study import AVAILABILITY_RULES, SEND, DecisionRule, Unavailable
 from promptpipe.domain.study_days import in_study
 
 __all__ = ["NOT_DRAWN", "DecisionFacts", "Draw", "draw_action", "unavailable_reason", "uniform"]
@@ -38,7 +38,7 @@ class DecisionFacts:
     """The pause is (also) the participant's own STOP: coded ``opted_out``, not ``paused``."""
 
 
-OPTED_OUT = "opted_out"
+OPTED_OUT = Unavailable.OPTED_OUT
 """The coded reason for a decision point while the participant's own STOP holds (``paused`` is
 then the team's pause alone); the study file's ``paused`` rule covers both."""
 
@@ -49,10 +49,10 @@ def _in_baseline(facts: DecisionFacts) -> bool:
 
 def _reasons_that_hold(facts: DecisionFacts) -> dict[str, bool]:
     return {
-        "paused": facts.paused,
-        "baseline": _in_baseline(facts),
-        "quiet_hours": facts.in_quiet_hours,
-        "already_answered": facts.answered_today,
+        Unavailable.PAUSED: facts.paused,
+        Unavailable.BASELINE: _in_baseline(facts),
+        Unavailable.QUIET_HOURS: facts.in_quiet_hours,
+        Unavailable.ALREADY_ANSWERED: facts.answered_today,
     }
 
 
@@ -65,14 +65,14 @@ def unavailable_reason(facts: DecisionFacts, rule: DecisionRule | None) -> str |
     A pause that is the participant's own STOP is coded ``opted_out``.
     """
     reason = _reason(facts, rule)
-    return OPTED_OUT if reason == "paused" and facts.opted_out else reason
+    return OPTED_OUT if reason == Unavailable.PAUSED and facts.opted_out else reason
 
 
 def _reason(facts: DecisionFacts, rule: DecisionRule | None) -> str | None:
     if not facts.study_in_use:
-        return "paused" if facts.paused else None
+        return Unavailable.PAUSED if facts.paused else None
     if not in_study(facts.study_day, facts.length_days):
-        return "not_in_study"
+        return Unavailable.NOT_IN_STUDY
     listed = AVAILABILITY_RULES if rule is None else rule.unavailable_when
     holds = _reasons_that_hold(facts)
     return next((reason for reason in AVAILABILITY_RULES if reason in listed and holds[reason]), None)

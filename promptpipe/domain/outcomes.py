@@ -7,17 +7,29 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from enum import StrEnum
 from typing import Any
 
 from promptpipe.domain.states import VOTE_DONE, VOTE_NOT_THIS_TIME
 
-DONE, NOT_THIS_TIME = VOTE_DONE, VOTE_NOT_THIS_TIME
-FREE_TEXT_REPLY, REMINDER_SENT, NO_REPLY = "free_text_reply", "reminder_sent", "no_reply"
-NOT_DELIVERED = "not_delivered"
-"""The outcomes besides the two votes. ``reminder_sent``: no answer, and the reminder went out;
-``no_reply``: no answer, no reminder; ``not_delivered``: no answer, and WhatsApp never reported
-the prompt reached the phone within the receipt window (the participant cannot have ignored what
-they never got)."""
+
+class Outcome(StrEnum):
+    """What became of a daily prompt: the two votes, or why there was none. ``reminder_sent``: no
+    answer, and the reminder went out; ``no_reply``: no answer, no reminder; ``not_delivered``: no
+    answer, and WhatsApp never reported the prompt reached the phone within the receipt window (the
+    participant cannot have ignored what they never got)."""
+
+    DONE = VOTE_DONE.value
+    NOT_THIS_TIME = VOTE_NOT_THIS_TIME.value
+    FREE_TEXT_REPLY = "free_text_reply"
+    REMINDER_SENT = "reminder_sent"
+    NO_REPLY = "no_reply"
+    NOT_DELIVERED = "not_delivered"
+
+
+DONE, NOT_THIS_TIME = Outcome.DONE, Outcome.NOT_THIS_TIME
+FREE_TEXT_REPLY, REMINDER_SENT, NO_REPLY = Outcome.FREE_TEXT_REPLY, Outcome.REMINDER_SENT, Outcome.NO_REPLY
+NOT_DELIVERED = Outcome.NOT_DELIVERED
 
 
 COUNTER_INTS = ("prompts_sent", "successes", "misses", "current_streak", "best_streak")
@@ -26,10 +38,10 @@ COUNTER_DATES = ("last_success_date", "last_miss_date")
 
 
 def delivery_outcome(vote: str | None, replied_at: datetime | None, reminder_at: datetime | None,
-                     *, not_delivered: bool = False) -> str:
+                     *, not_delivered: bool = False) -> Outcome:
     """One word for a delivery: the vote if there is one, else a written reply, else why silent."""
     if vote in (DONE, NOT_THIS_TIME):
-        return vote
+        return Outcome(vote)
     if replied_at is not None:
         return FREE_TEXT_REPLY
     if not_delivered:

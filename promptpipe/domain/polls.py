@@ -31,7 +31,7 @@ DONE, NOT_THIS_TIME = POLL_OPTIONS
 DONE_PURPOSE = "done"
 """The "did you do it?" poll (its ``purpose`` in the poll's payload)."""
 VOTE_BY_OPTION = {DONE: VOTE_DONE, NOT_THIS_TIME: VOTE_NOT_THIS_TIME}
-OPTION_BY_VOTE = {vote: option for option, vote in VOTE_BY_OPTION.items()}
+OPTION_BY_VOTE: dict[str, str] = {vote: option for option, vote in VOTE_BY_OPTION.items()}
 
 EQUIVALENTS: dict[str, tuple[str, ...]] = {
     DONE: ("yes", "y", "yep", "yeah", "yes i did", "i did", "did it", "✅", "✔", "☑", "👍"),

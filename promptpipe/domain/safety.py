@@ -12,28 +12,48 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 
 from promptpipe.domain.text import normalise_words
 
-OPEN, RESOLVED = "open", "resolved"
-"""A safety flag's status."""
-SEVERITIES = ("low", "medium", "high")
+
+class FlagStatus(StrEnum):
+    """A safety flag's status."""
+
+    OPEN = "open"
+    RESOLVED = "resolved"
+
+
+class Severity(StrEnum):
+    LOW = "low"
+    MEDIUM = "medium"
+    HIGH = "high"
+
+
+class FlagSource(StrEnum):
+    SCREEN = "screen"
+    """the server's phrase list"""
+    MODEL = "model"
+    """the flag_concern tool"""
+
+
+OPEN, RESOLVED = FlagStatus.OPEN, FlagStatus.RESOLVED
+SEVERITIES = tuple(Severity)
 
 
 @dataclass(frozen=True)
 class NewFlag:
     """A safety concern raised during a turn, written with its commit."""
 
-    source: str
-    """screen (the phrase list) | model (the flag_concern tool)"""
-    severity: str
+    source: FlagSource
+    severity: Severity
     trigger: str
     message_id: int | None = None
 
 
 BUILT_IN_PHRASES = Path(__file__).resolve().parent.parent / "data" / "crisis_phrases_en.txt"
-SCREEN_SEVERITY = "high"
+SCREEN_SEVERITY = Severity.HIGH
 """A phrase on the list is taken as the most serious kind of concern."""
 
 DEFAULT_SAFETY_MESSAGE = (

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from datetime import time, timedelta
+from enum import StrEnum
 from typing import Any
 
 from promptpipe.domain.localtime import format_hhmm
@@ -33,8 +34,10 @@ __all__ = [
     "Allocation",
     "Arm",
     "DecisionRule",
+    "NotSent",
     "QuietHours",
     "Study",
+    "Unavailable",
 ]
 
 PERSONALISED, FIXED_STYLE = "personalised", "fixed"
@@ -50,11 +53,30 @@ SEND, NO_SEND = "send", "no_send"
 DECISION_ACTIONS: tuple[tuple[str, str], ...] = ((SEND, NO_SEND), (PERSONALISED, FIXED_STYLE))
 """The pairs a decision point may randomise between: (treatment, control)."""
 
-AVAILABILITY_RULES = ("paused", "baseline", "quiet_hours", "already_answered")
+class Unavailable(StrEnum):
+    """Every coded reason a decision point can be unavailable."""
+
+    NOT_IN_STUDY = "not_in_study"
+    """before study day 1 or after the last day; it always applies"""
+    OPTED_OUT = "opted_out"
+    """the participant's own STOP holds"""
+    PAUSED = "paused"
+    BASELINE = "baseline"
+    QUIET_HOURS = "quiet_hours"
+    ALREADY_ANSWERED = "already_answered"
+    MISSED_SERVICE_DOWN = "missed_service_down"
+    """the service was down past MISFIRE_GRACE at the decision point"""
+
+
+class NotSent(StrEnum):
+    """Why a drawn prompt did not go out."""
+
+    MODEL_OUTAGE = "model_outage"
+
+
+AVAILABILITY_RULES = (Unavailable.PAUSED, Unavailable.BASELINE, Unavailable.QUIET_HOURS, Unavailable.ALREADY_ANSWERED)
 """Conditions that make a decision point unavailable, as a study file may list them."""
-UNAVAILABLE_REASONS = ("not_in_study", "opted_out", *AVAILABILITY_RULES, "missed_service_down")
-"""Every coded reason a decision point can be unavailable (``not_in_study``: before study day 1
-or after the last day; it always applies)."""
+UNAVAILABLE_REASONS = tuple(Unavailable)
 
 ARM_SETTINGS: dict[str, str] = {
     "reminder_delay": "duration",

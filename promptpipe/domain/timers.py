@@ -8,33 +8,43 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta
+from enum import StrEnum
 
-REMINDER = "reminder"
-"""A nudge when a daily prompt got no reply (DAILY_PROMPT_REMINDER_DELAY after it)."""
-AUTO_FEEDBACK = "auto_feedback"
-"""Hand a silent participant to FEEDBACK a few minutes after their prompt."""
-TRANSITION = "transition"
-"""A hand-over between INTAKE and FEEDBACK that the assistant asked for with a delay."""
-FEEDBACK_CHECK_IN = "feedback_check_in"
-"""Ask how it went when someone entered FEEDBACK and stayed silent (FEEDBACK_INITIAL_TIMEOUT)."""
-FEEDBACK_FOLLOWUP = "feedback_followup"
-"""One more, gentler question after that (FEEDBACK_FOLLOWUP_DELAY)."""
 
-INTAKE_INACTIVE = "intake_inactive"
-"""Put intake on hold when the participant went quiet in the middle of it (INTAKE_INACTIVITY)."""
-INTAKE_REMINDER = "intake_reminder"
-"""Invite someone whose intake is on hold to finish it (INTAKE_REMINDER_DELAY, at most
-INTAKE_REMINDER_MAX times)."""
-STUDY_END = "study_end"
-"""The end of the participant's last study day: the closing message and the status completed."""
-SELF_REPORT = "self_report"
-"""The study's end-of-day self-report question (``[self_report]``), armed by each day's decision."""
+class TimerKind(StrEnum):
+    """The kinds of timer (the ``kind`` of a ``timer`` row)."""
 
-PROMPT_NOW = "prompt_now"
-"""A prompt the team asked for inside quiet hours, held until they end (prompt-now --after-quiet-hours)."""
+    REMINDER = "reminder"
+    """A nudge when a daily prompt got no reply (DAILY_PROMPT_REMINDER_DELAY after it)."""
+    AUTO_FEEDBACK = "auto_feedback"
+    """Hand a silent participant to FEEDBACK a few minutes after their prompt."""
+    TRANSITION = "transition"
+    """A hand-over between INTAKE and FEEDBACK that the assistant asked for with a delay."""
+    FEEDBACK_CHECK_IN = "feedback_check_in"
+    """Ask how it went when someone entered FEEDBACK and stayed silent (FEEDBACK_INITIAL_TIMEOUT)."""
+    FEEDBACK_FOLLOWUP = "feedback_followup"
+    """One more, gentler question after that (FEEDBACK_FOLLOWUP_DELAY)."""
 
-TIMER_KINDS = (REMINDER, AUTO_FEEDBACK, TRANSITION, FEEDBACK_CHECK_IN, FEEDBACK_FOLLOWUP, INTAKE_INACTIVE,
-               INTAKE_REMINDER, STUDY_END, SELF_REPORT, PROMPT_NOW)
+    INTAKE_INACTIVE = "intake_inactive"
+    """Put intake on hold when the participant went quiet in the middle of it (INTAKE_INACTIVITY)."""
+    INTAKE_REMINDER = "intake_reminder"
+    """Invite someone whose intake is on hold to finish it (INTAKE_REMINDER_DELAY, at most
+    INTAKE_REMINDER_MAX times)."""
+    STUDY_END = "study_end"
+    """The end of the participant's last study day: the closing message and the status completed."""
+    SELF_REPORT = "self_report"
+    """The study's end-of-day self-report question (``[self_report]``), armed by each day's decision."""
+
+    PROMPT_NOW = "prompt_now"
+    """A prompt the team asked for inside quiet hours, held until they end (prompt-now --after-quiet-hours)."""
+
+
+REMINDER, AUTO_FEEDBACK, TRANSITION = TimerKind.REMINDER, TimerKind.AUTO_FEEDBACK, TimerKind.TRANSITION
+FEEDBACK_CHECK_IN, FEEDBACK_FOLLOWUP = TimerKind.FEEDBACK_CHECK_IN, TimerKind.FEEDBACK_FOLLOWUP
+INTAKE_INACTIVE, INTAKE_REMINDER = TimerKind.INTAKE_INACTIVE, TimerKind.INTAKE_REMINDER
+STUDY_END, SELF_REPORT, PROMPT_NOW = TimerKind.STUDY_END, TimerKind.SELF_REPORT, TimerKind.PROMPT_NOW
+
+TIMER_KINDS = tuple(TimerKind)
 CANCELLED_BY_REPLY = (REMINDER, AUTO_FEEDBACK, FEEDBACK_CHECK_IN, FEEDBACK_FOLLOWUP, INTAKE_REMINDER)
 """Anything the participant sends makes these moot: they exist to break a silence. (The intake
 inactivity timer stays: armed once, it checks the time of the last turn when it fires, so a

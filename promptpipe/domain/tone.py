@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
+from enum import StrEnum
 from typing import Any
 
 STYLE_TAGS = ("concise", "detailed", "formal", "casual", "no_emojis", "emojis_ok", "bullet_points",
@@ -33,8 +34,23 @@ EXCLUSIVE_PAIRS: tuple[tuple[str, str], ...] = (
 ALPHA, ACTIVATE_AT, DEACTIVATE_AT, LOSER_SCORE = 0.15, 0.7, 0.4, 0.39
 MIN_SCORE = 0.001  # a decayed score below this is forgotten (4-decimal rounding never reaches 0)
 IMPLICIT_MIN_INTERVAL = timedelta(minutes=3)
-EXPLICIT, IMPLICIT = "explicit", "implicit"
-APPLIED, RATE_LIMITED, NO_CHANGE = "applied", "rate_limited", "no_change"
+class ToneSource(StrEnum):
+    """Whether the participant asked for a tone or the model inferred it."""
+
+    EXPLICIT = "explicit"
+    IMPLICIT = "implicit"
+
+
+class ToneOutcome(StrEnum):
+    """What became of a tone proposal."""
+
+    APPLIED = "applied"
+    RATE_LIMITED = "rate_limited"
+    NO_CHANGE = "no_change"
+
+
+EXPLICIT, IMPLICIT = ToneSource.EXPLICIT, ToneSource.IMPLICIT
+APPLIED, RATE_LIMITED, NO_CHANGE = ToneOutcome.APPLIED, ToneOutcome.RATE_LIMITED, ToneOutcome.NO_CHANGE
 
 
 @dataclass(frozen=True)

@@ -17,9 +17,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
+from enum import StrEnum
 from typing import TYPE_CHECKING, Literal
 
-from promptpipe.domain.consent import ConsentRecord
+from promptpipe.domain.consent import ConsentKind, ConsentRecord, ConsentSource
 from promptpipe.domain.states import (
     ACTIVE,
     COMPLETED,
@@ -40,8 +41,17 @@ __all__ = [
     "derive_status", "markdown_table", "stage_effects",
 ]
 
-Actor = Literal["participant", "model", "researcher", "timer", "server"]
-ACTORS: tuple[Actor, ...] = ("participant", "model", "researcher", "timer", "server")
+class Actor(StrEnum):
+    """Who triggers a change (the transition log's ``actor``)."""
+
+    PARTICIPANT = "participant"
+    MODEL = "model"
+    RESEARCHER = "researcher"
+    TIMER = "timer"
+    SERVER = "server"
+
+
+ACTORS = tuple(Actor)
 Kind = Literal["sub_state", "status", "timezone", "study"]
 
 CANCEL_ALL_TIMERS = "cancel every pending timer"
@@ -71,7 +81,7 @@ class PendingTransition:
     from_value: str | None
     to_value: str
     reason: str
-    actor: str = "server"
+    actor: Actor = Actor.SERVER
 
 
 Guard = Callable[["TurnState"], str | None]
@@ -90,7 +100,7 @@ class Transition:
     summary: str
     guard: Guard | None = None
     guard_text: str = ""
-    consent: str | None = None
+    consent: ConsentKind | None = None
     """The consent ledger event it records, if any."""
     effects: tuple[str, ...] = ()
 
@@ -115,54 +125,57 @@ def _unless(condition: Callable[[TurnState], bool], why: str) -> Guard:
 _STATUS_SOURCES = (ACTIVE, PAUSED, COMPLETED)
 
 REGISTRY: dict[str, Transition] = {t.name: t for t in (
-    Transition("intake_to_feedback", "sub_state", INTAKE_STAGES, FEEDBACK, ("participant", "model", "timer", "server"),
+    Transition("intake_to_feedback", "sub_state", INTAKE_STAGES, FEEDBACK,
+               (Actor.PARTICIPANT, Actor.MODEL, Actor.TIMER, Actor.SERVER),
                "the plan is set: what they say next is feedback",
                effects=(CANCEL_AUTO_FEEDBACK, ARM_CHECK_IN, CANCEL_INTAKE_TIMERS)),
-    Transition("intake_suspended", "sub_state", (INTAKE,), INTAKE_SUSPENDED, ("participant", "model", "timer"),
+    Transition("intake_suspended", "sub_state", (INTAKE,), INTAKE_SUSPENDED,
+               (Actor.PARTICIPANT, Actor.MODEL, Actor.TIMER),
                "intake on hold: they said later (an escape word, or in their own words) or went quiet",
                effects=(CANCEL_INTAKE_TIMERS, ARM_INTAKE_REMINDER)),
-    Transition("intake_resumed", "sub_state", (INTAKE_SUSPENDED,), INTAKE, ("participant",),
+    Transition("intake_resumed", "sub_state", (INTAKE_SUSPENDED,), INTAKE, (Actor.PARTICIPANT,),
                "they wrote again: intake picks up where it stopped", effects=(CANCEL_INTAKE_REMINDER,)),
-    Transition("feedback_to_intake", "sub_state", (FEEDBACK,), INTAKE, ("model", "timer", "server"),
+    Transition("feedback_to_intake", "sub_state", (FEEDBACK,), INTAKE, (Actor.MODEL, Actor.TIMER, Actor.SERVER),
                "back to intake: the habit changed, or the plan lacks what a prompt needs",
                effects=(CANCEL_FEEDBACK_TIMERS,)),
-    Transition("opted_out", "status", _STATUS_SOURCES, PAUSED, ("participant", "model"),
+    Transition("opted_out", "status", _STATUS_SOURCES, PAUSED, (Actor.PARTICIPANT, Actor.MODEL),
                "they asked for no more messages (STOP, or in their own words)",
                guard=_unless(lambda s: s.opted_out, "already opted out"), guard_text="not opted out already",
-               consent="opted_out", effects=(CANCEL_ALL_TIMERS, RESYNC_ALARMS)),
-    Transition("opted_in", "status", (PAUSED,), ACTIVE, ("participant",),
+               consent=ConsentKind.OPTED_OUT, effects=(CANCEL_ALL_TIMERS, RESYNC_ALARMS)),
+    Transition("opted_in", "status", (PAUSED,), ACTIVE, (Actor.PARTICIPANT,),
                "they switched messages back on (START); paused still while the team's pause holds",
                guard=_unless(lambda s: not s.opted_out, "not opted out"), guard_text="opted out",
-               consent="opted_in", effects=(RESYNC_ALARMS, GREET_IF_NEVER_GREETED)),
-    Transition("paused_by_researcher", "status", _STATUS_SOURCES, PAUSED, ("researcher",),
+               consent=ConsentKind.OPTED_IN, effects=(RESYNC_ALARMS, GREET_IF_NEVER_GREETED)),
+    Transition("paused_by_researcher", "status", _STATUS_SOURCES, PAUSED, (Actor.RESEARCHER,),
                "the research team paused every scheduled message",
                guard=_unless(lambda s: s.researcher_paused, "already paused by the team"),
-               guard_text="not paused by the team already", consent="paused",
+               guard_text="not paused by the team already", consent=ConsentKind.PAUSED,
                effects=(CANCEL_ALL_TIMERS, RESYNC_ALARMS)),
-    Transition("resumed_by_researcher", "status", (PAUSED,), ACTIVE, ("researcher",),
+    Transition("resumed_by_researcher", "status", (PAUSED,), ACTIVE, (Actor.RESEARCHER,),
                "the team lifted its pause; paused still while the participant's STOP holds",
                guard=_unless(lambda s: not s.researcher_paused, "not paused by the team"),
-               guard_text="paused by the team", consent="resumed", effects=(RESYNC_ALARMS, GREET_IF_NEVER_GREETED)),
-    Transition("withdrawn_by_researcher", "status", _STATUS_SOURCES, WITHDRAWN, ("researcher",),
+               guard_text="paused by the team", consent=ConsentKind.RESUMED,
+               effects=(RESYNC_ALARMS, GREET_IF_NEVER_GREETED)),
+    Transition("withdrawn_by_researcher", "status", _STATUS_SOURCES, WITHDRAWN, (Actor.RESEARCHER,),
                "withdrawn from the study: final, nothing is sent again",
-               consent="withdrawn", effects=(CANCEL_ALL_TIMERS, RESYNC_ALARMS)),
-    Transition("timezone_changed", "timezone", ("*",), "the new zone", ("model", "researcher"),
+               consent=ConsentKind.WITHDRAWN, effects=(CANCEL_ALL_TIMERS, RESYNC_ALARMS)),
+    Transition("timezone_changed", "timezone", ("*",), "the new zone", (Actor.MODEL, Actor.RESEARCHER),
                "their local time changed: prompts follow the new zone", effects=(RESYNC_ALARMS,)),
-    Transition("enrolled", "status", ("(new)",), ACTIVE, ("researcher", "server"),
+    Transition("enrolled", "status", ("(new)",), ACTIVE, (Actor.RESEARCHER, Actor.SERVER),
                "enrolled by a researcher, or on a first message when auto-enrolment is on",
-               consent="enrolled"),
-    Transition("erased_by_researcher", "status", ("*",), WITHDRAWN, ("researcher",),
+               consent=ConsentKind.ENROLLED),
+    Transition("erased_by_researcher", "status", ("*",), WITHDRAWN, (Actor.RESEARCHER,),
                "their personal data was erased; a pseudonymous tombstone stays",
-               consent="erased", effects=(CANCEL_ALL_TIMERS, RESYNC_ALARMS)),
-    Transition("study_started", "study", ("(no day one)",), "day one", ("server",),
+               consent=ConsentKind.ERASED, effects=(CANCEL_ALL_TIMERS, RESYNC_ALARMS)),
+    Transition("study_started", "study", ("(no day one)",), "day one", (Actor.SERVER,),
                "study day 1 is set: the day after intake completes (or after enrollment, as the study file says)",
                effects=(ARM_STUDY_END,)),
-    Transition("study_completed", "status", (ACTIVE, PAUSED), COMPLETED, ("timer",),
+    Transition("study_completed", "status", (ACTIVE, PAUSED), COMPLETED, (Actor.TIMER,),
                "their last study day is over: the closing message (unless paused), then nothing is scheduled",
                effects=(CANCEL_ALL_TIMERS, RESYNC_ALARMS)),
-    Transition("study_extended", "study", ("*",), "the new length", ("researcher",),
+    Transition("study_extended", "study", ("*",), "the new length", (Actor.RESEARCHER,),
                "a researcher added days to this participant's study", effects=(ARM_STUDY_END,)),
-    Transition("reopened_by_researcher", "status", (COMPLETED,), ACTIVE, ("researcher",),
+    Transition("reopened_by_researcher", "status", (COMPLETED,), ACTIVE, (Actor.RESEARCHER,),
                "an extension brought a completed participant back into the study; paused still if a pause holds",
                effects=(RESYNC_ALARMS,)),
 )}
@@ -230,7 +243,7 @@ def _change_status(state: TurnState, transition: Transition, reason: str, actor:
                                       completed=completed)
     state.transitions.append(PendingTransition("status", transition.name, state.status, status, reason, actor))
     if transition.consent is not None:
-        state.consent.append(ConsentRecord(transition.consent, actor, words, actor_name))
+        state.consent.append(ConsentRecord(transition.consent, ConsentSource(actor), words, actor_name))
     state.status, state.paused_by, state.opted_out, state.researcher_paused = status, paused_by, opted_out, paused
     state.completed = completed
     if GREET_IF_NEVER_GREETED in transition.effects and status == ACTIVE:

@@ -21,8 +21,10 @@ from datetime import datetime
 from promptpipe.domain import keys
 from promptpipe.domain.conversation import TurnState
 from promptpipe.domain.localtime import zone_or_utc
+from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.phrases import is_escape, spoken
 from promptpipe.domain.states import ACTIVE, COMPLETED, INTAKE_STAGES, PAUSED, WITHDRAWN
+from promptpipe.domain.transitions import Actor
 from promptpipe.flow.turn import Outcome, Outgoing
 from promptpipe.storage.inbox_rows import InboxRow
 
@@ -124,11 +126,11 @@ def apply_command(state: TurnState, command: str, words: str) -> str | None:
     if command == STOP:
         if state.opted_out:
             return ALREADY_STOPPED
-        state.apply("opted_out", actor="participant", reason="participant asked to stop: consent to messages withdrawn",
-                    words=words)
+        state.apply("opted_out", actor=Actor.PARTICIPANT,
+                    reason="participant asked to stop: consent to messages withdrawn", words=words)
         return STOPPED
     if state.opted_out:
-        state.apply("opted_in", actor="participant", reason=f"participant sent {command}", words=words)
+        state.apply("opted_in", actor=Actor.PARTICIPANT, reason=f"participant sent {command}", words=words)
         if state.status == COMPLETED:
             return STUDY_OVER
         return RESUMED if state.status == ACTIVE else OPTED_IN_TEAM_PAUSED
@@ -187,7 +189,7 @@ def commands_outcome(batch: list[InboxRow], plan: CommandPlan, reminder_key: str
     settled = [item for item in batch if item.id not in answer_ids]
     commands = {batch[index].id for index, _, _ in plan.replies}
     outgoing = [Outgoing(reminder_key if reply == ALREADY_STOPPED else keys.command_reply(batch[index].id), reply,
-                         "command") for index, _, reply in plan.replies]
+                         MessageKind.COMMAND) for index, _, reply in plan.replies]
     kept = [item for item in settled if item.id not in commands]
     return Outcome(outgoing, answered=[item for item in settled if item not in kept], kept=kept,
                    again=bool(answer_ids), log=("command_handled", {
@@ -201,9 +203,9 @@ def inactive_outcome(state: TurnState, batch: list[InboxRow], *, message: bool, 
     one a line that the study has ended (unless the safety message just answered them); a
     withdrawn one gets nothing. Their message is kept either way."""
     if state.status == PAUSED and message and not screened:
-        return Outcome([Outgoing(reminder_key, paused_hint(state), "command")])
+        return Outcome([Outgoing(reminder_key, paused_hint(state), MessageKind.COMMAND)])
     if state.status == COMPLETED and message and not screened and not state.opted_out:
-        return Outcome([Outgoing(keys.command_reply(batch[-1].id), STUDY_OVER, "command")], save_state=False)
+        return Outcome([Outgoing(keys.command_reply(batch[-1].id), STUDY_OVER, MessageKind.COMMAND)], save_state=False)
     return kept_outcome(batch, status=state.status)
 
 

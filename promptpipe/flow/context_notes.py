@@ -3,6 +3,7 @@ points at, and which day's prompt when it is one."""
 
 from __future__ import annotations
 
+from promptpipe.domain.messages import MessageKind
 from promptpipe.flow.votes import day_label
 from promptpipe.storage.deliveries import QuotedMessage
 
@@ -18,7 +19,7 @@ def _excerpt(text: str) -> str:
 def _what(target: QuotedMessage) -> str:
     if target.prompt_of is not None:
         day = day_label(target.prompt_of) + ("" if target.newest_prompt else ", an earlier day")
-        if target.kind == "poll":
+        if target.kind == MessageKind.POLL:
             return f"the \"did you do it?\" poll of {day}"
         return f"your daily prompt of {day}: \"{_excerpt(target.text)}\""
     if target.direction == "in":

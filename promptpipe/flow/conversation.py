@@ -13,11 +13,14 @@ from promptpipe.agents.agent import BUDGETS, GREETING_CUE, SAFETY_CUE
 from promptpipe.agents.summary import fold_into_summary
 from promptpipe.agents.toolloop import LoopResult
 from promptpipe.domain import keys
+from promptpipe.domain.consent import ConsentKind, ConsentSource
 from promptpipe.domain.conversation import HistoryEntry, TurnState
 from promptpipe.domain.localtime import zone_or_utc
+from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.profile import PROMPT_REQUIRED_FIELDS
 from promptpipe.domain.quiet_hours import quiet_period_end
 from promptpipe.domain.states import FEEDBACK
+from promptpipe.domain.transitions import Actor
 from promptpipe.errors import ContextTooLong, LLMError
 from promptpipe.flow.commands import STOPPED
 from promptpipe.flow.context_notes import quote_note
@@ -42,7 +45,7 @@ def module_for(state: TurnState, greeting: bool) -> AgentModule:
         return INTAKE_MODULE
     missing = state.missing_fields(PROMPT_REQUIRED_FIELDS)
     if missing:
-        state.apply("feedback_to_intake", actor="server",
+        state.apply("feedback_to_intake", actor=Actor.SERVER,
                     reason="in FEEDBACK but the profile lacks " + ", ".join(missing))
         return INTAKE_MODULE
     return FEEDBACK_MODULE
@@ -75,9 +78,10 @@ async def conversation_outcome(deps: FlowDeps, context: TurnContext, batch: list
     held = quiet_period_end(deps.config.study.quiet_hours, deps.clock.now(),
                             zone_or_utc(state.timezone)) if greeting else None
     arm_intake_inactivity(state, deps.config.policy_for(state), held or deps.clock.now())
-    opted_out_by_model = any(c.event == "opted_out" and c.source == "model" for c in state.consent)
+    opted_out_by_model = any(c.event == ConsentKind.OPTED_OUT and c.source == ConsentSource.MODEL
+                             for c in state.consent)
     reply = STOPPED if opted_out_by_model else result.text
-    kind = "greeting" if greeting else "command" if opted_out_by_model else "text"
+    kind = (MessageKind.GREETING if greeting else MessageKind.COMMAND if opted_out_by_model else MessageKind.TEXT)
     key = keys.command_reply(batch[-1].id) if opted_out_by_model else keys.reply(batch[-1].id)
     return Outcome([Outgoing(key, reply, kind, not_before=held)], log=("turn_done", {
         "module": module.name, "rounds": result.rounds, "tools": result.tools_called, "inputs": len(batch),

@@ -20,11 +20,13 @@ from sqlalchemy.orm import Session
 from promptpipe.domain import keys
 from promptpipe.domain.conversation import TurnState
 from promptpipe.domain.localtime import zone_or_utc
+from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.polls import DONE_PURPOSE, POLL_OPTIONS, POLL_QUESTION
 from promptpipe.domain.profile import PROMPT_REQUIRED_FIELDS
 from promptpipe.domain.states import ACTIVE
 from promptpipe.domain.study import FIXED_STYLE, PERSONALISED
 from promptpipe.domain.timers import PROMPT_NOW, NudgePolicy
+from promptpipe.domain.transitions import Actor
 from promptpipe.errors import LLMUnavailable, ToolArgumentError
 from promptpipe.flow import intensity, lifecycle
 from promptpipe.flow.decisions import MODEL_OUTAGE, decide, fixed_prompt, prompt_hash, too_late_to_send
@@ -62,9 +64,9 @@ async def prepare_daily_prompt(
     else:
         missing = state.missing_fields(PROMPT_REQUIRED_FIELDS)
         if missing:
-            state.apply("feedback_to_intake", actor="server",
+            state.apply("feedback_to_intake", actor=Actor.SERVER,
                         reason="daily prompt due but the profile lacks " + ", ".join(missing))
-            return [Outgoing(keys.reply(inbox_id), missing_fields_message(missing), "text")]
+            return [Outgoing(keys.reply(inbox_id), missing_fields_message(missing), MessageKind.TEXT)]
         try:
             text = await write_habit_prompt(deps.llm, state, deps.prompts.prompt_generator, delivery_mode="scheduled")
         except ToolArgumentError as exc:  # the writer answered nothing: try again later
@@ -73,13 +75,13 @@ async def prepare_daily_prompt(
     record.last_habit_prompt, record.last_prompt_sent_at, record.last_prompt_vote = text, now.isoformat(), None
     arm_after_prompt(state, policy, now, inbox_id)
     outgoing = [
-        Outgoing(keys.prompt_text(inbox_id), text, "prompt", {"style": style}),
-        Outgoing(keys.prompt_poll(inbox_id), POLL_QUESTION, "poll",
+        Outgoing(keys.prompt_text(inbox_id), text, MessageKind.PROMPT, {"style": style}),
+        Outgoing(keys.prompt_poll(inbox_id), POLL_QUESTION, MessageKind.POLL,
                  {"options": list(POLL_OPTIONS), "purpose": DONE_PURPOSE}),
     ]
     if policy.intensity_poll and intensity.poll_due(state, local_day):
         options = intensity.mark_poll_sent(state, local_day)
-        outgoing.append(Outgoing(keys.intensity_poll(inbox_id), intensity.QUESTION, "poll",
+        outgoing.append(Outgoing(keys.intensity_poll(inbox_id), intensity.QUESTION, MessageKind.POLL,
                                  {"options": options, "purpose": intensity.PURPOSE}))
     return outgoing
 
@@ -88,7 +90,7 @@ def delivery_hook(state: TurnState, outgoing: list[Outgoing], *, inbox_id: int, 
                   local_day: date, now: datetime, decision: dict[str, Any] | None = None) -> CommitHook:
     """Record the prompt as a delivery (its poll is how votes find it), recount the profile, and
     write the decision point (with the prompt's transcript id, when one went out)."""
-    prompt = next((o for o in outgoing if o.kind == "prompt"), None)
+    prompt = next((o for o in outgoing if o.kind == MessageKind.PROMPT), None)
 
     def write(session: Session, message_ids: Mapping[str, int | None]) -> None:
         if decision is not None:
@@ -141,7 +143,7 @@ async def daily_prompt_outcome(deps: FlowDeps, context: TurnContext, item: Inbox
             if not too_late_to_send(config.study.quiet_hours, state.timezone, local_day, now):
                 raise  # the lane tries again later
             not_sent = MODEL_OUTAGE
-    sent = any(o.kind == "prompt" for o in outgoing)
+    sent = any(o.kind == MessageKind.PROMPT for o in outgoing)
     personalised = sent and point.style == PERSONALISED
     decision = point.with_prompt(None, config.model_name if personalised else None,
                                  prompt_hash(deps.prompts.prompt_generator) if personalised else None)

@@ -17,7 +17,7 @@ from promptpipe.domain.decision_rule import NOT_DRAWN, OPTED_OUT, DecisionFacts,
 from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.quiet_hours import in_quiet_hours
 from promptpipe.domain.states import ACTIVE
-from promptpipe.domain.study import NO_SEND, PROMPT_STYLES, QuietHours
+from promptpipe.domain.study import NO_SEND, PROMPT_STYLES, NotSent, QuietHours
 from promptpipe.domain.study_days import study_day
 from promptpipe.flow import lifecycle
 from promptpipe.flow.turn import FlowConfig
@@ -25,7 +25,7 @@ from promptpipe.pipeline.events import DailyPromptDue
 
 __all__ = ["MODEL_OUTAGE", "DecisionPoint", "decide", "fixed_prompt", "prompt_hash", "too_late_to_send"]
 
-MODEL_OUTAGE = "model_outage"
+MODEL_OUTAGE = NotSent.MODEL_OUTAGE
 """A drawn prompt the model could not write before its day ended or the quiet hours began."""
 
 

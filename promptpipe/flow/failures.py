@@ -17,9 +17,11 @@ from sqlalchemy.orm import Session
 from promptpipe.domain import keys
 from promptpipe.domain.backoff import Backoff
 from promptpipe.domain.limits import CONTEXT_REJECTIONS_BEFORE_FAILING
+from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.states import ACTIVE
 from promptpipe.errors import ContextTooLong, LLMError, LLMRejected, PromptPipeError
 from promptpipe.logging import get_logger
+from promptpipe.pipeline.events import InboxKind
 from promptpipe.storage.inbox_rows import InboxRow, record_attempt
 from promptpipe.storage.models import FAILED
 from promptpipe.storage.participants import participant_by_id
@@ -74,7 +76,7 @@ def record_failure(session: Session, participant_id: str, batch: list[InboxRow],
     limit = (MAX_ATTEMPTS_FOR_BUGS if is_bug else CONTEXT_REJECTIONS_BEFORE_FAILING if too_long
              else MAX_ATTEMPTS_FOR_REJECTIONS if isinstance(error, LLMRejected) else None)
     first_failure = all(item.attempts == 0 for item in batch)
-    has_message = any(item.kind == "message" for item in batch)
+    has_message = any(item.kind == InboxKind.MESSAGE for item in batch)
     gave_up = limit is not None and max(item.attempts for item in batch) + 1 >= limit
     for item in batch:
         item.attempts += 1
@@ -85,13 +87,13 @@ def record_failure(session: Session, participant_id: str, batch: list[InboxRow],
         record_attempt(session, item)
     if too_long and gave_up and has_message:
         queue_outgoing(session, participant_id=participant_id, key=keys.too_long(batch[-1].id), text=TOO_LONG,
-                       now=now, kind="apology")
+                       now=now, kind=MessageKind.APOLOGY)
     elif gave_up and has_message and not first_failure:  # they were promised an answer: say it will not come
         queue_outgoing(session, participant_id=participant_id, key=keys.gave_up(batch[-1].id), text=GAVE_UP,
-                       now=now, kind="apology")
+                       now=now, kind=MessageKind.APOLOGY)
     elif first_failure and has_message and not too_long:
         queue_outgoing(session, participant_id=participant_id, key=keys.apology(batch[-1].id), text=APOLOGY,
-                       now=now, kind="apology")
+                       now=now, kind=MessageKind.APOLOGY)
     return FailureOutcome(is_bug=is_bug, gave_up=gave_up)
 
 
@@ -100,13 +102,13 @@ def apologise_if_blocked(session: Session, participant_id: str, rows: list[Inbox
     greeting or a prompt while the model is down): they get the apology now, once per such input,
     instead of silence."""
     blocker = rows[0]
-    if blocker.kind == "message" or blocker.attempts == 0 or blocker.available_at <= now:
+    if blocker.kind == InboxKind.MESSAGE or blocker.attempts == 0 or blocker.available_at <= now:
         return
-    if not any(row.kind == "message" and row.attempts == 0 for row in rows[1:]):
+    if not any(row.kind == InboxKind.MESSAGE and row.attempts == 0 for row in rows[1:]):
         return
     person = participant_by_id(session, participant_id)
     if person is None or person.status != ACTIVE:
         return
     if queue_outgoing(session, participant_id=participant_id, key=keys.apology(blocker.id), text=APOLOGY, now=now,
-                      kind="apology") is not None:
+                      kind=MessageKind.APOLOGY) is not None:
         log.info("apology_for_waiting_message", participant_id=participant_id, blocked_by=blocker.kind)

@@ -9,6 +9,7 @@ from datetime import datetime
 from promptpipe.domain.polls import reaction_answer
 from promptpipe.domain.profile import PROMPT_REQUIRED_FIELDS
 from promptpipe.domain.states import ACTIVE
+from promptpipe.domain.transitions import Actor
 from promptpipe.flow.commands import kept_outcome
 from promptpipe.flow.context_notes import reaction_note
 from promptpipe.flow.conversation import conversation_outcome
@@ -34,5 +35,5 @@ async def reaction_outcome(deps: FlowDeps, context: TurnContext, item: InboxRow,
     if target.prompt_of is None:
         return kept_outcome([item], status=state.status)
     if not state.missing_fields(PROMPT_REQUIRED_FIELDS):
-        state.apply("intake_to_feedback", actor="participant", reason="reacted to a daily prompt")
+        state.apply("intake_to_feedback", actor=Actor.PARTICIPANT, reason="reacted to a daily prompt")
     return await conversation_outcome(deps, context, [item], [reaction_note(event.emoji, target)])

@@ -13,7 +13,8 @@ from collections.abc import Mapping, Sequence
 from sqlalchemy.orm import Session
 
 from promptpipe.domain import keys
-from promptpipe.domain.safety import SCREEN_SEVERITY, NewFlag
+from promptpipe.domain.messages import MessageKind
+from promptpipe.domain.safety import SCREEN_SEVERITY, FlagSource, NewFlag
 from promptpipe.flow.turn import Outcome, Outgoing, SafetyConfig, TurnContext
 from promptpipe.pipeline.events import InboxEvent, MessageReceived
 from promptpipe.storage.inbox_rows import InboxRow, merge_inbox_payload
@@ -23,7 +24,7 @@ __all__ = ["SAFETY_KIND", "SCREENED", "screen_outcome", "was_screened", "with_sa
 SCREENED = "flagged"
 """What ``MessageReceived.screened`` says once the screen flagged the message (so a re-run does
 not flag it twice)."""
-SAFETY_KIND = "safety"
+SAFETY_KIND = MessageKind.SAFETY
 
 
 def screen_outcome(safety: SafetyConfig, context: TurnContext, batch: Sequence[InboxRow]) -> Outcome | None:
@@ -36,7 +37,7 @@ def screen_outcome(safety: SafetyConfig, context: TurnContext, batch: Sequence[I
             continue
         phrase = safety.screen.match(context.texts.get(row.id, ""))
         if phrase is not None:
-            found.append((row, NewFlag(source="screen", severity=SCREEN_SEVERITY, trigger=phrase,
+            found.append((row, NewFlag(source=FlagSource.SCREEN, severity=SCREEN_SEVERITY, trigger=phrase,
                                        message_id=row.message_id)))
     if not found:
         return None

@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 from promptpipe.domain import keys
 from promptpipe.domain.conversation import TurnState
 from promptpipe.domain.localtime import zone_or_utc
+from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.quiet_hours import in_quiet_hours
 from promptpipe.domain.states import ACTIVE
 from promptpipe.domain.study import SELF_REPORT_OPTIONS, SELF_REPORT_PURPOSE, Study
@@ -60,7 +61,7 @@ def self_report_question(state: TurnState, study: Study, item: InboxRow, event: 
     if in_quiet_hours(study.quiet_hours, now, zone_or_utc(state.timezone)):
         return [], None, "inside quiet hours: not asked"
     key = keys.self_report_poll(item.id)
-    poll = Outgoing(key, report.question, "poll", {"options": list(SELF_REPORT_OPTIONS),
+    poll = Outgoing(key, report.question, MessageKind.POLL, {"options": list(SELF_REPORT_OPTIONS),
                                                     "purpose": SELF_REPORT_PURPOSE, "local_date": event.local_date})
 
     def write(session: Session, ids: Mapping[str, int | None]) -> None:

@@ -22,6 +22,7 @@ from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.states import ACTIVE, WITHDRAWN
 from promptpipe.domain.study import Study
 from promptpipe.domain.study_days import study_end
+from promptpipe.domain.transitions import Actor
 from promptpipe.errors import AdminError, Forbidden
 from promptpipe.flow.lifecycle import arm_study_end, last_day
 from promptpipe.flow.turn import FlowDeps, Outcome, TurnContext
@@ -89,7 +90,7 @@ def _status(state: TurnState, change: TeamChange) -> TeamOutcome:
         return TeamOutcome("{who} is already paused by the research team; nothing changed")
     was_opted_out = state.opted_out
     reason = change.reason or default_reason
-    if not state.apply(name, actor="researcher", reason=reason, words=reason, actor_name=change.by):
+    if not state.apply(name, actor=Actor.RESEARCHER, reason=reason, words=reason, actor_name=change.by):
         return TeamOutcome(f"{{who}} is already {state.status}; nothing changed")
     if change.action == "resume" and state.status != ACTIVE:
         return TeamOutcome("{who}: the research team's pause is lifted, but they stay paused because they sent STOP "
@@ -105,7 +106,7 @@ def _zone(state: TurnState, zone: str) -> TeamOutcome:
     was = state.timezone
     if was == zone:
         return TeamOutcome(f"{{who}} already uses {zone}; nothing changed")
-    state.apply("timezone_changed", actor="researcher", reason="changed by a researcher", value=zone)
+    state.apply("timezone_changed", actor=Actor.RESEARCHER, reason="changed by a researcher", value=zone)
     return TeamOutcome(f"{{who}} now uses {zone} (was {was}); their daily prompts follow the new local time from "
                        "the next one on")
 
@@ -113,7 +114,7 @@ def _zone(state: TurnState, zone: str) -> TeamOutcome:
 def _extend(state: TurnState, change: TeamChange, study: Study, now: datetime) -> TeamOutcome:
     days = int(change.value or 0)
     state.quiet_hours = study.quiet_hours
-    state.apply("study_extended", actor="researcher", reason=f"extended by {days} days ({change.by})",
+    state.apply("study_extended", actor=Actor.RESEARCHER, reason=f"extended by {days} days ({change.by})",
                 value=str(state.extra_days + days))
     last = last_day(study, state)
     if last is None:
@@ -123,7 +124,7 @@ def _extend(state: TurnState, change: TeamChange, study: Study, now: datetime) -
         if end <= now + timedelta(minutes=1):
             return TeamOutcome(f"{{who}}: even with {days} more days their study would already be over; extend by "
                                "more days", "invalid")
-        state.apply("reopened_by_researcher", actor="researcher", reason=f"extended by {days} days ({change.by})")
+        state.apply("reopened_by_researcher", actor=Actor.RESEARCHER, reason=f"extended by {days} days ({change.by})")
     arm_study_end(state, study, now)
     if state.day_one is None:
         return TeamOutcome(f"{{who}}: extended by {days} days; their study will last {last} days from day 1 (not "

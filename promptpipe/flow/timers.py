@@ -17,6 +17,7 @@ from promptpipe.agents.agent import CHECK_IN_CUE, FOLLOW_UP_CUE
 from promptpipe.domain import keys
 from promptpipe.domain.conversation import TurnState
 from promptpipe.domain.localtime import zone_or_utc
+from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.quiet_hours import in_quiet_hours
 from promptpipe.domain.states import FEEDBACK, INTAKE
 from promptpipe.domain.timers import (
@@ -38,6 +39,7 @@ from promptpipe.domain.transitions import (
     CANCEL_INTAKE_REMINDER,
     CANCEL_INTAKE_TIMERS,
     MOVE_TO,
+    Actor,
     stage_effects,
 )
 from promptpipe.flow import lifecycle
@@ -139,7 +141,7 @@ async def _fired(deps: FlowDeps, context: TurnContext, item: InboxRow, event: Ti
     if isinstance(event, ReminderDue):
         # the reminder goes on the record of the prompt it follows
         hook = _reminder_recorded(event.prompt_inbox_id, now) if event.prompt_inbox_id is not None else None
-        return [Outgoing(keys.reminder(item.id), REMINDER_TEXT, "reminder")], hook, "reminder sent"
+        return [Outgoing(keys.reminder(item.id), REMINDER_TEXT, MessageKind.REMINDER)], hook, "reminder sent"
     if isinstance(event, CheckInDue | FollowUpDue):
         if state.sub_state != FEEDBACK:
             return [], None, None
@@ -147,7 +149,7 @@ async def _fired(deps: FlowDeps, context: TurnContext, item: InboxRow, event: Ti
         result = await respond(deps, context, FEEDBACK_MODULE, [], cue)
         if isinstance(event, CheckInDue) and policy.feedback_followup_delay.total_seconds() > 0:
             state.arm_timer(FEEDBACK_FOLLOWUP, now + policy.feedback_followup_delay, reason="check-in unanswered")
-        return [Outgoing(keys.check_in(item.id), result.text, "check_in")], None, f"{event.kind} sent"
+        return [Outgoing(keys.check_in(item.id), result.text, MessageKind.CHECK_IN)], None, f"{event.kind} sent"
     if isinstance(event, IntakeInactiveDue):
         return [], None, lifecycle.intake_inactive_outcome(state, policy, now)
     if isinstance(event, IntakeReminderDue):
@@ -155,10 +157,11 @@ async def _fired(deps: FlowDeps, context: TurnContext, item: InboxRow, event: Ti
         return outgoing, None, note
     if isinstance(event, AutoFeedbackDue):
         minutes = round(policy.auto_feedback_delay.total_seconds() / 60)
-        moved = state.apply(MOVE_TO[FEEDBACK], actor="timer", reason=f"no reply {minutes} min after the daily prompt")
+        moved = state.apply(MOVE_TO[FEEDBACK], actor=Actor.TIMER,
+                            reason=f"no reply {minutes} min after the daily prompt")
         return [], None, "moved to FEEDBACK" if moved else None
     if isinstance(event, DelayedTransitionDue) and event.target in (INTAKE, FEEDBACK):
-        moved = state.apply(MOVE_TO[event.target], actor="timer",
+        moved = state.apply(MOVE_TO[event.target], actor=Actor.TIMER,
                             reason=f"delayed: {event.reason or 'delayed transition'}")
         return [], None, f"moved to {event.target}" if moved else None
     return [], None, None

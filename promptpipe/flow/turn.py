@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 
 from promptpipe.clock import Clock
 from promptpipe.domain.conversation import HistoryEntry, TurnState
+from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.polls import OpenPoll
 from promptpipe.domain.safety import DEFAULT_SAFETY_MESSAGE, CrisisScreen, NewFlag
 from promptpipe.domain.study import OPEN_STUDY, Study
@@ -34,7 +35,7 @@ class Outgoing:
 
     key: str
     text: str
-    kind: str
+    kind: MessageKind
     payload: dict[str, Any] = field(default_factory=dict)
     not_before: datetime | None = None
     """Held until then (the end of the participant's quiet hours); None: at once."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from promptpipe.domain import keys
+from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.polls import Ambiguous, PollAnswer, read_answer
 from promptpipe.flow.turn import Outcome, Outgoing, TurnContext
 from promptpipe.flow.votes import Vote, votes_outcome
@@ -42,7 +43,7 @@ def answers_outcome(context: TurnContext, batch: list[InboxRow],
         if isinstance(answer, PollAnswer):
             inputs.append(Vote(item, answer.poll.purpose, answer.poll.poll_id, [answer.option], source="typed"))
             continue
-        outgoing.append(Outgoing(keys.reply(item.id), answer.reply, "text"))
+        outgoing.append(Outgoing(keys.reply(item.id), answer.reply, MessageKind.TEXT))
         if item.message_id is not None:
             handled[item.message_id] = {"handled_as": "ambiguous"}
         log.info("typed_answer_ambiguous", participant_id=context.state.participant.id, polls=len(answer.polls))

@@ -15,10 +15,12 @@ from datetime import date, datetime
 from sqlalchemy.orm import Session
 
 from promptpipe.domain import keys
+from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.polls import DONE_PURPOSE, VOTE_BY_OPTION
 from promptpipe.domain.profile import PROMPT_REQUIRED_FIELDS
 from promptpipe.domain.states import ACTIVE, VOTE_DONE, VOTE_NOT_THIS_TIME
 from promptpipe.domain.study import SELF_REPORT_PURPOSE
+from promptpipe.domain.transitions import Actor
 from promptpipe.flow import intensity
 from promptpipe.flow.self_report import self_report_vote
 from promptpipe.flow.turn import CommitHook, Outcome, Outgoing, TurnContext
@@ -168,11 +170,11 @@ def votes_outcome(context: TurnContext, batch: list[InboxRow], inputs: list[Vote
                 {"vote_source": vote.source, "answers_poll": vote.poll_id, "selected": vote.chosen}
                 if vote.source != "tap" else {})}
         if reply:
-            outgoing.append(Outgoing(keys.reply(vote.item.id), reply, "text"))
+            outgoing.append(Outgoing(keys.reply(vote.item.id), reply, MessageKind.TEXT))
         log.info("poll_vote_handled", participant_id=pid, purpose=vote.purpose, handled_as=outcome, source=vote.source)
     if tally.answered and not state.missing_fields(PROMPT_REQUIRED_FIELDS):
         # their next words are feedback
-        state.apply("intake_to_feedback", actor="participant", reason="answered the daily poll")
+        state.apply("intake_to_feedback", actor=Actor.PARTICIPANT, reason="answered the daily poll")
 
     def write(session: Session, ids: Mapping[str, int | None]) -> None:
         for hook in hooks:

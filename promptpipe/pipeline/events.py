@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import types
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, ClassVar, Literal, TypeVar, Union, cast, get_args, get_origin, get_type_hints
 
 from promptpipe.domain import timers
@@ -18,22 +19,55 @@ from promptpipe.storage.inbox_rows import WA_ID, NewInput
 from promptpipe.storage.models import PENDING
 
 __all__ = [
-    "AlarmSyncRequested", "AutoFeedbackDue", "CheckInDue", "DailyPromptDue", "DelayedTransitionDue", "Enrolled",
-    "FollowUpDue", "InboxEvent", "IntakeInactiveDue", "IntakeReminderDue", "MessageReceived", "PollVoteReceived",
-    "PromptNowDue", "ReactionReceived", "ReminderDue", "ResearcherMessageQueued", "SelfReportDue", "StudyEndDue",
-    "TeamChange", "TimerEvent",
+    "AlarmSyncRequested",
+    "AutoFeedbackDue",
+    "CheckInDue",
+    "DailyPromptDue",
+    "DelayedTransitionDue",
+    "Enrolled",
+    "FollowUpDue",
+    "InboxEvent",
+    "InboxKind",
+    "IntakeInactiveDue",
+    "IntakeReminderDue",
+    "MessageReceived",
+    "PollVoteReceived",
+    "PromptNowDue",
+    "ReactionReceived",
+    "ReminderDue",
+    "ResearcherMessageQueued",
+    "SelfReportDue",
+    "StudyEndDue",
+    "TeamChange",
+    "TimerEvent",
     "as_input",
-    "parse_event", "timer_event",
+    "parse_event",
+    "timer_event",
 ]
 
 E = TypeVar("E", bound="_Payload")
+
+
+class InboxKind(StrEnum):
+    """The ``kind`` of an inbox row: which event it carries."""
+
+    MESSAGE = "message"
+    POLL_VOTE = "poll_vote"
+    REACTION = "reaction"
+    ENROLL = "enroll"
+    """the greeting is due (an enrolment, or someone never greeted made active again)"""
+    SYNC = "sync"
+    TEAM_CHANGE = "team_change"
+    RESEARCHER_MESSAGE = "researcher_message"
+    DAILY_PROMPT = "daily_prompt"
+    TIMER = "timer"
 
 
 @dataclass(frozen=True)
 class _Payload:
     """The codec every event shares: fields at their default are left out of the payload."""
 
-    INBOX_KIND: ClassVar[str]
+    INBOX_KIND: ClassVar[InboxKind]
     """The ``kind`` column of the event's inbox row."""
 
     def to_payload(self) -> dict[str, Any]:
@@ -83,7 +117,7 @@ def _coerce(value: Any, hint: Any) -> Any:
 class MessageReceived(_Payload):
     """Something the participant wrote (or sent without words: a voice note, a photo …)."""
 
-    INBOX_KIND = "message"
+    INBOX_KIND = InboxKind.MESSAGE
     kind: Literal["message"] = "message"
     wa_message_id: str | None = None
     content: str = "text"
@@ -102,7 +136,7 @@ class MessageReceived(_Payload):
 class PollVoteReceived(_Payload):
     """A tap on one of our polls; WhatsApp sends the whole selection (empty: withdrawn)."""
 
-    INBOX_KIND = "poll_vote"
+    INBOX_KIND = InboxKind.POLL_VOTE
     kind: Literal["poll_vote"] = "poll_vote"
     wa_message_id: str | None = None
     poll_message_id: str | None = None
@@ -122,7 +156,7 @@ class PollVoteReceived(_Payload):
 class ReactionReceived(_Payload):
     """An emoji reaction on a message (an empty emoji takes it back)."""
 
-    INBOX_KIND = "reaction"
+    INBOX_KIND = InboxKind.REACTION
     kind: Literal["reaction"] = "reaction"
     wa_message_id: str | None = None
     reacted_to: str = ""
@@ -135,7 +169,7 @@ class ReactionReceived(_Payload):
 class Enrolled(_Payload):
     """A researcher enrolled the participant: the greeting is due."""
 
-    INBOX_KIND = "enroll"
+    INBOX_KIND = InboxKind.ENROLL
     kind: Literal["enroll"] = "enroll"
 
 
@@ -143,7 +177,7 @@ class Enrolled(_Payload):
 class AlarmSyncRequested(_Payload):
     """An admin change (pause, resume, time zone, erasure): the alarms follow our tables again."""
 
-    INBOX_KIND = "sync"
+    INBOX_KIND = InboxKind.SYNC
     kind: Literal["sync"] = "sync"
 
 
@@ -153,7 +187,7 @@ class TeamChange(_Payload):
     zone, or more study days. It runs in the participant's lane, between their turns; the outcome
     (a line for whoever asked, or the refusal) is written back into the row's payload."""
 
-    INBOX_KIND = "team_change"
+    INBOX_KIND = InboxKind.TEAM_CHANGE
     kind: Literal["team_change"] = "team_change"
     action: str = ""
     """pause | resume | withdraw | timezone | extend"""
@@ -169,7 +203,7 @@ class ResearcherMessageQueued(_Payload):
     """A message from the research team to the participant (one of a broadcast, or written to
     them alone); the flow sends it unless their consent says no."""
 
-    INBOX_KIND = "researcher_message"
+    INBOX_KIND = InboxKind.RESEARCHER_MESSAGE
     kind: Literal["researcher_message"] = "researcher_message"
     text: str = ""
     by: str = ""
@@ -185,7 +219,7 @@ class ResearcherMessageQueued(_Payload):
 class DailyPromptDue(_Payload):
     """A daily prompt is due (from a schedule's alarm, or asked for by hand)."""
 
-    INBOX_KIND = "daily_prompt"
+    INBOX_KIND = InboxKind.DAILY_PROMPT
     kind: Literal["daily_prompt"] = "daily_prompt"
     schedule_id: str | None = None
     local_date: str | None = None
@@ -197,7 +231,7 @@ class DailyPromptDue(_Payload):
 
 @dataclass(frozen=True)
 class _TimerDue(_Payload):
-    INBOX_KIND = "timer"
+    INBOX_KIND = InboxKind.TIMER
     timer_id: int | None = None
     due_at: str | None = None
     kind: str = ""

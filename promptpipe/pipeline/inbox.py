@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 
 from promptpipe.clock import Clock
 from promptpipe.domain import keys
+from promptpipe.domain.consent import ConsentSource
 from promptpipe.domain.limits import NAME_CHARS
 from promptpipe.domain.phones import from_whatsapp
 from promptpipe.domain.study import OPEN_STUDY, Study
@@ -24,7 +25,7 @@ from promptpipe.domain.text import clean_for_storage, lossless_original
 from promptpipe.domain.timers import CANCELLED_BY_REPLY
 from promptpipe.errors import StorageError
 from promptpipe.logging import get_logger, mask_phone
-from promptpipe.pipeline.events import MessageReceived, PollVoteReceived, ReactionReceived, as_input
+from promptpipe.pipeline.events import InboxKind, MessageReceived, PollVoteReceived, ReactionReceived, as_input
 from promptpipe.pipeline.spool import Spool
 from promptpipe.storage.db import Database
 from promptpipe.storage.deliveries import mark_first_reply
@@ -152,9 +153,9 @@ class Inbox:
                                                         message_id=message_id), now)
         if inbox_id is None:  # a concurrent writer (another node) stored it first
             raise _Duplicate
-        kind = event.kind
+        kind = event.INBOX_KIND
         cancelled = cancel_timers(session, participant.id, CANCELLED_BY_REPLY, now, reason="the participant wrote")
-        if kind == "message":
+        if kind == InboxKind.MESSAGE:
             mark_first_reply(session, participant.id, now, quoted_wa_id=msg.quoted_message_id)
         return participant.id, inbox_id, kind, enrolled, cancelled
 
@@ -173,7 +174,7 @@ class Inbox:
                 return None
             created = create_participant(
                 session, phone=phone, name=msg.sender_name, timezone=self.config.default_timezone,
-                background="", now=now, reason="auto-enrolled on first message", source="server",
+                background="", now=now, reason="auto-enrolled on first message", source=ConsentSource.SERVER,
                 study=self.config.study,
             )
             sender, enrolled = SenderRef(created.id, created.lid), True

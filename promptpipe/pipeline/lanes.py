@@ -27,6 +27,7 @@ from sqlalchemy.orm import Session
 from promptpipe.clock import Clock
 from promptpipe.errors import LLMUnavailable
 from promptpipe.logging import get_logger
+from promptpipe.pipeline.events import InboxKind
 from promptpipe.storage.conversations import VersionConflict
 from promptpipe.storage.db import Database
 from promptpipe.storage.inbox_rows import InboxRow, participants_with_due_inbox, pending_inbox, pending_messages
@@ -34,8 +35,8 @@ from promptpipe.storage.inbox_rows import InboxRow, participants_with_due_inbox,
 log = get_logger("promptpipe.pipeline.lanes")
 
 TURN_TIMEOUT = timedelta(minutes=5)
-FOLDABLE_KINDS = ("message",)
-FIRST_KINDS = ("team_change",)
+FOLDABLE_KINDS = (InboxKind.MESSAGE,)
+FIRST_KINDS = (InboxKind.TEAM_CHANGE,)
 """Rows that run before anything else pending and set aside a turn under way: the research team's
 changes (a pause wins over the answer the model is writing; that turn runs again after it)."""
 

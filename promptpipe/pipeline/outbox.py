@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session
 
 from promptpipe.clock import Clock
 from promptpipe.domain.backoff import Backoff
+from promptpipe.domain.messages import MessageKind, MessageStatus
 from promptpipe.errors import NotConnected, SendFailed
 from promptpipe.logging import get_logger
 from promptpipe.storage.db import Database
@@ -115,7 +116,7 @@ class Outbox:
         recipient = Recipient(phone=item.phone, lid=item.lid)
         await self.limiter.acquire()
         try:
-            if item.kind == "poll":
+            if item.kind == MessageKind.POLL:
                 options = item.payload.get("options", [])
                 sent = await self.transport.send_poll(recipient, item.text, options, ref=item.key)
             else:
@@ -164,7 +165,7 @@ class Outbox:
         message_values: dict[str, object] = {}
         if sent is not None:
             values.update(sent_at=now, wa_message_id=sent.message_id)
-            message_values = {"status": "sent", "sent_at": now, "wa_message_id": sent.message_id,
+            message_values = {"status": MessageStatus.SENT, "sent_at": now, "wa_message_id": sent.message_id,
                               "receipts_expected": bool(getattr(self.transport, "sends_receipts", False))}
         elif status in (FAILED, UNCERTAIN):
             message_values = {"status": status}

@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 
 from promptpipe.clock import Clock
 from promptpipe.domain import keys
+from promptpipe.domain.consent import ConsentSource
 from promptpipe.domain.limits import BACKGROUND_CHARS, NAME_CHARS, REASON_CHARS
 from promptpipe.domain.states import ACTIVE
 from promptpipe.domain.study import OPEN_STUDY, QuietHours, Study
@@ -65,8 +66,8 @@ async def enroll(
         if existing is not None:
             raise _already_enrolled(phone, existing)
         participant = create_participant(session, phone=phone, name=name, timezone=timezone, background=background,
-                                         now=now, reason="enrolled by a researcher", source="researcher", actor=by,
-                                         study=study, strata=strata)
+                                         now=now, reason="enrolled by a researcher",
+                                         source=ConsentSource.RESEARCHER, actor=by, study=study, strata=strata)
         add_input(db, session, as_input(Enrolled(), key=keys.enrollment(participant.id), participant_id=participant.id),
                   now)
         return participant_row(participant, None)

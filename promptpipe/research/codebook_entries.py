@@ -7,7 +7,19 @@ CSV (items joined with ``;``) and an array in JSONL.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+
+from promptpipe.domain.consent import ConsentKind, ConsentSource
+from promptpipe.domain.messages import MessageKind, MessageStatus, VoteSource
+from promptpipe.domain.outcomes import Outcome
+from promptpipe.domain.profile import INTENSITY_LEVELS
+from promptpipe.domain.safety import FlagSource, FlagStatus, Severity
+from promptpipe.domain.states import Status, Vote
+from promptpipe.domain.study import Unavailable
+from promptpipe.domain.tone import ToneOutcome, ToneSource
+from promptpipe.domain.transitions import Actor
+from promptpipe.storage.flags import AlertStatus
 
 __all__ = ["FILES", "STRATUM_PREFIX", "Entry", "FileDoc", "stratum_entry"]
 
@@ -35,6 +47,11 @@ class FileDoc:
 
     def entry(self, column: str) -> Entry | None:
         return next((e for e in self.entries if e.column == column), None)
+
+
+def _listed(values: Iterable[str]) -> str:
+    """A closed set's values as the codebook lists them (from its enum, so the two never differ)."""
+    return ", ".join(str(value) for value in values)
 
 
 def _time(prefix: str, meaning: str, source: str) -> tuple[Entry, Entry]:
@@ -74,7 +91,7 @@ PARTICIPANTS = FileDoc("participants", "One row per participant, as they stand a
           "The participant's pseudonym: participant_id in every other file.", "participant.id"),
     Entry("timezone", "string", "an IANA zone name, e.g. America/Toronto",
           "The participant's time zone now; their *_local times are shown in it.", "participant.timezone"),
-    Entry("status", "string", "active, paused, completed, withdrawn",
+    Entry("status", "string", _listed(Status),
           "Where the participant stands in the study.", "participant.status"),
     Entry("paused_by", "string", "participant, researcher, participant+researcher; empty unless paused",
           "Who holds the pause: the participant (STOP) and/or the research team.", "participant.paused_by"),
@@ -98,7 +115,7 @@ PARTICIPANTS = FileDoc("participants", "One row per participant, as they stand a
     *_time("withdrawn_at", "When a researcher withdrew the participant from the study (nothing is sent after it; "
            "what came before stays in the data)", "consent.created_at of the withdrawn event"),
     *(Entry(name, "string", PSEUDONYMISED, meaning, f"{_PROFILE}.{name}") for name, meaning in _HABIT),
-    Entry("intensity", "string", "low, normal, high", "The size of the daily steps, moved by the participant's "
+    Entry("intensity", "string", _listed(INTENSITY_LEVELS), "The size of the daily steps, moved by the participant's "
           "answers to the intensity poll.", f"{_PROFILE} (server record)"),
     Entry("prompts_sent", "integer", "count", "Daily prompts sent to the participant.",
           "recounted from prompt_delivery rows"),
@@ -122,11 +139,10 @@ MESSAGES = FileDoc("messages", "The whole transcript: one row per message in or 
     _pid("message.participant_id"),
     Entry("direction", "string", "in, out", "in: from the participant; out: from the study.", "message.direction"),
     Entry("role", "string", "user, assistant", "Who wrote it: the participant or the service.", "message.role"),
-    Entry("kind", "string", "text, prompt, poll, poll_vote, reaction, reminder, greeting, apology, closing, "
-          "researcher, voice, image, unreadable …", "What the message is; researcher: written by the research team, "
+    Entry("kind", "string", _listed(MessageKind), "What the message is; researcher: written by the research team, "
           "not the model (payload: by, the researcher or API token; broadcast_id, when it was one of a broadcast); "
           "unreadable: it reached the study phone but could not be decrypted.", "message.kind"),
-    Entry("status", "string", "in: received, answered, failed; out: queued, sent, failed, uncertain, cancelled",
+    Entry("status", "string", _listed(MessageStatus),
           "Where the message stands: answered by the service, or handed to WhatsApp; cancelled: not sent because "
           "the participant sent STOP, or was paused or withdrawn, before it went out.", "message.status"),
     Entry("text", "string", PSEUDONYMISED, "The message's words (a description for messages without words).",
@@ -146,7 +162,7 @@ MESSAGES = FileDoc("messages", "The whole transcript: one row per message in or 
           "message.payload.purpose"),
     Entry("poll_options", "string", LIST, "The options a poll offered.", "message.payload.options"),
     Entry("vote_chosen", "string", LIST, "The options a vote chose.", "message.payload.selected"),
-    Entry("vote_source", "string", "tap, typed, reaction; empty when not a vote",
+    Entry("vote_source", "string", _listed(VoteSource) + "; empty when not a vote",
           "How the vote was given: on the poll, typed as words, or as a reaction.", "message.payload.vote_source"),
     Entry("handled_as", "string", "e.g. counted, outdated, ambiguous; empty when not noted",
           "How the service treated an incoming message or vote.", "message.payload.handled_as"),
@@ -170,9 +186,9 @@ DELIVERIES = FileDoc("deliveries", "One row per daily prompt that went out, and 
     *_time("sent_at", "When the prompt was queued to be sent", "prompt_delivery.sent_at"),
     *_time("delivered_at", "The earliest delivered receipt of the prompt or its poll", "receipt rows"),
     *_time("read_at", "The earliest read receipt of the prompt or its poll", "receipt rows"),
-    Entry("vote", "string", "done, not_this_time; empty: no vote, or it was withdrawn",
+    Entry("vote", "string", _listed(Vote) + "; empty: no vote, or it was withdrawn",
           "The standing answer to the poll (a changed vote replaces the earlier one).", "prompt_delivery.vote"),
-    Entry("vote_source", "string", "tap, typed, reaction; empty without a vote", "How the standing vote was given.",
+    Entry("vote_source", "string", _listed(VoteSource) + "; empty without a vote", "How the standing vote was given.",
           "prompt_delivery.vote_source"),
     *_time("voted_at", "When the standing vote was given", "prompt_delivery.voted_at"),
     Entry("vote_changes", "integer", "count", "How often the vote was changed or withdrawn after the first one.",
@@ -180,7 +196,7 @@ DELIVERIES = FileDoc("deliveries", "One row per daily prompt that went out, and 
     *_time("replied_at", "The participant's first written message after the prompt", "prompt_delivery.replied_at"),
     *_time("reminder_at", "When the reminder for an unanswered prompt went out", "prompt_delivery.reminder_at"),
     Entry("reminder_sent", "boolean", "true, false", "A reminder went out.", "prompt_delivery.reminder_at is set"),
-    Entry("outcome", "string", "done, not_this_time, free_text_reply, not_delivered, reminder_sent, no_reply",
+    Entry("outcome", "string", _listed(Outcome),
           "One word for what became of the prompt: the vote; else a written reply; else not_delivered (no "
           "delivered receipt within the receipt window); else whether a reminder went out.",
           "derived: vote, replied_at, receipts, reminder_at"),
@@ -209,8 +225,8 @@ DECISIONS = FileDoc("decisions", "One row per decision point (a daily prompt tim
           "The participant's arm at the decision point.", "decision.arm"),
     Entry("available", "boolean", "true, false", "Whether the participant was available for randomisation (the "
           "availability indicator of a micro-randomised trial).", "decision.available"),
-    Entry("unavailable_reason", "string", "not_in_study, opted_out, paused, baseline, quiet_hours, already_answered, "
-          "missed_service_down; empty when available", "Why the decision point was unavailable: outside the study "
+    Entry("unavailable_reason", "string", _listed(Unavailable) + "; empty when available",
+          "Why the decision point was unavailable: outside the study "
           "days, the participant's own STOP (opted_out), paused by the team (or not active), a baseline day, the "
           "study's quiet hours, the day's prompt already answered, or the service was down past MISFIRE_GRACE at the "
           "prompt time (nothing was decided or sent).",
@@ -258,9 +274,9 @@ DECISIONS = FileDoc("decisions", "One row per decision point (a daily prompt tim
           "receipt rows"),
     Entry("read_at_utc", "datetime", UTC_VALUES, "The earliest read receipt of the prompt or its poll.",
           "receipt rows"),
-    Entry("vote", "string", "done, not_this_time" + _NO_PROMPT + " or no vote stands",
+    Entry("vote", "string", _listed(Vote) + _NO_PROMPT + " or no vote stands",
           "The standing answer to the prompt's poll.", "prompt_delivery.vote"),
-    Entry("vote_source", "string", "tap, typed, reaction; empty without a vote", "How the standing vote was given.",
+    Entry("vote_source", "string", _listed(VoteSource) + "; empty without a vote", "How the standing vote was given.",
           "prompt_delivery.vote_source"),
     Entry("voted_at_utc", "datetime", UTC_VALUES, "When the standing vote was given (a changed vote counts from the "
           "change; see deliveries.vote_changes).", "prompt_delivery.voted_at"),
@@ -293,7 +309,7 @@ TRANSITIONS = FileDoc("transitions", "The audit log: every change of stage, stat
           "transition.kind"),
     Entry("name", "string", "a declared transition name, e.g. intake_done, participant_stop, study_completed",
           "Which declared change it was.", "transition.name"),
-    Entry("actor", "string", "participant, model, researcher, timer, server; empty on old rows",
+    Entry("actor", "string", _listed(Actor) + "; empty on old rows",
           "Who or what caused it.", "transition.actor"),
     Entry("from_value", "string", "the value before; empty at the start", "The value before the change.",
           "transition.from_value"),
@@ -305,11 +321,11 @@ TRANSITIONS = FileDoc("transitions", "The audit log: every change of stage, stat
 TONE_CHANGES = FileDoc("tone_changes", "Every tone proposal the model made, checked against the allowed tags.", (
     Entry("id", "integer", "unique", "The proposal's number.", "tone_event.id"),
     _pid("tone_event.participant_id"),
-    Entry("source", "string", "explicit, implicit", "Whether the participant asked for it or the model inferred it.",
+    Entry("source", "string", _listed(ToneSource), "Whether the participant asked for it or the model inferred it.",
           "tone_event.source"),
     Entry("proposed", "string", LIST, "The tags the model proposed.", "tone_event.proposed"),
     Entry("stripped", "string", LIST, "Proposed tags that are not allowed (dropped).", "tone_event.stripped"),
-    Entry("outcome", "string", "applied, rate_limited, no_change", "What became of the proposal.",
+    Entry("outcome", "string", _listed(ToneOutcome), "What became of the proposal.",
           "tone_event.outcome"),
     Entry("active_before", "string", LIST, "The tags in force before.", "tone_event.active_before"),
     Entry("active_after", "string", LIST, "The tags in force after.", "tone_event.active_after"),
@@ -321,9 +337,9 @@ CONSENT = FileDoc("consent", "The consent ledger: every consent-relevant event, 
                   "did.", (
     Entry("id", "integer", "unique", "The event's number.", "consent.id"),
     _pid("consent.participant_id"),
-    Entry("event", "string", "enrolled, opted_out, opted_in, paused, resumed, withdrawn, erased",
+    Entry("event", "string", _listed(ConsentKind),
           "What happened.", "consent.event"),
-    Entry("source", "string", "participant, model, researcher, server", "Who caused it (model: on the "
+    Entry("source", "string", _listed(ConsentSource), "Who caused it (model: on the "
           "participant's words).", "consent.source"),
     Entry("actor", "string", "a researcher's name; empty unless source is researcher", "The researcher who acted.",
           "consent.actor"),
@@ -338,16 +354,17 @@ CONSENT = FileDoc("consent", "The consent ledger: every consent-relevant event, 
 FLAGS = FileDoc("flags", "Safety concerns raised by the crisis screen or the model, and how they were resolved.", (
     Entry("id", "integer", "unique", "The flag's number.", "flag.id"),
     _pid("flag.participant_id"),
-    Entry("source", "string", "screen, model", "Raised by the server's phrase list or by the model.", "flag.source"),
-    Entry("severity", "string", "low, medium, high", "How serious the concern is.", "flag.severity"),
+    Entry("source", "string", _listed(FlagSource), "Raised by the server's phrase list or by the model.",
+          "flag.source"),
+    Entry("severity", "string", _listed(Severity), "How serious the concern is.", "flag.severity"),
     Entry("trigger", "string", PSEUDONYMISED, "The phrase the screen matched, or the model's reason.",
           "flag.trigger"),
-    Entry("status", "string", "open, resolved", "Whether the research team has resolved it.", "flag.status"),
+    Entry("status", "string", _listed(FlagStatus), "Whether the research team has resolved it.", "flag.status"),
     *_time("at", "When it was raised", "flag.created_at"),
     *_time("resolved_at", "When it was resolved", "flag.resolved_at"),
     Entry("resolved_by", "string", "a researcher's name; empty while open", "Who resolved it.", "flag.resolved_by"),
     Entry("resolution_note", "string", PSEUDONYMISED, "The researcher's note.", "flag.resolution_note"),
-    Entry("alert_status", "string", "none, pending, sent", "Whether the alert webhook was called (none: no webhook "
+    Entry("alert_status", "string", _listed(AlertStatus), "Whether the alert webhook was called (none: no webhook "
           "set).", "flag.alert_status"),
 ))
 

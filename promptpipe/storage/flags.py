@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import insert, select, update
@@ -20,7 +21,15 @@ _PARTICIPANT = table_of(Participant)
 
 _FLAG = table_of(Flag)
 _INSERT = insert(_FLAG).returning(_FLAG.c.id)
-PENDING_ALERT, SENT_ALERT, NO_ALERT = "pending", "sent", "none"
+class AlertStatus(StrEnum):
+    """Whether a flag's webhook alert is still to go (``none``: alerts are off)."""
+
+    PENDING = "pending"
+    SENT = "sent"
+    NONE = "none"
+
+
+PENDING_ALERT, SENT_ALERT, NO_ALERT = AlertStatus.PENDING, AlertStatus.SENT, AlertStatus.NONE
 
 
 def add_flags(session: Session, participant_id: str, flags: list[NewFlag], now: datetime, *, alert: bool) -> list[int]:

@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import bindparam, func, select, update
 from sqlalchemy.orm import Session
 
+from promptpipe.domain.messages import MessageStatus
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import DONE, FAILED, PENDING, InboxItem, Message, table_of
 
@@ -26,7 +27,7 @@ __all__ = [
 WA_ID = "wa_message_id"
 """Inbox payload key: the transport's id of the inbound message (for read receipts)."""
 
-ANSWERED, KEPT = "answered", "kept"
+ANSWERED, KEPT = MessageStatus.ANSWERED, MessageStatus.KEPT
 """Transcript status of an inbound message once handled: answered, or kept without an answer
 (the participant is paused or withdrawn, or wrote it just before or after STOP)."""
 
@@ -143,7 +144,8 @@ def record_attempt(session: Session, item: InboxRow) -> None:
     session.connection().execute(update(_INBOX).where(_INBOX.c.id == item.id).values(
         attempts=item.attempts, last_error=item.last_error, available_at=item.available_at, status=item.status))
     if item.status == FAILED and item.message_id is not None:
-        session.connection().execute(update(_MESSAGE).where(_MESSAGE.c.id == item.message_id).values(status="failed"))
+        session.connection().execute(
+            update(_MESSAGE).where(_MESSAGE.c.id == item.message_id).values(status=MessageStatus.FAILED))
 
 
 def get_input(session: Session, inbox_id: int) -> InboxItem | None:
@@ -152,12 +154,12 @@ def get_input(session: Session, inbox_id: int) -> InboxItem | None:
 
 def reopen_input(session: Session, inbox_id: int, now: datetime) -> None:
     """A failed or waiting input is tried again from scratch, now."""
-    _change(session, inbox_id, "received", status=PENDING, attempts=0, available_at=now, last_error=None)
+    _change(session, inbox_id, MessageStatus.RECEIVED, status=PENDING, attempts=0, available_at=now, last_error=None)
 
 
 def close_input(session: Session, inbox_id: int, now: datetime, *, why: str) -> None:
     """An input is given up on for good (it stays in the transcript, marked skipped)."""
-    _change(session, inbox_id, "skipped", status=DONE, processed_at=now, last_error=why)
+    _change(session, inbox_id, MessageStatus.SKIPPED, status=DONE, processed_at=now, last_error=why)
 
 
 def _change(session: Session, inbox_id: int, message_status: str, **values: Any) -> None:

@@ -13,13 +13,14 @@ from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
 from promptpipe.domain.localtime import zone_or_utc
+from promptpipe.domain.study import Unavailable
 from promptpipe.domain.study_days import study_day
 from promptpipe.storage.models import Participant, table_of
 from promptpipe.storage.study_tables import Decision, StudyProtocol
 
 __all__ = ["MISSED_SERVICE_DOWN", "MissedPoint", "record_missed_decisions"]
 
-MISSED_SERVICE_DOWN = "missed_service_down"
+MISSED_SERVICE_DOWN = Unavailable.MISSED_SERVICE_DOWN
 _P, _DECISION, _PROTOCOL = table_of(Participant), table_of(Decision), table_of(StudyProtocol)
 
 

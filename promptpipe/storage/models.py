@@ -7,6 +7,7 @@ Datetimes are stored as UTC and always come back timezone-aware (SQLite keeps no
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import JSON, Boolean, Column, DateTime, Index, Integer, Table, Text, TypeDecorator, UniqueConstraint
@@ -20,9 +21,24 @@ from promptpipe.domain.states import ACTIVE, INTAKE
 JSONType = JSON().with_variant(JSONB(), "postgresql")
 
 
-# Inbox and outbox row status values.
-PENDING, DONE, FAILED = "pending", "done", "failed"
-SENDING, SENT, UNCERTAIN = "sending", "sent", "uncertain"
+class RowStatus(StrEnum):
+    """Where an inbox, outbox or timer row stands (each uses its own part of the set): inbox
+    pending → done | failed; outbox pending → sending → sent | failed | uncertain | cancelled;
+    timer pending → fired | missed | cancelled."""
+
+    PENDING = "pending"
+    DONE = "done"
+    FAILED = "failed"
+    SENDING = "sending"
+    SENT = "sent"
+    UNCERTAIN = "uncertain"
+    CANCELLED = "cancelled"
+    FIRED = "fired"
+    MISSED = "missed"
+
+
+PENDING, DONE, FAILED = RowStatus.PENDING, RowStatus.DONE, RowStatus.FAILED
+SENDING, SENT, UNCERTAIN = RowStatus.SENDING, RowStatus.SENT, RowStatus.UNCERTAIN
 
 
 class UTCDateTime(TypeDecorator[datetime]):
@@ -234,7 +250,7 @@ class LidMapping(SQLModel, table=True):
 
 
 # Timer status values (a timer is one future event for one participant).
-CANCELLED, FIRED, MISSED = "cancelled", "fired", "missed"
+CANCELLED, FIRED, MISSED = RowStatus.CANCELLED, RowStatus.FIRED, RowStatus.MISSED
 
 
 class Schedule(SQLModel, table=True):

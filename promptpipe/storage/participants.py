@@ -13,9 +13,10 @@ from datetime import datetime
 from sqlalchemy import bindparam, select, update
 from sqlalchemy.orm import Session
 
-from promptpipe.domain.consent import ConsentRecord
+from promptpipe.domain.consent import ConsentKind, ConsentRecord, ConsentSource
 from promptpipe.domain.states import ACTIVE, INTAKE
 from promptpipe.domain.study import OPEN_STUDY, Study
+from promptpipe.domain.transitions import Actor
 from promptpipe.storage.consent import record_consent
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import Conversation, LidMapping, Participant, Transition, table_of
@@ -82,7 +83,8 @@ def remember_lid(session: Session, lid: str, phone: str, now: datetime) -> None:
 
 def create_participant(
     session: Session, *, phone: str, name: str, timezone: str, background: str, now: datetime, reason: str,
-    source: str = "researcher", actor: str = "", study: Study = OPEN_STUDY, strata: Mapping[str, str] | None = None,
+    source: ConsentSource = ConsentSource.RESEARCHER, actor: str = "", study: Study = OPEN_STUDY,
+    strata: Mapping[str, str] | None = None,
 ) -> Participant:
     """The participant with their arm (allocated by the study's rule), their conversation (in
     INTAKE), the ``enrolled`` log row and consent record."""
@@ -96,10 +98,11 @@ def create_participant(
     participant.arm = allocate(session, study, participant.id, strata, now, strict=source == "researcher")
     session.add(Conversation(participant_id=participant.id, sub_state=INTAKE, profile={}, tone={}, updated_at=now))
     session.add(Transition(participant_id=participant.id, kind="status", name="enrolled", from_value=None,
-                           actor="researcher" if source == "researcher" else "server",
+                           actor=Actor.RESEARCHER if source == ConsentSource.RESEARCHER else Actor.SERVER,
                            to_value=ACTIVE, reason=reason, created_at=now))
     session.flush()
-    record_consent(session, participant.id, [ConsentRecord("enrolled", source, reason, actor)], now)
+    enrolled = ConsentRecord(ConsentKind.ENROLLED, ConsentSource(source), reason, actor)
+    record_consent(session, participant.id, [enrolled], now)
     return participant
 
 

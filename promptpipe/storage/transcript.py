@@ -15,6 +15,7 @@ from sqlalchemy import insert, select, update
 from sqlalchemy.orm import Session
 
 from promptpipe.domain.conversation import HistoryEntry
+from promptpipe.domain.messages import MessageKind, MessageStatus
 from promptpipe.domain.text import clean_for_storage
 from promptpipe.storage.models import CANCELLED, PENDING, InboxItem, Message, OutboxItem, table_of
 
@@ -41,7 +42,7 @@ def add_inbound_message(
     """The transcript row of an inbound message; returns its id. ``kind`` is ``text`` or what came
     without words (``voice``, ``image``…), ``reaction`` or ``poll_vote``."""
     return _insert_message(session, participant_id=participant_id, direction="in", role="user", kind=kind,
-                           text=text, payload=payload or {}, wa_message_id=wa_message_id, status="received",
+                           text=text, payload=payload or {}, wa_message_id=wa_message_id, status=MessageStatus.RECEIVED,
                            created_at=now)
 
 
@@ -58,7 +59,7 @@ class ToSend:
 
     key: str
     text: str
-    kind: str = "text"
+    kind: MessageKind = MessageKind.TEXT
     payload: dict[str, Any] = field(default_factory=dict)
     not_before: datetime | None = None
     """Held until then (the participant's quiet hours); None: goes at once."""
@@ -88,8 +89,8 @@ def queue_messages(
         return ids
     message_ids = connection.execute(_INSERT_MESSAGES, [
         {"participant_id": participant_id, "direction": "out", "role": "assistant", "kind": m.kind,
-         "text": clean_for_storage(m.text), "payload": m.payload or {}, "wa_message_id": None, "status": "queued",
-         "created_at": now, "sent_at": None} for m in new]).scalars().all()
+         "text": clean_for_storage(m.text), "payload": m.payload or {}, "wa_message_id": None,
+         "status": MessageStatus.QUEUED, "created_at": now, "sent_at": None} for m in new]).scalars().all()
     connection.execute(_INSERT_OUTBOX, [
         {"key": m.key, "participant_id": participant_id, "message_id": message_id, "status": PENDING, "attempts": 0,
          "available_at": _held(m, now) or now, "held_until": _held(m, now), "created_at": now, "claimed_at": None,
@@ -100,7 +101,7 @@ def queue_messages(
 
 
 def queue_outgoing(
-    session: Session, *, participant_id: str, key: str, text: str, now: datetime, kind: str = "text",
+    session: Session, *, participant_id: str, key: str, text: str, now: datetime, kind: MessageKind = MessageKind.TEXT,
     payload: dict[str, Any] | None = None,
 ) -> int | None:
     """One message through :func:`queue_messages`: its transcript id, or None when a message with

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from promptpipe.domain.limits import FLAG_REASON_CHARS
-from promptpipe.domain.safety import SEVERITIES, NewFlag
+from promptpipe.domain.safety import SEVERITIES, FlagSource, NewFlag, Severity
 from promptpipe.errors import ToolArgumentError
 from promptpipe.tools.base import Tool, ToolContext, optional_string
 
@@ -22,7 +22,8 @@ async def _flag(ctx: ToolContext, args: dict[str, Any]) -> str:
     reason = optional_string(args, "reason")
     if not reason:
         raise ToolArgumentError("'reason' is required: say in a few words what worries you")
-    ctx.state.flags.append(NewFlag(source="model", severity=severity, trigger=reason[:FLAG_REASON_CHARS]))
+    ctx.state.flags.append(NewFlag(source=FlagSource.MODEL, severity=Severity(severity),
+                                   trigger=reason[:FLAG_REASON_CHARS]))
     return ("Flag recorded for the research team. The participant is sent the study's safety message "
             "before your reply; reply with care, briefly, and do not repeat the safety information.")
 

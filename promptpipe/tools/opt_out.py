@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from promptpipe.domain.states import WITHDRAWN
+from promptpipe.domain.transitions import Actor
 from promptpipe.tools.base import Tool, ToolContext, optional_string
 
 
@@ -21,7 +22,7 @@ async def _opt_out(ctx: ToolContext, args: dict[str, Any]) -> str:
     if state.opted_out:
         return "The participant has opted out already; nothing more will be sent."
     reason = optional_string(args, "reason")[:200] or "asked to stop in their own words"
-    state.apply("opted_out", actor="model", reason=f"opted out through the assistant: {reason}",
+    state.apply("opted_out", actor=Actor.MODEL, reason=f"opted out through the assistant: {reason}",
                         words="\n".join(ctx.inbound))
     ctx.ends_turn = True
     return "Done: the participant is opted out. The server sends them the confirmation; write nothing more."

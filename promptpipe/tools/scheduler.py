@@ -15,6 +15,7 @@ from zoneinfo import ZoneInfo
 from promptpipe.domain.conversation import ScheduleEntry
 from promptpipe.domain.localtime import FIXED, RANDOM, format_hhmm, is_iana_zone, local_label, parse_hhmm, zone_or_utc
 from promptpipe.domain.quiet_hours import in_quiet_hours
+from promptpipe.domain.transitions import Actor
 from promptpipe.errors import ToolArgumentError
 from promptpipe.storage.schedules import new_schedule_id
 from promptpipe.tools.base import Tool, ToolContext, optional_string
@@ -143,7 +144,7 @@ async def _scheduler(ctx: ToolContext, args: dict[str, Any]) -> str:
         raise ToolArgumentError(f"'timezone': {zone_name!r} is not an IANA zone name such as Europe/Berlin")
     outcome = _act(ctx, action, args)  # raises (changing nothing) on bad arguments
     zone_note = ""
-    if zone_name and ctx.state.apply("timezone_changed", actor="model", value=zone_name,
+    if zone_name and ctx.state.apply("timezone_changed", actor=Actor.MODEL, value=zone_name,
                                      reason="given in the conversation (scheduler tool)"):
         zone_note = f"The participant's time zone is now {zone_name}. "
     return zone_note + outcome(ctx)

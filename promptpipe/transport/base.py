@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol, runtime_checkable
 
+from promptpipe.domain.messages import INBOUND_CONTENT, MessageKind
+
 
 def poll_option_hash(option: str) -> str:
     """WhatsApp identifies a chosen poll option by the SHA-256 of its text; hex of that digest."""
@@ -61,10 +63,10 @@ class InboundMessage:
     """Set (with ``content`` ``reaction`` and no text) when the participant reacted to a message."""
 
 
-NON_TEXT_CONTENT = ("voice", "audio", "image", "video", "sticker", "document", "location", "contact")
-UNREADABLE = "unreadable"
-"""``content`` of a message that reached us but could not be decrypted (WhatsApp may resend it)."""
+NON_TEXT_CONTENT = INBOUND_CONTENT
 """What a message without words can be (a reaction is an event of its own, not content)."""
+UNREADABLE = MessageKind.UNREADABLE
+"""``content`` of a message that reached us but could not be decrypted (WhatsApp may resend it)."""
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from promptpipe.domain.access import Role
 from promptpipe.domain.limits import BACKGROUND_CHARS, NAME_CHARS, REASON_CHARS
+from promptpipe.domain.messages import MessageKind, MessageStatus, VoteSource
+from promptpipe.domain.outcomes import Outcome
+from promptpipe.domain.safety import FlagSource, FlagStatus, Severity
+from promptpipe.domain.states import Stage, Status, Vote
+from promptpipe.domain.timers import TimerKind
 
 __all__ = [
     "Accepted", "BroadcastRequest", "BroadcastResult", "Delivery", "EnrollRequest", "ErrorBody", "FlagOut",
@@ -45,8 +51,8 @@ class ParticipantSummary(BaseModel):
     phone: str | None = Field(None, description="null for viewers")
     name: str | None = Field(None, description="null for viewers")
     timezone: str
-    status: str
-    stage: str
+    status: Status
+    stage: Stage
     arm: str | None
     study_day: int | None
     day_one: str | None
@@ -73,11 +79,11 @@ class ParticipantDetail(BaseModel):
     phone: str | None
     name: str | None
     timezone: str
-    status: str
+    status: Status
     paused_by: str | None
     opted_out: bool
     researcher_paused: bool
-    stage: str
+    stage: Stage
     enrolled_at: str
     arm: str | None
     strata: dict[str, Any]
@@ -135,8 +141,8 @@ class Accepted(BaseModel):
 
 class BroadcastRequest(_Strict):
     text: str = Field(min_length=1, max_length=MESSAGE_CHARS)
-    status: str | None = Field("active", description="only participants with this status (null: any)")
-    stage: str | None = None
+    status: Status | None = Field(Status.ACTIVE, description="only participants with this status (null: any)")
+    stage: Stage | None = None
     arm: str | None = None
     silent_days: int | None = Field(None, description="only those who have not written for this many days")
     dry_run: bool = Field(False, description="only count who would get it")
@@ -159,8 +165,8 @@ class TranscriptEntry(BaseModel):
     id: int
     at: str
     direction: Literal["in", "out"]
-    kind: str
-    status: str
+    kind: MessageKind
+    status: MessageStatus
     sent_at: str | None
     delivered_at: str | None
     read_at: str | None
@@ -179,11 +185,11 @@ class Delivery(BaseModel):
     sent_at: str
     delivered_at: str | None
     read_at: str | None
-    vote: str | None
-    vote_source: str | None
+    vote: Vote | None
+    vote_source: VoteSource | None
     replied_at: str | None
     reminder_at: str | None
-    outcome: str
+    outcome: Outcome
     prompt_text: str | None = Field(None, description="null for viewers")
 
 
@@ -207,7 +213,7 @@ class ServiceStatus(ViewerServiceStatus):
 
 
 class ViewerTimer(BaseModel):
-    kind: str
+    kind: TimerKind
     due: str
     due_utc: str
     armed: bool
@@ -238,12 +244,12 @@ class Stats(BaseModel):
 
 class TokenRequest(_Strict):
     name: str = Field(min_length=1, max_length=64)
-    role: Literal["viewer", "researcher", "admin"]
+    role: Role
 
 
 class TokenOut(BaseModel):
     name: str
-    role: str
+    role: Role
     created_at: str | None
     created_by: str
     revoked_at: str | None
@@ -259,9 +265,9 @@ class FlagOut(BaseModel):
 
     id: int
     participant_id: str
-    severity: str
-    source: str
-    status: str
+    severity: Severity
+    source: FlagSource
+    status: FlagStatus
 
 
 class ResolveRequest(_Strict):

@@ -485,7 +485,7 @@ async def test_no_viewer_response_carries_a_phone_a_name_or_a_participants_words
     now = web.app.clock.now()
 
     def seed(session: Any) -> None:
-        session.add(Timer(participant_id=pid, kind="check_in", due_at=now + timedelta(hours=2),
+        session.add(Timer(participant_id=pid, kind="feedback_check_in", due_at=now + timedelta(hours=2),
                           payload={"note": "ask about the tortoise"},
                           reason="Ana said her tortoise Rosalind hates rain", created_at=now))
         save_status(session, LAST_MODEL_ERROR, {"at": now.isoformat(), "type": "LLMRejected",

@@ -13,7 +13,7 @@ __all__ = ["PER_PAGE", "STAGE_LABELS", "FilterForm", "Pager", "page_number", "re
 
 PER_PAGE = 50
 MAX_PAGE_NUMBER = 100_000
-STAGE_LABELS = {INTAKE: "intake", FEEDBACK: "feedback", INTAKE_SUSPENDED: "intake on hold"}
+STAGE_LABELS: dict[str, str] = {INTAKE: "intake", FEEDBACK: "feedback", INTAKE_SUSPENDED: "intake on hold"}
 _FILTER_FIELDS = {"status", "stage", "arm", "silent_days"}
 _FORM_FIELD = {"silent_days": "silent"}
 

@@ -3,6 +3,7 @@ health in one line."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
@@ -44,7 +45,7 @@ def health_line(found: Visitor, service: dict[str, Any]) -> tuple[str, bool]:
     return " · ".join(parts), healthy
 
 
-def _relabel(counts: dict[str, int], labels: dict[str, str]) -> dict[str, int]:
+def _relabel(counts: dict[str, int], labels: Mapping[str, str]) -> dict[str, int]:
     return {labels.get(key, key): count for key, count in counts.items()}
 
 

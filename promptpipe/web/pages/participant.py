@@ -11,6 +11,7 @@ from fastapi.responses import HTMLResponse
 
 from promptpipe.domain.limits import RESEARCHER_MESSAGE_CHARS
 from promptpipe.domain.localtime import zone_or_utc
+from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.states import ACTIVE, WITHDRAWN
 from promptpipe.research import admin
 from promptpipe.research._common import PARTICIPANT_ID
@@ -42,7 +43,7 @@ TICKS = {  # outbound message state -> (ticks, word, css class)
     "cancelled": ("✕", "cancelled: consent withdrawn or paused before it went out", "tick-failed"),
 }
 HIDDEN_TEXT = "hidden for viewers"
-TEXT_KIND, RESEARCHER_KIND = "text", "researcher"
+TEXT_KIND, RESEARCHER_KIND = MessageKind.TEXT, MessageKind.RESEARCHER
 
 
 def checked_id(participant_id: str) -> str:

@@ -1,0 +1,71 @@
+"""What a transcript message is and where it stands: closed sets, stored as their values."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+__all__ = ["INBOUND_CONTENT", "MessageKind", "MessageStatus", "VoteSource"]
+
+
+class MessageKind(StrEnum):
+    """The ``kind`` of a transcript message."""
+
+    TEXT = "text"
+    """words: the participant's, or the model's answer"""
+    GREETING = "greeting"
+    PROMPT = "prompt"
+    """the daily habit prompt"""
+    POLL = "poll"
+    REMINDER = "reminder"
+    CHECK_IN = "check_in"
+    """a feedback check-in or follow-up after silence"""
+    COMMAND = "command"
+    """the server's own answer to a command (STOP, HELP …) or to someone paused"""
+    SAFETY = "safety"
+    """the study's safety message"""
+    APOLOGY = "apology"
+    CLOSING = "closing"
+    """the study's closing message after the last day"""
+    RESEARCHER = "researcher"
+    """written by the research team, not the model"""
+    POLL_VOTE = "poll_vote"
+    REACTION = "reaction"
+    VOICE = "voice"
+    AUDIO = "audio"
+    IMAGE = "image"
+    VIDEO = "video"
+    STICKER = "sticker"
+    DOCUMENT = "document"
+    LOCATION = "location"
+    CONTACT = "contact"
+    UNREADABLE = "unreadable"
+    """reached the study phone but could not be decrypted"""
+
+
+INBOUND_CONTENT = (MessageKind.VOICE, MessageKind.AUDIO, MessageKind.IMAGE, MessageKind.VIDEO, MessageKind.STICKER,
+                   MessageKind.DOCUMENT, MessageKind.LOCATION, MessageKind.CONTACT)
+"""What a message without words can be (a reaction is an event of its own, not content)."""
+
+
+class MessageStatus(StrEnum):
+    """Where a transcript message stands: inbound received → answered, kept (not answered: paused,
+    or around STOP), failed or skipped; outbound queued → sent, failed, uncertain (a send a crash
+    interrupted) or cancelled (consent changed before it went)."""
+
+    RECEIVED = "received"
+    ANSWERED = "answered"
+    KEPT = "kept"
+    SKIPPED = "skipped"
+    QUEUED = "queued"
+    SENT = "sent"
+    FAILED = "failed"
+    UNCERTAIN = "uncertain"
+    CANCELLED = "cancelled"
+
+
+class VoteSource(StrEnum):
+    """How a vote on a poll was given."""
+
+    TAP = "tap"
+    TYPED = "typed"
+    REACTION = "reaction"
