@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from promptpipe.clock import Clock, SystemClock
-from promptpipe.config import Settings
+from promptpipe.config import Settings, TransportName
 from promptpipe.domain.backoff import Backoff
 from promptpipe.domain.safety import DEFAULT_SAFETY_MESSAGE, CrisisScreen
 from promptpipe.domain.timers import NudgePolicy
@@ -100,11 +100,11 @@ def nudge_policy(settings: Settings) -> NudgePolicy:
 
 
 def build_transport(settings: Settings) -> Transport:
-    if settings.transport == "dry-run":
+    if settings.transport == TransportName.DRY_RUN:
         from promptpipe.transport.dryrun import DryRunTransport
 
         return DryRunTransport(settings.dryrun_journal)
-    if settings.transport == "whatsapp":
+    if settings.transport == TransportName.WHATSAPP:
         from promptpipe.transport.whatsapp import WhatsAppTransport
 
         return WhatsAppTransport(

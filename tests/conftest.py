@@ -14,6 +14,7 @@ import pytest
 from promptpipe.app import App
 from promptpipe.clock import ManualClock
 from promptpipe.config import Settings, load_settings
+from promptpipe.config.generate import variables
 from promptpipe.storage.db import Database
 from promptpipe.transport.memory import MemoryTransport
 from tests.fakes.openai_server import FakeOpenAIServer
@@ -22,19 +23,8 @@ from tests.fakes.scheduler_clock import follow_clock
 pytest_plugins = ["tests.fakes.fixtures"]  # the fake OpenAI server fixtures
 
 POSTGRES_ENV = "TEST_POSTGRES_URL"
-PROJECT_VARS = (
-    "OPENAI_API_KEY", "OPENAI_BASE_URL", "GENAI_MODEL", "GENAI_TEMPERATURE", "DATABASE_URL",
-    "PROMPTPIPE_STATE_DIR", "CHAT_HISTORY_LIMIT", "INTAKE_BOT_PROMPT_FILE", "FEEDBACK_TRACKER_PROMPT_FILE",
-    "PROMPT_GENERATOR_PROMPT_FILE", "AUTO_ENROLL_NEW_USERS", "PROMPTPIPE_DEBUG", "PROMPTPIPE_TRANSPORT",
-    "LOG_FORMAT", "LLM_TIMEOUT", "LLM_MAX_RETRIES", "SEND_RATE_PER_SECOND", "LANE_CONCURRENCY",
-    "POLL_INTERVAL", "DEFAULT_TIMEZONE", "WHATSAPP_PAIR_PHONE", "WHATSAPP_BOT_LABEL",
-    "SCHEDULER_PREP_TIME_MINUTES", "MISFIRE_GRACE", "DAILY_PROMPT_REMINDER_DELAY", "AUTO_FEEDBACK_AFTER_PROMPT_ENABLED",
-    "AUTO_FEEDBACK_DELAY", "FEEDBACK_INITIAL_TIMEOUT", "FEEDBACK_FOLLOWUP_DELAY", "INTENSITY_POLL_ENABLED",
-    "PROMPTPIPE_DRYRUN_JOURNAL", "SUMMARY_PROMPT_FILE", "HISTORY_SUMMARY_EVERY_TURNS",
-    "MAX_SCHEDULES_PER_PARTICIPANT", "SAFETY_MESSAGE_FILE", "SAFETY_PHRASES_FILE", "ALERT_WEBHOOK_URL",
-    "DELIVERY_RECEIPT_WINDOW", "MARK_READ", "TYPED_ANSWER_WINDOW", "WHATSAPP_QR_RENEWALS", "RESEARCHER_TIMEZONE",
-    "WEB_SESSION_LIFETIME", "DB_AUTO_UPGRADE",
-)
+PROJECT_VARS = variables()
+"""Every variable a setting reads (from the declarations): cleared before each test."""
 
 
 @pytest.fixture(autouse=True)

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from promptpipe.config import load_settings, parse_duration
+from promptpipe.config import load_settings
+from promptpipe.domain.setting_values import parse_duration
 from promptpipe.errors import ConfigError
 
 

@@ -17,7 +17,7 @@ from promptpipe.cli._common import ask, cell, fail, load, print_json, print_tabl
 from promptpipe.cli._messaging import broadcast_command, send_command
 from promptpipe.cli._tokens import token_command
 from promptpipe.clock import SystemClock
-from promptpipe.config import Settings
+from promptpipe.config import Settings, TransportName
 from promptpipe.domain.study_summary import block_words
 from promptpipe.errors import AdminError, Forbidden
 from promptpipe.research import admin, oversight
@@ -127,7 +127,7 @@ async def _show(args: argparse.Namespace, env: Env) -> None:
 
 async def _simulate(args: argparse.Namespace, env: Env) -> None:
     text, db, clock = " ".join(args.text), env.db, env.clock
-    if env.settings.transport == "whatsapp":
+    if env.settings.transport == TransportName.WHATSAPP:
         raise Forbidden("simulate acts as a participant only on a pilot that reaches nobody: these settings serve "
                         "over WhatsApp (PROMPTPIPE_TRANSPORT=whatsapp), so a real person would get the answer. "
                         "Pilot with PROMPTPIPE_TRANSPORT=dry-run and a state directory (or DATABASE_URL) of its own.")

@@ -21,7 +21,8 @@ from promptpipe.cli._common import fail, load, run
 from promptpipe.cli._db import db_command
 from promptpipe.cli._web import start_web, web_command
 from promptpipe.clock import SystemClock
-from promptpipe.config import Settings
+from promptpipe.config import Settings, TransportName
+from promptpipe.config.generate import what_differs
 from promptpipe.domain.study_file import StudyFileError, load_study
 from promptpipe.domain.study_summary import describe
 from promptpipe.domain.text import for_terminal
@@ -294,7 +295,8 @@ def _study_check(path: str, *, unblind: bool) -> int:
 def _reexec_without_bot_label(settings: Settings) -> None:
     """neonize's Go library reads NEONIZE_BOT_TAG only from the environment the process started
     with, so turning the label off means starting again with the variable set."""
-    if settings.transport != "whatsapp" or settings.whatsapp_bot_label or os.environ.get("NEONIZE_BOT_TAG") == "off":
+    label_off = os.environ.get("NEONIZE_BOT_TAG") == "off"
+    if settings.transport != TransportName.WHATSAPP or settings.whatsapp_bot_label or label_off:
         return
     os.environ["NEONIZE_BOT_TAG"] = "off"
     os.execv(sys.executable, [sys.executable, "-m", "promptpipe.cli", *sys.argv[1:]])
@@ -311,6 +313,8 @@ async def _check(settings: Settings) -> int:
     finally:
         await db.close()
     print(f"settings ok; database ok ({db.dialect}); transport {settings.transport}")
+    for line in what_differs(settings):
+        print(f"  {for_terminal(line)}")
     print(f"database schema: {state.describe()}")
     print(for_terminal(_protocol_line(settings, history[-1].hash if history else None)))
     for line in report.lines():

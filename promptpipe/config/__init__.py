@@ -1,39 +1,82 @@
 """Settings: read once from the environment and ``.env``, validated, then passed down.
 
-No other module reads ``os.environ``. Every field names its variable, default and meaning in the
-field docstring; :func:`load_settings` turns friendly input (``90s``, ``15m``, ``5h``, ``on``) into
-proper types and fails with a :class:`ConfigError` that names the variable and the fix.
+No other module reads ``os.environ``. Each setting is declared once, on its :class:`Settings`
+field (``setting(VARIABLE, default, parser, section=…, meaning=…)``, see :mod:`.declared`):
+:func:`load_settings` parses what the declarations say, and ``.env.example``, the README's table
+and ``promptpipe check`` are made from them (:mod:`.generate`; a test compares the files). Input
+is friendly (``90s``, ``15m``, ``5h``, ``on``); a bad value fails with a :class:`ConfigError` that
+names the variable and the fix.
 """
 
 from __future__ import annotations
 
-import functools
+import dataclasses
 import os
-import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
+from enum import StrEnum
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from dotenv import dotenv_values
 
+from promptpipe.config.declared import declared, duration, floats, ints, on_off, setting, text
 from promptpipe.config.values import (
+    api_listen,
+    e164_phone,
+    existing_file,
     normalise_database_url,
-    optional_file,
     outside_seed,
-    prompt_file_path,
+    prompt_file_default,
     trusted_proxies,
     webhook_url,
 )
 from promptpipe.domain.limits import DEFAULT_MAX_SCHEDULES
-from promptpipe.domain.setting_values import parse_bool, parse_duration, parse_float, parse_int, validate_timezone
+from promptpipe.domain.setting_values import validate_timezone
 from promptpipe.domain.study import OPEN_STUDY, Study
 from promptpipe.domain.study_file import load_study
 from promptpipe.errors import ConfigError
 
-TRANSPORTS = ("whatsapp", "console", "dry-run")
-LOG_FORMATS = ("console", "json")
+__all__ = ["DEFAULT_HISTORY_WINDOW", "LogFormat", "Settings", "TransportName", "load_settings", "read_environment"]
+
+
+class TransportName(StrEnum):
+    """How the service reaches people (PROMPTPIPE_TRANSPORT)."""
+
+    WHATSAPP = "whatsapp"
+    CONSOLE = "console"
+    """only ``promptpipe chat``"""
+    DRY_RUN = "dry-run"
+
+
+class LogFormat(StrEnum):
+    CONSOLE = "console"
+    JSON = "json"
+
+
+def _choice(options: type[StrEnum]) -> Any:
+    def parse(name: str, raw: str) -> StrEnum:
+        try:
+            return options(raw)
+        except ValueError:
+            raise ConfigError(f"{name}={raw!r} is unknown: use one of {', '.join(options)}.") from None
+
+    return parse
+
+
+def _zone(name: str, raw: str) -> str:
+    return validate_timezone(name, raw)
+
+
+def _path(name: str, raw: str) -> Path:
+    return Path(raw)
+
+
+def _none_if_empty(name: str, raw: str) -> str | None:
+    return raw or None
+
+
 DEFAULT_HISTORY_WINDOW = 50
 _SOURCE_PROMPTS_DIR = Path(__file__).resolve().parents[2] / "prompts"
 
@@ -42,143 +85,218 @@ _SOURCE_PROMPTS_DIR = Path(__file__).resolve().parents[2] / "prompts"
 class Settings:
     """Everything the service can be told. Build it with :func:`load_settings`."""
 
-    openai_api_key: str | None = None
-    """OPENAI_API_KEY (required by ``serve`` and ``chat``): key for the OpenAI-compatible server."""
-    openai_base_url: str | None = None
-    """OPENAI_BASE_URL (default: OpenAI's own API): any OpenAI-compatible chat-completions server."""
-    genai_model: str = "gpt-4o-mini"
-    """GENAI_MODEL (default gpt-4o-mini): model name sent with every request."""
-    genai_temperature: float = 0.1
-    """GENAI_TEMPERATURE (default 0.1, 0..2): sampling temperature."""
-    llm_timeout: timedelta = timedelta(seconds=60)
-    """LLM_TIMEOUT (default 60s): give up on one model request after this long."""
-    llm_max_retries: int = 2
-    """LLM_MAX_RETRIES (default 2): quick retries of one request inside the OpenAI client."""
-    state_dir: Path = Path("promptpipe-state")
-    """PROMPTPIPE_STATE_DIR (default ./promptpipe-state): WhatsApp session, SQLite file, lock."""
-    database_url: str = ""
-    """DATABASE_URL (default sqlite:///<state dir>/promptpipe.db): sqlite:/// or postgresql:// URL."""
-    db_auto_upgrade: bool = False
-    """DB_AUTO_UPGRADE (default off): ``serve`` upgrades a database made by an older release by
-    itself (a SQLite file is copied first); off, it refuses and names ``promptpipe db upgrade``."""
-    chat_history_limit: int = DEFAULT_HISTORY_WINDOW
-    """CHAT_HISTORY_LIMIT (default 50; 0 none; -1 the default): past messages the model sees."""
-    intake_prompt_file: Path = _SOURCE_PROMPTS_DIR / "intake_system.txt"
-    """INTAKE_BOT_PROMPT_FILE (default prompts/intake_system.txt): intake system prompt."""
-    feedback_prompt_file: Path = _SOURCE_PROMPTS_DIR / "feedback_system.txt"
-    """FEEDBACK_TRACKER_PROMPT_FILE (default prompts/feedback_system.txt): feedback system prompt."""
-    prompt_generator_prompt_file: Path = _SOURCE_PROMPTS_DIR / "prompt_generator_system.txt"
-    """PROMPT_GENERATOR_PROMPT_FILE (default prompts/prompt_generator_system.txt)."""
-    summary_prompt_file: Path = _SOURCE_PROMPTS_DIR / "summary_system.txt"
-    """SUMMARY_PROMPT_FILE (default prompts/summary_system.txt): how older turns are summarised."""
-    history_summary_every_turns: int = 10
-    """HISTORY_SUMMARY_EVERY_TURNS (default 10; 0 = never): messages older than the history window
-    are folded into the conversation's running summary at most once per this many turns."""
-    auto_enroll_new_users: bool = False
-    """AUTO_ENROLL_NEW_USERS (default off): enroll anyone who writes, instead of ignoring them."""
-    default_timezone: str = "UTC"
-    """DEFAULT_TIMEZONE (default UTC): IANA zone for participants enrolled without one."""
-    debug: bool = False
-    """PROMPTPIPE_DEBUG (default off): log message text and tool arguments (study data!)."""
-    transport: str = "whatsapp"
-    """PROMPTPIPE_TRANSPORT (default whatsapp): whatsapp, console or dry-run."""
-    log_format: str = "console"
-    """LOG_FORMAT (default console): console (readable) or json (one object per line)."""
-    send_rate_per_s: float = 1.0
-    """SEND_RATE_PER_SECOND (default 1; 0 = no limit): outbound messages per second, all chats."""
-    send_jitter: float = 0.5
-    """SEND_JITTER (default 0.5, 0 to 2): each wait the rate imposes is longer by a random share of
-    up to this much, so sends never tick like a machine (WhatsApp bans bulk senders)."""
-    lane_concurrency: int = 100
-    """LANE_CONCURRENCY (default 100): participants whose turns may run at the same time."""
-    poll_interval: timedelta = timedelta(milliseconds=500)
-    """POLL_INTERVAL (default 0.5s): how often the database is checked for rows written by
-    another process (the admin script) and for retries that became due."""
-    dryrun_journal: Path | None = None
-    """PROMPTPIPE_DRYRUN_JOURNAL (optional; dry-run only): append every message "sent" to this
-    file as a JSON line (used by the recovery drill to count deliveries)."""
-    whatsapp_pair_phone: str | None = None
-    """WHATSAPP_PAIR_PHONE (optional, E.164): log in by an 8-character code for this phone
-    instead of scanning a QR code."""
-    whatsapp_bot_label: bool = False
-    """WHATSAPP_BOT_LABEL (default off): let WhatsApp show its bot label on our messages. neonize
-    marks each send with a business-bot node for it, which an ordinary account does not send:
-    asked for, not assumed."""
-    whatsapp_qr_renewals: int = 5
-    """WHATSAPP_QR_RENEWALS (default 5): how often `serve` starts again with a new QR code when
-    nobody scans it (each round lasts about 3 minutes); after that it exits with status 1."""
-    mark_read: bool = True
-    """MARK_READ (default on): show participants blue ticks on their messages once the turn that
-    answers them is committed."""
-    delivery_receipt_window: timedelta = timedelta(hours=12)
-    """DELIVERY_RECEIPT_WINDOW (default 12h): a prompt with no delivered receipt this long after
-    it was sent counts as ``not_delivered`` rather than ``no_reply``."""
-    typed_answer_window: timedelta = timedelta(0)
-    """TYPED_ANSWER_WINDOW (default 0 = until the next prompt): how long after a daily prompt a
-    typed "done", "2" or 👍 still answers its polls; after that it is an ordinary message."""
-    scheduler_prep_time_minutes: int = 10
-    """SCHEDULER_PREP_TIME_MINUTES (default 10): the daily prompt is sent this long before the habit time."""
-    misfire_grace: timedelta = timedelta(hours=1)
-    """MISFIRE_GRACE (default 1h): a prompt or timer missed while the service was down is still
-    sent if it is at most this late; later than that it is skipped and logged as missed."""
-    daily_prompt_reminder_delay: timedelta = timedelta(hours=5)
-    """DAILY_PROMPT_REMINDER_DELAY (default 5h; 0 = no reminders): remind a participant who has
-    not replied to their daily prompt after this long."""
-    auto_feedback_after_prompt_enabled: bool = True
-    """AUTO_FEEDBACK_AFTER_PROMPT_ENABLED (default on): hand a participant who has not replied
-    to FEEDBACK a short while after their prompt."""
-    auto_feedback_delay: timedelta = timedelta(minutes=5)
-    """AUTO_FEEDBACK_DELAY (default 5m): how long after the prompt that hand-over happens."""
-    feedback_initial_timeout: timedelta = timedelta(minutes=15)
-    """FEEDBACK_INITIAL_TIMEOUT (default 15m; 0 = off): ask how it went when a participant in
-    FEEDBACK has been silent this long."""
-    feedback_followup_delay: timedelta = timedelta(hours=3)
-    """FEEDBACK_FOLLOWUP_DELAY (default 3h; 0 = off): one more question this long after that."""
-    intensity_poll_enabled: bool = True
-    """INTENSITY_POLL_ENABLED (default on): with the first daily prompt of a local day, ask in a
-    poll whether the daily steps should be smaller, the same or bigger."""
-    max_schedules_per_participant: int = DEFAULT_MAX_SCHEDULES
-    """MAX_SCHEDULES_PER_PARTICIPANT (default 3): daily prompt schedules one participant may have."""
-    safety_phrases_file: Path | None = None
-    """SAFETY_PHRASES_FILE (optional): more crisis phrases for the safety screen, one per line
-    (# starts a comment), added to the built-in English list."""
-    safety_message_file: Path | None = None
-    """SAFETY_MESSAGE_FILE (optional): the study's own safety message (its helpline, its team's
-    contact), sent at once when the screen or the model flags a concern. Default: our text,
-    pointing to local emergency services."""
-    alert_webhook_url: str | None = None
-    """ALERT_WEBHOOK_URL (optional, http or https): receives a POST with the participant id and
-    severity of every safety flag (never the message text)."""
-    study_file: Path | None = None
-    """PROMPTPIPE_STUDY_FILE (optional): the study protocol (TOML; see study.example.toml). Without
-    one the study is open-ended with one arm and no randomisation."""
+    # ------------------------------------------------------------------ the language model
+    openai_api_key: str | None = setting(
+        "OPENAI_API_KEY", None, _none_if_empty, section="model", readme=True, secret=True,
+        shown="— (required by `serve`, `chat`)",
+        meaning="Key for the OpenAI-compatible server. Any non-empty value works for a local server that ignores it.")
+    openai_base_url: str | None = setting(
+        "OPENAI_BASE_URL", None, _none_if_empty, section="model", readme=True, shown="OpenAI",
+        meaning="Base URL of any OpenAI-compatible chat-completions server. Empty: OpenAI's own API.")
+    genai_model: str = setting("GENAI_MODEL", "gpt-4o-mini", text, section="model", readme=True,
+                               meaning="Model name sent with every request.")
+    genai_temperature: float = setting("GENAI_TEMPERATURE", 0.1, floats(0.0, 2.0), section="model",
+                                       meaning="Sampling temperature, 0 to 2.")
+    llm_timeout: timedelta = setting(
+        "LLM_TIMEOUT", timedelta(seconds=60), duration, section="model",
+        meaning="Give up on one model request after this long (the participant gets a short apology, the message is "
+                "kept).")
+    llm_max_retries: int = setting(
+        "LLM_MAX_RETRIES", 2, ints(0), section="model",
+        meaning="Quick retries of one request inside the OpenAI client before the turn is retried later.")
+
+    # ------------------------------------------------------------------ storage
+    state_dir: Path = setting(
+        "PROMPTPIPE_STATE_DIR", Path("promptpipe-state"), _path, section="storage", readme=True,
+        shown="`./promptpipe-state`",
+        meaning="The WhatsApp session, the default SQLite database and the single-instance lock live here.")
+    database_url: str = setting(
+        "DATABASE_URL", "", lambda name, raw: normalise_database_url(raw), section="storage", readme=True,
+        shown="SQLite file in the state dir",
+        meaning="Empty: sqlite:///<PROMPTPIPE_STATE_DIR>/promptpipe.db. Or postgresql://user:pw@host:5432/db.")
+    db_auto_upgrade: bool = setting(
+        "DB_AUTO_UPGRADE", False, on_off, section="storage", readme=True,
+        meaning="on: `serve` upgrades a database an older release made by itself (a SQLite file is copied first). "
+                "off: it refuses and names `promptpipe db upgrade` (see Upgrading in the README).")
+
+    # ------------------------------------------------------------------ the conversation
+    chat_history_limit: int = setting(
+        "CHAT_HISTORY_LIMIT", DEFAULT_HISTORY_WINDOW, ints(-1), section="conversation", readme=True,
+        meaning="Past transcript messages the model sees each turn: 0 for none, -1 for the default.")
+    intake_prompt_file: Path = setting(
+        "INTAKE_BOT_PROMPT_FILE", _SOURCE_PROMPTS_DIR / "intake_system.txt", _path, section="conversation",
+        example="", shown="`prompts/intake_system.txt`",
+        meaning="The intake system prompt (a plain text file). Empty: the file in ./prompts.")
+    feedback_prompt_file: Path = setting(
+        "FEEDBACK_TRACKER_PROMPT_FILE", _SOURCE_PROMPTS_DIR / "feedback_system.txt", _path, section="conversation",
+        example="", shown="`prompts/feedback_system.txt`",
+        meaning="The feedback system prompt. Empty: the file in ./prompts.")
+    prompt_generator_prompt_file: Path = setting(
+        "PROMPT_GENERATOR_PROMPT_FILE", _SOURCE_PROMPTS_DIR / "prompt_generator_system.txt", _path,
+        section="conversation", example="", shown="`prompts/prompt_generator_system.txt`",
+        meaning="The system prompt that writes the daily habit prompt. Empty: the file in ./prompts.")
+    summary_prompt_file: Path = setting(
+        "SUMMARY_PROMPT_FILE", _SOURCE_PROMPTS_DIR / "summary_system.txt", _path, section="conversation",
+        example="", shown="`prompts/summary_system.txt`",
+        meaning="The system prompt that folds older turns into the running summary. Empty: the file in ./prompts.")
+    history_summary_every_turns: int = setting(
+        "HISTORY_SUMMARY_EVERY_TURNS", 10, ints(0), section="conversation", readme=True,
+        meaning="Fold messages older than the history window into a running summary (written by the model) at most "
+                "once per this many turns (0 = never).")
+    auto_enroll_new_users: bool = setting(
+        "AUTO_ENROLL_NEW_USERS", False, on_off, section="conversation", readme=True,
+        meaning="Answer unknown senders by enrolling them (off: they are ignored and logged).")
+    default_timezone: str = setting(
+        "DEFAULT_TIMEZONE", "UTC", _zone, section="conversation",
+        meaning="IANA time zone for participants enrolled without one (auto-enrolment, `promptpipe chat`).")
+
+    # ------------------------------------------------------------------ the transport
+    transport: TransportName = setting(
+        "PROMPTPIPE_TRANSPORT", TransportName.WHATSAPP, _choice(TransportName), section="transport", readme=True,
+        meaning="whatsapp (a real phone), dry-run (nothing is sent; replies are recorded as sent), console (only "
+                "`promptpipe chat`).")
+    dryrun_journal: Path | None = setting(
+        "PROMPTPIPE_DRYRUN_JOURNAL", None, _path, section="transport",
+        meaning="dry-run only: append every message 'sent' to this file, one JSON line each (the recovery drill "
+                "counts deliveries from it).")
+    whatsapp_pair_phone: str | None = setting(
+        "WHATSAPP_PAIR_PHONE", None, e164_phone, section="transport",
+        meaning="Log in by an 8-character code for this number (E.164, e.g. +14165550123) instead of scanning a QR "
+                "code.")
+    whatsapp_bot_label: bool = setting(
+        "WHATSAPP_BOT_LABEL", False, on_off, section="transport", readme=True,
+        meaning="Let WhatsApp show its bot label on our messages (neonize then marks every send as a business bot's, "
+                "which an ordinary account does not).")
+    whatsapp_qr_renewals: int = setting(
+        "WHATSAPP_QR_RENEWALS", 5, ints(0), section="transport",
+        meaning="When nobody scans the QR code (about 3 minutes of codes), serve starts again with a new one this "
+                "many times, then exits with status 1 and says what to run.")
+    mark_read: bool = setting(
+        "MARK_READ", True, on_off, section="transport",
+        meaning="Blue ticks: mark a participant's messages read once the turn answering them is committed.")
+    delivery_receipt_window: timedelta = setting(
+        "DELIVERY_RECEIPT_WINDOW", timedelta(hours=12), duration, section="transport",
+        meaning="A prompt with no delivered receipt this long after it was sent counts as not_delivered, not "
+                "no_reply.")
+    typed_answer_window: timedelta = setting(
+        "TYPED_ANSWER_WINDOW", timedelta(0), duration, section="transport", example="0",
+        shown="`0` (until the next prompt)",
+        meaning="How long after a daily prompt a typed 'done', '2', 'yes' or 👍 still answers its polls (0: until the "
+                "next prompt); after that it is an ordinary message. Taps on the poll count until the next prompt.")
+    send_rate_per_s: float = setting(
+        "SEND_RATE_PER_SECOND", 1.0, floats(0.0, 10_000.0), section="transport", readme=True, example="1",
+        shown="`1`", meaning="Outbound messages per second across all chats (0 = no limit).")
+    send_jitter: float = setting(
+        "SEND_JITTER", 0.5, floats(0.0, 2.0), section="transport", readme=True,
+        meaning="Each wait the rate imposes is longer by a random share of up to this (0 to 2), so sends never tick "
+                "like a machine.")
+    lane_concurrency: int = setting(
+        "LANE_CONCURRENCY", 100, ints(1), section="transport",
+        meaning="Participants whose turns may run at the same time.")
+    poll_interval: timedelta = setting(
+        "POLL_INTERVAL", timedelta(milliseconds=500), duration, section="transport", example="0.5s",
+        shown="`0.5s`",
+        meaning="How often the database is checked for rows written by another process (the admin script) and for "
+                "retries that came due (at most 2s).")
+
+    # ------------------------------------------------------------------ daily prompts and timers
+    scheduler_prep_time_minutes: int = setting(
+        "SCHEDULER_PREP_TIME_MINUTES", 10, ints(0), section="timers", readme=True,
+        meaning="The daily prompt goes out this many minutes before the habit time the participant chose.")
+    misfire_grace: timedelta = setting(
+        "MISFIRE_GRACE", timedelta(hours=1), duration, section="timers", readme=True,
+        meaning="A prompt or timer missed while the service was down is sent late up to this much, else skipped and "
+                "logged.")
+    daily_prompt_reminder_delay: timedelta = setting(
+        "DAILY_PROMPT_REMINDER_DELAY", timedelta(hours=5), duration, section="timers", readme=True,
+        meaning="Remind a participant who has not answered their daily prompt after this long (0 = none).")
+    auto_feedback_after_prompt_enabled: bool = setting(
+        "AUTO_FEEDBACK_AFTER_PROMPT_ENABLED", True, on_off, section="timers", readme=True,
+        meaning="Hand a participant who has not answered their prompt to the feedback conversation, after "
+                "AUTO_FEEDBACK_DELAY.")
+    auto_feedback_delay: timedelta = setting(
+        "AUTO_FEEDBACK_DELAY", timedelta(minutes=5), duration, section="timers", readme=True,
+        meaning="How long after the prompt that hand-over happens.")
+    feedback_initial_timeout: timedelta = setting(
+        "FEEDBACK_INITIAL_TIMEOUT", timedelta(minutes=15), duration, section="timers", readme=True,
+        meaning="In the feedback conversation, ask how it went after this much silence (0 = never) …")
+    feedback_followup_delay: timedelta = setting(
+        "FEEDBACK_FOLLOWUP_DELAY", timedelta(hours=3), duration, section="timers", readme=True,
+        meaning="… and once more after this much further silence (0 = never).")
+    intensity_poll_enabled: bool = setting(
+        "INTENSITY_POLL_ENABLED", True, on_off, section="timers", readme=True,
+        meaning="With the first daily prompt of a local day, ask in a poll whether the daily steps should be lighter, "
+                "the same or more.")
+    max_schedules_per_participant: int = setting(
+        "MAX_SCHEDULES_PER_PARTICIPANT", DEFAULT_MAX_SCHEDULES, ints(1), section="timers", readme=True,
+        meaning="Daily prompt schedules one participant may have (each sends one prompt a day).")
+
+    # ------------------------------------------------------------------ the study
+    study_file: Path | None = setting(
+        "PROMPTPIPE_STUDY_FILE", None, existing_file, section="study", readme=True,
+        meaning="The study protocol (TOML: arms, study days, quiet hours, randomisation; see study.example.toml and "
+                "`promptpipe study check FILE`). Empty: an open-ended study with one arm and no randomisation.")
+    study_seed_file: Path | None = setting(
+        "PROMPTPIPE_STUDY_SEED_FILE", None, existing_file, section="study", readme=True,
+        meaning="A file (mode 0600) holding the study's secret seed as 64 or more hex digits; the database then keeps "
+                "only its fingerprint (see docs/allocation.md).")
+    study_seed: str | None = setting(
+        "PROMPTPIPE_STUDY_SEED", None, _none_if_empty, section="study", readme=True, secret=True,
+        meaning="The same seed given directly (not both).")
+    intake_inactivity: timedelta = setting(
+        "INTAKE_INACTIVITY", timedelta(minutes=30), duration, section="study", readme=True,
+        meaning="Put intake on hold when the participant stops answering in the middle of it (0 = off).")
+    intake_reminder_delay: timedelta = setting(
+        "INTAKE_REMINDER_DELAY", timedelta(days=1), duration, section="study", readme=True,
+        meaning="While intake is on hold, invite them to finish it after this long (0 = never; never in quiet "
+                "hours) …")
+    intake_reminder_max: int = setting(
+        "INTAKE_REMINDER_MAX", 2, ints(0), section="study", readme=True,
+        meaning="… at most this many times.")
+
+    # ------------------------------------------------------------------ safety
+    safety_message_file: Path | None = setting(
+        "SAFETY_MESSAGE_FILE", None, existing_file, section="safety", readme=True, shown="our text",
+        meaning="The study's own safety message (its helpline, its team), sent at once when a message shows crisis "
+                "words or the model flags a concern. Empty: PromptPipe's text, pointing to local emergency services.")
+    safety_phrases_file: Path | None = setting(
+        "SAFETY_PHRASES_FILE", None, existing_file, section="safety", readme=True,
+        meaning="More crisis phrases for the safety screen (one per line, # for comments), added to the built-in "
+                "English list.")
+    alert_webhook_url: str | None = setting(
+        "ALERT_WEBHOOK_URL", None, lambda name, raw: webhook_url(raw), section="safety", readme=True,
+        meaning="Receives a JSON POST (flag id, participant id, severity; never the text) for every safety flag.")
+
+    # ------------------------------------------------------------------ the HTTP API and the dashboard
+    api_listen: str = setting(
+        "API_LISTEN", "127.0.0.1:8080", api_listen, section="web", readme=True, empty_means_off=True,
+        meaning="host:port where `promptpipe serve` answers the HTTP API and the dashboard (empty = off). Keep it on "
+                "127.0.0.1 unless a reverse proxy with HTTPS stands in front.")
+    researcher_timezone: str = setting(
+        "RESEARCHER_TIMEZONE", "UTC", _zone, section="web", readme=True,
+        meaning="The dashboard shows times in this IANA zone beside each participant's own.")
+    web_session_lifetime: timedelta = setting(
+        "WEB_SESSION_LIFETIME", timedelta(hours=8), duration, section="web", readme=True,
+        meaning="How long a dashboard sign-in lasts (at least 1m).")
+    web_trusted_proxies: tuple[str, ...] = setting(
+        "WEB_TRUSTED_PROXIES", (), lambda name, raw: trusted_proxies(raw), section="web", readme=True,
+        meaning="Reverse proxies (IPs or networks, comma-separated) whose X-Forwarded-For/-Proto are believed; "
+                "without it they are ignored.")
+    web_max_body_bytes: int = setting(
+        "WEB_MAX_BODY_BYTES", 1_000_000, ints(1024), section="web", readme=True,
+        meaning="A larger request body is refused (413) before it is read.")
+
+    # ------------------------------------------------------------------ logs
+    log_format: LogFormat = setting(
+        "LOG_FORMAT", LogFormat.CONSOLE, _choice(LogFormat), section="logs", readme=True,
+        meaning="console (readable) or json (one object per line); phone numbers are always masked.")
+    debug: bool = setting(
+        "PROMPTPIPE_DEBUG", False, on_off, section="logs",
+        meaning="Log message text and tool arguments too. They are study data: keep this off in a real study.")
+
+    # ------------------------------------------------------------------ derived, not variables
     study: Study = OPEN_STUDY
-    """The protocol read from PROMPTPIPE_STUDY_FILE, with the seed of PROMPTPIPE_STUDY_SEED_FILE or
-    PROMPTPIPE_STUDY_SEED (optional, 64 or more hex digits; the database then keeps only its
-    fingerprint, see docs/allocation.md)."""
-    intake_inactivity: timedelta = timedelta(minutes=30)
-    """INTAKE_INACTIVITY (default 30m; 0 = off): put intake on hold when the participant has not
-    answered for this long in the middle of it."""
-    intake_reminder_delay: timedelta = timedelta(days=1)
-    """INTAKE_REMINDER_DELAY (default 1d; 0 = off): invite someone whose intake is on hold to
-    finish it after this long (never in the study's quiet hours)."""
-    intake_reminder_max: int = 2
-    """INTAKE_REMINDER_MAX (default 2): intake reminders at most, each time intake is put on hold."""
-    api_listen: str = "127.0.0.1:8080"
-    """API_LISTEN (default 127.0.0.1:8080; empty = off): host:port where ``serve`` answers the HTTP
-    API and the dashboard. Anything but a loopback address exposes them to the network: put them
-    behind HTTPS (a reverse proxy) there."""
-    researcher_timezone: str = "UTC"
-    """RESEARCHER_TIMEZONE (default UTC): the dashboard shows times in this IANA zone beside each
-    participant's own local time."""
-    web_session_lifetime: timedelta = timedelta(hours=8)
-    """WEB_SESSION_LIFETIME (default 8h): a dashboard sign-in lasts this long."""
-    web_trusted_proxies: tuple[str, ...] = ()
-    """WEB_TRUSTED_PROXIES (default none): addresses of reverse proxies whose X-Forwarded-For and
-    X-Forwarded-Proto are believed (comma-separated IPs or networks). Without it the caller's own
-    address counts, whatever headers it sends."""
-    web_max_body_bytes: int = 1_000_000
-    """WEB_MAX_BODY_BYTES (default 1000000): a request body larger than this is refused (413)."""
+    """The protocol read from PROMPTPIPE_STUDY_FILE, with the seed kept outside the database."""
     extra: Mapping[str, str] = field(default_factory=dict, repr=False)
     """Every raw variable that was read, for error messages only."""
 
@@ -214,163 +332,34 @@ def read_environment(env_file: str | Path | None = ".env") -> dict[str, str]:
 def load_settings(env: Mapping[str, str] | None = None, *, env_file: str | Path | None = ".env") -> Settings:
     """Build validated :class:`Settings`; ``env`` replaces the process environment (tests)."""
     env = dict(read_environment(env_file) if env is None else env)
-
-    def get(name: str) -> str:
-        return env.get(name, "").strip()
-
-    settings = Settings(**_model_settings(env, get), **_service_settings(get), **_whatsapp_settings(get),
-                        **_timer_settings(get), **_safety_settings(get), **_study_settings(get), **_web_settings(env),
-                        extra=env)
+    values: dict[str, Any] = {}
+    for spec_field in dataclasses.fields(Settings):
+        spec = declared(spec_field)
+        if spec is None:
+            continue
+        raw = env.get(spec.env)
+        if raw is None or (not raw.strip() and not spec.empty_means_off):
+            continue  # the default
+        values[spec_field.name] = spec.parse(spec.env, raw.strip())
+    settings = _derived(Settings(**values, extra=env), env)
     _check(settings)
     return settings
 
 
-Get = Callable[[str], str]
-T = TypeVar("T")
-
-
-def _value(get: Get, name: str, parse: Callable[[str, str], T], default: T) -> T:
-    """The variable parsed, or the default when it is not set."""
-    raw = get(name)
-    return parse(name, raw) if raw else default
-
-
-def _int(minimum: int) -> Callable[[str, str], int]:
-    return functools.partial(parse_int, minimum=minimum)
-
-
-def _float(low: float, high: float) -> Callable[[str, str], float]:
-    return functools.partial(parse_float, low=low, high=high)
-
-
-_DEFAULTS = Settings()
-
-
-def _model_settings(env: Mapping[str, str], get: Get) -> dict[str, Any]:
-    d = _DEFAULTS
-    return {
-        "openai_api_key": get("OPENAI_API_KEY") or None,
-        "openai_base_url": get("OPENAI_BASE_URL") or None,
-        "genai_model": get("GENAI_MODEL") or d.genai_model,
-        "genai_temperature": _value(get, "GENAI_TEMPERATURE", _float(0.0, 2.0), d.genai_temperature),
-        "llm_timeout": _value(get, "LLM_TIMEOUT", parse_duration, d.llm_timeout),
-        "llm_max_retries": _value(get, "LLM_MAX_RETRIES", _int(0), d.llm_max_retries),
-        "chat_history_limit": _value(get, "CHAT_HISTORY_LIMIT", _int(-1), d.chat_history_limit),
-        "intake_prompt_file": prompt_file_path(env, "INTAKE_BOT_PROMPT_FILE", d.intake_prompt_file),
-        "feedback_prompt_file": prompt_file_path(env, "FEEDBACK_TRACKER_PROMPT_FILE", d.feedback_prompt_file),
-        "prompt_generator_prompt_file": prompt_file_path(env, "PROMPT_GENERATOR_PROMPT_FILE",
-                                                     d.prompt_generator_prompt_file),
-        "summary_prompt_file": prompt_file_path(env, "SUMMARY_PROMPT_FILE", d.summary_prompt_file),
-        "history_summary_every_turns": _value(get, "HISTORY_SUMMARY_EVERY_TURNS", _int(0),
-                                              d.history_summary_every_turns),
-    }
-
-
-def _service_settings(get: Get) -> dict[str, Any]:
-    d = _DEFAULTS
-    state_dir = Path(get("PROMPTPIPE_STATE_DIR") or "promptpipe-state")
-    database_url = get("DATABASE_URL")
-    transport = get("PROMPTPIPE_TRANSPORT") or "whatsapp"
-    if transport not in TRANSPORTS:
-        raise ConfigError(f"PROMPTPIPE_TRANSPORT={transport!r} is unknown: use one of {', '.join(TRANSPORTS)}.")
-    log_format = get("LOG_FORMAT") or "console"
-    if log_format not in LOG_FORMATS:
-        raise ConfigError(f"LOG_FORMAT={log_format!r} is unknown: use console or json.")
-    return {
-        "state_dir": state_dir,
-        "database_url": (normalise_database_url(database_url) if database_url
-                         else f"sqlite:///{state_dir / 'promptpipe.db'}"),
-        "auto_enroll_new_users": _value(get, "AUTO_ENROLL_NEW_USERS", parse_bool, False),
-        "default_timezone": validate_timezone("DEFAULT_TIMEZONE", get("DEFAULT_TIMEZONE") or "UTC"),
-        "debug": _value(get, "PROMPTPIPE_DEBUG", parse_bool, False),
-        "transport": transport,
-        "log_format": log_format,
-        "send_rate_per_s": _value(get, "SEND_RATE_PER_SECOND", _float(0.0, 10_000.0), d.send_rate_per_s),
-        "send_jitter": _value(get, "SEND_JITTER", _float(0.0, 2.0), d.send_jitter),
-        "lane_concurrency": _value(get, "LANE_CONCURRENCY", _int(1), d.lane_concurrency),
-        "poll_interval": _value(get, "POLL_INTERVAL", parse_duration, d.poll_interval),
-        "dryrun_journal": Path(get("PROMPTPIPE_DRYRUN_JOURNAL")) if get("PROMPTPIPE_DRYRUN_JOURNAL") else None,
-        "mark_read": _value(get, "MARK_READ", parse_bool, True),
-        "db_auto_upgrade": _value(get, "DB_AUTO_UPGRADE", parse_bool, False),
-    }
-
-
-def _whatsapp_settings(get: Get) -> dict[str, Any]:
-    pair_phone = get("WHATSAPP_PAIR_PHONE") or None
-    if pair_phone is not None and not re.fullmatch(r"\+\d{7,15}", pair_phone):
-        raise ConfigError(f"WHATSAPP_PAIR_PHONE={pair_phone!r} must be E.164, like +14165550123.")
-    return {
-        "whatsapp_pair_phone": pair_phone,
-        "whatsapp_bot_label": _value(get, "WHATSAPP_BOT_LABEL", parse_bool, _DEFAULTS.whatsapp_bot_label),
-        "whatsapp_qr_renewals": _value(get, "WHATSAPP_QR_RENEWALS", _int(0), _DEFAULTS.whatsapp_qr_renewals),
-        "delivery_receipt_window": _value(get, "DELIVERY_RECEIPT_WINDOW", parse_duration,
-                                          _DEFAULTS.delivery_receipt_window),
-        "typed_answer_window": _value(get, "TYPED_ANSWER_WINDOW", parse_duration, _DEFAULTS.typed_answer_window),
-    }
-
-
-def _timer_settings(get: Get) -> dict[str, Any]:
-    d = _DEFAULTS
-    return {
-        "scheduler_prep_time_minutes": _value(get, "SCHEDULER_PREP_TIME_MINUTES", _int(0),
-                                              d.scheduler_prep_time_minutes),
-        "misfire_grace": _value(get, "MISFIRE_GRACE", parse_duration, d.misfire_grace),
-        "daily_prompt_reminder_delay": _value(get, "DAILY_PROMPT_REMINDER_DELAY", parse_duration,
-                                              d.daily_prompt_reminder_delay),
-        "auto_feedback_after_prompt_enabled": _value(get, "AUTO_FEEDBACK_AFTER_PROMPT_ENABLED", parse_bool, True),
-        "auto_feedback_delay": _value(get, "AUTO_FEEDBACK_DELAY", parse_duration, d.auto_feedback_delay),
-        "feedback_initial_timeout": _value(get, "FEEDBACK_INITIAL_TIMEOUT", parse_duration,
-                                           d.feedback_initial_timeout),
-        "feedback_followup_delay": _value(get, "FEEDBACK_FOLLOWUP_DELAY", parse_duration, d.feedback_followup_delay),
-        "intensity_poll_enabled": _value(get, "INTENSITY_POLL_ENABLED", parse_bool, True),
-        "max_schedules_per_participant": _value(get, "MAX_SCHEDULES_PER_PARTICIPANT", _int(1),
-                                                d.max_schedules_per_participant),
-    }
-
-
-def _safety_settings(get: Get) -> dict[str, Any]:
-    return {
-        "safety_phrases_file": optional_file(get, "SAFETY_PHRASES_FILE"),
-        "safety_message_file": optional_file(get, "SAFETY_MESSAGE_FILE"),
-        "alert_webhook_url": webhook_url(get("ALERT_WEBHOOK_URL")),
-    }
-
-
-def _study_settings(get: Get) -> dict[str, Any]:
-    d = _DEFAULTS
-    study_file = optional_file(get, "PROMPTPIPE_STUDY_FILE")
-    study = load_study(study_file) if study_file is not None else OPEN_STUDY
-    outside = outside_seed(get("PROMPTPIPE_STUDY_SEED"), optional_file(get, "PROMPTPIPE_STUDY_SEED_FILE"))
-    return {
-        "study_file": study_file,
-        "study": replace(study, outside_seed=outside) if outside is not None else study,
-        "intake_inactivity": _value(get, "INTAKE_INACTIVITY", parse_duration, d.intake_inactivity),
-        "intake_reminder_delay": _value(get, "INTAKE_REMINDER_DELAY", parse_duration, d.intake_reminder_delay),
-        "intake_reminder_max": _value(get, "INTAKE_REMINDER_MAX", _int(0), d.intake_reminder_max),
-    }
-
-
-def _web_settings(env: Mapping[str, str]) -> dict[str, Any]:
-    listen = env.get("API_LISTEN", _DEFAULTS.api_listen).strip()  # set but empty: the API is off
-    if listen:
-        host, sep, port = listen.rpartition(":")
-        if not sep or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
-            raise ConfigError(f"API_LISTEN={listen!r} is not host:port: write it like 127.0.0.1:8080 "
-                              "(or leave it empty to turn the API and dashboard off).")
-
-    def get(name: str) -> str:
-        return env.get(name, "").strip()
-
-    lifetime = _value(get, "WEB_SESSION_LIFETIME", parse_duration, _DEFAULTS.web_session_lifetime)
-    if lifetime < timedelta(minutes=1):
-        raise ConfigError("WEB_SESSION_LIFETIME must be at least 1m.")
-    return {
-        "api_listen": listen,
-        "researcher_timezone": validate_timezone("RESEARCHER_TIMEZONE", get("RESEARCHER_TIMEZONE") or "UTC"),
-        "web_session_lifetime": lifetime,
-        "web_trusted_proxies": trusted_proxies(get("WEB_TRUSTED_PROXIES")),
-        "web_max_body_bytes": _value(get, "WEB_MAX_BODY_BYTES", _int(1024), _DEFAULTS.web_max_body_bytes),
-    }
+def _derived(settings: Settings, env: Mapping[str, str]) -> Settings:
+    """What follows from other settings: the database in the state directory, the prompt files
+    of the working directory, the study read from its file with the seed kept outside."""
+    changes: dict[str, Any] = {}
+    if not settings.database_url:
+        changes["database_url"] = f"sqlite:///{settings.state_dir / 'promptpipe.db'}"
+    for spec_field in dataclasses.fields(Settings):
+        spec = declared(spec_field)
+        if spec is not None and spec.env.endswith("_PROMPT_FILE") and not env.get(spec.env, "").strip():
+            changes[spec_field.name] = prompt_file_default(getattr(settings, spec_field.name))
+    study = load_study(settings.study_file) if settings.study_file is not None else OPEN_STUDY
+    outside = outside_seed(settings.study_seed or "", settings.study_seed_file)
+    changes["study"] = replace(study, outside_seed=outside) if outside is not None else study
+    return replace(settings, **changes)
 
 
 def _check(settings: Settings) -> None:
@@ -385,6 +374,8 @@ def _check(settings: Settings) -> None:
         raise ConfigError(
             "POLL_INTERVAL must be 2s or less: rows written by the admin script must be seen within 2 seconds."
         )
+    if settings.web_session_lifetime < timedelta(minutes=1):
+        raise ConfigError("WEB_SESSION_LIFETIME must be at least 1m.")
     for name, path in (
         ("INTAKE_BOT_PROMPT_FILE", settings.intake_prompt_file),
         ("FEEDBACK_TRACKER_PROMPT_FILE", settings.feedback_prompt_file),
@@ -393,5 +384,3 @@ def _check(settings: Settings) -> None:
     ):
         if not path.is_file():
             raise ConfigError(f"{name}: the file {str(path)!r} does not exist; point it at a readable text file.")
-
-

@@ -6,7 +6,6 @@ from __future__ import annotations
 import ipaddress
 import re
 import stat
-from collections.abc import Callable, Mapping
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -17,18 +16,32 @@ from promptpipe.domain.text import mask_credentials
 from promptpipe.errors import ConfigError
 
 __all__ = [
-    "normalise_database_url", "optional_file", "outside_seed", "prompt_file_path", "trusted_proxies", "webhook_url",
+    "api_listen", "e164_phone", "existing_file", "normalise_database_url", "outside_seed", "prompt_file_default",
+    "trusted_proxies", "webhook_url",
 ]
 
 
-def optional_file(get: Callable[[str], str], name: str) -> Path | None:
-    raw = get(name)
-    if not raw:
-        return None
+def existing_file(name: str, raw: str) -> Path:
     path = Path(raw)
     if not path.is_file():
         raise ConfigError(f"{name}: the file {raw!r} does not exist; point it at a readable text file.")
     return path
+
+
+def e164_phone(name: str, raw: str) -> str:
+    if not re.fullmatch(r"\+\d{7,15}", raw):
+        raise ConfigError(f"{name}={raw!r} must be E.164, like +14165550123.")
+    return raw
+
+
+def api_listen(name: str, raw: str) -> str:
+    """host:port, or empty: the API and dashboard are off."""
+    if raw:
+        host, sep, port = raw.rpartition(":")
+        if not sep or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+            raise ConfigError(f"{name}={raw!r} is not host:port: write it like 127.0.0.1:8080 "
+                              "(or leave it empty to turn the API and dashboard off).")
+    return raw
 
 
 def webhook_url(raw: str) -> str | None:
@@ -64,12 +77,11 @@ def normalise_database_url(raw: str) -> str:
     return url
 
 
-def prompt_file_path(env: Mapping[str, str], name: str, default: Path) -> Path:
-    raw = env.get(name, "").strip()
-    if not raw:
-        cwd_candidate = Path("prompts") / default.name
-        return cwd_candidate if cwd_candidate.is_file() else default
-    return Path(raw)
+def prompt_file_default(default: Path) -> Path:
+    """A system prompt left unset: the file of that name in ./prompts if there is one (a study's
+    own edited copy beside its .env), else the one shipped with PromptPipe."""
+    cwd_candidate = Path("prompts") / default.name
+    return cwd_candidate if cwd_candidate.is_file() else default
 
 
 def trusted_proxies(raw: str) -> tuple[str, ...]:

@@ -76,7 +76,7 @@ async def test_typing_shows_while_a_turn_runs(make_app: AppFactory, fake_openai:
 def test_the_example_env_file_is_valid(tmp_path: Path) -> None:
     shutil.copy(PROJECT / ".env.example", tmp_path / ".env")
     settings = load_settings({**dict(_read(tmp_path / ".env")), "PROMPTPIPE_STATE_DIR": str(tmp_path)}, env_file=None)
-    assert settings.transport == "whatsapp" and settings.send_rate_per_s == 2.0
+    assert settings.transport == "whatsapp" and settings.send_rate_per_s == 1.0
     settings = load_settings(env_file=tmp_path / ".env")
     assert settings.genai_model == "gpt-4o-mini"
 

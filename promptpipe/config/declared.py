@@ -1,0 +1,105 @@
+"""How a setting is declared: its variable, parser, section, meaning and how people see its
+default, all on the :class:`~promptpipe.config.Settings` field itself (``setting(...)``). The
+environment parsing, ``.env.example``, the README's table and ``promptpipe check`` are all made
+from these declarations (see :mod:`promptpipe.config.generate`)."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from promptpipe.domain.setting_values import parse_bool, parse_duration, parse_float, parse_int
+
+__all__ = ["SECTIONS", "Declared", "Parser", "as_written", "declared", "floats", "ints", "on_off", "setting", "text"]
+
+Parser = Callable[[str, str], Any]
+"""(variable name, raw value) -> the setting's value; raises ConfigError naming the variable."""
+
+SECTIONS = {
+    "model": "Language model (required for `serve` and `chat`)",
+    "storage": "Storage",
+    "conversation": "Conversation",
+    "transport": "Transport",
+    "timers": "Daily prompts and timers",
+    "study": "The study",
+    "safety": "Safety",
+    "web": "HTTP API and dashboard",
+    "logs": "Logs",
+}
+"""The sections of .env.example, in order, with their headings."""
+
+
+@dataclass(frozen=True)
+class Declared:
+    env: str
+    """The environment variable."""
+    section: str
+    meaning: str
+    """What it does, in a sentence or two (the comment in .env.example, the README's cell)."""
+    parse: Parser
+    example: str
+    """The value .env.example shows."""
+    shown_default: str
+    """The default as the README shows it."""
+    readme: bool = False
+    """Listed in the README's table of the most important settings."""
+    secret: bool = False
+    """Never printed (``promptpipe check`` says only that it is set)."""
+    empty_means_off: bool = False
+    """Set but empty is a value of its own (off), not the default."""
+
+
+def setting(env: str, default: Any, parse: Parser, *, section: str, meaning: str, example: str | None = None,
+            shown: str | None = None, readme: bool = False, secret: bool = False,
+            empty_means_off: bool = False) -> Any:
+    """A declared :class:`Settings` field (see the module docstring)."""
+    if section not in SECTIONS:
+        raise ValueError(f"unknown section {section!r}")
+    written = as_written(default)
+    spec = Declared(env, section, " ".join(meaning.split()), parse, written if example is None else example,
+                    shown or (f"`{written}`" if written else "—"), readme, secret, empty_means_off)
+    return dataclasses.field(default=default, metadata={"declared": spec})
+
+
+def declared(field: dataclasses.Field[Any]) -> Declared | None:
+    spec = field.metadata.get("declared")
+    return spec if isinstance(spec, Declared) else None
+
+
+def as_written(value: Any) -> str:
+    """A default as a person would write it in .env."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if hasattr(value, "total_seconds"):
+        seconds = value.total_seconds()
+        for unit, size in (("d", 86400), ("h", 3600), ("m", 60), ("s", 1)):
+            if seconds and seconds % size == 0:
+                return f"{int(seconds // size)}{unit}"
+        return f"{seconds:g}s"
+    if isinstance(value, tuple):
+        return ",".join(str(item) for item in value)
+    return str(value)
+
+
+def text(name: str, raw: str) -> str:
+    return raw
+
+
+def on_off(name: str, raw: str) -> bool:
+    return parse_bool(name, raw)
+
+
+def ints(minimum: int) -> Parser:
+    return functools.partial(parse_int, minimum=minimum)
+
+
+def floats(low: float, high: float) -> Parser:
+    return functools.partial(parse_float, low=low, high=high)
+
+
+duration = parse_duration
