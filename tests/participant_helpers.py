@@ -28,4 +28,4 @@ async def enrolled(
 
 async def inbound_rows(app: App, phone: str = ANA) -> list[dict[str, Any]]:
     """The participant's messages in the transcript, oldest first."""
-    return [row for row in await admin.transcript(app.db, phone) if row["direction"] == "in"]
+    return [row for row in await admin.transcript(app.db, phone) if row.direction == "in"]

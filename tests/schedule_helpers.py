@@ -37,7 +37,7 @@ async def enroll_with_schedule(
                    match=phone_marker(name))
     fake.say(f"Welcome {name}!", match=phone_marker(name))
     await app.run_until_idle()
-    return str(row["id"])
+    return str(row.id)
 
 
 def phone_marker(name: str) -> str:

@@ -60,14 +60,14 @@ async def test_an_unreadable_answer_is_an_outage_retried_until_the_model_is_back
         await app.run_until_idle()
         app.clock.advance(RETRY_WAIT_S)
     rows = await admin.transcript(app.db, ANA)
-    assert [r["status"] for r in rows if r["direction"] == "in"] == ["received"]  # kept, not failed
+    assert [r.status for r in rows if r.direction == "in"] == ["received"]  # kept, not failed
     assert transport.texts_to(ANA).count(APOLOGY) == 1
 
     fake_openai.say("Yes, here I am.", match="is anyone there")
     await app.run_until_idle()
     assert transport.texts_to(ANA)[-1] == "Yes, here I am."
     rows = await admin.transcript(app.db, ANA)
-    assert [r["status"] for r in rows if r["direction"] == "in"] == ["answered"]
+    assert [r.status for r in rows if r.direction == "in"] == ["answered"]
     fake_openai.assert_complete()
 
 
@@ -92,7 +92,7 @@ async def test_six_huge_messages_do_not_wedge_the_conversation(
     assert all(len(text) <= MODEL_CHARS_PER_MESSAGE for text in seen)
     assert sum(len(text) for text in seen) <= MODEL_CHARS_PER_BATCH + 200
     rows = await admin.transcript(app.db, ANA)
-    kept = [r["text"] for r in rows if r["direction"] == "in"]
+    kept = [r.text for r in rows if r.direction == "in"]
     assert kept[:6] == huge  # the transcript keeps every message whole
     fake_openai.assert_complete()
 
@@ -127,7 +127,7 @@ async def test_a_message_that_never_fits_fails_with_one_line_and_is_listed_as_st
         app.clock.advance(RETRY_WAIT_S)
     assert transport.texts_to(ANA)[1:] == [TOO_LONG]  # one short line, no apology before it
     rows = await admin.transcript(app.db, ANA)
-    assert [(r["text"], r["status"]) for r in rows if r["direction"] == "in"] == [
+    assert [(r.text, r.status) for r in rows if r.direction == "in"] == [
         ("a message the model cannot take", "failed")]
     [stuck] = await oversight.inbox_rows(app.db, stuck_only=True)
     assert (stuck["phone"], stuck["status"], stuck["attempts"]) == (ANA, "failed", CONTEXT_REJECTIONS_BEFORE_FAILING)
@@ -160,7 +160,7 @@ async def test_a_researcher_can_skip_a_stuck_input(make_app: AppFactory, fake_op
     assert "skipped" in await oversight.skip_inbox(app.db, app.clock, inbox_id=stuck["id"], by="Dr Lee")
     assert await oversight.inbox_rows(app.db, stuck_only=False) == []
     rows = await admin.transcript(app.db, ANA)
-    assert [r["status"] for r in rows if r["direction"] == "in"] == ["skipped"]
+    assert [r.status for r in rows if r.direction == "in"] == ["skipped"]
     with pytest.raises(AdminError, match="handled already"):
         await oversight.retry_inbox(app.db, app.clock, inbox_id=stuck["id"])
     fake_openai.assert_complete()

@@ -14,6 +14,7 @@ from promptpipe.config import Settings, load_settings
 from promptpipe.domain.text import for_terminal
 from promptpipe.errors import PromptPipeError
 from promptpipe.logging import configure_logging
+from promptpipe.research.views import MessageView, as_json
 
 __all__ = ["ask", "cell", "fail", "load", "print_json", "print_table", "receipt_marks", "run"]
 
@@ -50,25 +51,27 @@ def cell(value: Any) -> str:
     return for_terminal("" if value is None else value)
 
 
-def print_table(rows: list[dict[str, Any]], columns: Sequence[str]) -> None:
+def print_table(rows: Sequence[Any], columns: Sequence[str]) -> None:
+    """Rows (views or mappings) as a table of the named columns."""
     if not rows:
         print("(none)")
         return
-    cells = [{c: cell(r.get(c, "")) for c in columns} for r in rows]
+    plain = [as_json(r) for r in rows]
+    cells = [{c: cell(r.get(c, "")) for c in columns} for r in plain]
     widths = {c: max(len(c), *(len(row[c]) for row in cells)) for c in columns}
     print("  ".join(c.upper().ljust(widths[c]) for c in columns))
     for row in cells:
         print("  ".join(row[c].ljust(widths[c]) for c in columns))
 
 
-def receipt_marks(row: dict[str, Any]) -> str:
+def receipt_marks(message: MessageView) -> str:
     """`` delivered 09:01:03 read 09:15:10`` for a sent message WhatsApp reported on (UTC times)."""
-    marks = [f" {name} {row[name + '_at'][11:19]}" for name in ("delivered", "read", "played") if row.get(name + "_at")]
-    return "".join(marks)
+    times = {"delivered": message.delivered_at, "read": message.read_at, "played": message.played_at}
+    return "".join(f" {name} {at[11:19]}" for name, at in times.items() if at)
 
 
 def print_json(data: Any) -> None:
-    print(json.dumps(data, indent=2, ensure_ascii=False))
+    print(json.dumps(as_json(data), indent=2, ensure_ascii=False))
 
 
 def ask(prompt: str) -> str:

@@ -18,11 +18,13 @@ from promptpipe.cli._messaging import broadcast_command, send_command
 from promptpipe.cli._tokens import token_command
 from promptpipe.clock import SystemClock
 from promptpipe.config import Settings, TransportName
+from promptpipe.domain.states import Status
 from promptpipe.domain.study_summary import block_words
 from promptpipe.errors import AdminError, Forbidden
 from promptpipe.research import admin, oversight
 from promptpipe.research.status import read_status
 from promptpipe.research.study_ops import check_protocol
+from promptpipe.research.views import as_json
 from promptpipe.storage.db import Database
 from promptpipe.storage.files import PRIVATE_UMASK
 
@@ -62,8 +64,8 @@ async def _enroll(args: argparse.Namespace, env: Env) -> None:
     row = await admin.enroll(env.db, env.clock, phone=args.phone, name=args.name, timezone=args.timezone,
                              background=args.background or "", by=args.by or "", study=env.settings.study,
                              strata=_strata(args.stratum))
-    arm = f" in arm {row['arm']}" if row.get("arm") else ""
-    print(f"enrolled {cell(row['name'])} ({row['phone']}) as {row['id']}{arm}; "
+    arm = f" in arm {row.arm}" if row.arm else ""
+    print(f"enrolled {cell(row.name)} ({row.phone}) as {row.id}{arm}; "
           "the running service will send the greeting")
 
 
@@ -116,7 +118,7 @@ async def _show(args: argparse.Namespace, env: Env) -> None:
     if args.json:
         print_json(row)
         return
-    for key, value in row.items():
+    for key, value in as_json(row).items():
         if isinstance(value, dict):
             print(f"{key}:")
             for field_name, field_value in value.items():
@@ -174,13 +176,13 @@ async def _schedules(args: argparse.Namespace, env: Env) -> None:
     if args.json:
         print_json(data)
         return
-    print(f"{data['phone']} ({data['status']}, {data['timezone']})")
-    if data["status"] != "active":
+    print(f"{data.phone} ({data.status}, {data.timezone})")
+    if data.status != Status.ACTIVE:
         print("not active: no prompt or timer will fire until they are resumed")
     print("schedules:")
-    print_table(data["schedules"], ["id", "habit", "prep_minutes", "next_prompt", "armed"])
+    print_table(data.schedules, ["id", "habit", "prep_minutes", "next_prompt", "armed"])
     print("pending timers:")
-    print_table(data["timers"], ["kind", "due", "detail", "armed"])
+    print_table(data.timers, ["kind", "due", "detail", "armed"])
 
 
 async def _timers(args: argparse.Namespace, env: Env) -> None:
@@ -197,8 +199,8 @@ async def _transcript(args: argparse.Namespace, env: Env) -> None:
         print_json(rows)
         return
     for row in rows:
-        arrow = "<-" if row["direction"] == "in" else "->"
-        print(f"{row['at'][:19]} {arrow} [{row['kind']}/{row['status']}{receipt_marks(row)}] {cell(row['text'])}")
+        arrow = "<-" if row.direction == "in" else "->"
+        print(f"{row.at[:19]} {arrow} [{row.kind}/{row.status}{receipt_marks(row)}] {cell(row.text)}")
 
 
 async def _status(args: argparse.Namespace, env: Env) -> None:

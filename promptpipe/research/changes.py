@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Mapping
-from typing import Any
 
 from sqlalchemy.orm import Session
 
@@ -34,6 +33,7 @@ from promptpipe.research.quiet_check import quiet_hours_wait
 from promptpipe.research.reports import participant_row
 from promptpipe.research.study_ops import check_protocol, validate_strata
 from promptpipe.research.team_requests import request_change
+from promptpipe.research.views import ParticipantView
 from promptpipe.storage.db import Database
 from promptpipe.storage.inbox_rows import add_input
 from promptpipe.storage.models import Participant
@@ -49,7 +49,7 @@ ALLOCATION_TRIES = 5
 async def enroll(
     db: Database, clock: Clock, *, phone: str, name: str, timezone: str, background: str = "", by: str = "",
     study: Study = OPEN_STUDY, strata: Mapping[str, str] | None = None,
-) -> dict[str, Any]:
+) -> ParticipantView:
     """Create the participant (allocated to an arm by the study's rule, stratified by ``strata``)
     and queue their greeting; the running service sends it."""
     phone = validate_phone(phone)
@@ -60,7 +60,7 @@ async def enroll(
     strata = validate_strata(study, strata or {})
     now = clock.now()
 
-    def write(session: Session) -> dict[str, Any]:
+    def write(session: Session) -> ParticipantView:
         check_protocol(session, study, now)
         existing = participant_by_phone(session, phone)
         if existing is not None:

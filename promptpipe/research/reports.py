@@ -13,10 +13,19 @@ from promptpipe.clock import Clock
 from promptpipe.domain import keys
 from promptpipe.domain.conversation import ScheduleEntry
 from promptpipe.domain.localtime import local_label, zone_or_utc
+from promptpipe.domain.messages import MessageKind, MessageStatus
 from promptpipe.domain.profile import HABIT_FIELDS, Profile
-from promptpipe.domain.states import ACTIVE
+from promptpipe.domain.states import ACTIVE, Stage, Status
 from promptpipe.domain.tone import ToneState
 from promptpipe.research._common import get_participant
+from promptpipe.research.views import (
+    MessageView,
+    ParticipantDetail,
+    ParticipantView,
+    SchedulesView,
+    ScheduleView,
+    TimerView,
+)
 from promptpipe.scheduling.jobstore import armed_job_ids
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import (
@@ -43,27 +52,24 @@ _PARTICIPANT = table_of(Participant)
 _TIMER = table_of(Timer)
 
 
-def participant_row(participant: Participant, conversation: Conversation | None) -> dict[str, Any]:
+def participant_row(participant: Participant, conversation: Conversation | None) -> ParticipantView:
+    return ParticipantView(**_participant_fields(participant, conversation))
+
+
+def _participant_fields(participant: Participant, conversation: Conversation | None) -> dict[str, Any]:
     return {
-        "id": participant.id,
-        "phone": participant.phone,
-        "name": participant.name,
-        "timezone": participant.timezone,
-        "status": participant.status,
-        "paused_by": participant.paused_by,
-        "opted_out": participant.opted_out,
+        "id": participant.id, "phone": participant.phone, "name": participant.name, "timezone": participant.timezone,
+        "status": Status(participant.status), "paused_by": participant.paused_by, "opted_out": participant.opted_out,
         "researcher_paused": participant.researcher_paused,
-        "sub_state": conversation.sub_state if conversation else "INTAKE",
-        "enrolled_at": participant.enrolled_at.isoformat(),
-        "arm": participant.arm,
-        "strata": dict(participant.strata or {}),
-        "day_one": participant.day_one,
+        "sub_state": Stage(conversation.sub_state) if conversation else Stage.INTAKE,
+        "enrolled_at": participant.enrolled_at.isoformat(), "arm": participant.arm,
+        "strata": dict(participant.strata or {}), "day_one": participant.day_one,
         "extra_days": participant.extra_days or 0,
         "completed_at": participant.completed_at.isoformat() if participant.completed_at else None,
     }
 
 
-async def list_participants(db: Database) -> list[dict[str, Any]]:
+async def list_participants(db: Database) -> list[ParticipantView]:
     rows = await db.run(lambda session: session.execute(
         select(Participant, Conversation).join(Conversation, _CONVERSATION.c.participant_id == _PARTICIPANT.c.id)
         .order_by(_PARTICIPANT.c.enrolled_at)
@@ -71,7 +77,7 @@ async def list_participants(db: Database) -> list[dict[str, Any]]:
     return [participant_row(p, c) for p, c in rows]
 
 
-async def show(db: Database, phone: str) -> dict[str, Any]:
+async def show(db: Database, phone: str) -> ParticipantDetail:
     participant, conversation = await get_participant(db, phone)
 
     def count(session: Session) -> tuple[dict[str, int], int, int]:
@@ -91,8 +97,8 @@ async def show(db: Database, phone: str) -> dict[str, Any]:
 
     counts, waiting, unsent = await db.run(count)
     profile = Profile.from_json(conversation.profile)
-    row = participant_row(participant, conversation)
-    row.update(
+    return ParticipantDetail(
+        **_participant_fields(participant, conversation),
         background=participant.background,
         profile={name: profile.habit.value(name) for name in HABIT_FIELDS},
         last_habit_prompt=profile.record.last_habit_prompt,
@@ -105,10 +111,9 @@ async def show(db: Database, phone: str) -> dict[str, Any]:
         inputs_waiting=waiting,
         replies_unsent=unsent,
     )
-    return row
 
 
-async def schedules(db: Database, clock: Clock, *, phone: str) -> dict[str, Any]:
+async def schedules(db: Database, clock: Clock, *, phone: str) -> SchedulesView:
     """A participant's daily prompt schedules and pending timers, with their next local times."""
     participant, _ = await get_participant(db, phone)
     now = clock.now()
@@ -124,25 +129,19 @@ async def schedules(db: Database, clock: Clock, *, phone: str) -> dict[str, Any]
     entries, timers, armed = await db.run(read)
     zone = zone_or_utc(participant.timezone)
     active = participant.status == ACTIVE
-    return {
-        "phone": participant.phone,
-        "status": participant.status,
-        "timezone": participant.timezone,
-        "schedules": [
-            {
-                "id": entry.id,
-                "habit": entry.spec().describe(),
-                "prep_minutes": entry.prep_minutes,
-                "next_prompt": local_label(entry.spec().next_fire(now, zone)[1], zone) if active else None,
-                "armed": keys.daily_job(participant.id, entry.id) in armed,
-            }
+    return SchedulesView(
+        phone=participant.phone, status=Status(participant.status), timezone=participant.timezone,
+        schedules=[
+            ScheduleView(id=entry.id, habit=entry.spec().describe(), prep_minutes=entry.prep_minutes,
+                         next_prompt=local_label(entry.spec().next_fire(now, zone)[1], zone) if active else None,
+                         armed=keys.daily_job(participant.id, entry.id) in armed)
             for entry in entries
         ],
-        "timers": [_timer_row(timer, zone, armed, participant.phone) for timer in timers],
-    }
+        timers=[_timer_row(timer, zone, armed, participant.phone) for timer in timers],
+    )
 
 
-async def pending_timers(db: Database) -> list[dict[str, Any]]:
+async def pending_timers(db: Database) -> list[TimerView]:
     """Every pending timer of every participant, soonest first."""
 
     def read(session: Session) -> list[tuple[Timer, Participant]]:
@@ -157,19 +156,15 @@ async def pending_timers(db: Database) -> list[dict[str, Any]]:
     return [_timer_row(timer, zone_or_utc(person.timezone), armed, person.phone) for timer, person in rows]
 
 
-def _timer_row(timer: Timer, zone: Any, armed: set[str], phone: str) -> dict[str, Any]:
-    return {
-        "phone": phone,
-        "kind": timer.kind,
-        "due": local_label(timer.due_at, zone),
-        "due_utc": timer.due_at.isoformat(),
-        "detail": ", ".join(f"{k}={v}" for k, v in sorted(timer.payload.items())),
-        "armed": keys.timer_job(timer.participant_id, timer.kind) in armed,
-    }
+def _timer_row(timer: Timer, zone: Any, armed: set[str], phone: str) -> TimerView:
+    detail = ", ".join(f"{k}={v}" for k, v in sorted(timer.payload.items()))
+    return TimerView(phone=phone, kind=timer.kind, due=local_label(timer.due_at, zone),
+                     due_utc=timer.due_at.isoformat(), detail=detail,
+                     armed=keys.timer_job(timer.participant_id, timer.kind) in armed)
 
 
 async def transcript(db: Database, phone: str, *, limit: int | None = None,
-                     before_id: int | None = None) -> list[dict[str, Any]]:
+                     before_id: int | None = None) -> list[MessageView]:
     """The participant's messages, oldest first: all of them, or the newest ``limit`` (older than
     message ``before_id``), read with one bounded query."""
     participant, _ = await get_participant(db, phone)
@@ -188,20 +183,15 @@ async def transcript(db: Database, phone: str, *, limit: int | None = None,
     def when(value: datetime | None) -> str | None:
         return value.isoformat() if value else None
 
+    def receipt(row: Message, kind: str) -> str | None:
+        times = receipts.get(row.wa_message_id or "")
+        return when(getattr(times, kind)) if times is not None else None
+
     return [
-        {
-            "id": row.id,
-            "at": row.created_at.isoformat(),
-            "direction": row.direction,
-            "kind": row.kind,
-            "status": row.status,
-            "sent_at": row.sent_at.isoformat() if row.sent_at else None,
-            "delivered_at": when(receipts[row.wa_message_id].delivered_at) if row.wa_message_id in receipts else None,
-            "read_at": when(receipts[row.wa_message_id].read_at) if row.wa_message_id in receipts else None,
-            "played_at": when(receipts[row.wa_message_id].played_at) if row.wa_message_id in receipts else None,
-            "whatsapp_id": row.wa_message_id,
-            "text": row.text,
-            "payload": row.payload,
-        }
+        MessageView(id=row.id or 0, at=row.created_at.isoformat(), direction=row.direction,
+                    kind=MessageKind(row.kind), status=MessageStatus(row.status), sent_at=when(row.sent_at),
+                    delivered_at=receipt(row, "delivered_at"), read_at=receipt(row, "read_at"),
+                    played_at=receipt(row, "played_at"), whatsapp_id=row.wa_message_id, text=row.text,
+                    payload=dict(row.payload or {}))
         for row in rows
     ]

@@ -22,6 +22,7 @@ from promptpipe.research import admin, erasure, messaging, monitoring
 from promptpipe.research._common import PARTICIPANT_ID
 from promptpipe.research.listing import MAX_PAGE, one_participant, participant_list
 from promptpipe.research.tokens import Caller, audit
+from promptpipe.research.views import as_json
 from promptpipe.web import api_study
 from promptpipe.web.auth import context, require
 from promptpipe.web.errors import ApiError
@@ -106,8 +107,8 @@ async def enroll(request: Request, body: EnrollRequest, caller: Researcher) -> d
     row = await admin.enroll(ctx.db, ctx.clock, phone=body.phone, name=body.name, timezone=body.timezone,
                              background=body.background, by=caller.name, study=ctx.settings.study,
                              strata=body.strata)
-    await audit(ctx.db, ctx.clock, caller, "enroll", participant_id=row["id"], detail={"arm": row.get("arm")})
-    return await _listed(request, row["id"], caller)
+    await audit(ctx.db, ctx.clock, caller, "enroll", participant_id=row.id, detail={"arm": row.arm})
+    return await _listed(request, row.id, caller)
 
 
 async def _listed(request: Request, participant_id: str, caller: Caller) -> dict[str, Any]:
@@ -119,19 +120,19 @@ async def _listed(request: Request, participant_id: str, caller: Caller) -> dict
 
 
 @router.get("/participants/{participant_id}", response_model=ParticipantDetail, tags=["participants"])
-async def get_participant(request: Request, participant_id: ParticipantId, caller: Viewer) -> dict[str, Any]:
+async def get_participant(request: Request, participant_id: ParticipantId, caller: Viewer) -> ParticipantDetail:
     """One participant: status, stage, arm, counters; profile texts for researchers."""
     ctx = context(request)
-    row = await admin.show(ctx.reader, participant_id)
+    row = as_json(await admin.show(ctx.reader, participant_id))
     row["stage"] = row.pop("sub_state")
     if not allows(caller.role, RESEARCHER):
         row.update(dict.fromkeys(HIDDEN_FOR_VIEWERS))
-    return row
+    return ParticipantDetail.model_validate(row)
 
 
 @router.patch("/participants/{participant_id}", response_model=ParticipantDetail, tags=["participants"])
 async def update_participant(request: Request, participant_id: ParticipantId, body: UpdateRequest,
-                             caller: Researcher) -> dict[str, Any]:
+                             caller: Researcher) -> ParticipantDetail:
     """Change the name, background notes or time zone, or pause / resume (the research team's
     pause only): each through the same operation as the admin script."""
     ctx = context(request)
@@ -141,7 +142,7 @@ async def update_participant(request: Request, participant_id: ParticipantId, bo
                                                             background=body.background, by=caller.name)
     if body.timezone is not None:
         changes["timezone"] = await admin.set_timezone(ctx.db, ctx.clock, phone=participant_id,
-                                                       timezone=body.timezone)
+                                                       timezone=body.timezone, by=caller.name)
     if body.status is not None:
         action = "pause" if body.status == "paused" else "resume"
         changes["status"] = await admin.set_status(ctx.db, ctx.clock, phone=participant_id, action=action,
@@ -158,7 +159,7 @@ async def update_participant(request: Request, participant_id: ParticipantId, bo
 
 @router.post("/participants/{participant_id}/withdraw", response_model=ParticipantDetail, tags=["participants"])
 async def withdraw(request: Request, participant_id: ParticipantId, body: WithdrawRequest,
-                   caller: Researcher) -> dict[str, Any]:
+                   caller: Researcher) -> ParticipantDetail:
     """Withdraw the participant from the study (final: nothing more is sent to them)."""
     ctx = context(request)
     await admin.set_status(ctx.db, ctx.clock, phone=participant_id, action="withdraw", reason=body.reason,
@@ -186,17 +187,17 @@ async def erase(request: Request, participant_id: ParticipantId, caller: Researc
 @router.get("/participants/{participant_id}/transcript", response_model=TranscriptPage, tags=["participants"])
 async def transcript(request: Request, participant_id: ParticipantId, caller: Viewer,
                      limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 100,
-                     before_id: Annotated[int | None, Query(ge=1)] = None) -> dict[str, Any]:
+                     before_id: Annotated[int | None, Query(ge=1)] = None) -> TranscriptPage:
     """Messages in and out, newest first, with WhatsApp's delivery and read receipts (the text
     is null for viewers)."""
     ctx = context(request)
     rows = await admin.transcript(ctx.reader, participant_id, limit=limit + 1, before_id=before_id)
     page = rows[::-1][:limit]  # one more than asked says whether an older page exists
     hide = not allows(caller.role, RESEARCHER)
-    items = [TranscriptEntry(**{k: row[k] for k in TranscriptEntry.model_fields if k != "text"},
-                             text=None if hide else row["text"]) for row in page]
-    return {"participant_id": participant_id, "items": items,
-            "next_before_id": page[-1]["id"] if len(rows) > limit else None}
+    items = [TranscriptEntry(**{k: getattr(row, k) for k in TranscriptEntry.model_fields if k != "text"},
+                             text=None if hide else row.text) for row in page]
+    return TranscriptPage(participant_id=participant_id, items=items,
+                          next_before_id=page[-1].id if len(rows) > limit else None)
 
 
 @router.get("/participants/{participant_id}/schedules", tags=["participants"])
@@ -204,8 +205,8 @@ async def schedules(request: Request, participant_id: ParticipantId, caller: Vie
     """Daily prompt schedules with their next local time, and whether each alarm is armed."""
     ctx = context(request)
     data = await admin.schedules(ctx.reader, ctx.clock, phone=participant_id)
-    return {"participant_id": participant_id, "status": data["status"], "timezone": data["timezone"],
-            "schedules": data["schedules"]}
+    return {"participant_id": participant_id, "status": data.status.value, "timezone": data.timezone,
+            "schedules": as_json(data.schedules)}
 
 
 @router.get("/participants/{participant_id}/timers", tags=["participants"])
@@ -216,7 +217,7 @@ async def timers(request: Request, participant_id: ParticipantId, caller: Viewer
     data = await admin.schedules(ctx.reader, ctx.clock, phone=participant_id)
     model = ResearcherTimer if allows(caller.role, RESEARCHER) else ViewerTimer
     return {"participant_id": participant_id,
-            "timers": [model.model_validate(timer).model_dump() for timer in data["timers"]]}
+            "timers": [model.model_validate(as_json(timer)).model_dump() for timer in data.timers]}
 
 
 @router.get("/participants/{participant_id}/deliveries", response_model=list[Delivery], tags=["participants"])

@@ -35,7 +35,7 @@ async def test_enrollment_sends_a_generated_greeting(make_app: AppFactory, fake_
     assert "Ana" in situation and "America/Toronto" in situation and "Night-shift nurse" in situation
     assert not any(m["role"] == "user" for m in request["messages"]), "the enrollment cue is not a user message"
     rows = await admin.transcript(app.db, ANA)
-    assert [(r["direction"], r["kind"], r["status"]) for r in rows] == [("out", "greeting", "sent")]
+    assert [(r.direction, r.kind, r.status) for r in rows] == [("out", "greeting", "sent")]
     fake_openai.assert_complete()
 
 
@@ -62,10 +62,10 @@ async def test_multi_turn_intake_saves_profile_and_hands_over_to_feedback(
     assert transport.texts_to(ANA)[-2:] == ["Lovely. What moment of your day could it follow?",
                                              "All set! I'll check in after your first nudge."]
     shown = await admin.show(app.db, ANA)
-    assert shown["sub_state"] == "FEEDBACK"
-    assert shown["profile"]["habit_domain"] == "stretching"
-    assert shown["profile"]["prompt_anchor"] == "after my coffee"
-    assert shown["profile"]["preferred_time"] == "07:30"
+    assert shown.sub_state == "FEEDBACK"
+    assert shown.profile["habit_domain"] == "stretching"
+    assert shown.profile["prompt_anchor"] == "after my coffee"
+    assert shown.profile["preferred_time"] == "07:30"
 
     # The next message is answered by the feedback module, which sees the whole history.
     fake_openai.say("How did the stretch go?", match="I did it")
@@ -134,7 +134,7 @@ async def test_generated_prompt_is_relayed_and_remembered(make_app: AppFactory, 
     generator_request = next(r for r in fake_openai.requests
                              if "You write one habit nudge" in r["messages"][0]["content"])
     assert "after coffee" in generator_request["messages"][1]["content"]
-    assert (await admin.show(app.db, ANA))["last_habit_prompt"].startswith("After your coffee")
+    assert (await admin.show(app.db, ANA)).last_habit_prompt.startswith("After your coffee")
     fake_openai.assert_complete()
 
 
@@ -149,7 +149,7 @@ async def test_round_limit_gives_a_fallback_reply(make_app: AppFactory, fake_ope
 
     assert transport.texts_to(ANA)[-1] == INTAKE_FALLBACK
     assert len(fake_openai.requests) == 1 + MAX_ROUNDS  # greeting + exactly the limit, no 11th call
-    assert (await admin.show(app.db, ANA))["profile"]["additional_info"] == f"note {MAX_ROUNDS - 1}"
+    assert (await admin.show(app.db, ANA)).profile["additional_info"] == f"note {MAX_ROUNDS - 1}"
     fake_openai.assert_complete()
 
 
@@ -189,7 +189,7 @@ async def test_llm_outage_apologises_once_keeps_the_message_and_answers_on_retry
     await app.run_until_idle()
     assert transport.texts_to(ANA)[-1] == "Yes, I'm here! Sorry for the wait."
     rows = await admin.transcript(app.db, ANA)
-    assert [r["status"] for r in rows if r["direction"] == "in"] == ["answered"]
+    assert [r.status for r in rows if r.direction == "in"] == ["answered"]
     fake_openai.assert_complete()
 
 
@@ -244,7 +244,7 @@ async def test_a_bug_is_retried_a_few_times_then_marked_failed_and_kept(
         await app.run_until_idle()
         app.clock.advance(16 * 60)
     rows = await admin.transcript(app.db, ANA)
-    assert [(r["direction"], r["status"]) for r in rows][-3:] == [("in", "failed"), ("out", "sent"), ("out", "sent")]
+    assert [(r.direction, r.status) for r in rows][-3:] == [("in", "failed"), ("out", "sent"), ("out", "sent")]
     assert transport.texts_to(ANA).count(APOLOGY) == 1
     assert transport.texts_to(ANA)[-1] == GAVE_UP  # the promised answer will not come, and they hear so once
     assert app.flow.failures == MAX_ATTEMPTS_FOR_BUGS

@@ -63,7 +63,7 @@ async def test_older_turns_are_summarised_when_the_window_overflows_and_the_summ
     assert "Summary so far:\nAna wants to stretch after coffee." in second
     assert "Participant: message 1" in second and "Participant: message 3" in second
     assert f"{SUMMARY_HEADER}\nAna stretches after coffee and chats a lot." in [m["content"] for m in call["messages"]]
-    assert (await admin.show(app.db, ANA))["summary"] == "Ana stretches after coffee and chats a lot."
+    assert (await admin.show(app.db, ANA)).summary == "Ana stretches after coffee and chats a lot."
     fake_openai.assert_complete()
 
 
@@ -77,10 +77,10 @@ async def test_a_failed_summary_never_costs_the_reply_and_is_tried_again(
     call = await say(app, transport, fake_openai, 2)
     assert transport.texts_to(ANA)[-1] == "reply 2"
     assert chat_part(call)[:4] == ["message 0", "reply 0", "message 1", "reply 1"]
-    assert (await admin.show(app.db, ANA))["summary"] == ""
+    assert (await admin.show(app.db, ANA)).summary == ""
 
     fake_openai.say("Ana is new to the study.", match="Summary so far:")
     await say(app, transport, fake_openai, 3)
-    assert (await admin.show(app.db, ANA))["summary"] == "Ana is new to the study."
+    assert (await admin.show(app.db, ANA)).summary == "Ana is new to the study."
     assert "Participant: message 0" in summary_requests(fake_openai)[-1]  # nothing was skipped
     fake_openai.assert_complete()

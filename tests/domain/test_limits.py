@@ -40,7 +40,7 @@ async def test_a_participant_cannot_get_a_hundred_prompts_a_day(
     assert [r.startswith("Saved.") for r in results] == [True, True, True, False, False, False]
     assert "MAX_SCHEDULES_PER_PARTICIPANT=3" in results[3]
     shown = await admin.schedules(app.db, app.clock, phone=ANA)
-    assert sorted(s["habit"] for s in shown["schedules"]) == ["07:00", "08:00", "09:00"]
+    assert sorted(s.habit for s in shown.schedules) == ["07:00", "08:00", "09:00"]
     fake_openai.assert_complete()
 
 
@@ -52,7 +52,7 @@ async def test_the_limit_is_a_setting(make_app: AppFactory, fake_openai: FakeOpe
     fake_openai.say("Once a day it is.", match="MAX_SCHEDULES_PER_PARTICIPANT=1")
     await transport.inject(ANA, "twice a day please")
     await app.run_until_idle()
-    assert len((await admin.schedules(app.db, app.clock, phone=ANA))["schedules"]) == 1
+    assert len((await admin.schedules(app.db, app.clock, phone=ANA)).schedules) == 1
     fake_openai.assert_complete()
 
 
@@ -66,15 +66,15 @@ async def test_two_identical_schedules_are_refused(make_app: AppFactory, fake_op
     await transport.inject(ANA, "at nine, and again at nine, and 18:30")
     await app.run_until_idle()
     shown = await admin.schedules(app.db, app.clock, phone=ANA)
-    assert sorted(s["habit"] for s in shown["schedules"]) == ["09:00", "18:30"]
-    [evening] = [s["id"] for s in shown["schedules"] if s["habit"] == "18:30"]
+    assert sorted(s.habit for s in shown.schedules) == ["09:00", "18:30"]
+    [evening] = [s.id for s in shown.schedules if s.habit == "18:30"]
     fake_openai.call_tool("scheduler", {"action": "update", "schedule_id": evening, "type": "fixed",
                                         "fixed_time": "09:00"}, match="move the evening")
     fake_openai.say("That would double up, so I left it.", match="same timing")
     await transport.inject(ANA, "move the evening one to 9")
     await app.run_until_idle()
     shown = await admin.schedules(app.db, app.clock, phone=ANA)
-    assert sorted(s["habit"] for s in shown["schedules"]) == ["09:00", "18:30"]  # the update changed nothing
+    assert sorted(s.habit for s in shown.schedules) == ["09:00", "18:30"]  # the update changed nothing
     fake_openai.assert_complete()
 
 
@@ -90,7 +90,7 @@ async def test_an_overlong_profile_field_is_refused_and_never_reaches_later_prom
     fake_openai.say("Noted.", match="SAVED")
     await transport.inject(ANA, "here is my life story")
     await app.run_until_idle()
-    profile = (await admin.show(app.db, ANA))["profile"]
+    profile = (await admin.show(app.db, ANA)).profile
     assert (profile["additional_info"], profile["habit_domain"]) == ("long working days", "walking")
     fake_openai.say("Hello again.", match="hello again")
     await transport.inject(ANA, "hello again")
@@ -109,7 +109,7 @@ async def test_names_backgrounds_and_reasons_are_capped(make_app: AppFactory, fa
                            background="b" * (BACKGROUND_CHARS + 1))
     with pytest.raises(AdminError, match="--reason"):
         await admin.set_status(app.db, app.clock, phone=ANA, action="pause", reason="r" * 10_000)
-    assert [p["phone"] for p in await admin.list_participants(app.db)] == [ANA]
+    assert [p.phone for p in await admin.list_participants(app.db)] == [ANA]
     fake_openai.assert_complete()
 
 
@@ -122,5 +122,5 @@ async def test_a_long_whatsapp_name_is_cut_for_an_auto_enrolled_sender(
     await transport.inject(ANA, "hi", name="A" * 5_000)
     await app.run_until_idle()
     [person] = await admin.list_participants(app.db)
-    assert len(person["name"]) == NAME_CHARS
+    assert len(person.name) == NAME_CHARS
     fake_openai.assert_complete()

@@ -169,8 +169,8 @@ async def a_researcher_moves_the_time_zone(make_app: AppFactory, fake: FakeOpenA
     await app.run_until_idle()
     assert (await log_rows(app, pid))[-1] == ("timezone_changed", "researcher", "America/Toronto", "Europe/Berlin")
     after = await admin.schedules(app.db, app.clock, phone=ANA)
-    assert after["schedules"][0]["next_prompt"] != before["schedules"][0]["next_prompt"]
-    assert after["schedules"][0]["armed"]
+    assert after.schedules[0].next_prompt != before.schedules[0].next_prompt
+    assert after.schedules[0].armed
 
 
 @drives("timezone_changed")
@@ -180,7 +180,7 @@ async def the_model_records_a_new_zone(make_app: AppFactory, fake: FakeOpenAISer
     fake.say("Noted, Lisbon time from now on.", match="moved to Lisbon")
     await say(app, transport, "I just moved to Lisbon")
     assert (await log_rows(app, pid))[-1] == ("timezone_changed", "model", "America/Toronto", "Europe/Lisbon")
-    assert (await admin.schedules(app.db, app.clock, phone=ANA))["schedules"][0]["armed"]
+    assert (await admin.schedules(app.db, app.clock, phone=ANA)).schedules[0].armed
 
 
 @drives("enrolled")
@@ -292,7 +292,7 @@ async def a_researcher_extends_one_participant(make_app: AppFactory, fake: FakeO
     await admin.extend(app.db, app.clock, study=study, phone=ANA, days=2, by="Dr Lee")
     await app.run_until_idle()
     assert [row[0] for row in (await log_rows(app, pid))[-2:]] == ["study_extended", "reopened_by_researcher"]
-    assert (await admin.show(app.db, ANA))["status"] == "active"
+    assert (await admin.show(app.db, ANA)).status == "active"
     assert any(job.startswith("daily:") for job in await job_ids(app))
 
 

@@ -23,7 +23,7 @@ async def test_a_voice_note_is_kept_as_one_and_answered_in_words(
     await app.run_until_idle()
 
     (row,) = await inbound_rows(app)
-    assert (row["kind"], row["text"], row["payload"]["content"]) == (
+    assert (row.kind, row.text, row.payload["content"]) == (
         "voice", "[a voice message; this study can only read text]", "voice")
     assert transport.texts_to(ANA)[-1] == "I can't listen to voice messages, sorry. Could you type it for me?"
 
@@ -37,8 +37,8 @@ async def test_every_kind_without_words_gets_its_own_note(make_app: AppFactory, 
         await app.run_until_idle()
 
     rows = await inbound_rows(app)
-    assert [row["kind"] for row in rows] == kinds
-    assert len({row["text"] for row in rows}) == len(kinds) and all(row["text"].startswith("[") for row in rows)
+    assert [row.kind for row in rows] == kinds
+    assert len({row.text for row in rows}) == len(kinds) and all(row.text.startswith("[") for row in rows)
 
 
 async def test_a_swipe_reply_and_an_edit_are_marked_in_the_transcript(
@@ -56,10 +56,10 @@ async def test_a_swipe_reply_and_an_edit_are_marked_in_the_transcript(
     await app.run_until_idle()
 
     quoted, edit, unreadable = await inbound_rows(app)
-    assert quoted["payload"]["quoted_message_id"] == "out-1" and "edited" not in quoted["payload"]
-    assert (edit["text"], edit["payload"]["edited"], edit["payload"]["edit_of"]) == ("I walked 30 minutes", True,
+    assert quoted.payload["quoted_message_id"] == "out-1" and "edited" not in quoted.payload
+    assert (edit.text, edit.payload["edited"], edit.payload["edit_of"]) == ("I walked 30 minutes", True,
                                                                                    "wa-q")
-    assert unreadable["kind"] == "unreadable" and "could not be decrypted" in unreadable["text"]
+    assert unreadable.kind == "unreadable" and "could not be decrypted" in unreadable.text
     assert "could not be decrypted" in fake_openai.last_user_text(fake_openai.requests[-1])
 
 

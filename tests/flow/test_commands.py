@@ -58,11 +58,11 @@ async def test_stop_pauses_confirms_and_records_consent_withdrawal(
     app, transport = await started(make_app, fake_openai)
     assert await send(app, transport, "stop") == STOPPED
     shown = await admin.show(app.db, ANA)
-    assert (shown["status"], shown["paused_by"]) == ("paused", "participant")
+    assert (shown.status, shown.paused_by) == ("paused", "participant")
 
     assert await send(app, transport, "are you still there?") == PAUSED_HINT
     assert await send(app, transport, "START") == RESUMED
-    assert (await admin.show(app.db, ANA))["status"] == "active"
+    assert (await admin.show(app.db, ANA)).status == "active"
     assert len(fake_openai.requests) == 1  # only the greeting: no command reached the model
 
     from sqlalchemy import select
@@ -107,7 +107,7 @@ async def test_researcher_pause_cannot_be_lifted_by_the_participant(
     assert await admin.set_status(app.db, app.clock, phone=ANA, action="pause") == (
         f"{ANA} is now paused; no scheduled message will be sent to them")
     assert await send(app, transport, "START") == PAUSED_BY_TEAM
-    assert (await admin.show(app.db, ANA))["status"] == "paused"
+    assert (await admin.show(app.db, ANA)).status == "paused"
     fake_openai.assert_complete()
 
 
@@ -119,14 +119,14 @@ async def test_a_researchers_resume_does_not_lift_a_participants_stop(
     await admin.set_status(app.db, app.clock, phone=ANA, action="pause", by="Dr Lee")
     assert await send(app, transport, "STOP") == STOPPED
     shown = await admin.show(app.db, ANA)
-    assert (shown["status"], shown["opted_out"], shown["researcher_paused"]) == ("paused", True, True)
+    assert (shown.status, shown.opted_out, shown.researcher_paused) == ("paused", True, True)
     said = await admin.set_status(app.db, app.clock, phone=ANA, action="resume", by="Dr Lee")
     assert "they stay paused because they sent STOP" in said
     shown = await admin.show(app.db, ANA)
-    assert (shown["status"], shown["opted_out"], shown["researcher_paused"]) == ("paused", True, False)
+    assert (shown.status, shown.opted_out, shown.researcher_paused) == ("paused", True, False)
     assert await send(app, transport, "what now?") == PAUSED_HINT  # no model: still paused
     assert await send(app, transport, "START") == RESUMED  # only they lift their own STOP
-    assert (await admin.show(app.db, ANA))["status"] == "active"
+    assert (await admin.show(app.db, ANA)).status == "active"
     ledger = await oversight.consent(app.db, ANA)
     assert [(e["event"], e["source"], e["actor"]) for e in ledger["events"]] == [
         ("enrolled", "researcher", admin.researcher_name()), ("paused", "researcher", "Dr Lee"),
@@ -142,7 +142,7 @@ async def test_a_participants_start_does_not_lift_a_researchers_pause(
     await admin.set_status(app.db, app.clock, phone=ANA, action="pause")
     assert await send(app, transport, "START") == OPTED_IN_TEAM_PAUSED
     shown = await admin.show(app.db, ANA)
-    assert (shown["status"], shown["opted_out"], shown["researcher_paused"]) == ("paused", False, True)
+    assert (shown.status, shown.opted_out, shown.researcher_paused) == ("paused", False, True)
     assert await admin.set_status(app.db, app.clock, phone=ANA, action="resume") == f"{ANA} is now active"
     fake_openai.say("Good to have you back.", match="back again")
     assert await send(app, transport, "back again") == "Good to have you back."
@@ -171,9 +171,9 @@ async def test_withdrawn_participants_get_no_reply_not_even_to_commands(
         await app.run_until_idle()
     assert len(transport.sent) == sent_before
     transcript = await admin.transcript(app.db, ANA)
-    assert [(m["text"], m["status"]) for m in transcript[-5:]] == [
+    assert [(m.text, m.status) for m in transcript[-5:]] == [
         ("hello?", "kept"), ("HELP", "kept"), ("START", "kept"), ("STOP", "kept"), ("stop please", "kept")]
-    assert (await admin.show(app.db, ANA))["status"] == "withdrawn"
+    assert (await admin.show(app.db, ANA)).status == "withdrawn"
     with pytest.raises(AdminError, match="withdrawn"):
         await admin.set_status(app.db, app.clock, phone=ANA, action="resume")
     fake_openai.assert_complete()
@@ -195,7 +195,7 @@ async def test_a_pause_during_a_turn_wins_over_the_turn(make_app: AppFactory, fa
     await running
     assert "this reply must not go out" not in transport.texts_to(ANA)
     assert transport.texts_to(ANA)[-1] == PAUSED_BY_TEAM
-    assert (await admin.show(app.db, ANA))["status"] == "paused"
+    assert (await admin.show(app.db, ANA)).status == "paused"
     fake_openai.assert_complete()
 
 
@@ -217,7 +217,7 @@ async def test_admin_pause_resume_withdraw_and_timezone_from_the_command_line(
     code, _, err = await run_admin_served(app, capsys, "resume", "--phone", ANA)
     assert code == 1 and "cannot be undone" in err
     shown = await admin.show(app.db, ANA)
-    assert (shown["status"], shown["timezone"]) == ("withdrawn", "Asia/Tokyo")
+    assert (shown.status, shown.timezone) == ("withdrawn", "Asia/Tokyo")
     fake_openai.assert_complete()
 
 
@@ -238,7 +238,7 @@ async def test_a_question_sent_with_help_still_gets_its_answer(
     assert transport.texts_to(ANA)[-2:] == [HELP_TEXT, "We start tomorrow morning!"]
     assert fake_openai.last_user_text(fake_openai.requests[-1]) == "I want to walk more, when do we start?"
     transcript = await admin.transcript(app.db, ANA)
-    assert [m["status"] for m in transcript if m["direction"] == "in"] == ["answered", "answered"]
+    assert [m.status for m in transcript if m.direction == "in"] == ["answered", "answered"]
     fake_openai.assert_complete()
 
 
@@ -248,9 +248,9 @@ async def test_words_after_stop_are_kept_not_answered(make_app: AppFactory, fake
     await fold(app, "STOP", "sorry wrong chat, please keep sending")
     assert transport.texts_to(ANA)[-1] == STOPPED
     assert len(transport.texts_to(ANA)) == 2  # the greeting and the confirmation
-    assert (await admin.show(app.db, ANA))["status"] == "paused"
+    assert (await admin.show(app.db, ANA)).status == "paused"
     transcript = await admin.transcript(app.db, ANA)
-    assert [(m["text"], m["status"]) for m in transcript if m["direction"] == "in"] == [
+    assert [(m.text, m.status) for m in transcript if m.direction == "in"] == [
         ("STOP", "answered"), ("sorry wrong chat, please keep sending", "kept")]
     assert len(fake_openai.requests) == 1
     fake_openai.assert_complete()
@@ -273,7 +273,7 @@ async def test_opt_out_in_the_words_people_use_needs_no_model(
     """Defect 6: these reached the model, which could not pause anyone."""
     app, transport = await started(make_app, fake_openai)
     assert await send(app, transport, words) == STOPPED
-    assert (await admin.show(app.db, ANA))["status"] == "paused"
+    assert (await admin.show(app.db, ANA)).status == "paused"
     assert len(fake_openai.requests) == 1  # the greeting only
     fake_openai.assert_complete()
 
@@ -285,7 +285,7 @@ async def test_the_model_opts_out_a_participant_who_asks_in_their_own_words(
     words = "I really don't want these messages on my phone anymore"
     fake_openai.call_tool("opt_out", {"reason": "does not want messages"}, match="these messages")
     assert await send(app, transport, words) == STOPPED
-    assert (await admin.show(app.db, ANA))["status"] == "paused"
+    assert (await admin.show(app.db, ANA)).status == "paused"
     ledger = await oversight.consent(app.db, ANA)
     assert (ledger["events"][-1]["event"], ledger["events"][-1]["source"], ledger["events"][-1]["words"]) == (
         "opted_out", "model", words)
@@ -307,7 +307,7 @@ async def test_someone_who_sent_stop_hears_how_to_restart_at_most_once_a_day(
         await app.run_until_idle()
     assert transport.texts_to(ANA)[2:] == [PAUSED_HINT]  # one reminder, then silence (all kept)
     transcript = await admin.transcript(app.db, ANA)
-    assert [m["text"] for m in transcript if m["direction"] == "in"][-4:] == [
+    assert [m.text for m in transcript if m.direction == "in"][-4:] == [
         "hello?", "why no reply", "STOP", "are you there"]
 
     app.clock.advance(timedelta(days=1))

@@ -28,7 +28,7 @@ async def ready(make_app: AppFactory, fake: FakeOpenAIServer, *, profile: dict |
         "motivational_frame": "less back pain"})
     fake.say("Welcome, Ana!")
     await app.run_until_idle()
-    return app, transport, row["id"]
+    return app, transport, row.id
 
 
 async def fire(app, participant_id: str, key: str | None = None) -> int | None:  # type: ignore[no-untyped-def]
@@ -52,9 +52,9 @@ async def test_prompt_and_poll_are_sent_recorded_and_counted(
     assert [(s.kind, s.text) for s in sent] == [("text", NUDGE), ("poll", POLL_QUESTION)]
     assert sent[1].options == POLL_OPTIONS
     rows = await admin.transcript(app.db, ANA)
-    assert [(r["kind"], r["status"]) for r in rows[-2:]] == [("prompt", "sent"), ("poll", "sent")]
+    assert [(r.kind, r.status) for r in rows[-2:]] == [("prompt", "sent"), ("poll", "sent")]
     shown = await admin.show(app.db, ANA)
-    assert shown["last_habit_prompt"] == NUDGE
+    assert shown.last_habit_prompt == NUDGE
     generator = fake_openai.requests[-1]["messages"]
     assert "after my morning coffee" in generator[1]["content"]
 
@@ -85,7 +85,7 @@ async def test_missing_profile_fields_hand_the_participant_back_to_intake(
     await fire(app, pid)
     message = transport.texts_to(ANA)[-1]
     assert "the everyday moment your habit can follow" in message and "when you'd like to get your nudge" in message
-    assert (await admin.show(app.db, ANA))["sub_state"] == "INTAKE"
+    assert (await admin.show(app.db, ANA)).sub_state == "INTAKE"
     assert len(fake_openai.requests) == 2  # no prompt was generated
     fake_openai.assert_complete()
 

@@ -113,7 +113,7 @@ async def test_arms_get_their_own_style_and_timers(make_app: AppFactory, fake_op
     rows = [row for row in await decisions(app) if row.available]
     assert [(row.arm, row.prompt_style, row.model) for row in rows] == [("fixed", "fixed", None)] * 2
     assert (await pending_timers(app, pid))["reminder"] == MONDAY_PROMPT + 2 * DAY + timedelta(hours=2)
-    assert (await admin.show(app.db, ANA))["arm"] == "fixed"
+    assert (await admin.show(app.db, ANA)).arm == "fixed"
     fake_openai.assert_complete()
 
 

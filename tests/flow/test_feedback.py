@@ -39,9 +39,9 @@ async def test_a_full_day_vote_feedback_and_the_next_prompt_built_on_it(
     assert len(fake_openai.requests) == calls_before_vote  # the server answered the vote, not the model
     assert transport.texts_to(ANA)[-1] == votes.FIRST_REPLY["done"]
     shown = await admin.show(app.db, ANA)
-    assert shown["sub_state"] == "FEEDBACK"  # their next words are feedback
-    assert shown["counters"]["successes"] == 1 and shown["counters"]["current_streak"] == 1
-    assert shown["counters"]["last_success_date"] == "2026-01-05"
+    assert shown.sub_state == "FEEDBACK"  # their next words are feedback
+    assert shown.counters["successes"] == 1 and shown.counters["current_streak"] == 1
+    assert shown.counters["last_success_date"] == "2026-01-05"
 
     fake_openai.call_tool("save_user_profile", {"last_motivator": "the mat was already out",
                                                 "last_successful_prompt": NUDGE}, match="mat was out")
@@ -63,7 +63,7 @@ async def test_a_full_day_vote_feedback_and_the_next_prompt_built_on_it(
     assert "What helped them last time: the mat was already out" in writer
     assert f"A prompt that worked for them: {NUDGE}" in writer
     assert "Track record: done 1 of 1 prompts, current streak 1 day(s)." in writer
-    counters = (await admin.show(app.db, ANA))["counters"]
+    counters = (await admin.show(app.db, ANA)).counters
     assert (counters["prompts_sent"], counters["successes"], counters["current_streak"]) == (2, 1, 1)
     rows = await deliveries(app, pid)
     assert [(d.local_date, d.vote) for d in rows] == [("2026-01-05", "done"), ("2026-01-06", None)]
@@ -77,7 +77,7 @@ async def test_a_barrier_and_the_tweak_it_leads_to_shape_the_next_prompt(
     app, transport, _pid = await prompted(make_app, fake_openai)
     await vote(app, transport, polls(transport)[-1], NOT_THIS_TIME)
     assert transport.texts_to(ANA)[-1] == votes.FIRST_REPLY["not_this_time"]
-    counters = (await admin.show(app.db, ANA))["counters"]
+    counters = (await admin.show(app.db, ANA)).counters
     assert (counters["misses"], counters["current_streak"], counters["last_miss_date"]) == (1, 0, "2026-01-05")
 
     fake_openai.call_tool("save_user_profile", {"last_barrier": "rushing to catch the bus"}, match="bus")
@@ -103,7 +103,7 @@ async def test_a_barrier_and_the_tweak_it_leads_to_shape_the_next_prompt(
 async def test_send_it_at_8_instead_moves_the_schedule(make_app: AppFactory, fake_openai: FakeOpenAIServer) -> None:
     seven = {"action": "create", "type": "fixed", "fixed_time": "07:00"}
     app, transport, _pid = await prompted(make_app, fake_openai, schedule=seven, prompt_at=utc(2026, 1, 5, 11, 50))
-    before = (await admin.schedules(app.db, app.clock, phone=ANA))["schedules"]
+    before = (await admin.schedules(app.db, app.clock, phone=ANA)).schedules
     await vote(app, transport, polls(transport)[-1], DONE)
 
     fake_openai.call_tool("scheduler", {"action": "create", "type": "fixed", "fixed_time": "08:00"},
@@ -111,9 +111,9 @@ async def test_send_it_at_8_instead_moves_the_schedule(make_app: AppFactory, fak
     fake_openai.say("Sure, from tomorrow it comes at 7:50.", match="at 8 instead")
     await transport.inject(ANA, "can you send it at 8 instead")
     await app.run_until_idle()
-    after = (await admin.schedules(app.db, app.clock, phone=ANA))["schedules"]
-    assert [s["id"] for s in after] == [s["id"] for s in before]  # replaced in place: never two prompts a day
-    assert "08:00" in after[0]["habit"]
+    after = (await admin.schedules(app.db, app.clock, phone=ANA)).schedules
+    assert [s.id for s in after] == [s.id for s in before]  # replaced in place: never two prompts a day
+    assert "08:00" in after[0].habit
 
     await at(app, utc(2026, 1, 6, 11, 55))  # the old time passes quietly
     assert transport.texts_to(ANA)[-1] == "Sure, from tomorrow it comes at 7:50."
@@ -132,7 +132,7 @@ async def test_feedback_without_what_a_prompt_needs_goes_back_to_intake(
     fake_openai.call_tool("transition_state", {"target_state": "FEEDBACK"})  # too early: no anchor, no time
     fake_openai.say("Welcome, Ana!")
     await app.run_until_idle()
-    assert (await admin.show(app.db, ANA))["sub_state"] == "FEEDBACK"
+    assert (await admin.show(app.db, ANA)).sub_state == "FEEDBACK"
 
     fake_openai.say("Which everyday moment could your stretch follow?", match="how are you")
     await app.transport.inject(ANA, "hi, how are you")  # type: ignore[attr-defined]
@@ -140,7 +140,7 @@ async def test_feedback_without_what_a_prompt_needs_goes_back_to_intake(
     request = fake_openai.requests[-1]
     assert request["messages"][0]["content"] == app.flow.deps.prompts.intake  # intake answered, not feedback
     shown = await admin.show(app.db, ANA)
-    assert shown["sub_state"] == "INTAKE"
+    assert shown.sub_state == "INTAKE"
     trail = await app.db.run(lambda s: s.execute(select(Transition.name, Transition.reason).where(
         Transition.kind == "sub_state").order_by(Transition.id)).all())
     assert trail[-1] == ("feedback_to_intake", "in FEEDBACK but the profile lacks prompt_anchor, preferred_time")
@@ -156,7 +156,7 @@ async def test_the_feedback_model_hands_a_changed_habit_back_to_intake(
     fake_openai.say("Let's rework your plan: what would you like to read?", match="reading")
     await transport.inject(ANA, "I'd rather build a reading habit")
     await app.run_until_idle()
-    assert (await admin.show(app.db, ANA))["sub_state"] == "INTAKE"
+    assert (await admin.show(app.db, ANA)).sub_state == "INTAKE"
     fake_openai.say("Great choice. When do you usually have a quiet minute?", match="novels")
     await transport.inject(ANA, "novels, mostly")
     await app.run_until_idle()

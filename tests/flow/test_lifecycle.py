@@ -50,7 +50,7 @@ async def test_an_escape_phrase_puts_intake_on_hold_without_the_model(
     await write(app, transport, words)
     assert transport.texts_to(ANA)[-1] == INTAKE_ON_HOLD
     shown = await admin.show(app.db, ANA)
-    assert (shown["status"], shown["sub_state"]) == ("active", "INTAKE_SUSPENDED")
+    assert (shown.status, shown.sub_state) == ("active", "INTAKE_SUSPENDED")
     fake_openai.assert_complete()  # nothing was asked of the model
 
 
@@ -66,7 +66,7 @@ async def test_stop_during_intake_still_means_stop(make_app: AppFactory, fake_op
     app, transport = await enrolled(make_app, fake_openai)
     await write(app, transport, "STOP")
     assert transport.texts_to(ANA)[-1] == STOPPED
-    assert (await admin.show(app.db, ANA))["status"] == "paused"
+    assert (await admin.show(app.db, ANA)).status == "paused"
 
 
 async def test_cancel_after_intake_stops_the_messages(make_app: AppFactory, fake_openai: FakeOpenAIServer) -> None:
@@ -115,7 +115,7 @@ async def test_writing_again_resumes_intake_where_it_stopped(
     situation = "\n".join(m["content"] for m in welcome.request["messages"] if m["role"] == "system")  # type: ignore[index]
     assert "habit_domain: a short walk" in situation and "prompt_anchor" in situation  # known, and still missing
     shown = await admin.show(app.db, ANA)
-    assert shown["sub_state"] == "INTAKE"
+    assert shown.sub_state == "INTAKE"
     assert "intake_reminder" not in await pending_timers(app, await participant_id(app))
     fake_openai.assert_complete()
 
@@ -177,7 +177,7 @@ async def test_the_model_cannot_schedule_a_prompt_inside_quiet_hours(
     assert "quiet hours (22:00-07:00" in tool_results[-1] and "06:20" in tool_results[-1]
     assert refused.request is not None
     shown = await admin.schedules(app.db, app.clock, phone=ANA)
-    assert [s["habit"] for s in shown["schedules"]] == ["07:30"]  # only the allowed time was saved
+    assert [s.habit for s in shown.schedules] == ["07:30"]  # only the allowed time was saved
     fake_openai.assert_complete()
 
 
@@ -189,10 +189,10 @@ async def test_a_paused_participant_s_study_still_ends_without_a_closing_message
     sent = len(transport.sent)
     await at(app, utc(2026, 1, 8, 5, 0))  # the end of study day 2
     shown = await admin.show(app.db, ANA_TORONTO)
-    assert shown["status"] == "completed" and shown["completed_at"] is not None
+    assert shown.status == "completed" and shown.completed_at is not None
     assert len(transport.sent) == sent  # they said STOP: not even the closing message
     await write(app, transport, "START", ANA_TORONTO)
-    assert (await admin.show(app.db, ANA_TORONTO))["status"] == "completed"
+    assert (await admin.show(app.db, ANA_TORONTO)).status == "completed"
 
 
 async def test_intake_goes_on_hold_after_thirty_quiet_minutes_not_while_they_talk(
@@ -205,9 +205,9 @@ async def test_intake_goes_on_hold_after_thirty_quiet_minutes_not_while_they_tal
     for minutes in (20, 40, 60):  # an answer every 20 minutes: never 30 minutes of silence
         await at(app, start + timedelta(minutes=minutes))
         await write(app, transport, f"more detail after {minutes} minutes")
-    assert (await admin.show(app.db, ANA))["sub_state"] == "INTAKE"
+    assert (await admin.show(app.db, ANA)).sub_state == "INTAKE"
     await at(app, start + timedelta(minutes=89))
-    assert (await admin.show(app.db, ANA))["sub_state"] == "INTAKE"
+    assert (await admin.show(app.db, ANA)).sub_state == "INTAKE"
     await at(app, start + timedelta(minutes=90))  # 30 minutes after the last turn
-    assert (await admin.show(app.db, ANA))["sub_state"] == "INTAKE_SUSPENDED"
+    assert (await admin.show(app.db, ANA)).sub_state == "INTAKE_SUSPENDED"
     assert "intake_reminder" in await pending_timers(app, pid)

@@ -96,7 +96,7 @@ async def test_a_stop_hidden_by_zero_width_characters_opts_out_without_the_model
 ) -> None:
     app, transport = await started(make_app, fake_openai)
     assert await send(app, transport, f"S{ZWSP}T{ZWJ}O{WJ}P\nSTOP") == STOPPED
-    assert (await admin.show(app.db, ANA))["paused_by"] == "participant"
+    assert (await admin.show(app.db, ANA)).paused_by == "participant"
     assert len(fake_openai.requests) == 1  # only the greeting
 
 
@@ -111,4 +111,4 @@ async def test_during_a_model_outage_the_apology_says_how_to_stop_and_plain_word
     assert apology == APOLOGY and "send STOP" in apology
     assert await send(app, transport, "leave me alone") == STOPPED
     show = await admin.show(app.db, ANA)
-    assert (show["status"], show["paused_by"]) == ("paused", "participant")
+    assert (show.status, show.paused_by) == ("paused", "participant")

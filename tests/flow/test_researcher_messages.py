@@ -29,7 +29,7 @@ NOTE = "Hello from the study team: your check-in call is on Friday at 10."
 
 
 async def researcher_rows(app: App, phone: str) -> list[dict[str, Any]]:
-    return [row for row in await admin.transcript(app.db, phone) if row["kind"] == "researcher"]
+    return [row for row in await admin.transcript(app.db, phone) if row.kind == "researcher"]
 
 
 async def inbox_statuses(app: App, kind: str = "researcher_message") -> list[str]:
@@ -42,7 +42,7 @@ async def test_the_participant_gets_the_teams_words_and_the_transcript_says_who_
 ) -> None:
     app, transport = await enrolled(make_app, fake_openai, phone=ANA)
     before = await admin.schedules(app.db, app.clock, phone=ANA)
-    stage = (await admin.show(app.db, ANA))["sub_state"]
+    stage = (await admin.show(app.db, ANA)).sub_state
 
     queued = await admin.send_message(app.db, app.clock, who=ANA, text=f"  {NOTE}\n", by="Dr Lee")
     assert NOTE not in transport.texts_to(ANA)  # nothing is sent inside the researcher's request
@@ -50,12 +50,12 @@ async def test_the_participant_gets_the_teams_words_and_the_transcript_says_who_
 
     assert transport.texts_to(ANA)[-1] == NOTE
     [row] = await researcher_rows(app, ANA)
-    assert (row["direction"], row["status"], row["text"]) == ("out", "sent", NOTE)
-    assert row["payload"] == {"by": "Dr Lee", "broadcast_id": None}
-    assert queued["participant_id"] == (await admin.show(app.db, ANA))["id"]
+    assert (row.direction, row.status, row.text) == ("out", "sent", NOTE)
+    assert row.payload == {"by": "Dr Lee", "broadcast_id": None}
+    assert queued["participant_id"] == (await admin.show(app.db, ANA)).id
     after = await admin.schedules(app.db, app.clock, phone=ANA)
-    assert after["timers"] == before["timers"]  # no timer cancelled or armed
-    assert (await admin.show(app.db, ANA))["sub_state"] == stage
+    assert after.timers == before.timers  # no timer cancelled or armed
+    assert (await admin.show(app.db, ANA)).sub_state == stage
     assert len(fake_openai.requests) == 1  # only the greeting: the model did not write it
 
     fake_openai.say("Great, see you then!", match="friday works")
@@ -136,7 +136,7 @@ async def test_the_teams_pause_does_not_keep_their_own_message_from_them(
     await admin.send_message(app.db, app.clock, who=ANA, text=NOTE)
     await app.run_until_idle()
     assert transport.texts_to(ANA)[-1] == NOTE
-    assert (await admin.show(app.db, ANA))["status"] == "paused"  # and they stay paused
+    assert (await admin.show(app.db, ANA)).status == "paused"  # and they stay paused
     fake_openai.assert_complete()
 
 
@@ -173,7 +173,7 @@ async def test_a_broadcast_reaches_whom_the_filter_matches_and_skips_who_said_st
     assert [transport.texts_to(p)[-1] == "The survey closes tonight." for p in (ANA, BEN, CARA)] == [
         True, False, True]
     [row] = await researcher_rows(app, CARA)
-    assert row["payload"]["broadcast_id"] == done["broadcast_id"]
+    assert row.payload["broadcast_id"] == done["broadcast_id"]
 
     everyone = ParticipantFilter()
     assert await admin.broadcast_count(app.db, app.clock, everyone) == 3
@@ -206,7 +206,7 @@ async def test_an_erased_participant_is_neither_written_to_nor_changed(
     make_app: AppFactory, fake_openai: FakeOpenAIServer
 ) -> None:
     app, _ = await enrolled(make_app, fake_openai, phone=ANA)
-    pid = (await admin.show(app.db, ANA))["id"]
+    pid = (await admin.show(app.db, ANA)).id
     await erasure.erase(app.db, app.clock, phone=ANA)
     with pytest.raises(Forbidden, match="their personal data was erased"):
         await admin.send_message(app.db, app.clock, who=pid, text=NOTE)
@@ -221,11 +221,11 @@ async def test_a_name_and_notes_can_be_corrected(make_app: AppFactory, fake_open
     said = await admin.update_participant(app.db, app.clock, who=ANA, name=" Ana María ", background="Night shifts")
     assert said == f"{ANA}: name changed from 'Ana' to 'Ana María'; background notes updated"
     shown = await admin.show(app.db, ANA)
-    assert (shown["name"], shown["background"]) == ("Ana María", "Night shifts")
+    assert (shown.name, shown.background) == ("Ana María", "Night shifts")
     assert await admin.update_participant(app.db, app.clock, who=ANA, name="Ana María") == f"{ANA}: nothing changed"
     with pytest.raises(AdminError, match="a name is one line"):
         await admin.update_participant(app.db, app.clock, who=ANA, name="Ana\nMaría")
     with pytest.raises(AdminError, match="give the participant's name"):
         await admin.update_participant(app.db, app.clock, who=ANA, name="  ")
-    assert (await admin.show(app.db, ANA))["name"] == "Ana María"
+    assert (await admin.show(app.db, ANA)).name == "Ana María"
     fake_openai.assert_complete()

@@ -125,7 +125,7 @@ async def test_the_webhook_gets_id_and_severity_never_the_text(
     [body] = webhook.bodies
     [flag] = await oversight.flags(app.db)
     participant = await admin.show(app.db, ANA)
-    assert body == {"event": "promptpipe.safety_flag", "flag_id": flag["id"], "participant_id": participant["id"],
+    assert body == {"event": "promptpipe.safety_flag", "flag_id": flag["id"], "participant_id": participant.id,
                     "severity": "high", "source": "screen", "raised_at": body["raised_at"]}
     everything = b"".join(webhook.raw).decode()
     assert "hurt myself" not in everything and ANA not in everything and "Ana" not in everything

@@ -43,7 +43,7 @@ async def test_an_explicit_request_applies_at_once_and_reaches_every_model_call(
                              if m["role"] == "tool").split("\n", 1)[1])
     assert result["tone"] == {"outcome": "applied", "active_tags": ["concise", "no_emojis"],
                               "unknown_tags_ignored": ["sparkly"]}
-    assert (await admin.show(app.db, ANA))["tone"] == "concise, no_emojis"
+    assert (await admin.show(app.db, ANA)).tone == "concise, no_emojis"
     assert await tone_events(app) == [("explicit", ["concise", "no_emojis"], ["sparkly"], "applied",
                                        ["concise", "no_emojis"])]
 

@@ -10,6 +10,7 @@ import pytest
 from promptpipe.domain.polls import AMBIGUOUS_REPLY, POLL_OPTIONS
 from promptpipe.flow import intensity, votes
 from promptpipe.research import admin
+from promptpipe.research.views import MessageView
 from promptpipe.transport.base import Reaction
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
@@ -19,8 +20,8 @@ from tests.schedule_helpers import NUDGE, at
 DONE, NOT_THIS_TIME = POLL_OPTIONS
 
 
-async def inbound(app) -> list[dict]:  # type: ignore[no-untyped-def,type-arg]
-    return [row for row in await admin.transcript(app.db, ANA) if row["direction"] == "in"]
+async def inbound(app) -> list[MessageView]:  # type: ignore[no-untyped-def]
+    return [row for row in await admin.transcript(app.db, ANA) if row.direction == "in"]
 
 
 def sent_id(transport, text: str) -> str:  # type: ignore[no-untyped-def]
@@ -48,9 +49,9 @@ async def test_a_typed_answer_counts_like_a_tap_without_the_model(
     assert (delivery.vote, delivery.vote_source) == (vote_given, "typed")
     assert transport.texts_to(ANA)[-1] == votes.FIRST_REPLY[vote_given]
     answer = (await inbound(app))[-1]
-    assert (answer["text"], answer["payload"]["handled_as"], answer["payload"]["vote_source"]) == (
+    assert (answer.text, answer.payload["handled_as"], answer.payload["vote_source"]) == (
         typed, "counted", "typed")
-    assert (await admin.show(app.db, ANA))["sub_state"] == "FEEDBACK"
+    assert (await admin.show(app.db, ANA)).sub_state == "FEEDBACK"
     fake_openai.assert_complete()  # no model call
 
 
@@ -127,15 +128,15 @@ async def test_a_number_that_fits_two_open_polls_gets_a_question_back(
 
     assert transport.texts_to(ANA)[-1] == AMBIGUOUS_REPLY.format(first=DONE, second=intensity.LESS)
     [delivery] = await deliveries(app, pid)
-    assert delivery.vote is None and (await admin.show(app.db, ANA))["intensity"] == "normal"
-    assert (await inbound(app))[-1]["payload"]["handled_as"] == "ambiguous"
+    assert delivery.vote is None and (await admin.show(app.db, ANA)).intensity == "normal"
+    assert (await inbound(app))[-1].payload["handled_as"] == "ambiguous"
 
     intensity_poll = polls(transport, intensity.QUESTION)[-1]
     await say(app, transport, "1", quoted_message_id=intensity_poll)  # a swipe reply to the poll says which
-    assert (await admin.show(app.db, ANA))["intensity"] == "low"
+    assert (await admin.show(app.db, ANA)).intensity == "low"
     assert transport.texts_to(ANA)[-1] == intensity.ACKS[intensity.LESS]
     await say(app, transport, "just right")  # its words need no quote
-    assert (await admin.show(app.db, ANA))["intensity"] == "normal"
+    assert (await admin.show(app.db, ANA)).intensity == "normal"
     fake_openai.assert_complete()
 
 
@@ -152,7 +153,7 @@ async def test_a_typed_answer_and_words_sent_together_are_a_vote_then_feedback(
     [delivery] = await deliveries(app, pid)
     assert delivery.vote == "done"
     assert transport.texts_to(ANA)[-2:] == [votes.FIRST_REPLY["done"], "Coffee as the cue works for you, great."]
-    assert (await admin.show(app.db, ANA))["sub_state"] == "FEEDBACK"  # the words went to the feedback module
+    assert (await admin.show(app.db, ANA)).sub_state == "FEEDBACK"  # the words went to the feedback module
     fake_openai.assert_complete()
 
 
@@ -171,8 +172,8 @@ async def test_a_thumbs_up_on_the_poll_counts_and_on_the_prompt_reaches_the_mode
     await say(app, transport, "", reaction=Reaction(sent_id(transport, NUDGE), "❤️"))
     assert transport.texts_to(ANA)[-1] == "Glad you liked that one!"
     rows = await inbound(app)
-    assert [row["kind"] for row in rows] == ["reaction", "reaction"]
-    assert rows[-1]["payload"]["emoji"] == "❤️" and rows[-1]["status"] == "answered"
+    assert [row.kind for row in rows] == ["reaction", "reaction"]
+    assert rows[-1].payload["emoji"] == "❤️" and rows[-1].status == "answered"
     fake_openai.assert_complete()
 
 
@@ -186,8 +187,8 @@ async def test_other_reactions_are_kept_without_an_answer(make_app: AppFactory, 
 
     assert len(transport.sent) == sent_before
     rows = await inbound(app)
-    assert [(row["kind"], row["status"]) for row in rows] == [("reaction", "kept")] * 3
-    assert rows[1]["text"] == "(reaction taken back)"
+    assert [(row.kind, row.status) for row in rows] == [("reaction", "kept")] * 3
+    assert rows[1].text == "(reaction taken back)"
     [delivery] = await deliveries(app, pid)
     assert delivery.vote is None
     fake_openai.assert_complete()
@@ -210,7 +211,7 @@ async def test_a_swipe_reply_to_an_older_prompt_is_feedback_on_that_day(
     assert monday.replied_at is not None and tuesday.replied_at is None
     assert transport.texts_to(ANA)[-1] == "Ah, Monday's worked, good to know."
     row = (await inbound(app))[-1]
-    assert (row["text"], row["payload"]["quoted_message_id"]) == ("this one was easy", monday_prompt)
+    assert (row.text, row.payload["quoted_message_id"]) == ("this one was easy", monday_prompt)
     fake_openai.assert_complete()
 
 

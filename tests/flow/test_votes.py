@@ -21,12 +21,12 @@ DONE, NOT_THIS_TIME = POLL_OPTIONS
 
 
 async def counters(app) -> dict:  # type: ignore[no-untyped-def,type-arg]
-    return (await admin.show(app.db, ANA))["counters"]
+    return (await admin.show(app.db, ANA)).counters
 
 
 async def handled_as(app) -> list[str]:  # type: ignore[no-untyped-def]
     rows = await admin.transcript(app.db, ANA)
-    return [row["payload"]["handled_as"] for row in rows if "handled_as" in row["payload"]]
+    return [row.payload["handled_as"] for row in rows if "handled_as" in row.payload]
 
 
 async def test_a_changed_vote_replaces_the_first_and_never_counts_twice(
@@ -73,7 +73,7 @@ async def test_a_vote_on_an_older_poll_is_recorded_and_answered_as_outdated(
     assert (await counters(app))["successes"] == 0
     assert [d.vote for d in await deliveries(app, pid)] == [None, None]
     rows = await admin.transcript(app.db, ANA)
-    assert rows[-2]["text"] == "(poll vote: Done)" and rows[-2]["payload"]["handled_as"] == "outdated"
+    assert rows[-2].text == "(poll vote: Done)" and rows[-2].payload["handled_as"] == "outdated"
 
     await vote(app, transport, tuesday_poll, DONE)
     now = await counters(app)
@@ -121,18 +121,18 @@ async def test_intensity_votes_change_from_where_the_poll_started(
     app, transport, _ = await prompted(make_app, fake_openai, INTENSITY_POLL_ENABLED="on")
     poll = polls(transport, intensity.QUESTION)[-1]
     await vote(app, transport, poll, intensity.MORE)
-    assert (await admin.show(app.db, ANA))["intensity"] == "high"
+    assert (await admin.show(app.db, ANA)).intensity == "high"
     await vote(app, transport, poll, intensity.LESS)  # changed their mind: one step below where it started
-    assert (await admin.show(app.db, ANA))["intensity"] == "low"
+    assert (await admin.show(app.db, ANA)).intensity == "low"
     await vote(app, transport, poll)  # withdrawn: back where it started
-    assert (await admin.show(app.db, ANA))["intensity"] == "normal"
+    assert (await admin.show(app.db, ANA)).intensity == "normal"
     assert transport.texts_to(ANA)[-1] == intensity.WITHDRAWN_REPLY
 
     fake_openai.say(NUDGE, match="scheduled daily nudge")
     await at(app, MONDAY_PROMPT + DAY)
     await vote(app, transport, poll, intensity.MORE)  # Monday's poll, after Tuesday's went out
     assert transport.texts_to(ANA)[-1] == intensity.OUTDATED_REPLY
-    assert (await admin.show(app.db, ANA))["intensity"] == "normal"
+    assert (await admin.show(app.db, ANA)).intensity == "normal"
     fake_openai.assert_complete()
 
 

@@ -38,12 +38,12 @@ async def offline_with_queue(make_app: AppFactory):  # type: ignore[no-untyped-d
 
     def write(session: Session) -> None:
         session.execute(update(InboxItem).values(status="done"))  # no greeting turn
-        queue_messages(session, row["id"], QUEUED, app.clock.now())
+        queue_messages(session, row.id, QUEUED, app.clock.now())
 
     await app.db.run(write)
     await app.run_until_idle()
     assert transport.sent == []
-    return app, transport, row["id"]
+    return app, transport, row.id
 
 
 async def outbox_statuses(app) -> dict[str, str]:  # type: ignore[no-untyped-def]
@@ -67,7 +67,7 @@ async def test_nothing_queued_before_stop_is_sent_after_it(make_app: AppFactory)
     statuses = await outbox_statuses(app)
     assert {statuses[m.key] for m in QUEUED} == {"cancelled"}
     transcript = await admin.transcript(app.db, ANA)
-    assert [m["status"] for m in transcript if m["direction"] == "out"][:len(QUEUED)] == ["cancelled"] * len(QUEUED)
+    assert [m.status for m in transcript if m.direction == "out"][:len(QUEUED)] == ["cancelled"] * len(QUEUED)
 
 
 @pytest.mark.parametrize("action", ["pause", "withdraw"])
@@ -101,7 +101,7 @@ async def test_a_row_queued_by_a_writer_that_had_not_seen_the_stop_yet_is_not_se
         session.execute(update(Participant).values(opted_out=True, status="paused", paused_by="participant"))
         late = [ToSend("t:late", "A broadcast", "researcher"),
                 ToSend(keys.command_reply(999), "Reply to their command", "command")]
-        queue_messages(session, row["id"], late, app.clock.now())
+        queue_messages(session, row.id, late, app.clock.now())
 
     await app.db.run(stop_then_late_write)
     await app.run_until_idle()

@@ -49,7 +49,7 @@ async def test_the_same_message_id_ten_times_at_once_is_answered_once(
 
     assert transport.texts_to(ANA) == ["Hi Ana!", "Got it."]
     rows = await admin.transcript(app.db, ANA)
-    assert [r["direction"] for r in rows] == ["out", "in", "out"]
+    assert [r.direction for r in rows] == ["out", "in", "out"]
     assert app.inbox.duplicates == 9
     fake_openai.assert_complete()
 
@@ -140,7 +140,7 @@ async def test_a_message_stored_before_a_crash_is_answered_once_after_restart(
     assert second_transport.texts_to(ANA) == ["Yes, still here!"]
     assert first_transport.texts_to(ANA) == ["Hi Ana!"]
     rows = await admin.transcript(restarted.db, ANA)
-    assert [(r["direction"], r["text"]) for r in rows][-2:] == [("in", "still there?"), ("out", "Yes, still here!")]
+    assert [(r.direction, r.text) for r in rows][-2:] == [("in", "still there?"), ("out", "Yes, still here!")]
     fake_openai.assert_complete()
 
 
@@ -178,7 +178,7 @@ async def test_unknown_senders_are_ignored_unless_auto_enroll_is_on(
     await app.run_until_idle()
     assert transport.texts_to("+15145550999") == ["Welcome! What habit would you like to build?"]
     [row] = await admin.list_participants(app.db)
-    assert (row["name"], row["timezone"]) == ("Chris", "Asia/Tokyo")
+    assert (row.name, row.timezone) == ("Chris", "Asia/Tokyo")
     fake_openai.assert_complete()
 
 
@@ -213,6 +213,6 @@ async def test_poll_votes_are_recorded_in_the_transcript_without_an_llm_call(
     await transport.inject(ANA, "", vote=PollVote("poll-1", (poll_option_hash("Done"),)))
     await app.run_until_idle()
     rows = await admin.transcript(app.db, ANA)
-    assert rows[-1]["direction"] == "in" and rows[-1]["text"].startswith("(poll vote")
+    assert rows[-1].direction == "in" and rows[-1].text.startswith("(poll vote")
     assert len(fake_openai.requests) == 1  # only the greeting
     fake_openai.assert_complete()

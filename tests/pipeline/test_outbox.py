@@ -29,14 +29,14 @@ async def queue(app, *texts: str) -> str:  # type: ignore[no-untyped-def]
     def write(session: Session) -> None:
         session.execute(update(InboxItem).values(status="done"))
         for n, text in enumerate(texts):
-            queue_outgoing(session, participant_id=row["id"], key=f"test:{n}", text=text, now=app.clock.now())
+            queue_outgoing(session, participant_id=row.id, key=f"test:{n}", text=text, now=app.clock.now())
 
     await app.db.run(write)
-    return row["id"]
+    return row.id
 
 
 async def statuses(app) -> list[str]:  # type: ignore[no-untyped-def]
-    return [r["status"] for r in await admin.transcript(app.db, ANA)]
+    return [r.status for r in await admin.transcript(app.db, ANA)]
 
 
 async def test_not_connected_is_retried_with_backoff_and_order_is_kept(make_app: AppFactory) -> None:

@@ -27,7 +27,7 @@ def read_csv(path: Path) -> list[dict[str, str]]:
 
 
 async def sent_rows(app, phone: str) -> list[dict]:
-    return [row for row in await admin.transcript(app.db, phone) if row["direction"] == "out"]
+    return [row for row in await admin.transcript(app.db, phone) if row.direction == "out"]
 
 
 async def test_receipts_in_any_order_and_twice_keep_the_earliest_time(
@@ -43,11 +43,11 @@ async def test_receipts_in_any_order_and_twice_keep_the_earliest_time(
     await transport.receipt("read", nudge_id, timestamp=T + timedelta(minutes=35))  # a repeat
     await transport.receipt("delivered", "3EB0NOBODYSENTTHIS", timestamp=T)  # unknown id
 
-    nudge = next(row for row in await sent_rows(app, ANA) if row["whatsapp_id"] == nudge_id)
-    assert nudge["delivered_at"] == (T + timedelta(minutes=1)).isoformat()
-    assert nudge["read_at"] == (T + timedelta(minutes=30)).isoformat()
-    others = [row for row in await sent_rows(app, ANA) if row["whatsapp_id"] != nudge_id]
-    assert all(row["delivered_at"] is None and row["read_at"] is None for row in others)
+    nudge = next(row for row in await sent_rows(app, ANA) if row.whatsapp_id == nudge_id)
+    assert nudge.delivered_at == (T + timedelta(minutes=1)).isoformat()
+    assert nudge.read_at == (T + timedelta(minutes=30)).isoformat()
+    others = [row for row in await sent_rows(app, ANA) if row.whatsapp_id != nudge_id]
+    assert all(row.delivered_at is None and row.read_at is None for row in others)
 
 
 async def test_a_read_receipt_alone_means_delivered_too(make_app: AppFactory, fake_openai: FakeOpenAIServer) -> None:
@@ -57,8 +57,8 @@ async def test_a_read_receipt_alone_means_delivered_too(make_app: AppFactory, fa
 
     await transport.receipt("read", poll_id, timestamp=T + timedelta(minutes=5))
 
-    poll = next(row for row in await sent_rows(app, ANA) if row["whatsapp_id"] == poll_id)
-    assert poll["delivered_at"] == poll["read_at"] == (T + timedelta(minutes=5)).isoformat()
+    poll = next(row for row in await sent_rows(app, ANA) if row.whatsapp_id == poll_id)
+    assert poll.delivered_at == poll.read_at == (T + timedelta(minutes=5)).isoformat()
 
 
 async def test_a_receipt_that_arrives_before_the_send_is_recorded_still_counts(
@@ -75,8 +75,8 @@ async def test_a_receipt_that_arrives_before_the_send_is_recorded_still_counts(
     fake_openai.say("Good to hear from you.")
     await app.run_until_idle()
 
-    reply = [row for row in await sent_rows(app, ANA_TORONTO) if row["text"] == "Good to hear from you."]
-    assert reply and reply[0]["whatsapp_id"] == next_id and reply[0]["delivered_at"] == T.isoformat()
+    reply = [row for row in await sent_rows(app, ANA_TORONTO) if row.text == "Good to hear from you."]
+    assert reply and reply[0].whatsapp_id == next_id and reply[0].delivered_at == T.isoformat()
 
 
 async def test_the_transcript_command_shows_delivered_and_read(

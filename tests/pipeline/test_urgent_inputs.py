@@ -59,7 +59,7 @@ async def test_stop_sent_while_the_model_is_still_thinking_is_confirmed_at_once(
     await app.run_until_idle()
     assert transport.texts_to(ANA)[1:] == [STOPPED]  # no apology: the turn was set aside, not failed
     assert app.flow.failures == 0
-    assert (await admin.show(app.db, ANA))["paused_by"] == "participant"
+    assert (await admin.show(app.db, ANA)).paused_by == "participant"
 
 
 async def test_crisis_words_sent_while_the_model_is_still_thinking_get_the_safety_message_at_once(

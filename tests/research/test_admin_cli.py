@@ -181,7 +181,7 @@ async def test_show_reports_profile_and_stage(make_app: AppFactory, fake_openai:
     fake_openai.say("Noted.")
     await app.run_until_idle()
     shown = await admin.show(app.db, "+15145550101")
-    assert shown["profile"]["habit_domain"] == "reading"
-    assert shown["profile"]["last_barrier"] == "too tired"  # the legacy alias lands in its real field
-    assert shown["messages_out"] == 1 and shown["replies_unsent"] == 0
+    assert shown.profile["habit_domain"] == "reading"
+    assert shown.profile["last_barrier"] == "too tired"  # the legacy alias lands in its real field
+    assert shown.messages_out == 1 and shown.replies_unsent == 0
     fake_openai.assert_complete()

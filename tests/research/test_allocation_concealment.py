@@ -44,7 +44,7 @@ async def enroll(app: App, phones: list[str], site: str = "toronto") -> list[str
     for n, phone in enumerate(phones):
         row = await admin.enroll(app.db, app.clock, phone=phone, name=f"P{n}", timezone="America/Toronto",
                                  study=app.settings.study, strata={"site": site})
-        arms.append(row["arm"])
+        arms.append(row.arm)
     return arms
 
 

@@ -72,7 +72,7 @@ async def a_month_of_data(make_app: AppFactory, fake: FakeOpenAIServer):  # type
     await transport.inject(ANA, "", vote=PollVote(poll.message_id, (poll_option_hash("Done"),)))
     await app.run_until_idle()
     await admin.simulate(app.db, app.clock, phone=ANA, text=SAID[3])  # waiting: not processed yet
-    participant_id = (await admin.show(app.db, ANA))["id"]
+    participant_id = (await admin.show(app.db, ANA)).id
     await app.db.run(functools.partial(_team_notes_and_a_model_error, participant_id=participant_id,
                                        now=app.clock.now()))
     return app, transport
@@ -123,7 +123,7 @@ async def test_erase_leaves_nothing_personal_in_any_table(make_app: AppFactory, 
     sent_before, requests_before = len(transport.sent), len(fake_openai.requests)
 
     done = await erasure.erase(app.db, app.clock, phone=ANA, by="Dr Lee")
-    assert (done.participant_id, done.pending_inputs_closed) == (person["id"], 1)
+    assert (done.participant_id, done.pending_inputs_closed) == (person.id, 1)
 
     assert leaks(await everything_stored(app)) == []
     await app.run_until_idle()  # the running service: nothing more is answered or sent
@@ -137,17 +137,17 @@ async def test_the_tombstone_keeps_the_id_the_counts_and_the_consent_record(
 ) -> None:
     app, _ = await a_month_of_data(make_app, fake_openai)
     person = await admin.show(app.db, ANA)
-    counters = person["counters"]
+    counters = person.counters
     assert counters["prompts_sent"] == 1 and counters["successes"] == 1
     await erasure.erase(app.db, app.clock, phone=ANA, by="Dr Lee")
 
     from promptpipe.storage.models import ConsentEvent, Conversation, Message, Participant, PromptDelivery, Schedule
 
     def read(session: Any) -> dict[str, Any]:
-        tomb = session.get(Participant, person["id"])
+        tomb = session.get(Participant, person.id)
         return {
             "tomb": (tomb.phone, tomb.name, tomb.status, tomb.erased_by, tomb.erased_at is not None),
-            "counters": session.get(Conversation, person["id"]).profile.get("counters"),
+            "counters": session.get(Conversation, person.id).profile.get("counters"),
             "messages": session.execute(select(Message.direction, Message.kind, Message.text)).all(),
             "votes": session.execute(select(PromptDelivery.local_date, PromptDelivery.vote)).all(),
             "consent": session.execute(select(ConsentEvent.event, ConsentEvent.source, ConsentEvent.actor)
@@ -156,9 +156,9 @@ async def test_the_tombstone_keeps_the_id_the_counts_and_the_consent_record(
         }
 
     kept = await app.db.run(read)
-    assert kept["tomb"] == (f"erased:{person['id']}", "", "withdrawn", "Dr Lee", True)
+    assert kept["tomb"] == (f"erased:{person.id}", "", "withdrawn", "Dr Lee", True)
     assert kept["counters"] == counters
-    assert len(kept["messages"]) == person["messages_in"] + person["messages_out"]  # rows stay, texts go
+    assert len(kept["messages"]) == person.messages_in + person.messages_out  # rows stay, texts go
     assert {text for _, _, text in kept["messages"]} == {""}
     assert [vote for _, vote in kept["votes"]] == ["done"]
     assert kept["consent"][-1] == ("erased", "researcher", "Dr Lee")
@@ -205,7 +205,7 @@ async def test_the_command_asks_before_it_erases(
     code, out, err = await asyncio.to_thread(run, "erase", "--phone", ANA, answer="+14165550100\n")
     assert code == 1 and "cancelled" in err and "nothing was changed" in err
     assert "\x1b" not in out and "Ana\\x1b[2J" in out
-    assert (await admin.show(app.db, ANA))["name"] == "Ana\x1b[2J"
+    assert (await admin.show(app.db, ANA)).name == "Ana\x1b[2J"
     code, out, _ = await asyncio.to_thread(run, "erase", "--phone", ANA, answer="")  # no answer (end of input)
     assert code == 1
     code, out, _ = await asyncio.to_thread(run, "erase", "--phone", ANA, "--by", "Dr Lee", answer="+1 416 555 0123\n")

@@ -137,7 +137,7 @@ async def test_update_changes_the_name_show_prints(
     assert code == 1 and "say what to change: --timezone, --name or --background" in err
     code, _, err = await run("update", "--phone", ANA, "--name", "Ana M.", "--timezone", "Mars/Base")
     assert code == 1 and "not an IANA time zone" in err
-    assert (await admin.show(app.db, ANA))["name"] == "Ana María"  # a typo changes nothing at all
+    assert (await admin.show(app.db, ANA)).name == "Ana María"  # a typo changes nothing at all
 
     code, out, _ = await run("update", "--phone", ANA, "--timezone", "Europe/Berlin", beside=app)
     assert code == 0 and "now uses Europe/Berlin" in out

@@ -169,7 +169,7 @@ async def test_someone_whose_held_greeting_a_pause_cancelled_is_greeted_when_act
     await app.run_until_idle()
 
     assert transport.texts_to(ANA)[-1] == "Hello Ana, welcome to the study!"
-    assert (await admin.show(app.db, ANA))["status"] == "active"
+    assert (await admin.show(app.db, ANA)).status == "active"
     fake_openai.assert_complete()
 
 

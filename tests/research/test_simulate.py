@@ -49,7 +49,7 @@ async def test_a_vote_by_its_words_or_its_number(
     assert transport.texts_to(ANA)[-1] == votes.FIRST_REPLY["done"]
 
     await simulate(app, capsys, "--vote", "3")  # a number answers the newest poll: the intensity poll
-    assert (await admin.show(app.db, ANA))["intensity"] == "high"
+    assert (await admin.show(app.db, ANA)).intensity == "high"
     assert transport.texts_to(ANA)[-1] == intensity.ACKS[intensity.MORE]
     fake_openai.assert_complete()
 
@@ -84,7 +84,7 @@ async def test_a_reply_to_a_days_prompt_and_a_voice_note(
     fake_openai.say("I can only read text, sorry!", match="[a voice message; this study can only read text]")
     await simulate(app, capsys, "--kind", "voice")
     rows = await admin.transcript(app.db, ANA)
-    assert [row["kind"] for row in rows if row["direction"] == "in"][-1] == "voice"
+    assert [row.kind for row in rows if row.direction == "in"][-1] == "voice"
     assert transport.texts_to(ANA)[-1] == "I can only read text, sorry!"
     fake_openai.assert_complete()
 
@@ -109,7 +109,7 @@ async def test_what_cannot_be_simulated_says_why(
 
     assert code == 1 and error in err
     assert len(transport.sent) == sent and not [
-        r for r in await admin.transcript(app.db, ANA) if r["direction"] == "in"]
+        r for r in await admin.transcript(app.db, ANA) if r.direction == "in"]
 
 
 async def test_a_vote_before_any_prompt_says_how_to_get_one(
@@ -151,9 +151,9 @@ async def test_on_a_live_service_nobody_acts_as_the_participant_and_their_stop_h
     assert code == 1 and "a real person would get the answer" in err and "dry-run" in err
     assert len(transport.sent) == sent and RESUMED not in transport.texts_to(ANA)
     show = await admin.show(app.db, ANA)
-    assert (show["status"], show["paused_by"]) == ("paused", "participant")
+    assert (show.status, show.paused_by) == ("paused", "participant")
     assert [e["event"] for e in (await oversight.consent(app.db, ANA))["events"]] == ["enrolled", "opted_out"]
-    assert [r["text"] for r in await admin.transcript(app.db, ANA) if r["direction"] == "in"] == ["STOP"]
+    assert [r.text for r in await admin.transcript(app.db, ANA) if r.direction == "in"] == ["STOP"]
 
 
 async def test_a_live_database_stays_live_after_the_service_stops(
@@ -181,7 +181,7 @@ async def test_with_whatsapp_settings_the_admin_script_does_not_simulate(
     code, _, err = await simulate(app, capsys, "hello")
 
     assert code == 1 and "PROMPTPIPE_TRANSPORT=whatsapp" in err
-    assert not [r for r in await admin.transcript(app.db, ANA) if r["direction"] == "in"]
+    assert not [r for r in await admin.transcript(app.db, ANA) if r.direction == "in"]
 
 
 async def test_what_a_pilot_simulated_is_not_answered_once_the_database_goes_live(
@@ -198,8 +198,8 @@ async def test_what_a_pilot_simulated_is_not_answered_once_the_database_goes_liv
     await app.run_until_idle()
 
     assert live.texts_to(ANA) == []
-    [row] = [r for r in await admin.transcript(app.db, ANA) if r["direction"] == "in"]
-    assert (row["text"], row["status"]) == ("START", "kept")
+    [row] = [r for r in await admin.transcript(app.db, ANA) if r.direction == "in"]
+    assert (row.text, row.status) == ("START", "kept")
     assert not (await read_status(app.db)).stuck_inputs
 
 

@@ -101,4 +101,4 @@ async def test_a_refusal_comes_back_from_the_lane_as_the_same_error(
 
     with pytest.raises(Forbidden, match=re.escape(f"{ANA} stopped the messages themselves")):
         await admin.set_status(app.db, app.clock, phone=ANA, action="resume")
-    assert (await admin.show(app.db, ANA))["paused_by"] == "participant"
+    assert (await admin.show(app.db, ANA)).paused_by == "participant"

@@ -71,8 +71,8 @@ async def test_second_create_replaces_unless_asked_to_keep(make_app: AppFactory,
     assert listing.count("habit at") == 2
     assert "habit at 18:30" in listing and "habit at a random time 12:00-13:00" in listing
     shown = await admin.schedules(app.db, app.clock, phone=ANA)
-    assert sorted(s["habit"] for s in shown["schedules"]) == ["18:30", "a random time 12:00-13:00"]
-    assert all(s["armed"] for s in shown["schedules"])
+    assert sorted(s.habit for s in shown.schedules) == ["18:30", "a random time 12:00-13:00"]
+    assert all(s.armed for s in shown.schedules)
     assert len([j for j in await job_ids(app) if j.startswith(f"daily:{ana}:")]) == 2
 
 
@@ -90,8 +90,8 @@ async def test_bad_scheduler_arguments_reach_the_model_and_change_nothing(
     result = fake_openai.requests[-1]["messages"][-1]["content"]
     assert result.startswith("ERROR from scheduler") and "later than" in result
     shown = await admin.schedules(app.db, app.clock, phone=ANA)
-    assert [s["habit"] for s in shown["schedules"]] == ["08:00"]
-    assert shown["timezone"] == "UTC"  # the failed call did not change the zone either
+    assert [s.habit for s in shown.schedules] == ["08:00"]
+    assert shown.timezone == "UTC"  # the failed call did not change the zone either
 
 
 async def test_spring_forward_fires_once_at_the_first_valid_instant(
@@ -135,7 +135,7 @@ async def test_timezone_change_moves_future_prompts(make_app: AppFactory, fake_o
     assert "Europe/Berlin" in message
     await app.run_until_idle()  # the service picks up the admin's change
     shown = await admin.schedules(app.db, app.clock, phone=ANA)
-    assert shown["schedules"][0]["next_prompt"] == "Tuesday 2026-01-06 07:50 (Europe/Berlin)"
+    assert shown.schedules[0].next_prompt == "Tuesday 2026-01-06 07:50 (Europe/Berlin)"
     await at(app, utc(2026, 1, 5, 12, 50))  # the old Toronto time passes silently
     assert len(sent_kinds(transport, ANA)) == 1
     fake_openai.say(NUDGE, match="scheduled daily nudge")

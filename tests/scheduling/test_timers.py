@@ -84,9 +84,9 @@ async def test_auto_feedback_hands_a_silent_participant_to_feedback(
     app, transport, _pid = await prompted(make_app, fake_openai, AUTO_FEEDBACK_AFTER_PROMPT_ENABLED="on",
                                          AUTO_FEEDBACK_DELAY="5m")
     await at(app, PROMPT_AT + timedelta(minutes=4))
-    assert (await admin.show(app.db, ANA))["sub_state"] == "INTAKE"
+    assert (await admin.show(app.db, ANA)).sub_state == "INTAKE"
     await at(app, PROMPT_AT + timedelta(minutes=5))
-    assert (await admin.show(app.db, ANA))["sub_state"] == "FEEDBACK"
+    assert (await admin.show(app.db, ANA)).sub_state == "FEEDBACK"
     assert len(transport.texts_to(ANA)) == 3  # the hand-over itself sends nothing
     fake_openai.say("How did the stretch feel?", match="it was fine")
     await transport.inject(ANA, "it was fine")
@@ -103,7 +103,7 @@ async def test_a_reply_before_the_delay_keeps_auto_feedback_from_firing(
     await transport.inject(ANA, "on it")
     await app.run_until_idle()
     await at(app, PROMPT_AT + timedelta(minutes=30))
-    assert (await admin.show(app.db, ANA))["sub_state"] == "INTAKE"
+    assert (await admin.show(app.db, ANA)).sub_state == "INTAKE"
 
 
 async def test_a_newer_delayed_transition_replaces_the_pending_one(
@@ -125,9 +125,9 @@ async def test_a_newer_delayed_transition_replaces_the_pending_one(
     assert "replaces the delayed move" in fake_openai.requests[-1]["messages"][-1]["content"]
     assert await pending_timers(app, pid) == {"transition": start + timedelta(minutes=90)}
     await at(app, start + timedelta(minutes=31))
-    assert (await admin.show(app.db, ANA))["sub_state"] == "INTAKE"  # the first one no longer counts
+    assert (await admin.show(app.db, ANA)).sub_state == "INTAKE"  # the first one no longer counts
     await at(app, start + timedelta(minutes=90))
-    assert (await admin.show(app.db, ANA))["sub_state"] == "FEEDBACK"
+    assert (await admin.show(app.db, ANA)).sub_state == "FEEDBACK"
 
 
 async def test_feedback_check_in_and_follow_up_break_a_silence(
@@ -188,7 +188,7 @@ async def test_intensity_poll_once_a_day_and_a_vote_changes_intensity(
     await app.run_until_idle()
     assert transport.texts_to(ANA)[-1] == intensity.ACKS[intensity.MORE]
     conversation = await admin.show(app.db, ANA)
-    assert conversation["intensity"] == "high"
+    assert conversation.intensity == "high"
 
     fake_openai.say(NUDGE, match="scheduled daily nudge")
     await at(app, PROMPT_AT + timedelta(days=1))  # the next local day: a new poll, without "more"
@@ -234,8 +234,8 @@ async def test_stop_and_admin_pause_silence_every_timer_and_resume_restores(
     await admin.set_status(app.db, app.clock, phone=ANA, action="resume")
     await app.run_until_idle()
     shown = await admin.schedules(app.db, app.clock, phone=ANA)
-    assert (shown["schedules"][0]["armed"]
-            and shown["schedules"][0]["next_prompt"].startswith("Saturday 2026-01-10 07:50"))
+    assert (shown.schedules[0].armed
+            and shown.schedules[0].next_prompt.startswith("Saturday 2026-01-10 07:50"))
     fake_openai.say(NUDGE, match="scheduled daily nudge")
     await at(app, PROMPT_AT + timedelta(days=5))
     assert transport.texts_to(ANA)[-2] == NUDGE

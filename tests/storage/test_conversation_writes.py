@@ -29,5 +29,5 @@ async def test_a_time_zone_changed_during_a_turn_that_opts_out_is_kept(
     await running
 
     shown = await admin.show(app.db, ANA)
-    assert (shown["status"], shown["timezone"]) == ("paused", "Europe/Berlin")
+    assert (shown.status, shown.timezone) == ("paused", "Europe/Berlin")
     fake_openai.assert_complete()

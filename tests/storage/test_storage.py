@@ -35,7 +35,7 @@ async def test_an_unversioned_older_schema_is_refused_then_upgraded_on_request(d
     columns = await upgraded.run(
         lambda session: {col["name"] for col in sa.inspect(session.connection()).get_columns("participant")})
     assert "lid" in columns
-    assert [p["name"] for p in await admin.list_participants(upgraded)] == ["Ana"]
+    assert [p.name for p in await admin.list_participants(upgraded)] == ["Ana"]
     await upgraded.close()
 
 
@@ -43,7 +43,7 @@ async def test_times_come_back_as_aware_utc(db: Database) -> None:
     local = datetime(2026, 3, 8, 7, 30, tzinfo=timezone.utc)
     await admin.enroll(db, ManualClock(local), phone="+15145550101", name="Ana", timezone="America/Toronto")
     [row] = await admin.list_participants(db)
-    assert datetime.fromisoformat(row["enrolled_at"]) == local
+    assert datetime.fromisoformat(row.enrolled_at) == local
 
 
 def test_phone_numbers_are_masked_in_logs() -> None:

@@ -23,6 +23,7 @@ from promptpipe.config import load_settings
 from promptpipe.errors import AdminError, ConfigError, StorageError
 from promptpipe.logging import configure_logging
 from promptpipe.research import admin
+from promptpipe.research.views import ParticipantView
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import Message
 from promptpipe.transport.memory import MemoryTransport
@@ -48,8 +49,8 @@ async def test_a_nul_character_in_a_message_is_stored_and_answered(
     await app.run_until_idle()
     assert transport.texts_to(ANA)[-1] == "Thank you for telling me."
     [row] = await inbound_rows(app)
-    assert (row["text"], row["status"]) == ("some days I struggle with depression", "answered")
-    assert base64.b64decode(row["payload"]["original_text_b64"]).decode("utf-8") == original  # nothing lost
+    assert (row.text, row.status) == ("some days I struggle with depression", "answered")
+    assert base64.b64decode(row.payload["original_text_b64"]).decode("utf-8") == original  # nothing lost
     fake_openai.assert_complete()
 
 
@@ -61,7 +62,7 @@ async def test_undecodable_bytes_in_a_message_are_stored_as_replacement_characte
     await transport.inject(ANA, "a broken \udcff byte", name="An\udcffa")
     await app.run_until_idle()
     [row] = await inbound_rows(app)
-    assert row["text"] == "a broken \ufffd byte"
+    assert row.text == "a broken \ufffd byte"
     fake_openai.assert_complete()
 
 
@@ -74,7 +75,7 @@ async def test_a_nul_from_the_model_in_tool_arguments_fails_nothing(
     await transport.inject(ANA, "I want to walk more")
     await app.run_until_idle()
     assert transport.texts_to(ANA)[-1] == "Saved: walking more."
-    assert (await admin.show(app.db, ANA))["profile"]["habit_domain"] == "walking more"
+    assert (await admin.show(app.db, ANA)).profile["habit_domain"] == "walking more"
     fake_openai.assert_complete()
 
 
@@ -100,7 +101,7 @@ async def test_a_message_the_database_cannot_store_waits_in_the_spool_until_it_r
     assert len(app.inbox.spool) == 0  # type: ignore[arg-type]
     await transport.inject(ANA, "are you getting my messages?", message_id="wa-1")  # WhatsApp redelivers it
     await app.run_until_idle()
-    assert [r["text"] for r in await inbound_rows(app)] == ["are you getting my messages?"]
+    assert [r.text for r in await inbound_rows(app)] == ["are you getting my messages?"]
     fake_openai.assert_complete()
 
 
@@ -223,7 +224,7 @@ async def test_concurrent_enrollments_of_one_phone_say_already_enrolled(database
     finally:
         for db in [first, *others]:
             await db.close()
-    enrolled_rows = [r for r in results if isinstance(r, dict)]
+    enrolled_rows = [r for r in results if isinstance(r, ParticipantView)]
     refusals = [r for r in results if isinstance(r, AdminError)]
     assert len(enrolled_rows) == 1 and len(refusals) == 4, results
     assert all("is already enrolled" in str(r) for r in refusals)
@@ -240,8 +241,8 @@ async def test_two_messages_from_a_new_sender_at_once_enroll_them_once(
                          transport.inject(ANA, "hello there", message_id="m2"))
     await app.run_until_idle()
     participants = await admin.list_participants(app.db)
-    assert [p["phone"] for p in participants] == [ANA]
-    assert [r["status"] for r in await inbound_rows(app)] == ["answered", "answered"]
+    assert [p.phone for p in participants] == [ANA]
+    assert [r.status for r in await inbound_rows(app)] == ["answered", "answered"]
     assert fake_openai.errors == []
     fake_openai.reset()  # the second answer is used only when the race splits the messages into two turns
 
@@ -292,6 +293,6 @@ async def test_a_whatsapp_message_arriving_while_the_database_fails_is_answered_
     fake_openai.say("Twenty minutes, well done!", match="I walked 20 minutes today")
     await app.run_until_idle()
     [row] = await inbound_rows(app)
-    assert (row["text"], row["status"], row["whatsapp_id"]) == ("I walked 20 minutes today", "answered", "3EB0INBOUND")
+    assert (row.text, row.status, row.whatsapp_id) == ("I walked 20 minutes today", "answered", "3EB0INBOUND")
     assert any(jid.User == ANA[1:] for jid, _ in h.client.sent)
     fake_openai.assert_complete()

@@ -34,8 +34,8 @@ async def test_dry_run_records_every_outbound_message_as_sent(
     await app.run_until_idle()
 
     rows = await admin.transcript(app.db, ANA)
-    assert [(r["direction"], r["status"]) for r in rows] == [("out", "sent"), ("in", "answered"), ("out", "sent")]
-    assert all(r["whatsapp_id"].startswith("dry-") for r in rows if r["direction"] == "out")
+    assert [(r.direction, r.status) for r in rows] == [("out", "sent"), ("in", "answered"), ("out", "sent")]
+    assert all(r.whatsapp_id.startswith("dry-") for r in rows if r.direction == "out")
     fake_openai.assert_complete()
 
 

@@ -96,7 +96,7 @@ async def test_the_upgraded_schema_is_the_one_the_models_declare(upgraded, datab
 
 async def test_who_holds_a_pause_is_known_for_everyone_after_the_upgrade(upgraded, release: Release) -> None:  # type: ignore[no-untyped-def]
     db, _ = upgraded
-    held = {name: ((row := await admin.show(db, phone))["opted_out"], row["researcher_paused"], row["status"])
+    held = {name: ((row := await admin.show(db, phone)).opted_out, row.researcher_paused, row.status)
             for name, phone in PEOPLE.items()}
     if release.name == "release-0039ceb":  # before STOP and the team's pause existed: everyone is active
         assert set(held.values()) == {(False, False, "active")}
@@ -133,7 +133,7 @@ async def test_a_ledger_rebuilt_from_the_transition_log_says_so(upgraded, releas
     await export_study(db, tmp_path / "export")
     with open(tmp_path / "export" / "participants.csv", encoding="utf-8") as handle:
         withdrawn_at = {row["id"]: row["withdrawn_at_utc"] for row in csv.DictReader(handle)}
-    dev = (await admin.show(db, PEOPLE["Dev"]))["id"]
+    dev = (await admin.show(db, PEOPLE["Dev"])).id
     assert withdrawn_at.pop(dev) == events["Dev"][-1]["at"][:19] + "+00:00"  # the export keeps whole seconds
     assert set(withdrawn_at.values()) == {""}
 

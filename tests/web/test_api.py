@@ -217,7 +217,7 @@ async def test_updates_go_through_the_declared_transitions_and_are_audited(web: 
         ("enroll", "researcher-token"), ("update", "researcher-token"), ("update", "researcher-token"),
         ("update", "researcher-token")]
     consent = await admin.show(web.app.db, pid)
-    assert consent["status"] == "active"
+    assert consent.status == "active"
 
 
 async def test_withdraw_then_nothing_more_is_sent(web: Web) -> None:

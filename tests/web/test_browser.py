@@ -101,12 +101,12 @@ async def test_a_researcher_finds_a_participant_reads_the_transcript_and_pauses_
     await screenshot(page, "confirm-pause")
     await page.get_by_role("button", name="Yes, pause").click()
     await expect(page.get_by_role("status")).to_have_text("Paused: no scheduled message goes to them until you resume.")
-    assert (await admin.show(study.web.app.db, study.zofia))["status"] == "paused"
+    assert (await admin.show(study.web.app.db, study.zofia)).status == "paused"
 
     await page.get_by_role("link", name="Resume…").click()
     await page.get_by_role("button", name="Yes, resume").click()
     await expect(page.get_by_role("status")).to_have_text("Resumed: their daily prompts go out again.")
-    assert (await admin.show(study.web.app.db, study.zofia))["status"] == "active"
+    assert (await admin.show(study.web.app.db, study.zofia)).status == "active"
 
     await page.get_by_role("link", name="Safety flags").click()
     await expect(page.get_by_role("button", name="Resolve flag 1")).to_be_visible()

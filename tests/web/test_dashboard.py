@@ -50,7 +50,7 @@ async def audit_log(study: Study, participant_id: str) -> list[tuple[str, str, s
 
 
 async def status_of(study: Study, participant_id: str) -> str:
-    return str((await admin.show(study.web.app.db, participant_id))["status"])
+    return str((await admin.show(study.web.app.db, participant_id)).status)
 
 
 # ------------------------------------------------------------------------------------ signing in

@@ -67,8 +67,8 @@ async def _confirm_page(request: Request, found: Visitor, participant_id: str, a
                         reason: str = "", error: str = "", status_code: int = 200) -> HTMLResponse:
     row = await attempt(admin.show(found.ctx.reader, checked_id(participant_id)))
     return render(request, "confirm.html", found, section="participants", action=action, step=_action(action),
-                  participant={"id": row["id"], "name": row["name"] or "—", "phone": row["phone"] or "erased",
-                               "status": row["status"], "url": participant_url(row["id"])},
+                  participant={"id": row.id, "name": row.name or "—", "phone": row.phone or "erased",
+                               "status": row.status, "url": participant_url(row.id)},
                   text=text, reason=reason, error=error, max_chars=RESEARCHER_MESSAGE_CHARS, status_code=status_code,
                   quiet_hours=quiet.describe() if (quiet := found.ctx.settings.study.quiet_hours) else "")
 
@@ -101,12 +101,12 @@ async def _pause_or_resume(found: Visitor, participant_id: str, action: str, rea
     await admin.set_status(ctx.db, ctx.clock, phone=participant_id, action=action, reason=reason,
                            by=found.caller.name)
     after = await admin.show(ctx.db, participant_id)
-    changed = before["researcher_paused"] != after["researcher_paused"]
+    changed = before.researcher_paused != after.researcher_paused
     await audit(ctx.db, ctx.clock, found.caller, action, participant_id=participant_id,
                 detail={"changed": changed, **({"reason": reason} if reason else {})}, via="dashboard")
     if not changed:
         return "unchanged"
-    if action == "resume" and after["opted_out"]:
+    if action == "resume" and after.opted_out:
         return "resumed_but_stopped"
     return "paused" if action == "pause" else "resumed"
 

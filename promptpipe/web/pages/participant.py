@@ -16,6 +16,7 @@ from promptpipe.domain.states import ACTIVE, WITHDRAWN
 from promptpipe.research import admin
 from promptpipe.research._common import PARTICIPANT_ID
 from promptpipe.research.listing import one_participant
+from promptpipe.research.views import MessageView, ParticipantDetail, SchedulesView
 from promptpipe.web.pages._lists import STAGE_LABELS
 from promptpipe.web.pages._render import PageError, Visitor, attempt, render, visitor
 from promptpipe.web.pages._times import from_label
@@ -52,69 +53,69 @@ def checked_id(participant_id: str) -> str:
     return participant_id
 
 
-def tick(found: Visitor, message: dict[str, Any], zone: str) -> dict[str, Any] | None:
+def tick(found: Visitor, message: MessageView, zone: str) -> dict[str, Any] | None:
     """The ticks of a message we sent: ✓ sent, ✓✓ delivered, ✓✓ read (or why it is not sent)."""
-    if message["direction"] != "out":
+    if message.direction != "out":
         return None
-    state = ("read" if message["read_at"] else "delivered" if message["delivered_at"]
-             else message["status"] if message["status"] in TICKS else "sent")
+    state = ("read" if message.read_at else "delivered" if message.delivered_at
+             else message.status if message.status in TICKS else "sent")
     marks, word, css = TICKS[state]
-    times = [(name, found.when(message[key], zone)) for name, key in
-             (("sent", "sent_at"), ("delivered", "delivered_at"), ("read", "read_at"))]
+    times = [(name, found.when(at, zone)) for name, at in
+             (("sent", message.sent_at), ("delivered", message.delivered_at), ("read", message.read_at))]
     detail = "; ".join(f"{name} {label}" for name, label in times if label)
     return {"marks": marks, "word": word, "css": css, "detail": detail}
 
 
-def _message(found: Visitor, message: dict[str, Any], zone: str) -> dict[str, Any]:
-    kind = message["kind"]
-    sender = ("From the participant" if message["direction"] == "in"
+def _message(found: Visitor, message: MessageView, zone: str) -> dict[str, Any]:
+    kind = message.kind
+    sender = ("From the participant" if message.direction == "in"
               else "From the research team" if kind == RESEARCHER_KIND else "From the study")
-    return {"id": message["id"], "direction": message["direction"],
+    return {"id": message.id, "direction": message.direction,
             "kind": "" if kind in (TEXT_KIND, RESEARCHER_KIND) else kind.replace("_", " "), "from": sender,
-            "at": found.when(message["at"], zone), "tick": tick(found, message, zone),
-            "text": message["text"] if found.identified else None}
+            "at": found.when(message.at, zone), "tick": tick(found, message, zone),
+            "text": message.text if found.identified else None}
 
 
-def _profile(found: Visitor, row: dict[str, Any], listed: dict[str, Any] | None) -> dict[str, Any]:
-    zone = row["timezone"]
+def _profile(found: Visitor, row: ParticipantDetail, listed: dict[str, Any] | None) -> dict[str, Any]:
+    zone = row.timezone
     profile = {
-        "id": row["id"], "status": row["status"], "paused_by": row["paused_by"], "opted_out": row["opted_out"],
-        "researcher_paused": row["researcher_paused"], "stage": STAGE_LABELS.get(row["sub_state"], row["sub_state"]),
-        "arm": row["arm"] or "—", "timezone": zone, "enrolled": found.when(row["enrolled_at"], zone),
-        "completed": found.when(row["completed_at"], zone), "day_one": row["day_one"] or "not set",
-        "messages_in": row["messages_in"], "messages_out": row["messages_out"],
-        "inputs_waiting": row["inputs_waiting"], "replies_unsent": row["replies_unsent"],
-        "counters": row["counters"], "tone": row["tone"] or "—",
+        "id": row.id, "status": row.status, "paused_by": row.paused_by, "opted_out": row.opted_out,
+        "researcher_paused": row.researcher_paused, "stage": STAGE_LABELS.get(row.sub_state, row.sub_state),
+        "arm": row.arm or "—", "timezone": zone, "enrolled": found.when(row.enrolled_at, zone),
+        "completed": found.when(row.completed_at, zone), "day_one": row.day_one or "not set",
+        "messages_in": row.messages_in, "messages_out": row.messages_out,
+        "inputs_waiting": row.inputs_waiting, "replies_unsent": row.replies_unsent,
+        "counters": row.counters, "tone": row.tone or "—",
         "study_day": listed["study_day"] if listed and listed["study_day"] is not None else "—",
         "answered": share_text(listed["prompts_answered"], listed["prompts_sent"]) if listed else "—",
         "last_in": found.when(listed["last_in_at"], zone) if listed else None,
         "last_out": found.when(listed["last_out_at"], zone) if listed else None,
     }
     if found.identified:
-        profile.update(phone=row["phone"] or "erased", name=row["name"] or "—", background=row["background"] or "",
-                       plan={key.replace("_", " "): value for key, value in row["profile"].items() if value},
-                       last_prompt=row["last_habit_prompt"] or "", summary=row["summary"] or "")
+        profile.update(phone=row.phone or "erased", name=row.name or "—", background=row.background or "",
+                       plan={key.replace("_", " "): value for key, value in row.profile.items() if value},
+                       last_prompt=row.last_habit_prompt or "", summary=row.summary or "")
     return profile
 
 
-def _schedules(found: Visitor, data: dict[str, Any]) -> dict[str, Any]:
-    zone = data["timezone"]
+def _schedules(found: Visitor, data: SchedulesView) -> dict[str, Any]:
+    zone = data.timezone
     return {
-        "schedules": [{"id": entry["id"], "habit": entry["habit"] if found.identified else None,
-                       "prep_minutes": entry["prep_minutes"], "armed": entry["armed"],
-                       "next": found.when(from_label(entry["next_prompt"], zone_or_utc(zone)), zone)}
-                      for entry in data["schedules"]],
-        "timers": [{"kind": timer["kind"].replace("_", " "), "armed": timer["armed"],
-                    "due": found.when(timer["due_utc"], zone)} for timer in data["timers"]],
+        "schedules": [{"id": entry.id, "habit": entry.habit if found.identified else None,
+                       "prep_minutes": entry.prep_minutes, "armed": entry.armed,
+                       "next": found.when(from_label(entry.next_prompt, zone_or_utc(zone)), zone)}
+                      for entry in data.schedules],
+        "timers": [{"kind": timer.kind.replace("_", " "), "armed": timer.armed,
+                    "due": found.when(timer.due_utc, zone)} for timer in data.timers],
     }
 
 
-def _actions(row: dict[str, Any]) -> list[str]:
+def _actions(row: ParticipantDetail) -> list[str]:
     """The actions that make sense for them now."""
-    if row["status"] == WITHDRAWN:
+    if row.status == WITHDRAWN:
         return []
-    actions = ["resume" if row["researcher_paused"] else "pause", "message"]
-    return [*actions, "prompt"] if row["status"] == ACTIVE else actions
+    actions = ["resume" if row.researcher_paused else "pause", "message"]
+    return [*actions, "prompt"] if row.status == ACTIVE else actions
 
 
 async def participant_view(found: Visitor, participant_id: str) -> dict[str, Any]:
@@ -126,8 +127,8 @@ async def participant_view(found: Visitor, participant_id: str) -> dict[str, Any
     messages = await attempt(admin.transcript(reader, participant_id, limit=TRANSCRIPT_LIMIT))
     newest = messages[::-1]
     return {"profile": _profile(found, row, listed), **_schedules(found, schedules),
-            "messages": [_message(found, message, row["timezone"]) for message in newest],
-            "more_messages": max(0, row["messages_in"] + row["messages_out"] - len(newest)), "hidden_text": HIDDEN_TEXT,
+            "messages": [_message(found, message, row.timezone) for message in newest],
+            "more_messages": max(0, row.messages_in + row.messages_out - len(newest)), "hidden_text": HIDDEN_TEXT,
             "max_chars": RESEARCHER_MESSAGE_CHARS,
             "actions": _actions(row) if found.identified else []}
 

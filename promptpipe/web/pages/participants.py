@@ -107,4 +107,4 @@ async def find(request: Request, found: Annotated[Visitor, Depends(visitor)], wh
     if not who:
         raise PageError(400, "Type a participant id or a phone number to look someone up.")
     row = await attempt(admin.show(found.ctx.reader, who))
-    return RedirectResponse(participant_url(row["id"]), status_code=303)
+    return RedirectResponse(participant_url(row.id), status_code=303)
