@@ -130,8 +130,8 @@ async def test_a_message_that_never_fits_fails_with_one_line_and_is_listed_as_st
     assert [(r.text, r.status) for r in rows if r.direction == "in"] == [
         ("a message the model cannot take", "failed")]
     [stuck] = await oversight.inbox_rows(app.db, stuck_only=True)
-    assert (stuck["phone"], stuck["status"], stuck["attempts"]) == (ANA, "failed", CONTEXT_REJECTIONS_BEFORE_FAILING)
-    assert "ContextTooLong" in stuck["last_error"]
+    assert (stuck.phone, stuck.status, stuck.attempts) == (ANA, "failed", CONTEXT_REJECTIONS_BEFORE_FAILING)
+    assert "ContextTooLong" in stuck.last_error
 
     # The conversation is not wedged: a later message is answered once the model can take it.
     fake_openai.context_limit_chars = None
@@ -142,7 +142,7 @@ async def test_a_message_that_never_fits_fails_with_one_line_and_is_listed_as_st
 
     # A researcher retries the stuck one (the model has a bigger context now) ...
     fake_openai.say("Thanks, got it now.", match="cannot take")
-    assert "queued again" in await oversight.retry_inbox(app.db, app.clock, inbox_id=stuck["id"])
+    assert "queued again" in await oversight.retry_inbox(app.db, app.clock, inbox_id=stuck.id)
     await app.run_until_idle()
     assert transport.texts_to(ANA)[-1] == "Thanks, got it now."
     assert await oversight.inbox_rows(app.db, stuck_only=True) == []
@@ -157,12 +157,12 @@ async def test_a_researcher_can_skip_a_stuck_input(make_app: AppFactory, fake_op
         await app.run_until_idle()
         app.clock.advance(RETRY_WAIT_S)
     [stuck] = await oversight.inbox_rows(app.db, stuck_only=True)
-    assert "skipped" in await oversight.skip_inbox(app.db, app.clock, inbox_id=stuck["id"], by="Dr Lee")
+    assert "skipped" in await oversight.skip_inbox(app.db, app.clock, inbox_id=stuck.id, by="Dr Lee")
     assert await oversight.inbox_rows(app.db, stuck_only=False) == []
     rows = await admin.transcript(app.db, ANA)
     assert [r.status for r in rows if r.direction == "in"] == ["skipped"]
     with pytest.raises(AdminError, match="handled already"):
-        await oversight.retry_inbox(app.db, app.clock, inbox_id=stuck["id"])
+        await oversight.retry_inbox(app.db, app.clock, inbox_id=stuck.id)
     fake_openai.assert_complete()
 
 

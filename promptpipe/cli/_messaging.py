@@ -50,8 +50,8 @@ async def send_command(args: argparse.Namespace, env: Any) -> None:
     queued = await admin.send_message(env.db, env.clock, who=args.phone, text=" ".join(args.text), by=args.by or "",
                                       quiet=env.settings.study.quiet_hours, anyway=args.anyway,
                                       after_quiet_hours=args.after_quiet_hours)
-    held = f" when their quiet hours end ({queued['held_until']} UTC)" if queued["held_until"] else ""
-    print(f"queued as inbox row {queued['inbox_id']}; the running service sends it{held}")
+    held = f" when their quiet hours end ({queued.held_until} UTC)" if queued.held_until else ""
+    print(f"queued as inbox row {queued.inbox_id}; the running service sends it{held}")
 
 
 def _people(count: int) -> str:
@@ -72,7 +72,7 @@ async def broadcast_command(args: argparse.Namespace, env: Any) -> int:
     flt = ParticipantFilter(status=None if args.status == ALL_STATUSES else args.status, stage=args.stage,
                             arm=args.arm, silent_days=args.silent_days)
     preview = await admin.broadcast_preview(env.db, env.clock, flt)
-    matches, recipients, skipped = preview["matches"], preview["recipients"], preview["skipped"]
+    matches, recipients, skipped = preview.matches, preview.recipients, preview.skipped
     if not recipients:
         print(f"No participant who can be written to matches ({cell(flt.describe())}); nothing was sent."
               + _unwritable(skipped, more=False))
@@ -87,7 +87,7 @@ async def broadcast_command(args: argparse.Namespace, env: Any) -> int:
                                    anyway=args.anyway)
     if env.settings.study.quiet_hours is not None and not args.anyway:
         print("Whoever is inside the study's quiet hours gets it when they end on their clock.")
-    print(f"queued for {_people(result['queued'])} as broadcast {result['broadcast_id']}"
-          + (f"; skipped {result['skipped']} who may not be written to" if result["skipped"] else "")
+    print(f"queued for {_people(result.queued)} as broadcast {result.broadcast_id}"
+          + (f"; skipped {result.skipped} who may not be written to" if result.skipped else "")
           + "; the running service sends them, at most SEND_RATE_PER_SECOND a second")
     return 0

@@ -9,6 +9,7 @@ from typing import Any
 from promptpipe.cli._common import print_json, print_table
 from promptpipe.domain.access import ROLES
 from promptpipe.research import tokens
+from promptpipe.research.views import as_json
 
 __all__ = ["add_token_parser", "token_command"]
 
@@ -32,16 +33,16 @@ def add_token_parser(sub: Any) -> None:
 async def token_command(args: argparse.Namespace, env: Any) -> None:
     if args.token_action == "create":
         secret, row = await tokens.create_token(env.db, env.clock, name=args.name, role=args.role, by=args.by or "")
-        print(f"token {row['name']!r} ({row['role']}) created. Its secret, shown this once:")
+        print(f"token {row.name!r} ({row.role}) created. Its secret, shown this once:")
         print(secret)
         print("Keep it like a password; it is stored only as a hash. Use it as `Authorization: Bearer …` "
               "or to sign in to the dashboard.")
     elif args.token_action == "list":
         rows = await tokens.tokens(env.db)
         if args.json:
-            print_json(rows)
+            print_json(as_json(rows))
         else:
-            print_table([{**row, "revoked_at": row["revoked_at"] or "-"} for row in rows],
+            print_table([{**as_json(row), "revoked_at": row.revoked_at or "-"} for row in rows],
                         ["name", "role", "created_at", "created_by", "revoked_at"])
     else:
         print(await tokens.revoke(env.db, env.clock, name=args.name, by=args.by or ""))

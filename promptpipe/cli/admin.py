@@ -90,19 +90,22 @@ async def _allocation(args: argparse.Namespace, env: Env) -> None:
     await env.db.run(lambda session: check_protocol(session, env.settings.study, env.clock.now()))
     data = await admin.allocation_counts(env.db, env.settings.study, unblind=args.unblind)
     if args.json:
-        print_json(data)
+        values = as_json(data)
+        if data.block_sizes is None:
+            del values["block_sizes"]  # blinded: not even the key says there is something to see
+        print_json(values)
         return
-    arms = list(data["arms"])
-    total = sum(data["arms"].values())
-    ratio_sum = sum(data["ratios"].values()) or 1
-    print(f"{cell(data['study']) or '(no study file)'}: {total} participant(s) allocated; "
+    arms = list(data.arms)
+    total = sum(data.arms.values())
+    ratio_sum = sum(data.ratios.values()) or 1
+    print(f"{cell(data.study) or '(no study file)'}: {total} participant(s) allocated; "
           f"{block_words(env.settings.study, unblind=args.unblind)}")
-    rows = [{"arm": arm, "participants": data["arms"][arm],
-             "designed share": f"{data['ratios'].get(arm, 0)}/{ratio_sum}"} for arm in arms]
+    rows = [{"arm": arm, "participants": data.arms[arm],
+             "designed share": f"{data.ratios.get(arm, 0)}/{ratio_sum}"} for arm in arms]
     print_table(rows, ["arm", "participants", "designed share"])
-    if data["strata"]:
+    if data.strata:
         print("per stratum:")
-        print_table([{"stratum": stratum, **counts} for stratum, counts in data["strata"].items()], ["stratum", *arms])
+        print_table([{"stratum": stratum, **counts} for stratum, counts in data.strata.items()], ["stratum", *arms])
 
 
 async def _list(args: argparse.Namespace, env: Env) -> None:
@@ -217,11 +220,11 @@ async def _consent(args: argparse.Namespace, env: Env) -> None:
     if args.json:
         print_json(data)
         return
-    print(f"{data['phone']} ({data['participant_id']}): {data['status']}"
-          + ("; opted out by themselves" if data["opted_out"] else "")
-          + ("; paused by the research team" if data["researcher_paused"] else ""))
-    events = data["events"]
-    if any(event["reconstructed"] for event in events):
+    print(f"{data.phone} ({data.participant_id}): {data.status}"
+          + ("; opted out by themselves" if data.opted_out else "")
+          + ("; paused by the research team" if data.researcher_paused else ""))
+    events = [as_json(event) for event in data.events]
+    if any(event.reconstructed for event in data.events):
         print("events marked * were rebuilt at an upgrade from the transition log of a release that kept no "
               "consent ledger (the participant's words were not recorded then)")
         events = [{**event, "event": event["event"] + ("*" if event["reconstructed"] else "")} for event in events]
@@ -311,7 +314,7 @@ async def _report(args: argparse.Namespace, env: Env) -> None:
     await env.db.run(lambda session: check_protocol(session, env.settings.study, env.clock.now()))
     report = await study_report(env.db, env.settings.study, now=env.clock.now())
     if args.json:
-        print_json(report)
+        print_json(as_json(report))
     else:
         for line in format_report(report).splitlines():
             print(cell(line))

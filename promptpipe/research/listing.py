@@ -9,8 +9,10 @@ from typing import Any
 from promptpipe.clock import Clock
 from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.participant_filter import ParticipantFilter, ParticipantSort
+from promptpipe.domain.states import Stage, Status
 from promptpipe.domain.study_days import study_day
 from promptpipe.errors import AdminError
+from promptpipe.research.views import ListedRow, ParticipantPage
 from promptpipe.storage.db import Database
 from promptpipe.storage.participant_list import (
     ListedParticipant,
@@ -32,8 +34,8 @@ def check_filter(flt: ParticipantFilter) -> ParticipantFilter:
 
 
 async def participant_list(db: Database, clock: Clock, flt: ParticipantFilter, order: ParticipantSort, *,
-                           limit: int = 50, offset: int = 0) -> dict[str, Any]:
-    """``{"total": n, "limit": …, "offset": …, "items": [row, …]}``."""
+                           limit: int = 50, offset: int = 0) -> ParticipantPage:
+    """The page of participants ``flt`` matches, in ``order``."""
     check_filter(flt)
     if not 1 <= limit <= MAX_PAGE:
         raise AdminError(f"limit: give a number from 1 to {MAX_PAGE}")
@@ -46,28 +48,28 @@ async def participant_list(db: Database, clock: Clock, flt: ParticipantFilter, o
                 participant_page(session, flt, order, limit=limit, offset=offset, now=now))
 
     total, rows = await db.run(read)
-    return {"total": total, "limit": limit, "offset": offset, "items": [listed_row(row, now) for row in rows]}
+    return ParticipantPage(total=total, limit=limit, offset=offset, items=[listed_row(row, now) for row in rows])
 
 
-def listed_row(row: ListedParticipant, now: datetime) -> dict[str, Any]:
+def listed_row(row: ListedParticipant, now: datetime) -> ListedRow:
     local_today = now.astimezone(zone_or_utc(row.timezone)).date()
     day = study_day(date.fromisoformat(row.day_one), local_today) if row.day_one else None
 
     def when(value: datetime | None) -> str | None:
         return value.isoformat() if value else None
 
-    return {
-        "id": row.id, "phone": row.phone, "name": row.name, "timezone": row.timezone, "status": row.status,
-        "stage": row.stage, "arm": row.arm, "study_day": day, "day_one": row.day_one, "extra_days": row.extra_days,
-        "enrolled_at": when(row.enrolled_at), "completed_at": when(row.completed_at),
-        "erased": row.erased_at is not None, "last_in_at": when(row.last_in_at), "last_out_at": when(row.last_out_at),
-        "prompts_sent": row.prompts_sent, "prompts_answered": row.prompts_answered,
-        "answered_share": round(row.prompts_answered / row.prompts_sent, 3) if row.prompts_sent else None,
-        "current_streak": row.current_streak,
-    }
+    return ListedRow(
+        id=row.id, phone=row.phone, name=row.name, timezone=row.timezone, status=Status(row.status),
+        stage=Stage(row.stage), arm=row.arm, study_day=day, day_one=row.day_one, extra_days=row.extra_days,
+        enrolled_at=row.enrolled_at.isoformat(), completed_at=when(row.completed_at),
+        erased=row.erased_at is not None, last_in_at=when(row.last_in_at), last_out_at=when(row.last_out_at),
+        prompts_sent=row.prompts_sent, prompts_answered=row.prompts_answered,
+        answered_share=round(row.prompts_answered / row.prompts_sent, 3) if row.prompts_sent else None,
+        current_streak=row.current_streak,
+    )
 
 
-async def one_participant(db: Database, clock: Clock, participant_id: str) -> dict[str, Any] | None:
+async def one_participant(db: Database, clock: Clock, participant_id: str) -> ListedRow | None:
     """One participant as a row of the list (None: no such id)."""
     now = clock.now()
     row = await db.run(lambda session: listed_participant(session, participant_id, now))

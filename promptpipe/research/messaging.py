@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy.orm import Session
 
@@ -34,14 +34,41 @@ from promptpipe.storage.inbox_rows import add_input, add_inputs
 from promptpipe.storage.participant_list import count_participants, matching_ids
 from promptpipe.storage.participants import consent_facts, participant_by_id
 
-__all__ = ["broadcast", "broadcast_count", "broadcast_preview", "send_message"]
+__all__ = ["BroadcastPreview", "BroadcastQueued", "MessageQueued", "broadcast", "broadcast_count",
+           "broadcast_preview", "send_message"]
 
 log = get_logger("promptpipe.research.messaging")
 
 
+@dataclass(frozen=True)
+class MessageQueued:
+    """A message from the team, accepted: its inbox row, and when it goes if quiet hours hold it."""
+
+    inbox_id: int
+    participant_id: str
+    held_until: str | None
+    """ISO time (UTC) the study's quiet hours end on the participant's clock, or None (sent now)."""
+
+
+@dataclass(frozen=True)
+class BroadcastPreview:
+    """What a broadcast would do now: ``matches`` (confirm with this), ``recipients`` and ``skipped``."""
+
+    matches: int
+    recipients: int
+    skipped: int
+
+
+@dataclass(frozen=True)
+class BroadcastQueued:
+    broadcast_id: str
+    queued: int
+    skipped: int
+
+
 async def send_message(db: Database, clock: Clock, *, who: str, text: str, by: str = "",
                        quiet: QuietHours | None = None, anyway: bool = False,
-                       after_quiet_hours: bool = False) -> dict[str, Any]:
+                       after_quiet_hours: bool = False) -> MessageQueued:
     """Queue a message from the research team to one participant (``who``: their phone or id);
     the running service sends it. Refused (:class:`Forbidden`) for someone who may not be
     written to, and inside the study's ``quiet`` hours on their clock unless ``anyway`` (sent at
@@ -69,8 +96,8 @@ async def send_message(db: Database, clock: Clock, *, who: str, text: str, by: s
 
     inbox_id = await db.run(write)
     log.info("researcher_message_accepted", participant_id=participant.id, inbox_id=inbox_id, chars=len(text))
-    return {"inbox_id": inbox_id, "participant_id": participant.id,
-            "held_until": held.isoformat(timespec="seconds") if held else None}
+    return MessageQueued(inbox_id=inbox_id, participant_id=participant.id,
+                         held_until=held.isoformat(timespec="seconds") if held else None)
 
 
 async def broadcast_count(db: Database, clock: Clock, flt: ParticipantFilter) -> int:
@@ -90,16 +117,16 @@ def _split(db: Database, session: Session, flt: ParticipantFilter, now: datetime
     return matched, recipients
 
 
-async def broadcast_preview(db: Database, clock: Clock, flt: ParticipantFilter) -> dict[str, int]:
-    """What a broadcast would do now: ``matches`` (confirm with this), ``recipients`` and ``skipped``."""
+async def broadcast_preview(db: Database, clock: Clock, flt: ParticipantFilter) -> BroadcastPreview:
+    """What a broadcast would do now."""
     check_filter(flt)
     now = clock.now()
     matched, recipients = await db.run(lambda session: _split(db, session, flt, now))
-    return {"matches": len(matched), "recipients": len(recipients), "skipped": len(matched) - len(recipients)}
+    return BroadcastPreview(matches=len(matched), recipients=len(recipients), skipped=len(matched) - len(recipients))
 
 
 async def broadcast(db: Database, clock: Clock, *, text: str, flt: ParticipantFilter, by: str = "",
-                    expected: int | None = None, anyway: bool = False) -> dict[str, Any]:
+                    expected: int | None = None, anyway: bool = False) -> BroadcastQueued:
     """Queue one message from the research team for every participant the filter matches who may
     be written to; whoever is inside the study's quiet hours gets it when they end, unless
     ``anyway``. With ``expected`` (a count the researcher confirmed), refuses (:class:`Conflict`)
@@ -123,7 +150,7 @@ async def broadcast(db: Database, clock: Clock, *, text: str, flt: ParticipantFi
     skipped = len(matched) - len(recipients)
     log.info("broadcast_queued", broadcast_id=broadcast_id, queued=queued, skipped=skipped, filter=flt.describe(),
              chars=len(text))
-    return {"broadcast_id": broadcast_id, "queued": queued, "skipped": skipped}
+    return BroadcastQueued(broadcast_id=broadcast_id, queued=queued, skipped=skipped)
 
 
 def _queue(db: Database, session: Session, *, event: ResearcherMessageQueued, ids: Sequence[str], now: datetime) -> int:

@@ -1,40 +1,42 @@
 """What researchers follow during a study: each participant's consent history, the safety flags
 and the inputs that could not be answered (with a way to retry or skip them). Like
-:mod:`promptpipe.research.admin`, every function works whether or not ``serve`` runs and returns plain data.
+:mod:`promptpipe.research.admin`, every function works whether or not ``serve`` runs and returns
+views (frozen dataclasses).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from promptpipe.clock import Clock
 from promptpipe.domain.limits import NAME_CHARS, REASON_CHARS
+from promptpipe.domain.states import Status
 from promptpipe.errors import Conflict, NotFound
+from promptpipe.pipeline.events import InboxKind
 from promptpipe.research._common import get_participant, researcher_name, validate_text
+from promptpipe.research.views import ConsentView, InputView
 from promptpipe.storage.consent import consent_history
 from promptpipe.storage.db import Database
-from promptpipe.storage.flags import list_flags, resolve_flag
+from promptpipe.storage.flags import FlagEntry, list_flags, resolve_flag
 from promptpipe.storage.inbox_rows import close_input, get_input, reopen_input
-from promptpipe.storage.models import DONE, FAILED, PENDING, InboxItem, Participant, table_of
+from promptpipe.storage.models import DONE, FAILED, PENDING, InboxItem, Participant, RowStatus, table_of
 
 _INBOX = table_of(InboxItem)
 _PARTICIPANT = table_of(Participant)
 
 
-async def consent(db: Database, phone: str) -> dict[str, Any]:
+async def consent(db: Database, phone: str) -> ConsentView:
     """A participant's consent ledger, oldest first, and their status now."""
     participant, _ = await get_participant(db, phone)
     events = await db.run(lambda session: consent_history(session, participant.id))
-    return {"participant_id": participant.id, "phone": participant.phone, "status": participant.status,
-            "opted_out": participant.opted_out, "researcher_paused": participant.researcher_paused,
-            "events": events}
+    return ConsentView(participant.id, participant.phone, Status(participant.status), participant.opted_out,
+                       participant.researcher_paused, events)
 
 
-async def flags(db: Database, *, include_resolved: bool = False) -> list[dict[str, Any]]:
+async def flags(db: Database, *, include_resolved: bool = False) -> list[FlagEntry]:
     """Safety flags, oldest first (open ones only unless ``include_resolved``)."""
     return await db.run(lambda session: list_flags(session, include_resolved=include_resolved))
 
@@ -51,7 +53,7 @@ STUCK_ATTEMPTS = 3
 """A pending input that failed this often is listed as stuck too (it is still being retried)."""
 
 
-async def inbox_rows(db: Database, *, stuck_only: bool) -> list[dict[str, Any]]:
+async def inbox_rows(db: Database, *, stuck_only: bool) -> list[InputView]:
     """Inputs not answered yet: failed ones (given up) and pending ones; with ``stuck_only``,
     the failed ones and those pending after several failures."""
 
@@ -64,9 +66,10 @@ async def inbox_rows(db: Database, *, stuck_only: bool) -> list[dict[str, Any]]:
 
     rows = await db.run(read)
     return [
-        {"id": row.id, "participant_id": row.participant_id, "phone": phone, "kind": row.kind, "status": row.status,
-         "attempts": row.attempts, "last_error": row.last_error or "", "at": row.created_at.isoformat(),
-         "retry_at": row.available_at.isoformat() if row.status == PENDING else None}
+        InputView(id=row.id or 0, participant_id=row.participant_id, phone=phone, kind=InboxKind(row.kind),
+                  status=RowStatus(row.status), attempts=row.attempts, last_error=row.last_error or "",
+                  at=row.created_at.isoformat(),
+                  retry_at=row.available_at.isoformat() if row.status == PENDING else None)
         for row, phone in rows
     ]
 

@@ -4,6 +4,7 @@ have arrived, and the last model error."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -14,7 +15,21 @@ from promptpipe.storage.db import Database
 from promptpipe.storage.service_status import LAST_MODEL_ERROR, WHATSAPP, backlog, read_statuses
 from promptpipe.transport.connection_state import ConnectionState
 
-__all__ = ["StatusReport", "read_status"]
+__all__ = ["ModelErrorNote", "StatusReport", "read_status"]
+
+
+@dataclass(frozen=True)
+class ModelErrorNote:
+    """The last error of the model server: when, its class, and a line about it (the provider's
+    own message only under PROMPTPIPE_DEBUG: it may quote a participant)."""
+
+    at: str
+    type: str
+    error: str
+
+    @classmethod
+    def from_json(cls, value: dict[str, Any]) -> ModelErrorNote:
+        return cls(str(value.get("at", "?")), str(value.get("type", "")), str(value.get("error", "")))
 
 
 @dataclass(frozen=True)
@@ -24,7 +39,7 @@ class StatusReport:
     outbox_backlog: int
     uncertain_sends: int
     inbox_backlog: int
-    last_model_error: dict[str, Any] | None
+    last_model_error: ModelErrorNote | None
     stuck_inputs: int = 0
     stuck_input_ids: tuple[int, ...] = ()
 
@@ -35,7 +50,7 @@ class StatusReport:
         else:
             whatsapp = self.whatsapp.describe()
         model = ("none recorded" if not self.last_model_error
-                 else f"{str(self.last_model_error.get('at', '?'))[:19]} {self.last_model_error.get('error', '')}")
+                 else f"{self.last_model_error.at[:19]} {self.last_model_error.error}")
         return [
             f"whatsapp: {whatsapp}",
             f"outbox backlog: {_count(self.outbox_backlog, 'message')} waiting to be sent",
@@ -55,7 +70,8 @@ class StatusReport:
                 "whatsapp_recorded_at": self.whatsapp_recorded_at.isoformat() if self.whatsapp_recorded_at else None,
                 "outbox_backlog": self.outbox_backlog, "uncertain_sends": self.uncertain_sends,
                 "inbox_backlog": self.inbox_backlog, "stuck_inputs": self.stuck_inputs,
-                "stuck_input_ids": list(self.stuck_input_ids), "last_model_error": self.last_model_error}
+                "stuck_input_ids": list(self.stuck_input_ids),
+                "last_model_error": dataclasses.asdict(self.last_model_error) if self.last_model_error else None}
 
 
 def _count(number: int, noun: str) -> str:
@@ -70,6 +86,7 @@ async def read_status(db: Database) -> StatusReport:
         counts = backlog(session)
         model = rows.get(LAST_MODEL_ERROR)
         return StatusReport(state, whatsapp.updated_at if whatsapp else None, counts.outbox, counts.uncertain,
-                            counts.inbox, model.value if model else None, counts.stuck, counts.stuck_ids)
+                            counts.inbox, ModelErrorNote.from_json(model.value) if model else None, counts.stuck,
+                            counts.stuck_ids)
 
     return await db.run(read)

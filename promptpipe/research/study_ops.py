@@ -4,8 +4,8 @@ enrollment fields for stratification, one participant's extension, and the alloc
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -68,10 +68,23 @@ async def extend(db: Database, clock: Clock, *, study: Study, phone: str, days: 
     return outcome.said_for(participant.phone)
 
 
-async def allocation_counts(db: Database, study: Study, *, unblind: bool = False) -> dict[str, Any]:
+@dataclass(frozen=True)
+class AllocationCounts:
+    """Participants per arm, overall and per stratum, beside the designed ratios."""
+
+    study: str
+    arms: dict[str, int]
+    ratios: dict[str, int]
+    strata: dict[str, dict[str, int]]
+    """Per stratum (``site=toronto``, or ``(not stratified)``), participants per arm."""
+    block_sizes: list[int] | None
+    """Only when unblinded: with the counts, they tell whoever enrolls where a block ends."""
+
+
+async def allocation_counts(db: Database, study: Study, *, unblind: bool = False) -> AllocationCounts:
     """Participants per arm, overall and per stratum (never the sequence itself); the block
-    sizes only with ``unblind``: with the counts, they tell whoever enrolls where a block ends."""
-    def read(session: Session) -> dict[str, Any]:
+    sizes only with ``unblind``."""
+    def read(session: Session) -> AllocationCounts:
         rows = session.connection().execute(
             select(_ALLOCATION.c.stratum, _ALLOCATION.c.arm, func.count())
             .group_by(_ALLOCATION.c.stratum, _ALLOCATION.c.arm)).all()
@@ -82,7 +95,7 @@ async def allocation_counts(db: Database, study: Study, *, unblind: bool = False
             by_arm[arm] = by_arm.get(arm, 0) + count
             strata.setdefault(stratum or "(not stratified)", dict.fromkeys(arms, 0))[arm] = count
         ratios = {arm.name: arm.ratio for arm in study.arms}
-        counts = {"study": study.name, "arms": by_arm, "ratios": ratios, "strata": strata}
-        return {**counts, "block_sizes": list(study.allocation.block_sizes)} if unblind else counts
+        return AllocationCounts(study=study.name, arms=by_arm, ratios=ratios, strata=strata,
+                                block_sizes=list(study.allocation.block_sizes) if unblind else None)
 
     return await db.run(read)

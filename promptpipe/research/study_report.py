@@ -13,6 +13,7 @@ import math
 import statistics
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import date, datetime, timezone
 from typing import Any
 
@@ -27,13 +28,95 @@ from promptpipe.storage.db import Database
 from promptpipe.storage.models import Message, Participant, PromptDelivery, Receipt, Transition, table_of
 from promptpipe.storage.study_tables import Decision
 
-__all__ = ["format_report", "study_report"]
+__all__ = [
+    "ActionDraws", "ArmDecisions", "DecisionCounts", "Participants", "PromptCounts", "ProtocolNamed", "StudyDays",
+    "StudyReport", "format_report", "study_report",
+]
 
 Z95 = 1.96
 """A share drawn with probability p over n decision points falls within p ± 1.96·√(p(1−p)/n)
 about 95 times in 100."""
 _P, _D, _M = table_of(Participant), table_of(PromptDelivery), table_of(Message)
 _R, _T, _DEC = table_of(Receipt), table_of(Transition), table_of(Decision)
+
+
+# ---------------------------------------------------------------- what the report holds
+
+@dataclass(frozen=True)
+class ProtocolNamed:
+    """The study file the report was made against (all None without one)."""
+
+    name: str | None
+    hash: str | None
+    length_days: int | None
+    decision: dict[str, Any] | None
+    """``{"actions": [two actions], "p": probability of the first}``, or None: every point sends."""
+
+
+@dataclass(frozen=True)
+class Participants:
+    total: int
+    by_status: dict[str, int]
+    by_arm: dict[str, int]
+
+
+@dataclass(frozen=True)
+class StudyDays:
+    """The study day each participant with a day one has reached (see :func:`_day_reached`)."""
+
+    with_day_one: int
+    without_day_one: int
+    min: int | None
+    median: float | None
+    max: int | None
+    length_days: int | None
+    completed: int
+
+
+@dataclass(frozen=True)
+class PromptCounts:
+    sent: int
+    delivered: int
+    answered: int
+    receipts_expected: int
+    """Of those sent, how many could show a delivery receipt (WhatsApp; not a dry run)."""
+
+
+@dataclass(frozen=True)
+class ActionDraws:
+    """How often an action was drawn at available points, against the share the design expects."""
+
+    count: int
+    share: float | None
+    designed: float | None
+    expected_range: list[float] | None
+    """Where the share falls about 95 times in 100 if the randomisation runs as designed."""
+
+
+@dataclass(frozen=True)
+class ArmDecisions:
+    total: int
+    available: int
+    actions: dict[str, ActionDraws]
+
+
+@dataclass(frozen=True)
+class DecisionCounts:
+    total: int
+    available: int
+    availability_rate: float | None
+    unavailable_reasons: dict[str, int]
+    by_arm: dict[str, ArmDecisions]
+
+
+@dataclass(frozen=True)
+class StudyReport:
+    study: ProtocolNamed
+    arms: list[str]
+    participants: Participants
+    study_days: StudyDays
+    prompts: dict[str, PromptCounts]
+    decisions: DecisionCounts
 
 
 # ---------------------------------------------------------------- reading
@@ -88,14 +171,14 @@ def _day_reached(row: Any, study: Study, withdrawn_at: datetime | None, now: dat
     return max(day, 0)
 
 
-def _study_days(rows: Sequence[Any], withdrawn: dict[str, datetime], study: Study, now: datetime) -> dict[str, Any]:
+def _study_days(rows: Sequence[Any], withdrawn: dict[str, datetime], study: Study, now: datetime) -> StudyDays:
     days = [_day_reached(row, study, withdrawn.get(row.id), now) for row in rows if row.day_one]
-    return {
-        "with_day_one": len(days), "without_day_one": len(rows) - len(days),
-        "min": min(days) if days else None, "median": statistics.median(days) if days else None,
-        "max": max(days) if days else None, "length_days": study.length_days,
-        "completed": sum(1 for row in rows if row.status == COMPLETED),
-    }
+    return StudyDays(
+        with_day_one=len(days), without_day_one=len(rows) - len(days),
+        min=min(days) if days else None, median=statistics.median(days) if days else None,
+        max=max(days) if days else None, length_days=study.length_days,
+        completed=sum(1 for row in rows if row.status == COMPLETED),
+    )
 
 
 def _arm(name: str | None) -> str:
@@ -103,12 +186,11 @@ def _arm(name: str | None) -> str:
     return name or DEFAULT_ARM.name
 
 
-def _prompts(rows: Sequence[Any], arms: Sequence[str]) -> dict[str, dict[str, int]]:
-    out = {arm: {"sent": 0, "delivered": 0, "answered": 0, "receipts_expected": 0} for arm in arms}
+def _prompts(rows: Sequence[Any], arms: Sequence[str]) -> dict[str, PromptCounts]:
+    totals = {arm: [0, 0, 0, 0] for arm in arms}
     for arm, *counts in rows:
-        for key, count in zip(out[_arm(arm)], counts, strict=True):
-            out[_arm(arm)][key] += int(count)
-    return out
+        totals[_arm(arm)] = [total + int(count) for total, count in zip(totals[_arm(arm)], counts, strict=True)]
+    return {arm: PromptCounts(*counts) for arm, counts in totals.items()}
 
 
 def _by_status(rows: Sequence[Any]) -> dict[str, int]:
@@ -148,7 +230,7 @@ class _Drawn:
             self.expected[rest[0]] += count * (1 - p)
         self.variance += count * p * (1 - p)
 
-    def actions_report(self, designed: dict[str, float]) -> dict[str, dict[str, Any]]:
+    def actions_report(self, designed: dict[str, float]) -> dict[str, ActionDraws]:
         available = sum(self.counts.values())
         out = {}
         for action in [*designed, *sorted(set(self.counts) - set(designed))]:
@@ -159,13 +241,12 @@ class _Drawn:
             else:  # nothing drawn yet: the current design
                 p = designed.get(action)
                 expected = _expected_range(p, 0) if p is not None else None
-            out[action] = {"count": self.counts[action], "designed": p, "expected_range": expected,
-                           "share": round(self.counts[action] / available, 4) if available else None}
-        return {action: {key: row[key] for key in ("count", "share", "designed", "expected_range")}
-                for action, row in out.items()}
+            out[action] = ActionDraws(count=self.counts[action], designed=p, expected_range=expected,
+                                      share=round(self.counts[action] / available, 4) if available else None)
+        return out
 
 
-def _decisions(rows: Sequence[Any], arms: Sequence[str], study: Study) -> dict[str, Any]:
+def _decisions(rows: Sequence[Any], arms: Sequence[str], study: Study) -> DecisionCounts:
     total = sum(count for *_, count in rows)
     reasons: Counter[str] = Counter()
     designed = _designed(study)
@@ -179,34 +260,33 @@ def _decisions(rows: Sequence[Any], arms: Sequence[str], study: Study) -> dict[s
             reasons[reason or "unknown"] += count
     available = total - sum(reasons.values())
     order = [r for r in UNAVAILABLE_REASONS if r in reasons] + sorted(set(reasons) - set(UNAVAILABLE_REASONS))
-    return {
-        "total": total, "available": available,
-        "availability_rate": round(available / total, 4) if total else None,
-        "unavailable_reasons": {reason: reasons[reason] for reason in order},
-        "by_arm": {arm: {"total": totals[arm], "available": sum(by_arm[arm].counts.values()),
-                         "actions": by_arm[arm].actions_report(designed)} for arm in arms},
-    }
+    return DecisionCounts(
+        total=total, available=available, availability_rate=round(available / total, 4) if total else None,
+        unavailable_reasons={reason: reasons[reason] for reason in order},
+        by_arm={arm: ArmDecisions(total=totals[arm], available=sum(by_arm[arm].counts.values()),
+                                  actions=by_arm[arm].actions_report(designed)) for arm in arms},
+    )
 
 
-async def study_report(db: Database, study: Study, *, now: datetime | None = None) -> dict[str, Any]:
-    """The report as plain data (JSON-ready); ``now`` (default: the current time) decides which
-    study day active participants are on."""
+async def study_report(db: Database, study: Study, *, now: datetime | None = None) -> StudyReport:
+    """The report; ``now`` (default: the current time) decides which study day active
+    participants are on."""
     facts = await db.run(_read)
     now = now or datetime.now(timezone.utc)
     people = facts["participants"]
     seen = [row.arm for row in people] + [row[0] for row in (*facts["prompts"], *facts["decisions"])]
     arms = _arm_order(study, [_arm(name) for name in seen])
     rule = study.decision
-    return {
-        "study": {"name": study.name or None, "hash": study.hash or None, "length_days": study.length_days,
-                  "decision": None if rule is None else {"actions": list(rule.actions), "p": rule.p}},
-        "arms": arms,
-        "participants": {"total": len(people), "by_status": _by_status(people),
-                         "by_arm": {arm: sum(1 for row in people if _arm(row.arm) == arm) for arm in arms}},
-        "study_days": _study_days(people, {pid: at for pid, at in facts["withdrawn"]}, study, now),
-        "prompts": _prompts(facts["prompts"], arms),
-        "decisions": _decisions(facts["decisions"], arms, study),
-    }
+    return StudyReport(
+        study=ProtocolNamed(name=study.name or None, hash=study.hash or None, length_days=study.length_days,
+                            decision=None if rule is None else {"actions": list(rule.actions), "p": rule.p}),
+        arms=arms,
+        participants=Participants(total=len(people), by_status=_by_status(people),
+                                  by_arm={arm: sum(1 for row in people if _arm(row.arm) == arm) for arm in arms}),
+        study_days=_study_days(people, {pid: at for pid, at in facts["withdrawn"]}, study, now),
+        prompts=_prompts(facts["prompts"], arms),
+        decisions=_decisions(facts["decisions"], arms, study),
+    )
 
 
 # ---------------------------------------------------------------- the terminal
@@ -225,51 +305,51 @@ def _counts(counts: dict[str, int]) -> str:
     return ", ".join(f"{for_terminal(name)} {count}" for name, count in counts.items()) or "none"
 
 
-def _header_lines(report: dict[str, Any]) -> list[str]:
-    study, people, days = report["study"], report["participants"], report["study_days"]
-    name = (f"{for_terminal(study['name'])} (protocol {study['hash'][:12]}…)" if study["name"]
+def _header_lines(report: StudyReport) -> list[str]:
+    study, people, days = report.study, report.participants, report.study_days
+    name = (f"{for_terminal(study.name)} (protocol {(study.hash or '')[:12]}…)" if study.name
             else "(no study file: one arm, no randomisation)")
-    lines = [f"Study: {name}", f"Participants: {people['total']} ({_counts(people['by_status'])})",
-             f"  by arm: {_counts(people['by_arm'])}"]
-    if days["with_day_one"]:
-        of = f" of {days['length_days']}" if days["length_days"] else ""
-        lines.append(f"Study days: {days['with_day_one']} participant(s) with a day one ({days['without_day_one']} "
-                     f"without); day reached: min {days['min']}, median {days['median']:g}, max {days['max']}{of}; "
-                     f"completed {days['completed']}")
+    lines = [f"Study: {name}", f"Participants: {people.total} ({_counts(people.by_status)})",
+             f"  by arm: {_counts(people.by_arm)}"]
+    if days.with_day_one:
+        of = f" of {days.length_days}" if days.length_days else ""
+        lines.append(f"Study days: {days.with_day_one} participant(s) with a day one ({days.without_day_one} "
+                     f"without); day reached: min {days.min}, median {days.median:g}, max {days.max}{of}; "
+                     f"completed {days.completed}")
     else:
-        lines.append(f"Study days: nobody has a day one yet; completed {days['completed']}")
+        lines.append(f"Study days: nobody has a day one yet; completed {days.completed}")
     return lines
 
 
-def _prompt_lines(report: dict[str, Any]) -> list[str]:
+def _prompt_lines(report: StudyReport) -> list[str]:
     rows = []
-    for arm, p in report["prompts"].items():
-        delivered = (f"{p['delivered']} ({_pct(p['delivered'], p['sent'])})" if p["receipts_expected"] or not p["sent"]
+    for arm, p in report.prompts.items():
+        delivered = (f"{p.delivered} ({_pct(p.delivered, p.sent)})" if p.receipts_expected or not p.sent
                      else "n/a (no receipts)")
-        answered = f"{p['answered']} ({_pct(p['answered'], p['sent'])})"
-        rows.append([for_terminal(arm), str(p["sent"]), delivered, answered])
+        answered = f"{p.answered} ({_pct(p.answered, p.sent)})"
+        rows.append([for_terminal(arm), str(p.sent), delivered, answered])
     return ["Prompts (answered: a vote or a reply):", *_table(["ARM", "SENT", "DELIVERED", "ANSWERED"], rows)]
 
 
-def _decision_lines(report: dict[str, Any]) -> list[str]:
-    d = report["decisions"]
-    if not d["total"]:
+def _decision_lines(report: StudyReport) -> list[str]:
+    d = report.decisions
+    if not d.total:
         return ["Decision points: none yet"]
-    lines = [f"Decision points: {d['total']}, available {d['available']} ({_pct(d['available'], d['total'])})",
-             f"  unavailable: {_counts(d['unavailable_reasons'])}",
+    lines = [f"Decision points: {d.total}, available {d.available} ({_pct(d.available, d.total)})",
+             f"  unavailable: {_counts(d.unavailable_reasons)}",
              "  actions drawn at available decision points, against the design:"]
     rows = []
-    for arm, data in d["by_arm"].items():
-        for index, (action, a) in enumerate(data["actions"].items()):
-            expected = a["expected_range"]
-            rows.append([for_terminal(arm) if index == 0 else "", str(data["available"]) if index == 0 else "",
-                         action, str(a["count"]), _pct(a["count"], data["available"]),
-                         "-" if a["designed"] is None else f"{100 * a['designed']:.0f}%",
-                         "-" if expected is None or not data["available"]
+    for arm, data in d.by_arm.items():
+        for index, (action, a) in enumerate(data.actions.items()):
+            expected = a.expected_range
+            rows.append([for_terminal(arm) if index == 0 else "", str(data.available) if index == 0 else "",
+                         action, str(a.count), _pct(a.count, data.available),
+                         "-" if a.designed is None else f"{100 * a.designed:.0f}%",
+                         "-" if expected is None or not data.available
                          else f"{100 * expected[0]:.0f}–{100 * expected[1]:.0f}%"])
     return lines + _table(["ARM", "AVAILABLE", "ACTION", "COUNT", "SHARE", "DESIGNED", "95% RANGE"], rows, "    ")
 
 
-def format_report(report: dict[str, Any]) -> str:
+def format_report(report: StudyReport) -> str:
     """The report as lines for a terminal (arm and study names shown with control characters escaped)."""
     return "\n".join([*_header_lines(report), *_prompt_lines(report), *_decision_lines(report)])

@@ -8,14 +8,15 @@ from datetime import datetime
 from typing import Any
 
 from promptpipe.clock import Clock
-from promptpipe.domain.access import ROLES, TOKEN_NAME, hash_token, new_token
+from promptpipe.domain.access import ROLES, TOKEN_NAME, Role, hash_token, new_token
 from promptpipe.domain.limits import NAME_CHARS
 from promptpipe.errors import AdminError
 from promptpipe.research._common import researcher_name, validate_text
 from promptpipe.storage.access import add_audit, add_token, list_tokens, revoke_token, token_by_hash, token_by_id
+from promptpipe.storage.access_tables import ApiToken
 from promptpipe.storage.db import Database
 
-__all__ = ["Caller", "audit", "authenticate", "caller_by_id", "create_token", "revoke", "tokens"]
+__all__ = ["Caller", "TokenView", "audit", "authenticate", "caller_by_id", "create_token", "revoke", "tokens"]
 
 
 @dataclass(frozen=True)
@@ -27,7 +28,19 @@ class Caller:
     role: str
 
 
-async def create_token(db: Database, clock: Clock, *, name: str, role: str, by: str = "") -> tuple[str, dict[str, Any]]:
+@dataclass(frozen=True)
+class TokenView:
+    """A token as listed: never its secret nor its hash."""
+
+    name: str
+    role: Role
+    created_at: str | None
+    created_by: str
+    revoked_at: str | None
+    revoked_by: str | None
+
+
+async def create_token(db: Database, clock: Clock, *, name: str, role: str, by: str = "") -> tuple[str, TokenView]:
     """A new token: the secret (to show once) and its row."""
     name = validate_text("--name", name, 64, required=True)
     if not TOKEN_NAME.fullmatch(name):
@@ -41,7 +54,7 @@ async def create_token(db: Database, clock: Clock, *, name: str, role: str, by: 
     return secret, row
 
 
-async def tokens(db: Database) -> list[dict[str, Any]]:
+async def tokens(db: Database) -> list[TokenView]:
     return await db.run(lambda session: [_row(token) for token in list_tokens(session)])
 
 
@@ -49,7 +62,7 @@ async def revoke(db: Database, clock: Clock, *, name: str, by: str = "") -> str:
     by = validate_text("--by", by or researcher_name(), NAME_CHARS)
     now = clock.now()
     row = await db.run(lambda session: _row(revoke_token(session, name, by=by, now=now)))
-    return f"token {name!r} ({row['role']}) is revoked; requests with it fail from now on"
+    return f"token {name!r} ({row.role}) is revoked; requests with it fail from now on"
 
 
 async def authenticate(db: Database, secret: str) -> Caller | None:
@@ -78,9 +91,9 @@ async def audit(db: Database, clock: Clock, caller: Caller, action: str, *, part
                                            participant_id=participant_id, detail=detail or {}, via=via, now=now))
 
 
-def _row(token: Any) -> dict[str, Any]:
+def _row(token: ApiToken) -> TokenView:
     def when(value: datetime | None) -> str | None:
         return value.isoformat() if value else None
 
-    return {"name": token.name, "role": token.role, "created_at": when(token.created_at),
-            "created_by": token.created_by, "revoked_at": when(token.revoked_at), "revoked_by": token.revoked_by}
+    return TokenView(name=token.name, role=Role(token.role), created_at=when(token.created_at),
+                     created_by=token.created_by, revoked_at=when(token.revoked_at), revoked_by=token.revoked_by)

@@ -11,9 +11,13 @@ from typing import Any
 
 from promptpipe.domain.messages import MessageKind, MessageStatus
 from promptpipe.domain.states import Stage, Status
+from promptpipe.pipeline.events import InboxKind
+from promptpipe.storage.consent import LedgerEntry
+from promptpipe.storage.models import RowStatus
 
 __all__ = [
-    "MessageView", "ParticipantDetail", "ParticipantView", "ScheduleView", "SchedulesView", "TimerView", "as_json",
+    "ConsentView", "InputView", "ListedRow", "MessageView", "ParticipantDetail", "ParticipantPage", "ParticipantView",
+    "ScheduleView", "SchedulesView", "TimerView", "as_json",
 ]
 
 
@@ -118,3 +122,66 @@ class MessageView:
     text: str
     payload: dict[str, Any]
     """Open by nature: what the message carried (a vote's options, a researcher's name …)."""
+
+
+@dataclass(frozen=True)
+class ConsentView:
+    """A participant's consent ledger, oldest first, and their status now."""
+
+    participant_id: str
+    phone: str
+    status: Status
+    opted_out: bool
+    researcher_paused: bool
+    events: list[LedgerEntry]
+
+
+@dataclass(frozen=True)
+class InputView:
+    """An input not answered yet (pending, or given up on)."""
+
+    id: int
+    participant_id: str
+    phone: str
+    kind: InboxKind
+    status: RowStatus
+    attempts: int
+    last_error: str
+    at: str
+    retry_at: str | None
+
+
+@dataclass(frozen=True)
+class ListedRow:
+    """A participant as a row of the API's and the dashboard's list: where they are in the study
+    and how they have been answering."""
+
+    id: str
+    phone: str
+    name: str
+    timezone: str
+    status: Status
+    stage: Stage
+    arm: str | None
+    study_day: int | None
+    day_one: str | None
+    extra_days: int
+    enrolled_at: str
+    completed_at: str | None
+    erased: bool
+    last_in_at: str | None
+    last_out_at: str | None
+    prompts_sent: int
+    prompts_answered: int
+    answered_share: float | None
+    current_streak: int
+
+
+@dataclass(frozen=True)
+class ParticipantPage:
+    """One page of the list; ``total`` counts every match."""
+
+    total: int
+    limit: int
+    offset: int
+    items: list[ListedRow]

@@ -7,13 +7,13 @@ participant's status never disagree.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
-from promptpipe.domain.consent import ConsentRecord
+from promptpipe.domain.consent import ConsentKind, ConsentRecord, ConsentSource
 from promptpipe.domain.text import clean_for_storage
 from promptpipe.storage.models import ConsentEvent, table_of
 
@@ -32,9 +32,22 @@ def record_consent(session: Session, participant_id: str, records: list[ConsentR
     ])
 
 
-def consent_history(session: Session, participant_id: str) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class LedgerEntry:
+    """One event of a participant's consent ledger."""
+
+    id: int
+    at: str
+    event: ConsentKind
+    source: ConsentSource
+    actor: str
+    words: str
+    reconstructed: bool
+
+
+def consent_history(session: Session, participant_id: str) -> list[LedgerEntry]:
     rows = session.execute(
         select(ConsentEvent).where(_CONSENT.c.participant_id == participant_id).order_by(_CONSENT.c.id)
     ).scalars().all()
-    return [{"id": row.id, "at": row.created_at.isoformat(), "event": row.event, "source": row.source,
-             "actor": row.actor, "words": row.words, "reconstructed": bool(row.reconstructed)} for row in rows]
+    return [LedgerEntry(row.id or 0, row.created_at.isoformat(), ConsentKind(row.event), ConsentSource(row.source),
+                        row.actor, row.words, bool(row.reconstructed)) for row in rows]

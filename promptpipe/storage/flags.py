@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy import insert, select, update
 from sqlalchemy.orm import Session
 
-from promptpipe.domain.safety import OPEN, RESOLVED, NewFlag
+from promptpipe.domain.safety import OPEN, RESOLVED, FlagSource, FlagStatus, NewFlag, Severity
 from promptpipe.domain.text import clean_for_storage
 from promptpipe.errors import Conflict, NotFound
 from promptpipe.storage.models import Flag, Participant, table_of
@@ -46,17 +46,36 @@ def add_flags(session: Session, participant_id: str, flags: list[NewFlag], now: 
     return ids
 
 
-def list_flags(session: Session, *, include_resolved: bool = False) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class FlagEntry:
+    """A safety flag with the participant it is about."""
+
+    id: int
+    participant_id: str
+    phone: str
+    name: str
+    timezone: str
+    at: str
+    source: FlagSource
+    severity: Severity
+    trigger: str
+    status: FlagStatus
+    alert: AlertStatus
+    resolved_at: str | None
+    resolved_by: str | None
+    note: str | None
+
+
+def list_flags(session: Session, *, include_resolved: bool = False) -> list[FlagEntry]:
     query = (select(Flag, _PARTICIPANT.c.phone, _PARTICIPANT.c.name, _PARTICIPANT.c.timezone)
              .join(Participant, _PARTICIPANT.c.id == _FLAG.c.participant_id).order_by(_FLAG.c.id))
     if not include_resolved:
         query = query.where(_FLAG.c.status == OPEN)
     return [
-        {"id": flag.id, "participant_id": flag.participant_id, "phone": phone, "name": name, "timezone": timezone,
-         "at": flag.created_at.isoformat(), "source": flag.source, "severity": flag.severity,
-         "trigger": flag.trigger, "status": flag.status, "alert": flag.alert_status,
-         "resolved_at": flag.resolved_at.isoformat() if flag.resolved_at else None,
-         "resolved_by": flag.resolved_by, "note": flag.resolution_note}
+        FlagEntry(flag.id or 0, flag.participant_id, phone, name, timezone, flag.created_at.isoformat(),
+                  FlagSource(flag.source), Severity(flag.severity), flag.trigger, FlagStatus(flag.status),
+                  AlertStatus(flag.alert_status), flag.resolved_at.isoformat() if flag.resolved_at else None,
+                  flag.resolved_by, flag.resolution_note)
         for flag, phone, name, timezone in session.execute(query).all()
     ]
 

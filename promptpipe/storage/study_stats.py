@@ -103,12 +103,27 @@ def deliveries_for_heatmap(session: Session, participant_ids: Sequence[str]) -> 
     return [HeatmapDelivery(row[0], row[1], row[2], row[3], row[4], row[5], bool(row[6]), row[7]) for row in rows]
 
 
-def participant_deliveries(session: Session, participant_id: str) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class SentPrompt:
+    local_date: str
+    sent_at: datetime
+    vote: str | None
+    vote_source: str | None
+    replied_at: datetime | None
+    reminder_at: datetime | None
+    prompt_text: str | None
+    receipts_expected: bool
+    delivered_at: datetime | None
+    read_at: datetime | None
+
+
+def participant_deliveries(session: Session, participant_id: str) -> list[SentPrompt]:
     """One participant's daily prompts, oldest first, with their receipts."""
     delivered, read, _ = receipt_columns(lambda r: r.c.wa_message_id == _M.c.wa_message_id)
     rows = session.execute(
         select(_D.c.local_date, _D.c.sent_at, _D.c.vote, _D.c.vote_source, _D.c.replied_at, _D.c.reminder_at,
                _D.c.prompt_text, _M.c.receipts_expected, delivered, read)
         .select_from(_D.outerjoin(_M, _M.c.id == _D.c.prompt_message_id))
-        .where(_D.c.participant_id == participant_id).order_by(_D.c.id)).mappings().all()
-    return [dict(row) for row in rows]
+        .where(_D.c.participant_id == participant_id).order_by(_D.c.id)).all()
+    return [SentPrompt(row[0], row[1], row[2], row[3], row[4], row[5], row[6], bool(row[7]), row[8], row[9])
+            for row in rows]

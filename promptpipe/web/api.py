@@ -22,14 +22,16 @@ from promptpipe.research import admin, erasure, messaging, monitoring
 from promptpipe.research._common import PARTICIPANT_ID
 from promptpipe.research.listing import MAX_PAGE, one_participant, participant_list
 from promptpipe.research.tokens import Caller, audit
-from promptpipe.research.views import as_json
+from promptpipe.research.views import ListedRow, as_json
 from promptpipe.web import api_study
 from promptpipe.web.auth import context, require
 from promptpipe.web.errors import ApiError
 from promptpipe.web.schemas import (
     Accepted,
+    ConsentLedger,
     Delivery,
     EnrollRequest,
+    Erased,
     ErrorBody,
     Health,
     MessageRequest,
@@ -37,6 +39,8 @@ from promptpipe.web.schemas import (
     ParticipantPage,
     ParticipantSummary,
     ResearcherTimer,
+    Schedules,
+    Timers,
     TranscriptEntry,
     TranscriptPage,
     UpdateRequest,
@@ -71,10 +75,11 @@ def _participant_id(participant_id: str) -> str:
 ParticipantId = Annotated[str, Depends(_participant_id)]
 
 
-def _summary(row: dict[str, Any], caller: Caller) -> dict[str, Any]:
+def _summary(row: ListedRow, caller: Caller) -> ParticipantSummary:
+    values = as_json(row)
     if not allows(caller.role, RESEARCHER):
-        row = {**row, "phone": None, "name": None}
-    return row
+        values.update(phone=None, name=None)
+    return ParticipantSummary.model_validate(values)
 
 
 @router.get("/participants", response_model=ParticipantPage, tags=["participants"])
@@ -84,7 +89,7 @@ async def list_participants(
     silent_days: Annotated[int | None, Query(description="no message from them for this many days")] = None,
     sort: Annotated[str, Query(description=f"one of {', '.join(SORT_KEYS)}; prefix - for descending")] = "enrolled",
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 50, offset: Annotated[int, Query(ge=0)] = 0,
-) -> dict[str, Any]:
+) -> ParticipantPage:
     """Participants, filtered and paged (``total`` counts every match)."""
     ctx = context(request)
     try:
@@ -95,13 +100,13 @@ async def list_participants(
         raise ApiError(403, f"sorting by {order.key} needs the researcher role (viewers cannot see it)")
     flt = ParticipantFilter(status=status_, stage=stage, arm=arm, silent_days=silent_days)
     page = await participant_list(ctx.reader, ctx.clock, flt, order, limit=limit, offset=offset)
-    page["items"] = [_summary(row, caller) for row in page["items"]]
-    return page
+    return ParticipantPage(total=page.total, limit=page.limit, offset=page.offset,
+                           items=[_summary(row, caller) for row in page.items])
 
 
 @router.post("/participants", response_model=ParticipantSummary, status_code=status.HTTP_201_CREATED,
              tags=["participants"])
-async def enroll(request: Request, body: EnrollRequest, caller: Researcher) -> dict[str, Any]:
+async def enroll(request: Request, body: EnrollRequest, caller: Researcher) -> ParticipantSummary:
     """Enroll a participant (allocated to an arm by the study's rule); the service greets them."""
     ctx = context(request)
     row = await admin.enroll(ctx.db, ctx.clock, phone=body.phone, name=body.name, timezone=body.timezone,
@@ -111,7 +116,7 @@ async def enroll(request: Request, body: EnrollRequest, caller: Researcher) -> d
     return await _listed(request, row.id, caller)
 
 
-async def _listed(request: Request, participant_id: str, caller: Caller) -> dict[str, Any]:
+async def _listed(request: Request, participant_id: str, caller: Caller) -> ParticipantSummary:
     ctx = context(request)
     row = await one_participant(ctx.db, ctx.clock, participant_id)
     if row is None:
@@ -168,10 +173,10 @@ async def withdraw(request: Request, participant_id: ParticipantId, body: Withdr
     return await get_participant(request, participant_id, caller)
 
 
-@router.delete("/participants/{participant_id}", tags=["participants"])
+@router.delete("/participants/{participant_id}", response_model=Erased, tags=["participants"])
 async def erase(request: Request, participant_id: ParticipantId, caller: Researcher,
                 confirm: Annotated[str, Query(description="the participant id again, to confirm")]
-                ) -> dict[str, Any]:
+                ) -> Erased:
     """Erase the participant's personal data (cannot be undone; the pseudonymous id and the
     counts stay). ``confirm`` must repeat the id."""
     if confirm != participant_id:
@@ -179,9 +184,9 @@ async def erase(request: Request, participant_id: ParticipantId, caller: Researc
     ctx = context(request)
     done = await erasure.erase(ctx.db, ctx.clock, phone=participant_id, by=caller.name)
     await audit(ctx.db, ctx.clock, caller, "erase", participant_id=participant_id)
-    return {"participant_id": done.participant_id, "messages_erased": done.messages,
-            "pending_inputs_closed": done.pending_inputs_closed,
-            "unsent_messages_dropped": done.unsent_messages_dropped}
+    return Erased(participant_id=done.participant_id, messages_erased=done.messages,
+                  pending_inputs_closed=done.pending_inputs_closed,
+                  unsent_messages_dropped=done.unsent_messages_dropped)
 
 
 @router.get("/participants/{participant_id}/transcript", response_model=TranscriptPage, tags=["participants"])
@@ -200,41 +205,40 @@ async def transcript(request: Request, participant_id: ParticipantId, caller: Vi
                           next_before_id=page[-1].id if len(rows) > limit else None)
 
 
-@router.get("/participants/{participant_id}/schedules", tags=["participants"])
-async def schedules(request: Request, participant_id: ParticipantId, caller: Viewer) -> dict[str, Any]:
+@router.get("/participants/{participant_id}/schedules", response_model=Schedules, tags=["participants"])
+async def schedules(request: Request, participant_id: ParticipantId, caller: Viewer) -> Schedules:
     """Daily prompt schedules with their next local time, and whether each alarm is armed."""
     ctx = context(request)
     data = await admin.schedules(ctx.reader, ctx.clock, phone=participant_id)
-    return {"participant_id": participant_id, "status": data.status.value, "timezone": data.timezone,
-            "schedules": as_json(data.schedules)}
+    return Schedules.model_validate({"participant_id": participant_id, "status": data.status,
+                                     "timezone": data.timezone, "schedules": as_json(data.schedules)})
 
 
-@router.get("/participants/{participant_id}/timers", tags=["participants"])
-async def timers(request: Request, participant_id: ParticipantId, caller: Viewer) -> dict[str, Any]:
+@router.get("/participants/{participant_id}/timers", response_model=Timers, response_model_exclude_unset=True,
+            tags=["participants"])
+async def timers(request: Request, participant_id: ParticipantId, caller: Viewer) -> Timers:
     """Pending timers (reminders, hand-overs, check-ins, the study's end) with their due times;
     researchers also see each timer's detail (it may quote the conversation)."""
     ctx = context(request)
     data = await admin.schedules(ctx.reader, ctx.clock, phone=participant_id)
     model = ResearcherTimer if allows(caller.role, RESEARCHER) else ViewerTimer
-    return {"participant_id": participant_id,
-            "timers": [model.model_validate(as_json(timer)).model_dump() for timer in data.timers]}
+    return Timers(participant_id=participant_id, timers=[model.model_validate(as_json(timer)) for timer in data.timers])
 
 
 @router.get("/participants/{participant_id}/deliveries", response_model=list[Delivery], tags=["participants"])
-async def deliveries(request: Request, participant_id: ParticipantId, caller: Viewer) -> list[dict[str, Any]]:
+async def deliveries(request: Request, participant_id: ParticipantId, caller: Viewer) -> list[Delivery]:
     """Every daily prompt sent: receipts, vote, reply, reminder and outcome."""
     ctx = context(request)
     _, rows = await monitoring.deliveries(ctx.reader, ctx.clock, participant_id,
                                           receipt_window=ctx.settings.delivery_receipt_window)
-    if not allows(caller.role, RESEARCHER):
-        rows = [{**row, "prompt_text": None} for row in rows]
-    return rows
+    hide = {} if allows(caller.role, RESEARCHER) else {"prompt_text": None}
+    return [Delivery.model_validate({**as_json(row), **hide}) for row in rows]
 
 
 @router.post("/participants/{participant_id}/messages", response_model=Accepted,
              status_code=status.HTTP_202_ACCEPTED, tags=["participants"])
 async def send_message(request: Request, participant_id: ParticipantId, body: MessageRequest,
-                       caller: Researcher) -> dict[str, Any]:
+                       caller: Researcher) -> Accepted:
     """Queue a message from the research team (kept in the transcript as such); the service
     sends it through the outbox. Refused for someone who sent STOP or was withdrawn."""
     ctx = context(request)
@@ -242,10 +246,10 @@ async def send_message(request: Request, participant_id: ParticipantId, body: Me
                                           quiet=ctx.settings.study.quiet_hours, anyway=body.anyway,
                                           after_quiet_hours=body.after_quiet_hours)
     await audit(ctx.db, ctx.clock, caller, "send", participant_id=participant_id,
-                detail={"inbox_id": queued["inbox_id"], "chars": len(body.text)})
-    held = f" when their quiet hours end ({queued['held_until']} UTC)" if queued["held_until"] else ""
-    return {"participant_id": participant_id, "inbox_id": queued["inbox_id"],
-            "message": f"queued; the running service sends it{held}"}
+                detail={"inbox_id": queued.inbox_id, "chars": len(body.text)})
+    held = f" when their quiet hours end ({queued.held_until} UTC)" if queued.held_until else ""
+    return Accepted(participant_id=participant_id, inbox_id=queued.inbox_id,
+                    message=f"queued; the running service sends it{held}")
 
 
 @router.post("/participants/{participant_id}/prompt-now", response_model=Accepted,
@@ -254,7 +258,7 @@ async def prompt_now(request: Request, participant_id: ParticipantId, caller: Re
                      anyway: Annotated[bool, Query(description="even inside the study's quiet hours")] = False,
                      after_quiet_hours: Annotated[bool, Query(
                          description="inside the study's quiet hours, send it when they end")] = False,
-                     ) -> dict[str, Any]:
+                     ) -> Accepted:
     """Send today's habit prompt and its poll now (as the daily alarm would); refused (409) inside
     the study's quiet hours on the participant's clock unless ``anyway`` or ``after_quiet_hours``."""
     ctx = context(request)
@@ -262,16 +266,14 @@ async def prompt_now(request: Request, participant_id: ParticipantId, caller: Re
                                            quiet=ctx.settings.study.quiet_hours, anyway=anyway,
                                            after_quiet_hours=after_quiet_hours)
     await audit(ctx.db, ctx.clock, caller, "prompt_now", participant_id=participant_id, detail={"inbox_id": inbox_id})
-    return {"participant_id": participant_id, "inbox_id": inbox_id,
-            "message": "daily prompt queued; the running service writes and sends it"}
+    return Accepted(participant_id=participant_id, inbox_id=inbox_id,
+                    message="daily prompt queued; the running service writes and sends it")
 
 
-@router.get("/participants/{participant_id}/consent", tags=["participants"])
-async def consent(request: Request, participant_id: ParticipantId, caller: Researcher) -> dict[str, Any]:
+@router.get("/participants/{participant_id}/consent", response_model=ConsentLedger, tags=["participants"])
+async def consent(request: Request, participant_id: ParticipantId, caller: Researcher) -> ConsentLedger:
     """The participant's consent ledger, oldest first."""
     from promptpipe.research import oversight
 
     ctx = context(request)
-    data = await oversight.consent(ctx.reader, participant_id)
-    data.pop("phone", None)
-    return data
+    return ConsentLedger.model_validate(as_json(await oversight.consent(ctx.reader, participant_id)))

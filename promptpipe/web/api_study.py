@@ -23,6 +23,7 @@ from promptpipe.research.export import export_study
 from promptpipe.research.monitoring import MAX_STATS_DAYS, prompt_stats
 from promptpipe.research.status import read_status
 from promptpipe.research.tokens import Caller, audit
+from promptpipe.research.views import as_json
 from promptpipe.storage.files import make_private_dir
 from promptpipe.web.auth import context, require
 from promptpipe.web.errors import ApiError
@@ -49,7 +50,7 @@ DEFAULT_STATS_DAYS = 14
 
 
 @router.post("/broadcast", response_model=BroadcastResult, tags=["messages"])
-async def broadcast(request: Request, body: BroadcastRequest, caller: Researcher) -> dict[str, Any]:
+async def broadcast(request: Request, body: BroadcastRequest, caller: Researcher) -> BroadcastResult:
     """Send one message to every participant the filter matches. Count first (``dry_run``), then
     send with ``expected_count`` set to that count. Messages go through the outbox under the send
     rate; anyone who sent STOP or was withdrawn is skipped."""
@@ -57,15 +58,16 @@ async def broadcast(request: Request, body: BroadcastRequest, caller: Researcher
     flt = ParticipantFilter(status=body.status, stage=body.stage, arm=body.arm, silent_days=body.silent_days)
     count = await messaging.broadcast_count(ctx.reader, ctx.clock, flt)
     if body.dry_run:
-        return {"recipients": count, "dry_run": True}
+        return BroadcastResult(recipients=count, dry_run=True)
     if body.expected_count is None:
         raise ApiError(400, "expected_count: count first (dry_run true), then send with the count it gave")
     result = await messaging.broadcast(ctx.db, ctx.clock, text=body.text, flt=flt, by=caller.name,
                                        expected=body.expected_count, anyway=body.anyway)
     await audit(ctx.db, ctx.clock, caller, "broadcast",
-                detail={"filter": flt.describe(), "broadcast_id": result["broadcast_id"], "queued": result["queued"],
-                        "skipped": result["skipped"], "chars": len(body.text)})
-    return {"recipients": count, "dry_run": False, **result}
+                detail={"filter": flt.describe(), "broadcast_id": result.broadcast_id, "queued": result.queued,
+                        "skipped": result.skipped, "chars": len(body.text)})
+    return BroadcastResult(recipients=count, dry_run=False, broadcast_id=result.broadcast_id, queued=result.queued,
+                           skipped=result.skipped)
 
 
 @router.get("/stats", response_model=Stats, response_model_by_alias=True, tags=["study"])
@@ -73,14 +75,16 @@ async def stats(request: Request, caller: Viewer,
                 from_: Annotated[date | None, Query(alias="from", description="first local day (default: "
                                                     f"{DEFAULT_STATS_DAYS} days ago)")] = None,
                 to: Annotated[date | None, Query(description="last local day (default: today)")] = None,
-                ) -> dict[str, Any]:
+                ) -> Stats:
     """Daily prompts by participant-local day and arm: sent, delivered, read, answered, done."""
     ctx = context(request)
     last = to or ctx.clock.now().astimezone(ctx.researcher_zone).date()
     first = from_ or last - timedelta(days=DEFAULT_STATS_DAYS - 1)
     if (last - first).days + 1 > MAX_STATS_DAYS:
         raise ApiError(400, f"from/to: at most {MAX_STATS_DAYS} days at once")
-    return await prompt_stats(ctx.reader, first_day=first, last_day=last)
+    found = await prompt_stats(ctx.reader, first_day=first, last_day=last)
+    return Stats.model_validate({"from": found.first_day, "to": found.last_day, "arms": found.arms,
+                                 "days": [as_json(day) for day in found.days]})
 
 
 @router.get("/status", response_model=ServiceStatus | ViewerServiceStatus, tags=["service"])
@@ -159,7 +163,7 @@ async def flags(request: Request, caller: FlagReader, all_: Annotated[bool, Quer
                 ) -> list[dict[str, Any]]:
     """Safety flags, oldest first (open ones unless ``all``)."""
     rows = await oversight.flags(context(request).reader, include_resolved=all_)
-    return [{k: v for k, v in row.items() if k != "phone"} for row in rows]
+    return [{k: v for k, v in as_json(row).items() if k != "phone"} for row in rows]
 
 
 @router.post("/flags/{flag_id}/resolve", tags=["safety"])
@@ -172,25 +176,25 @@ async def resolve_flag(request: Request, flag_id: int, body: ResolveRequest, cal
 
 
 @router.get("/tokens", response_model=list[TokenOut], tags=["tokens"])
-async def list_tokens(request: Request, caller: Admin) -> list[dict[str, Any]]:
+async def list_tokens(request: Request, caller: Admin) -> list[TokenOut]:
     """Every token by name and role (never the secret)."""
-    return await tokens.tokens(context(request).reader)
+    return [TokenOut.model_validate(as_json(row)) for row in await tokens.tokens(context(request).reader)]
 
 
 @router.post("/tokens", response_model=TokenCreated, status_code=status.HTTP_201_CREATED, tags=["tokens"])
-async def create_token(request: Request, body: TokenRequest, caller: Admin) -> dict[str, Any]:
+async def create_token(request: Request, body: TokenRequest, caller: Admin) -> TokenCreated:
     """A new token; its secret is in this answer and nowhere else."""
     ctx = context(request)
     secret, row = await tokens.create_token(ctx.db, ctx.clock, name=body.name, role=body.role, by=caller.name)
     await audit(ctx.db, ctx.clock, caller, "token_create", detail={"name": body.name, "role": body.role})
-    return {**row, "token": secret}
+    return TokenCreated.model_validate({**as_json(row), "token": secret})
 
 
 @router.delete("/tokens/{name}", response_model=TokenOut, tags=["tokens"])
-async def revoke_token(request: Request, name: str, caller: Admin) -> dict[str, Any]:
+async def revoke_token(request: Request, name: str, caller: Admin) -> TokenOut:
     """Revoke a token: requests with it fail from now on."""
     ctx = context(request)
     await tokens.revoke(ctx.db, ctx.clock, name=name, by=caller.name)
     await audit(ctx.db, ctx.clock, caller, "token_revoke", detail={"name": name})
     rows = await tokens.tokens(ctx.db)
-    return next(row for row in rows if row["name"] == name)
+    return TokenOut.model_validate(as_json(next(row for row in rows if row.name == name)))

@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from promptpipe.domain.access import Role
+from promptpipe.domain.consent import ConsentKind, ConsentSource
 from promptpipe.domain.limits import BACKGROUND_CHARS, NAME_CHARS, REASON_CHARS
 from promptpipe.domain.messages import MessageKind, MessageStatus, VoteSource
 from promptpipe.domain.outcomes import Outcome
@@ -16,10 +17,10 @@ from promptpipe.domain.states import Stage, Status, Vote
 from promptpipe.domain.timers import TimerKind
 
 __all__ = [
-    "Accepted", "BroadcastRequest", "BroadcastResult", "Delivery", "EnrollRequest", "ErrorBody", "FlagOut",
-    "Health", "MessageRequest", "ParticipantDetail", "ParticipantPage", "ParticipantSummary", "ResolveRequest",
-    "ServiceStatus", "Stats", "TokenCreated", "TokenOut", "TokenRequest", "TranscriptEntry", "TranscriptPage",
-    "UpdateRequest",
+    "Accepted", "BroadcastRequest", "BroadcastResult", "ConsentLedger", "Delivery", "EnrollRequest", "Erased",
+    "ErrorBody", "FlagOut", "Health", "MessageRequest", "ParticipantDetail", "ParticipantPage", "ParticipantSummary",
+    "ResolveRequest", "Schedules", "ServiceStatus", "Stats", "Timers", "TokenCreated", "TokenOut", "TokenRequest",
+    "TranscriptEntry", "TranscriptPage", "UpdateRequest",
 ]
 
 MESSAGE_CHARS = 4096
@@ -272,3 +273,48 @@ class FlagOut(BaseModel):
 
 class ResolveRequest(_Strict):
     note: str = Field(min_length=1, max_length=REASON_CHARS)
+
+
+class ScheduleOut(BaseModel):
+    id: str
+    habit: str = Field(description="when it fires: 08:00, or a random time 08:00-10:00")
+    prep_minutes: int
+    next_prompt: str | None = Field(description="the next prompt, in the participant's local time and zone")
+    armed: bool = Field(description="whether the alarm clock holds its job")
+
+
+class Schedules(BaseModel):
+    participant_id: str
+    status: Status
+    timezone: str
+    schedules: list[ScheduleOut]
+
+
+class Timers(BaseModel):
+    participant_id: str
+    timers: list[ResearcherTimer | ViewerTimer] = Field(description="a viewer's have no detail")
+
+
+class Erased(BaseModel):
+    participant_id: str
+    messages_erased: int
+    pending_inputs_closed: int
+    unsent_messages_dropped: int
+
+
+class ConsentEvent(BaseModel):
+    id: int
+    at: str
+    event: ConsentKind
+    source: ConsentSource
+    actor: str
+    words: str = Field(description="what the participant wrote, when they gave or withdrew consent in words")
+    reconstructed: bool = Field(description="rebuilt from the transition log by an upgrade, not recorded then")
+
+
+class ConsentLedger(BaseModel):
+    participant_id: str
+    status: Status
+    opted_out: bool
+    researcher_paused: bool
+    events: list[ConsentEvent] = Field(description="oldest first")

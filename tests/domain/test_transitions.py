@@ -114,7 +114,7 @@ async def stop_pauses_and_silences_everything(make_app: AppFactory, fake: FakeOp
     await say(app, transport, "STOP")
     assert (await log_rows(app, pid))[-1] == ("opted_out", "participant", "active", "paused")
     assert await pending_timers(app, pid) == {} and await timer_jobs(app) == set()
-    assert (await oversight.consent(app.db, ANA))["events"][-1]["event"] == "opted_out"
+    assert (await oversight.consent(app.db, ANA)).events[-1].event == "opted_out"
 
 
 @drives("opted_out")
@@ -133,7 +133,7 @@ async def start_switches_messages_back_on(make_app: AppFactory, fake: FakeOpenAI
     await say(app, transport, "START")
     assert (await log_rows(app, pid))[-1] == ("opted_in", "participant", "paused", "active")
     assert any(job.startswith("daily:") for job in await job_ids(app))
-    assert (await oversight.consent(app.db, ANA))["events"][-1]["event"] == "opted_in"
+    assert (await oversight.consent(app.db, ANA)).events[-1].event == "opted_in"
 
 
 @drives("paused_by_researcher")
@@ -148,8 +148,8 @@ async def a_researcher_pauses_and_resumes(make_app: AppFactory, fake: FakeOpenAI
     await app.run_until_idle()
     assert (await log_rows(app, pid))[-1] == ("resumed_by_researcher", "researcher", "paused", "active")
     assert any(job.startswith("daily:") for job in await job_ids(app))
-    events = (await oversight.consent(app.db, ANA))["events"]
-    assert [(e["event"], e["actor"]) for e in events[-2:]] == [("paused", "Dr Lee"), ("resumed", "Dr Lee")]
+    events = (await oversight.consent(app.db, ANA)).events
+    assert [(e.event, e.actor) for e in events[-2:]] == [("paused", "Dr Lee"), ("resumed", "Dr Lee")]
 
 
 @drives("withdrawn_by_researcher")
@@ -187,7 +187,7 @@ async def the_model_records_a_new_zone(make_app: AppFactory, fake: FakeOpenAISer
 async def enrolment_is_the_first_row(make_app: AppFactory, fake: FakeOpenAIServer) -> None:
     app, _, pid = await prompted(make_app, fake)
     assert (await log_rows(app, pid))[0] == ("enrolled", "researcher", None, "active")
-    assert (await oversight.consent(app.db, ANA))["events"][0]["event"] == "enrolled"
+    assert (await oversight.consent(app.db, ANA)).events[0].event == "enrolled"
 
 
 @drives("erased_by_researcher")

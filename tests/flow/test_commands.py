@@ -72,7 +72,7 @@ async def test_stop_pauses_confirms_and_records_consent_withdrawal(
     names = await app.db.run(lambda s: list(s.execute(select(Transition.name).order_by(Transition.id)).scalars()))
     assert names == ["enrolled", "opted_out", "opted_in"]
     ledger = await oversight.consent(app.db, ANA)
-    assert [(e["event"], e["source"], e["words"]) for e in ledger["events"][1:]] == [
+    assert [(e.event, e.source, e.words) for e in ledger.events[1:]] == [
         ("opted_out", "participant", "stop"), ("opted_in", "participant", "START")]
     fake_openai.assert_complete()
 
@@ -128,7 +128,7 @@ async def test_a_researchers_resume_does_not_lift_a_participants_stop(
     assert await send(app, transport, "START") == RESUMED  # only they lift their own STOP
     assert (await admin.show(app.db, ANA)).status == "active"
     ledger = await oversight.consent(app.db, ANA)
-    assert [(e["event"], e["source"], e["actor"]) for e in ledger["events"]] == [
+    assert [(e.event, e.source, e.actor) for e in ledger.events] == [
         ("enrolled", "researcher", admin.researcher_name()), ("paused", "researcher", "Dr Lee"),
         ("opted_out", "participant", ""), ("resumed", "researcher", "Dr Lee"), ("opted_in", "participant", "")]
     fake_openai.assert_complete()
@@ -287,7 +287,7 @@ async def test_the_model_opts_out_a_participant_who_asks_in_their_own_words(
     assert await send(app, transport, words) == STOPPED
     assert (await admin.show(app.db, ANA)).status == "paused"
     ledger = await oversight.consent(app.db, ANA)
-    assert (ledger["events"][-1]["event"], ledger["events"][-1]["source"], ledger["events"][-1]["words"]) == (
+    assert (ledger.events[-1].event, ledger.events[-1].source, ledger.events[-1].words) == (
         "opted_out", "model", words)
     assert await send(app, transport, "START") == RESUMED
     fake_openai.assert_complete()

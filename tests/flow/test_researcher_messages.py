@@ -52,7 +52,7 @@ async def test_the_participant_gets_the_teams_words_and_the_transcript_says_who_
     [row] = await researcher_rows(app, ANA)
     assert (row.direction, row.status, row.text) == ("out", "sent", NOTE)
     assert row.payload == {"by": "Dr Lee", "broadcast_id": None}
-    assert queued["participant_id"] == (await admin.show(app.db, ANA)).id
+    assert queued.participant_id == (await admin.show(app.db, ANA)).id
     after = await admin.schedules(app.db, app.clock, phone=ANA)
     assert after.timers == before.timers  # no timer cancelled or armed
     assert (await admin.show(app.db, ANA)).sub_state == stage
@@ -78,7 +78,7 @@ async def test_sent_once_when_the_service_restarts_before_sending_and_the_turn_r
 
     restarted = await make_app(transport)
     now = restarted.clock.now()
-    await restarted.db.run(lambda s: reopen_input(s, queued["inbox_id"], now))  # the turn runs again too
+    await restarted.db.run(lambda s: reopen_input(s, queued.inbox_id, now))  # the turn runs again too
     await restarted.run_until_idle()
     await restarted.run_until_idle()
     assert transport.texts_to(ANA).count(NOTE) == 1
@@ -168,17 +168,17 @@ async def test_a_broadcast_reaches_whom_the_filter_matches_and_skips_who_said_st
     active = ParticipantFilter(status="active")
     assert await admin.broadcast_count(app.db, app.clock, active) == 2
     done = await admin.broadcast(app.db, app.clock, text="The survey closes tonight.", flt=active, expected=2)
-    assert (done["queued"], done["skipped"]) == (2, 0) and done["broadcast_id"].startswith("b_")
+    assert (done.queued, done.skipped) == (2, 0) and done.broadcast_id.startswith("b_")
     await app.run_until_idle()
     assert [transport.texts_to(p)[-1] == "The survey closes tonight." for p in (ANA, BEN, CARA)] == [
         True, False, True]
     [row] = await researcher_rows(app, CARA)
-    assert row.payload["broadcast_id"] == done["broadcast_id"]
+    assert row.payload["broadcast_id"] == done.broadcast_id
 
     everyone = ParticipantFilter()
     assert await admin.broadcast_count(app.db, app.clock, everyone) == 3
     again = await admin.broadcast(app.db, app.clock, text="Thank you all!", flt=everyone, expected=3)
-    assert (again["queued"], again["skipped"]) == (2, 1)
+    assert (again.queued, again.skipped) == (2, 1)
     await app.run_until_idle()
     assert "Thank you all!" not in transport.texts_to(BEN)
     assert transport.texts_to(ANA)[-1] == transport.texts_to(CARA)[-1] == "Thank you all!"

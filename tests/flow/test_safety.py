@@ -53,7 +53,7 @@ async def test_crisis_words_get_the_safety_message_at_once_even_with_the_model_d
     await app.run_until_idle()
     assert transport.texts_to(ANA)[1:] == [DEFAULT_SAFETY_MESSAGE, APOLOGY]
     [flag] = await oversight.flags(app.db)
-    assert (flag["phone"], flag["source"], flag["severity"], flag["trigger"], flag["status"]) == (
+    assert (flag.phone, flag.source, flag.severity, flag.trigger, flag.status) == (
         ANA, "screen", "high", "hurt myself", "open")
 
     # The model is back: the conversation goes on, told that the safety message went out.
@@ -76,7 +76,7 @@ async def test_the_model_flags_what_a_list_cannot_catch(make_app: AppFactory, fa
     await app.run_until_idle()
     assert transport.texts_to(ANA)[-2:] == [DEFAULT_SAFETY_MESSAGE, "That sounds heavy. Do you want to talk about it?"]
     [flag] = await oversight.flags(app.db)
-    assert (flag["source"], flag["severity"], flag["trigger"]) == (
+    assert (flag.source, flag.severity, flag.trigger) == (
         "model", "medium", "sounds hopeless about everything")
     fake_openai.assert_complete()
 
@@ -98,14 +98,14 @@ async def test_researchers_resolve_flags_with_a_note(make_app: AppFactory, fake_
     await transport.inject(ANA, CRISIS)
     await app.run_until_idle()
     [flag] = await oversight.flags(app.db)
-    said = await oversight.resolve(app.db, app.clock, flag_id=flag["id"], note="called her; she is safe", by="Dr Lee")
+    said = await oversight.resolve(app.db, app.clock, flag_id=flag.id, note="called her; she is safe", by="Dr Lee")
     assert "resolved by Dr Lee" in said
     assert await oversight.flags(app.db) == []
     [closed] = await oversight.flags(app.db, include_resolved=True)
-    assert (closed["status"], closed["resolved_by"], closed["note"]) == (
+    assert (closed.status, closed.resolved_by, closed.note) == (
         "resolved", "Dr Lee", "called her; she is safe")
     with pytest.raises(AdminError, match="resolved already"):
-        await oversight.resolve(app.db, app.clock, flag_id=flag["id"], note="again")
+        await oversight.resolve(app.db, app.clock, flag_id=flag.id, note="again")
     fake_openai.assert_complete()
 
 
@@ -118,18 +118,18 @@ async def test_the_webhook_gets_id_and_severity_never_the_text(
     await transport.inject(ANA, CRISIS)
     await app.run_until_idle()
     assert webhook.bodies == [] and len(webhook.raw) >= 1
-    assert (await oversight.flags(app.db))[0]["alert"] == "pending"
+    assert (await oversight.flags(app.db))[0].alert == "pending"
 
     webhook.status = 200
     await app.run_until_idle()
     [body] = webhook.bodies
     [flag] = await oversight.flags(app.db)
     participant = await admin.show(app.db, ANA)
-    assert body == {"event": "promptpipe.safety_flag", "flag_id": flag["id"], "participant_id": participant.id,
+    assert body == {"event": "promptpipe.safety_flag", "flag_id": flag.id, "participant_id": participant.id,
                     "severity": "high", "source": "screen", "raised_at": body["raised_at"]}
     everything = b"".join(webhook.raw).decode()
     assert "hurt myself" not in everything and ANA not in everything and "Ana" not in everything
-    assert flag["alert"] == "sent"
+    assert flag.alert == "sent"
     await app.run_until_idle()
     assert len(webhook.bodies) == 1  # delivered once
     fake_openai.assert_complete()
@@ -174,4 +174,4 @@ async def test_crisis_words_hidden_by_zero_width_characters_get_the_safety_messa
     await app.run_until_idle()
     assert transport.texts_to(ANA)[1] == DEFAULT_SAFETY_MESSAGE
     [flag] = await oversight.flags(app.db)
-    assert flag["trigger"] == "kill myself"
+    assert flag.trigger == "kill myself"

@@ -107,10 +107,10 @@ async def test_a_request_the_model_refuses_for_good_ends_after_a_few_tries_and_i
     assert len(refused) == MAX_ATTEMPTS_FOR_REJECTIONS
     assert transport.texts_to(ANA)[1:] == [APOLOGY, GAVE_UP]  # told once, and once that no answer will come
     [stuck] = await oversight.inbox_rows(app.db, stuck_only=True)
-    assert (stuck["status"], stuck["attempts"]) == ("failed", MAX_ATTEMPTS_FOR_REJECTIONS)
+    assert (stuck.status, stuck.attempts) == ("failed", MAX_ATTEMPTS_FOR_REJECTIONS)
     report = await read_status(app.db)
-    assert (report.stuck_inputs, report.stuck_input_ids) == (1, (stuck["id"],))
-    assert f"stuck inputs: 1 given up (ids {stuck['id']};" in "\n".join(report.lines())
+    assert (report.stuck_inputs, report.stuck_input_ids) == (1, (stuck.id,))
+    assert f"stuck inputs: 1 given up (ids {stuck.id};" in "\n".join(report.lines())
 
 
 async def test_stop_behind_a_prompt_waiting_for_the_model_is_handled_at_once(
@@ -145,8 +145,8 @@ async def test_a_model_error_quoting_the_participant_keeps_their_words_out_of_lo
 
     printed = capsys.readouterr()
     assert "tortoise" not in printed.out + printed.err
-    [row] = [r for r in await oversight.inbox_rows(app.db, stuck_only=False) if r["kind"] == "message"]
-    assert "tortoise" not in row["last_error"] and "400" in row["last_error"]
+    [row] = [r for r in await oversight.inbox_rows(app.db, stuck_only=False) if r.kind == "message"]
+    assert "tortoise" not in row.last_error and "400" in row.last_error
     report = await read_status(app.db)
     assert "tortoise" not in str(report.to_json()) and "400" in str(report.last_model_error)
 

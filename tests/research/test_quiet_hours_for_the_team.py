@@ -31,11 +31,11 @@ async def test_a_team_message_inside_quiet_hours_is_refused_with_when_they_end(m
         await admin.send_prompt_now(app.db, app.clock, phone=ANA, quiet=quiet)
     queued = await admin.send_message(app.db, app.clock, who=ANA, text="Urgent: the study is paused", quiet=quiet,
                                       anyway=True)
-    assert queued["inbox_id"] > 0
+    assert queued.inbox_id > 0
 
 
 async def test_outside_quiet_hours_nothing_is_in_the_way(make_app: AppFactory) -> None:
     app = await enrolled_at_night(make_app)
     app.clock.set(utc(2026, 1, 6, 14, 0))  # 09:00 in Toronto
     quiet = app.settings.study.quiet_hours
-    assert (await admin.send_message(app.db, app.clock, who=ANA, text="Good morning", quiet=quiet))["inbox_id"] > 0
+    assert (await admin.send_message(app.db, app.clock, who=ANA, text="Good morning", quiet=quiet)).inbox_id > 0

@@ -65,7 +65,7 @@ async def test_a_team_message_at_night_can_wait_for_the_end_of_quiet_hours(
         await admin.send_message(app.db, app.clock, who=ANA, text="Tomorrow's session moves to 10:00", quiet=quiet)
     queued = await admin.send_message(app.db, app.clock, who=ANA, text="Tomorrow's session moves to 10:00",
                                       quiet=quiet, after_quiet_hours=True)
-    assert queued["held_until"] == MORNING.isoformat(timespec="seconds")
+    assert queued.held_until == MORNING.isoformat(timespec="seconds")
     await app.run_until_idle()
     fake_openai.say("Sure, I'm listening.", match="can I ask something")
     await transport.inject(ANA, "can I ask something?")
@@ -99,7 +99,7 @@ async def test_a_broadcast_reaches_each_participant_outside_their_own_quiet_hour
     await at(app, NIGHT)
     result = await admin.broadcast(app.db, app.clock, text="Thank you for taking part", flt=ParticipantFilter(),
                                    anyway=anyway)
-    assert result["queued"] == 2
+    assert result.queued == 2
     await app.run_until_idle()
     assert transport.texts_to(BO)[-1] == "Thank you for taking part"  # 13:30 in Tokyo
     assert (transport.texts_to(ANA)[-1] == "Thank you for taking part") is anyway  # 23:30 in Toronto

@@ -152,7 +152,7 @@ async def test_on_a_live_service_nobody_acts_as_the_participant_and_their_stop_h
     assert len(transport.sent) == sent and RESUMED not in transport.texts_to(ANA)
     show = await admin.show(app.db, ANA)
     assert (show.status, show.paused_by) == ("paused", "participant")
-    assert [e["event"] for e in (await oversight.consent(app.db, ANA))["events"]] == ["enrolled", "opted_out"]
+    assert [e.event for e in (await oversight.consent(app.db, ANA)).events] == ["enrolled", "opted_out"]
     assert [r.text for r in await admin.transcript(app.db, ANA) if r.direction == "in"] == ["STOP"]
 
 

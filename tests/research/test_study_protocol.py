@@ -117,8 +117,8 @@ async def test_enrollment_allocates_by_stratum_in_the_designed_ratio(
     for site_arms in arms.values():  # two full blocks of six per site: exactly 2:1
         assert (site_arms.count("coach"), site_arms.count("fixed")) == (8, 4)
     counts = await admin.allocation_counts(app.db, study)
-    assert counts["arms"] == {"coach": 16, "fixed": 8}
-    assert counts["strata"] == {"site=montreal": {"coach": 8, "fixed": 4}, "site=toronto": {"coach": 8, "fixed": 4}}
+    assert counts.arms == {"coach": 16, "fixed": 8}
+    assert counts.strata == {"site=montreal": {"coach": 8, "fixed": 4}, "site=toronto": {"coach": 8, "fixed": 4}}
     shown = await admin.show(app.db, PHONES[0])
     assert shown.arm in ("coach", "fixed") and shown.strata == {"site": "montreal"}
 

@@ -11,6 +11,7 @@ from promptpipe.domain.study import OPEN_STUDY
 from promptpipe.domain.study_file import parse_study
 from promptpipe.research import admin
 from promptpipe.research.study_report import format_report, study_report
+from promptpipe.research.views import as_json
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import Message, Participant, PromptDelivery, Receipt, Transition
 from promptpipe.storage.study_tables import Decision
@@ -99,7 +100,7 @@ async def seed(db: Database) -> None:
 
 async def test_report_counts_participants_days_prompts_and_decision_points(db: Database) -> None:
     await seed(db)
-    report = await study_report(db, STUDY, now=NOW)
+    report = as_json(await study_report(db, STUDY, now=NOW))
     assert report["arms"] == ["coach", "fixed_text", "default"]
     assert report["participants"] == {
         "total": 5, "by_status": {"active": 2, "paused": 1, "completed": 1, "withdrawn": 1},
@@ -156,7 +157,8 @@ async def test_without_a_study_file_everyone_is_in_the_default_arm(
     await admin.simulate_vote(app.db, app.clock, phone="+14165550120", option="Done")
     await app.run_until_idle()
 
-    report = await study_report(app.db, OPEN_STUDY, now=app.clock.now())
+    found = await study_report(app.db, OPEN_STUDY, now=app.clock.now())
+    report = as_json(found)
     assert report["study"] == {"name": None, "hash": None, "length_days": None, "decision": None}
     assert report["participants"] == {"total": 2, "by_status": {"active": 2}, "by_arm": {"default": 2}}
     assert report["study_days"]["with_day_one"] == 0
@@ -165,7 +167,7 @@ async def test_without_a_study_file_everyone_is_in_the_default_arm(
     assert (decided["total"], decided["available"], decided["unavailable_reasons"]) == (1, 1, {})
     assert decided["by_arm"]["default"]["actions"] == {
         "send": {"count": 1, "share": 1.0, "designed": 1.0, "expected_range": [1.0, 1.0]}}
-    text = format_report(report)
+    text = format_report(found)
     assert text.startswith("Study: (no study file: one arm, no randomisation)\nParticipants: 2 (active 2)\n")
     assert "Study days: nobody has a day one yet; completed 0" in text
     assert "Decision points: 1, available 1 (100%)" in text
@@ -173,8 +175,8 @@ async def test_without_a_study_file_everyone_is_in_the_default_arm(
 
 async def test_an_empty_study(db: Database) -> None:
     report = await study_report(db, STUDY, now=datetime(2026, 1, 1, tzinfo=timezone.utc) + timedelta(days=1))
-    assert report["participants"]["total"] == 0 and report["decisions"]["availability_rate"] is None
-    assert report["study_days"]["median"] is None
+    assert report.participants.total == 0 and report.decisions.availability_rate is None
+    assert report.study_days.median is None
     assert "Decision points: none yet" in format_report(report)
 
 
@@ -194,7 +196,7 @@ async def test_after_a_protocol_change_each_decision_is_compared_with_its_own_pr
     await db.run(write)
     changed = parse_study(b'name = "Report pilot"\nlength_days = 28\nfixed_prompts = ["Walk."]\n'
                           b'[[arms]]\nname = "coach"\n[decision]\np = 0.8\n')
-    send = (await study_report(db, changed, now=NOW))["decisions"]["by_arm"]["coach"]["actions"]["send"]
-    assert (send["count"], send["share"], send["designed"]) == (10, 0.5, 0.5)
+    send = (await study_report(db, changed, now=NOW)).decisions.by_arm["coach"].actions["send"]
+    assert (send.count, send.share, send.designed) == (10, 0.5, 0.5)
     half = 1.96 * (20 * 0.2 * 0.8) ** 0.5 / 20  # each draw's variance p(1-p), the same at 0.2 and 0.8
-    assert send["expected_range"] == [round(0.5 - half, 4), round(0.5 + half, 4)]
+    assert send.expected_range == [round(0.5 - half, 4), round(0.5 + half, 4)]

@@ -108,7 +108,7 @@ async def test_who_holds_a_pause_is_known_for_everyone_after_the_upgrade(upgrade
 
 async def test_everyone_has_a_consent_ledger_after_the_upgrade(upgraded, release: Release) -> None:  # type: ignore[no-untyped-def]
     db, _ = upgraded
-    ledgers = {name: [(e["event"], e["source"]) for e in (await oversight.consent(db, phone))["events"]]
+    ledgers = {name: [(e.event, e.source) for e in (await oversight.consent(db, phone)).events]
                for name, phone in PEOPLE.items()}
     if release.name == "release-0039ceb":
         assert set(map(tuple, ledgers.values())) == {(("enrolled", "researcher"),)}
@@ -124,17 +124,17 @@ async def test_everyone_has_a_consent_ledger_after_the_upgrade(upgraded, release
 
 async def test_a_ledger_rebuilt_from_the_transition_log_says_so(upgraded, release: Release, tmp_path: Any) -> None:  # type: ignore[no-untyped-def]
     db, _ = upgraded
-    events = {name: (await oversight.consent(db, phone))["events"] for name, phone in PEOPLE.items()}
-    rebuilt = {event["reconstructed"] for person in events.values() for event in person}
+    events = {name: (await oversight.consent(db, phone)).events for name, phone in PEOPLE.items()}
+    rebuilt = {event.reconstructed for person in events.values() for event in person}
     assert rebuilt == ({False} if release.had_table("consent") else {True})
     if release.name == "release-0039ceb":
         return
-    assert (events["Cleo"][1]["words"], events["Dev"][1]["words"]) == ("on holiday", "moved away")
+    assert (events["Cleo"][1].words, events["Dev"][1].words) == ("on holiday", "moved away")
     await export_study(db, tmp_path / "export")
     with open(tmp_path / "export" / "participants.csv", encoding="utf-8") as handle:
         withdrawn_at = {row["id"]: row["withdrawn_at_utc"] for row in csv.DictReader(handle)}
     dev = (await admin.show(db, PEOPLE["Dev"])).id
-    assert withdrawn_at.pop(dev) == events["Dev"][-1]["at"][:19] + "+00:00"  # the export keeps whole seconds
+    assert withdrawn_at.pop(dev) == events["Dev"][-1].at[:19] + "+00:00"  # the export keeps whole seconds
     assert set(withdrawn_at.values()) == {""}
 
 

@@ -165,7 +165,7 @@ async def test_a_post_without_the_right_csrf_is_refused_and_changes_nothing(stud
             answer = await client.post(action, data=data)
             assert answer.status_code == 403 and "nothing was done" in answer.text
         flag = (await oversight.flags(study.web.app.db))[0]
-        refused = await client.post(f"/flags/{flag['id']}/resolve", data={"note": "done", "csrf": "nope"})
+        refused = await client.post(f"/flags/{flag.id}/resolve", data={"note": "done", "csrf": "nope"})
         assert refused.status_code == 403
     assert await status_of(study, study.zofia) == "active"
     assert await audit_log(study, study.zofia) == []
@@ -200,7 +200,7 @@ async def test_the_api_and_the_dashboard_show_safety_flags_to_the_same_roles(stu
     allowed = role == "researcher"
     assert (from_api.status_code, page.status_code) == ((200, 200) if allowed else (403, 403))
     assert ('href="/flags"' in overview.text) is allowed
-    assert (f"Resolve flag {flag['id']}" in page.text) is allowed and (flag["severity"] in page.text) is allowed
+    assert (f"Resolve flag {flag.id}" in page.text) is allowed and (flag.severity in page.text) is allowed
 
 
 async def test_a_viewer_cannot_act(study: Study) -> None:
@@ -213,7 +213,7 @@ async def test_a_viewer_cannot_act(study: Study) -> None:
                                        data={"csrf": csrf, "text": "hello"})
             assert answer.status_code == 403 and "viewer" in answer.text
         flag = (await oversight.flags(study.web.app.db))[0]
-        assert (await client.post(f"/flags/{flag['id']}/resolve",
+        assert (await client.post(f"/flags/{flag.id}/resolve",
                                   data={"csrf": csrf, "note": "seen"})).status_code == 403
     await study.web.app.run_until_idle()
     assert await status_of(study, study.zofia) == "active"
@@ -301,15 +301,15 @@ async def test_a_researcher_resolves_a_flag_with_a_note(study: Study) -> None:
         page = await client.get("/flags")
         assert study.bram in page.text and "hurt myself" in page.text and "high" in page.text
         flag = (await oversight.flags(study.web.app.db))[0]
-        empty = await client.post(f"/flags/{flag['id']}/resolve", data={"csrf": csrf_of(page.text), "note": " "})
+        empty = await client.post(f"/flags/{flag.id}/resolve", data={"csrf": csrf_of(page.text), "note": " "})
         assert empty.status_code == 400 and "Write a note" in empty.text
-        done = await client.post(f"/flags/{flag['id']}/resolve",
+        done = await client.post(f"/flags/{flag.id}/resolve",
                                  data={"csrf": csrf_of(page.text), "note": "called him; he is safe"})
-        assert done.headers["location"] == f"/flags?resolved={flag['id']}"
+        assert done.headers["location"] == f"/flags?resolved={flag.id}"
         after = await client.get(done.headers["location"])
-        assert f"Flag {flag['id']} is resolved" in after.text and "No open flags" in after.text
+        assert f"Flag {flag.id} is resolved" in after.text and "No open flags" in after.text
     [closed] = await oversight.flags(study.web.app.db, include_resolved=True)
-    assert (closed["status"], closed["resolved_by"], closed["note"]) == ("resolved", "researcher-token",
+    assert (closed.status, closed.resolved_by, closed.note) == ("resolved", "researcher-token",
                                                                           "called him; he is safe")
 
 

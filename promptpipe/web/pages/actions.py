@@ -123,7 +123,7 @@ async def _perform(found: Visitor, participant_id: str, action: str, text: str, 
                                               quiet=ctx.settings.study.quiet_hours,
                                               after_quiet_hours=after_quiet_hours)
         await audit(ctx.db, ctx.clock, found.caller, "send", participant_id=participant_id,
-                    detail={"inbox_id": queued["inbox_id"], "chars": len(text)}, via="dashboard")
+                    detail={"inbox_id": queued.inbox_id, "chars": len(text)}, via="dashboard")
         return "sent"
     inbox_id = await admin.send_prompt_now(ctx.db, ctx.clock, phone=participant_id,
                                            quiet=ctx.settings.study.quiet_hours, after_quiet_hours=after_quiet_hours)

@@ -29,9 +29,9 @@ async def adherence(request: Request, found: Annotated[Visitor, Depends(visitor)
     data = await attempt(monitoring.adherence(found.ctx.reader, found.ctx.clock, form.flt, limit=PER_PAGE,
                                               offset=(number - 1) * PER_PAGE,
                                               receipt_window=found.ctx.settings.delivery_receipt_window))
-    rows = [HeatmapRow(row["participant_id"], row["cells"]) for row in data["rows"]]
-    pager = Pager.build(number, data["total"], lambda n: url("/adherence", **form.query, page=n))
-    chart = Markup(heatmap(rows, data["days"], link=participant_url)) if rows else None  # charts escape
+    rows = [HeatmapRow(row.participant_id, row.cells) for row in data.rows]
+    pager = Pager.build(number, data.total, lambda n: url("/adherence", **form.query, page=n))
+    chart = Markup(heatmap(rows, data.days, link=participant_url)) if rows else None  # charts escape
     return render(request, "adherence.html", found, section="adherence", form=form, pager=pager, chart=chart,
                   legend=Markup(heatmap_legend(CELL_OUTCOMES)),
-                  outcomes=[OUTCOME_LABELS[outcome] for outcome in CELL_OUTCOMES], days=data["days"])
+                  outcomes=[OUTCOME_LABELS[outcome] for outcome in CELL_OUTCOMES], days=data.days)

@@ -29,12 +29,12 @@ async def _flag_rows(found: Visitor) -> tuple[list[dict[str, Any]], int]:
     shown = flags[:MAX_FLAGS_SHOWN]
     rows = []
     for flag in shown:
-        row = {"id": flag["id"], "participant_id": flag["participant_id"],
-               "url": participant_url(flag["participant_id"]), "severity": flag["severity"],
-               "source": flag["source"].replace("_", " "), "alert": flag["alert"],
-               "at": found.when(flag["at"], flag["timezone"])}
+        row = {"id": flag.id, "participant_id": flag.participant_id,
+               "url": participant_url(flag.participant_id), "severity": flag.severity,
+               "source": flag.source.replace("_", " "), "alert": flag.alert,
+               "at": found.when(flag.at, flag.timezone)}
         if found.identified:
-            row.update(trigger=flag["trigger"], name=flag["name"] or "—", phone=flag["phone"])
+            row.update(trigger=flag.trigger, name=flag.name or "—", phone=flag.phone)
         rows.append(row)
     return rows, len(flags)
 

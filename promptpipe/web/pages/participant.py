@@ -16,7 +16,7 @@ from promptpipe.domain.states import ACTIVE, WITHDRAWN
 from promptpipe.research import admin
 from promptpipe.research._common import PARTICIPANT_ID
 from promptpipe.research.listing import one_participant
-from promptpipe.research.views import MessageView, ParticipantDetail, SchedulesView
+from promptpipe.research.views import ListedRow, MessageView, ParticipantDetail, SchedulesView
 from promptpipe.web.pages._lists import STAGE_LABELS
 from promptpipe.web.pages._render import PageError, Visitor, attempt, render, visitor
 from promptpipe.web.pages._times import from_label
@@ -76,7 +76,7 @@ def _message(found: Visitor, message: MessageView, zone: str) -> dict[str, Any]:
             "text": message.text if found.identified else None}
 
 
-def _profile(found: Visitor, row: ParticipantDetail, listed: dict[str, Any] | None) -> dict[str, Any]:
+def _profile(found: Visitor, row: ParticipantDetail, listed: ListedRow | None) -> dict[str, Any]:
     zone = row.timezone
     profile = {
         "id": row.id, "status": row.status, "paused_by": row.paused_by, "opted_out": row.opted_out,
@@ -86,10 +86,10 @@ def _profile(found: Visitor, row: ParticipantDetail, listed: dict[str, Any] | No
         "messages_in": row.messages_in, "messages_out": row.messages_out,
         "inputs_waiting": row.inputs_waiting, "replies_unsent": row.replies_unsent,
         "counters": row.counters, "tone": row.tone or "—",
-        "study_day": listed["study_day"] if listed and listed["study_day"] is not None else "—",
-        "answered": share_text(listed["prompts_answered"], listed["prompts_sent"]) if listed else "—",
-        "last_in": found.when(listed["last_in_at"], zone) if listed else None,
-        "last_out": found.when(listed["last_out_at"], zone) if listed else None,
+        "study_day": listed.study_day if listed and listed.study_day is not None else "—",
+        "answered": share_text(listed.prompts_answered, listed.prompts_sent) if listed else "—",
+        "last_in": found.when(listed.last_in_at, zone) if listed else None,
+        "last_out": found.when(listed.last_out_at, zone) if listed else None,
     }
     if found.identified:
         profile.update(phone=row.phone or "erased", name=row.name or "—", background=row.background or "",

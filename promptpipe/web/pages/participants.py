@@ -13,6 +13,7 @@ from promptpipe.domain.participant_filter import IDENTIFYING_SORT_KEYS, Particip
 from promptpipe.research import admin
 from promptpipe.research._common import PARTICIPANT_ID
 from promptpipe.research.listing import participant_list
+from promptpipe.research.views import ListedRow
 from promptpipe.web.pages._lists import PER_PAGE, STAGE_LABELS, FilterForm, Pager, page_number, read_filter
 from promptpipe.web.pages._render import PageError, Visitor, attempt, render, url, visitor
 
@@ -70,16 +71,16 @@ def _headers(found: Visitor, form: FilterForm, order: ParticipantSort) -> list[d
     return headers
 
 
-def _row(found: Visitor, item: dict[str, Any]) -> dict[str, Any]:
+def _row(found: Visitor, item: ListedRow) -> dict[str, Any]:
     """What one table row shows; a viewer's has no name (and no phone, as every row)."""
     return {
-        "id": item["id"], "url": participant_url(item["id"]),
-        "name": (item["name"] or "—") if found.identified else None, "erased": item["erased"],
-        "status": item["status"], "stage": STAGE_LABELS.get(item["stage"], item["stage"]), "arm": item["arm"] or "—",
-        "study_day": item["study_day"] if item["study_day"] is not None else "—", "streak": item["current_streak"],
-        "last_in": found.when(item["last_in_at"], item["timezone"]),
-        "last_out": found.when(item["last_out_at"], item["timezone"]),
-        "answered": share_text(item["prompts_answered"], item["prompts_sent"]),
+        "id": item.id, "url": participant_url(item.id),
+        "name": (item.name or "—") if found.identified else None, "erased": item.erased,
+        "status": item.status, "stage": STAGE_LABELS.get(item.stage, item.stage), "arm": item.arm or "—",
+        "study_day": item.study_day if item.study_day is not None else "—", "streak": item.current_streak,
+        "last_in": found.when(item.last_in_at, item.timezone),
+        "last_out": found.when(item.last_out_at, item.timezone),
+        "answered": share_text(item.prompts_answered, item.prompts_sent),
     }
 
 
@@ -92,9 +93,9 @@ async def participants(request: Request, found: Annotated[Visitor, Depends(visit
     data = await attempt(participant_list(found.ctx.reader, found.ctx.clock, form.flt, order, limit=PER_PAGE,
                                           offset=(number - 1) * PER_PAGE))
     keep = {**form.query, "sort": str(order) if order != DEFAULT_SORT else ""}
-    pager = Pager.build(number, data["total"], lambda n: url("/participants", **keep, page=n))
+    pager = Pager.build(number, data.total, lambda n: url("/participants", **keep, page=n))
     return render(request, "participants.html", found, section="participants", form=form, pager=pager,
-                  headers=_headers(found, form, order), rows=[_row(found, item) for item in data["items"]],
+                  headers=_headers(found, form, order), rows=[_row(found, item) for item in data.items],
                   sort=keep["sort"], filtered=form.flt.describe() != "everyone", who="")
 
 
