@@ -45,3 +45,72 @@ def test_every_table_says_who_writes_it() -> None:
     tables = {name for cell in documented for name in re.findall(r"`(\w+)`", cell)}
     ours = {table.name for table in SQLModel.metadata.sorted_tables}
     assert tables == ours | {"alembic_version", "apscheduler_jobs"}
+
+
+OPEN_DATA = {
+    # JSON that is open by nature: the model's tool calls and messages, stored JSON columns and
+    # the payloads serialised into them, a study file as parsed TOML, rows of an export file.
+    "agents/agent.py": "messages for the model",
+    "agents/toolloop.py": "messages for the model and tool-call arguments",
+    "llm.py": "messages and tool schemas for the model",
+    "tools/base.py": "a tool's JSON schema and arguments",
+    "tools/concern.py": "tool-call arguments",
+    "tools/opt_out.py": "tool-call arguments",
+    "tools/profile.py": "tool-call arguments",
+    "tools/prompt_generator.py": "tool-call arguments",
+    "tools/scheduler.py": "tool-call arguments",
+    "tools/transition.py": "tool-call arguments",
+    "domain/conversation.py": "the profile, tone and timer payloads (JSON columns)",
+    "domain/profile.py": "the habit profile (a JSON column the model fills)",
+    "domain/outcomes.py": "the profile's counters (kept in its JSON column)",
+    "domain/tone.py": "the tone (a JSON column)",
+    "domain/study_file.py": "a study file as parsed TOML",
+    "domain/study_summary.py": "the protocol as run, written to study.json",
+    "pipeline/events.py": "an input's payload (a JSON column)",
+    "pipeline/spool.py": "a spooled message (a JSON line on disk)",
+    "flow/turn.py": "an outgoing message's payload and a log line's fields",
+    "flow/team_changes.py": "a team change's outcome (the inbox row's JSON)",
+    "scheduling/trigger.py": "APScheduler's pickled trigger state",
+    "scheduling/reconcile.py": "an APScheduler job's keyword arguments",
+    "transport/connection_state.py": "the connection state (a JSON column)",
+    "research/export.py": "rows of an export file",
+    "research/export_allocation.py": "rows of an export file",
+    "research/export_rows.py": "rows of an export file",
+    "research/export_study.py": "rows of an export file and study.json",
+    "research/reports.py": "the profile's JSON fields shown by `show`",
+    "research/status.py": "the last model error (a JSON column)",
+    "research/study_report.py": "the decision rule, as the study file gives it",
+    "research/tokens.py": "an audit entry's detail (a JSON column)",
+    "research/views.py": "the profile's counters and an input's payload (JSON columns)",
+    "storage/models.py": "JSON columns",
+    "storage/access.py": "an audit entry's detail (a JSON column)",
+    "storage/access_tables.py": "an audit entry's detail (a JSON column)",
+    "storage/conversations.py": "the columns an update changes",
+    "storage/deliveries.py": "the columns an update changes; the profile's counters",
+    "storage/flags.py": "the columns an update changes",
+    "storage/schedules.py": "the columns an update changes",
+    "storage/inbox_rows.py": "an input's payload (a JSON column)",
+    "storage/outbox_rows.py": "an outgoing message's payload (a JSON column)",
+    "storage/transcript.py": "a message's payload (a JSON column)",
+    "storage/service_status.py": "a status row's value (a JSON column)",
+    "storage/migrations/versions/0002_consent_reconstructed.py": "rows written by a migration",
+    "config/__init__.py": "values read from the environment before they are parsed",
+    "logging.py": "structlog's event dictionary",
+    "web/api.py": "the OpenAPI description of error responses",
+    "web/errors.py": "an error body's details (its shape is ErrorBody)",
+    "web/schemas.py": "strata, counters and JSON columns inside the response models",
+    "web/pages/flags.py": "a template's context",
+    "web/pages/participant.py": "a template's context",
+    "web/pages/participants.py": "a template's context",
+}
+
+
+def test_data_crossing_a_module_boundary_has_a_type() -> None:
+    """``dict[str, Any]`` only where the data is open by nature (listed above, with why): what the
+    research operations, the API and the pipeline hand each other is a dataclass or a model. A
+    new module that needs an open dictionary is added here with its reason."""
+    package = ROOT / "promptpipe"
+    found = {path.relative_to(package).as_posix() for path in package.rglob("*.py")
+             if "dict[str, Any]" in path.read_text(encoding="utf-8")}
+    assert sorted(found - set(OPEN_DATA)) == []
+    assert sorted(set(OPEN_DATA) - found) == [], "typed since: take it off the list"

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import date, datetime
-from typing import Any
 
 from sqlalchemy.orm import Session
 
@@ -37,6 +36,7 @@ from promptpipe.pipeline.events import DailyPromptDue
 from promptpipe.storage.deliveries import record_delivery, recount
 from promptpipe.storage.inbox_rows import InboxRow
 from promptpipe.storage.study import record_decision
+from promptpipe.storage.study_tables import Decision
 from promptpipe.tools import write_habit_prompt
 
 _FIELD_WORDS = {
@@ -87,14 +87,15 @@ async def prepare_daily_prompt(
 
 
 def delivery_hook(state: TurnState, outgoing: list[Outgoing], *, inbox_id: int, schedule_id: str | None,
-                  local_day: date, now: datetime, decision: dict[str, Any] | None = None) -> CommitHook:
+                  local_day: date, now: datetime, decision: Decision | None = None) -> CommitHook:
     """Record the prompt as a delivery (its poll is how votes find it), recount the profile, and
     write the decision point (with the prompt's transcript id, when one went out)."""
     prompt = next((o for o in outgoing if o.kind == MessageKind.PROMPT), None)
 
     def write(session: Session, message_ids: Mapping[str, int | None]) -> None:
         if decision is not None:
-            record_decision(session, {**decision, "prompt_message_id": message_ids.get(keys.prompt_text(inbox_id))})
+            record_decision(session, decision.model_copy(
+                update={"prompt_message_id": message_ids.get(keys.prompt_text(inbox_id))}))
         if prompt is None:
             return
         record_delivery(session, participant_id=state.participant.id, inbox_id=inbox_id, schedule_id=schedule_id,
@@ -138,20 +139,19 @@ async def daily_prompt_outcome(deps: FlowDeps, context: TurnContext, item: Inbox
     if point.sends and point.style is not None:
         try:
             outgoing = await prepare_daily_prompt(deps, state, inbox_id=item.id, now=now, policy=policy,
-                                                  local_day=local_day, style=point.style, day=point.row["study_day"])
+                                                  local_day=local_day, style=point.style, day=point.row.study_day)
         except LLMUnavailable:
             if not too_late_to_send(config.study.quiet_hours, state.timezone, local_day, now):
                 raise  # the lane tries again later
             not_sent = MODEL_OUTAGE
     sent = any(o.kind == MessageKind.PROMPT for o in outgoing)
     personalised = sent and point.style == PERSONALISED
-    decision = point.with_prompt(None, config.model_name if personalised else None,
-                                 prompt_hash(deps.prompts.prompt_generator) if personalised else None)
-    decision["prompt_style"] = point.style if sent else None
-    decision["not_sent_reason"] = not_sent
+    decision = point.as_run(style=point.style if sent else None, model=config.model_name if personalised else None,
+                            system_prompt_hash=prompt_hash(deps.prompts.prompt_generator) if personalised else None,
+                            not_sent_reason=not_sent)
     hook = delivery_hook(state, outgoing, inbox_id=item.id, local_day=local_day, now=now,
                          schedule_id=event.schedule_id, decision=decision)
     return Outcome(outgoing, hook=hook, log=("daily_prompt_done", {
-        "sent": [o.kind for o in outgoing], "local_date": local_day.isoformat(), "study_day": point.row["study_day"],
-        "available": point.row["available"], "unavailable_reason": point.row["unavailable_reason"],
-        "action": point.row["action"], "not_sent_reason": not_sent, "late_s": lateness(event.due_at, now)}))
+        "sent": [o.kind for o in outgoing], "local_date": local_day.isoformat(), "study_day": point.row.study_day,
+        "available": point.row.available, "unavailable_reason": point.row.unavailable_reason,
+        "action": point.row.action, "not_sent_reason": not_sent, "late_s": lateness(event.due_at, now)}))

@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Any
 
 from promptpipe.domain.conversation import TurnState
 from promptpipe.domain.decision_rule import NOT_DRAWN, OPTED_OUT, DecisionFacts, draw_action, unavailable_reason
@@ -22,6 +21,7 @@ from promptpipe.domain.study_days import study_day
 from promptpipe.flow import lifecycle
 from promptpipe.flow.turn import FlowConfig
 from promptpipe.pipeline.events import DailyPromptDue
+from promptpipe.storage.study_tables import Decision
 
 __all__ = ["MODEL_OUTAGE", "DecisionPoint", "decide", "fixed_prompt", "prompt_hash", "too_late_to_send"]
 
@@ -36,10 +36,14 @@ class DecisionPoint:
 
     sends: bool
     style: str | None
-    row: dict[str, Any]
+    row: Decision
 
-    def with_prompt(self, message_id: int | None, model: str | None, system_prompt_hash: str | None) -> dict[str, Any]:
-        return {**self.row, "prompt_message_id": message_id, "model": model, "system_prompt_hash": system_prompt_hash}
+    def as_run(self, *, style: str | None, model: str | None, system_prompt_hash: str | None,
+               not_sent_reason: str | None) -> Decision:
+        """The row to record once the turn has run: the style and model of what was sent."""
+        return self.row.model_copy(update={"prompt_style": style, "model": model,
+                                           "system_prompt_hash": system_prompt_hash,
+                                           "not_sent_reason": not_sent_reason})
 
 
 def prompt_hash(system_prompt: str) -> str:
@@ -67,19 +71,17 @@ def decide(config: FlowConfig, state: TurnState, event: DailyPromptDue, *, inbox
     if reason is None and state.status != ACTIVE:  # never sent anything, whatever the rule lists
         reason = OPTED_OUT if state.opted_out else "paused"
     arm = study.arm(state.participant.arm)
-    row: dict[str, Any] = {
-        "participant_id": state.participant.id, "inbox_id": inbox_id, "schedule_id": event.schedule_id,
-        "arm": state.participant.arm, "study_day": day, "local_date": local_day.isoformat(),
-        "scheduled_for": scheduled, "decided_at": now,
-        "local_time": now.astimezone(zone).isoformat(timespec="seconds"), "timezone": zone.key,
-        "available": reason is None, "unavailable_reason": reason, "probability": None, "action": NOT_DRAWN,
-        "draw": None, "seed_ref": "", "protocol_hash": study.hash or None,
-    }
     drawn = draw_action(study.decision, seed, inbox_key)
-    row.update(probability=drawn.probability, draw=drawn.draw, seed_ref=drawn.seed_ref)
+    row = Decision(
+        participant_id=state.participant.id, inbox_id=inbox_id, schedule_id=event.schedule_id,
+        arm=state.participant.arm, study_day=day, local_date=local_day.isoformat(), scheduled_for=scheduled,
+        decided_at=now, local_time=now.astimezone(zone).isoformat(timespec="seconds"), timezone=zone.key,
+        available=reason is None, unavailable_reason=reason, probability=drawn.probability,
+        action=NOT_DRAWN if reason is not None else drawn.action, draw=drawn.draw, seed_ref=drawn.seed_ref,
+        protocol_hash=study.hash or None,
+    )
     if reason is not None:  # the draw is recorded, never acted on: availability can be checked against it
         return DecisionPoint(False, None, row)
-    row["action"] = drawn.action
     if drawn.action == NO_SEND:
         return DecisionPoint(False, None, row)
     style = drawn.action if drawn.action in PROMPT_STYLES else arm.prompt_style

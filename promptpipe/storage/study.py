@@ -203,9 +203,9 @@ def _next_sequence(session: Session, stratum: str) -> int:
     return int(last or 0) + 1
 
 
-def record_decision(session: Session, values: dict[str, Any]) -> None:
+def record_decision(session: Session, decision: Decision) -> None:
     """One decision point (the daily prompt's commit writes it; its inbox id is unique)."""
-    session.connection().execute(insert(_DECISION).values(**values))
+    session.connection().execute(insert(_DECISION).values(**decision.model_dump(exclude={"id"})))
 
 
 @dataclass(frozen=True)

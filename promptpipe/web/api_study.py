@@ -10,7 +10,7 @@ import time
 import zipfile
 from datetime import date, timedelta
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query, Request, status
 from fastapi.responses import FileResponse
@@ -160,10 +160,10 @@ FlagReader = Annotated[Caller, Depends(require(NEEDED_TO_READ[SAFETY_FLAGS]))]
 
 @router.get("/flags", response_model=list[FlagOut], tags=["safety"])
 async def flags(request: Request, caller: FlagReader, all_: Annotated[bool, Query(alias="all")] = False
-                ) -> list[dict[str, Any]]:
+                ) -> list[FlagOut]:
     """Safety flags, oldest first (open ones unless ``all``)."""
     rows = await oversight.flags(context(request).reader, include_resolved=all_)
-    return [{k: v for k, v in as_json(row).items() if k != "phone"} for row in rows]
+    return [FlagOut.model_validate({k: v for k, v in as_json(row).items() if k != "phone"}) for row in rows]
 
 
 @router.post("/flags/{flag_id}/resolve", tags=["safety"])
