@@ -16,10 +16,10 @@ from promptpipe.flow.turn import FlowConfig, TurnContext
 from promptpipe.pipeline.events import DailyPromptDue, MessageReceived, PollVoteReceived, ReactionReceived, parse_event
 from promptpipe.storage.conversations import load_turn_state
 from promptpipe.storage.deliveries import NewestPolls, messages_by_wa_id, newest_polls, vote_targets
-from promptpipe.storage.inbox_rows import InboxRow
+from promptpipe.storage.inbox_rows import InboxRow, message_words
 from promptpipe.storage.self_reports import self_report_asks
 from promptpipe.storage.study import study_seed
-from promptpipe.storage.transcript import history_before, message_texts
+from promptpipe.storage.transcript import history_before
 
 __all__ = ["ANSWER_CHARS", "FOLD_SPAN", "load_context", "open_polls"]
 
@@ -37,7 +37,7 @@ def load_context(session: Session, participant_id: str, batch: list[InboxRow], c
     # More than the window: the messages the summary has not covered yet are what it folds in.
     history = history_before(session, participant_id, min(message_ids, default=None),
                              FOLD_SPAN * config.history_window, after_id=state.summary_through)
-    texts_by_id = message_texts(session, message_ids)
+    texts_by_id = message_words(session, batch)
     texts = {item.id: texts_by_id.get(item.message_id, "") for item in batch if item.message_id is not None}
     events = [parse_event(item.kind, item.payload) for item in batch]
     context = TurnContext(state, history, texts, events)

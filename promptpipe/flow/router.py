@@ -51,8 +51,8 @@ from promptpipe.pipeline.events import (
 from promptpipe.storage.conversations import save_turn_state
 from promptpipe.storage.db import Database
 from promptpipe.storage.flags import add_flags
-from promptpipe.storage.inbox_rows import KEPT, InboxRow, mark_inbox_done
-from promptpipe.storage.transcript import ToSend, message_texts, queue_messages
+from promptpipe.storage.inbox_rows import KEPT, InboxRow, mark_inbox_done, message_words
+from promptpipe.storage.transcript import ToSend, queue_messages
 from promptpipe.transport import Recipient, Transport
 
 log = get_logger("promptpipe.flow")
@@ -82,7 +82,7 @@ class ConversationFlow:
     def urgent(self, session: Session, rows: list[InboxRow]) -> set[int]:
         """Messages that must not wait for the model: a command, or crisis words the screen has
         not answered yet."""
-        texts = message_texts(session, [row.message_id for row in rows if row.message_id is not None])
+        texts = message_words(session, rows)
         screen = self.deps.config.safety.screen
         found = set()
         for row in rows:

@@ -20,8 +20,8 @@ from promptpipe.storage.models import DONE, FAILED, PENDING, InboxItem, Message,
 
 __all__ = [
     "ANSWERED", "KEPT", "WA_ID", "InboxRow", "NewInput", "add_input", "add_inputs", "close_input", "get_input",
-    "inbox_key_exists", "mark_inbox_done", "merge_inbox_payload", "participants_with_due_inbox", "pending_inbox",
-    "pending_messages", "reopen_input",
+    "inbox_key_exists", "mark_inbox_done", "merge_inbox_payload", "message_words", "participants_with_due_inbox",
+    "pending_inbox", "pending_messages", "reopen_input",
 ]
 
 WA_ID = "wa_message_id"
@@ -33,9 +33,10 @@ ANSWERED, KEPT = MessageStatus.ANSWERED, MessageStatus.KEPT
 
 _INBOX = table_of(InboxItem)
 _MESSAGE = table_of(Message)
-_PENDING_ROWS = (
+_PENDING_ROWS = (  # with the words of the message behind each row: the lane and the turn need them
     select(_INBOX.c.id, _INBOX.c.participant_id, _INBOX.c.kind, _INBOX.c.payload, _INBOX.c.message_id,
-           _INBOX.c.attempts, _INBOX.c.available_at, _INBOX.c.status, _INBOX.c.last_error)
+           _INBOX.c.attempts, _INBOX.c.available_at, _INBOX.c.status, _INBOX.c.last_error, _MESSAGE.c.text)
+    .select_from(_INBOX.outerjoin(_MESSAGE, _MESSAGE.c.id == _INBOX.c.message_id))
     .where(_INBOX.c.status == PENDING)
 )
 _PENDING_INBOX = (
@@ -56,6 +57,9 @@ class InboxRow:
     available_at: datetime
     status: str = PENDING
     last_error: str | None = None
+    text: str | None = field(default=None, repr=False)
+    """The participant's words, when the row stands for their message and they were read with it
+    (never shown in a repr: it may end up in a log)."""
 
     @property
     def wa_message_id(self) -> str | None:
@@ -102,7 +106,23 @@ def inbox_key_exists(session: Session, key: str) -> bool:
 
 def pending_inbox(session: Session, participant_id: str, limit: int = 50) -> list[InboxRow]:
     rows = session.connection().execute(_PENDING_INBOX, {"pid": participant_id, "limit": limit}).all()
-    return [InboxRow(*row) for row in rows]
+    return [_row(row) for row in rows]
+
+
+def _row(row: Any) -> InboxRow:
+    """An inbox row as :data:`_PENDING_ROWS` reads it (with the message's words last)."""
+    return InboxRow(*row)
+
+
+def message_words(session: Session, rows: Sequence[InboxRow]) -> dict[int, str]:
+    """The words behind these rows, by message id: as read with the rows, the others from the
+    transcript (one statement, and none when every row came with its words)."""
+    words = {row.message_id: row.text for row in rows if row.message_id is not None and row.text is not None}
+    missing = [row.message_id for row in rows if row.message_id is not None and row.text is None]
+    if missing:
+        found = session.connection().execute(select(_MESSAGE.c.id, _MESSAGE.c.text).where(_MESSAGE.c.id.in_(missing)))
+        words.update({row_id: text for row_id, text in found.all()})
+    return words
 
 
 def pending_messages(session: Session, participant_ids: Sequence[str], kinds: Sequence[str]) -> list[InboxRow]:
@@ -111,7 +131,7 @@ def pending_messages(session: Session, participant_ids: Sequence[str], kinds: Se
     rows: list[InboxRow] = []
     for chunk in Database.chunks(participant_ids):
         query = _PENDING_ROWS.where(_INBOX.c.participant_id.in_(chunk), _INBOX.c.kind.in_(kinds))
-        rows.extend(InboxRow(*row) for row in session.connection().execute(query.order_by(_INBOX.c.id)).all())
+        rows.extend(_row(row) for row in session.connection().execute(query.order_by(_INBOX.c.id)).all())
     return rows
 
 

@@ -8,11 +8,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, bindparam, exists, select, update
+from sqlalchemy import and_, bindparam, exists, or_, select, update
 from sqlalchemy.orm import Session
 
 from promptpipe.storage.models import PENDING, SENDING, UNCERTAIN, Message, OutboxItem, Participant, table_of
-from promptpipe.storage.outbox_consent import MAY_SEND, cancel_unconsented
+from promptpipe.storage.outbox_consent import MAY_SEND, cancel_unconsented, may_send
 
 _OUTBOX = table_of(OutboxItem)
 
@@ -45,9 +45,9 @@ def claim_statement(*, skip_locked: bool) -> Any:
     parameter. A row held for quiet hours holds nothing back until it is due itself."""
     earlier = _OUTBOX.alias("earlier")
     still_held = and_(earlier.c.held_until.is_not(None), earlier.c.held_until > bindparam("now"))
-    blocked = exists().where(
+    blocked = exists().where(  # an earlier row that may not be sent any more holds nothing back
         and_(earlier.c.participant_id == _OUTBOX.c.participant_id, earlier.c.id < _OUTBOX.c.id,
-             earlier.c.status.in_((PENDING, SENDING)), ~still_held)
+             or_(earlier.c.status == SENDING, and_(earlier.c.status == PENDING, may_send(earlier))), ~still_held)
     )
     due = (
         select(_OUTBOX.c.id)
@@ -76,11 +76,12 @@ _CLAIMED_DETAILS = (
 
 def claim_due(session: Session, statement: Any, now: datetime) -> list[Claimed]:
     """Mark due rows *sending* (one statement, built by :func:`claim_statement`) and read what is
-    needed to send them. Rows that may no longer be sent are cancelled first, so they block
-    nothing queued behind them (a reply to the participant's STOP, say)."""
-    cancel_unconsented(session)
+    needed to send them. Rows that may no longer be sent hold nothing back (a reply to the
+    participant's STOP, say); they are marked cancelled when a claim finds nothing to send, off
+    the path of a burst."""
     ids = list(session.connection().execute(statement, {"now": now}).scalars())
     if not ids:
+        cancel_unconsented(session)
         return []
     rows = session.connection().execute(_CLAIMED_DETAILS, {"ids": ids}).all()
     return [Claimed(**dict(row._mapping)) for row in rows]

@@ -20,7 +20,7 @@ from promptpipe.domain.text import clean_for_storage
 from promptpipe.storage.models import CANCELLED, PENDING, InboxItem, Message, OutboxItem, table_of
 
 __all__ = [
-    "HIDDEN_FROM_MODEL", "ToSend", "add_inbound_message", "annotate_message", "history_before", "message_texts",
+    "HIDDEN_FROM_MODEL", "ToSend", "add_inbound_message", "annotate_message", "history_before",
     "never_greeted", "queue_messages", "queue_outgoing",
 ]
 
@@ -125,14 +125,6 @@ def history_before(
         query = query.where(m.id > after_id)
     rows = session.connection().execute(query.order_by(m.id.desc()).limit(limit)).all()
     return [HistoryEntry.of(role, kind, text, row_id) for row_id, role, kind, text in reversed(rows)]
-
-
-def message_texts(session: Session, message_ids: list[int]) -> dict[int, str]:
-    if not message_ids:
-        return {}
-    rows = session.connection().execute(
-        select(_MESSAGE.c.id, _MESSAGE.c.text).where(_MESSAGE.c.id.in_(message_ids))).all()
-    return {row_id: text for row_id, text in rows}
 
 
 def annotate_message(session: Session, message_id: int, **fields: Any) -> None:
