@@ -144,33 +144,38 @@ def _poll_message(session: Session, message_id: int | None) -> PollMessage | Non
         select(_MESSAGE.c.wa_message_id, _MESSAGE.c.payload).where(_MESSAGE.c.id == message_id)).first()
     if row is None:
         return None
-    return PollMessage(message_id, row[0], tuple(str(o) for o in (row[1] or {}).get("options", [])))
+    return _as_poll(message_id, row[0], row[1])
+
+
+def _as_poll(message_id: int, wa_message_id: str | None, payload: dict[str, Any] | None) -> PollMessage:
+    return PollMessage(message_id, wa_message_id, tuple(str(o) for o in (payload or {}).get("options", [])))
 
 
 def newest_polls(session: Session, participant_id: str, intensity_poll_id: int | None) -> NewestPolls | None:
     """The newest delivery's polls (None: no prompt was ever sent). ``intensity_poll_id`` is the
-    newest intensity poll the profile knows; it counts only if it went out with that prompt."""
+    newest intensity poll the profile knows; it counts only if it went out with that prompt.
+    One statement: it runs on every short message a participant writes."""
     connection = session.connection()
+    prompt, poll = _MESSAGE.alias("prompt"), _MESSAGE.alias("poll")
+    last_out = (select(func.max(_MESSAGE.c.id))
+                .where(_MESSAGE.c.participant_id == participant_id, _MESSAGE.c.direction == "out",
+                       _MESSAGE.c.kind.not_in(QUIET_OUT_KINDS)).scalar_subquery())
     row = connection.execute(
-        select(_DELIVERY.c.local_date, _DELIVERY.c.sent_at, _DELIVERY.c.vote,
-               _DELIVERY.c.poll_message_id, _DELIVERY.c.prompt_message_id)
+        select(_DELIVERY.c.local_date, _DELIVERY.c.sent_at, _DELIVERY.c.vote, _DELIVERY.c.poll_message_id,
+               prompt.c.wa_message_id, poll.c.id, poll.c.wa_message_id, poll.c.payload, last_out)
+        .select_from(_DELIVERY.outerjoin(prompt, prompt.c.id == _DELIVERY.c.prompt_message_id)
+                     .outerjoin(poll, poll.c.id == _DELIVERY.c.poll_message_id))
         .where(_DELIVERY.c.participant_id == participant_id)
         .order_by(_DELIVERY.c.id.desc()).limit(1)
     ).first()
     if row is None:
         return None
-    local_date, sent_at, vote, poll_id, prompt_id = row
-    prompt_wa_id = None if prompt_id is None else connection.execute(
-        select(_MESSAGE.c.wa_message_id).where(_MESSAGE.c.id == prompt_id)).scalar_one_or_none()
+    local_date, sent_at, vote, poll_id, prompt_wa_id, poll_row_id, poll_wa_id, poll_payload, last_out_id = row
+    daily = None if poll_row_id is None else _as_poll(poll_row_id, poll_wa_id, poll_payload)
     intensity = (_poll_message(session, intensity_poll_id)
                  if intensity_poll_id is not None and intensity_poll_id > (poll_id or 0) else None)
-    last_out = connection.execute(
-        select(func.max(_MESSAGE.c.id)).where(
-            _MESSAGE.c.participant_id == participant_id, _MESSAGE.c.direction == "out",
-            _MESSAGE.c.kind.not_in(QUIET_OUT_KINDS))
-    ).scalar_one()
-    return NewestPolls(local_date=local_date, sent_at=sent_at, vote=vote, daily=_poll_message(session, poll_id),
-                       prompt_wa_id=prompt_wa_id, intensity=intensity, last_conversational_out=last_out or 0)
+    return NewestPolls(local_date=local_date, sent_at=sent_at, vote=vote, daily=daily, prompt_wa_id=prompt_wa_id,
+                       intensity=intensity, last_conversational_out=last_out_id or 0)
 
 
 @dataclass(frozen=True)

@@ -23,9 +23,9 @@ from tests.schedule_helpers import NUDGE, QUIET, at, utc
 
 BUDGET = {  # kind of turn: (statements, transactions), the whole path of one message
     "intake message": (27, 10),
-    "feedback message": (32, 10),
+    "feedback message": (29, 10),
     "poll vote": (34, 11),
-    "STOP": (43, 13),
+    "STOP": (39, 12),
     "daily prompt": (33, 15),
     "reminder": (25, 11),
     "team message": (21, 10),
