@@ -1,10 +1,10 @@
 """Shared fixtures: a clean environment, the fake OpenAI server, and an app factory that runs on
-SQLite and (when TEST_POSTGRES_URL is set) on PostgreSQL, each test on a fresh database."""
+SQLite and (when TEST_POSTGRES_URL is set) on PostgreSQL, each test on a fresh database (a copy of
+one made once per process; tests/upgrades/ start from empty ones)."""
 
 from __future__ import annotations
 
 import os
-import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +17,7 @@ from promptpipe.config import Settings, load_settings
 from promptpipe.config.generate import variables
 from promptpipe.storage.db import Database
 from promptpipe.transport.memory import MemoryTransport
+from tests.databases import PostgresDatabases, SqliteTemplate
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.fakes.scheduler_clock import follow_clock
 
@@ -36,31 +37,52 @@ def clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("API_LISTEN", "")  # no test binds the default port; web tests choose their own
 
 
-def _create_pg_database(base_url: str) -> tuple[str, Callable[[], None]]:
-    import psycopg
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> SqliteTemplate:
+    return SqliteTemplate(tmp_path_factory.mktemp("template"))
 
-    name = "pp_test_" + secrets.token_hex(6)
-    admin_dsn = base_url.replace("postgresql+psycopg://", "postgresql://")
-    with psycopg.connect(admin_dsn, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    head, _, _ = base_url.rpartition("/")
 
-    def drop() -> None:
-        with psycopg.connect(admin_dsn, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+@pytest.fixture(scope="session")
+def postgres_databases() -> Iterator[PostgresDatabases | None]:
+    """This process's PostgreSQL databases (None without TEST_POSTGRES_URL); all dropped at the end."""
+    base = os.environ.get(POSTGRES_ENV)
+    if not base:
+        yield None
+        return
+    databases = PostgresDatabases(base)
+    yield databases
+    databases.close()
 
-    return f"{head}/{name}", drop
+
+def _postgres(databases: PostgresDatabases | None) -> PostgresDatabases:
+    if databases is None:
+        pytest.skip(f"PostgreSQL run skipped: set {POSTGRES_ENV}=postgresql://user@host:5432/db to include it")
+    return databases
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
-def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+def database_url(
+    request: pytest.FixtureRequest, tmp_path: Path, sqlite_template: SqliteTemplate,
+    postgres_databases: PostgresDatabases | None,
+) -> Iterator[str]:
+    """This test's own database, with the current schema already made (see tests/databases.py)."""
     if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'promptpipe.db'}"
+        yield sqlite_template.copy_to(tmp_path)
         return
-    base = os.environ.get(POSTGRES_ENV)
-    if not base:
-        pytest.skip(f"PostgreSQL run skipped: set {POSTGRES_ENV}=postgresql://user@host:5432/db to include it")
-    url, drop = _create_pg_database(base)
+    url, drop = _postgres(postgres_databases).copy()
+    yield url
+    drop()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def empty_database_url(
+    request: pytest.FixtureRequest, tmp_path: Path, postgres_databases: PostgresDatabases | None,
+) -> Iterator[str]:
+    """This test's own database with nothing in it: for tests of making and upgrading the schema."""
+    if request.param == "sqlite":
+        yield SqliteTemplate.empty(tmp_path)
+        return
+    url, drop = _postgres(postgres_databases).empty()
     yield url
     drop()
 

@@ -194,11 +194,11 @@ async def test_an_unreachable_database_never_shows_its_password() -> None:
     assert "s3cret-pw" not in "".join(traceback.format_exception(caught.value))
 
 
-async def test_concurrent_first_starts_create_the_schema_once(database_url: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+async def test_concurrent_first_starts_create_the_schema_once(empty_database_url: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
     """Defect 15: concurrent first starts failed with raw unique-constraint errors
     (pg_type_typname_nsp_index) on PostgreSQL. On SQLite, switching a new file to WAL answered
     "database is locked" without waiting, about once in 60 such starts: 100 rounds on new files."""
-    urls = [database_url] if "postgresql" in database_url else [
+    urls = [empty_database_url] if "postgresql" in empty_database_url else [
         f"sqlite:///{tmp_path / f'first-{n}.db'}" for n in range(100)]
     for url in urls:
         databases = [Database(url) for _ in range(4)]
