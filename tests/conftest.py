@@ -28,6 +28,12 @@ PROJECT_VARS = variables()
 """Every variable a setting reads (from the declarations): cleared before each test."""
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests marked ``long`` (tens of seconds each) run first: started last, one of them would
+    keep a parallel run going alone while the other workers sit idle."""
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)  # stable: otherwise as collected
+
+
 @pytest.fixture(autouse=True)
 def clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     """No developer .env or shell variable leaks into a test, and no real API host is reachable."""

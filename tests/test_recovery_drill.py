@@ -7,9 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.long
 def test_sigkill_drill_loses_and_duplicates_nothing() -> None:
     result = subprocess.run(
         [sys.executable, str(ROOT / "recovery" / "drill.py"), "--participants", "12", "--kills", "4",

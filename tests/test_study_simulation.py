@@ -11,6 +11,7 @@ from datetime import datetime, time, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+import pytest
 from sqlalchemy import select
 
 from promptpipe.research import admin
@@ -87,6 +88,7 @@ def in_quiet_hours(at_utc: datetime, zone: str) -> bool:
     return local >= QUIET_START or local < QUIET_END
 
 
+@pytest.mark.long
 async def test_a_28_day_study_runs_as_designed(
     make_app: AppFactory, fake_openai: FakeOpenAIServer, tmp_path: Path,
 ) -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import resource
-import socket
 import sys
 from typing import Any
 
@@ -19,6 +18,7 @@ from neonize.exc import NeonizeError
 
 from promptpipe.cli import serve as cli
 from promptpipe.transport._whatsapp_support import probe_target, raise_open_file_limit, reach_whatsapp
+from tests.ports import free_port
 from tests.transport.test_whatsapp_transport import harness, message_event, settle, spin
 
 __all__ = ["harness"]  # the fixture, shared with the transport's other tests
@@ -99,9 +99,7 @@ async def test_a_proxy_only_network_counts_as_reachable(monkeypatch: pytest.Monk
     monkeypatch.setenv("HTTPS_PROXY", f"http://127.0.0.1:{port}")
     async with server:
         assert await reach_whatsapp() is None
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        closed = sock.getsockname()[1]
+    closed = free_port()  # nothing listens there
     monkeypatch.setenv("HTTPS_PROXY", f"http://127.0.0.1:{closed}")
     assert f"cannot reach 127.0.0.1:{closed}" in (await reach_whatsapp() or "")
 

@@ -51,6 +51,7 @@ from promptpipe.transport.base import (
     poll_option_hash,
 )
 from promptpipe.transport.whatsapp import WhatsAppTransport
+from tests.ports import free_port
 
 PHONE = "14165550123"
 LID = "204857239405761"
@@ -1027,13 +1028,9 @@ async def test_open_handles_stay_flat_over_100_failed_connects(harness, tmp_path
     (16 → 116 descriptors over 100 offline connects, measured with the real library). The fake
     leaks the same way; the real reachability check, against a port where nothing listens,
     keeps the library out of it."""
-    import socket
-
     from promptpipe.transport._whatsapp_session import reach_whatsapp
 
-    with socket.socket() as sock:  # a port that was free a moment ago: connections are refused
-        sock.bind(("127.0.0.1", 0))
-        closed_port = sock.getsockname()[1]
+    closed_port = free_port()  # nothing listens there: connections are refused
     leaked: list[int] = []
 
     class LeakyClient(FakeClient):

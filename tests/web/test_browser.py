@@ -33,7 +33,10 @@ if not CHROMIUM.exists():
                 allow_module_level=True)
 expect = playwright_api.expect
 
-pytestmark = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)  # what a browser sees is the same
+pytestmark = [
+    pytest.mark.parametrize("database_url", ["sqlite"], indirect=True),  # what a browser sees is the same
+    pytest.mark.xdist_group("browser"),  # one Chromium at a time, on one worker of a parallel run
+]
 
 
 @pytest.fixture

@@ -20,12 +20,7 @@ from promptpipe.storage.db import Database
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory, make_settings
 from tests.fakes.openai_server import FakeOpenAIServer
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+from tests.ports import free_port
 
 
 def settings_for(tmp_path: Path, openai_url: str, listen: str) -> object:
