@@ -15,7 +15,7 @@ from promptpipe.flow import intensity
 from promptpipe.flow.turn import FlowConfig, TurnContext
 from promptpipe.pipeline.events import DailyPromptDue, MessageReceived, PollVoteReceived, ReactionReceived, parse_event
 from promptpipe.storage.conversations import load_turn_state
-from promptpipe.storage.deliveries import NewestPolls, messages_by_wa_id, newest_polls, vote_targets
+from promptpipe.storage.deliveries import NewestPolls, VoteTarget, messages_by_wa_id, newest_polls, vote_targets
 from promptpipe.storage.inbox_rows import InboxRow, message_words
 from promptpipe.storage.self_reports import self_report_asks
 from promptpipe.storage.study import study_seed
@@ -43,16 +43,21 @@ def load_context(session: Session, participant_id: str, batch: list[InboxRow], c
     context = TurnContext(state, history, texts, events)
     pointed_at = [ref for event in events for ref in _pointed_at(event) if ref]
     context.quoted = messages_by_wa_id(session, participant_id, pointed_at)
+    known: dict[int, VoteTarget | None] = {}
     if isinstance(events[0], ReactionReceived) or (isinstance(events[0], MessageReceived) and any(
             len(text) <= ANSWER_CHARS for text in texts.values())):
         record = state.profile.record
         newest = newest_polls(session, participant_id, record.intensity_poll_message)
         today = now.astimezone(zone_or_utc(state.timezone)).date().isoformat()
         context.polls = open_polls(newest, record, now, config.typed_answer_window, today=today)
+        known = newest.vote_targets() if newest is not None else {}
     poll_ids = {event.poll_id for event in events if isinstance(event, PollVoteReceived) and event.poll_id is not None}
     poll_ids |= {poll.poll_id for poll in context.polls}
     if poll_ids:
-        context.targets = vote_targets(session, participant_id, sorted(poll_ids))
+        unknown = sorted(poll_ids - known.keys())
+        context.targets = vote_targets(session, participant_id, unknown) if unknown else {}
+        context.targets.update({poll: target for poll, target in known.items()
+                                if target is not None and poll in poll_ids})
         if config.study.self_report is not None:
             context.self_reports = self_report_asks(session, participant_id, sorted(poll_ids))
             context.self_report_window = config.study.self_report.window

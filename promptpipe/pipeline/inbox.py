@@ -29,7 +29,7 @@ from promptpipe.pipeline.events import InboxKind, MessageReceived, PollVoteRecei
 from promptpipe.pipeline.spool import Spool
 from promptpipe.storage.db import Database
 from promptpipe.storage.deliveries import mark_first_reply
-from promptpipe.storage.inbox_rows import WA_ID, add_input, inbox_key_exists
+from promptpipe.storage.inbox_rows import WA_ID, add_input
 from promptpipe.storage.models import Message, table_of
 from promptpipe.storage.participants import (
     SenderRef,
@@ -141,9 +141,9 @@ class Inbox:
         if resolved is None:
             return None
         participant, enrolled = resolved
+        # No look for the key first: a repeat is rare, and the insert that ignores it tells us
+        # (the transcript row written before it is then rolled back with the rest).
         key = keys.inbound(msg.message_id)
-        if inbox_key_exists(session, key):
-            raise _Duplicate
         event, transcript_kind, text = _describe(session, msg, original)
         payload = event.to_payload()
         message_id = add_inbound_message(session, participant_id=participant.id, text=text, now=now,
@@ -151,7 +151,7 @@ class Inbox:
                                          payload={k: v for k, v in payload.items() if k != WA_ID})
         inbox_id = add_input(self.db, session, as_input(event, key=key, participant_id=participant.id,
                                                         message_id=message_id), now)
-        if inbox_id is None:  # a concurrent writer (another node) stored it first
+        if inbox_id is None:  # stored before (WhatsApp delivered it again), here or by another node
             raise _Duplicate
         kind = event.INBOX_KIND
         cancelled = cancel_timers(session, participant.id, CANCELLED_BY_REPLY, now, reason="the participant wrote")

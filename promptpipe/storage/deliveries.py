@@ -65,17 +65,14 @@ def vote_targets(session: Session, participant_id: str, poll_ids: list[int]) -> 
     delivery are left out)."""
     if not poll_ids:
         return {}
-    connection = session.connection()
-    latest = connection.execute(
-        select(func.max(_DELIVERY.c.id)).where(_DELIVERY.c.participant_id == participant_id)
-    ).scalar_one()
-    rows = connection.execute(
-        select(_DELIVERY.c.poll_message_id, _DELIVERY.c.id, _DELIVERY.c.local_date, _DELIVERY.c.vote)
+    latest = select(func.max(_DELIVERY.c.id)).where(_DELIVERY.c.participant_id == participant_id).scalar_subquery()
+    rows = session.connection().execute(
+        select(_DELIVERY.c.poll_message_id, _DELIVERY.c.id, _DELIVERY.c.local_date, _DELIVERY.c.vote, latest)
         .where(_DELIVERY.c.participant_id == participant_id,
                _DELIVERY.c.poll_message_id.in_(poll_ids))
     ).all()
-    return {poll_id: VoteTarget(delivery_id=delivery_id, local_date=day, vote=vote, is_latest=delivery_id == latest)
-            for poll_id, delivery_id, day, vote in rows}
+    return {poll_id: VoteTarget(delivery_id=delivery_id, local_date=day, vote=vote, is_latest=delivery_id == newest)
+            for poll_id, delivery_id, day, vote, newest in rows}
 
 
 def set_vote(session: Session, delivery_id: int, vote: str | None, now: datetime, *, changed: bool,
@@ -126,6 +123,7 @@ class PollMessage:
 class NewestPolls:
     """The polls of a participant's newest daily prompt, as typed answers need them."""
 
+    delivery_id: int
     local_date: str
     sent_at: datetime
     vote: str | None
@@ -135,6 +133,17 @@ class NewestPolls:
     """The intensity poll, when one went out with this prompt."""
     last_conversational_out: int
     """Our newest transcript message that was not a prompt, poll or reminder (0: none)."""
+
+    def vote_targets(self) -> dict[int, VoteTarget | None]:
+        """What :func:`vote_targets` would find for these polls, known without asking: the daily
+        poll is this delivery's, the intensity poll belongs to no delivery."""
+        known: dict[int, VoteTarget | None] = {}
+        if self.intensity is not None:
+            known[self.intensity.id] = None
+        if self.daily is not None:
+            known[self.daily.id] = VoteTarget(delivery_id=self.delivery_id, local_date=self.local_date,
+                                              vote=self.vote, is_latest=True)
+        return known
 
 
 def _poll_message(session: Session, message_id: int | None) -> PollMessage | None:
@@ -161,8 +170,9 @@ def newest_polls(session: Session, participant_id: str, intensity_poll_id: int |
                 .where(_MESSAGE.c.participant_id == participant_id, _MESSAGE.c.direction == "out",
                        _MESSAGE.c.kind.not_in(QUIET_OUT_KINDS)).scalar_subquery())
     row = connection.execute(
-        select(_DELIVERY.c.local_date, _DELIVERY.c.sent_at, _DELIVERY.c.vote, _DELIVERY.c.poll_message_id,
-               prompt.c.wa_message_id, poll.c.id, poll.c.wa_message_id, poll.c.payload, last_out)
+        select(_DELIVERY.c.id, _DELIVERY.c.local_date, _DELIVERY.c.sent_at, _DELIVERY.c.vote,
+               _DELIVERY.c.poll_message_id, prompt.c.wa_message_id, poll.c.id, poll.c.wa_message_id, poll.c.payload,
+               last_out)
         .select_from(_DELIVERY.outerjoin(prompt, prompt.c.id == _DELIVERY.c.prompt_message_id)
                      .outerjoin(poll, poll.c.id == _DELIVERY.c.poll_message_id))
         .where(_DELIVERY.c.participant_id == participant_id)
@@ -170,12 +180,13 @@ def newest_polls(session: Session, participant_id: str, intensity_poll_id: int |
     ).first()
     if row is None:
         return None
-    local_date, sent_at, vote, poll_id, prompt_wa_id, poll_row_id, poll_wa_id, poll_payload, last_out_id = row
+    (delivery_id, local_date, sent_at, vote, poll_id, prompt_wa_id, poll_row_id, poll_wa_id, poll_payload,
+     last_out_id) = row
     daily = None if poll_row_id is None else _as_poll(poll_row_id, poll_wa_id, poll_payload)
     intensity = (_poll_message(session, intensity_poll_id)
                  if intensity_poll_id is not None and intensity_poll_id > (poll_id or 0) else None)
-    return NewestPolls(local_date=local_date, sent_at=sent_at, vote=vote, daily=daily, prompt_wa_id=prompt_wa_id,
-                       intensity=intensity, last_conversational_out=last_out_id or 0)
+    return NewestPolls(delivery_id=delivery_id, local_date=local_date, sent_at=sent_at, vote=vote, daily=daily,
+                       prompt_wa_id=prompt_wa_id, intensity=intensity, last_conversational_out=last_out_id or 0)
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from promptpipe.storage.models import DONE, FAILED, PENDING, InboxItem, Message,
 
 __all__ = [
     "ANSWERED", "KEPT", "WA_ID", "InboxRow", "NewInput", "add_input", "add_inputs", "close_input", "get_input",
-    "inbox_key_exists", "mark_inbox_done", "merge_inbox_payload", "message_words", "participants_with_due_inbox",
+    "mark_inbox_done", "merge_inbox_payload", "message_words", "participants_with_due_inbox",
     "pending_inbox", "pending_messages", "reopen_input",
 ]
 
@@ -98,10 +98,6 @@ def add_inputs(db: Database, session: Session, inputs: Sequence[NewInput], now: 
 def add_input(db: Database, session: Session, new: NewInput, now: datetime) -> int | None:
     """One row through :func:`add_inputs`; its id, or None when the key was there already."""
     return add_inputs(db, session, [new], now).get(new.key)
-
-
-def inbox_key_exists(session: Session, key: str) -> bool:
-    return session.connection().execute(select(_INBOX.c.id).where(_INBOX.c.key == key)).first() is not None
 
 
 def pending_inbox(session: Session, participant_id: str, limit: int = 50) -> list[InboxRow]:

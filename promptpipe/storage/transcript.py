@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import exists, insert, literal, select, update
 from sqlalchemy.orm import Session
 
 from promptpipe.domain.conversation import HistoryEntry
@@ -72,25 +72,29 @@ def _held(m: ToSend, now: datetime) -> datetime | None:
 def queue_messages(
     session: Session, participant_id: str, messages: Sequence[ToSend], now: datetime
 ) -> dict[str, int | None]:
-    """The transcript rows plus their outbox rows, three statements for any number of messages;
-    returns the transcript id by key (None for a key that was queued before)."""
+    """The transcript rows plus their outbox rows; returns the transcript id by key (None for a
+    key that was queued before). One message (most turns) takes two statements: its transcript
+    row is written only if its key is new, in the same statement. More take three: the keys
+    already queued are looked up first."""
     connection = session.connection()
-    wanted = [m.key for m in messages]
-    present: set[str] = set()
-    if wanted:
-        present = set(connection.execute(select(_OUTBOX.c.key).where(_OUTBOX.c.key.in_(wanted))).scalars())
     first: dict[str, ToSend] = {}
     for m in messages:
-        if m.key not in present:
-            first.setdefault(m.key, m)  # a key twice in one call: the first one is the message
-    new = list(first.values())
-    ids: dict[str, int | None] = dict.fromkeys(present)
-    if not new:
-        return ids
-    message_ids = connection.execute(_INSERT_MESSAGES, [
-        {"participant_id": participant_id, "direction": "out", "role": "assistant", "kind": m.kind,
-         "text": clean_for_storage(m.text), "payload": m.payload or {}, "wa_message_id": None,
-         "status": MessageStatus.QUEUED, "created_at": now, "sent_at": None} for m in new]).scalars().all()
+        first.setdefault(m.key, m)  # a key twice in one call: the first one is the message
+    ids: dict[str, int | None] = {}
+    if len(first) == 1:
+        (only,) = first.values()
+        message_id = connection.execute(
+            _insert_if_new(only.key, _transcript_row(participant_id, only, now))).scalar_one_or_none()
+        if message_id is None:
+            return {only.key: None}
+        new, message_ids = [only], [int(message_id)]
+    else:
+        ids = dict.fromkeys(connection.execute(select(_OUTBOX.c.key).where(_OUTBOX.c.key.in_(list(first)))).scalars())
+        new = [m for m in first.values() if m.key not in ids]
+        if not new:
+            return ids
+        message_ids = list(connection.execute(
+            _INSERT_MESSAGES, [_transcript_row(participant_id, m, now) for m in new]).scalars().all())
     connection.execute(_INSERT_OUTBOX, [
         {"key": m.key, "participant_id": participant_id, "message_id": message_id, "status": PENDING, "attempts": 0,
          "available_at": _held(m, now) or now, "held_until": _held(m, now), "created_at": now, "claimed_at": None,
@@ -98,6 +102,19 @@ def queue_messages(
         for m, message_id in zip(new, message_ids, strict=True)])
     ids.update({m.key: message_id for m, message_id in zip(new, message_ids, strict=True)})
     return ids
+
+
+def _transcript_row(participant_id: str, m: ToSend, now: datetime) -> dict[str, Any]:
+    return {"participant_id": participant_id, "direction": "out", "role": "assistant", "kind": m.kind,
+            "text": clean_for_storage(m.text), "payload": m.payload or {}, "wa_message_id": None,
+            "status": MessageStatus.QUEUED, "created_at": now, "sent_at": None}
+
+
+def _insert_if_new(key: str, values: dict[str, Any]) -> Any:
+    """INSERT INTO message … SELECT the values WHERE no outbox row has this key, RETURNING id."""
+    row = select(*(literal(value, type_=_MESSAGE.c[name].type).label(name) for name, value in values.items()))
+    return (insert(_MESSAGE).from_select(list(values), row.where(~exists().where(_OUTBOX.c.key == key)))
+            .returning(_MESSAGE.c.id))
 
 
 def queue_outgoing(
