@@ -106,12 +106,12 @@ def _participant(rows: Rows, index: int, pid: str) -> tuple[ZoneInfo, str]:
              strata={"site": site}, day_one=day_one.isoformat(), extra_days=0,
              completed_at=to_instant(START + timedelta(days=DAYS), wall(0, 0), zone) if completed else None)
     rows.add(AllocationRow, participant_id=pid, stratum=f"site={site}", sequence=index + 1, arm=arm,
-             created_at=enrolled)
+             reconstructed=False, created_at=enrolled)
     rows.add(Conversation, participant_id=pid, sub_state="FEEDBACK", summary="", version=1, updated_at=enrolled,
              tone={"active": ["warm"]}, profile={"habit_domain": "walking", "prompt_anchor": "after dinner",
                                                  "preferred_time": "19:00", "motivational_frame": "sleep better"})
     rows.add(ConsentEvent, participant_id=pid, event="enrolled", source="researcher", actor="Dr. Bench", words="",
-             created_at=enrolled)
+             reconstructed=False, created_at=enrolled)
     for name, kind, before, after in (("intake_done", "sub_state", "INTAKE", "FEEDBACK"),
                                       ("study_started", "study", None, day_one.isoformat())):
         rows.add(Transition, participant_id=pid, kind=kind, name=name, from_value=before, to_value=after,

@@ -295,7 +295,7 @@ def _participant(rows: Rows, index: int) -> None:
     rows.add(Transition, participant_id=pid, kind="status", name="enrolled", from_value=None, to_value=ACTIVE,
              reason="seeded by benchmark", actor="researcher", created_at=enrolled)
     rows.add(ConsentEvent, participant_id=pid, event="enrolled", source="researcher", actor="Dr. Bench", words="",
-             created_at=enrolled)
+             reconstructed=False, created_at=enrolled)
     every = rows.flag_every
     if index % every == 7 % every and index // every < FLAGS and last_in_id is not None:
         number = index // every

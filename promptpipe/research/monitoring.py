@@ -25,6 +25,7 @@ from promptpipe.research.status import StatusReport, read_status
 from promptpipe.storage.db import Database
 from promptpipe.storage.study_stats import (
     DayCounts,
+    day_counts,
     deliveries_for_heatmap,
     participant_counts,
     participant_deliveries,
@@ -160,8 +161,8 @@ async def prompt_stats(db: Database, *, first_day: date, last_day: date) -> Prom
         raise AdminError("to: the last day is before the first day")
     if (last_day - first_day).days + 1 > MAX_STATS_DAYS:
         raise AdminError(f"from/to: at most {MAX_STATS_DAYS} days at once")
-    rows = await db.run(lambda session: prompt_counts(session, first_day=first_day.isoformat(),
-                                                      last_day=last_day.isoformat()))
+    rows = await db.run(lambda session: day_counts(session, first_day=first_day.isoformat(),
+                                                   last_day=last_day.isoformat()))
     per_arm: dict[str, Counter[str]] = defaultdict(Counter)
     for row in rows:
         per_arm[row.arm or "-"].update(_counts_row(row))

@@ -311,6 +311,7 @@ class PromptDelivery(SQLModel, table=True):
         Index("ix_prompt_delivery_day_counts", "local_date", "participant_id", "vote", "replied_at",
               "prompt_message_id"),
         Index("ix_prompt_delivery_sent_at", "sent_at"),
+        Index("ix_prompt_delivery_prompt_message_id", "prompt_message_id"),  # a receipt finds its prompt
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -337,6 +338,25 @@ class PromptDelivery(SQLModel, table=True):
     replied_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
     """The participant's first written message after the prompt."""
     reminder_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
+    receipt_level: int | None = None
+    """What WhatsApp's receipts say of the prompt: None nothing yet, 0 delivered, 1 read. Kept by
+    the database's triggers (see :mod:`promptpipe.storage.rollup`); never written by our code."""
+
+
+class PromptDayCounts(SQLModel, table=True):
+    """The daily prompts of one participant-local day and arm ('' for none): how many went out,
+    were delivered, read, answered (a vote or a written reply) and done. Kept by the database's
+    triggers in the transaction of every change (see :mod:`promptpipe.storage.rollup`)."""
+
+    __tablename__ = "prompt_day_counts"
+
+    local_date: str = Field(primary_key=True)
+    arm: str = Field(primary_key=True)
+    sent: int
+    delivered: int
+    read: int
+    answered: int
+    done: int
 
 
 class ToneEvent(SQLModel, table=True):

@@ -13,6 +13,7 @@ from promptpipe.clock import ManualClock
 from promptpipe.logging import configure_logging, get_logger, mask_phone
 from promptpipe.research import admin
 from promptpipe.storage.db import Database
+from promptpipe.storage.rollup import DROP_V1
 from promptpipe.storage.schema import SchemaBehind
 
 
@@ -23,6 +24,11 @@ async def test_an_unversioned_older_schema_is_refused_then_upgraded_on_request(d
     await database.execute_raw('DROP INDEX ix_participant_lid')  # an older release had neither,
     await database.execute_raw('ALTER TABLE participant DROP COLUMN "lid"')
     await database.execute_raw('ALTER TABLE consent DROP COLUMN "reconstructed"')  # nor what came with them,
+    for statement in DROP_V1[sa.make_url(database_url).get_backend_name()]:  # nor the statistics' rollup,
+        await database.execute_raw(statement)
+    await database.execute_raw("DROP TABLE prompt_day_counts")
+    await database.execute_raw("DROP INDEX ix_prompt_delivery_prompt_message_id")
+    await database.execute_raw('ALTER TABLE prompt_delivery DROP COLUMN "receipt_level"')
     await database.execute_raw("DROP TABLE alembic_version")  # nor versions
     await database.close()
 

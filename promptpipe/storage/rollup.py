@@ -1,0 +1,206 @@
+"""The daily prompts' counts by participant-local day and arm, kept by the database itself.
+
+Researchers' statistics (``/api/v1/stats``, the dashboard) read ``prompt_day_counts``: a few rows
+per study day, however many participants and messages there are. Triggers keep it true in the
+transaction of every write that changes a count, whoever writes (a turn, a receipt, an erasure,
+the admin script, another process), so there is no refresh to schedule and nothing to go stale:
+
+* a receipt stored or forgotten, or a message's WhatsApp id set or cleared, sets the receipt level
+  of the daily prompt it belongs to (``prompt_delivery.receipt_level``: NULL none, 0 delivered,
+  1 read or played), as the receipts say;
+* a delivery written, changed (vote, first reply, receipt level, day) or deleted takes its old
+  contribution off its day and arm and adds the new one;
+* a participant moved to another arm moves their deliveries' contributions with them.
+
+The SQL is written once per dialect (SQLite triggers; PostgreSQL trigger functions). It is
+versioned by name: a revision that changes it adds ``..._V2`` and leaves V1 as revision 0003 used
+it. :func:`refill` computes everything from the rows themselves (revision 0003's backfill, and the
+reference the tests compare the triggers with).
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Connection
+
+__all__ = ["DROP_V1", "REFILL_V1", "TRIGGERS_V1", "create_triggers", "refill"]
+
+_LEVEL_OF = ("(SELECT max(CASE WHEN r.kind = 'delivered' THEN 0 ELSE 1 END) FROM receipt r "
+             "WHERE r.wa_message_id = {wa})")
+"""A message's receipt level from its receipts (NULL: none, or no WhatsApp id)."""
+
+_COUNTS = "sent, delivered, read, answered, done"
+
+
+def _sqlite_apply(row: str, sign: str) -> str:
+    return f"""
+    INSERT INTO prompt_day_counts (local_date, arm, {_COUNTS})
+    SELECT {row}.local_date, coalesce((SELECT p.arm FROM participant p WHERE p.id = {row}.participant_id), ''),
+           {sign}, {sign} * ({row}.receipt_level IS NOT NULL), {sign} * coalesce({row}.receipt_level = 1, 0),
+           {sign} * ({row}.vote IS NOT NULL OR {row}.replied_at IS NOT NULL), {sign} * coalesce({row}.vote = 'done', 0)
+    WHERE true
+    ON CONFLICT (local_date, arm) DO UPDATE SET sent = sent + excluded.sent,
+        delivered = delivered + excluded.delivered, read = read + excluded.read,
+        answered = answered + excluded.answered, done = done + excluded.done;"""
+
+
+def _sqlite_move_arm(arm: str, sign: str) -> str:
+    return f"""
+    INSERT INTO prompt_day_counts (local_date, arm, {_COUNTS})
+    SELECT d.local_date, coalesce({arm}, ''), {sign} * count(*), {sign} * sum(d.receipt_level IS NOT NULL),
+           {sign} * sum(coalesce(d.receipt_level = 1, 0)), {sign} * sum(d.vote IS NOT NULL OR d.replied_at IS NOT NULL),
+           {sign} * sum(coalesce(d.vote = 'done', 0))
+    FROM prompt_delivery d WHERE d.participant_id = NEW.id GROUP BY d.local_date
+    ON CONFLICT (local_date, arm) DO UPDATE SET sent = sent + excluded.sent,
+        delivered = delivered + excluded.delivered, read = read + excluded.read,
+        answered = answered + excluded.answered, done = done + excluded.done;"""
+
+
+def _sqlite_set_level(wa: str, where: str) -> str:
+    level = _LEVEL_OF.format(wa=wa)
+    return f"UPDATE prompt_delivery SET receipt_level = {level} WHERE {where} AND receipt_level IS NOT {level};"
+
+
+_SQLITE = [
+    f"""CREATE TRIGGER prompt_day_counts_receipt_added AFTER INSERT ON receipt BEGIN
+    {_sqlite_set_level("NEW.wa_message_id",
+                       "prompt_message_id IN (SELECT m.id FROM message m WHERE m.wa_message_id = NEW.wa_message_id)")}
+    END""",
+    f"""CREATE TRIGGER prompt_day_counts_receipt_removed AFTER DELETE ON receipt BEGIN
+    {_sqlite_set_level("OLD.wa_message_id",
+                       "prompt_message_id IN (SELECT m.id FROM message m WHERE m.wa_message_id = OLD.wa_message_id)")}
+    END""",
+    f"""CREATE TRIGGER prompt_day_counts_message_id AFTER UPDATE OF wa_message_id ON message
+    WHEN OLD.wa_message_id IS NOT NEW.wa_message_id BEGIN
+    {_sqlite_set_level("NEW.wa_message_id", "prompt_message_id = NEW.id")}
+    END""",
+    f"""CREATE TRIGGER prompt_day_counts_delivery_added AFTER INSERT ON prompt_delivery BEGIN
+    {_sqlite_apply("NEW", "1")}
+    {_sqlite_set_level("(SELECT m.wa_message_id FROM message m WHERE m.id = NEW.prompt_message_id)", "id = NEW.id")}
+    END""",
+    f"""CREATE TRIGGER prompt_day_counts_delivery_changed
+    AFTER UPDATE OF local_date, participant_id, vote, replied_at, receipt_level ON prompt_delivery BEGIN
+    {_sqlite_apply("OLD", "-1")}
+    {_sqlite_apply("NEW", "1")}
+    END""",
+    f"""CREATE TRIGGER prompt_day_counts_delivery_removed AFTER DELETE ON prompt_delivery BEGIN
+    {_sqlite_apply("OLD", "-1")}
+    END""",
+    f"""CREATE TRIGGER prompt_day_counts_arm_changed AFTER UPDATE OF arm ON participant
+    WHEN OLD.arm IS NOT NEW.arm BEGIN
+    {_sqlite_move_arm("OLD.arm", "-1")}
+    {_sqlite_move_arm("NEW.arm", "1")}
+    END""",
+]
+
+_POSTGRESQL = [
+    f"""CREATE FUNCTION prompt_day_counts_apply(d prompt_delivery, sign integer) RETURNS void AS $$
+    BEGIN
+      INSERT INTO prompt_day_counts AS c (local_date, arm, {_COUNTS})
+      VALUES (d.local_date, coalesce((SELECT p.arm FROM participant p WHERE p.id = d.participant_id), ''),
+              sign, sign * (d.receipt_level IS NOT NULL)::integer, sign * coalesce(d.receipt_level = 1, false)::integer,
+              sign * (d.vote IS NOT NULL OR d.replied_at IS NOT NULL)::integer,
+              sign * coalesce(d.vote = 'done', false)::integer)
+      ON CONFLICT (local_date, arm) DO UPDATE SET sent = c.sent + excluded.sent,
+          delivered = c.delivered + excluded.delivered, read = c.read + excluded.read,
+          answered = c.answered + excluded.answered, done = c.done + excluded.done;
+    END $$ LANGUAGE plpgsql""",
+    f"""CREATE FUNCTION prompt_day_counts_set_level(wa text, message_ids integer[]) RETURNS void AS $$
+    BEGIN
+      UPDATE prompt_delivery SET receipt_level = {_LEVEL_OF.format(wa="wa")}
+      WHERE prompt_message_id = ANY(message_ids) AND receipt_level IS DISTINCT FROM {_LEVEL_OF.format(wa="wa")};
+    END $$ LANGUAGE plpgsql""",
+    """CREATE FUNCTION prompt_day_counts_on_receipt() RETURNS trigger AS $$
+    DECLARE
+      wa text := CASE WHEN TG_OP = 'DELETE' THEN OLD.wa_message_id ELSE NEW.wa_message_id END;
+    BEGIN
+      PERFORM prompt_day_counts_set_level(wa, ARRAY(SELECT m.id FROM message m WHERE m.wa_message_id = wa));
+      RETURN NULL;
+    END $$ LANGUAGE plpgsql""",
+    """CREATE FUNCTION prompt_day_counts_on_message() RETURNS trigger AS $$
+    BEGIN
+      PERFORM prompt_day_counts_set_level(NEW.wa_message_id, ARRAY[NEW.id]);
+      RETURN NULL;
+    END $$ LANGUAGE plpgsql""",
+    f"""CREATE FUNCTION prompt_day_counts_on_delivery() RETURNS trigger AS $$
+    BEGIN
+      IF TG_OP IN ('UPDATE', 'DELETE') THEN PERFORM prompt_day_counts_apply(OLD, -1); END IF;
+      IF TG_OP IN ('UPDATE', 'INSERT') THEN PERFORM prompt_day_counts_apply(NEW, 1); END IF;
+      IF TG_OP = 'INSERT' THEN
+        UPDATE prompt_delivery SET receipt_level = {_LEVEL_OF.format(wa="m.wa_message_id")}
+        FROM message m WHERE prompt_delivery.id = NEW.id AND m.id = NEW.prompt_message_id
+          AND {_LEVEL_OF.format(wa="m.wa_message_id")} IS NOT NULL;
+      END IF;
+      RETURN NULL;
+    END $$ LANGUAGE plpgsql""",
+    f"""CREATE FUNCTION prompt_day_counts_on_arm() RETURNS trigger AS $$
+    BEGIN
+      INSERT INTO prompt_day_counts AS c (local_date, arm, {_COUNTS})
+      SELECT d.local_date, coalesce(moved.arm, ''), moved.sign * count(*),
+             moved.sign * count(d.receipt_level), moved.sign * count(*) FILTER (WHERE d.receipt_level = 1),
+             moved.sign * count(*) FILTER (WHERE d.vote IS NOT NULL OR d.replied_at IS NOT NULL),
+             moved.sign * count(*) FILTER (WHERE d.vote = 'done')
+      FROM prompt_delivery d, (VALUES (OLD.arm, -1), (NEW.arm, 1)) AS moved (arm, sign)
+      WHERE d.participant_id = NEW.id GROUP BY d.local_date, moved.arm, moved.sign
+      ON CONFLICT (local_date, arm) DO UPDATE SET sent = c.sent + excluded.sent,
+          delivered = c.delivered + excluded.delivered, read = c.read + excluded.read,
+          answered = c.answered + excluded.answered, done = c.done + excluded.done;
+      RETURN NULL;
+    END $$ LANGUAGE plpgsql""",
+    """CREATE TRIGGER prompt_day_counts_receipt AFTER INSERT OR DELETE ON receipt
+    FOR EACH ROW EXECUTE FUNCTION prompt_day_counts_on_receipt()""",
+    """CREATE TRIGGER prompt_day_counts_message_id AFTER UPDATE OF wa_message_id ON message
+    FOR EACH ROW WHEN (OLD.wa_message_id IS DISTINCT FROM NEW.wa_message_id)
+    EXECUTE FUNCTION prompt_day_counts_on_message()""",
+    """CREATE TRIGGER prompt_day_counts_delivery
+    AFTER INSERT OR DELETE OR UPDATE OF local_date, participant_id, vote, replied_at, receipt_level ON prompt_delivery
+    FOR EACH ROW EXECUTE FUNCTION prompt_day_counts_on_delivery()""",
+    """CREATE TRIGGER prompt_day_counts_arm AFTER UPDATE OF arm ON participant
+    FOR EACH ROW WHEN (OLD.arm IS DISTINCT FROM NEW.arm) EXECUTE FUNCTION prompt_day_counts_on_arm()""",
+]
+
+TRIGGERS_V1 = {"sqlite": _SQLITE, "postgresql": _POSTGRESQL}
+"""Revision 0003's triggers, by dialect."""
+
+DROP_V1 = {
+    "sqlite": [f"DROP TRIGGER IF EXISTS prompt_day_counts_{name}" for name in (
+        "receipt_added", "receipt_removed", "message_id", "delivery_added", "delivery_changed", "delivery_removed",
+        "arm_changed")],
+    "postgresql": [
+        "DROP TRIGGER IF EXISTS prompt_day_counts_receipt ON receipt",
+        "DROP TRIGGER IF EXISTS prompt_day_counts_message_id ON message",
+        "DROP TRIGGER IF EXISTS prompt_day_counts_delivery ON prompt_delivery",
+        "DROP TRIGGER IF EXISTS prompt_day_counts_arm ON participant",
+        *(f"DROP FUNCTION IF EXISTS prompt_day_counts_{name}" for name in (
+            "on_receipt", "on_message", "on_delivery", "on_arm", "set_level", "apply")),
+    ],
+}
+
+
+def create_triggers(conn: Connection, triggers: dict[str, list[str]] = TRIGGERS_V1) -> None:
+    for statement in triggers[conn.dialect.name]:
+        conn.exec_driver_sql(statement)
+
+
+_LEVEL_FROM_MESSAGE = _LEVEL_OF.format(wa="m.wa_message_id")
+
+REFILL_V1 = [
+    f"UPDATE prompt_delivery SET receipt_level = (SELECT {_LEVEL_FROM_MESSAGE} FROM message m "
+    "WHERE m.id = prompt_delivery.prompt_message_id)",
+    "DELETE FROM prompt_day_counts",
+    f"""INSERT INTO prompt_day_counts (local_date, arm, {_COUNTS})
+    SELECT d.local_date, coalesce(p.arm, ''), count(*), count(d.receipt_level),
+           sum(CASE WHEN d.receipt_level = 1 THEN 1 ELSE 0 END),
+           sum(CASE WHEN d.vote IS NOT NULL OR d.replied_at IS NOT NULL THEN 1 ELSE 0 END),
+           sum(CASE WHEN d.vote = 'done' THEN 1 ELSE 0 END)
+    FROM prompt_delivery d LEFT JOIN participant p ON p.id = d.participant_id
+    GROUP BY d.local_date, coalesce(p.arm, '')""",
+]
+"""Every delivery's receipt level from its receipts, then every count from the deliveries
+(revision 0003's fill). Safe with the triggers in place: what they count of the first statement
+is wiped by the second."""
+
+
+def refill(conn: Connection, statements: list[str] = REFILL_V1) -> None:
+    """Compute the rollup from the rows themselves, as revision 0003 filled it."""
+    for statement in statements:
+        conn.exec_driver_sql(statement)

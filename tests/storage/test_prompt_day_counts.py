@@ -1,0 +1,160 @@
+"""The researchers' daily-prompt statistics come from a rollup the database keeps with triggers:
+after every kind of write that changes a count (a prompt queued, sent, delivered, read, answered,
+voted on, changed, withdrawn, a receipt that arrives before the send is recorded, an arm change,
+an erasure, a deleted row), the rollup says exactly what a scan of the rows says."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from datetime import datetime, timedelta, timezone
+
+from sqlalchemy import delete, select, update
+from sqlalchemy.orm import Session
+
+from promptpipe.storage import rollup
+from promptpipe.storage.db import Database
+from promptpipe.storage.deliveries import mark_first_reply, record_delivery, set_vote
+from promptpipe.storage.erasure import erase_texts
+from promptpipe.storage.models import Message, Participant, PromptDelivery, Receipt, table_of
+from promptpipe.storage.participants import create_participant
+from promptpipe.storage.receipts import record_receipt
+from promptpipe.storage.study_stats import DayCounts, day_counts, prompt_counts
+from promptpipe.storage.transcript import queue_outgoing
+
+T0 = datetime(2026, 3, 2, 12, 0, tzinfo=timezone.utc)
+DAYS = ("2026-03-02", "2026-03-03", "2026-03-04")
+PHONES = ("+14165550140", "+14165550141", "+14165550142", "+14165550143")
+_D, _M, _P, _R = (table_of(model) for model in (PromptDelivery, Message, Participant, Receipt))
+
+
+def scanned(session: Session) -> list[DayCounts]:
+    """The statistics as a scan of every delivery and its receipts finds them (in the rollup's
+    order: no arm first, where PostgreSQL's scan puts NULL last)."""
+    return sorted(prompt_counts(session, first_day=DAYS[0], last_day=DAYS[-1]),
+                  key=lambda day: (day.local_date, day.arm or ""))
+
+
+def rolled_up(session: Session) -> list[DayCounts]:
+    return day_counts(session, first_day=DAYS[0], last_day=DAYS[-1])
+
+
+class Study:
+    """Participants, prompts and what becomes of them, written as the service writes them."""
+
+    def __init__(self, db: Database, seed: int) -> None:
+        self.db, self.random = db, random.Random(seed)
+        self.now = T0
+        self.participants: list[str] = []
+        self.sent: list[tuple[str, int, str]] = []
+        """(participant, prompt message id, WhatsApp id) of prompts sent."""
+        self.unsent: list[tuple[str, int]] = []
+        self.serial = 0
+
+    def _next(self) -> int:
+        self.serial += 1
+        self.now += timedelta(minutes=1)
+        return self.serial
+
+    def enroll(self, session: Session) -> None:
+        phone = PHONES[len(self.participants)]
+        created = create_participant(session, phone=phone, name="P", timezone="America/Toronto", background="",
+                                     now=self.now, reason="test")
+        session.execute(update(_P).where(_P.c.id == created.id).values(arm=self.random.choice(["a", "b", None])))
+        self.participants.append(created.id)
+
+    def prompt(self, session: Session) -> None:
+        pid, n = self.random.choice(self.participants), self._next()
+        message_id = queue_outgoing(session, participant_id=pid, key=f"prompt:{n}", text="Stretch", now=self.now)
+        assert message_id is not None
+        record_delivery(session, participant_id=pid, inbox_id=n, schedule_id=None, local_date=self.random.choice(DAYS),
+                        prompt_text="Time to stretch", prompt_message_id=message_id, poll_message_id=None, now=self.now)
+        self.unsent.append((pid, message_id))
+
+    def send(self, session: Session) -> None:
+        if self.unsent:
+            pid, message_id = self.unsent.pop(self.random.randrange(len(self.unsent)))
+            wa_id = f"WA{self._next()}"
+            if self.random.random() < 0.3:  # WhatsApp's receipt comes before our send is recorded
+                record_receipt(self.db, session, [wa_id], "delivered", self.now, self.now)
+            session.execute(update(_M).where(_M.c.id == message_id).values(wa_message_id=wa_id))
+            self.sent.append((pid, message_id, wa_id))
+
+    def receipt(self, session: Session) -> None:
+        if self.sent:
+            _, _, wa_id = self.random.choice(self.sent)
+            record_receipt(self.db, session, [wa_id], self.random.choice(["delivered", "read", "played"]),
+                           self.now, self.now)
+
+    def vote(self, session: Session) -> None:
+        rows = session.execute(select(_D.c.id)).scalars().all()
+        if rows:
+            set_vote(session, self.random.choice(rows), self.random.choice(["done", "not_this_time", None]),
+                     self._now(), changed=True)
+
+    def reply(self, session: Session) -> None:
+        mark_first_reply(session, self.random.choice(self.participants), self._now())
+
+    def move_arm(self, session: Session) -> None:
+        session.execute(update(_P).where(_P.c.id == self.random.choice(self.participants))
+                        .values(arm=self.random.choice(["a", "b", None])))
+
+    def move_day(self, session: Session) -> None:
+        rows = session.execute(select(_D.c.id)).scalars().all()
+        if rows:
+            session.execute(update(_D).where(_D.c.id == self.random.choice(rows))
+                            .values(local_date=self.random.choice(DAYS)))
+
+    def erase(self, session: Session) -> None:
+        erase_texts(session, self.random.choice(self.participants), self._now())
+
+    def delete_one(self, session: Session) -> None:
+        rows = session.execute(select(_D.c.id)).scalars().all()
+        if rows:
+            session.execute(delete(_D).where(_D.c.id == self.random.choice(rows)))
+
+    def _now(self) -> datetime:
+        self._next()
+        return self.now
+
+
+STEPS: dict[str, Callable[[Study, Session], None]] = {
+    "prompt": Study.prompt, "send": Study.send, "receipt": Study.receipt, "vote": Study.vote,
+    "reply": Study.reply, "move_arm": Study.move_arm, "move_day": Study.move_day, "erase": Study.erase,
+    "delete": Study.delete_one,
+}
+WEIGHTS = {"prompt": 6, "send": 5, "receipt": 6, "vote": 4, "reply": 3, "move_arm": 1, "move_day": 1, "erase": 1,
+           "delete": 1}
+
+
+async def test_the_rollup_says_what_a_scan_of_the_rows_says_after_every_write(db: Database) -> None:
+    study = Study(db, seed=26)
+    for _ in PHONES:
+        await db.run(study.enroll)
+    kinds = list(WEIGHTS)
+    seen: set[str] = set()
+    for step in range(160):
+        kind = study.random.choices(kinds, weights=[WEIGHTS[k] for k in kinds])[0]
+        await db.run(lambda session, kind=kind: STEPS[kind](study, session))  # type: ignore[misc]
+        seen.add(kind)
+        expected, found = await db.run(lambda session: (scanned(session), rolled_up(session)))
+        assert found == expected, f"after step {step} ({kind})"
+    assert seen == set(kinds)
+    totals = await db.run(rolled_up)
+    assert sum(day.sent for day in totals) > 10 and sum(day.read for day in totals) > 0
+    assert sum(day.done for day in totals) > 0 and sum(day.answered for day in totals) > 0
+
+
+async def test_the_rollup_a_refill_makes_is_the_one_the_triggers_kept(db: Database) -> None:
+    study = Study(db, seed=7)
+    for _ in PHONES[:2]:
+        await db.run(study.enroll)
+    for kind in ("prompt", "prompt", "send", "send", "receipt", "vote", "reply") * 3:
+        await db.run(lambda session, kind=kind: STEPS[kind](study, session))  # type: ignore[misc]
+    kept = await db.run(rolled_up)
+
+    def refilled(session: Session) -> list[DayCounts]:
+        rollup.refill(session.connection())
+        return rolled_up(session)
+
+    assert await db.run(refilled) == kept and kept
