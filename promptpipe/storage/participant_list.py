@@ -119,5 +119,12 @@ def participant_page(session: Session, flt: ParticipantFilter, order: Participan
     }[order.key]
     descending = order.descending != (order.key == "study_day")
     ordered = (sort_column.desc() if descending else sort_column.asc()).nulls_last()
-    query = _base(select(*_columns()), flt, now).order_by(ordered, _P.c.id).limit(limit).offset(offset)
-    return [_listed(row) for row in session.execute(query)]
+    # The page's ids first, then their rows: what each row computes (last messages, prompts) is
+    # computed for the 50 shown, not for every row an offset skips (page 200: 9,950 of them).
+    ids = session.execute(_base(select(_P.c.id), flt, now).order_by(ordered, _P.c.id).limit(limit).offset(offset))
+    page = list(ids.scalars())
+    if not page:
+        return []
+    rows = {row.id: _listed(row) for row in session.execute(
+        _base(select(*_columns()), ParticipantFilter(), now).where(_P.c.id.in_(page)))}
+    return [rows[pid] for pid in page if pid in rows]
