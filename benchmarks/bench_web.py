@@ -40,6 +40,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -799,6 +800,9 @@ def load_lines(samples: list[Sample], burst_window_s: float, rate: float) -> lis
              f"answered (HTTP 200) by {answered_over:.1f} s: {len(ok) / answered_over:.1f}/s achieved; {failed} failed"
              f" or timed out; the client sent them late by p99 {percentile([s.lag_ms for s in samples], 99):.1f} ms, "
              f"max {max(s.lag_ms for s in samples):.1f} ms"]
+    if failed:
+        why = Counter(f"HTTP {s.status}" if s.status else s.label for s in samples if s.status != 200)
+        lines.append("    not answered: " + ", ".join(f"{count} {reason}" for reason, count in why.most_common()))
     for name, chosen in (("during the burst", [s for s in ok if s.planned_s <= burst_window_s]),
                          ("whole window", ok)):
         if not chosen:

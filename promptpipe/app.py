@@ -172,7 +172,8 @@ class App:
                       on_batch_done=lambda: app._outbox_kick.set())
         inbox = Inbox(db, clock, InboxConfig(settings.auto_enroll_new_users, settings.default_timezone, settings.debug,
                                                 settings.study),
-                      lanes.wake, alarms_changed=alarms.request_sync, spool=Spool(settings.state_dir / "spool"))
+                      lanes.wake, alarms_changed=alarms.request_sync, spool=Spool(settings.state_dir / "spool"),
+                      first_look=lanes.first_look)
         outbox = Outbox(db, transport, clock, rate_per_s=settings.send_rate_per_s, jitter=settings.send_jitter)
         app = cls(settings, db, transport, llm, clock, flow, lanes, inbox, outbox, alarms, alerts)
         return app

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -26,6 +27,7 @@ from promptpipe.domain.timers import CANCELLED_BY_REPLY
 from promptpipe.errors import StorageError
 from promptpipe.logging import get_logger, mask_phone
 from promptpipe.pipeline.events import InboxKind, MessageReceived, PollVoteReceived, ReactionReceived, as_input
+from promptpipe.pipeline.lanes import FirstLook
 from promptpipe.pipeline.spool import Spool
 from promptpipe.storage.db import Database
 from promptpipe.storage.deliveries import mark_first_reply
@@ -62,10 +64,14 @@ class _Duplicate(Exception):
 
 class Inbox:
     def __init__(
-        self, db: Database, clock: Clock, config: InboxConfig, wake: Callable[[str], None],
+        self, db: Database, clock: Clock, config: InboxConfig, wake: Callable[..., None],
         alarms_changed: Callable[[list[str]], None] | None = None, spool: Spool | None = None,
+        first_look: Callable[[Session, str, datetime], FirstLook[Any] | None] | None = None,
     ) -> None:
+        """``wake(participant_id[, looked])`` starts their lane; ``first_look`` (the lanes') reads
+        in the storing transaction what an idle lane would read first, handed to ``wake``."""
         self.db, self.clock, self.config, self._wake = db, clock, config, wake
+        self._first_look = first_look
         self._alarms_changed = alarms_changed
         self.spool = spool
         """Where a message goes when the database cannot store it (None: the error is raised)."""
@@ -121,7 +127,7 @@ class Inbox:
             log.info("inbound_from_unknown_sender", phone=mask_phone(msg.sender_phone), has_lid=bool(msg.sender_lid),
                      message_id=msg.message_id)
             return None
-        participant_id, inbox_id, kind, enrolled, cancelled = stored
+        participant_id, inbox_id, kind, enrolled, cancelled, looked = stored
         self.accepted += 1
         if cancelled and self._alarms_changed is not None:
             self._alarms_changed([participant_id])
@@ -129,13 +135,17 @@ class Inbox:
             log.info("participant_auto_enrolled", participant_id=participant_id)
         log.info("inbound_stored", participant_id=participant_id, inbox_id=inbox_id, kind=kind,
                  **({"text": msg.text} if self.config.debug else {}))
-        self._wake(participant_id)
+        if looked is not None:
+            self._wake(participant_id, looked)
+        else:
+            self._wake(participant_id)
         return inbox_id
 
     def _store(self, session: Session, msg: InboundMessage,
-               original: str | None) -> tuple[str, int, str, bool, int] | None:
-        """One transaction: find (or auto-enroll) the sender, dedupe, write transcript + inbox, and
-        cancel the timers a reply makes moot (a reminder must not follow an answer)."""
+               original: str | None) -> tuple[str, int, str, bool, int, FirstLook[Any] | None] | None:
+        """One transaction: find (or auto-enroll) the sender, dedupe, write transcript + inbox,
+        cancel the timers a reply makes moot (a reminder must not follow an answer), and read what
+        their lane will need first."""
         now = self.clock.now()
         resolved = self._resolve_sender(session, msg, now)
         if resolved is None:
@@ -157,7 +167,8 @@ class Inbox:
         cancelled = cancel_timers(session, participant.id, CANCELLED_BY_REPLY, now, reason="the participant wrote")
         if kind == InboxKind.MESSAGE:
             mark_first_reply(session, participant.id, now, quoted_wa_id=msg.quoted_message_id)
-        return participant.id, inbox_id, kind, enrolled, cancelled
+        looked = self._first_look(session, participant.id, now) if self._first_look is not None else None
+        return participant.id, inbox_id, kind, enrolled, cancelled, looked
 
     def _resolve_sender(self, session: Session, msg: InboundMessage, now: datetime) -> tuple[SenderRef, bool] | None:
         phone = from_whatsapp(msg.sender_phone)

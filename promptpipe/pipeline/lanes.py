@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -41,6 +42,15 @@ FIRST_KINDS = (InboxKind.TEAM_CHANGE,)
 changes (a pause wins over the answer the model is writing; that turn runs again after it)."""
 
 C = TypeVar("C")
+
+
+@dataclass(frozen=True)
+class FirstLook(Generic[C]):
+    """What a participant's idle lane would read first, read in the transaction that stored their
+    input (see :meth:`Lanes.first_look`): the batch, how many rows were pending, the turn's
+    context and whether it is urgent; None when nothing can run yet."""
+
+    found: tuple[list[InboxRow], int, C, bool] | None
 
 
 class TurnRunner(Protocol[C]):
@@ -141,8 +151,23 @@ class Lanes(Generic[C]):
         elif _here is not None and _here[0] is self:
             _here = None
 
-    def wake(self, participant_id: str) -> None:
-        """Make sure a lane looks at this participant soon (now, or right after its current pass)."""
+    def first_look(self, session: Session, participant_id: str, now: datetime) -> FirstLook[C] | None:
+        """Called in the transaction that stores a participant's input: when no lane runs for
+        them, read what their lane would read first, so the lane starts its turn without a
+        transaction of its own (None: a lane runs, it looks when its pass ends). In a savepoint:
+        if the look fails, the input is stored all the same and the lane looks for itself."""
+        if participant_id in self._tasks:  # read on the database thread: a stale answer costs a look
+            return None
+        try:
+            with session.begin_nested():
+                return FirstLook(self._next_batch(session, participant_id, now))
+        except Exception as exc:
+            log.warning("first_look_failed", participant_id=participant_id, error=repr(exc)[:200])
+            return None
+
+    def wake(self, participant_id: str, looked: FirstLook[C] | None = None) -> None:
+        """Make sure a lane looks at this participant soon (now, or right after its current pass).
+        ``looked``: what :meth:`first_look` read for them (nothing to run: no lane is started)."""
         if participant_id in self._tasks:
             self._rerun.add(participant_id)
             if participant_id in self._deciding:
@@ -150,7 +175,10 @@ class Lanes(Generic[C]):
                 self._checks.add(check)
                 check.add_done_callback(self._checks.discard)
             return
-        task = asyncio.create_task(self._lane(participant_id), name=f"lane:{participant_id}")
+        if looked is not None and looked.found is None:
+            return
+        first = looked.found if looked is not None else None
+        task = asyncio.create_task(self._lane(participant_id, first), name=f"lane:{participant_id}")
         self._tasks[participant_id] = task
         task.add_done_callback(functools.partial(self._reap, participant_id))
 
@@ -189,11 +217,15 @@ class Lanes(Generic[C]):
             self._rerun.discard(participant_id)
             self.wake(participant_id)
 
-    async def _lane(self, participant_id: str) -> None:
+    async def _lane(self, participant_id: str, first: tuple[list[InboxRow], int, C, bool] | None = None) -> None:
         while True:
             self._rerun.discard(participant_id)
-            now = self.clock.now()
-            found = await self.db.run(functools.partial(self._next_batch, participant_id=participant_id, now=now))
+            found: tuple[list[InboxRow], int, C, bool] | None
+            if first is not None:
+                found, first = first, None
+            else:
+                now = self.clock.now()
+                found = await self.db.run(functools.partial(self._next_batch, participant_id=participant_id, now=now))
             if found is None:
                 return
             batch, waiting, context, urgent = found

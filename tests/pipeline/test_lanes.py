@@ -6,6 +6,8 @@ import asyncio
 import threading
 from collections.abc import Callable
 
+import sqlalchemy as sa
+
 from promptpipe.research import admin
 from promptpipe.transport import PollVote, poll_option_hash
 from promptpipe.transport.memory import MemoryTransport
@@ -216,3 +218,30 @@ async def test_poll_votes_are_recorded_in_the_transcript_without_an_llm_call(
     assert rows[-1].direction == "in" and rows[-1].text.startswith("(poll vote")
     assert len(fake_openai.requests) == 1  # only the greeting
     fake_openai.assert_complete()
+
+
+async def test_a_message_whose_first_look_fails_is_stored_and_answered_all_the_same(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer
+) -> None:
+    """The lane's first read runs in the transaction that stores the message; if it fails (here:
+    the turn's context cannot be read once), the message is stored anyway and the lane reads for
+    itself."""
+    transport = MemoryTransport()
+    app = await make_app(transport)
+    await enrolled(app, fake_openai, (ANA, "Ana"))
+    load, failures = app.flow.load, []
+
+    def load_failing_once(session, participant_id, batch):  # type: ignore[no-untyped-def]
+        if not failures:
+            failures.append(participant_id)
+            session.execute(sa.text("SELECT * FROM no_such_table"))  # a database error, inside the savepoint
+        return load(session, participant_id, batch)
+
+    app.flow.load = load_failing_once  # type: ignore[method-assign]
+    fake_openai.say("Stretching it is.", match="stretch")
+
+    await transport.inject(ANA, "I want to stretch")
+    await app.run_until_idle()
+
+    assert failures and transport.texts_to(ANA) == ["Hi Ana!", "Stretching it is."]
+    assert [row.direction for row in await admin.transcript(app.db, ANA)] == ["out", "in", "out"]

@@ -22,10 +22,10 @@ from tests.feedback_helpers import ANA, DAY, MONDAY_PROMPT, polls, prompted, vot
 from tests.schedule_helpers import NUDGE, QUIET, at, utc
 
 BUDGET = {  # kind of turn: (statements, transactions), the whole path of one message
-    "intake message": (22, 7),
-    "feedback message": (21, 6),
-    "poll vote": (27, 7),
-    "STOP": (30, 7),
+    "intake message": (21, 5),
+    "feedback message": (21, 5),
+    "poll vote": (26, 5),
+    "STOP": (30, 6),
     "daily prompt": (26, 8),
     "reminder": (19, 6),
     "team message": (17, 7),

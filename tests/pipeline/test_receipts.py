@@ -69,10 +69,10 @@ async def test_a_receipt_that_arrives_before_the_send_is_recorded_still_counts(
     app.transport = transport
     await transport.start(app.inbox.ingest, app.record_receipt)
     # The memory transport numbers its sends; the next one is the reply to this message.
+    fake_openai.say("Good to hear from you.")
     await transport.inject(ANA_TORONTO, "hello again", message_id="in-early")
     next_id = "out-2"
     await transport.receipt("delivered", next_id, timestamp=T)
-    fake_openai.say("Good to hear from you.")
     await app.run_until_idle()
 
     reply = [row for row in await sent_rows(app, ANA_TORONTO) if row.text == "Good to hear from you."]
