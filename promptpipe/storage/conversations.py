@@ -40,6 +40,17 @@ _TURN_STATE = (
 )
 
 
+_SAVE_CONVERSATION = (
+    update(_CONVERSATION)
+    .where(_CONVERSATION.c.participant_id == bindparam("pid"), _CONVERSATION.c.version == bindparam("read_version"))
+    .values(sub_state=bindparam("new_sub_state"), profile=bindparam("new_profile"), tone=bindparam("new_tone"),
+            summary=bindparam("new_summary"), summary_through=bindparam("new_summary_through"),
+            turns_since_summary=bindparam("new_turns_since_summary"), version=bindparam("new_version"),
+            updated_at=bindparam("now"))
+)
+"""Built once: it runs with every turn's commit (building a statement costs more than running it)."""
+
+
 class VersionConflict(StorageError):
     """Someone else changed the conversation during the turn; the turn runs again."""
 
@@ -65,13 +76,11 @@ def load_turn_state(session: Session, participant_id: str) -> TurnState:
 def save_turn_state(session: Session, state: TurnState, now: datetime) -> None:
     """Write the working copy back if nobody else changed it meanwhile (else VersionConflict).
     The participant row gets only what this turn changed."""
-    result = session.connection().execute(
-        update(_CONVERSATION)
-        .where(_CONVERSATION.c.participant_id == state.participant.id, _CONVERSATION.c.version == state.version)
-        .values(sub_state=state.sub_state, profile=state.profile.to_json(), tone=state.tone, summary=state.summary,
-                summary_through=state.summary_through, turns_since_summary=state.turns_since_summary,
-                version=state.version + 1, updated_at=now)
-    )
+    result = session.connection().execute(_SAVE_CONVERSATION, {
+        "pid": state.participant.id, "read_version": state.version, "new_sub_state": state.sub_state,
+        "new_profile": state.profile.to_json(), "new_tone": state.tone, "new_summary": state.summary,
+        "new_summary_through": state.summary_through, "new_turns_since_summary": state.turns_since_summary,
+        "new_version": state.version + 1, "now": now})
     if result.rowcount != 1:
         raise VersionConflict(f"conversation of {state.participant.id} changed during the turn")
     state.version += 1

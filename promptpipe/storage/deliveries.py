@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import bindparam, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from promptpipe.domain.outcomes import DeliveryFact, counters
@@ -90,10 +90,18 @@ def mark_reminder_sent(session: Session, prompt_inbox_id: int, now: datetime) ->
     ).values(reminder_at=now))
 
 
+_FIRST_REPLY_TO_NEWEST = update(PromptDelivery).where(
+    _DELIVERY.c.id == select(func.max(_DELIVERY.c.id)).where(_DELIVERY.c.participant_id == bindparam("pid"))
+    .scalar_subquery(), _DELIVERY.c.replied_at.is_(None)).values(replied_at=bindparam("now"))
+
+
 def mark_first_reply(session: Session, participant_id: str, now: datetime, *, quoted_wa_id: str | None = None) -> None:
     """A written message: the delivery it answers has had its first reply (if it had none yet).
     That is the prompt the message quotes (a swipe reply to an older day's prompt or poll), else
     the newest."""
+    if not quoted_wa_id:  # nearly every message: the statement built once
+        session.connection().execute(_FIRST_REPLY_TO_NEWEST, {"pid": participant_id, "now": now})
+        return
     target: Any = (select(func.max(_DELIVERY.c.id)).where(_DELIVERY.c.participant_id == participant_id)
                    .scalar_subquery())
     if quoted_wa_id:
@@ -160,24 +168,28 @@ def _as_poll(message_id: int, wa_message_id: str | None, payload: dict[str, Any]
     return PollMessage(message_id, wa_message_id, tuple(str(o) for o in (payload or {}).get("options", [])))
 
 
+def _newest_polls_statement() -> Any:
+    prompt, poll = _MESSAGE.alias("prompt"), _MESSAGE.alias("poll")
+    last_out = (select(func.max(_MESSAGE.c.id))
+                .where(_MESSAGE.c.participant_id == bindparam("pid"), _MESSAGE.c.direction == "out",
+                       _MESSAGE.c.kind.not_in(QUIET_OUT_KINDS)).scalar_subquery())
+    return (select(_DELIVERY.c.id, _DELIVERY.c.local_date, _DELIVERY.c.sent_at, _DELIVERY.c.vote,
+                   _DELIVERY.c.poll_message_id, prompt.c.wa_message_id, poll.c.id, poll.c.wa_message_id,
+                   poll.c.payload, last_out)
+            .select_from(_DELIVERY.outerjoin(prompt, prompt.c.id == _DELIVERY.c.prompt_message_id)
+                         .outerjoin(poll, poll.c.id == _DELIVERY.c.poll_message_id))
+            .where(_DELIVERY.c.participant_id == bindparam("pid"))
+            .order_by(_DELIVERY.c.id.desc()).limit(1))
+
+
+_NEWEST_POLLS = _newest_polls_statement()
+
+
 def newest_polls(session: Session, participant_id: str, intensity_poll_id: int | None) -> NewestPolls | None:
     """The newest delivery's polls (None: no prompt was ever sent). ``intensity_poll_id`` is the
     newest intensity poll the profile knows; it counts only if it went out with that prompt.
-    One statement: it runs on every short message a participant writes."""
-    connection = session.connection()
-    prompt, poll = _MESSAGE.alias("prompt"), _MESSAGE.alias("poll")
-    last_out = (select(func.max(_MESSAGE.c.id))
-                .where(_MESSAGE.c.participant_id == participant_id, _MESSAGE.c.direction == "out",
-                       _MESSAGE.c.kind.not_in(QUIET_OUT_KINDS)).scalar_subquery())
-    row = connection.execute(
-        select(_DELIVERY.c.id, _DELIVERY.c.local_date, _DELIVERY.c.sent_at, _DELIVERY.c.vote,
-               _DELIVERY.c.poll_message_id, prompt.c.wa_message_id, poll.c.id, poll.c.wa_message_id, poll.c.payload,
-               last_out)
-        .select_from(_DELIVERY.outerjoin(prompt, prompt.c.id == _DELIVERY.c.prompt_message_id)
-                     .outerjoin(poll, poll.c.id == _DELIVERY.c.poll_message_id))
-        .where(_DELIVERY.c.participant_id == participant_id)
-        .order_by(_DELIVERY.c.id.desc()).limit(1)
-    ).first()
+    One statement, built once: it runs on every short message a participant writes."""
+    row = session.connection().execute(_NEWEST_POLLS, {"pid": participant_id}).first()
     if row is None:
         return None
     (delivery_id, local_date, sent_at, vote, poll_id, prompt_wa_id, poll_row_id, poll_wa_id, poll_payload,

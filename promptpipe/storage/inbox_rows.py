@@ -137,16 +137,19 @@ def participants_with_due_inbox(session: Session, now: datetime, limit: int) -> 
     return list(session.connection().execute(query).scalars().all())
 
 
+_INBOX_DONE = (update(_INBOX).where(_INBOX.c.id.in_(bindparam("ids", expanding=True)))
+               .values(status=DONE, processed_at=bindparam("now"), last_error=None))
+_MESSAGES_HANDLED = (update(_MESSAGE).where(_MESSAGE.c.id.in_(bindparam("ids", expanding=True)))
+                     .values(status=bindparam("handled")))
+
+
 def mark_inbox_done(session: Session, items: list[InboxRow], now: datetime, *, message_status: str = ANSWERED) -> None:
     if not items:
         return
-    ids = [item.id for item in items]
-    session.connection().execute(update(_INBOX).where(_INBOX.c.id.in_(ids))
-                                 .values(status=DONE, processed_at=now, last_error=None))
+    session.connection().execute(_INBOX_DONE, {"ids": [item.id for item in items], "now": now})
     message_ids = [item.message_id for item in items if item.message_id is not None]
     if message_ids:
-        session.connection().execute(
-            update(_MESSAGE).where(_MESSAGE.c.id.in_(message_ids)).values(status=message_status))
+        session.connection().execute(_MESSAGES_HANDLED, {"ids": message_ids, "handled": message_status})
 
 
 def merge_inbox_payload(session: Session, item: InboxRow, **fields: Any) -> None:

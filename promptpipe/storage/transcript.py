@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import exists, insert, literal, select, update
+from sqlalchemy import Integer, bindparam, exists, insert, select, update
 from sqlalchemy.orm import Session
 
 from promptpipe.domain.conversation import HistoryEntry
@@ -83,8 +83,8 @@ def queue_messages(
     ids: dict[str, int | None] = {}
     if len(first) == 1:
         (only,) = first.values()
-        message_id = connection.execute(
-            _insert_if_new(only.key, _transcript_row(participant_id, only, now))).scalar_one_or_none()
+        values = {f"v_{name}": value for name, value in _transcript_row(participant_id, only, now).items()}
+        message_id = connection.execute(_INSERT_IF_NEW, {**values, "outbox_key": only.key}).scalar_one_or_none()
         if message_id is None:
             return {only.key: None}
         new, message_ids = [only], [int(message_id)]
@@ -110,11 +110,15 @@ def _transcript_row(participant_id: str, m: ToSend, now: datetime) -> dict[str, 
             "status": MessageStatus.QUEUED, "created_at": now, "sent_at": None}
 
 
-def _insert_if_new(key: str, values: dict[str, Any]) -> Any:
-    """INSERT INTO message … SELECT the values WHERE no outbox row has this key, RETURNING id."""
-    row = select(*(literal(value, type_=_MESSAGE.c[name].type).label(name) for name, value in values.items()))
-    return (insert(_MESSAGE).from_select(list(values), row.where(~exists().where(_OUTBOX.c.key == key)))
-            .returning(_MESSAGE.c.id))
+_OUT_COLUMNS = ("participant_id", "direction", "role", "kind", "text", "payload", "wa_message_id", "status",
+                "created_at", "sent_at")
+_INSERT_IF_NEW = (
+    insert(_MESSAGE).from_select(list(_OUT_COLUMNS), select(
+        *(bindparam(f"v_{name}", type_=_MESSAGE.c[name].type).label(name) for name in _OUT_COLUMNS))
+        .where(~exists().where(_OUTBOX.c.key == bindparam("outbox_key"))))
+    .returning(_MESSAGE.c.id)
+)
+"""INSERT INTO message … SELECT the values WHERE no outbox row has the key, RETURNING id."""
 
 
 def queue_outgoing(
@@ -126,6 +130,14 @@ def queue_outgoing(
     return queue_messages(session, participant_id, [ToSend(key, text, kind, payload or {})], now)[key]
 
 
+_NO_ID_ABOVE = 2**31 - 1  # the largest id an INTEGER column holds (PostgreSQL)
+_HISTORY = (select(_MESSAGE.c.id, _MESSAGE.c.role, _MESSAGE.c.kind, _MESSAGE.c.text)
+            .where(_MESSAGE.c.participant_id == bindparam("pid"), _MESSAGE.c.kind.not_in(HIDDEN_FROM_MODEL),
+                   _MESSAGE.c.id < bindparam("before"), _MESSAGE.c.id > bindparam("after"))
+            .order_by(_MESSAGE.c.id.desc()).limit(bindparam("limit", type_=Integer)))
+"""Every turn reads it: built once."""
+
+
 def history_before(
     session: Session, participant_id: str, before_id: int | None, limit: int, *, after_id: int = 0
 ) -> list[HistoryEntry]:
@@ -133,14 +145,9 @@ def history_before(
     (what a summary already covers), oldest first."""
     if limit <= 0:
         return []
-    m = _MESSAGE.c
-    query = select(m.id, m.role, m.kind, m.text).where(m.participant_id == participant_id,
-                                                       m.kind.not_in(HIDDEN_FROM_MODEL))
-    if before_id is not None:
-        query = query.where(m.id < before_id)
-    if after_id:
-        query = query.where(m.id > after_id)
-    rows = session.connection().execute(query.order_by(m.id.desc()).limit(limit)).all()
+    rows = session.connection().execute(_HISTORY, {
+        "pid": participant_id, "before": before_id if before_id is not None else _NO_ID_ABOVE, "after": after_id,
+        "limit": limit}).all()
     return [HistoryEntry.of(role, kind, text, row_id) for row_id, role, kind, text in reversed(rows)]
 
 
