@@ -36,6 +36,8 @@ from promptpipe.storage.inbox_rows import InboxRow, participants_with_due_inbox,
 log = get_logger("promptpipe.pipeline.lanes")
 
 TURN_TIMEOUT = timedelta(minutes=5)
+TURN_SLOTS_PER_MODEL_CALL = 2
+"""Turns under way per model call allowed at once: a turn's read and commit overlap others' calls."""
 FOLDABLE_KINDS = (InboxKind.MESSAGE,)
 FIRST_KINDS = (InboxKind.TEAM_CHANGE,)
 """Rows that run before anything else pending and set aside a turn under way: the research team's
@@ -126,6 +128,13 @@ class Lanes(Generic[C]):
     ) -> None:
         self.db, self.clock, self.runner = db, clock, runner
         self._semaphore = asyncio.Semaphore(concurrency)
+        self._slots = asyncio.Semaphore(concurrency * TURN_SLOTS_PER_MODEL_CALL)
+        """Turns under way (read, model, commit) at once. A burst of 10,000 due prompts wakes
+        10,000 lanes: without this each would read its context at once and hold it while it waits
+        for the model (the memory, and the database thread busy with reads the commits queue
+        behind). Urgent work takes no slot (:meth:`_take_slot`)."""
+        self._queued: dict[str, asyncio.Event] = {}
+        """Lanes waiting for a slot, each with the event that lets it go first (an urgent input)."""
         self._concurrency = concurrency
         self._turn_timeout_s = turn_timeout.total_seconds()
         self._tasks: dict[str, asyncio.Task[None]] = {}
@@ -156,8 +165,8 @@ class Lanes(Generic[C]):
         them, read what their lane would read first, so the lane starts its turn without a
         transaction of its own (None: a lane runs, it looks when its pass ends). In a savepoint:
         if the look fails, the input is stored all the same and the lane looks for itself."""
-        if participant_id in self._tasks:  # read on the database thread: a stale answer costs a look
-            return None
+        if participant_id in self._tasks or self._slots.locked():  # read on the database thread: a stale
+            return None  # answer costs a look; with every slot taken, the lane reads once it has one
         try:
             with session.begin_nested():
                 return FirstLook(self._next_batch(session, participant_id, now))
@@ -170,7 +179,7 @@ class Lanes(Generic[C]):
         ``looked``: what :meth:`first_look` read for them (nothing to run: no lane is started)."""
         if participant_id in self._tasks:
             self._rerun.add(participant_id)
-            if participant_id in self._deciding:
+            if participant_id in self._deciding or participant_id in self._queued:
                 check = asyncio.create_task(self._interrupt_if_urgent(participant_id))
                 self._checks.add(check)
                 check.add_done_callback(self._checks.discard)
@@ -192,8 +201,8 @@ class Lanes(Generic[C]):
             if participant_id not in self._tasks:
                 self.wake(participant_id)
                 started += 1
-        if self._deciding:  # a STOP another process stored wakes no lane: look for it here
-            await self._interrupt_if_urgent(*self._deciding)
+        if self._deciding or self._queued:  # a STOP another process stored wakes no lane: look here
+            await self._interrupt_if_urgent(*self._deciding, *self._queued)
         return started
 
     async def wait_idle(self) -> None:
@@ -218,23 +227,52 @@ class Lanes(Generic[C]):
             self.wake(participant_id)
 
     async def _lane(self, participant_id: str, first: tuple[list[InboxRow], int, C, bool] | None = None) -> None:
-        while True:
-            self._rerun.discard(participant_id)
-            found: tuple[list[InboxRow], int, C, bool] | None
-            if first is not None:
-                found, first = first, None
-            else:
-                now = self.clock.now()
-                found = await self.db.run(functools.partial(self._next_batch, participant_id=participant_id, now=now))
-            if found is None:
-                return
-            batch, waiting, context, urgent = found
-            again = await self._run_batch(participant_id, batch, context, urgent=urgent)
-            # Look again only if something may be waiting: rows beyond this batch, a message
-            # that arrived during the turn, or a turn to repeat. (Rows written by another
-            # process are found by the poller.)
-            if not (again or waiting > len(batch) or participant_id in self._rerun):
-                return
+        holding = False
+        try:
+            while True:
+                self._rerun.discard(participant_id)
+                found: tuple[list[InboxRow], int, C, bool] | None
+                if first is not None:
+                    found, first = first, None
+                    if not found[3] and not holding:
+                        holding = await self._take_slot(participant_id)
+                else:
+                    if not holding:
+                        holding = await self._take_slot(participant_id)
+                    now = self.clock.now()
+                    found = await self.db.run(
+                        functools.partial(self._next_batch, participant_id=participant_id, now=now))
+                if found is None:
+                    return
+                batch, waiting, context, urgent = found
+                again = await self._run_batch(participant_id, batch, context, urgent=urgent)
+                # Look again only if something may be waiting: rows beyond this batch, a message
+                # that arrived during the turn, or a turn to repeat. (Rows written by another
+                # process are found by the poller.)
+                if not (again or waiting > len(batch) or participant_id in self._rerun):
+                    return
+        finally:
+            if holding:
+                self._slots.release()
+
+    async def _take_slot(self, participant_id: str) -> bool:
+        """Wait for a turn slot (True), or until an urgent input for this participant lets the
+        lane go without one (False): a STOP waits for nobody's turn."""
+        if not self._slots.locked():
+            await self._slots.acquire()
+            return True
+        go_first = self._queued[participant_id] = asyncio.Event()
+        acquiring = asyncio.ensure_future(self._slots.acquire())
+        urgent = asyncio.ensure_future(go_first.wait())
+        try:
+            await asyncio.wait({acquiring, urgent}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            urgent.cancel()
+            if self._queued.get(participant_id) is go_first:
+                del self._queued[participant_id]
+            if not acquiring.done():
+                acquiring.cancel()
+        return acquiring.done() and not acquiring.cancelled()
 
     def _next_batch(
         self, session: Session, participant_id: str, now: datetime
@@ -257,17 +295,21 @@ class Lanes(Generic[C]):
         by another process): set aside each turn that an urgent one now waits behind, so the lane
         takes the urgent message at once."""
         deciding = {pid: self._deciding[pid] for pid in participant_ids if pid in self._deciding}
-        if not deciding:
+        queued = {pid: self._queued[pid] for pid in participant_ids if pid in self._queued and pid not in deciding}
+        if not deciding and not queued:
             return
 
         def urgent_waiting(session: Session) -> set[str]:
-            rows = [row for row in pending_messages(session, list(deciding), FOLDABLE_KINDS + FIRST_KINDS)
-                    if row.id not in deciding[row.participant_id][1]]
+            rows = [row for row in pending_messages(session, [*deciding, *queued], FOLDABLE_KINDS + FIRST_KINDS)
+                    if row.participant_id not in deciding or row.id not in deciding[row.participant_id][1]]
             messages = [row for row in rows if row.kind in FOLDABLE_KINDS]
             urgent = self.runner.urgent(session, messages) if messages else set()
             return {row.participant_id for row in rows if row.id in urgent or row.kind in FIRST_KINDS}
 
         for participant_id in await self.db.run(urgent_waiting):
+            if participant_id in queued:  # waiting for a turn slot: it goes at once instead
+                queued[participant_id].set()
+                continue
             task = deciding[participant_id][0]
             if self._deciding.get(participant_id) == deciding[participant_id] and not task.done():
                 self._interrupted.add(participant_id)

@@ -174,3 +174,37 @@ async def test_a_stop_stored_by_another_process_while_the_model_thinks_ends_that
 
     assert transport.texts_to(ANA)[1:] == [STOPPED]
     assert app.flow.failures == 0
+
+
+async def test_stop_from_someone_whose_turn_waits_for_a_slot_is_confirmed_at_once(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer
+) -> None:
+    """A burst can take every turn slot (two per model call here: one call at a time). Someone
+    whose lane waits for a slot and writes STOP is not queued behind the others' turns."""
+    ben, cy = "+14165550103", "+14165550104"
+    transport = MemoryTransport()
+    app = await make_app(transport, LANE_CONCURRENCY="1")
+    await enrolled(app, fake_openai, (ANA, "Ana"), (ben, "Ben"), (cy, "Cy"))
+    gate = threading.Event()
+    for phone, words in ((ANA, "first question"), (ben, "second question")):
+        fake_openai.say(f"an answer to the {words}", match=words, gate=gate)
+        await transport.inject(phone, words)
+    await transport.inject(cy, "third question")  # never reaches the model: STOP comes first
+    running = asyncio.create_task(app.run_until_idle())
+    try:
+        await until(lambda: fake_openai.in_flight() == 1, "one turn to reach the model")
+        await transport.inject(cy, "STOP")
+        for _ in range(200):  # the STOP's turn commits while Ana's answer is still with the model
+            if (await admin.show(app.db, cy)).paused_by == "participant":
+                break
+            await asyncio.sleep(0.01)
+        else:
+            raise AssertionError("the STOP waited for a turn slot")
+        assert fake_openai.in_flight() == 1 and not transport.texts_to(ANA)[1:] + transport.texts_to(ben)[1:]
+    finally:
+        gate.set()
+        await running
+    await app.run_until_idle()
+    assert transport.texts_to(ANA)[1:] == ["an answer to the first question"]
+    assert transport.texts_to(ben)[1:] == ["an answer to the second question"]
+    assert transport.texts_to(cy)[1:] == [STOPPED]  # the words before STOP go unanswered
