@@ -57,14 +57,15 @@ def _refuse_if_blocked(ctx: WebContext, address: str) -> None:
 
 async def check_secret(ctx: WebContext, address: str, secret: str) -> Caller | None:
     """The caller of ``secret``; a failure counts against ``address`` (429 past the limit)."""
-    stamp = ctx.failures.reserve(address)  # counted before the await: concurrent guesses see it
-    if stamp is None:
+    if not await ctx.failures.begin(address):  # counted until settled: concurrent guesses see it
         _refuse_if_blocked(ctx, address)
-    caller = await authenticate(ctx.reader, secret)
+    caller: Caller | None = None
+    try:
+        caller = await authenticate(ctx.reader, secret)
+    finally:
+        ctx.failures.end(address, failed=caller is None)
     if caller is None:
         log.warning("api_auth_failed", client=address)
-    elif stamp is not None:
-        ctx.failures.release(address, stamp)
     return caller
 
 

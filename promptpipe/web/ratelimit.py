@@ -3,6 +3,7 @@ refused for a while (429), so nobody can try tokens at speed."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections import deque
 from collections.abc import Callable
@@ -21,6 +22,9 @@ class FailedAttempts:
                  now: Callable[[], float] = time.monotonic) -> None:
         self.limit, self.window_s, self._now = limit, window_s, now
         self._failures: dict[str, deque[float]] = {}
+        self._checking: dict[str, int] = {}
+        self._settled = asyncio.Event()
+        """Set (and replaced) whenever an attempt is settled: what waiting attempts wait for."""
 
     def _recent(self, address: str) -> deque[float]:
         times = self._failures.get(address)
@@ -40,22 +44,30 @@ class FailedAttempts:
             return 0.0
         return max(0.0, times[0] + self.window_s - self._now())
 
-    def reserve(self, address: str) -> float | None:
-        """Count an attempt as a failure from the moment it starts (so attempts running at the
-        same time cannot overrun the limit); :meth:`release` takes it back when it succeeds.
-        None when the address is blocked."""
-        if self.blocked_for(address) > 0:
-            return None
-        self.record(address)
-        return self._failures[address][-1]
+    async def begin(self, address: str) -> bool:
+        """Start checking an attempt; False when the address is blocked. An attempt being checked
+        counts as a failure until :meth:`end` settles it, so guesses sent at the same time cannot
+        overrun the limit; one that finds the limit reached only by attempts still being checked
+        waits for them instead of being refused (a client sending many requests at once with a
+        good token, while the server is slow, is not turned away)."""
+        while True:
+            if self.blocked_for(address) > 0:
+                return False
+            checking = self._checking.get(address, 0)
+            if len(self._recent(address)) + checking < self.limit:
+                self._checking[address] = checking + 1
+                return True
+            await self._settled.wait()
 
-    def release(self, address: str, stamp: float) -> None:
-        """The attempt reserved at ``stamp`` succeeded: it no longer counts."""
-        times = self._failures.get(address)
-        if times is not None and stamp in times:
-            times.remove(stamp)
-            if not times:
-                del self._failures[address]
+    def end(self, address: str, *, failed: bool) -> None:
+        """The attempt :meth:`begin` started is settled: a failure counts from now on."""
+        checking = self._checking.pop(address, 0) - 1
+        if checking > 0:
+            self._checking[address] = checking
+        if failed:
+            self.record(address)
+        settled, self._settled = self._settled, asyncio.Event()
+        settled.set()
 
     def record(self, address: str) -> None:
         if len(self._failures) >= MAX_ADDRESSES and address not in self._failures:

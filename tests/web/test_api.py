@@ -412,6 +412,16 @@ async def test_many_guesses_at_once_cannot_overrun_the_limit(web: Web) -> None:
     assert codes.count(401) == 10 and codes.count(429) == 190  # ten guesses checked, whatever the timing
 
 
+async def test_many_requests_at_once_with_a_good_token_are_all_answered(web: Web) -> None:
+    """Requests still being checked count against the limit only until they are settled: a good
+    token sent 60 times at once (a dashboard, a script, a slow server) is never turned away."""
+    async with web.client(limits=httpx.Limits(max_connections=60)) as client:
+        answers = await asyncio.gather(*(client.get("/api/v1/status") for _ in range(60)))
+    assert [answer.status_code for answer in answers] == [200] * 60
+    async with httpx.AsyncClient(base_url=web.url, headers={"Authorization": "Bearer pp_guess"}) as client:
+        assert (await client.get("/api/v1/status")).status_code == 401  # and nothing was counted against it
+
+
 async def test_a_forwarded_for_header_neither_escapes_nor_moves_the_limit(web: Web) -> None:
     """No proxy is configured, so X-Forwarded-For is the caller's say-so: it neither gives a
     blocked address fresh tries nor lets a caller lock someone else's address out."""
