@@ -134,6 +134,8 @@ class Lanes(Generic[C]):
         for the model (the memory, and the database thread busy with reads the commits queue
         behind). Urgent work takes no slot (:meth:`_take_slot`)."""
         self._queued: dict[str, asyncio.Event] = {}
+        self._go_first: set[str] = set()
+        """Lanes whose turn was set aside for an urgent input: their next read takes no slot."""
         """Lanes waiting for a slot, each with the event that lets it go first (an urgent input)."""
         self._concurrency = concurrency
         self._turn_timeout_s = turn_timeout.total_seconds()
@@ -231,13 +233,17 @@ class Lanes(Generic[C]):
         try:
             while True:
                 self._rerun.discard(participant_id)
-                found: tuple[list[InboxRow], int, C, bool] | None
+                found: tuple[list[InboxRow], int, C, bool] | None = None
+                go_first = participant_id in self._go_first  # its turn was set aside for an urgent input
+                self._go_first.discard(participant_id)
                 if first is not None:
                     found, first = first, None
-                    if not found[3] and not holding:
+                    if not found[3] and not holding and not go_first:
                         holding = await self._take_slot(participant_id)
-                else:
-                    if not holding:
+                        if not holding:  # let go for an urgent input, which the batch read earlier lacks
+                            found, go_first = None, True
+                if found is None:
+                    if not holding and not go_first:
                         holding = await self._take_slot(participant_id)
                     now = self.clock.now()
                     found = await self.db.run(
@@ -341,6 +347,7 @@ class Lanes(Generic[C]):
             current = asyncio.current_task()
             if participant_id in self._interrupted and (current is None or not current.cancelling()):
                 self._interrupted.discard(participant_id)
+                self._go_first.add(participant_id)  # the urgent input waits for no turn slot
                 log.info("turn_set_aside_for_urgent_message", participant_id=participant_id)
                 return True
             raise

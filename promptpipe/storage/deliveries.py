@@ -35,12 +35,14 @@ def record_delivery(
     })
 
 
+_DELIVERY_FACTS = (select(_DELIVERY.c.local_date, _DELIVERY.c.vote)
+                   .where(_DELIVERY.c.participant_id == bindparam("pid")).order_by(_DELIVERY.c.id))
+
+
 def delivery_facts(session: Session, participant_id: str) -> list[DeliveryFact]:
-    """Every delivery of the participant, oldest first, as the counters need them."""
-    rows = session.connection().execute(
-        select(_DELIVERY.c.local_date, _DELIVERY.c.vote)
-        .where(_DELIVERY.c.participant_id == participant_id).order_by(_DELIVERY.c.id)
-    ).all()
+    """Every delivery of the participant, oldest first, as the counters need them (every prompt
+    and vote recounts: the statement is built once)."""
+    rows = session.connection().execute(_DELIVERY_FACTS, {"pid": participant_id}).all()
     return [DeliveryFact(local_date=day, vote=vote) for day, vote in rows]
 
 

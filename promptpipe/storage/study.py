@@ -203,9 +203,13 @@ def _next_sequence(session: Session, stratum: str) -> int:
     return int(last or 0) + 1
 
 
+_INSERT_DECISION = insert(_DECISION)
+
+
 def record_decision(session: Session, decision: Decision) -> None:
-    """One decision point (the daily prompt's commit writes it; its inbox id is unique)."""
-    session.connection().execute(insert(_DECISION).values(**decision.model_dump(exclude={"id"})))
+    """One decision point (the daily prompt's commit writes it; its inbox id is unique). The
+    statement is built once and run with the row's values (every daily prompt writes one)."""
+    session.connection().execute(_INSERT_DECISION, decision.model_dump(exclude={"id"}))
 
 
 @dataclass(frozen=True)

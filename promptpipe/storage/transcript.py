@@ -89,7 +89,7 @@ def queue_messages(
             return {only.key: None}
         new, message_ids = [only], [int(message_id)]
     else:
-        ids = dict.fromkeys(connection.execute(select(_OUTBOX.c.key).where(_OUTBOX.c.key.in_(list(first)))).scalars())
+        ids = dict.fromkeys(connection.execute(_QUEUED_KEYS, {"keys": list(first)}).scalars())
         new = [m for m in first.values() if m.key not in ids]
         if not new:
             return ids
@@ -110,6 +110,7 @@ def _transcript_row(participant_id: str, m: ToSend, now: datetime) -> dict[str, 
             "status": MessageStatus.QUEUED, "created_at": now, "sent_at": None}
 
 
+_QUEUED_KEYS = select(_OUTBOX.c.key).where(_OUTBOX.c.key.in_(bindparam("keys", expanding=True)))
 _OUT_COLUMNS = ("participant_id", "direction", "role", "kind", "text", "payload", "wa_message_id", "status",
                 "created_at", "sent_at")
 _INSERT_IF_NEW = (
