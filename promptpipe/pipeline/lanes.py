@@ -1,8 +1,10 @@
 """Per-participant lanes: inbox rows run strictly in order for one participant, and
 concurrently (model calls bounded by one semaphore) across participants.
 
-A lane drains its participant's pending rows batch by batch. Consecutive text messages fold into
-one batch, so messages that arrive while a turn runs are answered together by the next turn.
+A lane drains its participant's pending rows batch by batch, holding a turn slot from its read
+to its commit (two slots per model call), so a burst of due prompts does not read every
+participant's context at once. Consecutive text messages fold into one batch, so messages that
+arrive while a turn runs are answered together by the next turn.
 
 An urgent message (a command such as STOP, or crisis words: see :meth:`TurnRunner.urgent`) never
 waits for the model. It is taken at once with the other pending messages, past an input waiting
@@ -134,9 +136,9 @@ class Lanes(Generic[C]):
         for the model (the memory, and the database thread busy with reads the commits queue
         behind). Urgent work takes no slot (:meth:`_take_slot`)."""
         self._queued: dict[str, asyncio.Event] = {}
+        """Lanes waiting for a slot, each with the event that lets it go first (an urgent input)."""
         self._go_first: set[str] = set()
         """Lanes whose turn was set aside for an urgent input: their next read takes no slot."""
-        """Lanes waiting for a slot, each with the event that lets it go first (an urgent input)."""
         self._concurrency = concurrency
         self._turn_timeout_s = turn_timeout.total_seconds()
         self._tasks: dict[str, asyncio.Task[None]] = {}
