@@ -64,11 +64,11 @@ class _Duplicate(Exception):
 
 class Inbox:
     def __init__(
-        self, db: Database, clock: Clock, config: InboxConfig, wake: Callable[..., None],
+        self, db: Database, clock: Clock, config: InboxConfig, wake: Callable[[str, FirstLook[Any] | None], None],
         alarms_changed: Callable[[list[str]], None] | None = None, spool: Spool | None = None,
         first_look: Callable[[Session, str, datetime], FirstLook[Any] | None] | None = None,
     ) -> None:
-        """``wake(participant_id[, looked])`` starts their lane; ``first_look`` (the lanes') reads
+        """``wake(participant_id, looked)`` starts their lane; ``first_look`` (the lanes') reads
         in the storing transaction what an idle lane would read first, handed to ``wake``."""
         self.db, self.clock, self.config, self._wake = db, clock, config, wake
         self._first_look = first_look
@@ -135,10 +135,7 @@ class Inbox:
             log.info("participant_auto_enrolled", participant_id=participant_id)
         log.info("inbound_stored", participant_id=participant_id, inbox_id=inbox_id, kind=kind,
                  **({"text": msg.text} if self.config.debug else {}))
-        if looked is not None:
-            self._wake(participant_id, looked)
-        else:
-            self._wake(participant_id)
+        self._wake(participant_id, looked)
         return inbox_id
 
     def _store(self, session: Session, msg: InboundMessage,

@@ -123,7 +123,7 @@ def _parse_day(option: str, raw: str) -> str:
 
 
 async def _ingest_as(db: Database, clock: Clock, phone: str, *, text: str = "", **fields: Any) -> int:
-    inbox = Inbox(db, clock, InboxConfig(auto_enroll=False, default_timezone="UTC"), wake=lambda _: None)
+    inbox = Inbox(db, clock, InboxConfig(auto_enroll=False, default_timezone="UTC"), wake=lambda *_: None)
     inbox_id = await inbox.ingest(InboundMessage(
         message_id=keys.simulated(secrets.token_hex(8)), sender_phone=phone, sender_lid=None, sender_name="",
         text=text, timestamp=clock.now(), **fields,
