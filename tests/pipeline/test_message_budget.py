@@ -77,15 +77,19 @@ class Counted:
 
 def count_on(app: App) -> Counted:
     counted = Counted()
+    open_on: dict[int, list[str]] = {}
+    """Each connection's transaction: on PostgreSQL several database threads run at once, so
+    statements are grouped by the connection that ran them, not by the order they came in."""
 
-    def on_begin(_conn: Any) -> None:
-        counted.groups.append([])
+    def on_begin(conn: Any) -> None:
+        open_on[id(conn)] = group = []
+        counted.groups.append(group)
 
-    def on_statement(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+    def on_statement(conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
         if not statement.startswith(("BEGIN", "SAVEPOINT", "RELEASE")):
-            if not counted.groups:
-                counted.groups.append([])
-            counted.groups[-1].append(re.sub(r"\s+", " ", statement))
+            if id(conn) not in open_on:
+                on_begin(conn)
+            open_on[id(conn)].append(re.sub(r"\s+", " ", statement))
 
     event.listen(app.db.engine, "begin", on_begin)
     event.listen(app.db.engine, "after_cursor_execute", on_statement)
