@@ -34,6 +34,7 @@ import asyncio
 import contextlib
 import csv
 import json
+import operator
 import os
 import stat
 import sys
@@ -50,6 +51,7 @@ from tqdm import tqdm
 from promptpipe.errors import AdminError
 from promptpipe.research import codebook
 from promptpipe.research.export_rows import (
+    FORMULA_STARTS,
     IDENTIFIER_TABLE,
     IDENTIFIERS,
     TABLES,
@@ -155,10 +157,19 @@ class _Writer:
         if fmt == "csv":
             self.csv = csv.writer(stream, quoting=csv.QUOTE_MINIMAL)
             self.csv.writerow(columns)
+            getter = operator.itemgetter(*columns)
+            self.cells: Callable[[dict[str, Any]], Sequence[Any]] = (
+                getter if len(columns) > 1 else lambda row: (getter(row),))
 
     def write(self, rows: Iterable[dict[str, Any]]) -> None:
         if self.fmt == "csv":
-            self.csv.writerows([_csv_cell(row[c]) for c in self.columns] for row in rows)
+            cells, starts = self.cells, FORMULA_STARTS
+            # Most cells are plain text, numbers or empty: they pass without a call (the csv
+            # module writes None as an empty cell); the rest go through _csv_cell.
+            self.csv.writerows([
+                value if value is None or (value.__class__ is str and (not value or value[0] not in starts)
+                                           and "\x00" not in value) or value.__class__ is int
+                else _csv_cell(value) for value in cells(row)] for row in rows)
         else:  # json.dumps writes NUL and other control characters as \u escapes
             dumps = json.dumps
             self.stream.writelines(dumps(row, ensure_ascii=False, default=str) + "\n" for row in rows)

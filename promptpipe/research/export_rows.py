@@ -73,12 +73,17 @@ IDENTIFIER_COLUMNS = ("participant_id", "phone", "name")
 
 def _times(prefix: str, value: datetime | None, zone: ZoneInfo) -> dict[str, str | None]:
     """``{prefix}_utc`` and ``{prefix}_local``: ISO 8601 to the second, with the offset."""
+    names = _TIME_NAMES.get(prefix) or _TIME_NAMES.setdefault(prefix, (f"{prefix}_utc", f"{prefix}_local"))
+    utc_name, local_name = names
     if value is None:
-        return {f"{prefix}_utc": None, f"{prefix}_local": None}
-    return {
-        f"{prefix}_utc": value.astimezone(timezone.utc).isoformat(timespec="seconds"),
-        f"{prefix}_local": value.astimezone(zone).isoformat(timespec="seconds"),
-    }
+        return {utc_name: None, local_name: None}
+    if value.tzinfo is not timezone.utc:  # what the database hands back is UTC already
+        value = value.astimezone(timezone.utc)
+    return {utc_name: value.isoformat(timespec="seconds"),
+            local_name: value.astimezone(zone).isoformat(timespec="seconds")}
+
+
+_TIME_NAMES: dict[str, tuple[str, str]] = {}
 
 
 def _as_dict(value: Any) -> dict[str, Any]:
