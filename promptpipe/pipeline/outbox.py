@@ -25,12 +25,23 @@ from promptpipe.errors import NotConnected, SendFailed
 from promptpipe.logging import get_logger
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import FAILED, PENDING, SENT, UNCERTAIN
-from promptpipe.storage.outbox_rows import Claimed, claim_due, claim_statement, record_sends, settle_interrupted
+from promptpipe.storage.outbox_rows import (
+    CLAIM_BATCH,
+    Claimed,
+    claim_due,
+    claim_statement,
+    record_sends,
+    settle_interrupted,
+)
 from promptpipe.transport import Recipient, SentMessage, Transport
 
 log = get_logger("promptpipe.pipeline.outbox")
 
 SEND_CONCURRENCY = 16
+CLAIM_AHEAD_S = 1.0
+"""A claim takes what the pace lets go within this time. A claimed row is *sending* until its
+outcome is recorded, and one a crash leaves so is never sent again (it may be on the phone): a
+claim of 200 rows at WhatsApp's one send a second would leave up to 200 prompts uncertain, not sent."""
 SEND_RETRY = Backoff(first_s=5.0, max_s=300.0)
 
 
@@ -66,6 +77,15 @@ class RateLimiter:
                     return
                 wait_s = (1 - self._tokens) / self.rate
                 await self.clock.sleep(wait_s * (1 + self._rng.uniform(0, self.jitter)) if self.jitter else wait_s)
+
+    def sends_within(self, seconds: float) -> int | None:
+        """How many sends the pace lets go in the next ``seconds`` (at least one); None: no limit."""
+        if self.rate <= 0:
+            return None
+        tokens = self._tokens
+        if self._stamp is not None:
+            tokens = min(self.capacity, tokens + (self.clock.now() - self._stamp).total_seconds() * self.rate)
+        return max(1, int(tokens + seconds * self.rate))
 
 
 class Outbox:
@@ -105,7 +125,9 @@ class Outbox:
         return len(claimed)
 
     def _claim(self, session: Session) -> list[Claimed]:
-        return claim_due(session, self._claim_statement, self.clock.now())
+        paced = self.limiter.sends_within(CLAIM_AHEAD_S)
+        return claim_due(session, self._claim_statement, self.clock.now(),
+                         CLAIM_BATCH if paced is None else min(CLAIM_BATCH, paced))
 
     async def _send_all(self, items: list[Claimed]) -> None:
         async with self._semaphore:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, bindparam, exists, or_, select, update
+from sqlalchemy import Integer, and_, bindparam, exists, or_, select, update
 from sqlalchemy.orm import Session
 
 from promptpipe.storage.models import PENDING, SENDING, UNCERTAIN, Message, OutboxItem, Participant, table_of
@@ -42,7 +42,7 @@ class Claimed:
 def claim_statement(*, skip_locked: bool) -> Any:
     """``UPDATE outbox SET status='sending' … WHERE id IN (due rows whose participant has no
     earlier unsent row and may be written to) RETURNING id``; built once, run with the ``now``
-    parameter. A row held for quiet hours holds nothing back until it is due itself."""
+    and ``limit`` parameters. A row held for quiet hours holds nothing back until it is due itself."""
     earlier = _OUTBOX.alias("earlier")
     still_held = and_(earlier.c.held_until.is_not(None), earlier.c.held_until > bindparam("now"))
     blocked = exists().where(  # an earlier row that may not be sent any more holds nothing back
@@ -53,7 +53,7 @@ def claim_statement(*, skip_locked: bool) -> Any:
         select(_OUTBOX.c.id)
         .where(_OUTBOX.c.status == PENDING, _OUTBOX.c.available_at <= bindparam("now"), ~blocked, MAY_SEND)
         .order_by(_OUTBOX.c.id)
-        .limit(CLAIM_BATCH)
+        .limit(bindparam("limit", type_=Integer))
     )
     if skip_locked:
         due = due.with_for_update(skip_locked=True)
@@ -74,12 +74,12 @@ _CLAIMED_DETAILS = (
 )
 
 
-def claim_due(session: Session, statement: Any, now: datetime) -> list[Claimed]:
-    """Mark due rows *sending* (one statement, built by :func:`claim_statement`) and read what is
-    needed to send them. Rows that may no longer be sent hold nothing back (a reply to the
+def claim_due(session: Session, statement: Any, now: datetime, limit: int = CLAIM_BATCH) -> list[Claimed]:
+    """Mark at most ``limit`` due rows *sending* (one statement, built by :func:`claim_statement`)
+    and read what is needed to send them. Rows that may no longer be sent hold nothing back (a reply to the
     participant's STOP, say); they are marked cancelled when a claim finds nothing to send, off
     the path of a burst."""
-    ids = list(session.connection().execute(statement, {"now": now}).scalars())
+    ids = list(session.connection().execute(statement, {"now": now, "limit": limit}).scalars())
     if not ids:
         cancel_unconsented(session)
         return []

@@ -188,3 +188,33 @@ async def test_jitter_only_ever_lengthens_the_waits_and_varies_them() -> None:
     assert all(1.0 <= gap <= 1.5 for gap in gaps)
     assert len({round(gap, 3) for gap in gaps}) > 40
     assert 1.15 < sum(gaps) / len(gaps) < 1.35
+
+
+async def test_a_crash_during_a_paced_burst_leaves_uncertain_only_what_was_about_to_go(make_app: AppFactory) -> None:
+    """WhatsApp is paced (one send a second by default): a restart in the middle of a burst must
+    not turn every message the outbox had picked up into an "uncertain" one that is never sent.
+    Only what the pace lets go at once is taken; the rest stays queued and goes after the restart."""
+    phones = [f"+1416555{n:04d}" for n in range(101, 106)]
+    setup = await make_app(MemoryTransport())  # queued while no loop runs: no greeting turn can race the test
+    enrolled = [await admin.enroll(setup.db, setup.clock, phone=phone, name=f"P{n}", timezone="UTC")
+                for n, phone in enumerate(phones)]
+
+    def write(session: Session) -> None:
+        session.execute(update(InboxItem).values(status="done"))
+        for row in enrolled:
+            queue_outgoing(session, participant_id=row.id, key=f"test:burst:{row.id}", text="today's prompt",
+                           now=setup.clock.now())
+
+    await setup.db.run(write)
+    await setup.stop()
+    paced = await make_app(MemoryTransport(), SEND_RATE_PER_SECOND="1")
+    claimed = await paced.db.run(paced.outbox._claim)  # what the dispatcher holds when the process dies
+    await paced.stop()
+
+    transport = MemoryTransport()
+    restarted = await make_app(transport)
+    await restarted.run_until_idle()
+    uncertain = [phone for phone in phones if [r.status for r in await admin.transcript(restarted.db, phone)]
+                 == ["uncertain"]]
+    assert len(claimed) <= 2 and len(uncertain) == len(claimed)
+    assert sorted(item.to.phone for item in transport.sent) == sorted(set(phones) - set(uncertain))  # once each
