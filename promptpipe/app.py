@@ -175,6 +175,7 @@ class App:
                       lanes.wake, alarms_changed=alarms.request_sync, spool=Spool(settings.state_dir / "spool"),
                       first_look=lanes.first_look)
         outbox = Outbox(db, transport, clock, rate_per_s=settings.send_rate_per_s, jitter=settings.send_jitter)
+        flow.sender = outbox
         app = cls(settings, db, transport, llm, clock, flow, lanes, inbox, outbox, alarms, alerts)
         return app
 
@@ -269,7 +270,7 @@ class App:
 
         Turns still waiting on the model are cancelled: nothing of them was written, so they
         run again after the next start."""
-        self._stopping = True
+        self._stopping = self.outbox.stopping = True
         self.lanes.serve_here(False)
         self._outbox_kick.set()
         poller = [t for t in self._tasks if t.get_name() != "outbox-dispatcher"]
@@ -281,6 +282,7 @@ class App:
             _, still_running = await asyncio.wait(dispatcher, timeout=STOP_GRACE_S)
             for task in still_running:
                 task.cancel()
+        await self.outbox.settle_handed_over(STOP_GRACE_S)
         await asyncio.gather(*self._tasks, return_exceptions=True)
         self._tasks = []
         with contextlib.suppress(Exception):
@@ -320,7 +322,7 @@ class App:
             spooled = await self._drain_spool()
             await self.lanes.poll_once()
             await self.lanes.wait_idle()
-            sent = await self.outbox.dispatch_once()
+            sent = await self.outbox.settle_handed_over() + await self.outbox.dispatch_once()
             alerted = await self.alerts.send_pending() if self.alerts is not None else 0
             ran = self.lanes.batches - batches
             # A lane woken for a row stuck behind a retry that is not due yet runs nothing: idle.

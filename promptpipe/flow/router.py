@@ -14,8 +14,9 @@ messages to send and the "done" marks, in one transaction.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime
+from typing import Protocol
 
 from sqlalchemy.orm import Session
 
@@ -23,6 +24,7 @@ from promptpipe.domain.conversation import TimerChange, TurnState
 from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.quiet_hours import quiet_period_end
 from promptpipe.domain.states import ACTIVE, PAUSED
+from promptpipe.domain.text import clean_for_storage
 from promptpipe.errors import LLMError, LLMRejected
 from promptpipe.flow import commands, lifecycle, typed_answers, votes
 from promptpipe.flow.context import load_context
@@ -52,6 +54,7 @@ from promptpipe.storage.conversations import save_turn_state
 from promptpipe.storage.db import Database
 from promptpipe.storage.flags import add_flags
 from promptpipe.storage.inbox_rows import KEPT, InboxRow, mark_inbox_done, message_words
+from promptpipe.storage.outbox_rows import Claimed, Queued
 from promptpipe.storage.transcript import ToSend, queue_messages
 from promptpipe.transport import Recipient, Transport
 
@@ -59,6 +62,16 @@ log = get_logger("promptpipe.flow")
 
 READ_KINDS = ("message", "poll_vote")
 """Inbox kinds that are a participant's own WhatsApp message (they can get blue ticks)."""
+
+
+class SendsAtOnce(Protocol):
+    """What the commit hands its messages to (the outbox): a claim run last in the commit's
+    transaction, and the send of what it claimed once the transaction has committed."""
+
+    def claim_queued(self, session: Session, participant_id: str, recipient: Recipient,
+                     queued: Mapping[str, Queued]) -> list[Claimed]: ...
+
+    def send_claimed(self, claimed: list[Claimed]) -> None: ...
 
 
 class ConversationFlow:
@@ -71,6 +84,8 @@ class ConversationFlow:
         self.db, self.deps, self.transport = db, deps, transport
         self.on_alarms_changed, self.on_timers_changed = on_alarms_changed, on_timers_changed
         self.on_flags_raised = on_flags_raised
+        self.sender: SendsAtOnce | None = None
+        """The outbox, when it sends what a commit queued without waiting for its next claim."""
         self.turns = self.failures = self.flags_raised = 0
 
     def load(self, session: Session, participant_id: str, batch: list[InboxRow]) -> TurnContext:
@@ -165,7 +180,7 @@ class ConversationFlow:
         answered = outcome.answered if outcome.answered is not None else [i for i in batch if i.id not in kept_ids]
         schedule_changed = outcome.save_state and state.schedule_changed
 
-        def write(session: Session) -> None:
+        def write(session: Session) -> list[Claimed]:
             ids = queue_messages(session, state.participant.id,
                                  [ToSend(m.key, m.text, m.kind, m.payload, m.not_before) for m in outgoing], now)
             if outcome.hook is not None:
@@ -177,8 +192,16 @@ class ConversationFlow:
                 lifecycle.greet_if_never_greeted(self.db, session, state, now)
             mark_inbox_done(session, answered, now)
             mark_inbox_done(session, outcome.kept, now, message_status=KEPT)
+            if self.sender is None or not any(ids.values()):
+                return []
+            queued = {m.key: Queued(m.kind, clean_for_storage(m.text), m.payload or {}) for m in outgoing
+                      if ids.get(m.key)}
+            return self.sender.claim_queued(session, state.participant.id, recipient, queued)
 
-        await asyncio.shield(self.db.run(write))
+        recipient = Recipient(phone=state.participant.phone, lid=state.participant.lid)
+        claimed = await asyncio.shield(self.db.run(write))
+        if self.sender is not None:
+            self.sender.send_claimed(claimed)
         state.flags.clear()
         if outcome.log is not None:
             event, fields = outcome.log

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -28,7 +29,9 @@ from promptpipe.storage.models import FAILED, PENDING, SENT, UNCERTAIN
 from promptpipe.storage.outbox_rows import (
     CLAIM_BATCH,
     Claimed,
+    Queued,
     claim_due,
+    claim_queued,
     claim_statement,
     record_sends,
     settle_interrupted,
@@ -95,6 +98,11 @@ class Outbox:
         self.limiter = RateLimiter(rate_per_s, clock, jitter=jitter)
         self._semaphore = asyncio.Semaphore(SEND_CONCURRENCY)
         self._claim_statement = claim_statement(skip_locked=not db.is_sqlite)
+        self._claim_one = claim_statement(skip_locked=not db.is_sqlite, one_participant=True)
+        self._handed: set[asyncio.Task[None]] = set()
+        """Sends handed over by the commit that queued them (:meth:`claim_queued`)."""
+        self._in_flight = 0
+        self.stopping = False
         self._outcomes: list[_Outcome] = []
         self._recorder: asyncio.Task[None] | None = None
         self.sent = 0
@@ -129,10 +137,50 @@ class Outbox:
         return claim_due(session, self._claim_statement, self.clock.now(),
                          CLAIM_BATCH if paced is None else min(CLAIM_BATCH, paced))
 
+    def claim_queued(self, session: Session, participant_id: str, recipient: Recipient,
+                     queued: Mapping[str, Queued]) -> list[Claimed]:
+        """Run last in the transaction that queued a participant's messages (on the database
+        thread): claim what may go at once, so :meth:`send_claimed` sends it after the commit
+        without a claim transaction of its own. Nothing while stopping or while the pace is spent
+        (the dispatcher takes those rows later)."""
+        paced = self.limiter.sends_within(CLAIM_AHEAD_S)
+        limit = CLAIM_BATCH if paced is None else paced - self._in_flight
+        if self.stopping or limit <= 0:
+            return []
+        return claim_queued(session, self._claim_one, participant_id, self.clock.now(), limit, queued,
+                            recipient.phone, recipient.lid)
+
+    def send_claimed(self, claimed: list[Claimed]) -> None:
+        """Send rows :meth:`claim_queued` claimed in a transaction that has committed."""
+        if not claimed:
+            return
+        task = asyncio.create_task(self._send_all(claimed), name="outbox-handed-over")
+        self._handed.add(task)
+        task.add_done_callback(self._handed.discard)
+
+    async def settle_handed_over(self, timeout: float | None = None) -> int:
+        """Wait for the sends handed over by commits (cancelling those still running after
+        ``timeout``); returns how many were waited for."""
+        tasks = set(self._handed)
+        if not tasks:
+            return 0
+        _, late = await asyncio.wait(tasks, timeout=timeout)
+        for task in late:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        return len(tasks)
+
     async def _send_all(self, items: list[Claimed]) -> None:
-        async with self._semaphore:
-            for item in items:
-                await self._send_one(item)
+        unsent = len(items)
+        self._in_flight += unsent
+        try:
+            async with self._semaphore:
+                for item in items:
+                    await self._send_one(item)
+                    unsent -= 1
+                    self._in_flight -= 1
+        finally:
+            self._in_flight -= unsent
 
     async def _send_one(self, item: Claimed) -> None:
         recipient = Recipient(phone=item.phone, lid=item.lid)

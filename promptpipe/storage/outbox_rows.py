@@ -3,7 +3,7 @@ what each send became (with its transcript row)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -16,7 +16,8 @@ from promptpipe.storage.outbox_consent import MAY_SEND, cancel_unconsented, may_
 
 _OUTBOX = table_of(OutboxItem)
 
-__all__ = ["CLAIM_BATCH", "Claimed", "claim_due", "claim_statement", "record_sends", "settle_interrupted"]
+__all__ = ["CLAIM_BATCH", "Claimed", "Queued", "claim_due", "claim_queued", "claim_statement", "record_sends",
+           "settle_interrupted"]
 
 CLAIM_BATCH = 200
 _MESSAGE = table_of(Message)
@@ -39,7 +40,16 @@ class Claimed:
     lid: str | None
 
 
-def claim_statement(*, skip_locked: bool) -> Any:
+@dataclass(frozen=True)
+class Queued:
+    """A message a commit has just queued, as stored: what its claim in that commit sends."""
+
+    kind: str
+    text: str
+    payload: dict[str, Any]
+
+
+def claim_statement(*, skip_locked: bool, one_participant: bool = False) -> Any:
     """``UPDATE outbox SET status='sending' … WHERE id IN (due rows whose participant has no
     earlier unsent row and may be written to) RETURNING id``; built once, run with the ``now``
     and ``limit`` parameters. A row held for quiet hours holds nothing back until it is due itself."""
@@ -49,9 +59,12 @@ def claim_statement(*, skip_locked: bool) -> Any:
         and_(earlier.c.participant_id == _OUTBOX.c.participant_id, earlier.c.id < _OUTBOX.c.id,
              or_(earlier.c.status == SENDING, and_(earlier.c.status == PENDING, may_send(earlier))), ~still_held)
     )
+    conditions = [_OUTBOX.c.status == PENDING, _OUTBOX.c.available_at <= bindparam("now"), ~blocked, MAY_SEND]
+    if one_participant:
+        conditions.append(_OUTBOX.c.participant_id == bindparam("pid"))
     due = (
         select(_OUTBOX.c.id)
-        .where(_OUTBOX.c.status == PENDING, _OUTBOX.c.available_at <= bindparam("now"), ~blocked, MAY_SEND)
+        .where(*conditions)
         .order_by(_OUTBOX.c.id)
         .limit(bindparam("limit", type_=Integer))
     )
@@ -60,7 +73,8 @@ def claim_statement(*, skip_locked: bool) -> Any:
     return (
         update(OutboxItem).where(_OUTBOX.c.id.in_(due.scalar_subquery()))
         .values(status=SENDING, claimed_at=bindparam("now"), attempts=_OUTBOX.c.attempts + 1)
-        .returning(_OUTBOX.c.id)
+        .returning(*((_OUTBOX.c.id, _OUTBOX.c.key, _OUTBOX.c.message_id, _OUTBOX.c.attempts) if one_participant
+                     else (_OUTBOX.c.id,)))
     )
 
 
@@ -85,6 +99,27 @@ def claim_due(session: Session, statement: Any, now: datetime, limit: int = CLAI
         return []
     rows = session.connection().execute(_CLAIMED_DETAILS, {"ids": ids}).all()
     return [Claimed(**dict(row._mapping)) for row in rows]
+
+
+def claim_queued(session: Session, statement: Any, participant_id: str, now: datetime, limit: int,
+                 queued: Mapping[str, Queued], phone: str, lid: str | None) -> list[Claimed]:
+    """In the transaction that queued them: mark the participant's due rows *sending* (at most
+    ``limit``; a statement built by :func:`claim_statement` for one participant) so the outbox
+    sends them at once, without a claim of its own. ``queued``: what was just queued, by key; a
+    claimed row queued earlier is read with its message."""
+    rows = session.connection().execute(statement, {"now": now, "limit": limit, "pid": participant_id}).all()
+    claimed, earlier = [], []
+    for outbox_id, key, message_id, attempts in rows:
+        if key in queued:
+            m = queued[key]
+            claimed.append(
+                Claimed(outbox_id, key, participant_id, message_id, attempts, m.kind, m.text, m.payload, phone, lid))
+        else:
+            earlier.append(outbox_id)
+    if earlier:
+        details = session.connection().execute(_CLAIMED_DETAILS, {"ids": earlier})
+        claimed += [Claimed(**dict(row._mapping)) for row in details]
+    return sorted(claimed, key=lambda item: item.id)
 
 
 def settle_interrupted(session: Session, target: str) -> list[tuple[int, str]]:

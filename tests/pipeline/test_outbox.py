@@ -18,6 +18,7 @@ from promptpipe.storage.transcript import ToSend, queue_messages, queue_outgoing
 from promptpipe.transport.dryrun import DryRunTransport
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
+from tests.fakes.openai_server import FakeOpenAIServer
 
 ANA = "+15145550101"
 
@@ -218,3 +219,20 @@ async def test_a_crash_during_a_paced_burst_leaves_uncertain_only_what_was_about
                  == ["uncertain"]]
     assert len(claimed) <= 2 and len(uncertain) == len(claimed)
     assert sorted(item.to.phone for item in transport.sent) == sorted(set(phones) - set(uncertain))  # once each
+
+
+async def test_a_reply_sent_straight_from_its_commit_never_overtakes_an_earlier_message(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer
+) -> None:
+    transport = MemoryTransport(fail_next=[NotConnected("offline")])
+    app = await make_app(transport)
+    await queue(app, "first")
+    await app.run_until_idle()  # "first" failed: it waits for its retry
+    fake_openai.say("Good to hear from you!")
+    await transport.inject(ANA, "hello")  # type: ignore[attr-defined]
+    await app.run_until_idle()
+    assert transport.sent == []  # the reply waits behind "first"
+
+    app.clock.advance(timedelta(seconds=5))
+    await app.run_until_idle()
+    assert transport.texts_to(ANA) == ["first", "Good to hear from you!"]
