@@ -11,33 +11,57 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import bindparam, select, update
+from sqlalchemy import and_, bindparam, select, update
 from sqlalchemy.orm import Session
 
-from promptpipe.domain.conversation import ParticipantInfo, TurnState
+from promptpipe.domain.conversation import ParticipantInfo, PendingTimer, ScheduleEntry, TurnState
 from promptpipe.domain.profile import Profile
 from promptpipe.domain.tone import ToneUpdate
 from promptpipe.domain.transitions import PendingTransition
 from promptpipe.errors import StorageError
 from promptpipe.storage.consent import record_consent
-from promptpipe.storage.models import Conversation, Participant, ToneEvent, Transition, table_of
+from promptpipe.storage.models import (
+    PENDING,
+    Conversation,
+    Participant,
+    Schedule,
+    Timer,
+    ToneEvent,
+    Transition,
+    table_of,
+)
 from promptpipe.storage.outbox_consent import cancel_unconsented
-from promptpipe.storage.schedules import apply_timer_ops, load_pending_timers, load_schedules, save_schedules
+from promptpipe.storage.schedules import apply_timer_ops, save_schedules
 
 __all__ = ["VersionConflict", "load_turn_state", "save_turn_state"]
 
 _PARTICIPANT = table_of(Participant)
 _CONVERSATION = table_of(Conversation)
+_SCHEDULE, _TIMER = table_of(Schedule), table_of(Timer)
+_SCHEDULE_COLUMNS = (_SCHEDULE.c.id, _SCHEDULE.c.kind, _SCHEDULE.c.habit_time, _SCHEDULE.c.window_start,
+                     _SCHEDULE.c.window_end, _SCHEDULE.c.prep_minutes, _SCHEDULE.c.active, _SCHEDULE.c.created_at)
+_TIMER_COLUMNS = (_TIMER.c.id, _TIMER.c.kind, _TIMER.c.due_at, _TIMER.c.payload)
+_STATE_COLUMNS = (
+    _PARTICIPANT.c.id, _PARTICIPANT.c.phone, _PARTICIPANT.c.name, _PARTICIPANT.c.timezone, _PARTICIPANT.c.status,
+    _PARTICIPANT.c.background, _PARTICIPANT.c.lid, _PARTICIPANT.c.paused_by, _PARTICIPANT.c.opted_out,
+    _PARTICIPANT.c.researcher_paused, _CONVERSATION.c.sub_state, _CONVERSATION.c.profile, _CONVERSATION.c.version,
+    _CONVERSATION.c.tone, _CONVERSATION.c.summary, _CONVERSATION.c.summary_through,
+    _CONVERSATION.c.turns_since_summary, _PARTICIPANT.c.arm, _PARTICIPANT.c.day_one, _PARTICIPANT.c.extra_days,
+    _PARTICIPANT.c.completed_at, _PARTICIPANT.c.enrolled_at)
 _TURN_STATE = (
-    select(_PARTICIPANT.c.id, _PARTICIPANT.c.phone, _PARTICIPANT.c.name, _PARTICIPANT.c.timezone,
-           _PARTICIPANT.c.status, _PARTICIPANT.c.background, _PARTICIPANT.c.lid, _PARTICIPANT.c.paused_by,
-           _PARTICIPANT.c.opted_out, _PARTICIPANT.c.researcher_paused, _CONVERSATION.c.sub_state,
-           _CONVERSATION.c.profile, _CONVERSATION.c.version, _CONVERSATION.c.tone, _CONVERSATION.c.summary,
-           _CONVERSATION.c.summary_through, _CONVERSATION.c.turns_since_summary, _PARTICIPANT.c.arm,
-           _PARTICIPANT.c.day_one, _PARTICIPANT.c.extra_days, _PARTICIPANT.c.completed_at, _PARTICIPANT.c.enrolled_at)
-    .join(_CONVERSATION, _CONVERSATION.c.participant_id == _PARTICIPANT.c.id)
+    select(*_STATE_COLUMNS, *(column.label(f"s_{column.name}") for column in _SCHEDULE_COLUMNS),
+           *(column.label(f"t_{column.name}") for column in _TIMER_COLUMNS))
+    .select_from(
+        _PARTICIPANT.join(_CONVERSATION, _CONVERSATION.c.participant_id == _PARTICIPANT.c.id)
+        .outerjoin(_SCHEDULE, and_(_SCHEDULE.c.participant_id == _PARTICIPANT.c.id, _SCHEDULE.c.active.is_(True)))
+        .outerjoin(_TIMER, and_(_TIMER.c.participant_id == _PARTICIPANT.c.id, _TIMER.c.status == PENDING)))
     .where(_PARTICIPANT.c.id == bindparam("pid"))
+    .order_by(_SCHEDULE.c.created_at, _SCHEDULE.c.id, _TIMER.c.id)
 )
+"""The participant, their conversation, active schedules and pending timers in one read: a row
+per (schedule, timer) pair, or one row with empty schedule and timer columns. A turn reads it
+every time; a handful of schedules and timers at most, so the pairs stay few."""
+_PARTICIPANT_WIDTH, _SCHEDULE_WIDTH = len(_STATE_COLUMNS), len(_SCHEDULE_COLUMNS)
 
 
 _SAVE_CONVERSATION = (
@@ -56,19 +80,28 @@ class VersionConflict(StorageError):
 
 
 def load_turn_state(session: Session, participant_id: str) -> TurnState:
-    row = session.connection().execute(_TURN_STATE, {"pid": participant_id}).first()
-    if row is None:
+    rows = session.connection().execute(_TURN_STATE, {"pid": participant_id}).all()
+    if not rows:
         raise StorageError(f"participant {participant_id} has no conversation row")
     (pid, phone, name, timezone, status, background, lid, paused_by, opted_out, researcher_paused, sub_state, profile,
      version, tone, summary, summary_through, turns_since_summary, arm, day_one, extra_days, completed_at,
-     enrolled_at) = row
+     enrolled_at) = rows[0][:_PARTICIPANT_WIDTH]
+    schedules: dict[str, ScheduleEntry] = {}
+    timers: dict[int, PendingTimer] = {}
+    for row in rows:
+        schedule = row[_PARTICIPANT_WIDTH:_PARTICIPANT_WIDTH + _SCHEDULE_WIDTH]
+        if schedule[0] is not None and schedule[0] not in schedules:
+            schedules[schedule[0]] = ScheduleEntry(*schedule)
+        timer_id, kind, due_at, payload = row[_PARTICIPANT_WIDTH + _SCHEDULE_WIDTH:]
+        if timer_id is not None and timer_id not in timers:
+            timers[timer_id] = PendingTimer(timer_id, kind, due_at, dict(payload))
     info = ParticipantInfo(id=pid, phone=phone, name=name, timezone=timezone, status=status,
                            background=background, lid=lid, paused_by=paused_by, opted_out=bool(opted_out),
                            researcher_paused=bool(researcher_paused), arm=arm,
                            day_one=date.fromisoformat(day_one) if day_one else None, extra_days=extra_days or 0,
                            completed=completed_at is not None, enrolled_at=enrolled_at)
     return TurnState(participant=info, sub_state=sub_state, profile=Profile.from_json(profile), version=version,
-                     schedules=load_schedules(session, pid), pending_timers=load_pending_timers(session, pid),
+                     schedules=list(schedules.values()), pending_timers={t.kind: t for t in timers.values()},
                      tone=dict(tone or {}), summary=summary or "", summary_through=summary_through or 0,
                      turns_since_summary=turns_since_summary or 0)
 

@@ -5,8 +5,16 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from datetime import datetime, timedelta, timezone
 
+from sqlalchemy import event
+from sqlalchemy.orm import Session
+
+from promptpipe.clock import ManualClock
 from promptpipe.research import admin
+from promptpipe.storage.conversations import load_turn_state
+from promptpipe.storage.db import Database
+from promptpipe.storage.models import Schedule, Timer
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.participant_helpers import ANA, enrolled
@@ -31,3 +39,30 @@ async def test_a_time_zone_changed_during_a_turn_that_opts_out_is_kept(
     shown = await admin.show(app.db, ANA)
     assert (shown.status, shown.timezone) == ("paused", "Europe/Berlin")
     fake_openai.assert_complete()
+
+
+async def test_a_turn_reads_every_active_schedule_and_pending_timer_in_one_statement(db: Database) -> None:
+    """The turn's state comes in one read (participant, conversation, schedules, timers): with two
+    active schedules and two pending timers the pairs must not double anything, and an inactive
+    schedule or a settled timer is not part of the turn."""
+    clock = ManualClock(datetime(2026, 1, 5, 9, tzinfo=timezone.utc))
+    row = await admin.enroll(db, clock, phone=ANA, name="Ana", timezone="UTC")
+    now = clock.now()
+
+    def seed(session: Session) -> None:
+        for sid, habit, active, minutes in (("s_b", "07:30", True, 1), ("s_a", "08:00", True, 2),
+                                            ("s_off", "09:00", False, 0)):
+            session.add(Schedule(id=sid, participant_id=row.id, kind="daily", habit_time=habit, active=active,
+                                 created_at=now + timedelta(minutes=minutes), updated_at=now))
+        for kind, status in (("reminder", "pending"), ("feedback", "pending"), ("check_in", "cancelled")):
+            session.add(Timer(participant_id=row.id, kind=kind, due_at=now + timedelta(hours=1), status=status,
+                              payload={"for": kind}, created_at=now))
+
+    await db.run(seed)
+    statements: list[str] = []
+    event.listen(db.engine, "after_cursor_execute", lambda *args: statements.append(args[2]))
+    state = await db.run(lambda session: load_turn_state(session, row.id))
+    assert len([s for s in statements if s.startswith("SELECT")]) == 1
+    assert [s.id for s in state.schedules] == ["s_b", "s_a"]  # in the order they were made
+    assert sorted(state.pending_timers) == ["feedback", "reminder"]
+    assert state.pending_timers["reminder"].payload == {"for": "reminder"}
