@@ -174,11 +174,10 @@ class Outbox:
         unsent = len(items)
         self._in_flight += unsent
         try:
-            async with self._semaphore:
-                for item in items:
-                    await self._send_one(item)
-                    unsent -= 1
-                    self._in_flight -= 1
+            for item in items:
+                await self._send_one(item)
+                unsent -= 1
+                self._in_flight -= 1
         finally:
             self._in_flight -= unsent
 
@@ -186,11 +185,12 @@ class Outbox:
         recipient = Recipient(phone=item.phone, lid=item.lid)
         await self.limiter.acquire()
         try:
-            if item.kind == MessageKind.POLL:
-                options = item.payload.get("options", [])
-                sent = await self.transport.send_poll(recipient, item.text, options, ref=item.key)
-            else:
-                sent = await self.transport.send_text(recipient, item.text, ref=item.key)
+            async with self._semaphore:  # the transport's calls only: waiting for the outcome's
+                if item.kind == MessageKind.POLL:  # commit holds no send back
+                    options = item.payload.get("options", [])
+                    sent = await self.transport.send_poll(recipient, item.text, options, ref=item.key)
+                else:
+                    sent = await self.transport.send_text(recipient, item.text, ref=item.key)
         except SendFailed as exc:
             if exc.ambiguous:  # it may be on the phone already: never send it twice
                 await self._finish(item, status=UNCERTAIN, error=str(exc))

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import random
+import threading
 from datetime import timedelta
 
+import pytest
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from promptpipe.clock import ManualClock
 from promptpipe.errors import NotConnected, SendFailed
-from promptpipe.pipeline.outbox import RateLimiter
+from promptpipe.pipeline import outbox as outbox_module
+from promptpipe.pipeline.outbox import SEND_CONCURRENCY, RateLimiter
 from promptpipe.research import admin
 from promptpipe.storage.models import InboxItem, OutboxItem
 from promptpipe.storage.transcript import ToSend, queue_messages, queue_outgoing
@@ -19,6 +22,7 @@ from promptpipe.transport.dryrun import DryRunTransport
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
+from tests.pipeline.test_lanes import until
 
 ANA = "+15145550101"
 
@@ -236,3 +240,35 @@ async def test_a_reply_sent_straight_from_its_commit_never_overtakes_an_earlier_
     app.clock.advance(timedelta(seconds=5))
     await app.run_until_idle()
     assert transport.texts_to(ANA) == ["first", "Good to hear from you!"]
+
+
+async def test_sends_do_not_wait_for_other_participants_outcomes_to_be_written(
+    make_app: AppFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a burst the database is busy and a send's outcome takes a while to be written: the
+    other participants' messages still go to WhatsApp meanwhile (the limit on sends at once is on
+    the transport's calls, not on the wait for the outcome's commit)."""
+    people = SEND_CONCURRENCY + 4
+    transport = MemoryTransport()
+    app = await make_app(transport)
+    enrolled = [await admin.enroll(app.db, app.clock, phone=f"+1416555{101 + n:04d}", name=f"P{n}", timezone="UTC")
+                for n in range(people)]
+
+    def write(session: Session) -> None:
+        session.execute(update(InboxItem).values(status="done"))
+        for row in enrolled:
+            queue_outgoing(session, participant_id=row.id, key=f"test:{row.id}", text="hello", now=app.clock.now())
+
+    await app.db.run(write)
+    busy = threading.Event()
+    real = outbox_module.record_sends
+    monkeypatch.setattr(outbox_module, "record_sends", lambda session, outcomes: (busy.wait(10), real(
+        session, outcomes=outcomes))[1])
+    dispatching = asyncio.create_task(app.outbox.dispatch_once())
+    try:
+        await until(lambda: len(transport.sent) == people, "every participant's message handed to the transport")
+    finally:
+        busy.set()
+        await dispatching
+    recorded = await app.db.run(lambda session: list(session.execute(select(OutboxItem.status)).scalars()))
+    assert recorded == ["sent"] * people
