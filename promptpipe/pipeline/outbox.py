@@ -5,7 +5,9 @@ A row is claimed by one statement (``UPDATE … RETURNING``; ``FOR UPDATE SKIP L
 PostgreSQL) that skips participants with an earlier unsent row, so one person's messages never
 overtake each other. A row still marked *sending* when the service starts was interrupted by a
 crash: if the transport says a resend is safe it goes back to the queue, otherwise it becomes
-*uncertain* (it may have reached the phone) and is reported instead of sent twice.
+*uncertain* (it may have reached the phone) and is reported instead of sent twice; so nothing is
+claimed long before it can go (:data:`CLAIM_AHEAD_S`). A turn's commit claims what it queued in its
+own transaction (:meth:`Outbox.claim_queued`) and hands it over once committed.
 """
 
 from __future__ import annotations
