@@ -14,7 +14,7 @@ messages to send and the "done" marks, in one transaction.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from datetime import datetime
 from typing import Protocol
 
@@ -71,7 +71,7 @@ class SendsAtOnce(Protocol):
     def claim_queued(self, session: Session, participant_id: str, recipient: Recipient,
                      queued: Mapping[str, Queued]) -> list[Claimed]: ...
 
-    def send_claimed(self, claimed: list[Claimed]) -> None: ...
+    def send_when_committed(self, commit: Awaitable[list[Claimed]]) -> None: ...
 
 
 class ConversationFlow:
@@ -199,9 +199,10 @@ class ConversationFlow:
             return self.sender.claim_queued(session, state.participant.id, recipient, queued)
 
         recipient = Recipient(phone=state.participant.phone, lid=state.participant.lid)
-        claimed = await asyncio.shield(self.db.run(write))
-        if self.sender is not None:
-            self.sender.send_claimed(claimed)
+        writing = asyncio.ensure_future(self.db.run(write))
+        if self.sender is not None:  # sent even if this turn is cancelled while its commit runs
+            self.sender.send_when_committed(writing)
+        await asyncio.shield(writing)
         state.flags.clear()
         if outcome.log is not None:
             event, fields = outcome.log

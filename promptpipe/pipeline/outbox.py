@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import random
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -152,13 +152,21 @@ class Outbox:
         return claim_queued(session, self._claim_one, participant_id, self.clock.now(), limit, queued,
                             recipient.phone, recipient.lid)
 
-    def send_claimed(self, claimed: list[Claimed]) -> None:
-        """Send rows :meth:`claim_queued` claimed in a transaction that has committed."""
-        if not claimed:
-            return
-        task = asyncio.create_task(self._send_all(claimed), name="outbox-handed-over")
+    def send_when_committed(self, commit: Awaitable[list[Claimed]]) -> None:
+        """Send what :meth:`claim_queued` claimed once its transaction has committed (nothing if
+        it failed). Its own task, so a turn cancelled while its commit runs (the service
+        stopping) leaves nothing claimed and unsent; :meth:`settle_handed_over` waits for it."""
+        task = asyncio.create_task(self._send_committed(commit), name="outbox-handed-over")
         self._handed.add(task)
         task.add_done_callback(self._handed.discard)
+
+    async def _send_committed(self, commit: Awaitable[list[Claimed]]) -> None:
+        try:
+            claimed = await asyncio.shield(commit)  # cancelling this send never cancels the commit
+        except Exception:  # the commit failed: it claimed nothing (its turn reports the error)
+            return
+        if claimed:
+            await self._send_all(claimed)
 
     async def settle_handed_over(self, timeout: float | None = None) -> int:
         """Wait for the sends handed over by commits (cancelling those still running after

@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 
 from promptpipe.clock import ManualClock
 from promptpipe.errors import NotConnected, SendFailed
+from promptpipe.flow import router as router_module
 from promptpipe.pipeline import outbox as outbox_module
 from promptpipe.pipeline.outbox import SEND_CONCURRENCY, RateLimiter
 from promptpipe.research import admin
@@ -272,3 +273,33 @@ async def test_sends_do_not_wait_for_other_participants_outcomes_to_be_written(
         await dispatching
     recorded = await app.db.run(lambda session: list(session.execute(select(OutboxItem.status)).scalars()))
     assert recorded == ["sent"] * people
+
+
+async def test_a_reply_whose_turn_is_cancelled_while_its_commit_runs_is_still_sent(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The service stopping cancels the turns under way; a commit already running finishes, and
+    the message it claimed for sending must go, not stay 'sending' (after a restart that would be
+    'uncertain' and never sent)."""
+    transport = MemoryTransport()
+    app = await make_app(transport)
+    await queue(app)
+    fake_openai.say("Good to hear from you!")
+    entered, release = threading.Event(), threading.Event()
+    real = router_module.mark_inbox_done
+
+    def slow_done(*args, **kwargs):  # type: ignore[no-untyped-def]
+        entered.set()
+        release.wait(10)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(router_module, "mark_inbox_done", slow_done)
+    await transport.inject(ANA, "hello")  # type: ignore[attr-defined]
+    await until(entered.is_set, "the turn's commit to start")
+    stopping = asyncio.create_task(app.lanes.stop())  # the turn is cancelled while its commit runs
+    await until(lambda: app.lanes.running == 0, "the turn to be cancelled")
+    release.set()
+    await stopping
+    await app.outbox.settle_handed_over()
+    assert transport.texts_to(ANA) == ["Good to hear from you!"]
+    assert await statuses(app) == ["answered", "sent"]
