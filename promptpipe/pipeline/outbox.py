@@ -103,7 +103,8 @@ class Outbox:
         self._claim_one = claim_statement(skip_locked=not db.is_sqlite, one_participant=True)
         self._handed: set[asyncio.Task[None]] = set()
         """Sends handed over by the commit that queued them (:meth:`claim_queued`)."""
-        self._in_flight = 0
+        self._not_yet_sent = 0
+        """Claimed rows whose transport call has not ended: what a crash now would leave uncertain."""
         self.stopping = False
         self._outcomes: list[_Outcome] = []
         self._recorder: asyncio.Task[None] | None = None
@@ -143,10 +144,11 @@ class Outbox:
                      queued: Mapping[str, Queued]) -> list[Claimed]:
         """Run last in the transaction that queued a participant's messages (on the database
         thread): claim what may go at once, so :meth:`send_claimed` sends it after the commit
-        without a claim transaction of its own. Nothing while stopping or while the pace is spent
-        (the dispatcher takes those rows later)."""
+        without a claim transaction of its own. Nothing while stopping, or while claimed rows not
+        yet handed to the transport already fill the pace (unpaced: :data:`SEND_CONCURRENCY`); the
+        dispatcher takes those rows later, so a burst does not leave thousands waiting *sending*."""
         paced = self.limiter.sends_within(CLAIM_AHEAD_S)
-        limit = CLAIM_BATCH if paced is None else paced - self._in_flight
+        limit = (SEND_CONCURRENCY if paced is None else paced) - self._not_yet_sent
         if self.stopping or limit <= 0:
             return []
         return claim_queued(session, self._claim_one, participant_id, self.clock.now(), limit, queued,
@@ -181,26 +183,28 @@ class Outbox:
         return len(tasks)
 
     async def _send_all(self, items: list[Claimed]) -> None:
-        unsent = len(items)
-        self._in_flight += unsent
+        self._not_yet_sent += len(items)
+        started = 0
         try:
             for item in items:
+                started += 1
                 await self._send_one(item)
-                unsent -= 1
-                self._in_flight -= 1
         finally:
-            self._in_flight -= unsent
+            self._not_yet_sent -= len(items) - started  # each one started counts itself off
 
     async def _send_one(self, item: Claimed) -> None:
         recipient = Recipient(phone=item.phone, lid=item.lid)
-        await self.limiter.acquire()
         try:
-            async with self._semaphore:  # the transport's calls only: waiting for the outcome's
-                if item.kind == MessageKind.POLL:  # commit holds no send back
-                    options = item.payload.get("options", [])
-                    sent = await self.transport.send_poll(recipient, item.text, options, ref=item.key)
-                else:
-                    sent = await self.transport.send_text(recipient, item.text, ref=item.key)
+            try:
+                await self.limiter.acquire()
+                async with self._semaphore:  # the transport's calls only: waiting for the outcome's
+                    if item.kind == MessageKind.POLL:  # commit holds no send back
+                        options = item.payload.get("options", [])
+                        sent = await self.transport.send_poll(recipient, item.text, options, ref=item.key)
+                    else:
+                        sent = await self.transport.send_text(recipient, item.text, ref=item.key)
+            finally:
+                self._not_yet_sent -= 1
         except SendFailed as exc:
             if exc.ambiguous:  # it may be on the phone already: never send it twice
                 await self._finish(item, status=UNCERTAIN, error=str(exc))

@@ -19,6 +19,7 @@ from promptpipe.pipeline.outbox import SEND_CONCURRENCY, RateLimiter
 from promptpipe.research import admin
 from promptpipe.storage.models import InboxItem, OutboxItem
 from promptpipe.storage.transcript import ToSend, queue_messages, queue_outgoing
+from promptpipe.transport import Recipient
 from promptpipe.transport.dryrun import DryRunTransport
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
@@ -303,3 +304,33 @@ async def test_a_reply_whose_turn_is_cancelled_while_its_commit_runs_is_still_se
     await app.outbox.settle_handed_over()
     assert transport.texts_to(ANA) == ["Good to hear from you!"]
     assert await statuses(app) == ["answered", "sent"]
+
+
+async def test_commits_in_a_burst_claim_no_more_than_can_be_handed_to_whatsapp_at_once(make_app: AppFactory) -> None:
+    """Every claimed row a crash finds is reported uncertain and never sent: while WhatsApp is
+    slow to take them, commits stop claiming what they queue (the dispatcher takes it later)."""
+    transport = GatedTransport()
+    app = await make_app(transport)
+    people = SEND_CONCURRENCY + 8
+    enrolled = [await admin.enroll(app.db, app.clock, phone=f"+1416555{101 + n:04d}", name=f"P{n}", timezone="UTC")
+                for n in range(people)]
+
+    def write(session: Session) -> None:
+        session.execute(update(InboxItem).values(status="done"))
+        for row in enrolled:
+            queue_outgoing(session, participant_id=row.id, key=f"test:{row.id}", text="hello", now=app.clock.now())
+
+    await app.db.run(write)
+    for row in enrolled:  # what each participant's commit does last: claim, then hand over
+        commit = asyncio.ensure_future(app.db.run(
+            lambda session, row=row: app.outbox.claim_queued(session, row.id, Recipient(row.phone), {})))
+        app.outbox.send_when_committed(commit)
+        await commit
+        await asyncio.sleep(0)  # the hand-over starts its send
+    sending = await app.db.run(lambda session: list(session.execute(
+        select(OutboxItem.status).where(OutboxItem.status == "sending")).scalars()))
+    assert len(sending) == SEND_CONCURRENCY
+    transport.gate.set()
+    await app.outbox.settle_handed_over()
+    await app.run_until_idle()
+    assert len(transport.sent) == people
