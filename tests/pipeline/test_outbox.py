@@ -46,6 +46,21 @@ async def statuses(app) -> list[str]:  # type: ignore[no-untyped-def]
     return [r.status for r in await admin.transcript(app.db, ANA)]
 
 
+async def queue_for_many(app, people: int, text: str = "hello") -> list:  # type: ignore[no-untyped-def,type-arg]
+    """Enroll ``people`` participants (+1 416 555 0101 …) without greeting turns and queue one
+    message for each; returns their rows."""
+    enrolled = [await admin.enroll(app.db, app.clock, phone=f"+1416555{101 + n:04d}", name=f"P{n}", timezone="UTC")
+                for n in range(people)]
+
+    def write(session: Session) -> None:
+        session.execute(update(InboxItem).values(status="done"))
+        for row in enrolled:
+            queue_outgoing(session, participant_id=row.id, key=f"test:{row.id}", text=text, now=app.clock.now())
+
+    await app.db.run(write)
+    return enrolled
+
+
 async def test_not_connected_is_retried_with_backoff_and_order_is_kept(make_app: AppFactory) -> None:
     transport = MemoryTransport(fail_next=[NotConnected("offline")])
     app = await make_app(transport)
@@ -201,18 +216,8 @@ async def test_a_crash_during_a_paced_burst_leaves_uncertain_only_what_was_about
     """WhatsApp is paced (one send a second by default): a restart in the middle of a burst must
     not turn every message the outbox had picked up into an "uncertain" one that is never sent.
     Only what the pace lets go at once is taken; the rest stays queued and goes after the restart."""
-    phones = [f"+1416555{n:04d}" for n in range(101, 106)]
     setup = await make_app(MemoryTransport())  # queued while no loop runs: no greeting turn can race the test
-    enrolled = [await admin.enroll(setup.db, setup.clock, phone=phone, name=f"P{n}", timezone="UTC")
-                for n, phone in enumerate(phones)]
-
-    def write(session: Session) -> None:
-        session.execute(update(InboxItem).values(status="done"))
-        for row in enrolled:
-            queue_outgoing(session, participant_id=row.id, key=f"test:burst:{row.id}", text="today's prompt",
-                           now=setup.clock.now())
-
-    await setup.db.run(write)
+    phones = [row.phone for row in await queue_for_many(setup, 5, "today's prompt")]
     await setup.stop()
     paced = await make_app(MemoryTransport(), SEND_RATE_PER_SECOND="1")
     claimed = await paced.db.run(paced.outbox._claim)  # what the dispatcher holds when the process dies
@@ -253,15 +258,7 @@ async def test_sends_do_not_wait_for_other_participants_outcomes_to_be_written(
     people = SEND_CONCURRENCY + 4
     transport = MemoryTransport()
     app = await make_app(transport)
-    enrolled = [await admin.enroll(app.db, app.clock, phone=f"+1416555{101 + n:04d}", name=f"P{n}", timezone="UTC")
-                for n in range(people)]
-
-    def write(session: Session) -> None:
-        session.execute(update(InboxItem).values(status="done"))
-        for row in enrolled:
-            queue_outgoing(session, participant_id=row.id, key=f"test:{row.id}", text="hello", now=app.clock.now())
-
-    await app.db.run(write)
+    await queue_for_many(app, people)
     busy = threading.Event()
     real = outbox_module.record_sends
     monkeypatch.setattr(outbox_module, "record_sends", lambda session, outcomes: (busy.wait(10), real(
@@ -312,15 +309,7 @@ async def test_commits_in_a_burst_claim_no_more_than_can_be_handed_to_whatsapp_a
     transport = GatedTransport()
     app = await make_app(transport)
     people = SEND_CONCURRENCY + 8
-    enrolled = [await admin.enroll(app.db, app.clock, phone=f"+1416555{101 + n:04d}", name=f"P{n}", timezone="UTC")
-                for n in range(people)]
-
-    def write(session: Session) -> None:
-        session.execute(update(InboxItem).values(status="done"))
-        for row in enrolled:
-            queue_outgoing(session, participant_id=row.id, key=f"test:{row.id}", text="hello", now=app.clock.now())
-
-    await app.db.run(write)
+    enrolled = await queue_for_many(app, people)
     for row in enrolled:  # what each participant's commit does last: claim, then hand over
         commit = asyncio.ensure_future(app.db.run(
             lambda session, row=row: app.outbox.claim_queued(session, row.id, Recipient(row.phone), {})))
