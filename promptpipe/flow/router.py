@@ -200,7 +200,7 @@ class ConversationFlow:
 
         recipient = Recipient(phone=state.participant.phone, lid=state.participant.lid)
         writing = asyncio.ensure_future(self.db.run(write))
-        if self.sender is not None:  # sent even if this turn is cancelled while its commit runs
+        if self.sender is not None and outgoing:  # sent even if this turn is cancelled while its commit runs
             self.sender.send_when_committed(writing)
         await asyncio.shield(writing)
         state.flags.clear()

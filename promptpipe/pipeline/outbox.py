@@ -74,9 +74,7 @@ class RateLimiter:
         async with self._lock:
             while True:
                 now = self.clock.now()
-                if self._stamp is not None:
-                    self._tokens = min(self.capacity, self._tokens + (now - self._stamp).total_seconds() * self.rate)
-                self._stamp = now
+                self._tokens, self._stamp = self._tokens_at(now), now
                 if self._tokens >= 1:
                     self._tokens -= 1
                     return
@@ -87,10 +85,13 @@ class RateLimiter:
         """How many sends the pace lets go in the next ``seconds`` (at least one); None: no limit."""
         if self.rate <= 0:
             return None
-        tokens = self._tokens
-        if self._stamp is not None:
-            tokens = min(self.capacity, tokens + (self.clock.now() - self._stamp).total_seconds() * self.rate)
-        return max(1, int(tokens + seconds * self.rate))
+        return max(1, int(self._tokens_at(self.clock.now()) + seconds * self.rate))
+
+    def _tokens_at(self, now: datetime) -> float:
+        """The bucket at ``now``: what it held at the last look, refilled at the rate since."""
+        if self._stamp is None:
+            return self._tokens
+        return min(self.capacity, self._tokens + (now - self._stamp).total_seconds() * self.rate)
 
 
 class Outbox:
@@ -192,19 +193,24 @@ class Outbox:
         finally:
             self._not_yet_sent -= len(items) - started  # each one started counts itself off
 
-    async def _send_one(self, item: Claimed) -> None:
+    async def _hand_to_transport(self, item: Claimed) -> SentMessage:
+        """Wait for the pace, then send under the limit of sends at once (the transport's call
+        only: waiting for an outcome's commit holds no other send back). Until the call ends the
+        row counts as claimed and not yet sent."""
         recipient = Recipient(phone=item.phone, lid=item.lid)
         try:
-            try:
-                await self.limiter.acquire()
-                async with self._semaphore:  # the transport's calls only: waiting for the outcome's
-                    if item.kind == MessageKind.POLL:  # commit holds no send back
-                        options = item.payload.get("options", [])
-                        sent = await self.transport.send_poll(recipient, item.text, options, ref=item.key)
-                    else:
-                        sent = await self.transport.send_text(recipient, item.text, ref=item.key)
-            finally:
-                self._not_yet_sent -= 1
+            await self.limiter.acquire()
+            async with self._semaphore:
+                if item.kind == MessageKind.POLL:
+                    options = item.payload.get("options", [])
+                    return await self.transport.send_poll(recipient, item.text, options, ref=item.key)
+                return await self.transport.send_text(recipient, item.text, ref=item.key)
+        finally:
+            self._not_yet_sent -= 1
+
+    async def _send_one(self, item: Claimed) -> None:
+        try:
+            sent = await self._hand_to_transport(item)
         except SendFailed as exc:
             if exc.ambiguous:  # it may be on the phone already: never send it twice
                 await self._finish(item, status=UNCERTAIN, error=str(exc))
