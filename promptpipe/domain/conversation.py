@@ -156,6 +156,9 @@ class TurnState:
     """Days a researcher added to this participant's study."""
     quiet_hours: QuietHours | None = None
     """The study's quiet hours: timers that send something are armed outside them."""
+    ever_prompted: bool = True
+    """A daily prompt has gone to them (as read with the state): until one has, there is no poll
+    or prompt of theirs to answer, and the turn does not look for one."""
     greet_if_never_greeted: bool = False
     """Set by a change that made them active again: on commit, a greeting is queued unless they
     were greeted already (see flow.lifecycle.greet_if_never_greeted)."""

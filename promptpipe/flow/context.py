@@ -47,7 +47,7 @@ def load_context(session: Session, participant_id: str, batch: list[InboxRow], c
     if isinstance(events[0], ReactionReceived) or (isinstance(events[0], MessageReceived) and any(
             len(text) <= ANSWER_CHARS for text in texts.values())):
         record = state.profile.record
-        newest = newest_polls(session, participant_id, record.intensity_poll_message)
+        newest = newest_polls(session, participant_id, record.intensity_poll_message) if state.ever_prompted else None
         today = now.astimezone(zone_or_utc(state.timezone)).date().isoformat()
         context.polls = open_polls(newest, record, now, config.typed_answer_window, today=today)
         known = newest.vote_targets() if newest is not None else {}

@@ -8,6 +8,7 @@ dropped because a write failed.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -31,7 +32,7 @@ from promptpipe.pipeline.lanes import FirstLook
 from promptpipe.pipeline.spool import Spool
 from promptpipe.storage.db import Database
 from promptpipe.storage.deliveries import mark_first_reply
-from promptpipe.storage.inbox_rows import WA_ID, add_input
+from promptpipe.storage.inbox_rows import WA_ID, InboxRow, add_input
 from promptpipe.storage.models import Message, table_of
 from promptpipe.storage.participants import (
     SenderRef,
@@ -66,7 +67,7 @@ class Inbox:
     def __init__(
         self, db: Database, clock: Clock, config: InboxConfig, wake: Callable[[str, FirstLook[Any] | None], None],
         alarms_changed: Callable[[list[str]], None] | None = None, spool: Spool | None = None,
-        first_look: Callable[[Session, str, datetime], FirstLook[Any] | None] | None = None,
+        first_look: Callable[[Session, str, datetime, list[InboxRow] | None], FirstLook[Any] | None] | None = None,
     ) -> None:
         """``wake(participant_id, looked)`` starts their lane; ``first_look`` (the lanes') reads
         in the storing transaction what an idle lane would read first, handed to ``wake``."""
@@ -156,15 +157,22 @@ class Inbox:
         message_id = add_inbound_message(session, participant_id=participant.id, text=text, now=now,
                                          wa_message_id=msg.message_id, kind=transcript_kind,
                                          payload={k: v for k, v in payload.items() if k != WA_ID})
-        inbox_id = add_input(self.db, session, as_input(event, key=key, participant_id=participant.id,
-                                                        message_id=message_id), now)
+        row = as_input(event, key=key, participant_id=participant.id, message_id=message_id)
+        inbox_id = add_input(self.db, session, row, now)
         if inbox_id is None:  # stored before (WhatsApp delivered it again), here or by another node
             raise _Duplicate
         kind = event.INBOX_KIND
-        cancelled = cancel_timers(session, participant.id, CANCELLED_BY_REPLY, now, reason="the participant wrote")
-        if kind == InboxKind.MESSAGE:
+        cancelled = 0
+        if participant.timers_to_cancel is not False:
+            cancelled = cancel_timers(session, participant.id, CANCELLED_BY_REPLY, now, reason="the participant wrote")
+        if kind == InboxKind.MESSAGE and (msg.quoted_message_id or participant.newest_prompt_unanswered is not False):
             mark_first_reply(session, participant.id, now, quoted_wa_id=msg.quoted_message_id)
-        looked = self._first_look(session, participant.id, now) if self._first_look is not None else None
+        looked = None
+        if self._first_look is not None:
+            alone = None if participant.pending_inputs != 0 else [InboxRow(
+                inbox_id, participant.id, kind, json.loads(json.dumps(row.payload)), message_id, attempts=0,
+                available_at=now, text=text)]  # as the lane would read it back
+            looked = self._first_look(session, participant.id, now, alone)
         return participant.id, inbox_id, kind, enrolled, cancelled, looked
 
     def _resolve_sender(self, session: Session, msg: InboundMessage, now: datetime) -> tuple[SenderRef, bool] | None:
@@ -185,7 +193,8 @@ class Inbox:
                 background="", now=now, reason="auto-enrolled on first message", source=ConsentSource.SERVER,
                 study=self.config.study,
             )
-            sender, enrolled = SenderRef(created.id, created.lid), True
+            sender, enrolled = SenderRef(created.id, created.lid, pending_inputs=0, timers_to_cancel=False,
+                                         newest_prompt_unanswered=False), True
         if msg.sender_lid and sender.lid != msg.sender_lid:
             set_participant_lid(session, sender.id, msg.sender_lid, now)
         return sender, enrolled

@@ -164,16 +164,19 @@ class Lanes(Generic[C]):
         elif _here is not None and _here[0] is self:
             _here = None
 
-    def first_look(self, session: Session, participant_id: str, now: datetime) -> FirstLook[C] | None:
+    def first_look(self, session: Session, participant_id: str, now: datetime,
+                   pending: list[InboxRow] | None = None) -> FirstLook[C] | None:
         """Called in the transaction that stores a participant's input: when no lane runs for
         them, read what their lane would read first, so the lane starts its turn without a
-        transaction of its own (None: a lane runs, it looks when its pass ends). In a savepoint:
-        if the look fails, the input is stored all the same and the lane looks for itself."""
+        transaction of its own (None: a lane runs, it looks when its pass ends). ``pending``:
+        their pending inbox rows, when the caller knows them (the input it stored was the only
+        one), so they are not read again. In a savepoint: if the look fails, the input is stored
+        all the same and the lane looks for itself."""
         if participant_id in self._tasks or self._slots.locked():  # read on the database thread: a stale
             return None  # answer costs a look; with every slot taken, the lane reads once it has one
         try:
             with session.begin_nested():
-                return FirstLook(self._next_batch(session, participant_id, now))
+                return FirstLook(self._next_batch(session, participant_id, now, pending))
         except Exception as exc:
             log.warning("first_look_failed", participant_id=participant_id, error=repr(exc)[:200])
             return None
@@ -283,11 +286,11 @@ class Lanes(Generic[C]):
         return acquiring.done() and not acquiring.cancelled()
 
     def _next_batch(
-        self, session: Session, participant_id: str, now: datetime
+        self, session: Session, participant_id: str, now: datetime, pending: list[InboxRow] | None = None
     ) -> tuple[list[InboxRow], int, C, bool] | None:
-        """One transaction: the pending rows, the batch to run, the context of its turn, and
-        whether the batch is urgent."""
-        rows = pending_inbox(session, participant_id)
+        """One transaction: the pending rows (read, unless given), the batch to run, the context
+        of its turn, and whether the batch is urgent."""
+        rows = pending_inbox(session, participant_id) if pending is None else pending
         messages = [row for row in rows if row.kind in FOLDABLE_KINDS]
         urgent = self.runner.urgent(session, messages) if messages else set()
         batch = select_batch(rows, now, urgent)

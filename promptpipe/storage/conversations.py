@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import and_, bindparam, select, update
+from sqlalchemy import and_, bindparam, exists, select, update
 from sqlalchemy.orm import Session
 
 from promptpipe.domain.conversation import ParticipantInfo, PendingTimer, ScheduleEntry, TurnState
@@ -24,6 +24,7 @@ from promptpipe.storage.models import (
     PENDING,
     Conversation,
     Participant,
+    PromptDelivery,
     Schedule,
     Timer,
     ToneEvent,
@@ -37,7 +38,7 @@ __all__ = ["VersionConflict", "load_turn_state", "save_turn_state"]
 
 _PARTICIPANT = table_of(Participant)
 _CONVERSATION = table_of(Conversation)
-_SCHEDULE, _TIMER = table_of(Schedule), table_of(Timer)
+_SCHEDULE, _TIMER, _DELIVERY = table_of(Schedule), table_of(Timer), table_of(PromptDelivery)
 _SCHEDULE_COLUMNS = (_SCHEDULE.c.id, _SCHEDULE.c.kind, _SCHEDULE.c.habit_time, _SCHEDULE.c.window_start,
                      _SCHEDULE.c.window_end, _SCHEDULE.c.prep_minutes, _SCHEDULE.c.active, _SCHEDULE.c.created_at)
 _TIMER_COLUMNS = (_TIMER.c.id, _TIMER.c.kind, _TIMER.c.due_at, _TIMER.c.payload)
@@ -47,7 +48,8 @@ _STATE_COLUMNS = (
     _PARTICIPANT.c.researcher_paused, _CONVERSATION.c.sub_state, _CONVERSATION.c.profile, _CONVERSATION.c.version,
     _CONVERSATION.c.tone, _CONVERSATION.c.summary, _CONVERSATION.c.summary_through,
     _CONVERSATION.c.turns_since_summary, _PARTICIPANT.c.arm, _PARTICIPANT.c.day_one, _PARTICIPANT.c.extra_days,
-    _PARTICIPANT.c.completed_at, _PARTICIPANT.c.enrolled_at)
+    _PARTICIPANT.c.completed_at, _PARTICIPANT.c.enrolled_at,
+    exists().where(_DELIVERY.c.participant_id == _PARTICIPANT.c.id).label("ever_prompted"))
 _TURN_STATE = (
     select(*_STATE_COLUMNS, *(column.label(f"s_{column.name}") for column in _SCHEDULE_COLUMNS),
            *(column.label(f"t_{column.name}") for column in _TIMER_COLUMNS))
@@ -85,7 +87,7 @@ def load_turn_state(session: Session, participant_id: str) -> TurnState:
         raise StorageError(f"participant {participant_id} has no conversation row")
     (pid, phone, name, timezone, status, background, lid, paused_by, opted_out, researcher_paused, sub_state, profile,
      version, tone, summary, summary_through, turns_since_summary, arm, day_one, extra_days, completed_at,
-     enrolled_at) = rows[0][:_PARTICIPANT_WIDTH]
+     enrolled_at, ever_prompted) = rows[0][:_PARTICIPANT_WIDTH]
     schedules: dict[str, ScheduleEntry] = {}
     timers: dict[int, PendingTimer] = {}
     for row in rows:
@@ -103,7 +105,7 @@ def load_turn_state(session: Session, participant_id: str) -> TurnState:
     return TurnState(participant=info, sub_state=sub_state, profile=Profile.from_json(profile), version=version,
                      schedules=list(schedules.values()), pending_timers={t.kind: t for t in timers.values()},
                      tone=dict(tone or {}), summary=summary or "", summary_through=summary_through or 0,
-                     turns_since_summary=turns_since_summary or 0)
+                     turns_since_summary=turns_since_summary or 0, ever_prompted=bool(ever_prompted))
 
 
 def save_turn_state(session: Session, state: TurnState, now: datetime) -> None:

@@ -10,16 +10,27 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import bindparam, select, update
+from sqlalchemy import bindparam, exists, func, select, update
 from sqlalchemy.orm import Session
 
 from promptpipe.domain.consent import ConsentKind, ConsentRecord, ConsentSource
 from promptpipe.domain.states import ACTIVE, INTAKE
 from promptpipe.domain.study import OPEN_STUDY, Study
+from promptpipe.domain.timers import CANCELLED_BY_REPLY
 from promptpipe.domain.transitions import Actor
 from promptpipe.storage.consent import record_consent
 from promptpipe.storage.db import Database
-from promptpipe.storage.models import Conversation, LidMapping, Participant, Transition, table_of
+from promptpipe.storage.models import (
+    PENDING,
+    Conversation,
+    InboxItem,
+    LidMapping,
+    Participant,
+    PromptDelivery,
+    Timer,
+    Transition,
+    table_of,
+)
 from promptpipe.storage.study import allocate
 
 __all__ = [
@@ -29,16 +40,38 @@ __all__ = [
 ]
 
 _PARTICIPANT = table_of(Participant)
-_SENDER_BY_PHONE = select(_PARTICIPANT.c.id, _PARTICIPANT.c.lid).where(_PARTICIPANT.c.phone == bindparam("phone"))
-_SENDER_BY_LID = select(_PARTICIPANT.c.id, _PARTICIPANT.c.lid).where(_PARTICIPANT.c.lid == bindparam("lid")).limit(1)
+_INBOX, _TIMER, _DELIVERY = table_of(InboxItem), table_of(Timer), table_of(PromptDelivery)
+_NEWER = _DELIVERY.alias("newer")
+_SENDER_FACTS = (
+    select(func.count()).select_from(_INBOX)
+    .where(_INBOX.c.participant_id == _PARTICIPANT.c.id, _INBOX.c.status == PENDING).scalar_subquery(),
+    exists().where(_TIMER.c.participant_id == _PARTICIPANT.c.id, _TIMER.c.status == PENDING,
+                   _TIMER.c.kind.in_(CANCELLED_BY_REPLY)),
+    exists().where(_DELIVERY.c.id == select(func.max(_NEWER.c.id)).where(
+        _NEWER.c.participant_id == _PARTICIPANT.c.id).scalar_subquery(), _DELIVERY.c.replied_at.is_(None)),
+)
+"""What storing a message from them will have to do, read with who they are (see :class:`SenderRef`)."""
+_SENDER_BY_PHONE = select(_PARTICIPANT.c.id, _PARTICIPANT.c.lid, *_SENDER_FACTS).where(
+    _PARTICIPANT.c.phone == bindparam("phone"))
+_SENDER_BY_LID = select(_PARTICIPANT.c.id, _PARTICIPANT.c.lid, *_SENDER_FACTS).where(
+    _PARTICIPANT.c.lid == bindparam("lid")).limit(1)
 
 
 @dataclass(frozen=True)
 class SenderRef:
-    """Who wrote: the participant's id and the LID we know for them."""
+    """Who wrote: the participant's id and the LID we know for them, and, read in the same
+    statement, what their message will have to do (None: not known, so do it): a message costs
+    only the writes that change something, and an idle lane's first look needs no read of the
+    inbox when theirs is the only input waiting."""
 
     id: str
     lid: str | None
+    pending_inputs: int | None = None
+    """Inbox rows of theirs waiting before this one."""
+    timers_to_cancel: bool | None = None
+    """A timer a reply makes moot is pending (a reminder, a feedback check-in)."""
+    newest_prompt_unanswered: bool | None = None
+    """Their newest daily prompt has no reply yet."""
 
 
 def sender_by_phone(session: Session, phone: str) -> SenderRef | None:

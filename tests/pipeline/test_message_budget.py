@@ -11,21 +11,24 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
 from sqlalchemy import event
 
 from promptpipe.app import App
 from promptpipe.domain.polls import POLL_OPTIONS
+from promptpipe.domain.timers import REMINDER
 from promptpipe.research import admin
+from promptpipe.storage.models import Timer
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.feedback_helpers import ANA, DAY, MONDAY_PROMPT, polls, prompted, vote
 from tests.schedule_helpers import NUDGE, QUIET, at, utc
 
 BUDGET = {  # kind of turn: (statements, transactions), the whole path of one message
-    "intake message": (18, 4),
-    "feedback message": (18, 4),
-    "poll vote": (23, 4),
-    "STOP": (27, 5),
+    "intake message": (14, 4),
+    "feedback message": (16, 4),
+    "poll vote": (21, 4),
+    "STOP": (25, 5),
     "daily prompt": (24, 8),
     "reminder": (17, 6),
     "team message": (14, 6),
@@ -157,3 +160,29 @@ async def test_a_team_message(feedback: tuple[App, Any, str]) -> None:
     app, _, _ = feedback
     within("team message", await measure(
         app, lambda: admin.send_message(app.db, app.clock, who=ANA, text="The survey closes tonight.")))
+
+
+async def test_storing_a_message_skips_the_writes_and_reads_that_would_change_nothing(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer,
+) -> None:
+    """Who wrote comes with what their message will have to do: cancel a reminder only when one
+    is pending, mark the prompt answered only while it is not, read their waiting inputs only
+    when one was there before this. The first reply after a prompt does all of it; the next
+    message none of it, and both are answered."""
+    app, transport, _ = await prompted(make_app, fake_openai, DAILY_PROMPT_REMINDER_DELAY="1h")
+    fake_openai.say("Glad to hear it.", match="kettle")
+    first = await measure(app, lambda: transport.inject(ANA, "did it by the kettle"))
+    fake_openai.say("Good luck tomorrow!", match="tomorrow")
+    second = await measure(app, lambda: transport.inject(ANA, "same again tomorrow"))
+
+    def ran(counted: Counted, start: str) -> bool:
+        return any(s.startswith(start) for group in counted.productive() for s in group)
+
+    assert ran(first, "UPDATE timer SET status") and ran(first, "UPDATE prompt_delivery SET replied_at")
+    assert not ran(second, "UPDATE timer SET status") and not ran(second, "UPDATE prompt_delivery SET replied_at")
+    stored = second.productive()[0]  # theirs was the only input waiting: its row is not read back
+    assert stored[0].startswith("SELECT participant.id") and not any(s.startswith("SELECT inbox.id") for s in stored)
+    assert transport.texts_to(ANA)[-2:] == ["Glad to hear it.", "Good luck tomorrow!"]
+    reminders = sa.select(Timer.kind, Timer.status).where(Timer.kind == REMINDER)
+    timers = await app.db.run(lambda s: s.execute(reminders).all())
+    assert [tuple(row) for row in timers] == [(REMINDER, "cancelled")]
