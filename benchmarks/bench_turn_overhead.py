@@ -41,8 +41,8 @@ PARTICIPANTS = 1_000
 MESSAGES_PER_PARTICIPANT = 100
 WARMUP_MESSAGES = 50
 IDLE_MODE_MESSAGES = 200
-TARGET_P50_MS = 5.0
-TARGET_P99_MS = 25.0
+TARGET_P50_MS = 4.0  # issue 26, in a fast phase of the VM (loop ≈ 24 ms); earlier 5 ms
+TARGET_P99_MS = 15.0  # issue 26; earlier 25 ms
 
 
 @dataclass

@@ -9,7 +9,9 @@ a field is named in one place. Payloads of rows written by earlier versions pars
 from __future__ import annotations
 
 import dataclasses
+import functools
 import types
+from collections.abc import Hashable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, ClassVar, Literal, TypeVar, Union, cast, get_args, get_origin, get_type_hints
@@ -80,13 +82,20 @@ class _Payload:
 
     @classmethod
     def from_payload(cls: type[E], payload: dict[str, Any]) -> E:
-        hints = get_type_hints(cls)
+        hints = _hints(cast(Hashable, cls))
         values: dict[str, Any] = {}
         for spec in dataclasses.fields(cls):
             key = _KEYS.get(spec.name, spec.name)
             if spec.name != "kind" and key in payload:
                 values[spec.name] = _coerce(payload[key], hints[spec.name])
         return cls(**values)
+
+
+@functools.cache
+def _hints(cls: Hashable) -> dict[str, Any]:
+    """A class's field types, worked out once: every inbox row read is parsed by them, and
+    resolving the annotations (strings here) each time cost more than the rest of the parse."""
+    return get_type_hints(cls)
 
 
 _KEYS = {"wa_message_id": WA_ID, "screened": "safety"}

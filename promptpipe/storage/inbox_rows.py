@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, func, select, update
+from sqlalchemy import bindparam, select, update
 from sqlalchemy.orm import Session
 
 from promptpipe.domain.messages import MessageStatus
@@ -131,10 +131,23 @@ def pending_messages(session: Session, participant_ids: Sequence[str], kinds: Se
     return rows
 
 
+_DUE_ROWS = (select(_INBOX.c.participant_id)
+             .where(_INBOX.c.status == PENDING, _INBOX.c.available_at <= bindparam("now"))
+             .order_by(_INBOX.c.status, _INBOX.c.available_at).limit(bindparam("rows")))
+"""Due rows, soonest due first, straight off the (status, available_at) index. (Grouping by
+participant in SQL sorted every pending row on each poll: 4.5 ms with 10,000 waiting, twice a
+second, on the thread every commit waits for; this reads only what it returns.)"""
+
+
 def participants_with_due_inbox(session: Session, now: datetime, limit: int) -> list[str]:
-    query = (select(_INBOX.c.participant_id).where(_INBOX.c.status == PENDING, _INBOX.c.available_at <= now)
-             .group_by(_INBOX.c.participant_id).order_by(func.min(_INBOX.c.id)).limit(limit))
-    return list(session.connection().execute(query).scalars().all())
+    """Up to ``limit`` participants with a due inbox row, the one whose row came due first first."""
+    rows = limit
+    while True:
+        due = session.connection().execute(_DUE_ROWS, {"now": now, "rows": rows}).scalars().all()
+        found = dict.fromkeys(due)
+        if len(found) >= limit or len(due) < rows:  # enough participants, or every due row read
+            return list(found)[:limit]
+        rows *= 4  # some have several rows waiting: read further
 
 
 _INBOX_DONE = (update(_INBOX).where(_INBOX.c.id.in_(bindparam("ids", expanding=True)))

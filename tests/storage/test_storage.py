@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import io
 import json
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 import pytest
 import sqlalchemy as sa
+from sqlalchemy.orm import Session
 
 from promptpipe.clock import ManualClock
 from promptpipe.logging import configure_logging, get_logger, mask_phone
 from promptpipe.research import admin
 from promptpipe.storage.db import Database
+from promptpipe.storage.inbox_rows import NewInput, add_inputs, participants_with_due_inbox
+from promptpipe.storage.models import InboxItem
 from promptpipe.storage.rollup import DROP_V1
 from promptpipe.storage.schema import SchemaBehind
 
@@ -61,3 +64,26 @@ def test_phone_numbers_are_masked_in_logs() -> None:
     assert line["phone"].endswith("0101") and line["note"].endswith("*0101")
     assert mask_phone("+4915112345678") == "+*********5678"
     configure_logging("console")
+
+
+async def test_the_inbox_poll_finds_each_participant_with_a_due_row_once_soonest_due_first(db: Database) -> None:
+    """What the lanes' poll (every half second) wakes: Ben, whose row came due first, then Ana
+    (three rows waiting, named once), not Cleo (her retry is not due yet); and no more than asked."""
+    clock = ManualClock(datetime(2026, 1, 5, 9, tzinfo=timezone.utc))
+    ana, ben, cleo = [await admin.enroll(db, clock, phone=phone, name=name, timezone="UTC") for phone, name in (
+        ("+14165550131", "Ana"), ("+14165550132", "Ben"), ("+14165550133", "Cleo"))]
+    now = clock.now()
+    due_in = {"a1": (ana.id, 0), "a2": (ana.id, -1), "a3": (ana.id, -2), "b1": (ben.id, -5), "c1": (cleo.id, 5)}
+
+    def seed(session: Session) -> None:
+        session.execute(sa.update(InboxItem).values(status="done"))  # their enrollments, handled
+        ids = add_inputs(db, session, [NewInput(key, pid, "message") for key, (pid, _) in due_in.items()], now)
+        for key, (_, minutes) in due_in.items():
+            session.execute(sa.update(InboxItem).where(InboxItem.id == ids[key])  # type: ignore[arg-type]
+                            .values(available_at=now + timedelta(minutes=minutes)))
+
+    await db.run(seed)
+    assert await db.run(lambda s: participants_with_due_inbox(s, now, 10)) == [ben.id, ana.id]
+    assert await db.run(lambda s: participants_with_due_inbox(s, now, 1)) == [ben.id]
+    later = now + timedelta(minutes=6)
+    assert await db.run(lambda s: participants_with_due_inbox(s, later, 10)) == [ben.id, ana.id, cleo.id]
