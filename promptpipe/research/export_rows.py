@@ -74,16 +74,22 @@ IDENTIFIER_COLUMNS = ("participant_id", "phone", "name")
 def _times(prefix: str, value: datetime | None, zone: ZoneInfo) -> dict[str, str | None]:
     """``{prefix}_utc`` and ``{prefix}_local``: ISO 8601 to the second, with the offset."""
     names = _TIME_NAMES.get(prefix) or _TIME_NAMES.setdefault(prefix, (f"{prefix}_utc", f"{prefix}_local"))
-    utc_name, local_name = names
-    if value is None:
-        return {utc_name: None, local_name: None}
-    if value.tzinfo is not timezone.utc:  # what the database hands back is UTC already
-        value = value.astimezone(timezone.utc)
-    return {utc_name: value.isoformat(timespec="seconds"),
-            local_name: value.astimezone(zone).isoformat(timespec="seconds")}
+    utc, local = _stamp(value, zone)
+    return {names[0]: utc, names[1]: local}
 
 
 _TIME_NAMES: dict[str, tuple[str, str]] = {}
+_NO_TIME = (None, None)
+
+
+def _stamp(value: datetime | None, zone: ZoneInfo) -> tuple[str, str] | tuple[None, None]:
+    """A time in UTC and in ``zone``, as :func:`_times` writes them (the large files' rows call
+    this directly: a dict per time, unpacked into the row, cost more than formatting it)."""
+    if value is None:
+        return _NO_TIME
+    if value.tzinfo is not timezone.utc:  # what the database hands back is UTC already
+        value = value.astimezone(timezone.utc)
+    return value.isoformat(timespec="seconds"), value.astimezone(zone).isoformat(timespec="seconds")
 
 
 def _as_dict(value: Any) -> dict[str, Any]:
@@ -189,15 +195,18 @@ def _message_row(row: Any, people: People) -> dict[str, Any]:
     pid, zone = row.participant_id, people.zone(row.participant_id)
     stored = people.scrub_value(pid, row.payload)
     payload = _as_dict(stored)
+    created, sent, delivered, read, played = (_stamp(row.created_at, zone), _stamp(row.sent_at, zone),
+                                              _stamp(row.delivered_at, zone), _stamp(row.read_at, zone),
+                                              _stamp(row.played_at, zone))
     return {
         "id": row.id, "participant_id": pid, "direction": row.direction, "role": row.role,
         "kind": row.kind, "status": row.status, "text": people.scrub(pid, row.text),
-        **_times("created_at", row.created_at, zone), **_times("sent_at", row.sent_at, zone),
+        "created_at_utc": created[0], "created_at_local": created[1], "sent_at_utc": sent[0], "sent_at_local": sent[1],
         "wa_message_id": row.wa_message_id,
         "delivery": delivery_status(row.sent_at, row.delivered_at, row.read_at, receipts_expected=bool(
             row.receipts_expected), cutoff=row.receipt_cutoff) if row.direction == "out" else None,
-        **_times("delivered_at", row.delivered_at, zone), **_times("read_at", row.read_at, zone),
-        **_times("played_at", row.played_at, zone),
+        "delivered_at_utc": delivered[0], "delivered_at_local": delivered[1], "read_at_utc": read[0],
+        "read_at_local": read[1], "played_at_utc": played[0], "played_at_local": played[1],
         "poll_purpose": payload.get("purpose"),
         "poll_options": _as_list(payload.get("options")),
         "vote_chosen": _as_list(payload.get("selected")),

@@ -104,7 +104,11 @@ def _software_version() -> str | None:
 
 
 def _iso(value: datetime | None) -> str | None:
-    return None if value is None else value.astimezone(timezone.utc).isoformat(timespec="seconds")
+    if value is None:
+        return None
+    if value.tzinfo is not timezone.utc:  # what the database hands back is UTC already
+        value = value.astimezone(timezone.utc)
+    return value.isoformat(timespec="seconds")
 
 
 def study_document(protocol: Protocol, *, model: str | None, system_prompts: Mapping[str, str] | None,
