@@ -204,6 +204,8 @@ class OutboxItem(SQLModel, table=True):
     __table_args__ = (
         Index("ix_outbox_status_available", "status", "available_at"),
         Index("ix_outbox_participant_id", "participant_id", "id"),
+        # a commit's claim of what it queued (one participant's due rows; revision 0004)
+        Index("ix_outbox_participant_status", "participant_id", "status", "available_at"),
     )
 
     id: int | None = Field(default=None, primary_key=True)

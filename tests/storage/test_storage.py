@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -15,7 +16,8 @@ from promptpipe.logging import configure_logging, get_logger, mask_phone
 from promptpipe.research import admin
 from promptpipe.storage.db import Database
 from promptpipe.storage.inbox_rows import NewInput, add_inputs, participants_with_due_inbox
-from promptpipe.storage.models import InboxItem
+from promptpipe.storage.models import InboxItem, Message, OutboxItem, Participant
+from promptpipe.storage.outbox_rows import claim_statement
 from promptpipe.storage.rollup import DROP_V1
 from promptpipe.storage.schema import SchemaBehind
 
@@ -32,6 +34,7 @@ async def test_an_unversioned_older_schema_is_refused_then_upgraded_on_request(d
     await database.execute_raw("DROP TABLE prompt_day_counts")
     await database.execute_raw("DROP INDEX ix_prompt_delivery_prompt_message_id")
     await database.execute_raw('ALTER TABLE prompt_delivery DROP COLUMN "receipt_level"')
+    await database.execute_raw("DROP INDEX ix_outbox_participant_status")  # nor the outbox's newest index
     await database.execute_raw("DROP TABLE alembic_version")  # nor versions
     await database.close()
 
@@ -87,3 +90,52 @@ async def test_the_inbox_poll_finds_each_participant_with_a_due_row_once_soonest
     assert await db.run(lambda s: participants_with_due_inbox(s, now, 1)) == [ben.id]
     later = now + timedelta(minutes=6)
     assert await db.run(lambda s: participants_with_due_inbox(s, later, 10)) == [ben.id, ana.id, cleo.id]
+
+
+async def test_a_commits_claim_of_what_it_queued_costs_the_same_however_many_others_wait(
+    db: Database, database_url: str,
+) -> None:
+    """The claim in the commit that queued a participant's reply reads their rows only: during a
+    burst of due prompts its work must not grow with everyone else's messages still waiting (it
+    walked all of them: a 10,000-prompt burst's cost grew with its square). Counted in SQLite's
+    virtual-machine steps, which do not depend on the machine."""
+    if not database_url.startswith("sqlite"):
+        pytest.skip("counts SQLite's steps; PostgreSQL plans by its statistics")
+    now = datetime(2026, 1, 5, 12, tzinfo=timezone.utc)
+    claim = claim_statement(skip_locked=False, one_participant=True)
+
+    def waiting(count: int, first: int) -> Callable[[Session], None]:
+        def seed(session: Session) -> None:
+            ids = range(first, first + count)
+            connection = session.connection()
+            connection.execute(sa.insert(Participant), [
+                {"id": f"p{i}", "phone": f"+1416555{i:04d}", "name": "", "timezone": "UTC", "status": "active",
+                 "enrolled_at": now, "updated_at": now} for i in ids])
+            connection.execute(sa.insert(Message), [
+                {"id": i + 1, "participant_id": f"p{i}", "direction": "out", "role": "assistant", "kind": "prompt",
+                 "text": "Time for a short walk.", "payload": {}, "status": "queued", "created_at": now} for i in ids])
+            connection.execute(sa.insert(OutboxItem), [
+                {"key": f"prompt-{i}", "participant_id": f"p{i}", "message_id": i + 1, "status": "pending",
+                 "attempts": 0, "available_at": now, "created_at": now} for i in ids])
+        return seed
+
+    def steps_to_claim(session: Session, participant_id: str) -> int:
+        raw = session.connection().connection.dbapi_connection
+        counted = [0]
+
+        def step() -> int:
+            counted[0] += 1
+            return 0
+        raw.set_progress_handler(step, 10)  # type: ignore[union-attr]
+        try:
+            claimed = session.connection().execute(claim, {"now": now, "limit": 16, "pid": participant_id}).all()
+        finally:
+            raw.set_progress_handler(None, 10)  # type: ignore[union-attr]
+        assert len(claimed) == 1
+        return counted[0]
+
+    await db.run(waiting(20, 0))
+    few = await db.run(lambda s: steps_to_claim(s, "p0"))
+    await db.run(waiting(2000, 20))
+    many = await db.run(lambda s: steps_to_claim(s, "p1"))
+    assert many <= few * 1.5, (few, many)
