@@ -118,7 +118,7 @@ class Inbox:
         msg = replace(msg, text=clean_for_storage(msg.text),
                       sender_name=clean_for_storage(msg.sender_name).strip()[:NAME_CHARS])
         try:
-            stored = await self.db.run(lambda session: self._store(session, msg, original))
+            stored = await self.db.run(lambda session: self._store(session, msg, original), urgent=True)
         except _Duplicate:
             self.duplicates += 1
             log.info("inbound_duplicate", message_id=msg.message_id)

@@ -257,7 +257,7 @@ class AlarmClock:
         chunk, self._fired = self._fired, []
         if not chunk:
             return
-        future = self.db.submit(lambda session: deliver_alarms(self.db, session, chunk, self.clock.now()))
+        future = self.db.submit(lambda session: deliver_alarms(self.db, session, chunk, self.clock.now()), urgent=True)
         future.add_done_callback(self._delivered)
         self._deliveries.append(future)
 

@@ -17,7 +17,7 @@ import asyncio
 import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -44,6 +44,7 @@ from promptpipe.storage.schema import (
     refuse_unless_current,
 )
 from promptpipe.storage.schema import upgrade as upgrade_schema
+from promptpipe.storage.work_queue import WorkQueue
 
 SQLITE_BUSY_TIMEOUT_MS = 15_000
 IN_CHUNK = 500
@@ -153,24 +154,31 @@ class Database:
                     self.engine = self.engine.execution_options(postgresql_readonly=True)
         except (ArgumentError, ValueError) as exc:
             raise ConfigError(f"DATABASE_URL: {mask_credentials(_first_line(exc))}") from None
-        self._executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="db")
+        self._executor = WorkQueue(threads, "db")
         self.transactions = 0
         self._insert_ignore: dict[tuple[str, tuple[str, ...], tuple[str, ...] | None], Any] = {}
         self.upgraded: UpgradeDone | None = None
         """Set when :meth:`connect` upgraded the database (what, and the copy it took)."""
 
     @property
+    def waiting(self) -> int:
+        """Transactions handed to the database thread(s) and not yet started."""
+        return self._executor.waiting
+
+    @property
     def is_sqlite(self) -> bool:
         return self.dialect == "sqlite"
 
-    async def run(self, fn: Callable[[Session], T]) -> T:
+    async def run(self, fn: Callable[[Session], T], *, urgent: bool = False) -> T:
         """Run ``fn(session)`` in one transaction on the database thread: commit on success,
-        roll back on error. The transaction completes even if the caller is cancelled."""
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, self._transaction, fn)
+        roll back on error. The transaction completes even if the caller is cancelled once it
+        has started. ``urgent``: ahead of the normal work waiting (see :mod:`.work_queue`)."""
+        return await asyncio.wrap_future(self.submit(fn, urgent=urgent))
 
-    def submit(self, fn: Callable[[Session], T]) -> Future[T]:
+    def submit(self, fn: Callable[[Session], T], *, urgent: bool = False) -> Future[T]:
         """:meth:`run` for code on another thread (the alarm thread): a future to wait on."""
+        if urgent:
+            return self._executor.submit_urgent(self._transaction, fn)
         return self._executor.submit(self._transaction, fn)
 
     def _transaction(self, fn: Callable[[Session], T]) -> T:

@@ -6,9 +6,11 @@ import asyncio
 import threading
 from collections.abc import Callable
 
+import pytest
 import sqlalchemy as sa
 
 from promptpipe.research import admin
+from promptpipe.storage.models import InboxItem
 from promptpipe.transport import PollVote, poll_option_hash
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
@@ -245,3 +247,32 @@ async def test_a_message_whose_first_look_fails_is_stored_and_answered_all_the_s
 
     assert failures and transport.texts_to(ANA) == ["Hi Ana!", "Stretching it is."]
     assert [row.direction for row in await admin.transcript(app.db, ANA)] == ["out", "in", "out"]
+
+
+async def test_a_message_is_stored_ahead_of_the_turns_waiting_for_the_database(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer
+) -> None:
+    """During a burst the database thread has a queue of turns' reads and commits: a
+    participant's message (a STOP, a reply) is stored before them, not after."""
+    transport = MemoryTransport()
+    app = await make_app(transport)
+    await enrolled(app, fake_openai, (ANA, "Ana"))
+    if not app.db.is_sqlite:
+        pytest.skip("one database thread on SQLite; PostgreSQL's several threads take work side by side")
+    inbox_rows = sa.select(sa.func.count()).select_from(InboxItem)
+    before = await app.db.run(lambda session: session.execute(inbox_rows).scalar_one())
+    started, gate, stored_when_run = threading.Event(), threading.Event(), []
+    busy = app.db.submit(lambda session: started.set() or gate.wait(5))
+    await until(started.is_set, "the database thread to be busy")
+    turns = [app.db.submit(lambda session: stored_when_run.append(session.execute(inbox_rows).scalar_one()))
+             for _ in range(20)]
+    fake_openai.say("Noted.", match="stretch")
+    arriving = asyncio.ensure_future(transport.inject(ANA, "I want to stretch"))
+    await until(lambda: app.db.waiting == 21, "the message to wait for the database")
+    gate.set()
+    await arriving
+    for future in [busy, *turns]:
+        await asyncio.wrap_future(future)
+    assert stored_when_run == [before + 1] * 20
+    await app.run_until_idle()
+    assert transport.texts_to(ANA)[-1] == "Noted."
