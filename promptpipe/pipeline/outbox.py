@@ -13,11 +13,13 @@ own transaction (:meth:`Outbox.claim_queued`) and hands it over once committed.
 from __future__ import annotations
 
 import asyncio
-import functools
+import collections
 import random
+import threading
 from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy.orm import Session
 
@@ -33,6 +35,7 @@ from promptpipe.storage.outbox_rows import (
     Claimed,
     Queued,
     claim_due,
+    claim_next,
     claim_queued,
     claim_statement,
     record_sends,
@@ -102,6 +105,11 @@ class Outbox:
         self._semaphore = asyncio.Semaphore(SEND_CONCURRENCY)
         self._claim_statement = claim_statement(skip_locked=not db.is_sqlite)
         self._claim_one = claim_statement(skip_locked=not db.is_sqlite, one_participant=True)
+        self._claim_some = claim_statement(skip_locked=not db.is_sqlite, participants=True)
+        self._following: dict[str, int] = {}
+        """Participants with rows a commit queued and could not claim yet (they wait for the one
+        before them): how many. Recording that one's send claims the next in the same transaction."""
+        self._following_lock = threading.Lock()  # claims run on the database threads
         self._handed: set[asyncio.Task[None]] = set()
         """Sends handed over by the commit that queued them (:meth:`claim_queued`)."""
         self._not_yet_sent = 0
@@ -148,12 +156,40 @@ class Outbox:
         without a claim transaction of its own. Nothing while stopping, or while claimed rows not
         yet handed to the transport already fill the pace (unpaced: :data:`SEND_CONCURRENCY`); the
         dispatcher takes those rows later, so a burst does not leave thousands waiting *sending*."""
-        paced = self.limiter.sends_within(CLAIM_AHEAD_S)
-        limit = (SEND_CONCURRENCY if paced is None else paced) - self._not_yet_sent
-        if self.stopping or limit <= 0:
+        limit = self._room()
+        if limit <= 0:
             return []
-        return claim_queued(session, self._claim_one, participant_id, self.clock.now(), limit, queued,
-                            recipient.phone, recipient.lid)
+        claimed = claim_queued(session, self._claim_one, participant_id, self.clock.now(), limit, queued,
+                               recipient.phone, recipient.lid)
+        left = len(queued) - sum(1 for item in claimed if item.key in queued)
+        if claimed and left > 0:  # the next goes once this one's send is recorded (see _record_outcomes)
+            with self._following_lock:
+                self._following[participant_id] = left
+        return claimed
+
+    def _room(self, unpaced: int = SEND_CONCURRENCY) -> int:
+        """How many rows a claim made outside the dispatcher may take now: none while stopping,
+        else what the pace lets go within :data:`CLAIM_AHEAD_S` (unpaced: ``unpaced``) less the
+        claimed rows not yet handed to the transport."""
+        if self.stopping:
+            return 0
+        paced = self.limiter.sends_within(CLAIM_AHEAD_S)
+        return (unpaced if paced is None else paced) - self._not_yet_sent
+
+    def _claim_following(self, session: Session, participant_ids: list[str]) -> list[Claimed]:
+        """In the transaction that records their last sends: claim these participants' next rows
+        (a daily prompt's poll once the prompt has gone), so they need no dispatcher's claim."""
+        # Unpaced, as many as a dispatcher's claim may take: each follows a send that just ended,
+        # and in a burst the commits' own claims keep the smaller room full.
+        limit = self._room(unpaced=CLAIM_BATCH)
+        claimed = claim_next(session, self._claim_some, participant_ids, self.clock.now(), limit) if limit > 0 else []
+        counts = collections.Counter(item.participant_id for item in claimed)
+        with self._following_lock:
+            for participant_id in participant_ids:
+                left = self._following.pop(participant_id, 0) - counts[participant_id]
+                if counts[participant_id] and left > 0:
+                    self._following[participant_id] = left
+        return claimed
 
     def send_when_committed(self, commit: Awaitable[list[Claimed]]) -> None:
         """Send what :meth:`claim_queued` claimed once its transaction has committed (nothing if
@@ -162,6 +198,16 @@ class Outbox:
         task = asyncio.create_task(self._send_committed(commit), name="outbox-handed-over")
         self._handed.add(task)
         task.add_done_callback(self._handed.discard)
+
+    def _send_in_background(self, claimed: list[Claimed]) -> None:
+        """Send rows claimed outside the dispatcher, one task per participant (in their order)."""
+        by_participant: dict[str, list[Claimed]] = {}
+        for item in claimed:
+            by_participant.setdefault(item.participant_id, []).append(item)
+        for items in by_participant.values():
+            task = asyncio.create_task(self._send_all(items), name="outbox-following")
+            self._handed.add(task)
+            task.add_done_callback(self._handed.discard)
 
     async def _send_committed(self, commit: Awaitable[list[Claimed]]) -> None:
         try:
@@ -260,7 +306,8 @@ class Outbox:
         elif status in (FAILED, UNCERTAIN):
             message_values = {"status": status}
 
-        outcome = _Outcome(item.id, item.message_id, values, message_values, asyncio.get_running_loop().create_future())
+        outcome = _Outcome(item.id, item.message_id, item.participant_id, sent is not None, values, message_values,
+                           asyncio.get_running_loop().create_future())
         self._outcomes.append(outcome)
         if self._recorder is None or self._recorder.done():
             self._recorder = asyncio.create_task(self._record_outcomes())
@@ -273,15 +320,22 @@ class Outbox:
         while self._outcomes:
             batch, self._outcomes = self._outcomes, []
 
+            sends = [(o.outbox_id, o.message_id, o.values, o.message_values) for o in batch]
+            following = sorted({o.participant_id for o in batch if o.sent and o.participant_id in self._following})
+
+            def record(session: Session, sends: list[Any] = sends, following: list[str] = following) -> list[Claimed]:
+                record_sends(session, sends)
+                return self._claim_following(session, following) if following else []
             try:
-                sends = [(o.outbox_id, o.message_id, o.values, o.message_values) for o in batch]
-                await self.db.run(functools.partial(record_sends, outcomes=sends))
+                claimed = await self.db.run(record)
             except Exception as exc:
                 for outcome in batch:
                     outcome.recorded.set_exception(exc)
             else:
                 for outcome in batch:
                     outcome.recorded.set_result(None)
+                if claimed:
+                    self._send_in_background(claimed)
 
 
 @dataclass
@@ -290,6 +344,8 @@ class _Outcome:
 
     outbox_id: int
     message_id: int
+    participant_id: str
+    sent: bool
     values: dict[str, object]
     message_values: dict[str, object]
     recorded: asyncio.Future[None]

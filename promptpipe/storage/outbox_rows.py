@@ -16,8 +16,8 @@ from promptpipe.storage.outbox_consent import MAY_SEND, cancel_unconsented, may_
 
 _OUTBOX = table_of(OutboxItem)
 
-__all__ = ["CLAIM_BATCH", "Claimed", "Queued", "claim_due", "claim_queued", "claim_statement", "record_sends",
-           "settle_interrupted"]
+__all__ = ["CLAIM_BATCH", "Claimed", "Queued", "claim_due", "claim_next", "claim_queued", "claim_statement",
+           "record_sends", "settle_interrupted"]
 
 CLAIM_BATCH = 200
 _MESSAGE = table_of(Message)
@@ -49,10 +49,11 @@ class Queued:
     payload: dict[str, Any]
 
 
-def claim_statement(*, skip_locked: bool, one_participant: bool = False) -> Any:
+def claim_statement(*, skip_locked: bool, one_participant: bool = False, participants: bool = False) -> Any:
     """``UPDATE outbox SET status='sending' … WHERE id IN (due rows whose participant has no
     earlier unsent row and may be written to) RETURNING id``; built once, run with the ``now``
-    and ``limit`` parameters. A row held for quiet hours holds nothing back until it is due itself."""
+    and ``limit`` parameters (``one_participant``: and ``pid``; ``participants``: and the list
+    ``pids``). A row held for quiet hours holds nothing back until it is due itself."""
     earlier = _OUTBOX.alias("earlier")
     still_held = and_(earlier.c.held_until.is_not(None), earlier.c.held_until > bindparam("now"))
     blocked = exists().where(  # an earlier row that may not be sent any more holds nothing back
@@ -62,6 +63,8 @@ def claim_statement(*, skip_locked: bool, one_participant: bool = False) -> Any:
     conditions = [_OUTBOX.c.status == PENDING, _OUTBOX.c.available_at <= bindparam("now"), ~blocked, MAY_SEND]
     if one_participant:
         conditions.append(_OUTBOX.c.participant_id == bindparam("pid"))
+    if participants:
+        conditions.append(_OUTBOX.c.participant_id.in_(bindparam("pids", expanding=True)))
     due = (
         select(_OUTBOX.c.id)
         .where(*conditions)
@@ -120,6 +123,17 @@ def claim_queued(session: Session, statement: Any, participant_id: str, now: dat
         details = session.connection().execute(_CLAIMED_DETAILS, {"ids": earlier})
         claimed += [Claimed(**dict(row._mapping)) for row in details]
     return sorted(claimed, key=lambda item: item.id)
+
+
+def claim_next(session: Session, statement: Any, participant_ids: Sequence[str], now: datetime,
+               limit: int) -> list[Claimed]:
+    """Mark these participants' due rows *sending* (at most ``limit``; a statement built by
+    :func:`claim_statement` for a list of participants) and read what is needed to send them."""
+    ids = list(session.connection().execute(statement, {"now": now, "limit": limit,
+                                                        "pids": list(participant_ids)}).scalars())
+    if not ids:
+        return []
+    return [Claimed(**dict(row._mapping)) for row in session.connection().execute(_CLAIMED_DETAILS, {"ids": ids})]
 
 
 def settle_interrupted(session: Session, target: str) -> list[tuple[int, str]]:

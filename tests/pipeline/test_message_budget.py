@@ -29,7 +29,7 @@ BUDGET = {  # kind of turn: (statements, transactions), the whole path of one me
     "feedback message": (16, 4),
     "poll vote": (21, 4),
     "STOP": (25, 5),
-    "daily prompt": (24, 8),
+    "daily prompt": (24, 7),
     "reminder": (17, 6),
     "team message": (14, 6),
 }

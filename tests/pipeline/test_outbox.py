@@ -24,7 +24,9 @@ from promptpipe.transport.dryrun import DryRunTransport
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
+from tests.feedback_helpers import MONDAY_PROMPT
 from tests.pipeline.test_lanes import until
+from tests.schedule_helpers import NUDGE, QUIET, at, enroll_with_schedule
 
 ANA = "+15145550101"
 
@@ -323,3 +325,22 @@ async def test_commits_in_a_burst_claim_no_more_than_can_be_handed_to_whatsapp_a
     await app.outbox.settle_handed_over()
     await app.run_until_idle()
     assert len(transport.sent) == people
+
+
+async def test_a_prompts_poll_follows_it_without_waiting_for_the_dispatcher(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer,
+) -> None:
+    """The commit that queues a daily prompt and its poll sends the prompt itself; the poll is
+    claimed in the transaction that records the prompt's send. In a burst the dispatcher's claims
+    wait behind thousands of turns, so polls went out only once every prompt had (a minute late):
+    here the dispatcher never runs, and the poll still follows its prompt."""
+    transport = MemoryTransport()
+    app = await make_app(transport, **QUIET)
+    await enroll_with_schedule(app, fake_openai, ANA, "America/Toronto")
+
+    async def no_dispatcher() -> int:
+        return 0
+    app.outbox.dispatch_once = no_dispatcher  # type: ignore[method-assign]
+    fake_openai.say(NUDGE, match="scheduled daily nudge")
+    await at(app, MONDAY_PROMPT)
+    assert transport.texts_to(ANA)[-2:] == [NUDGE, "Did you do it?"]
