@@ -1,0 +1,45 @@
+"""The job store's deferred writes: a pass's writes are committed together, one statement per
+run of one kind of write, in the order they were made."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from apscheduler.job import Job
+from apscheduler.schedulers.background import BackgroundScheduler
+from apscheduler.triggers.date import DateTrigger
+from sqlalchemy import event
+
+from promptpipe.scheduling.jobstore import DeferredWriteJobStore, job_engine
+from promptpipe.storage.db import Database
+
+AT = datetime(2026, 1, 5, 13, tzinfo=timezone.utc)
+
+
+async def test_a_passes_job_writes_go_one_statement_per_kind_and_keep_their_order(db: Database) -> None:
+    """10,000 due prompts each update their job and arm two timers' jobs: one statement per job
+    kept the alarm thread busy for seconds in the middle of the burst."""
+    engine = job_engine(db)
+    store, scheduler = DeferredWriteJobStore(engine), BackgroundScheduler(timezone=timezone.utc)
+    store.start(scheduler, "default")
+    ran: list[str] = []
+    event.listen(engine, "after_cursor_execute", lambda _c, _cur, statement, *_: ran.append(statement.split()[0]))
+
+    def job(n: int, at: datetime) -> Job:
+        return Job(scheduler, id=f"timer:{n}", func="math:floor", args=(1,), kwargs={}, trigger=DateTrigger(at),
+                   executor="default", name=f"timer {n}", misfire_grace_time=60, coalesce=True, max_instances=1,
+                   next_run_time=at)
+
+    store.begin_deferred()
+    for n in range(30):
+        store.add_job(job(n, AT))
+    for n in range(30):
+        store.update_job(job(n, AT + timedelta(hours=1)))
+    for n in range(10):
+        store.remove_job(f"timer:{n}")
+    store.add_job(job(0, AT + timedelta(hours=2)))  # removed, then armed again: the order matters
+    assert store.commit_deferred() == 71
+    assert ran == ["INSERT", "UPDATE", "DELETE", "INSERT"]
+    kept = {stored.id: stored.next_run_time for stored in store.get_all_jobs()}
+    assert sorted(kept) == sorted(f"timer:{n}" for n in [0, *range(10, 30)])
+    assert kept["timer:0"] == AT + timedelta(hours=2) and kept["timer:15"] == AT + timedelta(hours=1)
