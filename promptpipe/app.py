@@ -168,8 +168,7 @@ class App:
         flow = ConversationFlow(db, deps, transport, on_alarms_changed=alarms.request_sync,
                                 on_timers_changed=alarms.request_timer_changes,
                                 on_flags_raised=alerts.kick if alerts else None)
-        lanes = Lanes(db, clock, flow, concurrency=settings.lane_concurrency,
-                      on_batch_done=lambda: app._outbox_kick.set())
+        lanes = Lanes(db, clock, flow, concurrency=settings.lane_concurrency)
         inbox = Inbox(db, clock, InboxConfig(settings.auto_enroll_new_users, settings.default_timezone, settings.debug,
                                                 settings.study),
                       lanes.wake, alarms_changed=alarms.request_sync, spool=Spool(settings.state_dir / "spool"),
@@ -177,6 +176,7 @@ class App:
         outbox = Outbox(db, transport, clock, rate_per_s=settings.send_rate_per_s, jitter=settings.send_jitter)
         flow.sender = outbox
         app = cls(settings, db, transport, llm, clock, flow, lanes, inbox, outbox, alarms, alerts)
+        outbox.wake_dispatcher = app._outbox_kick.set  # only for what a commit could not hand over itself
         return app
 
     async def start(self, *, background: bool = True, single_instance: bool = False,

@@ -73,6 +73,8 @@ class SendsAtOnce(Protocol):
 
     def send_when_committed(self, commit: Awaitable[list[Claimed]]) -> None: ...
 
+    def dispatch_later(self) -> None: ...
+
 
 class ConversationFlow:
     """The lanes' turn runner: :meth:`load` in the batch's transaction, then :meth:`run`."""
@@ -229,6 +231,8 @@ class ConversationFlow:
         self.failures += 1
         now = self.deps.clock.now()
         outcome = await self.db.run(lambda session: record_failure(session, participant_id, batch, error, now))
+        if self.sender is not None:  # an apology may be queued: sent now, not at the dispatcher's next poll
+            self.sender.dispatch_later()
         level = "error" if outcome.is_bug or outcome.gave_up or isinstance(error, LLMRejected) else "warning"
         detail = {"detail": str(error.__cause__)[:500]} if self.deps.config.debug and error.__cause__ else {}
         getattr(log, level)("turn_failed", participant_id=participant_id, error=str(error)[:300],

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Generic, Protocol, TypeVar
@@ -126,7 +125,7 @@ def lanes_here() -> Lanes[Any] | None:
 class Lanes(Generic[C]):
     def __init__(
         self, db: Database, clock: Clock, runner: TurnRunner[C], *, concurrency: int,
-        turn_timeout: timedelta = TURN_TIMEOUT, on_batch_done: Callable[[], None] | None = None,
+        turn_timeout: timedelta = TURN_TIMEOUT,
     ) -> None:
         self.db, self.clock, self.runner = db, clock, runner
         self._semaphore = asyncio.Semaphore(concurrency)
@@ -146,7 +145,6 @@ class Lanes(Generic[C]):
         self._deciding: dict[str, tuple[asyncio.Task[Any], set[int]]] = {}
         self._interrupted: set[str] = set()
         self._checks: set[asyncio.Task[None]] = set()
-        self._on_batch_done = on_batch_done
         self.batches = 0
 
     def __repr__(self) -> str:
@@ -360,6 +358,4 @@ class Lanes(Generic[C]):
             await self.runner.record_failure(participant_id, batch, LLMUnavailable("the turn took too long"))
         except Exception as exc:
             await self.runner.record_failure(participant_id, batch, exc)
-        if self._on_batch_done is not None:
-            self._on_batch_done()
         return again

@@ -16,7 +16,7 @@ import asyncio
 import collections
 import random
 import threading
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -110,6 +110,10 @@ class Outbox:
         """Participants with rows a commit queued and could not claim yet (they wait for the one
         before them): how many. Recording that one's send claims the next in the same transaction."""
         self._following_lock = threading.Lock()  # claims run on the database threads
+        self.wake_dispatcher: Callable[[], None] | None = None
+        """Set by the service: makes the dispatcher claim now instead of at its next poll."""
+        self._left_for_dispatcher = False
+        """A commit queued rows it could not claim (the pace, the room, an earlier row waiting)."""
         self._handed: set[asyncio.Task[None]] = set()
         """Sends handed over by the commit that queued them (:meth:`claim_queued`)."""
         self._not_yet_sent = 0
@@ -157,15 +161,26 @@ class Outbox:
         yet handed to the transport already fill the pace (unpaced: :data:`SEND_CONCURRENCY`); the
         dispatcher takes those rows later, so a burst does not leave thousands waiting *sending*."""
         limit = self._room()
-        if limit <= 0:
-            return []
         claimed = claim_queued(session, self._claim_one, participant_id, self.clock.now(), limit, queued,
-                               recipient.phone, recipient.lid)
+                               recipient.phone, recipient.lid) if limit > 0 else []
         left = len(queued) - sum(1 for item in claimed if item.key in queued)
         if claimed and left > 0:  # the next goes once this one's send is recorded (see _record_outcomes)
             with self._following_lock:
                 self._following[participant_id] = left
+        elif left > 0:
+            self._left_for_dispatcher = True
         return claimed
+
+    def dispatch_later(self) -> None:
+        """Rows were queued without being claimed (a failed turn's apology, say): the dispatcher
+        claims now rather than at its next poll."""
+        self._left_for_dispatcher = False
+        if self.wake_dispatcher is not None:
+            self.wake_dispatcher()
+
+    def _wake_if_left(self) -> None:
+        if self._left_for_dispatcher:
+            self.dispatch_later()
 
     def _room(self, unpaced: int = SEND_CONCURRENCY) -> int:
         """How many rows a claim made outside the dispatcher may take now: none while stopping,
@@ -189,6 +204,8 @@ class Outbox:
                 left = self._following.pop(participant_id, 0) - counts[participant_id]
                 if counts[participant_id] and left > 0:
                     self._following[participant_id] = left
+                elif left > 0:  # not claimable now (no room, or held): the dispatcher's
+                    self._left_for_dispatcher = True
         return claimed
 
     def send_when_committed(self, commit: Awaitable[list[Claimed]]) -> None:
@@ -214,6 +231,7 @@ class Outbox:
             claimed = await asyncio.shield(commit)  # cancelling this send never cancels the commit
         except Exception:  # the commit failed: it claimed nothing (its turn reports the error)
             return
+        self._wake_if_left()
         if claimed:
             await self._send_all(claimed)
 
@@ -334,6 +352,7 @@ class Outbox:
             else:
                 for outcome in batch:
                     outcome.recorded.set_result(None)
+                self._wake_if_left()
                 if claimed:
                     self._send_in_background(claimed)
 

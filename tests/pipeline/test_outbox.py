@@ -344,3 +344,29 @@ async def test_a_prompts_poll_follows_it_without_waiting_for_the_dispatcher(
     fake_openai.say(NUDGE, match="scheduled daily nudge")
     await at(app, MONDAY_PROMPT)
     assert transport.texts_to(ANA)[-2:] == [NUDGE, "Did you do it?"]
+
+
+async def test_the_dispatcher_is_woken_only_for_what_a_commit_could_not_send_itself(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer
+) -> None:
+    """Every turn used to wake the dispatcher, whose claim then found nothing: a transaction and
+    two statements more for every message. A reply its commit hands over wakes nobody; one that
+    must wait behind an earlier message (its retry not due yet) wakes the dispatcher."""
+    transport = MemoryTransport(fail_next=[NotConnected("offline")])
+    app = await make_app(transport)
+    wakes: list[str] = []
+    app.outbox.wake_dispatcher = lambda: wakes.append("woken")
+    await queue(app, "first")
+    await app.run_until_idle()  # "first" failed: it waits for its retry
+    fake_openai.say("Good to hear from you!")
+    await transport.inject(ANA, "hello")  # type: ignore[attr-defined]
+    await app.run_until_idle()
+    assert wakes == ["woken"] and transport.sent == []  # the reply waits behind "first"
+
+    app.clock.advance(timedelta(seconds=5))
+    await app.run_until_idle()
+    fake_openai.say("Nice.")
+    await transport.inject(ANA, "and again")  # type: ignore[attr-defined]
+    await app.run_until_idle()
+    assert wakes == ["woken"]  # the commit sent its reply itself
+    assert transport.texts_to(ANA) == ["first", "Good to hear from you!", "Nice."]
