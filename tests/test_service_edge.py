@@ -23,6 +23,7 @@ from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.participant_helpers import ANA
 from tests.research.test_admin_cli import run_admin
+from tests.serve_helpers import running
 
 
 class WatchedTransport(MemoryTransport):
@@ -97,7 +98,7 @@ def serve_until_the_transport_asks(settings: Any, request: ExitRequest) -> int:
     async def run() -> int:
         started = asyncio.Event()
         task = asyncio.create_task(cli._serve(settings, transport=transport, started=started))
-        await started.wait()
+        await running(task, started)
         transport.ask_to_exit(request)
         return await asyncio.wait_for(task, 30)
 

@@ -18,6 +18,7 @@ from promptpipe.config import load_settings
 from promptpipe.storage.db import Database
 from promptpipe.transport.memory import MemoryTransport
 from tests.fakes.openai_server import FakeOpenAIServer
+from tests.serve_helpers import running
 
 
 def mode(path: Path) -> int:
@@ -69,7 +70,7 @@ def test_serve_and_check_keep_the_state_directory_private(
     async def serve_briefly() -> int:
         stop, started = asyncio.Event(), asyncio.Event()
         task = asyncio.create_task(_serve(settings, transport=MemoryTransport(), stop=stop, started=started))
-        await started.wait()
+        await running(task, started)
         stop.set()
         return await task
 
@@ -91,7 +92,7 @@ def serve_and_meddle(state: Path, openai_url: str, meddle: Callable[[Path], None
     async def run() -> int:
         started = asyncio.Event()
         task = asyncio.create_task(_serve(settings, transport=MemoryTransport(), started=started))
-        await started.wait()
+        await running(task, started)
         meddle(state)
         return await asyncio.wait_for(task, 30)
 
