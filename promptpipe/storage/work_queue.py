@@ -13,6 +13,7 @@ import functools
 import itertools
 import queue
 import threading
+import weakref
 from collections.abc import Callable
 from concurrent.futures import Executor, Future
 from typing import Any, TypeVar
@@ -27,16 +28,19 @@ class WorkQueue(Executor):
     """A pool of ``workers`` threads serving one priority queue (an :class:`Executor`, so
     ``loop.run_in_executor`` takes it; :meth:`submit` queues normal work). The threads are daemons:
     :meth:`shutdown` (``Database.close``) lets them finish what is queued; a process that exits
-    without it loses only uncommitted transactions, as a crash would."""
+    without it loses only uncommitted transactions, as a crash would. A queue nobody holds any
+    more (a database never closed) ends its threads, as a thread pool does."""
 
     def __init__(self, workers: int, name: str) -> None:
-        self._queue: queue.PriorityQueue[tuple[int, int, Future[Any] | None, Callable[[], Any]]] = queue.PriorityQueue()
+        self._queue: _Queue = queue.PriorityQueue()
         self._order = itertools.count()
         self._lock = threading.Lock()
         self._closed = False
-        self._threads = [threading.Thread(target=self._serve, name=f"{name}_{i}", daemon=True) for i in range(workers)]
+        self._threads = [threading.Thread(target=_serve, args=(self._queue,), name=f"{name}_{i}", daemon=True)
+                         for i in range(workers)]
         for thread in self._threads:
             thread.start()
+        self._stop = weakref.finalize(self, _stop, self._queue, self._order, workers)
 
     @property
     def waiting(self) -> int:
@@ -53,10 +57,8 @@ class WorkQueue(Executor):
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         """Stop taking work; the threads finish what is queued (all of it) and end."""
         with self._lock:
-            if not self._closed:
-                self._closed = True
-                for _ in self._threads:
-                    self._queue.put((STOP, next(self._order), None, _nothing))
+            self._closed = True
+            self._stop()  # once: the threads' stops go after every piece of work queued
         if wait:
             for thread in self._threads:
                 if thread is not threading.current_thread():
@@ -70,19 +72,28 @@ class WorkQueue(Executor):
             self._queue.put((level, next(self._order), future, call))
         return future
 
-    def _serve(self) -> None:
-        while True:
-            level, _, future, call = self._queue.get()
-            if level == STOP or future is None:
-                return
-            if not future.set_running_or_notify_cancel():  # its caller gave up before it started
-                continue
+
+
+_Queue = queue.PriorityQueue[tuple[int, int, Future[Any] | None, Callable[[], Any]]]
+
+
+def _serve(work: _Queue) -> None:
+    """A thread's loop (it holds the queue, not its owner, so the owner can be collected)."""
+    while True:
+        level, _, future, call = work.get()
+        if level == STOP or future is None:
+            return
+        if future.set_running_or_notify_cancel():  # else its caller gave up before it started
             try:
-                result = call()
+                future.set_result(call())
             except BaseException as exc:
                 future.set_exception(exc)
-            else:
-                future.set_result(result)
+        del future, call  # an idle thread keeps nothing alive (an export's last chunk of rows)
+
+
+def _stop(work: _Queue, order: itertools.count[int], workers: int) -> None:
+    for _ in range(workers):
+        work.put((STOP, next(order), None, _nothing))
 
 
 def _nothing() -> None:

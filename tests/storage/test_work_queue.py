@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import threading
 
 import pytest
@@ -43,3 +44,16 @@ def test_an_error_reaches_the_caller_and_the_thread_goes_on() -> None:
         failed.result(timeout=5)
     assert work.submit(int, "42").result(timeout=5) == 42
     work.shutdown()
+
+
+def test_a_queue_nobody_holds_any_more_ends_its_threads() -> None:
+    """A database that is never closed (a script that forgets) must not leave its threads behind
+    for the life of the process."""
+    work = WorkQueue(2, "forgotten")
+    assert work.submit(sum, [1, 2]).result(timeout=5) == 3
+    threads = list(work._threads)
+    del work
+    gc.collect()
+    for thread in threads:
+        thread.join(timeout=5)
+    assert not any(thread.is_alive() for thread in threads)
