@@ -8,7 +8,6 @@ dropped because a write failed.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -32,7 +31,7 @@ from promptpipe.pipeline.lanes import FirstLook
 from promptpipe.pipeline.spool import Spool
 from promptpipe.storage.db import Database
 from promptpipe.storage.deliveries import mark_first_reply
-from promptpipe.storage.inbox_rows import WA_ID, InboxRow, add_input
+from promptpipe.storage.inbox_rows import WA_ID, InboxRow, add_input, as_written
 from promptpipe.storage.models import Message, table_of
 from promptpipe.storage.participants import (
     SenderRef,
@@ -169,9 +168,7 @@ class Inbox:
             mark_first_reply(session, participant.id, now, quoted_wa_id=msg.quoted_message_id)
         looked = None
         if self._first_look is not None:
-            alone = None if participant.pending_inputs != 0 else [InboxRow(
-                inbox_id, participant.id, kind, json.loads(json.dumps(row.payload)), message_id, attempts=0,
-                available_at=now, text=text)]  # as the lane would read it back
+            alone = None if participant.pending_inputs != 0 else [as_written(row, inbox_id, now, text)]
             looked = self._first_look(session, participant.id, now, alone)
         return participant.id, inbox_id, kind, enrolled, cancelled, looked
 

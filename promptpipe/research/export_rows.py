@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime
 from functools import partial
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 
 from promptpipe.domain.outcomes import COUNTER_DATES, COUNTER_INTS, NOT_DELIVERED, delivery_outcome
 from promptpipe.domain.profile import HABIT_FIELDS, Profile
-from promptpipe.research.export_study import DECISION_COLUMNS, decision_row, strata_columns, withdrawn_at
+from promptpipe.research.export_study import DECISION_COLUMNS, decision_row, strata_columns, utc_iso, withdrawn_at
 from promptpipe.research.pseudonyms import People
 from promptpipe.storage.models import (
     ConsentEvent,
@@ -79,17 +79,15 @@ def _times(prefix: str, value: datetime | None, zone: ZoneInfo) -> dict[str, str
 
 
 _TIME_NAMES: dict[str, tuple[str, str]] = {}
-_NO_TIME = (None, None)
+_NO_TIME: tuple[str | None, str | None] = (None, None)
 
 
-def _stamp(value: datetime | None, zone: ZoneInfo) -> tuple[str, str] | tuple[None, None]:
+def _stamp(value: datetime | None, zone: ZoneInfo) -> tuple[str | None, str | None]:
     """A time in UTC and in ``zone``, as :func:`_times` writes them (the large files' rows call
     this directly: a dict per time, unpacked into the row, cost more than formatting it)."""
     if value is None:
         return _NO_TIME
-    if value.tzinfo is not timezone.utc:  # what the database hands back is UTC already
-        value = value.astimezone(timezone.utc)
-    return value.isoformat(timespec="seconds"), value.astimezone(zone).isoformat(timespec="seconds")
+    return utc_iso(value), value.astimezone(zone).isoformat(timespec="seconds")
 
 
 def _as_dict(value: Any) -> dict[str, Any]:

@@ -103,7 +103,8 @@ def _software_version() -> str | None:
         return None
 
 
-def _iso(value: datetime | None) -> str | None:
+def utc_iso(value: datetime | None) -> str | None:
+    """A time as the files write it in UTC: ISO 8601 to the second, ``+00:00``."""
     if value is None:
         return None
     if value.tzinfo is not timezone.utc:  # what the database hands back is UTC already
@@ -124,7 +125,7 @@ def study_document(protocol: Protocol, *, model: str | None, system_prompts: Map
         as_run["hash"] = in_force.hash  # of the file's bytes as adopted (a re-encoded text may differ)
     return {
         "format": STUDY_JSON_FORMAT,
-        "exported_at": _iso(exported_at),
+        "exported_at": utc_iso(exported_at),
         "software": {"name": "promptpipe", "version": _software_version()},
         "model": model,
         "system_prompt_hashes": {name: prompt_hash(text) for name, text in (system_prompts or {}).items()},
@@ -133,9 +134,9 @@ def study_document(protocol: Protocol, *, model: str | None, system_prompts: Map
         "study_file_text": in_force.contents if in_force is not None else None,
         "study_file_problem": protocol.problem,
         "changes": [{"name": v.name, "hash": v.hash or None, "previous_hash": v.previous_hash,
-                     "adopted_at": _iso(v.adopted_at), "adopted_by": v.adopted_by,
-                     "in_force_from": _iso(v.adopted_at),
-                     "in_force_until": _iso(later.adopted_at) if later is not None else None,
+                     "adopted_at": utc_iso(v.adopted_at), "adopted_by": v.adopted_by,
+                     "in_force_from": utc_iso(v.adopted_at),
+                     "in_force_until": utc_iso(later.adopted_at) if later is not None else None,
                      "file": version_file_name(number, v.hash) if v.hash and v.contents else None}
                     for number, (v, later) in enumerate(_with_successor(protocol.history), 1)],
     }
@@ -248,10 +249,10 @@ def _outcome_columns(row: Any) -> dict[str, Any]:
     status = delivery_status(sent, row.delivered_at, row.read_at, receipts_expected=bool(row.receipts_expected),
                              cutoff=row.receipt_cutoff)
     return {
-        "delivery_id": row.delivery_id, "prompt_sent": 1, "sent_at_utc": _iso(sent),
-        "delivered_at_utc": _iso(row.delivered_at), "read_at_utc": _iso(row.read_at), "vote": row.vote,
-        "vote_source": row.vote_source, "voted_at_utc": _iso(row.voted_at), "replied_at_utc": _iso(row.replied_at),
-        "first_answer_at_utc": _iso(first),
+        "delivery_id": row.delivery_id, "prompt_sent": 1, "sent_at_utc": utc_iso(sent),
+        "delivered_at_utc": utc_iso(row.delivered_at), "read_at_utc": utc_iso(row.read_at), "vote": row.vote,
+        "vote_source": row.vote_source, "voted_at_utc": utc_iso(row.voted_at),
+        "replied_at_utc": utc_iso(row.replied_at), "first_answer_at_utc": utc_iso(first),
         "latency_s": None if first is None or sent is None else round((first - sent).total_seconds()),
         "outcome": delivery_outcome(row.vote, row.replied_at, row.reminder_at, not_delivered=status == NOT_DELIVERED),
     }
@@ -265,16 +266,16 @@ def decision_row(row: Any, people: People) -> dict[str, Any]:
     drawn = bool(row.available) and row.probability is not None
     return {
         "participant_id": row.participant_id, "decision_index": row.decision_index, "schedule_id": row.schedule_id,
-        "study_day": row.study_day, "local_date": row.local_date, "scheduled_for_utc": _iso(row.scheduled_for),
-        "decided_at_utc": _iso(row.decided_at), "decided_at_local": row.local_time, "timezone": row.timezone,
+        "study_day": row.study_day, "local_date": row.local_date, "scheduled_for_utc": utc_iso(row.scheduled_for),
+        "decided_at_utc": utc_iso(row.decided_at), "decided_at_local": row.local_time, "timezone": row.timezone,
         "arm": row.arm, "available": bool(row.available), "unavailable_reason": row.unavailable_reason,
         "action": row.action, "action_treatment": TREATMENT.get(row.action) if drawn else None,
         "probability": row.probability, "draw": row.draw, "seed_ref": row.seed_ref or None,
         "protocol_hash": row.protocol_hash, "prompt_style": row.prompt_style, "model": row.model,
         "system_prompt_hash": row.system_prompt_hash, "not_sent_reason": row.not_sent_reason,
         **(_outcome_columns(row) if row.delivery_id is not None else _NO_PROMPT),
-        "self_report": row.self_report, "self_report_at_utc": _iso(row.self_report_at),
-        "withdrawn_at_utc": _iso(row.withdrawn_at), "erased_at_utc": _iso(row.erased_at),
+        "self_report": row.self_report, "self_report_at_utc": utc_iso(row.self_report_at),
+        "withdrawn_at_utc": utc_iso(row.withdrawn_at), "erased_at_utc": utc_iso(row.erased_at),
     }
 
 

@@ -6,6 +6,7 @@ alarm): a key that is already there is skipped, so a repeated input is a no-op.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -19,8 +20,8 @@ from promptpipe.storage.db import Database
 from promptpipe.storage.models import DONE, FAILED, PENDING, InboxItem, Message, table_of
 
 __all__ = [
-    "ANSWERED", "KEPT", "WA_ID", "InboxRow", "NewInput", "add_input", "add_inputs", "close_input", "get_input",
-    "mark_inbox_done", "merge_inbox_payload", "message_words", "participants_with_due_inbox",
+    "ANSWERED", "KEPT", "WA_ID", "InboxRow", "NewInput", "add_input", "add_inputs", "as_written", "close_input",
+    "get_input", "mark_inbox_done", "merge_inbox_payload", "message_words", "participants_with_due_inbox",
     "pending_inbox", "pending_messages", "reopen_input",
 ]
 
@@ -98,6 +99,13 @@ def add_inputs(db: Database, session: Session, inputs: Sequence[NewInput], now: 
 def add_input(db: Database, session: Session, new: NewInput, now: datetime) -> int | None:
     """One row through :func:`add_inputs`; its id, or None when the key was there already."""
     return add_inputs(db, session, [new], now).get(new.key)
+
+
+def as_written(new: NewInput, inbox_id: int, now: datetime, text: str | None) -> InboxRow:
+    """The row :func:`add_inputs` has just written, as :func:`pending_inbox` would read it back
+    (the payload through JSON, as stored), so the transaction that wrote it need not read it."""
+    return InboxRow(inbox_id, new.participant_id, new.kind, json.loads(json.dumps(new.payload)), new.message_id,
+                    attempts=0, available_at=now, status=new.status, text=text)
 
 
 def pending_inbox(session: Session, participant_id: str, limit: int = 50) -> list[InboxRow]:

@@ -100,8 +100,7 @@ def claim_due(session: Session, statement: Any, now: datetime, limit: int = CLAI
     if not ids:
         cancel_unconsented(session)
         return []
-    rows = session.connection().execute(_CLAIMED_DETAILS, {"ids": ids}).all()
-    return [Claimed(**dict(row._mapping)) for row in rows]
+    return _details(session, ids)
 
 
 def claim_queued(session: Session, statement: Any, participant_id: str, now: datetime, limit: int,
@@ -120,8 +119,7 @@ def claim_queued(session: Session, statement: Any, participant_id: str, now: dat
         else:
             earlier.append(outbox_id)
     if earlier:
-        details = session.connection().execute(_CLAIMED_DETAILS, {"ids": earlier})
-        claimed += [Claimed(**dict(row._mapping)) for row in details]
+        claimed += _details(session, earlier)
     return sorted(claimed, key=lambda item: item.id)
 
 
@@ -131,8 +129,11 @@ def claim_next(session: Session, statement: Any, participant_ids: Sequence[str],
     :func:`claim_statement` for a list of participants) and read what is needed to send them."""
     ids = list(session.connection().execute(statement, {"now": now, "limit": limit,
                                                         "pids": list(participant_ids)}).scalars())
-    if not ids:
-        return []
+    return _details(session, ids) if ids else []
+
+
+def _details(session: Session, ids: list[int]) -> list[Claimed]:
+    """What sending these claimed rows needs (their message, their participant's address)."""
     return [Claimed(**dict(row._mapping)) for row in session.connection().execute(_CLAIMED_DETAILS, {"ids": ids})]
 
 
