@@ -129,15 +129,22 @@ class Lanes(Generic[C]):
     ) -> None:
         self.db, self.clock, self.runner = db, clock, runner
         self._semaphore = asyncio.Semaphore(concurrency)
-        self._slots = asyncio.Semaphore(concurrency * TURN_SLOTS_PER_MODEL_CALL)
-        """Turns under way (read, model, commit) at once. A burst of 10,000 due prompts wakes
-        10,000 lanes: without this each would read its context at once and hold it while it waits
-        for the model (the memory, and the database thread busy with reads the commits queue
-        behind). Urgent work takes no slot (:meth:`_take_slot`)."""
-        self._queued: dict[str, asyncio.Event] = {}
-        """Lanes waiting for a slot, each with the event that lets it go first (an urgent input)."""
+        self._free_slots = concurrency * TURN_SLOTS_PER_MODEL_CALL
+        """Turn slots free: turns under way (read, model, commit) at once are bounded. A burst of
+        10,000 due prompts wakes 10,000 lanes: without this each would read its context at once and
+        hold it while it waits for the model (the memory, and the database thread busy with reads
+        the commits queue behind). Urgent work takes no slot."""
+        self._parked: dict[str, None] = {}
+        """Participants whose lane waits for a slot, in the order they came: only their ids, no
+        task. (10,000 waiting tasks, each with its coroutine, futures and events, made every full
+        pass of the garbage collector stall the event loop for ~100 ms.) A freed slot starts the
+        first of them; an urgent input starts its lane at once."""
+        self._slot_waiters: dict[str, asyncio.Future[bool]] = {}
+        """Running lanes waiting for a slot (after an urgent batch, more is pending): they get a
+        freed slot before parked ones, or False when an urgent input lets them go without one."""
         self._go_first: set[str] = set()
         """Lanes whose turn was set aside for an urgent input: their next read takes no slot."""
+        self._stopping = False
         self._concurrency = concurrency
         self._turn_timeout_s = turn_timeout.total_seconds()
         self._tasks: dict[str, asyncio.Task[None]] = {}
@@ -170,8 +177,8 @@ class Lanes(Generic[C]):
         their pending inbox rows, when the caller knows them (the input it stored was the only
         one), so they are not read again. In a savepoint: if the look fails, the input is stored
         all the same and the lane looks for itself."""
-        if participant_id in self._tasks or self._slots.locked():  # read on the database thread: a stale
-            return None  # answer costs a look; with every slot taken, the lane reads once it has one
+        if self._has_lane(participant_id) or not self._free_slots:  # read on the database thread: a
+            return None  # stale answer costs a look; with every slot taken, the lane reads once it has one
         try:
             with session.begin_nested():
                 return FirstLook(self._next_batch(session, participant_id, now, pending))
@@ -182,9 +189,10 @@ class Lanes(Generic[C]):
     def wake(self, participant_id: str, looked: FirstLook[C] | None = None) -> None:
         """Make sure a lane looks at this participant soon (now, or right after its current pass).
         ``looked``: what :meth:`first_look` read for them (nothing to run: no lane is started)."""
-        if participant_id in self._tasks:
-            self._rerun.add(participant_id)
-            if participant_id in self._deciding or participant_id in self._queued:
+        if participant_id in self._tasks or participant_id in self._parked:
+            if participant_id in self._tasks:
+                self._rerun.add(participant_id)
+            if participant_id in self._deciding or self._waits_for_slot(participant_id):
                 check = asyncio.create_task(self._interrupt_if_urgent(participant_id))
                 self._checks.add(check)
                 check.add_done_callback(self._checks.discard)
@@ -192,9 +200,13 @@ class Lanes(Generic[C]):
         if looked is not None and looked.found is None:
             return
         first = looked.found if looked is not None else None
-        task = asyncio.create_task(self._lane(participant_id, first), name=f"lane:{participant_id}")
-        self._tasks[participant_id] = task
-        task.add_done_callback(functools.partial(self._reap, participant_id))
+        if first is not None and first[3]:  # urgent: its lane needs no slot
+            self._start(participant_id, first, holding=False)
+        elif self._free_slots:
+            self._free_slots -= 1
+            self._start(participant_id, first, holding=True)
+        else:
+            self._parked[participant_id] = None  # what was looked at is read again once a slot frees
 
     async def poll_once(self) -> int:
         """Wake lanes for every participant with due rows (written here, by another process, or
@@ -203,21 +215,36 @@ class Lanes(Generic[C]):
         due = await self.db.run(lambda session: participants_with_due_inbox(session, now, limit))
         started = 0
         for participant_id in due:
-            if participant_id not in self._tasks:
+            if not self._has_lane(participant_id):
                 self.wake(participant_id)
                 started += 1
-        if self._deciding or self._queued:  # a STOP another process stored wakes no lane: look here
-            await self._interrupt_if_urgent(*self._deciding, *self._queued)
+        if self._deciding or self._slot_waiters or self._parked:  # a STOP another process stored
+            await self._interrupt_if_urgent(*self._deciding, *self._slot_waiters, *self._parked)  # wakes no lane
         return started
 
     async def wait_idle(self) -> None:
-        while self._tasks:
+        while self._tasks:  # a parked lane starts when a running one frees its slot
             await asyncio.gather(*list(self._tasks.values()), return_exceptions=True)
 
     async def stop(self) -> None:
+        self._stopping = True
+        self._parked.clear()
         for task in [*self._checks, *self._tasks.values()]:
             task.cancel()
         await asyncio.gather(*list(self._tasks.values()), return_exceptions=True)
+
+    def _has_lane(self, participant_id: str) -> bool:
+        """A lane runs for them, or waits for a slot to start."""
+        return participant_id in self._tasks or participant_id in self._parked
+
+    def _waits_for_slot(self, participant_id: str) -> bool:
+        return participant_id in self._parked or participant_id in self._slot_waiters
+
+    def _start(self, participant_id: str, first: tuple[list[InboxRow], int, C, bool] | None, *,
+               holding: bool) -> None:
+        task = asyncio.create_task(self._lane(participant_id, first, holding), name=f"lane:{participant_id}")
+        self._tasks[participant_id] = task
+        task.add_done_callback(functools.partial(self._reap, participant_id))
 
     def _reap(self, participant_id: str, task: asyncio.Task[None]) -> None:
         if self._tasks.get(participant_id) is task:
@@ -231,8 +258,8 @@ class Lanes(Generic[C]):
             self._rerun.discard(participant_id)
             self.wake(participant_id)
 
-    async def _lane(self, participant_id: str, first: tuple[list[InboxRow], int, C, bool] | None = None) -> None:
-        holding = False
+    async def _lane(self, participant_id: str, first: tuple[list[InboxRow], int, C, bool] | None = None,
+                    holding: bool = False) -> None:
         try:
             while True:
                 self._rerun.discard(participant_id)
@@ -262,26 +289,41 @@ class Lanes(Generic[C]):
                     return
         finally:
             if holding:
-                self._slots.release()
+                self._release_slot()
 
     async def _take_slot(self, participant_id: str) -> bool:
-        """Wait for a turn slot (True), or until an urgent input for this participant lets the
-        lane go without one (False): a STOP waits for nobody's turn."""
-        if not self._slots.locked():
-            await self._slots.acquire()
+        """Take a turn slot, waiting for one (True), or until an urgent input for this participant
+        lets the lane go without one (False): a STOP waits for nobody's turn."""
+        if self._free_slots:
+            self._free_slots -= 1
             return True
-        go_first = self._queued[participant_id] = asyncio.Event()
-        acquiring = asyncio.ensure_future(self._slots.acquire())
-        urgent = asyncio.ensure_future(go_first.wait())
+        waiter: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._slot_waiters[participant_id] = waiter
         try:
-            await asyncio.wait({acquiring, urgent}, return_when=asyncio.FIRST_COMPLETED)
+            return await waiter
+        except asyncio.CancelledError:
+            if waiter.done() and not waiter.cancelled() and waiter.result():
+                self._release_slot()  # handed over as the lane was cancelled
+            raise
         finally:
-            urgent.cancel()
-            if self._queued.get(participant_id) is go_first:
-                del self._queued[participant_id]
-            if not acquiring.done():
-                acquiring.cancel()
-        return acquiring.done() and not acquiring.cancelled()
+            if self._slot_waiters.get(participant_id) is waiter:
+                del self._slot_waiters[participant_id]
+
+    def _release_slot(self) -> None:
+        """Hand a freed slot to a running lane waiting for one, else start the first parked lane
+        with it, else keep it free."""
+        while self._slot_waiters:
+            participant_id = next(iter(self._slot_waiters))
+            waiter = self._slot_waiters.pop(participant_id)
+            if not waiter.done():
+                waiter.set_result(True)
+                return
+        if self._parked and not self._stopping:
+            participant_id = next(iter(self._parked))
+            del self._parked[participant_id]
+            self._start(participant_id, None, holding=True)
+            return
+        self._free_slots += 1
 
     def _next_batch(
         self, session: Session, participant_id: str, now: datetime, pending: list[InboxRow] | None = None
@@ -304,7 +346,7 @@ class Lanes(Generic[C]):
         by another process): set aside each turn that an urgent one now waits behind, so the lane
         takes the urgent message at once."""
         deciding = {pid: self._deciding[pid] for pid in participant_ids if pid in self._deciding}
-        queued = {pid: self._queued[pid] for pid in participant_ids if pid in self._queued and pid not in deciding}
+        queued = {pid for pid in participant_ids if self._waits_for_slot(pid) and pid not in deciding}
         if not deciding and not queued:
             return
 
@@ -317,12 +359,22 @@ class Lanes(Generic[C]):
 
         for participant_id in await self.db.run(urgent_waiting):
             if participant_id in queued:  # waiting for a turn slot: it goes at once instead
-                queued[participant_id].set()
+                self._go_without_slot(participant_id)
                 continue
             task = deciding[participant_id][0]
             if self._deciding.get(participant_id) == deciding[participant_id] and not task.done():
                 self._interrupted.add(participant_id)
                 task.cancel()
+
+    def _go_without_slot(self, participant_id: str) -> None:
+        """An urgent input waits behind a lane waiting for a slot: that lane goes at once."""
+        waiter = self._slot_waiters.pop(participant_id, None)
+        if waiter is not None and not waiter.done():
+            waiter.set_result(False)
+        elif participant_id in self._parked and participant_id not in self._tasks:
+            del self._parked[participant_id]
+            self._go_first.add(participant_id)
+            self._start(participant_id, None, holding=False)
 
     async def _decide(self, participant_id: str, batch: list[InboxRow], context: C, *, urgent: bool) -> Any:
         if urgent:  # a command or crisis words do not queue behind other participants' model calls

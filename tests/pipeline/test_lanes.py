@@ -276,3 +276,30 @@ async def test_a_message_is_stored_ahead_of_the_turns_waiting_for_the_database(
     assert stored_when_run == [before + 1] * 20
     await app.run_until_idle()
     assert transport.texts_to(ANA)[-1] == "Noted."
+
+
+async def test_lanes_waiting_for_a_turn_slot_hold_no_task_and_go_in_the_order_they_came(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer
+) -> None:
+    """A burst of due prompts wakes thousands of lanes at once. Those waiting for a turn slot
+    (two per model call; one call at a time here) wait as a queue of ids: a task per waiting lane
+    made every full pass of the garbage collector stall the event loop for ~100 ms at 10,000."""
+    people = [(f"+1416555{150 + n:04d}", f"P{n}") for n in range(6)]
+    transport = MemoryTransport()
+    app = await make_app(transport, LANE_CONCURRENCY="1")
+    await enrolled(app, fake_openai, *people)
+    gate = threading.Event()
+    for phone, name in people:
+        fake_openai.say(f"answer for {name}", match=f"question from {name}", gate=gate)
+        await transport.inject(phone, f"question from {name}")
+    running = asyncio.create_task(app.run_until_idle())
+    try:
+        await until(lambda: fake_openai.in_flight() == 1, "the first turn to reach the model")
+        assert app.lanes.running <= 2, "lanes waiting for a slot hold tasks"
+    finally:
+        gate.set()
+        await running
+
+    answered = [item.text for item in transport.sent if item.text.startswith("answer for ")]
+    assert answered == [f"answer for {name}" for _, name in people]
+    fake_openai.assert_complete()
