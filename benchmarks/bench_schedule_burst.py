@@ -46,6 +46,7 @@ from _common import (
     TimedTransport,
     bench_phone,
     build_app,
+    note_time,
     peak_rss_mb,
     percentile,
     print_machine,
@@ -105,16 +106,17 @@ class ScheduleTransport(TimedTransport):
     """TimedTransport that tells the prompt, the "did you do it?" poll and the intensity poll
     apart, and notes when each was handed over (``perf_counter``), by phone."""
 
-    prompt_at: dict[str, list[float]] = field(default_factory=dict)
-    done_poll_at: dict[str, list[float]] = field(default_factory=dict)
-    intensity_poll_at: dict[str, list[float]] = field(default_factory=dict)
+    prompt_at: dict[str, tuple[float, ...]] = field(default_factory=dict)
+    done_poll_at: dict[str, tuple[float, ...]] = field(default_factory=dict)
+    intensity_poll_at: dict[str, tuple[float, ...]] = field(default_factory=dict)
+    keep_sent: bool = False
     other_texts: int = 0
     handed_over: int = 0
 
     async def send_text(self, to: Recipient, text: str, **kwargs: Any) -> SentMessage:
         result = await super().send_text(to, text, **kwargs)
         if text == PROMPT_TEXT:
-            self.prompt_at.setdefault(to.phone, []).append(self.sent_at[to.phone][-1])
+            self.prompt_at[to.phone] = (*self.prompt_at.get(to.phone, ()), self.sent_at[to.phone][-1])
         else:
             self.other_texts += 1
         self.handed_over += 1
@@ -123,7 +125,7 @@ class ScheduleTransport(TimedTransport):
     async def send_poll(self, to: Recipient, question: str, options: Sequence[str], **kwargs: Any) -> SentMessage:
         result = await super().send_poll(to, question, options, **kwargs)
         target = self.done_poll_at if question == POLL_QUESTION else self.intensity_poll_at
-        target.setdefault(to.phone, []).append(time.perf_counter())
+        note_time(target, to.phone)
         self.handed_over += 1
         return result
 
