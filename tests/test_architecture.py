@@ -65,6 +65,8 @@ OPEN_DATA = {
     "domain/outcomes.py": "the profile's counters (kept in its JSON column)",
     "domain/tone.py": "the tone (a JSON column)",
     "domain/study_file.py": "a study file as parsed TOML",
+    "domain/study_checks.py": "a study file as parsed TOML",
+    "domain/questionnaire_file.py": "a study file's questionnaires as parsed TOML",
     "domain/study_summary.py": "the protocol as run, written to study.json",
     "pipeline/events.py": "an input's payload (a JSON column)",
     "pipeline/spool.py": "a spooled message (a JSON line on disk)",

@@ -16,14 +16,14 @@ from zoneinfo import ZoneInfo
 from promptpipe.domain.localtime import to_instant
 from promptpipe.domain.study import QuietHours
 
-__all__ = ["after_quiet_hours", "in_quiet_hours", "quiet_period_end"]
+__all__ = ["after_quiet_hours", "in_quiet_hours", "quiet_contains", "quiet_period_end"]
 
 
 def _crosses_midnight(quiet: QuietHours) -> bool:
     return quiet.start > quiet.end
 
 
-def _contains(quiet: QuietHours, wall: time) -> bool:
+def quiet_contains(quiet: QuietHours, wall: time) -> bool:
     """Whether a local wall time is inside the period (``start`` inclusive, ``end`` exclusive).
     A period with ``start == end`` is empty."""
     if _crosses_midnight(quiet):
@@ -36,7 +36,7 @@ def in_quiet_hours(quiet: QuietHours | None, at: datetime, zone: ZoneInfo) -> bo
     local wall clock. No quiet hours (None): never quiet."""
     if quiet is None:
         return False
-    return _contains(quiet, at.astimezone(zone).time())
+    return quiet_contains(quiet, at.astimezone(zone).time())
 
 
 def _end_day(quiet: QuietHours, local: datetime) -> date:

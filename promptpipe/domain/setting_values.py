@@ -9,7 +9,7 @@ from datetime import timedelta
 from promptpipe.domain.localtime import is_iana_zone
 from promptpipe.errors import ConfigError
 
-__all__ = ["parse_bool", "parse_duration", "parse_float", "parse_int", "validate_timezone"]
+__all__ = ["duration_words", "parse_bool", "parse_duration", "parse_float", "parse_int", "validate_timezone"]
 
 _DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h|d)")
 _DURATION_UNITS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -24,6 +24,17 @@ def parse_duration(name: str, raw: str) -> timedelta:
     if not parts or "".join(n + u for n, u in parts) != text:
         raise ConfigError(f"{name}={raw!r} is not a duration: write it like 90s, 15m, 5h or 1h30m.")
     return timedelta(seconds=sum(float(n) * _DURATION_UNITS[u] for n, u in parts))
+
+
+def duration_words(value: timedelta) -> str:
+    """A duration as it is written in settings and study files: ``5h``, ``1h30m``, ``2d``, ``90s``
+    (``0`` for none)."""
+    parts, rest = [], value.total_seconds()
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if rest >= size:
+            parts.append(f"{int(rest // size)}{unit}")
+            rest %= size
+    return "".join(parts) + (f"{rest:g}s" if rest else "") or "0"
 
 
 def parse_bool(name: str, raw: str) -> bool:

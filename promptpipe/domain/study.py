@@ -13,6 +13,7 @@ from enum import StrEnum
 from typing import Any
 
 from promptpipe.domain.localtime import format_hhmm
+from promptpipe.domain.questionnaire import Questionnaire
 from promptpipe.domain.timers import NudgePolicy
 
 __all__ = [
@@ -184,6 +185,8 @@ class Study:
     """None: every available decision point sends the arm's prompt (probability 1)."""
     self_report: SelfReport | None = None
     """The optional end-of-day self-report (``[self_report]``)."""
+    questionnaires: tuple[Questionnaire, ...] = ()
+    """``[[questionnaires]]``, in the file's order."""
     fixed_prompts: tuple[str, ...] = ()
     """The study-wide list of fixed prompt texts."""
     source: str = ""
@@ -202,6 +205,9 @@ class Study:
     def arm(self, name: str | None) -> Arm:
         """The arm of that name (the first arm for an unknown or missing name)."""
         return next((arm for arm in self.arms if arm.name == name), self.arms[0])
+
+    def questionnaire(self, questionnaire_id: str) -> Questionnaire | None:
+        return next((q for q in self.questionnaires if q.id == questionnaire_id), None)
 
     def fixed_texts(self, arm: Arm) -> tuple[str, ...]:
         return arm.fixed_prompts or self.fixed_prompts

@@ -8,7 +8,6 @@ the format does not know are problems too, so a typo never passes silently.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import re
 import tomllib
@@ -18,21 +17,21 @@ from typing import Any
 
 from promptpipe.domain import study as protocol
 from promptpipe.domain.localtime import format_hhmm, parse_hhmm
-from promptpipe.domain.setting_values import parse_duration
+from promptpipe.domain.questionnaire_file import parse_questionnaires
+from promptpipe.domain.quiet_hours import quiet_contains
 from promptpipe.domain.study import FIXED_STYLE, Allocation, Arm, DecisionRule, QuietHours, SelfReport, Study
+from promptpipe.domain.study_checks import Check, duration_setting, kind_of, must_list
 from promptpipe.errors import ConfigError
 
 __all__ = ["StudyFileError", "load_study", "parse_study"]
 
-MAX_LENGTH_DAYS, MAX_RATIO, MAX_BLOCK_SIZE, MAX_DURATION = 3650, 100, 1000, timedelta(days=7)
-MAX_TEXT_CHARS, MAX_NAME_CHARS, MAX_STRATUM_VALUE_CHARS = 1000, 200, 100
-"""Characters in a closing message or one fixed prompt text; in the study's or an arm's name; in a stratum value."""
+MAX_LENGTH_DAYS, MAX_RATIO, MAX_BLOCK_SIZE = 3650, 100, 1000
+MAX_NAME_CHARS, MAX_STRATUM_VALUE_CHARS = 200, 100
+"""Characters in the study's or an arm's name; in a stratum value."""
 
 _TOP_KEYS = ("name", "length_days", "baseline_days", "day_one", "closing_message", "fixed_prompts",
-             "quiet_hours", "arms", "allocation", "decision", "self_report")
+             "quiet_hours", "arms", "allocation", "decision", "self_report", "questionnaires")
 _ARM_KEYS = ("name", "ratio", "prompt_style", "fixed_prompts", *protocol.ARM_SETTINGS)
-_KINDS = ((bool, "true/false"), (str, "text"), (int, "a whole number"), (float, "a decimal number"),
-          (list, "a list"), (dict, "a table"))
 _ARM_NAME = re.compile(r"[a-z0-9_-]{1,32}")
 _FIELD_NAME = re.compile(r"[a-z0-9_]{1,32}")
 
@@ -45,96 +44,7 @@ class StudyFileError(ConfigError):
         super().__init__("\n".join(f"{source}: {problem}" for problem in self.problems))
 
 
-def _kind(value: Any) -> str:
-    """What a TOML value is, in words: ``text ("28")``, ``a whole number (0)``, ``a table``."""
-    shown = f'"{value}"' if isinstance(value, str) else str(value).lower() if isinstance(value, bool) else repr(value)
-    word = next((word for kind, word in _KINDS if isinstance(value, kind)), "a date or time")
-    return word if isinstance(value, dict) else f"{word} ({shown if len(shown) <= 40 else shown[:37] + '...'})"
-
-
-def _at(where: str, key: str) -> str:
-    return f"{where}.{key}" if where else key
-
-
-def _listed(value: Any, example: str) -> str:
-    return f"must list one or more {example}; " + ("it is an empty list" if value == [] else f"it is {_kind(value)}")
-
-
-class _Check:
-    """Reads values out of the parsed TOML, noting a problem (and answering None) for each bad one."""
-
-    def __init__(self) -> None:
-        self.problems: list[str] = []
-
-    def add(self, problem: str) -> None:
-        self.problems.append(problem)
-
-    def known(self, table: dict[str, Any], keys: tuple[str, ...], where: str) -> None:
-        for key in (key for key in table if key not in keys):
-            close = difflib.get_close_matches(key, keys, n=1)
-            hint = f"did you mean {close[0]}?" if close else "keys allowed here: " + ", ".join(keys)
-            self.add(f"{_at(where, key)} is not a key the study file format knows: remove it or fix its spelling "
-                     f"({hint}).")
-
-    def get(self, table: dict[str, Any], key: str, where: str, example: object, required: bool) -> Any:
-        if required and key not in table:
-            self.add(f"{_at(where, key)} is missing: add it, e.g. {key} = {example}.")
-        return table.get(key)
-
-    def table(self, parent: dict[str, Any], key: str, where: str, example: str) -> dict[str, Any] | None:
-        value = parent.get(key)
-        if value is None or isinstance(value, dict):
-            return value
-        self.add(f"{_at(where, key)} must be a table, written as {example}; it is {_kind(value)}.")
-        return None
-
-    def text(self, table: dict[str, Any], key: str, where: str, example: str, *, required: bool = False,
-             limit: int = MAX_TEXT_CHARS) -> str | None:
-        path, value = _at(where, key), self.get(table, key, where, example, required)
-        if value is None or (isinstance(value, str) and value.strip() and len(value) <= limit):
-            return value
-        if not isinstance(value, str):
-            self.add(f"{path} must be text in quotes, like {example}; it is {_kind(value)}.")
-        elif not value.strip():
-            self.add(f"{path} is empty: write some text, like {example}.")
-        else:
-            self.add(f"{path} is {len(value)} characters long: shorten it to at most {limit}.")
-        return None
-
-    def whole(self, table: dict[str, Any], key: str, where: str, *, low: int, high: int, example: int,
-              required: bool = False) -> int | None:
-        path, value = _at(where, key), self.get(table, key, where, example, required)
-        if isinstance(value, bool) or not isinstance(value, int | None):
-            self.add(f"{path} must be a whole number without quotes, like {example}; it is {_kind(value)}.")
-        elif value is not None and not low <= value <= high:
-            self.add(f"{path} = {value} is too {'small' if value < low else 'large'}: use a whole number from {low} "
-                     f"to {high}.")
-        else:
-            return value
-        return None
-
-    def choice(self, table: dict[str, Any], key: str, where: str, choices: tuple[str, ...]) -> str | None:
-        value = table.get(key)
-        if value is not None and value not in choices:
-            self.add(f"{_at(where, key)} cannot be {_kind(value)}: use "
-                     + " or ".join(f'"{choice}"' for choice in choices) + ".")
-            return None
-        return value
-
-    def texts(self, table: dict[str, Any], key: str, where: str) -> tuple[str, ...] | None:
-        """A list of prompt texts (None when absent or wrong)."""
-        path, value, before = _at(where, key), table.get(key), len(self.problems)
-        if value is not None and (not isinstance(value, list) or not value):
-            self.add(f"{path} " + _listed(value, 'texts, like ["Take a short walk after lunch."]') + ".")
-            return None
-        for number, item in enumerate(value or (), 1):
-            if not isinstance(item, str) or not item.strip() or len(item) > MAX_TEXT_CHARS:
-                self.add(f"{path} item {number} is {_kind(item)}: write each text in quotes, not empty and at most "
-                         f"{MAX_TEXT_CHARS} characters long.")
-        return tuple(value) if value and len(self.problems) == before else None
-
-
-def _quiet_hours(check: _Check, data: dict[str, Any]) -> QuietHours | None:
+def _quiet_hours(check: Check, data: dict[str, Any]) -> QuietHours | None:
     table = check.table(data, "quiet_hours", "", '[quiet_hours] with start = "21:30" and end = "08:00"')
     if table is None:
         return None
@@ -152,21 +62,20 @@ def _quiet_hours(check: _Check, data: dict[str, Any]) -> QuietHours | None:
     return QuietHours(times["start"], times["end"]) if len(times) == 2 else None
 
 
-def _self_report(check: _Check, data: dict[str, Any], quiet: QuietHours | None) -> SelfReport | None:
+def _self_report(check: Check, data: dict[str, Any], quiet: QuietHours | None) -> SelfReport | None:
     table = check.table(data, "self_report", "", '[self_report] with time = "20:30" and window = "3h"')
     if table is None:
         return None
     check.known(table, ("time", "window", "question"), "self_report")
     raw = check.text(table, "time", "self_report", '"20:30"', required=True)
     question = check.text(table, "question", "self_report", '"Did you do your habit today?"')
-    window = _setting(check, "self_report.window", "duration", table.get("window", "3h"))
+    window = duration_setting(check, "self_report.window", "duration", table.get("window", "3h"))
     at = None
     try:
         at = parse_hhmm(raw) if raw is not None else None
     except ValueError:
         check.add(f'self_report.time = "{raw}" is not a 24-hour time: write it as HH:MM, like "20:30".')
-    if at is not None and quiet is not None and (
-            quiet.start <= at < quiet.end if quiet.start < quiet.end else (at >= quiet.start or at < quiet.end)):
+    if at is not None and quiet is not None and quiet_contains(quiet, at):
         check.add(f"self_report.time = {format_hhmm(at)} is inside the quiet hours ({quiet.describe()}): pick a time "
                   "outside them.")
     if isinstance(window, timedelta) and not timedelta(minutes=15) <= window <= timedelta(hours=12):
@@ -177,28 +86,9 @@ def _self_report(check: _Check, data: dict[str, Any], quiet: QuietHours | None) 
     return SelfReport(at, window, question or protocol.SELF_REPORT_QUESTION)
 
 
-def _setting(check: _Check, path: str, kind: str, value: Any) -> Any:
-    """One arm setting's value (None after noting a problem)."""
-    if kind == "bool" or not isinstance(value, str):
-        if kind == "bool" and isinstance(value, bool):
-            return value
-        wanted = ("true or false, without quotes" if kind == "bool" else
-                  'a duration in quotes, like "5h", "15m" or "1h30m" ("0" switches it off)')
-        check.add(f"{path} must be {wanted}; it is {_kind(value)}.")
-        return None
-    try:
-        duration = parse_duration(path, value)
-        if duration <= MAX_DURATION:
-            return duration
-        check.add(f'{path} = "{value}" is longer than 7 days: use at most "7d", or "0" to switch it off.')
-    except ConfigError as exc:
-        check.add(f'{exc} Use "0" to switch it off.')
-    return None
-
-
-def _arm(check: _Check, raw: Any, where: str, study_texts: tuple[str, ...]) -> Arm | None:
+def _arm(check: Check, raw: Any, where: str, study_texts: tuple[str, ...]) -> Arm | None:
     if not isinstance(raw, dict):
-        check.add(f"{where} must be an [[arms]] table with at least a name; it is {_kind(raw)}.")
+        check.add(f"{where} must be an [[arms]] table with at least a name; it is {kind_of(raw)}.")
         return None
     before = len(check.problems)
     check.known(raw, _ARM_KEYS, where)
@@ -212,20 +102,20 @@ def _arm(check: _Check, raw: Any, where: str, study_texts: tuple[str, ...]) -> A
     if style == FIXED_STYLE and "fixed_prompts" not in raw and not study_texts:
         check.add(f'{where} ("{name}") has prompt_style = "fixed" but no texts to send: add fixed_prompts to this '
                   "arm, or a fixed_prompts list at the top of the file for every arm.")
-    settings = tuple((key, _setting(check, f"{where}.{key}", kind, raw[key]))
+    settings = tuple((key, duration_setting(check, f"{where}.{key}", kind, raw[key]))
                      for key, kind in protocol.ARM_SETTINGS.items() if key in raw)
     if len(check.problems) > before or name is None:
         return None
     return Arm(name, ratio or 1, style or protocol.PERSONALISED, texts or (), settings)
 
 
-def _arms(check: _Check, data: dict[str, Any], study_texts: tuple[str, ...]) -> list[Arm | None]:
+def _arms(check: Check, data: dict[str, Any], study_texts: tuple[str, ...]) -> list[Arm | None]:
     """The arms in the file's order, None for each wrong one (an empty list: none usable)."""
     raw = data.get("arms")
     if raw is None:
         return [protocol.DEFAULT_ARM]
     if not isinstance(raw, list) or not raw:
-        check.add("arms " + _listed(raw, '[[arms]] tables, each a line [[arms]] followed by name = "…"') + ".")
+        check.add("arms " + must_list(raw, '[[arms]] tables, each a line [[arms]] followed by name = "…"') + ".")
         return []
     arms = [_arm(check, item, f"arms[{number}]", study_texts) for number, item in enumerate(raw, 1)]
     names = [item.get("name") if isinstance(item, dict) else None for item in raw]
@@ -236,7 +126,7 @@ def _arms(check: _Check, data: dict[str, Any], study_texts: tuple[str, ...]) -> 
     return arms
 
 
-def _allocation(check: _Check, data: dict[str, Any], arms: list[Arm | None]) -> Allocation:
+def _allocation(check: Check, data: dict[str, Any], arms: list[Arm | None]) -> Allocation:
     complete = bool(arms) and None not in arms
     total = sum(arm.ratio for arm in arms if arm) if complete else 1
     table = check.table(data, "allocation", "", "[allocation] with block_sizes = [2, 4]") or {}
@@ -252,9 +142,9 @@ def _allocation(check: _Check, data: dict[str, Any], arms: list[Arm | None]) -> 
             check.add(f'{path}: "{field}" cannot be a stratum field: name it with 1 to 32 lowercase letters, digits '
                       'or "_", like site.')
         elif not listed:
-            check.add(f"{path} " + _listed(values, 'values participants can have, like ["A", "B"]') + ".")
+            check.add(f"{path} " + must_list(values, 'values participants can have, like ["A", "B"]') + ".")
         elif bad:
-            check.add(f"{path} has a value that cannot be used ({_kind(bad[0])}): write each value as text in "
+            check.add(f"{path} has a value that cannot be used ({kind_of(bad[0])}): write each value as text in "
                       f"quotes, not empty and at most {MAX_STRATUM_VALUE_CHARS} characters long.")
         elif len(set(values)) < len(values):
             repeated = next(v for number, v in enumerate(values) if v in values[:number])
@@ -264,7 +154,7 @@ def _allocation(check: _Check, data: dict[str, Any], arms: list[Arm | None]) -> 
     return Allocation(block_sizes=sizes or (total,), strata=tuple(strata))
 
 
-def _block_sizes(check: _Check, table: dict[str, Any], total: int | None) -> tuple[int, ...]:
+def _block_sizes(check: Check, table: dict[str, Any], total: int | None) -> tuple[int, ...]:
     """``block_size = 6`` (one size) or ``block_sizes = [2, 4]`` (each block's size drawn from
     the list, so where a block ends cannot be predicted); nothing: one block of the ratios' total."""
     if "block_size" in table and "block_sizes" in table:
@@ -278,7 +168,7 @@ def _block_sizes(check: _Check, table: dict[str, Any], total: int | None) -> tup
     else:
         listed = table.get("block_sizes", [])
         if not isinstance(listed, list) or ("block_sizes" in table and not listed):
-            check.add("allocation.block_sizes " + _listed(listed, f"block sizes, like [{total or 1}, {example}]")
+            check.add("allocation.block_sizes " + must_list(listed, f"block sizes, like [{total or 1}, {example}]")
                       + ".")
             return ()
         if len(set(map(repr, listed))) < len(listed):
@@ -286,7 +176,7 @@ def _block_sizes(check: _Check, table: dict[str, Any], total: int | None) -> tup
             return ()
         bad = [v for v in listed if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= MAX_BLOCK_SIZE]
         if bad:
-            check.add(f"allocation.block_sizes cannot hold {_kind(bad[0])}: list whole numbers from 1 to "
+            check.add(f"allocation.block_sizes cannot hold {kind_of(bad[0])}: list whole numbers from 1 to "
                       f"{MAX_BLOCK_SIZE} without quotes, like [{total or 1}, {example}].")
             return ()
     key = "block_size" if "block_size" in table else "block_sizes"
@@ -300,7 +190,7 @@ def _block_sizes(check: _Check, table: dict[str, Any], total: int | None) -> tup
 
 
 
-def _decision(check: _Check, data: dict[str, Any]) -> DecisionRule | None:
+def _decision(check: Check, data: dict[str, Any]) -> DecisionRule | None:
     table = check.table(data, "decision", "", "[decision] with p = 0.5")
     if table is None:
         return None
@@ -309,20 +199,20 @@ def _decision(check: _Check, data: dict[str, Any]) -> DecisionRule | None:
     actions = table.get("actions", list(protocol.DECISION_ACTIONS[0]))
     if not isinstance(actions, list) or tuple(actions) not in protocol.DECISION_ACTIONS:
         options = " or ".join("[" + ", ".join(f'"{a}"' for a in pair) + "]" for pair in protocol.DECISION_ACTIONS)
-        check.add(f"decision.actions cannot be {_kind(actions)}: use {options} (the treatment first).")
+        check.add(f"decision.actions cannot be {kind_of(actions)}: use {options} (the treatment first).")
     p = check.get(table, "p", "decision", "0.5 (the chance of the first action; for no randomisation, remove the "
                   "[decision] table)", required=True)
     if p is not None and (isinstance(p, bool) or not isinstance(p, int | float)):
-        check.add(f"decision.p must be a number without quotes, like 0.5; it is {_kind(p)}.")
+        check.add(f"decision.p must be a number without quotes, like 0.5; it is {kind_of(p)}.")
     elif p is not None and not 0 < p < 1:
         check.add(f"decision.p = {p} is out of range: use a probability between 0 and 1 (not 0 or 1 itself), like "
                   "0.5; to send every prompt, remove the [decision] table.")
     rules, allowed = table.get("unavailable_when", list(protocol.AVAILABILITY_RULES)), protocol.AVAILABILITY_RULES
     if not isinstance(rules, list):
-        check.add(f'decision.unavailable_when must be a list, like ["paused", "baseline"]; it is {_kind(rules)}.')
+        check.add(f'decision.unavailable_when must be a list, like ["paused", "baseline"]; it is {kind_of(rules)}.')
     for number, rule in enumerate(rules if isinstance(rules, list) else ()):
         if rule not in allowed:
-            check.add(f"decision.unavailable_when lists {_kind(rule)}, which is not a rule: choose from "
+            check.add(f"decision.unavailable_when lists {kind_of(rule)}, which is not a rule: choose from "
                       + ", ".join(allowed) + ".")
         elif rule in rules[:number]:
             check.add(f'decision.unavailable_when lists "{rule}" more than once: list each rule once.')
@@ -331,7 +221,7 @@ def _decision(check: _Check, data: dict[str, Any]) -> DecisionRule | None:
     return DecisionRule((actions[0], actions[1]), float(p), tuple(rule for rule in allowed if rule in rules))
 
 
-def _read_toml(check: _Check, data: bytes) -> tuple[str, dict[str, Any]]:
+def _read_toml(check: Check, data: bytes) -> tuple[str, dict[str, Any]]:
     try:
         text = data.decode("utf-8-sig")  # a byte order mark, as some editors write, is not part of the text
         return text, tomllib.loads(text)
@@ -346,7 +236,7 @@ def _read_toml(check: _Check, data: bytes) -> tuple[str, dict[str, Any]]:
 
 def parse_study(data: bytes, source: str = "study file") -> Study:
     """The study a file's bytes declare; StudyFileError listing every problem otherwise."""
-    check = _Check()
+    check = Check()
     text, table = _read_toml(check, data)
     if check.problems:
         raise StudyFileError(check.problems, source)
@@ -365,6 +255,7 @@ def parse_study(data: bytes, source: str = "study file") -> Study:
     allocation = _allocation(check, table, arms)
     decision = _decision(check, table)
     report = _self_report(check, table, quiet)
+    questionnaires = parse_questionnaires(check, table, quiet, length)
     missing = [arm.name for arm in arms if arm and not arm.fixed_prompts]
     if decision is not None and decision.actions[1] == FIXED_STYLE and not study_texts and missing:
         check.add('decision.actions = ["personalised", "fixed"] needs fixed texts for every arm: add a '
@@ -374,7 +265,8 @@ def parse_study(data: bytes, source: str = "study file") -> Study:
     return Study(name=name, length_days=length, baseline_days=baseline or 0,
                  day_one=day_one or protocol.AFTER_INTAKE, closing_message=closing or protocol.DEFAULT_CLOSING_MESSAGE,
                  quiet_hours=quiet, arms=tuple(arm for arm in arms if arm), allocation=allocation, decision=decision,
-                 self_report=report, fixed_prompts=study_texts, source=text, hash=hashlib.sha256(data).hexdigest())
+                 self_report=report, questionnaires=questionnaires, fixed_prompts=study_texts, source=text,
+                 hash=hashlib.sha256(data).hexdigest())
 
 
 def load_study(path: Path) -> Study:

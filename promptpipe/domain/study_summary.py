@@ -9,6 +9,8 @@ from typing import Any
 
 from promptpipe.domain import study as protocol
 from promptpipe.domain.localtime import format_hhmm
+from promptpipe.domain.questionnaire import Questionnaire, QuestionnaireItem
+from promptpipe.domain.setting_values import duration_words
 from promptpipe.domain.study import FIXED_STYLE, Arm, Study
 
 __all__ = ["block_words", "describe", "study_as_dict"]
@@ -18,12 +20,7 @@ def _setting_words(value: Any) -> str:
     """A duration as ``5h``, ``1h30m`` or ``90s``; a switch (and a zero duration) as ``on`` or ``off``."""
     if not isinstance(value, timedelta):
         return "on" if value else "off"
-    parts, rest = [], value.total_seconds()
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
-        if rest >= size:
-            parts.append(f"{int(rest // size)}{unit}")
-            rest %= size
-    return "".join(parts) + (f"{rest:g}s" if rest else "") or "off"
+    return duration_words(value) if value else "off"
 
 
 def _arm_words(study: Study, arm: Arm) -> str:
@@ -67,12 +64,46 @@ def describe(study: Study, *, unblind: bool = False) -> str:
     lines.append("Self-report: none" if report is None else
                  f"Self-report: every study day at {format_hhmm(report.at)} their time, answers count for "
                  f"{_setting_words(report.window)}: {report.question}")
+    lines.append("Questionnaires: " + (f"{len(study.questionnaires)} (checked; this release does not send them yet)"
+                                       if study.questionnaires else "none"))
+    lines.extend(_questionnaire_words(q) for q in study.questionnaires)
     rule = study.decision
     lines.append("Decision: no randomisation: every available prompt is sent" if rule is None else
                  f"Decision: each daily prompt time: {rule.actions[0]} with probability {round(rule.p, 6):g}, "
                  f"{rule.actions[1]} {round(1 - rule.p, 6):g}; unavailable when "
                  + (", ".join(rule.unavailable_when) or "never (only outside the study days)"))
     return "\n".join(lines)
+
+
+def _questionnaire_words(q: Questionnaire) -> str:
+    reminders = f"{q.reminders} reminder{'s' if q.reminders != 1 else ''}" if q.reminders else "no reminders"
+    seen = "the coach sees the answers" if q.coach_sees_answers else "the coach does not see the answers"
+    return (f"  {q.id} ({len(q.items)} item{'s' if len(q.items) != 1 else ''}): {q.send.describe()}; open for "
+            f"{duration_words(q.open_for)}, {reminders}; {seen}")
+
+
+def _item_dict(item: QuestionnaireItem) -> dict[str, Any]:
+    return {"id": item.id, "text": item.text, "type": item.type.value, "required": item.required,
+            "options": [{"label": option.label, "code": option.code} for option in item.options],
+            "min": item.low, "max": item.high, "min_label": item.low_label, "max_label": item.high_label,
+            "asked_as": "poll" if item.is_poll else "typed", "unit": item.unit, "decimals": item.decimals,
+            "max_chars": item.max_chars or None,
+            "show_if": None if item.show_if is None else {"item": item.show_if.item,
+                                                          "codes": list(item.show_if.codes)}}
+
+
+def _questionnaire_dict(q: Questionnaire) -> dict[str, Any]:
+    send = q.send
+    return {
+        "id": q.id, "title": q.title, "intro": q.intro, "closing": q.closing,
+        "send": {"event": send.event.value if send.event else None, "delay": _seconds(send.delay),
+                 "study_days": None if send.study_days is None else list(send.study_days),
+                 "at": format_hhmm(send.at) if send.at else None,
+                 "between": [format_hhmm(moment) for moment in send.between] if send.between else None,
+                 "min_gap": _seconds(send.min_gap) if send.between else None},
+        "open_for": _seconds(q.open_for), "reminders": q.reminders, "coach_sees_answers": q.coach_sees_answers,
+        "items": [_item_dict(item) for item in q.items],
+    }
 
 
 def _seconds(value: Any) -> Any:
@@ -100,4 +131,5 @@ def study_as_dict(study: Study) -> dict[str, Any]:
             "question": study.self_report.question},
         "decision": None if rule is None else {"actions": list(rule.actions), "p": rule.p,
                                                "unavailable_when": list(rule.unavailable_when)},
+        "questionnaires": [_questionnaire_dict(q) for q in study.questionnaires],
     }

@@ -1,0 +1,172 @@
+"""Questionnaires as a study file declares them (``[[questionnaires]]``): their items, when each
+is sent and how long it stays open. Reading and checking a file is
+:mod:`promptpipe.domain.questionnaire_file`; this module holds the typed values and the rules
+that need no I/O (which item comes next, what codes an item can take).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import time, timedelta
+from enum import StrEnum
+
+from promptpipe.domain.setting_values import duration_words
+
+__all__ = [
+    "POLL_OPTION_LIMIT",
+    "ItemType",
+    "Option",
+    "Questionnaire",
+    "QuestionnaireItem",
+    "SendAt",
+    "SendEvent",
+    "ShowIf",
+    "next_item",
+]
+
+POLL_OPTION_LIMIT = 12
+"""WhatsApp shows at most 12 options in one poll."""
+
+
+class ItemType(StrEnum):
+    """How an item is asked and answered."""
+
+    SINGLE_CHOICE = "single_choice"
+    """a poll; one option"""
+    MULTIPLE_CHOICE = "multiple_choice"
+    """a poll; any number of options"""
+    SCALE = "scale"
+    """a whole number from ``low`` to ``high``, labelled at its ends: a poll, or typed"""
+    NUMBER = "number"
+    """a typed number from ``low`` to ``high``, with a unit"""
+    YES_NO = "yes_no"
+    """a poll with two options, coded 1 (yes) and 0 (no)"""
+    TEXT = "text"
+    """typed words, up to ``max_chars``"""
+
+
+class SendEvent(StrEnum):
+    """The moments a questionnaire can be sent once."""
+
+    ENROLLMENT = "enrollment"
+    INTAKE_COMPLETE = "intake_complete"
+    STUDY_END = "study_end"
+    """after the last study day"""
+
+
+@dataclass(frozen=True)
+class Option:
+    label: str
+    code: int
+
+
+@dataclass(frozen=True)
+class ShowIf:
+    """Ask the item only if the earlier item ``item`` was answered with one of ``codes`` (for a
+    multiple choice: if any of them was chosen)."""
+
+    item: str
+    codes: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class QuestionnaireItem:
+    id: str
+    text: str
+    type: ItemType
+    options: tuple[Option, ...] = ()
+    """The choices of a single or multiple choice, a poll-asked scale and yes/no, in order."""
+    low: float | None = None
+    high: float | None = None
+    """The range of a scale or a number (whole numbers for a scale)."""
+    low_label: str | None = None
+    high_label: str | None = None
+    as_poll: bool = False
+    """A scale asked as a poll (one option per point) rather than typed."""
+    unit: str | None = None
+    decimals: int = 0
+    """Decimal places a typed number may have."""
+    max_chars: int = 0
+    """The longest text answer kept (a text item)."""
+    required: bool = True
+    """An optional item accepts "skip"."""
+    show_if: ShowIf | None = None
+
+    @property
+    def is_poll(self) -> bool:
+        return self.type in (ItemType.SINGLE_CHOICE, ItemType.MULTIPLE_CHOICE, ItemType.YES_NO) or self.as_poll
+
+    @property
+    def codes(self) -> tuple[int, ...]:
+        """Every code the item's answer can take (empty for a typed number or a text)."""
+        if self.options:
+            return tuple(option.code for option in self.options)
+        if self.type is ItemType.SCALE and self.low is not None and self.high is not None:
+            return tuple(range(int(self.low), int(self.high) + 1))
+        return ()
+
+
+@dataclass(frozen=True)
+class SendAt:
+    """When a questionnaire is sent. Either once at ``event`` (after ``delay``), or on
+    ``study_days`` (None: every study day) at ``at`` or at a time drawn afresh each day between
+    ``between[0]`` and ``between[1]``, at least ``min_gap`` from the daily prompt and from other
+    questionnaires; always outside quiet hours on the participant's clock."""
+
+    event: SendEvent | None = None
+    delay: timedelta = timedelta(0)
+    study_days: tuple[int, ...] | None = None
+    at: time | None = None
+    between: tuple[time, time] | None = None
+    min_gap: timedelta = timedelta(hours=1)
+
+    def describe(self) -> str:
+        if self.event is not None:
+            after = f" + {duration_words(self.delay)}" if self.delay else ""
+            return f"at {self.event.value}{after}"
+        days = "every study day" if self.study_days is None else "study days " + ", ".join(map(str, self.study_days))
+        if self.at is not None:
+            return f"{days} at {self.at.strftime('%H:%M')}"
+        assert self.between is not None
+        start, end = (moment.strftime("%H:%M") for moment in self.between)
+        return (f"{days} at a random time {start}-{end}, drawn each day, at least {duration_words(self.min_gap)} "
+                "from the daily prompt and other questionnaires")
+
+
+@dataclass(frozen=True)
+class Questionnaire:
+    id: str
+    title: str
+    items: tuple[QuestionnaireItem, ...]
+    send: SendAt
+    open_for: timedelta = timedelta(hours=3)
+    """How long after it is sent its answers count; then it expires."""
+    reminders: int = 0
+    """Reminders while it is open and unfinished, spread evenly over ``open_for``."""
+    intro: str | None = None
+    closing: str | None = None
+    coach_sees_answers: bool = False
+    """Whether the coach (the model) may read the answers."""
+
+    def item(self, item_id: str) -> QuestionnaireItem | None:
+        return next((item for item in self.items if item.id == item_id), None)
+
+    def reminder_offsets(self) -> tuple[timedelta, ...]:
+        """When each reminder is due, after the questionnaire was sent."""
+        step = self.open_for / (self.reminders + 1)
+        return tuple(step * number for number in range(1, self.reminders + 1))
+
+
+def next_item(questionnaire: Questionnaire, codes: Mapping[str, tuple[int, ...] | None],
+              after: str | None = None) -> QuestionnaireItem | None:
+    """The item asked after ``after`` (None: the first), skipping each whose condition does not
+    hold. ``codes``: the coded answers so far by item id (None or absent: not answered, skipped
+    or invalid, which shows no item that depends on it)."""
+    items = questionnaire.items
+    start = 0 if after is None else next(number for number, item in enumerate(items) if item.id == after) + 1
+    for item in items[start:]:
+        condition = item.show_if
+        if condition is None or set(codes.get(condition.item) or ()) & set(condition.codes):
+            return item
+    return None
