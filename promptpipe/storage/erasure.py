@@ -35,6 +35,7 @@ from promptpipe.storage.models import (
     Transition,
     table_of,
 )
+from promptpipe.storage.questionnaires import erase_typed_answers
 from promptpipe.storage.receipts import forget_receipts
 from promptpipe.storage.service_status import LAST_MODEL_ERROR, read_statuses, save_status
 
@@ -89,6 +90,7 @@ def erase_texts(session: Session, pid: str, now: datetime) -> int:
     ):
         table = table_of(model)
         session.execute(update(table).where(table.c.participant_id == pid).values(**values))
+    erase_typed_answers(session, pid)
     _erase_audit_details(session, pid)
     _strip_model_error(session, now)
     return len(rows)

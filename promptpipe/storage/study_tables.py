@@ -10,7 +10,8 @@ from sqlmodel import Field, SQLModel
 
 from promptpipe.storage.models import UTCDateTime
 
-__all__ = ["AllocationRow", "Decision", "SelfReportRow", "StudyProtocol", "StudySecret"]
+__all__ = ["AllocationRow", "Decision", "QuestionnaireAnswer", "QuestionnaireInstance", "SelfReportRow",
+           "StudyProtocol", "StudySecret"]
 
 
 class StudyProtocol(SQLModel, table=True):
@@ -117,3 +118,72 @@ class SelfReportRow(SQLModel, table=True):
     answer: str | None = None
     """yes | no (None: not answered within the window)."""
     answered_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
+
+
+class QuestionnaireInstance(SQLModel, table=True):
+    """One questionnaire sent (or due) to one participant on one occasion: its schedule as
+    drawn, how far it got and how it ended (see :mod:`promptpipe.domain.questionnaire`)."""
+
+    __tablename__ = "questionnaire_instance"
+    __table_args__ = (
+        UniqueConstraint("participant_id", "questionnaire_id", "occasion", name="uq_questionnaire_occasion"),
+        Index("ix_questionnaire_instance_participant_status", "participant_id", "status"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    participant_id: str = Field(foreign_key="participant.id")
+    questionnaire_id: str
+    """The study file's id for it."""
+    occasion: str
+    """What it is sent for, once per participant: the event (``intake_complete``), the
+    participant's local date (``2026-03-14``) or a team's piloting send (``manual:…``)."""
+    schedule_kind: str
+    """event | fixed | random | manual"""
+    protocol_hash: str | None = None
+    """SHA-256 of the study file in force when it was scheduled."""
+    study_day: int | None = None
+    local_date: str | None = None
+    scheduled_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    """When it is due (a random time as drawn)."""
+    window_start: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
+    window_end: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
+    """A random-time questionnaire's window that day, as the draw saw it."""
+    status: str = "scheduled"
+    """scheduled | sent | started | completed | expired | stopped | not_sent"""
+    reason: str | None = None
+    """Why it ended without being completed, or was never sent."""
+    current_item: str | None = None
+    """The item asked and not yet answered."""
+    tries: int = 0
+    """Replies to the current item that did not fit."""
+    reminders_sent: int = 0
+    sent_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
+    first_answer_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
+    ended_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
+    expires_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
+
+
+class QuestionnaireAnswer(SQLModel, table=True):
+    """One item of one questionnaire instance: asked, answered or missed (with the missingness
+    code), with the participant's words as given and the coded value."""
+
+    __tablename__ = "questionnaire_answer"
+    __table_args__ = (UniqueConstraint("instance_id", "item_id", name="uq_questionnaire_answer_item"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    instance_id: int = Field(foreign_key="questionnaire_instance.id", index=True)
+    participant_id: str = Field(foreign_key="participant.id", index=True)
+    item_id: str
+    message_id: int | None = Field(default=None, foreign_key="message.id")
+    """The message (or poll) that asked it."""
+    asked_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
+    answered_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
+    raw: str | None = None
+    """The reply as given (the option tapped, or the words typed)."""
+    coded: str | None = None
+    """The coded value: a code, codes joined by ";", a number; empty for a text or a skip."""
+    source: str | None = None
+    """tap | typed"""
+    missing: str | None = None
+    """skipped | invalid | not_shown | expired | stopped | not_sent (None: answered)."""
+    tries: int = 0

@@ -1,0 +1,109 @@
+"""Questionnaire instances and their items' answers, in the caller's transaction (see
+:mod:`promptpipe.domain.questionnaire`): an instance is scheduled once per participant,
+questionnaire and occasion (a repeat is a no-op, so an alarm that fires twice sends nothing
+twice), each item asked is a row, and each row ends answered or with a missingness code."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import case, func, insert, select, update
+from sqlalchemy.orm import Session
+
+from promptpipe.domain.questionnaire_answers import Answer, Missing
+from promptpipe.storage.models import table_of
+from promptpipe.storage.study_tables import QuestionnaireAnswer, QuestionnaireInstance
+
+__all__ = ["InstanceCount", "Scheduled", "erase_typed_answers", "record_answer", "record_asked", "schedule_instance",
+           "status_counts"]
+
+_INSTANCE = table_of(QuestionnaireInstance)
+_ANSWER = table_of(QuestionnaireAnswer)
+
+
+@dataclass(frozen=True)
+class Scheduled:
+    """A questionnaire due for a participant on one occasion, as its schedule decided."""
+
+    participant_id: str
+    questionnaire_id: str
+    occasion: str
+    schedule_kind: str
+    scheduled_at: datetime
+    protocol_hash: str | None = None
+    study_day: int | None = None
+    local_date: str | None = None
+    window: tuple[datetime, datetime] | None = None
+
+
+@dataclass(frozen=True)
+class InstanceCount:
+    questionnaire_id: str
+    status: str
+    count: int
+
+
+def schedule_instance(session: Session, due: Scheduled) -> int | None:
+    """Write the instance; its id, or None when that occasion was scheduled before."""
+    known = session.execute(select(_INSTANCE.c.id).where(
+        _INSTANCE.c.participant_id == due.participant_id, _INSTANCE.c.questionnaire_id == due.questionnaire_id,
+        _INSTANCE.c.occasion == due.occasion)).scalar()
+    if known is not None:
+        return None
+    window = due.window or (None, None)
+    return int(session.execute(insert(_INSTANCE).values(
+        participant_id=due.participant_id, questionnaire_id=due.questionnaire_id, occasion=due.occasion,
+        schedule_kind=due.schedule_kind, protocol_hash=due.protocol_hash, study_day=due.study_day,
+        local_date=due.local_date, scheduled_at=due.scheduled_at, window_start=window[0], window_end=window[1],
+        status="scheduled", tries=0, reminders_sent=0).returning(_INSTANCE.c.id)).scalar_one())
+
+
+def record_asked(session: Session, instance_id: int, participant_id: str, item_id: str, message_id: int | None,
+                 now: datetime) -> None:
+    """The item was asked: it becomes the instance's current item (sent, the first time)."""
+    asked_before = session.connection().execute(update(_ANSWER).where(
+        _ANSWER.c.instance_id == instance_id, _ANSWER.c.item_id == item_id).values(message_id=message_id)).rowcount
+    if not asked_before:  # asked again (a reminder): the first time it was asked stays
+        session.execute(insert(_ANSWER).values(instance_id=instance_id, participant_id=participant_id,
+                                               item_id=item_id, message_id=message_id, asked_at=now, tries=0))
+    session.execute(update(_INSTANCE).where(_INSTANCE.c.id == instance_id).values(
+        current_item=item_id, sent_at=func.coalesce(_INSTANCE.c.sent_at, now),
+        tries=case((_INSTANCE.c.current_item == item_id, _INSTANCE.c.tries), else_=0),
+        status=case((_INSTANCE.c.status == "scheduled", "sent"), else_=_INSTANCE.c.status)))
+
+
+def record_answer(session: Session, instance_id: int, item_id: str, outcome: Answer | Missing, now: datetime,
+                  tries: int = 0) -> None:
+    """The item's answer, or why it has none; an item never asked gets its row here."""
+    if isinstance(outcome, Answer):
+        values = {"raw": outcome.raw, "coded": outcome.coded if not outcome.skipped else "",
+                  "source": outcome.source.value, "answered_at": now,
+                  "missing": Missing.SKIPPED.value if outcome.skipped else None}
+    else:
+        values = {"missing": outcome.value}
+    changed = session.connection().execute(update(_ANSWER).where(_ANSWER.c.instance_id == instance_id,
+                                                    _ANSWER.c.item_id == item_id).values(tries=tries, **values))
+    if not changed.rowcount:
+        participant = session.execute(select(_INSTANCE.c.participant_id)
+                                      .where(_INSTANCE.c.id == instance_id)).scalar_one()
+        session.execute(insert(_ANSWER).values(instance_id=instance_id, participant_id=participant, item_id=item_id,
+                                               tries=tries, **values))
+    if isinstance(outcome, Answer):
+        session.execute(update(_INSTANCE).where(_INSTANCE.c.id == instance_id).values(
+            first_answer_at=func.coalesce(_INSTANCE.c.first_answer_at, now), status="started", current_item=None))
+
+
+def status_counts(session: Session) -> list[InstanceCount]:
+    """How many instances of each questionnaire are in each state."""
+    rows = session.execute(select(_INSTANCE.c.questionnaire_id, _INSTANCE.c.status, func.count())
+                           .group_by(_INSTANCE.c.questionnaire_id, _INSTANCE.c.status)
+                           .order_by(_INSTANCE.c.questionnaire_id, _INSTANCE.c.status))
+    return [InstanceCount(questionnaire_id, status, count) for questionnaire_id, status, count in rows]
+
+
+def erase_typed_answers(session: Session, participant_id: str) -> None:
+    """An erasure: the words a participant typed go; what a statistician analyses stays (the coded
+    value, the times, the missingness code, and a tapped option's label, which is ours)."""
+    session.execute(update(_ANSWER).where(_ANSWER.c.participant_id == participant_id,
+                                          _ANSWER.c.source != "tap", _ANSWER.c.raw.is_not(None)).values(raw=""))
