@@ -1,0 +1,65 @@
+"""When a day-based questionnaire is due on one of a participant's local days: at its fixed time,
+or at a minute drawn afresh each day inside its window, outside quiet hours and at least
+``min_gap`` from everything else scheduled that day (the daily prompt, other questionnaires).
+Whole minutes on the participant's clock; a minute a daylight-saving jump skips counts once, at
+the jump. The caller records what was drawn; the draw takes its randomness from ``rng``, which the
+caller seeds so that a restart draws the same time again."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+from zoneinfo import ZoneInfo
+
+from promptpipe.domain.localtime import to_instant
+from promptpipe.domain.questionnaire import SendAt
+from promptpipe.domain.quiet_hours import quiet_contains
+from promptpipe.domain.setting_values import duration_words
+from promptpipe.domain.study import QuietHours
+
+__all__ = ["Due", "due_on"]
+
+
+@dataclass(frozen=True)
+class Due:
+    """A questionnaire's time on one day: ``at`` (None: no minute of the window was free, and
+    ``reason`` says why), and for a random time the window the draw saw."""
+
+    at: datetime | None
+    window: tuple[datetime, datetime] | None = None
+    reason: str | None = None
+
+
+def _minutes(start: time, end: time) -> list[time]:
+    first, last = start.hour * 60 + start.minute, end.hour * 60 + end.minute
+    return [time(minute // 60, minute % 60) for minute in range(first, last)]
+
+
+def due_on(send: SendAt, day: date, zone: ZoneInfo, quiet: QuietHours | None, busy: Sequence[datetime],
+           rng: random.Random) -> Due:
+    """The time ``send`` is due on local ``day`` (a fixed time, or a fresh draw in its window)."""
+    if send.at is not None:
+        return Due(to_instant(day, send.at, zone))
+    if send.between is None:
+        raise ValueError("an event-based questionnaire has no time of day")
+    start, end = send.between
+    window = (to_instant(day, start, zone), to_instant(day, end, zone))
+    free: list[datetime] = []
+    for minute in _minutes(start, end):
+        if quiet is not None and quiet_contains(quiet, minute):
+            continue
+        instant = to_instant(day, minute, zone)
+        if free and free[-1] == instant:  # minutes a spring-forward jump skipped land on the jump
+            continue
+        if _gap_free(instant, busy, send.min_gap):
+            free.append(instant)
+    if not free:
+        return Due(None, window, reason="no minute of the window is outside quiet hours and at least "
+                                        f"{duration_words(send.min_gap)} from the day's other messages")
+    return Due(rng.choice(free), window)
+
+
+def _gap_free(instant: datetime, busy: Sequence[datetime], gap: timedelta) -> bool:
+    return all(abs(instant - other) >= gap for other in busy)
