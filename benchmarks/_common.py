@@ -120,8 +120,9 @@ class TimedTransport(MemoryTransport):
         self._forget_sends()
         return result
 
-    async def send_poll(self, to: Recipient, question: str, options: Sequence[str], *, ref: str = "") -> SentMessage:
-        result = await super().send_poll(to, question, options)
+    async def send_poll(self, to: Recipient, question: str, options: Sequence[str], *, ref: str = "",
+                        multiple: bool = False) -> SentMessage:
+        result = await super().send_poll(to, question, options, multiple=multiple)
         self._forget_sends()
         return result
 

@@ -56,6 +56,13 @@ def admin_parser() -> argparse.ArgumentParser:
     when.add_argument("--anyway", action="store_true", help="send it even inside the study's quiet hours")
     when.add_argument("--after-quiet-hours", action="store_true",
                       help="inside the study's quiet hours, send it when they end on the participant's clock")
+    questionnaire = sub.add_parser("questionnaire", help="send a questionnaire now (piloting), or see how far each got")
+    steps = questionnaire.add_subparsers(dest="questionnaire_command", required=True)
+    send_one = steps.add_parser("send", help="send one of the study file's questionnaires to a participant now")
+    send_one.add_argument("--phone", required=True)
+    send_one.add_argument("id", help="the questionnaire's id in the study file")
+    send_one.add_argument("--anyway", action="store_true", help="send it even inside the study's quiet hours")
+    steps.add_parser("status", help="instances of each questionnaire by state (sent, started, completed, ...)")
     update = sub.add_parser("update", help="change a participant's time zone, name or background notes")
     update.add_argument("--phone", required=True)
     update.add_argument("--timezone", help="IANA zone, e.g. Europe/Berlin")

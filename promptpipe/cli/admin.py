@@ -22,6 +22,7 @@ from promptpipe.domain.states import Status
 from promptpipe.domain.study_summary import block_words
 from promptpipe.errors import AdminError, Forbidden
 from promptpipe.research import admin, oversight
+from promptpipe.research.questionnaire_ops import questionnaire_status, send_questionnaire
 from promptpipe.research.status import read_status
 from promptpipe.research.study_ops import check_protocol
 from promptpipe.research.views import as_json
@@ -160,6 +161,19 @@ async def _prompt_now(args: argparse.Namespace, env: Env) -> None:
     inbox_id = await admin.send_prompt_now(env.db, env.clock, phone=args.phone, quiet=env.settings.study.quiet_hours,
                                            anyway=args.anyway, after_quiet_hours=args.after_quiet_hours)
     print(f"daily prompt queued as inbox row {inbox_id}; the running service writes and sends it")
+
+
+async def _questionnaire(args: argparse.Namespace, env: Env) -> None:
+    if args.questionnaire_command == "send":
+        sent = await send_questionnaire(env.db, env.clock, env.settings.study, phone=args.phone,
+                                        questionnaire_id=args.id, anyway=args.anyway)
+        print(f"questionnaire {args.id} queued as instance {sent.instance_id}; the running service sends it")
+        return
+    counts = await questionnaire_status(env.db)
+    if not counts:
+        print("no questionnaire has been scheduled or sent yet")
+    for row in counts:
+        print(f"{row.questionnaire_id}\t{row.status}\t{row.count}")
 
 
 async def _update(args: argparse.Namespace, env: Env) -> None:
@@ -326,6 +340,7 @@ def _rows(count: int) -> str:
 
 COMMANDS: dict[str, Command] = {
     "enroll": _enroll, "list": _list, "show": _show, "simulate": _simulate, "prompt-now": _prompt_now,
+    "questionnaire": _questionnaire,
     "update": _update, "schedules": _schedules, "timers": _timers, "transcript": _transcript, "status": _status,
     "consent": _consent, "flags": _flags, "inbox": _inbox, "erase": _erase, "export": _export,
     "extend": _extend, "allocation": _allocation, "report": _report, "send": send_command,

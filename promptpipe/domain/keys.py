@@ -95,6 +95,16 @@ def prompt_poll(inbox_id: int) -> str:
     return f"prompt-poll:{inbox_id}"
 
 
+def questionnaire_send(instance_id: int) -> str:
+    """Sending one questionnaire instance (once, however often it is asked for)."""
+    return f"questionnaire:{instance_id}:send"
+
+
+def questionnaire_message(inbox_id: int, part: str) -> str:
+    """A message of a questionnaire turn (``intro``, ``ask``, ``reask``, ``closing``)."""
+    return f"questionnaire:{inbox_id}:{part}"
+
+
 def timer(timer_id: int) -> str:
     """A timer fires into the inbox once, however often its alarm rings."""
     return f"timer:{timer_id}"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-__all__ = ["INBOUND_CONTENT", "MessageKind", "MessageStatus", "VoteSource"]
+__all__ = ["INBOUND_CONTENT", "POLL_KINDS", "MessageKind", "MessageStatus", "VoteSource"]
 
 
 class MessageKind(StrEnum):
@@ -16,6 +16,11 @@ class MessageKind(StrEnum):
     PROMPT = "prompt"
     """the daily habit prompt"""
     POLL = "poll"
+    QUESTIONNAIRE = "questionnaire"
+    """A questionnaire's words (intro, a typed item, a re-ask, the closing) and the replies that
+    answered it; hidden from the model unless the study file lets the coach see the answers."""
+    QUESTIONNAIRE_POLL = "questionnaire_poll"
+    """A questionnaire item asked as a poll (hidden from the model alike)."""
     REMINDER = "reminder"
     CHECK_IN = "check_in"
     """a feedback check-in or follow-up after silence"""
@@ -42,6 +47,8 @@ class MessageKind(StrEnum):
     """reached the study phone but could not be decrypted"""
 
 
+POLL_KINDS = (MessageKind.POLL, MessageKind.QUESTIONNAIRE_POLL)
+"""Outgoing kinds sent as a WhatsApp poll."""
 INBOUND_CONTENT = (MessageKind.VOICE, MessageKind.AUDIO, MessageKind.IMAGE, MessageKind.VIDEO, MessageKind.STICKER,
                    MessageKind.DOCUMENT, MessageKind.LOCATION, MessageKind.CONTACT)
 """What a message without words can be (a reaction is an event of its own, not content)."""

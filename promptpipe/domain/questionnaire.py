@@ -7,15 +7,18 @@ that need no I/O (which item comes next, what codes an item can take).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from datetime import time, timedelta
+from dataclasses import dataclass, field
+from datetime import datetime, time, timedelta
 from enum import StrEnum
+from typing import Any
 
 from promptpipe.domain.setting_values import duration_words
 
 __all__ = [
     "POLL_OPTION_LIMIT",
+    "QUESTIONNAIRE_PURPOSE",
     "ItemType",
+    "OpenQuestionnaire",
     "Option",
     "Questionnaire",
     "QuestionnaireItem",
@@ -25,6 +28,8 @@ __all__ = [
     "next_item",
 ]
 
+QUESTIONNAIRE_PURPOSE = "questionnaire"
+"""The ``purpose`` of a questionnaire item's messages (a vote on its poll is routed by it)."""
 POLL_OPTION_LIMIT = 12
 """WhatsApp shows at most 12 options in one poll."""
 
@@ -170,3 +175,33 @@ def next_item(questionnaire: Questionnaire, codes: Mapping[str, tuple[int, ...] 
         if condition is None or set(codes.get(condition.item) or ()) & set(condition.codes):
             return item
     return None
+
+
+@dataclass
+class OpenQuestionnaire:
+    """The questionnaire under way for a participant (kept on their conversation): the item
+    asked, the replies to it that did not fit, and the codes answered so far (for show_if)."""
+
+    instance_id: int
+    questionnaire_id: str
+    item_id: str
+    expires_at: datetime
+    tries: int = 0
+    codes: dict[str, list[int]] = field(default_factory=dict)
+    reminders_sent: int = 0
+    poll_ids: list[int] = field(default_factory=list)
+    """The transcript ids of the messages that asked the current item (a reminder asks again)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"instance_id": self.instance_id, "questionnaire_id": self.questionnaire_id, "item_id": self.item_id,
+                "expires_at": self.expires_at.isoformat(), "tries": self.tries, "codes": self.codes,
+                "reminders_sent": self.reminders_sent, "poll_ids": self.poll_ids}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any] | None) -> OpenQuestionnaire | None:
+        if not data:
+            return None
+        return cls(int(data["instance_id"]), str(data["questionnaire_id"]), str(data["item_id"]),
+                   datetime.fromisoformat(data["expires_at"]), int(data.get("tries", 0)),
+                   {key: list(value) for key, value in (data.get("codes") or {}).items()},
+                   int(data.get("reminders_sent", 0)), [int(i) for i in data.get("poll_ids") or ()])

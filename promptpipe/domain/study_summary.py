@@ -64,7 +64,8 @@ def describe(study: Study, *, unblind: bool = False) -> str:
     lines.append("Self-report: none" if report is None else
                  f"Self-report: every study day at {format_hhmm(report.at)} their time, answers count for "
                  f"{_setting_words(report.window)}: {report.question}")
-    lines.append("Questionnaires: " + (f"{len(study.questionnaires)} (checked; this release does not send them yet)"
+    lines.append("Questionnaires: " + (f"{len(study.questionnaires)} (sent with promptpipe-admin questionnaire send; "
+                                       "their schedules are not acted on yet)"
                                        if study.questionnaires else "none"))
     lines.extend(_questionnaire_words(q) for q in study.questionnaires)
     rule = study.decision

@@ -37,12 +37,15 @@ class TimerKind(StrEnum):
 
     PROMPT_NOW = "prompt_now"
     """A prompt the team asked for inside quiet hours, held until they end (prompt-now --after-quiet-hours)."""
+    QUESTIONNAIRE = "questionnaire"
+    """The questionnaire under way: its next reminder, or its end (``open_for`` after it was sent)."""
 
 
 REMINDER, AUTO_FEEDBACK, TRANSITION = TimerKind.REMINDER, TimerKind.AUTO_FEEDBACK, TimerKind.TRANSITION
 FEEDBACK_CHECK_IN, FEEDBACK_FOLLOWUP = TimerKind.FEEDBACK_CHECK_IN, TimerKind.FEEDBACK_FOLLOWUP
 INTAKE_INACTIVE, INTAKE_REMINDER = TimerKind.INTAKE_INACTIVE, TimerKind.INTAKE_REMINDER
 STUDY_END, SELF_REPORT, PROMPT_NOW = TimerKind.STUDY_END, TimerKind.SELF_REPORT, TimerKind.PROMPT_NOW
+QUESTIONNAIRE = TimerKind.QUESTIONNAIRE
 
 TIMER_KINDS = tuple(TimerKind)
 CANCELLED_BY_REPLY = (REMINDER, AUTO_FEEDBACK, FEEDBACK_CHECK_IN, FEEDBACK_FOLLOWUP, INTAKE_REMINDER)

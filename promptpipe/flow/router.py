@@ -26,7 +26,7 @@ from promptpipe.domain.quiet_hours import quiet_period_end
 from promptpipe.domain.states import ACTIVE, PAUSED
 from promptpipe.domain.text import clean_for_storage
 from promptpipe.errors import LLMError, LLMRejected
-from promptpipe.flow import commands, lifecycle, typed_answers, votes
+from promptpipe.flow import commands, lifecycle, questionnaires, typed_answers, votes
 from promptpipe.flow.context import load_context
 from promptpipe.flow.conversation import conversation_outcome, model_inputs
 from promptpipe.flow.daily_prompt import daily_prompt_outcome
@@ -130,8 +130,10 @@ class ConversationFlow:
             return team_change_outcome(self.deps, context, batch[0], event)
         if isinstance(event, ResearcherMessageQueued):  # consent decides, not the status alone
             return researcher_message_outcome(state, batch[0], event, self.deps.config.study.quiet_hours, now)
+        study = self.deps.config.study
         if isinstance(event, PollVoteReceived):
-            return votes.votes_outcome(context, batch, votes.taps(context, batch), now)
+            answered = questionnaires.answer_outcome(study, context, batch, now) if state.status == ACTIVE else None
+            return answered or votes.votes_outcome(context, batch, votes.taps(context, batch), now)
         if isinstance(event, ReactionReceived):
             return await reaction_outcome(self.deps, context, batch[0], event, now)
         if isinstance(event, MessageReceived):
@@ -141,6 +143,10 @@ class ConversationFlow:
             plan = commands.plan_commands(state, [context.texts.get(item.id, "") for item in batch])
             if plan is not None:
                 return commands.commands_outcome(batch, plan, commands.restart_reminder_key(state, now))
+            if state.questionnaire is not None and state.status == ACTIVE:
+                answered = questionnaires.answer_outcome(study, context, batch, now)
+                if answered is not None:
+                    return answered
             answers = typed_answers.typed_answers(context, batch) if state.status == ACTIVE else []
             if answers:
                 return typed_answers.answers_outcome(context, batch, answers, now)
@@ -164,16 +170,22 @@ class ConversationFlow:
             return await daily_prompt_outcome(self.deps, context, batch[0], held)
         if isinstance(event, TimerEvent):
             return await timer_outcome(self.deps, context, batch[0], event)
-        return await conversation_outcome(self.deps, context, batch, model_inputs(context, batch))
+        outcome = await conversation_outcome(self.deps, context, batch, model_inputs(context, batch))
+        if state.questionnaire is not None and isinstance(event, MessageReceived):  # a question mid-questionnaire:
+            again = questionnaires.asked_again(state, study, batch[-1])  # the item follows the coach's answer
+            outcome.outgoing.extend([again] if again else [])
+        return outcome
 
     async def _commit(self, context: TurnContext, batch: list[InboxRow], outcome: Outcome) -> None:
         """One transaction (shielded: a commit is never half-cancelled), then blue ticks, alerts
         and the alarms, if anything about them changed."""
         state, now = context.state, self.deps.clock.now()
         safety = self.deps.config.safety
+        stopped = None
         if outcome.save_state:
             lifecycle.start_study_days(state, self.deps.config, now)
             apply_stage_effects(state, self.deps.config.policy_for(state), now)
+            stopped = questionnaires.close_if_stopped(state, self.deps.config.study, now)
         outgoing = outcome.outgoing
         if state.flags and not was_screened(context.events):  # a flag the model raised: the safety message first
             outgoing = with_safety_message(outgoing, safety.message, batch[-1].id)
@@ -187,6 +199,8 @@ class ConversationFlow:
                                  [ToSend(m.key, m.text, m.kind, m.payload, m.not_before) for m in outgoing], now)
             if outcome.hook is not None:
                 outcome.hook(session, ids)
+            if stopped is not None:
+                stopped(session, ids)
             if flags:
                 add_flags(session, state.participant.id, flags, now, alert=safety.alerts)
             if outcome.save_state:

@@ -44,6 +44,7 @@ from promptpipe.domain.transitions import (
 )
 from promptpipe.flow import lifecycle
 from promptpipe.flow.conversation import respond
+from promptpipe.flow.questionnaires import questionnaire_due_outcome
 from promptpipe.flow.self_report import self_report_question
 from promptpipe.flow.turn import CommitHook, FlowDeps, Outcome, Outgoing, TurnContext
 from promptpipe.pipeline.events import (
@@ -53,6 +54,7 @@ from promptpipe.pipeline.events import (
     FollowUpDue,
     IntakeInactiveDue,
     IntakeReminderDue,
+    QuestionnaireDue,
     ReminderDue,
     SelfReportDue,
     StudyEndDue,
@@ -122,6 +124,8 @@ async def timer_outcome(deps: FlowDeps, context: TurnContext, item: InboxRow, ev
     policy = deps.config.policy_for(state)
     if isinstance(event, StudyEndDue):
         return lifecycle.study_end_outcome(deps, context, item, event.last_day)
+    if isinstance(event, QuestionnaireDue):
+        return questionnaire_due_outcome(deps.config.study, context, item, event, now)
     quiet = deps.config.study.quiet_hours
     if event.kind in SENDS_MESSAGE and in_quiet_hours(quiet, now, zone_or_utc(state.timezone)):
         payload = {k: v for k, v in item.payload.items() if k not in ("timer_id", "due_at", "timer_kind")}

@@ -309,8 +309,22 @@ class SelfReportDue(_TimerDue):
     """The participant's day the question is about (YYYY-MM-DD)."""
 
 
+@dataclass(frozen=True)
+class QuestionnaireDue(_TimerDue):
+    """A questionnaire instance to send (a team's piloting send or its schedule), or the one under
+    way to remind about or to close."""
+
+    kind: Literal["questionnaire"] = "questionnaire"
+    instance_id: int | None = None
+    questionnaire_id: str = ""
+    action: str = "send"
+    """send | remind | expire"""
+    sent_at: str | None = None
+    """When the instance was sent (a reminder or its end counts from it)."""
+
+
 TimerEvent = (ReminderDue | AutoFeedbackDue | DelayedTransitionDue | CheckInDue | FollowUpDue | IntakeInactiveDue
-              | IntakeReminderDue | StudyEndDue | SelfReportDue | PromptNowDue)
+              | IntakeReminderDue | StudyEndDue | SelfReportDue | PromptNowDue | QuestionnaireDue)
 InboxEvent = (MessageReceived | PollVoteReceived | ReactionReceived | Enrolled | AlarmSyncRequested
               | TeamChange | ResearcherMessageQueued | DailyPromptDue | TimerEvent)
 
@@ -322,7 +336,7 @@ _TIMERS: dict[str, type[_TimerDue]] = {
     timers.REMINDER: ReminderDue, timers.AUTO_FEEDBACK: AutoFeedbackDue, timers.TRANSITION: DelayedTransitionDue,
     timers.FEEDBACK_CHECK_IN: CheckInDue, timers.FEEDBACK_FOLLOWUP: FollowUpDue,
     timers.INTAKE_INACTIVE: IntakeInactiveDue, timers.INTAKE_REMINDER: IntakeReminderDue, timers.STUDY_END: StudyEndDue,
-    timers.SELF_REPORT: SelfReportDue, timers.PROMPT_NOW: PromptNowDue,
+    timers.SELF_REPORT: SelfReportDue, timers.PROMPT_NOW: PromptNowDue, timers.QUESTIONNAIRE: QuestionnaireDue,
 }
 assert set(_TIMERS) == set(timers.TIMER_KINDS), "every timer kind has its event"
 

@@ -25,7 +25,7 @@ from sqlalchemy.orm import Session
 
 from promptpipe.clock import Clock
 from promptpipe.domain.backoff import Backoff
-from promptpipe.domain.messages import MessageKind, MessageStatus
+from promptpipe.domain.messages import POLL_KINDS, MessageStatus
 from promptpipe.errors import NotConnected, SendFailed
 from promptpipe.logging import get_logger
 from promptpipe.storage.db import Database
@@ -265,8 +265,11 @@ class Outbox:
         try:
             await self.limiter.acquire()
             async with self._semaphore:
-                if item.kind == MessageKind.POLL:
+                if item.kind in POLL_KINDS:
                     options = item.payload.get("options", [])
+                    if item.payload.get("multiple"):
+                        return await self.transport.send_poll(recipient, item.text, options, ref=item.key,
+                                                              multiple=True)
                     return await self.transport.send_poll(recipient, item.text, options, ref=item.key)
                 return await self.transport.send_text(recipient, item.text, ref=item.key)
         finally:

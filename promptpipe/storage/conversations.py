@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 
 from promptpipe.domain.conversation import ParticipantInfo, PendingTimer, ScheduleEntry, TurnState
 from promptpipe.domain.profile import Profile
+from promptpipe.domain.questionnaire import OpenQuestionnaire
 from promptpipe.domain.tone import ToneUpdate
 from promptpipe.domain.transitions import PendingTransition
 from promptpipe.errors import StorageError
@@ -48,7 +49,7 @@ _STATE_COLUMNS = (
     _PARTICIPANT.c.researcher_paused, _CONVERSATION.c.sub_state, _CONVERSATION.c.profile, _CONVERSATION.c.version,
     _CONVERSATION.c.tone, _CONVERSATION.c.summary, _CONVERSATION.c.summary_through,
     _CONVERSATION.c.turns_since_summary, _PARTICIPANT.c.arm, _PARTICIPANT.c.day_one, _PARTICIPANT.c.extra_days,
-    _PARTICIPANT.c.completed_at, _PARTICIPANT.c.enrolled_at,
+    _PARTICIPANT.c.completed_at, _PARTICIPANT.c.enrolled_at, _CONVERSATION.c.questionnaire,
     exists().where(_DELIVERY.c.participant_id == _PARTICIPANT.c.id).label("ever_prompted"))
 _TURN_STATE = (
     select(*_STATE_COLUMNS, *(column.label(f"s_{column.name}") for column in _SCHEDULE_COLUMNS),
@@ -72,7 +73,7 @@ _SAVE_CONVERSATION = (
     .values(sub_state=bindparam("new_sub_state"), profile=bindparam("new_profile"), tone=bindparam("new_tone"),
             summary=bindparam("new_summary"), summary_through=bindparam("new_summary_through"),
             turns_since_summary=bindparam("new_turns_since_summary"), version=bindparam("new_version"),
-            updated_at=bindparam("now"))
+            questionnaire=bindparam("new_questionnaire"), updated_at=bindparam("now"))
 )
 """Built once: it runs with every turn's commit (building a statement costs more than running it)."""
 
@@ -87,7 +88,7 @@ def load_turn_state(session: Session, participant_id: str) -> TurnState:
         raise StorageError(f"participant {participant_id} has no conversation row")
     (pid, phone, name, timezone, status, background, lid, paused_by, opted_out, researcher_paused, sub_state, profile,
      version, tone, summary, summary_through, turns_since_summary, arm, day_one, extra_days, completed_at,
-     enrolled_at, ever_prompted) = rows[0][:_PARTICIPANT_WIDTH]
+     enrolled_at, questionnaire, ever_prompted) = rows[0][:_PARTICIPANT_WIDTH]
     schedules: dict[str, ScheduleEntry] = {}
     timers: dict[int, PendingTimer] = {}
     for row in rows:
@@ -105,7 +106,8 @@ def load_turn_state(session: Session, participant_id: str) -> TurnState:
     return TurnState(participant=info, sub_state=sub_state, profile=Profile.from_json(profile), version=version,
                      schedules=list(schedules.values()), pending_timers={t.kind: t for t in timers.values()},
                      tone=dict(tone or {}), summary=summary or "", summary_through=summary_through or 0,
-                     turns_since_summary=turns_since_summary or 0, ever_prompted=bool(ever_prompted))
+                     turns_since_summary=turns_since_summary or 0, ever_prompted=bool(ever_prompted),
+                     questionnaire=OpenQuestionnaire.from_json(questionnaire))
 
 
 def save_turn_state(session: Session, state: TurnState, now: datetime) -> None:
@@ -115,7 +117,8 @@ def save_turn_state(session: Session, state: TurnState, now: datetime) -> None:
         "pid": state.participant.id, "read_version": state.version, "new_sub_state": state.sub_state,
         "new_profile": state.profile.to_json(), "new_tone": state.tone, "new_summary": state.summary,
         "new_summary_through": state.summary_through, "new_turns_since_summary": state.turns_since_summary,
-        "new_version": state.version + 1, "now": now})
+        "new_version": state.version + 1, "now": now,
+        "new_questionnaire": state.questionnaire.to_json() if state.questionnaire else None})
     if result.rowcount != 1:
         raise VersionConflict(f"conversation of {state.participant.id} changed during the turn")
     state.version += 1

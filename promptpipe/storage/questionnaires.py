@@ -15,8 +15,8 @@ from promptpipe.domain.questionnaire_answers import Answer, Missing
 from promptpipe.storage.models import table_of
 from promptpipe.storage.study_tables import QuestionnaireAnswer, QuestionnaireInstance
 
-__all__ = ["InstanceCount", "Scheduled", "erase_typed_answers", "record_answer", "record_asked", "schedule_instance",
-           "status_counts"]
+__all__ = ["InstanceCount", "Scheduled", "end_instance", "erase_typed_answers", "record_answer", "record_asked",
+           "record_tries", "schedule_instance", "status_counts"]
 
 _INSTANCE = table_of(QuestionnaireInstance)
 _ANSWER = table_of(QuestionnaireAnswer)
@@ -60,8 +60,9 @@ def schedule_instance(session: Session, due: Scheduled) -> int | None:
 
 
 def record_asked(session: Session, instance_id: int, participant_id: str, item_id: str, message_id: int | None,
-                 now: datetime) -> None:
-    """The item was asked: it becomes the instance's current item (sent, the first time)."""
+                 now: datetime, *, reminded: bool = False, expires_at: datetime | None = None) -> None:
+    """The item was asked: it becomes the instance's current item (sent, the first time; a
+    reminder counts)."""
     asked_before = session.connection().execute(update(_ANSWER).where(
         _ANSWER.c.instance_id == instance_id, _ANSWER.c.item_id == item_id).values(message_id=message_id)).rowcount
     if not asked_before:  # asked again (a reminder): the first time it was asked stays
@@ -70,7 +71,22 @@ def record_asked(session: Session, instance_id: int, participant_id: str, item_i
     session.execute(update(_INSTANCE).where(_INSTANCE.c.id == instance_id).values(
         current_item=item_id, sent_at=func.coalesce(_INSTANCE.c.sent_at, now),
         tries=case((_INSTANCE.c.current_item == item_id, _INSTANCE.c.tries), else_=0),
-        status=case((_INSTANCE.c.status == "scheduled", "sent"), else_=_INSTANCE.c.status)))
+        status=case((_INSTANCE.c.status == "scheduled", "sent"), else_=_INSTANCE.c.status),
+        reminders_sent=_INSTANCE.c.reminders_sent + (1 if reminded else 0),
+        expires_at=func.coalesce(_INSTANCE.c.expires_at, expires_at)))
+
+
+def record_tries(session: Session, instance_id: int, item_id: str, tries: int) -> None:
+    """Replies to the item under way that did not fit, so far."""
+    session.execute(update(_ANSWER).where(_ANSWER.c.instance_id == instance_id, _ANSWER.c.item_id == item_id)
+                    .values(tries=tries))
+    session.execute(update(_INSTANCE).where(_INSTANCE.c.id == instance_id).values(tries=tries))
+
+
+def end_instance(session: Session, instance_id: int, status: str, reason: str | None, now: datetime) -> None:
+    """completed, expired, stopped or not_sent; the instance has no current item any more."""
+    session.execute(update(_INSTANCE).where(_INSTANCE.c.id == instance_id).values(
+        status=status, reason=reason, ended_at=now, current_item=None))
 
 
 def record_answer(session: Session, instance_id: int, item_id: str, outcome: Answer | Missing, now: datetime,

@@ -24,7 +24,7 @@ __all__ = [
     "never_greeted", "queue_messages", "queue_outgoing",
 ]
 
-HIDDEN_FROM_MODEL = ("apology",)
+HIDDEN_FROM_MODEL = ("apology", "questionnaire", "questionnaire_poll")
 """Transcript kinds the model does not see in its history."""
 
 _MESSAGE = table_of(Message)
@@ -150,6 +150,11 @@ def history_before(
         "pid": participant_id, "before": before_id if before_id is not None else _NO_ID_ABOVE, "after": after_id,
         "limit": limit}).all()
     return [HistoryEntry.of(role, kind, text, row_id) for row_id, role, kind, text in reversed(rows)]
+
+
+def set_kind(session: Session, message_ids: list[int], kind: str) -> None:
+    """File transcript messages under another kind (a questionnaire's answers, hidden from the model)."""
+    session.connection().execute(update(_MESSAGE).where(_MESSAGE.c.id.in_(message_ids)).values(kind=kind))
 
 
 def annotate_message(session: Session, message_id: int, **fields: Any) -> None:

@@ -91,7 +91,8 @@ class ConsoleTransport:
         self._print(f"\nagent> {text}\n")
         return SentMessage(message_id="console-" + secrets.token_hex(8), timestamp=datetime.now(timezone.utc))
 
-    async def send_poll(self, to: Recipient, question: str, options: Sequence[str], *, ref: str = "") -> SentMessage:
+    async def send_poll(self, to: Recipient, question: str, options: Sequence[str], *, ref: str = "",
+                        multiple: bool = False) -> SentMessage:
         sent = await self.send_text(to, question)
         self._last_poll = (sent.message_id, tuple(options))
         for number, option in enumerate(options, start=1):

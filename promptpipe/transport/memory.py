@@ -89,10 +89,12 @@ class MemoryTransport:
         self.sent.append(Sent(to=to, text=text, message_id=message_id))
         return SentMessage(message_id=message_id, timestamp=datetime.now(timezone.utc))
 
-    async def send_poll(self, to: Recipient, question: str, options: Sequence[str], *, ref: str = "") -> SentMessage:
+    async def send_poll(self, to: Recipient, question: str, options: Sequence[str], *, ref: str = "",
+                        multiple: bool = False) -> SentMessage:
         self._next_send()
         message_id = f"out-{next(self._ids)}"
-        self.sent.append(Sent(to=to, text=question, kind="poll", options=tuple(options), message_id=message_id))
+        self.sent.append(Sent(to=to, text=question, kind="poll_multiple" if multiple else "poll",
+                              options=tuple(options), message_id=message_id))
         return SentMessage(message_id=message_id, timestamp=datetime.now(timezone.utc))
 
     async def set_typing(self, to: Recipient, typing: bool) -> None:

@@ -319,14 +319,16 @@ class WhatsAppTransport:
         body = sanitize_outgoing_text(text)
         return await self._send(to, "text", lambda: client.send_message(jid, body))
 
-    async def send_poll(self, to: Recipient, question: str, options: Sequence[str], *, ref: str = "") -> SentMessage:
+    async def send_poll(self, to: Recipient, question: str, options: Sequence[str], *, ref: str = "",
+                        multiple: bool = False) -> SentMessage:
         if not 2 <= len(options) <= 12:
             raise ValueError("a WhatsApp poll needs between 2 and 12 options")
         client = self._require_connected()
         jid = build_jid(*jid_for(to))
 
         async def build_and_send() -> Any:
-            poll = await client.build_poll_vote_creation(question, list(options), VoteType.SINGLE)
+            poll = await client.build_poll_vote_creation(question, list(options),
+                                                         VoteType.MULTIPLE if multiple else VoteType.SINGLE)
             return await client.send_message(jid, poll)
 
         return await self._send(to, "poll", build_and_send)

@@ -37,6 +37,7 @@ async def test_an_unversioned_older_schema_is_refused_then_upgraded_on_request(d
     await database.execute_raw("DROP INDEX ix_outbox_participant_status")  # nor the outbox's newest index,
     await database.execute_raw("DROP TABLE questionnaire_answer")  # nor questionnaires
     await database.execute_raw("DROP TABLE questionnaire_instance")
+    await database.execute_raw('ALTER TABLE conversation DROP COLUMN "questionnaire"')
     await database.execute_raw("DROP TABLE alembic_version")  # nor versions
     await database.close()
 

@@ -1,5 +1,5 @@
 """Questionnaires: one row per questionnaire sent (or due) to a participant on one occasion, and
-one per item of it, asked, answered or missed.
+one per item of it, asked, answered or missed; the conversation keeps the one under way.
 
 Revision ID: 0005_questionnaires
 Revises: 0004_outbox_participant_status
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
+from sqlalchemy.dialects import postgresql
 
 revision = "0005_questionnaires"
 down_revision = "0004_outbox_participant_status"
@@ -21,7 +22,12 @@ def _when(name: str) -> sa.Column:  # type: ignore[type-arg]
     return sa.Column(name, sa.DateTime(timezone=True), nullable=True)
 
 
+JSON = sa.JSON().with_variant(postgresql.JSONB(), "postgresql")
+
+
 def upgrade() -> None:
+    with op.batch_alter_table("conversation") as batch:
+        batch.add_column(sa.Column("questionnaire", JSON, nullable=True))
     op.create_table(
         "questionnaire_instance",
         sa.Column("id", sa.Integer(), nullable=False),
@@ -77,3 +83,5 @@ def upgrade() -> None:
 def downgrade() -> None:
     op.drop_table("questionnaire_answer")
     op.drop_table("questionnaire_instance")
+    with op.batch_alter_table("conversation") as batch:
+        batch.drop_column("questionnaire")

@@ -1,0 +1,302 @@
+"""Questionnaires in the conversation: one item per message, handled by the server, never by
+the model (see :mod:`promptpipe.domain.questionnaire`).
+
+An instance starts with a ``questionnaire`` inbox row (a team's piloting send, or later its
+schedule): the intro and the first item go out and the conversation keeps the questionnaire
+under way (:class:`~promptpipe.domain.questionnaire.OpenQuestionnaire`), so each later turn
+knows it without reading anything more. A tap on the item's poll or a typed reply answers the
+item (or earns a short re-ask; after :data:`MAX_TRIES` the item is recorded as invalid), then the
+next item whose condition holds is asked, or the closing line ends it. Commands and crisis words
+are handled before any of this (STOP ends the questionnaire at once: :func:`close_if_stopped`);
+a typed question that is no answer goes to the coach, and the item is asked again after the
+coach's reply. One ``questionnaire`` timer reminds while it is open and ends it when its time is
+up. The coach sees neither the items nor the answers unless the study file allows it
+(``coach_sees_answers``): they are kept in the transcript under kinds hidden from the model.
+Every write of a turn (the answer, the next item asked, the instance's state) is in the turn's
+one commit, so a crash repeats the turn or nothing: no item is asked twice or skipped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+
+from sqlalchemy.orm import Session
+
+from promptpipe.domain import keys
+from promptpipe.domain.conversation import TurnState
+from promptpipe.domain.localtime import zone_or_utc
+from promptpipe.domain.messages import MessageKind
+from promptpipe.domain.questionnaire import (
+    QUESTIONNAIRE_PURPOSE,
+    ItemType,
+    OpenQuestionnaire,
+    Questionnaire,
+    QuestionnaireItem,
+    next_item,
+)
+from promptpipe.domain.questionnaire_answers import (
+    MAX_TRIES,
+    Answer,
+    Missing,
+    Reask,
+    ask_text,
+    poll_options,
+    read_typed,
+    read_vote,
+)
+from promptpipe.domain.quiet_hours import in_quiet_hours
+from promptpipe.domain.states import ACTIVE
+from promptpipe.domain.study import Study
+from promptpipe.domain.timers import QUESTIONNAIRE
+from promptpipe.flow.turn import CommitHook, Outcome, Outgoing, TurnContext
+from promptpipe.pipeline.events import MessageReceived, PollVoteReceived, QuestionnaireDue
+from promptpipe.storage.inbox_rows import InboxRow
+from promptpipe.storage.questionnaires import end_instance, record_answer, record_asked, record_tries
+from promptpipe.storage.transcript import set_kind
+
+__all__ = ["answer_outcome", "asked_again", "close_if_stopped", "questionnaire_due_outcome"]
+
+CLOSING = "Thank you, that was the last question."
+REMINDER = "A gentle reminder: one question is still waiting for your answer."
+ASKED_AGAIN = "Back to the question:"
+
+
+def _hidden(questionnaire: Questionnaire, poll: bool) -> MessageKind:
+    if questionnaire.coach_sees_answers:
+        return MessageKind.POLL if poll else MessageKind.TEXT
+    return MessageKind.QUESTIONNAIRE_POLL if poll else MessageKind.QUESTIONNAIRE
+
+
+def _ask(questionnaire: Questionnaire, item: QuestionnaireItem, instance_id: int, key: str,
+         lead: str | None = None) -> Outgoing:
+    payload = {"purpose": QUESTIONNAIRE_PURPOSE, "questionnaire_id": questionnaire.id, "item_id": item.id,
+               "instance_id": instance_id}
+    if item.is_poll:
+        payload |= {"options": list(poll_options(item))}
+        if item.type is ItemType.MULTIPLE_CHOICE:
+            payload |= {"multiple": True}
+        text = item.text
+    else:
+        text = ask_text(item)
+    return Outgoing(key, f"{lead}\n{text}" if lead else text, _hidden(questionnaire, item.is_poll), payload)
+
+
+def _arm_clock(state: TurnState, questionnaire: Questionnaire, open_: OpenQuestionnaire, sent_at: datetime) -> None:
+    """The next reminder, or the end of the questionnaire."""
+    offsets = questionnaire.reminder_offsets()
+    if open_.reminders_sent < len(offsets):
+        due, action = sent_at + offsets[open_.reminders_sent], "remind"
+    else:
+        due, action = open_.expires_at, "expire"
+    state.arm_timer(QUESTIONNAIRE, due, {"instance_id": open_.instance_id, "questionnaire_id": questionnaire.id,
+                                         "action": action, "sent_at": sent_at.isoformat()},
+                    reason=f"questionnaire {questionnaire.id}: {action}")
+
+
+def questionnaire_due_outcome(study: Study, context: TurnContext, item: InboxRow, event: QuestionnaireDue,
+                              now: datetime) -> Outcome:
+    """Send the instance, remind about the one under way, or end it."""
+    state = context.state
+    questionnaire = study.questionnaire(event.questionnaire_id)
+    instance_id = event.instance_id
+    if instance_id is None:
+        return Outcome(log=("questionnaire_ignored", {"reason": "no instance"}))
+    if event.action == "send":
+        return _start(state, questionnaire, instance_id, item, now)
+    open_ = state.questionnaire
+    if open_ is None or open_.instance_id != instance_id or questionnaire is None:
+        return Outcome(log=("questionnaire_timer_done", {"outcome": "nothing under way"}))
+    sent_at = datetime.fromisoformat(event.sent_at) if event.sent_at else now
+    if event.action == "remind" and now < open_.expires_at:
+        current = questionnaire.item(open_.item_id)
+        open_.reminders_sent += 1
+        _arm_clock(state, questionnaire, open_, sent_at)
+        if current is None or in_quiet_hours(study.quiet_hours, now, zone_or_utc(state.timezone)):
+            return Outcome(log=("questionnaire_reminder_skipped", {"questionnaire": questionnaire.id}))
+        reminder = _ask(questionnaire, current, instance_id, keys.questionnaire_message(item.id, "ask"), REMINDER)
+
+        def reminded(session: Session, ids: Mapping[str, int | None]) -> None:
+            _note_poll(open_, ids.get(reminder.key))
+            record_asked(session, instance_id, state.participant.id, current.id, ids.get(reminder.key), now,
+                         reminded=True)
+
+        return Outcome([reminder], hook=reminded, log=("questionnaire_reminded", {"questionnaire": questionnaire.id}))
+    return _end(state, questionnaire, open_, "expired", Missing.EXPIRED, now, reason="its time ran out")
+
+
+def _start(state: TurnState, questionnaire: Questionnaire | None, instance_id: int, item: InboxRow,
+           now: datetime) -> Outcome:
+    def not_sent(reason: str) -> Outcome:
+        def write(session: Session, _: Mapping[str, int | None]) -> None:
+            end_instance(session, instance_id, "not_sent", reason, now)
+        return Outcome(hook=write, log=("questionnaire_not_sent", {"instance_id": instance_id, "reason": reason}))
+
+    if questionnaire is None:
+        return not_sent("the study file in force has no such questionnaire")
+    if state.status != ACTIVE:
+        return not_sent(f"the participant is {state.status}")
+    if state.questionnaire is not None:
+        return not_sent(f"questionnaire {state.questionnaire.questionnaire_id} was under way")
+    first = next_item(questionnaire, {})
+    if first is None:
+        return not_sent("no item to ask")
+    outgoing = []
+    if questionnaire.intro:
+        outgoing.append(Outgoing(keys.questionnaire_message(item.id, "intro"), questionnaire.intro,
+                                 _hidden(questionnaire, False)))
+    ask = _ask(questionnaire, first, instance_id, keys.questionnaire_message(item.id, "ask"))
+    outgoing.append(ask)
+    open_ = OpenQuestionnaire(instance_id, questionnaire.id, first.id, now + questionnaire.open_for)
+    state.questionnaire = open_
+    _arm_clock(state, questionnaire, open_, now)
+
+    def write(session: Session, ids: Mapping[str, int | None]) -> None:
+        _note_poll(open_, ids.get(ask.key))
+        record_asked(session, instance_id, state.participant.id, first.id, ids.get(ask.key), now,
+                     expires_at=open_.expires_at)
+
+    return Outcome(outgoing, hook=write, log=("questionnaire_sent", {"questionnaire": questionnaire.id,
+                                                                    "instance_id": instance_id}))
+
+
+def _end(state: TurnState, questionnaire: Questionnaire, open_: OpenQuestionnaire, status: str, missing: Missing,
+         now: datetime, *, reason: str | None = None, outgoing: list[Outgoing] | None = None,
+         hooks: list[CommitHook] | None = None) -> Outcome:
+    """Close the questionnaire: the item under way and every later one get ``missing`` (or
+    not_shown, when its condition cannot hold any more)."""
+    codes = {key: tuple(value) for key, value in open_.codes.items()}
+    later = [item for item in questionnaire.items if item.id not in open_.codes]
+    state.questionnaire = None
+    if state.timer_pending_after_commit(QUESTIONNAIRE):
+        state.cancel_timers(QUESTIONNAIRE, reason=f"questionnaire {questionnaire.id} {status}")
+
+    def write(session: Session, ids: Mapping[str, int | None]) -> None:
+        for hook in hooks or ():
+            hook(session, ids)
+        for item in later:
+            shown = item.show_if is None or bool(set(codes.get(item.show_if.item, ())) & set(item.show_if.codes))
+            record_answer(session, open_.instance_id, item.id, missing if shown else Missing.NOT_SHOWN, now)
+        end_instance(session, open_.instance_id, status, reason, now)
+
+    return Outcome(outgoing or [], hook=write, log=("questionnaire_ended", {"questionnaire": questionnaire.id,
+                                                                           "status": status}))
+
+
+def close_if_stopped(state: TurnState, study: Study, now: datetime) -> CommitHook | None:
+    """A turn that left the participant inactive (STOP, a pause, a withdrawal) ends the
+    questionnaire under way; the writes to add to the turn's commit."""
+    open_ = state.questionnaire
+    if open_ is None or state.status == ACTIVE:
+        return None
+    questionnaire = study.questionnaire(open_.questionnaire_id)
+    if questionnaire is None:
+        state.questionnaire = None
+        return None
+    return _end(state, questionnaire, open_, "stopped", Missing.STOPPED, now,
+                reason=f"the participant is {state.status}").hook
+
+
+def answer_outcome(study: Study, context: TurnContext, batch: list[InboxRow], now: datetime) -> Outcome | None:
+    """The batch's replies to the item under way; None when the batch is not for the
+    questionnaire (a question to the coach: see :func:`asked_again`)."""
+    state, open_ = context.state, context.state.questionnaire
+    if open_ is None:
+        return None
+    questionnaire = study.questionnaire(open_.questionnaire_id)
+    item = questionnaire.item(open_.item_id) if questionnaire else None
+    if questionnaire is None or item is None:  # the protocol changed under it
+        state.questionnaire = None
+        return None
+    hooks: list[CommitHook] = []
+    hidden: list[int] = []
+    result: Answer | Reask | None = None
+    for row, event in zip(batch, context.events, strict=True):
+        if isinstance(event, PollVoteReceived):
+            if event.purpose != QUESTIONNAIRE_PURPOSE or event.poll_id not in open_.poll_ids:
+                continue
+            result = read_vote(item, list(event.selected)) or result
+        elif isinstance(event, MessageReceived):
+            text = context.texts.get(row.id, "")
+            reply = read_typed(item, text)
+            if isinstance(reply, Reask) and item.type is not ItemType.TEXT and "?" in text:
+                return None  # a question for the coach; the item is asked again after the reply
+            result = reply
+        else:
+            continue
+        if row.message_id is not None and not questionnaire.coach_sees_answers:
+            hidden.append(row.message_id)
+    if result is None:
+        return None
+    if hidden:
+        hooks.append(lambda session, _: set_kind(session, hidden, MessageKind.QUESTIONNAIRE))
+    return _advance(state, questionnaire, item, open_, result, batch[-1], now, hooks)
+
+
+def _advance(state: TurnState, questionnaire: Questionnaire, item: QuestionnaireItem, open_: OpenQuestionnaire,
+             result: Answer | Reask, last: InboxRow, now: datetime, hooks: list[CommitHook]) -> Outcome:
+    instance_id = open_.instance_id
+    if isinstance(result, Reask):
+        open_.tries += 1
+        if open_.tries < MAX_TRIES:
+            reask = Outgoing(keys.questionnaire_message(last.id, "reask"), result.text, _hidden(questionnaire, False))
+            tries = open_.tries
+            hooks.append(lambda session, _: record_tries(session, instance_id, item.id, tries))
+            return Outcome([reask], hook=_all(hooks), log=("questionnaire_reask", {"item": item.id}))
+        outcome: Answer | Missing = Missing.INVALID
+    else:
+        outcome = result
+    tries = open_.tries
+    hooks.append(lambda session, _: record_answer(session, instance_id, item.id, outcome, now, tries=tries))
+    if isinstance(outcome, Answer) and outcome.codes:
+        open_.codes[item.id] = list(outcome.codes)
+    else:
+        open_.codes[item.id] = []
+    codes = {key: tuple(value) for key, value in open_.codes.items()}
+    following = next_item(questionnaire, codes, after=item.id)
+    while following is not None and following.id in open_.codes:
+        following = next_item(questionnaire, codes, after=following.id)
+    if following is None:
+        closing = Outgoing(keys.questionnaire_message(last.id, "closing"), questionnaire.closing or CLOSING,
+                           _hidden(questionnaire, False))
+        return _end(state, questionnaire, open_, "completed", Missing.NOT_SHOWN, now, outgoing=[closing],
+                    hooks=hooks)
+    skipped = [candidate for candidate in questionnaire.items[questionnaire.items.index(item) + 1:
+                                                              questionnaire.items.index(following)]]
+    ask = _ask(questionnaire, following, instance_id, keys.questionnaire_message(last.id, "ask"))
+    open_.item_id, open_.tries, open_.poll_ids = following.id, 0, []
+
+    def asked(session: Session, ids: Mapping[str, int | None]) -> None:
+        _note_poll(open_, ids.get(ask.key))
+        for candidate in skipped:
+            record_answer(session, instance_id, candidate.id, Missing.NOT_SHOWN, now)
+        record_asked(session, instance_id, state.participant.id, following.id, ids.get(ask.key), now)
+
+    hooks.append(asked)
+    return Outcome([ask], hook=_all(hooks), log=("questionnaire_answered", {"item": item.id}))
+
+
+def asked_again(state: TurnState, study: Study, last: InboxRow) -> Outgoing | None:
+    """After the coach answered a question in the middle of a questionnaire: the item again."""
+    open_ = state.questionnaire
+    questionnaire = study.questionnaire(open_.questionnaire_id) if open_ else None
+    item = questionnaire.item(open_.item_id) if questionnaire and open_ else None
+    if open_ is None or questionnaire is None or item is None:
+        return None
+    return _ask(questionnaire, item, open_.instance_id, keys.questionnaire_message(last.id, "ask"), ASKED_AGAIN)
+
+
+def _note_poll(open_: OpenQuestionnaire, message_id: int | None) -> None:
+    """The transcript id of the message that asked the current item (in the commit, before the
+    conversation is saved): a vote on that poll answers it."""
+    if message_id is not None:
+        open_.poll_ids.append(message_id)
+
+
+def _all(hooks: list[CommitHook]) -> CommitHook:
+    def write(session: Session, ids: Mapping[str, int | None]) -> None:
+        for hook in hooks:
+            hook(session, ids)
+    return write
+
+

@@ -1,0 +1,187 @@
+"""Questionnaires on WhatsApp through the running service, as a participant meets them: one item
+per message, polls for choices, a short re-ask when a typed answer does not fit (then the item is
+recorded as invalid), branching, a thank-you at the end; STOP ends it at once, a question to the
+coach is answered and the item follows, a reminder while it is open and its end when time is up;
+a restart resumes at the same item. The coach never sees the answers."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import sqlalchemy as sa
+
+from promptpipe.app import App
+from promptpipe.research.questionnaire_ops import questionnaire_status, send_questionnaire
+from promptpipe.storage.models import table_of
+from promptpipe.storage.questionnaires import InstanceCount
+from promptpipe.storage.study_tables import QuestionnaireAnswer, QuestionnaireInstance
+from promptpipe.transport.memory import MemoryTransport
+from tests.conftest import AppFactory
+from tests.fakes.openai_server import FakeOpenAIServer
+from tests.feedback_helpers import ANA, MONDAY_PROMPT, vote
+from tests.schedule_helpers import QUIET, at
+from tests.study_helpers import in_study, with_study
+
+STUDY = '''name = "Smoking pilot"
+length_days = 10
+
+[[questionnaires]]
+id = "evening"
+title = "Evening check"
+intro = "Three quick questions about today."
+closing = "Thanks, all done for today!"
+send = { event = "enrollment" }
+open_for = "2h"
+reminders = 1
+
+[[questionnaires.items]]
+id = "smoked"
+text = "Did you smoke today?"
+type = "yes_no"
+
+[[questionnaires.items]]
+id = "cigarettes"
+text = "How many cigarettes?"
+type = "number"
+min = 0
+max = 60
+show_if = { item = "smoked", codes = [1] }
+
+[[questionnaires.items]]
+id = "note"
+text = "Anything you want to add?"
+type = "text"
+required = false
+'''
+SMOKED = "Did you smoke today?"
+HOW_MANY = "How many cigarettes?\n(Reply with a number from 0 to 60.)"
+NOTE = 'Anything you want to add?\n(Reply in your own words, or "skip".)'
+
+
+def poll_id(transport: MemoryTransport, question: str) -> str:
+    return [item.message_id for item in transport.sent if item.kind == "poll" and item.text == question][-1]
+
+
+async def sent_to_ana(app: App, transport: MemoryTransport) -> list[str]:
+    return [item.text for item in transport.sent if item.to.phone == ANA]
+
+
+async def started(make_app: AppFactory, fake: FakeOpenAIServer) -> tuple[App, MemoryTransport, int]:
+    app, transport, _ = await in_study(make_app, fake, STUDY)
+    before = len(transport.sent)
+    sent = await send_questionnaire(app.db, app.clock, app.settings.study, phone=ANA, questionnaire_id="evening")
+    await app.run_until_idle()
+    assert [item.text for item in transport.sent[before:]] == ["Three quick questions about today.", SMOKED]
+    return app, transport, sent.instance_id
+
+
+async def answers(app: App) -> list[tuple[str, str | None, str | None, str | None, int]]:
+    rows = await app.db.run(lambda session: session.execute(
+        sa.select(table_of(QuestionnaireAnswer)).order_by(sa.column("id"))).all())
+    return [(row.item_id, row.raw, row.coded, row.missing, row.tries) for row in rows]
+
+
+async def instance(app: App) -> sa.Row:  # type: ignore[type-arg]
+    return (await app.db.run(lambda session: session.execute(sa.select(table_of(QuestionnaireInstance))).all()))[0]
+
+
+async def test_items_go_one_by_one_with_a_reask_then_invalid_and_a_thank_you_at_the_end(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer
+) -> None:
+    app, transport, _ = await started(make_app, fake_openai)
+    await vote(app, transport, poll_id(transport, SMOKED), "Yes")
+    assert transport.texts_to(ANA)[-1] == HOW_MANY
+    await transport.inject(ANA, "lots")
+    await app.run_until_idle()
+    assert transport.texts_to(ANA)[-1] == "Please reply with one whole number from 0 to 60."
+    await transport.inject(ANA, "seventy or so")
+    await app.run_until_idle()
+    assert transport.texts_to(ANA)[-1] == NOTE  # two replies that did not fit: recorded as invalid, moved on
+    await transport.inject(ANA, "My brother visited")
+    await app.run_until_idle()
+    assert transport.texts_to(ANA)[-1] == "Thanks, all done for today!"
+
+    assert await answers(app) == [("smoked", "Yes", "1", None, 0), ("cigarettes", None, None, "invalid", 2),
+                                  ("note", "My brother visited", "", None, 0)]
+    row = await instance(app)
+    assert (row.status, row.current_item) == ("completed", None) and row.first_answer_at and row.ended_at
+    assert await questionnaire_status(app.db) == [InstanceCount("evening", "completed", 1)]
+    assert all("My brother visited" not in str(request) and "lots" not in str(request)
+               for request in fake_openai.requests), "the coach saw an answer"
+
+
+async def test_an_item_whose_condition_fails_is_not_asked(make_app: AppFactory, fake_openai: FakeOpenAIServer) -> None:
+    app, transport, _ = await started(make_app, fake_openai)
+    await transport.inject(ANA, "no")  # typed instead of tapped
+    await app.run_until_idle()
+    assert transport.texts_to(ANA)[-1] == NOTE
+    await transport.inject(ANA, "skip")
+    await app.run_until_idle()
+    assert transport.texts_to(ANA)[-1] == "Thanks, all done for today!"
+    assert await answers(app) == [("smoked", "no", "0", None, 0), ("cigarettes", None, None, "not_shown", 0),
+                                  ("note", "skip", "", "skipped", 0)]
+
+
+async def test_stop_ends_the_questionnaire_at_once(make_app: AppFactory, fake_openai: FakeOpenAIServer) -> None:
+    app, transport, _ = await started(make_app, fake_openai)
+    await vote(app, transport, poll_id(transport, SMOKED), "Yes")
+    await transport.inject(ANA, "STOP")
+    await app.run_until_idle()
+    await transport.inject(ANA, "12")
+    await app.run_until_idle()
+    assert HOW_MANY not in transport.texts_to(ANA)[-2:] and NOTE not in transport.texts_to(ANA)
+    assert await answers(app) == [("smoked", "Yes", "1", None, 0), ("cigarettes", None, None, "stopped", 0),
+                                  ("note", None, None, "stopped", 0)]
+    assert (await instance(app)).status == "stopped"
+
+
+async def test_a_question_to_the_coach_is_answered_and_the_item_follows(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer
+) -> None:
+    app, transport, _ = await started(make_app, fake_openai)
+    await vote(app, transport, poll_id(transport, SMOKED), "Yes")
+    fake_openai.say("It helps us see how your days go; you can skip anything optional.", match="why do you ask")
+    await transport.inject(ANA, "why do you ask?")
+    await app.run_until_idle()
+    assert transport.texts_to(ANA)[-2:] == ["It helps us see how your days go; you can skip anything optional.",
+                                            f"Back to the question:\n{HOW_MANY}"]
+    await transport.inject(ANA, "6")
+    await app.run_until_idle()
+    assert transport.texts_to(ANA)[-1] == NOTE
+    assert ("cigarettes", "6", "6", None, 0) in await answers(app)
+    fake_openai.assert_complete()
+
+
+async def test_a_reminder_while_open_then_the_end_when_time_is_up(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer
+) -> None:
+    app, transport, _ = await started(make_app, fake_openai)
+    await at(app, MONDAY_PROMPT + timedelta(hours=1, minutes=1))
+    assert transport.texts_to(ANA)[-1] == f"A gentle reminder: one question is still waiting for your answer.\n{SMOKED}"
+    await vote(app, transport, poll_id(transport, transport.texts_to(ANA)[-1]), "No")  # the reminder's poll
+    assert transport.texts_to(ANA)[-1] == NOTE
+    await at(app, MONDAY_PROMPT + timedelta(hours=2, minutes=1))
+    assert (await instance(app)).status == "expired"
+    fake_openai.say("No worries, thanks for letting me know.", match="forgot the last one")
+    await transport.inject(ANA, "sorry I forgot the last one")  # closed: the coach answers, nothing is recorded
+    await app.run_until_idle()
+    assert transport.texts_to(ANA)[-1] == "No worries, thanks for letting me know."
+    assert await answers(app) == [("smoked", "No", "0", None, 0), ("cigarettes", None, None, "not_shown", 0),
+                                  ("note", None, None, "expired", 0)]
+
+
+async def test_a_restart_in_the_middle_resumes_at_the_same_item(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer
+) -> None:
+    app, transport, _ = await started(make_app, fake_openai)
+    await vote(app, transport, poll_id(transport, SMOKED), "Yes")
+    await app.stop()  # the service goes away between two items
+
+    after = MemoryTransport()
+    restarted = await make_app(after, **{**QUIET, **with_study(STUDY)})
+    await after.inject(ANA, "4")
+    await restarted.run_until_idle()
+    assert after.texts_to(ANA) == [NOTE]  # the item after the one answered: none asked twice, none skipped
+    assert transport.texts_to(ANA).count(HOW_MANY) == 1
+    assert [row[:3] for row in await answers(restarted)] == [("smoked", "Yes", "1"), ("cigarettes", "4", "4"),
+                                                             ("note", None, None)]
