@@ -247,6 +247,7 @@ def _advance(state: TurnState, questionnaire: Questionnaire, item: Questionnaire
     else:
         outcome = result
     tries = open_.tries
+    answer_hook_at = len(hooks)
     hooks.append(lambda session, _: record_answer(session, instance_id, item.id, outcome, now, tries=tries))
     if isinstance(outcome, Answer) and outcome.codes:
         open_.codes[item.id] = list(outcome.codes)
@@ -266,11 +267,16 @@ def _advance(state: TurnState, questionnaire: Questionnaire, item: Questionnaire
     ask = _ask(questionnaire, following, instance_id, keys.questionnaire_message(last.id, "ask"))
     open_.item_id, open_.tries, open_.poll_ids = following.id, 0, []
 
+    answered = isinstance(outcome, Answer)
+    hooks[answer_hook_at] = lambda session, _: record_answer(session, instance_id, item.id, outcome, now,
+                                                             tries=tries, progress=False)
+
     def asked(session: Session, ids: Mapping[str, int | None]) -> None:
         _note_poll(open_, ids.get(ask.key))
         for candidate in skipped:
             record_answer(session, instance_id, candidate.id, Missing.NOT_SHOWN, now)
-        record_asked(session, instance_id, state.participant.id, following.id, ids.get(ask.key), now)
+        record_asked(session, instance_id, state.participant.id, following.id, ids.get(ask.key), now,
+                     after_answer=answered)
 
     hooks.append(asked)
     return Outcome([ask], hook=_all(hooks), log=("questionnaire_answered", {"item": item.id}))

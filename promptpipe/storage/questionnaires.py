@@ -60,20 +60,25 @@ def schedule_instance(session: Session, due: Scheduled) -> int | None:
 
 
 def record_asked(session: Session, instance_id: int, participant_id: str, item_id: str, message_id: int | None,
-                 now: datetime, *, reminded: bool = False, expires_at: datetime | None = None) -> None:
+                 now: datetime, *, reminded: bool = False, expires_at: datetime | None = None,
+                 after_answer: bool = False) -> None:
     """The item was asked: it becomes the instance's current item (sent, the first time; a
-    reminder counts)."""
-    asked_before = session.connection().execute(update(_ANSWER).where(
-        _ANSWER.c.instance_id == instance_id, _ANSWER.c.item_id == item_id).values(message_id=message_id)).rowcount
-    if not asked_before:  # asked again (a reminder): the first time it was asked stays
+    reminder asks the current item again and counts). ``after_answer``: the turn answered the
+    item before it (recorded with :func:`record_answer` and ``progress=False``): the instance is
+    started."""
+    if reminded:  # the first time it was asked stays
+        session.execute(update(_ANSWER).where(_ANSWER.c.instance_id == instance_id, _ANSWER.c.item_id == item_id)
+                        .values(message_id=message_id))
+    else:
         session.execute(insert(_ANSWER).values(instance_id=instance_id, participant_id=participant_id,
                                                item_id=item_id, message_id=message_id, asked_at=now, tries=0))
+    started = {"status": "started", "first_answer_at": func.coalesce(_INSTANCE.c.first_answer_at, now)} \
+        if after_answer else {"status": case((_INSTANCE.c.status == "scheduled", "sent"), else_=_INSTANCE.c.status)}
     session.execute(update(_INSTANCE).where(_INSTANCE.c.id == instance_id).values(
         current_item=item_id, sent_at=func.coalesce(_INSTANCE.c.sent_at, now),
         tries=case((_INSTANCE.c.current_item == item_id, _INSTANCE.c.tries), else_=0),
-        status=case((_INSTANCE.c.status == "scheduled", "sent"), else_=_INSTANCE.c.status),
         reminders_sent=_INSTANCE.c.reminders_sent + (1 if reminded else 0),
-        expires_at=func.coalesce(_INSTANCE.c.expires_at, expires_at)))
+        expires_at=func.coalesce(_INSTANCE.c.expires_at, expires_at), **started))
 
 
 def record_tries(session: Session, instance_id: int, item_id: str, tries: int) -> None:
@@ -90,8 +95,10 @@ def end_instance(session: Session, instance_id: int, status: str, reason: str | 
 
 
 def record_answer(session: Session, instance_id: int, item_id: str, outcome: Answer | Missing, now: datetime,
-                  tries: int = 0) -> None:
-    """The item's answer, or why it has none; an item never asked gets its row here."""
+                  tries: int = 0, *, progress: bool = True) -> None:
+    """The item's answer, or why it has none; an item never asked gets its row here. With
+    ``progress`` an answer also marks the instance started (without: the caller's
+    :func:`record_asked` does, in the same statement as the next item)."""
     if isinstance(outcome, Answer):
         values = {"raw": outcome.raw, "coded": outcome.coded if not outcome.skipped else "",
                   "source": outcome.source.value, "answered_at": now,
@@ -105,7 +112,7 @@ def record_answer(session: Session, instance_id: int, item_id: str, outcome: Ans
                                       .where(_INSTANCE.c.id == instance_id)).scalar_one()
         session.execute(insert(_ANSWER).values(instance_id=instance_id, participant_id=participant, item_id=item_id,
                                                tries=tries, **values))
-    if isinstance(outcome, Answer):
+    if progress and isinstance(outcome, Answer):
         session.execute(update(_INSTANCE).where(_INSTANCE.c.id == instance_id).values(
             first_answer_at=func.coalesce(_INSTANCE.c.first_answer_at, now), status="started", current_item=None))
 

@@ -22,6 +22,7 @@ from promptpipe.storage.models import Timer
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.feedback_helpers import ANA, DAY, MONDAY_PROMPT, polls, prompted, vote
+from tests.flow.test_questionnaires import SMOKED, poll_id, started
 from tests.schedule_helpers import NUDGE, QUIET, at, utc
 
 BUDGET = {  # kind of turn: (statements, transactions), the whole path of one message
@@ -32,9 +33,13 @@ BUDGET = {  # kind of turn: (statements, transactions), the whole path of one me
     "daily prompt": (24, 7),
     "reminder": (17, 6),
     "team message": (14, 6),
+    "questionnaire tap": (20, 4),
+    "questionnaire typed answer": (18, 4),
 }
 """Today's figures, plus one: a lane may look once more for what arrived while its turn ran, and
-whether it does depends on timing. Transactions count every one, reads included. Issue 26 asks
+whether it does depends on timing. Transactions count every one, reads included. A questionnaire
+answer pays the ordinary message's path (the turn still reads the model's history, which an
+answer does not need) plus its answer, the next item asked and the instance's progress. Issue 26 asks
 for at most 12 statements and 3 transactions for an ordinary message: each reduction lowers its
 line here, so what was won stays won."""
 
@@ -160,6 +165,14 @@ async def test_a_team_message(feedback: tuple[App, Any, str]) -> None:
     app, _, _ = feedback
     within("team message", await measure(
         app, lambda: admin.send_message(app.db, app.clock, who=ANA, text="The survey closes tonight.")))
+
+
+async def test_a_questionnaire_answer_tapped_and_typed(make_app: AppFactory, fake_openai: FakeOpenAIServer) -> None:
+    app, transport, _ = await started(make_app, fake_openai)
+    within("questionnaire tap", await measure(
+        app, lambda: vote(app, transport, poll_id(transport, SMOKED), "Yes")))
+    within("questionnaire typed answer", await measure(app, lambda: transport.inject(ANA, "6")))
+    assert transport.texts_to(ANA)[-1].startswith("Anything you want to add?")
 
 
 async def test_storing_a_message_skips_the_writes_and_reads_that_would_change_nothing(

@@ -58,7 +58,7 @@ async def test_items_end_answered_or_with_why_not_and_the_instance_tracks_its_pr
 
     def answer_two_items(session: sa.orm.Session) -> None:
         record_asked(session, instance, pid, "mood", None, NOW)
-        record_asked(session, instance, pid, "mood", None, NOW + timedelta(minutes=1))  # a reminder asks again
+        record_asked(session, instance, pid, "mood", None, NOW + timedelta(minutes=1), reminded=True)  # asks again
         record_answer(session, instance, "mood", Answer("4", AnswerSource.TAP, codes=(4,), number=4), later, tries=0)
         record_asked(session, instance, pid, "craving", None, later)
         record_answer(session, instance, "craving", Answer("skip", AnswerSource.TYPED, skipped=True), later, tries=1)
