@@ -15,7 +15,7 @@ from promptpipe.domain.consent import ConsentRecord
 from promptpipe.domain.localtime import DailySpec, parse_hhmm, zone_or_utc
 from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.profile import Profile
-from promptpipe.domain.questionnaire import OpenQuestionnaire
+from promptpipe.domain.questionnaire import OpenQuestionnaire, QuestionnaireState
 from promptpipe.domain.quiet_hours import after_quiet_hours
 from promptpipe.domain.safety import NewFlag
 from promptpipe.domain.study import QuietHours
@@ -160,8 +160,8 @@ class TurnState:
     ever_prompted: bool = True
     """A daily prompt has gone to them (as read with the state): until one has, there is no poll
     or prompt of theirs to answer, and the turn does not look for one."""
-    questionnaire: OpenQuestionnaire | None = None
-    """The questionnaire under way (saved with the conversation)."""
+    questionnaires: QuestionnaireState = field(default_factory=QuestionnaireState)
+    """The questionnaire under way and the planned ones (saved with the conversation)."""
     greet_if_never_greeted: bool = False
     """Set by a change that made them active again: on commit, a greeting is queued unless they
     were greeted already (see flow.lifecycle.greet_if_never_greeted)."""
@@ -209,6 +209,15 @@ class TurnState:
 
     def active_schedules(self) -> list[ScheduleEntry]:
         return [entry for entry in self.schedules if entry.active]
+
+    @property
+    def questionnaire(self) -> OpenQuestionnaire | None:
+        """The questionnaire under way, if any."""
+        return self.questionnaires.open
+
+    @questionnaire.setter
+    def questionnaire(self, value: OpenQuestionnaire | None) -> None:
+        self.questionnaires.open = value
 
     @property
     def status_facts(self) -> tuple[str, str | None, bool, bool, bool]:

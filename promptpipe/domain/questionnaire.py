@@ -22,6 +22,8 @@ __all__ = [
     "Option",
     "Questionnaire",
     "QuestionnaireItem",
+    "QuestionnaireState",
+    "QueuedQuestionnaire",
     "SendAt",
     "SendEvent",
     "ShowIf",
@@ -205,3 +207,50 @@ class OpenQuestionnaire:
                    datetime.fromisoformat(data["expires_at"]), int(data.get("tries", 0)),
                    {key: list(value) for key, value in (data.get("codes") or {}).items()},
                    int(data.get("reminders_sent", 0)), [int(i) for i in data.get("poll_ids") or ()])
+
+
+@dataclass
+class QueuedQuestionnaire:
+    """An instance planned for a participant and not sent yet: due at ``due_at``, missed (not
+    sent) if it could not go before ``expires_at``. ``instance_id`` is filled in by the commit
+    that writes the instance."""
+
+    questionnaire_id: str
+    due_at: datetime
+    expires_at: datetime
+    instance_id: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"questionnaire_id": self.questionnaire_id, "due_at": self.due_at.isoformat(),
+                "expires_at": self.expires_at.isoformat(), "instance_id": self.instance_id}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> QueuedQuestionnaire:
+        return cls(str(data["questionnaire_id"]), datetime.fromisoformat(data["due_at"]),
+                   datetime.fromisoformat(data["expires_at"]),
+                   None if data.get("instance_id") is None else int(data["instance_id"]))
+
+
+@dataclass
+class QuestionnaireState:
+    """What a participant's conversation keeps about questionnaires: the one under way, the
+    planned ones in the order they are due, and which one-time plans were made (``enrollment``,
+    ``intake_complete``, ``days``)."""
+
+    open: OpenQuestionnaire | None = None
+    queue: list[QueuedQuestionnaire] = field(default_factory=list)
+    planned: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any] | None:
+        if self.open is None and not self.queue and not self.planned:
+            return None
+        return {"open": self.open.to_json() if self.open else None, "queue": [q.to_json() for q in self.queue],
+                "planned": list(self.planned)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any] | None) -> QuestionnaireState:
+        if not data:
+            return cls()
+        return cls(OpenQuestionnaire.from_json(data.get("open")),
+                   [QueuedQuestionnaire.from_json(item) for item in data.get("queue") or ()],
+                   [str(item) for item in data.get("planned") or ()])

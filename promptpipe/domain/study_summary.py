@@ -9,7 +9,7 @@ from typing import Any
 
 from promptpipe.domain import study as protocol
 from promptpipe.domain.localtime import format_hhmm
-from promptpipe.domain.questionnaire import Questionnaire, QuestionnaireItem
+from promptpipe.domain.questionnaire import Questionnaire, QuestionnaireItem, SendEvent
 from promptpipe.domain.setting_values import duration_words
 from promptpipe.domain.study import FIXED_STYLE, Arm, Study
 
@@ -64,9 +64,7 @@ def describe(study: Study, *, unblind: bool = False) -> str:
     lines.append("Self-report: none" if report is None else
                  f"Self-report: every study day at {format_hhmm(report.at)} their time, answers count for "
                  f"{_setting_words(report.window)}: {report.question}")
-    lines.append("Questionnaires: " + (f"{len(study.questionnaires)} (sent with promptpipe-admin questionnaire send; "
-                                       "their schedules are not acted on yet)"
-                                       if study.questionnaires else "none"))
+    lines.append("Questionnaires: " + (str(len(study.questionnaires)) if study.questionnaires else "none"))
     lines.extend(_questionnaire_words(q) for q in study.questionnaires)
     rule = study.decision
     lines.append("Decision: no randomisation: every available prompt is sent" if rule is None else
@@ -79,8 +77,9 @@ def describe(study: Study, *, unblind: bool = False) -> str:
 def _questionnaire_words(q: Questionnaire) -> str:
     reminders = f"{q.reminders} reminder{'s' if q.reminders != 1 else ''}" if q.reminders else "no reminders"
     seen = "the coach sees the answers" if q.coach_sees_answers else "the coach does not see the answers"
-    return (f"  {q.id} ({len(q.items)} item{'s' if len(q.items) != 1 else ''}): {q.send.describe()}; open for "
-            f"{duration_words(q.open_for)}, {reminders}; {seen}")
+    pending = " (not sent yet by this release)" if q.send.event is SendEvent.STUDY_END else ""
+    return (f"  {q.id} ({len(q.items)} item{'s' if len(q.items) != 1 else ''}): {q.send.describe()}{pending}; open "
+            f"for {duration_words(q.open_for)}, {reminders}; {seen}")
 
 
 def _item_dict(item: QuestionnaireItem) -> dict[str, Any]:

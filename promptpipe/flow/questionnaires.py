@@ -18,14 +18,15 @@ one commit, so a crash repeats the turn or nothing: no item is asked twice or sk
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from datetime import datetime
+from collections.abc import Mapping, Sequence
+from datetime import date, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 from sqlalchemy.orm import Session
 
 from promptpipe.domain import keys
 from promptpipe.domain.conversation import TurnState
-from promptpipe.domain.localtime import zone_or_utc
+from promptpipe.domain.localtime import parse_hhmm, to_instant, zone_or_utc
 from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.questionnaire import (
     QUESTIONNAIRE_PURPOSE,
@@ -33,6 +34,8 @@ from promptpipe.domain.questionnaire import (
     OpenQuestionnaire,
     Questionnaire,
     QuestionnaireItem,
+    QueuedQuestionnaire,
+    SendEvent,
     next_item,
 )
 from promptpipe.domain.questionnaire_answers import (
@@ -45,17 +48,27 @@ from promptpipe.domain.questionnaire_answers import (
     read_typed,
     read_vote,
 )
-from promptpipe.domain.quiet_hours import in_quiet_hours
-from promptpipe.domain.states import ACTIVE
+from promptpipe.domain.questionnaire_plan import Planned, plan_days, plan_event
+from promptpipe.domain.quiet_hours import in_quiet_hours, quiet_period_end
+from promptpipe.domain.states import ACTIVE, FEEDBACK
 from promptpipe.domain.study import Study
 from promptpipe.domain.timers import QUESTIONNAIRE
+from promptpipe.domain.transitions import MOVE_TO
+from promptpipe.flow.lifecycle import last_day as last_day_of
 from promptpipe.flow.turn import CommitHook, Outcome, Outgoing, TurnContext
-from promptpipe.pipeline.events import MessageReceived, PollVoteReceived, QuestionnaireDue
+from promptpipe.pipeline.events import Enrolled, MessageReceived, PollVoteReceived, QuestionnaireDue
 from promptpipe.storage.inbox_rows import InboxRow
-from promptpipe.storage.questionnaires import end_instance, record_answer, record_asked, record_tries
+from promptpipe.storage.questionnaires import (
+    Scheduled,
+    end_instance,
+    record_answer,
+    record_asked,
+    record_tries,
+    schedule_instance,
+)
 from promptpipe.storage.transcript import set_kind
 
-__all__ = ["answer_outcome", "asked_again", "close_if_stopped", "questionnaire_due_outcome"]
+__all__ = ["answer_outcome", "asked_again", "close_if_stopped", "questionnaire_due_outcome", "tend"]
 
 CLOSING = "Thank you, that was the last question."
 REMINDER = "A gentle reminder: one question is still waiting for your answer."
@@ -98,6 +111,8 @@ def questionnaire_due_outcome(study: Study, context: TurnContext, item: InboxRow
                               now: datetime) -> Outcome:
     """Send the instance, remind about the one under way, or end it."""
     state = context.state
+    if event.action == "next":
+        return _next_due(study, state, item, now)
     questionnaire = study.questionnaire(event.questionnaire_id)
     instance_id = event.instance_id
     if instance_id is None:
@@ -160,6 +175,120 @@ def _start(state: TurnState, questionnaire: Questionnaire | None, instance_id: i
                                                                     "instance_id": instance_id}))
 
 
+def _next_due(study: Study, state: TurnState, item: InboxRow, now: datetime) -> Outcome:
+    """The planned questionnaires that came due: the first is sent (unless one is under way, or
+    the quiet hours are on: then it waits); those whose time ran out unsent are recorded so."""
+    queue = state.questionnaires.queue
+    missed = [entry for entry in queue if entry.expires_at <= now]
+    hooks: list[CommitHook] = [_missed(missed, now)] if missed else []
+    queue[:] = [entry for entry in queue if entry.expires_at > now]
+    due = next((entry for entry in queue if entry.due_at <= now), None)
+    quiet_end = quiet_period_end(study.quiet_hours, now, zone_or_utc(state.timezone))
+    if due is None or state.questionnaire is not None or quiet_end is not None or due.instance_id is None:
+        if state.questionnaire is None:
+            _arm_next(state, quiet_end or now, reason="next planned questionnaire")
+        return Outcome(hook=_all(hooks) if hooks else None, log=("questionnaire_timer_done", {"outcome": "waiting"}))
+    queue.remove(due)
+    started = _start(state, study.questionnaire(due.questionnaire_id), due.instance_id, item, now)
+    if started.hook is not None:
+        hooks.append(started.hook)
+    if state.questionnaire is None:  # it could not be sent: the next planned one
+        _arm_next(state, now, reason="next planned questionnaire")
+    return Outcome(started.outgoing, hook=_all(hooks) if hooks else None, log=started.log)
+
+
+def _missed(entries: list[QueuedQuestionnaire], now: datetime) -> CommitHook:
+    def write(session: Session, _: Mapping[str, int | None]) -> None:
+        for entry in entries:
+            if entry.instance_id is not None:
+                end_instance(session, entry.instance_id, "not_sent",
+                             "its time ran out before it could be sent (not active, or the service was down)", now)
+    return write
+
+
+def _arm_next(state: TurnState, now: datetime, *, reason: str) -> None:
+    """Point the questionnaire timer at the next planned questionnaire (none: no timer)."""
+    queue = state.questionnaires.queue
+    if not queue:
+        if state.timer_pending_after_commit(QUESTIONNAIRE):
+            state.cancel_timers(QUESTIONNAIRE, reason=reason)
+        return
+    due = max(min(entry.due_at for entry in queue), now)
+    pending = state.pending_timers.get(QUESTIONNAIRE)
+    if (pending is not None and pending.due_at == due and pending.payload.get("action") == "next"
+            and not any(op.kind == QUESTIONNAIRE for op in state.timer_ops)):
+        return
+    state.arm_timer(QUESTIONNAIRE, due, {"action": "next"}, reason=reason)
+
+
+def tend(state: TurnState, study: Study, events: Sequence[object], now: datetime) -> CommitHook | None:
+    """At every commit that saves the participant's state: end the questionnaire under way if they
+    became inactive; plan what an event of this turn or study day 1 brings; keep the timer on the
+    next planned questionnaire. The writes to add to the commit (None: nothing to write)."""
+    hooks: list[CommitHook] = []
+    stopped = close_if_stopped(state, study, now)
+    if stopped is not None:
+        hooks.append(stopped)
+    if not study.questionnaires or state.status != ACTIVE:
+        return _all(hooks) if hooks else None
+    planned: list[Planned] = []
+    done = state.questionnaires.planned
+    if "enrollment" not in done and any(isinstance(event, Enrolled) for event in events):
+        planned += plan_event(study, SendEvent.ENROLLMENT, now)
+        done.append("enrollment")
+    if "intake_complete" not in done and any(t.name == MOVE_TO[FEEDBACK] for t in state.transitions):
+        planned += plan_event(study, SendEvent.INTAKE_COMPLETE, now)
+        done.append("intake_complete")
+    if "days" not in done and state.day_one is not None:
+        zone = zone_or_utc(state.timezone)
+        planned += plan_days(study, state.participant.id, state.day_one, last_day_of(study, state), zone,
+                             lambda day: _prompt_times(state, day, zone))
+        done.append("days")
+    if planned:
+        hooks.append(_write_plans(state, study, planned, now))
+    if state.questionnaire is None and (planned or state.questionnaires.queue):
+        _arm_next(state, now, reason="planned questionnaires")
+    return _all(hooks) if hooks else None
+
+
+def _prompt_times(state: TurnState, day: date, zone: ZoneInfo) -> list[datetime]:
+    """The daily prompts of fixed-time schedules on a local day (a random window's is not known)."""
+    times = []
+    for entry in state.active_schedules():
+        if entry.habit_time:
+            wall = datetime.combine(day, parse_hhmm(entry.habit_time)) - timedelta(minutes=entry.prep_minutes)
+            times.append(to_instant(wall.date(), wall.time(), zone))
+    return times
+
+
+def _write_plans(state: TurnState, study: Study, planned: list[Planned], now: datetime) -> CommitHook:
+    """Queue the plans that have a time (each is written as an instance in the commit, once per
+    occasion); record the others as not sent."""
+    entries = [(plan, QueuedQuestionnaire(plan.questionnaire_id, plan.due_at, plan.expires_at))
+               for plan in planned if plan.due_at is not None and plan.expires_at is not None]
+    queue = state.questionnaires.queue
+    queue.extend(entry for _, entry in entries)
+    queue.sort(key=lambda entry: entry.due_at)
+    pid = state.participant.id
+
+    def write(session: Session, _: Mapping[str, int | None]) -> None:
+        for plan in planned:
+            scheduled_at = plan.due_at or (plan.window[0] if plan.window else now)
+            instance_id = schedule_instance(session, Scheduled(
+                pid, plan.questionnaire_id, plan.occasion, plan.schedule_kind, scheduled_at,
+                protocol_hash=study.hash or None, study_day=plan.study_day, local_date=plan.local_date,
+                window=plan.window))
+            if instance_id is None:
+                continue
+            if plan.due_at is None:
+                end_instance(session, instance_id, "not_sent", plan.reason, now)
+            for planned_entry, entry in entries:
+                if planned_entry is plan:
+                    entry.instance_id = instance_id
+        queue[:] = [entry for entry in queue if entry.instance_id is not None]  # a repeat of an occasion
+    return write
+
+
 def _end(state: TurnState, questionnaire: Questionnaire, open_: OpenQuestionnaire, status: str, missing: Missing,
          now: datetime, *, reason: str | None = None, outgoing: list[Outgoing] | None = None,
          hooks: list[CommitHook] | None = None) -> Outcome:
@@ -168,8 +297,7 @@ def _end(state: TurnState, questionnaire: Questionnaire, open_: OpenQuestionnair
     codes = {key: tuple(value) for key, value in open_.codes.items()}
     later = [item for item in questionnaire.items if item.id not in open_.codes]
     state.questionnaire = None
-    if state.timer_pending_after_commit(QUESTIONNAIRE):
-        state.cancel_timers(QUESTIONNAIRE, reason=f"questionnaire {questionnaire.id} {status}")
+    _arm_next(state, now, reason=f"questionnaire {questionnaire.id} {status}")
 
     def write(session: Session, ids: Mapping[str, int | None]) -> None:
         for hook in hooks or ():

@@ -185,7 +185,7 @@ class ConversationFlow:
         if outcome.save_state:
             lifecycle.start_study_days(state, self.deps.config, now)
             apply_stage_effects(state, self.deps.config.policy_for(state), now)
-            stopped = questionnaires.close_if_stopped(state, self.deps.config.study, now)
+            stopped = questionnaires.tend(state, self.deps.config.study, context.events, now)
         outgoing = outcome.outgoing
         if state.flags and not was_screened(context.events):  # a flag the model raised: the safety message first
             outgoing = with_safety_message(outgoing, safety.message, batch[-1].id)

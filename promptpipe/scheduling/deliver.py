@@ -26,7 +26,7 @@ from promptpipe.domain import keys
 from promptpipe.domain.conversation import ScheduleEntry
 from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.states import ACTIVE, ALARMED, PAUSED
-from promptpipe.domain.timers import RUNS_WHILE_PAUSED
+from promptpipe.domain.timers import FIRES_LATE, RUNS_WHILE_PAUSED
 from promptpipe.logging import get_logger
 from promptpipe.pipeline.events import DailyPromptDue, as_input, parse_event, timer_event
 from promptpipe.scheduling.jobs import DAILY, Alarm
@@ -124,10 +124,13 @@ def _timer_rows(
     by_outcome: dict[str, list[int]] = {FIRED: [], MISSED: [], CANCELLED: []}
     paused = [int(a.ref) for a in alarms if (people.get(a.participant_id) or ("", ""))[0] == PAUSED]
     runs_while_paused = {t.id for t in timers_by_id(db, session, paused) if t.kind in RUNS_WHILE_PAUSED}
+    late = [int(a.ref) for a in alarms if a.missed]
+    fires_late = {t.id for t in timers_by_id(db, session, late) if t.kind in FIRES_LATE} if late else set()
     for alarm in alarms:
         person = people.get(alarm.participant_id)
         goes_on = person is not None and (person[0] == ACTIVE or int(alarm.ref) in runs_while_paused)
-        outcome = CANCELLED if not goes_on else MISSED if alarm.missed else FIRED
+        too_late = alarm.missed and int(alarm.ref) not in fires_late
+        outcome = CANCELLED if not goes_on else MISSED if too_late else FIRED
         by_outcome[outcome].append(int(alarm.ref))
     settled = settle_timers(db, session, by_outcome, now)
     result.dropped += sum(1 for outcome in settled.values() if outcome == CANCELLED)

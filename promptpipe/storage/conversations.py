@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 
 from promptpipe.domain.conversation import ParticipantInfo, PendingTimer, ScheduleEntry, TurnState
 from promptpipe.domain.profile import Profile
-from promptpipe.domain.questionnaire import OpenQuestionnaire
+from promptpipe.domain.questionnaire import QuestionnaireState
 from promptpipe.domain.tone import ToneUpdate
 from promptpipe.domain.transitions import PendingTransition
 from promptpipe.errors import StorageError
@@ -107,7 +107,7 @@ def load_turn_state(session: Session, participant_id: str) -> TurnState:
                      schedules=list(schedules.values()), pending_timers={t.kind: t for t in timers.values()},
                      tone=dict(tone or {}), summary=summary or "", summary_through=summary_through or 0,
                      turns_since_summary=turns_since_summary or 0, ever_prompted=bool(ever_prompted),
-                     questionnaire=OpenQuestionnaire.from_json(questionnaire))
+                     questionnaires=QuestionnaireState.from_json(questionnaire))
 
 
 def save_turn_state(session: Session, state: TurnState, now: datetime) -> None:
@@ -118,7 +118,7 @@ def save_turn_state(session: Session, state: TurnState, now: datetime) -> None:
         "new_profile": state.profile.to_json(), "new_tone": state.tone, "new_summary": state.summary,
         "new_summary_through": state.summary_through, "new_turns_since_summary": state.turns_since_summary,
         "new_version": state.version + 1, "now": now,
-        "new_questionnaire": state.questionnaire.to_json() if state.questionnaire else None})
+        "new_questionnaire": state.questionnaires.to_json()})
     if result.rowcount != 1:
         raise VersionConflict(f"conversation of {state.participant.id} changed during the turn")
     state.version += 1

@@ -246,8 +246,7 @@ def test_two_questionnaires_may_not_share_an_id() -> None:
 def test_the_summary_and_study_json_say_back_each_questionnaire() -> None:
     study = parse_study((HEAD + MOOD).encode())
     words = describe(study)
-    assert ("Questionnaires: 1 (sent with promptpipe-admin questionnaire send; their schedules are not acted on "
-            "yet)") in words
+    assert "Questionnaires: 1" in words
     assert ("  mood (5 items): study days 2, 4, 6 at a random time 10:00-20:00, drawn each day, at least 1h30m from "
             "the daily prompt and other questionnaires; open for 2h, 1 reminder; the coach sees the answers") in words
     (as_json,) = study_as_dict(study)["questionnaires"]

@@ -30,7 +30,7 @@ id = "evening"
 title = "Evening check"
 intro = "Three quick questions about today."
 closing = "Thanks, all done for today!"
-send = { event = "enrollment" }
+send = { study_days = [9], at = "19:00" }
 open_for = "2h"
 reminders = 1
 
@@ -82,7 +82,10 @@ async def answers(app: App) -> list[tuple[str, str | None, str | None, str | Non
 
 
 async def instance(app: App) -> sa.Row:  # type: ignore[type-arg]
-    return (await app.db.run(lambda session: session.execute(sa.select(table_of(QuestionnaireInstance))).all()))[0]
+    """The instance the team sent (the study file also plans one for study day 9)."""
+    table = table_of(QuestionnaireInstance)
+    return (await app.db.run(lambda session: session.execute(
+        sa.select(table).where(table.c.schedule_kind == "manual")).all()))[0]
 
 
 async def test_items_go_one_by_one_with_a_reask_then_invalid_and_a_thank_you_at_the_end(
@@ -105,7 +108,8 @@ async def test_items_go_one_by_one_with_a_reask_then_invalid_and_a_thank_you_at_
                                   ("note", "My brother visited", "", None, 0)]
     row = await instance(app)
     assert (row.status, row.current_item) == ("completed", None) and row.first_answer_at and row.ended_at
-    assert await questionnaire_status(app.db) == [InstanceCount("evening", "completed", 1)]
+    assert await questionnaire_status(app.db) == [InstanceCount("evening", "completed", 1),
+                                                  InstanceCount("evening", "scheduled", 1)]  # day 9's
     assert all("My brother visited" not in str(request) and "lots" not in str(request)
                for request in fake_openai.requests), "the coach saw an answer"
 

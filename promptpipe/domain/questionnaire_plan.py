@@ -1,0 +1,73 @@
+"""Which questionnaire instances a participant gets, and when: once at an event, or on study days
+(a fixed time, or a minute drawn afresh for each day, see
+:mod:`promptpipe.domain.questionnaire_schedule`). Planned in full when the event happens or when
+study day 1 is known; the caller writes each plan as an instance and queues it."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from promptpipe.domain.questionnaire import SendEvent
+from promptpipe.domain.questionnaire_schedule import due_on
+from promptpipe.domain.study import Study
+
+__all__ = ["Planned", "plan_days", "plan_event"]
+
+
+@dataclass(frozen=True)
+class Planned:
+    """One instance as planned. ``due_at`` None: no minute of its window was free that day
+    (``reason``); it is recorded as not sent."""
+
+    questionnaire_id: str
+    occasion: str
+    schedule_kind: str
+    """event | fixed | random"""
+    due_at: datetime | None
+    expires_at: datetime | None
+    study_day: int | None = None
+    local_date: str | None = None
+    window: tuple[datetime, datetime] | None = None
+    reason: str | None = None
+
+
+def plan_event(study: Study, event: SendEvent, at: datetime) -> list[Planned]:
+    """The questionnaires sent once at ``event``, which happened at ``at``."""
+    return [Planned(q.id, event.value, "event", at + q.send.delay, at + q.send.delay + q.open_for)
+            for q in study.questionnaires if q.send.event is event]
+
+
+def _rng(participant_id: str, questionnaire_id: str, day: date) -> random.Random:
+    """The same participant, questionnaire and day always draw the same minute (a restart or a
+    repeated plan changes nothing); different days draw independently."""
+    digest = hashlib.sha256(f"{participant_id}:{questionnaire_id}:{day.isoformat()}".encode()).digest()
+    return random.Random(int.from_bytes(digest[:8], "big"))
+
+
+def plan_days(study: Study, participant_id: str, day_one: date, last_day: int | None, zone: ZoneInfo,
+              busy: Callable[[date], list[datetime]]) -> list[Planned]:
+    """Every study-day instance from day 1 to ``last_day`` (a study without an end: the first 28
+    days), in the order they are due. ``busy``: what else is scheduled on a local day (the daily
+    prompts), which a random time keeps ``min_gap`` away from, as it does from the questionnaires
+    drawn before it."""
+    days = last_day if last_day is not None else 28
+    planned: list[Planned] = []
+    for number in range(1, days + 1):
+        day = day_one + timedelta(days=number - 1)
+        taken = list(busy(day))
+        for q in study.questionnaires:
+            send = q.send
+            if send.event is not None or (send.study_days is not None and number not in send.study_days):
+                continue
+            due = due_on(send, day, zone, study.quiet_hours, taken, _rng(participant_id, q.id, day))
+            if due.at is not None:
+                taken.append(due.at)
+            planned.append(Planned(q.id, day.isoformat(), "fixed" if send.at is not None else "random", due.at,
+                                   None if due.at is None else due.at + q.open_for, number, day.isoformat(),
+                                   due.window, due.reason))
+    return sorted(planned, key=lambda plan: (plan.due_at is None, plan.due_at or datetime.min))

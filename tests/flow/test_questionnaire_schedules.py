@@ -1,0 +1,122 @@
+"""Questionnaires the study file schedules, as a participant meets them without anyone sending
+them by hand: once when intake is complete, on study days at a fixed time, at a random minute in
+a daily window (the draw recorded), one after the other when two are due together, and recorded
+as not sent when the participant was paused while one was due."""
+
+from __future__ import annotations
+
+from datetime import datetime, time, timedelta
+from zoneinfo import ZoneInfo
+
+import sqlalchemy as sa
+
+from promptpipe.app import App
+from promptpipe.research import admin
+from promptpipe.storage.models import table_of
+from promptpipe.storage.study_tables import QuestionnaireInstance
+from promptpipe.transport.memory import MemoryTransport
+from tests.conftest import AppFactory
+from tests.fakes.openai_server import FakeOpenAIServer
+from tests.feedback_helpers import ANA, vote
+from tests.schedule_helpers import NUDGE, at, step_through
+from tests.study_helpers import in_study
+
+TORONTO = ZoneInfo("America/Toronto")
+TUESDAY = datetime(2026, 1, 6, tzinfo=TORONTO)
+"""Study day 1 of in_study's Ana (intake done on Monday)."""
+HEAD = 'name = "Pilot"\nlength_days = 3\n'
+
+
+def questionnaire(qid: str, send: str, question: str, open_for: str = "2h") -> str:
+    return (f'[[questionnaires]]\nid = "{qid}"\ntitle = "{qid}"\nsend = {send}\nopen_for = "{open_for}"\n'
+            f'[[questionnaires.items]]\nid = "q"\ntext = "{question}"\ntype = "yes_no"\n')
+
+
+async def instances(app: App) -> list[sa.Row]:  # type: ignore[type-arg]
+    return list(await app.db.run(lambda session: session.execute(
+        sa.select(table_of(QuestionnaireInstance)).order_by(sa.column("scheduled_at"), sa.column("id"))).all()))
+
+
+def asked(transport: MemoryTransport, question: str) -> list[str]:
+    return [item.message_id for item in transport.sent if item.text == question]
+
+
+async def test_a_questionnaire_at_intake_complete_goes_out_once(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer
+) -> None:
+    app, transport, _ = await in_study(make_app, fake_openai, HEAD + questionnaire(
+        "baseline", '{ event = "intake_complete" }', "Ready to start?", open_for="1d"))
+    assert len(asked(transport, "Ready to start?")) == 1
+    await vote(app, transport, asked(transport, "Ready to start?")[0], "Yes")
+    await at(app, datetime(2026, 1, 8, 12, tzinfo=TORONTO))
+    assert len(asked(transport, "Ready to start?")) == 1
+    [row] = await instances(app)
+    assert (row.occasion, row.schedule_kind, row.status) == ("intake_complete", "event", "completed")
+
+
+async def test_study_days_at_a_fixed_time_and_not_after_the_last_day(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer
+) -> None:
+    app, transport, _ = await in_study(make_app, fake_openai, HEAD + questionnaire(
+        "evening", '{ study_days = [1, 3], at = "19:00" }', "Did you walk today?"))
+    fake_openai.always(NUDGE, match="scheduled daily nudge")
+    await at(app, TUESDAY + timedelta(hours=18, minutes=59))
+    assert asked(transport, "Did you walk today?") == []
+    await at(app, TUESDAY + timedelta(hours=19))
+    assert len(asked(transport, "Did you walk today?")) == 1
+    for day in (1, 2, 3):  # the service runs all along: it sees each moment come
+        await at(app, TUESDAY + timedelta(days=day, hours=19))
+    assert len(asked(transport, "Did you walk today?")) == 2  # day 1 and day 3, not day 2 nor after day 3
+    rows = await instances(app)
+    assert [(r.study_day, r.local_date, r.schedule_kind, r.status) for r in rows] == [
+        (1, "2026-01-06", "fixed", "expired"), (3, "2026-01-08", "fixed", "expired")]
+    assert [r.scheduled_at.astimezone(TORONTO).time() for r in rows] == [time(19), time(19)]
+
+
+async def test_a_random_minute_in_the_window_each_day_with_the_draw_recorded(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer
+) -> None:
+    app, transport, _ = await in_study(make_app, fake_openai, HEAD + questionnaire(
+        "mood", '{ between = ["10:00", "16:00"], min_gap = "30m" }', "In a good mood?"))
+    fake_openai.always(NUDGE, match="scheduled daily nudge")
+    await step_through(app, TUESDAY + timedelta(days=2, hours=23), step=timedelta(minutes=30))
+    rows = await instances(app)
+    assert [r.study_day for r in rows] == [1, 2, 3]
+    for row in rows:
+        local = row.scheduled_at.astimezone(TORONTO)
+        assert time(10) <= local.time() < time(16)
+        assert row.window_start.astimezone(TORONTO).time() == time(10)
+        assert row.window_end.astimezone(TORONTO).time() == time(16)
+    assert len({r.scheduled_at.astimezone(TORONTO).time() for r in rows}) > 1  # drawn afresh each day
+    sent = [item for item in transport.sent if item.text == "In a good mood?"]
+    assert len(sent) == 3
+
+
+async def test_two_due_together_go_one_after_the_other(make_app: AppFactory, fake_openai: FakeOpenAIServer) -> None:
+    app, transport, _ = await in_study(make_app, fake_openai, HEAD
+                                       + questionnaire("first", '{ study_days = [1], at = "19:00" }', "First?")
+                                       + questionnaire("second", '{ study_days = [1], at = "19:00" }', "Second?"))
+    await at(app, TUESDAY + timedelta(hours=19))
+    assert len(asked(transport, "First?")) == 1 and asked(transport, "Second?") == []
+    await vote(app, transport, asked(transport, "First?")[0], "No")
+    await at(app, TUESDAY + timedelta(hours=19, minutes=1))
+    assert len(asked(transport, "Second?")) == 1
+    assert [r.status for r in await instances(app)] == ["completed", "sent"]
+
+
+async def test_a_questionnaire_due_while_paused_is_recorded_as_not_sent(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer
+) -> None:
+    app, transport, _ = await in_study(make_app, fake_openai, HEAD + questionnaire(
+        "evening", '{ study_days = [1, 2], at = "19:00" }', "Did you walk today?"))
+    await at(app, TUESDAY + timedelta(hours=12))
+    await admin.set_status(app.db, app.clock, phone=ANA, action="pause", reason="travelling")
+    await app.run_until_idle()
+    await at(app, TUESDAY + timedelta(days=1, hours=12))
+    await admin.set_status(app.db, app.clock, phone=ANA, action="resume")
+    await app.run_until_idle()
+    await at(app, TUESDAY + timedelta(days=1, hours=19))
+    assert len(asked(transport, "Did you walk today?")) == 1  # day 2 only
+    rows = await instances(app)
+    assert [(r.study_day, r.status) for r in rows] == [(1, "not_sent"), (2, "sent")]
+    assert "ran out before it could be sent" in (rows[0].reason or "")
