@@ -241,8 +241,10 @@ def tend(state: TurnState, study: Study, events: Sequence[object], now: datetime
         done.append("intake_complete")
     if "days" not in done and state.day_one is not None:
         zone = zone_or_utc(state.timezone)
-        planned += plan_days(study, state.participant.id, state.day_one, last_day_of(study, state), zone,
-                             lambda day: _prompt_times(state, day, zone))
+        days = plan_days(study, state.participant.id, state.day_one, last_day_of(study, state), zone,
+                         lambda day: _prompt_times(state, day, zone))
+        today = now.astimezone(zone).date().isoformat()  # a study file that gains questionnaires mid-study:
+        planned += [plan for plan in days if (plan.local_date or today) >= today]  # from today on
         done.append("days")
     if planned:
         hooks.append(_write_plans(state, study, planned, now))

@@ -18,8 +18,8 @@ from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.feedback_helpers import ANA, vote
-from tests.schedule_helpers import NUDGE, at, step_through
-from tests.study_helpers import in_study
+from tests.schedule_helpers import NUDGE, QUIET, at, step_through
+from tests.study_helpers import in_study, with_study
 
 TORONTO = ZoneInfo("America/Toronto")
 TUESDAY = datetime(2026, 1, 6, tzinfo=TORONTO)
@@ -120,3 +120,19 @@ async def test_a_questionnaire_due_while_paused_is_recorded_as_not_sent(
     rows = await instances(app)
     assert [(r.study_day, r.status) for r in rows] == [(1, "not_sent"), (2, "sent")]
     assert "ran out before it could be sent" in (rows[0].reason or "")
+
+
+async def test_a_questionnaire_added_mid_study_is_planned_from_that_day_on(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer
+) -> None:
+    app, transport, _ = await in_study(make_app, fake_openai, HEAD)
+    fake_openai.always(NUDGE, match="scheduled daily nudge")
+    await at(app, TUESDAY + timedelta(days=1, hours=9))  # study day 2
+    await app.stop()
+    changed = await make_app(transport, start=False, **{**QUIET, **with_study(HEAD + questionnaire(
+        "evening", '{ study_days = [1, 2, 3], at = "19:00" }', "Did you walk today?"))})
+    await changed.start(background=False, allow_protocol_change=True)
+    await transport.inject(ANA, "hello again")  # any turn of hers plans it
+    fake_openai.say("Hi Ana!", match="hello again")
+    await changed.run_until_idle()
+    assert [r.study_day for r in await instances(changed)] == [2, 3]  # day 1 was before the protocol had it
