@@ -388,7 +388,8 @@ STUDY_JSON = FileDoc("study.json", "One JSON object: the protocol as run, its ch
           "characters", "SHA-256 of each system prompt's text as the service uses it (trimmed), as in "
           "decisions.system_prompt_hash.", "the configured system prompt files"),
     Entry("study_file", "json", "an object: name, hash, length_days, baseline_days, day_one, closing_message, "
-          "fixed_prompts, quiet_hours, arms, allocation, decision; null without a study file",
+          "fixed_prompts, quiet_hours, arms, allocation, decision, self_report, questionnaires (each with its items: "
+          "text, type, options with their codes, ranges, show_if); null without a study file",
           "The protocol in force, as the service reads it (times HH:MM, durations in seconds).",
           "the newest study_protocol row, parsed"),
     Entry("hash", "string", "64 hexadecimal characters; null without a study file",
@@ -403,5 +404,74 @@ STUDY_JSON = FileDoc("study.json", "One JSON object: the protocol as run, its ch
           "not included).", "study_protocol rows"),
 ))
 
+QUESTIONNAIRE_STATUSES = "scheduled, sent, started, completed, expired, stopped, not_sent"
+QUESTIONNAIRE_INSTANCES = FileDoc("questionnaire_instances", "One row per questionnaire planned or sent to a "
+                                  "participant on one occasion, with how far it got.", (
+    Entry("id", "integer", "unique", "The instance; questionnaire_answers.instance_id refers to it.",
+          "questionnaire_instance.id"),
+    Entry("participant_id", "string", "a participants.id", "Whose it is.", "questionnaire_instance.participant_id"),
+    Entry("questionnaire_id", "string", "an id of the study file's [[questionnaires]] (see study.json)",
+          "Which questionnaire.", "questionnaire_instance.questionnaire_id"),
+    Entry("occasion", "string", "enrollment, intake_complete, a local date YYYY-MM-DD, or manual:… (a team's "
+          "piloting send)", "What it was sent for; one instance per participant, questionnaire and occasion.",
+          "questionnaire_instance.occasion"),
+    Entry("schedule_kind", "string", "event, fixed, random, manual", "How its time was set: at an event, a fixed "
+          "time of day, a minute drawn in a daily window, or sent by the team.",
+          "questionnaire_instance.schedule_kind"),
+    Entry("study_day", "integer", "1 on study day 1; empty for event and manual ones", "The study day it belongs to.",
+          "questionnaire_instance.study_day"),
+    Entry("local_date", "date", "YYYY-MM-DD on the participant's clock; empty for event and manual ones",
+          "The participant's day it belongs to.", "questionnaire_instance.local_date"),
+    Entry("status", "string", QUESTIONNAIRE_STATUSES, "How far it got: planned and not yet due (scheduled), sent "
+          "and no item answered (sent), answered in part and still open (started), every item asked answered or "
+          "missed (completed), closed by open_for (expired), ended by STOP, a pause or a withdrawal (stopped), "
+          "never sent (not_sent, see reason).", "questionnaire_instance.status"),
+    Entry("reason", "string", "free text of ours; empty unless stopped or not sent", "Why it ended early or was "
+          "never sent.", "questionnaire_instance.reason"),
+    *_time("scheduled_at", "When it was due (a random time as drawn)", "questionnaire_instance.scheduled_at"),
+    Entry("window_start_utc", "datetime", UTC_VALUES, "For a random time: the start of that day's window the draw "
+          "used (UTC).", "questionnaire_instance.window_start"),
+    Entry("window_end_utc", "datetime", UTC_VALUES, "For a random time: the end of that day's window (UTC).",
+          "questionnaire_instance.window_end"),
+    *_time("sent_at", "When its first item was sent", "questionnaire_instance.sent_at"),
+    *_time("first_answer_at", "When its first item was answered", "questionnaire_instance.first_answer_at"),
+    *_time("ended_at", "When it was completed, expired, stopped or found not sent", "questionnaire_instance.ended_at"),
+    Entry("expires_at_utc", "datetime", UTC_VALUES, "When it closes or closed: open_for after it was sent (UTC).",
+          "questionnaire_instance.expires_at"),
+    Entry("reminders_sent", "integer", "0 or more", "Reminders sent while it was open.",
+          "questionnaire_instance.reminders_sent"),
+    Entry("protocol_hash", "string", "64 hexadecimal characters; empty without a study file", "SHA-256 of the "
+          "study file in force when it was planned or sent.", "questionnaire_instance.protocol_hash"),
+))
+QUESTIONNAIRE_ANSWERS = FileDoc("questionnaire_answers", "Long format: one row per item asked, answered or missed "
+                                "(with its missingness code).", (
+    Entry("id", "integer", "unique", "The row.", "questionnaire_answer.id"),
+    Entry("participant_id", "string", "a participants.id", "Whose answer.", "questionnaire_answer.participant_id"),
+    Entry("instance_id", "integer", "a questionnaire_instances.id", "The questionnaire instance it belongs to.",
+          "questionnaire_answer.instance_id"),
+    Entry("questionnaire_id", "string", "as in questionnaire_instances", "Which questionnaire.",
+          "questionnaire_instance.questionnaire_id"),
+    Entry("occasion", "string", "as in questionnaire_instances", "Which occasion.", "questionnaire_instance.occasion"),
+    Entry("item_id", "string", "an item id of that questionnaire in the study file", "Which item.",
+          "questionnaire_answer.item_id"),
+    Entry("raw", "string", "the option tapped (our wording), or the words typed (" + PSEUDONYMISED + "); empty "
+          "after an erasure of typed words", "The reply as given.", "questionnaire_answer.raw"),
+    Entry("coded", "string", "the option's code from the study file (several joined with ; for a multiple choice), "
+          "the scale point or the number; empty for a text item, a skip or a missing answer",
+          "The value to analyse.", "questionnaire_answer.coded"),
+    Entry("source", "string", "tap, typed; empty when missing", "How it was given.", "questionnaire_answer.source"),
+    Entry("missing", "string", "skipped, invalid, not_shown, expired, stopped; empty when answered",
+          "Why there is no answer: skipped an optional item, no reply fitted after the re-ask, its show_if did not "
+          "hold, the questionnaire closed first, or STOP/a pause/a withdrawal ended it.",
+          "questionnaire_answer.missing"),
+    Entry("tries", "integer", "0, 1 or 2", "Replies to this item that did not fit.", "questionnaire_answer.tries"),
+    *_time("asked_at", "When the item was first asked", "questionnaire_answer.asked_at"),
+    *_time("answered_at", "When it was answered", "questionnaire_answer.answered_at"),
+    Entry("latency_s", "number", "seconds; empty unless answered", "From first asked to answered.",
+          "answered_at - asked_at"),
+    Entry("protocol_hash", "string", "as in questionnaire_instances", "The study file in force for its instance.",
+          "questionnaire_instance.protocol_hash"),
+))
+
 FILES: tuple[FileDoc, ...] = (PARTICIPANTS, MESSAGES, DELIVERIES, DECISIONS, TRANSITIONS, TONE_CHANGES, CONSENT,
-                              FLAGS, IDENTIFIERS, STUDY_JSON)
+                              FLAGS, QUESTIONNAIRE_INSTANCES, QUESTIONNAIRE_ANSWERS, IDENTIFIERS, STUDY_JSON)

@@ -85,7 +85,7 @@ from promptpipe.storage.models import (
     table_of,
 )
 from promptpipe.storage.receipts import receipt_columns
-from promptpipe.storage.study_tables import Decision
+from promptpipe.storage.study_tables import Decision, QuestionnaireAnswer, QuestionnaireInstance
 
 _PARTICIPANT = table_of(Participant)
 
@@ -146,6 +146,10 @@ def _receipt_columns(model: Any, t: Any, cutoff: datetime) -> list[Any]:
         return [*own, literal(cutoff, UTCDateTime()).label("receipt_cutoff")]
     if model is PromptDelivery:
         return delivery_receipt_columns(t, cutoff)
+    if model is QuestionnaireAnswer:  # each answer row says which questionnaire and occasion it belongs to
+        instance = table_of(QuestionnaireInstance)
+        return [select(instance.c[name]).where(instance.c.id == t.c.instance_id).scalar_subquery().label(name)
+                for name in ("questionnaire_id", "occasion", "protocol_hash")]
     return []
 
 

@@ -30,7 +30,7 @@ from promptpipe.storage.models import (
     table_of,
 )
 from promptpipe.storage.receipts import delivery_status
-from promptpipe.storage.study_tables import Decision
+from promptpipe.storage.study_tables import Decision, QuestionnaireAnswer, QuestionnaireInstance
 
 IDENTIFIERS = "identifiers"
 """The key file (participant_id, phone, name): written only on request."""
@@ -67,6 +67,17 @@ FLAG_COLUMNS = (
     "resolved_at_utc", "resolved_at_local", "resolved_by", "resolution_note", "alert_status",
 )
 IDENTIFIER_COLUMNS = ("participant_id", "phone", "name")
+QUESTIONNAIRE_INSTANCE_COLUMNS = (
+    "id", "participant_id", "questionnaire_id", "occasion", "schedule_kind", "study_day", "local_date", "status",
+    "reason", "scheduled_at_utc", "scheduled_at_local", "window_start_utc", "window_end_utc", "sent_at_utc",
+    "sent_at_local", "first_answer_at_utc", "first_answer_at_local", "ended_at_utc", "ended_at_local",
+    "expires_at_utc", "reminders_sent", "protocol_hash",
+)
+QUESTIONNAIRE_ANSWER_COLUMNS = (
+    "id", "participant_id", "instance_id", "questionnaire_id", "occasion", "item_id", "raw", "coded", "source",
+    "missing", "tries", "asked_at_utc", "asked_at_local", "answered_at_utc", "answered_at_local", "latency_s",
+    "protocol_hash",
+)
 
 
 # ---------------------------------------------------------------- values
@@ -267,6 +278,34 @@ def _flag_row(row: Any, people: People) -> dict[str, Any]:
     }
 
 
+def _questionnaire_instance_row(row: Any, people: People) -> dict[str, Any]:
+    pid = row.participant_id
+    zone = people.zone(pid)
+    return {
+        "id": row.id, "participant_id": pid, "questionnaire_id": row.questionnaire_id, "occasion": row.occasion,
+        "schedule_kind": row.schedule_kind, "study_day": row.study_day, "local_date": row.local_date,
+        "status": row.status, "reason": row.reason, **_times("scheduled_at", row.scheduled_at, zone),
+        "window_start_utc": utc_iso(row.window_start), "window_end_utc": utc_iso(row.window_end),
+        **_times("sent_at", row.sent_at, zone), **_times("first_answer_at", row.first_answer_at, zone),
+        **_times("ended_at", row.ended_at, zone), "expires_at_utc": utc_iso(row.expires_at),
+        "reminders_sent": row.reminders_sent, "protocol_hash": row.protocol_hash,
+    }
+
+
+def _questionnaire_answer_row(row: Any, people: People) -> dict[str, Any]:
+    pid = row.participant_id
+    zone = people.zone(pid)
+    latency = (None if row.asked_at is None or row.answered_at is None
+               else round((row.answered_at - row.asked_at).total_seconds(), 3))
+    return {
+        "id": row.id, "participant_id": pid, "instance_id": row.instance_id,
+        "questionnaire_id": row.questionnaire_id, "occasion": row.occasion, "item_id": row.item_id,
+        "raw": people.scrub(pid, row.raw) if row.source == "typed" else row.raw, "coded": row.coded,
+        "source": row.source, "missing": row.missing, "tries": row.tries, **_times("asked_at", row.asked_at, zone),
+        **_times("answered_at", row.answered_at, zone), "latency_s": latency, "protocol_hash": row.protocol_hash,
+    }
+
+
 @dataclass(frozen=True)
 class _Table:
     name: str
@@ -284,6 +323,9 @@ TABLES: tuple[_Table, ...] = (
     _Table("tone_changes", ToneEvent, TONE_COLUMNS, _tone_row),
     _Table("consent", ConsentEvent, CONSENT_COLUMNS, _consent_row),
     _Table("flags", Flag, FLAG_COLUMNS, _flag_row),
+    _Table("questionnaire_instances", QuestionnaireInstance, QUESTIONNAIRE_INSTANCE_COLUMNS,
+           _questionnaire_instance_row),
+    _Table("questionnaire_answers", QuestionnaireAnswer, QUESTIONNAIRE_ANSWER_COLUMNS, _questionnaire_answer_row),
 )
 FILE_NAMES = tuple(table.name for table in TABLES)
 IDENTIFIER_TABLE = _Table(IDENTIFIERS, Participant, IDENTIFIER_COLUMNS, _identifier_row)

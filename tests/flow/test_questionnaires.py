@@ -6,11 +6,14 @@ a restart resumes at the same item. The coach never sees the answers."""
 
 from __future__ import annotations
 
+import csv
 from datetime import timedelta
+from pathlib import Path
 
 import sqlalchemy as sa
 
 from promptpipe.app import App
+from promptpipe.research.export import export_study
 from promptpipe.research.questionnaire_ops import questionnaire_status, send_questionnaire
 from promptpipe.storage.models import table_of
 from promptpipe.storage.questionnaires import InstanceCount
@@ -189,3 +192,30 @@ async def test_a_restart_in_the_middle_resumes_at_the_same_item(
     assert transport.texts_to(ANA).count(HOW_MANY) == 1
     assert [row[:3] for row in await answers(restarted)] == [("smoked", "Yes", "1"), ("cigarettes", "4", "4"),
                                                              ("note", None, None)]
+
+
+async def test_the_export_holds_every_item_answered_or_missed_with_its_codebook(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    app, transport, instance_id = await started(make_app, fake_openai)
+    await vote(app, transport, poll_id(transport, SMOKED), "Yes")
+    await transport.inject(ANA, "about 12")
+    await app.run_until_idle()
+    await transport.inject(ANA, "My name is Ana and I called +15145550101")  # their own words, pseudonymised
+    await app.run_until_idle()
+    await export_study(app.db, tmp_path / "out")
+
+    with (tmp_path / "out" / "questionnaire_answers.csv").open(encoding="utf-8") as stream:
+        rows = list(csv.DictReader(stream))
+    assert [(r["instance_id"], r["questionnaire_id"], r["item_id"], r["coded"], r["source"], r["missing"])
+            for r in rows] == [(str(instance_id), "evening", "smoked", "1", "tap", ""),
+                               (str(instance_id), "evening", "cigarettes", "12", "typed", ""),
+                               (str(instance_id), "evening", "note", "", "typed", "")]
+    assert rows[2]["raw"] == "My name is [name] and I called [phone]"
+    assert all(r["answered_at_utc"] and float(r["latency_s"]) >= 0 for r in rows)
+    with (tmp_path / "out" / "questionnaire_instances.csv").open(encoding="utf-8") as stream:
+        [instance_row] = [r for r in csv.DictReader(stream) if r["schedule_kind"] == "manual"]
+    assert instance_row["status"] == "completed" and instance_row["protocol_hash"] == app.settings.study.hash
+    with (tmp_path / "out" / "codebook.csv").open(encoding="utf-8") as stream:
+        documented = {(r["file"], r["column"]) for r in csv.DictReader(stream)}
+    assert {("questionnaire_answers", column) for column in rows[0]} <= documented

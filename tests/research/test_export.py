@@ -90,7 +90,7 @@ FLAG_COLUMNS = [
     "resolved_at_utc", "resolved_at_local", "resolved_by", "resolution_note", "alert_status",
 ]
 STUDY_FILES = ["participants", "messages", "deliveries", "decisions", "transitions", "tone_changes", "consent",
-               "flags"]
+               "flags", "questionnaire_instances", "questionnaire_answers"]
 COMPANIONS = ["README.md", "codebook.csv", "study.json"]
 """Written next to the data by every export, whatever its format."""
 SEED_HEX = "5eed" * 16
@@ -317,7 +317,8 @@ async def test_csv_export_row_by_row(db: Database, study: dict[str, Any], tmp_pa
     out = tmp_path / "new" / "export"  # created, parents too
     result = await export_study(db, out, fmt="csv", chunk_size=2)  # several chunks per table
     assert result.rows == {"participants": 2, "messages": 4, "deliveries": 5, "decisions": 6, "transitions": 2,
-                           "tone_changes": 1, "consent": 2, "flags": 2}
+                           "tone_changes": 1, "consent": 2, "flags": 2, "questionnaire_instances": 0,
+                           "questionnaire_answers": 0}
     assert list(FILE_NAMES) == STUDY_FILES and result.key_file is None and result.warnings == []
     assert sorted(p.name for p in out.iterdir()) == export_names("csv")  # no temp left
     assert result.companions == [out / "study.json", out / "codebook.csv", out / "README.md"]
@@ -582,7 +583,7 @@ def test_cli_export_prints_rows_per_file(
     assert printed.splitlines() == [
         "participants.jsonl: 2 rows", "messages.jsonl: 4 rows", "deliveries.jsonl: 5 rows",
         "decisions.jsonl: 6 rows", "transitions.jsonl: 2 rows", "tone_changes.jsonl: 1 row", "consent.jsonl: 2 rows",
-        "flags.jsonl: 2 rows",
+        "flags.jsonl: 2 rows", "questionnaire_instances.jsonl: 0 rows", "questionnaire_answers.jsonl: 0 rows",
         "study.json: the protocol as run, its changes, the software and the model",
         "codebook.csv: every column of every file explained", "README.md: the codebook, to read",
         f"written to {out}",
