@@ -38,8 +38,8 @@ def admin_parser() -> argparse.ArgumentParser:
                           "voice, audio, image, video, sticker, document, location or contact")
     simulate.add_argument("--reply-to-prompt", metavar="DATE", help="a swipe reply to the daily prompt of that "
                           "local day (YYYY-MM-DD)")
-    simulate.add_argument("--vote", metavar="OPTION", help="tap an option of the newest prompt's poll: its words "
-                          "(\"Done\", \"Just right\") or its number on the newest poll")
+    simulate.add_argument("--vote", metavar="OPTION", help="tap an option of the open questionnaire item's poll or "
+                          "the newest prompt's: its words (\"Done\", \"Just right\") or its number on the first")
     simulate.add_argument("--react", metavar="EMOJI", help="react to the newest daily prompt (\"\" takes it back)")
     simulate.add_argument("--to", choices=admin.REACTION_TARGETS, default="prompt",
                           help="with --react: the prompt (default) or its poll")

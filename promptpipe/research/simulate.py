@@ -8,17 +8,20 @@ import secrets
 from datetime import date
 from typing import Any
 
+from sqlalchemy.orm import Session
+
 from promptpipe.clock import Clock
 from promptpipe.domain import keys
 from promptpipe.domain.limits import INBOUND_CHARS
 from promptpipe.domain.polls import normalise
 from promptpipe.domain.profile import Profile
+from promptpipe.domain.questionnaire import QuestionnaireState
 from promptpipe.domain.text import has_undecodable
 from promptpipe.errors import AdminError, Forbidden
 from promptpipe.pipeline.inbox import Inbox, InboxConfig
 from promptpipe.research._common import get_participant, validate_phone, validate_text
 from promptpipe.storage.db import Database
-from promptpipe.storage.deliveries import newest_polls, prompt_wa_ids
+from promptpipe.storage.deliveries import PollMessage, newest_polls, poll_message, prompt_wa_ids
 from promptpipe.storage.live import Live, live_since
 from promptpipe.transport import InboundMessage, PollVote, Reaction, poll_option_hash
 from promptpipe.transport.base import NON_TEXT_CONTENT
@@ -70,16 +73,24 @@ async def simulate(db: Database, clock: Clock, *, phone: str, text: str = "", ki
 
 
 async def simulate_vote(db: Database, clock: Clock, *, phone: str, option: str) -> int:
-    """Tap an option of the newest prompt's polls: by its words (the poll that has them), or by its
-    number (on the newest poll: the intensity poll when one went out with the prompt)."""
+    """Tap an option of the open poll: the questionnaire item under way, if it is a poll, else the
+    newest prompt's polls; by its words (the poll that has them), or by its number (on the first:
+    the questionnaire item, or the intensity poll when one went out with the prompt)."""
     await refuse_if_live(db)
     participant, conversation = await get_participant(db, validate_phone(phone))
     intensity_poll = Profile.from_json(conversation.profile).record.intensity_poll_message
-    newest = await db.run(lambda session: newest_polls(session, participant.id, intensity_poll))
-    polls = [poll for poll in (newest.intensity, newest.daily) if poll is not None] if newest else []
+    under_way = QuestionnaireState.from_json(conversation.questionnaire).open
+    item_poll = under_way.poll_ids[-1] if under_way is not None and under_way.poll_ids else None
+
+    def read(session: Session) -> list[PollMessage]:
+        newest = newest_polls(session, participant.id, intensity_poll)
+        polls = [poll_message(session, item_poll)] + ([newest.intensity, newest.daily] if newest else [])
+        return [poll for poll in polls if poll is not None and poll.options]
+
+    polls = await db.run(read)
     if not polls:
         raise AdminError(f"{participant.phone} has no poll to answer yet: polls go out with each daily prompt "
-                         "(`promptpipe-admin prompt-now` sends one)")
+                         "(`promptpipe-admin prompt-now` sends one) and with questionnaire items")
     words = normalise(option)
     choice = None
     if words.isdigit():

@@ -156,7 +156,8 @@ class NewestPolls:
         return known
 
 
-def _poll_message(session: Session, message_id: int | None) -> PollMessage | None:
+def poll_message(session: Session, message_id: int | None) -> PollMessage | None:
+    """A poll we sent, by its transcript id: its WhatsApp id and options."""
     if message_id is None:
         return None
     row = session.connection().execute(
@@ -197,7 +198,7 @@ def newest_polls(session: Session, participant_id: str, intensity_poll_id: int |
     (delivery_id, local_date, sent_at, vote, poll_id, prompt_wa_id, poll_row_id, poll_wa_id, poll_payload,
      last_out_id) = row
     daily = None if poll_row_id is None else _as_poll(poll_row_id, poll_wa_id, poll_payload)
-    intensity = (_poll_message(session, intensity_poll_id)
+    intensity = (poll_message(session, intensity_poll_id)
                  if intensity_poll_id is not None and intensity_poll_id > (poll_id or 0) else None)
     return NewestPolls(delivery_id=delivery_id, local_date=local_date, sent_at=sent_at, vote=vote, daily=daily,
                        prompt_wa_id=prompt_wa_id, intensity=intensity, last_conversational_out=last_out_id or 0)

@@ -13,6 +13,7 @@ from pathlib import Path
 import sqlalchemy as sa
 
 from promptpipe.app import App
+from promptpipe.research import admin
 from promptpipe.research.export import export_study
 from promptpipe.research.questionnaire_ops import questionnaire_status, send_questionnaire
 from promptpipe.storage.models import table_of
@@ -219,3 +220,16 @@ async def test_the_export_holds_every_item_answered_or_missed_with_its_codebook(
     with (tmp_path / "out" / "codebook.csv").open(encoding="utf-8") as stream:
         documented = {(r["file"], r["column"]) for r in csv.DictReader(stream)}
     assert {("questionnaire_answers", column) for column in rows[0]} <= documented
+
+
+async def test_a_pilot_taps_and_types_answers_with_simulate(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer
+) -> None:
+    app, transport, _ = await started(make_app, fake_openai)
+    await admin.simulate_vote(app.db, app.clock, phone=ANA, option="1")  # the item's poll comes first: Yes
+    await app.run_until_idle()
+    assert transport.texts_to(ANA)[-1] == HOW_MANY
+    await admin.simulate(app.db, app.clock, phone=ANA, text="3")
+    await app.run_until_idle()
+    assert transport.texts_to(ANA)[-1] == NOTE
+    assert [row[:4] for row in await answers(app)][:2] == [("smoked", "Yes", "1", None), ("cigarettes", "3", "3", None)]
