@@ -128,16 +128,27 @@ class _Reader:
                          f"[{ids.index(name) + 1}]: give each questionnaire its own id.")
         return tuple(item for item in found if item is not None)
 
-    def questionnaire(self, raw: Any, where: str) -> Questionnaire | None:
+    def identified(self, raw: Any, where: str, table: str, keys: tuple[str, ...], examples: str
+                   ) -> tuple[dict[str, Any], int, str | None] | None:
+        """A ``[[table]]`` with its keys known and its id read: (the table, the problems noted
+        before it, the id); None when it is no table."""
         if not isinstance(raw, dict):
-            self.add(f"{where} must be a [[questionnaires]] table; it is {kind_of(raw)}.")
+            self.add(f"{where} must be a [[{table}]] table; it is {kind_of(raw)}.")
             return None
-        check, before = self.check, len(self.check.problems)
-        check.known(raw, _KEYS, where)
-        name = check.text(raw, "id", where, '"baseline"', required=True, limit=32)
+        before = len(self.check.problems)
+        self.check.known(raw, keys, where)
+        name = self.check.text(raw, "id", where, examples.split(" or ")[0], required=True, limit=32)
         if name is not None and not _ID.fullmatch(name):
             self.add(f'{where}.id = "{name}" cannot be an id: use 1 to 32 lowercase letters, digits or "_", like '
-                     '"baseline" or "daily_mood" (it names the questionnaire in the export).')
+                     f"{examples} (it names it in the data).")
+        return raw, before, name
+
+    def questionnaire(self, raw: Any, where: str) -> Questionnaire | None:
+        found = self.identified(raw, where, "questionnaires", _KEYS, '"baseline" or "daily_mood"')
+        if found is None:
+            return None
+        raw, before, name = found
+        check = self.check
         title = check.text(raw, "title", where, '"Before we start"', required=True, limit=MAX_TITLE_CHARS)
         intro = check.text(raw, "intro", where, '"A few questions before we start: it takes two minutes."')
         closing = check.text(raw, "closing", where, '"Thank you, that was all!"')
@@ -265,15 +276,11 @@ class _Reader:
         return tuple(items)
 
     def item(self, raw: Any, where: str, earlier: list[QuestionnaireItem]) -> QuestionnaireItem | None:
-        if not isinstance(raw, dict):
-            self.add(f"{where} must be a [[questionnaires.items]] table; it is {kind_of(raw)}.")
+        found = self.identified(raw, where, "questionnaires.items", _ITEM_KEYS, '"mood" or "craving"')
+        if found is None:
             return None
-        check, before = self.check, len(self.check.problems)
-        check.known(raw, _ITEM_KEYS, where)
-        name = check.text(raw, "id", where, '"mood"', required=True, limit=32)
-        if name is not None and not _ID.fullmatch(name):
-            self.add(f'{where}.id = "{name}" cannot be an item id: use 1 to 32 lowercase letters, digits or "_", '
-                     'like "mood" (it names the column in the export).')
+        raw, before, name = found
+        check = self.check
         types = tuple(ItemType)
         raw_type = check.get(raw, "type", where, '"scale"', required=True)
         kind = ItemType(raw_type) if raw_type in types else None
