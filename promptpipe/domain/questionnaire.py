@@ -219,16 +219,21 @@ class QueuedQuestionnaire:
     due_at: datetime
     expires_at: datetime
     instance_id: int | None = None
+    local_date: str | None = None
+    """The participant's day a study-day instance belongs to (None: sent at an event): a change of
+    time zone moves it to the same day and time on the new clock."""
 
     def to_json(self) -> dict[str, Any]:
         return {"questionnaire_id": self.questionnaire_id, "due_at": self.due_at.isoformat(),
-                "expires_at": self.expires_at.isoformat(), "instance_id": self.instance_id}
+                "expires_at": self.expires_at.isoformat(), "instance_id": self.instance_id,
+                "local_date": self.local_date}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> QueuedQuestionnaire:
         return cls(str(data["questionnaire_id"]), datetime.fromisoformat(data["due_at"]),
                    datetime.fromisoformat(data["expires_at"]),
-                   None if data.get("instance_id") is None else int(data["instance_id"]))
+                   None if data.get("instance_id") is None else int(data["instance_id"]),
+                   data.get("local_date"))
 
 
 @dataclass

@@ -13,10 +13,10 @@ from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from promptpipe.domain.questionnaire import SendEvent
-from promptpipe.domain.questionnaire_schedule import due_on
+from promptpipe.domain.questionnaire_schedule import Due, due_on
 from promptpipe.domain.study import Study
 
-__all__ = ["Planned", "plan_days", "plan_event"]
+__all__ = ["Planned", "plan_days", "plan_event", "replan_day"]
 
 
 @dataclass(frozen=True)
@@ -47,6 +47,16 @@ def _rng(participant_id: str, questionnaire_id: str, day: date) -> random.Random
     repeated plan changes nothing); different days draw independently."""
     digest = hashlib.sha256(f"{participant_id}:{questionnaire_id}:{day.isoformat()}".encode()).digest()
     return random.Random(int.from_bytes(digest[:8], "big"))
+
+
+def replan_day(study: Study, participant_id: str, questionnaire_id: str, day: date, zone: ZoneInfo,
+               busy: list[datetime]) -> Due | None:
+    """A study-day instance's time again, on another clock (a change of time zone): the same
+    fixed time, or the same draw from the window as it stands on the new clock."""
+    questionnaire = study.questionnaire(questionnaire_id)
+    if questionnaire is None or questionnaire.send.event is not None:
+        return None
+    return due_on(questionnaire.send, day, zone, study.quiet_hours, busy, _rng(participant_id, questionnaire_id, day))
 
 
 def plan_days(study: Study, participant_id: str, day_one: date, last_day: int | None, zone: ZoneInfo,

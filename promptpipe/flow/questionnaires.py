@@ -48,7 +48,7 @@ from promptpipe.domain.questionnaire_answers import (
     read_typed,
     read_vote,
 )
-from promptpipe.domain.questionnaire_plan import Planned, plan_days, plan_event
+from promptpipe.domain.questionnaire_plan import Planned, plan_days, plan_event, replan_day
 from promptpipe.domain.quiet_hours import in_quiet_hours, quiet_period_end
 from promptpipe.domain.states import ACTIVE, FEEDBACK
 from promptpipe.domain.study import Study
@@ -64,6 +64,7 @@ from promptpipe.storage.questionnaires import (
     record_answer,
     record_asked,
     record_tries,
+    reschedule_instance,
     schedule_instance,
 )
 from promptpipe.storage.transcript import set_kind
@@ -248,6 +249,8 @@ def tend(state: TurnState, study: Study, events: Sequence[object], now: datetime
         done.append("days")
     if planned:
         hooks.append(_write_plans(state, study, planned, now))
+    if state.timezone != state.participant.timezone and state.questionnaires.queue:
+        hooks.append(_follow_zone(state, study, now))
     if state.questionnaire is None and (planned or state.questionnaires.queue):
         _arm_next(state, now, reason="planned questionnaires")
     return _all(hooks) if hooks else None
@@ -266,7 +269,8 @@ def _prompt_times(state: TurnState, day: date, zone: ZoneInfo) -> list[datetime]
 def _write_plans(state: TurnState, study: Study, planned: list[Planned], now: datetime) -> CommitHook:
     """Queue the plans that have a time (each is written as an instance in the commit, once per
     occasion); record the others as not sent."""
-    entries = [(plan, QueuedQuestionnaire(plan.questionnaire_id, plan.due_at, plan.expires_at))
+    entries = [(plan, QueuedQuestionnaire(plan.questionnaire_id, plan.due_at, plan.expires_at,
+                                          local_date=plan.local_date))
                for plan in planned if plan.due_at is not None and plan.expires_at is not None]
     queue = state.questionnaires.queue
     queue.extend(entry for _, entry in entries)
@@ -288,6 +292,43 @@ def _write_plans(state: TurnState, study: Study, planned: list[Planned], now: da
                 if planned_entry is plan:
                     entry.instance_id = instance_id
         queue[:] = [entry for entry in queue if entry.instance_id is not None]  # a repeat of an occasion
+    return write
+
+
+def _follow_zone(state: TurnState, study: Study, now: datetime) -> CommitHook:
+    """A new time zone: each planned study-day instance moves to its day and time on the new
+    clock (a fixed time stays 19:00 where they are now; a drawn minute keeps its draw); one that
+    now falls in the past or finds no free minute is recorded as not sent."""
+    zone = zone_or_utc(state.timezone)
+    moved: list[tuple[int, datetime, tuple[datetime, datetime] | None]] = []
+    dropped: list[tuple[int, str]] = []
+    taken: dict[str, list[datetime]] = {}
+    for entry in sorted(state.questionnaires.queue, key=lambda e: e.due_at):
+        if entry.local_date is None or entry.instance_id is None:
+            continue
+        day = date.fromisoformat(entry.local_date)
+        busy = taken.setdefault(entry.local_date, _prompt_times(state, day, zone))
+        due = replan_day(study, state.participant.id, entry.questionnaire_id, day, zone, busy)
+        questionnaire = study.questionnaire(entry.questionnaire_id)
+        if due is None or questionnaire is None:
+            continue
+        if due.at is None or due.at + questionnaire.open_for <= now:
+            dropped.append((entry.instance_id, due.reason or "its time on the new clock had passed"))
+            continue
+        busy.append(due.at)
+        entry.due_at, entry.expires_at = due.at, due.at + questionnaire.open_for
+        moved.append((entry.instance_id, due.at, due.window))
+    gone = {instance_id for instance_id, _ in dropped}
+    state.questionnaires.queue[:] = sorted((e for e in state.questionnaires.queue if e.instance_id not in gone),
+                                           key=lambda e: e.due_at)
+    if state.questionnaire is None:
+        _arm_next(state, now, reason="time zone changed")
+
+    def write(session: Session, _: Mapping[str, int | None]) -> None:
+        for instance_id, due_at, window in moved:
+            reschedule_instance(session, instance_id, due_at, window)
+        for instance_id, reason in dropped:
+            end_instance(session, instance_id, "not_sent", f"time zone changed: {reason}", now)
     return write
 
 

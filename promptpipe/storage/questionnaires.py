@@ -16,7 +16,7 @@ from promptpipe.storage.models import table_of
 from promptpipe.storage.study_tables import QuestionnaireAnswer, QuestionnaireInstance
 
 __all__ = ["InstanceCount", "Scheduled", "end_instance", "erase_typed_answers", "record_answer", "record_asked",
-           "record_tries", "schedule_instance", "status_counts"]
+           "record_tries", "reschedule_instance", "schedule_instance", "status_counts"]
 
 _INSTANCE = table_of(QuestionnaireInstance)
 _ANSWER = table_of(QuestionnaireAnswer)
@@ -86,6 +86,14 @@ def record_tries(session: Session, instance_id: int, item_id: str, tries: int) -
     session.execute(update(_ANSWER).where(_ANSWER.c.instance_id == instance_id, _ANSWER.c.item_id == item_id)
                     .values(tries=tries))
     session.execute(update(_INSTANCE).where(_INSTANCE.c.id == instance_id).values(tries=tries))
+
+
+def reschedule_instance(session: Session, instance_id: int, scheduled_at: datetime,
+                        window: tuple[datetime, datetime] | None) -> None:
+    """A planned instance moved (the participant's time zone changed)."""
+    start, end = window or (None, None)
+    session.execute(update(_INSTANCE).where(_INSTANCE.c.id == instance_id, _INSTANCE.c.status == "scheduled")
+                    .values(scheduled_at=scheduled_at, window_start=start, window_end=end))
 
 
 def end_instance(session: Session, instance_id: int, status: str, reason: str | None, now: datetime) -> None:

@@ -136,3 +136,22 @@ async def test_a_questionnaire_added_mid_study_is_planned_from_that_day_on(
     fake_openai.say("Hi Ana!", match="hello again")
     await changed.run_until_idle()
     assert [r.study_day for r in await instances(changed)] == [2, 3]  # day 1 was before the protocol had it
+
+
+async def test_a_new_time_zone_moves_the_planned_ones_to_the_same_time_on_the_new_clock(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer
+) -> None:
+    app, transport, _ = await in_study(make_app, fake_openai, HEAD + questionnaire(
+        "evening", '{ study_days = [1, 2, 3], at = "19:00" }', "Did you walk today?"))
+    fake_openai.always(NUDGE, match="scheduled daily nudge")
+    await at(app, TUESDAY + timedelta(hours=16))  # 22:00 in Berlin
+    await admin.set_timezone(app.db, app.clock, phone=ANA, timezone="Europe/Berlin", study=app.settings.study)
+    await app.run_until_idle()
+    berlin = ZoneInfo("Europe/Berlin")
+    rows = await instances(app)
+    assert [(r.local_date, r.scheduled_at.astimezone(berlin).time()) for r in rows[1:]] == [
+        ("2026-01-07", time(19)), ("2026-01-08", time(19))]
+    assert rows[0].status == "not_sent"  # day 1's 19:00 and its two hours had passed in Berlin
+    assert "time zone changed" in rows[0].reason
+    await at(app, datetime(2026, 1, 7, 19, tzinfo=berlin))
+    assert len(asked(transport, "Did you walk today?")) == 1
