@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from _common import (
@@ -47,8 +48,7 @@ STUDY = 'name = "Questionnaire benchmark"\nlength_days = 28\n[[questionnaires]]\
             'type = "scale"\nmin = 0\nmax = 10\nask_as = "typed"\n' for n in range(1, ITEMS + 1))
 
 
-async def wait_until(condition: object, deadline: float) -> bool:
-    assert callable(condition)
+async def wait_until(condition: Callable[[], bool], deadline: float) -> bool:
     while not condition():
         if time.perf_counter() > deadline:
             return False

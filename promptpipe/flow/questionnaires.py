@@ -182,10 +182,10 @@ def _next_due(study: Study, state: TurnState, item: InboxRow, now: datetime) -> 
     queue = state.questionnaires.queue
     missed = [entry for entry in queue if entry.expires_at <= now]
     hooks: list[CommitHook] = [_missed(missed, now)] if missed else []
-    queue[:] = [entry for entry in queue if entry.expires_at > now]
+    queue[:] = [entry for entry in queue if entry.expires_at > now and entry.instance_id is not None]
     due = next((entry for entry in queue if entry.due_at <= now), None)
     quiet_end = quiet_period_end(study.quiet_hours, now, zone_or_utc(state.timezone))
-    if due is None or state.questionnaire is not None or quiet_end is not None or due.instance_id is None:
+    if due is None or due.instance_id is None or state.questionnaire is not None or quiet_end is not None:
         if state.questionnaire is None:
             _arm_next(state, quiet_end or now, reason="next planned questionnaire")
         return Outcome(hook=_all(hooks) if hooks else None, log=("questionnaire_timer_done", {"outcome": "waiting"}))
@@ -272,8 +272,9 @@ def _write_plans(state: TurnState, study: Study, planned: list[Planned], now: da
     entries = [(plan, QueuedQuestionnaire(plan.questionnaire_id, plan.due_at, plan.expires_at,
                                           local_date=plan.local_date))
                for plan in planned if plan.due_at is not None and plan.expires_at is not None]
+    queued = {id(plan): entry for plan, entry in entries}
     queue = state.questionnaires.queue
-    queue.extend(entry for _, entry in entries)
+    queue.extend(queued.values())
     queue.sort(key=lambda entry: entry.due_at)
     pid = state.participant.id
 
@@ -288,9 +289,8 @@ def _write_plans(state: TurnState, study: Study, planned: list[Planned], now: da
                 continue
             if plan.due_at is None:
                 end_instance(session, instance_id, "not_sent", plan.reason, now)
-            for planned_entry, entry in entries:
-                if planned_entry is plan:
-                    entry.instance_id = instance_id
+            elif id(plan) in queued:
+                queued[id(plan)].instance_id = instance_id
         queue[:] = [entry for entry in queue if entry.instance_id is not None]  # a repeat of an occasion
     return write
 
@@ -418,29 +418,20 @@ def _advance(state: TurnState, questionnaire: Questionnaire, item: Questionnaire
     else:
         outcome = result
     tries = open_.tries
-    answer_hook_at = len(hooks)
-    hooks.append(lambda session, _: record_answer(session, instance_id, item.id, outcome, now, tries=tries))
-    if isinstance(outcome, Answer) and outcome.codes:
-        open_.codes[item.id] = list(outcome.codes)
-    else:
-        open_.codes[item.id] = []
-    codes = {key: tuple(value) for key, value in open_.codes.items()}
-    following = next_item(questionnaire, codes, after=item.id)
-    while following is not None and following.id in open_.codes:
-        following = next_item(questionnaire, codes, after=following.id)
+    open_.codes[item.id] = list(outcome.codes) if isinstance(outcome, Answer) else []
+    following = next_item(questionnaire, {key: tuple(value) for key, value in open_.codes.items()}, after=item.id)
+    # the instance's progress is written with the next item asked, or by its end
+    hooks.append(lambda session, _: record_answer(session, instance_id, item.id, outcome, now, tries=tries,
+                                                  progress=following is None))
     if following is None:
         closing = Outgoing(keys.questionnaire_message(last.id, "closing"), questionnaire.closing or CLOSING,
                            _hidden(questionnaire, False))
         return _end(state, questionnaire, open_, "completed", Missing.NOT_SHOWN, now, outgoing=[closing],
                     hooks=hooks)
-    skipped = [candidate for candidate in questionnaire.items[questionnaire.items.index(item) + 1:
-                                                              questionnaire.items.index(following)]]
+    skipped = questionnaire.items[questionnaire.items.index(item) + 1:questionnaire.items.index(following)]
     ask = _ask(questionnaire, following, instance_id, keys.questionnaire_message(last.id, "ask"))
     open_.item_id, open_.tries, open_.poll_ids = following.id, 0, []
-
     answered = isinstance(outcome, Answer)
-    hooks[answer_hook_at] = lambda session, _: record_answer(session, instance_id, item.id, outcome, now,
-                                                             tries=tries, progress=False)
 
     def asked(session: Session, ids: Mapping[str, int | None]) -> None:
         _note_poll(open_, ids.get(ask.key))
