@@ -120,7 +120,7 @@ HTTP_TIMEOUT_S = 30.0
 BENCH_BURST_README_S = 5.02
 """bench_burst.py's figure for the same burst on 1,000 participants with no history (default lanes)."""
 
-EXPECTED_PAGES = ("/", "/participants", "/participants/{participant_id}", "/adherence", "/flags")
+EXPECTED_PAGES = ("/", "/participants", "/participants/{participant_id}", "/adherence", "/flags", "/questionnaires")
 SERVER_TIMING = re.compile(r"\bapp;dur=([0-9.]+)")
 CSRF_FIELD = re.compile(r'name="csrf" value="([^"]+)"')
 

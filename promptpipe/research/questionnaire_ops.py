@@ -1,5 +1,6 @@
-"""What the research team does with questionnaires: send one to a participant now (piloting) and
-see how far every questionnaire got."""
+"""What the research team does with questionnaires: send one to a participant now (piloting),
+see how far every questionnaire got, in all and per participant (for the API and the dashboard,
+with why the unfinished ones ended), and read one participant's instances with their answers."""
 
 from __future__ import annotations
 
@@ -12,15 +13,30 @@ from promptpipe.clock import Clock
 from promptpipe.domain import keys
 from promptpipe.domain.states import ACTIVE
 from promptpipe.domain.study import Study
-from promptpipe.errors import AdminError, Forbidden
+from promptpipe.errors import AdminError, Forbidden, NotFound
 from promptpipe.pipeline.events import QuestionnaireDue, as_input
 from promptpipe.research._common import get_participant
+from promptpipe.research.listing import MAX_PAGE
 from promptpipe.research.quiet_check import quiet_hours_wait
 from promptpipe.storage.db import Database
 from promptpipe.storage.inbox_rows import add_input
+from promptpipe.storage.participants import participant_by_id
+from promptpipe.storage.questionnaire_reads import (
+    EndCount,
+    InstanceRow,
+    Tally,
+    end_counts,
+    instance_page,
+    participants_with_instances,
+    tally,
+)
 from promptpipe.storage.questionnaires import InstanceCount, Scheduled, schedule_instance, status_counts
 
-__all__ = ["QuestionnaireSent", "questionnaire_status", "send_questionnaire"]
+__all__ = [
+    "InstancePage", "ParticipantCompliance", "ParticipantCompliancePage", "QuestionnaireCompliance",
+    "QuestionnaireSent", "compliance_by_participant", "participant_questionnaires", "questionnaire_compliance",
+    "questionnaire_status", "send_questionnaire",
+]
 
 
 @dataclass(frozen=True)
@@ -64,3 +80,92 @@ async def questionnaire_status(db: Database) -> list[InstanceCount]:
     """How many instances of each questionnaire are scheduled, sent, started, completed, expired,
     stopped or not sent."""
     return await db.run(status_counts)
+
+
+@dataclass(frozen=True)
+class QuestionnaireCompliance:
+    questionnaire_id: str
+    title: str | None
+    """None: the study file in force does not declare it (its instances are from an earlier version)."""
+    tally: Tally
+
+
+async def questionnaire_compliance(db: Database, study: Study) -> list[QuestionnaireCompliance]:
+    """Every questionnaire of the study file in force, then any other the database has instances
+    of (an earlier version's), each with its instances counted by status and by outcome and why
+    the unfinished ones ended."""
+    groups: dict[str, list[EndCount]] = {questionnaire.id: [] for questionnaire in study.questionnaires}
+    earlier: dict[str, list[EndCount]] = {}
+    for row in await db.run(end_counts):
+        (groups if row.questionnaire_id in groups else earlier).setdefault(row.questionnaire_id, []).append(row)
+    return [QuestionnaireCompliance(qid, _title(study, qid), tally(rows))
+            for qid, rows in [*groups.items(), *sorted(earlier.items())]]
+
+
+def _title(study: Study, questionnaire_id: str) -> str | None:
+    questionnaire = study.questionnaire(questionnaire_id)
+    return questionnaire.title if questionnaire else None
+
+
+@dataclass(frozen=True)
+class ParticipantCompliance:
+    participant_id: str
+    questionnaire_id: str
+    tally: Tally
+
+
+@dataclass(frozen=True)
+class ParticipantCompliancePage:
+    total: int
+    """Participants with any questionnaire instance."""
+    limit: int
+    offset: int
+    items: list[ParticipantCompliance]
+    """One per participant of the page and questionnaire they have instances of."""
+
+
+def _check_page(limit: int, offset: int) -> None:
+    if not 1 <= limit <= MAX_PAGE:
+        raise AdminError(f"limit: give a number from 1 to {MAX_PAGE}")
+    if offset < 0:
+        raise AdminError("offset: it cannot be negative")
+
+
+async def compliance_by_participant(db: Database, *, limit: int = 50, offset: int = 0) -> ParticipantCompliancePage:
+    """A page of the participants who have questionnaire instances (by id), each questionnaire's
+    instances of theirs counted as :func:`questionnaire_compliance` counts them."""
+    _check_page(limit, offset)
+
+    def read(session: Session) -> ParticipantCompliancePage:
+        total, ids = participants_with_instances(session, limit=limit, offset=offset)
+        groups: dict[tuple[str, str], list[EndCount]] = {}
+        for row in end_counts(session, ids):
+            groups.setdefault((row.participant_id or "", row.questionnaire_id), []).append(row)
+        items = [ParticipantCompliance(pid, qid, tally(rows)) for (pid, qid), rows in sorted(groups.items())]
+        return ParticipantCompliancePage(total, limit, offset, items)
+
+    return await db.run(read)
+
+
+@dataclass(frozen=True)
+class InstancePage:
+    participant_id: str
+    total: int
+    limit: int
+    offset: int
+    items: list[InstanceRow]
+    """Newest first, each with its items asked, answered or missed."""
+
+
+async def participant_questionnaires(db: Database, participant_id: str, *, limit: int = 50,
+                                     offset: int = 0) -> InstancePage:
+    """The participant's questionnaire instances, newest first, with their answers."""
+    _check_page(limit, offset)
+
+    def read(session: Session) -> InstancePage:
+        if participant_by_id(session, participant_id) is None:
+            raise NotFound(f"no participant has the id {participant_id}")
+        total, rows = instance_page(session, participant_id, limit=limit, offset=offset)
+        return InstancePage(participant_id, total, limit, offset, rows)
+
+    return await db.run(read)

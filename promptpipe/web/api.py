@@ -1,5 +1,6 @@
 """The HTTP API, version 1: participants (list, enroll, read, update, withdraw, erase) and what
-belongs to one (transcript, schedules, timers, deliveries, a researcher's message, a prompt now).
+belongs to one (transcript, schedules, timers, deliveries, questionnaires, a researcher's message,
+a prompt now).
 The study-wide endpoints are in :mod:`promptpipe.web.api_study`.
 
 Every write goes through the same research operation as ``promptpipe-admin`` (and so through the
@@ -7,6 +8,7 @@ inbox: nothing is sent inside a request) and is recorded in the audit log with t
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request, status
@@ -21,8 +23,10 @@ from promptpipe.domain.participant_filter import (
 from promptpipe.research import admin, erasure, messaging, monitoring
 from promptpipe.research._common import PARTICIPANT_ID
 from promptpipe.research.listing import MAX_PAGE, one_participant, participant_list
+from promptpipe.research.questionnaire_ops import participant_questionnaires
 from promptpipe.research.tokens import Caller, audit
 from promptpipe.research.views import ListedRow, as_json
+from promptpipe.storage.questionnaire_reads import AnswerRow, InstanceRow
 from promptpipe.web import api_study
 from promptpipe.web.auth import context, require
 from promptpipe.web.errors import ApiError
@@ -38,6 +42,9 @@ from promptpipe.web.schemas import (
     ParticipantDetail,
     ParticipantPage,
     ParticipantSummary,
+    QuestionnaireAnswerOut,
+    QuestionnaireInstanceOut,
+    QuestionnaireInstancePage,
     ResearcherTimer,
     Schedules,
     Timers,
@@ -233,6 +240,40 @@ async def deliveries(request: Request, participant_id: ParticipantId, caller: Vi
                                           receipt_window=ctx.settings.delivery_receipt_window)
     hide = {} if allows(caller.role, RESEARCHER) else {"prompt_text": None}
     return [Delivery.model_validate({**as_json(row), **hide}) for row in rows]
+
+
+@router.get("/participants/{participant_id}/questionnaires", response_model=QuestionnaireInstancePage,
+            tags=["participants"])
+async def questionnaires(request: Request, participant_id: ParticipantId, caller: Viewer,
+                         limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 50,
+                         offset: Annotated[int, Query(ge=0)] = 0) -> QuestionnaireInstancePage:
+    """Their questionnaires, newest first: status, times, why one ended unfinished, and each
+    item's answer (the coded value and the reply as given are null for viewers, as message text is)."""
+    ctx = context(request)
+    page = await participant_questionnaires(ctx.reader, participant_id, limit=limit, offset=offset)
+    identified = allows(caller.role, RESEARCHER)
+    return QuestionnaireInstancePage(participant_id=participant_id, total=page.total, limit=page.limit,
+                                     offset=page.offset, items=[_instance(row, identified) for row in page.items])
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat() if value else None
+
+
+def _instance(row: InstanceRow, identified: bool) -> QuestionnaireInstanceOut:
+    return QuestionnaireInstanceOut.model_validate({
+        **{name: getattr(row, name) for name in ("id", "questionnaire_id", "occasion", "schedule_kind", "study_day",
+                                                 "local_date", "status", "reason", "reminders_sent", "outcome")},
+        **{name: _iso(getattr(row, name)) for name in ("scheduled_at", "sent_at", "first_answer_at", "ended_at",
+                                                       "expires_at")},
+        "answers": [_answer(answer, identified) for answer in row.answers]})
+
+
+def _answer(row: AnswerRow, identified: bool) -> QuestionnaireAnswerOut:
+    return QuestionnaireAnswerOut.model_validate({
+        "item_id": row.item_id, "asked_at": _iso(row.asked_at), "answered_at": _iso(row.answered_at),
+        "source": row.source, "missing": row.missing, "tries": row.tries,
+        "coded": row.coded if identified else None, "raw": row.raw if identified else None})
 
 
 @router.post("/participants/{participant_id}/messages", response_model=Accepted,

@@ -1,5 +1,5 @@
-"""The HTTP API's study-wide endpoints: broadcast, statistics, the export as a zip, the
-service's status, safety flags, and API tokens (admins only)."""
+"""The HTTP API's study-wide endpoints: broadcast, statistics, questionnaires' compliance, the
+export as a zip, the service's status, safety flags, and API tokens (admins only)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from starlette.background import BackgroundTask
 
 from promptpipe.domain.access import ADMIN, NEEDED_TO_READ, RESEARCHER, SAFETY_FLAGS, VIEWER, allows
 from promptpipe.domain.participant_filter import ParticipantFilter
-from promptpipe.research import messaging, oversight, tokens
+from promptpipe.research import messaging, oversight, questionnaire_ops, tokens
 from promptpipe.research.export import export_study
 from promptpipe.research.monitoring import MAX_STATS_DAYS, prompt_stats
 from promptpipe.research.status import read_status
@@ -31,6 +31,9 @@ from promptpipe.web.schemas import (
     BroadcastRequest,
     BroadcastResult,
     FlagOut,
+    OutcomeCounts,
+    QuestionnaireCompliance,
+    QuestionnaireReason,
     ResolveRequest,
     ServiceStatus,
     Stats,
@@ -95,6 +98,24 @@ async def service_status(request: Request, caller: Viewer) -> ServiceStatus | Vi
     if allows(caller.role, RESEARCHER):
         return ServiceStatus.model_validate({**report.to_json(), "summary": report.lines()})
     return ViewerServiceStatus.model_validate({**report.to_json(), "summary": report.lines(model_error=False)})
+
+
+@router.get("/questionnaires", response_model=list[QuestionnaireCompliance], tags=["study"])
+async def questionnaires(request: Request, caller: Viewer) -> list[QuestionnaireCompliance]:
+    """Every questionnaire of the study file in force: its instances by status and by outcome,
+    the completion rate, and why instances are partial, expired, stopped or not sent."""
+    ctx = context(request)
+    rows = await questionnaire_ops.questionnaire_compliance(ctx.reader, ctx.settings.study)
+    return [_compliance(row) for row in rows]
+
+
+def _compliance(row: questionnaire_ops.QuestionnaireCompliance) -> QuestionnaireCompliance:
+    counts = row.tally
+    return QuestionnaireCompliance(
+        id=row.questionnaire_id, title=row.title, by_status=counts.by_status,
+        outcomes=OutcomeCounts.model_validate(counts.by_outcome), sent=counts.sent,
+        completion_rate=counts.completion_rate,
+        reasons=[QuestionnaireReason.model_validate(as_json(reason)) for reason in counts.reasons])
 
 
 @router.get("/export", response_class=FileResponse, tags=["study"],

@@ -9,13 +9,23 @@ from typing import Any
 
 from fastapi import APIRouter
 
-from promptpipe.web.pages import _render, actions, adherence, flags, overview, participant, participants, signin
+from promptpipe.web.pages import (
+    _render,
+    actions,
+    adherence,
+    flags,
+    overview,
+    participant,
+    participants,
+    questionnaires,
+    signin,
+)
 
 __all__ = ["install", "router"]
 
 router = APIRouter(include_in_schema=False)
 # participants before participant: /participants/find is not a participant's id
-for _module in (signin, overview, participants, participant, actions, adherence, flags):
+for _module in (signin, overview, participants, participant, actions, adherence, questionnaires, flags):
     router.include_router(_module.router)
 
 

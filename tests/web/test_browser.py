@@ -151,7 +151,7 @@ async def test_the_heatmap_shows_a_done_day_and_a_missed_day(page: Any, study: S
 
 async def test_a_viewer_sees_no_phone_number_or_name_anywhere(page: Any, study: Study) -> None:
     await sign_in(page, study, "viewer", "/")
-    paths = ["/", "/participants", "/adherence", "/flags", f"/participants/{study.zofia}",
+    paths = ["/", "/participants", "/adherence", "/questionnaires", "/flags", f"/participants/{study.zofia}",
              f"/participants/{study.bram}"]
     for path in paths:
         await page.goto(study.web.url + path)

@@ -39,7 +39,7 @@ async def study(make_app: AppFactory, fake_openai: FakeOpenAIServer) -> AsyncIte
 
 def pages(study: Study) -> list[str]:
     return ["/", "/participants", "/participants?sort=-last_in&status=active", "/adherence", "/flags",
-            f"/participants/{study.zofia}", f"/participants/{study.bram}"]
+            "/questionnaires", f"/participants/{study.zofia}", f"/participants/{study.bram}"]
 
 
 async def audit_log(study: Study, participant_id: str) -> list[tuple[str, str, str]]:

@@ -1,6 +1,7 @@
-"""One participant (``/participants/{id}``): profile, schedules, timers, the newest messages with
-WhatsApp's delivery and read ticks, and (for researchers) the actions. A viewer's page is built
-without the phone, the name, the habit plan and any message text."""
+"""One participant (``/participants/{id}``): profile, schedules, timers, their questionnaires with
+each item's answer, the newest messages with WhatsApp's delivery and read ticks, and (for
+researchers) the actions. A viewer's page is built without the phone, the name, the habit plan,
+any message text and any questionnaire answer."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from promptpipe.web.pages._lists import STAGE_LABELS
 from promptpipe.web.pages._render import PageError, Visitor, attempt, render, visitor
 from promptpipe.web.pages._times import from_label
 from promptpipe.web.pages.participants import share_text
+from promptpipe.web.pages.questionnaires import questionnaire_section
 
 __all__ = ["DONE_MESSAGES", "TRANSCRIPT_LIMIT", "checked_id", "router", "tick"]
 
@@ -126,7 +128,8 @@ async def participant_view(found: Visitor, participant_id: str) -> dict[str, Any
     schedules = await attempt(admin.schedules(reader, clock, phone=participant_id))
     messages = await attempt(admin.transcript(reader, participant_id, limit=TRANSCRIPT_LIMIT))
     newest = messages[::-1]
-    return {"profile": _profile(found, row, listed), **_schedules(found, schedules),
+    questionnaires = await questionnaire_section(found, participant_id, row.timezone)
+    return {"profile": _profile(found, row, listed), **_schedules(found, schedules), "questionnaires": questionnaires,
             "messages": [_message(found, message, row.timezone) for message in newest],
             "more_messages": max(0, row.messages_in + row.messages_out - len(newest)), "hidden_text": HIDDEN_TEXT,
             "max_chars": RESEARCHER_MESSAGE_CHARS,

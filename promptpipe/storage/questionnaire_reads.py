@@ -1,0 +1,196 @@
+"""Reads of questionnaire instances and answers for the API and the dashboard: how far each
+questionnaire got (instances by status, and why the unfinished ones ended or were never sent),
+the same per participant, and one participant's instances with their answers. Writes are in
+:mod:`promptpipe.storage.questionnaires`.
+
+An instance's stored status says where it stands; for compliance each instance is counted once
+under an *outcome*: ``planned`` (scheduled), ``under_way`` (sent or started), ``completed``,
+``partial`` (expired or stopped after at least one item was answered), ``expired`` and ``stopped``
+(with no item answered) and ``not_sent``."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from promptpipe.storage.db import Database
+from promptpipe.storage.models import table_of
+from promptpipe.storage.study_tables import QuestionnaireAnswer, QuestionnaireInstance
+
+__all__ = [
+    "OUTCOMES", "UNFINISHED", "AnswerRow", "EndCount", "InstanceRow", "Reason", "Tally", "end_counts",
+    "instance_page", "outcome_of", "participants_with_instances", "tally",
+]
+
+_INSTANCE = table_of(QuestionnaireInstance)
+_ANSWER = table_of(QuestionnaireAnswer)
+
+OUTCOMES = ("planned", "under_way", "completed", "partial", "expired", "stopped", "not_sent")
+"""Each instance under one of these (see the module's docstring)."""
+UNFINISHED = ("partial", "expired", "stopped", "not_sent")
+"""The outcomes whose reasons are counted."""
+_NOT_SENT_YET = ("planned", "not_sent")
+
+
+def outcome_of(status: str, answered: bool) -> str:
+    """The compliance outcome of an instance with this stored status; ``answered``: at least one
+    item was answered."""
+    if status in ("expired", "stopped") and answered:
+        return "partial"
+    if status == "scheduled":
+        return "planned"
+    if status in ("sent", "started"):
+        return "under_way"
+    return status
+
+
+@dataclass(frozen=True)
+class EndCount:
+    """How many instances share a questionnaire, a status, a reason and whether any item was
+    answered (and a participant, when read per participant)."""
+
+    questionnaire_id: str
+    status: str
+    reason: str | None
+    answered: bool
+    count: int
+    participant_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Reason:
+    outcome: str
+    reason: str | None
+    count: int
+
+
+@dataclass(frozen=True)
+class Tally:
+    """A set of instances counted by stored status and by outcome, with the reasons of the
+    unfinished ones (most frequent first)."""
+
+    by_status: dict[str, int]
+    by_outcome: dict[str, int]
+    reasons: tuple[Reason, ...]
+
+    @property
+    def sent(self) -> int:
+        """Instances whose first item went out (whatever came of them)."""
+        return sum(count for outcome, count in self.by_outcome.items() if outcome not in _NOT_SENT_YET)
+
+    @property
+    def completion_rate(self) -> float | None:
+        """Completed of those sent (those still open count as not completed yet); None: none sent."""
+        return self.by_outcome["completed"] / self.sent if self.sent else None
+
+
+def tally(counts: Iterable[EndCount]) -> Tally:
+    by_status: Counter[str] = Counter()
+    by_outcome: Counter[str] = Counter(dict.fromkeys(OUTCOMES, 0))
+    reasons: Counter[tuple[str, str | None]] = Counter()
+    for row in counts:
+        outcome = outcome_of(row.status, row.answered)
+        by_status[row.status] += row.count
+        by_outcome[outcome] += row.count
+        if outcome in UNFINISHED:
+            reasons[outcome, row.reason] += row.count
+    ordered = sorted(reasons.items(), key=lambda item: (UNFINISHED.index(item[0][0]), -item[1], item[0][1] or ""))
+    return Tally(dict(sorted(by_status.items())), dict(by_outcome),
+                 tuple(Reason(outcome, reason, count) for (outcome, reason), count in ordered))
+
+
+def end_counts(session: Session, participant_ids: Sequence[str] | None = None) -> list[EndCount]:
+    """Instances grouped by questionnaire, status, reason and whether any item was answered; for
+    each of ``participant_ids`` apart (None: every participant's together)."""
+    answered = _INSTANCE.c.first_answer_at.is_not(None).label("answered")
+    keys = [_INSTANCE.c.questionnaire_id, _INSTANCE.c.status, _INSTANCE.c.reason, answered]
+    if participant_ids is None:
+        return [_end_count(row) for row in session.execute(select(*keys, func.count().label("n")).group_by(*keys))]
+    found: list[EndCount] = []
+    keys.append(_INSTANCE.c.participant_id)
+    for chunk in Database.chunks(participant_ids):
+        rows = session.execute(select(*keys, func.count().label("n")).where(_INSTANCE.c.participant_id.in_(chunk))
+                               .group_by(*keys))
+        found += [_end_count(row, row.participant_id) for row in rows]
+    return found
+
+
+def _end_count(row: Any, participant_id: str | None = None) -> EndCount:
+    return EndCount(row.questionnaire_id, row.status, row.reason, bool(row.answered), int(row.n), participant_id)
+
+
+def participants_with_instances(session: Session, *, limit: int, offset: int) -> tuple[int, list[str]]:
+    """How many participants have any questionnaire instance, and a page of their ids in order."""
+    pid = _INSTANCE.c.participant_id
+    total = session.execute(select(func.count(pid.distinct()))).scalar_one()
+    ids = session.execute(select(pid).distinct().order_by(pid).limit(limit).offset(offset)).scalars().all()
+    return int(total), list(ids)
+
+
+@dataclass(frozen=True)
+class AnswerRow:
+    """One item of an instance: asked, answered or missed."""
+
+    item_id: str
+    asked_at: datetime | None
+    answered_at: datetime | None
+    raw: str | None
+    """The reply as given: the option tapped or the participant's words."""
+    coded: str | None
+    source: str | None
+    missing: str | None
+    tries: int
+
+
+@dataclass(frozen=True)
+class InstanceRow:
+    id: int
+    questionnaire_id: str
+    occasion: str
+    schedule_kind: str
+    study_day: int | None
+    local_date: str | None
+    status: str
+    reason: str | None
+    scheduled_at: datetime
+    sent_at: datetime | None
+    first_answer_at: datetime | None
+    ended_at: datetime | None
+    expires_at: datetime | None
+    reminders_sent: int
+    answers: tuple[AnswerRow, ...]
+
+    @property
+    def outcome(self) -> str:
+        return outcome_of(self.status, self.first_answer_at is not None)
+
+
+_INSTANCE_COLUMNS = ("id", "questionnaire_id", "occasion", "schedule_kind", "study_day", "local_date", "status",
+                     "reason", "scheduled_at", "sent_at", "first_answer_at", "ended_at", "expires_at",
+                     "reminders_sent")
+_ANSWER_COLUMNS = ("item_id", "asked_at", "answered_at", "raw", "coded", "source", "missing", "tries")
+
+
+def instance_page(session: Session, participant_id: str, *, limit: int, offset: int
+                  ) -> tuple[int, list[InstanceRow]]:
+    """How many instances the participant has, and a page of them, newest first, each with its
+    items in the order they were asked or missed."""
+    mine = _INSTANCE.c.participant_id == participant_id
+    total = session.execute(select(func.count()).select_from(_INSTANCE).where(mine)).scalar_one()
+    rows = session.execute(select(*(_INSTANCE.c[name] for name in _INSTANCE_COLUMNS)).where(mine)
+                           .order_by(_INSTANCE.c.scheduled_at.desc(), _INSTANCE.c.id.desc())
+                           .limit(limit).offset(offset)).all()
+    answers: dict[int, list[AnswerRow]] = {row.id: [] for row in rows}
+    if answers:
+        found = session.execute(select(_ANSWER.c.instance_id, *(_ANSWER.c[name] for name in _ANSWER_COLUMNS))
+                                .where(_ANSWER.c.instance_id.in_(list(answers)))
+                                .order_by(_ANSWER.c.instance_id, _ANSWER.c.id)).all()
+        for answer in found:
+            answers[answer.instance_id].append(AnswerRow(*(getattr(answer, name) for name in _ANSWER_COLUMNS)))
+    return int(total), [InstanceRow(**row._mapping, answers=tuple(answers[row.id])) for row in rows]

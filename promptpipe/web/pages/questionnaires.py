@@ -1,0 +1,191 @@
+"""Questionnaires' compliance (``/questionnaires``): per questionnaire and per participant, how
+many were sent, completed, partly answered, expired, stopped or never sent, the completion rate
+and why the unfinished ones ended; and the section of a participant's page that lists their
+questionnaires with each item's answer (hidden for viewers, as message text is)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import HTMLResponse
+
+from promptpipe.domain.study import Study
+from promptpipe.research.questionnaire_ops import (
+    compliance_by_participant,
+    participant_questionnaires,
+    questionnaire_compliance,
+)
+from promptpipe.storage.questionnaire_reads import AnswerRow, InstanceRow, Tally
+from promptpipe.web.pages._lists import PER_PAGE, Pager, page_number
+from promptpipe.web.pages._render import Visitor, attempt, render, url, visitor
+from promptpipe.web.pages._times import TimeLabel
+from promptpipe.web.pages.participants import participant_url
+
+__all__ = ["INSTANCES_SHOWN", "QuestionnaireSection", "questionnaire_section", "router"]
+
+router = APIRouter()
+INSTANCES_SHOWN = 30
+"""The newest questionnaires shown on a participant's page; the API and the export have them all."""
+OUTCOME_WORDS = {"planned": "planned", "under_way": "under way", "completed": "completed", "partial": "partly answered",
+                 "expired": "expired", "stopped": "stopped", "not_sent": "not sent"}
+OCCASION_WORDS = {"enrollment": "at enrolment", "intake_complete": "when intake was complete",
+                  "study_end": "at the end of the study"}
+MISSING_WORDS = {"skipped": "skipped", "invalid": "no reply fitted (recorded as invalid)",
+                 "not_shown": "not asked (its condition did not hold)", "expired": "not answered before it closed",
+                 "stopped": "not answered: the questionnaire was stopped", "not_sent": "never asked"}
+HIDDEN = "hidden for viewers"
+
+
+@dataclass(frozen=True)
+class Counts:
+    """One row of a compliance table."""
+
+    planned: int
+    under_way: int
+    sent: int
+    completed: int
+    partial: int
+    expired: int
+    stopped: int
+    not_sent: int
+    completion: str
+    reasons: tuple[str, ...]
+
+
+def counts(tally: Tally) -> Counts:
+    outcome = tally.by_outcome
+    rate = tally.completion_rate
+    completion = f"{rate:.0%} ({outcome['completed']} of {tally.sent})" if rate is not None else "none sent yet"
+    reasons = tuple(f"{OUTCOME_WORDS[r.outcome]}: {r.reason or 'no reason recorded'} ({r.count})"
+                    for r in tally.reasons)
+    return Counts(outcome["planned"], outcome["under_way"], tally.sent, outcome["completed"], outcome["partial"],
+                  outcome["expired"], outcome["stopped"], outcome["not_sent"], completion, reasons)
+
+
+@dataclass(frozen=True)
+class QuestionnaireRow:
+    id: str
+    title: str
+    counts: Counts
+
+
+@dataclass(frozen=True)
+class ParticipantRow:
+    participant_id: str
+    url: str
+    questionnaire: str
+    counts: Counts
+
+
+def _title(study: Study, questionnaire_id: str) -> str:
+    questionnaire = study.questionnaire(questionnaire_id)
+    return questionnaire.title if questionnaire else f"{questionnaire_id} (not in the study file in force)"
+
+
+@router.get("/questionnaires", response_class=HTMLResponse)
+async def questionnaires(request: Request, found: Annotated[Visitor, Depends(visitor)], page: str = "1"
+                         ) -> HTMLResponse:
+    study = found.ctx.settings.study
+    number = page_number(page)
+    overall = await attempt(questionnaire_compliance(found.ctx.reader, study))
+    people = await attempt(compliance_by_participant(found.ctx.reader, limit=PER_PAGE,
+                                                     offset=(number - 1) * PER_PAGE))
+    rows = [QuestionnaireRow(row.questionnaire_id, _title(study, row.questionnaire_id), counts(row.tally))
+            for row in overall]
+    by_participant = [ParticipantRow(row.participant_id, participant_url(row.participant_id),
+                                     _title(study, row.questionnaire_id), counts(row.tally)) for row in people.items]
+    pager = Pager.build(number, people.total, lambda n: url("/questionnaires", page=n))
+    return render(request, "questionnaires.html", found, section="questionnaires", questionnaires=rows,
+                  participants=by_participant, pager=pager)
+
+
+# ------------------------------------------------------------------------ a participant's page
+
+@dataclass(frozen=True)
+class ItemAnswer:
+    question: str
+    answer: str
+    hidden: bool
+    """The answer is there but not shown to this visitor."""
+    how: str
+    answered: TimeLabel | None
+
+
+@dataclass(frozen=True)
+class InstanceView:
+    id: int
+    title: str
+    occasion: str
+    outcome: str
+    outcome_words: str
+    reason: str | None
+    due: TimeLabel | None
+    sent: TimeLabel | None
+    ended: TimeLabel | None
+    items: tuple[ItemAnswer, ...]
+
+
+@dataclass(frozen=True)
+class QuestionnaireSection:
+    instances: tuple[InstanceView, ...]
+    total: int
+
+    @property
+    def more(self) -> int:
+        return self.total - len(self.instances)
+
+
+def _occasion(row: InstanceRow) -> str:
+    if row.study_day is not None:
+        return f"study day {row.study_day}" + (f" ({row.local_date})" if row.local_date else "")
+    if row.occasion.startswith("manual:"):
+        return "sent by the research team"
+    return OCCASION_WORDS.get(row.occasion, row.occasion)
+
+
+def _answer_text(answer: AnswerRow) -> str:
+    """What the participant answered, in words, with its code where that says more."""
+    if answer.missing:
+        return MISSING_WORDS.get(answer.missing, answer.missing.replace("_", " "))
+    if answer.answered_at is None:
+        return "waiting for an answer"
+    if not answer.raw:
+        return "(their words were erased)" + (f" (code {answer.coded})" if answer.coded else "")
+    if answer.coded and answer.coded != answer.raw:
+        return f"{answer.raw} (code {answer.coded})"
+    return answer.raw
+
+
+def _how(answer: AnswerRow) -> str:
+    source = {"tap": "tapped", "typed": "typed"}.get(answer.source or "", "")
+    if answer.tries:
+        source += f"{', ' if source else ''}{answer.tries} repl{'y' if answer.tries == 1 else 'ies'} did not fit"
+    return source
+
+
+def _item(found: Visitor, study: Study, row: InstanceRow, answer: AnswerRow, zone: str) -> ItemAnswer:
+    questionnaire = study.questionnaire(row.questionnaire_id)
+    item = questionnaire.item(answer.item_id) if questionnaire else None
+    hidden = not found.identified and not answer.missing and answer.answered_at is not None
+    return ItemAnswer(item.text if item else answer.item_id, HIDDEN if hidden else _answer_text(answer), hidden,
+                      _how(answer), found.when(answer.answered_at, zone))
+
+
+def _instance(found: Visitor, study: Study, row: InstanceRow, zone: str) -> InstanceView:
+    def when(value: datetime | None) -> TimeLabel | None:
+        return found.when(value, zone)
+
+    return InstanceView(row.id, _title(study, row.questionnaire_id), _occasion(row), row.outcome,
+                        OUTCOME_WORDS.get(row.outcome, row.outcome), row.reason, when(row.scheduled_at),
+                        when(row.sent_at), when(row.ended_at),
+                        tuple(_item(found, study, row, answer, zone) for answer in row.answers))
+
+
+async def questionnaire_section(found: Visitor, participant_id: str, zone: str) -> QuestionnaireSection:
+    """The participant's newest questionnaires, with each item's answer (in words)."""
+    page = await attempt(participant_questionnaires(found.ctx.reader, participant_id, limit=INSTANCES_SHOWN))
+    study = found.ctx.settings.study
+    return QuestionnaireSection(tuple(_instance(found, study, row, zone) for row in page.items), page.total)

@@ -1,0 +1,129 @@
+"""Questionnaires on the dashboard, after four participants met the same questionnaire (see
+:func:`tests.web.test_questionnaire_api.questionnaire_met`): the compliance page counts one
+completed, one partly answered, one expired and one not sent, with why, for the questionnaire and
+for each participant; a participant's page lists their questionnaire with each answer, which a
+viewer does not see."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from urllib.parse import quote
+
+import httpx
+import pytest
+from markupsafe import escape
+
+from promptpipe.web.pages.questionnaires import MISSING_WORDS
+from tests.conftest import AppFactory
+from tests.fakes.openai_server import FakeOpenAIServer
+from tests.web.browser import signed_in
+from tests.web.conftest import Web
+from tests.web.test_questionnaire_api import (
+    COMPLETED,
+    EXPIRED,
+    NAMES,
+    NOT_SENT,
+    PARTIAL,
+    QUESTION,
+    WORDS,
+    Met,
+    questionnaire_met,
+)
+
+
+@pytest.fixture
+async def met(make_app: AppFactory, fake_openai: FakeOpenAIServer) -> AsyncIterator[Met]:
+    async with questionnaire_met(make_app, fake_openai) as running:
+        yield running
+
+
+def row_of(page: str, table: str, key: str) -> str:
+    """The HTML of the row of ``table`` whose data attribute is ``key``."""
+    found = re.search(rf'<table class="list" id="{table}">.*?<tr data-[a-z]+="{re.escape(key)}">(.*?)</tr>', page, re.S)
+    assert found, (table, key)
+    return found.group(1)
+
+
+def section_of(page: str) -> str:
+    """The questionnaires' section of a participant's page (their messages come after it)."""
+    return page[page.index('id="questionnaires-title"'):page.index('id="transcript-title"')]
+
+
+def count(row: str, outcome: str) -> int:
+    found = re.search(rf'data-count="{outcome}">(\d+)<', row)
+    assert found, outcome
+    return int(found.group(1))
+
+
+async def test_the_compliance_page_counts_each_outcome_with_why(met: Met) -> None:
+    async with signed_in(met.web, "viewer") as client:
+        page = await client.get("/questionnaires")
+    assert page.status_code == 200
+    baseline = row_of(page.text, "by-questionnaire", "baseline")
+    assert [count(baseline, outcome) for outcome in ("completed", "partial", "expired", "stopped", "not_sent")] == [
+        1, 1, 1, 0, 1]
+    assert "33% (1 of 3)" in baseline
+    why = {phone: str(escape(reason)) for phone, reason in met.reasons.items()}  # as HTML shows it
+    assert f"expired: {why[EXPIRED]} (1)" in baseline and f"partly answered: {why[PARTIAL]} (1)" in baseline
+    assert f"not sent: {why[NOT_SENT]} (1)" in baseline
+    assert '<a href="/questionnaires" aria-current="page">Questionnaires</a>' in page.text
+
+
+async def test_each_participant_has_a_row_with_their_own_outcome(met: Met) -> None:
+    async with signed_in(met.web, "researcher") as client:
+        page = (await client.get("/questionnaires")).text
+    expected = {COMPLETED: ("completed", "100% (1 of 1)"), EXPIRED: ("expired", "0% (0 of 1)"),
+                PARTIAL: ("partial", "0% (0 of 1)"), NOT_SENT: ("not_sent", "none sent yet")}
+    for phone, (outcome, completion) in expected.items():
+        row = row_of(page, "by-participant", met.ids[phone])
+        assert count(row, outcome) == 1 and completion in row, phone
+        assert f'href="/participants/{met.ids[phone]}"' in row
+    for phone in (EXPIRED, PARTIAL, NOT_SENT):
+        assert str(escape(met.reasons[phone])) in row_of(page, "by-participant", met.ids[phone])
+    assert "Participants 1–4 of 4" in page
+
+
+async def test_the_participant_page_shows_each_answer_to_researchers(met: Met) -> None:
+    async with signed_in(met.web, "researcher") as client:
+        completed = (await client.get(f"/participants/{met.ids[COMPLETED]}")).text
+        partial = (await client.get(f"/participants/{met.ids[PARTIAL]}")).text
+        not_sent = (await client.get(f"/participants/{met.ids[NOT_SENT]}")).text
+    section = section_of(completed)
+    assert "Baseline" in section and "at enrolment" in section and "outcome-completed" in section
+    assert QUESTION in section and "Yes (code 1)" in section and "tapped" in section
+    assert WORDS in section and "typed" in section
+    partial_section = section_of(partial)
+    assert "outcome-partial" in partial_section and "No (code 0)" in partial_section
+    assert MISSING_WORDS["expired"] in partial_section and str(escape(met.reasons[PARTIAL])) in partial_section
+    assert "outcome-not_sent" in section_of(not_sent) and str(escape(met.reasons[NOT_SENT])) in section_of(not_sent)
+
+
+async def test_a_viewer_sees_how_far_it_got_but_no_answer_phone_or_name(met: Met) -> None:
+    async with signed_in(met.web, "viewer") as client:
+        pages = [await client.get("/questionnaires"), await client.get(f"/participants/{met.ids[COMPLETED]}"),
+                 await client.get(f"/participants/{met.ids[PARTIAL]}"),
+                 await client.get(f"/participants/{met.ids[NOT_SENT]}")]
+    for page in pages:
+        assert page.status_code == 200
+        for secret in (WORDS, "Theodora", "Yes (code 1)", "No (code 0)", "travelling", *NAMES,
+                       *(phone[1:] for phone in NAMES), *NAMES.values()):
+            assert secret not in page.text, (str(page.url), secret)
+    completed = section_of(pages[1].text)
+    assert completed.count("hidden for viewers") == 2 and "outcome-completed" in completed and QUESTION in completed
+    assert MISSING_WORDS["expired"] in section_of(pages[2].text)  # why an item has no answer is no answer
+
+
+async def test_without_a_session_the_pages_lead_to_sign_in(met: Met) -> None:
+    async with httpx.AsyncClient(base_url=met.web.url) as client:
+        for path in ("/questionnaires", f"/participants/{met.ids[COMPLETED]}"):
+            answer = await client.get(path)
+            assert (answer.status_code, answer.headers["location"]) == (303, "/login?next=" + quote(path, safe=""))
+
+
+async def test_a_study_without_questionnaires_says_so(web: Web) -> None:
+    async with signed_in(web, "viewer") as client:
+        page = (await client.get("/questionnaires")).text
+    assert "The study file declares no questionnaires" in page
+    assert "No questionnaire has been planned or sent yet." in page
+
