@@ -33,7 +33,7 @@ from collections import Counter
 from datetime import datetime, timedelta, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 from zoneinfo import ZoneInfo
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -190,6 +190,58 @@ def read_journal(journal: Path) -> list[dict[str, Any]]:
     return entries
 
 
+SERVICE = [sys.executable, "-m", "promptpipe.cli", "serve"]
+
+
+def start_model(delay_s: float) -> FakeModel:
+    """The fake model, answering on a thread of its own until :meth:`FakeModel.shutdown`."""
+    model = FakeModel(delay_s)
+    threading.Thread(target=model.serve_forever, daemon=True).start()
+    return model
+
+
+def service_env(model_url: str, database_url: str, workdir: Path, journal: Path, study_file: Path,
+                **settings: str) -> dict[str, str]:
+    """The environment ``promptpipe serve`` runs with in a drill: dry-run with the journal, the
+    fake model, JSON logs, no API, no pacing; ``settings`` add to it or override it."""
+    return {
+        **{k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "PROMPTPIPE_", "DATABASE_URL"))},
+        "OPENAI_API_KEY": "drill", "OPENAI_BASE_URL": model_url, "LLM_MAX_RETRIES": "0", "LLM_TIMEOUT": "10s",
+        "DATABASE_URL": database_url, "PROMPTPIPE_STATE_DIR": str(workdir / "state"),
+        "PROMPTPIPE_TRANSPORT": "dry-run", "PROMPTPIPE_DRYRUN_JOURNAL": str(journal), "LOG_FORMAT": "json",
+        "PROMPTPIPE_STUDY_FILE": str(study_file), "API_LISTEN": "",
+        "SEND_RATE_PER_SECOND": "0", "POLL_INTERVAL": "0.2s", **settings,
+    }
+
+
+def start_service(env: dict[str, str], log: IO[bytes]) -> subprocess.Popen[bytes]:
+    """``promptpipe serve`` as a child process, its output appended to ``log``."""
+    return subprocess.Popen(SERVICE, env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+
+
+def kill(service: subprocess.Popen[bytes]) -> None:
+    """SIGKILL: no handler runs, nothing is flushed or closed."""
+    service.send_signal(signal.SIGKILL)
+    service.wait()
+
+
+def stop(service: subprocess.Popen[bytes]) -> None:
+    """SIGTERM, as an operator stops it (SIGKILL if it has not ended within 30 s)."""
+    service.send_signal(signal.SIGTERM)
+    try:
+        service.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        service.kill()
+
+
+def service_starts(log_path: Path) -> tuple[int, int]:
+    """From the service's log: how often it started, and how many sends a kill interrupted (settled
+    on the next start)."""
+    lines = log_path.read_bytes().splitlines()
+    return (sum(1 for line in lines if b'"service_started"' in line),
+            sum(1 for line in lines if b'"outbox_interrupted_send"' in line))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--participants", type=int, default=30)
@@ -211,18 +263,12 @@ def main(argv: list[str] | None = None) -> int:
     now = datetime.now(timezone.utc)
     due = (now + timedelta(seconds=args.lead + 60)).replace(second=0, microsecond=0)
     asyncio.run(seed(database_url, args.participants, due))
-    model = FakeModel(args.llm_delay)
-    threading.Thread(target=model.serve_forever, daemon=True).start()
-    env = {
-        **{k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "PROMPTPIPE_", "DATABASE_URL"))},
-        "OPENAI_API_KEY": "drill", "OPENAI_BASE_URL": model.url, "LLM_MAX_RETRIES": "0", "LLM_TIMEOUT": "10s",
-        "DATABASE_URL": database_url, "PROMPTPIPE_STATE_DIR": str(workdir / "state"),
-        "PROMPTPIPE_TRANSPORT": "dry-run", "PROMPTPIPE_DRYRUN_JOURNAL": str(journal), "LOG_FORMAT": "json",
-        "PROMPTPIPE_STUDY_FILE": str(study_file), "API_LISTEN": "",
-        "SEND_RATE_PER_SECOND": "0", "POLL_INTERVAL": "0.2s", "SCHEDULER_PREP_TIME_MINUTES": "0",
-        "DAILY_PROMPT_REMINDER_DELAY": f"{args.reminder_delay}s", "AUTO_FEEDBACK_AFTER_PROMPT_ENABLED": "off",
-        "FEEDBACK_INITIAL_TIMEOUT": "0", "FEEDBACK_FOLLOWUP_DELAY": "0", "INTENSITY_POLL_ENABLED": "off",
-    }
+    model = start_model(args.llm_delay)
+    env = service_env(
+        model.url, database_url, workdir, journal, study_file, SCHEDULER_PREP_TIME_MINUTES="0",
+        DAILY_PROMPT_REMINDER_DELAY=f"{args.reminder_delay}s", AUTO_FEEDBACK_AFTER_PROMPT_ENABLED="off",
+        FEEDBACK_INITIAL_TIMEOUT="0", FEEDBACK_FOLLOWUP_DELAY="0", INTENSITY_POLL_ENABLED="off",
+    )
     end = due + timedelta(seconds=args.reminder_delay + 10)
     """Kills happen before this moment: around the prompts and the reminders."""
     start_ts = time.time()
@@ -232,27 +278,21 @@ def main(argv: list[str] | None = None) -> int:
           f"{args.reminder_delay}s later, {args.kills} SIGKILLs; directory {workdir}", flush=True)
 
     log = open(log_path, "ab")  # noqa: SIM115
-    command = [sys.executable, "-m", "promptpipe.cli", "serve"]
-    service = subprocess.Popen(command, env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    service = start_service(env, log)
     for moment in kill_at:
         time.sleep(max(0.0, moment - time.time()))
-        service.send_signal(signal.SIGKILL)
-        service.wait()
+        kill(service)
         offset = datetime.now(timezone.utc) - due
         print(f"  SIGKILL at due{'+' if offset >= timedelta(0) else '-'}{abs(offset.total_seconds()):.1f}s; restarting",
               flush=True)
-        service = subprocess.Popen(command, env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+        service = start_service(env, log)
     # Let the last run finish: until every prompt, poll and reminder is in, or a deadline passes
     # (a loss shows as a count that never completes).
     deadline = end.timestamp() + 90
     while time.time() < deadline and len(read_journal(journal)) < 3 * args.participants:
         time.sleep(1)
     time.sleep(3)  # anything extra (a duplicate) would show up now
-    service.send_signal(signal.SIGTERM)
-    try:
-        service.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        service.kill()
+    stop(service)
     log.close()
     model.shutdown()
 
@@ -275,9 +315,7 @@ def main(argv: list[str] | None = None) -> int:
     details = asyncio.run(database_report(database_url))
     print("database: " + ", ".join(f"{k} {v}" for k, v in details.items()))
     failed = not check_decisions(asyncio.run(decision_rows(database_url)), sent, args.participants) or failed
-    lines = log_path.read_bytes().splitlines()
-    restarts = sum(1 for line in lines if b'"service_started"' in line)
-    interrupted = sum(1 for line in lines if b'"outbox_interrupted_send"' in line)
+    restarts, interrupted = service_starts(log_path)
     print(f"service starts: {restarts} (1 + {args.kills} after SIGKILL; a start killed early logs none); "
           f"sends interrupted by a kill and settled on restart: {interrupted}")
     print(f"log: {log_path}")
