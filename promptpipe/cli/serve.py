@@ -24,7 +24,7 @@ from promptpipe.clock import SystemClock
 from promptpipe.config import Settings, TransportName
 from promptpipe.config.generate import what_differs
 from promptpipe.domain.study_file import StudyFileError, load_study
-from promptpipe.domain.study_summary import describe
+from promptpipe.domain.study_summary import SEED_IN_DATABASE_WARNING, describe
 from promptpipe.domain.text import for_terminal
 from promptpipe.errors import PromptPipeError
 from promptpipe.logging import get_logger
@@ -289,6 +289,9 @@ def _study_check(path: str, *, unblind: bool) -> int:
     for line in describe(study, unblind=unblind).splitlines():
         print(for_terminal(line))
     print(f"hash: {study.hash}")
+    if study.seed_in_database:
+        print(f"warning: {SEED_IN_DATABASE_WARNING}. Leave seed_in_database out to keep the seed in a 0600 file "
+              "in the state directory (the database then keeps only its fingerprint).", file=sys.stderr)
     return 0
 
 

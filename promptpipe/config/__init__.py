@@ -296,7 +296,7 @@ class Settings:
 
     # ------------------------------------------------------------------ derived, not variables
     study: Study = OPEN_STUDY
-    """The protocol read from PROMPTPIPE_STUDY_FILE, with the seed kept outside the database."""
+    """The protocol read from PROMPTPIPE_STUDY_FILE, with where its seed lives (``outside_seed``)."""
     extra: Mapping[str, str] = field(default_factory=dict, repr=False)
     """Every raw variable that was read, for error messages only."""
 
@@ -348,7 +348,7 @@ def load_settings(env: Mapping[str, str] | None = None, *, env_file: str | Path 
 
 def _derived(settings: Settings, env: Mapping[str, str]) -> Settings:
     """What follows from other settings: the database in the state directory, the prompt files
-    of the working directory, the study read from its file with the seed kept outside."""
+    of the working directory, the study read from its file and where its seed lives."""
     changes: dict[str, Any] = {}
     if not settings.database_url:
         changes["database_url"] = f"sqlite:///{settings.state_dir / 'promptpipe.db'}"
@@ -357,8 +357,11 @@ def _derived(settings: Settings, env: Mapping[str, str]) -> Settings:
         if spec is not None and spec.env.endswith("_PROMPT_FILE") and not env.get(spec.env, "").strip():
             changes[spec_field.name] = prompt_file_default(getattr(settings, spec_field.name))
     study = load_study(settings.study_file) if settings.study_file is not None else OPEN_STUDY
-    outside = outside_seed(settings.study_seed or "", settings.study_seed_file)
-    changes["study"] = replace(study, outside_seed=outside) if outside is not None else study
+    given = outside_seed(settings.study_seed or "", settings.study_seed_file)
+    # Where the seed lives: given from outside, or (unless the study file keeps it in the database
+    # on purpose) in a 0600 file of the state directory; the database then keeps its fingerprint.
+    outside = given if given is not None else None if study.seed_in_database else settings.state_dir
+    changes["study"] = replace(study, outside_seed=outside)
     return replace(settings, **changes)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from datetime import time, timedelta
 from enum import StrEnum
+from pathlib import Path
 from typing import Any
 
 from promptpipe.domain.localtime import format_hhmm
@@ -193,9 +194,15 @@ class Study:
     """The study file's text as read ("" without a study file)."""
     hash: str = ""
     """SHA-256 of the file's bytes, hex ("" without a study file)."""
-    outside_seed: bytes | None = field(default=None, repr=False, compare=False)
-    """The study's secret seed when it is kept outside the database (PROMPTPIPE_STUDY_SEED_FILE or
-    PROMPTPIPE_STUDY_SEED); None: the database makes and keeps one."""
+    seed_in_database: bool = False
+    """``seed_in_database = true``: the database makes and keeps the secret seed (anyone who can
+    read the database can then predict the arms and draws to come); by default it keeps only the
+    seed's fingerprint."""
+    outside_seed: bytes | Path | None = field(default=None, repr=False, compare=False)
+    """Where the seed outside the database comes from, set with the settings: the seed itself
+    (PROMPTPIPE_STUDY_SEED_FILE or PROMPTPIPE_STUDY_SEED), or the directory the service keeps it in
+    (PROMPTPIPE_STATE_DIR, by default). None: the database keeps it (``seed_in_database``, or a study
+    read without the settings)."""
 
     @property
     def in_use(self) -> bool:

@@ -30,7 +30,7 @@ MAX_NAME_CHARS, MAX_STRATUM_VALUE_CHARS = 200, 100
 """Characters in the study's or an arm's name; in a stratum value."""
 
 _TOP_KEYS = ("name", "length_days", "baseline_days", "day_one", "closing_message", "fixed_prompts",
-             "quiet_hours", "arms", "allocation", "decision", "self_report", "questionnaires")
+             "quiet_hours", "arms", "allocation", "decision", "self_report", "questionnaires", "seed_in_database")
 _ARM_KEYS = ("name", "ratio", "prompt_style", "fixed_prompts", *protocol.ARM_SETTINGS)
 _ARM_NAME = re.compile(r"[a-z0-9_-]{1,32}")
 _FIELD_NAME = re.compile(r"[a-z0-9_]{1,32}")
@@ -221,6 +221,17 @@ def _decision(check: Check, data: dict[str, Any]) -> DecisionRule | None:
     return DecisionRule((actions[0], actions[1]), float(p), tuple(rule for rule in allowed if rule in rules))
 
 
+def _seed_in_database(check: Check, data: dict[str, Any]) -> bool:
+    """``seed_in_database = true``: the database keeps the secret seed, an explicit choice (anyone
+    who can read the database can then predict the arms and draws to come)."""
+    value = data.get("seed_in_database", False)
+    if not isinstance(value, bool):
+        check.add(f"seed_in_database must be true or false, without quotes; it is {kind_of(value)}. Leave it out to "
+                  "keep the seed out of the database.")
+        return False
+    return value
+
+
 def _read_toml(check: Check, data: bytes) -> tuple[str, dict[str, Any]]:
     try:
         text = data.decode("utf-8-sig")  # a byte order mark, as some editors write, is not part of the text
@@ -254,6 +265,7 @@ def parse_study(data: bytes, source: str = "study file") -> Study:
     arms = _arms(check, table, study_texts)
     allocation = _allocation(check, table, arms)
     decision = _decision(check, table)
+    in_database = _seed_in_database(check, table)
     report = _self_report(check, table, quiet)
     questionnaires = parse_questionnaires(check, table, quiet, length)
     missing = [arm.name for arm in arms if arm and not arm.fixed_prompts]
@@ -266,7 +278,7 @@ def parse_study(data: bytes, source: str = "study file") -> Study:
                  day_one=day_one or protocol.AFTER_INTAKE, closing_message=closing or protocol.DEFAULT_CLOSING_MESSAGE,
                  quiet_hours=quiet, arms=tuple(arm for arm in arms if arm), allocation=allocation, decision=decision,
                  self_report=report, questionnaires=questionnaires, fixed_prompts=study_texts, source=text,
-                 hash=hashlib.sha256(data).hexdigest())
+                 hash=hashlib.sha256(data).hexdigest(), seed_in_database=in_database)
 
 
 def load_study(path: Path) -> Study:

@@ -62,8 +62,9 @@ unavailable, drew `no_send`, or whose prompt could not be written has `prompt_se
 outcome. A prompt a researcher sent by hand (`prompt-now`) is a delivery without a decision
 point. `decision_index` numbers each participant's decision points 1, 2, 3 ... in time order;
 `action_treatment` is 1 for the treatment action, 0 for the other, and empty where nothing was
-randomised. The draws can be audited: `seed_ref` with the study's secret seed (kept in the
-service's database, never exported) reproduces each `draw`.
+randomised. The draws can be audited: `seed_ref` with the study's secret seed (kept by the
+service outside its database unless the study file says otherwise, never exported) reproduces
+each `draw`.
 """
 
 

@@ -246,13 +246,15 @@ DECISIONS = FileDoc("decisions", "One row per decision point (a daily prompt tim
           "and never acted on there, so availability (decided first, at the scheduled time) can be checked to be "
           "independent of the draw.", "decision.draw"),
     Entry("seed_ref", "string", "decision:prompt:<participant>:<schedule>:<local date>; empty when nothing was drawn",
-          "The key the draw was made with: HMAC-SHA256 of it under the study's secret seed (kept by the service, in "
-          "its database or PROMPTPIPE_STUDY_SEED_FILE; never exported) reproduces the draw, so an auditor "
-          "holding the seed can check every draw.",
+          "The key the draw was made with: HMAC-SHA256 of it under the study's secret seed (kept by the service in a "
+          "file of its own, or in its database when the study file says so; never exported) reproduces the draw, "
+          "so an auditor holding the seed can check every draw.",
           "decision.seed_ref"),
     Entry("protocol_hash", "string", "64 hexadecimal characters; empty without a study file",
-          "SHA-256 of the study file in force at this decision point: the protocol_v<n> file of the same hash in "
-          "study.json's changes holds its text.", "decision.protocol_hash"),
+          "SHA-256 of the study file in force at this decision point (for a missed_service_down or withdrawn row: "
+          "the version adopted last at or before its scheduled time, even when the file changed before the service "
+          "came back): the protocol_v<n> file of the same hash in study.json's changes holds its text.",
+          "decision.protocol_hash"),
     Entry("prompt_style", "string", "personalised, fixed" + _NO_PROMPT, "How the prompt was written: by the model "
           "from the profile, or taken from the protocol's fixed texts.", "decision.prompt_style"),
     Entry("model", "string", "a model name; empty unless the prompt was personalised",

@@ -1,7 +1,8 @@
 """The study at a glance, for its lead: participants by status and arm, how far they are in their
 study days, prompts sent, delivered and answered per arm, and the decision points: how often
 participants were available, why not, and how the drawn actions compare with the design (so a
-randomisation that does not run as designed shows at once).
+randomisation that does not run as designed shows at once), and where the secret seed is kept
+(flagged when the database holds it: whoever reads the database can predict the arms and draws).
 
 Without a study file the report still covers participants and prompts; everyone whose arm is
 not set counts under the arm ``default``.
@@ -23,14 +24,16 @@ from sqlalchemy.orm import Session
 from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.states import ACTIVE, COMPLETED, PAUSED, WITHDRAWN
 from promptpipe.domain.study import DEFAULT_ARM, SEND, UNAVAILABLE_REASONS, Study
+from promptpipe.domain.study_summary import SEED_IN_DATABASE_WARNING
 from promptpipe.domain.text import for_terminal
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import Message, Participant, PromptDelivery, Receipt, Transition, table_of
+from promptpipe.storage.study import seed_kept
 from promptpipe.storage.study_tables import Decision
 
 __all__ = [
-    "ActionDraws", "ArmDecisions", "DecisionCounts", "Participants", "PromptCounts", "ProtocolNamed", "StudyDays",
-    "StudyReport", "format_report", "study_report",
+    "ActionDraws", "ArmDecisions", "DecisionCounts", "Participants", "PromptCounts", "ProtocolNamed", "SeedKept",
+    "StudyDays", "StudyReport", "format_report", "study_report",
 ]
 
 Z95 = 1.96
@@ -110,6 +113,14 @@ class DecisionCounts:
 
 
 @dataclass(frozen=True)
+class SeedKept:
+    kept: str
+    """``database`` (in clear), ``outside`` (the database holds only its fingerprint) or ``none`` (not made yet)."""
+    warning: str | None
+    """Set when the database holds the seed."""
+
+
+@dataclass(frozen=True)
 class StudyReport:
     study: ProtocolNamed
     arms: list[str]
@@ -117,6 +128,7 @@ class StudyReport:
     study_days: StudyDays
     prompts: dict[str, PromptCounts]
     decisions: DecisionCounts
+    seed: SeedKept
 
 
 # ---------------------------------------------------------------- reading
@@ -146,6 +158,7 @@ def _read(session: Session) -> dict[str, Sequence[Any]]:
             _P.c.arm, func.count(), count_if(delivered), count_if(answered), count_if(expected.is_(True)))
             .select_from(_D.join(_P, _P.c.id == _D.c.participant_id)).group_by(_P.c.arm)).all(),
         "decisions": conn.execute(select(*_DECISION_GROUP, func.count()).group_by(*_DECISION_GROUP)).all(),
+        "seed": (seed_kept(session),),
     }
 
 
@@ -246,6 +259,14 @@ class _Drawn:
         return out
 
 
+def _seed(kept: str, study: Study) -> SeedKept:
+    if kept != "database":
+        return SeedKept(kept, None)
+    why = ("chosen by the study file: seed_in_database = true" if study.seed_in_database else
+           "left there by an older release: the service moves it to its state directory when it next starts")
+    return SeedKept(kept, f"{SEED_IN_DATABASE_WARNING} ({why})")
+
+
 def _decisions(rows: Sequence[Any], arms: Sequence[str], study: Study) -> DecisionCounts:
     total = sum(count for *_, count in rows)
     reasons: Counter[str] = Counter()
@@ -286,6 +307,7 @@ async def study_report(db: Database, study: Study, *, now: datetime | None = Non
         study_days=_study_days(people, {pid: at for pid, at in facts["withdrawn"]}, study, now),
         prompts=_prompts(facts["prompts"], arms),
         decisions=_decisions(facts["decisions"], arms, study),
+        seed=_seed(facts["seed"][0], study),
     )
 
 
@@ -350,6 +372,15 @@ def _decision_lines(report: StudyReport) -> list[str]:
     return lines + _table(["ARM", "AVAILABLE", "ACTION", "COUNT", "SHARE", "DESIGNED", "95% RANGE"], rows, "    ")
 
 
+def _seed_lines(report: StudyReport) -> list[str]:
+    seed = report.seed
+    if seed.warning is not None:
+        return [f"Seed: WARNING: {seed.warning}"]
+    if seed.kept == "outside":
+        return ["Seed: kept outside the database (the database holds only its fingerprint)"]
+    return ["Seed: none made yet"] if report.study.name else []
+
+
 def format_report(report: StudyReport) -> str:
     """The report as lines for a terminal (arm and study names shown with control characters escaped)."""
-    return "\n".join([*_header_lines(report), *_prompt_lines(report), *_decision_lines(report)])
+    return "\n".join([*_header_lines(report), *_prompt_lines(report), *_decision_lines(report), *_seed_lines(report)])

@@ -1,11 +1,16 @@
 """Queries on the study's tables: the protocol as run (adopted once, changed only on purpose),
-the secret seed, the allocation sequence, and the decision points."""
+the secret seed (by default a 0600 file in the state directory, its fingerprint in the database),
+the allocation sequence, and the decision points."""
 
 from __future__ import annotations
 
+import os
+import secrets
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import delete, func, insert, select
@@ -13,17 +18,29 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
-from promptpipe.domain.allocation import LEGACY_SCHEME, SCHEME, arm_at, new_seed, seed_fingerprint, stratum_key
+from promptpipe.domain.allocation import (
+    LEGACY_SCHEME,
+    SCHEME,
+    SEED_BYTES,
+    arm_at,
+    new_seed,
+    seed_fingerprint,
+    stratum_key,
+)
 from promptpipe.domain.study import Study
 from promptpipe.errors import ConfigError
+from promptpipe.logging import get_logger
+from promptpipe.storage.files import make_private_dir, open_private
 from promptpipe.storage.models import Participant, table_of
 from promptpipe.storage.study_tables import AllocationRow, Decision, StudyProtocol, StudySecret
 
 __all__ = [
     "NO_STUDY_FILE", "Allocated", "ProtocolChanged", "ProtocolVersion", "SeedMismatch", "adopt_protocol",
-    "allocate", "allocation_scheme", "allocations", "protocol_history", "record_decision", "secret_value",
-    "study_seed",
+    "allocate", "allocation_scheme", "allocations", "protocol_history", "record_decision", "secret_value", "seed_kept",
+    "seed_path", "study_seed",
 ]
+
+log = get_logger("promptpipe.storage.study")
 
 _PROTOCOL = table_of(StudyProtocol)
 _SECRET = table_of(StudySecret)
@@ -114,34 +131,177 @@ def _store(session: Session, study: Study, previous: str | None, now: datetime, 
         contents=study.source, previous_hash=previous, adopted_at=now, adopted_by=by))
 
 
-def study_seed(session: Session, now: datetime | None = None, outside: bytes | None = None) -> bytes:
-    """The study's secret seed. Given from ``outside`` (PROMPTPIPE_STUDY_SEED_FILE), the database
-    keeps only its fingerprint, checked at every use, and a clear copy left from before is removed
-    once the two agree. Otherwise it is made on first use and kept in the database (two processes
-    making it at once agree on one)."""
-    conn = session.connection()
+def study_seed(session: Session, now: datetime | None = None, outside: bytes | Path | None = None) -> bytes:
+    """The study's secret seed, from where ``outside`` (the study's ``outside_seed``) says:
+
+    * the seed itself (PROMPTPIPE_STUDY_SEED_FILE): the database keeps only its fingerprint,
+      checked at every use, and a clear copy left from before is removed once the two agree;
+    * a directory (the state directory, by default): the seed is a 0600 file there, made at first
+      use (two processes making it at once agree on one), and the database keeps its fingerprint;
+      a seed an older release kept in the database moves into that file and out of the database;
+    * None (``seed_in_database = true``): the database makes the seed on first use and keeps it.
+
+    A seed that cannot be found, or is not the one the study runs with, stops with SeedMismatch:
+    another seed would change the allocation sequence and the draws midway."""
+    if isinstance(outside, Path):
+        return _seed_in(session, outside, now)
     fingerprint = _stored(session, _SEED_FINGERPRINT)
     if outside is None:
         if fingerprint is not None and _stored(session, _SEED) is None:
             raise SeedMismatch(
-                f"this study's seed is kept outside the database (fingerprint {fingerprint[:12]}…): set "
-                "PROMPTPIPE_STUDY_SEED_FILE to the file that holds it.")
+                f"this study's seed is kept outside the database (fingerprint {fingerprint[:12]}…), and nothing says "
+                "where: set PROMPTPIPE_STUDY_SEED_FILE to the file that holds it, or remove seed_in_database = true "
+                "from the study file so that the service reads it from its state directory.")
         return bytes.fromhex(secret_value(session, _SEED, now))
+    return _checked(session, outside, fingerprint, now, _GIVEN)
+
+
+@dataclass(frozen=True)
+class _Source:
+    """Where a seed came from, for the lines that refuse it."""
+
+    name: str
+    fix: str
+
+
+_GIVEN = _Source("PROMPTPIPE_STUDY_SEED_FILE", "point it at the study's seed file")
+
+
+def _checked(session: Session, seed: bytes, fingerprint: str | None, now: datetime | None, source: _Source) -> bytes:
+    """``seed`` if it is the study's (its fingerprint stored now if none was); a clear copy left
+    in the database is removed once the two agree."""
     clear = _stored(session, _SEED)
-    if clear is not None and bytes.fromhex(clear) != outside:
+    if clear is not None and bytes.fromhex(clear) != seed:
         raise SeedMismatch(
-            "PROMPTPIPE_STUDY_SEED_FILE holds another seed than the one this database has been using; switching "
-            "would change the allocation sequence and the draws midway. Use the database's seed or a new database.")
-    wanted = seed_fingerprint(outside)
+            f"{source.name} holds another seed than the one this database has been using; switching would change "
+            "the allocation sequence and the draws midway. Use the database's seed or a new database.")
+    wanted = seed_fingerprint(seed)
     if fingerprint is None:
         fingerprint = _insert_once(session, _SEED_FINGERPRINT, wanted, now)
     if fingerprint != wanted:
         raise SeedMismatch(
-            f"PROMPTPIPE_STUDY_SEED_FILE is not the seed this study runs with (its fingerprint starts "
-            f"{wanted[:12]}, the study's {fingerprint[:12]}): point it at the study's seed file.")
+            f"{source.name} is not the seed this study runs with (its fingerprint starts {wanted[:12]}, the "
+            f"study's {fingerprint[:12]}): {source.fix}.")
     if clear is not None:
-        conn.execute(delete(_SECRET).where(_SECRET.c.name == _SEED))
-    return outside
+        session.connection().execute(delete(_SECRET).where(_SECRET.c.name == _SEED))
+    return seed
+
+
+def seed_path(directory: Path, fingerprint: str) -> Path:
+    """The file in ``directory`` holding the seed of this fingerprint: named by it, so a new
+    database never takes up the seed another one left in the same state directory."""
+    return directory / f"study-seed-{fingerprint[:16]}"
+
+
+def _seed_in(session: Session, directory: Path, now: datetime | None) -> bytes:
+    """The seed kept in a file of ``directory`` (see :func:`study_seed`)."""
+    fingerprint = _stored(session, _SEED_FINGERPRINT)
+    if fingerprint is not None:
+        return _read_kept(session, directory, fingerprint, now)
+    clear = _stored(session, _SEED)
+    if clear is not None:  # kept in clear by an older release: the same seed moves out, so nothing changes
+        seed = bytes.fromhex(clear)
+        path = _keep(directory, seed)
+        log.warning("study_seed_moved_out_of_database", path=str(path.absolute()),
+                    why="the database keeps only its fingerprint now: back this file up apart from the database; "
+                        "without it the study cannot go on")
+        return _checked(session, seed, None, now, _Source(str(path.absolute()), "restore it from its backup"))
+    seed = new_seed()
+    path = _keep(directory, seed)
+    stored = _insert_once(session, _SEED_FINGERPRINT, seed_fingerprint(seed), now)
+    if stored != seed_fingerprint(seed):  # another process stored its seed first (its file is written): use it
+        path.unlink(missing_ok=True)
+        return _read_kept(session, directory, stored, now)
+    log.info("study_seed_made", path=str(path.absolute()),
+             why="kept out of the database: back this file up apart from the database")
+    return seed
+
+
+def _read_kept(session: Session, directory: Path, fingerprint: str, now: datetime | None) -> bytes:
+    path = seed_path(directory, fingerprint).absolute()
+    seed = _read_seed_file(path)
+    if seed is None:
+        raise SeedMismatch(
+            f"this study's seed is kept outside the database (fingerprint {fingerprint[:12]}…), but {path} does not "
+            "exist and neither PROMPTPIPE_STUDY_SEED_FILE nor PROMPTPIPE_STUDY_SEED gives it. Restore the file from "
+            "its backup (or point PROMPTPIPE_STUDY_SEED_FILE at it); a new seed would change the allocation sequence "
+            "and the draws midway, so none is made.")
+    return _checked(session, seed, fingerprint, now, _Source(str(path), "restore the file from its backup"))
+
+
+def _read_seed_file(path: Path) -> bytes | None:
+    """The seed in ``path``; None when there is no such file."""
+    try:
+        mode = path.stat().st_mode
+        text = path.read_text(encoding="utf-8", errors="replace").strip()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ConfigError(f"cannot read the study's seed file {path} ({exc.strerror or exc}): let the service's "
+                          "user read it.") from None
+    if mode & (stat.S_IRWXG | stat.S_IRWXO):
+        raise ConfigError(f"{path} can be read by other users; keep the seed secret: chmod 600 {path}")
+    try:
+        seed = bytes.fromhex(text)
+    except ValueError:
+        seed = b""
+    if len(seed) < SEED_BYTES:
+        raise ConfigError(f"{path} does not hold a study seed (64 or more hex digits): restore it from its backup.")
+    return seed
+
+
+def _keep(directory: Path, seed: bytes) -> Path:
+    """The seed's file in ``directory``, written now unless it is there already (then it must
+    hold the same seed)."""
+    path = seed_path(directory, seed_fingerprint(seed))
+    if not _create_once(path, seed.hex() + "\n") and _read_seed_file(path) != seed:
+        raise SeedMismatch(f"{path.absolute()} holds another seed than the one this database has been using; "
+                           "switching would change the allocation sequence and the draws midway. Move that file "
+                           "away (it may belong to another database) and start again.")
+    return path
+
+
+def _create_once(path: Path, text: str) -> bool:
+    """Create ``path`` (0600) holding ``text``, on disk before this returns, whole or not at all and
+    never over a file already there: written under a temporary name, then linked to its own.
+    True when this call made it."""
+    make_private_dir(path.parent)
+    temp = path.with_name(f".{path.name}.{secrets.token_hex(8)}")
+    try:
+        _write_synced(temp, text)
+        try:
+            os.link(temp, path)
+        except FileExistsError:
+            return False
+        except OSError:  # a file system without hard links: an exclusive create in place
+            try:
+                _write_synced(path, text)
+            except FileExistsError:
+                return False
+        directory = os.open(path.parent, os.O_RDONLY)  # the new name is on disk too, before anything relies on it
+        try:
+            os.fsync(directory)
+        finally:
+            os.close(directory)
+        return True
+    finally:
+        temp.unlink(missing_ok=True)
+
+
+def _write_synced(path: Path, text: str) -> None:
+    with open_private(path) as stream:
+        stream.write(text)
+        stream.flush()
+        os.fsync(stream.fileno())
+
+
+def seed_kept(session: Session) -> str:
+    """Where this database's study seed is: ``database`` (in clear: anyone who can read the
+    database can predict the arms and draws to come), ``outside`` (only its fingerprint is
+    here) or ``none`` (no seed made yet)."""
+    names = set(session.connection().execute(
+        select(_SECRET.c.name).where(_SECRET.c.name.in_((_SEED, _SEED_FINGERPRINT)))).scalars())
+    return "database" if _SEED in names else "outside" if names else "none"
 
 
 def allocation_scheme(session: Session, now: datetime | None = None) -> str:

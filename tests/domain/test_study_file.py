@@ -24,7 +24,7 @@ from promptpipe.domain.study import (
     QuietHours,
 )
 from promptpipe.domain.study_file import StudyFileError, load_study, parse_study
-from promptpipe.domain.study_summary import describe, study_as_dict
+from promptpipe.domain.study_summary import SEED_IN_DATABASE_WARNING, describe, study_as_dict
 from promptpipe.domain.timers import NudgePolicy
 from promptpipe.errors import ConfigError
 
@@ -302,3 +302,17 @@ def test_the_example_study_file_parses() -> None:
     assert study.decision is not None and 0 < study.decision.p < 1
     assert study.allocation.strata == (("site", ("toronto", "montreal")),)
     assert all(study.fixed_texts(arm) for arm in study.arms if arm.prompt_style == FIXED_STYLE)
+
+
+def test_keeping_the_seed_in_the_database_is_an_explicit_choice_the_summary_flags() -> None:
+    """Issue 27: by default the seed stays out of the database; ``seed_in_database = true`` keeps it
+    there, and the summary says what that risks."""
+    default = parse_study(MINIMAL.encode())
+    assert default.seed_in_database is False
+    assert "Seed: kept outside the database" in describe(default) and SEED_IN_DATABASE_WARNING not in describe(default)
+    chosen = parse_study(("seed_in_database = true\n" + MINIMAL).encode())
+    assert chosen.seed_in_database is True and chosen.hash != default.hash
+    assert f"Seed: kept in the database (seed_in_database = true): {SEED_IN_DATABASE_WARNING}" in describe(chosen)
+    (problem,) = problems_of('seed_in_database = "yes"\n' + MINIMAL)
+    assert problem == ('seed_in_database must be true or false, without quotes; it is text ("yes"). Leave it out to '
+                       "keep the seed out of the database.")

@@ -71,7 +71,7 @@ async def test_unavailable_points_carry_their_draw_and_the_protocol_hash(
     app, _, _ = await in_study(make_app, fake_openai, study("baseline_days = 2\n[decision]\np = 0.5\n"))
     await through_days(app, fake_openai, range(1, 6))
     rows = await decisions(app)
-    seed = await app.db.run(lambda s: study_seed(s))
+    seed = await app.db.run(lambda s: study_seed(s, None, app.settings.study.outside_seed))
     unavailable = [row for row in rows if not row.available]
     assert {row.unavailable_reason for row in unavailable} == {"not_in_study", "baseline"}
     for row in rows:

@@ -99,7 +99,7 @@ async def test_the_draw_is_the_same_when_the_turn_runs_again(
         await at(app, MONDAY_PROMPT + days * DAY + timedelta(minutes=2))
     rows = [row for row in await decisions(app) if row.available]
     assert len(rows) == len({row.inbox_id for row in rows}) == days
-    seed = await app.db.run(lambda s: study_seed(s))
+    seed = await app.db.run(lambda s: study_seed(s, None, app.settings.study.outside_seed))
     assert [draw_action(app.settings.study.decision, seed, row.seed_ref).action for row in rows] == [
         row.action for row in rows]
 

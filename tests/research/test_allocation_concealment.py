@@ -93,13 +93,14 @@ async def test_a_seed_from_outside_allocates_and_only_its_fingerprint_is_stored(
 async def test_a_seed_kept_in_the_database_moves_out_only_to_the_same_seed(
     make_app: AppFactory, fake_openai: FakeOpenAIServer, tmp_path: Path,
 ) -> None:
-    app = await make_app(**with_study(TWO_ARMS))
+    in_database = "seed_in_database = true\n" + TWO_ARMS  # a seed given from outside wins over the choice
+    app = await make_app(**with_study(in_database))
     first = await enroll(app, PHONES[:2])
     inside = await app.db.run(study_seed)
     await app.stop()
     with pytest.raises(SeedMismatch, match="another seed than the one this database has been using"):
-        await make_app(**with_study(TWO_ARMS, PROMPTPIPE_STUDY_SEED_FILE=seed_file(tmp_path, new_seed())))
-    moved = await make_app(**with_study(TWO_ARMS, PROMPTPIPE_STUDY_SEED_FILE=seed_file(tmp_path, inside, "same")))
+        await make_app(**with_study(in_database, PROMPTPIPE_STUDY_SEED_FILE=seed_file(tmp_path, new_seed())))
+    moved = await make_app(**with_study(in_database, PROMPTPIPE_STUDY_SEED_FILE=seed_file(tmp_path, inside, "same")))
     names = await moved.db.run(lambda s: s.connection().execute(select(_SECRET.c.name)).scalars().all())
     assert "seed" not in names and "seed_fingerprint" in names  # the clear copy is gone
     later = await enroll(moved, PHONES[2:6])
@@ -132,7 +133,8 @@ async def test_a_database_that_allocated_before_the_portable_scheme_keeps_its_se
     await app.db.run(lambda s: s.connection().execute(delete(_SECRET).where(_SECRET.c.name == "allocation_scheme")))
     later = await enroll(app, PHONES[1:6])  # as an older database would go on
     assert await app.db.run(allocation_scheme) == LEGACY_SCHEME
-    seed, arms = await app.db.run(study_seed), app.settings.study.arms
+    seed = await app.db.run(lambda s: study_seed(s, None, app.settings.study.outside_seed))
+    arms = app.settings.study.arms
     assert later == [arm_at(seed, arms, (6,), "site=toronto", n, LEGACY_SCHEME) for n in range(2, 7)]
 
 

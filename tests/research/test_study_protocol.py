@@ -161,7 +161,7 @@ async def test_the_secret_seed_is_never_shown(
     await asyncio.to_thread(run_admin, capsys, "enroll", "--phone", PHONES[0], "--name", "Ana",
                             "--timezone", "America/Toronto", "--stratum", "site=montreal")
     app = await make_app(**with_study(TWO_ARMS))
-    seed = (await app.db.run(study_seed)).hex()
+    seed = (await app.db.run(lambda s: study_seed(s, None, app.settings.study.outside_seed))).hex()
     printed = ""
     for command in (["allocation", "--json"], ["show", "--phone", PHONES[0], "--json"], ["list", "--json"]):
         printed += (await asyncio.to_thread(run_admin, capsys, *command))[1]

@@ -4,17 +4,20 @@ the reasons for unavailability, and the actions drawn against the designed proba
 
 from __future__ import annotations
 
+import json
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from promptpipe.domain.study import OPEN_STUDY
 from promptpipe.domain.study_file import parse_study
+from promptpipe.domain.study_summary import SEED_IN_DATABASE_WARNING
 from promptpipe.research import admin
 from promptpipe.research.study_report import format_report, study_report
 from promptpipe.research.views import as_json
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import Message, Participant, PromptDelivery, Receipt, Transition
-from promptpipe.storage.study_tables import Decision
+from promptpipe.storage.study_tables import Decision, StudySecret
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
@@ -200,3 +203,26 @@ async def test_after_a_protocol_change_each_decision_is_compared_with_its_own_pr
     assert (send.count, send.share, send.designed) == (10, 0.5, 0.5)
     half = 1.96 * (20 * 0.2 * 0.8) ** 0.5 / 20  # each draw's variance p(1-p), the same at 0.2 and 0.8
     assert send.expected_range == [round(0.5 - half, 4), round(0.5 + half, 4)]
+
+
+async def test_the_report_says_where_the_seed_is_kept_and_flags_it_in_the_database(db: Database) -> None:
+    """Issue 27: a seed in the database lets whoever reads it predict the arms and draws to come."""
+    report = await study_report(db, STUDY, now=NOW)
+    assert (report.seed.kept, report.seed.warning) == ("none", None)
+    assert format_report(report).splitlines()[-1] == "Seed: none made yet"
+
+    await db.run(lambda s: s.add(StudySecret(name="seed_fingerprint", value="ab" * 32, created_at=T0)))
+    report = await study_report(db, STUDY, now=NOW)
+    assert (report.seed.kept, report.seed.warning) == ("outside", None)
+    assert format_report(report).splitlines()[-1] == ("Seed: kept outside the database (the database holds only its "
+                                                      "fingerprint)")
+
+    await db.run(lambda s: s.add(StudySecret(name="seed", value="cd" * 32, created_at=T0)))
+    report = await study_report(db, STUDY, now=NOW)
+    assert report.seed.warning == (f"{SEED_IN_DATABASE_WARNING} (left there by an older release: the service moves "
+                                   "it to its state directory when it next starts)")
+    assert as_json(report)["seed"] == {"kept": "database", "warning": report.seed.warning}
+    assert format_report(report).splitlines()[-1] == f"Seed: WARNING: {report.seed.warning}"
+    chosen = await study_report(db, replace(STUDY, seed_in_database=True), now=NOW)
+    assert chosen.seed.warning == f"{SEED_IN_DATABASE_WARNING} (chosen by the study file: seed_in_database = true)"
+    assert "cd" * 32 not in format_report(chosen) and "ab" * 32 not in json.dumps(as_json(chosen))
