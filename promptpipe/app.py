@@ -158,7 +158,7 @@ class App:
             for pid in participant_ids:
                 app.lanes.wake(pid)
 
-        alarms = AlarmClock(db, clock, policy, on_queued=wake_lanes)
+        alarms = AlarmClock(db, clock, policy, on_queued=wake_lanes, study=settings.study)
         alerts = AlertSender(db, clock, settings.alert_webhook_url) if settings.alert_webhook_url else None
         config = FlowConfig(history_window=settings.history_window, debug=settings.debug, policy=policy,
                             summary_every_turns=settings.history_summary_every_turns, safety=load_safety(settings),

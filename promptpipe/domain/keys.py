@@ -141,11 +141,6 @@ def intensity_poll(inbox_id: int) -> str:
     return f"intensity-poll:{inbox_id}"
 
 
-def self_report_poll(inbox_id: int) -> str:
-    """The end-of-day self-report question its timer sends."""
-    return f"self-report:{inbox_id}"
-
-
 def safety(inbox_id: int) -> str:
     """The study's safety message for a flagged input (or a turn in which the model flagged one)."""
     return f"{SAFETY}{inbox_id}"

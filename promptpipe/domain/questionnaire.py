@@ -239,18 +239,20 @@ class QueuedQuestionnaire:
 @dataclass
 class QuestionnaireState:
     """What a participant's conversation keeps about questionnaires: the one under way, the
-    planned ones in the order they are due, and which one-time plans were made (``enrollment``,
-    ``intake_complete``, ``days``)."""
+    planned ones in the order they are due, which one-time plans were made (``enrollment``,
+    ``intake_complete``, ``study_end``) and how far the study days are planned."""
 
     open: OpenQuestionnaire | None = None
     queue: list[QueuedQuestionnaire] = field(default_factory=list)
     planned: list[str] = field(default_factory=list)
+    days: dict[str, int] = field(default_factory=dict)
+    """The study day each study-day questionnaire is planned through, by id."""
 
     def to_json(self) -> dict[str, Any] | None:
-        if self.open is None and not self.queue and not self.planned:
+        if self.open is None and not self.queue and not self.planned and not self.days:
             return None
         return {"open": self.open.to_json() if self.open else None, "queue": [q.to_json() for q in self.queue],
-                "planned": list(self.planned)}
+                "planned": list(self.planned), "days": dict(self.days)}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any] | None) -> QuestionnaireState:
@@ -258,4 +260,5 @@ class QuestionnaireState:
             return cls()
         return cls(OpenQuestionnaire.from_json(data.get("open")),
                    [QueuedQuestionnaire.from_json(item) for item in data.get("queue") or ()],
-                   [str(item) for item in data.get("planned") or ()])
+                   [str(item) for item in data.get("planned") or ()],
+                   {str(key): int(value) for key, value in (data.get("days") or {}).items()})

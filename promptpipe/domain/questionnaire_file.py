@@ -22,7 +22,7 @@ from promptpipe.domain.questionnaire import (
 )
 from promptpipe.domain.quiet_hours import quiet_contains
 from promptpipe.domain.setting_values import duration_words
-from promptpipe.domain.study import QuietHours
+from promptpipe.domain.study import SELF_REPORT_ID, QuietHours
 from promptpipe.domain.study_checks import Check, duration_setting, kind_of, must_list
 
 __all__ = ["parse_questionnaires"]
@@ -123,7 +123,10 @@ class _Reader:
         found = [self.questionnaire(item, f"questionnaires[{number}]") for number, item in enumerate(raw, 1)]
         ids = [item.get("id") if isinstance(item, dict) else None for item in raw]
         for number, name in enumerate(ids, 1):
-            if isinstance(name, str) and name in ids[:number - 1]:
+            if name == SELF_REPORT_ID:
+                self.add(f'questionnaires[{number}].id = "{name}" is the end-of-day self-report\'s own id (set it up '
+                         "with [self_report]): give this questionnaire another id.")
+            elif isinstance(name, str) and name in ids[:number - 1]:
                 self.add(f'questionnaires[{number}].id = "{name}" is already the id of questionnaires'
                          f"[{ids.index(name) + 1}]: give each questionnaire its own id.")
         return tuple(item for item in found if item is not None)
@@ -175,11 +178,11 @@ class _Reader:
         if "event" in table:
             return self.event(table, where, before)
         if ("at" in table) == ("between" in table):
-            self.add(f"{where} needs a time: give event = \"intake_complete\" (once), or study_days with at = "
+            self.add(f"{where} needs a time: give event = \"intake_complete\" (once), or at = "
                      '"19:00", or between = ["10:00", "20:00"] for a random time each day'
                      + (" (at and between together cannot both hold)." if "at" in table else "."))
             return None
-        days = self.study_days(table, where, required="at" in table)
+        days = self.study_days(table, where)  # none listed: every study day
         at = between = None
         if "at" in table:
             at = self.hhmm(table["at"], f"{where}.at", '"19:00"')
@@ -209,12 +212,9 @@ class _Reader:
             return None
         return SendAt(event=SendEvent(raw), delay=delay)
 
-    def study_days(self, table: dict[str, Any], where: str, *, required: bool) -> tuple[int, ...] | None:
+    def study_days(self, table: dict[str, Any], where: str) -> tuple[int, ...] | None:
         raw = table.get("study_days")
         if raw is None:
-            if required:
-                self.add(f"{where}.study_days is missing: list the study days to send it on, like [1, 14, 28] "
-                         "(or use between for every day).")
             return None
         path, last = f"{where}.study_days", self.length_days or 3650
         if not isinstance(raw, list) or not raw:

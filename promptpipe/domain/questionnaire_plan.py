@@ -1,7 +1,8 @@
 """Which questionnaire instances a participant gets, and when: once at an event, or on study days
 (a fixed time, or a minute drawn afresh for each day, see
-:mod:`promptpipe.domain.questionnaire_schedule`). Planned in full when the event happens or when
-study day 1 is known; the caller writes each plan as an instance and queues it."""
+:mod:`promptpipe.domain.questionnaire_schedule`). An event's are planned when it happens; study
+days a week ahead at a time (:data:`PLAN_AHEAD_DAYS`), so an extension, a shortening or a study
+without an end needs nothing more; the caller writes each plan as an instance and queues it."""
 
 from __future__ import annotations
 
@@ -16,7 +17,11 @@ from promptpipe.domain.questionnaire import SendEvent
 from promptpipe.domain.questionnaire_schedule import Due, due_on
 from promptpipe.domain.study import Study
 
-__all__ = ["Planned", "plan_days", "plan_event", "replan_day"]
+__all__ = ["PLAN_AHEAD_DAYS", "Planned", "plan_days", "plan_event", "replan_day"]
+
+PLAN_AHEAD_DAYS = 7
+"""Study-day instances are planned up to this many days after today (the queue a participant's
+conversation carries stays short, whatever the study's length)."""
 
 
 @dataclass(frozen=True)
@@ -59,20 +64,21 @@ def replan_day(study: Study, participant_id: str, questionnaire_id: str, day: da
     return due_on(questionnaire.send, day, zone, study.quiet_hours, busy, _rng(participant_id, questionnaire_id, day))
 
 
-def plan_days(study: Study, participant_id: str, day_one: date, last_day: int | None, zone: ZoneInfo,
-              busy: Callable[[date], list[datetime]]) -> list[Planned]:
-    """Every study-day instance from day 1 to ``last_day`` (a study without an end: the first 28
-    days), in the order they are due. ``busy``: what else is scheduled on a local day (the daily
-    prompts), which a random time keeps ``min_gap`` away from, as it does from the questionnaires
-    drawn before it."""
-    days = last_day if last_day is not None else 28
+def plan_days(study: Study, participant_id: str, day_one: date, numbers: range, zone: ZoneInfo,
+              busy: Callable[[date], list[datetime]], wanted: Callable[[str, int], bool] = lambda q, n: True
+              ) -> list[Planned]:
+    """The study-day instances of the days ``numbers`` (study day numbers) that ``wanted``
+    (questionnaire id, day number) asks for, in the order they are due. ``busy``: what else is
+    scheduled on a local day (the daily prompts, the questionnaires planned before), which a
+    random time keeps ``min_gap`` away from, as it does from the questionnaires drawn before it."""
     planned: list[Planned] = []
-    for number in range(1, days + 1):
+    for number in numbers:
         day = day_one + timedelta(days=number - 1)
         taken = list(busy(day))
         for q in study.questionnaires:
             send = q.send
-            if send.event is not None or (send.study_days is not None and number not in send.study_days):
+            if (send.event is not None or (send.study_days is not None and number not in send.study_days)
+                    or not wanted(q.id, number)):
                 continue
             due = due_on(send, day, zone, study.quiet_hours, taken, _rng(participant_id, q.id, day))
             if due.at is not None:

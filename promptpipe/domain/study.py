@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from promptpipe.domain.localtime import format_hhmm
-from promptpipe.domain.questionnaire import Questionnaire
+from promptpipe.domain.questionnaire import ItemType, Option, Questionnaire, QuestionnaireItem, SendAt
 from promptpipe.domain.timers import NudgePolicy
 
 __all__ = [
@@ -68,6 +68,9 @@ class Unavailable(StrEnum):
     ALREADY_ANSWERED = "already_answered"
     MISSED_SERVICE_DOWN = "missed_service_down"
     """the service was down past MISFIRE_GRACE at the decision point"""
+    WITHDRAWN = "withdrawn"
+    """a study day after the participant was withdrawn or erased: derived by the export (no row is
+    written, nothing was decided or drawn)"""
 
 
 class NotSent(StrEnum):
@@ -147,6 +150,12 @@ class Allocation:
 SELF_REPORT_QUESTION = "Before today ends: did you do your habit today, with or without a nudge from me?"
 SELF_REPORT_OPTIONS = ("Yes, I did", "Not today")
 SELF_REPORT_PURPOSE = "self_report"
+"""The purpose of the self-report polls sent before it became a questionnaire (a late vote on one
+is thanked and not counted)."""
+SELF_REPORT_ID = "self_report"
+"""The questionnaire id the self-report runs under (a study file's own questionnaires cannot use it)."""
+SELF_REPORT_ITEM = "did_habit"
+SELF_REPORT_THANKS = "Thank you, noted for today."
 
 
 @dataclass(frozen=True)
@@ -158,6 +167,16 @@ class SelfReport:
     at: time
     window: timedelta = timedelta(hours=3)
     question: str = SELF_REPORT_QUESTION
+
+    def as_questionnaire(self) -> Questionnaire:
+        """The self-report runs as a one-item questionnaire of its own (:data:`SELF_REPORT_ID`):
+        planned for every study day by its own timer, so whether it is asked never depends on
+        the day's decision, its prompt or the model; a tap or a typed yes/no answers it."""
+        yes, no = SELF_REPORT_OPTIONS
+        item = QuestionnaireItem(SELF_REPORT_ITEM, self.question, ItemType.YES_NO,
+                                 options=(Option(yes, 1), Option(no, 0)))
+        return Questionnaire(SELF_REPORT_ID, "End-of-day self-report", (item,), SendAt(at=self.at),
+                             open_for=self.window, closing=SELF_REPORT_THANKS)
 
 
 @dataclass(frozen=True)

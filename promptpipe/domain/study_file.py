@@ -274,10 +274,11 @@ def parse_study(data: bytes, source: str = "study file") -> Study:
                   "fixed_prompts list at the top of the file, or fixed_prompts to arm(s) " + ", ".join(missing) + ".")
     if check.problems or name is None or length is None:
         raise StudyFileError(check.problems, source)
+    own = (report.as_questionnaire(),) if report else ()  # first: a random time keeps its gap from it
     return Study(name=name, length_days=length, baseline_days=baseline or 0,
                  day_one=day_one or protocol.AFTER_INTAKE, closing_message=closing or protocol.DEFAULT_CLOSING_MESSAGE,
                  quiet_hours=quiet, arms=tuple(arm for arm in arms if arm), allocation=allocation, decision=decision,
-                 self_report=report, questionnaires=questionnaires, fixed_prompts=study_texts, source=text,
+                 self_report=report, questionnaires=own + questionnaires, fixed_prompts=study_texts, source=text,
                  hash=hashlib.sha256(data).hexdigest(), seed_in_database=in_database)
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from promptpipe.domain import study as protocol
 from promptpipe.domain.localtime import format_hhmm
-from promptpipe.domain.questionnaire import Questionnaire, QuestionnaireItem, SendEvent
+from promptpipe.domain.questionnaire import Questionnaire, QuestionnaireItem
 from promptpipe.domain.setting_values import duration_words
 from promptpipe.domain.study import FIXED_STYLE, Arm, Study
 
@@ -75,7 +75,9 @@ def describe(study: Study, *, unblind: bool = False) -> str:
     report = study.self_report
     lines.append("Self-report: none" if report is None else
                  f"Self-report: every study day at {format_hhmm(report.at)} their time, answers count for "
-                 f"{_setting_words(report.window)}: {report.question}")
+                 f"{_setting_words(report.window)}: {report.question} (a decision point at or after "
+                 f"{format_hhmm(report.at)} is measured by the next day's question; on the last study day, by "
+                 "none)")
     lines.append("Questionnaires: " + (str(len(study.questionnaires)) if study.questionnaires else "none"))
     lines.extend(_questionnaire_words(q) for q in study.questionnaires)
     rule = study.decision
@@ -90,8 +92,7 @@ def describe(study: Study, *, unblind: bool = False) -> str:
 def _questionnaire_words(q: Questionnaire) -> str:
     reminders = f"{q.reminders} reminder{'s' if q.reminders != 1 else ''}" if q.reminders else "no reminders"
     seen = "the coach sees the answers" if q.coach_sees_answers else "the coach does not see the answers"
-    pending = " (not sent yet by this release)" if q.send.event is SendEvent.STUDY_END else ""
-    return (f"  {q.id} ({len(q.items)} item{'s' if len(q.items) != 1 else ''}): {q.send.describe()}{pending}; open "
+    return (f"  {q.id} ({len(q.items)} item{'s' if len(q.items) != 1 else ''}): {q.send.describe()}; open "
             f"for {duration_words(q.open_for)}, {reminders}; {seen}")
 
 

@@ -56,12 +56,15 @@ FEEDBACK_TIMERS = (FEEDBACK_CHECK_IN, FEEDBACK_FOLLOWUP)
 INTAKE_TIMERS = (INTAKE_INACTIVE, INTAKE_REMINDER)
 SENDS_MESSAGE = (REMINDER, FEEDBACK_CHECK_IN, FEEDBACK_FOLLOWUP, INTAKE_REMINDER, STUDY_END)
 """Timers that send something: inside the study's quiet hours they move to the end of them."""
-RUNS_WHILE_PAUSED = (STUDY_END,)
+RUNS_WHILE_PAUSED = (STUDY_END, QUESTIONNAIRE)
+"""Timers a pause does not cancel: the study's days go on (nothing is sent while paused; a
+questionnaire that comes due is recorded as not sent, with why)."""
+RUNS_AFTER_COMPLETION = (QUESTIONNAIRE,)
+"""Timers that still run for a participant who completed the study: the exit questionnaires."""
 FIRES_LATE = (QUESTIONNAIRE,)
 """Timers that still run when they come later than MISFIRE_GRACE (the service was down, or the
 clock jumped): a questionnaire's end must happen, and the next planned one decides for itself
 whether its time has run out."""
-"""Timers a pause does not cancel: the study's days go on (nothing is sent while paused)."""
 
 
 @dataclass(frozen=True)

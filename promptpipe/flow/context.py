@@ -17,7 +17,6 @@ from promptpipe.pipeline.events import DailyPromptDue, MessageReceived, PollVote
 from promptpipe.storage.conversations import load_turn_state
 from promptpipe.storage.deliveries import NewestPolls, VoteTarget, messages_by_wa_id, newest_polls, vote_targets
 from promptpipe.storage.inbox_rows import InboxRow, message_words
-from promptpipe.storage.self_reports import self_report_asks
 from promptpipe.storage.study import study_seed
 from promptpipe.storage.transcript import history_before
 
@@ -58,9 +57,6 @@ def load_context(session: Session, participant_id: str, batch: list[InboxRow], c
         context.targets = vote_targets(session, participant_id, unknown) if unknown else {}
         context.targets.update({poll: target for poll, target in known.items()
                                 if target is not None and poll in poll_ids})
-        if config.study.self_report is not None:
-            context.self_reports = self_report_asks(session, participant_id, sorted(poll_ids))
-            context.self_report_window = config.study.self_report.window
     first = events[0]
     if isinstance(first, DailyPromptDue) and not first.manual and config.study.decision is not None:
         context.study_seed = study_seed(session, now, config.study.outside_seed)

@@ -29,7 +29,7 @@ from promptpipe.domain.transitions import Actor
 from promptpipe.errors import LLMUnavailable, ToolArgumentError
 from promptpipe.flow import intensity, lifecycle
 from promptpipe.flow.decisions import MODEL_OUTAGE, decide, fixed_prompt, prompt_hash, too_late_to_send
-from promptpipe.flow.self_report import arm_self_report
+from promptpipe.flow.questionnaires import ask_again_after
 from promptpipe.flow.timers import arm_after_prompt, lateness
 from promptpipe.flow.turn import CommitHook, FlowDeps, Outcome, Outgoing, TurnContext
 from promptpipe.pipeline.events import DailyPromptDue
@@ -133,7 +133,6 @@ async def daily_prompt_outcome(deps: FlowDeps, context: TurnContext, item: Inbox
     draw_key = keys.decision_draw(keys.daily_prompt(state.participant.id, event.schedule_id, local_day))
     point = decide(config, state, event, inbox_id=item.id, inbox_key=draw_key, local_day=local_day, now=now,
                    seed=context.study_seed)
-    arm_self_report(state, config.study, local_day, now)  # asked whatever was drawn
     outgoing: list[Outgoing] = []
     not_sent: str | None = None
     if point.sends and point.style is not None:
@@ -151,7 +150,11 @@ async def daily_prompt_outcome(deps: FlowDeps, context: TurnContext, item: Inbox
                             not_sent_reason=not_sent)
     hook = delivery_hook(state, outgoing, inbox_id=item.id, local_day=local_day, now=now,
                          schedule_id=event.schedule_id, decision=decision)
-    return Outcome(outgoing, hook=hook, log=("daily_prompt_done", {
+    outcome = Outcome(outgoing, hook=hook)
+    if sent and state.questionnaire is not None:  # it came in the middle of a questionnaire: back to it
+        ask_again_after(outcome, state, config.study, item)
+    outcome.log = ("daily_prompt_done", {
         "sent": [o.kind for o in outgoing], "local_date": local_day.isoformat(), "study_day": point.row.study_day,
         "available": point.row.available, "unavailable_reason": point.row.unavailable_reason,
-        "action": point.row.action, "not_sent_reason": not_sent, "late_s": lateness(event.due_at, now)}))
+        "action": point.row.action, "not_sent_reason": not_sent, "late_s": lateness(event.due_at, now)})
+    return outcome

@@ -19,7 +19,7 @@ one commit, so a crash repeats the turn or nothing: no item is asked twice or sk
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import date, datetime, timedelta
+from datetime import date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from sqlalchemy.orm import Session
@@ -48,10 +48,11 @@ from promptpipe.domain.questionnaire_answers import (
     read_typed,
     read_vote,
 )
-from promptpipe.domain.questionnaire_plan import Planned, plan_days, plan_event, replan_day
+from promptpipe.domain.questionnaire_plan import PLAN_AHEAD_DAYS, Planned, plan_days, plan_event, replan_day
 from promptpipe.domain.quiet_hours import in_quiet_hours, quiet_period_end
-from promptpipe.domain.states import ACTIVE, FEEDBACK
-from promptpipe.domain.study import Study
+from promptpipe.domain.states import ACTIVE, COMPLETED, FEEDBACK, PAUSED, WITHDRAWN
+from promptpipe.domain.study import SELF_REPORT_ID, Study
+from promptpipe.domain.study_days import study_day
 from promptpipe.domain.timers import QUESTIONNAIRE
 from promptpipe.domain.transitions import MOVE_TO
 from promptpipe.flow.lifecycle import last_day as last_day_of
@@ -69,7 +70,8 @@ from promptpipe.storage.questionnaires import (
 )
 from promptpipe.storage.transcript import set_kind
 
-__all__ = ["answer_outcome", "asked_again", "close_if_stopped", "questionnaire_due_outcome", "tend"]
+__all__ = ["answer_outcome", "answering", "ask_again_after", "close_if_stopped", "exit_allowed",
+           "questionnaire_due_outcome", "tend"]
 
 CLOSING = "Thank you, that was the last question."
 REMINDER = "A gentle reminder: one question is still waiting for your answer."
@@ -141,17 +143,22 @@ def questionnaire_due_outcome(study: Study, context: TurnContext, item: InboxRow
     return _end(state, questionnaire, open_, "expired", Missing.EXPIRED, now, reason="its time ran out")
 
 
+def _not_sent(instance_id: int, reason: str, now: datetime) -> Outcome:
+    def write(session: Session, _: Mapping[str, int | None]) -> None:
+        end_instance(session, instance_id, "not_sent", reason, now)
+    return Outcome(hook=write, log=("questionnaire_not_sent", {"instance_id": instance_id, "reason": reason}))
+
+
 def _start(state: TurnState, questionnaire: Questionnaire | None, instance_id: int, item: InboxRow,
            now: datetime) -> Outcome:
     def not_sent(reason: str) -> Outcome:
-        def write(session: Session, _: Mapping[str, int | None]) -> None:
-            end_instance(session, instance_id, "not_sent", reason, now)
-        return Outcome(hook=write, log=("questionnaire_not_sent", {"instance_id": instance_id, "reason": reason}))
+        return _not_sent(instance_id, reason, now)
 
     if questionnaire is None:
         return not_sent("the study file in force has no such questionnaire")
-    if state.status != ACTIVE:
-        return not_sent(f"the participant is {state.status}")
+    why = _why_not_sent(state, questionnaire)
+    if why is not None:
+        return not_sent(why)
     if state.questionnaire is not None:
         return not_sent(f"questionnaire {state.questionnaire.questionnaire_id} was under way")
     first = next_item(questionnaire, {})
@@ -190,7 +197,12 @@ def _next_due(study: Study, state: TurnState, item: InboxRow, now: datetime) -> 
             _arm_next(state, quiet_end or now, reason="next planned questionnaire")
         return Outcome(hook=_all(hooks) if hooks else None, log=("questionnaire_timer_done", {"outcome": "waiting"}))
     queue.remove(due)
-    started = _start(state, study.questionnaire(due.questionnaire_id), due.instance_id, item, now)
+    last = last_day_of(study, state)
+    number = study_day(state.day_one, date.fromisoformat(due.local_date)) if due.local_date else None
+    if last is not None and number is not None and number > last:  # the study was shortened
+        started = _not_sent(due.instance_id, "after the participant's last study day", now)
+    else:
+        started = _start(state, study.questionnaire(due.questionnaire_id), due.instance_id, item, now)
     if started.hook is not None:
         hooks.append(started.hook)
     if state.questionnaire is None:  # it could not be sent: the next planned one
@@ -207,14 +219,15 @@ def _missed(entries: list[QueuedQuestionnaire], now: datetime) -> CommitHook:
     return write
 
 
-def _arm_next(state: TurnState, now: datetime, *, reason: str) -> None:
-    """Point the questionnaire timer at the next planned questionnaire (none: no timer)."""
+def _arm_next(state: TurnState, now: datetime, *, reason: str, wake: datetime | None = None) -> None:
+    """Point the questionnaire timer at the next planned questionnaire (none: at ``wake``, when
+    more study days are to be planned, or no timer)."""
     queue = state.questionnaires.queue
-    if not queue:
+    if not queue and wake is None:
         if state.timer_pending_after_commit(QUESTIONNAIRE):
             state.cancel_timers(QUESTIONNAIRE, reason=reason)
         return
-    due = max(min(entry.due_at for entry in queue), now)
+    due = max(min(entry.due_at for entry in queue) if queue else wake or now, now)
     pending = state.pending_timers.get(QUESTIONNAIRE)
     if (pending is not None and pending.due_at == due and pending.payload.get("action") == "next"
             and not any(op.kind == QUESTIONNAIRE for op in state.timer_ops)):
@@ -224,36 +237,126 @@ def _arm_next(state: TurnState, now: datetime, *, reason: str) -> None:
 
 def tend(state: TurnState, study: Study, events: Sequence[object], now: datetime) -> CommitHook | None:
     """At every commit that saves the participant's state: end the questionnaire under way if they
-    became inactive; plan what an event of this turn or study day 1 brings; keep the timer on the
-    next planned questionnaire. The writes to add to the commit (None: nothing to write)."""
+    became inactive; plan what an event of this turn brings and the study days up to a week
+    ahead; keep the timer on the next planned questionnaire. The writes to add to the commit
+    (None: nothing to write)."""
     hooks: list[CommitHook] = []
     stopped = close_if_stopped(state, study, now)
     if stopped is not None:
         hooks.append(stopped)
-    if not study.questionnaires or state.status != ACTIVE:
+    if not study.questionnaires:
         return _all(hooks) if hooks else None
     planned: list[Planned] = []
     done = state.questionnaires.planned
-    if "enrollment" not in done and any(isinstance(event, Enrolled) for event in events):
-        planned += plan_event(study, SendEvent.ENROLLMENT, now)
-        done.append("enrollment")
-    if "intake_complete" not in done and any(t.name == MOVE_TO[FEEDBACK] for t in state.transitions):
-        planned += plan_event(study, SendEvent.INTAKE_COMPLETE, now)
-        done.append("intake_complete")
-    if "days" not in done and state.day_one is not None:
-        zone = zone_or_utc(state.timezone)
-        days = plan_days(study, state.participant.id, state.day_one, last_day_of(study, state), zone,
-                         lambda day: _prompt_times(state, day, zone))
-        today = now.astimezone(zone).date().isoformat()  # a study file that gains questionnaires mid-study:
-        planned += [plan for plan in days if (plan.local_date or today) >= today]  # from today on
-        done.append("days")
+    if state.status in (COMPLETED, WITHDRAWN):
+        over = _study_over(state, study, now)
+        if over is not None:
+            hooks.append(over)
+        if (state.status == COMPLETED and "study_end" not in done
+                and any(t.name == "study_completed" for t in state.transitions)):  # sent, or coded why not
+            planned += plan_event(study, SendEvent.STUDY_END, now)
+            done.append("study_end")
+    else:
+        if "enrollment" not in done and any(isinstance(event, Enrolled) for event in events):
+            planned += plan_event(study, SendEvent.ENROLLMENT, now)
+            done.append("enrollment")
+        if "intake_complete" not in done and any(t.name == MOVE_TO[FEEDBACK] for t in state.transitions):
+            planned += plan_event(study, SendEvent.INTAKE_COMPLETE, now)
+            done.append("intake_complete")
+        if state.day_one is not None:
+            planned += _plan_ahead(state, study, now)
     if planned:
         hooks.append(_write_plans(state, study, planned, now))
     if state.timezone != state.participant.timezone and state.questionnaires.queue:
         hooks.append(_follow_zone(state, study, now))
-    if state.questionnaire is None and (planned or state.questionnaires.queue):
-        _arm_next(state, now, reason="planned questionnaires")
+    if state.questionnaire is None:
+        _arm_next(state, now, reason="planned questionnaires", wake=_planning_wakeup(state, study))
     return _all(hooks) if hooks else None
+
+
+def exit_allowed(state: TurnState) -> bool:
+    """A completed participant may still get the ``study_end`` questionnaires: they ended the
+    study as planned, with no opt-out and no pause by the team holding."""
+    return state.status == COMPLETED and not state.opted_out and not state.researcher_paused
+
+
+def answering(state: TurnState) -> bool:
+    """Whether the participant's replies may answer the questionnaire under way (an exit
+    questionnaire is answered after the study has ended: see :func:`close_if_stopped`)."""
+    return state.questionnaire is not None and state.status in (ACTIVE, COMPLETED)
+
+
+def _why_not_sent(state: TurnState, questionnaire: Questionnaire) -> str | None:
+    if state.status == ACTIVE or (questionnaire.send.event is SendEvent.STUDY_END and exit_allowed(state)):
+        return None
+    held = "opted out" if state.opted_out else "paused by the team" if state.researcher_paused else ""
+    if state.status == COMPLETED and held:
+        return f"the participant's study ended while {held}"
+    return f"the participant is {state.status}" + (f" ({held})" if held and state.status == PAUSED else "")
+
+
+def _plan_ahead(state: TurnState, study: Study, now: datetime) -> list[Planned]:
+    """The study days from where each questionnaire's plan stopped (a questionnaire new to the
+    study file: from today) up to :data:`PLAN_AHEAD_DAYS` after today, within the last day."""
+    assert state.day_one is not None
+    zone = zone_or_utc(state.timezone)
+    today = study_day(state.day_one, now.astimezone(zone).date()) or 0
+    through = state.questionnaires.days
+    if "days" in state.questionnaires.planned:  # planned in full before plans rolled: through the last day
+        state.questionnaires.planned.remove("days")
+        for q in study.questionnaires:
+            if q.send.event is None and q.id != SELF_REPORT_ID:
+                through.setdefault(q.id, last_day_of(study, state) or 28)
+    last = last_day_of(study, state)
+    horizon = today + PLAN_AHEAD_DAYS if last is None else min(today + PLAN_AHEAD_DAYS, last)
+    starts = {q.id: through[q.id] + 1 if q.id in through else max(1, today)
+              for q in study.questionnaires if q.send.event is None}
+    first = min(starts.values(), default=horizon + 1)
+    if first > horizon:
+        return []
+    for questionnaire_id in starts:
+        through[questionnaire_id] = max(through.get(questionnaire_id, 0), horizon)
+    queued: dict[str, list[datetime]] = {}
+    for entry in state.questionnaires.queue:
+        if entry.local_date is not None:
+            queued.setdefault(entry.local_date, []).append(entry.due_at)
+    return plan_days(study, state.participant.id, state.day_one, range(first, horizon + 1), zone,
+                     lambda day: _prompt_times(state, day, zone) + queued.get(day.isoformat(), []),
+                     lambda questionnaire_id, number: number >= starts[questionnaire_id])
+
+
+def _planning_wakeup(state: TurnState, study: Study) -> datetime | None:
+    """When the plan must move on although nothing is queued (the next study-day questionnaire is
+    more than a week away): the local midnight from which that day is within reach."""
+    through = state.questionnaires.days
+    if state.day_one is None or not through or state.status not in (ACTIVE, PAUSED):
+        return None
+    last = last_day_of(study, state)
+    reach = min(through.values())
+    if last is not None and reach >= last:
+        return None
+    return to_instant(state.day_one + timedelta(days=reach - PLAN_AHEAD_DAYS), time(0, 0),
+                      zone_or_utc(state.timezone))
+
+
+def _study_over(state: TurnState, study: Study, now: datetime) -> CommitHook | None:
+    """The study ended for the participant (completed or withdrawn): what was planned and not sent
+    is recorded as not sent, except the exit questionnaires of one who completed (their own
+    timer sends them, or records why not)."""
+    keep = [entry for entry in state.questionnaires.queue if state.status == COMPLETED and (
+        (q := study.questionnaire(entry.questionnaire_id)) is not None and q.send.event is SendEvent.STUDY_END)]
+    gone = [entry for entry in state.questionnaires.queue if entry not in keep]
+    if not gone:
+        return None
+    state.questionnaires.queue[:] = keep
+    reason = ("the participant withdrew before it was sent" if state.status == WITHDRAWN
+              else "the participant's study ended before it was sent")
+
+    def write(session: Session, _: Mapping[str, int | None]) -> None:
+        for entry in gone:
+            if entry.instance_id is not None:
+                end_instance(session, entry.instance_id, "not_sent", reason, now)
+    return write
 
 
 def _prompt_times(state: TurnState, day: date, zone: ZoneInfo) -> list[datetime]:
@@ -364,13 +467,15 @@ def close_if_stopped(state: TurnState, study: Study, now: datetime) -> CommitHoo
     if questionnaire is None:
         state.questionnaire = None
         return None
+    if _why_not_sent(state, questionnaire) is None:  # an exit questionnaire, after the study ended
+        return None
     return _end(state, questionnaire, open_, "stopped", Missing.STOPPED, now,
                 reason=f"the participant is {state.status}").hook
 
 
 def answer_outcome(study: Study, context: TurnContext, batch: list[InboxRow], now: datetime) -> Outcome | None:
     """The batch's replies to the item under way; None when the batch is not for the
-    questionnaire (a question to the coach: see :func:`asked_again`)."""
+    questionnaire (a question to the coach: see :func:`ask_again_after`)."""
     state, open_ = context.state, context.state.questionnaire
     if open_ is None:
         return None
@@ -444,14 +549,24 @@ def _advance(state: TurnState, questionnaire: Questionnaire, item: Questionnaire
     return Outcome([ask], hook=_all(hooks), log=("questionnaire_answered", {"item": item.id}))
 
 
-def asked_again(state: TurnState, study: Study, last: InboxRow) -> Outgoing | None:
-    """After the coach answered a question in the middle of a questionnaire: the item again."""
+def ask_again_after(outcome: Outcome, state: TurnState, study: Study, last: InboxRow) -> None:
+    """After something else was sent in the middle of a questionnaire (the coach's answer to a
+    question, the daily prompt): the item under way again, last, so the participant sees where
+    they were; a tap on its poll answers the item like one on the first."""
     open_ = state.questionnaire
     questionnaire = study.questionnaire(open_.questionnaire_id) if open_ else None
     item = questionnaire.item(open_.item_id) if questionnaire and open_ else None
     if open_ is None or questionnaire is None or item is None:
-        return None
-    return _ask(questionnaire, item, open_.instance_id, keys.questionnaire_message(last.id, "ask"), ASKED_AGAIN)
+        return
+    again = _ask(questionnaire, item, open_.instance_id, keys.questionnaire_message(last.id, "ask"), ASKED_AGAIN)
+    outcome.outgoing.append(again)
+    earlier = outcome.hook
+
+    def noted(session: Session, ids: Mapping[str, int | None]) -> None:
+        if earlier is not None:
+            earlier(session, ids)
+        _note_poll(open_, ids.get(again.key))
+    outcome.hook = noted
 
 
 def _note_poll(open_: OpenQuestionnaire, message_id: int | None) -> None:

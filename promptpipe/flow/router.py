@@ -44,6 +44,7 @@ from promptpipe.pipeline.events import (
     MessageReceived,
     PollVoteReceived,
     PromptNowDue,
+    QuestionnaireDue,
     ReactionReceived,
     ResearcherMessageQueued,
     StudyEndDue,
@@ -132,7 +133,8 @@ class ConversationFlow:
             return researcher_message_outcome(state, batch[0], event, self.deps.config.study.quiet_hours, now)
         study = self.deps.config.study
         if isinstance(event, PollVoteReceived):
-            answered = questionnaires.answer_outcome(study, context, batch, now) if state.status == ACTIVE else None
+            answered = questionnaires.answer_outcome(study, context, batch, now) if questionnaires.answering(state) \
+                else None
             return answered or votes.votes_outcome(context, batch, votes.taps(context, batch), now)
         if isinstance(event, ReactionReceived):
             return await reaction_outcome(self.deps, context, batch[0], event, now)
@@ -143,7 +145,7 @@ class ConversationFlow:
             plan = commands.plan_commands(state, [context.texts.get(item.id, "") for item in batch])
             if plan is not None:
                 return commands.commands_outcome(batch, plan, commands.restart_reminder_key(state, now))
-            if state.questionnaire is not None and state.status == ACTIVE:
+            if questionnaires.answering(state):
                 answered = questionnaires.answer_outcome(study, context, batch, now)
                 if answered is not None:
                     return answered
@@ -158,6 +160,8 @@ class ConversationFlow:
             # the study's clock runs on while paused: a decision point is recorded, the study ends
             return await (timer_outcome(self.deps, context, batch[0], event) if isinstance(event, StudyEndDue)
                           else daily_prompt_outcome(self.deps, context, batch[0], event))
+        if isinstance(event, QuestionnaireDue) and state.status != ACTIVE:  # coded not sent, or an exit one
+            return questionnaires.questionnaire_due_outcome(study, context, batch[0], event, now)
         if state.status != ACTIVE:
             return commands.inactive_outcome(state, batch, message=isinstance(event, MessageReceived),
                                              screened=was_screened(context.events),
@@ -172,8 +176,7 @@ class ConversationFlow:
             return await timer_outcome(self.deps, context, batch[0], event)
         outcome = await conversation_outcome(self.deps, context, batch, model_inputs(context, batch))
         if state.questionnaire is not None and isinstance(event, MessageReceived):  # a question mid-questionnaire:
-            again = questionnaires.asked_again(state, study, batch[-1])  # the item follows the coach's answer
-            outcome.outgoing.extend([again] if again else [])
+            questionnaires.ask_again_after(outcome, state, study, batch[-1])  # the item follows the coach's answer
         return outcome
 
     async def _commit(self, context: TurnContext, batch: list[InboxRow], outcome: Outcome) -> None:

@@ -45,7 +45,6 @@ from promptpipe.domain.transitions import (
 from promptpipe.flow import lifecycle
 from promptpipe.flow.conversation import respond
 from promptpipe.flow.questionnaires import questionnaire_due_outcome
-from promptpipe.flow.self_report import self_report_question
 from promptpipe.flow.turn import CommitHook, FlowDeps, Outcome, Outgoing, TurnContext
 from promptpipe.pipeline.events import (
     AutoFeedbackDue,
@@ -140,8 +139,8 @@ async def timer_outcome(deps: FlowDeps, context: TurnContext, item: InboxRow, ev
 async def _fired(deps: FlowDeps, context: TurnContext, item: InboxRow, event: TimerEvent, policy: NudgePolicy,
                  now: datetime) -> tuple[list[Outgoing], CommitHook | None, str | None]:
     state = context.state
-    if isinstance(event, SelfReportDue):
-        return self_report_question(state, deps.config.study, item, event, now)
+    if isinstance(event, SelfReportDue):  # armed before the self-report ran as a questionnaire
+        return [], None, "the self-report is planned as a questionnaire now"
     if isinstance(event, ReminderDue):
         # the reminder goes on the record of the prompt it follows
         hook = _reminder_recorded(event.prompt_inbox_id, now) if event.prompt_inbox_id is not None else None

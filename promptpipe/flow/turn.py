@@ -22,7 +22,6 @@ from promptpipe.llm import LLM
 from promptpipe.pipeline.events import InboxEvent
 from promptpipe.storage.deliveries import QuotedMessage, VoteTarget
 from promptpipe.storage.inbox_rows import InboxRow
-from promptpipe.storage.self_reports import SelfReportAsk
 from promptpipe.tools import PromptTexts
 from promptpipe.transport import Recipient
 
@@ -133,7 +132,3 @@ class TurnContext:
     """The deliveries the batch's votes may be about, by poll transcript id."""
     study_seed: bytes = b""
     """The study's secret seed (read for daily-prompt events of a randomised study only)."""
-    self_reports: dict[int, SelfReportAsk] = field(default_factory=dict)
-    """The end-of-day self-report questions the batch's votes may answer, by poll transcript id."""
-    self_report_window: timedelta | None = None
-    """How long after its question a self-report answer counts (None: the study asks none)."""

@@ -18,11 +18,11 @@ from promptpipe.domain import keys
 from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.polls import DONE_PURPOSE, VOTE_BY_OPTION
 from promptpipe.domain.profile import PROMPT_REQUIRED_FIELDS
+from promptpipe.domain.questionnaire import QUESTIONNAIRE_PURPOSE
 from promptpipe.domain.states import ACTIVE, VOTE_DONE, VOTE_NOT_THIS_TIME
 from promptpipe.domain.study import SELF_REPORT_PURPOSE
 from promptpipe.domain.transitions import Actor
 from promptpipe.flow import intensity
-from promptpipe.flow.self_report import self_report_vote
 from promptpipe.flow.turn import CommitHook, Outcome, Outgoing, TurnContext
 from promptpipe.logging import get_logger
 from promptpipe.pipeline.events import PollVoteReceived
@@ -48,6 +48,10 @@ CHANGED_REPLY = {
     VOTE_NOT_THIS_TIME: "Got it, I've changed your answer to not this time.",
 }
 WITHDRAWN_REPLY = "Okay, I've cleared your answer. You can vote again whenever you like."
+CLOSED = "Thanks! That question has closed, so this answer isn't counted."
+CLOSED_PURPOSES = (QUESTIONNAIRE_PURPOSE, SELF_REPORT_PURPOSE)
+"""A vote with one of these purposes that reaches the votes is on a questionnaire item no longer
+waiting for an answer (its questionnaire ended, or the item was answered)."""
 OUTDATED_REPLY = ("Thanks! That poll was for {day}, so I've noted your answer but it doesn't change anything: "
                   "only the poll of your newest prompt counts.")
 
@@ -153,11 +157,8 @@ def votes_outcome(context: TurnContext, batch: list[InboxRow], inputs: list[Vote
         elif vote.purpose == intensity.PURPOSE:
             reply, outcome = intensity.apply_vote(state, vote.chosen, vote.poll_id, withdrawn=vote.withdrawn,
                                                   source=vote.source)
-        elif vote.purpose == SELF_REPORT_PURPOSE:
-            reply, outcome, hook = self_report_vote(context.self_reports.get(vote.poll_id or -1), vote.poll_id,
-                                                    vote.chosen, withdrawn=vote.withdrawn,
-                                                    window=context.self_report_window, now=now)
-            hooks.extend([hook] if hook else [])
+        elif vote.purpose in CLOSED_PURPOSES:  # a questionnaire's poll that is no longer open
+            reply, outcome = (None if vote.withdrawn else CLOSED), "closed"
         elif vote.purpose == PURPOSE:
             decision = tally.handle(vote.poll_id, vote.chosen, withdrawn=vote.withdrawn, source=vote.source)
             reply, outcome = decision.reply, decision.handled_as

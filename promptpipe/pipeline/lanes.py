@@ -13,7 +13,8 @@ that turn is set aside (it has written nothing yet: a turn decides first and com
 runs again later; and it does not queue for the semaphore behind other participants' model calls.
 A change the research team asks for (pause, resume, withdraw, a time zone, more days) is treated
 alike, and runs before anything else pending: the participant's state changes in one place, their
-lane, between their turns.
+lane, between their turns. A questionnaire's timers and taps need no model, so they do not wait
+behind an input waiting for its retry while the model is down.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from typing import Any, Generic, Protocol, TypeVar
 from sqlalchemy.orm import Session
 
 from promptpipe.clock import Clock
+from promptpipe.domain.questionnaire import QUESTIONNAIRE_PURPOSE
 from promptpipe.errors import LLMUnavailable
 from promptpipe.logging import get_logger
 from promptpipe.pipeline.events import InboxKind
@@ -43,6 +45,19 @@ FOLDABLE_KINDS = (InboxKind.MESSAGE,)
 FIRST_KINDS = (InboxKind.TEAM_CHANGE,)
 """Rows that run before anything else pending and set aside a turn under way: the research team's
 changes (a pause wins over the answer the model is writing; that turn runs again after it)."""
+
+NO_MODEL_TIMERS = ("questionnaire",)
+"""Timer kinds whose turn never calls the model."""
+
+
+def needs_no_model(row: InboxRow) -> bool:
+    """A questionnaire's timer, or a tap on a questionnaire item: the server answers it alone, so
+    it need not wait behind a turn that waits for the model (a self-report asked on time
+    whatever became of the day's prompt, an answer recorded when it was given)."""
+    if row.kind == InboxKind.TIMER:
+        return row.payload.get("timer_kind") in NO_MODEL_TIMERS
+    return row.kind == InboxKind.POLL_VOTE and row.payload.get("purpose") == QUESTIONNAIRE_PURPOSE
+
 
 C = TypeVar("C")
 
@@ -86,8 +101,9 @@ def select_batch(
 ) -> list[InboxRow]:
     """The next batch to run. A team change first (:data:`FIRST_KINDS`). With an urgent message
     pending: all pending messages, whatever waits before them (the commands decide which of them
-    are still answered). Otherwise the leading run of messages (due if any of them is due), or the
-    first other row alone (if due). Empty when nothing is due yet."""
+    are still answered). While the first row waits for its retry, the first due row that needs
+    no model (:func:`needs_no_model`). Otherwise the leading run of messages (due if any of them
+    is due), or the first other row alone (if due). Empty when nothing is due yet."""
     if not rows:
         return []
     first_of_all = [row for row in rows if row.kind in FIRST_KINDS and row.available_at <= now]
@@ -96,6 +112,10 @@ def select_batch(
     if urgent:
         return [row for row in rows if row.kind in FOLDABLE_KINDS]
     first = rows[0]
+    if first.available_at > now:  # waiting for its retry (the model is down): what needs no model goes by
+        passing = next((row for row in rows if row.available_at <= now and needs_no_model(row)), None)
+        if passing is not None:
+            return [passing]
     if first.kind not in FOLDABLE_KINDS:
         return [first] if first.available_at <= now else []
     run: list[InboxRow] = []

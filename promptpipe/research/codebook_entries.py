@@ -207,7 +207,8 @@ DECISIONS = FileDoc("decisions", "One row per decision point (a daily prompt tim
                     "availability, what was randomised, and the proximal outcome of the prompt if one went out.", (
     _pid("decision.participant_id"),
     Entry("decision_index", "integer", "1, 2, 3 … per participant", "The decision point's number in the "
-          "participant's time order (by decided_at_utc).", "derived: decision rows ordered by decided_at"),
+          "participant's time order (by decided_at_utc; the withdrawn rows derived after a withdrawal follow, by "
+          "scheduled_for_utc).", "derived: decision rows ordered by decided_at, then the derived withdrawn rows"),
     Entry("schedule_id", "string", "s_ followed by hexadecimal characters", "The schedule whose prompt time this is "
           "(a participant may have more than one).", "decision.schedule_id"),
     Entry("study_day", "integer", "1 on day one; 0 or less before it; past the study length after it; empty while "
@@ -215,8 +216,10 @@ DECISIONS = FileDoc("decisions", "One row per decision point (a daily prompt tim
     Entry("local_date", "date", "YYYY-MM-DD on the participant's calendar", "The day the prompt time is on.",
           "decision.local_date"),
     Entry("scheduled_for_utc", "datetime", UTC_VALUES, "When the prompt was due (decided_at_utc is later when the "
-          "service caught up after being down).", "decision.scheduled_for"),
-    Entry("decided_at_utc", "datetime", UTC_VALUES, "When the decision was made (UTC).", "decision.decided_at"),
+          "service caught up after being down); on a withdrawn row, when it would have been due (empty when the "
+          "participant had no schedule then).", "decision.scheduled_for; derived from the schedule for withdrawn"),
+    Entry("decided_at_utc", "datetime", UTC_VALUES + " (always empty on a withdrawn row: nothing was decided)",
+          "When the decision was made (UTC).", "decision.decided_at"),
     Entry("decided_at_local", "datetime", "ISO 8601 with the offset of the zone in column timezone",
           "decided_at_utc on the participant's clock, in the zone they were in at the time.", "decision.local_time"),
     Entry("timezone", "string", "an IANA zone name", "The participant's time zone at the decision point.",
@@ -228,9 +231,16 @@ DECISIONS = FileDoc("decisions", "One row per decision point (a daily prompt tim
     Entry("unavailable_reason", "string", _listed(Unavailable) + "; empty when available",
           "Why the decision point was unavailable: outside the study "
           "days, the participant's own STOP (opted_out), paused by the team (or not active), a baseline day, the "
-          "study's quiet hours, the day's prompt already answered, or the service was down past MISFIRE_GRACE at the "
-          "prompt time (nothing was decided or sent).",
-          "decision.unavailable_reason"),
+          "study's quiet hours, the day's prompt already answered, the service was down past MISFIRE_GRACE at the "
+          "prompt time (missed_service_down: nothing was sent; the draw is recorded, never acted on), or withdrawn: "
+          "a decision point of a study day after the participant was withdrawn or their data erased, up to their "
+          "last study day. Withdrawn rows are derived by the export, not recorded by the service (no decision "
+          "was made, nothing drawn: decided_at_utc, probability, draw and seed_ref are empty): one per point "
+          "their schedules in force at the withdrawal would have had (one per day without a schedule), after the "
+          "withdrawal's moment. Days the service was down are missed_service_down instead; days not reached yet "
+          "(and days past the last study day) have no row at all.",
+          "decision.unavailable_reason; withdrawn: derived from the consent ledger, the schedules and the study "
+          "length (export_withdrawn.py)"),
     Entry("action", "string", "send, no_send, personalised, fixed; none when unavailable",
           "What was decided: the drawn action, or the arm's prompt (send) without a decision rule.",
           "decision.action"),
@@ -238,10 +248,11 @@ DECISIONS = FileDoc("decisions", "One row per decision point (a daily prompt tim
           "1 when the action is the treatment (the first action of the protocol's pair: send or personalised), 0 "
           "for the other (no_send or fixed); empty when unavailable or without a decision rule.",
           "derived from decision.available, decision.action and decision.probability"),
-    Entry("probability", "number", "0 to 1; empty without a decision rule", "The probability of the treatment "
-          "action at this decision point (given at unavailable points too: what the rule would have used).",
+    Entry("probability", "number", "0 to 1; empty without a decision rule and on withdrawn rows",
+          "The probability of the treatment action at this decision point (given at unavailable points too: what "
+          "the rule of the protocol in force at the scheduled time would have used, missed_service_down included).",
           "decision.probability"),
-    Entry("draw", "number", "0 (inclusive) to 1 (exclusive); empty without a decision rule",
+    Entry("draw", "number", "0 (inclusive) to 1 (exclusive); empty without a decision rule and on withdrawn rows",
           "The uniform number drawn: the treatment when it is below probability. Drawn at unavailable points too "
           "and never acted on there, so availability (decided first, at the scheduled time) can be checked to be "
           "independent of the draw.", "decision.draw"),
@@ -290,12 +301,26 @@ DECISIONS = FileDoc("decisions", "One row per decision point (a daily prompt tim
           "first_answer_at_utc.", "derived"),
     Entry("outcome", "string", "as deliveries.outcome" + _NO_PROMPT, "What became of the prompt, coded as in the "
           "deliveries file.", "derived as deliveries.outcome"),
-    Entry("self_report", "string", "yes, no; empty: not asked or not answered in time, or no [self_report]",
-          "The participant's own answer to the end-of-day question of this local day (did they do their habit, "
-          "with or without a prompt): asked every study day whatever was drawn, so it is an outcome for send and "
-          "no_send points alike.", "self_report.answer (same participant and local_date)"),
+    Entry("self_report_date", "date", "YYYY-MM-DD; empty without [self_report]",
+          "The participant's local date of the end-of-day question that measures this decision point: the point's "
+          "own date when it was scheduled before the question's time, the next day's otherwise, so the question "
+          "always follows the decision.", "derived from local_date, scheduled_for_utc and self_report.time"),
+    Entry("self_report", "string", "yes, no; empty: no answer (see self_report_status), or no [self_report]",
+          "The participant's answer to that end-of-day question (did they do their habit, with or without a "
+          "prompt). The question has its own timer, asked every study day whatever was drawn and whether or not "
+          "the model could write the day's prompt, so it is an outcome for send and no_send points alike.",
+          "questionnaire_answers of questionnaire self_report, item did_habit (coded 1 = yes, 0 = no)"),
+    Entry("self_report_status", "string", "answered, expired (asked, not answered within the window), not_asked "
+          "(see self_report_reason), stopped (the participant stopped or was paused while it was open), open "
+          "(still open at export), scheduled (not due yet); empty without [self_report]",
+          "What became of that end-of-day question: tells a day not asked from a day not answered.",
+          "questionnaire_instances.status of questionnaire self_report on self_report_date"),
+    Entry("self_report_reason", "string", "free text; empty when answered or still to come",
+          "Why the question was not asked or not answered (paused, withdrawn, the study over, no question planned "
+          "for that day).", "questionnaire_instances.reason"),
     Entry("self_report_at_utc", "datetime", UTC_VALUES + "; empty without an answer",
-          "When the end-of-day answer was given (within the protocol's window).", "self_report.answered_at"),
+          "When the end-of-day answer was given (within the protocol's window).",
+          "questionnaire_answers.answered_at"),
     Entry("withdrawn_at_utc", "datetime", UTC_VALUES + "; empty unless withdrawn", "When the participant was "
           "withdrawn, repeated on each of their decision points so points after it can be told apart without a "
           "join.", "participants.withdrawn_at_utc"),

@@ -359,10 +359,12 @@ def _reads(table: _Table, plan: _Plan, chunk_size: int, cutoff: datetime) -> Cal
     after the last row's, or for decision points the next range of participants."""
     if table.model is Decision:
         batches, ceiling = iter(plan.decision_batches), plan.ceilings[table.name]
+        report = plan.protocol.study.self_report if plan.protocol.study is not None else None
+        report_at = report.at if report is not None else None
 
         def next_batch(rows: list[Any] | None) -> _Read | None:
             batch = next(batches, None)
-            return None if batch is None else decision_batch(*batch, ceiling, cutoff)
+            return None if batch is None else decision_batch(*batch, ceiling, cutoff, report_at)
         return next_batch
     if table.model is Participant:
         def fetch(after: Any) -> _Read:

@@ -13,7 +13,7 @@ import importlib.metadata
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, time, timezone
 from pathlib import Path
 from typing import Any
 
@@ -25,11 +25,13 @@ from promptpipe.domain.study import DECISION_ACTIONS, Study
 from promptpipe.domain.study_file import StudyFileError, parse_study
 from promptpipe.domain.study_summary import study_as_dict
 from promptpipe.flow.decisions import prompt_hash
+from promptpipe.research.export_self_report import SELF_REPORT_COLUMNS, self_report_days, with_self_reports
+from promptpipe.research.export_withdrawn import with_withdrawn_days, withdrawn_day_counts
 from promptpipe.research.pseudonyms import People
 from promptpipe.storage.models import ConsentEvent, Message, Participant, PromptDelivery, UTCDateTime, table_of
 from promptpipe.storage.receipts import delivery_status, receipt_columns
 from promptpipe.storage.study import ProtocolVersion, protocol_history
-from promptpipe.storage.study_tables import Decision, SelfReportRow
+from promptpipe.storage.study_tables import Decision
 
 __all__ = [
     "DECISION_COLUMNS", "STUDY_JSON", "STUDY_JSON_FORMAT", "TREATMENT", "Protocol", "decision_batch",
@@ -47,8 +49,8 @@ DECISION_COLUMNS = (
     "action_treatment", "probability", "draw", "seed_ref", "protocol_hash", "prompt_style", "model",
     "system_prompt_hash", "not_sent_reason",
     "delivery_id", "prompt_sent", "sent_at_utc", "delivered_at_utc", "read_at_utc", "vote", "vote_source",
-    "voted_at_utc", "replied_at_utc", "first_answer_at_utc", "latency_s", "outcome", "self_report",
-    "self_report_at_utc", "withdrawn_at_utc", "erased_at_utc",
+    "voted_at_utc", "replied_at_utc", "first_answer_at_utc", "latency_s", "outcome", *SELF_REPORT_COLUMNS,
+    "withdrawn_at_utc", "erased_at_utc",
 )
 TREATMENT = {pair[0]: 1 for pair in DECISION_ACTIONS} | {pair[1]: 0 for pair in DECISION_ACTIONS}
 """1 for the first (treatment) action of each pair a study may randomise between, 0 for the other.
@@ -59,7 +61,6 @@ _DELIVERY = table_of(PromptDelivery)
 _MESSAGE = table_of(Message)
 _PARTICIPANT = table_of(Participant)
 _LEDGER = table_of(ConsentEvent)
-_REPORT = table_of(SelfReportRow)
 
 
 # ---------------------------------------------------------------- the protocol as run
@@ -178,12 +179,13 @@ def decision_batches(session: Session, ceiling: int, limit: int) -> list[tuple[s
     """Ranges of participant ids (first, last) whose decision points add up to about ``limit``:
     a participant is never split, so each is numbered whole inside one read."""
     d = _DECISION
-    counts = session.connection().execute(
-        select(d.c.participant_id, func.count()).where(d.c.id <= ceiling)
-        .group_by(d.c.participant_id).order_by(d.c.participant_id))
+    counts: dict[str, int] = dict(session.connection().execute(
+        select(d.c.participant_id, func.count()).where(d.c.id <= ceiling).group_by(d.c.participant_id)).all())
+    for pid, derived in withdrawn_day_counts(session).items():  # a withdrawn participant's days after it
+        counts[pid] = counts.get(pid, 0) + derived
     batches: list[tuple[str, str]] = []
     first, last, total = None, "", 0
-    for pid, count in counts:
+    for pid, count in sorted(counts.items()):
         if first is not None and total + count > limit:
             batches.append((first, last))
             first, total = None, 0
@@ -210,9 +212,11 @@ def withdrawn_at(participant_id: Any) -> Any:
         _LEDGER.c.participant_id == participant_id, _LEDGER.c.event == "withdrawn").scalar_subquery(), UTCDateTime())
 
 
-def decision_batch(first: str, last: str, ceiling: int, cutoff: datetime) -> Callable[[Session], list[Any]]:
+def decision_batch(first: str, last: str, ceiling: int, cutoff: datetime,
+                   report_at: time | None = None) -> Callable[[Session], list[Any]]:
     """The decision points of participants ``first`` … ``last`` in time order, numbered per
-    participant, each with the delivery of its prompt (if one went out)."""
+    participant, each with the delivery of its prompt (if one went out) and, with a self-report
+    at ``report_at``, the question that measures it (:mod:`promptpipe.research.export_self_report`)."""
     d, pd, m = _DECISION, _DELIVERY, _MESSAGE
     index = func.row_number().over(partition_by=d.c.participant_id, order_by=(d.c.decided_at, d.c.id))
     prompt_sent_at = type_coerce(select(m.c.sent_at).where(m.c.id == pd.c.prompt_message_id).scalar_subquery(),
@@ -225,16 +229,18 @@ def decision_batch(first: str, last: str, ceiling: int, cutoff: datetime) -> Cal
                pd.c.id.label("delivery_id"), pd.c.sent_at.label("queued_at"),
                prompt_sent_at.label("prompt_sent_at"), pd.c.vote, pd.c.vote_source, pd.c.voted_at, pd.c.replied_at,
                pd.c.reminder_at, *delivery_receipt_columns(pd, cutoff),
-               withdrawn_at(d.c.participant_id).label("withdrawn_at"), _PARTICIPANT.c.erased_at,
-               _REPORT.c.answer.label("self_report"), _REPORT.c.answered_at.label("self_report_at"))
+               withdrawn_at(d.c.participant_id).label("withdrawn_at"), _PARTICIPANT.c.erased_at)
         .select_from(d.outerjoin(pd, and_(pd.c.inbox_id == d.c.inbox_id, pd.c.participant_id == d.c.participant_id))
-                     .join(_PARTICIPANT, _PARTICIPANT.c.id == d.c.participant_id)
-                     .outerjoin(_REPORT, and_(_REPORT.c.participant_id == d.c.participant_id,
-                                              _REPORT.c.local_date == d.c.local_date)))
+                     .join(_PARTICIPANT, _PARTICIPANT.c.id == d.c.participant_id))
         .where(d.c.participant_id >= first, d.c.participant_id <= last, d.c.id <= ceiling)
         .order_by(d.c.participant_id, d.c.decided_at, d.c.id)
     )
-    return lambda session: list(session.connection().execute(query))
+
+    def read(session: Session) -> list[Any]:
+        rows = with_withdrawn_days(session, session.connection().execute(query), first, last)
+        days = self_report_days(session, first, last) if report_at is not None else {}
+        return with_self_reports(rows, days, report_at)
+    return read
 
 
 def _earliest(*values: datetime | None) -> datetime | None:
@@ -274,7 +280,9 @@ def decision_row(row: Any, people: People) -> dict[str, Any]:
         "protocol_hash": row.protocol_hash, "prompt_style": row.prompt_style, "model": row.model,
         "system_prompt_hash": row.system_prompt_hash, "not_sent_reason": row.not_sent_reason,
         **(_outcome_columns(row) if row.delivery_id is not None else _NO_PROMPT),
-        "self_report": row.self_report, "self_report_at_utc": utc_iso(row.self_report_at),
+        "self_report_date": row.self_report_date, "self_report": row.self_report,
+        "self_report_status": row.self_report_status, "self_report_reason": row.self_report_reason,
+        "self_report_at_utc": utc_iso(row.self_report_at),
         "withdrawn_at_utc": utc_iso(row.withdrawn_at), "erased_at_utc": utc_iso(row.erased_at),
     }
 

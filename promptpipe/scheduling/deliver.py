@@ -25,8 +25,9 @@ from sqlalchemy.orm import Session
 from promptpipe.domain import keys
 from promptpipe.domain.conversation import ScheduleEntry
 from promptpipe.domain.localtime import zone_or_utc
-from promptpipe.domain.states import ACTIVE, ALARMED, PAUSED
-from promptpipe.domain.timers import FIRES_LATE, RUNS_WHILE_PAUSED
+from promptpipe.domain.states import ACTIVE, ALARMED, COMPLETED, PAUSED
+from promptpipe.domain.study import Study
+from promptpipe.domain.timers import FIRES_LATE, RUNS_AFTER_COMPLETION, RUNS_WHILE_PAUSED
 from promptpipe.logging import get_logger
 from promptpipe.pipeline.events import DailyPromptDue, as_input, parse_event, timer_event
 from promptpipe.scheduling.jobs import DAILY, Alarm
@@ -52,7 +53,9 @@ class Delivered:
     dropped: int = 0
 
 
-def deliver_alarms(db: Database, session: Session, alarms: Sequence[Alarm], now: datetime) -> Delivered:
+def deliver_alarms(db: Database, session: Session, alarms: Sequence[Alarm], now: datetime, *,
+                   study: Study) -> Delivered:
+    """``study``: the protocol the service runs (a missed point is drawn under its seed)."""
     result = Delivered()
     people = statuses_and_zones(db, session, {a.participant_id for a in alarms})
     rows: list[NewInput] = []
@@ -79,7 +82,7 @@ def deliver_alarms(db: Database, session: Session, alarms: Sequence[Alarm], now:
                                           prompt.local_date or "", datetime.fromisoformat(prompt.due_at)))
             else:
                 result.queued.append(row.participant_id)
-        record_missed_decisions(session, missed, now)
+        record_missed_decisions(session, missed, now, study)
     return result
 
 
@@ -122,13 +125,20 @@ def _timer_rows(
     """Settle the timers (pending → fired or missed, in one compare-and-set statement per group);
     only those that were still pending count."""
     by_outcome: dict[str, list[int]] = {FIRED: [], MISSED: [], CANCELLED: []}
-    paused = [int(a.ref) for a in alarms if (people.get(a.participant_id) or ("", ""))[0] == PAUSED]
-    runs_while_paused = {t.id for t in timers_by_id(db, session, paused) if t.kind in RUNS_WHILE_PAUSED}
+
+    def status_of(alarm: Alarm) -> str:
+        return (people.get(alarm.participant_id) or ("", ""))[0]
+
+    runs_anyway = {t.id for t in timers_by_id(db, session, [int(a.ref) for a in alarms if status_of(a) == PAUSED])
+                   if t.kind in RUNS_WHILE_PAUSED}
+    completed = [int(a.ref) for a in alarms if status_of(a) == COMPLETED]
+    if completed:  # the exit questionnaires' timer
+        runs_anyway |= {t.id for t in timers_by_id(db, session, completed) if t.kind in RUNS_AFTER_COMPLETION}
     late = [int(a.ref) for a in alarms if a.missed]
     fires_late = {t.id for t in timers_by_id(db, session, late) if t.kind in FIRES_LATE} if late else set()
     for alarm in alarms:
         person = people.get(alarm.participant_id)
-        goes_on = person is not None and (person[0] == ACTIVE or int(alarm.ref) in runs_while_paused)
+        goes_on = person is not None and (person[0] == ACTIVE or int(alarm.ref) in runs_anyway)
         too_late = alarm.missed and int(alarm.ref) not in fires_late
         outcome = CANCELLED if not goes_on else MISSED if too_late else FIRED
         by_outcome[outcome].append(int(alarm.ref))

@@ -32,6 +32,7 @@ from apscheduler.schedulers.base import BaseScheduler
 from promptpipe.clock import Clock
 from promptpipe.domain import keys
 from promptpipe.domain.conversation import TimerChange
+from promptpipe.domain.study import Study
 from promptpipe.domain.timers import NudgePolicy
 from promptpipe.logging import get_logger
 from promptpipe.scheduling import jobs
@@ -49,6 +50,7 @@ from promptpipe.scheduling.reconcile import (
 )
 from promptpipe.scheduling.requests import ChangeRequests
 from promptpipe.storage.db import Database
+from promptpipe.storage.missed_decisions import latest_decision_points
 from promptpipe.storage.schedules import AlarmPlan, alarm_plans
 
 __all__ = ["AlarmClock", "ReconcileReport"]
@@ -104,8 +106,11 @@ class AlarmExecutor(BaseExecutor):  # type: ignore[misc]  # APScheduler 3 ships 
 class AlarmClock:
     def __init__(
         self, db: Database, clock: Clock, policy: NudgePolicy, *, on_queued: Callable[[list[str]], None],
+        study: Study,
     ) -> None:
         self.db, self.clock, self.policy = db, clock, policy
+        self.study = study
+        """The protocol the service runs: a daily prompt missed while it was down is drawn under its seed."""
         self._on_queued = on_queued
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="alarms")
         self.engine = job_engine(db)
@@ -214,13 +219,15 @@ class AlarmClock:
 
     async def reconcile(self) -> ReconcileReport:
         """At start: every job our tables need is created (or corrected), every job they do not
-        need is removed, and the latest occurrence of each daily prompt that was due while the
-        service was down is delivered if still inside the grace window (else recorded missed)."""
-        plans = await self.db.run(lambda session: alarm_plans(session, None))
+        need is removed, and each occurrence of a daily prompt that was due while the service was
+        down is delivered if still inside the grace window (else recorded missed)."""
+        plans, decided = await self.db.run(lambda session: (alarm_plans(session, None),
+                                                            latest_decision_points(session)))
         report = ReconcileReport(**vars(await self._call(self._apply_plans, plans, None)))
-        alarms = overdue_daily_alarms(plans, self.clock.now(), timedelta(seconds=self.grace_s))
+        alarms = overdue_daily_alarms(plans, self.clock.now(), timedelta(seconds=self.grace_s), decided)
         if alarms:
-            delivered = await self.db.run(lambda session: deliver_alarms(self.db, session, alarms, self.clock.now()))
+            delivered = await self.db.run(
+                lambda session: deliver_alarms(self.db, session, alarms, self.clock.now(), study=self.study))
             report.caught_up, report.missed = len(delivered.queued), delivered.missed
             self._account(delivered)
             if delivered.queued:
@@ -257,7 +264,8 @@ class AlarmClock:
         chunk, self._fired = self._fired, []
         if not chunk:
             return
-        future = self.db.submit(lambda session: deliver_alarms(self.db, session, chunk, self.clock.now()), urgent=True)
+        future = self.db.submit(
+            lambda session: deliver_alarms(self.db, session, chunk, self.clock.now(), study=self.study), urgent=True)
         future.add_done_callback(self._delivered)
         self._deliveries.append(future)
 

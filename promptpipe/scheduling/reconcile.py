@@ -8,6 +8,7 @@ remove, and which daily prompts came due while the service was down.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -18,8 +19,8 @@ from apscheduler.triggers.date import DateTrigger
 from promptpipe.domain import keys
 from promptpipe.domain.conversation import PendingTimer
 from promptpipe.domain.localtime import zone_or_utc
-from promptpipe.domain.states import ACTIVE, ALARMED
-from promptpipe.domain.timers import RUNS_WHILE_PAUSED, TIMER_KINDS
+from promptpipe.domain.states import ACTIVE, ALARMED, COMPLETED
+from promptpipe.domain.timers import RUNS_AFTER_COMPLETION, RUNS_WHILE_PAUSED, TIMER_KINDS
 from promptpipe.scheduling import jobs
 from promptpipe.scheduling.jobs import DAILY, Alarm
 from promptpipe.scheduling.trigger import DailyPromptTrigger
@@ -63,11 +64,13 @@ class JobChanges:
 
 
 def wanted_jobs(plan: AlarmPlan, now: datetime) -> list[WantedJob]:
-    """The jobs one participant should have: none once withdrawn or completed; while paused, the
-    daily alarms (each prompt time is still a decision point, recorded as unavailable) and the
-    timers a pause leaves running (the end of the study)."""
+    """The jobs one participant should have: none once withdrawn, and once completed only the
+    exit questionnaires' timer; while paused, the daily alarms (each prompt time is still a
+    decision point, recorded as unavailable) and the timers a pause leaves running (the end of
+    the study, the questionnaires' plan)."""
     if plan.status not in ALARMED:
-        return []
+        return [timer_job(plan.participant_id, timer) for timer in plan.timers
+                if plan.status == COMPLETED and timer.kind in RUNS_AFTER_COMPLETION]
     zone = zone_or_utc(plan.timezone)
     wanted = []
     for entry in plan.schedules:
@@ -123,17 +126,33 @@ def _matches(job: Job, want: WantedJob, grace_s: int) -> bool:
     return bool(job.trigger == want.trigger)
 
 
-def overdue_daily_alarms(plans: dict[str, AlarmPlan], now: datetime, grace: timedelta) -> list[Alarm]:
-    """The latest occurrence of every active schedule (delivery skips those already in the
-    inbox, and records as missed those later than the grace window)."""
+MAX_CATCH_UP = 62
+"""The most occurrences of one schedule delivered after an outage (two months of days)."""
+
+
+def overdue_daily_alarms(plans: dict[str, AlarmPlan], now: datetime, grace: timedelta,
+                         decided: Mapping[str, datetime] | None = None) -> list[Alarm]:
+    """Every occurrence of each active schedule since its latest recorded decision point
+    (``decided``, by schedule; none recorded: the latest occurrence only), at most
+    :data:`MAX_CATCH_UP` of them: delivery skips those already in the inbox, and records as
+    missed those later than the grace window, so each day of a long outage has its row."""
     alarms: list[Alarm] = []
     for plan in plans.values():
         if plan.status not in ALARMED:
             continue
         zone = zone_or_utc(plan.timezone)
         for entry in plan.schedules:
-            _, when = entry.spec().last_fire(now, zone)
-            if entry.created_at is not None and when < entry.created_at:
-                continue  # the schedule did not exist yet
-            alarms.append(Alarm(DAILY, plan.participant_id, entry.id, when, now - when > grace))
+            spec = entry.spec()
+            _, when = spec.last_fire(now, zone)
+            times = [when]
+            since = (decided or {}).get(entry.id)
+            while since is not None and len(times) < MAX_CATCH_UP:
+                _, earlier = spec.last_fire(times[-1] - timedelta(seconds=1), zone)
+                if earlier <= since:
+                    break
+                times.append(earlier)
+            for when in reversed(times):
+                if entry.created_at is not None and when < entry.created_at:
+                    continue  # the schedule did not exist yet
+                alarms.append(Alarm(DAILY, plan.participant_id, entry.id, when, now - when > grace))
     return alarms

@@ -1,7 +1,13 @@
 """Decision points an outage cost: a daily prompt alarm that came too late (the service was down
 past MISFIRE_GRACE) still gets its ``decision`` row, unavailable with the reason
 ``missed_service_down``, written in the transaction that records the alarm as missed. Without it
-the analysis could not tell a day the service was down from a day with no decision point."""
+the analysis could not tell a day the service was down from a day with no decision point.
+
+The row is drawn as the normal path draws the same point (keyed by its daily prompt with
+:func:`promptpipe.domain.keys.decision_draw`, under the study's seed), never acted on, so an
+auditor holding the seed checks it like any other; it carries the protocol in force at its
+scheduled time (the latest version adopted at or before it; the earliest when none is that old),
+whose decision rule gives its probability, not the file the service came back with."""
 
 from __future__ import annotations
 
@@ -9,19 +15,23 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 
-from sqlalchemy import insert, select
+from sqlalchemy import func, insert, select, type_coerce
 from sqlalchemy.orm import Session
 
+from promptpipe.domain import keys
+from promptpipe.domain.decision_rule import NOT_DRAWN, draw_action
 from promptpipe.domain.localtime import zone_or_utc
-from promptpipe.domain.study import Unavailable
+from promptpipe.domain.study import DecisionRule, Study, Unavailable
 from promptpipe.domain.study_days import study_day
-from promptpipe.storage.models import Participant, table_of
-from promptpipe.storage.study_tables import Decision, StudyProtocol
+from promptpipe.domain.study_file import StudyFileError, parse_study
+from promptpipe.storage.models import Participant, UTCDateTime, table_of
+from promptpipe.storage.study import ProtocolVersion, protocol_history, study_seed
+from promptpipe.storage.study_tables import Decision
 
-__all__ = ["MISSED_SERVICE_DOWN", "MissedPoint", "record_missed_decisions"]
+__all__ = ["MISSED_SERVICE_DOWN", "MissedPoint", "in_force_at", "record_missed_decisions"]
 
 MISSED_SERVICE_DOWN = Unavailable.MISSED_SERVICE_DOWN
-_P, _DECISION, _PROTOCOL = table_of(Participant), table_of(Decision), table_of(StudyProtocol)
+_P, _DECISION = table_of(Participant), table_of(Decision)
 
 
 @dataclass(frozen=True)
@@ -33,24 +43,75 @@ class MissedPoint:
     scheduled_for: datetime
 
 
-def record_missed_decisions(session: Session, points: Sequence[MissedPoint], now: datetime) -> None:
+def in_force_at(history: Sequence[ProtocolVersion], when: datetime | None) -> ProtocolVersion | None:
+    """The protocol version in force at ``when``: the latest adopted at or before it, else the
+    earliest (a point older than every version); None when the database never ran a study file."""
+    if not history:
+        return None
+    if when is None:
+        return history[-1]
+    adopted = [version for version in history if version.adopted_at <= when]
+    return adopted[-1] if adopted else history[0]
+
+
+def record_missed_decisions(session: Session, points: Sequence[MissedPoint], now: datetime, study: Study) -> None:
+    """One unavailable ``decision`` row per missed point; ``study`` is the protocol the service
+    runs (its rule when the version in force at the point is this file, and its outside seed)."""
     if not points:
         return
     people = {pid: (arm, tz, day_one) for pid, arm, tz, day_one in session.connection().execute(
         select(_P.c.id, _P.c.arm, _P.c.timezone, _P.c.day_one).where(_P.c.id.in_({p.participant_id for p in points})))}
-    in_force = session.connection().execute(
-        select(_PROTOCOL.c.hash).order_by(_PROTOCOL.c.id.desc()).limit(1)).scalar_one_or_none()
+    history = protocol_history(session)
+    rules: dict[str, DecisionRule | None] = {}
+    seed: bytes | None = None
     rows = []
     for point in points:
         arm, tz, day_one = people.get(point.participant_id, (None, "UTC", None))
         zone = zone_or_utc(tz)
+        version = in_force_at(history, point.scheduled_for)
+        digest = version.hash if version is not None else ""
+        if digest not in rules:
+            rules[digest] = _rule(version, study)
+        rule = rules[digest]
+        if rule is not None and seed is None:
+            seed = study_seed(session, now, study.outside_seed)
+        drawn = draw_action(rule if point.schedule_id else None, seed or b"", _draw_key(point))
         rows.append({
             "participant_id": point.participant_id, "inbox_id": point.inbox_id, "schedule_id": point.schedule_id,
             "arm": arm, "local_date": point.local_date, "scheduled_for": point.scheduled_for, "decided_at": now,
             "study_day": study_day(date.fromisoformat(day_one) if day_one else None,
                                    date.fromisoformat(point.local_date)),
             "local_time": now.astimezone(zone).isoformat(timespec="seconds"), "timezone": zone.key,
-            "available": False, "unavailable_reason": MISSED_SERVICE_DOWN, "probability": None, "action": "none",
-            "draw": None, "seed_ref": "", "protocol_hash": in_force or None,
+            "available": False, "unavailable_reason": MISSED_SERVICE_DOWN, "probability": drawn.probability,
+            "action": NOT_DRAWN, "draw": drawn.draw, "seed_ref": drawn.seed_ref, "protocol_hash": digest or None,
         })
     session.connection().execute(insert(_DECISION), rows)
+
+
+def _draw_key(point: MissedPoint) -> str:
+    """What the normal path (``flow/daily_prompt.py``) keys this point's draw by: its daily prompt."""
+    return keys.decision_draw(keys.daily_prompt(point.participant_id, point.schedule_id or "",
+                                                date.fromisoformat(point.local_date)))
+
+
+def _rule(version: ProtocolVersion | None, study: Study) -> DecisionRule | None:
+    """The decision rule of the protocol version in force at a point (the running file's when it
+    is that version; none when no study file was in force)."""
+    if version is None or version.hash == study.hash:
+        return study.decision
+    if not version.hash:
+        return None
+    try:
+        return parse_study(version.contents.encode("utf-8"), "study_protocol").decision
+    except StudyFileError:  # stored by an older release whose format this one no longer reads
+        return study.decision
+
+
+def latest_decision_points(session: Session) -> dict[str, datetime]:
+    """The scheduled time of each schedule's latest recorded decision point: where catching up
+    after an outage starts."""
+    rows = session.connection().execute(
+        select(_DECISION.c.schedule_id, type_coerce(func.max(_DECISION.c.scheduled_for), UTCDateTime()))
+        .where(_DECISION.c.schedule_id.is_not(None), _DECISION.c.scheduled_for.is_not(None))
+        .group_by(_DECISION.c.schedule_id))
+    return {schedule_id: when for schedule_id, when in rows if when is not None}

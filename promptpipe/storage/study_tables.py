@@ -10,7 +10,7 @@ from sqlmodel import Field, SQLModel
 
 from promptpipe.storage.models import UTCDateTime
 
-__all__ = ["AllocationRow", "Decision", "QuestionnaireAnswer", "QuestionnaireInstance", "SelfReportRow",
+__all__ = ["AllocationRow", "Decision", "QuestionnaireAnswer", "QuestionnaireInstance",
            "StudyProtocol", "StudySecret"]
 
 
@@ -101,23 +101,6 @@ class Decision(SQLModel, table=True):
     """SHA-256 of the study file in force when the decision was made (None without one)."""
     not_sent_reason: str | None = None
     """model_outage: the drawn prompt could not be written before its day ended or quiet hours began."""
-
-
-class SelfReportRow(SQLModel, table=True):
-    """One end-of-day self-report: the question asked on a participant's local day and the
-    answer, if one came within the protocol's window (one row per participant and day)."""
-
-    __tablename__ = "self_report"
-    __table_args__ = (UniqueConstraint("participant_id", "local_date", name="uq_self_report_day"),)
-
-    id: int | None = Field(default=None, primary_key=True)
-    participant_id: str = Field(foreign_key="participant.id")
-    local_date: str
-    poll_message_id: int | None = Field(default=None, foreign_key="message.id", index=True)
-    asked_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
-    answer: str | None = None
-    """yes | no (None: not answered within the window)."""
-    answered_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
 
 
 class QuestionnaireInstance(SQLModel, table=True):

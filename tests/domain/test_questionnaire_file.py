@@ -165,9 +165,6 @@ def test_branching_skips_an_item_whose_condition_does_not_hold() -> None:
     ('[[questionnaires]]\nid = "m"\ntitle = "t"\nsend = { event = "enrollment", at = "10:00" }\n'
      '[[questionnaires.items]]\nid = "a"\ntext = "t"\ntype = "yes_no"\n',
      "questionnaires[1].send.at does not go with event"),
-    ('[[questionnaires]]\nid = "m"\ntitle = "t"\nsend = { at = "10:00" }\n'
-     '[[questionnaires.items]]\nid = "a"\ntext = "t"\ntype = "yes_no"\n',
-     "questionnaires[1].send.study_days is missing"),
     ('[[questionnaires]]\nid = "m"\ntitle = "t"\nsend = { at = "23:00", study_days = [1] }\n'
      '[[questionnaires.items]]\nid = "a"\ntext = "t"\ntype = "yes_no"\n',
      "questionnaires[1].send.at = 23:00 is inside the quiet hours (22:00-07:00)"),
@@ -241,6 +238,25 @@ def test_two_questionnaires_may_not_share_an_id() -> None:
           '[[questionnaires.items]]\nid = "a"\ntext = "t"\ntype = "yes_no"\n'
     assert any('questionnaires[2].id = "m" is already the id of questionnaires[1]' in problem
                for problem in problems_of(one + one))
+
+
+def test_a_fixed_time_without_study_days_is_every_study_day() -> None:
+    study = parse_study((HEAD + '[[questionnaires]]\nid = "m"\ntitle = "t"\nsend = { at = "10:00" }\n'
+                         '[[questionnaires.items]]\nid = "a"\ntext = "t"\ntype = "yes_no"\n').encode())
+    [questionnaire] = study.questionnaires
+    assert (questionnaire.send.study_days, questionnaire.send.at) == (None, time(10))
+    assert "m (1 item): every study day at 10:00" in describe(study)
+
+
+def test_the_self_report_runs_as_its_own_questionnaire_whose_id_no_other_may_take() -> None:
+    report = '[self_report]\ntime = "20:30"\n'
+    study = parse_study((HEAD + report).encode())
+    [own] = study.questionnaires
+    assert (own.id, own.send.at, [o.label for o in own.items[0].options]) == (
+        "self_report", time(20, 30), ["Yes, I did", "Not today"])
+    taken = '[[questionnaires]]\nid = "self_report"\ntitle = "t"\nsend = { event = "enrollment" }\n' \
+            '[[questionnaires.items]]\nid = "a"\ntext = "t"\ntype = "yes_no"\n'
+    assert any("self-report's own id" in problem for problem in problems_of(report + taken))
 
 
 def test_the_summary_and_study_json_say_back_each_questionnaire() -> None:

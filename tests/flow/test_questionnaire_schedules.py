@@ -155,3 +155,72 @@ async def test_a_new_time_zone_moves_the_planned_ones_to_the_same_time_on_the_ne
     assert "time zone changed" in rows[0].reason
     await at(app, datetime(2026, 1, 7, 19, tzinfo=berlin))
     assert len(asked(transport, "Did you walk today?")) == 1
+
+
+async def test_a_long_study_asks_every_day_once_and_an_extension_adds_days(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer
+) -> None:
+    """Study days are planned a week ahead as the study goes on, so a study longer than a week is
+    covered to its last day and the days an extension adds are asked too."""
+    app, transport, _ = await in_study(make_app, fake_openai, 'name = "Pilot"\nlength_days = 12\n' + questionnaire(
+        "evening", '{ at = "19:00" }', "Did you walk today?"))
+    fake_openai.always(NUDGE, match="scheduled daily nudge")
+    for day in range(12):
+        await at(app, TUESDAY + timedelta(days=day, hours=19))
+        if day == 9:
+            await admin.extend(app.db, app.clock, study=app.settings.study, phone=ANA, days=2)
+            await app.run_until_idle()
+    for day in range(12, 16):
+        await at(app, TUESDAY + timedelta(days=day, hours=19))
+    assert len(asked(transport, "Did you walk today?")) == 14  # 12 days and the 2 added, nothing after
+    assert [r.study_day for r in await instances(app)] == list(range(1, 15))
+
+
+EXIT = (HEAD + 'closing_message = "That was the last day. Thank you!"\n'
+        + questionnaire("exit", '{ event = "study_end" }', "Would you recommend this?", open_for="2d"))
+
+
+async def test_the_exit_questionnaire_follows_the_closing_message_and_is_answered_after_the_end(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer
+) -> None:
+    app, transport, _ = await in_study(make_app, fake_openai, EXIT)
+    fake_openai.always(NUDGE, match="scheduled daily nudge")
+    for day in range(4):
+        await at(app, TUESDAY + timedelta(days=day))  # the last study day ends at midnight
+    texts = transport.texts_to(ANA)
+    assert texts[-2:] == ["That was the last day. Thank you!", "Would you recommend this?"]
+    await vote(app, transport, asked(transport, "Would you recommend this?")[0], "Yes")
+    await at(app, TUESDAY + timedelta(days=6))
+    [row] = await instances(app)
+    assert (row.occasion, row.status) == ("study_end", "completed")
+    assert len(asked(transport, "Would you recommend this?")) == 1
+    assert (await admin.show(app.db, phone=ANA)).status == "completed"
+
+
+async def test_no_exit_questionnaire_for_someone_who_stopped_and_the_record_says_why(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer
+) -> None:
+    app, transport, _ = await in_study(make_app, fake_openai, EXIT)
+    fake_openai.always(NUDGE, match="scheduled daily nudge")
+    await at(app, TUESDAY + timedelta(hours=12))
+    await transport.inject(ANA, "STOP")
+    await app.run_until_idle()
+    for day in range(1, 6):
+        await at(app, TUESDAY + timedelta(days=day))
+    assert asked(transport, "Would you recommend this?") == []
+    [row] = await instances(app)
+    assert (row.occasion, row.status) == ("study_end", "not_sent")
+    assert "opted out" in (row.reason or "")
+
+
+async def test_a_withdrawal_records_every_planned_day_as_not_sent(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer
+) -> None:
+    app, _, _ = await in_study(make_app, fake_openai, HEAD + questionnaire(
+        "evening", '{ at = "19:00" }', "Did you walk today?"))
+    await at(app, TUESDAY + timedelta(hours=20))
+    await admin.set_status(app.db, app.clock, phone=ANA, action="withdraw", by="Dr. Lee")
+    await app.run_until_idle()
+    rows = await instances(app)
+    assert [(r.study_day, r.status) for r in rows] == [(1, "stopped"), (2, "not_sent"), (3, "not_sent")]
+    assert all("withdrew" in (r.reason or "") for r in rows[1:])

@@ -23,7 +23,7 @@ from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.feedback_helpers import ANA, MONDAY_PROMPT, vote
-from tests.schedule_helpers import QUIET, at
+from tests.schedule_helpers import NUDGE, QUIET, at
 from tests.study_helpers import in_study, with_study
 
 STUDY = '''name = "Smoking pilot"
@@ -112,8 +112,8 @@ async def test_items_go_one_by_one_with_a_reask_then_invalid_and_a_thank_you_at_
                                   ("note", "My brother visited", "", None, 0)]
     row = await instance(app)
     assert (row.status, row.current_item) == ("completed", None) and row.first_answer_at and row.ended_at
-    assert await questionnaire_status(app.db) == [InstanceCount("evening", "completed", 1),
-                                                  InstanceCount("evening", "scheduled", 1)]  # day 9's
+    assert await questionnaire_status(app.db) == [InstanceCount("evening", "completed", 1)]  # day 9's: not
+    # planned yet (study days are planned a week ahead)
     assert all("My brother visited" not in str(request) and "lots" not in str(request)
                for request in fake_openai.requests), "the coach saw an answer"
 
@@ -158,6 +158,33 @@ async def test_a_question_to_the_coach_is_answered_and_the_item_follows(
     assert transport.texts_to(ANA)[-1] == NOTE
     assert ("cigarettes", "6", "6", None, 0) in await answers(app)
     fake_openai.assert_complete()
+
+
+async def test_a_tap_on_the_poll_asked_again_after_the_coach_answers_the_item(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer
+) -> None:
+    app, transport, _ = await started(make_app, fake_openai)
+    fake_openai.say("We ask so you can see your own pattern.", match="what is this for")
+    await transport.inject(ANA, "what is this for?")
+    await app.run_until_idle()
+    assert transport.texts_to(ANA)[-1] == f"Back to the question:\n{SMOKED}"
+    await vote(app, transport, poll_id(transport, f"Back to the question:\n{SMOKED}"), "No")
+    assert transport.texts_to(ANA)[-1] == NOTE  # answered: no cigarettes to count, the last item follows
+    assert ("smoked", "No", "0", None, 0) in await answers(app)
+
+
+async def test_a_daily_prompt_in_the_middle_is_followed_by_the_item_under_way(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer
+) -> None:
+    app, transport, _ = await in_study(make_app, fake_openai, STUDY)
+    fake_openai.always(NUDGE, match="scheduled daily nudge")
+    await at(app, MONDAY_PROMPT + timedelta(days=1, minutes=-10))
+    await send_questionnaire(app.db, app.clock, app.settings.study, phone=ANA, questionnaire_id="evening")
+    await app.run_until_idle()
+    await at(app, MONDAY_PROMPT + timedelta(days=1))  # Tuesday's prompt, with SMOKED still waiting
+    assert transport.texts_to(ANA)[-3:] == [NUDGE, "Did you do it?", f"Back to the question:\n{SMOKED}"]
+    await vote(app, transport, poll_id(transport, f"Back to the question:\n{SMOKED}"), "No")
+    assert transport.texts_to(ANA)[-1] == NOTE
 
 
 async def test_a_reminder_while_open_then_the_end_when_time_is_up(

@@ -6,11 +6,12 @@ day's decision points."""
 from __future__ import annotations
 
 import csv
-from datetime import timedelta
+from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
 
+from promptpipe.app import App
 from promptpipe.domain.decision_rule import Draw
 from promptpipe.domain.study import SELF_REPORT_OPTIONS, SELF_REPORT_QUESTION, DecisionRule
 from promptpipe.domain.study_file import StudyFileError, parse_study
@@ -20,7 +21,7 @@ from promptpipe.research import admin
 from promptpipe.research.export import export_study
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
-from tests.feedback_helpers import ANA, DAY, MONDAY_PROMPT, polls, vote
+from tests.feedback_helpers import ANA, DAY, MONDAY_PROMPT, deliveries, polls, vote
 from tests.flow.test_decisions import decisions, study
 from tests.schedule_helpers import NUDGE, at
 from tests.study_helpers import in_study
@@ -113,3 +114,82 @@ def test_a_wrong_self_report_table_names_the_key_and_the_fix(body: str, words: l
         parse_study(study(body).encode())
     text = " ".join(error.value.problems)
     assert all(word in text for word in words), text
+
+
+async def _exported_days(app: App, tmp_path: Path) -> dict[int, dict[str, str]]:
+    await export_study(app.db, tmp_path / "out")
+    with (tmp_path / "out" / "decisions.csv").open(encoding="utf-8") as stream:
+        return {int(row["study_day"]): row for row in csv.DictReader(stream) if row["study_day"] not in ("", "0")}
+
+
+async def test_a_model_outage_on_send_days_does_not_cost_the_question(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The question has its own timer: a prompt the model cannot write does not take the
+    evening question with it, so the missing outcomes cannot depend on the drawn action."""
+    monkeypatch.setattr(decisions_module, "draw_action", alternating)
+    app, transport, _ = await in_study(make_app, fake_openai, WITH_REPORT, DAILY_PROMPT_REMINDER_DELAY="0")
+    fake_openai.fail(503, message="model down", match="scheduled daily nudge", repeat=True)
+    for day in range(1, 5):
+        await at(app, MONDAY_PROMPT + day * DAY)
+        await at(app, MONDAY_PROMPT + day * DAY + EVENING)
+    assert len(polls(transport, SELF_REPORT_QUESTION)) == 4  # send days and no_send days alike
+    await at(app, MONDAY_PROMPT + 4 * DAY + EVENING + timedelta(hours=4))
+    rows = await _exported_days(app, tmp_path)
+    assert {rows[day]["action"] for day in range(1, 5)} == {"send", "no_send"}
+    assert {rows[day]["self_report_status"] for day in range(1, 5)} == {"expired"}  # asked, never answered
+
+
+async def test_a_typed_yes_counts_for_the_evening_question_and_never_for_the_morning_poll(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer, tmp_path: Path,
+) -> None:
+    app, transport, pid = await in_study(make_app, fake_openai, WITH_REPORT, DAILY_PROMPT_REMINDER_DELAY="0",
+                                         TYPED_ANSWER_WINDOW="16h")
+    fake_openai.always(NUDGE, match="scheduled daily nudge")
+    await at(app, MONDAY_PROMPT + DAY)
+    await at(app, MONDAY_PROMPT + DAY + EVENING)
+    assert len(polls(transport, SELF_REPORT_QUESTION)) == 1
+    await transport.inject(ANA, "yes")
+    await app.run_until_idle()
+    rows = await _exported_days(app, tmp_path)
+    assert (rows[1]["self_report"], rows[1]["self_report_status"]) == ("yes", "answered")
+    assert all(row.vote is None for row in await deliveries(app, pid))  # the morning poll stays unanswered
+
+
+async def test_each_day_is_coded_answered_expired_or_not_asked_with_why(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer, tmp_path: Path,
+) -> None:
+    app, transport, _ = await in_study(make_app, fake_openai, WITH_REPORT, DAILY_PROMPT_REMINDER_DELAY="0")
+    fake_openai.always(NUDGE, match="scheduled daily nudge")
+    await at(app, MONDAY_PROMPT + DAY + EVENING)
+    await vote(app, transport, polls(transport, SELF_REPORT_QUESTION)[-1], YES)  # day 1: answered
+    for day in (2, 3):  # day 2: asked, never answered; day 3: paused
+        await at(app, MONDAY_PROMPT + day * DAY)
+        await at(app, MONDAY_PROMPT + day * DAY + EVENING)
+        await at(app, MONDAY_PROMPT + day * DAY + EVENING + timedelta(hours=4))
+        if day == 2:
+            await admin.set_status(app.db, app.clock, phone=ANA, action="pause", by="Dr. Lee")
+    assert len(polls(transport, SELF_REPORT_QUESTION)) == 2
+    rows = await _exported_days(app, tmp_path)
+    assert [(rows[day]["self_report"], rows[day]["self_report_status"]) for day in (1, 2, 3)] == [
+        ("yes", "answered"), ("", "expired"), ("", "not_asked")]
+    assert "paused" in rows[3]["self_report_reason"]
+    assert rows[1]["self_report_date"] == rows[1]["local_date"]
+
+
+LATE_POINTS = study('[self_report]\ntime = "07:00"\nwindow = "3h"\n')
+"""The self-report before the 07:50 prompt: each day's prompt is measured the next morning."""
+
+
+async def test_a_decision_point_after_the_question_is_measured_by_the_next_days_question(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer, tmp_path: Path,
+) -> None:
+    app, transport, _ = await in_study(make_app, fake_openai, LATE_POINTS, DAILY_PROMPT_REMINDER_DELAY="0")
+    fake_openai.always(NUDGE, match="scheduled daily nudge")
+    await at(app, MONDAY_PROMPT + DAY)  # day 1's prompt, after day 1's 07:00 question
+    await at(app, MONDAY_PROMPT + 2 * DAY - timedelta(minutes=45))  # day 2, 07:05
+    await vote(app, transport, polls(transport, SELF_REPORT_QUESTION)[-1], NO)
+    rows = await _exported_days(app, tmp_path)
+    next_day = (date.fromisoformat(rows[1]["local_date"]) + DAY).isoformat()
+    assert (rows[1]["self_report_date"], rows[1]["self_report"], rows[1]["self_report_status"]) == (
+        next_day, "no", "answered")

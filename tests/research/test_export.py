@@ -75,8 +75,9 @@ DECISION_COLUMNS = [
     "action_treatment", "probability", "draw", "seed_ref", "protocol_hash", "prompt_style", "model",
     "system_prompt_hash", "not_sent_reason",
     "delivery_id", "prompt_sent", "sent_at_utc", "delivered_at_utc", "read_at_utc", "vote", "vote_source",
-    "voted_at_utc", "replied_at_utc", "first_answer_at_utc", "latency_s", "outcome", "self_report",
-    "self_report_at_utc", "withdrawn_at_utc", "erased_at_utc",
+    "voted_at_utc", "replied_at_utc", "first_answer_at_utc", "latency_s", "outcome", "self_report_date",
+    "self_report", "self_report_status", "self_report_reason", "self_report_at_utc", "withdrawn_at_utc",
+    "erased_at_utc",
 ]
 TRANSITION_COLUMNS = ["id", "participant_id", "kind", "name", "actor", "from_value", "to_value", "reason", "at_utc",
                       "at_local"]

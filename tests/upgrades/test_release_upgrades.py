@@ -81,7 +81,9 @@ async def upgraded(database_url: str, release: Release) -> AsyncIterator[tuple[D
 async def test_every_row_an_earlier_release_wrote_is_still_there(upgraded, database_url: str) -> None:  # type: ignore[no-untyped-def]
     _, before = upgraded
     after = _keys(database_url)
-    assert {table: rows - after[table] for table, rows in before.items()} == {table: set() for table in before}
+    moved = {"self_report"}  # its rows become questionnaire instances (see test_self_report_upgrade)
+    assert {table: rows - after[table] for table, rows in before.items() if table not in moved} == {
+        table: set() for table in before if table not in moved}
 
 
 async def test_the_upgraded_schema_is_the_one_the_models_declare(upgraded, database_url: str) -> None:  # type: ignore[no-untyped-def]

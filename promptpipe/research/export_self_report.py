@@ -1,0 +1,86 @@
+"""The end-of-day self-report on each decision point of the export: which day's question measures
+the point, and what became of that question (answered, expired, not asked and why).
+
+A point scheduled before the self-report's time is measured by that day's question; one at or
+after it, by the next day's, so the question always follows the decision it measures (a prompt
+at 21:00 is answered for by the next evening's question). The question runs as the
+``self_report`` questionnaire, on its own timer: whether it was asked never depends on the
+point's action.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+from types import SimpleNamespace
+from typing import Any
+
+from sqlalchemy import and_, select
+from sqlalchemy.orm import Session
+
+from promptpipe.domain.localtime import zone_or_utc
+from promptpipe.domain.study import SELF_REPORT_ID, SELF_REPORT_ITEM
+from promptpipe.storage.models import table_of
+from promptpipe.storage.study_tables import QuestionnaireAnswer, QuestionnaireInstance
+
+__all__ = ["SELF_REPORT_COLUMNS", "SelfReportDay", "outcome_date", "self_report_days", "with_self_reports"]
+
+SELF_REPORT_COLUMNS = ("self_report_date", "self_report", "self_report_status", "self_report_reason",
+                       "self_report_at_utc")
+STATUS = {"completed": "answered", "expired": "expired", "stopped": "stopped", "not_sent": "not_asked",
+          "scheduled": "scheduled", "sent": "open", "started": "open"}
+"""How a self-report instance's state reads per day."""
+NOT_PLANNED = "no question was planned for that day (outside the participant's study days, or no [self_report])"
+ANSWERS = {"1": "yes", "0": "no"}
+
+_INSTANCE, _ANSWER = table_of(QuestionnaireInstance), table_of(QuestionnaireAnswer)
+
+
+@dataclass(frozen=True)
+class SelfReportDay:
+    status: str
+    reason: str | None
+    answer: str | None
+    answered_at: datetime | None
+
+
+def outcome_date(local_date: str, scheduled: datetime | None, timezone: str | None, report_at: time) -> str:
+    """The local date of the question that measures a decision point of ``local_date``."""
+    if scheduled is None:
+        return local_date
+    local = scheduled.astimezone(zone_or_utc(timezone or "UTC"))
+    day = date.fromisoformat(local_date)
+    return (day + timedelta(days=1)).isoformat() if local.time() >= report_at else day.isoformat()
+
+
+def self_report_days(session: Session, first: str, last: str) -> dict[tuple[str, str], SelfReportDay]:
+    """Every self-report question of participants ``first`` … ``last``, by participant and date."""
+    i, a = _INSTANCE, _ANSWER
+    rows = session.connection().execute(
+        select(i.c.participant_id, i.c.local_date, i.c.status, i.c.reason, a.c.coded, a.c.answered_at)
+        .select_from(i.outerjoin(a, and_(a.c.instance_id == i.c.id, a.c.item_id == SELF_REPORT_ITEM)))
+        .where(i.c.questionnaire_id == SELF_REPORT_ID, i.c.participant_id >= first, i.c.participant_id <= last))
+    days = {}
+    for pid, local_date, status, reason, coded, answered_at in rows:
+        answer = ANSWERS.get(coded or "") if status == "completed" else None
+        days[(pid, local_date)] = SelfReportDay(STATUS.get(status, status), reason, answer,
+                                                answered_at if answer else None)
+    return days
+
+
+def with_self_reports(rows: Iterable[Any], days: dict[tuple[str, str], SelfReportDay],
+                      report_at: time | None) -> list[Any]:
+    """The decision rows, each with its self-report's fields (all empty without a self-report)."""
+    if report_at is None:
+        empty = dict.fromkeys(("self_report_date", "self_report", "self_report_status", "self_report_reason",
+                               "self_report_at"))
+        return [SimpleNamespace(**row._mapping, **empty) for row in rows]
+    found = []
+    for row in rows:
+        when = outcome_date(row.local_date, row.scheduled_for or row.decided_at, row.timezone, report_at)
+        day = days.get((row.participant_id, when)) or SelfReportDay("not_asked", NOT_PLANNED, None, None)
+        found.append(SimpleNamespace(**row._mapping, self_report_date=when, self_report=day.answer,
+                                     self_report_status=day.status, self_report_reason=day.reason,
+                                     self_report_at=day.answered_at))
+    return found

@@ -1,0 +1,256 @@
+"""The decision points a withdrawal took away, as rows of the ``decisions`` export.
+
+A withdrawn (or erased) participant gets no more alarms, so the study days from their withdrawal
+to their last study day have no ``decision`` rows: nothing was decided there. Left out, those days
+would read like days nobody reached yet. The export derives them instead: one row per decision
+point their schedules would have had (the schedules in force at the withdrawal, each day's time
+as the alarm clock computes it, a random window's included), from the withdrawal to the last study
+day (the protocol in force's length plus their extra days), each unavailable with the reason
+``withdrawn``, action ``none``, nothing drawn or sent, no decision time. A point already recorded
+(a decision row of the same schedule and day) is never derived again; without a schedule there is
+one row per day. A participant withdrawn before study day 1 was known, or in a study without a
+length, has no study days to derive. The database keeps only what happened: these rows exist in
+the export alone, and the codebook says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+from types import SimpleNamespace
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.engine import Result
+from sqlalchemy.orm import Session
+
+from promptpipe.domain.consent import ConsentKind
+from promptpipe.domain.conversation import ScheduleEntry
+from promptpipe.domain.decision_rule import NOT_DRAWN
+from promptpipe.domain.localtime import DailySpec, to_instant, zone_or_utc
+from promptpipe.domain.states import WITHDRAWN
+from promptpipe.domain.study import Unavailable
+from promptpipe.domain.study_file import StudyFileError, parse_study
+from promptpipe.storage.db import Database
+from promptpipe.storage.missed_decisions import in_force_at
+from promptpipe.storage.models import ConsentEvent, Participant, Schedule, table_of
+from promptpipe.storage.study import ProtocolVersion, protocol_history
+from promptpipe.storage.study_tables import Decision
+
+__all__ = ["WITHDRAWN_DAY", "WithdrawnPoint", "with_withdrawn_days", "withdrawn_day_counts", "withdrawn_points"]
+
+WITHDRAWN_DAY = Unavailable.WITHDRAWN
+_P, _LEDGER = table_of(Participant), table_of(ConsentEvent)
+_SCHEDULE, _DECISION = table_of(Schedule), table_of(Decision)
+_ENDS = (ConsentKind.WITHDRAWN, ConsentKind.ERASED)
+
+
+@dataclass(frozen=True)
+class WithdrawnPoint:
+    """A decision point after the withdrawal (``schedule_id`` and ``scheduled_for`` None: the day
+    is known, its points are not)."""
+
+    participant_id: str
+    schedule_id: str | None
+    study_day: int
+    local_date: str
+    scheduled_for: datetime | None
+    timezone: str
+    arm: str | None
+    protocol_hash: str | None
+    withdrawn_at: datetime | None
+    """The consent ledger's withdrawn event, as the export's ``withdrawn_at_utc`` (None: erased only)."""
+    erased_at: datetime | None
+
+
+@dataclass(frozen=True)
+class _Person:
+    id: str
+    timezone: str
+    arm: str | None
+    day_one: date
+    extra_days: int
+    erased_at: datetime | None
+
+
+@dataclass(frozen=True)
+class _Ended:
+    at: datetime
+    """The earliest withdrawal or erasure: nothing was decided after it."""
+    withdrawn_at: datetime | None
+
+
+def withdrawn_points(session: Session, first: str | None = None,
+                     last: str | None = None) -> dict[str, list[WithdrawnPoint]]:
+    """The derived points of withdrawn participants (ids ``first`` … ``last``, or all), by
+    participant, in time order."""
+    people = _withdrawn_people(session, first, last)
+    if not people:
+        return {}
+    history = protocol_history(session)
+    length = _study_length(history)
+    if length is None:
+        return {}
+    ids = sorted(people)
+    ended = _ended(session, ids, people)
+    schedules = _schedules(session, ids)
+    recorded = _recorded(session, ids)
+    found: dict[str, list[WithdrawnPoint]] = {}
+    for pid in ids:
+        if pid not in ended:
+            continue
+        points = _points(people[pid], ended[pid], length, schedules.get(pid, []), recorded.get(pid, set()), history)
+        if points:
+            found[pid] = points
+    return found
+
+
+def withdrawn_day_counts(session: Session) -> dict[str, int]:
+    """How many derived points each withdrawn participant has (for splitting the export in batches)."""
+    return {pid: len(points) for pid, points in withdrawn_points(session).items()}
+
+
+class _DerivedRow(SimpleNamespace):
+    """A derived point read like a row of the decisions query: by attribute, or as ``_mapping``."""
+
+    @property
+    def _mapping(self) -> dict[str, object]:
+        return vars(self)
+
+
+def with_withdrawn_days(session: Session, result: Result[Any], first: str, last: str) -> list[Any]:
+    """The rows of the decisions query (ordered by participant), each withdrawn participant's
+    derived points after their own rows, numbered on from their last ``decision_index``."""
+    columns = list(result.keys())
+    rows = list(result.all())
+    derived = withdrawn_points(session, first, last)
+    if not derived:
+        return rows
+    by_participant: dict[str, list[Any]] = {}
+    for row in rows:
+        by_participant.setdefault(row.participant_id, []).append(row)
+    merged: list[Any] = []
+    for pid in sorted(by_participant.keys() | derived.keys()):
+        own = by_participant.get(pid, [])
+        merged += own
+        after = max((int(row.decision_index) for row in own), default=0)
+        merged += [_row(columns, point, index) for index, point in enumerate(derived.get(pid, []), after + 1)]
+    return merged
+
+
+def _row(columns: Iterable[str], point: WithdrawnPoint, index: int) -> _DerivedRow:
+    values = dict.fromkeys(columns)
+    values.update(
+        participant_id=point.participant_id, decision_index=index, schedule_id=point.schedule_id,
+        study_day=point.study_day, local_date=point.local_date, scheduled_for=point.scheduled_for,
+        timezone=point.timezone, arm=point.arm, available=False, unavailable_reason=WITHDRAWN_DAY,
+        action=NOT_DRAWN, seed_ref="", protocol_hash=point.protocol_hash, withdrawn_at=point.withdrawn_at,
+        erased_at=point.erased_at)
+    return _DerivedRow(**values)
+
+
+# ---------------------------------------------------------------- reading
+
+def _withdrawn_people(session: Session, first: str | None, last: str | None) -> dict[str, _Person]:
+    query = select(_P.c.id, _P.c.timezone, _P.c.arm, _P.c.day_one, _P.c.extra_days, _P.c.erased_at).where(
+        _P.c.status == WITHDRAWN, _P.c.day_one.is_not(None))
+    if first is not None:
+        query = query.where(_P.c.id >= first)
+    if last is not None:
+        query = query.where(_P.c.id <= last)
+    return {pid: _Person(pid, tz, arm, date.fromisoformat(day_one), int(extra or 0), erased)
+            for pid, tz, arm, day_one, extra, erased in session.connection().execute(query)}
+
+
+def _study_length(history: Sequence[ProtocolVersion]) -> int | None:
+    """The study length of the protocol in force (None: no study file, or an open-ended one)."""
+    current = history[-1] if history else None
+    if current is None or not current.hash or not current.contents:
+        return None
+    try:
+        return parse_study(current.contents.encode("utf-8"), "study_protocol").length_days
+    except StudyFileError:  # stored by an older release whose format this one no longer reads
+        return None
+
+
+def _ended(session: Session, ids: Sequence[str], people: dict[str, _Person]) -> dict[str, _Ended]:
+    events: dict[str, list[tuple[str, datetime]]] = {}
+    for chunk in Database.chunks(ids):
+        for pid, event, at in session.connection().execute(
+                select(_LEDGER.c.participant_id, _LEDGER.c.event, _LEDGER.c.created_at)
+                .where(_LEDGER.c.participant_id.in_(chunk), _LEDGER.c.event.in_(_ENDS))):
+            events.setdefault(pid, []).append((event, at))
+    ended = {}
+    for pid in ids:
+        times = [at for _, at in events.get(pid, [])] + [t for t in (people[pid].erased_at,) if t is not None]
+        if times:
+            withdrawn = [at for event, at in events.get(pid, []) if event == ConsentKind.WITHDRAWN]
+            ended[pid] = _Ended(min(times), max(withdrawn) if withdrawn else None)
+    return ended
+
+
+def _schedules(session: Session, ids: Sequence[str]) -> dict[str, list[tuple[ScheduleEntry, datetime]]]:
+    """Every schedule of these participants with when it was last changed."""
+    s = _SCHEDULE
+    found: dict[str, list[tuple[ScheduleEntry, datetime]]] = {}
+    for chunk in Database.chunks(ids):
+        for row in session.connection().execute(
+                select(s.c.participant_id, s.c.id, s.c.kind, s.c.habit_time, s.c.window_start, s.c.window_end,
+                       s.c.prep_minutes, s.c.active, s.c.created_at, s.c.updated_at)
+                .where(s.c.participant_id.in_(chunk)).order_by(s.c.created_at, s.c.id)):
+            entry = ScheduleEntry(row.id, row.kind, row.habit_time, row.window_start, row.window_end,
+                                  row.prep_minutes, bool(row.active), row.created_at)
+            found.setdefault(row.participant_id, []).append((entry, row.updated_at))
+    return found
+
+
+def _recorded(session: Session, ids: Sequence[str]) -> dict[str, set[tuple[str | None, str]]]:
+    """The (schedule, local date) of every decision row these participants have."""
+    found: dict[str, set[tuple[str | None, str]]] = {}
+    for chunk in Database.chunks(ids):
+        for pid, schedule_id, local_date in session.connection().execute(
+                select(_DECISION.c.participant_id, _DECISION.c.schedule_id, _DECISION.c.local_date)
+                .where(_DECISION.c.participant_id.in_(chunk))):
+            found.setdefault(pid, set()).add((schedule_id, local_date))
+    return found
+
+
+# ---------------------------------------------------------------- deriving
+
+def _in_force(schedules: Sequence[tuple[ScheduleEntry, datetime]], at: datetime) -> list[tuple[str, DailySpec]]:
+    """The schedules that ran at ``at`` (made before it, not deleted before it: a withdrawal leaves
+    them as they were, an erasure ends them at that moment)."""
+    running = []
+    for entry, updated_at in schedules:
+        if entry.created_at is not None and entry.created_at <= at and (entry.active or updated_at >= at):
+            try:
+                running.append((entry.id, entry.spec()))
+            except ValueError:  # a malformed row: its times cannot be known
+                continue
+    return running
+
+
+def _points(person: _Person, ended: _Ended, length: int, schedules: Sequence[tuple[ScheduleEntry, datetime]],
+            recorded: set[tuple[str | None, str]], history: Sequence[ProtocolVersion]) -> list[WithdrawnPoint]:
+    zone = zone_or_utc(person.timezone)
+    last_day = person.day_one + timedelta(days=length + person.extra_days - 1)
+    withdrawn_on = ended.at.astimezone(zone).date()
+    running = _in_force(schedules, ended.at)
+    dated = {local_date for _, local_date in recorded}
+    points = []
+    day = max(person.day_one, withdrawn_on)
+    while day <= last_day:
+        due: list[tuple[str | None, datetime | None]]
+        if running:
+            fires = [(sid, spec.fire_at(day, zone)) for sid, spec in running]
+            due = [(sid, when) for sid, when in fires if when > ended.at and (sid, day.isoformat()) not in recorded]
+        else:  # no schedule to say when: the day itself, unless it has a decision already
+            due = [] if day == withdrawn_on and day.isoformat() in dated else [(None, None)]
+        for sid, when in sorted(due, key=lambda pair: (pair[1] is None, pair[1] or ended.at)):
+            version = in_force_at(history, when or to_instant(day, time(0, 0), zone))
+            points.append(WithdrawnPoint(
+                person.id, sid, (day - person.day_one).days + 1, day.isoformat(), when, zone.key, person.arm,
+                (version.hash or None) if version is not None else None, ended.withdrawn_at, person.erased_at))
+        day += timedelta(days=1)
+    return points
