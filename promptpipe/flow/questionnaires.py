@@ -51,7 +51,7 @@ from promptpipe.domain.questionnaire_answers import (
 from promptpipe.domain.questionnaire_plan import PLAN_AHEAD_DAYS, Planned, plan_days, plan_event, replan_day
 from promptpipe.domain.quiet_hours import in_quiet_hours, quiet_period_end
 from promptpipe.domain.states import ACTIVE, COMPLETED, FEEDBACK, PAUSED, WITHDRAWN
-from promptpipe.domain.study import SELF_REPORT_ID, Study
+from promptpipe.domain.study import SELF_REPORT_ID, QuietHours, Study
 from promptpipe.domain.study_days import study_day
 from promptpipe.domain.timers import QUESTIONNAIRE
 from promptpipe.domain.transitions import MOVE_TO
@@ -194,7 +194,7 @@ def _next_due(study: Study, state: TurnState, item: InboxRow, now: datetime) -> 
     quiet_end = quiet_period_end(study.quiet_hours, now, zone_or_utc(state.timezone))
     if due is None or due.instance_id is None or state.questionnaire is not None or quiet_end is not None:
         if state.questionnaire is None:
-            _arm_next(state, quiet_end or now, reason="next planned questionnaire")
+            _arm_next(state, now, reason="next planned questionnaire", quiet=study.quiet_hours)
         return Outcome(hook=_all(hooks) if hooks else None, log=("questionnaire_timer_done", {"outcome": "waiting"}))
     queue.remove(due)
     last = last_day_of(study, state)
@@ -219,15 +219,19 @@ def _missed(entries: list[QueuedQuestionnaire], now: datetime) -> CommitHook:
     return write
 
 
-def _arm_next(state: TurnState, now: datetime, *, reason: str, wake: datetime | None = None) -> None:
+def _arm_next(state: TurnState, now: datetime, *, reason: str, wake: datetime | None = None,
+              quiet: QuietHours | None = None) -> None:
     """Point the questionnaire timer at the next planned questionnaire (none: at ``wake``, when
-    more study days are to be planned, or no timer)."""
+    more study days are to be planned, or no timer); a moment inside the ``quiet`` hours moves to
+    their end (where the timer's own turn would put it: pointing it earlier would only wake it
+    again and again)."""
     queue = state.questionnaires.queue
     if not queue and wake is None:
         if state.timer_pending_after_commit(QUESTIONNAIRE):
             state.cancel_timers(QUESTIONNAIRE, reason=reason)
         return
     due = max(min(entry.due_at for entry in queue) if queue else wake or now, now)
+    due = quiet_period_end(quiet, due, zone_or_utc(state.timezone)) or due
     pending = state.pending_timers.get(QUESTIONNAIRE)
     if (pending is not None and pending.due_at == due and pending.payload.get("action") == "next"
             and not any(op.kind == QUESTIONNAIRE for op in state.timer_ops)):
@@ -270,7 +274,8 @@ def tend(state: TurnState, study: Study, events: Sequence[object], now: datetime
     if state.timezone != state.participant.timezone and state.questionnaires.queue:
         hooks.append(_follow_zone(state, study, now))
     if state.questionnaire is None:
-        _arm_next(state, now, reason="planned questionnaires", wake=_planning_wakeup(state, study))
+        _arm_next(state, now, reason="planned questionnaires", wake=_planning_wakeup(state, study),
+                  quiet=study.quiet_hours)
     return _all(hooks) if hooks else None
 
 

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import case, func, insert, select, update
+from sqlalchemy import case, func, insert, literal, select, update
 from sqlalchemy.orm import Session
 
 from promptpipe.domain.questionnaire_answers import Answer, Missing
-from promptpipe.storage.models import table_of
+from promptpipe.storage.models import UTCDateTime, table_of
 from promptpipe.storage.study_tables import QuestionnaireAnswer, QuestionnaireInstance
 
 __all__ = ["InstanceCount", "Scheduled", "end_instance", "erase_typed_answers", "record_answer", "record_asked",
@@ -44,6 +45,13 @@ class InstanceCount:
     count: int
 
 
+def _kept_or(column: Any, value: datetime | None) -> Any:
+    """The column's time if it has one, else ``value``, stored as the column stores times (a
+    bare value in COALESCE would skip the column's type: on SQLite an aware time not in UTC would
+    be kept as its wall-clock reading)."""
+    return func.coalesce(column, literal(value, UTCDateTime()))
+
+
 def schedule_instance(session: Session, due: Scheduled) -> int | None:
     """Write the instance; its id, or None when that occasion was scheduled before."""
     known = session.execute(select(_INSTANCE.c.id).where(
@@ -72,13 +80,13 @@ def record_asked(session: Session, instance_id: int, participant_id: str, item_i
     else:
         session.execute(insert(_ANSWER).values(instance_id=instance_id, participant_id=participant_id,
                                                item_id=item_id, message_id=message_id, asked_at=now, tries=0))
-    started = {"status": "started", "first_answer_at": func.coalesce(_INSTANCE.c.first_answer_at, now)} \
+    started = {"status": "started", "first_answer_at": _kept_or(_INSTANCE.c.first_answer_at, now)} \
         if after_answer else {"status": case((_INSTANCE.c.status == "scheduled", "sent"), else_=_INSTANCE.c.status)}
     session.execute(update(_INSTANCE).where(_INSTANCE.c.id == instance_id).values(
-        current_item=item_id, sent_at=func.coalesce(_INSTANCE.c.sent_at, now),
+        current_item=item_id, sent_at=_kept_or(_INSTANCE.c.sent_at, now),
         tries=case((_INSTANCE.c.current_item == item_id, _INSTANCE.c.tries), else_=0),
         reminders_sent=_INSTANCE.c.reminders_sent + (1 if reminded else 0),
-        expires_at=func.coalesce(_INSTANCE.c.expires_at, expires_at), **started))
+        expires_at=_kept_or(_INSTANCE.c.expires_at, expires_at), **started))
 
 
 def record_tries(session: Session, instance_id: int, item_id: str, tries: int) -> None:
@@ -122,7 +130,7 @@ def record_answer(session: Session, instance_id: int, item_id: str, outcome: Ans
                                                tries=tries, **values))
     if progress and isinstance(outcome, Answer):
         session.execute(update(_INSTANCE).where(_INSTANCE.c.id == instance_id).values(
-            first_answer_at=func.coalesce(_INSTANCE.c.first_answer_at, now), status="started", current_item=None))
+            first_answer_at=_kept_or(_INSTANCE.c.first_answer_at, now), status="started", current_item=None))
 
 
 def status_counts(session: Session) -> list[InstanceCount]:

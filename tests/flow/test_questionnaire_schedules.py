@@ -224,3 +224,20 @@ async def test_a_withdrawal_records_every_planned_day_as_not_sent(
     rows = await instances(app)
     assert [(r.study_day, r.status) for r in rows] == [(1, "stopped"), (2, "not_sent"), (3, "not_sent")]
     assert all("withdrew" in (r.reason or "") for r in rows[1:])
+
+
+async def test_one_due_in_the_quiet_hours_waits_for_their_end(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer
+) -> None:
+    """Intake is done at 04:00 on Monday; 20 hours later is midnight, inside the quiet hours."""
+    app, transport, _ = await in_study(make_app, fake_openai, HEAD + '[quiet_hours]\nstart = "22:00"\nend = "07:00"\n'
+                                       + questionnaire("baseline", '{ event = "intake_complete", delay = "20h" }',
+                                                       "Ready?", open_for="1d"))
+    await at(app, TUESDAY + timedelta(minutes=1))
+    await at(app, TUESDAY + timedelta(hours=6, minutes=59))
+    assert asked(transport, "Ready?") == []
+    await at(app, TUESDAY + timedelta(hours=7))
+    assert len(asked(transport, "Ready?")) == 1
+    [row] = await instances(app)
+    assert row.scheduled_at.astimezone(TORONTO) == TUESDAY  # due at midnight
+    assert row.sent_at.astimezone(TORONTO).time() == time(7)  # sent when the quiet hours ended

@@ -7,6 +7,7 @@ a restart resumes at the same item. The coach never sees the answers."""
 from __future__ import annotations
 
 import csv
+import json
 from datetime import timedelta
 from pathlib import Path
 
@@ -247,6 +248,15 @@ async def test_the_export_holds_every_item_answered_or_missed_with_its_codebook(
     with (tmp_path / "out" / "codebook.csv").open(encoding="utf-8") as stream:
         documented = {(r["file"], r["column"]) for r in csv.DictReader(stream)}
     assert {("questionnaire_answers", column) for column in rows[0]} <= documented
+    # a statistician decodes the codes with study.json alone: the answers given come back
+    protocol = json.loads((tmp_path / "out" / "study.json").read_text(encoding="utf-8"))["study_file"]
+    [evening] = [q for q in protocol["questionnaires"] if q["id"] == "evening"]
+    labels = {(item["id"], str(option["code"])): option["label"] for item in evening["items"]
+              for option in item["options"]}
+    types = {item["id"]: item["type"] for item in evening["items"]}
+    decoded = [labels.get((r["item_id"], r["coded"])) if types[r["item_id"]] == "yes_no" else r["coded"]
+               for r in rows]
+    assert decoded == ["Yes", "12", ""]
 
 
 async def test_a_pilot_taps_and_types_answers_with_simulate(
