@@ -7,11 +7,12 @@ import tempfile
 from pathlib import Path
 
 from promptpipe.app import App
+from promptpipe.research import admin
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.feedback_helpers import ANA, MONDAY_PROMPT
-from tests.schedule_helpers import QUIET, at, enroll_with_schedule
+from tests.schedule_helpers import PROFILE, QUIET, at, enroll_with_schedule
 
 SHORT_STUDY = """
 name = "Two-day pilot"
@@ -49,3 +50,22 @@ async def in_study(make_app: AppFactory, fake: FakeOpenAIServer, text: str = SHO
     await app.run_until_idle()
     await at(app, MONDAY_PROMPT)
     return app, transport, pid
+
+
+async def enroll_walkers(app: App, fake: FakeOpenAIServer, zones: list[str]) -> None:
+    """One participant per zone (Walker00 on +1 416 555 0100, …), each greeting turn setting up
+    the plan (a walk at 09:00) and finishing intake."""
+    for n, zone in enumerate(zones):
+        name = f"Walker{n:02d}"
+        await admin.enroll(app.db, app.clock, phone=walker_phone(n), name=name, timezone=zone,
+                           study=app.settings.study)
+        fake.call_tools([("save_user_profile", PROFILE),
+                         ("scheduler", {"action": "create", "type": "fixed", "fixed_time": "09:00"}),
+                         ("transition_state", {"target_state": "FEEDBACK", "reason": "plan set"})],
+                        match=f"Participant: {name}\\n")
+        fake.say(f"Welcome {name}!", match=f"Participant: {name}\\n")
+    await app.run_until_idle()
+
+
+def walker_phone(n: int) -> str:
+    return f"+1416555{100 + n:04d}"

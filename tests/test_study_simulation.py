@@ -14,15 +14,14 @@ from zoneinfo import ZoneInfo
 import pytest
 from sqlalchemy import select
 
-from promptpipe.research import admin
 from promptpipe.storage.models import Message, Participant, Transition
 from promptpipe.storage.study_tables import Decision
 from promptpipe.transport.base import PollVote, poll_option_hash
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
-from tests.schedule_helpers import NUDGE, PROFILE, QUIET, at, utc
-from tests.study_helpers import with_study
+from tests.schedule_helpers import NUDGE, QUIET, at, utc
+from tests.study_helpers import enroll_walkers, with_study
 
 STUDY = """
 name = "Simulated walking study"
@@ -55,24 +54,6 @@ PEOPLE = 50
 QUIET_START, QUIET_END = time(21, 30), time(8, 0)
 
 
-def phone(n: int) -> str:
-    return f"+1416555{100 + n:04d}"
-
-
-async def enroll_everyone(app, fake: FakeOpenAIServer) -> None:  # type: ignore[no-untyped-def]
-    """Each greeting turn sets up the plan (a walk at 09:00) and finishes intake."""
-    for n in range(PEOPLE):
-        name = f"Walker{n:02d}"
-        await admin.enroll(app.db, app.clock, phone=phone(n), name=name, timezone=ZONES[n % len(ZONES)],
-                           study=app.settings.study)
-        fake.call_tools([("save_user_profile", PROFILE),
-                         ("scheduler", {"action": "create", "type": "fixed", "fixed_time": "09:00"}),
-                         ("transition_state", {"target_state": "FEEDBACK", "reason": "plan set"})],
-                        match=f"Participant: {name}\\n")
-        fake.say(f"Welcome {name}!", match=f"Participant: {name}\\n")
-    await app.run_until_idle()
-
-
 async def vote_on_new_polls(app, transport: MemoryTransport, answered: set[str]) -> None:  # type: ignore[no-untyped-def]
     """Every third participant taps "Done" on each "Did you do it?" poll, an hour after it came."""
     for item in transport.sent:
@@ -94,7 +75,7 @@ async def test_a_28_day_study_runs_as_designed(
 ) -> None:
     transport = MemoryTransport()
     app = await make_app(transport, **{**QUIET, **with_study(STUDY)})
-    await enroll_everyone(app, fake_openai)
+    await enroll_walkers(app, fake_openai, [ZONES[n % len(ZONES)] for n in range(PEOPLE)])
     fake_openai.always(NUDGE, match="scheduled daily nudge")
     answered: set[str] = set()
     end = utc(2026, 2, 5, 0, 0)  # Monday 5 January + 31 days: past day 28 in every zone

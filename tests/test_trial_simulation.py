@@ -23,14 +23,13 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from promptpipe.domain.study import SELF_REPORT_OPTIONS, SELF_REPORT_QUESTION
-from promptpipe.research import admin
 from promptpipe.research.export import export_study
 from promptpipe.transport.base import PollVote, poll_option_hash
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
-from tests.schedule_helpers import NUDGE, PROFILE, QUIET, at
-from tests.study_helpers import with_study
+from tests.schedule_helpers import NUDGE, QUIET, at
+from tests.study_helpers import enroll_walkers, with_study
 
 STUDY = """
 name = "Simulated evening walks"
@@ -60,23 +59,6 @@ MOMENTS = (time(7), time(8, 55), time(12), time(20, 1), time(22), time(23, 30))
 (20:00), the answers, its end (23:00)."""
 SEED = "5eed" * 16
 """A fixed secret seed: the same draws on every run."""
-
-
-def phone(n: int) -> str:
-    return f"+1416555{100 + n:04d}"
-
-
-async def enroll_everyone(app, fake: FakeOpenAIServer) -> None:  # type: ignore[no-untyped-def]
-    for n in range(PEOPLE):
-        name = f"Walker{n:02d}"
-        await admin.enroll(app.db, app.clock, phone=phone(n), name=name, timezone="America/Toronto",
-                           study=app.settings.study)
-        fake.call_tools([("save_user_profile", PROFILE),
-                         ("scheduler", {"action": "create", "type": "fixed", "fixed_time": "09:00"}),
-                         ("transition_state", {"target_state": "FEEDBACK", "reason": "plan set"})],
-                        match=f"Participant: {name}\\n")
-        fake.say(f"Welcome {name}!", match=f"Participant: {name}\\n")
-    await app.run_until_idle()
 
 
 class Participants:
@@ -123,7 +105,7 @@ async def test_the_planted_effect_comes_back_from_the_export_and_missingness_doe
     app = await make_app(transport, **{**QUIET, **with_study(STUDY), "STUDY_SEED": SEED})
     if "postgresql" in app.settings.database_url:
         pytest.skip("the flow is the same on both databases: SQLite keeps the run short")
-    await enroll_everyone(app, fake_openai)
+    await enroll_walkers(app, fake_openai, ["America/Toronto"] * PEOPLE)
     fake_openai.always(NUDGE, match="scheduled daily nudge")
     people = Participants(transport)
     moments = [datetime.combine(DAY_ONE + timedelta(days=day), moment, TORONTO)
