@@ -23,17 +23,19 @@ from sqlalchemy.orm import Session
 
 from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.states import ACTIVE, COMPLETED, PAUSED, WITHDRAWN
-from promptpipe.domain.study import DEFAULT_ARM, SEND, UNAVAILABLE_REASONS, Study
+from promptpipe.domain.study import DEFAULT_ARM, SELF_REPORT_ID, SEND, UNAVAILABLE_REASONS, Study
 from promptpipe.domain.study_summary import SEED_IN_DATABASE_WARNING
 from promptpipe.domain.text import for_terminal
+from promptpipe.research.export_self_report import outcome_date
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import Message, Participant, PromptDelivery, Receipt, Transition, table_of
+from promptpipe.storage.questionnaire_reads import EndCount, end_counts, tally
 from promptpipe.storage.study import seed_kept
-from promptpipe.storage.study_tables import Decision
+from promptpipe.storage.study_tables import Decision, QuestionnaireInstance
 
 __all__ = [
-    "ActionDraws", "ArmDecisions", "DecisionCounts", "Participants", "PromptCounts", "ProtocolNamed", "SeedKept",
-    "StudyDays", "StudyReport", "format_report", "study_report",
+    "ActionDraws", "AnsweredShare", "ArmDecisions", "DecisionCounts", "Participants", "PromptCounts", "ProtocolNamed",
+    "QuestionnaireCounts", "SeedKept", "StudyDays", "StudyReport", "format_report", "study_report",
 ]
 
 Z95 = 1.96
@@ -41,6 +43,7 @@ Z95 = 1.96
 about 95 times in 100."""
 _P, _D, _M = table_of(Participant), table_of(PromptDelivery), table_of(Message)
 _R, _T, _DEC = table_of(Receipt), table_of(Transition), table_of(Decision)
+_QI = table_of(QuestionnaireInstance)
 
 
 # ---------------------------------------------------------------- what the report holds
@@ -121,6 +124,26 @@ class SeedKept:
 
 
 @dataclass(frozen=True)
+class QuestionnaireCounts:
+    """One questionnaire's instances by outcome (see :mod:`promptpipe.storage.questionnaire_reads`)."""
+
+    sent: int
+    completed: int
+    partial: int
+    expired: int
+    stopped: int
+    not_sent: int
+    completion_rate: float | None
+
+
+@dataclass(frozen=True)
+class AnsweredShare:
+    points: int
+    answered: int
+    share: float | None
+
+
+@dataclass(frozen=True)
 class StudyReport:
     study: ProtocolNamed
     arms: list[str]
@@ -129,6 +152,11 @@ class StudyReport:
     prompts: dict[str, PromptCounts]
     decisions: DecisionCounts
     seed: SeedKept
+    questionnaires: dict[str, QuestionnaireCounts]
+    self_report_by_action: dict[str, AnsweredShare] | None
+    """At available decision points: how many have their end-of-day self-report answered, per
+    drawn action (None without ``[self_report]``). Shares that differ by action mean the outcome
+    is missing depending on the treatment, which biases the analysis."""
 
 
 # ---------------------------------------------------------------- reading
@@ -136,8 +164,9 @@ class StudyReport:
 _DECISION_GROUP = (_DEC.c.arm, _DEC.c.available, _DEC.c.unavailable_reason, _DEC.c.action, _DEC.c.probability)
 
 
-def _read(session: Session) -> dict[str, Sequence[Any]]:
-    """Everything the report counts, in one transaction: one row per participant, the rest grouped."""
+def _read(session: Session, study: Study) -> dict[str, Sequence[Any]]:
+    """Everything the report counts, in one transaction: one row per participant, the rest grouped
+    (but the available decision points, when a self-report measures them)."""
     conn = session.connection()
     wa_ids = select(_M.c.wa_message_id).where(
         _M.c.id.in_([_D.c.prompt_message_id, _D.c.poll_message_id])).correlate(_D)
@@ -159,6 +188,12 @@ def _read(session: Session) -> dict[str, Sequence[Any]]:
             .select_from(_D.join(_P, _P.c.id == _D.c.participant_id)).group_by(_P.c.arm)).all(),
         "decisions": conn.execute(select(*_DECISION_GROUP, func.count()).group_by(*_DECISION_GROUP)).all(),
         "seed": (seed_kept(session),),
+        "questionnaires": end_counts(session),
+        "self_report_points": conn.execute(select(
+            _DEC.c.participant_id, _DEC.c.local_date, _DEC.c.scheduled_for, _DEC.c.decided_at, _DEC.c.timezone,
+            _DEC.c.action).where(_DEC.c.available.is_(True))).all() if study.self_report is not None else (),
+        "self_report_days": conn.execute(select(_QI.c.participant_id, _QI.c.local_date, _QI.c.status).where(
+            _QI.c.questionnaire_id == SELF_REPORT_ID)).all() if study.self_report is not None else (),
     }
 
 
@@ -289,10 +324,41 @@ def _decisions(rows: Sequence[Any], arms: Sequence[str], study: Study) -> Decisi
     )
 
 
+def _questionnaires(rows: Sequence[EndCount], study: Study) -> dict[str, QuestionnaireCounts]:
+    """The study file's questionnaires in its order, then any other with instances."""
+    groups: dict[str, list[EndCount]] = {q.id: [] for q in study.questionnaires}
+    for row in rows:
+        groups.setdefault(row.questionnaire_id, []).append(row)
+    found = {}
+    for qid, counts in groups.items():
+        t = tally(counts)
+        rate = t.completion_rate
+        found[qid] = QuestionnaireCounts(
+            sent=t.sent, completed=t.by_outcome["completed"], partial=t.by_outcome["partial"],
+            expired=t.by_outcome["expired"], stopped=t.by_outcome["stopped"], not_sent=t.by_outcome["not_sent"],
+            completion_rate=None if rate is None else round(rate, 4))
+    return found
+
+
+def _self_report_by_action(points: Sequence[Any], days: Sequence[Any], study: Study) -> dict[str, AnsweredShare] | None:
+    """Each available point is measured by the question of its outcome date (see
+    :func:`promptpipe.research.export_self_report.outcome_date`)."""
+    if study.self_report is None:
+        return None
+    answered = {(pid, day) for pid, day, status in days if status == "completed"}
+    counts: Counter[str] = Counter()
+    hits: Counter[str] = Counter()
+    for pid, local_date, scheduled, decided, zone, action in points:
+        counts[action] += 1
+        hits[action] += (pid, outcome_date(local_date, scheduled or decided, zone, study.self_report.at)) in answered
+    return {action: AnsweredShare(counts[action], hits[action], round(hits[action] / counts[action], 4))
+            for action in sorted(counts)}
+
+
 async def study_report(db: Database, study: Study, *, now: datetime | None = None) -> StudyReport:
     """The report; ``now`` (default: the current time) decides which study day active
     participants are on."""
-    facts = await db.run(_read)
+    facts = await db.run(lambda session: _read(session, study))
     now = now or datetime.now(timezone.utc)
     people = facts["participants"]
     seen = [row.arm for row in people] + [row[0] for row in (*facts["prompts"], *facts["decisions"])]
@@ -308,6 +374,8 @@ async def study_report(db: Database, study: Study, *, now: datetime | None = Non
         prompts=_prompts(facts["prompts"], arms),
         decisions=_decisions(facts["decisions"], arms, study),
         seed=_seed(facts["seed"][0], study),
+        questionnaires=_questionnaires(facts["questionnaires"], study),
+        self_report_by_action=_self_report_by_action(facts["self_report_points"], facts["self_report_days"], study),
     )
 
 
@@ -381,6 +449,23 @@ def _seed_lines(report: StudyReport) -> list[str]:
     return ["Seed: none made yet"] if report.study.name else []
 
 
+def _questionnaire_lines(report: StudyReport) -> list[str]:
+    lines = []
+    if report.self_report_by_action is not None:
+        shares = report.self_report_by_action
+        lines.append("Self-report answered at available decision points, by drawn action: " + (", ".join(
+            f"{for_terminal(action)} {a.answered} of {a.points} ({_pct(a.answered, a.points)})"
+            for action, a in shares.items()) or "none yet")
+            + (" (if these differ, whether the outcome is missing depends on the action)" if len(shares) > 1 else ""))
+    if report.questionnaires:
+        rows = [[for_terminal(qid), str(q.sent), f"{q.completed} ({_pct(q.completed, q.sent)})", str(q.partial),
+                 str(q.expired), str(q.stopped), str(q.not_sent)] for qid, q in report.questionnaires.items()]
+        lines += ["Questionnaires:", *_table(["QUESTIONNAIRE", "SENT", "COMPLETED", "PARTIAL", "EXPIRED", "STOPPED",
+                                              "NOT SENT"], rows)]
+    return lines
+
+
 def format_report(report: StudyReport) -> str:
     """The report as lines for a terminal (arm and study names shown with control characters escaped)."""
-    return "\n".join([*_header_lines(report), *_prompt_lines(report), *_decision_lines(report), *_seed_lines(report)])
+    return "\n".join([*_header_lines(report), *_prompt_lines(report), *_decision_lines(report),
+                      *_questionnaire_lines(report), *_seed_lines(report)])
