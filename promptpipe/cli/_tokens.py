@@ -1,5 +1,6 @@
 """``promptpipe-admin token create|list|revoke``: the bearer tokens of the HTTP API and the
-dashboard. A new token's secret is printed once and stored only as a hash."""
+dashboard. A new token's secret is printed once and stored only as a hash; it may expire
+(``--expires 30d`` or a date). Creating and revoking are kept in the audit log (via ``cli``)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 
 from promptpipe.cli._common import print_json, print_table
 from promptpipe.domain.access import ROLES
+from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.research import tokens
 from promptpipe.research.views import as_json
 
@@ -22,8 +24,10 @@ def add_token_parser(sub: Any) -> None:
     create.add_argument("--name", required=True, help="who or what uses it, e.g. ana or dashboard-laptop")
     create.add_argument("--role", required=True, choices=ROLES,
                         help="viewer: pseudonymised reading; researcher: everything and actions; admin: tokens too")
+    create.add_argument("--expires", metavar="WHEN", help=tokens.EXPIRES_HELP)
     create.add_argument("--by", help="who made it (default: your user name)")
-    listing = actions.add_parser("list", help="every token by name and role (never the secret)")
+    listing = actions.add_parser("list", help="every token by name and role, its expiry and last use (never the "
+                                 "secret)")
     listing.add_argument("--json", action="store_true")
     revoke = actions.add_parser("revoke", help="revoke a token: requests with it fail from now on")
     revoke.add_argument("name")
@@ -32,8 +36,13 @@ def add_token_parser(sub: Any) -> None:
 
 async def token_command(args: argparse.Namespace, env: Any) -> None:
     if args.token_action == "create":
-        secret, row = await tokens.create_token(env.db, env.clock, name=args.name, role=args.role, by=args.by or "")
-        print(f"token {row.name!r} ({row.role}) created. Its secret, shown this once:")
+        expires_at = tokens.expiry(args.expires or "", env.clock.now(), zone_or_utc(env.settings.researcher_timezone))
+        secret, row = await tokens.create_token(env.db, env.clock, name=args.name, role=args.role, by=args.by or "",
+                                                expires_at=expires_at)
+        await tokens.audit_cli(env.db, env.clock, "token_create", by=row.created_by,
+                               detail={"name": row.name, "role": row.role, "expires_at": row.expires_at})
+        until = f", valid until {row.expires_at}" if row.expires_at else ""
+        print(f"token {row.name!r} ({row.role}{until}) created. Its secret, shown this once:")
         print(secret)
         print("Keep it like a password; it is stored only as a hash. Use it as `Authorization: Bearer …` "
               "or to sign in to the dashboard.")
@@ -42,7 +51,9 @@ async def token_command(args: argparse.Namespace, env: Any) -> None:
         if args.json:
             print_json(as_json(rows))
         else:
-            print_table([{**as_json(row), "revoked_at": row.revoked_at or "-"} for row in rows],
-                        ["name", "role", "created_at", "created_by", "revoked_at"])
+            print_table([{**as_json(row), "revoked_at": row.revoked_at or "-", "expires_at": row.expires_at or "never",
+                          "last_used_at": row.last_used_at or "never"} for row in rows],
+                        ["name", "role", "created_at", "created_by", "expires_at", "last_used_at", "revoked_at"])
     else:
         print(await tokens.revoke(env.db, env.clock, name=args.name, by=args.by or ""))
+        await tokens.audit_cli(env.db, env.clock, "token_revoke", by=args.by or "", detail={"name": args.name})

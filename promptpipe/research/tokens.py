@@ -1,31 +1,71 @@
-"""API tokens: created (the secret shown once), listed and revoked by name, and checked on every
-request; and the audit log that records every write made with one."""
+"""API tokens: created (the secret shown once, with an optional expiry), listed and revoked by
+name, and checked on every request (a use is noted to the minute); and the audit log that records
+every write made with one, read back page by page."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime, time, timedelta, timezone
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from promptpipe.clock import Clock
-from promptpipe.domain.access import ROLES, TOKEN_NAME, Role, hash_token, new_token
+from promptpipe.domain.access import ADMIN, ROLES, TOKEN_NAME, Role, hash_token, new_token
 from promptpipe.domain.limits import NAME_CHARS
-from promptpipe.errors import AdminError
+from promptpipe.domain.setting_values import parse_duration
+from promptpipe.errors import AdminError, ConfigError
 from promptpipe.research._common import researcher_name, validate_text
-from promptpipe.storage.access import add_audit, add_token, list_tokens, revoke_token, token_by_hash, token_by_id
-from promptpipe.storage.access_tables import ApiToken
+from promptpipe.storage.access import (
+    add_audit,
+    add_token,
+    audit_actions,
+    audit_actors,
+    audit_count,
+    audit_entries,
+    list_tokens,
+    mark_used,
+    revoke_token,
+    token_by_hash,
+    token_by_id,
+)
+from promptpipe.storage.access_tables import ApiToken, AuditEntry
 from promptpipe.storage.db import Database
 
-__all__ = ["Caller", "TokenView", "audit", "authenticate", "caller_by_id", "create_token", "revoke", "tokens"]
+__all__ = ["EXPIRES_HELP", "MAX_AUDIT_PAGE", "USE_NOTED_EVERY", "AuditPage", "AuditView", "Caller", "Expired",
+           "TokenView", "audit", "audit_cli", "audit_filters", "audit_page", "authenticate", "caller_by_id",
+           "create_token", "expiry", "identify", "note_use", "revoke", "tokens"]
+
+USE_NOTED_EVERY = timedelta(minutes=1)
+"""A token's last use is written at most this often (a request is a read; this keeps it one)."""
+MAX_AUDIT_PAGE = 500
+EXPIRES_HELP = ("when it stops working: a time from now (12h, 30d) or a date (YYYY-MM-DD: through that day in "
+                "RESEARCHER_TIMEZONE); leave out for never")
 
 
 @dataclass(frozen=True)
 class Caller:
-    """Who is calling the API or using the dashboard: a valid, unrevoked token."""
+    """Who is calling the API or using the dashboard: a valid, unrevoked, unexpired token."""
 
     token_id: int
     name: str
     role: str
+    last_used_at: datetime | None = None
+    address: str | None = None
+    """Where the request came from (set by the web layer; kept in the audit log)."""
+
+
+@dataclass(frozen=True)
+class Expired:
+    """A right secret whose token has expired: refused like a revoked one, but saying why."""
+
+    name: str
+    expired_at: datetime
+
+    @property
+    def message(self) -> str:
+        return (f"the token {self.name!r} expired at {self.expired_at:%Y-%m-%d %H:%M} UTC; "
+                "ask an admin for a new one")
 
 
 @dataclass(frozen=True)
@@ -38,9 +78,43 @@ class TokenView:
     created_by: str
     revoked_at: str | None
     revoked_by: str | None
+    expires_at: str | None = None
+    last_used_at: str | None = None
 
 
-async def create_token(db: Database, clock: Clock, *, name: str, role: str, by: str = "") -> tuple[str, TokenView]:
+def expiry(raw: str, now: datetime, zone: ZoneInfo, option: str = "--expires") -> datetime | None:
+    """When a token made ``now`` stops working: ``30d``, ``12h``, ``1d12h`` from now, a date (the
+    token works through that day in ``zone``) or an ISO time with its offset; empty: never."""
+    text = raw.strip()
+    if not text:
+        return None
+    at: datetime | None = None
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+        try:
+            at = datetime.combine(date.fromisoformat(text) + timedelta(days=1), time(), zone)
+        except ValueError:
+            raise AdminError(f"{option}: {text!r} is not a date; write it as YYYY-MM-DD") from None
+    elif re.fullmatch(r"\d{4}-\d{2}-\d{2}[T ].+", text):
+        try:
+            at = datetime.fromisoformat(text)
+        except ValueError:
+            at = None
+        if at is None or at.tzinfo is None:
+            raise AdminError(f"{option}: {text!r} needs its offset, e.g. 2026-12-31T18:00+01:00") from None
+    elif not text.isdigit():
+        try:
+            at = now + parse_duration(option, text)
+        except ConfigError:
+            at = None
+    if at is None:
+        raise AdminError(f"{option}: {text!r} is neither a time from now (like 12h or 30d) nor a date (YYYY-MM-DD)")
+    if at <= now:
+        raise AdminError(f"{option}: {text!r} is not in the future")
+    return at.astimezone(timezone.utc)
+
+
+async def create_token(db: Database, clock: Clock, *, name: str, role: str, by: str = "",
+                       expires_at: datetime | None = None) -> tuple[str, TokenView]:
     """A new token: the secret (to show once) and its row."""
     name = validate_text("--name", name, 64, required=True)
     if not TOKEN_NAME.fullmatch(name):
@@ -49,8 +123,10 @@ async def create_token(db: Database, clock: Clock, *, name: str, role: str, by: 
         raise AdminError(f"--role: {role!r} is not one of {', '.join(ROLES)}")
     by = validate_text("--by", by or researcher_name(), NAME_CHARS)
     secret, now = new_token(), clock.now()
+    if expires_at is not None and expires_at <= now:
+        raise AdminError("--expires: the expiry is not in the future")
     row = await db.run(lambda session: _row(add_token(session, name=name, role=role, token_hash=hash_token(secret),
-                                                      by=by, now=now)))
+                                                      by=by, now=now, expires_at=expires_at)))
     return secret, row
 
 
@@ -65,22 +141,39 @@ async def revoke(db: Database, clock: Clock, *, name: str, by: str = "") -> str:
     return f"token {name!r} ({row.role}) is revoked; requests with it fail from now on"
 
 
-async def authenticate(db: Database, secret: str) -> Caller | None:
-    """The caller this secret belongs to, or None (unknown or revoked)."""
+def _caller(token: ApiToken | None, now: datetime) -> Caller | Expired | None:
+    if token is None or token.revoked_at is not None or token.id is None:
+        return None
+    if token.expires_at is not None and token.expires_at <= now:
+        return Expired(token.name, token.expires_at)
+    return Caller(token.id, token.name, token.role, token.last_used_at)
+
+
+async def identify(db: Database, secret: str, now: datetime) -> Caller | Expired | None:
+    """The caller this secret belongs to; :class:`Expired` for a token past its expiry; None for
+    an unknown or revoked one."""
     if not secret or len(secret) > 200:
         return None
-    token = await db.run(lambda session: token_by_hash(session, hash_token(secret)))
-    if token is None or token.revoked_at is not None or token.id is None:
-        return None
-    return Caller(token.id, token.name, token.role)
+    return _caller(await db.run(lambda session: token_by_hash(session, hash_token(secret))), now)
 
 
-async def caller_by_id(db: Database, token_id: int) -> Caller | None:
-    """The caller of a signed-in dashboard session, unless their token was revoked since."""
-    token = await db.run(lambda session: token_by_id(session, token_id))
-    if token is None or token.revoked_at is not None or token.id is None:
-        return None
-    return Caller(token.id, token.name, token.role)
+async def authenticate(db: Database, secret: str, now: datetime | None = None) -> Caller | None:
+    """The caller this secret belongs to, or None (unknown, revoked or expired)."""
+    found = await identify(db, secret, now or datetime.now(timezone.utc))
+    return found if isinstance(found, Caller) else None
+
+
+async def caller_by_id(db: Database, token_id: int, now: datetime | None = None) -> Caller | None:
+    """The caller of a signed-in dashboard session, unless their token was revoked or expired since."""
+    found = _caller(await db.run(lambda session: token_by_id(session, token_id)), now or datetime.now(timezone.utc))
+    return found if isinstance(found, Caller) else None
+
+
+async def note_use(db: Database, caller: Caller, now: datetime) -> None:
+    """Note that ``caller``'s token was used now (a write only when the last noted use is older
+    than :data:`USE_NOTED_EVERY`)."""
+    if caller.last_used_at is None or now - caller.last_used_at >= USE_NOTED_EVERY:
+        await db.run(lambda session: mark_used(session, caller.token_id, now=now, step=USE_NOTED_EVERY))
 
 
 async def audit(db: Database, clock: Clock, caller: Caller, action: str, *, participant_id: str | None = None,
@@ -88,7 +181,67 @@ async def audit(db: Database, clock: Clock, caller: Caller, action: str, *, part
     """Record a write made with ``caller``'s token (never a participant's words)."""
     now = clock.now()
     await db.run(lambda session: add_audit(session, actor=caller.name, role=caller.role, action=action,
-                                           participant_id=participant_id, detail=detail or {}, via=via, now=now))
+                                           participant_id=participant_id, detail=detail or {}, via=via, now=now,
+                                           address=caller.address))
+
+
+async def audit_cli(db: Database, clock: Clock, action: str, *, by: str = "", detail: dict[str, Any]) -> None:
+    """Record a token change made with the admin script (whoever can run it can do what an admin can)."""
+    by = validate_text("--by", by or researcher_name(), NAME_CHARS)
+    now = clock.now()
+    await db.run(lambda session: add_audit(session, actor=by, role=ADMIN, action=action, participant_id=None,
+                                           detail=detail, via="cli", now=now))
+
+
+@dataclass(frozen=True)
+class AuditView:
+    """One audit entry as the team reads it (``detail`` never holds a participant's words or phone)."""
+
+    id: int
+    at: str
+    actor: str
+    role: str
+    action: str
+    via: str
+    participant_id: str | None
+    address: str | None
+    detail: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class AuditPage:
+    entries: list[AuditView]
+    total: int
+    """Every entry the filter matches."""
+
+
+async def audit_page(db: Database, *, actor: str | None = None, action: str | None = None,
+                     participant_id: str | None = None, limit: int = 50, offset: int = 0) -> AuditPage:
+    """The newest entries first, filtered by who (a token's name, or the user of the admin script),
+    what and to whom."""
+    if not 1 <= limit <= MAX_AUDIT_PAGE or offset < 0:
+        raise AdminError(f"limit: 1 to {MAX_AUDIT_PAGE}; offset: 0 or more")
+    keys = {"actor": actor or None, "action": action or None, "participant_id": participant_id or None}
+    if any("\x00" in value for value in keys.values() if value):
+        return AuditPage([], 0)  # nothing holds a NUL (and PostgreSQL cannot compare one)
+
+    def read(session: Any) -> AuditPage:
+        rows = audit_entries(session, **keys, limit=limit, offset=offset)
+        return AuditPage([_entry(row) for row in rows], audit_count(session, **keys))
+
+    return await db.run(read)
+
+
+async def audit_filters(db: Database) -> tuple[list[str], list[str]]:
+    """Who may be filtered by (every token, and everyone the log names) and what (every action the
+    log holds)."""
+    return await db.run(lambda session: (sorted({*(token.name for token in list_tokens(session)),
+                                                 *audit_actors(session)}), audit_actions(session)))
+
+
+def _entry(row: AuditEntry) -> AuditView:
+    return AuditView(id=row.id or 0, at=row.created_at.isoformat(), actor=row.actor, role=row.role, action=row.action,
+                     via=row.via, participant_id=row.participant_id, address=row.address, detail=dict(row.detail))
 
 
 def _row(token: ApiToken) -> TokenView:
@@ -96,4 +249,5 @@ def _row(token: ApiToken) -> TokenView:
         return value.isoformat() if value else None
 
     return TokenView(name=token.name, role=Role(token.role), created_at=when(token.created_at),
-                     created_by=token.created_by, revoked_at=when(token.revoked_at), revoked_by=token.revoked_by)
+                     created_by=token.created_by, revoked_at=when(token.revoked_at), revoked_by=token.revoked_by,
+                     expires_at=when(token.expires_at), last_used_at=when(token.last_used_at))

@@ -2,26 +2,29 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import func, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from promptpipe.errors import Conflict, NotFound
 from promptpipe.storage.access_tables import ApiToken, AuditEntry
 from promptpipe.storage.models import table_of
 
-__all__ = ["add_audit", "add_token", "audit_entries", "list_tokens", "revoke_token", "token_by_hash", "token_by_id"]
+__all__ = ["add_audit", "add_token", "audit_actions", "audit_actors", "audit_count", "audit_entries", "list_tokens",
+           "mark_used", "revoke_token", "token_by_hash", "token_by_id"]
 
 _TOKEN = table_of(ApiToken)
 _AUDIT = table_of(AuditEntry)
 
 
-def add_token(session: Session, *, name: str, role: str, token_hash: str, by: str, now: datetime) -> ApiToken:
+def add_token(session: Session, *, name: str, role: str, token_hash: str, by: str, now: datetime,
+              expires_at: datetime | None = None) -> ApiToken:
     if session.execute(select(_TOKEN.c.id).where(_TOKEN.c.name == name)).first() is not None:
         raise Conflict(f"a token named {name!r} exists already; choose another name (or revoke that one first)")
-    token = ApiToken(name=name, role=role, token_hash=token_hash, created_at=now, created_by=by)
+    token = ApiToken(name=name, role=role, token_hash=token_hash, created_at=now, created_by=by,
+                     expires_at=expires_at)
     session.add(token)
     session.flush()
     return token
@@ -50,15 +53,44 @@ def revoke_token(session: Session, name: str, *, by: str, now: datetime) -> ApiT
     return token
 
 
+def mark_used(session: Session, token_id: int, *, now: datetime, step: timedelta) -> None:
+    """Record a use of the token, unless one within ``step`` before ``now`` is recorded already."""
+    session.execute(update(_TOKEN).where(_TOKEN.c.id == token_id, or_(
+        _TOKEN.c.last_used_at.is_(None), _TOKEN.c.last_used_at <= now - step)).values(last_used_at=now))
+
+
 def add_audit(session: Session, *, actor: str, role: str, action: str, participant_id: str | None,
-              detail: dict[str, Any], via: str, now: datetime) -> None:
+              detail: dict[str, Any], via: str, now: datetime, address: str | None = None) -> None:
     session.execute(insert(_AUDIT).values(actor=actor, role=role, action=action, participant_id=participant_id,
-                                          detail=detail, via=via, created_at=now))
+                                          detail=detail, via=via, created_at=now, address=address))
 
 
-def audit_entries(session: Session, *, participant_id: str | None = None, limit: int = 100) -> list[AuditEntry]:
-    """The newest entries first."""
-    query = select(AuditEntry).order_by(_AUDIT.c.id.desc()).limit(limit)
-    if participant_id is not None:
-        query = query.where(_AUDIT.c.participant_id == participant_id)
-    return list(session.execute(query).scalars())
+def _where(query: Any, actor: str | None, action: str | None, participant_id: str | None) -> Any:
+    for column, value in ((_AUDIT.c.actor, actor), (_AUDIT.c.action, action),
+                          (_AUDIT.c.participant_id, participant_id)):
+        if value is not None:
+            query = query.where(column == value)
+    return query
+
+
+def audit_entries(session: Session, *, participant_id: str | None = None, actor: str | None = None,
+                  action: str | None = None, limit: int = 100, offset: int = 0) -> list[AuditEntry]:
+    """The newest entries first, of one actor, action or participant if given."""
+    query = _where(select(AuditEntry), actor, action, participant_id)
+    return list(session.execute(query.order_by(_AUDIT.c.id.desc()).limit(limit).offset(offset)).scalars())
+
+
+def audit_count(session: Session, *, participant_id: str | None = None, actor: str | None = None,
+                action: str | None = None) -> int:
+    query = _where(select(func.count()).select_from(_AUDIT), actor, action, participant_id)
+    return int(session.execute(query).scalar_one())
+
+
+def audit_actions(session: Session) -> list[str]:
+    """Every action the log holds, by name."""
+    return list(session.execute(select(_AUDIT.c.action).distinct().order_by(_AUDIT.c.action)).scalars())
+
+
+def audit_actors(session: Session) -> list[str]:
+    """Everyone the log names as having done something (tokens, and users of the admin script)."""
+    return list(session.execute(select(_AUDIT.c.actor).distinct().order_by(_AUDIT.c.actor)).scalars())

@@ -29,6 +29,10 @@ class ApiToken(SQLModel, table=True):
     created_by: str = ""
     revoked_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
     revoked_by: str | None = None
+    expires_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
+    """From then on it is refused like a revoked token (None: it does not expire)."""
+    last_used_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
+    """Its last use, to the minute (written at most once a minute per token)."""
 
 
 class AuditEntry(SQLModel, table=True):
@@ -48,5 +52,7 @@ class AuditEntry(SQLModel, table=True):
     participant_id: str | None = None
     detail: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSONType, nullable=False))
     via: str = "api"
-    """api | dashboard"""
+    """api | dashboard | cli"""
+    address: str | None = None
+    """The caller's address (as the sign-in limit counts it), where there was one."""
     created_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))

@@ -11,15 +11,17 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query, Request, status
+from fastapi import APIRouter, Depends, Path, Query, Request, status
 
 from promptpipe.domain.access import RESEARCHER, VIEWER, allows
 from promptpipe.domain.participant_filter import (
     IDENTIFYING_SORT_KEYS,
+    MAX_SILENT_DAYS,
     SORT_KEYS,
     ParticipantFilter,
     ParticipantSort,
 )
+from promptpipe.domain.states import Stage, Status
 from promptpipe.research import admin, erasure, messaging, monitoring
 from promptpipe.research._common import PARTICIPANT_ID
 from promptpipe.research.listing import MAX_PAGE, one_participant, participant_list
@@ -27,10 +29,11 @@ from promptpipe.research.questionnaire_ops import participant_questionnaires
 from promptpipe.research.tokens import Caller, audit
 from promptpipe.research.views import ListedRow, as_json
 from promptpipe.storage.questionnaire_reads import AnswerRow, InstanceRow
-from promptpipe.web import api_study
+from promptpipe.web import api_audit, api_study
 from promptpipe.web.auth import context, require
 from promptpipe.web.errors import ApiError
 from promptpipe.web.schemas import (
+    DB_INT_MAX,
     Accepted,
     ConsentLedger,
     Delivery,
@@ -62,6 +65,7 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 health = APIRouter()
 router = APIRouter(prefix="/api/v1", responses=ERRORS)
 router.include_router(api_study.router)
+router.include_router(api_audit.router)
 Viewer = Annotated[Caller, Depends(require(VIEWER))]
 Researcher = Annotated[Caller, Depends(require(RESEARCHER))]
 HIDDEN_FOR_VIEWERS = ("phone", "name", "background", "profile", "last_habit_prompt", "summary")
@@ -73,7 +77,9 @@ async def get_health() -> dict[str, str]:
     return {"status": "ok"}
 
 
-def _participant_id(participant_id: str) -> str:
+def _participant_id(participant_id: Annotated[str, Path(
+        description="p_ and 16 hex digits (another value names nobody: 404)",
+        json_schema_extra={"pattern": f"^{PARTICIPANT_ID.pattern}$"})]) -> str:
     if not PARTICIPANT_ID.fullmatch(participant_id):
         raise ApiError(404, f"no participant has the id {participant_id[:40]!r}")
     return participant_id
@@ -91,11 +97,14 @@ def _summary(row: ListedRow, caller: Caller) -> ParticipantSummary:
 
 @router.get("/participants", response_model=ParticipantPage, tags=["participants"])
 async def list_participants(
-    request: Request, caller: Viewer, status_: Annotated[str | None, Query(alias="status")] = None,
-    stage: str | None = None, arm: str | None = None,
-    silent_days: Annotated[int | None, Query(description="no message from them for this many days")] = None,
-    sort: Annotated[str, Query(description=f"one of {', '.join(SORT_KEYS)}; prefix - for descending")] = "enrolled",
-    limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 50, offset: Annotated[int, Query(ge=0)] = 0,
+    request: Request, caller: Viewer, status_: Annotated[Status | None, Query(alias="status")] = None,
+    stage: Stage | None = None, arm: Annotated[str | None, Query(max_length=100, pattern=r"\S")] = None,
+    silent_days: Annotated[int | None, Query(ge=1, le=MAX_SILENT_DAYS,
+                                             description="no message from them for this many days")] = None,
+    sort: Annotated[str, Query(description=f"one of {', '.join(SORT_KEYS)}; prefix - for descending "
+                               f"({', '.join(sorted(IDENTIFYING_SORT_KEYS))}: researchers only)",
+                               pattern=f"^-?({'|'.join(SORT_KEYS)})$")] = "enrolled",
+    limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 50, offset: Annotated[int, Query(ge=0, le=DB_INT_MAX)] = 0,
 ) -> ParticipantPage:
     """Participants, filtered and paged (``total`` counts every match)."""
     ctx = context(request)
@@ -116,6 +125,11 @@ async def list_participants(
 async def enroll(request: Request, body: EnrollRequest, caller: Researcher) -> ParticipantSummary:
     """Enroll a participant (allocated to an arm by the study's rule); the service greets them."""
     ctx = context(request)
+    fields = ctx.settings.study.allocation.stratum_fields
+    unknown = sorted(set(body.strata) - set(fields))
+    if unknown:  # the schema cannot know the study file: its rules refuse the field
+        allowed = f"this study stratifies by {', '.join(fields)}" if fields else "this study is not stratified"
+        raise ApiError(409, f"strata.{unknown[0][:40]}: {allowed}", code="refused")
     row = await admin.enroll(ctx.db, ctx.clock, phone=body.phone, name=body.name, timezone=body.timezone,
                              background=body.background, by=caller.name, study=ctx.settings.study,
                              strata=body.strata)
@@ -182,12 +196,14 @@ async def withdraw(request: Request, participant_id: ParticipantId, body: Withdr
 
 @router.delete("/participants/{participant_id}", response_model=Erased, tags=["participants"])
 async def erase(request: Request, participant_id: ParticipantId, caller: Researcher,
-                confirm: Annotated[str, Query(description="the participant id again, to confirm")]
+                confirm: Annotated[str, Query(description="the participant id again, to confirm (another "
+                                                          "value is refused: 400)",
+                                              pattern=f"^{PARTICIPANT_ID.pattern}$")]
                 ) -> Erased:
     """Erase the participant's personal data (cannot be undone; the pseudonymous id and the
     counts stay). ``confirm`` must repeat the id."""
-    if confirm != participant_id:
-        raise ApiError(400, "confirm: repeat the participant id to confirm the erasure")
+    if confirm != participant_id:  # it fits the schema, but names someone else
+        raise ApiError(409, "confirm: repeat this participant's id to confirm the erasure")
     ctx = context(request)
     done = await erasure.erase(ctx.db, ctx.clock, phone=participant_id, by=caller.name)
     await audit(ctx.db, ctx.clock, caller, "erase", participant_id=participant_id)
@@ -199,7 +215,7 @@ async def erase(request: Request, participant_id: ParticipantId, caller: Researc
 @router.get("/participants/{participant_id}/transcript", response_model=TranscriptPage, tags=["participants"])
 async def transcript(request: Request, participant_id: ParticipantId, caller: Viewer,
                      limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 100,
-                     before_id: Annotated[int | None, Query(ge=1)] = None) -> TranscriptPage:
+                     before_id: Annotated[int | None, Query(ge=1, le=DB_INT_MAX)] = None) -> TranscriptPage:
     """Messages in and out, newest first, with WhatsApp's delivery and read receipts (the text
     is null for viewers)."""
     ctx = context(request)
@@ -246,7 +262,7 @@ async def deliveries(request: Request, participant_id: ParticipantId, caller: Vi
             tags=["participants"])
 async def questionnaires(request: Request, participant_id: ParticipantId, caller: Viewer,
                          limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 50,
-                         offset: Annotated[int, Query(ge=0)] = 0) -> QuestionnaireInstancePage:
+                         offset: Annotated[int, Query(ge=0, le=DB_INT_MAX)] = 0) -> QuestionnaireInstancePage:
     """Their questionnaires, newest first: status, times, why one ended unfinished, and each
     item's answer (the coded value and the reply as given are null for viewers, as message text is)."""
     ctx = context(request)

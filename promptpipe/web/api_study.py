@@ -8,15 +8,16 @@ import os
 import tempfile
 import time
 import zipfile
-from datetime import date, timedelta
+from datetime import date
 from pathlib import Path
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query, Request, status
+from fastapi import Path as PathParam
 from fastapi.responses import FileResponse
 from starlette.background import BackgroundTask
 
-from promptpipe.domain.access import ADMIN, NEEDED_TO_READ, RESEARCHER, SAFETY_FLAGS, VIEWER, allows
+from promptpipe.domain.access import ADMIN, NEEDED_TO_READ, RESEARCHER, SAFETY_FLAGS, TOKEN_NAME, VIEWER, allows
 from promptpipe.domain.participant_filter import ParticipantFilter
 from promptpipe.research import messaging, oversight, questionnaire_ops, tokens
 from promptpipe.research.export import export_study
@@ -26,8 +27,8 @@ from promptpipe.research.tokens import Caller, audit
 from promptpipe.research.views import as_json
 from promptpipe.storage.files import make_private_dir
 from promptpipe.web.auth import context, require
-from promptpipe.web.errors import ApiError
 from promptpipe.web.schemas import (
+    DB_INT_MAX,
     BroadcastRequest,
     BroadcastResult,
     FlagOut,
@@ -62,8 +63,6 @@ async def broadcast(request: Request, body: BroadcastRequest, caller: Researcher
     count = await messaging.broadcast_count(ctx.reader, ctx.clock, flt)
     if body.dry_run:
         return BroadcastResult(recipients=count, dry_run=True)
-    if body.expected_count is None:
-        raise ApiError(400, "expected_count: count first (dry_run true), then send with the count it gave")
     result = await messaging.broadcast(ctx.db, ctx.clock, text=body.text, flt=flt, by=caller.name,
                                        expected=body.expected_count, anyway=body.anyway)
     await audit(ctx.db, ctx.clock, caller, "broadcast",
@@ -79,15 +78,22 @@ async def stats(request: Request, caller: Viewer,
                                                     f"{DEFAULT_STATS_DAYS} days ago)")] = None,
                 to: Annotated[date | None, Query(description="last local day (default: today)")] = None,
                 ) -> Stats:
-    """Daily prompts by participant-local day and arm: sent, delivered, read, answered, done."""
+    """Daily prompts by participant-local day and arm: sent, delivered, read, answered, done.
+    Of a longer range only its last 366 days are counted (``from`` in the answer says where they
+    begin); a range that ends before it begins has no days."""
     ctx = context(request)
     last = to or ctx.clock.now().astimezone(ctx.researcher_zone).date()
-    first = from_ or last - timedelta(days=DEFAULT_STATS_DAYS - 1)
-    if (last - first).days + 1 > MAX_STATS_DAYS:
-        raise ApiError(400, f"from/to: at most {MAX_STATS_DAYS} days at once")
+    first = from_ or _days_before(last, DEFAULT_STATS_DAYS - 1)
+    if first > last:
+        return Stats.model_validate({"from": first.isoformat(), "to": last.isoformat(), "arms": {}, "days": []})
+    first = max(first, _days_before(last, MAX_STATS_DAYS - 1))
     found = await prompt_stats(ctx.reader, first_day=first, last_day=last)
     return Stats.model_validate({"from": found.first_day, "to": found.last_day, "arms": found.arms,
                                  "days": [as_json(day) for day in found.days]})
+
+
+def _days_before(day: date, days: int) -> date:
+    return date.fromordinal(max(1, day.toordinal() - days))
 
 
 @router.get("/status", response_model=ServiceStatus | ViewerServiceStatus, tags=["service"])
@@ -188,7 +194,8 @@ async def flags(request: Request, caller: FlagReader, all_: Annotated[bool, Quer
 
 
 @router.post("/flags/{flag_id}/resolve", tags=["safety"])
-async def resolve_flag(request: Request, flag_id: int, body: ResolveRequest, caller: Researcher) -> dict[str, str]:
+async def resolve_flag(request: Request, flag_id: Annotated[int, PathParam(ge=1, le=DB_INT_MAX)],
+                       body: ResolveRequest, caller: Researcher) -> dict[str, str]:
     """Mark a safety flag as dealt with, with a note on what was done."""
     ctx = context(request)
     line = await oversight.resolve(ctx.db, ctx.clock, flag_id=flag_id, note=body.note, by=caller.name)
@@ -212,7 +219,8 @@ async def create_token(request: Request, body: TokenRequest, caller: Admin) -> T
 
 
 @router.delete("/tokens/{name}", response_model=TokenOut, tags=["tokens"])
-async def revoke_token(request: Request, name: str, caller: Admin) -> TokenOut:
+async def revoke_token(request: Request, name: Annotated[str, PathParam(pattern=f"^{TOKEN_NAME.pattern}$")],
+                       caller: Admin) -> TokenOut:
     """Revoke a token: requests with it fail from now on."""
     ctx = context(request)
     await tokens.revoke(ctx.db, ctx.clock, name=name, by=caller.name)

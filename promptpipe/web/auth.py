@@ -3,8 +3,10 @@ then a signed session cookie), roles, CSRF tokens for the dashboard's forms, and
 failed attempts per client address.
 
 A session cookie holds the token's id, an expiry and a random nonce, signed with HMAC-SHA256
-under a key kept in the database; the token is looked up on every request, so revoking it ends
-its sessions at once. The CSRF token of a form is derived from the session's nonce."""
+under a key kept in the database; the token is looked up on every request, so revoking it (or its
+expiry) ends its sessions at once. The CSRF token of a form is derived from the session's nonce.
+Each use of a token is noted (to the minute), and the caller carries the client's address into
+the audit log."""
 
 from __future__ import annotations
 
@@ -14,15 +16,16 @@ import hmac
 import json
 import secrets
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from fastapi import Request
 from sqlalchemy.orm import Session
 
 from promptpipe.domain.access import allows
+from promptpipe.errors import StorageError
 from promptpipe.logging import get_logger
-from promptpipe.research.tokens import Caller, authenticate, caller_by_id
+from promptpipe.research.tokens import Caller, Expired, caller_by_id, identify, note_use
 from promptpipe.storage.study import secret_value
 from promptpipe.web.context import WebContext
 from promptpipe.web.errors import ApiError
@@ -55,18 +58,32 @@ def _refuse_if_blocked(ctx: WebContext, address: str) -> None:
                        headers={"Retry-After": str(int(wait) + 1)})
 
 
+async def _noted(ctx: WebContext, caller: Caller, address: str) -> Caller:
+    """``caller`` from ``address``, their token's use noted (a failure to note it fails nothing)."""
+    try:
+        await note_use(ctx.db, caller, ctx.clock.now())
+    except StorageError as exc:
+        log.warning("token_use_not_noted", token=caller.name, error=str(exc))
+    return replace(caller, address=address)
+
+
 async def check_secret(ctx: WebContext, address: str, secret: str) -> Caller | None:
-    """The caller of ``secret``; a failure counts against ``address`` (429 past the limit)."""
+    """The caller of ``secret``; a failure counts against ``address`` (429 past the limit). An
+    expired token is a failure too, answered 401 with what happened."""
     if not await ctx.failures.begin(address):  # counted until settled: concurrent guesses see it
         _refuse_if_blocked(ctx, address)
-    caller: Caller | None = None
+    found: Caller | Expired | None = None
     try:
-        caller = await authenticate(ctx.reader, secret)
+        found = await identify(ctx.reader, secret, ctx.clock.now())
     finally:
-        ctx.failures.end(address, failed=caller is None)
-    if caller is None:
+        ctx.failures.end(address, failed=not isinstance(found, Caller))
+    if isinstance(found, Expired):
+        log.warning("api_auth_expired", client=address, token=found.name)
+        raise ApiError(401, found.message, headers={"WWW-Authenticate": "Bearer"})
+    if found is None:
         log.warning("api_auth_failed", client=address)
-    return caller
+        return None
+    return await _noted(ctx, found, address)
 
 
 CALLER_SCOPE_KEY = "promptpipe.caller"
@@ -74,7 +91,8 @@ CALLER_SCOPE_KEY = "promptpipe.caller"
 
 
 async def api_caller(request: Request) -> Caller:
-    """The bearer token's caller; 401 with no detail for a missing, unknown or revoked token."""
+    """The bearer token's caller; 401 with no detail for a missing, unknown or revoked token (an
+    expired one is told so)."""
     checked = request.scope.get(CALLER_SCOPE_KEY)
     if isinstance(checked, Caller):
         return checked
@@ -156,7 +174,7 @@ async def session_caller(request: Request) -> tuple[Caller, SessionData]:
     session = read_session(ctx, request.cookies.get(SESSION_COOKIE), ctx.clock.now())
     if session is None:
         raise SignInRequired()
-    caller = await caller_by_id(ctx.reader, session.token_id)
+    caller = await caller_by_id(ctx.reader, session.token_id, ctx.clock.now())
     if caller is None:
         raise SignInRequired()
-    return caller, session
+    return await _noted(ctx, caller, client_address(request)), session

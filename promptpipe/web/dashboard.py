@@ -13,19 +13,22 @@ from promptpipe.web.pages import (
     _render,
     actions,
     adherence,
+    audit,
     flags,
     overview,
     participant,
     participants,
     questionnaires,
     signin,
+    tokens,
 )
 
 __all__ = ["install", "router"]
 
 router = APIRouter(include_in_schema=False)
 # participants before participant: /participants/find is not a participant's id
-for _module in (signin, overview, participants, participant, actions, adherence, questionnaires, flags):
+for _module in (signin, overview, participants, participant, actions, adherence, questionnaires, flags,
+                audit, tokens):
     router.include_router(_module.router)
 
 

@@ -3,10 +3,14 @@
     {"error": {"code": "not_found", "message": "no participant has the id p_…", "details": […]}}
 
 ``code`` is one of :data:`ERROR_CODES`; ``message`` is one line for a person; ``details`` (only for
-``invalid_request``) lists each field that is wrong."""
+``invalid_request``) lists each field that is wrong.
+
+The API reuses the research operations of ``promptpipe-admin``, whose messages name the command
+line's options (``--phone: …``); :func:`api_words` names the request's fields instead."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from fastapi import Request
@@ -16,12 +20,38 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from promptpipe.errors import AdminError, Conflict, Forbidden, NotFound, StorageError
 
-__all__ = ["ERROR_CODES", "ApiError", "error_body", "install_error_handlers", "status_for"]
+__all__ = ["ERROR_CODES", "ApiError", "allowed_methods", "api_words", "error_body", "install_error_handlers",
+           "status_for"]
 
 ERROR_CODES = {
     400: "invalid_request", 401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
     409: "conflict", 413: "too_large", 422: "invalid_request", 429: "too_many_attempts", 503: "unavailable",
 }
+
+
+_OPTION = re.compile(r"(?<![\w-])--([a-z][a-z-]*)(?: ([A-Za-z0-9_.-]+)=…)?")
+_BOTH_WORDS = re.compile(r"\(--[a-z-]+; in the API ([^)]*)\)")
+_FIELD_OF_OPTION = {"stratum": "strata", "by": "token", "days": "extra_days"}
+
+
+def api_words(message: str) -> str:
+    """A research operation's message in the API's words: ``--phone: …`` becomes ``phone: …``,
+    ``--stratum site=…`` becomes ``strata.site`` (the CLI keeps its own wording)."""
+
+    def field(match: re.Match[str]) -> str:
+        name = _FIELD_OF_OPTION.get(match[1], match[1].replace("-", "_"))
+        return f"{name}.{match[2]}" if match[2] else name
+
+    return _OPTION.sub(field, _BOTH_WORDS.sub(r"(\1)", message))
+
+
+def allowed_methods(schema: dict[str, Any], path: str) -> list[str]:
+    """The methods the OpenAPI schema lists for ``path`` (empty: the schema has no such path).
+    Starlette's own 405 names only the methods of the first route that matched the path."""
+    for template, operations in schema.get("paths", {}).items():
+        if re.fullmatch(re.sub(r"\\{[^/]+?\\}", "[^/]+", re.escape(template)), path):
+            return sorted(method.upper() for method in operations)
+    return []
 
 
 class ApiError(Exception):
@@ -59,7 +89,7 @@ def install_error_handlers(app: Any) -> None:
     async def admin_error(_: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, AdminError)
         status, code = status_for(exc)
-        return JSONResponse(error_body(code, str(exc)), status_code=status)
+        return JSONResponse(error_body(code, api_words(str(exc))), status_code=status)
 
     async def storage_error(_: Request, exc: Exception) -> JSONResponse:
         return JSONResponse(error_body("unavailable", "the database cannot be reached right now; try again"),
@@ -68,16 +98,22 @@ def install_error_handlers(app: Any) -> None:
     async def validation_error(_: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, RequestValidationError)
         details = [{"field": ".".join(str(part) for part in error.get("loc", ()) if part != "body"),
-                    "problem": str(error.get("msg", ""))} for error in exc.errors()]
-        message = "; ".join(f"{d['field']}: {d['problem']}" for d in details) or "the request is not valid"
+                    "problem": str(error.get("msg", "")).removeprefix("Value error, ")} for error in exc.errors()]
+        message = "; ".join(f"{d['field']}: {d['problem']}" if d["field"] else d["problem"]
+                            for d in details) or "the request is not valid"
         return JSONResponse(error_body("invalid_request", message, details), status_code=422)
 
-    async def http_error(_: Request, exc: Exception) -> JSONResponse:
+    async def http_error(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, StarletteHTTPException)
         code = ERROR_CODES.get(exc.status_code, "error")
         message = exc.detail if isinstance(exc.detail, str) else code.replace("_", " ")
-        return JSONResponse(error_body(code, message), status_code=exc.status_code,
-                            headers=getattr(exc, "headers", None))
+        headers = dict(getattr(exc, "headers", None) or {})
+        if exc.status_code == 405:
+            allowed = allowed_methods(request.app.openapi(), request.url.path)
+            if allowed:
+                headers["Allow"] = ", ".join(allowed)
+                message = f"{request.method} is not allowed here; use {' or '.join(allowed)}"
+        return JSONResponse(error_body(code, message), status_code=exc.status_code, headers=headers or None)
 
     app.add_exception_handler(ApiError, api_error)
     app.add_exception_handler(AdminError, admin_error)

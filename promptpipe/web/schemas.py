@@ -3,22 +3,25 @@ them). Times are ISO 8601 strings with their offset; absent values are null."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
-from promptpipe.domain.access import Role
+from promptpipe.domain.access import TOKEN_NAME, Role
 from promptpipe.domain.consent import ConsentKind, ConsentSource
 from promptpipe.domain.limits import BACKGROUND_CHARS, NAME_CHARS, REASON_CHARS
+from promptpipe.domain.localtime import IANA_ZONES
 from promptpipe.domain.messages import MessageKind, MessageStatus, VoteSource
 from promptpipe.domain.outcomes import Outcome
+from promptpipe.domain.participant_filter import MAX_SILENT_DAYS
 from promptpipe.domain.questionnaire_answers import AnswerSource, Missing
 from promptpipe.domain.safety import FlagSource, FlagStatus, Severity
 from promptpipe.domain.states import Stage, Status, Vote
 from promptpipe.domain.timers import TimerKind
 
 __all__ = [
-    "Accepted", "BroadcastRequest", "BroadcastResult", "ConsentLedger", "Delivery", "EnrollRequest", "Erased",
+    "DB_INT_MAX", "OPTIONAL_TEXT", "VISIBLE_LINE", "VISIBLE_TEXT", "Accepted", "BroadcastRequest", "BroadcastResult",
+    "ConsentLedger", "Delivery", "EnrollRequest", "Erased",
     "ErrorBody", "FlagOut", "Health", "MessageRequest", "ParticipantDetail", "ParticipantPage", "ParticipantSummary",
     "QuestionnaireAnswerOut", "QuestionnaireCompliance", "QuestionnaireInstanceOut", "QuestionnaireInstancePage",
     "ResolveRequest", "Schedules", "ServiceStatus", "Stats", "Timers", "TokenCreated", "TokenOut", "TokenRequest",
@@ -26,6 +29,21 @@ __all__ = [
 ]
 
 MESSAGE_CHARS = 4096
+DB_INT_MAX = 2**63 - 1
+"""The largest number a database integer holds (a larger one in a path or query is a 400)."""
+_INVISIBLE = (r"\s\x00-\x1f\x7f-\x9f\u00ad\u0300-\u036f\u115f\u1160\u200b-\u200f\u2028-\u202f\u2060-\u206f"
+              r"\u3164\ufe00-\ufe0f\ufeff")
+"""Characters that do not show (spaces, controls, zero-width and format characters, combining
+marks, blank-looking letters), as in :func:`promptpipe.domain.text.has_visible_text`."""
+VISIBLE_TEXT = rf"^[^\x00]*[^{_INVISIBLE}][^\x00]*$"
+"""Free text: something visible in it (not only spaces or zero-width characters), no NUL."""
+VISIBLE_LINE = rf"^[^\x00\r\n]*[^{_INVISIBLE}][^\x00\r\n]*$"
+"""One line of free text (a name)."""
+OPTIONAL_TEXT = rf"^(\s*|[^\x00]*[^{_INVISIBLE}][^\x00]*)$"
+"""Free text that may be left empty (or blank), but not only zero-width characters."""
+PHONE = r"^\+[1-9][0-9]{6,14}$"
+TOKEN_NAME_PATTERN = f"^{TOKEN_NAME.pattern}$"
+ZONES: list[JsonValue] = [*sorted(IANA_ZONES)]
 
 
 class _Strict(BaseModel):
@@ -106,30 +124,48 @@ class ParticipantDetail(BaseModel):
     replies_unsent: int
 
 
+def _zone(default: Any = ...) -> Any:
+    return Field(default, description="IANA zone, e.g. America/Toronto", max_length=60,
+                 json_schema_extra={"enum": ZONES})
+
+
 class EnrollRequest(_Strict):
-    phone: str = Field(description="E.164, e.g. +14165550123", max_length=40)
-    name: str = Field(max_length=NAME_CHARS)
-    timezone: str = Field(description="IANA zone, e.g. America/Toronto", max_length=60)
-    background: str = Field("", max_length=BACKGROUND_CHARS)
-    strata: dict[str, str] = Field(default_factory=dict, description="the study's stratification fields")
+    phone: str = Field(description="E.164: + and the country code, no spaces, e.g. +14165550123; it must be a "
+                                   "valid number for its country", pattern=PHONE, json_schema_extra={"format": "phone"})
+    name: str = Field(max_length=NAME_CHARS, pattern=VISIBLE_LINE)
+    timezone: str = _zone()
+    background: str = Field("", max_length=BACKGROUND_CHARS, pattern=OPTIONAL_TEXT)
+    strata: dict[str, Annotated[str, Field(max_length=100, pattern=VISIBLE_TEXT)]] = Field(
+        default_factory=dict, description="the study's stratification fields; a field the study file's "
+                                          "[allocation.strata] does not name is refused (409 refused)")
 
 
 class UpdateRequest(_Strict):
-    name: str | None = Field(None, max_length=NAME_CHARS)
-    background: str | None = Field(None, max_length=BACKGROUND_CHARS)
-    timezone: str | None = Field(None, max_length=60)
+    model_config = ConfigDict(json_schema_extra={"anyOf": [  # something to change
+        {"required": [name], "properties": {name: {"not": {"type": "null"}}}}
+        for name in ("name", "background", "timezone", "status")]})
+
+    name: str | None = Field(None, max_length=NAME_CHARS, pattern=VISIBLE_LINE)
+    background: str | None = Field(None, max_length=BACKGROUND_CHARS, pattern=OPTIONAL_TEXT)
+    timezone: str | None = _zone(None)
     status: Literal["active", "paused"] | None = Field(
         None, description="paused: the research team's pause; active: lift it (a participant's own STOP "
                           "is lifted only by them). Withdrawal has its own endpoint.")
-    reason: str = Field("", max_length=REASON_CHARS)
+    reason: str = Field("", max_length=REASON_CHARS, pattern=OPTIONAL_TEXT)
+
+    @model_validator(mode="after")
+    def _something_to_change(self) -> UpdateRequest:
+        if all(getattr(self, name) is None for name in ("name", "background", "timezone", "status")):
+            raise ValueError("nothing to change: give name, background, timezone or status")
+        return self
 
 
 class WithdrawRequest(_Strict):
-    reason: str = Field("", max_length=REASON_CHARS)
+    reason: str = Field("", max_length=REASON_CHARS, pattern=OPTIONAL_TEXT)
 
 
 class MessageRequest(_Strict):
-    text: str = Field(min_length=1, max_length=MESSAGE_CHARS)
+    text: str = Field(min_length=1, max_length=MESSAGE_CHARS, pattern=VISIBLE_TEXT)
     anyway: bool = Field(False, description="send it even inside the study's quiet hours")
     after_quiet_hours: bool = Field(False, description="inside the study's quiet hours, hold it until they end")
 
@@ -143,17 +179,29 @@ class Accepted(BaseModel):
 
 
 class BroadcastRequest(_Strict):
-    text: str = Field(min_length=1, max_length=MESSAGE_CHARS)
+    model_config = ConfigDict(json_schema_extra={"anyOf": [
+        {"properties": {"dry_run": {"const": True}}, "required": ["dry_run"]},
+        {"properties": {"expected_count": {"type": "integer"}}, "required": ["expected_count"]}]})
+
+    text: str = Field(min_length=1, max_length=MESSAGE_CHARS, pattern=VISIBLE_TEXT)
     status: Status | None = Field(Status.ACTIVE, description="only participants with this status (null: any)")
     stage: Stage | None = None
-    arm: str | None = None
-    silent_days: int | None = Field(None, description="only those who have not written for this many days")
+    arm: str | None = Field(None, max_length=100, pattern=VISIBLE_LINE)
+    silent_days: int | None = Field(None, ge=1, le=MAX_SILENT_DAYS,
+                                    description="only those who have not written for this many days")
     dry_run: bool = Field(False, description="only count who would get it")
-    expected_count: int | None = Field(None, description="required to send: the count a dry run gave; the "
-                                                         "broadcast is refused if the filter now matches "
-                                                         "another number")
+    expected_count: int | None = Field(None, ge=0, le=2**31 - 1,
+                                       description="required to send (unless dry_run): the count a dry run gave; "
+                                                   "the broadcast is refused (409) if the filter now matches "
+                                                   "another number")
     anyway: bool = Field(False, description="send at once even to those inside the study's quiet hours (by "
                                             "default they get it when their quiet hours end)")
+
+    @model_validator(mode="after")
+    def _counted_first(self) -> BroadcastRequest:
+        if not self.dry_run and self.expected_count is None:
+            raise ValueError("expected_count: count first (dry_run true), then send with the count it gave")
+        return self
 
 
 class BroadcastResult(BaseModel):
@@ -246,7 +294,8 @@ class Stats(BaseModel):
 
 
 class TokenRequest(_Strict):
-    name: str = Field(min_length=1, max_length=64)
+    name: str = Field(min_length=1, max_length=64, pattern=TOKEN_NAME_PATTERN,
+                      description="letters, digits and . _ @ - (starting with a letter or digit)")
     role: Role
 
 
@@ -274,7 +323,7 @@ class FlagOut(BaseModel):
 
 
 class ResolveRequest(_Strict):
-    note: str = Field(min_length=1, max_length=REASON_CHARS)
+    note: str = Field(min_length=1, max_length=REASON_CHARS, pattern=VISIBLE_TEXT)
 
 
 class ScheduleOut(BaseModel):

@@ -9,7 +9,7 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from promptpipe import __version__
-from promptpipe.web import api, dashboard
+from promptpipe.web import api, api_attention, dashboard
 from promptpipe.web.api_gate import ApiGate
 from promptpipe.web.context import WebContext
 from promptpipe.web.errors import install_error_handlers
@@ -30,6 +30,7 @@ def build_site(ctx: WebContext) -> FastAPI:
     install_error_handlers(site)
     site.include_router(api.health)
     site.include_router(api.router)
+    site.include_router(api_attention.router)
     site.include_router(dashboard.router)
     dashboard.install(site)
     site.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")

@@ -260,6 +260,13 @@ async def test_a_refused_action_says_why_on_the_page(study: Study) -> None:
         assert missing.status_code == 404 and "no participant has the id" in missing.text
 
 
+async def test_a_refusal_on_the_page_names_the_field_not_a_command_line_option(study: Study) -> None:
+    async with signed_in(study.web, "researcher") as client:
+        refused = await confirmed(client, study, "pause", reason="r" * 600)
+        assert refused.status_code == 400 and "reason:" in refused.text
+        assert "--reason" not in refused.text
+
+
 async def test_a_message_sent_from_the_page_reaches_the_participant_and_shows_in_the_transcript(
     study: Study,
 ) -> None:

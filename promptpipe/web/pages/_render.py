@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hmac
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -18,22 +18,27 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 
 from promptpipe.domain.access import RESEARCHER, allows, may_read
 from promptpipe.domain.localtime import zone_or_utc
+from promptpipe.domain.participant_filter import MAX_SILENT_DAYS
 from promptpipe.errors import AdminError, StorageError
+from promptpipe.research.attention import DEFAULT_SILENT_DAYS
 from promptpipe.research.tokens import Caller
+from promptpipe.web.api_attention import attention_for
 from promptpipe.web.auth import SessionData, SignInRequired, context, csrf_token, session_caller
 from promptpipe.web.context import WebContext
-from promptpipe.web.errors import status_for
+from promptpipe.web.errors import api_words, status_for
 from promptpipe.web.pages._times import TimeLabel, time_label
 
 __all__ = [
-    "TEMPLATES_DIR", "PageError", "Visitor", "attempt", "form_visitor", "install", "reader_of", "render",
-    "researcher", "sign_in_url", "url", "visitor",
+    "SILENT_DAYS_COOKIE", "TEMPLATES_DIR", "PageError", "Visitor", "attempt", "form_visitor", "install", "reader_of",
+    "remembered_silent_days", "render", "researcher", "sign_in_url", "signed_in", "url", "visitor",
 ]
 
 TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
 ENVIRONMENT = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES_DIR), autoescape=True,
                                  undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
 T = TypeVar("T")
+SILENT_DAYS_COOKIE = "pp_silent_days"
+"""The days of silence the "Needs attention" list counts, as last chosen on the overview."""
 
 
 @dataclass(frozen=True)
@@ -44,6 +49,8 @@ class Visitor:
     caller: Caller
     session: SessionData
     now: datetime
+    attention: int | None = None
+    """What needs attention (the navigation's count); None where it was not counted."""
 
     @property
     def identified(self) -> bool:
@@ -66,11 +73,30 @@ class Visitor:
         return time_label(value, zone_or_utc(participant_zone or "UTC"), self.zone, self.now)
 
 
-async def visitor(request: Request) -> Visitor:
-    """A dependency: the signed-in user, or :class:`SignInRequired` (a redirect to sign in)."""
+async def signed_in(request: Request) -> Visitor:
+    """A dependency: the signed-in user, or :class:`SignInRequired` (a redirect to sign in); the
+    navigation's count is left out (a page that reads the whole list counts it itself)."""
     caller, session = await session_caller(request)
     ctx = context(request)
     return Visitor(ctx, caller, session, ctx.clock.now())
+
+
+def remembered_silent_days(request: Request) -> int:
+    """The days of silence this browser last chose on the overview (3 unless it chose)."""
+    value = request.cookies.get(SILENT_DAYS_COOKIE, "")
+    return int(value) if value.isdigit() and 1 <= int(value) <= MAX_SILENT_DAYS else DEFAULT_SILENT_DAYS
+
+
+async def visitor(request: Request) -> Visitor:
+    """A dependency: the signed-in user with the navigation's count of what needs attention (a
+    few counts from indexes), or :class:`SignInRequired` (a redirect to sign in)."""
+    found = await signed_in(request)
+    try:
+        attention = await attention_for(found.ctx, found.caller.role, silent_days=remembered_silent_days(request),
+                                        detail=False)
+    except StorageError:  # the page says what went wrong, if it needs the database itself
+        return found
+    return replace(found, attention=attention.total)
 
 
 class PageError(Exception):
@@ -116,7 +142,7 @@ async def attempt(operation: Awaitable[T]) -> T:
     try:
         return await operation
     except AdminError as exc:
-        raise PageError(status_for(exc)[0], str(exc)) from None
+        raise PageError(status_for(exc)[0], api_words(str(exc))) from None
     except StorageError:
         raise PageError(503, "The database cannot be reached right now; try again in a moment.") from None
 

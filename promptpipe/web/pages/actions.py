@@ -19,7 +19,7 @@ from promptpipe.domain.limits import RESEARCHER_MESSAGE_CHARS
 from promptpipe.errors import AdminError
 from promptpipe.research import admin, messaging
 from promptpipe.research.tokens import audit
-from promptpipe.web.errors import status_for
+from promptpipe.web.errors import api_words, status_for
 from promptpipe.web.pages._render import PageError, Visitor, attempt, render, researcher, visitor
 from promptpipe.web.pages.participant import checked_id
 from promptpipe.web.pages.participants import participant_url
@@ -143,5 +143,5 @@ async def perform(request: Request, participant_id: str, action: str, found: Ann
         done = await _perform(found, participant_id, action, text, reason, after_quiet_hours == "1")
     except AdminError as exc:
         return await _confirm_page(request, found, participant_id, action, text=text, reason=reason,
-                                   error=str(exc), status_code=status_for(exc)[0])
+                                   error=api_words(str(exc)), status_code=status_for(exc)[0])
     return RedirectResponse(f"{participant_url(participant_id)}?done={done}", status_code=303)

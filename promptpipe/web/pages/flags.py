@@ -12,7 +12,7 @@ from promptpipe.domain.access import SAFETY_FLAGS
 from promptpipe.errors import AdminError
 from promptpipe.research import oversight
 from promptpipe.research.tokens import audit
-from promptpipe.web.errors import status_for
+from promptpipe.web.errors import api_words, status_for
 from promptpipe.web.pages._render import Visitor, attempt, reader_of, render, researcher
 from promptpipe.web.pages.participants import participant_url
 
@@ -63,7 +63,7 @@ async def resolve(request: Request, flag_id: str, found: Annotated[Visitor, Depe
             raise AdminError("Write a note on what was done before resolving the flag.")
         await oversight.resolve(found.ctx.db, found.ctx.clock, flag_id=number, note=note, by=found.caller.name)
     except AdminError as exc:
-        return await _page(request, found, error=str(exc), failed_flag=number, note=note,
+        return await _page(request, found, error=api_words(str(exc)), failed_flag=number, note=note,
                            status_code=status_for(exc)[0])
     await audit(found.ctx.db, found.ctx.clock, found.caller, "resolve_flag", detail={"flag_id": number},
                 via="dashboard")

@@ -1,0 +1,172 @@
+"""What needs the research team's attention now, for the overview's "Needs attention" list, the
+count in the dashboard's navigation and ``GET /api/v1/attention``: open safety flags, inputs
+given up on or failing (``promptpipe-admin inbox --stuck``), uncertain sends, daily prompts not
+delivered for a day, active participants silent for N days, intake on hold, WhatsApp not
+connected and a recent model error. Each entry is gone once what it reports is resolved.
+
+Everything is read in one transaction from indexes (flags by status, inbox and outbox by status,
+prompts by time sent, each participant's last message in) and the participant table: never a scan
+of the messages, so the count can be rendered on every page. Entries carry participant ids,
+counts and times only; the model's error text is given only to callers who may read it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from enum import StrEnum
+
+from sqlalchemy import ColumnElement, FromClause, Select, and_, func, or_, select
+from sqlalchemy.orm import Session
+
+from promptpipe.domain.participant_filter import ParticipantFilter
+from promptpipe.domain.safety import OPEN
+from promptpipe.domain.states import ACTIVE, INTAKE_SUSPENDED
+from promptpipe.research.oversight import STUCK_ATTEMPTS
+from promptpipe.storage.db import Database
+from promptpipe.storage.models import (
+    FAILED,
+    PENDING,
+    UNCERTAIN,
+    Flag,
+    InboxItem,
+    Message,
+    OutboxItem,
+    PromptDelivery,
+    table_of,
+)
+from promptpipe.storage.participant_list import count_participants
+from promptpipe.storage.service_status import LAST_MODEL_ERROR, WHATSAPP, read_statuses
+
+__all__ = ["DEFAULT_SILENT_DAYS", "MAX_LISTED", "Attention", "AttentionEntry", "AttentionKind", "Concern",
+           "read_attention"]
+
+DEFAULT_SILENT_DAYS = 3
+MAX_LISTED = 20
+"""Participants named per entry (the oldest first); the entry's count covers them all."""
+NOT_DELIVERED_AFTER = timedelta(days=1)
+NOT_DELIVERED_LOOKBACK = timedelta(days=2)
+"""Daily prompts sent 24 to 48 hours ago without a delivered receipt are listed: a participant whose
+phone stays unreachable stays listed with each day's prompt, and older prompts show as "not
+delivered" on their page and in the adherence heatmap. (Each prompt in the window costs a row
+read: 10,000 participants' day is ~20 ms on SQLite.)"""
+MODEL_ERROR_RECENT = timedelta(days=1)
+"""A model error is listed for a day after it happened."""
+
+_FLAG, _INBOX, _OUTBOX = table_of(Flag), table_of(InboxItem), table_of(OutboxItem)
+_D, _M = table_of(PromptDelivery), table_of(Message)
+
+
+class AttentionKind(StrEnum):
+    """What an entry of the list is about, in the order the list shows them."""
+
+    SAFETY_FLAG = "safety_flag"
+    STUCK_INPUT = "stuck_input"
+    UNCERTAIN_SEND = "uncertain_send"
+    NOT_DELIVERED = "not_delivered"
+    SILENT = "silent"
+    INTAKE_ON_HOLD = "intake_on_hold"
+    WHATSAPP = "whatsapp"
+    MODEL_ERROR = "model_error"
+
+
+@dataclass(frozen=True)
+class Concern:
+    """One participant's share of an entry: how many, since when (the oldest)."""
+
+    participant_id: str
+    count: int
+    since: str
+
+
+@dataclass(frozen=True)
+class AttentionEntry:
+    kind: AttentionKind
+    count: int
+    """How many: flags, inputs, sends, prompts or participants (1 for WhatsApp and the model)."""
+    participants: tuple[Concern, ...] = ()
+    """The participants concerned (at most :data:`MAX_LISTED`; none for the counts by filter)."""
+    since: str | None = None
+    """The oldest one's time, or when the state began (ISO, UTC)."""
+    state: str | None = None
+    """WhatsApp's state (a name of ``CONNECTION_STATES``), or ``None`` when none is recorded."""
+    error: str | None = None
+    """The model error's line: only for callers who may read it (it may quote a participant)."""
+
+
+@dataclass(frozen=True)
+class Attention:
+    silent_days: int
+    entries: list[AttentionEntry] = field(default_factory=list)
+
+    @property
+    def total(self) -> int:
+        """What the navigation shows: every flag, input, send, prompt and participant listed."""
+        return sum(entry.count for entry in self.entries)
+
+
+def _grouped(session: Session, query: Select[str, int, datetime], limit: int) -> tuple[int, tuple[Concern, ...]]:
+    """(total, the first ``limit`` participants, oldest first) of a query selecting participant_id,
+    count and the oldest time, grouped by participant."""
+    concerns = sorted((Concern(pid, int(count), oldest.isoformat()) for pid, count, oldest in session.execute(query)),
+                      key=lambda c: (c.since, c.participant_id))
+    return sum(c.count for c in concerns), tuple(concerns[:limit])
+
+
+def _concerns(session: Session, source: FromClause, participant: ColumnElement[str], at: ColumnElement[datetime],
+              where: ColumnElement[bool], *, detail: bool, limit: int) -> tuple[int, tuple[Concern, ...]]:
+    """How many rows of ``source`` match; with ``detail``, grouped by participant."""
+    if not detail:
+        return int(session.execute(select(func.count()).select_from(source).where(where)).scalar_one()), ()
+    query = select(participant, func.count(), func.min(at)).select_from(source).where(where).group_by(participant)
+    return _grouped(session, query, limit)
+
+
+def _read(session: Session, now: datetime, silent_days: int, *, flags: bool, whatsapp: bool, model_error: bool,
+          detail: bool, limit: int) -> list[AttentionEntry]:
+    entries: list[AttentionEntry] = []
+
+    def add(kind: AttentionKind, found: tuple[int, tuple[Concern, ...]]) -> None:
+        count, concerns = found
+        if count:
+            entries.append(AttentionEntry(kind, count, concerns, concerns[0].since if concerns else None))
+
+    if flags:
+        add(AttentionKind.SAFETY_FLAG, _concerns(session, _FLAG, _FLAG.c.participant_id, _FLAG.c.created_at,
+                                                 _FLAG.c.status == OPEN, detail=detail, limit=limit))
+    stuck = or_(_INBOX.c.status == FAILED, and_(_INBOX.c.status == PENDING, _INBOX.c.attempts >= STUCK_ATTEMPTS))
+    add(AttentionKind.STUCK_INPUT, _concerns(session, _INBOX, _INBOX.c.participant_id, _INBOX.c.created_at, stuck,
+                                             detail=detail, limit=limit))
+    add(AttentionKind.UNCERTAIN_SEND, _concerns(session, _OUTBOX, _OUTBOX.c.participant_id, _OUTBOX.c.created_at,
+                                                _OUTBOX.c.status == UNCERTAIN, detail=detail, limit=limit))
+    undelivered = and_(_D.c.sent_at > now - NOT_DELIVERED_LOOKBACK, _D.c.sent_at <= now - NOT_DELIVERED_AFTER,
+                       _D.c.receipt_level.is_(None), _M.c.receipts_expected.is_(True), _M.c.wa_message_id.is_not(None))
+    add(AttentionKind.NOT_DELIVERED, _concerns(session, _D.join(_M, _M.c.id == _D.c.prompt_message_id),
+                                               _D.c.participant_id, _D.c.sent_at, undelivered, detail=detail,
+                                               limit=limit))
+    for kind, flt in ((AttentionKind.SILENT, ParticipantFilter(status=ACTIVE, silent_days=silent_days)),
+                      (AttentionKind.INTAKE_ON_HOLD, ParticipantFilter(status=ACTIVE, stage=INTAKE_SUSPENDED))):
+        add(kind, (count_participants(session, flt, now), ()))
+    if whatsapp or model_error:
+        statuses = read_statuses(session)
+        state = statuses.get(WHATSAPP)
+        name = state.value.get("name") if state else None
+        if whatsapp and name != "connected":
+            since = state.value.get("since") if state else None
+            entries.append(AttentionEntry(AttentionKind.WHATSAPP, 1, since=str(since) if since else None,
+                                          state=str(name) if name else None))
+        error = statuses.get(LAST_MODEL_ERROR)
+        if model_error and error and error.updated_at > now - MODEL_ERROR_RECENT:
+            entries.append(AttentionEntry(AttentionKind.MODEL_ERROR, 1, since=str(error.value.get("at", "")) or None,
+                                          error=str(error.value.get("error", "")) if detail else None))
+    return entries
+
+
+async def read_attention(db: Database, now: datetime, *, silent_days: int = DEFAULT_SILENT_DAYS, identified: bool,
+                         whatsapp: bool, detail: bool = True, limit: int = MAX_LISTED) -> Attention:
+    """What needs attention at ``now``. ``identified``: the caller may read safety flags and the
+    model's error (researchers and admins); a viewer's list has neither. ``whatsapp``: the service
+    sends through WhatsApp (else its state is not an entry). ``detail=False`` counts only (the
+    navigation's badge: one count per entry, no grouping)."""
+    entries = await db.run(lambda session: _read(session, now, silent_days, flags=identified, whatsapp=whatsapp,
+                                                 model_error=identified, detail=detail, limit=limit))
+    return Attention(silent_days, entries)

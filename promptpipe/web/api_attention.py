@@ -1,0 +1,110 @@
+"""``GET /api/v1/attention``: what needs the research team's attention now (the overview's "Needs
+attention" list), each entry with the dashboard page where it is resolved. A viewer's answer has
+ids, counts and times only: no safety flags (health data, as everywhere) and no model error."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Query, Request
+from pydantic import BaseModel, Field
+
+from promptpipe.config import TransportName
+from promptpipe.domain.access import RESEARCHER, VIEWER, allows
+from promptpipe.domain.participant_filter import MAX_SILENT_DAYS
+from promptpipe.domain.states import ACTIVE, INTAKE_SUSPENDED
+from promptpipe.research.attention import DEFAULT_SILENT_DAYS, Attention, AttentionEntry, AttentionKind, read_attention
+from promptpipe.research.tokens import Caller
+from promptpipe.web.auth import context, require
+from promptpipe.web.context import WebContext
+from promptpipe.web.schemas import ErrorBody
+
+__all__ = ["AttentionOut", "ViewerAttentionOut", "attention_for", "entry_link", "participant_link", "router"]
+
+router = APIRouter(prefix="/api/v1", responses={code: {"model": ErrorBody} for code in (401, 403, 422, 429, 503)})
+Viewer = Annotated[Caller, Depends(require(VIEWER))]
+SERVICE_LINK = "/#service"
+"""The overview's service card: WhatsApp's state and the last model error."""
+
+
+def participant_link(participant_id: str) -> str:
+    return f"/participants/{participant_id}"
+
+
+def entry_link(entry: AttentionEntry, silent_days: int) -> str:
+    """The dashboard page where an entry is resolved (or, for a few participants, the oldest one's page)."""
+    match entry.kind:
+        case AttentionKind.SAFETY_FLAG:
+            return "/flags"
+        case AttentionKind.SILENT:
+            return f"/participants?status={ACTIVE}&silent={silent_days}&sort=last_in"
+        case AttentionKind.INTAKE_ON_HOLD:
+            return f"/participants?status={ACTIVE}&stage={INTAKE_SUSPENDED}"
+        case AttentionKind.WHATSAPP | AttentionKind.MODEL_ERROR:
+            return SERVICE_LINK
+    return participant_link(entry.participants[0].participant_id) if entry.participants else "/participants"
+
+
+async def attention_for(ctx: WebContext, role: str, *, silent_days: int = DEFAULT_SILENT_DAYS,
+                        detail: bool = True) -> Attention:
+    """The list as ``role`` may read it (the API, the overview and the navigation's count)."""
+    return await read_attention(ctx.reader, ctx.clock.now(), silent_days=silent_days,
+                                identified=allows(role, RESEARCHER),
+                                whatsapp=ctx.settings.transport == TransportName.WHATSAPP, detail=detail)
+
+
+class ConcernOut(BaseModel):
+    participant_id: str
+    count: int
+    since: str = Field(description="the oldest one's time")
+    link: str = Field(description="the participant's dashboard page")
+
+
+class ViewerAttentionEntry(BaseModel):
+    kind: AttentionKind
+    count: int = Field(description="flags, inputs, sends, prompts or participants (1 for WhatsApp and the model)")
+    participants: list[ConcernOut] = Field(description="the participants concerned, oldest first (at most 20)")
+    since: str | None = Field(description="the oldest one's time, or when WhatsApp's state began")
+    state: str | None = Field(None, description="for whatsapp: its state (null: none recorded)")
+    link: str = Field(description="the dashboard page where it is resolved")
+
+
+class AttentionEntryOut(ViewerAttentionEntry):
+    error: str | None = Field(None, description="for model_error: the error's line")
+
+
+class ViewerAttentionOut(BaseModel):
+    silent_days: int
+    total: int = Field(description="the count the dashboard's navigation shows")
+    entries: list[ViewerAttentionEntry]
+
+
+class AttentionOut(ViewerAttentionOut):
+    entries: list[AttentionEntryOut]  # type: ignore[assignment]
+
+
+def _entry(entry: AttentionEntry, silent_days: int, *, researcher: bool) -> ViewerAttentionEntry:
+    concerns = [ConcernOut(participant_id=c.participant_id, count=c.count, since=c.since,
+                           link=participant_link(c.participant_id)) for c in entry.participants]
+    fields = {"kind": entry.kind, "count": entry.count, "participants": concerns, "since": entry.since,
+              "state": entry.state, "link": entry_link(entry, silent_days)}
+    if researcher:
+        return AttentionEntryOut.model_validate({**fields, "error": entry.error})
+    return ViewerAttentionEntry.model_validate(fields)
+
+
+@router.get("/attention", response_model=AttentionOut | ViewerAttentionOut, tags=["service"])
+async def attention(request: Request, caller: Viewer,
+                    silent_days: Annotated[int, Query(ge=1, le=MAX_SILENT_DAYS,
+                                                      description="active participants silent this many days")]
+                    = DEFAULT_SILENT_DAYS) -> AttentionOut | ViewerAttentionOut:
+    """Open safety flags, inputs given up on or failing, uncertain sends, daily prompts not
+    delivered for a day, active participants silent for ``silent_days``, intake on hold,
+    WhatsApp not connected and the last model error of the past day (the last two and the flags
+    for researchers only), each with the dashboard page where it is resolved."""
+    researcher = allows(caller.role, RESEARCHER)
+    found = await attention_for(context(request), caller.role, silent_days=silent_days)
+    entries = [_entry(entry, silent_days, researcher=researcher) for entry in found.entries]
+    if researcher:
+        return AttentionOut.model_validate({"silent_days": silent_days, "total": found.total, "entries": entries})
+    return ViewerAttentionOut.model_validate({"silent_days": silent_days, "total": found.total, "entries": entries})

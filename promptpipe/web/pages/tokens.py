@@ -1,0 +1,130 @@
+"""API and dashboard tokens (``/tokens``), for admins only: each with its role, when it was made,
+when it expires, when it was last used and whether it is revoked; a new one made with a role and
+an optional expiry (its secret shown on the answer page, once); one revoked after a confirmation
+page. Each goes through the same operation as ``promptpipe-admin token`` and is audited
+(``via="dashboard"``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Form, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from promptpipe.domain.access import ADMIN, ROLES, TOKEN_NAME, allows
+from promptpipe.errors import AdminError
+from promptpipe.research import tokens
+from promptpipe.research.tokens import TokenView, audit
+from promptpipe.web.errors import status_for
+from promptpipe.web.pages._render import PageError, Visitor, attempt, form_visitor, render, visitor
+from promptpipe.web.pages._times import TimeLabel, time_label
+
+__all__ = ["router"]
+
+router = APIRouter()
+
+
+def _admin(found: Visitor) -> Visitor:
+    if not allows(found.caller.role, ADMIN):
+        raise PageError(403, f"Tokens are managed by admins; your token ({found.caller.name}) is a "
+                             f"{found.caller.role}'s.")
+    return found
+
+
+async def admin_page(found: Annotated[Visitor, Depends(visitor)]) -> Visitor:
+    """A dependency: an admin (403 as a page for anyone else)."""
+    return _admin(found)
+
+
+async def admin_form(found: Annotated[Visitor, Depends(form_visitor)]) -> Visitor:
+    """A dependency for forms: an admin's, with its CSRF token."""
+    return _admin(found)
+
+
+@dataclass(frozen=True)
+class Row:
+    name: str
+    role: str
+    created: TimeLabel | None
+    created_by: str
+    expires: TimeLabel | None
+    expired: bool
+    last_used: TimeLabel | None
+    revoked: TimeLabel | None
+    revoked_by: str
+    yours: bool
+
+
+def _when(found: Visitor, value: str | None) -> TimeLabel | None:
+    return time_label(value, found.zone, found.zone, found.now)
+
+
+def _row(found: Visitor, token: TokenView) -> Row:
+    expires = datetime.fromisoformat(token.expires_at) if token.expires_at else None
+    return Row(name=token.name, role=token.role, created=_when(found, token.created_at), created_by=token.created_by,
+               expires=_when(found, token.expires_at), expired=expires is not None and expires <= found.now,
+               last_used=_when(found, token.last_used_at), revoked=_when(found, token.revoked_at),
+               revoked_by=token.revoked_by or "", yours=token.name == found.caller.name)
+
+
+async def _page(request: Request, found: Visitor, *, status_code: int = 200, done: str = "", error: str = "",
+                created: str = "", secret: str = "", form: dict[str, str] | None = None,
+                confirm: Row | None = None) -> HTMLResponse:
+    rows = [_row(found, token) for token in await attempt(tokens.tokens(found.ctx.reader))]
+    response = render(request, "tokens.html", found, section="tokens", rows=rows, roles=ROLES, done=done,
+                      error=error, created=created, secret=secret, confirm=confirm, expires_help=tokens.EXPIRES_HELP,
+                      form=form or {"name": "", "role": "viewer", "expires": ""}, status_code=status_code)
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@router.get("/tokens", response_class=HTMLResponse)
+async def token_list(request: Request, found: Annotated[Visitor, Depends(admin_page)],
+                     revoked: str = "") -> HTMLResponse:
+    done = f"Token {revoked} is revoked: requests and sessions with it fail from now on." \
+        if TOKEN_NAME.fullmatch(revoked) else ""
+    return await _page(request, found, done=done)
+
+
+@router.post("/tokens", response_class=HTMLResponse)
+async def create(request: Request, found: Annotated[Visitor, Depends(admin_form)], name: Annotated[str, Form()] = "",
+                 role: Annotated[str, Form()] = "", expires: Annotated[str, Form()] = "") -> HTMLResponse:
+    ctx, form = found.ctx, {"name": name.strip(), "role": role, "expires": expires.strip()}
+    try:
+        expires_at = tokens.expiry(form["expires"], found.now, found.zone, option="Expires")
+        secret, row = await tokens.create_token(ctx.db, ctx.clock, name=form["name"], role=role,
+                                                by=found.caller.name, expires_at=expires_at)
+    except AdminError as exc:
+        return await _page(request, found, status_code=status_for(exc)[0], form=form,
+                           error=str(exc).replace("--name", "Name").replace("--role", "Role"))
+    await audit(ctx.db, ctx.clock, found.caller, "token_create", via="dashboard",
+                detail={"name": row.name, "role": row.role, "expires_at": row.expires_at})
+    return await _page(request, found, status_code=201, created=row.name, secret=secret)
+
+
+def _named(name: str) -> str:
+    if not TOKEN_NAME.fullmatch(name):
+        raise PageError(404, "There is no token by that name; the tokens page lists them.")
+    return name
+
+
+@router.get("/tokens/{name}/revoke", response_class=HTMLResponse)
+async def confirm_revoke(request: Request, name: str, found: Annotated[Visitor, Depends(admin_page)]) -> HTMLResponse:
+    listed = await attempt(tokens.tokens(found.ctx.reader))
+    token = next((token for token in listed if token.name == _named(name)), None)
+    if token is None:
+        raise PageError(404, f"There is no token named {name!r}; the tokens page lists them.")
+    return await _page(request, found, confirm=_row(found, token))
+
+
+@router.post("/tokens/{name}/revoke", response_class=HTMLResponse)
+async def revoke(request: Request, name: str, found: Annotated[Visitor, Depends(admin_form)]) -> Response:
+    ctx = found.ctx
+    try:
+        await tokens.revoke(ctx.db, ctx.clock, name=_named(name), by=found.caller.name)
+    except AdminError as exc:
+        return await _page(request, found, status_code=status_for(exc)[0], error=str(exc))
+    await audit(ctx.db, ctx.clock, found.caller, "token_revoke", detail={"name": name}, via="dashboard")
+    return RedirectResponse(f"/tokens?revoked={name}", status_code=303)
