@@ -38,6 +38,8 @@ async def test_an_unversioned_older_schema_is_refused_then_upgraded_on_request(d
     await database.execute_raw("DROP TABLE questionnaire_answer")  # nor questionnaires
     await database.execute_raw("DROP TABLE questionnaire_instance")
     await database.execute_raw('ALTER TABLE conversation DROP COLUMN "questionnaire"')
+    for table, column in (("api_token", "expires_at"), ("api_token", "last_used_at"), ("audit_log", "address")):
+        await database.execute_raw(f'ALTER TABLE {table} DROP COLUMN "{column}"')  # nor tokens that expire
     await database.execute_raw("DROP TABLE alembic_version")  # nor versions
     await database.close()
 
