@@ -25,6 +25,7 @@ from promptpipe.storage.questionnaire_reads import (
     EndCount,
     InstanceRow,
     Tally,
+    by_questionnaire,
     end_counts,
     instance_page,
     participants_with_instances,
@@ -94,12 +95,8 @@ async def questionnaire_compliance(db: Database, study: Study) -> list[Questionn
     """Every questionnaire of the study file in force, then any other the database has instances
     of (an earlier version's), each with its instances counted by status and by outcome and why
     the unfinished ones ended."""
-    groups: dict[str, list[EndCount]] = {questionnaire.id: [] for questionnaire in study.questionnaires}
-    earlier: dict[str, list[EndCount]] = {}
-    for row in await db.run(end_counts):
-        (groups if row.questionnaire_id in groups else earlier).setdefault(row.questionnaire_id, []).append(row)
-    return [QuestionnaireCompliance(qid, _title(study, qid), tally(rows))
-            for qid, rows in [*groups.items(), *sorted(earlier.items())]]
+    rows = by_questionnaire(await db.run(end_counts), [questionnaire.id for questionnaire in study.questionnaires])
+    return [QuestionnaireCompliance(qid, _title(study, qid), tally(counts)) for qid, counts in rows]
 
 
 def _title(study: Study, questionnaire_id: str) -> str | None:

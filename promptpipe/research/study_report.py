@@ -29,7 +29,7 @@ from promptpipe.domain.text import for_terminal
 from promptpipe.research.export_self_report import outcome_date
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import Message, Participant, PromptDelivery, Receipt, Transition, table_of
-from promptpipe.storage.questionnaire_reads import EndCount, end_counts, tally
+from promptpipe.storage.questionnaire_reads import EndCount, by_questionnaire, end_counts, tally
 from promptpipe.storage.study import seed_kept
 from promptpipe.storage.study_tables import Decision, QuestionnaireInstance
 
@@ -326,11 +326,8 @@ def _decisions(rows: Sequence[Any], arms: Sequence[str], study: Study) -> Decisi
 
 def _questionnaires(rows: Sequence[EndCount], study: Study) -> dict[str, QuestionnaireCounts]:
     """The study file's questionnaires in its order, then any other with instances."""
-    groups: dict[str, list[EndCount]] = {q.id: [] for q in study.questionnaires}
-    for row in rows:
-        groups.setdefault(row.questionnaire_id, []).append(row)
     found = {}
-    for qid, counts in groups.items():
+    for qid, counts in by_questionnaire(rows, [q.id for q in study.questionnaires]):
         t = tally(counts)
         rate = t.completion_rate
         found[qid] = QuestionnaireCounts(

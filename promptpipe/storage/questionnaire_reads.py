@@ -24,7 +24,8 @@ from promptpipe.storage.models import table_of
 from promptpipe.storage.study_tables import QuestionnaireAnswer, QuestionnaireInstance
 
 __all__ = [
-    "OUTCOMES", "UNFINISHED", "AnswerRow", "EndCount", "InstanceRow", "Reason", "Tally", "end_counts",
+    "OUTCOMES", "UNFINISHED", "AnswerRow", "EndCount", "InstanceRow", "Reason", "Tally", "by_questionnaire",
+    "end_counts",
     "instance_page", "outcome_of", "participants_with_instances", "tally",
 ]
 
@@ -103,6 +104,16 @@ def tally(counts: Iterable[EndCount]) -> Tally:
     ordered = sorted(reasons.items(), key=lambda item: (UNFINISHED.index(item[0][0]), -item[1], item[0][1] or ""))
     return Tally(dict(sorted(by_status.items())), dict(by_outcome),
                  tuple(Reason(outcome, reason, count) for (outcome, reason), count in ordered))
+
+
+def by_questionnaire(rows: Iterable[EndCount], first: Sequence[str]) -> list[tuple[str, list[EndCount]]]:
+    """The counts of each questionnaire: those named in ``first`` in its order (the study file's,
+    each even without instances), then any other with instances (an earlier version's) by id."""
+    groups: dict[str, list[EndCount]] = {questionnaire_id: [] for questionnaire_id in first}
+    earlier: dict[str, list[EndCount]] = {}
+    for row in rows:
+        (groups if row.questionnaire_id in groups else earlier).setdefault(row.questionnaire_id, []).append(row)
+    return [*groups.items(), *sorted(earlier.items())]
 
 
 def end_counts(session: Session, participant_ids: Sequence[str] | None = None) -> list[EndCount]:
