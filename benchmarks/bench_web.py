@@ -12,7 +12,9 @@ database of four connections), and a second child process plays the browser and 
 over real HTTP, so the client's work does not run on the service's event loop:
 
 1. Idle service: each API endpoint and each dashboard page that exists (signed in through the
-   ``/login`` form), one request at a time, ~30 times; p50 / p99 / max of the server time read
+   ``/login`` form; path parameters from the seeded database: participants, a day of theirs with
+   a prompt, safety flags, two report tables, a name and phone numbers to search for), one
+   request at a time, ~30 times; p50 / p99 / max of the server time read
    from the ``Server-Timing: app;dur=…`` header, and of the client's wall time.
 2. A burst of 1,000 messages from 1,000 participants at once without API traffic, then the same
    burst (other participants) while the client fires API requests at a steady 100/s (open loop:
@@ -22,7 +24,10 @@ over real HTTP, so the client's work does not run on the service's event loop:
 Benchmarks print; nothing here asserts on timing.
 
 Run: cd /work/main && .venv/bin/python benchmarks/bench_web.py
-     [--participants N] [--messages-per-participant M] [--burst B] [--rate R] [--keep-db DIR]
+     [--participants N] [--messages-per-participant M] [--burst B] [--rate R] [--keep-db DIR [--reuse-db]]
+     [--idle-only]
+(--keep-db DIR --reuse-db --idle-only: the pages and endpoints again on the database seeded before,
+in about 5 minutes instead of 8; within the hour, while the seeded prompts' times still hold.)
 """
 
 from __future__ import annotations
@@ -47,6 +52,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 from zoneinfo import ZoneInfo
 
 from _common import (
@@ -120,7 +126,10 @@ HTTP_TIMEOUT_S = 30.0
 BENCH_BURST_README_S = 5.02
 """bench_burst.py's figure for the same burst on 1,000 participants with no history (default lanes)."""
 
-EXPECTED_PAGES = ("/", "/participants", "/participants/{participant_id}", "/adherence", "/flags", "/questionnaires")
+EXPECTED_PAGES = ("/", "/participants", "/participants/{participant_id}", "/adherence", "/flags", "/questionnaires",
+                  "/participants/{participant_id}/timeline", "/participants/{participant_id}/days/{day}", "/search",
+                  "/report", "/report/{table}.csv", "/flags/{flag_id}", "/participants/new", "/participants/import",
+                  "/broadcast", "/pilot")
 SERVER_TIMING = re.compile(r"\bapp;dur=([0-9.]+)")
 CSRF_FIELD = re.compile(r'name="csrf" value="([^"]+)"')
 
@@ -376,6 +385,12 @@ class Population:
     """Two sets of active participants in FEEDBACK, one per burst."""
     sample_ids: list[str]
     """Active participants in FEEDBACK spread over the study, for the per-participant endpoints."""
+    sample_days: list[str]
+    """For each of sample_ids, a local day that had a daily prompt (its middle study day)."""
+    flag_ids: list[int]
+    """Safety flags, open and resolved."""
+    sample_phones: list[str]
+    """The phone numbers of sample_ids (a search that finds one participant)."""
 
 
 def population(path: Path, burst: int) -> Population:
@@ -384,13 +399,17 @@ def population(path: Path, burst: int) -> Population:
         total = conn.execute("SELECT count(*) FROM participant").fetchone()[0]
         rows = conn.execute("SELECT p.id, p.phone FROM participant p JOIN conversation c ON c.participant_id = p.id "
                             "WHERE p.status = ? AND c.sub_state = ? ORDER BY p.id", (ACTIVE, FEEDBACK)).fetchall()
+        size = min(burst, len(rows) // 2)
+        rest = rows[2 * size:] or rows
+        step = max(1, len(rest) // SAMPLE_PARTICIPANTS)
+        sample = rest[::step][:SAMPLE_PARTICIPANTS]
+        days = [conn.execute("SELECT local_date FROM prompt_delivery WHERE participant_id = ? ORDER BY local_date "
+                             "LIMIT 1 OFFSET ?", (pid, DAYS // 2)).fetchone()[0] for pid, _ in sample]
+        flag_ids = [row[0] for row in conn.execute("SELECT id FROM flag ORDER BY id LIMIT 40")]
     finally:
         conn.close()
-    size = min(burst, len(rows) // 2)
-    rest = rows[2 * size:] or rows
-    step = max(1, len(rest) // SAMPLE_PARTICIPANTS)
     return Population(total, [[phone for _, phone in rows[:size]], [phone for _, phone in rows[size:2 * size]]],
-                      [pid for pid, _ in rest[::step][:SAMPLE_PARTICIPANTS]])
+                      [pid for pid, _ in sample], days, flag_ids, [phone for _, phone in sample])
 
 
 # ------------------------------------------------------------------------------- the HTTP client
@@ -629,6 +648,15 @@ def api_targets(pop: Population, stats_from: date, stats_to: date) -> list[Targe
                (f"/api/v1/stats?from={stats_from.isoformat()}&to={stats_to.isoformat()}",)),
         Target("GET /api/v1/status", "api", ("/api/v1/status",)),
         Target("GET /api/v1/flags", "api", ("/api/v1/flags",)),
+        Target("GET /api/v1/participants/{id}/timeline", "api", tuple(f"{path}/timeline" for path in one)),
+        Target("GET /api/v1/participants/{id}/timeline?kind=prompt", "api",
+               tuple(f"{path}/timeline?kind=prompt" for path in one)),
+        Target(f"GET /api/v1/participants/search?q={NAME_SEARCH}", "api",
+               (f"{base}/search?q={quote(NAME_SEARCH)}",)),
+        Target("GET /api/v1/participants/search?q={phone}", "api",
+               tuple(f"{base}/search?q={quote(phone)}" for phone in pop.sample_phones)),
+        Target("GET /api/v1/attention", "api", ("/api/v1/attention",)),
+        Target("GET /api/v1/audit", "api", ("/api/v1/audit",)),
     ]
 
 
@@ -647,12 +675,18 @@ def load_targets(pop: Population) -> list[Target]:
     ]
 
 
+NAME_SEARCH = "Bench 12"
+"""A part of a name that 111 seeded participants share (Bench 12, Bench 120 … Bench 1299)."""
 PAGE_VARIANTS = {
     "/participants": ("", "?sort=-last_in", "?sort=answered", "?sort=-streak", "?status=active&arm=coach&silent=3",
                       "?page={last_page}"),
+    "/adherence": ("", "?sort=-enrolled", "?sort=answered", "?sort=-answered", "?sort=last_in"),
+    "/search": (f"?q={quote(NAME_SEARCH)}",),
 }
 PATH_PARAMETER = re.compile(r"\{(\w+)\}")
-NOT_PAGES = ("/login", "/logout", "/health")
+NOT_PAGES = ("/login", "/logout", "/health", "/report/export.zip")
+"""/report/export.zip is the whole study as a download (bench_export measures the export)."""
+REPORT_TABLES = ("prompts", "adherence")
 
 
 def get_routes(routes: Sequence[Any]) -> list[tuple[str, set[str]]]:
@@ -672,9 +706,13 @@ def page_targets(routes: Sequence[Any], pop: Population) -> tuple[list[Target], 
     paths = [path for path, methods in get_routes(routes) if "GET" in methods
              and not path.startswith(("/api/", "/static", "/openapi")) and path not in NOT_PAGES]
     targets, skipped = [], []
-    values = {"participant_id": pop.sample_ids, "action": ["pause"]}
+    values: dict[str, Sequence[Any]] = {"participant_id": pop.sample_ids, "action": ["pause"], "day": pop.sample_days,
+                                        "flag_id": pop.flag_ids}
     for path in paths:
         names = PATH_PARAMETER.findall(path)
+        if path == "/report/{table}.csv":
+            targets += [Target(f"GET /report/{name}.csv", "page", (f"/report/{name}.csv",)) for name in REPORT_TABLES]
+            continue
         if any(name not in values for name in names):
             skipped.append(path)
             continue
@@ -682,11 +720,14 @@ def page_targets(routes: Sequence[Any], pop: Population) -> tuple[list[Target], 
             targets.append(Target("GET /participants/find?who={id}", "page",
                                   tuple(f"{path}?who={pid}" for pid in pop.sample_ids), accept=(303,)))
             continue
+        if path == "/search":
+            targets.append(Target("GET /search?q={phone} (one match)", "page",
+                                  tuple(f"{path}?q={quote(phone)}" for phone in pop.sample_phones), accept=(303,)))
         if names:
-            concrete = []
-            for pid in pop.sample_ids:
-                concrete.append(PATH_PARAMETER.sub(lambda m, pid=pid: pid if m.group(1) == "participant_id"
-                                                   else values[m.group(1)][0], path))
+            # the i-th path takes the i-th value of each parameter (a participant with a day of theirs)
+            count = max(len(values[name]) for name in names)
+            concrete = [PATH_PARAMETER.sub(lambda m, i=i: str(values[m.group(1)][i % len(values[m.group(1)])]), path)
+                        for i in range(count)]
             targets.append(Target(f"GET {path}", "page", tuple(concrete)))
             continue
         for variant in PAGE_VARIANTS.get(path, ("",)):
@@ -832,6 +873,10 @@ async def main() -> None:
     parser.add_argument("--burst", type=int, default=BURST, help="messages in each burst (default 1,000)")
     parser.add_argument("--rate", type=float, default=LOAD_RATE, help="API requests per second during the burst")
     parser.add_argument("--keep-db", metavar="DIR", help="seed into DIR and keep it (for EXPLAIN QUERY PLAN)")
+    parser.add_argument("--reuse-db", action="store_true",
+                        help="with --keep-db: use the database seeded there before (within the hour: the seeded "
+                             "prompts are timed from when it was seeded) instead of seeding")
+    parser.add_argument("--idle-only", action="store_true", help="measure the idle service only (no bursts)")
     parser.add_argument("--web-process", action="store_true",
                         help="serve the API in a process of its own (`promptpipe web`) instead of in the service's "
                              "loop (`serve` with API_LISTEN)")
@@ -849,28 +894,31 @@ async def main() -> None:
 async def run(work: Path, args: argparse.Namespace) -> None:
     import httpx  # noqa: F401  (fail before seeding if the client library is missing)
 
-    from promptpipe.app import load_prompts
+    from promptpipe.app import App, load_prompts
+    from promptpipe.research.pilot import PilotDesk
     from promptpipe.research.tokens import create_token
     from promptpipe.web.context import WebContext
     from promptpipe.web.server import WebServer
     from promptpipe.web.site import build_site
 
     path = work / "promptpipe.db"
-    if path.exists():
-        raise SystemExit(f"{path} exists: give --keep-db an empty directory")
-    url = f"sqlite:///{path}"
-    sys.stdout.flush()
-    started = time.perf_counter()
-    child = multiprocessing.get_context("spawn").Process(
-        target=seed_in_child, args=(url, args.participants, args.messages_per_participant))
-    child.start()
-    await asyncio.get_running_loop().run_in_executor(None, child.join)
-    if child.exitcode != 0:
-        raise SystemExit(f"seeding failed (exit code {child.exitcode})")
-    seed_s = time.perf_counter() - started
+    if path.exists() and not args.reuse_db:
+        raise SystemExit(f"{path} exists: give --keep-db an empty directory, or add --reuse-db")
+    if args.reuse_db and path.exists():
+        print(f"reusing the database an earlier run seeded in {work}; {path.stat().st_size / 2**20:,.0f} MB")
+    else:
+        sys.stdout.flush()
+        started = time.perf_counter()
+        child = multiprocessing.get_context("spawn").Process(
+            target=seed_in_child, args=(f"sqlite:///{path}", args.participants, args.messages_per_participant))
+        child.start()
+        await asyncio.get_running_loop().run_in_executor(None, child.join)
+        if child.exitcode != 0:
+            raise SystemExit(f"seeding failed (exit code {child.exitcode})")
+        seed_s = time.perf_counter() - started
+        print(f"seeded in {seed_s:.1f} s (child process, sqlite3 executemany); database "
+              f"{path.stat().st_size / 2**20:,.0f} MB")
     counts = table_counts(path)
-    print(f"seeded in {seed_s:.1f} s (child process, sqlite3 executemany); database "
-          f"{path.stat().st_size / 2**20:,.0f} MB")
     print("  " + ", ".join(f"{name} {count:,}" for name, count in counts.items()))
     pop = population(path, args.burst)
 
@@ -882,7 +930,8 @@ async def run(work: Path, args: argparse.Namespace) -> None:
     start_s = time.perf_counter() - started
     reader = Database(app.settings.database_url, readers=WEB_READERS)
     ctx = WebContext(app.settings, app.db, reader, app.clock,
-                     system_prompts=dataclasses.asdict(load_prompts(app.settings)))
+                     system_prompts=dataclasses.asdict(load_prompts(app.settings)),
+                     pilots=PilotDesk(app.settings, app.clock, App.build))
     server = WebServer(ctx, "127.0.0.1:0")
     web_child: Any = None
     if args.web_process:
@@ -892,19 +941,23 @@ async def run(work: Path, args: argparse.Namespace) -> None:
         base_url = server.url
     where = "in a process of its own (promptpipe web)" if args.web_process else "in the service's loop"
     try:
-        secret, _ = await create_token(app.db, app.clock, name="bench", role="researcher", by="bench_web")
+        secret, _ = await create_token(app.db, app.clock, name=f"bench-{int(time.time())}", role="researcher",
+                                       by="bench_web")
         print(f"service started in {start_s:.2f} s (background loops on, as serve); web server at {base_url} "
               f"{where} with {WEB_READERS} read-only connections; peak RSS {peak_rss_mb():.0f} MB")
         await client.start(base_url, secret)
         print(f"dashboard: {await client.call('sign_in')} through the /login form (researcher token)")
         idle = await measure_idle(client, pop, build_site(ctx).routes, app.clock.now().date())
-        await measure_bursts(app, transport, llm, client, pop, idle, args.rate)
+        if not args.idle_only:
+            await measure_bursts(app, transport, llm, client, pop, idle, args.rate)
     finally:
         await client.stop()
         if web_child is not None:
             web_child.terminate()
             web_child.join(10)
         await server.stop()
+        if ctx.pilots is not None:
+            await ctx.pilots.close()
         await reader.close()
         await app.stop()
     print(f"\npeak RSS {peak_rss_mb():.0f} MB (the service, its web server and their database connections; the "

@@ -13,6 +13,7 @@ import signal
 from promptpipe.clock import Clock, SystemClock
 from promptpipe.config import Settings
 from promptpipe.errors import ConfigError
+from promptpipe.research.pilot import PilotDesk
 from promptpipe.storage.db import Database
 from promptpipe.storage.state_dir import ensure_state_dir
 from promptpipe.web.context import WebContext
@@ -33,15 +34,18 @@ class WebHandle:
         try:
             await self.server.stop()
         finally:
+            if self.server.ctx.pilots is not None:
+                await self.server.ctx.pilots.close()
             await self.reader.close()
 
 
 async def start_web(settings: Settings, db: Database, clock: Clock) -> WebHandle:
     """The web server on API_LISTEN in this loop, writing through ``db``; returns once it answers."""
-    from promptpipe.app import load_prompts
+    from promptpipe.app import App, load_prompts
 
     reader = Database(settings.database_url, readers=WEB_READERS)
-    ctx = WebContext(settings, db, reader, clock, system_prompts=dataclasses.asdict(load_prompts(settings)))
+    ctx = WebContext(settings, db, reader, clock, system_prompts=dataclasses.asdict(load_prompts(settings)),
+                     pilots=PilotDesk(settings, clock, App.build))
     server = WebServer(ctx, settings.api_listen)
     try:
         await server.start()

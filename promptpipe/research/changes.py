@@ -39,7 +39,8 @@ from promptpipe.storage.inbox_rows import add_input
 from promptpipe.storage.models import Participant
 from promptpipe.storage.participants import create_participant, participant_by_phone, set_details
 
-__all__ = ["STATUS_COMMANDS", "enroll", "send_prompt_now", "set_status", "set_timezone", "update_participant"]
+__all__ = ["STATUS_COMMANDS", "enroll", "send_prompt_now", "set_status", "set_timezone", "update_participant",
+           "valid_name"]
 
 log = get_logger("promptpipe.research.changes")
 
@@ -54,7 +55,7 @@ async def enroll(
     and queue their greeting; the running service sends it."""
     phone = validate_phone(phone)
     timezone = validate_timezone(timezone)
-    name = _valid_name(name)
+    name = valid_name(name)
     background = validate_text("--background", background, BACKGROUND_CHARS)
     by = validate_text("--by", by or researcher_name(), NAME_CHARS)
     strata = validate_strata(study, strata or {})
@@ -85,7 +86,8 @@ async def enroll(
     raise AssertionError("unreachable")
 
 
-def _valid_name(name: str) -> str:
+def valid_name(name: str) -> str:
+    """A participant's name as enrolment takes it (also checked for each row of a CSV import)."""
     if not name.strip() and not has_undecodable(name):
         raise AdminError("--name: give the participant's name (it is used to greet them)")
     name = validate_text("--name", name, NAME_CHARS, required=True)
@@ -156,7 +158,7 @@ async def update_participant(db: Database, clock: Clock, *, who: str, name: str 
     """Change the participant's name or the team's background notes (None: leave it); ``who`` is
     their phone or id. Returns a one-line description of what changed. Neither is a transition
     (the log is for stage, status and zone): the API keeps its own audit row of who changed it."""
-    name = None if name is None else _valid_name(name)
+    name = None if name is None else valid_name(name)
     background = None if background is None else validate_text("--background", background, BACKGROUND_CHARS)
     by = validate_text("--by", by or researcher_name(), NAME_CHARS)
     participant, _ = await get_participant(db, who)

@@ -23,8 +23,10 @@ from promptpipe.research._common import get_participant
 from promptpipe.research.listing import participant_list
 from promptpipe.research.status import StatusReport, read_status
 from promptpipe.storage.db import Database
+from promptpipe.storage.study_day import pause_holders
 from promptpipe.storage.study_stats import (
     DayCounts,
+    HeatmapDelivery,
     day_counts,
     deliveries_for_heatmap,
     participant_counts,
@@ -39,6 +41,7 @@ __all__ = [
 
 MAX_STATS_DAYS = 366
 MAX_HEATMAP_DAYS = 120
+ENROLMENT_ORDER = ParticipantSort("enrolled")
 STEPS = ("sent", "delivered", "read", "answered", "done")
 """How far the daily prompts got, in order: each count includes the later ones."""
 
@@ -101,6 +104,9 @@ class AdherenceRow:
     first_day: str
     cells: list[str]
     """One outcome per day from ``first_day``: one of :data:`CELL_OUTCOMES`."""
+    stage: str = ""
+    paused_by: str | None = None
+    """Who holds the pause (participant, researcher or both), for a paused participant."""
 
 
 @dataclass(frozen=True)
@@ -172,12 +178,17 @@ async def prompt_stats(db: Database, *, first_day: date, last_day: date) -> Prom
 
 
 async def adherence(db: Database, clock: Clock, flt: ParticipantFilter, *, limit: int = 50, offset: int = 0,
-                    receipt_window: timedelta = timedelta(hours=12)) -> Adherence:
-    """A page of participants, each with one cell per day from their column 1 to today (or their
-    last day): the day's outcome (see :mod:`promptpipe.domain.adherence`)."""
-    page = await participant_list(db, clock, flt, ParticipantSort("enrolled"), limit=limit, offset=offset)
+                    receipt_window: timedelta = timedelta(hours=12),
+                    order: ParticipantSort = ENROLMENT_ORDER) -> Adherence:
+    """A page of participants in ``order``, each with one cell per day from their column 1 to
+    today (or their last day): the day's outcome (see :mod:`promptpipe.domain.adherence`)."""
+    page = await participant_list(db, clock, flt, order, limit=limit, offset=offset)
     ids = [row.id for row in page.items]
-    deliveries = await db.run(lambda session: deliveries_for_heatmap(session, ids))
+
+    def read(session: Session) -> tuple[list[HeatmapDelivery], dict[str, str]]:
+        return deliveries_for_heatmap(session, ids), pause_holders(session, ids)
+
+    deliveries, paused = await db.run(read)
     now = clock.now()
     cutoff = now - receipt_window
     outcomes: dict[tuple[str, str], list[str]] = defaultdict(list)
@@ -197,7 +208,8 @@ async def adherence(db: Database, clock: Clock, flt: ParticipantFilter, *, limit
                  for i in range(days)]
         width = max(width, days)
         rows.append(AdherenceRow(participant_id=item.id, name=item.name, status=item.status, arm=item.arm,
-                                 first_day=first.isoformat(), cells=cells))
+                                 first_day=first.isoformat(), cells=cells, stage=item.stage,
+                                 paused_by=paused.get(item.id)))
     return Adherence(total=page.total, limit=limit, offset=offset, days=width, rows=rows)
 
 

@@ -53,15 +53,19 @@ STUCK_ATTEMPTS = 3
 """A pending input that failed this often is listed as stuck too (it is still being retried)."""
 
 
-async def inbox_rows(db: Database, *, stuck_only: bool) -> list[InputView]:
-    """Inputs not answered yet: failed ones (given up) and pending ones; with ``stuck_only``,
-    the failed ones and those pending after several failures."""
+async def inbox_rows(db: Database, *, stuck_only: bool, participant_id: str | None = None,
+                     limit: int | None = None) -> list[InputView]:
+    """Inputs not answered yet, oldest first: failed ones (given up) and pending ones; with
+    ``stuck_only``, the failed ones and those pending after several failures; one participant's
+    with ``participant_id``, at most ``limit``."""
 
     def read(session: Session) -> list[tuple[InboxItem, str]]:
         query = (select(InboxItem, _PARTICIPANT.c.phone).join(Participant, _PARTICIPANT.c.id == _INBOX.c.participant_id)
-                 .where(_INBOX.c.status.in_((PENDING, FAILED))).order_by(_INBOX.c.id))
+                 .where(_INBOX.c.status.in_((PENDING, FAILED))).order_by(_INBOX.c.id).limit(limit))
         if stuck_only:
             query = query.where((_INBOX.c.status == FAILED) | (_INBOX.c.attempts >= STUCK_ATTEMPTS))
+        if participant_id is not None:
+            query = query.where(_INBOX.c.participant_id == participant_id)
         return [(row, phone) for row, phone in session.execute(query).all()]
 
     rows = await db.run(read)
@@ -74,28 +78,35 @@ async def inbox_rows(db: Database, *, stuck_only: bool) -> list[InputView]:
     ]
 
 
-async def retry_inbox(db: Database, clock: Clock, *, inbox_id: int) -> str:
-    """Put a failed (or waiting) input back in the queue, to be tried now from scratch."""
+async def retry_inbox(db: Database, clock: Clock, *, inbox_id: int, participant_id: str | None = None) -> str:
+    """Put a failed (or waiting) input back in the queue, to be tried now from scratch (only one of
+    ``participant_id``'s, when given)."""
     now = clock.now()
     row = await db.run(lambda session: _change(session, inbox_id, "retry",
-                                               lambda: reopen_input(session, inbox_id, now)))
+                                               lambda: reopen_input(session, inbox_id, now), participant_id))
     return f"inbox row {row.id} ({row.kind}) is queued again; the running service tries it within seconds"
 
 
-async def skip_inbox(db: Database, clock: Clock, *, inbox_id: int, by: str = "") -> str:
+async def skip_inbox(db: Database, clock: Clock, *, inbox_id: int, by: str = "",
+                     participant_id: str | None = None) -> str:
     """Give up on an input for good (it stays in the transcript, marked skipped)."""
     by = validate_text("--by", by or researcher_name(), NAME_CHARS)
     now = clock.now()
     row = await db.run(lambda session: _change(session, inbox_id, "skip",
-                                               lambda: close_input(session, inbox_id, now, why=f"skipped by {by}")))
+                                               lambda: close_input(session, inbox_id, now, why=f"skipped by {by}"),
+                                               participant_id))
     return f"inbox row {row.id} ({row.kind}) skipped; it will not be answered"
 
 
-def _change(session: Session, inbox_id: int, action: str, change: Callable[[], None]) -> InboxItem:
+def _change(session: Session, inbox_id: int, action: str, change: Callable[[], None],
+            participant_id: str | None = None) -> InboxItem:
     """Change an input that is not done yet (and its transcript message with it)."""
     row = get_input(session, inbox_id)
+    if row is not None and participant_id is not None and row.participant_id != participant_id:
+        row = None  # someone else's: as if it did not exist
     if row is None:
-        raise NotFound(f"there is no inbox row {inbox_id}; `promptpipe-admin inbox --stuck` lists them")
+        where = "of this participant" if participant_id else "; `promptpipe-admin inbox --stuck` lists them"
+        raise NotFound(f"there is no inbox row {inbox_id} {where}".replace(" ;", ";"))
     if row.status == DONE:
         raise Conflict(f"inbox row {inbox_id} was handled already; there is nothing to {action}")
     change()

@@ -14,7 +14,7 @@ from promptpipe.clock import Clock
 from promptpipe.domain.allocation import stratum_key
 from promptpipe.domain.states import WITHDRAWN
 from promptpipe.domain.study import Study
-from promptpipe.errors import AdminError
+from promptpipe.errors import AdminError, Forbidden
 from promptpipe.pipeline.events import TeamChange
 from promptpipe.research._common import get_participant, researcher_name, validate_text
 from promptpipe.research.team_requests import request_change
@@ -55,12 +55,12 @@ async def extend(db: Database, clock: Clock, *, study: Study, phone: str, days: 
     """Add ``days`` to one participant's study (a completed one is brought back); returns a line
     saying what their last study day is now."""
     if not study.in_use or study.length_days is None:
-        raise AdminError("extend needs a study file with length_days: set PROMPTPIPE_STUDY_FILE")
+        raise Forbidden("extend needs a study file with length_days: set PROMPTPIPE_STUDY_FILE")
     if not 1 <= days <= MAX_EXTENSION_DAYS:
         raise AdminError(f"--days: give a whole number of days from 1 to {MAX_EXTENSION_DAYS}")
     participant, _ = await get_participant(db, phone)
     if participant.status == WITHDRAWN:
-        raise AdminError(f"{participant.phone} was withdrawn from the study; that cannot be undone or changed")
+        raise Forbidden(f"{participant.phone} was withdrawn from the study; that cannot be undone or changed")
     by = validate_text("--by", by or researcher_name(), 200)
     await db.run(lambda session: check_protocol(session, study, clock.now()))
     outcome = await request_change(db, clock, participant.id, TeamChange(action="extend", value=str(days), by=by),

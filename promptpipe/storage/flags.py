@@ -8,16 +8,17 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import func, insert, select, update
 from sqlalchemy.orm import Session
 
 from promptpipe.domain.safety import OPEN, RESOLVED, FlagSource, FlagStatus, NewFlag, Severity
 from promptpipe.domain.text import clean_for_storage
 from promptpipe.errors import Conflict, NotFound
-from promptpipe.storage.models import Flag, Participant, table_of
+from promptpipe.storage.models import Flag, Message, Participant, table_of
 
 _FLAG = table_of(Flag)
 _PARTICIPANT = table_of(Participant)
+_MESSAGE = table_of(Message)
 
 _FLAG = table_of(Flag)
 _INSERT = insert(_FLAG).returning(_FLAG.c.id)
@@ -117,3 +118,86 @@ def record_alert(session: Session, flag_id: int, *, sent: bool, now: datetime) -
     if sent:
         values.update(alert_status=SENT_ALERT, alerted_at=now)
     session.connection().execute(update(_FLAG).where(_FLAG.c.id == flag_id).values(**values))
+
+
+# ---------------------------------------------------------------- one flag, for its page
+
+MAX_LISTED = 100
+"""The flags one list shows at once."""
+
+
+@dataclass(frozen=True)
+class FlagRecord:
+    """What the ``flag`` row keeps about one flag's course: raised, alerted, resolved (no more:
+    failed alert attempts are counted, not timed, and nothing else is recorded)."""
+
+    entry: FlagEntry
+    message_id: int | None
+    alert_attempts: int
+    alerted_at: str | None
+
+
+@dataclass(frozen=True)
+class AroundMessage:
+    """A transcript message near a flag (``text`` is the participant's or our words)."""
+
+    id: int
+    at: str
+    direction: str
+    kind: str
+    status: str
+    text: str
+
+
+def _entries_query() -> Any:
+    return (select(Flag, _PARTICIPANT.c.phone, _PARTICIPANT.c.name, _PARTICIPANT.c.timezone)
+            .join(Participant, _PARTICIPANT.c.id == _FLAG.c.participant_id))
+
+
+def _entry(flag: Flag, phone: str, name: str, timezone: str) -> FlagEntry:
+    return FlagEntry(flag.id or 0, flag.participant_id, phone, name, timezone, flag.created_at.isoformat(),
+                     FlagSource(flag.source), Severity(flag.severity), flag.trigger, FlagStatus(flag.status),
+                     AlertStatus(flag.alert_status), flag.resolved_at.isoformat() if flag.resolved_at else None,
+                     flag.resolved_by, flag.resolution_note)
+
+
+def flags_by_status(session: Session, status: FlagStatus | None, *, limit: int = MAX_LISTED
+                    ) -> tuple[list[FlagEntry], int]:
+    """Up to ``limit`` flags of ``status`` (None: all) and how many there are: open ones oldest
+    first (the longest waiting at the top), the others newest first."""
+    query, count = _entries_query(), select(func.count()).select_from(_FLAG)
+    if status is not None:
+        query, count = query.where(_FLAG.c.status == status), count.where(_FLAG.c.status == status)
+    order = _FLAG.c.id if status == OPEN else _FLAG.c.id.desc()
+    rows = session.execute(query.order_by(order).limit(limit)).all()
+    return [_entry(*row) for row in rows], int(session.execute(count).scalar_one())
+
+
+def flag_record(session: Session, flag_id: int) -> FlagRecord | None:
+    found = session.execute(_entries_query().where(_FLAG.c.id == flag_id)).first()
+    if found is None:
+        return None
+    flag = found[0]
+    return FlagRecord(_entry(*found), flag.message_id, flag.alert_attempts,
+                      flag.alerted_at.isoformat() if flag.alerted_at else None)
+
+
+def messages_around(session: Session, record: FlagRecord, *, before: int, after: int) -> list[AroundMessage]:
+    """The participant's transcript around the flag, oldest first: the message that raised it (for
+    a flag of the model's, the last one stored by the time it was raised) and the ``before``
+    messages before it, then the ``after`` messages after it. Two index range reads."""
+    pid = record.entry.participant_id
+    anchor = record.message_id
+    if anchor is None:
+        raised = datetime.fromisoformat(record.entry.at)
+        anchor = session.connection().execute(select(func.max(_MESSAGE.c.id)).where(
+            _MESSAGE.c.participant_id == pid, _MESSAGE.c.created_at <= raised)).scalar_one() or 0
+    columns = (_MESSAGE.c.id, _MESSAGE.c.created_at, _MESSAGE.c.direction, _MESSAGE.c.kind, _MESSAGE.c.status,
+               _MESSAGE.c.text)
+    conn = session.connection()
+    earlier = conn.execute(select(*columns).where(_MESSAGE.c.participant_id == pid, _MESSAGE.c.id <= anchor)
+                           .order_by(_MESSAGE.c.id.desc()).limit(before + 1)).all()
+    later = conn.execute(select(*columns).where(_MESSAGE.c.participant_id == pid, _MESSAGE.c.id > anchor)
+                         .order_by(_MESSAGE.c.id).limit(after)).all()
+    return [AroundMessage(row.id, row.created_at.isoformat(), row.direction, row.kind, row.status, row.text)
+            for row in [*reversed(earlier), *later]]

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session
 
 from promptpipe.storage.db import Database
@@ -24,9 +24,9 @@ from promptpipe.storage.models import table_of
 from promptpipe.storage.study_tables import QuestionnaireAnswer, QuestionnaireInstance
 
 __all__ = [
-    "OUTCOMES", "UNFINISHED", "AnswerRow", "EndCount", "InstanceRow", "Reason", "Tally", "by_questionnaire",
-    "end_counts",
-    "instance_page", "outcome_of", "participants_with_instances", "tally",
+    "INSTANCE_COLUMNS", "OUTCOMES", "UNFINISHED", "AnswerRow", "EndCount", "InstanceRow", "Reason", "Tally",
+    "by_questionnaire", "end_counts", "instance_page", "instances_with_answers", "outcome_of",
+    "participants_with_instances", "tally",
 ]
 
 _INSTANCE = table_of(QuestionnaireInstance)
@@ -182,9 +182,10 @@ class InstanceRow:
         return outcome_of(self.status, self.first_answer_at is not None)
 
 
-_INSTANCE_COLUMNS = ("id", "questionnaire_id", "occasion", "schedule_kind", "study_day", "local_date", "status",
+INSTANCE_COLUMNS = ("id", "questionnaire_id", "occasion", "schedule_kind", "study_day", "local_date", "status",
                      "reason", "scheduled_at", "sent_at", "first_answer_at", "ended_at", "expires_at",
                      "reminders_sent")
+"""What an :class:`InstanceRow` is made of (a query for :func:`instances_with_answers` selects these)."""
 _ANSWER_COLUMNS = ("item_id", "asked_at", "answered_at", "raw", "coded", "source", "missing", "tries")
 
 
@@ -194,9 +195,15 @@ def instance_page(session: Session, participant_id: str, *, limit: int, offset: 
     items in the order they were asked or missed."""
     mine = _INSTANCE.c.participant_id == participant_id
     total = session.execute(select(func.count()).select_from(_INSTANCE).where(mine)).scalar_one()
-    rows = session.execute(select(*(_INSTANCE.c[name] for name in _INSTANCE_COLUMNS)).where(mine)
-                           .order_by(_INSTANCE.c.scheduled_at.desc(), _INSTANCE.c.id.desc())
-                           .limit(limit).offset(offset)).all()
+    query = (select(*(_INSTANCE.c[name] for name in INSTANCE_COLUMNS)).where(mine)
+             .order_by(_INSTANCE.c.scheduled_at.desc(), _INSTANCE.c.id.desc()).limit(limit).offset(offset))
+    return int(total), instances_with_answers(session, query)
+
+
+def instances_with_answers(session: Session, query: Select[Any]) -> list[InstanceRow]:
+    """The instances ``query`` selects (the columns of :data:`INSTANCE_COLUMNS`, in its order),
+    each with its items in the order they were asked or missed."""
+    rows = session.execute(query).all()
     answers: dict[int, list[AnswerRow]] = {row.id: [] for row in rows}
     if answers:
         found = session.execute(select(_ANSWER.c.instance_id, *(_ANSWER.c[name] for name in _ANSWER_COLUMNS))
@@ -204,4 +211,4 @@ def instance_page(session: Session, participant_id: str, *, limit: int, offset: 
                                 .order_by(_ANSWER.c.instance_id, _ANSWER.c.id)).all()
         for answer in found:
             answers[answer.instance_id].append(AnswerRow(*(getattr(answer, name) for name in _ANSWER_COLUMNS)))
-    return int(total), [InstanceRow(**row._mapping, answers=tuple(answers[row.id])) for row in rows]
+    return [InstanceRow(**row._mapping, answers=tuple(answers[row.id])) for row in rows]

@@ -14,6 +14,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Path, Query, Request, status
 
 from promptpipe.domain.access import RESEARCHER, VIEWER, allows
+from promptpipe.domain.messages import kind_shown
 from promptpipe.domain.participant_filter import (
     IDENTIFYING_SORT_KEYS,
     MAX_SILENT_DAYS,
@@ -22,7 +23,7 @@ from promptpipe.domain.participant_filter import (
     ParticipantSort,
 )
 from promptpipe.domain.states import Stage, Status
-from promptpipe.research import admin, erasure, messaging, monitoring
+from promptpipe.research import admin, erasure, messaging, monitoring, study_ops
 from promptpipe.research._common import PARTICIPANT_ID
 from promptpipe.research.listing import MAX_PAGE, one_participant, participant_list
 from promptpipe.research.questionnaire_ops import participant_questionnaires
@@ -40,6 +41,7 @@ from promptpipe.web.schemas import (
     EnrollRequest,
     Erased,
     ErrorBody,
+    ExtendRequest,
     Health,
     MessageRequest,
     ParticipantDetail,
@@ -194,6 +196,18 @@ async def withdraw(request: Request, participant_id: ParticipantId, body: Withdr
     return await get_participant(request, participant_id, caller)
 
 
+@router.post("/participants/{participant_id}/extend", response_model=ParticipantDetail, tags=["participants"])
+async def extend(request: Request, participant_id: ParticipantId, body: ExtendRequest,
+                 caller: Researcher) -> ParticipantDetail:
+    """Add study days to one participant's study (a completed one is brought back); refused (409)
+    without a study file that sets the study's length, and for a withdrawn participant."""
+    ctx = context(request)
+    await study_ops.extend(ctx.db, ctx.clock, study=ctx.settings.study, phone=participant_id, days=body.days,
+                           by=caller.name)
+    await audit(ctx.db, ctx.clock, caller, "extend", participant_id=participant_id, detail={"days": body.days})
+    return await get_participant(request, participant_id, caller)
+
+
 @router.delete("/participants/{participant_id}", response_model=Erased, tags=["participants"])
 async def erase(request: Request, participant_id: ParticipantId, caller: Researcher,
                 confirm: Annotated[str, Query(description="the participant id again, to confirm (another "
@@ -222,8 +236,8 @@ async def transcript(request: Request, participant_id: ParticipantId, caller: Vi
     rows = await admin.transcript(ctx.reader, participant_id, limit=limit + 1, before_id=before_id)
     page = rows[::-1][:limit]  # one more than asked says whether an older page exists
     hide = not allows(caller.role, RESEARCHER)
-    items = [TranscriptEntry(**{k: getattr(row, k) for k in TranscriptEntry.model_fields if k != "text"},
-                             text=None if hide else row.text) for row in page]
+    items = [TranscriptEntry(**{k: getattr(row, k) for k in TranscriptEntry.model_fields if k not in ("text", "kind")},
+                             kind=kind_shown(row.kind, not hide), text=None if hide else row.text) for row in page]
     return TranscriptPage(participant_id=participant_id, items=items,
                           next_before_id=page[-1].id if len(rows) > limit else None)
 

@@ -3,30 +3,22 @@ export as a zip, the service's status, safety flags, and API tokens (admins only
 
 from __future__ import annotations
 
-import asyncio
-import os
-import tempfile
-import time
-import zipfile
-from datetime import date
-from pathlib import Path
+from datetime import date, timedelta
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query, Request, status
 from fastapi import Path as PathParam
 from fastapi.responses import FileResponse
-from starlette.background import BackgroundTask
 
 from promptpipe.domain.access import ADMIN, NEEDED_TO_READ, RESEARCHER, SAFETY_FLAGS, TOKEN_NAME, VIEWER, allows
 from promptpipe.domain.participant_filter import ParticipantFilter
 from promptpipe.research import messaging, oversight, questionnaire_ops, tokens
-from promptpipe.research.export import export_study
 from promptpipe.research.monitoring import MAX_STATS_DAYS, prompt_stats
 from promptpipe.research.status import read_status
 from promptpipe.research.tokens import Caller, audit
 from promptpipe.research.views import as_json
-from promptpipe.storage.files import make_private_dir
 from promptpipe.web.auth import context, require
+from promptpipe.web.export_download import export_zip
 from promptpipe.web.schemas import (
     DB_INT_MAX,
     BroadcastRequest,
@@ -131,55 +123,8 @@ async def export(request: Request, caller: Researcher,
                  include_identifiers: bool = False) -> FileResponse:
     """The pseudonymised analysis files (with study.json and the codebook) as one zip;
     ``include_identifiers`` adds the key file (phone and name per participant id)."""
-    ctx = context(request)
-    root = await asyncio.to_thread(_scratch_root, ctx.settings.state_dir)
-    scratch = tempfile.mkdtemp(prefix=SCRATCH_PREFIX, dir=root)
-    out = Path(scratch) / "export"
-    try:
-        await export_study(ctx.reader, out, fmt=format_, include_identifiers=include_identifiers,
-                           now=ctx.clock.now(), receipt_window=ctx.settings.delivery_receipt_window,
-                           model=ctx.settings.genai_model, system_prompts=ctx.system_prompts)
-        archive = await asyncio.to_thread(_zip, out, Path(scratch) / "export.zip")
-    except BaseException:
-        _remove(scratch)
-        raise
-    await audit(ctx.db, ctx.clock, caller, "export", detail={"format": format_,
-                                                             "identifiers": include_identifiers})
-    stamp = ctx.clock.now().strftime("%Y%m%d-%H%M%S")
-    return FileResponse(archive, media_type="application/zip", filename=f"promptpipe-export-{stamp}.zip",
-                        background=BackgroundTask(_remove, scratch))
-
-
-SCRATCH_PREFIX = "promptpipe-export-"
-STALE_AFTER_S = 3600.0
-
-
-def _scratch_root(state_dir: Path) -> Path:
-    """Where downloads are built: in the state directory (0700), not a shared /tmp; what a killed
-    service left there an hour or more ago is removed first (a kill skips the clean-up)."""
-    root = state_dir / "exports"
-    make_private_dir(root)
-    horizon = time.time() - STALE_AFTER_S
-    for left in root.glob(SCRATCH_PREFIX + "*"):
-        if left.is_dir() and left.stat().st_mtime < horizon:
-            _remove(str(left))
-    return root
-
-
-def _zip(directory: Path, target: Path) -> Path:
-    with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        for path in sorted(directory.iterdir()):
-            archive.write(path, arcname=path.name)
-    return target
-
-
-def _remove(directory: str) -> None:
-    for root, dirs, files in os.walk(directory, topdown=False):
-        for name in files:
-            os.unlink(os.path.join(root, name))
-        for name in dirs:
-            os.rmdir(os.path.join(root, name))
-    os.rmdir(directory)
+    return await export_zip(context(request), caller, fmt=format_, include_identifiers=include_identifiers,
+                            via="api")
 
 
 FlagReader = Annotated[Caller, Depends(require(NEEDED_TO_READ[SAFETY_FLAGS]))]
@@ -213,8 +158,11 @@ async def list_tokens(request: Request, caller: Admin) -> list[TokenOut]:
 async def create_token(request: Request, body: TokenRequest, caller: Admin) -> TokenCreated:
     """A new token; its secret is in this answer and nowhere else."""
     ctx = context(request)
-    secret, row = await tokens.create_token(ctx.db, ctx.clock, name=body.name, role=body.role, by=caller.name)
-    await audit(ctx.db, ctx.clock, caller, "token_create", detail={"name": body.name, "role": body.role})
+    expires_at = ctx.clock.now() + timedelta(days=body.expires_in_days) if body.expires_in_days else None
+    secret, row = await tokens.create_token(ctx.db, ctx.clock, name=body.name, role=body.role, by=caller.name,
+                                            expires_at=expires_at)
+    await audit(ctx.db, ctx.clock, caller, "token_create",
+                detail={"name": body.name, "role": body.role, "expires_at": row.expires_at})
     return TokenCreated.model_validate({**as_json(row), "token": secret})
 
 

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import date, timedelta
 from html import escape
 
 from promptpipe.domain.adherence import CELL_OUTCOMES
 
-__all__ = ["OUTCOME_COLOURS", "OUTCOME_LABELS", "HeatmapRow", "bar_chart", "heatmap", "heatmap_legend"]
+__all__ = ["OUTCOME_COLOURS", "OUTCOME_LABELS", "OUTCOME_SYMBOLS", "HeatmapRow", "bar_chart", "heatmap",
+           "heatmap_legend"]
 
 OUTCOME_LABELS = {
     "done": "done", "not_this_time": "not this time", "replied": "replied", "no_reply": "no reply",
@@ -26,8 +28,18 @@ OUTCOME_COLOURS = {
 }
 """Fill of each outcome's cell: easy to tell apart, also for the common kinds of colour blindness
 (green and red never stand side by side without a difference in lightness)."""
+OUTCOME_SYMBOLS = {
+    "done": "✓", "not_this_time": "✗", "replied": "✎", "no_reply": "?", "not_delivered": "!", "no_prompt": "–",
+}
+"""Drawn in each cell, so the heatmap reads without colour (and in print)."""
+_DARK_FILLS = frozenset({"done", "replied", "not_delivered"})
+"""Outcomes whose fill needs a white symbol."""
 
 CELL_PX, GAP_PX, LABEL_PX, HEADER_PX = 16, 2, 150, 22
+NAMED_LABEL_PX, STATUS_PX = 190, 100
+"""The column of row labels when they are names; the column of status words, when the rows have them."""
+LABEL_CHARS = 22
+"""A longer row label (a name) is cut short; its link's title has it whole."""
 BAR_MAX_PX, BAR_LABEL_PX, BAR_ROW_PX = 200, 110, 22
 SHORT_DAYS = 10
 """Up to this many days, every day is numbered over its column."""
@@ -42,66 +54,108 @@ class HeatmapRow:
     participant_id: str
     cells: Sequence[str]
     """One outcome per day from column 1 (see :data:`promptpipe.domain.adherence.CELL_OUTCOMES`)."""
+    label: str = ""
+    """What the row is called (a researcher sees the name); the id when empty."""
+    status: str = ""
+    """A word or two beside the label (paused, STOP, withdrawn …)."""
+    first_day: date | None = None
+    """The date of column 1: with it, each cell links to its day."""
 
 
-def heatmap(rows: Sequence[HeatmapRow], days: int, *, link: Callable[[str], str] | None = None) -> str:
-    """Participants (rows) × study days (columns), each cell coloured by that day's outcome, with
-    ``data-outcome`` and a hover title (``p_… day 3: done``). ``link`` gives each row label's URL."""
+CellLink = Callable[[str, date], str]
+"""A day's page, from the participant's id and the date."""
+
+
+def heatmap(rows: Sequence[HeatmapRow], days: int, *, link: Callable[[str], str] | None = None,
+            cell_link: CellLink | None = None) -> str:
+    """Participants (rows) × study days (columns), each cell coloured by that day's outcome and
+    marked with its symbol, with ``data-outcome`` and a hover title (``p_… day 3: done``).
+    ``link`` gives each row label's URL, ``cell_link`` each cell's (for rows with a first day)."""
     days = max(days, 1)
-    width = LABEL_PX + days * (CELL_PX + GAP_PX)
+    label_px = NAMED_LABEL_PX if any(row.label for row in rows) else LABEL_PX
+    left = label_px + (STATUS_PX if any(row.status for row in rows) else 0)
+    width = left + days * (CELL_PX + GAP_PX)
     height = HEADER_PX + max(len(rows), 1) * (CELL_PX + GAP_PX)
     parts = [f'<svg class="heatmap" width="{width}" height="{height}" '
              f'viewBox="0 0 {width} {height}" aria-labelledby="heatmap-title">',  # not role=img: its links count
              '<title id="heatmap-title">Outcome of each study day, one row per participant</title>']
-    parts.extend(_day_header(days))
+    parts.extend(_day_header(days, left))
     for index, row in enumerate(rows):
-        parts.extend(_heatmap_row(row, HEADER_PX + index * (CELL_PX + GAP_PX), link))
+        parts.extend(_heatmap_row(row, HEADER_PX + index * (CELL_PX + GAP_PX), label_px, left, link, cell_link))
     parts.append("</svg>")
     return "".join(parts)
 
 
-def _day_header(days: int) -> list[str]:
+def _day_header(days: int, left: int = LABEL_PX) -> list[str]:
     """Day numbers over the columns: day 1, every 7th day, and the last (unless it is crowded)."""
     marks = [day for day in range(1, days + 1) if day == 1 or day % 7 == 0 or days <= SHORT_DAYS]
     if days - marks[-1] >= 2:
         marks.append(days)
     labels = []
     for day in marks:
-        x = LABEL_PX + (day - 1) * (CELL_PX + GAP_PX) + CELL_PX / 2
+        x = left + (day - 1) * (CELL_PX + GAP_PX) + CELL_PX / 2
         labels.append(f'<text class="heatmap-day" x="{x:g}" y="{HEADER_PX - 8}" text-anchor="middle" '
                       f'font-size="11" fill="#444">{day}</text>')
-    labels.append(f'<text class="heatmap-day" x="{LABEL_PX - 8}" y="{HEADER_PX - 8}" text-anchor="end" '
+    labels.append(f'<text class="heatmap-day" x="{left - 8}" y="{HEADER_PX - 8}" text-anchor="end" '
                   'font-size="11" fill="#444">day</text>')
     return labels
 
 
-def _heatmap_row(row: HeatmapRow, y: int, link: Callable[[str], str] | None) -> list[str]:
+def _row_label(row: HeatmapRow, y: int, label_px: int, link: Callable[[str], str] | None) -> list[str]:
     pid = _e(row.participant_id)
-    label = (f'<text x="{LABEL_PX - 8}" y="{y + CELL_PX - 4}" text-anchor="end" font-size="12" '
-             f'font-family="monospace" fill="#1f2328">{pid}</text>')
-    parts = [f'<a href="{_e(link(row.participant_id))}">{label}</a>' if link else label]
+    name = row.label or row.participant_id
+    shown = name if len(name) <= LABEL_CHARS else name[:LABEL_CHARS - 1] + "…"
+    font = ' font-family="monospace"' if not row.label else ""
+    label = (f'<text class="heatmap-label" x="{label_px - 8}" y="{y + CELL_PX - 4}" text-anchor="end" '
+             f'font-size="12"{font} fill="#1f2328">{_e(shown)}</text>')
+    whole = f"<title>{_e(name)} ({pid})</title>" if row.label else ""
+    parts = [f'<a href="{_e(link(row.participant_id))}">{whole}{label}</a>' if link else label]
+    if row.status:
+        parts.append(f'<text class="heatmap-status" x="{label_px}" y="{y + CELL_PX - 4}" font-size="11" '
+                     f'fill="#57606a">{_e(row.status)}</text>')
+    return parts
+
+
+def _heatmap_row(row: HeatmapRow, y: int, label_px: int, left: int, link: Callable[[str], str] | None,
+                 cell_link: CellLink | None) -> list[str]:
+    pid = _e(row.participant_id)
+    parts = _row_label(row, y, label_px, link)
     for day, outcome in enumerate(row.cells, start=1):
-        x = LABEL_PX + (day - 1) * (CELL_PX + GAP_PX)
+        x = left + (day - 1) * (CELL_PX + GAP_PX)
         word = OUTCOME_LABELS.get(outcome, outcome)
-        parts.append(f'<rect class="cell cell-{_e(outcome)}" data-outcome="{_e(outcome)}" data-day="{day}" '
-                     f'x="{x}" y="{y}" width="{CELL_PX}" height="{CELL_PX}" rx="2" '
-                     f'fill="{OUTCOME_COLOURS.get(outcome, "#ffffff")}" stroke="#d0d7de" stroke-width="0.5">'
-                     f"<title>{pid} day {day}: {_e(word)}</title></rect>")
+        dark = outcome in _DARK_FILLS
+        cell = (f'<rect class="cell cell-{_e(outcome)}" data-outcome="{_e(outcome)}" data-day="{day}" '
+                f'x="{x}" y="{y}" width="{CELL_PX}" height="{CELL_PX}" rx="2" '
+                f'fill="{OUTCOME_COLOURS.get(outcome, "#ffffff")}" stroke="#d0d7de" stroke-width="0.5">'
+                f"<title>{pid} day {day}: {_e(word)}</title></rect>"
+                f'<text class="cell-symbol{" on-dark" if dark else ""}" x="{x + CELL_PX / 2:g}" y="{y + CELL_PX - 4}" '
+                f'text-anchor="middle" font-size="11" fill="{"#ffffff" if dark else "#1f2328"}" aria-hidden="true">'
+                f"{_e(OUTCOME_SYMBOLS.get(outcome, '·'))}</text>")
+        if cell_link is not None and row.first_day is not None:
+            when = row.first_day + timedelta(days=day - 1)
+            cell = (f'<a class="cell-link" href="{_e(cell_link(row.participant_id, when))}" '
+                    f'aria-label="{pid} day {day} ({when.isoformat()}): {_e(word)}">{cell}</a>')
+        parts.append(cell)
     return parts
 
 
 def heatmap_legend(outcomes: Sequence[str] = CELL_OUTCOMES) -> str:
-    """A swatch and a word for each outcome, in the heatmap's order (best first)."""
-    step = 130
-    width = step * len(outcomes)
-    parts = [f'<svg class="legend" width="{width}" height="20" '
-             f'viewBox="0 0 {width} 20" role="img" aria-labelledby="legend-title">',
-             '<title id="legend-title">Legend: what each colour means</title>']
+    """A swatch and a word for each outcome, in the heatmap's order (best first), three to a row:
+    narrow enough for a phone's screen, where it would otherwise be cut off or shrunk unreadable."""
+    step, per_row, row_px = 115, 3, 20
+    width = step * min(per_row, len(outcomes))
+    height = row_px * max(1, -(-len(outcomes) // per_row))
+    parts = [f'<svg class="legend" width="{width}" height="{height}" '
+             f'viewBox="0 0 {width} {height}" role="img" aria-labelledby="legend-title">',
+             '<title id="legend-title">Legend: what each colour and symbol means</title>']
     for index, outcome in enumerate(outcomes):
-        x = index * step
-        parts.append(f'<rect data-outcome="{_e(outcome)}" x="{x}" y="3" width="{CELL_PX}" height="{CELL_PX}" rx="2" '
-                     f'fill="{OUTCOME_COLOURS.get(outcome, "#ffffff")}" stroke="#d0d7de" stroke-width="0.5"/>'
-                     f'<text x="{x + CELL_PX + 6}" y="14" font-size="12" fill="#1f2328">'
+        x, y = (index % per_row) * step, (index // per_row) * row_px
+        symbol = OUTCOME_SYMBOLS.get(outcome, "·")
+        parts.append(f'<rect data-outcome="{_e(outcome)}" x="{x}" y="{y + 3}" width="{CELL_PX}" height="{CELL_PX}" '
+                     f'rx="2" fill="{OUTCOME_COLOURS.get(outcome, "#ffffff")}" stroke="#d0d7de" stroke-width="0.5"/>'
+                     f'<text x="{x + CELL_PX / 2:g}" y="{y + 15}" text-anchor="middle" font-size="11" '
+                     f'fill="{"#ffffff" if outcome in _DARK_FILLS else "#1f2328"}">{_e(symbol)}</text>'
+                     f'<text x="{x + CELL_PX + 6}" y="{y + 14}" font-size="12" fill="#1f2328">'
                      f"{_e(OUTCOME_LABELS.get(outcome, outcome))}</text>")
     parts.append("</svg>")
     return "".join(parts)

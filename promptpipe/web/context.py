@@ -10,6 +10,7 @@ from zoneinfo import ZoneInfo
 from promptpipe.clock import Clock
 from promptpipe.config import Settings
 from promptpipe.domain.localtime import zone_or_utc
+from promptpipe.research.pilot import PilotDesk
 from promptpipe.storage.db import Database
 from promptpipe.web.ratelimit import FailedAttempts
 
@@ -29,6 +30,8 @@ class WebContext:
     """The system prompts as the model gets them (their hashes go into an export's study.json)."""
     session_key: bytes = b""
     """Signs dashboard session cookies; loaded from the database when the server starts."""
+    pilots: PilotDesk | None = None
+    """The sandbox pilots (``/pilot``), built on the service's own composition; None: not offered."""
 
     @property
     def researcher_zone(self) -> ZoneInfo:

@@ -14,21 +14,31 @@ from promptpipe.web.pages import (
     actions,
     adherence,
     audit,
+    broadcast,
+    day,
+    enrolment,
+    flag,
     flags,
+    inputs,
+    lifecycle,
     overview,
     participant,
     participants,
+    pilot,
     questionnaires,
+    report,
+    search,
     signin,
+    timeline,
     tokens,
 )
 
 __all__ = ["install", "router"]
 
 router = APIRouter(include_in_schema=False)
-# participants before participant: /participants/find is not a participant's id
-for _module in (signin, overview, participants, participant, actions, adherence, questionnaires, flags,
-                audit, tokens):
+# participants and enrolment before participant: /participants/find, /new and /import are not ids
+for _module in (signin, overview, participants, enrolment, participant, actions, inputs, lifecycle, broadcast,
+                adherence, day, search, questionnaires, report, flags, flag, audit, tokens, timeline, pilot):
     router.include_router(_module.router)
 
 

@@ -18,14 +18,43 @@ from promptpipe.domain.questionnaire_answers import AnswerSource, Missing
 from promptpipe.domain.safety import FlagSource, FlagStatus, Severity
 from promptpipe.domain.states import Stage, Status, Vote
 from promptpipe.domain.timers import TimerKind
+from promptpipe.research.study_ops import MAX_EXTENSION_DAYS
 
 __all__ = [
-    "DB_INT_MAX", "OPTIONAL_TEXT", "VISIBLE_LINE", "VISIBLE_TEXT", "Accepted", "BroadcastRequest", "BroadcastResult",
-    "ConsentLedger", "Delivery", "EnrollRequest", "Erased",
-    "ErrorBody", "FlagOut", "Health", "MessageRequest", "ParticipantDetail", "ParticipantPage", "ParticipantSummary",
-    "QuestionnaireAnswerOut", "QuestionnaireCompliance", "QuestionnaireInstanceOut", "QuestionnaireInstancePage",
-    "ResolveRequest", "Schedules", "ServiceStatus", "Stats", "Timers", "TokenCreated", "TokenOut", "TokenRequest",
-    "TranscriptEntry", "TranscriptPage", "UpdateRequest",
+    "DB_INT_MAX",
+    "OPTIONAL_TEXT",
+    "VISIBLE_LINE",
+    "VISIBLE_TEXT",
+    "Accepted",
+    "BroadcastRequest",
+    "BroadcastResult",
+    "ConsentLedger",
+    "Delivery",
+    "EnrollRequest",
+    "Erased",
+    "ErrorBody",
+    "ExtendRequest",
+    "FlagOut",
+    "Health",
+    "MessageRequest",
+    "ParticipantDetail",
+    "ParticipantPage",
+    "ParticipantSummary",
+    "QuestionnaireAnswerOut",
+    "QuestionnaireCompliance",
+    "QuestionnaireInstanceOut",
+    "QuestionnaireInstancePage",
+    "ResolveRequest",
+    "Schedules",
+    "ServiceStatus",
+    "Stats",
+    "Timers",
+    "TokenCreated",
+    "TokenOut",
+    "TokenRequest",
+    "TranscriptEntry",
+    "TranscriptPage",
+    "UpdateRequest",
 ]
 
 MESSAGE_CHARS = 4096
@@ -43,6 +72,8 @@ OPTIONAL_TEXT = rf"^(\s*|[^\x00]*[^{_INVISIBLE}][^\x00]*)$"
 """Free text that may be left empty (or blank), but not only zero-width characters."""
 PHONE = r"^\+[1-9][0-9]{6,14}$"
 TOKEN_NAME_PATTERN = f"^{TOKEN_NAME.pattern}$"
+MAX_TOKEN_DAYS = 3650
+"""The longest expiry a token made through the API may have (ten years)."""
 ZONES: list[JsonValue] = [*sorted(IANA_ZONES)]
 
 
@@ -158,6 +189,10 @@ class UpdateRequest(_Strict):
         if all(getattr(self, name) is None for name in ("name", "background", "timezone", "status")):
             raise ValueError("nothing to change: give name, background, timezone or status")
         return self
+
+
+class ExtendRequest(_Strict):
+    days: int = Field(ge=1, le=MAX_EXTENSION_DAYS, description="study days to add to this participant's study")
 
 
 class WithdrawRequest(_Strict):
@@ -297,6 +332,9 @@ class TokenRequest(_Strict):
     name: str = Field(min_length=1, max_length=64, pattern=TOKEN_NAME_PATTERN,
                       description="letters, digits and . _ @ - (starting with a letter or digit)")
     role: Role
+    expires_in_days: int | None = Field(default=None, ge=1, le=MAX_TOKEN_DAYS,
+                                        description="the token stops working this many days from now; "
+                                                    "left out: it works until revoked")
 
 
 class TokenOut(BaseModel):
@@ -306,6 +344,8 @@ class TokenOut(BaseModel):
     created_by: str
     revoked_at: str | None
     revoked_by: str | None
+    expires_at: str | None = Field(default=None, description="when it stops working (UTC); null: never")
+    last_used_at: str | None = Field(default=None, description="its last use, noted at most once a minute")
 
 
 class TokenCreated(TokenOut):

@@ -9,7 +9,7 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from promptpipe import __version__
-from promptpipe.web import api, api_attention, dashboard
+from promptpipe.web import api, api_attention, api_enrolment, api_inputs, api_search, api_timeline, dashboard
 from promptpipe.web.api_gate import ApiGate
 from promptpipe.web.context import WebContext
 from promptpipe.web.errors import install_error_handlers
@@ -29,8 +29,12 @@ def build_site(ctx: WebContext) -> FastAPI:
     site.state.ctx = ctx
     install_error_handlers(site)
     site.include_router(api.health)
+    site.include_router(api_search.router)  # before /participants/{participant_id}
+    site.include_router(api_enrolment.router)  # before /participants/{participant_id} too
     site.include_router(api.router)
     site.include_router(api_attention.router)
+    site.include_router(api_timeline.router)
+    site.include_router(api_inputs.router)
     site.include_router(dashboard.router)
     dashboard.install(site)
     site.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")

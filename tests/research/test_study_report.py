@@ -9,6 +9,8 @@ from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+from sqlalchemy import delete
+
 from promptpipe.domain.study import OPEN_STUDY
 from promptpipe.domain.study_file import parse_study
 from promptpipe.domain.study_summary import SEED_IN_DATABASE_WARNING
@@ -57,8 +59,9 @@ def people() -> list[Participant]:
 
 
 def prompts() -> list[Any]:
-    """Coach: three prompts through WhatsApp (two delivered, one answered by a vote, one by a
-    reply); fixed_text: one prompt through a transport without receipts, answered by a vote."""
+    """Coach: four prompts through WhatsApp (two delivered, one answered by a vote, one by a
+    reply; the fourth's poll was delivered but not the prompt itself, which counts as not
+    delivered); fixed_text: one prompt through a transport without receipts, answered by a vote."""
     rows: list[Any] = []
     specs: list[tuple[str, bool, str | None, dict[str, Any]]] = [
         ("p-a1", True, "delivered", {"vote": "done", "voted_at": T0}),
@@ -75,6 +78,12 @@ def prompts() -> list[Any]:
                                    prompt_text="Walk", prompt_message_id=number, sent_at=T0, **outcome))
         if receipt:
             rows.append(Receipt(wa_message_id=f"wa-{number}", kind=receipt, at=T0, received_at=T0))
+    rows += [Message(id=number, participant_id="p-a1", direction="out", role="assistant", kind=kind, text="Walk",
+                     status="sent", wa_message_id=f"wa-{number}", created_at=T0, sent_at=T0, receipts_expected=True)
+             for number, kind in ((5, "prompt"), (6, "poll"))]
+    rows += [PromptDelivery(participant_id="p-a1", inbox_id=5, schedule_id="s1", local_date="2026-03-06",
+                            prompt_text="Walk", prompt_message_id=5, poll_message_id=6, sent_at=T0),
+             Receipt(wa_message_id="wa-6", kind="delivered", at=T0, received_at=T0)]
     return rows
 
 
@@ -111,10 +120,13 @@ async def test_report_counts_participants_days_prompts_and_decision_points(db: D
     assert report["study_days"] == {"with_day_one": 4, "without_day_one": 1, "min": 4, "median": 7.5, "max": 28,
                                     "length_days": 28, "completed": 1}
     assert report["prompts"] == {
-        "coach": {"sent": 3, "delivered": 2, "answered": 2, "receipts_expected": 3},
+        "coach": {"sent": 4, "delivered": 2, "answered": 2, "receipts_expected": 4},
         "fixed_text": {"sent": 1, "delivered": 0, "answered": 1, "receipts_expected": 0},
         "default": {"sent": 0, "delivered": 0, "answered": 0, "receipts_expected": 0}}
     d = report["decisions"]
+    await db.run(lambda session: session.execute(delete(Receipt)))  # through WhatsApp, yet nothing arrived
+    assert as_json((await study_report(db, STUDY, now=NOW)).prompts["coach"]) == {
+        "sent": 4, "delivered": 0, "answered": 2, "receipts_expected": 4}
     assert (d["total"], d["available"], d["availability_rate"]) == (13, 9, round(9 / 13, 4))
     assert d["unavailable_reasons"] == {"not_in_study": 1, "paused": 2, "quiet_hours": 1}
     coach, fixed = d["by_arm"]["coach"], d["by_arm"]["fixed_text"]
@@ -137,8 +149,9 @@ async def test_report_for_the_terminal(db: Database) -> None:
     assert lines[2] == "  by arm: coach 2, fixed_text 2, default 1"
     assert lines[3] == ("Study days: 4 participant(s) with a day one (1 without); day reached: min 4, median 7.5, "
                         "max 28 of 28; completed 1")
+    assert lines[4] == "Prompts (delivered: a receipt for the prompt itself; answered: a vote or a reply):"
     assert [line.split() for line in lines[5:8]] == [
-        ["ARM", "SENT", "DELIVERED", "ANSWERED"], ["coach", "3", "2", "(67%)", "2", "(67%)"],
+        ["ARM", "SENT", "DELIVERED", "ANSWERED"], ["coach", "4", "2", "(50%)", "2", "(50%)"],
         ["fixed_text", "1", "n/a", "(no", "receipts)", "1", "(100%)"]]
     assert "Decision points: 13, available 9 (69%)" in lines
     assert "  unavailable: not_in_study 1, paused 2, quiet_hours 1" in lines

@@ -9,7 +9,6 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import timedelta
-from pathlib import Path
 
 import httpx
 
@@ -23,12 +22,8 @@ from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.feedback_helpers import DAY, MONDAY_PROMPT, polls
 from tests.schedule_helpers import NUDGE, QUIET, at, enroll_with_schedule
+from tests.web.chromium import CHROMIUM, CHROMIUM_ARGS, SCREENSHOTS  # noqa: F401 - where the tests import them from
 from tests.web.conftest import Web
-
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
 
 ZOFIA, ZOFIA_NAME = "+14165550142", "Zofia Quillfeather"
 BRAM, BRAM_NAME = "+14165550177", "Bram Okonkwo-Lindqvist"

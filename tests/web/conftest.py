@@ -15,6 +15,7 @@ from promptpipe.storage.db import Database
 from promptpipe.web.context import WebContext
 from promptpipe.web.server import WebServer
 from tests.conftest import AppFactory
+from tests.web.chromium import page, pytest_runtest_makereport  # noqa: F401 - the browser tests' page, shot on failure
 
 
 @dataclass

@@ -14,13 +14,25 @@ import pytest
 from sqlalchemy import select, update
 
 from promptpipe.research import oversight
+from promptpipe.storage.access import audit_entries
 from promptpipe.storage.models import FAILED, InboxItem, Message, PromptDelivery, table_of
 from promptpipe.storage.receipts import record_receipt
 from promptpipe.storage.service_status import LAST_MODEL_ERROR, save_status
 from promptpipe.web.pages._render import SILENT_DAYS_COOKIE
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
-from tests.web.browser import BRAM, BRAM_NAME, BRAM_SAYS, ZOFIA, ZOFIA_NAME, ZOFIA_SAYS, Study, running_study, signed_in
+from tests.web.browser import (
+    BRAM,
+    BRAM_NAME,
+    BRAM_SAYS,
+    ZOFIA,
+    ZOFIA_NAME,
+    ZOFIA_SAYS,
+    Study,
+    csrf_of,
+    running_study,
+    signed_in,
+)
 
 _INBOX, _MESSAGE, _DELIVERY = table_of(InboxItem), table_of(Message), table_of(PromptDelivery)
 NAV_COUNT = re.compile(r'data-attention-count="(\d+)"')
@@ -96,11 +108,30 @@ async def test_an_input_given_up_on_is_listed_with_its_participant_until_it_is_s
     assert [(p["participant_id"], p["count"]) for p in found["participants"]] == [(study.zofia, 1)]
     async with signed_in(study.web) as client:
         overview = (await client.get("/")).text
-    assert "1 input that failed and waits" in overview and f'href="/participants/{study.zofia}"' in overview
-    assert "inbox --stuck" in overview
-
-    await oversight.skip_inbox(study.web.app.db, study.web.app.clock, inbox_id=inbox_id, by="ana")
+        assert "1 input that failed and waits" in overview and f'href="/participants/{study.zofia}"' in overview
+        assert "--stuck" not in overview  # settled in the browser, not with a command
+        page = (await client.get(f"/participants/{study.zofia}")).text
+        assert f'data-input-id="{inbox_id}"' in page and "RuntimeError: a bug" in page
+        elsewhere = await client.post(f"/participants/{study.bram}/inputs/{inbox_id}/skip",
+                                      data={"csrf": csrf_of(page)})
+        assert elsewhere.status_code == 404  # found only under its own participant
+        skipped = await client.post(f"/participants/{study.zofia}/inputs/{inbox_id}/skip", data={"csrf": csrf_of(page)})
+        assert skipped.headers["location"] == f"/participants/{study.zofia}?done=input_skipped"
+        assert "data-input-id" not in (await client.get(skipped.headers["location"])).text
     assert entry(await from_api(study), "stuck_input") is None
+
+    again = await give_up_on_zofias_last_input(study)  # a second time, settled through the API
+    async with study.web.client("researcher") as api, study.web.client("viewer") as viewer:
+        listed = (await api.get(f"/api/v1/participants/{study.zofia}/inputs")).json()
+        assert [(row["id"], row["status"], row["last_error"]) for row in listed] == [(again, "failed",
+                                                                                      "RuntimeError: a bug")]
+        assert (await viewer.get(f"/api/v1/participants/{study.zofia}/inputs")).status_code == 403
+        retried = await api.post(f"/api/v1/participants/{study.zofia}/inputs/{again}/retry")
+        assert retried.status_code == 200 and "queued again" in retried.json()["message"]
+        assert (await api.get(f"/api/v1/participants/{study.zofia}/inputs")).json() == []
+    audited = await study.web.app.db.run(lambda s: [(e.action, e.via) for e in audit_entries(s)])
+    assert [row for row in audited[::-1] if row[0].startswith("inbox")] == [("inbox_skip", "dashboard"),
+                                                                             ("inbox_retry", "api")]
 
 
 async def test_a_prompt_not_delivered_for_a_day_is_listed_until_its_receipt_comes(study: Study) -> None:

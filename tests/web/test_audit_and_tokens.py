@@ -139,8 +139,33 @@ async def test_an_admin_makes_a_token_sees_its_secret_once_and_revokes_it_after_
 
     entries = await web.app.db.run(lambda s: [(e.actor, e.action, e.via, e.detail.get("name"))
                                               for e in audit_entries(s)])
-    assert entries[::-1] == [("admin-token", "token_create", "dashboard", "ana"),
+    assert entries[::-1] == [("admin-token", "sign_in", "dashboard", None),
+                             ("admin-token", "token_create", "dashboard", "ana"),
                              ("admin-token", "token_revoke", "dashboard", "ana")]
+
+
+async def test_a_token_made_through_the_api_can_expire_and_sign_ins_and_outs_are_audited(web: Web) -> None:
+    clock = clock_of(web)
+    async with web.client("admin") as client:
+        made = await client.post("/api/v1/tokens", json={"name": "visitor", "role": "viewer", "expires_in_days": 2})
+        too_long = await client.post("/api/v1/tokens", json={"name": "forever", "role": "viewer",
+                                                              "expires_in_days": 100_000})
+        assert made.status_code == 201 and too_long.status_code == 422
+        expires = (clock.now() + timedelta(days=2)).isoformat()
+        assert made.json()["expires_at"] == expires
+        listed = {row["name"]: row for row in (await client.get("/api/v1/tokens")).json()}
+        assert listed["visitor"]["expires_at"] == expires and listed["viewer-token"]["expires_at"] is None
+    async with httpx.AsyncClient(base_url=web.url, timeout=10) as browser:
+        assert (await sign_in(browser, made.json()["token"])).status_code == 303
+        overview = await browser.get("/")
+        assert (await browser.post("/logout", data={"csrf": csrf_of(overview.text)})).status_code == 303
+    clock.advance(timedelta(days=2))
+    async with httpx.AsyncClient(base_url=web.url, headers={"Authorization": f"Bearer {made.json()['token']}"}) as c:
+        assert (await c.get("/api/v1/participants")).status_code == 401
+    entries = await web.app.db.run(lambda s: [(e.actor, e.action, e.via, e.address is not None)
+                                              for e in audit_entries(s)])
+    assert entries[::-1] == [("admin-token", "token_create", "api", True), ("visitor", "sign_in", "dashboard", True),
+                             ("visitor", "sign_out", "dashboard", True)]
 
 
 @pytest.mark.parametrize("role", ["viewer", "researcher"])

@@ -18,7 +18,6 @@ from tests.web.browser import (
     BRAM,
     BRAM_NAME,
     CHROMIUM,
-    CHROMIUM_ARGS,
     SCREENSHOTS,
     ZOFIA,
     ZOFIA_NAME,
@@ -43,16 +42,6 @@ pytestmark = [
 async def study(make_app: AppFactory, fake_openai: FakeOpenAIServer) -> AsyncIterator[Study]:
     async with running_study(make_app, fake_openai) as running:
         yield running
-
-
-@pytest.fixture
-async def page() -> AsyncIterator[Any]:
-    """A fresh browser page (its own cookies), in a window of a laptop's size."""
-    async with playwright_api.async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        context = await browser.new_context(viewport={"width": 1280, "height": 800})
-        yield await context.new_page()
-        await browser.close()
 
 
 async def screenshot(page: Any, name: str) -> None:

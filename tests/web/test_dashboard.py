@@ -16,6 +16,7 @@ from promptpipe.storage.access import audit_entries
 from promptpipe.web.auth import SESSION_COOKIE
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
+from tests.markers import SQLITE_ONLY
 from tests.schedule_helpers import NUDGE
 from tests.web.browser import (
     BRAM,
@@ -55,6 +56,7 @@ async def status_of(study: Study, participant_id: str) -> str:
 
 # ------------------------------------------------------------------------------------ signing in
 
+@SQLITE_ONLY
 async def test_a_wrong_token_is_refused_and_a_right_one_signs_in_with_a_strict_cookie(study: Study) -> None:
     async with httpx.AsyncClient(base_url=study.web.url) as client:
         form = await client.get("/login")
@@ -75,6 +77,7 @@ async def test_a_wrong_token_is_refused_and_a_right_one_signs_in_with_a_strict_c
         assert overview.status_code == 200 and "researcher-token" in overview.text
 
 
+@SQLITE_ONLY
 async def test_behind_a_trusted_tls_proxy_the_session_cookie_is_secure(study: Study) -> None:
     import dataclasses
 
@@ -101,6 +104,7 @@ async def test_behind_a_trusted_tls_proxy_the_session_cookie_is_secure(study: St
         await proxied.stop()
 
 
+@SQLITE_ONLY
 async def test_too_many_failed_sign_ins_from_one_address_are_refused_for_a_while(study: Study) -> None:
     async with httpx.AsyncClient(base_url=study.web.url) as client:
         for attempt in range(10):
@@ -113,6 +117,7 @@ async def test_too_many_failed_sign_ins_from_one_address_are_refused_for_a_while
         assert SESSION_COOKIE not in client.cookies
 
 
+@SQLITE_ONLY
 async def test_a_sign_in_form_from_elsewhere_is_refused(study: Study) -> None:
     async with httpx.AsyncClient(base_url=study.web.url) as client:  # no pp_login cookie: not our form
         answer = await client.post("/login", data={"token": study.web.tokens["admin"], "csrf": "forged"})
@@ -120,6 +125,7 @@ async def test_a_sign_in_form_from_elsewhere_is_refused(study: Study) -> None:
         assert SESSION_COOKIE not in client.cookies
 
 
+@SQLITE_ONLY
 async def test_pages_without_a_session_lead_to_sign_in_and_back(study: Study) -> None:
     async with httpx.AsyncClient(base_url=study.web.url) as client:
         for path in pages(study):
@@ -137,6 +143,7 @@ async def test_pages_without_a_session_lead_to_sign_in_and_back(study: Study) ->
             assert answer.headers["location"] == "/", elsewhere
 
 
+@SQLITE_ONLY
 async def test_a_revoked_tokens_session_is_refused_on_the_next_request(study: Study) -> None:
     async with signed_in(study.web, "researcher") as client:
         assert (await client.get("/participants")).status_code == 200
@@ -145,6 +152,7 @@ async def test_a_revoked_tokens_session_is_refused_on_the_next_request(study: St
         assert answer.status_code == 303 and answer.headers["location"].startswith("/login")
 
 
+@SQLITE_ONLY
 async def test_signing_out_ends_the_session_in_this_browser(study: Study) -> None:
     async with signed_in(study.web, "viewer") as client:
         page = await client.get("/")
@@ -158,6 +166,7 @@ async def test_signing_out_ends_the_session_in_this_browser(study: Study) -> Non
 
 # ------------------------------------------------------------------------------------ CSRF and roles
 
+@SQLITE_ONLY
 async def test_a_post_without_the_right_csrf_is_refused_and_changes_nothing(study: Study) -> None:
     async with signed_in(study.web, "researcher") as client:
         action = f"/participants/{study.zofia}/actions/pause"
@@ -172,6 +181,7 @@ async def test_a_post_without_the_right_csrf_is_refused_and_changes_nothing(stud
     assert len(await oversight.flags(study.web.app.db)) == 1
 
 
+@SQLITE_ONLY
 async def test_a_viewer_sees_no_phone_name_or_message_text(study: Study) -> None:
     secrets_ = (ZOFIA, ZOFIA[1:], BRAM, BRAM[1:], ZOFIA_NAME, "Zofia", BRAM_NAME, "Bram", ZOFIA_SAYS, BRAM_SAYS,
                 NUDGE, "hurt myself")
@@ -186,9 +196,17 @@ async def test_a_viewer_sees_no_phone_name_or_message_text(study: Study) -> None
         transcript = (await client.get(f"/participants/{study.zofia}")).text
         assert "hidden for viewers" in transcript and "✓" in transcript
         assert study.zofia in (await client.get("/participants")).text
+        # Bram was sent the study's safety message: its kind alone would tell a viewer he was in crisis
+        assert 'class="msg-kind">safety<' not in (await client.get(f"/participants/{study.bram}")).text
+    async with study.web.client("viewer") as api, study.web.client("researcher") as researcher:
+        shown = (await api.get(f"/api/v1/participants/{study.bram}/transcript")).json()["items"]
+        assert "safety" not in {item["kind"] for item in shown}
+        seen = (await researcher.get(f"/api/v1/participants/{study.bram}/transcript")).json()["items"]
+        assert "safety" in {item["kind"] for item in seen}  # researchers see what was sent
 
 
 @pytest.mark.parametrize("role", ["viewer", "researcher"])
+@SQLITE_ONLY
 async def test_the_api_and_the_dashboard_show_safety_flags_to_the_same_roles(study: Study, role: str) -> None:
     """One rule for both doors: a viewer reads no flag (not its id, severity or time) on either."""
     flag = (await oversight.flags(study.web.app.db))[0]
@@ -203,6 +221,7 @@ async def test_the_api_and_the_dashboard_show_safety_flags_to_the_same_roles(stu
     assert (f"Resolve flag {flag.id}" in page.text) is allowed and (flag.severity in page.text) is allowed
 
 
+@SQLITE_ONLY
 async def test_a_viewer_cannot_act(study: Study) -> None:
     async with signed_in(study.web, "viewer") as client:
         page = await client.get(f"/participants/{study.zofia}")
@@ -248,6 +267,7 @@ async def test_pause_and_resume_from_the_page_change_the_status_and_are_audited(
                                                    ("researcher-token", "resume", "dashboard")]
 
 
+@SQLITE_ONLY
 async def test_a_refused_action_says_why_on_the_page(study: Study) -> None:
     async with signed_in(study.web, "admin") as client:
         await confirmed(client, study, "pause")
@@ -260,6 +280,7 @@ async def test_a_refused_action_says_why_on_the_page(study: Study) -> None:
         assert missing.status_code == 404 and "no participant has the id" in missing.text
 
 
+@SQLITE_ONLY
 async def test_a_refusal_on_the_page_names_the_field_not_a_command_line_option(study: Study) -> None:
     async with signed_in(study.web, "researcher") as client:
         refused = await confirmed(client, study, "pause", reason="r" * 600)
@@ -289,6 +310,7 @@ async def test_a_message_sent_from_the_page_reaches_the_participant_and_shows_in
     assert await audit_log(study, study.zofia) == [("researcher-token", "send", "dashboard")]
 
 
+@SQLITE_ONLY
 async def test_the_transcript_shows_delivered_and_read_ticks_and_both_times(study: Study) -> None:
     nudge = next(item for item in study.transport.sent if item.to.phone == ZOFIA and item.text == NUDGE)
     await study.transport.receipt("delivered", nudge.message_id)
@@ -359,6 +381,7 @@ async def test_the_heatmap_shows_a_done_day_and_a_missed_day(study: Study) -> No
     assert all(f'data-outcome="{outcome}"' in page for outcome in ("done", "not_this_time", "no_reply", "no_prompt"))
 
 
+@SQLITE_ONLY
 async def test_no_page_loads_anything_from_another_origin(study: Study) -> None:
     async with signed_in(study.web, "admin") as client:
         for path in [*pages(study), f"/participants/{study.zofia}/confirm/pause", "/login"]:

@@ -96,7 +96,9 @@ async def visitor(request: Request) -> Visitor:
                                         detail=False)
     except StorageError:  # the page says what went wrong, if it needs the database itself
         return found
-    return replace(found, attention=attention.total)
+    counted = replace(found, attention=attention.total)
+    request.state.visitor = counted  # an error page shows it without counting again
+    return counted
 
 
 class PageError(Exception):
@@ -175,8 +177,9 @@ def install(site: Any) -> None:
 
     async def page_error(request: Request, exc: Exception) -> HTMLResponse:
         assert isinstance(exc, PageError)
+        found: Visitor | None = getattr(request.state, "visitor", None)
         try:  # the navigation too, for someone signed in
-            found: Visitor | None = await visitor(request)
+            found = found or await visitor(request)
         except (SignInRequired, StorageError):
             found = None
         return render(request, "error.html", found, status_code=exc.status, message=exc.message, status=exc.status,

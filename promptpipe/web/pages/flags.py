@@ -1,5 +1,6 @@
-"""Open safety flags (``/flags``), oldest first, with what raised them; a researcher resolves one
-with a note on what was done."""
+"""Safety flags (``/flags``): open ones oldest first, with what raised them, or the resolved ones
+(or all) newest first, each linking to its page (:mod:`flag`); a researcher resolves an open one
+with a note on what was done, here or on its page."""
 
 from __future__ import annotations
 
@@ -9,53 +10,62 @@ from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from promptpipe.domain.access import SAFETY_FLAGS
+from promptpipe.domain.safety import FlagStatus
 from promptpipe.errors import AdminError
 from promptpipe.research import oversight
+from promptpipe.research.flag_review import flag_list
 from promptpipe.research.tokens import audit
+from promptpipe.storage.flags import MAX_LISTED
 from promptpipe.web.errors import api_words, status_for
-from promptpipe.web.pages._render import Visitor, attempt, reader_of, render, researcher
+from promptpipe.web.pages._render import PageError, Visitor, attempt, reader_of, render, researcher
+from promptpipe.web.pages.flag import NOTE_CHARS, flag_page, flag_url
 from promptpipe.web.pages.participants import participant_url
 
-__all__ = ["MAX_FLAGS_SHOWN", "router"]
+__all__ = ["MAX_FLAGS_SHOWN", "SHOWN", "router"]
 
 router = APIRouter()
-MAX_FLAGS_SHOWN = 100
-"""The oldest open flags shown at once (resolving them brings the next ones)."""
-NOTE_CHARS = 500
+MAX_FLAGS_SHOWN = MAX_LISTED
+"""The flags a list shows at once (resolving open ones brings the next ones)."""
+SHOWN = {"open": FlagStatus.OPEN, "resolved": FlagStatus.RESOLVED, "all": None}
+"""The list's filter: ``?show=`` one of these."""
 
 
-async def _flag_rows(found: Visitor) -> tuple[list[dict[str, Any]], int]:
-    flags = await attempt(oversight.flags(found.ctx.reader))
-    shown = flags[:MAX_FLAGS_SHOWN]
+async def _flag_rows(found: Visitor, show: str) -> tuple[list[dict[str, Any]], int]:
+    listed = await attempt(flag_list(found.ctx.reader, SHOWN[show]))
     rows = []
-    for flag in shown:
-        row = {"id": flag.id, "participant_id": flag.participant_id,
+    for flag in listed.flags:
+        row = {"id": flag.id, "page": flag_url(flag.id), "participant_id": flag.participant_id,
                "url": participant_url(flag.participant_id), "severity": flag.severity,
-               "source": flag.source.replace("_", " "), "alert": flag.alert,
-               "at": found.when(flag.at, flag.timezone)}
+               "source": flag.source.replace("_", " "), "alert": flag.alert, "status": flag.status,
+               "at": found.when(flag.at, flag.timezone), "resolved_at": found.when(flag.resolved_at, flag.timezone),
+               "resolved_by": flag.resolved_by or "—"}
         if found.identified:
-            row.update(trigger=flag.trigger, name=flag.name or "—", phone=flag.phone)
+            row.update(trigger=flag.trigger, name=flag.name or "—", phone=flag.phone, note=flag.note or "")
         rows.append(row)
-    return rows, len(flags)
+    return rows, listed.total
 
 
-async def _page(request: Request, found: Visitor, *, done: str = "", error: str = "", failed_flag: int | None = None,
-                note: str = "", status_code: int = 200) -> HTMLResponse:
-    rows, total = await _flag_rows(found)
-    return render(request, "flags.html", found, section="flags", flags=rows, total=total, done=done, error=error,
-                  failed_flag=failed_flag, note=note, note_chars=NOTE_CHARS, status_code=status_code)
+async def _page(request: Request, found: Visitor, *, show: str = "open", done: str = "", error: str = "",
+                failed_flag: int | None = None, note: str = "", status_code: int = 200) -> HTMLResponse:
+    rows, total = await _flag_rows(found, show)
+    return render(request, "flags.html", found, section="flags", flags=rows, total=total, show=show,
+                  choices=list(SHOWN), done=done, error=error, failed_flag=failed_flag, note=note,
+                  note_chars=NOTE_CHARS, status_code=status_code)
 
 
 @router.get("/flags", response_class=HTMLResponse)
 async def flags(request: Request, found: Annotated[Visitor, Depends(reader_of(SAFETY_FLAGS))],
-                resolved: str = "") -> HTMLResponse:
+                resolved: str = "", show: str = "open") -> HTMLResponse:
+    if show not in SHOWN:
+        raise PageError(400, "show: choose open, resolved or all.")
     done = f"Flag {resolved} is resolved." if resolved.isdigit() else ""
-    return await _page(request, found, done=done)
+    return await _page(request, found, show=show, done=done)
 
 
 @router.post("/flags/{flag_id}/resolve", response_class=HTMLResponse)
 async def resolve(request: Request, flag_id: str, found: Annotated[Visitor, Depends(researcher)],
-                  note: Annotated[str, Form()] = "") -> Response:
+                  note: Annotated[str, Form()] = "", back: Annotated[str, Form()] = "") -> Response:
+    """Resolve with a note (required); ``back=flag`` came from the flag's page and goes back there."""
     number = int(flag_id) if flag_id.isdigit() and len(flag_id) < 12 else 0
     note = note.strip()
     try:
@@ -63,8 +73,13 @@ async def resolve(request: Request, flag_id: str, found: Annotated[Visitor, Depe
             raise AdminError("Write a note on what was done before resolving the flag.")
         await oversight.resolve(found.ctx.db, found.ctx.clock, flag_id=number, note=note, by=found.caller.name)
     except AdminError as exc:
+        if back == "flag" and number:
+            return await flag_page(request, found, number, error=api_words(str(exc)), note=note,
+                                   status_code=status_for(exc)[0])
         return await _page(request, found, error=api_words(str(exc)), failed_flag=number, note=note,
                            status_code=status_for(exc)[0])
     await audit(found.ctx.db, found.ctx.clock, found.caller, "resolve_flag", detail={"flag_id": number},
                 via="dashboard")
+    if back == "flag":
+        return RedirectResponse(f"{flag_url(number)}?done=resolved", status_code=303)
     return RedirectResponse(f"/flags?resolved={number}", status_code=303)

@@ -85,8 +85,8 @@ _TEXTS: dict[AttentionKind, tuple[str, str, str, str]] = {
                                 "Follow each up and resolve it with a note on the safety flags page.",
                                 "Safety flags"),
     AttentionKind.STUCK_INPUT: ("input that failed and waits", "inputs that failed and wait",
-                                "The participant's page shows the message; `promptpipe-admin inbox --stuck` lists "
-                                "them, `inbox retry ID` or `inbox skip ID` settles one.", "The participant's page"),
+                                "The participant's page lists them, each with Try again and Skip.",
+                                "The participant's page"),
     AttentionKind.UNCERTAIN_SEND: ("uncertain send", "uncertain sends",
                                    "A crash interrupted the send: it may or may not have arrived (marked ? in the "
                                    "transcript). Write again if it matters.", "The participant's page"),

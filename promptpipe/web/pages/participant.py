@@ -12,12 +12,14 @@ from fastapi.responses import HTMLResponse
 
 from promptpipe.domain.limits import RESEARCHER_MESSAGE_CHARS
 from promptpipe.domain.localtime import zone_or_utc
-from promptpipe.domain.messages import MessageKind
+from promptpipe.domain.messages import MessageKind, kind_shown
 from promptpipe.domain.states import ACTIVE, WITHDRAWN
-from promptpipe.research import admin
+from promptpipe.research import admin, oversight
 from promptpipe.research._common import PARTICIPANT_ID
 from promptpipe.research.listing import one_participant
 from promptpipe.research.views import ListedRow, MessageView, ParticipantDetail, SchedulesView
+from promptpipe.storage.models import FAILED
+from promptpipe.web.api_inputs import MAX_INPUTS
 from promptpipe.web.pages._lists import STAGE_LABELS
 from promptpipe.web.pages._render import PageError, Visitor, attempt, render, visitor
 from promptpipe.web.pages._times import from_label
@@ -36,6 +38,13 @@ DONE_MESSAGES = {
     "resumed_but_stopped": "Your pause is lifted, but they stay paused by their own STOP until they send START.",
     "sent": "Message queued: the service sends it in a moment, and it shows below once sent.",
     "prompted": "Prompt queued: the service writes today's prompt and sends it in a moment.",
+    "input_retried": "Queued again: the service tries that input within seconds.",
+    "input_skipped": "Skipped: that input stays in the transcript and will not be answered.",
+    "edited": "Saved: the new details show below.",
+    "edit_unchanged": "Nothing to save: the details were already so.",
+    "withdrawn": "Withdrawn: nothing more is sent to them, and this cannot be undone.",
+    "erased": "Erased: their personal data is gone; the pseudonymous id and the counts stay.",
+    "extended": "Study days added: their study length below shows the new total.",
 }
 """The one-line result shown after an action (``?done=…``)."""
 TICKS = {  # outbound message state -> (ticks, word, css class)
@@ -69,7 +78,7 @@ def tick(found: Visitor, message: MessageView, zone: str) -> dict[str, Any] | No
 
 
 def _message(found: Visitor, message: MessageView, zone: str) -> dict[str, Any]:
-    kind = message.kind
+    kind = kind_shown(message.kind, found.identified)
     sender = ("From the participant" if message.direction == "in"
               else "From the research team" if kind == RESEARCHER_KIND else "From the study")
     return {"id": message.id, "direction": message.direction,
@@ -90,6 +99,7 @@ def _profile(found: Visitor, row: ParticipantDetail, listed: ListedRow | None) -
         "counters": row.counters, "tone": row.tone or "—",
         "study_day": listed.study_day if listed and listed.study_day is not None else "—",
         "answered": share_text(listed.prompts_answered, listed.prompts_sent) if listed else "—",
+        "length": _length(found.ctx.settings.study.length_days, row.extra_days),
         "last_in": found.when(listed.last_in_at, zone) if listed else None,
         "last_out": found.when(listed.last_out_at, zone) if listed else None,
     }
@@ -98,6 +108,13 @@ def _profile(found: Visitor, row: ParticipantDetail, listed: ListedRow | None) -
                        plan={key.replace("_", " "): value for key, value in row.profile.items() if value},
                        last_prompt=row.last_habit_prompt or "", summary=row.summary or "")
     return profile
+
+
+def _length(length_days: int | None, extra_days: int) -> str:
+    """How many study days they have (empty for a study of no set length)."""
+    if length_days is None:
+        return ""
+    return f"{length_days + extra_days} days" + (f" ({extra_days} added)" if extra_days else "")
 
 
 def _schedules(found: Visitor, data: SchedulesView) -> dict[str, Any]:
@@ -112,12 +129,14 @@ def _schedules(found: Visitor, data: SchedulesView) -> dict[str, Any]:
     }
 
 
-def _actions(row: ParticipantDetail) -> list[str]:
-    """The actions that make sense for them now."""
-    if row.status == WITHDRAWN:
+def _actions(row: ParticipantDetail, listed: ListedRow | None, extendable: bool) -> list[str]:
+    """The actions that make sense for them now (see also :mod:`lifecycle`)."""
+    if listed is not None and listed.erased:
         return []
-    actions = ["resume" if row.researcher_paused else "pause", "message"]
-    return [*actions, "prompt"] if row.status == ACTIVE else actions
+    if row.status == WITHDRAWN:
+        return ["edit", "erase"]
+    actions = ["resume" if row.researcher_paused else "pause", "message", *(["prompt"] if row.status == ACTIVE else [])]
+    return [*actions, "edit", *(["extend"] if extendable else []), "withdraw", "erase"]
 
 
 async def participant_view(found: Visitor, participant_id: str) -> dict[str, Any]:
@@ -129,11 +148,18 @@ async def participant_view(found: Visitor, participant_id: str) -> dict[str, Any
     messages = await attempt(admin.transcript(reader, participant_id, limit=TRANSCRIPT_LIMIT))
     newest = messages[::-1]
     questionnaires = await questionnaire_section(found, participant_id, row.timezone)
+    study = found.ctx.settings.study
+    stuck = (await attempt(oversight.inbox_rows(reader, stuck_only=True, participant_id=participant_id,
+                                                limit=MAX_INPUTS)) if found.identified else [])
     return {"profile": _profile(found, row, listed), **_schedules(found, schedules), "questionnaires": questionnaires,
+            "stuck": [{"id": item.id, "kind": item.kind.replace("_", " "), "at": found.when(item.at, row.timezone),
+                       "attempts": item.attempts, "error": item.last_error,
+                       "state": "given up on" if item.status == FAILED else "still being tried"} for item in stuck],
             "messages": [_message(found, message, row.timezone) for message in newest],
             "more_messages": max(0, row.messages_in + row.messages_out - len(newest)), "hidden_text": HIDDEN_TEXT,
             "max_chars": RESEARCHER_MESSAGE_CHARS,
-            "actions": _actions(row) if found.identified else []}
+            "actions": _actions(row, listed, study.in_use and study.length_days is not None)
+            if found.identified else []}
 
 
 @router.get("/participants/{participant_id}", response_class=HTMLResponse)

@@ -2,7 +2,8 @@
 
 The sign-in form has no session to derive a CSRF token from, so it uses a double-submit cookie:
 a random value in a short-lived ``pp_login`` cookie (SameSite=Strict) and in a hidden field, which
-must match. Failed sign-ins count against the client's address (429 past the limit)."""
+must match. Failed sign-ins count against the client's address (429 past the limit); a sign-in and
+a sign-out are written to the audit log with the token's name and the address."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from urllib.parse import urlsplit
 from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
+from promptpipe.research.tokens import audit
 from promptpipe.web.auth import SESSION_COOKIE, check_secret, client_address, context, new_session_cookie
 from promptpipe.web.errors import ApiError
 from promptpipe.web.pages._render import Visitor, form_visitor, render
@@ -71,6 +73,7 @@ async def login(request: Request, token: Annotated[str, Form()] = "", csrf: Anno
     if caller is None:
         return _login_page(request, next_path=next_path, status_code=401,
                            message="That token is not valid (mistyped, or revoked). Check it and try again.")
+    await audit(ctx.db, ctx.clock, caller, "sign_in", via="dashboard")
     response = RedirectResponse(next_path, status_code=303)
     response.set_cookie(SESSION_COOKIE, new_session_cookie(ctx, caller, ctx.clock.now()), path="/",
                         max_age=int(ctx.settings.web_session_lifetime.total_seconds()), httponly=True,
@@ -80,7 +83,8 @@ async def login(request: Request, token: Annotated[str, Form()] = "", csrf: Anno
 
 
 @router.post("/logout")
-async def logout(request: Request, _: Annotated[Visitor, Depends(form_visitor)]) -> RedirectResponse:
+async def logout(request: Request, found: Annotated[Visitor, Depends(form_visitor)]) -> RedirectResponse:
+    await audit(found.ctx.db, found.ctx.clock, found.caller, "sign_out", via="dashboard")
     response = RedirectResponse("/login?signed_out=1", status_code=303)
     response.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="strict",
                            secure=request.url.scheme == "https")

@@ -1,0 +1,127 @@
+"""A participant's timeline: the kinds of entry it holds (a closed set), which of them a viewer
+may not read, and the cursor that pages through it.
+
+Entries are ordered by their time, then by the *stream* they come from (each kind is read from
+one or two streams: a flag is raised and resolved), then by the row's id; that triple is a key no
+two entries share, so a cursor made of it pages without gaps or repeats however many entries
+share a second."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from enum import StrEnum
+
+__all__ = ["CURSOR_PATTERN", "KIND_LABELS", "MAX_TIMELINE_PAGE", "RESEARCHER_ONLY", "STREAMS", "Cursor", "Stream",
+           "TimelineKind"]
+
+
+class TimelineKind(StrEnum):
+    """What a timeline entry is."""
+
+    MESSAGE_IN = "message_in"
+    MESSAGE_OUT = "message_out"
+    PROMPT = "prompt"
+    """a daily prompt sent"""
+    DECISION = "decision"
+    """a decision point of a micro-randomised study"""
+    POLL_ANSWER = "poll_answer"
+    """a vote on a daily prompt's poll"""
+    QUESTIONNAIRE = "questionnaire"
+    """a questionnaire sent, or how it ended"""
+    ANSWER = "answer"
+    """an item of a questionnaire answered"""
+    TIMER = "timer"
+    CONSENT = "consent"
+    STAGE = "stage"
+    """a change of stage, status, time zone or study days (the transition log)"""
+    FLAG = "flag"
+    """a safety flag raised or resolved (researchers only)"""
+    TEAM_ACTION = "team_action"
+    """a write by the research team through the API or the dashboard (the audit log)"""
+
+
+KIND_LABELS: dict[TimelineKind, str] = {
+    TimelineKind.MESSAGE_IN: "messages in", TimelineKind.MESSAGE_OUT: "messages out",
+    TimelineKind.PROMPT: "daily prompts", TimelineKind.DECISION: "decision points",
+    TimelineKind.POLL_ANSWER: "poll answers", TimelineKind.QUESTIONNAIRE: "questionnaires",
+    TimelineKind.ANSWER: "questionnaire answers", TimelineKind.TIMER: "timers", TimelineKind.CONSENT: "consent",
+    TimelineKind.STAGE: "stage and status", TimelineKind.FLAG: "safety flags",
+    TimelineKind.TEAM_ACTION: "team actions",
+}
+"""Each kind in plain words (the dashboard's filter)."""
+RESEARCHER_ONLY = frozenset({TimelineKind.FLAG})
+"""Kinds a viewer never reads, not even their time: that someone is in crisis is health data."""
+MAX_TIMELINE_PAGE = 200
+
+
+class Stream(StrEnum):
+    """Where entries come from, in the order entries of the same instant are listed (oldest
+    first): what the study sends before what the participant answers, a change before the team's
+    action that made it is written to the audit log."""
+
+    DECISION = "decision"
+    PROMPT = "prompt"
+    QUESTIONNAIRE_SENT = "questionnaire_sent"
+    MESSAGE_OUT = "message_out"
+    TIMER = "timer"
+    MESSAGE_IN = "message_in"
+    POLL_ANSWER = "poll_answer"
+    ANSWER = "answer"
+    FLAG_RAISED = "flag_raised"
+    QUESTIONNAIRE_ENDED = "questionnaire_ended"
+    STAGE = "stage"
+    CONSENT = "consent"
+    TEAM_ACTION = "team_action"
+    FLAG_RESOLVED = "flag_resolved"
+
+    @property
+    def rank(self) -> int:
+        return STREAMS.index(self)
+
+    @property
+    def kind(self) -> TimelineKind:
+        return _KIND_OF.get(self) or TimelineKind(self.value)
+
+
+STREAMS = tuple(Stream)
+_KIND_OF = {Stream.FLAG_RAISED: TimelineKind.FLAG, Stream.FLAG_RESOLVED: TimelineKind.FLAG,
+            Stream.QUESTIONNAIRE_SENT: TimelineKind.QUESTIONNAIRE,
+            Stream.QUESTIONNAIRE_ENDED: TimelineKind.QUESTIONNAIRE}
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_RANKS = "|".join(str(rank) for rank in reversed(range(len(STREAMS))))
+CURSOR_PATTERN = rf"^[on][0-9]{{1,16}}-(?:{_RANKS})-[0-9]{{1,18}}$"
+"""``o`` (older than) or ``n`` (newer than), the entry's time in microseconds since 1970 (UTC),
+its stream's rank and its row's id."""
+_CURSOR = re.compile(CURSOR_PATTERN)
+
+
+@dataclass(frozen=True)
+class Cursor:
+    """Where a page starts: entries strictly older (or newer) than the entry with this key."""
+
+    older: bool
+    at: datetime
+    rank: int
+    row: int
+
+    @classmethod
+    def parse(cls, text: str) -> Cursor:
+        """A cursor the API or a page handed out; ValueError if it is not one."""
+        if not _CURSOR.fullmatch(text):
+            raise ValueError("it is not a cursor this timeline handed out")
+        micros, rank, row = (int(part) for part in text[1:].split("-"))
+        if rank >= len(STREAMS):
+            raise ValueError("it is not a cursor this timeline handed out")
+        return cls(text[0] == "o", _EPOCH + timedelta(microseconds=micros), rank, row)
+
+    @classmethod
+    def of(cls, older: bool, at: datetime, stream: Stream, row: int) -> Cursor:
+        return cls(older, at, stream.rank, row)
+
+    def __str__(self) -> str:
+        delta = self.at - _EPOCH
+        micros = (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+        return f"{'o' if self.older else 'n'}{max(micros, 0)}-{self.rank}-{self.row}"
+

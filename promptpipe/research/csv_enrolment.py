@@ -1,0 +1,302 @@
+"""Enrolling many participants from one CSV file (the dashboard's ``/participants/import`` and
+``POST /api/v1/participants/import``).
+
+The file is UTF-8 text with a header row naming its columns: ``phone``, ``name`` and ``timezone``
+(required, as ``promptpipe-admin enroll`` requires them), ``background`` (optional) and one column
+per field the study's allocation is stratified by (required then). Any other column is a problem.
+
+:func:`check_import` (the dry run) checks every row with enrolment's own checks
+(:mod:`promptpipe.research.enrolment_checks`), against who is enrolled already and against the
+file's other rows, and writes nothing. :func:`run_import` runs the same check and then, only when
+neither the file nor any row has a problem, enrols the rows in order, each with
+:func:`promptpipe.research.changes.enroll` (so each is allocated, recorded and greeted exactly as
+one enrolled at the terminal) and each audited. The rule is the simplest honest one: nothing is
+written while any row has a problem; fix the file and send it again. Only a row whose phone someone
+else enrols between the check and its turn is then refused on its own (with its problem); the rows
+after it are still enrolled.
+
+At most :data:`MAX_IMPORT_ROWS` rows at a time: each enrolment is a transaction of its own (with
+its audit entry), so a file is done within seconds, not minutes."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+
+from sqlalchemy.orm import Session
+
+from promptpipe.clock import Clock
+from promptpipe.domain.study import Study
+from promptpipe.domain.text import has_undecodable
+from promptpipe.errors import AdminError, ConfigError
+from promptpipe.logging import get_logger
+from promptpipe.research.changes import enroll
+from promptpipe.research.enrolment_checks import Details, check_details, field_words
+from promptpipe.research.study_ops import check_protocol
+from promptpipe.research.tokens import Caller, audit
+from promptpipe.storage.db import Database
+from promptpipe.storage.participants import participant_by_phone
+
+__all__ = ["MAX_IMPORT_CHARS", "MAX_IMPORT_ROWS", "REQUIRED_COLUMNS", "Entry", "ImportResult", "ImportRow", "Parsed",
+           "check_import", "check_rows", "columns_for", "decode_upload", "parse", "run_import"]
+
+log = get_logger("promptpipe.research.csv_enrolment")
+
+MAX_IMPORT_ROWS = 1_000
+"""Participants in one file."""
+MAX_IMPORT_CHARS = 80_000
+"""Characters in one file (1,000 rows of 80 characters: a phone, a name and a zone take about 50):
+sent as JSON, where one character may take 12 bytes (``\\ud83d\\ude00``), it stays under the web
+server's default body limit (WEB_MAX_BODY_BYTES, 1,000,000 bytes)."""
+REQUIRED_COLUMNS = ("phone", "name", "timezone")
+OPTIONAL_COLUMNS = ("background",)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One participant's row as the file has it (values trimmed)."""
+
+    line: int
+    """Where the row starts in the file (the header is line 1)."""
+    phone: str
+    name: str
+    timezone: str
+    background: str = ""
+    strata: dict[str, str] = field(default_factory=dict)
+    problem: str | None = None
+    """A problem of the row's shape (too many or too few values), found while reading it."""
+
+
+@dataclass(frozen=True)
+class Parsed:
+    entries: tuple[Entry, ...]
+    problem: str | None = None
+    """The file's own problem (encoding, header, size); its rows are not checked then."""
+
+
+@dataclass(frozen=True)
+class ImportRow:
+    """One row's outcome: ready (no problem), enrolled (a participant id) or its problem."""
+
+    line: int
+    phone: str
+    name: str
+    timezone: str
+    strata: dict[str, str]
+    problem: str | None = None
+    participant_id: str | None = None
+    arm: str | None = None
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    dry_run: bool
+    problem: str | None
+    """The file's own problem (then ``rows`` is empty)."""
+    rows: tuple[ImportRow, ...]
+    total: int
+    ready: int
+    """Rows without a problem."""
+    with_problems: int
+    enrolled: int
+
+    @property
+    def clean(self) -> bool:
+        """Nothing wrong with the file or any row: it may be enrolled."""
+        return self.problem is None and self.with_problems == 0 and self.total > 0
+
+    def problems(self, limit: int = 3) -> str:
+        """The first problems in one line (for an answer that cannot list every row)."""
+        if self.problem:
+            return self.problem
+        found = [f"line {row.line}: {row.problem}" for row in self.rows if row.problem]
+        more = f"; and {len(found) - limit} more" if len(found) > limit else ""
+        return "; ".join(found[:limit]) + more
+
+
+def _result(dry_run: bool, rows: list[ImportRow], problem: str | None = None) -> ImportResult:
+    with_problems = sum(1 for row in rows if row.problem)
+    return ImportResult(dry_run=dry_run, problem=problem, rows=tuple(rows), total=len(rows),
+                        ready=len(rows) - with_problems, with_problems=with_problems,
+                        enrolled=sum(1 for row in rows if row.participant_id))
+
+
+def columns_for(study: Study) -> tuple[str, ...]:
+    """The columns a file may have for this study, required ones first."""
+    return (*REQUIRED_COLUMNS, *study.allocation.stratum_fields, *OPTIONAL_COLUMNS)
+
+
+def decode_upload(data: bytes) -> str:
+    """An uploaded file's text (UTF-8, with or without the byte-order mark spreadsheets write)."""
+    if len(data) > 4 * MAX_IMPORT_CHARS:
+        raise AdminError(f"the file is larger than {MAX_IMPORT_CHARS:,} characters; split it into smaller files")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise AdminError("the file is not UTF-8 text: in your spreadsheet, save it as “CSV UTF-8” and try "
+                         "again") from None
+
+
+def _header(cells: list[str], study: Study) -> tuple[list[str], str | None]:
+    names = [cell.strip().lower() for cell in cells]
+    allowed = columns_for(study)
+    listed = ", ".join(allowed)
+    for number, name in enumerate(names, start=1):
+        if not name:
+            return names, f"line 1: column {number} of the header has no name; the columns are {listed}"
+        if name not in allowed:
+            return names, (f"line 1: the header names a column this import does not know, {name[:40]!r}; "
+                           f"the columns are {listed}")
+        if names.count(name) > 1:
+            return names, f"line 1: the header names the column {name} twice"
+    missing = [name for name in (*REQUIRED_COLUMNS, *study.allocation.stratum_fields) if name not in names]
+    if missing:
+        return names, (f"line 1: the header has no {' or '.join(missing)} column; every participant needs "
+                       f"{'it' if len(missing) == 1 else 'them'} (the columns are {listed})")
+    return names, None
+
+
+def parse(text: str, study: Study) -> Parsed:
+    """The file's rows; blank lines (and rows of empty values) are skipped."""
+    text = text.removeprefix("\ufeff")
+    if len(text) > MAX_IMPORT_CHARS:
+        return Parsed((), f"the file has {len(text):,} characters; at most {MAX_IMPORT_CHARS:,} at a time: split it "
+                          "into smaller files")
+    if has_undecodable(text):
+        return Parsed((), "the file has bytes that are not valid UTF-8 text: in your spreadsheet, save it as "
+                          "“CSV UTF-8” and try again")
+    if not text.strip():
+        return Parsed((), "the file is empty: it needs a header row (" + ",".join(REQUIRED_COLUMNS) + ") and a row "
+                          "for each participant")
+    reader = csv.reader(io.StringIO(text, newline=""))
+    entries: list[Entry] = []
+    names: list[str] | None = None
+    read = 0  # lines read so far: a row starts on the next one (a quoted value may span lines)
+    try:
+        for cells in reader:
+            start, read = read + 1, reader.line_num
+            if not any(cell.strip() for cell in cells):
+                continue
+            if names is None:
+                names, problem = _header(cells, study)
+                if problem:
+                    return Parsed((), problem)
+                continue
+            if len(entries) == MAX_IMPORT_ROWS:
+                return Parsed((), f"the file has more than {MAX_IMPORT_ROWS:,} participants; at most "
+                                  f"{MAX_IMPORT_ROWS:,} at a time: split it into smaller files")
+            entries.append(_entry(start, names, cells, study))
+    except csv.Error as exc:
+        return Parsed((), f"line {reader.line_num}: the file cannot be read as CSV here ({exc}); check its quotes")
+    if not entries:
+        return Parsed((), "the file has a header but no participants: add a row for each")
+    return Parsed(tuple(entries))
+
+
+def _entry(line: int, names: list[str], cells: list[str], study: Study) -> Entry:
+    values = {name: (cells[i].strip() if i < len(cells) else "") for i, name in enumerate(names)}
+    problem = None
+    if len(cells) != len(names):
+        problem = (f"it has {len(cells)} value{'' if len(cells) == 1 else 's'} but the header has {len(names)} "
+                   "columns; a value with a comma in it needs double quotes around it")
+    return Entry(line=line, phone=values["phone"], name=values["name"], timezone=values["timezone"],
+                 background=values.get("background", ""),
+                 strata={name: values[name] for name in study.allocation.stratum_fields}, problem=problem)
+
+
+def _details(entry: Entry) -> Details:
+    return Details(phone=entry.phone, name=entry.name, timezone=entry.timezone, background=entry.background,
+                   strata=entry.strata)
+
+
+def _phone_problem(raw: str, message: str) -> str:
+    if raw.isdigit():  # a spreadsheet took the number for a number and dropped its +
+        return f"{message} (a spreadsheet may have dropped the +: format the column as text)"
+    return message
+
+
+def check_rows(parsed: Parsed, study: Study, enrolled: Mapping[str, str] | None = None) -> ImportResult:
+    """Each row's problems (a dry run's answer, without reading anything): enrolment's checks,
+    a phone twice in the file, and a phone in ``enrolled`` (E.164 → who has it)."""
+    if parsed.problem:
+        return _result(True, [], parsed.problem)
+    enrolled = enrolled or {}
+    first_line: dict[str, int] = {}
+    rows = []
+    for entry in parsed.entries:
+        phone, problems = check_details(study, _details(entry))
+        found = [entry.problem] if entry.problem else []
+        found += [_phone_problem(entry.phone, str(problem)) if problem.field == "phone" else str(problem)
+                  for problem in problems]
+        if phone is not None:
+            if phone in first_line:
+                found.insert(0, f"phone: {phone} is on line {first_line[phone]} too; a participant is enrolled once")
+            elif phone in enrolled:
+                found.insert(0, f"phone: {phone} is already enrolled as {enrolled[phone]}")
+            first_line.setdefault(phone, entry.line)
+        rows.append(ImportRow(line=entry.line, phone=phone or entry.phone, name=entry.name, timezone=entry.timezone,
+                              strata=dict(entry.strata), problem="; ".join(found) or None))
+    return _result(True, rows)
+
+
+def _valid_phones(parsed: Parsed, study: Study) -> set[str]:
+    return {phone for entry in parsed.entries if (phone := check_details(study, _details(entry))[0])}
+
+
+async def check_import(db: Database, clock: Clock, text: str, *, study: Study) -> ImportResult:
+    """The dry run: every row's problem, nothing written."""
+    parsed = parse(text, study)
+    if parsed.problem:
+        return check_rows(parsed, study)
+    phones, now = _valid_phones(parsed, study), clock.now()
+    try:
+        enrolled = await db.run(lambda session: _enrolled(session, study, phones, now))
+    except ConfigError as exc:  # the study file is not the protocol the database runs
+        return _result(True, [], str(exc))
+    result = check_rows(parsed, study, enrolled)
+    log.info("csv_import_checked", rows=result.total, with_problems=result.with_problems)
+    return result
+
+
+def _enrolled(session: Session, study: Study, phones: set[str], now: datetime) -> dict[str, str]:
+    """Who has each of ``phones`` already; and the protocol check enrolment makes first, in a
+    savepoint rolled back (a first use would adopt the study file: the dry run writes nothing)."""
+    savepoint = session.begin_nested()
+    try:
+        check_protocol(session, study, now)
+    finally:
+        savepoint.rollback()
+    found: dict[str, str] = {}
+    for phone in sorted(phones):
+        participant = participant_by_phone(session, phone)
+        if participant is not None:
+            found[phone] = f"{participant.id} ({participant.name or 'no name'}, {participant.status})"
+    return found
+
+
+async def run_import(db: Database, clock: Clock, text: str, *, study: Study, caller: Caller,
+                     via: str) -> ImportResult:
+    """Check the file, then, only if nothing is wrong, enrol each row (audited with ``caller``'s
+    name, ``via`` the API or the dashboard). A file with a problem comes back with each problem,
+    nothing enrolled."""
+    checked = await check_import(db, clock, text, study=study)
+    if not checked.clean:
+        return replace(checked, dry_run=False)
+    entries = parse(text, study).entries
+    rows = []
+    for entry, row in zip(entries, checked.rows, strict=True):
+        try:
+            view = await enroll(db, clock, phone=entry.phone, name=entry.name, timezone=entry.timezone,
+                                background=entry.background, by=caller.name, study=study, strata=entry.strata)
+        except AdminError as exc:  # enrolled by someone else since the check
+            rows.append(replace(row, problem=str(field_words(exc, default="phone"))))
+            continue
+        await audit(db, clock, caller, "enroll", participant_id=view.id, via=via,
+                    detail={"arm": view.arm, "csv_line": entry.line})
+        rows.append(replace(row, participant_id=view.id, arm=view.arm))
+    result = _result(False, rows)
+    log.info("csv_import_enrolled", rows=result.total, enrolled=result.enrolled)
+    return result

@@ -1,0 +1,78 @@
+"""The checks of one enrolment, field by field: the same functions ``promptpipe-admin enroll`` runs
+(:func:`promptpipe.research.changes.enroll`), each run on its own so that a form or a row of a CSV
+file shows every field's problem at once, in the field's own words (``phone: …``, never the admin
+script's ``--phone``). Pure: whether the phone is enrolled already is the caller's to ask."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from promptpipe.domain.limits import BACKGROUND_CHARS
+from promptpipe.domain.study import Study
+from promptpipe.errors import AdminError
+from promptpipe.research._common import validate_phone, validate_text, validate_timezone
+from promptpipe.research.changes import valid_name
+from promptpipe.research.study_ops import validate_strata
+
+__all__ = ["STRATA", "Details", "FieldProblem", "check_details", "field_words"]
+
+STRATA = "strata"
+"""The field a problem of the strata as a whole belongs to (a value the study does not allow)."""
+_OPTION = re.compile(r"^--(?:stratum )?([A-Za-z0-9_.-]+)(?:=…)?: ")
+
+
+@dataclass(frozen=True)
+class Details:
+    """What enrolling one participant takes, as typed."""
+
+    phone: str
+    name: str
+    timezone: str
+    background: str = ""
+    strata: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class FieldProblem:
+    field: str
+    """phone, name, timezone, background, a stratum's name, or :data:`STRATA`."""
+    message: str
+    """What is wrong, without the field's name."""
+
+    def __str__(self) -> str:
+        return f"{self.field}: {self.message}"
+
+
+def field_words(error: AdminError | str, default: str = STRATA) -> FieldProblem:
+    """An enrolment check's message as a field's problem (``--phone: x`` → field ``phone``)."""
+    message = str(error)
+    found = _OPTION.match(message)
+    if found is None:
+        return FieldProblem(default, message)
+    return FieldProblem(found[1], message[found.end():])
+
+
+def check_details(study: Study, details: Details) -> tuple[str | None, tuple[FieldProblem, ...]]:
+    """The phone in E.164 (None when it is not valid) and each field's problem, in the form's
+    order; no problem means enrolment's own checks pass (all but the ones that read the
+    database: the phone not enrolled yet, the study's protocol)."""
+    problems: list[FieldProblem] = []
+
+    def check(run: Callable[[], str]) -> str | None:
+        try:
+            return run()
+        except AdminError as exc:
+            problems.append(field_words(exc))
+            return None
+
+    phone = check(lambda: validate_phone(details.phone))
+    check(lambda: valid_name(details.name))
+    check(lambda: validate_timezone(details.timezone))
+    check(lambda: validate_text("--background", details.background, BACKGROUND_CHARS))
+    try:
+        validate_strata(study, details.strata)
+    except AdminError as exc:
+        problems.append(field_words(exc))
+    return phone, tuple(problems)

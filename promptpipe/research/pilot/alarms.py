@@ -1,0 +1,79 @@
+"""The pilot's alarms, read from its own tables: what the service's alarm clock would hold for the
+sandbox participant, each with the time it next fires.
+
+The service's alarm clock cannot run beside it in one process: APScheduler's jobs report to the
+one service a process runs (:func:`promptpipe.scheduling.jobs.install`) and it reads the wall
+clock. A pilot's clock only moves when the pilot moves it, so the pilot fires its alarms itself,
+in order, through the same delivery as the service (:func:`deliver_alarms`); which jobs exist
+follows the service's own rules (:func:`wanted_jobs`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from promptpipe.domain.localtime import zone_or_utc
+from promptpipe.domain.study import SELF_REPORT_ID
+from promptpipe.domain.timers import INTAKE_REMINDER, REMINDER
+from promptpipe.scheduling import jobs
+from promptpipe.scheduling.jobs import DAILY, TIMER, Alarm
+from promptpipe.scheduling.reconcile import wanted_jobs
+from promptpipe.storage.models import table_of
+from promptpipe.storage.schedules import AlarmPlan, alarm_plans
+from promptpipe.storage.study_tables import QuestionnaireInstance
+
+__all__ = ["REMINDER_KINDS", "Due", "due_alarms", "next_self_report", "plan_of"]
+
+REMINDER_KINDS = (REMINDER, INTAKE_REMINDER)
+"""The timers "skip to the next reminder" goes to."""
+_INSTANCE = table_of(QuestionnaireInstance)
+
+
+@dataclass(frozen=True)
+class Due:
+    alarm: Alarm
+    kind: str
+    """``daily``, or the timer's kind."""
+
+    @property
+    def at(self) -> datetime:
+        return self.alarm.scheduled_for
+
+
+def plan_of(session: Session, participant_id: str) -> AlarmPlan | None:
+    return alarm_plans(session, [participant_id]).get(participant_id)
+
+
+def due_alarms(plan: AlarmPlan | None, fired: Mapping[str, datetime], since: datetime, now: datetime) -> list[Due]:
+    """Every alarm the service would hold for them, earliest first: a pending timer at its due time;
+    a daily schedule at its first occurrence after the one that last fired here (``fired``, by
+    schedule), or after ``since`` (the pilot's start), and after it was made."""
+    if plan is None:
+        return []
+    zone = zone_or_utc(plan.timezone)
+    entries = {entry.id: entry for entry in plan.schedules}
+    kinds = {timer.id: timer.kind for timer in plan.timers}
+    found = []
+    for want in wanted_jobs(plan, now):
+        if want.func == jobs.TIMER_REF:
+            timer_id = int(want.kwargs["timer_id"])
+            found.append(Due(Alarm(TIMER, plan.participant_id, str(timer_id), want.first_run, False), kinds[timer_id]))
+            continue
+        entry = entries[str(want.kwargs["schedule_id"])]
+        after = max(fired.get(entry.id, since), entry.created_at or since)
+        _, when = entry.spec().next_fire(after, zone)
+        found.append(Due(Alarm(DAILY, plan.participant_id, entry.id, when, False), DAILY))
+    return sorted(found, key=lambda due: due.at)
+
+
+def next_self_report(session: Session, participant_id: str) -> datetime | None:
+    """When their next planned end-of-day self-report is due (None: none is planned)."""
+    found: datetime | None = session.execute(
+        select(_INSTANCE.c.scheduled_at).where(
+            _INSTANCE.c.participant_id == participant_id, _INSTANCE.c.questionnaire_id == SELF_REPORT_ID,
+            _INSTANCE.c.status == "scheduled").order_by(_INSTANCE.c.scheduled_at).limit(1)).scalar()
+    return found

@@ -1,0 +1,79 @@
+"""What a page reads of a pilot: its conversation as the sandbox participant sees it, its clock,
+and where they stand (frozen: a snapshot taken between two actions)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+
+from promptpipe.domain.messages import MessageKind, MessageStatus
+from promptpipe.domain.states import Stage, Status
+
+__all__ = ["PilotMessage", "PilotView", "SkipTo", "Skipped"]
+
+
+class SkipTo(StrEnum):
+    """What the pilot's clock can skip ahead to."""
+
+    PROMPT = "prompt"
+    """the next daily prompt"""
+    REMINDER = "reminder"
+    """the next reminder (of an unanswered prompt, or of an intake on hold)"""
+    SELF_REPORT = "self_report"
+    """the next end-of-day self-report"""
+
+    @property
+    def words(self) -> str:
+        return {SkipTo.PROMPT: "the next prompt", SkipTo.REMINDER: "the next reminder",
+                SkipTo.SELF_REPORT: "the next self-report"}[self]
+
+
+@dataclass(frozen=True)
+class PilotMessage:
+    """One message of the sandbox conversation."""
+
+    id: int
+    at: datetime
+    incoming: bool
+    """Sent by the sandbox participant (else by the study)."""
+    kind: MessageKind
+    status: MessageStatus
+    text: str
+    options: tuple[str, ...] = ()
+    """A poll's options (empty for anything else)."""
+    multiple: bool = False
+    """A poll that takes several options at once."""
+    tappable: bool = False
+    """A poll that reached the sandbox participant: its options can be tapped."""
+
+
+@dataclass(frozen=True)
+class PilotView:
+    owner: str
+    """The researcher whose pilot it is (their token's name)."""
+    name: str
+    """The sandbox participant's name."""
+    zone: str
+    started_at: datetime
+    now: datetime
+    """The pilot's own clock."""
+    status: Status
+    stage: Stage
+    messages: tuple[PilotMessage, ...]
+    waiting: int
+    """Their messages and alarms not answered yet (the model did not answer: tried again later)."""
+    unsent: int
+    """Messages to them not sent yet."""
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """What a skip did."""
+
+    at: datetime
+    """Where the pilot's clock went."""
+    alarms: int
+    """Alarms fired on the way (the one skipped to included)."""
+    sent: int
+    """Messages the study sent meanwhile (none: e.g. its decision at that prompt was not to send one)."""

@@ -1,0 +1,37 @@
+"""Participants whose id begins with, whose phone number's digits contain, or whose name contains
+what was searched for: one bounded query (an id's start reads the primary key's index; a name or
+a number is compared in the participant table alone, never in messages)."""
+
+from __future__ import annotations
+
+from sqlalchemy import func, or_, select
+from sqlalchemy.orm import Session
+from sqlalchemy.sql import ColumnElement
+
+from promptpipe.domain.participant_search import SearchTerms
+from promptpipe.storage.models import Participant, table_of
+
+__all__ = ["search_ids"]
+
+_P = table_of(Participant)
+
+
+def _escaped(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def search_ids(session: Session, terms: SearchTerms, *, limit: int) -> list[str]:
+    """Up to ``limit`` matching ids, the oldest enrolment first; none for empty terms."""
+    clauses: list[ColumnElement[bool]] = []
+    if terms.id_start is not None:
+        # The range lets the primary key's index find them; LIKE confirms (hex digits sort below "g").
+        clauses.append(_P.c.id.between(terms.id_start, terms.id_start + "g")
+                       & _P.c.id.like(_escaped(terms.id_start) + "%", escape="\\"))
+    if terms.phone_digits is not None:
+        clauses.append(_P.c.phone.like("%" + _escaped(terms.phone_digits) + "%", escape="\\"))
+    if terms.name_part is not None:
+        clauses.append(func.lower(_P.c.name).like("%" + _escaped(terms.name_part) + "%", escape="\\"))
+    if not clauses:
+        return []
+    query = select(_P.c.id).where(or_(*clauses)).order_by(_P.c.enrolled_at, _P.c.id).limit(limit)
+    return list(session.execute(query).scalars())

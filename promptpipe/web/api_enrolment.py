@@ -1,0 +1,55 @@
+"""Enrolment from a CSV file through the API: ``POST /api/v1/participants/import``, first as a dry
+run (each row's problem, nothing written), then for real (only when no row has a problem). Each
+enrolment goes through the same operation as ``promptpipe-admin enroll`` and is audited with the
+token's name (see :mod:`promptpipe.research.csv_enrolment`).
+
+Its router is included before the participants' (``/participants/{participant_id}`` would take
+``import`` for an id)."""
+
+from __future__ import annotations
+
+from typing import Annotated, NoReturn
+
+from fastapi import APIRouter, Depends, Request
+from starlette.exceptions import HTTPException
+
+from promptpipe.domain.access import RESEARCHER
+from promptpipe.research.csv_enrolment import check_import, run_import
+from promptpipe.research.tokens import Caller
+from promptpipe.research.views import as_json
+from promptpipe.web.api import ERRORS
+from promptpipe.web.auth import context, require
+from promptpipe.web.errors import ApiError
+from promptpipe.web.schemas_enrolment import ImportOutcome, ImportRequest
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/api/v1", responses=ERRORS)
+Researcher = Annotated[Caller, Depends(require(RESEARCHER))]
+
+
+@router.api_route("/participants/import", methods=["GET", "PUT", "PATCH", "DELETE", "OPTIONS"],
+                  include_in_schema=False, response_model=None)
+async def other_methods() -> NoReturn:
+    """405 (with ``Allow: POST``): ``/participants/{participant_id}`` would take ``import`` for an id."""
+    raise HTTPException(405)
+
+
+@router.post("/participants/import", response_model=ImportOutcome, tags=["participants"])
+async def import_participants(request: Request, body: ImportRequest, caller: Researcher) -> ImportOutcome:
+    """Enrol many participants from a CSV file. With ``dry_run`` true, each row's problem (or
+    none) and nothing written; with it false, every row is enrolled (each allocated and greeted as
+    one enrolled alone, and audited), but only when neither the file nor any row has a problem:
+    otherwise ``409 refused`` names the first problems and nothing is written. A row whose phone
+    someone enrolled between the check and its turn comes back with its problem; the others are
+    enrolled."""
+    ctx = context(request)
+    study = ctx.settings.study
+    if body.dry_run:
+        result = await check_import(ctx.db, ctx.clock, body.csv, study=study)
+    else:
+        result = await run_import(ctx.db, ctx.clock, body.csv, study=study, caller=caller, via="api")
+        if result.enrolled == 0 and not result.clean:
+            raise ApiError(409, f"nothing was enrolled: {result.problems()} (a dry run lists every row's problem)",
+                           code="refused")
+    return ImportOutcome.model_validate(as_json(result))

@@ -1,0 +1,76 @@
+"""A participant's inputs that failed and wait (what ``promptpipe-admin inbox --stuck`` lists), and
+the two ways to settle one: try it again, or skip it for good. Researchers only: an input's error
+may quote the participant's words. Both actions are audited; an input is found only under its own
+participant, so a mistyped id never touches someone else's."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Path, Query, Request
+from pydantic import BaseModel, Field
+
+from promptpipe.domain.access import RESEARCHER
+from promptpipe.pipeline.events import InboxKind
+from promptpipe.research import admin, oversight
+from promptpipe.research.tokens import Caller, audit
+from promptpipe.storage.models import RowStatus
+from promptpipe.web.api import ERRORS, ParticipantId
+from promptpipe.web.auth import context, require
+from promptpipe.web.schemas import DB_INT_MAX
+
+__all__ = ["MAX_INPUTS", "InputOut", "router"]
+
+router = APIRouter(prefix="/api/v1", responses=ERRORS)
+Researcher = Annotated[Caller, Depends(require(RESEARCHER))]
+InboxId = Annotated[int, Path(ge=1, le=DB_INT_MAX, description="the input's id (from the list of inputs)")]
+MAX_INPUTS = 50
+"""The oldest inputs listed; a participant with more has a bigger problem than a list shows."""
+
+
+class InputOut(BaseModel):
+    id: int
+    kind: InboxKind
+    status: RowStatus = Field(description="pending: still being tried; failed: given up on")
+    attempts: int
+    last_error: str
+    at: str = Field(description="when it arrived (UTC)")
+    retry_at: str | None = Field(description="the next try of a pending one (UTC)")
+
+
+class Settled(BaseModel):
+    message: str
+
+
+@router.get("/participants/{participant_id}/inputs", response_model=list[InputOut], tags=["participants"])
+async def participant_inputs(request: Request, participant_id: ParticipantId, caller: Researcher,
+                             stuck: Annotated[bool, Query(description="only those that failed or keep failing")]
+                             = True) -> list[InputOut]:
+    """Inputs not answered yet, oldest first (at most 50)."""
+    ctx = context(request)
+    await admin.show(ctx.reader, participant_id)  # 404 for nobody
+    rows = await oversight.inbox_rows(ctx.reader, stuck_only=stuck, participant_id=participant_id, limit=MAX_INPUTS)
+    return [InputOut(id=row.id, kind=row.kind, status=row.status, attempts=row.attempts, last_error=row.last_error,
+                     at=row.at, retry_at=row.retry_at) for row in rows]
+
+
+@router.post("/participants/{participant_id}/inputs/{inbox_id}/retry", response_model=Settled,
+             tags=["participants"])
+async def retry_input(request: Request, participant_id: ParticipantId, inbox_id: InboxId,
+                      caller: Researcher) -> Settled:
+    """Queue the input again, to be tried now from scratch."""
+    ctx = context(request)
+    line = await oversight.retry_inbox(ctx.db, ctx.clock, inbox_id=inbox_id, participant_id=participant_id)
+    await audit(ctx.db, ctx.clock, caller, "inbox_retry", participant_id=participant_id, detail={"inbox_id": inbox_id})
+    return Settled(message=line)
+
+
+@router.post("/participants/{participant_id}/inputs/{inbox_id}/skip", response_model=Settled, tags=["participants"])
+async def skip_input(request: Request, participant_id: ParticipantId, inbox_id: InboxId,
+                     caller: Researcher) -> Settled:
+    """Give up on the input for good: it stays in the transcript, marked skipped, and is never answered."""
+    ctx = context(request)
+    line = await oversight.skip_inbox(ctx.db, ctx.clock, inbox_id=inbox_id, by=caller.name,
+                                      participant_id=participant_id)
+    await audit(ctx.db, ctx.clock, caller, "inbox_skip", participant_id=participant_id, detail={"inbox_id": inbox_id})
+    return Settled(message=line)

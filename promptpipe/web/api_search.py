@@ -1,0 +1,63 @@
+"""``GET /api/v1/participants/search``: the dashboard's search box as an API. Researchers match a
+name (a part of it, any case), a phone number (its digits, however written) or an id; viewers an
+id only (the whole id or its start), and their answers carry no phone number or name.
+
+Its router is included before the participants' (``/participants/{participant_id}`` would take
+``search`` for an id)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Query, Request
+from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException
+
+from promptpipe.domain.access import RESEARCHER, VIEWER, allows
+from promptpipe.domain.participant_search import MAX_QUERY_CHARS
+from promptpipe.research.search import MAX_HITS, search_participants
+from promptpipe.research.tokens import Caller
+from promptpipe.research.views import as_json
+from promptpipe.web.auth import context, require
+from promptpipe.web.schemas import VISIBLE_LINE, ErrorBody, ParticipantSummary
+
+__all__ = ["ParticipantSearch", "router"]
+
+router = APIRouter(prefix="/api/v1",
+                   responses={code: {"model": ErrorBody} for code in (400, 401, 403, 422, 429, 503)})
+Viewer = Annotated[Caller, Depends(require(VIEWER))]
+
+
+class ParticipantSearch(BaseModel):
+    query: str = Field(description="what was searched for, without the spaces around it")
+    items: list[ParticipantSummary] = Field(description="the matches, oldest enrolment first")
+    more: bool = Field(description="more participants match than are listed: search for more of it")
+
+
+@router.get("/participants/search", response_model=ParticipantSearch, tags=["participants"])
+async def search(
+    request: Request, caller: Viewer,
+    q: Annotated[str, Query(min_length=1, max_length=MAX_QUERY_CHARS, pattern=VISIBLE_LINE,
+                            description="researchers: a name or part of it (any case), a phone number however "
+                                        "written (its digits are compared; at least 4), or an id or its start "
+                                        "(p_ and at least 4 hex digits); viewers: an id or its start only")],
+    limit: Annotated[int, Query(ge=1, le=MAX_HITS)] = MAX_HITS,
+) -> ParticipantSearch:
+    """Participants matching ``q`` (a viewer's search for a name or a phone number matches nobody)."""
+    ctx = context(request)
+    identified = allows(caller.role, RESEARCHER)
+    found = await search_participants(ctx.reader, ctx.clock, q, identified=identified, limit=limit)
+    items = []
+    for row in found.items:
+        values = as_json(row)
+        if not identified:
+            values.update(phone=None, name=None)
+        items.append(ParticipantSummary.model_validate(values))
+    return ParticipantSearch(query=found.query, items=items, more=found.more)
+
+
+@router.api_route("/participants/search", methods=["POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
+                  include_in_schema=False)
+async def other_methods() -> None:
+    """405 (with ``Allow: GET``) rather than the participant routes' 404 for an id "search"."""
+    raise HTTPException(405)

@@ -1,0 +1,51 @@
+"""``GET /api/v1/participants/{id}/timeline``: one participant's messages, prompts, decision
+points, votes, questionnaires, timers, consent events, changes of stage and status, safety flags
+and the team's actions in one list, newest first, filtered by kind and local day and paged with
+a cursor (see :mod:`promptpipe.research.timeline`). A viewer reads kinds, times and summaries
+only: no phone, name or words, no team member's name and no safety flag."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Query, Request
+
+from promptpipe.domain.access import RESEARCHER, SAFETY_FLAGS, VIEWER, allows, may_read
+from promptpipe.domain.timeline import CURSOR_PATTERN, MAX_TIMELINE_PAGE, RESEARCHER_ONLY, Cursor, TimelineKind
+from promptpipe.research.timeline import timeline
+from promptpipe.research.tokens import Caller
+from promptpipe.research.views import as_json
+from promptpipe.web.api import ERRORS, ParticipantId
+from promptpipe.web.auth import context, require
+from promptpipe.web.errors import ApiError
+from promptpipe.web.timeline_schemas import TimelinePageOut
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/api/v1", responses=ERRORS)
+Viewer = Annotated[Caller, Depends(require(VIEWER))]
+
+
+@router.get("/participants/{participant_id}/timeline", response_model=TimelinePageOut, tags=["participants"])
+async def participant_timeline(
+    request: Request, participant_id: ParticipantId, caller: Viewer,
+    kind: Annotated[list[TimelineKind] | None, Query(description="the kinds to show (repeat it for several; "
+                                                     "none: every kind; flag: researchers only)")] = None,
+    from_: Annotated[date | None, Query(alias="from", description="the first day, in the participant's zone")]
+    = None,
+    to: Annotated[date | None, Query(description="the last day, in the participant's zone (before from: nothing)")]
+    = None,
+    cursor: Annotated[str | None, Query(pattern=CURSOR_PATTERN, description="older or newer of a page before")]
+    = None,
+    limit: Annotated[int, Query(ge=1, le=MAX_TIMELINE_PAGE)] = 50,
+) -> TimelinePageOut:
+    """Everything that happened to and with one participant, newest first."""
+    kinds = set(kind or ())
+    if kinds & RESEARCHER_ONLY and not may_read(caller.role, SAFETY_FLAGS):
+        raise ApiError(403, f"kind flag needs the researcher role (safety flags are not for viewers); your token "
+                            f"has {caller.role}")
+    page = await timeline(context(request).reader, participant_id, identified=allows(caller.role, RESEARCHER),
+                          kinds=kinds, first_day=from_, last_day=to,
+                          cursor=Cursor.parse(cursor) if cursor else None, limit=limit)
+    return TimelinePageOut.model_validate(as_json(page))

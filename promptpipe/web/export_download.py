@@ -1,0 +1,75 @@
+"""The export as one zip download, built in the state directory and removed once sent: the same
+code path for ``GET /api/v1/export`` and the dashboard's "Download the export" (each audits it
+with its own door)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import tempfile
+import time
+import zipfile
+from pathlib import Path
+
+from fastapi.responses import FileResponse
+from starlette.background import BackgroundTask
+
+from promptpipe.research.export import export_study
+from promptpipe.research.tokens import Caller, audit
+from promptpipe.storage.files import make_private_dir
+from promptpipe.web.context import WebContext
+
+__all__ = ["SCRATCH_PREFIX", "export_zip"]
+
+SCRATCH_PREFIX = "promptpipe-export-"
+STALE_AFTER_S = 3600.0
+
+
+async def export_zip(ctx: WebContext, caller: Caller, *, fmt: str, include_identifiers: bool,
+                     via: str) -> FileResponse:
+    """The pseudonymised analysis files (with study.json and the codebook) as one zip; with
+    ``include_identifiers`` the key file too. Audited as ``export`` through ``via``."""
+    root = await asyncio.to_thread(_scratch_root, ctx.settings.state_dir)
+    scratch = tempfile.mkdtemp(prefix=SCRATCH_PREFIX, dir=root)
+    out = Path(scratch) / "export"
+    try:
+        await export_study(ctx.reader, out, fmt=fmt, include_identifiers=include_identifiers,
+                           now=ctx.clock.now(), receipt_window=ctx.settings.delivery_receipt_window,
+                           model=ctx.settings.genai_model, system_prompts=ctx.system_prompts)
+        archive = await asyncio.to_thread(_zip, out, Path(scratch) / "export.zip")
+    except BaseException:
+        _remove(scratch)
+        raise
+    await audit(ctx.db, ctx.clock, caller, "export", detail={"format": fmt, "identifiers": include_identifiers},
+                via=via)
+    stamp = ctx.clock.now().strftime("%Y%m%d-%H%M%S")
+    return FileResponse(archive, media_type="application/zip", filename=f"promptpipe-export-{stamp}.zip",
+                        background=BackgroundTask(_remove, scratch))
+
+
+def _scratch_root(state_dir: Path) -> Path:
+    """Where downloads are built: in the state directory (0700), not a shared /tmp; what a killed
+    service left there an hour or more ago is removed first (a kill skips the clean-up)."""
+    root = state_dir / "exports"
+    make_private_dir(root)
+    horizon = time.time() - STALE_AFTER_S
+    for left in root.glob(SCRATCH_PREFIX + "*"):
+        if left.is_dir() and left.stat().st_mtime < horizon:
+            _remove(str(left))
+    return root
+
+
+def _zip(directory: Path, target: Path) -> Path:
+    with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for path in sorted(directory.iterdir()):
+            archive.write(path, arcname=path.name)
+    return target
+
+
+def _remove(directory: str) -> None:
+    for root, dirs, files in os.walk(directory, topdown=False):
+        for name in files:
+            os.unlink(os.path.join(root, name))
+        for name in dirs:
+            os.rmdir(os.path.join(root, name))
+    os.rmdir(directory)

@@ -1,0 +1,168 @@
+"""Enrolment from the dashboard, for researchers and admins: one participant
+(``/participants/new``, a form with the admin script's fields, every field's problem shown beside
+it with what was typed kept) and many from a CSV file (``/participants/import``: upload or paste
+it, see each row's problem or "ready" with nothing written, then one button posts the same text
+back and enrols them all; see :mod:`promptpipe.research.csv_enrolment`).
+
+Each enrolment goes through the same operation as ``promptpipe-admin enroll`` and is audited with
+the token's name (``via="dashboard"``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from promptpipe.domain.limits import BACKGROUND_CHARS, NAME_CHARS
+from promptpipe.domain.localtime import IANA_ZONES
+from promptpipe.domain.study import Study
+from promptpipe.errors import AdminError, ConfigError, StorageError
+from promptpipe.research import admin
+from promptpipe.research.csv_enrolment import (
+    MAX_IMPORT_ROWS,
+    REQUIRED_COLUMNS,
+    ImportResult,
+    check_import,
+    columns_for,
+    decode_upload,
+    run_import,
+)
+from promptpipe.research.enrolment_checks import Details, check_details, field_words
+from promptpipe.research.tokens import audit
+from promptpipe.web.errors import status_for
+from promptpipe.web.pages._render import PageError, Visitor, attempt, render, researcher, visitor
+from promptpipe.web.pages.participant import checked_id
+from promptpipe.web.pages.participants import participant_url
+
+__all__ = ["router"]
+
+router = APIRouter()
+ZONES = sorted(IANA_ZONES)
+STRATUM_PREFIX = "stratum_"
+"""A stratum's form field is ``stratum_<its name>``."""
+
+
+async def enrolling(found: Annotated[Visitor, Depends(visitor)]) -> Visitor:
+    """A dependency for the enrolment pages: a researcher or admin (403 as a page for a viewer)."""
+    if not found.identified:
+        raise PageError(403, f"Only researchers and admins enrol participants; your token ({found.caller.name}) is "
+                             f"a {found.caller.role}'s.")
+    return found
+
+
+@dataclass(frozen=True)
+class Stratum:
+    name: str
+    allowed: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Typed:
+    """What the enrolment form holds (as typed, kept when it is refused)."""
+
+    phone: str = ""
+    name: str = ""
+    timezone: str = ""
+    background: str = ""
+    strata: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Enrolled:
+    id: str
+    url: str
+    name: str
+    phone: str
+    arm: str | None
+
+
+def _strata(study: Study) -> list[Stratum]:
+    return [Stratum(name, tuple(allowed)) for name, allowed in study.allocation.strata]
+
+
+def _enrol_page(request: Request, found: Visitor, *, typed: Typed | None = None, problems: dict[str, str] | None = None,
+                error: str = "", enrolled: Enrolled | None = None, status_code: int = 200) -> HTMLResponse:
+    return render(request, "enrol.html", found, section="participants", typed=typed or Typed(), problems=problems or {},
+                  error=error, enrolled=enrolled, strata=_strata(found.ctx.settings.study), zones=ZONES,
+                  name_chars=NAME_CHARS, background_chars=BACKGROUND_CHARS, status_code=status_code)
+
+
+@router.get("/participants/new", response_class=HTMLResponse)
+async def enrol_form(request: Request, found: Annotated[Visitor, Depends(enrolling)],
+                     enrolled: str = "") -> HTMLResponse:
+    done = None
+    if enrolled:
+        row = await attempt(admin.show(found.ctx.reader, checked_id(enrolled)))
+        done = Enrolled(row.id, participant_url(row.id), row.name, row.phone, row.arm)
+    return _enrol_page(request, found, enrolled=done)
+
+
+@router.post("/participants/new", response_class=HTMLResponse)
+async def enrol_one(request: Request, found: Annotated[Visitor, Depends(researcher)],
+                    phone: Annotated[str, Form()] = "", name: Annotated[str, Form()] = "",
+                    timezone: Annotated[str, Form()] = "", background: Annotated[str, Form()] = "") -> Response:
+    ctx, study = found.ctx, found.ctx.settings.study
+    form = await request.form()
+    strata = {stratum.name: str(form.get(STRATUM_PREFIX + stratum.name, "")) for stratum in _strata(study)}
+    typed = Typed(phone.strip(), name.strip(), timezone.strip(), background.replace("\r\n", "\n").strip(), strata)
+    _, problems = check_details(study, Details(typed.phone, typed.name, typed.timezone, typed.background, strata))
+    if problems:
+        return _enrol_page(request, found, typed=typed, problems={p.field: p.message for p in problems},
+                           error="Not enrolled: correct what is marked below.", status_code=400)
+    try:
+        row = await admin.enroll(ctx.db, ctx.clock, phone=typed.phone, name=typed.name, timezone=typed.timezone,
+                                 background=typed.background, by=found.caller.name, study=study, strata=strata)
+    except AdminError as exc:  # the phone is enrolled already
+        problem = field_words(exc, default="phone")
+        return _enrol_page(request, found, typed=typed, problems={problem.field: problem.message},
+                           error="Not enrolled: correct what is marked below.", status_code=status_for(exc)[0])
+    except ConfigError as exc:  # the study file is not the protocol the database runs
+        return _enrol_page(request, found, typed=typed, error=f"Not enrolled: {exc}", status_code=409)
+    except StorageError:
+        raise PageError(503, "The database cannot be reached right now; try again in a moment.") from None
+    await audit(ctx.db, ctx.clock, found.caller, "enroll", participant_id=row.id, detail={"arm": row.arm},
+                via="dashboard")
+    return RedirectResponse(f"/participants/new?enrolled={row.id}", status_code=303)
+
+
+def _import_page(request: Request, found: Visitor, *, text: str = "", result: ImportResult | None = None,
+                 error: str = "", status_code: int = 200) -> HTMLResponse:
+    study = found.ctx.settings.study
+    return render(request, "import.html", found, section="participants", text=text, result=result, error=error,
+                  columns=columns_for(study), required=(*REQUIRED_COLUMNS, *study.allocation.stratum_fields),
+                  strata=_strata(study), max_rows=MAX_IMPORT_ROWS, status_code=status_code)
+
+
+@router.get("/participants/import", response_class=HTMLResponse)
+async def import_form(request: Request, found: Annotated[Visitor, Depends(enrolling)]) -> HTMLResponse:
+    return _import_page(request, found)
+
+
+async def _uploaded(file: UploadFile | None, pasted: str) -> str:
+    data = await file.read() if file is not None else b""
+    if data:
+        return decode_upload(data)
+    if not pasted.strip():
+        raise AdminError("choose a CSV file, or paste its text, then check it")
+    return pasted
+
+
+@router.post("/participants/import", response_class=HTMLResponse)
+async def import_file(request: Request, found: Annotated[Visitor, Depends(researcher)],
+                      file: Annotated[UploadFile | None, File()] = None, csv: Annotated[str, Form()] = "",
+                      step: Annotated[str, Form()] = "check") -> HTMLResponse:
+    """``step=check``: the preview (nothing written); ``step=enrol``: the same text, enrolled."""
+    ctx, study = found.ctx, found.ctx.settings.study
+    if step == "enrol":
+        result = await attempt(run_import(ctx.db, ctx.clock, csv, study=study, caller=found.caller, via="dashboard"))
+        refused = result.enrolled == 0 and not result.clean
+        return _import_page(request, found, text=csv, result=result, status_code=409 if refused else 200,
+                            error="Nothing was enrolled: the file has a problem now (shown below)." if refused else "")
+    try:
+        text = await _uploaded(file, csv)
+    except AdminError as exc:
+        return _import_page(request, found, text=csv, error=f"Not checked: {exc}.", status_code=400)
+    result = await attempt(check_import(ctx.db, ctx.clock, text, study=study))
+    return _import_page(request, found, text=text, result=result)

@@ -1,0 +1,285 @@
+"""The rest of a participant's lifecycle on the dashboard: edit their name, background notes and
+time zone, withdraw them, erase their personal data, add study days. Each is a page of its own
+(GET ``/participants/{id}/edit``, ``…/withdraw``, ``…/erase``, ``…/extend``) saying what it does,
+whose form does it (POST to the same address, with the CSRF token) and comes back to the
+participant's page with a one-line result (``?done=…``, see :data:`participant.DONE_MESSAGES`).
+A refusal shows the page again with what was typed and one line saying what is wrong; nothing is
+changed then. An erasure needs the participant's id typed again.
+
+Each goes through the same research operation as ``promptpipe-admin`` and the API, and is
+recorded in the audit log with the token's name (``via="dashboard"``). Researchers and admins only."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, timedelta
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Form, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from promptpipe.domain.limits import BACKGROUND_CHARS, NAME_CHARS, REASON_CHARS
+from promptpipe.domain.states import WITHDRAWN
+from promptpipe.errors import AdminError, Forbidden
+from promptpipe.research import admin, erasure
+from promptpipe.research.erasure import ErasurePlan
+from promptpipe.research.listing import one_participant
+from promptpipe.research.study_ops import MAX_EXTENSION_DAYS
+from promptpipe.research.tokens import audit
+from promptpipe.research.views import ParticipantDetail
+from promptpipe.web.errors import api_words, status_for
+from promptpipe.web.pages._render import PageError, Visitor, attempt, render, researcher, visitor
+from promptpipe.web.pages.participant import checked_id
+from promptpipe.web.pages.participants import participant_url
+
+__all__ = ["STEPS", "router"]
+
+router = APIRouter()
+DAYS = re.compile(r"[0-9]{1,6}")
+
+
+@dataclass(frozen=True)
+class Step:
+    title: str
+    explanation: str
+    button: str
+
+
+STEPS = {
+    "edit": Step("Edit name, notes and time zone",
+                 "The name is how the study greets them. The notes are for the research team only and are never "
+                 "sent to them. Their daily prompts follow a new time zone from the next one on.", "Save changes"),
+    "withdraw": Step("Withdraw this participant",
+                     "Withdrawal is final: nothing more is sent to them, scheduled or by hand, and it cannot be "
+                     "undone. What they said so far stays in the study's data; erase it separately if they ask.",
+                     "Yes, withdraw them"),
+    "erase": Step("Erase this participant's personal data",
+                  "This removes their phone number, name and notes, the texts of their messages, prompts and flags, "
+                  "and their habit plan. It cannot be undone. The pseudonymous id and the counts stay, so the "
+                  "study's numbers still add up. Nothing more is sent to them.", "Erase for good"),
+    "extend": Step("Add study days",
+                   "Their study lasts longer by this many days: daily prompts go on until the new last day. A "
+                   "participant whose study has ended comes back into it.", "Yes, add the days"),
+}
+
+
+@dataclass(frozen=True)
+class Who:
+    """The participant as these pages show them (researchers only)."""
+
+    id: str
+    name: str
+    phone: str
+    status: str
+    timezone: str
+    background: str
+    url: str
+
+
+@dataclass(frozen=True)
+class Length:
+    """How long their study is now."""
+
+    days: int
+    added: int
+    last_day: date | None
+    """Their last study day's date, once study day 1 is set."""
+
+
+@dataclass(frozen=True)
+class Typed:
+    """What the form held, shown again after a refusal."""
+
+    name: str = ""
+    background: str = ""
+    timezone: str = ""
+    reason: str = ""
+    confirm: str = ""
+    days: str = ""
+
+
+def _plain(text: str) -> str:
+    """A form's text as typed (browsers send line breaks as CR LF)."""
+    return text.replace("\r\n", "\n").strip()
+
+
+def _who(row: ParticipantDetail) -> Who:
+    return Who(id=row.id, name=row.name or "—", phone=row.phone, status=row.status, timezone=row.timezone,
+               background=row.background, url=participant_url(row.id))
+
+
+async def _row(found: Visitor, participant_id: str) -> ParticipantDetail:
+    if not found.identified:
+        raise PageError(403, "Only researchers and admins can change a participant; your token is a viewer's.")
+    return await attempt(admin.show(found.ctx.reader, checked_id(participant_id)))
+
+
+async def _erased(found: Visitor, participant_id: str) -> bool:
+    row = await attempt(one_participant(found.ctx.reader, found.ctx.clock, participant_id))
+    return row is not None and row.erased
+
+
+def _refusal(step: str, row: ParticipantDetail, erased: bool, extendable: bool) -> str:
+    """Why ``step`` cannot be done for them at all (empty: it can)."""
+    if erased:
+        return f"{row.id}'s personal data was erased; nothing more can be changed for them."
+    if step in ("withdraw", "extend") and row.status == WITHDRAWN:
+        return f"{row.id} was withdrawn from the study; that cannot be undone or changed."
+    if step == "extend" and not extendable:
+        return "This study has no set length (length_days in the study file), so there are no study days to add."
+    return ""
+
+
+def _length(row: ParticipantDetail, length_days: int | None) -> Length | None:
+    if length_days is None:
+        return None
+    days = length_days + row.extra_days
+    first = date.fromisoformat(row.day_one) if row.day_one else None
+    return Length(days, row.extra_days, first + timedelta(days=days - 1) if first else None)
+
+
+async def _page(request: Request, found: Visitor, participant_id: str, step: str, *, typed: Typed | None = None,
+                error: str = "", status_code: int = 200) -> HTMLResponse:
+    row = await _row(found, participant_id)
+    study = found.ctx.settings.study
+    length_days = study.length_days
+    refused = _refusal(step, row, await _erased(found, row.id), study.in_use and length_days is not None)
+    if refused:
+        raise PageError(409, refused)
+    plan: ErasurePlan | None = None
+    if step == "erase":
+        plan = await attempt(erasure.plan(found.ctx.reader, phone=row.id))
+    typed = typed or Typed(name=row.name, background=row.background, timezone=row.timezone)
+    return render(request, "lifecycle.html", found, section="participants", step=step, words=STEPS[step],
+                  who=_who(row), typed=typed, error=error, plan=plan, length=_length(row, length_days),
+                  max_days=MAX_EXTENSION_DAYS, name_chars=NAME_CHARS, background_chars=BACKGROUND_CHARS,
+                  reason_chars=REASON_CHARS, status_code=status_code)
+
+
+async def _refused(request: Request, found: Visitor, participant_id: str, step: str, typed: Typed,
+                   exc: AdminError) -> HTMLResponse:
+    return await _page(request, found, participant_id, step, typed=typed, error=api_words(str(exc)),
+                       status_code=status_for(exc)[0])
+
+
+def _done(participant_id: str, done: str) -> RedirectResponse:
+    return RedirectResponse(f"{participant_url(participant_id)}?done={done}", status_code=303)
+
+
+Viewing = Annotated[Visitor, Depends(visitor)]
+Acting = Annotated[Visitor, Depends(researcher)]
+
+
+# ------------------------------------------------------------------------------------ edit
+
+@router.get("/participants/{participant_id}/edit", response_class=HTMLResponse)
+async def edit_form(request: Request, participant_id: str, found: Viewing) -> HTMLResponse:
+    return await _page(request, found, participant_id, "edit")
+
+
+async def _edit(found: Visitor, row: ParticipantDetail, typed: Typed) -> str:
+    """Save what changed (the time zone is checked first, so a refusal saves nothing); the
+    result's key."""
+    ctx, by = found.ctx, found.caller.name
+    zone_changed = typed.timezone != row.timezone
+    if zone_changed:
+        admin.validate_timezone(typed.timezone)
+        if row.status == WITHDRAWN:
+            raise Forbidden("timezone: they were withdrawn from the study, so their time zone cannot be changed")
+    fields = [name for name, before in (("name", row.name), ("background", row.background))
+              if getattr(typed, name) != before]
+    if fields:
+        await admin.update_participant(ctx.db, ctx.clock, who=row.id, by=by,
+                                       name=typed.name if "name" in fields else None,
+                                       background=typed.background if "background" in fields else None)
+    if zone_changed:
+        await admin.set_timezone(ctx.db, ctx.clock, phone=row.id, timezone=typed.timezone, by=by,
+                                 study=ctx.settings.study)
+        fields.append("timezone")
+    if not fields:
+        return "edit_unchanged"
+    await audit(ctx.db, ctx.clock, found.caller, "update", participant_id=row.id, via="dashboard",
+                detail={"fields": sorted(fields), **({"timezone": typed.timezone} if zone_changed else {})})
+    return "edited"
+
+
+@router.post("/participants/{participant_id}/edit", response_class=HTMLResponse)
+async def edit(request: Request, participant_id: str, found: Acting, name: Annotated[str, Form()] = "",
+               background: Annotated[str, Form()] = "", timezone: Annotated[str, Form()] = "") -> Response:
+    row = await _row(found, participant_id)
+    typed = Typed(name=name.strip(), background=_plain(background), timezone=timezone.strip())
+    try:
+        done = await _edit(found, row, typed)
+    except AdminError as exc:
+        return await _refused(request, found, participant_id, "edit", typed, exc)
+    return _done(row.id, done)
+
+
+# ------------------------------------------------------------------------------------ withdraw
+
+@router.get("/participants/{participant_id}/withdraw", response_class=HTMLResponse)
+async def withdraw_form(request: Request, participant_id: str, found: Viewing) -> HTMLResponse:
+    return await _page(request, found, participant_id, "withdraw")
+
+
+@router.post("/participants/{participant_id}/withdraw", response_class=HTMLResponse)
+async def withdraw(request: Request, participant_id: str, found: Acting,
+                   reason: Annotated[str, Form()] = "") -> Response:
+    ctx, participant_id = found.ctx, checked_id(participant_id)
+    typed = Typed(reason=_plain(reason))
+    try:
+        await admin.set_status(ctx.db, ctx.clock, phone=participant_id, action="withdraw", reason=typed.reason,
+                               by=found.caller.name, study=ctx.settings.study)
+    except AdminError as exc:
+        return await _refused(request, found, participant_id, "withdraw", typed, exc)
+    await audit(ctx.db, ctx.clock, found.caller, "withdraw", participant_id=participant_id, via="dashboard",
+                detail={"reason": typed.reason} if typed.reason else None)
+    return _done(participant_id, "withdrawn")
+
+
+# ------------------------------------------------------------------------------------ erase
+
+@router.get("/participants/{participant_id}/erase", response_class=HTMLResponse)
+async def erase_form(request: Request, participant_id: str, found: Viewing) -> HTMLResponse:
+    return await _page(request, found, participant_id, "erase")
+
+
+@router.post("/participants/{participant_id}/erase", response_class=HTMLResponse)
+async def erase(request: Request, participant_id: str, found: Acting,
+                confirm: Annotated[str, Form()] = "") -> Response:
+    ctx, participant_id = found.ctx, checked_id(participant_id)
+    typed = Typed(confirm=confirm.strip()[:40])
+    try:
+        if typed.confirm != participant_id:
+            raise AdminError("The id you typed is not this participant's, so nothing was erased. Type "
+                             f"{participant_id} exactly as shown.")
+        await erasure.erase(ctx.db, ctx.clock, phone=participant_id, by=found.caller.name)
+    except AdminError as exc:
+        return await _refused(request, found, participant_id, "erase", typed, exc)
+    await audit(ctx.db, ctx.clock, found.caller, "erase", participant_id=participant_id, via="dashboard")
+    return _done(participant_id, "erased")
+
+
+# ------------------------------------------------------------------------------------ extend
+
+@router.get("/participants/{participant_id}/extend", response_class=HTMLResponse)
+async def extend_form(request: Request, participant_id: str, found: Viewing) -> HTMLResponse:
+    return await _page(request, found, participant_id, "extend")
+
+
+@router.post("/participants/{participant_id}/extend", response_class=HTMLResponse)
+async def extend(request: Request, participant_id: str, found: Acting,
+                 days: Annotated[str, Form()] = "") -> Response:
+    ctx, participant_id = found.ctx, checked_id(participant_id)
+    typed = Typed(days=days.strip()[:20])
+    try:
+        if not DAYS.fullmatch(typed.days) or not 1 <= int(typed.days) <= MAX_EXTENSION_DAYS:
+            raise AdminError(f"days: give a whole number of days from 1 to {MAX_EXTENSION_DAYS}")
+        await admin.extend(ctx.db, ctx.clock, study=ctx.settings.study, phone=participant_id, days=int(typed.days),
+                           by=found.caller.name)
+    except AdminError as exc:
+        return await _refused(request, found, participant_id, "extend", typed, exc)
+    await audit(ctx.db, ctx.clock, found.caller, "extend", participant_id=participant_id, via="dashboard",
+                detail={"days": int(typed.days)})
+    return _done(participant_id, "extended")

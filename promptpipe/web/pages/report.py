@@ -1,0 +1,112 @@
+"""The study report (``/report``) for everyone signed in: the report's sections as tables (counts
+only, nothing that identifies anyone), charts of adherence by day and arm, decision points by
+availability and questionnaire and self-report compliance, each followed by its numbers and a
+link to them as CSV (``/report/{table}.csv``); and, for researchers, the export as a zip
+(``/report/export.zip``, the same code path as ``GET /api/v1/export``, audited)."""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import FileResponse, HTMLResponse, Response
+from markupsafe import Markup
+
+from promptpipe.research.report_tables import Cell, ReportTable, ReportTables, report_tables
+from promptpipe.web.charts import bar_chart
+from promptpipe.web.export_download import export_zip
+from promptpipe.web.pages._render import PageError, Visitor, attempt, render, signed_in, visitor
+from promptpipe.web.report_charts import line_chart, share_bars
+
+__all__ = ["csv_text", "router"]
+
+router = APIRouter()
+FORMATS = ("csv", "jsonl")
+
+
+async def _tables(found: Visitor) -> ReportTables:
+    ctx = found.ctx
+    return await attempt(report_tables(ctx.reader, ctx.settings.study, now=found.now,
+                                       today=found.now.astimezone(ctx.researcher_zone).date()))
+
+
+def _adherence_chart(found: ReportTables) -> str:
+    days = sorted({day.date for day in found.adherence_days})
+    table = found.tables["adherence"]
+    series: dict[str, list[float | None]] = {}
+    at = table.columns.index("Answered share")
+    for row in table.rows:
+        day, arm, share = str(row[0]), str(row[1]), row[at]
+        values = series.setdefault(arm, [None] * len(days))
+        values[days.index(day)] = share if isinstance(share, float) else None
+    return line_chart("Share of daily prompts answered, by day and arm", days, series)
+
+
+def _decision_chart(found: ReportTables) -> str:
+    rows = found.tables["decisions"].rows
+    return bar_chart("Decision points by availability", [(str(row[0]), int(row[1] or 0)) for row in rows])
+
+
+def _compliance_chart(found: ReportTables) -> str:
+    bars = [(str(qid), q.completion_rate, f"{q.completed} of {q.sent}")
+            for qid, q in found.report.questionnaires.items()]
+    if found.report.self_report_by_action is not None:
+        bars += [(f"self-report after {action}", a.share, f"{a.answered} of {a.points}")
+                 for action, a in found.report.self_report_by_action.items()]
+    return share_bars("Questionnaires completed, and self-reports answered by drawn action", bars,
+                      colour="#1a7f37")
+
+
+@router.get("/report", response_class=HTMLResponse)
+async def report(request: Request, found: Annotated[Visitor, Depends(visitor)]) -> HTMLResponse:
+    tables = await _tables(found)
+    return render(request, "report.html", found, section="report", report=tables.report, tables=tables.tables,
+                  adherence_chart=Markup(_adherence_chart(tables)),  # escaped where it is drawn
+                  decision_chart=Markup(_decision_chart(tables)), compliance_chart=Markup(_compliance_chart(tables)),
+                  formats=FORMATS)
+
+
+async def _researcher(found: Annotated[Visitor, Depends(signed_in)]) -> Visitor:
+    if not found.identified:
+        raise PageError(403, f"The export is for researchers and admins; your token ({found.caller.name}) is a "
+                             f"{found.caller.role}'s.")
+    return found
+
+
+@router.get("/report/export.zip", response_class=FileResponse)
+async def export(found: Annotated[Visitor, Depends(_researcher)], format: str = "csv",
+                 identifiers: str = "") -> FileResponse:
+    """The export as ``GET /api/v1/export`` gives it, audited as made through the dashboard."""
+    if format not in FORMATS:
+        raise PageError(400, "format: choose csv or jsonl.")
+    return await attempt(export_zip(found.ctx, found.caller, fmt=format, include_identifiers=identifiers == "yes",
+                                    via="dashboard"))
+
+
+def _csv_cell(value: Cell) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value  # a spreadsheet would run it as a formula
+    return str(value)
+
+
+def csv_text(table: ReportTable) -> str:
+    """The table as CSV: a header row, then its rows; shares as fractions, nothing as an empty cell."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(table.columns)
+    writer.writerows([_csv_cell(cell) for cell in row] for row in table.rows)
+    return out.getvalue()
+
+
+@router.get("/report/{table}.csv")
+async def table_csv(table: str, found: Annotated[Visitor, Depends(signed_in)]) -> Response:
+    tables = await _tables(found)
+    if table not in tables.tables:
+        raise PageError(404, f"The report has no table called {table[:40]}; its tables are "
+                             f"{', '.join(tables.tables)}.")
+    return Response(csv_text(tables.tables[table]), media_type="text/csv; charset=utf-8",
+                    headers={"Content-Disposition": f'attachment; filename="report-{table}.csv"'})

@@ -1,0 +1,56 @@
+"""The search box in every page's header (``/search?q=``): researchers find a participant by name
+(a part of it, any case), phone number (however it is written) or id; viewers by id only, so a
+viewer's search for a name or a number finds nothing. One match opens that participant, several
+are listed, none says so."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from promptpipe.domain.participant_search import MAX_QUERY_CHARS
+from promptpipe.research.search import search_participants
+from promptpipe.research.views import ListedRow
+from promptpipe.web.pages._lists import STAGE_LABELS
+from promptpipe.web.pages._render import PageError, Visitor, attempt, render, visitor
+from promptpipe.web.pages._times import TimeLabel
+from promptpipe.web.pages.participants import participant_url
+
+__all__ = ["router"]
+
+router = APIRouter()
+
+
+@dataclass(frozen=True)
+class Hit:
+    id: str
+    url: str
+    name: str | None
+    """None for viewers."""
+    status: str
+    stage: str
+    enrolled: TimeLabel | None
+
+
+def _hit(found: Visitor, row: ListedRow) -> Hit:
+    return Hit(row.id, participant_url(row.id), (row.name or "—") if found.identified else None,
+               row.status,
+               STAGE_LABELS.get(row.stage, row.stage), found.when(row.enrolled_at, row.timezone))
+
+
+@router.get("/search", response_class=HTMLResponse)
+async def search(request: Request, found: Annotated[Visitor, Depends(visitor)], q: str = "") -> Response:
+    query = q.strip()
+    if len(query) > MAX_QUERY_CHARS:
+        raise PageError(400, f"Search for at most {MAX_QUERY_CHARS} characters; nothing was searched.")
+    if not query:
+        return render(request, "search.html", found, section="", q="", hits=[], more=False, searched=False)
+    result = await attempt(search_participants(found.ctx.reader, found.ctx.clock, query,
+                                               identified=found.identified))
+    if len(result.items) == 1 and not result.more:
+        return RedirectResponse(participant_url(result.items[0].id), status_code=303)
+    return render(request, "search.html", found, section="", q=query, hits=[_hit(found, row) for row in result.items],
+                  more=result.more, searched=True)

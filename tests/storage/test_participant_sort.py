@@ -1,0 +1,43 @@
+"""The participant list sorted by adherence (``sort=answered`` in the API, the participant list
+and the adherence heatmap): the share of a participant's daily prompts answered (a vote or a
+reply), lowest or highest first, those sent none last either way, ties by id."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+from promptpipe.domain.participant_filter import ParticipantFilter, ParticipantSort
+from promptpipe.storage.db import Database
+from promptpipe.storage.models import Conversation, Participant, PromptDelivery
+from promptpipe.storage.participant_list import participant_page
+
+T0 = datetime(2026, 3, 2, 13, 0, tzinfo=timezone.utc)
+OUTCOMES: dict[str, list[dict[str, Any]]] = {
+    "p-half": [{"vote": "done", "voted_at": T0}, {}],
+    "p-all": [{"replied_at": T0}, {"vote": "not_this_time", "voted_at": T0}],
+    "p-none-sent": [],
+    "p-zero": [{}],
+    "p-also-half": [{}, {"replied_at": T0}],
+}
+
+
+async def test_sorting_by_the_share_of_prompts_answered(db: Database) -> None:
+    def write(session: Any) -> None:
+        session.add_all([Participant(id=pid, phone=f"+14165550{150 + number}", name=pid, timezone="UTC",
+                                     enrolled_at=T0, updated_at=T0) for number, pid in enumerate(OUTCOMES)])
+        session.flush()
+        session.add_all([Conversation(participant_id=pid, updated_at=T0) for pid in OUTCOMES])
+        session.add_all([PromptDelivery(participant_id=pid, inbox_id=100 * number + day, schedule_id="s1",
+                                        local_date=f"2026-03-0{day + 2}", prompt_text="Walk", sent_at=T0, **outcome)
+                         for number, (pid, days) in enumerate(OUTCOMES.items()) for day, outcome in enumerate(days)])
+
+    await db.run(write)
+
+    async def order(key: str) -> list[str]:
+        rows = await db.run(lambda session: participant_page(session, ParticipantFilter(), ParticipantSort.parse(key),
+                                                             limit=50, offset=0, now=T0))
+        return [row.id for row in rows]
+
+    assert await order("answered") == ["p-zero", "p-also-half", "p-half", "p-all", "p-none-sent"]
+    assert await order("-answered") == ["p-all", "p-also-half", "p-half", "p-zero", "p-none-sent"]
