@@ -651,6 +651,7 @@ def api_targets(pop: Population, stats_from: date, stats_to: date) -> list[Targe
         Target("GET /api/v1/participants/{id}/timeline", "api", tuple(f"{path}/timeline" for path in one)),
         Target("GET /api/v1/participants/{id}/timeline?kind=prompt", "api",
                tuple(f"{path}/timeline?kind=prompt" for path in one)),
+        Target("GET /api/v1/participants/{id}/inputs", "api", tuple(f"{path}/inputs" for path in one)),
         Target(f"GET /api/v1/participants/search?q={NAME_SEARCH}", "api",
                (f"{base}/search?q={quote(NAME_SEARCH)}",)),
         Target("GET /api/v1/participants/search?q={phone}", "api",

@@ -310,7 +310,9 @@ class PromptDelivery(SQLModel, table=True):
 
     __tablename__ = "prompt_delivery"
     __table_args__ = (
-        Index("ix_prompt_delivery_participant_id", "participant_id", "id"),
+        # a participant's prompts in order, and whether each was answered (the sort by adherence
+        # reads every participant's answered share from the index alone)
+        Index("ix_prompt_delivery_participant_answers", "participant_id", "id", "vote", "replied_at"),
         # researchers' statistics: prompts of a day range (covering what the counts read, so a
         # range is read from the index alone), prompts sent today
         Index("ix_prompt_delivery_day_counts", "local_date", "participant_id", "vote", "replied_at",
