@@ -36,6 +36,14 @@ class FlagDetail:
     messages: list[AroundMessage]
     """Oldest first: up to :data:`AROUND` before the flagged message, it, up to :data:`AROUND` after."""
 
+    @property
+    def flagged_id(self) -> int | None:
+        """The message that raised it; for a flag of the model's, the last one in before it was raised."""
+        if self.record.message_id is not None:
+            return self.record.message_id
+        return max((m.id for m in self.messages if m.direction == "in" and m.at <= self.record.entry.at),
+                   default=None)
+
 
 @dataclass(frozen=True)
 class FlagList:

@@ -12,7 +12,7 @@ from fastapi.responses import FileResponse
 
 from promptpipe.domain.access import ADMIN, NEEDED_TO_READ, RESEARCHER, SAFETY_FLAGS, TOKEN_NAME, VIEWER, allows
 from promptpipe.domain.participant_filter import ParticipantFilter
-from promptpipe.research import messaging, oversight, questionnaire_ops, tokens
+from promptpipe.research import flag_review, messaging, oversight, questionnaire_ops, tokens
 from promptpipe.research.monitoring import MAX_STATS_DAYS, prompt_stats
 from promptpipe.research.status import read_status
 from promptpipe.research.tokens import Caller, audit
@@ -23,6 +23,7 @@ from promptpipe.web.schemas import (
     DB_INT_MAX,
     BroadcastRequest,
     BroadcastResult,
+    FlagDetailOut,
     FlagOut,
     OutcomeCounts,
     QuestionnaireCompliance,
@@ -136,6 +137,20 @@ async def flags(request: Request, caller: FlagReader, all_: Annotated[bool, Quer
     """Safety flags, oldest first (open ones unless ``all``)."""
     rows = await oversight.flags(context(request).reader, include_resolved=all_)
     return [FlagOut.model_validate({k: v for k, v in as_json(row).items() if k != "phone"}) for row in rows]
+
+
+@router.get("/flags/{flag_id}", response_model=FlagDetailOut, tags=["safety"])
+async def flag(request: Request, flag_id: Annotated[int, PathParam(ge=1, le=DB_INT_MAX)],
+               caller: FlagReader) -> FlagDetailOut:
+    """One safety flag with what its row keeps of its course (raised, alerted, resolved by whom,
+    when, with what note) and the participant's messages around it, oldest first: up to five
+    before the message that raised it, that one (``flagged``), up to five after."""
+    found = await flag_review.flag_detail(context(request).reader, flag_id)
+    record = found.record
+    entry = {k: v for k, v in as_json(record.entry).items() if k != "phone"}
+    return FlagDetailOut.model_validate({
+        **entry, "alert_attempts": record.alert_attempts, "alerted_at": record.alerted_at,
+        "messages": [{**as_json(message), "flagged": message.id == found.flagged_id} for message in found.messages]})
 
 
 @router.post("/flags/{flag_id}/resolve", tags=["safety"])

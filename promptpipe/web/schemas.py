@@ -34,6 +34,8 @@ __all__ = [
     "Erased",
     "ErrorBody",
     "ExtendRequest",
+    "FlagDetailOut",
+    "FlagMessageOut",
     "FlagOut",
     "Health",
     "MessageRequest",
@@ -360,6 +362,28 @@ class FlagOut(BaseModel):
     severity: Severity
     source: FlagSource
     status: FlagStatus
+
+
+class FlagMessageOut(BaseModel):
+    id: int
+    at: str
+    direction: Literal["in", "out"]
+    kind: MessageKind
+    status: str
+    text: str
+    flagged: bool = Field(description="the message that raised the flag (for the model's flags: the participant's "
+                                      "last message before it)")
+
+
+class FlagDetailOut(FlagOut):
+    at: str
+    trigger: str
+    alert_attempts: int
+    alerted_at: str | None
+    resolved_at: str | None
+    resolved_by: str | None
+    note: str | None
+    messages: list[FlagMessageOut]
 
 
 class ResolveRequest(_Strict):

@@ -9,7 +9,16 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from promptpipe import __version__
-from promptpipe.web import api, api_attention, api_enrolment, api_inputs, api_search, api_timeline, dashboard
+from promptpipe.web import (
+    api,
+    api_attention,
+    api_enrolment,
+    api_inputs,
+    api_report,
+    api_search,
+    api_timeline,
+    dashboard,
+)
 from promptpipe.web.api_gate import ApiGate
 from promptpipe.web.context import WebContext
 from promptpipe.web.errors import install_error_handlers
@@ -35,6 +44,7 @@ def build_site(ctx: WebContext) -> FastAPI:
     site.include_router(api_attention.router)
     site.include_router(api_timeline.router)
     site.include_router(api_inputs.router)
+    site.include_router(api_report.router)
     site.include_router(dashboard.router)
     dashboard.install(site)
     site.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")

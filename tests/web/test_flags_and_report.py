@@ -107,6 +107,14 @@ async def test_a_flag_page_shows_the_messages_around_it_and_who_resolved_it_when
         refused = await client.get(f"/flags/{flag.id}")
         assert refused.status_code == 403 and BRAM_SAYS not in refused.text and "Called him" not in refused.text
 
+    async with study.web.client("researcher") as api, study.web.client("viewer") as viewer:  # the API's twin
+        detail = (await api.get(f"/api/v1/flags/{flag.id}")).json()
+        assert [m["text"] for m in detail["messages"] if m["flagged"]] == [BRAM_SAYS]
+        assert detail["status"] == "resolved" and detail["resolved_by"] == "researcher-token"
+        assert "Called him" in detail["note"] and "phone" not in detail
+        assert (await api.get("/api/v1/flags/999999")).status_code == 404
+        assert (await viewer.get(f"/api/v1/flags/{flag.id}")).status_code == 403
+
 
 # ------------------------------------------------------------------------------------ the report
 
@@ -171,6 +179,16 @@ async def test_the_report_page_and_its_csv_files_show_the_study_report_and_resea
         assert refused.status_code == 403 and "for researchers and admins" in refused.text
         assert (await client.get("/report/prompts.csv")).text == prompts_csv.text
     assert len(await audited(study, "export")) == 1
+
+    async with study.web.client("viewer") as api:  # the API's twin: the same tables, counts only
+        answer = await api.get("/api/v1/report")
+        assert answer.status_code == 200
+        tables = {table["key"]: table for table in answer.json()["tables"]}
+        assert {"participants-by-status", "prompts", "adherence", "decisions", "questionnaires"} <= set(tables)
+        assert [[str(cell) for cell in (row[0], row[1], row[4])] for row in tables["prompts"]["rows"]] == [
+            [row[0], row[1], row[4]] for row in prompts]
+        for secret in SECRETS:
+            assert secret not in answer.text, secret
 
 
 # ------------------------------------------------------------------------------------ in Chromium

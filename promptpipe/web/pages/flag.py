@@ -14,7 +14,7 @@ from fastapi.responses import HTMLResponse
 from promptpipe.domain.access import SAFETY_FLAGS
 from promptpipe.domain.limits import REASON_CHARS
 from promptpipe.research.flag_review import AlertSettings, FlagDetail, alert_settings, flag_detail
-from promptpipe.storage.flags import AroundMessage, FlagRecord
+from promptpipe.storage.flags import FlagRecord
 from promptpipe.web.pages._render import PageError, Visitor, attempt, reader_of, render
 from promptpipe.web.pages._times import TimeLabel
 from promptpipe.web.pages.participants import participant_url
@@ -71,10 +71,8 @@ def _course(found: Visitor, record: FlagRecord) -> list[Step]:
     return steps
 
 
-def _lines(found: Visitor, record: FlagRecord, messages: list[AroundMessage]) -> list[Line]:
-    anchor = record.message_id
-    if anchor is None:  # a flag of the model's: the last message in before it was raised
-        anchor = max((m.id for m in messages if m.direction == "in" and m.at <= record.entry.at), default=None)
+def _lines(found: Visitor, detail: FlagDetail) -> list[Line]:
+    record, messages, anchor = detail.record, detail.messages, detail.flagged_id
     return [Line(m.id, m.direction, "Participant" if m.direction == "in" else "Study", m.kind.replace("_", " "),
                  found.when(m.at, record.entry.timezone), m.text, m.id == anchor) for m in messages]
 
@@ -89,7 +87,7 @@ async def flag_page(request: Request, found: Visitor, flag_id: int, *, done: str
                   resolved_at=found.when(record.entry.resolved_at, record.entry.timezone),
                   participant=participant_url(record.entry.participant_id),
                   trigger_label=TRIGGER_WORDS.get(record.entry.source, "What raised it"),
-                  course=_course(found, record), lines=_lines(found, record, detail.messages), alerts=settings,
+                  course=_course(found, record), lines=_lines(found, detail), alerts=settings,
                   done=done, error=error, note=note, note_chars=NOTE_CHARS, status_code=status_code)
 
 
