@@ -39,6 +39,7 @@ from promptpipe.research.study_ops import check_protocol
 from promptpipe.research.tokens import Caller, audit
 from promptpipe.storage.db import Database
 from promptpipe.storage.participants import participant_by_phone
+from promptpipe.storage.study import ProtocolChanged
 
 __all__ = ["MAX_IMPORT_CHARS", "MAX_IMPORT_ROWS", "REQUIRED_COLUMNS", "Entry", "ImportResult", "ImportRow", "Parsed",
            "check_import", "check_rows", "columns_for", "decode_upload", "parse", "run_import"]
@@ -254,7 +255,9 @@ async def check_import(db: Database, clock: Clock, text: str, *, study: Study) -
     phones, now = _valid_phones(parsed, study), clock.now()
     try:
         enrolled = await db.run(lambda session: _enrolled(session, study, phones, now))
-    except ConfigError as exc:  # the study file is not the protocol the database runs
+    except ProtocolChanged as exc:  # the study file is not the protocol the database runs
+        return _result(True, [], f"{exc.situation}; nothing can be enrolled until they agree")
+    except ConfigError as exc:  # the study's seed is not the one it has been running with
         return _result(True, [], str(exc))
     result = check_rows(parsed, study, enrolled)
     log.info("csv_import_checked", rows=result.total, with_problems=result.with_problems)

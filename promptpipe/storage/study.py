@@ -56,6 +56,11 @@ NO_STUDY_FILE = "(no study file)"
 class ProtocolChanged(ConfigError):
     """The study file differs from the protocol this database runs, and nobody allowed it."""
 
+    def __init__(self, message: str, situation: str = "") -> None:
+        super().__init__(message)
+        self.situation = situation or message
+        """What differs, without the operator's way out (the API and the dashboard say their own)."""
+
 
 class SeedMismatch(ConfigError):
     """The seed given from outside is not the one this study has been running with (or none was
@@ -91,10 +96,11 @@ def adopt_protocol(session: Session, study: Study, *, allow_change: bool, now: d
         if not study.in_use:
             return "none"
         if _has_participants(session) and not allow_change:
+            situation = ("this database has participants enrolled without a study file; adopting one now changes "
+                         "their study")
             raise ProtocolChanged(
-                "this database has participants enrolled without a study file; adopting one now changes their "
-                "study. Start the service once with `promptpipe serve --allow-protocol-change` to do it on purpose "
-                "(it is logged and exported), or use a new database.")
+                f"{situation}. Start the service once with `promptpipe serve --allow-protocol-change` to do it on "
+                "purpose (it is logged and exported), or use a new database.", situation)
         _store(session, study, None, now, f"first use ({by})")
         study_seed(session, now, study.outside_seed)
         return "adopted"
@@ -103,7 +109,7 @@ def adopt_protocol(session: Session, study: Study, *, allow_change: bool, now: d
             study_seed(session, now, study.outside_seed)  # a wrong or missing outside seed stops the start
         return "unchanged"
     if not allow_change:
-        raise ProtocolChanged(_refusal(current, study))
+        raise ProtocolChanged(_refusal(current, study), _situation(current, study))
     _store(session, study, current.hash, now, f"allowed change ({by})")
     study_seed(session, now, study.outside_seed)
     return "changed"
@@ -113,16 +119,20 @@ def _has_participants(session: Session) -> bool:
     return session.connection().execute(select(_PARTICIPANT.c.id).limit(1)).first() is not None
 
 
-def _refusal(current: ProtocolVersion, study: Study) -> str:
+def _situation(current: ProtocolVersion, study: Study) -> str:
     since = current.adopted_at.strftime("%Y-%m-%d %H:%M UTC")
     running = f"the study {current.name!r}" if current.hash else "no study file"
     if not study.in_use:
         found = "no PROMPTPIPE_STUDY_FILE is set"
     else:
         found = f"the study file now reads {study.name!r} (hash {study.hash[:12]}…)"
-    return (f"this database runs {running} since {since} (hash {current.hash[:12] or '-'}…), but {found}. "
-            "A protocol change in the middle of a study must be deliberate: restore the file, or start the "
-            "service once with `promptpipe serve --allow-protocol-change` (the change is logged and exported).")
+    return f"this database runs {running} since {since} (hash {current.hash[:12] or '-'}…), but {found}"
+
+
+def _refusal(current: ProtocolVersion, study: Study) -> str:
+    return (f"{_situation(current, study)}. A protocol change in the middle of a study must be deliberate: restore "
+            "the file, or start the service once with `promptpipe serve --allow-protocol-change` (the change is "
+            "logged and exported).")
 
 
 def _store(session: Session, study: Study, previous: str | None, now: datetime, by: str) -> None:

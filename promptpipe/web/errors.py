@@ -18,10 +18,11 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from promptpipe.errors import AdminError, Conflict, Forbidden, NotFound, StorageError
+from promptpipe.errors import AdminError, ConfigError, Conflict, Forbidden, NotFound, StorageError
+from promptpipe.storage.study import ProtocolChanged
 
 __all__ = ["ERROR_CODES", "ApiError", "allowed_methods", "api_words", "error_body", "install_error_handlers",
-           "status_for"]
+           "protocol_words", "status_for"]
 
 ERROR_CODES = {
     400: "invalid_request", 401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
@@ -69,6 +70,13 @@ def error_body(code: str, message: str, details: list[dict[str, Any]] | None = N
     return {"error": error}
 
 
+def protocol_words(exc: ProtocolChanged) -> str:
+    """A refusal because the study file differs from the protocol the database runs, in the API's
+    and the dashboard's words (the service's own tells its operator which option adopts a change)."""
+    return (f"{exc.situation}; nothing was changed. Whoever runs the service must restore the study file "
+            "or adopt the change on purpose first.")
+
+
 def status_for(exc: AdminError) -> tuple[int, str]:
     """Our errors as HTTP: not found 404; a clash 409 ``conflict``; refused by the study's rules
     409 ``refused``; anything else a researcher got wrong 400."""
@@ -90,6 +98,13 @@ def install_error_handlers(app: Any) -> None:
         assert isinstance(exc, AdminError)
         status, code = status_for(exc)
         return JSONResponse(error_body(code, api_words(str(exc))), status_code=status)
+
+    async def protocol_changed(_: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, ProtocolChanged)
+        return JSONResponse(error_body("refused", protocol_words(exc)), status_code=409)
+
+    async def config_error(_: Request, exc: Exception) -> JSONResponse:  # a seed that does not match, say
+        return JSONResponse(error_body("refused", api_words(str(exc))), status_code=409)
 
     async def storage_error(_: Request, exc: Exception) -> JSONResponse:
         return JSONResponse(error_body("unavailable", "the database cannot be reached right now; try again"),
@@ -117,6 +132,8 @@ def install_error_handlers(app: Any) -> None:
 
     app.add_exception_handler(ApiError, api_error)
     app.add_exception_handler(AdminError, admin_error)
+    app.add_exception_handler(ProtocolChanged, protocol_changed)
+    app.add_exception_handler(ConfigError, config_error)
     app.add_exception_handler(StorageError, storage_error)
     app.add_exception_handler(RequestValidationError, validation_error)
     app.add_exception_handler(StarletteHTTPException, http_error)

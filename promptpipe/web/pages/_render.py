@@ -22,10 +22,11 @@ from promptpipe.domain.participant_filter import MAX_SILENT_DAYS
 from promptpipe.errors import AdminError, StorageError
 from promptpipe.research.attention import DEFAULT_SILENT_DAYS
 from promptpipe.research.tokens import Caller
+from promptpipe.storage.study import ProtocolChanged
 from promptpipe.web.api_attention import attention_for
 from promptpipe.web.auth import SessionData, SignInRequired, context, csrf_token, session_caller
 from promptpipe.web.context import WebContext
-from promptpipe.web.errors import api_words, status_for
+from promptpipe.web.errors import api_words, protocol_words, status_for
 from promptpipe.web.pages._times import TimeLabel, time_label
 
 __all__ = [
@@ -145,6 +146,8 @@ async def attempt(operation: Awaitable[T]) -> T:
         return await operation
     except AdminError as exc:
         raise PageError(status_for(exc)[0], api_words(str(exc))) from None
+    except ProtocolChanged as exc:
+        raise PageError(409, protocol_words(exc)) from None
     except StorageError:
         raise PageError(503, "The database cannot be reached right now; try again in a moment.") from None
 

@@ -31,7 +31,8 @@ from promptpipe.research.csv_enrolment import (
 )
 from promptpipe.research.enrolment_checks import Details, check_details, field_words
 from promptpipe.research.tokens import audit
-from promptpipe.web.errors import status_for
+from promptpipe.storage.study import ProtocolChanged
+from promptpipe.web.errors import protocol_words, status_for
 from promptpipe.web.pages._render import PageError, Visitor, attempt, render, researcher, visitor
 from promptpipe.web.pages.participant import checked_id
 from promptpipe.web.pages.participants import participant_url
@@ -118,7 +119,9 @@ async def enrol_one(request: Request, found: Annotated[Visitor, Depends(research
         problem = field_words(exc, default="phone")
         return _enrol_page(request, found, typed=typed, problems={problem.field: problem.message},
                            error="Not enrolled: correct what is marked below.", status_code=status_for(exc)[0])
-    except ConfigError as exc:  # the study file is not the protocol the database runs
+    except ProtocolChanged as exc:  # the study file is not the protocol the database runs
+        return _enrol_page(request, found, typed=typed, error=f"Not enrolled: {protocol_words(exc)}", status_code=409)
+    except ConfigError as exc:  # the study's seed is not the one it has been running with
         return _enrol_page(request, found, typed=typed, error=f"Not enrolled: {exc}", status_code=409)
     except StorageError:
         raise PageError(503, "The database cannot be reached right now; try again in a moment.") from None
