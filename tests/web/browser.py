@@ -14,16 +14,13 @@ import httpx
 
 from promptpipe.domain.polls import DONE, NOT_THIS_TIME
 from promptpipe.research import admin
-from promptpipe.storage.db import Database
 from promptpipe.transport.memory import MemoryTransport
-from promptpipe.web.context import WebContext
-from promptpipe.web.server import WebServer
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.feedback_helpers import DAY, MONDAY_PROMPT, polls
 from tests.schedule_helpers import NUDGE, QUIET, at, enroll_with_schedule
 from tests.web.chromium import CHROMIUM, CHROMIUM_ARGS, SCREENSHOTS  # noqa: F401 - where the tests import them from
-from tests.web.conftest import Web
+from tests.web.conftest import Web, serving
 
 ZOFIA, ZOFIA_NAME = "+14165550142", "Zofia Quillfeather"
 BRAM, BRAM_NAME = "+14165550177", "Bram Okonkwo-Lindqvist"
@@ -69,17 +66,8 @@ async def running_study(make_app: AppFactory, fake: FakeOpenAIServer) -> AsyncIt
     await transport.inject(BRAM, BRAM_SAYS)
     fake.say("I'm glad you told me. The study team will be in touch.", match="hurt myself")
     await app.run_until_idle()
-    reader = Database(app.settings.database_url, readers=2)
-    server = WebServer(WebContext(app.settings, app.db, reader, app.clock), "127.0.0.1:0")
-    await server.start()
-    web = Web(app, server, reader)
-    for role in ("viewer", "researcher", "admin"):
-        web.tokens[role] = await web.token(f"{role}-token", role)
-    try:
+    async with serving(app) as web:
         yield Study(web, transport, zofia, str(bram))
-    finally:
-        await server.stop()
-        await reader.close()
 
 
 CSRF_FIELD = re.compile(r'name="csrf" value="([^"]+)"')

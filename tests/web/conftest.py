@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -10,6 +11,8 @@ import httpx
 import pytest
 
 from promptpipe.app import App
+from promptpipe.config import Settings
+from promptpipe.research.pilot import PilotDesk
 from promptpipe.research.tokens import create_token
 from promptpipe.storage.db import Database
 from promptpipe.web.context import WebContext
@@ -40,18 +43,28 @@ class Web:
         return secret
 
 
-@pytest.fixture
-async def web(make_app: AppFactory) -> AsyncIterator[Web]:
-    app = await make_app()
+@asynccontextmanager
+async def serving(app: App, roles: Sequence[str] = ("viewer", "researcher", "admin"), *,
+                  settings: Settings | None = None, pilots: PilotDesk | None = None) -> AsyncIterator[Web]:
+    """``app``'s web server on a free port of 127.0.0.1 (with ``settings`` in place of the app's,
+    and pilot mode when ``pilots`` is given), and a token for each of ``roles``."""
     reader = Database(app.settings.database_url, readers=2)
-    server = WebServer(WebContext(app.settings, app.db, reader, app.clock), "127.0.0.1:0")
+    server = WebServer(WebContext(settings or app.settings, app.db, reader, app.clock, pilots=pilots), "127.0.0.1:0")
     await server.start()
     running = Web(app, server, reader)
-    for role in ("viewer", "researcher", "admin"):
-        running.tokens[role] = await running.token(f"{role}-token", role)
-    yield running
-    await server.stop()
-    await reader.close()
+    try:
+        for role in roles:
+            running.tokens[role] = await running.token(f"{role}-token", role)
+        yield running
+    finally:
+        await server.stop()
+        await reader.close()
+
+
+@pytest.fixture
+async def web(make_app: AppFactory) -> AsyncIterator[Web]:
+    async with serving(await make_app()) as running:
+        yield running
 
 
 def api_routes(site: Any) -> list[tuple[str, set[str], bool]]:

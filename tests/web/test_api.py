@@ -17,7 +17,7 @@ from promptpipe.storage.access import audit_entries
 from promptpipe.transport.base import DeliveryReceipt
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.markers import SQLITE_ONLY
-from tests.web.conftest import Web, api_routes
+from tests.web.conftest import Web, api_routes, serving
 
 ANA, BEN, CARA = "+14165550101", "+14165550102", "+14165550103"
 
@@ -577,27 +577,15 @@ async def test_an_enrolment_under_another_protocol_than_the_databases_is_refused
     another one) refuses what would change the study, as the admin script does: a 409 that names
     the study, never a 500."""
     from promptpipe.config import load_settings
-    from promptpipe.research.tokens import create_token
-    from promptpipe.storage.db import Database
-    from promptpipe.web.context import WebContext
-    from promptpipe.web.server import WebServer
     from tests.research.test_study_protocol import TWO_ARMS
     from tests.study_helpers import with_study
 
     app = await make_app(**with_study(TWO_ARMS))
     other = load_settings({**app.settings.extra, **with_study(TWO_ARMS.replace("ratio = 2", "ratio = 1"))},
                           env_file=None)
-    reader = Database(app.settings.database_url, readers=1)
-    server = WebServer(WebContext(other, app.db, reader, app.clock), "127.0.0.1:0")
-    await server.start()
-    try:
-        secret, _ = await create_token(app.db, app.clock, name="researcher", role="researcher", by="test")
-        async with httpx.AsyncClient(base_url=server.url, headers={"Authorization": f"Bearer {secret}"}) as client:
-            answer = await client.post("/api/v1/participants", json={
-                "phone": ANA, "name": "Ana", "timezone": "America/Toronto", "strata": {"site": "toronto"}})
-    finally:
-        await server.stop()
-        await reader.close()
+    async with serving(app, ("researcher",), settings=other) as web, web.client("researcher") as client:
+        answer = await client.post("/api/v1/participants", json={
+            "phone": ANA, "name": "Ana", "timezone": "America/Toronto", "strata": {"site": "toronto"}})
     assert answer.status_code == 409, answer.text
     assert answer.json()["error"]["code"] == "refused" and "Walking pilot" in answer.json()["error"]["message"]
     assert await admin.list_participants(app.db) == []

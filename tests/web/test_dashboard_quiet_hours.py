@@ -9,17 +9,14 @@ from collections.abc import AsyncIterator
 import pytest
 
 from promptpipe.research import admin
-from promptpipe.storage.db import Database
 from promptpipe.transport.memory import MemoryTransport
-from promptpipe.web.context import WebContext
-from promptpipe.web.server import WebServer
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.flow.test_lifecycle import NIGHTS_OFF
 from tests.schedule_helpers import at, utc
 from tests.study_helpers import with_study
 from tests.web.browser import csrf_of, signed_in
-from tests.web.conftest import Web
+from tests.web.conftest import Web, serving
 
 ANA = "+14165550121"
 NIGHT, MORNING = utc(2026, 1, 6, 4, 30), utc(2026, 1, 6, 12, 0)  # 23:30 and 07:00 in Toronto
@@ -34,14 +31,8 @@ async def night_web(make_app: AppFactory, fake_openai: FakeOpenAIServer) -> Asyn
     fake_openai.say("Hi Ana!", match="Participant: Ana")
     await app.run_until_idle()
     await at(app, NIGHT)
-    reader = Database(app.settings.database_url, readers=2)
-    server = WebServer(WebContext(app.settings, app.db, reader, app.clock), "127.0.0.1:0")
-    await server.start()
-    running = Web(app, server, reader)
-    running.tokens["researcher"] = await running.token("researcher-token", "researcher")
-    yield running, transport
-    await server.stop()
-    await reader.close()
+    async with serving(app, ("researcher",)) as running:
+        yield running, transport
 
 
 async def test_a_message_confirmed_at_night_waits_for_the_end_of_quiet_hours(

@@ -17,17 +17,14 @@ import pytest
 
 from promptpipe.research import admin
 from promptpipe.storage.access import audit_entries
-from promptpipe.storage.db import Database
 from promptpipe.transport.memory import MemoryTransport
-from promptpipe.web.context import WebContext
-from promptpipe.web.server import WebServer
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.flow.test_lifecycle import NIGHTS_OFF
 from tests.schedule_helpers import QUIET, at, utc
 from tests.study_helpers import with_study
 from tests.web.browser import SCREENSHOTS, csrf_of, signed_in
-from tests.web.conftest import Web
+from tests.web.conftest import Web, serving
 
 ANA, BEN, CHIE = "+14165550131", "+14165550132", "+14165550133"
 NOON = utc(2026, 1, 5, 15, 0)  # 10:00 in Toronto, 00:00 in Tokyo (quiet hours 22:00-07:00)
@@ -54,15 +51,8 @@ async def team(make_app: AppFactory, fake_openai: FakeOpenAIServer) -> AsyncIter
         ids[name] = (await admin.enroll(app.db, app.clock, phone=phone, name=name, timezone=zone,
                                         study=app.settings.study)).id
     await app.run_until_idle()
-    reader = Database(app.settings.database_url, readers=2)
-    server = WebServer(WebContext(app.settings, app.db, reader, app.clock), "127.0.0.1:0")
-    await server.start()
-    web = Web(app, server, reader)
-    for role in ("viewer", "researcher"):
-        web.tokens[role] = await web.token(f"{role}-token", role)
-    yield Team(web, transport, ids)
-    await server.stop()
-    await reader.close()
+    async with serving(app, ("viewer", "researcher")) as web:
+        yield Team(web, transport, ids)
 
 
 async def audited(team: Team) -> list[tuple[str, str | None, str]]:

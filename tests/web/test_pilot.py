@@ -29,18 +29,15 @@ from promptpipe.flow.votes import FIRST_REPLY
 from promptpipe.research.export import export_study
 from promptpipe.research.pilot import PilotDesk, SkipTo
 from promptpipe.storage.access import audit_entries
-from promptpipe.storage.db import Database
 from promptpipe.storage.models import InboxItem, Message, OutboxItem, Participant, Schedule, Timer
 from promptpipe.storage.study_tables import Decision
 from promptpipe.transport.memory import MemoryTransport
-from promptpipe.web.context import WebContext
-from promptpipe.web.server import WebServer
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.schedule_helpers import NUDGE, PROFILE, QUIET, utc
 from tests.study_helpers import with_study
 from tests.web.browser import CHROMIUM, SCREENSHOTS, csrf_of, signed_in
-from tests.web.conftest import Web
+from tests.web.conftest import Web, serving
 
 pytestmark = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 
@@ -56,19 +53,12 @@ MESSAGE_ID = re.compile(r'name="message_id" value="(\d+)"')
 @asynccontextmanager
 async def pilot_web(app: App) -> AsyncIterator[tuple[Web, PilotDesk]]:
     """The study's web server offering pilot mode, as ``serve`` builds it (pilots on App.build)."""
-    reader = Database(app.settings.database_url, readers=2)
     desk = PilotDesk(app.settings, app.clock, App.build)
-    server = WebServer(WebContext(app.settings, app.db, reader, app.clock, pilots=desk), "127.0.0.1:0")
-    await server.start()
-    web = Web(app, server, reader)
-    for role in ("viewer", "researcher"):
-        web.tokens[role] = await web.token(f"{role}-token", role)
     try:
-        yield web, desk
+        async with serving(app, ("viewer", "researcher"), pilots=desk) as web:
+            yield web, desk
     finally:
-        await server.stop()
         await desk.close()
-        await reader.close()
 
 
 async def study_counts(app: App, out: Path) -> tuple[list[int], dict[str, int]]:

@@ -23,13 +23,11 @@ from promptpipe.storage.questionnaire_reads import EndCount, Reason, tally
 from promptpipe.storage.study_tables import QuestionnaireInstance
 from promptpipe.transport.base import PollVote, poll_option_hash
 from promptpipe.transport.memory import MemoryTransport
-from promptpipe.web.context import WebContext
-from promptpipe.web.server import WebServer
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.schedule_helpers import QUIET, at
 from tests.study_helpers import with_study
-from tests.web.conftest import Web
+from tests.web.conftest import Web, serving
 
 STUDY = '''name = "Sleep pilot"
 length_days = 14
@@ -100,17 +98,8 @@ async def questionnaire_met(make_app: AppFactory, fake: FakeOpenAIServer) -> Asy
     await at(app, start + timedelta(hours=1, minutes=15))
     await admin.set_status(app.db, app.clock, phone=NOT_SENT, action="resume")
     await app.run_until_idle()
-    reader = Database(app.settings.database_url, readers=2)
-    server = WebServer(WebContext(app.settings, app.db, reader, app.clock), "127.0.0.1:0")
-    await server.start()
-    web = Web(app, server, reader)
-    for role in ("viewer", "researcher"):
-        web.tokens[role] = await web.token(f"{role}-token", role)
-    try:
+    async with serving(app, ("viewer", "researcher")) as web:
         yield Met(web, transport, ids, await _reasons(app.db, ids))
-    finally:
-        await server.stop()
-        await reader.close()
 
 
 async def _reasons(db: Database, ids: dict[str, str]) -> dict[str, str]:
