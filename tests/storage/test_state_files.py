@@ -87,7 +87,8 @@ def test_serve_and_check_keep_the_state_directory_private(
 def serve_and_meddle(state: Path, openai_url: str, meddle: Callable[[Path], None]) -> int:
     """Run ``serve`` (dry-run), do ``meddle(state)`` once it runs, and return its exit status."""
     settings = load_settings({"OPENAI_API_KEY": "test-key", "OPENAI_BASE_URL": openai_url,
-                              "PROMPTPIPE_STATE_DIR": str(state), "PROMPTPIPE_TRANSPORT": "dry-run"}, env_file=None)
+                              "PROMPTPIPE_STATE_DIR": str(state), "PROMPTPIPE_TRANSPORT": "dry-run",
+                              "API_LISTEN": ""}, env_file=None)  # two of these at once both took port 8080
 
     async def run() -> int:
         started = asyncio.Event()
