@@ -39,7 +39,10 @@ FORMS = [  # (what, the form's page, its field, what to type, its button, what s
     ("CSV preview with a problem", "/participants/import", "or paste its text",
      "phone,name,timezone\n+14165550150,Cleo Park,America/Toronto\n+1 555 0100,Dev Ray,America/Toronto\n",
      "Check the file", 'tr[data-line="3"]'),
+    ("a running pilot's chat", "/pilot", "The sandbox participant's name (the study greets them by it)", "Sam",
+     "Start the pilot", "section.pilot-chat >> text=Welcome Sam!"),
 ]
+PILOT_GREETING = "Welcome Sam! Which small habit would you like to build?"
 STATUS = {"error page": 404, "extend": 409}
 """Pages that answer with an error on purpose (the study file sets no length: no days to add)."""
 
@@ -198,6 +201,7 @@ async def test_every_page_passes_the_scan_fits_a_phone_and_works_from_the_keyboa
         app, base, zofia = study.web.app, study.web.url, f"/participants/{study.zofia}"
         desk = PilotDesk(app.settings, app.clock, App.build)
         study.web.server.ctx.pilots = desk  # pilot mode offered, as `serve` does
+        fake_openai.say(PILOT_GREETING, match="Participant: Sam")  # the pilot's greeting, in the chat scanned
         try:
             await visit(page, base + "/login", "sign-in page", problems)
             await sign_in(page, base, study.web.tokens["researcher"])
