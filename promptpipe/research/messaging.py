@@ -27,6 +27,7 @@ from promptpipe.errors import Conflict, Forbidden, NotFound
 from promptpipe.logging import get_logger
 from promptpipe.pipeline.events import ResearcherMessageQueued, as_input
 from promptpipe.research._common import get_participant, researcher_name, validate_text
+from promptpipe.research.broadcast_plan import broadcast_plan
 from promptpipe.research.listing import check_filter
 from promptpipe.research.quiet_check import quiet_hours_wait
 from promptpipe.storage.db import Database
@@ -118,11 +119,9 @@ def _split(db: Database, session: Session, flt: ParticipantFilter, now: datetime
 
 
 async def broadcast_preview(db: Database, clock: Clock, flt: ParticipantFilter) -> BroadcastPreview:
-    """What a broadcast would do now."""
-    check_filter(flt)
-    now = clock.now()
-    matched, recipients = await db.run(lambda session: _split(db, session, flt, now))
-    return BroadcastPreview(matches=len(matched), recipients=len(recipients), skipped=len(matched) - len(recipients))
+    """What a broadcast would do now (the dashboard's :func:`broadcast_plan` without its detail)."""
+    plan = await broadcast_plan(db, clock, flt, quiet=None)
+    return BroadcastPreview(matches=plan.matches, recipients=plan.recipients, skipped=plan.matches - plan.recipients)
 
 
 async def broadcast(db: Database, clock: Clock, *, text: str, flt: ParticipantFilter, by: str = "",

@@ -30,8 +30,9 @@ from promptpipe.web.errors import api_words, protocol_words, status_for
 from promptpipe.web.pages._times import TimeLabel, time_label
 
 __all__ = [
-    "SILENT_DAYS_COOKIE", "TEMPLATES_DIR", "PageError", "Visitor", "attempt", "form_visitor", "install", "reader_of",
-    "remembered_silent_days", "render", "researcher", "sign_in_url", "signed_in", "url", "visitor",
+    "SILENT_DAYS_COOKIE", "TEMPLATES_DIR", "PageError", "Visitor", "attempt", "form_visitor", "identified_only",
+    "install", "reader_of", "remembered_silent_days", "render", "researcher", "sign_in_url", "signed_in", "url",
+    "visitor",
 ]
 
 TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
@@ -125,6 +126,18 @@ async def researcher(found: Annotated[Visitor, Depends(form_visitor)]) -> Visito
         raise PageError(403, f"Only researchers and admins can do this; your token ({found.caller.name}) is a "
                              f"{found.caller.role}'s, so nothing was done.")
     return found
+
+
+def identified_only(refusal: str) -> Callable[..., Awaitable[Visitor]]:
+    """A dependency for a page only researchers and admins open: for a viewer, a 403 page saying
+    ``refusal`` and whose token they hold."""
+
+    async def dependency(found: Annotated[Visitor, Depends(visitor)]) -> Visitor:
+        if not found.identified:
+            raise PageError(403, f"{refusal}; your token ({found.caller.name}) is a {found.caller.role}'s.")
+        return found
+
+    return dependency
 
 
 def reader_of(what: str) -> Callable[..., Awaitable[Visitor]]:

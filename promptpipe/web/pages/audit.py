@@ -13,7 +13,7 @@ from fastapi.responses import HTMLResponse
 
 from promptpipe.research.tokens import AuditView, audit_filters, audit_page
 from promptpipe.web.pages._lists import PER_PAGE, Pager, page_number
-from promptpipe.web.pages._render import PageError, Visitor, attempt, render, url, visitor
+from promptpipe.web.pages._render import Visitor, attempt, identified_only, render, url
 from promptpipe.web.pages._times import TimeLabel, time_label
 from promptpipe.web.pages.participants import participant_url
 
@@ -23,12 +23,8 @@ router = APIRouter()
 VIA_LABELS = {"api": "API", "dashboard": "dashboard", "cli": "admin script"}
 
 
-async def audit_reader(found: Annotated[Visitor, Depends(visitor)]) -> Visitor:
-    """A dependency: researchers and admins only (403 as a page for a viewer)."""
-    if not found.identified:
-        raise PageError(403, f"The audit log is for researchers and admins; your token ({found.caller.name}) is a "
-                             f"{found.caller.role}'s.")
-    return found
+audit_reader = identified_only("The audit log is for researchers and admins")
+"""A dependency: researchers and admins only (403 as a page for a viewer)."""
 
 
 @dataclass(frozen=True)

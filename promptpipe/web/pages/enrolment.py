@@ -33,7 +33,7 @@ from promptpipe.research.enrolment_checks import Details, check_details, field_w
 from promptpipe.research.tokens import audit
 from promptpipe.storage.study import ProtocolChanged
 from promptpipe.web.errors import protocol_words, status_for
-from promptpipe.web.pages._render import PageError, Visitor, attempt, render, researcher, visitor
+from promptpipe.web.pages._render import PageError, Visitor, attempt, identified_only, render, researcher
 from promptpipe.web.pages.participant import checked_id
 from promptpipe.web.pages.participants import participant_url
 
@@ -45,12 +45,7 @@ STRATUM_PREFIX = "stratum_"
 """A stratum's form field is ``stratum_<its name>``."""
 
 
-async def enrolling(found: Annotated[Visitor, Depends(visitor)]) -> Visitor:
-    """A dependency for the enrolment pages: a researcher or admin (403 as a page for a viewer)."""
-    if not found.identified:
-        raise PageError(403, f"Only researchers and admins enrol participants; your token ({found.caller.name}) is "
-                             f"a {found.caller.role}'s.")
-    return found
+enrolling = identified_only("Only researchers and admins enrol participants")
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from promptpipe.errors import AdminError, ConfigError, StorageError
 from promptpipe.research.pilot import IDLE_LIMIT, Pilot, PilotDesk, SkipTo
 from promptpipe.research.tokens import audit
 from promptpipe.web.errors import status_for
-from promptpipe.web.pages._render import PageError, Visitor, attempt, render, researcher, url, visitor
+from promptpipe.web.pages._render import PageError, Visitor, attempt, identified_only, render, researcher, url
 
 __all__ = ["DEFAULT_NAME", "router"]
 
@@ -40,11 +40,7 @@ KIND_WORDS = {MessageKind.PROMPT: "daily prompt", MessageKind.POLL: "poll", Mess
               MessageKind.CLOSING: "closing", MessageKind.COMMAND: "command answer", MessageKind.APOLOGY: "apology"}
 
 
-async def _identified(found: Annotated[Visitor, Depends(visitor)]) -> Visitor:
-    if not found.identified:
-        raise PageError(403, f"Pilot mode is for researchers and admins; your token ({found.caller.name}) is a "
-                             f"{found.caller.role}'s.")
-    return found
+_identified = identified_only("Pilot mode is for researchers and admins")
 
 
 def _desk(found: Visitor) -> PilotDesk:

@@ -17,7 +17,7 @@ from markupsafe import Markup
 from promptpipe.research.report_tables import Cell, ReportTable, ReportTables, report_tables
 from promptpipe.web.charts import bar_chart
 from promptpipe.web.export_download import export_zip
-from promptpipe.web.pages._render import PageError, Visitor, attempt, render, signed_in, visitor
+from promptpipe.web.pages._render import PageError, Visitor, attempt, identified_only, render, signed_in, visitor
 from promptpipe.web.report_charts import line_chart, share_bars
 
 __all__ = ["csv_text", "router"]
@@ -68,11 +68,7 @@ async def report(request: Request, found: Annotated[Visitor, Depends(visitor)]) 
                   formats=FORMATS)
 
 
-async def _researcher(found: Annotated[Visitor, Depends(signed_in)]) -> Visitor:
-    if not found.identified:
-        raise PageError(403, f"The export is for researchers and admins; your token ({found.caller.name}) is a "
-                             f"{found.caller.role}'s.")
-    return found
+_researcher = identified_only("The export is for researchers and admins")
 
 
 @router.get("/report/export.zip", response_class=FileResponse)
