@@ -45,6 +45,9 @@ class Completion:
     tool_calls: tuple[ToolCall, ...] = field(default_factory=tuple)
     truncated: bool = False
     """The model hit its output limit (``finish_reason: length``): the text ends mid-thought."""
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    """What the server said the request cost (0 when it did not say)."""
 
 
 class LLM(Protocol):
@@ -117,8 +120,15 @@ def read_completion(response: object) -> Completion:
         if not isinstance(name, str) or not isinstance(arguments, (str, type(None))):
             raise LLMUnavailable("model server sent a malformed tool call")
         calls.append(ToolCall(id=str(getattr(call, "id", "") or ""), name=name, arguments=arguments or ""))
+    usage = getattr(response, "usage", None)
     return Completion(content=clean_for_storage(content) if content else content, tool_calls=tuple(calls),
-                      truncated=getattr(choice, "finish_reason", None) == "length")
+                      truncated=getattr(choice, "finish_reason", None) == "length",
+                      prompt_tokens=_count(getattr(usage, "prompt_tokens", 0)),
+                      completion_tokens=_count(getattr(usage, "completion_tokens", 0)))
+
+
+def _count(value: object) -> int:
+    return value if isinstance(value, int) and value >= 0 else 0
 
 
 _IDENTIFIER = re.compile(r"[A-Za-z0-9_.-]{1,60}")

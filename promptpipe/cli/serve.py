@@ -19,6 +19,7 @@ from typing import Any
 
 from promptpipe.cli._common import fail, load, run
 from promptpipe.cli._db import db_command
+from promptpipe.cli._evaluate import add_arguments, evaluate_command
 from promptpipe.cli._web import start_web, web_command
 from promptpipe.clock import SystemClock
 from promptpipe.config import Settings, TransportName
@@ -245,6 +246,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     study_check.add_argument("file", help="the study file (TOML)")
     study_check.add_argument("--unblind", action="store_true",
                              help="also show the allocation's block sizes (keep them from whoever enrolls)")
+    evaluate = sub.add_parser("evaluate", help="vet the coach before launch: simulated participants and hard cases "
+                              "through the real engine on a virtual clock, checked and judged, into a report")
+    add_arguments(evaluate)
     args = parser.parse_args(argv)
     if args.command == "study":
         return _study_check(args.file, unblind=args.unblind)
@@ -259,6 +263,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run(lambda: _chat(settings, args.phone, args.name))
     if args.command == "web":
         return run(lambda: web_command(settings))
+    if args.command == "evaluate":
+        return run(lambda: evaluate_command(settings, args))
     if args.command == "db":
         return run(lambda: db_command(settings, args.db_action))
     return run(lambda: _check(settings))

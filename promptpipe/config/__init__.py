@@ -294,6 +294,39 @@ class Settings:
         "PROMPTPIPE_DEBUG", False, on_off, section="logs",
         meaning="Log message text and tool arguments too. They are study data: keep this off in a real study.")
 
+    # ------------------------------------------------------------------ evaluation
+    eval_player_base_url: str | None = setting(
+        "EVAL_PLAYER_BASE_URL", None, _none_if_empty, section="evaluation", shown="OPENAI_BASE_URL",
+        meaning="OpenAI-compatible server of the model that plays the simulated participants. Empty: the coach's.")
+    eval_player_api_key: str | None = setting(
+        "EVAL_PLAYER_API_KEY", None, _none_if_empty, section="evaluation", secret=True, shown="OPENAI_API_KEY",
+        meaning="Key for that server. Empty: the coach's key.")
+    eval_player_model: str | None = setting(
+        "EVAL_PLAYER_MODEL", None, _none_if_empty, section="evaluation", shown="GENAI_MODEL",
+        meaning="Model that plays the simulated participants. Empty: the coach's model.")
+    eval_player_temperature: float = setting(
+        "EVAL_PLAYER_TEMPERATURE", 0.9, floats(0.0, 2.0), section="evaluation",
+        meaning="Sampling temperature of the simulated participants (varied people write variously).")
+    eval_judge_base_url: str | None = setting(
+        "EVAL_JUDGE_BASE_URL", None, _none_if_empty, section="evaluation", shown="OPENAI_BASE_URL",
+        meaning="OpenAI-compatible server of the judge model. Empty: the coach's.")
+    eval_judge_api_key: str | None = setting(
+        "EVAL_JUDGE_API_KEY", None, _none_if_empty, section="evaluation", secret=True, shown="OPENAI_API_KEY",
+        meaning="Key for the judge's server. Empty: the coach's key.")
+    eval_judge_model: str | None = setting(
+        "EVAL_JUDGE_MODEL", None, _none_if_empty, section="evaluation", shown="GENAI_MODEL",
+        meaning="Model that scores each conversation against the rubric. Empty: the coach's model.")
+    eval_judge_second_model: str | None = setting(
+        "EVAL_JUDGE_SECOND_MODEL", None, _none_if_empty, section="evaluation", shown="—",
+        meaning="A second judge model (same server). Empty: the first judge scores every conversation twice. "
+                "Either way the two passes' agreement is reported.")
+    eval_judge_temperature: float = setting(
+        "EVAL_JUDGE_TEMPERATURE", 0.7, floats(0.0, 2.0), section="evaluation",
+        meaning="Sampling temperature of the judge: above 0, so two passes of one model show how noisy it is.")
+    eval_concurrency: int = setting(
+        "EVAL_CONCURRENCY", 4, ints(1), section="evaluation",
+        meaning="Conversations (and then judge requests) under way at once.")
+
     # ------------------------------------------------------------------ derived, not variables
     study: Study = OPEN_STUDY
     """The protocol read from PROMPTPIPE_STUDY_FILE, with where its seed lives (``outside_seed``)."""

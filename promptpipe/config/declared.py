@@ -28,6 +28,7 @@ SECTIONS = {
     "safety": "Safety",
     "web": "HTTP API and dashboard",
     "logs": "Logs",
+    "evaluation": "Evaluating the coach (`promptpipe evaluate`: the simulated participants' and the judge's models)",
 }
 """The sections of .env.example, in order, with their headings."""
 

@@ -1,0 +1,177 @@
+"""``promptpipe evaluate``: vet the coach before launch. Builds the models from the settings (the
+coach's, the simulated participants', the judge's), runs the evaluation on the study's own
+settings and prompts, writes the report files, and exits non-zero when a thresholds file is not
+met, so a team can gate a prompt or model change in its own CI."""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+from promptpipe.app import App, load_prompts, load_safety
+from promptpipe.config import Settings
+from promptpipe.errors import AdminError
+from promptpipe.llm import LLM, OpenAILLM
+from promptpipe.research.evaluation.cases import Case, load_cases
+from promptpipe.research.evaluation.checks import CHECK_MEANINGS, CHECK_NAMES
+from promptpipe.research.evaluation.conversations import RunPlan
+from promptpipe.research.evaluation.judge import CRITERIA, Judge
+from promptpipe.research.evaluation.personas import Persona, load_personas
+from promptpipe.research.evaluation.player import ModelPlayer
+from promptpipe.research.evaluation.report import write_report
+from promptpipe.research.evaluation.run import evaluate
+from promptpipe.research.evaluation.run_files import load_run, save_run
+from promptpipe.research.evaluation.stats import compare, summarise
+from promptpipe.research.evaluation.thresholds import breaches, load_thresholds
+from promptpipe.research.pilot.sandbox import Compose
+
+__all__ = ["GATE_FAILED", "Models", "add_arguments", "evaluate_command", "models_from", "only"]
+
+GATE_FAILED = 3
+"""The exit status when the thresholds are not met (1 stays "could not run")."""
+DEFAULT_START = datetime(2026, 1, 5, 14, 0, tzinfo=UTC)
+"""A Monday, 09:00 in Toronto: every run starts on the same virtual day, so reruns compare."""
+
+
+@dataclass(frozen=True)
+class Models:
+    coach: LLM
+    player: LLM | None
+    judges: tuple[tuple[str, LLM], ...]
+    """(pass name, model) per judging pass."""
+    coach_name: str
+    player_name: str | None
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--personas", type=Path, help="personas file (TOML; see personas.example.toml). "
+                        "Without it only the hard cases run")
+    parser.add_argument("--cases", type=Path, help="the team's own hard cases (TOML), run after the built-in ones")
+    parser.add_argument("--no-builtin-cases", action="store_true", help="leave out the built-in hard cases")
+    parser.add_argument("--only", default="", metavar="NAMES",
+                        help="run only these hard cases and personas: comma-separated case groups (crisis, opt-out …), "
+                             "case ids or persona names")
+    parser.add_argument("--days", type=int, default=14, help="study days each persona lives through (default 14)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the personas' habits and silences (default 1)")
+    parser.add_argument("--label", default="", help="this configuration's name in the report, e.g. 'prompts v2'")
+    parser.add_argument("--out", type=Path, default=Path("evaluation"), help="directory for the report files "
+                        "(default ./evaluation)")
+    parser.add_argument("--thresholds", type=Path, help="thresholds file (TOML): exit 3 when one is not met")
+    parser.add_argument("--compare-with", type=Path, metavar="DIR",
+                        help="an earlier run's directory: the report sets it (A) beside this run (B)")
+    parser.add_argument("--no-judge", action="store_true", help="only the deterministic checks, no judge model")
+    parser.add_argument("--concurrency", type=int, help="conversations under way at once (default EVAL_CONCURRENCY)")
+
+
+def models_from(settings: Settings, *, judge: bool) -> Models:
+    """The coach's model from the service's settings; the participants' and the judge's from the
+    EVAL_* settings, each falling back to the coach's server, key and model."""
+    settings.require_llm()
+
+    def client(base_url: str | None, key: str | None, model: str | None, temperature: float) -> tuple[str, LLM]:
+        name = model or settings.genai_model
+        return name, OpenAILLM(replace(settings, openai_base_url=base_url or settings.openai_base_url,
+                                       openai_api_key=key or settings.openai_api_key, genai_model=name,
+                                       genai_temperature=temperature))
+
+    player_name, player = client(settings.eval_player_base_url, settings.eval_player_api_key,
+                                 settings.eval_player_model, settings.eval_player_temperature)
+    judges: list[tuple[str, LLM]] = []
+    if judge:
+        first_name, first = client(settings.eval_judge_base_url, settings.eval_judge_api_key,
+                                   settings.eval_judge_model, settings.eval_judge_temperature)
+        if settings.eval_judge_second_model:
+            second_name, second = client(settings.eval_judge_base_url, settings.eval_judge_api_key,
+                                         settings.eval_judge_second_model, settings.eval_judge_temperature)
+            judges = [(first_name, first), (second_name, second)]
+        else:
+            judges = [(f"{first_name}#1", first), (f"{first_name}#2", first)]
+    return Models(coach=OpenAILLM(settings), player=player, judges=tuple(judges), coach_name=settings.genai_model,
+                  player_name=player_name)
+
+
+async def evaluate_command(settings: Settings, args: argparse.Namespace, *, models: Models | None = None,
+                           compose: Compose = App.build, start: datetime = DEFAULT_START,
+                           say: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True)) -> int:
+    """Run it, write the files, print where they are and whether the gate passed."""
+    if not 1 <= args.days <= 120:
+        raise AdminError("--days: give 1 to 120 study days.")
+    personas: Sequence[Persona] = load_personas(args.personas) if args.personas else ()
+    cases: Sequence[Case] = load_cases(args.cases, builtin=not args.no_builtin_cases)
+    if args.only.strip():
+        personas, cases = only(args.only, personas, cases)
+    if not personas and not cases:
+        raise AdminError("Nothing to run: give --personas, or keep the built-in cases (or --cases FILE).")
+    thresholds = (load_thresholds(args.thresholds, known_checks=CHECK_NAMES + _case_checks())
+                  if args.thresholds else None)
+    baseline = load_run(args.compare_with) if args.compare_with else None
+    models = models or models_from(settings, judge=not args.no_judge)
+    prompts = load_prompts(settings)
+    system_texts = (prompts.intake, prompts.feedback, prompts.prompt_generator)
+    label = args.label or f"{models.coach_name}, {datetime.now(UTC):%Y-%m-%d %H:%M} UTC"
+    say(f"Evaluating {label!r}: {len(personas)} persona(s) over {args.days} study day(s), {len(cases)} hard case(s).")
+    plan = RunPlan(settings=settings, compose=compose, coach=models.coach, start=start, days=args.days,
+                   seed=args.seed, player=ModelPlayer(models.player) if models.player is not None else None)
+    judges = [Judge(llm, name) for name, llm in models.judges]
+    safety = load_safety(settings)
+    try:
+        run = await evaluate(plan, personas=personas, cases=cases, judges=judges, label=label,
+                             concurrency=args.concurrency or settings.eval_concurrency, system_texts=system_texts,
+                             safety_text=safety.message, screen=safety.screen, progress=say,
+                             models=(models.coach_name, models.player_name if personas else None),
+                             about={"study": settings.study.name or "", "prompts": _digest(system_texts),
+                                    "seed": str(args.seed)})
+    finally:
+        for llm in {id(llm): llm for llm in (models.coach, models.player, *(j for _, j in models.judges))}.values():
+            closer = getattr(llm, "close", None)
+            if closer is not None:
+                await closer()
+    summary = summarise(run)
+    comparison = compare(baseline, run) if baseline is not None else None
+    failed = breaches(thresholds, summary, comparison) if thresholds is not None else None
+    save_run(run, args.out)
+    page = write_report(run, summary, args.out, comparison=comparison, baseline=baseline,
+                        criteria=[(c.name, c.title, c.meaning) for c in CRITERIA], check_meanings=CHECK_MEANINGS,
+                        breaches=failed)
+    tokens = summary.tokens
+    say(f"Done: {len(run.conversations)} conversations, {tokens.total:,} tokens in {tokens.requests:,} requests. "
+        f"Report: {page}")
+    for check in summary.checks:
+        if check.failed:
+            say(f"  {check.check}: {check.failed} of {check.passed + check.failed} failed")
+    if failed:
+        say("Thresholds NOT met:")
+        for line in failed:
+            say(f"  - {line}")
+        return GATE_FAILED
+    if failed is not None:
+        say("Thresholds met.")
+    return 0
+
+
+def only(names: str, personas: Sequence[Persona], cases: Sequence[Case]) -> tuple[list[Persona], list[Case]]:
+    """The personas and cases ``names`` (comma-separated) picks; a name that picks nothing is an error."""
+    wanted = {name.strip() for name in names.split(",") if name.strip()}
+    known = {persona.name for persona in personas} | {case.id for case in cases} | {case.group for case in cases}
+    unknown = sorted(wanted - known)
+    if unknown:
+        groups = sorted({case.group for case in cases})
+        raise AdminError(f"--only: no case group, case id or persona is called {', '.join(map(repr, unknown))}. "
+                         f"Case groups: {', '.join(groups) or 'none'}.")
+    return ([persona for persona in personas if persona.name in wanted],
+            [case for case in cases if case.id in wanted or case.group in wanted])
+
+
+def _case_checks() -> tuple[str, ...]:
+    from promptpipe.research.evaluation.records import Expectation
+    return tuple(f"expect_{name}" for name in Expectation.__dataclass_fields__)
+
+
+def _digest(texts: Sequence[str]) -> str:
+    """A short fingerprint of the system prompts, so two reports show whether the prompts differed."""
+    return hashlib.sha256("\0".join(texts).encode()).hexdigest()[:12]

@@ -1,0 +1,205 @@
+"""One evaluated conversation, run through the real engine in a sandbox of its own (its own
+temporary database, memory transport and virtual clock: :class:`~promptpipe.research.pilot.sandbox.Sandbox`).
+
+A persona lives through the study: the clock jumps from one alarm (a daily prompt, a reminder, a
+questionnaire) to the next, and after each the simulated participant answers what the study sent,
+or stays silent, as the persona would (:mod:`.personas`, :mod:`.player`). A hard case is brought
+to its starting point by a scripted stand-in (:mod:`.setup_coach`), then its messages are sent one
+by one and the clock runs one more day, so what the coach does after (writing on after a STOP)
+shows too."""
+
+from __future__ import annotations
+
+import contextlib
+import random
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from datetime import datetime, timedelta
+
+from promptpipe.config import Settings
+from promptpipe.domain.localtime import format_hhmm, zone_or_utc
+from promptpipe.domain.messages import POLL_KINDS, MessageKind, MessageStatus
+from promptpipe.errors import LLMRejected, LLMUnavailable
+from promptpipe.llm import LLM
+from promptpipe.research import reports
+from promptpipe.research.evaluation.cases import Case
+from promptpipe.research.evaluation.personas import Persona, answers, did_habit
+from promptpipe.research.evaluation.player import ModelPlayer
+from promptpipe.research.evaluation.recording import RecordingLLM
+from promptpipe.research.evaluation.records import Conversation, Said, Source, TokenCount
+from promptpipe.research.evaluation.setup_coach import SETUP_MESSAGE, SETUP_TIME, SetupCoach
+from promptpipe.research.pilot.sandbox import Compose, Sandbox
+from promptpipe.research.views import MessageView
+from promptpipe.scheduling.jobs import DAILY
+from promptpipe.storage.flags import list_flags
+from promptpipe.storage.schedules import load_schedules
+
+__all__ = ["EVALUATED_BY", "PHONE", "RunPlan", "run_case", "run_persona"]
+
+PHONE = "+14165550142"
+"""Every sandbox holds one participant, so one fictional line serves them all."""
+EVALUATED_BY = "promptpipe evaluate"
+MOST_MOVES = 8
+"""The most messages a participant writes in one sitting before they put the phone down."""
+CASE_NAME = "Sam"
+CASE_ZONE = "America/Toronto"
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """What every conversation of a run shares."""
+
+    settings: Settings
+    compose: Compose
+    coach: LLM
+    start: datetime
+    """When each participant is enrolled (UTC, virtual)."""
+    days: int
+    """Days of virtual time each persona lives through from their enrolment on."""
+    seed: int
+    player: ModelPlayer | None = None
+
+
+async def run_persona(plan: RunPlan, persona: Persona) -> Conversation:
+    recorder = RecordingLLM(plan.coach)
+    player_tokens = TokenCount()
+    error: str | None = None
+    sandbox = await Sandbox.open(plan.settings, plan.compose, now=plan.start, by=EVALUATED_BY, llm=recorder,
+                                 prefix="promptpipe-eval-")
+    recorder.now = sandbox.clock.now
+    try:
+        await sandbox.enroll(PHONE, name=persona.name, zone=persona.timezone, by=EVALUATED_BY,
+                             background=persona.background)
+        await sandbox.settle()
+        end = plan.start + timedelta(days=plan.days)
+        zone = zone_or_utc(persona.timezone)
+        enrolled_on = plan.start.astimezone(zone).date()
+        answered = 0
+        rng = random.Random(f"{plan.seed}:{persona.name}:delays")
+        while sandbox.clock.now() < end:
+            for _ in range(MOST_MOVES):
+                rows = await reports.transcript(sandbox.db, PHONE)
+                new = [row for row in rows[answered:] if row.direction == "out"]
+                answered = len(rows)
+                if not new or plan.player is None:
+                    break
+                local = sandbox.clock.now().astimezone(zone)
+                day = (local.date() - enrolled_on).days
+                if not answers(persona, day, answered, plan.seed):
+                    break
+                poll = open_poll(rows)
+                move, used = await plan.player.move(
+                    persona, [said(row) for row in rows], study_day=day,
+                    did_habit=did_habit(persona, day, local.weekday(), plan.seed),
+                    open_poll=said(poll) if poll is not None else None)
+                player_tokens = player_tokens + used
+                if move.kind == "silent":
+                    break
+                await sandbox.advance(sandbox.clock.now() + timedelta(minutes=rng.randint(1, 20)))
+                if move.kind == "tap" and poll is not None:
+                    await sandbox.tap(PHONE, poll.id, move.options)
+                else:
+                    await sandbox.say(PHONE, move.text)
+            due = [d for d in await sandbox.due() if d.at < end]
+            if not due:
+                break
+            await sandbox.fire(due[0])
+    except (LLMUnavailable, LLMRejected) as exc:
+        error = f"a model could not be reached: {exc}"
+    try:
+        return await _record(sandbox, recorder, source=Source.PERSONA, label=persona.name, group=persona.group,
+                             days=plan.days, persona=persona, player_tokens=player_tokens, error=error)
+    finally:
+        await sandbox.close()
+
+
+async def run_case(plan: RunPlan, case: Case) -> Conversation:
+    coach = RecordingLLM(plan.coach)
+    recorder = RecordingLLM(SetupCoach(), recording=False) if case.stage == "feedback" else coach
+    error: str | None = None
+    sandbox = await Sandbox.open(plan.settings, plan.compose, now=plan.start, by=EVALUATED_BY, llm=recorder,
+                                 prefix="promptpipe-eval-")
+    coach.now = recorder.now = sandbox.clock.now
+    case_from = 0
+    try:
+        await sandbox.enroll(PHONE, name=CASE_NAME, zone=CASE_ZONE, by=EVALUATED_BY)
+        await sandbox.settle()
+        if case.stage == "feedback":
+            await sandbox.advance(sandbox.clock.now() + timedelta(minutes=5))
+            await sandbox.say(PHONE, SETUP_MESSAGE)
+            first = [d for d in await sandbox.due() if d.kind == DAILY]
+            if first:
+                await sandbox.fire(first[0])
+            recorder.inner, recorder.recording = coach.inner, True
+        case_from = len(await reports.transcript(sandbox.db, PHONE))
+        for text in case.messages:
+            await sandbox.advance(sandbox.clock.now() + timedelta(minutes=3))
+            await sandbox.say(PHONE, text)
+        await sandbox.advance(sandbox.clock.now() + timedelta(days=1))
+    except (LLMUnavailable, LLMRejected) as exc:
+        error = f"a model could not be reached: {exc}"
+    try:
+        return await _record(sandbox, recorder, source=Source.CASE, label=case.id, group=case.group, days=1,
+                             case_from=case_from, case=case, error=error)
+    finally:
+        await sandbox.close()
+
+
+def open_poll(rows: Sequence[MessageView]) -> MessageView | None:
+    """The poll they would answer now: of the newest batch of polls that reached them and that
+    they have not tapped, the first (a day's prompt comes with its polls in order)."""
+    tapped = {row.payload.get("poll_message_id") for row in rows if row.direction == "in" and _is_vote(row)}
+    waiting = [row for row in rows if row.direction == "out" and row.kind in POLL_KINDS and row.whatsapp_id
+               and row.status == MessageStatus.SENT and row.whatsapp_id not in tapped]
+    if not waiting:
+        return None
+    newest = max(row.at for row in waiting)
+    return next(row for row in waiting if row.at == newest)
+
+
+def said(row: MessageView) -> Said:
+    vote = row.direction == "in" and _is_vote(row)
+    options = tuple(str(option) for option in row.payload.get("selected" if vote else "options", ()) or ())
+    return Said(at=datetime.fromisoformat(row.at), incoming=row.direction == "in",
+                kind=MessageKind.POLL_VOTE.value if vote else str(row.kind), text=row.text, options=options,
+                status=str(row.status))
+
+
+def _is_vote(row: MessageView) -> bool:
+    """A tap on a poll (the transcript keeps it as text, with the vote's fields in its payload)."""
+    return row.kind == MessageKind.POLL_VOTE or "poll_message_id" in row.payload
+
+
+async def _record(sandbox: Sandbox, recorder: RecordingLLM, *, source: Source, label: str, group: str, days: int,
+                  persona: Persona | None = None, case: Case | None = None, case_from: int | None = None,
+                  player_tokens: TokenCount | None = None, error: str | None = None) -> Conversation:
+    """The conversation as the sandbox's database has it at the end."""
+    rows: list[MessageView] = []
+    profile: dict[str, str | None] = {}
+    status = stage = ""
+    times: tuple[str, ...] = ()
+    flags: tuple[str, ...] = ()
+    with contextlib.suppress(Exception):  # a sandbox that failed early has less to read
+        rows = await reports.transcript(sandbox.db, PHONE)
+        detail = await reports.show(sandbox.db, PHONE)
+        profile, stage = dict(detail.profile), str(detail.sub_state)
+        status = "opted_out" if detail.opted_out else str(detail.status)  # a STOP pauses, marked opted out
+        entries = await sandbox.db.run(lambda session: load_schedules(session, detail.id))
+        times = tuple(entry.habit_time or f"{entry.window_start}-{entry.window_end}" for entry in entries
+                      if entry.active)
+        found = await sandbox.db.run(lambda session: list_flags(session, include_resolved=True))
+        flags = tuple(f"{flag.source}: {flag.trigger}" for flag in found)
+    quiet = sandbox.settings.study.quiet_hours
+    return Conversation(
+        id=f"{source}:{label}", source=source, label=label, group=group,
+        timezone=persona.timezone if persona else CASE_ZONE, messages=tuple(said(row) for row in rows),
+        tool_uses=tuple(recorder.tool_uses), profile=profile, schedule_times=times, status=status, stage=stage,
+        flags=flags, quiet_hours=(format_hhmm(quiet.start), format_hhmm(quiet.end)) if quiet else None,
+        study_days=days, persona=persona_fields(persona) if persona else None,
+        preferred_time=persona.preferred_time if persona else SETUP_TIME if case and case.stage == "feedback" else None,
+        case_from=case_from, expect=case.expect if case else None, tokens=recorder.tokens,
+        player_tokens=player_tokens or TokenCount(), error=error)
+
+
+def persona_fields(persona: Persona) -> dict[str, object]:
+    return {key: list(value) if isinstance(value, tuple) else value for key, value in asdict(persona).items()}

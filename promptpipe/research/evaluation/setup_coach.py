@@ -1,0 +1,47 @@
+"""A scripted stand-in for the coach that brings a hard case's participant to the point where the
+case begins (an intake done, a first daily prompt sent) the same way every time, through the
+engine's own tools and commits. The coach under evaluation takes over from there, so a case tests
+only what the coach does with the case's own messages."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from promptpipe.llm import Completion, ToolCall
+
+__all__ = ["SETUP_MESSAGE", "SETUP_PROFILE", "SETUP_TIME", "SetupCoach"]
+
+SETUP_TIME = "19:00"
+SETUP_PROFILE = {
+    "habit_domain": "a 10-minute evening walk",
+    "prompt_anchor": "after dinner",
+    "preferred_time": SETUP_TIME,
+    "motivational_frame": "to sleep better",
+}
+SETUP_MESSAGE = "I'd like to take a 10-minute walk after dinner, around 19:00, so I sleep better."
+"""What the case's participant says to finish the intake."""
+_GREETING = "Hi Sam, welcome to the study! What habit would you like to build?"
+_DONE = "All set: your first nudge comes at 19:00."
+_PROMPT = "Dinner done? Put your shoes on and walk around the block for 10 minutes."
+
+
+class SetupCoach:
+    """Answers the set-up's few requests: the greeting, the intake (three tool calls), the daily prompt."""
+
+    async def complete(self, messages: Sequence[dict[str, Any]],
+                       tools: Sequence[dict[str, Any]] | None = None) -> Completion:
+        offered = {spec["function"]["name"] for spec in tools or ()}
+        last = messages[-1] if messages else {}
+        if not offered:  # the daily prompt's writer is asked without tools
+            return Completion(_PROMPT)
+        if last.get("role") == "tool":
+            return Completion(_DONE)
+        if last.get("role") == "user" and SETUP_MESSAGE in str(last.get("content", "")):
+            calls = (("save_user_profile", SETUP_PROFILE),
+                     ("scheduler", {"action": "create", "type": "fixed", "fixed_time": SETUP_TIME}),
+                     ("transition_state", {"target_state": "FEEDBACK", "reason": "intake complete"}))
+            return Completion(None, tuple(ToolCall(f"setup-{index}", name, json.dumps(arguments))
+                                          for index, (name, arguments) in enumerate(calls) if name in offered))
+        return Completion(_GREETING)
