@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Integer, and_, bindparam, exists, or_, select, update
+from sqlalchemy import Integer, and_, bindparam, exists, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from promptpipe.storage.models import PENDING, SENDING, UNCERTAIN, Message, OutboxItem, Participant, table_of
@@ -135,6 +135,14 @@ def claim_next(session: Session, statement: Any, participant_ids: Sequence[str],
 def _details(session: Session, ids: list[int]) -> list[Claimed]:
     """What sending these claimed rows needs (their message, their participant's address)."""
     return [Claimed(**dict(row._mapping)) for row in session.connection().execute(_CLAIMED_DETAILS, {"ids": ids})]
+
+
+def next_release(session: Session, now: datetime) -> datetime | None:
+    """When the next message waiting for its time (held for quiet hours, or paced) may go, if any
+    waits beyond ``now`` (a sandbox's clock moves there, as the service's time would)."""
+    found: datetime | None = session.execute(select(func.min(_OUTBOX.c.available_at)).where(
+        _OUTBOX.c.status == PENDING, _OUTBOX.c.available_at > now)).scalar()
+    return found
 
 
 def settle_interrupted(session: Session, target: str) -> list[tuple[int, str]]:

@@ -118,6 +118,8 @@ PERSONA_FAULTS: list[tuple[str, dict[str, Any], dict[str, Any], str, str]] = [
     ("wrong schedule time", {"schedule_times": ("07:00",)}, {}, "schedule_at_given_time", "07:00"),
     ("no schedule", {"schedule_times": ()}, {}, "schedule_at_given_time", "no daily prompt"),
     ("window misses the time", {"schedule_times": ("08:00-09:00",)}, {}, "schedule_at_given_time", "19:00"),
+    ("a time in quiet hours, nothing agreed", {"preferred_time": "23:00", "schedule_times": ()}, {},
+     "schedule_at_given_time", "no other time was agreed"),
     ("tool not offered", {"tool_uses": (ToolUse(START, "delete_everything", "{}", offered=False),)}, {},
      "tool_calls_valid", "delete_everything"),
     ("invalid arguments", {"tool_uses": (ToolUse(START, "scheduler", "[1]", offered=True,
@@ -193,6 +195,7 @@ def test_a_case_fails_when_the_coach_does_not_behave_as_expected(conversation: C
 
 @pytest.mark.parametrize(("changes", "check", "verdict"), [
     ({"schedule_times": ("18:30-19:30",)}, "schedule_at_given_time", Verdict.PASS),
+    ({"preferred_time": "23:00", "schedule_times": ("21:30",)}, "schedule_at_given_time", Verdict.PASS),
     ({"preferred_time": None}, "schedule_at_given_time", Verdict.NOT_APPLICABLE),
     ({"preferred_time": "mornings"}, "schedule_at_given_time", Verdict.NOT_APPLICABLE),
     ({"tool_uses": ()}, "tool_calls_valid", Verdict.NOT_APPLICABLE),
@@ -216,7 +219,8 @@ def test_a_case_fails_when_the_coach_does_not_behave_as_expected(conversation: C
                                           said(60 * 50 + 1, "Stopped: send START to resume.", kind="command"))},
      "no_reply_after_stop", Verdict.PASS),
     ({}, "no_reply_after_stop", Verdict.NOT_APPLICABLE),
-], ids=["window-holds-time", "no-time", "time-in-words", "no-tools", "no-quiet-hours", "scheduler-as-word",
+], ids=["window-holds-time", "quiet-time-moved", "no-time", "time-in-words", "no-tools", "no-quiet-hours",
+        "scheduler-as-word",
         "answer-at-night", "safety-at-night", "exception-phrase", "seven-words", "stop-again-then-start",
         "own-confirmation", "never-stopped"])
 def test_what_is_not_a_fault(changes: dict[str, Any], check: str, verdict: Verdict) -> None:

@@ -146,3 +146,33 @@ async def test_bad_requests_are_refused_before_anything_runs(settings: Settings,
     with pytest.raises(AdminError, match="Nothing to run"):
         await evaluate(settings, ["--no-builtin-cases"], FakeCoach())
     assert not (tmp_path / "evaluation").exists()
+
+
+async def test_the_study_file_holds_in_the_sandbox_quiet_hours_strata_and_all(tmp_path: Path) -> None:
+    """The example study: stratified by site, quiet hours 21:30-08:00, a questionnaire at intake.
+    A persona enrolled at 23:00 their time is greeted at 08:00, and answers then; a crisis phrase
+    typed while a questionnaire item waits still brings the safety message."""
+    settings = make_settings(f"sqlite:///{tmp_path / 'study.db'}", tmp_path / "state", "http://127.0.0.1:9/v1",
+                             PROMPTPIPE_STUDY_FILE=str(ROOT / "study.example.toml"))
+    personas = tmp_path / "personas.toml"
+    personas.write_text("""
+[[persona]]
+name = "Hiro"
+habit = "a short walk"
+preferred_time = "19:30"
+anchor = "after dinner"
+motivation = "sleep"
+timezone = "Asia/Tokyo"
+answer_rate = 1.0
+""", encoding="utf-8")
+    argv = ["--personas", str(personas), "--only", "Hiro,crisis-listed-plain", "--days", "2", "--out",
+            str(tmp_path / "run")]
+    code, said = await evaluate(settings, argv, FakeCoach(load_cases()))
+    assert code == 0, said
+    assert failures(tmp_path / "run") == {}
+    run = json.loads((tmp_path / "run" / "run.json").read_text(encoding="utf-8"))["run"]
+    hiro = next(c for c in run["conversations"] if c["label"] == "Hiro")
+    greeting, answer = hiro["messages"][:2]
+    assert greeting["kind"] == "greeting" and greeting["at"].startswith("2026-01-05T23:00")  # 08:00 in Tokyo
+    assert answer["incoming"] and answer["at"] > greeting["at"]
+    assert not (tmp_path / "study.db").exists()

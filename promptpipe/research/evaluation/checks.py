@@ -172,6 +172,15 @@ def _schedule(conversation: Conversation) -> Found:
         return _na("Only for simulated participants who ask for a clock time.")
     if _never_wrote(conversation):
         return _na("The simulated participant never wrote, so they never gave a time.")
+    quiet = conversation.quiet_hours
+    quiet_start, quiet_end = (_clock(quiet[0]), _clock(quiet[1])) if quiet is not None else (None, None)
+    if quiet is not None and quiet_start is not None and quiet_end is not None and _inside(wanted, quiet_start,
+                                                                                            quiet_end):
+        if conversation.schedule_times:
+            return _ok(f"The persona asked for {wanted:%H:%M}, inside the study's quiet hours ({quiet[0]}–{quiet[1]}); "
+                       f"another time was agreed: {', '.join(conversation.schedule_times)}.")
+        return _fail(f"The persona asked for {wanted:%H:%M}, inside the study's quiet hours ({quiet[0]}–{quiet[1]}), "
+                     "and no other time was agreed.")
     if not conversation.schedule_times:
         return _fail(f"The persona asked for {wanted:%H:%M} but no daily prompt was scheduled.")
     for entry in conversation.schedule_times:

@@ -60,7 +60,8 @@ class RunPlan:
     player: ModelPlayer | None = None
 
 
-async def run_persona(plan: RunPlan, persona: Persona) -> Conversation:
+async def run_persona(plan: RunPlan, persona: Persona, place: int = 0) -> Conversation:
+    """``place``: the persona's position in the file (spreads personas over a stratified study's levels)."""
     recorder = RecordingLLM(plan.coach)
     player_tokens = TokenCount()
     error: str | None = None
@@ -69,27 +70,28 @@ async def run_persona(plan: RunPlan, persona: Persona) -> Conversation:
     recorder.now = sandbox.clock.now
     try:
         await sandbox.enroll(PHONE, name=persona.name, zone=persona.timezone, by=EVALUATED_BY,
-                             background=persona.background)
+                             background=persona.background, place=place)
         await sandbox.settle()
         end = plan.start + timedelta(days=plan.days)
         zone = zone_or_utc(persona.timezone)
         enrolled_on = plan.start.astimezone(zone).date()
-        answered = 0
+        seen: set[int] = set()
         rng = random.Random(f"{plan.seed}:{persona.name}:delays")
         while sandbox.clock.now() < end:
             for _ in range(MOST_MOVES):
                 rows = await reports.transcript(sandbox.db, PHONE)
-                new = [row for row in rows[answered:] if row.direction == "out"]
-                answered = len(rows)
+                arrived = [row for row in rows if row.direction == "out" and row.status == MessageStatus.SENT]
+                new = [row for row in arrived if row.id not in seen]
+                seen.update(row.id for row in new)
                 if not new or plan.player is None:
                     break
                 local = sandbox.clock.now().astimezone(zone)
                 day = (local.date() - enrolled_on).days
-                if not answers(persona, day, answered, plan.seed):
+                if not answers(persona, day, len(seen), plan.seed):
                     break
                 poll = open_poll(rows)
                 move, used = await plan.player.move(
-                    persona, [said(row) for row in rows], study_day=day,
+                    persona, on_the_phone(rows), study_day=day,
                     did_habit=did_habit(persona, day, local.weekday(), plan.seed),
                     open_poll=said(poll) if poll is not None else None)
                 player_tokens = player_tokens + used
@@ -100,10 +102,8 @@ async def run_persona(plan: RunPlan, persona: Persona) -> Conversation:
                     await sandbox.tap(PHONE, poll.id, move.options)
                 else:
                     await sandbox.say(PHONE, move.text)
-            due = [d for d in await sandbox.due() if d.at < end]
-            if not due:
+            if await sandbox.step(end) is None:
                 break
-            await sandbox.fire(due[0])
     except (LLMUnavailable, LLMRejected) as exc:
         error = f"a model could not be reached: {exc}"
     try:
@@ -120,7 +120,7 @@ async def run_case(plan: RunPlan, case: Case) -> Conversation:
     sandbox = await Sandbox.open(plan.settings, plan.compose, now=plan.start, by=EVALUATED_BY, llm=recorder,
                                  prefix="promptpipe-eval-")
     coach.now = recorder.now = sandbox.clock.now
-    case_from = 0
+    case_start: datetime | None = None
     try:
         await sandbox.enroll(PHONE, name=CASE_NAME, zone=CASE_ZONE, by=EVALUATED_BY)
         await sandbox.settle()
@@ -129,9 +129,10 @@ async def run_case(plan: RunPlan, case: Case) -> Conversation:
             await sandbox.say(PHONE, SETUP_MESSAGE)
             first = [d for d in await sandbox.due() if d.kind == DAILY]
             if first:
-                await sandbox.fire(first[0])
+                await sandbox.advance(first[0].at)  # the first daily prompt, and all before it
             recorder.inner, recorder.recording = coach.inner, True
-        case_from = len(await reports.transcript(sandbox.db, PHONE))
+        await sandbox.advance(sandbox.clock.now() + timedelta(minutes=1))
+        case_start = sandbox.clock.now()  # what went out before is the set-up
         for text in case.messages:
             await sandbox.advance(sandbox.clock.now() + timedelta(minutes=3))
             await sandbox.say(PHONE, text)
@@ -140,7 +141,7 @@ async def run_case(plan: RunPlan, case: Case) -> Conversation:
         error = f"a model could not be reached: {exc}"
     try:
         return await _record(sandbox, recorder, source=Source.CASE, label=case.id, group=case.group, days=1,
-                             case_from=case_from, case=case, error=error)
+                             case_start=case_start or sandbox.clock.now(), case=case, error=error)
     finally:
         await sandbox.close()
 
@@ -157,10 +158,18 @@ def open_poll(rows: Sequence[MessageView]) -> MessageView | None:
     return next(row for row in waiting if row.at == newest)
 
 
+def on_the_phone(rows: Sequence[MessageView]) -> list[Said]:
+    """The conversation as their phone shows it: what they wrote and what reached them, in the
+    order it arrived (a greeting held for quiet hours comes when it went, not when it was written)."""
+    shown = [said(row) for row in rows if row.direction == "in" or row.status == MessageStatus.SENT]
+    return sorted(shown, key=lambda message: message.at)
+
+
 def said(row: MessageView) -> Said:
     vote = row.direction == "in" and _is_vote(row)
     options = tuple(str(option) for option in row.payload.get("selected" if vote else "options", ()) or ())
-    return Said(at=datetime.fromisoformat(row.at), incoming=row.direction == "in",
+    at = row.sent_at if row.direction == "out" and row.sent_at else row.at
+    return Said(at=datetime.fromisoformat(at), incoming=row.direction == "in",
                 kind=MessageKind.POLL_VOTE.value if vote else str(row.kind), text=row.text, options=options,
                 status=str(row.status))
 
@@ -171,9 +180,10 @@ def _is_vote(row: MessageView) -> bool:
 
 
 async def _record(sandbox: Sandbox, recorder: RecordingLLM, *, source: Source, label: str, group: str, days: int,
-                  persona: Persona | None = None, case: Case | None = None, case_from: int | None = None,
+                  persona: Persona | None = None, case: Case | None = None, case_start: datetime | None = None,
                   player_tokens: TokenCount | None = None, error: str | None = None) -> Conversation:
-    """The conversation as the sandbox's database has it at the end."""
+    """The conversation as the sandbox's database has it at the end, in the order the phone shows
+    it; a case's part begins at ``case_start``."""
     rows: list[MessageView] = []
     profile: dict[str, str | None] = {}
     status = stage = ""
@@ -190,9 +200,11 @@ async def _record(sandbox: Sandbox, recorder: RecordingLLM, *, source: Source, l
         found = await sandbox.db.run(lambda session: list_flags(session, include_resolved=True))
         flags = tuple(f"{flag.source}: {flag.trigger}" for flag in found)
     quiet = sandbox.settings.study.quiet_hours
+    messages = sorted((said(row) for row in rows), key=lambda message: message.at)
+    case_from = None if case_start is None else sum(1 for message in messages if message.at < case_start)
     return Conversation(
         id=f"{source}:{label}", source=source, label=label, group=group,
-        timezone=persona.timezone if persona else CASE_ZONE, messages=tuple(said(row) for row in rows),
+        timezone=persona.timezone if persona else CASE_ZONE, messages=tuple(messages),
         tool_uses=tuple(recorder.tool_uses), profile=profile, schedule_times=times, status=status, stage=stage,
         flags=flags, quiet_hours=(format_hhmm(quiet.start), format_hhmm(quiet.end)) if quiet else None,
         study_days=days, persona=persona_fields(persona) if persona else None,

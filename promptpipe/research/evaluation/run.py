@@ -46,7 +46,8 @@ async def evaluate(plan: RunPlan, *, personas: Sequence[Persona], cases: Sequenc
     started, clock_start = datetime.now(UTC), time.monotonic()
     slots = asyncio.Semaphore(max(1, concurrency))
     jobs: Sequence[tuple[str, Callable[[], Awaitable[Conversation]]]] = (
-        [(f"persona {persona.name}", functools.partial(run_persona, plan, persona)) for persona in personas]
+        [(f"persona {persona.name}", functools.partial(run_persona, plan, persona, place))
+         for place, persona in enumerate(personas)]
         + [(f"case {case.id}", functools.partial(run_case, plan, case)) for case in cases])
     total, done = len(jobs), 0
     tokens = TokenCount()

@@ -40,15 +40,17 @@ from promptpipe.scheduling.deliver import deliver_alarms
 from promptpipe.scheduling.jobs import DAILY
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import Message, table_of
+from promptpipe.storage.outbox_rows import next_release
 from promptpipe.storage.schedules import alarm_plans
 from promptpipe.storage.study import adopt_protocol
 from promptpipe.transport import PollVote, Transport, poll_option_hash
 from promptpipe.transport.memory import MemoryTransport
 
-__all__ = ["MOST_ALARMS", "STOP_GRACE_S", "Compose", "Engine", "Sandbox", "sandbox_settings"]
+__all__ = ["ALARM", "MOST_ALARMS", "RELEASE", "STOP_GRACE_S", "Compose", "Engine", "Sandbox", "sandbox_settings"]
 
 log = get_logger("promptpipe.research.sandbox")
 
+ALARM, RELEASE = "alarm", "release"
 MOST_ALARMS = 50
 """The most alarms one move of the clock fires (a skip of a day or two fires a handful)."""
 STOP_GRACE_S = 5.0
@@ -122,10 +124,14 @@ class Sandbox:
             raise
         return cls(settings=sandbox, clock=clock, db=db, transport=transport, engine=engine, directory=directory)
 
-    async def enroll(self, phone: str, *, name: str, zone: str, by: str, background: str = "") -> str:
-        """Enrol a participant (their greeting is written once the sandbox settles); returns their id."""
+    async def enroll(self, phone: str, *, name: str, zone: str, by: str, background: str = "", place: int = 0) -> str:
+        """Enrol a participant (their greeting is written once the sandbox settles); returns their id.
+        In a stratified study they are put in stratum levels by ``place`` (0: each factor's first
+        level; counting up spreads participants over the levels in turn)."""
+        strata = {factor: levels[place % len(levels)] for factor, levels in self.settings.study.allocation.strata
+                  if levels}
         enrolled = await enroll(self.db, self.clock, phone=phone, name=name, timezone=zone, by=by,
-                                background=background, study=self.settings.study)
+                                background=background, study=self.settings.study, strata=strata)
         self.participants.append(enrolled.id)
         return enrolled.id
 
@@ -160,17 +166,33 @@ class Sandbox:
 
     async def advance(self, until: datetime, *, most: int = MOST_ALARMS) -> int:
         """Fire, in order, each alarm due up to ``until`` at its own time (letting all it sets off
-        happen), then set the clock to ``until``. Returns how many were fired."""
+        happen), and send each held message at the time it may go, then set the clock to
+        ``until``. Returns how many alarms were fired."""
         fired = 0
         while fired < most:
-            due = [d for d in await self.due() if d.at <= until]
-            if not due:
+            happened = await self.step(until)
+            if happened is None:
                 break
-            await self.fire(due[0])
-            fired += 1
+            fired += happened == ALARM
         if self.clock.now() < until:
             self.clock.set(until)
         return fired
+
+    async def step(self, until: datetime) -> str | None:
+        """Move the clock to the next moment something happens, up to ``until``, and let it
+        happen: an alarm (:data:`ALARM`), or a message held for quiet hours reaching its time
+        (:data:`RELEASE`). None: nothing comes before ``until`` (the clock stays)."""
+        due = [d for d in await self.due() if d.at <= until]
+        now = self.clock.now()
+        release = await self.db.run(lambda session: next_release(session, now))
+        if release is not None and release <= until and (not due or release < due[0].at):
+            self.clock.set(release)
+            await self.settle()
+            return RELEASE
+        if due:
+            await self.fire(due[0])
+            return ALARM
+        return None
 
     async def fire(self, due: Due) -> None:
         """Fire one alarm at its own time, as the service's alarm clock would, and let it run."""
