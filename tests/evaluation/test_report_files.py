@@ -185,6 +185,10 @@ def test_the_report_puts_the_worst_conversation_first_and_shows_what_it_did(tmp_
     assert '<span class="kind">daily prompt</span>' in page and '<span class="kind">poll vote</span>' in page
     assert "coach 2,080, participants 1,000, judges 4,500, total 7,580" in " ".join(page.split())
     assert "(low)" in page and "2 min 5 s" in page
+    ada = re.search(r'<th scope="row">Ada</th><td>terse</td>\s*<td class="number">([^<]+)</td>\s*'
+                    r'<td class="number">(\d+)</td>', page)
+    assert ada is not None and ada.groups() == ("4.50", "0")  # the per-persona table: (5 + 4) / 2, none failed
+    assert "Ada (terse): 0 failed check(s)" in page  # and its chart
 
 
 def test_the_gate_says_passed_or_is_left_out(tmp_path: Path) -> None:

@@ -125,6 +125,7 @@ def write_report(run: RunResult, summary: Summary, directory: Path, *, compariso
         cases=sum(1 for c in run.conversations if c.source is Source.CASE),
         run_time=_duration(run.finished_at - run.started_at), check_chart=_check_chart(summary),
         score_chart=_score_chart(summary, names), groups=_groups(run, summary), low_kappa=LOW_KAPPA,
+        persona_rows=_persona_rows(run), persona_chart=_persona_chart(_persona_rows(run)),
         conversations=[_part(run, conversation) for conversation in worst_first(run)],
         differs=_differs, rate=_rate, percent=_percent, score_text=_score_text, difference_text=_difference_text,
         utc=_utc,
@@ -216,6 +217,30 @@ def _score_chart(summary: Summary, names: Mapping[str, str]) -> Chart:
     return Chart("Mean judge score per criterion", "Horizontal bars: the mean score of each rubric criterion "
                  "on the scale from 1 (poor) to 5 (excellent); the thin line across each bar is its 95 % confidence "
                  "interval.", bars, tuple(((point - 1) / 4, str(point)) for point in range(1, 6)))
+
+
+@dataclass(frozen=True)
+class PersonaRow:
+    name: str
+    trait: str
+    mean: float | None
+    failed: int
+
+
+def _persona_rows(run: RunResult) -> list[PersonaRow]:
+    """Each simulated participant's mean score (every criterion and pass) and failed checks, in file order."""
+    failed = _failed_counts(run)
+    return [PersonaRow(c.label, c.group, _mean_score(run.scores, c.id), failed.get(c.id, 0))
+            for c in run.conversations if c.source is Source.PERSONA]
+
+
+def _persona_chart(rows: Sequence[PersonaRow]) -> Chart:
+    bars = tuple(Bar(f"{row.name} ({row.trait}): {row.failed} failed check(s)",
+                     None if row.mean is None else (row.mean - 1) / 4, None, None,
+                     "–" if row.mean is None else f"{row.mean:.2f}") for row in rows)
+    return Chart("Mean judge score per persona", "Horizontal bars: each simulated participant's mean score over every "
+                 "criterion and judging pass, from 1 (poor) to 5 (excellent), with how many checks their conversation "
+                 "failed.", bars, tuple(((point - 1) / 4, str(point)) for point in range(1, 6)))
 
 
 def _groups(run: RunResult, summary: Summary) -> dict[str, list[str]]:
