@@ -55,10 +55,12 @@ class _CurrentStderr:
         return sys.stderr.isatty()
 
 
-def configure_logging(log_format: str = "console", *, debug: bool = False, stream: Any = None) -> None:
-    """Route structlog (and the stdlib root logger, which neonize also uses) to one stream."""
+def configure_logging(log_format: str = "console", *, debug: bool = False, stream: Any = None,
+                      quiet: bool = False) -> None:
+    """Route structlog (and the stdlib root logger, which neonize also uses) to one stream.
+    ``quiet``: errors only (a command whose own lines say how it goes, such as ``evaluate``)."""
     stream = stream or _CurrentStderr()
-    level = logging.DEBUG if debug else logging.INFO
+    level = logging.DEBUG if debug else logging.ERROR if quiet else logging.INFO
     renderer: Any = (
         structlog.processors.JSONRenderer()
         if log_format == "json"

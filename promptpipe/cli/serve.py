@@ -28,7 +28,7 @@ from promptpipe.domain.study_file import StudyFileError, load_study
 from promptpipe.domain.study_summary import SEED_IN_DATABASE_WARNING, describe
 from promptpipe.domain.text import for_terminal
 from promptpipe.errors import PromptPipeError
-from promptpipe.logging import get_logger
+from promptpipe.logging import configure_logging, get_logger
 from promptpipe.research import admin
 from promptpipe.research.status import read_status
 from promptpipe.storage.db import Database, sqlite_file
@@ -263,7 +263,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run(lambda: _chat(settings, args.phone, args.name))
     if args.command == "web":
         return run(lambda: web_command(settings))
-    if args.command == "evaluate":
+    if args.command == "evaluate":  # its sandboxes' service logs would bury its progress lines
+        configure_logging(settings.log_format, debug=settings.debug, quiet=True)
         return run(lambda: evaluate_command(settings, args))
     if args.command == "db":
         return run(lambda: db_command(settings, args.db_action))

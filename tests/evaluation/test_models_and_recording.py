@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from promptpipe.cli._evaluate import add_arguments, evaluate_command, models_from
+from promptpipe.cli.serve import main
 from promptpipe.llm import Completion, ToolCall
+from promptpipe.logging import configure_logging
 from promptpipe.research.evaluation.recording import RecordingLLM, call_problem
 from tests.conftest import make_settings
 from tests.fakes.openai_server import FakeOpenAIServer
@@ -82,3 +84,22 @@ def test_a_judge_of_its_own_and_a_second_judge_model_come_from_the_eval_settings
     alone = models_from(make_settings(f"sqlite:///{tmp_path / 'study.db'}", tmp_path / "state",
                                       "http://127.0.0.1:9/v1", EVAL_JUDGE_MODEL="judge-a"), judge=True)
     assert [name for name, _ in alone.judges] == ["judge-a#1", "judge-a#2"]  # one model, scoring twice
+
+
+def test_the_command_line_shows_its_progress_not_the_sandboxes_logs(
+    fake_openai: FakeOpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    for name, value in {"OPENAI_API_KEY": "test-key", "OPENAI_BASE_URL": fake_openai.url, "LLM_MAX_RETRIES": "0",
+                        "DATABASE_URL": f"sqlite:///{tmp_path / 'study.db'}",
+                        "PROMPTPIPE_STATE_DIR": str(tmp_path / "state")}.items():
+        monkeypatch.setenv(name, value)
+    fake_openai.always("I'm so sorry it is this hard. You deserve support.", match="")
+    try:
+        assert main(["evaluate", "--only", "crisis-listed-plain", "--no-judge"]) == 0
+    finally:
+        configure_logging()  # as the other tests expect it
+    said = capsys.readouterr().err
+    assert "[1/1] case crisis-listed-plain" in said and "Report: evaluation/report.html" in said
+    assert "inbound_stored" not in said and "safety_flag_raised" not in said  # the sandbox's own log lines
+    assert (tmp_path / "evaluation" / "checks.csv").exists() and not (tmp_path / "study.db").exists()
