@@ -112,8 +112,17 @@ def build_transport(settings: Settings) -> Transport:
             bot_label=settings.whatsapp_bot_label, capture_library_output=True, log_format=settings.log_format,
             debug=settings.debug,
         )
+    if settings.transport == TransportName.CLOUD_API:
+        from promptpipe.transport.cloud_api import CloudApiTransport
+
+        return CloudApiTransport(
+            token=settings.cloud_api_token or "", phone_number_id=settings.cloud_api_phone_number_id or "",
+            app_secret=settings.cloud_api_app_secret or "", verify_token=settings.cloud_api_verify_token or "",
+            listen=settings.cloud_api_webhook_listen, base_url=settings.cloud_api_base_url,
+            templates=settings.study.whatsapp_templates, typing=settings.mark_read, debug=settings.debug,
+        )
     raise ConfigError("PROMPTPIPE_TRANSPORT=console is only for `promptpipe chat --phone …`; "
-                      "use whatsapp or dry-run for serve.")
+                      "use whatsapp, cloud-api or dry-run for serve.")
 
 
 @dataclass

@@ -48,6 +48,8 @@ class TransportName(StrEnum):
     CONSOLE = "console"
     """only ``promptpipe chat``"""
     DRY_RUN = "dry-run"
+    CLOUD_API = "cloud-api"
+    """the official WhatsApp Cloud API (no linked phone)"""
 
 
 class LogFormat(StrEnum):
@@ -75,6 +77,19 @@ def _path(name: str, raw: str) -> Path:
 
 def _none_if_empty(name: str, raw: str) -> str | None:
     return raw or None
+
+
+def _host_port(name: str, raw: str) -> str:
+    host, sep, port = raw.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise ConfigError(f"{name}={raw!r} is not host:port: write it like 127.0.0.1:8090.")
+    return raw
+
+
+def _base_url(name: str, raw: str) -> str:
+    if not raw.startswith(("https://", "http://")):
+        raise ConfigError(f"{name}={raw!r} is not an http(s) URL: write it like https://graph.facebook.com/v26.0.")
+    return raw.rstrip("/")
 
 
 DEFAULT_HISTORY_WINDOW = 50
@@ -153,8 +168,8 @@ class Settings:
     # ------------------------------------------------------------------ the transport
     transport: TransportName = setting(
         "PROMPTPIPE_TRANSPORT", TransportName.WHATSAPP, _choice(TransportName), section="transport", readme=True,
-        meaning="whatsapp (a real phone), dry-run (nothing is sent; replies are recorded as sent), console (only "
-                "`promptpipe chat`).")
+        meaning="whatsapp (a real phone), cloud-api (the official WhatsApp Cloud API, no linked phone), dry-run "
+                "(nothing is sent; replies are recorded as sent), console (only `promptpipe chat`).")
     dryrun_journal: Path | None = setting(
         "PROMPTPIPE_DRYRUN_JOURNAL", None, _path, section="transport",
         meaning="dry-run only: append every message 'sent' to this file, one JSON line each (the recovery drill "
@@ -171,6 +186,25 @@ class Settings:
         "WHATSAPP_QR_RENEWALS", 5, ints(0), section="transport",
         meaning="When nobody scans the QR code (about 3 minutes of codes), serve starts again with a new one this "
                 "many times, then exits with status 1 and says what to run.")
+    cloud_api_token: str | None = setting(
+        "CLOUD_API_TOKEN", None, _none_if_empty, section="transport", secret=True,
+        meaning="cloud-api: the access token (a system user's permanent token) that may send for the phone number.")
+    cloud_api_phone_number_id: str | None = setting(
+        "CLOUD_API_PHONE_NUMBER_ID", None, _none_if_empty, section="transport",
+        meaning="cloud-api: the phone number's id in WhatsApp Manager (not the number itself).")
+    cloud_api_app_secret: str | None = setting(
+        "CLOUD_API_APP_SECRET", None, _none_if_empty, section="transport", secret=True,
+        meaning="cloud-api: the Meta app's secret; a webhook call not signed with it is refused.")
+    cloud_api_verify_token: str | None = setting(
+        "CLOUD_API_VERIFY_TOKEN", None, _none_if_empty, section="transport", secret=True,
+        meaning="cloud-api: a phrase of your choosing, given to Meta with the webhook's URL; Meta's check of the "
+                "webhook must bring it back.")
+    cloud_api_webhook_listen: str = setting(
+        "CLOUD_API_WEBHOOK_LISTEN", "127.0.0.1:8090", _host_port, section="transport",
+        meaning="cloud-api: host:port where the webhook listens; put an HTTPS reverse proxy in front of it.")
+    cloud_api_base_url: str = setting(
+        "CLOUD_API_BASE_URL", "https://graph.facebook.com/v26.0", _base_url, section="transport",
+        meaning="cloud-api: the Graph API with its version.")
     mark_read: bool = setting(
         "MARK_READ", True, on_off, section="transport",
         meaning="Blue ticks: mark a participant's messages read once the turn answering them is committed.")
@@ -412,6 +446,15 @@ def _check(settings: Settings) -> None:
         )
     if settings.web_session_lifetime < timedelta(minutes=1):
         raise ConfigError("WEB_SESSION_LIFETIME must be at least 1m.")
+    if settings.transport == TransportName.CLOUD_API:
+        missing = [name for name, value in (
+            ("CLOUD_API_TOKEN", settings.cloud_api_token),
+            ("CLOUD_API_PHONE_NUMBER_ID", settings.cloud_api_phone_number_id),
+            ("CLOUD_API_APP_SECRET", settings.cloud_api_app_secret),
+            ("CLOUD_API_VERIFY_TOKEN", settings.cloud_api_verify_token)) if not value]
+        if missing:
+            raise ConfigError("PROMPTPIPE_TRANSPORT=cloud-api needs " + ", ".join(missing) + ": copy them from the "
+                              "Meta app and WhatsApp Manager (see 'The WhatsApp Cloud API' in the README).")
     for name, path in (
         ("INTAKE_BOT_PROMPT_FILE", settings.intake_prompt_file),
         ("FEEDBACK_TRACKER_PROMPT_FILE", settings.feedback_prompt_file),

@@ -40,6 +40,7 @@ __all__ = [
     "QuietHours",
     "Study",
     "Unavailable",
+    "WhatsAppTemplate",
 ]
 
 PERSONALISED, FIXED_STYLE = "personalised", "fixed"
@@ -190,6 +191,16 @@ class DecisionRule:
 
 
 @dataclass(frozen=True)
+class WhatsAppTemplate:
+    """An approved WhatsApp Cloud API template (``[whatsapp_templates]``): a message of its kind
+    that must go outside the 24-hour service window goes as this template, its text the one body
+    parameter."""
+
+    name: str
+    language: str = "en_US"
+
+
+@dataclass(frozen=True)
 class Study:
     name: str = ""
     length_days: int | None = None
@@ -217,6 +228,8 @@ class Study:
     """``seed_in_database = true``: the database makes and keeps the secret seed (anyone who can
     read the database can then predict the arms and draws to come); by default it keeps only the
     seed's fingerprint."""
+    whatsapp_templates: tuple[tuple[str, WhatsAppTemplate], ...] = ()
+    """``[whatsapp_templates]``: (message kind, template) pairs, for the Cloud API transport."""
     outside_seed: bytes | Path | None = field(default=None, repr=False, compare=False)
     """Where the seed outside the database comes from, set with the settings: the seed itself
     (PROMPTPIPE_STUDY_SEED_FILE or PROMPTPIPE_STUDY_SEED), or the directory the service keeps it in
@@ -237,6 +250,10 @@ class Study:
 
     def fixed_texts(self, arm: Arm) -> tuple[str, ...]:
         return arm.fixed_prompts or self.fixed_prompts
+
+    def whatsapp_template(self, kind: str) -> WhatsAppTemplate | None:
+        """The template a message of this kind goes as outside the 24-hour window, if any."""
+        return dict(self.whatsapp_templates).get(kind)
 
 
 OPEN_STUDY = Study()

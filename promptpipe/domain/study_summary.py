@@ -80,6 +80,7 @@ def describe(study: Study, *, unblind: bool = False) -> str:
                  "none)")
     lines.append("Questionnaires: " + (str(len(study.questionnaires)) if study.questionnaires else "none"))
     lines.extend(_questionnaire_words(q) for q in study.questionnaires)
+    lines.append(_template_words(study))
     rule = study.decision
     lines.append("Decision: no randomisation: every available prompt is sent" if rule is None else
                  f"Decision: each daily prompt time: {rule.actions[0]} with probability {round(rule.p, 6):g}, "
@@ -87,6 +88,16 @@ def describe(study: Study, *, unblind: bool = False) -> str:
                  + (", ".join(rule.unavailable_when) or "never (only outside the study days)"))
     lines.append(seed_words(study))
     return "\n".join(lines)
+
+
+def _template_words(study: Study) -> str:
+    """Which kinds go as a template outside the Cloud API's 24-hour service window."""
+    if not study.whatsapp_templates:
+        return ("WhatsApp templates: none (with the Cloud API, nothing can reach a participant who has not written "
+                "in the last 24 hours)")
+    named = ", ".join(f"{kind} as {template.name} ({template.language})" for kind, template in study.whatsapp_templates)
+    return (f"WhatsApp templates (Cloud API, outside the 24-hour window): {named}; any other kind is sent only "
+            "inside the window")
 
 
 def _questionnaire_words(q: Questionnaire) -> str:

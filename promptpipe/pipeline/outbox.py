@@ -269,9 +269,10 @@ class Outbox:
                     options = item.payload.get("options", [])
                     if item.payload.get("multiple"):
                         return await self.transport.send_poll(recipient, item.text, options, ref=item.key,
-                                                              multiple=True)
-                    return await self.transport.send_poll(recipient, item.text, options, ref=item.key)
-                return await self.transport.send_text(recipient, item.text, ref=item.key)
+                                                              multiple=True, kind=item.kind)
+                    return await self.transport.send_poll(recipient, item.text, options, ref=item.key,
+                                                          kind=item.kind)
+                return await self.transport.send_text(recipient, item.text, ref=item.key, kind=item.kind)
         finally:
             self._not_yet_sent -= 1
 

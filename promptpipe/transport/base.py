@@ -120,6 +120,9 @@ class Transport(Protocol):
     ``on_receipt``: only then can a message without a delivered receipt count as not delivered.
     ``reaches_people`` is True when what it sends reaches real people (WhatsApp): a database it
     serves is live for good, and nothing may act as a participant in it.
+    ``kind`` is the message's :class:`~promptpipe.domain.messages.MessageKind` value (prompt,
+    reminder …): the Cloud API transport picks the study's template for it outside the 24-hour
+    window; the others ignore it.
     """
 
     name: str
@@ -131,10 +134,11 @@ class Transport(Protocol):
 
     async def stop(self) -> None: ...
 
-    async def send_text(self, to: Recipient, text: str, *, ref: str = "") -> SentMessage: ...
+    async def send_text(self, to: Recipient, text: str, *, ref: str = "", kind: str = "") -> SentMessage: ...
 
     async def send_poll(
         self, to: Recipient, question: str, options: Sequence[str], *, ref: str = "", multiple: bool = False,
+        kind: str = "",
     ) -> SentMessage:
         """A poll; ``multiple``: the participant may choose several options."""
         ...

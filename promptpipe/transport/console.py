@@ -87,12 +87,12 @@ class ConsoleTransport:
     def _print(self, text: str) -> None:
         print(text, file=self.out, flush=True)
 
-    async def send_text(self, to: Recipient, text: str, *, ref: str = "") -> SentMessage:
+    async def send_text(self, to: Recipient, text: str, *, ref: str = "", kind: str = "") -> SentMessage:
         self._print(f"\nagent> {text}\n")
         return SentMessage(message_id="console-" + secrets.token_hex(8), timestamp=datetime.now(timezone.utc))
 
     async def send_poll(self, to: Recipient, question: str, options: Sequence[str], *, ref: str = "",
-                        multiple: bool = False) -> SentMessage:
+                        multiple: bool = False, kind: str = "") -> SentMessage:
         sent = await self.send_text(to, question)
         self._last_poll = (sent.message_id, tuple(options))
         for number, option in enumerate(options, start=1):

@@ -52,11 +52,11 @@ class DryRunTransport:
     async def stop(self) -> None:
         return None
 
-    async def send_text(self, to: Recipient, text: str, *, ref: str = "") -> SentMessage:
+    async def send_text(self, to: Recipient, text: str, *, ref: str = "", kind: str = "") -> SentMessage:
         return self._record(to, text, "text", ref)
 
     async def send_poll(self, to: Recipient, question: str, options: Sequence[str], *, ref: str = "",
-                        multiple: bool = False) -> SentMessage:
+                        multiple: bool = False, kind: str = "") -> SentMessage:
         return self._record(to, question, "poll", ref, options=list(options))
 
     async def set_typing(self, to: Recipient, typing: bool) -> None:

@@ -83,14 +83,14 @@ class MemoryTransport:
         if self.fail_next:
             raise self.fail_next.pop(0)
 
-    async def send_text(self, to: Recipient, text: str, *, ref: str = "") -> SentMessage:
+    async def send_text(self, to: Recipient, text: str, *, ref: str = "", kind: str = "") -> SentMessage:
         self._next_send()
         message_id = f"out-{next(self._ids)}"
         self.sent.append(Sent(to=to, text=text, message_id=message_id))
         return SentMessage(message_id=message_id, timestamp=datetime.now(timezone.utc))
 
     async def send_poll(self, to: Recipient, question: str, options: Sequence[str], *, ref: str = "",
-                        multiple: bool = False) -> SentMessage:
+                        multiple: bool = False, kind: str = "") -> SentMessage:
         self._next_send()
         message_id = f"out-{next(self._ids)}"
         self.sent.append(Sent(to=to, text=question, kind="poll_multiple" if multiple else "poll",

@@ -313,14 +313,14 @@ class WhatsAppTransport:
             raise NotConnected("WhatsApp is not connected yet")
         return self._client
 
-    async def send_text(self, to: Recipient, text: str, *, ref: str = "") -> SentMessage:
+    async def send_text(self, to: Recipient, text: str, *, ref: str = "", kind: str = "") -> SentMessage:
         client = self._require_connected()
         jid = build_jid(*jid_for(to))
         body = sanitize_outgoing_text(text)
         return await self._send(to, "text", lambda: client.send_message(jid, body))
 
     async def send_poll(self, to: Recipient, question: str, options: Sequence[str], *, ref: str = "",
-                        multiple: bool = False) -> SentMessage:
+                        multiple: bool = False, kind: str = "") -> SentMessage:
         if not 2 <= len(options) <= 12:
             raise ValueError("a WhatsApp poll needs between 2 and 12 options")
         client = self._require_connected()

@@ -173,7 +173,7 @@ class GatedTransport(MemoryTransport):
         self.gate = asyncio.Event()
         self.waiting = asyncio.Event()
 
-    async def send_text(self, to, text, *, ref=""):  # type: ignore[no-untyped-def]
+    async def send_text(self, to, text, *, ref="", kind=""):  # type: ignore[no-untyped-def]
         self.waiting.set()
         await self.gate.wait()
         return await super().send_text(to, text)

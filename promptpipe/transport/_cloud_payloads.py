@@ -1,0 +1,209 @@
+"""The WhatsApp Cloud API's JSON, both ways, without I/O: the bodies we POST to
+``/{phone-number-id}/messages``, and the webhook's notifications read into our inbound messages
+and receipts.
+
+A poll goes as an interactive message: reply buttons for up to 3 short options, a list for up to
+10. Each button or row id is :data:`CHOICE_PREFIX` plus the :func:`poll_option_hash` of its
+option, and a tap comes back with ``context.id`` = the id of the message that carried the
+buttons, so a tap maps to our :class:`PollVote` without any state (it survives a restart).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from promptpipe.domain.messages import MessageKind
+from promptpipe.domain.study import WhatsAppTemplate
+from promptpipe.transport.base import DeliveryReceipt, InboundMessage, PollVote, Reaction, poll_option_hash
+
+__all__ = [
+    "CHOICE_PREFIX", "LIST_OPTION_LIMIT", "Notification", "StatusFailure", "interactive_poll", "read_body",
+    "read_notifications", "template_body", "text_body",
+]
+
+CHOICE_PREFIX = "pp:"
+BUTTON_LIMIT, BUTTON_TITLE_CHARS = 3, 20
+LIST_OPTION_LIMIT, ROW_TITLE_CHARS, ROW_DESCRIPTION_CHARS = 10, 24, 72
+BODY_CHARS, TEXT_CHARS = 1024, 4096
+LIST_BUTTON = "Choose"
+MULTIPLE_HINT = "You may choose more than one: open the list again for each. Choosing one again takes it back."
+
+_CONTENT = {"image": MessageKind.IMAGE, "video": MessageKind.VIDEO, "sticker": MessageKind.STICKER,
+            "document": MessageKind.DOCUMENT, "location": MessageKind.LOCATION, "contacts": MessageKind.CONTACT,
+            "audio": MessageKind.AUDIO, "unsupported": MessageKind.UNREADABLE}
+_CAPTIONED = ("image", "video", "document")
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def _digits(phone: str) -> str:
+    return "".join(ch for ch in phone if ch.isdigit())
+
+
+def text_body(to: str, text: str) -> dict[str, Any]:
+    return {"messaging_product": "whatsapp", "recipient_type": "individual", "to": _digits(to), "type": "text",
+            "text": {"preview_url": False, "body": _cut(text, TEXT_CHARS)}}
+
+
+def template_body(to: str, template: WhatsAppTemplate, text: str) -> dict[str, Any]:
+    """The template with ``text`` as its one body parameter. A template parameter may not hold line
+    breaks, tabs or runs of spaces, so the text's whitespace is folded into single spaces."""
+    flat = re.sub(r"\s+", " ", text).strip()
+    return {"messaging_product": "whatsapp", "recipient_type": "individual", "to": _digits(to), "type": "template",
+            "template": {"name": template.name, "language": {"code": template.language},
+                         "components": [{"type": "body", "parameters": [{"type": "text",
+                                                                          "text": _cut(flat, BODY_CHARS)}]}]}}
+
+
+def poll_in_words(question: str, options: Sequence[str]) -> str:
+    """A poll written out, for a template (which cannot carry our buttons): answers are typed."""
+    return question + " " + " / ".join(f"{number}. {option}" for number, option in enumerate(options, 1))
+
+
+def interactive_poll(to: str, question: str, options: Sequence[str], *, multiple: bool) -> dict[str, Any]:
+    """Reply buttons when every option fits one (and the poll is single-choice), else a list."""
+    if not 2 <= len(options) <= LIST_OPTION_LIMIT:
+        raise ValueError(f"a Cloud API poll holds 2 to {LIST_OPTION_LIMIT} options")
+    body = question + (f"\n\n{MULTIPLE_HINT}" if multiple else "")
+    ids = [CHOICE_PREFIX + poll_option_hash(option) for option in options]
+    if not multiple and len(options) <= BUTTON_LIMIT and all(len(o) <= BUTTON_TITLE_CHARS for o in options):
+        action: dict[str, Any] = {"buttons": [{"type": "reply", "reply": {"id": choice, "title": option}}
+                                              for choice, option in zip(ids, options, strict=True)]}
+        kind = "button"
+    else:
+        rows = []
+        for choice, option in zip(ids, options, strict=True):
+            row = {"id": choice, "title": _cut(option, ROW_TITLE_CHARS)}
+            if len(option) > ROW_TITLE_CHARS:
+                row["description"] = _cut(option, ROW_DESCRIPTION_CHARS)
+            rows.append(row)
+        action, kind = {"button": LIST_BUTTON, "sections": [{"rows": rows}]}, "list"
+    return {"messaging_product": "whatsapp", "recipient_type": "individual", "to": _digits(to),
+            "type": "interactive",
+            "interactive": {"type": kind, "body": {"text": _cut(body, BODY_CHARS)}, "action": action}}
+
+
+def read_body(message_id: str, *, typing: bool = False) -> dict[str, Any]:
+    """Mark a received message (and those before it) read; with ``typing``, show "typing…" too."""
+    body: dict[str, Any] = {"messaging_product": "whatsapp", "status": "read", "message_id": message_id}
+    if typing:
+        body["typing_indicator"] = {"type": "text"}
+    return body
+
+
+# ---------------------------------------------------------------------------- the webhook
+
+
+@dataclass(frozen=True)
+class StatusFailure:
+    """A status webhook saying a message we sent could not be delivered (codes only, no text)."""
+
+    message_id: str
+    codes: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Notification:
+    """What one webhook body holds, in our types. ``choices`` are the option hashes tapped
+    (before the transport folds a multiple-choice poll's taps into one selection)."""
+
+    messages: tuple[InboundMessage, ...] = ()
+    receipts: tuple[DeliveryReceipt, ...] = ()
+    failures: tuple[StatusFailure, ...] = ()
+    skipped: int = 0
+
+
+def _when(raw: Any) -> datetime:
+    try:
+        return datetime.fromtimestamp(int(raw), timezone.utc)
+    except (TypeError, ValueError, OverflowError):
+        return datetime.now(timezone.utc)
+
+
+def _message(raw: dict[str, Any], names: dict[str, str]) -> InboundMessage | None:
+    sender, message_id, kind = str(raw.get("from") or ""), str(raw.get("id") or ""), raw.get("type")
+    if not sender or not message_id:
+        return None
+    given = raw.get("context")
+    context: dict[str, Any] = given if isinstance(given, dict) else {}
+    quoted = str(context.get("id")) if context.get("id") else None
+    base: dict[str, Any] = {"message_id": message_id, "sender_phone": "+" + _digits(sender), "sender_lid": None,
+                            "sender_name": names.get(sender, ""), "text": "", "timestamp": _when(raw.get("timestamp")),
+                            "quoted_message_id": quoted}
+    found = raw.get(kind) if isinstance(kind, str) else None
+    part: dict[str, Any] = found if isinstance(found, dict) else {}
+    if kind == "text":
+        return InboundMessage(**base | {"text": str(part.get("body") or "")})
+    if kind == "interactive":
+        reply = part.get("button_reply") or part.get("list_reply") or {}
+        choice, title = str(reply.get("id") or ""), str(reply.get("title") or "")
+        if choice.startswith(CHOICE_PREFIX) and quoted:
+            vote = PollVote(quoted, (choice[len(CHOICE_PREFIX):],))
+            return InboundMessage(**base | {"poll_vote": vote, "quoted_message_id": None})
+        return InboundMessage(**base | {"text": title}) if title else None
+    if kind == "button":  # a template's quick-reply button: its words, as if typed
+        return InboundMessage(**base | {"text": str(part.get("text") or "")})
+    if kind == "reaction":
+        target = str(part.get("message_id") or "")
+        if not target:
+            return None
+        return InboundMessage(**base | {"content": "reaction", "quoted_message_id": None,
+                                        "reaction": Reaction(target, str(part.get("emoji") or ""))})
+    if kind in _CONTENT:
+        caption = str(part.get("caption") or "") if kind in _CAPTIONED else ""
+        if caption:
+            return InboundMessage(**base | {"text": caption})
+        content = MessageKind.VOICE if kind == "audio" and part.get("voice") else _CONTENT[kind]
+        return InboundMessage(**base | {"content": str(content)})
+    return None
+
+
+def _receipt(raw: dict[str, Any]) -> DeliveryReceipt | StatusFailure | None:
+    status, message_id = raw.get("status"), str(raw.get("id") or "")
+    if not message_id:
+        return None
+    if status in ("delivered", "read"):
+        return DeliveryReceipt((message_id,), str(status), _when(raw.get("timestamp")))
+    if status == "failed":
+        errors = raw.get("errors")
+        codes = tuple(int(e["code"]) for e in (errors if isinstance(errors, list) else [])
+                      if isinstance(e, dict) and isinstance(e.get("code"), int))
+        return StatusFailure(message_id, codes)
+    return None  # "sent": the send's own answer said so already
+
+
+def read_notifications(payload: Any) -> Notification:
+    """Every message and status of a webhook body (``object`` = ``whatsapp_business_account``);
+    anything of another shape is counted as skipped, never raised."""
+    messages: list[InboundMessage] = []
+    receipts: list[DeliveryReceipt] = []
+    failures: list[StatusFailure] = []
+    skipped = 0
+    entries = payload.get("entry") if isinstance(payload, dict) else None
+    for entry in entries if isinstance(entries, list) else ():
+        for change in (entry.get("changes") or []) if isinstance(entry, dict) else ():
+            value = change.get("value") if isinstance(change, dict) else None
+            if not isinstance(value, dict):
+                skipped += 1
+                continue
+            names = {str(c.get("wa_id")): str((c.get("profile") or {}).get("name") or "")
+                     for c in value.get("contacts") or [] if isinstance(c, dict)}
+            for raw in value.get("messages") or []:
+                msg = _message(raw, names) if isinstance(raw, dict) else None
+                if msg is None:
+                    skipped += 1
+                else:
+                    messages.append(msg)
+            for raw in value.get("statuses") or []:
+                status = _receipt(raw) if isinstance(raw, dict) else None
+                if isinstance(status, DeliveryReceipt):
+                    receipts.append(status)
+                elif isinstance(status, StatusFailure):
+                    failures.append(status)
+    return Notification(tuple(messages), tuple(receipts), tuple(failures), skipped)

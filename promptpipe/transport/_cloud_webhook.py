@@ -1,0 +1,106 @@
+"""The Cloud API's webhook as a bare ASGI app (served by uvicorn inside the transport; the
+transport layer does not use the web layer's FastAPI site).
+
+GET answers Meta's subscription check (``hub.mode=subscribe``, ``hub.verify_token``,
+``hub.challenge``). POST takes a notification only when ``X-Hub-Signature-256`` is the HMAC-SHA256
+of the raw body under the app secret; anything else is refused before it is read as JSON.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+from urllib.parse import parse_qs
+
+from promptpipe.logging import get_logger
+
+__all__ = ["MAX_BODY_BYTES", "WebhookApp", "signature_for"]
+
+MAX_BODY_BYTES = 1_000_000
+"""A larger body is refused (413) before it is read to the end; Meta's notifications are small."""
+log = get_logger("promptpipe.transport.cloud_api")
+
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+
+
+def signature_for(app_secret: str, body: bytes) -> str:
+    """The ``X-Hub-Signature-256`` header Meta sends with ``body``."""
+    return "sha256=" + hmac.new(app_secret.encode("utf-8"), body, hashlib.sha256).hexdigest()
+
+
+class WebhookApp:
+    """``handle`` gets each verified notification's parsed JSON and returns once it is handed over."""
+
+    def __init__(self, *, app_secret: str, verify_token: str, handle: Callable[[Any], Awaitable[None]],
+                 max_body_bytes: int = MAX_BODY_BYTES) -> None:
+        self._secret, self._verify_token = app_secret, verify_token
+        self._handle, self._max_body = handle, max_body_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return
+        if scope["method"] == "GET":
+            await self._verify(scope, send)
+        elif scope["method"] == "POST":
+            await self._notify(scope, receive, send)
+        else:
+            await _answer(send, 405, b"")
+
+    async def _verify(self, scope: Scope, send: Send) -> None:
+        query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+        mode, token = query.get("hub.mode", [""])[0], query.get("hub.verify_token", [""])[0]
+        challenge = query.get("hub.challenge", [""])[0]
+        expected = self._verify_token.encode("utf-8")
+        if mode == "subscribe" and expected and hmac.compare_digest(token.encode("utf-8"), expected):
+            log.info("cloud_api_webhook_verified")
+            await _answer(send, 200, challenge.encode("utf-8"), "text/plain")
+            return
+        log.warning("cloud_api_webhook_verification_refused", mode=mode)
+        await _answer(send, 403, b"")
+
+    async def _notify(self, scope: Scope, receive: Receive, send: Send) -> None:
+        headers = {key.decode("latin-1").lower(): value.decode("latin-1") for key, value in scope["headers"]}
+        declared = headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > self._max_body:
+            await _answer(send, 413, b"")
+            return
+        body = bytearray()
+        while True:
+            message = await receive()
+            body.extend(message.get("body", b""))
+            if len(body) > self._max_body:
+                log.warning("cloud_api_webhook_too_large")
+                await _answer(send, 413, b"")
+                return
+            if not message.get("more_body"):
+                break
+        given = headers.get("x-hub-signature-256", "")
+        wanted = signature_for(self._secret, bytes(body)).encode("latin-1")
+        if not given or not hmac.compare_digest(given.encode("latin-1"), wanted):
+            log.warning("cloud_api_webhook_bad_signature", signed=bool(given))
+            await _answer(send, 401, b"")
+            return
+        try:
+            payload = json.loads(body)
+        except ValueError:
+            log.warning("cloud_api_webhook_not_json")
+            await _answer(send, 400, b"")
+            return
+        try:
+            await self._handle(payload)
+        except Exception:  # Meta sends it again later; the inbox's keys make the repeat a no-op
+            log.exception("cloud_api_webhook_handling_failed")
+            await _answer(send, 500, b"")
+            return
+        await _answer(send, 200, b"")
+
+
+async def _answer(send: Send, status: int, body: bytes, content_type: str = "application/octet-stream") -> None:
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", content_type.encode()), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})

@@ -1,0 +1,386 @@
+"""The official WhatsApp Cloud API (Meta's Graph API) behind the Transport protocol, for
+institutions that forbid linked devices.
+
+Sends are POSTs to ``{CLOUD_API_BASE_URL}/{phone number id}/messages`` (httpx); what people send
+comes to a webhook this transport serves itself (uvicorn, :mod:`._cloud_webhook`), signed with the
+app secret. JSON both ways lives in :mod:`._cloud_payloads`.
+
+The 24-hour service window: the Cloud API delivers free-form messages only within 24 hours of the
+participant's last message; outside it only an approved template goes. The study file names a
+template per message kind (``[whatsapp_templates]``); a kind without one cannot go then, and its
+send fails for good with a sentence saying so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+import socket
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+import httpx
+import uvicorn
+
+from promptpipe.domain.study import WhatsAppTemplate
+from promptpipe.errors import ConfigError, NotConnected, SendFailed
+from promptpipe.logging import get_logger, mask_phone
+from promptpipe.transport._cloud_payloads import (
+    LIST_OPTION_LIMIT,
+    Notification,
+    interactive_poll,
+    poll_in_words,
+    read_body,
+    read_notifications,
+    template_body,
+    text_body,
+)
+from promptpipe.transport._cloud_webhook import WebhookApp
+from promptpipe.transport.base import InboundHandler, InboundMessage, PollVote, ReceiptHandler, Recipient, SentMessage
+
+__all__ = ["DEFAULT_BASE_URL", "SERVICE_WINDOW", "CloudApiTransport"]
+
+DEFAULT_BASE_URL = "https://graph.facebook.com/v26.0"
+SERVICE_WINDOW = timedelta(hours=24)
+WINDOW_MARGIN = timedelta(minutes=5)
+"""A message is sent free-form only while the window stays open this much longer (it may wait in the pace)."""
+SEND_TIMEOUT_S = 30.0
+CHATTER_TIMEOUT_S = 10.0
+MAX_PAUSE_S = 3600.0
+WINDOW_CLOSED_CODE = 131047
+RATE_LIMIT_CODES = frozenset({4, 80007, 130429, 131048, 131056})
+"""App, account, throughput, spam and per-recipient rate limits."""
+TRANSIENT_CODES = frozenset({1, 2, 131000, 131016, 133004})
+TOKEN_CODES = frozenset({190})
+STOP_GRACE_S = 5.0
+
+log = get_logger("promptpipe.transport.cloud_api")
+
+
+class _WindowClosed(Exception):
+    """The Cloud API refused a free-form message: the participant's window is closed."""
+
+
+def _utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def _digits(phone: str) -> str:
+    return "".join(ch for ch in phone if ch.isdigit())
+
+
+def _redact(text: str) -> str:
+    """An error's words without anything that looks like a phone number."""
+    return re.sub(r"\+?\d[\d ]{6,}\d", "[number]", text)[:300]
+
+
+class _Server(uvicorn.Server):
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:  # the service handles signals itself
+        yield
+
+
+class CloudApiTransport:
+    """Send and receive WhatsApp messages through the Cloud API.
+
+    ``templates`` maps a message kind to its approved template (the study file's
+    ``[whatsapp_templates]``). ``listen`` is the webhook's host:port (port 0: any free one; empty:
+    no webhook, sends only). ``typing``: show "typing…" while a turn runs; the Cloud API shows it
+    only together with marking the participant's last message read, so it follows MARK_READ.
+    """
+
+    name = "cloud-api"
+    resend_is_safe = False
+    reaches_people = True
+    sends_receipts = True
+
+    def __init__(
+        self, *, token: str, phone_number_id: str, app_secret: str, verify_token: str, listen: str = "127.0.0.1:8090",
+        base_url: str = DEFAULT_BASE_URL, templates: Iterable[tuple[str, WhatsAppTemplate]] = (),
+        typing: bool = True, debug: bool = False, now: Callable[[], datetime] = _utcnow,
+        monotonic: Callable[[], float] = time.monotonic, send_timeout_s: float = SEND_TIMEOUT_S,
+    ) -> None:
+        self._token, self._phone_number_id = token, phone_number_id
+        self._app_secret, self._verify_token, self.listen = app_secret, verify_token, listen
+        self._base_url = base_url.rstrip("/")
+        self.templates: Mapping[str, WhatsAppTemplate] = dict(templates)
+        self._typing, self._debug, self._now, self._monotonic = typing, debug, now, monotonic
+        self._send_timeout_s = send_timeout_s
+        self._http: httpx.AsyncClient | None = None
+        self._on_message: InboundHandler | None = None
+        self._on_receipt: ReceiptHandler | None = None
+        self._server: _Server | None = None
+        self._server_task: asyncio.Task[None] | None = None
+        self.port = 0
+        self._last_wrote: dict[str, datetime] = {}
+        """Digits of a phone → when they last wrote, as we received it. In memory only: after a
+        restart every window counts as closed until the participant writes again. Guessing it open
+        would send free-form messages the Cloud API refuses (or, worse, treat as spam); guessing it
+        closed costs at most a template where a plain message would have gone."""
+        self._last_message_id: dict[str, str] = {}
+        """Digits of a phone → the id of their last message (typing and read marks need one)."""
+        self._multiple: dict[str, tuple[str, ...]] = {}
+        """Poll message id → the options chosen so far, for multiple-choice polls sent since start."""
+        self._paused_until = 0.0
+
+    def __repr__(self) -> str:
+        return f"<CloudApiTransport phone_number_id={self._phone_number_id} webhook={self.webhook_url or 'off'}>"
+
+    # ------------------------------------------------------------------ lifecycle
+
+    @property
+    def webhook_url(self) -> str:
+        if not self.port:
+            return ""
+        host = self.listen.rpartition(":")[0].strip("[]")
+        return f"http://{'[' + host + ']' if ':' in host else host}:{self.port}/"
+
+    def _client(self) -> httpx.AsyncClient:
+        if self._http is None:
+            self._http = httpx.AsyncClient(
+                base_url=self._base_url, timeout=httpx.Timeout(self._send_timeout_s, connect=10.0),
+                headers={"Authorization": f"Bearer {self._token}"})
+        return self._http
+
+    async def start(self, on_message: InboundHandler, on_receipt: ReceiptHandler | None = None) -> None:
+        """Serve the webhook (when ``listen`` is set); returns once it answers."""
+        self._on_message, self._on_receipt = on_message, on_receipt
+        if not self.listen or self._server is not None:
+            return
+        sock = self._bind()
+        self.port = sock.getsockname()[1]
+        app = WebhookApp(app_secret=self._app_secret, verify_token=self._verify_token, handle=self._take_in)
+        config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="off", server_header=False,
+                                timeout_graceful_shutdown=int(STOP_GRACE_S))
+        self._server = _Server(config)
+        self._server_task = asyncio.create_task(self._server.serve(sockets=[sock]), name="cloud-api-webhook")
+        while not self._server.started:
+            if self._server_task.done():
+                self._server_task.result()
+                raise ConfigError(f"CLOUD_API_WEBHOOK_LISTEN={self.listen}: the webhook stopped at start")
+            await asyncio.sleep(0.01)
+        log.info("cloud_api_webhook_started", url=self.webhook_url)
+
+    def _bind(self) -> socket.socket:
+        host, _, port = self.listen.rpartition(":")
+        host = host.strip("[]")
+        sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, int(port)))
+        except OSError as exc:
+            sock.close()
+            raise ConfigError(f"CLOUD_API_WEBHOOK_LISTEN={self.listen}: cannot listen there "
+                              f"({exc.strerror or exc}); choose another host:port.") from None
+        sock.set_inheritable(True)
+        return sock
+
+    async def stop(self) -> None:
+        """Stop the webhook (a notification being handed over finishes first) and close the client."""
+        if self._server is not None and self._server_task is not None:
+            self._server.should_exit = True
+            try:
+                await asyncio.wait_for(asyncio.shield(self._server_task), STOP_GRACE_S + 1)
+            except (TimeoutError, asyncio.CancelledError):
+                self._server.force_exit = True
+                self._server_task.cancel()
+            except Exception as exc:
+                log.warning("cloud_api_webhook_stop_failed", error=str(exc)[:200])
+            self._server = self._server_task = None
+        if self._http is not None:
+            await self._http.aclose()
+            self._http = None
+        self._on_message = None
+
+    # ------------------------------------------------------------------- inbound
+
+    async def _take_in(self, payload: Any) -> None:
+        """Hand every message over (stored, or spooled) before the webhook answers 200; a failure
+        answers 500 and Meta sends the notification again (a repeat is a no-op by its key)."""
+        notification = read_notifications(payload)
+        for msg in notification.messages:
+            await self._hand_over(self._fold_vote(msg))
+        for receipt in notification.receipts:
+            log.debug("cloud_api_receipt", kind=receipt.kind, ids=len(receipt.message_ids))
+            if self._on_receipt is not None:
+                try:
+                    await self._on_receipt(receipt)
+                except Exception:
+                    log.exception("cloud_api_receipt_handler_failed", kind=receipt.kind)
+        for failure in notification.failures:
+            log.warning("cloud_api_message_undelivered", message_id=failure.message_id, codes=list(failure.codes))
+        self._log_skipped(notification)
+
+    async def _hand_over(self, msg: InboundMessage) -> None:
+        digits = _digits(msg.sender_phone or "")
+        self._last_wrote[digits] = self._now()
+        self._last_message_id[digits] = msg.message_id
+        kind = "poll_vote" if msg.poll_vote else msg.content
+        fields: dict[str, Any] = {"text": msg.text} if self._debug else {}
+        log.info("cloud_api_message_received", message_id=msg.message_id, kind=kind,
+                 sender=mask_phone(msg.sender_phone), **fields)
+        if self._on_message is None:
+            raise NotConnected("the Cloud API transport is not started")
+        await self._on_message(msg)
+
+    def _fold_vote(self, msg: InboundMessage) -> InboundMessage:
+        """A tap on a multiple-choice poll's list adds its option to those chosen before (or takes
+        it back when chosen already), so our vote carries the whole selection, as WhatsApp's own
+        polls do. Only for polls sent since this process started: after a restart a tap counts alone."""
+        vote = msg.poll_vote
+        if vote is None or vote.poll_message_id not in self._multiple:
+            return msg
+        chosen = list(self._multiple[vote.poll_message_id])
+        for option in vote.selected_hashes:
+            if option in chosen:
+                chosen.remove(option)
+            else:
+                chosen.append(option)
+        self._multiple[vote.poll_message_id] = tuple(chosen)
+        return replace(msg, poll_vote=PollVote(vote.poll_message_id, tuple(chosen)))
+
+    @staticmethod
+    def _log_skipped(notification: Notification) -> None:
+        if notification.skipped:
+            log.info("cloud_api_notification_skipped", count=notification.skipped)
+
+    # ------------------------------------------------------------------ the window
+
+    def window_open(self, to: Recipient) -> bool:
+        """Whether a free-form message can reach them now (they wrote within the last 24 hours)."""
+        last = self._last_wrote.get(_digits(to.phone))
+        return last is not None and self._now() < last + SERVICE_WINDOW - WINDOW_MARGIN
+
+    def _template(self, kind: str) -> WhatsAppTemplate:
+        template = self.templates.get(kind)
+        if template is None:
+            raise SendFailed(f"the participant's 24-hour WhatsApp service window is closed and the study file names "
+                             f"no template for {kind or 'this kind of'} messages ([whatsapp_templates]), so it "
+                             "cannot be sent until they write again", retryable=False)
+        return template
+
+    # ------------------------------------------------------------------ outbound
+
+    async def send_text(self, to: Recipient, text: str, *, ref: str = "", kind: str = "") -> SentMessage:
+        return await self._send(to, kind, text_body(to.phone, text), text)
+
+    async def send_poll(self, to: Recipient, question: str, options: Sequence[str], *, ref: str = "",
+                        multiple: bool = False, kind: str = "") -> SentMessage:
+        if not 2 <= len(options) <= LIST_OPTION_LIMIT:
+            raise SendFailed(f"a Cloud API poll holds 2 to {LIST_OPTION_LIMIT} options; this one has {len(options)}",
+                             retryable=False)
+        body = interactive_poll(to.phone, question, options, multiple=multiple)
+        sent = await self._send(to, kind, body, poll_in_words(question, options))
+        if multiple:
+            self._multiple[sent.message_id] = ()
+        return sent
+
+    async def _send(self, to: Recipient, kind: str, body: dict[str, Any], words: str) -> SentMessage:
+        """Free-form inside the window; as the kind's template outside it (or when the Cloud API
+        says the window closed meanwhile); refused for good when the kind has no template."""
+        if self.window_open(to):
+            try:
+                return await self._post(to, kind, body, as_template=False)
+            except _WindowClosed:
+                self._last_wrote.pop(_digits(to.phone), None)
+        template = self._template(kind)
+        try:
+            return await self._post(to, kind, template_body(to.phone, template, words), as_template=True)
+        except _WindowClosed:  # a template is never refused for the window; say so if it is
+            raise SendFailed(f"the Cloud API refused template {template.name!r} as outside the service window",
+                             retryable=False) from None
+
+    async def _post(self, to: Recipient, kind: str, body: dict[str, Any], *, as_template: bool) -> SentMessage:
+        wait = self._paused_until - self._monotonic()
+        if wait > 0:
+            raise SendFailed(f"the Cloud API asked us to slow down; sending resumes in {wait:.0f} s", retryable=True)
+        try:
+            response = await self._client().post(f"/{self._phone_number_id}/messages", json=body)
+        except (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout) as exc:
+            raise NotConnected(f"the Cloud API cannot be reached: {type(exc).__name__}") from None
+        except httpx.HTTPError as exc:  # the request may have reached Meta: never send it twice
+            log.warning("cloud_api_send_uncertain", to=mask_phone(to.phone), kind=kind, error=type(exc).__name__)
+            raise SendFailed(f"the Cloud API did not answer the send ({type(exc).__name__}); it may have arrived",
+                             retryable=False, ambiguous=True) from None
+        if response.status_code >= 300 or "error" in _json(response):
+            raise self._failure(response, to, kind)
+        data = _json(response)
+        messages = data.get("messages") if isinstance(data.get("messages"), list) else []
+        message_id = str(messages[0].get("id") or "") if messages and isinstance(messages[0], dict) else ""
+        if not message_id:
+            raise SendFailed("the Cloud API accepted the send without a message id; it may have arrived",
+                             retryable=False, ambiguous=True)
+        log.info("cloud_api_sent", to=mask_phone(to.phone), kind=kind or "text", message_id=message_id,
+                 as_template=as_template)
+        return SentMessage(message_id=message_id, timestamp=self._now())
+
+    def _failure(self, response: httpx.Response, to: Recipient, kind: str) -> Exception:
+        error = _json(response).get("error")
+        error = error if isinstance(error, dict) else {}
+        code = error.get("code") if isinstance(error.get("code"), int) else 0
+        detail = _redact(str(error.get("message") or response.reason_phrase or ""))
+        log.warning("cloud_api_send_failed", to=mask_phone(to.phone), kind=kind or "text",
+                    status=response.status_code, code=code, error=detail)
+        if code == WINDOW_CLOSED_CODE:
+            return _WindowClosed()
+        if response.status_code == 429 or code in RATE_LIMIT_CODES:
+            pause = _retry_after(response.headers.get("retry-after"))
+            if pause:
+                self._paused_until = max(self._paused_until, self._monotonic() + pause)
+            return SendFailed(f"the Cloud API's rate limit (code {code or response.status_code}): tried again later",
+                              retryable=True)
+        if response.status_code == 401 or code in TOKEN_CODES:
+            return SendFailed(f"the Cloud API refused the access token: renew CLOUD_API_TOKEN ({detail})",
+                              retryable=True)
+        if response.status_code >= 500 or code in TRANSIENT_CODES:
+            return SendFailed(f"the Cloud API failed for now (HTTP {response.status_code}, code {code}): {detail}",
+                              retryable=True)
+        return SendFailed(f"the Cloud API refused the message (HTTP {response.status_code}, code {code}): {detail}",
+                          retryable=False)
+
+    # ------------------------------------------------------------------ chatter
+
+    async def set_typing(self, to: Recipient, typing: bool) -> None:
+        """Show "typing…" on their last message (it clears by itself when we answer, or after
+        25 s: the Cloud API has no call to clear it, so ``typing=False`` does nothing)."""
+        last = self._last_message_id.get(_digits(to.phone))
+        if typing and self._typing and last:
+            await self._chatter(to, read_body(last, typing=True))
+
+    async def mark_read(self, to: Recipient, message_ids: Sequence[str]) -> None:
+        """Blue ticks: marking the newest of them read marks the ones before it too."""
+        ids = [mid for mid in message_ids if mid]
+        if ids:
+            await self._chatter(to, read_body(ids[-1]))
+
+    async def _chatter(self, to: Recipient, body: dict[str, Any]) -> None:
+        """Best effort, never raises, and skipped while the rate limit pauses sends."""
+        if self._paused_until > self._monotonic():
+            return
+        try:
+            response = await asyncio.wait_for(self._client().post(f"/{self._phone_number_id}/messages", json=body),
+                                              timeout=CHATTER_TIMEOUT_S)
+            if response.status_code >= 300:
+                log.debug("cloud_api_read_mark_refused", to=mask_phone(to.phone), status=response.status_code)
+        except Exception as exc:
+            log.debug("cloud_api_read_mark_failed", to=mask_phone(to.phone), error=type(exc).__name__)
+
+
+def _json(response: httpx.Response) -> dict[str, Any]:
+    try:
+        data = response.json()
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _retry_after(raw: str | None) -> float:
+    """Seconds from a Retry-After header given in seconds (0 when absent or a date), at most an hour."""
+    try:
+        return min(max(float(raw or 0), 0.0), MAX_PAUSE_S)
+    except ValueError:
+        return 0.0

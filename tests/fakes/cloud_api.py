@@ -1,0 +1,138 @@
+"""A fake of the WhatsApp Cloud API's HTTP surface on 127.0.0.1, and a helper that plays Meta
+posting signed webhook notifications to the transport.
+
+``POST /{phone number id}/messages`` records each body: a message gets ``{"messages": [{"id":
+"wamid.fake-N"}]}``, a read mark ``{"success": true}``. ``fail(...)`` scripts the next sends'
+errors in order (a Graph error code, an HTTP status, a Retry-After header).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+import time
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import httpx
+
+from promptpipe.transport._cloud_webhook import signature_for
+
+__all__ = ["FakeCloudApi", "notify", "post_signed"]
+
+
+@dataclass
+class _Failure:
+    status: int
+    code: int
+    retry_after: str | None
+
+
+class FakeCloudApi:
+    def __init__(self) -> None:
+        self.sends: list[dict[str, Any]] = []
+        """Message bodies accepted, in order."""
+        self.read_marks: list[dict[str, Any]] = []
+        self.refused: list[dict[str, Any]] = []
+        self.tokens: list[str] = []
+        self._failures: list[_Failure] = []
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
+                status, answer, headers = fake._answer(self.path, self.headers.get("Authorization", ""), body)
+                data = json.dumps(answer).encode()
+                self.send_response(status)
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                """Stay quiet."""
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}/v26.0"
+
+    def __enter__(self) -> FakeCloudApi:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def fail(self, *, status: int = 400, code: int = 0, retry_after: str | None = None) -> None:
+        """The next send is answered with this error (one per call, in order)."""
+        self._failures.append(_Failure(status, code, retry_after))
+
+    def texts(self) -> list[str]:
+        return [body["text"]["body"] for body in self.sends if body.get("type") == "text"]
+
+    def wait_for_sends(self, count: int, timeout_s: float = 10.0) -> None:
+        deadline = time.monotonic() + timeout_s
+        while len(self.sends) < count and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert len(self.sends) >= count, f"{len(self.sends)} sends, expected {count}: {self.sends}"
+
+    def _answer(self, path: str, auth: str, body: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, str]]:
+        with self._lock:
+            self.tokens.append(auth)
+            if not path.endswith("/messages"):
+                return 404, {"error": {"message": "unknown path", "code": 100}}, {}
+            if body.get("status") == "read":
+                self.read_marks.append(body)
+                return 200, {"success": True}, {}
+            if self._failures:
+                failure = self._failures.pop(0)
+                self.refused.append(body)
+                error = {"error": {"message": f"fake error {failure.code}", "type": "OAuthException",
+                                   "code": failure.code}}
+                return failure.status, error, {"Retry-After": failure.retry_after} if failure.retry_after else {}
+            self.sends.append(body)
+            message_id = f"wamid.fake-{next(self._ids)}"
+            contact = {"input": body.get("to"), "wa_id": body.get("to")}
+            return 200, {"messaging_product": "whatsapp", "contacts": [contact], "messages": [{"id": message_id}]}, {}
+
+    def message_id(self, index: int) -> str:
+        """The id the fake gave the ``index``-th accepted send (from 0; refused ones get none)."""
+        return f"wamid.fake-{index + 1}"
+
+
+async def post_signed(url: str, secret: str | None, payload: dict[str, Any], *,
+                      signature: str | None = None) -> httpx.Response:
+    """POST ``payload`` as Meta does: signed with ``secret`` (None: unsigned; ``signature``: this header)."""
+    body = json.dumps(payload).encode()
+    headers = {"Content-Type": "application/json"}
+    if signature is not None:
+        headers["X-Hub-Signature-256"] = signature
+    elif secret is not None:
+        headers["X-Hub-Signature-256"] = signature_for(secret, body)
+    async with httpx.AsyncClient() as client:
+        return await client.post(url, content=body, headers=headers)
+
+
+def notify(*, messages: list[dict[str, Any]] = (), statuses: list[dict[str, Any]] = (),  # type: ignore[assignment]
+           name: str = "Ana", wa_id: str = "14165550123") -> dict[str, Any]:
+    """A webhook body as Meta sends it, around these messages and statuses."""
+    value: dict[str, Any] = {"messaging_product": "whatsapp",
+                             "metadata": {"display_phone_number": "14165550100", "phone_number_id": "1234"}}
+    if messages:
+        value["contacts"] = [{"profile": {"name": name}, "wa_id": wa_id}]
+        value["messages"] = list(messages)
+    if statuses:
+        value["statuses"] = list(statuses)
+    return {"object": "whatsapp_business_account",
+            "entry": [{"id": "WABA", "changes": [{"field": "messages", "value": value}]}]}
