@@ -8,12 +8,14 @@ knows it without reading anything more. A tap on the item's poll or a typed repl
 item (or earns a short re-ask; after :data:`MAX_TRIES` the item is recorded as invalid), then the
 next item whose condition holds is asked, or the closing line ends it. Commands and crisis words
 are handled before any of this (STOP ends the questionnaire at once: :func:`close_if_stopped`);
-a typed question that is no answer goes to the coach, and the item is asked again after the
-coach's reply. One ``questionnaire`` timer reminds while it is open and ends it when its time is
-up. The coach sees neither the items nor the answers unless the study file allows it
-(``coach_sees_answers``): they are kept in the transcript under kinds hidden from the model.
-Every write of a turn (the answer, the next item asked, the instance's state) is in the turn's
-one commit, so a crash repeats the turn or nothing: no item is asked twice or skipped.
+a typed question or sentence that is no answer goes to the coach (who can flag distress the
+crisis list does not know), and the item is asked again after the coach's reply (not after a
+flag or the safety message: then it waits for its reminder). One ``questionnaire`` timer reminds
+while it is open and ends it when its time is up. The coach sees neither the items nor the
+answers unless the study file allows it (``coach_sees_answers``): they are kept in the transcript
+under kinds hidden from the model. Every write of a turn (the answer, the next item asked, the
+instance's state) is in the turn's one commit, so a crash repeats the turn or nothing: no item is
+asked twice or skipped.
 """
 
 from __future__ import annotations
@@ -500,8 +502,8 @@ def answer_outcome(study: Study, context: TurnContext, batch: list[InboxRow], no
         elif isinstance(event, MessageReceived):
             text = context.texts.get(row.id, "")
             reply = read_typed(item, text)
-            if isinstance(reply, Reask) and item.type is not ItemType.TEXT and "?" in text:
-                return None  # a question for the coach; the item is asked again after the reply
+            if isinstance(reply, Reask) and item.type is not ItemType.TEXT and is_conversation(text):
+                return None  # for the coach (who may flag it); the item is asked again after the reply
             result = reply
         else:
             continue
@@ -512,6 +514,17 @@ def answer_outcome(study: Study, context: TurnContext, batch: list[InboxRow], no
     if hidden:
         hooks.append(lambda session, _: set_kind(session, hidden, MessageKind.QUESTIONNAIRE))
     return _advance(state, questionnaire, item, open_, result, batch[-1], now, hooks)
+
+
+CONVERSATION_WORDS = 6
+"""A typed reply that fits no answer and has this many words is the participant talking, not a
+slip at answering ("lots", "seventy or so")."""
+
+
+def is_conversation(text: str) -> bool:
+    """A message the coach must see although an item waits: a question, or a sentence that is no
+    answer. The coach could otherwise never flag distress written in words the crisis list lacks."""
+    return "?" in text or len(text.split()) >= CONVERSATION_WORDS
 
 
 def _advance(state: TurnState, questionnaire: Questionnaire, item: QuestionnaireItem, open_: OpenQuestionnaire,

@@ -175,7 +175,8 @@ class ConversationFlow:
         if isinstance(event, TimerEvent):
             return await timer_outcome(self.deps, context, batch[0], event)
         outcome = await conversation_outcome(self.deps, context, batch, model_inputs(context, batch))
-        if state.questionnaire is not None and isinstance(event, MessageReceived):  # a question mid-questionnaire:
+        if state.questionnaire is not None and isinstance(event, MessageReceived) and not (
+                state.flags or was_screened(context.events)):  # after distress the item waits for its reminder
             questionnaires.ask_again_after(outcome, state, study, batch[-1])  # the item follows the coach's answer
         return outcome
 

@@ -150,8 +150,9 @@ async def test_bad_requests_are_refused_before_anything_runs(settings: Settings,
 
 async def test_the_study_file_holds_in_the_sandbox_quiet_hours_strata_and_all(tmp_path: Path) -> None:
     """The example study: stratified by site, quiet hours 21:30-08:00, a questionnaire at intake.
-    A persona enrolled at 23:00 their time is greeted at 08:00, and answers then; a crisis phrase
-    typed while a questionnaire item waits still brings the safety message."""
+    A persona enrolled at 23:00 their time is greeted at 08:00, and answers then. A crisis typed
+    while the intake questionnaire's number item waits brings the safety message: a listed phrase
+    through the screen, a Spanish one through the coach (it used to be taken as a wrong answer)."""
     settings = make_settings(f"sqlite:///{tmp_path / 'study.db'}", tmp_path / "state", "http://127.0.0.1:9/v1",
                              PROMPTPIPE_STUDY_FILE=str(ROOT / "study.example.toml"))
     personas = tmp_path / "personas.toml"
@@ -165,7 +166,7 @@ motivation = "sleep"
 timezone = "Asia/Tokyo"
 answer_rate = 1.0
 """, encoding="utf-8")
-    argv = ["--personas", str(personas), "--only", "Hiro,crisis-listed-plain", "--days", "2", "--out",
+    argv = ["--personas", str(personas), "--only", "Hiro,crisis-listed-plain,crisis-es", "--days", "2", "--out",
             str(tmp_path / "run")]
     code, said = await evaluate(settings, argv, FakeCoach(load_cases()))
     assert code == 0, said

@@ -14,7 +14,7 @@ from pathlib import Path
 import sqlalchemy as sa
 
 from promptpipe.app import App
-from promptpipe.research import admin
+from promptpipe.research import admin, oversight
 from promptpipe.research.export import export_study
 from promptpipe.research.questionnaire_ops import questionnaire_status, send_questionnaire
 from promptpipe.storage.models import table_of
@@ -158,6 +158,27 @@ async def test_a_question_to_the_coach_is_answered_and_the_item_follows(
     await app.run_until_idle()
     assert transport.texts_to(ANA)[-1] == NOTE
     assert ("cigarettes", "6", "6", None, 0) in await answers(app)
+    fake_openai.assert_complete()
+
+
+async def test_words_that_are_no_answer_reach_the_coach_who_can_flag_them(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer
+) -> None:
+    """Found by `promptpipe evaluate`: a distress message typed while a number item waited (in words
+    the crisis list does not hold) was taken as a wrong answer, re-asked, and hidden from the
+    coach, so nobody could flag it. A sentence that is no answer is conversation: the coach gets it."""
+    app, transport, _ = await started(make_app, fake_openai)
+    await vote(app, transport, poll_id(transport, SMOKED), "Yes")
+    distress = "ya no aguanto más, a veces pienso que sería mejor no despertar mañana"
+    fake_openai.call_tool("flag_concern", {"severity": "high", "reason": "may not want to wake up"}, match="aguanto")
+    fake_openai.say("I'm really sorry it feels this heavy. You matter.", match="Flag recorded")
+    await transport.inject(ANA, distress)
+    await app.run_until_idle()
+    assert transport.texts_to(ANA)[-1] == "I'm really sorry it feels this heavy. You matter."  # no item after it:
+    assert [flag.source for flag in await oversight.flags(app.db)] == ["model"]  # it waits for its reminder
+    await transport.inject(ANA, "lots")  # a slip of a few words is still a wrong answer: asked again
+    await app.run_until_idle()
+    assert transport.texts_to(ANA)[-1] == "Please reply with one whole number from 0 to 60."
     fake_openai.assert_complete()
 
 
