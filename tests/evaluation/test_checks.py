@@ -120,6 +120,8 @@ PERSONA_FAULTS: list[tuple[str, dict[str, Any], dict[str, Any], str, str]] = [
     ("window misses the time", {"schedule_times": ("08:00-09:00",)}, {}, "schedule_at_given_time", "19:00"),
     ("a time in quiet hours, nothing agreed", {"preferred_time": "23:00", "schedule_times": ()}, {},
      "schedule_at_given_time", "no other time was agreed"),
+    ("a time whose prompt falls in quiet hours", {"preferred_time": "07:10", "schedule_times": ()}, {},
+     "schedule_at_given_time", "no other time was agreed"),
     ("tool not offered", {"tool_uses": (ToolUse(START, "delete_everything", "{}", offered=False),)}, {},
      "tool_calls_valid", "delete_everything"),
     ("invalid arguments", {"tool_uses": (ToolUse(START, "scheduler", "[1]", offered=True,
