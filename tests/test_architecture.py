@@ -106,6 +106,7 @@ OPEN_DATA = {
     "research/evaluation/personas.py": "a personas file as parsed TOML",
     "research/evaluation/player.py": "messages for the model and its JSON answer before it is checked",
     "research/evaluation/recording.py": "messages, tool schemas and tool-call arguments of the model",
+    "research/evaluation/model_json.py": "a model's JSON answer before it is checked",
     "research/evaluation/setup_coach.py": "messages and tool-call arguments of the model",
     "logging.py": "structlog's event dictionary",
     "web/api.py": "the OpenAPI description of error responses",

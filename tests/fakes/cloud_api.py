@@ -13,12 +13,13 @@ import json
 import threading
 import time
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import httpx
 
 from promptpipe.transport._cloud_webhook import signature_for
+from tests.fakes.local_server import LocalServer
 
 __all__ = ["FakeCloudApi", "notify", "post_signed"]
 
@@ -58,21 +59,18 @@ class FakeCloudApi:
             def log_message(self, format: str, *args: Any) -> None:
                 """Stay quiet."""
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
+        self._local = LocalServer(Handler, "/v26.0")
 
     @property
     def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/v26.0"
+        return self._local.url
 
     def __enter__(self) -> FakeCloudApi:
-        self._thread.start()
+        self._local.__enter__()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        self._local.__exit__(*exc)
 
     def fail(self, *, status: int = 400, code: int = 0, retry_after: str | None = None) -> None:
         """The next send is answered with this error (one per call, in order)."""

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.fakes.local_server import LocalServer
 
 
 class WebhookReceiver:
@@ -29,18 +30,15 @@ class WebhookReceiver:
             def log_message(self, format: str, *args: Any) -> None:
                 """Stay quiet."""
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
+        self._local = LocalServer(Handler, "/alerts")
 
     @property
     def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/alerts"
+        return self._local.url
 
     def __enter__(self) -> WebhookReceiver:
-        self._thread.start()
+        self._local.__enter__()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        self._local.__exit__(*exc)

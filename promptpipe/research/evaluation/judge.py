@@ -4,7 +4,6 @@ quotes is reported, not trusted)."""
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from datetime import date
@@ -14,6 +13,7 @@ from zoneinfo import ZoneInfo
 from promptpipe.errors import LLMRejected
 from promptpipe.llm import LLM, Completion
 from promptpipe.logging import get_logger
+from promptpipe.research.evaluation.model_json import json_objects
 from promptpipe.research.evaluation.records import Conversation, Said, Score, TokenCount
 
 __all__ = ["CRITERIA", "Criterion", "Judge", "evidence_in", "parse_scores", "render_transcript"]
@@ -91,22 +91,11 @@ def _render(said: Said, zone: ZoneInfo, first_day: date) -> str:
 
 # --- the judge's answer ---------------------------------------------------------------------------
 
-_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
 
 
 def _json_object(text: str) -> dict[str, object] | None:
     """The first JSON object in the text: bare, in a ``json`` fence, or with prose around it."""
-    candidates = [match.group(1) for match in _FENCE.finditer(text)] + [text]
-    decoder = json.JSONDecoder()
-    for candidate in candidates:
-        for start in (index for index, char in enumerate(candidate) if char == "{"):
-            try:
-                value, _ = decoder.raw_decode(candidate, start)
-            except ValueError:
-                continue
-            if isinstance(value, dict):
-                return value
-    return None
+    return next(json_objects(text), None)
 
 
 def _unwrap(answer: dict[str, object], names: set[str]) -> dict[str, object]:

@@ -21,6 +21,7 @@ from zoneinfo import ZoneInfo
 from promptpipe.domain.limits import INBOUND_CHARS
 from promptpipe.errors import AdminError
 from promptpipe.logging import get_logger
+from promptpipe.research.evaluation.model_json import fenced, json_objects
 from promptpipe.research.evaluation.personas import TRAIT_NOTES, Persona
 from promptpipe.research.evaluation.records import Said, TokenCount
 
@@ -146,27 +147,14 @@ class ModelPlayer:
         return move, TokenCount(1, completion.prompt_tokens, completion.completion_tokens)
 
 
-_FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
 _TEXT_FIELD = re.compile(r'"text"\s*:\s*"((?:[^"\\]|\\.)*)', re.DOTALL)
 _SILENT_WORDS = {"silent", "silence", "none", "nothing", "ignore", "skip", "no_reply", "wait"}
 
 
 def _find_object(content: str) -> dict[str, Any] | None:
     """The first JSON object in the text that looks like a move (has ``action``), else the first object."""
-    decoder = json.JSONDecoder()
-    candidates = [*_FENCE.findall(content), content]
-    first: dict[str, Any] | None = None
-    for candidate in candidates:
-        for start in (index for index, char in enumerate(candidate) if char == "{"):
-            try:
-                value, _ = decoder.raw_decode(candidate, start)
-            except ValueError:
-                continue
-            if isinstance(value, dict):
-                if "action" in value:
-                    return value
-                first = first or value
-    return first
+    found = list(json_objects(content))
+    return next((value for value in found if "action" in value), found[0] if found else None)
 
 
 def _written(text: str) -> Move:
@@ -204,8 +192,8 @@ def parse_move(content: str | None, open_poll: Said | None) -> Move:
         if '"action"' in content:  # broken JSON: keep what it meant to write, never the JSON itself
             match = _TEXT_FIELD.search(content)
             return _written(match.group(1).replace('\\"', '"').replace("\\n", "\n")) if match else SILENT
-        fenced = _FENCE.findall(content)
-        return _written(fenced[0] if fenced else content)
+        inside = fenced(content)
+        return _written(inside[0] if inside else content)
     action = str(found.get("action", "")).strip().lower()
     text = found.get("text") if isinstance(found.get("text"), str) else ""
     options = _options_of(found.get("options", found.get("option")))
