@@ -114,14 +114,14 @@ class TimedTransport(MemoryTransport):
     sent_at: dict[str, tuple[float, ...]] = field(default_factory=dict)
     keep_sent: bool = True
 
-    async def send_text(self, to: Recipient, text: str, *, ref: str = "") -> SentMessage:
+    async def send_text(self, to: Recipient, text: str, *, ref: str = "", kind: str = "") -> SentMessage:
         result = await super().send_text(to, text)
         note_time(self.sent_at, to.phone)
         self._forget_sends()
         return result
 
     async def send_poll(self, to: Recipient, question: str, options: Sequence[str], *, ref: str = "",
-                        multiple: bool = False) -> SentMessage:
+                        multiple: bool = False, kind: str = "") -> SentMessage:
         result = await super().send_poll(to, question, options, multiple=multiple)
         self._forget_sends()
         return result
