@@ -10,6 +10,7 @@ many it skipped; and the flow checks again when it sends, in case their consent 
 
 from __future__ import annotations
 
+import re
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,7 +24,7 @@ from promptpipe.domain.consent import NOT_WRITABLE, why_not_writable
 from promptpipe.domain.limits import NAME_CHARS, RESEARCHER_MESSAGE_CHARS
 from promptpipe.domain.participant_filter import ParticipantFilter
 from promptpipe.domain.study import QuietHours
-from promptpipe.errors import Conflict, Forbidden, NotFound
+from promptpipe.errors import AdminError, Conflict, Forbidden, NotFound
 from promptpipe.logging import get_logger
 from promptpipe.pipeline.events import ResearcherMessageQueued, as_input
 from promptpipe.research._common import get_participant, researcher_name, validate_text
@@ -31,7 +32,7 @@ from promptpipe.research.broadcast_plan import broadcast_plan
 from promptpipe.research.listing import check_filter
 from promptpipe.research.quiet_check import quiet_hours_wait
 from promptpipe.storage.db import Database
-from promptpipe.storage.inbox_rows import add_input, add_inputs
+from promptpipe.storage.inbox_rows import add_input, add_inputs, count_keyed
 from promptpipe.storage.participant_list import count_participants, matching_ids
 from promptpipe.storage.participants import consent_facts, participant_by_id
 
@@ -60,11 +61,16 @@ class BroadcastPreview:
     skipped: int
 
 
+BROADCAST_ID = re.compile(r"b_[0-9a-f]{6,32}")
+
+
 @dataclass(frozen=True)
 class BroadcastQueued:
     broadcast_id: str
     queued: int
     skipped: int
+    repeated: bool = False
+    """This broadcast was queued before (the same form confirmed again): nothing more was queued."""
 
 
 async def send_message(db: Database, clock: Clock, *, who: str, text: str, by: str = "",
@@ -125,31 +131,41 @@ async def broadcast_preview(db: Database, clock: Clock, flt: ParticipantFilter) 
 
 
 async def broadcast(db: Database, clock: Clock, *, text: str, flt: ParticipantFilter, by: str = "",
-                    expected: int | None = None, anyway: bool = False) -> BroadcastQueued:
+                    expected: int | None = None, anyway: bool = False,
+                    broadcast_id: str | None = None) -> BroadcastQueued:
     """Queue one message from the research team for every participant the filter matches who may
     be written to; whoever is inside the study's quiet hours gets it when they end, unless
     ``anyway``. With ``expected`` (a count the researcher confirmed), refuses (:class:`Conflict`)
-    when the filter now matches a different number, so what is sent is what was confirmed."""
+    when the filter now matches a different number, so what is sent is what was confirmed.
+
+    ``broadcast_id`` (``b_`` and 6 to 32 hex digits; new when None) makes it idempotent: a
+    broadcast of that id queued before is not queued again, whichever process is asked (a double
+    click, or one form confirmed at two web processes), and the answer says so."""
     text = validate_text("text", text, RESEARCHER_MESSAGE_CHARS, required=True)
     by = validate_text("--by", by or researcher_name(), NAME_CHARS)
     check_filter(flt)
+    if broadcast_id is not None and not BROADCAST_ID.fullmatch(broadcast_id):
+        raise AdminError("broadcast id: write b_ and 6 to 32 hexadecimal digits")
     now = clock.now()
-    broadcast_id = "b_" + secrets.token_hex(6)
+    broadcast_id = broadcast_id or "b_" + secrets.token_hex(6)
     event = ResearcherMessageQueued(text=text, by=by, broadcast_id=broadcast_id,
                                     quiet_hours="send" if anyway else "hold")
 
-    def write(session: Session) -> tuple[list[str], list[str], int]:
+    def write(session: Session) -> tuple[list[str], list[str], int, bool]:
         # one transaction: the count checked is the count queued, and a crash queues all or none
         matched, recipients = _split(db, session, flt, now)
+        before = count_keyed(session, keys.broadcast_message(broadcast_id, ""))
+        if before:
+            return matched, recipients, before, True
         if expected is not None and len(matched) != expected:
             raise Conflict(f"the filter now matches {len(matched)} participants, not {expected}; count again")
-        return matched, recipients, _queue(db, session, event=event, ids=recipients, now=now)
+        return matched, recipients, _queue(db, session, event=event, ids=recipients, now=now), False
 
-    matched, recipients, queued = await db.run(write)
+    matched, recipients, queued, repeated = await db.run(write)
     skipped = len(matched) - len(recipients)
     log.info("broadcast_queued", broadcast_id=broadcast_id, queued=queued, skipped=skipped, filter=flt.describe(),
-             chars=len(text))
-    return BroadcastQueued(broadcast_id=broadcast_id, queued=queued, skipped=skipped)
+             chars=len(text), repeated=repeated)
+    return BroadcastQueued(broadcast_id=broadcast_id, queued=queued, skipped=skipped, repeated=repeated)
 
 
 def _queue(db: Database, session: Session, *, event: ResearcherMessageQueued, ids: Sequence[str], now: datetime) -> int:

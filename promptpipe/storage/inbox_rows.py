@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, select, update
+from sqlalchemy import bindparam, func, select, update
 from sqlalchemy.orm import Session
 
 from promptpipe.domain.messages import MessageStatus
@@ -21,6 +21,7 @@ from promptpipe.storage.models import DONE, FAILED, PENDING, InboxItem, Message,
 
 __all__ = [
     "ANSWERED", "KEPT", "WA_ID", "InboxRow", "NewInput", "add_input", "add_inputs", "as_written", "close_input",
+    "count_keyed",
     "get_input", "mark_inbox_done", "merge_inbox_payload", "message_words", "participants_with_due_inbox",
     "pending_inbox", "pending_messages", "reopen_input",
 ]
@@ -94,6 +95,16 @@ def add_inputs(db: Database, session: Session, inputs: Sequence[NewInput], now: 
         result = session.connection().execute(statement, values)
         written.update({key: row_id for row_id, key in result.all()})
     return written
+
+
+def count_keyed(session: Session, prefix: str) -> int:
+    """How many inputs have a key starting with ``prefix``. A LIKE, not a range on the key's index:
+    a range compares by the database's collation, which on PostgreSQL need not follow code points.
+    For rare reads (a broadcast confirmed)."""
+    pattern = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    found: int = session.execute(select(func.count()).select_from(_INBOX).where(
+        _INBOX.c.key.like(pattern, escape="\\"))).scalar_one()
+    return found
 
 
 def add_input(db: Database, session: Session, new: NewInput, now: datetime) -> int | None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 import secrets
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Annotated
 
@@ -35,10 +34,7 @@ SKIPPED_WORDS = {"opted_out": "sent STOP", "withdrawn": "withdrawn from the stud
 """Why someone the filter matches is not written to, as the count page says it."""
 COUNT = re.compile(r"[0-9]{1,9}")
 ONCE = re.compile(r"[0-9a-f]{32}")
-"""The review form's own key, so that the same form sent twice sends once."""
-REMEMBERED_FORMS = 1000
-_SENT: OrderedDict[str, str] = OrderedDict()
-"""Review forms sent (in this process), each with the address of its result ("" while sending)."""
+"""The review form's own key: it names the broadcast, so the same form sent twice sends once."""
 
 
 @dataclass(frozen=True)
@@ -134,26 +130,16 @@ async def send(request: Request, found: Annotated[Visitor, Depends(researcher)],
     form = _filter(status, stage, arm, silent)
     if not ONCE.fullmatch(once):
         raise PageError(400, "This form lost its key, so nothing was sent. Start again from the participant list.")
-    if once in _SENT:
-        if not _SENT[once]:
-            raise PageError(409, "This broadcast is being sent already; the second click sent nothing more.")
-        return RedirectResponse(_SENT[once], status_code=303)
-    _SENT[once] = ""  # claimed before the first await: a second request sees it
-    try:
+    try:  # the form's key names the broadcast: sent twice (a double click, another web process), queued once
         result = await messaging.broadcast(ctx.db, ctx.clock, text=text, flt=form.flt, by=found.caller.name,
-                                           expected=counted)
+                                           expected=counted, broadcast_id="b_" + once)
     except AdminError as exc:
-        del _SENT[once]
         shown = await _shown(found, form)
         return _page(request, found, shown, "count", text=text, error=api_words(str(exc)),
                      status_code=status_for(exc)[0])
-    except BaseException:
-        del _SENT[once]
-        raise
     target = url("/broadcast/sent", **form.query, queued=str(result.queued), skipped=str(result.skipped))
-    _SENT[once] = target
-    while len(_SENT) > REMEMBERED_FORMS:
-        _SENT.popitem(last=False)
+    if result.repeated:
+        return RedirectResponse(target, status_code=303)
     await audit(ctx.db, ctx.clock, found.caller, "broadcast", via="dashboard",
                 detail={"filter": form.flt.describe(), "broadcast_id": result.broadcast_id, "queued": result.queued,
                         "skipped": result.skipped, "chars": len(text)})
