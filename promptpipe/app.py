@@ -107,6 +107,11 @@ def build_transport(settings: Settings) -> Transport:
     if settings.transport == TransportName.WHATSAPP:
         from promptpipe.transport.whatsapp import WhatsAppTransport
 
+        if settings.number_plan.several:
+            raise ConfigError(f"WHATSAPP_NUMBERS names {len(settings.number_plan.numbers)} numbers, but one serve "
+                              "links one phone: for several numbers in one service use PROMPTPIPE_TRANSPORT=cloud-api "
+                              "(one linked phone per service, several services on one database, is not built yet).")
+
         return WhatsAppTransport(
             str(settings.whatsapp_session_path), pair_phone=settings.whatsapp_pair_phone,
             bot_label=settings.whatsapp_bot_label, capture_library_output=True, log_format=settings.log_format,
@@ -116,7 +121,7 @@ def build_transport(settings: Settings) -> Transport:
         from promptpipe.transport.cloud_api import CloudApiTransport
 
         return CloudApiTransport(
-            token=settings.cloud_api_token or "", phone_number_id=settings.cloud_api_phone_number_id or "",
+            token=settings.cloud_api_token or "", numbers=dict(settings.cloud_api_numbers),
             app_secret=settings.cloud_api_app_secret or "", verify_token=settings.cloud_api_verify_token or "",
             listen=settings.cloud_api_webhook_listen, base_url=settings.cloud_api_base_url,
             templates=settings.study.whatsapp_templates, typing=settings.mark_read, debug=settings.debug,
@@ -179,7 +184,7 @@ class App:
                                 on_flags_raised=alerts.kick if alerts else None)
         lanes = Lanes(db, clock, flow, concurrency=settings.lane_concurrency)
         inbox = Inbox(db, clock, InboxConfig(settings.auto_enroll_new_users, settings.default_timezone, settings.debug,
-                                                settings.study),
+                                                settings.study, settings.number_plan),
                       lanes.wake, alarms_changed=alarms.request_sync, spool=Spool(settings.state_dir / "spool"),
                       first_look=lanes.first_look)
         outbox = Outbox(db, transport, clock, rate_per_s=settings.send_rate_per_s, jitter=settings.send_jitter)

@@ -25,6 +25,8 @@ def admin_parser() -> argparse.ArgumentParser:
     enroll.add_argument("--stratum", action="append", default=[], metavar="FIELD=VALUE",
                         help="an enrollment field the study's allocation is stratified by, e.g. site=toronto "
                         "(repeat for each field)")
+    enroll.add_argument("--number", help="the WhatsApp number (by name, of WHATSAPP_NUMBERS) they are written "
+                        "from (default: by NUMBER_ASSIGNMENT)")
     listing = sub.add_parser("list", help="all participants")
     listing.add_argument("--json", action="store_true")
     show = sub.add_parser("show", help="one participant: status, stage, profile")

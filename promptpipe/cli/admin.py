@@ -64,7 +64,7 @@ async def _admin(args: argparse.Namespace, settings: Settings) -> int:
 async def _enroll(args: argparse.Namespace, env: Env) -> None:
     row = await admin.enroll(env.db, env.clock, phone=args.phone, name=args.name, timezone=args.timezone,
                              background=args.background or "", by=args.by or "", study=env.settings.study,
-                             strata=_strata(args.stratum))
+                             strata=_strata(args.stratum), numbers=env.settings.number_plan, number=args.number)
     arm = f" in arm {row.arm}" if row.arm else ""
     print(f"enrolled {cell(row.name)} ({row.phone}) as {row.id}{arm}; "
           "the running service will send the greeting")

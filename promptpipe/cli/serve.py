@@ -217,7 +217,7 @@ async def _chat(settings: Settings, phone: str, name: str) -> int:
         await admin.refuse_if_live(db, "promptpipe chat")
         if await admin.find(db, phone) is None:  # enrolled already: carry on that conversation
             await admin.enroll(db, SystemClock(), phone=phone, name=name, timezone=settings.default_timezone,
-                               study=settings.study, strata={})
+                               study=settings.study, strata={}, numbers=settings.number_plan)
     finally:
         await db.close()
     stop = asyncio.Event()

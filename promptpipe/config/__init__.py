@@ -33,6 +33,7 @@ from promptpipe.config.values import (
     webhook_url,
 )
 from promptpipe.domain.limits import DEFAULT_MAX_SCHEDULES
+from promptpipe.domain.numbers import DEFAULT_NUMBER, NUMBER_NAME, NumberPlan, NumberRule, parse_rule
 from promptpipe.domain.setting_values import validate_timezone
 from promptpipe.domain.study import OPEN_STUDY, Study
 from promptpipe.domain.study_file import load_study
@@ -79,11 +80,55 @@ def _none_if_empty(name: str, raw: str) -> str | None:
     return raw or None
 
 
+def _number_names(name: str, raw: str) -> tuple[str, ...]:
+    names = tuple(part.strip() for part in raw.split(",") if part.strip())
+    bad = [part for part in names if not NUMBER_NAME.fullmatch(part)]
+    if bad or len(set(names)) != len(names):
+        raise ConfigError(f"{name}={raw!r}: give each number a different name of 1-32 lowercase letters, digits, "
+                          "'-' or '_', separated by commas (e.g. toronto,montreal).")
+    return names
+
+
+def _number_rule(name: str, raw: str) -> NumberRule:
+    try:
+        return parse_rule(raw)
+    except ValueError as exc:
+        raise ConfigError(f"{name}: {exc}.") from None
+
+
 def _host_port(name: str, raw: str) -> str:
     host, sep, port = raw.rpartition(":")
     if not sep or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
         raise ConfigError(f"{name}={raw!r} is not host:port: write it like 127.0.0.1:8090.")
     return raw
+
+
+class _NumberId(tuple[str, str]):
+    """A (number name, phone number id) pair that reads as ``name=id`` (``promptpipe check``)."""
+
+    def __str__(self) -> str:
+        return f"{self[0]}={self[1]}"
+
+
+def _cloud_numbers(name: str, raw: str) -> tuple[tuple[str, str], ...]:
+    """``name=id,name=id`` (the first the default), or a bare id: one number named ``main``."""
+    text = raw.strip()
+    if not text:
+        return ()
+    bare = "=" not in text and "," not in text
+    pairs: list[tuple[str, str]] = []
+    for place, part in enumerate(text.split(","), 1):
+        number, sep, number_id = (DEFAULT_NUMBER, "=", text) if bare else (p.strip() for p in part.partition("="))
+        if not sep or not NUMBER_NAME.fullmatch(number) or not number_id.isdigit():
+            raise ConfigError(f"{name}: entry {place} ({part.strip()!r}) is not name=id: write one phone number id, "
+                              "or name=id pairs separated by commas (e.g. toronto=1234,montreal=5678), each name "
+                              "1-32 of a-z 0-9 _ - and each id the digits WhatsApp Manager shows.")
+        pairs.append(_NumberId((number, number_id)))
+    for label, seen in (("name", [pair[0] for pair in pairs]), ("phone number id", [pair[1] for pair in pairs])):
+        twice = sorted({value for value in seen if seen.count(value) > 1})
+        if twice:
+            raise ConfigError(f"{name}: the {label} {twice[0]!r} is given twice; each number once, by one name.")
+    return tuple(pairs)
 
 
 def _base_url(name: str, raw: str) -> str:
@@ -170,6 +215,15 @@ class Settings:
         "PROMPTPIPE_TRANSPORT", TransportName.WHATSAPP, _choice(TransportName), section="transport", readme=True,
         meaning="whatsapp (a real phone), cloud-api (the official WhatsApp Cloud API, no linked phone), dry-run "
                 "(nothing is sent; replies are recorded as sent), console (only `promptpipe chat`).")
+    whatsapp_numbers: tuple[str, ...] = setting(
+        "WHATSAPP_NUMBERS", (), _number_names, section="transport", shown="one number, `main`",
+        example="", meaning="The deployment's WhatsApp numbers by name, the first the default (e.g. toronto,montreal). "
+                            "Each participant is given one at enrolment and keeps it. Empty: one number, named main.")
+    number_assignment: NumberRule = setting(
+        "NUMBER_ASSIGNMENT", NumberRule(), _number_rule, section="transport", example="balanced",
+        shown="`balanced`", meaning="How a new participant is given a number when the team names none: balanced "
+                                    "(the fewest participants in the study), arm (the number named like their arm) or "
+                                    "stratum:FIELD (named like their level of FIELD, e.g. stratum:site).")
     dryrun_journal: Path | None = setting(
         "PROMPTPIPE_DRYRUN_JOURNAL", None, _path, section="transport",
         meaning="dry-run only: append every message 'sent' to this file, one JSON line each (the recovery drill "
@@ -189,9 +243,10 @@ class Settings:
     cloud_api_token: str | None = setting(
         "CLOUD_API_TOKEN", None, _none_if_empty, section="transport", secret=True,
         meaning="cloud-api: the access token (a system user's permanent token) that may send for the phone number.")
-    cloud_api_phone_number_id: str | None = setting(
-        "CLOUD_API_PHONE_NUMBER_ID", None, _none_if_empty, section="transport",
-        meaning="cloud-api: the phone number's id in WhatsApp Manager (not the number itself).")
+    cloud_api_numbers: tuple[tuple[str, str], ...] = setting(
+        "CLOUD_API_PHONE_NUMBER_ID", (), _cloud_numbers, section="transport",
+        meaning="cloud-api: the phone number's id in WhatsApp Manager (not the number itself). Several numbers: "
+                "name=id,name=id (names of a-z 0-9 _ -, the first the default), all on one webhook.")
     cloud_api_app_secret: str | None = setting(
         "CLOUD_API_APP_SECRET", None, _none_if_empty, section="transport", secret=True,
         meaning="cloud-api: the Meta app's secret; a webhook call not signed with it is refused.")
@@ -375,6 +430,14 @@ class Settings:
         return self.chat_history_limit
 
     @property
+    def number_plan(self) -> NumberPlan:
+        """The deployment's numbers (WHATSAPP_NUMBERS; for the Cloud API without it, the names its
+        phone number ids are given) and the rule that gives them."""
+        cloud = (tuple(number for number, _ in self.cloud_api_numbers) if self.transport == TransportName.CLOUD_API
+                 else ())
+        return NumberPlan(self.whatsapp_numbers or cloud or (DEFAULT_NUMBER,), self.number_assignment)
+
+    @property
     def whatsapp_session_path(self) -> Path:
         return self.state_dir / "whatsapp-session.db"
 
@@ -449,12 +512,17 @@ def _check(settings: Settings) -> None:
     if settings.transport == TransportName.CLOUD_API:
         missing = [name for name, value in (
             ("CLOUD_API_TOKEN", settings.cloud_api_token),
-            ("CLOUD_API_PHONE_NUMBER_ID", settings.cloud_api_phone_number_id),
+            ("CLOUD_API_PHONE_NUMBER_ID", settings.cloud_api_numbers),
             ("CLOUD_API_APP_SECRET", settings.cloud_api_app_secret),
             ("CLOUD_API_VERIFY_TOKEN", settings.cloud_api_verify_token)) if not value]
         if missing:
             raise ConfigError("PROMPTPIPE_TRANSPORT=cloud-api needs " + ", ".join(missing) + ": copy them from the "
                               "Meta app and WhatsApp Manager (see 'The WhatsApp Cloud API' in the README).")
+        named = [number for number, _ in settings.cloud_api_numbers]
+        if settings.whatsapp_numbers and sorted(named) != sorted(settings.whatsapp_numbers):
+            raise ConfigError(f"CLOUD_API_PHONE_NUMBER_ID names the numbers {', '.join(named)}, but WHATSAPP_NUMBERS "
+                              f"names {', '.join(settings.whatsapp_numbers)}: give each number of WHATSAPP_NUMBERS "
+                              "its phone number id (name=id), and no other.")
     for name, path in (
         ("INTAKE_BOT_PROMPT_FILE", settings.intake_prompt_file),
         ("FEEDBACK_TRACKER_PROMPT_FILE", settings.feedback_prompt_file),

@@ -41,6 +41,8 @@ class ParticipantInfo:
     extra_days: int = 0
     completed: bool = False
     enrolled_at: datetime | None = None
+    number: str | None = None
+    """The deployment's number everything to them goes from (None: the default one)."""
 
 
 RESEARCHER_KIND = MessageKind.RESEARCHER

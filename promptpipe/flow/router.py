@@ -218,7 +218,7 @@ class ConversationFlow:
                       if ids.get(m.key)}
             return self.sender.claim_queued(session, state.participant.id, recipient, queued)
 
-        recipient = Recipient(phone=state.participant.phone, lid=state.participant.lid)
+        recipient = Recipient(phone=state.participant.phone, lid=state.participant.lid, number=state.participant.number)
         writing = asyncio.ensure_future(self.db.run(write))
         if self.sender is not None and outgoing:  # sent even if this turn is cancelled while its commit runs
             self.sender.send_when_committed(writing)
@@ -264,7 +264,8 @@ class ConversationFlow:
         if not ids or self.transport is None:
             return
         try:
-            await self.transport.mark_read(Recipient(phone=state.participant.phone, lid=state.participant.lid), ids)
+            await self.transport.mark_read(Recipient(phone=state.participant.phone, lid=state.participant.lid,
+                                                     number=state.participant.number), ids)
         except Exception as exc:
             log.debug("mark_read_failed", participant_id=state.participant.id, error=str(exc))
 

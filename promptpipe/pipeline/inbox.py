@@ -20,6 +20,7 @@ from promptpipe.clock import Clock
 from promptpipe.domain import keys
 from promptpipe.domain.consent import ConsentSource
 from promptpipe.domain.limits import NAME_CHARS
+from promptpipe.domain.numbers import ONE_NUMBER, NumberPlan
 from promptpipe.domain.phones import from_whatsapp
 from promptpipe.domain.study import OPEN_STUDY, Study
 from promptpipe.domain.text import clean_for_storage, lossless_original
@@ -56,6 +57,8 @@ class InboxConfig:
     debug: bool = False
     study: Study = OPEN_STUDY
     """Whom someone who enrolls by writing in is allocated to."""
+    numbers: NumberPlan = ONE_NUMBER
+    """The deployment's numbers: someone who enrolls by writing in keeps the number they wrote to."""
 
 
 class _Duplicate(Exception):
@@ -138,6 +141,11 @@ class Inbox:
         self._wake(participant_id, looked)
         return inbox_id
 
+    def _number_of(self, msg: InboundMessage) -> str | None:
+        """The number someone who enrols by writing in keeps: the one they wrote to (when the
+        transport serves several and it is one of ours)."""
+        return msg.number if msg.number in self.config.numbers.numbers else None
+
     def _store(self, session: Session, msg: InboundMessage,
                original: str | None) -> tuple[str, int, str, bool, int, FirstLook[Any] | None] | None:
         """One transaction: find (or auto-enroll) the sender, dedupe, write transcript + inbox,
@@ -188,7 +196,7 @@ class Inbox:
             created = create_participant(
                 session, phone=phone, name=msg.sender_name, timezone=self.config.default_timezone,
                 background="", now=now, reason="auto-enrolled on first message", source=ConsentSource.SERVER,
-                study=self.config.study,
+                study=self.config.study, numbers=self.config.numbers, number=self._number_of(msg),
             )
             sender, enrolled = SenderRef(created.id, created.lid, pending_inputs=0, timers_to_cancel=False,
                                          newest_prompt_unanswered=False), True

@@ -162,7 +162,7 @@ class Outbox:
         dispatcher takes those rows later, so a burst does not leave thousands waiting *sending*."""
         limit = self._room()
         claimed = claim_queued(session, self._claim_one, participant_id, self.clock.now(), limit, queued,
-                               recipient.phone, recipient.lid) if limit > 0 else []
+                               recipient.phone, recipient.lid, recipient.number) if limit > 0 else []
         left = len(queued) - sum(1 for item in claimed if item.key in queued)
         if claimed and left > 0:  # the next goes once this one's send is recorded (see _record_outcomes)
             with self._following_lock:
@@ -261,7 +261,7 @@ class Outbox:
         """Wait for the pace, then send under the limit of sends at once (the transport's call
         only: waiting for an outcome's commit holds no other send back). Until the call ends the
         row counts as claimed and not yet sent."""
-        recipient = Recipient(phone=item.phone, lid=item.lid)
+        recipient = Recipient(phone=item.phone, lid=item.lid, number=item.number)
         try:
             await self.limiter.acquire()
             async with self._semaphore:

@@ -14,6 +14,7 @@ from promptpipe.clock import Clock
 from promptpipe.domain import keys
 from promptpipe.domain.consent import ConsentSource
 from promptpipe.domain.limits import BACKGROUND_CHARS, NAME_CHARS, REASON_CHARS
+from promptpipe.domain.numbers import ONE_NUMBER, NumberPlan
 from promptpipe.domain.states import ACTIVE
 from promptpipe.domain.study import OPEN_STUDY, QuietHours, Study
 from promptpipe.domain.text import has_undecodable
@@ -49,10 +50,12 @@ ALLOCATION_TRIES = 5
 
 async def enroll(
     db: Database, clock: Clock, *, phone: str, name: str, timezone: str, background: str = "", by: str = "",
-    study: Study = OPEN_STUDY, strata: Mapping[str, str] | None = None,
+    study: Study = OPEN_STUDY, strata: Mapping[str, str] | None = None, numbers: NumberPlan = ONE_NUMBER,
+    number: str | None = None,
 ) -> ParticipantView:
-    """Create the participant (allocated to an arm by the study's rule, stratified by ``strata``)
-    and queue their greeting; the running service sends it."""
+    """Create the participant (allocated to an arm by the study's rule, stratified by ``strata``,
+    given a WhatsApp number of ``numbers``: ``number`` when the team names one) and queue their
+    greeting; the running service sends it (from their number)."""
     phone = validate_phone(phone)
     timezone = validate_timezone(timezone)
     name = valid_name(name)
@@ -66,9 +69,13 @@ async def enroll(
         existing = participant_by_phone(session, phone)
         if existing is not None:
             raise _already_enrolled(phone, existing)
-        participant = create_participant(session, phone=phone, name=name, timezone=timezone, background=background,
-                                         now=now, reason="enrolled by a researcher",
-                                         source=ConsentSource.RESEARCHER, actor=by, study=study, strata=strata)
+        try:
+            participant = create_participant(session, phone=phone, name=name, timezone=timezone,
+                                             background=background, now=now, reason="enrolled by a researcher",
+                                             source=ConsentSource.RESEARCHER, actor=by, study=study, strata=strata,
+                                             numbers=numbers, number=number)
+        except ValueError as exc:  # the number: one the deployment lacks, or a rule naming none of them
+            raise AdminError(f"--number: {exc}") from None
         add_input(db, session, as_input(Enrolled(), key=keys.enrollment(participant.id), participant_id=participant.id),
                   now)
         return participant_row(participant, None)

@@ -104,6 +104,8 @@ PARTICIPANTS = FileDoc("participants", "One row per participant, as they stand a
           "conversation.sub_state"),
     Entry("arm", "string", "an arm name from study.json; empty when enrolled without a study file",
           "The arm the allocation assigned at enrollment.", "participant.arm (allocation table)"),
+    Entry("number", "string", "a name of WHATSAPP_NUMBERS; empty: the deployment's first (default) number",
+          "The WhatsApp number the participant is written from (given at enrollment).", "participant.number"),
     Entry("day_one", "date", "YYYY-MM-DD on the participant's calendar; empty until it is known",
           "Study day 1: the first local day after intake or after enrollment, as the protocol says.",
           "participant.day_one"),

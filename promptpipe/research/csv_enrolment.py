@@ -29,6 +29,7 @@ from datetime import datetime
 from sqlalchemy.orm import Session
 
 from promptpipe.clock import Clock
+from promptpipe.domain.numbers import ONE_NUMBER, NumberPlan
 from promptpipe.domain.study import Study
 from promptpipe.domain.text import has_undecodable
 from promptpipe.errors import AdminError, ConfigError
@@ -281,7 +282,7 @@ def _enrolled(session: Session, study: Study, phones: set[str], now: datetime) -
 
 
 async def run_import(db: Database, clock: Clock, text: str, *, study: Study, caller: Caller,
-                     via: str) -> ImportResult:
+                     via: str, numbers: NumberPlan = ONE_NUMBER) -> ImportResult:
     """Check the file, then, only if nothing is wrong, enrol each row (audited with ``caller``'s
     name, ``via`` the API or the dashboard). A file with a problem comes back with each problem,
     nothing enrolled."""
@@ -293,7 +294,8 @@ async def run_import(db: Database, clock: Clock, text: str, *, study: Study, cal
     for entry, row in zip(entries, checked.rows, strict=True):
         try:
             view = await enroll(db, clock, phone=entry.phone, name=entry.name, timezone=entry.timezone,
-                                background=entry.background, by=caller.name, study=study, strata=entry.strata)
+                                background=entry.background, by=caller.name, study=study, strata=entry.strata,
+                                numbers=numbers)
         except AdminError as exc:  # enrolled by someone else since the check
             rows.append(replace(row, problem=str(field_words(exc, default="phone"))))
             continue

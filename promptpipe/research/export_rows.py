@@ -37,7 +37,8 @@ IDENTIFIERS = "identifiers"
 
 PARTICIPANT_COLUMNS = (
     "id", "timezone", "status", "paused_by", "opted_out", "researcher_paused", "sub_state",
-    "arm", "day_one", "extra_days", "enrolled_at_utc", "enrolled_at_local", "completed_at_utc", "completed_at_local",
+    "arm", "number", "day_one", "extra_days", "enrolled_at_utc", "enrolled_at_local", "completed_at_utc",
+    "completed_at_local",
     "erased_at_utc", "erased_at_local", "withdrawn_at_utc", "withdrawn_at_local", *HABIT_FIELDS, "intensity",
     *COUNTER_INTS, *COUNTER_DATES, "tone_active",
 )
@@ -156,7 +157,8 @@ def participant_chunk(after: str | None, limit: int) -> Callable[[Session], list
     query = (
         select(p.c.id, p.c.phone, p.c.name, p.c.timezone, p.c.status, p.c.paused_by, p.c.opted_out,
                p.c.researcher_paused, p.c.enrolled_at, p.c.erased_at, withdrawn_at(p.c.id).label("withdrawn_at"),
-               p.c.arm, p.c.strata, p.c.day_one, p.c.extra_days, p.c.completed_at, c.c.sub_state, c.c.profile,
+               p.c.arm, p.c.number, p.c.strata, p.c.day_one, p.c.extra_days, p.c.completed_at, c.c.sub_state,
+               c.c.profile,
                c.c.tone)
         .select_from(p.outerjoin(c, c.c.participant_id == p.c.id))
         .order_by(p.c.id).limit(limit)
@@ -176,7 +178,8 @@ def _participant_row(row: Any, people: People, strata: Sequence[str] = ()) -> di
     out: dict[str, Any] = {
         "id": row.id, "timezone": row.timezone, "status": row.status, "paused_by": row.paused_by,
         "opted_out": bool(row.opted_out), "researcher_paused": bool(row.researcher_paused),
-        "sub_state": row.sub_state, "arm": row.arm, "day_one": row.day_one, "extra_days": row.extra_days or 0,
+        "sub_state": row.sub_state, "arm": row.arm, "number": row.number, "day_one": row.day_one,
+        "extra_days": row.extra_days or 0,
         **_times("enrolled_at", row.enrolled_at, zone), **_times("completed_at", row.completed_at, zone),
         **_times("erased_at", row.erased_at, zone), **_times("withdrawn_at", row.withdrawn_at, zone),
     }

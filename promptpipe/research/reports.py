@@ -66,6 +66,7 @@ def _participant_fields(participant: Participant, conversation: Conversation | N
         "strata": dict(participant.strata or {}), "day_one": participant.day_one,
         "extra_days": participant.extra_days or 0,
         "completed_at": participant.completed_at.isoformat() if participant.completed_at else None,
+        "number": participant.number,
     }
 
 

@@ -53,6 +53,8 @@ class ParticipantView:
     day_one: str | None
     extra_days: int
     completed_at: str | None
+    number: str | None = None
+    """The deployment's WhatsApp number they are written from (None: the default one)."""
 
 
 @dataclass(frozen=True)

@@ -50,7 +50,7 @@ _STATE_COLUMNS = (
     _CONVERSATION.c.tone, _CONVERSATION.c.summary, _CONVERSATION.c.summary_through,
     _CONVERSATION.c.turns_since_summary, _PARTICIPANT.c.arm, _PARTICIPANT.c.day_one, _PARTICIPANT.c.extra_days,
     _PARTICIPANT.c.completed_at, _PARTICIPANT.c.enrolled_at, _CONVERSATION.c.questionnaire,
-    exists().where(_DELIVERY.c.participant_id == _PARTICIPANT.c.id).label("ever_prompted"))
+    exists().where(_DELIVERY.c.participant_id == _PARTICIPANT.c.id).label("ever_prompted"), _PARTICIPANT.c.number)
 _TURN_STATE = (
     select(*_STATE_COLUMNS, *(column.label(f"s_{column.name}") for column in _SCHEDULE_COLUMNS),
            *(column.label(f"t_{column.name}") for column in _TIMER_COLUMNS))
@@ -88,7 +88,7 @@ def load_turn_state(session: Session, participant_id: str) -> TurnState:
         raise StorageError(f"participant {participant_id} has no conversation row")
     (pid, phone, name, timezone, status, background, lid, paused_by, opted_out, researcher_paused, sub_state, profile,
      version, tone, summary, summary_through, turns_since_summary, arm, day_one, extra_days, completed_at,
-     enrolled_at, questionnaire, ever_prompted) = rows[0][:_PARTICIPANT_WIDTH]
+     enrolled_at, questionnaire, ever_prompted, number) = rows[0][:_PARTICIPANT_WIDTH]
     schedules: dict[str, ScheduleEntry] = {}
     timers: dict[int, PendingTimer] = {}
     for row in rows:
@@ -102,7 +102,7 @@ def load_turn_state(session: Session, participant_id: str) -> TurnState:
                            background=background, lid=lid, paused_by=paused_by, opted_out=bool(opted_out),
                            researcher_paused=bool(researcher_paused), arm=arm,
                            day_one=date.fromisoformat(day_one) if day_one else None, extra_days=extra_days or 0,
-                           completed=completed_at is not None, enrolled_at=enrolled_at)
+                           completed=completed_at is not None, enrolled_at=enrolled_at, number=number)
     return TurnState(participant=info, sub_state=sub_state, profile=Profile.from_json(profile), version=version,
                      schedules=list(schedules.values()), pending_timers={t.kind: t for t in timers.values()},
                      tone=dict(tone or {}), summary=summary or "", summary_through=summary_through or 0,

@@ -99,6 +99,9 @@ class Participant(SQLModel, table=True):
     """Days a researcher added to this participant's study length (``extend``)."""
     completed_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
     """When they completed the study (status ``completed``); None otherwise."""
+    number: str | None = Field(default=None, index=True)
+    """The deployment's WhatsApp number they were given (everything to them goes from it); None:
+    the first, default number (everyone enrolled before there were several)."""
 
 
 class Conversation(SQLModel, table=True):

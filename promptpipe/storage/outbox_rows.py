@@ -38,6 +38,8 @@ class Claimed:
     payload: dict[str, Any]
     phone: str
     lid: str | None
+    number: str | None = None
+    """The deployment's number it goes from (None: the default one)."""
 
 
 @dataclass(frozen=True)
@@ -83,7 +85,8 @@ def claim_statement(*, skip_locked: bool, one_participant: bool = False, partici
 
 _CLAIMED_DETAILS = (
     select(_OUTBOX.c.id, _OUTBOX.c.key, _OUTBOX.c.participant_id, _OUTBOX.c.message_id, _OUTBOX.c.attempts,
-           _MESSAGE.c.kind, _MESSAGE.c.text, _MESSAGE.c.payload, _PARTICIPANT.c.phone, _PARTICIPANT.c.lid)
+           _MESSAGE.c.kind, _MESSAGE.c.text, _MESSAGE.c.payload, _PARTICIPANT.c.phone, _PARTICIPANT.c.lid,
+           _PARTICIPANT.c.number)
     .join(Message, _MESSAGE.c.id == _OUTBOX.c.message_id)
     .join(Participant, _PARTICIPANT.c.id == _OUTBOX.c.participant_id)
     .where(_OUTBOX.c.id.in_(bindparam("ids", expanding=True)))
@@ -104,7 +107,8 @@ def claim_due(session: Session, statement: Any, now: datetime, limit: int = CLAI
 
 
 def claim_queued(session: Session, statement: Any, participant_id: str, now: datetime, limit: int,
-                 queued: Mapping[str, Queued], phone: str, lid: str | None) -> list[Claimed]:
+                 queued: Mapping[str, Queued], phone: str, lid: str | None,
+                 number: str | None = None) -> list[Claimed]:
     """In the transaction that queued them: mark the participant's due rows *sending* (at most
     ``limit``; a statement built by :func:`claim_statement` for one participant) so the outbox
     sends them at once, without a claim of its own. ``queued``: what was just queued, by key; a
@@ -115,7 +119,8 @@ def claim_queued(session: Session, statement: Any, participant_id: str, now: dat
         if key in queued:
             m = queued[key]
             claimed.append(
-                Claimed(outbox_id, key, participant_id, message_id, attempts, m.kind, m.text, m.payload, phone, lid))
+                Claimed(outbox_id, key, participant_id, message_id, attempts, m.kind, m.text, m.payload, phone, lid,
+                        number))
         else:
             earlier.append(outbox_id)
     if earlier:

@@ -14,7 +14,8 @@ from sqlalchemy import bindparam, exists, func, select, update
 from sqlalchemy.orm import Session
 
 from promptpipe.domain.consent import ConsentKind, ConsentRecord, ConsentSource
-from promptpipe.domain.states import ACTIVE, INTAKE
+from promptpipe.domain.numbers import ONE_NUMBER, NumberPlan, assign_number
+from promptpipe.domain.states import ACTIVE, COMPLETED, INTAKE, WITHDRAWN
 from promptpipe.domain.study import OPEN_STUDY, Study
 from promptpipe.domain.timers import CANCELLED_BY_REPLY
 from promptpipe.domain.transitions import Actor
@@ -117,11 +118,14 @@ def remember_lid(session: Session, lid: str, phone: str, now: datetime) -> None:
 def create_participant(
     session: Session, *, phone: str, name: str, timezone: str, background: str, now: datetime, reason: str,
     source: ConsentSource = ConsentSource.RESEARCHER, actor: str = "", study: Study = OPEN_STUDY,
-    strata: Mapping[str, str] | None = None,
+    strata: Mapping[str, str] | None = None, numbers: NumberPlan = ONE_NUMBER, number: str | None = None,
 ) -> Participant:
-    """The participant with their arm (allocated by the study's rule), their conversation (in
-    INTAKE), the ``enrolled`` log row and consent record."""
+    """The participant with their arm (allocated by the study's rule), their WhatsApp number
+    (``number`` when named, else the plan's rule; left empty where the deployment has one), their
+    conversation (in INTAKE), the ``enrolled`` log row and consent record. ValueError when the
+    number cannot be given (an unknown name, a rule that names none of the numbers)."""
     strata = dict(strata or {})
+    counts = number_counts(session, numbers) if numbers.several and number is None else {}  # before they count
     participant = Participant(
         id=new_participant_id(), phone=phone, name=name, timezone=timezone, status=ACTIVE,
         background=background, enrolled_at=now, updated_at=now, strata=strata,
@@ -129,6 +133,8 @@ def create_participant(
     session.add(participant)
     session.flush()
     participant.arm = allocate(session, study, participant.id, strata, now, strict=source == "researcher")
+    if numbers.several or number is not None:
+        participant.number = assign_number(numbers, arm=participant.arm, strata=strata, counts=counts, asked=number)
     session.add(Conversation(participant_id=participant.id, sub_state=INTAKE, profile={}, tone={}, updated_at=now))
     session.add(Transition(participant_id=participant.id, kind="status", name="enrolled", from_value=None,
                            actor=Actor.RESEARCHER if source == ConsentSource.RESEARCHER else Actor.SERVER,
@@ -137,6 +143,17 @@ def create_participant(
     enrolled = ConsentRecord(ConsentKind.ENROLLED, ConsentSource(source), reason, actor)
     record_consent(session, participant.id, [enrolled], now)
     return participant
+
+
+def number_counts(session: Session, numbers: NumberPlan) -> dict[str, int]:
+    """Participants still in the study (not withdrawn, completed or erased) per number."""
+    rows = session.execute(select(_PARTICIPANT.c.number, func.count()).where(
+        _PARTICIPANT.c.status.not_in((WITHDRAWN, COMPLETED)), _PARTICIPANT.c.erased_at.is_(None))
+        .group_by(_PARTICIPANT.c.number)).all()
+    counts: dict[str, int] = {}
+    for name, count in rows:
+        counts[numbers.of(name)] = counts.get(numbers.of(name), 0) + int(count)
+    return counts
 
 
 def statuses_and_zones(db: Database, session: Session, ids: set[str]) -> dict[str, tuple[str, str]]:

@@ -11,7 +11,7 @@ buttons, so a tap maps to our :class:`PollVote` without any state (it survives a
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
@@ -106,6 +106,8 @@ class StatusFailure:
 
     message_id: str
     codes: tuple[int, ...]
+    number: str | None = None
+    """The name of our number it was sent from."""
 
 
 @dataclass(frozen=True)
@@ -117,6 +119,8 @@ class Notification:
     receipts: tuple[DeliveryReceipt, ...] = ()
     failures: tuple[StatusFailure, ...] = ()
     skipped: int = 0
+    foreign: tuple[str, ...] = ()
+    """Phone number ids (not ours) of the changes left out whole, one per change."""
 
 
 def _when(raw: Any) -> datetime:
@@ -126,7 +130,7 @@ def _when(raw: Any) -> datetime:
         return datetime.now(timezone.utc)
 
 
-def _message(raw: dict[str, Any], names: dict[str, str]) -> InboundMessage | None:
+def _message(raw: dict[str, Any], names: dict[str, str], number: str | None) -> InboundMessage | None:
     sender, message_id, kind = str(raw.get("from") or ""), str(raw.get("id") or ""), raw.get("type")
     if not sender or not message_id:
         return None
@@ -135,7 +139,7 @@ def _message(raw: dict[str, Any], names: dict[str, str]) -> InboundMessage | Non
     quoted = str(context.get("id")) if context.get("id") else None
     base: dict[str, Any] = {"message_id": message_id, "sender_phone": "+" + _digits(sender), "sender_lid": None,
                             "sender_name": names.get(sender, ""), "text": "", "timestamp": _when(raw.get("timestamp")),
-                            "quoted_message_id": quoted}
+                            "quoted_message_id": quoted, "number": number}
     found = raw.get(kind) if isinstance(kind, str) else None
     part: dict[str, Any] = found if isinstance(found, dict) else {}
     if kind == "text":
@@ -164,7 +168,7 @@ def _message(raw: dict[str, Any], names: dict[str, str]) -> InboundMessage | Non
     return None
 
 
-def _receipt(raw: dict[str, Any]) -> DeliveryReceipt | StatusFailure | None:
+def _receipt(raw: dict[str, Any], number: str | None) -> DeliveryReceipt | StatusFailure | None:
     status, message_id = raw.get("status"), str(raw.get("id") or "")
     if not message_id:
         return None
@@ -174,16 +178,22 @@ def _receipt(raw: dict[str, Any]) -> DeliveryReceipt | StatusFailure | None:
         errors = raw.get("errors")
         codes = tuple(int(e["code"]) for e in (errors if isinstance(errors, list) else [])
                       if isinstance(e, dict) and isinstance(e.get("code"), int))
-        return StatusFailure(message_id, codes)
+        return StatusFailure(message_id, codes, number)
     return None  # "sent": the send's own answer said so already
 
 
-def read_notifications(payload: Any) -> Notification:
+def read_notifications(payload: Any, numbers: Mapping[str, str] | None = None) -> Notification:
     """Every message and status of a webhook body (``object`` = ``whatsapp_business_account``);
-    anything of another shape is counted as skipped, never raised."""
+    anything of another shape is counted as skipped, never raised.
+
+    ``numbers`` maps our phone number ids to their names: each message (and failure) gets the name
+    of the number it came through (``metadata.phone_number_id``), and a change for an id not among
+    them is left out whole (its id is listed in ``foreign``). None: every id is taken, unnamed.
+    """
     messages: list[InboundMessage] = []
     receipts: list[DeliveryReceipt] = []
     failures: list[StatusFailure] = []
+    foreign: list[str] = []
     skipped = 0
     entries = payload.get("entry") if isinstance(payload, dict) else None
     for entry in entries if isinstance(entries, list) else ():
@@ -192,18 +202,26 @@ def read_notifications(payload: Any) -> Notification:
             if not isinstance(value, dict):
                 skipped += 1
                 continue
+            metadata = value.get("metadata")
+            number_id = str(metadata.get("phone_number_id") or "") if isinstance(metadata, dict) else ""
+            number = None
+            if numbers is not None:
+                if number_id not in numbers:
+                    foreign.append(number_id)
+                    continue
+                number = numbers[number_id]
             names = {str(c.get("wa_id")): str((c.get("profile") or {}).get("name") or "")
                      for c in value.get("contacts") or [] if isinstance(c, dict)}
             for raw in value.get("messages") or []:
-                msg = _message(raw, names) if isinstance(raw, dict) else None
+                msg = _message(raw, names, number) if isinstance(raw, dict) else None
                 if msg is None:
                     skipped += 1
                 else:
                     messages.append(msg)
             for raw in value.get("statuses") or []:
-                status = _receipt(raw) if isinstance(raw, dict) else None
+                status = _receipt(raw, number) if isinstance(raw, dict) else None
                 if isinstance(status, DeliveryReceipt):
                     receipts.append(status)
                 elif isinstance(status, StatusFailure):
                     failures.append(status)
-    return Notification(tuple(messages), tuple(receipts), tuple(failures), skipped)
+    return Notification(tuple(messages), tuple(receipts), tuple(failures), skipped, tuple(foreign))

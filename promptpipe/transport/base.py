@@ -61,6 +61,8 @@ class InboundMessage:
     """For an edit: the WhatsApp id of the message it replaces (when WhatsApp says)."""
     reaction: Reaction | None = None
     """Set (with ``content`` ``reaction`` and no text) when the participant reacted to a message."""
+    number: str | None = None
+    """The name of the deployment's number it arrived on (None: the transport serves one number)."""
 
 
 NON_TEXT_CONTENT = INBOUND_CONTENT
@@ -75,6 +77,8 @@ class Recipient:
 
     phone: str
     lid: str | None = None
+    number: str | None = None
+    """The name of the deployment's number it must go from (None: the first, default one)."""
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,12 @@ Sends are POSTs to ``{CLOUD_API_BASE_URL}/{phone number id}/messages`` (httpx); 
 comes to a webhook this transport serves itself (uvicorn, :mod:`._cloud_webhook`), signed with the
 app secret. JSON both ways lives in :mod:`._cloud_payloads`.
 
+Several numbers: the deployment names each of its phone number ids (``toronto`` → ``1234…``).
+A message goes from its recipient's number (``Recipient.number``; None: the first one), and one
+webhook takes in every number's notifications, each message tagged with the number it came to.
+Each number has its own 24-hour windows (a participant who wrote to one number has none open on
+another) and its own rate-limit pause.
+
 The 24-hour service window: the Cloud API delivers free-form messages only within 24 hours of the
 participant's last message; outside it only an approved template goes. The study file names a
 template per message kind (``[whatsapp_templates]``); a kind without one cannot go then, and its
@@ -26,6 +32,7 @@ from typing import Any
 import httpx
 import uvicorn
 
+from promptpipe.domain.numbers import DEFAULT_NUMBER
 from promptpipe.domain.study import WhatsAppTemplate
 from promptpipe.errors import ConfigError, NotConnected, SendFailed
 from promptpipe.logging import get_logger, mask_phone
@@ -42,7 +49,7 @@ from promptpipe.transport._cloud_payloads import (
 from promptpipe.transport._cloud_webhook import WebhookApp
 from promptpipe.transport.base import InboundHandler, InboundMessage, PollVote, ReceiptHandler, Recipient, SentMessage
 
-__all__ = ["DEFAULT_BASE_URL", "SERVICE_WINDOW", "CloudApiTransport"]
+__all__ = ["DEFAULT_BASE_URL", "DEFAULT_NUMBER", "SERVICE_WINDOW", "CloudApiTransport"]
 
 DEFAULT_BASE_URL = "https://graph.facebook.com/v26.0"
 SERVICE_WINDOW = timedelta(hours=24)
@@ -87,6 +94,9 @@ class _Server(uvicorn.Server):
 class CloudApiTransport:
     """Send and receive WhatsApp messages through the Cloud API.
 
+    ``numbers`` maps each number's name to its phone number id, the first being the default
+    (``phone_number_id`` alone: one number named :data:`DEFAULT_NUMBER`). An inbound message's
+    ``number`` is the name of the number it came to, or None when the transport has one number.
     ``templates`` maps a message kind to its approved template (the study file's
     ``[whatsapp_templates]``). ``listen`` is the webhook's host:port (port 0: any free one; empty:
     no webhook, sends only). ``typing``: show "typing…" while a turn runs; the Cloud API shows it
@@ -99,12 +109,23 @@ class CloudApiTransport:
     sends_receipts = True
 
     def __init__(
-        self, *, token: str, phone_number_id: str, app_secret: str, verify_token: str, listen: str = "127.0.0.1:8090",
-        base_url: str = DEFAULT_BASE_URL, templates: Iterable[tuple[str, WhatsAppTemplate]] = (),
+        self, *, token: str, app_secret: str, verify_token: str, phone_number_id: str = "",
+        numbers: Mapping[str, str] | None = None, listen: str = "127.0.0.1:8090", base_url: str = DEFAULT_BASE_URL,
+        templates: Iterable[tuple[str, WhatsAppTemplate]] = (),
         typing: bool = True, debug: bool = False, now: Callable[[], datetime] = _utcnow,
         monotonic: Callable[[], float] = time.monotonic, send_timeout_s: float = SEND_TIMEOUT_S,
     ) -> None:
-        self._token, self._phone_number_id = token, phone_number_id
+        one = {DEFAULT_NUMBER: phone_number_id} if phone_number_id else {}
+        self._ids: dict[str, str] = dict(numbers or {}) or one
+        """Number name → phone number id, the default first."""
+        if not self._ids or not all(self._ids.values()):
+            raise ConfigError("the Cloud API transport needs a phone number id for each of its numbers "
+                              "(CLOUD_API_PHONE_NUMBER_ID)")
+        self._names = {number_id: name for name, number_id in self._ids.items()}
+        if len(self._names) < len(self._ids):
+            raise ConfigError("CLOUD_API_PHONE_NUMBER_ID names the same phone number id twice")
+        self._default = next(iter(self._ids))
+        self._token = token
         self._app_secret, self._verify_token, self.listen = app_secret, verify_token, listen
         self._base_url = base_url.rstrip("/")
         self.templates: Mapping[str, WhatsAppTemplate] = dict(templates)
@@ -116,19 +137,27 @@ class CloudApiTransport:
         self._server: _Server | None = None
         self._server_task: asyncio.Task[None] | None = None
         self.port = 0
-        self._last_wrote: dict[str, datetime] = {}
-        """Digits of a phone → when they last wrote, as we received it. In memory only: after a
+        self._last_wrote: dict[tuple[str, str], datetime] = {}
+        """(Number name, digits of a phone) → when they last wrote to that number, as we received it.
+        Windows are per number: writing to one opens none on another. In memory only: after a
         restart every window counts as closed until the participant writes again. Guessing it open
         would send free-form messages the Cloud API refuses (or, worse, treat as spam); guessing it
         closed costs at most a template where a plain message would have gone."""
-        self._last_message_id: dict[str, str] = {}
-        """Digits of a phone → the id of their last message (typing and read marks need one)."""
+        self._last_message: dict[str, tuple[str, str]] = {}
+        """Digits of a phone → the number name and id of their last message (typing and read marks
+        need one, and go through the number it came to)."""
         self._multiple: dict[str, tuple[str, ...]] = {}
         """Poll message id → the options chosen so far, for multiple-choice polls sent since start."""
-        self._paused_until = 0.0
+        self._paused_until: dict[str, float] = {}
+        """Number name → until when (monotonic) the Cloud API asked that number to slow down."""
 
     def __repr__(self) -> str:
-        return f"<CloudApiTransport phone_number_id={self._phone_number_id} webhook={self.webhook_url or 'off'}>"
+        return f"<CloudApiTransport numbers={','.join(self._ids)} webhook={self.webhook_url or 'off'}>"
+
+    @property
+    def numbers(self) -> Mapping[str, str]:
+        """Number name → phone number id, the default first."""
+        return dict(self._ids)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -201,7 +230,7 @@ class CloudApiTransport:
     async def _take_in(self, payload: Any) -> None:
         """Hand every message over (stored, or spooled) before the webhook answers 200; a failure
         answers 500 and Meta sends the notification again (a repeat is a no-op by its key)."""
-        notification = read_notifications(payload)
+        notification = read_notifications(payload, self._names)
         for msg in notification.messages:
             await self._hand_over(self._fold_vote(msg))
         for receipt in notification.receipts:
@@ -212,20 +241,22 @@ class CloudApiTransport:
                 except Exception:
                     log.exception("cloud_api_receipt_handler_failed", kind=receipt.kind)
         for failure in notification.failures:
-            log.warning("cloud_api_message_undelivered", message_id=failure.message_id, codes=list(failure.codes))
+            log.warning("cloud_api_message_undelivered", message_id=failure.message_id, codes=list(failure.codes),
+                        number=failure.number)
         self._log_skipped(notification)
 
     async def _hand_over(self, msg: InboundMessage) -> None:
+        number = msg.number or self._default
         digits = _digits(msg.sender_phone or "")
-        self._last_wrote[digits] = self._now()
-        self._last_message_id[digits] = msg.message_id
+        self._last_wrote[number, digits] = self._now()
+        self._last_message[digits] = (number, msg.message_id)
         kind = "poll_vote" if msg.poll_vote else msg.content
         fields: dict[str, Any] = {"text": msg.text} if self._debug else {}
-        log.info("cloud_api_message_received", message_id=msg.message_id, kind=kind,
+        log.info("cloud_api_message_received", message_id=msg.message_id, kind=kind, number=number,
                  sender=mask_phone(msg.sender_phone), **fields)
         if self._on_message is None:
             raise NotConnected("the Cloud API transport is not started")
-        await self._on_message(msg)
+        await self._on_message(msg if len(self._ids) > 1 else replace(msg, number=None))
 
     def _fold_vote(self, msg: InboundMessage) -> InboundMessage:
         """A tap on a multiple-choice poll's list adds its option to those chosen before (or takes
@@ -247,12 +278,30 @@ class CloudApiTransport:
     def _log_skipped(notification: Notification) -> None:
         if notification.skipped:
             log.info("cloud_api_notification_skipped", count=notification.skipped)
+        for number_id in sorted(set(notification.foreign)):
+            log.warning("cloud_api_foreign_number_skipped", phone_number_id=number_id,
+                        changes=notification.foreign.count(number_id))
+
+    # ------------------------------------------------------------------ numbers
+
+    def _number(self, to: Recipient) -> str:
+        """The name of the number a message to them goes from; refused for good when unknown."""
+        number = to.number or self._default
+        if number not in self._ids:
+            raise SendFailed(f"the participant's WhatsApp number {number!r} is not one of this deployment's Cloud API "
+                             f"numbers ({', '.join(self._ids)}); add it to CLOUD_API_PHONE_NUMBER_ID or move them",
+                             retryable=False)
+        return number
+
+    def _pause_left(self, number: str) -> float:
+        return self._paused_until.get(number, 0.0) - self._monotonic()
 
     # ------------------------------------------------------------------ the window
 
     def window_open(self, to: Recipient) -> bool:
-        """Whether a free-form message can reach them now (they wrote within the last 24 hours)."""
-        last = self._last_wrote.get(_digits(to.phone))
+        """Whether a free-form message can reach them now from their number (they wrote to it within
+        the last 24 hours)."""
+        last = self._last_wrote.get((to.number or self._default, _digits(to.phone)))
         return last is not None and self._now() < last + SERVICE_WINDOW - WINDOW_MARGIN
 
     def _template(self, kind: str) -> WhatsAppTemplate:
@@ -282,57 +331,61 @@ class CloudApiTransport:
     async def _send(self, to: Recipient, kind: str, body: dict[str, Any], words: str) -> SentMessage:
         """Free-form inside the window; as the kind's template outside it (or when the Cloud API
         says the window closed meanwhile); refused for good when the kind has no template."""
+        number = self._number(to)
         if self.window_open(to):
             try:
-                return await self._post(to, kind, body, as_template=False)
+                return await self._post(to, number, kind, body, as_template=False)
             except _WindowClosed:
-                self._last_wrote.pop(_digits(to.phone), None)
+                self._last_wrote.pop((number, _digits(to.phone)), None)
         template = self._template(kind)
         try:
-            return await self._post(to, kind, template_body(to.phone, template, words), as_template=True)
+            return await self._post(to, number, kind, template_body(to.phone, template, words), as_template=True)
         except _WindowClosed:  # a template is never refused for the window; say so if it is
             raise SendFailed(f"the Cloud API refused template {template.name!r} as outside the service window",
                              retryable=False) from None
 
-    async def _post(self, to: Recipient, kind: str, body: dict[str, Any], *, as_template: bool) -> SentMessage:
-        wait = self._paused_until - self._monotonic()
+    async def _post(self, to: Recipient, number: str, kind: str, body: dict[str, Any], *,
+                    as_template: bool) -> SentMessage:
+        wait = self._pause_left(number)
         if wait > 0:
-            raise SendFailed(f"the Cloud API asked us to slow down; sending resumes in {wait:.0f} s", retryable=True)
+            raise SendFailed(f"the Cloud API asked number {number!r} to slow down; its sending resumes in {wait:.0f} s",
+                             retryable=True)
         try:
-            response = await self._client().post(f"/{self._phone_number_id}/messages", json=body)
+            response = await self._client().post(f"/{self._ids[number]}/messages", json=body)
         except (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout) as exc:
             raise NotConnected(f"the Cloud API cannot be reached: {type(exc).__name__}") from None
         except httpx.HTTPError as exc:  # the request may have reached Meta: never send it twice
-            log.warning("cloud_api_send_uncertain", to=mask_phone(to.phone), kind=kind, error=type(exc).__name__)
+            log.warning("cloud_api_send_uncertain", to=mask_phone(to.phone), number=number, kind=kind,
+                        error=type(exc).__name__)
             raise SendFailed(f"the Cloud API did not answer the send ({type(exc).__name__}); it may have arrived",
                              retryable=False, ambiguous=True) from None
         if response.status_code >= 300 or "error" in _json(response):
-            raise self._failure(response, to, kind)
+            raise self._failure(response, to, number, kind)
         data = _json(response)
         messages = data.get("messages") if isinstance(data.get("messages"), list) else []
         message_id = str(messages[0].get("id") or "") if messages and isinstance(messages[0], dict) else ""
         if not message_id:
             raise SendFailed("the Cloud API accepted the send without a message id; it may have arrived",
                              retryable=False, ambiguous=True)
-        log.info("cloud_api_sent", to=mask_phone(to.phone), kind=kind or "text", message_id=message_id,
-                 as_template=as_template)
+        log.info("cloud_api_sent", to=mask_phone(to.phone), number=number, kind=kind or "text",
+                 message_id=message_id, as_template=as_template)
         return SentMessage(message_id=message_id, timestamp=self._now())
 
-    def _failure(self, response: httpx.Response, to: Recipient, kind: str) -> Exception:
+    def _failure(self, response: httpx.Response, to: Recipient, number: str, kind: str) -> Exception:
         error = _json(response).get("error")
         error = error if isinstance(error, dict) else {}
         code = error.get("code") if isinstance(error.get("code"), int) else 0
         detail = _redact(str(error.get("message") or response.reason_phrase or ""))
-        log.warning("cloud_api_send_failed", to=mask_phone(to.phone), kind=kind or "text",
+        log.warning("cloud_api_send_failed", to=mask_phone(to.phone), number=number, kind=kind or "text",
                     status=response.status_code, code=code, error=detail)
         if code == WINDOW_CLOSED_CODE:
             return _WindowClosed()
         if response.status_code == 429 or code in RATE_LIMIT_CODES:
             pause = _retry_after(response.headers.get("retry-after"))
             if pause:
-                self._paused_until = max(self._paused_until, self._monotonic() + pause)
-            return SendFailed(f"the Cloud API's rate limit (code {code or response.status_code}): tried again later",
-                              retryable=True)
+                self._paused_until[number] = max(self._paused_until.get(number, 0.0), self._monotonic() + pause)
+            return SendFailed(f"the Cloud API's rate limit for number {number!r} "
+                              f"(code {code or response.status_code}): tried again later", retryable=True)
         if response.status_code == 401 or code in TOKEN_CODES:
             return SendFailed(f"the Cloud API refused the access token: renew CLOUD_API_TOKEN ({detail})",
                               retryable=True)
@@ -347,22 +400,25 @@ class CloudApiTransport:
     async def set_typing(self, to: Recipient, typing: bool) -> None:
         """Show "typing…" on their last message (it clears by itself when we answer, or after
         25 s: the Cloud API has no call to clear it, so ``typing=False`` does nothing)."""
-        last = self._last_message_id.get(_digits(to.phone))
+        last = self._last_message.get(_digits(to.phone))
         if typing and self._typing and last:
-            await self._chatter(to, read_body(last, typing=True))
+            await self._chatter(to, last[0], read_body(last[1], typing=True))
 
     async def mark_read(self, to: Recipient, message_ids: Sequence[str]) -> None:
-        """Blue ticks: marking the newest of them read marks the ones before it too."""
+        """Blue ticks: marking the newest of them read marks the ones before it too. Through the
+        number their last message came to (else their own number)."""
         ids = [mid for mid in message_ids if mid]
-        if ids:
-            await self._chatter(to, read_body(ids[-1]))
+        last = self._last_message.get(_digits(to.phone))
+        number = last[0] if last else to.number or self._default
+        if ids and number in self._ids:
+            await self._chatter(to, number, read_body(ids[-1]))
 
-    async def _chatter(self, to: Recipient, body: dict[str, Any]) -> None:
-        """Best effort, never raises, and skipped while the rate limit pauses sends."""
-        if self._paused_until > self._monotonic():
+    async def _chatter(self, to: Recipient, number: str, body: dict[str, Any]) -> None:
+        """Best effort, never raises, and skipped while the rate limit pauses the number's sends."""
+        if self._pause_left(number) > 0:
             return
         try:
-            response = await asyncio.wait_for(self._client().post(f"/{self._phone_number_id}/messages", json=body),
+            response = await asyncio.wait_for(self._client().post(f"/{self._ids[number]}/messages", json=body),
                                               timeout=CHATTER_TIMEOUT_S)
             if response.status_code >= 300:
                 log.debug("cloud_api_read_mark_refused", to=mask_phone(to.phone), status=response.status_code)

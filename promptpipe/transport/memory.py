@@ -67,7 +67,7 @@ class MemoryTransport:
         self, phone: str | None, text: str, *, message_id: str | None = None, lid: str | None = None,
         name: str = "", vote: PollVote | None = None, timestamp: datetime | None = None, content: str = "text",
         quoted_message_id: str | None = None, edited: bool = False, reaction: Reaction | None = None,
-        edit_of: str | None = None,
+        edit_of: str | None = None, number: str | None = None,
     ) -> None:
         if self._handler is None:
             raise RuntimeError("transport not started")
@@ -75,7 +75,7 @@ class MemoryTransport:
             message_id=message_id or f"in-{next(self._ids)}", sender_phone=phone, sender_lid=lid,
             sender_name=name, text=text, timestamp=timestamp or datetime.now(timezone.utc), poll_vote=vote,
             content="reaction" if reaction else content, quoted_message_id=quoted_message_id, edited=edited,
-            reaction=reaction, edit_of=edit_of,
+            reaction=reaction, edit_of=edit_of, number=number,
         )
         await self._handler(msg)
 

@@ -48,7 +48,8 @@ async def import_participants(request: Request, body: ImportRequest, caller: Res
     if body.dry_run:
         result = await check_import(ctx.db, ctx.clock, body.csv, study=study)
     else:
-        result = await run_import(ctx.db, ctx.clock, body.csv, study=study, caller=caller, via="api")
+        result = await run_import(ctx.db, ctx.clock, body.csv, study=study, caller=caller, via="api",
+                                    numbers=ctx.settings.number_plan)
         if result.enrolled == 0 and not result.clean:
             raise ApiError(409, f"nothing was enrolled: {result.problems()} (a dry run lists every row's problem)",
                            code="refused")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator, model_validator
 
 from promptpipe.domain.access import TOKEN_NAME, Role
 from promptpipe.domain.consent import ConsentKind, ConsentSource
@@ -141,6 +141,8 @@ class ParticipantDetail(BaseModel):
     enrolled_at: str
     arm: str | None
     strata: dict[str, Any]
+    number: str | None = Field(None, description="the WhatsApp number (of WHATSAPP_NUMBERS) they are written from; "
+                                                 "null: the deployment's first, default one")
     day_one: str | None
     extra_days: int
     completed_at: str | None
@@ -171,6 +173,10 @@ class EnrollRequest(_Strict):
     strata: dict[str, Annotated[str, Field(max_length=100, pattern=VISIBLE_TEXT)]] = Field(
         default_factory=dict, description="the study's stratification fields; a field the study file's "
                                           "[allocation.strata] does not name is refused (409 refused)")
+    number: str | None = Field(None, pattern=r"^[a-z0-9_-]{1,32}$",
+                               description="the WhatsApp number (a name of WHATSAPP_NUMBERS) they are written from; "
+                                           "left out: given by NUMBER_ASSIGNMENT. A name the deployment lacks is "
+                                           "refused (400)")
 
 
 class UpdateRequest(_Strict):
@@ -239,6 +245,13 @@ class BroadcastRequest(_Strict):
         if not self.dry_run and self.expected_count is None:
             raise ValueError("expected_count: count first (dry_run true), then send with the count it gave")
         return self
+
+    @field_validator("silent_days", "expected_count", mode="before")
+    @classmethod
+    def _counts_are_numbers(cls, value: object) -> object:
+        if isinstance(value, bool):  # pydantic would read true as 1
+            raise ValueError("a whole number, not true or false")
+        return value
 
 
 class BroadcastResult(BaseModel):

@@ -1,9 +1,11 @@
 """A fake of the WhatsApp Cloud API's HTTP surface on 127.0.0.1, and a helper that plays Meta
 posting signed webhook notifications to the transport.
 
-``POST /{phone number id}/messages`` records each body: a message gets ``{"messages": [{"id":
-"wamid.fake-N"}]}``, a read mark ``{"success": true}``. ``fail(...)`` scripts the next sends'
-errors in order (a Graph error code, an HTTP status, a Retry-After header).
+``POST /{phone number id}/messages`` records each body and the phone number id it went from: a
+message gets ``{"messages": [{"id": "wamid.fake-N"}]}``, a read mark ``{"success": true}``.
+``phone_number_ids`` are the numbers the fake knows (empty: any); another id is refused as
+Meta refuses it. ``fail(...)`` scripts the next sends' errors in order (a Graph error code, an
+HTTP status, a Retry-After header).
 """
 
 from __future__ import annotations
@@ -32,10 +34,14 @@ class _Failure:
 
 
 class FakeCloudApi:
-    def __init__(self) -> None:
+    def __init__(self, *phone_number_ids: str) -> None:
+        self.phone_number_ids = frozenset(phone_number_ids)
         self.sends: list[dict[str, Any]] = []
         """Message bodies accepted, in order."""
+        self.sent_from: list[str] = []
+        """The phone number id each accepted send went from (parallel to ``sends``)."""
         self.read_marks: list[dict[str, Any]] = []
+        self.read_marks_from: list[str] = []
         self.refused: list[dict[str, Any]] = []
         self.tokens: list[str] = []
         self._failures: list[_Failure] = []
@@ -88,10 +94,15 @@ class FakeCloudApi:
     def _answer(self, path: str, auth: str, body: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, str]]:
         with self._lock:
             self.tokens.append(auth)
-            if not path.endswith("/messages"):
+            parts = path.strip("/").split("/")
+            if len(parts) < 2 or parts[-1] != "messages":
                 return 404, {"error": {"message": "unknown path", "code": 100}}, {}
+            number_id = parts[-2]
+            if self.phone_number_ids and number_id not in self.phone_number_ids:
+                return 400, {"error": {"message": "Unsupported post request", "code": 100}}, {}
             if body.get("status") == "read":
                 self.read_marks.append(body)
+                self.read_marks_from.append(number_id)
                 return 200, {"success": True}, {}
             if self._failures:
                 failure = self._failures.pop(0)
@@ -100,6 +111,7 @@ class FakeCloudApi:
                                    "code": failure.code}}
                 return failure.status, error, {"Retry-After": failure.retry_after} if failure.retry_after else {}
             self.sends.append(body)
+            self.sent_from.append(number_id)
             message_id = f"wamid.fake-{next(self._ids)}"
             contact = {"input": body.get("to"), "wa_id": body.get("to")}
             return 200, {"messaging_product": "whatsapp", "contacts": [contact], "messages": [{"id": message_id}]}, {}
@@ -123,10 +135,11 @@ async def post_signed(url: str, secret: str | None, payload: dict[str, Any], *,
 
 
 def notify(*, messages: list[dict[str, Any]] = (), statuses: list[dict[str, Any]] = (),  # type: ignore[assignment]
-           name: str = "Ana", wa_id: str = "14165550123") -> dict[str, Any]:
-    """A webhook body as Meta sends it, around these messages and statuses."""
+           name: str = "Ana", wa_id: str = "14165550123", phone_number_id: str = "1234") -> dict[str, Any]:
+    """A webhook body as Meta sends it to the number ``phone_number_id``, around these messages and statuses."""
     value: dict[str, Any] = {"messaging_product": "whatsapp",
-                             "metadata": {"display_phone_number": "14165550100", "phone_number_id": "1234"}}
+                             "metadata": {"display_phone_number": "14165550100",
+                                          "phone_number_id": phone_number_id}}
     if messages:
         value["contacts"] = [{"profile": {"name": name}, "wa_id": wa_id}]
         value["messages"] = list(messages)

@@ -50,7 +50,8 @@ ERASED_AT = T0 + timedelta(days=9)
 
 PARTICIPANT_COLUMNS = [
     "id", "timezone", "status", "paused_by", "opted_out", "researcher_paused", "sub_state",
-    "arm", "day_one", "extra_days", "enrolled_at_utc", "enrolled_at_local", "completed_at_utc", "completed_at_local",
+    "arm", "number", "day_one", "extra_days", "enrolled_at_utc", "enrolled_at_local", "completed_at_utc",
+    "completed_at_local",
     "erased_at_utc", "erased_at_local", "withdrawn_at_utc", "withdrawn_at_local",
     "habit_domain", "prompt_anchor", "motivational_frame", "preferred_time", "additional_info",
     "last_successful_prompt", "last_barrier", "last_motivator", "last_tweak", "intensity",

@@ -77,6 +77,7 @@ async def test_only_a_correctly_signed_notification_is_handed_over(started: tupl
     assert isinstance(msg, InboundMessage)
     assert (msg.sender_phone, msg.sender_name, msg.text, msg.message_id) == ("+14165550123", "Ana", "hello",
                                                                             "wamid.in-1")
+    assert msg.number is None  # one number: nothing to tell apart
 
 
 async def test_metas_subscription_check_needs_the_verify_token(started: tuple[CloudApiTransport, list[object]]

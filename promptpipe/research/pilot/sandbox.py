@@ -131,7 +131,8 @@ class Sandbox:
         strata = {factor: levels[place % len(levels)] for factor, levels in self.settings.study.allocation.strata
                   if levels}
         enrolled = await enroll(self.db, self.clock, phone=phone, name=name, timezone=zone, by=by,
-                                background=background, study=self.settings.study, strata=strata)
+                                background=background, study=self.settings.study, strata=strata,
+                                numbers=self.settings.number_plan)
         self.participants.append(enrolled.id)
         return enrolled.id
 

@@ -109,7 +109,8 @@ async def enrol_one(request: Request, found: Annotated[Visitor, Depends(research
                            error="Not enrolled: correct what is marked below.", status_code=400)
     try:
         row = await admin.enroll(ctx.db, ctx.clock, phone=typed.phone, name=typed.name, timezone=typed.timezone,
-                                 background=typed.background, by=found.caller.name, study=study, strata=strata)
+                                 background=typed.background, by=found.caller.name, study=study, strata=strata,
+                                 numbers=ctx.settings.number_plan)
     except AdminError as exc:  # the phone is enrolled already
         problem = field_words(exc, default="phone")
         return _enrol_page(request, found, typed=typed, problems={problem.field: problem.message},
@@ -154,7 +155,8 @@ async def import_file(request: Request, found: Annotated[Visitor, Depends(resear
     """``step=check``: the preview (nothing written); ``step=enrol``: the same text, enrolled."""
     ctx, study = found.ctx, found.ctx.settings.study
     if step == "enrol":
-        result = await attempt(run_import(ctx.db, ctx.clock, csv, study=study, caller=found.caller, via="dashboard"))
+        result = await attempt(run_import(ctx.db, ctx.clock, csv, study=study, caller=found.caller, via="dashboard",
+                                                  numbers=ctx.settings.number_plan))
         refused = result.enrolled == 0 and not result.clean
         return _import_page(request, found, text=csv, result=result, status_code=409 if refused else 200,
                             error="Nothing was enrolled: the file has a problem now (shown below)." if refused else "")

@@ -1,0 +1,82 @@
+"""Several WhatsApp numbers (issue 30): each participant is given one at enrolment, by the
+deployment's rule or by name, keeps it, and everything to them goes from it; someone who enrols
+by writing in keeps the number they wrote to."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from promptpipe.app import build_transport
+from promptpipe.errors import AdminError, ConfigError
+from promptpipe.research import admin
+from promptpipe.transport.memory import MemoryTransport
+from tests.conftest import AppFactory, make_settings
+from tests.fakes.openai_server import FakeOpenAIServer
+from tests.research.test_admin_cli import run_admin
+
+ANA, BEN, CHIE, DEV = "+14165550141", "+14165550142", "+14165550143", "+14165550144"
+TWO = {"WHATSAPP_NUMBERS": "toronto,montreal"}
+
+
+async def test_numbers_are_given_in_turn_kept_and_every_message_goes_from_its_own(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer
+) -> None:
+    fake_openai.always("Welcome to the study!", match="")
+    transport = MemoryTransport()
+    app = await make_app(transport, **TWO)
+    for phone, name in ((ANA, "Ana"), (BEN, "Ben"), (CHIE, "Chie")):
+        await admin.enroll(app.db, app.clock, phone=phone, name=name, timezone="UTC",
+                           numbers=app.settings.number_plan)
+    named = await admin.enroll(app.db, app.clock, phone=DEV, name="Dev", timezone="UTC",
+                               numbers=app.settings.number_plan, number="montreal")
+    with pytest.raises(AdminError, match="--number: there is no number 'ottawa'"):
+        await admin.enroll(app.db, app.clock, phone="+14165550145", name="Eve", timezone="UTC",
+                           numbers=app.settings.number_plan, number="ottawa")
+    assert {row.name: row.number for row in await admin.list_participants(app.db)} == {
+        "Ana": "toronto", "Ben": "montreal", "Chie": "toronto", "Dev": "montreal"}  # balanced, then named
+    assert named.number == "montreal"
+    await app.run_until_idle()
+    assert {(sent.to.phone, sent.to.number) for sent in transport.sent} == {
+        (ANA, "toronto"), (BEN, "montreal"), (CHIE, "toronto"), (DEV, "montreal")}
+    await transport.inject(BEN, "hello, what do I do now?")  # a reply goes from Ben's number too
+    await app.run_until_idle()
+    assert [sent.to.number for sent in transport.sent if sent.to.phone == BEN] == ["montreal", "montreal"]
+
+
+async def test_someone_who_writes_in_keeps_the_number_they_wrote_to(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer
+) -> None:
+    fake_openai.always("Hi, thanks for writing!", match="")
+    transport = MemoryTransport()
+    app = await make_app(transport, AUTO_ENROLL_NEW_USERS="on", **TWO)
+    await transport.inject(ANA, "hi, I saw the poster", number="montreal")
+    await app.run_until_idle()
+    assert (await admin.show(app.db, ANA)).number == "montreal"
+    assert [sent.to.number for sent in transport.sent] == ["montreal"]
+
+
+def test_the_admin_script_names_the_number(cli_env: Path, capsys: pytest.CaptureFixture[str],
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WHATSAPP_NUMBERS", "toronto,montreal")
+    code, out, _ = run_admin(capsys, "enroll", "--phone", ANA, "--name", "Ana", "--timezone", "UTC",
+                             "--number", "montreal")
+    assert code == 0 and "enrolled Ana" in out
+    code, _, err = run_admin(capsys, "enroll", "--phone", BEN, "--name", "Ben", "--timezone", "UTC",
+                             "--number", "ottawa")
+    assert code != 0 and "there is no number 'ottawa'; this deployment has toronto, montreal" in err
+
+
+def test_settings_that_cannot_serve_their_numbers_are_refused(tmp_path: Path) -> None:
+    def settings(**more: str):  # type: ignore[no-untyped-def]
+        return make_settings(f"sqlite:///{tmp_path / 'db'}", tmp_path / "state", "http://127.0.0.1:9/v1", **more)
+
+    with pytest.raises(ConfigError, match="one serve links one phone"):
+        build_transport(settings(PROMPTPIPE_TRANSPORT="whatsapp", **TWO))
+    cloud = {"PROMPTPIPE_TRANSPORT": "cloud-api", "CLOUD_API_TOKEN": "t", "CLOUD_API_APP_SECRET": "s",
+             "CLOUD_API_VERIFY_TOKEN": "v"}
+    with pytest.raises(ConfigError, match="CLOUD_API_PHONE_NUMBER_ID names the numbers toronto, ottawa"):
+        settings(CLOUD_API_PHONE_NUMBER_ID="toronto=1,ottawa=2", **cloud, **TWO)
+    plan = settings(CLOUD_API_PHONE_NUMBER_ID="toronto=1,montreal=2", **cloud).number_plan
+    assert plan.numbers == ("toronto", "montreal")  # the Cloud API's names, without WHATSAPP_NUMBERS
