@@ -221,7 +221,7 @@ async def _transcript(args: argparse.Namespace, env: Env) -> None:
 
 
 async def _status(args: argparse.Namespace, env: Env) -> None:
-    report = await read_status(env.db)
+    report = await read_status(env.db, env.settings.number_plan)
     if args.json:
         print_json(report.to_json())
     else:

@@ -11,7 +11,9 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from promptpipe.domain.numbers import ONE_NUMBER, NumberPlan
 from promptpipe.storage.db import Database
+from promptpipe.storage.participants import number_counts
 from promptpipe.storage.service_status import LAST_MODEL_ERROR, WHATSAPP, backlog, read_statuses
 from promptpipe.transport.connection_state import ConnectionState
 
@@ -42,6 +44,8 @@ class StatusReport:
     last_model_error: ModelErrorNote | None
     stuck_inputs: int = 0
     stuck_input_ids: tuple[int, ...] = ()
+    numbers: tuple[tuple[str, int], ...] = ()
+    """Where the deployment has several WhatsApp numbers: each with its participants still in the study."""
 
     def lines(self, *, model_error: bool = True) -> list[str]:
         """One line per fact; ``model_error=False`` leaves out the last model error (free text)."""
@@ -63,6 +67,8 @@ class StatusReport:
                f"{' …' if self.stuck_inputs > len(self.stuck_input_ids) else ''};"
                " `promptpipe-admin inbox --stuck` shows them)" if self.stuck_inputs else ""),
             *([f"last model error: {model}"] if model_error else []),
+            *(["numbers: " + ", ".join(f"{name} {_count(count, 'participant')}" for name, count in self.numbers)
+               + " in the study"] if self.numbers else []),
         ]
 
     def to_json(self) -> dict[str, Any]:
@@ -70,15 +76,23 @@ class StatusReport:
                 "whatsapp_recorded_at": self.whatsapp_recorded_at.isoformat() if self.whatsapp_recorded_at else None,
                 "outbox_backlog": self.outbox_backlog, "uncertain_sends": self.uncertain_sends,
                 "inbox_backlog": self.inbox_backlog, "stuck_inputs": self.stuck_inputs,
-                "stuck_input_ids": list(self.stuck_input_ids),
+                "stuck_input_ids": list(self.stuck_input_ids), "numbers": dict(self.numbers),
                 "last_model_error": dataclasses.asdict(self.last_model_error) if self.last_model_error else None}
+
+
+def _per_number(session: Session, numbers: NumberPlan) -> tuple[tuple[str, int], ...]:
+    if not numbers.several:
+        return ()
+    counts = number_counts(session, numbers)
+    return tuple((name, counts.get(name, 0)) for name in numbers.numbers)
 
 
 def _count(number: int, noun: str) -> str:
     return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
-async def read_status(db: Database) -> StatusReport:
+async def read_status(db: Database, numbers: NumberPlan = ONE_NUMBER) -> StatusReport:
+    """The service's state; with several ``numbers``, how many participants each has."""
     def read(session: Session) -> StatusReport:
         rows = read_statuses(session)
         whatsapp = rows.get(WHATSAPP)
@@ -87,6 +101,6 @@ async def read_status(db: Database) -> StatusReport:
         model = rows.get(LAST_MODEL_ERROR)
         return StatusReport(state, whatsapp.updated_at if whatsapp else None, counts.outbox, counts.uncertain,
                             counts.inbox, ModelErrorNote.from_json(model.value) if model else None, counts.stuck,
-                            counts.stuck_ids)
+                            counts.stuck_ids, _per_number(session, numbers))
 
     return await db.run(read)

@@ -80,3 +80,12 @@ def test_settings_that_cannot_serve_their_numbers_are_refused(tmp_path: Path) ->
         settings(CLOUD_API_PHONE_NUMBER_ID="toronto=1,ottawa=2", **cloud, **TWO)
     plan = settings(CLOUD_API_PHONE_NUMBER_ID="toronto=1,montreal=2", **cloud).number_plan
     assert plan.numbers == ("toronto", "montreal")  # the Cloud API's names, without WHATSAPP_NUMBERS
+
+
+def test_status_counts_each_numbers_participants(cli_env: Path, capsys: pytest.CaptureFixture[str],
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WHATSAPP_NUMBERS", "toronto,montreal")
+    for phone, name in ((ANA, "Ana"), (BEN, "Ben"), (CHIE, "Chie")):
+        assert run_admin(capsys, "enroll", "--phone", phone, "--name", name, "--timezone", "UTC")[0] == 0
+    code, out, _ = run_admin(capsys, "status")
+    assert code == 0 and "numbers: toronto 2 participants, montreal 1 participant in the study" in out
