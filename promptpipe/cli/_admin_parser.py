@@ -80,6 +80,13 @@ def admin_parser() -> argparse.ArgumentParser:
 
 def _add_study(sub: Any) -> None:
     """The study as a whole: extensions, the allocation, the report."""
+    move = sub.add_parser("move-number", help="move one participant to another WhatsApp number of the deployment; "
+                          "the message you give tells them, from the new number")
+    move.add_argument("--phone", required=True, help="their phone (or participant id)")
+    move.add_argument("--to", required=True, help="the number's name (of WHATSAPP_NUMBERS)")
+    move.add_argument("--message", required=True, help="what they are told, sent from the new number (it waits for "
+                      "the end of their quiet hours)")
+    move.add_argument("--by", help="who moved them, for the log (default: your user name)")
     extend = sub.add_parser("extend", help="add days to one participant's study (a completed one comes back)")
     extend.add_argument("--phone", required=True)
     extend.add_argument("--days", required=True, type=int, help="how many days to add")

@@ -22,6 +22,7 @@ from promptpipe.domain.states import Status
 from promptpipe.domain.study_summary import block_words
 from promptpipe.errors import AdminError, Forbidden
 from promptpipe.research import admin, oversight
+from promptpipe.research.number_moves import move_to_number
 from promptpipe.research.questionnaire_ops import questionnaire_status, send_questionnaire
 from promptpipe.research.status import read_status
 from promptpipe.research.study_ops import check_protocol
@@ -85,6 +86,11 @@ def _strata(pairs: list[str]) -> dict[str, str]:
 async def _extend(args: argparse.Namespace, env: Env) -> None:
     print(await admin.extend(env.db, env.clock, study=env.settings.study, phone=args.phone, days=args.days,
                              by=args.by or ""))
+
+
+async def _move_number(args: argparse.Namespace, env: Env) -> None:
+    print(cell(await move_to_number(env.db, env.clock, who=args.phone, to=args.to, text=args.message,
+                                    numbers=env.settings.number_plan, by=args.by or "", study=env.settings.study)))
 
 
 async def _allocation(args: argparse.Namespace, env: Env) -> None:
@@ -343,7 +349,7 @@ COMMANDS: dict[str, Command] = {
     "questionnaire": _questionnaire,
     "update": _update, "schedules": _schedules, "timers": _timers, "transcript": _transcript, "status": _status,
     "consent": _consent, "flags": _flags, "inbox": _inbox, "erase": _erase, "export": _export,
-    "extend": _extend, "allocation": _allocation, "report": _report, "send": send_command,
+    "extend": _extend, "move-number": _move_number, "allocation": _allocation, "report": _report, "send": send_command,
     "broadcast": broadcast_command,
     "token": token_command,
     **{action: _status_change for action in admin.STATUS_COMMANDS},

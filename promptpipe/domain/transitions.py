@@ -52,7 +52,7 @@ class Actor(StrEnum):
 
 
 ACTORS = tuple(Actor)
-Kind = Literal["sub_state", "status", "timezone", "study"]
+Kind = Literal["sub_state", "status", "timezone", "study", "number"]
 
 CANCEL_ALL_TIMERS = "cancel every pending timer"
 RESYNC_ALARMS = "re-sync the participant's alarms"
@@ -161,6 +161,8 @@ REGISTRY: dict[str, Transition] = {t.name: t for t in (
                consent=ConsentKind.WITHDRAWN, effects=(CANCEL_ALL_TIMERS, RESYNC_ALARMS)),
     Transition("timezone_changed", "timezone", ("*",), "the new zone", (Actor.MODEL, Actor.RESEARCHER),
                "their local time changed: prompts follow the new zone", effects=(RESYNC_ALARMS,)),
+    Transition("number_changed", "number", ("*",), "the new number", (Actor.RESEARCHER,),
+               "the team moved them to another of the deployment's WhatsApp numbers: everything goes from it"),
     Transition("enrolled", "status", ("(new)",), ACTIVE, (Actor.RESEARCHER, Actor.SERVER),
                "enrolled by a researcher, or on a first message when auto-enrolment is on",
                consent=ConsentKind.ENROLLED),
@@ -210,6 +212,8 @@ def apply(state: TurnState, name: str, *, actor: Actor, reason: str, value: str 
         return _change_zone(state, transition, value, reason, actor)
     if transition.kind == "study":
         return _change_study(state, transition, value, reason, actor)
+    if transition.kind == "number":
+        return _change_number(state, transition, value, reason, actor)
     current = state.sub_state if transition.kind == "sub_state" else state.status
     if transition.kind == "status" and current == WITHDRAWN:
         return False  # a withdrawal is final
@@ -261,6 +265,16 @@ def _change_zone(state: TurnState, transition: Transition, zone: str | None, rea
         return False
     state.transitions.append(PendingTransition("timezone", transition.name, state.timezone, zone, reason, actor))
     state.timezone = zone
+    return True
+
+
+def _change_number(state: TurnState, transition: Transition, number: str | None, reason: str, actor: Actor) -> bool:
+    if not number:
+        raise UndeclaredTransition("number_changed needs the new number")
+    if number == state.number:
+        return False
+    state.transitions.append(PendingTransition("number", transition.name, state.number, number, reason, actor))
+    state.number = number
     return True
 
 

@@ -93,7 +93,7 @@ async def respond(deps: FlowDeps, context: TurnContext, module: AgentModule, tex
     """Run the module; when the request does not fit the model's context, ask again with less
     history and shorter messages (each try starts from the same state), then give up."""
     state = context.state
-    recipient = Recipient(phone=state.participant.phone, lid=state.participant.lid, number=state.participant.number)
+    recipient = Recipient(phone=state.participant.phone, lid=state.participant.lid, number=state.number)
     await deps.typing(recipient, True)
     try:
         history = await _remembered(deps, state, context.history)

@@ -218,7 +218,7 @@ class ConversationFlow:
                       if ids.get(m.key)}
             return self.sender.claim_queued(session, state.participant.id, recipient, queued)
 
-        recipient = Recipient(phone=state.participant.phone, lid=state.participant.lid, number=state.participant.number)
+        recipient = Recipient(phone=state.participant.phone, lid=state.participant.lid, number=state.number)
         writing = asyncio.ensure_future(self.db.run(write))
         if self.sender is not None and outgoing:  # sent even if this turn is cancelled while its commit runs
             self.sender.send_when_committed(writing)
@@ -265,7 +265,7 @@ class ConversationFlow:
             return
         try:
             await self.transport.mark_read(Recipient(phone=state.participant.phone, lid=state.participant.lid,
-                                                     number=state.participant.number), ids)
+                                                     number=state.number), ids)
         except Exception as exc:
             log.debug("mark_read_failed", participant_id=state.participant.id, error=str(exc))
 

@@ -76,6 +76,8 @@ def apply_team_change(state: TurnState, change: TeamChange, study: Study, now: d
         return _zone(state, change.value or "")
     if change.action == "extend":
         return _extend(state, change, study, now)
+    if change.action == "number":
+        return _number(state, change)
     return TeamOutcome(f"{change.action!r} is not a change the team can make", "invalid")
 
 
@@ -109,6 +111,16 @@ def _zone(state: TurnState, zone: str) -> TeamOutcome:
     state.apply("timezone_changed", actor=Actor.RESEARCHER, reason="changed by a researcher", value=zone)
     return TeamOutcome(f"{{who}} now uses {zone} (was {was}); their daily prompts follow the new local time from "
                        "the next one on")
+
+
+def _number(state: TurnState, change: TeamChange) -> TeamOutcome:
+    """Everything to them goes from ``change.value`` from now on (checked against the deployment's
+    numbers by whoever asked)."""
+    was = state.number
+    if not state.apply("number_changed", actor=Actor.RESEARCHER, reason=change.reason or "moved by the team",
+                       value=change.value or ""):
+        return TeamOutcome(f"{{who}} is written to from {change.value} already; nothing changed")
+    return TeamOutcome(f"{{who}} is now written to from {change.value} (was {was or 'the default number'})")
 
 
 def _extend(state: TurnState, change: TeamChange, study: Study, now: datetime) -> TeamOutcome:

@@ -136,6 +136,8 @@ def save_turn_state(session: Session, state: TurnState, now: datetime) -> None:
         changed.update(day_one=state.day_one.isoformat() if state.day_one else None)
     if state.extra_days != person.extra_days:
         changed.update(extra_days=state.extra_days)
+    if state.number != person.number:
+        changed.update(number=state.number)
     if changed:
         session.connection().execute(
             update(_PARTICIPANT).where(_PARTICIPANT.c.id == person.id).values(**changed, updated_at=now))

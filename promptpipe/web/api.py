@@ -26,6 +26,7 @@ from promptpipe.domain.states import Stage, Status
 from promptpipe.research import admin, erasure, messaging, monitoring, study_ops
 from promptpipe.research._common import PARTICIPANT_ID
 from promptpipe.research.listing import MAX_PAGE, one_participant, participant_list
+from promptpipe.research.number_moves import move_to_number
 from promptpipe.research.questionnaire_ops import participant_questionnaires
 from promptpipe.research.tokens import Caller, audit
 from promptpipe.research.views import ListedRow, as_json
@@ -44,6 +45,7 @@ from promptpipe.web.schemas import (
     ExtendRequest,
     Health,
     MessageRequest,
+    MoveNumberRequest,
     ParticipantDetail,
     ParticipantPage,
     ParticipantSummary,
@@ -209,6 +211,18 @@ async def extend(request: Request, participant_id: ParticipantId, body: ExtendRe
     await study_ops.extend(ctx.db, ctx.clock, study=ctx.settings.study, phone=participant_id, days=body.days,
                            by=caller.name)
     await audit(ctx.db, ctx.clock, caller, "extend", participant_id=participant_id, detail={"days": body.days})
+    return await get_participant(request, participant_id, caller)
+
+
+@router.post("/participants/{participant_id}/number", response_model=ParticipantDetail, tags=["participants"])
+async def move_number(request: Request, participant_id: ParticipantId, body: MoveNumberRequest,
+                      caller: Researcher) -> ParticipantDetail:
+    """Move one participant to another of the deployment's WhatsApp numbers; ``message`` tells them,
+    from the new number. Refused (409) for a number the deployment lacks or the one they have."""
+    ctx = context(request)
+    await move_to_number(ctx.db, ctx.clock, who=participant_id, to=body.to, text=body.message,
+                         numbers=ctx.settings.number_plan, by=caller.name, study=ctx.settings.study)
+    await audit(ctx.db, ctx.clock, caller, "move_number", participant_id=participant_id, detail={"to": body.to})
     return await get_participant(request, participant_id, caller)
 
 

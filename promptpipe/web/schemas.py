@@ -203,6 +203,14 @@ class ExtendRequest(_Strict):
     days: int = Field(ge=1, le=MAX_EXTENSION_DAYS, description="study days to add to this participant's study")
 
 
+class MoveNumberRequest(_Strict):
+    to: str = Field(pattern=r"^[a-z0-9_-]{1,32}$", description="the number's name (of WHATSAPP_NUMBERS); one the "
+                                                              "deployment lacks is refused (409)")
+    message: str = Field(min_length=1, max_length=MESSAGE_CHARS, pattern=VISIBLE_TEXT,
+                         description="what they are told, sent from the new number (held until their quiet hours "
+                                     "end)")
+
+
 class WithdrawRequest(_Strict):
     reason: str = Field("", max_length=REASON_CHARS, pattern=OPTIONAL_TEXT)
 

@@ -17,6 +17,7 @@ from promptpipe.domain.transitions import REGISTRY, UndeclaredTransition
 from promptpipe.flow.commands import STUDY_OVER
 from promptpipe.flow.lifecycle import INTAKE_ON_HOLD
 from promptpipe.research import admin, erasure, oversight
+from promptpipe.research.number_moves import move_to_number
 from promptpipe.storage.conversations import load_turn_state
 from promptpipe.storage.models import Transition
 from tests.conftest import AppFactory
@@ -171,6 +172,17 @@ async def a_researcher_moves_the_time_zone(make_app: AppFactory, fake: FakeOpenA
     after = await admin.schedules(app.db, app.clock, phone=ANA)
     assert after.schedules[0].next_prompt != before.schedules[0].next_prompt
     assert after.schedules[0].armed
+
+
+@drives("number_changed")
+async def a_researcher_moves_them_to_another_number(make_app: AppFactory, fake: FakeOpenAIServer) -> None:
+    app, transport, pid = await prompted(make_app, fake, WHATSAPP_NUMBERS="toronto,montreal")
+    said = await move_to_number(app.db, app.clock, who=ANA, to="montreal", numbers=app.settings.number_plan,
+                                text="From today we write from this new number; the old one is retired.")
+    await app.run_until_idle()
+    assert "now written to from montreal (was the default number)" in said  # enrolled before there were two
+    assert (await log_rows(app, pid))[-1] == ("number_changed", "researcher", None, "montreal")
+    assert transport.sent[-1].to.number == "montreal" and "new number" in transport.sent[-1].text
 
 
 @drives("timezone_changed")

@@ -89,3 +89,17 @@ def test_status_counts_each_numbers_participants(cli_env: Path, capsys: pytest.C
         assert run_admin(capsys, "enroll", "--phone", phone, "--name", name, "--timezone", "UTC")[0] == 0
     code, out, _ = run_admin(capsys, "status")
     assert code == 0 and "numbers: toronto 2 participants, montreal 1 participant in the study" in out
+
+
+def test_the_admin_script_moves_a_participant_with_a_message(cli_env: Path, capsys: pytest.CaptureFixture[str],
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WHATSAPP_NUMBERS", "toronto,montreal")
+    assert run_admin(capsys, "enroll", "--phone", ANA, "--name", "Ana", "--timezone", "UTC",
+                     "--number", "toronto")[0] == 0
+    code, out, _ = run_admin(capsys, "move-number", "--phone", ANA, "--to", "montreal", "--message",
+                             "This is our new number.")
+    assert code == 0 and "now written to from montreal (was toronto)" in out and "goes from montreal" in out
+    code, _, err = run_admin(capsys, "move-number", "--phone", ANA, "--to", "montreal", "--message", "Again")
+    assert code != 0 and "written to from montreal already" in err
+    code, out, _ = run_admin(capsys, "show", "--phone", ANA, "--json")
+    assert '"number": "montreal"' in out

@@ -1,0 +1,41 @@
+"""Moving a participant to another of the deployment's WhatsApp numbers, deliberately: the team
+names the number and approves the message that tells the participant; the move runs in their lane
+(a team change), then that message goes, from the new number, so they learn of it from there.
+Nothing moves anyone by itself: participants know the number they consented with."""
+
+from __future__ import annotations
+
+from promptpipe.clock import Clock
+from promptpipe.domain.limits import NAME_CHARS, RESEARCHER_MESSAGE_CHARS
+from promptpipe.domain.numbers import NumberPlan
+from promptpipe.domain.study import OPEN_STUDY, Study
+from promptpipe.errors import Forbidden
+from promptpipe.pipeline.events import TeamChange
+from promptpipe.research._common import get_participant, researcher_name, validate_text
+from promptpipe.research.messaging import send_message
+from promptpipe.research.team_requests import request_change
+from promptpipe.storage.db import Database
+
+__all__ = ["move_to_number"]
+
+
+async def move_to_number(db: Database, clock: Clock, *, who: str, to: str, text: str, numbers: NumberPlan,
+                         by: str = "", study: Study = OPEN_STUDY) -> str:
+    """Move ``who`` (phone or id) to the number ``to``, then queue ``text`` for them from it; returns
+    a line saying what happened (the move stands even when they may not be written to now)."""
+    if to not in numbers.numbers:
+        raise Forbidden(f"--to: there is no number {to!r}; this deployment has {', '.join(numbers.numbers)}")
+    text = validate_text("--message", text, RESEARCHER_MESSAGE_CHARS, required=True)
+    by = validate_text("--by", by or researcher_name(), NAME_CHARS)
+    participant, _ = await get_participant(db, who)
+    if numbers.of(participant.number) == to:
+        raise Forbidden(f"{who} is written to from {to} already; nothing changed")
+    outcome = await request_change(db, clock, participant.id, TeamChange(
+        action="number", value=to, by=by, reason=f"moved to {to} by {by}"), study=study)
+    line = outcome.said_for(who)
+    try:
+        await send_message(db, clock, who=participant.id, text=text, by=by, quiet=study.quiet_hours,
+                           after_quiet_hours=True)  # inside their quiet hours it waits for the morning
+    except Forbidden as exc:
+        return f"{line}; the message was not sent: {exc}"
+    return f"{line}; the message goes from {to} now"
