@@ -140,10 +140,10 @@ class TurnState:
     flags: list[NewFlag] = field(default_factory=list)
     """Safety concerns raised in this turn (by the model), written on commit."""
     timezone: str = ""
-    number: str | None = None
-    """The deployment's WhatsApp number they are written from (None: the default one); set from the
-    participant row, changed only by the team (``number_changed``)."""
-    number_read: bool = False
+    number: str | None = ""
+    """The deployment's WhatsApp number they are written from (None: the default one); taken from
+    the participant row unless given (no number is named ""), changed only by the team
+    (``number_changed``)."""
     schedules: list[ScheduleEntry] = field(default_factory=list)
     pending_timers: dict[str, PendingTimer] = field(default_factory=dict)
     timer_ops: list[TimerOp] = field(default_factory=list)
@@ -180,8 +180,8 @@ class TurnState:
             self.day_one, self.extra_days = self.participant.day_one, self.participant.extra_days
         if not self.timezone:
             self.timezone = self.participant.timezone
-        if not self.number_read:
-            self.number, self.number_read = self.participant.number, True
+        if self.number == "":
+            self.number = self.participant.number
 
     @property
     def schedule_changed(self) -> bool:
