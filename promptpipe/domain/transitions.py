@@ -209,11 +209,11 @@ def apply(state: TurnState, name: str, *, actor: Actor, reason: str, value: str 
     if name in _APPLIED_WITH_THE_STATE:
         raise UndeclaredTransition(f"{name!r} is recorded by the storage code that creates or erases participants")
     if transition.kind == "timezone":
-        return _change_zone(state, transition, value, reason, actor)
+        return _change_field(state, transition, value, reason, actor, "timezone")
     if transition.kind == "study":
         return _change_study(state, transition, value, reason, actor)
     if transition.kind == "number":
-        return _change_number(state, transition, value, reason, actor)
+        return _change_field(state, transition, value, reason, actor, "number")
     current = state.sub_state if transition.kind == "sub_state" else state.status
     if transition.kind == "status" and current == WITHDRAWN:
         return False  # a withdrawal is final
@@ -258,23 +258,16 @@ def _change_status(state: TurnState, transition: Transition, reason: str, actor:
         state.cancel_timers(*kinds, reason=f"status changed: {transition.name}")
 
 
-def _change_zone(state: TurnState, transition: Transition, zone: str | None, reason: str, actor: Actor) -> bool:
-    if not zone:
-        raise UndeclaredTransition("timezone_changed needs the new zone")
-    if zone == state.timezone:
+def _change_field(state: TurnState, transition: Transition, value: str | None, reason: str, actor: Actor,
+                  field: str) -> bool:
+    """``timezone_changed``, ``number_changed``: the state's ``field`` takes ``value``."""
+    if not value:
+        raise UndeclaredTransition(f"{transition.name} needs {transition.target}")
+    before = getattr(state, field)
+    if value == before:
         return False
-    state.transitions.append(PendingTransition("timezone", transition.name, state.timezone, zone, reason, actor))
-    state.timezone = zone
-    return True
-
-
-def _change_number(state: TurnState, transition: Transition, number: str | None, reason: str, actor: Actor) -> bool:
-    if not number:
-        raise UndeclaredTransition("number_changed needs the new number")
-    if number == state.number:
-        return False
-    state.transitions.append(PendingTransition("number", transition.name, state.number, number, reason, actor))
-    state.number = number
+    state.transitions.append(PendingTransition(transition.kind, transition.name, before, value, reason, actor))
+    setattr(state, field, value)
     return True
 
 
