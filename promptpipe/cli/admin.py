@@ -89,8 +89,9 @@ async def _extend(args: argparse.Namespace, env: Env) -> None:
 
 
 async def _move_number(args: argparse.Namespace, env: Env) -> None:
-    print(cell(await move_to_number(env.db, env.clock, who=args.phone, to=args.to, text=args.message,
-                                    numbers=env.settings.number_plan, by=args.by or "", study=env.settings.study)))
+    moved = await move_to_number(env.db, env.clock, who=args.phone, to=args.to, text=args.message,
+                                 numbers=env.settings.number_plan, by=args.by or "", study=env.settings.study)
+    print(cell(moved.line))
 
 
 async def _allocation(args: argparse.Namespace, env: Env) -> None:

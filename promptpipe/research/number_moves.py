@@ -5,6 +5,8 @@ Nothing moves anyone by itself: participants know the number they consented with
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from promptpipe.clock import Clock
 from promptpipe.domain.limits import NAME_CHARS, RESEARCHER_MESSAGE_CHARS
 from promptpipe.domain.numbers import NumberPlan
@@ -16,13 +18,21 @@ from promptpipe.research.messaging import send_message
 from promptpipe.research.team_requests import request_change
 from promptpipe.storage.db import Database
 
-__all__ = ["move_to_number"]
+__all__ = ["NumberMove", "move_to_number"]
+
+
+@dataclass(frozen=True)
+class NumberMove:
+    line: str
+    """What happened, in a sentence."""
+    message_sent: bool
+    """The team's message was queued (False: the move stands, but they may not be written to now)."""
 
 
 async def move_to_number(db: Database, clock: Clock, *, who: str, to: str, text: str, numbers: NumberPlan,
-                         by: str = "", study: Study = OPEN_STUDY) -> str:
-    """Move ``who`` (phone or id) to the number ``to``, then queue ``text`` for them from it; returns
-    a line saying what happened (the move stands even when they may not be written to now)."""
+                         by: str = "", study: Study = OPEN_STUDY) -> NumberMove:
+    """Move ``who`` (phone or id) to the number ``to``, then queue ``text`` for them from it (the move
+    stands even when they may not be written to now)."""
     if to not in numbers.numbers:
         raise Forbidden(f"--to: there is no number {to!r}; this deployment has {', '.join(numbers.numbers)}")
     text = validate_text("--message", text, RESEARCHER_MESSAGE_CHARS, required=True)
@@ -37,5 +47,5 @@ async def move_to_number(db: Database, clock: Clock, *, who: str, to: str, text:
         await send_message(db, clock, who=participant.id, text=text, by=by, quiet=study.quiet_hours,
                            after_quiet_hours=True)  # inside their quiet hours it waits for the morning
     except Forbidden as exc:
-        return f"{line}; the message was not sent: {exc}"
-    return f"{line}; the message goes from {to} now"
+        return NumberMove(f"{line}; the message was not sent: {exc}", message_sent=False)
+    return NumberMove(f"{line}; the message goes from {to} now", message_sent=True)

@@ -177,10 +177,11 @@ async def a_researcher_moves_the_time_zone(make_app: AppFactory, fake: FakeOpenA
 @drives("number_changed")
 async def a_researcher_moves_them_to_another_number(make_app: AppFactory, fake: FakeOpenAIServer) -> None:
     app, transport, pid = await prompted(make_app, fake, WHATSAPP_NUMBERS="toronto,montreal")
-    said = await move_to_number(app.db, app.clock, who=ANA, to="montreal", numbers=app.settings.number_plan,
+    moved = await move_to_number(app.db, app.clock, who=ANA, to="montreal", numbers=app.settings.number_plan,
                                 text="From today we write from this new number; the old one is retired.")
     await app.run_until_idle()
-    assert "now written to from montreal (was the default number)" in said  # enrolled before there were two
+    assert moved.message_sent and "now written to from montreal (was the default number)" in moved.line  # enrolled
+    # before there were two numbers
     assert (await log_rows(app, pid))[-1] == ("number_changed", "researcher", None, "montreal")
     assert transport.sent[-1].to.number == "montreal" and "new number" in transport.sent[-1].text
 

@@ -11,6 +11,7 @@ import pytest
 from promptpipe.app import build_transport
 from promptpipe.errors import AdminError, ConfigError
 from promptpipe.research import admin
+from promptpipe.research.number_moves import move_to_number
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory, make_settings
 from tests.fakes.openai_server import FakeOpenAIServer
@@ -103,3 +104,20 @@ def test_the_admin_script_moves_a_participant_with_a_message(cli_env: Path, caps
     assert code != 0 and "written to from montreal already" in err
     code, out, _ = run_admin(capsys, "show", "--phone", ANA, "--json")
     assert '"number": "montreal"' in out
+
+
+async def test_a_move_stands_when_the_message_may_not_go(make_app: AppFactory, fake_openai: FakeOpenAIServer) -> None:
+    fake_openai.always("Welcome!", match="")
+    transport = MemoryTransport()
+    app = await make_app(transport, **TWO)
+    await admin.enroll(app.db, app.clock, phone=ANA, name="Ana", timezone="UTC", numbers=app.settings.number_plan,
+                       number="toronto")
+    await app.run_until_idle()
+    await transport.inject(ANA, "STOP")
+    await app.run_until_idle()
+    moved = await move_to_number(app.db, app.clock, who=ANA, to="montreal", text="Our new number.",
+                                 numbers=app.settings.number_plan)
+    await app.run_until_idle()
+    assert not moved.message_sent and "the message was not sent" in moved.line
+    assert (await admin.show(app.db, ANA)).number == "montreal"
+    assert "Our new number." not in transport.texts_to(ANA)  # their STOP holds

@@ -17,6 +17,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from promptpipe.domain.limits import BACKGROUND_CHARS, NAME_CHARS
 from promptpipe.domain.localtime import IANA_ZONES
+from promptpipe.domain.numbers import NumberPlan
 from promptpipe.domain.study import Study
 from promptpipe.errors import AdminError, ConfigError, StorageError
 from promptpipe.research import admin
@@ -63,6 +64,8 @@ class Typed:
     timezone: str = ""
     background: str = ""
     strata: dict[str, str] = field(default_factory=dict)
+    number: str = ""
+    """The WhatsApp number chosen (empty: by the rule; only with several numbers)."""
 
 
 @dataclass(frozen=True)
@@ -72,17 +75,33 @@ class Enrolled:
     name: str
     phone: str
     arm: str | None
+    number: str
+    """Their WhatsApp number (empty when the deployment has one)."""
 
 
 def _strata(study: Study) -> list[Stratum]:
     return [Stratum(name, tuple(allowed)) for name, allowed in study.allocation.strata]
 
 
+def _numbers(plan: NumberPlan) -> tuple[str, ...]:
+    """The numbers the form offers (none when the deployment has one: the form does not ask)."""
+    return plan.numbers if plan.several else ()
+
+
+def _number_problem(plan: NumberPlan, number: str) -> str:
+    """Why ``number`` is not one to enrol on (empty: it is, or the rule chooses)."""
+    if not number or number in _numbers(plan):
+        return ""
+    return f"there is no WhatsApp number {number[:40]!r}; this deployment has {', '.join(plan.numbers)}"
+
+
 def _enrol_page(request: Request, found: Visitor, *, typed: Typed | None = None, problems: dict[str, str] | None = None,
                 error: str = "", enrolled: Enrolled | None = None, status_code: int = 200) -> HTMLResponse:
     return render(request, "enrol.html", found, section="participants", typed=typed or Typed(), problems=problems or {},
                   error=error, enrolled=enrolled, strata=_strata(found.ctx.settings.study), zones=ZONES,
-                  name_chars=NAME_CHARS, background_chars=BACKGROUND_CHARS, status_code=status_code)
+                  name_chars=NAME_CHARS, background_chars=BACKGROUND_CHARS,
+                  numbers=_numbers(found.ctx.settings.number_plan),
+                  rule=found.ctx.settings.number_plan.rule.describe(), status_code=status_code)
 
 
 @router.get("/participants/new", response_class=HTMLResponse)
@@ -91,27 +110,34 @@ async def enrol_form(request: Request, found: Annotated[Visitor, Depends(enrolli
     done = None
     if enrolled:
         row = await attempt(admin.show(found.ctx.reader, checked_id(enrolled)))
-        done = Enrolled(row.id, participant_url(row.id), row.name, row.phone, row.arm)
+        plan = found.ctx.settings.number_plan
+        done = Enrolled(row.id, participant_url(row.id), row.name, row.phone, row.arm,
+                        plan.of(row.number) if plan.several else "")
     return _enrol_page(request, found, enrolled=done)
 
 
 @router.post("/participants/new", response_class=HTMLResponse)
 async def enrol_one(request: Request, found: Annotated[Visitor, Depends(researcher)],
                     phone: Annotated[str, Form()] = "", name: Annotated[str, Form()] = "",
-                    timezone: Annotated[str, Form()] = "", background: Annotated[str, Form()] = "") -> Response:
-    ctx, study = found.ctx, found.ctx.settings.study
+                    timezone: Annotated[str, Form()] = "", background: Annotated[str, Form()] = "",
+                    number: Annotated[str, Form()] = "") -> Response:
+    ctx, study, plan = found.ctx, found.ctx.settings.study, found.ctx.settings.number_plan
     form = await request.form()
     strata = {stratum.name: str(form.get(STRATUM_PREFIX + stratum.name, "")) for stratum in _strata(study)}
-    typed = Typed(phone.strip(), name.strip(), timezone.strip(), background.replace("\r\n", "\n").strip(), strata)
+    typed = Typed(phone.strip(), name.strip(), timezone.strip(), background.replace("\r\n", "\n").strip(), strata,
+                  number.strip() if plan.several else "")
     _, problems = check_details(study, Details(typed.phone, typed.name, typed.timezone, typed.background, strata))
-    if problems:
-        return _enrol_page(request, found, typed=typed, problems={p.field: p.message for p in problems},
+    refused = {p.field: p.message for p in problems}
+    if wrong_number := _number_problem(plan, typed.number):
+        refused["number"] = wrong_number
+    if refused:
+        return _enrol_page(request, found, typed=typed, problems=refused,
                            error="Not enrolled: correct what is marked below.", status_code=400)
     try:
         row = await admin.enroll(ctx.db, ctx.clock, phone=typed.phone, name=typed.name, timezone=typed.timezone,
                                  background=typed.background, by=found.caller.name, study=study, strata=strata,
-                                 numbers=ctx.settings.number_plan)
-    except AdminError as exc:  # the phone is enrolled already
+                                 numbers=plan, number=typed.number or None)
+    except AdminError as exc:  # the phone is enrolled already, or the rule names no number for them
         problem = field_words(exc, default="phone")
         return _enrol_page(request, found, typed=typed, problems={problem.field: problem.message},
                            error="Not enrolled: correct what is marked below.", status_code=status_for(exc)[0])
@@ -121,8 +147,8 @@ async def enrol_one(request: Request, found: Annotated[Visitor, Depends(research
         return _enrol_page(request, found, typed=typed, error=f"Not enrolled: {exc}", status_code=409)
     except StorageError:
         raise PageError(503, "The database cannot be reached right now; try again in a moment.") from None
-    await audit(ctx.db, ctx.clock, found.caller, "enroll", participant_id=row.id, detail={"arm": row.arm},
-                via="dashboard")
+    await audit(ctx.db, ctx.clock, found.caller, "enroll", participant_id=row.id, via="dashboard",
+                detail={"arm": row.arm, **({"number": plan.of(row.number)} if plan.several else {})})
     return RedirectResponse(f"/participants/new?enrolled={row.id}", status_code=303)
 
 

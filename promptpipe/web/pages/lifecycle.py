@@ -1,6 +1,8 @@
 """The rest of a participant's lifecycle on the dashboard: edit their name, background notes and
-time zone, withdraw them, erase their personal data, add study days. Each is a page of its own
-(GET ``/participants/{id}/edit``, ``…/withdraw``, ``…/erase``, ``…/extend``) saying what it does,
+time zone, withdraw them, erase their personal data, add study days, and (on a deployment with
+several WhatsApp numbers) move them to another number with a message the team writes. Each is a
+page of its own (GET ``/participants/{id}/edit``, ``…/withdraw``, ``…/erase``, ``…/extend``,
+``…/number``) saying what it does,
 whose form does it (POST to the same address, with the CSRF token) and comes back to the
 participant's page with a one-line result (``?done=…``, see :data:`participant.DONE_MESSAGES`).
 A refusal shows the page again with what was typed and one line saying what is wrong; nothing is
@@ -19,12 +21,14 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from promptpipe.domain.limits import BACKGROUND_CHARS, NAME_CHARS, REASON_CHARS
+from promptpipe.domain.limits import BACKGROUND_CHARS, NAME_CHARS, REASON_CHARS, RESEARCHER_MESSAGE_CHARS
+from promptpipe.domain.numbers import NumberPlan
 from promptpipe.domain.states import WITHDRAWN
 from promptpipe.errors import AdminError, Forbidden
 from promptpipe.research import admin, erasure
 from promptpipe.research.erasure import ErasurePlan
 from promptpipe.research.listing import one_participant
+from promptpipe.research.number_moves import move_to_number
 from promptpipe.research.study_ops import MAX_EXTENSION_DAYS
 from promptpipe.research.tokens import audit
 from promptpipe.research.views import ParticipantDetail
@@ -61,6 +65,10 @@ STEPS = {
     "extend": Step("Add study days",
                    "Their study lasts longer by this many days: daily prompts go on until the new last day. A "
                    "participant whose study has ended comes back into it.", "Yes, add the days"),
+    "number": Step("Move to another number",
+                   "From now on everything to them goes from the number you choose. They consented with the number "
+                   "they know, so tell them: your message goes to them from the new number (after their quiet "
+                   "hours, if it is night for them).", "Move them and send the message"),
 }
 
 
@@ -75,6 +83,8 @@ class Who:
     timezone: str
     background: str
     url: str
+    number: str
+    """Their WhatsApp number (empty when the deployment has one)."""
 
 
 @dataclass(frozen=True)
@@ -97,6 +107,8 @@ class Typed:
     reason: str = ""
     confirm: str = ""
     days: str = ""
+    to: str = ""
+    message: str = ""
 
 
 def _plain(text: str) -> str:
@@ -104,9 +116,10 @@ def _plain(text: str) -> str:
     return text.replace("\r\n", "\n").strip()
 
 
-def _who(row: ParticipantDetail) -> Who:
+def _who(row: ParticipantDetail, numbers: NumberPlan) -> Who:
     return Who(id=row.id, name=row.name or "—", phone=row.phone, status=row.status, timezone=row.timezone,
-               background=row.background, url=participant_url(row.id))
+               background=row.background, url=participant_url(row.id),
+               number=numbers.of(row.number) if numbers.several else "")
 
 
 async def _row(found: Visitor, participant_id: str) -> ParticipantDetail:
@@ -124,7 +137,7 @@ def _refusal(step: str, row: ParticipantDetail, erased: bool, extendable: bool) 
     """Why ``step`` cannot be done for them at all (empty: it can)."""
     if erased:
         return f"{row.id}'s personal data was erased; nothing more can be changed for them."
-    if step in ("withdraw", "extend") and row.status == WITHDRAWN:
+    if step in ("withdraw", "extend", "number") and row.status == WITHDRAWN:
         return f"{row.id} was withdrawn from the study; that cannot be undone or changed."
     if step == "extend" and not extendable:
         return "This study has no set length (length_days in the study file), so there are no study days to add."
@@ -139,10 +152,16 @@ def _length(row: ParticipantDetail, length_days: int | None) -> Length | None:
     return Length(days, row.extra_days, first + timedelta(days=days - 1) if first else None)
 
 
+def _one_number(found: Visitor) -> None:
+    """A deployment with one WhatsApp number has no number page."""
+    if not found.ctx.settings.number_plan.several:
+        raise PageError(404, "This deployment has one WhatsApp number, so there is no other to move anyone to.")
+
+
 async def _page(request: Request, found: Visitor, participant_id: str, step: str, *, typed: Typed | None = None,
                 error: str = "", status_code: int = 200) -> HTMLResponse:
     row = await _row(found, participant_id)
-    study = found.ctx.settings.study
+    study, numbers = found.ctx.settings.study, found.ctx.settings.number_plan
     length_days = study.length_days
     refused = _refusal(step, row, await _erased(found, row.id), study.in_use and length_days is not None)
     if refused:
@@ -152,9 +171,11 @@ async def _page(request: Request, found: Visitor, participant_id: str, step: str
         plan = await attempt(erasure.plan(found.ctx.reader, phone=row.id))
     typed = typed or Typed(name=row.name, background=row.background, timezone=row.timezone)
     return render(request, "lifecycle.html", found, section="participants", step=step, words=STEPS[step],
-                  who=_who(row), typed=typed, error=error, plan=plan, length=_length(row, length_days),
+                  who=_who(row, numbers), typed=typed, error=error, plan=plan, length=_length(row, length_days),
                   max_days=MAX_EXTENSION_DAYS, name_chars=NAME_CHARS, background_chars=BACKGROUND_CHARS,
-                  reason_chars=REASON_CHARS, status_code=status_code)
+                  reason_chars=REASON_CHARS, message_chars=RESEARCHER_MESSAGE_CHARS,
+                  other_numbers=[name for name in numbers.numbers if name != numbers.of(row.number)],
+                  status_code=status_code)
 
 
 async def _refused(request: Request, found: Visitor, participant_id: str, step: str, typed: Typed,
@@ -283,3 +304,32 @@ async def extend(request: Request, participant_id: str, found: Acting,
     await audit(ctx.db, ctx.clock, found.caller, "extend", participant_id=participant_id, via="dashboard",
                 detail={"days": int(typed.days)})
     return _done(participant_id, "extended")
+
+
+# ------------------------------------------------------------------------------------ number
+
+@router.get("/participants/{participant_id}/number", response_class=HTMLResponse)
+async def number_form(request: Request, participant_id: str, found: Viewing) -> HTMLResponse:
+    _one_number(found)
+    return await _page(request, found, participant_id, "number")
+
+
+@router.post("/participants/{participant_id}/number", response_class=HTMLResponse)
+async def move_number(request: Request, participant_id: str, found: Acting, to: Annotated[str, Form()] = "",
+                      message: Annotated[str, Form()] = "") -> Response:
+    """Move them to the number ``to``; ``message`` tells them, from it. The move stands even when
+    the message cannot go to them now (the result line says so)."""
+    _one_number(found)
+    ctx, participant_id = found.ctx, checked_id(participant_id)
+    typed = Typed(to=to.strip()[:40], message=_plain(message))
+    try:
+        if not typed.to:
+            raise AdminError("to: choose the number to move them to")
+        moved = await move_to_number(ctx.db, ctx.clock, who=participant_id, to=typed.to, text=typed.message,
+                                     numbers=ctx.settings.number_plan, by=found.caller.name,
+                                     study=ctx.settings.study)
+    except AdminError as exc:
+        return await _refused(request, found, participant_id, "number", typed, exc)
+    await audit(ctx.db, ctx.clock, found.caller, "move_number", participant_id=participant_id, via="dashboard",
+                detail={"to": typed.to})
+    return _done(participant_id, "moved" if moved.message_sent else "moved_unsent")

@@ -45,6 +45,9 @@ DONE_MESSAGES = {
     "withdrawn": "Withdrawn: nothing more is sent to them, and this cannot be undone.",
     "erased": "Erased: their personal data is gone; the pseudonymous id and the counts stay.",
     "extended": "Study days added: their study length below shows the new total.",
+    "moved": "Moved: everything to them goes from their new WhatsApp number now, starting with your message.",
+    "moved_unsent": "Moved to the new WhatsApp number, but your message was not sent: they cannot be written to "
+                    "now (their status below says why).",
 }
 """The one-line result shown after an action (``?done=…``)."""
 TICKS = {  # outbound message state -> (ticks, word, css class)
@@ -102,6 +105,7 @@ def _profile(found: Visitor, row: ParticipantDetail, listed: ListedRow | None) -
         "length": _length(found.ctx.settings.study.length_days, row.extra_days),
         "last_in": found.when(listed.last_in_at, zone) if listed else None,
         "last_out": found.when(listed.last_out_at, zone) if listed else None,
+        "number": found.ctx.settings.number_plan.of(row.number) if found.ctx.settings.number_plan.several else "",
     }
     if found.identified:
         profile.update(phone=row.phone or "erased", name=row.name or "—", background=row.background or "",
@@ -129,14 +133,15 @@ def _schedules(found: Visitor, data: SchedulesView) -> dict[str, Any]:
     }
 
 
-def _actions(row: ParticipantDetail, listed: ListedRow | None, extendable: bool) -> list[str]:
+def _actions(row: ParticipantDetail, listed: ListedRow | None, extendable: bool, movable: bool) -> list[str]:
     """The actions that make sense for them now (see also :mod:`lifecycle`)."""
     if listed is not None and listed.erased:
         return []
     if row.status == WITHDRAWN:
         return ["edit", "erase"]
     actions = ["resume" if row.researcher_paused else "pause", "message", *(["prompt"] if row.status == ACTIVE else [])]
-    return [*actions, "edit", *(["extend"] if extendable else []), "withdraw", "erase"]
+    return [*actions, "edit", *(["extend"] if extendable else []), *(["number"] if movable else []), "withdraw",
+            "erase"]
 
 
 async def participant_view(found: Visitor, participant_id: str) -> dict[str, Any]:
@@ -158,7 +163,8 @@ async def participant_view(found: Visitor, participant_id: str) -> dict[str, Any
             "messages": [_message(found, message, row.timezone) for message in newest],
             "more_messages": max(0, row.messages_in + row.messages_out - len(newest)), "hidden_text": HIDDEN_TEXT,
             "max_chars": RESEARCHER_MESSAGE_CHARS,
-            "actions": _actions(row, listed, study.in_use and study.length_days is not None)
+            "actions": _actions(row, listed, study.in_use and study.length_days is not None,
+                                found.ctx.settings.number_plan.several)
             if found.identified else []}
 
 
