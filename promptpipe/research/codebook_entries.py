@@ -334,7 +334,8 @@ TRANSITIONS = FileDoc("transitions", "The audit log: every change of stage, stat
                       "name.", (
     Entry("id", "integer", "unique", "The change's number.", "transition.id"),
     _pid("transition.participant_id"),
-    Entry("kind", "string", "sub_state, status, timezone, study", "What changed (study: day one set, an extension).",
+    Entry("kind", "string", "sub_state, status, timezone, study, number",
+          "What changed (study: day one set, an extension; number: moved to another WhatsApp number).",
           "transition.kind"),
     Entry("name", "string", "a declared transition name, e.g. intake_done, participant_stop, study_completed",
           "Which declared change it was.", "transition.name"),

@@ -197,7 +197,8 @@ def entry_of(hit: Hit, identified: bool) -> TimelineEntry | None:
             words = STAGE_WORDS if row.kind == "sub_state" else None
             change = (f"{_words(row.from_value, words)} → {_words(row.to_value, words)}" if row.from_value
                       else _words(row.to_value, words))
-            what = {"sub_state": "Stage", "status": "Status", "timezone": "Time zone"}.get(row.kind, "Study")
+            what = {"sub_state": "Stage", "status": "Status", "timezone": "Time zone",
+                    "number": "WhatsApp number"}.get(row.kind, "Study")
             by = f", {_words(row.actor, BY_WORDS)}" if row.actor else ""
             summary, text = f"{what}: {change} ({_words(row.name)}{by})", row.reason or None
         case Flag() if stream is Stream.FLAG_RAISED:

@@ -12,6 +12,7 @@ from promptpipe.app import build_transport
 from promptpipe.errors import AdminError, ConfigError
 from promptpipe.research import admin
 from promptpipe.research.number_moves import move_to_number
+from promptpipe.research.timeline import timeline
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory, make_settings
 from tests.fakes.openai_server import FakeOpenAIServer
@@ -119,5 +120,8 @@ async def test_a_move_stands_when_the_message_may_not_go(make_app: AppFactory, f
                                  numbers=app.settings.number_plan)
     await app.run_until_idle()
     assert not moved.message_sent and "the message was not sent" in moved.line
-    assert (await admin.show(app.db, ANA)).number == "montreal"
+    shown = await admin.show(app.db, ANA)
+    assert shown.number == "montreal"
+    page = await timeline(app.db, shown.id, identified=True)
+    assert any(entry.summary.startswith("WhatsApp number: toronto → montreal") for entry in page.entries)
     assert "Our new number." not in transport.texts_to(ANA)  # their STOP holds
