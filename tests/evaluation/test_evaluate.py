@@ -177,3 +177,37 @@ answer_rate = 1.0
     assert greeting["kind"] == "greeting" and greeting["at"].startswith("2026-01-05T23:00")  # 08:00 in Tokyo
     assert answer["incoming"] and answer["at"] > greeting["at"]
     assert not (tmp_path / "study.db").exists()
+
+
+async def test_a_conversation_that_breaks_is_reported_and_the_others_run(settings: Settings, tmp_path: Path) -> None:
+    """The participant's model fails in a way nobody planned for: that conversation says so (its
+    `completed` check fails, what happened before is kept) and the run goes on with the others."""
+    class Broken(FakePlayer):
+        async def complete(self, messages, tools=None):  # type: ignore[no-untyped-def]
+            if "Ravi" in str(messages[0]["content"]):
+                raise RuntimeError("the participants' server sent something no one expected")
+            return await super().complete(messages, tools)
+
+    personas = tmp_path / "personas.toml"
+    personas.write_text("".join(f"""
+[[persona]]
+name = "{name}"
+habit = "a short walk"
+preferred_time = "12:30"
+anchor = "after lunch"
+motivation = "my back"
+answer_rate = 1.0
+""" for name in ("Maya", "Ravi")), encoding="utf-8")
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    args = parser.parse_args(["--personas", str(personas), "--no-builtin-cases", "--days", "2", "--no-judge",
+                              "--out", str(tmp_path / "run")])
+    said: list[str] = []
+    broken = Models(coach=FakeCoach(), player=Broken(), judges=(), coach_name="fake", player_name="broken")
+    assert await evaluate_command(settings, args, models=broken, say=said.append) == 0
+    failed = failures(tmp_path / "run")
+    assert "completed" in failed["persona:Ravi"] and "persona:Maya" not in failed
+    run = json.loads((tmp_path / "run" / "run.json").read_text(encoding="utf-8"))["run"]
+    ravi = next(c for c in run["conversations"] if c["label"] == "Ravi")
+    assert "RuntimeError" in ravi["error"] and ravi["messages"]  # the greeting before it is kept
+    assert any("persona Ravi" in line and "failed" in line for line in said)

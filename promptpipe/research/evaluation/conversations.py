@@ -10,7 +10,6 @@ shows too."""
 
 from __future__ import annotations
 
-import contextlib
 import random
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -21,6 +20,7 @@ from promptpipe.domain.localtime import format_hhmm, zone_or_utc
 from promptpipe.domain.messages import POLL_KINDS, MessageKind, MessageStatus
 from promptpipe.errors import LLMRejected, LLMUnavailable
 from promptpipe.llm import LLM
+from promptpipe.logging import get_logger
 from promptpipe.research import reports
 from promptpipe.research.evaluation.cases import Case
 from promptpipe.research.evaluation.personas import Persona, answers, did_habit
@@ -35,6 +35,8 @@ from promptpipe.storage.flags import list_flags
 from promptpipe.storage.schedules import load_schedules
 
 __all__ = ["EVALUATED_BY", "PHONE", "RunPlan", "run_case", "run_persona"]
+
+log = get_logger("promptpipe.research.evaluation")
 
 PHONE = "+14165550142"
 """Every sandbox holds one participant, so one fictional line serves them all."""
@@ -104,8 +106,8 @@ async def run_persona(plan: RunPlan, persona: Persona, place: int = 0) -> Conver
                     await sandbox.say(PHONE, move.text)
             if await sandbox.step(end) is None:
                 break
-    except (LLMUnavailable, LLMRejected) as exc:
-        error = f"a model could not be reached: {exc}"
+    except Exception as exc:  # this conversation fails, not the run (the report says why)
+        error = _failure(exc)
     try:
         return await _record(sandbox, recorder, source=Source.PERSONA, label=persona.name, group=persona.group,
                              days=plan.days, persona=persona, player_tokens=player_tokens, error=error)
@@ -137,13 +139,22 @@ async def run_case(plan: RunPlan, case: Case) -> Conversation:
             await sandbox.advance(sandbox.clock.now() + timedelta(minutes=3))
             await sandbox.say(PHONE, text)
         await sandbox.advance(sandbox.clock.now() + timedelta(days=1))
-    except (LLMUnavailable, LLMRejected) as exc:
-        error = f"a model could not be reached: {exc}"
+    except Exception as exc:  # this conversation fails, not the run (the report says why)
+        error = _failure(exc)
     try:
         return await _record(sandbox, recorder, source=Source.CASE, label=case.id, group=case.group, days=1,
                              case_start=case_start or sandbox.clock.now(), case=case, error=error)
     finally:
         await sandbox.close()
+
+
+def _failure(exc: Exception) -> str:
+    """Why a conversation stopped, for the report: a model that could not be reached is expected;
+    anything else is logged with its trace as well."""
+    if isinstance(exc, (LLMUnavailable, LLMRejected)):
+        return f"a model could not be reached: {exc}"
+    log.error("evaluation_conversation_failed", error=type(exc).__name__, exc_info=exc)
+    return f"the run of this conversation stopped: {type(exc).__name__}: {str(exc)[:300]}"
 
 
 def open_poll(rows: Sequence[MessageView]) -> MessageView | None:
@@ -189,7 +200,7 @@ async def _record(sandbox: Sandbox, recorder: RecordingLLM, *, source: Source, l
     status = stage = ""
     times: tuple[str, ...] = ()
     flags: tuple[str, ...] = ()
-    with contextlib.suppress(Exception):  # a sandbox that failed early has less to read
+    try:  # a sandbox that failed early has less to read
         rows = await reports.transcript(sandbox.db, PHONE)
         detail = await reports.show(sandbox.db, PHONE)
         profile, stage = dict(detail.profile), str(detail.sub_state)
@@ -199,6 +210,8 @@ async def _record(sandbox: Sandbox, recorder: RecordingLLM, *, source: Source, l
                       if entry.active)
         found = await sandbox.db.run(lambda session: list_flags(session, include_resolved=True))
         flags = tuple(f"{flag.source}: {flag.trigger}" for flag in found)
+    except Exception as exc:  # the conversation says so; the run goes on
+        error = error or f"its sandbox could not be read: {_failure(exc)}"
     quiet = sandbox.settings.study.quiet_hours
     messages = sorted((said(row) for row in rows), key=lambda message: message.at)
     case_from = None if case_start is None else sum(1 for message in messages if message.at < case_start)
