@@ -2,4 +2,4 @@
 with :mod:`spool` when the database cannot take it), run in order per participant by the lanes
 (:mod:`lanes`), and what the flow answers leaves through the outbox (:mod:`outbox`)."""
 
-__all__ = ["events", "inbox", "lanes", "outbox", "spool"]
+__all__ = ["events", "inbox", "lanes", "leases", "outbox", "spool"]

@@ -3,7 +3,7 @@ module per table or aggregate. Every write to a table goes through its module; a
 status, time zone and conversation change only through :mod:`conversations`."""
 
 __all__ = [
-    "consent", "conversations", "db", "deliveries", "erasure", "files", "flags", "inbox_rows", "models",
+    "consent", "conversations", "db", "deliveries", "erasure", "files", "flags", "inbox_rows", "leases", "models",
     "outbox_rows", "participants", "receipts", "schedules", "service_status", "state_dir", "study", "study_tables",
     "transcript",
 ]

@@ -13,6 +13,7 @@ from typing import Any
 from sqlalchemy import JSON, Boolean, Column, DateTime, Index, Integer, Table, Text, TypeDecorator, UniqueConstraint
 from sqlalchemy import inspect as sa_inspect
 from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.types import BigInteger
 from sqlmodel import Field, SQLModel
 
 from promptpipe.domain.safety import OPEN
@@ -440,6 +441,25 @@ class Flag(SQLModel, table=True):
     alert_attempts: int = 0
     alerted_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
     created_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+
+
+class NumberLease(SQLModel, table=True):
+    """Which ``serve`` process holds a WhatsApp number (or a role such as ``@alarms``) for now:
+    it heartbeats the lease; another process may take it once it has expired. Queries in
+    :mod:`promptpipe.storage.leases`."""
+
+    __tablename__ = "number_lease"
+
+    name: str = Field(sa_column=Column(Text, primary_key=True))
+    """A number's name, a role (``@alarms``) or a process's presence (``@live:{group}:{holder}``)."""
+    holder: str = Field(sa_column=Column(Text, nullable=False))
+    """The holding process's id (``host:pid:random``); empty once released."""
+    token: int = Field(sa_column=Column(BigInteger, nullable=False))
+    """The fencing token: one more each time the lease goes to another holder."""
+    expires_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    heartbeat_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    acquired_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    """When the current holder took it."""
 
 
 def table_of(model: type[SQLModel]) -> Table:

@@ -44,6 +44,7 @@ async def test_an_unversioned_older_schema_is_refused_then_upgraded_on_request(d
     await database.execute_raw("CREATE INDEX ix_prompt_delivery_participant_id ON prompt_delivery (participant_id, id)")
     await database.execute_raw("DROP INDEX ix_participant_number")  # one number for everyone
     await database.execute_raw('ALTER TABLE participant DROP COLUMN "number"')
+    await database.execute_raw("DROP TABLE number_lease")  # nor leases for several services
     await database.execute_raw("DROP TABLE alembic_version")  # nor versions
     await database.close()
 

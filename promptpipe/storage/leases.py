@@ -1,0 +1,147 @@
+"""Queries on ``number_lease``: which ``serve`` process holds each WhatsApp number (or role) now.
+
+A lease is held while ``expires_at > now`` by its ``holder``; its holder renews it with each
+heartbeat, and any process may take it once it has expired (or been released). ``token`` grows
+each time the lease goes to another holder, so a write guarded by :func:`held_by` (the holder and
+the token it was given) changes nothing once the lease has moved on: a process that comes back
+after its lease was taken sends nothing.
+
+Each process also keeps a *presence* lease (``@live:{group}:{holder}``, see :func:`presence_name`)
+so the others wanting the same numbers can count who is alive and share them fairly; presence
+leases carry no fencing and are deleted once expired. Times are the caller's clock (the
+processes' clocks must agree within a small part of the lease's time to live).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from sqlalchemy import ColumnElement, and_, case, delete, exists, or_, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.orm import Session
+
+from promptpipe.storage.models import NumberLease, table_of
+
+__all__ = [
+    "PRESENCE", "RELEASED", "LeaseRow", "acquire", "forget_absent", "held_by", "holders", "presence_name", "release",
+    "renew",
+]
+
+_LEASE = table_of(NumberLease)
+PRESENCE = "@live:"
+"""The name prefix of a process's presence lease (numbers' names cannot start with ``@``)."""
+RELEASED = ""
+"""The holder of a released lease: nobody."""
+_LONG_AGO = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+def presence_name(group: str, holder: str) -> str:
+    """The presence lease of ``holder`` among the processes that want the leases of ``group``."""
+    return f"{PRESENCE}{group}:{holder}"
+
+
+@dataclass(frozen=True)
+class LeaseRow:
+    name: str
+    holder: str
+    token: int
+    expires_at: datetime
+    heartbeat_at: datetime
+    acquired_at: datetime
+
+    def live(self, now: datetime) -> bool:
+        """Held by someone at ``now`` (not expired, not released)."""
+        return self.holder != RELEASED and self.expires_at > now
+
+    @property
+    def is_presence(self) -> bool:
+        return self.name.startswith(PRESENCE)
+
+
+def acquire(session: Session, names: Iterable[str], holder: str, now: datetime, ttl: timedelta) -> dict[str, int]:
+    """Take each lease in ``names`` that is free, expired or released (renewing those already
+    ours), in one statement; returns the ones taken with their tokens. A lease that goes to
+    another holder gets the next token; a new one starts at 1. A lease someone else holds is
+    left alone and missing from the answer."""
+    wanted = sorted(set(names))  # one order for every process: concurrent upserts never deadlock
+    if not wanted:
+        return {}
+    insert = pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
+    expires = now + ttl
+    rows = insert(_LEASE).values([
+        {"name": name, "holder": holder, "token": 1, "expires_at": expires, "heartbeat_at": now, "acquired_at": now}
+        for name in wanted
+    ])
+    new = rows.excluded
+    same_holder = _LEASE.c.holder == new.holder
+    stmt = rows.on_conflict_do_update(
+        index_elements=[_LEASE.c.name],
+        set_={
+            "holder": new.holder,
+            "token": case((same_holder, _LEASE.c.token), else_=_LEASE.c.token + 1),
+            "expires_at": new.expires_at,
+            "heartbeat_at": new.heartbeat_at,
+            "acquired_at": case((same_holder, _LEASE.c.acquired_at), else_=new.acquired_at),
+        },
+        where=or_(_LEASE.c.expires_at <= now, _LEASE.c.holder == RELEASED, same_holder),
+    ).returning(_LEASE.c.name, _LEASE.c.token)
+    return {name: int(token) for name, token in session.connection().execute(stmt)}
+
+
+def renew(session: Session, held: Mapping[str, int], holder: str, now: datetime,
+          ttl: timedelta) -> dict[str, int]:
+    """Extend the leases in ``held`` (name → the token we were given) that are still ours with
+    that token; returns those. One taken by another process (even if it has since expired) is
+    lost: it is missing from the answer."""
+    if not held:
+        return {}
+    ours = or_(*(and_(_LEASE.c.name == name, _LEASE.c.token == token) for name, token in sorted(held.items())))
+    stmt = (update(_LEASE).where(_LEASE.c.holder == holder, ours)
+            .values(expires_at=now + ttl, heartbeat_at=now)
+            .returning(_LEASE.c.name, _LEASE.c.token))
+    return {name: int(token) for name, token in session.connection().execute(stmt)}
+
+
+def release(session: Session, names: Iterable[str], holder: str) -> list[str]:
+    """Give up the leases in ``names`` that ``holder`` holds (another process may take them at
+    once); returns those released. Number leases keep their row and token (the next holder's
+    token follows it); a presence lease is deleted."""
+    wanted = sorted(set(names))
+    if not wanted:
+        return []
+    connection = session.connection()
+    mine = (_LEASE.c.name.in_(wanted)) & (_LEASE.c.holder == holder)
+    gone = list(connection.execute(delete(_LEASE).where(mine, _LEASE.c.name.startswith(PRESENCE, autoescape=True))
+                                   .returning(_LEASE.c.name)).scalars())
+    freed = connection.execute(update(_LEASE).where(mine).values(holder=RELEASED, expires_at=_LONG_AGO)
+                               .returning(_LEASE.c.name)).scalars()
+    return sorted([*gone, *freed])
+
+
+def holders(session: Session) -> list[LeaseRow]:
+    """Every lease that has a holder (live or expired; released ones are left out), by name."""
+    rows = session.connection().execute(
+        select(_LEASE.c.name, _LEASE.c.holder, _LEASE.c.token, _LEASE.c.expires_at, _LEASE.c.heartbeat_at,
+               _LEASE.c.acquired_at).where(_LEASE.c.holder != RELEASED).order_by(_LEASE.c.name))
+    return [LeaseRow(name, holder, int(token), expires_at, heartbeat_at, acquired_at)
+            for name, holder, token, expires_at, heartbeat_at, acquired_at in rows]
+
+
+def forget_absent(session: Session, now: datetime) -> int:
+    """Delete the presence leases that have expired (processes gone); returns how many."""
+    done = session.connection().execute(
+        delete(_LEASE).where(_LEASE.c.name.startswith(PRESENCE, autoescape=True), _LEASE.c.expires_at <= now))
+    return int(done.rowcount or 0)
+
+
+def held_by(name: ColumnElement[Any] | str, holder: str, token: ColumnElement[Any] | int,
+            now: datetime) -> ColumnElement[bool]:
+    """A condition for another statement's WHERE: the lease ``name`` (a column, such as the number
+    of the participant a row is for, or a value) is held at ``now`` by ``holder`` with ``token``.
+    A claim or a send's record guarded by it writes nothing once the lease has expired or moved."""
+    return exists().where(_LEASE.c.name == name, _LEASE.c.holder == holder, _LEASE.c.token == token,
+                          _LEASE.c.expires_at > now)
