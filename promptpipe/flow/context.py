@@ -14,8 +14,8 @@ from promptpipe.domain.profile import ServerRecord
 from promptpipe.flow import intensity
 from promptpipe.flow.turn import FlowConfig, TurnContext
 from promptpipe.pipeline.events import DailyPromptDue, MessageReceived, PollVoteReceived, ReactionReceived, parse_event
-from promptpipe.storage.conversations import load_turn_state
-from promptpipe.storage.deliveries import NewestPolls, VoteTarget, messages_by_wa_id, newest_polls, vote_targets
+from promptpipe.storage.conversations import read_turn_state
+from promptpipe.storage.deliveries import NewestPolls, VoteTarget, messages_by_wa_id, newest_polls_of, vote_targets
 from promptpipe.storage.inbox_rows import InboxRow, message_words
 from promptpipe.storage.study import study_seed
 from promptpipe.storage.transcript import history_before
@@ -31,22 +31,23 @@ ANSWER_CHARS = 60
 def load_context(session: Session, participant_id: str, batch: list[InboxRow], config: FlowConfig,
                  now: datetime) -> TurnContext:
     message_ids = [item.message_id for item in batch if item.message_id is not None]
-    state = load_turn_state(session, participant_id)
+    texts_by_id = message_words(session, batch)
+    texts = {item.id: texts_by_id.get(item.message_id, "") for item in batch if item.message_id is not None}
+    events = [parse_event(item.kind, item.payload) for item in batch]
+    may_answer_poll = isinstance(events[0], ReactionReceived) or (isinstance(events[0], MessageReceived) and any(
+        len(text) <= ANSWER_CHARS for text in texts.values()))
+    state, newest_row = read_turn_state(session, participant_id, with_polls=may_answer_poll)
     state.quiet_hours = config.study.quiet_hours
     # More than the window: the messages the summary has not covered yet are what it folds in.
     history = history_before(session, participant_id, min(message_ids, default=None),
                              FOLD_SPAN * config.history_window, after_id=state.summary_through)
-    texts_by_id = message_words(session, batch)
-    texts = {item.id: texts_by_id.get(item.message_id, "") for item in batch if item.message_id is not None}
-    events = [parse_event(item.kind, item.payload) for item in batch]
     context = TurnContext(state, history, texts, events)
     pointed_at = [ref for event in events for ref in _pointed_at(event) if ref]
     context.quoted = messages_by_wa_id(session, participant_id, pointed_at)
     known: dict[int, VoteTarget | None] = {}
-    if isinstance(events[0], ReactionReceived) or (isinstance(events[0], MessageReceived) and any(
-            len(text) <= ANSWER_CHARS for text in texts.values())):
+    if may_answer_poll:
         record = state.profile.record
-        newest = newest_polls(session, participant_id, record.intensity_poll_message) if state.ever_prompted else None
+        newest = newest_polls_of(session, newest_row, record.intensity_poll_message)
         today = now.astimezone(zone_or_utc(state.timezone)).date().isoformat()
         context.polls = open_polls(newest, record, now, config.typed_answer_window, today=today)
         known = newest.vote_targets() if newest is not None else {}

@@ -34,7 +34,7 @@ from promptpipe.logging import get_logger
 from promptpipe.pipeline.events import InboxKind
 from promptpipe.storage.conversations import VersionConflict
 from promptpipe.storage.db import Database
-from promptpipe.storage.inbox_rows import InboxRow, participants_with_due_inbox, pending_inbox, pending_messages
+from promptpipe.storage.inbox_rows import DueInputs, InboxRow, due_inputs, pending_inbox, pending_messages
 
 log = get_logger("promptpipe.pipeline.lanes")
 
@@ -172,6 +172,9 @@ class Lanes(Generic[C]):
         self._deciding: dict[str, tuple[asyncio.Task[Any], set[int]]] = {}
         self._interrupted: set[str] = set()
         self._checks: set[asyncio.Task[None]] = set()
+        self._seen_up_to: dict[str, int] = {}
+        self._ended_since_poll: set[str] = set()
+        """Per running lane, the newest due row the poll has had checked for urgency."""
         self.batches = 0
 
     def __repr__(self) -> str:
@@ -232,15 +235,35 @@ class Lanes(Generic[C]):
         """Wake lanes for every participant with due rows (written here, by another process, or
         due for a retry). Returns how many lanes were started."""
         now, limit = self.clock.now(), self._concurrency * 4
-        due = await self.db.run(lambda session: participants_with_due_inbox(session, now, limit))
+        self._ended_since_poll.clear()
+        due = await self.db.run(lambda session: due_inputs(session, now, limit))
         started = 0
-        for participant_id in due:
-            if not self._has_lane(participant_id):
+        for participant_id in due.participants:
+            # A lane that ended while the poll read ran has committed the rows the poll saw pending;
+            # a row it left is still due at the next poll.
+            if not self._has_lane(participant_id) and participant_id not in self._ended_since_poll:
                 self.wake(participant_id)
                 started += 1
-        if self._deciding or self._slot_waiters or self._parked:  # a STOP another process stored
-            await self._interrupt_if_urgent(*self._deciding, *self._slot_waiters, *self._parked)  # wakes no lane
+        # A STOP another process stored, for a lane whose turn runs or waits: look only at lanes
+        # with a due row not looked at yet (every cycle of a long model call read them all again).
+        waiting = [pid for pid in dict.fromkeys([*self._deciding, *self._slot_waiters, *self._parked])
+                   if self._unseen_rows(pid, due)]
+        if waiting:
+            await self._interrupt_if_urgent(*waiting)  # wakes no lane
         return started
+
+    def _unseen_rows(self, participant_id: str, due: DueInputs) -> bool:
+        """Whether the poll found a due row of theirs that no look since their lane began has
+        seen (beyond the batch their turn runs); when the poll could not read every due row, the
+        answer is yes."""
+        if not due.complete:
+            return True
+        in_batch = self._deciding[participant_id][1] if participant_id in self._deciding else set()
+        seen = self._seen_up_to.get(participant_id, 0)
+        unseen = [row_id for row_id in due.row_ids.get(participant_id, ()) if row_id not in in_batch and row_id > seen]
+        if unseen:
+            self._seen_up_to[participant_id] = max(unseen)
+        return bool(unseen)
 
     async def wait_idle(self) -> None:
         while self._tasks:  # a parked lane starts when a running one frees its slot
@@ -269,6 +292,8 @@ class Lanes(Generic[C]):
     def _reap(self, participant_id: str, task: asyncio.Task[None]) -> None:
         if self._tasks.get(participant_id) is task:
             del self._tasks[participant_id]
+            self._seen_up_to.pop(participant_id, None)
+            self._ended_since_poll.add(participant_id)
         if task.cancelled():
             return
         exc = task.exception()

@@ -25,7 +25,7 @@ from sqlalchemy.orm import Session
 
 from promptpipe.clock import Clock
 from promptpipe.domain.backoff import Backoff
-from promptpipe.domain.messages import POLL_KINDS, MessageStatus
+from promptpipe.domain.messages import POLL_KINDS
 from promptpipe.errors import NotConnected, SendFailed
 from promptpipe.logging import get_logger
 from promptpipe.storage.db import Database
@@ -321,10 +321,9 @@ class Outbox:
         if available_at is not None:
             values["available_at"] = available_at
         message_values: dict[str, object] = {}
-        if sent is not None:
-            values.update(sent_at=now, wa_message_id=sent.message_id)
-            message_values = {"status": MessageStatus.SENT, "sent_at": now, "wa_message_id": sent.message_id,
-                              "receipts_expected": bool(getattr(self.transport, "sends_receipts", False))}
+        if sent is not None:  # the transcript row follows by a trigger (storage/mirrors.py)
+            values.update(sent_at=now, wa_message_id=sent.message_id,
+                          receipts_expected=bool(getattr(self.transport, "sends_receipts", False)))
         elif status in (FAILED, UNCERTAIN):
             message_values = {"status": status}
 

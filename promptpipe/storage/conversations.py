@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import and_, bindparam, exists, select, update
+from sqlalchemy import and_, bindparam, exists, select, true, update
 from sqlalchemy.orm import Session
 
 from promptpipe.domain.conversation import ParticipantInfo, PendingTimer, ScheduleEntry, TurnState
@@ -21,6 +21,7 @@ from promptpipe.domain.tone import ToneUpdate
 from promptpipe.domain.transitions import PendingTransition
 from promptpipe.errors import StorageError
 from promptpipe.storage.consent import record_consent
+from promptpipe.storage.deliveries import NEWEST_POLLS_ROW
 from promptpipe.storage.models import (
     PENDING,
     Conversation,
@@ -35,7 +36,7 @@ from promptpipe.storage.models import (
 from promptpipe.storage.outbox_consent import cancel_unconsented
 from promptpipe.storage.schedules import apply_timer_ops, save_schedules
 
-__all__ = ["VersionConflict", "load_turn_state", "save_turn_state"]
+__all__ = ["VersionConflict", "load_turn_state", "read_turn_state", "save_turn_state"]
 
 _PARTICIPANT = table_of(Participant)
 _CONVERSATION = table_of(Conversation)
@@ -65,6 +66,13 @@ _TURN_STATE = (
 per (schedule, timer) pair, or one row with empty schedule and timer columns. A turn reads it
 every time; a handful of schedules and timers at most, so the pairs stay few."""
 _PARTICIPANT_WIDTH, _SCHEDULE_WIDTH = len(_STATE_COLUMNS), len(_SCHEDULE_COLUMNS)
+_TIMER_END = _PARTICIPANT_WIDTH + _SCHEDULE_WIDTH + len(_TIMER_COLUMNS)
+_TURN_STATE_AND_POLLS = (
+    _TURN_STATE.add_columns(*NEWEST_POLLS_ROW.c)
+    .outerjoin(NEWEST_POLLS_ROW, true())
+)
+"""The same, with the newest daily prompt's polls (one row at most, joined to every row): what a
+short message may answer, read in the same statement instead of one more."""
 
 
 _SAVE_CONVERSATION = (
@@ -83,7 +91,15 @@ class VersionConflict(StorageError):
 
 
 def load_turn_state(session: Session, participant_id: str) -> TurnState:
-    rows = session.connection().execute(_TURN_STATE, {"pid": participant_id}).all()
+    return read_turn_state(session, participant_id, with_polls=False)[0]
+
+
+def read_turn_state(session: Session, participant_id: str, *,
+                    with_polls: bool) -> tuple[TurnState, tuple[Any, ...] | None]:
+    """The turn's state and, ``with_polls``, the row of :data:`~promptpipe.storage.deliveries.NEWEST_POLLS_ROW`
+    read with it (for :func:`~promptpipe.storage.deliveries.newest_polls_of`)."""
+    statement = _TURN_STATE_AND_POLLS if with_polls else _TURN_STATE
+    rows = session.connection().execute(statement, {"pid": participant_id}).all()
     if not rows:
         raise StorageError(f"participant {participant_id} has no conversation row")
     (pid, phone, name, timezone, status, background, lid, paused_by, opted_out, researcher_paused, sub_state, profile,
@@ -95,7 +111,7 @@ def load_turn_state(session: Session, participant_id: str) -> TurnState:
         schedule = row[_PARTICIPANT_WIDTH:_PARTICIPANT_WIDTH + _SCHEDULE_WIDTH]
         if schedule[0] is not None and schedule[0] not in schedules:
             schedules[schedule[0]] = ScheduleEntry(*schedule)
-        timer_id, kind, due_at, payload = row[_PARTICIPANT_WIDTH + _SCHEDULE_WIDTH:]
+        timer_id, kind, due_at, payload = row[_PARTICIPANT_WIDTH + _SCHEDULE_WIDTH:_TIMER_END]
         if timer_id is not None and timer_id not in timers:
             timers[timer_id] = PendingTimer(timer_id, kind, due_at, dict(payload))
     info = ParticipantInfo(id=pid, phone=phone, name=name, timezone=timezone, status=status,
@@ -103,11 +119,12 @@ def load_turn_state(session: Session, participant_id: str) -> TurnState:
                            researcher_paused=bool(researcher_paused), arm=arm,
                            day_one=date.fromisoformat(day_one) if day_one else None, extra_days=extra_days or 0,
                            completed=completed_at is not None, enrolled_at=enrolled_at, number=number)
-    return TurnState(participant=info, sub_state=sub_state, profile=Profile.from_json(profile), version=version,
-                     schedules=list(schedules.values()), pending_timers={t.kind: t for t in timers.values()},
-                     tone=dict(tone or {}), summary=summary or "", summary_through=summary_through or 0,
-                     turns_since_summary=turns_since_summary or 0, ever_prompted=bool(ever_prompted),
-                     questionnaires=QuestionnaireState.from_json(questionnaire))
+    state = TurnState(participant=info, sub_state=sub_state, profile=Profile.from_json(profile), version=version,
+                      schedules=list(schedules.values()), pending_timers={t.kind: t for t in timers.values()},
+                      tone=dict(tone or {}), summary=summary or "", summary_through=summary_through or 0,
+                      turns_since_summary=turns_since_summary or 0, ever_prompted=bool(ever_prompted),
+                      questionnaires=QuestionnaireState.from_json(questionnaire))
+    return state, (tuple(rows[0][_TIMER_END:]) if with_polls else None)
 
 
 def save_turn_state(session: Session, state: TurnState, now: datetime) -> None:

@@ -186,6 +186,9 @@ def _newest_polls_statement() -> Any:
 
 
 _NEWEST_POLLS = _newest_polls_statement()
+NEWEST_POLLS_ROW = _NEWEST_POLLS.subquery("newest")
+"""The same read as a derived table (its ``pid`` parameter included), for a statement that reads
+it together with other things: the turn's state (one statement fewer on every short message)."""
 
 
 def newest_polls(session: Session, participant_id: str, intensity_poll_id: int | None) -> NewestPolls | None:
@@ -193,7 +196,14 @@ def newest_polls(session: Session, participant_id: str, intensity_poll_id: int |
     newest intensity poll the profile knows; it counts only if it went out with that prompt.
     One statement, built once: it runs on every short message a participant writes."""
     row = session.connection().execute(_NEWEST_POLLS, {"pid": participant_id}).first()
-    if row is None:
+    return newest_polls_of(session, tuple(row) if row is not None else None, intensity_poll_id)
+
+
+def newest_polls_of(session: Session, row: tuple[Any, ...] | None,
+                    intensity_poll_id: int | None) -> NewestPolls | None:
+    """:func:`newest_polls` from a row of :data:`NEWEST_POLLS_ROW` already read (None, or a row
+    of NULLs: no prompt was ever sent)."""
+    if row is None or row[0] is None:
         return None
     (delivery_id, local_date, sent_at, vote, poll_id, prompt_wa_id, poll_row_id, poll_wa_id, poll_payload,
      last_out_id) = row

@@ -51,6 +51,9 @@ _TIMER = table_of(Timer)
 __all__ = ["KEPT_AUDIT_KEYS", "KEPT_PAYLOAD_KEYS", "erase_identity", "erase_texts", "stop_everything",
            "tombstone_phone"]
 
+ERASED_INPUT = "closed: the participant's data was erased"
+"""Why an input still waiting was closed (its message is not answered: see storage/mirrors.py)."""
+
 KEPT_AUDIT_KEYS = ("changed", "fields", "status", "timezone", "inbox_id", "chars", "arm", "flag_id")
 """What stays of an audit entry's detail about an erased participant: what kind of change it was,
 never the free text a researcher typed (a pause reason may name them)."""
@@ -118,7 +121,7 @@ def stop_everything(session: Session, pid: str, now: datetime) -> tuple[int, int
     """Nothing pending is processed or sent any more; schedules and timers end."""
     conn = session.connection()
     closed = conn.execute(update(_INBOX).where(_INBOX.c.participant_id == pid, _INBOX.c.status == PENDING)
-                          .values(status=DONE, processed_at=now)).rowcount
+                          .values(status=DONE, processed_at=now, last_error=ERASED_INPUT)).rowcount
     waiting = [m for m in conn.execute(select(_OUTBOX.c.message_id).where(
         _OUTBOX.c.participant_id == pid, _OUTBOX.c.status == PENDING)).scalars()]
     for chunk in Database.chunks(waiting):  # never sent: cancelled, in the outbox and the transcript alike

@@ -20,10 +20,26 @@ from promptpipe.storage.db import Database
 from promptpipe.storage.models import DONE, FAILED, PENDING, InboxItem, Message, table_of
 
 __all__ = [
-    "ANSWERED", "KEPT", "WA_ID", "InboxRow", "NewInput", "add_input", "add_inputs", "as_written", "close_input",
+    "ANSWERED",
+    "KEPT",
+    "WA_ID",
+    "DueInputs",
+    "InboxRow",
+    "NewInput",
+    "add_input",
+    "add_inputs",
+    "as_written",
+    "close_input",
     "count_keyed",
-    "get_input", "mark_inbox_done", "merge_inbox_payload", "message_words", "participants_with_due_inbox",
-    "pending_inbox", "pending_messages", "reopen_input",
+    "due_inputs",
+    "get_input",
+    "mark_inbox_done",
+    "merge_inbox_payload",
+    "message_words",
+    "participants_with_due_inbox",
+    "pending_inbox",
+    "pending_messages",
+    "reopen_input",
 ]
 
 WA_ID = "wa_message_id"
@@ -150,7 +166,7 @@ def pending_messages(session: Session, participant_ids: Sequence[str], kinds: Se
     return rows
 
 
-_DUE_ROWS = (select(_INBOX.c.participant_id)
+_DUE_ROWS = (select(_INBOX.c.participant_id, _INBOX.c.id)
              .where(_INBOX.c.status == PENDING, _INBOX.c.available_at <= bindparam("now"))
              .order_by(_INBOX.c.status, _INBOX.c.available_at).limit(bindparam("rows")))
 """Due rows, soonest due first, straight off the (status, available_at) index. (Grouping by
@@ -158,15 +174,34 @@ participant in SQL sorted every pending row on each poll: 4.5 ms with 10,000 wai
 second, on the thread every commit waits for; this reads only what it returns.)"""
 
 
-def participants_with_due_inbox(session: Session, now: datetime, limit: int) -> list[str]:
-    """Up to ``limit`` participants with a due inbox row, the one whose row came due first first."""
+@dataclass(frozen=True)
+class DueInputs:
+    """What the lanes' poll found: participants with a due row, the one whose row came due first
+    first, and the ids of the due rows it read for each."""
+
+    participants: list[str]
+    row_ids: dict[str, list[int]]
+    complete: bool
+    """Every due row was read (False: the poll stopped at its limit of participants, so a
+    participant may have due rows it did not read)."""
+
+
+def due_inputs(session: Session, now: datetime, limit: int) -> DueInputs:
+    """Up to ``limit`` participants with a due inbox row, with the ids of their due rows."""
     rows = limit
     while True:
-        due = session.connection().execute(_DUE_ROWS, {"now": now, "rows": rows}).scalars().all()
-        found = dict.fromkeys(due)
+        due = session.connection().execute(_DUE_ROWS, {"now": now, "rows": rows}).all()
+        found: dict[str, list[int]] = {}
+        for participant_id, row_id in due:
+            found.setdefault(participant_id, []).append(row_id)
         if len(found) >= limit or len(due) < rows:  # enough participants, or every due row read
-            return list(found)[:limit]
+            return DueInputs(list(found)[:limit], found, complete=len(due) < rows)
         rows *= 4  # some have several rows waiting: read further
+
+
+def participants_with_due_inbox(session: Session, now: datetime, limit: int) -> list[str]:
+    """Up to ``limit`` participants with a due inbox row, the one whose row came due first first."""
+    return due_inputs(session, now, limit).participants
 
 
 _INBOX_DONE = (update(_INBOX).where(_INBOX.c.id.in_(bindparam("ids", expanding=True)))
@@ -176,11 +211,13 @@ _MESSAGES_HANDLED = (update(_MESSAGE).where(_MESSAGE.c.id.in_(bindparam("ids", e
 
 
 def mark_inbox_done(session: Session, items: list[InboxRow], now: datetime, *, message_status: str = ANSWERED) -> None:
+    """The inputs are done; their messages answered (by the database's trigger, see
+    :mod:`promptpipe.storage.mirrors`) or, for another ``message_status``, set so here."""
     if not items:
         return
     session.connection().execute(_INBOX_DONE, {"ids": [item.id for item in items], "now": now})
     message_ids = [item.message_id for item in items if item.message_id is not None]
-    if message_ids:
+    if message_ids and message_status != ANSWERED:
         session.connection().execute(_MESSAGES_HANDLED, {"ids": message_ids, "handled": message_status})
 
 

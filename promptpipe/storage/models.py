@@ -229,6 +229,9 @@ class OutboxItem(SQLModel, table=True):
     created_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
     held_until: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
     """Held for the participant's quiet hours: until then it neither goes nor holds back later rows."""
+    receipts_expected: bool | None = None
+    """Set with the send: the transport reports receipts (copied to the transcript row by a trigger,
+    :mod:`promptpipe.storage.mirrors`)."""
 
 
 class Transition(SQLModel, table=True):

@@ -30,7 +30,7 @@ from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
 from sqlmodel import SQLModel
 
 from promptpipe.errors import ConfigError
-from promptpipe.storage import rollup
+from promptpipe.storage import mirrors, rollup
 
 __all__ = [
     "MIGRATIONS", "MigrationFailed", "Revision", "SchemaAhead", "SchemaBehind", "SchemaState", "UpgradeDone",
@@ -156,6 +156,7 @@ def prepare(conn: Connection) -> SchemaState:
     if state.empty:
         SQLModel.metadata.create_all(conn)
         rollup.create_triggers(conn)
+        mirrors.create_triggers(conn)
         conn.execute(text(f"CREATE TABLE IF NOT EXISTS {VERSION_TABLE} (version_num VARCHAR(32) NOT NULL, "
                           f"CONSTRAINT {VERSION_TABLE}_pkc PRIMARY KEY (version_num))"))
         conn.execute(text(f"DELETE FROM {VERSION_TABLE}"))

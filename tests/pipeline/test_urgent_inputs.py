@@ -176,6 +176,32 @@ async def test_a_stop_stored_by_another_process_while_the_model_thinks_ends_that
     assert app.flow.failures == 0
 
 
+async def test_a_stop_another_process_stores_after_an_ordinary_message_still_ends_the_turn(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer,
+) -> None:
+    """The poller looks at a turn's new rows once each: an ordinary message it has looked at does
+    not hide a STOP that comes after it (from the admin script, while the model still thinks)."""
+    app, transport = await started(make_app, fake_openai)
+    gate = threading.Event()
+    fake_openai.say("this answer must never go out", match="a long question", gate=gate)
+    await transport.inject(ANA, "a long question")
+    running = asyncio.create_task(app.run_until_idle())
+    await until(lambda: fake_openai.in_flight() == 1, "the turn to reach the model")
+    await admin.simulate(app.db, app.clock, phone=ANA, text="and one more thing")
+    try:
+        await app.lanes.poll_once()  # looks at the ordinary message: nothing urgent
+        assert STOPPED not in transport.texts_to(ANA)
+        await admin.simulate(app.db, app.clock, phone=ANA, text="STOP")
+        await app.lanes.poll_once()
+        await until(lambda: STOPPED in transport.texts_to(ANA), "the STOP confirmed while the model still thinks")
+    finally:
+        gate.set()
+        await running
+    await app.run_until_idle()
+
+    assert transport.texts_to(ANA)[1:] == [STOPPED]
+
+
 async def test_stop_from_someone_whose_turn_waits_for_a_slot_is_confirmed_at_once(
     make_app: AppFactory, fake_openai: FakeOpenAIServer
 ) -> None:

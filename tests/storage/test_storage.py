@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 from promptpipe.clock import ManualClock
 from promptpipe.logging import configure_logging, get_logger, mask_phone
 from promptpipe.research import admin
+from promptpipe.storage import mirrors
 from promptpipe.storage.db import Database
 from promptpipe.storage.inbox_rows import NewInput, add_inputs, participants_with_due_inbox
 from promptpipe.storage.models import InboxItem, Message, OutboxItem, Participant
@@ -45,6 +46,9 @@ async def test_an_unversioned_older_schema_is_refused_then_upgraded_on_request(d
     await database.execute_raw("DROP INDEX ix_participant_number")  # one number for everyone
     await database.execute_raw('ALTER TABLE participant DROP COLUMN "number"')
     await database.execute_raw("DROP TABLE number_lease")  # nor leases for several services
+    for statement in mirrors.DROP_V1[sa.make_url(database_url).get_backend_name()]:  # nor the transcript's mirrors
+        await database.execute_raw(statement)
+    await database.execute_raw('ALTER TABLE outbox DROP COLUMN "receipts_expected"')
     await database.execute_raw("DROP TABLE alembic_version")  # nor versions
     await database.close()
 
