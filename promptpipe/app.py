@@ -30,7 +30,7 @@ from promptpipe.storage.db import Database
 from promptpipe.storage.live import go_live
 from promptpipe.storage.receipts import record_receipt
 from promptpipe.storage.schema import SchemaBehind
-from promptpipe.storage.service_status import WHATSAPP, save_status
+from promptpipe.storage.service_status import save_status, state_row_name
 from promptpipe.storage.state_dir import StateDirWatch, ensure_state_dir
 from promptpipe.storage.study import adopt_protocol
 from promptpipe.tools import PromptTexts
@@ -362,16 +362,18 @@ class App:
                 continue
             failures = 0 if await self._drain_spool() else failures + 1
 
-    def _connection_state_changed(self, state: ConnectionState) -> None:
-        task = asyncio.get_running_loop().create_task(self._save_connection_state(state))
+    def _connection_state_changed(self, state: ConnectionState, number: str | None = None) -> None:
+        """A transport's new state (``number``: the number it is for; None: its one number)."""
+        task = asyncio.get_running_loop().create_task(self._save_connection_state(state, number))
         self._status_writes.add(task)
         task.add_done_callback(self._status_writes.discard)
 
-    async def _save_connection_state(self, state: ConnectionState) -> None:
+    async def _save_connection_state(self, state: ConnectionState, number: str | None = None) -> None:
+        row = state_row_name(number)
         try:
-            await self.db.run(lambda session: save_status(session, WHATSAPP, state.to_json(), self.clock.now()))
+            await self.db.run(lambda session: save_status(session, row, state.to_json(), self.clock.now()))
         except Exception as exc:  # only a report: the service goes on
-            log.warning("connection_state_not_saved", state=state.name, error=str(exc)[:200])
+            log.warning("connection_state_not_saved", state=state.name, number=number, error=str(exc)[:200])
 
     async def _transport_exit(self, requested: asyncio.Event) -> None:
         """The transport cannot go on in this process: stop (and, for a new QR code, restart)."""

@@ -1,8 +1,10 @@
 """What needs the research team's attention now, for the overview's "Needs attention" list, the
 count in the dashboard's navigation and ``GET /api/v1/attention``: open safety flags, inputs
 given up on or failing (``promptpipe-admin inbox --stuck``), uncertain sends, daily prompts not
-delivered for a day, active participants silent for N days, intake on hold, WhatsApp not
-connected and a recent model error. Each entry is gone once what it reports is resolved.
+delivered for a day, active participants silent for N days, intake on hold, participants whose
+WhatsApp number is banned or logged out (each such number an entry of its own: they keep their
+number until the team moves them), WhatsApp not connected and a recent model error. Each entry is
+gone once what it reports is resolved.
 
 Everything is read in one transaction from indexes (flags by status, inbox and outbox by status,
 prompts by time sent, each participant's last message in) and the participant table: never a scan
@@ -18,9 +20,10 @@ from enum import StrEnum
 from sqlalchemy import ColumnElement, FromClause, Select, and_, func, or_, select
 from sqlalchemy.orm import Session
 
+from promptpipe.domain.numbers import ONE_NUMBER, NumberPlan
 from promptpipe.domain.participant_filter import ParticipantFilter
 from promptpipe.domain.safety import OPEN
-from promptpipe.domain.states import ACTIVE, INTAKE_SUSPENDED
+from promptpipe.domain.states import ACTIVE, COMPLETED, INTAKE_SUSPENDED, WITHDRAWN
 from promptpipe.research.oversight import STUCK_ATTEMPTS
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import (
@@ -31,11 +34,13 @@ from promptpipe.storage.models import (
     InboxItem,
     Message,
     OutboxItem,
+    Participant,
     PromptDelivery,
     table_of,
 )
 from promptpipe.storage.participant_list import count_participants
-from promptpipe.storage.service_status import LAST_MODEL_ERROR, WHATSAPP, read_statuses
+from promptpipe.storage.service_status import LAST_MODEL_ERROR, WHATSAPP, StatusRow, number_rows, read_statuses
+from promptpipe.transport.connection_state import NEEDS_THE_TEAM
 
 __all__ = ["DEFAULT_SILENT_DAYS", "MAX_LISTED", "Attention", "AttentionEntry", "AttentionKind", "Concern",
            "read_attention"]
@@ -53,13 +58,14 @@ MODEL_ERROR_RECENT = timedelta(days=1)
 """A model error is listed for a day after it happened."""
 
 _FLAG, _INBOX, _OUTBOX = table_of(Flag), table_of(InboxItem), table_of(OutboxItem)
-_D, _M = table_of(PromptDelivery), table_of(Message)
+_D, _M, _P = table_of(PromptDelivery), table_of(Message), table_of(Participant)
 
 
 class AttentionKind(StrEnum):
     """What an entry of the list is about, in the order the list shows them."""
 
     SAFETY_FLAG = "safety_flag"
+    NUMBER = "number"
     STUCK_INPUT = "stuck_input"
     UNCERTAIN_SEND = "uncertain_send"
     NOT_DELIVERED = "not_delivered"
@@ -88,7 +94,11 @@ class AttentionEntry:
     since: str | None = None
     """The oldest one's time, or when the state began (ISO, UTC)."""
     state: str | None = None
-    """WhatsApp's state (a name of ``CONNECTION_STATES``), or ``None`` when none is recorded."""
+    """WhatsApp's state, or the number's (a name of ``CONNECTION_STATES``); ``None`` when none is recorded."""
+    number: str | None = None
+    """For ``number``: the name of the WhatsApp number in trouble."""
+    reason: str | None = None
+    """For ``number``: why its participants are listed and what the team can do, in a sentence."""
     error: str | None = None
     """The model error's line: only for callers who may read it (it may quote a participant)."""
 
@@ -121,8 +131,44 @@ def _concerns(session: Session, source: FromClause, participant: ColumnElement[s
     return _grouped(session, query, limit)
 
 
+def number_reason(number: str, state: str) -> str:
+    """Why a number's participants need the team, and what the team can do."""
+    if state == "banned":
+        return (f"their WhatsApp number {number!r} is banned by WhatsApp: move them to another number, or wait "
+                "until the ban is lifted")
+    return f"their WhatsApp number {number!r} is logged out: move them to another number, or link it again"
+
+
+def _on_number(numbers: NumberPlan, name: str) -> ColumnElement[bool]:
+    """Participants still in the study who have the number ``name`` (None on their row: the default)."""
+    has = _P.c.number == name
+    if name == numbers.default:
+        has = or_(has, _P.c.number.is_(None))
+    return and_(has, _P.c.status.not_in((WITHDRAWN, COMPLETED)), _P.c.erased_at.is_(None))
+
+
+def _numbers_in_trouble(session: Session, numbers: NumberPlan, statuses: dict[str, StatusRow], *, detail: bool,
+                        limit: int) -> list[AttentionEntry]:
+    """An entry per number banned or logged out that has participants still in the study."""
+    entries = []
+    for name, row in number_rows(statuses, numbers.numbers).items():
+        state = str(row.value.get("name", "")) if row else ""
+        if row is None or state not in NEEDS_THE_TEAM:
+            continue
+        since = str(row.value.get("since") or "") or None
+        where = _on_number(numbers, name)
+        count = int(session.execute(select(func.count()).select_from(_P).where(where)).scalar_one())
+        if not count:
+            continue
+        ids = session.execute(select(_P.c.id).where(where).order_by(_P.c.enrolled_at, _P.c.id)
+                              .limit(limit)).scalars().all() if detail else []
+        entries.append(AttentionEntry(AttentionKind.NUMBER, count, tuple(Concern(pid, 1, since or "") for pid in ids),
+                                      since=since, state=state, number=name, reason=number_reason(name, state)))
+    return entries
+
+
 def _read(session: Session, now: datetime, silent_days: int, *, flags: bool, whatsapp: bool, model_error: bool,
-          detail: bool, limit: int) -> list[AttentionEntry]:
+          detail: bool, limit: int, numbers: NumberPlan = ONE_NUMBER) -> list[AttentionEntry]:
     entries: list[AttentionEntry] = []
 
     def add(kind: AttentionKind, found: tuple[int, tuple[Concern, ...]]) -> None:
@@ -133,6 +179,9 @@ def _read(session: Session, now: datetime, silent_days: int, *, flags: bool, wha
     if flags:
         add(AttentionKind.SAFETY_FLAG, _concerns(session, _FLAG, _FLAG.c.participant_id, _FLAG.c.created_at,
                                                  _FLAG.c.status == OPEN, detail=detail, limit=limit))
+    statuses = read_statuses(session) if whatsapp or model_error or numbers.several else {}
+    if numbers.several:
+        entries.extend(_numbers_in_trouble(session, numbers, statuses, detail=detail, limit=limit))
     stuck = or_(_INBOX.c.status == FAILED, and_(_INBOX.c.status == PENDING, _INBOX.c.attempts >= STUCK_ATTEMPTS))
     add(AttentionKind.STUCK_INPUT, _concerns(session, _INBOX, _INBOX.c.participant_id, _INBOX.c.created_at, stuck,
                                              detail=detail, limit=limit))
@@ -147,7 +196,6 @@ def _read(session: Session, now: datetime, silent_days: int, *, flags: bool, wha
                       (AttentionKind.INTAKE_ON_HOLD, ParticipantFilter(status=ACTIVE, stage=INTAKE_SUSPENDED))):
         add(kind, (count_participants(session, flt, now), ()))
     if whatsapp or model_error:
-        statuses = read_statuses(session)
         state = statuses.get(WHATSAPP)
         name = state.value.get("name") if state else None
         if whatsapp and name != "connected":
@@ -162,11 +210,13 @@ def _read(session: Session, now: datetime, silent_days: int, *, flags: bool, wha
 
 
 async def read_attention(db: Database, now: datetime, *, silent_days: int = DEFAULT_SILENT_DAYS, identified: bool,
-                         whatsapp: bool, detail: bool = True, limit: int = MAX_LISTED) -> Attention:
+                         whatsapp: bool, detail: bool = True, limit: int = MAX_LISTED,
+                         numbers: NumberPlan = ONE_NUMBER) -> Attention:
     """What needs attention at ``now``. ``identified``: the caller may read safety flags and the
     model's error (researchers and admins); a viewer's list has neither. ``whatsapp``: the service
-    sends through WhatsApp (else its state is not an entry). ``detail=False`` counts only (the
-    navigation's badge: one count per entry, no grouping)."""
+    sends through WhatsApp (else its state is not an entry). ``numbers``: the deployment's numbers
+    (with several, each one banned or logged out lists its participants). ``detail=False`` counts
+    only (the navigation's badge: one count per entry, no grouping)."""
     entries = await db.run(lambda session: _read(session, now, silent_days, flags=identified, whatsapp=whatsapp,
-                                                 model_error=identified, detail=detail, limit=limit))
+                                                 model_error=identified, detail=detail, limit=limit, numbers=numbers))
     return Attention(silent_days, entries)

@@ -2,8 +2,10 @@
 ``POST /api/v1/participants/import``).
 
 The file is UTF-8 text with a header row naming its columns: ``phone``, ``name`` and ``timezone``
-(required, as ``promptpipe-admin enroll`` requires them), ``background`` (optional) and one column
-per field the study's allocation is stratified by (required then). Any other column is a problem.
+(required, as ``promptpipe-admin enroll`` requires them), ``background`` (optional), ``number``
+(optional: the deployment's WhatsApp number to write to them from, as ``enroll --number`` names
+it; empty: the deployment's rule gives one) and one column per field the study's allocation is
+stratified by (required then). Any other column is a problem.
 
 :func:`check_import` (the dry run) checks every row with enrolment's own checks
 (:mod:`promptpipe.research.enrolment_checks`), against who is enrolled already and against the
@@ -29,7 +31,7 @@ from datetime import datetime
 from sqlalchemy.orm import Session
 
 from promptpipe.clock import Clock
-from promptpipe.domain.numbers import ONE_NUMBER, NumberPlan
+from promptpipe.domain.numbers import NUMBER_NAME, ONE_NUMBER, NumberPlan
 from promptpipe.domain.study import Study
 from promptpipe.domain.text import has_undecodable
 from promptpipe.errors import AdminError, ConfigError
@@ -54,7 +56,7 @@ MAX_IMPORT_CHARS = 80_000
 sent as JSON, where one character may take 12 bytes (``\\ud83d\\ude00``), it stays under the web
 server's default body limit (WEB_MAX_BODY_BYTES, 1,000,000 bytes)."""
 REQUIRED_COLUMNS = ("phone", "name", "timezone")
-OPTIONAL_COLUMNS = ("background",)
+OPTIONAL_COLUMNS = ("background", "number")
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,8 @@ class Entry:
     strata: dict[str, str] = field(default_factory=dict)
     problem: str | None = None
     """A problem of the row's shape (too many or too few values), found while reading it."""
+    number: str = ""
+    """The WhatsApp number the file names for them (empty: the deployment's rule gives one)."""
 
 
 @dataclass(frozen=True)
@@ -91,6 +95,8 @@ class ImportRow:
     problem: str | None = None
     participant_id: str | None = None
     arm: str | None = None
+    number: str | None = None
+    """The WhatsApp number the file names (a dry run), or the one they were given (enrolled)."""
 
 
 @dataclass(frozen=True)
@@ -206,7 +212,8 @@ def _entry(line: int, names: list[str], cells: list[str], study: Study) -> Entry
                    "columns; a value with a comma in it needs double quotes around it")
     return Entry(line=line, phone=values["phone"], name=values["name"], timezone=values["timezone"],
                  background=values.get("background", ""),
-                 strata={name: values[name] for name in study.allocation.stratum_fields}, problem=problem)
+                 strata={name: values[name] for name in study.allocation.stratum_fields}, problem=problem,
+                 number=values.get("number", "").lower())
 
 
 def _details(entry: Entry) -> Details:
@@ -220,9 +227,24 @@ def _phone_problem(raw: str, message: str) -> str:
     return message
 
 
-def check_rows(parsed: Parsed, study: Study, enrolled: Mapping[str, str] | None = None) -> ImportResult:
+def _number_problem(number: str, numbers: NumberPlan | None) -> str | None:
+    """What is wrong with a row's number (``numbers`` None: the deployment's are unknown here, so
+    only the name's shape is checked; the enrolment checks it against them)."""
+    if not number:
+        return None
+    if numbers is None:
+        return None if NUMBER_NAME.fullmatch(number) else f"number: {number[:40]!r} is not the name of a number"
+    if number not in numbers.numbers:
+        return (f"number: there is no number {number[:40]!r}; this deployment has {', '.join(numbers.numbers)} "
+                "(leave it empty to give one by the deployment's rule)")
+    return None
+
+
+def check_rows(parsed: Parsed, study: Study, enrolled: Mapping[str, str] | None = None,
+               numbers: NumberPlan | None = None) -> ImportResult:
     """Each row's problems (a dry run's answer, without reading anything): enrolment's checks,
-    a phone twice in the file, and a phone in ``enrolled`` (E.164 → who has it)."""
+    a phone twice in the file, a phone in ``enrolled`` (E.164 → who has it), and a number the
+    deployment (``numbers``) does not have."""
     if parsed.problem:
         return _result(True, [], parsed.problem)
     enrolled = enrolled or {}
@@ -233,6 +255,9 @@ def check_rows(parsed: Parsed, study: Study, enrolled: Mapping[str, str] | None 
         found = [entry.problem] if entry.problem else []
         found += [_phone_problem(entry.phone, str(problem)) if problem.field == "phone" else str(problem)
                   for problem in problems]
+        number_problem = _number_problem(entry.number, numbers)
+        if number_problem:
+            found.append(number_problem)
         if phone is not None:
             if phone in first_line:
                 found.insert(0, f"phone: {phone} is on line {first_line[phone]} too; a participant is enrolled once")
@@ -240,7 +265,8 @@ def check_rows(parsed: Parsed, study: Study, enrolled: Mapping[str, str] | None 
                 found.insert(0, f"phone: {phone} is already enrolled as {enrolled[phone]}")
             first_line.setdefault(phone, entry.line)
         rows.append(ImportRow(line=entry.line, phone=phone or entry.phone, name=entry.name, timezone=entry.timezone,
-                              strata=dict(entry.strata), problem="; ".join(found) or None))
+                              strata=dict(entry.strata), problem="; ".join(found) or None,
+                              number=entry.number or None))
     return _result(True, rows)
 
 
@@ -248,8 +274,10 @@ def _valid_phones(parsed: Parsed, study: Study) -> set[str]:
     return {phone for entry in parsed.entries if (phone := check_details(study, _details(entry))[0])}
 
 
-async def check_import(db: Database, clock: Clock, text: str, *, study: Study) -> ImportResult:
-    """The dry run: every row's problem, nothing written."""
+async def check_import(db: Database, clock: Clock, text: str, *, study: Study,
+                       numbers: NumberPlan | None = None) -> ImportResult:
+    """The dry run: every row's problem, nothing written (``numbers``: the deployment's, which a
+    row's number must be one of)."""
     parsed = parse(text, study)
     if parsed.problem:
         return check_rows(parsed, study)
@@ -260,7 +288,7 @@ async def check_import(db: Database, clock: Clock, text: str, *, study: Study) -
         return _result(True, [], f"{exc.situation}; nothing can be enrolled until they agree")
     except ConfigError as exc:  # the study's seed is not the one it has been running with
         return _result(True, [], str(exc))
-    result = check_rows(parsed, study, enrolled)
+    result = check_rows(parsed, study, enrolled, numbers)
     log.info("csv_import_checked", rows=result.total, with_problems=result.with_problems)
     return result
 
@@ -286,7 +314,7 @@ async def run_import(db: Database, clock: Clock, text: str, *, study: Study, cal
     """Check the file, then, only if nothing is wrong, enrol each row (audited with ``caller``'s
     name, ``via`` the API or the dashboard). A file with a problem comes back with each problem,
     nothing enrolled."""
-    checked = await check_import(db, clock, text, study=study)
+    checked = await check_import(db, clock, text, study=study, numbers=numbers)
     if not checked.clean:
         return replace(checked, dry_run=False)
     entries = parse(text, study).entries
@@ -295,13 +323,13 @@ async def run_import(db: Database, clock: Clock, text: str, *, study: Study, cal
         try:
             view = await enroll(db, clock, phone=entry.phone, name=entry.name, timezone=entry.timezone,
                                 background=entry.background, by=caller.name, study=study, strata=entry.strata,
-                                numbers=numbers)
+                                numbers=numbers, number=entry.number or None)
         except AdminError as exc:  # enrolled by someone else since the check
             rows.append(replace(row, problem=str(field_words(exc, default="phone"))))
             continue
         await audit(db, clock, caller, "enroll", participant_id=view.id, via=via,
                     detail={"arm": view.arm, "csv_line": entry.line})
-        rows.append(replace(row, participant_id=view.id, arm=view.arm))
+        rows.append(replace(row, participant_id=view.id, arm=view.arm, number=view.number))
     result = _result(False, rows)
     log.info("csv_import_enrolled", rows=result.total, enrolled=result.enrolled)
     return result

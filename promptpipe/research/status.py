@@ -1,6 +1,7 @@
 """How the service is doing, for `promptpipe check` and `promptpipe-admin status`: the WhatsApp
-connection state the running service last recorded, the outbox backlog, sends that may or may not
-have arrived, and the last model error."""
+connection state the running service last recorded (and, where the deployment has several numbers,
+each number's state with its participants), the outbox backlog, sends that may or may not have
+arrived, and the last model error."""
 
 from __future__ import annotations
 
@@ -14,10 +15,17 @@ from sqlalchemy.orm import Session
 from promptpipe.domain.numbers import ONE_NUMBER, NumberPlan
 from promptpipe.storage.db import Database
 from promptpipe.storage.participants import number_counts
-from promptpipe.storage.service_status import LAST_MODEL_ERROR, WHATSAPP, backlog, read_statuses
-from promptpipe.transport.connection_state import ConnectionState
+from promptpipe.storage.service_status import (
+    LAST_MODEL_ERROR,
+    WHATSAPP,
+    StatusRow,
+    backlog,
+    number_rows,
+    read_statuses,
+)
+from promptpipe.transport.connection_state import NEEDS_THE_TEAM, ConnectionState
 
-__all__ = ["ModelErrorNote", "StatusReport", "read_status"]
+__all__ = ["ModelErrorNote", "NumberState", "StatusReport", "number_states", "read_number_states", "read_status"]
 
 
 @dataclass(frozen=True)
@@ -35,6 +43,32 @@ class ModelErrorNote:
 
 
 @dataclass(frozen=True)
+class NumberState:
+    """One of the deployment's WhatsApp numbers: its last recorded state and its participants."""
+
+    name: str
+    participants: int
+    """Participants still in the study (not withdrawn, completed or erased) who have it."""
+    state: ConnectionState | None
+    """None: no state recorded yet (the service has not used it on this database)."""
+    recorded_at: datetime | None = None
+
+    @property
+    def needs_the_team(self) -> bool:
+        """Banned or logged out: it stays so until the team links it again (or moves its participants)."""
+        return self.state is not None and self.state.name in NEEDS_THE_TEAM
+
+    def describe(self) -> str:
+        state = self.state.describe() if self.state else "no state recorded yet"
+        return f"{state}; {_count(self.participants, 'participant')} in the study"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "participants": self.participants,
+                "state": self.state.to_json() if self.state else None,
+                "recorded_at": self.recorded_at.isoformat() if self.recorded_at else None}
+
+
+@dataclass(frozen=True)
 class StatusReport:
     whatsapp: ConnectionState | None
     whatsapp_recorded_at: datetime | None
@@ -46,10 +80,14 @@ class StatusReport:
     stuck_input_ids: tuple[int, ...] = ()
     numbers: tuple[tuple[str, int], ...] = ()
     """Where the deployment has several WhatsApp numbers: each with its participants still in the study."""
+    number_states: tuple[NumberState, ...] = ()
+    """Where the deployment has several WhatsApp numbers: each one's state and participants."""
 
     def lines(self, *, model_error: bool = True) -> list[str]:
         """One line per fact; ``model_error=False`` leaves out the last model error (free text)."""
-        if self.whatsapp is None:
+        if self.whatsapp is None and self.number_states:
+            whatsapp = "each number has its own state (below)"
+        elif self.whatsapp is None:
             whatsapp = "no state recorded (the service has not run with WhatsApp on this database)"
         else:
             whatsapp = self.whatsapp.describe()
@@ -69,6 +107,9 @@ class StatusReport:
             *([f"last model error: {model}"] if model_error else []),
             *(["numbers: " + ", ".join(f"{name} {_count(count, 'participant')}" for name, count in self.numbers)
                + " in the study"] if self.numbers else []),
+            *(f"number {number.name}: {number.describe()}"
+              + (" (move them to another number, or link it again)" if number.needs_the_team else "")
+              for number in self.number_states),
         ]
 
     def to_json(self) -> dict[str, Any]:
@@ -77,14 +118,29 @@ class StatusReport:
                 "outbox_backlog": self.outbox_backlog, "uncertain_sends": self.uncertain_sends,
                 "inbox_backlog": self.inbox_backlog, "stuck_inputs": self.stuck_inputs,
                 "stuck_input_ids": list(self.stuck_input_ids), "numbers": dict(self.numbers),
+                "number_states": [number.to_json() for number in self.number_states],
                 "last_model_error": dataclasses.asdict(self.last_model_error) if self.last_model_error else None}
 
 
-def _per_number(session: Session, numbers: NumberPlan) -> tuple[tuple[str, int], ...]:
+def number_states(session: Session, numbers: NumberPlan,
+                  rows: dict[str, StatusRow] | None = None) -> tuple[NumberState, ...]:
+    """Each of the deployment's numbers with its state and participants (none with one number:
+    its state is the service's WhatsApp state). ``rows``: the status rows when read already."""
     if not numbers.several:
         return ()
     counts = number_counts(session, numbers)
-    return tuple((name, counts.get(name, 0)) for name in numbers.numbers)
+    found = number_rows(read_statuses(session) if rows is None else rows, numbers.numbers)
+    return tuple(NumberState(name, counts.get(name, 0), _state(row), row.updated_at if row else None)
+                 for name, row in found.items())
+
+
+async def read_number_states(db: Database, numbers: NumberPlan) -> tuple[NumberState, ...]:
+    """:func:`number_states` in a transaction of its own (the overview's list of numbers)."""
+    return await db.run(lambda session: number_states(session, numbers))
+
+
+def _state(row: StatusRow | None) -> ConnectionState | None:
+    return ConnectionState.from_json(row.value) if row and row.value.get("since") else None
 
 
 def _count(number: int, noun: str) -> str:
@@ -96,11 +152,11 @@ async def read_status(db: Database, numbers: NumberPlan = ONE_NUMBER) -> StatusR
     def read(session: Session) -> StatusReport:
         rows = read_statuses(session)
         whatsapp = rows.get(WHATSAPP)
-        state = ConnectionState.from_json(whatsapp.value) if whatsapp and whatsapp.value.get("since") else None
         counts = backlog(session)
         model = rows.get(LAST_MODEL_ERROR)
-        return StatusReport(state, whatsapp.updated_at if whatsapp else None, counts.outbox, counts.uncertain,
-                            counts.inbox, ModelErrorNote.from_json(model.value) if model else None, counts.stuck,
-                            counts.stuck_ids, _per_number(session, numbers))
+        states = number_states(session, numbers, rows)
+        return StatusReport(_state(whatsapp), whatsapp.updated_at if whatsapp else None, counts.outbox,
+                            counts.uncertain, counts.inbox, ModelErrorNote.from_json(model.value) if model else None,
+                            counts.stuck, counts.stuck_ids, tuple((n.name, n.participants) for n in states), states)
 
     return await db.run(read)

@@ -1,8 +1,10 @@
 """Queries on ``service_status``: what the running service records about itself (the WhatsApp
-connection state, the last model error), and the backlog counts a status report shows."""
+connection state, one row per number where a transport serves several, the last model error),
+and the backlog counts a status report shows."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -21,10 +23,11 @@ from promptpipe.storage.models import (
     table_of,
 )
 
-__all__ = ["LAST_MODEL_ERROR", "WHATSAPP", "Backlog", "StatusRow", "backlog", "model_error_value", "read_statuses",
-           "save_status"]
+__all__ = ["LAST_MODEL_ERROR", "WHATSAPP", "Backlog", "StatusRow", "backlog", "model_error_value", "number_rows",
+           "read_statuses", "save_status", "state_row_name"]
 
 WHATSAPP = "whatsapp"
+"""The connection state of a transport serving one number (and of every deployment before numbers)."""
 LAST_MODEL_ERROR = "last_model_error"
 MODEL_ERROR_CHARS = 300
 _STATUS = table_of(ServiceStatus)
@@ -53,6 +56,23 @@ class StatusRow:
 def read_statuses(session: Session) -> dict[str, StatusRow]:
     rows = session.connection().execute(select(_STATUS.c.name, _STATUS.c.value, _STATUS.c.updated_at)).all()
     return {name: StatusRow(dict(value or {}), updated_at) for name, value, updated_at in rows}
+
+
+def state_row_name(number: str | None) -> str:
+    """The row a number's connection state is kept in: ``whatsapp:<name>``, or ``whatsapp`` for the
+    one number of a transport that serves one."""
+    return WHATSAPP if number is None else f"{WHATSAPP}:{number}"
+
+
+def number_rows(rows: Mapping[str, StatusRow], numbers: Sequence[str]) -> dict[str, StatusRow | None]:
+    """Each number's state row among ``rows`` (None: none recorded). The first, default number also
+    has the ``whatsapp`` row (written while one number was served): the newer of the two counts."""
+    found: dict[str, StatusRow | None] = {}
+    for index, name in enumerate(numbers):
+        candidates = [row for row in (rows.get(state_row_name(name)), rows.get(WHATSAPP) if index == 0 else None)
+                      if row is not None and row.value.get("since")]
+        found[name] = max(candidates, key=lambda row: row.updated_at) if candidates else None
+    return found
 
 
 @dataclass(frozen=True)

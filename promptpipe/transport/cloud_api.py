@@ -9,7 +9,10 @@ Several numbers: the deployment names each of its phone number ids (``toronto`` 
 A message goes from its recipient's number (``Recipient.number``; None: the first one), and one
 webhook takes in every number's notifications, each message tagged with the number it came to.
 Each number has its own 24-hour windows (a participant who wrote to one number has none open on
-another) and its own rate-limit pause.
+another) and its own rate-limit pause, and its own state (:mod:`._cloud_states`): connected once a
+send through it succeeds, logged out or banned as the Cloud API's errors say, reported to the
+service through ``on_state_change``. A number in trouble is never replaced by another: messages to
+its participants wait until it works again or the team moves them.
 
 The 24-hour service window: the Cloud API delivers free-form messages only within 24 hours of the
 participant's last message; outside it only an approved template goes. The study file names a
@@ -46,8 +49,10 @@ from promptpipe.transport._cloud_payloads import (
     template_body,
     text_body,
 )
+from promptpipe.transport._cloud_states import TOKEN_CODES, NumberStates
 from promptpipe.transport._cloud_webhook import WebhookApp
 from promptpipe.transport.base import InboundHandler, InboundMessage, PollVote, ReceiptHandler, Recipient, SentMessage
+from promptpipe.transport.connection_state import ConnectionState, StateListener
 
 __all__ = ["DEFAULT_BASE_URL", "DEFAULT_NUMBER", "SERVICE_WINDOW", "CloudApiTransport"]
 
@@ -62,7 +67,6 @@ WINDOW_CLOSED_CODE = 131047
 RATE_LIMIT_CODES = frozenset({4, 80007, 130429, 131048, 131056})
 """App, account, throughput, spam and per-recipient rate limits."""
 TRANSIENT_CODES = frozenset({1, 2, 131000, 131016, 133004})
-TOKEN_CODES = frozenset({190})
 STOP_GRACE_S = 5.0
 
 log = get_logger("promptpipe.transport.cloud_api")
@@ -150,6 +154,7 @@ class CloudApiTransport:
         """Poll message id → the options chosen so far, for multiple-choice polls sent since start."""
         self._paused_until: dict[str, float] = {}
         """Number name → until when (monotonic) the Cloud API asked that number to slow down."""
+        self._states = NumberStates(self._ids, now)
 
     def __repr__(self) -> str:
         return f"<CloudApiTransport numbers={','.join(self._ids)} webhook={self.webhook_url or 'off'}>"
@@ -158,6 +163,16 @@ class CloudApiTransport:
     def numbers(self) -> Mapping[str, str]:
         """Number name → phone number id, the default first."""
         return dict(self._ids)
+
+    def on_state_change(self, callback: StateListener) -> None:
+        """Call ``callback`` with each number's every new state (the service records it), with the
+        number's name when this transport serves several."""
+        self._states.listener = callback
+
+    @property
+    def connection_states(self) -> dict[str, ConnectionState]:
+        """Number name → its state, for the numbers that sent (or failed to) since start."""
+        return self._states.states
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -243,6 +258,8 @@ class CloudApiTransport:
         for failure in notification.failures:
             log.warning("cloud_api_message_undelivered", message_id=failure.message_id, codes=list(failure.codes),
                         number=failure.number)
+            for code in failure.codes:
+                self._states.report_error(failure.number or self._default, 0, code)
         self._log_skipped(notification)
 
     async def _hand_over(self, msg: InboundMessage) -> None:
@@ -369,12 +386,14 @@ class CloudApiTransport:
                              retryable=False, ambiguous=True)
         log.info("cloud_api_sent", to=mask_phone(to.phone), number=number, kind=kind or "text",
                  message_id=message_id, as_template=as_template)
+        self._states.report(number, "connected")
         return SentMessage(message_id=message_id, timestamp=self._now())
 
     def _failure(self, response: httpx.Response, to: Recipient, number: str, kind: str) -> Exception:
         error = _json(response).get("error")
         error = error if isinstance(error, dict) else {}
-        code = error.get("code") if isinstance(error.get("code"), int) else 0
+        raw_code = error.get("code")
+        code = raw_code if isinstance(raw_code, int) else 0
         detail = _redact(str(error.get("message") or response.reason_phrase or ""))
         log.warning("cloud_api_send_failed", to=mask_phone(to.phone), number=number, kind=kind or "text",
                     status=response.status_code, code=code, error=detail)
@@ -386,9 +405,14 @@ class CloudApiTransport:
                 self._paused_until[number] = max(self._paused_until.get(number, 0.0), self._monotonic() + pause)
             return SendFailed(f"the Cloud API's rate limit for number {number!r} "
                               f"(code {code or response.status_code}): tried again later", retryable=True)
+        state = self._states.report_error(number, response.status_code, code)
         if response.status_code == 401 or code in TOKEN_CODES:
             return SendFailed(f"the Cloud API refused the access token: renew CLOUD_API_TOKEN ({detail})",
                               retryable=True)
+        if state is not None:  # its participants keep the number: the message waits for it (or for a move)
+            words = "is not registered on the Cloud API" if state == "logged_out" else "is restricted by WhatsApp"
+            return SendFailed(f"the participant's WhatsApp number {number!r} {words} (code {code}): {detail}; "
+                              "tried again later", retryable=True)
         if response.status_code >= 500 or code in TRANSIENT_CODES:
             return SendFailed(f"the Cloud API failed for now (HTTP {response.status_code}, code {code}): {detail}",
                               retryable=True)

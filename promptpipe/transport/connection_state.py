@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
-__all__ = ["CONNECTION_STATES", "ConnectionState", "ExitRequest"]
+__all__ = ["CONNECTION_STATES", "NEEDS_THE_TEAM", "ConnectionState", "ExitRequest", "StateListener"]
 
 CONNECTION_STATES = {
     "connecting": "connecting",
@@ -24,6 +24,17 @@ CONNECTION_STATES = {
     "stopped": "stopped",
 }
 """Each state and how a researcher reads it."""
+
+NEEDS_THE_TEAM = frozenset({"banned", "logged_out"})
+"""States a number does not leave by itself: its participants are flagged for the team, who link it
+again or move them to another number (a number is never replaced silently)."""
+
+
+class StateListener(Protocol):
+    """Told every new state; ``number`` names the deployment's number it is for (None: the
+    transport serves one number, whose state is the ``whatsapp`` status row)."""
+
+    def __call__(self, state: ConnectionState, number: str | None = None) -> None: ...
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,8 @@ router = APIRouter(prefix="/api/v1", responses={code: {"model": ErrorBody} for c
 Viewer = Annotated[Caller, Depends(require(VIEWER))]
 SERVICE_LINK = "/#service"
 """The overview's service card: WhatsApp's state and the last model error."""
+NUMBERS_LINK = "/#numbers"
+"""The overview's list of WhatsApp numbers, each with its state and participants."""
 
 
 def participant_link(participant_id: str) -> str:
@@ -42,6 +44,8 @@ def entry_link(entry: AttentionEntry, silent_days: int) -> str:
             return f"/participants?status={ACTIVE}&stage={INTAKE_SUSPENDED}"
         case AttentionKind.WHATSAPP | AttentionKind.MODEL_ERROR:
             return SERVICE_LINK
+        case AttentionKind.NUMBER:
+            return NUMBERS_LINK
     return participant_link(entry.participants[0].participant_id) if entry.participants else "/participants"
 
 
@@ -50,7 +54,8 @@ async def attention_for(ctx: WebContext, role: str, *, silent_days: int = DEFAUL
     """The list as ``role`` may read it (the API, the overview and the navigation's count)."""
     return await read_attention(ctx.reader, ctx.clock.now(), silent_days=silent_days,
                                 identified=allows(role, RESEARCHER),
-                                whatsapp=ctx.settings.transport == TransportName.WHATSAPP, detail=detail)
+                                whatsapp=ctx.settings.transport == TransportName.WHATSAPP, detail=detail,
+                                numbers=ctx.settings.number_plan)
 
 
 class ConcernOut(BaseModel):
@@ -64,8 +69,11 @@ class ViewerAttentionEntry(BaseModel):
     kind: AttentionKind
     count: int = Field(description="flags, inputs, sends, prompts or participants (1 for WhatsApp and the model)")
     participants: list[ConcernOut] = Field(description="the participants concerned, oldest first (at most 20)")
-    since: str | None = Field(description="the oldest one's time, or when WhatsApp's state began")
-    state: str | None = Field(None, description="for whatsapp: its state (null: none recorded)")
+    since: str | None = Field(description="the oldest one's time, or when WhatsApp's (or the number's) state began")
+    state: str | None = Field(None, description="for whatsapp and number: the state (null: none recorded)")
+    number: str | None = Field(None, description="for number: the WhatsApp number banned or logged out, whose "
+                                                 "participants are listed (they keep it until the team moves them)")
+    reason: str | None = Field(None, description="for number: why its participants are listed and what to do")
     link: str = Field(description="the dashboard page where it is resolved")
 
 
@@ -87,7 +95,8 @@ def _entry(entry: AttentionEntry, silent_days: int, *, researcher: bool) -> View
     concerns = [ConcernOut(participant_id=c.participant_id, count=c.count, since=c.since,
                            link=participant_link(c.participant_id)) for c in entry.participants]
     fields = {"kind": entry.kind, "count": entry.count, "participants": concerns, "since": entry.since,
-              "state": entry.state, "link": entry_link(entry, silent_days)}
+              "state": entry.state, "number": entry.number, "reason": entry.reason,
+              "link": entry_link(entry, silent_days)}
     if researcher:
         return AttentionEntryOut.model_validate({**fields, "error": entry.error})
     return ViewerAttentionEntry.model_validate(fields)
@@ -98,7 +107,8 @@ async def attention(request: Request, caller: Viewer,
                     silent_days: Annotated[int, Query(ge=1, le=MAX_SILENT_DAYS,
                                                       description="active participants silent this many days")]
                     = DEFAULT_SILENT_DAYS) -> AttentionOut | ViewerAttentionOut:
-    """Open safety flags, inputs given up on or failing, uncertain sends, daily prompts not
+    """Open safety flags, participants whose WhatsApp number is banned or logged out (one entry per
+    number), inputs given up on or failing, uncertain sends, daily prompts not
     delivered for a day, active participants silent for ``silent_days``, intake on hold,
     WhatsApp not connected and the last model error of the past day (the last two and the flags
     for researchers only), each with the dashboard page where it is resolved."""

@@ -46,7 +46,7 @@ async def import_participants(request: Request, body: ImportRequest, caller: Res
     ctx = context(request)
     study = ctx.settings.study
     if body.dry_run:
-        result = await check_import(ctx.db, ctx.clock, body.csv, study=study)
+        result = await check_import(ctx.db, ctx.clock, body.csv, study=study, numbers=ctx.settings.number_plan)
     else:
         result = await run_import(ctx.db, ctx.clock, body.csv, study=study, caller=caller, via="api",
                                     numbers=ctx.settings.number_plan)

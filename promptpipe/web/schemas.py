@@ -311,6 +311,8 @@ class ViewerServiceStatus(BaseModel):
     uncertain_sends: int
     inbox_backlog: int
     stuck_inputs: int
+    number_states: list[dict[str, Any]] = Field(
+        [], description="with several WhatsApp numbers: each one's name, state and participants")
     summary: list[str]
 
 

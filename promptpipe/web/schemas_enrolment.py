@@ -14,7 +14,8 @@ class ImportRequest(BaseModel):
 
     csv: str = Field(max_length=MAX_IMPORT_CHARS,
                      description="the file's text: UTF-8 CSV with a header row naming its columns: phone, name and "
-                                 "timezone (required), background (optional) and each field the study's allocation "
+                                 "timezone (required), background and number (optional: one of the deployment's "
+                                 "WhatsApp numbers) and each field the study's allocation "
                                  f"is stratified by (required then); at most {MAX_IMPORT_ROWS:,} participants")
     dry_run: bool = Field(description="true: check every row and write nothing; false: enrol every row, only if no "
                                       "row has a problem (409 otherwise, and nothing is written)")
@@ -29,6 +30,8 @@ class ImportRowOut(BaseModel):
     problem: str | None = Field(description="what is wrong with the row (null: ready, or enrolled)")
     participant_id: str | None = Field(description="the participant enrolled from this row (not in a dry run)")
     arm: str | None = Field(description="their arm, when the study has arms")
+    number: str | None = Field(None, description="the WhatsApp number the row names (dry run) or the one they were "
+                                                 "given")
 
 
 class ImportOutcome(BaseModel):

@@ -84,12 +84,12 @@ def test_a_row_lists_every_field_that_is_wrong() -> None:
     ("phone,name,timezone\n\n", "the file has a header but no participants: add a row for each"),
     ("phone,name,timezone,email\n+14165550100,Ana,America/Toronto,a@example.org\n",
      "line 1: the header names a column this import does not know, 'email'; the columns are phone, name, "
-     "timezone, background"),
+     "timezone, background, number"),
     ("phone,name\n+14165550100,Ana\n", "line 1: the header has no timezone column; every participant needs it "
-                                       "(the columns are phone, name, timezone, background)"),
+                                       "(the columns are phone, name, timezone, background, number)"),
     ("phone,name,timezone,name\n", "line 1: the header names the column name twice"),
     ("phone,name,,timezone\n", "line 1: column 3 of the header has no name; the columns are phone, name, timezone, "
-                               "background"),
+                               "background, number"),
 ])
 def test_a_file_without_a_usable_header_says_what_to_fix(text: str, expected: str) -> None:
     assert file_problem(text) == expected
@@ -109,7 +109,7 @@ def test_the_file_is_capped_and_must_be_utf8() -> None:
 def test_a_stratified_study_needs_its_column_and_allowed_values() -> None:
     assert file_problem("phone,name,timezone\n+14165550100,Ana,America/Toronto\n", STRATIFIED) == (
         "line 1: the header has no site column; every participant needs it (the columns are phone, name, "
-        "timezone, site, background)")
+        "timezone, site, background, number)")
     found = problems("phone,name,timezone,site\n+14165550100,Ana,America/Toronto,toronto\n"
                      "+14165550101,Ben,America/Toronto,ottawa\n+14165550102,Cleo,America/Toronto,\n", STRATIFIED)
     assert found[2] is None

@@ -190,5 +190,5 @@ async def import_file(request: Request, found: Annotated[Visitor, Depends(resear
         text = await _uploaded(file, csv)
     except AdminError as exc:
         return _import_page(request, found, text=csv, error=f"Not checked: {exc}.", status_code=400)
-    result = await attempt(check_import(ctx.db, ctx.clock, text, study=study))
+    result = await attempt(check_import(ctx.db, ctx.clock, text, study=study, numbers=ctx.settings.number_plan))
     return _import_page(request, found, text=text, result=result)

@@ -1,9 +1,10 @@
 """The overview (``/``): first what needs attention (each entry linking to where it is resolved),
-then participants by status, stage and arm; today's prompts; the service's health in one line."""
+then participants by status, stage and arm; today's prompts; the service's health in one line
+(and, where the deployment has several WhatsApp numbers, each number's state and participants)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Annotated
 
@@ -14,7 +15,7 @@ from markupsafe import Markup
 from promptpipe.domain.participant_filter import MAX_SILENT_DAYS
 from promptpipe.research import monitoring
 from promptpipe.research.attention import Attention, AttentionEntry, AttentionKind
-from promptpipe.research.status import StatusReport
+from promptpipe.research.status import NumberState, StatusReport, read_number_states
 from promptpipe.research.views import as_json
 from promptpipe.transport.connection_state import CONNECTION_STATES
 from promptpipe.web.api_attention import attention_for, entry_link, participant_link
@@ -30,7 +31,7 @@ from promptpipe.web.pages._render import (
 )
 from promptpipe.web.pages._times import TimeLabel
 
-__all__ = ["AttentionRow", "health_line", "router"]
+__all__ = ["AttentionRow", "NumberRow", "health_line", "number_rows", "router"]
 
 router = APIRouter()
 TODAY_STEPS = (("sent", "sent"), ("delivered", "delivered"), ("read", "read"), ("answered", "answered"),
@@ -41,10 +42,22 @@ def _plural(count: int, noun: str) -> str:
     return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
-def health_line(found: Visitor, service: StatusReport) -> tuple[str, bool]:
-    """One line on the service, and whether all is well (connected, nothing uncertain)."""
+def _numbers_line(numbers: Sequence[NumberState]) -> str:
+    """``WhatsApp numbers: 2 connected, 1 logged out: the device was unlinked``."""
+    counts: dict[str, int] = {}
+    for number in numbers:
+        label = CONNECTION_STATES.get(number.state.name, number.state.name) if number.state else "no state recorded"
+        counts[label] = counts.get(label, 0) + 1
+    return "WhatsApp numbers: " + ", ".join(f"{count} {label}" for label, count in counts.items())
+
+
+def health_line(found: Visitor, service: StatusReport, numbers: Sequence[NumberState] = ()) -> tuple[str, bool]:
+    """One line on the service, and whether all is well (connected, nothing uncertain); with
+    several ``numbers``, how many are in each state (all of them connected when all is well)."""
     whatsapp = service.whatsapp
-    if whatsapp:
+    if numbers:
+        connection = _numbers_line(numbers)
+    elif whatsapp:
         since = found.when(whatsapp.since, found.zone.key)
         state = CONNECTION_STATES.get(whatsapp.name, whatsapp.name or "unknown")
         connection = f"WhatsApp {state}" + (f" since {since.researcher} your time" if since else "")
@@ -55,8 +68,35 @@ def health_line(found: Visitor, service: StatusReport) -> tuple[str, bool]:
     parts = [connection, f"{_plural(service.outbox_backlog, 'message')} waiting to be sent",
              f"{_plural(service.inbox_backlog, 'input')} waiting for a turn",
              f"{_plural(service.uncertain_sends, 'uncertain send')}"]
-    healthy = bool(whatsapp and whatsapp.name == "connected") and not service.uncertain_sends
-    return " · ".join(parts), healthy
+    if numbers:
+        connected = all(number.state is not None and number.state.name == "connected" for number in numbers)
+    else:
+        connected = bool(whatsapp and whatsapp.name == "connected")
+    return " · ".join(parts), connected and not service.uncertain_sends
+
+
+@dataclass(frozen=True)
+class NumberRow:
+    """One of the deployment's WhatsApp numbers as the service card lists it."""
+
+    name: str
+    state: str
+    since: TimeLabel | None
+    detail: str
+    participants: int
+    needs_the_team: bool
+    connected: bool
+
+
+def number_rows(found: Visitor, numbers: Sequence[NumberState]) -> list[NumberRow]:
+    rows = []
+    for number in numbers:
+        state = number.state
+        rows.append(NumberRow(
+            number.name, CONNECTION_STATES.get(state.name, state.name) if state else "no state recorded yet",
+            found.when(state.since, found.zone.key) if state else None, state.detail if state else "",
+            number.participants, number.needs_the_team, bool(state and state.name == "connected")))
+    return rows
 
 
 @dataclass(frozen=True)
@@ -84,6 +124,9 @@ _TEXTS: dict[AttentionKind, tuple[str, str, str, str]] = {
     AttentionKind.SAFETY_FLAG: ("open safety flag", "open safety flags",
                                 "Follow each up and resolve it with a note on the safety flags page.",
                                 "Safety flags"),
+    AttentionKind.NUMBER: ("participant", "participants",
+                           "Their messages wait: move them to another number from their page, or link the "
+                           "number again.", "The numbers"),
     AttentionKind.STUCK_INPUT: ("input that failed and waits", "inputs that failed and wait",
                                 "The participant's page lists them, each with Try again and Skip.",
                                 "The participant's page"),
@@ -110,6 +153,10 @@ def _title(found: Visitor, entry: AttentionEntry, silent_days: int) -> str:
     if entry.kind == AttentionKind.WHATSAPP:
         state = CONNECTION_STATES.get(entry.state or "", entry.state or "") or "no connection recorded yet"
         return f"WhatsApp is not connected: {state}" + (f" since {since.researcher} your time" if since else "")
+    if entry.kind == AttentionKind.NUMBER:
+        state = CONNECTION_STATES.get(entry.state or "", entry.state or "")
+        return (f"{entry.count} {one if entry.count == 1 else many} on WhatsApp number {entry.number!r}, which is "
+                f"{state}" + (f" since {since.researcher} your time" if since else ""))
     if entry.kind == AttentionKind.MODEL_ERROR:
         return (f"Model error at {since.researcher if since else '?'} your time"
                 + (f": {entry.error}" if entry.error else ""))
@@ -123,6 +170,8 @@ def attention_rows(found: Visitor, attention: Attention) -> list[AttentionRow]:
         _, _, hint, link_text = _TEXTS[entry.kind]
         concerns = [ConcernRow(c.participant_id, participant_link(c.participant_id), c.count,
                                found.when(c.since, found.zone.key)) for c in entry.participants]
+        if entry.reason:
+            hint = entry.reason[:1].upper() + entry.reason[1:] + "."
         rows.append(AttentionRow(entry.kind, _title(found, entry, attention.silent_days), hint,
                                  entry_link(entry, attention.silent_days), link_text, concerns))
     return rows
@@ -153,12 +202,14 @@ async def overview(request: Request, found: Annotated[Visitor, Depends(signed_in
     attention = await attempt(attention_for(found.ctx, found.caller.role, silent_days=silent_days))
     found = replace(found, attention=attention.total)  # the navigation's count, read with the list
     data = await attempt(monitoring.overview(found.ctx.reader, found.ctx.clock, zone=found.zone))
-    line, healthy = health_line(found, data.service)
+    numbers = await attempt(read_number_states(found.ctx.reader, found.ctx.settings.number_plan))
+    line, healthy = health_line(found, data.service, numbers)
     error = data.service.last_model_error
     today = as_json(data.today)
     response = render(
         request, "overview.html", found, section="overview", data=data, health=line, healthy=healthy,
-        attention=attention_rows(found, attention), silent_days=silent_days, silent_problem=problem,
+        attention=attention_rows(found, attention), numbers=number_rows(found, numbers), silent_days=silent_days,
+        silent_problem=problem,
         max_silent_days=MAX_SILENT_DAYS,
         model_error=found.when(error.at, found.zone.key) if error else None,
         since=found.when(data.today.since, found.zone.key),

@@ -1,0 +1,84 @@
+"""Each Cloud API number's state, as the service records it for `status`, the overview and the
+"needs attention" list.
+
+The Cloud API holds no connection: a number is ``connected`` once a send through it succeeds,
+``logged_out`` when Meta refuses the access token (one token serves every number, so all of them
+are) or says the number is not registered, and ``banned`` when WhatsApp restricts or locks the
+account. A number in either of the last two stays so until a send through it succeeds again; its
+participants keep it meanwhile (their messages wait and are tried again), and the team links it
+again or moves them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from datetime import datetime
+
+from promptpipe.logging import get_logger
+from promptpipe.transport.connection_state import ConnectionState, StateListener
+
+__all__ = ["BANNED_CODES", "LOGGED_OUT_CODES", "TOKEN_CODES", "NumberStates", "state_for_error"]
+
+TOKEN_CODES = frozenset({190})
+"""The access token is invalid or expired (with HTTP 401)."""
+LOGGED_OUT_CODES = frozenset({133010})
+"""The number is not registered on the Cloud API (it was deregistered or never set up)."""
+BANNED_CODES = frozenset({368, 131031})
+"""Blocked for policy violations; the business account is restricted or locked."""
+
+log = get_logger("promptpipe.transport.cloud_api")
+
+
+def state_for_error(status: int, code: int) -> tuple[str, str, bool] | None:
+    """The state an error of the Cloud API puts a number in: (state, detail, whether every number
+    shares it); None when the error says nothing about the number."""
+    if status == 401 or code in TOKEN_CODES:
+        return ("logged_out", f"the Cloud API refused the access token (code {code or status}): renew CLOUD_API_TOKEN",
+                True)
+    if code in LOGGED_OUT_CODES:
+        return "logged_out", f"the number is not registered on the Cloud API (code {code}): register it again", False
+    if code in BANNED_CODES:
+        return "banned", f"WhatsApp restricted or locked the account (code {code}): see WhatsApp Manager", False
+    return None
+
+
+class NumberStates:
+    """The last state of each number, telling ``listener`` each change (``number`` None when the
+    transport serves one number: its state is then the service's one ``whatsapp`` row)."""
+
+    def __init__(self, numbers: Iterable[str], now: Callable[[], datetime]) -> None:
+        self._numbers = tuple(numbers)
+        self._now = now
+        self._states: dict[str, ConnectionState] = {}
+        self.listener: StateListener | None = None
+
+    @property
+    def states(self) -> dict[str, ConnectionState]:
+        """Number name → its state, for the numbers that reported one since start."""
+        return dict(self._states)
+
+    def report(self, number: str, name: str, detail: str = "") -> None:
+        """``number`` is now in state ``name``; the listener hears of it only when that is new."""
+        now = self._now()
+        old = self._states.get(number)
+        state, new = (old.moved_to(name, now, detail=detail) if old
+                      else (ConnectionState(name, now, detail=detail), True))
+        self._states[number] = state
+        if not new:
+            return
+        log.info("cloud_api_number_state", number=number, state=name)
+        if self.listener is not None:
+            try:
+                self.listener(state, number if len(self._numbers) > 1 else None)
+            except Exception:  # only a report: sending goes on
+                log.exception("cloud_api_number_state_not_reported", number=number, state=name)
+
+    def report_error(self, number: str, status: int, code: int) -> str | None:
+        """Record what an error says of the number (or of every number); the state's name, if any."""
+        found = state_for_error(status, code)
+        if found is None:
+            return None
+        name, detail, every = found
+        for each in self._numbers if every else (number,):
+            self.report(each, name, detail)
+        return name
