@@ -9,7 +9,8 @@ parent's peak RSS is the export's alone): per participant a profile, consent and
 with probability 0.8), and for every prompt sent its ``prompt_delivery`` row, the prompt and its
 poll in the transcript, WhatsApp's receipts (delivered 95 %, read 70 %), and for about 60 % an
 answer: a tapped vote, a written reply with the model's answer, or both. Then the parent times
-one export to CSV, as ``promptpipe-admin export`` runs it (the progress bar off).
+one export to CSV, as ``promptpipe-admin export`` runs it (the progress bar off), with the CPU time
+it took (its worker process's included) and the peak RSS.
 
 Run: cd /work/main && .venv/bin/python benchmarks/bench_export.py [--participants N] [--format csv|jsonl]
 """
@@ -21,6 +22,7 @@ import asyncio
 import hashlib
 import multiprocessing
 import random
+import resource
 import sys
 import tempfile
 import time
@@ -211,6 +213,12 @@ async def _seed(url: str, participants: int) -> None:
     await db.close()
 
 
+def _cpu_seconds() -> float:
+    """User and system time of this process and of its finished child processes."""
+    return sum(usage.ru_utime + usage.ru_stime
+               for usage in (resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)))
+
+
 def seed_in_child(url: str, participants: int) -> None:
     asyncio.run(_seed(url, participants))
 
@@ -236,11 +244,12 @@ async def main() -> None:
               f"(child process); database {size_mb:.0f} MB")
         db = Database(url)
         await db.connect()
-        rss_before = peak_rss_mb()
+        rss_before, cpu_before = peak_rss_mb(), _cpu_seconds()
         started = time.perf_counter()
         result = await export_study(db, Path(work) / "export", fmt=args.format, model="gpt-4o-mini",
                                     now=datetime(2026, 3, 15, tzinfo=timezone.utc))
         elapsed = time.perf_counter() - started
+        cpu, children_rss = _cpu_seconds() - cpu_before, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
         await db.close()
         sizes = {p.name: p.stat().st_size for p in (Path(work) / "export").iterdir()}
     total = sum(result.rows.values())
@@ -249,7 +258,9 @@ async def main() -> None:
     for name, count in result.rows.items():
         print(f"  {name}.{args.format}: {count:,} rows, {sizes[f'{name}.{args.format}'] / 2**20:.2f} MB")
     print(f"  also: {', '.join(f'{p.name} ({sizes[p.name] / 1024:.0f} KB)' for p in result.companions)}")
-    print(f"peak RSS: {rss_before:.0f} MB before the export, {peak_rss_mb():.0f} MB after")
+    print(f"CPU time of the export: {cpu:.2f} s (this process and the worker process it starts for the transcript)")
+    print(f"peak RSS: {rss_before:.0f} MB before the export, {peak_rss_mb():.0f} MB after; "
+          f"largest child process (the seeding or the export's worker) {children_rss:.0f} MB")
 
 
 if __name__ == "__main__":

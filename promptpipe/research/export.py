@@ -36,6 +36,7 @@ import csv
 import json
 import operator
 import os
+import pickle
 import stat
 import sys
 from collections.abc import AsyncGenerator, Callable, Iterable, Mapping, Sequence
@@ -94,6 +95,11 @@ CHUNK_ROWS = 2_000
 RECEIPT_WINDOW = timedelta(hours=12)
 """The DELIVERY_RECEIPT_WINDOW default."""
 PROGRESS_THRESHOLD = 5_000
+WORKER_ROWS = 20_000
+"""A file of at least this many rows is written by a process of its own (see
+:mod:`promptpipe.research.export_worker`): starting one costs about a second of imports."""
+WORKER_TABLES = ("messages",)
+"""The files a worker may write: the largest (a second worker would compete for the same cores)."""
 COMPANIONS = (STUDY_JSON, codebook.CODEBOOK_CSV, codebook.README_MD)
 """Written next to the data by every export, whatever its format."""
 
@@ -257,6 +263,7 @@ async def export_study(
     receipt_window: timedelta = RECEIPT_WINDOW,
     model: str | None = None,
     system_prompts: Mapping[str, str] | None = None,
+    worker_rows: int = WORKER_ROWS,
 ) -> ExportResult:
     """Write ``participants``, ``messages``, ``deliveries``, ``decisions``, ``transitions``,
     ``tone_changes``, ``consent`` and ``flags`` to ``out_dir`` as ``<name>.csv`` or
@@ -267,7 +274,8 @@ async def export_study(
     Refuses (AdminError, nothing written) when a target file exists, unless ``force`` (an earlier
     export's study.json, codebook and README are simply rewritten). A prompt sent longer than
     ``receipt_window`` before ``now`` without a delivered receipt (where the transport reports
-    them) is ``not_delivered``."""
+    them) is ``not_delivered``. A file of ``worker_rows`` rows or more (the transcript) is written
+    by a process of its own, on another core; if that process fails, the export fails as a whole."""
     out = Path(out_dir)
     now = now or datetime.now(timezone.utc)
     names = [table.name for table in TABLES] + ([IDENTIFIERS] if include_identifiers else [])
@@ -279,7 +287,7 @@ async def export_study(
     temps: dict[str, Path] = {}
     try:
         written = await _write_tables(db, out, fmt, tables, plan, temps, progress, progress_threshold, chunk_size,
-                                      now - receipt_window)
+                                      now - receipt_window, worker_rows)
         _write_companions(out, tables, temps, study_document(plan.protocol, model=model,
                                                              system_prompts=system_prompts, exported_at=now),
                           protocol_files(plan.protocol))
@@ -305,18 +313,84 @@ def _temp(out: Path, name: str, file_name: str, temps: dict[str, Path]) -> Path:
 
 async def _write_tables(db: Database, out: Path, fmt: str, tables: Sequence[_Table], plan: _Plan,
                         temps: dict[str, Path], progress: IO[str] | None, threshold: int, chunk_size: int,
-                        cutoff: datetime) -> dict[str, int]:
+                        cutoff: datetime, worker_rows: int) -> dict[str, int]:
     written: dict[str, int] = {}
-    with _progress_bar(sum(plan.counts[t.name] for t in tables), progress, threshold) as bar:
-        for table in tables:
-            bar.set_description(table.name, refresh=False)
-            temp = _temp(out, table.name, f"{table.name}.{fmt}", temps)
-            with open_private(temp, "x", encoding="utf-8", newline="") as stream:
-                writer = _Writer(stream, fmt, table.columns)
-                written[table.name] = await _copy(db, table, plan, writer, bar, chunk_size, cutoff)
-                stream.flush()
-                os.fsync(stream.fileno())
-    return written
+    workers: dict[str, _Worker] = {}
+    try:
+        with _progress_bar(sum(plan.counts[t.name] for t in tables), progress, threshold) as bar:
+            for table in _offloaded(db, tables, plan, worker_rows):  # started first: they import while we write
+                temp = _temp(out, table.name, f"{table.name}.{fmt}", temps)
+                workers[table.name] = await _Worker.start(WorkerJob(db.url, table.name, fmt, plan, chunk_size,
+                                                                    cutoff, temp))
+            for table in tables:
+                if table.name in workers:
+                    continue
+                bar.set_description(table.name, refresh=False)
+                temp = _temp(out, table.name, f"{table.name}.{fmt}", temps)
+                with open_private(temp, "x", encoding="utf-8", newline="") as stream:
+                    writer = _Writer(stream, fmt, table.columns)
+                    written[table.name] = await _copy(db, table, plan, writer, bar, chunk_size, cutoff)
+                    stream.flush()
+                    os.fsync(stream.fileno())
+            for name, worker in workers.items():
+                bar.set_description(name, refresh=False)
+                written[name] = await worker.result()
+                bar.update(written[name])
+    finally:  # an error here or in a worker: no worker may still be writing when its temp file is removed
+        for worker in workers.values():
+            await worker.stop()
+    return {table.name: written[table.name] for table in tables}
+
+
+@dataclass(frozen=True)
+class WorkerJob:
+    """What :mod:`promptpipe.research.export_worker` writes: one table of this export's plan."""
+
+    url: str
+    table: str
+    fmt: str
+    plan: _Plan
+    chunk_size: int
+    cutoff: datetime
+    temp: Path
+
+
+def _offloaded(db: Database, tables: Sequence[_Table], plan: _Plan, worker_rows: int) -> list[_Table]:
+    if db.is_sqlite and db.sqlite_path is None:  # in memory: no other process can read it
+        return []
+    return [t for t in tables if t.name in WORKER_TABLES and plan.counts[t.name] >= worker_rows]
+
+
+class _Worker:
+    """One file written by ``python -m promptpipe.research.export_worker``."""
+
+    def __init__(self, name: str, process: asyncio.subprocess.Process, job: bytes) -> None:
+        self.name, self.process = name, process
+        self.done: asyncio.Task[tuple[bytes, bytes]] = asyncio.ensure_future(process.communicate(job))
+
+    @classmethod
+    async def start(cls, job: WorkerJob) -> _Worker:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "promptpipe.research.export_worker",
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        return cls(job.table, process, pickle.dumps(job))
+
+    async def result(self) -> int:
+        """The rows written; AdminError (its temporary file left for the export to remove) if it failed."""
+        out, err = await self.done
+        if self.process.returncode != 0 or not out.strip().isdigit():
+            lines = err.decode("utf-8", "replace").strip().splitlines()
+            why = lines[-1] if lines else f"exit code {self.process.returncode}"
+            raise AdminError(f"the export of {self.name} failed in its own process ({why}); "
+                             "no file was written under a real name")
+        return int(out)
+
+    async def stop(self) -> None:
+        if self.process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                self.process.kill()
+        with contextlib.suppress(BaseException):
+            await self.done
 
 
 def _write_companions(out: Path, tables: Sequence[_Table], temps: dict[str, Path], document: dict[str, Any],

@@ -24,7 +24,6 @@ from promptpipe.domain.outcomes import NOT_DELIVERED, delivery_outcome
 from promptpipe.domain.study import DECISION_ACTIONS, Study
 from promptpipe.domain.study_file import StudyFileError, parse_study
 from promptpipe.domain.study_summary import study_as_dict
-from promptpipe.flow.decisions import prompt_hash
 from promptpipe.research.export_self_report import SELF_REPORT_COLUMNS, self_report_days, with_self_reports
 from promptpipe.research.export_withdrawn import with_withdrawn_days, withdrawn_day_counts
 from promptpipe.research.pseudonyms import People
@@ -119,6 +118,9 @@ def study_document(protocol: Protocol, *, model: str | None, system_prompts: Map
     adopted version with when it was in force and the file holding its text, and what ran the
     study (software version, model, the SHA-256 of each system prompt, computed as the decision
     rows compute theirs)."""
+    # Imported here: the flow brings in the model client, which an export worker need not load.
+    from promptpipe.flow.decisions import prompt_hash
+
     current = protocol.history[-1] if protocol.history else None
     in_force = current if current is not None and current.hash else None
     as_run = study_as_dict(protocol.study) if protocol.study is not None else None

@@ -564,6 +564,37 @@ async def test_a_failed_export_leaves_no_files(
     assert list(out.iterdir()) == []  # neither finished files nor temporary ones
 
 
+async def test_a_large_file_written_by_its_own_process_is_the_same(
+    db: Database, study: dict[str, Any], tmp_path: Path
+) -> None:
+    for fmt in export.FORMATS:
+        here = await export_study(db, tmp_path / f"here-{fmt}", fmt=fmt, chunk_size=3)
+        apart = await export_study(db, tmp_path / f"apart-{fmt}", fmt=fmt, chunk_size=3, worker_rows=0)
+        assert apart.rows == here.rows and list(apart.rows) == list(FILE_NAMES)
+        for name in FILE_NAMES:
+            path = f"{name}.{fmt}"
+            assert (tmp_path / f"apart-{fmt}" / path).read_bytes() == (tmp_path / f"here-{fmt}" / path).read_bytes()
+        assert stat.S_IMODE((tmp_path / f"apart-{fmt}" / f"messages.{fmt}").stat().st_mode) == 0o600
+
+
+async def test_a_failed_worker_process_fails_the_export_and_leaves_no_files(
+    db: Database, study: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made = export._temp
+
+    def taken(out: Path, name: str, file_name: str, temps: dict[str, Path]) -> Path:
+        temp = made(out, name, file_name, temps)
+        if name == "messages":  # the worker refuses to write over a file it did not create
+            temp.write_text("someone else's")
+        return temp
+
+    monkeypatch.setattr(export, "_temp", taken)
+    out = tmp_path / "out"
+    with pytest.raises(AdminError, match=r"the export of messages failed in its own process \(FileExistsError"):
+        await export_study(db, out, worker_rows=0)
+    assert list(out.iterdir()) == []  # neither finished files nor temporary ones
+
+
 def test_cli_export_prints_rows_per_file(
     database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
