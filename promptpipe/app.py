@@ -22,10 +22,13 @@ from promptpipe.logging import get_logger
 from promptpipe.pipeline.inbox import Inbox, InboxConfig
 from promptpipe.pipeline.lanes import Lanes
 from promptpipe.pipeline.outbox import Outbox
+from promptpipe.pipeline.sharing import Sharing
 from promptpipe.pipeline.spool import Spool
 from promptpipe.research.alerts import AlertSender
+from promptpipe.scheduling.alarm_role import AlarmRole
 from promptpipe.scheduling.driver import AlarmClock
 from promptpipe.scheduling.guard import ServiceGuard
+from promptpipe.storage.alarm_notices import notify_alarms
 from promptpipe.storage.db import Database
 from promptpipe.storage.live import go_live
 from promptpipe.storage.receipts import record_receipt
@@ -156,6 +159,9 @@ class App:
     restart_request: ExitRequest | None = None
     """The transport's :class:`ExitRequest` behind ``restart`` (why, and whether it ever connected)."""
     _status_writes: set[asyncio.Task[None]] = field(default_factory=set)
+    sharing: Sharing | None = None
+    """Several services on one database: the numbers and role this one holds (None: one service)."""
+    alarm_role: AlarmRole | None = None
 
     @classmethod
     def build(
@@ -191,14 +197,36 @@ class App:
         flow.sender = outbox
         app = cls(settings, db, transport, llm, clock, flow, lanes, inbox, outbox, alarms, alerts)
         outbox.wake_dispatcher = app._outbox_kick.set  # only for what a commit could not hand over itself
+        if settings.several_services:
+            app._share(Sharing(db, clock, settings.number_plan, ttl=settings.lease_ttl,
+                               heartbeat=settings.lease_heartbeat))
         return app
+
+    def _share(self, sharing: Sharing) -> None:
+        """Serve only what this service holds a lease on: its numbers' participants, and the
+        alarm clock while it holds that role."""
+        self.sharing = self.lanes.sharing = self.outbox.sharing = sharing
+        self.alarm_role = AlarmRole(self.alarms, self.settings.database_url)
+        self.flow.notify_alarms = notify_alarms
+        sharing.on_numbers_gained = self._numbers_gained
+        sharing.on_alarms_gained = self.alarm_role.gain
+        sharing.on_alarms_lost = self.alarm_role.lose
+
+    async def _numbers_gained(self, names: frozenset[str]) -> None:
+        """Taken over (or first taken): sends the service before us left *sending* are settled as
+        after a crash, then this service's poll and dispatcher take the numbers' work."""
+        if self._stopping:
+            return
+        await self.outbox.recover_interrupted((tuple(sorted(names)), self.settings.number_plan.default))
+        self._outbox_kick.set()
 
     async def start(self, *, background: bool = True, single_instance: bool = False,
                     allow_protocol_change: bool = False) -> None:
         """Open the database, check the study protocol, settle interrupted sends, connect the
         transport, start the loops."""
         self.guard = ServiceGuard(self.db, self.alarms.engine,
-                                  ensure_state_dir(self.settings.state_dir) if single_instance else None)
+                                  ensure_state_dir(self.settings.state_dir) if single_instance else None,
+                                  shared_database=self.sharing is not None)
         self.guard.hold_state_dir()
         try:
             await self._open_database()
@@ -214,9 +242,12 @@ class App:
             self._watch = StateDirWatch.of(self.settings.state_dir, self.db.sqlite_path)
         if self.transport.reaches_people:
             await self._go_live()
-        await self.outbox.recover_interrupted()
-        await self.alarms.start()
-        await self.alarms.reconcile()
+        if self.sharing is None:
+            await self.outbox.recover_interrupted()
+            await self.alarms.start()
+            await self.alarms.reconcile()
+        else:  # what this service holds decides what it settles, and whether it runs the alarm clock
+            await self.sharing.start(heartbeats=background)
         await self._drain_spool()
         watch_state = getattr(self.transport, "on_state_change", None)
         if watch_state is not None:
@@ -226,10 +257,11 @@ class App:
         if background:
             self._tasks = [
                 asyncio.create_task(self._poll_loop(), name="inbox-poller"),
-                asyncio.create_task(self.alarms.drive(), name="alarm-clock"),
                 asyncio.create_task(self._dispatch_loop(), name="outbox-dispatcher"),
                 asyncio.create_task(self._spool_loop(), name="inbound-spool"),
             ]
+            if self.sharing is None:  # with several services, the holder of the role drives it
+                self._tasks.append(asyncio.create_task(self.alarms.drive(), name="alarm-clock"))
             if self.alerts is not None:
                 self._tasks.append(asyncio.create_task(self.alerts.run(self.settings.poll_interval.total_seconds()),
                                                        name="safety-alerts"))
@@ -301,6 +333,9 @@ class App:
         self._tasks = []
         with contextlib.suppress(Exception):
             await self.transport.stop()
+        if self.sharing is not None:  # the others take this service's numbers (and alarm clock) at once
+            with contextlib.suppress(Exception):
+                await self.sharing.stop()
         if self._status_writes:  # the last connection state ("stopped") is recorded before closing
             await asyncio.wait(set(self._status_writes), timeout=STOP_GRACE_S)
         with contextlib.suppress(Exception):
@@ -331,8 +366,10 @@ class App:
         """Process everything that is due right now, then return (tests and tools, no sleeping)."""
         for _ in range(max_passes):
             batches = self.lanes.batches
-            synced = await self.alarms.sync_requested()
-            await self.alarms.run_due()
+            alarms = self.alarm_role is None or self.alarm_role.running
+            synced = await self.alarms.sync_requested() if alarms else 0
+            if alarms:
+                await self.alarms.run_due()
             spooled = await self._drain_spool()
             await self.lanes.poll_once()
             await self.lanes.wait_idle()

@@ -174,6 +174,17 @@ class Settings:
         "DATABASE_URL", "", lambda name, raw: normalise_database_url(raw), section="storage", readme=True,
         shown="SQLite file in the state dir",
         meaning="Empty: sqlite:///<PROMPTPIPE_STATE_DIR>/promptpipe.db. Or postgresql://user:pw@host:5432/db.")
+    several_services: bool = setting(
+        "SEVERAL_SERVICES", False, on_off, section="storage",
+        meaning="on: several `serve` processes share one PostgreSQL database, each serving the WhatsApp numbers it "
+                "holds a lease on (see 'Several services' in the README). off: one service per database.")
+    lease_ttl: timedelta = setting(
+        "LEASE_TTL", timedelta(seconds=15), duration, section="storage", example="15s", shown="`15s`",
+        meaning="With SEVERAL_SERVICES: how long a service holds a number without a heartbeat; a stopped service's "
+                "numbers go to the others within this time and one heartbeat.")
+    lease_heartbeat: timedelta = setting(
+        "LEASE_HEARTBEAT", timedelta(seconds=5), duration, section="storage", example="5s", shown="`5s`",
+        meaning="With SEVERAL_SERVICES: how often a service renews its numbers and shares them again with the others.")
     db_auto_upgrade: bool = setting(
         "DB_AUTO_UPGRADE", False, on_off, section="storage", readme=True,
         meaning="on: `serve` upgrades a database an older release made by itself (a SQLite file is copied first). "
@@ -507,6 +518,17 @@ def _check(settings: Settings) -> None:
         raise ConfigError(
             "POLL_INTERVAL must be 2s or less: rows written by the admin script must be seen within 2 seconds."
         )
+    if not timedelta(0) < settings.lease_heartbeat < settings.lease_ttl:
+        raise ConfigError("LEASE_HEARTBEAT must be more than 0 and shorter than LEASE_TTL.")
+    if settings.lease_ttl + settings.lease_heartbeat > timedelta(seconds=30):
+        raise ConfigError("LEASE_TTL plus LEASE_HEARTBEAT must be 30s or less: a stopped service's numbers must move "
+                          "to another within 30 seconds.")
+    if settings.several_services and not settings.database_url.startswith("postgresql"):
+        raise ConfigError("SEVERAL_SERVICES=on needs DATABASE_URL=postgresql://…: services share their work through "
+                          "the database, and a SQLite file serves one process.")
+    if settings.several_services and settings.transport == TransportName.WHATSAPP:
+        raise ConfigError("SEVERAL_SERVICES=on does not work with PROMPTPIPE_TRANSPORT=whatsapp yet: a linked phone's "
+                          "session lives in one service's state directory. Use the Cloud API, or one service.")
     if settings.web_session_lifetime < timedelta(minutes=1):
         raise ConfigError("WEB_SESSION_LIFETIME must be at least 1m.")
     if settings.transport == TransportName.CLOUD_API:

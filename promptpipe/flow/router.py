@@ -86,6 +86,9 @@ class ConversationFlow:
                  on_flags_raised: Callable[[], None] | None = None) -> None:
         self.db, self.deps, self.transport = db, deps, transport
         self.on_alarms_changed, self.on_timers_changed = on_alarms_changed, on_timers_changed
+        self.notify_alarms: Callable[[Session, list[str]], None] | None = None
+        """Set when another service may run the alarm clock: called in a commit that changed the
+        participant's schedules or timers (a notice the database sends with the commit)."""
         self.on_flags_raised = on_flags_raised
         self.sender: SendsAtOnce | None = None
         """The outbox, when it sends what a commit queued without waiting for its next claim."""
@@ -212,6 +215,9 @@ class ConversationFlow:
                 lifecycle.greet_if_never_greeted(self.db, session, state, now)
             mark_inbox_done(session, answered, now)
             mark_inbox_done(session, outcome.kept, now, message_status=KEPT)
+            if self.notify_alarms is not None and (
+                    schedule_changed or outcome.resync_alarms or state.committed_timer_changes):
+                self.notify_alarms(session, [state.participant.id])
             if self.sender is None or not any(ids.values()):
                 return []
             queued = {m.key: Queued(m.kind, clean_for_storage(m.text), m.payload or {}) for m in outgoing

@@ -32,9 +32,11 @@ from promptpipe.domain.questionnaire import QUESTIONNAIRE_PURPOSE
 from promptpipe.errors import LLMUnavailable
 from promptpipe.logging import get_logger
 from promptpipe.pipeline.events import InboxKind
+from promptpipe.pipeline.sharing import Sharing
 from promptpipe.storage.conversations import VersionConflict
 from promptpipe.storage.db import Database
 from promptpipe.storage.inbox_rows import DueInputs, InboxRow, due_inputs, pending_inbox, pending_messages
+from promptpipe.storage.participants import number_of
 
 log = get_logger("promptpipe.pipeline.lanes")
 
@@ -174,6 +176,9 @@ class Lanes(Generic[C]):
         self._checks: set[asyncio.Task[None]] = set()
         self._seen_up_to: dict[str, int] = {}
         self._ended_since_poll: set[str] = set()
+        self.sharing: Sharing | None = None
+        """Set when several services share the database: only participants of the numbers this
+        one holds have their turns here."""
         """Per running lane, the newest due row the poll has had checked for urgency."""
         self.batches = 0
 
@@ -236,7 +241,8 @@ class Lanes(Generic[C]):
         due for a retry). Returns how many lanes were started."""
         now, limit = self.clock.now(), self._concurrency * 4
         self._ended_since_poll.clear()
-        due = await self.db.run(lambda session: due_inputs(session, now, limit))
+        numbers = self.sharing.numbers() if self.sharing is not None else None
+        due = await self.db.run(lambda session: due_inputs(session, now, limit, numbers))
         started = 0
         for participant_id in due.participants:
             # A lane that ended while the poll read ran has committed the rows the poll saw pending;
@@ -374,7 +380,10 @@ class Lanes(Generic[C]):
         self, session: Session, participant_id: str, now: datetime, pending: list[InboxRow] | None = None
     ) -> tuple[list[InboxRow], int, C, bool] | None:
         """One transaction: the pending rows (read, unless given), the batch to run, the context
-        of its turn, and whether the batch is urgent."""
+        of its turn, and whether the batch is urgent. Nothing for a participant whose number
+        another service holds (their rows wait for its poll)."""
+        if self.sharing is not None and not self.sharing.owns(number_of(session, participant_id)):
+            return None
         rows = pending_inbox(session, participant_id) if pending is None else pending
         messages = [row for row in rows if row.kind in FOLDABLE_KINDS]
         urgent = self.runner.urgent(session, messages) if messages else set()

@@ -28,6 +28,7 @@ from promptpipe.domain.backoff import Backoff
 from promptpipe.domain.messages import POLL_KINDS
 from promptpipe.errors import NotConnected, SendFailed
 from promptpipe.logging import get_logger
+from promptpipe.pipeline.sharing import Sharing
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import FAILED, PENDING, SENT, UNCERTAIN
 from promptpipe.storage.outbox_rows import (
@@ -51,6 +52,11 @@ CLAIM_AHEAD_S = 1.0
 outcome is recorded, and one a crash leaves so is never sent again (it may be on the phone): a
 claim of 200 rows at WhatsApp's one send a second would leave up to 200 prompts uncertain, not sent."""
 SEND_RETRY = Backoff(first_s=5.0, max_s=300.0)
+NOT_HELD = "not sent here: this service no longer holds the participant's number"
+
+
+class _NumberNotHeld(Exception):
+    """The lease on a claimed message's number ran out before its send (several services)."""
 
 
 def send_retry_delay(attempts: int) -> timedelta:
@@ -104,6 +110,10 @@ class Outbox:
         self.limiter = RateLimiter(rate_per_s, clock, jitter=jitter)
         self._semaphore = asyncio.Semaphore(SEND_CONCURRENCY)
         self._claim_statement = claim_statement(skip_locked=not db.is_sqlite)
+        self._claim_of_numbers = claim_statement(skip_locked=not db.is_sqlite, numbers=True)
+        self.sharing: Sharing | None = None
+        """Set when several services share the database: only the messages of the numbers this
+        one holds are claimed, and none is handed to the transport once its number's lease is gone."""
         self._claim_one = claim_statement(skip_locked=not db.is_sqlite, one_participant=True)
         self._claim_some = claim_statement(skip_locked=not db.is_sqlite, participants=True)
         self._following: dict[str, int] = {}
@@ -128,11 +138,12 @@ class Outbox:
     def __repr__(self) -> str:
         return f"<Outbox sent={self.sent} retried={self.retried} failed={self.failed}>"
 
-    async def recover_interrupted(self) -> int:
-        """Settle rows a crash left in *sending*; returns how many were found."""
+    async def recover_interrupted(self, numbers: tuple[tuple[str, ...], str] | None = None) -> int:
+        """Settle rows a crash left in *sending* (``numbers``: only those of these numbers'
+        participants, taken over from a service that stopped); returns how many were found."""
         target = PENDING if self.transport.resend_is_safe else UNCERTAIN
 
-        rows = await self.db.run(lambda session: settle_interrupted(session, target))
+        rows = await self.db.run(lambda session: settle_interrupted(session, target, numbers))
         for outbox_id, participant_id in rows:
             log.warning("outbox_interrupted_send", participant_id=participant_id, outbox_id=outbox_id, now=target)
         return len(rows)
@@ -150,8 +161,10 @@ class Outbox:
 
     def _claim(self, session: Session) -> list[Claimed]:
         paced = self.limiter.sends_within(CLAIM_AHEAD_S)
-        return claim_due(session, self._claim_statement, self.clock.now(),
-                         CLAIM_BATCH if paced is None else min(CLAIM_BATCH, paced))
+        limit = CLAIM_BATCH if paced is None else min(CLAIM_BATCH, paced)
+        if self.sharing is not None:
+            return claim_due(session, self._claim_of_numbers, self.clock.now(), limit, self.sharing.numbers())
+        return claim_due(session, self._claim_statement, self.clock.now(), limit)
 
     def claim_queued(self, session: Session, participant_id: str, recipient: Recipient,
                      queued: Mapping[str, Queued]) -> list[Claimed]:
@@ -265,6 +278,8 @@ class Outbox:
         try:
             await self.limiter.acquire()
             async with self._semaphore:
+                if self.sharing is not None and not self.sharing.owns(item.number):
+                    raise _NumberNotHeld  # its lease ran out meanwhile: the service holding it now sends it
                 if item.kind in POLL_KINDS:
                     options = item.payload.get("options", [])
                     if item.payload.get("multiple"):
@@ -279,6 +294,10 @@ class Outbox:
     async def _send_one(self, item: Claimed) -> None:
         try:
             sent = await self._hand_to_transport(item)
+        except _NumberNotHeld:
+            await self._finish(item, status=PENDING, error=NOT_HELD, available_at=self.clock.now())
+            log.warning("send_left_to_number_holder", participant_id=item.participant_id, outbox_id=item.id)
+            return
         except SendFailed as exc:
             if exc.ambiguous:  # it may be on the phone already: never send it twice
                 await self._finish(item, status=UNCERTAIN, error=str(exc))

@@ -129,6 +129,9 @@ class AlarmClock:
         self._kick: asyncio.Event | None = None
         self._started = False
         self._quiet = False
+        self.passive = False
+        """Another service runs the alarm clock (several services on one database): requests
+        are dropped here; that service hears of them from the database (see alarm_notices)."""
         self.delivered = 0
         self.missed = 0
 
@@ -145,9 +148,20 @@ class AlarmClock:
         :meth:`run_due`, never by APScheduler on its own. The service guard holds the lock."""
         self._loop = asyncio.get_running_loop()
         self._kick = asyncio.Event()
+        self.passive = False
         jobs.install(self._on_alarm)
         await self._call(self.scheduler.start)
         self._started = True
+
+    async def pause(self) -> None:
+        """Stop processing jobs (another service takes the alarm clock over), ready to
+        :meth:`start` again; requests are dropped meanwhile."""
+        self.passive = True
+        if self._started:
+            with contextlib.suppress(Exception):
+                await self._call(self.scheduler.shutdown, False)
+            self._started = False
+        jobs.install(None)
 
     async def stop(self) -> None:
         if self._started:
@@ -184,11 +198,13 @@ class AlarmClock:
     # -- keeping jobs in line with our tables -----------------------------------------------------
     def request_sync(self, participant_ids: Iterable[str]) -> None:
         """Ask for :meth:`sync` of these participants soon (batched; never makes a turn wait)."""
-        self.requests.sync(participant_ids)
+        if not self.passive:
+            self.requests.sync(participant_ids)
 
     def request_timer_changes(self, changes: list[TimerChange]) -> None:
         """Arm or disarm these timers soon (batched). Changes are applied in the order given."""
-        self.requests.timers(changes)
+        if not self.passive:
+            self.requests.timers(changes)
 
     async def sync_requested(self, *, wait_for_more: bool = False) -> int:
         """Apply what was requested; returns how many participants and timers were handled.

@@ -28,15 +28,22 @@ DATABASE_LOCK_SUFFIX = ".alarms.lock"
 
 _SECOND_SERVICE = (
     "another PromptPipe service is already running on this DATABASE_URL; two services would send "
-    "every scheduled prompt twice. Stop the other one first."
+    "every scheduled prompt twice. Stop the other one first (or run every service with SEVERAL_SERVICES=on)."
+)
+_ALONE_RUNS = (
+    "a PromptPipe service running alone (SEVERAL_SERVICES off) holds this DATABASE_URL; services share a "
+    "database only when every one of them has SEVERAL_SERVICES=on. Stop it first."
 )
 
 
 class ServiceGuard:
-    def __init__(self, db: Database, engine: Engine, state_dir: Path | None) -> None:
+    def __init__(self, db: Database, engine: Engine, state_dir: Path | None, *, shared_database: bool = False) -> None:
         """``engine``: the job store's (the PostgreSQL lock is held on one of its connections);
-        ``state_dir``: None when no lock file is wanted there (tests, the admin script)."""
+        ``state_dir``: None when no lock file is wanted there (tests, the admin script);
+        ``shared_database``: one of several services (SEVERAL_SERVICES), which share the lock
+        among themselves and keep a service that runs alone out (and it them)."""
         self.db, self.engine, self.state_dir = db, engine, state_dir
+        self.shared = shared_database
         self._files: list[IO[str]] = []
         self._connection: Any = None
 
@@ -69,9 +76,10 @@ class ServiceGuard:
             self._files.append(handle)
             return
         conn = self.engine.connect()
-        if not conn.execute(text("SELECT pg_try_advisory_lock(:key)"), {"key": PG_LOCK_KEY}).scalar():
+        take = "pg_try_advisory_lock_shared" if self.shared else "pg_try_advisory_lock"
+        if not conn.execute(text(f"SELECT {take}(:key)"), {"key": PG_LOCK_KEY}).scalar():
             conn.close()
-            raise ConfigError(_SECOND_SERVICE)
+            raise ConfigError(_ALONE_RUNS if self.shared else _SECOND_SERVICE)
         conn.commit()
         self._connection = conn
 
@@ -84,7 +92,8 @@ class ServiceGuard:
         conn, self._connection = self._connection, None
         if conn is not None:
             with contextlib.suppress(Exception):  # the connection would go back to the pool holding the lock
-                conn.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": PG_LOCK_KEY})
+                unlock = "pg_advisory_unlock_shared" if self.shared else "pg_advisory_unlock"
+                conn.execute(text(f"SELECT {unlock}(:key)"), {"key": PG_LOCK_KEY})
                 conn.commit()
                 conn.invalidate()
                 conn.close()

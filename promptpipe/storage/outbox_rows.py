@@ -17,7 +17,7 @@ from promptpipe.storage.outbox_consent import MAY_SEND, cancel_unconsented, may_
 _OUTBOX = table_of(OutboxItem)
 
 __all__ = ["CLAIM_BATCH", "Claimed", "Queued", "claim_due", "claim_next", "claim_queued", "claim_statement",
-           "record_sends", "settle_interrupted"]
+           "number_filter", "of_numbers", "record_sends", "settle_interrupted"]
 
 CLAIM_BATCH = 200
 _MESSAGE = table_of(Message)
@@ -51,7 +51,21 @@ class Queued:
     payload: dict[str, Any]
 
 
-def claim_statement(*, skip_locked: bool, one_participant: bool = False, participants: bool = False) -> Any:
+def of_numbers(participant_id: Any) -> Any:
+    """The participant belongs to one of the numbers bound as ``numbers`` (``default_number``:
+    the name participants enrolled before numbers existed stand for)."""
+    return exists().where(
+        _PARTICIPANT.c.id == participant_id,
+        func.coalesce(_PARTICIPANT.c.number, bindparam("default_number")).in_(bindparam("numbers", expanding=True)))
+
+
+def number_filter(numbers: tuple[tuple[str, ...], str] | None) -> dict[str, Any]:
+    """The values :func:`of_numbers` is run with (nothing: every number)."""
+    return {} if numbers is None else {"numbers": list(numbers[0]), "default_number": numbers[1]}
+
+
+def claim_statement(*, skip_locked: bool, one_participant: bool = False, participants: bool = False,
+                    numbers: bool = False) -> Any:
     """``UPDATE outbox SET status='sending' … WHERE id IN (due rows whose participant has no
     earlier unsent row and may be written to) RETURNING id``; built once, run with the ``now``
     and ``limit`` parameters (``one_participant``: and ``pid``; ``participants``: and the list
@@ -67,6 +81,8 @@ def claim_statement(*, skip_locked: bool, one_participant: bool = False, partici
         conditions.append(_OUTBOX.c.participant_id == bindparam("pid"))
     if participants:
         conditions.append(_OUTBOX.c.participant_id.in_(bindparam("pids", expanding=True)))
+    if numbers:  # a service among several: only the participants of the numbers it holds
+        conditions.append(of_numbers(_OUTBOX.c.participant_id))
     due = (
         select(_OUTBOX.c.id)
         .where(*conditions)
@@ -94,12 +110,16 @@ _CLAIMED_DETAILS = (
 )
 
 
-def claim_due(session: Session, statement: Any, now: datetime, limit: int = CLAIM_BATCH) -> list[Claimed]:
+def claim_due(session: Session, statement: Any, now: datetime, limit: int = CLAIM_BATCH,
+              numbers: tuple[tuple[str, ...], str] | None = None) -> list[Claimed]:
     """Mark at most ``limit`` due rows *sending* (one statement, built by :func:`claim_statement`)
     and read what is needed to send them. Rows that may no longer be sent hold nothing back (a reply to the
     participant's STOP, say); they are marked cancelled when a claim finds nothing to send, off
     the path of a burst."""
-    ids = list(session.connection().execute(statement, {"now": now, "limit": limit}).scalars())
+    if numbers is not None and not numbers[0]:
+        return []
+    values = {"now": now, "limit": limit, **number_filter(numbers)}
+    ids = list(session.connection().execute(statement, values).scalars())
     if not ids:
         cancel_unconsented(session)
         return []
@@ -150,11 +170,15 @@ def next_release(session: Session, now: datetime) -> datetime | None:
     return found
 
 
-def settle_interrupted(session: Session, target: str) -> list[tuple[int, str]]:
+def settle_interrupted(session: Session, target: str,
+                       numbers: tuple[tuple[str, ...], str] | None = None) -> list[tuple[int, str]]:
     """Rows a crash left in *sending* become ``target`` (pending again, or uncertain with their
-    transcript row); returns (outbox id, participant id) of each."""
-    rows = session.connection().execute(
-        select(_OUTBOX.c.id, _OUTBOX.c.participant_id, _OUTBOX.c.message_id).where(_OUTBOX.c.status == SENDING)).all()
+    transcript row); returns (outbox id, participant id) of each. ``numbers``: only those of
+    these numbers' participants (a service taking over numbers another one held)."""
+    query = select(_OUTBOX.c.id, _OUTBOX.c.participant_id, _OUTBOX.c.message_id).where(_OUTBOX.c.status == SENDING)
+    if numbers is not None:
+        query = query.where(of_numbers(_OUTBOX.c.participant_id))
+    rows = session.connection().execute(query, number_filter(numbers)).all()
     for outbox_id, _, message_id in rows:
         session.connection().execute(update(_OUTBOX).where(_OUTBOX.c.id == outbox_id).values(
             status=target, last_error="interrupted by a restart while sending"))

@@ -35,9 +35,9 @@ from promptpipe.storage.models import (
 from promptpipe.storage.study import allocate
 
 __all__ = [
-    "ConsentFacts", "SenderRef", "consent_facts", "create_participant", "new_participant_id", "participant_by_id",
-    "participant_by_phone", "phone_for_lid", "remember_lid", "sender_by_lid", "sender_by_phone", "set_details",
-    "set_participant_lid", "statuses_and_zones",
+    "ConsentFacts", "SenderRef", "consent_facts", "create_participant", "new_participant_id", "number_of",
+    "participant_by_id", "participant_by_phone", "phone_for_lid", "remember_lid", "sender_by_lid", "sender_by_phone",
+    "set_details", "set_participant_lid", "statuses_and_zones",
 ]
 
 _PARTICIPANT = table_of(Participant)
@@ -88,6 +88,12 @@ def sender_by_lid(session: Session, lid: str) -> SenderRef | None:
 def set_participant_lid(session: Session, participant_id: str, lid: str, now: datetime) -> None:
     session.connection().execute(
         update(_PARTICIPANT).where(_PARTICIPANT.c.id == participant_id).values(lid=lid, updated_at=now))
+
+
+def number_of(session: Session, participant_id: str) -> str | None:
+    """The number a participant was given (None: the default one, or no such participant)."""
+    return session.connection().execute(
+        select(_PARTICIPANT.c.number).where(_PARTICIPANT.c.id == participant_id)).scalar_one_or_none()
 
 
 def new_participant_id() -> str:

@@ -1,0 +1,114 @@
+"""What this service serves when several share one PostgreSQL database (``SEVERAL_SERVICES``).
+
+Each service holds leases (:mod:`promptpipe.pipeline.leases`) on some of the deployment's numbers
+and, one of them at a time, on the alarm clock (the role ``@alarms``: APScheduler's job store
+must never be shared by two schedulers). A participant's turns run, and their messages are
+claimed for sending, only in the service holding their number; so their lane stays serial though
+any service may store what they write (the Cloud API's webhook reaches whichever one). Every
+other service leaves their inputs to the owner's poll.
+
+Safety does not rest on the leases alone: a turn commits only if the conversation's version is
+the one it read (a second service running the same turn writes nothing), inbox and outbox keys
+make every input and message once, and a service stops sending a number's messages as soon as
+its lease is no longer held (the keeper gives it up ``ttl`` after its last successful round,
+before any other service may take it over).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import socket
+from collections.abc import Awaitable, Callable
+from datetime import timedelta
+
+from promptpipe.clock import Clock
+from promptpipe.domain.numbers import NumberPlan
+from promptpipe.logging import get_logger
+from promptpipe.pipeline.leases import LeaseKeeper
+from promptpipe.storage.db import Database
+
+__all__ = ["ALARMS_ROLE", "Sharing", "holder_id"]
+
+log = get_logger("promptpipe.pipeline.sharing")
+
+ALARMS_ROLE = "@alarms"
+
+
+def holder_id() -> str:
+    """This process, as the leases name it: host, pid and a random part (a pid is reused)."""
+    return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
+
+
+NumbersCallback = Callable[[frozenset[str]], Awaitable[None]]
+RoleCallback = Callable[[], Awaitable[None]]
+
+
+class Sharing:
+    """The numbers and the role this service holds now, and the keepers that hold them."""
+
+    def __init__(self, db: Database, clock: Clock, plan: NumberPlan, *, ttl: timedelta, heartbeat: timedelta,
+                 holder: str | None = None) -> None:
+        self.plan = plan
+        self.holder = holder or holder_id()
+        self.on_numbers_gained: NumbersCallback | None = None
+        self.on_alarms_gained: RoleCallback | None = None
+        self.on_alarms_lost: RoleCallback | None = None
+        self.numbers_keeper = LeaseKeeper(db, clock, self.holder, plan.numbers, ttl=ttl, heartbeat=heartbeat,
+                                          on_gained=self._numbers_gained, on_lost=self._numbers_lost)
+        self.alarms_keeper = LeaseKeeper(db, clock, self.holder, (ALARMS_ROLE,), ttl=ttl, heartbeat=heartbeat,
+                                         on_gained=self._alarms_gained, on_lost=self._alarms_lost)
+
+    def __repr__(self) -> str:
+        return f"<Sharing holder={self.holder!r} numbers={sorted(self.held())} alarms={self.runs_alarms}>"
+
+    def held(self) -> frozenset[str]:
+        return self.numbers_keeper.held
+
+    def numbers(self) -> tuple[tuple[str, ...], str]:
+        """The numbers held now and the default number's name (a filter for the claims and the poll)."""
+        return tuple(sorted(self.numbers_keeper.held)), self.plan.default
+
+    def owns(self, number: str | None) -> bool:
+        """Whether a participant of ``number`` (None: the default one) is served here now."""
+        return (number or self.plan.default) in self.numbers_keeper.held
+
+    @property
+    def runs_alarms(self) -> bool:
+        return ALARMS_ROLE in self.alarms_keeper.held
+
+    async def start(self, *, heartbeats: bool = True) -> None:
+        """One round of each keeper: what this service holds is known when this returns; then
+        one per heartbeat (``heartbeats`` False: only when :meth:`step` is called, as tests do)."""
+        if heartbeats:
+            await self.numbers_keeper.start()
+            await self.alarms_keeper.start()
+        else:
+            await self.step()
+
+    async def step(self) -> None:
+        """One round of each keeper now."""
+        await self.numbers_keeper.step()
+        await self.alarms_keeper.step()
+
+    async def stop(self) -> None:
+        await self.alarms_keeper.stop()
+        await self.numbers_keeper.stop()
+
+    async def _numbers_gained(self, names: frozenset[str]) -> None:
+        log.info("numbers_gained", holder=self.holder, numbers=sorted(names))
+        if self.on_numbers_gained is not None:
+            await self.on_numbers_gained(names)
+
+    async def _numbers_lost(self, names: frozenset[str]) -> None:
+        log.warning("numbers_lost", holder=self.holder, numbers=sorted(names))
+
+    async def _alarms_gained(self, _: frozenset[str]) -> None:
+        log.info("alarm_clock_gained", holder=self.holder)
+        if self.on_alarms_gained is not None:
+            await self.on_alarms_gained()
+
+    async def _alarms_lost(self, _: frozenset[str]) -> None:
+        log.warning("alarm_clock_lost", holder=self.holder)
+        if self.on_alarms_lost is not None:
+            await self.on_alarms_lost()

@@ -1,0 +1,74 @@
+"""How the service running the alarm clock hears of timer and schedule changes other services
+commit (several services on one PostgreSQL database).
+
+A turn whose commit changes a participant's schedules or timers sends, in that same transaction,
+a PostgreSQL notification naming the participant (:func:`promptpipe.storage.alarm_notices.notify_alarms`):
+it is delivered if and only if the commit is. The service holding the alarm clock listens on a
+connection of its own and asks its clock to sync those participants' jobs. It starts listening
+before its reconcile at takeover, so a change committed before that is in the reconcile and one
+after it is heard. A listening connection that breaks is opened again and followed by a reconcile.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import psycopg
+import sqlalchemy as sa
+
+from promptpipe.logging import get_logger
+from promptpipe.storage.alarm_notices import CHANNEL
+
+__all__ = ["AlarmNotices"]
+
+log = get_logger("promptpipe.scheduling.alarm_notices")
+RECONNECT_S = 1.0
+
+
+class AlarmNotices:
+    """A thread listening on :data:`CHANNEL`; ``heard`` gets the participant ids of each notice,
+    ``missed`` is called after a broken connection was opened again (notices may have been lost)."""
+
+    def __init__(self, database_url: str, heard: Callable[[list[str]], None], missed: Callable[[], None]) -> None:
+        url = sa.make_url(database_url)
+        self._dsn = url.set(drivername="postgresql").render_as_string(hide_password=False)
+        self._heard, self._missed = heard, missed
+        self._stopped = threading.Event()
+        self._listening = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._conn: Any = None
+        self.heard = 0
+
+    def start(self, timeout_s: float = 10.0) -> None:
+        """Listen from now on (returns once the LISTEN is in force)."""
+        self._thread = threading.Thread(target=self._run, name="alarm-notices", daemon=True)
+        self._thread.start()
+        if not self._listening.wait(timeout_s):
+            log.warning("alarm_notices_not_listening", waited_s=timeout_s)
+
+    def stop(self) -> None:
+        self._stopped.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def _run(self) -> None:
+        first = True
+        while not self._stopped.is_set():
+            try:
+                with psycopg.connect(self._dsn, autocommit=True) as conn:
+                    conn.execute(f"LISTEN {CHANNEL}")
+                    self._listening.set()
+                    if not first:
+                        self._missed()
+                    first = False
+                    while not self._stopped.is_set():
+                        for notice in conn.notifies(timeout=0.5):
+                            ids = [pid for pid in notice.payload.split(",") if pid]
+                            self.heard += 1
+                            if ids:
+                                self._heard(ids)
+            except Exception as exc:
+                log.warning("alarm_notices_connection_lost", error=str(exc)[:200])
+                self._stopped.wait(RECONNECT_S)

@@ -1,0 +1,154 @@
+"""Several services on one PostgreSQL database (SEVERAL_SERVICES): each serves the numbers it
+holds a lease on, one runs the alarm clock; a service that dies leaves its numbers, its alarm
+clock and its sends to another within a lease's time; one that comes back after its leases moved
+on sends nothing. Leases go round by hand (``Sharing.step``) on the test's manual clock."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from promptpipe.app import App
+from promptpipe.clock import ManualClock
+from promptpipe.domain.numbers import NumberPlan
+from promptpipe.research import admin
+from promptpipe.transport.memory import MemoryTransport, NotConnected
+from tests.conftest import AppFactory
+from tests.fakes.openai_server import FakeOpenAIServer
+from tests.feedback_helpers import MONDAY_PROMPT
+from tests.pipeline.test_lanes import until
+from tests.schedule_helpers import NUDGE, PROFILE, QUIET, phone_marker
+
+pytestmark = pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+
+ANA, BEN = "+14165550161", "+14165550162"
+NUMBERS = NumberPlan(("toronto", "montreal"))
+SHARED = {"SEVERAL_SERVICES": "on", "WHATSAPP_NUMBERS": "toronto,montreal", "LEASE_TTL": "15s",
+          "LEASE_HEARTBEAT": "5s"}
+
+
+async def _services(make_app: AppFactory, clock: ManualClock, count: int = 2,
+                    settings: dict[str, str] | None = None) -> list[tuple[App, MemoryTransport]]:
+    started = []
+    for _ in range(count):
+        transport = MemoryTransport()
+        started.append((await make_app(transport, **SHARED, **(settings or {})), transport))
+    for _ in range(3):  # the numbers settle: one each
+        for app, _ in started:
+            assert app.sharing is not None
+            await app.sharing.step()
+    return started
+
+
+async def _settle(*apps: App) -> None:
+    for _ in range(3):
+        for app in apps:
+            await app.run_until_idle()
+
+
+async def _enrolled(app: App, phone: str, number: str) -> str:
+    view = await admin.enroll(app.db, app.clock, phone=phone, name="P", timezone="America/Toronto",
+                              numbers=NUMBERS, number=number)
+    return view.id
+
+
+def _holder(services: list[tuple[App, MemoryTransport]], number: str) -> tuple[App, MemoryTransport]:
+    [found] = [(app, transport) for app, transport in services if app.sharing and number in app.sharing.held()]
+    return found
+
+
+async def test_each_number_is_served_by_one_service_and_one_runs_the_alarm_clock(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer, clock: ManualClock,
+) -> None:
+    services = await _services(make_app, clock)
+    held = [app.sharing.held() for app, _ in services if app.sharing]
+    assert sorted(name for names in held for name in names) == ["montreal", "toronto"]
+    assert all(len(names) == 1 for names in held)
+    assert sum(bool(app.alarm_role and app.alarm_role.running) for app, _ in services) == 1
+
+    fake_openai.say("Welcome! What habit would you like to build?")
+    fake_openai.say("Welcome! What habit would you like to build?")
+    await _enrolled(services[0][0], ANA, "toronto")
+    await _enrolled(services[0][0], BEN, "montreal")
+    await _settle(*(app for app, _ in services))
+    toronto, montreal = _holder(services, "toronto"), _holder(services, "montreal")
+    assert toronto[1].texts_to(ANA) and not montreal[1].texts_to(ANA)  # greeted from the service holding toronto
+    assert montreal[1].texts_to(BEN) and not toronto[1].texts_to(BEN)
+
+    fake_openai.say("Walking after lunch sounds good.")
+    await montreal[1].inject(ANA, "I want to walk more", number="toronto")  # stored by the other service
+    await _settle(*(app for app, _ in services))
+    assert toronto[1].texts_to(ANA)[-1] == "Walking after lunch sounds good."
+    assert len(montreal[1].texts_to(ANA)) == 0
+
+
+async def test_a_service_that_dies_leaves_its_number_and_its_unsent_work_to_another(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer, clock: ManualClock,
+) -> None:
+    services = await _services(make_app, clock)
+    fake_openai.say("Welcome! What habit would you like to build?")
+    await _enrolled(services[0][0], BEN, "montreal")
+    dead, dead_transport = _holder(services, "montreal")
+    [(survivor, survivor_transport)] = [s for s in services if s[0] is not dead]
+    dead_transport.fail_next.append(NotConnected())  # the greeting cannot go: it waits for a retry
+    await _settle(dead)
+    assert not dead_transport.texts_to(BEN)
+
+    clock.advance(timedelta(seconds=16))  # the dead one stops heart-beating; its lease runs out
+    assert survivor.sharing is not None and dead.sharing is not None
+    await survivor.sharing.step()
+    assert "montreal" in survivor.sharing.held() and not dead.sharing.held()
+    assert survivor.alarm_role is not None and survivor.alarm_role.running
+    clock.advance(timedelta(minutes=10))  # past the retry's wait (the survivor heart-beats meanwhile)
+    await survivor.sharing.step()
+    await _settle(survivor)
+    assert survivor_transport.texts_to(BEN) == ["Welcome! What habit would you like to build?"]
+
+    # it comes back without a round: its lease is gone, it runs no turn of Ben's and sends nothing
+    fake_openai.say("Stretching every morning it is.")
+    await dead_transport.inject(BEN, "I want to stretch", number="montreal")
+    await _settle(dead)
+    assert not dead_transport.texts_to(BEN)
+    await _settle(survivor)
+    assert survivor_transport.texts_to(BEN)[-1] == "Stretching every morning it is."
+
+
+async def test_a_schedule_set_where_the_alarm_clock_does_not_run_prompts_once_from_its_number(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer, clock: ManualClock,
+) -> None:
+    clock.set(MONDAY_PROMPT - timedelta(minutes=5))  # Monday 07:45 in Toronto, her prompt due at 07:50
+    services = await _services(make_app, clock, settings=QUIET)
+    [(other, other_transport)] = [s for s in services if s[0].alarm_role and not s[0].alarm_role.running]
+    [(alarms, alarms_transport)] = [s for s in services if s[0] is not other]
+    assert other.sharing is not None and alarms.alarm_role is not None
+    number = sorted(other.sharing.held())[0]
+    view = await admin.enroll(other.db, clock, phone=ANA, name="Ana", timezone="America/Toronto", numbers=NUMBERS,
+                              number=number)
+    fake_openai.call_tool("save_user_profile", PROFILE, match=phone_marker("Ana"))
+    fake_openai.call_tool("scheduler", {"action": "create", "type": "fixed", "fixed_time": "08:00"},
+                          match=phone_marker("Ana"))
+    fake_openai.say("Welcome Ana!", match=phone_marker("Ana"))
+    await _settle(other, alarms)
+    await until(lambda: alarms.alarm_role is not None and alarms.alarm_role.notices_heard > 0,
+                "the alarm clock's service to hear of the new schedule")
+    await _settle(alarms)
+    assert [job.id for job in alarms.alarms.scheduler.get_jobs() if view.id in job.id]
+
+    fake_openai.say(NUDGE, match="scheduled daily nudge")
+    while clock.now() < MONDAY_PROMPT:  # both services heart-beat as time passes
+        clock.advance(timedelta(seconds=10))
+        for app, _ in services:
+            assert app.sharing is not None
+            await app.sharing.step()
+        await _settle(alarms, other)
+    assert other_transport.texts_to(ANA).count(NUDGE) == 1 and not alarms_transport.texts_to(ANA)
+
+
+async def test_a_service_alone_and_services_sharing_never_run_side_by_side(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer,
+) -> None:
+    await make_app(**SHARED)
+    with pytest.raises(Exception, match="SEVERAL_SERVICES"):
+        app = await make_app(start=False)
+        await app.start(background=False)
