@@ -228,7 +228,7 @@ async def _transcript(args: argparse.Namespace, env: Env) -> None:
 
 
 async def _status(args: argparse.Namespace, env: Env) -> None:
-    report = await read_status(env.db, env.settings.number_plan)
+    report = await read_status(env.db, env.settings.number_plan, env.clock.now())
     if args.json:
         print_json(report.to_json())
     else:

@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any
 
 from sqlalchemy.orm import Session
 
 from promptpipe.domain.numbers import ONE_NUMBER, NumberPlan
+from promptpipe.pipeline.sharing import ALARMS_ROLE
 from promptpipe.storage.db import Database
+from promptpipe.storage.leases import holders
 from promptpipe.storage.participants import number_counts
 from promptpipe.storage.service_status import (
     LAST_MODEL_ERROR,
@@ -25,7 +27,8 @@ from promptpipe.storage.service_status import (
 )
 from promptpipe.transport.connection_state import NEEDS_THE_TEAM, ConnectionState
 
-__all__ = ["ModelErrorNote", "NumberState", "StatusReport", "number_states", "read_number_states", "read_status"]
+__all__ = ["ModelErrorNote", "NumberState", "ServedBy", "StatusReport", "number_states", "read_number_states",
+           "read_status", "served_by"]
 
 
 @dataclass(frozen=True)
@@ -82,6 +85,8 @@ class StatusReport:
     """Where the deployment has several WhatsApp numbers: each with its participants still in the study."""
     number_states: tuple[NumberState, ...] = ()
     """Where the deployment has several WhatsApp numbers: each one's state and participants."""
+    services: tuple[ServedBy, ...] = ()
+    """With several services on the database: who serves each number (and the alarm clock) now."""
 
     def lines(self, *, model_error: bool = True) -> list[str]:
         """One line per fact; ``model_error=False`` leaves out the last model error (free text)."""
@@ -110,6 +115,7 @@ class StatusReport:
             *(f"number {number.name}: {number.describe()}"
               + (" (move them to another number, or link it again)" if number.needs_the_team else "")
               for number in self.number_states),
+            *(f"served by: {served.describe()}" for served in self.services),
         ]
 
     def to_json(self) -> dict[str, Any]:
@@ -119,7 +125,32 @@ class StatusReport:
                 "inbox_backlog": self.inbox_backlog, "stuck_inputs": self.stuck_inputs,
                 "stuck_input_ids": list(self.stuck_input_ids), "numbers": dict(self.numbers),
                 "number_states": [number.to_json() for number in self.number_states],
+                "services": [dataclasses.asdict(served) for served in self.services],
                 "last_model_error": dataclasses.asdict(self.last_model_error) if self.last_model_error else None}
+
+
+@dataclass(frozen=True)
+class ServedBy:
+    """A number (or the alarm clock) and the service holding its lease, as the lease says."""
+
+    name: str
+    holder: str
+    live: bool
+    """False: the lease has run out (its service stopped heart-beating; another takes it soon)."""
+    renewed_s_ago: float
+
+    def describe(self) -> str:
+        what = "the alarm clock" if self.name == ALARMS_ROLE else f"number {self.name}"
+        if not self.live:
+            return (f"{what}: nobody now (the lease of {self.holder}, last renewed {self.renewed_s_ago:.0f}s ago, "
+                    "ran out)")
+        return f"{what}: {self.holder} (renewed {self.renewed_s_ago:.0f}s ago)"
+
+
+def served_by(session: Session, now: datetime) -> tuple[ServedBy, ...]:
+    """Who holds each number's lease and the alarm clock's (none: one service, no leases)."""
+    return tuple(ServedBy(row.name, row.holder, row.live(now), max((now - row.heartbeat_at).total_seconds(), 0.0))
+                 for row in holders(session) if not row.is_presence)
 
 
 def number_states(session: Session, numbers: NumberPlan,
@@ -147,8 +178,9 @@ def _count(number: int, noun: str) -> str:
     return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
-async def read_status(db: Database, numbers: NumberPlan = ONE_NUMBER) -> StatusReport:
-    """The service's state; with several ``numbers``, how many participants each has."""
+async def read_status(db: Database, numbers: NumberPlan = ONE_NUMBER, now: datetime | None = None) -> StatusReport:
+    """The service's state; with several ``numbers``, how many participants each has; with several
+    services, who serves what (as of ``now``, the caller's clock)."""
     def read(session: Session) -> StatusReport:
         rows = read_statuses(session)
         whatsapp = rows.get(WHATSAPP)
@@ -157,6 +189,7 @@ async def read_status(db: Database, numbers: NumberPlan = ONE_NUMBER) -> StatusR
         states = number_states(session, numbers, rows)
         return StatusReport(_state(whatsapp), whatsapp.updated_at if whatsapp else None, counts.outbox,
                             counts.uncertain, counts.inbox, ModelErrorNote.from_json(model.value) if model else None,
-                            counts.stuck, counts.stuck_ids, tuple((n.name, n.participants) for n in states), states)
+                            counts.stuck, counts.stuck_ids, tuple((n.name, n.participants) for n in states), states,
+                            served_by(session, now or datetime.now(timezone.utc)))
 
     return await db.run(read)

@@ -93,7 +93,8 @@ def _days_before(day: date, days: int) -> date:
 async def service_status(request: Request, caller: Viewer) -> ServiceStatus | ViewerServiceStatus:
     """WhatsApp's state, the outbox backlog, uncertain sends, inputs given up on and (for
     researchers: a provider's message may quote a participant) the last model error."""
-    report = await read_status(context(request).reader, context(request).settings.number_plan)
+    ctx = context(request)
+    report = await read_status(ctx.reader, ctx.settings.number_plan, ctx.clock.now())
     if allows(caller.role, RESEARCHER):
         return ServiceStatus.model_validate({**report.to_json(), "summary": report.lines()})
     return ViewerServiceStatus.model_validate({**report.to_json(), "summary": report.lines(model_error=False)})

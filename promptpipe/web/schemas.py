@@ -313,6 +313,8 @@ class ViewerServiceStatus(BaseModel):
     stuck_inputs: int
     number_states: list[dict[str, Any]] = Field(
         [], description="with several WhatsApp numbers: each one's name, state and participants")
+    services: list[dict[str, Any]] = Field(
+        [], description="with several services on the database: each number's (and the alarm clock's) lease holder")
     summary: list[str]
 
 

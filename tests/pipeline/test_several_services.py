@@ -13,6 +13,7 @@ from promptpipe.app import App
 from promptpipe.clock import ManualClock
 from promptpipe.domain.numbers import NumberPlan
 from promptpipe.research import admin
+from promptpipe.research.status import read_status
 from promptpipe.transport.memory import MemoryTransport, NotConnected
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
@@ -66,6 +67,12 @@ async def test_each_number_is_served_by_one_service_and_one_runs_the_alarm_clock
     assert sorted(name for names in held for name in names) == ["montreal", "toronto"]
     assert all(len(names) == 1 for names in held)
     assert sum(bool(app.alarm_role and app.alarm_role.running) for app, _ in services) == 1
+    lines = (await read_status(services[0][0].db, NUMBERS, clock.now())).lines()
+    for app, _ in services:
+        assert app.sharing is not None
+        [number] = app.sharing.held()
+        assert f"served by: number {number}: {app.sharing.holder} (renewed 0s ago)" in lines
+    assert sum(line.startswith("served by: the alarm clock: ") for line in lines) == 1
 
     fake_openai.say("Welcome! What habit would you like to build?")
     fake_openai.say("Welcome! What habit would you like to build?")
@@ -100,6 +107,8 @@ async def test_a_service_that_dies_leaves_its_number_and_its_unsent_work_to_anot
     await survivor.sharing.step()
     assert "montreal" in survivor.sharing.held() and not dead.sharing.held()
     assert survivor.alarm_role is not None and survivor.alarm_role.running
+    served = {served.name: served.holder for served in (await read_status(survivor.db, NUMBERS, clock.now())).services}
+    assert served["montreal"] == served["toronto"] == served["@alarms"] == survivor.sharing.holder
     clock.advance(timedelta(minutes=10))  # past the retry's wait (the survivor heart-beats meanwhile)
     await survivor.sharing.step()
     await _settle(survivor)
