@@ -193,7 +193,8 @@ class App:
                                                 settings.study, settings.number_plan),
                       lanes.wake, alarms_changed=alarms.request_sync, spool=Spool(settings.state_dir / "spool"),
                       first_look=lanes.first_look)
-        outbox = Outbox(db, transport, clock, rate_per_s=settings.send_rate_per_s, jitter=settings.send_jitter)
+        outbox = Outbox(db, transport, clock, rate_per_s=settings.send_rate_per_s, jitter=settings.send_jitter,
+                        numbers=settings.number_plan.numbers)
         flow.sender = outbox
         app = cls(settings, db, transport, llm, clock, flow, lanes, inbox, outbox, alarms, alerts)
         outbox.wake_dispatcher = app._outbox_kick.set  # only for what a commit could not hand over itself

@@ -285,7 +285,7 @@ class Settings:
                 "next prompt); after that it is an ordinary message. Taps on the poll count until the next prompt.")
     send_rate_per_s: float = setting(
         "SEND_RATE_PER_SECOND", 1.0, floats(0.0, 10_000.0), section="transport", readme=True, example="1",
-        shown="`1`", meaning="Outbound messages per second across all chats (0 = no limit).")
+        shown="`1`", meaning="Outbound messages per second across all chats, for each WhatsApp number (0 = no limit).")
     send_jitter: float = setting(
         "SEND_JITTER", 0.5, floats(0.0, 2.0), section="transport", readme=True,
         meaning="Each wait the rate imposes is longer by a random share of up to this (0 to 2), so sends never tick "

@@ -1,5 +1,5 @@
 """The outbox dispatcher: sends queued messages through the transport, in order per participant,
-under a global rate limit, retrying transient failures with backoff.
+under each WhatsApp number's rate limit, retrying transient failures with backoff.
 
 A row is claimed by one statement (``UPDATE … RETURNING``; ``FOR UPDATE SKIP LOCKED`` on
 PostgreSQL) that skips participants with an earlier unsent row, so one person's messages never
@@ -26,6 +26,7 @@ from sqlalchemy.orm import Session
 from promptpipe.clock import Clock
 from promptpipe.domain.backoff import Backoff
 from promptpipe.domain.messages import POLL_KINDS
+from promptpipe.domain.numbers import DEFAULT_NUMBER
 from promptpipe.errors import NotConnected, SendFailed
 from promptpipe.logging import get_logger
 from promptpipe.pipeline.sharing import Sharing
@@ -105,9 +106,14 @@ class RateLimiter:
 
 class Outbox:
     def __init__(self, db: Database, transport: Transport, clock: Clock, *, rate_per_s: float,
-                 jitter: float = 0.0) -> None:
+                 jitter: float = 0.0, numbers: tuple[str, ...] = (DEFAULT_NUMBER,)) -> None:
+        """``rate_per_s``: each number's pace (``numbers``: the deployment's, the first the
+        default one, which participants without a number have)."""
         self.db, self.transport, self.clock = db, transport, clock
-        self.limiter = RateLimiter(rate_per_s, clock, jitter=jitter)
+        self._numbers = numbers
+        self._limiters = {number: RateLimiter(rate_per_s, clock, jitter=jitter) for number in numbers}
+        self.limiter = self._limiters[numbers[0]]
+        """The default number's pace."""
         self._semaphore = asyncio.Semaphore(SEND_CONCURRENCY)
         self._claim_statement = claim_statement(skip_locked=not db.is_sqlite)
         self._claim_of_numbers = claim_statement(skip_locked=not db.is_sqlite, numbers=True)
@@ -159,8 +165,19 @@ class Outbox:
         await asyncio.gather(*(self._send_all(items) for items in by_participant.values()))
         return len(claimed)
 
+    def _limiter_of(self, number: str | None) -> RateLimiter:
+        """The pace of the number a message goes from (a number no longer in the deployment's
+        list: the default number's)."""
+        return self._limiters.get(number or self._numbers[0], self.limiter)
+
+    def _sends_within(self, seconds: float) -> int | None:
+        """What the numbers served here may send together within ``seconds`` (None: no limit)."""
+        served = self.sharing.held() if self.sharing is not None else self._numbers
+        paced = [self._limiter_of(number).sends_within(seconds) for number in served] or [0]
+        return None if any(count is None for count in paced) else sum(count or 0 for count in paced)
+
     def _claim(self, session: Session) -> list[Claimed]:
-        paced = self.limiter.sends_within(CLAIM_AHEAD_S)
+        paced = self._sends_within(CLAIM_AHEAD_S)
         limit = CLAIM_BATCH if paced is None else min(CLAIM_BATCH, paced)
         if self.sharing is not None:
             return claim_due(session, self._claim_of_numbers, self.clock.now(), limit, self.sharing.numbers())
@@ -201,7 +218,7 @@ class Outbox:
         claimed rows not yet handed to the transport."""
         if self.stopping:
             return 0
-        paced = self.limiter.sends_within(CLAIM_AHEAD_S)
+        paced = self._sends_within(CLAIM_AHEAD_S)
         return (unpaced if paced is None else paced) - self._not_yet_sent
 
     def _claim_following(self, session: Session, participant_ids: list[str]) -> list[Claimed]:
@@ -276,7 +293,7 @@ class Outbox:
         row counts as claimed and not yet sent."""
         recipient = Recipient(phone=item.phone, lid=item.lid, number=item.number)
         try:
-            await self.limiter.acquire()
+            await self._limiter_of(item.number).acquire()
             async with self._semaphore:
                 if self.sharing is not None and not self.sharing.owns(item.number):
                     raise _NumberNotHeld  # its lease ran out meanwhile: the service holding it now sends it

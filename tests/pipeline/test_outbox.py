@@ -156,6 +156,43 @@ async def test_rate_limiter_spaces_sends_by_the_configured_rate() -> None:
     assert clock.now() - start == timedelta(seconds=1.5)
 
 
+class ClockedTransport(MemoryTransport):
+    """Notes the (manual) clock's time and the number of each send."""
+
+    def __init__(self, clock: ManualClock) -> None:
+        super().__init__()
+        self.clock = clock
+        self.times: list[tuple[str | None, float]] = []
+
+    async def send_text(self, to, text, *, ref="", kind=""):  # type: ignore[no-untyped-def]
+        self.times.append((to.number, (self.clock.now() - START).total_seconds()))
+        return await super().send_text(to, text)
+
+
+START = ManualClock().now()
+
+
+async def test_each_number_keeps_its_own_pace(make_app: AppFactory, clock: ManualClock) -> None:
+    """At one send a second per number, the first message on each of two numbers goes at once;
+    the second on the same number waits its second (a pace shared by all numbers made the other
+    number's first message wait too)."""
+    transport = ClockedTransport(clock)
+    app = await make_app(transport, SEND_RATE_PER_SECOND="1", SEND_JITTER="0", WHATSAPP_NUMBERS="toronto,montreal")
+    plan = app.settings.number_plan
+    people = [await admin.enroll(app.db, clock, phone=f"+1416555{171 + n:04d}", name=f"P{n}", timezone="UTC",
+                                 numbers=plan, number=number)
+              for n, number in enumerate(("toronto", "montreal", "toronto"))]
+
+    def write(session: Session) -> None:
+        session.execute(update(InboxItem).values(status="done"))
+        for row in people:
+            queue_outgoing(session, participant_id=row.id, key=f"test:{row.id}", text="hello", now=clock.now())
+
+    await app.db.run(write)
+    await app.run_until_idle()
+    assert sorted(transport.times) == [("montreal", 0.0), ("toronto", 0.0), ("toronto", 1.0)]
+
+
 async def test_rate_limit_zero_means_no_waiting() -> None:
     clock = ManualClock()
     start = clock.now()
