@@ -11,6 +11,7 @@ from datetime import timedelta
 
 import pytest
 
+from promptpipe.app import App
 from promptpipe.domain.safety import DEFAULT_SAFETY_MESSAGE
 from promptpipe.flow import APOLOGY
 from promptpipe.flow.commands import STOPPED
@@ -151,27 +152,39 @@ async def test_a_model_error_quoting_the_participant_keeps_their_words_out_of_lo
     assert "tortoise" not in str(report.to_json()) and "400" in str(report.last_model_error)
 
 
-async def test_a_stop_stored_by_another_process_while_the_model_thinks_ends_that_turn(
-    make_app: AppFactory, fake_openai: FakeOpenAIServer,
-) -> None:
-    """Another process writes the STOP (the admin script, on a pilot): no lane is woken in this one;
-    the poller finds it and the turn under way is set aside, as for a STOP that came over WhatsApp,
-    so the words before it go unanswered."""
+async def _stopped_by_another_process(make_app: AppFactory, fake_openai: FakeOpenAIServer,
+                                      *before_stop: str) -> tuple[App, MemoryTransport]:
+    """Ana's turn waits on the model; the admin script stores ``before_stop`` (the poller looks
+    after each, finding nothing urgent) and then STOP; the STOP must be confirmed while the model
+    still thinks, and its answer never go out."""
     app, transport = await started(make_app, fake_openai)
     gate = threading.Event()
     fake_openai.say("this answer must never go out", match="a long question", gate=gate)
     await transport.inject(ANA, "a long question")
     running = asyncio.create_task(app.run_until_idle())
     await until(lambda: fake_openai.in_flight() == 1, "the turn to reach the model")
-    await admin.simulate(app.db, app.clock, phone=ANA, text="STOP")
     try:
+        for words in before_stop:
+            await admin.simulate(app.db, app.clock, phone=ANA, text=words)
+            await app.lanes.poll_once()
+            assert STOPPED not in transport.texts_to(ANA)
+        await admin.simulate(app.db, app.clock, phone=ANA, text="STOP")
         await app.lanes.poll_once()  # what the service's poller does every POLL_INTERVAL
         await until(lambda: STOPPED in transport.texts_to(ANA), "the STOP confirmed while the model still thinks")
     finally:
         gate.set()
         await running
     await app.run_until_idle()
+    return app, transport
 
+
+async def test_a_stop_stored_by_another_process_while_the_model_thinks_ends_that_turn(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer,
+) -> None:
+    """Another process writes the STOP (the admin script, on a pilot): no lane is woken in this one;
+    the poller finds it and the turn under way is set aside, as for a STOP that came over WhatsApp,
+    so the words before it go unanswered."""
+    app, transport = await _stopped_by_another_process(make_app, fake_openai)
     assert transport.texts_to(ANA)[1:] == [STOPPED]
     assert app.flow.failures == 0
 
@@ -181,24 +194,7 @@ async def test_a_stop_another_process_stores_after_an_ordinary_message_still_end
 ) -> None:
     """The poller looks at a turn's new rows once each: an ordinary message it has looked at does
     not hide a STOP that comes after it (from the admin script, while the model still thinks)."""
-    app, transport = await started(make_app, fake_openai)
-    gate = threading.Event()
-    fake_openai.say("this answer must never go out", match="a long question", gate=gate)
-    await transport.inject(ANA, "a long question")
-    running = asyncio.create_task(app.run_until_idle())
-    await until(lambda: fake_openai.in_flight() == 1, "the turn to reach the model")
-    await admin.simulate(app.db, app.clock, phone=ANA, text="and one more thing")
-    try:
-        await app.lanes.poll_once()  # looks at the ordinary message: nothing urgent
-        assert STOPPED not in transport.texts_to(ANA)
-        await admin.simulate(app.db, app.clock, phone=ANA, text="STOP")
-        await app.lanes.poll_once()
-        await until(lambda: STOPPED in transport.texts_to(ANA), "the STOP confirmed while the model still thinks")
-    finally:
-        gate.set()
-        await running
-    await app.run_until_idle()
-
+    _, transport = await _stopped_by_another_process(make_app, fake_openai, "and one more thing")
     assert transport.texts_to(ANA)[1:] == [STOPPED]
 
 
