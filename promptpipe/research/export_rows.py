@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
+from operator import itemgetter
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -16,7 +17,14 @@ from sqlalchemy.orm import Session
 
 from promptpipe.domain.outcomes import COUNTER_DATES, COUNTER_INTS, NOT_DELIVERED, delivery_outcome
 from promptpipe.domain.profile import HABIT_FIELDS, Profile
-from promptpipe.research.export_study import DECISION_COLUMNS, decision_row, strata_columns, utc_iso, withdrawn_at
+from promptpipe.research.export_study import (
+    DECISION_COLUMNS,
+    decision_csv,
+    decision_row,
+    strata_columns,
+    utc_iso,
+    withdrawn_at,
+)
 from promptpipe.research.pseudonyms import People
 from promptpipe.storage.models import (
     ConsentEvent,
@@ -228,6 +236,64 @@ def _message_row(row: Any, people: People) -> dict[str, Any]:
     }
 
 
+def _stamps() -> Callable[[datetime | None, ZoneInfo], tuple[str | None, str | None]]:
+    """:func:`_stamp` remembering what it formatted (for one chunk): many rows of a chunk share a
+    time (a prompt and its poll, their receipts)."""
+    stamps: dict[tuple[datetime, ZoneInfo], tuple[str | None, str | None]] = {}
+
+    def stamp(value: datetime | None, zone: ZoneInfo) -> tuple[str | None, str | None]:
+        if value is None:
+            return _NO_TIME
+        key = (value, zone)
+        found = stamps.get(key)
+        if found is None:
+            found = stamps[key] = _stamp(value, zone)
+        return found
+    return stamp
+
+
+_MESSAGE_READ = (
+    "id", "participant_id", "direction", "role", "kind", "status", "text", "created_at", "sent_at", "wa_message_id",
+    "receipts_expected", "receipt_cutoff", "delivered_at", "read_at", "played_at", "payload",
+)
+
+
+def _message_csv(rows: Sequence[Any], people: People) -> list[tuple[Any, ...]]:
+    """:func:`_message_row` as CSV cells, in ``MESSAGE_COLUMNS`` order: the transcript is the
+    largest file, so no dict per row, the values taken from each row in one step, every time
+    formatted once per chunk (a prompt and its poll share theirs), and only cells that may hold
+    text go through :func:`_csv_cell` (ids, times and the delivery status never need it)."""
+    if not rows:
+        return []
+    fields = rows[0]._fields
+    values = itemgetter(*(fields.index(name) for name in _MESSAGE_READ))
+    cell, zone_of, scrub, scrub_value = _csv_cell, people.zone, people.scrub, people.scrub_value
+    status_of = delivery_status
+    stamp = _stamps()
+    out = []
+    for row in rows:
+        (mid, pid, direction, role, kind, status, text, created_at, sent_at, wa_id, expected, cutoff, delivered_at,
+         read_at, played_at, stored) = values(row)
+        zone = zone_of(pid)
+        stored = scrub_value(pid, stored)
+        payload = stored if isinstance(stored, dict) else {}
+        created, sent = stamp(created_at, zone), stamp(sent_at, zone)
+        delivered, read, played = stamp(delivered_at, zone), stamp(read_at, zone), stamp(played_at, zone)
+        options, chosen = _as_list(payload.get("options")), _as_list(payload.get("selected"))
+        out.append((
+            mid, cell(pid), cell(direction), cell(role), cell(kind), cell(status), cell(scrub(pid, text)),
+            created[0], created[1], sent[0], sent[1], cell(wa_id),
+            status_of(sent_at, delivered_at, read_at, receipts_expected=bool(expected), cutoff=cutoff)
+            if direction == "out" else None,
+            delivered[0], delivered[1], read[0], read[1], played[0], played[1],
+            cell(payload.get("purpose")), None if options is None else cell(options),
+            None if chosen is None else cell(chosen),
+            cell(payload.get("vote_source") or ("tap" if "poll_message_id" in payload else None)),
+            cell(payload.get("handled_as")), "{}" if stored.__class__ is dict and not stored else cell(stored),
+        ))
+    return out
+
+
 def _delivery_row(row: Any, people: People) -> dict[str, Any]:
     zone = people.zone(row.participant_id)
     return {
@@ -244,6 +310,38 @@ def _delivery_row(row: Any, people: People) -> dict[str, Any]:
             row.sent_at, row.delivered_at, row.read_at, receipts_expected=bool(row.receipts_expected),
             cutoff=row.receipt_cutoff) == NOT_DELIVERED),
     }
+
+
+_DELIVERY_READ = (
+    "id", "participant_id", "schedule_id", "local_date", "prompt_text", "prompt_message_id", "poll_message_id",
+    "sent_at", "delivered_at", "read_at", "vote", "vote_source", "voted_at", "vote_changes", "replied_at",
+    "reminder_at", "receipts_expected", "receipt_cutoff",
+)
+
+
+def _delivery_csv(rows: Sequence[Any], people: People) -> list[tuple[Any, ...]]:
+    """:func:`_delivery_row` as CSV cells, in ``DELIVERY_COLUMNS`` order (as :func:`_message_csv`)."""
+    if not rows:
+        return []
+    fields = rows[0]._fields
+    values = itemgetter(*(fields.index(name) for name in _DELIVERY_READ))
+    cell, zone_of, scrub, stamp = _csv_cell, people.zone, people.scrub, _stamps()
+    out = []
+    for row in rows:
+        (did, pid, schedule_id, local_date, prompt_text, prompt_id, poll_id, sent_at, delivered_at, read_at, vote,
+         vote_source, voted_at, vote_changes, replied_at, reminder_at, expected, cutoff) = values(row)
+        zone = zone_of(pid)
+        sent, delivered, read = stamp(sent_at, zone), stamp(delivered_at, zone), stamp(read_at, zone)
+        voted, replied, reminder = stamp(voted_at, zone), stamp(replied_at, zone), stamp(reminder_at, zone)
+        out.append((
+            did, cell(pid), cell(schedule_id), cell(local_date), cell(scrub(pid, prompt_text)), cell(prompt_id),
+            cell(poll_id), sent[0], sent[1], delivered[0], delivered[1], read[0], read[1], cell(vote),
+            cell(vote_source), voted[0], voted[1], cell(vote_changes), replied[0], replied[1], reminder[0],
+            reminder[1], "false" if reminder_at is None else "true",
+            cell(delivery_outcome(vote, replied_at, reminder_at, not_delivered=delivery_status(
+                sent_at, delivered_at, read_at, receipts_expected=bool(expected), cutoff=cutoff) == NOT_DELIVERED)),
+        ))
+    return out
 
 
 def _transition_row(row: Any, people: People) -> dict[str, Any]:
@@ -315,13 +413,15 @@ class _Table:
     model: Any
     columns: Sequence[str]
     build: Callable[[Any, People], dict[str, Any]]
+    csv_rows: Callable[[Sequence[Any], People], list[tuple[Any, ...]]] | None = None
+    """A chunk's CSV rows as :func:`build` and the CSV writer make them, built directly (the large files)."""
 
 
 TABLES: tuple[_Table, ...] = (
     _Table("participants", Participant, PARTICIPANT_COLUMNS, _participant_row),
-    _Table("messages", Message, MESSAGE_COLUMNS, _message_row),
-    _Table("deliveries", PromptDelivery, DELIVERY_COLUMNS, _delivery_row),
-    _Table("decisions", Decision, DECISION_COLUMNS, decision_row),
+    _Table("messages", Message, MESSAGE_COLUMNS, _message_row, _message_csv),
+    _Table("deliveries", PromptDelivery, DELIVERY_COLUMNS, _delivery_row, _delivery_csv),
+    _Table("decisions", Decision, DECISION_COLUMNS, decision_row, partial(decision_csv, cell=_csv_cell)),
     _Table("transitions", Transition, TRANSITION_COLUMNS, _transition_row),
     _Table("tone_changes", ToneEvent, TONE_COLUMNS, _tone_row),
     _Table("consent", ConsentEvent, CONSENT_COLUMNS, _consent_row),
