@@ -333,8 +333,12 @@ class _Worker:
 
     @classmethod
     async def spawn(cls) -> _Worker:
+        # The worker imports the very code this process runs: -P keeps the working directory off
+        # its path (a checkout there would be imported instead), PYTHONPATH puts ours first.
+        here = str(Path(__file__).resolve().parents[2])
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (here, os.environ.get("PYTHONPATH"))))}
         return cls(await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "promptpipe.research.export_worker",
+            sys.executable, "-P", "-m", "promptpipe.research.export_worker", env=env,
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE))
 
     def send(self, job: WorkerJob) -> None:
