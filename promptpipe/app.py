@@ -209,6 +209,7 @@ class App:
         self.sharing = self.lanes.sharing = self.outbox.sharing = sharing
         self.alarm_role = AlarmRole(self.alarms, self.settings.database_url)
         self.flow.notify_alarms = notify_alarms
+        self.flow.fence = sharing.fence
         sharing.on_numbers_gained = self._numbers_gained
         sharing.on_alarms_gained = self.alarm_role.gain
         sharing.on_alarms_lost = self.alarm_role.lose

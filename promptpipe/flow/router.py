@@ -86,6 +86,9 @@ class ConversationFlow:
                  on_flags_raised: Callable[[], None] | None = None) -> None:
         self.db, self.deps, self.transport = db, deps, transport
         self.on_alarms_changed, self.on_timers_changed = on_alarms_changed, on_timers_changed
+        self.fence: Callable[[Session, str | None], None] | None = None
+        """Set when several services share the database: run first in a commit, it refuses (a
+        version conflict) unless this service still serves the participant's number."""
         self.notify_alarms: Callable[[Session, list[str]], None] | None = None
         """Set when another service may run the alarm clock: called in a commit that changed the
         participant's schedules or timers (a notice the database sends with the commit)."""
@@ -202,6 +205,8 @@ class ConversationFlow:
         schedule_changed = outcome.save_state and state.schedule_changed
 
         def write(session: Session) -> list[Claimed]:
+            if self.fence is not None:
+                self.fence(session, state.number)
             ids = queue_messages(session, state.participant.id,
                                  [ToSend(m.key, m.text, m.kind, m.payload, m.not_before) for m in outgoing], now)
             if outcome.hook is not None:

@@ -22,13 +22,17 @@ import socket
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
 
+from sqlalchemy.orm import Session
+
 from promptpipe.clock import Clock
 from promptpipe.domain.numbers import NumberPlan
 from promptpipe.logging import get_logger
 from promptpipe.pipeline.leases import LeaseKeeper
+from promptpipe.storage.conversations import VersionConflict
 from promptpipe.storage.db import Database
+from promptpipe.storage.leases import still_held
 
-__all__ = ["ALARMS_ROLE", "Sharing", "holder_id"]
+__all__ = ["ALARMS_ROLE", "LeaseMoved", "Sharing", "holder_id"]
 
 log = get_logger("promptpipe.pipeline.sharing")
 
@@ -40,6 +44,11 @@ def holder_id() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
 
 
+class LeaseMoved(VersionConflict):
+    """The participant's number is no longer this service's: the turn writes nothing (the holder
+    runs it; a lane treats it as a conflict, reads again and finds the participant not its own)."""
+
+
 NumbersCallback = Callable[[frozenset[str]], Awaitable[None]]
 RoleCallback = Callable[[], Awaitable[None]]
 
@@ -49,7 +58,7 @@ class Sharing:
 
     def __init__(self, db: Database, clock: Clock, plan: NumberPlan, *, ttl: timedelta, heartbeat: timedelta,
                  holder: str | None = None) -> None:
-        self.plan = plan
+        self.plan, self.clock = plan, clock
         self.holder = holder or holder_id()
         self.on_numbers_gained: NumbersCallback | None = None
         self.on_alarms_gained: RoleCallback | None = None
@@ -72,6 +81,15 @@ class Sharing:
     def owns(self, number: str | None) -> bool:
         """Whether a participant of ``number`` (None: the default one) is served here now."""
         return (number or self.plan.default) in self.numbers_keeper.held
+
+    def fence(self, session: Session, number: str | None) -> None:
+        """First in a turn's commit: raise :class:`LeaseMoved` unless this service still holds the
+        participant's number (and keep it from moving until the commit ends). A number given back
+        or taken over while the model was writing the answer is answered by its new holder."""
+        name = number or self.plan.default
+        token = self.numbers_keeper.token(name)
+        if token is None or not still_held(session, name, self.holder, token, self.clock.now()):
+            raise LeaseMoved(f"the number {name} is no longer served here")
 
     @property
     def runs_alarms(self) -> bool:

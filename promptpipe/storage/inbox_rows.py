@@ -243,10 +243,12 @@ def merge_inbox_payload(session: Session, item: InboxRow, **fields: Any) -> None
 
 
 def record_attempt(session: Session, item: InboxRow) -> None:
-    """Write a failed try's count, error, retry time and status (as set on ``item``)."""
-    session.connection().execute(update(_INBOX).where(_INBOX.c.id == item.id).values(
-        attempts=item.attempts, last_error=item.last_error, available_at=item.available_at, status=item.status))
-    if item.status == FAILED and item.message_id is not None:
+    """Write a failed try's count, error, retry time and status (as set on ``item``), on a row
+    still pending: one a turn elsewhere has done since (another service's) stays done."""
+    changed = session.connection().execute(update(_INBOX).where(_INBOX.c.id == item.id, _INBOX.c.status == PENDING)
+                                           .values(attempts=item.attempts, last_error=item.last_error,
+                                                   available_at=item.available_at, status=item.status)).rowcount
+    if changed and item.status == FAILED and item.message_id is not None:
         session.connection().execute(
             update(_MESSAGE).where(_MESSAGE.c.id == item.message_id).values(status=MessageStatus.FAILED))
 

@@ -28,7 +28,7 @@ from promptpipe.storage.models import NumberLease, table_of
 
 __all__ = [
     "PRESENCE", "RELEASED", "LeaseRow", "acquire", "forget_absent", "held_by", "holders", "presence_name", "release",
-    "renew",
+    "renew", "still_held",
 ]
 
 _LEASE = table_of(NumberLease)
@@ -145,3 +145,14 @@ def held_by(name: ColumnElement[Any] | str, holder: str, token: ColumnElement[An
     A claim or a send's record guarded by it writes nothing once the lease has expired or moved."""
     return exists().where(_LEASE.c.name == name, _LEASE.c.holder == holder, _LEASE.c.token == token,
                           _LEASE.c.expires_at > now)
+
+
+def still_held(session: Session, name: str, holder: str, token: int, now: datetime) -> bool:
+    """Whether ``holder`` still holds ``name`` with ``token`` at ``now``, read in the caller's
+    transaction with a share lock on PostgreSQL: another process cannot take the lease over
+    until that transaction has ended, so a commit that checked this first is the holder's."""
+    query = select(_LEASE.c.name).where(_LEASE.c.name == name, _LEASE.c.holder == holder, _LEASE.c.token == token,
+                                        _LEASE.c.expires_at > now)
+    if session.connection().dialect.name == "postgresql":
+        query = query.with_for_update(read=True)
+    return session.connection().execute(query).first() is not None

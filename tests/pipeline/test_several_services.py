@@ -5,6 +5,8 @@ on sends nothing. Leases go round by hand (``Sharing.step``) on the test's manua
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from datetime import timedelta
 
 import pytest
@@ -121,6 +123,51 @@ async def test_a_service_that_dies_leaves_its_number_and_its_unsent_work_to_anot
     assert not dead_transport.texts_to(BEN)
     await _settle(survivor)
     assert survivor_transport.texts_to(BEN)[-1] == "Stretching every morning it is."
+
+
+async def test_a_turn_whose_number_moved_while_the_model_wrote_commits_nothing(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer, clock: ManualClock,
+) -> None:
+    """The service that held Ana's number is slow (its model call hangs) and its lease moves on;
+    the new holder answers her. When the old one's answer comes back, its commit writes nothing
+    (no second answer, no decision twice), and her next message is answered as usual."""
+    services = await _services(make_app, clock)
+    fake_openai.say("Welcome! What habit would you like to build?")
+    await _enrolled(services[0][0], ANA, "toronto")
+    await _settle(*(app for app, _ in services))
+    slow, slow_transport = _holder(services, "toronto")
+    [(other, other_transport)] = [s for s in services if s[0] is not slow]
+    slow_gate, new_gate = threading.Event(), threading.Event()
+    fake_openai.say("the slow service's answer, never sent", match="I want to walk more", gate=slow_gate)
+    fake_openai.say("Walking it is, then.", match="I want to walk more", gate=new_gate)
+    await slow_transport.inject(ANA, "I want to walk more", number="toronto", message_id="wa-walk")
+    slow_turn = asyncio.create_task(slow.run_until_idle())
+    new_turn: asyncio.Task[None] | None = None
+    try:
+        await until(lambda: fake_openai.in_flight() == 1, "the slow service's turn to reach the model")
+        clock.advance(timedelta(seconds=16))  # the slow one misses its heartbeats: its lease runs out
+        assert other.sharing is not None
+        await other.sharing.step()
+        new_turn = asyncio.create_task(other.run_until_idle())
+        await until(lambda: fake_openai.in_flight() == 2, "the new holder's turn to reach the model")
+        slow_gate.set()  # the slow answer comes back first: its commit must write nothing
+        await slow_turn
+        new_gate.set()
+        await new_turn
+    finally:
+        slow_gate.set()
+        new_gate.set()
+        await asyncio.gather(slow_turn, *([new_turn] if new_turn else []), return_exceptions=True)
+    await _settle(slow, other)
+    assert slow_transport.texts_to(ANA) == ["Welcome! What habit would you like to build?"]
+    assert other_transport.texts_to(ANA) == ["Walking it is, then."]
+    sent = [t.text for t in await admin.transcript(other.db, ANA) if t.direction == "out"]
+    assert "the slow service's answer, never sent" not in sent and sent.count("Walking it is, then.") == 1
+
+    fake_openai.say("Great, see you tomorrow.", match="thanks")
+    await other_transport.inject(ANA, "thanks", number="toronto", message_id="wa-thanks")  # each fake counts its own
+    await _settle(other, slow)
+    assert other_transport.texts_to(ANA)[-1] == "Great, see you tomorrow."
 
 
 async def test_a_schedule_set_where_the_alarm_clock_does_not_run_prompts_once_from_its_number(

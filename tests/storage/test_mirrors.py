@@ -17,8 +17,16 @@ from promptpipe.research import admin
 from promptpipe.storage import schema
 from promptpipe.storage.db import Database, sync_url
 from promptpipe.storage.erasure import stop_everything
-from promptpipe.storage.inbox_rows import KEPT, NewInput, add_input, close_input, mark_inbox_done, pending_inbox
-from promptpipe.storage.models import FAILED, SENT, Message, OutboxItem
+from promptpipe.storage.inbox_rows import (
+    KEPT,
+    NewInput,
+    add_input,
+    close_input,
+    mark_inbox_done,
+    pending_inbox,
+    record_attempt,
+)
+from promptpipe.storage.models import FAILED, SENT, InboxItem, Message, OutboxItem
 from promptpipe.storage.outbox_rows import record_sends
 from promptpipe.storage.transcript import add_inbound_message, queue_outgoing
 
@@ -98,3 +106,21 @@ async def test_a_send_recorded_marks_its_message_sent_with_its_whatsapp_id(mirro
     assert sent[:2] == ("sent", "out-1") and sent[2] is not None and sent[3] is True
     assert failed == ("failed", None, None, False)
     await db.close()
+
+
+async def test_a_failed_try_recorded_late_leaves_an_input_done_elsewhere_done(db: Database) -> None:
+    """Another service answered the input while this one's try failed: the failure's record
+    (attempts, error, retry time) does not put it back in the queue to run again."""
+    ana = await admin.enroll(db, ManualClock(NOW), phone="+14165550153", name="Ana", timezone="UTC")
+
+    def write(session: Session) -> str:
+        message_id = add_inbound_message(session, participant_id=ana.id, text="hello", now=NOW, wa_message_id="in-9")
+        add_input(db, session, NewInput("wa:in-9", ana.id, "message", message_id=message_id), NOW)
+        [row] = [r for r in pending_inbox(session, ana.id) if r.message_id == message_id]
+        mark_inbox_done(session, [row], NOW)  # done by the turn that won
+        row.attempts, row.last_error = 1, "DuplicateKey"
+        record_attempt(session, row)  # the losing turn's failure, recorded afterwards
+        status: str = session.execute(sa.select(InboxItem.status).where(InboxItem.id == row.id)).scalar_one()
+        return status
+
+    assert await db.run(write) == "done"
