@@ -7,6 +7,7 @@ import contextlib
 import functools
 import gc
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 from promptpipe.clock import Clock, SystemClock
@@ -161,6 +162,8 @@ class App:
     _status_writes: set[asyncio.Task[None]] = field(default_factory=set)
     sharing: Sharing | None = None
     """Several services on one database: the numbers and role this one holds (None: one service)."""
+    _taken_over: list[tuple[datetime, tuple[str, ...]]] = field(default_factory=list)
+    """Numbers gained and when: their last holder's *sending* rows are settled a lease's time later."""
     alarm_role: AlarmRole | None = None
 
     @classmethod
@@ -215,12 +218,24 @@ class App:
         sharing.on_alarms_lost = self.alarm_role.lose
 
     async def _numbers_gained(self, names: frozenset[str]) -> None:
-        """Taken over (or first taken): sends the service before us left *sending* are settled as
-        after a crash, then this service's poll and dispatcher take the numbers' work."""
+        """Taken over (or first taken): this service's poll and dispatcher take the numbers' work
+        at once; the sends the service before it left *sending* are settled as after a crash once
+        a lease's time has passed (a service that gave a number back may still be finishing a
+        send it began: settled earlier, a send safe to repeat would go twice)."""
         if self._stopping:
             return
-        await self.outbox.recover_interrupted((tuple(sorted(names)), self.settings.number_plan.default))
+        self._taken_over.append((self.clock.now(), tuple(sorted(names))))
         self._outbox_kick.set()
+
+    async def _settle_taken_over(self) -> None:
+        """Settle the *sending* rows of numbers taken over a lease's time ago or more."""
+        now, wait = self.clock.now(), self.settings.lease_ttl
+        due = [(at, names) for at, names in self._taken_over if at + wait <= now]
+        if not due:
+            return
+        self._taken_over = [item for item in self._taken_over if item not in due]
+        for gained_at, names in due:
+            await self.outbox.recover_interrupted((names, self.settings.number_plan.default), claimed_before=gained_at)
 
     async def start(self, *, background: bool = True, single_instance: bool = False,
                     allow_protocol_change: bool = False) -> None:
@@ -375,6 +390,8 @@ class App:
             spooled = await self._drain_spool()
             await self.lanes.poll_once()
             await self.lanes.wait_idle()
+            if self._taken_over:
+                await self._settle_taken_over()
             sent = await self.outbox.settle_handed_over() + await self.outbox.dispatch_once()
             alerted = await self.alerts.send_pending() if self.alerts is not None else 0
             ran = self.lanes.batches - batches
@@ -449,6 +466,8 @@ class App:
         interval = self.settings.poll_interval.total_seconds()
         while not self._stopping:
             try:
+                if self._taken_over:
+                    await self._settle_taken_over()
                 handled = await self.outbox.dispatch_once()
             except Exception as exc:
                 log.error("outbox_dispatch_failed", error=str(exc))

@@ -144,12 +144,14 @@ class Outbox:
     def __repr__(self) -> str:
         return f"<Outbox sent={self.sent} retried={self.retried} failed={self.failed}>"
 
-    async def recover_interrupted(self, numbers: tuple[tuple[str, ...], str] | None = None) -> int:
+    async def recover_interrupted(self, numbers: tuple[tuple[str, ...], str] | None = None,
+                                  claimed_before: datetime | None = None) -> int:
         """Settle rows a crash left in *sending* (``numbers``: only those of these numbers'
-        participants, taken over from a service that stopped); returns how many were found."""
+        participants, claimed before ``claimed_before``: taken over from another service);
+        returns how many were found."""
         target = PENDING if self.transport.resend_is_safe else UNCERTAIN
 
-        rows = await self.db.run(lambda session: settle_interrupted(session, target, numbers))
+        rows = await self.db.run(lambda session: settle_interrupted(session, target, numbers, claimed_before))
         for outbox_id, participant_id in rows:
             log.warning("outbox_interrupted_send", participant_id=participant_id, outbox_id=outbox_id, now=target)
         return len(rows)

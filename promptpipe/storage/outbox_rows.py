@@ -170,12 +170,15 @@ def next_release(session: Session, now: datetime) -> datetime | None:
     return found
 
 
-def settle_interrupted(session: Session, target: str,
-                       numbers: tuple[tuple[str, ...], str] | None = None) -> list[tuple[int, str]]:
+def settle_interrupted(session: Session, target: str, numbers: tuple[tuple[str, ...], str] | None = None,
+                       claimed_before: datetime | None = None) -> list[tuple[int, str]]:
     """Rows a crash left in *sending* become ``target`` (pending again, or uncertain with their
     transcript row); returns (outbox id, participant id) of each. ``numbers``: only those of
-    these numbers' participants (a service taking over numbers another one held)."""
+    these numbers' participants (a service taking over numbers another one held), and
+    ``claimed_before``: only rows claimed before then (not the taker's own)."""
     query = select(_OUTBOX.c.id, _OUTBOX.c.participant_id, _OUTBOX.c.message_id).where(_OUTBOX.c.status == SENDING)
+    if claimed_before is not None:
+        query = query.where(_OUTBOX.c.claimed_at < claimed_before)
     if numbers is not None:
         query = query.where(of_numbers(_OUTBOX.c.participant_id))
     rows = session.connection().execute(query, number_filter(numbers)).all()

@@ -10,12 +10,16 @@ import threading
 from datetime import timedelta
 
 import pytest
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
 
 from promptpipe.app import App
 from promptpipe.clock import ManualClock
 from promptpipe.domain.numbers import NumberPlan
 from promptpipe.research import admin
 from promptpipe.research.status import read_status
+from promptpipe.storage.models import OutboxItem
+from promptpipe.storage.transcript import queue_outgoing
 from promptpipe.transport.memory import MemoryTransport, NotConnected
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
@@ -199,6 +203,43 @@ async def test_a_schedule_set_where_the_alarm_clock_does_not_run_prompts_once_fr
             await app.sharing.step()
         await _settle(alarms, other)
     assert other_transport.texts_to(ANA).count(NUDGE) == 1 and not alarms_transport.texts_to(ANA)
+
+
+async def test_a_send_the_dead_service_left_half_done_is_settled_a_lease_later_never_resent(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer, clock: ManualClock,
+) -> None:
+    """A service dies in the middle of a send (its row is *sending*): the one taking its number
+    over leaves the row a lease's time (the send may still be finishing), then marks it uncertain,
+    as after a crash; it never sends it again."""
+    services = await _services(make_app, clock)
+    fake_openai.say("Welcome! What habit would you like to build?")
+    ben = await _enrolled(services[0][0], BEN, "montreal")
+    await _settle(*(app for app, _ in services))
+    dead, _ = _holder(services, "montreal")
+    [(survivor, survivor_transport)] = [s for s in services if s[0] is not dead]
+
+    def in_flight(session: Session) -> None:  # what the dead service had claimed when it died
+        queue_outgoing(session, participant_id=ben, key="test:in-flight", text="sent when it died?", now=clock.now())
+        session.execute(update(OutboxItem).where(OutboxItem.key == "test:in-flight")  # type: ignore[arg-type]
+                        .values(status="sending", claimed_at=clock.now()))
+
+    await dead.db.run(in_flight)
+    clock.advance(timedelta(seconds=16))
+    assert survivor.sharing is not None
+    await survivor.sharing.step()
+    await _settle(survivor)
+    assert await _status_of(survivor, "test:in-flight") == "sending"  # it may still be on its way
+    clock.advance(timedelta(seconds=15))
+    await survivor.sharing.step()
+    await _settle(survivor)
+    assert await _status_of(survivor, "test:in-flight") == "uncertain"
+    assert "sent when it died?" not in survivor_transport.texts_to(BEN)
+
+
+async def _status_of(app: App, key: str) -> str:
+    status: str = await app.db.run(lambda session: session.execute(
+        select(OutboxItem.status).where(OutboxItem.key == key)).scalar_one())  # type: ignore[arg-type]
+    return status
 
 
 async def test_a_service_alone_and_services_sharing_never_run_side_by_side(
