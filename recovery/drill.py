@@ -9,9 +9,14 @@ the phone network; from it the drill counts, per participant, the prompts and re
 delivered, lost and duplicated, and checks that every decision point has exactly one row whose
 drawn action matches the prompt that went out. Exit status 1 on any loss, duplicate or mismatch.
 
+With ``--processes 3`` (PostgreSQL) three services share the database (``SEVERAL_SERVICES``), the
+participants are spread over three numbers, any of the services is killed, and each kill's
+takeover time is printed (recovery/several.py).
+
     .venv/bin/python recovery/drill.py                       # 30 participants, 5 kills, SQLite
     .venv/bin/python recovery/drill.py --participants 200 --kills 12
     .venv/bin/python recovery/drill.py --database-url postgresql://postgres@127.0.0.1:5432/drill
+    .venv/bin/python recovery/drill.py --processes 3 --database-url postgresql://postgres@127.0.0.1:5432/drill3
 
 See recovery/RUNBOOK.md for what the figures mean.
 """
@@ -23,6 +28,7 @@ import asyncio
 import json
 import os
 import random
+import secrets
 import signal
 import subprocess
 import sys
@@ -30,6 +36,8 @@ import tempfile
 import threading
 import time
 from collections import Counter
+from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -50,6 +58,8 @@ from promptpipe.storage.study_tables import Decision  # noqa: E402
 
 DRILL_PROMPT = "Drill prompt: after your coffee, stretch for one minute."
 FIXED_PROMPT = "Drill fixed prompt: take three slow breaths."
+NUMBER_NAMES = ("a", "b", "c", "d", "e", "f", "g", "h", "i")
+"""The deployment's numbers with ``--processes``: one per service."""
 ZONES = ("UTC", "America/Toronto", "Europe/Berlin", "Asia/Kolkata")
 AREA_CODES = ("416", "514", "604", "613", "647", "905", "212", "312", "415", "617")
 STUDY = f"""
@@ -110,22 +120,27 @@ def phone_of(index: int) -> str:
     return f"+1{AREA_CODES[index // 100 % len(AREA_CODES)]}555{100 + index % 100:04d}"
 
 
-async def seed(database_url: str, participants: int, due: datetime) -> None:
+async def seed(database_url: str, participants: int, due: datetime, numbers: Sequence[str] = (),
+               study_seed: bytes | None = None) -> None:
     """The study, and participants in it (study day 1 was yesterday) with a complete profile and
-    one fixed schedule firing at ``due`` (prep 0)."""
+    one fixed schedule firing at ``due`` (prep 0); with ``numbers``, spread over them in turn.
+    ``study_seed``: the study's seed is kept outside the database (PROMPTPIPE_STUDY_SEED), as
+    services sharing a database need (by default each would look for it in its own state directory)."""
     db = Database(database_url)
     await db.connect()
     now = datetime.now(timezone.utc)
+    study = replace(parse_study(STUDY.encode()), outside_seed=study_seed)
 
     def write(session: Any) -> None:
-        adopt_protocol(session, parse_study(STUDY.encode()), allow_change=False, now=now, by="recovery drill")
+        adopt_protocol(session, study, allow_change=False, now=now, by="recovery drill")
         for index in range(participants):
             pid = f"p_drill{index:05d}"
             zone = ZONES[index % len(ZONES)]
             habit = due.astimezone(ZoneInfo(zone)).strftime("%H:%M")
             yesterday = (now.astimezone(ZoneInfo(zone)) - timedelta(days=1)).date().isoformat()
             session.add(Participant(id=pid, phone=phone_of(index), name=f"Drill {index}", timezone=zone,
-                                    status=ACTIVE, enrolled_at=now, updated_at=now, day_one=yesterday))
+                                    status=ACTIVE, enrolled_at=now, updated_at=now, day_one=yesterday,
+                                    number=numbers[index % len(numbers)] if numbers else None))
             session.flush()
             session.add(Conversation(participant_id=pid, sub_state=FEEDBACK, updated_at=now, profile={
                 "habit_domain": "stretching", "prompt_anchor": "after coffee", "preferred_time": habit,
@@ -242,7 +257,31 @@ def service_starts(log_path: Path) -> tuple[int, int]:
             sum(1 for line in lines if b'"outbox_interrupted_send"' in line))
 
 
-def main(argv: list[str] | None = None) -> int:
+def count_deliveries(sent: list[dict[str, Any]], participants: int) -> bool:
+    """Prints, per kind of message, how many were expected (one per participant), delivered, lost
+    and duplicated; returns whether any was lost or duplicated."""
+    phones = [phone_of(index) for index in range(participants)]
+    failed = False
+    print(f"{'':22}{'expected':>9}{'delivered':>10}{'lost':>6}{'duplicated':>11}")
+    for label, prefix in (("prompts", "prompt-text:"), ("did-you-do-it polls", "prompt-poll:"),
+                          ("reminders", "reminder:")):
+        counter = Counter(e["to"] for e in sent if e["ref"].startswith(prefix))
+        lost = sum(1 for phone in phones if counter[phone] == 0)
+        duplicated = sum(counter[phone] - 1 for phone in phones if counter[phone] > 1)
+        failed = failed or bool(lost or duplicated)
+        print(f"{label:22}{len(phones):>9}{sum(counter.values()):>10}{lost:>6}{duplicated:>11}")
+    return failed
+
+
+def drill_settings(reminder_delay_s: int) -> dict[str, str]:
+    """The service settings of every drill: the prompt at the schedule's time, its reminder
+    ``reminder_delay_s`` later, nothing else that would send."""
+    return {"SCHEDULER_PREP_TIME_MINUTES": "0", "DAILY_PROMPT_REMINDER_DELAY": f"{reminder_delay_s}s",
+            "AUTO_FEEDBACK_AFTER_PROMPT_ENABLED": "off", "FEEDBACK_INITIAL_TIMEOUT": "0",
+            "FEEDBACK_FOLLOWUP_DELAY": "0", "INTENSITY_POLL_ENABLED": "off"}
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--participants", type=int, default=30)
     parser.add_argument("--kills", type=int, default=5)
@@ -250,76 +289,101 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lead", type=int, default=20, help="at least this many seconds until the prompts are due")
     parser.add_argument("--llm-delay", type=float, default=0.2, help="seconds the fake model takes per answer")
     parser.add_argument("--database-url", help="default: a fresh SQLite file in the drill directory")
-    parser.add_argument("--seed", type=int, help="random seed for the kill moments")
+    parser.add_argument("--processes", type=int, default=1,
+                        help="services sharing the database (2 to 9: needs --database-url postgresql://…; "
+                             "as many numbers, participants spread over them)")
+    parser.add_argument("--lease-ttl", type=int, default=4, help="with --processes: LEASE_TTL in seconds")
+    parser.add_argument("--lease-heartbeat", type=int, default=1, help="with --processes: LEASE_HEARTBEAT in seconds")
+    parser.add_argument("--seed", type=int, help="random seed for the kill moments (and which service, how long down)")
     parser.add_argument("--keep", action="store_true", help="keep the drill directory (logs, database, journal)")
     args = parser.parse_args(argv)
-    rng = random.Random(args.seed)
-    workdir = Path(tempfile.mkdtemp(prefix="promptpipe-drill-"))
-    database_url = args.database_url or f"sqlite:///{workdir / 'drill.db'}"
-    study_file = workdir / "study.toml"
-    study_file.write_bytes(STUDY.encode())  # the same bytes (and hash) as the protocol seeded
-    journal, log_path = workdir / "delivered.jsonl", workdir / "service.log"
+    if not 1 <= args.processes <= 9:
+        parser.error("--processes: 1 to 9")
+    if args.processes > 1 and not (args.database_url or "").startswith(("postgresql://", "postgres://")):
+        parser.error("--processes 2 or more needs --database-url postgresql://… (an empty database): "
+                     "services share their work through PostgreSQL")
+    return args
 
-    now = datetime.now(timezone.utc)
-    due = (now + timedelta(seconds=args.lead + 60)).replace(second=0, microsecond=0)
-    asyncio.run(seed(database_url, args.participants, due))
-    model = start_model(args.llm_delay)
-    env = service_env(
-        model.url, database_url, workdir, journal, study_file, SCHEDULER_PREP_TIME_MINUTES="0",
-        DAILY_PROMPT_REMINDER_DELAY=f"{args.reminder_delay}s", AUTO_FEEDBACK_AFTER_PROMPT_ENABLED="off",
-        FEEDBACK_INITIAL_TIMEOUT="0", FEEDBACK_FOLLOWUP_DELAY="0", INTENSITY_POLL_ENABLED="off",
-    )
-    end = due + timedelta(seconds=args.reminder_delay + 10)
-    """Kills happen before this moment: around the prompts and the reminders."""
-    start_ts = time.time()
-    window_start = max(start_ts + 2, due.timestamp() - 5)  # most kills land while prompts and reminders fire
-    kill_at = sorted(rng.uniform(window_start, end.timestamp()) for _ in range(args.kills))
-    print(f"drill: {args.participants} participants, prompts due {due:%H:%M:%S} UTC, reminders "
-          f"{args.reminder_delay}s later, {args.kills} SIGKILLs; directory {workdir}", flush=True)
 
+def run_one(env: dict[str, str], log_path: Path, kill_at: list[float], due: datetime,
+            participants: int, deadline: float) -> list[dict[str, Any]]:
+    """One service: SIGKILLed at each of ``kill_at`` and restarted at once, then left to finish
+    (until every prompt, poll and reminder is in, or ``deadline``: a loss shows as a count that
+    never completes); returns the journal's entries."""
+    journal = Path(env["PROMPTPIPE_DRYRUN_JOURNAL"])
     log = open(log_path, "ab")  # noqa: SIM115
     service = start_service(env, log)
     for moment in kill_at:
         time.sleep(max(0.0, moment - time.time()))
         kill(service)
-        offset = datetime.now(timezone.utc) - due
-        print(f"  SIGKILL at due{'+' if offset >= timedelta(0) else '-'}{abs(offset.total_seconds()):.1f}s; restarting",
-              flush=True)
+        print(f"  SIGKILL at {since_due(due)}; restarting", flush=True)
         service = start_service(env, log)
-    # Let the last run finish: until every prompt, poll and reminder is in, or a deadline passes
-    # (a loss shows as a count that never completes).
-    deadline = end.timestamp() + 90
-    while time.time() < deadline and len(read_journal(journal)) < 3 * args.participants:
+    while time.time() < deadline and len(read_journal(journal)) < 3 * participants:
         time.sleep(1)
     time.sleep(3)  # anything extra (a duplicate) would show up now
     stop(service)
     log.close()
+    return read_journal(journal)
+
+
+def since_due(due: datetime) -> str:
+    """Now as an offset from the prompts' time: ``due-3.0s``, ``due+12.4s``."""
+    offset = (datetime.now(timezone.utc) - due).total_seconds()
+    return f"due{'+' if offset >= 0 else '-'}{abs(offset):.1f}s"
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    rng = random.Random(args.seed)
+    workdir = Path(tempfile.mkdtemp(prefix="promptpipe-drill-"))
+    database_url = args.database_url or f"sqlite:///{workdir / 'drill.db'}"
+    study_file = workdir / "study.toml"
+    study_file.write_bytes(STUDY.encode())  # the same bytes (and hash) as the protocol seeded
+    now = datetime.now(timezone.utc)
+    due = (now + timedelta(seconds=args.lead + 60)).replace(second=0, microsecond=0)
+    numbers = NUMBER_NAMES[:args.processes] if args.processes > 1 else ()
+    study_seed = secrets.token_hex(32) if numbers else ""
+    asyncio.run(seed(database_url, args.participants, due, numbers, bytes.fromhex(study_seed) or None))
+    model = start_model(args.llm_delay)
+    end = due + timedelta(seconds=args.reminder_delay + 10)
+    """Kills happen before this moment: around the prompts and the reminders."""
+    start_ts = time.time()
+    starting_s = 2 + 4 * (args.processes - 1)  # services started together take longer (3 on 2 cores: ~10 s)
+    window_start = max(start_ts + starting_s, due.timestamp() - 5)  # mostly while prompts and reminders fire
+    kill_at = sorted(rng.uniform(window_start, end.timestamp()) for _ in range(args.kills))
+    print(f"drill: {args.participants} participants, prompts due {due:%H:%M:%S} UTC, reminders "
+          f"{args.reminder_delay}s later, {args.kills} SIGKILLs"
+          + (f", {args.processes} services sharing the numbers {', '.join(numbers)}" if numbers else "")
+          + f"; directory {workdir}", flush=True)
+
+    settings = drill_settings(args.reminder_delay) | ({"PROMPTPIPE_STUDY_SEED": study_seed} if numbers else {})
+    deadline = end.timestamp() + 90
+    failed = False
+    if not numbers:
+        log_paths = [workdir / "service.log"]
+        sent = run_one(service_env(model.url, database_url, workdir, workdir / "delivered.jsonl", study_file,
+                                   **settings), log_paths[0], kill_at, due, args.participants, deadline)
+    else:
+        from recovery import several  # it imports this module's helpers: only once this one is loaded
+
+        run = several.run_services(several.Plan(
+            model_url=model.url, database_url=database_url, workdir=workdir, study_file=study_file,
+            numbers=numbers, settings=settings, lease_ttl_s=args.lease_ttl, lease_heartbeat_s=args.lease_heartbeat,
+            participants=args.participants, due=due, deadline=deadline), kill_at, rng)
+        sent, log_paths, failed = run.sent, run.log_paths, not run.ok
     model.shutdown()
 
-    sent = read_journal(journal)
-    prompts = Counter(e["to"] for e in sent if e["ref"].startswith("prompt-text:"))
-    polls = Counter(e["to"] for e in sent if e["ref"].startswith("prompt-poll:"))
-    reminders = Counter(e["to"] for e in sent if e["ref"].startswith("reminder:"))
-    phones = [phone_of(i) for i in range(args.participants)]
-    rows = []
-    failed = False
-    for label, counter in (("prompts", prompts), ("did-you-do-it polls", polls), ("reminders", reminders)):
-        delivered = sum(counter.values())
-        lost = sum(1 for p in phones if counter[p] == 0)
-        duplicated = sum(counter[p] - 1 for p in phones if counter[p] > 1)
-        failed = failed or bool(lost or duplicated)
-        rows.append((label, len(phones), delivered, lost, duplicated))
-    print(f"{'':22}{'expected':>9}{'delivered':>10}{'lost':>6}{'duplicated':>11}")
-    for label, expected, delivered, lost, duplicated in rows:
-        print(f"{label:22}{expected:>9}{delivered:>10}{lost:>6}{duplicated:>11}")
+    failed = count_deliveries(sent, args.participants) or failed
     details = asyncio.run(database_report(database_url))
     print("database: " + ", ".join(f"{k} {v}" for k, v in details.items()))
     failed = not check_decisions(asyncio.run(decision_rows(database_url)), sent, args.participants) or failed
-    restarts, interrupted = service_starts(log_path)
-    print(f"service starts: {restarts} (1 + {args.kills} after SIGKILL; a start killed early logs none); "
-          f"sends interrupted by a kill and settled on restart: {interrupted}")
-    print(f"log: {log_path}")
-    print("RESULT: " + ("FAILED (loss, duplicate or a decision point not drawn once)" if failed
+    starts = [service_starts(path) for path in log_paths]
+    print(f"service starts: {sum(s for s, _ in starts)} ({args.processes} + {args.kills} after SIGKILL; a start "
+          f"killed early logs none); sends interrupted by a kill and settled on restart or takeover: "
+          f"{sum(i for _, i in starts)}")
+    print("log: " + ", ".join(str(path) for path in log_paths))
+    why = "loss, duplicate or a decision point not drawn once" + (", or a lease never taken over" if numbers else "")
+    print("RESULT: " + (f"FAILED ({why})" if failed
                         else "ok: nothing lost, nothing duplicated, every decision point drawn once"))
     if not args.keep and not failed:
         import shutil

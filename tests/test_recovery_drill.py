@@ -1,5 +1,7 @@
 """The short recovery drill: the real service, SIGKILLed during a prompt burst, loses and
-duplicates nothing (about a minute and a half; recovery/drill.py runs longer versions)."""
+duplicates nothing; and so do three services sharing a PostgreSQL database, any of them killed
+(each about 40-100 s, as the prompts are due at the next whole minute; recovery/drill.py runs
+longer versions)."""
 
 from __future__ import annotations
 
@@ -12,6 +14,12 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def _table(stdout: str) -> dict[str, list[str]]:
+    """The drill's table: expected, delivered, lost, duplicated of prompts and reminders."""
+    return {line.split()[0]: line.split()[-4:] for line in stdout.splitlines()
+            if line.startswith(("prompts", "reminders"))}
+
+
 @pytest.mark.long
 def test_sigkill_drill_loses_and_duplicates_nothing() -> None:
     result = subprocess.run(
@@ -21,10 +29,27 @@ def test_sigkill_drill_loses_and_duplicates_nothing() -> None:
     )
     report = result.stdout + result.stderr
     assert result.returncode == 0, report
-    rows = {line.split()[0]: line.split()[-4:] for line in result.stdout.splitlines()
-            if line.startswith(("prompts", "reminders"))}
+    rows = _table(result.stdout)
     assert rows["prompts"] == ["12", "12", "0", "0"], report  # expected, delivered, lost, duplicated
     assert rows["reminders"] == ["12", "12", "0", "0"], report
     assert report.count("SIGKILL at") == 4
     # each prompt time is one decision point, drawn once, and the prompt sent is the one drawn
     assert "12 rows for 12 prompt times; more than one row: 0; none: 0; prompt not the one drawn: 0" in report
+
+
+@pytest.mark.long
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+def test_sigkills_among_three_services_lose_and_duplicate_nothing(database_url: str) -> None:
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "recovery" / "drill.py"), "--processes", "3", "--database-url", database_url,
+         "--participants", "12", "--kills", "4", "--reminder-delay", "10", "--lead", "12", "--seed", "5"],
+        capture_output=True, text=True, timeout=400, cwd=ROOT,
+    )
+    report = result.stdout + result.stderr
+    assert result.returncode == 0, report  # also 1 if a dead service's number or alarm clock was never taken over
+    rows = _table(result.stdout)
+    assert rows["prompts"] == ["12", "12", "0", "0"], report  # spread over 3 numbers, 3 services
+    assert rows["reminders"] == ["12", "12", "0", "0"], report
+    assert report.count("SIGKILL service") == 4
+    assert "12 rows for 12 prompt times; more than one row: 0; none: 0; prompt not the one drawn: 0" in report
+    assert "takeover (LEASE_TTL 4s, LEASE_HEARTBEAT 1s" in report and "never taken over" not in report
