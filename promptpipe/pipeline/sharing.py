@@ -16,6 +16,8 @@ before any other service may take it over).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import secrets
 import socket
@@ -63,6 +65,10 @@ class Sharing:
         self.on_numbers_gained: NumbersCallback | None = None
         self.on_alarms_gained: RoleCallback | None = None
         self.on_alarms_lost: RoleCallback | None = None
+        self._taking_alarms: asyncio.Task[None] | None = None
+        """The alarm clock's start (a reconcile of every job: tens of seconds at 30,000
+        participants) runs beside the keepers' rounds, never inside one: inside, the lease ran
+        out while it ran and the role went round the services."""
         self.numbers_keeper = LeaseKeeper(db, clock, self.holder, plan.numbers, ttl=ttl, heartbeat=heartbeat,
                                           on_gained=self._numbers_gained, on_lost=self._numbers_lost)
         self.alarms_keeper = LeaseKeeper(db, clock, self.holder, (ALARMS_ROLE,), ttl=ttl, heartbeat=heartbeat,
@@ -121,12 +127,30 @@ class Sharing:
     async def _numbers_lost(self, names: frozenset[str]) -> None:
         log.warning("numbers_lost", holder=self.holder, numbers=sorted(names))
 
+    async def alarm_clock_started(self) -> None:
+        """Wait until the alarm clock this service has just gained runs (tests; nothing if none)."""
+        task = self._taking_alarms
+        if task is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
     async def _alarms_gained(self, _: frozenset[str]) -> None:
         log.info("alarm_clock_gained", holder=self.holder)
         if self.on_alarms_gained is not None:
-            await self.on_alarms_gained()
+            self._taking_alarms = asyncio.create_task(self._start_alarms(self.on_alarms_gained), name="alarm-role")
+
+    async def _start_alarms(self, start: RoleCallback) -> None:
+        try:
+            await start()
+        except Exception:  # the role stays ours; its lease runs out if this service cannot serve it
+            log.exception("alarm_clock_start_failed", holder=self.holder)
 
     async def _alarms_lost(self, _: frozenset[str]) -> None:
         log.warning("alarm_clock_lost", holder=self.holder)
+        task, self._taking_alarms = self._taking_alarms, None
+        if task is not None and not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
         if self.on_alarms_lost is not None:
             await self.on_alarms_lost()

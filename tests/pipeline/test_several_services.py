@@ -16,8 +16,10 @@ from sqlalchemy.orm import Session
 from promptpipe.app import App
 from promptpipe.clock import ManualClock
 from promptpipe.domain.numbers import NumberPlan
+from promptpipe.pipeline.sharing import Sharing
 from promptpipe.research import admin
 from promptpipe.research.status import read_status
+from promptpipe.storage.db import Database
 from promptpipe.storage.models import OutboxItem
 from promptpipe.storage.transcript import queue_outgoing
 from promptpipe.transport.memory import MemoryTransport, NotConnected
@@ -45,6 +47,9 @@ async def _services(make_app: AppFactory, clock: ManualClock, count: int = 2,
         for app, _ in started:
             assert app.sharing is not None
             await app.sharing.step()
+    for app, _ in started:
+        assert app.sharing is not None
+        await app.sharing.alarm_clock_started()
     return started
 
 
@@ -111,6 +116,7 @@ async def test_a_service_that_dies_leaves_its_number_and_its_unsent_work_to_anot
     clock.advance(timedelta(seconds=16))  # the dead one stops heart-beating; its lease runs out
     assert survivor.sharing is not None and dead.sharing is not None
     await survivor.sharing.step()
+    await survivor.sharing.alarm_clock_started()
     assert "montreal" in survivor.sharing.held() and not dead.sharing.held()
     assert survivor.alarm_role is not None and survivor.alarm_role.running
     served = {served.name: served.holder for served in (await read_status(survivor.db, NUMBERS, clock.now())).services}
@@ -240,6 +246,28 @@ async def _status_of(app: App, key: str) -> str:
     status: str = await app.db.run(lambda session: session.execute(
         select(OutboxItem.status).where(OutboxItem.key == key)).scalar_one())  # type: ignore[arg-type]
     return status
+
+
+async def test_a_long_alarm_clock_start_does_not_cost_the_service_its_leases(db: Database, clock: ManualClock) -> None:
+    """Taking the alarm clock over reconciles every job (tens of seconds at 30,000 participants):
+    the keepers' rounds go on meanwhile, so the role is not lost halfway and passed round."""
+    sharing = Sharing(db, clock, NUMBERS, ttl=timedelta(seconds=15), heartbeat=timedelta(seconds=5))
+    started, release = asyncio.Event(), asyncio.Event()
+
+    async def slow_start() -> None:
+        started.set()
+        await release.wait()
+
+    sharing.on_alarms_gained = slow_start
+    await asyncio.wait_for(sharing.step(), 10)  # the round ends though the start has not
+    await asyncio.wait_for(started.wait(), 10)
+    for _ in range(4):  # 40 s of rounds while the start still runs
+        clock.advance(timedelta(seconds=10))
+        await asyncio.wait_for(sharing.step(), 10)
+        assert sharing.runs_alarms and sharing.held() == {"toronto", "montreal"}
+    release.set()
+    await sharing.alarm_clock_started()
+    await sharing.stop()
 
 
 async def test_a_service_alone_and_services_sharing_never_run_side_by_side(
