@@ -34,6 +34,7 @@ import asyncio
 import json
 import os
 import secrets
+import shutil
 import signal
 import subprocess
 import sys
@@ -406,6 +407,10 @@ class RunResult:
     """(service index, exit status) of services that ended by themselves."""
 
 
+_WORKDIRS: list[Path] = []
+"""Run directories to remove after their report (unless --keep)."""
+
+
 def run(args: argparse.Namespace, failover: bool) -> RunResult:
     label = "failover" if failover else "steady"
     name = create_database(args.server)
@@ -515,10 +520,7 @@ def run(args: argparse.Namespace, failover: bool) -> RunResult:
             service_log.close()
         model.stop()
         drop_database(args.server, name)
-        if not args.keep:
-            import shutil
-
-            shutil.rmtree(workdir, ignore_errors=True)
+        _WORKDIRS.append(workdir)  # removed once its report (which reads the logs) is printed
 
 
 def _settled(held: dict[int, list[str]], processes: int) -> bool:
@@ -660,9 +662,14 @@ def main() -> None:
           f"{args.server}")
     if args.without_day_counts:
         print("DIAGNOSIS: the prompt_day_counts trigger on prompt_delivery is dropped (statistics go stale)")
-    report(run(args, failover=False), args.participants)
-    if not args.skip_failover:
-        report(run(args, failover=True), args.participants)
+    for failover in (False, True):
+        if failover and args.skip_failover:
+            break
+        try:
+            report(run(args, failover=failover), args.participants)
+        finally:
+            while _WORKDIRS and not args.keep:
+                shutil.rmtree(_WORKDIRS.pop(), ignore_errors=True)
 
 
 if __name__ == "__main__":
