@@ -87,8 +87,10 @@ class ConversationFlow:
         self.db, self.deps, self.transport = db, deps, transport
         self.on_alarms_changed, self.on_timers_changed = on_alarms_changed, on_timers_changed
         self.fence: Callable[[Session, str | None], None] | None = None
-        """Set when several services share the database: run first in a commit, it refuses (a
-        version conflict) unless this service still serves the participant's number."""
+        """Set when several services share the database: run last in a commit, it refuses (a
+        version conflict, everything rolled back) unless this service still serves the
+        participant's number. Last, not first: its share lock on the lease would otherwise be held
+        while the commit waits on other rows, and the keeper's renewal of that lease waits for it."""
         self.notify_alarms: Callable[[Session, list[str]], None] | None = None
         """Set when another service may run the alarm clock: called in a commit that changed the
         participant's schedules or timers (a notice the database sends with the commit)."""
@@ -205,8 +207,12 @@ class ConversationFlow:
         schedule_changed = outcome.save_state and state.schedule_changed
 
         def write(session: Session) -> list[Claimed]:
-            if self.fence is not None:
+            claimed = write_all(session)
+            if self.fence is not None:  # last: the lease's lock is held only until the commit just after
                 self.fence(session, state.number)
+            return claimed
+
+        def write_all(session: Session) -> list[Claimed]:
             ids = queue_messages(session, state.participant.id,
                                  [ToSend(m.key, m.text, m.kind, m.payload, m.not_before) for m in outgoing], now)
             if outcome.hook is not None:

@@ -89,7 +89,7 @@ class Sharing:
         return (number or self.plan.default) in self.numbers_keeper.held
 
     def fence(self, session: Session, number: str | None) -> None:
-        """First in a turn's commit: raise :class:`LeaseMoved` unless this service still holds the
+        """Last in a turn's commit: raise :class:`LeaseMoved` unless this service still holds the
         participant's number (and keep it from moving until the commit ends). A number given back
         or taken over while the model was writing the answer is answered by its new holder."""
         name = number or self.plan.default
