@@ -12,12 +12,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, exists, func, select, update
+from sqlalchemy import bindparam, func, select, update
 from sqlalchemy.orm import Session
 
 from promptpipe.domain.messages import MessageStatus
 from promptpipe.storage.db import Database
-from promptpipe.storage.models import DONE, FAILED, PENDING, InboxItem, Message, Participant, table_of
+from promptpipe.storage.models import DONE, FAILED, PENDING, InboxItem, Message, table_of
+from promptpipe.storage.numbers_served import number_filter, of_numbers
 
 __all__ = [
     "ANSWERED",
@@ -51,7 +52,6 @@ ANSWERED, KEPT = MessageStatus.ANSWERED, MessageStatus.KEPT
 
 _INBOX = table_of(InboxItem)
 _MESSAGE = table_of(Message)
-_PARTICIPANT = table_of(Participant)
 _PENDING_ROWS = (  # with the words of the message behind each row: the lane and the turn need them
     select(_INBOX.c.id, _INBOX.c.participant_id, _INBOX.c.kind, _INBOX.c.payload, _INBOX.c.message_id,
            _INBOX.c.attempts, _INBOX.c.available_at, _INBOX.c.status, _INBOX.c.last_error, _MESSAGE.c.text)
@@ -187,9 +187,7 @@ class DueInputs:
     participant may have due rows it did not read)."""
 
 
-_DUE_ROWS_OF_NUMBERS = _DUE_ROWS.where(exists().where(
-    _PARTICIPANT.c.id == _INBOX.c.participant_id,
-    func.coalesce(_PARTICIPANT.c.number, bindparam("default_number")).in_(bindparam("numbers", expanding=True))))
+_DUE_ROWS_OF_NUMBERS = _DUE_ROWS.where(of_numbers(_INBOX.c.participant_id))
 """The same, for the participants of some of the deployment's numbers (a service among several)."""
 
 
@@ -203,7 +201,7 @@ def due_inputs(session: Session, now: datetime, limit: int,
     if numbers is not None:
         if not numbers[0]:
             return DueInputs([], {}, complete=True)
-        statement, extra = _DUE_ROWS_OF_NUMBERS, {"numbers": list(numbers[0]), "default_number": numbers[1]}
+        statement, extra = _DUE_ROWS_OF_NUMBERS, number_filter(numbers)
     while True:
         due = session.connection().execute(statement, {"now": now, "rows": rows, **extra}).all()
         found: dict[str, list[int]] = {}

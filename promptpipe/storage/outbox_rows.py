@@ -12,12 +12,13 @@ from sqlalchemy import Integer, and_, bindparam, exists, func, or_, select, upda
 from sqlalchemy.orm import Session
 
 from promptpipe.storage.models import PENDING, SENDING, UNCERTAIN, Message, OutboxItem, Participant, table_of
+from promptpipe.storage.numbers_served import number_filter, of_numbers
 from promptpipe.storage.outbox_consent import MAY_SEND, cancel_unconsented, may_send
 
 _OUTBOX = table_of(OutboxItem)
 
 __all__ = ["CLAIM_BATCH", "Claimed", "Queued", "claim_due", "claim_next", "claim_queued", "claim_statement",
-           "number_filter", "of_numbers", "record_sends", "settle_interrupted"]
+           "record_sends", "settle_interrupted"]
 
 CLAIM_BATCH = 200
 _MESSAGE = table_of(Message)
@@ -49,19 +50,6 @@ class Queued:
     kind: str
     text: str
     payload: dict[str, Any]
-
-
-def of_numbers(participant_id: Any) -> Any:
-    """The participant belongs to one of the numbers bound as ``numbers`` (``default_number``:
-    the name participants enrolled before numbers existed stand for)."""
-    return exists().where(
-        _PARTICIPANT.c.id == participant_id,
-        func.coalesce(_PARTICIPANT.c.number, bindparam("default_number")).in_(bindparam("numbers", expanding=True)))
-
-
-def number_filter(numbers: tuple[tuple[str, ...], str] | None) -> dict[str, Any]:
-    """The values :func:`of_numbers` is run with (nothing: every number)."""
-    return {} if numbers is None else {"numbers": list(numbers[0]), "default_number": numbers[1]}
 
 
 def claim_statement(*, skip_locked: bool, one_participant: bool = False, participants: bool = False,
