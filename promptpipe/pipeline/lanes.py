@@ -175,11 +175,12 @@ class Lanes(Generic[C]):
         self._interrupted: set[str] = set()
         self._checks: set[asyncio.Task[None]] = set()
         self._seen_up_to: dict[str, int] = {}
+        """Per running lane, the newest due row the poll has had checked for urgency."""
         self._ended_since_poll: set[str] = set()
+        """Lanes that ended since the poll's last read began (it must not wake them for rows it saw)."""
         self.sharing: Sharing | None = None
         """Set when several services share the database: only participants of the numbers this
         one holds have their turns here."""
-        """Per running lane, the newest due row the poll has had checked for urgency."""
         self.batches = 0
 
     def __repr__(self) -> str:
