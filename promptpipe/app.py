@@ -9,6 +9,7 @@ import gc
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from promptpipe.clock import Clock, SystemClock
 from promptpipe.config import Settings, TransportName
@@ -35,11 +36,15 @@ from promptpipe.storage.live import go_live
 from promptpipe.storage.receipts import record_receipt
 from promptpipe.storage.schema import SchemaBehind
 from promptpipe.storage.service_status import save_status, state_row_name
+from promptpipe.storage.session_schemas import make_schemas
 from promptpipe.storage.state_dir import StateDirWatch, ensure_state_dir
 from promptpipe.storage.study import adopt_protocol
 from promptpipe.tools import PromptTexts
 from promptpipe.transport import DeliveryReceipt, Transport
 from promptpipe.transport.connection_state import ConnectionState, ExitRequest
+
+if TYPE_CHECKING:
+    from promptpipe.transport.whatsapp import WhatsAppTransport
 
 log = get_logger("promptpipe.app")
 
@@ -109,15 +114,18 @@ def build_transport(settings: Settings) -> Transport:
 
         return DryRunTransport(settings.dryrun_journal)
     if settings.transport == TransportName.WHATSAPP:
-        from promptpipe.transport.whatsapp import WhatsAppTransport
+        from promptpipe.transport.whatsapp import WhatsAppTransport, capture_library_output
 
-        if settings.number_plan.several:
-            raise ConfigError(f"WHATSAPP_NUMBERS names {len(settings.number_plan.numbers)} numbers, but one serve "
-                              "links one phone: for several numbers in one service use PROMPTPIPE_TRANSPORT=cloud-api "
-                              "(one linked phone per service, several services on one database, is not built yet).")
+        if settings.number_plan.several or settings.several_services:
+            from promptpipe.transport.linked_numbers import LinkedNumbersTransport
 
+            return LinkedNumbersTransport(
+                settings.number_plan.numbers, functools.partial(_linked_number, settings),
+                on_demand=settings.several_services,
+                capture_output=functools.partial(capture_library_output, get_logger("promptpipe.transport"),
+                                                 settings.log_format, debug=settings.debug))
         return WhatsAppTransport(
-            str(settings.whatsapp_session_path), pair_phone=settings.whatsapp_pair_phone,
+            str(settings.whatsapp_session_path), pair_phone=settings.pair_phone_of(settings.number_plan.default),
             bot_label=settings.whatsapp_bot_label, capture_library_output=True, log_format=settings.log_format,
             debug=settings.debug,
         )
@@ -132,6 +140,20 @@ def build_transport(settings: Settings) -> Transport:
         )
     raise ConfigError("PROMPTPIPE_TRANSPORT=console is only for `promptpipe chat --phone …`; "
                       "use whatsapp, cloud-api or dry-run for serve.")
+
+
+def _linked_number(settings: Settings, name: str) -> WhatsAppTransport:
+    """One linked phone of several: its own session store (a SQLite file, or with several services
+    a schema of the shared PostgreSQL database) and its own login."""
+    from promptpipe.transport.session_stores import postgres_session_dsn, sqlite_session_path
+    from promptpipe.transport.whatsapp import WhatsAppTransport
+
+    plan = settings.number_plan
+    store = (postgres_session_dsn(settings.database_url, name) if settings.several_services
+             else str(sqlite_session_path(settings.whatsapp_session_path, name, is_default=name == plan.default)))
+    return WhatsAppTransport(store, pair_phone=settings.pair_phone_of(name), bot_label=settings.whatsapp_bot_label,
+                             log_format=settings.log_format, debug=settings.debug, number=name,
+                             client_uuid=f"promptpipe-{name}", own_executor=False)
 
 
 @dataclass
@@ -165,6 +187,7 @@ class App:
     _taken_over: list[tuple[datetime, tuple[str, ...]]] = field(default_factory=list)
     """Numbers gained and when: their last holder's *sending* rows are settled a lease's time later."""
     alarm_role: AlarmRole | None = None
+    _transport_started: bool = False
 
     @classmethod
     def build(
@@ -214,6 +237,7 @@ class App:
         self.flow.notify_alarms = notify_alarms
         self.flow.fence = sharing.fence
         sharing.on_numbers_gained = self._numbers_gained
+        sharing.on_numbers_lost = self._numbers_lost
         sharing.on_alarms_gained = self.alarm_role.gain
         sharing.on_alarms_lost = self.alarm_role.lose
 
@@ -226,6 +250,18 @@ class App:
             return
         self._taken_over.append((self.clock.now(), tuple(sorted(names))))
         self._outbox_kick.set()
+        await self._serve_numbers()
+
+    async def _numbers_lost(self, _: frozenset[str]) -> None:
+        if not self._stopping:
+            await self._serve_numbers()
+
+    async def _serve_numbers(self) -> None:
+        """A transport that connects numbers one by one (linked phones) connects those held here
+        now, and no other: two services on one WhatsApp session would push each other off."""
+        serve = getattr(self.transport, "serve_numbers", None)
+        if serve is not None and self.sharing is not None and self._transport_started:
+            await serve(self.sharing.held())
 
     async def _settle_taken_over(self) -> None:
         """Settle the *sending* rows of numbers taken over a lease's time ago or more."""
@@ -269,7 +305,11 @@ class App:
         watch_state = getattr(self.transport, "on_state_change", None)
         if watch_state is not None:
             watch_state(self._connection_state_changed)
+        if self.sharing is not None and self.settings.transport == TransportName.WHATSAPP:
+            await self._make_session_schemas()
         await self.transport.start(self.inbox.ingest, self.record_receipt)
+        self._transport_started = True
+        await self._serve_numbers()
         self.lanes.serve_here()
         if background:
             self._tasks = [
@@ -292,6 +332,13 @@ class App:
         gc.collect()
         gc.freeze()
         log.info("service_started", transport=self.transport.name, database=self.db.dialect)
+
+    async def _make_session_schemas(self) -> None:
+        """With several services, each linked number's session lives in a schema of this database."""
+        from promptpipe.transport.session_stores import session_schema
+
+        schemas = [session_schema(name) for name in self.settings.number_plan.numbers]
+        await self.db.run(lambda session: make_schemas(session, schemas))
 
     async def _open_database(self) -> None:
         """Connect, and take the database lock (one service per database). A database made by an

@@ -131,6 +131,23 @@ def _cloud_numbers(name: str, raw: str) -> tuple[tuple[str, str], ...]:
     return tuple(pairs)
 
 
+def _pair_phones(name: str, raw: str) -> tuple[tuple[str, str], ...]:
+    """A bare E.164 phone (the default number), or ``name=phone`` pairs separated by commas."""
+    text = raw.strip()
+    if not text:
+        return ()
+    if "=" not in text:
+        return (_NumberId(("", e164_phone(name, text))),)
+    pairs: list[tuple[str, str]] = []
+    for place, part in enumerate(text.split(","), 1):
+        number, sep, phone = (piece.strip() for piece in part.partition("="))
+        if not sep or not NUMBER_NAME.fullmatch(number) or any(number == seen for seen, _ in pairs):
+            raise ConfigError(f"{name}: entry {place} ({part.strip()!r}) is not name=phone: write one phone, or "
+                              "name=phone pairs separated by commas (e.g. toronto=+14165550123), each number once.")
+        pairs.append(_NumberId((number, e164_phone(name, phone))))
+    return tuple(pairs)
+
+
 def _base_url(name: str, raw: str) -> str:
     if not raw.startswith(("https://", "http://")):
         raise ConfigError(f"{name}={raw!r} is not an http(s) URL: write it like https://graph.facebook.com/v26.0.")
@@ -239,10 +256,10 @@ class Settings:
         "PROMPTPIPE_DRYRUN_JOURNAL", None, _path, section="transport",
         meaning="dry-run only: append every message 'sent' to this file, one JSON line each (the recovery drill "
                 "counts deliveries from it).")
-    whatsapp_pair_phone: str | None = setting(
-        "WHATSAPP_PAIR_PHONE", None, e164_phone, section="transport",
-        meaning="Log in by an 8-character code for this number (E.164, e.g. +14165550123) instead of scanning a QR "
-                "code.")
+    whatsapp_pair_phones: tuple[tuple[str, str], ...] = setting(
+        "WHATSAPP_PAIR_PHONE", (), _pair_phones, section="transport", shown="none (QR codes)",
+        meaning="Log in by an 8-character code for this phone (E.164, e.g. +14165550123) instead of scanning a QR "
+                "code. Several numbers: name=phone pairs separated by commas (a number not named shows QR codes).")
     whatsapp_bot_label: bool = setting(
         "WHATSAPP_BOT_LABEL", False, on_off, section="transport", readme=True,
         meaning="Let WhatsApp show its bot label on our messages (neonize then marks every send as a business bot's, "
@@ -452,6 +469,13 @@ class Settings:
     def whatsapp_session_path(self) -> Path:
         return self.state_dir / "whatsapp-session.db"
 
+    def pair_phone_of(self, number: str) -> str | None:
+        """The phone that links ``number`` by a pairing code (None: QR codes)."""
+        for name, phone in self.whatsapp_pair_phones:
+            if name == number or (not name and number == self.number_plan.default):
+                return phone
+        return None
+
     def require_llm(self) -> None:
         """Raise unless a model can be called (``serve`` and ``chat`` need it; admin does not)."""
         if not self.openai_api_key:
@@ -526,9 +550,10 @@ def _check(settings: Settings) -> None:
     if settings.several_services and not settings.database_url.startswith("postgresql"):
         raise ConfigError("SEVERAL_SERVICES=on needs DATABASE_URL=postgresql://…: services share their work through "
                           "the database, and a SQLite file serves one process.")
-    if settings.several_services and settings.transport == TransportName.WHATSAPP:
-        raise ConfigError("SEVERAL_SERVICES=on does not work with PROMPTPIPE_TRANSPORT=whatsapp yet: a linked phone's "
-                          "session lives in one service's state directory. Use the Cloud API, or one service.")
+    unknown = [number for number, _ in settings.whatsapp_pair_phones
+               if number and number not in settings.number_plan.numbers]
+    if unknown:
+        raise ConfigError(f"WHATSAPP_PAIR_PHONE names the number {unknown[0]!r}, which WHATSAPP_NUMBERS does not have.")
     if settings.web_session_lifetime < timedelta(minutes=1):
         raise ConfigError("WEB_SESSION_LIFETIME must be at least 1m.")
     if settings.transport == TransportName.CLOUD_API:

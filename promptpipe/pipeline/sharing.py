@@ -63,6 +63,7 @@ class Sharing:
         self.plan, self.clock = plan, clock
         self.holder = holder or holder_id()
         self.on_numbers_gained: NumbersCallback | None = None
+        self.on_numbers_lost: NumbersCallback | None = None
         self.on_alarms_gained: RoleCallback | None = None
         self.on_alarms_lost: RoleCallback | None = None
         self._taking_alarms: asyncio.Task[None] | None = None
@@ -126,6 +127,8 @@ class Sharing:
 
     async def _numbers_lost(self, names: frozenset[str]) -> None:
         log.warning("numbers_lost", holder=self.holder, numbers=sorted(names))
+        if self.on_numbers_lost is not None:
+            await self.on_numbers_lost(names)
 
     async def alarm_clock_started(self) -> None:
         """Wait until the alarm clock this service has just gained runs (tests; nothing if none)."""

@@ -64,8 +64,10 @@ class LoginHost(Protocol):
 
 class QrLogin:
     def __init__(self, host: LoginHost, *, pair_phone: str | None, pair_code: Callable[[Any, str], Awaitable[str]],
-                 qr_timeout_s: float, sleep: Callable[[float], Awaitable[Any]], log: Any) -> None:
+                 qr_timeout_s: float, sleep: Callable[[float], Awaitable[Any]], log: Any,
+                 number: str | None = None) -> None:
         self._host, self._pair_phone, self._pair_code = host, pair_phone, pair_code  # digits, or None: QR only
+        self._number = number  # the deployment's number being linked (None: it has one), named on screen
         self._qr_timeout_s, self._sleep, self._log = qr_timeout_s, sleep, log
         self._linked = self._qr_seen = self._pair_failed = False
         self._watchdog: asyncio.Task[None] | None = None
@@ -90,7 +92,7 @@ class QrLogin:
         if self._pair_phone is not None and first:
             await self._show_pair_code(data)
         elif self._pair_phone is None or self._pair_failed:
-            print_qr(data)
+            print_qr(data, self._number)
 
     async def on_pair_status(self, ev: Any) -> None:
         if ev.Status == PairStatusEv.SUCCESS:
@@ -108,10 +110,10 @@ class QrLogin:
         except Exception as exc:
             self._pair_failed = True
             self._log.error("whatsapp_pair_code_failed", error=redact_numbers(str(exc)), fallback="qr")
-            print_qr(qr_data)
+            print_qr(qr_data, self._number)
             return
         self._log.info("whatsapp_pair_code_shown", phone=mask_phone(self._pair_phone))
-        print_pair_code(self._pair_phone, code)
+        print_pair_code(self._pair_phone, code, self._number)
 
     async def _expire(self, attempt: int) -> None:
         """Unscanned codes ran out: ask for a fresh process (see the module docstring)."""

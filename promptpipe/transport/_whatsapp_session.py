@@ -76,13 +76,14 @@ class WhatsAppSession(RefusalHandlers):
         go_connects_per_process: int = GO_CONNECTS_PER_PROCESS,
         now: Callable[[], datetime] = lambda: datetime.now(timezone.utc),
         on_state: Callable[[ConnectionState], None] | None = None,
+        number: str | None = None,
     ) -> None:
         self._log = logger
         self._reconnect_initial_s = reconnect_initial_s
         self._reconnect_max_s = reconnect_max_s
         self._sleep = sleep
         self.login = QrLogin(self, pair_phone=pair_phone, pair_code=pair_code, qr_timeout_s=qr_timeout_s, sleep=sleep,
-                             log=logger)
+                             log=logger, number=number)
         self._probe = probe or reach_whatsapp
         self._stop_grace_s = stop_grace_s
         self._now = now

@@ -43,8 +43,13 @@ def reset_stale_event_loop(loop: asyncio.AbstractEventLoop) -> None:
         _neonize_events.event_global_loop = None
 
 
-def print_qr(data: bytes) -> None:
-    print("\nScan this code with WhatsApp on the study phone: Settings → Linked devices → Link a device.")
+def _phone_of(number: str | None) -> str:
+    return "the study phone" if number is None else f"the phone of the study's number {number!r}"
+
+
+def print_qr(data: bytes, number: str | None = None) -> None:
+    """``number``: the deployment's number the code links (None: it has one)."""
+    print(f"\nScan this code with WhatsApp on {_phone_of(number)}: Settings → Linked devices → Link a device.")
     segno.make_qr(data).terminal(out=sys.stdout, compact=True)
     sys.stdout.flush()
 
@@ -144,9 +149,10 @@ def ban_lifted_at(expire: int, now: datetime) -> datetime:
     return now + timedelta(seconds=max(expire, 0))
 
 
-def print_pair_code(phone: str, code: str) -> None:
+def print_pair_code(phone: str, code: str, number: str | None = None) -> None:
+    label = "" if number is None else f" (the study's number {number!r})"
     print(
-        f"\nWhatsApp pairing code for {mask_phone(phone)}: {code}\nOn that phone open WhatsApp → Settings → "
+        f"\nWhatsApp pairing code for {mask_phone(phone)}{label}: {code}\nOn that phone open WhatsApp → Settings → "
         "Linked devices → Link a device → 'Link with phone number instead', and type the code.",
         flush=True,
     )

@@ -58,7 +58,7 @@ from promptpipe.transport._whatsapp_support import (
 from promptpipe.transport.base import InboundHandler, ReceiptHandler, Recipient, SentMessage
 from promptpipe.transport.connection_state import ConnectionState, ExitRequest
 
-__all__ = ["WhatsAppTransport"]
+__all__ = ["WhatsAppTransport", "capture_library_output", "use_executor_for_sessions"]
 
 CLIENT_UUID = "promptpipe"
 SENDS_IN_FLIGHT = 8
@@ -76,8 +76,29 @@ GO_LOG_LEVEL_FROM = "neonize.utils.log"  # the logger whose level neonize hands 
 patch_decrypt_poll_vote()
 
 
-def _default_client_factory(db_path: str) -> Any:
-    return NewAClient(db_path, uuid=CLIENT_UUID)
+def capture_library_output(log: Any, log_format: str, *, debug: bool) -> Callable[[], None]:
+    """What the Go library prints becomes log lines in our format, once per process; the
+    function returned puts the terminal back."""
+    restores = [capture_library_stdout(log), start_stderr_relay(log_format, debug=debug)]
+
+    def restore() -> None:
+        for undo in restores:
+            undo()
+
+    return restore
+
+
+def use_executor_for_sessions(sessions: int) -> None:
+    """The running loop's default executor, sized for ``sessions`` Go sessions (each holds one of
+    its workers for as long as it is connected, and neonize runs every call there)."""
+    asyncio.get_running_loop().set_default_executor(
+        ThreadPoolExecutor(max_workers=EXECUTOR_WORKERS * max(sessions, 1), thread_name_prefix="neonize"))
+
+
+def _client_factory_for(uuid: str) -> Callable[[str], Any]:
+    """neonize's client under ``uuid``, the key of its Go session (one per number in a process;
+    never the session store's URL, which may hold a password)."""
+    return lambda db_path: NewAClient(db_path, uuid=uuid)
 
 
 class WhatsAppTransport:
@@ -112,20 +133,29 @@ class WhatsAppTransport:
         debug: bool = False,
         probe: Callable[[], Awaitable[str | None]] | None = None,
         go_connects_per_process: int = GO_CONNECTS_PER_PROCESS,
+        number: str | None = None,
+        client_uuid: str = CLIENT_UUID,
+        own_executor: bool = True,
     ) -> None:
+        """``number``: the deployment's number this links, named on the login screen (None: it has
+        one); ``own_executor`` False when a transport over several numbers sizes the loop's
+        executor for all of them."""
         digits = "".join(ch for ch in pair_phone or "" if ch.isdigit())
         if pair_phone and not digits:
             raise ValueError("pair_phone must be an international phone number, e.g. +14165550123")
         self._session_db_path = session_db_path
         self._bot_label = bot_label
         self._log = logger or structlog.get_logger("promptpipe.transport.whatsapp")
-        self._client_factory = client_factory or _default_client_factory
+        if number is not None:
+            self._log = self._log.bind(number=number)
+        self._client_factory = client_factory or _client_factory_for(client_uuid)
+        self._own_executor = own_executor
         self._send_timeout_s = send_timeout_s
         self._session = WhatsAppSession(
             pair_phone=digits or None, logger=self._log, reconnect_initial_s=reconnect_initial_s,
             reconnect_max_s=reconnect_max_s, sleep=sleep, qr_timeout_s=qr_timeout_s,
             pair_code=lambda client, phone: request_pair_code(client, phone), on_state=on_state,
-            stop_grace_s=stop_grace_s, probe=probe, go_connects_per_process=go_connects_per_process,
+            stop_grace_s=stop_grace_s, probe=probe, go_connects_per_process=go_connects_per_process, number=number,
         )
         self._capture_library_output = capture_library_output
         self._log_format, self._debug = log_format, debug
@@ -180,16 +210,15 @@ class WhatsAppTransport:
             raise RuntimeError("WhatsAppTransport.start() can only be called once")
         self._on_message = on_message
         self._on_receipt = on_receipt
-        loop = asyncio.get_running_loop()
-        loop.set_default_executor(ThreadPoolExecutor(max_workers=EXECUTOR_WORKERS, thread_name_prefix="neonize"))
+        if self._own_executor:
+            use_executor_for_sessions(1)
         if not self._bot_label:
             turn_bot_label_off(self._log)
         # neonize hands this logger's level to whatsmeow at connect: its info lines are noise (and
         # some name numbers), so it logs warnings and worse unless PROMPTPIPE_DEBUG is on.
         logging.getLogger(GO_LOG_LEVEL_FROM).setLevel(logging.DEBUG if self._debug else logging.WARNING)
         if self._capture_library_output:
-            self._restore_output = [capture_library_stdout(self._log),
-                                    start_stderr_relay(self._log_format, debug=self._debug)]
+            self._restore_output = [capture_library_output(self._log, self._log_format, debug=self._debug)]
         before, after = raise_open_file_limit()
         self._log.debug("open_file_limit", before=before, after=after)
         self._client = self._client_factory(self._session_db_path)

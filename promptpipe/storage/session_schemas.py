@@ -1,0 +1,27 @@
+"""Schemas that hold what is not ours but must live in our database: with several services, each
+linked WhatsApp number's session (its tables are the WhatsApp library's own, made on first use)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from sqlalchemy import text
+from sqlalchemy.orm import Session
+
+__all__ = ["make_schemas"]
+
+SCHEMAS_LOCK_KEY = 0x5050_5343
+"""Services starting at once make the schemas one after the other (PostgreSQL's CREATE SCHEMA IF
+NOT EXISTS is not safe against a concurrent one)."""
+SAFE_NAME = re.compile(r"[a-z0-9_-]{1,63}")
+
+
+def make_schemas(session: Session, names: Sequence[str]) -> None:
+    """Create each schema that does not exist yet (PostgreSQL only)."""
+    unsafe = [name for name in names if not SAFE_NAME.fullmatch(name)]
+    if unsafe:
+        raise ValueError(f"not a schema name: {unsafe[0]!r}")
+    session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": SCHEMAS_LOCK_KEY})
+    for name in names:
+        session.execute(text(f'CREATE SCHEMA IF NOT EXISTS "{name}"'))

@@ -1,0 +1,52 @@
+"""Where each linked number's WhatsApp session (its device keys and Signal sessions) is kept.
+
+One service: a SQLite file per number in the state directory; the first, default number keeps
+``whatsapp-session.db``, so a deployment that adds numbers links only the new ones. Several
+services: a schema per number in the service's own PostgreSQL database, so whichever service
+holds the number's lease opens the same session (neonize's Go library reaches PostgreSQL through
+lib/pq, which reads the schema from ``search_path``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlalchemy.engine import make_url
+
+__all__ = ["postgres_session_dsn", "session_schema", "sqlite_session_path"]
+
+SCHEMA_PREFIX = "whatsapp_session_"
+LOOPBACK = frozenset({"", "localhost", "127.0.0.1", "::1"})
+KEPT_PARAMETERS = ("sslmode", "sslrootcert", "sslcert", "sslkey", "connect_timeout")
+"""Of the service's URL, what lib/pq understands as a connection setting (anything else it would
+send to the server as a run-time parameter)."""
+LIB_PQ_SSL_MODES = frozenset({"disable", "require", "verify-ca", "verify-full"})
+
+
+def sqlite_session_path(default_path: Path, number: str, *, is_default: bool) -> Path:
+    """``whatsapp-session.db`` for the default number, ``whatsapp-session-<name>.db`` for the others."""
+    return default_path if is_default else default_path.with_name(f"{default_path.stem}-{number}{default_path.suffix}")
+
+
+def session_schema(number: str) -> str:
+    """The PostgreSQL schema of one number's session (number names are lowercase letters, digits,
+    ``_`` and ``-``; the name is always quoted)."""
+    return SCHEMA_PREFIX + number
+
+
+def postgres_session_dsn(database_url: str, number: str) -> str:
+    """The service's database URL in lib/pq's form, with the number's schema as ``search_path``.
+
+    lib/pq requires TLS unless told otherwise, where psycopg only prefers it: a URL that names no
+    ``sslmode`` (or ``prefer``/``allow``, which lib/pq lacks) gets ``disable`` on this machine
+    (loopback, or a Unix socket) and ``require`` elsewhere."""
+    url = make_url(database_url)
+    if not url.drivername.startswith("postgresql"):
+        raise ValueError("a WhatsApp session is kept in PostgreSQL only when the service's database is PostgreSQL")
+    query = {key: value for key, value in url.query.items() if key in KEPT_PARAMETERS}
+    mode = str(query.get("sslmode", ""))
+    if mode not in LIB_PQ_SSL_MODES:
+        host = url.host or ""
+        query["sslmode"] = "disable" if host in LOOPBACK or host.startswith("/") else "require"
+    query["search_path"] = f'"{session_schema(number)}"'
+    return url.set(drivername="postgres", query=query).render_as_string(hide_password=False)
