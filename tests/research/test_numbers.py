@@ -13,6 +13,7 @@ from promptpipe.errors import AdminError, ConfigError
 from promptpipe.research import admin
 from promptpipe.research.number_moves import move_to_number
 from promptpipe.research.timeline import timeline
+from promptpipe.transport.linked_numbers import LinkedNumbersTransport
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory, make_settings
 from tests.fakes.openai_server import FakeOpenAIServer
@@ -74,14 +75,24 @@ def test_settings_that_cannot_serve_their_numbers_are_refused(tmp_path: Path) ->
     def settings(**more: str):  # type: ignore[no-untyped-def]
         return make_settings(f"sqlite:///{tmp_path / 'db'}", tmp_path / "state", "http://127.0.0.1:9/v1", **more)
 
-    with pytest.raises(ConfigError, match="one serve links one phone"):
-        build_transport(settings(PROMPTPIPE_TRANSPORT="whatsapp", **TWO))
     cloud = {"PROMPTPIPE_TRANSPORT": "cloud-api", "CLOUD_API_TOKEN": "t", "CLOUD_API_APP_SECRET": "s",
              "CLOUD_API_VERIFY_TOKEN": "v"}
     with pytest.raises(ConfigError, match="CLOUD_API_PHONE_NUMBER_ID names the numbers toronto, ottawa"):
         settings(CLOUD_API_PHONE_NUMBER_ID="toronto=1,ottawa=2", **cloud, **TWO)
     plan = settings(CLOUD_API_PHONE_NUMBER_ID="toronto=1,montreal=2", **cloud).number_plan
     assert plan.numbers == ("toronto", "montreal")  # the Cloud API's names, without WHATSAPP_NUMBERS
+
+
+def test_several_linked_phones_are_served_each_from_its_own_session(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    settings = make_settings(f"sqlite:///{tmp_path / 'db'}", state, "http://127.0.0.1:9/v1",
+                             PROMPTPIPE_TRANSPORT="whatsapp", WHATSAPP_PAIR_PHONE="montreal=+14165550177", **TWO)
+    transport = build_transport(settings)
+    assert isinstance(transport, LinkedNumbersTransport)
+    toronto, montreal = transport._make("toronto"), transport._make("montreal")
+    assert toronto._session_db_path == str(state / "whatsapp-session.db")  # the default number's, as before
+    assert montreal._session_db_path == str(state / "whatsapp-session-montreal.db")
+    assert (toronto._session.login._pair_phone, montreal._session.login._pair_phone) == (None, "14165550177")
 
 
 def test_status_counts_each_numbers_participants(cli_env: Path, capsys: pytest.CaptureFixture[str],
