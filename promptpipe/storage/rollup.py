@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from sqlalchemy import Connection
 
-__all__ = ["DROP_V1", "REFILL_V1", "TRIGGERS_V1", "create_triggers", "refill"]
+__all__ = ["DROP_V1", "REFILL_V1", "TRIGGERS_V1", "TRIGGERS_V2", "V1_TO_V2", "V2_TO_V1", "create_triggers", "refill"]
 
 _LEVEL_OF = ("(SELECT max(CASE WHEN r.kind = 'delivered' THEN 0 ELSE 1 END) FROM receipt r "
              "WHERE r.wa_message_id = {wa})")
@@ -161,6 +161,22 @@ _POSTGRESQL = [
 TRIGGERS_V1 = {"sqlite": _SQLITE, "postgresql": _POSTGRESQL}
 """Revision 0003's triggers, by dialect."""
 
+_DELIVERY_V1 = _POSTGRESQL[-2]
+_DELIVERY_V2 = """CREATE CONSTRAINT TRIGGER prompt_day_counts_delivery
+    AFTER INSERT OR DELETE OR UPDATE OF local_date, participant_id, vote, replied_at, receipt_level ON prompt_delivery
+    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION prompt_day_counts_on_delivery()"""
+"""PostgreSQL counts a delivery's change at its transaction's commit, not where it is written: the
+day's row is then locked for the commit alone. Written mid-turn, every turn that wrote a prompt
+held its day's row until its commit, so a burst's turns (every prompt of a day and arm adds to
+one row) queued on it one after another, across services."""
+
+TRIGGERS_V2 = {"sqlite": _SQLITE, "postgresql": [*_POSTGRESQL[:-2], _DELIVERY_V2, _POSTGRESQL[-1]]}
+"""Revision 0012's triggers: V1, with the delivery's counted at commit on PostgreSQL."""
+V1_TO_V2 = {"sqlite": [], "postgresql": [
+    "DROP TRIGGER prompt_day_counts_delivery ON prompt_delivery", _DELIVERY_V2]}
+V2_TO_V1 = {"sqlite": [], "postgresql": [
+    "DROP TRIGGER prompt_day_counts_delivery ON prompt_delivery", _DELIVERY_V1]}
+
 DROP_V1 = {
     "sqlite": [f"DROP TRIGGER IF EXISTS prompt_day_counts_{name}" for name in (
         "receipt_added", "receipt_removed", "message_id", "delivery_added", "delivery_changed", "delivery_removed",
@@ -176,7 +192,7 @@ DROP_V1 = {
 }
 
 
-def create_triggers(conn: Connection, triggers: dict[str, list[str]] = TRIGGERS_V1) -> None:
+def create_triggers(conn: Connection, triggers: dict[str, list[str]] = TRIGGERS_V2) -> None:
     for statement in triggers[conn.dialect.name]:
         conn.exec_driver_sql(statement)
 

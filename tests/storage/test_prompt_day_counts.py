@@ -9,11 +9,13 @@ import random
 from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 
+import pytest
+import sqlalchemy as sa
 from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
 from promptpipe.storage import rollup
-from promptpipe.storage.db import Database
+from promptpipe.storage.db import Database, sync_url
 from promptpipe.storage.deliveries import mark_first_reply, record_delivery, set_vote
 from promptpipe.storage.erasure import erase_texts
 from promptpipe.storage.models import Message, Participant, PromptDelivery, Receipt, table_of
@@ -158,3 +160,33 @@ async def test_the_rollup_a_refill_makes_is_the_one_the_triggers_kept(db: Databa
         return rolled_up(session)
 
     assert await db.run(refilled) == kept and kept
+
+
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+async def test_a_turn_under_way_does_not_hold_its_days_counts_for_the_others(db: Database, database_url: str) -> None:
+    """Every prompt of a day and arm adds to one row of the rollup. A turn that has written its
+    delivery but not yet committed (it still writes its messages, timers, its claim) must not
+    keep that row from the other turns: on PostgreSQL the count is taken at commit. Before, each
+    turn held the row from its delivery to its commit, and a burst's turns queued on it, one by one."""
+    study = Study(db, seed=3)
+    for _ in PHONES[:2]:
+        await db.run(study.enroll)
+    first, second = study.participants[:2]
+    def deliver(session: Session, pid: str, inbox: int) -> None:
+        record_delivery(session, participant_id=pid, inbox_id=inbox, schedule_id=None, local_date="2026-03-02",
+                        prompt_text="Time to stretch", prompt_message_id=None, poll_message_id=None, now=T0)
+
+    await db.run(lambda session: session.execute(update(_P).values(arm=None)))
+    engine = sa.create_engine(sync_url(database_url))
+    try:
+        with Session(engine) as under_way, Session(engine) as other:
+            deliver(under_way, first, 1)  # its commit comes later
+            under_way.flush()
+            other.execute(sa.text("SET lock_timeout = '3s'"))
+            deliver(other, second, 2)
+            other.commit()  # before: "canceling statement due to lock timeout"
+            under_way.commit()
+    finally:
+        engine.dispose()
+    [day] = await db.run(lambda session: day_counts(session, first_day="2026-03-02", last_day="2026-03-02"))
+    assert (day.local_date, day.arm, day.sent) == ("2026-03-02", None, 2)
