@@ -137,6 +137,7 @@ def build_transport(settings: Settings) -> Transport:
             app_secret=settings.cloud_api_app_secret or "", verify_token=settings.cloud_api_verify_token or "",
             listen=settings.cloud_api_webhook_listen, base_url=settings.cloud_api_base_url,
             templates=settings.study.whatsapp_templates, typing=settings.mark_read, debug=settings.debug,
+            check_at_start=True,
         )
     raise ConfigError("PROMPTPIPE_TRANSPORT=console is only for `promptpipe chat --phone …`; "
                       "use whatsapp, cloud-api or dry-run for serve.")

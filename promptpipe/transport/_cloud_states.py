@@ -1,7 +1,8 @@
 """Each Cloud API number's state, as the service records it for `status`, the overview and the
 "needs attention" list.
 
-The Cloud API holds no connection: a number is ``connected`` once a send through it succeeds,
+The Cloud API holds no connection: the start asks how each number stands (:func:`check_numbers`),
+and from then on a number is ``connected`` once a send through it succeeds,
 ``logged_out`` when Meta refuses the access token (one token serves every number, so all of them
 are) or says the number is not registered, and ``banned`` when WhatsApp restricts or locks the
 account. A number in either of the last two stays so until a send through it succeeds again; its
@@ -11,13 +12,18 @@ again or moves them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import asyncio
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
+from typing import Any
+
+import httpx
 
 from promptpipe.logging import get_logger
 from promptpipe.transport.connection_state import ConnectionState, StateListener
 
-__all__ = ["BANNED_CODES", "LOGGED_OUT_CODES", "TOKEN_CODES", "NumberStates", "state_for_error"]
+__all__ = ["BANNED_CODES", "LOGGED_OUT_CODES", "TOKEN_CODES", "NumberStates", "check_numbers", "json_of",
+           "state_for_error"]
 
 TOKEN_CODES = frozenset({190})
 """The access token is invalid or expired (with HTTP 401)."""
@@ -82,3 +88,48 @@ class NumberStates:
         for each in self._numbers if every else (number,):
             self.report(each, name, detail)
         return name
+
+
+CHECK_TIMEOUT_S = 5.0
+"""How long the start waits for the Cloud API to say how each number stands."""
+STATUS_STATES = {"CONNECTED": "connected", "RESTRICTED": "banned", "BANNED": "banned"}
+"""What a phone number's ``status`` field says of it; any other value is logged, not acted on."""
+
+
+async def check_numbers(client: httpx.AsyncClient, ids: Mapping[str, str], states: NumberStates) -> None:
+    """At start, ask the Cloud API how each number stands, so a refused token, a number not
+    registered or a restricted account shows at once rather than at the first send (perhaps
+    hours later). Best effort: a number that cannot be asked keeps no state until it sends."""
+    async def check(name: str, number_id: str) -> None:
+        try:
+            response = await asyncio.wait_for(client.get(f"/{number_id}", params={"fields": "status"}),
+                                              timeout=CHECK_TIMEOUT_S)
+        except Exception as exc:
+            log.warning("cloud_api_number_not_checked", number=name, error=type(exc).__name__)
+            return
+        data = json_of(response)
+        if response.status_code >= 300:
+            error = data.get("error")
+            raw_code = error.get("code") if isinstance(error, dict) else None
+            code = raw_code if isinstance(raw_code, int) else 0
+            log.warning("cloud_api_number_check_refused", number=name, status=response.status_code, code=code)
+            states.report_error(name, response.status_code, code)
+            return
+        status = str(data.get("status") or "")
+        found = STATUS_STATES.get(status.upper())
+        log.info("cloud_api_number_checked", number=name, status=status or None)
+        if found == "banned":
+            states.report(name, found, f"the Cloud API says the number is {status.lower()}: see WhatsApp Manager")
+        elif found is not None:
+            states.report(name, found)
+
+    await asyncio.gather(*(check(name, number_id) for name, number_id in ids.items()))
+
+
+def json_of(response: httpx.Response) -> dict[str, Any]:
+    """The answer's JSON object ({} when it is none)."""
+    try:
+        data = response.json()
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}

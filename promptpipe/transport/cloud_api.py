@@ -49,7 +49,7 @@ from promptpipe.transport._cloud_payloads import (
     template_body,
     text_body,
 )
-from promptpipe.transport._cloud_states import TOKEN_CODES, NumberStates
+from promptpipe.transport._cloud_states import TOKEN_CODES, NumberStates, check_numbers, json_of
 from promptpipe.transport._cloud_webhook import WebhookApp
 from promptpipe.transport.base import InboundHandler, InboundMessage, PollVote, ReceiptHandler, Recipient, SentMessage
 from promptpipe.transport.connection_state import ConnectionState, StateListener
@@ -118,6 +118,7 @@ class CloudApiTransport:
         templates: Iterable[tuple[str, WhatsAppTemplate]] = (),
         typing: bool = True, debug: bool = False, now: Callable[[], datetime] = _utcnow,
         monotonic: Callable[[], float] = time.monotonic, send_timeout_s: float = SEND_TIMEOUT_S,
+        check_at_start: bool = False,
     ) -> None:
         one = {DEFAULT_NUMBER: phone_number_id} if phone_number_id else {}
         self._ids: dict[str, str] = dict(numbers or {}) or one
@@ -155,6 +156,8 @@ class CloudApiTransport:
         self._paused_until: dict[str, float] = {}
         """Number name → until when (monotonic) the Cloud API asked that number to slow down."""
         self._states = NumberStates(self._ids, now)
+        self._check_at_start = check_at_start
+        """Ask how each number stands at start (the service does; tests of sends need not)."""
 
     def __repr__(self) -> str:
         return f"<CloudApiTransport numbers={','.join(self._ids)} webhook={self.webhook_url or 'off'}>"
@@ -191,8 +194,11 @@ class CloudApiTransport:
         return self._http
 
     async def start(self, on_message: InboundHandler, on_receipt: ReceiptHandler | None = None) -> None:
-        """Serve the webhook (when ``listen`` is set); returns once it answers."""
+        """Check the numbers (when asked), then serve the webhook (when ``listen`` is set);
+        returns once it answers."""
         self._on_message, self._on_receipt = on_message, on_receipt
+        if self._check_at_start:
+            await check_numbers(self._client(), self._ids, self._states)
         if not self.listen or self._server is not None:
             return
         sock = self._bind()
@@ -376,9 +382,9 @@ class CloudApiTransport:
                         error=type(exc).__name__)
             raise SendFailed(f"the Cloud API did not answer the send ({type(exc).__name__}); it may have arrived",
                              retryable=False, ambiguous=True) from None
-        if response.status_code >= 300 or "error" in _json(response):
+        if response.status_code >= 300 or "error" in json_of(response):
             raise self._failure(response, to, number, kind)
-        data = _json(response)
+        data = json_of(response)
         messages = data.get("messages") if isinstance(data.get("messages"), list) else []
         message_id = str(messages[0].get("id") or "") if messages and isinstance(messages[0], dict) else ""
         if not message_id:
@@ -390,7 +396,7 @@ class CloudApiTransport:
         return SentMessage(message_id=message_id, timestamp=self._now())
 
     def _failure(self, response: httpx.Response, to: Recipient, number: str, kind: str) -> Exception:
-        error = _json(response).get("error")
+        error = json_of(response).get("error")
         error = error if isinstance(error, dict) else {}
         raw_code = error.get("code")
         code = raw_code if isinstance(raw_code, int) else 0
@@ -448,14 +454,6 @@ class CloudApiTransport:
                 log.debug("cloud_api_read_mark_refused", to=mask_phone(to.phone), status=response.status_code)
         except Exception as exc:
             log.debug("cloud_api_read_mark_failed", to=mask_phone(to.phone), error=type(exc).__name__)
-
-
-def _json(response: httpx.Response) -> dict[str, Any]:
-    try:
-        data = response.json()
-    except ValueError:
-        return {}
-    return data if isinstance(data, dict) else {}
 
 
 def _retry_after(raw: str | None) -> float:

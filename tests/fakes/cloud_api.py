@@ -5,7 +5,8 @@ posting signed webhook notifications to the transport.
 message gets ``{"messages": [{"id": "wamid.fake-N"}]}``, a read mark ``{"success": true}``.
 ``phone_number_ids`` are the numbers the fake knows (empty: any); another id is refused as
 Meta refuses it. ``fail(...)`` scripts the next sends' errors in order (a Graph error code, an
-HTTP status, a Retry-After header).
+HTTP status, a Retry-After header). ``GET /{phone number id}`` answers the number's ``status``
+(``statuses``, CONNECTED by default), or the error ``fail_lookup(...)`` scripted for it.
 """
 
 from __future__ import annotations
@@ -45,14 +46,22 @@ class FakeCloudApi:
         self.refused: list[dict[str, Any]] = []
         self.tokens: list[str] = []
         self._failures: list[_Failure] = []
+        self.statuses: dict[str, str] = {}
+        self.lookups: list[str] = []
+        self._lookup_failures: dict[str, _Failure] = {}
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                self._reply(*fake._look_up(self.path))
+
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
-                status, answer, headers = fake._answer(self.path, self.headers.get("Authorization", ""), body)
+                self._reply(*fake._answer(self.path, self.headers.get("Authorization", ""), body))
+
+            def _reply(self, status: int, answer: dict[str, Any], headers: dict[str, str]) -> None:
                 data = json.dumps(answer).encode()
                 self.send_response(status)
                 for name, value in headers.items():
@@ -81,6 +90,21 @@ class FakeCloudApi:
     def fail(self, *, status: int = 400, code: int = 0, retry_after: str | None = None) -> None:
         """The next send is answered with this error (one per call, in order)."""
         self._failures.append(_Failure(status, code, retry_after))
+
+    def fail_lookup(self, number_id: str, *, status: int = 400, code: int = 0) -> None:
+        """Asking how ``number_id`` stands is answered with this error."""
+        self._lookup_failures[number_id] = _Failure(status, code, None)
+
+    def _look_up(self, path: str) -> tuple[int, dict[str, Any], dict[str, str]]:
+        number_id = path.split("?")[0].strip("/").split("/")[-1]
+        with self._lock:
+            self.lookups.append(number_id)
+            failure = self._lookup_failures.get(number_id)
+        if failure is not None:
+            return failure.status, {"error": {"message": f"fake error {failure.code}", "code": failure.code}}, {}
+        if self.phone_number_ids and number_id not in self.phone_number_ids:
+            return 400, {"error": {"message": "Unsupported get request", "code": 100}}, {}
+        return 200, {"id": number_id, "status": self.statuses.get(number_id, "CONNECTED")}, {}
 
     def texts(self) -> list[str]:
         return [body["text"]["body"] for body in self.sends if body.get("type") == "text"]

@@ -102,3 +102,51 @@ async def test_a_transport_with_one_number_reports_it_as_the_one_whatsapp_state(
     finally:
         await transport.stop()
     assert heard == [(None, "connected"), (None, "banned")]
+
+
+async def test_the_start_asks_how_each_number_stands(fake: FakeCloudApi) -> None:
+    """A refused token, an unregistered number or a restricted account shows as soon as the
+    service starts, not at the first send (the first prompt may be hours away)."""
+    fake.statuses[MONTREAL] = "RESTRICTED"
+    heard: Heard = []
+    transport = CloudApiTransport(token="t", numbers={"toronto": TORONTO, "montreal": MONTREAL}, app_secret=SECRET,
+                                  verify_token="v", listen="", base_url=fake.url, check_at_start=True)
+    transport.on_state_change(lambda state, number=None: heard.append((number, state.name)))
+    try:
+        await transport.start(_ignore)
+    finally:
+        await transport.stop()
+    assert sorted(heard) == [("montreal", "banned"), ("toronto", "connected")]
+    assert sorted(fake.lookups) == sorted([TORONTO, MONTREAL]) and fake.sends == []
+
+
+async def test_a_token_refused_at_start_logs_out_every_number(fake: FakeCloudApi) -> None:
+    fake.fail_lookup(TORONTO, status=401, code=190)
+    fake.fail_lookup(MONTREAL, status=401, code=190)
+    heard: Heard = []
+    transport = CloudApiTransport(token="expired", numbers={"toronto": TORONTO, "montreal": MONTREAL},
+                                  app_secret=SECRET, verify_token="v", listen="", base_url=fake.url,
+                                  check_at_start=True)
+    transport.on_state_change(lambda state, number=None: heard.append((number, state.name)))
+    try:
+        await transport.start(_ignore)
+    finally:
+        await transport.stop()
+    assert sorted(set(heard)) == [("montreal", "logged_out"), ("toronto", "logged_out")]
+    assert "renew CLOUD_API_TOKEN" in transport.connection_states["toronto"].detail
+
+
+async def test_a_number_the_start_cannot_ask_about_keeps_no_state(fake: FakeCloudApi) -> None:
+    heard: Heard = []
+    transport = CloudApiTransport(token="t", numbers={"toronto": TORONTO}, app_secret=SECRET, verify_token="v",
+                                  listen="", base_url="http://127.0.0.1:9/v26.0", check_at_start=True)
+    transport.on_state_change(lambda state, number=None: heard.append((number, state.name)))
+    try:
+        await transport.start(_ignore)  # nothing listens there: logged, and the service starts anyway
+    finally:
+        await transport.stop()
+    assert heard == []
+
+
+async def _ignore(msg: InboundMessage) -> None:
+    """Inbound messages are not what these tests watch."""
