@@ -77,6 +77,7 @@ OPEN_DATA = {
     "scheduling/reconcile.py": "an APScheduler job's keyword arguments",
     "transport/connection_state.py": "the connection state (a JSON column)",
     "transport/_cloud_payloads.py": "the WhatsApp Cloud API's JSON bodies and webhook notifications",
+    "transport/_cloud_states.py": "the WhatsApp Cloud API's answers about a number (its status or an error)",
     "transport/_cloud_webhook.py": "an ASGI scope and messages (the webhook's HTTP surface)",
     "transport/cloud_api.py": "the WhatsApp Cloud API's JSON bodies and error answers",
     "domain/template_file.py": "a study file's whatsapp_templates as parsed TOML",

@@ -201,3 +201,33 @@ async def test_storing_a_message_skips_the_writes_and_reads_that_would_change_no
     reminders = sa.select(Timer.kind, Timer.status).where(Timer.kind == REMINDER)
     timers = await app.db.run(lambda s: s.execute(reminders).all())
     assert [tuple(row) for row in timers] == [(REMINDER, "cancelled")]
+
+
+SHARED_BUDGET = {
+    "feedback message": (13, 3),
+    "daily prompt": (22, 5),
+}
+"""With several services on one database (issue 30), one statement more per turn: the commit
+checks, last, that this service still holds the participant's number (``Sharing.fence``). A turn
+that changes schedules or timers (the daily prompt arms its reminder) also tells the alarm
+clock's service, in its commit (``pg_notify``). Everything else is the one service's path."""
+
+
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+async def test_the_same_messages_with_several_services(make_app: AppFactory, fake_openai: FakeOpenAIServer) -> None:
+    shared = {"SEVERAL_SERVICES": "on", "LEASE_TTL": "15s", "LEASE_HEARTBEAT": "5s"}
+    app, transport, _ = await prompted(make_app, fake_openai, **shared)
+    assert app.sharing is not None and app.sharing.owns(None) and app.sharing.runs_alarms
+    fake_openai.say("Glad to hear it. Same time tomorrow?", match="kettle")
+    counted = await measure(app, lambda: transport.inject(ANA, "did it by the kettle"))
+    statements, transactions = SHARED_BUDGET["feedback message"]
+    groups = counted.productive()
+    assert sum(len(group) for group in groups) <= statements and len(groups) <= transactions, counted.shapes()
+    assert any(s.startswith("SELECT number_lease") for group in groups for s in group)  # the fence is counted
+
+    fake_openai.say(NUDGE, match="scheduled daily nudge")
+    counted = await measure(app, lambda: at(app, MONDAY_PROMPT + DAY))
+    statements, transactions = SHARED_BUDGET["daily prompt"]
+    groups = counted.productive()
+    print(f"several services, daily prompt: {sum(len(g) for g in groups)} statements, {len(groups)} transactions")
+    assert sum(len(group) for group in groups) <= statements and len(groups) <= transactions, counted.shapes()
