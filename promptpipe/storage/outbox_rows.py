@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Integer, and_, bindparam, exists, func, or_, select, update
+from sqlalchemy import Integer, and_, bindparam, exists, func, literal, or_, select, update
 from sqlalchemy.orm import Session
 
 from promptpipe.storage.models import PENDING, SENDING, UNCERTAIN, Message, OutboxItem, Participant, table_of
@@ -60,9 +60,13 @@ def claim_statement(*, skip_locked: bool, one_participant: bool = False, partici
     ``pids``). A row held for quiet hours holds nothing back until it is due itself."""
     earlier = _OUTBOX.alias("earlier")
     still_held = and_(earlier.c.held_until.is_not(None), earlier.c.held_until > bindparam("now"))
+    # The statuses are written into the SQL, not bound: PostgreSQL's plan kept for a prepared
+    # statement can then prove the partial index of unsent rows (ix_outbox_unsent) applies. With
+    # them bound, that plan scanned the status index's every entry per participant (20 s a claim).
+    sending, pending = (literal(status, literal_execute=True) for status in (SENDING, PENDING))
     blocked = exists().where(  # an earlier row that may not be sent any more holds nothing back
         and_(earlier.c.participant_id == _OUTBOX.c.participant_id, earlier.c.id < _OUTBOX.c.id,
-             or_(earlier.c.status == SENDING, and_(earlier.c.status == PENDING, may_send(earlier))), ~still_held)
+             or_(earlier.c.status == sending, and_(earlier.c.status == pending, may_send(earlier))), ~still_held)
     )
     conditions = [_OUTBOX.c.status == PENDING, _OUTBOX.c.available_at <= bindparam("now"), ~blocked, MAY_SEND]
     if one_participant:
