@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 
@@ -15,9 +16,10 @@ from promptpipe.clock import ManualClock
 from promptpipe.logging import configure_logging, get_logger, mask_phone
 from promptpipe.research import admin
 from promptpipe.storage import mirrors
-from promptpipe.storage.db import Database
+from promptpipe.storage.db import Database, sync_url
 from promptpipe.storage.inbox_rows import NewInput, add_inputs, participants_with_due_inbox
 from promptpipe.storage.models import InboxItem, Message, OutboxItem, Participant
+from promptpipe.storage.numbers_served import number_filter
 from promptpipe.storage.outbox_rows import claim_statement
 from promptpipe.storage.rollup import DROP_V1
 from promptpipe.storage.schema import SchemaBehind
@@ -154,3 +156,58 @@ async def test_a_commits_claim_of_what_it_queued_costs_the_same_however_many_oth
     await db.run(waiting(2000, 20))
     many = await db.run(lambda s: steps_to_claim(s, "p1"))
     assert many <= few * 1.5, (few, many)
+
+
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+async def test_the_outbox_claims_kept_plan_reads_only_a_participants_unsent_rows(database_url: str) -> None:
+    """psycopg prepares a statement after five runs, and PostgreSQL may then keep one plan for
+    any parameters. The claim's look for an earlier unsent row of the same participant must
+    still read only that participant's unsent rows (the partial index ``ix_outbox_unsent``): with
+    its statuses bound, the kept plan could not use that index and read every entry of the status
+    index instead, dead ones included (one claim took 20 s mid-burst at 30,000 participants)."""
+    statement = claim_statement(skip_locked=True, numbers=True)
+    compiled = statement.compile(dialect=sa.create_engine(sync_url(database_url)).dialect)
+    values = compiled.construct_params({"now": datetime(2026, 1, 5, 12, tzinfo=timezone.utc), "limit": 50,
+                                        **number_filter((("a",), "a"))})
+    names: list[str] = []
+
+    def numbered(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in names:
+            names.append(name)
+        return f"${names.index(name) + 1}"
+
+    sql = re.sub(r"__\[POSTCOMPILE_(param_\d+)\]", lambda m: f"'{values[m.group(1)]}'", str(compiled))
+    sql = re.sub(r"__\[POSTCOMPILE_(\w+)\]", lambda m: f"%({m.group(1)})s", sql)
+    sql = re.sub(r"%\((\w+)\)s", numbered, sql).replace("%%", "%")
+    engine = sa.create_engine(sync_url(database_url))
+    try:
+        with engine.connect() as conn:
+            cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+            cursor.execute(  # a study under way: 2,000 participants, three prompts sent and one due each
+                "INSERT INTO participant (id, phone, name, timezone, status, enrolled_at, updated_at, opted_out, "
+                "extra_days, background, researcher_paused) SELECT 'p' || i, '+1416555' || lpad(i::text, 4, '0'), "
+                "'', 'UTC', 'active', now(), now(), false, 0, '', false FROM generate_series(1, 2000) i")
+            cursor.execute(
+                "INSERT INTO message (participant_id, direction, role, kind, text, payload, status, created_at, "
+                "receipts_expected) "
+                "SELECT 'p' || (i % 2000 + 1), 'out', 'assistant', 'prompt', 'Walk?', '{}', 'sent', now(), false "
+                "FROM generate_series(1, 8000) i")
+            cursor.execute(
+                "INSERT INTO outbox (key, participant_id, message_id, status, attempts, available_at, created_at) "
+                "SELECT 'k' || m.id, m.participant_id, m.id, CASE WHEN m.id > 6000 THEN 'pending' ELSE 'sent' END, 0, "
+                "now(), now() FROM message m")
+            cursor.execute("ANALYZE")
+            cursor.execute("SET plan_cache_mode = force_generic_plan")
+            cursor.execute(f"PREPARE claim AS {sql}")  # no parameters: psycopg leaves the text alone
+            arguments = ", ".join(
+                "NULL" if values[name] is None else
+                f"'{(values[name][0] if isinstance(values[name], list) else values[name])}'" for name in names)
+            cursor.execute(f"EXPLAIN EXECUTE claim({arguments})")
+            plan = "\n".join(row[0] for row in cursor.fetchall())
+            conn.rollback()
+    finally:
+        engine.dispose()
+    assert "$1" in plan or "$2" in plan  # the kept, generic plan
+    [look] = [line for line in plan.splitlines() if " on outbox earlier" in line]
+    assert "ix_outbox_unsent" in look, plan
