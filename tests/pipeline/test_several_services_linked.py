@@ -15,13 +15,12 @@ from sqlalchemy import text
 
 from promptpipe.app import App
 from promptpipe.clock import ManualClock
-from promptpipe.transport.linked_numbers import LinkedNumbersTransport
 from promptpipe.transport.session_stores import session_schema
-from promptpipe.transport.whatsapp import WhatsAppTransport
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.pipeline.test_several_services import ANA, SHARED, _enrolled, _settle
-from tests.transport.test_whatsapp_transport import FakeClient, message_event, settle
+from tests.transport.test_linked_numbers import Phones
+from tests.transport.test_whatsapp_transport import message_event, settle
 
 pytestmark = pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
 
@@ -29,22 +28,11 @@ NUMBERS = ("toronto", "montreal")
 ANA_JID = JID(User=ANA.lstrip("+"), Server="s.whatsapp.net", Device=0)
 
 
-class LinkedPhones:
+class LinkedPhones(Phones):
     """One service's linked phones: a fake neonize client per number it connects."""
 
     def __init__(self) -> None:
-        self.clients: dict[str, list[FakeClient]] = {name: [] for name in NUMBERS}
-        self.stores: dict[str, str] = {}
-        self.transport = LinkedNumbersTransport(NUMBERS, self._make, on_demand=True)
-
-    def _make(self, name: str) -> WhatsAppTransport:
-        def factory(store: str) -> FakeClient:
-            self.stores[name] = store
-            self.clients[name].append(FakeClient())
-            return self.clients[name][-1]
-
-        return WhatsAppTransport(f"postgres-session-{name}", client_factory=factory, probe=FakeClient.reachable,
-                                 stop_grace_s=0.05, number=name, own_executor=False)
+        super().__init__(on_demand=True)
 
     def connected(self) -> set[str]:
         """The numbers whose session is open here (connected, and not stopped since)."""
