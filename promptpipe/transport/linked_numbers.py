@@ -143,7 +143,7 @@ class LinkedNumbersTransport:
         self._served_before.add(name)
         log.info("whatsapp_number_started", number=name)
         await child.start(self._inbound_of(name), self._on_receipt)
-        self._tasks_watch(name, child)
+        self._watch_exit(name, child)
 
     def _stop_number(self, name: str, *, report: bool = False) -> None:
         """Stop one number's session in the background. ``report`` False: the number is served
@@ -159,7 +159,7 @@ class LinkedNumbersTransport:
         self._stops.add(task)
         task.add_done_callback(self._stops.discard)
 
-    def _tasks_watch(self, name: str, child: WhatsAppTransport) -> None:
+    def _watch_exit(self, name: str, child: WhatsAppTransport) -> None:
         """One number's session asking for a fresh process asks it for the whole service, except
         for new QR codes while another number is connected: that number's codes ran out unscanned,
         and restarting would cut off the numbers that work, every few minutes and then for good.
