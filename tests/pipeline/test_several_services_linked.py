@@ -1,7 +1,8 @@
 """Several services on one PostgreSQL database with linked phones (neonize, driven by fake
-clients): each service connects only the numbers it holds a lease on, each number's session lives
-in its own schema of the shared database, and a number whose service stops is connected by the
-service that takes it over, which answers its participants."""
+clients): each service connects only the numbers it holds a lease on, and each number's session
+lives in its own schema of the shared database. A number whose service stops goes to another;
+that one served it before, so it starts afresh (never opening a session twice in one process),
+and the fresh process links the number and answers its participants."""
 
 from __future__ import annotations
 
@@ -67,7 +68,7 @@ async def _linked_services(make_app: AppFactory) -> list[tuple[App, LinkedPhones
     return started
 
 
-async def test_each_service_links_only_the_numbers_it_holds_and_a_stopped_ones_move_on(
+async def test_each_service_links_only_its_numbers_and_a_stopped_ones_go_to_a_fresh_process(
     make_app: AppFactory, fake_openai: FakeOpenAIServer, clock: ManualClock,
 ) -> None:
     services = await _linked_services(make_app)
@@ -78,23 +79,31 @@ async def test_each_service_links_only_the_numbers_it_holds_and_a_stopped_ones_m
         "SELECT schema_name FROM information_schema.schemata")).scalars()))
     assert {session_schema(name) for name in NUMBERS} <= schemas
 
-    [(holder, holder_phones)] = [s for s in services if s[0].sharing and "toronto" in s[0].sharing.held()]
-    [(other, other_phones)] = [s for s in services if s[0] is not holder]
+    (first, first_phones), (second, second_phones) = services  # the first, alone at first, took both
+    assert second.sharing is not None and first.sharing is not None
+    [number] = second.sharing.held()
     fake_openai.say("Welcome! What habit would you like to build?")
-    await _enrolled(holder, ANA, "toronto")
-    await _settle(holder, other)
-    assert holder_phones.texts_to_ana("toronto") == ["Welcome! What habit would you like to build?"]
+    await _enrolled(second, ANA, number)
+    await _settle(first, second)
+    assert second_phones.texts_to_ana(number) == ["Welcome! What habit would you like to build?"]
 
-    await holder.stop()  # its leases are given back at once
+    await second.stop()  # its leases are given back at once; the first takes its number back
     clock.advance(timedelta(seconds=1))
-    assert other.sharing is not None
-    await other.sharing.step()
-    await other_phones.link()
-    assert other_phones.connected() == set(NUMBERS) == other_phones.transport.serving
+    await first.sharing.step()
+    assert number in first.sharing.held()
+    assert first_phones.transport.exit_requested.is_set()  # it served that number before: a fresh process
+    assert number not in first_phones.connected()  # its session is never opened twice in one process
+
+    await first.stop()  # the fresh process takes every number and links them
+    fresh_phones = LinkedPhones()
+    fresh = await make_app(fresh_phones.transport, PROMPTPIPE_TRANSPORT="whatsapp", **SHARED)
+    assert fresh.sharing is not None and fresh.sharing.held() == set(NUMBERS)
+    await fresh.sharing.alarm_clock_started()
+    await fresh_phones.link()
+    assert fresh_phones.connected() == set(NUMBERS) == fresh_phones.transport.serving
 
     fake_openai.say("Walking after lunch sounds good.", match="I want to walk more")
-    toronto = other_phones.clients["toronto"][-1]
-    await toronto.emit(MessageEv, message_event("I want to walk more", sender=ANA_JID))
-    await _settle(other)
-    assert other_phones.texts_to_ana("toronto") == ["Walking after lunch sounds good."]
-    assert holder_phones.texts_to_ana("toronto") == ["Welcome! What habit would you like to build?"]
+    await fresh_phones.clients[number][-1].emit(MessageEv, message_event("I want to walk more", sender=ANA_JID))
+    await _settle(fresh)
+    assert fresh_phones.texts_to_ana(number) == ["Walking after lunch sounds good."]
+    assert second_phones.texts_to_ana(number) == ["Welcome! What habit would you like to build?"]
