@@ -42,6 +42,7 @@ from promptpipe.storage.study import adopt_protocol
 from promptpipe.tools import PromptTexts
 from promptpipe.transport import DeliveryReceipt, Transport
 from promptpipe.transport.connection_state import ConnectionState, ExitRequest
+from promptpipe.transport.session_stores import postgres_session_dsn, session_schema, sqlite_session_path
 
 if TYPE_CHECKING:
     from promptpipe.transport.whatsapp import WhatsAppTransport
@@ -146,7 +147,6 @@ def build_transport(settings: Settings) -> Transport:
 def _linked_number(settings: Settings, name: str) -> WhatsAppTransport:
     """One linked phone of several: its own session store (a SQLite file, or with several services
     a schema of the shared PostgreSQL database) and its own login."""
-    from promptpipe.transport.session_stores import postgres_session_dsn, sqlite_session_path
     from promptpipe.transport.whatsapp import WhatsAppTransport
 
     plan = settings.number_plan
@@ -336,8 +336,6 @@ class App:
 
     async def _make_session_schemas(self) -> None:
         """With several services, each linked number's session lives in a schema of this database."""
-        from promptpipe.transport.session_stores import session_schema
-
         schemas = [session_schema(name) for name in self.settings.number_plan.numbers]
         await self.db.run(lambda session: make_schemas(session, schemas))
 

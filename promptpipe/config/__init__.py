@@ -104,10 +104,11 @@ def _host_port(name: str, raw: str) -> str:
 
 
 class _NumberId(tuple[str, str]):
-    """A (number name, phone number id) pair that reads as ``name=id`` (``promptpipe check``)."""
+    """A (number name, value) pair that reads as ``name=value`` (``promptpipe check``): a Cloud API
+    phone number id, or a pairing phone (name empty: the default number's)."""
 
     def __str__(self) -> str:
-        return f"{self[0]}={self[1]}"
+        return f"{self[0]}={self[1]}" if self[0] else self[1]  # a bare value: the default number's
 
 
 def _cloud_numbers(name: str, raw: str) -> tuple[tuple[str, str], ...]:

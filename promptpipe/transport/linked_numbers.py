@@ -20,7 +20,6 @@ import functools
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 from datetime import datetime, timezone
-from typing import Any
 
 import structlog
 
@@ -81,11 +80,6 @@ class LinkedNumbersTransport:
     def serving(self) -> frozenset[str]:
         """The numbers whose session runs in this process now."""
         return frozenset(self._running)
-
-    @property
-    def connected(self) -> bool:
-        """Whether every number served here is connected (and at least one is served)."""
-        return bool(self._running) and all(child.connected for child in self._running.values())
 
     def connected_for(self, number: str | None) -> bool:
         child = self._running.get(number or self._default)
@@ -224,7 +218,3 @@ class LinkedNumbersTransport:
     async def mark_read(self, to: Recipient, message_ids: Sequence[str]) -> None:
         with contextlib.suppress(NotConnected):
             await self._child_for(to).mark_read(to, message_ids)
-
-    def child(self, name: str) -> Any:
-        """The running transport of one number (tests and diagnostics)."""
-        return self._running.get(name)

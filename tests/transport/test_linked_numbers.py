@@ -13,6 +13,7 @@ import pytest
 from neonize.aioze.events import ConnectedEv, MessageEv
 
 from promptpipe.config import load_settings
+from promptpipe.config.generate import what_differs
 from promptpipe.errors import ConfigError, NotConnected
 from promptpipe.transport.base import InboundMessage, Recipient
 from promptpipe.transport.connection_state import ConnectionState
@@ -233,6 +234,8 @@ def test_pairing_phones_are_given_per_number(tmp_path: Path) -> None:
     assert (settings.pair_phone_of("toronto"), settings.pair_phone_of("montreal")) == (None, "+14165550177")
     bare = _settings(tmp_path, WHATSAPP_PAIR_PHONE="+14165550178")
     assert (bare.pair_phone_of("toronto"), bare.pair_phone_of("montreal")) == ("+14165550178", None)
+    assert "WHATSAPP_PAIR_PHONE=+14165550178" in what_differs(bare)  # as written, in `promptpipe check`
+    assert "WHATSAPP_PAIR_PHONE=montreal=+14165550177" in what_differs(settings)
 
 
 @pytest.mark.parametrize(("raw", "says"), [
