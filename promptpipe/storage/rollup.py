@@ -161,7 +161,8 @@ _POSTGRESQL = [
 TRIGGERS_V1 = {"sqlite": _SQLITE, "postgresql": _POSTGRESQL}
 """Revision 0003's triggers, by dialect."""
 
-_DELIVERY_V1 = _POSTGRESQL[-2]
+[_DELIVERY_V1] = [statement for statement in _POSTGRESQL
+                  if statement.startswith("CREATE TRIGGER prompt_day_counts_delivery")]
 _DELIVERY_V2 = """CREATE CONSTRAINT TRIGGER prompt_day_counts_delivery
     AFTER INSERT OR DELETE OR UPDATE OF local_date, participant_id, vote, replied_at, receipt_level ON prompt_delivery
     DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION prompt_day_counts_on_delivery()"""
@@ -170,7 +171,8 @@ day's row is then locked for the commit alone. Written mid-turn, every turn that
 held its day's row until its commit, so a burst's turns (every prompt of a day and arm adds to
 one row) queued on it one after another, across services."""
 
-TRIGGERS_V2 = {"sqlite": _SQLITE, "postgresql": [*_POSTGRESQL[:-2], _DELIVERY_V2, _POSTGRESQL[-1]]}
+TRIGGERS_V2 = {"sqlite": _SQLITE, "postgresql": [_DELIVERY_V2 if statement is _DELIVERY_V1 else statement
+                                                  for statement in _POSTGRESQL]}
 """Revision 0012's triggers: V1, with the delivery's counted at commit on PostgreSQL."""
 V1_TO_V2 = {"sqlite": [], "postgresql": [
     "DROP TRIGGER prompt_day_counts_delivery ON prompt_delivery", _DELIVERY_V2]}
