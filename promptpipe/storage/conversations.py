@@ -34,6 +34,7 @@ from promptpipe.storage.models import (
     table_of,
 )
 from promptpipe.storage.outbox_consent import cancel_unconsented
+from promptpipe.storage.prepared import Prepared
 from promptpipe.storage.schedules import apply_timer_ops, save_schedules
 
 __all__ = ["VersionConflict", "load_turn_state", "read_turn_state", "save_turn_state"]
@@ -65,9 +66,10 @@ _TURN_STATE = (
 """The participant, their conversation, active schedules and pending timers in one read: a row
 per (schedule, timer) pair, or one row with empty schedule and timer columns. A turn reads it
 every time; a handful of schedules and timers at most, so the pairs stay few."""
+_TURN_STATE_ONLY = Prepared(_TURN_STATE)
 _PARTICIPANT_WIDTH, _SCHEDULE_WIDTH = len(_STATE_COLUMNS), len(_SCHEDULE_COLUMNS)
 _TIMER_END = _PARTICIPANT_WIDTH + _SCHEDULE_WIDTH + len(_TIMER_COLUMNS)
-_TURN_STATE_AND_POLLS = (
+_TURN_STATE_AND_POLLS = Prepared(
     _TURN_STATE.add_columns(*NEWEST_POLLS_ROW.c)
     .outerjoin(NEWEST_POLLS_ROW, true())
 )
@@ -75,7 +77,7 @@ _TURN_STATE_AND_POLLS = (
 short message may answer, read in the same statement instead of one more."""
 
 
-_SAVE_CONVERSATION = (
+_SAVE_CONVERSATION = Prepared(
     update(_CONVERSATION)
     .where(_CONVERSATION.c.participant_id == bindparam("pid"), _CONVERSATION.c.version == bindparam("read_version"))
     .values(sub_state=bindparam("new_sub_state"), profile=bindparam("new_profile"), tone=bindparam("new_tone"),
@@ -98,8 +100,8 @@ def read_turn_state(session: Session, participant_id: str, *,
                     with_polls: bool) -> tuple[TurnState, tuple[Any, ...] | None]:
     """The turn's state and, ``with_polls``, the row of :data:`~promptpipe.storage.deliveries.NEWEST_POLLS_ROW`
     read with it (for :func:`~promptpipe.storage.deliveries.newest_polls_of`)."""
-    statement = _TURN_STATE_AND_POLLS if with_polls else _TURN_STATE
-    rows = session.connection().execute(statement, {"pid": participant_id}).all()
+    statement = _TURN_STATE_AND_POLLS if with_polls else _TURN_STATE_ONLY
+    rows = statement.rows(session.connection(), {"pid": participant_id})
     if not rows:
         raise StorageError(f"participant {participant_id} has no conversation row")
     (pid, phone, name, timezone, status, background, lid, paused_by, opted_out, researcher_paused, sub_state, profile,
@@ -130,13 +132,13 @@ def read_turn_state(session: Session, participant_id: str, *,
 def save_turn_state(session: Session, state: TurnState, now: datetime) -> None:
     """Write the working copy back if nobody else changed it meanwhile (else VersionConflict).
     The participant row gets only what this turn changed."""
-    result = session.connection().execute(_SAVE_CONVERSATION, {
+    changed_rows = _SAVE_CONVERSATION.changed(session.connection(), {
         "pid": state.participant.id, "read_version": state.version, "new_sub_state": state.sub_state,
         "new_profile": state.profile.to_json(), "new_tone": state.tone, "new_summary": state.summary,
         "new_summary_through": state.summary_through, "new_turns_since_summary": state.turns_since_summary,
         "new_version": state.version + 1, "now": now,
         "new_questionnaire": state.questionnaires.to_json()})
-    if result.rowcount != 1:
+    if changed_rows != 1:
         raise VersionConflict(f"conversation of {state.participant.id} changed during the turn")
     state.version += 1
     person = state.participant

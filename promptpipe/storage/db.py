@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.exc import ArgumentError, IntegrityError, SQLAlchemyError
+from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import Session
 from sqlmodel import SQLModel
 
@@ -33,6 +33,7 @@ from promptpipe.errors import ConfigError, DuplicateKey, StorageError
 from promptpipe.storage import access_tables, models, study_tables  # noqa: F401  (registers the tables)
 from promptpipe.storage.files import create_private_file
 from promptpipe.storage.models import table_of
+from promptpipe.storage.prepared import Prepared
 from promptpipe.storage.schema import (
     SCHEMA_LOCK_KEY,
     SchemaAhead,
@@ -109,7 +110,12 @@ def _query_only(dbapi_conn: Any, _: Any) -> None:
 
 
 def _sqlite_begin(conn: Any) -> None:
-    conn.exec_driver_sql("BEGIN IMMEDIATE")
+    # Straight on the driver's connection: through SQLAlchemy's execution this cost as much as a
+    # whole statement of the turn's (a tenth of a burst's transaction overhead).
+    try:
+        conn.connection.driver_connection.execute("BEGIN IMMEDIATE")
+    except sqlite3.Error as exc:  # "database is locked" after the busy timeout: an error like any other
+        raise DBAPIError.instance("BEGIN IMMEDIATE", (), exc, sqlite3.Error, hide_parameters=True) from exc
 
 
 def create_sqlite_engine(url: str, *, pool_size: int = 1, own_transactions: bool = True, **kwargs: Any) -> Engine:
@@ -156,7 +162,7 @@ class Database:
             raise ConfigError(f"DATABASE_URL: {mask_credentials(_first_line(exc))}") from None
         self._executor = WorkQueue(threads, "db")
         self.transactions = 0
-        self._insert_ignore: dict[tuple[str, tuple[str, ...], tuple[str, ...] | None], Any] = {}
+        self._insert_ignore: dict[tuple[str, tuple[str, ...], tuple[str, ...] | None], Prepared] = {}
         self.upgraded: UpgradeDone | None = None
         """Set when :meth:`connect` upgraded the database (what, and the copy it took)."""
 
@@ -258,17 +264,18 @@ class Database:
         self.engine.dispose()
 
     def insert_ignore(self, model: type[SQLModel], conflict_on: tuple[str, ...],
-                      returning: tuple[str, ...] | None = None) -> Any:
+                      returning: tuple[str, ...] | None = None) -> Prepared:
         """``INSERT … ON CONFLICT DO NOTHING RETURNING …`` (the primary key unless ``returning``
-        names columns; ``()`` for none), built once. Execute it with one row's values, or a list of
-        rows: a row whose key exists is skipped and returns nothing."""
+        names columns; ``()`` for none), built once. Run it with a list of rows (``many``, in any
+        order): a row whose key exists is skipped and returns nothing."""
         key = (model.__name__, conflict_on, returning)
         if key not in self._insert_ignore:
             insert = pg_insert if self.dialect == "postgresql" else sqlite_insert
             table = table_of(model)
             stmt = insert(table).on_conflict_do_nothing(index_elements=list(conflict_on))
             columns = returning if returning is not None else (next(iter(table.primary_key.columns.keys())),)
-            self._insert_ignore[key] = stmt.returning(*(table.c[name] for name in columns)) if columns else stmt
+            statement = stmt.returning(*(table.c[name] for name in columns)) if columns else stmt
+            self._insert_ignore[key] = Prepared(statement)
         return self._insert_ignore[key]
 
     @staticmethod

@@ -14,11 +14,12 @@ from sqlalchemy.orm import Session
 
 from promptpipe.domain.outcomes import DeliveryFact, counters
 from promptpipe.storage.models import Message, PromptDelivery, table_of
+from promptpipe.storage.prepared import Prepared
 
 _MESSAGE = table_of(Message)
 _DELIVERY = table_of(PromptDelivery)
 
-_INSERT_DELIVERY = insert(table_of(PromptDelivery))
+_INSERT_DELIVERY = Prepared(insert(table_of(PromptDelivery)))
 
 
 def record_delivery(
@@ -27,7 +28,7 @@ def record_delivery(
 ) -> None:
     """The delivery row of a daily prompt, written in the commit of the prompt event (which runs
     once: a repeat of the event finds its inbox row done)."""
-    session.connection().execute(_INSERT_DELIVERY, {
+    _INSERT_DELIVERY.rows(session.connection(), {
         "participant_id": participant_id, "inbox_id": inbox_id, "schedule_id": schedule_id, "local_date": local_date,
         "prompt_text": prompt_text, "prompt_message_id": prompt_message_id, "poll_message_id": poll_message_id,
         "sent_at": now, "vote": None, "voted_at": None, "vote_changes": 0, "replied_at": None, "reminder_at": None,
@@ -35,14 +36,14 @@ def record_delivery(
     })
 
 
-_DELIVERY_FACTS = (select(_DELIVERY.c.local_date, _DELIVERY.c.vote)
-                   .where(_DELIVERY.c.participant_id == bindparam("pid")).order_by(_DELIVERY.c.id))
+_DELIVERY_FACTS = Prepared(select(_DELIVERY.c.local_date, _DELIVERY.c.vote)
+                            .where(_DELIVERY.c.participant_id == bindparam("pid")).order_by(_DELIVERY.c.id))
 
 
 def delivery_facts(session: Session, participant_id: str) -> list[DeliveryFact]:
     """Every delivery of the participant, oldest first, as the counters need them (every prompt
     and vote recounts: the statement is built once)."""
-    rows = session.connection().execute(_DELIVERY_FACTS, {"pid": participant_id}).all()
+    rows = _DELIVERY_FACTS.rows(session.connection(), {"pid": participant_id})
     return [DeliveryFact(local_date=day, vote=vote) for day, vote in rows]
 
 

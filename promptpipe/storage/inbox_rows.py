@@ -19,6 +19,7 @@ from promptpipe.domain.messages import MessageStatus
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import DONE, FAILED, PENDING, InboxItem, Message, table_of
 from promptpipe.storage.numbers_served import number_filter, of_numbers
+from promptpipe.storage.prepared import Prepared
 
 __all__ = [
     "ANSWERED",
@@ -58,7 +59,7 @@ _PENDING_ROWS = (  # with the words of the message behind each row: the lane and
     .select_from(_INBOX.outerjoin(_MESSAGE, _MESSAGE.c.id == _INBOX.c.message_id))
     .where(_INBOX.c.status == PENDING)
 )
-_PENDING_INBOX = (
+_PENDING_INBOX = Prepared(
     _PENDING_ROWS.where(_INBOX.c.participant_id == bindparam("pid")).order_by(_INBOX.c.id).limit(bindparam("limit"))
 )
 
@@ -109,8 +110,7 @@ def add_inputs(db: Database, session: Session, inputs: Sequence[NewInput], now: 
         values = [{"key": row.key, "participant_id": row.participant_id, "kind": row.kind, "payload": row.payload,
                    "message_id": row.message_id, "status": row.status, "attempts": 0, "available_at": now,
                    "created_at": now, "processed_at": None, "last_error": None} for row in chunk]
-        result = session.connection().execute(statement, values)
-        written.update({key: row_id for row_id, key in result.all()})
+        written.update({key: row_id for row_id, key in statement.many(session.connection(), values, any_order=True)})
     return written
 
 
@@ -137,7 +137,7 @@ def as_written(new: NewInput, inbox_id: int, now: datetime, text: str | None) ->
 
 
 def pending_inbox(session: Session, participant_id: str, limit: int = 50) -> list[InboxRow]:
-    rows = session.connection().execute(_PENDING_INBOX, {"pid": participant_id, "limit": limit}).all()
+    rows = _PENDING_INBOX.rows(session.connection(), {"pid": participant_id, "limit": limit})
     return [_row(row) for row in rows]
 
 
@@ -187,8 +187,9 @@ class DueInputs:
     participant may have due rows it did not read)."""
 
 
-_DUE_ROWS_OF_NUMBERS = _DUE_ROWS.where(of_numbers(_INBOX.c.participant_id))
+_DUE_ROWS_OF_NUMBERS = Prepared(_DUE_ROWS.where(of_numbers(_INBOX.c.participant_id)))
 """The same, for the participants of some of the deployment's numbers (a service among several)."""
+_DUE_ROWS_ANY = Prepared(_DUE_ROWS)
 
 
 def due_inputs(session: Session, now: datetime, limit: int,
@@ -197,13 +198,13 @@ def due_inputs(session: Session, now: datetime, limit: int,
     ``numbers``: only participants of these numbers (and the default number's name, which
     participants enrolled before numbers existed have)."""
     rows = limit
-    statement, extra = _DUE_ROWS, {}
+    statement, extra = _DUE_ROWS_ANY, {}
     if numbers is not None:
         if not numbers[0]:
             return DueInputs([], {}, complete=True)
         statement, extra = _DUE_ROWS_OF_NUMBERS, number_filter(numbers)
     while True:
-        due = session.connection().execute(statement, {"now": now, "rows": rows, **extra}).all()
+        due = statement.rows(session.connection(), {"now": now, "rows": rows, **extra})
         found: dict[str, list[int]] = {}
         for participant_id, row_id in due:
             found.setdefault(participant_id, []).append(row_id)
@@ -217,9 +218,9 @@ def participants_with_due_inbox(session: Session, now: datetime, limit: int) -> 
     return due_inputs(session, now, limit).participants
 
 
-_INBOX_DONE = (update(_INBOX).where(_INBOX.c.id.in_(bindparam("ids", expanding=True)))
+_INBOX_DONE = Prepared(update(_INBOX).where(_INBOX.c.id.in_(bindparam("ids", expanding=True)))
                .values(status=DONE, processed_at=bindparam("now"), last_error=None))
-_MESSAGES_HANDLED = (update(_MESSAGE).where(_MESSAGE.c.id.in_(bindparam("ids", expanding=True)))
+_MESSAGES_HANDLED = Prepared(update(_MESSAGE).where(_MESSAGE.c.id.in_(bindparam("ids", expanding=True)))
                      .values(status=bindparam("handled")))
 
 
@@ -228,10 +229,10 @@ def mark_inbox_done(session: Session, items: list[InboxRow], now: datetime, *, m
     :mod:`promptpipe.storage.mirrors`) or, for another ``message_status``, set so here."""
     if not items:
         return
-    session.connection().execute(_INBOX_DONE, {"ids": [item.id for item in items], "now": now})
+    _INBOX_DONE.rows(session.connection(), {"ids": [item.id for item in items], "now": now})
     message_ids = [item.message_id for item in items if item.message_id is not None]
     if message_ids and message_status != ANSWERED:
-        session.connection().execute(_MESSAGES_HANDLED, {"ids": message_ids, "handled": message_status})
+        _MESSAGES_HANDLED.rows(session.connection(), {"ids": message_ids, "handled": message_status})
 
 
 def merge_inbox_payload(session: Session, item: InboxRow, **fields: Any) -> None:

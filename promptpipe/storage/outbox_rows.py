@@ -8,12 +8,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Integer, and_, bindparam, exists, func, literal, or_, select, update
+from sqlalchemy import Integer, and_, bindparam, exists, func, literal_column, or_, select, update
 from sqlalchemy.orm import Session
 
 from promptpipe.storage.models import PENDING, SENDING, UNCERTAIN, Message, OutboxItem, Participant, table_of
 from promptpipe.storage.numbers_served import number_filter, of_numbers
 from promptpipe.storage.outbox_consent import MAY_SEND, cancel_unconsented, may_send
+from promptpipe.storage.prepared import Prepared
 
 _OUTBOX = table_of(OutboxItem)
 
@@ -53,7 +54,7 @@ class Queued:
 
 
 def claim_statement(*, skip_locked: bool, one_participant: bool = False, participants: bool = False,
-                    numbers: bool = False) -> Any:
+                    numbers: bool = False) -> Prepared:
     """``UPDATE outbox SET status='sending' … WHERE id IN (due rows whose participant has no
     earlier unsent row and may be written to) RETURNING id``; built once, run with the ``now``
     and ``limit`` parameters (``one_participant``: and ``pid``; ``participants``: and the list
@@ -63,7 +64,8 @@ def claim_statement(*, skip_locked: bool, one_participant: bool = False, partici
     # The statuses are written into the SQL, not bound: PostgreSQL's plan kept for a prepared
     # statement can then prove the partial index of unsent rows (ix_outbox_unsent) applies. With
     # them bound, that plan scanned the status index's every entry per participant (20 s a claim).
-    sending, pending = (literal(status, literal_execute=True) for status in (SENDING, PENDING))
+    sending: Any = literal_column(f"'{SENDING}'")
+    pending: Any = literal_column(f"'{PENDING}'")
     blocked = exists().where(  # an earlier row that may not be sent any more holds nothing back
         and_(earlier.c.participant_id == _OUTBOX.c.participant_id, earlier.c.id < _OUTBOX.c.id,
              or_(earlier.c.status == sending, and_(earlier.c.status == pending, may_send(earlier))), ~still_held)
@@ -83,7 +85,7 @@ def claim_statement(*, skip_locked: bool, one_participant: bool = False, partici
     )
     if skip_locked:
         due = due.with_for_update(skip_locked=True)
-    return (
+    return Prepared(
         update(OutboxItem).where(_OUTBOX.c.id.in_(due.scalar_subquery()))
         .values(status=SENDING, claimed_at=bindparam("now"), attempts=_OUTBOX.c.attempts + 1)
         .returning(*((_OUTBOX.c.id, _OUTBOX.c.key, _OUTBOX.c.message_id, _OUTBOX.c.attempts) if one_participant
@@ -91,7 +93,7 @@ def claim_statement(*, skip_locked: bool, one_participant: bool = False, partici
     )
 
 
-_CLAIMED_DETAILS = (
+_CLAIMED_DETAILS = Prepared(
     select(_OUTBOX.c.id, _OUTBOX.c.key, _OUTBOX.c.participant_id, _OUTBOX.c.message_id, _OUTBOX.c.attempts,
            _MESSAGE.c.kind, _MESSAGE.c.text, _MESSAGE.c.payload, _PARTICIPANT.c.phone, _PARTICIPANT.c.lid,
            _PARTICIPANT.c.number)
@@ -110,7 +112,7 @@ at 30,000 participants claims ran for minutes while the same claim planned then 
 costs ~1 ms, once per claim of up to 200 rows."""
 
 
-def claim_due(session: Session, statement: Any, now: datetime, limit: int = CLAIM_BATCH,
+def claim_due(session: Session, statement: Prepared, now: datetime, limit: int = CLAIM_BATCH,
               numbers: tuple[tuple[str, ...], str] | None = None) -> list[Claimed]:
     """Mark at most ``limit`` due rows *sending* (one statement, built by :func:`claim_statement`)
     and read what is needed to send them. Rows that may no longer be sent hold nothing back (a reply to the
@@ -122,21 +124,21 @@ def claim_due(session: Session, statement: Any, now: datetime, limit: int = CLAI
     connection = session.connection()
     if connection.dialect.name == "postgresql":
         connection.exec_driver_sql(PLAN_EACH_TIME)
-    ids = list(connection.execute(statement, values).scalars())
+    ids = [outbox_id for (outbox_id,) in statement.rows(connection, values)]
     if not ids:
         cancel_unconsented(session)
         return []
     return _details(session, ids)
 
 
-def claim_queued(session: Session, statement: Any, participant_id: str, now: datetime, limit: int,
+def claim_queued(session: Session, statement: Prepared, participant_id: str, now: datetime, limit: int,
                  queued: Mapping[str, Queued], phone: str, lid: str | None,
                  number: str | None = None) -> list[Claimed]:
     """In the transaction that queued them: mark the participant's due rows *sending* (at most
     ``limit``; a statement built by :func:`claim_statement` for one participant) so the outbox
     sends them at once, without a claim of its own. ``queued``: what was just queued, by key; a
     claimed row queued earlier is read with its message."""
-    rows = session.connection().execute(statement, {"now": now, "limit": limit, "pid": participant_id}).all()
+    rows = statement.rows(session.connection(), {"now": now, "limit": limit, "pid": participant_id})
     claimed, earlier = [], []
     for outbox_id, key, message_id, attempts in rows:
         if key in queued:
@@ -151,18 +153,18 @@ def claim_queued(session: Session, statement: Any, participant_id: str, now: dat
     return sorted(claimed, key=lambda item: item.id)
 
 
-def claim_next(session: Session, statement: Any, participant_ids: Sequence[str], now: datetime,
+def claim_next(session: Session, statement: Prepared, participant_ids: Sequence[str], now: datetime,
                limit: int) -> list[Claimed]:
     """Mark these participants' due rows *sending* (at most ``limit``; a statement built by
     :func:`claim_statement` for a list of participants) and read what is needed to send them."""
-    ids = list(session.connection().execute(statement, {"now": now, "limit": limit,
-                                                        "pids": list(participant_ids)}).scalars())
+    ids = [outbox_id for (outbox_id,) in statement.rows(session.connection(), {
+        "now": now, "limit": limit, "pids": list(participant_ids)})]
     return _details(session, ids) if ids else []
 
 
 def _details(session: Session, ids: list[int]) -> list[Claimed]:
     """What sending these claimed rows needs (their message, their participant's address)."""
-    return [Claimed(**dict(row._mapping)) for row in session.connection().execute(_CLAIMED_DETAILS, {"ids": ids})]
+    return [Claimed(*row) for row in _CLAIMED_DETAILS.rows(session.connection(), {"ids": ids})]
 
 
 def next_release(session: Session, now: datetime) -> datetime | None:
@@ -206,20 +208,20 @@ def record_sends(session: Session, outcomes: Sequence[tuple[int, int, dict[str, 
     connection = session.connection()
     for table, groups in ((_OUTBOX, outbox), (_MESSAGE, messages)):
         for columns, rows in groups.items():
-            connection.execute(_update_by_id(table, columns), rows)
+            _update_by_id(table, columns).many(connection, rows)
 
 
 def _bound(row_id: int, values: dict[str, object]) -> dict[str, object]:
     return {"row_id": row_id, **{f"new_{name}": value for name, value in values.items()}}
 
 
-_UPDATES: dict[tuple[str, tuple[str, ...]], Any] = {}
+_UPDATES: dict[tuple[str, tuple[str, ...]], Prepared] = {}
 
 
-def _update_by_id(table: Any, columns: tuple[str, ...]) -> Any:
+def _update_by_id(table: Any, columns: tuple[str, ...]) -> Prepared:
     """``UPDATE table SET col = :new_col … WHERE id = :row_id``, built once per column set."""
     key = (table.name, columns)
     if key not in _UPDATES:
-        _UPDATES[key] = (update(table).where(table.c.id == bindparam("row_id"))
+        _UPDATES[key] = Prepared(update(table).where(table.c.id == bindparam("row_id"))
                          .values({name: bindparam(f"new_{name}") for name in columns}))
     return _UPDATES[key]

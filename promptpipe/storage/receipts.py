@@ -48,7 +48,7 @@ def record_receipt(db: Database, session: Session, wa_message_ids: Iterable[str]
         _RECEIPT.c.wa_message_id.in_(ids), _RECEIPT.c.kind == kind)).scalars())
     new = [{"wa_message_id": mid, "kind": kind, "at": at, "received_at": now} for mid in ids if mid not in existing]
     if new:
-        conn.execute(db.insert_ignore(Receipt, ("wa_message_id", "kind"), returning=()), new)
+        db.insert_ignore(Receipt, ("wa_message_id", "kind"), returning=()).many(conn, new)
     if existing:  # a repeat keeps the earliest time
         conn.execute(update(_RECEIPT).where(
             _RECEIPT.c.wa_message_id.in_(existing), _RECEIPT.c.kind == kind, _RECEIPT.c.at > at).values(at=at))

@@ -16,12 +16,13 @@ from sqlalchemy.orm import Session
 from promptpipe.domain.conversation import PendingTimer, ScheduleEntry, TimerChange, TimerOp
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import CANCELLED, FIRED, MISSED, PENDING, Participant, Schedule, Timer, table_of
+from promptpipe.storage.prepared import Prepared
 
 _PARTICIPANT = table_of(Participant)
 
 _SCHEDULE = table_of(Schedule)
 _TIMER = table_of(Timer)
-_INSERT_TIMERS = insert(_TIMER).returning(_TIMER.c.id, _TIMER.c.kind)
+_INSERT_TIMERS = Prepared(insert(_TIMER).returning(_TIMER.c.id, _TIMER.c.kind))
 _ACTIVE_SCHEDULES = (
     select(_SCHEDULE.c.id, _SCHEDULE.c.kind, _SCHEDULE.c.habit_time, _SCHEDULE.c.window_start,
            _SCHEDULE.c.window_end, _SCHEDULE.c.prep_minutes, _SCHEDULE.c.active, _SCHEDULE.c.created_at)
@@ -79,9 +80,10 @@ def apply_timer_ops(session: Session, participant_id: str, ops: Iterable[TimerOp
     arms = [op for op in last.values() if op.action == "arm"]
     ids: dict[str, int] = {}
     if arms:
-        rows = session.connection().execute(_INSERT_TIMERS, [{
+        rows = _INSERT_TIMERS.many(session.connection(), [{
             "participant_id": participant_id, "kind": op.kind, "due_at": op.due_at, "payload": op.payload,
-            "status": PENDING, "reason": op.reason, "created_at": now, "settled_at": None} for op in arms]).all()
+            "status": PENDING, "reason": op.reason, "created_at": now, "settled_at": None} for op in arms],
+            any_order=True)
         ids = {kind: timer_id for timer_id, kind in rows}
     changes = []
     for kind, op in last.items():
@@ -93,9 +95,10 @@ def apply_timer_ops(session: Session, participant_id: str, ops: Iterable[TimerOp
     return changes
 
 
-_CANCEL_TIMERS = (update(_TIMER).where(_TIMER.c.participant_id == bindparam("pid"), _TIMER.c.status == PENDING)
-                  .values(status=CANCELLED, settled_at=bindparam("now"), reason=bindparam("why")))
-_CANCEL_TIMER_KINDS = _CANCEL_TIMERS.where(_TIMER.c.kind.in_(bindparam("kinds", expanding=True)))
+_CANCEL_ALL = (update(_TIMER).where(_TIMER.c.participant_id == bindparam("pid"), _TIMER.c.status == PENDING)
+               .values(status=CANCELLED, settled_at=bindparam("now"), reason=bindparam("why")))
+_CANCEL_TIMERS = Prepared(_CANCEL_ALL)
+_CANCEL_TIMER_KINDS = Prepared(_CANCEL_ALL.where(_TIMER.c.kind.in_(bindparam("kinds", expanding=True))))
 
 
 def cancel_timers(session: Session, participant_id: str, kinds: Iterable[str] | None, now: datetime, *,
@@ -104,10 +107,8 @@ def cancel_timers(session: Session, participant_id: str, kinds: Iterable[str] | 
     message a participant writes runs it: the statements are built once.)"""
     values: dict[str, Any] = {"pid": participant_id, "now": now, "why": reason}
     if kinds is None:
-        result = session.connection().execute(_CANCEL_TIMERS, values)
-    else:
-        result = session.connection().execute(_CANCEL_TIMER_KINDS, {**values, "kinds": list(kinds)})
-    return int(result.rowcount)
+        return _CANCEL_TIMERS.changed(session.connection(), values)
+    return _CANCEL_TIMER_KINDS.changed(session.connection(), {**values, "kinds": list(kinds)})
 
 
 def settle_timers(db: Database, session: Session, by_outcome: dict[str, list[int]], now: datetime) -> dict[int, str]:

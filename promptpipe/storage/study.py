@@ -32,6 +32,7 @@ from promptpipe.errors import ConfigError
 from promptpipe.logging import get_logger
 from promptpipe.storage.files import make_private_dir, open_private
 from promptpipe.storage.models import Participant, table_of
+from promptpipe.storage.prepared import Prepared
 from promptpipe.storage.study_tables import AllocationRow, Decision, StudyProtocol, StudySecret
 
 __all__ = [
@@ -373,13 +374,13 @@ def _next_sequence(session: Session, stratum: str) -> int:
     return int(last or 0) + 1
 
 
-_INSERT_DECISION = insert(_DECISION)
+_INSERT_DECISION = Prepared(insert(_DECISION))
 
 
 def record_decision(session: Session, decision: Decision) -> None:
     """One decision point (the daily prompt's commit writes it; its inbox id is unique). The
     statement is built once and run with the row's values (every daily prompt writes one)."""
-    session.connection().execute(_INSERT_DECISION, decision.model_dump(exclude={"id"}))
+    _INSERT_DECISION.rows(session.connection(), decision.model_dump(exclude={"id"}))
 
 
 @dataclass(frozen=True)

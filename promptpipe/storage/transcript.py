@@ -18,6 +18,7 @@ from promptpipe.domain.conversation import HistoryEntry
 from promptpipe.domain.messages import MessageKind, MessageStatus
 from promptpipe.domain.text import clean_for_storage
 from promptpipe.storage.models import CANCELLED, PENDING, InboxItem, Message, OutboxItem, table_of
+from promptpipe.storage.prepared import Prepared
 
 __all__ = [
     "HIDDEN_FROM_MODEL", "ToSend", "add_inbound_message", "annotate_message", "history_before",
@@ -30,9 +31,8 @@ HIDDEN_FROM_MODEL = ("apology", "questionnaire", "questionnaire_poll")
 _MESSAGE = table_of(Message)
 _OUTBOX = table_of(OutboxItem)
 _INBOX = table_of(InboxItem)
-_INSERT_MESSAGE = insert(_MESSAGE).returning(_MESSAGE.c.id)
-_INSERT_MESSAGES = insert(_MESSAGE).returning(_MESSAGE.c.id, sort_by_parameter_order=True)
-_INSERT_OUTBOX = insert(_OUTBOX)
+_INSERT_MESSAGE = Prepared(insert(_MESSAGE).returning(_MESSAGE.c.id))
+_INSERT_OUTBOX = Prepared(insert(_OUTBOX))
 
 
 def add_inbound_message(
@@ -50,7 +50,7 @@ def _insert_message(session: Session, **values: Any) -> int:
     values["text"] = clean_for_storage(values["text"])  # the last guard: any text, from anywhere
     values.setdefault("wa_message_id", None)
     values.setdefault("sent_at", None)
-    return int(session.connection().execute(_INSERT_MESSAGE, values).scalar_one())
+    return int(_INSERT_MESSAGE.one_value(session.connection(), values))
 
 
 @dataclass(frozen=True)
@@ -84,18 +84,18 @@ def queue_messages(
     if len(first) == 1:
         (only,) = first.values()
         values = {f"v_{name}": value for name, value in _transcript_row(participant_id, only, now).items()}
-        message_id = connection.execute(_INSERT_IF_NEW, {**values, "outbox_key": only.key}).scalar_one_or_none()
+        message_id = _INSERT_IF_NEW.one_value(connection, {**values, "outbox_key": only.key})
         if message_id is None:
             return {only.key: None}
         new, message_ids = [only], [int(message_id)]
     else:
-        ids = dict.fromkeys(connection.execute(_QUEUED_KEYS, {"keys": list(first)}).scalars())
+        ids = dict.fromkeys(key for (key,) in _QUEUED_KEYS.rows(connection, {"keys": list(first)}))
         new = [m for m in first.values() if m.key not in ids]
         if not new:
             return ids
-        message_ids = list(connection.execute(
-            _INSERT_MESSAGES, [_transcript_row(participant_id, m, now) for m in new]).scalars().all())
-    connection.execute(_INSERT_OUTBOX, [
+        message_ids = [message_id for (message_id,) in _INSERT_MESSAGE.many(
+            connection, [_transcript_row(participant_id, m, now) for m in new])]
+    _INSERT_OUTBOX.many(connection, [
         {"key": m.key, "participant_id": participant_id, "message_id": message_id, "status": PENDING, "attempts": 0,
          "available_at": _held(m, now) or now, "held_until": _held(m, now), "created_at": now, "claimed_at": None,
          "sent_at": None, "wa_message_id": None, "last_error": None}
@@ -110,10 +110,10 @@ def _transcript_row(participant_id: str, m: ToSend, now: datetime) -> dict[str, 
             "status": MessageStatus.QUEUED, "created_at": now, "sent_at": None}
 
 
-_QUEUED_KEYS = select(_OUTBOX.c.key).where(_OUTBOX.c.key.in_(bindparam("keys", expanding=True)))
+_QUEUED_KEYS = Prepared(select(_OUTBOX.c.key).where(_OUTBOX.c.key.in_(bindparam("keys", expanding=True))))
 _OUT_COLUMNS = ("participant_id", "direction", "role", "kind", "text", "payload", "wa_message_id", "status",
                 "created_at", "sent_at")
-_INSERT_IF_NEW = (
+_INSERT_IF_NEW = Prepared(
     insert(_MESSAGE).from_select(list(_OUT_COLUMNS), select(
         *(bindparam(f"v_{name}", type_=_MESSAGE.c[name].type).label(name) for name in _OUT_COLUMNS))
         .where(~exists().where(_OUTBOX.c.key == bindparam("outbox_key"))))
@@ -132,7 +132,7 @@ def queue_outgoing(
 
 
 _NO_ID_ABOVE = 2**31 - 1  # the largest id an INTEGER column holds (PostgreSQL)
-_HISTORY = (select(_MESSAGE.c.id, _MESSAGE.c.role, _MESSAGE.c.kind, _MESSAGE.c.text)
+_HISTORY = Prepared(select(_MESSAGE.c.id, _MESSAGE.c.role, _MESSAGE.c.kind, _MESSAGE.c.text)
             .where(_MESSAGE.c.participant_id == bindparam("pid"), _MESSAGE.c.kind.not_in(HIDDEN_FROM_MODEL),
                    _MESSAGE.c.id < bindparam("before"), _MESSAGE.c.id > bindparam("after"))
             .order_by(_MESSAGE.c.id.desc()).limit(bindparam("limit", type_=Integer)))
@@ -146,9 +146,9 @@ def history_before(
     (what a summary already covers), oldest first."""
     if limit <= 0:
         return []
-    rows = session.connection().execute(_HISTORY, {
+    rows = _HISTORY.rows(session.connection(), {
         "pid": participant_id, "before": before_id if before_id is not None else _NO_ID_ABOVE, "after": after_id,
-        "limit": limit}).all()
+        "limit": limit})
     return [HistoryEntry.of(role, kind, text, row_id) for row_id, role, kind, text in reversed(rows)]
 
 

@@ -145,7 +145,7 @@ async def test_a_commits_claim_of_what_it_queued_costs_the_same_however_many_oth
             return 0
         raw.set_progress_handler(step, 10)  # type: ignore[union-attr]
         try:
-            claimed = session.connection().execute(claim, {"now": now, "limit": 16, "pid": participant_id}).all()
+            claimed = claim.rows(session.connection(), {"now": now, "limit": 16, "pid": participant_id})
         finally:
             raw.set_progress_handler(None, 10)  # type: ignore[union-attr]
         assert len(claimed) == 1
@@ -166,7 +166,7 @@ async def test_the_outbox_claims_kept_plan_reads_only_a_participants_unsent_rows
     its statuses bound, the kept plan could not use that index and read every entry of the status
     index instead, dead ones included (one claim took 20 s mid-burst at 30,000 participants)."""
     statement = claim_statement(skip_locked=True, numbers=True)
-    compiled = statement.compile(dialect=sa.create_engine(sync_url(database_url)).dialect)
+    compiled = statement.statement.compile(dialect=sa.create_engine(sync_url(database_url)).dialect)
     values = compiled.construct_params({"now": datetime(2026, 1, 5, 12, tzinfo=timezone.utc), "limit": 50,
                                         **number_filter((("a",), "a"))})
     names: list[str] = []

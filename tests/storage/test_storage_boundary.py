@@ -296,3 +296,28 @@ async def test_a_whatsapp_message_arriving_while_the_database_fails_is_answered_
     assert (row.text, row.status, row.whatsapp_id) == ("I walked 20 minutes today", "answered", "3EB0INBOUND")
     assert any(jid.User == ANA[1:] for jid, _ in h.client.sent)
     fake_openai.assert_complete()
+
+
+async def test_a_write_that_waited_too_long_for_another_process_fails_as_a_storage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The admin script holding the file's write lock beyond the busy timeout: the service's
+    transaction fails with our one-line error (its caller keeps the input and tries again), not
+    with the driver's own exception, which nothing above the database layer expects."""
+    import sqlite3
+
+    from promptpipe.storage import db as db_module
+    monkeypatch.setattr(db_module, "SQLITE_BUSY_TIMEOUT_MS", 50)
+    url = f"sqlite:///{tmp_path / 'locked.db'}"
+    db = Database(url)
+    await db.connect()
+    rival = sqlite3.connect(tmp_path / "locked.db", isolation_level=None)
+    rival.execute("BEGIN IMMEDIATE")
+    try:
+        with pytest.raises(StorageError, match="database is locked"):
+            await db.run(lambda session: session.connection())
+    finally:
+        rival.execute("ROLLBACK")
+        rival.close()
+    assert await db.run(lambda session: session.connection() is not None)  # usable again once the lock is gone
+    await db.close()

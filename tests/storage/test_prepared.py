@@ -1,0 +1,120 @@
+"""Statements run straight on SQLite's cursor (storage/prepared.py) must store and read exactly
+what SQLAlchemy's own execution would: the same times, payloads and defaults, the same errors,
+and every statement heard by the listeners the message budget counts with. Each test runs on
+SQLite (the quick path) and on PostgreSQL (SQLAlchemy's path), with the same expectations."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+from sqlalchemy import bindparam, event
+from sqlalchemy.orm import Session
+
+from promptpipe.errors import DuplicateKey
+from promptpipe.storage.db import Database
+from promptpipe.storage.models import Message, Participant, table_of
+from promptpipe.storage.prepared import Prepared
+
+NOW = datetime(2026, 1, 5, 12, 30, 15, 250_000, tzinfo=timezone.utc)
+_MESSAGE, _PARTICIPANT = table_of(Message), table_of(Participant)
+INSERT = Prepared(sa.insert(_MESSAGE).returning(_MESSAGE.c.id))
+READ = Prepared(sa.select(_MESSAGE.c.id, _MESSAGE.c.text, _MESSAGE.c.payload, _MESSAGE.c.created_at,
+                          _MESSAGE.c.sent_at, _MESSAGE.c.receipts_expected)
+                .where(_MESSAGE.c.participant_id == bindparam("pid"), _MESSAGE.c.kind.in_(bindparam("kinds")))
+                .order_by(_MESSAGE.c.id))
+MARK_SENT = Prepared(sa.update(_MESSAGE).where(_MESSAGE.c.id.in_(bindparam("ids", expanding=True)))
+                     .values(status="sent", sent_at=bindparam("at")))
+
+
+def message(text: str, kind: str = "text", **extra: Any) -> dict[str, Any]:
+    return {"participant_id": "p1", "direction": "out", "role": "assistant", "kind": kind, "text": text,
+            "payload": {"options": ["Yes", "No"], "emoji": "🎉"}, "status": "queued", "created_at": NOW, **extra}
+
+
+@pytest.fixture
+async def enrolled(db: Database) -> Database:
+    await db.run(lambda s: s.connection().execute(sa.insert(_PARTICIPANT), {
+        "id": "p1", "phone": "+14165550123", "name": "Ana", "timezone": "UTC", "status": "active",
+        "enrolled_at": NOW, "updated_at": NOW}))
+    return db
+
+
+async def test_what_is_written_reads_back_as_sqlalchemy_reads_it(enrolled: Database) -> None:
+    """Times come back as UTC-aware datetimes, payloads as dicts, a column left out gets its
+    default; the same rows through SQLAlchemy's own execution are equal."""
+    def write_and_read(session: Session) -> tuple[list[Any], list[Any]]:
+        connection = session.connection()
+        INSERT.rows(connection, message("Time for a walk?"))
+        INSERT.rows(connection, message("Did you do it?", kind="poll"))
+        INSERT.rows(connection, message("Not to be read", kind="apology"))
+        quick = READ.rows(connection, {"pid": "p1", "kinds": ["text", "poll"]})
+        slow = [tuple(row) for row in connection.execute(READ.statement, {"pid": "p1", "kinds": ["text", "poll"]})]
+        return quick, slow
+
+    quick, slow = await enrolled.run(write_and_read)
+    assert quick == slow
+    assert [(text, payload, created, sent, receipts) for _, text, payload, created, sent, receipts in quick] == [
+        ("Time for a walk?", {"options": ["Yes", "No"], "emoji": "🎉"}, NOW, None, False),
+        ("Did you do it?", {"options": ["Yes", "No"], "emoji": "🎉"}, NOW, None, False)]
+    assert quick[0][3].tzinfo is not None
+
+
+async def test_a_change_counts_its_rows_and_an_empty_list_changes_nothing(enrolled: Database) -> None:
+    later = NOW + timedelta(seconds=3)
+
+    def change(session: Session) -> tuple[int, int, list[Any]]:
+        connection = session.connection()
+        ids = [INSERT.one_value(connection, message(f"Message {n}")) for n in range(3)]
+        changed = MARK_SENT.changed(connection, {"ids": ids[:2], "at": later})
+        none = MARK_SENT.changed(connection, {"ids": [], "at": later})
+        return changed, none, READ.rows(connection, {"pid": "p1", "kinds": ["text"]})
+
+    changed, none, rows = await enrolled.run(change)
+    assert (changed, none) == (2, 0)
+    assert [row[4] for row in rows] == [later, later, None]
+
+
+async def test_several_rows_come_back_in_the_order_given(enrolled: Database) -> None:
+    def write(session: Session) -> tuple[list[Any], list[Any]]:
+        connection = session.connection()
+        ordered = INSERT.many(connection, [message("first"), message("second"), message("third")])
+        texts = {row[0]: row[1] for row in READ.rows(connection, {"pid": "p1", "kinds": ["text"]})}
+        loose = Prepared(sa.insert(_MESSAGE).returning(_MESSAGE.c.id, _MESSAGE.c.text)).many(
+            connection, [message("fourth"), message("fifth")], any_order=True)
+        return [texts[message_id] for (message_id,) in ordered], sorted(text for _, text in loose)
+
+    ordered, loose = await enrolled.run(write)
+    assert ordered == ["first", "second", "third"]
+    assert loose == ["fifth", "fourth"]
+
+
+async def test_a_duplicate_key_is_still_a_duplicate_key(enrolled: Database) -> None:
+    """The caller's handling of a repeat (an input stored twice) depends on it."""
+    insert_participant = Prepared(sa.insert(_PARTICIPANT))
+    with pytest.raises(DuplicateKey):
+        await enrolled.run(lambda s: insert_participant.rows(s.connection(), {
+            "id": "p1", "phone": "+14165550124", "name": "Ben", "timezone": "UTC", "status": "active",
+            "enrolled_at": NOW, "updated_at": NOW}))
+
+
+async def test_the_statement_listeners_hear_every_statement(enrolled: Database) -> None:
+    """The message budget test and the benchmarks count statements with them."""
+    heard: list[tuple[str, bool]] = []
+    event.listen(enrolled.engine, "after_cursor_execute",
+                 lambda _conn, _cursor, statement, _params, _context, many: heard.append((statement.split()[0], many)))
+
+    def write(session: Session) -> None:
+        connection = session.connection()
+        INSERT.many(connection, [message("one"), message("two")])
+        Prepared(sa.insert(_MESSAGE)).many(connection, [message("three"), message("four")])
+        READ.rows(connection, {"pid": "p1", "kinds": ["text"]})
+
+    await enrolled.run(write)
+    heard = [(statement, many) for statement, many in heard if statement != "BEGIN"]
+    if enrolled.is_sqlite:  # rows in order: one statement each; no rows back: one executemany
+        assert heard == [("INSERT", False), ("INSERT", False), ("INSERT", True), ("SELECT", False)]
+    else:  # SQLAlchemy's own execution, which sends the rows in order as one statement
+        assert [statement for statement, _ in heard] == ["INSERT", "INSERT", "SELECT"]
