@@ -23,7 +23,6 @@ from datetime import datetime
 from sqlalchemy.orm import Session
 
 from promptpipe.domain import keys
-from promptpipe.domain.conversation import ScheduleEntry
 from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.states import ACTIVE, ALARMED, COMPLETED, PAUSED
 from promptpipe.domain.study import Study
@@ -36,7 +35,7 @@ from promptpipe.storage.inbox_rows import NewInput, add_inputs
 from promptpipe.storage.missed_decisions import MissedPoint, record_missed_decisions
 from promptpipe.storage.models import MISSED, PENDING
 from promptpipe.storage.participants import statuses_and_zones
-from promptpipe.storage.schedules import CANCELLED, FIRED, schedules_by_id, settle_timers, timers_by_id
+from promptpipe.storage.schedules import CANCELLED, FIRED, daily_alarm_facts, settle_timers, timers_by_id
 
 log = get_logger("promptpipe.scheduling")
 
@@ -57,13 +56,13 @@ def deliver_alarms(db: Database, session: Session, alarms: Sequence[Alarm], now:
                    study: Study) -> Delivered:
     """``study``: the protocol the service runs (a missed point is drawn under its seed)."""
     result = Delivered()
-    people = statuses_and_zones(db, session, {a.participant_id for a in alarms})
     rows: list[NewInput] = []
     daily = [a for a in alarms if a.kind == DAILY]
     if daily:
-        rows += _daily_rows(db, session, daily, people, result)
+        rows += _daily_rows(db, session, daily, result)
     timers = [a for a in alarms if a.kind != DAILY]
     if timers:
+        people = statuses_and_zones(db, session, {a.participant_id for a in timers})
         rows += _timer_rows(db, session, timers, people, now, result)
     if rows:
         written = add_inputs(db, session, rows, now)
@@ -86,34 +85,29 @@ def deliver_alarms(db: Database, session: Session, alarms: Sequence[Alarm], now:
     return result
 
 
-def _daily_rows(
-    db: Database, session: Session, alarms: list[Alarm], people: dict[str, tuple[str, str]], result: Delivered,
-) -> list[NewInput]:
-    schedules = schedules_by_id(db, session, {a.ref for a in alarms})
+def _daily_rows(db: Database, session: Session, alarms: list[Alarm], result: Delivered) -> list[NewInput]:
+    facts = daily_alarm_facts(db, session, {a.ref for a in alarms})
     rows = []
     for alarm in alarms:
-        pid, schedule = alarm.participant_id, schedules.get(alarm.ref)
-        person = people.get(pid)
-        if schedule is None or not schedule.active or schedule.participant_id != pid or person is None:
+        pid, found = alarm.participant_id, facts.get(alarm.ref)
+        if found is None or not found.schedule.active or found.participant_id != pid:
             result.dropped += 1
             log.info("daily_alarm_dropped", participant_id=pid, schedule_id=alarm.ref, why="schedule deleted")
             continue
-        status, zone_name = person
+        status, zone_name, entry = found.status, found.timezone, found.schedule
         if status not in ALARMED:
             result.dropped += 1
             log.info("daily_alarm_dropped", participant_id=pid, schedule_id=alarm.ref, why=f"participant {status}")
             continue
-        entry = ScheduleEntry(schedule.id, schedule.kind, schedule.habit_time, schedule.window_start,
-                              schedule.window_end, schedule.prep_minutes, schedule.active, schedule.created_at)
         day = entry.spec().day_of_fire(alarm.scheduled_for, zone_or_utc(zone_name))
         if day is None:  # the schedule or the zone changed after this alarm was set
             result.dropped += 1
             log.info("daily_alarm_dropped", participant_id=pid, schedule_id=alarm.ref, why="schedule changed",
                      scheduled_for=alarm.scheduled_for.isoformat())
             continue
-        prompt = DailyPromptDue(schedule_id=schedule.id, local_date=day.isoformat(),
+        prompt = DailyPromptDue(schedule_id=entry.id, local_date=day.isoformat(),
                                 due_at=alarm.scheduled_for.isoformat())
-        rows.append(as_input(prompt, key=keys.daily_prompt(pid, schedule.id, day), participant_id=pid,
+        rows.append(as_input(prompt, key=keys.daily_prompt(pid, entry.id, day), participant_id=pid,
                              status=MISSED if alarm.missed else PENDING))
     return rows
 

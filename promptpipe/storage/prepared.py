@@ -19,7 +19,6 @@ by a function, an empty ``IN`` list, an engine that echoes its statements.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
@@ -34,7 +33,6 @@ __all__ = ["Prepared"]
 
 Row = tuple[Any, ...]
 Processor = Callable[[Any], Any] | None
-_POSTCOMPILE = re.compile(r"__\[POSTCOMPILE_(\w+)\]")
 
 
 @dataclass(frozen=True)
@@ -42,12 +40,11 @@ class _Plan:
     """One compilation's recipe: the SQL, which value goes where and how it is converted."""
 
     sql: str
-    names: tuple[str, ...]
-    processors: tuple[Processor, ...]
-    defaults: Mapping[str, Any]
+    steps: tuple[tuple[str, Processor, object], ...]
+    """Each value in order: its parameter's name, its converter and its value when not given."""
     expanding: frozenset[str]
-    results: tuple[Processor, ...] | None
-    """Each result column's converter (None: the statement returns no rows)."""
+    results: tuple[tuple[int, Processor], ...] | None
+    """The result columns that need converting, by position (None: the statement returns no rows)."""
     one_row: str | None
     """An INSERT's one row of values, ``(?, …)``, which a multi-row INSERT repeats (None: not such
     a statement)."""
@@ -142,21 +139,24 @@ def _compile(statement: Executable, connection: Connection, keys: frozenset[str]
     processors: Mapping[str, Any] = compiled._bind_processors
     names = tuple(compiled.positiontup)
     expanding = frozenset(compiled.bind_names[bind] for bind in compiled.post_compile_params)
-    results = tuple(column[3]._cached_result_processor(dialect, None) for column in compiled._result_columns) \
-        if compiled._result_columns else None
+    converters = [column[3]._cached_result_processor(dialect, None) for column in compiled._result_columns]
     one_row = f"({', '.join('?' * len(names))})"
-    return _Plan(sql=compiled.string, names=names, processors=tuple(processors.get(name) for name in names),
-                 defaults=defaults, expanding=expanding, results=results,
+    return _Plan(sql=compiled.string, steps=tuple((name, processors.get(name), defaults.get(name)) for name in names),
+                 expanding=expanding,
+                 results=tuple((n, p) for n, p in enumerate(converters) if p is not None) if converters else None,
                  one_row=one_row if compiled.isinsert and compiled.string.count(f"VALUES {one_row}") == 1 else None)
 
 
 def _bind(plan: _Plan, params: Mapping[str, Any]) -> tuple[str, list[Any]]:
     """The SQL (its ``IN`` lists spelt out) and the values in order, converted."""
+    get = params.get
+    if not plan.expanding:
+        return plan.sql, [get(name, default) if convert is None else convert(get(name, default))
+                          for name, convert, default in plan.steps]
     values: list[Any] = []
     sql = plan.sql
-    defaults = plan.defaults
-    for name, processor in zip(plan.names, plan.processors, strict=True):
-        value = params[name] if name in params else defaults.get(name)
+    for name, processor, default in plan.steps:
+        value = get(name, default)
         if name in plan.expanding:
             items = list(value or ())
             if not items:
@@ -189,7 +189,13 @@ def _run(connection: Connection, sql: str, values: Any, *, many: bool) -> Any:
     return cursor
 
 
-def _converted(found: list[Row], processors: tuple[Processor, ...]) -> list[Row]:
-    if not any(processors):
+def _converted(found: list[Row], converters: tuple[tuple[int, Processor], ...]) -> list[Row]:
+    if not converters:
         return found
-    return [tuple(p(v) if p is not None else v for p, v in zip(processors, row, strict=False)) for row in found]
+    rows = []
+    for row in found:
+        values = list(row)
+        for n, convert in converters:
+            values[n] = convert(values[n])  # type: ignore[misc]
+        rows.append(tuple(values))
+    return rows

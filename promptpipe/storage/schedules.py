@@ -23,9 +23,11 @@ _PARTICIPANT = table_of(Participant)
 _SCHEDULE = table_of(Schedule)
 _TIMER = table_of(Timer)
 _INSERT_TIMERS = Prepared(insert(_TIMER).returning(_TIMER.c.id, _TIMER.c.kind))
+_ENTRY_COLUMNS = (_SCHEDULE.c.id, _SCHEDULE.c.kind, _SCHEDULE.c.habit_time, _SCHEDULE.c.window_start,
+                  _SCHEDULE.c.window_end, _SCHEDULE.c.prep_minutes, _SCHEDULE.c.active, _SCHEDULE.c.created_at)
+"""A :class:`ScheduleEntry`'s fields, in order."""
 _ACTIVE_SCHEDULES = (
-    select(_SCHEDULE.c.id, _SCHEDULE.c.kind, _SCHEDULE.c.habit_time, _SCHEDULE.c.window_start,
-           _SCHEDULE.c.window_end, _SCHEDULE.c.prep_minutes, _SCHEDULE.c.active, _SCHEDULE.c.created_at)
+    select(*_ENTRY_COLUMNS)
     .where(_SCHEDULE.c.participant_id == bindparam("pid"), _SCHEDULE.c.active.is_(True))
     .order_by(_SCHEDULE.c.created_at, _SCHEDULE.c.id)
 )
@@ -34,6 +36,35 @@ _PENDING_TIMERS = (
     .where(_TIMER.c.participant_id == bindparam("pid"), _TIMER.c.status == PENDING)
     .order_by(_TIMER.c.id)
 )
+
+
+_DAILY_ALARM_FACTS = Prepared(
+    select(*_ENTRY_COLUMNS, _SCHEDULE.c.participant_id, _PARTICIPANT.c.status, _PARTICIPANT.c.timezone)
+    .join(_PARTICIPANT, _PARTICIPANT.c.id == _SCHEDULE.c.participant_id)
+    .where(_SCHEDULE.c.id.in_(bindparam("ids", expanding=True)))
+)
+
+
+@dataclass(frozen=True)
+class DailyAlarmFacts:
+    """What turning a daily alarm into an inbox row needs: its schedule as stored now, and its
+    participant's status and time zone."""
+
+    schedule: ScheduleEntry
+    participant_id: str
+    status: str
+    timezone: str
+
+
+def daily_alarm_facts(db: Database, session: Session, schedule_ids: set[str]) -> dict[str, DailyAlarmFacts]:
+    """By schedule id, for the schedules that still exist (one statement per chunk of ids; a
+    burst's alarm delivery reads 500 at a time)."""
+    found: dict[str, DailyAlarmFacts] = {}
+    for chunk in db.chunks(sorted(schedule_ids)):
+        for row in _DAILY_ALARM_FACTS.rows(session.connection(), {"ids": list(chunk)}):
+            entry = ScheduleEntry(*row[:-3])
+            found[entry.id] = DailyAlarmFacts(entry, *row[-3:])
+    return found
 
 
 def new_schedule_id() -> str:
@@ -134,14 +165,6 @@ def timers_by_id(db: Database, session: Session, ids: list[int]) -> list[Timer]:
     return found
 
 
-def schedules_by_id(db: Database, session: Session, ids: set[str]) -> dict[str, Schedule]:
-    found: dict[str, Schedule] = {}
-    for chunk in db.chunks(sorted(ids)):
-        rows = session.execute(select(Schedule).where(_SCHEDULE.c.id.in_(chunk))).scalars()
-        found.update({row.id: row for row in rows})
-    return found
-
-
 @dataclass
 class AlarmPlan:
     """What one participant's alarms should be, from our tables."""
@@ -196,14 +219,15 @@ __all__ = [
     "FIRED",
     "MISSED",
     "AlarmPlan",
+    "DailyAlarmFacts",
     "alarm_plans",
     "apply_timer_ops",
     "cancel_timers",
+    "daily_alarm_facts",
     "load_pending_timers",
     "load_schedules",
     "new_schedule_id",
     "save_schedules",
-    "schedules_by_id",
     "settle_timers",
     "timers_by_id",
 ]

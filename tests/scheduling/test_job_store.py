@@ -1,5 +1,5 @@
 """The job store's deferred writes: a pass's writes are committed together, one statement per
-run of one kind of write, in the order they were made."""
+kind of write, leaving the table as the writes made in their order would."""
 
 from __future__ import annotations
 
@@ -16,9 +16,10 @@ from promptpipe.storage.db import Database
 AT = datetime(2026, 1, 5, 13, tzinfo=timezone.utc)
 
 
-async def test_a_passes_job_writes_go_one_statement_per_kind_and_keep_their_order(db: Database) -> None:
+async def test_a_passes_job_writes_go_one_statement_per_kind_and_end_as_their_order_would(db: Database) -> None:
     """10,000 due prompts each update their job and arm two timers' jobs: one statement per job
-    kept the alarm thread busy for seconds in the middle of the burst."""
+    kept the alarm thread busy for seconds in the middle of the burst. A timer re-armed is a
+    remove and an add of its job, interleaved with the others': still one statement per kind."""
     engine = job_engine(db)
     store, scheduler = DeferredWriteJobStore(engine), BackgroundScheduler(timezone=timezone.utc)
     store.start(scheduler, "default")
@@ -39,7 +40,21 @@ async def test_a_passes_job_writes_go_one_statement_per_kind_and_keep_their_orde
         store.remove_job(f"timer:{n}")
     store.add_job(job(0, AT + timedelta(hours=2)))  # removed, then armed again: the order matters
     assert store.commit_deferred() == 71
-    assert ran == ["INSERT", "UPDATE", "DELETE", "INSERT"]
+    assert ran == ["DELETE", "INSERT"]
     kept = {stored.id: stored.next_run_time for stored in store.get_all_jobs()}
     assert sorted(kept) == sorted(f"timer:{n}" for n in [0, *range(10, 30)])
     assert kept["timer:0"] == AT + timedelta(hours=2) and kept["timer:15"] == AT + timedelta(hours=1)
+
+    ran.clear()
+    store.begin_deferred()
+    for n in range(5, 25):  # re-armed, one after the other: five of them were not armed before
+        store.remove_job(f"timer:{n}")
+        store.add_job(job(n, AT + timedelta(hours=3)))
+    store.update_job(job(0, AT + timedelta(hours=4)))
+    store.remove_job("timer:29")
+    assert store.commit_deferred() == 42
+    assert ran == ["DELETE", "INSERT", "UPDATE"]
+    kept = {stored.id: stored.next_run_time for stored in store.get_all_jobs()}
+    assert sorted(kept) == sorted(f"timer:{n}" for n in [0, *range(5, 29)])
+    assert kept["timer:7"] == kept["timer:20"] == AT + timedelta(hours=3)
+    assert kept["timer:0"] == AT + timedelta(hours=4) and kept["timer:27"] == AT + timedelta(hours=1)

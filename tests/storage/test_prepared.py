@@ -7,15 +7,17 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 import sqlalchemy as sa
-from sqlalchemy import bindparam, event
+from sqlalchemy import DateTime, bindparam, event
+from sqlalchemy.dialects import sqlite
 from sqlalchemy.orm import Session
 
 from promptpipe.errors import DuplicateKey
 from promptpipe.storage.db import Database
-from promptpipe.storage.models import Message, Participant, table_of
+from promptpipe.storage.models import Message, Participant, UTCDateTime, table_of
 from promptpipe.storage.prepared import Prepared
 
 NOW = datetime(2026, 1, 5, 12, 30, 15, 250_000, tzinfo=timezone.utc)
@@ -118,3 +120,22 @@ async def test_the_statement_listeners_hear_every_statement(enrolled: Database) 
         assert heard == [("INSERT", False), ("INSERT", False), ("INSERT", True), ("SELECT", False)]
     else:  # SQLAlchemy's own execution, which sends the rows in order as one statement
         assert [statement for statement, _ in heard] == ["INSERT", "INSERT", "SELECT"]
+
+
+@pytest.mark.parametrize("written", [
+    datetime(2026, 1, 5, 12, 30, 15, tzinfo=timezone.utc),
+    datetime(2026, 1, 5, 7, 30, 15, 250_000, tzinfo=timezone(timedelta(hours=-5))),
+    datetime(2026, 3, 29, 1, 59, 59, 999_999, tzinfo=ZoneInfo("Europe/Berlin")),
+    datetime(999, 12, 31, 23, 0, 0, 1, tzinfo=timezone(timedelta(hours=5, minutes=30))),
+])
+def test_a_time_is_stored_as_the_text_earlier_releases_wrote(written: datetime) -> None:
+    """On SQLite times are text, compared as text in every query (what is due, what came first):
+    the one-step conversion must write exactly what SQLAlchemy's DATETIME wrote before, and read
+    that text back as the same instant."""
+    dialect = sqlite.dialect()
+    ours, earlier = UTCDateTime().bind_processor(dialect), DateTime().dialect_impl(dialect).bind_processor(dialect)
+    stored = ours(written)
+    assert stored == earlier(written.astimezone(timezone.utc).replace(tzinfo=None))
+    assert UTCDateTime().result_processor(dialect, None)(stored) == written
+    with pytest.raises(ValueError, match="naive"):
+        ours(written.replace(tzinfo=None))
