@@ -21,7 +21,7 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError, SQLAlchemyError
@@ -190,6 +190,8 @@ class Database:
     def _transaction(self, fn: Callable[[Session], T]) -> T:
         self.transactions += 1
         try:
+            if self.is_sqlite and not self.read_only:
+                return _on_one_connection(self.engine, fn)
             with Session(self.engine, expire_on_commit=False) as session, session.begin():
                 return fn(session)
         except SQLAlchemyError as exc:
@@ -286,6 +288,39 @@ class Database:
 
     async def execute_raw(self, sql: str) -> None:
         await self.run(lambda session: session.execute(text(sql)))
+
+
+class _JoinedSession(Session):
+    """A session inside a transaction its caller began on ``connection``: asked for its
+    connection, it hands that one over without setting up transaction state of its own; the ORM
+    (an ``add``, a ``get``) still works, joined to the same transaction."""
+
+    def __init__(self, connection: Connection) -> None:
+        super().__init__(bind=connection, join_transaction_mode="conditional_savepoint", expire_on_commit=False)
+        self._joined = connection
+
+    def connection(self, bind_arguments: Any = None, execution_options: Any = None) -> Connection:
+        if bind_arguments is None and execution_options is None and self._transaction is None:
+            return self._joined
+        return super().connection(bind_arguments, execution_options)
+
+
+def _on_one_connection(engine: Engine, fn: Callable[[Session], T]) -> T:
+    """SQLite's writer: ``fn`` in one transaction begun on a connection of the pool, with a
+    session joined to it. The session's own begin, connection look-up and commit cost twice the
+    transaction itself (~50 µs of ~120), on the one thread every turn's transactions queue for."""
+    with engine.connect() as connection:
+        transaction = connection.begin()
+        session = _JoinedSession(connection)
+        try:
+            result = fn(session)
+            session.flush()
+            transaction.commit()
+            return result
+        finally:
+            session.close()
+            if transaction.is_active:
+                transaction.rollback()
 
 
 def _first_line(exc: BaseException) -> str:
