@@ -12,6 +12,7 @@ the same commit as the messages.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from datetime import date, datetime
 
 from sqlalchemy.orm import Session
@@ -35,8 +36,7 @@ from promptpipe.flow.turn import CommitHook, FlowDeps, Outcome, Outgoing, TurnCo
 from promptpipe.pipeline.events import DailyPromptDue
 from promptpipe.storage.deliveries import record_delivery, recount
 from promptpipe.storage.inbox_rows import InboxRow
-from promptpipe.storage.study import record_decision
-from promptpipe.storage.study_tables import Decision
+from promptpipe.storage.study import DecisionValues, record_decision
 from promptpipe.tools import write_habit_prompt
 
 _FIELD_WORDS = {
@@ -87,15 +87,14 @@ async def prepare_daily_prompt(
 
 
 def delivery_hook(state: TurnState, outgoing: list[Outgoing], *, inbox_id: int, schedule_id: str | None,
-                  local_day: date, now: datetime, decision: Decision | None = None) -> CommitHook:
+                  local_day: date, now: datetime, decision: DecisionValues | None = None) -> CommitHook:
     """Record the prompt as a delivery (its poll is how votes find it), recount the profile, and
     write the decision point (with the prompt's transcript id, when one went out)."""
     prompt = next((o for o in outgoing if o.kind == MessageKind.PROMPT), None)
 
     def write(session: Session, message_ids: Mapping[str, int | None]) -> None:
         if decision is not None:
-            record_decision(session, decision.model_copy(
-                update={"prompt_message_id": message_ids.get(keys.prompt_text(inbox_id))}))
+            record_decision(session, replace(decision, prompt_message_id=message_ids.get(keys.prompt_text(inbox_id))))
         if prompt is None:
             return
         record_delivery(session, participant_id=state.participant.id, inbox_id=inbox_id, schedule_id=schedule_id,

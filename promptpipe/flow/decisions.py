@@ -8,7 +8,7 @@ same. An unavailable decision point is a row as well, with its coded reason.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 
 from promptpipe.domain.conversation import TurnState
@@ -21,7 +21,7 @@ from promptpipe.domain.study_days import study_day
 from promptpipe.flow import lifecycle
 from promptpipe.flow.turn import FlowConfig
 from promptpipe.pipeline.events import DailyPromptDue
-from promptpipe.storage.study_tables import Decision
+from promptpipe.storage.study import DecisionValues
 
 __all__ = ["MODEL_OUTAGE", "DecisionPoint", "decide", "fixed_prompt", "prompt_hash", "too_late_to_send"]
 
@@ -36,14 +36,13 @@ class DecisionPoint:
 
     sends: bool
     style: str | None
-    row: Decision
+    row: DecisionValues
 
     def as_run(self, *, style: str | None, model: str | None, system_prompt_hash: str | None,
-               not_sent_reason: str | None) -> Decision:
+               not_sent_reason: str | None) -> DecisionValues:
         """The row to record once the turn has run: the style and model of what was sent."""
-        return self.row.model_copy(update={"prompt_style": style, "model": model,
-                                           "system_prompt_hash": system_prompt_hash,
-                                           "not_sent_reason": not_sent_reason})
+        return replace(self.row, prompt_style=style, model=model, system_prompt_hash=system_prompt_hash,
+                       not_sent_reason=not_sent_reason)
 
 
 def prompt_hash(system_prompt: str) -> str:
@@ -72,7 +71,7 @@ def decide(config: FlowConfig, state: TurnState, event: DailyPromptDue, *, inbox
         reason = OPTED_OUT if state.opted_out else "paused"
     arm = study.arm(state.participant.arm)
     drawn = draw_action(study.decision, seed, inbox_key)
-    row = Decision(
+    row = DecisionValues(
         participant_id=state.participant.id, inbox_id=inbox_id, schedule_id=event.schedule_id,
         arm=state.participant.arm, study_day=day, local_date=local_day.isoformat(), scheduled_for=scheduled,
         decided_at=now, local_time=now.astimezone(zone).isoformat(timespec="seconds"), timezone=zone.key,

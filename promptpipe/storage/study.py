@@ -377,10 +377,40 @@ def _next_sequence(session: Session, stratum: str) -> int:
 _INSERT_DECISION = Prepared(insert(_DECISION))
 
 
-def record_decision(session: Session, decision: Decision) -> None:
+@dataclass(frozen=True)
+class DecisionValues:
+    """A ``decision`` row to write; each column is described on
+    :class:`~promptpipe.storage.study_tables.Decision`. A plain value: every daily prompt builds
+    one and changes it twice, and the table's model cost more to build than the row to write."""
+
+    participant_id: str
+    inbox_id: int
+    local_date: str
+    decided_at: datetime
+    local_time: str
+    timezone: str
+    available: bool
+    action: str
+    schedule_id: str | None = None
+    arm: str | None = None
+    study_day: int | None = None
+    scheduled_for: datetime | None = None
+    unavailable_reason: str | None = None
+    probability: float | None = None
+    draw: float | None = None
+    seed_ref: str = ""
+    prompt_message_id: int | None = None
+    prompt_style: str | None = None
+    model: str | None = None
+    system_prompt_hash: str | None = None
+    protocol_hash: str | None = None
+    not_sent_reason: str | None = None
+
+
+def record_decision(session: Session, decision: DecisionValues) -> None:
     """One decision point (the daily prompt's commit writes it; its inbox id is unique). The
     statement is built once and run with the row's values (every daily prompt writes one)."""
-    _INSERT_DECISION.rows(session.connection(), decision.model_dump(exclude={"id"}))
+    _INSERT_DECISION.rows(session.connection(), vars(decision))
 
 
 @dataclass(frozen=True)

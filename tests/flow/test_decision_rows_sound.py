@@ -8,6 +8,7 @@ withdrawn (or erased) participant's remaining study days are rows of their own, 
 from __future__ import annotations
 
 import csv
+import dataclasses
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
@@ -19,7 +20,8 @@ from promptpipe.domain.decision_rule import draw_action
 from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.research import admin, erasure
 from promptpipe.research.export import export_study
-from promptpipe.storage.study import study_seed
+from promptpipe.storage.models import table_of
+from promptpipe.storage.study import DecisionValues, study_seed
 from promptpipe.storage.study_tables import Decision
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
@@ -204,3 +206,10 @@ async def test_every_day_of_a_several_day_outage_has_its_missed_row(
     await restarted.start(background=False)
     await restarted.run_until_idle()
     assert len(await decisions(restarted)) == before  # a second start adds none
+
+
+def test_the_flow_writes_every_column_of_a_decision_point() -> None:
+    """The flow builds a plain ``DecisionValues``, not the table's model: a column added to the
+    table and not to it would be left empty on every decision point of a study."""
+    written = {field.name for field in dataclasses.fields(DecisionValues)}
+    assert written == {column.name for column in table_of(Decision).columns} - {"id"}
