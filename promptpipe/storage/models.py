@@ -81,11 +81,8 @@ class UTCDateTime(TypeDecorator[datetime]):
             return super().bind_processor(dialect)
 
         def as_text(value: datetime | None) -> str | None:
-            if value is None:
-                return None
-            if value.tzinfo is None:
-                raise ValueError("naive datetime given to a UTC column")
-            return value.astimezone(timezone.utc).replace(tzinfo=None).isoformat(" ", "microseconds")
+            utc = self.process_bind_param(value, dialect)
+            return None if utc is None else utc.isoformat(" ", "microseconds")
         return as_text
 
     def result_processor(self, dialect: Any, coltype: Any) -> Any:
@@ -94,10 +91,7 @@ class UTCDateTime(TypeDecorator[datetime]):
             return super().result_processor(dialect, coltype)
 
         def as_time(value: str | None) -> datetime | None:
-            if value is None:
-                return None
-            read = datetime.fromisoformat(value)
-            return read.replace(tzinfo=timezone.utc) if read.tzinfo is None else read.astimezone(timezone.utc)
+            return None if value is None else self.process_result_value(datetime.fromisoformat(value), dialect)
         return as_time
 
 
