@@ -19,7 +19,6 @@ from promptpipe.storage.db import Database
 from promptpipe.transport.memory import MemoryTransport
 from tests.databases import PostgresDatabases, SqliteTemplate
 from tests.fakes.openai_server import FakeOpenAIServer
-from tests.fakes.scheduler_clock import follow_clock
 
 pytest_plugins = ["tests.fakes.fixtures"]  # the fake OpenAI server fixtures
 
@@ -120,11 +119,9 @@ AppFactory = Callable[..., Awaitable[App]]
 @pytest.fixture
 async def make_app(
     database_url: str, tmp_path: Path, fake_openai: FakeOpenAIServer, clock: ManualClock,
-    monkeypatch: pytest.MonkeyPatch,
 ) -> AsyncIterator[AppFactory]:
     """Build (and later close) apps on this test's database; call again to 'restart'."""
     apps: list[App] = []
-    follow_clock(monkeypatch, lambda: apps[-1].clock if apps else clock)
 
     async def factory(transport: Any = None, *, start: bool = True, app_clock: Any = None, **overrides: str) -> App:
         settings = make_settings(database_url, tmp_path / "state", fake_openai.url, **overrides)

@@ -7,12 +7,12 @@ one transaction. A turn that fails half-way therefore leaves no trace and can si
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import date, datetime, time
+from datetime import date, datetime
 from typing import Any
 
 from promptpipe.domain import transitions
 from promptpipe.domain.consent import ConsentRecord
-from promptpipe.domain.localtime import DailySpec, parse_hhmm, zone_or_utc
+from promptpipe.domain.localtime import DailySpec, zone_or_utc
 from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.profile import Profile
 from promptpipe.domain.questionnaire import OpenQuestionnaire, QuestionnaireState
@@ -84,11 +84,8 @@ class ScheduleEntry:
     """Changed (or created) during this turn: written back on commit."""
 
     def spec(self) -> DailySpec:
-        def hhmm(value: str | None) -> time | None:
-            return parse_hhmm(value) if value else None
-
-        return DailySpec(kind=self.kind, habit_time=hhmm(self.habit_time), window_start=hhmm(self.window_start),
-                         window_end=hhmm(self.window_end), prep_minutes=self.prep_minutes, seed=self.id)
+        return DailySpec.from_text(self.kind, self.habit_time, self.window_start, self.window_end, self.prep_minutes,
+                                   self.id)
 
 
 @dataclass(frozen=True)

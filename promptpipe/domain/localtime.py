@@ -48,8 +48,10 @@ def is_iana_zone(name: str) -> bool:
 _HHMM = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
 
 
+@functools.lru_cache(maxsize=2048)
 def parse_hhmm(text: str) -> time:
-    """``"9:05"`` / ``"09:05"`` → ``time(9, 5)``; ValueError with the expected shape otherwise."""
+    """``"9:05"`` / ``"09:05"`` → ``time(9, 5)``; ValueError with the expected shape otherwise.
+    Remembered (a failure is not): each of a burst's alarms reads its schedule's times."""
     match = _HHMM.match(text.strip())
     if not match:
         raise ValueError(f"{text!r} is not a 24-hour time like 07:30 or 18:05")
@@ -107,6 +109,18 @@ class DailySpec:
                 raise ValueError("the window must end after it starts (same day)")
         if self.kind not in (FIXED, RANDOM):
             raise ValueError(f"unknown schedule kind {self.kind!r}")
+
+    @staticmethod
+    @functools.lru_cache(maxsize=4096)
+    def from_text(kind: str, habit_time: str | None, window_start: str | None, window_end: str | None,
+                  prep_minutes: int, seed: str) -> DailySpec:
+        """A spec from its times as stored (``"HH:MM"`` or empty). Remembered: a burst's alarms
+        each read their schedule's spec, and a pass over the jobs each trigger's."""
+        def hhmm(value: str | None) -> time | None:
+            return parse_hhmm(value) if value else None
+
+        return DailySpec(kind=kind, habit_time=hhmm(habit_time), window_start=hhmm(window_start),
+                         window_end=hhmm(window_end), prep_minutes=prep_minutes, seed=seed)
 
     def habit_time_on(self, day: date) -> time:
         """The habit time on ``day``: fixed, or this day's draw from the window (whole minutes)."""

@@ -74,10 +74,10 @@ class _Payload:
 
     def to_payload(self) -> dict[str, Any]:
         payload: dict[str, Any] = {}
-        for spec in dataclasses.fields(self):
-            value = getattr(self, spec.name)
-            if spec.name != "kind" and value != spec.default:
-                payload[_KEYS.get(spec.name, spec.name)] = list(value) if isinstance(value, tuple) else value
+        for name, key, default in _payload_fields(cast(Hashable, type(self))):
+            value = getattr(self, name)
+            if value != default:
+                payload[key] = list(value) if isinstance(value, tuple) else value
         return payload
 
     @classmethod
@@ -89,6 +89,14 @@ class _Payload:
             if spec.name != "kind" and key in payload:
                 values[spec.name] = _coerce(payload[key], hints[spec.name])
         return cls(**values)
+
+
+@functools.cache
+def _payload_fields(cls: Hashable) -> tuple[tuple[str, str, Any], ...]:
+    """Each field but ``kind``: (name, payload key, default). Remembered per class: asking
+    :func:`dataclasses.fields` for every row was a sixth of delivering a burst's alarms."""
+    return tuple((spec.name, _KEYS.get(spec.name, spec.name), spec.default)
+                 for spec in dataclasses.fields(cast(type[_Payload], cls)) if spec.name != "kind")
 
 
 @functools.cache

@@ -1,8 +1,8 @@
 """The alarm clock: a driven APScheduler whose jobs become inbox rows.
 
-* :class:`DrivenScheduler`: a scheduler with no thread or loop of its own. The service calls
-  :meth:`DrivenScheduler.process_due` on its alarm thread, so the job store's blocking calls
-  never run on the event loop, and tests decide when time has passed.
+* :class:`DrivenScheduler`: a scheduler with no thread or loop of its own, reading our clock. The
+  service calls :meth:`DrivenScheduler.process_due` on its alarm thread, so the job store's
+  blocking calls never run on the event loop, and tests decide when time has passed.
 * :class:`AlarmExecutor`: runs a job's function at once, in the calling thread, applying the
   misfire grace with *our* clock and telling the function when it was due and whether it came
   too late. (APScheduler's own executors check grace against the wall clock.)
@@ -18,16 +18,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import sys
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime, timedelta, timezone
 from typing import Any, TypeVar
 
-from apscheduler.events import EVENT_JOB_EXECUTED, EVENT_JOB_MISSED, JobExecutionEvent
 from apscheduler.executors.base import BaseExecutor
 from apscheduler.job import Job
-from apscheduler.schedulers.base import BaseScheduler
+from apscheduler.schedulers.base import STATE_PAUSED, BaseScheduler
 
 from promptpipe.clock import Clock
 from promptpipe.domain import keys
@@ -65,8 +63,18 @@ SYNC_BATCH = 500
 
 
 class DrivenScheduler(BaseScheduler):  # type: ignore[misc]  # APScheduler 3 ships no type information
-    def __init__(self, on_wakeup: Callable[[], None], **options: Any) -> None:
+    """APScheduler with no thread of its own, whose processing pass reads *our* clock.
+
+    :meth:`process_due` replaces APScheduler's ``_process_jobs`` loop for the way our jobs run
+    (at once, in the calling thread, coalesced, one instance). That loop asked each job's trigger
+    for the same next time twice and went through the executor's instance bookkeeping and an event
+    per job; at 10,000 due jobs this was about half of an alarm pass (issue 26). Nothing here
+    listens to job events, and a job that runs synchronously can never overlap itself.
+    """
+
+    def __init__(self, on_wakeup: Callable[[], None], clock: Clock, **options: Any) -> None:
         self._on_wakeup = on_wakeup
+        self._clock = clock
         super().__init__(**options)
 
     def shutdown(self, wait: bool = True) -> None:
@@ -76,31 +84,81 @@ class DrivenScheduler(BaseScheduler):  # type: ignore[misc]  # APScheduler 3 shi
         """APScheduler calls this when a job is added or changed: the driver looks again."""
         self._on_wakeup()
 
-    def process_due(self) -> float | None:
-        """Run every due job once; returns seconds until the next one (None: no jobs)."""
-        wait: float | None = self._process_jobs()
-        return wait
+    def process_due(self, after_firing: Callable[[], None] = lambda: None) -> float | None:
+        """Run every due job once; returns seconds until the next one (None: no jobs).
+
+        Every due job fires first; then ``after_firing`` is called (the service hands the last
+        alarms to the inbox there); only then is each job's next run time worked out and stored,
+        which is half the work of a pass and nothing an alarm waits for."""
+        if self.state == STATE_PAUSED:
+            return None
+        now = self._clock.now().astimezone(self.timezone)
+        next_wakeup: datetime | None = None
+        with self._jobstores_lock:
+            fired: list[tuple[Any, Job, datetime | None]] = []
+            for alias, store in self._jobstores.items():
+                try:
+                    due = store.get_due_jobs(now)
+                except Exception as exc:  # the store is unreachable: look again after the retry interval
+                    log.warning("alarm_jobs_unreadable", store=alias, error=str(exc)[:300])
+                    retry = now + timedelta(seconds=self.jobstore_retry_interval)
+                    next_wakeup = retry if next_wakeup is None else min(next_wakeup, retry)
+                    continue
+                fired += [(store, job, self._fire(job, now)) for job in due]
+            after_firing()
+            for store, job, next_run in fired:
+                if next_run is None:
+                    store.remove_job(job.id)
+                else:
+                    job._modify(next_run_time=next_run)
+                    store.update_job(job)
+            for store in self._jobstores.values():
+                store_next = store.get_next_run_time()
+                if store_next is not None and (next_wakeup is None or store_next < next_wakeup):
+                    next_wakeup = store_next
+        if next_wakeup is None:
+            return None
+        return max((next_wakeup - self._clock.now()).total_seconds(), 0.0)
+
+    def _fire(self, job: Job, now: datetime) -> datetime | None:
+        """Fire the job for its run times up to ``now`` (only the last: coalesced); returns its
+        next run time (None: its trigger has no more, so the job goes)."""
+        run_times = []
+        next_run: datetime | None = job.next_run_time
+        while next_run is not None and next_run <= now:
+            run_times.append(next_run)
+            next_run = job.trigger.get_next_fire_time(next_run, now)
+        executor = self._lookup_executor(job.executor)
+        assert isinstance(executor, AlarmExecutor), "every job of ours runs on the AlarmExecutor"
+        executor.fire(job, run_times[-1:] if job.coalesce else run_times)
+        return next_run
 
 
 class AlarmExecutor(BaseExecutor):  # type: ignore[misc]  # APScheduler 3 ships no type information
+    """Runs a job's function at once, in the calling thread, telling it when it was due and whether
+    it came later than its grace allows (by our clock: APScheduler's own executors check the
+    grace against the wall clock)."""
+
     def __init__(self, clock: Clock) -> None:
         super().__init__()
         self.clock = clock
 
-    def _do_submit_job(self, job: Job, run_times: list[datetime]) -> None:
-        events = []
+    def fire(self, job: Job, run_times: list[datetime]) -> None:
+        """A job that fails is logged and the pass goes on (its next run time is still stored)."""
         try:
             for run_time in run_times:
                 late = self.clock.now() - run_time
                 grace = job.misfire_grace_time
                 missed = grace is not None and late > timedelta(seconds=grace)
                 job.func(*job.args, scheduled_for=run_time.astimezone(timezone.utc), missed=missed, **job.kwargs)
-                code = EVENT_JOB_MISSED if missed else EVENT_JOB_EXECUTED
-                events.append(JobExecutionEvent(code, job.id, job._jobstore_alias, run_time))
-        except BaseException:
-            self._run_job_error(job.id, *sys.exc_info()[1:])
-        else:
-            self._run_job_success(job.id, events)
+        except Exception as exc:
+            log.error("alarm_job_failed", job_id=job.id, error=f"{type(exc).__name__}: {str(exc)[:300]}")
+
+    def _do_submit_job(self, job: Job, run_times: list[datetime]) -> None:
+        """APScheduler's entry (unused by :meth:`DrivenScheduler.process_due`); kept so that the
+        executor is complete."""
+        self.fire(job, run_times)
+        self._run_job_success(job.id, [])
 
 
 class AlarmClock:
@@ -116,7 +174,7 @@ class AlarmClock:
         self.engine = job_engine(db)
         self.store = DeferredWriteJobStore(self.engine)
         self.scheduler = DrivenScheduler(
-            self._wakeup,
+            self._wakeup, clock,
             jobstores={"default": self.store},
             executors={"default": AlarmExecutor(clock)},
             job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": self.grace_s},
@@ -254,14 +312,13 @@ class AlarmClock:
     # -- on the alarm thread ----------------------------------------------------------------------
     def _process_pass(self) -> float | None:
         """Due jobs → alarms → inbox rows, handed to the database thread in chunks while the
-        pass goes on; the job store's own updates are committed only once every chunk is in."""
+        pass goes on; the job store's own updates are worked out once every chunk is in, and
+        committed after them."""
         self._deliveries = []
         try:
             with self._job_batch():
-                self.scheduler.process_due()
-                self._flush_alarms()
-                for future in self._deliveries:
-                    future.result()
+                self.scheduler.process_due(after_firing=self._deliver_the_rest)
+                self._deliver_the_rest()  # a pass that stopped short of firing anything
         finally:
             self._fired.clear()
             self._deliveries = []
@@ -275,6 +332,14 @@ class AlarmClock:
         self._fired.append(alarm)
         if len(self._fired) >= DELIVER_CHUNK:
             self._flush_alarms()
+
+    def _deliver_the_rest(self) -> None:
+        """Hand over the last alarms and wait until every chunk is in the inbox. The jobs' next
+        run times are worked out only then: done side by side, that work held the delivery back
+        (the threads share one interpreter lock)."""
+        self._flush_alarms()
+        for future in self._deliveries:
+            future.result()
 
     def _flush_alarms(self) -> None:
         chunk, self._fired = self._fired, []
