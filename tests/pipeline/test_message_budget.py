@@ -31,14 +31,14 @@ BUDGET = {  # kind of turn: (statements, transactions), the whole path of one me
     "feedback message": (12, 3),
     "poll vote": (18, 3),
     "STOP": (21, 4),
-    "daily prompt": (20, 5),
+    "daily prompt": (18, 5),
     "reminder": (14, 4),
     "team message": (12, 5),
     "questionnaire tap": (17, 3),
     "questionnaire typed answer": (15, 3),
 }
-"""Today's figures (the daily prompt 19 or 20: whether its poll goes in the prompt's recorded send
-depends on timing). Transactions count every one, reads included. An ordinary message (intake,
+"""Today's figures (the daily prompt 17 or 18: whether its poll goes in the prompt's recorded send
+depends on timing; its three messages go into the transcript in one statement). Transactions count every one, reads included. An ordinary message (intake,
 feedback) is within issue 26's 12 statements and 3 transactions. A questionnaire answer pays the
 ordinary message's path (the turn still reads the model's history, which an answer does not need)
 plus its answer, the next item asked and the instance's progress. Each reduction lowers its line
