@@ -13,8 +13,12 @@ an older release left, or make the schema themselves): they ask for ``empty_data
 (tests/upgrades/conftest.py makes it the ``database_url`` of everything under tests/upgrades/).
 
 Names are unique per run and per worker (random suffixes), so parallel workers, and another run
-beside this one, never share a database; each test's PostgreSQL database is dropped in the
-background once the test is done (a drop takes up to ~0.1 s).
+beside this one, never share a database. A PostgreSQL copy is not dropped when its test is done but
+emptied in the background and handed to a later test of the same worker: a copy and its drop
+cost the server ~0.22 s of CPU (the catalogues are copied block by block), against ~0.01 s to
+delete the rows, restart the sequences and drop what the test added (the job store's table). That
+was a seventh of the whole suite's CPU on this 2-core machine. A copy whose schema no longer
+matches the template's (a test changed it), or that cannot be emptied, is dropped instead.
 """
 
 from __future__ import annotations
@@ -98,8 +102,11 @@ class PostgresDatabases:
         self._head = base_url.rpartition("/")[0]
         self._run = f"{worker_name()}_{secrets.token_hex(4)}"
         self._template: str | None = None
+        self._template_schema: str | None = None
         self._lock = threading.Lock()
-        self._to_drop: queue.SimpleQueue[str | None] = queue.SimpleQueue()
+        self._to_drop: queue.SimpleQueue[tuple[str, bool] | None] = queue.SimpleQueue()
+        self._emptied: queue.SimpleQueue[str] = queue.SimpleQueue()
+        """Copies emptied after their test, ready for the next."""
         self._drop_errors: list[Exception] = []
         # A daemon thread: the tests of the service's exit count the non-daemon threads left behind.
         self._dropper = threading.Thread(target=self._drop_each, name="drop-databases", daemon=True)
@@ -121,40 +128,113 @@ class PostgresDatabases:
                 name = f"pp_template_{self._run}"
                 self._execute(f'CREATE DATABASE "{name}"')
                 _in_own_thread(lambda: asyncio.run(_make_schema(self._url(name))))
+                self._template_schema = self._schema_of(name)  # (no session may stay on a template)
                 self._template = name
             return self._template
 
     def copy(self) -> tuple[str, Callable[[], None]]:
-        """A new database with the current schema (a copy of the template), and its drop."""
-        return self._create(f'TEMPLATE "{self._template_name()}"')
+        """A database with the current schema and no rows (a copy of the template, or an emptied
+        one), and what hands it back when the test is done."""
+        template = self._template_name()
+        try:
+            name = self._emptied.get_nowait()
+        except queue.Empty:
+            name = self._create(f'TEMPLATE "{template}"')
+        return self._url(name), lambda: self._to_drop.put((name, True))
 
     def empty(self) -> tuple[str, Callable[[], None]]:
         """A new database with nothing of ours in it, and its drop."""
-        return self._create("")
+        name = self._create("")
+        return self._url(name), lambda: self._to_drop.put((name, False))
 
-    def _create(self, template: str) -> tuple[str, Callable[[], None]]:
+    def _create(self, template: str) -> str:
         name = f"pp_test_{self._run}_{secrets.token_hex(4)}"
         self._execute(f'CREATE DATABASE "{name}" {template}'.rstrip())
-        return self._url(name), lambda: self._drop_later(name)
-
-    def _drop_later(self, name: str) -> None:
-        self._to_drop.put(name)
+        return name
 
     def _drop(self, name: str) -> None:
         self._execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
+    def _schema_of(self, name: str) -> str:
+        """The database's tables, columns, indexes, sequences, functions and triggers, as text."""
+        import psycopg
+
+        with psycopg.connect(self._url(name).replace("postgresql+psycopg://", "postgresql://")) as conn:
+            row = conn.execute(_SCHEMA_OF).fetchone()
+        assert row is not None
+        return str(row[0])
+
+    def _empty_for_reuse(self, name: str) -> bool:
+        """Delete every row the test left (not the Alembic stamp), restart the sequences and drop
+        the tables the template has not; False if that failed or the schema is not the template's."""
+        import psycopg
+
+        try:
+            self._execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                          f"WHERE datname = '{name}' AND pid <> pg_backend_pid()")
+            with psycopg.connect(self._url(name).replace("postgresql+psycopg://", "postgresql://")) as conn:
+                conn.execute("SET lock_timeout = '5s'")
+                # No triggers (foreign keys, the rollups' own) while every table is emptied.
+                conn.execute("SET session_replication_role = replica")
+                for statement in [row[0] for row in conn.execute(_EMPTYING)]:
+                    conn.execute(statement)  # type: ignore[arg-type]
+            return self._schema_of(name) == self._template_schema
+        except psycopg.Error:
+            return False
+
     def _drop_each(self) -> None:
-        while (name := self._to_drop.get()) is not None:
+        while (item := self._to_drop.get()) is not None:
+            name, reusable = item
             try:
-                self._drop(name)
+                if reusable and self._empty_for_reuse(name):
+                    self._emptied.put(name)
+                else:
+                    self._drop(name)
             except Exception as exc:  # reported by close()
                 self._drop_errors.append(exc)
 
     def close(self) -> None:
-        """Finish the drops under way and drop the template; raise the first drop that failed."""
+        """Finish the drops under way, drop the emptied copies and the template; raise the first
+        drop that failed."""
         self._to_drop.put(None)
         self._dropper.join()
+        while True:
+            try:
+                self._drop(self._emptied.get_nowait())
+            except queue.Empty:
+                break
+            except Exception as exc:
+                self._drop_errors.append(exc)
         if self._template is not None:
             self._drop(self._template)
         if self._drop_errors:
             raise self._drop_errors[0]
+
+
+_SCHEMA_OF = """
+SELECT string_agg(item, E'\n' ORDER BY item) FROM (
+  SELECT 'column ' || table_name || '.' || column_name || ' ' || data_type || ' ' || is_nullable || ' '
+         || coalesce(column_default, '') AS item
+    FROM information_schema.columns WHERE table_schema = 'public'
+  UNION ALL SELECT 'index ' || indexdef FROM pg_indexes WHERE schemaname = 'public'
+  UNION ALL SELECT 'relation ' || c.relkind::text || ' ' || c.relname
+    FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public'
+  UNION ALL SELECT 'function ' || p.proname || ' ' || md5(p.prosrc)
+    FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'public'
+  UNION ALL SELECT 'trigger ' || tgname || ' ' || tgrelid::regclass::text FROM pg_trigger WHERE NOT tgisinternal
+  UNION ALL SELECT 'constraint ' || conname || ' ' || pg_get_constraintdef(oid) FROM pg_constraint
+    WHERE connamespace = 'public'::regnamespace
+  UNION ALL SELECT 'stamp ' || version_num FROM alembic_version
+) AS everything
+"""
+"""What must be as in the template for a copy to be used again."""
+_EMPTYING = """
+SELECT 'DROP TABLE IF EXISTS ' || quote_ident(tablename) || ' CASCADE' FROM pg_tables
+ WHERE schemaname = 'public' AND tablename = 'apscheduler_jobs'
+UNION ALL SELECT 'DELETE FROM ' || quote_ident(tablename) FROM pg_tables
+ WHERE schemaname = 'public' AND tablename NOT IN ('alembic_version', 'apscheduler_jobs')
+UNION ALL SELECT 'SELECT setval(' || quote_literal(quote_ident(sequencename)) || ', 1, false)' FROM pg_sequences
+ WHERE schemaname = 'public'
+"""
+"""The statements that empty a used copy: the job store's table (made by the service, not in the
+template) dropped, every other table's rows deleted but the Alembic stamp, the sequences restarted."""

@@ -38,8 +38,9 @@ BUDGET = {  # kind of turn: (statements, transactions), the whole path of one me
     "questionnaire typed answer": (15, 3),
 }
 """Today's figures (the daily prompt 17 or 18: whether its poll goes in the prompt's recorded send
-depends on timing; its three messages go into the transcript in one statement). Transactions count every one, reads included. An ordinary message (intake,
-feedback) is within issue 26's 12 statements and 3 transactions. A questionnaire answer pays the
+depends on timing; its three messages go into the transcript in one statement). Transactions
+count every one, reads included. An ordinary message (intake, feedback) is within issue 26's 12
+statements and 3 transactions. A questionnaire answer pays the
 ordinary message's path (the turn still reads the model's history, which an answer does not need)
 plus its answer, the next item asked and the instance's progress. Each reduction lowers its line
 here, so what was won stays won."""
