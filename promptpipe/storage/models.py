@@ -54,6 +54,10 @@ PENDING, DONE, FAILED = RowStatus.PENDING, RowStatus.DONE, RowStatus.FAILED
 SENDING, SENT, UNCERTAIN = RowStatus.SENDING, RowStatus.SENT, RowStatus.UNCERTAIN
 
 
+UTC_TEXT_LENGTH = len("2026-01-05 12:30:15.250000")
+"""A UTC time as SQLite stores it; ``isoformat`` adds ``+00:00`` to an aware one."""
+
+
 class UTCDateTime(TypeDecorator[datetime]):
     """Aware datetimes in, aware UTC datetimes out, on every backend."""
 
@@ -81,6 +85,8 @@ class UTCDateTime(TypeDecorator[datetime]):
             return super().bind_processor(dialect)
 
         def as_text(value: datetime | None) -> str | None:
+            if value is not None and value.tzinfo is timezone.utc:  # the clock's own times: no conversion
+                return value.isoformat(" ", "microseconds")[:UTC_TEXT_LENGTH]
             utc = self.process_bind_param(value, dialect)
             return None if utc is None else utc.isoformat(" ", "microseconds")
         return as_text

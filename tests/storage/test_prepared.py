@@ -124,6 +124,8 @@ async def test_the_statement_listeners_hear_every_statement(enrolled: Database) 
 
 @pytest.mark.parametrize("written", [
     datetime(2026, 1, 5, 12, 30, 15, tzinfo=timezone.utc),
+    datetime(2026, 11, 27, 2, 3, 4, 567_890, tzinfo=timezone.utc),
+    datetime(999, 1, 2, 3, 4, 5, 6, tzinfo=timezone.utc),
     datetime(2026, 1, 5, 7, 30, 15, 250_000, tzinfo=timezone(timedelta(hours=-5))),
     datetime(2026, 3, 29, 1, 59, 59, 999_999, tzinfo=ZoneInfo("Europe/Berlin")),
     datetime(999, 12, 31, 23, 0, 0, 1, tzinfo=timezone(timedelta(hours=5, minutes=30))),
