@@ -245,6 +245,8 @@ class RunResult:
     jobs_matched_s: float | None
     """After the last message, when every pending timer had its job (None: not within the wait)."""
     rss_after_start_mb: float
+    burst_cpu_s: float
+    """The process's CPU time (all threads) from a second before due to the last message."""
 
 
 def habit_time_for(due: datetime, zone_name: str) -> str:
@@ -418,12 +420,14 @@ async def run(participants: int, lane_concurrency: int | None, lead_s: float) ->
             if job_db is not None:
                 job_db.reset()
             heartbeat.start()
+            cpu_before = time.process_time()
             expected = (participants + CANARIES) * MESSAGES_PER_PROMPT
             deadline = due_perf + GIVE_UP_S
             while transport.handed_over < expected and time.perf_counter() < deadline:
                 await asyncio.sleep(WAIT_STEP_S)
             gave_up = transport.handed_over < expected
             last_message = time.perf_counter()
+            burst_cpu_s = time.process_time() - cpu_before
             await asyncio.sleep(AFTER_LAST_S)
             await heartbeat.stop()
             inbox, outbox_status, timers, jobs = await read_outcome(app)
@@ -442,7 +446,7 @@ async def run(participants: int, lane_concurrency: int | None, lead_s: float) ->
         other_texts=transport.other_texts, outbox_status=outbox_status, jobs=jobs, timers=timers,
         llm_calls=llm.calls, peak_llm_in_flight=llm.peak_in_flight, db=db, job_db=job_db, heartbeat=heartbeat,
         alarm_times=alarm_times, due_perf=due_perf, gave_up=gave_up, jobs_matched_s=jobs_matched_s,
-        rss_after_start_mb=rss_after_start,
+        rss_after_start_mb=rss_after_start, burst_cpu_s=burst_cpu_s,
     )
 
 
@@ -506,6 +510,8 @@ def report(result: RunResult) -> None:
         complete = "" if len(main.pair_late_s) == n else f" (only {len(main.pair_late_s):,} of {n:,})"
         print("  " + verdict("last prompt + poll after due  ", max(main.pair_late_s), TARGET_ALL_SENT_S, "s")
               + complete)
+    print(f"  process CPU time from 1 s before due to the last message {result.burst_cpu_s:.1f} s "
+          f"({result.burst_cpu_s / total * 1000:.2f} ms per prompt)")
     hb = result.heartbeat
     print(f"  event loop: longest gap between {HEARTBEAT_S * 1000:.0f} ms heartbeats {hb.max_gap_s * 1000:.0f} ms "
           f"({hb.max_gap_at - result.due_perf:+.1f} s from due); {hb.gaps_over_100ms} gaps over 100 ms")

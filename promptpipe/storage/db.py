@@ -8,16 +8,21 @@ against ~0.15 ms for this; see benchmarks/README.md.)
 SQLite: one connection on one thread, so the process's transactions queue instead of fighting
 over the file lock; every transaction starts with ``BEGIN IMMEDIATE`` so a read-then-write is
 atomic even against another process (the admin script), and ``busy_timeout`` makes that other
-process wait, not fail. PostgreSQL: a small pool of threads and connections.
+process wait, not fail. When several transactions wait next to each other (a burst), the thread
+runs up to 32 of them in one SQLite transaction, each in a savepoint of its own: one that fails
+is rolled back alone, and every caller hears back only once all are committed. PostgreSQL: a
+small pool of threads and connections.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -26,6 +31,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import Session
+from sqlalchemy.orm.session import JoinTransactionMode
 from sqlmodel import SQLModel
 
 from promptpipe.domain.text import mask_credentials
@@ -45,7 +51,7 @@ from promptpipe.storage.schema import (
     refuse_unless_current,
 )
 from promptpipe.storage.schema import upgrade as upgrade_schema
-from promptpipe.storage.work_queue import WorkQueue
+from promptpipe.storage.work_queue import Outcome, WorkQueue
 
 SQLITE_BUSY_TIMEOUT_MS = 15_000
 IN_CHUNK = 500
@@ -129,7 +135,26 @@ def create_sqlite_engine(url: str, *, pool_size: int = 1, own_transactions: bool
     if own_transactions:
         event.listen(engine, "connect", _no_implicit_begin)
         event.listen(engine, "begin", _sqlite_begin)
+        _savepoints_on_the_driver(engine.dialect)
     return engine
+
+
+def _savepoints_on_the_driver(dialect: Any) -> None:
+    """Savepoints straight on the driver's connection, as ``BEGIN`` is: transactions committed
+    together take one each, and through SQLAlchemy's execution each cost as much as a statement
+    of the turn's. (SQLAlchemy still keeps track of them: it calls these three.)"""
+    def run(sql: str) -> Callable[[Connection, str], None]:
+        def on_the_driver(connection: Connection, name: str) -> None:
+            statement = sql.format(name=name)
+            try:
+                connection.connection.driver_connection.execute(statement)  # type: ignore[union-attr]
+            except sqlite3.Error as exc:
+                raise DBAPIError.instance(statement, (), exc, sqlite3.Error, hide_parameters=True) from exc
+        return on_the_driver
+
+    dialect.do_savepoint = run('SAVEPOINT "{name}"')
+    dialect.do_rollback_to_savepoint = run('ROLLBACK TO SAVEPOINT "{name}"')
+    dialect.do_release_savepoint = run('RELEASE SAVEPOINT "{name}"')
 
 
 def _no_implicit_begin(dbapi_conn: Any, _: Any) -> None:
@@ -160,8 +185,11 @@ class Database:
                     self.engine = self.engine.execution_options(postgresql_readonly=True)
         except (ArgumentError, ValueError) as exc:
             raise ConfigError(f"DATABASE_URL: {mask_credentials(_first_line(exc))}") from None
-        self._executor = WorkQueue(threads, "db")
-        self.transactions = 0
+        self._sqlite_writer = self.is_sqlite and not self.read_only
+        self.write_together = self._sqlite_writer
+        """SQLite's writer: transactions waiting side by side commit together (off: one by one)."""
+        self._executor = WorkQueue(threads, "db", together=(
+            functools.partial(_together_on_one_connection, self.engine) if self._sqlite_writer else None))
         self._insert_ignore: dict[tuple[str, tuple[str, ...], tuple[str, ...] | None], Prepared] = {}
         self.upgraded: UpgradeDone | None = None
         """Set when :meth:`connect` upgraded the database (what, and the copy it took)."""
@@ -183,23 +211,20 @@ class Database:
 
     def submit(self, fn: Callable[[Session], T], *, urgent: bool = False) -> Future[T]:
         """:meth:`run` for code on another thread (the alarm thread): a future to wait on."""
+        if self.write_together:
+            return self._executor.submit_together(fn, urgent=urgent)
         if urgent:
             return self._executor.submit_urgent(self._transaction, fn)
         return self._executor.submit(self._transaction, fn)
 
     def _transaction(self, fn: Callable[[Session], T]) -> T:
-        self.transactions += 1
         try:
-            if self.is_sqlite and not self.read_only:
+            if self._sqlite_writer:
                 return _on_one_connection(self.engine, fn)
             with Session(self.engine, expire_on_commit=False) as session, session.begin():
                 return fn(session)
-        except SQLAlchemyError as exc:
-            # ``from None``: the driver's own message can carry row values (PostgreSQL's
-            # "Failing row contains (…)", a duplicate key's value), i.e. a participant's text.
-            raise storage_error(exc) from None
-        except UnicodeError as exc:  # a lone surrogate the drivers cannot encode
-            raise StorageError(f"database error: text that cannot be encoded ({type(exc).__name__})") from None
+        except (SQLAlchemyError, UnicodeError) as exc:
+            raise _our_error(exc) from None
 
     async def connect(self, *, upgrade: bool = False) -> SchemaState:
         """Open the database: an empty one gets the current schema; one made by an older release is
@@ -295,8 +320,9 @@ class _JoinedSession(Session):
     connection, it hands that one over without setting up transaction state of its own; the ORM
     (an ``add``, a ``get``) still works, joined to the same transaction."""
 
-    def __init__(self, connection: Connection) -> None:
-        super().__init__(bind=connection, join_transaction_mode="conditional_savepoint", expire_on_commit=False)
+    def __init__(self, connection: Connection, join_transaction_mode: JoinTransactionMode = "conditional_savepoint",
+                 ) -> None:
+        super().__init__(bind=connection, join_transaction_mode=join_transaction_mode, expire_on_commit=False)
         self._joined = connection
 
     def connection(self, bind_arguments: Any = None, execution_options: Any = None) -> Connection:
@@ -309,18 +335,78 @@ def _on_one_connection(engine: Engine, fn: Callable[[Session], T]) -> T:
     """SQLite's writer: ``fn`` in one transaction begun on a connection of the pool, with a
     session joined to it. The session's own begin, connection look-up and commit cost twice the
     transaction itself (~50 µs of ~120), on the one thread every turn's transactions queue for."""
-    with engine.connect() as connection:
-        transaction = connection.begin()
+    with _writer_transaction(engine) as connection:
         session = _JoinedSession(connection)
         try:
             result = fn(session)
             session.flush()
-            transaction.commit()
-            return result
         finally:
             session.close()
+    return result
+
+
+def _together_on_one_connection(engine: Engine, fns: Sequence[Callable[[Session], Any]]) -> list[Outcome]:
+    """SQLite's writer: run ``fns`` in one transaction, each in a savepoint of its own (one alone:
+    no savepoint). A function that raises is rolled back to its savepoint and gets its error; the
+    others still commit. If the transaction itself fails, every one of them gets that error."""
+    if len(fns) == 1:
+        try:
+            return [Outcome(_on_one_connection(engine, fns[0]))]
+        except Exception as exc:
+            return [Outcome(error=_our_error(exc))]
+    try:
+        with _writer_transaction(engine) as connection:
+            outcomes = [_in_savepoint(connection, fn) for fn in fns]
+        return outcomes
+    except Exception as exc:
+        raise _our_error(exc) from None
+
+
+@contextmanager
+def _writer_transaction(engine: Engine) -> Iterator[Connection]:
+    """``BEGIN IMMEDIATE`` on a connection of the pool, committed when the block ends. Whatever
+    fails, the block or the commit itself (a reference SQLite checks only then), the connection
+    goes back to the pool with no transaction open."""
+    with engine.connect() as connection:
+        transaction = connection.begin()
+        try:
+            yield connection
+            transaction.commit()
+        finally:
             if transaction.is_active:
                 transaction.rollback()
+            driver = None if connection.invalidated else connection.connection.driver_connection
+            if driver is not None and driver.in_transaction:  # a refused COMMIT leaves it open
+                driver.rollback()
+
+
+def _in_savepoint(connection: Connection, fn: Callable[[Session], Any]) -> Outcome:
+    savepoint = connection.begin_nested()
+    # Joined to the savepoint: a flush that fails rolls back to it, not the whole run.
+    session = _JoinedSession(connection, join_transaction_mode="rollback_only")
+    try:
+        value = fn(session)
+        session.flush()
+    except Exception as exc:
+        session.close()
+        if savepoint.is_active:
+            savepoint.rollback()
+        return Outcome(error=_our_error(exc))
+    session.close()
+    savepoint.commit()
+    return Outcome(value)
+
+
+def _our_error(exc: Exception) -> Exception:
+    """The error a caller gets for a failed transaction: a database error becomes a
+    :class:`StorageError` with the driver's first line only (later lines can carry row values:
+    PostgreSQL's "Failing row contains (…)", a duplicate key's value, i.e. a participant's text);
+    any other error is the caller's own and stays as it is."""
+    if isinstance(exc, SQLAlchemyError):
+        return storage_error(exc)
+    if isinstance(exc, UnicodeError):  # a lone surrogate the drivers cannot encode
+        return StorageError(f"database error: text that cannot be encoded ({type(exc).__name__})")
+    return exc
 
 
 def _first_line(exc: BaseException) -> str:

@@ -5,6 +5,11 @@ reads and commits. Work that keeps the service responsive must not wait behind t
 participant's message (a STOP, a reply), writing the inbox rows of alarms that just came due, and
 the outbox's claims and records of what it sends (a prompt's poll goes out only once the prompt's
 send is recorded). Those are submitted urgent; within each level the order is kept.
+
+Work submitted *together-able* (SQLite's transactions) is taken off the queue in runs: when
+several such pieces wait at the head of the queue at the same level, one call of the queue's
+``together`` function runs up to ``TOGETHER_MAX`` of them (the database runs them in one
+transaction, each in a savepoint of its own), so a burst pays one commit for many turns.
 """
 
 from __future__ import annotations
@@ -14,14 +19,35 @@ import itertools
 import queue
 import threading
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, Future
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
-__all__ = ["WorkQueue"]
+__all__ = ["TOGETHER_MAX", "Outcome", "WorkQueue"]
 
 T = TypeVar("T")
 URGENT, NORMAL, STOP = 0, 1, 2
+TOGETHER_MAX = 32
+"""Most pieces of work one ``together`` call runs: bounds how long the first waits for the last."""
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What one piece of a run came to: its result, or the exception it raised."""
+
+    value: Any = None
+    error: BaseException | None = None
+
+
+Together = Callable[[Sequence[Any]], Sequence[Outcome]]
+
+
+@dataclass(frozen=True, slots=True)
+class _Joinable:
+    """A piece of work the queue's ``together`` function runs (alone or with others)."""
+
+    work: Any
 
 
 class WorkQueue(Executor):
@@ -31,12 +57,14 @@ class WorkQueue(Executor):
     without it loses only uncommitted transactions, as a crash would. A queue nobody holds any
     more (a database never closed) ends its threads, as a thread pool does."""
 
-    def __init__(self, workers: int, name: str) -> None:
+    def __init__(self, workers: int, name: str, *, together: Together | None = None) -> None:
+        self._together = together
         self._queue: _Queue = queue.PriorityQueue()
         self._order = itertools.count()
         self._lock = threading.Lock()
         self._closed = False
-        self._threads = [threading.Thread(target=_serve, args=(self._queue,), name=f"{name}_{i}", daemon=True)
+        self._threads = [threading.Thread(target=_serve, args=(self._queue, together), name=f"{name}_{i}",
+                                          daemon=True)
                          for i in range(workers)]
         for thread in self._threads:
             thread.start()
@@ -54,6 +82,13 @@ class WorkQueue(Executor):
         """Queue ``fn(*args)`` ahead of all normal work waiting (after urgent work already queued)."""
         return self._put(URGENT, functools.partial(fn, *args))
 
+    def submit_together(self, work: Any, *, urgent: bool = False) -> Future[Any]:
+        """Queue ``work`` for the ``together`` function given at construction; it may run in one
+        call with other such work waiting next to it at the same level."""
+        if self._together is None:
+            raise TypeError("this queue was made without a together function")
+        return self._put(URGENT if urgent else NORMAL, _Joinable(work))
+
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         """Stop taking work; the threads finish what is queued (all of it) and end."""
         with self._lock:
@@ -64,7 +99,7 @@ class WorkQueue(Executor):
                 if thread is not threading.current_thread():
                     thread.join()
 
-    def _put(self, level: int, call: Callable[[], T]) -> Future[T]:
+    def _put(self, level: int, call: Callable[[], T] | _Joinable) -> Future[T]:
         future: Future[T] = Future()
         with self._lock:
             if self._closed:
@@ -74,21 +109,55 @@ class WorkQueue(Executor):
 
 
 
-_Queue = queue.PriorityQueue[tuple[int, int, Future[Any] | None, Callable[[], Any]]]
+_Item = tuple[int, int, Future[Any] | None, Callable[[], Any] | _Joinable]
+_Queue = queue.PriorityQueue[_Item]
 
 
-def _serve(work: _Queue) -> None:
+def _serve(work: _Queue, together: Together | None) -> None:
     """A thread's loop (it holds the queue, not its owner, so the owner can be collected)."""
     while True:
         level, _, future, call = work.get()
         if level == STOP or future is None:
             return
-        if future.set_running_or_notify_cancel():  # else its caller gave up before it started
+        if isinstance(call, _Joinable) and together is not None:
+            _run_together(together, [(future, call), *_joinable_next(work, level)])
+        elif future.set_running_or_notify_cancel() and callable(call):  # else its caller gave up
             try:
                 future.set_result(call())
             except BaseException as exc:
                 future.set_exception(exc)
         del future, call  # an idle thread keeps nothing alive (an export's last chunk of rows)
+
+
+def _joinable_next(work: _Queue, level: int) -> list[tuple[Future[Any], _Joinable]]:
+    """Together-able work waiting at the head of the queue at ``level`` (taken off it)."""
+    taken: list[tuple[Future[Any], _Joinable]] = []
+    with work.mutex:
+        while len(taken) < TOGETHER_MAX - 1 and work.queue:
+            head_level, _, future, call = work.queue[0]
+            if head_level != level or future is None or not isinstance(call, _Joinable):
+                break
+            work._get()  # what get_nowait does, under the lock held
+            work.not_full.notify()
+            taken.append((future, call))
+    return taken
+
+
+def _run_together(together: Together, pieces: list[tuple[Future[Any], _Joinable]]) -> None:
+    running = [(future, call) for future, call in pieces if future.set_running_or_notify_cancel()]
+    if not running:
+        return
+    try:
+        outcomes = together([call.work for _, call in running])
+    except BaseException as exc:  # the run as a whole failed: none of it took effect
+        for future, _ in running:
+            future.set_exception(exc)
+        return
+    for (future, _), outcome in zip(running, outcomes, strict=True):
+        if outcome.error is not None:
+            future.set_exception(outcome.error)
+        else:
+            future.set_result(outcome.value)
 
 
 def _stop(work: _Queue, order: itertools.count[int], workers: int) -> None:

@@ -109,7 +109,11 @@ def count_on(app: App) -> Counted:
 
 
 async def measure(app: App, step: Callable[[], Awaitable[Any]]) -> Counted:
-    """What ``step`` and everything it causes cost, handled to the end."""
+    """What ``step`` and everything it causes cost, handled to the end. One transaction at a time:
+    SQLite's writer commits transactions that happen to wait side by side together (a burst's
+    saving, which timing decides), which would merge a message's transactions with the service's
+    polls."""
+    app.db.write_together = False
     await app.run_until_idle()
     counted = count_on(app)
     await step()

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import gc
 import threading
+from collections.abc import Sequence
 
 import pytest
 
-from promptpipe.storage.work_queue import WorkQueue
+from promptpipe.storage.work_queue import Outcome, WorkQueue
 
 
 def test_urgent_work_goes_ahead_of_what_waits_and_each_level_keeps_its_order() -> None:
@@ -57,3 +58,35 @@ def test_a_queue_nobody_holds_any_more_ends_its_threads() -> None:
     for thread in threads:
         thread.join(timeout=5)
     assert not any(thread.is_alive() for thread in threads)
+
+
+def test_together_work_waiting_side_by_side_at_one_level_runs_in_one_call() -> None:
+    runs: list[list[str]] = []
+
+    def together(works: Sequence[str]) -> list[Outcome]:
+        runs.append(list(works))
+        if "breaks the run" in works:
+            raise OSError("disk full")
+        return [Outcome(error=ValueError(w)) if w.startswith("bad") else Outcome(w.upper()) for w in works]
+
+    work, started, gate = WorkQueue(1, "test", together=together), threading.Event(), threading.Event()
+    busy = work.submit(lambda: started.set() or gate.wait(5))
+    assert started.wait(5)
+    first = [work.submit_together(w) for w in ("turn a", "bad turn", "turn b")]
+    plain = work.submit(runs.append, ["plain work"])
+    second = [work.submit_together(w) for w in ("turn c", "breaks the run")]
+    urgent = [work.submit_together(w, urgent=True) for w in ("stop x", "stop y")]
+    gate.set()
+    busy.result(timeout=5)
+    plain.result(timeout=5)
+    assert [f.result(timeout=5) for f in urgent] == ["STOP X", "STOP Y"]
+    assert first[0].result(timeout=5) == "TURN A" and first[2].result(timeout=5) == "TURN B"
+    with pytest.raises(ValueError, match="bad turn"):  # its own error, to its own caller only
+        first[1].result(timeout=5)
+    for future in second:  # the call as a whole failed: every piece of it hears so
+        with pytest.raises(OSError, match="disk full"):
+            future.result(timeout=5)
+    # Urgent first; a piece of plain work ends a run, and keeps its place in the order.
+    assert runs == [["stop x", "stop y"], ["turn a", "bad turn", "turn b"], ["plain work"],
+                    ["turn c", "breaks the run"]]
+    work.shutdown()
