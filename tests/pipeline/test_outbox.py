@@ -142,8 +142,8 @@ async def test_a_batch_with_a_key_already_queued_sends_each_message_once_in_orde
              ToSend("test:2", "third")]
     ids = await app.db.run(lambda session: queue_messages(session, participant_id, batch, app.clock.now()))
     assert ids["test:0"] is None and ids["test:1"] is not None and ids["test:2"] is not None
-    texts = await app.db.run(lambda session: dict(session.execute(
-        select(Message.id, Message.text).where(Message.id.in_([ids["test:1"], ids["test:2"]]))).tuples().all()))
+    texts = await app.db.run(lambda session: {message_id: text for message_id, text in session.execute(
+        select(Message.id, Message.text).where(Message.id.in_([ids["test:1"], ids["test:2"]])))})
     assert (texts[ids["test:1"]], texts[ids["test:2"]]) == ("second", "third")  # each key has its own message
     await app.run_until_idle()
     assert transport.texts_to(ANA) == ["first", "second", "third"]
