@@ -119,9 +119,10 @@ def _serve(work: _Queue, together: Together | None) -> None:
         level, _, future, call = work.get()
         if level == STOP or future is None:
             return
-        if isinstance(call, _Joinable) and together is not None:
+        if isinstance(call, _Joinable):
+            assert together is not None  # submit_together refuses work without it
             _run_together(together, [(future, call), *_joinable_next(work, level)])
-        elif future.set_running_or_notify_cancel() and callable(call):  # else its caller gave up
+        elif future.set_running_or_notify_cancel():  # else its caller gave up before it started
             try:
                 future.set_result(call())
             except BaseException as exc:
