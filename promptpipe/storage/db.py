@@ -115,13 +115,19 @@ def _query_only(dbapi_conn: Any, _: Any) -> None:
     dbapi_conn.execute("PRAGMA query_only=ON")
 
 
-def _sqlite_begin(conn: Any) -> None:
+def _sqlite_begin(conn: Connection) -> None:
     # Straight on the driver's connection: through SQLAlchemy's execution this cost as much as a
     # whole statement of the turn's (a tenth of a burst's transaction overhead).
+    _on_the_driver(conn, "BEGIN IMMEDIATE")
+
+
+def _on_the_driver(conn: Connection, statement: str) -> None:
+    """A statement without parameters straight on the driver's connection; its error is raised
+    as SQLAlchemy's would be ("database is locked" after the busy timeout: an error like any other)."""
     try:
-        conn.connection.driver_connection.execute("BEGIN IMMEDIATE")
-    except sqlite3.Error as exc:  # "database is locked" after the busy timeout: an error like any other
-        raise DBAPIError.instance("BEGIN IMMEDIATE", (), exc, sqlite3.Error, hide_parameters=True) from exc
+        conn.connection.driver_connection.execute(statement)  # type: ignore[union-attr]
+    except sqlite3.Error as exc:
+        raise DBAPIError.instance(statement, (), exc, sqlite3.Error, hide_parameters=True) from exc
 
 
 def create_sqlite_engine(url: str, *, pool_size: int = 1, own_transactions: bool = True, **kwargs: Any) -> Engine:
@@ -144,13 +150,7 @@ def _savepoints_on_the_driver(dialect: Any) -> None:
     together take one each, and through SQLAlchemy's execution each cost as much as a statement
     of the turn's. (SQLAlchemy still keeps track of them: it calls these three.)"""
     def run(sql: str) -> Callable[[Connection, str], None]:
-        def on_the_driver(connection: Connection, name: str) -> None:
-            statement = sql.format(name=name)
-            try:
-                connection.connection.driver_connection.execute(statement)  # type: ignore[union-attr]
-            except sqlite3.Error as exc:
-                raise DBAPIError.instance(statement, (), exc, sqlite3.Error, hide_parameters=True) from exc
-        return on_the_driver
+        return lambda connection, name: _on_the_driver(connection, sql.format(name=name))
 
     dialect.do_savepoint = run('SAVEPOINT "{name}"')
     dialect.do_rollback_to_savepoint = run('ROLLBACK TO SAVEPOINT "{name}"')
