@@ -8,6 +8,7 @@ import re
 import secrets
 from datetime import datetime
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from promptpipe.domain import keys
@@ -18,11 +19,11 @@ from promptpipe.errors import AdminError, NotFound
 from promptpipe.pipeline.events import AlarmSyncRequested, as_input
 from promptpipe.storage.db import Database
 from promptpipe.storage.inbox_rows import add_input
-from promptpipe.storage.models import Conversation, Participant
+from promptpipe.storage.models import Conversation, Participant, table_of
 from promptpipe.storage.participants import participant_by_id, participant_by_phone
 
-__all__ = ["PARTICIPANT_ID", "ask_for_alarm_sync", "find", "get_participant", "researcher_name", "validate_phone",
-           "validate_text", "validate_timezone"]
+__all__ = ["PARTICIPANT_ID", "ask_for_alarm_sync", "find", "get_participant", "participant_id_in", "participant_key",
+           "researcher_name", "validate_phone", "validate_text", "validate_timezone"]
 
 
 def researcher_name() -> str:
@@ -80,21 +81,41 @@ PARTICIPANT_ID = re.compile(r"p_[0-9a-f]{16}")
 """The form of a participant id (``p_`` and 16 hex digits), which no phone number can take."""
 
 
+def participant_key(who: str) -> tuple[bool, str]:
+    """(whether ``who`` is a participant id, the id or the checked phone number)."""
+    by_id = bool(PARTICIPANT_ID.fullmatch(who.strip()))
+    return by_id, who.strip() if by_id else validate_phone(who)
+
+
+def _not_enrolled(by_id: bool, key: str) -> NotFound:
+    return NotFound(f"no participant has the id {key}" if by_id
+                    else f"{key} is not enrolled; enroll them first with `promptpipe-admin enroll`")
+
+
 async def get_participant(db: Database, who: str) -> tuple[Participant, Conversation]:
     """The participant named by ``who``: their phone (E.164) or their participant id."""
-    by_id = bool(PARTICIPANT_ID.fullmatch(who.strip()))
-    key = who.strip() if by_id else validate_phone(who)
+    by_id, key = participant_key(who)
 
     def read(session: Session) -> tuple[Participant, Conversation]:
         participant = participant_by_id(session, key) if by_id else participant_by_phone(session, key)
         if participant is None:
-            raise NotFound(f"{key} is not enrolled; enroll them first with `promptpipe-admin enroll`" if not by_id
-                           else f"no participant has the id {key}")
+            raise _not_enrolled(by_id, key)
         conversation = session.get(Conversation, participant.id)
         assert conversation is not None
         return participant, conversation
 
     return await db.run(read)
+
+
+def participant_id_in(session: Session, by_id: bool, key: str) -> str:
+    """The id of the participant ``participant_key`` named, read without loading their rows;
+    NotFound as :func:`get_participant` raises it."""
+    table = table_of(Participant)
+    found = session.connection().execute(
+        select(table.c.id).where(table.c.id == key if by_id else table.c.phone == key)).scalar_one_or_none()
+    if found is None:
+        raise _not_enrolled(by_id, key)
+    return str(found)
 
 
 def ask_for_alarm_sync(db: Database, session: Session, participant_id: str, now: datetime) -> None:
