@@ -21,12 +21,17 @@ __all__ = [
 ]
 
 
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+
+
 def as_json(value: Any) -> Any:
     """A view (or a list or dict of them) as JSON values: enums as their values."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {spec.name: as_json(getattr(value, spec.name)) for spec in dataclasses.fields(value)}
+    if type(value) in _PLAIN:  # most fields: checked first, as the API's lists convert thousands a second
+        return value
     if isinstance(value, Enum):
         return value.value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {spec.name: as_json(getattr(value, spec.name)) for spec in dataclasses.fields(value)}
     if isinstance(value, dict):
         return {key: as_json(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
