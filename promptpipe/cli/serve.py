@@ -20,7 +20,7 @@ from typing import Any
 from promptpipe.cli._common import fail, load, run
 from promptpipe.cli._db import db_command
 from promptpipe.cli._evaluate import add_arguments, evaluate_command
-from promptpipe.cli._web import start_web, web_command
+from promptpipe.cli._web import start_web, web_command, yield_cpu_to_the_service
 from promptpipe.clock import SystemClock
 from promptpipe.config import Settings, TransportName
 from promptpipe.config.generate import what_differs
@@ -262,6 +262,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "chat":
         return run(lambda: _chat(settings, args.phone, args.name))
     if args.command == "web":
+        yield_cpu_to_the_service(settings.web_niceness)
         return run(lambda: web_command(settings))
     if args.command == "evaluate":  # its sandboxes' service logs would bury its progress lines
         configure_logging(settings.log_format, debug=settings.debug, quiet=True)

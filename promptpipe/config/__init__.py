@@ -403,6 +403,10 @@ class Settings:
     web_max_body_bytes: int = setting(
         "WEB_MAX_BODY_BYTES", 1_000_000, ints(1024), section="web", readme=True,
         meaning="A larger request body is refused (413) before it is read.")
+    web_niceness: int = setting(
+        "WEB_NICENESS", 10, ints(0, 19), section="web", readme=True,
+        meaning="`promptpipe web` lowers its own CPU priority to this niceness (0-19, as `nice`), so that on a "
+                "busy machine the service's turns for participants come before the dashboard's pages. 0: as started.")
 
     # ------------------------------------------------------------------ logs
     log_format: LogFormat = setting(

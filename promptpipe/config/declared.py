@@ -95,8 +95,8 @@ def on_off(name: str, raw: str) -> bool:
     return parse_bool(name, raw)
 
 
-def ints(minimum: int) -> Parser:
-    return functools.partial(parse_int, minimum=minimum)
+def ints(minimum: int, maximum: int | None = None) -> Parser:
+    return functools.partial(parse_int, minimum=minimum, maximum=maximum)
 
 
 def floats(low: float, high: float) -> Parser:

@@ -46,13 +46,15 @@ def parse_bool(name: str, raw: str) -> bool:
     raise ConfigError(f"{name}={raw!r} is not on/off: use true/false, yes/no, on/off or 1/0.")
 
 
-def parse_int(name: str, raw: str, *, minimum: int | None = None) -> int:
+def parse_int(name: str, raw: str, *, minimum: int | None = None, maximum: int | None = None) -> int:
     try:
         value = int(raw.strip())
     except ValueError:
         raise ConfigError(f"{name}={raw!r} is not a whole number.") from None
     if minimum is not None and value < minimum:
         raise ConfigError(f"{name}={value} is too small: use {minimum} or more.")
+    if maximum is not None and value > maximum:
+        raise ConfigError(f"{name}={value} is too large: use {maximum} or less.")
     return value
 
 

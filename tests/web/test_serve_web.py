@@ -4,7 +4,12 @@ stops them with the rest; an address in use is one clear line and leaves nothing
 from __future__ import annotations
 
 import asyncio
+import glob
+import os
 import socket
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import httpx
@@ -95,3 +100,49 @@ async def test_promptpipe_web_needs_an_address(tmp_path: Path, fake_openai: Fake
     settings = settings_for(tmp_path, fake_openai.url, "")
     with pytest.raises(ConfigError, match="API_LISTEN is empty"):
         await web_command(settings)  # type: ignore[arg-type]
+
+
+def _thread_niceness(pid: int) -> set[int]:
+    """The niceness of each of a process's threads (Linux: a thread has its own)."""
+    return {int(Path(stat).read_text().rsplit(")", 1)[1].split()[16])
+            for stat in glob.glob(f"/proc/{pid}/task/*/stat")}
+
+
+@pytest.mark.parametrize(("niceness", "expected"), [(None, 10), ("0", 0)], ids=["default", "off"])
+def test_promptpipe_web_gives_the_cpu_to_the_service_first(tmp_path: Path, niceness: str | None,
+                                                           expected: int) -> None:
+    """On a busy machine the participants' turns come before the dashboard: `promptpipe web`
+    runs every thread at niceness 10 unless WEB_NICENESS says otherwise (never below its own)."""
+    if not Path("/proc/self/task").is_dir():
+        pytest.skip("reads thread priorities from Linux's /proc")
+    port = free_port()
+    env = {**os.environ, "OPENAI_API_KEY": "test-key", "PROMPTPIPE_STATE_DIR": str(tmp_path / "state"),
+           "PROMPTPIPE_TRANSPORT": "dry-run", "API_LISTEN": f"127.0.0.1:{port}"}
+    env.pop("DATABASE_URL", None)
+    env.pop("WEB_NICENESS", None)
+    if niceness is not None:
+        env["WEB_NICENESS"] = niceness
+    command = "import sys; from promptpipe.cli import main; sys.exit(main(['web']))"
+    proc = subprocess.Popen([sys.executable, "-c", command], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    try:
+        deadline = time.monotonic() + 60
+        while True:  # until it answers (it has started its threads by then)
+            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/health", timeout=5).status_code == 200:
+                    break
+            except httpx.TransportError:
+                assert time.monotonic() < deadline, "promptpipe web did not answer within 60 s"
+                time.sleep(0.1)
+        found = _thread_niceness(proc.pid)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    assert found == {max(expected, os.getpriority(os.PRIO_PROCESS, 0))}, found
+
+
+def test_a_niceness_outside_what_nice_takes_is_refused_by_name(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="WEB_NICENESS=20 is too large: use 19 or less"):
+        load_settings({"OPENAI_API_KEY": "test-key", "PROMPTPIPE_STATE_DIR": str(tmp_path / "state"),
+                       "WEB_NICENESS": "20"}, env_file=None)
