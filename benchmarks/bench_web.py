@@ -16,16 +16,20 @@ over real HTTP, so the client's work does not run on the service's event loop:
    a prompt, safety flags, two report tables, a name and phone numbers to search for), one
    request at a time, ~30 times; p50 / p99 / max of the server time read
    from the ``Server-Timing: app;dur=…`` header, and of the client's wall time.
-2. A burst of 1,000 messages from 1,000 participants at once without API traffic, then the same
-   burst (other participants) while the client fires API requests at a steady 100/s (open loop:
-   each at its planned time, however long the earlier ones take) until the burst is answered and
-   at least 10 s have passed.
+2. Pairs of bursts (2 by default): 1,000 messages from 1,000 participants at once without API
+   traffic, and the same burst (other participants) while the client fires API requests at a
+   steady 100/s (open loop: each at its planned time, however long the earlier ones take) until
+   the burst is answered and at least 10 s have passed. The second pair runs in the other order,
+   so that a database growing over the run favours neither; the medians are compared.
+
+With --web-process the API is served by ``promptpipe web`` in a child process, at the CPU
+priority it takes (WEB_NICENESS; --web-niceness N overrides it); the web process's CPU is printed.
 
 Benchmarks print; nothing here asserts on timing.
 
 Run: cd /work/main && .venv/bin/python benchmarks/bench_web.py
      [--participants N] [--messages-per-participant M] [--burst B] [--rate R] [--keep-db DIR [--reuse-db]]
-     [--idle-only]
+     [--idle-only | --bursts-only] [--pairs P] [--web-process [--web-niceness N]]
 (--keep-db DIR --reuse-db --idle-only: the pages and endpoints again on the database seeded before,
 in about 5 minutes instead of 8; within the hour, while the seeded prompts' times still hold.)
 """
@@ -38,6 +42,7 @@ import dataclasses
 import json
 import math
 import multiprocessing
+import os
 import random
 import re
 import sqlite3
@@ -45,6 +50,7 @@ import statistics
 import sys
 import tempfile
 import time
+import uuid
 from collections import Counter
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -114,6 +120,10 @@ SAMPLE_PARTICIPANTS = 30
 """Per-participant endpoints rotate over this many participants (a researcher opens different people)."""
 
 BURST = 1_000
+PAIRS = 2
+"""Bursts without and with API load: a pair each, the second pair in the other order."""
+KEEP_ALIVE_S = 4.0
+"""The load's client reuses a connection idle for less than this (the server keeps one 5 s)."""
 LLM_DELAY_S = 0.2
 LOAD_RATE = 100.0
 LOAD_MIN_S = 10.0
@@ -382,7 +392,7 @@ class Population:
 
     total: int
     burst_phones: list[list[str]]
-    """Two sets of active participants in FEEDBACK, one per burst."""
+    """Disjoint sets of active participants in FEEDBACK, one per burst (two per pair of bursts)."""
     sample_ids: list[str]
     """Active participants in FEEDBACK spread over the study, for the per-participant endpoints."""
     sample_days: list[str]
@@ -393,14 +403,14 @@ class Population:
     """The phone numbers of sample_ids (a search that finds one participant)."""
 
 
-def population(path: Path, burst: int) -> Population:
+def population(path: Path, burst: int, pairs: int) -> Population:
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     try:
         total = conn.execute("SELECT count(*) FROM participant").fetchone()[0]
         rows = conn.execute("SELECT p.id, p.phone FROM participant p JOIN conversation c ON c.participant_id = p.id "
                             "WHERE p.status = ? AND c.sub_state = ? ORDER BY p.id", (ACTIVE, FEEDBACK)).fetchall()
-        size = min(burst, len(rows) // 2)
-        rest = rows[2 * size:] or rows
+        size = min(burst, len(rows) // (2 * pairs))
+        rest = rows[2 * pairs * size:] or rows
         step = max(1, len(rest) // SAMPLE_PARTICIPANTS)
         sample = rest[::step][:SAMPLE_PARTICIPANTS]
         days = [conn.execute("SELECT local_date FROM prompt_delivery WHERE participant_id = ? ORDER BY local_date "
@@ -408,7 +418,7 @@ def population(path: Path, burst: int) -> Population:
         flag_ids = [row[0] for row in conn.execute("SELECT id FROM flag ORDER BY id LIMIT 40")]
     finally:
         conn.close()
-    return Population(total, [[phone for _, phone in rows[:size]], [phone for _, phone in rows[size:2 * size]]],
+    return Population(total, [[phone for _, phone in rows[i * size:(i + 1) * size]] for i in range(2 * pairs)],
                       [pid for pid, _ in sample], days, flag_ids, [phone for _, phone in sample])
 
 
@@ -448,17 +458,29 @@ class RawHttp:
     """A small HTTP/1.1 client for the load: GET only, keep-alive connections taken from a free
     list (a new one when all are busy). httpx spends ~2 ms of CPU per request on this VM, as much
     as the service spends answering a small one; this spends a fraction of that, so the client
-    takes less of the two cores from the service it measures."""
+    takes less of the two cores from the service it measures.
+
+    Like any keep-alive client, it drops a connection the server may have closed for idleness
+    (uvicorn closes one after 5 s): taking such a one from the free list failed a request now and
+    then, in the bench, not in the server."""
 
     def __init__(self, base_url: str, headers: dict[str, str]) -> None:
         self.host, _, port = base_url.removeprefix("http://").rpartition(":")
         self.port = int(port)
         extra = "".join(f"{name}: {value}\r\n" for name, value in headers.items())
         self.head = f"Host: {self.host}:{self.port}\r\n{extra}\r\n"
-        self.free: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
+        self.free: list[tuple[asyncio.StreamReader, asyncio.StreamWriter, float]] = []
+
+    async def _connection(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        while self.free:
+            reader, writer, freed = self.free.pop()
+            if not reader.at_eof() and time.monotonic() - freed < KEEP_ALIVE_S:
+                return reader, writer
+            writer.close()
+        return await asyncio.open_connection(self.host, self.port)
 
     async def get(self, path: str) -> tuple[int, dict[str, str]]:
-        reader, writer = self.free.pop() if self.free else await asyncio.open_connection(self.host, self.port)
+        reader, writer = await self._connection()
         try:
             writer.write(f"GET {path} HTTP/1.1\r\n{self.head}".encode())
             lines = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
@@ -477,11 +499,11 @@ class RawHttp:
         if headers.get("connection", "").lower() == "close":
             writer.close()
         else:
-            self.free.append((reader, writer))
+            self.free.append((reader, writer, time.monotonic()))
         return status, headers
 
     def close(self) -> None:
-        for _, writer in self.free:
+        for _, writer, _ in self.free:
             writer.close()
         self.free = []
 
@@ -783,7 +805,9 @@ async def run_burst(app: Any, transport: TimedTransport, llm: FakeLLM, phones: l
 
     async def one(phone: str) -> None:
         started[phone] = time.perf_counter()
-        await transport.inject(phone, USER_TEXT)
+        # An id of its own: with --reuse-db, the transport's counted ids would be the earlier run's,
+        # and the inbox would drop each message as one it already has.
+        await transport.inject(phone, USER_TEXT, message_id=f"bench-web-{uuid.uuid4().hex}")
 
     await asyncio.gather(*(one(phone) for phone in phones))
     stored_s = time.perf_counter() - t0
@@ -877,7 +901,13 @@ async def main() -> None:
     parser.add_argument("--reuse-db", action="store_true",
                         help="with --keep-db: use the database seeded there before (within the hour: the seeded "
                              "prompts are timed from when it was seeded) instead of seeding")
+    parser.add_argument("--pairs", type=int, default=PAIRS,
+                        help="pairs of bursts, one without and one with API load, the order alternating from pair "
+                             f"to pair so that a database growing over the run favours neither (default {PAIRS})")
     parser.add_argument("--idle-only", action="store_true", help="measure the idle service only (no bursts)")
+    parser.add_argument("--web-niceness", metavar="N",
+                        help="with --web-process: WEB_NICENESS for it (default: the setting's default, 10)")
+    parser.add_argument("--bursts-only", action="store_true", help="measure the bursts only (no idle pages)")
     parser.add_argument("--web-process", action="store_true",
                         help="serve the API in a process of its own (`promptpipe web`) instead of in the service's "
                              "loop (`serve` with API_LISTEN)")
@@ -921,7 +951,7 @@ async def run(work: Path, args: argparse.Namespace) -> None:
               f"{path.stat().st_size / 2**20:,.0f} MB")
     counts = table_counts(path)
     print("  " + ", ".join(f"{name} {count:,}" for name, count in counts.items()))
-    pop = population(path, args.burst)
+    pop = population(path, args.burst, args.pairs)
 
     client = HttpChild()
     llm, transport = FakeLLM(delay_s=LLM_DELAY_S), TimedTransport()
@@ -935,12 +965,14 @@ async def run(work: Path, args: argparse.Namespace) -> None:
                      pilots=PilotDesk(app.settings, app.clock, App.build))
     server = WebServer(ctx, "127.0.0.1:0")
     web_child: Any = None
+    niceness = 0
     if args.web_process:
-        web_child, base_url = await start_web_child(work)
+        web_child, base_url, niceness = await start_web_child(work, args.web_niceness)
     else:
         await server.start()
         base_url = server.url
-    where = "in a process of its own (promptpipe web)" if args.web_process else "in the service's loop"
+    where = (f"in a process of its own (promptpipe web, niceness {niceness})" if args.web_process
+             else "in the service's loop")
     try:
         secret, _ = await create_token(app.db, app.clock, name=f"bench-{int(time.time())}", role="researcher",
                                        by="bench_web")
@@ -948,9 +980,10 @@ async def run(work: Path, args: argparse.Namespace) -> None:
               f"{where} with {WEB_READERS} read-only connections; peak RSS {peak_rss_mb():.0f} MB")
         await client.start(base_url, secret)
         print(f"dashboard: {await client.call('sign_in')} through the /login form (researcher token)")
-        idle = await measure_idle(client, pop, build_site(ctx).routes, app.clock.now().date())
+        idle = {} if args.bursts_only else await measure_idle(client, pop, build_site(ctx).routes,
+                                                              app.clock.now().date())
         if not args.idle_only:
-            await measure_bursts(app, transport, llm, client, pop, idle, args.rate)
+            await measure_bursts(app, transport, llm, client, pop, idle, args.rate, web_child)
     finally:
         await client.stop()
         if web_child is not None:
@@ -965,29 +998,33 @@ async def run(work: Path, args: argparse.Namespace) -> None:
           "seeding and the HTTP client run in child processes)")
 
 
-def web_child_main(work: str, conn: Any) -> None:
-    """``promptpipe web`` in a child process: the API and dashboard alone on a free port."""
-    from promptpipe.cli._web import start_web
+def web_child_main(work: str, conn: Any, niceness: str | None) -> None:
+    """``promptpipe web`` in a child process: the API and dashboard alone on a free port, at the
+    CPU priority ``promptpipe web`` takes (WEB_NICENESS; ``niceness`` overrides it)."""
+    from promptpipe.cli._web import start_web, yield_cpu_to_the_service
     from promptpipe.clock import SystemClock
 
     quiet_logging()
+    settings = make_settings(Path(work), API_LISTEN="127.0.0.1:0",
+                             **({} if niceness is None else {"WEB_NICENESS": niceness}))
+    yield_cpu_to_the_service(settings.web_niceness)  # before any thread starts, as `promptpipe web` does
 
     async def serve() -> None:
-        settings = make_settings(Path(work), API_LISTEN="127.0.0.1:0")
         db = Database(settings.database_url)
         handle = await start_web(settings, db, SystemClock())
-        conn.send(handle.server.url)
+        conn.send((handle.server.url, os.getpriority(os.PRIO_PROCESS, 0)))
         await asyncio.Event().wait()  # until terminated
 
     asyncio.run(serve())
 
 
-async def start_web_child(work: Path) -> tuple[Any, str]:
+async def start_web_child(work: Path, niceness: str | None) -> tuple[Any, str, int]:
     parent, child_end = multiprocessing.get_context("spawn").Pipe()
-    process = multiprocessing.get_context("spawn").Process(target=web_child_main, args=(str(work), child_end))
+    process = multiprocessing.get_context("spawn").Process(target=web_child_main,
+                                                           args=(str(work), child_end, niceness))
     process.start()
-    url = await asyncio.get_running_loop().run_in_executor(None, parent.recv)
-    return process, str(url)
+    url, nice = await asyncio.get_running_loop().run_in_executor(None, parent.recv)
+    return process, str(url), int(nice)
 
 
 async def measure_idle(client: HttpChild, pop: Population, routes: Sequence[Any],
@@ -1020,30 +1057,63 @@ async def measure_idle(client: HttpChild, pop: Population, routes: Sequence[Any]
 
 
 async def measure_bursts(app: Any, transport: TimedTransport, llm: FakeLLM, client: HttpChild,
-                         pop: Population, idle: dict[str, list[Sample]], rate: float) -> None:
+                         pop: Population, idle: dict[str, list[Sample]], rate: float, web_child: Any) -> None:
     size = len(pop.burst_phones[0])
+    pairs = len(pop.burst_phones) // 2
     print(f"\nBurst: {size:,} participants (active, in FEEDBACK, 100 messages of history each) send one message "
           f"at once; fake LLM answers after {LLM_DELAY_S * 1000:.0f} ms; LANE_CONCURRENCY="
-          f"{app.settings.lane_concurrency}, SEND_RATE_PER_SECOND=0")
-    quiet, _ = await run_burst(app, transport, llm, pop.burst_phones[0], "without API load")
+          f"{app.settings.lane_concurrency}, SEND_RATE_PER_SECOND=0; {pairs} pair(s) of bursts without and with "
+          "API load, alternating which comes first; each burst has participants of its own")
+    quiet_s: list[float] = []
+    loaded_s: list[float] = []
+    groups = iter(pop.burst_phones)
+    for pair in range(pairs):
+        for with_load in ((False, True) if pair % 2 == 0 else (True, False)):
+            phones = next(groups)
+            took = await (burst_with_load(app, transport, llm, client, pop, idle, rate, web_child, phones)
+                          if with_load else burst_alone(app, transport, llm, phones))
+            if took is not None:
+                (loaded_s if with_load else quiet_s).append(took)
+            await wait_idle(app)
+            await asyncio.sleep(1.0)
+    if quiet_s and loaded_s:
+        quiet, loaded = statistics.median(quiet_s), statistics.median(loaded_s)
+        print(f"  the burst took {loaded:.2f} s with API load against {quiet:.2f} s without, medians of "
+              f"{len(loaded_s)} and {len(quiet_s)} ({(loaded / quiet - 1) * 100:+.0f} %; target ≤ +10 %); "
+              f"each: with {', '.join(f'{s:.2f}' for s in loaded_s)}, without {', '.join(f'{s:.2f}' for s in quiet_s)}"
+              f" s; bench_burst.py (1,000 participants with no history) measured {BENCH_BURST_README_S:.2f} s")
+
+
+async def burst_alone(app: Any, transport: TimedTransport, llm: FakeLLM, phones: list[str]) -> float | None:
+    cpu = time.process_time()
+    quiet, _ = await run_burst(app, transport, llm, phones, "without API load")
+    cpu = time.process_time() - cpu
     for line in burst_lines(quiet):
         print(line)
-    await wait_idle(app)
-    await asyncio.sleep(1.0)
+    print(f"    the service process's CPU from the burst's start to its last reply: {cpu:.2f} s")
+    return quiet.last_reply_s
 
+
+async def burst_with_load(app: Any, transport: TimedTransport, llm: FakeLLM, client: HttpChild, pop: Population,
+                          idle: dict[str, list[Sample]], rate: float, web_child: Any,
+                          phones: list[str]) -> float | None:
     start_wall = time.time() + 0.5
     client.send(("open_loop", (load_targets(pop), rate, start_wall)))
-    service_cpu = time.process_time()
-    loaded, t0 = await run_burst(app, transport, llm, pop.burst_phones[1], "with API load", start_wall)
+    service_cpu, web_cpu = time.process_time(), process_cpu_s(web_child)
+    loaded, t0 = await run_burst(app, transport, llm, phones, "with API load", start_wall)
     burst_end_s = time.perf_counter() - t0
+    burst_cpu = time.process_time() - service_cpu
     await asyncio.sleep(max(0.0, t0 + LOAD_MIN_S - time.perf_counter()))
     client.send("stop")
     samples, client_cpu = await client.receive()
     service_cpu, window = time.process_time() - service_cpu, time.perf_counter() - t0
+    web_cpu = process_cpu_s(web_child) - web_cpu
     print(f"  API load at {rate:.0f} requests/s (open loop) from the burst's start until it was answered and "
           f"at least {LOAD_MIN_S:.0f} s had passed; mix: {', '.join(t.label for t in load_targets(pop))}")
     for line in burst_lines(loaded):
         print(line)
+    print(f"    the service process's CPU from the burst's start to its last reply: {burst_cpu:.2f} s (from 0.5 s "
+          "before: the load starts then)")
     for line in load_lines(samples, burst_end_s, rate):
         print(line)
     load_s = max(s.planned_s for s in samples) + 1 / rate
@@ -1051,19 +1121,24 @@ async def measure_bursts(app: Any, transport: TimedTransport, llm: FakeLLM, clie
         during = sum(1 for at in loaded.reply_s if at <= load_s)
         print(f"  while the load ran (its {load_s:.0f} s) {during:,} of {loaded.expected:,} participants had their "
               "reply; the rest came after it stopped")
+    web = "" if web_child is None else f", the web process {web_cpu:.1f} s"
     print(f"  CPU over the {window:.1f} s from the burst's start: the service process {service_cpu:.1f} s (all its "
-          f"threads), the HTTP client process {client_cpu:.1f} s (until its last answer)")
+          f"threads{', its web server among them' if web_child is None else ''}){web}, the HTTP client process "
+          f"{client_cpu:.1f} s (until its last answer)")
     means = [statistics.fmean(s.server_ms for s in idle[label] if s.server_ms is not None)
              for label in LOAD_MIX.values() if idle.get(label)]
     if means:
         print(f"  the same mix on the idle service took {statistics.fmean(means):.1f} ms of server time per request: "
-              f"{statistics.fmean(means) * rate / 1000:.2f} s of work per second at {rate:.0f}/s, in one "
-              "process whose Python code runs one thread at a time")
-    if quiet.last_reply_s and loaded.last_reply_s:
-        print(f"  the burst took {loaded.last_reply_s:.2f} s with API load against {quiet.last_reply_s:.2f} s without "
-              f"({(loaded.last_reply_s / quiet.last_reply_s - 1) * 100:+.0f} %); bench_burst.py (1,000 participants "
-              f"with no history) measured {BENCH_BURST_README_S:.2f} s")
-    await wait_idle(app)
+              f"{statistics.fmean(means) * rate / 1000:.2f} s of work per second at {rate:.0f}/s")
+    return loaded.last_reply_s
+
+
+def process_cpu_s(process: Any) -> float:
+    """User and system CPU seconds of a child process so far (Linux ``/proc``); 0 without one."""
+    if process is None or process.pid is None:
+        return 0.0
+    fields = Path(f"/proc/{process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / float(os.sysconf("SC_CLK_TCK"))
 
 
 if __name__ == "__main__":
