@@ -52,19 +52,7 @@ async def test_the_answered_share_is_read_from_an_index_alone(db: Database, data
     if not database_url.startswith("sqlite"):
         pytest.skip("reads SQLite's plan; PostgreSQL plans by its statistics")
 
-    def plan(session: Session) -> str:
-        raw = session.connection().connection.dbapi_connection
-        statements: list[str] = []
-        raw.set_trace_callback(statements.append)  # type: ignore[union-attr]
-        try:
-            participant_page(session, ParticipantFilter(), ParticipantSort.parse("-answered"), limit=50, offset=0,
-                             now=T0)
-        finally:
-            raw.set_trace_callback(None)  # type: ignore[union-attr]
-        sort = next(statement for statement in statements if "avg(" in statement)
-        return " | ".join(row[-1] for row in session.connection().exec_driver_sql(f"EXPLAIN QUERY PLAN {sort}"))
-
-    found = await db.run(plan)
+    found = await db.run(lambda session: _plan(session, "-answered", "avg("))
     assert "USING COVERING INDEX ix_prompt_delivery_participant_answers" in found, found
 
 
@@ -76,17 +64,18 @@ async def test_a_page_in_enrollment_order_is_read_off_an_index_not_a_sort_of_eve
     if not database_url.startswith("sqlite"):
         pytest.skip("reads SQLite's plan; PostgreSQL plans by its statistics")
 
-    def plan(session: Session) -> str:
-        raw = session.connection().connection.dbapi_connection
-        statements: list[str] = []
-        raw.set_trace_callback(statements.append)  # type: ignore[union-attr]
-        try:
-            participant_page(session, ParticipantFilter(), ParticipantSort.parse("enrolled"), limit=50, offset=0,
-                             now=T0)
-        finally:
-            raw.set_trace_callback(None)  # type: ignore[union-attr]
-        ids = next(statement for statement in statements if "ORDER BY" in statement)
-        return " | ".join(row[-1] for row in session.connection().exec_driver_sql(f"EXPLAIN QUERY PLAN {ids}"))
-
-    found = await db.run(plan)
+    found = await db.run(lambda session: _plan(session, "enrolled", "ORDER BY"))
     assert "ix_participant_enrolled" in found and "TEMP B-TREE" not in found, found
+
+
+def _plan(session: Session, sort: str, marker: str) -> str:
+    """SQLite's plan of the first statement a page in this order runs that holds ``marker``."""
+    raw = session.connection().connection.dbapi_connection
+    statements: list[str] = []
+    raw.set_trace_callback(statements.append)  # type: ignore[union-attr]
+    try:
+        participant_page(session, ParticipantFilter(), ParticipantSort.parse(sort), limit=50, offset=0, now=T0)
+    finally:
+        raw.set_trace_callback(None)  # type: ignore[union-attr]
+    chosen = next(statement for statement in statements if marker in statement)
+    return " | ".join(row[-1] for row in session.connection().exec_driver_sql(f"EXPLAIN QUERY PLAN {chosen}"))
