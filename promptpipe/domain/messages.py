@@ -48,16 +48,16 @@ class MessageKind(StrEnum):
 
 
 POLL_KINDS = (MessageKind.POLL, MessageKind.QUESTIONNAIRE_POLL)
+"""Outgoing kinds sent as a WhatsApp poll."""
+INBOUND_CONTENT = (MessageKind.VOICE, MessageKind.AUDIO, MessageKind.IMAGE, MessageKind.VIDEO, MessageKind.STICKER,
+                   MessageKind.DOCUMENT, MessageKind.LOCATION, MessageKind.CONTACT)
+"""What a message without words can be (a reaction is an event of its own, not content)."""
 
 
 def kind_shown(kind: str, identified: bool) -> MessageKind:
     """A message's kind as a role may read it: a viewer (who may not read safety flags) sees the
     study's safety message as a plain text, since its kind alone says someone was in crisis."""
     return MessageKind.TEXT if kind == MessageKind.SAFETY and not identified else MessageKind(kind)
-"""Outgoing kinds sent as a WhatsApp poll."""
-INBOUND_CONTENT = (MessageKind.VOICE, MessageKind.AUDIO, MessageKind.IMAGE, MessageKind.VIDEO, MessageKind.STICKER,
-                   MessageKind.DOCUMENT, MessageKind.LOCATION, MessageKind.CONTACT)
-"""What a message without words can be (a reaction is an event of its own, not content)."""
 
 
 class MessageStatus(StrEnum):
