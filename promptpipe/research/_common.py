@@ -8,7 +8,6 @@ import re
 import secrets
 from datetime import datetime
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from promptpipe.domain import keys
@@ -19,8 +18,8 @@ from promptpipe.errors import AdminError, NotFound
 from promptpipe.pipeline.events import AlarmSyncRequested, as_input
 from promptpipe.storage.db import Database
 from promptpipe.storage.inbox_rows import add_input
-from promptpipe.storage.models import Conversation, Participant, table_of
-from promptpipe.storage.participants import participant_by_id, participant_by_phone
+from promptpipe.storage.models import Conversation, Participant
+from promptpipe.storage.participants import participant_by_id, participant_by_phone, participant_id_of
 
 __all__ = ["PARTICIPANT_ID", "ask_for_alarm_sync", "find", "get_participant", "participant_id_in", "participant_key",
            "researcher_name", "validate_phone", "validate_text", "validate_timezone"]
@@ -110,12 +109,10 @@ async def get_participant(db: Database, who: str) -> tuple[Participant, Conversa
 def participant_id_in(session: Session, by_id: bool, key: str) -> str:
     """The id of the participant ``participant_key`` named, read without loading their rows;
     NotFound as :func:`get_participant` raises it."""
-    table = table_of(Participant)
-    found = session.connection().execute(
-        select(table.c.id).where(table.c.id == key if by_id else table.c.phone == key)).scalar_one_or_none()
+    found = participant_id_of(session, key, by_id=by_id)
     if found is None:
         raise _not_enrolled(by_id, key)
-    return str(found)
+    return found
 
 
 def ask_for_alarm_sync(db: Database, session: Session, participant_id: str, now: datetime) -> None:

@@ -36,8 +36,8 @@ from promptpipe.storage.study import allocate
 
 __all__ = [
     "ConsentFacts", "SenderRef", "consent_facts", "create_participant", "new_participant_id", "number_of",
-    "participant_by_id", "participant_by_phone", "phone_for_lid", "remember_lid", "sender_by_lid", "sender_by_phone",
-    "set_details", "set_participant_lid", "statuses_and_zones",
+    "participant_by_id", "participant_by_phone", "participant_id_of", "phone_for_lid", "remember_lid",
+    "sender_by_lid", "sender_by_phone", "set_details", "set_participant_lid", "statuses_and_zones",
 ]
 
 _PARTICIPANT = table_of(Participant)
@@ -106,6 +106,13 @@ def participant_by_phone(session: Session, phone: str) -> Participant | None:
 
 def participant_by_id(session: Session, participant_id: str) -> Participant | None:
     return session.get(Participant, participant_id)
+
+
+def participant_id_of(session: Session, key: str, *, by_id: bool) -> str | None:
+    """The id of the participant with this id or phone (None: nobody), without loading their row."""
+    column = _PARTICIPANT.c.id if by_id else _PARTICIPANT.c.phone
+    found = session.connection().execute(select(_PARTICIPANT.c.id).where(column == key)).scalar_one_or_none()
+    return None if found is None else str(found)
 
 
 def phone_for_lid(session: Session, lid: str) -> str | None:

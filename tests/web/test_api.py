@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
+from promptpipe.errors import NotFound
 from promptpipe.research import admin
 from promptpipe.storage.access import audit_entries
 from promptpipe.transport.base import DeliveryReceipt
@@ -266,6 +267,17 @@ async def test_transcript_pages_go_back_in_time(web: Web, fake: FakeOpenAIServer
     texts = [item["text"] for item in first["items"] + second["items"]]
     assert texts == ["got three", "three", "got two", "two", "got one", "one"]
     assert second["next_before_id"] is not None
+
+
+async def test_the_transcript_of_nobody_is_a_404_and_by_phone_says_who_is_not_enrolled(web: Web) -> None:
+    await enroll(web, ANA, "Ana")
+    async with web.client() as client:
+        missing = await client.get("/api/v1/participants/p_0123456789abcdef/transcript")
+    assert missing.status_code == 404
+    assert error(missing)["message"] == "no participant has the id p_0123456789abcdef"
+    with pytest.raises(NotFound, match=r"\+14165550102 is not enrolled"):
+        await admin.transcript(web.app.db, BEN)
+    assert [row.direction for row in await admin.transcript(web.app.db, ANA)] == []  # Ana is there, not yet greeted
 
 
 async def test_broadcast_counts_first_and_skips_who_said_stop(web: Web, fake: FakeOpenAIServer) -> None:
