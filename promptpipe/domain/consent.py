@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from promptpipe.domain import keys
 from promptpipe.domain.states import WITHDRAWN
 
 
@@ -68,3 +69,71 @@ def why_not_writable(status: str, *, opted_out: bool, erased: bool = False) -> s
     if opted_out:
         return "opted_out"
     return None
+
+
+# ------------------------------------------------------------------ what still goes, and when
+
+class Outgoing(StrEnum):
+    """What a queued message is, as far as consent is concerned (read from its outbox key)."""
+
+    REPLY = "reply"
+    """The server's own answer to a participant's message: a command's reply, a paused person's note."""
+    SAFETY = "safety"
+    """The study's safety message, answering crisis words."""
+    TEAM = "team"
+    """A message the research team wrote."""
+    OTHER = "other"
+    """Everything the study sends of its own accord: prompts, reminders, the coach's turns, polls."""
+
+
+def outgoing_of(key: str) -> Outgoing:
+    if key.startswith(keys.COMMAND_REPLY):
+        return Outgoing.REPLY
+    if key.startswith(keys.SAFETY):
+        return Outgoing.SAFETY
+    if key.startswith(keys.RESEARCHER_MESSAGE):
+        return Outgoing.TEAM
+    return Outgoing.OTHER
+
+
+HOLDS = (ConsentKind.OPTED_OUT, ConsentKind.PAUSED, ConsentKind.WITHDRAWN, ConsentKind.ERASED)
+"""The consent events that stop messages; ``LIFTED_BY`` says which event ends each (none: for good)."""
+LIFTED_BY = {ConsentKind.OPTED_IN: ConsentKind.OPTED_OUT, ConsentKind.RESUMED: ConsentKind.PAUSED}
+
+SENT_WHILE_HELD: dict[ConsentKind, frozenset[Outgoing]] = {
+    ConsentKind.OPTED_OUT: frozenset({Outgoing.REPLY, Outgoing.SAFETY}),
+    ConsentKind.PAUSED: frozenset({Outgoing.REPLY, Outgoing.SAFETY, Outgoing.TEAM}),
+    ConsentKind.WITHDRAWN: frozenset({Outgoing.SAFETY}),
+    ConsentKind.ERASED: frozenset(),
+}
+"""What may still be queued and sent while a hold is on: the answer to what the participant writes
+while stopped or paused (their STOP's confirmation, HELP, the day's one note on how to restart),
+the safety message whenever crisis words come (whoever they are), and the team's own messages
+while only the team pauses them."""
+
+SENT_FROM_BEFORE: dict[ConsentKind, frozenset[Outgoing]] = {
+    ConsentKind.OPTED_OUT: frozenset({Outgoing.SAFETY}),
+    ConsentKind.PAUSED: frozenset({Outgoing.REPLY, Outgoing.SAFETY}),
+    ConsentKind.WITHDRAWN: frozenset({Outgoing.SAFETY}),
+    ConsentKind.ERASED: frozenset(),
+}
+"""What still goes of the messages queued (or claimed, or held for quiet hours) before a hold came:
+after a STOP nothing but the safety message; the commit that makes the hold may queue what
+:data:`SENT_WHILE_HELD` allows (the STOP's own confirmation), and that goes."""
+
+
+def refusal(holds: frozenset[ConsentKind], key: str, *, from_before: bool) -> ConsentKind | None:
+    """The hold that stops this message (None: it may go). ``from_before``: it was queued or
+    claimed before the holds came (:data:`SENT_FROM_BEFORE`), else after (:data:`SENT_WHILE_HELD`)."""
+    rules = SENT_FROM_BEFORE if from_before else SENT_WHILE_HELD
+    kind = outgoing_of(key)
+    return next((hold for hold in HOLDS if hold in holds and kind not in rules[hold]), None)
+
+
+CANCELLED_BECAUSE = {
+    ConsentKind.OPTED_OUT: "cancelled: the participant sent STOP before it went",
+    ConsentKind.PAUSED: "cancelled: the research team paused the participant before it went",
+    ConsentKind.WITHDRAWN: "cancelled: the participant was withdrawn before it went",
+    ConsentKind.ERASED: "cancelled: the participant's data was erased before it went",
+}
+"""What an outbox row cancelled by a hold says (``last_error``)."""

@@ -25,13 +25,14 @@ from sqlalchemy.orm import Session
 
 from promptpipe.clock import Clock
 from promptpipe.domain.backoff import Backoff
+from promptpipe.domain.consent import CANCELLED_BECAUSE
 from promptpipe.domain.messages import POLL_KINDS
 from promptpipe.domain.numbers import DEFAULT_NUMBER
 from promptpipe.errors import NotConnected, SendFailed
 from promptpipe.logging import get_logger
 from promptpipe.pipeline.sharing import Sharing
 from promptpipe.storage.db import Database
-from promptpipe.storage.models import FAILED, PENDING, SENT, UNCERTAIN
+from promptpipe.storage.models import CANCELLED, FAILED, PENDING, SENT, UNCERTAIN
 from promptpipe.storage.outbox_rows import (
     CLAIM_BATCH,
     Claimed,
@@ -40,6 +41,7 @@ from promptpipe.storage.outbox_rows import (
     claim_next,
     claim_queued,
     claim_statement,
+    may_still_go,
     record_sends,
     settle_interrupted,
 )
@@ -60,6 +62,17 @@ class _NumberNotHeld(Exception):
     """The lease on a claimed message's number ran out before its send (several services)."""
 
 
+class _NoConsent(Exception):
+    """The participant may no longer get a claimed message: it is cancelled, not sent."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+CHANGED_ELSEWHERE = "cancelled: the participant's consent or status changed (in another process) before it went"
+
+
 def send_retry_delay(attempts: int) -> timedelta:
     return SEND_RETRY.delay(attempts)
 
@@ -78,18 +91,26 @@ class RateLimiter:
         self._stamp: datetime | None = None
         self._lock = asyncio.Lock()
 
-    async def acquire(self) -> None:
+    async def acquire(self) -> bool:
+        """Take a send's place in the pace; True when that meant waiting."""
         if self.rate <= 0:
-            return
+            return False
+        waited = False
         async with self._lock:
             while True:
                 now = self.clock.now()
                 self._tokens, self._stamp = self._tokens_at(now), now
                 if self._tokens >= 1:
                     self._tokens -= 1
-                    return
+                    return waited
                 wait_s = (1 - self._tokens) / self.rate
+                waited = True
                 await self.clock.sleep(wait_s * (1 + self._rng.uniform(0, self.jitter)) if self.jitter else wait_s)
+
+    def give_back(self) -> None:
+        """A place taken by a send that did not happen (refused at the last moment)."""
+        if self.rate > 0:
+            self._tokens = min(self.capacity, self._tokens + 1)
 
     def sends_within(self, seconds: float) -> int | None:
         """How many sends the pace lets go in the next ``seconds`` (at least one); None: no limit."""
@@ -289,16 +310,33 @@ class Outbox:
         finally:
             self._not_yet_sent -= len(items) - started  # each one started counts itself off
 
+    def _consent_now(self, item: Claimed) -> None:
+        """The gate at the moment of sending: a hold (STOP, a pause, a withdrawal, an erasure)
+        written since the row was claimed refuses it (:mod:`promptpipe.storage.consent_board`)."""
+        held = self.db.consent_board.refusal(item.participant_id, item.key, item.board_at)
+        if held is not None:
+            raise _NoConsent(CANCELLED_BECAUSE[held])
+
     async def _hand_to_transport(self, item: Claimed) -> SentMessage:
         """Wait for the pace, then send under the limit of sends at once (the transport's call
         only: waiting for an outcome's commit holds no other send back). Until the call ends the
-        row counts as claimed and not yet sent."""
+        row counts as claimed and not yet sent. Consent is checked last, right before the
+        transport's call; a row that waited for the pace is checked in the database too."""
         recipient = Recipient(phone=item.phone, lid=item.lid, number=item.number)
+        limiter = self._limiter_of(item.number)
         try:
-            await self._limiter_of(item.number).acquire()
+            self._consent_now(item)
+            if await limiter.acquire() and not await self.db.run(lambda session: may_still_go(session, item.id)):
+                limiter.give_back()
+                raise _NoConsent(CHANGED_ELSEWHERE)
             async with self._semaphore:
                 if self.sharing is not None and not self.sharing.owns(item.number):
                     raise _NumberNotHeld  # its lease ran out meanwhile: the service holding it now sends it
+                try:
+                    self._consent_now(item)  # nothing is awaited between this and the transport's call
+                except _NoConsent:
+                    limiter.give_back()
+                    raise
                 if item.kind in POLL_KINDS:
                     options = item.payload.get("options", [])
                     if item.payload.get("multiple"):
@@ -316,6 +354,11 @@ class Outbox:
         except _NumberNotHeld:
             await self._finish(item, status=PENDING, error=NOT_HELD, available_at=self.clock.now())
             log.warning("send_left_to_number_holder", participant_id=item.participant_id, outbox_id=item.id)
+            return
+        except _NoConsent as refused:
+            await self._finish(item, status=CANCELLED, error=refused.reason)
+            log.info("send_cancelled", participant_id=item.participant_id, outbox_id=item.id, kind=item.kind,
+                     why=refused.reason)
             return
         except SendFailed as exc:
             if exc.ambiguous:  # it may be on the phone already: never send it twice
@@ -362,7 +405,7 @@ class Outbox:
         if sent is not None:  # the transcript row follows by a trigger (storage/mirrors.py)
             values.update(sent_at=now, wa_message_id=sent.message_id,
                           receipts_expected=bool(getattr(self.transport, "sends_receipts", False)))
-        elif status in (FAILED, UNCERTAIN):
+        elif status in (FAILED, UNCERTAIN, CANCELLED):
             message_values = {"status": status}
 
         outcome = _Outcome(item.id, item.message_id, item.participant_id, sent is not None, values, message_values,

@@ -7,14 +7,16 @@ participant's status never disagree.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
-from promptpipe.domain.consent import ConsentKind, ConsentRecord, ConsentSource
+from promptpipe.domain.consent import HOLDS, LIFTED_BY, ConsentKind, ConsentRecord, ConsentSource
 from promptpipe.domain.text import clean_for_storage
+from promptpipe.storage.commit_hooks import after_commit, after_rollback, consent_board, queued_in
 from promptpipe.storage.models import ConsentEvent, table_of
 
 _CONSENT = table_of(ConsentEvent)
@@ -23,6 +25,8 @@ _INSERT = insert(table_of(ConsentEvent))
 
 
 def record_consent(session: Session, participant_id: str, records: list[ConsentRecord], now: datetime) -> None:
+    """Write the ledger rows of a change, in its transaction, and tell the process's consent
+    board: a hold refuses what was claimed before it from now on, its lifting once committed."""
     if not records:
         return
     session.connection().execute(_INSERT, [
@@ -30,6 +34,15 @@ def record_consent(session: Session, participant_id: str, records: list[ConsentR
          "words": clean_for_storage(r.words), "created_at": now}
         for r in records
     ])
+    board = consent_board(session)
+    if board is None:
+        return
+    for record in records:
+        if record.event in HOLDS:
+            written = board.hold(participant_id, record.event, queued_in(session, participant_id))
+            after_rollback(session, functools.partial(board.take_back, participant_id, record.event, written))
+        elif record.event in LIFTED_BY:
+            after_commit(session, functools.partial(board.lift, participant_id, record.event, board.stamp()))
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,8 @@ from sqlmodel import SQLModel
 from promptpipe.domain.text import mask_credentials
 from promptpipe.errors import ConfigError, DuplicateKey, StorageError
 from promptpipe.storage import access_tables, models, study_tables  # noqa: F401  (registers the tables)
+from promptpipe.storage.commit_hooks import Ending, join_board
+from promptpipe.storage.consent_board import ConsentBoard
 from promptpipe.storage.files import create_private_file
 from promptpipe.storage.models import table_of
 from promptpipe.storage.prepared import Prepared
@@ -188,8 +190,11 @@ class Database:
         self._sqlite_writer = self.is_sqlite and not self.read_only
         self.write_together = self._sqlite_writer
         """SQLite's writer: transactions waiting side by side commit together (off: one by one)."""
+        self.consent_board = ConsentBoard()
+        """The consent holds this process's transactions wrote (see :mod:`.consent_board`)."""
         self._executor = WorkQueue(threads, "db", together=(
-            functools.partial(_together_on_one_connection, self.engine) if self._sqlite_writer else None))
+            functools.partial(_together_on_one_connection, self.engine, self.consent_board)
+            if self._sqlite_writer else None))
         self._insert_ignore: dict[tuple[str, tuple[str, ...], tuple[str, ...] | None], Prepared] = {}
         self.upgraded: UpgradeDone | None = None
         """Set when :meth:`connect` upgraded the database (what, and the copy it took)."""
@@ -220,9 +225,19 @@ class Database:
     def _transaction(self, fn: Callable[[Session], T]) -> T:
         try:
             if self._sqlite_writer:
-                return _on_one_connection(self.engine, fn)
-            with Session(self.engine, expire_on_commit=False) as session, session.begin():
-                return fn(session)
+                return _on_one_connection(self.engine, fn, self.consent_board)
+            ending = Ending()
+            try:
+                with Session(self.engine, expire_on_commit=False) as session, session.begin():
+                    try:
+                        result = fn(join_board(session, self.consent_board))
+                    finally:
+                        ending.take(session)
+            except BaseException:
+                ending.ended(committed=False)
+                raise
+            ending.ended(committed=True)
+            return result
         except (SQLAlchemyError, UnicodeError) as exc:
             raise _our_error(exc) from None
 
@@ -331,35 +346,46 @@ class _JoinedSession(Session):
         return super().connection(bind_arguments, execution_options)
 
 
-def _on_one_connection(engine: Engine, fn: Callable[[Session], T]) -> T:
+def _on_one_connection(engine: Engine, fn: Callable[[Session], T], board: ConsentBoard | None = None) -> T:
     """SQLite's writer: ``fn`` in one transaction begun on a connection of the pool, with a
     session joined to it. The session's own begin, connection look-up and commit cost twice the
     transaction itself (~50 µs of ~120), on the one thread every turn's transactions queue for."""
-    with _writer_transaction(engine) as connection:
-        session = _JoinedSession(connection)
-        try:
-            result = fn(session)
-            session.flush()
-        finally:
-            session.close()
+    ending = Ending()
+    try:
+        with _writer_transaction(engine) as connection:
+            session = join_board(_JoinedSession(connection), board)
+            try:
+                result = fn(session)
+                session.flush()
+            finally:
+                ending.take(session)
+                session.close()
+    except BaseException:
+        ending.ended(committed=False)
+        raise
+    ending.ended(committed=True)
     return result
 
 
-def _together_on_one_connection(engine: Engine, fns: Sequence[Callable[[Session], Any]]) -> list[Outcome]:
+def _together_on_one_connection(engine: Engine, board: ConsentBoard | None,
+                                fns: Sequence[Callable[[Session], Any]]) -> list[Outcome]:
     """SQLite's writer: run ``fns`` in one transaction, each in a savepoint of its own (one alone:
     no savepoint). A function that raises is rolled back to its savepoint and gets its error; the
     others still commit. If the transaction itself fails, every one of them gets that error."""
     if len(fns) == 1:
         try:
-            return [Outcome(_on_one_connection(engine, fns[0]))]
+            return [Outcome(_on_one_connection(engine, fns[0], board))]
         except Exception as exc:
             return [Outcome(error=_our_error(exc))]
+    ending = Ending()
     try:
         with _writer_transaction(engine) as connection:
-            outcomes = [_in_savepoint(connection, fn) for fn in fns]
-        return outcomes
+            outcomes = [_in_savepoint(connection, fn, board, ending) for fn in fns]
     except Exception as exc:
+        ending.ended(committed=False)
         raise _our_error(exc) from None
+    ending.ended(committed=True)
+    return outcomes
 
 
 @contextmanager
@@ -380,20 +406,28 @@ def _writer_transaction(engine: Engine) -> Iterator[Connection]:
                 driver.rollback()
 
 
-def _in_savepoint(connection: Connection, fn: Callable[[Session], Any]) -> Outcome:
+def _in_savepoint(connection: Connection, fn: Callable[[Session], Any], board: ConsentBoard | None,
+                  ending: Ending) -> Outcome:
+    """``fn`` in a savepoint of the run's transaction; what it registered to hear once the
+    transaction ends goes to ``ending``, or is told at once that it rolled back."""
     savepoint = connection.begin_nested()
     # Joined to the savepoint: a flush that fails rolls back to it, not the whole run.
-    session = _JoinedSession(connection, join_transaction_mode="rollback_only")
+    session = join_board(_JoinedSession(connection, join_transaction_mode="rollback_only"), board)
+    own = Ending()
     try:
         value = fn(session)
         session.flush()
     except Exception as exc:
+        own.take(session)
         session.close()
         if savepoint.is_active:
             savepoint.rollback()
+        own.ended(committed=False)
         return Outcome(error=_our_error(exc))
+    own.take(session)
     session.close()
     savepoint.commit()
+    ending.add(own)
     return Outcome(value)
 
 

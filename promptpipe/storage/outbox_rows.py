@@ -11,6 +11,7 @@ from typing import Any
 from sqlalchemy import Integer, and_, bindparam, exists, func, literal_column, or_, select, update
 from sqlalchemy.orm import Session
 
+from promptpipe.storage.commit_hooks import consent_board
 from promptpipe.storage.models import PENDING, SENDING, UNCERTAIN, Message, OutboxItem, Participant, table_of
 from promptpipe.storage.numbers_served import number_filter, of_numbers
 from promptpipe.storage.outbox_consent import MAY_SEND, cancel_unconsented, may_send
@@ -19,7 +20,7 @@ from promptpipe.storage.prepared import Prepared
 _OUTBOX = table_of(OutboxItem)
 
 __all__ = ["CLAIM_BATCH", "Claimed", "Queued", "claim_due", "claim_next", "claim_queued", "claim_statement",
-           "record_sends", "settle_interrupted"]
+           "may_still_go", "record_sends", "settle_interrupted"]
 
 CLAIM_BATCH = 200
 _MESSAGE = table_of(Message)
@@ -42,6 +43,9 @@ class Claimed:
     lid: str | None
     number: str | None = None
     """The deployment's number it goes from (None: the default one)."""
+    board_at: int = 0
+    """The consent board's sequence number when its claim began: a hold written after it refuses
+    the row at its send (see :mod:`promptpipe.storage.consent_board`)."""
 
 
 @dataclass(frozen=True)
@@ -120,6 +124,7 @@ def claim_due(session: Session, statement: Prepared, now: datetime, limit: int =
     the path of a burst."""
     if numbers is not None and not numbers[0]:
         return []
+    board_at = _board_at(session)
     values = {"now": now, "limit": limit, **number_filter(numbers)}
     connection = session.connection()
     if connection.dialect.name == "postgresql":
@@ -128,7 +133,7 @@ def claim_due(session: Session, statement: Prepared, now: datetime, limit: int =
     if not ids:
         cancel_unconsented(session)
         return []
-    return _details(session, ids)
+    return _details(session, ids, board_at)
 
 
 def claim_queued(session: Session, statement: Prepared, participant_id: str, now: datetime, limit: int,
@@ -138,6 +143,7 @@ def claim_queued(session: Session, statement: Prepared, participant_id: str, now
     ``limit``; a statement built by :func:`claim_statement` for one participant) so the outbox
     sends them at once, without a claim of its own. ``queued``: what was just queued, by key; a
     claimed row queued earlier is read with its message."""
+    board_at = _board_at(session)
     rows = statement.rows(session.connection(), {"now": now, "limit": limit, "pid": participant_id})
     claimed, earlier = [], []
     for outbox_id, key, message_id, attempts in rows:
@@ -145,11 +151,11 @@ def claim_queued(session: Session, statement: Prepared, participant_id: str, now
             m = queued[key]
             claimed.append(
                 Claimed(outbox_id, key, participant_id, message_id, attempts, m.kind, m.text, m.payload, phone, lid,
-                        number))
+                        number, board_at))
         else:
             earlier.append(outbox_id)
     if earlier:
-        claimed += _details(session, earlier)
+        claimed += _details(session, earlier, board_at)
     return sorted(claimed, key=lambda item: item.id)
 
 
@@ -157,14 +163,33 @@ def claim_next(session: Session, statement: Prepared, participant_ids: Sequence[
                limit: int) -> list[Claimed]:
     """Mark these participants' due rows *sending* (at most ``limit``; a statement built by
     :func:`claim_statement` for a list of participants) and read what is needed to send them."""
+    board_at = _board_at(session)
     ids = [outbox_id for (outbox_id,) in statement.rows(session.connection(), {
         "now": now, "limit": limit, "pids": list(participant_ids)})]
-    return _details(session, ids) if ids else []
+    return _details(session, ids, board_at) if ids else []
 
 
-def _details(session: Session, ids: list[int]) -> list[Claimed]:
+def _board_at(session: Session) -> int:
+    """Where the consent board stands before a claim reads anything (see :attr:`Claimed.board_at`)."""
+    board = consent_board(session)
+    return board.stamp() if board is not None else 0
+
+
+def _details(session: Session, ids: list[int], board_at: int) -> list[Claimed]:
     """What sending these claimed rows needs (their message, their participant's address)."""
-    return [Claimed(*row) for row in _CLAIMED_DETAILS.rows(session.connection(), {"ids": ids})]
+    return [Claimed(outbox_id, key, participant_id, message_id, attempts, kind, text, payload, phone, lid, number,
+                    board_at)
+            for outbox_id, key, participant_id, message_id, attempts, kind, text, payload, phone, lid, number
+            in _CLAIMED_DETAILS.rows(session.connection(), {"ids": ids})]
+
+
+_MAY_STILL_GO = Prepared(select(_OUTBOX.c.id).where(_OUTBOX.c.id == bindparam("row_id"), MAY_SEND))
+
+
+def may_still_go(session: Session, outbox_id: int) -> bool:
+    """Whether a claimed row's participant may still get it, as the database says now (for a row
+    that waited for the pace: a hold another process wrote meanwhile is not on this one's board)."""
+    return _MAY_STILL_GO.one_value(session.connection(), {"row_id": outbox_id}) is not None
 
 
 def next_release(session: Session, now: datetime) -> datetime | None:

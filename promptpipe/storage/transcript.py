@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 from promptpipe.domain.conversation import HistoryEntry
 from promptpipe.domain.messages import MessageKind, MessageStatus
 from promptpipe.domain.text import clean_for_storage
+from promptpipe.storage.commit_hooks import note_queued
 from promptpipe.storage.models import CANCELLED, PENDING, InboxItem, Message, OutboxItem, table_of
 from promptpipe.storage.prepared import Prepared
 
@@ -88,6 +89,7 @@ def queue_messages(
         if message_id is None:
             return {only.key: None}
         new, message_ids = [only], [int(message_id)]
+        note_queued(session, participant_id, [only.key])
     else:
         ids = dict.fromkeys(key for (key,) in _QUEUED_KEYS.rows(connection, {"keys": list(first)}))
         new = [m for m in first.values() if m.key not in ids]
@@ -98,6 +100,8 @@ def queue_messages(
         # Run once per row to keep the order, this was a sixth of a daily prompt's commit.
         message_ids = sorted(message_id for (message_id,) in _INSERT_MESSAGE.many(
             connection, [_transcript_row(participant_id, m, now) for m in new], any_order=True))
+    if len(first) != 1:
+        note_queued(session, participant_id, [m.key for m in new])
     _INSERT_OUTBOX.many(connection, [
         {"key": m.key, "participant_id": participant_id, "message_id": message_id, "status": PENDING, "attempts": 0,
          "available_at": _held(m, now) or now, "held_until": _held(m, now), "created_at": now, "claimed_at": None,

@@ -4,6 +4,7 @@ the safety message do)."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
 
 import pytest
@@ -13,7 +14,8 @@ from sqlalchemy.orm import Session
 from promptpipe.domain import keys
 from promptpipe.errors import NotConnected
 from promptpipe.flow.commands import PAUSED_BY_TEAM, STOPPED
-from promptpipe.research import admin
+from promptpipe.research import admin, erasure
+from promptpipe.storage.db import Database
 from promptpipe.storage.models import InboxItem, Message, OutboxItem, Participant
 from promptpipe.storage.transcript import ToSend, queue_messages
 from promptpipe.transport.memory import MemoryTransport
@@ -111,3 +113,82 @@ async def test_a_row_queued_by_a_writer_that_had_not_seen_the_stop_yet_is_not_se
     def message_status(session: Session) -> str:
         return session.execute(select(Message.status).where(Message.text == "A broadcast")).scalar_one()
     assert await app.db.run(message_status) == "cancelled"
+
+
+# ------------------------------------------------------------------ claimed before, sent after
+
+PEOPLE = [f"+1416555{121 + n:04d}" for n in range(4)]  # A, B, C, D
+BROADCAST = "A note from the team"
+
+
+async def claimed_broadcast(make_app: AppFactory):  # type: ignore[no-untyped-def]
+    """Four participants with a copy of a team broadcast each, at a quarter of a send a second:
+    the dispatcher has claimed all four, and all but the first wait for the pace."""
+    transport = MemoryTransport()
+    app = await make_app(transport, SEND_RATE_PER_SECOND="0.25", SEND_JITTER="0")
+    rows = [await admin.enroll(app.db, app.clock, phone=phone, name=f"P{n}", timezone="UTC")
+            for n, phone in enumerate(PEOPLE)]
+
+    def write(session: Session) -> None:
+        session.execute(update(InboxItem).values(status="done"))  # no greeting turns
+        for n, row in enumerate(rows):
+            queue_messages(session, row.id, [ToSend(keys.researcher_outgoing(1000 + n), BROADCAST, "researcher")],
+                           app.clock.now())
+
+    await app.db.run(write)
+    claimed = []
+    while batch := await app.db.run(app.outbox._claim):
+        claimed.extend(batch)
+    assert sorted(item.phone for item in claimed) == PEOPLE
+    return app, transport, claimed
+
+
+async def send_claimed(app, claimed) -> None:  # type: ignore[no-untyped-def]
+    await asyncio.gather(*(app.outbox._send_all([item]) for item in claimed))
+    await app.run_until_idle()
+
+
+async def broadcast_statuses(app) -> dict[str, tuple[str, str]]:  # type: ignore[no-untyped-def]
+    """Each participant's copy of the broadcast: (outbox status, transcript status)."""
+    def read(session: Session) -> dict[str, tuple[str, str]]:
+        rows = session.execute(select(Participant.phone, OutboxItem.status, Message.status)
+                               .join(OutboxItem, OutboxItem.participant_id == Participant.id)
+                               .join(Message, Message.id == OutboxItem.message_id)
+                               .where(OutboxItem.key.startswith(keys.RESEARCHER_MESSAGE))).all()
+        return {phone: (outbox, message) for phone, outbox, message in rows}
+    return await app.db.run(read)
+
+
+@pytest.mark.parametrize("door", ["STOP", "withdraw", "pause", "erase", "erase elsewhere"])
+async def test_a_copy_claimed_before_the_change_is_cancelled_at_its_send(
+    make_app: AppFactory, database_url: str, door: str
+) -> None:
+    """Issue 46, 1: what the dispatcher claimed before B's STOP (or the team's withdrawal, pause or
+    erasure of B, by this process or by the admin script's) waits for the pace and must not go
+    once it is B's turn; C is withdrawn too."""
+    app, transport, claimed = await claimed_broadcast(make_app)
+    b, c, d = PEOPLE[1:]
+    if door == "STOP":
+        await transport.inject(b, "STOP")
+        await app.lanes.poll_once()
+        await app.lanes.wait_idle()
+    elif door == "erase":
+        await erasure.erase(app.db, app.clock, phone=b)
+    elif door == "erase elsewhere":  # another process's database: nothing of it reaches this one's memory
+        elsewhere = Database(database_url)
+        await elsewhere.connect()
+        await erasure.erase(elsewhere, app.clock, phone=b)
+        await elsewhere.close()
+    else:
+        await admin.set_status(app.db, app.clock, phone=b, action=door)
+    await admin.set_status(app.db, app.clock, phone=c, action="withdraw")
+
+    await send_claimed(app, claimed)
+
+    assert transport.texts_to(PEOPLE[0]) == transport.texts_to(d) == [BROADCAST]
+    assert transport.texts_to(b) == ([STOPPED] if door == "STOP" else [])
+    assert transport.texts_to(c) == []
+    statuses = await broadcast_statuses(app)
+    assert statuses[c] == ("cancelled", "cancelled")
+    if not door.startswith("erase"):  # an erased participant's phone is gone from the row
+        assert statuses[b] == ("cancelled", "cancelled")
