@@ -249,7 +249,9 @@ async def _consent(args: argparse.Namespace, env: Env) -> None:
         print("events marked * were rebuilt at an upgrade from the transition log of a release that kept no "
               "consent ledger (the participant's words were not recorded then)")
         events = [{**event, "event": event["event"] + ("*" if event["reconstructed"] else "")} for event in events]
-    print_table(events, ["at", "event", "source", "actor", "words"])
+    if any(event.said_at for event in data.events):
+        print("said at: when the participant sent their own STOP or START (their phone's clock); the latest decides")
+    print_table(events, ["at", "said_at", "event", "source", "actor", "words"])
 
 
 async def _flags(args: argparse.Namespace, env: Env) -> None:

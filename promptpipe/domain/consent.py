@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from enum import StrEnum
 
 from promptpipe.domain import keys
@@ -20,6 +21,10 @@ class ConsentKind(StrEnum):
     RESUMED = "resumed"
     WITHDRAWN = "withdrawn"
     ERASED = "erased"
+    OPT_OUT_SUPERSEDED = "opt_out_superseded"
+    """the participant's STOP changed nothing: they had sent a later START (by their clock)"""
+    OPT_IN_SUPERSEDED = "opt_in_superseded"
+    """the participant's START changed nothing: they had sent a later STOP (by their clock)"""
 
 
 class ConsentSource(StrEnum):
@@ -44,6 +49,8 @@ class ConsentRecord:
     source: ConsentSource
     words: str = ""
     actor: str = ""
+    said_at: datetime | None = None
+    """The participant's own: when they sent it, by their WhatsApp's clock."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "event", ConsentKind(self.event))  # a wrong value raises ValueError
@@ -137,3 +144,10 @@ CANCELLED_BECAUSE = {
     ConsentKind.ERASED: "cancelled: the participant's data was erased before it went",
 }
 """What an outbox row cancelled by a hold says (``last_error``)."""
+
+
+def overtaken(said_at: datetime | None, own_latest: datetime | None) -> bool:
+    """Whether the participant's own opt-out or opt-in, sent at ``said_at`` (their clock), comes
+    too late to change anything: they had sent a later one that was applied (``own_latest``).
+    Sent in the same second (WhatsApp's clocks say seconds), the order they arrived in decides."""
+    return said_at is not None and own_latest is not None and said_at < own_latest

@@ -43,6 +43,8 @@ class ParticipantInfo:
     enrolled_at: datetime | None = None
     number: str | None = None
     """The deployment's number everything to them goes from (None: the default one)."""
+    own_consent_at: datetime | None = None
+    """When they sent (their clock) the latest opt-out or opt-in of theirs that was applied."""
 
 
 RESEARCHER_KIND = MessageKind.RESEARCHER
@@ -168,6 +170,11 @@ class TurnState:
     greet_if_never_greeted: bool = False
     """Set by a change that made them active again: on commit, a greeting is queued unless they
     were greeted already (see flow.lifecycle.greet_if_never_greeted)."""
+    own_consent_at: datetime | None = None
+    """When they sent (their clock) the latest opt-out or opt-in of theirs applied (saved)."""
+    said_at: datetime | None = None
+    """When the participant sent the message this turn acts on (their clock; None: the turn is not
+    about a message of theirs). Their own opt-out or opt-in carries it."""
 
     def __post_init__(self) -> None:
         if not self.status:
@@ -175,6 +182,7 @@ class TurnState:
             self.opted_out, self.researcher_paused = self.participant.opted_out, self.participant.researcher_paused
             self.completed = self.participant.completed
             self.day_one, self.extra_days = self.participant.day_one, self.participant.extra_days
+            self.own_consent_at = self.participant.own_consent_at
         if not self.timezone:
             self.timezone = self.participant.timezone
         if self.number == "":

@@ -20,7 +20,7 @@ from datetime import date
 from enum import StrEnum
 from typing import TYPE_CHECKING, Literal
 
-from promptpipe.domain.consent import ConsentKind, ConsentRecord, ConsentSource
+from promptpipe.domain.consent import ConsentKind, ConsentRecord, ConsentSource, overtaken
 from promptpipe.domain.states import (
     ACTIVE,
     COMPLETED,
@@ -225,11 +225,31 @@ def apply(state: TurnState, name: str, *, actor: Actor, reason: str, value: str 
         raise UndeclaredTransition(f"{name!r} does not start from {current!r} (only {', '.join(transition.sources)})")
     if transition.guard is not None and transition.guard(state) is not None:
         return False
+    if _overtaken(state, transition, actor, words or reason):
+        return False
     if transition.kind == "sub_state":
         state.transitions.append(PendingTransition("sub_state", name, current, transition.target, reason, actor))
         state.sub_state = transition.target
         return True
     _change_status(state, transition, reason, actor, words or reason, actor_name)
+    return True
+
+
+_OWN = (Actor.PARTICIPANT, Actor.MODEL)
+"""Who makes a participant's own opt-out or opt-in (the model, on their words)."""
+_SUPERSEDED = {ConsentKind.OPTED_OUT: ConsentKind.OPT_OUT_SUPERSEDED,
+               ConsentKind.OPTED_IN: ConsentKind.OPT_IN_SUPERSEDED}
+
+
+def _overtaken(state: TurnState, transition: Transition, actor: Actor, words: str) -> bool:
+    """The participant's own opt-out or opt-in sent before their latest applied one (their clock)
+    changes nothing; the ledger records it as superseded."""
+    if transition.consent not in _SUPERSEDED or actor not in _OWN:
+        return False
+    if not overtaken(state.said_at, state.own_consent_at):
+        return False
+    state.consent.append(ConsentRecord(_SUPERSEDED[transition.consent], ConsentSource(actor), words,
+                                       said_at=state.said_at))
     return True
 
 
@@ -247,7 +267,10 @@ def _change_status(state: TurnState, transition: Transition, reason: str, actor:
                                       completed=completed)
     state.transitions.append(PendingTransition("status", transition.name, state.status, status, reason, actor))
     if transition.consent is not None:
-        state.consent.append(ConsentRecord(transition.consent, ConsentSource(actor), words, actor_name))
+        said_at = state.said_at if transition.consent in _SUPERSEDED and actor in _OWN else None
+        state.consent.append(ConsentRecord(transition.consent, ConsentSource(actor), words, actor_name, said_at))
+        if said_at is not None and (state.own_consent_at is None or said_at > state.own_consent_at):
+            state.own_consent_at = said_at
     state.status, state.paused_by, state.opted_out, state.researcher_paused = status, paused_by, opted_out, paused
     state.completed = completed
     if GREET_IF_NEVER_GREETED in transition.effects and status == ACTIVE:

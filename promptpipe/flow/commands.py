@@ -115,22 +115,33 @@ def _spelled(words: str) -> str:
     return "".join(parts) if len(parts) > 1 and all(len(part) == 1 for part in parts) else words
 
 
+def written_before_their_stop(state: TurnState) -> bool:
+    """Whether the message this turn is about was sent (by the participant's clock) before the
+    STOP of theirs that holds now: it arrived late, and gets no answer at all."""
+    return (state.opted_out and state.said_at is not None and state.own_consent_at is not None
+            and state.said_at < state.own_consent_at)
+
+
 def apply_command(state: TurnState, command: str, words: str) -> str | None:
     """Change the participant's status as the command asks; returns the reply to send, or None
-    for someone withdrawn from the study (they get no reply to anything; the message is kept).
-    ``words`` is what they wrote, kept in the consent ledger."""
+    when nothing is answered (the message is kept): for someone withdrawn from the study, for a
+    message sent before their STOP that holds, and for a START or STOP overtaken by a later one
+    of theirs (their clock; the ledger records it). ``words`` is what they wrote, kept in the
+    consent ledger; ``state.said_at`` when they sent it."""
     if state.status == WITHDRAWN:
         return None
     if command == HELP:
-        return HELP_TEXT
+        return None if written_before_their_stop(state) else HELP_TEXT
     if command == STOP:
         if state.opted_out:
-            return ALREADY_STOPPED
-        state.apply("opted_out", actor=Actor.PARTICIPANT,
-                    reason="participant asked to stop: consent to messages withdrawn", words=words)
+            return None if written_before_their_stop(state) else ALREADY_STOPPED
+        if not state.apply("opted_out", actor=Actor.PARTICIPANT,
+                           reason="participant asked to stop: consent to messages withdrawn", words=words):
+            return None  # they sent START after this STOP: it changes nothing
         return STOPPED
     if state.opted_out:
-        state.apply("opted_in", actor=Actor.PARTICIPANT, reason=f"participant sent {command}", words=words)
+        if not state.apply("opted_in", actor=Actor.PARTICIPANT, reason=f"participant sent {command}", words=words):
+            return None  # they sent STOP after this START
         if state.status == COMPLETED:
             return STUDY_OVER
         return RESUMED if state.status == ACTIVE else OPTED_IN_TEAM_PAUSED
@@ -154,16 +165,20 @@ class CommandPlan:
     """Indices of the messages the model should still answer (in a turn of their own)."""
 
 
-def plan_commands(state: TurnState, texts: Sequence[str]) -> CommandPlan | None:
-    """Apply the commands among ``texts`` (one per message of the batch, in order) to ``state``;
-    None when there is none. See the module docstring for which messages are still answered."""
+def plan_commands(state: TurnState, texts: Sequence[str],
+                  said: Sequence[datetime | None] | None = None) -> CommandPlan | None:
+    """Apply the commands among ``texts`` (one per message of the batch, in order; ``said``: when
+    the participant sent each) to ``state``; None when there is none. See the module docstring
+    for which messages are still answered."""
     in_intake = state.status == ACTIVE and state.sub_state in INTAKE_STAGES
     commands = [as_command(text, in_intake=in_intake) for text in texts]
     if not any(commands):
         return None
     plan = CommandPlan()
     written_while_active: list[int] = []
+    latest = state.said_at
     for index, (text, command) in enumerate(zip(texts, commands, strict=True)):
+        state.said_at = said[index] if said is not None else latest
         if command is None:
             if state.status == ACTIVE and text.strip():
                 written_while_active.append(index)
@@ -171,6 +186,7 @@ def plan_commands(state: TurnState, texts: Sequence[str]) -> CommandPlan | None:
         reply = apply_command(state, command, text)
         if reply is not None:
             plan.replies.append((index, command, reply))
+    state.said_at = latest
     if state.status == ACTIVE:
         plan.answer = written_while_active
     return plan
@@ -202,7 +218,7 @@ def inactive_outcome(state: TurnState, batch: list[InboxRow], *, message: bool, 
     on how (or by whom) the pause is lifted, once a day at most (``reminder_key``), a completed
     one a line that the study has ended (unless the safety message just answered them); a
     withdrawn one gets nothing. Their message is kept either way."""
-    if state.status == PAUSED and message and not screened:
+    if state.status == PAUSED and message and not screened and not written_before_their_stop(state):
         return Outcome([Outgoing(reminder_key, paused_hint(state), MessageKind.COMMAND)])
     if state.status == COMPLETED and message and not screened and not state.opted_out:
         return Outcome([Outgoing(keys.command_reply(batch[-1].id), STUDY_OVER, MessageKind.COMMAND)], save_state=False)

@@ -50,6 +50,7 @@ from promptpipe.pipeline.events import (
     StudyEndDue,
     TeamChange,
     TimerEvent,
+    said_at,
 )
 from promptpipe.storage.conversations import save_turn_state
 from promptpipe.storage.db import Database
@@ -147,10 +148,12 @@ class ConversationFlow:
         if isinstance(event, ReactionReceived):
             return await reaction_outcome(self.deps, context, batch[0], event, now)
         if isinstance(event, MessageReceived):
+            said = [said_at(e) for e in context.events]
+            state.said_at = max((at for at in said if at is not None), default=None)
             screened = screen_outcome(self.deps.config.safety, context, batch)
             if screened is not None:
                 return screened
-            plan = commands.plan_commands(state, [context.texts.get(item.id, "") for item in batch])
+            plan = commands.plan_commands(state, [context.texts.get(item.id, "") for item in batch], said)
             if plan is not None:
                 return commands.commands_outcome(batch, plan, commands.restart_reminder_key(state, now))
             if questionnaires.answering(state):

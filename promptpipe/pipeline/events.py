@@ -13,6 +13,7 @@ import functools
 import types
 from collections.abc import Hashable
 from dataclasses import dataclass
+from datetime import datetime
 from enum import StrEnum
 from typing import Any, ClassVar, Literal, TypeVar, Union, cast, get_args, get_origin, get_type_hints
 
@@ -147,6 +148,8 @@ class MessageReceived(_Payload):
     """The exact text as received, when making it storable changed it."""
     screened: str | None = None
     """Set once the safety screen flagged it (so a re-run does not flag it twice)."""
+    said_at: str | None = None
+    """When the participant sent it, by their WhatsApp's clock (ISO, UTC; never after it arrived)."""
 
 
 @dataclass(frozen=True)
@@ -163,6 +166,8 @@ class PollVoteReceived(_Payload):
     selected_hashes: tuple[str, ...] = ()
     known_poll: bool = False
     purpose: str | None = None
+    said_at: str | None = None
+    """When the participant tapped, by their WhatsApp's clock (ISO, UTC)."""
 
     @property
     def withdrawn(self) -> bool:
@@ -178,6 +183,15 @@ class ReactionReceived(_Payload):
     wa_message_id: str | None = None
     reacted_to: str = ""
     emoji: str = ""
+    said_at: str | None = None
+    """When the participant reacted, by their WhatsApp's clock (ISO, UTC)."""
+
+
+def said_at(event: InboxEvent) -> datetime | None:
+    """When the participant sent this input, by their clock (None: not theirs, or stored before
+    inputs kept it)."""
+    when = getattr(event, "said_at", None)
+    return datetime.fromisoformat(when) if isinstance(when, str) else None
 
 
 # ---------------------------------------------------------------------------- from researchers

@@ -159,11 +159,12 @@ class Inbox:
         # No look for the key first: a repeat is rare, and the insert that ignores it tells us
         # (the transcript row written before it is then rolled back with the rest).
         key = keys.inbound(msg.message_id)
-        event, transcript_kind, text = _describe(session, msg, original)
+        said = said_at(msg, now)
+        event, transcript_kind, text = _describe(session, msg, original, said.isoformat())
         payload = event.to_payload()
         message_id = add_inbound_message(session, participant_id=participant.id, text=text, now=now,
-                                         wa_message_id=msg.message_id, kind=transcript_kind,
-                                         payload={k: v for k, v in payload.items() if k != WA_ID})
+                                         wa_message_id=msg.message_id, kind=transcript_kind, sent_at=said,
+                                         payload={k: v for k, v in payload.items() if k not in (WA_ID, SAID_AT)})
         row = as_input(event, key=key, participant_id=participant.id, message_id=message_id)
         inbox_id = add_input(self.db, session, row, now)
         if inbox_id is None:  # stored before (WhatsApp delivered it again), here or by another node
@@ -220,18 +221,31 @@ NON_TEXT_NOTES = {
 """What the transcript (and so the model) shows for a message without words."""
 
 
-def _describe(session: Session, msg: InboundMessage, original: str | None) -> tuple[InboundEvent, str, str]:
+def said_at(msg: InboundMessage, now: datetime) -> datetime:
+    """When the participant sent it, by their WhatsApp's clock, but never later than it arrived (a
+    phone whose clock runs ahead must not put its STOP or START after one sent later)."""
+    return min(msg.timestamp, now) if msg.timestamp.tzinfo is not None else now
+
+
+SAID_AT = "said_at"
+"""The payload key of the send time; the transcript row keeps it as ``sent_at`` instead."""
+
+
+def _describe(session: Session, msg: InboundMessage, original: str | None,
+              said: str) -> tuple[InboundEvent, str, str]:
     """The event, the transcript kind and the transcript text for a message (text, or without
-    words), a reaction or a poll vote. ``original``: the exact text when storing it changed it."""
+    words), a reaction or a poll vote. ``original``: the exact text when storing it changed it;
+    ``said``: when the participant sent it (ISO)."""
     if msg.reaction is not None:
         emoji = msg.reaction.emoji
-        return (ReactionReceived(wa_message_id=msg.message_id, reacted_to=msg.reaction.message_id, emoji=emoji),
+        return (ReactionReceived(wa_message_id=msg.message_id, reacted_to=msg.reaction.message_id, emoji=emoji,
+                                 said_at=said),
                 "reaction", f"(reaction: {emoji})" if emoji else "(reaction taken back)")
     if msg.poll_vote is None:
         text = msg.text if msg.content == "text" else NON_TEXT_NOTES.get(msg.content, f"[a {msg.content} message]")
         return (MessageReceived(wa_message_id=msg.message_id, content=msg.content,
                                 quoted_message_id=msg.quoted_message_id, edited=msg.edited,
-                                edit_of=msg.edit_of, original_text_b64=original), msg.content, text)
+                                edit_of=msg.edit_of, original_text_b64=original, said_at=said), msg.content, text)
     vote = msg.poll_vote
     poll = session.execute(select(Message).where(
         table_of(Message).c.wa_message_id == vote.poll_message_id)).scalars().first()
@@ -242,7 +256,7 @@ def _describe(session: Session, msg: InboundMessage, original: str | None) -> tu
     return (PollVoteReceived(wa_message_id=msg.message_id, poll_message_id=vote.poll_message_id,
                              poll_id=poll.id if poll else None, selected=tuple(chosen),
                              selected_hashes=tuple(vote.selected_hashes), known_poll=poll is not None,
-                             purpose=poll.payload.get("purpose") if poll else None), "text", text)
+                             purpose=poll.payload.get("purpose") if poll else None, said_at=said), "text", text)
 
 
 InboundEvent = MessageReceived | PollVoteReceived | ReactionReceived

@@ -150,7 +150,8 @@ MESSAGES = FileDoc("messages", "The whole transcript: one row per message in or 
     Entry("text", "string", PSEUDONYMISED, "The message's words (a description for messages without words).",
           "message.text"),
     *_time("created_at", "When the message was stored", "message.created_at"),
-    *_time("sent_at", "When WhatsApp accepted an outgoing message; empty for incoming ones", "message.sent_at"),
+    *_time("sent_at", "When WhatsApp accepted an outgoing message; for an incoming one, when the participant "
+           "sent it (their WhatsApp's clock; empty for those received before this was kept)", "message.sent_at"),
     Entry("wa_message_id", "string", "WhatsApp's id", "WhatsApp's id of the message; receipts match on it.",
           "message.wa_message_id"),
     Entry("delivery", "string", "read, delivered, sent, not_delivered, unknown; empty for incoming messages",
@@ -378,7 +379,10 @@ CONSENT = FileDoc("consent", "The consent ledger: every consent-relevant event, 
     Entry("reconstructed", "boolean", "true, false", "true: rebuilt at an upgrade from the transition log of a release "
           "that kept no consent ledger (the participant's words were not recorded then; the time is the "
           "transition's).", "consent.reconstructed"),
-    *_time("at", "When it happened", "consent.created_at"),
+    *_time("at", "When it happened (for the participant's own: when their message was received)", "consent.created_at"),
+    *_time("said_at", "The participant's own opt-out or opt-in: when they sent it, by their WhatsApp's clock; the "
+           "latest of these decides, so one sent before it changes nothing (opt_out_superseded, "
+           "opt_in_superseded); empty for the others", "consent.said_at"),
 ))
 
 FLAGS = FileDoc("flags", "Safety concerns raised by the crisis screen or the model, and how they were resolved.", (

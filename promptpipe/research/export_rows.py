@@ -70,7 +70,8 @@ TONE_COLUMNS = (
     "id", "participant_id", "source", "proposed", "stripped", "outcome", "active_before", "active_after", "scores",
     "at_utc", "at_local",
 )
-CONSENT_COLUMNS = ("id", "participant_id", "event", "source", "actor", "words", "reconstructed", "at_utc", "at_local")
+CONSENT_COLUMNS = ("id", "participant_id", "event", "source", "actor", "words", "reconstructed", "at_utc", "at_local",
+                   "said_at_utc", "said_at_local")
 FLAG_COLUMNS = (
     "id", "participant_id", "source", "severity", "trigger", "status", "at_utc", "at_local",
     "resolved_at_utc", "resolved_at_local", "resolved_by", "resolution_note", "alert_status",
@@ -366,6 +367,7 @@ def _consent_row(row: Any, people: People) -> dict[str, Any]:
         "id": row.id, "participant_id": row.participant_id, "event": row.event, "source": row.source,
         "actor": row.actor, "words": people.scrub(row.participant_id, row.words),
         "reconstructed": bool(row.reconstructed), **_times("at", row.created_at, people.zone(row.participant_id)),
+        **_times("said_at", row.said_at, people.zone(row.participant_id)),
     }
 
 

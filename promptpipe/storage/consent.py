@@ -31,7 +31,7 @@ def record_consent(session: Session, participant_id: str, records: list[ConsentR
         return
     session.connection().execute(_INSERT, [
         {"participant_id": participant_id, "event": r.event, "source": r.source, "actor": clean_for_storage(r.actor),
-         "words": clean_for_storage(r.words), "created_at": now}
+         "words": clean_for_storage(r.words), "created_at": now, "said_at": r.said_at}
         for r in records
     ])
     board = consent_board(session)
@@ -56,6 +56,8 @@ class LedgerEntry:
     actor: str
     words: str
     reconstructed: bool
+    said_at: str | None = None
+    """The participant's own opt-out or opt-in: when they sent it (their WhatsApp's clock)."""
 
 
 def consent_history(session: Session, participant_id: str) -> list[LedgerEntry]:
@@ -63,4 +65,5 @@ def consent_history(session: Session, participant_id: str) -> list[LedgerEntry]:
         select(ConsentEvent).where(_CONSENT.c.participant_id == participant_id).order_by(_CONSENT.c.id)
     ).scalars().all()
     return [LedgerEntry(row.id or 0, row.created_at.isoformat(), ConsentKind(row.event), ConsentSource(row.source),
-                        row.actor, row.words, bool(row.reconstructed)) for row in rows]
+                        row.actor, row.words, bool(row.reconstructed),
+                        row.said_at.isoformat() if row.said_at else None) for row in rows]

@@ -52,7 +52,8 @@ _STATE_COLUMNS = (
     _CONVERSATION.c.tone, _CONVERSATION.c.summary, _CONVERSATION.c.summary_through,
     _CONVERSATION.c.turns_since_summary, _PARTICIPANT.c.arm, _PARTICIPANT.c.day_one, _PARTICIPANT.c.extra_days,
     _PARTICIPANT.c.completed_at, _PARTICIPANT.c.enrolled_at, _CONVERSATION.c.questionnaire,
-    exists().where(_DELIVERY.c.participant_id == _PARTICIPANT.c.id).label("ever_prompted"), _PARTICIPANT.c.number)
+    exists().where(_DELIVERY.c.participant_id == _PARTICIPANT.c.id).label("ever_prompted"), _PARTICIPANT.c.number,
+    _PARTICIPANT.c.own_consent_at)
 _TURN_STATE = (
     select(*_STATE_COLUMNS, *(column.label(f"s_{column.name}") for column in _SCHEDULE_COLUMNS),
            *(column.label(f"t_{column.name}") for column in _TIMER_COLUMNS))
@@ -106,7 +107,7 @@ def read_turn_state(session: Session, participant_id: str, *,
         raise StorageError(f"participant {participant_id} has no conversation row")
     (pid, phone, name, timezone, status, background, lid, paused_by, opted_out, researcher_paused, sub_state, profile,
      version, tone, summary, summary_through, turns_since_summary, arm, day_one, extra_days, completed_at,
-     enrolled_at, questionnaire, ever_prompted, number) = rows[0][:_PARTICIPANT_WIDTH]
+     enrolled_at, questionnaire, ever_prompted, number, own_consent_at) = rows[0][:_PARTICIPANT_WIDTH]
     schedules: dict[str, ScheduleEntry] = {}
     timers: dict[int, PendingTimer] = {}
     for row in rows:
@@ -120,7 +121,8 @@ def read_turn_state(session: Session, participant_id: str, *,
                            background=background, lid=lid, paused_by=paused_by, opted_out=bool(opted_out),
                            researcher_paused=bool(researcher_paused), arm=arm,
                            day_one=date.fromisoformat(day_one) if day_one else None, extra_days=extra_days or 0,
-                           completed=completed_at is not None, enrolled_at=enrolled_at, number=number)
+                           completed=completed_at is not None, enrolled_at=enrolled_at, number=number,
+                           own_consent_at=own_consent_at)
     state = TurnState(participant=info, sub_state=sub_state, profile=Profile.from_json(profile), version=version,
                       schedules=list(schedules.values()), pending_timers={t.kind: t for t in timers.values()},
                       tone=dict(tone or {}), summary=summary or "", summary_through=summary_through or 0,
@@ -157,6 +159,8 @@ def save_turn_state(session: Session, state: TurnState, now: datetime) -> None:
         changed.update(extra_days=state.extra_days)
     if state.number != person.number:
         changed.update(number=state.number)
+    if state.own_consent_at != person.own_consent_at:
+        changed.update(own_consent_at=state.own_consent_at)
     if changed:
         session.connection().execute(
             update(_PARTICIPANT).where(_PARTICIPANT.c.id == person.id).values(**changed, updated_at=now))

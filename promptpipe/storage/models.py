@@ -142,6 +142,9 @@ class Participant(SQLModel, table=True):
     number: str | None = Field(default=None, index=True)
     """The deployment's WhatsApp number they were given (everything to them goes from it); None:
     the first, default number (everyone enrolled before there were several)."""
+    own_consent_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
+    """When the participant sent (by their WhatsApp's clock) the latest opt-out or opt-in of theirs
+    that was applied: one sent earlier changes nothing (None: none yet, or before this was kept)."""
 
     # The participant list's default order (oldest enrollment first, ties by id): a page is read
     # off this index instead of sorting every participant for each page.
@@ -456,7 +459,9 @@ class ConsentEvent(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     participant_id: str = Field(foreign_key="participant.id", index=True)
     event: str
-    """enrolled | opted_out | opted_in | paused | resumed | withdrawn | erased"""
+    """enrolled | opted_out | opted_in | paused | resumed | withdrawn | erased, or an opt-out or
+    opt-in that changed nothing because the participant sent it before their latest one
+    (opt_out_superseded | opt_in_superseded)"""
     source: str
     """participant | model (on the participant's words) | researcher | server"""
     actor: str = ""
@@ -464,6 +469,9 @@ class ConsentEvent(SQLModel, table=True):
     words: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
     """What caused it: the participant's message, or the researcher's reason."""
     created_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    """When the service recorded it (for the participant's own: when their message was received)."""
+    said_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
+    """The participant's own opt-out or opt-in: when they sent it, by their WhatsApp's clock."""
     reconstructed: bool = Field(default=False, sa_column=Column(Boolean, nullable=False, default=False))
     """Rebuilt at an upgrade from the transition log of a release that kept no ledger (the
     participant's words were not recorded then)."""

@@ -38,13 +38,14 @@ _INSERT_OUTBOX = Prepared(insert(_OUTBOX))
 
 def add_inbound_message(
     session: Session, *, participant_id: str, text: str, now: datetime, wa_message_id: str | None,
-    payload: dict[str, Any] | None = None, kind: str = "text",
+    payload: dict[str, Any] | None = None, kind: str = "text", sent_at: datetime | None = None,
 ) -> int:
     """The transcript row of an inbound message; returns its id. ``kind`` is ``text`` or what came
-    without words (``voice``, ``image``…), ``reaction`` or ``poll_vote``."""
+    without words (``voice``, ``image``…), ``reaction`` or ``poll_vote``; ``sent_at``: when the
+    participant sent it (their WhatsApp's clock), beside ``created_at``, when it arrived."""
     return _insert_message(session, participant_id=participant_id, direction="in", role="user", kind=kind,
                            text=text, payload=payload or {}, wa_message_id=wa_message_id, status=MessageStatus.RECEIVED,
-                           created_at=now)
+                           created_at=now, sent_at=sent_at)
 
 
 def _insert_message(session: Session, **values: Any) -> int:

@@ -22,8 +22,10 @@ async def _opt_out(ctx: ToolContext, args: dict[str, Any]) -> str:
     if state.opted_out:
         return "The participant has opted out already; nothing more will be sent."
     reason = optional_string(args, "reason")[:200] or "asked to stop in their own words"
-    state.apply("opted_out", actor=Actor.MODEL, reason=f"opted out through the assistant: {reason}",
-                        words="\n".join(ctx.inbound))
+    if not state.apply("opted_out", actor=Actor.MODEL, reason=f"opted out through the assistant: {reason}",
+                       words="\n".join(ctx.inbound)):
+        return ("Not changed: the participant sent START after writing this (by their phone's clock), so they "
+                "stay subscribed. Answer them normally.")
     ctx.ends_turn = True
     return "Done: the participant is opted out. The server sends them the confirmation; write nothing more."
 

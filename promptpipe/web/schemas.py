@@ -450,6 +450,8 @@ class ConsentEvent(BaseModel):
     actor: str
     words: str = Field(description="what the participant wrote, when they gave or withdrew consent in words")
     reconstructed: bool = Field(description="rebuilt from the transition log by an upgrade, not recorded then")
+    said_at: str | None = Field(None, description="the participant's own opt-out or opt-in: when they sent it, by "
+                                "their WhatsApp's clock (``at`` is when it was received); the latest of these decides")
 
 
 class ConsentLedger(BaseModel):

@@ -86,7 +86,8 @@ TONE_COLUMNS = [
     "id", "participant_id", "source", "proposed", "stripped", "outcome", "active_before", "active_after", "scores",
     "at_utc", "at_local",
 ]
-CONSENT_COLUMNS = ["id", "participant_id", "event", "source", "actor", "words", "reconstructed", "at_utc", "at_local"]
+CONSENT_COLUMNS = ["id", "participant_id", "event", "source", "actor", "words", "reconstructed", "at_utc", "at_local",
+                   "said_at_utc", "said_at_local"]
 FLAG_COLUMNS = [
     "id", "participant_id", "source", "severity", "trigger", "status", "at_utc", "at_local",
     "resolved_at_utc", "resolved_at_local", "resolved_by", "resolution_note", "alert_status",
