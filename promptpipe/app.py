@@ -32,7 +32,7 @@ from promptpipe.scheduling.driver import AlarmClock
 from promptpipe.scheduling.guard import ServiceGuard
 from promptpipe.storage.alarm_notices import notify_alarms
 from promptpipe.storage.db import Database
-from promptpipe.storage.live import go_live
+from promptpipe.storage.live import go_live, record_deployment
 from promptpipe.storage.receipts import record_receipt
 from promptpipe.storage.schema import SchemaBehind
 from promptpipe.storage.service_status import save_status, state_row_name
@@ -45,6 +45,8 @@ from promptpipe.transport.connection_state import ConnectionState, ExitRequest
 from promptpipe.transport.session_stores import postgres_session_dsn, session_schema, sqlite_session_path
 
 if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
     from promptpipe.transport.whatsapp import WhatsAppTransport
 
 log = get_logger("promptpipe.app")
@@ -294,8 +296,7 @@ class App:
             raise
         if single_instance:
             self._watch = StateDirWatch.of(self.settings.state_dir, self.db.sqlite_path)
-        if self.transport.reaches_people:
-            await self._go_live()
+        await self._record_deployment()
         if self.sharing is None:
             await self.outbox.recover_interrupted()
             await self.alarms.start()
@@ -366,10 +367,16 @@ class App:
         if outcome != "none":
             log.info("study_protocol", outcome=outcome, study=study.name or None, hash=study.hash[:12] or None)
 
-    async def _go_live(self) -> None:
-        """Real people can be reached from now on: the database says so for good (see storage.live)."""
-        name, now = self.transport.name, self.clock.now()
-        closed = await self.db.run(lambda session: go_live(session, name, now))
+    async def _record_deployment(self) -> None:
+        """The database records what it is served over; when that reaches real people, it says so
+        for good (see storage.live)."""
+        name, now, reaches_people = self.transport.name, self.clock.now(), self.transport.reaches_people
+
+        def write(session: Session) -> int:
+            record_deployment(session, name, reaches_people, now)
+            return go_live(session, name, now) if reaches_people else 0
+
+        closed = await self.db.run(write)
         if closed:
             log.warning("simulated_inputs_closed", inputs=closed, why="simulated on a pilot before the database "
                         "went live: a real person must not get their answer")

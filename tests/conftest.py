@@ -6,16 +6,20 @@ from __future__ import annotations
 
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import create_engine
+from sqlalchemy.orm import Session
 
 from promptpipe.app import App
 from promptpipe.clock import ManualClock
 from promptpipe.config import Settings, load_settings
 from promptpipe.config.generate import variables
-from promptpipe.storage.db import Database
+from promptpipe.storage.db import Database, sync_url
+from promptpipe.storage.live import record_deployment
 from promptpipe.transport.memory import MemoryTransport
 from tests.databases import PostgresDatabases, SqliteTemplate
 from tests.fakes.openai_server import FakeOpenAIServer
@@ -150,10 +154,22 @@ async def db(database_url: str) -> AsyncIterator[Database]:
     await database.close()
 
 
+def served_as_pilot(database_url: str, when: datetime | None = None) -> None:
+    """Record that a service has served this database over dry-run (what makes it a pilot that
+    ``simulate`` may act in)."""
+    engine = create_engine(sync_url(database_url))
+    try:
+        with engine.begin() as connection:
+            record_deployment(Session(bind=connection), "dry-run", False, when or ManualClock().now())
+    finally:
+        engine.dispose()
+
+
 @pytest.fixture
 def cli_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, database_url: str) -> Path:
     """The admin script of a pilot (dry-run) run in-process on this test's database, from a scratch
-    working directory."""
+    working directory (a service has served it over dry-run)."""
+    served_as_pilot(database_url)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("PROMPTPIPE_TRANSPORT", "dry-run")
     monkeypatch.setenv("DATABASE_URL", database_url)

@@ -17,10 +17,10 @@ from promptpipe.cli._common import ask, cell, fail, load, print_json, print_tabl
 from promptpipe.cli._messaging import broadcast_command, send_command
 from promptpipe.cli._tokens import token_command
 from promptpipe.clock import SystemClock
-from promptpipe.config import Settings, TransportName
+from promptpipe.config import Settings
 from promptpipe.domain.states import Status
 from promptpipe.domain.study_summary import block_words
-from promptpipe.errors import AdminError, Forbidden
+from promptpipe.errors import AdminError
 from promptpipe.research import admin, oversight
 from promptpipe.research.number_moves import move_to_number
 from promptpipe.research.questionnaire_ops import questionnaire_status, send_questionnaire
@@ -140,10 +140,6 @@ async def _show(args: argparse.Namespace, env: Env) -> None:
 
 async def _simulate(args: argparse.Namespace, env: Env) -> None:
     text, db, clock = " ".join(args.text), env.db, env.clock
-    if env.settings.transport == TransportName.WHATSAPP:
-        raise Forbidden("simulate acts as a participant only on a pilot that reaches nobody: these settings serve "
-                        "over WhatsApp (PROMPTPIPE_TRANSPORT=whatsapp), so a real person would get the answer. "
-                        "Pilot with PROMPTPIPE_TRANSPORT=dry-run and a state directory (or DATABASE_URL) of its own.")
     if args.vote is not None or args.react is not None:
         if text or args.kind != "text" or args.reply_to_prompt or (args.vote is not None and args.react is not None):
             raise AdminError("give one thing to simulate: a message (with --kind or --reply-to-prompt), "

@@ -56,6 +56,7 @@ from promptpipe.storage.conversations import save_turn_state
 from promptpipe.storage.db import Database
 from promptpipe.storage.flags import add_flags
 from promptpipe.storage.inbox_rows import KEPT, InboxRow, mark_inbox_done, message_words
+from promptpipe.storage.live import is_simulated
 from promptpipe.storage.outbox_rows import Claimed, Queued
 from promptpipe.storage.transcript import ToSend, queue_messages
 from promptpipe.transport import Recipient, Transport
@@ -131,6 +132,11 @@ class ConversationFlow:
         return outcome.again
 
     async def outcome(self, context: TurnContext, batch: list[InboxRow]) -> Outcome:
+        if self.transport is not None and self.transport.reaches_people:
+            simulated = [item for item in batch if is_simulated(item.wa_message_id)]
+            if simulated:  # a researcher's "as the participant" never acts for a real person
+                return Outcome(answered=[], kept=simulated, save_state=False, again=len(simulated) < len(batch),
+                               log=("simulated_input_set_aside", {"inputs": len(simulated)}))
         state, event, now = context.state, context.events[0], self.deps.clock.now()
         if isinstance(event, AlarmSyncRequested):  # an admin change: the alarms follow our tables again
             outcome = commands.kept_outcome(batch, status=state.status)

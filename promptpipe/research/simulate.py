@@ -1,6 +1,11 @@
 """Acting as a participant without a phone: a message (or one without words, or a swipe reply to
 a day's prompt), a tap on a poll, a reaction. Each is stored exactly as the WhatsApp transport
-would store it, and the running service answers it."""
+would store it, and the running service answers it.
+
+Only where no real person can be reached, as the database records it (never as the admin
+command's own settings say): a database some service has served, only ever over a transport
+that reaches nobody (dry-run, the console). A service that reaches people answers no simulated
+input whatever got into its inbox (``storage.live.is_simulated``)."""
 
 from __future__ import annotations
 
@@ -22,26 +27,47 @@ from promptpipe.pipeline.inbox import Inbox, InboxConfig
 from promptpipe.research._common import get_participant, validate_phone, validate_text
 from promptpipe.storage.db import Database
 from promptpipe.storage.deliveries import PollMessage, newest_polls, poll_message, prompt_wa_ids
-from promptpipe.storage.live import Live, live_since
+from promptpipe.storage.live import Live, deployment, live_since
 from promptpipe.transport import InboundMessage, PollVote, Reaction, poll_option_hash
 from promptpipe.transport.base import NON_TEXT_CONTENT
 
-__all__ = ["REACTION_TARGETS", "refuse_if_live", "simulate", "simulate_reaction", "simulate_vote"]
+__all__ = ["REACTION_TARGETS", "refuse_if_live", "refuse_unless_pilot", "simulate", "simulate_reaction",
+           "simulate_vote"]
+
+INSTEAD = ("To try the study as a participant, use the dashboard's Pilot page (a sandbox that reaches nobody) or a "
+           "pilot of its own: PROMPTPIPE_TRANSPORT=dry-run with a state directory (or DATABASE_URL) of its own.")
 
 
 def live_refusal(live: Live, what: str) -> Forbidden:
     return Forbidden(
-        f"{what} acts as a participant only on a pilot that reaches nobody: this database has been served over "
+        f"{what} acts as a participant only where no real person can be reached: this database has been served over "
         f"{live.transport or 'WhatsApp'} since {live.since:%Y-%m-%d %H:%M} UTC, so a real person would get the "
-        "answer (and a START would lift their own STOP). Pilot with PROMPTPIPE_TRANSPORT=dry-run and a state "
-        "directory (or DATABASE_URL) of its own.")
+        f"answer (and a START would lift their own STOP). {INSTEAD}")
+
+
+def never_served_refusal(what: str) -> Forbidden:
+    return Forbidden(
+        f"{what} acts as a participant only where no real person can be reached, and no service has served this "
+        "database yet, so nothing shows that none can be (the first `promptpipe serve` on it may be WhatsApp). For a "
+        "pilot, start its service first (PROMPTPIPE_TRANSPORT=dry-run promptpipe serve), then simulate. " + INSTEAD)
 
 
 async def refuse_if_live(db: Database, what: str = "simulate") -> None:
-    """Refuse to act as a participant where a real one can be reached."""
+    """Refuse to act as a participant where a real one can be reached (``promptpipe chat``, which
+    serves the database itself over the console)."""
     live = await db.run(live_since)
     if live is not None:
         raise live_refusal(live, what)
+
+
+async def refuse_unless_pilot(db: Database, what: str = "simulate") -> None:
+    """Refuse to act as a participant unless the database records a pilot: served by some service,
+    and only ever over a transport that reaches nobody."""
+    live, served = await db.run(lambda session: (live_since(session), deployment(session)))
+    if live is not None:
+        raise live_refusal(live, what)
+    if served is None:
+        raise never_served_refusal(what)
 
 
 async def simulate(db: Database, clock: Clock, *, phone: str, text: str = "", kind: str = "text",
@@ -49,7 +75,7 @@ async def simulate(db: Database, clock: Clock, *, phone: str, text: str = "", ki
     """Store a message exactly as if the participant had sent it on WhatsApp: text, or a message
     without words (``kind`` voice, image …); ``reply_to_prompt`` (YYYY-MM-DD) makes it a swipe
     reply to the daily prompt of that day."""
-    await refuse_if_live(db)
+    await refuse_unless_pilot(db)
     phone = validate_phone(phone)
     if kind != "text":
         if kind not in NON_TEXT_CONTENT:
@@ -76,7 +102,7 @@ async def simulate_vote(db: Database, clock: Clock, *, phone: str, option: str) 
     """Tap an option of the open poll: the questionnaire item under way, if it is a poll, else the
     newest prompt's polls; by its words (the poll that has them), or by its number (on the first:
     the questionnaire item, or the intensity poll when one went out with the prompt)."""
-    await refuse_if_live(db)
+    await refuse_unless_pilot(db)
     participant, conversation = await get_participant(db, validate_phone(phone))
     intensity_poll = Profile.from_json(conversation.profile).record.intensity_poll_message
     under_way = QuestionnaireState.from_json(conversation.questionnaire).open
@@ -116,7 +142,7 @@ REACTION_TARGETS = ("prompt", "poll")
 async def simulate_reaction(db: Database, clock: Clock, *, phone: str, emoji: str, to: str = "prompt") -> int:
     """React to the newest daily prompt (or its poll) as the participant; an empty emoji takes a
     reaction back."""
-    await refuse_if_live(db)
+    await refuse_unless_pilot(db)
     emoji = validate_text("--react", emoji, 16)
     participant, _ = await get_participant(db, validate_phone(phone))
     ids = await db.run(lambda session: prompt_wa_ids(session, participant.id))

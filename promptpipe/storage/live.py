@@ -1,9 +1,11 @@
 """Whether real people can be reached from this database.
 
-The first ``serve`` over a transport that reaches people (WhatsApp) marks the database live, for
-good: from then on nothing may act as a participant in it (``simulate``, ``chat``), since a real
+Every ``serve`` records which transport it serves the database over (:func:`record_deployment`).
+The first over a transport that reaches people (WhatsApp, the Cloud API) marks the database live,
+for good: from then on nothing may act as a participant in it (``simulate``, ``chat``), since a real
 person would get the answer and their consent could be changed in their name. Inputs a pilot
-simulated that were still waiting when the database went live are closed unanswered.
+simulated that were still waiting when the database went live are closed unanswered, and a
+service that reaches people never answers a simulated input (:func:`is_simulated`).
 """
 
 from __future__ import annotations
@@ -18,10 +20,13 @@ from promptpipe.domain import keys
 from promptpipe.storage.inbox_rows import KEPT
 from promptpipe.storage.models import DONE, PENDING, InboxItem, Message, ServiceStatus, table_of
 
-__all__ = ["LIVE", "Live", "go_live", "live_since"]
+__all__ = ["DEPLOYMENT", "LIVE", "Deployment", "Live", "deployment", "go_live", "is_simulated", "live_since",
+           "record_deployment"]
 
 LIVE = "live"
 """The service_status row that records when the database first reached people."""
+DEPLOYMENT = "deployment"
+"""The service_status row that records the transport the database was last served over."""
 _STATUS, _INBOX, _MESSAGE = table_of(ServiceStatus), table_of(InboxItem), table_of(Message)
 SET_ASIDE = "simulated before the database went live: not answered"
 
@@ -40,6 +45,38 @@ def live_since(session: Session) -> Live | None:
         return None
     value, at = row
     return Live(str((value or {}).get("transport", "")), at)
+
+
+@dataclass(frozen=True)
+class Deployment:
+    transport: str
+    reaches_people: bool
+    since: datetime
+
+
+def record_deployment(session: Session, transport: str, reaches_people: bool, now: datetime) -> None:
+    """A service starts serving the database over ``transport``."""
+    connection = session.connection()
+    value = {"transport": transport, "reaches_people": reaches_people}
+    if not connection.execute(update(_STATUS).where(_STATUS.c.name == DEPLOYMENT)
+                              .values(value=value, updated_at=now)).rowcount:
+        connection.execute(insert(_STATUS).values(name=DEPLOYMENT, value=value, updated_at=now))
+
+
+def deployment(session: Session) -> Deployment | None:
+    """The transport the database was last served over; None: no service has served it yet."""
+    row = session.connection().execute(select(_STATUS.c.value, _STATUS.c.updated_at)
+                                       .where(_STATUS.c.name == DEPLOYMENT)).first()
+    if row is None:
+        return None
+    value, at = row
+    return Deployment(str((value or {}).get("transport", "")), bool((value or {}).get("reaches_people")), at)
+
+
+def is_simulated(wa_message_id: str | None) -> bool:
+    """Whether an input was written by ``simulate`` (a researcher acting as the participant): its
+    message id is one WhatsApp never gives."""
+    return wa_message_id is not None and wa_message_id.startswith(keys.SIMULATED)
 
 
 def go_live(session: Session, transport: str, now: datetime) -> int:

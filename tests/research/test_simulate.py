@@ -170,18 +170,62 @@ async def test_a_live_database_stays_live_after_the_service_stops(
         await db.close()
 
 
-async def test_with_whatsapp_settings_the_admin_script_does_not_simulate(
+async def test_the_admin_scripts_own_settings_do_not_decide_what_the_database_is(
     make_app: AppFactory, fake_openai: FakeOpenAIServer, cli_env: Path, capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """A pilot database that no service has served yet would answer over WhatsApp once one does."""
+    """Issue 46, 2: the database records who it is served over. A pilot served over dry-run stays
+    a pilot whatever the admin script's settings say, and a live one stays live (the dry-run
+    settings of the fixture do not open it: see the test above)."""
     monkeypatch.setenv("PROMPTPIPE_TRANSPORT", "whatsapp")
     app, _, _ = await prompted(make_app, fake_openai)
+    fake_openai.say("Good to hear!")
 
     code, _, err = await simulate(app, capsys, "hello")
 
-    assert code == 1 and "PROMPTPIPE_TRANSPORT=whatsapp" in err
-    assert not [r for r in await admin.transcript(app.db, ANA) if r.direction == "in"]
+    assert code == 0, err
+    assert [r.text for r in await admin.transcript(app.db, ANA) if r.direction == "in"] == ["hello"]
+
+
+@pytest.mark.parametrize("transport", ["dry-run", "cloud-api", "whatsapp"])
+async def test_a_database_no_service_has_served_yet_is_not_simulated(
+    database_url: str, clock, transport: str, monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
+) -> None:
+    """Enrolled with the admin script and never served: the first `serve` may be the study's real
+    number, so nothing shows that no real person can be reached."""
+    monkeypatch.setenv("PROMPTPIPE_TRANSPORT", transport)
+    db = Database(database_url)
+    await db.connect()
+    try:
+        await admin.enroll(db, clock, phone=ANA, name="Ana", timezone="UTC")
+        with pytest.raises(Forbidden, match="no service has served this database yet") as refused:
+            await admin.simulate(db, clock, phone=ANA, text="START")
+        assert "PROMPTPIPE_TRANSPORT=dry-run promptpipe serve" in str(refused.value)
+        assert "Pilot page" in str(refused.value)
+        assert not [r for r in await admin.transcript(db, ANA) if r.direction == "in"]
+    finally:
+        await db.close()
+
+
+async def test_a_simulated_input_that_reaches_a_service_with_real_people_changes_nothing(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer,
+) -> None:
+    """A simulated START written just as the database went live (the admin script read it as a
+    pilot a moment before) is set aside by the service: Ana's own STOP holds."""
+    from promptpipe.research.simulate import _ingest_as
+
+    app, transport = await live_and_stopped(make_app, fake_openai)
+    sent = len(transport.sent)
+    await _ingest_as(app.db, app.clock, ANA, text="START")
+    await app.run_until_idle()
+
+    assert len(transport.sent) == sent
+    show = await admin.show(app.db, ANA)
+    assert (show.status, show.paused_by) == ("paused", "participant")
+    assert [e.event for e in (await oversight.consent(app.db, ANA)).events] == ["enrolled", "opted_out"]
+    assert [(r.text, r.status) for r in await admin.transcript(app.db, ANA) if r.direction == "in"][-1] == (
+        "START", "kept")
+    assert not (await read_status(app.db)).stuck_inputs
 
 
 async def test_what_a_pilot_simulated_is_not_answered_once_the_database_goes_live(
@@ -218,4 +262,4 @@ async def test_chat_does_not_play_a_participant_of_a_live_database(
 
     code = await asyncio.to_thread(main, ["chat", "--phone", ANA])
 
-    assert code == 1 and "promptpipe chat acts as a participant only on a pilot" in capsys.readouterr().err
+    assert code == 1 and "promptpipe chat acts as a participant only where no real person can be reached" in capsys.readouterr().err
