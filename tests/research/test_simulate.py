@@ -262,4 +262,5 @@ async def test_chat_does_not_play_a_participant_of_a_live_database(
 
     code = await asyncio.to_thread(main, ["chat", "--phone", ANA])
 
-    assert code == 1 and "promptpipe chat acts as a participant only where no real person can be reached" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert code == 1 and "promptpipe chat acts as a participant only where no real person can be reached" in err
