@@ -67,6 +67,7 @@ OPEN_DATA = {
     "domain/study_file.py": "a study file as parsed TOML",
     "domain/study_checks.py": "a study file as parsed TOML",
     "domain/questionnaire_file.py": "a study file's questionnaires as parsed TOML",
+    "domain/study_words.py": "a study file as parsed TOML (its ordinary_words)",
     "domain/questionnaire.py": "the questionnaire under way (a JSON column)",
     "domain/study_summary.py": "the protocol as run, written to study.json",
     "pipeline/events.py": "an input's payload (a JSON column)",

@@ -26,6 +26,7 @@ from promptpipe.config import Settings, TransportName
 from promptpipe.config.generate import what_differs
 from promptpipe.domain.study_file import StudyFileError, load_study
 from promptpipe.domain.study_summary import SEED_IN_DATABASE_WARNING, describe
+from promptpipe.domain.study_words import word_warnings
 from promptpipe.domain.text import for_terminal
 from promptpipe.errors import PromptPipeError
 from promptpipe.logging import configure_logging, get_logger
@@ -297,6 +298,8 @@ def _study_check(path: str, *, unblind: bool) -> int:
     for line in describe(study, unblind=unblind).splitlines():
         print(for_terminal(line))
     print(f"hash: {study.hash}")
+    for warning in word_warnings(study):
+        print(f"warning: {for_terminal(warning)}", file=sys.stderr)
     if study.seed_in_database:
         print(f"warning: {SEED_IN_DATABASE_WARNING}. Leave seed_in_database out to keep the seed in a 0600 file "
               "in the state directory (the database then keeps only its fingerprint).", file=sys.stderr)

@@ -113,6 +113,9 @@ class ServerRecord:
     """Intake reminders sent since intake was last put on hold."""
     last_turn_at: str | None = None
     """ISO time of the last turn the model answered (how long a conversation has been quiet)."""
+    language: str | None = None
+    """The language (ISO 639-1) the participant last wrote a command in, when its words belong to
+    that language alone: the service's own replies use it (see domain.command_words)."""
 
     @property
     def level(self) -> str:

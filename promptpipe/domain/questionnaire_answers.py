@@ -141,6 +141,13 @@ def read_vote(item: QuestionnaireItem, chosen: list[str]) -> Answer | Reask | No
     return Answer(raw=";".join(chosen), source=AnswerSource.TAP, codes=codes, number=number)
 
 
+def is_option(item: QuestionnaireItem, text: str) -> bool:
+    """Whether a typed message is one of the item's options, by its label: an answer, whatever
+    command its words also spell ("I quit" offered as an option is that option)."""
+    words = _normal(text)
+    return any(_normal(option.label) == words for option in item.options)
+
+
 def read_typed(item: QuestionnaireItem, text: str) -> Answer | Reask:
     """A typed reply to ``item``."""
     words = _normal(text)

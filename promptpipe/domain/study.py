@@ -230,6 +230,9 @@ class Study:
     seed's fingerprint."""
     whatsapp_templates: tuple[tuple[str, WhatsAppTemplate], ...] = ()
     """``[whatsapp_templates]``: (message kind, template) pairs, for the Cloud API transport."""
+    ordinary_words: frozenset[str] = frozenset()
+    """``ordinary_words``: words that are ordinary in this study ("quit" in a quit-smoking study);
+    a stop phrase with one of them gets a confirming question instead of an opt-out."""
     outside_seed: bytes | Path | None = field(default=None, repr=False, compare=False)
     """Where the seed outside the database comes from, set with the settings: the seed itself
     (PROMPTPIPE_STUDY_SEED_FILE or PROMPTPIPE_STUDY_SEED), or the directory the service keeps it in

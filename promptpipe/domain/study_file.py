@@ -21,6 +21,7 @@ from promptpipe.domain.questionnaire_file import parse_questionnaires
 from promptpipe.domain.quiet_hours import quiet_contains
 from promptpipe.domain.study import FIXED_STYLE, Allocation, Arm, DecisionRule, QuietHours, SelfReport, Study
 from promptpipe.domain.study_checks import Check, duration_setting, kind_of, must_list
+from promptpipe.domain.study_words import ordinary_words
 from promptpipe.domain.template_file import parse_whatsapp_templates
 from promptpipe.errors import ConfigError
 
@@ -32,7 +33,7 @@ MAX_NAME_CHARS, MAX_STRATUM_VALUE_CHARS = 200, 100
 
 _TOP_KEYS = ("name", "length_days", "baseline_days", "day_one", "closing_message", "fixed_prompts",
              "quiet_hours", "arms", "allocation", "decision", "self_report", "questionnaires", "seed_in_database",
-             "whatsapp_templates")
+             "whatsapp_templates", "ordinary_words")
 _ARM_KEYS = ("name", "ratio", "prompt_style", "fixed_prompts", *protocol.ARM_SETTINGS)
 _ARM_NAME = re.compile(r"[a-z0-9_-]{1,32}")
 _FIELD_NAME = re.compile(r"[a-z0-9_]{1,32}")
@@ -271,6 +272,7 @@ def parse_study(data: bytes, source: str = "study file") -> Study:
     report = _self_report(check, table, quiet)
     questionnaires = parse_questionnaires(check, table, quiet, length)
     templates = parse_whatsapp_templates(check, table)
+    ordinary = ordinary_words(check, table)
     missing = [arm.name for arm in arms if arm and not arm.fixed_prompts]
     if decision is not None and decision.actions[1] == FIXED_STYLE and not study_texts and missing:
         check.add('decision.actions = ["personalised", "fixed"] needs fixed texts for every arm: add a '
@@ -283,7 +285,7 @@ def parse_study(data: bytes, source: str = "study file") -> Study:
                  quiet_hours=quiet, arms=tuple(arm for arm in arms if arm), allocation=allocation, decision=decision,
                  self_report=report, questionnaires=own + questionnaires, fixed_prompts=study_texts, source=text,
                  hash=hashlib.sha256(data).hexdigest(), seed_in_database=in_database,
-                 whatsapp_templates=templates)
+                 whatsapp_templates=templates, ordinary_words=ordinary)
 
 
 def load_study(path: Path) -> Study:

@@ -81,6 +81,8 @@ def describe(study: Study, *, unblind: bool = False) -> str:
     lines.append("Questionnaires: " + (str(len(study.questionnaires)) if study.questionnaires else "none"))
     lines.extend(_questionnaire_words(q) for q in study.questionnaires)
     lines.append(_template_words(study))
+    lines.append("Ordinary words: " + (", ".join(sorted(study.ordinary_words)) + " (a stop phrase with one of them "
+                 "gets a confirming question instead of an opt-out)" if study.ordinary_words else "none"))
     rule = study.decision
     lines.append("Decision: no randomisation: every available prompt is sent" if rule is None else
                  f"Decision: each daily prompt time: {rule.actions[0]} with probability {round(rule.p, 6):g}, "

@@ -102,11 +102,40 @@ def _is_variation_selector(char: str) -> bool:
     return 0xFE00 <= code <= 0xFE0F or 0xE0100 <= code <= 0xE01EF
 
 
+_LOOKALIKES = str.maketrans({
+    # Cyrillic letters that look like Latin ones, upper or lower case (matched after case folding)
+    "а": "a", "в": "b", "е": "e", "ё": "e", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p", "с": "c", "т": "t",
+    "у": "y", "х": "x", "ѕ": "s", "і": "i", "ї": "i", "ј": "j", "ԛ": "q", "ԝ": "w", "һ": "h", "ԁ": "d", "ү": "y",
+    "ӏ": "l", "ɡ": "g",
+    # Greek
+    "α": "a", "β": "b", "ε": "e", "η": "n", "ι": "i", "κ": "k", "μ": "m", "ν": "v", "ο": "o", "ρ": "p", "τ": "t",
+    "υ": "u", "χ": "x", "ζ": "z", "ϲ": "c",
+})
+"""Letters of other scripts that look like Latin letters: "sтop" with a Cyrillic т reads as "stop"."""
+
+
+def _is_latin(char: str) -> bool:
+    return char < "\u0250" and char.isalpha()
+
+
+def fold_lookalikes(word: str, *, whole: bool = False) -> str:
+    """A word that mixes Latin letters with look-alikes from another script, written in Latin
+    letters; ``whole``: also a word of look-alikes only ("ѕтор" in Cyrillic letters). A real word
+    of one other script ("стоп") is left as it is unless ``whole``."""
+    folded = word.translate(_LOOKALIKES)
+    if folded == word:
+        return word
+    if whole:
+        return folded if all(_is_latin(char) or not char.isalpha() for char in folded) else word
+    return folded if any(_is_latin(char) for char in word) else word
+
+
 def normalise_words(text: str) -> str:
     """Lower-case words separated by single spaces: NFKC (full-width letters become plain ones),
     case folding, apostrophes dropped, and everything else that is not a letter or a digit
-    (punctuation, emoji, symbols) treated as a space, and invisible format characters (zero-width
-    spaces and joiners, soft hyphens, direction marks, variation selectors) dropped.
+    (punctuation, emoji, symbols) treated as a space, invisible format characters (zero-width
+    spaces and joiners, soft hyphens, direction marks, variation selectors) dropped, and a word
+    that mixes Latin letters with look-alikes of another script written in Latin ("sтop": "stop").
     ``"ＳＴＯＰ 🙏!"`` becomes ``"stop"``; ``"Don’t"`` becomes ``"dont"``."""
     folded = unicodedata.normalize("NFKC", text).casefold().translate(_APOSTROPHES)
     out = []
@@ -115,7 +144,10 @@ def normalise_words(text: str) -> str:
         if category == "Cf" or _is_variation_selector(char):
             continue  # invisible: "ST\u200bOP" is "stop", not "st op"
         out.append(char if category[0] in "LN" or category == "Mn" else " ")
-    return " ".join("".join(out).split())
+    words = "".join(out).split()
+    if not text.isascii():
+        words = [fold_lookalikes(word) for word in words]
+    return " ".join(words)
 
 
 # ---------------------------------------------------------------- the model
@@ -196,6 +228,7 @@ __all__ = [
     "clean_for_storage",
     "clean_value",
     "complete_sentences",
+    "fold_lookalikes",
     "for_terminal",
     "has_undecodable",
     "lossless_original",

@@ -14,90 +14,60 @@ not answered, words sent before a STOP are not answered either.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from promptpipe.domain import keys
+from promptpipe.domain.command_words import Command, Reply, Said, command_words
 from promptpipe.domain.conversation import TurnState
 from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.phrases import is_escape, spoken
 from promptpipe.domain.states import ACTIVE, COMPLETED, INTAKE_STAGES, PAUSED, WITHDRAWN
+from promptpipe.domain.text import fold_lookalikes
 from promptpipe.domain.transitions import Actor
 from promptpipe.flow.turn import Outcome, Outgoing
 from promptpipe.storage.inbox_rows import InboxRow
 
-STOP, START, RESUME, HELP = "STOP", "START", "RESUME", "HELP"
+STOP, START, HELP = Command.STOP, Command.START, Command.HELP
 
-PHRASES: dict[str, tuple[str, ...]] = {
-    STOP: ("stop", "stop all", "stopall", "unsubscribe", "unsub", "opt out", "optout", "cancel", "end", "quit",
-           "unsubscribe me", "opt me out", "remove me", "remove me from the list", "remove me from this list",
-           "take me off", "take me off the list", "take me off this list",
-           "stop texting me", "stop messaging me", "stop sending messages", "stop sending me messages",
-           "stop the messages", "stop messages", "no more messages", "stop texts", "stop texting", "stop sending",
-           "stop sending these", "stop sending me these", "stop sending me stuff", "stop all messages",
-           "stop all texts", "stop all the messages", "stop contacting me", "stop messaging", "no more texts",
-           "dont text me", "dont message me", "do not text me", "do not message me", "do not contact me",
-           "dont contact me", "i want to unsubscribe", "i want to opt out", "i want to stop",
-           *(f"{dont} {verb} me {when}" for dont in ("dont", "do not") for verb in ("text", "message", "contact")
-             for when in ("anymore", "any more", "again")),
-           "leave me alone", "i quit", "i quit the study", "i quit this study", "i want to quit the study",
-           "i want to leave the study", "take me out of the study", "i dont want these messages",
-           "i dont want any more messages", "i dont want any messages",
-           # The same, unambiguous, in other languages (a message that is only these words).
-           "stopp", "stoppen", "abmelden", "abbestellen", "keine nachrichten mehr", "hör auf", "hor auf",
-           "стоп", "хватит", "отписаться", "отпишите меня", "para", "pare", "parar", "basta", "basta ya",
-           "no más mensajes", "no mas mensajes", "darme de baja", "dar de baja", "arrête", "arrete", "arrêtez",
-           "arretez", "arrêter", "arreter", "désabonner", "desabonner", "me désabonner", "me desabonner",
-           "plus de messages", "停止", "退订", "取消订阅", "不要再发了", "别发了", "ストップ", "配信停止", "やめて",
-           "中止", "그만", "수신거부", "afmelden", "smettila", "disiscrivimi", "توقف"),
-    START: ("start", "unstop", "opt in", "optin", "subscribe", "start again"),
-    RESUME: ("resume",),
-    HELP: ("help", "info"),
-}
-"""What each command is, as normalised words (see :func:`as_command`); the README lists them."""
-_BY_PHRASE = {phrase: command for command, phrases in PHRASES.items() for phrase in phrases}
+_WORDS = command_words()
+STOPPED = _WORDS.reply(Reply.STOPPED)
+ALREADY_STOPPED = _WORDS.reply(Reply.ALREADY_STOPPED)
+RESUMED = _WORDS.reply(Reply.RESUMED)
+ALREADY_ACTIVE = _WORDS.reply(Reply.ALREADY_ACTIVE)
+PAUSED_BY_TEAM = _WORDS.reply(Reply.PAUSED_BY_TEAM)
+OPTED_IN_TEAM_PAUSED = _WORDS.reply(Reply.OPTED_IN_TEAM_PAUSED)
+STUDY_OVER = _WORDS.reply(Reply.STUDY_OVER)
+PAUSED_HINT = _WORDS.reply(Reply.PAUSED_HINT)
+CONFIRM_STOP = _WORDS.reply(Reply.CONFIRM_STOP)
+HELP_TEXT = _WORDS.reply(Reply.HELP)
+"""The English texts (each has its translations in the table)."""
 
-STOPPED = (
-    "Okay, you're unsubscribed: you won't get any more daily nudges, reminders or check-ins from "
-    "this study. If you change your mind, send START. Send HELP for information."
-)
-ALREADY_STOPPED = "You're already unsubscribed, so nothing more will be sent. Send START to pick up again."
-RESUMED = "Welcome back! Your daily nudges are switched on again."
-ALREADY_ACTIVE = "You're all set: your daily nudges are already on. Send STOP at any time to pause them."
-PAUSED_BY_TEAM = (
-    "Your messages from this study are paused by the research team, so I can't switch them back on "
-    "from here. Please contact the team if you have questions."
-)
-OPTED_IN_TEAM_PAUSED = (
-    "Thanks, your own stop is lifted. The research team has also paused messages for now, so nothing "
-    "will be sent until they switch them back on. Please contact the team if you have questions."
-)
-STUDY_OVER = (
-    "The study has ended, so I won't be replying here any more. Thank you again for taking part! "
-    "If you have questions, please contact the research team."
-)
-PAUSED_HINT = "Your nudges are paused, so I won't reply here for now. Send START to resume, or HELP for information."
-HELP_TEXT = (
-    "This is a research study about building one small daily habit. Each day you get a short, "
-    "personal nudge at the time you chose, and I'll ask now and then how it went. Your replies are "
-    "part of the study data.\n\n"
-    "Commands you can send at any time:\n"
-    "STOP (or UNSUBSCRIBE) - no more nudges or messages from the study\n"
-    "START or RESUME - switch them back on\n"
-    "HELP - this message\n\n"
-    "For anything else, just write to me, or contact the research team."
-)
+CONVERSATION_WINDOW = timedelta(hours=2)
+"""A participant is in the middle of a conversation while in intake, while a questionnaire is
+under way, or this long after the coach's last answer or the day's prompt."""
 
 
-def as_command(text: str, *, in_intake: bool = False) -> str | None:
-    """The command this message is, or None. In intake, an escape phrase ("cancel") is not a
-    command: it puts intake on hold (see :mod:`promptpipe.flow.lifecycle`); STOP always is."""
+def read_command(text: str, *, in_intake: bool = False) -> Said | None:
+    """What this message is as a command, or None. In intake, an escape phrase ("cancel") is not
+    a command: it puts intake on hold (see :mod:`promptpipe.flow.lifecycle`); STOP always is."""
     if in_intake and is_escape(text):
         return None
     words = spoken(text)
-    return _BY_PHRASE.get(words) or _BY_PHRASE.get(_once(words)) or _BY_PHRASE.get(_spelled(words))
+    for candidate in (words, _once(words), _spelled(words)):
+        found = _WORDS.said(candidate) or _WORDS.said(" ".join(fold_lookalikes(w, whole=True)
+                                                               for w in candidate.split()))
+        if found is not None:
+            return found
+    return None
+
+
+def as_command(text: str, *, in_intake: bool = False) -> str | None:
+    """The command this message is (STOP, START or HELP), or None."""
+    said = read_command(text, in_intake=in_intake)
+    return said.command.value if said is not None else None
 
 
 def _once(words: str) -> str:
@@ -115,6 +85,50 @@ def _spelled(words: str) -> str:
     return "".join(parts) if len(parts) > 1 and all(len(part) == 1 for part in parts) else words
 
 
+def reply(state: TurnState, key: Reply, said: Said | None = None) -> str:
+    """One of the service's own replies, in the participant's language (see command_words)."""
+    return _WORDS.reply(key, _WORDS.language(said, state.profile.record.language))
+
+
+def in_conversation(state: TurnState, now: datetime | None) -> bool:
+    """Whether the participant is in the middle of a conversation (see :data:`CONVERSATION_WINDOW`)."""
+    if state.status != ACTIVE:
+        return False
+    if state.sub_state in INTAKE_STAGES or state.questionnaire is not None:
+        return True
+    if now is None:
+        return False
+    record = state.profile.record
+    latest = [datetime.fromisoformat(at) for at in (record.last_turn_at, record.last_prompt_sent_at) if at]
+    return any(now - at < CONVERSATION_WINDOW for at in latest)
+
+
+@dataclass(frozen=True)
+class CommandContext:
+    """What decides whether a stop word stops at once."""
+
+    now: datetime | None = None
+    """The time of the turn (None: only intake and a questionnaire count as a conversation)."""
+    ordinary: frozenset[str] = frozenset()
+    """Words ordinary in this study (the study file's ``ordinary_words``)."""
+    answers_item: Callable[[str], bool] | None = None
+    """True for a message that answers the questionnaire item under way (an option's label)."""
+
+
+def asks_first(state: TurnState, said: Said, context: CommandContext) -> bool:
+    """Whether this stop word gets a confirming question instead of an opt-out: a ``stop_ask``
+    word in the middle of a conversation, or a phrase with a word the study calls ordinary (never
+    a bare standard word: STOP, UNSUBSCRIBE and their translations stop at once)."""
+    if said.command is not STOP or state.status != ACTIVE:
+        return False
+    one_word = " " not in said.phrase
+    if not said.ask_first and one_word:
+        return False
+    if context.ordinary.intersection(said.phrase.split()):
+        return True
+    return said.ask_first and in_conversation(state, context.now)
+
+
 def written_before_their_stop(state: TurnState) -> bool:
     """Whether the message this turn is about was sent (by the participant's clock) before the
     STOP of theirs that holds now: it arrived late, and gets no answer at all."""
@@ -122,37 +136,40 @@ def written_before_their_stop(state: TurnState) -> bool:
             and state.said_at < state.own_consent_at)
 
 
-def apply_command(state: TurnState, command: str, words: str) -> str | None:
-    """Change the participant's status as the command asks; returns the reply to send, or None
-    when nothing is answered (the message is kept): for someone withdrawn from the study, for a
-    message sent before their STOP that holds, and for a START or STOP overtaken by a later one
-    of theirs (their clock; the ledger records it). ``words`` is what they wrote, kept in the
-    consent ledger; ``state.said_at`` when they sent it."""
+def apply_command(state: TurnState, said: Said, words: str) -> str | None:
+    """Change the participant's status as the command asks; returns the reply to send (in their
+    language), or None when nothing is answered (the message is kept): for someone withdrawn from
+    the study, for a message sent before their STOP that holds, and for a START or STOP overtaken
+    by a later one of theirs (their clock; the ledger records it). ``words`` is what they wrote,
+    kept in the consent ledger; ``state.said_at`` when they sent it."""
     if state.status == WITHDRAWN:
         return None
-    if command == HELP:
-        return None if written_before_their_stop(state) else HELP_TEXT
-    if command == STOP:
+    if len(said.languages) == 1:
+        state.profile.record.language = said.languages[0]
+    if said.command is HELP:
+        return None if written_before_their_stop(state) else reply(state, Reply.HELP, said)
+    if said.command is STOP:
         if state.opted_out:
-            return None if written_before_their_stop(state) else ALREADY_STOPPED
+            return None if written_before_their_stop(state) else reply(state, Reply.ALREADY_STOPPED, said)
         if not state.apply("opted_out", actor=Actor.PARTICIPANT,
                            reason="participant asked to stop: consent to messages withdrawn", words=words):
             return None  # they sent START after this STOP: it changes nothing
-        return STOPPED
+        return reply(state, Reply.STOPPED, said)
     if state.opted_out:
-        if not state.apply("opted_in", actor=Actor.PARTICIPANT, reason=f"participant sent {command}", words=words):
+        if not state.apply("opted_in", actor=Actor.PARTICIPANT, reason=f"participant sent {said.command}",
+                           words=words):
             return None  # they sent STOP after this START
         if state.status == COMPLETED:
-            return STUDY_OVER
-        return RESUMED if state.status == ACTIVE else OPTED_IN_TEAM_PAUSED
+            return reply(state, Reply.STUDY_OVER, said)
+        return reply(state, Reply.RESUMED if state.status == ACTIVE else Reply.OPTED_IN_TEAM_PAUSED, said)
     if state.status == COMPLETED:
-        return STUDY_OVER
-    return PAUSED_BY_TEAM if state.researcher_paused else ALREADY_ACTIVE
+        return reply(state, Reply.STUDY_OVER, said)
+    return reply(state, Reply.PAUSED_BY_TEAM if state.researcher_paused else Reply.ALREADY_ACTIVE, said)
 
 
 def paused_hint(state: TurnState) -> str:
     """The one line a paused participant gets when they write: how (or by whom) it is lifted."""
-    return PAUSED_HINT if state.opted_out else PAUSED_BY_TEAM
+    return reply(state, Reply.PAUSED_HINT if state.opted_out else Reply.PAUSED_BY_TEAM)
 
 
 @dataclass
@@ -163,29 +180,39 @@ class CommandPlan:
     """(index in the batch, command, reply) for each command that gets a reply, in order."""
     answer: list[int] = field(default_factory=list)
     """Indices of the messages the model should still answer (in a turn of their own)."""
+    restart_reminder: set[int] = field(default_factory=set)
+    """Indices whose reply is the day's one reminder of how to restart (a repeated STOP)."""
 
 
-def plan_commands(state: TurnState, texts: Sequence[str],
-                  said: Sequence[datetime | None] | None = None) -> CommandPlan | None:
+def plan_commands(state: TurnState, texts: Sequence[str], said: Sequence[datetime | None] | None = None,
+                  context: CommandContext | None = None) -> CommandPlan | None:
     """Apply the commands among ``texts`` (one per message of the batch, in order; ``said``: when
     the participant sent each) to ``state``; None when there is none. See the module docstring
-    for which messages are still answered."""
+    for which messages are still answered and which stop words are asked about first."""
+    context = context or CommandContext()
     in_intake = state.status == ACTIVE and state.sub_state in INTAKE_STAGES
-    commands = [as_command(text, in_intake=in_intake) for text in texts]
-    if not any(commands):
+    found = [None if context.answers_item is not None and context.answers_item(text)
+             else read_command(text, in_intake=in_intake) for text in texts]
+    if not any(found):
         return None
     plan = CommandPlan()
     written_while_active: list[int] = []
     latest = state.said_at
-    for index, (text, command) in enumerate(zip(texts, commands, strict=True)):
+    for index, (text, command) in enumerate(zip(texts, found, strict=True)):
         state.said_at = said[index] if said is not None else latest
         if command is None:
             if state.status == ACTIVE and text.strip():
                 written_while_active.append(index)
             continue
-        reply = apply_command(state, command, text)
-        if reply is not None:
-            plan.replies.append((index, command, reply))
+        if asks_first(state, command, context):
+            plan.replies.append((index, command.command, reply(state, Reply.CONFIRM_STOP, command)))
+            continue
+        stopped_before = state.opted_out
+        answer = apply_command(state, command, text)
+        if answer is not None:
+            plan.replies.append((index, command.command, answer))
+            if command.command is STOP and stopped_before:
+                plan.restart_reminder.add(index)
     state.said_at = latest
     if state.status == ACTIVE:
         plan.answer = written_while_active
@@ -204,8 +231,8 @@ def commands_outcome(batch: list[InboxRow], plan: CommandPlan, reminder_key: str
     answer_ids = {batch[index].id for index in plan.answer}
     settled = [item for item in batch if item.id not in answer_ids]
     commands = {batch[index].id for index, _, _ in plan.replies}
-    outgoing = [Outgoing(reminder_key if reply == ALREADY_STOPPED else keys.command_reply(batch[index].id), reply,
-                         MessageKind.COMMAND) for index, _, reply in plan.replies]
+    outgoing = [Outgoing(reminder_key if index in plan.restart_reminder else keys.command_reply(batch[index].id),
+                         text, MessageKind.COMMAND) for index, _, text in plan.replies]
     kept = [item for item in settled if item.id not in commands]
     return Outcome(outgoing, answered=[item for item in settled if item not in kept], kept=kept,
                    again=bool(answer_ids), log=("command_handled", {
@@ -221,7 +248,8 @@ def inactive_outcome(state: TurnState, batch: list[InboxRow], *, message: bool, 
     if state.status == PAUSED and message and not screened and not written_before_their_stop(state):
         return Outcome([Outgoing(reminder_key, paused_hint(state), MessageKind.COMMAND)])
     if state.status == COMPLETED and message and not screened and not state.opted_out:
-        return Outcome([Outgoing(keys.command_reply(batch[-1].id), STUDY_OVER, MessageKind.COMMAND)], save_state=False)
+        over = reply(state, Reply.STUDY_OVER)
+        return Outcome([Outgoing(keys.command_reply(batch[-1].id), over, MessageKind.COMMAND)], save_state=False)
     return kept_outcome(batch, status=state.status)
 
 

@@ -13,6 +13,7 @@ from promptpipe.agents.agent import BUDGETS, GREETING_CUE, SAFETY_CUE
 from promptpipe.agents.summary import fold_into_summary
 from promptpipe.agents.toolloop import LoopResult
 from promptpipe.domain import keys
+from promptpipe.domain.command_words import Reply
 from promptpipe.domain.consent import ConsentKind, ConsentSource
 from promptpipe.domain.conversation import HistoryEntry, TurnState
 from promptpipe.domain.localtime import zone_or_utc
@@ -22,7 +23,7 @@ from promptpipe.domain.quiet_hours import quiet_period_end
 from promptpipe.domain.states import FEEDBACK
 from promptpipe.domain.transitions import Actor
 from promptpipe.errors import ContextTooLong, LLMError
-from promptpipe.flow.commands import STOPPED
+from promptpipe.flow import commands
 from promptpipe.flow.context_notes import quote_note
 from promptpipe.flow.lifecycle import RESUME_CUE, arm_intake_inactivity, resume_intake
 from promptpipe.flow.safety_step import was_screened
@@ -80,7 +81,7 @@ async def conversation_outcome(deps: FlowDeps, context: TurnContext, batch: list
     arm_intake_inactivity(state, deps.config.policy_for(state), held or deps.clock.now())
     opted_out_by_model = any(c.event == ConsentKind.OPTED_OUT and c.source == ConsentSource.MODEL
                              for c in state.consent)
-    reply = STOPPED if opted_out_by_model else result.text
+    reply = commands.reply(state, Reply.STOPPED) if opted_out_by_model else result.text
     kind = (MessageKind.GREETING if greeting else MessageKind.COMMAND if opted_out_by_model else MessageKind.TEXT)
     key = keys.command_reply(batch[-1].id) if opted_out_by_model else keys.reply(batch[-1].id)
     return Outcome([Outgoing(key, reply, kind, not_before=held)], log=("turn_done", {

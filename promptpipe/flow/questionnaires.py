@@ -20,7 +20,7 @@ asked twice or skipped.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
@@ -46,6 +46,7 @@ from promptpipe.domain.questionnaire_answers import (
     Missing,
     Reask,
     ask_text,
+    is_option,
     poll_options,
     read_typed,
     read_vote,
@@ -478,6 +479,17 @@ def close_if_stopped(state: TurnState, study: Study, now: datetime) -> CommitHoo
         return None
     return _end(state, questionnaire, open_, "stopped", Missing.STOPPED, now,
                 reason=f"the participant is {state.status}").hook
+
+
+def option_reader(study: Study, state: TurnState) -> Callable[[str], bool] | None:
+    """For the item under way, if it has options: whether a typed message is one of them (an
+    answer comes before a command its words spell)."""
+    open_ = state.questionnaire if answering(state) else None
+    questionnaire = study.questionnaire(open_.questionnaire_id) if open_ is not None else None
+    item = questionnaire.item(open_.item_id) if questionnaire is not None and open_ is not None else None
+    if item is None or not item.options:
+        return None
+    return lambda text: is_option(item, text)
 
 
 def answer_outcome(study: Study, context: TurnContext, batch: list[InboxRow], now: datetime) -> Outcome | None:

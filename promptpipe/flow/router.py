@@ -159,7 +159,9 @@ class ConversationFlow:
             screened = screen_outcome(self.deps.config.safety, context, batch)
             if screened is not None:
                 return screened
-            plan = commands.plan_commands(state, [context.texts.get(item.id, "") for item in batch], said)
+            plan = commands.plan_commands(state, [context.texts.get(item.id, "") for item in batch], said,
+                                          commands.CommandContext(now, study.ordinary_words,
+                                                                  questionnaires.option_reader(study, state)))
             if plan is not None:
                 return commands.commands_outcome(batch, plan, commands.restart_reminder_key(state, now))
             if questionnaires.answering(state):

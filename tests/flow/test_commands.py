@@ -42,7 +42,7 @@ async def send(app, transport: MemoryTransport, text: str) -> str:  # type: igno
 
 
 @pytest.mark.parametrize(("text", "command"), [
-    ("STOP", "STOP"), ("stop", "STOP"), ("  Stop. ", "STOP"), ("help!", "HELP"), ("Resume", "RESUME"),
+    ("STOP", "STOP"), ("stop", "STOP"), ("  Stop. ", "STOP"), ("help!", "HELP"), ("Resume", "START"),
     ("start", "START"), ("Stop please", "STOP"), ("Stop?", "STOP"), ("stop 🙏", "STOP"), ("ＳＴＯＰ", "STOP"),
     ("unsubscribe", "STOP"), ("stop texting me", "STOP"), ("please stop", "STOP"), ("Opt-out", "STOP"),
     ("ok stop now, thank you", "STOP"), ("opt in", "START"), ("Help?", "HELP"),

@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 
 from promptpipe.domain.phrases import ESCAPE_PHRASES
-from promptpipe.flow.commands import STOPPED
+from promptpipe.flow.commands import CONFIRM_STOP, CONVERSATION_WINDOW, STOPPED
 from promptpipe.flow.lifecycle import INTAKE_ON_HOLD, INTAKE_REMINDER_TEXT
 from promptpipe.flow.timers import REMINDER_TEXT
 from promptpipe.research import admin
@@ -70,11 +70,17 @@ async def test_stop_during_intake_still_means_stop(make_app: AppFactory, fake_op
 
 
 async def test_cancel_after_intake_stops_the_messages(make_app: AppFactory, fake_openai: FakeOpenAIServer) -> None:
-    """Outside intake "cancel" keeps its usual meaning (unsubscribe)."""
+    """Outside intake "cancel" keeps its usual meaning (unsubscribe); right after the coach spoke it
+    is asked about first (it may answer what the coach said), hours later it stops at once."""
     app, transport, _ = await prompted(make_app, fake_openai)
     fake_openai.call_tool("transition_state", {"target_state": "FEEDBACK"}, match="all set")
     fake_openai.say("Great!", match="all set")
     await write(app, transport, "all set", ANA_TORONTO)
+    await write(app, transport, "cancel", ANA_TORONTO)
+    assert transport.texts_to(ANA_TORONTO)[-1] == CONFIRM_STOP
+    assert (await admin.show(app.db, ANA_TORONTO)).status == "active"
+
+    app.clock.advance(CONVERSATION_WINDOW)
     await write(app, transport, "cancel", ANA_TORONTO)
     assert transport.texts_to(ANA_TORONTO)[-1] == STOPPED
 

@@ -15,7 +15,7 @@ from promptpipe.domain.localtime import parse_hhmm, zone_or_utc
 from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.safety import CrisisScreen
 from promptpipe.domain.text import normalise_words, shorten
-from promptpipe.flow.commands import RESUME, START, STOP, STOPPED, as_command
+from promptpipe.flow.commands import START, STOP, STOPPED, as_command
 from promptpipe.research.evaluation.records import CheckResult, Conversation, Expectation, Said, Source, Verdict
 
 __all__ = ["CHECK_MEANINGS", "CHECK_NAMES", "DEFAULT_MAX_CHARS", "TOOL_NAMES", "run_checks"]
@@ -301,7 +301,7 @@ def _after_stop(c: _Context) -> Found:
     for index in range(point + 1, len(messages)):
         said = messages[index]
         if said.incoming:
-            if as_command(said.text) in (START, RESUME):
+            if as_command(said.text) == START:
                 break  # they opted in again
             continue
         if said.status in _NOT_SENT or c.is_safety(said) or _answers_command(messages, index):
