@@ -159,4 +159,5 @@ def study_as_dict(study: Study) -> dict[str, Any]:
         "decision": None if rule is None else {"actions": list(rule.actions), "p": rule.p,
                                                "unavailable_when": list(rule.unavailable_when)},
         "questionnaires": [_questionnaire_dict(q) for q in study.questionnaires],
+        "ordinary_words": sorted(study.ordinary_words),
     }
