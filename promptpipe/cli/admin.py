@@ -67,6 +67,11 @@ async def _enroll(args: argparse.Namespace, env: Env) -> None:
                              background=args.background or "", by=args.by or "", study=env.settings.study,
                              strata=_strata(args.stratum), numbers=env.settings.number_plan, number=args.number)
     arm = f" in arm {row.arm}" if row.arm else ""
+    if row.opted_out:
+        print(f"enrolled {cell(row.name)} ({row.phone}) as {row.id}{arm}, opted out: this number's owner sent STOP "
+              "before their data was erased, so nothing is sent to them (not even the greeting) until they write "
+              "START themselves")
+        return
     print(f"enrolled {cell(row.name)} ({row.phone}) as {row.id}{arm}; "
           "the running service will send the greeting")
 

@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import and_, bindparam, exists, select, true, update
 from sqlalchemy.orm import Session
 
+from promptpipe.domain.consent import ConsentKind
 from promptpipe.domain.conversation import ParticipantInfo, PendingTimer, ScheduleEntry, TurnState
 from promptpipe.domain.profile import Profile
 from promptpipe.domain.questionnaire import QuestionnaireState
@@ -36,6 +37,7 @@ from promptpipe.storage.models import (
 from promptpipe.storage.outbox_consent import cancel_unconsented
 from promptpipe.storage.prepared import Prepared
 from promptpipe.storage.schedules import apply_timer_ops, save_schedules
+from promptpipe.storage.suppression import lift
 
 __all__ = ["VersionConflict", "load_turn_state", "read_turn_state", "save_turn_state"]
 
@@ -165,6 +167,8 @@ def save_turn_state(session: Session, state: TurnState, now: datetime) -> None:
         session.connection().execute(
             update(_PARTICIPANT).where(_PARTICIPANT.c.id == person.id).values(**changed, updated_at=now))
         cancel_unconsented(session, person.id)  # STOP, a pause or a withdrawal: nothing queued goes out
+    if any(record.event == ConsentKind.OPTED_IN for record in state.consent):
+        lift(session, person.phone)  # their own START: the number leaves the suppression list, if on it
     record_consent(session, person.id, state.consent, now)
     state.consent.clear()
     save_schedules(session, state.participant.id, state.schedules, now)

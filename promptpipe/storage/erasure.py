@@ -38,6 +38,7 @@ from promptpipe.storage.models import (
 from promptpipe.storage.questionnaires import erase_typed_answers
 from promptpipe.storage.receipts import forget_receipts
 from promptpipe.storage.service_status import LAST_MODEL_ERROR, read_statuses, save_status
+from promptpipe.storage.suppression import suppress
 
 _CONVERSATION = table_of(Conversation)
 _INBOX = table_of(InboxItem)
@@ -140,6 +141,8 @@ def stop_everything(session: Session, pid: str, now: datetime) -> tuple[int, int
 def erase_identity(session: Session, person: Participant, now: datetime, by: str) -> None:
     """The participant row becomes a tombstone (withdrawn), logged as ``erased_by_researcher``."""
     status_before = person.status  # the ORM update below refreshes ``person``
+    if person.opted_out:  # the person behind the number said STOP: that outlives the erasure
+        suppress(session, person.phone, since=person.own_consent_at or person.updated_at, now=now)
     session.execute(delete(LidMapping).where(or_(
         _LIDS.c.phone == person.phone, _LIDS.c.lid == (person.lid or "")))
     )

@@ -451,6 +451,16 @@ class ToneEvent(SQLModel, table=True):
 
 
 
+class Suppression(SQLModel, table=True):
+    """A number whose owner had opted out when their data was erased, as a keyed hash (see
+    storage/suppression.py): enrolled again, it starts opted out."""
+
+    number_hash: str = Field(primary_key=True)
+    opted_out_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    """When they sent the STOP that held at the erasure (their clock, where known)."""
+    erased_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+
+
 class ConsentEvent(SQLModel, table=True):
     """The consent ledger: every consent-relevant event, who caused it and the words that did."""
 

@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 
 from promptpipe.domain.consent import ConsentKind, ConsentRecord, ConsentSource
 from promptpipe.domain.numbers import ONE_NUMBER, NumberPlan, assign_number
-from promptpipe.domain.states import ACTIVE, COMPLETED, INTAKE, WITHDRAWN
+from promptpipe.domain.states import ACTIVE, COMPLETED, INTAKE, PAUSED, WITHDRAWN
 from promptpipe.domain.study import OPEN_STUDY, Study
 from promptpipe.domain.timers import CANCELLED_BY_REPLY
 from promptpipe.domain.transitions import Actor
@@ -33,6 +33,7 @@ from promptpipe.storage.models import (
     table_of,
 )
 from promptpipe.storage.study import allocate
+from promptpipe.storage.suppression import suppressed_since
 
 __all__ = [
     "ConsentFacts", "SenderRef", "consent_facts", "create_participant", "new_participant_id", "number_of",
@@ -155,7 +156,27 @@ def create_participant(
     session.flush()
     enrolled = ConsentRecord(ConsentKind.ENROLLED, ConsentSource(source), reason, actor)
     record_consent(session, participant.id, [enrolled], now)
+    suppressed = suppressed_since(session, phone)
+    if suppressed is not None:
+        _opted_out_before(session, participant, suppressed, now)
     return participant
+
+
+OPTED_OUT_BEFORE = ("this number's owner sent STOP before their data was erased (on {erased:%Y-%m-%d}): enrolled "
+                    "as opted out, nothing is sent until they write START themselves")
+
+
+def _opted_out_before(session: Session, participant: Participant, suppressed: tuple[datetime, datetime],
+                      now: datetime) -> None:
+    """A number on the suppression list starts opted out: their own STOP still holds."""
+    opted_out_at, erased_at = suppressed
+    words = OPTED_OUT_BEFORE.format(erased=erased_at)
+    participant.opted_out, participant.status, participant.paused_by = True, PAUSED, "participant"
+    participant.own_consent_at = opted_out_at
+    session.add(Transition(participant_id=participant.id, kind="status", name="opted_out", from_value=ACTIVE,
+                           actor=Actor.SERVER, to_value=PAUSED, reason=words, created_at=now))
+    session.flush()
+    record_consent(session, participant.id, [ConsentRecord(ConsentKind.OPTED_OUT, ConsentSource.SERVER, words)], now)
 
 
 def number_counts(session: Session, numbers: NumberPlan) -> dict[str, int]:

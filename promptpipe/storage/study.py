@@ -326,6 +326,11 @@ def allocation_scheme(session: Session, now: datetime | None = None) -> str:
     return scheme
 
 
+def stored_secret(session: Session, name: str) -> str | None:
+    """A server-side secret if it was made (never makes it)."""
+    return _stored(session, name)
+
+
 def _stored(session: Session, name: str) -> str | None:
     value = session.connection().execute(select(_SECRET.c.value).where(_SECRET.c.name == name)).scalar_one_or_none()
     return None if value is None else str(value)

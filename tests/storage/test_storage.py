@@ -55,6 +55,7 @@ async def test_an_unversioned_older_schema_is_refused_then_upgraded_on_request(d
     await database.execute_raw("DROP INDEX ix_participant_enrolled")  # nor the list's index in enrollment order
     await database.execute_raw('ALTER TABLE participant DROP COLUMN "own_consent_at"')  # nor the participant's clock
     await database.execute_raw('ALTER TABLE consent DROP COLUMN "said_at"')
+    await database.execute_raw("DROP TABLE suppression")  # nor the suppression list
     await database.execute_raw("DROP TABLE alembic_version")  # nor versions
     await database.close()
 

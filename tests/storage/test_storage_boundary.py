@@ -27,7 +27,7 @@ from promptpipe.research.views import ParticipantView
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import Message
 from promptpipe.transport.memory import MemoryTransport
-from tests.conftest import AppFactory
+from tests.conftest import AppFactory, served_as_pilot
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.participant_helpers import enrolled, inbound_rows
 
@@ -255,7 +255,8 @@ def test_undecodable_command_line_text_is_one_clear_line(
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("DATABASE_URL", database_url)
-    monkeypatch.setenv("PROMPTPIPE_TRANSPORT", "dry-run")  # a pilot: simulate is allowed
+    monkeypatch.setenv("PROMPTPIPE_TRANSPORT", "dry-run")
+    served_as_pilot(database_url)  # a pilot: simulate is allowed
     code = admin_main(["enroll", "--phone", ANA, "--name", "An\udcffa", "--timezone", "UTC"])
     out, err = capsys.readouterr()
     assert code == 1 and err.count("\n") == 1 and "not valid UTF-8" in err and "Traceback" not in err

@@ -77,6 +77,8 @@ class Enrolled:
     arm: str | None
     number: str
     """Their WhatsApp number (empty when the deployment has one)."""
+    opted_out: bool = False
+    """Their number's owner had sent STOP before an erasure: nothing goes until they write START."""
 
 
 def _strata(study: Study) -> list[Stratum]:
@@ -112,7 +114,7 @@ async def enrol_form(request: Request, found: Annotated[Visitor, Depends(enrolli
         row = await attempt(admin.show(found.ctx.reader, checked_id(enrolled)))
         plan = found.ctx.settings.number_plan
         done = Enrolled(row.id, participant_url(row.id), row.name, row.phone, row.arm,
-                        plan.of(row.number) if plan.several else "")
+                        plan.of(row.number) if plan.several else "", row.opted_out)
     return _enrol_page(request, found, enrolled=done)
 
 
