@@ -138,12 +138,14 @@ REGISTRY: dict[str, Transition] = {t.name: t for t in (
     Transition("feedback_to_intake", "sub_state", (FEEDBACK,), INTAKE, (Actor.MODEL, Actor.TIMER, Actor.SERVER),
                "back to intake: the habit changed, or the plan lacks what a prompt needs",
                effects=(CANCEL_FEEDBACK_TIMERS,)),
-    Transition("opted_out", "status", _STATUS_SOURCES, PAUSED, (Actor.PARTICIPANT, Actor.MODEL),
-               "they asked for no more messages (STOP, or in their own words)",
+    Transition("opted_out", "status", (*_STATUS_SOURCES, WITHDRAWN), PAUSED, (Actor.PARTICIPANT, Actor.MODEL),
+               "they asked for no more messages (STOP, or in their own words); someone withdrawn stays "
+               "withdrawn, their STOP kept (an erasure remembers it)",
                guard=_unless(lambda s: s.opted_out, "already opted out"), guard_text="not opted out already",
                consent=ConsentKind.OPTED_OUT, effects=(CANCEL_ALL_TIMERS, RESYNC_ALARMS)),
-    Transition("opted_in", "status", (PAUSED,), ACTIVE, (Actor.PARTICIPANT,),
-               "they switched messages back on (START); paused still while the team's pause holds",
+    Transition("opted_in", "status", (PAUSED, WITHDRAWN), ACTIVE, (Actor.PARTICIPANT,),
+               "they switched messages back on (START); paused still while the team's pause holds, withdrawn "
+               "still if withdrawn",
                guard=_unless(lambda s: not s.opted_out, "not opted out"), guard_text="opted out",
                consent=ConsentKind.OPTED_IN, effects=(RESYNC_ALARMS, GREET_IF_NEVER_GREETED)),
     Transition("paused_by_researcher", "status", _STATUS_SOURCES, PAUSED, (Actor.RESEARCHER,),
@@ -215,8 +217,8 @@ def apply(state: TurnState, name: str, *, actor: Actor, reason: str, value: str 
     if transition.kind == "number":
         return _change_field(state, transition, value, reason, actor, "number")
     current = state.sub_state if transition.kind == "sub_state" else state.status
-    if transition.kind == "status" and current == WITHDRAWN:
-        return False  # a withdrawal is final
+    if transition.kind == "status" and current == WITHDRAWN and transition.consent not in _SUPERSEDED:
+        return False  # a withdrawal is final (their own STOP or START is still kept)
     if transition.kind == "sub_state" and current == transition.target:
         return False
     if transition.kind == "status" and current == transition.target and name == "study_completed":
@@ -255,7 +257,8 @@ def _overtaken(state: TurnState, transition: Transition, actor: Actor, words: st
 
 def _change_status(state: TurnState, transition: Transition, reason: str, actor: Actor, words: str,
                    actor_name: str) -> None:
-    opted_out, paused, withdrawn = state.opted_out, state.researcher_paused, transition.target == WITHDRAWN
+    opted_out, paused = state.opted_out, state.researcher_paused
+    withdrawn = transition.target == WITHDRAWN or state.status == WITHDRAWN
     completed = state.completed
     if transition.name in ("opted_out", "opted_in"):
         opted_out = transition.name == "opted_out"

@@ -142,7 +142,10 @@ def apply_command(state: TurnState, said: Said, words: str) -> str | None:
     the study, for a message sent before their STOP that holds, and for a START or STOP overtaken
     by a later one of theirs (their clock; the ledger records it). ``words`` is what they wrote,
     kept in the consent ledger; ``state.said_at`` when they sent it."""
-    if state.status == WITHDRAWN:
+    if state.status == WITHDRAWN:  # no reply to anything; their own STOP or START is still kept
+        if said.command is not HELP:
+            state.apply("opted_out" if said.command is STOP else "opted_in", actor=Actor.PARTICIPANT,
+                        reason=f"participant sent {said.command} while withdrawn", words=words)
         return None
     if len(said.languages) == 1:
         state.profile.record.language = said.languages[0]
@@ -198,6 +201,7 @@ def plan_commands(state: TurnState, texts: Sequence[str], said: Sequence[datetim
     plan = CommandPlan()
     written_while_active: list[int] = []
     latest = state.said_at
+    stopped_at: int | None = None
     for index, (text, command) in enumerate(zip(texts, found, strict=True)):
         state.said_at = said[index] if said is not None else latest
         if command is None:
@@ -209,11 +213,15 @@ def plan_commands(state: TurnState, texts: Sequence[str], said: Sequence[datetim
             continue
         stopped_before = state.opted_out
         answer = apply_command(state, command, text)
+        if state.opted_out and not stopped_before:
+            stopped_at = index
         if answer is not None:
             plan.replies.append((index, command.command, answer))
             if command.command is STOP and stopped_before:
                 plan.restart_reminder.add(index)
     state.said_at = latest
+    if stopped_at is not None and state.opted_out:  # after their STOP only its confirmation goes:
+        plan.replies = [entry for entry in plan.replies if entry[0] >= stopped_at]  # what came before gets none
     if state.status == ACTIVE:
         plan.answer = written_while_active
     return plan

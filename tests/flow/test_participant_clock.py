@@ -14,7 +14,7 @@ from promptpipe.research import admin, oversight
 from promptpipe.storage.models import Message
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
-from tests.flow.test_commands import ANA, started
+from tests.flow.test_commands import ANA, fold, started
 
 
 async def test_a_start_sent_before_a_stop_but_delivered_after_it_changes_nothing(
@@ -89,3 +89,13 @@ async def test_the_transcript_keeps_when_the_participant_sent_a_message_never_la
     rows = await app.db.run(read)
     assert [(text, sent, created) for text, sent, created in rows] == [
         ("STOP", now - timedelta(minutes=3), now), ("HELP", now, now)]
+
+
+async def test_after_a_stop_only_its_confirmation_goes_even_for_what_came_with_it(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer
+) -> None:
+    """HELP and STOP arriving together: the person's latest word is STOP, so the help text is not
+    sent after it."""
+    app, transport = await started(make_app, fake_openai)
+    await fold(app, "HELP", "STOP")
+    assert transport.texts_to(ANA)[1:] == [STOPPED]

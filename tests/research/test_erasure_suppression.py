@@ -92,3 +92,24 @@ async def test_someone_erased_without_a_stop_is_greeted_when_enrolled_again(
     fake_openai.say("Hi Ana B!", match="Participant: Ana B")
     await app.run_until_idle()
     assert again.status == "active" and transport.texts_to(ANA)[-1] == "Hi Ana B!"
+
+
+async def test_a_stop_sent_while_withdrawn_is_remembered_through_an_erasure(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer
+) -> None:
+    """Withdrawn, they get no reply; but their STOP is theirs, and the number enrolled again after
+    an erasure starts opted out."""
+    app, transport = await erased_after_stop(make_app, fake_openai, stop=False)
+    await admin.enroll(app.db, app.clock, phone=ANA, name="Ana B", timezone="America/Toronto")
+    fake_openai.say("Hi Ana B!", match="Participant: Ana B")
+    await app.run_until_idle()
+    await admin.set_status(app.db, app.clock, phone=ANA, action="withdraw")
+    before = len(transport.sent)
+    await transport.inject(ANA, "STOP")
+    await app.run_until_idle()
+    assert len(transport.sent) == before
+    await erasure.erase(app.db, app.clock, phone=ANA)
+
+    again = await admin.enroll(app.db, app.clock, phone=ANA, name="Ana C", timezone="America/Toronto")
+    await app.run_until_idle()
+    assert again.opted_out and len(transport.sent) == before
