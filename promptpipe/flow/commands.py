@@ -153,7 +153,10 @@ def apply_command(state: TurnState, said: Said, words: str) -> str | None:
         return None if written_before_their_stop(state) else reply(state, Reply.HELP, said)
     if said.command is STOP:
         if state.opted_out:
-            return None if written_before_their_stop(state) else reply(state, Reply.ALREADY_STOPPED, said)
+            if written_before_their_stop(state):
+                return None
+            _heard(state)  # a later START must come after this STOP too
+            return reply(state, Reply.ALREADY_STOPPED, said)
         if not state.apply("opted_out", actor=Actor.PARTICIPANT,
                            reason="participant asked to stop: consent to messages withdrawn", words=words):
             return None  # they sent START after this STOP: it changes nothing
@@ -165,9 +168,17 @@ def apply_command(state: TurnState, said: Said, words: str) -> str | None:
         if state.status == COMPLETED:
             return reply(state, Reply.STUDY_OVER, said)
         return reply(state, Reply.RESUMED if state.status == ACTIVE else Reply.OPTED_IN_TEAM_PAUSED, said)
+    _heard(state)  # START while not stopped: a STOP sent before it and delivered later changes nothing
     if state.status == COMPLETED:
         return reply(state, Reply.STUDY_OVER, said)
     return reply(state, Reply.PAUSED_BY_TEAM if state.researcher_paused else Reply.ALREADY_ACTIVE, said)
+
+
+def _heard(state: TurnState) -> None:
+    """Their STOP or START changed nothing (it repeats where they stand), but it is still their
+    latest word by their clock."""
+    if state.said_at is not None and (state.own_consent_at is None or state.said_at > state.own_consent_at):
+        state.own_consent_at = state.said_at
 
 
 def paused_hint(state: TurnState) -> str:

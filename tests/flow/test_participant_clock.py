@@ -99,3 +99,17 @@ async def test_after_a_stop_only_its_confirmation_goes_even_for_what_came_with_i
     app, transport = await started(make_app, fake_openai)
     await fold(app, "HELP", "STOP")
     assert transport.texts_to(ANA)[1:] == [STOPPED]
+
+
+async def test_a_repeated_stop_is_still_their_latest_word(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer
+) -> None:
+    """Found by the consent property test: STOP (sent an hour ago, arriving now), STOP again (sent
+    now), then a START sent two minutes ago: by their clock the STOP sent now is the latest."""
+    app, transport = await started(make_app, fake_openai)
+    now = app.clock.now()
+    for text, sent in (("STOP", now - timedelta(hours=1)), ("STOP", now), ("resume", now - timedelta(minutes=2))):
+        await transport.inject(ANA, text, timestamp=sent)
+        await app.run_until_idle()
+    assert RESUMED not in transport.texts_to(ANA)
+    assert (await oversight.consent(app.db, ANA)).opted_out
