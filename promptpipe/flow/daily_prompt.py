@@ -23,7 +23,7 @@ from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.polls import DONE_PURPOSE, POLL_OPTIONS, POLL_QUESTION
 from promptpipe.domain.profile import PROMPT_REQUIRED_FIELDS
-from promptpipe.domain.states import ACTIVE
+from promptpipe.domain.states import ACTIVE, FEEDBACK
 from promptpipe.domain.study import FIXED_STYLE, PERSONALISED
 from promptpipe.domain.timers import PROMPT_NOW, NudgePolicy
 from promptpipe.domain.transitions import Actor
@@ -64,8 +64,9 @@ async def prepare_daily_prompt(
     else:
         missing = state.missing_fields(PROMPT_REQUIRED_FIELDS)
         if missing:
-            state.apply("feedback_to_intake", actor=Actor.SERVER,
-                        reason="daily prompt due but the profile lacks " + ", ".join(missing))
+            if state.sub_state == FEEDBACK:  # in intake (or with intake on hold) it is where it belongs
+                state.apply("feedback_to_intake", actor=Actor.SERVER,
+                            reason="daily prompt due but the profile lacks " + ", ".join(missing))
             return [Outgoing(keys.reply(inbox_id), missing_fields_message(missing), MessageKind.TEXT)]
         try:
             text = await write_habit_prompt(deps.llm, state, deps.prompts.prompt_generator, delivery_mode="scheduled")

@@ -13,6 +13,7 @@ from promptpipe.flow.commands import CONFIRM_STOP, CONVERSATION_WINDOW, STOPPED
 from promptpipe.flow.lifecycle import INTAKE_ON_HOLD, INTAKE_REMINDER_TEXT
 from promptpipe.flow.timers import REMINDER_TEXT
 from promptpipe.research import admin
+from promptpipe.research.status import read_status
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.feedback_helpers import ANA as ANA_TORONTO
@@ -217,3 +218,19 @@ async def test_intake_goes_on_hold_after_thirty_quiet_minutes_not_while_they_tal
     await at(app, start + timedelta(minutes=90))  # 30 minutes after the last turn
     assert (await admin.show(app.db, ANA)).sub_state == "INTAKE_SUSPENDED"
     assert "intake_reminder" in await pending_timers(app, pid)
+
+
+async def test_a_prompt_asked_for_while_intake_is_on_hold_asks_for_what_it_lacks(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer,
+) -> None:
+    """Found by the consent property test: the prompt's turn moved a participant whose intake was
+    on hold "back to intake", a transition that does not start there; the turn failed for good and
+    every later input of theirs waited behind it."""
+    app, transport = await enrolled(make_app, fake_openai)
+    await write(app, transport, "not now")
+    await admin.send_prompt_now(app.db, app.clock, phone=ANA)
+    await app.run_until_idle()
+    assert transport.texts_to(ANA)[-1].startswith("It's time for your daily nudge, but I can't write it yet")
+    await admin.set_status(app.db, app.clock, phone=ANA, action="pause")  # the lane is not stuck
+    assert (await admin.show(app.db, ANA)).status == "paused"
+    assert not (await read_status(app.db)).stuck_inputs
