@@ -10,6 +10,7 @@ import re
 from typing import Any
 
 import pytest
+from sqlalchemy import text
 
 from promptpipe.research import admin
 from promptpipe.storage.access import audit_entries
@@ -183,3 +184,23 @@ async def test_in_a_browser_a_file_is_checked_then_enrolled(web: Web, page: Any,
     await expect(page.locator("table.import-rows a.pid")).to_have_count(3)
     await page.screenshot(path=str(SCREENSHOTS / "enrol-csv-done.png"), full_page=True)
     assert await enrolled_phones(web) == [BEN, CLEO, DEV]
+
+
+async def test_the_dashboard_says_why_a_number_that_stopped_before_an_erasure_is_enrolled_opted_out(
+    web: Web,
+) -> None:
+    """Issue 46, 6: the team sees why nobody will be greeted."""
+    from promptpipe.research import erasure
+
+    app = web.app
+    await admin.enroll(app.db, app.clock, phone=ANA, name="Ana Lindqvist", timezone="Europe/Lisbon")
+    await app.db.run(lambda session: session.execute(
+        text("UPDATE participant SET opted_out = true, status = 'paused', paused_by = 'participant'")))
+    await erasure.erase(app.db, app.clock, phone=ANA)
+    async with signed_in(web, "researcher") as client:
+        form = await client.get("/participants/new")
+        done = await client.post("/participants/new", data={
+            "csrf": csrf_of(form.text), "phone": ANA, "name": "Ana L.", "timezone": "Europe/Lisbon", "background": ""})
+        shown = html.unescape((await client.get(done.headers["location"])).text)
+    assert "sent STOP before their data was erased, so they are enrolled as opted out" in shown
+    assert "The service greets them on WhatsApp in a moment" not in shown
