@@ -447,6 +447,9 @@ class App:
                 await self._settle_taken_over()
             sent = await self.outbox.settle_handed_over() + await self.outbox.dispatch_once()
             alerted = await self.alerts.send_pending() if self.alerts is not None else 0
+            # a turn that committed during this pass may have asked for an alarm sync after the
+            # pass took the requests (its commit can be seen, on PostgreSQL, before it asks)
+            synced += await self.alarms.sync_requested() if alarms else 0
             ran = self.lanes.batches - batches
             # A lane woken for a row stuck behind a retry that is not due yet runs nothing: idle.
             if ran == 0 and sent == 0 and synced == 0 and spooled == 0 and alerted == 0 and self.lanes.running == 0:
