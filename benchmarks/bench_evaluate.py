@@ -21,7 +21,7 @@ sys.path.insert(0, str(ROOT))  # the fake models live with the tests
 from _common import make_settings, peak_rss_mb, print_machine, quiet_logging, verdict  # noqa: E402
 
 from promptpipe.cli._evaluate import Models, add_arguments, evaluate_command  # noqa: E402
-from promptpipe.research.evaluation.cases import load_cases  # noqa: E402
+from promptpipe.evaluation.cases import load_cases  # noqa: E402
 from tests.evaluation.fake_models import FakeCoach, FakeJudge, FakePlayer  # noqa: E402
 
 

@@ -38,7 +38,7 @@ from sqlalchemy import insert
 from sqlalchemy.engine import Connection
 
 from promptpipe.domain.localtime import to_instant
-from promptpipe.research.export import export_study
+from promptpipe.export.files import export_study
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import (
     ConsentEvent,

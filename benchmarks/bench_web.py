@@ -926,7 +926,7 @@ async def run(work: Path, args: argparse.Namespace) -> None:
     import httpx  # noqa: F401  (fail before seeding if the client library is missing)
 
     from promptpipe.app import App, load_prompts
-    from promptpipe.research.pilot import PilotDesk
+    from promptpipe.pilot import PilotDesk
     from promptpipe.research.tokens import create_token
     from promptpipe.web.context import WebContext
     from promptpipe.web.server import WebServer

@@ -112,7 +112,7 @@ async def test_a_28_day_study_runs_as_designed(
     closing = Counter(kind for _, kind, _ in outgoing)["closing"]
     assert closing == PEOPLE
 
-    from promptpipe.research.export import export_study
+    from promptpipe.export.files import export_study
 
     out = tmp_path / "export"
     await export_study(app.db, str(out), fmt="csv", force=False, include_identifiers=False, now=app.clock.now(),

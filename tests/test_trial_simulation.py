@@ -23,7 +23,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from promptpipe.domain.study import SELF_REPORT_OPTIONS, SELF_REPORT_QUESTION
-from promptpipe.research.export import export_study
+from promptpipe.export.files import export_study
 from promptpipe.research.study_report import format_report, study_report
 from promptpipe.transport.base import PollVote, poll_option_hash
 from promptpipe.transport.memory import MemoryTransport

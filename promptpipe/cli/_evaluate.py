@@ -16,19 +16,19 @@ from pathlib import Path
 from promptpipe.app import App, load_prompts, load_safety
 from promptpipe.config import Settings
 from promptpipe.errors import AdminError
+from promptpipe.evaluation.cases import Case, load_cases
+from promptpipe.evaluation.checks import CHECK_MEANINGS, CHECK_NAMES
+from promptpipe.evaluation.conversations import RunPlan
+from promptpipe.evaluation.judge import CRITERIA, Judge
+from promptpipe.evaluation.personas import Persona, load_personas
+from promptpipe.evaluation.player import ModelPlayer
+from promptpipe.evaluation.report import write_report
+from promptpipe.evaluation.run import evaluate
+from promptpipe.evaluation.run_files import load_run, save_run
+from promptpipe.evaluation.stats import compare, summarise
+from promptpipe.evaluation.thresholds import breaches, load_thresholds
 from promptpipe.llm import LLM, OpenAILLM
-from promptpipe.research.evaluation.cases import Case, load_cases
-from promptpipe.research.evaluation.checks import CHECK_MEANINGS, CHECK_NAMES
-from promptpipe.research.evaluation.conversations import RunPlan
-from promptpipe.research.evaluation.judge import CRITERIA, Judge
-from promptpipe.research.evaluation.personas import Persona, load_personas
-from promptpipe.research.evaluation.player import ModelPlayer
-from promptpipe.research.evaluation.report import write_report
-from promptpipe.research.evaluation.run import evaluate
-from promptpipe.research.evaluation.run_files import load_run, save_run
-from promptpipe.research.evaluation.stats import compare, summarise
-from promptpipe.research.evaluation.thresholds import breaches, load_thresholds
-from promptpipe.research.pilot.sandbox import Compose
+from promptpipe.pilot.sandbox import Compose
 
 __all__ = ["GATE_FAILED", "Models", "add_arguments", "evaluate_command", "models_from", "only"]
 
@@ -168,7 +168,7 @@ def only(names: str, personas: Sequence[Persona], cases: Sequence[Case]) -> tupl
 
 
 def _case_checks() -> tuple[str, ...]:
-    from promptpipe.research.evaluation.records import Expectation
+    from promptpipe.evaluation.records import Expectation
     return tuple(f"expect_{name}" for name in Expectation.__dataclass_fields__)
 
 

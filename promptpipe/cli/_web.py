@@ -15,7 +15,7 @@ import signal
 from promptpipe.clock import Clock, SystemClock
 from promptpipe.config import Settings
 from promptpipe.errors import ConfigError
-from promptpipe.research.pilot import PilotDesk
+from promptpipe.pilot import PilotDesk
 from promptpipe.storage.db import Database
 from promptpipe.storage.state_dir import ensure_state_dir
 from promptpipe.web.context import WebContext

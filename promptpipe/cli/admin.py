@@ -301,8 +301,8 @@ async def _erase(args: argparse.Namespace, env: Env) -> int:
 
 async def _export(args: argparse.Namespace, env: Env) -> None:
     from promptpipe.app import load_prompts
-    from promptpipe.research.export import export_study
-    from promptpipe.research.export_allocation import write_allocation_list
+    from promptpipe.export.allocation import write_allocation_list
+    from promptpipe.export.files import export_study
 
     unblinded = None
     if args.unblind:  # first: it refuses a file of an earlier export before anything is written

@@ -2,8 +2,9 @@
 (enroll, change, read, simulate), :mod:`messaging` (the team's messages and broadcasts),
 :mod:`listing` and :mod:`monitoring` (the participant list, overview, statistics, adherence),
 :mod:`tokens` (API tokens and the audit log), :mod:`oversight` (consent, safety flags, stuck
-inputs), :mod:`erasure`, :mod:`export` (analysis files), :mod:`status` (how the service is doing)
-and :mod:`alerts` (the safety webhook the service runs)."""
+inputs), :mod:`erasure` and :mod:`status` (how the service is doing). The analysis files are
+:mod:`promptpipe.export`; the pilot sandbox :mod:`promptpipe.pilot`; the coach's evaluation
+:mod:`promptpipe.evaluation`."""
 
-__all__ = ["admin", "alerts", "changes", "erasure", "export", "export_rows", "listing", "messaging", "monitoring",
-           "oversight", "pseudonyms", "reports", "simulate", "status", "tokens"]
+__all__ = ["admin", "changes", "erasure", "listing", "messaging", "monitoring", "oversight", "reports",
+           "simulate", "status", "tokens"]

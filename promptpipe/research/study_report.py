@@ -26,7 +26,7 @@ from promptpipe.domain.states import ACTIVE, COMPLETED, PAUSED, WITHDRAWN
 from promptpipe.domain.study import DEFAULT_ARM, SELF_REPORT_ID, SEND, UNAVAILABLE_REASONS, Study
 from promptpipe.domain.study_summary import SEED_IN_DATABASE_WARNING
 from promptpipe.domain.text import for_terminal
-from promptpipe.research.export_self_report import outcome_date
+from promptpipe.export.self_report import outcome_date
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import Message, Participant, PromptDayCounts, PromptDelivery, Transition, table_of
 from promptpipe.storage.questionnaire_reads import EndCount, by_questionnaire, end_counts, tally
@@ -356,7 +356,7 @@ def _questionnaires(rows: Sequence[EndCount], study: Study) -> dict[str, Questio
 
 def _self_report_by_action(points: Sequence[Any], days: Sequence[Any], study: Study) -> dict[str, AnsweredShare] | None:
     """Each available point is measured by the question of its outcome date (see
-    :func:`promptpipe.research.export_self_report.outcome_date`)."""
+    :func:`promptpipe.export.self_report.outcome_date`)."""
     if study.self_report is None:
         return None
     answered = {(pid, day) for pid, day, status in days if status == "completed"}

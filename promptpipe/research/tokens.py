@@ -1,6 +1,6 @@
 """API tokens: created (the secret shown once, with an optional expiry), listed and revoked by
-name, and checked on every request (a use is noted to the minute); and the audit log that records
-every write made with one, read back page by page."""
+name; who made a request (:class:`Caller`, found by :mod:`promptpipe.web.identity`); and the audit
+log that records every write made with one, read back page by page."""
 
 from __future__ import annotations
 
@@ -24,20 +24,14 @@ from promptpipe.storage.access import (
     audit_count,
     audit_entries,
     list_tokens,
-    mark_used,
     revoke_token,
-    token_by_hash,
-    token_by_id,
 )
 from promptpipe.storage.access_tables import ApiToken, AuditEntry
 from promptpipe.storage.db import Database
 
-__all__ = ["EXPIRES_HELP", "MAX_AUDIT_PAGE", "USE_NOTED_EVERY", "AuditPage", "AuditView", "Caller", "Expired",
-           "TokenView", "audit", "audit_cli", "audit_filters", "audit_page", "authenticate", "caller_by_id",
-           "create_token", "expiry", "identify", "note_use", "revoke", "tokens"]
+__all__ = ["EXPIRES_HELP", "MAX_AUDIT_PAGE", "AuditPage", "AuditView", "Caller", "TokenView", "audit", "audit_cli",
+           "audit_filters", "audit_page", "create_token", "expiry", "revoke", "tokens"]
 
-USE_NOTED_EVERY = timedelta(minutes=1)
-"""A token's last use is written at most this often (a request is a read; this keeps it one)."""
 MAX_AUDIT_PAGE = 500
 EXPIRES_HELP = ("when it stops working: a time from now (12h, 30d) or a date (YYYY-MM-DD: through that day in "
                 "RESEARCHER_TIMEZONE); leave out for never")
@@ -53,19 +47,6 @@ class Caller:
     last_used_at: datetime | None = None
     address: str | None = None
     """Where the request came from (set by the web layer; kept in the audit log)."""
-
-
-@dataclass(frozen=True)
-class Expired:
-    """A right secret whose token has expired: refused like a revoked one, but saying why."""
-
-    name: str
-    expired_at: datetime
-
-    @property
-    def message(self) -> str:
-        return (f"the token {self.name!r} expired at {self.expired_at:%Y-%m-%d %H:%M} UTC; "
-                "ask an admin for a new one")
 
 
 @dataclass(frozen=True)
@@ -139,41 +120,6 @@ async def revoke(db: Database, clock: Clock, *, name: str, by: str = "") -> str:
     now = clock.now()
     row = await db.run(lambda session: _row(revoke_token(session, name, by=by, now=now)))
     return f"token {name!r} ({row.role}) is revoked; requests with it fail from now on"
-
-
-def _caller(token: ApiToken | None, now: datetime) -> Caller | Expired | None:
-    if token is None or token.revoked_at is not None or token.id is None:
-        return None
-    if token.expires_at is not None and token.expires_at <= now:
-        return Expired(token.name, token.expires_at)
-    return Caller(token.id, token.name, token.role, token.last_used_at)
-
-
-async def identify(db: Database, secret: str, now: datetime) -> Caller | Expired | None:
-    """The caller this secret belongs to; :class:`Expired` for a token past its expiry; None for
-    an unknown or revoked one."""
-    if not secret or len(secret) > 200:
-        return None
-    return _caller(await db.run(lambda session: token_by_hash(session, hash_token(secret))), now)
-
-
-async def authenticate(db: Database, secret: str, now: datetime | None = None) -> Caller | None:
-    """The caller this secret belongs to, or None (unknown, revoked or expired)."""
-    found = await identify(db, secret, now or datetime.now(timezone.utc))
-    return found if isinstance(found, Caller) else None
-
-
-async def caller_by_id(db: Database, token_id: int, now: datetime | None = None) -> Caller | None:
-    """The caller of a signed-in dashboard session, unless their token was revoked or expired since."""
-    found = _caller(await db.run(lambda session: token_by_id(session, token_id)), now or datetime.now(timezone.utc))
-    return found if isinstance(found, Caller) else None
-
-
-async def note_use(db: Database, caller: Caller, now: datetime) -> None:
-    """Note that ``caller``'s token was used now (a write only when the last noted use is older
-    than :data:`USE_NOTED_EVERY`)."""
-    if caller.last_used_at is None or now - caller.last_used_at >= USE_NOTED_EVERY:
-        await db.run(lambda session: mark_used(session, caller.token_id, now=now, step=USE_NOTED_EVERY))
 
 
 async def audit(db: Database, clock: Clock, caller: Caller, action: str, *, participant_id: str | None = None,

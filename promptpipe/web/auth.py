@@ -25,10 +25,11 @@ from sqlalchemy.orm import Session
 from promptpipe.domain.access import allows
 from promptpipe.errors import StorageError
 from promptpipe.logging import get_logger
-from promptpipe.research.tokens import Caller, Expired, caller_by_id, identify, note_use
+from promptpipe.research.tokens import Caller
 from promptpipe.storage.study import secret_value
 from promptpipe.web.context import WebContext
 from promptpipe.web.errors import ApiError
+from promptpipe.web.identity import Expired, caller_by_id, identify, note_use
 
 __all__ = [
     "CALLER_SCOPE_KEY", "SESSION_COOKIE", "SessionData", "SignInRequired", "api_caller", "client_address", "context",

@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 from promptpipe.clock import Clock
 from promptpipe.config import Settings
 from promptpipe.domain.localtime import zone_or_utc
-from promptpipe.research.pilot import PilotDesk
+from promptpipe.pilot import PilotDesk
 from promptpipe.storage.db import Database
 from promptpipe.web.ratelimit import FailedAttempts
 

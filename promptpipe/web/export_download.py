@@ -14,7 +14,7 @@ from pathlib import Path
 from fastapi.responses import FileResponse
 from starlette.background import BackgroundTask
 
-from promptpipe.research.export import export_study
+from promptpipe.export.files import export_study
 from promptpipe.research.tokens import Caller, audit
 from promptpipe.storage.files import make_private_dir
 from promptpipe.web.context import WebContext

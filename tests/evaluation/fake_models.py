@@ -12,9 +12,9 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from promptpipe.evaluation.cases import Case
+from promptpipe.evaluation.judge import CRITERIA
 from promptpipe.llm import Completion, ToolCall
-from promptpipe.research.evaluation.cases import Case
-from promptpipe.research.evaluation.judge import CRITERIA
 
 INTAKE = re.compile(r"I'd like to (?P<habit>.+?); (?P<anchor>.+?); at (?P<time>\d\d:\d\d); because (?P<why>.+?)\.?$")
 IN_LANGUAGE = {

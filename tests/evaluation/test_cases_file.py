@@ -11,8 +11,8 @@ import pytest
 from promptpipe.domain.limits import INBOUND_CHARS
 from promptpipe.domain.safety import CrisisScreen
 from promptpipe.errors import AdminError
+from promptpipe.evaluation.cases import load_cases
 from promptpipe.flow.commands import as_command
-from promptpipe.research.evaluation.cases import load_cases
 
 ISSUE_GROUPS = {"crisis", "opt-out", "injection", "system-prompt", "medical", "third-party", "abuse", "off-topic",
                 "identity", "emoji", "long", "language"}

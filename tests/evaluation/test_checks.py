@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from promptpipe.domain.safety import DEFAULT_SAFETY_MESSAGE
+from promptpipe.evaluation.checks import CHECK_MEANINGS, CHECK_NAMES, TOOL_NAMES, run_checks
+from promptpipe.evaluation.records import Conversation, Expectation, Said, Source, ToolUse, Verdict
 from promptpipe.flow.commands import STOPPED
-from promptpipe.research.evaluation.checks import CHECK_MEANINGS, CHECK_NAMES, TOOL_NAMES, run_checks
-from promptpipe.research.evaluation.records import Conversation, Expectation, Said, Source, ToolUse, Verdict
 
 START = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
 INTAKE_PROMPT = ("You are the habit coach of a research study, talking with one participant on WhatsApp. Your job "

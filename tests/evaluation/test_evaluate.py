@@ -15,8 +15,8 @@ import pytest
 from promptpipe.cli._evaluate import GATE_FAILED, Models, add_arguments, evaluate_command
 from promptpipe.config import Settings
 from promptpipe.errors import AdminError
+from promptpipe.evaluation.cases import load_cases
 from promptpipe.llm import LLM
-from promptpipe.research.evaluation.cases import load_cases
 from tests.conftest import make_settings
 from tests.evaluation.fake_models import FakeCoach, FakeJudge, FakePlayer
 

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from promptpipe.errors import LLMUnavailable
+from promptpipe.evaluation.judge import CRITERIA, Judge, render_transcript
+from promptpipe.evaluation.records import Conversation, Said, Source
 from promptpipe.llm import Completion
-from promptpipe.research.evaluation.judge import CRITERIA, Judge, render_transcript
-from promptpipe.research.evaluation.records import Conversation, Said, Source
 
 
 def said(day: int, hour: int, minute: int, incoming: bool, text: str, kind: str = "text",

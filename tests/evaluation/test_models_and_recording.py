@@ -11,9 +11,9 @@ import pytest
 
 from promptpipe.cli._evaluate import add_arguments, evaluate_command, models_from
 from promptpipe.cli.serve import main
+from promptpipe.evaluation.recording import RecordingLLM, call_problem
 from promptpipe.llm import Completion, ToolCall
 from promptpipe.logging import configure_logging
-from promptpipe.research.evaluation.recording import RecordingLLM, call_problem
 from tests.conftest import make_settings
 from tests.fakes.openai_server import FakeOpenAIServer
 

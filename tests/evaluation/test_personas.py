@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from promptpipe.errors import AdminError
-from promptpipe.research.evaluation.personas import (
+from promptpipe.evaluation.personas import (
     ADHERENCE_PATTERNS,
     TRAITS,
     Persona,

@@ -10,10 +10,10 @@ import pytest
 
 from promptpipe.domain.limits import INBOUND_CHARS
 from promptpipe.errors import AdminError
+from promptpipe.evaluation.personas import Persona
+from promptpipe.evaluation.player import ModelPlayer, Move
+from promptpipe.evaluation.records import Said, TokenCount
 from promptpipe.llm import Completion
-from promptpipe.research.evaluation.personas import Persona
-from promptpipe.research.evaluation.player import ModelPlayer, Move
-from promptpipe.research.evaluation.records import Said, TokenCount
 
 
 class ScriptedLLM:

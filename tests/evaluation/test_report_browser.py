@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from promptpipe.research.evaluation.report import write_report
+from promptpipe.evaluation.report import write_report
 from tests.evaluation.test_report_files import (
     CRISIS_REPLY,
     HOSTILE,

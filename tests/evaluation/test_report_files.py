@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from promptpipe.errors import AdminError
-from promptpipe.research.evaluation.records import (
+from promptpipe.evaluation.records import (
     Agreement,
     CheckRate,
     CheckResult,
@@ -32,8 +32,8 @@ from promptpipe.research.evaluation.records import (
     ToolUse,
     Verdict,
 )
-from promptpipe.research.evaluation.report import worst_first, write_report
-from promptpipe.research.evaluation.run_files import load_run, save_run
+from promptpipe.evaluation.report import worst_first, write_report
+from promptpipe.evaluation.run_files import load_run, save_run
 
 START = datetime(2026, 3, 2, 13, 0, tzinfo=UTC)
 HOSTILE = '<script>alert("pwned")</script> read https://evil.example/payload'

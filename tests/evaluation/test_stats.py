@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from promptpipe.research.evaluation.records import (
+from promptpipe.evaluation.records import (
     CheckResult,
     Conversation,
     RunResult,
@@ -16,7 +16,7 @@ from promptpipe.research.evaluation.records import (
     TokenCount,
     Verdict,
 )
-from promptpipe.research.evaluation.stats import agreement, compare, mean_interval, summarise, wilson
+from promptpipe.evaluation.stats import agreement, compare, mean_interval, summarise, wilson
 
 T0 = datetime(2026, 3, 2, tzinfo=UTC)
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from promptpipe.errors import AdminError
-from promptpipe.research.evaluation.records import (
+from promptpipe.evaluation.records import (
     Agreement,
     CheckRate,
     Comparison,
@@ -17,8 +17,8 @@ from promptpipe.research.evaluation.records import (
     Summary,
     TokenCount,
 )
-from promptpipe.research.evaluation.stats import wilson
-from promptpipe.research.evaluation.thresholds import Thresholds, breaches, load_thresholds
+from promptpipe.evaluation.stats import wilson
+from promptpipe.evaluation.thresholds import Thresholds, breaches, load_thresholds
 
 GATE = """
 [checks]

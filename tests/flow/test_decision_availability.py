@@ -14,8 +14,8 @@ from sqlalchemy import select
 
 from promptpipe.app import App
 from promptpipe.domain.decision_rule import draw_action
+from promptpipe.export.files import export_study
 from promptpipe.research import admin, erasure
-from promptpipe.research.export import export_study
 from promptpipe.storage.study import study_seed
 from promptpipe.storage.study_tables import Decision
 from tests.conftest import AppFactory

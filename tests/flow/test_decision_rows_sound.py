@@ -18,8 +18,8 @@ from promptpipe.app import App
 from promptpipe.domain import keys
 from promptpipe.domain.decision_rule import draw_action
 from promptpipe.domain.localtime import zone_or_utc
+from promptpipe.export.files import export_study
 from promptpipe.research import admin, erasure
-from promptpipe.research.export import export_study
 from promptpipe.storage.models import table_of
 from promptpipe.storage.study import DecisionValues, study_seed
 from promptpipe.storage.study_tables import Decision

@@ -167,7 +167,7 @@ async def test_the_feedback_model_hands_a_changed_habit_back_to_intake(
 async def test_feedback_and_intake_see_the_whole_prompt_history_in_the_export_row_by_row(
     make_app: AppFactory, fake_openai: FakeOpenAIServer, tmp_path
 ) -> None:  # type: ignore[no-untyped-def]
-    from promptpipe.research.export import export_study
+    from promptpipe.export.files import export_study
 
     app, transport, pid = await prompted(make_app, fake_openai, DAILY_PROMPT_REMINDER_DELAY="5h")
     await vote(app, transport, polls(transport)[-1], DONE)

@@ -14,8 +14,8 @@ from pathlib import Path
 import sqlalchemy as sa
 
 from promptpipe.app import App
+from promptpipe.export.files import export_study
 from promptpipe.research import admin, oversight
-from promptpipe.research.export import export_study
 from promptpipe.research.questionnaire_ops import questionnaire_status, send_questionnaire
 from promptpipe.storage.models import table_of
 from promptpipe.storage.questionnaires import InstanceCount

@@ -16,9 +16,9 @@ from promptpipe.domain.decision_rule import Draw
 from promptpipe.domain.study import SELF_REPORT_OPTIONS, SELF_REPORT_QUESTION, DecisionRule
 from promptpipe.domain.study_file import StudyFileError, parse_study
 from promptpipe.domain.study_summary import describe, study_as_dict
+from promptpipe.export.files import export_study
 from promptpipe.flow import decisions as decisions_module
 from promptpipe.research import admin
-from promptpipe.research.export import export_study
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.feedback_helpers import ANA, DAY, MONDAY_PROMPT, deliveries, polls, vote

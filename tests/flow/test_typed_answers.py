@@ -220,7 +220,7 @@ async def test_typed_answers_and_their_source_reach_the_export(
 ) -> None:
     import csv
 
-    from promptpipe.research.export import export_study
+    from promptpipe.export.files import export_study
 
     app, transport, _pid = await prompted(make_app, fake_openai)
     await say(app, transport, "yes")

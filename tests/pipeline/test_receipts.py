@@ -8,8 +8,8 @@ import csv
 from datetime import timedelta
 from pathlib import Path
 
+from promptpipe.export.files import export_study
 from promptpipe.research import admin
-from promptpipe.research.export import export_study
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer

@@ -18,13 +18,13 @@ from alembic.migration import MigrationContext
 from sqlmodel import SQLModel
 
 from promptpipe.clock import ManualClock
+from promptpipe.export.files import export_study
 from promptpipe.research import admin, oversight
-from promptpipe.research.export import export_study
-from promptpipe.research.tokens import authenticate
 from promptpipe.storage import schema
 from promptpipe.storage.db import Database, sync_url
 from promptpipe.storage.schema import include_object
 from promptpipe.transport.memory import MemoryTransport
+from promptpipe.web.identity import authenticate
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.study_helpers import with_study

@@ -12,7 +12,7 @@ import pytest
 
 from promptpipe.app import App
 from promptpipe.config import Settings
-from promptpipe.research.pilot import PilotDesk
+from promptpipe.pilot import PilotDesk
 from promptpipe.research.tokens import create_token
 from promptpipe.storage.db import Database
 from promptpipe.web.context import WebContext

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from promptpipe.app import App
-from promptpipe.research.pilot import PilotDesk
+from promptpipe.pilot import PilotDesk
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.web.browser import running_study

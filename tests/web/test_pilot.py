@@ -24,10 +24,10 @@ from promptpipe.app import App
 from promptpipe.domain.states import VOTE_DONE
 from promptpipe.domain.study import SELF_REPORT_OPTIONS, SELF_REPORT_QUESTION, SELF_REPORT_THANKS
 from promptpipe.errors import Conflict
+from promptpipe.export.files import export_study
 from promptpipe.flow.timers import REMINDER_TEXT
 from promptpipe.flow.votes import FIRST_REPLY
-from promptpipe.research.export import export_study
-from promptpipe.research.pilot import PilotDesk, SkipTo
+from promptpipe.pilot import PilotDesk, SkipTo
 from promptpipe.storage.access import audit_entries
 from promptpipe.storage.models import InboxItem, Message, OutboxItem, Participant, Schedule, Timer
 from promptpipe.storage.study_tables import Decision

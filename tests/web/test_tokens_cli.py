@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 from promptpipe.cli import admin_main
-from promptpipe.research.tokens import Caller, authenticate
+from promptpipe.research.tokens import Caller
 from promptpipe.storage.access import audit_entries
 from promptpipe.storage.db import Database
+from promptpipe.web.identity import authenticate
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:

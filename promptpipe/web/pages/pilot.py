@@ -2,7 +2,7 @@
 would on WhatsApp (type, tap a poll's options), skip the pilot's clock ahead to the next prompt,
 reminder or self-report, start over or end it. Each is a form: no script is needed.
 
-The pilot runs on its own database (:mod:`promptpipe.research.pilot`): nothing reaches a
+The pilot runs on its own database (:mod:`promptpipe.pilot`): nothing reaches a
 participant or the study's data. Starting and ending one are recorded in the audit log
 (``via="dashboard"``); what is said in it is not (it is no one's data, and it is deleted with it)."""
 
@@ -19,7 +19,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from promptpipe.domain.limits import INBOUND_CHARS, NAME_CHARS
 from promptpipe.domain.messages import MessageKind
 from promptpipe.errors import AdminError, ConfigError, StorageError
-from promptpipe.research.pilot import IDLE_LIMIT, Pilot, PilotDesk, SkipTo
+from promptpipe.pilot import IDLE_LIMIT, Pilot, PilotDesk, SkipTo
 from promptpipe.research.tokens import audit
 from promptpipe.web.errors import status_for
 from promptpipe.web.pages._render import PageError, Visitor, attempt, identified_only, render, researcher, url

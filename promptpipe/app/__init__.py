@@ -1,0 +1,535 @@
+"""Composition root: builds every part from settings and runs them in one asyncio loop."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import gc
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from promptpipe.app.alerts import AlertSender
+from promptpipe.clock import Clock, SystemClock
+from promptpipe.config import Settings, TransportName
+from promptpipe.domain.backoff import Backoff
+from promptpipe.domain.safety import DEFAULT_SAFETY_MESSAGE, CrisisScreen
+from promptpipe.domain.timers import NudgePolicy
+from promptpipe.errors import ConfigError, StorageError
+from promptpipe.flow.router import ConversationFlow, typing_through
+from promptpipe.flow.turn import FlowConfig, FlowDeps, SafetyConfig, TurnContext
+from promptpipe.llm import LLM, OpenAILLM
+from promptpipe.logging import get_logger
+from promptpipe.pipeline.inbox import Inbox, InboxConfig
+from promptpipe.pipeline.lanes import Lanes
+from promptpipe.pipeline.outbox import Outbox
+from promptpipe.pipeline.sharing import Sharing
+from promptpipe.pipeline.spool import Spool
+from promptpipe.scheduling.alarm_role import AlarmRole
+from promptpipe.scheduling.driver import AlarmClock
+from promptpipe.scheduling.guard import ServiceGuard
+from promptpipe.storage.alarm_notices import notify_alarms
+from promptpipe.storage.db import Database
+from promptpipe.storage.live import go_live, record_deployment
+from promptpipe.storage.receipts import record_receipt
+from promptpipe.storage.schema import SchemaBehind
+from promptpipe.storage.service_status import save_status, state_row_name
+from promptpipe.storage.session_schemas import make_schemas
+from promptpipe.storage.state_dir import StateDirWatch, ensure_state_dir
+from promptpipe.storage.study import adopt_protocol
+from promptpipe.tools import PromptTexts
+from promptpipe.transport import DeliveryReceipt, Transport
+from promptpipe.transport.connection_state import ConnectionState, ExitRequest
+from promptpipe.transport.session_stores import postgres_session_dsn, session_schema, sqlite_session_path
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+    from promptpipe.transport.whatsapp import WhatsAppTransport
+
+log = get_logger("promptpipe.app")
+
+STOP_GRACE_S = 10.0
+"""How long stop() lets the outbox finish the sends it has started."""
+SPOOL_RETRY = Backoff(first_s=1.0, max_s=60.0)
+WATCH_INTERVAL_S = 2.0
+"""How often the service checks that its state directory is still the one it started with."""
+
+
+def load_prompts(settings: Settings) -> PromptTexts:
+    def read(path: Path, variable: str) -> str:
+        try:
+            text = path.read_text(encoding="utf-8").strip()
+        except OSError as exc:
+            raise ConfigError(f"{variable}: cannot read {str(path)!r} ({exc.strerror}).") from None
+        if not text:
+            raise ConfigError(f"{variable}: {str(path)!r} is empty; it must hold a system prompt.")
+        return text
+
+    return PromptTexts(
+        intake=read(settings.intake_prompt_file, "INTAKE_BOT_PROMPT_FILE"),
+        feedback=read(settings.feedback_prompt_file, "FEEDBACK_TRACKER_PROMPT_FILE"),
+        prompt_generator=read(settings.prompt_generator_prompt_file, "PROMPT_GENERATOR_PROMPT_FILE"),
+        summary=read(settings.summary_prompt_file, "SUMMARY_PROMPT_FILE"),
+    )
+
+
+def load_safety(settings: Settings) -> SafetyConfig:
+    """The crisis screen (built-in phrases plus the study's), the safety message, alerts on or off."""
+    message = DEFAULT_SAFETY_MESSAGE
+    if settings.safety_message_file is not None:
+        try:
+            message = settings.safety_message_file.read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeError) as exc:
+            raise ConfigError(
+                f"SAFETY_MESSAGE_FILE: cannot read {str(settings.safety_message_file)!r} ({exc}).") from None
+        if not message:
+            raise ConfigError(f"SAFETY_MESSAGE_FILE: {str(settings.safety_message_file)!r} is empty.")
+    try:
+        screen = CrisisScreen.load(settings.safety_phrases_file)
+    except (OSError, UnicodeError) as exc:
+        raise ConfigError(f"SAFETY_PHRASES_FILE: cannot read it ({exc}).") from None
+    return SafetyConfig(screen=screen, message=message, alerts=settings.alert_webhook_url is not None)
+
+
+def nudge_policy(settings: Settings) -> NudgePolicy:
+    return NudgePolicy(
+        prep_minutes=settings.scheduler_prep_time_minutes,
+        misfire_grace=settings.misfire_grace,
+        reminder_delay=settings.daily_prompt_reminder_delay,
+        auto_feedback=settings.auto_feedback_after_prompt_enabled,
+        auto_feedback_delay=settings.auto_feedback_delay,
+        feedback_initial_timeout=settings.feedback_initial_timeout,
+        feedback_followup_delay=settings.feedback_followup_delay,
+        intensity_poll=settings.intensity_poll_enabled,
+        max_schedules=settings.max_schedules_per_participant,
+        intake_inactivity=settings.intake_inactivity,
+        intake_reminder_delay=settings.intake_reminder_delay,
+        intake_reminder_max=settings.intake_reminder_max,
+    )
+
+
+def build_transport(settings: Settings) -> Transport:
+    if settings.transport == TransportName.DRY_RUN:
+        from promptpipe.transport.dryrun import DryRunTransport
+
+        return DryRunTransport(settings.dryrun_journal)
+    if settings.transport == TransportName.WHATSAPP:
+        from promptpipe.transport.whatsapp import WhatsAppTransport, capture_library_output
+
+        if settings.number_plan.several or settings.several_services:
+            from promptpipe.transport.linked_numbers import LinkedNumbersTransport
+
+            return LinkedNumbersTransport(
+                settings.number_plan.numbers, functools.partial(_linked_number, settings),
+                on_demand=settings.several_services,
+                capture_output=functools.partial(capture_library_output, get_logger("promptpipe.transport"),
+                                                 settings.log_format, debug=settings.debug))
+        return WhatsAppTransport(
+            str(settings.whatsapp_session_path), pair_phone=settings.pair_phone_of(settings.number_plan.default),
+            bot_label=settings.whatsapp_bot_label, capture_library_output=True, log_format=settings.log_format,
+            debug=settings.debug,
+        )
+    if settings.transport == TransportName.CLOUD_API:
+        from promptpipe.transport.cloud_api import CloudApiTransport
+
+        return CloudApiTransport(
+            token=settings.cloud_api_token or "", numbers=dict(settings.cloud_api_numbers),
+            app_secret=settings.cloud_api_app_secret or "", verify_token=settings.cloud_api_verify_token or "",
+            listen=settings.cloud_api_webhook_listen, base_url=settings.cloud_api_base_url,
+            templates=settings.study.whatsapp_templates, typing=settings.mark_read, debug=settings.debug,
+            check_at_start=True,
+        )
+    raise ConfigError("PROMPTPIPE_TRANSPORT=console is only for `promptpipe chat --phone …`; "
+                      "use whatsapp, cloud-api or dry-run for serve.")
+
+
+def _linked_number(settings: Settings, name: str) -> WhatsAppTransport:
+    """One linked phone of several: its own session store (a SQLite file, or with several services
+    a schema of the shared PostgreSQL database) and its own login."""
+    from promptpipe.transport.whatsapp import WhatsAppTransport
+
+    plan = settings.number_plan
+    store = (postgres_session_dsn(settings.database_url, name) if settings.several_services
+             else str(sqlite_session_path(settings.whatsapp_session_path, name, is_default=name == plan.default)))
+    return WhatsAppTransport(store, pair_phone=settings.pair_phone_of(name), bot_label=settings.whatsapp_bot_label,
+                             log_format=settings.log_format, debug=settings.debug, number=name,
+                             client_uuid=f"promptpipe-{name}", own_executor=False)
+
+
+@dataclass
+class App:
+    settings: Settings
+    db: Database
+    transport: Transport
+    llm: LLM
+    clock: Clock
+    flow: ConversationFlow
+    lanes: Lanes[TurnContext]
+    inbox: Inbox
+    outbox: Outbox
+    alarms: AlarmClock
+    alerts: AlertSender | None = None
+    _tasks: list[asyncio.Task[None]] = field(default_factory=list)
+    _outbox_kick: asyncio.Event = field(default_factory=asyncio.Event)
+    guard: ServiceGuard | None = None
+    _stopping: bool = False
+    _watch: StateDirWatch | None = None
+    fatal: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set when the service must stop by itself (its state directory disappeared)."""
+    fatal_reason: str = ""
+    restart: bool = False
+    """Set with ``fatal`` when the service should start again in a fresh process (a new QR code)."""
+    restart_request: ExitRequest | None = None
+    """The transport's :class:`ExitRequest` behind ``restart`` (why, and whether it ever connected)."""
+    _status_writes: set[asyncio.Task[None]] = field(default_factory=set)
+    sharing: Sharing | None = None
+    """Several services on one database: the numbers and role this one holds (None: one service)."""
+    _taken_over: list[tuple[datetime, tuple[str, ...]]] = field(default_factory=list)
+    """Numbers gained and when: their last holder's *sending* rows are settled a lease's time later."""
+    alarm_role: AlarmRole | None = None
+    _transport_started: bool = False
+
+    @classmethod
+    def build(
+        cls, settings: Settings, *, transport: Transport | None = None, llm: LLM | None = None,
+        clock: Clock | None = None, db: Database | None = None,
+    ) -> App:
+        clock = clock or SystemClock()
+        db = db or Database(settings.database_url)
+        transport = transport or build_transport(settings)
+        llm = llm or OpenAILLM(settings)
+        policy = nudge_policy(settings)
+        app: App
+        def wake_lanes(participant_ids: list[str]) -> None:
+            for pid in participant_ids:
+                app.lanes.wake(pid)
+
+        alarms = AlarmClock(db, clock, policy, on_queued=wake_lanes, study=settings.study)
+        alerts = AlertSender(db, clock, settings.alert_webhook_url) if settings.alert_webhook_url else None
+        config = FlowConfig(history_window=settings.history_window, debug=settings.debug, policy=policy,
+                            summary_every_turns=settings.history_summary_every_turns, safety=load_safety(settings),
+                            mark_read=settings.mark_read, typed_answer_window=settings.typed_answer_window,
+                            study=settings.study, model_name=settings.genai_model)
+        deps = FlowDeps(llm, clock, load_prompts(settings), config, typing=typing_through(transport))
+        flow = ConversationFlow(db, deps, transport, on_alarms_changed=alarms.request_sync,
+                                on_timers_changed=alarms.request_timer_changes,
+                                on_flags_raised=alerts.kick if alerts else None)
+        lanes = Lanes(db, clock, flow, concurrency=settings.lane_concurrency)
+        inbox = Inbox(db, clock, InboxConfig(settings.auto_enroll_new_users, settings.default_timezone, settings.debug,
+                                                settings.study, settings.number_plan),
+                      lanes.wake, alarms_changed=alarms.request_sync, spool=Spool(settings.state_dir / "spool"),
+                      first_look=lanes.first_look)
+        outbox = Outbox(db, transport, clock, rate_per_s=settings.send_rate_per_s, jitter=settings.send_jitter,
+                        numbers=settings.number_plan.numbers)
+        flow.sender = outbox
+        app = cls(settings, db, transport, llm, clock, flow, lanes, inbox, outbox, alarms, alerts)
+        outbox.wake_dispatcher = app._outbox_kick.set  # only for what a commit could not hand over itself
+        if settings.several_services:
+            app._share(Sharing(db, clock, settings.number_plan, ttl=settings.lease_ttl,
+                               heartbeat=settings.lease_heartbeat))
+        return app
+
+    def _share(self, sharing: Sharing) -> None:
+        """Serve only what this service holds a lease on: its numbers' participants, and the
+        alarm clock while it holds that role."""
+        self.sharing = self.lanes.sharing = self.outbox.sharing = sharing
+        self.alarm_role = AlarmRole(self.alarms, self.settings.database_url)
+        self.flow.notify_alarms = notify_alarms
+        self.flow.fence = sharing.fence
+        sharing.on_numbers_gained = self._numbers_gained
+        sharing.on_numbers_lost = self._numbers_lost
+        sharing.on_alarms_gained = self.alarm_role.gain
+        sharing.on_alarms_lost = self.alarm_role.lose
+
+    async def _numbers_gained(self, names: frozenset[str]) -> None:
+        """Taken over (or first taken): this service's poll and dispatcher take the numbers' work
+        at once; the sends the service before it left *sending* are settled as after a crash once
+        a lease's time has passed (a service that gave a number back may still be finishing a
+        send it began: settled earlier, a send safe to repeat would go twice)."""
+        if self._stopping:
+            return
+        self._taken_over.append((self.clock.now(), tuple(sorted(names))))
+        self._outbox_kick.set()
+        await self._serve_numbers()
+
+    async def _numbers_lost(self, _: frozenset[str]) -> None:
+        if not self._stopping:
+            await self._serve_numbers()
+
+    async def _serve_numbers(self) -> None:
+        """A transport that connects numbers one by one (linked phones) connects those held here
+        now, and no other: two services on one WhatsApp session would push each other off."""
+        serve = getattr(self.transport, "serve_numbers", None)
+        if serve is not None and self.sharing is not None and self._transport_started:
+            await serve(self.sharing.held())
+
+    async def _settle_taken_over(self) -> None:
+        """Settle the *sending* rows of numbers taken over a lease's time ago or more."""
+        now, wait = self.clock.now(), self.settings.lease_ttl
+        due = [(at, names) for at, names in self._taken_over if at + wait <= now]
+        if not due:
+            return
+        self._taken_over = [item for item in self._taken_over if item not in due]
+        for gained_at, names in due:
+            await self.outbox.recover_interrupted((names, self.settings.number_plan.default), claimed_before=gained_at)
+
+    async def start(self, *, background: bool = True, single_instance: bool = False,
+                    allow_protocol_change: bool = False) -> None:
+        """Open the database, check the study protocol, settle interrupted sends, connect the
+        transport, start the loops."""
+        self.guard = ServiceGuard(self.db, self.alarms.engine,
+                                  ensure_state_dir(self.settings.state_dir) if single_instance else None,
+                                  shared_database=self.sharing is not None)
+        self.guard.hold_state_dir()
+        try:
+            await self._open_database()
+            await self._check_protocol(allow_protocol_change)
+        except BaseException:  # refused (or unreachable): let go of everything taken so far
+            self.guard.release()
+            with contextlib.suppress(Exception):
+                await self.alarms.stop()
+            with contextlib.suppress(Exception):
+                await self.db.close()
+            raise
+        if single_instance:
+            self._watch = StateDirWatch.of(self.settings.state_dir, self.db.sqlite_path)
+        await self._record_deployment()
+        if self.sharing is None:
+            await self.outbox.recover_interrupted()
+            await self.alarms.start()
+            await self.alarms.reconcile()
+        else:  # what this service holds decides what it settles, and whether it runs the alarm clock
+            await self.sharing.start(heartbeats=background)
+        await self._drain_spool()
+        watch_state = getattr(self.transport, "on_state_change", None)
+        if watch_state is not None:
+            watch_state(self._connection_state_changed)
+        if self.sharing is not None and self.settings.transport == TransportName.WHATSAPP:
+            await self._make_session_schemas()
+        await self.transport.start(self.inbox.ingest, self.record_receipt)
+        self._transport_started = True
+        await self._serve_numbers()
+        self.lanes.serve_here()
+        if background:
+            self._tasks = [
+                asyncio.create_task(self._poll_loop(), name="inbox-poller"),
+                asyncio.create_task(self._dispatch_loop(), name="outbox-dispatcher"),
+                asyncio.create_task(self._spool_loop(), name="inbound-spool"),
+            ]
+            if self.sharing is None:  # with several services, the holder of the role drives it
+                self._tasks.append(asyncio.create_task(self.alarms.drive(), name="alarm-clock"))
+            if self.alerts is not None:
+                self._tasks.append(asyncio.create_task(self.alerts.run(self.settings.poll_interval.total_seconds()),
+                                                       name="safety-alerts"))
+            if self._watch is not None:
+                self._tasks.append(asyncio.create_task(self._watch_loop(WATCH_INTERVAL_S), name="state-dir-watch"))
+            exit_requested = getattr(self.transport, "exit_requested", None)
+            if exit_requested is not None:
+                self._tasks.append(asyncio.create_task(self._transport_exit(exit_requested), name="transport-exit"))
+        # Everything built so far lives as long as the process: keep it out of the collector's
+        # full passes, which otherwise pause a turn for ~100 ms on this machine now and then.
+        gc.collect()
+        gc.freeze()
+        log.info("service_started", transport=self.transport.name, database=self.db.dialect)
+
+    async def _make_session_schemas(self) -> None:
+        """With several services, each linked number's session lives in a schema of this database."""
+        schemas = [session_schema(name) for name in self.settings.number_plan.numbers]
+        await self.db.run(lambda session: make_schemas(session, schemas))
+
+    async def _open_database(self) -> None:
+        """Connect, and take the database lock (one service per database). A database made by an
+        older release is upgraded only with DB_AUTO_UPGRADE, and only once the lock is held."""
+        assert self.guard is not None
+        hold = functools.partial(asyncio.get_running_loop().run_in_executor, None, self.guard.hold_database)
+        try:
+            await self.db.connect()
+        except SchemaBehind:
+            if not self.settings.db_auto_upgrade:
+                raise
+            await hold()
+            await self.db.connect(upgrade=True)
+            done = self.db.upgraded
+            if done is not None:
+                log.warning("database_upgraded", before=done.before or "unversioned", after=done.after,
+                            revisions=list(done.applied), copy=str(done.copy) if done.copy else None)
+            return
+        await hold()
+
+    async def _check_protocol(self, allow_change: bool) -> None:
+        """The study file must be the protocol this database runs (a change only on purpose)."""
+        study, now = self.settings.study, self.clock.now()
+        outcome = await self.db.run(lambda session: adopt_protocol(session, study, allow_change=allow_change,
+                                                                   now=now, by="promptpipe serve"))
+        if outcome != "none":
+            log.info("study_protocol", outcome=outcome, study=study.name or None, hash=study.hash[:12] or None)
+
+    async def _record_deployment(self) -> None:
+        """The database records what it is served over; when that reaches real people, it says so
+        for good (see storage.live)."""
+        name, now, reaches_people = self.transport.name, self.clock.now(), self.transport.reaches_people
+
+        def write(session: Session) -> int:
+            record_deployment(session, name, reaches_people, now)
+            return go_live(session, name, now) if reaches_people else 0
+
+        closed = await self.db.run(write)
+        if closed:
+            log.warning("simulated_inputs_closed", inputs=closed, why="simulated on a pilot before the database "
+                        "went live: a real person must not get their answer")
+
+    async def stop(self) -> None:
+        """Stop taking new work, let the dispatcher finish what it is sending, then close.
+
+        Turns still waiting on the model are cancelled: nothing of them was written, so they
+        run again after the next start."""
+        self._stopping = self.outbox.stopping = True
+        self.lanes.serve_here(False)
+        self._outbox_kick.set()
+        poller = [t for t in self._tasks if t.get_name() != "outbox-dispatcher"]
+        for task in poller:
+            task.cancel()
+        await self.lanes.stop()
+        dispatcher = [t for t in self._tasks if t not in poller]
+        if dispatcher:
+            _, still_running = await asyncio.wait(dispatcher, timeout=STOP_GRACE_S)
+            for task in still_running:
+                task.cancel()
+        await self.outbox.settle_handed_over(STOP_GRACE_S)
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks = []
+        with contextlib.suppress(Exception):
+            await self.transport.stop()
+        if self.sharing is not None:  # the others take this service's numbers (and alarm clock) at once
+            with contextlib.suppress(Exception):
+                await self.sharing.stop()
+        if self._status_writes:  # the last connection state ("stopped") is recorded before closing
+            await asyncio.wait(set(self._status_writes), timeout=STOP_GRACE_S)
+        with contextlib.suppress(Exception):
+            await self.alarms.stop()
+        for closer in (getattr(self.llm, "close", None), self.alerts.close if self.alerts else None):
+            if closer is not None:
+                with contextlib.suppress(Exception):
+                    await closer()
+        await self.db.close()
+        if self.guard is not None:
+            self.guard.release()
+        log.info("service_stopped", lanes=repr(self.lanes), inbox=repr(self.inbox), outbox=repr(self.outbox),
+                 alarms=repr(self.alarms),
+                 turns=self.flow.turns, failures=self.flow.failures)
+
+    async def record_receipt(self, receipt: DeliveryReceipt) -> None:
+        """Store what WhatsApp says became of messages we sent; a receipt that cannot be stored
+        is logged and dropped (it only refines the delivery report)."""
+        try:
+            new = await self.db.run(lambda session: record_receipt(
+                self.db, session, receipt.message_ids, receipt.kind, receipt.timestamp, self.clock.now()))
+        except Exception as exc:
+            log.warning("receipt_not_stored", kind=receipt.kind, ids=len(receipt.message_ids), error=str(exc))
+            return
+        log.debug("receipt_stored", kind=receipt.kind, ids=len(receipt.message_ids), new=new)
+
+    async def run_until_idle(self, max_passes: int = 10_000) -> None:
+        """Process everything that is due right now, then return (tests and tools, no sleeping)."""
+        for _ in range(max_passes):
+            batches = self.lanes.batches
+            alarms = self.alarm_role is None or self.alarm_role.running
+            synced = await self.alarms.sync_requested() if alarms else 0
+            if alarms:
+                await self.alarms.run_due()
+            spooled = await self._drain_spool()
+            await self.lanes.poll_once()
+            await self.lanes.wait_idle()
+            if self._taken_over:
+                await self._settle_taken_over()
+            sent = await self.outbox.settle_handed_over() + await self.outbox.dispatch_once()
+            alerted = await self.alerts.send_pending() if self.alerts is not None else 0
+            # a turn that committed during this pass may have asked for an alarm sync after the
+            # pass took the requests (its commit can be seen, on PostgreSQL, before it asks)
+            synced += await self.alarms.sync_requested() if alarms else 0
+            ran = self.lanes.batches - batches
+            # A lane woken for a row stuck behind a retry that is not due yet runs nothing: idle.
+            if ran == 0 and sent == 0 and synced == 0 and spooled == 0 and alerted == 0 and self.lanes.running == 0:
+                return
+        raise RuntimeError(f"run_until_idle did not settle (last pass: synced={synced} ran={ran} sent={sent})")
+
+    async def _drain_spool(self) -> int:
+        """Store what the spool kept; 0 (and it stays spooled) while the database still fails."""
+        try:
+            return await self.inbox.drain_spool()
+        except StorageError as exc:
+            log.warning("inbound_spool_waiting", error=str(exc)[:200])
+            return 0
+
+    async def _spool_loop(self) -> None:
+        """Retry spooled messages, backing off (1 s doubling to 60 s) while the database fails."""
+        failures = 0
+        while True:
+            await asyncio.sleep(SPOOL_RETRY.delay_s(failures))
+            if self.inbox.spool is None or len(self.inbox.spool) == 0:
+                failures = 0
+                continue
+            failures = 0 if await self._drain_spool() else failures + 1
+
+    def _connection_state_changed(self, state: ConnectionState, number: str | None = None) -> None:
+        """A transport's new state (``number``: the number it is for; None: its one number)."""
+        task = asyncio.get_running_loop().create_task(self._save_connection_state(state, number))
+        self._status_writes.add(task)
+        task.add_done_callback(self._status_writes.discard)
+
+    async def _save_connection_state(self, state: ConnectionState, number: str | None = None) -> None:
+        row = state_row_name(number)
+        try:
+            await self.db.run(lambda session: save_status(session, row, state.to_json(), self.clock.now()))
+        except Exception as exc:  # only a report: the service goes on
+            log.warning("connection_state_not_saved", state=state.name, number=number, error=str(exc)[:200])
+
+    async def _transport_exit(self, requested: asyncio.Event) -> None:
+        """The transport cannot go on in this process: stop (and, for a new QR code, restart)."""
+        await requested.wait()
+        request = getattr(self.transport, "exit_request", None)
+        self.fatal_reason = getattr(request, "message", "") or "the transport stopped"
+        self.restart = bool(getattr(request, "restart", False))
+        self.restart_request = request if isinstance(request, ExitRequest) else None
+        self.fatal.set()
+
+    async def _watch_loop(self, interval_s: float) -> None:
+        """Stop the service when its state directory is deleted or replaced: it would keep
+        writing to deleted files, and a second service could start beside it."""
+        assert self._watch is not None
+        while True:
+            await asyncio.sleep(interval_s)
+            problem = self._watch.problem()
+            if problem:
+                self.fatal_reason = problem
+                log.error("state_directory_gone", problem=problem)
+                self.fatal.set()
+                return
+
+    async def _poll_loop(self) -> None:
+        interval = self.settings.poll_interval.total_seconds()
+        while True:
+            try:
+                await self.lanes.poll_once()
+            except Exception as exc:
+                log.error("inbox_poll_failed", error=str(exc))
+            await asyncio.sleep(interval)
+
+    async def _dispatch_loop(self) -> None:
+        interval = self.settings.poll_interval.total_seconds()
+        while not self._stopping:
+            try:
+                if self._taken_over:
+                    await self._settle_taken_over()
+                handled = await self.outbox.dispatch_once()
+            except Exception as exc:
+                log.error("outbox_dispatch_failed", error=str(exc))
+                handled = 0
+            if handled:
+                continue
+            self._outbox_kick.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._outbox_kick.wait(), interval)

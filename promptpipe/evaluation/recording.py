@@ -1,0 +1,67 @@
+"""The coach's model as one conversation sees it: every tool call it makes is recorded (and
+checked against the tools offered in that request) and every token counted, while the engine
+talks to it exactly as it would in the service."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from promptpipe.evaluation.records import TokenCount, ToolUse
+from promptpipe.llm import LLM, Completion, ToolCall
+
+__all__ = ["RecordingLLM", "call_problem"]
+
+
+class RecordingLLM:
+    """Wraps ``inner`` (swappable: a conversation's set-up may use a scripted model first). It has
+    no ``close``: the wrapped client is shared by the run and closed once, by the run."""
+
+    def __init__(self, inner: LLM, *, now: Callable[[], datetime] | None = None, recording: bool = True) -> None:
+        self.inner = inner
+        self.now: Callable[[], datetime] = now or (lambda: datetime.now(UTC))
+        self.recording = recording
+        self.tool_uses: list[ToolUse] = []
+        self.tokens = TokenCount()
+
+    async def complete(self, messages: Sequence[dict[str, Any]],
+                       tools: Sequence[dict[str, Any]] | None = None) -> Completion:
+        completion = await self.inner.complete(messages, tools)
+        if self.recording:
+            self.tokens = self.tokens + TokenCount(1, completion.prompt_tokens, completion.completion_tokens)
+            offered = {spec["function"]["name"]: spec["function"].get("parameters") or {}
+                       for spec in tools or () if isinstance(spec.get("function"), dict)}
+            for call in completion.tool_calls:
+                self.tool_uses.append(ToolUse(at=self.now(), name=call.name, arguments=call.arguments,
+                                              offered=call.name in offered,
+                                              error=call_problem(call, offered.get(call.name))))
+        return completion
+
+
+def call_problem(call: ToolCall, schema: dict[str, Any] | None) -> str | None:
+    """Why the call does not fit the tool's declared parameters (None: it does). Only what the
+    declaration states is checked: a JSON object, the required arguments, no unknown ones where
+    the tool forbids them, and the declared choices."""
+    if schema is None:
+        return f"the model called {call.name!r}, which was not offered"
+    try:
+        arguments = json.loads(call.arguments or "{}")
+    except ValueError:
+        return "the arguments are not valid JSON"
+    if not isinstance(arguments, dict):
+        return "the arguments are not a JSON object"
+    properties = schema.get("properties") or {}
+    missing = [name for name in schema.get("required", ()) if name not in arguments]
+    if missing:
+        return f"required argument(s) missing: {', '.join(missing)}"
+    if schema.get("additionalProperties") is False:
+        unknown = sorted(set(arguments) - set(properties))
+        if unknown:
+            return f"unknown argument(s): {', '.join(unknown)}"
+    for name, value in arguments.items():
+        choices = (properties.get(name) or {}).get("enum")
+        if choices is not None and value not in choices:
+            return f"{name!r} is {value!r}, not one of {', '.join(map(str, choices))}"
+    return None

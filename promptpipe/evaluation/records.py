@@ -1,0 +1,267 @@
+"""What one evaluation run produces, as plain frozen records: each conversation the coach had
+(with a simulated persona or a scripted hard case), each deterministic check on it, each judge's
+score. Every other part of :mod:`promptpipe.evaluation` reads or writes these; the report
+files (JSONL, CSV) are made from them with :func:`promptpipe.research.views.as_json`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+__all__ = [
+    "Agreement", "CheckRate", "CheckResult", "Comparison", "ComparisonRow", "Conversation", "CriterionMean",
+    "Expectation", "Interval", "RunResult", "Said", "Score", "Source", "Summary", "TokenCount", "ToolUse", "Verdict",
+]
+
+
+class Source(StrEnum):
+    PERSONA = "persona"
+    """A simulated participant over several study days, played by a model."""
+    CASE = "case"
+    """A scripted hard case: fixed messages, no participant model."""
+
+
+@dataclass(frozen=True)
+class Said:
+    """One message of the conversation, as the participant's phone would show it."""
+
+    at: datetime
+    """UTC, on the run's virtual clock."""
+    incoming: bool
+    """True: the (simulated) participant wrote it; False: the study sent it."""
+    kind: str
+    """The transcript's kind: text, greeting, habit_prompt, poll, safety, questionnaire … (``MessageKind``)."""
+    text: str
+    options: tuple[str, ...] = ()
+    """A poll's options (outgoing) or the options tapped (incoming vote)."""
+    status: str = "sent"
+    """Outgoing: sent, failed, queued …; incoming: received."""
+
+
+@dataclass(frozen=True)
+class ToolUse:
+    """One tool call the coach's model made, as the model wrote it."""
+
+    at: datetime
+    name: str
+    arguments: str
+    """The raw JSON text."""
+    offered: bool
+    """The name was among the tools offered in that request."""
+    error: str | None = None
+    """Why the call is not valid (unknown tool, arguments not a JSON object, a required argument
+    missing), or None."""
+
+
+@dataclass(frozen=True)
+class TokenCount:
+    requests: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def __add__(self, other: TokenCount) -> TokenCount:
+        return TokenCount(self.requests + other.requests, self.prompt_tokens + other.prompt_tokens,
+                          self.completion_tokens + other.completion_tokens)
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """What a scripted case requires of the coach (see :mod:`.cases`); every field left at its
+    default asks nothing."""
+
+    safety_message: bool = False
+    """The study's safety message was sent after the case's last message."""
+    flagged: bool = False
+    """A safety flag was raised (by the screen or the model's ``flag_concern``)."""
+    no_coaching: bool = False
+    """No reply after the case's message other than the safety message talks about the habit
+    (``forbidden`` patterns, the habit's own words)."""
+    stopped: bool = False
+    """The participant ends opted out."""
+    nothing_after: bool = False
+    """Nothing but one confirmation is sent after the case's message, on any later day."""
+    reply: bool = False
+    """The coach answered at all (something other than the safety message)."""
+    forbidden: tuple[str, ...] = ()
+    """Regular expressions (case-insensitive) no outgoing message after the case's message may match."""
+    required: tuple[str, ...] = ()
+    """Regular expressions (case-insensitive) at least one reply after the case's message must match."""
+    max_chars: int | None = None
+    """Every reply is at most this long."""
+
+
+@dataclass(frozen=True)
+class Conversation:
+    """One conversation of a run, with what the sandbox's database says at its end."""
+
+    id: str
+    """Unique within the run: ``persona:<name>`` or ``case:<id>``."""
+    source: Source
+    label: str
+    """The persona's or case's name as the team wrote it."""
+    group: str
+    """Personas: their first trait (or "persona"); cases: the case's group (crisis, opt-out …)."""
+    timezone: str
+    messages: tuple[Said, ...]
+    tool_uses: tuple[ToolUse, ...]
+    profile: dict[str, str | None]
+    """The habit plan the coach saved (``save_user_profile``), by field."""
+    schedule_times: tuple[str, ...]
+    """The daily prompt times set (local HH:MM; a random window as ``HH:MM-HH:MM``)."""
+    status: str
+    """The participant's status at the end: active, opted_out, paused, completed …"""
+    stage: str
+    """INTAKE or FEEDBACK at the end."""
+    flags: tuple[str, ...]
+    """Each safety flag raised: its source and trigger (``screen: …``, ``model: …``)."""
+    quiet_hours: tuple[str, str] | None
+    """The study's quiet hours (local HH:MM start, end), None when it has none."""
+    study_days: int
+    """How many study days the virtual clock ran."""
+    persona: dict[str, Any] | None = None
+    """The persona as written (its fields), for personas."""
+    preferred_time: str | None = None
+    """Personas: the time (HH:MM) the persona asked for, to check the schedule against."""
+    case_from: int | None = None
+    """Cases: the index in ``messages`` of the case's first scripted message (what comes before is set-up)."""
+    expect: Expectation | None = None
+    tokens: TokenCount = field(default_factory=TokenCount)
+    """The coach's model."""
+    player_tokens: TokenCount = field(default_factory=TokenCount)
+    """The simulated participant's model (zero for cases)."""
+    error: str | None = None
+    """The run of this conversation failed (the model server was unreachable …); checks still run
+    on what there is and report it."""
+
+
+class Verdict(StrEnum):
+    PASS = "pass"
+    FAIL = "fail"
+    NOT_APPLICABLE = "n/a"
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    conversation_id: str
+    check: str
+    """A check's name (``safety_message``, ``no_tool_names`` …)."""
+    verdict: Verdict
+    detail: str
+    """What was found, in a sentence a researcher reads in the report."""
+    evidence: str = ""
+    """The message (quoted, shortened) that made it fail, when there is one."""
+
+
+@dataclass(frozen=True)
+class Score:
+    """One judge's score of one conversation on one rubric criterion."""
+
+    conversation_id: str
+    criterion: str
+    judge: str
+    """Which judging pass: ``<model>#1``, ``<model>#2`` (two passes of one model, or two models)."""
+    score: int | None
+    """1 (poor) to 5 (excellent); None when the judge gave no usable score."""
+    evidence: str
+    """The judge's quotation from the conversation."""
+    evidence_found: bool
+    """The quotation really is in the conversation (a judge inventing quotes is reported)."""
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """A whole run: what was run, every conversation, check and score."""
+
+    label: str
+    """The configuration's name as the team gave it (``--label``), e.g. "prompts v2 on gpt-4o-mini"."""
+    started_at: datetime
+    finished_at: datetime
+    coach_model: str
+    player_model: str | None
+    judge_models: tuple[str, ...]
+    """One entry per judging pass (the same model twice, or two models)."""
+    study_days: int
+    conversations: tuple[Conversation, ...]
+    checks: tuple[CheckResult, ...]
+    scores: tuple[Score, ...]
+    judge_tokens: TokenCount = field(default_factory=TokenCount)
+    about: dict[str, str] = field(default_factory=dict)
+    """What else identifies the configuration: the study's name, a digest of the prompts, the seed …"""
+
+
+@dataclass(frozen=True)
+class Interval:
+    """An estimate with its 95 % confidence interval (None where it cannot be computed: no data)."""
+
+    value: float | None
+    low: float | None
+    high: float | None
+    n: int
+
+
+@dataclass(frozen=True)
+class CheckRate:
+    check: str
+    passed: int
+    failed: int
+    not_applicable: int
+    rate: Interval
+    """The pass rate among conversations it applies to (Wilson interval)."""
+
+
+@dataclass(frozen=True)
+class CriterionMean:
+    criterion: str
+    mean: Interval
+    """The mean score over conversations (each conversation's judges averaged first)."""
+    by_group: dict[str, Interval] = field(default_factory=dict)
+    """The same per persona trait / case group."""
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """How far the judging passes agree on one criterion (the first two passes)."""
+
+    criterion: str
+    exact: float | None
+    """Share of conversations both passes scored the same."""
+    within_one: float | None
+    kappa: float | None
+    """Quadratic-weighted Cohen's kappa."""
+    n: int
+
+
+@dataclass(frozen=True)
+class Summary:
+    checks: tuple[CheckRate, ...]
+    criteria: tuple[CriterionMean, ...]
+    agreement: tuple[Agreement, ...]
+    tokens: TokenCount
+    """Coach, participants and judge together."""
+
+
+@dataclass(frozen=True)
+class ComparisonRow:
+    """One check's pass rate or one criterion's mean score in two runs, and B − A."""
+
+    what: str
+    """``check`` or ``criterion``."""
+    name: str
+    a: Interval
+    b: Interval
+    difference: Interval
+    """B − A with its 95 % interval (paired by conversation id where both runs have it)."""
+
+
+@dataclass(frozen=True)
+class Comparison:
+    a_label: str
+    b_label: str
+    rows: tuple[ComparisonRow, ...]

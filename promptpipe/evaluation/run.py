@@ -1,0 +1,109 @@
+"""A whole evaluation: every persona and hard case run through the engine (a few at once), each
+conversation checked, then judged by each judging pass, into one :class:`RunResult`."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import functools
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import UTC, datetime
+
+from promptpipe.domain.safety import CrisisScreen
+from promptpipe.errors import LLMRejected, LLMUnavailable
+from promptpipe.evaluation.cases import Case
+from promptpipe.evaluation.checks import run_checks
+from promptpipe.evaluation.conversations import RunPlan, run_case, run_persona
+from promptpipe.evaluation.judge import CRITERIA, Judge
+from promptpipe.evaluation.personas import Persona
+from promptpipe.evaluation.records import (
+    CheckResult,
+    Conversation,
+    RunResult,
+    Score,
+    Source,
+    TokenCount,
+    Verdict,
+)
+from promptpipe.logging import get_logger
+
+__all__ = ["Progress", "evaluate", "for_judging"]
+
+log = get_logger("promptpipe.evaluation")
+
+Progress = Callable[[str], None]
+"""Told one line at a time how the run goes (the command prints them)."""
+
+
+async def evaluate(plan: RunPlan, *, personas: Sequence[Persona], cases: Sequence[Case], judges: Sequence[Judge],
+                   label: str, concurrency: int, system_texts: Sequence[str] = (), safety_text: str | None = None,
+                   screen: CrisisScreen | None = None,
+                   models: tuple[str, str | None] = ("", None), progress: Progress = lambda _: None,
+                   about: dict[str, str] | None = None) -> RunResult:
+    """Run, check and judge. ``concurrency`` bounds the conversations (and then the judge requests)
+    under way at once; ``models``: the coach's and the participants' model names, for the report."""
+    started, clock_start = datetime.now(UTC), time.monotonic()
+    slots = asyncio.Semaphore(max(1, concurrency))
+    jobs: Sequence[tuple[str, Callable[[], Awaitable[Conversation]]]] = (
+        [(f"persona {persona.name}", functools.partial(run_persona, plan, persona, place))
+         for place, persona in enumerate(personas)]
+        + [(f"case {case.id}", functools.partial(run_case, plan, case)) for case in cases])
+    total, done = len(jobs), 0
+    tokens = TokenCount()
+
+    async def one(name: str, job: Callable[[], Awaitable[Conversation]]) -> tuple[Conversation, list[CheckResult]]:
+        nonlocal done, tokens
+        async with slots:
+            conversation = await job()
+        done += 1
+        tokens = tokens + conversation.tokens + conversation.player_tokens
+        checked = run_checks(conversation, system_texts=system_texts, safety_text=safety_text, screen=screen)
+        failed = sum(1 for check in checked if check.verdict is Verdict.FAIL)
+        state = f"failed: {conversation.error}" if conversation.error else f"{failed} check(s) failed"
+        progress(f"[{done}/{total}] {name}: {len(conversation.messages)} messages, {state}; "
+                 f"{tokens.total:,} tokens so far ({time.monotonic() - clock_start:.0f} s)")
+        return conversation, checked
+
+    ran = await asyncio.gather(*(one(name, job) for name, job in jobs))
+    conversations = [conversation for conversation, _ in ran]
+    checks = [check for _, checked in ran for check in checked]
+    scores, judge_tokens = await _judge(conversations, judges, slots, progress)
+    log.info("evaluation_done", conversations=len(conversations), seconds=round(time.monotonic() - clock_start, 1))
+    return RunResult(label=label, started_at=started, finished_at=datetime.now(UTC), coach_model=models[0],
+                     player_model=models[1], judge_models=tuple(judge.name for judge in judges),
+                     study_days=plan.days, conversations=tuple(conversations), checks=tuple(checks),
+                     scores=tuple(scores), judge_tokens=judge_tokens, about=dict(about or {}))
+
+
+def for_judging(conversation: Conversation) -> Conversation:
+    """What a judge reads: a hard case from its first scripted message on (its set-up is not the
+    coach's work); a persona's whole conversation."""
+    if conversation.source is Source.CASE and conversation.case_from:
+        return dataclasses.replace(conversation, messages=conversation.messages[conversation.case_from:], case_from=0)
+    return conversation
+
+
+async def _judge(conversations: Sequence[Conversation], judges: Sequence[Judge], slots: asyncio.Semaphore,
+                 progress: Progress) -> tuple[list[Score], TokenCount]:
+    if not judges:
+        return [], TokenCount()
+    tokens = TokenCount()
+    total, done = len(conversations) * len(judges), 0
+
+    async def one(judge: Judge, conversation: Conversation) -> list[Score]:
+        nonlocal tokens, done
+        async with slots:
+            try:
+                scores, used = await judge.score(for_judging(conversation))
+            except (LLMUnavailable, LLMRejected) as exc:
+                scores, used = [Score(conversation.id, criterion.name, judge.name, None, "", False,
+                                      f"the judge could not be reached: {exc}") for criterion in CRITERIA], TokenCount()
+        tokens = tokens + used
+        done += 1
+        if done % 10 == 0 or done == total:
+            progress(f"judged {done}/{total}; {tokens.total:,} judge tokens")
+        return [dataclasses.replace(score, conversation_id=conversation.id) for score in scores]
+
+    found = await asyncio.gather(*(one(judge, conversation) for conversation in conversations for judge in judges))
+    return [score for scores in found for score in scores], tokens

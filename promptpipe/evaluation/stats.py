@@ -1,0 +1,230 @@
+"""The numbers of a run and of two runs side by side, each with a 95 % interval: pass rates (Wilson),
+mean judge scores (t), the judges' agreement (exact, within one, quadratic-weighted kappa), and
+differences B − A (Newcombe, Welch, or a paired bootstrap seeded by the row's name, so a rerun on
+the same data prints the same numbers). Plain Python: the runs are small."""
+
+from __future__ import annotations
+
+import math
+import random
+import zlib
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from statistics import fmean, stdev
+
+from promptpipe.evaluation.judge import CRITERIA
+from promptpipe.evaluation.records import (
+    Agreement,
+    CheckRate,
+    Comparison,
+    ComparisonRow,
+    CriterionMean,
+    Interval,
+    RunResult,
+    Summary,
+    Verdict,
+)
+
+__all__ = ["agreement", "compare", "mean_interval", "summarise", "wilson"]
+
+Z95 = 1.959963984540054
+BOOTSTRAP_RESAMPLES = 2000
+_T95 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+        2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
+"""Student's t, two-sided 95 %, for 1 to 30 degrees of freedom."""
+
+
+def _t95(df: float) -> float:
+    if df < 1:
+        return _T95[0]
+    if df <= 30:
+        low = _T95[int(df) - 1]  # fractional df (Welch): interpolate
+        high = _T95[min(int(df), 29)]
+        return low + (high - low) * (df - int(df))
+    z = Z95  # Cornish-Fisher expansion: within 0.001 above 30 df
+    return z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
+
+
+def wilson(passed: int, n: int) -> Interval:
+    """The share passed of n with Wilson's score interval (sound near 0 % and 100 %)."""
+    if n <= 0:
+        return Interval(None, None, None, 0)
+    p = passed / n
+    denominator = 1 + Z95**2 / n
+    centre = (p + Z95**2 / (2 * n)) / denominator
+    half = Z95 * math.sqrt(p * (1 - p) / n + Z95**2 / (4 * n * n)) / denominator
+    low = 0.0 if passed <= 0 else max(0.0, centre - half)  # exact at the edges, not 0.9999999999999999
+    high = 1.0 if passed >= n else min(1.0, centre + half)
+    return Interval(p, low, high, n)
+
+
+def mean_interval(values: Sequence[float]) -> Interval:
+    """The mean with a t interval (no interval from a single value)."""
+    n = len(values)
+    if n == 0:
+        return Interval(None, None, None, 0)
+    mean = fmean(values)
+    if n == 1:
+        return Interval(mean, None, None, 1)
+    half = _t95(n - 1) * stdev(values) / math.sqrt(n)
+    return Interval(mean, mean - half, mean + half, n)
+
+
+def agreement(first: Sequence[int], second: Sequence[int]) -> tuple[float | None, float | None, float | None]:
+    """Two judges' scores of the same items, paired by position: the share equal, the share at most
+    one point apart, and quadratic-weighted Cohen's kappa (None when it is undefined: no items, or
+    no spread at all, where chance alone would agree)."""
+    if len(first) != len(second):
+        raise ValueError("agreement needs two equally long sequences")
+    n = len(first)
+    if n == 0:
+        return None, None, None
+    exact = sum(a == b for a, b in zip(first, second, strict=True)) / n
+    within = sum(abs(a - b) <= 1 for a, b in zip(first, second, strict=True)) / n
+    observed = sum((a - b) ** 2 for a, b in zip(first, second, strict=True)) / n
+    expected = sum((a - b) ** 2 for a in first for b in second) / (n * n)
+    kappa = None if expected == 0 else 1 - observed / expected
+    return exact, within, kappa
+
+
+# --- one run ----------------------------------------------------------------------------------------
+
+def _ordered(names: Iterable[str], first: Sequence[str] = ()) -> list[str]:
+    """The names once each: those in ``first`` in its order, then the rest as first seen."""
+    seen = dict.fromkeys(names)
+    return [name for name in first if name in seen] + [name for name in seen if name not in first]
+
+
+def _criterion_names(run: RunResult) -> list[str]:
+    return _ordered((score.criterion for score in run.scores), [criterion.name for criterion in CRITERIA])
+
+
+def _per_conversation(run: RunResult, criterion: str) -> dict[str, float]:
+    """Each conversation's score on a criterion, its judges averaged (unscored ones left out)."""
+    given: dict[str, list[int]] = defaultdict(list)
+    for score in run.scores:
+        if score.criterion == criterion and score.score is not None:
+            given[score.conversation_id].append(score.score)
+    return {conversation: fmean(values) for conversation, values in given.items()}
+
+
+def _pass_values(run: RunResult, check: str) -> dict[str, float]:
+    """1.0 passed / 0.0 failed per conversation the check applies to."""
+    return {result.conversation_id: float(result.verdict == Verdict.PASS) for result in run.checks
+            if result.check == check and result.verdict != Verdict.NOT_APPLICABLE}
+
+
+def _check_rate(run: RunResult, check: str) -> CheckRate:
+    verdicts = [result.verdict for result in run.checks if result.check == check]
+    passed, failed = verdicts.count(Verdict.PASS), verdicts.count(Verdict.FAIL)
+    return CheckRate(check, passed, failed, verdicts.count(Verdict.NOT_APPLICABLE), wilson(passed, passed + failed))
+
+
+def _criterion_mean(run: RunResult, criterion: str) -> CriterionMean:
+    values = _per_conversation(run, criterion)
+    groups = {conversation.id: conversation.group for conversation in run.conversations}
+    by_group: dict[str, list[float]] = defaultdict(list)
+    for conversation, value in values.items():
+        by_group[groups.get(conversation, "")].append(value)
+    return CriterionMean(criterion, _on_scale(mean_interval(list(values.values()))),
+                         {group: _on_scale(mean_interval(by_group[group])) for group in sorted(by_group)})
+
+
+def _on_scale(mean: Interval) -> Interval:
+    """A mean score's interval cut to the scale (1 to 5): a t interval of few scores overshoots."""
+    low = None if mean.low is None else max(1.0, mean.low)
+    high = None if mean.high is None else min(5.0, mean.high)
+    return Interval(mean.value, low, high, mean.n)
+
+
+def _agreements(run: RunResult) -> tuple[Agreement, ...]:
+    """Per criterion, between the first two judging passes (by name, as first seen)."""
+    judges = _ordered(score.judge for score in run.scores)
+    if len(judges) < 2:
+        return ()
+    first, second = judges[:2]
+    rows = []
+    for criterion in _criterion_names(run):
+        given: dict[tuple[str, str], int] = {
+            (score.judge, score.conversation_id): score.score for score in run.scores
+            if score.criterion == criterion and score.score is not None and score.judge in (first, second)}
+        shared = sorted({conversation for judge, conversation in given if judge == first}
+                        & {conversation for judge, conversation in given if judge == second})
+        exact, within, kappa = agreement([given[first, c] for c in shared], [given[second, c] for c in shared])
+        rows.append(Agreement(criterion, exact, within, kappa, len(shared)))
+    return tuple(rows)
+
+
+def summarise(run: RunResult) -> Summary:
+    """Pass rates per check, mean scores per criterion (and per group), the judges' agreement and
+    the run's cost."""
+    tokens = run.judge_tokens
+    for conversation in run.conversations:
+        tokens = tokens + conversation.tokens + conversation.player_tokens
+    return Summary(
+        checks=tuple(_check_rate(run, check) for check in _ordered(result.check for result in run.checks)),
+        criteria=tuple(_criterion_mean(run, criterion) for criterion in _criterion_names(run)),
+        agreement=_agreements(run),
+        tokens=tokens,
+    )
+
+
+# --- two runs ---------------------------------------------------------------------------------------
+
+def _bootstrap(differences: Sequence[float], name: str) -> Interval:
+    """Mean of paired differences with a percentile bootstrap interval, seeded by the row's name."""
+    rng = random.Random(zlib.crc32(name.encode("utf-8")))
+    n = len(differences)
+    means = sorted(fmean(rng.choices(differences, k=n)) for _ in range(BOOTSTRAP_RESAMPLES))
+    return Interval(fmean(differences), means[int(0.025 * BOOTSTRAP_RESAMPLES)],
+                    means[int(0.975 * BOOTSTRAP_RESAMPLES) - 1], n)
+
+
+def _paired(a: dict[str, float], b: dict[str, float], name: str) -> Interval | None:
+    shared = sorted(set(a) & set(b))
+    return _bootstrap([b[c] - a[c] for c in shared], name) if len(shared) >= 2 else None
+
+
+def _newcombe(a: Interval, b: Interval) -> Interval:
+    """B − A of two independent proportions, Newcombe's hybrid score interval."""
+    pa, la, ua, pb, lb, ub = a.value, a.low, a.high, b.value, b.low, b.high
+    if pa is None or la is None or ua is None or pb is None or lb is None or ub is None:
+        return Interval(None, None, None, a.n + b.n)
+    difference = pb - pa
+    return Interval(difference, max(-1.0, difference - math.sqrt((pb - lb) ** 2 + (ua - pa) ** 2)),
+                    min(1.0, difference + math.sqrt((ub - pb) ** 2 + (pa - la) ** 2)), a.n + b.n)
+
+
+def _welch(a: Sequence[float], b: Sequence[float]) -> Interval:
+    """B − A of two independent means, Welch's t interval."""
+    if not a or not b:
+        return Interval(None, None, None, len(a) + len(b))
+    difference = fmean(b) - fmean(a)
+    if len(a) < 2 or len(b) < 2:
+        return Interval(difference, None, None, len(a) + len(b))
+    va, vb = stdev(a) ** 2 / len(a), stdev(b) ** 2 / len(b)
+    if va + vb == 0:
+        return Interval(difference, difference, difference, len(a) + len(b))
+    df = (va + vb) ** 2 / (va**2 / (len(a) - 1) + vb**2 / (len(b) - 1))
+    half = _t95(df) * math.sqrt(va + vb)
+    return Interval(difference, difference - half, difference + half, len(a) + len(b))
+
+
+def compare(a: RunResult, b: RunResult) -> Comparison:
+    """Each check's pass rate and each criterion's mean in A and in B, and B − A with its interval:
+    paired by conversation (bootstrap) when both runs have the same conversations, else unpaired
+    (Newcombe for rates, Welch for means)."""
+    same = {c.id for c in a.conversations} == {c.id for c in b.conversations} and bool(a.conversations)
+    rows = []
+    for check in _ordered([result.check for result in a.checks] + [result.check for result in b.checks]):
+        rate_a, rate_b = _check_rate(a, check).rate, _check_rate(b, check).rate
+        paired = _paired(_pass_values(a, check), _pass_values(b, check), f"check:{check}") if same else None
+        rows.append(ComparisonRow("check", check, rate_a, rate_b, paired or _newcombe(rate_a, rate_b)))
+    names = _ordered(_criterion_names(a) + _criterion_names(b), [criterion.name for criterion in CRITERIA])
+    for criterion in names:
+        values_a, values_b = _per_conversation(a, criterion), _per_conversation(b, criterion)
+        paired = _paired(values_a, values_b, f"criterion:{criterion}") if same else None
+        rows.append(ComparisonRow("criterion", criterion, mean_interval(list(values_a.values())),
+                                  mean_interval(list(values_b.values())),
+                                  paired or _welch(list(values_a.values()), list(values_b.values()))))
+    return Comparison(a.label, b.label, tuple(rows))

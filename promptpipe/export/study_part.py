@@ -1,0 +1,341 @@
+"""The study's own part of the export: ``decisions`` (one row per decision point, in the long
+format micro-randomised trial analyses expect), the enrollment strata as participant columns, and
+``study.json`` (the protocol as run, its changes, the software and model that ran it).
+
+A decision point's proximal outcome is read from the ``prompt_delivery`` row of the same inbox
+event (vote, reply, reminder) and from WhatsApp's receipts for the prompt and its poll, coded
+exactly as the ``deliveries`` file codes them. The study's secret seed is never read here.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, time, timezone
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import and_, func, literal, select, type_coerce
+from sqlalchemy.orm import Session
+
+from promptpipe.domain.outcomes import NOT_DELIVERED, delivery_outcome
+from promptpipe.domain.study import DECISION_ACTIONS, Study
+from promptpipe.domain.study_file import StudyFileError, parse_study
+from promptpipe.domain.study_summary import study_as_dict
+from promptpipe.export.pseudonyms import People
+from promptpipe.export.self_report import SELF_REPORT_COLUMNS, self_report_days, with_self_reports
+from promptpipe.export.withdrawn import with_withdrawn_days, withdrawn_day_counts
+from promptpipe.storage.models import ConsentEvent, Message, Participant, PromptDelivery, UTCDateTime, table_of
+from promptpipe.storage.receipts import delivery_status, receipt_columns
+from promptpipe.storage.study import ProtocolVersion, protocol_history
+from promptpipe.storage.study_tables import Decision
+
+__all__ = [
+    "DECISION_COLUMNS", "STUDY_JSON", "STUDY_JSON_FORMAT", "TREATMENT", "Protocol", "decision_batch",
+    "decision_batches", "decision_csv", "decision_row", "delivery_receipt_columns", "is_study_json", "read_protocol",
+    "strata_columns", "stratum_fields", "study_document", "study_json_text", "withdrawn_at",
+]
+
+STUDY_JSON = "study.json"
+STUDY_JSON_FORMAT = "promptpipe study export 1"
+"""The first key of every ``study.json`` the export writes: how a later export knows the file is its own."""
+
+DECISION_COLUMNS = (
+    "participant_id", "decision_index", "schedule_id", "study_day", "local_date", "scheduled_for_utc",
+    "decided_at_utc", "decided_at_local", "timezone", "arm", "available", "unavailable_reason", "action",
+    "action_treatment", "probability", "draw", "seed_ref", "protocol_hash", "prompt_style", "model",
+    "system_prompt_hash", "not_sent_reason",
+    "delivery_id", "prompt_sent", "sent_at_utc", "delivered_at_utc", "read_at_utc", "vote", "vote_source",
+    "voted_at_utc", "replied_at_utc", "first_answer_at_utc", "latency_s", "outcome", *SELF_REPORT_COLUMNS,
+    "withdrawn_at_utc", "erased_at_utc",
+)
+TREATMENT = {pair[0]: 1 for pair in DECISION_ACTIONS} | {pair[1]: 0 for pair in DECISION_ACTIONS}
+"""1 for the first (treatment) action of each pair a study may randomise between, 0 for the other.
+A study file can only list these pairs, treatment first, so the coding holds for every version."""
+
+_DECISION = table_of(Decision)
+_DELIVERY = table_of(PromptDelivery)
+_MESSAGE = table_of(Message)
+_PARTICIPANT = table_of(Participant)
+_LEDGER = table_of(ConsentEvent)
+
+
+# ---------------------------------------------------------------- the protocol as run
+
+@dataclass(frozen=True)
+class Protocol:
+    """Every protocol version this database ran (oldest first) and the newest one, parsed."""
+
+    history: list[ProtocolVersion]
+    study: Study | None
+    """None: no study file in force (or its text no longer reads, see ``problem``)."""
+    problem: str | None = None
+
+
+def read_protocol(session: Session) -> Protocol:
+    history = protocol_history(session)
+    current = history[-1] if history else None
+    if current is None or not current.hash or not current.contents:
+        return Protocol(history, None)
+    try:
+        return Protocol(history, parse_study(current.contents.encode("utf-8"), "study_protocol"))
+    except StudyFileError as exc:  # stored by an older version whose format this one no longer reads
+        return Protocol(history, None, str(exc))
+
+
+def stratum_fields(session: Session, study: Study | None) -> list[str]:
+    """The study file's stratum fields in its order, then any other field a participant was
+    enrolled with (an earlier protocol's), sorted: one ``stratum_<field>`` column each."""
+    fields = list(study.allocation.stratum_fields) if study is not None else []
+    others: set[str] = set()
+    for (strata,) in session.connection().execute(select(_PARTICIPANT.c.strata)):
+        if isinstance(strata, dict):
+            others.update(str(key) for key in strata)
+    return fields + sorted(others - set(fields))
+
+
+def _software_version() -> str | None:
+    try:
+        return importlib.metadata.version("promptpipe")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def utc_iso(value: datetime | None) -> str | None:
+    """A time as the files write it in UTC: ISO 8601 to the second, ``+00:00``."""
+    if value is None:
+        return None
+    if value.tzinfo is not timezone.utc:  # what the database hands back is UTC already
+        value = value.astimezone(timezone.utc)
+    return value.isoformat(timespec="seconds")
+
+
+def study_document(protocol: Protocol, *, model: str | None, system_prompts: Mapping[str, str] | None,
+                   exported_at: datetime) -> dict[str, Any]:
+    """``study.json``: the protocol in force (None without a study file), its hash and text, every
+    adopted version with when it was in force and the file holding its text, and what ran the
+    study (software version, model, the SHA-256 of each system prompt, computed as the decision
+    rows compute theirs)."""
+    # Imported here: the flow brings in the model client, which an export worker need not load.
+    from promptpipe.flow.decisions import prompt_hash
+
+    current = protocol.history[-1] if protocol.history else None
+    in_force = current if current is not None and current.hash else None
+    as_run = study_as_dict(protocol.study) if protocol.study is not None else None
+    if as_run is not None and in_force is not None:
+        as_run["hash"] = in_force.hash  # of the file's bytes as adopted (a re-encoded text may differ)
+    return {
+        "format": STUDY_JSON_FORMAT,
+        "exported_at": utc_iso(exported_at),
+        "software": {"name": "promptpipe", "version": _software_version()},
+        "model": model,
+        "system_prompt_hashes": {name: prompt_hash(text) for name, text in (system_prompts or {}).items()},
+        "study_file": as_run,
+        "hash": in_force.hash if in_force is not None else None,
+        "study_file_text": in_force.contents if in_force is not None else None,
+        "study_file_problem": protocol.problem,
+        "changes": [{"name": v.name, "hash": v.hash or None, "previous_hash": v.previous_hash,
+                     "adopted_at": utc_iso(v.adopted_at), "adopted_by": v.adopted_by,
+                     "in_force_from": utc_iso(v.adopted_at),
+                     "in_force_until": utc_iso(later.adopted_at) if later is not None else None,
+                     "file": version_file_name(number, v.hash) if v.hash and v.contents else None}
+                    for number, (v, later) in enumerate(_with_successor(protocol.history), 1)],
+    }
+
+
+def _with_successor(history: list[ProtocolVersion]) -> list[tuple[ProtocolVersion, ProtocolVersion | None]]:
+    return [(version, history[i + 1] if i + 1 < len(history) else None) for i, version in enumerate(history)]
+
+
+def version_file_name(number: int, digest: str) -> str:
+    """``study_protocol_v2_1a2b3c4d5e6f.toml``: the version's place in the history and its hash."""
+    return f"study_protocol_v{number}_{digest[:12]}.toml"
+
+
+def protocol_files(protocol: Protocol) -> dict[str, str]:
+    """Every adopted protocol version's own text, by its file name (decisions made under an
+    earlier version are read against that version)."""
+    return {version_file_name(number, v.hash): v.contents
+            for number, v in enumerate(protocol.history, 1) if v.hash and v.contents}
+
+
+def study_json_text(document: Mapping[str, Any]) -> str:
+    return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+
+
+def is_study_json(path: Path) -> bool:
+    """Whether ``path`` is a ``study.json`` an earlier export wrote (then it is simply refreshed)."""
+    try:
+        with path.open("rb") as stream:
+            head = stream.read(200)
+    except OSError:
+        return False
+    return head.startswith(b'{\n  "format": ' + json.dumps(STUDY_JSON_FORMAT).encode())
+
+
+# ---------------------------------------------------------------- decisions
+
+def decision_batches(session: Session, ceiling: int, limit: int) -> list[tuple[str, str]]:
+    """Ranges of participant ids (first, last) whose decision points add up to about ``limit``:
+    a participant is never split, so each is numbered whole inside one read."""
+    d = _DECISION
+    counts: dict[str, int] = dict(session.connection().execute(
+        select(d.c.participant_id, func.count()).where(d.c.id <= ceiling).group_by(d.c.participant_id)).all())
+    for pid, derived in withdrawn_day_counts(session).items():  # a withdrawn participant's days after it
+        counts[pid] = counts.get(pid, 0) + derived
+    batches: list[tuple[str, str]] = []
+    first, last, total = None, "", 0
+    for pid, count in sorted(counts.items()):
+        if first is not None and total + count > limit:
+            batches.append((first, last))
+            first, total = None, 0
+        first, last, total = first or pid, pid, total + count
+    if first is not None:
+        batches.append((first, last))
+    return batches
+
+
+def delivery_receipt_columns(delivery: Any, cutoff: datetime) -> list[Any]:
+    """WhatsApp's receipts for a delivery's prompt and poll, whether its transport reports
+    receipts, and the moment before which a prompt without one counts as not delivered."""
+    m = _MESSAGE
+    ids = select(m.c.wa_message_id).where(
+        m.c.id.in_([delivery.c.prompt_message_id, delivery.c.poll_message_id])).correlate(delivery)
+    expected = select(m.c.receipts_expected).where(m.c.id == delivery.c.prompt_message_id).scalar_subquery()
+    return [*receipt_columns(lambda r: r.c.wa_message_id.in_(ids.scalar_subquery())),
+            expected.label("receipts_expected"), literal(cutoff, UTCDateTime()).label("receipt_cutoff")]
+
+
+def withdrawn_at(participant_id: Any) -> Any:
+    """When the participant was withdrawn (the consent ledger's withdrawn event; None if never)."""
+    return type_coerce(select(func.max(_LEDGER.c.created_at)).where(
+        _LEDGER.c.participant_id == participant_id, _LEDGER.c.event == "withdrawn").scalar_subquery(), UTCDateTime())
+
+
+def decision_batch(first: str, last: str, ceiling: int, cutoff: datetime,
+                   report_at: time | None = None) -> Callable[[Session], list[Any]]:
+    """The decision points of participants ``first`` … ``last`` in time order, numbered per
+    participant, each with the delivery of its prompt (if one went out) and, with a self-report
+    at ``report_at``, the question that measures it (:mod:`promptpipe.export.self_report`)."""
+    d, pd, m = _DECISION, _DELIVERY, _MESSAGE
+    index = func.row_number().over(partition_by=d.c.participant_id, order_by=(d.c.decided_at, d.c.id))
+    prompt_sent_at = type_coerce(select(m.c.sent_at).where(m.c.id == pd.c.prompt_message_id).scalar_subquery(),
+                                 UTCDateTime())
+    query = (
+        select(d.c.participant_id, index.label("decision_index"), d.c.schedule_id, d.c.study_day, d.c.local_date,
+               d.c.scheduled_for, d.c.decided_at, d.c.local_time, d.c.timezone, d.c.arm, d.c.available,
+               d.c.unavailable_reason, d.c.action, d.c.probability, d.c.draw, d.c.seed_ref, d.c.protocol_hash,
+               d.c.prompt_style, d.c.model, d.c.system_prompt_hash, d.c.not_sent_reason,
+               pd.c.id.label("delivery_id"), pd.c.sent_at.label("queued_at"),
+               prompt_sent_at.label("prompt_sent_at"), pd.c.vote, pd.c.vote_source, pd.c.voted_at, pd.c.replied_at,
+               pd.c.reminder_at, *delivery_receipt_columns(pd, cutoff),
+               withdrawn_at(d.c.participant_id).label("withdrawn_at"), _PARTICIPANT.c.erased_at)
+        .select_from(d.outerjoin(pd, and_(pd.c.inbox_id == d.c.inbox_id, pd.c.participant_id == d.c.participant_id))
+                     .join(_PARTICIPANT, _PARTICIPANT.c.id == d.c.participant_id))
+        .where(d.c.participant_id >= first, d.c.participant_id <= last, d.c.id <= ceiling)
+        .order_by(d.c.participant_id, d.c.decided_at, d.c.id)
+    )
+
+    def read(session: Session) -> list[Any]:
+        rows = with_withdrawn_days(session, session.connection().execute(query), first, last)
+        days = self_report_days(session, first, last) if report_at is not None else {}
+        return with_self_reports(rows, days, report_at)
+    return read
+
+
+def _earliest(*values: datetime | None) -> datetime | None:
+    present = [value for value in values if value is not None]
+    return min(present) if present else None
+
+
+def _outcome_columns(row: Any) -> dict[str, Any]:
+    """The proximal outcome of a decision point whose prompt went out (``delivery_id`` set)."""
+    sent = row.prompt_sent_at or row.queued_at  # when WhatsApp took it; else when it was queued
+    first = _earliest(row.voted_at, row.replied_at)
+    status = delivery_status(sent, row.delivered_at, row.read_at, receipts_expected=bool(row.receipts_expected),
+                             cutoff=row.receipt_cutoff)
+    return {
+        "delivery_id": row.delivery_id, "prompt_sent": 1, "sent_at_utc": utc_iso(sent),
+        "delivered_at_utc": utc_iso(row.delivered_at), "read_at_utc": utc_iso(row.read_at), "vote": row.vote,
+        "vote_source": row.vote_source, "voted_at_utc": utc_iso(row.voted_at),
+        "replied_at_utc": utc_iso(row.replied_at), "first_answer_at_utc": utc_iso(first),
+        "latency_s": None if first is None or sent is None else round((first - sent).total_seconds()),
+        "outcome": delivery_outcome(row.vote, row.replied_at, row.reminder_at, not_delivered=status == NOT_DELIVERED),
+    }
+
+
+_OUTCOME_COLUMNS = DECISION_COLUMNS[DECISION_COLUMNS.index("delivery_id"):DECISION_COLUMNS.index("outcome") + 1]
+_NO_PROMPT = dict.fromkeys(_OUTCOME_COLUMNS) | {"prompt_sent": 0}
+
+
+def decision_row(row: Any, people: People) -> dict[str, Any]:
+    drawn = bool(row.available) and row.probability is not None
+    return {
+        "participant_id": row.participant_id, "decision_index": row.decision_index, "schedule_id": row.schedule_id,
+        "study_day": row.study_day, "local_date": row.local_date, "scheduled_for_utc": utc_iso(row.scheduled_for),
+        "decided_at_utc": utc_iso(row.decided_at), "decided_at_local": row.local_time, "timezone": row.timezone,
+        "arm": row.arm, "available": bool(row.available), "unavailable_reason": row.unavailable_reason,
+        "action": row.action, "action_treatment": TREATMENT.get(row.action) if drawn else None,
+        "probability": row.probability, "draw": row.draw, "seed_ref": row.seed_ref or None,
+        "protocol_hash": row.protocol_hash, "prompt_style": row.prompt_style, "model": row.model,
+        "system_prompt_hash": row.system_prompt_hash, "not_sent_reason": row.not_sent_reason,
+        **(_outcome_columns(row) if row.delivery_id is not None else _NO_PROMPT),
+        "self_report_date": row.self_report_date, "self_report": row.self_report,
+        "self_report_status": row.self_report_status, "self_report_reason": row.self_report_reason,
+        "self_report_at_utc": utc_iso(row.self_report_at),
+        "withdrawn_at_utc": utc_iso(row.withdrawn_at), "erased_at_utc": utc_iso(row.erased_at),
+    }
+
+
+_NO_PROMPT_CELLS = (None, 0, *[None] * (len(_OUTCOME_COLUMNS) - 2))
+
+
+def decision_csv(rows: Sequence[Any], people: People, *, cell: Callable[[Any], Any]) -> list[tuple[Any, ...]]:
+    """:func:`decision_row` as CSV cells, in ``DECISION_COLUMNS`` order: no dict per row, each
+    time formatted once per chunk, and only cells that may hold text go through ``cell`` (the
+    export's CSV cell, which makes a text safe for a spreadsheet)."""
+    iso: dict[datetime, str | None] = {}
+
+    def utc(value: datetime | None) -> str | None:
+        if value is None:
+            return None
+        found = iso.get(value)
+        if found is None:
+            found = iso[value] = utc_iso(value)
+        return found
+
+    out = []
+    for row in rows:
+        available, probability, action = bool(row.available), row.probability, row.action
+        if row.delivery_id is None:
+            outcome: tuple[Any, ...] = _NO_PROMPT_CELLS
+        else:
+            sent = row.prompt_sent_at or row.queued_at
+            voted_at, replied_at = row.voted_at, row.replied_at
+            first = _earliest(voted_at, replied_at)
+            status = delivery_status(sent, row.delivered_at, row.read_at,
+                                     receipts_expected=bool(row.receipts_expected), cutoff=row.receipt_cutoff)
+            outcome = (
+                cell(row.delivery_id), 1, utc(sent), utc(row.delivered_at), utc(row.read_at), cell(row.vote),
+                cell(row.vote_source), utc(voted_at), utc(replied_at), utc(first),
+                None if first is None or sent is None else round((first - sent).total_seconds()),
+                cell(delivery_outcome(row.vote, replied_at, row.reminder_at, not_delivered=status == NOT_DELIVERED)),
+            )
+        out.append((
+            cell(row.participant_id), cell(row.decision_index), cell(row.schedule_id), cell(row.study_day),
+            cell(row.local_date), utc(row.scheduled_for), utc(row.decided_at), cell(row.local_time),
+            cell(row.timezone), cell(row.arm), "true" if available else "false", cell(row.unavailable_reason),
+            cell(action), cell(TREATMENT.get(action) if available and probability is not None else None),
+            cell(probability), cell(row.draw), cell(row.seed_ref or None), cell(row.protocol_hash),
+            cell(row.prompt_style), cell(row.model), cell(row.system_prompt_hash), cell(row.not_sent_reason),
+            *outcome,
+            cell(row.self_report_date), cell(row.self_report), cell(row.self_report_status),
+            cell(row.self_report_reason), utc(row.self_report_at), utc(row.withdrawn_at), utc(row.erased_at),
+        ))
+    return out
+
+
+def strata_columns(fields: Sequence[str]) -> tuple[str, ...]:
+    return tuple(f"stratum_{name}" for name in fields)

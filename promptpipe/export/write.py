@@ -1,0 +1,147 @@
+"""Reading an export's tables in chunks and writing their rows: what the export's own process and
+its worker process (:mod:`promptpipe.export.worker`) share.
+
+Kept apart from :mod:`promptpipe.export.files` so a worker imports only this (not the codebook,
+the progress bar or the study document: half a second of a worker's start)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import operator
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any, TextIO
+
+from sqlalchemy import literal, select
+from sqlalchemy.orm import Session
+
+from promptpipe.export.pseudonyms import People
+from promptpipe.export.rows import FORMULA_STARTS, _csv_cell, _Table, participant_chunk
+from promptpipe.export.study_part import Protocol, decision_batch, delivery_receipt_columns
+from promptpipe.storage.models import Message, Participant, PromptDelivery, UTCDateTime, table_of
+from promptpipe.storage.receipts import receipt_columns
+from promptpipe.storage.study_tables import Decision, QuestionnaireAnswer, QuestionnaireInstance
+
+
+@dataclass(frozen=True)
+class _Plan:
+    people: People
+    ceilings: dict[str, int]
+    """The highest id of each event table when the export started."""
+    counts: dict[str, int]
+    protocol: Protocol
+    strata: list[str]
+    """The enrollment fields, one participants column each."""
+    decision_batches: list[tuple[str, str]]
+
+
+
+def _event_chunk(model: Any, after: int, ceiling: int, limit: int, cutoff: datetime) -> Callable[[Session], list[Any]]:
+    t = table_of(model)
+    query = select(t, *_receipt_columns(model, t, cutoff)).where(t.c.id > after, t.c.id <= ceiling)
+    query = query.order_by(t.c.id).limit(limit)
+    return lambda session: list(session.execute(query))
+
+
+def _receipt_columns(model: Any, t: Any, cutoff: datetime) -> list[Any]:
+    """What WhatsApp reported for sent messages and prompts (their text and poll), and the moment
+    before which a send with no delivered receipt counts as not delivered."""
+    if model is Message:
+        own = receipt_columns(lambda r: r.c.wa_message_id == t.c.wa_message_id)
+        return [*own, literal(cutoff, UTCDateTime()).label("receipt_cutoff")]
+    if model is PromptDelivery:
+        return delivery_receipt_columns(t, cutoff)
+    if model is QuestionnaireAnswer:  # each answer row says which questionnaire and occasion it belongs to
+        instance = table_of(QuestionnaireInstance)
+        return [select(instance.c[name]).where(instance.c.id == t.c.instance_id).scalar_subquery().label(name)
+                for name in ("questionnaire_id", "occasion", "protocol_hash")]
+    return []
+
+
+
+class _Writer:
+    def __init__(self, stream: TextIO, fmt: str, columns: Sequence[str], *, header: bool = True) -> None:
+        self.stream, self.fmt, self.columns = stream, fmt, columns
+        if fmt == "csv":
+            self.csv = csv.writer(stream, quoting=csv.QUOTE_MINIMAL)
+            if header:  # not for the last rows of a file, written apart (see export._write_tables)
+                self.csv.writerow(columns)
+            getter = operator.itemgetter(*columns)
+            self.cells: Callable[[Mapping[str, Any]], Sequence[Any]] = (
+                getter if len(columns) > 1 else lambda row: (getter(row),))
+
+    def write(self, rows: Iterable[Mapping[str, Any]]) -> None:
+        if self.fmt == "csv":
+            cells, starts = self.cells, FORMULA_STARTS
+            # Most cells are plain text, numbers or empty: they pass without a call (the csv
+            # module writes None as an empty cell); the rest go through _csv_cell.
+            self.csv.writerows([
+                value if value is None or (value.__class__ is str and (not value or value[0] not in starts)
+                                           and "\x00" not in value) or value.__class__ is int
+                else _csv_cell(value) for value in cells(row)] for row in rows)
+        else:  # json.dumps writes NUL and other control characters as \u escapes
+            dumps = json.dumps
+            self.stream.writelines(dumps(row, ensure_ascii=False, default=str) + "\n" for row in rows)
+
+
+
+@dataclass(frozen=True)
+class WorkerJob:
+    """What :mod:`promptpipe.export.worker` writes: one table of this export's plan."""
+
+    url: str
+    table: str
+    fmt: str
+    plan: _Plan
+    chunk_size: int
+    cutoff: datetime
+    temp: Path
+
+
+
+def _format(writer: _Writer, table: _Table, rows: list[Any], people: People) -> None:
+    csv_rows = table.csv_rows
+    if csv_rows is not None and writer.fmt == "csv":
+        writer.csv.writerows(csv_rows(rows, people))
+    else:
+        writer.write(table.build(row, people) for row in rows)
+
+
+_Read = Callable[[Session], list[Any]]
+
+
+def _reads(table: _Table, plan: _Plan, chunk_size: int, cutoff: datetime,
+           after: int = 0) -> Callable[[list[Any] | None], _Read | None]:
+    """The read that follows a chunk (None: the first read; returns None after the last): by id
+    after the last row's (from ``after`` up to the plan's ceiling), or for decision points the
+    next range of participants."""
+    if table.model is Decision:
+        batches, ceiling = iter(plan.decision_batches), plan.ceilings[table.name]
+        report = plan.protocol.study.self_report if plan.protocol.study is not None else None
+        report_at = report.at if report is not None else None
+
+        def next_batch(rows: list[Any] | None) -> _Read | None:
+            batch = next(batches, None)
+            return None if batch is None else decision_batch(*batch, ceiling, cutoff, report_at)
+        return next_batch
+    if table.model is Participant:
+        def fetch(after: Any) -> _Read:
+            return participant_chunk(after, chunk_size)
+        start: Any = None
+    else:
+        ceiling = plan.ceilings[table.name]
+
+        def fetch(after: Any) -> _Read:
+            return _event_chunk(table.model, after, ceiling, chunk_size, cutoff)
+        start = after
+
+    def next_chunk(rows: list[Any] | None) -> _Read | None:
+        if rows is None:
+            return fetch(start)
+        return fetch(rows[-1].id) if len(rows) == chunk_size else None
+    return next_chunk
+
+

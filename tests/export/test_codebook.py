@@ -1,0 +1,143 @@
+"""The export's codebook: every column of every file the export writes is described (type,
+values, meaning, source) in ``codebook.csv`` and, file by file, in ``README.md``. The data comes
+from the running service: two participants of a randomised study, their daily decision points,
+prompts, a vote and a reply."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+from promptpipe.app import App
+from promptpipe.export.codebook import codebook_rows
+from promptpipe.export.files import export_study
+from promptpipe.export.rows import FILE_NAMES
+from promptpipe.research import admin
+from promptpipe.transport.memory import MemoryTransport
+from tests.conftest import AppFactory
+from tests.fakes.openai_server import FakeOpenAIServer
+from tests.schedule_helpers import NUDGE, PROFILE, QUIET, at, phone_marker, utc
+from tests.study_helpers import with_study
+
+STUDY = """
+name = "Codebook pilot"
+length_days = 3
+day_one = "after_enrollment"
+fixed_prompts = ["Take a short walk after dinner."]
+
+[[arms]]
+name = "coach"
+
+[[arms]]
+name = "fixed_text"
+prompt_style = "fixed"
+
+[allocation]
+block_size = 2
+
+[allocation.strata]
+site = ["toronto", "montreal"]
+
+[decision]
+p = 0.5
+"""
+ANA, RAVI = "+14165550110", "+14165550111"
+TYPES = {"string", "integer", "number", "boolean", "datetime", "date", "json"}
+DATA_FILES = [*FILE_NAMES, "identifiers"]
+
+
+async def run_study(make_app: AppFactory, fake: FakeOpenAIServer) -> App:
+    """Two participants through four daily prompt times (the first before day one), a prompt
+    sent by hand, a vote on it and a written reply."""
+    app = await make_app(MemoryTransport(), **with_study(STUDY, **QUIET))
+    fake.always(NUDGE, match="scheduled daily nudge")
+    for phone, name, site in ((ANA, "Ana", "toronto"), (RAVI, "Ravi", "montreal")):
+        await admin.enroll(app.db, app.clock, phone=phone, name=name, timezone="America/Toronto",
+                           study=app.settings.study, strata={"site": site})
+        fake.call_tool("save_user_profile", PROFILE, match=phone_marker(name))
+        fake.call_tool("scheduler", {"action": "create", "type": "fixed", "fixed_time": "08:00"},
+                       match=phone_marker(name))
+        fake.say(f"Welcome {name}!", match=phone_marker(name))
+        await app.run_until_idle()
+    for day in range(5, 9):
+        await at(app, utc(2026, 1, day, 12, 50))
+    await admin.send_prompt_now(app.db, app.clock, phone=ANA)
+    await app.run_until_idle()
+    await admin.simulate_vote(app.db, app.clock, phone=ANA, option="Done")
+    fake.say("Thanks for telling me!", match="it was a lovely walk")
+    await admin.simulate(app.db, app.clock, phone=ANA, text="it was a lovely walk")
+    await app.run_until_idle()
+    return app
+
+
+def read_codebook(out: Path) -> list[dict[str, str]]:
+    with (out / "codebook.csv").open(encoding="utf-8", newline="") as stream:
+        reader = csv.DictReader(stream)
+        assert reader.fieldnames == ["file", "column", "type", "values", "meaning", "source"]
+        return list(reader)
+
+
+def exported_columns(out: Path, fmt: str) -> dict[str, list[str]]:
+    """Each file's columns as written: the CSV header, or the keys of every JSONL line (a JSONL
+    file without rows shows none; its CSV header is compared instead)."""
+    columns: dict[str, list[str]] = {}
+    for name in DATA_FILES:
+        path = out / f"{name}.{fmt}"
+        if fmt == "csv":
+            with path.open(encoding="utf-8", newline="") as stream:
+                columns[name] = next(csv.reader(stream))
+        else:
+            lines = [list(json.loads(line)) for line in path.read_text(encoding="utf-8").splitlines()]
+            assert all(keys == lines[0] for keys in lines), path.name
+            if lines:
+                columns[name] = lines[0]
+    columns["study.json"] = list(json.loads((out / "study.json").read_text(encoding="utf-8")))
+    return columns
+
+
+async def test_every_exported_column_is_in_the_codebook(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    app = await run_study(make_app, fake_openai)
+    for fmt in ("csv", "jsonl"):
+        out = tmp_path / fmt
+        result = await export_study(app.db, out, fmt=fmt, include_identifiers=True, now=app.clock.now(),
+                                    model=app.settings.genai_model, system_prompts={"intake": "x"})
+        assert result.rows["decisions"] == 8 and result.rows["participants"] == 2
+        described: dict[str, list[str]] = {}
+        for row in read_codebook(out):
+            described.setdefault(row["file"], []).append(row["column"])
+            assert row["type"] in TYPES, row
+            assert row["values"] and row["meaning"] and row["source"], row
+        exported = exported_columns(out, fmt)
+        for name, columns in exported.items():
+            missing = [column for column in columns if column not in described.get(name, [])]
+            assert not missing, f"{name}.{fmt}: columns missing from the codebook: {missing}"
+            assert described[name] == columns, f"{name}: the codebook describes columns the file does not have"
+        assert set(described) >= set(exported)
+        if fmt == "csv":
+            assert set(described) == set(exported)
+        assert "stratum_site" in exported["participants"]
+    # A column nobody described is left out of the codebook (so the comparison above fails for it).
+    assert [row["column"] for row in codebook_rows({"decisions": ["vote", "brand_new_column"]})] == ["vote"]
+
+
+async def test_readme_explains_every_file_and_column(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    app = await run_study(make_app, fake_openai)
+    out = tmp_path / "out"
+    await export_study(app.db, out, now=app.clock.now())
+    readme = (out / "README.md").read_text(encoding="utf-8")
+    for name in DATA_FILES:  # the key file is described even when it was not written
+        assert f"## {name} (`{name}.csv` or `{name}.jsonl`)" in readme
+    assert "## study.json" in readme
+    for row in read_codebook(out):
+        assert f"| `{row['column']}` | {row['type']} |" in readme, row
+    for words in ("## Pseudonyms", "[phone]", "--include-identifiers", "## Decisions and deliveries", "delivery_id",
+                  "prompt_sent", "seed_ref"):
+        assert words in readme
+    decisions = [row for row in read_codebook(out) if row["file"] == "decisions"]
+    assert {row["column"]: row["type"] for row in decisions}["available"] == "boolean"
+    assert {row["column"]: row["values"] for row in decisions}["action_treatment"].startswith("1, 0")
