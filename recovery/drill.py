@@ -26,11 +26,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import random
 import secrets
-import signal
-import subprocess
 import sys
 import tempfile
 import threading
@@ -41,7 +38,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 from zoneinfo import ZoneInfo
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -55,6 +52,16 @@ from promptpipe.storage.db import Database  # noqa: E402
 from promptpipe.storage.models import Conversation, InboxItem, OutboxItem, Participant, Schedule  # noqa: E402
 from promptpipe.storage.study import adopt_protocol  # noqa: E402
 from promptpipe.storage.study_tables import Decision  # noqa: E402
+from recovery import several  # noqa: E402
+from recovery.services import (  # noqa: E402
+    Patience,
+    kill,
+    read_journal,
+    service_env,
+    since_due,
+    start_service,
+    stop,
+)
 
 DRILL_PROMPT = "Drill prompt: after your coffee, stretch for one minute."
 FIXED_PROMPT = "Drill fixed prompt: take three slow breaths."
@@ -193,60 +200,11 @@ def check_decisions(rows: list[tuple[str, int, str]], sent: list[dict[str, Any]]
     return len(rows) == participants == len(per_participant) and not mismatched
 
 
-def read_journal(journal: Path) -> list[dict[str, Any]]:
-    if not journal.exists():
-        return []
-    entries = []
-    for line in journal.read_text(encoding="utf-8").splitlines():
-        try:
-            entries.append(json.loads(line))
-        except ValueError:  # a line cut short by SIGKILL was never acknowledged as sent
-            continue
-    return entries
-
-
-SERVICE = [sys.executable, "-m", "promptpipe.cli", "serve"]
-
-
 def start_model(delay_s: float) -> FakeModel:
     """The fake model, answering on a thread of its own until :meth:`FakeModel.shutdown`."""
     model = FakeModel(delay_s)
     threading.Thread(target=model.serve_forever, daemon=True).start()
     return model
-
-
-def service_env(model_url: str, database_url: str, workdir: Path, journal: Path, study_file: Path,
-                **settings: str) -> dict[str, str]:
-    """The environment ``promptpipe serve`` runs with in a drill: dry-run with the journal, the
-    fake model, JSON logs, no API, no pacing; ``settings`` add to it or override it."""
-    return {
-        **{k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "PROMPTPIPE_", "DATABASE_URL"))},
-        "OPENAI_API_KEY": "drill", "OPENAI_BASE_URL": model_url, "LLM_MAX_RETRIES": "0", "LLM_TIMEOUT": "10s",
-        "DATABASE_URL": database_url, "PROMPTPIPE_STATE_DIR": str(workdir / "state"),
-        "PROMPTPIPE_TRANSPORT": "dry-run", "PROMPTPIPE_DRYRUN_JOURNAL": str(journal), "LOG_FORMAT": "json",
-        "PROMPTPIPE_STUDY_FILE": str(study_file), "API_LISTEN": "",
-        "SEND_RATE_PER_SECOND": "0", "POLL_INTERVAL": "0.2s", **settings,
-    }
-
-
-def start_service(env: dict[str, str], log: IO[bytes]) -> subprocess.Popen[bytes]:
-    """``promptpipe serve`` as a child process, its output appended to ``log``."""
-    return subprocess.Popen(SERVICE, env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
-
-
-def kill(service: subprocess.Popen[bytes]) -> None:
-    """SIGKILL: no handler runs, nothing is flushed or closed."""
-    service.send_signal(signal.SIGKILL)
-    service.wait()
-
-
-def stop(service: subprocess.Popen[bytes]) -> None:
-    """SIGTERM, as an operator stops it (SIGKILL if it has not ended within 30 s)."""
-    service.send_signal(signal.SIGTERM)
-    try:
-        service.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        service.kill()
 
 
 def service_starts(log_path: Path) -> tuple[int, int]:
@@ -306,10 +264,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def run_one(env: dict[str, str], log_path: Path, kill_at: list[float], due: datetime,
-            participants: int, deadline: float) -> list[dict[str, Any]]:
+            participants: int, patience: Patience) -> list[dict[str, Any]]:
     """One service: SIGKILLed at each of ``kill_at`` and restarted at once, then left to finish
-    (until every prompt, poll and reminder is in, or ``deadline``: a loss shows as a count that
-    never completes); returns the journal's entries."""
+    (until every prompt, poll and reminder is in, or nothing more comes: a loss shows as a count
+    that never completes); returns the journal's entries."""
     journal = Path(env["PROMPTPIPE_DRYRUN_JOURNAL"])
     log = open(log_path, "ab")  # noqa: SIM115
     service = start_service(env, log)
@@ -318,18 +276,12 @@ def run_one(env: dict[str, str], log_path: Path, kill_at: list[float], due: date
         kill(service)
         print(f"  SIGKILL at {since_due(due)}; restarting", flush=True)
         service = start_service(env, log)
-    while time.time() < deadline and len(read_journal(journal)) < 3 * participants:
+    while (count := len(read_journal(journal))) < 3 * participants and patience.waiting(count, time.time()):
         time.sleep(1)
     time.sleep(3)  # anything extra (a duplicate) would show up now
     stop(service)
     log.close()
     return read_journal(journal)
-
-
-def since_due(due: datetime) -> str:
-    """Now as an offset from the prompts' time: ``due-3.0s``, ``due+12.4s``."""
-    offset = (datetime.now(timezone.utc) - due).total_seconds()
-    return f"due{'+' if offset >= 0 else '-'}{abs(offset):.1f}s"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -357,19 +309,19 @@ def main(argv: list[str] | None = None) -> int:
           + f"; directory {workdir}", flush=True)
 
     settings = drill_settings(args.reminder_delay) | ({"PROMPTPIPE_STUDY_SEED": study_seed} if numbers else {})
-    deadline = end.timestamp() + 90
+    # Wait while messages keep coming, and up to the old margin (reminders + 100 s) after the last
+    # one: a slow restart delays the prompts, and the reminders follow the prompts, not the clock.
+    patience = Patience(quiet_s=args.reminder_delay + 100, since=due.timestamp(), cap=end.timestamp() + 240)
     failed = False
     if not numbers:
         log_paths = [workdir / "service.log"]
         sent = run_one(service_env(model.url, database_url, workdir, workdir / "delivered.jsonl", study_file,
-                                   **settings), log_paths[0], kill_at, due, args.participants, deadline)
+                                   **settings), log_paths[0], kill_at, due, args.participants, patience)
     else:
-        from recovery import several  # it imports this module's helpers: only once this one is loaded
-
         run = several.run_services(several.Plan(
             model_url=model.url, database_url=database_url, workdir=workdir, study_file=study_file,
             numbers=numbers, settings=settings, lease_ttl_s=args.lease_ttl, lease_heartbeat_s=args.lease_heartbeat,
-            participants=args.participants, due=due, deadline=deadline), kill_at, rng)
+            participants=args.participants, due=due, patience=patience), kill_at, rng)
         sent, log_paths, failed = run.sent, run.log_paths, not run.ok
     model.shutdown()
 

@@ -54,17 +54,8 @@ from promptpipe.storage.models import Conversation, InboxItem, Message, Particip
 from promptpipe.storage.study import adopt_protocol  # noqa: E402
 from promptpipe.storage.study_tables import QuestionnaireAnswer, QuestionnaireInstance  # noqa: E402
 from promptpipe.transport import InboundMessage, PollVote, poll_option_hash  # noqa: E402
-from recovery.drill import (  # noqa: E402
-    database_report,
-    kill,
-    phone_of,
-    read_journal,
-    service_env,
-    service_starts,
-    start_model,
-    start_service,
-    stop,
-)
+from recovery.drill import database_report, phone_of, service_starts, start_model  # noqa: E402
+from recovery.services import kill, read_journal, service_env, start_service, stop  # noqa: E402
 
 INTRO = "Drill: six quick questions about today."
 CLOSING = "Drill: thank you, that was all for today."

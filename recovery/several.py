@@ -30,9 +30,9 @@ from sqlalchemy import create_engine
 from sqlalchemy.orm import Session
 
 from promptpipe.pipeline.sharing import ALARMS_ROLE
-from promptpipe.storage.db import sync_url
 from promptpipe.storage.leases import LeaseRow, holders
-from recovery.drill import kill, read_journal, service_env, since_due, start_service
+from promptpipe.storage.urls import sync_url
+from recovery.services import Patience, kill, read_journal, service_env, since_due, start_service
 
 __all__ = ["Plan", "Run", "run_services"]
 
@@ -53,7 +53,7 @@ class Plan:
     lease_heartbeat_s: int
     participants: int
     due: datetime
-    deadline: float
+    patience: Patience
     """Wall-clock time (``time.time()``) by which everything must have been delivered."""
 
 
@@ -141,12 +141,13 @@ def run_services(plan: Plan, kill_at: list[float], rng: random.Random) -> Run:
         for service in services:
             service.start()
         takeovers = _kill_and_restart(services, kill_at, rng, watch, plan)
-        while time.time() < plan.deadline:  # until every takeover is seen and every message is in
+        # until every takeover is seen and every message is in, or nothing more comes
+        while plan.patience.waiting(count := len(_delivered(services)[0]), time.time()):
             _watch(takeovers, watch, services)
             if _pending(takeovers):
                 time.sleep(WATCH_INTERVAL_S)
                 continue
-            if len(_delivered(services)[0]) >= 3 * plan.participants:
+            if count >= 3 * plan.participants:
                 break
             time.sleep(1)
         time.sleep(3)  # anything extra (a duplicate) would show up now

@@ -18,8 +18,9 @@ from promptpipe.app import App
 from promptpipe.clock import ManualClock
 from promptpipe.config import Settings, load_settings
 from promptpipe.config.generate import variables
-from promptpipe.storage.db import Database, sync_url
+from promptpipe.storage.db import Database
 from promptpipe.storage.live import record_deployment
+from promptpipe.storage.urls import sync_url
 from promptpipe.transport.memory import MemoryTransport
 from tests.databases import PostgresDatabases, SqliteTemplate
 from tests.fakes.openai_server import FakeOpenAIServer

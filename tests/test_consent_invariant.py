@@ -48,8 +48,8 @@ from promptpipe.errors import PromptPipeError
 from promptpipe.research import admin, erasure
 from promptpipe.research.messaging import send_message
 from promptpipe.research.questionnaire_ops import send_questionnaire
-from promptpipe.storage.db import sync_url
 from promptpipe.storage.outbox_rows import Claimed
+from promptpipe.storage.urls import sync_url
 from promptpipe.transport import Recipient, SentMessage
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import make_settings

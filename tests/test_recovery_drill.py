@@ -53,3 +53,20 @@ def test_sigkills_among_three_services_lose_and_duplicate_nothing(database_url: 
     assert report.count("SIGKILL service") == 4
     assert "12 rows for 12 prompt times; more than one row: 0; none: 0; prompt not the one drawn: 0" in report
     assert "takeover (LEASE_TTL 4s, LEASE_HEARTBEAT 1s" in report and "never taken over" not in report
+
+
+def test_a_drill_waits_for_prompts_a_slow_restart_held_up_and_ends_when_nothing_more_comes() -> None:
+    """The drill judges by what arrives, not by the wall clock: prompts held up 105 s by a slow
+    restart, then their reminders, are all waited for; after the last message it waits only the
+    quiet time; and it never waits past its cap."""
+    from recovery.services import Patience
+
+    due = 1_000_000.0
+    patience = Patience(quiet_s=115, since=due, cap=due + 600)
+    assert patience.waiting(0, due + 105)  # nothing yet: a restart is still holding the prompts
+    assert patience.waiting(12, due + 106)  # the prompts came
+    assert patience.waiting(12, due + 200)  # their reminders are due 15 s later, a slow machine takes longer
+    assert patience.waiting(24, due + 210)
+    assert not patience.waiting(24, due + 210 + 115)  # nothing more for the quiet time: done (a loss shows)
+    trickle = Patience(quiet_s=115, since=due, cap=due + 600)
+    assert not all(trickle.waiting(n, due + 10 * n) for n in range(1, 70))  # the cap ends an endless trickle

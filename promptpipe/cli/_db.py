@@ -11,7 +11,8 @@ from promptpipe.domain.text import mask_credentials
 from promptpipe.errors import ConfigError
 from promptpipe.scheduling.guard import ServiceGuard
 from promptpipe.storage import schema
-from promptpipe.storage.db import Database, sqlite_file
+from promptpipe.storage.db import Database
+from promptpipe.storage.urls import sqlite_file
 
 __all__ = ["db_command"]
 

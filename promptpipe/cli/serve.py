@@ -24,6 +24,14 @@ from promptpipe.cli._web import start_web, web_command, yield_cpu_to_the_service
 from promptpipe.clock import SystemClock
 from promptpipe.config import Settings, TransportName
 from promptpipe.config.generate import what_differs
+from promptpipe.config.process_env import (
+    QR_RENEWAL_ENV,
+    RECONNECT_ENV,
+    bot_tag_off,
+    count_restart,
+    restarts_so_far,
+    set_bot_tag_off,
+)
 from promptpipe.domain.study_file import StudyFileError, load_study
 from promptpipe.domain.study_summary import SEED_IN_DATABASE_WARNING, describe
 from promptpipe.domain.study_words import word_warnings
@@ -32,10 +40,11 @@ from promptpipe.errors import PromptPipeError
 from promptpipe.logging import configure_logging, get_logger
 from promptpipe.research import admin
 from promptpipe.research.status import read_status
-from promptpipe.storage.db import Database, sqlite_file
+from promptpipe.storage.db import Database
 from promptpipe.storage.files import PRIVATE_UMASK, LooseMode, loose_modes, tighten
 from promptpipe.storage.state_dir import ensure_state_dir, first_missing
 from promptpipe.storage.study import protocol_history
+from promptpipe.storage.urls import sqlite_file
 
 __all__ = ["QR_RENEWAL_ENV", "RESTART", "STOP_DEADLINE_S", "main"]
 
@@ -111,14 +120,10 @@ RESTART = -1
 RESTART_AFTER_CONNECT, RESTART_UNCONNECTED = -2, -3
 """The same because the WhatsApp library's session failed, after or without having connected."""
 RESTARTS = (RESTART, RESTART_AFTER_CONNECT, RESTART_UNCONNECTED)
-RECONNECT_ENV = "PROMPTPIPE_RECONNECT_RESTARTS"
-"""How many fresh processes in a row started for the WhatsApp session without it connecting."""
 RECONNECT_DELAYS_S = (0.0, 2.0, 4.0, 8.0, 16.0, 32.0, 60.0)
 """The wait before each such start in a row (the last repeats), so a failing library is not hammered."""
 STOP_DEADLINE_S = 20.0
 """The outbox gets 10 s to settle and WhatsApp 5 s to disconnect; after this the process ends anyway."""
-QR_RENEWAL_ENV = "PROMPTPIPE_QR_RENEWAL"
-"""How many times this ``serve`` was started again for a new QR code (set on the new process)."""
 QR_LIFETIME_MIN = 170 / 60
 """Minutes one round of QR codes lasts before the restart."""
 
@@ -183,13 +188,13 @@ def _serve_command(settings: Settings, *, allow_protocol_change: bool = False) -
         _start_afresh_for_whatsapp(code)
     if code != RESTART:
         return code
-    renewals = int(os.environ.get(QR_RENEWAL_ENV, "0") or 0) + 1
+    renewals = restarts_so_far(QR_RENEWAL_ENV) + 1
     if renewals > settings.whatsapp_qr_renewals:
         minutes = round(renewals * QR_LIFETIME_MIN)
         return fail(f"nobody linked the study phone: {renewals} QR codes expired over about {minutes} minutes. "
                      "Run `promptpipe serve` again when the phone is at hand (or set WHATSAPP_PAIR_PHONE to link "
                      "with a code).")
-    os.environ[QR_RENEWAL_ENV] = str(renewals)
+    count_restart(QR_RENEWAL_ENV, renewals)
     _flush_everything()
     os.execv(sys.executable, [sys.executable, "-m", "promptpipe.cli", *sys.argv[1:]])
 
@@ -197,10 +202,10 @@ def _serve_command(settings: Settings, *, allow_protocol_change: bool = False) -
 def _start_afresh_for_whatsapp(code: int) -> None:
     """Replace this process (the WhatsApp library must never run two clients in one), after a
     wait that grows while fresh processes keep failing to connect."""
-    in_a_row = 0 if code == RESTART_AFTER_CONNECT else int(os.environ.get(RECONNECT_ENV, "0") or 0)
+    in_a_row = 0 if code == RESTART_AFTER_CONNECT else restarts_so_far(RECONNECT_ENV)
     delay_s = RECONNECT_DELAYS_S[min(in_a_row, len(RECONNECT_DELAYS_S) - 1)]
     get_logger("promptpipe.cli").warning("restarting_for_whatsapp", restarts_in_a_row=in_a_row + 1, wait_s=delay_s)
-    os.environ[RECONNECT_ENV] = str(in_a_row + 1)
+    count_restart(RECONNECT_ENV, in_a_row + 1)
     _flush_everything()
     time.sleep(delay_s)
     os.execv(sys.executable, [sys.executable, "-m", "promptpipe.cli", *sys.argv[1:]])
@@ -309,10 +314,10 @@ def _study_check(path: str, *, unblind: bool) -> int:
 def _reexec_without_bot_label(settings: Settings) -> None:
     """neonize's Go library reads NEONIZE_BOT_TAG only from the environment the process started
     with, so turning the label off means starting again with the variable set."""
-    label_off = os.environ.get("NEONIZE_BOT_TAG") == "off"
+    label_off = bot_tag_off()
     if settings.transport != TransportName.WHATSAPP or settings.whatsapp_bot_label or label_off:
         return
-    os.environ["NEONIZE_BOT_TAG"] = "off"
+    set_bot_tag_off()
     os.execv(sys.executable, [sys.executable, "-m", "promptpipe.cli", *sys.argv[1:]])
 
 

@@ -1,6 +1,7 @@
 """Settings: read once from the environment and ``.env``, validated, then passed down.
 
-No other module reads ``os.environ``. Each setting is declared once, on its :class:`Settings`
+No module outside this package reads ``os.environ`` (:mod:`.process_env` holds the rest: what
+a restart carries over, what the WhatsApp library reads). Each setting is declared once, on its :class:`Settings`
 field (``setting(VARIABLE, default, parser, section=…, meaning=…)``, see :mod:`.declared`):
 :func:`load_settings` parses what the declarations say, and ``.env.example``, the README's table
 and ``promptpipe check`` are made from them (:mod:`.generate`; a test compares the files). Input

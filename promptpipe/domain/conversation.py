@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
 
-from promptpipe.domain import transitions
 from promptpipe.domain.consent import ConsentRecord
 from promptpipe.domain.localtime import DailySpec, zone_or_utc
 from promptpipe.domain.messages import MessageKind
@@ -21,7 +20,7 @@ from promptpipe.domain.safety import NewFlag
 from promptpipe.domain.study import QuietHours
 from promptpipe.domain.timers import SENDS_MESSAGE
 from promptpipe.domain.tone import ToneUpdate
-from promptpipe.domain.transitions import Actor, PendingTransition
+from promptpipe.domain.transition_log import PendingTransition
 
 
 @dataclass(frozen=True)
@@ -235,13 +234,6 @@ class TurnState:
     @property
     def status_facts(self) -> tuple[str, str | None, bool, bool, bool]:
         return self.status, self.paused_by, self.opted_out, self.researcher_paused, self.completed
-
-    def apply(self, name: str, *, actor: Actor, reason: str, value: str | None = None, words: str = "",
-              actor_name: str = "") -> bool:
-        """Apply a declared transition (see :mod:`promptpipe.domain.transitions`); False when it
-        changes nothing."""
-        return transitions.apply(self, name, actor=actor, reason=reason, value=value, words=words,
-                                 actor_name=actor_name)
 
     def missing_fields(self, names: tuple[str, ...]) -> list[str]:
         return self.profile.habit.missing(names)

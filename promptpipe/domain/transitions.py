@@ -17,10 +17,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
-from enum import StrEnum
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from promptpipe.domain.consent import ConsentKind, ConsentRecord, ConsentSource, overtaken
+from promptpipe.domain.conversation import TurnState
 from promptpipe.domain.states import (
     ACTIVE,
     COMPLETED,
@@ -32,24 +32,12 @@ from promptpipe.domain.states import (
     WITHDRAWN,
 )
 from promptpipe.domain.timers import RUNS_WHILE_PAUSED, TIMER_KINDS
-
-if TYPE_CHECKING:
-    from promptpipe.domain.conversation import TurnState
+from promptpipe.domain.transition_log import Actor, PendingTransition
 
 __all__ = [
     "ACTORS", "MOVE_TO", "REGISTRY", "Actor", "PendingTransition", "Transition", "UndeclaredTransition", "apply",
     "derive_status", "markdown_table", "stage_effects",
 ]
-
-class Actor(StrEnum):
-    """Who triggers a change (the transition log's ``actor``)."""
-
-    PARTICIPANT = "participant"
-    MODEL = "model"
-    RESEARCHER = "researcher"
-    TIMER = "timer"
-    SERVER = "server"
-
 
 ACTORS = tuple(Actor)
 Kind = Literal["sub_state", "status", "timezone", "study", "number"]
@@ -72,19 +60,7 @@ class UndeclaredTransition(ValueError):
     """A change no transition declares (a bug, never a participant's doing)."""
 
 
-@dataclass(frozen=True)
-class PendingTransition:
-    """A transition applied during a turn, written to the log with its commit."""
-
-    kind: str
-    name: str
-    from_value: str | None
-    to_value: str
-    reason: str
-    actor: Actor = Actor.SERVER
-
-
-Guard = Callable[["TurnState"], str | None]
+Guard = Callable[[TurnState], str | None]
 """Why the transition would change nothing here (None: it applies)."""
 
 

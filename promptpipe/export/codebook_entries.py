@@ -18,7 +18,7 @@ from promptpipe.domain.safety import FlagSource, FlagStatus, Severity
 from promptpipe.domain.states import Status, Vote
 from promptpipe.domain.study import Unavailable
 from promptpipe.domain.tone import ToneOutcome, ToneSource
-from promptpipe.domain.transitions import Actor
+from promptpipe.domain.transition_log import Actor
 from promptpipe.storage.flags import AlertStatus
 
 __all__ = ["FILES", "STRATUM_PREFIX", "Entry", "FileDoc", "stratum_entry"]

@@ -48,6 +48,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 from tqdm import tqdm
 
+from promptpipe.config.process_env import child_environment
 from promptpipe.errors import AdminError
 from promptpipe.export import codebook
 from promptpipe.export.pseudonyms import People
@@ -336,7 +337,7 @@ class _Worker:
         # The worker imports the very code this process runs: -P keeps the working directory off
         # its path (a checkout there would be imported instead), PYTHONPATH puts ours first.
         here = str(Path(__file__).resolve().parents[2])
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (here, os.environ.get("PYTHONPATH"))))}
+        env = child_environment(first_on_path=here)
         return cls(await asyncio.create_subprocess_exec(
             sys.executable, "-P", "-m", "promptpipe.export.worker", env=env,
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE))

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from promptpipe.domain import keys
+from promptpipe.domain import keys, transitions
 from promptpipe.domain.command_words import Command, Reply, Said, command_words
 from promptpipe.domain.conversation import TurnState
 from promptpipe.domain.localtime import zone_or_utc
@@ -26,7 +26,7 @@ from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.phrases import is_escape, spoken
 from promptpipe.domain.states import ACTIVE, COMPLETED, INTAKE_STAGES, PAUSED, WITHDRAWN
 from promptpipe.domain.text import fold_lookalikes
-from promptpipe.domain.transitions import Actor
+from promptpipe.domain.transition_log import Actor
 from promptpipe.flow.turn import Outcome, Outgoing
 from promptpipe.storage.inbox_rows import InboxRow
 
@@ -144,8 +144,8 @@ def apply_command(state: TurnState, said: Said, words: str) -> str | None:
     kept in the consent ledger; ``state.said_at`` when they sent it."""
     if state.status == WITHDRAWN:  # no reply to anything; their own STOP or START is still kept
         if said.command is not HELP:
-            state.apply("opted_out" if said.command is STOP else "opted_in", actor=Actor.PARTICIPANT,
-                        reason=f"participant sent {said.command} while withdrawn", words=words)
+            transitions.apply(state, "opted_out" if said.command is STOP else "opted_in", actor=Actor.PARTICIPANT,
+                              reason=f"participant sent {said.command} while withdrawn", words=words)
         return None
     if len(said.languages) == 1:
         state.profile.record.language = said.languages[0]
@@ -157,13 +157,13 @@ def apply_command(state: TurnState, said: Said, words: str) -> str | None:
                 return None
             _heard(state)  # a later START must come after this STOP too
             return reply(state, Reply.ALREADY_STOPPED, said)
-        if not state.apply("opted_out", actor=Actor.PARTICIPANT,
-                           reason="participant asked to stop: consent to messages withdrawn", words=words):
+        if not transitions.apply(state, "opted_out", actor=Actor.PARTICIPANT,
+                                 reason="participant asked to stop: consent to messages withdrawn", words=words):
             return None  # they sent START after this STOP: it changes nothing
         return reply(state, Reply.STOPPED, said)
     if state.opted_out:
-        if not state.apply("opted_in", actor=Actor.PARTICIPANT, reason=f"participant sent {said.command}",
-                           words=words):
+        if not transitions.apply(state, "opted_in", actor=Actor.PARTICIPANT, reason=f"participant sent {said.command}",
+                                 words=words):
             return None  # they sent STOP after this START
         if state.status == COMPLETED:
             return reply(state, Reply.STUDY_OVER, said)

@@ -12,7 +12,7 @@ from promptpipe.agents import AgentModule
 from promptpipe.agents.agent import BUDGETS, GREETING_CUE, SAFETY_CUE
 from promptpipe.agents.summary import fold_into_summary
 from promptpipe.agents.toolloop import LoopResult
-from promptpipe.domain import keys
+from promptpipe.domain import keys, transitions
 from promptpipe.domain.command_words import Reply
 from promptpipe.domain.consent import ConsentKind, ConsentSource
 from promptpipe.domain.conversation import HistoryEntry, TurnState
@@ -21,7 +21,7 @@ from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.profile import PROMPT_REQUIRED_FIELDS
 from promptpipe.domain.quiet_hours import quiet_period_end
 from promptpipe.domain.states import FEEDBACK
-from promptpipe.domain.transitions import Actor
+from promptpipe.domain.transition_log import Actor
 from promptpipe.errors import ContextTooLong, LLMError
 from promptpipe.flow import commands
 from promptpipe.flow.context_notes import quote_note
@@ -46,8 +46,8 @@ def module_for(state: TurnState, greeting: bool) -> AgentModule:
         return INTAKE_MODULE
     missing = state.missing_fields(PROMPT_REQUIRED_FIELDS)
     if missing:
-        state.apply("feedback_to_intake", actor=Actor.SERVER,
-                    reason="in FEEDBACK but the profile lacks " + ", ".join(missing))
+        transitions.apply(state, "feedback_to_intake", actor=Actor.SERVER,
+                          reason="in FEEDBACK but the profile lacks " + ", ".join(missing))
         return INTAKE_MODULE
     return FEEDBACK_MODULE
 

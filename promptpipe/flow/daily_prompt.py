@@ -17,7 +17,7 @@ from datetime import date, datetime
 
 from sqlalchemy.orm import Session
 
-from promptpipe.domain import keys
+from promptpipe.domain import keys, transitions
 from promptpipe.domain.conversation import TurnState
 from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.messages import MessageKind
@@ -26,7 +26,7 @@ from promptpipe.domain.profile import PROMPT_REQUIRED_FIELDS
 from promptpipe.domain.states import ACTIVE, FEEDBACK
 from promptpipe.domain.study import FIXED_STYLE, PERSONALISED
 from promptpipe.domain.timers import PROMPT_NOW, NudgePolicy
-from promptpipe.domain.transitions import Actor
+from promptpipe.domain.transition_log import Actor
 from promptpipe.errors import LLMUnavailable, ToolArgumentError
 from promptpipe.flow import intensity, lifecycle
 from promptpipe.flow.decisions import MODEL_OUTAGE, decide, fixed_prompt, prompt_hash, too_late_to_send
@@ -65,8 +65,8 @@ async def prepare_daily_prompt(
         missing = state.missing_fields(PROMPT_REQUIRED_FIELDS)
         if missing:
             if state.sub_state == FEEDBACK:  # in intake (or with intake on hold) it is where it belongs
-                state.apply("feedback_to_intake", actor=Actor.SERVER,
-                            reason="daily prompt due but the profile lacks " + ", ".join(missing))
+                transitions.apply(state, "feedback_to_intake", actor=Actor.SERVER,
+                                  reason="daily prompt due but the profile lacks " + ", ".join(missing))
             return [Outgoing(keys.reply(inbox_id), missing_fields_message(missing), MessageKind.TEXT)]
         try:
             text = await write_habit_prompt(deps.llm, state, deps.prompts.prompt_generator, delivery_mode="scheduled")

@@ -21,7 +21,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy.orm import Session
 
-from promptpipe.domain import keys
+from promptpipe.domain import keys, transitions
 from promptpipe.domain.conversation import TurnState
 from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.messages import MessageKind
@@ -40,7 +40,7 @@ from promptpipe.domain.states import (
 from promptpipe.domain.study import AFTER_ENROLLMENT, Study
 from promptpipe.domain.study_days import day_one, study_end
 from promptpipe.domain.timers import INTAKE_INACTIVE, INTAKE_REMINDER, STUDY_END, NudgePolicy
-from promptpipe.domain.transitions import Actor
+from promptpipe.domain.transition_log import Actor
 from promptpipe.flow.turn import FlowConfig, FlowDeps, Outcome, Outgoing, TurnContext
 from promptpipe.pipeline.events import Enrolled, as_input
 from promptpipe.storage.db import Database
@@ -78,7 +78,8 @@ def escape_outcome(context: TurnContext, batch: list[InboxRow]) -> Outcome | Non
     texts = [context.texts.get(item.id, "") for item in batch if context.texts.get(item.id, "").strip()]
     if state.status != ACTIVE or state.sub_state not in INTAKE_STAGES or not texts or not is_escape(texts[-1]):
         return None
-    state.apply("intake_suspended", actor=Actor.PARTICIPANT, reason=f"they wrote {texts[-1].strip()[:40]!r}")
+    transitions.apply(state, "intake_suspended", actor=Actor.PARTICIPANT,
+                            reason=f"they wrote {texts[-1].strip()[:40]!r}")
     return Outcome([Outgoing(keys.command_reply(batch[-1].id), INTAKE_ON_HOLD, MessageKind.COMMAND)],
                    log=("intake_on_hold", {"by": "participant"}))
 
@@ -88,7 +89,7 @@ def resume_intake(state: TurnState) -> bool:
     if state.sub_state != INTAKE_SUSPENDED:
         return False
     state.profile.record.intake_reminders = 0
-    return state.apply("intake_resumed", actor=Actor.PARTICIPANT, reason="they wrote again")
+    return transitions.apply(state, "intake_resumed", actor=Actor.PARTICIPANT, reason="they wrote again")
 
 
 def arm_intake_inactivity(state: TurnState, policy: NudgePolicy, now: datetime) -> None:
@@ -118,7 +119,7 @@ def intake_inactive_outcome(state: TurnState, policy: NudgePolicy, now: datetime
     if quiet_since is not None and now < quiet_since + policy.intake_inactivity - timedelta(seconds=1):
         state.arm_timer(INTAKE_INACTIVE, quiet_since + policy.intake_inactivity, reason="intake waits for an answer")
         return "they talked since: checked again later"
-    state.apply("intake_suspended", actor=Actor.TIMER, reason="no answer during intake")
+    transitions.apply(state, "intake_suspended", actor=Actor.TIMER, reason="no answer during intake")
     return "intake on hold"
 
 
@@ -158,7 +159,8 @@ def start_study_days(state: TurnState, config: FlowConfig, now: datetime) -> Non
     else:
         return
     assert first is not None
-    state.apply("study_started", actor=Actor.SERVER, reason=f"study day 1 is {why}", value=first.isoformat())
+    transitions.apply(state, "study_started", actor=Actor.SERVER, reason=f"study day 1 is {why}",
+                            value=first.isoformat())
     arm_study_end(state, study, now)
 
 
@@ -176,8 +178,8 @@ def complete_intake_for_prompt(state: TurnState, now: datetime) -> bool:
     prompt is not part of the study yet); day 1 follows."""
     if state.sub_state not in INTAKE_STAGES or state.missing_fields(PROMPT_REQUIRED_FIELDS):
         return False
-    return state.apply("intake_to_feedback", actor=Actor.SERVER,
-                       reason="the first daily prompt came due with the habit plan in place")
+    return transitions.apply(state, "intake_to_feedback", actor=Actor.SERVER,
+                             reason="the first daily prompt came due with the habit plan in place")
 
 
 def study_end_outcome(deps: FlowDeps, context: TurnContext, item: InboxRow, last: int | None) -> Outcome:
@@ -189,7 +191,7 @@ def study_end_outcome(deps: FlowDeps, context: TurnContext, item: InboxRow, last
     if current_last is None or study_end(state.day_one, current_last, zone_or_utc(state.timezone)) > now:
         return Outcome(save_state=False, log=("timer_done", {"kind": STUDY_END, "outcome": "study still running"}))
     send = state.status == ACTIVE
-    state.apply("study_completed", actor=Actor.TIMER, reason=f"study day {current_last} was the last")
+    transitions.apply(state, "study_completed", actor=Actor.TIMER, reason=f"study day {current_last} was the last")
     outgoing = [Outgoing(keys.closing(item.id), study.closing_message, MessageKind.CLOSING)] if send else []
     return Outcome(outgoing, log=("study_completed", {"last_day": current_last, "closing_message": send,
                                                       "planned_last_day": last}))

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from promptpipe.domain import transitions
 from promptpipe.domain.polls import reaction_answer
 from promptpipe.domain.profile import PROMPT_REQUIRED_FIELDS
 from promptpipe.domain.states import ACTIVE
-from promptpipe.domain.transitions import Actor
+from promptpipe.domain.transition_log import Actor
 from promptpipe.flow.commands import kept_outcome
 from promptpipe.flow.context_notes import reaction_note
 from promptpipe.flow.conversation import conversation_outcome
@@ -35,5 +36,5 @@ async def reaction_outcome(deps: FlowDeps, context: TurnContext, item: InboxRow,
     if target.prompt_of is None:
         return kept_outcome([item], status=state.status)
     if not state.missing_fields(PROMPT_REQUIRED_FIELDS):
-        state.apply("intake_to_feedback", actor=Actor.PARTICIPANT, reason="reacted to a daily prompt")
+        transitions.apply(state, "intake_to_feedback", actor=Actor.PARTICIPANT, reason="reacted to a daily prompt")
     return await conversation_outcome(deps, context, [item], [reaction_note(event.emoji, target)])

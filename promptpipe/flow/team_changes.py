@@ -17,12 +17,13 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from promptpipe.domain import transitions
 from promptpipe.domain.conversation import TurnState
 from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.states import ACTIVE, WITHDRAWN
 from promptpipe.domain.study import Study
 from promptpipe.domain.study_days import study_end
-from promptpipe.domain.transitions import Actor
+from promptpipe.domain.transition_log import Actor
 from promptpipe.errors import AdminError, Forbidden
 from promptpipe.flow.lifecycle import arm_study_end, last_day
 from promptpipe.flow.turn import FlowDeps, Outcome, TurnContext
@@ -92,7 +93,7 @@ def _status(state: TurnState, change: TeamChange) -> TeamOutcome:
         return TeamOutcome("{who} is already paused by the research team; nothing changed")
     was_opted_out = state.opted_out
     reason = change.reason or default_reason
-    if not state.apply(name, actor=Actor.RESEARCHER, reason=reason, words=reason, actor_name=change.by):
+    if not transitions.apply(state, name, actor=Actor.RESEARCHER, reason=reason, words=reason, actor_name=change.by):
         return TeamOutcome(f"{{who}} is already {state.status}; nothing changed")
     if change.action == "resume" and state.status != ACTIVE:
         return TeamOutcome("{who}: the research team's pause is lifted, but they stay paused because they sent STOP "
@@ -108,7 +109,7 @@ def _zone(state: TurnState, zone: str) -> TeamOutcome:
     was = state.timezone
     if was == zone:
         return TeamOutcome(f"{{who}} already uses {zone}; nothing changed")
-    state.apply("timezone_changed", actor=Actor.RESEARCHER, reason="changed by a researcher", value=zone)
+    transitions.apply(state, "timezone_changed", actor=Actor.RESEARCHER, reason="changed by a researcher", value=zone)
     return TeamOutcome(f"{{who}} now uses {zone} (was {was}); their daily prompts follow the new local time from "
                        "the next one on")
 
@@ -117,8 +118,8 @@ def _number(state: TurnState, change: TeamChange) -> TeamOutcome:
     """Everything to them goes from ``change.value`` from now on (checked against the deployment's
     numbers by whoever asked)."""
     was = state.number
-    if not state.apply("number_changed", actor=Actor.RESEARCHER, reason=change.reason or "moved by the team",
-                       value=change.value or ""):
+    if not transitions.apply(state, "number_changed", actor=Actor.RESEARCHER,
+                                   reason=change.reason or "moved by the team", value=change.value or ""):
         return TeamOutcome(f"{{who}} is written to from {change.value} already; nothing changed")
     return TeamOutcome(f"{{who}} is now written to from {change.value} (was {was or 'the default number'})")
 
@@ -126,8 +127,8 @@ def _number(state: TurnState, change: TeamChange) -> TeamOutcome:
 def _extend(state: TurnState, change: TeamChange, study: Study, now: datetime) -> TeamOutcome:
     days = int(change.value or 0)
     state.quiet_hours = study.quiet_hours
-    state.apply("study_extended", actor=Actor.RESEARCHER, reason=f"extended by {days} days ({change.by})",
-                value=str(state.extra_days + days))
+    transitions.apply(state, "study_extended", actor=Actor.RESEARCHER, reason=f"extended by {days} days ({change.by})",
+                      value=str(state.extra_days + days))
     last = last_day(study, state)
     if last is None:
         return TeamOutcome("extend needs a study file with length_days: set PROMPTPIPE_STUDY_FILE", "invalid")
@@ -136,7 +137,8 @@ def _extend(state: TurnState, change: TeamChange, study: Study, now: datetime) -
         if end <= now + timedelta(minutes=1):
             return TeamOutcome(f"{{who}}: even with {days} more days their study would already be over; extend by "
                                "more days", "invalid")
-        state.apply("reopened_by_researcher", actor=Actor.RESEARCHER, reason=f"extended by {days} days ({change.by})")
+        transitions.apply(state, "reopened_by_researcher", actor=Actor.RESEARCHER,
+                                reason=f"extended by {days} days ({change.by})")
     arm_study_end(state, study, now)
     if state.day_one is None:
         return TeamOutcome(f"{{who}}: extended by {days} days; their study will last {last} days from day 1 (not "

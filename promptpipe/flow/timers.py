@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 
 from promptpipe.agents import FEEDBACK as FEEDBACK_MODULE
 from promptpipe.agents.agent import CHECK_IN_CUE, FOLLOW_UP_CUE
-from promptpipe.domain import keys
+from promptpipe.domain import keys, transitions
 from promptpipe.domain.conversation import TurnState
 from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.messages import MessageKind
@@ -31,6 +31,7 @@ from promptpipe.domain.timers import (
     SENDS_MESSAGE,
     NudgePolicy,
 )
+from promptpipe.domain.transition_log import Actor
 from promptpipe.domain.transitions import (
     ARM_CHECK_IN,
     ARM_INTAKE_REMINDER,
@@ -39,7 +40,6 @@ from promptpipe.domain.transitions import (
     CANCEL_INTAKE_REMINDER,
     CANCEL_INTAKE_TIMERS,
     MOVE_TO,
-    Actor,
     stage_effects,
 )
 from promptpipe.flow import lifecycle
@@ -160,11 +160,11 @@ async def _fired(deps: FlowDeps, context: TurnContext, item: InboxRow, event: Ti
         return outgoing, None, note
     if isinstance(event, AutoFeedbackDue):
         minutes = round(policy.auto_feedback_delay.total_seconds() / 60)
-        moved = state.apply(MOVE_TO[FEEDBACK], actor=Actor.TIMER,
-                            reason=f"no reply {minutes} min after the daily prompt")
+        moved = transitions.apply(state, MOVE_TO[FEEDBACK], actor=Actor.TIMER,
+                                  reason=f"no reply {minutes} min after the daily prompt")
         return [], None, "moved to FEEDBACK" if moved else None
     if isinstance(event, DelayedTransitionDue) and event.target in (INTAKE, FEEDBACK):
-        moved = state.apply(MOVE_TO[event.target], actor=Actor.TIMER,
-                            reason=f"delayed: {event.reason or 'delayed transition'}")
+        moved = transitions.apply(state, MOVE_TO[event.target], actor=Actor.TIMER,
+                                  reason=f"delayed: {event.reason or 'delayed transition'}")
         return [], None, f"moved to {event.target}" if moved else None
     return [], None, None

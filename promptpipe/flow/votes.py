@@ -14,14 +14,14 @@ from datetime import date, datetime
 
 from sqlalchemy.orm import Session
 
-from promptpipe.domain import keys
+from promptpipe.domain import keys, transitions
 from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.polls import DONE_PURPOSE, VOTE_BY_OPTION
 from promptpipe.domain.profile import PROMPT_REQUIRED_FIELDS
 from promptpipe.domain.questionnaire import QUESTIONNAIRE_PURPOSE
 from promptpipe.domain.states import ACTIVE, VOTE_DONE, VOTE_NOT_THIS_TIME
 from promptpipe.domain.study import SELF_REPORT_PURPOSE
-from promptpipe.domain.transitions import Actor
+from promptpipe.domain.transition_log import Actor
 from promptpipe.flow import intensity
 from promptpipe.flow.turn import CommitHook, Outcome, Outgoing, TurnContext
 from promptpipe.logging import get_logger
@@ -175,7 +175,7 @@ def votes_outcome(context: TurnContext, batch: list[InboxRow], inputs: list[Vote
         log.info("poll_vote_handled", participant_id=pid, purpose=vote.purpose, handled_as=outcome, source=vote.source)
     if tally.answered and not state.missing_fields(PROMPT_REQUIRED_FIELDS):
         # their next words are feedback
-        state.apply("intake_to_feedback", actor=Actor.PARTICIPANT, reason="answered the daily poll")
+        transitions.apply(state, "intake_to_feedback", actor=Actor.PARTICIPANT, reason="answered the daily poll")
 
     def write(session: Session, ids: Mapping[str, int | None]) -> None:
         for hook in hooks:

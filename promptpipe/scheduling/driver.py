@@ -110,8 +110,8 @@ class DrivenScheduler(BaseScheduler):  # type: ignore[misc]  # APScheduler 3 shi
                 if next_run is None:
                     store.remove_job(job.id)
                 else:
-                    job._modify(next_run_time=next_run)
-                    store.update_job(job)
+                    assert isinstance(store, DeferredWriteJobStore), "every job store of ours defers its writes"
+                    store.move_job(job, next_run)
             for store in self._jobstores.values():
                 store_next = store.get_next_run_time()
                 if store_next is not None and (next_wakeup is None or store_next < next_wakeup):

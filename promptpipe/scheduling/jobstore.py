@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pickle
 from collections.abc import Iterable
+from datetime import datetime
 
 from apscheduler.job import Job
 from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
@@ -20,8 +21,9 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from promptpipe.domain.keys import JOB_TABLE
-from promptpipe.storage.db import Database, create_sqlite_engine, sync_url
+from promptpipe.storage.db import Database, create_sqlite_engine
 from promptpipe.storage.prepared import Prepared
+from promptpipe.storage.urls import sync_url
 
 __all__ = ["DeferredWriteJobStore", "armed_job_ids", "job_engine"]
 
@@ -110,6 +112,14 @@ class DeferredWriteJobStore(SQLAlchemyJobStore):  # type: ignore[misc]  # APSche
             return
         next_run, state = self._serialise(job)
         self._queued.append(("update", job.id, next_run, state))
+
+    def move_job(self, job: Job, next_run: datetime) -> None:
+        """Store ``job`` with its next run time moved (APScheduler's ``Job.modify`` would look the
+        job up in the store again and wake the scheduler, for a job the pass just read)."""
+        state = job.__getstate__()  # the pickling protocol: the job's whole state, as the store keeps it
+        state["next_run_time"] = next_run
+        job.__setstate__(state)
+        self.update_job(job)
 
     def remove_job(self, job_id: str) -> None:
         if self._queued is None:

@@ -19,7 +19,7 @@ from promptpipe.domain.conversation import ParticipantInfo, PendingTimer, Schedu
 from promptpipe.domain.profile import Profile
 from promptpipe.domain.questionnaire import QuestionnaireState
 from promptpipe.domain.tone import ToneUpdate
-from promptpipe.domain.transitions import PendingTransition
+from promptpipe.domain.transition_log import PendingTransition
 from promptpipe.errors import StorageError
 from promptpipe.storage.consent import record_consent
 from promptpipe.storage.deliveries import NEWEST_POLLS_ROW

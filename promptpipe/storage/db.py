@@ -53,6 +53,7 @@ from promptpipe.storage.schema import (
     refuse_unless_current,
 )
 from promptpipe.storage.schema import upgrade as upgrade_schema
+from promptpipe.storage.urls import sqlite_file, sync_url
 from promptpipe.storage.work_queue import Outcome, WorkQueue
 
 SQLITE_BUSY_TIMEOUT_MS = 15_000
@@ -60,25 +61,6 @@ IN_CHUNK = 500
 """Values per ``IN (…)`` list or multi-row insert: well inside SQLite's and PostgreSQL's limits."""
 POSTGRES_THREADS = 8
 T = TypeVar("T")
-
-
-def sync_url(url: str) -> str:
-    """The driver for a plain sqlite:// or postgresql:// URL (psycopg 3 for PostgreSQL)."""
-    scheme, rest = url.split("://", 1)
-    base = scheme.split("+", 1)[0]
-    if base == "sqlite":
-        return f"sqlite://{rest}"
-    if base == "postgresql":
-        return f"postgresql+psycopg://{rest}"
-    raise ValueError(f"unsupported database URL scheme {scheme!r}")
-
-
-def sqlite_file(url: str) -> Path | None:
-    """The file of a ``sqlite:///…`` URL (None for PostgreSQL or an in-memory database)."""
-    if url.split("://", 1)[0].split("+", 1)[0] != "sqlite":
-        return None
-    path = url.split(":///", 1)[-1]
-    return Path(path) if path and path != ":memory:" else None
 
 
 def _sqlite_pragmas(dbapi_conn: Any, _: Any) -> None:

@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 from promptpipe.domain.consent import ConsentKind, ConsentRecord, ConsentSource
 from promptpipe.domain.profile import Profile
 from promptpipe.domain.states import WITHDRAWN
-from promptpipe.domain.transitions import Actor
+from promptpipe.domain.transition_log import Actor
 from promptpipe.storage.access_tables import AuditEntry
 from promptpipe.storage.consent import record_consent
 from promptpipe.storage.db import Database

@@ -18,7 +18,7 @@ from promptpipe.domain.numbers import ONE_NUMBER, NumberPlan, assign_number
 from promptpipe.domain.states import ACTIVE, COMPLETED, INTAKE, PAUSED, WITHDRAWN
 from promptpipe.domain.study import OPEN_STUDY, Study
 from promptpipe.domain.timers import CANCELLED_BY_REPLY
-from promptpipe.domain.transitions import Actor
+from promptpipe.domain.transition_log import Actor
 from promptpipe.storage.consent import record_consent
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import (

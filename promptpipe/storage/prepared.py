@@ -109,7 +109,7 @@ class Prepared:
         return []
 
     def _plan(self, connection: Connection, params: Mapping[str, Any]) -> _Plan | None:
-        if connection.dialect.name != "sqlite" or connection._echo:
+        if connection.dialect.name != "sqlite" or connection.engine.echo:
             return None
         # An INSERT or UPDATE compiles its columns from the keys it runs with, as in SQLAlchemy.
         keys = frozenset(params) if getattr(self.statement, "is_dml", False) else None
@@ -137,13 +137,19 @@ def _compile(statement: Executable, connection: Connection, keys: frozenset[str]
     for name, value in bound.items():
         if value is not None:
             defaults.setdefault(name, value)
-    processors: Mapping[str, Any] = {name: processor for name, processor in compiled._bind_processors.items()
-                                     if not isinstance(compiled.binds[name].type, LargeBinary)}
+    processors: dict[str, Processor] = {}
+    for bind, name in compiled.bind_names.items():
+        if isinstance(bind.type, LargeBinary):
+            continue
+        processor = bind.type.dialect_impl(dialect).bind_processor(dialect)
+        if processor is not None:
+            processors[name] = processor
     # SQLite takes bytes as they are: the binary type's converter (to ``sqlite3.Binary``, a
     # memoryview) only cost time, 10,000 times in a pass over the alarm jobs.
     names = tuple(compiled.positiontup)
     expanding = frozenset(compiled.bind_names[bind] for bind in compiled.post_compile_params)
-    converters = [column[3]._cached_result_processor(dialect, None) for column in compiled._result_columns]
+    returned = getattr(statement, "exported_columns", ())  # a SELECT's columns, or what a change RETURNs
+    converters = [column.type.dialect_impl(dialect).result_processor(dialect, None) for column in returned]
     one_row = f"({', '.join('?' * len(names))})"
     return _Plan(sql=compiled.string, steps=tuple((name, processors.get(name), defaults.get(name)) for name in names),
                  expanding=expanding,
@@ -180,16 +186,13 @@ def _run(connection: Connection, sql: str, values: Any, *, many: bool) -> Any:
     raw = connection.connection.driver_connection
     assert raw is not None
     cursor = raw.cursor()
-    listening = connection._has_events or connection.engine._has_events
-    if listening:
-        connection.dispatch.before_cursor_execute(connection, cursor, sql, values, None, many)
+    connection.dispatch.before_cursor_execute(connection, cursor, sql, values, None, many)
     try:
         cursor.executemany(sql, values) if many else cursor.execute(sql, values)
     except connection.dialect.loaded_dbapi.Error as exc:
         raise DBAPIError.instance(sql, values, exc, connection.dialect.loaded_dbapi.Error,
                                   hide_parameters=True, dialect=connection.dialect, ismulti=many) from exc
-    if listening:
-        connection.dispatch.after_cursor_execute(connection, cursor, sql, values, None, many)
+    connection.dispatch.after_cursor_execute(connection, cursor, sql, values, None, many)
     return cursor
 
 

@@ -31,6 +31,7 @@ from sqlmodel import SQLModel
 
 from promptpipe.errors import ConfigError
 from promptpipe.storage import mirrors, rollup
+from promptpipe.storage.urls import sqlite_file, sync_url
 
 __all__ = [
     "MIGRATIONS", "MigrationFailed", "Revision", "SchemaAhead", "SchemaBehind", "SchemaState", "UpgradeDone",
@@ -184,7 +185,6 @@ def upgrade(url: str, *, target: str = "head", now: datetime | None = None) -> U
     from a thread, with no service running on the database."""
     from alembic import command
 
-    from promptpipe.storage.db import sqlite_file, sync_url
 
     path = sqlite_file(url)
     engine = _upgrade_engine(sync_url(url), sqlite=path is not None)

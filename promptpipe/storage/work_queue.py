@@ -15,6 +15,7 @@ transaction, each in a savepoint of its own), so a burst pays one commit for man
 from __future__ import annotations
 
 import functools
+import heapq
 import itertools
 import queue
 import threading
@@ -138,7 +139,7 @@ def _joinable_next(work: _Queue, level: int) -> list[tuple[Future[Any], _Joinabl
             head_level, _, future, call = work.queue[0]
             if head_level != level or future is None or not isinstance(call, _Joinable):
                 break
-            work._get()  # what get_nowait does, under the lock held
+            heapq.heappop(work.queue)  # what get_nowait does (a PriorityQueue is a heap), under the lock held
             work.not_full.notify()
             taken.append((future, call))
     return taken

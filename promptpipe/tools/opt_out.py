@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from promptpipe.domain import transitions
 from promptpipe.domain.states import WITHDRAWN
-from promptpipe.domain.transitions import Actor
+from promptpipe.domain.transition_log import Actor
 from promptpipe.tools.base import Tool, ToolContext, optional_string
 
 
@@ -22,8 +23,8 @@ async def _opt_out(ctx: ToolContext, args: dict[str, Any]) -> str:
     if state.opted_out:
         return "The participant has opted out already; nothing more will be sent."
     reason = optional_string(args, "reason")[:200] or "asked to stop in their own words"
-    if not state.apply("opted_out", actor=Actor.MODEL, reason=f"opted out through the assistant: {reason}",
-                       words="\n".join(ctx.inbound)):
+    if not transitions.apply(state, "opted_out", actor=Actor.MODEL, reason=f"opted out through the assistant: {reason}",
+                             words="\n".join(ctx.inbound)):
         return ("Not changed: the participant sent START after writing this (by their phone's clock), so they "
                 "stay subscribed. Answer them normally.")
     ctx.ends_turn = True

@@ -12,10 +12,11 @@ from datetime import date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from promptpipe.domain import transitions
 from promptpipe.domain.conversation import ScheduleEntry
 from promptpipe.domain.localtime import FIXED, RANDOM, format_hhmm, is_iana_zone, local_label, parse_hhmm, zone_or_utc
 from promptpipe.domain.quiet_hours import in_quiet_hours
-from promptpipe.domain.transitions import Actor
+from promptpipe.domain.transition_log import Actor
 from promptpipe.errors import ToolArgumentError
 from promptpipe.storage.schedules import new_schedule_id
 from promptpipe.tools.base import Tool, ToolContext, optional_string
@@ -144,8 +145,8 @@ async def _scheduler(ctx: ToolContext, args: dict[str, Any]) -> str:
         raise ToolArgumentError(f"'timezone': {zone_name!r} is not an IANA zone name such as Europe/Berlin")
     outcome = _act(ctx, action, args)  # raises (changing nothing) on bad arguments
     zone_note = ""
-    if zone_name and ctx.state.apply("timezone_changed", actor=Actor.MODEL, value=zone_name,
-                                     reason="given in the conversation (scheduler tool)"):
+    if zone_name and transitions.apply(ctx.state, "timezone_changed", actor=Actor.MODEL, value=zone_name,
+                                       reason="given in the conversation (scheduler tool)"):
         zone_note = f"The participant's time zone is now {zone_name}. "
     return zone_note + outcome(ctx)
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+from promptpipe.domain import transitions
 from promptpipe.domain.localtime import local_label, zone_or_utc
 from promptpipe.domain.states import INTAKE, INTAKE_SUSPENDED, SUB_STATES
 from promptpipe.domain.timers import TRANSITION
-from promptpipe.domain.transitions import MOVE_TO, Actor
+from promptpipe.domain.transition_log import Actor
+from promptpipe.domain.transitions import MOVE_TO
 from promptpipe.errors import ToolArgumentError
 from promptpipe.tools.base import Tool, ToolContext, optional_string
 
@@ -52,7 +54,7 @@ async def _transition(ctx: ToolContext, args: dict[str, Any]) -> str:
     if state.timer_pending_after_commit(TRANSITION):
         state.cancel_timers(TRANSITION, reason="replaced by an immediate transition")
         cancelled = " The delayed move that was pending is cancelled."
-    if not state.apply(MOVE_TO[target], actor=Actor.MODEL, reason=reason):
+    if not transitions.apply(state, MOVE_TO[target], actor=Actor.MODEL, reason=reason):
         return f"The conversation is already in {target}; nothing changed.{cancelled}"
     return f"Done: the conversation is now in {target}. Your next reply is sent from there.{cancelled}"
 

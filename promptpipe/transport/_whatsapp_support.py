@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import resource
 import sys
 from collections.abc import Iterator, Mapping
@@ -18,6 +17,7 @@ import segno
 from neonize import _binder
 from neonize.aioze import events as _neonize_events
 
+from promptpipe.config.process_env import BOT_TAG_ENV, bot_tag_off_at_exec, proxy_environment, set_bot_tag_off
 from promptpipe.logging import mask_phone
 
 __all__ = ["BAN_REASONS", "FAILURE_REASONS", "HANDLED_ELSEWHERE", "OUTDATED_MESSAGE", "CallsInFlight",
@@ -72,7 +72,7 @@ def probe_target(env: Mapping[str, str] | None = None) -> tuple[str, int]:
     """Where the reachability check connects: WhatsApp itself, or the proxy the Go library will
     go through (HTTPS_PROXY, else ALL_PROXY, either case; not for a host NO_PROXY lists), so a
     network that allows only the proxy still counts as reachable."""
-    env = os.environ if env is None else env
+    env = proxy_environment() if env is None else env
     proxy = next((env[name] for name in ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy")
                   if env.get(name, "").strip()), "").strip()
     if not proxy or _bypasses_proxy(WHATSAPP_HOST, env.get("NO_PROXY", env.get("no_proxy", ""))):
@@ -167,26 +167,9 @@ def patch_decrypt_poll_vote() -> None:
         ffi.errcheck = converter
 
 
-BOT_TAG_ENV = "NEONIZE_BOT_TAG"
-
-
-def bot_tag_off_at_exec() -> bool | None:
-    """Whether ``NEONIZE_BOT_TAG=off`` was in the environment the process started with.
-
-    The Go library reads its own copy of the environment taken at process start, so setting
-    ``os.environ`` later may not reach it. None when this cannot be checked (not Linux).
-    """
-    try:
-        with open("/proc/self/environ", "rb") as fh:
-            entries = fh.read().split(b"\0")
-    except OSError:
-        return None
-    return f"{BOT_TAG_ENV}=off".encode() in entries
-
-
 def turn_bot_label_off(log: Any) -> None:
     """Ask the library not to label the study number a bot; warn when it can no longer hear it."""
-    os.environ[BOT_TAG_ENV] = "off"
+    set_bot_tag_off()
     if bot_tag_off_at_exec() is False:
         log.warning("whatsapp_bot_label_may_show",
                     hint=f"set {BOT_TAG_ENV}=off in the environment before starting PromptPipe; "

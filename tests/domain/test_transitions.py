@@ -330,7 +330,7 @@ async def test_an_undeclared_move_is_a_bug(make_app: AppFactory, fake_openai: Fa
     ]
     for attempt in attempts:
         with pytest.raises(UndeclaredTransition):
-            state.apply(attempt["name"], actor=attempt["actor"], reason="test")
+            transitions.apply(state, attempt["name"], actor=attempt["actor"], reason="test")
     assert state.transitions == [] and state.status == "active"
 
 

@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 from promptpipe.clock import ManualClock
 from promptpipe.research import admin
 from promptpipe.storage import schema
-from promptpipe.storage.db import Database, sync_url
+from promptpipe.storage.db import Database
 from promptpipe.storage.erasure import stop_everything
 from promptpipe.storage.inbox_rows import (
     KEPT,
@@ -29,6 +29,7 @@ from promptpipe.storage.inbox_rows import (
 from promptpipe.storage.models import FAILED, SENT, InboxItem, Message, OutboxItem
 from promptpipe.storage.outbox_rows import record_sends
 from promptpipe.storage.transcript import add_inbound_message, queue_outgoing
+from promptpipe.storage.urls import sync_url
 
 NOW = datetime(2026, 3, 2, 9, tzinfo=timezone.utc)
 

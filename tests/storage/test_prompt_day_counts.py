@@ -15,7 +15,7 @@ from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
 from promptpipe.storage import rollup
-from promptpipe.storage.db import Database, sync_url
+from promptpipe.storage.db import Database
 from promptpipe.storage.deliveries import mark_first_reply, record_delivery, set_vote
 from promptpipe.storage.erasure import erase_texts
 from promptpipe.storage.models import Message, Participant, PromptDelivery, Receipt, table_of
@@ -23,6 +23,7 @@ from promptpipe.storage.participants import create_participant
 from promptpipe.storage.receipts import record_receipt
 from promptpipe.storage.study_stats import DayCounts, day_counts, prompt_counts
 from promptpipe.storage.transcript import queue_outgoing
+from promptpipe.storage.urls import sync_url
 
 T0 = datetime(2026, 3, 2, 12, 0, tzinfo=timezone.utc)
 DAYS = ("2026-03-02", "2026-03-03", "2026-03-04")

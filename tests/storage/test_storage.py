@@ -16,13 +16,14 @@ from promptpipe.clock import ManualClock
 from promptpipe.logging import configure_logging, get_logger, mask_phone
 from promptpipe.research import admin
 from promptpipe.storage import mirrors
-from promptpipe.storage.db import Database, sync_url
+from promptpipe.storage.db import Database
 from promptpipe.storage.inbox_rows import NewInput, add_inputs, participants_with_due_inbox
 from promptpipe.storage.models import InboxItem, Message, OutboxItem, Participant
 from promptpipe.storage.numbers_served import number_filter
 from promptpipe.storage.outbox_rows import claim_statement
 from promptpipe.storage.rollup import DROP_V1
 from promptpipe.storage.schema import SchemaBehind
+from promptpipe.storage.urls import sync_url
 
 
 async def test_an_unversioned_older_schema_is_refused_then_upgraded_on_request(database_url: str) -> None:

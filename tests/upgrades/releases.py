@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from promptpipe.storage.db import sqlite_file
+from promptpipe.storage.urls import sqlite_file
 
 RELEASES = Path(__file__).resolve().parent / "releases"
 

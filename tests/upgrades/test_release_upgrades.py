@@ -21,8 +21,9 @@ from promptpipe.clock import ManualClock
 from promptpipe.export.files import export_study
 from promptpipe.research import admin, oversight
 from promptpipe.storage import schema
-from promptpipe.storage.db import Database, sync_url
+from promptpipe.storage.db import Database
 from promptpipe.storage.schema import include_object
+from promptpipe.storage.urls import sync_url
 from promptpipe.transport.memory import MemoryTransport
 from promptpipe.web.identity import authenticate
 from tests.conftest import AppFactory

@@ -18,7 +18,8 @@ from sqlmodel import SQLModel
 
 from promptpipe.cli import main
 from promptpipe.storage import schema
-from promptpipe.storage.db import Database, sqlite_file, sync_url
+from promptpipe.storage.db import Database
+from promptpipe.storage.urls import sqlite_file, sync_url
 from tests.conftest import AppFactory
 from tests.upgrades.releases import load_release
 

@@ -13,9 +13,10 @@ from alembic import command
 from alembic.config import Config
 
 from promptpipe.storage import schema
-from promptpipe.storage.db import Database, sync_url
+from promptpipe.storage.db import Database
 from promptpipe.storage.models import table_of
 from promptpipe.storage.study_tables import QuestionnaireAnswer, QuestionnaireInstance
+from promptpipe.storage.urls import sync_url
 from tests.upgrades.releases import PEOPLE, load_release
 
 RELEASE = "release-b1c231f"

@@ -1,0 +1,32 @@
+"""A change of a participant's state as the transition log records it: who made it, and the entry a
+turn writes with its commit. Apart from :mod:`.transitions` (the declared changes and how they
+apply to a turn's state) so the state itself can hold its entries."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+__all__ = ["Actor", "PendingTransition"]
+
+
+class Actor(StrEnum):
+    """Who triggers a change (the transition log's ``actor``)."""
+
+    PARTICIPANT = "participant"
+    MODEL = "model"
+    RESEARCHER = "researcher"
+    TIMER = "timer"
+    SERVER = "server"
+
+
+@dataclass(frozen=True)
+class PendingTransition:
+    """A transition applied during a turn, written to the log with its commit."""
+
+    kind: str
+    name: str
+    from_value: str | None
+    to_value: str
+    reason: str
+    actor: Actor = Actor.SERVER
