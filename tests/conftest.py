@@ -32,9 +32,27 @@ PROJECT_VARS = variables()
 """Every variable a setting reads (from the declarations): cleared before each test."""
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+SQLITE_ONLY = ("agents", "domain", "flow", "test_model_boundary.py")
+"""Where the database's dialect does not decide what is tested: the conversation's decisions, the
+agents and the rules. Their storage is the same query modules the PostgreSQL runs of storage/,
+pipeline/, scheduling/, research/, export/, web/, upgrades/ and the whole-service tests cover."""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Tests marked ``long`` (tens of seconds each) run first: started last, one of them would
-    keep a parallel run going alone while the other workers sit idle."""
+    keep a parallel run going alone while the other workers sit idle. The PostgreSQL runs of the
+    tests under :data:`SQLITE_ONLY` are left out."""
+    tests = Path(__file__).resolve().parent
+    kept, left_out = [], []
+    for item in items:
+        params = getattr(item, "callspec", None)
+        on_postgres = params is not None and "postgresql" in (params.params.get("database_url"),
+                                                              params.params.get("empty_database_url"))
+        where = item.path.resolve().relative_to(tests).parts[0] if item.path.is_relative_to(tests) else ""
+        (left_out if on_postgres and where in SQLITE_ONLY else kept).append(item)
+    if left_out:
+        config.hook.pytest_deselected(items=left_out)
+        items[:] = kept
     items.sort(key=lambda item: item.get_closest_marker("long") is None)  # stable: otherwise as collected
 
 
