@@ -27,7 +27,7 @@ from sqlalchemy.engine import Connection
 from promptpipe.app import App
 from promptpipe.clock import SystemClock
 from promptpipe.config import Settings, load_settings
-from promptpipe.domain.states import ACTIVE, INTAKE
+from promptpipe.domain.states import Stage, Status
 from promptpipe.llm import Completion
 from promptpipe.logging import configure_logging
 from promptpipe.storage.models import DONE, SENT, Conversation, InboxItem, Message, OutboxItem, Participant, Transition
@@ -161,7 +161,8 @@ def bench_phone(index: int) -> str:
     return f"+1555{index:07d}"
 
 
-async def seed(app: App, *, participants: int, messages_per_participant: int = 0, stage: str = INTAKE) -> list[str]:
+async def seed(app: App, *, participants: int, messages_per_participant: int = 0,
+               stage: str = Stage.INTAKE) -> list[str]:
     """Bulk-insert enrolled participants (no greeting pending, in conversation ``stage``) and, per
     participant, a processed history: alternating user/assistant messages with their done inbox
     and sent outbox rows. Creates the tables first. Returns the phones, in participant order."""
@@ -172,7 +173,7 @@ async def seed(app: App, *, participants: int, messages_per_participant: int = 0
     def write(conn: Connection) -> None:
         _insert(conn, Participant, [
             {"id": pid, "phone": phone, "lid": None, "name": f"Bench {i}", "timezone": "Europe/Berlin",
-             "status": ACTIVE, "background": "", "enrolled_at": enrolled_at, "updated_at": enrolled_at}
+             "status": Status.ACTIVE, "background": "", "enrolled_at": enrolled_at, "updated_at": enrolled_at}
             for i, (pid, phone) in enumerate(people)
         ])
         _insert(conn, Conversation, [
@@ -181,7 +182,7 @@ async def seed(app: App, *, participants: int, messages_per_participant: int = 0
             for pid, _ in people
         ])
         _insert(conn, Transition, [
-            {"participant_id": pid, "kind": "status", "name": "enrolled", "from_value": None, "to_value": ACTIVE,
+            {"participant_id": pid, "kind": "status", "name": "enrolled", "from_value": None, "to_value": Status.ACTIVE,
              "reason": "seeded by benchmark", "created_at": enrolled_at}
             for pid, _ in people
         ])

@@ -77,7 +77,7 @@ from _common import (
 from promptpipe.cli._web import WEB_READERS
 from promptpipe.domain import keys
 from promptpipe.domain.localtime import FIXED, DailySpec, parse_hhmm
-from promptpipe.domain.states import ACTIVE, ALARMED, COMPLETED, FEEDBACK, INTAKE, PAUSED, WITHDRAWN
+from promptpipe.domain.states import ALARMED, Stage, Status
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import (
     DONE,
@@ -199,7 +199,8 @@ class Rows:
 
 def _status(rng: random.Random) -> str:
     roll = rng.random()
-    return PAUSED if roll < 0.06 else COMPLETED if roll < 0.11 else WITHDRAWN if roll < 0.15 else ACTIVE
+    return (Status.PAUSED if roll < 0.06 else Status.COMPLETED if roll < 0.11 else Status.WITHDRAWN if roll < 0.15
+            else Status.ACTIVE)
 
 
 def _counters(votes: list[str | None], days: list[date]) -> dict[str, Any]:
@@ -271,8 +272,8 @@ def _participant(rows: Rows, index: int) -> None:
     pid, sid = f"p_{index:016x}", f"s_{index:08x}"
     zone = rows.zones[ZONES[index % len(ZONES)]]
     status = _status(rng)
-    stage = INTAKE if rng.random() < 0.05 else FEEDBACK
-    quiet = status in (PAUSED, WITHDRAWN) or (status == ACTIVE and rng.random() < 0.05)
+    stage = Stage.INTAKE if rng.random() < 0.05 else Stage.FEEDBACK
+    quiet = status in (Status.PAUSED, Status.WITHDRAWN) or (status == Status.ACTIVE and rng.random() < 0.05)
     talk_days = DAYS - QUIET_DAYS if quiet else DAYS
     enrolled = ts(zone.fires[0] - timedelta(days=1))
     prompt_ids, poll_ids, first_in, last_in_id = _transcript(rows, pid, zone, talk_days)
@@ -298,11 +299,11 @@ def _participant(rows: Rows, index: int) -> None:
                  reminder_at=ts(reminder) if vote is None and reminder < now else None)
 
     rows.add(Participant, id=pid, phone=bench_phone(index), lid=None, name=f"Bench {index}",
-             timezone=zone.zone.key, status=status, opted_out=int(status == PAUSED), researcher_paused=0,
-             paused_by="participant" if status == PAUSED else None, background="", enrolled_at=enrolled,
+             timezone=zone.zone.key, status=status, opted_out=int(status == Status.PAUSED), researcher_paused=0,
+             paused_by="participant" if status == Status.PAUSED else None, background="", enrolled_at=enrolled,
              updated_at=enrolled, erased_at=None, erased_by=None, arm=ARMS[index % len(ARMS)], strata=None,
-             day_one=zone.days[0].isoformat() if stage == FEEDBACK else None, extra_days=0,
-             completed_at=ts(now - timedelta(hours=1)) if status == COMPLETED else None)
+             day_one=zone.days[0].isoformat() if stage == Stage.FEEDBACK else None, extra_days=0,
+             completed_at=ts(now - timedelta(hours=1)) if status == Status.COMPLETED else None)
     profile = {"habit_domain": "walking", "prompt_anchor": "after lunch", "preferred_time": zone.habit,
                "motivational_frame": "sleep better", "last_habit_prompt": PROMPT,
                "last_prompt_sent_at": zone.fires[-1].isoformat(), "counters": _counters(votes, zone.days)}
@@ -312,7 +313,7 @@ def _participant(rows: Rows, index: int) -> None:
     rows.add(Schedule, id=sid, participant_id=pid, kind=FIXED, habit_time=zone.habit, window_start=None,
              window_end=None, prep_minutes=PREP_MINUTES, active=int(status in ALARMED), created_at=enrolled,
              updated_at=enrolled)
-    rows.add(Transition, participant_id=pid, kind="status", name="enrolled", from_value=None, to_value=ACTIVE,
+    rows.add(Transition, participant_id=pid, kind="status", name="enrolled", from_value=None, to_value=Status.ACTIVE,
              reason="seeded by benchmark", actor="researcher", created_at=enrolled)
     rows.add(ConsentEvent, participant_id=pid, event="enrolled", source="researcher", actor="Dr. Bench", words="",
              reconstructed=False, created_at=enrolled)
@@ -408,7 +409,8 @@ def population(path: Path, burst: int, pairs: int) -> Population:
     try:
         total = conn.execute("SELECT count(*) FROM participant").fetchone()[0]
         rows = conn.execute("SELECT p.id, p.phone FROM participant p JOIN conversation c ON c.participant_id = p.id "
-                            "WHERE p.status = ? AND c.sub_state = ? ORDER BY p.id", (ACTIVE, FEEDBACK)).fetchall()
+                            "WHERE p.status = ? AND c.sub_state = ? ORDER BY p.id",
+                            (Status.ACTIVE, Stage.FEEDBACK)).fetchall()
         size = min(burst, len(rows) // (2 * pairs))
         rest = rows[2 * pairs * size:] or rows
         step = max(1, len(rest) // SAMPLE_PARTICIPANTS)

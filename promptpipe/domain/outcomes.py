@@ -10,7 +10,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from promptpipe.domain.states import VOTE_DONE, VOTE_NOT_THIS_TIME
+from promptpipe.domain.states import Vote
 
 
 class Outcome(StrEnum):
@@ -19,8 +19,8 @@ class Outcome(StrEnum):
     answer, and WhatsApp never reported the prompt reached the phone within the receipt window (the
     participant cannot have ignored what they never got)."""
 
-    DONE = VOTE_DONE.value
-    NOT_THIS_TIME = VOTE_NOT_THIS_TIME.value
+    DONE = Vote.DONE.value
+    NOT_THIS_TIME = Vote.NOT_THIS_TIME.value
     FREE_TEXT_REPLY = "free_text_reply"
     REMINDER_SENT = "reminder_sent"
     NO_REPLY = "no_reply"

@@ -29,7 +29,7 @@ from promptpipe.domain.consent import ConsentKind
 from promptpipe.domain.conversation import ScheduleEntry
 from promptpipe.domain.decision_rule import NOT_DRAWN
 from promptpipe.domain.localtime import DailySpec, to_instant, zone_or_utc
-from promptpipe.domain.states import WITHDRAWN
+from promptpipe.domain.states import Status
 from promptpipe.domain.study import Unavailable
 from promptpipe.domain.study_file import StudyFileError, parse_study
 from promptpipe.storage.db import Database
@@ -154,7 +154,7 @@ def _row(columns: Iterable[str], point: WithdrawnPoint, index: int) -> _DerivedR
 
 def _withdrawn_people(session: Session, first: str | None, last: str | None) -> dict[str, _Person]:
     query = select(_P.c.id, _P.c.timezone, _P.c.arm, _P.c.day_one, _P.c.extra_days, _P.c.erased_at).where(
-        _P.c.status == WITHDRAWN, _P.c.day_one.is_not(None))
+        _P.c.status == Status.WITHDRAWN, _P.c.day_one.is_not(None))
     if first is not None:
         query = query.where(_P.c.id >= first)
     if last is not None:

@@ -20,7 +20,7 @@ from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.profile import PROMPT_REQUIRED_FIELDS
 from promptpipe.domain.quiet_hours import quiet_period_end
-from promptpipe.domain.states import FEEDBACK
+from promptpipe.domain.states import Stage
 from promptpipe.domain.transitions import Actor
 from promptpipe.errors import ContextTooLong, LLMError
 from promptpipe.flow import commands
@@ -42,7 +42,7 @@ log = get_logger("promptpipe.flow")
 def module_for(state: TurnState, greeting: bool) -> AgentModule:
     """INTAKE for a greeting and by default; FEEDBACK in that stage, unless the plan cannot
     carry a prompt any more: then the participant goes back to intake to repair it."""
-    if greeting or state.sub_state != FEEDBACK:
+    if greeting or state.sub_state != Stage.FEEDBACK:
         return INTAKE_MODULE
     missing = state.missing_fields(PROMPT_REQUIRED_FIELDS)
     if missing:

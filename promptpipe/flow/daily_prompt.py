@@ -23,7 +23,7 @@ from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.polls import DONE_PURPOSE, POLL_OPTIONS, POLL_QUESTION
 from promptpipe.domain.profile import PROMPT_REQUIRED_FIELDS
-from promptpipe.domain.states import ACTIVE, FEEDBACK
+from promptpipe.domain.states import Stage, Status
 from promptpipe.domain.study import FIXED_STYLE, PERSONALISED
 from promptpipe.domain.timers import PROMPT_NOW, NudgePolicy
 from promptpipe.domain.transitions import Actor
@@ -64,7 +64,7 @@ async def prepare_daily_prompt(
     else:
         missing = state.missing_fields(PROMPT_REQUIRED_FIELDS)
         if missing:
-            if state.sub_state == FEEDBACK:  # in intake (or with intake on hold) it is where it belongs
+            if state.sub_state == Stage.FEEDBACK:  # in intake (or with intake on hold) it is where it belongs
                 state.apply("feedback_to_intake", actor=Actor.SERVER,
                             reason="daily prompt due but the profile lacks " + ", ".join(missing))
             return [Outgoing(keys.reply(inbox_id), missing_fields_message(missing), MessageKind.TEXT)]
@@ -128,7 +128,7 @@ async def daily_prompt_outcome(deps: FlowDeps, context: TurnContext, item: Inbox
         hook = delivery_hook(state, by_hand, inbox_id=item.id, local_day=local_day, now=now, schedule_id=None)
         return Outcome(by_hand, hook=hook, log=("daily_prompt_done", {
             "sent": [o.kind for o in by_hand], "local_date": local_day.isoformat(), "manual": True}))
-    if config.study.in_use and state.day_one is None and state.status == ACTIVE:
+    if config.study.in_use and state.day_one is None and state.status == Status.ACTIVE:
         lifecycle.complete_intake_for_prompt(state, now)  # day 1 follows at commit
     draw_key = keys.decision_draw(keys.daily_prompt(state.participant.id, event.schedule_id, local_day))
     point = decide(config, state, event, inbox_id=item.id, inbox_key=draw_key, local_day=local_day, now=now,

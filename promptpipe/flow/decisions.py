@@ -15,7 +15,7 @@ from promptpipe.domain.conversation import TurnState
 from promptpipe.domain.decision_rule import NOT_DRAWN, OPTED_OUT, DecisionFacts, draw_action, unavailable_reason
 from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.quiet_hours import in_quiet_hours
-from promptpipe.domain.states import ACTIVE
+from promptpipe.domain.states import Status
 from promptpipe.domain.study import NO_SEND, PROMPT_STYLES, NotSent, QuietHours
 from promptpipe.domain.study_days import study_day
 from promptpipe.flow import lifecycle
@@ -62,12 +62,12 @@ def decide(config: FlowConfig, state: TurnState, event: DailyPromptDue, *, inbox
     day = study_day(state.day_one, local_day)
     scheduled = datetime.fromisoformat(event.due_at) if event.due_at else None
     facts = DecisionFacts(study_day=day, length_days=lifecycle.last_day(study, state),
-                          baseline_days=study.baseline_days, paused=state.status != ACTIVE,
+                          baseline_days=study.baseline_days, paused=state.status != Status.ACTIVE,
                           in_quiet_hours=in_quiet_hours(study.quiet_hours, scheduled or now, zone),
                           answered_today=answered_today,
                           study_in_use=study.in_use, opted_out=state.opted_out)
     reason = unavailable_reason(facts, study.decision)
-    if reason is None and state.status != ACTIVE:  # never sent anything, whatever the rule lists
+    if reason is None and state.status != Status.ACTIVE:  # never sent anything, whatever the rule lists
         reason = OPTED_OUT if state.opted_out else "paused"
     arm = study.arm(state.participant.arm)
     drawn = draw_action(study.decision, seed, inbox_key)

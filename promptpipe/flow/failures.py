@@ -18,7 +18,7 @@ from promptpipe.domain import keys
 from promptpipe.domain.backoff import Backoff
 from promptpipe.domain.limits import CONTEXT_REJECTIONS_BEFORE_FAILING
 from promptpipe.domain.messages import MessageKind
-from promptpipe.domain.states import ACTIVE
+from promptpipe.domain.states import Status
 from promptpipe.errors import ContextTooLong, LLMError, LLMRejected, PromptPipeError
 from promptpipe.logging import get_logger
 from promptpipe.pipeline.events import InboxKind
@@ -107,7 +107,7 @@ def apologise_if_blocked(session: Session, participant_id: str, rows: list[Inbox
     if not any(row.kind == InboxKind.MESSAGE and row.attempts == 0 for row in rows[1:]):
         return
     person = participant_by_id(session, participant_id)
-    if person is None or person.status != ACTIVE:
+    if person is None or person.status != Status.ACTIVE:
         return
     if queue_outgoing(session, participant_id=participant_id, key=keys.apology(blocker.id), text=APOLOGY, now=now,
                       kind=MessageKind.APOLOGY) is not None:

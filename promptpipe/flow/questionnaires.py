@@ -53,7 +53,7 @@ from promptpipe.domain.questionnaire_answers import (
 )
 from promptpipe.domain.questionnaire_plan import PLAN_AHEAD_DAYS, Planned, plan_days, plan_event, replan_day
 from promptpipe.domain.quiet_hours import in_quiet_hours, quiet_period_end
-from promptpipe.domain.states import ACTIVE, COMPLETED, FEEDBACK, PAUSED, WITHDRAWN
+from promptpipe.domain.states import Stage, Status
 from promptpipe.domain.study import SELF_REPORT_ID, QuietHours, Study
 from promptpipe.domain.study_days import study_day
 from promptpipe.domain.timers import QUESTIONNAIRE
@@ -255,11 +255,11 @@ def tend(state: TurnState, study: Study, events: Sequence[object], now: datetime
         return _all(hooks) if hooks else None
     planned: list[Planned] = []
     done = state.questionnaires.planned
-    if state.status in (COMPLETED, WITHDRAWN):
+    if state.status in (Status.COMPLETED, Status.WITHDRAWN):
         over = _study_over(state, study, now)
         if over is not None:
             hooks.append(over)
-        if (state.status == COMPLETED and "study_end" not in done
+        if (state.status == Status.COMPLETED and "study_end" not in done
                 and any(t.name == "study_completed" for t in state.transitions)):  # sent, or coded why not
             planned += plan_event(study, SendEvent.STUDY_END, now)
             done.append("study_end")
@@ -267,7 +267,7 @@ def tend(state: TurnState, study: Study, events: Sequence[object], now: datetime
         if "enrollment" not in done and any(isinstance(event, Enrolled) for event in events):
             planned += plan_event(study, SendEvent.ENROLLMENT, now)
             done.append("enrollment")
-        if "intake_complete" not in done and any(t.name == MOVE_TO[FEEDBACK] for t in state.transitions):
+        if "intake_complete" not in done and any(t.name == MOVE_TO[Stage.FEEDBACK] for t in state.transitions):
             planned += plan_event(study, SendEvent.INTAKE_COMPLETE, now)
             done.append("intake_complete")
         if state.day_one is not None:
@@ -285,22 +285,22 @@ def tend(state: TurnState, study: Study, events: Sequence[object], now: datetime
 def exit_allowed(state: TurnState) -> bool:
     """A completed participant may still get the ``study_end`` questionnaires: they ended the
     study as planned, with no opt-out and no pause by the team holding."""
-    return state.status == COMPLETED and not state.opted_out and not state.researcher_paused
+    return state.status == Status.COMPLETED and not state.opted_out and not state.researcher_paused
 
 
 def answering(state: TurnState) -> bool:
     """Whether the participant's replies may answer the questionnaire under way (an exit
     questionnaire is answered after the study has ended: see :func:`close_if_stopped`)."""
-    return state.questionnaire is not None and state.status in (ACTIVE, COMPLETED)
+    return state.questionnaire is not None and state.status in (Status.ACTIVE, Status.COMPLETED)
 
 
 def _why_not_sent(state: TurnState, questionnaire: Questionnaire) -> str | None:
-    if state.status == ACTIVE or (questionnaire.send.event is SendEvent.STUDY_END and exit_allowed(state)):
+    if state.status == Status.ACTIVE or (questionnaire.send.event is SendEvent.STUDY_END and exit_allowed(state)):
         return None
     held = "opted out" if state.opted_out else "paused by the team" if state.researcher_paused else ""
-    if state.status == COMPLETED and held:
+    if state.status == Status.COMPLETED and held:
         return f"the participant's study ended while {held}"
-    return f"the participant is {state.status}" + (f" ({held})" if held and state.status == PAUSED else "")
+    return f"the participant is {state.status}" + (f" ({held})" if held and state.status == Status.PAUSED else "")
 
 
 def _plan_ahead(state: TurnState, study: Study, now: datetime) -> list[Planned]:
@@ -337,7 +337,7 @@ def _planning_wakeup(state: TurnState, study: Study) -> datetime | None:
     """When the plan must move on although nothing is queued (the next study-day questionnaire is
     more than a week away): the local midnight from which that day is within reach."""
     through = state.questionnaires.days
-    if state.day_one is None or not through or state.status not in (ACTIVE, PAUSED):
+    if state.day_one is None or not through or state.status not in (Status.ACTIVE, Status.PAUSED):
         return None
     last = last_day_of(study, state)
     reach = min(through.values())
@@ -351,13 +351,13 @@ def _study_over(state: TurnState, study: Study, now: datetime) -> CommitHook | N
     """The study ended for the participant (completed or withdrawn): what was planned and not sent
     is recorded as not sent, except the exit questionnaires of one who completed (their own
     timer sends them, or records why not)."""
-    keep = [entry for entry in state.questionnaires.queue if state.status == COMPLETED and (
+    keep = [entry for entry in state.questionnaires.queue if state.status == Status.COMPLETED and (
         (q := study.questionnaire(entry.questionnaire_id)) is not None and q.send.event is SendEvent.STUDY_END)]
     gone = [entry for entry in state.questionnaires.queue if entry not in keep]
     if not gone:
         return None
     state.questionnaires.queue[:] = keep
-    reason = ("the participant withdrew before it was sent" if state.status == WITHDRAWN
+    reason = ("the participant withdrew before it was sent" if state.status == Status.WITHDRAWN
               else "the participant's study ended before it was sent")
 
     def write(session: Session, _: Mapping[str, int | None]) -> None:
@@ -469,7 +469,7 @@ def close_if_stopped(state: TurnState, study: Study, now: datetime) -> CommitHoo
     """A turn that left the participant inactive (STOP, a pause, a withdrawal) ends the
     questionnaire under way; the writes to add to the turn's commit."""
     open_ = state.questionnaire
-    if open_ is None or state.status == ACTIVE:
+    if open_ is None or state.status == Status.ACTIVE:
         return None
     questionnaire = study.questionnaire(open_.questionnaire_id)
     if questionnaire is None:

@@ -23,7 +23,7 @@ from sqlalchemy.orm import Session
 from promptpipe.domain.conversation import TimerChange, TurnState
 from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.quiet_hours import quiet_period_end
-from promptpipe.domain.states import ACTIVE, PAUSED
+from promptpipe.domain.states import Status
 from promptpipe.domain.text import clean_for_storage
 from promptpipe.errors import LLMError, LLMRejected
 from promptpipe.flow import commands, lifecycle, questionnaires, typed_answers, votes
@@ -168,20 +168,20 @@ class ConversationFlow:
                 answered = questionnaires.answer_outcome(study, context, batch, now)
                 if answered is not None:
                     return answered
-            answers = typed_answers.typed_answers(context, batch) if state.status == ACTIVE else []
+            answers = typed_answers.typed_answers(context, batch) if state.status == Status.ACTIVE else []
             if answers:
                 return typed_answers.answers_outcome(context, batch, answers, now)
             escaped = lifecycle.escape_outcome(context, batch)
             if escaped is not None:
                 return escaped
-        if state.status == PAUSED and (isinstance(event, StudyEndDue) or (
+        if state.status == Status.PAUSED and (isinstance(event, StudyEndDue) or (
                 isinstance(event, DailyPromptDue) and event.schedule_id is not None and not event.manual)):
             # the study's clock runs on while paused: a decision point is recorded, the study ends
             return await (timer_outcome(self.deps, context, batch[0], event) if isinstance(event, StudyEndDue)
                           else daily_prompt_outcome(self.deps, context, batch[0], event))
-        if isinstance(event, QuestionnaireDue) and state.status != ACTIVE:  # coded not sent, or an exit one
+        if isinstance(event, QuestionnaireDue) and state.status != Status.ACTIVE:  # coded not sent, or an exit one
             return questionnaires.questionnaire_due_outcome(study, context, batch[0], event, now)
-        if state.status != ACTIVE:
+        if state.status != Status.ACTIVE:
             return commands.inactive_outcome(state, batch, message=isinstance(event, MessageReceived),
                                              screened=was_screened(context.events),
                                              reminder_key=commands.restart_reminder_key(state, now))

@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 
 from promptpipe.domain.conversation import TurnState
 from promptpipe.domain.localtime import zone_or_utc
-from promptpipe.domain.states import ACTIVE, WITHDRAWN
+from promptpipe.domain.states import Status
 from promptpipe.domain.study import Study
 from promptpipe.domain.study_days import study_end
 from promptpipe.domain.transitions import Actor
@@ -68,7 +68,7 @@ class TeamOutcome:
 
 def apply_team_change(state: TurnState, change: TeamChange, study: Study, now: datetime) -> TeamOutcome:
     """Apply ``change`` to the working copy of the participant's state (nothing is written here)."""
-    if state.status == WITHDRAWN:
+    if state.status == Status.WITHDRAWN:
         return TeamOutcome("{who} was withdrawn from the study; that cannot be undone or changed", "forbidden")
     if change.action in STATUS_CHANGES:
         return _status(state, change)
@@ -94,14 +94,14 @@ def _status(state: TurnState, change: TeamChange) -> TeamOutcome:
     reason = change.reason or default_reason
     if not state.apply(name, actor=Actor.RESEARCHER, reason=reason, words=reason, actor_name=change.by):
         return TeamOutcome(f"{{who}} is already {state.status}; nothing changed")
-    if change.action == "resume" and state.status != ACTIVE:
+    if change.action == "resume" and state.status != Status.ACTIVE:
         return TeamOutcome("{who}: the research team's pause is lifted, but they stay paused because they sent STOP "
                            "themselves; only they can switch messages back on, by sending START")
     if change.action == "pause" and was_opted_out:
         return TeamOutcome("{who} is now paused by the research team as well as by their own STOP; both must be "
                            "lifted before anything is sent")
     return TeamOutcome(f"{{who}} is now {state.status}"
-                       + ("; no scheduled message will be sent to them" if state.status != ACTIVE else ""))
+                       + ("; no scheduled message will be sent to them" if state.status != Status.ACTIVE else ""))
 
 
 def _zone(state: TurnState, zone: str) -> TeamOutcome:

@@ -19,7 +19,7 @@ from promptpipe.domain.conversation import TurnState
 from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.quiet_hours import in_quiet_hours
-from promptpipe.domain.states import FEEDBACK, INTAKE
+from promptpipe.domain.states import Stage
 from promptpipe.domain.timers import (
     AUTO_FEEDBACK,
     FEEDBACK_CHECK_IN,
@@ -73,10 +73,10 @@ def arm_after_prompt(state: TurnState, policy: NudgePolicy, now: datetime, promp
     if policy.reminder_delay.total_seconds() > 0:
         state.arm_timer(REMINDER, now + policy.reminder_delay, {"prompt_inbox_id": prompt_inbox_id},
                         reason="daily prompt sent")
-    if policy.auto_feedback and state.sub_state != FEEDBACK:
+    if policy.auto_feedback and state.sub_state != Stage.FEEDBACK:
         state.arm_timer(AUTO_FEEDBACK, now + policy.auto_feedback_delay, {"prompt_inbox_id": prompt_inbox_id},
                         reason="daily prompt sent")
-    elif state.sub_state == FEEDBACK and policy.feedback_initial_timeout.total_seconds() > 0:
+    elif state.sub_state == Stage.FEEDBACK and policy.feedback_initial_timeout.total_seconds() > 0:
         # Already in FEEDBACK: the check-in clock starts with the prompt.
         state.arm_timer(FEEDBACK_CHECK_IN, now + policy.feedback_initial_timeout, reason="daily prompt sent")
 
@@ -146,7 +146,7 @@ async def _fired(deps: FlowDeps, context: TurnContext, item: InboxRow, event: Ti
         hook = _reminder_recorded(event.prompt_inbox_id, now) if event.prompt_inbox_id is not None else None
         return [Outgoing(keys.reminder(item.id), REMINDER_TEXT, MessageKind.REMINDER)], hook, "reminder sent"
     if isinstance(event, CheckInDue | FollowUpDue):
-        if state.sub_state != FEEDBACK:
+        if state.sub_state != Stage.FEEDBACK:
             return [], None, None
         cue = CHECK_IN_CUE if isinstance(event, CheckInDue) else FOLLOW_UP_CUE
         result = await respond(deps, context, FEEDBACK_MODULE, [], cue)
@@ -160,10 +160,10 @@ async def _fired(deps: FlowDeps, context: TurnContext, item: InboxRow, event: Ti
         return outgoing, None, note
     if isinstance(event, AutoFeedbackDue):
         minutes = round(policy.auto_feedback_delay.total_seconds() / 60)
-        moved = state.apply(MOVE_TO[FEEDBACK], actor=Actor.TIMER,
+        moved = state.apply(MOVE_TO[Stage.FEEDBACK], actor=Actor.TIMER,
                             reason=f"no reply {minutes} min after the daily prompt")
         return [], None, "moved to FEEDBACK" if moved else None
-    if isinstance(event, DelayedTransitionDue) and event.target in (INTAKE, FEEDBACK):
+    if isinstance(event, DelayedTransitionDue) and event.target in (Stage.INTAKE, Stage.FEEDBACK):
         moved = state.apply(MOVE_TO[event.target], actor=Actor.TIMER,
                             reason=f"delayed: {event.reason or 'delayed transition'}")
         return [], None, f"moved to {event.target}" if moved else None

@@ -23,7 +23,7 @@ from sqlalchemy.orm import Session
 from promptpipe.domain.numbers import ONE_NUMBER, NumberPlan
 from promptpipe.domain.participant_filter import ParticipantFilter
 from promptpipe.domain.safety import OPEN
-from promptpipe.domain.states import ACTIVE, COMPLETED, INTAKE_SUSPENDED, WITHDRAWN
+from promptpipe.domain.states import Stage, Status
 from promptpipe.research.oversight import STUCK_ATTEMPTS
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import (
@@ -144,7 +144,7 @@ def _on_number(numbers: NumberPlan, name: str) -> ColumnElement[bool]:
     has = _P.c.number == name
     if name == numbers.default:
         has = or_(has, _P.c.number.is_(None))
-    return and_(has, _P.c.status.not_in((WITHDRAWN, COMPLETED)), _P.c.erased_at.is_(None))
+    return and_(has, _P.c.status.not_in((Status.WITHDRAWN, Status.COMPLETED)), _P.c.erased_at.is_(None))
 
 
 def _numbers_in_trouble(session: Session, numbers: NumberPlan, statuses: dict[str, StatusRow], *, detail: bool,
@@ -192,8 +192,9 @@ def _read(session: Session, now: datetime, silent_days: int, *, flags: bool, wha
     add(AttentionKind.NOT_DELIVERED, _concerns(session, _D.join(_M, _M.c.id == _D.c.prompt_message_id),
                                                _D.c.participant_id, _D.c.sent_at, undelivered, detail=detail,
                                                limit=limit))
-    for kind, flt in ((AttentionKind.SILENT, ParticipantFilter(status=ACTIVE, silent_days=silent_days)),
-                      (AttentionKind.INTAKE_ON_HOLD, ParticipantFilter(status=ACTIVE, stage=INTAKE_SUSPENDED))):
+    for kind, flt in ((AttentionKind.SILENT, ParticipantFilter(status=Status.ACTIVE, silent_days=silent_days)),
+                      (AttentionKind.INTAKE_ON_HOLD,
+                       ParticipantFilter(status=Status.ACTIVE, stage=Stage.INTAKE_SUSPENDED))):
         add(kind, (count_participants(session, flt, now), ()))
     if whatsapp or model_error:
         state = statuses.get(WHATSAPP)

@@ -15,7 +15,7 @@ from promptpipe.domain import keys
 from promptpipe.domain.consent import ConsentSource
 from promptpipe.domain.limits import BACKGROUND_CHARS, NAME_CHARS, REASON_CHARS
 from promptpipe.domain.numbers import ONE_NUMBER, NumberPlan
-from promptpipe.domain.states import ACTIVE
+from promptpipe.domain.states import Status
 from promptpipe.domain.study import OPEN_STUDY, QuietHours, Study
 from promptpipe.domain.text import has_undecodable
 from promptpipe.errors import AdminError, Conflict, DuplicateKey, Forbidden
@@ -145,7 +145,7 @@ async def send_prompt_now(db: Database, clock: Clock, *, phone: str, quiet: Quie
     the study's ``quiet`` hours on their clock unless ``anyway`` (now) or ``after_quiet_hours``
     (the service holds it until they end)."""
     participant, _ = await get_participant(db, phone)
-    if participant.status != ACTIVE:
+    if participant.status != Status.ACTIVE:
         raise Forbidden(f"{participant.phone} is {participant.status}; scheduled messages are not sent to them")
     now = clock.now()
     end = quiet_hours_wait(quiet, who=participant.phone, timezone=participant.timezone, now=now,

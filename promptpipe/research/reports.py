@@ -15,7 +15,7 @@ from promptpipe.domain.conversation import ScheduleEntry
 from promptpipe.domain.localtime import local_label, zone_or_utc
 from promptpipe.domain.messages import MessageKind, MessageStatus
 from promptpipe.domain.profile import HABIT_FIELDS, Profile
-from promptpipe.domain.states import ACTIVE, Stage, Status
+from promptpipe.domain.states import Stage, Status
 from promptpipe.domain.tone import ToneState
 from promptpipe.research._common import get_participant, participant_id_in, participant_key
 from promptpipe.research.views import (
@@ -129,7 +129,7 @@ async def schedules(db: Database, clock: Clock, *, phone: str) -> SchedulesView:
 
     entries, timers, armed = await db.run(read)
     zone = zone_or_utc(participant.timezone)
-    active = participant.status == ACTIVE
+    active = participant.status == Status.ACTIVE
     return SchedulesView(
         phone=participant.phone, status=Status(participant.status), timezone=participant.timezone,
         schedules=[

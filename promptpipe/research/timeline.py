@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 
 from promptpipe.domain.localtime import to_instant, zone_or_utc
 from promptpipe.domain.messages import MessageKind, kind_shown
-from promptpipe.domain.states import FEEDBACK, INTAKE, INTAKE_SUSPENDED
+from promptpipe.domain.states import Stage
 from promptpipe.domain.timeline import RESEARCHER_ONLY, STREAMS, Cursor, Stream, TimelineKind
 from promptpipe.errors import NotFound
 from promptpipe.storage.access_tables import AuditEntry
@@ -102,7 +102,8 @@ def _midnight(day: date, zone: ZoneInfo) -> datetime | None:
         return None
 
 
-STAGE_WORDS: dict[str, str] = {INTAKE: "intake", FEEDBACK: "feedback", INTAKE_SUSPENDED: "intake on hold"}
+STAGE_WORDS: dict[str, str] = {Stage.INTAKE: "intake", Stage.FEEDBACK: "feedback",
+                               Stage.INTAKE_SUSPENDED: "intake on hold"}
 STATUS_WORDS = {"received": "received", "answered": "answered", "kept": "kept, not answered", "skipped": "skipped",
                 "queued": "waiting to be sent", "sending": "being sent", "sent": "sent", "failed": "not sent",
                 "uncertain": "may not have arrived", "cancelled": "cancelled before it went out"}

@@ -24,7 +24,7 @@ from sqlalchemy.orm import Session
 
 from promptpipe.domain import keys
 from promptpipe.domain.localtime import zone_or_utc
-from promptpipe.domain.states import ACTIVE, ALARMED, COMPLETED, PAUSED
+from promptpipe.domain.states import ALARMED, Status
 from promptpipe.domain.study import Study
 from promptpipe.domain.timers import FIRES_LATE, RUNS_AFTER_COMPLETION, RUNS_WHILE_PAUSED
 from promptpipe.logging import get_logger
@@ -123,16 +123,16 @@ def _timer_rows(
     def status_of(alarm: Alarm) -> str:
         return (people.get(alarm.participant_id) or ("", ""))[0]
 
-    runs_anyway = {t.id for t in timers_by_id(db, session, [int(a.ref) for a in alarms if status_of(a) == PAUSED])
-                   if t.kind in RUNS_WHILE_PAUSED}
-    completed = [int(a.ref) for a in alarms if status_of(a) == COMPLETED]
+    paused = [int(a.ref) for a in alarms if status_of(a) == Status.PAUSED]
+    runs_anyway = {t.id for t in timers_by_id(db, session, paused) if t.kind in RUNS_WHILE_PAUSED}
+    completed = [int(a.ref) for a in alarms if status_of(a) == Status.COMPLETED]
     if completed:  # the exit questionnaires' timer
         runs_anyway |= {t.id for t in timers_by_id(db, session, completed) if t.kind in RUNS_AFTER_COMPLETION}
     late = [int(a.ref) for a in alarms if a.missed]
     fires_late = {t.id for t in timers_by_id(db, session, late) if t.kind in FIRES_LATE} if late else set()
     for alarm in alarms:
         person = people.get(alarm.participant_id)
-        goes_on = person is not None and (person[0] == ACTIVE or int(alarm.ref) in runs_anyway)
+        goes_on = person is not None and (person[0] == Status.ACTIVE or int(alarm.ref) in runs_anyway)
         too_late = alarm.missed and int(alarm.ref) not in fires_late
         outcome = CANCELLED if not goes_on else MISSED if too_late else FIRED
         by_outcome[outcome].append(int(alarm.ref))

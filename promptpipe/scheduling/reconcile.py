@@ -19,7 +19,7 @@ from apscheduler.triggers.date import DateTrigger
 from promptpipe.domain import keys
 from promptpipe.domain.conversation import PendingTimer
 from promptpipe.domain.localtime import zone_or_utc
-from promptpipe.domain.states import ACTIVE, ALARMED, COMPLETED
+from promptpipe.domain.states import ALARMED, Status
 from promptpipe.domain.timers import RUNS_AFTER_COMPLETION, RUNS_WHILE_PAUSED, TIMER_KINDS
 from promptpipe.scheduling import jobs
 from promptpipe.scheduling.jobs import DAILY, Alarm
@@ -70,7 +70,7 @@ def wanted_jobs(plan: AlarmPlan, now: datetime) -> list[WantedJob]:
     the study, the questionnaires' plan)."""
     if plan.status not in ALARMED:
         return [timer_job(plan.participant_id, timer) for timer in plan.timers
-                if plan.status == COMPLETED and timer.kind in RUNS_AFTER_COMPLETION]
+                if plan.status == Status.COMPLETED and timer.kind in RUNS_AFTER_COMPLETION]
     zone = zone_or_utc(plan.timezone)
     wanted = []
     for entry in plan.schedules:
@@ -80,7 +80,7 @@ def wanted_jobs(plan: AlarmPlan, now: datetime) -> list[WantedJob]:
             {"participant_id": plan.participant_id, "schedule_id": entry.id},
             DailyPromptTrigger(spec, zone.key), spec.next_fire(now, zone, inclusive=True)[1],
         ))
-    timers = [t for t in plan.timers if plan.status == ACTIVE or t.kind in RUNS_WHILE_PAUSED]
+    timers = [t for t in plan.timers if plan.status == Status.ACTIVE or t.kind in RUNS_WHILE_PAUSED]
     return wanted + [timer_job(plan.participant_id, timer) for timer in timers]
 
 

@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 
 from promptpipe.domain.consent import ConsentKind, ConsentRecord, ConsentSource
 from promptpipe.domain.profile import Profile
-from promptpipe.domain.states import WITHDRAWN
+from promptpipe.domain.states import Status
 from promptpipe.domain.transitions import Actor
 from promptpipe.storage.access_tables import AuditEntry
 from promptpipe.storage.consent import record_consent
@@ -147,8 +147,8 @@ def erase_identity(session: Session, person: Participant, now: datetime, by: str
         _LIDS.c.phone == person.phone, _LIDS.c.lid == (person.lid or "")))
     )
     session.execute(update(Participant).where(_PARTICIPANT.c.id == person.id).values(
-        phone=tombstone_phone(person.id), name="", background="", lid=None, status=WITHDRAWN, opted_out=False,
+        phone=tombstone_phone(person.id), name="", background="", lid=None, status=Status.WITHDRAWN, opted_out=False,
         researcher_paused=False, paused_by=None, erased_at=now, erased_by=by, updated_at=now))
     session.add(Transition(participant_id=person.id, kind="status", name="erased_by_researcher", actor=Actor.RESEARCHER,
-                           from_value=status_before, to_value=WITHDRAWN, reason="", created_at=now))
+                           from_value=status_before, to_value=Status.WITHDRAWN, reason="", created_at=now))
     record_consent(session, person.id, [ConsentRecord(ConsentKind.ERASED, ConsentSource.RESEARCHER, "", by)], now)

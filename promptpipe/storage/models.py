@@ -29,7 +29,7 @@ from sqlalchemy.types import BigInteger
 from sqlmodel import Field, SQLModel
 
 from promptpipe.domain.safety import OPEN
-from promptpipe.domain.states import ACTIVE, INTAKE
+from promptpipe.domain.states import Stage, Status
 
 JSONType = JSON().with_variant(JSONB(), "postgresql")
 
@@ -112,7 +112,7 @@ class Participant(SQLModel, table=True):
     lid: str | None = Field(default=None, index=True)
     name: str = ""
     timezone: str = "UTC"
-    status: str = ACTIVE
+    status: str = Status.ACTIVE
     """active | paused (either reason below holds) | withdrawn | completed; derived on every change."""
     opted_out: bool = False
     """The participant withdrew consent to messages (STOP, or asked the model); only they lift it."""
@@ -153,7 +153,7 @@ class Participant(SQLModel, table=True):
 
 class Conversation(SQLModel, table=True):
     participant_id: str = Field(primary_key=True, foreign_key="participant.id")
-    sub_state: str = INTAKE
+    sub_state: str = Stage.INTAKE
     profile: dict[str, Any] = _json()
     tone: dict[str, Any] = _json()
     summary: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))

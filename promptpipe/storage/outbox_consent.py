@@ -25,7 +25,7 @@ from promptpipe.domain.consent import (
     ConsentKind,
     Outgoing,
 )
-from promptpipe.domain.states import WITHDRAWN
+from promptpipe.domain.states import Status
 from promptpipe.storage.commit_hooks import queued_in
 from promptpipe.storage.models import CANCELLED, PENDING, Message, OutboxItem, Participant, table_of
 
@@ -37,7 +37,7 @@ _P = _PARTICIPANT.c
 _HELD: dict[ConsentKind, Any] = {
     ConsentKind.OPTED_OUT: _P.opted_out,
     ConsentKind.PAUSED: _P.researcher_paused,
-    ConsentKind.WITHDRAWN: _P.status == WITHDRAWN,
+    ConsentKind.WITHDRAWN: _P.status == Status.WITHDRAWN,
     ConsentKind.ERASED: _P.erased_at.is_not(None),
 }
 """Each hold as the participant row shows it."""

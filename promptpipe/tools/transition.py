@@ -6,7 +6,7 @@ from datetime import timedelta
 from typing import Any
 
 from promptpipe.domain.localtime import local_label, zone_or_utc
-from promptpipe.domain.states import INTAKE, INTAKE_SUSPENDED, SUB_STATES
+from promptpipe.domain.states import Stage
 from promptpipe.domain.timers import TRANSITION
 from promptpipe.domain.transitions import MOVE_TO, Actor
 from promptpipe.errors import ToolArgumentError
@@ -30,13 +30,13 @@ def _delay(args: dict[str, Any]) -> float:
 
 async def _transition(ctx: ToolContext, args: dict[str, Any]) -> str:
     target = optional_string(args, "target_state").upper()
-    if target not in SUB_STATES:
-        raise ToolArgumentError(f"'target_state' must be one of {', '.join(SUB_STATES)}")
+    if target not in tuple(Stage):
+        raise ToolArgumentError(f"'target_state' must be one of {', '.join(Stage)}")
     reason = optional_string(args, "reason") or "requested by the assistant"
     minutes = _delay(args)
     state = ctx.state
-    if target == INTAKE_SUSPENDED:
-        if state.sub_state != INTAKE:
+    if target == Stage.INTAKE_SUSPENDED:
+        if state.sub_state != Stage.INTAKE:
             raise ToolArgumentError("only intake can be put on hold (INTAKE_SUSPENDED); the conversation is in "
                                     f"{state.sub_state}")
         if minutes > 0:
@@ -69,7 +69,7 @@ TRANSITION_STATE = Tool(
     parameters={
         "type": "object",
         "properties": {
-            "target_state": {"type": "string", "enum": list(SUB_STATES)},
+            "target_state": {"type": "string", "enum": list(Stage)},
             "delay_minutes": {"type": "number", "minimum": 0, "description": "Wait this long first (0 = now)."},
             "reason": {"type": "string", "description": "Why, in a few words (kept in the audit log)."},
         },

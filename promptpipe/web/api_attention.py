@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 from promptpipe.config import TransportName
 from promptpipe.domain.access import RESEARCHER, VIEWER, allows
 from promptpipe.domain.participant_filter import MAX_SILENT_DAYS
-from promptpipe.domain.states import ACTIVE, INTAKE_SUSPENDED
+from promptpipe.domain.states import Stage, Status
 from promptpipe.research.attention import DEFAULT_SILENT_DAYS, Attention, AttentionEntry, AttentionKind, read_attention
 from promptpipe.research.tokens import Caller
 from promptpipe.web.auth import context, require
@@ -39,9 +39,9 @@ def entry_link(entry: AttentionEntry, silent_days: int) -> str:
         case AttentionKind.SAFETY_FLAG:
             return "/flags"
         case AttentionKind.SILENT:
-            return f"/participants?status={ACTIVE}&silent={silent_days}&sort=last_in"
+            return f"/participants?status={Status.ACTIVE}&silent={silent_days}&sort=last_in"
         case AttentionKind.INTAKE_ON_HOLD:
-            return f"/participants?status={ACTIVE}&stage={INTAKE_SUSPENDED}"
+            return f"/participants?status={Status.ACTIVE}&stage={Stage.INTAKE_SUSPENDED}"
         case AttentionKind.WHATSAPP | AttentionKind.MODEL_ERROR:
             return SERVICE_LINK
         case AttentionKind.NUMBER:

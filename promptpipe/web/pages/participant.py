@@ -13,7 +13,7 @@ from fastapi.responses import HTMLResponse
 from promptpipe.domain.limits import RESEARCHER_MESSAGE_CHARS
 from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.messages import MessageKind, kind_shown
-from promptpipe.domain.states import ACTIVE, WITHDRAWN
+from promptpipe.domain.states import Status
 from promptpipe.research import admin, oversight
 from promptpipe.research._common import PARTICIPANT_ID
 from promptpipe.research.listing import one_participant
@@ -137,9 +137,10 @@ def _actions(row: ParticipantDetail, listed: ListedRow | None, extendable: bool,
     """The actions that make sense for them now (see also :mod:`lifecycle`)."""
     if listed is not None and listed.erased:
         return []
-    if row.status == WITHDRAWN:
+    if row.status == Status.WITHDRAWN:
         return ["edit", "erase"]
-    actions = ["resume" if row.researcher_paused else "pause", "message", *(["prompt"] if row.status == ACTIVE else [])]
+    actions = ["resume" if row.researcher_paused else "pause", "message",
+               *(["prompt"] if row.status == Status.ACTIVE else [])]
     return [*actions, "edit", *(["extend"] if extendable else []), *(["number"] if movable else []), "withdraw",
             "erase"]
 
