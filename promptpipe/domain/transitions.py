@@ -26,7 +26,7 @@ from promptpipe.domain.states import (
     Stage,
     Status,
 )
-from promptpipe.domain.timers import RUNS_WHILE_PAUSED, TIMER_KINDS
+from promptpipe.domain.timers import RUNS_WHILE_PAUSED, TimerKind
 
 if TYPE_CHECKING:
     from promptpipe.domain.conversation import TurnState
@@ -277,7 +277,8 @@ def _change_status(state: TurnState, transition: Transition, reason: str, actor:
         state.greet_if_never_greeted = True
     if CANCEL_ALL_TIMERS in transition.effects and status != Status.ACTIVE:
         # A pause leaves the study's own clock running; an ending, a withdrawal or an erasure stops it all.
-        kinds = TIMER_KINDS if status != Status.PAUSED else tuple(k for k in TIMER_KINDS if k not in RUNS_WHILE_PAUSED)
+        kinds = tuple(TimerKind) if status != Status.PAUSED else tuple(
+            k for k in TimerKind if k not in RUNS_WHILE_PAUSED)
         state.cancel_timers(*kinds, reason=f"status changed: {transition.name}")
 
 

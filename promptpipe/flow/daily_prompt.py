@@ -25,7 +25,7 @@ from promptpipe.domain.polls import DONE_PURPOSE, POLL_OPTIONS, POLL_QUESTION
 from promptpipe.domain.profile import PROMPT_REQUIRED_FIELDS
 from promptpipe.domain.states import Stage, Status
 from promptpipe.domain.study import FIXED_STYLE, PERSONALISED
-from promptpipe.domain.timers import PROMPT_NOW, NudgePolicy
+from promptpipe.domain.timers import NudgePolicy, TimerKind
 from promptpipe.domain.transitions import Actor
 from promptpipe.errors import LLMUnavailable, ToolArgumentError
 from promptpipe.flow import intensity, lifecycle
@@ -119,7 +119,8 @@ async def daily_prompt_outcome(deps: FlowDeps, context: TurnContext, item: Inbox
     local_day = (date.fromisoformat(event.local_date) if event.local_date
                  else now.astimezone(zone_or_utc(state.timezone)).date())
     if event.manual and event.not_before and datetime.fromisoformat(event.not_before) > now:
-        state.arm_timer(PROMPT_NOW, datetime.fromisoformat(event.not_before), reason="asked for in quiet hours")
+        state.arm_timer(TimerKind.PROMPT_NOW, datetime.fromisoformat(event.not_before),
+                        reason="asked for in quiet hours")
         return Outcome(log=("daily_prompt_held", {"until": event.not_before, "manual": True}))
     if event.manual or event.schedule_id is None:
         style = config.study.arm(state.participant.arm).prompt_style

@@ -34,7 +34,7 @@ from promptpipe.domain.states import (
 )
 from promptpipe.domain.study import AFTER_ENROLLMENT, Study
 from promptpipe.domain.study_days import day_one, study_end
-from promptpipe.domain.timers import INTAKE_INACTIVE, INTAKE_REMINDER, STUDY_END, NudgePolicy
+from promptpipe.domain.timers import NudgePolicy, TimerKind
 from promptpipe.domain.transitions import Actor
 from promptpipe.flow.turn import FlowConfig, FlowDeps, Outcome, Outgoing, TurnContext
 from promptpipe.pipeline.events import Enrolled, as_input
@@ -91,8 +91,8 @@ def arm_intake_inactivity(state: TurnState, policy: NudgePolicy, now: datetime) 
     fires it looks at the time of the last turn (see :func:`intake_inactive_outcome`)."""
     state.profile.record.last_turn_at = now.isoformat()
     if (state.sub_state == Stage.INTAKE and state.status == Status.ACTIVE and policy.intake_inactivity > timedelta(0)
-            and not state.timer_pending_after_commit(INTAKE_INACTIVE)):
-        state.arm_timer(INTAKE_INACTIVE, now + policy.intake_inactivity, reason="intake waits for an answer")
+            and not state.timer_pending_after_commit(TimerKind.INTAKE_INACTIVE)):
+        state.arm_timer(TimerKind.INTAKE_INACTIVE, now + policy.intake_inactivity, reason="intake waits for an answer")
 
 
 def arm_intake_reminder(state: TurnState, policy: NudgePolicy, now: datetime) -> None:
@@ -100,7 +100,7 @@ def arm_intake_reminder(state: TurnState, policy: NudgePolicy, now: datetime) ->
     record = state.profile.record
     if policy.intake_reminder_delay <= timedelta(0) or record.intake_reminders >= policy.intake_reminder_max:
         return
-    state.arm_timer(INTAKE_REMINDER, now + policy.intake_reminder_delay, reason="intake on hold")
+    state.arm_timer(TimerKind.INTAKE_REMINDER, now + policy.intake_reminder_delay, reason="intake on hold")
 
 
 def intake_inactive_outcome(state: TurnState, policy: NudgePolicy, now: datetime) -> str | None:
@@ -111,7 +111,8 @@ def intake_inactive_outcome(state: TurnState, policy: NudgePolicy, now: datetime
     last = state.profile.record.last_turn_at
     quiet_since = datetime.fromisoformat(last) if last else None
     if quiet_since is not None and now < quiet_since + policy.intake_inactivity - timedelta(seconds=1):
-        state.arm_timer(INTAKE_INACTIVE, quiet_since + policy.intake_inactivity, reason="intake waits for an answer")
+        state.arm_timer(TimerKind.INTAKE_INACTIVE, quiet_since + policy.intake_inactivity,
+                        reason="intake waits for an answer")
         return "they talked since: checked again later"
     state.apply("intake_suspended", actor=Actor.TIMER, reason="no answer during intake")
     return "intake on hold"
@@ -163,7 +164,7 @@ def arm_study_end(state: TurnState, study: Study, now: datetime) -> None:
     if last is None or state.day_one is None:
         return
     end = study_end(state.day_one, last, zone_or_utc(state.timezone))
-    state.arm_timer(STUDY_END, max(end, now), {"last_day": last}, reason=f"end of study day {last}")
+    state.arm_timer(TimerKind.STUDY_END, max(end, now), {"last_day": last}, reason=f"end of study day {last}")
 
 
 def complete_intake_for_prompt(state: TurnState, now: datetime) -> bool:
@@ -179,10 +180,11 @@ def study_end_outcome(deps: FlowDeps, context: TurnContext, item: InboxRow, last
     """The last study day is over: completed, with the closing message unless paused."""
     state, study, now = context.state, deps.config.study, deps.clock.now()
     if state.status not in (Status.ACTIVE, Status.PAUSED) or state.day_one is None:
-        return Outcome(save_state=False, log=("timer_done", {"kind": STUDY_END, "outcome": "nothing to do"}))
+        return Outcome(save_state=False, log=("timer_done", {"kind": TimerKind.STUDY_END, "outcome": "nothing to do"}))
     current_last = last_day(study, state)
     if current_last is None or study_end(state.day_one, current_last, zone_or_utc(state.timezone)) > now:
-        return Outcome(save_state=False, log=("timer_done", {"kind": STUDY_END, "outcome": "study still running"}))
+        return Outcome(save_state=False,
+                       log=("timer_done", {"kind": TimerKind.STUDY_END, "outcome": "study still running"}))
     send = state.status == Status.ACTIVE
     state.apply("study_completed", actor=Actor.TIMER, reason=f"study day {current_last} was the last")
     outgoing = [Outgoing(keys.closing(item.id), study.closing_message, MessageKind.CLOSING)] if send else []

@@ -56,7 +56,7 @@ from promptpipe.domain.quiet_hours import in_quiet_hours, quiet_period_end
 from promptpipe.domain.states import Stage, Status
 from promptpipe.domain.study import SELF_REPORT_ID, QuietHours, Study
 from promptpipe.domain.study_days import study_day
-from promptpipe.domain.timers import QUESTIONNAIRE
+from promptpipe.domain.timers import TimerKind
 from promptpipe.domain.transitions import MOVE_TO
 from promptpipe.flow.lifecycle import last_day as last_day_of
 from promptpipe.flow.turn import CommitHook, Outcome, Outgoing, TurnContext
@@ -108,8 +108,9 @@ def _arm_clock(state: TurnState, questionnaire: Questionnaire, open_: OpenQuesti
         due, action = sent_at + offsets[open_.reminders_sent], "remind"
     else:
         due, action = open_.expires_at, "expire"
-    state.arm_timer(QUESTIONNAIRE, due, {"instance_id": open_.instance_id, "questionnaire_id": questionnaire.id,
-                                         "action": action, "sent_at": sent_at.isoformat()},
+    state.arm_timer(TimerKind.QUESTIONNAIRE, due, {"instance_id": open_.instance_id,
+                                                   "questionnaire_id": questionnaire.id,
+                                                   "action": action, "sent_at": sent_at.isoformat()},
                     reason=f"questionnaire {questionnaire.id}: {action}")
 
 
@@ -230,16 +231,16 @@ def _arm_next(state: TurnState, now: datetime, *, reason: str, wake: datetime | 
     again and again)."""
     queue = state.questionnaires.queue
     if not queue and wake is None:
-        if state.timer_pending_after_commit(QUESTIONNAIRE):
-            state.cancel_timers(QUESTIONNAIRE, reason=reason)
+        if state.timer_pending_after_commit(TimerKind.QUESTIONNAIRE):
+            state.cancel_timers(TimerKind.QUESTIONNAIRE, reason=reason)
         return
     due = max(min(entry.due_at for entry in queue) if queue else wake or now, now)
     due = quiet_period_end(quiet, due, zone_or_utc(state.timezone)) or due
-    pending = state.pending_timers.get(QUESTIONNAIRE)
+    pending = state.pending_timers.get(TimerKind.QUESTIONNAIRE)
     if (pending is not None and pending.due_at == due and pending.payload.get("action") == "next"
-            and not any(op.kind == QUESTIONNAIRE for op in state.timer_ops)):
+            and not any(op.kind == TimerKind.QUESTIONNAIRE for op in state.timer_ops)):
         return
-    state.arm_timer(QUESTIONNAIRE, due, {"action": "next"}, reason=reason)
+    state.arm_timer(TimerKind.QUESTIONNAIRE, due, {"action": "next"}, reason=reason)
 
 
 def tend(state: TurnState, study: Study, events: Sequence[object], now: datetime) -> CommitHook | None:

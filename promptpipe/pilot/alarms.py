@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 
 from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.study import SELF_REPORT_ID
-from promptpipe.domain.timers import INTAKE_REMINDER, REMINDER
+from promptpipe.domain.timers import TimerKind
 from promptpipe.scheduling import jobs
 from promptpipe.scheduling.jobs import DAILY, TIMER, Alarm
 from promptpipe.scheduling.reconcile import wanted_jobs
@@ -28,7 +28,7 @@ from promptpipe.storage.study_tables import QuestionnaireInstance
 
 __all__ = ["REMINDER_KINDS", "Due", "due_alarms", "next_self_report", "plan_of"]
 
-REMINDER_KINDS = (REMINDER, INTAKE_REMINDER)
+REMINDER_KINDS = (TimerKind.REMINDER, TimerKind.INTAKE_REMINDER)
 """The timers "skip to the next reminder" goes to."""
 _INSTANCE = table_of(QuestionnaireInstance)
 

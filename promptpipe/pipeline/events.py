@@ -17,7 +17,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any, ClassVar, Literal, TypeVar, Union, cast, get_args, get_origin, get_type_hints
 
-from promptpipe.domain import timers
+from promptpipe.domain.timers import TimerKind
 from promptpipe.storage.inbox_rows import WA_ID, NewInput
 from promptpipe.storage.models import PENDING
 
@@ -355,12 +355,13 @@ _BY_KIND: dict[str, type[_Payload]] = {
                                     AlarmSyncRequested, TeamChange, ResearcherMessageQueued, DailyPromptDue)
 }
 _TIMERS: dict[str, type[_TimerDue]] = {
-    timers.REMINDER: ReminderDue, timers.AUTO_FEEDBACK: AutoFeedbackDue, timers.TRANSITION: DelayedTransitionDue,
-    timers.FEEDBACK_CHECK_IN: CheckInDue, timers.FEEDBACK_FOLLOWUP: FollowUpDue,
-    timers.INTAKE_INACTIVE: IntakeInactiveDue, timers.INTAKE_REMINDER: IntakeReminderDue, timers.STUDY_END: StudyEndDue,
-    timers.SELF_REPORT: SelfReportDue, timers.PROMPT_NOW: PromptNowDue, timers.QUESTIONNAIRE: QuestionnaireDue,
+    TimerKind.REMINDER: ReminderDue, TimerKind.AUTO_FEEDBACK: AutoFeedbackDue,
+    TimerKind.TRANSITION: DelayedTransitionDue, TimerKind.FEEDBACK_CHECK_IN: CheckInDue,
+    TimerKind.FEEDBACK_FOLLOWUP: FollowUpDue, TimerKind.INTAKE_INACTIVE: IntakeInactiveDue,
+    TimerKind.INTAKE_REMINDER: IntakeReminderDue, TimerKind.STUDY_END: StudyEndDue,
+    TimerKind.SELF_REPORT: SelfReportDue, TimerKind.PROMPT_NOW: PromptNowDue, TimerKind.QUESTIONNAIRE: QuestionnaireDue,
 }
-assert set(_TIMERS) == set(timers.TIMER_KINDS), "every timer kind has its event"
+assert set(_TIMERS) == set(TimerKind), "every timer kind has its event"
 
 
 def parse_event(inbox_kind: str, payload: dict[str, Any]) -> InboxEvent:

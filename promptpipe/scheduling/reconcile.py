@@ -20,7 +20,7 @@ from promptpipe.domain import keys
 from promptpipe.domain.conversation import PendingTimer
 from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.states import ALARMED, Status
-from promptpipe.domain.timers import RUNS_AFTER_COMPLETION, RUNS_WHILE_PAUSED, TIMER_KINDS
+from promptpipe.domain.timers import RUNS_AFTER_COMPLETION, RUNS_WHILE_PAUSED, TimerKind
 from promptpipe.scheduling import jobs
 from promptpipe.scheduling.jobs import DAILY, Alarm
 from promptpipe.scheduling.trigger import DailyPromptTrigger
@@ -94,7 +94,7 @@ def timer_job(participant_id: str, timer: PendingTimer) -> WantedJob:
 
 def candidate_job_ids(plans: dict[str, AlarmPlan], participant_ids: list[str]) -> list[str]:
     """Every job these participants could have (a deleted schedule may still have one to remove)."""
-    ids = [keys.timer_job(pid, kind) for pid in participant_ids for kind in TIMER_KINDS]
+    ids = [keys.timer_job(pid, kind) for pid in participant_ids for kind in TimerKind]
     return ids + [keys.daily_job(pid, sid) for pid, plan in plans.items() for sid in plan.all_schedule_ids]
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from promptpipe.domain.localtime import local_label, zone_or_utc
 from promptpipe.domain.states import Stage
-from promptpipe.domain.timers import TRANSITION
+from promptpipe.domain.timers import TimerKind
 from promptpipe.domain.transitions import MOVE_TO, Actor
 from promptpipe.errors import ToolArgumentError
 from promptpipe.tools.base import Tool, ToolContext, optional_string
@@ -43,14 +43,14 @@ async def _transition(ctx: ToolContext, args: dict[str, Any]) -> str:
             raise ToolArgumentError("intake is put on hold at once: leave out delay_minutes")
     if minutes > 0:
         due = ctx.now() + timedelta(minutes=minutes)
-        replaced = state.timer_pending_after_commit(TRANSITION)
-        state.arm_timer(TRANSITION, due, {"target": target, "reason": reason}, reason=reason)
+        replaced = state.timer_pending_after_commit(TimerKind.TRANSITION)
+        state.arm_timer(TimerKind.TRANSITION, due, {"target": target, "reason": reason}, reason=reason)
         when = local_label(due, zone_or_utc(state.timezone))
         return (f"Scheduled: the conversation moves to {target} at {when}, in {minutes:g} minutes."
                 + (" This replaces the delayed move that was pending." if replaced else ""))
     cancelled = ""
-    if state.timer_pending_after_commit(TRANSITION):
-        state.cancel_timers(TRANSITION, reason="replaced by an immediate transition")
+    if state.timer_pending_after_commit(TimerKind.TRANSITION):
+        state.cancel_timers(TimerKind.TRANSITION, reason="replaced by an immediate transition")
         cancelled = " The delayed move that was pending is cancelled."
     if not state.apply(MOVE_TO[target], actor=Actor.MODEL, reason=reason):
         return f"The conversation is already in {target}; nothing changed.{cancelled}"
