@@ -80,8 +80,6 @@ from promptpipe.domain.localtime import FIXED, DailySpec, parse_hhmm
 from promptpipe.domain.states import ALARMED, Stage, Status
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import (
-    DONE,
-    SENT,
     ConsentEvent,
     Conversation,
     Flag,
@@ -91,6 +89,7 @@ from promptpipe.storage.models import (
     Participant,
     PromptDelivery,
     Receipt,
+    RowStatus,
     Schedule,
     Transition,
 )
@@ -243,7 +242,7 @@ def _transcript(rows: Rows, pid: str, zone: Zone, talk_days: int) -> tuple[dict[
             first_in.setdefault(day, moment)
             last_in_id = mid
             rows.add(InboxItem, id=rows.inbox_id(), key=f"wa:{wa}", participant_id=pid, kind="message",
-                     payload="{}", message_id=mid, status=DONE, attempts=1, available_at=at, created_at=at,
+                     payload="{}", message_id=mid, status=RowStatus.DONE, attempts=1, available_at=at, created_at=at,
                      processed_at=at, last_error=None)
         else:
             kind = "prompt" if day not in prompt_ids else "poll" if day not in poll_ids else "text"
@@ -251,10 +250,11 @@ def _transcript(rows: Rows, pid: str, zone: Zone, talk_days: int) -> tuple[dict[
                 prompt_ids[day] = mid
             elif kind == "poll":
                 poll_ids[day] = mid
-            status, sent = SENT, at
+            status, sent = RowStatus.SENT, at
             text = PROMPT if kind == "prompt" else "Did you do it?" if kind == "poll" else REPLY
-            rows.add(OutboxItem, key=f"reply:{wa}", participant_id=pid, message_id=mid, status=SENT, attempts=1,
-                     available_at=at, claimed_at=at, sent_at=at, wa_message_id=wa, last_error=None, created_at=at)
+            rows.add(OutboxItem, key=f"reply:{wa}", participant_id=pid, message_id=mid, status=RowStatus.SENT,
+                     attempts=1, available_at=at, claimed_at=at, sent_at=at, wa_message_id=wa, last_error=None,
+                     created_at=at)
             if rng.random() < 0.95:
                 rows.add(Receipt, wa_message_id=wa, kind="delivered", at=ts(moment + timedelta(seconds=3)),
                          received_at=ts(moment + timedelta(seconds=4)))
@@ -285,7 +285,7 @@ def _participant(rows: Rows, index: int) -> None:
         rows.add(InboxItem, id=inbox_id, key=keys.daily_prompt(pid, sid, local), participant_id=pid,
                  kind="daily_prompt", payload=json.dumps({"schedule_id": sid, "local_date": local.isoformat(),
                                                           "due_at": fire.isoformat()}),
-                 message_id=None, status=DONE, attempts=1, available_at=at, created_at=at, processed_at=at,
+                 message_id=None, status=RowStatus.DONE, attempts=1, available_at=at, created_at=at, processed_at=at,
                  last_error=None)
         roll = rng.random()
         vote = None if day >= talk_days else "done" if roll < 0.55 else "not_this_time" if roll < 0.70 else None

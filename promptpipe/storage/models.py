@@ -50,10 +50,6 @@ class RowStatus(StrEnum):
     MISSED = "missed"
 
 
-PENDING, DONE, FAILED = RowStatus.PENDING, RowStatus.DONE, RowStatus.FAILED
-SENDING, SENT, UNCERTAIN = RowStatus.SENDING, RowStatus.SENT, RowStatus.UNCERTAIN
-
-
 UTC_TEXT_LENGTH = len("2026-01-05 12:30:15.250000")
 """A UTC time as SQLite stores it; ``isoformat`` adds ``+00:00`` to an aware one."""
 
@@ -242,7 +238,7 @@ class InboxItem(SQLModel, table=True):
     """message | enroll (and, later, timer and admin kinds)"""
     payload: dict[str, Any] = _json()
     message_id: int | None = Field(default=None, foreign_key="message.id")
-    status: str = PENDING
+    status: str = RowStatus.PENDING
     attempts: int = 0
     available_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
     created_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
@@ -273,7 +269,7 @@ class OutboxItem(SQLModel, table=True):
     key: str = Field(unique=True)
     participant_id: str = Field(foreign_key="participant.id")
     message_id: int = Field(foreign_key="message.id")
-    status: str = PENDING
+    status: str = RowStatus.PENDING
     attempts: int = 0
     available_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
     claimed_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
@@ -315,10 +311,6 @@ class LidMapping(SQLModel, table=True):
     updated_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
 
 
-# Timer status values (a timer is one future event for one participant).
-CANCELLED, FIRED, MISSED = RowStatus.CANCELLED, RowStatus.FIRED, RowStatus.MISSED
-
-
 class Schedule(SQLModel, table=True):
     """A participant's daily prompt: a fixed habit time or a random time inside a window, in the
     participant's time zone, sent ``prep_minutes`` before the habit time. Deleting one sets
@@ -355,7 +347,7 @@ class Timer(SQLModel, table=True):
     kind: str
     due_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
     payload: dict[str, Any] = _json()
-    status: str = PENDING
+    status: str = RowStatus.PENDING
     """pending | fired | cancelled | missed"""
     reason: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
     created_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))

@@ -22,12 +22,12 @@ from promptpipe.domain.transitions import Actor
 from promptpipe.storage.consent import record_consent
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import (
-    PENDING,
     Conversation,
     InboxItem,
     LidMapping,
     Participant,
     PromptDelivery,
+    RowStatus,
     Timer,
     Transition,
     table_of,
@@ -46,8 +46,8 @@ _INBOX, _TIMER, _DELIVERY = table_of(InboxItem), table_of(Timer), table_of(Promp
 _NEWER = _DELIVERY.alias("newer")
 _SENDER_FACTS = (
     select(func.count()).select_from(_INBOX)
-    .where(_INBOX.c.participant_id == _PARTICIPANT.c.id, _INBOX.c.status == PENDING).scalar_subquery(),
-    exists().where(_TIMER.c.participant_id == _PARTICIPANT.c.id, _TIMER.c.status == PENDING,
+    .where(_INBOX.c.participant_id == _PARTICIPANT.c.id, _INBOX.c.status == RowStatus.PENDING).scalar_subquery(),
+    exists().where(_TIMER.c.participant_id == _PARTICIPANT.c.id, _TIMER.c.status == RowStatus.PENDING,
                    _TIMER.c.kind.in_(CANCELLED_BY_REPLY)),
     exists().where(_DELIVERY.c.id == select(func.max(_NEWER.c.id)).where(
         _NEWER.c.participant_id == _PARTICIPANT.c.id).scalar_subquery(), _DELIVERY.c.replied_at.is_(None)),
