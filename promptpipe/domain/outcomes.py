@@ -27,11 +27,6 @@ class Outcome(StrEnum):
     NOT_DELIVERED = "not_delivered"
 
 
-DONE, NOT_THIS_TIME = Outcome.DONE, Outcome.NOT_THIS_TIME
-FREE_TEXT_REPLY, REMINDER_SENT, NO_REPLY = Outcome.FREE_TEXT_REPLY, Outcome.REMINDER_SENT, Outcome.NO_REPLY
-NOT_DELIVERED = Outcome.NOT_DELIVERED
-
-
 COUNTER_INTS = ("prompts_sent", "successes", "misses", "current_streak", "best_streak")
 COUNTER_DATES = ("last_success_date", "last_miss_date")
 """The counters :func:`counters` keeps on the profile (numbers default to 0, dates to None)."""
@@ -40,13 +35,13 @@ COUNTER_DATES = ("last_success_date", "last_miss_date")
 def delivery_outcome(vote: str | None, replied_at: datetime | None, reminder_at: datetime | None,
                      *, not_delivered: bool = False) -> Outcome:
     """One word for a delivery: the vote if there is one, else a written reply, else why silent."""
-    if vote in (DONE, NOT_THIS_TIME):
+    if vote in (Vote.DONE, Vote.NOT_THIS_TIME):
         return Outcome(vote)
     if replied_at is not None:
-        return FREE_TEXT_REPLY
+        return Outcome.FREE_TEXT_REPLY
     if not_delivered:
-        return NOT_DELIVERED
-    return REMINDER_SENT if reminder_at is not None else NO_REPLY
+        return Outcome.NOT_DELIVERED
+    return Outcome.REMINDER_SENT if reminder_at is not None else Outcome.NO_REPLY
 
 
 @dataclass(frozen=True)
@@ -63,8 +58,8 @@ def counters(deliveries: Sequence[DeliveryFact]) -> dict[str, Any]:
     A day counts as done when any of its prompts got a "done" vote. The newest day does not break
     the current streak while it has no vote yet (the participant may still answer); a "not this
     time" does, and so does an earlier day left unanswered."""
-    done_days = {d.local_date for d in deliveries if d.vote == DONE}
-    voted_days = {d.local_date for d in deliveries if d.vote in (DONE, NOT_THIS_TIME)}
+    done_days = {d.local_date for d in deliveries if d.vote == Vote.DONE}
+    voted_days = {d.local_date for d in deliveries if d.vote in (Vote.DONE, Vote.NOT_THIS_TIME)}
     days = sorted({d.local_date for d in deliveries})
     best = run = 0
     for day in days:
@@ -78,10 +73,10 @@ def counters(deliveries: Sequence[DeliveryFact]) -> dict[str, Any]:
             continue  # today's prompt may still be answered
         else:
             break
-    misses = [d.local_date for d in deliveries if d.vote == NOT_THIS_TIME]
+    misses = [d.local_date for d in deliveries if d.vote == Vote.NOT_THIS_TIME]
     return {
         "prompts_sent": len(deliveries),
-        "successes": sum(1 for d in deliveries if d.vote == DONE),
+        "successes": sum(1 for d in deliveries if d.vote == Vote.DONE),
         "misses": len(misses),
         "current_streak": current,
         "best_streak": best,

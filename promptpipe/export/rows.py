@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from promptpipe.domain.outcomes import COUNTER_DATES, COUNTER_INTS, NOT_DELIVERED, delivery_outcome
+from promptpipe.domain.outcomes import COUNTER_DATES, COUNTER_INTS, Outcome, delivery_outcome
 from promptpipe.domain.profile import HABIT_FIELDS, Profile
 from promptpipe.export.pseudonyms import People
 from promptpipe.export.study_part import (
@@ -309,7 +309,7 @@ def _delivery_row(row: Any, people: People) -> dict[str, Any]:
         "reminder_sent": row.reminder_at is not None,
         "outcome": delivery_outcome(row.vote, row.replied_at, row.reminder_at, not_delivered=delivery_status(
             row.sent_at, row.delivered_at, row.read_at, receipts_expected=bool(row.receipts_expected),
-            cutoff=row.receipt_cutoff) == NOT_DELIVERED),
+            cutoff=row.receipt_cutoff) == Outcome.NOT_DELIVERED),
     }
 
 
@@ -340,7 +340,8 @@ def _delivery_csv(rows: Sequence[Any], people: People) -> list[tuple[Any, ...]]:
             cell(vote_source), voted[0], voted[1], cell(vote_changes), replied[0], replied[1], reminder[0],
             reminder[1], "false" if reminder_at is None else "true",
             cell(delivery_outcome(vote, replied_at, reminder_at, not_delivered=delivery_status(
-                sent_at, delivered_at, read_at, receipts_expected=bool(expected), cutoff=cutoff) == NOT_DELIVERED)),
+                sent_at, delivered_at, read_at, receipts_expected=bool(expected),
+                cutoff=cutoff) == Outcome.NOT_DELIVERED)),
         ))
     return out
 
