@@ -37,10 +37,6 @@ class ConsentSource(StrEnum):
     """an auto-enrolment on a first message"""
 
 
-CONSENT_EVENTS = tuple(ConsentKind)
-CONSENT_SOURCES = tuple(ConsentSource)
-
-
 @dataclass(frozen=True)
 class ConsentRecord:
     """A consent event waiting to be written with the change it records."""

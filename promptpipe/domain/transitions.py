@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from promptpipe.domain.conversation import TurnState
 
 __all__ = [
-    "ACTORS", "MOVE_TO", "REGISTRY", "Actor", "PendingTransition", "Transition", "UndeclaredTransition", "apply",
+    "MOVE_TO", "REGISTRY", "Actor", "PendingTransition", "Transition", "UndeclaredTransition", "apply",
     "derive_status", "markdown_table", "stage_effects",
 ]
 
@@ -46,7 +46,6 @@ class Actor(StrEnum):
     SERVER = "server"
 
 
-ACTORS = tuple(Actor)
 Kind = Literal["sub_state", "status", "timezone", "study", "number"]
 
 CANCEL_ALL_TIMERS = "cancel every pending timer"

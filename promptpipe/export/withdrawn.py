@@ -38,9 +38,8 @@ from promptpipe.storage.models import ConsentEvent, Participant, Schedule, table
 from promptpipe.storage.study import ProtocolVersion, protocol_history
 from promptpipe.storage.study_tables import Decision
 
-__all__ = ["WITHDRAWN_DAY", "WithdrawnPoint", "with_withdrawn_days", "withdrawn_day_counts", "withdrawn_points"]
+__all__ = ["WithdrawnPoint", "with_withdrawn_days", "withdrawn_day_counts", "withdrawn_points"]
 
-WITHDRAWN_DAY = Unavailable.WITHDRAWN
 _P, _LEDGER = table_of(Participant), table_of(ConsentEvent)
 _SCHEDULE, _DECISION = table_of(Schedule), table_of(Decision)
 _ENDS = (ConsentKind.WITHDRAWN, ConsentKind.ERASED)
@@ -144,7 +143,7 @@ def _row(columns: Iterable[str], point: WithdrawnPoint, index: int) -> _DerivedR
     values.update(
         participant_id=point.participant_id, decision_index=index, schedule_id=point.schedule_id,
         study_day=point.study_day, local_date=point.local_date, scheduled_for=point.scheduled_for,
-        timezone=point.timezone, arm=point.arm, available=False, unavailable_reason=WITHDRAWN_DAY,
+        timezone=point.timezone, arm=point.arm, available=False, unavailable_reason=Unavailable.WITHDRAWN,
         action=NOT_DRAWN, seed_ref="", protocol_hash=point.protocol_hash, withdrawn_at=point.withdrawn_at,
         erased_at=point.erased_at)
     return _DerivedRow(**values)

@@ -30,8 +30,6 @@ from promptpipe.domain.transitions import Actor
 from promptpipe.flow.turn import Outcome, Outgoing
 from promptpipe.storage.inbox_rows import InboxRow
 
-STOP, START, HELP = Command.STOP, Command.START, Command.HELP
-
 _WORDS = command_words()
 STOPPED = _WORDS.reply(Reply.STOPPED)
 ALREADY_STOPPED = _WORDS.reply(Reply.ALREADY_STOPPED)
@@ -119,7 +117,7 @@ def asks_first(state: TurnState, said: Said, context: CommandContext) -> bool:
     """Whether this stop word gets a confirming question instead of an opt-out: a ``stop_ask``
     word in the middle of a conversation, or a phrase with a word the study calls ordinary (never
     a bare standard word: STOP, UNSUBSCRIBE and their translations stop at once)."""
-    if said.command is not STOP or state.status != Status.ACTIVE:
+    if said.command is not Command.STOP or state.status != Status.ACTIVE:
         return False
     one_word = " " not in said.phrase
     if not said.ask_first and one_word:
@@ -143,15 +141,15 @@ def apply_command(state: TurnState, said: Said, words: str) -> str | None:
     by a later one of theirs (their clock; the ledger records it). ``words`` is what they wrote,
     kept in the consent ledger; ``state.said_at`` when they sent it."""
     if state.status == Status.WITHDRAWN:  # no reply to anything; their own STOP or START is still kept
-        if said.command is not HELP:
-            state.apply("opted_out" if said.command is STOP else "opted_in", actor=Actor.PARTICIPANT,
+        if said.command is not Command.HELP:
+            state.apply("opted_out" if said.command is Command.STOP else "opted_in", actor=Actor.PARTICIPANT,
                         reason=f"participant sent {said.command} while withdrawn", words=words)
         return None
     if len(said.languages) == 1:
         state.profile.record.language = said.languages[0]
-    if said.command is HELP:
+    if said.command is Command.HELP:
         return None if written_before_their_stop(state) else reply(state, Reply.HELP, said)
-    if said.command is STOP:
+    if said.command is Command.STOP:
         if state.opted_out:
             if written_before_their_stop(state):
                 return None
@@ -228,7 +226,7 @@ def plan_commands(state: TurnState, texts: Sequence[str], said: Sequence[datetim
             stopped_at = index
         if answer is not None:
             plan.replies.append((index, command.command, answer))
-            if command.command is STOP and stopped_before:
+            if command.command is Command.STOP and stopped_before:
                 plan.restart_reminder.add(index)
     state.said_at = latest
     if stopped_at is not None and state.opted_out:  # after their STOP only its confirmation goes:

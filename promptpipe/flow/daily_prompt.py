@@ -24,12 +24,12 @@ from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.polls import DONE_PURPOSE, POLL_OPTIONS, POLL_QUESTION
 from promptpipe.domain.profile import PROMPT_REQUIRED_FIELDS
 from promptpipe.domain.states import Stage, Status
-from promptpipe.domain.study import FIXED_STYLE, PERSONALISED
+from promptpipe.domain.study import FIXED_STYLE, PERSONALISED, NotSent
 from promptpipe.domain.timers import NudgePolicy, TimerKind
 from promptpipe.domain.transitions import Actor
 from promptpipe.errors import LLMUnavailable, ToolArgumentError
 from promptpipe.flow import intensity, lifecycle
-from promptpipe.flow.decisions import MODEL_OUTAGE, decide, fixed_prompt, prompt_hash, too_late_to_send
+from promptpipe.flow.decisions import decide, fixed_prompt, prompt_hash, too_late_to_send
 from promptpipe.flow.questionnaires import ask_again_after
 from promptpipe.flow.timers import arm_after_prompt, lateness
 from promptpipe.flow.turn import CommitHook, FlowDeps, Outcome, Outgoing, TurnContext
@@ -143,7 +143,7 @@ async def daily_prompt_outcome(deps: FlowDeps, context: TurnContext, item: Inbox
         except LLMUnavailable:
             if not too_late_to_send(config.study.quiet_hours, state.timezone, local_day, now):
                 raise  # the lane tries again later
-            not_sent = MODEL_OUTAGE
+            not_sent = NotSent.MODEL_OUTAGE
     sent = any(o.kind == MessageKind.PROMPT for o in outgoing)
     personalised = sent and point.style == PERSONALISED
     decision = point.as_run(style=point.style if sent else None, model=config.model_name if personalised else None,

@@ -22,6 +22,7 @@ from sqlalchemy.orm import Session
 
 from promptpipe.domain.conversation import TimerChange, TurnState
 from promptpipe.domain.localtime import zone_or_utc
+from promptpipe.domain.messages import MessageStatus
 from promptpipe.domain.quiet_hours import quiet_period_end
 from promptpipe.domain.states import Status
 from promptpipe.domain.text import clean_for_storage
@@ -55,7 +56,7 @@ from promptpipe.pipeline.events import (
 from promptpipe.storage.conversations import save_turn_state
 from promptpipe.storage.db import Database
 from promptpipe.storage.flags import add_flags
-from promptpipe.storage.inbox_rows import KEPT, InboxRow, mark_inbox_done, message_words
+from promptpipe.storage.inbox_rows import InboxRow, mark_inbox_done, message_words
 from promptpipe.storage.live import is_simulated
 from promptpipe.storage.outbox_rows import Claimed, Queued
 from promptpipe.storage.transcript import ToSend, queue_messages
@@ -236,7 +237,7 @@ class ConversationFlow:
                 save_turn_state(session, state, now)
                 lifecycle.greet_if_never_greeted(self.db, session, state, now)
             mark_inbox_done(session, answered, now)
-            mark_inbox_done(session, outcome.kept, now, message_status=KEPT)
+            mark_inbox_done(session, outcome.kept, now, message_status=MessageStatus.KEPT)
             if self.notify_alarms is not None and (
                     schedule_changed or outcome.resync_alarms or state.committed_timer_changes):
                 self.notify_alarms(session, [state.participant.id])

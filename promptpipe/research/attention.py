@@ -22,7 +22,7 @@ from sqlalchemy.orm import Session
 
 from promptpipe.domain.numbers import ONE_NUMBER, NumberPlan
 from promptpipe.domain.participant_filter import ParticipantFilter
-from promptpipe.domain.safety import OPEN
+from promptpipe.domain.safety import FlagStatus
 from promptpipe.domain.states import Stage, Status
 from promptpipe.research.oversight import STUCK_ATTEMPTS
 from promptpipe.storage.db import Database
@@ -176,7 +176,7 @@ def _read(session: Session, now: datetime, silent_days: int, *, flags: bool, wha
 
     if flags:
         add(AttentionKind.SAFETY_FLAG, _concerns(session, _FLAG, _FLAG.c.participant_id, _FLAG.c.created_at,
-                                                 _FLAG.c.status == OPEN, detail=detail, limit=limit))
+                                                 _FLAG.c.status == FlagStatus.OPEN, detail=detail, limit=limit))
     statuses = read_statuses(session) if whatsapp or model_error or numbers.several else {}
     if numbers.several:
         entries.extend(_numbers_in_trouble(session, numbers, statuses, detail=detail, limit=limit))

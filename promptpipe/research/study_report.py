@@ -23,7 +23,7 @@ from sqlalchemy.orm import Session
 
 from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.states import Status
-from promptpipe.domain.study import DEFAULT_ARM, SELF_REPORT_ID, SEND, UNAVAILABLE_REASONS, Study
+from promptpipe.domain.study import DEFAULT_ARM, SELF_REPORT_ID, SEND, Study, Unavailable
 from promptpipe.domain.study_summary import SEED_IN_DATABASE_WARNING
 from promptpipe.domain.text import for_terminal
 from promptpipe.export.self_report import outcome_date
@@ -332,7 +332,7 @@ def _decisions(rows: Sequence[Any], arms: Sequence[str], study: Study) -> Decisi
         else:
             reasons[reason or "unknown"] += count
     available = total - sum(reasons.values())
-    order = [r for r in UNAVAILABLE_REASONS if r in reasons] + sorted(set(reasons) - set(UNAVAILABLE_REASONS))
+    order = [r for r in Unavailable if r in reasons] + sorted(set(reasons) - set(Unavailable))
     return DecisionCounts(
         total=total, available=available, availability_rate=round(available / total, 4) if total else None,
         unavailable_reasons={reason: reasons[reason] for reason in order},

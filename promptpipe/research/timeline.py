@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 from promptpipe.domain.localtime import to_instant, zone_or_utc
 from promptpipe.domain.messages import MessageKind, kind_shown
 from promptpipe.domain.states import Stage
-from promptpipe.domain.timeline import RESEARCHER_ONLY, STREAMS, Cursor, Stream, TimelineKind
+from promptpipe.domain.timeline import RESEARCHER_ONLY, Cursor, Stream, TimelineKind
 from promptpipe.errors import NotFound
 from promptpipe.storage.access_tables import AuditEntry
 from promptpipe.storage.db import Database
@@ -67,7 +67,7 @@ async def timeline(db: Database, participant_id: str, *, identified: bool, kinds
     unknown participant."""
     allowed = tuple(kind for kind in TimelineKind if identified or kind not in RESEARCHER_ONLY)
     wanted = tuple(kind for kind in allowed if not kinds or kind in kinds)
-    streams = [stream for stream in STREAMS if stream.kind in wanted]
+    streams = [stream for stream in Stream if stream.kind in wanted]
 
     def read(session: Session) -> tuple[str, list[Hit]]:
         participant = participant_by_id(session, participant_id)

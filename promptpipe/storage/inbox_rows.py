@@ -22,8 +22,6 @@ from promptpipe.storage.numbers_served import number_filter, of_numbers
 from promptpipe.storage.prepared import Prepared
 
 __all__ = [
-    "ANSWERED",
-    "KEPT",
     "WA_ID",
     "DueInputs",
     "InboxRow",
@@ -47,9 +45,6 @@ __all__ = [
 WA_ID = "wa_message_id"
 """Inbox payload key: the transport's id of the inbound message (for read receipts)."""
 
-ANSWERED, KEPT = MessageStatus.ANSWERED, MessageStatus.KEPT
-"""Transcript status of an inbound message once handled: answered, or kept without an answer
-(the participant is paused or withdrawn, or wrote it just before or after STOP)."""
 
 _INBOX = table_of(InboxItem)
 _MESSAGE = table_of(Message)
@@ -224,14 +219,15 @@ _MESSAGES_HANDLED = Prepared(update(_MESSAGE).where(_MESSAGE.c.id.in_(bindparam(
                      .values(status=bindparam("handled")))
 
 
-def mark_inbox_done(session: Session, items: list[InboxRow], now: datetime, *, message_status: str = ANSWERED) -> None:
+def mark_inbox_done(session: Session, items: list[InboxRow], now: datetime, *,
+                    message_status: str = MessageStatus.ANSWERED) -> None:
     """The inputs are done; their messages answered (by the database's trigger, see
     :mod:`promptpipe.storage.mirrors`) or, for another ``message_status``, set so here."""
     if not items:
         return
     _INBOX_DONE.rows(session.connection(), {"ids": [item.id for item in items], "now": now})
     message_ids = [item.message_id for item in items if item.message_id is not None]
-    if message_ids and message_status != ANSWERED:
+    if message_ids and message_status != MessageStatus.ANSWERED:
         _MESSAGES_HANDLED.rows(session.connection(), {"ids": message_ids, "handled": message_status})
 
 

@@ -17,7 +17,7 @@ from sqlalchemy import insert, select, update
 from sqlalchemy.orm import Session
 
 from promptpipe.domain import keys
-from promptpipe.storage.inbox_rows import KEPT
+from promptpipe.domain.messages import MessageStatus
 from promptpipe.storage.models import InboxItem, Message, RowStatus, ServiceStatus, table_of
 
 __all__ = ["DEPLOYMENT", "LIVE", "Deployment", "Live", "deployment", "go_live", "is_simulated", "live_since",
@@ -92,5 +92,5 @@ def go_live(session: Session, transport: str, now: datetime) -> int:
     closed = connection.execute(update(_INBOX).where(waiting)
                                 .values(status=RowStatus.DONE, processed_at=now, last_error=SET_ASIDE)).rowcount
     if message_ids:
-        connection.execute(update(_MESSAGE).where(_MESSAGE.c.id.in_(message_ids)).values(status=KEPT))
+        connection.execute(update(_MESSAGE).where(_MESSAGE.c.id.in_(message_ids)).values(status=MessageStatus.KEPT))
     return int(closed or 0)

@@ -28,7 +28,7 @@ from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.types import BigInteger
 from sqlmodel import Field, SQLModel
 
-from promptpipe.domain.safety import OPEN
+from promptpipe.domain.safety import FlagStatus
 from promptpipe.domain.states import Stage, Status
 
 JSONType = JSON().with_variant(JSONB(), "postgresql")
@@ -496,7 +496,7 @@ class Flag(SQLModel, table=True):
     """The phrase the screen matched, or the model's reason."""
     message_id: int | None = Field(default=None, foreign_key="message.id")
     """The participant's message that raised it."""
-    status: str = OPEN
+    status: str = FlagStatus.OPEN
     resolved_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
     resolved_by: str | None = None
     resolution_note: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))

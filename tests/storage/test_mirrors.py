@@ -13,12 +13,12 @@ import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
 from promptpipe.clock import ManualClock
+from promptpipe.domain.messages import MessageStatus
 from promptpipe.research import admin
 from promptpipe.storage import schema
 from promptpipe.storage.db import Database, sync_url
 from promptpipe.storage.erasure import stop_everything
 from promptpipe.storage.inbox_rows import (
-    KEPT,
     NewInput,
     add_input,
     close_input,
@@ -76,7 +76,7 @@ async def test_inputs_done_answer_their_messages_unless_closed_for_another_reaso
             add_input(db, session, NewInput(f"wa:in-{n}", ana.id, "message", message_id=message_id), NOW)
         rows = {row.message_id: row for row in pending_inbox(session, ana.id)}
         mark_inbox_done(session, [rows[ids[0]]], NOW)  # answered by a turn
-        mark_inbox_done(session, [rows[ids[1]]], NOW, message_status=KEPT)  # kept (paused, say)
+        mark_inbox_done(session, [rows[ids[1]]], NOW, message_status=MessageStatus.KEPT)  # kept (paused, say)
         close_input(session, rows[ids[2]].id, NOW, why="skipped by the team")
         stop_everything(session, ana.id, NOW)  # the last one still waits when their data is erased
         return _statuses(session, *ids)

@@ -58,7 +58,6 @@ TICKS = {  # outbound message state -> (ticks, word, css class)
     "cancelled": ("✕", "cancelled: consent withdrawn or paused before it went out", "tick-failed"),
 }
 HIDDEN_TEXT = "hidden for viewers"
-TEXT_KIND, RESEARCHER_KIND = MessageKind.TEXT, MessageKind.RESEARCHER
 
 
 def checked_id(participant_id: str) -> str:
@@ -83,9 +82,10 @@ def tick(found: Visitor, message: MessageView, zone: str) -> dict[str, Any] | No
 def _message(found: Visitor, message: MessageView, zone: str) -> dict[str, Any]:
     kind = kind_shown(message.kind, found.identified)
     sender = ("From the participant" if message.direction == "in"
-              else "From the research team" if kind == RESEARCHER_KIND else "From the study")
+              else "From the research team" if kind == MessageKind.RESEARCHER else "From the study")
     return {"id": message.id, "direction": message.direction,
-            "kind": "" if kind in (TEXT_KIND, RESEARCHER_KIND) else kind.replace("_", " "), "from": sender,
+            "kind": "" if kind in (MessageKind.TEXT, MessageKind.RESEARCHER) else kind.replace("_", " "),
+            "from": sender,
             "at": found.when(message.at, zone), "tick": tick(found, message, zone),
             "text": message.text if found.identified else None}
 
