@@ -26,8 +26,8 @@ TOKEN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,63}")
 """A token's name: letters, digits and ``. _ @ -``, 1 to 64 characters (it is shown in logs)."""
 
 
-def allows(role: str, needed: str) -> bool:
-    """Whether ``role`` may do what ``needed`` may."""
+def allows(role: str, needed: Role) -> bool:
+    """Whether ``role`` (as a token has it) may do what ``needed`` may."""
     ranks = tuple(Role)
     return role in ranks and ranks.index(role) >= ranks.index(needed)
 

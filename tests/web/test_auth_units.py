@@ -44,11 +44,11 @@ def test_the_failure_table_cannot_grow_without_bound() -> None:
 
 
 @pytest.mark.parametrize(("role", "needed", "allowed"), [
-    ("viewer", "viewer", True), ("viewer", "researcher", False), ("researcher", "researcher", True),
-    ("researcher", "admin", False), ("admin", "researcher", True), ("admin", "admin", True),
-    ("owner", "viewer", False),
+    ("viewer", Role.VIEWER, True), ("viewer", Role.RESEARCHER, False), ("researcher", Role.RESEARCHER, True),
+    ("researcher", Role.ADMIN, False), ("admin", Role.RESEARCHER, True), ("admin", Role.ADMIN, True),
+    ("owner", Role.VIEWER, False),
 ])
-def test_each_role_can_do_what_the_roles_below_it_can(role: str, needed: str, allowed: bool) -> None:
+def test_each_role_can_do_what_the_roles_below_it_can(role: str, needed: Role, allowed: bool) -> None:
     assert allows(role, needed) is allowed
     assert tuple(Role) == ("viewer", "researcher", "admin")
 
