@@ -84,7 +84,7 @@ async def conversation_outcome(deps: FlowDeps, context: TurnContext, batch: list
     reply = commands.reply(state, Reply.STOPPED) if opted_out_by_model else result.text
     kind = (MessageKind.GREETING if greeting else MessageKind.COMMAND if opted_out_by_model else MessageKind.TEXT)
     key = keys.command_reply(batch[-1].id) if opted_out_by_model else keys.reply(batch[-1].id)
-    return Outcome([Outgoing(key, reply, kind, not_before=held)], log=("turn_done", {
+    return Outcome([Outgoing(key, reply, kind, not_before=held)], model_turn=True, log=("turn_done", {
         "module": module.name, "rounds": result.rounds, "tools": result.tools_called, "inputs": len(batch),
         "stopped": result.stopped, **({"reply": result.text} if deps.config.debug else {})}))
 

@@ -256,7 +256,7 @@ class ConversationFlow:
         if outcome.log is not None:
             event, fields = outcome.log
             log.info(event, participant_id=state.participant.id, **fields)
-        if outcome.log is not None and outcome.log[0] == "turn_done":
+        if outcome.model_turn:
             self.turns += 1
         if self.deps.config.mark_read and outgoing:
             await self._mark_read(state, answered)
