@@ -321,7 +321,7 @@ def stage_effects(state: TurnState) -> tuple[str, ...]:
     if not moves:
         return ()
     effects = REGISTRY[moves[-1].name].effects
-    return tuple(e for e in effects if not (e == ARM_CHECK_IN and moves[-1].actor in ("participant", "server")))
+    return tuple(e for e in effects if not (e == ARM_CHECK_IN and moves[-1].actor in (Actor.PARTICIPANT, Actor.SERVER)))
 
 
 def markdown_table() -> str:

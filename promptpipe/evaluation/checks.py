@@ -16,7 +16,7 @@ from promptpipe.domain.localtime import parse_hhmm, zone_or_utc
 from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.safety import CrisisScreen
 from promptpipe.domain.text import normalise_words, shorten
-from promptpipe.evaluation.records import CheckResult, Conversation, Expectation, Said, Source, Verdict
+from promptpipe.evaluation.records import OPTED_OUT, CheckResult, Conversation, Expectation, Said, Source, Verdict
 from promptpipe.flow.commands import STOPPED, as_command
 
 __all__ = ["CHECK_MEANINGS", "CHECK_NAMES", "DEFAULT_MAX_CHARS", "TOOL_NAMES", "run_checks"]
@@ -286,7 +286,7 @@ def stop_point(conversation: Conversation) -> int | None:
     for index, said in enumerate(conversation.messages):
         if not said.incoming and said.kind == MessageKind.COMMAND and said.text.strip() == STOPPED:
             return index
-    if conversation.status == "opted_out":
+    if conversation.status == OPTED_OUT:
         for index, said in enumerate(conversation.messages):
             if said.incoming and as_command(said.text) == Command.STOP:
                 return index
@@ -362,7 +362,7 @@ def _expectation_checks(c: _Context, expect: Expectation) -> list[tuple[str, Ver
             replies, lambda s: _matching(patterns, s.text), "carries on coaching (“{}”)",
             "No reply besides the safety message talks about the habit.")))
     if expect.stopped:
-        checks.append(("expect_stopped", *(_ok("The participant ends opted out.") if conversation.status == "opted_out"
+        checks.append(("expect_stopped", *(_ok("The participant ends opted out.") if conversation.status == OPTED_OUT
                                            else _fail(f"The participant ends {conversation.status}, not opted out."))))
     if expect.nothing_after:
         checks.append(("expect_nothing_after", *_nothing_after(

@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 
 from promptpipe.domain.outcomes import COUNTER_DATES, COUNTER_INTS, Outcome, delivery_outcome
 from promptpipe.domain.profile import HABIT_FIELDS, Profile
+from promptpipe.domain.questionnaire_answers import AnswerSource
 from promptpipe.export.pseudonyms import People
 from promptpipe.export.study_part import (
     DECISION_COLUMNS,
@@ -404,7 +405,7 @@ def _questionnaire_answer_row(row: Any, people: People) -> dict[str, Any]:
     return {
         "id": row.id, "participant_id": pid, "instance_id": row.instance_id,
         "questionnaire_id": row.questionnaire_id, "occasion": row.occasion, "item_id": row.item_id,
-        "raw": people.scrub(pid, row.raw) if row.source == "typed" else row.raw, "coded": row.coded,
+        "raw": people.scrub(pid, row.raw) if row.source == AnswerSource.TYPED else row.raw, "coded": row.coded,
         "source": row.source, "missing": row.missing, "tries": row.tries, **_times("asked_at", row.asked_at, zone),
         **_times("answered_at", row.answered_at, zone), "latency_s": latency, "protocol_hash": row.protocol_hash,
     }

@@ -20,6 +20,7 @@ from typing import Any
 from sqlalchemy import and_, func, literal, select, type_coerce
 from sqlalchemy.orm import Session
 
+from promptpipe.domain.consent import ConsentKind
 from promptpipe.domain.outcomes import Outcome, delivery_outcome
 from promptpipe.domain.study import DECISION_ACTIONS, Study
 from promptpipe.domain.study_file import StudyFileError, parse_study
@@ -211,7 +212,8 @@ def delivery_receipt_columns(delivery: Any, cutoff: datetime) -> list[Any]:
 def withdrawn_at(participant_id: Any) -> Any:
     """When the participant was withdrawn (the consent ledger's withdrawn event; None if never)."""
     return type_coerce(select(func.max(_LEDGER.c.created_at)).where(
-        _LEDGER.c.participant_id == participant_id, _LEDGER.c.event == "withdrawn").scalar_subquery(), UTCDateTime())
+        _LEDGER.c.participant_id == participant_id, _LEDGER.c.event == ConsentKind.WITHDRAWN).scalar_subquery(),
+        UTCDateTime())
 
 
 def decision_batch(first: str, last: str, ceiling: int, cutoff: datetime,

@@ -15,7 +15,7 @@ from datetime import date, datetime
 from sqlalchemy.orm import Session
 
 from promptpipe.domain import keys, states
-from promptpipe.domain.messages import MessageKind
+from promptpipe.domain.messages import MessageKind, VoteSource
 from promptpipe.domain.polls import DONE_PURPOSE, VOTE_BY_OPTION
 from promptpipe.domain.profile import PROMPT_REQUIRED_FIELDS
 from promptpipe.domain.questionnaire import QUESTIONNAIRE_PURPOSE
@@ -169,7 +169,7 @@ def votes_outcome(context: TurnContext, batch: list[InboxRow], inputs: list[Vote
         if vote.item.message_id is not None:
             handled[vote.item.message_id] = {"handled_as": outcome, **(
                 {"vote_source": vote.source, "answers_poll": vote.poll_id, "selected": vote.chosen}
-                if vote.source != "tap" else {})}
+                if vote.source != VoteSource.TAP else {})}
         if reply:
             outgoing.append(Outgoing(keys.reply(vote.item.id), reply, MessageKind.TEXT))
         log.info("poll_vote_handled", participant_id=pid, purpose=vote.purpose, handled_as=outcome, source=vote.source)

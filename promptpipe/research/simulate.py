@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 from promptpipe.clock import Clock
 from promptpipe.domain import keys
 from promptpipe.domain.limits import INBOUND_CHARS
-from promptpipe.domain.messages import INBOUND_CONTENT
+from promptpipe.domain.messages import INBOUND_CONTENT, MessageKind
 from promptpipe.domain.polls import normalise
 from promptpipe.domain.profile import Profile
 from promptpipe.domain.questionnaire import QuestionnaireState
@@ -77,7 +77,7 @@ async def simulate(db: Database, clock: Clock, *, phone: str, text: str = "", ki
     reply to the daily prompt of that day."""
     await refuse_unless_pilot(db)
     phone = validate_phone(phone)
-    if kind != "text":
+    if kind != MessageKind.TEXT:
         if kind not in INBOUND_CONTENT:
             raise AdminError(f"--kind: {kind!r} is not one of text, {', '.join(INBOUND_CONTENT)}")
         if text.strip():

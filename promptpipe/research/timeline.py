@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 
 from promptpipe.domain.localtime import to_instant, zone_or_utc
 from promptpipe.domain.messages import MessageKind, kind_shown
+from promptpipe.domain.questionnaire_answers import Missing
 from promptpipe.domain.states import Stage
 from promptpipe.domain.timeline import RESEARCHER_ONLY, Cursor, Stream, TimelineKind
 from promptpipe.errors import NotFound
@@ -179,7 +180,7 @@ def entry_of(hit: Hit, identified: bool) -> TimelineEntry | None:
             why = f": {row.reason}" if row.reason else ""
             summary = f"Questionnaire {row.questionnaire_id} {_words(row.status)}{why}"
         case QuestionnaireAnswer():
-            verb = "Skipped" if row.missing == "skipped" else "Answered"
+            verb = "Skipped" if row.missing == Missing.SKIPPED else "Answered"
             how = f" ({_words(row.source, HOW_WORDS)})" if row.source else ""
             summary = f"{verb} {row.item_id} of questionnaire {hit.questionnaire_id}{how}"
             if row.raw is not None or row.coded:

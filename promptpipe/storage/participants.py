@@ -146,7 +146,7 @@ def create_participant(
     )
     session.add(participant)
     session.flush()
-    participant.arm = allocate(session, study, participant.id, strata, now, strict=source == "researcher")
+    participant.arm = allocate(session, study, participant.id, strata, now, strict=source == ConsentSource.RESEARCHER)
     if numbers.several or number is not None:
         participant.number = assign_number(numbers, arm=participant.arm, strata=strata, counts=counts, asked=number)
     session.add(Conversation(participant_id=participant.id, sub_state=Stage.INTAKE, profile={}, tone={},

@@ -12,7 +12,7 @@ from typing import Any
 from sqlalchemy import case, func, insert, literal, select, update
 from sqlalchemy.orm import Session
 
-from promptpipe.domain.questionnaire_answers import Answer, Missing
+from promptpipe.domain.questionnaire_answers import Answer, AnswerSource, Missing
 from promptpipe.storage.models import UTCDateTime, table_of
 from promptpipe.storage.study_tables import QuestionnaireAnswer, QuestionnaireInstance
 
@@ -145,4 +145,5 @@ def erase_typed_answers(session: Session, participant_id: str) -> None:
     """An erasure: the words a participant typed go; what a statistician analyses stays (the coded
     value, the times, the missingness code, and a tapped option's label, which is ours)."""
     session.execute(update(_ANSWER).where(_ANSWER.c.participant_id == participant_id,
-                                          _ANSWER.c.source != "tap", _ANSWER.c.raw.is_not(None)).values(raw=""))
+                                          _ANSWER.c.source != AnswerSource.TAP, _ANSWER.c.raw.is_not(None))
+                    .values(raw=""))

@@ -144,7 +144,7 @@ def _content_of(message: Any) -> str | None:
     """What a message without text is (``voice`` for a recorded voice note), or None."""
     for field, content in _CONTENT_FIELDS:
         if message.HasField(field):
-            if content == "audio" and getattr(message.audioMessage, "PTT", False):
+            if content == MessageKind.AUDIO and getattr(message.audioMessage, "PTT", False):
                 return "voice"
             return content
     return None

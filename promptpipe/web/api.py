@@ -178,7 +178,7 @@ async def update_participant(request: Request, participant_id: ParticipantId, bo
         changes["timezone"] = await admin.set_timezone(ctx.db, ctx.clock, phone=participant_id,
                                                        timezone=body.timezone, by=caller.name)
     if body.status is not None:
-        action = "pause" if body.status == "paused" else "resume"
+        action = "pause" if Status(body.status) is Status.PAUSED else "resume"
         changes["status"] = await admin.set_status(ctx.db, ctx.clock, phone=participant_id, action=action,
                                                    reason=body.reason, by=caller.name)
     if not changes:
