@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 from enum import StrEnum
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from promptpipe.domain.consent import ConsentKind, ConsentRecord, ConsentSource, overtaken
 from promptpipe.domain.states import (
@@ -32,8 +32,8 @@ if TYPE_CHECKING:
     from promptpipe.domain.conversation import TurnState
 
 __all__ = [
-    "MOVE_TO", "REGISTRY", "Actor", "PendingTransition", "Transition", "UndeclaredTransition", "apply",
-    "derive_status", "markdown_table", "stage_effects",
+    "MOVE_TO", "REGISTRY", "Actor", "PendingTransition", "Transition", "TransitionKind", "UndeclaredTransition",
+    "apply", "derive_status", "markdown_table", "stage_effects",
 ]
 
 class Actor(StrEnum):
@@ -46,7 +46,18 @@ class Actor(StrEnum):
     SERVER = "server"
 
 
-Kind = Literal["sub_state", "status", "timezone", "study", "number"]
+class TransitionKind(StrEnum):
+    """What a transition changes (the transition log's ``kind``)."""
+
+    SUB_STATE = "sub_state"
+    """the conversation's stage"""
+    STATUS = "status"
+    TIMEZONE = "timezone"
+    STUDY = "study"
+    """study day 1, or the participant's extra days"""
+    NUMBER = "number"
+    """the deployment's WhatsApp number they are served from"""
+
 
 CANCEL_ALL_TIMERS = "cancel every pending timer"
 RESYNC_ALARMS = "re-sync the participant's alarms"
@@ -70,7 +81,7 @@ class UndeclaredTransition(ValueError):
 class PendingTransition:
     """A transition applied during a turn, written to the log with its commit."""
 
-    kind: str
+    kind: TransitionKind
     name: str
     from_value: str | None
     to_value: str
@@ -85,7 +96,7 @@ Guard = Callable[["TurnState"], str | None]
 @dataclass(frozen=True)
 class Transition:
     name: str
-    kind: Kind
+    kind: TransitionKind
     sources: tuple[str, ...]
     """States it may start from (``*``: any); being at the target already is a no-op."""
     target: str
@@ -119,63 +130,66 @@ def _unless(condition: Callable[[TurnState], bool], why: str) -> Guard:
 _STATUS_SOURCES = (Status.ACTIVE, Status.PAUSED, Status.COMPLETED)
 
 REGISTRY: dict[str, Transition] = {t.name: t for t in (
-    Transition("intake_to_feedback", "sub_state", INTAKE_STAGES, Stage.FEEDBACK,
+    Transition("intake_to_feedback", TransitionKind.SUB_STATE, INTAKE_STAGES, Stage.FEEDBACK,
                (Actor.PARTICIPANT, Actor.MODEL, Actor.TIMER, Actor.SERVER),
                "the plan is set: what they say next is feedback",
                effects=(CANCEL_AUTO_FEEDBACK, ARM_CHECK_IN, CANCEL_INTAKE_TIMERS)),
-    Transition("intake_suspended", "sub_state", (Stage.INTAKE,), Stage.INTAKE_SUSPENDED,
+    Transition("intake_suspended", TransitionKind.SUB_STATE, (Stage.INTAKE,), Stage.INTAKE_SUSPENDED,
                (Actor.PARTICIPANT, Actor.MODEL, Actor.TIMER),
                "intake on hold: they said later (an escape word, or in their own words) or went quiet",
                effects=(CANCEL_INTAKE_TIMERS, ARM_INTAKE_REMINDER)),
-    Transition("intake_resumed", "sub_state", (Stage.INTAKE_SUSPENDED,), Stage.INTAKE, (Actor.PARTICIPANT,),
+    Transition("intake_resumed", TransitionKind.SUB_STATE, (Stage.INTAKE_SUSPENDED,), Stage.INTAKE,
+               (Actor.PARTICIPANT,),
                "they wrote again: intake picks up where it stopped", effects=(CANCEL_INTAKE_REMINDER,)),
-    Transition("feedback_to_intake", "sub_state", (Stage.FEEDBACK,), Stage.INTAKE,
+    Transition("feedback_to_intake", TransitionKind.SUB_STATE, (Stage.FEEDBACK,), Stage.INTAKE,
                (Actor.MODEL, Actor.TIMER, Actor.SERVER),
                "back to intake: the habit changed, or the plan lacks what a prompt needs",
                effects=(CANCEL_FEEDBACK_TIMERS,)),
-    Transition("opted_out", "status", (*_STATUS_SOURCES, Status.WITHDRAWN), Status.PAUSED,
+    Transition("opted_out", TransitionKind.STATUS, (*_STATUS_SOURCES, Status.WITHDRAWN), Status.PAUSED,
                (Actor.PARTICIPANT, Actor.MODEL),
                "they asked for no more messages (STOP, or in their own words); someone withdrawn stays "
                "withdrawn, their STOP kept (an erasure remembers it)",
                guard=_unless(lambda s: s.opted_out, "already opted out"), guard_text="not opted out already",
                consent=ConsentKind.OPTED_OUT, effects=(CANCEL_ALL_TIMERS, RESYNC_ALARMS)),
-    Transition("opted_in", "status", (Status.PAUSED, Status.WITHDRAWN), Status.ACTIVE, (Actor.PARTICIPANT,),
+    Transition("opted_in", TransitionKind.STATUS, (Status.PAUSED, Status.WITHDRAWN), Status.ACTIVE,
+               (Actor.PARTICIPANT,),
                "they switched messages back on (START); paused still while the team's pause holds, withdrawn "
                "still if withdrawn",
                guard=_unless(lambda s: not s.opted_out, "not opted out"), guard_text="opted out",
                consent=ConsentKind.OPTED_IN, effects=(RESYNC_ALARMS, GREET_IF_NEVER_GREETED)),
-    Transition("paused_by_researcher", "status", _STATUS_SOURCES, Status.PAUSED, (Actor.RESEARCHER,),
+    Transition("paused_by_researcher", TransitionKind.STATUS, _STATUS_SOURCES, Status.PAUSED, (Actor.RESEARCHER,),
                "the research team paused every scheduled message",
                guard=_unless(lambda s: s.researcher_paused, "already paused by the team"),
                guard_text="not paused by the team already", consent=ConsentKind.PAUSED,
                effects=(CANCEL_ALL_TIMERS, RESYNC_ALARMS)),
-    Transition("resumed_by_researcher", "status", (Status.PAUSED,), Status.ACTIVE, (Actor.RESEARCHER,),
+    Transition("resumed_by_researcher", TransitionKind.STATUS, (Status.PAUSED,), Status.ACTIVE, (Actor.RESEARCHER,),
                "the team lifted its pause; paused still while the participant's STOP holds",
                guard=_unless(lambda s: not s.researcher_paused, "not paused by the team"),
                guard_text="paused by the team", consent=ConsentKind.RESUMED,
                effects=(RESYNC_ALARMS, GREET_IF_NEVER_GREETED)),
-    Transition("withdrawn_by_researcher", "status", _STATUS_SOURCES, Status.WITHDRAWN, (Actor.RESEARCHER,),
+    Transition("withdrawn_by_researcher", TransitionKind.STATUS, _STATUS_SOURCES, Status.WITHDRAWN, (Actor.RESEARCHER,),
                "withdrawn from the study: final, nothing is sent again",
                consent=ConsentKind.WITHDRAWN, effects=(CANCEL_ALL_TIMERS, RESYNC_ALARMS)),
-    Transition("timezone_changed", "timezone", ("*",), "the new zone", (Actor.MODEL, Actor.RESEARCHER),
+    Transition("timezone_changed", TransitionKind.TIMEZONE, ("*",), "the new zone", (Actor.MODEL, Actor.RESEARCHER),
                "their local time changed: prompts follow the new zone", effects=(RESYNC_ALARMS,)),
-    Transition("number_changed", "number", ("*",), "the new number", (Actor.RESEARCHER,),
+    Transition("number_changed", TransitionKind.NUMBER, ("*",), "the new number", (Actor.RESEARCHER,),
                "the team moved them to another of the deployment's WhatsApp numbers: everything goes from it"),
-    Transition("enrolled", "status", ("(new)",), Status.ACTIVE, (Actor.RESEARCHER, Actor.SERVER),
+    Transition("enrolled", TransitionKind.STATUS, ("(new)",), Status.ACTIVE, (Actor.RESEARCHER, Actor.SERVER),
                "enrolled by a researcher, or on a first message when auto-enrolment is on",
                consent=ConsentKind.ENROLLED),
-    Transition("erased_by_researcher", "status", ("*",), Status.WITHDRAWN, (Actor.RESEARCHER,),
+    Transition("erased_by_researcher", TransitionKind.STATUS, ("*",), Status.WITHDRAWN, (Actor.RESEARCHER,),
                "their personal data was erased; a pseudonymous tombstone stays",
                consent=ConsentKind.ERASED, effects=(CANCEL_ALL_TIMERS, RESYNC_ALARMS)),
-    Transition("study_started", "study", ("(no day one)",), "day one", (Actor.SERVER,),
+    Transition("study_started", TransitionKind.STUDY, ("(no day one)",), "day one", (Actor.SERVER,),
                "study day 1 is set: the day after intake completes (or after enrollment, as the study file says)",
                effects=(ARM_STUDY_END,)),
-    Transition("study_completed", "status", (Status.ACTIVE, Status.PAUSED), Status.COMPLETED, (Actor.TIMER,),
+    Transition("study_completed", TransitionKind.STATUS, (Status.ACTIVE, Status.PAUSED), Status.COMPLETED,
+               (Actor.TIMER,),
                "their last study day is over: the closing message (unless paused), then nothing is scheduled",
                effects=(CANCEL_ALL_TIMERS, RESYNC_ALARMS)),
-    Transition("study_extended", "study", ("*",), "the new length", (Actor.RESEARCHER,),
+    Transition("study_extended", TransitionKind.STUDY, ("*",), "the new length", (Actor.RESEARCHER,),
                "a researcher added days to this participant's study", effects=(ARM_STUDY_END,)),
-    Transition("reopened_by_researcher", "status", (Status.COMPLETED,), Status.ACTIVE, (Actor.RESEARCHER,),
+    Transition("reopened_by_researcher", TransitionKind.STATUS, (Status.COMPLETED,), Status.ACTIVE, (Actor.RESEARCHER,),
                "an extension brought a completed participant back into the study; paused still if a pause holds",
                effects=(RESYNC_ALARMS,)),
 )}
@@ -206,18 +220,19 @@ def apply(state: TurnState, name: str, *, actor: Actor, reason: str, value: str 
     transition = declared(name, actor)
     if name in _APPLIED_WITH_THE_STATE:
         raise UndeclaredTransition(f"{name!r} is recorded by the storage code that creates or erases participants")
-    if transition.kind == "timezone":
+    if transition.kind == TransitionKind.TIMEZONE:
         return _change_field(state, transition, value, reason, actor, "timezone")
-    if transition.kind == "study":
+    if transition.kind == TransitionKind.STUDY:
         return _change_study(state, transition, value, reason, actor)
-    if transition.kind == "number":
+    if transition.kind == TransitionKind.NUMBER:
         return _change_field(state, transition, value, reason, actor, "number")
-    current = state.sub_state if transition.kind == "sub_state" else state.status
-    if transition.kind == "status" and current == Status.WITHDRAWN and transition.consent not in _SUPERSEDED:
+    current = state.sub_state if transition.kind == TransitionKind.SUB_STATE else state.status
+    if (transition.kind == TransitionKind.STATUS and current == Status.WITHDRAWN
+            and transition.consent not in _SUPERSEDED):
         return False  # a withdrawal is final (their own STOP or START is still kept)
-    if transition.kind == "sub_state" and current == transition.target:
+    if transition.kind == TransitionKind.SUB_STATE and current == transition.target:
         return False
-    if transition.kind == "status" and current == transition.target and name == "study_completed":
+    if transition.kind == TransitionKind.STATUS and current == transition.target and name == "study_completed":
         return False
     if "*" not in transition.sources and current not in transition.sources:
         raise UndeclaredTransition(f"{name!r} does not start from {current!r} (only {', '.join(transition.sources)})")
@@ -225,8 +240,9 @@ def apply(state: TurnState, name: str, *, actor: Actor, reason: str, value: str 
         return False
     if _overtaken(state, transition, actor, words or reason):
         return False
-    if transition.kind == "sub_state":
-        state.transitions.append(PendingTransition("sub_state", name, current, transition.target, reason, actor))
+    if transition.kind == TransitionKind.SUB_STATE:
+        state.transitions.append(PendingTransition(TransitionKind.SUB_STATE, name, current, transition.target, reason,
+                                                   actor))
         state.sub_state = transition.target
         return True
     _change_status(state, transition, reason, actor, words or reason, actor_name)
@@ -256,15 +272,16 @@ def _change_status(state: TurnState, transition: Transition, reason: str, actor:
     opted_out, paused = state.opted_out, state.researcher_paused
     withdrawn = transition.target == Status.WITHDRAWN or state.status == Status.WITHDRAWN
     completed = state.completed
-    if transition.name in ("opted_out", "opted_in"):
-        opted_out = transition.name == "opted_out"
+    if transition.consent in _SUPERSEDED:  # the participant's own opt-out or opt-in
+        opted_out = transition.consent == ConsentKind.OPTED_OUT
     elif transition.name in ("paused_by_researcher", "resumed_by_researcher"):
         paused = transition.name == "paused_by_researcher"
     elif transition.name in ("study_completed", "reopened_by_researcher"):
         completed = transition.name == "study_completed"
     status, paused_by = derive_status(withdrawn=withdrawn, opted_out=opted_out, researcher_paused=paused,
                                       completed=completed)
-    state.transitions.append(PendingTransition("status", transition.name, state.status, status, reason, actor))
+    state.transitions.append(PendingTransition(TransitionKind.STATUS, transition.name, state.status, status, reason,
+                                               actor))
     if transition.consent is not None:
         said_at = state.said_at if transition.consent in _SUPERSEDED and actor in _OWN else None
         state.consent.append(ConsentRecord(transition.consent, ConsentSource(actor), words, actor_name, said_at))
@@ -302,13 +319,13 @@ def _change_study(state: TurnState, transition: Transition, value: str | None, r
     if transition.name == "study_started":
         if state.day_one is not None:
             return False
-        state.transitions.append(PendingTransition("study", transition.name, None, value, reason, actor))
+        state.transitions.append(PendingTransition(TransitionKind.STUDY, transition.name, None, value, reason, actor))
         state.day_one = date.fromisoformat(value)
         return True
     before, after = state.extra_days, int(value)
     if before == after:
         return False
-    state.transitions.append(PendingTransition("study", transition.name, f"{before} extra days",
+    state.transitions.append(PendingTransition(TransitionKind.STUDY, transition.name, f"{before} extra days",
                                                f"{after} extra days", reason, actor))
     state.extra_days = after
     return True
@@ -317,7 +334,7 @@ def _change_study(state: TurnState, transition: Transition, value: str | None, r
 def stage_effects(state: TurnState) -> tuple[str, ...]:
     """The side effects the turn's last change of stage declares (the stage it ends in is the one
     whose timers count); no check-in when the participant's own answer moved them."""
-    moves = [t for t in state.transitions if t.kind == "sub_state"]
+    moves = [t for t in state.transitions if t.kind == TransitionKind.SUB_STATE]
     if not moves:
         return ()
     effects = REGISTRY[moves[-1].name].effects

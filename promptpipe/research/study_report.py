@@ -26,6 +26,7 @@ from promptpipe.domain.states import Status
 from promptpipe.domain.study import DEFAULT_ARM, SELF_REPORT_ID, SEND, Study, Unavailable
 from promptpipe.domain.study_summary import SEED_IN_DATABASE_WARNING
 from promptpipe.domain.text import for_terminal
+from promptpipe.domain.transitions import TransitionKind
 from promptpipe.export.self_report import outcome_date
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import Message, Participant, PromptDayCounts, PromptDelivery, Transition, table_of
@@ -177,7 +178,7 @@ def _read(session: Session, study: Study) -> dict[str, Sequence[Any]]:
         "participants": conn.execute(select(
             _P.c.id, _P.c.status, _P.c.arm, _P.c.timezone, _P.c.day_one, _P.c.extra_days, _P.c.completed_at)).all(),
         "withdrawn": conn.execute(select(_T.c.participant_id, func.max(_T.c.created_at)).where(
-            _T.c.kind == "status", _T.c.to_value == Status.WITHDRAWN).group_by(_T.c.participant_id)).all(),
+            _T.c.kind == TransitionKind.STATUS, _T.c.to_value == Status.WITHDRAWN).group_by(_T.c.participant_id)).all(),
         "prompts": _prompt_totals(session),
         "decisions": conn.execute(select(*_DECISION_GROUP, func.count()).group_by(*_DECISION_GROUP)).all(),
         "seed": (seed_kept(session),),

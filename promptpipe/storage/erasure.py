@@ -12,7 +12,7 @@ from promptpipe.domain.consent import ConsentKind, ConsentRecord, ConsentSource
 from promptpipe.domain.messages import MessageStatus
 from promptpipe.domain.profile import Profile
 from promptpipe.domain.states import Status
-from promptpipe.domain.transitions import Actor
+from promptpipe.domain.transitions import Actor, TransitionKind
 from promptpipe.storage.access_tables import AuditEntry
 from promptpipe.storage.consent import record_consent
 from promptpipe.storage.db import Database
@@ -147,6 +147,7 @@ def erase_identity(session: Session, person: Participant, now: datetime, by: str
     session.execute(update(Participant).where(_PARTICIPANT.c.id == person.id).values(
         phone=tombstone_phone(person.id), name="", background="", lid=None, status=Status.WITHDRAWN, opted_out=False,
         researcher_paused=False, paused_by=None, erased_at=now, erased_by=by, updated_at=now))
-    session.add(Transition(participant_id=person.id, kind="status", name="erased_by_researcher", actor=Actor.RESEARCHER,
-                           from_value=status_before, to_value=Status.WITHDRAWN, reason="", created_at=now))
+    session.add(Transition(participant_id=person.id, kind=TransitionKind.STATUS, name="erased_by_researcher",
+                           actor=Actor.RESEARCHER, from_value=status_before, to_value=Status.WITHDRAWN, reason="",
+                           created_at=now))
     record_consent(session, person.id, [ConsentRecord(ConsentKind.ERASED, ConsentSource.RESEARCHER, "", by)], now)

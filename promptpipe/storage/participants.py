@@ -18,7 +18,7 @@ from promptpipe.domain.numbers import ONE_NUMBER, NumberPlan, assign_number
 from promptpipe.domain.states import Stage, Status
 from promptpipe.domain.study import OPEN_STUDY, Study
 from promptpipe.domain.timers import CANCELLED_BY_REPLY
-from promptpipe.domain.transitions import Actor
+from promptpipe.domain.transitions import Actor, TransitionKind
 from promptpipe.storage.consent import record_consent
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import (
@@ -151,7 +151,7 @@ def create_participant(
         participant.number = assign_number(numbers, arm=participant.arm, strata=strata, counts=counts, asked=number)
     session.add(Conversation(participant_id=participant.id, sub_state=Stage.INTAKE, profile={}, tone={},
                              updated_at=now))
-    session.add(Transition(participant_id=participant.id, kind="status", name="enrolled", from_value=None,
+    session.add(Transition(participant_id=participant.id, kind=TransitionKind.STATUS, name="enrolled", from_value=None,
                            actor=Actor.RESEARCHER if source == ConsentSource.RESEARCHER else Actor.SERVER,
                            to_value=Status.ACTIVE, reason=reason, created_at=now))
     session.flush()
@@ -174,8 +174,9 @@ def _opted_out_before(session: Session, participant: Participant, suppressed: tu
     words = OPTED_OUT_BEFORE.format(erased=erased_at)
     participant.opted_out, participant.status, participant.paused_by = True, Status.PAUSED, "participant"
     participant.own_consent_at = opted_out_at
-    session.add(Transition(participant_id=participant.id, kind="status", name="opted_out", from_value=Status.ACTIVE,
-                           actor=Actor.SERVER, to_value=Status.PAUSED, reason=words, created_at=now))
+    session.add(Transition(participant_id=participant.id, kind=TransitionKind.STATUS, name="opted_out",
+                           from_value=Status.ACTIVE, actor=Actor.SERVER, to_value=Status.PAUSED, reason=words,
+                           created_at=now))
     session.flush()
     record_consent(session, participant.id, [ConsentRecord(ConsentKind.OPTED_OUT, ConsentSource.SERVER, words)], now)
 
