@@ -32,6 +32,7 @@ from promptpipe.domain.localtime import parse_hhmm, to_instant, zone_or_utc
 from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.questionnaire import (
     QUESTIONNAIRE_PURPOSE,
+    InstanceStatus,
     ItemType,
     OpenQuestionnaire,
     Questionnaire,
@@ -144,12 +145,12 @@ def questionnaire_due_outcome(study: Study, context: TurnContext, item: InboxRow
                          reminded=True)
 
         return Outcome([reminder], hook=reminded, log=("questionnaire_reminded", {"questionnaire": questionnaire.id}))
-    return _end(state, questionnaire, open_, "expired", Missing.EXPIRED, now, reason="its time ran out")
+    return _end(state, questionnaire, open_, InstanceStatus.EXPIRED, Missing.EXPIRED, now, reason="its time ran out")
 
 
 def _not_sent(instance_id: int, reason: str, now: datetime) -> Outcome:
     def write(session: Session, _: Mapping[str, int | None]) -> None:
-        end_instance(session, instance_id, "not_sent", reason, now)
+        end_instance(session, instance_id, InstanceStatus.NOT_SENT, reason, now)
     return Outcome(hook=write, log=("questionnaire_not_sent", {"instance_id": instance_id, "reason": reason}))
 
 
@@ -218,7 +219,7 @@ def _missed(entries: list[QueuedQuestionnaire], now: datetime) -> CommitHook:
     def write(session: Session, _: Mapping[str, int | None]) -> None:
         for entry in entries:
             if entry.instance_id is not None:
-                end_instance(session, entry.instance_id, "not_sent",
+                end_instance(session, entry.instance_id, InstanceStatus.NOT_SENT,
                              "its time ran out before it could be sent (not active, or the service was down)", now)
     return write
 
@@ -364,7 +365,7 @@ def _study_over(state: TurnState, study: Study, now: datetime) -> CommitHook | N
     def write(session: Session, _: Mapping[str, int | None]) -> None:
         for entry in gone:
             if entry.instance_id is not None:
-                end_instance(session, entry.instance_id, "not_sent", reason, now)
+                end_instance(session, entry.instance_id, InstanceStatus.NOT_SENT, reason, now)
     return write
 
 
@@ -400,7 +401,7 @@ def _write_plans(state: TurnState, study: Study, planned: list[Planned], now: da
             if instance_id is None:
                 continue
             if plan.due_at is None:
-                end_instance(session, instance_id, "not_sent", plan.reason, now)
+                end_instance(session, instance_id, InstanceStatus.NOT_SENT, plan.reason, now)
             elif id(plan) in queued:
                 queued[id(plan)].instance_id = instance_id
         queue[:] = [entry for entry in queue if entry.instance_id is not None]  # a repeat of an occasion
@@ -440,11 +441,12 @@ def _follow_zone(state: TurnState, study: Study, now: datetime) -> CommitHook:
         for instance_id, due_at, window in moved:
             reschedule_instance(session, instance_id, due_at, window)
         for instance_id, reason in dropped:
-            end_instance(session, instance_id, "not_sent", f"time zone changed: {reason}", now)
+            end_instance(session, instance_id, InstanceStatus.NOT_SENT, f"time zone changed: {reason}", now)
     return write
 
 
-def _end(state: TurnState, questionnaire: Questionnaire, open_: OpenQuestionnaire, status: str, missing: Missing,
+def _end(state: TurnState, questionnaire: Questionnaire, open_: OpenQuestionnaire, status: InstanceStatus,
+         missing: Missing,
          now: datetime, *, reason: str | None = None, outgoing: list[Outgoing] | None = None,
          hooks: list[CommitHook] | None = None) -> Outcome:
     """Close the questionnaire: the item under way and every later one get ``missing`` (or
@@ -478,7 +480,7 @@ def close_if_stopped(state: TurnState, study: Study, now: datetime) -> CommitHoo
         return None
     if _why_not_sent(state, questionnaire) is None:  # an exit questionnaire, after the study ended
         return None
-    return _end(state, questionnaire, open_, "stopped", Missing.STOPPED, now,
+    return _end(state, questionnaire, open_, InstanceStatus.STOPPED, Missing.STOPPED, now,
                 reason=f"the participant is {state.status}").hook
 
 
@@ -562,7 +564,7 @@ def _advance(state: TurnState, questionnaire: Questionnaire, item: Questionnaire
     if following is None:
         closing = Outgoing(keys.questionnaire_message(last.id, "closing"), questionnaire.closing or CLOSING,
                            _hidden(questionnaire, False))
-        return _end(state, questionnaire, open_, "completed", Missing.NOT_SHOWN, now, outgoing=[closing],
+        return _end(state, questionnaire, open_, InstanceStatus.COMPLETED, Missing.NOT_SHOWN, now, outgoing=[closing],
                     hooks=hooks)
     skipped = questionnaire.items[questionnaire.items.index(item) + 1:questionnaire.items.index(following)]
     ask = _ask(questionnaire, following, instance_id, keys.questionnaire_message(last.id, "ask"))

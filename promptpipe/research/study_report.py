@@ -22,6 +22,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from promptpipe.domain.localtime import zone_or_utc
+from promptpipe.domain.questionnaire import InstanceStatus
 from promptpipe.domain.states import Status
 from promptpipe.domain.study import DEFAULT_ARM, SELF_REPORT_ID, SEND, Study, Unavailable
 from promptpipe.domain.study_summary import SEED_IN_DATABASE_WARNING
@@ -360,7 +361,7 @@ def _self_report_by_action(points: Sequence[Any], days: Sequence[Any], study: St
     :func:`promptpipe.export.self_report.outcome_date`)."""
     if study.self_report is None:
         return None
-    answered = {(pid, day) for pid, day, status in days if status == "completed"}
+    answered = {(pid, day) for pid, day, status in days if status == InstanceStatus.COMPLETED}
     counts: Counter[str] = Counter()
     hits: Counter[str] = Counter()
     for pid, local_date, scheduled, decided, zone, action in points:
