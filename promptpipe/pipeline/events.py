@@ -41,6 +41,7 @@ __all__ = [
     "ResearcherMessageQueued",
     "SelfReportDue",
     "StudyEndDue",
+    "TeamAction",
     "TeamChange",
     "TimerEvent",
     "as_input",
@@ -212,21 +213,36 @@ class AlarmSyncRequested(_Payload):
     kind: Literal["sync"] = "sync"
 
 
+class TeamAction(StrEnum):
+    """What a :class:`TeamChange` does."""
+
+    PAUSE = "pause"
+    RESUME = "resume"
+    WITHDRAW = "withdraw"
+    TIMEZONE = "timezone"
+    """a new time zone (``value``)"""
+    EXTEND = "extend"
+    """more study days (``value``)"""
+    NUMBER = "number"
+    """another of the deployment's WhatsApp numbers (``value``)"""
+
+
 @dataclass(frozen=True)
 class TeamChange(_Payload):
     """The research team changes the participant's state: pause, resume, withdraw, a new time
-    zone, or more study days. It runs in the participant's lane, between their turns; the outcome
-    (a line for whoever asked, or the refusal) is written back into the row's payload."""
+    zone, more study days or another WhatsApp number. It runs in the participant's lane, between
+    their turns; the outcome (a line for whoever asked, or the refusal) is written back into the
+    row's payload."""
 
     INBOX_KIND = InboxKind.TEAM_CHANGE
     kind: Literal["team_change"] = "team_change"
     action: str = ""
-    """pause | resume | withdraw | timezone | extend"""
+    """A :class:`TeamAction`."""
     reason: str = ""
     by: str = ""
     """The researcher's (or API token's) name."""
     value: str | None = None
-    """The new time zone, or the number of days to add."""
+    """The new time zone, the number of days to add, or the number's name."""
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from promptpipe.domain.text import has_undecodable
 from promptpipe.errors import AdminError, Conflict, DuplicateKey, Forbidden
 from promptpipe.flow.team_changes import STATUS_CHANGES
 from promptpipe.logging import get_logger
-from promptpipe.pipeline.events import DailyPromptDue, Enrolled, TeamChange, as_input
+from promptpipe.pipeline.events import DailyPromptDue, Enrolled, TeamAction, TeamChange, as_input
 from promptpipe.research._common import (
     find,
     get_participant,
@@ -134,8 +134,8 @@ async def set_timezone(db: Database, clock: Clock, *, phone: str, timezone: str,
     timezone = validate_timezone(timezone)
     participant, _ = await get_participant(db, phone)
     by = validate_text("--by", by or researcher_name(), NAME_CHARS)
-    outcome = await request_change(db, clock, participant.id, TeamChange(action="timezone", value=timezone, by=by),
-                                   study=study)
+    outcome = await request_change(db, clock, participant.id,
+                                   TeamChange(action=TeamAction.TIMEZONE, value=timezone, by=by), study=study)
     return outcome.said_for(participant.phone)
 
 

@@ -15,7 +15,7 @@ from promptpipe.domain.allocation import stratum_key
 from promptpipe.domain.states import Status
 from promptpipe.domain.study import Study
 from promptpipe.errors import AdminError, Forbidden
-from promptpipe.pipeline.events import TeamChange
+from promptpipe.pipeline.events import TeamAction, TeamChange
 from promptpipe.research._common import get_participant, researcher_name, validate_text
 from promptpipe.research.team_requests import request_change
 from promptpipe.storage.db import Database
@@ -63,8 +63,8 @@ async def extend(db: Database, clock: Clock, *, study: Study, phone: str, days: 
         raise Forbidden(f"{participant.phone} was withdrawn from the study; that cannot be undone or changed")
     by = validate_text("--by", by or researcher_name(), 200)
     await db.run(lambda session: check_protocol(session, study, clock.now()))
-    outcome = await request_change(db, clock, participant.id, TeamChange(action="extend", value=str(days), by=by),
-                                   study=study)
+    outcome = await request_change(db, clock, participant.id,
+                                   TeamChange(action=TeamAction.EXTEND, value=str(days), by=by), study=study)
     return outcome.said_for(participant.phone)
 
 
