@@ -261,17 +261,17 @@ def tend(state: TurnState, study: Study, events: Sequence[object], now: datetime
         over = _study_over(state, study, now)
         if over is not None:
             hooks.append(over)
-        if (state.status == Status.COMPLETED and "study_end" not in done
+        if (state.status == Status.COMPLETED and SendEvent.STUDY_END not in done
                 and any(t.name == "study_completed" for t in state.transitions)):  # sent, or coded why not
             planned += plan_event(study, SendEvent.STUDY_END, now)
-            done.append("study_end")
+            done.append(SendEvent.STUDY_END)
     else:
-        if "enrollment" not in done and any(isinstance(event, Enrolled) for event in events):
+        if SendEvent.ENROLLMENT not in done and any(isinstance(event, Enrolled) for event in events):
             planned += plan_event(study, SendEvent.ENROLLMENT, now)
-            done.append("enrollment")
-        if "intake_complete" not in done and any(t.name == MOVE_TO[Stage.FEEDBACK] for t in state.transitions):
+            done.append(SendEvent.ENROLLMENT)
+        if SendEvent.INTAKE_COMPLETE not in done and any(t.name == MOVE_TO[Stage.FEEDBACK] for t in state.transitions):
             planned += plan_event(study, SendEvent.INTAKE_COMPLETE, now)
-            done.append("intake_complete")
+            done.append(SendEvent.INTAKE_COMPLETE)
         if state.day_one is not None:
             planned += _plan_ahead(state, study, now)
     if planned:

@@ -103,4 +103,4 @@ def flag_number(flag_id: str) -> int:
 async def flag(request: Request, flag_id: str, found: Annotated[Visitor, Depends(reader_of(SAFETY_FLAGS))],
                done: str = "") -> HTMLResponse:
     return await flag_page(request, found, flag_number(flag_id),
-                           done="The flag is resolved." if done == "resolved" else "")
+                           done="The flag is resolved." if done == FlagStatus.RESOLVED else "")
