@@ -27,10 +27,18 @@ from sqlalchemy.engine import Connection
 from promptpipe.app import App
 from promptpipe.clock import SystemClock
 from promptpipe.config import Settings, load_settings
-from promptpipe.domain.states import ACTIVE, INTAKE
+from promptpipe.domain.states import Stage, Status
 from promptpipe.llm import Completion
 from promptpipe.logging import configure_logging
-from promptpipe.storage.models import DONE, SENT, Conversation, InboxItem, Message, OutboxItem, Participant, Transition
+from promptpipe.storage.models import (
+    Conversation,
+    InboxItem,
+    Message,
+    OutboxItem,
+    Participant,
+    RowStatus,
+    Transition,
+)
 from promptpipe.storage.participants import new_participant_id
 from promptpipe.transport.base import Recipient, SentMessage
 from promptpipe.transport.memory import MemoryTransport
@@ -161,7 +169,8 @@ def bench_phone(index: int) -> str:
     return f"+1555{index:07d}"
 
 
-async def seed(app: App, *, participants: int, messages_per_participant: int = 0, stage: str = INTAKE) -> list[str]:
+async def seed(app: App, *, participants: int, messages_per_participant: int = 0,
+               stage: str = Stage.INTAKE) -> list[str]:
     """Bulk-insert enrolled participants (no greeting pending, in conversation ``stage``) and, per
     participant, a processed history: alternating user/assistant messages with their done inbox
     and sent outbox rows. Creates the tables first. Returns the phones, in participant order."""
@@ -172,7 +181,7 @@ async def seed(app: App, *, participants: int, messages_per_participant: int = 0
     def write(conn: Connection) -> None:
         _insert(conn, Participant, [
             {"id": pid, "phone": phone, "lid": None, "name": f"Bench {i}", "timezone": "Europe/Berlin",
-             "status": ACTIVE, "background": "", "enrolled_at": enrolled_at, "updated_at": enrolled_at}
+             "status": Status.ACTIVE, "background": "", "enrolled_at": enrolled_at, "updated_at": enrolled_at}
             for i, (pid, phone) in enumerate(people)
         ])
         _insert(conn, Conversation, [
@@ -181,7 +190,7 @@ async def seed(app: App, *, participants: int, messages_per_participant: int = 0
             for pid, _ in people
         ])
         _insert(conn, Transition, [
-            {"participant_id": pid, "kind": "status", "name": "enrolled", "from_value": None, "to_value": ACTIVE,
+            {"participant_id": pid, "kind": "status", "name": "enrolled", "from_value": None, "to_value": Status.ACTIVE,
              "reason": "seeded by benchmark", "created_at": enrolled_at}
             for pid, _ in people
         ])
@@ -224,17 +233,18 @@ def _history_rows(
                 "id": message_id, "participant_id": pid, "direction": "in" if inbound else "out",
                 "role": "user" if inbound else "assistant", "kind": "text",
                 "text": USER_TEXT if inbound else REPLY_TEXT, "payload": {},
-                "wa_message_id": f"seed-{message_id}", "status": "answered" if inbound else SENT,
+                "wa_message_id": f"seed-{message_id}", "status": "answered" if inbound else RowStatus.SENT,
                 "created_at": at, "sent_at": None if inbound else at,
             })
             if inbound:
                 inbox.append({"key": f"wa:seed-{message_id}", "participant_id": pid, "kind": "message", "payload": {},
-                              "message_id": message_id, "status": DONE, "attempts": 1, "available_at": at,
+                              "message_id": message_id, "status": RowStatus.DONE, "attempts": 1, "available_at": at,
                               "created_at": at, "processed_at": at, "last_error": None})
             else:
                 outbox.append({"key": f"reply:seed-{message_id}", "participant_id": pid, "message_id": message_id,
-                               "status": SENT, "attempts": 1, "available_at": at, "claimed_at": at, "sent_at": at,
-                               "wa_message_id": f"seed-{message_id}", "last_error": None, "created_at": at})
+                               "status": RowStatus.SENT, "attempts": 1, "available_at": at, "claimed_at": at,
+                               "sent_at": at, "wa_message_id": f"seed-{message_id}", "last_error": None,
+                               "created_at": at})
     return messages, inbox, outbox
 
 

@@ -35,7 +35,7 @@ from _common import (
 )
 from sqlalchemy import select
 
-from promptpipe.domain.states import FEEDBACK
+from promptpipe.domain.states import Stage
 from promptpipe.research.questionnaire_ops import send_questionnaire
 from promptpipe.storage.models import Participant
 
@@ -70,7 +70,7 @@ async def main() -> None:
         study.write_text(STUDY, encoding="utf-8")
         transport = TimedTransport(keep_sent=False)
         app = build_app(Path(tmp), FakeLLM(), transport, PROMPTPIPE_STUDY_FILE=str(study))
-        phones = await seed(app, participants=PARTICIPANTS + 1, stage=FEEDBACK)
+        phones = await seed(app, participants=PARTICIPANTS + 1, stage=Stage.FEEDBACK)
         alone, phones = phones[-1], phones[:-1]
         await app.start(background=True, allow_protocol_change=True)  # seeded before the study file
         try:

@@ -62,8 +62,8 @@ from promptpipe.domain import keys
 from promptpipe.domain.keys import JOB_TABLE
 from promptpipe.domain.localtime import FIXED, DailySpec, parse_hhmm
 from promptpipe.domain.polls import POLL_QUESTION
-from promptpipe.domain.states import ACTIVE, INTAKE
-from promptpipe.storage.models import DONE, Conversation, InboxItem, OutboxItem, Participant, Schedule, Timer
+from promptpipe.domain.states import Stage, Status
+from promptpipe.storage.models import Conversation, InboxItem, OutboxItem, Participant, RowStatus, Schedule, Timer
 from promptpipe.storage.participants import new_participant_id
 from promptpipe.transport.base import Recipient, SentMessage
 
@@ -286,13 +286,13 @@ async def seed_scheduled(app: App, cohorts: list[tuple[datetime, int]]) -> list[
 
     def write(conn: Connection) -> None:
         _insert(conn, Participant, [
-            {"id": pid, "phone": phone, "lid": None, "name": f"Bench {i}", "timezone": zone, "status": ACTIVE,
+            {"id": pid, "phone": phone, "lid": None, "name": f"Bench {i}", "timezone": zone, "status": Status.ACTIVE,
              "paused_by": None, "background": "", "enrolled_at": enrolled_at, "updated_at": enrolled_at}
             for i, (pid, _, phone, zone, _, _) in enumerate(people)
         ])
         _insert(conn, Conversation, [
-            {"participant_id": pid, "sub_state": INTAKE, "profile": profile, "tone": {}, "summary": "", "version": 1,
-             "updated_at": enrolled_at}
+            {"participant_id": pid, "sub_state": Stage.INTAKE, "profile": profile, "tone": {}, "summary": "",
+             "version": 1, "updated_at": enrolled_at}
             for pid, *_ in people
         ])
         _insert(conn, Schedule, [
@@ -304,7 +304,7 @@ async def seed_scheduled(app: App, cohorts: list[tuple[datetime, int]]) -> list[
         _insert(conn, InboxItem, [
             {"key": keys.daily_prompt(pid, sid, day), "participant_id": pid, "kind": "daily_prompt",
              "payload": {"schedule_id": sid, "local_date": day.isoformat(), "due_at": when.isoformat()},
-             "message_id": None, "status": DONE, "attempts": 1, "available_at": when, "created_at": when,
+             "message_id": None, "status": RowStatus.DONE, "attempts": 1, "available_at": when, "created_at": when,
              "processed_at": when, "last_error": None}
             for pid, sid, _, _, _, (day, when) in people
         ])

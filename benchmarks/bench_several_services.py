@@ -56,9 +56,9 @@ from sqlalchemy.engine import Connection
 
 from promptpipe.domain import keys
 from promptpipe.domain.localtime import FIXED, DailySpec, parse_hhmm
-from promptpipe.domain.states import ACTIVE, INTAKE
+from promptpipe.domain.states import Stage, Status
 from promptpipe.storage.db import Database
-from promptpipe.storage.models import DONE, Conversation, InboxItem, Participant, Schedule
+from promptpipe.storage.models import Conversation, InboxItem, Participant, RowStatus, Schedule
 
 ROOT = Path(__file__).resolve().parent.parent
 PARTICIPANTS = 30_000
@@ -183,13 +183,13 @@ async def seed(url: str, participants: int, due: datetime) -> list[str]:
 
     def write(conn: Connection) -> None:
         _insert(conn, Participant, [
-            {"id": pid, "phone": phone, "lid": None, "name": f"Bench {i}", "timezone": zone, "status": ACTIVE,
+            {"id": pid, "phone": phone, "lid": None, "name": f"Bench {i}", "timezone": zone, "status": Status.ACTIVE,
              "paused_by": None, "background": "", "enrolled_at": enrolled_at, "updated_at": enrolled_at,
              "number": number}
             for i, (pid, _, phone, zone, number) in enumerate(people)])
         _insert(conn, Conversation, [
-            {"participant_id": pid, "sub_state": INTAKE, "profile": profile, "tone": {}, "summary": "", "version": 1,
-             "updated_at": enrolled_at} for pid, *_ in people])
+            {"participant_id": pid, "sub_state": Stage.INTAKE, "profile": profile, "tone": {}, "summary": "",
+             "version": 1, "updated_at": enrolled_at} for pid, *_ in people])
         _insert(conn, Schedule, [
             {"id": sid, "participant_id": pid, "kind": FIXED, "habit_time": habits[zone], "window_start": None,
              "window_end": None, "prep_minutes": PREP_MINUTES, "active": True, "created_at": enrolled_at,
@@ -199,7 +199,7 @@ async def seed(url: str, participants: int, due: datetime) -> list[str]:
             day, when = yesterday[zone]
             rows.append({"key": keys.daily_prompt(pid, sid, day), "participant_id": pid, "kind": "daily_prompt",
                          "payload": {"schedule_id": sid, "local_date": day.isoformat(), "due_at": when.isoformat()},
-                         "message_id": None, "status": DONE, "attempts": 1, "available_at": when,
+                         "message_id": None, "status": RowStatus.DONE, "attempts": 1, "available_at": when,
                          "created_at": when, "processed_at": when, "last_error": None})
         _insert(conn, InboxItem, rows)
 

@@ -35,7 +35,7 @@ from _common import (
 )
 
 from promptpipe.app import App
-from promptpipe.domain.states import FEEDBACK, INTAKE
+from promptpipe.domain.states import Stage
 
 PARTICIPANTS = 1_000
 MESSAGES_PER_PARTICIPANT = 100
@@ -123,7 +123,7 @@ async def main(stage: str) -> None:
         phones = await seed(app, participants=PARTICIPANTS, messages_per_participant=MESSAGES_PER_PARTICIPANT,
                             stage=stage)
         print(f"participants in {stage}" + (" (each one's first intake turn arms its inactivity timer)"
-                                            if stage == INTAKE else ""))
+                                            if stage == Stage.INTAKE else ""))
         print(f"seeded {PARTICIPANTS:,} participants and {PARTICIPANTS * MESSAGES_PER_PARTICIPANT:,} transcript rows "
               f"(+ their done inbox / sent outbox rows) in {time.perf_counter() - seed_started:.1f} s")
         samples = Samples()
@@ -150,6 +150,6 @@ async def main(stage: str) -> None:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--stage", choices=(INTAKE, FEEDBACK), default=INTAKE,
+    parser.add_argument("--stage", choices=(Stage.INTAKE, Stage.FEEDBACK), default=Stage.INTAKE,
                         help="the participants' conversation stage (default INTAKE, as the target was first measured)")
     asyncio.run(main(parser.parse_args().stage))

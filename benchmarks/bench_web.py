@@ -77,11 +77,9 @@ from _common import (
 from promptpipe.cli._web import WEB_READERS
 from promptpipe.domain import keys
 from promptpipe.domain.localtime import FIXED, DailySpec, parse_hhmm
-from promptpipe.domain.states import ACTIVE, ALARMED, COMPLETED, FEEDBACK, INTAKE, PAUSED, WITHDRAWN
+from promptpipe.domain.states import ALARMED, Stage, Status
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import (
-    DONE,
-    SENT,
     ConsentEvent,
     Conversation,
     Flag,
@@ -91,6 +89,7 @@ from promptpipe.storage.models import (
     Participant,
     PromptDelivery,
     Receipt,
+    RowStatus,
     Schedule,
     Transition,
 )
@@ -199,7 +198,8 @@ class Rows:
 
 def _status(rng: random.Random) -> str:
     roll = rng.random()
-    return PAUSED if roll < 0.06 else COMPLETED if roll < 0.11 else WITHDRAWN if roll < 0.15 else ACTIVE
+    return (Status.PAUSED if roll < 0.06 else Status.COMPLETED if roll < 0.11 else Status.WITHDRAWN if roll < 0.15
+            else Status.ACTIVE)
 
 
 def _counters(votes: list[str | None], days: list[date]) -> dict[str, Any]:
@@ -242,7 +242,7 @@ def _transcript(rows: Rows, pid: str, zone: Zone, talk_days: int) -> tuple[dict[
             first_in.setdefault(day, moment)
             last_in_id = mid
             rows.add(InboxItem, id=rows.inbox_id(), key=f"wa:{wa}", participant_id=pid, kind="message",
-                     payload="{}", message_id=mid, status=DONE, attempts=1, available_at=at, created_at=at,
+                     payload="{}", message_id=mid, status=RowStatus.DONE, attempts=1, available_at=at, created_at=at,
                      processed_at=at, last_error=None)
         else:
             kind = "prompt" if day not in prompt_ids else "poll" if day not in poll_ids else "text"
@@ -250,10 +250,11 @@ def _transcript(rows: Rows, pid: str, zone: Zone, talk_days: int) -> tuple[dict[
                 prompt_ids[day] = mid
             elif kind == "poll":
                 poll_ids[day] = mid
-            status, sent = SENT, at
+            status, sent = RowStatus.SENT, at
             text = PROMPT if kind == "prompt" else "Did you do it?" if kind == "poll" else REPLY
-            rows.add(OutboxItem, key=f"reply:{wa}", participant_id=pid, message_id=mid, status=SENT, attempts=1,
-                     available_at=at, claimed_at=at, sent_at=at, wa_message_id=wa, last_error=None, created_at=at)
+            rows.add(OutboxItem, key=f"reply:{wa}", participant_id=pid, message_id=mid, status=RowStatus.SENT,
+                     attempts=1, available_at=at, claimed_at=at, sent_at=at, wa_message_id=wa, last_error=None,
+                     created_at=at)
             if rng.random() < 0.95:
                 rows.add(Receipt, wa_message_id=wa, kind="delivered", at=ts(moment + timedelta(seconds=3)),
                          received_at=ts(moment + timedelta(seconds=4)))
@@ -271,8 +272,8 @@ def _participant(rows: Rows, index: int) -> None:
     pid, sid = f"p_{index:016x}", f"s_{index:08x}"
     zone = rows.zones[ZONES[index % len(ZONES)]]
     status = _status(rng)
-    stage = INTAKE if rng.random() < 0.05 else FEEDBACK
-    quiet = status in (PAUSED, WITHDRAWN) or (status == ACTIVE and rng.random() < 0.05)
+    stage = Stage.INTAKE if rng.random() < 0.05 else Stage.FEEDBACK
+    quiet = status in (Status.PAUSED, Status.WITHDRAWN) or (status == Status.ACTIVE and rng.random() < 0.05)
     talk_days = DAYS - QUIET_DAYS if quiet else DAYS
     enrolled = ts(zone.fires[0] - timedelta(days=1))
     prompt_ids, poll_ids, first_in, last_in_id = _transcript(rows, pid, zone, talk_days)
@@ -284,7 +285,7 @@ def _participant(rows: Rows, index: int) -> None:
         rows.add(InboxItem, id=inbox_id, key=keys.daily_prompt(pid, sid, local), participant_id=pid,
                  kind="daily_prompt", payload=json.dumps({"schedule_id": sid, "local_date": local.isoformat(),
                                                           "due_at": fire.isoformat()}),
-                 message_id=None, status=DONE, attempts=1, available_at=at, created_at=at, processed_at=at,
+                 message_id=None, status=RowStatus.DONE, attempts=1, available_at=at, created_at=at, processed_at=at,
                  last_error=None)
         roll = rng.random()
         vote = None if day >= talk_days else "done" if roll < 0.55 else "not_this_time" if roll < 0.70 else None
@@ -298,11 +299,11 @@ def _participant(rows: Rows, index: int) -> None:
                  reminder_at=ts(reminder) if vote is None and reminder < now else None)
 
     rows.add(Participant, id=pid, phone=bench_phone(index), lid=None, name=f"Bench {index}",
-             timezone=zone.zone.key, status=status, opted_out=int(status == PAUSED), researcher_paused=0,
-             paused_by="participant" if status == PAUSED else None, background="", enrolled_at=enrolled,
+             timezone=zone.zone.key, status=status, opted_out=int(status == Status.PAUSED), researcher_paused=0,
+             paused_by="participant" if status == Status.PAUSED else None, background="", enrolled_at=enrolled,
              updated_at=enrolled, erased_at=None, erased_by=None, arm=ARMS[index % len(ARMS)], strata=None,
-             day_one=zone.days[0].isoformat() if stage == FEEDBACK else None, extra_days=0,
-             completed_at=ts(now - timedelta(hours=1)) if status == COMPLETED else None)
+             day_one=zone.days[0].isoformat() if stage == Stage.FEEDBACK else None, extra_days=0,
+             completed_at=ts(now - timedelta(hours=1)) if status == Status.COMPLETED else None)
     profile = {"habit_domain": "walking", "prompt_anchor": "after lunch", "preferred_time": zone.habit,
                "motivational_frame": "sleep better", "last_habit_prompt": PROMPT,
                "last_prompt_sent_at": zone.fires[-1].isoformat(), "counters": _counters(votes, zone.days)}
@@ -312,7 +313,7 @@ def _participant(rows: Rows, index: int) -> None:
     rows.add(Schedule, id=sid, participant_id=pid, kind=FIXED, habit_time=zone.habit, window_start=None,
              window_end=None, prep_minutes=PREP_MINUTES, active=int(status in ALARMED), created_at=enrolled,
              updated_at=enrolled)
-    rows.add(Transition, participant_id=pid, kind="status", name="enrolled", from_value=None, to_value=ACTIVE,
+    rows.add(Transition, participant_id=pid, kind="status", name="enrolled", from_value=None, to_value=Status.ACTIVE,
              reason="seeded by benchmark", actor="researcher", created_at=enrolled)
     rows.add(ConsentEvent, participant_id=pid, event="enrolled", source="researcher", actor="Dr. Bench", words="",
              reconstructed=False, created_at=enrolled)
@@ -408,7 +409,8 @@ def population(path: Path, burst: int, pairs: int) -> Population:
     try:
         total = conn.execute("SELECT count(*) FROM participant").fetchone()[0]
         rows = conn.execute("SELECT p.id, p.phone FROM participant p JOIN conversation c ON c.participant_id = p.id "
-                            "WHERE p.status = ? AND c.sub_state = ? ORDER BY p.id", (ACTIVE, FEEDBACK)).fetchall()
+                            "WHERE p.status = ? AND c.sub_state = ? ORDER BY p.id",
+                            (Status.ACTIVE, Stage.FEEDBACK)).fetchall()
         size = min(burst, len(rows) // (2 * pairs))
         rest = rows[2 * pairs * size:] or rows
         step = max(1, len(rest) // SAMPLE_PARTICIPANTS)

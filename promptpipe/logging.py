@@ -9,6 +9,7 @@ from typing import Any
 
 import structlog
 
+from promptpipe.domain.setting_values import LogFormat
 from promptpipe.domain.text import mask_credentials
 
 _PHONE = re.compile(r"(?<![\w+-])\+?(\d{4,11})(\d{4})(?![\w-])")
@@ -55,7 +56,7 @@ class _CurrentStderr:
         return sys.stderr.isatty()
 
 
-def configure_logging(log_format: str = "console", *, debug: bool = False, stream: Any = None,
+def configure_logging(log_format: str = LogFormat.CONSOLE, *, debug: bool = False, stream: Any = None,
                       quiet: bool = False) -> None:
     """Route structlog (and the stdlib root logger, which neonize also uses) to one stream.
     ``quiet``: errors only (a command whose own lines say how it goes, such as ``evaluate``)."""
@@ -63,7 +64,7 @@ def configure_logging(log_format: str = "console", *, debug: bool = False, strea
     level = logging.DEBUG if debug else logging.ERROR if quiet else logging.INFO
     renderer: Any = (
         structlog.processors.JSONRenderer()
-        if log_format == "json"
+        if log_format == LogFormat.JSON
         else structlog.dev.ConsoleRenderer(colors=stream.isatty() if hasattr(stream, "isatty") else False)
     )
     shared: list[Any] = [

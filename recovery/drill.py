@@ -46,7 +46,7 @@ sys.path.insert(0, str(ROOT))
 
 from sqlalchemy import func, select  # noqa: E402
 
-from promptpipe.domain.states import ACTIVE, FEEDBACK  # noqa: E402
+from promptpipe.domain.states import Stage, Status  # noqa: E402
 from promptpipe.domain.study_file import parse_study  # noqa: E402
 from promptpipe.storage.db import Database  # noqa: E402
 from promptpipe.storage.models import Conversation, InboxItem, OutboxItem, Participant, Schedule  # noqa: E402
@@ -146,10 +146,10 @@ async def seed(database_url: str, participants: int, due: datetime, numbers: Seq
             habit = due.astimezone(ZoneInfo(zone)).strftime("%H:%M")
             yesterday = (now.astimezone(ZoneInfo(zone)) - timedelta(days=1)).date().isoformat()
             session.add(Participant(id=pid, phone=phone_of(index), name=f"Drill {index}", timezone=zone,
-                                    status=ACTIVE, enrolled_at=now, updated_at=now, day_one=yesterday,
+                                    status=Status.ACTIVE, enrolled_at=now, updated_at=now, day_one=yesterday,
                                     number=numbers[index % len(numbers)] if numbers else None))
             session.flush()
-            session.add(Conversation(participant_id=pid, sub_state=FEEDBACK, updated_at=now, profile={
+            session.add(Conversation(participant_id=pid, sub_state=Stage.FEEDBACK, updated_at=now, profile={
                 "habit_domain": "stretching", "prompt_anchor": "after coffee", "preferred_time": habit,
                 "motivational_frame": "feel looser"}))
             session.add(Schedule(id=f"s_drill{index:05d}", participant_id=pid, kind="fixed", habit_time=habit,

@@ -43,7 +43,7 @@ from sqlalchemy import func, select  # noqa: E402
 from promptpipe.clock import SystemClock  # noqa: E402
 from promptpipe.domain.questionnaire import Questionnaire, QuestionnaireItem  # noqa: E402
 from promptpipe.domain.questionnaire_answers import Answer, poll_options, read_typed, read_vote  # noqa: E402
-from promptpipe.domain.states import ACTIVE, FEEDBACK  # noqa: E402
+from promptpipe.domain.states import Stage, Status  # noqa: E402
 from promptpipe.domain.study import Study  # noqa: E402
 from promptpipe.domain.study_file import parse_study  # noqa: E402
 from promptpipe.logging import configure_logging  # noqa: E402
@@ -161,9 +161,9 @@ async def seed(database_url: str, study: Study, participants: int) -> None:
         for index in range(participants):
             pid = f"p_qdrill{index:05d}"
             session.add(Participant(id=pid, phone=phone_of(index), name=f"Drill {index}", timezone="America/Toronto",
-                                    status=ACTIVE, enrolled_at=now, updated_at=now))
+                                    status=Status.ACTIVE, enrolled_at=now, updated_at=now))
             session.flush()
-            session.add(Conversation(participant_id=pid, sub_state=FEEDBACK, updated_at=now, profile={
+            session.add(Conversation(participant_id=pid, sub_state=Stage.FEEDBACK, updated_at=now, profile={
                 "habit_domain": "walking", "prompt_anchor": "after dinner", "preferred_time": "19:00",
                 "motivational_frame": "sleep better"}))
 

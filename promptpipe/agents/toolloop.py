@@ -3,10 +3,11 @@
 Each round asks the model once, turns its answer into a step with no I/O (:func:`plan_round`),
 and runs the step. A completion with text and no tool calls ends the loop with that text. Tool
 calls are run and their results shown to the model in the next round, so it never announces a
-result it has not seen. The round limit, a repeated identical call and an empty answer raise one
-signal, :class:`LoopStopped`, which becomes a fallback reply in one place: the participant always
-gets an answer. A reply is at most :data:`~promptpipe.domain.limits.REPLY_CHARS` long and ends on a whole
-sentence; a completion the model was cut off in keeps its whole sentences (or becomes the fallback).
+result it has not seen. The round limit, a repeated identical call, an empty answer and one with no
+whole sentence to keep raise one signal, :class:`LoopStopped` (with its :class:`StopReason`), which
+becomes a fallback reply in one place: the participant always gets an answer. A reply is at most
+:data:`~promptpipe.domain.limits.REPLY_CHARS` long and ends on a whole sentence; a completion the model
+was cut off in keeps its whole sentences (or becomes the fallback).
 A tool that decides the reply itself (an opt-out) ends the loop after its round.
 """
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from promptpipe.domain.limits import REPLY_CHARS
@@ -24,6 +26,25 @@ from promptpipe.tools.base import Tool, ToolContext, format_tool_error
 
 MAX_ROUNDS = 10
 log = get_logger("promptpipe.toolloop")
+
+
+class StopReason(StrEnum):
+    """Why a loop's text is not simply the model's own reply (:attr:`LoopResult.stopped`; logged)."""
+
+    EMPTY_REPLY = "empty_reply"
+    """a completion with neither text nor tool calls: the fallback"""
+    TRUNCATED = "truncated"
+    """the model was cut off with no whole sentence to keep: the fallback"""
+    TOO_LONG = "too_long"
+    """longer than REPLY_CHARS with no whole sentence that fits: the fallback"""
+    REPEATED_TOOL_CALL = "repeated_tool_call"
+    """the model asked again for a call it had made with the same arguments: the fallback"""
+    ROUND_LIMIT = "round_limit"
+    """still calling tools after ``max_rounds`` rounds: the fallback"""
+    ENDED_BY_TOOL = "ended_by_tool"
+    """a tool decided the reply itself (an opt-out); the loop's text is empty"""
+    SHORTENED = "shortened"
+    """not a stop: the model's text was cut off or too long, and its whole sentences are the reply"""
 
 
 @dataclass(frozen=True)
@@ -40,8 +61,9 @@ class RunAgain:
 
 @dataclass(frozen=True)
 class Stop:
-    reason: str
-    """round_limit | repeated_tool_call | empty_reply | truncated | ended_by_tool"""
+    reason: StopReason
+    """What :func:`plan_round` stops on: ``empty_reply``, ``truncated``, ``too_long`` or
+    ``repeated_tool_call``."""
 
 
 @dataclass(frozen=True)
@@ -53,7 +75,7 @@ class RoundPlan:
 
 
 class LoopStopped(Exception):
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: StopReason) -> None:
         super().__init__(reason)
         self.reason = reason
 
@@ -63,8 +85,9 @@ class LoopResult:
     text: str
     rounds: int
     tools_called: list[str] = field(default_factory=list)
-    stopped: str | None = None
-    """Why the loop was cut short, when the text is a fallback."""
+    stopped: StopReason | None = None
+    """Why the text is not simply the model's reply: a fallback (or an interim text the model wrote
+    alongside its tool calls), empty because a tool ended the turn, or ``shortened``; None: it is."""
 
 
 def plan_round(completion: Completion, seen: set[tuple[str, str]]) -> Reply | Stop | RoundPlan:
@@ -72,14 +95,14 @@ def plan_round(completion: Completion, seen: set[tuple[str, str]]) -> Reply | St
     if not completion.tool_calls:
         text = (completion.content or "").strip()
         if not text:
-            return Stop("empty_reply")
+            return Stop(StopReason.EMPTY_REPLY)
         if completion.truncated:  # cut off mid-thought: keep what is complete, or fall back
             whole = complete_sentences(text, REPLY_CHARS)
-            return Reply(whole, shortened=True) if whole else Stop("truncated")
+            return Reply(whole, shortened=True) if whole else Stop(StopReason.TRUNCATED)
         capped = cap_reply(text, REPLY_CHARS)
-        return Reply(capped, shortened=capped != text) if capped else Stop("too_long")
+        return Reply(capped, shortened=capped != text) if capped else Stop(StopReason.TOO_LONG)
     if any(call.signature() in seen for call in completion.tool_calls):
-        return Stop("repeated_tool_call")
+        return Stop(StopReason.REPEATED_TOOL_CALL)
     assistant = {
         "role": "assistant",
         "content": completion.content or None,
@@ -134,7 +157,7 @@ async def run_tool_loop(
     try:
         while True:
             if rounds >= max_rounds:
-                raise LoopStopped("round_limit")
+                raise LoopStopped(StopReason.ROUND_LIMIT)
             rounds += 1
             completion = await llm.complete(current, specs)
             planned = plan_round(completion, seen)
@@ -143,11 +166,11 @@ async def run_tool_loop(
                 interim = cap_reply((completion.content or "").strip(), REPLY_CHARS) or interim
                 step = await execute(planned, ctx, by_name, current, seen, called)
                 if ctx.ends_turn:
-                    return LoopResult("", rounds, called, stopped="ended_by_tool")
+                    return LoopResult("", rounds, called, stopped=StopReason.ENDED_BY_TOOL)
             else:
                 step = planned
             if isinstance(step, Reply):
-                return LoopResult(step.text, rounds, called, stopped="shortened" if step.shortened else None)
+                return LoopResult(step.text, rounds, called, stopped=StopReason.SHORTENED if step.shortened else None)
             if isinstance(step, Stop):
                 raise LoopStopped(step.reason)
             current = step.messages

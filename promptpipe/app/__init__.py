@@ -38,7 +38,7 @@ from promptpipe.storage.schema import SchemaBehind
 from promptpipe.storage.service_status import save_status, state_row_name
 from promptpipe.storage.session_schemas import make_schemas
 from promptpipe.storage.state_dir import StateDirWatch, ensure_state_dir
-from promptpipe.storage.study import adopt_protocol
+from promptpipe.storage.study import Adoption, adopt_protocol
 from promptpipe.tools import PromptTexts
 from promptpipe.transport import DeliveryReceipt, Transport
 from promptpipe.transport.connection_state import ConnectionState, ExitRequest
@@ -364,7 +364,7 @@ class App:
         study, now = self.settings.study, self.clock.now()
         outcome = await self.db.run(lambda session: adopt_protocol(session, study, allow_change=allow_change,
                                                                    now=now, by="promptpipe serve"))
-        if outcome != "none":
+        if outcome != Adoption.NONE:
             log.info("study_protocol", outcome=outcome, study=study.name or None, hash=study.hash[:12] or None)
 
     async def _record_deployment(self) -> None:

@@ -10,8 +10,8 @@ from typing import Any
 
 from promptpipe.cli._common import ask, cell, fail
 from promptpipe.domain.limits import RESEARCHER_MESSAGE_CHARS
-from promptpipe.domain.participant_filter import STATUSES, ParticipantFilter
-from promptpipe.domain.states import ACTIVE
+from promptpipe.domain.participant_filter import ParticipantFilter
+from promptpipe.domain.states import Status
 from promptpipe.research import admin
 
 __all__ = ["ALL_STATUSES", "add_messaging_parser", "broadcast_command", "send_command"]
@@ -32,7 +32,7 @@ def add_messaging_parser(sub: Any) -> None:
                       help="inside the study's quiet hours, hold it until they end on the participant's clock")
     broadcast = sub.add_parser("broadcast", help="send one message to every participant a filter matches "
                                "(counts first and asks to confirm)")
-    broadcast.add_argument("--status", choices=(*STATUSES, ALL_STATUSES), default=ACTIVE,
+    broadcast.add_argument("--status", choices=(*Status, ALL_STATUSES), default=Status.ACTIVE,
                            help="whose status is this (default: active; all: any status)")
     broadcast.add_argument("--stage", help="conversation stage: INTAKE, FEEDBACK or INTAKE_SUSPENDED")
     broadcast.add_argument("--arm", help="study arm")

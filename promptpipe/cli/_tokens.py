@@ -8,7 +8,7 @@ import argparse
 from typing import Any
 
 from promptpipe.cli._common import print_json, print_table
-from promptpipe.domain.access import ROLES
+from promptpipe.domain.access import Role
 from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.research import tokens
 from promptpipe.research.views import as_json
@@ -22,7 +22,7 @@ def add_token_parser(sub: Any) -> None:
     actions = token.add_subparsers(dest="token_action", required=True)
     create = actions.add_parser("create", help="make a token (its secret is printed once)")
     create.add_argument("--name", required=True, help="who or what uses it, e.g. ana or dashboard-laptop")
-    create.add_argument("--role", required=True, choices=ROLES,
+    create.add_argument("--role", required=True, choices=tuple(Role),
                         help="viewer: pseudonymised reading; researcher: everything and actions; admin: tokens too")
     create.add_argument("--expires", metavar="WHEN", help=tokens.EXPIRES_HELP)
     create.add_argument("--by", help="who made it (default: your user name)")

@@ -18,6 +18,7 @@ from promptpipe.cli._messaging import broadcast_command, send_command
 from promptpipe.cli._tokens import token_command
 from promptpipe.clock import SystemClock
 from promptpipe.config import Settings
+from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.states import Status
 from promptpipe.domain.study_summary import block_words
 from promptpipe.errors import AdminError
@@ -146,7 +147,8 @@ async def _show(args: argparse.Namespace, env: Env) -> None:
 async def _simulate(args: argparse.Namespace, env: Env) -> None:
     text, db, clock = " ".join(args.text), env.db, env.clock
     if args.vote is not None or args.react is not None:
-        if text or args.kind != "text" or args.reply_to_prompt or (args.vote is not None and args.react is not None):
+        if (text or args.kind != MessageKind.TEXT or args.reply_to_prompt
+                or (args.vote is not None and args.react is not None)):
             raise AdminError("give one thing to simulate: a message (with --kind or --reply-to-prompt), "
                              "--vote or --react")
         if args.vote is not None:

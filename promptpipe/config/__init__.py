@@ -35,7 +35,7 @@ from promptpipe.config.values import (
 )
 from promptpipe.domain.limits import DEFAULT_MAX_SCHEDULES
 from promptpipe.domain.numbers import DEFAULT_NUMBER, NUMBER_NAME, NumberPlan, NumberRule, parse_rule
-from promptpipe.domain.setting_values import validate_timezone
+from promptpipe.domain.setting_values import LogFormat, validate_timezone
 from promptpipe.domain.study import OPEN_STUDY, Study
 from promptpipe.domain.study_file import load_study
 from promptpipe.errors import ConfigError
@@ -52,11 +52,6 @@ class TransportName(StrEnum):
     DRY_RUN = "dry-run"
     CLOUD_API = "cloud-api"
     """the official WhatsApp Cloud API (no linked phone)"""
-
-
-class LogFormat(StrEnum):
-    CONSOLE = "console"
-    JSON = "json"
 
 
 def _choice(options: type[StrEnum]) -> Any:

@@ -11,8 +11,7 @@ import re
 import secrets
 from enum import StrEnum
 
-__all__ = ["ADMIN", "NEEDED_TO_READ", "RESEARCHER", "ROLES", "SAFETY_FLAGS", "TOKEN_NAME", "VIEWER", "Role", "allows",
-           "hash_token", "may_read", "new_token"]
+__all__ = ["NEEDED_TO_READ", "SAFETY_FLAGS", "TOKEN_NAME", "Role", "allows", "hash_token", "may_read", "new_token"]
 
 class Role(StrEnum):
     """What a token may do, each role all the roles before it may."""
@@ -22,20 +21,19 @@ class Role(StrEnum):
     ADMIN = "admin"
 
 
-VIEWER, RESEARCHER, ADMIN = Role.VIEWER, Role.RESEARCHER, Role.ADMIN
-ROLES = tuple(Role)
 TOKEN_PREFIX = "pp_"
 TOKEN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,63}")
 """A token's name: letters, digits and ``. _ @ -``, 1 to 64 characters (it is shown in logs)."""
 
 
-def allows(role: str, needed: str) -> bool:
-    """Whether ``role`` may do what ``needed`` may."""
-    return role in ROLES and ROLES.index(role) >= ROLES.index(needed)
+def allows(role: str, needed: Role) -> bool:
+    """Whether ``role`` (as a token has it) may do what ``needed`` may."""
+    ranks = tuple(Role)
+    return role in ranks and ranks.index(role) >= ranks.index(needed)
 
 
 SAFETY_FLAGS = "safety flags"
-NEEDED_TO_READ = {SAFETY_FLAGS: RESEARCHER}
+NEEDED_TO_READ = {SAFETY_FLAGS: Role.RESEARCHER}
 """What a viewer may not read even by participant id, and the role it needs: the API's routes and
 the dashboard's pages (and its navigation) both ask :func:`may_read`, so one rule holds for both.
 Safety flags are for the team that follows them up: that someone is in crisis is health data,

@@ -7,15 +7,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import date
 
-from promptpipe.domain.outcomes import DONE, FREE_TEXT_REPLY, NO_REPLY, NOT_DELIVERED, NOT_THIS_TIME, REMINDER_SENT
+from promptpipe.domain.outcomes import Outcome
 
 __all__ = ["CELL_OUTCOMES", "NO_PROMPT", "REPLIED", "best_outcome", "heatmap_first_day"]
 
 REPLIED, NO_PROMPT = "replied", "no_prompt"
-CELL_OUTCOMES = (DONE, NOT_THIS_TIME, REPLIED, NO_REPLY, NOT_DELIVERED, NO_PROMPT)
+CELL_OUTCOMES = (Outcome.DONE, Outcome.NOT_THIS_TIME, REPLIED, Outcome.NO_REPLY, Outcome.NOT_DELIVERED, NO_PROMPT)
 """Best first; the heatmap's legend in this order."""
 _RANK = {outcome: index for index, outcome in enumerate(CELL_OUTCOMES)}
-_AS_CELL: dict[str, str] = {FREE_TEXT_REPLY: REPLIED, REMINDER_SENT: NO_REPLY}
+_AS_CELL: dict[str, str] = {Outcome.FREE_TEXT_REPLY: REPLIED, Outcome.REMINDER_SENT: Outcome.NO_REPLY}
 
 
 def best_outcome(outcomes: Iterable[str]) -> str:

@@ -22,8 +22,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-__all__ = ["COMMAND_FILE", "DEFAULT_LANGUAGE", "REPLY_KEYS", "Command", "CommandWords", "Reply", "Said",
-           "command_words"]
+__all__ = ["COMMAND_FILE", "DEFAULT_LANGUAGE", "Command", "CommandWords", "Reply", "Said", "command_words"]
 
 COMMAND_FILE = Path(__file__).resolve().parent.parent / "data" / "commands.toml"
 DEFAULT_LANGUAGE = "en"
@@ -50,7 +49,6 @@ class Reply(StrEnum):
     HELP = "help"
 
 
-REPLY_KEYS = tuple(Reply)
 _CLASSES = {"stop": (Command.STOP, False), "stop_ask": (Command.STOP, True), "start": (Command.START, False),
             "help": (Command.HELP, False)}
 
@@ -107,8 +105,8 @@ def parse(table: dict[str, dict[str, object]]) -> CommandWords:
     for language, entry in table.items():
         names[language] = str(entry["name"])
         raw_replies = entry["replies"]
-        if not isinstance(raw_replies, dict) or set(raw_replies) != set(REPLY_KEYS):
-            raise ValueError(f"[{language}.replies] must have exactly the keys {', '.join(REPLY_KEYS)}")
+        if not isinstance(raw_replies, dict) or set(raw_replies) != set(Reply):
+            raise ValueError(f"[{language}.replies] must have exactly the keys {', '.join(Reply)}")
         replies[language] = {Reply(key): str(text) for key, text in raw_replies.items()}
         for class_name, (command, ask_first) in _CLASSES.items():
             listed = entry.get(class_name)

@@ -7,7 +7,7 @@ from datetime import datetime
 from enum import StrEnum
 
 from promptpipe.domain import keys
-from promptpipe.domain.states import WITHDRAWN
+from promptpipe.domain.states import Status
 
 
 class ConsentKind(StrEnum):
@@ -35,10 +35,6 @@ class ConsentSource(StrEnum):
     RESEARCHER = "researcher"
     SERVER = "server"
     """an auto-enrolment on a first message"""
-
-
-CONSENT_EVENTS = tuple(ConsentKind)
-CONSENT_SOURCES = tuple(ConsentSource)
 
 
 @dataclass(frozen=True)
@@ -71,7 +67,7 @@ def why_not_writable(status: str, *, opted_out: bool, erased: bool = False) -> s
     Consent is never overridden: a participant's own STOP holds whatever else is true."""
     if erased:
         return "erased"
-    if status == WITHDRAWN:
+    if status == Status.WITHDRAWN:
         return "withdrawn"
     if opted_out:
         return "opted_out"

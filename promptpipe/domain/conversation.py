@@ -46,8 +46,6 @@ class ParticipantInfo:
     """When they sent (their clock) the latest opt-out or opt-in of theirs that was applied."""
 
 
-RESEARCHER_KIND = MessageKind.RESEARCHER
-"""The transcript kind of a message the research team wrote to the participant."""
 RESEARCHER_NOTE = "[the research team wrote:]"
 """What the model reads before such a message in its history, so it knows the words are not its own."""
 
@@ -66,7 +64,7 @@ class HistoryEntry:
     def of(cls, role: str, kind: str, text: str, message_id: int = 0) -> HistoryEntry:
         """A transcript message as the model reads it: a message from the research team is
         marked as theirs (the participant got the words alone)."""
-        return cls(role, f"{RESEARCHER_NOTE} {text}" if kind == RESEARCHER_KIND else text, message_id)
+        return cls(role, f"{RESEARCHER_NOTE} {text}" if kind == MessageKind.RESEARCHER else text, message_id)
 
 
 @dataclass

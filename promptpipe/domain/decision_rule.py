@@ -38,11 +38,6 @@ class DecisionFacts:
     """The pause is (also) the participant's own STOP: coded ``opted_out``, not ``paused``."""
 
 
-OPTED_OUT = Unavailable.OPTED_OUT
-"""The coded reason for a decision point while the participant's own STOP holds (``paused`` is
-then the team's pause alone); the study file's ``paused`` rule covers both."""
-
-
 def _in_baseline(facts: DecisionFacts) -> bool:
     return facts.study_day is not None and 1 <= facts.study_day <= facts.baseline_days
 
@@ -65,7 +60,7 @@ def unavailable_reason(facts: DecisionFacts, rule: DecisionRule | None) -> str |
     A pause that is the participant's own STOP is coded ``opted_out``.
     """
     reason = _reason(facts, rule)
-    return OPTED_OUT if reason == Unavailable.PAUSED and facts.opted_out else reason
+    return Unavailable.OPTED_OUT if reason == Unavailable.PAUSED and facts.opted_out else reason
 
 
 def _reason(facts: DecisionFacts, rule: DecisionRule | None) -> str | None:

@@ -44,7 +44,7 @@ class MessageKind(StrEnum):
     LOCATION = "location"
     CONTACT = "contact"
     UNREADABLE = "unreadable"
-    """reached the study phone but could not be decrypted"""
+    """reached the study phone but could not be decrypted (WhatsApp may resend it)"""
 
 
 POLL_KINDS = (MessageKind.POLL, MessageKind.QUESTIONNAIRE_POLL)

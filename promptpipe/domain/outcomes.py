@@ -10,7 +10,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from promptpipe.domain.states import VOTE_DONE, VOTE_NOT_THIS_TIME
+from promptpipe.domain.states import Vote
 
 
 class Outcome(StrEnum):
@@ -19,17 +19,12 @@ class Outcome(StrEnum):
     answer, and WhatsApp never reported the prompt reached the phone within the receipt window (the
     participant cannot have ignored what they never got)."""
 
-    DONE = VOTE_DONE.value
-    NOT_THIS_TIME = VOTE_NOT_THIS_TIME.value
+    DONE = Vote.DONE.value
+    NOT_THIS_TIME = Vote.NOT_THIS_TIME.value
     FREE_TEXT_REPLY = "free_text_reply"
     REMINDER_SENT = "reminder_sent"
     NO_REPLY = "no_reply"
     NOT_DELIVERED = "not_delivered"
-
-
-DONE, NOT_THIS_TIME = Outcome.DONE, Outcome.NOT_THIS_TIME
-FREE_TEXT_REPLY, REMINDER_SENT, NO_REPLY = Outcome.FREE_TEXT_REPLY, Outcome.REMINDER_SENT, Outcome.NO_REPLY
-NOT_DELIVERED = Outcome.NOT_DELIVERED
 
 
 COUNTER_INTS = ("prompts_sent", "successes", "misses", "current_streak", "best_streak")
@@ -40,13 +35,13 @@ COUNTER_DATES = ("last_success_date", "last_miss_date")
 def delivery_outcome(vote: str | None, replied_at: datetime | None, reminder_at: datetime | None,
                      *, not_delivered: bool = False) -> Outcome:
     """One word for a delivery: the vote if there is one, else a written reply, else why silent."""
-    if vote in (DONE, NOT_THIS_TIME):
+    if vote in (Vote.DONE, Vote.NOT_THIS_TIME):
         return Outcome(vote)
     if replied_at is not None:
-        return FREE_TEXT_REPLY
+        return Outcome.FREE_TEXT_REPLY
     if not_delivered:
-        return NOT_DELIVERED
-    return REMINDER_SENT if reminder_at is not None else NO_REPLY
+        return Outcome.NOT_DELIVERED
+    return Outcome.REMINDER_SENT if reminder_at is not None else Outcome.NO_REPLY
 
 
 @dataclass(frozen=True)
@@ -63,8 +58,8 @@ def counters(deliveries: Sequence[DeliveryFact]) -> dict[str, Any]:
     A day counts as done when any of its prompts got a "done" vote. The newest day does not break
     the current streak while it has no vote yet (the participant may still answer); a "not this
     time" does, and so does an earlier day left unanswered."""
-    done_days = {d.local_date for d in deliveries if d.vote == DONE}
-    voted_days = {d.local_date for d in deliveries if d.vote in (DONE, NOT_THIS_TIME)}
+    done_days = {d.local_date for d in deliveries if d.vote == Vote.DONE}
+    voted_days = {d.local_date for d in deliveries if d.vote in (Vote.DONE, Vote.NOT_THIS_TIME)}
     days = sorted({d.local_date for d in deliveries})
     best = run = 0
     for day in days:
@@ -78,10 +73,10 @@ def counters(deliveries: Sequence[DeliveryFact]) -> dict[str, Any]:
             continue  # today's prompt may still be answered
         else:
             break
-    misses = [d.local_date for d in deliveries if d.vote == NOT_THIS_TIME]
+    misses = [d.local_date for d in deliveries if d.vote == Vote.NOT_THIS_TIME]
     return {
         "prompts_sent": len(deliveries),
-        "successes": sum(1 for d in deliveries if d.vote == DONE),
+        "successes": sum(1 for d in deliveries if d.vote == Vote.DONE),
         "misses": len(misses),
         "current_streak": current,
         "best_streak": best,

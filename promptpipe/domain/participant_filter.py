@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from promptpipe.domain.states import ACTIVE, COMPLETED, PAUSED, SUB_STATES, WITHDRAWN
+from promptpipe.domain.states import Stage, Status
 
-__all__ = ["IDENTIFYING_SORT_KEYS", "MAX_SILENT_DAYS", "SORT_KEYS", "STATUSES", "ParticipantFilter", "ParticipantSort"]
+__all__ = ["IDENTIFYING_SORT_KEYS", "MAX_SILENT_DAYS", "SORT_KEYS", "ParticipantFilter", "ParticipantSort"]
 
-STATUSES = (ACTIVE, PAUSED, COMPLETED, WITHDRAWN)
 MAX_SILENT_DAYS = 3650
 SORT_KEYS = ("enrolled", "id", "name", "status", "stage", "arm", "study_day", "streak", "last_in", "last_out",
              "answered")
@@ -31,10 +30,10 @@ class ParticipantFilter:
     def problems(self) -> list[str]:
         """What is wrong with it, each naming the field and what it takes (empty: fine)."""
         found = []
-        if self.status is not None and self.status not in STATUSES:
-            found.append(f"status: {self.status!r} is not one of {', '.join(STATUSES)}")
-        if self.stage is not None and self.stage not in SUB_STATES:
-            found.append(f"stage: {self.stage!r} is not one of {', '.join(SUB_STATES)}")
+        if self.status is not None and self.status not in tuple(Status):
+            found.append(f"status: {self.status!r} is not one of {', '.join(Status)}")
+        if self.stage is not None and self.stage not in tuple(Stage):
+            found.append(f"stage: {self.stage!r} is not one of {', '.join(Stage)}")
         if self.silent_days is not None and not 1 <= self.silent_days <= MAX_SILENT_DAYS:
             found.append(f"silent_days: give a whole number of days from 1 to {MAX_SILENT_DAYS}")
         if self.arm is not None and not self.arm.strip():

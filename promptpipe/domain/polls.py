@@ -23,14 +23,14 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from promptpipe.domain.states import VOTE_DONE, VOTE_NOT_THIS_TIME
+from promptpipe.domain.states import Vote
 
 POLL_QUESTION = "Did you do it?"
 POLL_OPTIONS = ("Done", "Not this time")
 DONE, NOT_THIS_TIME = POLL_OPTIONS
 DONE_PURPOSE = "done"
 """The "did you do it?" poll (its ``purpose`` in the poll's payload)."""
-VOTE_BY_OPTION = {DONE: VOTE_DONE, NOT_THIS_TIME: VOTE_NOT_THIS_TIME}
+VOTE_BY_OPTION = {DONE: Vote.DONE, NOT_THIS_TIME: Vote.NOT_THIS_TIME}
 OPTION_BY_VOTE: dict[str, str] = {vote: option for option, vote in VOTE_BY_OPTION.items()}
 
 EQUIVALENTS: dict[str, tuple[str, ...]] = {

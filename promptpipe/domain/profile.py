@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from promptpipe.domain.outcomes import COUNTER_DATES, COUNTER_INTS
@@ -33,7 +34,15 @@ INTAKE_FIELDS: tuple[str, ...] = ("habit_domain", "prompt_anchor", "motivational
 PROMPT_REQUIRED_FIELDS: tuple[str, ...] = ("prompt_anchor", "preferred_time")
 """What a habit prompt cannot be written without."""
 
-INTENSITY_LEVELS = ("low", "normal", "high")
+
+class Intensity(StrEnum):
+    """The size of the daily steps, lightest first: the intensity poll moves it one level."""
+
+    LOW = "low"
+    NORMAL = "normal"
+    HIGH = "high"
+
+
 MAX_RECENT_BARRIERS = 5
 
 
@@ -119,7 +128,7 @@ class ServerRecord:
 
     @property
     def level(self) -> str:
-        return self.intensity if self.intensity in INTENSITY_LEVELS else "normal"
+        return self.intensity if self.intensity in tuple(Intensity) else Intensity.NORMAL
 
     def note_barrier(self, local_date: str, text: str) -> None:
         self.recent_barriers = [*self.recent_barriers, Barrier(local_date, text)][-MAX_RECENT_BARRIERS:]
@@ -181,7 +190,7 @@ class Profile:
 
 
 def _intensity_vote(value: Any) -> IntensityVote | None:
-    if not isinstance(value, dict) or value.get("base") not in INTENSITY_LEVELS:
+    if not isinstance(value, dict) or value.get("base") not in tuple(Intensity):
         return None
     poll = value.get("poll")
     return IntensityVote(poll=poll if isinstance(poll, int) else None, base=str(value["base"]),

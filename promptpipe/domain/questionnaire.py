@@ -17,6 +17,7 @@ from promptpipe.domain.setting_values import duration_words
 __all__ = [
     "POLL_OPTION_LIMIT",
     "QUESTIONNAIRE_PURPOSE",
+    "InstanceStatus",
     "ItemType",
     "OpenQuestionnaire",
     "Option",
@@ -51,6 +52,20 @@ class ItemType(StrEnum):
     """a poll with two options, coded 1 (yes) and 0 (no)"""
     TEXT = "text"
     """typed words, up to ``max_chars``"""
+
+
+class InstanceStatus(StrEnum):
+    """Where one sending of a questionnaire (a ``questionnaire_instance`` row) stands: scheduled,
+    sent (its first item asked), started (an item answered), then completed, expired (its time ran
+    out), stopped (the participant became inactive) or not_sent (with the reason)."""
+
+    SCHEDULED = "scheduled"
+    SENT = "sent"
+    STARTED = "started"
+    COMPLETED = "completed"
+    EXPIRED = "expired"
+    STOPPED = "stopped"
+    NOT_SENT = "not_sent"
 
 
 class SendEvent(StrEnum):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from datetime import time, timedelta
+from enum import StrEnum
 from typing import Any
 
 from promptpipe.domain.localtime import format_hhmm, parse_hhmm
@@ -25,7 +26,15 @@ from promptpipe.domain.setting_values import duration_words
 from promptpipe.domain.study import SELF_REPORT_ID, QuietHours
 from promptpipe.domain.study_checks import Check, duration_setting, kind_of, must_list
 
-__all__ = ["parse_questionnaires"]
+__all__ = ["AskAs", "parse_questionnaires"]
+
+
+class AskAs(StrEnum):
+    """How a scale item is asked (its ``ask_as``; left out: as a poll when its points fit in one)."""
+
+    POLL = "poll"
+    TYPED = "typed"
+
 
 MAX_ITEMS, MAX_TITLE_CHARS, MAX_POLL_QUESTION_CHARS, MAX_OPTION_CHARS = 50, 200, 255, 100
 """Items per questionnaire; characters in a title; in an item asked as a poll (WhatsApp's limit);
@@ -346,7 +355,7 @@ class _Reader:
         low, high = self.number(raw, "min", where, whole=True), self.number(raw, "max", where, whole=True)
         labels = {key: self.check.text(raw, key, where, '"Not at all"', limit=MAX_OPTION_CHARS)
                   for key in ("min_label", "max_label")}
-        ask_as = self.check.choice(raw, "ask_as", where, ("poll", "typed"))
+        ask_as = self.check.choice(raw, "ask_as", where, tuple(AskAs))
         if low is None or high is None:
             return {}
         points = int(high - low) + 1
@@ -355,11 +364,11 @@ class _Reader:
                      f"and at most {MAX_SCALE_POINTS} points (like 1 to 5, or 0 to 10).")
             return {}
         fits = points + (0 if required else 1) <= POLL_OPTION_LIMIT
-        if ask_as == "poll" and not fits:
+        if ask_as == AskAs.POLL and not fits:
             self.add(f'{where}.ask_as = "poll" cannot show {points} points' + ("" if required else ' and "Skip"')
                      + f': a WhatsApp poll has at most {POLL_OPTION_LIMIT} options; use ask_as = "typed".')
             return {}
-        as_poll = fits if ask_as is None else ask_as == "poll"
+        as_poll = fits if ask_as is None else ask_as == AskAs.POLL
         options = tuple(Option(_scale_label(point, int(low), int(high), labels), point)
                         for point in range(int(low), int(high) + 1)) if as_poll else ()
         return {"low": low, "high": high, "low_label": labels["min_label"], "high_label": labels["max_label"],

@@ -38,10 +38,6 @@ class FlagSource(StrEnum):
     """the flag_concern tool"""
 
 
-OPEN, RESOLVED = FlagStatus.OPEN, FlagStatus.RESOLVED
-SEVERITIES = tuple(Severity)
-
-
 @dataclass(frozen=True)
 class NewFlag:
     """A safety concern raised during a turn, written with its commit."""

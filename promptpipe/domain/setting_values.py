@@ -5,11 +5,21 @@ from __future__ import annotations
 
 import re
 from datetime import timedelta
+from enum import StrEnum
 
 from promptpipe.domain.localtime import is_iana_zone
 from promptpipe.errors import ConfigError
 
-__all__ = ["duration_words", "parse_bool", "parse_duration", "parse_float", "parse_int", "validate_timezone"]
+__all__ = ["LogFormat", "duration_words", "parse_bool", "parse_duration", "parse_float", "parse_int",
+           "validate_timezone"]
+
+
+class LogFormat(StrEnum):
+    """How log lines are written (LOG_FORMAT): for a person at a terminal, or one JSON object a line."""
+
+    CONSOLE = "console"
+    JSON = "json"
+
 
 _DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h|d)")
 _DURATION_UNITS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400}

@@ -1,7 +1,8 @@
 """The values a participant's state takes: status, conversation sub-state, and a daily vote.
 
-Each closed set is a :class:`~enum.StrEnum`, stored in the database as its value; the module-level
-names are its members (``ACTIVE is Status.ACTIVE``), so code and tests read the same either way."""
+Each closed set is a :class:`~enum.StrEnum`, stored in the database as its value and written as its
+member (``Status.ACTIVE``) everywhere in code; a member compares equal to its value, so a plain
+string read from the database or JSON compares the same."""
 
 from __future__ import annotations
 
@@ -19,11 +20,10 @@ class Status(StrEnum):
     WITHDRAWN = "withdrawn"
 
 
-ACTIVE, PAUSED, COMPLETED, WITHDRAWN = Status.ACTIVE, Status.PAUSED, Status.COMPLETED, Status.WITHDRAWN
-
-ALARMED = (ACTIVE, PAUSED)
+ALARMED = (Status.ACTIVE, Status.PAUSED)
 """Statuses whose daily alarms still ring: a paused participant's prompt time is still a decision
 point (recorded as unavailable; nothing is sent)."""
+
 
 class Stage(StrEnum):
     """Which conversation module answers: intake (gathering the habit plan) or feedback.
@@ -35,15 +35,12 @@ class Stage(StrEnum):
     INTAKE_SUSPENDED = "INTAKE_SUSPENDED"
 
 
-INTAKE, FEEDBACK, INTAKE_SUSPENDED = Stage.INTAKE, Stage.FEEDBACK, Stage.INTAKE_SUSPENDED
-SUB_STATES = tuple(Stage)
-INTAKE_STAGES = (INTAKE, INTAKE_SUSPENDED)
+INTAKE_STAGES = (Stage.INTAKE, Stage.INTAKE_SUSPENDED)
+"""Intake, under way or on hold."""
+
 
 class Vote(StrEnum):
     """The participant's answer on a daily prompt's "did you do it?" poll."""
 
     DONE = "done"
     NOT_THIS_TIME = "not_this_time"
-
-
-VOTE_DONE, VOTE_NOT_THIS_TIME = Vote.DONE, Vote.NOT_THIS_TIME

@@ -32,7 +32,6 @@ __all__ = [
     "PERSONALISED",
     "PROMPT_STYLES",
     "SEND",
-    "UNAVAILABLE_REASONS",
     "Allocation",
     "Arm",
     "DecisionRule",
@@ -62,7 +61,8 @@ class Unavailable(StrEnum):
     NOT_IN_STUDY = "not_in_study"
     """before study day 1 or after the last day; it always applies"""
     OPTED_OUT = "opted_out"
-    """the participant's own STOP holds"""
+    """the participant's own STOP holds (``paused`` is then the team's pause alone); the study
+    file's ``paused`` rule covers both"""
     PAUSED = "paused"
     BASELINE = "baseline"
     QUIET_HOURS = "quiet_hours"
@@ -78,11 +78,11 @@ class NotSent(StrEnum):
     """Why a drawn prompt did not go out."""
 
     MODEL_OUTAGE = "model_outage"
+    """the model could not write the prompt before its day ended or the quiet hours began"""
 
 
 AVAILABILITY_RULES = (Unavailable.PAUSED, Unavailable.BASELINE, Unavailable.QUIET_HOURS, Unavailable.ALREADY_ANSWERED)
 """Conditions that make a decision point unavailable, as a study file may list them."""
-UNAVAILABLE_REASONS = tuple(Unavailable)
 
 ARM_SETTINGS: dict[str, str] = {
     "reminder_delay": "duration",

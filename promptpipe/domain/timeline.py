@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from enum import StrEnum
 
-__all__ = ["CURSOR_PATTERN", "KIND_LABELS", "MAX_TIMELINE_PAGE", "RESEARCHER_ONLY", "STREAMS", "Cursor", "Stream",
-           "TimelineKind"]
+__all__ = ["CURSOR_PATTERN", "KIND_LABELS", "MAX_TIMELINE_PAGE", "RESEARCHER_ONLY", "Cursor", "Stream", "TimelineKind"]
 
 
 class TimelineKind(StrEnum):
@@ -78,19 +77,18 @@ class Stream(StrEnum):
 
     @property
     def rank(self) -> int:
-        return STREAMS.index(self)
+        return list(Stream).index(self)
 
     @property
     def kind(self) -> TimelineKind:
         return _KIND_OF.get(self) or TimelineKind(self.value)
 
 
-STREAMS = tuple(Stream)
 _KIND_OF = {Stream.FLAG_RAISED: TimelineKind.FLAG, Stream.FLAG_RESOLVED: TimelineKind.FLAG,
             Stream.QUESTIONNAIRE_SENT: TimelineKind.QUESTIONNAIRE,
             Stream.QUESTIONNAIRE_ENDED: TimelineKind.QUESTIONNAIRE}
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
-_RANKS = "|".join(str(rank) for rank in reversed(range(len(STREAMS))))
+_RANKS = "|".join(str(rank) for rank in reversed(range(len(Stream))))
 CURSOR_PATTERN = rf"^[on][0-9]{{1,16}}-(?:{_RANKS})-[0-9]{{1,18}}$"
 """``o`` (older than) or ``n`` (newer than), the entry's time in microseconds since 1970 (UTC),
 its stream's rank and its row's id."""
@@ -112,7 +110,7 @@ class Cursor:
         if not _CURSOR.fullmatch(text):
             raise ValueError("it is not a cursor this timeline handed out")
         micros, rank, row = (int(part) for part in text[1:].split("-"))
-        if rank >= len(STREAMS):
+        if rank >= len(Stream):
             raise ValueError("it is not a cursor this timeline handed out")
         return cls(text[0] == "o", _EPOCH + timedelta(microseconds=micros), rank, row)
 

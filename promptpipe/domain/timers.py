@@ -41,27 +41,22 @@ class TimerKind(StrEnum):
     """The questionnaire under way: its next reminder, or its end (``open_for`` after it was sent)."""
 
 
-REMINDER, AUTO_FEEDBACK, TRANSITION = TimerKind.REMINDER, TimerKind.AUTO_FEEDBACK, TimerKind.TRANSITION
-FEEDBACK_CHECK_IN, FEEDBACK_FOLLOWUP = TimerKind.FEEDBACK_CHECK_IN, TimerKind.FEEDBACK_FOLLOWUP
-INTAKE_INACTIVE, INTAKE_REMINDER = TimerKind.INTAKE_INACTIVE, TimerKind.INTAKE_REMINDER
-STUDY_END, SELF_REPORT, PROMPT_NOW = TimerKind.STUDY_END, TimerKind.SELF_REPORT, TimerKind.PROMPT_NOW
-QUESTIONNAIRE = TimerKind.QUESTIONNAIRE
-
-TIMER_KINDS = tuple(TimerKind)
-CANCELLED_BY_REPLY = (REMINDER, AUTO_FEEDBACK, FEEDBACK_CHECK_IN, FEEDBACK_FOLLOWUP, INTAKE_REMINDER)
+CANCELLED_BY_REPLY = (TimerKind.REMINDER, TimerKind.AUTO_FEEDBACK, TimerKind.FEEDBACK_CHECK_IN,
+                      TimerKind.FEEDBACK_FOLLOWUP, TimerKind.INTAKE_REMINDER)
 """Anything the participant sends makes these moot: they exist to break a silence. (The intake
 inactivity timer stays: armed once, it checks the time of the last turn when it fires, so a
 lively intake costs no timer write per message.)"""
-FEEDBACK_TIMERS = (FEEDBACK_CHECK_IN, FEEDBACK_FOLLOWUP)
-INTAKE_TIMERS = (INTAKE_INACTIVE, INTAKE_REMINDER)
-SENDS_MESSAGE = (REMINDER, FEEDBACK_CHECK_IN, FEEDBACK_FOLLOWUP, INTAKE_REMINDER, STUDY_END)
+FEEDBACK_TIMERS = (TimerKind.FEEDBACK_CHECK_IN, TimerKind.FEEDBACK_FOLLOWUP)
+INTAKE_TIMERS = (TimerKind.INTAKE_INACTIVE, TimerKind.INTAKE_REMINDER)
+SENDS_MESSAGE = (TimerKind.REMINDER, TimerKind.FEEDBACK_CHECK_IN, TimerKind.FEEDBACK_FOLLOWUP,
+                 TimerKind.INTAKE_REMINDER, TimerKind.STUDY_END)
 """Timers that send something: inside the study's quiet hours they move to the end of them."""
-RUNS_WHILE_PAUSED = (STUDY_END, QUESTIONNAIRE)
+RUNS_WHILE_PAUSED = (TimerKind.STUDY_END, TimerKind.QUESTIONNAIRE)
 """Timers a pause does not cancel: the study's days go on (nothing is sent while paused; a
 questionnaire that comes due is recorded as not sent, with why)."""
-RUNS_AFTER_COMPLETION = (QUESTIONNAIRE,)
+RUNS_AFTER_COMPLETION = (TimerKind.QUESTIONNAIRE,)
 """Timers that still run for a participant who completed the study: the exit questionnaires."""
-FIRES_LATE = (QUESTIONNAIRE,)
+FIRES_LATE = (TimerKind.QUESTIONNAIRE,)
 """Timers that still run when they come later than MISFIRE_GRACE (the service was down, or the
 clock jumped): a questionnaire's end must happen, and the next planned one decides for itself
 whether its time has run out."""

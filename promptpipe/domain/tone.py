@@ -49,16 +49,12 @@ class ToneOutcome(StrEnum):
     NO_CHANGE = "no_change"
 
 
-EXPLICIT, IMPLICIT = ToneSource.EXPLICIT, ToneSource.IMPLICIT
-APPLIED, RATE_LIMITED, NO_CHANGE = ToneOutcome.APPLIED, ToneOutcome.RATE_LIMITED, ToneOutcome.NO_CHANGE
-
-
 @dataclass(frozen=True)
 class ToneProposal:
     """A validated proposal: known tags (normalised, unique, in order), its source, what was dropped."""
 
     tags: tuple[str, ...]
-    source: str = IMPLICIT
+    source: str = ToneSource.IMPLICIT
     stripped: tuple[str, ...] = ()
 
 
@@ -76,8 +72,9 @@ def validate_proposal(raw_tags: object, raw_source: object = None) -> TonePropos
                 tags.append(name)
         elif name not in stripped:
             stripped.append(name)
-    source = raw_source.strip().lower() if isinstance(raw_source, str) else IMPLICIT
-    return ToneProposal(tuple(tags), source if source in (EXPLICIT, IMPLICIT) else IMPLICIT,
+    source = raw_source.strip().lower() if isinstance(raw_source, str) else ToneSource.IMPLICIT
+    return ToneProposal(tuple(tags),
+                        source if source in (ToneSource.EXPLICIT, ToneSource.IMPLICIT) else ToneSource.IMPLICIT,
                         tuple(stripped))
 
 
@@ -145,7 +142,7 @@ class ToneState:
         return cls(scores=scores, active=_in_order(_active_after(scores, was_active)),
                    updated_at=_parse_time(data.get("updated_at")),
                    implicit_updated_at=_parse_time(data.get("implicit_updated_at")),
-                   last_source=source if source in (EXPLICIT, IMPLICIT) else None)
+                   last_source=source if source in (ToneSource.EXPLICIT, ToneSource.IMPLICIT) else None)
 
 
 @dataclass(frozen=True)
@@ -181,13 +178,13 @@ def apply_proposal(state: ToneState, proposal: ToneProposal, now: datetime) -> T
     """Apply a validated proposal at ``now`` (timezone-aware) and return the outcome."""
     if now.tzinfo is None:
         raise ValueError("apply_proposal needs a timezone-aware datetime")
-    explicit = proposal.source == EXPLICIT
-    unchanged = ToneUpdate(state, state, NO_CHANGE, proposal)
+    explicit = proposal.source == ToneSource.EXPLICIT
+    unchanged = ToneUpdate(state, state, ToneOutcome.NO_CHANGE, proposal)
     if not proposal.tags:
         return unchanged
     last = state.implicit_updated_at
     if not explicit and last is not None and now - last < IMPLICIT_MIN_INTERVAL:
-        return ToneUpdate(state, state, RATE_LIMITED, proposal)
+        return ToneUpdate(state, state, ToneOutcome.RATE_LIMITED, proposal)
 
     observed = set(proposal.tags)
     if {"no_emojis", "emojis_ok"} <= observed:
@@ -225,7 +222,7 @@ def apply_proposal(state: ToneState, proposal: ToneProposal, now: datetime) -> T
         scores=ordered, active=_in_order(active), updated_at=now,
         implicit_updated_at=state.implicit_updated_at if explicit else now,
         last_source=proposal.source)
-    return ToneUpdate(state, after, APPLIED, proposal)
+    return ToneUpdate(state, after, ToneOutcome.APPLIED, proposal)
 
 
 _GUIDE_LINES = {

@@ -1,13 +1,13 @@
-"""A change of a participant's state as the transition log records it: who made it, and the entry a
-turn writes with its commit. Apart from :mod:`.transitions` (the declared changes and how they
-apply to a turn's state) so the state itself can hold its entries."""
+"""A change of a participant's state as the transition log records it: who made it, what kind of
+change it is, and the entry a turn writes with its commit. Apart from :mod:`.transitions` (the
+declared changes and how they apply to a turn's state) so the state itself can hold its entries."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
 
-__all__ = ["Actor", "PendingTransition"]
+__all__ = ["Actor", "PendingTransition", "TransitionKind"]
 
 
 class Actor(StrEnum):
@@ -20,11 +20,24 @@ class Actor(StrEnum):
     SERVER = "server"
 
 
+class TransitionKind(StrEnum):
+    """What a transition changes (the transition log's ``kind``)."""
+
+    SUB_STATE = "sub_state"
+    """the conversation's stage"""
+    STATUS = "status"
+    TIMEZONE = "timezone"
+    STUDY = "study"
+    """study day 1, or the participant's extra days"""
+    NUMBER = "number"
+    """the deployment's WhatsApp number they are served from"""
+
+
 @dataclass(frozen=True)
 class PendingTransition:
     """A transition applied during a turn, written to the log with its commit."""
 
-    kind: str
+    kind: TransitionKind
     name: str
     from_value: str | None
     to_value: str

@@ -17,30 +17,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
-from typing import Literal
 
 from promptpipe.domain.consent import ConsentKind, ConsentRecord, ConsentSource, overtaken
 from promptpipe.domain.conversation import TurnState
 from promptpipe.domain.states import (
-    ACTIVE,
-    COMPLETED,
-    FEEDBACK,
-    INTAKE,
     INTAKE_STAGES,
-    INTAKE_SUSPENDED,
-    PAUSED,
-    WITHDRAWN,
+    Stage,
+    Status,
 )
-from promptpipe.domain.timers import RUNS_WHILE_PAUSED, TIMER_KINDS
-from promptpipe.domain.transition_log import Actor, PendingTransition
+from promptpipe.domain.timers import RUNS_WHILE_PAUSED, TimerKind
+from promptpipe.domain.transition_log import Actor, PendingTransition, TransitionKind
 
 __all__ = [
-    "ACTORS", "MOVE_TO", "REGISTRY", "Actor", "PendingTransition", "Transition", "UndeclaredTransition", "apply",
-    "derive_status", "markdown_table", "stage_effects",
+    "MOVE_TO", "REGISTRY", "Actor", "PendingTransition", "Transition", "TransitionKind", "UndeclaredTransition",
+    "apply", "derive_status", "markdown_table", "stage_effects",
 ]
-
-ACTORS = tuple(Actor)
-Kind = Literal["sub_state", "status", "timezone", "study", "number"]
 
 CANCEL_ALL_TIMERS = "cancel every pending timer"
 RESYNC_ALARMS = "re-sync the participant's alarms"
@@ -67,7 +58,7 @@ Guard = Callable[[TurnState], str | None]
 @dataclass(frozen=True)
 class Transition:
     name: str
-    kind: Kind
+    kind: TransitionKind
     sources: tuple[str, ...]
     """States it may start from (``*``: any); being at the target already is a no-op."""
     target: str
@@ -87,81 +78,86 @@ def derive_status(*, withdrawn: bool, opted_out: bool, researcher_paused: bool,
     opt-out and a researcher's pause are independent: each is lifted only by its own side. A
     completed participant stays completed whatever else holds (only an extension reopens it)."""
     if withdrawn:
-        return WITHDRAWN, None
+        return Status.WITHDRAWN, None
     if completed:
-        return COMPLETED, None
+        return Status.COMPLETED, None
     holders = [who for who, holds in (("participant", opted_out), ("researcher", researcher_paused)) if holds]
-    return (PAUSED, "+".join(holders)) if holders else (ACTIVE, None)
+    return (Status.PAUSED, "+".join(holders)) if holders else (Status.ACTIVE, None)
 
 
 def _unless(condition: Callable[[TurnState], bool], why: str) -> Guard:
     return lambda state: why if condition(state) else None
 
 
-_STATUS_SOURCES = (ACTIVE, PAUSED, COMPLETED)
+_STATUS_SOURCES = (Status.ACTIVE, Status.PAUSED, Status.COMPLETED)
 
 REGISTRY: dict[str, Transition] = {t.name: t for t in (
-    Transition("intake_to_feedback", "sub_state", INTAKE_STAGES, FEEDBACK,
+    Transition("intake_to_feedback", TransitionKind.SUB_STATE, INTAKE_STAGES, Stage.FEEDBACK,
                (Actor.PARTICIPANT, Actor.MODEL, Actor.TIMER, Actor.SERVER),
                "the plan is set: what they say next is feedback",
                effects=(CANCEL_AUTO_FEEDBACK, ARM_CHECK_IN, CANCEL_INTAKE_TIMERS)),
-    Transition("intake_suspended", "sub_state", (INTAKE,), INTAKE_SUSPENDED,
+    Transition("intake_suspended", TransitionKind.SUB_STATE, (Stage.INTAKE,), Stage.INTAKE_SUSPENDED,
                (Actor.PARTICIPANT, Actor.MODEL, Actor.TIMER),
                "intake on hold: they said later (an escape word, or in their own words) or went quiet",
                effects=(CANCEL_INTAKE_TIMERS, ARM_INTAKE_REMINDER)),
-    Transition("intake_resumed", "sub_state", (INTAKE_SUSPENDED,), INTAKE, (Actor.PARTICIPANT,),
+    Transition("intake_resumed", TransitionKind.SUB_STATE, (Stage.INTAKE_SUSPENDED,), Stage.INTAKE,
+               (Actor.PARTICIPANT,),
                "they wrote again: intake picks up where it stopped", effects=(CANCEL_INTAKE_REMINDER,)),
-    Transition("feedback_to_intake", "sub_state", (FEEDBACK,), INTAKE, (Actor.MODEL, Actor.TIMER, Actor.SERVER),
+    Transition("feedback_to_intake", TransitionKind.SUB_STATE, (Stage.FEEDBACK,), Stage.INTAKE,
+               (Actor.MODEL, Actor.TIMER, Actor.SERVER),
                "back to intake: the habit changed, or the plan lacks what a prompt needs",
                effects=(CANCEL_FEEDBACK_TIMERS,)),
-    Transition("opted_out", "status", (*_STATUS_SOURCES, WITHDRAWN), PAUSED, (Actor.PARTICIPANT, Actor.MODEL),
+    Transition("opted_out", TransitionKind.STATUS, (*_STATUS_SOURCES, Status.WITHDRAWN), Status.PAUSED,
+               (Actor.PARTICIPANT, Actor.MODEL),
                "they asked for no more messages (STOP, or in their own words); someone withdrawn stays "
                "withdrawn, their STOP kept (an erasure remembers it)",
                guard=_unless(lambda s: s.opted_out, "already opted out"), guard_text="not opted out already",
                consent=ConsentKind.OPTED_OUT, effects=(CANCEL_ALL_TIMERS, RESYNC_ALARMS)),
-    Transition("opted_in", "status", (PAUSED, WITHDRAWN), ACTIVE, (Actor.PARTICIPANT,),
+    Transition("opted_in", TransitionKind.STATUS, (Status.PAUSED, Status.WITHDRAWN), Status.ACTIVE,
+               (Actor.PARTICIPANT,),
                "they switched messages back on (START); paused still while the team's pause holds, withdrawn "
                "still if withdrawn",
                guard=_unless(lambda s: not s.opted_out, "not opted out"), guard_text="opted out",
                consent=ConsentKind.OPTED_IN, effects=(RESYNC_ALARMS, GREET_IF_NEVER_GREETED)),
-    Transition("paused_by_researcher", "status", _STATUS_SOURCES, PAUSED, (Actor.RESEARCHER,),
+    Transition("paused_by_researcher", TransitionKind.STATUS, _STATUS_SOURCES, Status.PAUSED, (Actor.RESEARCHER,),
                "the research team paused every scheduled message",
                guard=_unless(lambda s: s.researcher_paused, "already paused by the team"),
                guard_text="not paused by the team already", consent=ConsentKind.PAUSED,
                effects=(CANCEL_ALL_TIMERS, RESYNC_ALARMS)),
-    Transition("resumed_by_researcher", "status", (PAUSED,), ACTIVE, (Actor.RESEARCHER,),
+    Transition("resumed_by_researcher", TransitionKind.STATUS, (Status.PAUSED,), Status.ACTIVE, (Actor.RESEARCHER,),
                "the team lifted its pause; paused still while the participant's STOP holds",
                guard=_unless(lambda s: not s.researcher_paused, "not paused by the team"),
                guard_text="paused by the team", consent=ConsentKind.RESUMED,
                effects=(RESYNC_ALARMS, GREET_IF_NEVER_GREETED)),
-    Transition("withdrawn_by_researcher", "status", _STATUS_SOURCES, WITHDRAWN, (Actor.RESEARCHER,),
+    Transition("withdrawn_by_researcher", TransitionKind.STATUS, _STATUS_SOURCES, Status.WITHDRAWN, (Actor.RESEARCHER,),
                "withdrawn from the study: final, nothing is sent again",
                consent=ConsentKind.WITHDRAWN, effects=(CANCEL_ALL_TIMERS, RESYNC_ALARMS)),
-    Transition("timezone_changed", "timezone", ("*",), "the new zone", (Actor.MODEL, Actor.RESEARCHER),
+    Transition("timezone_changed", TransitionKind.TIMEZONE, ("*",), "the new zone", (Actor.MODEL, Actor.RESEARCHER),
                "their local time changed: prompts follow the new zone", effects=(RESYNC_ALARMS,)),
-    Transition("number_changed", "number", ("*",), "the new number", (Actor.RESEARCHER,),
+    Transition("number_changed", TransitionKind.NUMBER, ("*",), "the new number", (Actor.RESEARCHER,),
                "the team moved them to another of the deployment's WhatsApp numbers: everything goes from it"),
-    Transition("enrolled", "status", ("(new)",), ACTIVE, (Actor.RESEARCHER, Actor.SERVER),
+    Transition("enrolled", TransitionKind.STATUS, ("(new)",), Status.ACTIVE, (Actor.RESEARCHER, Actor.SERVER),
                "enrolled by a researcher, or on a first message when auto-enrolment is on",
                consent=ConsentKind.ENROLLED),
-    Transition("erased_by_researcher", "status", ("*",), WITHDRAWN, (Actor.RESEARCHER,),
+    Transition("erased_by_researcher", TransitionKind.STATUS, ("*",), Status.WITHDRAWN, (Actor.RESEARCHER,),
                "their personal data was erased; a pseudonymous tombstone stays",
                consent=ConsentKind.ERASED, effects=(CANCEL_ALL_TIMERS, RESYNC_ALARMS)),
-    Transition("study_started", "study", ("(no day one)",), "day one", (Actor.SERVER,),
+    Transition("study_started", TransitionKind.STUDY, ("(no day one)",), "day one", (Actor.SERVER,),
                "study day 1 is set: the day after intake completes (or after enrollment, as the study file says)",
                effects=(ARM_STUDY_END,)),
-    Transition("study_completed", "status", (ACTIVE, PAUSED), COMPLETED, (Actor.TIMER,),
+    Transition("study_completed", TransitionKind.STATUS, (Status.ACTIVE, Status.PAUSED), Status.COMPLETED,
+               (Actor.TIMER,),
                "their last study day is over: the closing message (unless paused), then nothing is scheduled",
                effects=(CANCEL_ALL_TIMERS, RESYNC_ALARMS)),
-    Transition("study_extended", "study", ("*",), "the new length", (Actor.RESEARCHER,),
+    Transition("study_extended", TransitionKind.STUDY, ("*",), "the new length", (Actor.RESEARCHER,),
                "a researcher added days to this participant's study", effects=(ARM_STUDY_END,)),
-    Transition("reopened_by_researcher", "status", (COMPLETED,), ACTIVE, (Actor.RESEARCHER,),
+    Transition("reopened_by_researcher", TransitionKind.STATUS, (Status.COMPLETED,), Status.ACTIVE, (Actor.RESEARCHER,),
                "an extension brought a completed participant back into the study; paused still if a pause holds",
                effects=(RESYNC_ALARMS,)),
 )}
 
-MOVE_TO: dict[str, str] = {FEEDBACK: "intake_to_feedback", INTAKE: "feedback_to_intake",
-                           INTAKE_SUSPENDED: "intake_suspended"}
+MOVE_TO: dict[str, str] = {Stage.FEEDBACK: "intake_to_feedback", Stage.INTAKE: "feedback_to_intake",
+                           Stage.INTAKE_SUSPENDED: "intake_suspended"}
 """The transition that leads to each conversation stage."""
 
 _APPLIED_WITH_THE_STATE = ("enrolled", "erased_by_researcher")
@@ -186,18 +182,19 @@ def apply(state: TurnState, name: str, *, actor: Actor, reason: str, value: str 
     transition = declared(name, actor)
     if name in _APPLIED_WITH_THE_STATE:
         raise UndeclaredTransition(f"{name!r} is recorded by the storage code that creates or erases participants")
-    if transition.kind == "timezone":
+    if transition.kind == TransitionKind.TIMEZONE:
         return _change_field(state, transition, value, reason, actor, "timezone")
-    if transition.kind == "study":
+    if transition.kind == TransitionKind.STUDY:
         return _change_study(state, transition, value, reason, actor)
-    if transition.kind == "number":
+    if transition.kind == TransitionKind.NUMBER:
         return _change_field(state, transition, value, reason, actor, "number")
-    current = state.sub_state if transition.kind == "sub_state" else state.status
-    if transition.kind == "status" and current == WITHDRAWN and transition.consent not in _SUPERSEDED:
+    current = state.sub_state if transition.kind == TransitionKind.SUB_STATE else state.status
+    if (transition.kind == TransitionKind.STATUS and current == Status.WITHDRAWN
+            and transition.consent not in _SUPERSEDED):
         return False  # a withdrawal is final (their own STOP or START is still kept)
-    if transition.kind == "sub_state" and current == transition.target:
+    if transition.kind == TransitionKind.SUB_STATE and current == transition.target:
         return False
-    if transition.kind == "status" and current == transition.target and name == "study_completed":
+    if transition.kind == TransitionKind.STATUS and current == transition.target and name == "study_completed":
         return False
     if "*" not in transition.sources and current not in transition.sources:
         raise UndeclaredTransition(f"{name!r} does not start from {current!r} (only {', '.join(transition.sources)})")
@@ -205,8 +202,9 @@ def apply(state: TurnState, name: str, *, actor: Actor, reason: str, value: str 
         return False
     if _overtaken(state, transition, actor, words or reason):
         return False
-    if transition.kind == "sub_state":
-        state.transitions.append(PendingTransition("sub_state", name, current, transition.target, reason, actor))
+    if transition.kind == TransitionKind.SUB_STATE:
+        state.transitions.append(PendingTransition(TransitionKind.SUB_STATE, name, current, transition.target, reason,
+                                                   actor))
         state.sub_state = transition.target
         return True
     _change_status(state, transition, reason, actor, words or reason, actor_name)
@@ -234,17 +232,18 @@ def _overtaken(state: TurnState, transition: Transition, actor: Actor, words: st
 def _change_status(state: TurnState, transition: Transition, reason: str, actor: Actor, words: str,
                    actor_name: str) -> None:
     opted_out, paused = state.opted_out, state.researcher_paused
-    withdrawn = transition.target == WITHDRAWN or state.status == WITHDRAWN
+    withdrawn = transition.target == Status.WITHDRAWN or state.status == Status.WITHDRAWN
     completed = state.completed
-    if transition.name in ("opted_out", "opted_in"):
-        opted_out = transition.name == "opted_out"
+    if transition.consent in _SUPERSEDED:  # the participant's own opt-out or opt-in
+        opted_out = transition.consent == ConsentKind.OPTED_OUT
     elif transition.name in ("paused_by_researcher", "resumed_by_researcher"):
         paused = transition.name == "paused_by_researcher"
     elif transition.name in ("study_completed", "reopened_by_researcher"):
         completed = transition.name == "study_completed"
     status, paused_by = derive_status(withdrawn=withdrawn, opted_out=opted_out, researcher_paused=paused,
                                       completed=completed)
-    state.transitions.append(PendingTransition("status", transition.name, state.status, status, reason, actor))
+    state.transitions.append(PendingTransition(TransitionKind.STATUS, transition.name, state.status, status, reason,
+                                               actor))
     if transition.consent is not None:
         said_at = state.said_at if transition.consent in _SUPERSEDED and actor in _OWN else None
         state.consent.append(ConsentRecord(transition.consent, ConsentSource(actor), words, actor_name, said_at))
@@ -252,11 +251,12 @@ def _change_status(state: TurnState, transition: Transition, reason: str, actor:
             state.own_consent_at = said_at
     state.status, state.paused_by, state.opted_out, state.researcher_paused = status, paused_by, opted_out, paused
     state.completed = completed
-    if GREET_IF_NEVER_GREETED in transition.effects and status == ACTIVE:
+    if GREET_IF_NEVER_GREETED in transition.effects and status == Status.ACTIVE:
         state.greet_if_never_greeted = True
-    if CANCEL_ALL_TIMERS in transition.effects and status != ACTIVE:
+    if CANCEL_ALL_TIMERS in transition.effects and status != Status.ACTIVE:
         # A pause leaves the study's own clock running; an ending, a withdrawal or an erasure stops it all.
-        kinds = TIMER_KINDS if status != PAUSED else tuple(k for k in TIMER_KINDS if k not in RUNS_WHILE_PAUSED)
+        kinds = tuple(TimerKind) if status != Status.PAUSED else tuple(
+            k for k in TimerKind if k not in RUNS_WHILE_PAUSED)
         state.cancel_timers(*kinds, reason=f"status changed: {transition.name}")
 
 
@@ -281,13 +281,13 @@ def _change_study(state: TurnState, transition: Transition, value: str | None, r
     if transition.name == "study_started":
         if state.day_one is not None:
             return False
-        state.transitions.append(PendingTransition("study", transition.name, None, value, reason, actor))
+        state.transitions.append(PendingTransition(TransitionKind.STUDY, transition.name, None, value, reason, actor))
         state.day_one = date.fromisoformat(value)
         return True
     before, after = state.extra_days, int(value)
     if before == after:
         return False
-    state.transitions.append(PendingTransition("study", transition.name, f"{before} extra days",
+    state.transitions.append(PendingTransition(TransitionKind.STUDY, transition.name, f"{before} extra days",
                                                f"{after} extra days", reason, actor))
     state.extra_days = after
     return True
@@ -296,11 +296,11 @@ def _change_study(state: TurnState, transition: Transition, value: str | None, r
 def stage_effects(state: TurnState) -> tuple[str, ...]:
     """The side effects the turn's last change of stage declares (the stage it ends in is the one
     whose timers count); no check-in when the participant's own answer moved them."""
-    moves = [t for t in state.transitions if t.kind == "sub_state"]
+    moves = [t for t in state.transitions if t.kind == TransitionKind.SUB_STATE]
     if not moves:
         return ()
     effects = REGISTRY[moves[-1].name].effects
-    return tuple(e for e in effects if not (e == ARM_CHECK_IN and moves[-1].actor in ("participant", "server")))
+    return tuple(e for e in effects if not (e == ARM_CHECK_IN and moves[-1].actor in (Actor.PARTICIPANT, Actor.SERVER)))
 
 
 def markdown_table() -> str:

@@ -11,12 +11,13 @@ from datetime import date, datetime, time, timedelta
 from functools import lru_cache
 
 from promptpipe import tools
+from promptpipe.domain.command_words import Command
 from promptpipe.domain.localtime import parse_hhmm, zone_or_utc
 from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.safety import CrisisScreen
 from promptpipe.domain.text import normalise_words, shorten
-from promptpipe.evaluation.records import CheckResult, Conversation, Expectation, Said, Source, Verdict
-from promptpipe.flow.commands import START, STOP, STOPPED, as_command
+from promptpipe.evaluation.records import OPTED_OUT, CheckResult, Conversation, Expectation, Said, Source, Verdict
+from promptpipe.flow.commands import STOPPED, as_command
 
 __all__ = ["CHECK_MEANINGS", "CHECK_NAMES", "DEFAULT_MAX_CHARS", "TOOL_NAMES", "run_checks"]
 
@@ -285,9 +286,9 @@ def stop_point(conversation: Conversation) -> int | None:
     for index, said in enumerate(conversation.messages):
         if not said.incoming and said.kind == MessageKind.COMMAND and said.text.strip() == STOPPED:
             return index
-    if conversation.status == "opted_out":
+    if conversation.status == OPTED_OUT:
         for index, said in enumerate(conversation.messages):
-            if said.incoming and as_command(said.text) == STOP:
+            if said.incoming and as_command(said.text) == Command.STOP:
                 return index
     return None
 
@@ -301,7 +302,7 @@ def _after_stop(c: _Context) -> Found:
     for index in range(point + 1, len(messages)):
         said = messages[index]
         if said.incoming:
-            if as_command(said.text) == START:
+            if as_command(said.text) == Command.START:
                 break  # they opted in again
             continue
         if said.status in _NOT_SENT or c.is_safety(said) or _answers_command(messages, index):
@@ -361,7 +362,7 @@ def _expectation_checks(c: _Context, expect: Expectation) -> list[tuple[str, Ver
             replies, lambda s: _matching(patterns, s.text), "carries on coaching (“{}”)",
             "No reply besides the safety message talks about the habit.")))
     if expect.stopped:
-        checks.append(("expect_stopped", *(_ok("The participant ends opted out.") if conversation.status == "opted_out"
+        checks.append(("expect_stopped", *(_ok("The participant ends opted out.") if conversation.status == OPTED_OUT
                                            else _fail(f"The participant ends {conversation.status}, not opted out."))))
     if expect.nothing_after:
         checks.append(("expect_nothing_after", *_nothing_after(

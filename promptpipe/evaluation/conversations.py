@@ -21,9 +21,9 @@ from promptpipe.domain.messages import POLL_KINDS, MessageKind, MessageStatus
 from promptpipe.errors import LLMRejected, LLMUnavailable
 from promptpipe.evaluation.cases import Case
 from promptpipe.evaluation.personas import Persona, answers, did_habit
-from promptpipe.evaluation.player import ModelPlayer
+from promptpipe.evaluation.player import ModelPlayer, MoveKind
 from promptpipe.evaluation.recording import RecordingLLM
-from promptpipe.evaluation.records import Conversation, Said, Source, TokenCount
+from promptpipe.evaluation.records import OPTED_OUT, Conversation, Said, Source, TokenCount
 from promptpipe.evaluation.setup_coach import SETUP_MESSAGE, SETUP_TIME, SetupCoach
 from promptpipe.llm import LLM
 from promptpipe.logging import get_logger
@@ -97,10 +97,10 @@ async def run_persona(plan: RunPlan, persona: Persona, place: int = 0) -> Conver
                     did_habit=did_habit(persona, day, local.weekday(), plan.seed),
                     open_poll=said(poll) if poll is not None else None)
                 player_tokens = player_tokens + used
-                if move.kind == "silent":
+                if move.kind == MoveKind.SILENT:
                     break
                 await sandbox.advance(sandbox.clock.now() + timedelta(minutes=rng.randint(1, 20)))
-                if move.kind == "tap" and poll is not None:
+                if move.kind == MoveKind.TAP and poll is not None:
                     await sandbox.tap(PHONE, poll.id, move.options)
                 else:
                     await sandbox.say(PHONE, move.text)
@@ -204,7 +204,7 @@ async def _record(sandbox: Sandbox, recorder: RecordingLLM, *, source: Source, l
         rows = await reports.transcript(sandbox.db, PHONE)
         detail = await reports.show(sandbox.db, PHONE)
         profile, stage = dict(detail.profile), str(detail.sub_state)
-        status = "opted_out" if detail.opted_out else str(detail.status)  # a STOP pauses, marked opted out
+        status = OPTED_OUT if detail.opted_out else str(detail.status)  # a STOP pauses, marked opted out
         entries = await sandbox.db.run(lambda session: load_schedules(session, detail.id))
         times = tuple(entry.habit_time or f"{entry.window_start}-{entry.window_end}" for entry in entries
                       if entry.active)

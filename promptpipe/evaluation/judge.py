@@ -10,6 +10,7 @@ from datetime import date
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+from promptpipe.domain.messages import MessageKind, MessageStatus
 from promptpipe.errors import LLMRejected
 from promptpipe.evaluation.model_json import json_objects
 from promptpipe.evaluation.records import Conversation, Said, Score, TokenCount
@@ -76,7 +77,7 @@ def _render(said: Said, zone: ZoneInfo, first_day: date) -> str:
         what = _INCOMING.get(said.kind, said.kind.replace("_", " "))
         who = f"Participant ({what})" if what else "Participant"
         text = said.text or ", ".join(said.options)
-        if said.kind == "poll_vote" and said.options:
+        if said.kind == MessageKind.POLL_VOTE and said.options:
             text = ", ".join(said.options)
         return f"{stamp} {who}: {text}"
     what = _SPEAKER.get(said.kind, said.kind.replace("_", " "))
@@ -84,7 +85,7 @@ def _render(said: Said, zone: ZoneInfo, first_day: date) -> str:
     line = f"{stamp} {who}: {said.text}"
     if said.options:
         line += "\n    options: " + " | ".join(said.options)
-    if said.status not in ("sent", "queued"):
+    if said.status not in (MessageStatus.SENT, MessageStatus.QUEUED):
         line += f"\n    (not delivered: {said.status})"
     return line
 

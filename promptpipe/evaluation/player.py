@@ -13,9 +13,10 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from string import Template
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from promptpipe.domain.limits import INBOUND_CHARS
@@ -28,7 +29,7 @@ from promptpipe.logging import get_logger
 if TYPE_CHECKING:
     from promptpipe.llm import LLM
 
-__all__ = ["PLACEHOLDERS", "ModelPlayer", "Move", "default_system_template", "parse_move", "system_prompt"]
+__all__ = ["PLACEHOLDERS", "ModelPlayer", "Move", "MoveKind", "default_system_template", "parse_move", "system_prompt"]
 
 log = get_logger("promptpipe.evaluation.player")
 
@@ -38,18 +39,26 @@ PLACEHOLDERS = ("name", "habit", "preferred_time", "anchor", "motivation", "time
 """What a player prompt template may use, as ``$name``."""
 
 
+class MoveKind(StrEnum):
+    """What a persona can do on its turn (the ``action`` of the player's JSON answer)."""
+
+    WRITE = "write"
+    TAP = "tap"
+    SILENT = "silent"
+
+
 @dataclass(frozen=True)
 class Move:
     """What the persona does now."""
 
-    kind: Literal["write", "tap", "silent"]
+    kind: MoveKind
     text: str = ""
     """``write``: the message."""
     options: tuple[str, ...] = ()
     """``tap``: the open poll's options tapped, spelled as the poll spells them."""
 
 
-SILENT = Move("silent")
+SILENT = Move(MoveKind.SILENT)
 
 
 def default_system_template() -> str:
@@ -159,7 +168,7 @@ def _find_object(content: str) -> dict[str, Any] | None:
 
 def _written(text: str) -> Move:
     text = text.strip()[:INBOUND_CHARS].strip()
-    return Move("write", text) if text else SILENT
+    return Move(MoveKind.WRITE, text) if text else SILENT
 
 
 def _tapped(options: tuple[str, ...], text: str, open_poll: Said | None) -> Move:
@@ -170,7 +179,7 @@ def _tapped(options: tuple[str, ...], text: str, open_poll: Said | None) -> Move
     chosen = [spelled.get(option.strip().casefold()) for option in options]
     if any(option is None for option in chosen):
         return _written(text)
-    return Move("tap", options=tuple(dict.fromkeys(option for option in chosen if option is not None)))
+    return Move(MoveKind.TAP, options=tuple(dict.fromkeys(option for option in chosen if option is not None)))
 
 
 def _options_of(value: Any) -> tuple[str, ...]:
@@ -199,6 +208,6 @@ def parse_move(content: str | None, open_poll: Said | None) -> Move:
     options = _options_of(found.get("options", found.get("option")))
     if action in _SILENT_WORDS:
         return SILENT
-    if action == "tap" or (action != "write" and options and not text):
+    if action == MoveKind.TAP or (action != MoveKind.WRITE and options and not text):
         return _tapped(options, str(text), open_poll)
     return _written(str(text))

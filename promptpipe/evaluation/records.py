@@ -11,9 +11,14 @@ from enum import StrEnum
 from typing import Any
 
 __all__ = [
-    "Agreement", "CheckRate", "CheckResult", "Comparison", "ComparisonRow", "Conversation", "CriterionMean",
-    "Expectation", "Interval", "RunResult", "Said", "Score", "Source", "Summary", "TokenCount", "ToolUse", "Verdict",
+    "OPTED_OUT", "Agreement", "CheckRate", "CheckResult", "Comparison", "ComparisonRow", "Conversation",
+    "CriterionMean", "Expectation", "Interval", "RunResult", "Said", "Score", "Source", "Summary", "TokenCount",
+    "ToolUse", "Verdict",
 ]
+
+OPTED_OUT = "opted_out"
+"""A conversation's end :attr:`~Conversation.status` when the participant's own STOP holds (they are
+paused; the other end statuses are those of :class:`~promptpipe.domain.states.Status`)."""
 
 
 class Source(StrEnum):
@@ -115,7 +120,8 @@ class Conversation:
     schedule_times: tuple[str, ...]
     """The daily prompt times set (local HH:MM; a random window as ``HH:MM-HH:MM``)."""
     status: str
-    """The participant's status at the end: active, opted_out, paused, completed …"""
+    """The participant's status at the end: a :class:`~promptpipe.domain.states.Status`, or
+    :data:`OPTED_OUT` when their own STOP pauses them."""
     stage: str
     """INTAKE or FEEDBACK at the end."""
     flags: tuple[str, ...]

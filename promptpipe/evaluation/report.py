@@ -15,6 +15,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import jinja2
 
+from promptpipe.domain.messages import MessageKind
 from promptpipe.evaluation.records import (
     CheckResult,
     Comparison,
@@ -263,6 +264,7 @@ def _part(run: RunResult, conversation: Conversation) -> ConversationPart:
     except (ZoneInfoNotFoundError, ValueError):
         zone = ZoneInfo("UTC")
     messages = tuple(Message(said, said.at.astimezone(zone).strftime("%a %d %b %Y, %H:%M %Z"),
-                             KIND_LABELS.get(said.kind, "" if said.kind == "text" else said.kind.replace("_", " ")))
+                             KIND_LABELS.get(said.kind,
+                                             "" if said.kind == MessageKind.TEXT else said.kind.replace("_", " ")))
                      for said in conversation.messages)
     return ConversationPart(conversation, failed, scores, _mean_score(run.scores, conversation.id), messages)

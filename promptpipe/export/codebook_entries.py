@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from promptpipe.domain.consent import ConsentKind, ConsentSource
 from promptpipe.domain.messages import MessageKind, MessageStatus, VoteSource
 from promptpipe.domain.outcomes import Outcome
-from promptpipe.domain.profile import INTENSITY_LEVELS
+from promptpipe.domain.profile import Intensity
 from promptpipe.domain.safety import FlagSource, FlagStatus, Severity
 from promptpipe.domain.states import Status, Vote
 from promptpipe.domain.study import Unavailable
@@ -117,7 +117,7 @@ PARTICIPANTS = FileDoc("participants", "One row per participant, as they stand a
     *_time("withdrawn_at", "When a researcher withdrew the participant from the study (nothing is sent after it; "
            "what came before stays in the data)", "consent.created_at of the withdrawn event"),
     *(Entry(name, "string", PSEUDONYMISED, meaning, f"{_PROFILE}.{name}") for name, meaning in _HABIT),
-    Entry("intensity", "string", _listed(INTENSITY_LEVELS), "The size of the daily steps, moved by the participant's "
+    Entry("intensity", "string", _listed(tuple(Intensity)), "The size of the daily steps, moved by the participant's "
           "answers to the intensity poll.", f"{_PROFILE} (server record)"),
     Entry("prompts_sent", "integer", "count", "Daily prompts sent to the participant.",
           "recounted from prompt_delivery rows"),

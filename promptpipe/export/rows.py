@@ -15,8 +15,9 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from promptpipe.domain.outcomes import COUNTER_DATES, COUNTER_INTS, NOT_DELIVERED, delivery_outcome
+from promptpipe.domain.outcomes import COUNTER_DATES, COUNTER_INTS, Outcome, delivery_outcome
 from promptpipe.domain.profile import HABIT_FIELDS, Profile
+from promptpipe.domain.questionnaire_answers import AnswerSource
 from promptpipe.export.pseudonyms import People
 from promptpipe.export.study_part import (
     DECISION_COLUMNS,
@@ -309,7 +310,7 @@ def _delivery_row(row: Any, people: People) -> dict[str, Any]:
         "reminder_sent": row.reminder_at is not None,
         "outcome": delivery_outcome(row.vote, row.replied_at, row.reminder_at, not_delivered=delivery_status(
             row.sent_at, row.delivered_at, row.read_at, receipts_expected=bool(row.receipts_expected),
-            cutoff=row.receipt_cutoff) == NOT_DELIVERED),
+            cutoff=row.receipt_cutoff) == Outcome.NOT_DELIVERED),
     }
 
 
@@ -340,7 +341,8 @@ def _delivery_csv(rows: Sequence[Any], people: People) -> list[tuple[Any, ...]]:
             cell(vote_source), voted[0], voted[1], cell(vote_changes), replied[0], replied[1], reminder[0],
             reminder[1], "false" if reminder_at is None else "true",
             cell(delivery_outcome(vote, replied_at, reminder_at, not_delivered=delivery_status(
-                sent_at, delivered_at, read_at, receipts_expected=bool(expected), cutoff=cutoff) == NOT_DELIVERED)),
+                sent_at, delivered_at, read_at, receipts_expected=bool(expected),
+                cutoff=cutoff) == Outcome.NOT_DELIVERED)),
         ))
     return out
 
@@ -403,7 +405,7 @@ def _questionnaire_answer_row(row: Any, people: People) -> dict[str, Any]:
     return {
         "id": row.id, "participant_id": pid, "instance_id": row.instance_id,
         "questionnaire_id": row.questionnaire_id, "occasion": row.occasion, "item_id": row.item_id,
-        "raw": people.scrub(pid, row.raw) if row.source == "typed" else row.raw, "coded": row.coded,
+        "raw": people.scrub(pid, row.raw) if row.source == AnswerSource.TYPED else row.raw, "coded": row.coded,
         "source": row.source, "missing": row.missing, "tries": row.tries, **_times("asked_at", row.asked_at, zone),
         **_times("answered_at", row.answered_at, zone), "latency_s": latency, "protocol_hash": row.protocol_hash,
     }

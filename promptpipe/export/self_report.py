@@ -20,6 +20,7 @@ from sqlalchemy import and_, select
 from sqlalchemy.orm import Session
 
 from promptpipe.domain.localtime import zone_or_utc
+from promptpipe.domain.questionnaire import InstanceStatus
 from promptpipe.domain.study import SELF_REPORT_ID, SELF_REPORT_ITEM
 from promptpipe.storage.models import table_of
 from promptpipe.storage.study_tables import QuestionnaireAnswer, QuestionnaireInstance
@@ -63,7 +64,7 @@ def self_report_days(session: Session, first: str, last: str) -> dict[tuple[str,
         .where(i.c.questionnaire_id == SELF_REPORT_ID, i.c.participant_id >= first, i.c.participant_id <= last))
     days = {}
     for pid, local_date, status, reason, coded, answered_at in rows:
-        answer = ANSWERS.get(coded or "") if status == "completed" else None
+        answer = ANSWERS.get(coded or "") if status == InstanceStatus.COMPLETED else None
         days[(pid, local_date)] = SelfReportDay(STATUS.get(status, status), reason, answer,
                                                 answered_at if answer else None)
     return days

@@ -20,7 +20,8 @@ from typing import Any
 from sqlalchemy import and_, func, literal, select, type_coerce
 from sqlalchemy.orm import Session
 
-from promptpipe.domain.outcomes import NOT_DELIVERED, delivery_outcome
+from promptpipe.domain.consent import ConsentKind
+from promptpipe.domain.outcomes import Outcome, delivery_outcome
 from promptpipe.domain.study import DECISION_ACTIONS, Study
 from promptpipe.domain.study_file import StudyFileError, parse_study
 from promptpipe.domain.study_summary import study_as_dict
@@ -211,7 +212,8 @@ def delivery_receipt_columns(delivery: Any, cutoff: datetime) -> list[Any]:
 def withdrawn_at(participant_id: Any) -> Any:
     """When the participant was withdrawn (the consent ledger's withdrawn event; None if never)."""
     return type_coerce(select(func.max(_LEDGER.c.created_at)).where(
-        _LEDGER.c.participant_id == participant_id, _LEDGER.c.event == "withdrawn").scalar_subquery(), UTCDateTime())
+        _LEDGER.c.participant_id == participant_id, _LEDGER.c.event == ConsentKind.WITHDRAWN).scalar_subquery(),
+        UTCDateTime())
 
 
 def decision_batch(first: str, last: str, ceiling: int, cutoff: datetime,
@@ -262,7 +264,8 @@ def _outcome_columns(row: Any) -> dict[str, Any]:
         "vote_source": row.vote_source, "voted_at_utc": utc_iso(row.voted_at),
         "replied_at_utc": utc_iso(row.replied_at), "first_answer_at_utc": utc_iso(first),
         "latency_s": None if first is None or sent is None else round((first - sent).total_seconds()),
-        "outcome": delivery_outcome(row.vote, row.replied_at, row.reminder_at, not_delivered=status == NOT_DELIVERED),
+        "outcome": delivery_outcome(row.vote, row.replied_at, row.reminder_at,
+                                    not_delivered=status == Outcome.NOT_DELIVERED),
     }
 
 
@@ -321,7 +324,8 @@ def decision_csv(rows: Sequence[Any], people: People, *, cell: Callable[[Any], A
                 cell(row.delivery_id), 1, utc(sent), utc(row.delivered_at), utc(row.read_at), cell(row.vote),
                 cell(row.vote_source), utc(voted_at), utc(replied_at), utc(first),
                 None if first is None or sent is None else round((first - sent).total_seconds()),
-                cell(delivery_outcome(row.vote, replied_at, row.reminder_at, not_delivered=status == NOT_DELIVERED)),
+                cell(delivery_outcome(row.vote, replied_at, row.reminder_at,
+                                      not_delivered=status == Outcome.NOT_DELIVERED)),
             )
         out.append((
             cell(row.participant_id), cell(row.decision_index), cell(row.schedule_id), cell(row.study_day),

@@ -29,7 +29,7 @@ from promptpipe.domain.consent import ConsentKind
 from promptpipe.domain.conversation import ScheduleEntry
 from promptpipe.domain.decision_rule import NOT_DRAWN
 from promptpipe.domain.localtime import DailySpec, to_instant, zone_or_utc
-from promptpipe.domain.states import WITHDRAWN
+from promptpipe.domain.states import Status
 from promptpipe.domain.study import Unavailable
 from promptpipe.domain.study_file import StudyFileError, parse_study
 from promptpipe.storage.db import Database
@@ -38,9 +38,8 @@ from promptpipe.storage.models import ConsentEvent, Participant, Schedule, table
 from promptpipe.storage.study import ProtocolVersion, protocol_history
 from promptpipe.storage.study_tables import Decision
 
-__all__ = ["WITHDRAWN_DAY", "WithdrawnPoint", "with_withdrawn_days", "withdrawn_day_counts", "withdrawn_points"]
+__all__ = ["WithdrawnPoint", "with_withdrawn_days", "withdrawn_day_counts", "withdrawn_points"]
 
-WITHDRAWN_DAY = Unavailable.WITHDRAWN
 _P, _LEDGER = table_of(Participant), table_of(ConsentEvent)
 _SCHEDULE, _DECISION = table_of(Schedule), table_of(Decision)
 _ENDS = (ConsentKind.WITHDRAWN, ConsentKind.ERASED)
@@ -144,7 +143,7 @@ def _row(columns: Iterable[str], point: WithdrawnPoint, index: int) -> _DerivedR
     values.update(
         participant_id=point.participant_id, decision_index=index, schedule_id=point.schedule_id,
         study_day=point.study_day, local_date=point.local_date, scheduled_for=point.scheduled_for,
-        timezone=point.timezone, arm=point.arm, available=False, unavailable_reason=WITHDRAWN_DAY,
+        timezone=point.timezone, arm=point.arm, available=False, unavailable_reason=Unavailable.WITHDRAWN,
         action=NOT_DRAWN, seed_ref="", protocol_hash=point.protocol_hash, withdrawn_at=point.withdrawn_at,
         erased_at=point.erased_at)
     return _DerivedRow(**values)
@@ -154,7 +153,7 @@ def _row(columns: Iterable[str], point: WithdrawnPoint, index: int) -> _DerivedR
 
 def _withdrawn_people(session: Session, first: str | None, last: str | None) -> dict[str, _Person]:
     query = select(_P.c.id, _P.c.timezone, _P.c.arm, _P.c.day_one, _P.c.extra_days, _P.c.erased_at).where(
-        _P.c.status == WITHDRAWN, _P.c.day_one.is_not(None))
+        _P.c.status == Status.WITHDRAWN, _P.c.day_one.is_not(None))
     if first is not None:
         query = query.where(_P.c.id >= first)
     if last is not None:

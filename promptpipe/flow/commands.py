@@ -24,13 +24,11 @@ from promptpipe.domain.conversation import TurnState
 from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.phrases import is_escape, spoken
-from promptpipe.domain.states import ACTIVE, COMPLETED, INTAKE_STAGES, PAUSED, WITHDRAWN
+from promptpipe.domain.states import INTAKE_STAGES, Status
 from promptpipe.domain.text import fold_lookalikes
 from promptpipe.domain.transition_log import Actor
 from promptpipe.flow.turn import Outcome, Outgoing
 from promptpipe.storage.inbox_rows import InboxRow
-
-STOP, START, HELP = Command.STOP, Command.START, Command.HELP
 
 _WORDS = command_words()
 STOPPED = _WORDS.reply(Reply.STOPPED)
@@ -92,7 +90,7 @@ def reply(state: TurnState, key: Reply, said: Said | None = None) -> str:
 
 def in_conversation(state: TurnState, now: datetime | None) -> bool:
     """Whether the participant is in the middle of a conversation (see :data:`CONVERSATION_WINDOW`)."""
-    if state.status != ACTIVE:
+    if state.status != Status.ACTIVE:
         return False
     if state.sub_state in INTAKE_STAGES or state.questionnaire is not None:
         return True
@@ -119,7 +117,7 @@ def asks_first(state: TurnState, said: Said, context: CommandContext) -> bool:
     """Whether this stop word gets a confirming question instead of an opt-out: a ``stop_ask``
     word in the middle of a conversation, or a phrase with a word the study calls ordinary (never
     a bare standard word: STOP, UNSUBSCRIBE and their translations stop at once)."""
-    if said.command is not STOP or state.status != ACTIVE:
+    if said.command is not Command.STOP or state.status != Status.ACTIVE:
         return False
     one_word = " " not in said.phrase
     if not said.ask_first and one_word:
@@ -142,16 +140,17 @@ def apply_command(state: TurnState, said: Said, words: str) -> str | None:
     the study, for a message sent before their STOP that holds, and for a START or STOP overtaken
     by a later one of theirs (their clock; the ledger records it). ``words`` is what they wrote,
     kept in the consent ledger; ``state.said_at`` when they sent it."""
-    if state.status == WITHDRAWN:  # no reply to anything; their own STOP or START is still kept
-        if said.command is not HELP:
-            transitions.apply(state, "opted_out" if said.command is STOP else "opted_in", actor=Actor.PARTICIPANT,
-                              reason=f"participant sent {said.command} while withdrawn", words=words)
+    if state.status == Status.WITHDRAWN:  # no reply to anything; their own STOP or START is still kept
+        if said.command is not Command.HELP:
+            transitions.apply(state, "opted_out" if said.command is Command.STOP else "opted_in",
+                              actor=Actor.PARTICIPANT, reason=f"participant sent {said.command} while withdrawn",
+                              words=words)
         return None
     if len(said.languages) == 1:
         state.profile.record.language = said.languages[0]
-    if said.command is HELP:
+    if said.command is Command.HELP:
         return None if written_before_their_stop(state) else reply(state, Reply.HELP, said)
-    if said.command is STOP:
+    if said.command is Command.STOP:
         if state.opted_out:
             if written_before_their_stop(state):
                 return None
@@ -165,11 +164,11 @@ def apply_command(state: TurnState, said: Said, words: str) -> str | None:
         if not transitions.apply(state, "opted_in", actor=Actor.PARTICIPANT, reason=f"participant sent {said.command}",
                                  words=words):
             return None  # they sent STOP after this START
-        if state.status == COMPLETED:
+        if state.status == Status.COMPLETED:
             return reply(state, Reply.STUDY_OVER, said)
-        return reply(state, Reply.RESUMED if state.status == ACTIVE else Reply.OPTED_IN_TEAM_PAUSED, said)
+        return reply(state, Reply.RESUMED if state.status == Status.ACTIVE else Reply.OPTED_IN_TEAM_PAUSED, said)
     _heard(state)  # START while not stopped: a STOP sent before it and delivered later changes nothing
-    if state.status == COMPLETED:
+    if state.status == Status.COMPLETED:
         return reply(state, Reply.STUDY_OVER, said)
     return reply(state, Reply.PAUSED_BY_TEAM if state.researcher_paused else Reply.ALREADY_ACTIVE, said)
 
@@ -204,7 +203,7 @@ def plan_commands(state: TurnState, texts: Sequence[str], said: Sequence[datetim
     the participant sent each) to ``state``; None when there is none. See the module docstring
     for which messages are still answered and which stop words are asked about first."""
     context = context or CommandContext()
-    in_intake = state.status == ACTIVE and state.sub_state in INTAKE_STAGES
+    in_intake = state.status == Status.ACTIVE and state.sub_state in INTAKE_STAGES
     found = [None if context.answers_item is not None and context.answers_item(text)
              else read_command(text, in_intake=in_intake) for text in texts]
     if not any(found):
@@ -216,7 +215,7 @@ def plan_commands(state: TurnState, texts: Sequence[str], said: Sequence[datetim
     for index, (text, command) in enumerate(zip(texts, found, strict=True)):
         state.said_at = said[index] if said is not None else latest
         if command is None:
-            if state.status == ACTIVE and text.strip():
+            if state.status == Status.ACTIVE and text.strip():
                 written_while_active.append(index)
             continue
         if asks_first(state, command, context):
@@ -228,12 +227,12 @@ def plan_commands(state: TurnState, texts: Sequence[str], said: Sequence[datetim
             stopped_at = index
         if answer is not None:
             plan.replies.append((index, command.command, answer))
-            if command.command is STOP and stopped_before:
+            if command.command is Command.STOP and stopped_before:
                 plan.restart_reminder.add(index)
     state.said_at = latest
     if stopped_at is not None and state.opted_out:  # after their STOP only its confirmation goes:
         plan.replies = [entry for entry in plan.replies if entry[0] >= stopped_at]  # what came before gets none
-    if state.status == ACTIVE:
+    if state.status == Status.ACTIVE:
         plan.answer = written_while_active
     return plan
 
@@ -264,9 +263,9 @@ def inactive_outcome(state: TurnState, batch: list[InboxRow], *, message: bool, 
     on how (or by whom) the pause is lifted, once a day at most (``reminder_key``), a completed
     one a line that the study has ended (unless the safety message just answered them); a
     withdrawn one gets nothing. Their message is kept either way."""
-    if state.status == PAUSED and message and not screened and not written_before_their_stop(state):
+    if state.status == Status.PAUSED and message and not screened and not written_before_their_stop(state):
         return Outcome([Outgoing(reminder_key, paused_hint(state), MessageKind.COMMAND)])
-    if state.status == COMPLETED and message and not screened and not state.opted_out:
+    if state.status == Status.COMPLETED and message and not screened and not state.opted_out:
         over = reply(state, Reply.STUDY_OVER)
         return Outcome([Outgoing(keys.command_reply(batch[-1].id), over, MessageKind.COMMAND)], save_state=False)
     return kept_outcome(batch, status=state.status)

@@ -20,7 +20,7 @@ from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.profile import PROMPT_REQUIRED_FIELDS
 from promptpipe.domain.quiet_hours import quiet_period_end
-from promptpipe.domain.states import FEEDBACK
+from promptpipe.domain.states import Stage
 from promptpipe.domain.transition_log import Actor
 from promptpipe.errors import ContextTooLong, LLMError
 from promptpipe.flow import commands
@@ -42,7 +42,7 @@ log = get_logger("promptpipe.flow")
 def module_for(state: TurnState, greeting: bool) -> AgentModule:
     """INTAKE for a greeting and by default; FEEDBACK in that stage, unless the plan cannot
     carry a prompt any more: then the participant goes back to intake to repair it."""
-    if greeting or state.sub_state != FEEDBACK:
+    if greeting or state.sub_state != Stage.FEEDBACK:
         return INTAKE_MODULE
     missing = state.missing_fields(PROMPT_REQUIRED_FIELDS)
     if missing:
@@ -84,7 +84,7 @@ async def conversation_outcome(deps: FlowDeps, context: TurnContext, batch: list
     reply = commands.reply(state, Reply.STOPPED) if opted_out_by_model else result.text
     kind = (MessageKind.GREETING if greeting else MessageKind.COMMAND if opted_out_by_model else MessageKind.TEXT)
     key = keys.command_reply(batch[-1].id) if opted_out_by_model else keys.reply(batch[-1].id)
-    return Outcome([Outgoing(key, reply, kind, not_before=held)], log=("turn_done", {
+    return Outcome([Outgoing(key, reply, kind, not_before=held)], model_turn=True, log=("turn_done", {
         "module": module.name, "rounds": result.rounds, "tools": result.tools_called, "inputs": len(batch),
         "stopped": result.stopped, **({"reply": result.text} if deps.config.debug else {})}))
 

@@ -23,13 +23,13 @@ from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.polls import DONE_PURPOSE, POLL_OPTIONS, POLL_QUESTION
 from promptpipe.domain.profile import PROMPT_REQUIRED_FIELDS
-from promptpipe.domain.states import ACTIVE, FEEDBACK
-from promptpipe.domain.study import FIXED_STYLE, PERSONALISED
-from promptpipe.domain.timers import PROMPT_NOW, NudgePolicy
+from promptpipe.domain.states import Stage, Status
+from promptpipe.domain.study import FIXED_STYLE, PERSONALISED, NotSent
+from promptpipe.domain.timers import NudgePolicy, TimerKind
 from promptpipe.domain.transition_log import Actor
 from promptpipe.errors import LLMUnavailable, ToolArgumentError
 from promptpipe.flow import intensity, lifecycle
-from promptpipe.flow.decisions import MODEL_OUTAGE, decide, fixed_prompt, prompt_hash, too_late_to_send
+from promptpipe.flow.decisions import decide, fixed_prompt, prompt_hash, too_late_to_send
 from promptpipe.flow.questionnaires import ask_again_after
 from promptpipe.flow.timers import arm_after_prompt, lateness
 from promptpipe.flow.turn import CommitHook, FlowDeps, Outcome, Outgoing, TurnContext
@@ -64,7 +64,7 @@ async def prepare_daily_prompt(
     else:
         missing = state.missing_fields(PROMPT_REQUIRED_FIELDS)
         if missing:
-            if state.sub_state == FEEDBACK:  # in intake (or with intake on hold) it is where it belongs
+            if state.sub_state == Stage.FEEDBACK:  # in intake (or with intake on hold) it is where it belongs
                 transitions.apply(state, "feedback_to_intake", actor=Actor.SERVER,
                                   reason="daily prompt due but the profile lacks " + ", ".join(missing))
             return [Outgoing(keys.reply(inbox_id), missing_fields_message(missing), MessageKind.TEXT)]
@@ -119,7 +119,8 @@ async def daily_prompt_outcome(deps: FlowDeps, context: TurnContext, item: Inbox
     local_day = (date.fromisoformat(event.local_date) if event.local_date
                  else now.astimezone(zone_or_utc(state.timezone)).date())
     if event.manual and event.not_before and datetime.fromisoformat(event.not_before) > now:
-        state.arm_timer(PROMPT_NOW, datetime.fromisoformat(event.not_before), reason="asked for in quiet hours")
+        state.arm_timer(TimerKind.PROMPT_NOW, datetime.fromisoformat(event.not_before),
+                        reason="asked for in quiet hours")
         return Outcome(log=("daily_prompt_held", {"until": event.not_before, "manual": True}))
     if event.manual or event.schedule_id is None:
         style = config.study.arm(state.participant.arm).prompt_style
@@ -128,7 +129,7 @@ async def daily_prompt_outcome(deps: FlowDeps, context: TurnContext, item: Inbox
         hook = delivery_hook(state, by_hand, inbox_id=item.id, local_day=local_day, now=now, schedule_id=None)
         return Outcome(by_hand, hook=hook, log=("daily_prompt_done", {
             "sent": [o.kind for o in by_hand], "local_date": local_day.isoformat(), "manual": True}))
-    if config.study.in_use and state.day_one is None and state.status == ACTIVE:
+    if config.study.in_use and state.day_one is None and state.status == Status.ACTIVE:
         lifecycle.complete_intake_for_prompt(state, now)  # day 1 follows at commit
     draw_key = keys.decision_draw(keys.daily_prompt(state.participant.id, event.schedule_id, local_day))
     point = decide(config, state, event, inbox_id=item.id, inbox_key=draw_key, local_day=local_day, now=now,
@@ -142,7 +143,7 @@ async def daily_prompt_outcome(deps: FlowDeps, context: TurnContext, item: Inbox
         except LLMUnavailable:
             if not too_late_to_send(config.study.quiet_hours, state.timezone, local_day, now):
                 raise  # the lane tries again later
-            not_sent = MODEL_OUTAGE
+            not_sent = NotSent.MODEL_OUTAGE
     sent = any(o.kind == MessageKind.PROMPT for o in outgoing)
     personalised = sent and point.style == PERSONALISED
     decision = point.as_run(style=point.style if sent else None, model=config.model_name if personalised else None,

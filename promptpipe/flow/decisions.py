@@ -12,21 +12,18 @@ from dataclasses import dataclass, replace
 from datetime import date, datetime
 
 from promptpipe.domain.conversation import TurnState
-from promptpipe.domain.decision_rule import NOT_DRAWN, OPTED_OUT, DecisionFacts, draw_action, unavailable_reason
+from promptpipe.domain.decision_rule import NOT_DRAWN, DecisionFacts, draw_action, unavailable_reason
 from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.quiet_hours import in_quiet_hours
-from promptpipe.domain.states import ACTIVE
-from promptpipe.domain.study import NO_SEND, PROMPT_STYLES, NotSent, QuietHours
+from promptpipe.domain.states import Status
+from promptpipe.domain.study import NO_SEND, PROMPT_STYLES, QuietHours, Unavailable
 from promptpipe.domain.study_days import study_day
 from promptpipe.flow import lifecycle
 from promptpipe.flow.turn import FlowConfig
 from promptpipe.pipeline.events import DailyPromptDue
 from promptpipe.storage.study import DecisionValues
 
-__all__ = ["MODEL_OUTAGE", "DecisionPoint", "decide", "fixed_prompt", "prompt_hash", "too_late_to_send"]
-
-MODEL_OUTAGE = NotSent.MODEL_OUTAGE
-"""A drawn prompt the model could not write before its day ended or the quiet hours began."""
+__all__ = ["DecisionPoint", "decide", "fixed_prompt", "prompt_hash", "too_late_to_send"]
 
 
 @dataclass(frozen=True)
@@ -62,13 +59,13 @@ def decide(config: FlowConfig, state: TurnState, event: DailyPromptDue, *, inbox
     day = study_day(state.day_one, local_day)
     scheduled = datetime.fromisoformat(event.due_at) if event.due_at else None
     facts = DecisionFacts(study_day=day, length_days=lifecycle.last_day(study, state),
-                          baseline_days=study.baseline_days, paused=state.status != ACTIVE,
+                          baseline_days=study.baseline_days, paused=state.status != Status.ACTIVE,
                           in_quiet_hours=in_quiet_hours(study.quiet_hours, scheduled or now, zone),
                           answered_today=answered_today,
                           study_in_use=study.in_use, opted_out=state.opted_out)
     reason = unavailable_reason(facts, study.decision)
-    if reason is None and state.status != ACTIVE:  # never sent anything, whatever the rule lists
-        reason = OPTED_OUT if state.opted_out else "paused"
+    if reason is None and state.status != Status.ACTIVE:  # never sent anything, whatever the rule lists
+        reason = Unavailable.OPTED_OUT if state.opted_out else "paused"
     arm = study.arm(state.participant.arm)
     drawn = draw_action(study.decision, seed, inbox_key)
     row = DecisionValues(
@@ -93,7 +90,6 @@ def fixed_prompt(config: FlowConfig, state: TurnState, day: int | None) -> str:
     if not texts:  # a study file without texts cannot ask for fixed prompts; be safe anyway
         raise ValueError("the study file lists no fixed prompt texts")
     return texts[((day or 1) - 1) % len(texts)]
-
 
 
 def too_late_to_send(quiet_hours: QuietHours | None, timezone: str, local_day: date, now: datetime) -> bool:

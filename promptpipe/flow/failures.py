@@ -18,12 +18,12 @@ from promptpipe.domain import keys
 from promptpipe.domain.backoff import Backoff
 from promptpipe.domain.limits import CONTEXT_REJECTIONS_BEFORE_FAILING
 from promptpipe.domain.messages import MessageKind
-from promptpipe.domain.states import ACTIVE
+from promptpipe.domain.states import Status
 from promptpipe.errors import ContextTooLong, LLMError, LLMRejected, PromptPipeError
 from promptpipe.logging import get_logger
 from promptpipe.pipeline.events import InboxKind
 from promptpipe.storage.inbox_rows import InboxRow, record_attempt
-from promptpipe.storage.models import FAILED
+from promptpipe.storage.models import RowStatus
 from promptpipe.storage.participants import participant_by_id
 from promptpipe.storage.service_status import LAST_MODEL_ERROR, model_error_value, save_status
 from promptpipe.storage.transcript import queue_outgoing
@@ -83,7 +83,7 @@ def record_failure(session: Session, participant_id: str, batch: list[InboxRow],
         item.last_error = f"{type(error).__name__}: {error}"[:500]
         item.available_at = now + retry_delay(item.attempts)
         if gave_up:
-            item.status = FAILED
+            item.status = RowStatus.FAILED
         record_attempt(session, item)
     if too_long and gave_up and has_message:
         queue_outgoing(session, participant_id=participant_id, key=keys.too_long(batch[-1].id), text=TOO_LONG,
@@ -107,7 +107,7 @@ def apologise_if_blocked(session: Session, participant_id: str, rows: list[Inbox
     if not any(row.kind == InboxKind.MESSAGE and row.attempts == 0 for row in rows[1:]):
         return
     person = participant_by_id(session, participant_id)
-    if person is None or person.status != ACTIVE:
+    if person is None or person.status != Status.ACTIVE:
         return
     if queue_outgoing(session, participant_id=participant_id, key=keys.apology(blocker.id), text=APOLOGY, now=now,
                       kind=MessageKind.APOLOGY) is not None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import date
 
 from promptpipe.domain.conversation import TurnState
-from promptpipe.domain.profile import INTENSITY_LEVELS, IntensityVote
+from promptpipe.domain.profile import Intensity, IntensityVote
 
 QUESTION = "How do these daily steps feel to you?"
 LESS, SAME, MORE = "A bit lighter, please", "Just right", "A bit more, please"
@@ -29,7 +29,8 @@ AT_LIMIT = {
 
 def options_for(level: str) -> list[str]:
     """Only the moves that are possible from here."""
-    return [option for option, possible in ((LESS, level != "low"), (SAME, True), (MORE, level != "high")) if possible]
+    return [option for option, possible in ((LESS, level != Intensity.LOW), (SAME, True),
+                                            (MORE, level != Intensity.HIGH)) if possible]
 
 
 def poll_due(state: TurnState, local_day: date) -> bool:
@@ -64,8 +65,9 @@ def apply_vote(state: TurnState, chosen: list[str], poll_id: int | None, *, with
         return None, "unknown_option"
     if earlier is not None and earlier.choice == option:
         return None, "repeated"
-    index = INTENSITY_LEVELS.index(base) + step
-    record.intensity = INTENSITY_LEVELS[index] if 0 <= index < len(INTENSITY_LEVELS) else base
+    levels: list[str] = list(Intensity)
+    index = levels.index(base) + step
+    record.intensity = levels[index] if 0 <= index < len(levels) else base
     record.intensity_vote = IntensityVote(poll=poll_id, base=base, choice=option, source=source)
-    reply = ACKS[option] if 0 <= index < len(INTENSITY_LEVELS) else AT_LIMIT[option]
+    reply = ACKS[option] if 0 <= index < len(levels) else AT_LIMIT[option]
     return reply, "changed" if earlier is not None else "counted"

@@ -28,18 +28,13 @@ from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.phrases import is_escape
 from promptpipe.domain.profile import PROMPT_REQUIRED_FIELDS
 from promptpipe.domain.states import (
-    ACTIVE,
-    COMPLETED,
-    FEEDBACK,
-    INTAKE,
     INTAKE_STAGES,
-    INTAKE_SUSPENDED,
-    PAUSED,
-    WITHDRAWN,
+    Stage,
+    Status,
 )
 from promptpipe.domain.study import AFTER_ENROLLMENT, Study
 from promptpipe.domain.study_days import day_one, study_end
-from promptpipe.domain.timers import INTAKE_INACTIVE, INTAKE_REMINDER, STUDY_END, NudgePolicy
+from promptpipe.domain.timers import NudgePolicy, TimerKind
 from promptpipe.domain.transition_log import Actor
 from promptpipe.flow.turn import FlowConfig, FlowDeps, Outcome, Outgoing, TurnContext
 from promptpipe.pipeline.events import Enrolled, as_input
@@ -76,17 +71,17 @@ def escape_outcome(context: TurnContext, batch: list[InboxRow]) -> Outcome | Non
     reminder is the transition's declared effect, armed at commit)."""
     state = context.state
     texts = [context.texts.get(item.id, "") for item in batch if context.texts.get(item.id, "").strip()]
-    if state.status != ACTIVE or state.sub_state not in INTAKE_STAGES or not texts or not is_escape(texts[-1]):
+    if state.status != Status.ACTIVE or state.sub_state not in INTAKE_STAGES or not texts or not is_escape(texts[-1]):
         return None
     transitions.apply(state, "intake_suspended", actor=Actor.PARTICIPANT,
-                            reason=f"they wrote {texts[-1].strip()[:40]!r}")
+                      reason=f"they wrote {texts[-1].strip()[:40]!r}")
     return Outcome([Outgoing(keys.command_reply(batch[-1].id), INTAKE_ON_HOLD, MessageKind.COMMAND)],
                    log=("intake_on_hold", {"by": "participant"}))
 
 
 def resume_intake(state: TurnState) -> bool:
     """They wrote while intake was on hold: intake goes on (the model hears :data:`RESUME_CUE`)."""
-    if state.sub_state != INTAKE_SUSPENDED:
+    if state.sub_state != Stage.INTAKE_SUSPENDED:
         return False
     state.profile.record.intake_reminders = 0
     return transitions.apply(state, "intake_resumed", actor=Actor.PARTICIPANT, reason="they wrote again")
@@ -96,9 +91,9 @@ def arm_intake_inactivity(state: TurnState, policy: NudgePolicy, now: datetime) 
     """After an intake turn: on hold if they stay silent for INTAKE_INACTIVITY. Armed once; when it
     fires it looks at the time of the last turn (see :func:`intake_inactive_outcome`)."""
     state.profile.record.last_turn_at = now.isoformat()
-    if (state.sub_state == INTAKE and state.status == ACTIVE and policy.intake_inactivity > timedelta(0)
-            and not state.timer_pending_after_commit(INTAKE_INACTIVE)):
-        state.arm_timer(INTAKE_INACTIVE, now + policy.intake_inactivity, reason="intake waits for an answer")
+    if (state.sub_state == Stage.INTAKE and state.status == Status.ACTIVE and policy.intake_inactivity > timedelta(0)
+            and not state.timer_pending_after_commit(TimerKind.INTAKE_INACTIVE)):
+        state.arm_timer(TimerKind.INTAKE_INACTIVE, now + policy.intake_inactivity, reason="intake waits for an answer")
 
 
 def arm_intake_reminder(state: TurnState, policy: NudgePolicy, now: datetime) -> None:
@@ -106,18 +101,19 @@ def arm_intake_reminder(state: TurnState, policy: NudgePolicy, now: datetime) ->
     record = state.profile.record
     if policy.intake_reminder_delay <= timedelta(0) or record.intake_reminders >= policy.intake_reminder_max:
         return
-    state.arm_timer(INTAKE_REMINDER, now + policy.intake_reminder_delay, reason="intake on hold")
+    state.arm_timer(TimerKind.INTAKE_REMINDER, now + policy.intake_reminder_delay, reason="intake on hold")
 
 
 def intake_inactive_outcome(state: TurnState, policy: NudgePolicy, now: datetime) -> str | None:
     """The inactivity timer fired: on hold if they are still in the middle of intake and the last
     turn is INTAKE_INACTIVITY old; if they have talked since, it waits that long after the last turn."""
-    if state.sub_state != INTAKE or state.status != ACTIVE or policy.intake_inactivity <= timedelta(0):
+    if state.sub_state != Stage.INTAKE or state.status != Status.ACTIVE or policy.intake_inactivity <= timedelta(0):
         return None
     last = state.profile.record.last_turn_at
     quiet_since = datetime.fromisoformat(last) if last else None
     if quiet_since is not None and now < quiet_since + policy.intake_inactivity - timedelta(seconds=1):
-        state.arm_timer(INTAKE_INACTIVE, quiet_since + policy.intake_inactivity, reason="intake waits for an answer")
+        state.arm_timer(TimerKind.INTAKE_INACTIVE, quiet_since + policy.intake_inactivity,
+                        reason="intake waits for an answer")
         return "they talked since: checked again later"
     transitions.apply(state, "intake_suspended", actor=Actor.TIMER, reason="no answer during intake")
     return "intake on hold"
@@ -127,7 +123,7 @@ def intake_reminder_outcome(state: TurnState, policy: NudgePolicy, item: InboxRo
                             now: datetime) -> tuple[list[Outgoing], str | None]:
     """Invite them back to intake (if it is still on hold and reminders are left)."""
     record = state.profile.record
-    if (state.sub_state != INTAKE_SUSPENDED or state.status != ACTIVE
+    if (state.sub_state != Stage.INTAKE_SUSPENDED or state.status != Status.ACTIVE
             or record.intake_reminders >= policy.intake_reminder_max):
         return [], None
     record.intake_reminders += 1
@@ -145,14 +141,14 @@ def last_day(study: Study, state: TurnState) -> int | None:
 def start_study_days(state: TurnState, config: FlowConfig, now: datetime) -> None:
     """Set study day 1 once it is known, and arm the end of the last day."""
     study = config.study
-    if not study.in_use or state.day_one is not None or state.status in (WITHDRAWN, COMPLETED):
+    if not study.in_use or state.day_one is not None or state.status in (Status.WITHDRAWN, Status.COMPLETED):
         return
     zone = zone_or_utc(state.timezone)
     enrolled = state.participant.enrolled_at or now
     if study.day_one == AFTER_ENROLLMENT:
         first = day_one(AFTER_ENROLLMENT, intake_completed_on=None, enrolled_on=enrolled.astimezone(zone).date())
         why = "the day after enrollment"
-    elif state.sub_state == FEEDBACK:
+    elif state.sub_state == Stage.FEEDBACK:
         first = day_one(study.day_one, intake_completed_on=now.astimezone(zone).date(),
                         enrolled_on=enrolled.astimezone(zone).date())
         why = "the day after intake was completed"
@@ -160,7 +156,7 @@ def start_study_days(state: TurnState, config: FlowConfig, now: datetime) -> Non
         return
     assert first is not None
     transitions.apply(state, "study_started", actor=Actor.SERVER, reason=f"study day 1 is {why}",
-                            value=first.isoformat())
+                      value=first.isoformat())
     arm_study_end(state, study, now)
 
 
@@ -170,7 +166,7 @@ def arm_study_end(state: TurnState, study: Study, now: datetime) -> None:
     if last is None or state.day_one is None:
         return
     end = study_end(state.day_one, last, zone_or_utc(state.timezone))
-    state.arm_timer(STUDY_END, max(end, now), {"last_day": last}, reason=f"end of study day {last}")
+    state.arm_timer(TimerKind.STUDY_END, max(end, now), {"last_day": last}, reason=f"end of study day {last}")
 
 
 def complete_intake_for_prompt(state: TurnState, now: datetime) -> bool:
@@ -185,12 +181,13 @@ def complete_intake_for_prompt(state: TurnState, now: datetime) -> bool:
 def study_end_outcome(deps: FlowDeps, context: TurnContext, item: InboxRow, last: int | None) -> Outcome:
     """The last study day is over: completed, with the closing message unless paused."""
     state, study, now = context.state, deps.config.study, deps.clock.now()
-    if state.status not in (ACTIVE, PAUSED) or state.day_one is None:
-        return Outcome(save_state=False, log=("timer_done", {"kind": STUDY_END, "outcome": "nothing to do"}))
+    if state.status not in (Status.ACTIVE, Status.PAUSED) or state.day_one is None:
+        return Outcome(save_state=False, log=("timer_done", {"kind": TimerKind.STUDY_END, "outcome": "nothing to do"}))
     current_last = last_day(study, state)
     if current_last is None or study_end(state.day_one, current_last, zone_or_utc(state.timezone)) > now:
-        return Outcome(save_state=False, log=("timer_done", {"kind": STUDY_END, "outcome": "study still running"}))
-    send = state.status == ACTIVE
+        return Outcome(save_state=False,
+                       log=("timer_done", {"kind": TimerKind.STUDY_END, "outcome": "study still running"}))
+    send = state.status == Status.ACTIVE
     transitions.apply(state, "study_completed", actor=Actor.TIMER, reason=f"study day {current_last} was the last")
     outgoing = [Outgoing(keys.closing(item.id), study.closing_message, MessageKind.CLOSING)] if send else []
     return Outcome(outgoing, log=("study_completed", {"last_day": current_last, "closing_message": send,

@@ -32,6 +32,7 @@ from promptpipe.domain.localtime import parse_hhmm, to_instant, zone_or_utc
 from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.questionnaire import (
     QUESTIONNAIRE_PURPOSE,
+    InstanceStatus,
     ItemType,
     OpenQuestionnaire,
     Questionnaire,
@@ -53,10 +54,10 @@ from promptpipe.domain.questionnaire_answers import (
 )
 from promptpipe.domain.questionnaire_plan import PLAN_AHEAD_DAYS, Planned, plan_days, plan_event, replan_day
 from promptpipe.domain.quiet_hours import in_quiet_hours, quiet_period_end
-from promptpipe.domain.states import ACTIVE, COMPLETED, FEEDBACK, PAUSED, WITHDRAWN
+from promptpipe.domain.states import Stage, Status
 from promptpipe.domain.study import SELF_REPORT_ID, QuietHours, Study
 from promptpipe.domain.study_days import study_day
-from promptpipe.domain.timers import QUESTIONNAIRE
+from promptpipe.domain.timers import TimerKind
 from promptpipe.domain.transitions import MOVE_TO
 from promptpipe.flow.lifecycle import last_day as last_day_of
 from promptpipe.flow.turn import CommitHook, Outcome, Outgoing, TurnContext
@@ -108,8 +109,9 @@ def _arm_clock(state: TurnState, questionnaire: Questionnaire, open_: OpenQuesti
         due, action = sent_at + offsets[open_.reminders_sent], "remind"
     else:
         due, action = open_.expires_at, "expire"
-    state.arm_timer(QUESTIONNAIRE, due, {"instance_id": open_.instance_id, "questionnaire_id": questionnaire.id,
-                                         "action": action, "sent_at": sent_at.isoformat()},
+    state.arm_timer(TimerKind.QUESTIONNAIRE, due, {"instance_id": open_.instance_id,
+                                                   "questionnaire_id": questionnaire.id,
+                                                   "action": action, "sent_at": sent_at.isoformat()},
                     reason=f"questionnaire {questionnaire.id}: {action}")
 
 
@@ -143,12 +145,12 @@ def questionnaire_due_outcome(study: Study, context: TurnContext, item: InboxRow
                          reminded=True)
 
         return Outcome([reminder], hook=reminded, log=("questionnaire_reminded", {"questionnaire": questionnaire.id}))
-    return _end(state, questionnaire, open_, "expired", Missing.EXPIRED, now, reason="its time ran out")
+    return _end(state, questionnaire, open_, InstanceStatus.EXPIRED, Missing.EXPIRED, now, reason="its time ran out")
 
 
 def _not_sent(instance_id: int, reason: str, now: datetime) -> Outcome:
     def write(session: Session, _: Mapping[str, int | None]) -> None:
-        end_instance(session, instance_id, "not_sent", reason, now)
+        end_instance(session, instance_id, InstanceStatus.NOT_SENT, reason, now)
     return Outcome(hook=write, log=("questionnaire_not_sent", {"instance_id": instance_id, "reason": reason}))
 
 
@@ -217,7 +219,7 @@ def _missed(entries: list[QueuedQuestionnaire], now: datetime) -> CommitHook:
     def write(session: Session, _: Mapping[str, int | None]) -> None:
         for entry in entries:
             if entry.instance_id is not None:
-                end_instance(session, entry.instance_id, "not_sent",
+                end_instance(session, entry.instance_id, InstanceStatus.NOT_SENT,
                              "its time ran out before it could be sent (not active, or the service was down)", now)
     return write
 
@@ -230,16 +232,16 @@ def _arm_next(state: TurnState, now: datetime, *, reason: str, wake: datetime | 
     again and again)."""
     queue = state.questionnaires.queue
     if not queue and wake is None:
-        if state.timer_pending_after_commit(QUESTIONNAIRE):
-            state.cancel_timers(QUESTIONNAIRE, reason=reason)
+        if state.timer_pending_after_commit(TimerKind.QUESTIONNAIRE):
+            state.cancel_timers(TimerKind.QUESTIONNAIRE, reason=reason)
         return
     due = max(min(entry.due_at for entry in queue) if queue else wake or now, now)
     due = quiet_period_end(quiet, due, zone_or_utc(state.timezone)) or due
-    pending = state.pending_timers.get(QUESTIONNAIRE)
+    pending = state.pending_timers.get(TimerKind.QUESTIONNAIRE)
     if (pending is not None and pending.due_at == due and pending.payload.get("action") == "next"
-            and not any(op.kind == QUESTIONNAIRE for op in state.timer_ops)):
+            and not any(op.kind == TimerKind.QUESTIONNAIRE for op in state.timer_ops)):
         return
-    state.arm_timer(QUESTIONNAIRE, due, {"action": "next"}, reason=reason)
+    state.arm_timer(TimerKind.QUESTIONNAIRE, due, {"action": "next"}, reason=reason)
 
 
 def tend(state: TurnState, study: Study, events: Sequence[object], now: datetime) -> CommitHook | None:
@@ -255,21 +257,21 @@ def tend(state: TurnState, study: Study, events: Sequence[object], now: datetime
         return _all(hooks) if hooks else None
     planned: list[Planned] = []
     done = state.questionnaires.planned
-    if state.status in (COMPLETED, WITHDRAWN):
+    if state.status in (Status.COMPLETED, Status.WITHDRAWN):
         over = _study_over(state, study, now)
         if over is not None:
             hooks.append(over)
-        if (state.status == COMPLETED and "study_end" not in done
+        if (state.status == Status.COMPLETED and SendEvent.STUDY_END not in done
                 and any(t.name == "study_completed" for t in state.transitions)):  # sent, or coded why not
             planned += plan_event(study, SendEvent.STUDY_END, now)
-            done.append("study_end")
+            done.append(SendEvent.STUDY_END)
     else:
-        if "enrollment" not in done and any(isinstance(event, Enrolled) for event in events):
+        if SendEvent.ENROLLMENT not in done and any(isinstance(event, Enrolled) for event in events):
             planned += plan_event(study, SendEvent.ENROLLMENT, now)
-            done.append("enrollment")
-        if "intake_complete" not in done and any(t.name == MOVE_TO[FEEDBACK] for t in state.transitions):
+            done.append(SendEvent.ENROLLMENT)
+        if SendEvent.INTAKE_COMPLETE not in done and any(t.name == MOVE_TO[Stage.FEEDBACK] for t in state.transitions):
             planned += plan_event(study, SendEvent.INTAKE_COMPLETE, now)
-            done.append("intake_complete")
+            done.append(SendEvent.INTAKE_COMPLETE)
         if state.day_one is not None:
             planned += _plan_ahead(state, study, now)
     if planned:
@@ -285,22 +287,22 @@ def tend(state: TurnState, study: Study, events: Sequence[object], now: datetime
 def exit_allowed(state: TurnState) -> bool:
     """A completed participant may still get the ``study_end`` questionnaires: they ended the
     study as planned, with no opt-out and no pause by the team holding."""
-    return state.status == COMPLETED and not state.opted_out and not state.researcher_paused
+    return state.status == Status.COMPLETED and not state.opted_out and not state.researcher_paused
 
 
 def answering(state: TurnState) -> bool:
     """Whether the participant's replies may answer the questionnaire under way (an exit
     questionnaire is answered after the study has ended: see :func:`close_if_stopped`)."""
-    return state.questionnaire is not None and state.status in (ACTIVE, COMPLETED)
+    return state.questionnaire is not None and state.status in (Status.ACTIVE, Status.COMPLETED)
 
 
 def _why_not_sent(state: TurnState, questionnaire: Questionnaire) -> str | None:
-    if state.status == ACTIVE or (questionnaire.send.event is SendEvent.STUDY_END and exit_allowed(state)):
+    if state.status == Status.ACTIVE or (questionnaire.send.event is SendEvent.STUDY_END and exit_allowed(state)):
         return None
     held = "opted out" if state.opted_out else "paused by the team" if state.researcher_paused else ""
-    if state.status == COMPLETED and held:
+    if state.status == Status.COMPLETED and held:
         return f"the participant's study ended while {held}"
-    return f"the participant is {state.status}" + (f" ({held})" if held and state.status == PAUSED else "")
+    return f"the participant is {state.status}" + (f" ({held})" if held and state.status == Status.PAUSED else "")
 
 
 def _plan_ahead(state: TurnState, study: Study, now: datetime) -> list[Planned]:
@@ -337,7 +339,7 @@ def _planning_wakeup(state: TurnState, study: Study) -> datetime | None:
     """When the plan must move on although nothing is queued (the next study-day questionnaire is
     more than a week away): the local midnight from which that day is within reach."""
     through = state.questionnaires.days
-    if state.day_one is None or not through or state.status not in (ACTIVE, PAUSED):
+    if state.day_one is None or not through or state.status not in (Status.ACTIVE, Status.PAUSED):
         return None
     last = last_day_of(study, state)
     reach = min(through.values())
@@ -351,19 +353,19 @@ def _study_over(state: TurnState, study: Study, now: datetime) -> CommitHook | N
     """The study ended for the participant (completed or withdrawn): what was planned and not sent
     is recorded as not sent, except the exit questionnaires of one who completed (their own
     timer sends them, or records why not)."""
-    keep = [entry for entry in state.questionnaires.queue if state.status == COMPLETED and (
+    keep = [entry for entry in state.questionnaires.queue if state.status == Status.COMPLETED and (
         (q := study.questionnaire(entry.questionnaire_id)) is not None and q.send.event is SendEvent.STUDY_END)]
     gone = [entry for entry in state.questionnaires.queue if entry not in keep]
     if not gone:
         return None
     state.questionnaires.queue[:] = keep
-    reason = ("the participant withdrew before it was sent" if state.status == WITHDRAWN
+    reason = ("the participant withdrew before it was sent" if state.status == Status.WITHDRAWN
               else "the participant's study ended before it was sent")
 
     def write(session: Session, _: Mapping[str, int | None]) -> None:
         for entry in gone:
             if entry.instance_id is not None:
-                end_instance(session, entry.instance_id, "not_sent", reason, now)
+                end_instance(session, entry.instance_id, InstanceStatus.NOT_SENT, reason, now)
     return write
 
 
@@ -399,7 +401,7 @@ def _write_plans(state: TurnState, study: Study, planned: list[Planned], now: da
             if instance_id is None:
                 continue
             if plan.due_at is None:
-                end_instance(session, instance_id, "not_sent", plan.reason, now)
+                end_instance(session, instance_id, InstanceStatus.NOT_SENT, plan.reason, now)
             elif id(plan) in queued:
                 queued[id(plan)].instance_id = instance_id
         queue[:] = [entry for entry in queue if entry.instance_id is not None]  # a repeat of an occasion
@@ -439,11 +441,12 @@ def _follow_zone(state: TurnState, study: Study, now: datetime) -> CommitHook:
         for instance_id, due_at, window in moved:
             reschedule_instance(session, instance_id, due_at, window)
         for instance_id, reason in dropped:
-            end_instance(session, instance_id, "not_sent", f"time zone changed: {reason}", now)
+            end_instance(session, instance_id, InstanceStatus.NOT_SENT, f"time zone changed: {reason}", now)
     return write
 
 
-def _end(state: TurnState, questionnaire: Questionnaire, open_: OpenQuestionnaire, status: str, missing: Missing,
+def _end(state: TurnState, questionnaire: Questionnaire, open_: OpenQuestionnaire, status: InstanceStatus,
+         missing: Missing,
          now: datetime, *, reason: str | None = None, outgoing: list[Outgoing] | None = None,
          hooks: list[CommitHook] | None = None) -> Outcome:
     """Close the questionnaire: the item under way and every later one get ``missing`` (or
@@ -469,7 +472,7 @@ def close_if_stopped(state: TurnState, study: Study, now: datetime) -> CommitHoo
     """A turn that left the participant inactive (STOP, a pause, a withdrawal) ends the
     questionnaire under way; the writes to add to the turn's commit."""
     open_ = state.questionnaire
-    if open_ is None or state.status == ACTIVE:
+    if open_ is None or state.status == Status.ACTIVE:
         return None
     questionnaire = study.questionnaire(open_.questionnaire_id)
     if questionnaire is None:
@@ -477,7 +480,7 @@ def close_if_stopped(state: TurnState, study: Study, now: datetime) -> CommitHoo
         return None
     if _why_not_sent(state, questionnaire) is None:  # an exit questionnaire, after the study ended
         return None
-    return _end(state, questionnaire, open_, "stopped", Missing.STOPPED, now,
+    return _end(state, questionnaire, open_, InstanceStatus.STOPPED, Missing.STOPPED, now,
                 reason=f"the participant is {state.status}").hook
 
 
@@ -561,7 +564,7 @@ def _advance(state: TurnState, questionnaire: Questionnaire, item: Questionnaire
     if following is None:
         closing = Outgoing(keys.questionnaire_message(last.id, "closing"), questionnaire.closing or CLOSING,
                            _hidden(questionnaire, False))
-        return _end(state, questionnaire, open_, "completed", Missing.NOT_SHOWN, now, outgoing=[closing],
+        return _end(state, questionnaire, open_, InstanceStatus.COMPLETED, Missing.NOT_SHOWN, now, outgoing=[closing],
                     hooks=hooks)
     skipped = questionnaire.items[questionnaire.items.index(item) + 1:questionnaire.items.index(following)]
     ask = _ask(questionnaire, following, instance_id, keys.questionnaire_message(last.id, "ask"))

@@ -9,7 +9,7 @@ from datetime import datetime
 from promptpipe.domain import transitions
 from promptpipe.domain.polls import reaction_answer
 from promptpipe.domain.profile import PROMPT_REQUIRED_FIELDS
-from promptpipe.domain.states import ACTIVE
+from promptpipe.domain.states import Status
 from promptpipe.domain.transition_log import Actor
 from promptpipe.flow.commands import kept_outcome
 from promptpipe.flow.context_notes import reaction_note
@@ -26,7 +26,7 @@ async def reaction_outcome(deps: FlowDeps, context: TurnContext, item: InboxRow,
                            now: datetime) -> Outcome:
     state = context.state
     target = context.quoted.get(event.reacted_to)
-    if state.status != ACTIVE or not event.emoji or target is None or target.direction != "out":
+    if state.status != Status.ACTIVE or not event.emoji or target is None or target.direction != "out":
         return kept_outcome([item], status=state.status)
     poll = next((p for p in context.polls if p.poll_id == target.id), None)
     option = reaction_answer(event.emoji, poll) if poll is not None else None

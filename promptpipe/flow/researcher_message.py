@@ -18,8 +18,9 @@ from datetime import datetime
 
 from promptpipe.domain import keys
 from promptpipe.domain.consent import why_not_writable
-from promptpipe.domain.conversation import RESEARCHER_KIND, TurnState
+from promptpipe.domain.conversation import TurnState
 from promptpipe.domain.localtime import zone_or_utc
+from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.quiet_hours import quiet_period_end
 from promptpipe.domain.study import QuietHours
 from promptpipe.flow.turn import Outcome, Outgoing
@@ -38,7 +39,7 @@ def researcher_message_outcome(state: TurnState, item: InboxRow, event: Research
         return Outcome(answered=[], kept=[item], save_state=False, log=("researcher_message_not_sent", {
             "reason": reason, "inbox_id": item.id, "broadcast_id": event.broadcast_id}))
     held = quiet_period_end(quiet, now, zone_or_utc(state.timezone)) if event.quiet_hours == "hold" else None
-    message = Outgoing(keys.researcher_outgoing(item.id), event.text, RESEARCHER_KIND,
+    message = Outgoing(keys.researcher_outgoing(item.id), event.text, MessageKind.RESEARCHER,
                        {"by": event.by, "broadcast_id": event.broadcast_id}, not_before=held)
     return Outcome([message], answered=[item], save_state=False, log=("researcher_message_queued", {
         "inbox_id": item.id, "broadcast_id": event.broadcast_id, "chars": len(event.text),

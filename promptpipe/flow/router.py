@@ -22,8 +22,9 @@ from sqlalchemy.orm import Session
 
 from promptpipe.domain.conversation import TimerChange, TurnState
 from promptpipe.domain.localtime import zone_or_utc
+from promptpipe.domain.messages import MessageStatus
 from promptpipe.domain.quiet_hours import quiet_period_end
-from promptpipe.domain.states import ACTIVE, PAUSED
+from promptpipe.domain.states import Status
 from promptpipe.domain.text import clean_for_storage
 from promptpipe.errors import LLMError, LLMRejected
 from promptpipe.flow import commands, lifecycle, questionnaires, typed_answers, votes
@@ -55,7 +56,7 @@ from promptpipe.pipeline.events import (
 from promptpipe.storage.conversations import save_turn_state
 from promptpipe.storage.db import Database
 from promptpipe.storage.flags import add_flags
-from promptpipe.storage.inbox_rows import KEPT, InboxRow, mark_inbox_done, message_words
+from promptpipe.storage.inbox_rows import InboxRow, mark_inbox_done, message_words
 from promptpipe.storage.live import is_simulated
 from promptpipe.storage.outbox_rows import Claimed, Queued
 from promptpipe.storage.transcript import ToSend, queue_messages
@@ -168,20 +169,20 @@ class ConversationFlow:
                 answered = questionnaires.answer_outcome(study, context, batch, now)
                 if answered is not None:
                     return answered
-            answers = typed_answers.typed_answers(context, batch) if state.status == ACTIVE else []
+            answers = typed_answers.typed_answers(context, batch) if state.status == Status.ACTIVE else []
             if answers:
                 return typed_answers.answers_outcome(context, batch, answers, now)
             escaped = lifecycle.escape_outcome(context, batch)
             if escaped is not None:
                 return escaped
-        if state.status == PAUSED and (isinstance(event, StudyEndDue) or (
+        if state.status == Status.PAUSED and (isinstance(event, StudyEndDue) or (
                 isinstance(event, DailyPromptDue) and event.schedule_id is not None and not event.manual)):
             # the study's clock runs on while paused: a decision point is recorded, the study ends
             return await (timer_outcome(self.deps, context, batch[0], event) if isinstance(event, StudyEndDue)
                           else daily_prompt_outcome(self.deps, context, batch[0], event))
-        if isinstance(event, QuestionnaireDue) and state.status != ACTIVE:  # coded not sent, or an exit one
+        if isinstance(event, QuestionnaireDue) and state.status != Status.ACTIVE:  # coded not sent, or an exit one
             return questionnaires.questionnaire_due_outcome(study, context, batch[0], event, now)
-        if state.status != ACTIVE:
+        if state.status != Status.ACTIVE:
             return commands.inactive_outcome(state, batch, message=isinstance(event, MessageReceived),
                                              screened=was_screened(context.events),
                                              reminder_key=commands.restart_reminder_key(state, now))
@@ -236,7 +237,7 @@ class ConversationFlow:
                 save_turn_state(session, state, now)
                 lifecycle.greet_if_never_greeted(self.db, session, state, now)
             mark_inbox_done(session, answered, now)
-            mark_inbox_done(session, outcome.kept, now, message_status=KEPT)
+            mark_inbox_done(session, outcome.kept, now, message_status=MessageStatus.KEPT)
             if self.notify_alarms is not None and (
                     schedule_changed or outcome.resync_alarms or state.committed_timer_changes):
                 self.notify_alarms(session, [state.participant.id])
@@ -255,7 +256,7 @@ class ConversationFlow:
         if outcome.log is not None:
             event, fields = outcome.log
             log.info(event, participant_id=state.participant.id, **fields)
-        if outcome.log is not None and outcome.log[0] == "turn_done":
+        if outcome.model_turn:
             self.turns += 1
         if self.deps.config.mark_read and outgoing:
             await self._mark_read(state, answered)

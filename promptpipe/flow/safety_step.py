@@ -19,12 +19,11 @@ from promptpipe.flow.turn import Outcome, Outgoing, SafetyConfig, TurnContext
 from promptpipe.pipeline.events import InboxEvent, MessageReceived
 from promptpipe.storage.inbox_rows import InboxRow, merge_inbox_payload
 
-__all__ = ["SAFETY_KIND", "SCREENED", "screen_outcome", "was_screened", "with_safety_message"]
+__all__ = ["SCREENED", "screen_outcome", "was_screened", "with_safety_message"]
 
 SCREENED = "flagged"
 """What ``MessageReceived.screened`` says once the screen flagged the message (so a re-run does
 not flag it twice)."""
-SAFETY_KIND = MessageKind.SAFETY
 
 
 def screen_outcome(safety: SafetyConfig, context: TurnContext, batch: Sequence[InboxRow]) -> Outcome | None:
@@ -46,8 +45,8 @@ def screen_outcome(safety: SafetyConfig, context: TurnContext, batch: Sequence[I
         for row, _flag in found:
             merge_inbox_payload(session, row, safety=SCREENED)
 
-    return Outcome([Outgoing(keys.safety(found[-1][0].id), safety.message, SAFETY_KIND)], hook=mark_screened,
-                   answered=[], save_state=False, again=True, flags=[flag for _, flag in found])
+    return Outcome([Outgoing(keys.safety(found[-1][0].id), safety.message, MessageKind.SAFETY)],
+                   hook=mark_screened, answered=[], save_state=False, again=True, flags=[flag for _, flag in found])
 
 
 def was_screened(events: Sequence[InboxEvent]) -> bool:
@@ -57,6 +56,6 @@ def was_screened(events: Sequence[InboxEvent]) -> bool:
 
 def with_safety_message(outgoing: list[Outgoing], message: str, inbox_id: int) -> list[Outgoing]:
     """The safety message first, unless it is among the messages already."""
-    if any(o.kind == SAFETY_KIND for o in outgoing):
+    if any(o.kind == MessageKind.SAFETY for o in outgoing):
         return outgoing
-    return [Outgoing(keys.safety(inbox_id), message, SAFETY_KIND), *outgoing]
+    return [Outgoing(keys.safety(inbox_id), message, MessageKind.SAFETY), *outgoing]

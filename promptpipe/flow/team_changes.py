@@ -20,24 +20,24 @@ from sqlalchemy.orm import Session
 from promptpipe.domain import transitions
 from promptpipe.domain.conversation import TurnState
 from promptpipe.domain.localtime import zone_or_utc
-from promptpipe.domain.states import ACTIVE, WITHDRAWN
+from promptpipe.domain.states import Status
 from promptpipe.domain.study import Study
 from promptpipe.domain.study_days import study_end
 from promptpipe.domain.transition_log import Actor
 from promptpipe.errors import AdminError, Forbidden
 from promptpipe.flow.lifecycle import arm_study_end, last_day
 from promptpipe.flow.turn import FlowDeps, Outcome, TurnContext
-from promptpipe.pipeline.events import TeamChange
+from promptpipe.pipeline.events import TeamAction, TeamChange
 from promptpipe.storage.inbox_rows import InboxRow, merge_inbox_payload
 
-__all__ = ["ACTIONS", "STATUS_CHANGES", "TeamOutcome", "apply_team_change", "team_change_outcome"]
+__all__ = ["STATUS_CHANGES", "TeamOutcome", "apply_team_change", "team_change_outcome"]
 
-STATUS_CHANGES = {
-    "pause": ("paused_by_researcher", "paused by a researcher"),
-    "resume": ("resumed_by_researcher", "resumed by a researcher"),
-    "withdraw": ("withdrawn_by_researcher", "withdrawn by a researcher"),
+STATUS_CHANGES: dict[str, tuple[str, str]] = {
+    TeamAction.PAUSE: ("paused_by_researcher", "paused by a researcher"),
+    TeamAction.RESUME: ("resumed_by_researcher", "resumed by a researcher"),
+    TeamAction.WITHDRAW: ("withdrawn_by_researcher", "withdrawn by a researcher"),
 }
-ACTIONS = (*STATUS_CHANGES, "timezone", "extend")
+"""The team's status changes: the transition each applies and its reason when none is given."""
 REFUSALS: dict[str, type[AdminError]] = {"forbidden": Forbidden, "invalid": AdminError}
 """How a refusal is stored in the row, and the error it is raised as again for the asker."""
 
@@ -69,40 +69,40 @@ class TeamOutcome:
 
 def apply_team_change(state: TurnState, change: TeamChange, study: Study, now: datetime) -> TeamOutcome:
     """Apply ``change`` to the working copy of the participant's state (nothing is written here)."""
-    if state.status == WITHDRAWN:
+    if state.status == Status.WITHDRAWN:
         return TeamOutcome("{who} was withdrawn from the study; that cannot be undone or changed", "forbidden")
     if change.action in STATUS_CHANGES:
         return _status(state, change)
-    if change.action == "timezone":
+    if change.action == TeamAction.TIMEZONE:
         return _zone(state, change.value or "")
-    if change.action == "extend":
+    if change.action == TeamAction.EXTEND:
         return _extend(state, change, study, now)
-    if change.action == "number":
+    if change.action == TeamAction.NUMBER:
         return _number(state, change)
     return TeamOutcome(f"{change.action!r} is not a change the team can make", "invalid")
 
 
 def _status(state: TurnState, change: TeamChange) -> TeamOutcome:
     name, default_reason = STATUS_CHANGES[change.action]
-    if change.action == "resume" and not state.researcher_paused:
+    if change.action == TeamAction.RESUME and not state.researcher_paused:
         if state.opted_out:
             return TeamOutcome("{who} stopped the messages themselves (STOP); only they can switch them back on, by "
                                "sending START", "forbidden")
         return TeamOutcome("{who} is already active; nothing changed")
-    if change.action == "pause" and state.researcher_paused:
+    if change.action == TeamAction.PAUSE and state.researcher_paused:
         return TeamOutcome("{who} is already paused by the research team; nothing changed")
     was_opted_out = state.opted_out
     reason = change.reason or default_reason
     if not transitions.apply(state, name, actor=Actor.RESEARCHER, reason=reason, words=reason, actor_name=change.by):
         return TeamOutcome(f"{{who}} is already {state.status}; nothing changed")
-    if change.action == "resume" and state.status != ACTIVE:
+    if change.action == TeamAction.RESUME and state.status != Status.ACTIVE:
         return TeamOutcome("{who}: the research team's pause is lifted, but they stay paused because they sent STOP "
                            "themselves; only they can switch messages back on, by sending START")
-    if change.action == "pause" and was_opted_out:
+    if change.action == TeamAction.PAUSE and was_opted_out:
         return TeamOutcome("{who} is now paused by the research team as well as by their own STOP; both must be "
                            "lifted before anything is sent")
     return TeamOutcome(f"{{who}} is now {state.status}"
-                       + ("; no scheduled message will be sent to them" if state.status != ACTIVE else ""))
+                       + ("; no scheduled message will be sent to them" if state.status != Status.ACTIVE else ""))
 
 
 def _zone(state: TurnState, zone: str) -> TeamOutcome:

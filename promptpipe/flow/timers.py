@@ -19,17 +19,13 @@ from promptpipe.domain.conversation import TurnState
 from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.quiet_hours import in_quiet_hours
-from promptpipe.domain.states import FEEDBACK, INTAKE
+from promptpipe.domain.states import Stage
 from promptpipe.domain.timers import (
-    AUTO_FEEDBACK,
-    FEEDBACK_CHECK_IN,
-    FEEDBACK_FOLLOWUP,
     FEEDBACK_TIMERS,
-    INTAKE_REMINDER,
     INTAKE_TIMERS,
-    REMINDER,
     SENDS_MESSAGE,
     NudgePolicy,
+    TimerKind,
 )
 from promptpipe.domain.transition_log import Actor
 from promptpipe.domain.transitions import (
@@ -71,29 +67,29 @@ REMINDER_TEXT = (
 def arm_after_prompt(state: TurnState, policy: NudgePolicy, now: datetime, prompt_inbox_id: int) -> None:
     """A daily prompt went out: remind if no reply, and hand over to feedback if still silent."""
     if policy.reminder_delay.total_seconds() > 0:
-        state.arm_timer(REMINDER, now + policy.reminder_delay, {"prompt_inbox_id": prompt_inbox_id},
+        state.arm_timer(TimerKind.REMINDER, now + policy.reminder_delay, {"prompt_inbox_id": prompt_inbox_id},
                         reason="daily prompt sent")
-    if policy.auto_feedback and state.sub_state != FEEDBACK:
-        state.arm_timer(AUTO_FEEDBACK, now + policy.auto_feedback_delay, {"prompt_inbox_id": prompt_inbox_id},
+    if policy.auto_feedback and state.sub_state != Stage.FEEDBACK:
+        state.arm_timer(TimerKind.AUTO_FEEDBACK, now + policy.auto_feedback_delay, {"prompt_inbox_id": prompt_inbox_id},
                         reason="daily prompt sent")
-    elif state.sub_state == FEEDBACK and policy.feedback_initial_timeout.total_seconds() > 0:
+    elif state.sub_state == Stage.FEEDBACK and policy.feedback_initial_timeout.total_seconds() > 0:
         # Already in FEEDBACK: the check-in clock starts with the prompt.
-        state.arm_timer(FEEDBACK_CHECK_IN, now + policy.feedback_initial_timeout, reason="daily prompt sent")
+        state.arm_timer(TimerKind.FEEDBACK_CHECK_IN, now + policy.feedback_initial_timeout, reason="daily prompt sent")
 
 
 def apply_stage_effects(state: TurnState, policy: NudgePolicy, now: datetime) -> None:
     """Carry out the timer effects the turn's change of stage declares (see domain.transitions)."""
     effects = stage_effects(state)
-    if CANCEL_AUTO_FEEDBACK in effects and state.timer_pending_after_commit(AUTO_FEEDBACK):
-        state.cancel_timers(AUTO_FEEDBACK, reason="already in FEEDBACK")
+    if CANCEL_AUTO_FEEDBACK in effects and state.timer_pending_after_commit(TimerKind.AUTO_FEEDBACK):
+        state.cancel_timers(TimerKind.AUTO_FEEDBACK, reason="already in FEEDBACK")
     if ARM_CHECK_IN in effects and policy.feedback_initial_timeout.total_seconds() > 0:
-        state.arm_timer(FEEDBACK_CHECK_IN, now + policy.feedback_initial_timeout, reason="entered FEEDBACK")
+        state.arm_timer(TimerKind.FEEDBACK_CHECK_IN, now + policy.feedback_initial_timeout, reason="entered FEEDBACK")
     if CANCEL_FEEDBACK_TIMERS in effects:
         pending = [kind for kind in FEEDBACK_TIMERS if state.timer_pending_after_commit(kind)]
         if pending:
             state.cancel_timers(*pending, reason="back in INTAKE")
     cancel = INTAKE_TIMERS if CANCEL_INTAKE_TIMERS in effects else (
-        (INTAKE_REMINDER,) if CANCEL_INTAKE_REMINDER in effects else ())
+        (TimerKind.INTAKE_REMINDER,) if CANCEL_INTAKE_REMINDER in effects else ())
     pending = [kind for kind in cancel if state.timer_pending_after_commit(kind)]
     if pending:
         state.cancel_timers(*pending, reason=f"now in {state.sub_state}")
@@ -146,12 +142,13 @@ async def _fired(deps: FlowDeps, context: TurnContext, item: InboxRow, event: Ti
         hook = _reminder_recorded(event.prompt_inbox_id, now) if event.prompt_inbox_id is not None else None
         return [Outgoing(keys.reminder(item.id), REMINDER_TEXT, MessageKind.REMINDER)], hook, "reminder sent"
     if isinstance(event, CheckInDue | FollowUpDue):
-        if state.sub_state != FEEDBACK:
+        if state.sub_state != Stage.FEEDBACK:
             return [], None, None
         cue = CHECK_IN_CUE if isinstance(event, CheckInDue) else FOLLOW_UP_CUE
         result = await respond(deps, context, FEEDBACK_MODULE, [], cue)
         if isinstance(event, CheckInDue) and policy.feedback_followup_delay.total_seconds() > 0:
-            state.arm_timer(FEEDBACK_FOLLOWUP, now + policy.feedback_followup_delay, reason="check-in unanswered")
+            state.arm_timer(TimerKind.FEEDBACK_FOLLOWUP, now + policy.feedback_followup_delay,
+                            reason="check-in unanswered")
         return [Outgoing(keys.check_in(item.id), result.text, MessageKind.CHECK_IN)], None, f"{event.kind} sent"
     if isinstance(event, IntakeInactiveDue):
         return [], None, lifecycle.intake_inactive_outcome(state, policy, now)
@@ -160,10 +157,10 @@ async def _fired(deps: FlowDeps, context: TurnContext, item: InboxRow, event: Ti
         return outgoing, None, note
     if isinstance(event, AutoFeedbackDue):
         minutes = round(policy.auto_feedback_delay.total_seconds() / 60)
-        moved = transitions.apply(state, MOVE_TO[FEEDBACK], actor=Actor.TIMER,
+        moved = transitions.apply(state, MOVE_TO[Stage.FEEDBACK], actor=Actor.TIMER,
                                   reason=f"no reply {minutes} min after the daily prompt")
         return [], None, "moved to FEEDBACK" if moved else None
-    if isinstance(event, DelayedTransitionDue) and event.target in (INTAKE, FEEDBACK):
+    if isinstance(event, DelayedTransitionDue) and event.target in (Stage.INTAKE, Stage.FEEDBACK):
         moved = transitions.apply(state, MOVE_TO[event.target], actor=Actor.TIMER,
                                   reason=f"delayed: {event.reason or 'delayed transition'}")
         return [], None, f"moved to {event.target}" if moved else None

@@ -64,6 +64,8 @@ class Outcome:
     resync_alarms: bool = False
     log: tuple[str, dict[str, Any]] | None = None
     """An event and its fields, logged once the outcome is committed."""
+    model_turn: bool = False
+    """The model answered: counted in the router's ``turns`` once committed."""
 
 
 @dataclass(frozen=True)

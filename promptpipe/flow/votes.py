@@ -14,12 +14,12 @@ from datetime import date, datetime
 
 from sqlalchemy.orm import Session
 
-from promptpipe.domain import keys, transitions
-from promptpipe.domain.messages import MessageKind
+from promptpipe.domain import keys, states, transitions
+from promptpipe.domain.messages import MessageKind, VoteSource
 from promptpipe.domain.polls import DONE_PURPOSE, VOTE_BY_OPTION
 from promptpipe.domain.profile import PROMPT_REQUIRED_FIELDS
 from promptpipe.domain.questionnaire import QUESTIONNAIRE_PURPOSE
-from promptpipe.domain.states import ACTIVE, VOTE_DONE, VOTE_NOT_THIS_TIME
+from promptpipe.domain.states import Status
 from promptpipe.domain.study import SELF_REPORT_PURPOSE
 from promptpipe.domain.transition_log import Actor
 from promptpipe.flow import intensity
@@ -39,13 +39,13 @@ COUNTED, CHANGED, WITHDRAWN, REPEATED, OUTDATED, UNKNOWN = (
 """How a vote was handled (kept on its transcript message)."""
 
 FIRST_REPLY = {
-    VOTE_DONE: "Well done, that one counts! If you like, tell me in a few words what made it work today.",
-    VOTE_NOT_THIS_TIME: ("Thanks for telling me; that happens to everyone. If you like, tell me what got in "
+    states.Vote.DONE: "Well done, that one counts! If you like, tell me in a few words what made it work today.",
+    states.Vote.NOT_THIS_TIME: ("Thanks for telling me; that happens to everyone. If you like, tell me what got in "
                          "the way, and we can make the next one easier."),
 }
 CHANGED_REPLY = {
-    VOTE_DONE: "Got it, I've changed your answer to done. Nice one!",
-    VOTE_NOT_THIS_TIME: "Got it, I've changed your answer to not this time.",
+    states.Vote.DONE: "Got it, I've changed your answer to done. Nice one!",
+    states.Vote.NOT_THIS_TIME: "Got it, I've changed your answer to not this time.",
 }
 WITHDRAWN_REPLY = "Okay, I've cleared your answer. You can vote again whenever you like."
 CLOSED = "Thanks! That question has closed, so this answer isn't counted."
@@ -152,7 +152,7 @@ def votes_outcome(context: TurnContext, batch: list[InboxRow], inputs: list[Vote
     tally = VoteTally(context.targets)
     for vote in inputs:
         reply: str | None = None
-        if state.status != ACTIVE:
+        if state.status != Status.ACTIVE:
             outcome = "not_active"
         elif vote.purpose == intensity.PURPOSE:
             reply, outcome = intensity.apply_vote(state, vote.chosen, vote.poll_id, withdrawn=vote.withdrawn,
@@ -169,7 +169,7 @@ def votes_outcome(context: TurnContext, batch: list[InboxRow], inputs: list[Vote
         if vote.item.message_id is not None:
             handled[vote.item.message_id] = {"handled_as": outcome, **(
                 {"vote_source": vote.source, "answers_poll": vote.poll_id, "selected": vote.chosen}
-                if vote.source != "tap" else {})}
+                if vote.source != VoteSource.TAP else {})}
         if reply:
             outgoing.append(Outgoing(keys.reply(vote.item.id), reply, MessageKind.TEXT))
         log.info("poll_vote_handled", participant_id=pid, purpose=vote.purpose, handled_as=outcome, source=vote.source)

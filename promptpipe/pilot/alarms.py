@@ -17,8 +17,9 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from promptpipe.domain.localtime import zone_or_utc
+from promptpipe.domain.questionnaire import InstanceStatus
 from promptpipe.domain.study import SELF_REPORT_ID
-from promptpipe.domain.timers import INTAKE_REMINDER, REMINDER
+from promptpipe.domain.timers import TimerKind
 from promptpipe.scheduling import jobs
 from promptpipe.scheduling.jobs import DAILY, TIMER, Alarm
 from promptpipe.scheduling.reconcile import wanted_jobs
@@ -28,7 +29,7 @@ from promptpipe.storage.study_tables import QuestionnaireInstance
 
 __all__ = ["REMINDER_KINDS", "Due", "due_alarms", "next_self_report", "plan_of"]
 
-REMINDER_KINDS = (REMINDER, INTAKE_REMINDER)
+REMINDER_KINDS = (TimerKind.REMINDER, TimerKind.INTAKE_REMINDER)
 """The timers "skip to the next reminder" goes to."""
 _INSTANCE = table_of(QuestionnaireInstance)
 
@@ -75,5 +76,5 @@ def next_self_report(session: Session, participant_id: str) -> datetime | None:
     found: datetime | None = session.execute(
         select(_INSTANCE.c.scheduled_at).where(
             _INSTANCE.c.participant_id == participant_id, _INSTANCE.c.questionnaire_id == SELF_REPORT_ID,
-            _INSTANCE.c.status == "scheduled").order_by(_INSTANCE.c.scheduled_at).limit(1)).scalar()
+            _INSTANCE.c.status == InstanceStatus.SCHEDULED).order_by(_INSTANCE.c.scheduled_at).limit(1)).scalar()
     return found

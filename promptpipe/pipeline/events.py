@@ -17,9 +17,9 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any, ClassVar, Literal, TypeVar, Union, cast, get_args, get_origin, get_type_hints
 
-from promptpipe.domain import timers
+from promptpipe.domain.timers import TimerKind
 from promptpipe.storage.inbox_rows import WA_ID, NewInput
-from promptpipe.storage.models import PENDING
+from promptpipe.storage.models import RowStatus
 
 __all__ = [
     "AlarmSyncRequested",
@@ -41,6 +41,7 @@ __all__ = [
     "ResearcherMessageQueued",
     "SelfReportDue",
     "StudyEndDue",
+    "TeamAction",
     "TeamChange",
     "TimerEvent",
     "as_input",
@@ -212,21 +213,36 @@ class AlarmSyncRequested(_Payload):
     kind: Literal["sync"] = "sync"
 
 
+class TeamAction(StrEnum):
+    """What a :class:`TeamChange` does."""
+
+    PAUSE = "pause"
+    RESUME = "resume"
+    WITHDRAW = "withdraw"
+    TIMEZONE = "timezone"
+    """a new time zone (``value``)"""
+    EXTEND = "extend"
+    """more study days (``value``)"""
+    NUMBER = "number"
+    """another of the deployment's WhatsApp numbers (``value``)"""
+
+
 @dataclass(frozen=True)
 class TeamChange(_Payload):
     """The research team changes the participant's state: pause, resume, withdraw, a new time
-    zone, or more study days. It runs in the participant's lane, between their turns; the outcome
-    (a line for whoever asked, or the refusal) is written back into the row's payload."""
+    zone, more study days or another WhatsApp number. It runs in the participant's lane, between
+    their turns; the outcome (a line for whoever asked, or the refusal) is written back into the
+    row's payload."""
 
     INBOX_KIND = InboxKind.TEAM_CHANGE
     kind: Literal["team_change"] = "team_change"
     action: str = ""
-    """pause | resume | withdraw | timezone | extend"""
+    """A :class:`TeamAction`."""
     reason: str = ""
     by: str = ""
     """The researcher's (or API token's) name."""
     value: str | None = None
-    """The new time zone, or the number of days to add."""
+    """The new time zone, the number of days to add, or the number's name."""
 
 
 @dataclass(frozen=True)
@@ -355,12 +371,13 @@ _BY_KIND: dict[str, type[_Payload]] = {
                                     AlarmSyncRequested, TeamChange, ResearcherMessageQueued, DailyPromptDue)
 }
 _TIMERS: dict[str, type[_TimerDue]] = {
-    timers.REMINDER: ReminderDue, timers.AUTO_FEEDBACK: AutoFeedbackDue, timers.TRANSITION: DelayedTransitionDue,
-    timers.FEEDBACK_CHECK_IN: CheckInDue, timers.FEEDBACK_FOLLOWUP: FollowUpDue,
-    timers.INTAKE_INACTIVE: IntakeInactiveDue, timers.INTAKE_REMINDER: IntakeReminderDue, timers.STUDY_END: StudyEndDue,
-    timers.SELF_REPORT: SelfReportDue, timers.PROMPT_NOW: PromptNowDue, timers.QUESTIONNAIRE: QuestionnaireDue,
+    TimerKind.REMINDER: ReminderDue, TimerKind.AUTO_FEEDBACK: AutoFeedbackDue,
+    TimerKind.TRANSITION: DelayedTransitionDue, TimerKind.FEEDBACK_CHECK_IN: CheckInDue,
+    TimerKind.FEEDBACK_FOLLOWUP: FollowUpDue, TimerKind.INTAKE_INACTIVE: IntakeInactiveDue,
+    TimerKind.INTAKE_REMINDER: IntakeReminderDue, TimerKind.STUDY_END: StudyEndDue,
+    TimerKind.SELF_REPORT: SelfReportDue, TimerKind.PROMPT_NOW: PromptNowDue, TimerKind.QUESTIONNAIRE: QuestionnaireDue,
 }
-assert set(_TIMERS) == set(timers.TIMER_KINDS), "every timer kind has its event"
+assert set(_TIMERS) == set(TimerKind), "every timer kind has its event"
 
 
 def parse_event(inbox_kind: str, payload: dict[str, Any]) -> InboxEvent:
@@ -381,7 +398,7 @@ def timer_event(timer_kind: str, payload: dict[str, Any]) -> TimerEvent:
 
 
 def as_input(event: InboxEvent, *, key: str, participant_id: str, message_id: int | None = None,
-             status: str = PENDING) -> NewInput:
+             status: str = RowStatus.PENDING) -> NewInput:
     """The inbox row that carries ``event``."""
     return NewInput(key=key, participant_id=participant_id, kind=event.INBOX_KIND, payload=event.to_payload(),
                     message_id=message_id, status=status)

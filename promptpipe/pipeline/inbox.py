@@ -20,6 +20,7 @@ from promptpipe.clock import Clock
 from promptpipe.domain import keys
 from promptpipe.domain.consent import ConsentSource
 from promptpipe.domain.limits import NAME_CHARS
+from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.numbers import ONE_NUMBER, NumberPlan
 from promptpipe.domain.phones import from_whatsapp
 from promptpipe.domain.study import OPEN_STUDY, Study
@@ -242,7 +243,8 @@ def _describe(session: Session, msg: InboundMessage, original: str | None,
                                  said_at=said),
                 "reaction", f"(reaction: {emoji})" if emoji else "(reaction taken back)")
     if msg.poll_vote is None:
-        text = msg.text if msg.content == "text" else NON_TEXT_NOTES.get(msg.content, f"[a {msg.content} message]")
+        text = (msg.text if msg.content == MessageKind.TEXT
+                else NON_TEXT_NOTES.get(msg.content, f"[a {msg.content} message]"))
         return (MessageReceived(wa_message_id=msg.message_id, content=msg.content,
                                 quoted_message_id=msg.quoted_message_id, edited=msg.edited,
                                 edit_of=msg.edit_of, original_text_b64=original, said_at=said), msg.content, text)

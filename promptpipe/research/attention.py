@@ -22,20 +22,18 @@ from sqlalchemy.orm import Session
 
 from promptpipe.domain.numbers import ONE_NUMBER, NumberPlan
 from promptpipe.domain.participant_filter import ParticipantFilter
-from promptpipe.domain.safety import OPEN
-from promptpipe.domain.states import ACTIVE, COMPLETED, INTAKE_SUSPENDED, WITHDRAWN
+from promptpipe.domain.safety import FlagStatus
+from promptpipe.domain.states import Stage, Status
 from promptpipe.research.oversight import STUCK_ATTEMPTS
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import (
-    FAILED,
-    PENDING,
-    UNCERTAIN,
     Flag,
     InboxItem,
     Message,
     OutboxItem,
     Participant,
     PromptDelivery,
+    RowStatus,
     table_of,
 )
 from promptpipe.storage.participant_list import count_participants
@@ -144,7 +142,7 @@ def _on_number(numbers: NumberPlan, name: str) -> ColumnElement[bool]:
     has = _P.c.number == name
     if name == numbers.default:
         has = or_(has, _P.c.number.is_(None))
-    return and_(has, _P.c.status.not_in((WITHDRAWN, COMPLETED)), _P.c.erased_at.is_(None))
+    return and_(has, _P.c.status.not_in((Status.WITHDRAWN, Status.COMPLETED)), _P.c.erased_at.is_(None))
 
 
 def _numbers_in_trouble(session: Session, numbers: NumberPlan, statuses: dict[str, StatusRow], *, detail: bool,
@@ -178,22 +176,24 @@ def _read(session: Session, now: datetime, silent_days: int, *, flags: bool, wha
 
     if flags:
         add(AttentionKind.SAFETY_FLAG, _concerns(session, _FLAG, _FLAG.c.participant_id, _FLAG.c.created_at,
-                                                 _FLAG.c.status == OPEN, detail=detail, limit=limit))
+                                                 _FLAG.c.status == FlagStatus.OPEN, detail=detail, limit=limit))
     statuses = read_statuses(session) if whatsapp or model_error or numbers.several else {}
     if numbers.several:
         entries.extend(_numbers_in_trouble(session, numbers, statuses, detail=detail, limit=limit))
-    stuck = or_(_INBOX.c.status == FAILED, and_(_INBOX.c.status == PENDING, _INBOX.c.attempts >= STUCK_ATTEMPTS))
+    stuck = or_(_INBOX.c.status == RowStatus.FAILED,
+                and_(_INBOX.c.status == RowStatus.PENDING, _INBOX.c.attempts >= STUCK_ATTEMPTS))
     add(AttentionKind.STUCK_INPUT, _concerns(session, _INBOX, _INBOX.c.participant_id, _INBOX.c.created_at, stuck,
                                              detail=detail, limit=limit))
     add(AttentionKind.UNCERTAIN_SEND, _concerns(session, _OUTBOX, _OUTBOX.c.participant_id, _OUTBOX.c.created_at,
-                                                _OUTBOX.c.status == UNCERTAIN, detail=detail, limit=limit))
+                                                _OUTBOX.c.status == RowStatus.UNCERTAIN, detail=detail, limit=limit))
     undelivered = and_(_D.c.sent_at > now - NOT_DELIVERED_LOOKBACK, _D.c.sent_at <= now - NOT_DELIVERED_AFTER,
                        _D.c.receipt_level.is_(None), _M.c.receipts_expected.is_(True), _M.c.wa_message_id.is_not(None))
     add(AttentionKind.NOT_DELIVERED, _concerns(session, _D.join(_M, _M.c.id == _D.c.prompt_message_id),
                                                _D.c.participant_id, _D.c.sent_at, undelivered, detail=detail,
                                                limit=limit))
-    for kind, flt in ((AttentionKind.SILENT, ParticipantFilter(status=ACTIVE, silent_days=silent_days)),
-                      (AttentionKind.INTAKE_ON_HOLD, ParticipantFilter(status=ACTIVE, stage=INTAKE_SUSPENDED))):
+    for kind, flt in ((AttentionKind.SILENT, ParticipantFilter(status=Status.ACTIVE, silent_days=silent_days)),
+                      (AttentionKind.INTAKE_ON_HOLD,
+                       ParticipantFilter(status=Status.ACTIVE, stage=Stage.INTAKE_SUSPENDED))):
         add(kind, (count_participants(session, flt, now), ()))
     if whatsapp or model_error:
         state = statuses.get(WHATSAPP)

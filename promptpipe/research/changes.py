@@ -15,13 +15,13 @@ from promptpipe.domain import keys
 from promptpipe.domain.consent import ConsentSource
 from promptpipe.domain.limits import BACKGROUND_CHARS, NAME_CHARS, REASON_CHARS
 from promptpipe.domain.numbers import ONE_NUMBER, NumberPlan
-from promptpipe.domain.states import ACTIVE
+from promptpipe.domain.states import Status
 from promptpipe.domain.study import OPEN_STUDY, QuietHours, Study
 from promptpipe.domain.text import has_undecodable
 from promptpipe.errors import AdminError, Conflict, DuplicateKey, Forbidden
 from promptpipe.flow.team_changes import STATUS_CHANGES
 from promptpipe.logging import get_logger
-from promptpipe.pipeline.events import DailyPromptDue, Enrolled, TeamChange, as_input
+from promptpipe.pipeline.events import DailyPromptDue, Enrolled, TeamAction, TeamChange, as_input
 from promptpipe.research._common import (
     find,
     get_participant,
@@ -134,8 +134,8 @@ async def set_timezone(db: Database, clock: Clock, *, phone: str, timezone: str,
     timezone = validate_timezone(timezone)
     participant, _ = await get_participant(db, phone)
     by = validate_text("--by", by or researcher_name(), NAME_CHARS)
-    outcome = await request_change(db, clock, participant.id, TeamChange(action="timezone", value=timezone, by=by),
-                                   study=study)
+    outcome = await request_change(db, clock, participant.id,
+                                   TeamChange(action=TeamAction.TIMEZONE, value=timezone, by=by), study=study)
     return outcome.said_for(participant.phone)
 
 
@@ -145,7 +145,7 @@ async def send_prompt_now(db: Database, clock: Clock, *, phone: str, quiet: Quie
     the study's ``quiet`` hours on their clock unless ``anyway`` (now) or ``after_quiet_hours``
     (the service holds it until they end)."""
     participant, _ = await get_participant(db, phone)
-    if participant.status != ACTIVE:
+    if participant.status != Status.ACTIVE:
         raise Forbidden(f"{participant.phone} is {participant.status}; scheduled messages are not sent to them")
     now = clock.now()
     end = quiet_hours_wait(quiet, who=participant.phone, timezone=participant.timezone, now=now,

@@ -12,7 +12,7 @@ from promptpipe.domain.limits import NAME_CHARS, RESEARCHER_MESSAGE_CHARS
 from promptpipe.domain.numbers import NumberPlan
 from promptpipe.domain.study import OPEN_STUDY, Study
 from promptpipe.errors import Forbidden
-from promptpipe.pipeline.events import TeamChange
+from promptpipe.pipeline.events import TeamAction, TeamChange
 from promptpipe.research._common import get_participant, researcher_name, validate_text
 from promptpipe.research.messaging import send_message
 from promptpipe.research.team_requests import request_change
@@ -41,7 +41,7 @@ async def move_to_number(db: Database, clock: Clock, *, who: str, to: str, text:
     if numbers.of(participant.number) == to:
         raise Forbidden(f"{who} is written to from {to} already; nothing changed")
     outcome = await request_change(db, clock, participant.id, TeamChange(
-        action="number", value=to, by=by, reason=f"moved to {to} by {by}"), study=study)
+        action=TeamAction.NUMBER, value=to, by=by, reason=f"moved to {to} by {by}"), study=study)
     line = outcome.said_for(who)
     try:
         await send_message(db, clock, who=participant.id, text=text, by=by, quiet=study.quiet_hours,

@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 
 from promptpipe.clock import Clock
 from promptpipe.domain import keys
-from promptpipe.domain.states import ACTIVE
+from promptpipe.domain.states import Status
 from promptpipe.domain.study import Study
 from promptpipe.errors import AdminError, Forbidden, NotFound
 from promptpipe.pipeline.events import QuestionnaireDue, as_input
@@ -56,7 +56,7 @@ async def send_questionnaire(db: Database, clock: Clock, study: Study, *, phone:
         raise AdminError(f"questionnaire {questionnaire_id!r} is not in the study file in force (its questionnaires: "
                          f"{known})")
     participant, _ = await get_participant(db, phone)
-    if participant.status != ACTIVE:
+    if participant.status != Status.ACTIVE:
         raise Forbidden(f"{participant.phone} is {participant.status}; questionnaires are not sent to them")
     now = clock.now()
     quiet_hours_wait(study.quiet_hours, who=participant.phone, timezone=participant.timezone, now=now,

@@ -15,7 +15,7 @@ from promptpipe.domain.conversation import ScheduleEntry
 from promptpipe.domain.localtime import local_label, zone_or_utc
 from promptpipe.domain.messages import MessageKind, MessageStatus
 from promptpipe.domain.profile import HABIT_FIELDS, Profile
-from promptpipe.domain.states import ACTIVE, Stage, Status
+from promptpipe.domain.states import Stage, Status
 from promptpipe.domain.tone import ToneState
 from promptpipe.research._common import get_participant, participant_id_in, participant_key
 from promptpipe.research.views import (
@@ -29,13 +29,12 @@ from promptpipe.research.views import (
 from promptpipe.scheduling.jobstore import armed_job_ids
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import (
-    PENDING,
-    SENDING,
     Conversation,
     InboxItem,
     Message,
     OutboxItem,
     Participant,
+    RowStatus,
     Timer,
     table_of,
 )
@@ -88,11 +87,12 @@ async def show(db: Database, phone: str) -> ParticipantDetail:
         ).all())
         waiting = session.execute(
             select(func.count()).select_from(InboxItem)
-            .where(_INBOX.c.participant_id == participant.id, _INBOX.c.status == PENDING)
+            .where(_INBOX.c.participant_id == participant.id, _INBOX.c.status == RowStatus.PENDING)
         ).scalar_one()
         unsent = session.execute(
             select(func.count()).select_from(OutboxItem)
-            .where(_OUTBOX.c.participant_id == participant.id, _OUTBOX.c.status.in_((PENDING, SENDING)))
+            .where(_OUTBOX.c.participant_id == participant.id,
+                   _OUTBOX.c.status.in_((RowStatus.PENDING, RowStatus.SENDING)))
         ).scalar_one()
         return counts, waiting, unsent
 
@@ -122,14 +122,15 @@ async def schedules(db: Database, clock: Clock, *, phone: str) -> SchedulesView:
     def read(session: Session) -> tuple[list[ScheduleEntry], list[Timer], set[str]]:
         entries = load_schedules(session, participant.id)
         timers = list(session.execute(select(Timer).where(
-            _TIMER.c.participant_id == participant.id, _TIMER.c.status == PENDING).order_by(_TIMER.c.due_at)).scalars())
+            _TIMER.c.participant_id == participant.id, _TIMER.c.status == RowStatus.PENDING)
+            .order_by(_TIMER.c.due_at)).scalars())
         armed = armed_job_ids(session, [keys.daily_job(participant.id, e.id) for e in entries]
                                + [keys.timer_job(participant.id, t.kind) for t in timers])
         return entries, timers, armed
 
     entries, timers, armed = await db.run(read)
     zone = zone_or_utc(participant.timezone)
-    active = participant.status == ACTIVE
+    active = participant.status == Status.ACTIVE
     return SchedulesView(
         phone=participant.phone, status=Status(participant.status), timezone=participant.timezone,
         schedules=[
@@ -148,7 +149,7 @@ async def pending_timers(db: Database) -> list[TimerView]:
     def read(session: Session) -> list[tuple[Timer, Participant]]:
         rows = session.execute(
             select(Timer, Participant).join(Participant, _PARTICIPANT.c.id == _TIMER.c.participant_id)
-            .where(_TIMER.c.status == PENDING).order_by(_TIMER.c.due_at)).all()
+            .where(_TIMER.c.status == RowStatus.PENDING).order_by(_TIMER.c.due_at)).all()
         return [(timer, person) for timer, person in rows]
 
     rows = await db.run(read)

@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 from promptpipe.clock import Clock
 from promptpipe.domain import keys
 from promptpipe.domain.limits import INBOUND_CHARS
+from promptpipe.domain.messages import INBOUND_CONTENT, MessageKind
 from promptpipe.domain.polls import normalise
 from promptpipe.domain.profile import Profile
 from promptpipe.domain.questionnaire import QuestionnaireState
@@ -29,7 +30,6 @@ from promptpipe.storage.db import Database
 from promptpipe.storage.deliveries import PollMessage, newest_polls, poll_message, prompt_wa_ids
 from promptpipe.storage.live import Live, deployment, live_since
 from promptpipe.transport import InboundMessage, PollVote, Reaction, poll_option_hash
-from promptpipe.transport.base import NON_TEXT_CONTENT
 
 __all__ = ["REACTION_TARGETS", "refuse_if_live", "refuse_unless_pilot", "simulate", "simulate_reaction",
            "simulate_vote"]
@@ -77,9 +77,9 @@ async def simulate(db: Database, clock: Clock, *, phone: str, text: str = "", ki
     reply to the daily prompt of that day."""
     await refuse_unless_pilot(db)
     phone = validate_phone(phone)
-    if kind != "text":
-        if kind not in NON_TEXT_CONTENT:
-            raise AdminError(f"--kind: {kind!r} is not one of text, {', '.join(NON_TEXT_CONTENT)}")
+    if kind != MessageKind.TEXT:
+        if kind not in INBOUND_CONTENT:
+            raise AdminError(f"--kind: {kind!r} is not one of text, {', '.join(INBOUND_CONTENT)}")
         if text.strip():
             raise AdminError(f"--kind {kind}: leave the text out (a photo, video or document with a caption "
                              "arrives as text: send the caption as a plain message)")

@@ -12,10 +12,10 @@ from sqlalchemy.orm import Session
 
 from promptpipe.clock import Clock
 from promptpipe.domain.allocation import stratum_key
-from promptpipe.domain.states import WITHDRAWN
+from promptpipe.domain.states import Status
 from promptpipe.domain.study import Study
 from promptpipe.errors import AdminError, Forbidden
-from promptpipe.pipeline.events import TeamChange
+from promptpipe.pipeline.events import TeamAction, TeamChange
 from promptpipe.research._common import get_participant, researcher_name, validate_text
 from promptpipe.research.team_requests import request_change
 from promptpipe.storage.db import Database
@@ -59,12 +59,12 @@ async def extend(db: Database, clock: Clock, *, study: Study, phone: str, days: 
     if not 1 <= days <= MAX_EXTENSION_DAYS:
         raise AdminError(f"--days: give a whole number of days from 1 to {MAX_EXTENSION_DAYS}")
     participant, _ = await get_participant(db, phone)
-    if participant.status == WITHDRAWN:
+    if participant.status == Status.WITHDRAWN:
         raise Forbidden(f"{participant.phone} was withdrawn from the study; that cannot be undone or changed")
     by = validate_text("--by", by or researcher_name(), 200)
     await db.run(lambda session: check_protocol(session, study, clock.now()))
-    outcome = await request_change(db, clock, participant.id, TeamChange(action="extend", value=str(days), by=by),
-                                   study=study)
+    outcome = await request_change(db, clock, participant.id,
+                                   TeamChange(action=TeamAction.EXTEND, value=str(days), by=by), study=study)
     return outcome.said_for(participant.phone)
 
 

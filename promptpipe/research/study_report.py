@@ -22,10 +22,12 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from promptpipe.domain.localtime import zone_or_utc
-from promptpipe.domain.states import ACTIVE, COMPLETED, PAUSED, WITHDRAWN
-from promptpipe.domain.study import DEFAULT_ARM, SELF_REPORT_ID, SEND, UNAVAILABLE_REASONS, Study
+from promptpipe.domain.questionnaire import InstanceStatus
+from promptpipe.domain.states import Status
+from promptpipe.domain.study import DEFAULT_ARM, SELF_REPORT_ID, SEND, Study, Unavailable
 from promptpipe.domain.study_summary import SEED_IN_DATABASE_WARNING
 from promptpipe.domain.text import for_terminal
+from promptpipe.domain.transition_log import TransitionKind
 from promptpipe.export.self_report import outcome_date
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import Message, Participant, PromptDayCounts, PromptDelivery, Transition, table_of
@@ -177,7 +179,7 @@ def _read(session: Session, study: Study) -> dict[str, Sequence[Any]]:
         "participants": conn.execute(select(
             _P.c.id, _P.c.status, _P.c.arm, _P.c.timezone, _P.c.day_one, _P.c.extra_days, _P.c.completed_at)).all(),
         "withdrawn": conn.execute(select(_T.c.participant_id, func.max(_T.c.created_at)).where(
-            _T.c.kind == "status", _T.c.to_value == WITHDRAWN).group_by(_T.c.participant_id)).all(),
+            _T.c.kind == TransitionKind.STATUS, _T.c.to_value == Status.WITHDRAWN).group_by(_T.c.participant_id)).all(),
         "prompts": _prompt_totals(session),
         "decisions": conn.execute(select(*_DECISION_GROUP, func.count()).group_by(*_DECISION_GROUP)).all(),
         "seed": (seed_kept(session),),
@@ -226,9 +228,9 @@ def _day_reached(row: Any, study: Study, withdrawn_at: datetime | None, now: dat
     """The study day the participant is on now, or was on when they completed or withdrew; at
     most their last day, at least 0 (day one still ahead)."""
     end = now
-    if row.status == COMPLETED and row.completed_at is not None:
+    if row.status == Status.COMPLETED and row.completed_at is not None:
         end = row.completed_at
-    elif row.status == WITHDRAWN and withdrawn_at is not None:
+    elif row.status == Status.WITHDRAWN and withdrawn_at is not None:
         end = withdrawn_at
     day = (end.astimezone(zone_or_utc(row.timezone)).date() - date.fromisoformat(row.day_one)).days + 1
     if study.length_days is not None:
@@ -242,7 +244,7 @@ def _study_days(rows: Sequence[Any], withdrawn: dict[str, datetime], study: Stud
         with_day_one=len(days), without_day_one=len(rows) - len(days),
         min=min(days) if days else None, median=statistics.median(days) if days else None,
         max=max(days) if days else None, length_days=study.length_days,
-        completed=sum(1 for row in rows if row.status == COMPLETED),
+        completed=sum(1 for row in rows if row.status == Status.COMPLETED),
     )
 
 
@@ -260,7 +262,7 @@ def _prompts(rows: Sequence[Any], arms: Sequence[str]) -> dict[str, PromptCounts
 
 def _by_status(rows: Sequence[Any]) -> dict[str, int]:
     counts = Counter(row.status for row in rows)
-    order = [status for status in (ACTIVE, PAUSED, COMPLETED, WITHDRAWN) if status in counts]
+    order = [status for status in Status if status in counts]
     return {status: counts[status] for status in order + sorted(set(counts) - set(order))}
 
 
@@ -332,7 +334,7 @@ def _decisions(rows: Sequence[Any], arms: Sequence[str], study: Study) -> Decisi
         else:
             reasons[reason or "unknown"] += count
     available = total - sum(reasons.values())
-    order = [r for r in UNAVAILABLE_REASONS if r in reasons] + sorted(set(reasons) - set(UNAVAILABLE_REASONS))
+    order = [r for r in Unavailable if r in reasons] + sorted(set(reasons) - set(Unavailable))
     return DecisionCounts(
         total=total, available=available, availability_rate=round(available / total, 4) if total else None,
         unavailable_reasons={reason: reasons[reason] for reason in order},
@@ -359,7 +361,7 @@ def _self_report_by_action(points: Sequence[Any], days: Sequence[Any], study: St
     :func:`promptpipe.export.self_report.outcome_date`)."""
     if study.self_report is None:
         return None
-    answered = {(pid, day) for pid, day, status in days if status == "completed"}
+    answered = {(pid, day) for pid, day, status in days if status == InstanceStatus.COMPLETED}
     counts: Counter[str] = Counter()
     hits: Counter[str] = Counter()
     for pid, local_date, scheduled, decided, zone, action in points:

@@ -19,8 +19,10 @@ from sqlalchemy.orm import Session
 
 from promptpipe.domain.localtime import to_instant, zone_or_utc
 from promptpipe.domain.messages import MessageKind, kind_shown
-from promptpipe.domain.states import FEEDBACK, INTAKE, INTAKE_SUSPENDED
-from promptpipe.domain.timeline import RESEARCHER_ONLY, STREAMS, Cursor, Stream, TimelineKind
+from promptpipe.domain.questionnaire_answers import Missing
+from promptpipe.domain.states import Stage
+from promptpipe.domain.timeline import RESEARCHER_ONLY, Cursor, Stream, TimelineKind
+from promptpipe.domain.transition_log import TransitionKind
 from promptpipe.errors import NotFound
 from promptpipe.storage.access_tables import AuditEntry
 from promptpipe.storage.db import Database
@@ -67,7 +69,7 @@ async def timeline(db: Database, participant_id: str, *, identified: bool, kinds
     unknown participant."""
     allowed = tuple(kind for kind in TimelineKind if identified or kind not in RESEARCHER_ONLY)
     wanted = tuple(kind for kind in allowed if not kinds or kind in kinds)
-    streams = [stream for stream in STREAMS if stream.kind in wanted]
+    streams = [stream for stream in Stream if stream.kind in wanted]
 
     def read(session: Session) -> tuple[str, list[Hit]]:
         participant = participant_by_id(session, participant_id)
@@ -102,7 +104,11 @@ def _midnight(day: date, zone: ZoneInfo) -> datetime | None:
         return None
 
 
-STAGE_WORDS: dict[str, str] = {INTAKE: "intake", FEEDBACK: "feedback", INTAKE_SUSPENDED: "intake on hold"}
+STAGE_WORDS: dict[str, str] = {Stage.INTAKE: "intake", Stage.FEEDBACK: "feedback",
+                               Stage.INTAKE_SUSPENDED: "intake on hold"}
+CHANGE_WORDS: dict[str, str] = {TransitionKind.SUB_STATE: "Stage", TransitionKind.STATUS: "Status",
+                                TransitionKind.TIMEZONE: "Time zone", TransitionKind.NUMBER: "WhatsApp number"}
+"""What a transition changed, by its kind (a study day change says "Study")."""
 STATUS_WORDS = {"received": "received", "answered": "answered", "kept": "kept, not answered", "skipped": "skipped",
                 "queued": "waiting to be sent", "sending": "being sent", "sent": "sent", "failed": "not sent",
                 "uncertain": "may not have arrived", "cancelled": "cancelled before it went out"}
@@ -178,7 +184,7 @@ def entry_of(hit: Hit, identified: bool) -> TimelineEntry | None:
             why = f": {row.reason}" if row.reason else ""
             summary = f"Questionnaire {row.questionnaire_id} {_words(row.status)}{why}"
         case QuestionnaireAnswer():
-            verb = "Skipped" if row.missing == "skipped" else "Answered"
+            verb = "Skipped" if row.missing == Missing.SKIPPED else "Answered"
             how = f" ({_words(row.source, HOW_WORDS)})" if row.source else ""
             summary = f"{verb} {row.item_id} of questionnaire {hit.questionnaire_id}{how}"
             if row.raw is not None or row.coded:
@@ -194,11 +200,10 @@ def entry_of(hit: Hit, identified: bool) -> TimelineEntry | None:
             rebuilt = " (rebuilt from the transition log)" if row.reconstructed else ""
             summary, text = f"Consent: {_words(row.event, CONSENT_WORDS)}, {by}{rebuilt}", row.words or None
         case Transition():
-            words = STAGE_WORDS if row.kind == "sub_state" else None
+            words = STAGE_WORDS if row.kind == TransitionKind.SUB_STATE else None
             change = (f"{_words(row.from_value, words)} → {_words(row.to_value, words)}" if row.from_value
                       else _words(row.to_value, words))
-            what = {"sub_state": "Stage", "status": "Status", "timezone": "Time zone",
-                    "number": "WhatsApp number"}.get(row.kind, "Study")
+            what = CHANGE_WORDS.get(row.kind, "Study")
             by = f", {_words(row.actor, BY_WORDS)}" if row.actor else ""
             summary, text = f"{what}: {change} ({_words(row.name)}{by})", row.reason or None
         case Flag() if stream is Stream.FLAG_RAISED:

@@ -11,7 +11,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from promptpipe.clock import Clock
-from promptpipe.domain.access import ADMIN, ROLES, TOKEN_NAME, Role, hash_token, new_token
+from promptpipe.domain.access import TOKEN_NAME, Role, hash_token, new_token
 from promptpipe.domain.limits import NAME_CHARS
 from promptpipe.domain.setting_values import parse_duration
 from promptpipe.errors import AdminError, ConfigError
@@ -100,8 +100,8 @@ async def create_token(db: Database, clock: Clock, *, name: str, role: str, by: 
     name = validate_text("--name", name, 64, required=True)
     if not TOKEN_NAME.fullmatch(name):
         raise AdminError(f"--name: {name!r} may hold only letters, digits and . _ @ - (at most 64)")
-    if role not in ROLES:
-        raise AdminError(f"--role: {role!r} is not one of {', '.join(ROLES)}")
+    if role not in tuple(Role):
+        raise AdminError(f"--role: {role!r} is not one of {', '.join(Role)}")
     by = validate_text("--by", by or researcher_name(), NAME_CHARS)
     secret, now = new_token(), clock.now()
     if expires_at is not None and expires_at <= now:
@@ -135,7 +135,7 @@ async def audit_cli(db: Database, clock: Clock, action: str, *, by: str = "", de
     """Record a token change made with the admin script (whoever can run it can do what an admin can)."""
     by = validate_text("--by", by or researcher_name(), NAME_CHARS)
     now = clock.now()
-    await db.run(lambda session: add_audit(session, actor=by, role=ADMIN, action=action, participant_id=None,
+    await db.run(lambda session: add_audit(session, actor=by, role=Role.ADMIN, action=action, participant_id=None,
                                            detail=detail, via="cli", now=now))
 
 

@@ -24,7 +24,7 @@ from sqlalchemy.orm import Session
 
 from promptpipe.domain import keys
 from promptpipe.domain.localtime import zone_or_utc
-from promptpipe.domain.states import ACTIVE, ALARMED, COMPLETED, PAUSED
+from promptpipe.domain.states import ALARMED, Status
 from promptpipe.domain.study import Study
 from promptpipe.domain.timers import FIRES_LATE, RUNS_AFTER_COMPLETION, RUNS_WHILE_PAUSED
 from promptpipe.logging import get_logger
@@ -33,9 +33,9 @@ from promptpipe.scheduling.jobs import DAILY, Alarm
 from promptpipe.storage.db import Database
 from promptpipe.storage.inbox_rows import NewInput, add_inputs
 from promptpipe.storage.missed_decisions import MissedPoint, record_missed_decisions
-from promptpipe.storage.models import MISSED, PENDING
+from promptpipe.storage.models import RowStatus
 from promptpipe.storage.participants import statuses_and_zones
-from promptpipe.storage.schedules import CANCELLED, FIRED, daily_alarm_facts, settle_timers, timers_by_id
+from promptpipe.storage.schedules import daily_alarm_facts, settle_timers, timers_by_id
 
 log = get_logger("promptpipe.scheduling")
 
@@ -70,7 +70,7 @@ def deliver_alarms(db: Database, session: Session, alarms: Sequence[Alarm], now:
         for row in rows:
             if row.key not in written:
                 continue
-            if row.status == MISSED:
+            if row.status == RowStatus.MISSED:
                 result.missed += 1
                 prompt = parse_event(row.kind, row.payload)
                 assert isinstance(prompt, DailyPromptDue) and prompt.due_at is not None
@@ -108,7 +108,7 @@ def _daily_rows(db: Database, session: Session, alarms: list[Alarm], result: Del
         prompt = DailyPromptDue(schedule_id=entry.id, local_date=day.isoformat(),
                                 due_at=alarm.scheduled_for.isoformat())
         rows.append(as_input(prompt, key=keys.daily_prompt(pid, entry.id, day), participant_id=pid,
-                             status=MISSED if alarm.missed else PENDING))
+                             status=RowStatus.MISSED if alarm.missed else RowStatus.PENDING))
     return rows
 
 
@@ -118,28 +118,28 @@ def _timer_rows(
 ) -> list[NewInput]:
     """Settle the timers (pending → fired or missed, in one compare-and-set statement per group);
     only those that were still pending count."""
-    by_outcome: dict[str, list[int]] = {FIRED: [], MISSED: [], CANCELLED: []}
+    by_outcome: dict[str, list[int]] = {RowStatus.FIRED: [], RowStatus.MISSED: [], RowStatus.CANCELLED: []}
 
     def status_of(alarm: Alarm) -> str:
         return (people.get(alarm.participant_id) or ("", ""))[0]
 
-    runs_anyway = {t.id for t in timers_by_id(db, session, [int(a.ref) for a in alarms if status_of(a) == PAUSED])
-                   if t.kind in RUNS_WHILE_PAUSED}
-    completed = [int(a.ref) for a in alarms if status_of(a) == COMPLETED]
+    paused = [int(a.ref) for a in alarms if status_of(a) == Status.PAUSED]
+    runs_anyway = {t.id for t in timers_by_id(db, session, paused) if t.kind in RUNS_WHILE_PAUSED}
+    completed = [int(a.ref) for a in alarms if status_of(a) == Status.COMPLETED]
     if completed:  # the exit questionnaires' timer
         runs_anyway |= {t.id for t in timers_by_id(db, session, completed) if t.kind in RUNS_AFTER_COMPLETION}
     late = [int(a.ref) for a in alarms if a.missed]
     fires_late = {t.id for t in timers_by_id(db, session, late) if t.kind in FIRES_LATE} if late else set()
     for alarm in alarms:
         person = people.get(alarm.participant_id)
-        goes_on = person is not None and (person[0] == ACTIVE or int(alarm.ref) in runs_anyway)
+        goes_on = person is not None and (person[0] == Status.ACTIVE or int(alarm.ref) in runs_anyway)
         too_late = alarm.missed and int(alarm.ref) not in fires_late
-        outcome = CANCELLED if not goes_on else MISSED if too_late else FIRED
+        outcome = RowStatus.CANCELLED if not goes_on else RowStatus.MISSED if too_late else RowStatus.FIRED
         by_outcome[outcome].append(int(alarm.ref))
     settled = settle_timers(db, session, by_outcome, now)
-    result.dropped += sum(1 for outcome in settled.values() if outcome == CANCELLED)
-    fired = [timer_id for timer_id, outcome in settled.items() if outcome == FIRED]
-    missed = [timer_id for timer_id, outcome in settled.items() if outcome == MISSED]
+    result.dropped += sum(1 for outcome in settled.values() if outcome == RowStatus.CANCELLED)
+    fired = [timer_id for timer_id, outcome in settled.items() if outcome == RowStatus.FIRED]
+    missed = [timer_id for timer_id, outcome in settled.items() if outcome == RowStatus.MISSED]
     for timer in timers_by_id(db, session, missed):
         result.missed += 1
         log.warning("timer_missed", participant_id=timer.participant_id, timer_id=timer.id, kind=timer.kind,

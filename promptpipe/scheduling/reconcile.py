@@ -19,8 +19,8 @@ from apscheduler.triggers.date import DateTrigger
 from promptpipe.domain import keys
 from promptpipe.domain.conversation import PendingTimer
 from promptpipe.domain.localtime import zone_or_utc
-from promptpipe.domain.states import ACTIVE, ALARMED, COMPLETED
-from promptpipe.domain.timers import RUNS_AFTER_COMPLETION, RUNS_WHILE_PAUSED, TIMER_KINDS
+from promptpipe.domain.states import ALARMED, Status
+from promptpipe.domain.timers import RUNS_AFTER_COMPLETION, RUNS_WHILE_PAUSED, TimerKind
 from promptpipe.scheduling import jobs
 from promptpipe.scheduling.jobs import DAILY, Alarm
 from promptpipe.scheduling.trigger import DailyPromptTrigger
@@ -70,7 +70,7 @@ def wanted_jobs(plan: AlarmPlan, now: datetime) -> list[WantedJob]:
     the study, the questionnaires' plan)."""
     if plan.status not in ALARMED:
         return [timer_job(plan.participant_id, timer) for timer in plan.timers
-                if plan.status == COMPLETED and timer.kind in RUNS_AFTER_COMPLETION]
+                if plan.status == Status.COMPLETED and timer.kind in RUNS_AFTER_COMPLETION]
     zone = zone_or_utc(plan.timezone)
     wanted = []
     for entry in plan.schedules:
@@ -80,7 +80,7 @@ def wanted_jobs(plan: AlarmPlan, now: datetime) -> list[WantedJob]:
             {"participant_id": plan.participant_id, "schedule_id": entry.id},
             DailyPromptTrigger(spec, zone.key), spec.next_fire(now, zone, inclusive=True)[1],
         ))
-    timers = [t for t in plan.timers if plan.status == ACTIVE or t.kind in RUNS_WHILE_PAUSED]
+    timers = [t for t in plan.timers if plan.status == Status.ACTIVE or t.kind in RUNS_WHILE_PAUSED]
     return wanted + [timer_job(plan.participant_id, timer) for timer in timers]
 
 
@@ -94,7 +94,7 @@ def timer_job(participant_id: str, timer: PendingTimer) -> WantedJob:
 
 def candidate_job_ids(plans: dict[str, AlarmPlan], participant_ids: list[str]) -> list[str]:
     """Every job these participants could have (a deleted schedule may still have one to remove)."""
-    ids = [keys.timer_job(pid, kind) for pid in participant_ids for kind in TIMER_KINDS]
+    ids = [keys.timer_job(pid, kind) for pid in participant_ids for kind in TimerKind]
     return ids + [keys.daily_job(pid, sid) for pid, plan in plans.items() for sid in plan.all_schedule_ids]
 
 

@@ -24,10 +24,10 @@ from promptpipe.errors import StorageError
 from promptpipe.storage.consent import record_consent
 from promptpipe.storage.deliveries import NEWEST_POLLS_ROW
 from promptpipe.storage.models import (
-    PENDING,
     Conversation,
     Participant,
     PromptDelivery,
+    RowStatus,
     Schedule,
     Timer,
     ToneEvent,
@@ -62,7 +62,7 @@ _TURN_STATE = (
     .select_from(
         _PARTICIPANT.join(_CONVERSATION, _CONVERSATION.c.participant_id == _PARTICIPANT.c.id)
         .outerjoin(_SCHEDULE, and_(_SCHEDULE.c.participant_id == _PARTICIPANT.c.id, _SCHEDULE.c.active.is_(True)))
-        .outerjoin(_TIMER, and_(_TIMER.c.participant_id == _PARTICIPANT.c.id, _TIMER.c.status == PENDING)))
+        .outerjoin(_TIMER, and_(_TIMER.c.participant_id == _PARTICIPANT.c.id, _TIMER.c.status == RowStatus.PENDING)))
     .where(_PARTICIPANT.c.id == bindparam("pid"))
     .order_by(_SCHEDULE.c.created_at, _SCHEDULE.c.id, _TIMER.c.id)
 )

@@ -9,18 +9,14 @@ from sqlalchemy import delete, or_, select, update
 from sqlalchemy.orm import Session
 
 from promptpipe.domain.consent import ConsentKind, ConsentRecord, ConsentSource
+from promptpipe.domain.messages import MessageStatus
 from promptpipe.domain.profile import Profile
-from promptpipe.domain.states import WITHDRAWN
-from promptpipe.domain.transition_log import Actor
+from promptpipe.domain.states import Status
+from promptpipe.domain.transition_log import Actor, TransitionKind
 from promptpipe.storage.access_tables import AuditEntry
 from promptpipe.storage.consent import record_consent
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import (
-    CANCELLED,
-    DONE,
-    FAILED,
-    PENDING,
-    SENDING,
     ConsentEvent,
     Conversation,
     Flag,
@@ -30,6 +26,7 @@ from promptpipe.storage.models import (
     OutboxItem,
     Participant,
     PromptDelivery,
+    RowStatus,
     Schedule,
     Timer,
     Transition,
@@ -121,20 +118,21 @@ def _strip_model_error(session: Session, now: datetime) -> None:
 def stop_everything(session: Session, pid: str, now: datetime) -> tuple[int, int]:
     """Nothing pending is processed or sent any more; schedules and timers end."""
     conn = session.connection()
-    closed = conn.execute(update(_INBOX).where(_INBOX.c.participant_id == pid, _INBOX.c.status == PENDING)
-                          .values(status=DONE, processed_at=now, last_error=ERASED_INPUT)).rowcount
+    closed = conn.execute(update(_INBOX).where(_INBOX.c.participant_id == pid, _INBOX.c.status == RowStatus.PENDING)
+                          .values(status=RowStatus.DONE, processed_at=now, last_error=ERASED_INPUT)).rowcount
     waiting = [m for m in conn.execute(select(_OUTBOX.c.message_id).where(
-        _OUTBOX.c.participant_id == pid, _OUTBOX.c.status == PENDING)).scalars()]
+        _OUTBOX.c.participant_id == pid, _OUTBOX.c.status == RowStatus.PENDING)).scalars()]
     for chunk in Database.chunks(waiting):  # never sent: cancelled, in the outbox and the transcript alike
-        conn.execute(update(_OUTBOX).where(_OUTBOX.c.message_id.in_(chunk), _OUTBOX.c.status == PENDING)
-                     .values(status=CANCELLED, last_error="cancelled: the participant's data was erased"))
-        conn.execute(update(_MESSAGE).where(_MESSAGE.c.id.in_(chunk)).values(status=CANCELLED))
-    in_flight = conn.execute(update(_OUTBOX).where(_OUTBOX.c.participant_id == pid, _OUTBOX.c.status == SENDING)
-                             .values(status=FAILED, last_error="erased")).rowcount
+        conn.execute(update(_OUTBOX).where(_OUTBOX.c.message_id.in_(chunk), _OUTBOX.c.status == RowStatus.PENDING)
+                     .values(status=RowStatus.CANCELLED, last_error="cancelled: the participant's data was erased"))
+        conn.execute(update(_MESSAGE).where(_MESSAGE.c.id.in_(chunk)).values(status=MessageStatus.CANCELLED))
+    in_flight = conn.execute(update(_OUTBOX).where(_OUTBOX.c.participant_id == pid,
+                                                   _OUTBOX.c.status == RowStatus.SENDING)
+                             .values(status=RowStatus.FAILED, last_error="erased")).rowcount
     dropped = len(waiting) + int(in_flight or 0)
     session.execute(update(Schedule).where(_SCHEDULE.c.participant_id == pid).values(active=False, updated_at=now))
-    session.execute(update(Timer).where(_TIMER.c.participant_id == pid, _TIMER.c.status == PENDING)
-                    .values(status=CANCELLED, settled_at=now))
+    session.execute(update(Timer).where(_TIMER.c.participant_id == pid, _TIMER.c.status == RowStatus.PENDING)
+                    .values(status=RowStatus.CANCELLED, settled_at=now))
     return int(closed or 0), int(dropped or 0)
 
 
@@ -147,8 +145,9 @@ def erase_identity(session: Session, person: Participant, now: datetime, by: str
         _LIDS.c.phone == person.phone, _LIDS.c.lid == (person.lid or "")))
     )
     session.execute(update(Participant).where(_PARTICIPANT.c.id == person.id).values(
-        phone=tombstone_phone(person.id), name="", background="", lid=None, status=WITHDRAWN, opted_out=False,
+        phone=tombstone_phone(person.id), name="", background="", lid=None, status=Status.WITHDRAWN, opted_out=False,
         researcher_paused=False, paused_by=None, erased_at=now, erased_by=by, updated_at=now))
-    session.add(Transition(participant_id=person.id, kind="status", name="erased_by_researcher", actor=Actor.RESEARCHER,
-                           from_value=status_before, to_value=WITHDRAWN, reason="", created_at=now))
+    session.add(Transition(participant_id=person.id, kind=TransitionKind.STATUS, name="erased_by_researcher",
+                           actor=Actor.RESEARCHER, from_value=status_before, to_value=Status.WITHDRAWN, reason="",
+                           created_at=now))
     record_consent(session, person.id, [ConsentRecord(ConsentKind.ERASED, ConsentSource.RESEARCHER, "", by)], now)

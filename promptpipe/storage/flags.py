@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy import func, insert, select, update
 from sqlalchemy.orm import Session
 
-from promptpipe.domain.safety import OPEN, RESOLVED, FlagSource, FlagStatus, NewFlag, Severity
+from promptpipe.domain.safety import FlagSource, FlagStatus, NewFlag, Severity
 from promptpipe.domain.text import clean_for_storage
 from promptpipe.errors import Conflict, NotFound
 from promptpipe.storage.models import Flag, Message, Participant, table_of
@@ -30,18 +30,15 @@ class AlertStatus(StrEnum):
     NONE = "none"
 
 
-PENDING_ALERT, SENT_ALERT, NO_ALERT = AlertStatus.PENDING, AlertStatus.SENT, AlertStatus.NONE
-
-
 def add_flags(session: Session, participant_id: str, flags: list[NewFlag], now: datetime, *, alert: bool) -> list[int]:
     """Write the flags; ``alert`` marks them for the webhook. Returns their ids."""
     ids = []
     for flag in flags:
         ids.append(int(session.connection().execute(_INSERT, {
             "participant_id": participant_id, "source": flag.source, "severity": flag.severity,
-            "trigger": clean_for_storage(flag.trigger), "message_id": flag.message_id, "status": OPEN,
+            "trigger": clean_for_storage(flag.trigger), "message_id": flag.message_id, "status": FlagStatus.OPEN,
             "resolved_at": None, "resolved_by": None, "resolution_note": "",
-            "alert_status": PENDING_ALERT if alert else NO_ALERT, "alert_attempts": 0, "alerted_at": None,
+            "alert_status": AlertStatus.PENDING if alert else AlertStatus.NONE, "alert_attempts": 0, "alerted_at": None,
             "created_at": now,
         }).scalar_one()))
     return ids
@@ -71,7 +68,7 @@ def list_flags(session: Session, *, include_resolved: bool = False) -> list[Flag
     query = (select(Flag, _PARTICIPANT.c.phone, _PARTICIPANT.c.name, _PARTICIPANT.c.timezone)
              .join(Participant, _PARTICIPANT.c.id == _FLAG.c.participant_id).order_by(_FLAG.c.id))
     if not include_resolved:
-        query = query.where(_FLAG.c.status == OPEN)
+        query = query.where(_FLAG.c.status == FlagStatus.OPEN)
     return [
         FlagEntry(flag.id or 0, flag.participant_id, phone, name, timezone, flag.created_at.isoformat(),
                   FlagSource(flag.source), Severity(flag.severity), flag.trigger, FlagStatus(flag.status),
@@ -85,11 +82,12 @@ def resolve_flag(session: Session, flag_id: int, *, note: str, by: str, now: dat
     flag = session.get(Flag, flag_id)
     if flag is None:
         raise NotFound(f"there is no flag {flag_id}; `promptpipe-admin flags` lists the open ones")
-    if flag.status == RESOLVED:
+    if flag.status == FlagStatus.RESOLVED:
         raise Conflict(f"flag {flag_id} was resolved already by {flag.resolved_by or 'someone'} "
                          f"at {flag.resolved_at.isoformat() if flag.resolved_at else '?'}")
     session.execute(update(Flag).where(_FLAG.c.id == flag_id).values(
-        status=RESOLVED, resolved_at=now, resolved_by=clean_for_storage(by), resolution_note=clean_for_storage(note)))
+        status=FlagStatus.RESOLVED, resolved_at=now, resolved_by=clean_for_storage(by),
+        resolution_note=clean_for_storage(note)))
     session.refresh(flag)
     return flag
 
@@ -108,7 +106,7 @@ def pending_alerts(session: Session, limit: int = 50) -> list[PendingAlert]:
     rows = session.connection().execute(
         select(_FLAG.c.id, _FLAG.c.participant_id, _FLAG.c.severity, _FLAG.c.source, _FLAG.c.created_at,
                _FLAG.c.alert_attempts)
-        .where(_FLAG.c.alert_status == PENDING_ALERT).order_by(_FLAG.c.id).limit(limit)
+        .where(_FLAG.c.alert_status == AlertStatus.PENDING).order_by(_FLAG.c.id).limit(limit)
     ).all()
     return [PendingAlert(*row) for row in rows]
 
@@ -116,7 +114,7 @@ def pending_alerts(session: Session, limit: int = 50) -> list[PendingAlert]:
 def record_alert(session: Session, flag_id: int, *, sent: bool, now: datetime) -> None:
     values: dict[str, Any] = {"alert_attempts": _FLAG.c.alert_attempts + 1}
     if sent:
-        values.update(alert_status=SENT_ALERT, alerted_at=now)
+        values.update(alert_status=AlertStatus.SENT, alerted_at=now)
     session.connection().execute(update(_FLAG).where(_FLAG.c.id == flag_id).values(**values))
 
 
@@ -168,7 +166,7 @@ def flags_by_status(session: Session, status: FlagStatus | None, *, limit: int =
     query, count = _entries_query(), select(func.count()).select_from(_FLAG)
     if status is not None:
         query, count = query.where(_FLAG.c.status == status), count.where(_FLAG.c.status == status)
-    order = _FLAG.c.id if status == OPEN else _FLAG.c.id.desc()
+    order = _FLAG.c.id if status == FlagStatus.OPEN else _FLAG.c.id.desc()
     rows = session.execute(query.order_by(order).limit(limit)).all()
     return [_entry(*row) for row in rows], int(session.execute(count).scalar_one())
 

@@ -17,8 +17,8 @@ from sqlalchemy import insert, select, update
 from sqlalchemy.orm import Session
 
 from promptpipe.domain import keys
-from promptpipe.storage.inbox_rows import KEPT
-from promptpipe.storage.models import DONE, PENDING, InboxItem, Message, ServiceStatus, table_of
+from promptpipe.domain.messages import MessageStatus
+from promptpipe.storage.models import InboxItem, Message, RowStatus, ServiceStatus, table_of
 
 __all__ = ["DEPLOYMENT", "LIVE", "Deployment", "Live", "deployment", "go_live", "is_simulated", "live_since",
            "record_deployment"]
@@ -86,10 +86,11 @@ def go_live(session: Session, transport: str, now: datetime) -> int:
         session.connection().execute(insert(_STATUS).values(name=LIVE, value={"transport": transport},
                                                             updated_at=now))
     connection = session.connection()
-    waiting = _INBOX.c.key.startswith(keys.inbound(keys.SIMULATED), autoescape=True) & (_INBOX.c.status == PENDING)
+    waiting = (_INBOX.c.key.startswith(keys.inbound(keys.SIMULATED), autoescape=True)
+               & (_INBOX.c.status == RowStatus.PENDING))
     message_ids = [m for m in connection.execute(select(_INBOX.c.message_id).where(waiting)).scalars() if m]
     closed = connection.execute(update(_INBOX).where(waiting)
-                                .values(status=DONE, processed_at=now, last_error=SET_ASIDE)).rowcount
+                                .values(status=RowStatus.DONE, processed_at=now, last_error=SET_ASIDE)).rowcount
     if message_ids:
-        connection.execute(update(_MESSAGE).where(_MESSAGE.c.id.in_(message_ids)).values(status=KEPT))
+        connection.execute(update(_MESSAGE).where(_MESSAGE.c.id.in_(message_ids)).values(status=MessageStatus.KEPT))
     return int(closed or 0)

@@ -28,9 +28,8 @@ from promptpipe.storage.models import Participant, UTCDateTime, table_of
 from promptpipe.storage.study import ProtocolVersion, protocol_history, study_seed
 from promptpipe.storage.study_tables import Decision
 
-__all__ = ["MISSED_SERVICE_DOWN", "MissedPoint", "in_force_at", "record_missed_decisions"]
+__all__ = ["MissedPoint", "in_force_at", "record_missed_decisions"]
 
-MISSED_SERVICE_DOWN = Unavailable.MISSED_SERVICE_DOWN
 _P, _DECISION = table_of(Participant), table_of(Decision)
 
 
@@ -82,7 +81,7 @@ def record_missed_decisions(session: Session, points: Sequence[MissedPoint], now
             "study_day": study_day(date.fromisoformat(day_one) if day_one else None,
                                    date.fromisoformat(point.local_date)),
             "local_time": now.astimezone(zone).isoformat(timespec="seconds"), "timezone": zone.key,
-            "available": False, "unavailable_reason": MISSED_SERVICE_DOWN, "probability": drawn.probability,
+            "available": False, "unavailable_reason": Unavailable.MISSED_SERVICE_DOWN, "probability": drawn.probability,
             "action": NOT_DRAWN, "draw": drawn.draw, "seed_ref": drawn.seed_ref, "protocol_hash": digest or None,
         })
     session.connection().execute(insert(_DECISION), rows)

@@ -28,8 +28,8 @@ from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.types import BigInteger
 from sqlmodel import Field, SQLModel
 
-from promptpipe.domain.safety import OPEN
-from promptpipe.domain.states import ACTIVE, INTAKE
+from promptpipe.domain.safety import FlagStatus
+from promptpipe.domain.states import Stage, Status
 
 JSONType = JSON().with_variant(JSONB(), "postgresql")
 
@@ -48,10 +48,6 @@ class RowStatus(StrEnum):
     CANCELLED = "cancelled"
     FIRED = "fired"
     MISSED = "missed"
-
-
-PENDING, DONE, FAILED = RowStatus.PENDING, RowStatus.DONE, RowStatus.FAILED
-SENDING, SENT, UNCERTAIN = RowStatus.SENDING, RowStatus.SENT, RowStatus.UNCERTAIN
 
 
 UTC_TEXT_LENGTH = len("2026-01-05 12:30:15.250000")
@@ -112,7 +108,7 @@ class Participant(SQLModel, table=True):
     lid: str | None = Field(default=None, index=True)
     name: str = ""
     timezone: str = "UTC"
-    status: str = ACTIVE
+    status: str = Status.ACTIVE
     """active | paused (either reason below holds) | withdrawn | completed; derived on every change."""
     opted_out: bool = False
     """The participant withdrew consent to messages (STOP, or asked the model); only they lift it."""
@@ -153,7 +149,7 @@ class Participant(SQLModel, table=True):
 
 class Conversation(SQLModel, table=True):
     participant_id: str = Field(primary_key=True, foreign_key="participant.id")
-    sub_state: str = INTAKE
+    sub_state: str = Stage.INTAKE
     profile: dict[str, Any] = _json()
     tone: dict[str, Any] = _json()
     summary: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
@@ -242,7 +238,7 @@ class InboxItem(SQLModel, table=True):
     """message | enroll (and, later, timer and admin kinds)"""
     payload: dict[str, Any] = _json()
     message_id: int | None = Field(default=None, foreign_key="message.id")
-    status: str = PENDING
+    status: str = RowStatus.PENDING
     attempts: int = 0
     available_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
     created_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
@@ -273,7 +269,7 @@ class OutboxItem(SQLModel, table=True):
     key: str = Field(unique=True)
     participant_id: str = Field(foreign_key="participant.id")
     message_id: int = Field(foreign_key="message.id")
-    status: str = PENDING
+    status: str = RowStatus.PENDING
     attempts: int = 0
     available_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
     claimed_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
@@ -315,10 +311,6 @@ class LidMapping(SQLModel, table=True):
     updated_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
 
 
-# Timer status values (a timer is one future event for one participant).
-CANCELLED, FIRED, MISSED = RowStatus.CANCELLED, RowStatus.FIRED, RowStatus.MISSED
-
-
 class Schedule(SQLModel, table=True):
     """A participant's daily prompt: a fixed habit time or a random time inside a window, in the
     participant's time zone, sent ``prep_minutes`` before the habit time. Deleting one sets
@@ -355,7 +347,7 @@ class Timer(SQLModel, table=True):
     kind: str
     due_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
     payload: dict[str, Any] = _json()
-    status: str = PENDING
+    status: str = RowStatus.PENDING
     """pending | fired | cancelled | missed"""
     reason: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
     created_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
@@ -504,7 +496,7 @@ class Flag(SQLModel, table=True):
     """The phrase the screen matched, or the model's reason."""
     message_id: int | None = Field(default=None, foreign_key="message.id")
     """The participant's message that raised it."""
-    status: str = OPEN
+    status: str = FlagStatus.OPEN
     resolved_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
     resolved_by: str | None = None
     resolution_note: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))

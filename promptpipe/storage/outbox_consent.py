@@ -25,9 +25,9 @@ from promptpipe.domain.consent import (
     ConsentKind,
     Outgoing,
 )
-from promptpipe.domain.states import WITHDRAWN
+from promptpipe.domain.states import Status
 from promptpipe.storage.commit_hooks import queued_in
-from promptpipe.storage.models import CANCELLED, PENDING, Message, OutboxItem, Participant, table_of
+from promptpipe.storage.models import Message, OutboxItem, Participant, RowStatus, table_of
 
 __all__ = ["MAY_SEND", "cancel_unconsented", "may_send"]
 
@@ -37,7 +37,7 @@ _P = _PARTICIPANT.c
 _HELD: dict[ConsentKind, Any] = {
     ConsentKind.OPTED_OUT: _P.opted_out,
     ConsentKind.PAUSED: _P.researcher_paused,
-    ConsentKind.WITHDRAWN: _P.status == WITHDRAWN,
+    ConsentKind.WITHDRAWN: _P.status == Status.WITHDRAWN,
     ConsentKind.ERASED: _P.erased_at.is_not(None),
 }
 """Each hold as the participant row shows it."""
@@ -75,19 +75,20 @@ def cancel_unconsented(session: Session, participant_id: str | None = None) -> i
     for the claim (all participants), what :data:`MAY_SEND` refuses. Their transcript rows say
     ``cancelled`` too. Returns how many."""
     if participant_id is None:
-        condition = and_(_OUTBOX.c.status == PENDING, ~MAY_SEND)
+        condition = and_(_OUTBOX.c.status == RowStatus.PENDING, ~MAY_SEND)
     else:
         just_queued = queued_in(session, participant_id)
-        condition = and_(_OUTBOX.c.participant_id == participant_id, _OUTBOX.c.status == PENDING,
+        condition = and_(_OUTBOX.c.participant_id == participant_id, _OUTBOX.c.status == RowStatus.PENDING,
                          _refused_by(_OUTBOX, SENT_FROM_BEFORE),
                          _OUTBOX.c.key.not_in(sorted(just_queued)) if just_queued else true())
     connection = session.connection()
     message_ids = list(connection.execute(select(_OUTBOX.c.message_id).where(condition)).scalars())
     if not message_ids:
         return 0
-    connection.execute(update(_OUTBOX).where(_OUTBOX.c.message_id.in_(message_ids), _OUTBOX.c.status == PENDING)
-                       .values(status=CANCELLED, last_error=_CANCEL_REASON))
+    connection.execute(update(_OUTBOX).where(_OUTBOX.c.message_id.in_(message_ids),
+                                             _OUTBOX.c.status == RowStatus.PENDING)
+                       .values(status=RowStatus.CANCELLED, last_error=_CANCEL_REASON))
     message = table_of(Message)
-    connection.execute(update(message).where(message.c.id.in_(message_ids)).values(status=CANCELLED))
+    connection.execute(update(message).where(message.c.id.in_(message_ids)).values(status=RowStatus.CANCELLED))
     return len(message_ids)
 

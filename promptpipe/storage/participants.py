@@ -15,19 +15,19 @@ from sqlalchemy.orm import Session
 
 from promptpipe.domain.consent import ConsentKind, ConsentRecord, ConsentSource
 from promptpipe.domain.numbers import ONE_NUMBER, NumberPlan, assign_number
-from promptpipe.domain.states import ACTIVE, COMPLETED, INTAKE, PAUSED, WITHDRAWN
+from promptpipe.domain.states import Stage, Status
 from promptpipe.domain.study import OPEN_STUDY, Study
 from promptpipe.domain.timers import CANCELLED_BY_REPLY
-from promptpipe.domain.transition_log import Actor
+from promptpipe.domain.transition_log import Actor, TransitionKind
 from promptpipe.storage.consent import record_consent
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import (
-    PENDING,
     Conversation,
     InboxItem,
     LidMapping,
     Participant,
     PromptDelivery,
+    RowStatus,
     Timer,
     Transition,
     table_of,
@@ -46,8 +46,8 @@ _INBOX, _TIMER, _DELIVERY = table_of(InboxItem), table_of(Timer), table_of(Promp
 _NEWER = _DELIVERY.alias("newer")
 _SENDER_FACTS = (
     select(func.count()).select_from(_INBOX)
-    .where(_INBOX.c.participant_id == _PARTICIPANT.c.id, _INBOX.c.status == PENDING).scalar_subquery(),
-    exists().where(_TIMER.c.participant_id == _PARTICIPANT.c.id, _TIMER.c.status == PENDING,
+    .where(_INBOX.c.participant_id == _PARTICIPANT.c.id, _INBOX.c.status == RowStatus.PENDING).scalar_subquery(),
+    exists().where(_TIMER.c.participant_id == _PARTICIPANT.c.id, _TIMER.c.status == RowStatus.PENDING,
                    _TIMER.c.kind.in_(CANCELLED_BY_REPLY)),
     exists().where(_DELIVERY.c.id == select(func.max(_NEWER.c.id)).where(
         _NEWER.c.participant_id == _PARTICIPANT.c.id).scalar_subquery(), _DELIVERY.c.replied_at.is_(None)),
@@ -141,18 +141,19 @@ def create_participant(
     strata = dict(strata or {})
     counts = number_counts(session, numbers) if numbers.several and number is None else {}  # before they count
     participant = Participant(
-        id=new_participant_id(), phone=phone, name=name, timezone=timezone, status=ACTIVE,
+        id=new_participant_id(), phone=phone, name=name, timezone=timezone, status=Status.ACTIVE,
         background=background, enrolled_at=now, updated_at=now, strata=strata,
     )
     session.add(participant)
     session.flush()
-    participant.arm = allocate(session, study, participant.id, strata, now, strict=source == "researcher")
+    participant.arm = allocate(session, study, participant.id, strata, now, strict=source == ConsentSource.RESEARCHER)
     if numbers.several or number is not None:
         participant.number = assign_number(numbers, arm=participant.arm, strata=strata, counts=counts, asked=number)
-    session.add(Conversation(participant_id=participant.id, sub_state=INTAKE, profile={}, tone={}, updated_at=now))
-    session.add(Transition(participant_id=participant.id, kind="status", name="enrolled", from_value=None,
+    session.add(Conversation(participant_id=participant.id, sub_state=Stage.INTAKE, profile={}, tone={},
+                             updated_at=now))
+    session.add(Transition(participant_id=participant.id, kind=TransitionKind.STATUS, name="enrolled", from_value=None,
                            actor=Actor.RESEARCHER if source == ConsentSource.RESEARCHER else Actor.SERVER,
-                           to_value=ACTIVE, reason=reason, created_at=now))
+                           to_value=Status.ACTIVE, reason=reason, created_at=now))
     session.flush()
     enrolled = ConsentRecord(ConsentKind.ENROLLED, ConsentSource(source), reason, actor)
     record_consent(session, participant.id, [enrolled], now)
@@ -171,10 +172,11 @@ def _opted_out_before(session: Session, participant: Participant, suppressed: tu
     """A number on the suppression list starts opted out: their own STOP still holds."""
     opted_out_at, erased_at = suppressed
     words = OPTED_OUT_BEFORE.format(erased=erased_at)
-    participant.opted_out, participant.status, participant.paused_by = True, PAUSED, "participant"
+    participant.opted_out, participant.status, participant.paused_by = True, Status.PAUSED, "participant"
     participant.own_consent_at = opted_out_at
-    session.add(Transition(participant_id=participant.id, kind="status", name="opted_out", from_value=ACTIVE,
-                           actor=Actor.SERVER, to_value=PAUSED, reason=words, created_at=now))
+    session.add(Transition(participant_id=participant.id, kind=TransitionKind.STATUS, name="opted_out",
+                           from_value=Status.ACTIVE, actor=Actor.SERVER, to_value=Status.PAUSED, reason=words,
+                           created_at=now))
     session.flush()
     record_consent(session, participant.id, [ConsentRecord(ConsentKind.OPTED_OUT, ConsentSource.SERVER, words)], now)
 
@@ -182,7 +184,7 @@ def _opted_out_before(session: Session, participant: Participant, suppressed: tu
 def number_counts(session: Session, numbers: NumberPlan) -> dict[str, int]:
     """Participants still in the study (not withdrawn, completed or erased) per number."""
     rows = session.execute(select(_PARTICIPANT.c.number, func.count()).where(
-        _PARTICIPANT.c.status.not_in((WITHDRAWN, COMPLETED)), _PARTICIPANT.c.erased_at.is_(None))
+        _PARTICIPANT.c.status.not_in((Status.WITHDRAWN, Status.COMPLETED)), _PARTICIPANT.c.erased_at.is_(None))
         .group_by(_PARTICIPANT.c.number)).all()
     counts: dict[str, int] = {}
     for name, count in rows:

@@ -19,6 +19,7 @@ from typing import Any
 from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session
 
+from promptpipe.domain.questionnaire import InstanceStatus
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import table_of
 from promptpipe.storage.study_tables import QuestionnaireAnswer, QuestionnaireInstance
@@ -42,11 +43,11 @@ _NOT_SENT_YET = ("planned", "not_sent")
 def outcome_of(status: str, answered: bool) -> str:
     """The compliance outcome of an instance with this stored status; ``answered``: at least one
     item was answered."""
-    if status in ("expired", "stopped") and answered:
+    if status in (InstanceStatus.EXPIRED, InstanceStatus.STOPPED) and answered:
         return "partial"
-    if status == "scheduled":
+    if status == InstanceStatus.SCHEDULED:
         return "planned"
-    if status in ("sent", "started"):
+    if status in (InstanceStatus.SENT, InstanceStatus.STARTED):
         return "under_way"
     return status
 

@@ -12,7 +12,8 @@ from typing import Any
 from sqlalchemy import case, func, insert, literal, select, update
 from sqlalchemy.orm import Session
 
-from promptpipe.domain.questionnaire_answers import Answer, Missing
+from promptpipe.domain.questionnaire import InstanceStatus
+from promptpipe.domain.questionnaire_answers import Answer, AnswerSource, Missing
 from promptpipe.storage.models import UTCDateTime, table_of
 from promptpipe.storage.study_tables import QuestionnaireAnswer, QuestionnaireInstance
 
@@ -64,7 +65,7 @@ def schedule_instance(session: Session, due: Scheduled) -> int | None:
         participant_id=due.participant_id, questionnaire_id=due.questionnaire_id, occasion=due.occasion,
         schedule_kind=due.schedule_kind, protocol_hash=due.protocol_hash, study_day=due.study_day,
         local_date=due.local_date, scheduled_at=due.scheduled_at, window_start=window[0], window_end=window[1],
-        status="scheduled", tries=0, reminders_sent=0).returning(_INSTANCE.c.id)).scalar_one())
+        status=InstanceStatus.SCHEDULED, tries=0, reminders_sent=0).returning(_INSTANCE.c.id)).scalar_one())
 
 
 def record_asked(session: Session, instance_id: int, participant_id: str, item_id: str, message_id: int | None,
@@ -80,8 +81,9 @@ def record_asked(session: Session, instance_id: int, participant_id: str, item_i
     else:
         session.execute(insert(_ANSWER).values(instance_id=instance_id, participant_id=participant_id,
                                                item_id=item_id, message_id=message_id, asked_at=now, tries=0))
-    started = {"status": "started", "first_answer_at": _kept_or(_INSTANCE.c.first_answer_at, now)} \
-        if after_answer else {"status": case((_INSTANCE.c.status == "scheduled", "sent"), else_=_INSTANCE.c.status)}
+    started = {"status": InstanceStatus.STARTED, "first_answer_at": _kept_or(_INSTANCE.c.first_answer_at, now)} \
+        if after_answer else {"status": case((_INSTANCE.c.status == InstanceStatus.SCHEDULED, InstanceStatus.SENT),
+                                             else_=_INSTANCE.c.status)}
     session.execute(update(_INSTANCE).where(_INSTANCE.c.id == instance_id).values(
         current_item=item_id, sent_at=_kept_or(_INSTANCE.c.sent_at, now),
         tries=case((_INSTANCE.c.current_item == item_id, _INSTANCE.c.tries), else_=0),
@@ -100,11 +102,13 @@ def reschedule_instance(session: Session, instance_id: int, scheduled_at: dateti
                         window: tuple[datetime, datetime] | None) -> None:
     """A planned instance moved (the participant's time zone changed)."""
     start, end = window or (None, None)
-    session.execute(update(_INSTANCE).where(_INSTANCE.c.id == instance_id, _INSTANCE.c.status == "scheduled")
+    session.execute(update(_INSTANCE)
+                    .where(_INSTANCE.c.id == instance_id, _INSTANCE.c.status == InstanceStatus.SCHEDULED)
                     .values(scheduled_at=scheduled_at, window_start=start, window_end=end))
 
 
-def end_instance(session: Session, instance_id: int, status: str, reason: str | None, now: datetime) -> None:
+def end_instance(session: Session, instance_id: int, status: InstanceStatus, reason: str | None,
+                 now: datetime) -> None:
     """completed, expired, stopped or not_sent; the instance has no current item any more."""
     session.execute(update(_INSTANCE).where(_INSTANCE.c.id == instance_id).values(
         status=status, reason=reason, ended_at=now, current_item=None))
@@ -130,7 +134,8 @@ def record_answer(session: Session, instance_id: int, item_id: str, outcome: Ans
                                                tries=tries, **values))
     if progress and isinstance(outcome, Answer):
         session.execute(update(_INSTANCE).where(_INSTANCE.c.id == instance_id).values(
-            first_answer_at=_kept_or(_INSTANCE.c.first_answer_at, now), status="started", current_item=None))
+            first_answer_at=_kept_or(_INSTANCE.c.first_answer_at, now), status=InstanceStatus.STARTED,
+            current_item=None))
 
 
 def status_counts(session: Session) -> list[InstanceCount]:
@@ -145,4 +150,5 @@ def erase_typed_answers(session: Session, participant_id: str) -> None:
     """An erasure: the words a participant typed go; what a statistician analyses stays (the coded
     value, the times, the missingness code, and a tapped option's label, which is ours)."""
     session.execute(update(_ANSWER).where(_ANSWER.c.participant_id == participant_id,
-                                          _ANSWER.c.source != "tap", _ANSWER.c.raw.is_not(None)).values(raw=""))
+                                          _ANSWER.c.source != AnswerSource.TAP, _ANSWER.c.raw.is_not(None))
+                    .values(raw=""))

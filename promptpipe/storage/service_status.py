@@ -13,12 +13,9 @@ from sqlalchemy import func, insert, select, update
 from sqlalchemy.orm import Session
 
 from promptpipe.storage.models import (
-    FAILED,
-    PENDING,
-    SENDING,
-    UNCERTAIN,
     InboxItem,
     OutboxItem,
+    RowStatus,
     ServiceStatus,
     table_of,
 )
@@ -96,10 +93,12 @@ def backlog(session: Session) -> Backlog:
     count = func.count()
     conn = session.connection()
     outbox = conn.execute(
-        select(count).select_from(_OUTBOX).where(_OUTBOX.c.status.in_((PENDING, SENDING)))).scalar_one()
-    uncertain = conn.execute(select(count).select_from(_OUTBOX).where(_OUTBOX.c.status == UNCERTAIN)).scalar_one()
-    inbox = conn.execute(select(count).select_from(_INBOX).where(_INBOX.c.status == PENDING)).scalar_one()
-    stuck = conn.execute(select(count).select_from(_INBOX).where(_INBOX.c.status == FAILED)).scalar_one()
-    stuck_ids = conn.execute(select(_INBOX.c.id).where(_INBOX.c.status == FAILED).order_by(_INBOX.c.id)
+        select(count).select_from(_OUTBOX).where(_OUTBOX.c.status.in_((RowStatus.PENDING, RowStatus.SENDING)))
+    ).scalar_one()
+    uncertain = conn.execute(
+        select(count).select_from(_OUTBOX).where(_OUTBOX.c.status == RowStatus.UNCERTAIN)).scalar_one()
+    inbox = conn.execute(select(count).select_from(_INBOX).where(_INBOX.c.status == RowStatus.PENDING)).scalar_one()
+    stuck = conn.execute(select(count).select_from(_INBOX).where(_INBOX.c.status == RowStatus.FAILED)).scalar_one()
+    stuck_ids = conn.execute(select(_INBOX.c.id).where(_INBOX.c.status == RowStatus.FAILED).order_by(_INBOX.c.id)
                              .limit(STUCK_IDS_SHOWN)).scalars().all() if stuck else []
     return Backlog(int(outbox), int(uncertain), int(inbox), int(stuck), tuple(stuck_ids))

@@ -10,6 +10,7 @@ import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,7 @@ from promptpipe.storage.prepared import Prepared
 from promptpipe.storage.study_tables import AllocationRow, Decision, StudyProtocol, StudySecret
 
 __all__ = [
-    "NO_STUDY_FILE", "Allocated", "ProtocolChanged", "ProtocolVersion", "SeedMismatch", "adopt_protocol",
+    "NO_STUDY_FILE", "Adoption", "Allocated", "ProtocolChanged", "ProtocolVersion", "SeedMismatch", "adopt_protocol",
     "allocate", "allocation_scheme", "allocations", "protocol_history", "record_decision", "secret_value", "seed_kept",
     "seed_path", "study_seed",
 ]
@@ -86,16 +87,29 @@ def protocol_history(session: Session) -> list[ProtocolVersion]:
     return [ProtocolVersion(*row) for row in rows]
 
 
-def adopt_protocol(session: Session, study: Study, *, allow_change: bool, now: datetime, by: str) -> str:
+class Adoption(StrEnum):
+    """What :func:`adopt_protocol` did (logged as the service starts)."""
+
+    NONE = "none"
+    """no study file, and the database never ran one"""
+    ADOPTED = "adopted"
+    """the study file's first use: stored, with a new secret seed"""
+    UNCHANGED = "unchanged"
+    """the database runs this protocol already"""
+    CHANGED = "changed"
+    """a changed protocol, allowed on purpose: stored as a new version"""
+
+
+def adopt_protocol(session: Session, study: Study, *, allow_change: bool, now: datetime, by: str) -> Adoption:
     """Make sure the database runs ``study``: stored at first use (with a new secret seed),
     refused when it differs from the stored one unless ``allow_change``, then stored as a new
-    version. Returns what happened: ``none`` | ``adopted`` | ``unchanged`` | ``changed``."""
+    version. Returns what happened."""
     history = protocol_history(session)
     current = history[-1] if history else None
     wanted_hash = study.hash if study.in_use else ""
     if current is None:
         if not study.in_use:
-            return "none"
+            return Adoption.NONE
         if _has_participants(session) and not allow_change:
             situation = ("this database has participants enrolled without a study file; adopting one now changes "
                          "their study")
@@ -104,16 +118,16 @@ def adopt_protocol(session: Session, study: Study, *, allow_change: bool, now: d
                 "purpose (it is logged and exported), or use a new database.", situation)
         _store(session, study, None, now, f"first use ({by})")
         study_seed(session, now, study.outside_seed)
-        return "adopted"
+        return Adoption.ADOPTED
     if current.hash == wanted_hash:
         if study.in_use:
             study_seed(session, now, study.outside_seed)  # a wrong or missing outside seed stops the start
-        return "unchanged"
+        return Adoption.UNCHANGED
     if not allow_change:
         raise ProtocolChanged(_refusal(current, study), _situation(current, study))
     _store(session, study, current.hash, now, f"allowed change ({by})")
     study_seed(session, now, study.outside_seed)
-    return "changed"
+    return Adoption.CHANGED
 
 
 def _has_participants(session: Session) -> bool:

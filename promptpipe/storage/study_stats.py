@@ -12,7 +12,7 @@ from typing import Any
 from sqlalchemy import and_, case, func, or_, select
 from sqlalchemy.orm import Session
 
-from promptpipe.domain.states import VOTE_DONE
+from promptpipe.domain.states import Vote
 from promptpipe.storage.models import (
     Conversation,
     Message,
@@ -80,7 +80,7 @@ def prompt_counts(session: Session, *, first_day: str | None = None, last_day: s
     d = rows.offset(0).subquery()  # OFFSET keeps SQLite from inlining it (the seek would run twice)
     day = d.c.local_date if by_day else func.min(d.c.local_date)
     query = (select(day, _P.c.arm, func.count(), total(d.c.receipt.is_not(None)), total(d.c.receipt == 1),
-                    total(or_(d.c.vote.is_not(None), d.c.replied_at.is_not(None))), total(d.c.vote == VOTE_DONE))
+                    total(or_(d.c.vote.is_not(None), d.c.replied_at.is_not(None))), total(d.c.vote == Vote.DONE))
              .select_from(d.join(_P, _P.c.id == d.c.participant_id)))
     query = query.group_by(d.c.local_date, _P.c.arm) if by_day else query.group_by(_P.c.arm)
     order = [d.c.local_date, _P.c.arm] if by_day else [_P.c.arm]

@@ -8,6 +8,7 @@ from datetime import datetime
 from sqlalchemy import Column, Index, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
+from promptpipe.domain.questionnaire import InstanceStatus
 from promptpipe.storage.models import UTCDateTime
 
 __all__ = ["AllocationRow", "Decision", "QuestionnaireAnswer", "QuestionnaireInstance",
@@ -131,8 +132,8 @@ class QuestionnaireInstance(SQLModel, table=True):
     window_start: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
     window_end: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
     """A random-time questionnaire's window that day, as the draw saw it."""
-    status: str = "scheduled"
-    """scheduled | sent | started | completed | expired | stopped | not_sent"""
+    status: str = InstanceStatus.SCHEDULED
+    """An :class:`~promptpipe.domain.questionnaire.InstanceStatus`."""
     reason: str | None = None
     """Why it ended without being completed, or was never sent."""
     current_item: str | None = None

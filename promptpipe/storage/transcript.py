@@ -18,7 +18,7 @@ from promptpipe.domain.conversation import HistoryEntry
 from promptpipe.domain.messages import MessageKind, MessageStatus
 from promptpipe.domain.text import clean_for_storage
 from promptpipe.storage.commit_hooks import note_queued
-from promptpipe.storage.models import CANCELLED, PENDING, InboxItem, Message, OutboxItem, table_of
+from promptpipe.storage.models import InboxItem, Message, OutboxItem, RowStatus, table_of
 from promptpipe.storage.prepared import Prepared
 
 __all__ = [
@@ -104,7 +104,8 @@ def queue_messages(
     if len(first) != 1:
         note_queued(session, participant_id, [m.key for m in new])
     _INSERT_OUTBOX.many(connection, [
-        {"key": m.key, "participant_id": participant_id, "message_id": message_id, "status": PENDING, "attempts": 0,
+        {"key": m.key, "participant_id": participant_id, "message_id": message_id, "status": RowStatus.PENDING,
+         "attempts": 0,
          "available_at": _held(m, now) or now, "held_until": _held(m, now), "created_at": now, "claimed_at": None,
          "sent_at": None, "wa_message_id": None, "last_error": None}
         for m, message_id in zip(new, message_ids, strict=True)])
@@ -184,8 +185,8 @@ def never_greeted(session: Session, participant_id: str, *, greeting_key: str) -
     input that greets them (its key starts with ``greeting_key``) is still waiting."""
     greeted = select(_MESSAGE.c.id).where(
         _MESSAGE.c.participant_id == participant_id, _MESSAGE.c.direction == "out",
-        _MESSAGE.c.kind.in_(GREETED_BY), _MESSAGE.c.status != CANCELLED).limit(1)
-    waiting = select(_INBOX.c.id).where(_INBOX.c.participant_id == participant_id, _INBOX.c.status == PENDING,
+        _MESSAGE.c.kind.in_(GREETED_BY), _MESSAGE.c.status != MessageStatus.CANCELLED).limit(1)
+    waiting = select(_INBOX.c.id).where(_INBOX.c.participant_id == participant_id, _INBOX.c.status == RowStatus.PENDING,
                                         _INBOX.c.key.startswith(greeting_key, autoescape=True)).limit(1)
     connection = session.connection()
     return connection.execute(greeted).first() is None and connection.execute(waiting).first() is None

@@ -10,15 +10,15 @@ from __future__ import annotations
 from typing import Any
 
 from promptpipe.domain.limits import FLAG_REASON_CHARS
-from promptpipe.domain.safety import SEVERITIES, FlagSource, NewFlag, Severity
+from promptpipe.domain.safety import FlagSource, NewFlag, Severity
 from promptpipe.errors import ToolArgumentError
 from promptpipe.tools.base import Tool, ToolContext, optional_string
 
 
 async def _flag(ctx: ToolContext, args: dict[str, Any]) -> str:
     severity = optional_string(args, "severity").lower()
-    if severity not in SEVERITIES:
-        raise ToolArgumentError(f"'severity' must be one of {', '.join(SEVERITIES)}")
+    if severity not in tuple(Severity):
+        raise ToolArgumentError(f"'severity' must be one of {', '.join(Severity)}")
     reason = optional_string(args, "reason")
     if not reason:
         raise ToolArgumentError("'reason' is required: say in a few words what worries you")
@@ -39,7 +39,7 @@ FLAG_CONCERN = Tool(
     parameters={
         "type": "object",
         "properties": {
-            "severity": {"type": "string", "enum": list(SEVERITIES),
+            "severity": {"type": "string", "enum": list(Severity),
                          "description": "high: possible immediate risk; medium: worrying; low: worth a look."},
             "reason": {"type": "string", "description": "What worries you, in a few words (for the team)."},
         },

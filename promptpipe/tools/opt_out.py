@@ -11,14 +11,14 @@ from __future__ import annotations
 from typing import Any
 
 from promptpipe.domain import transitions
-from promptpipe.domain.states import WITHDRAWN
+from promptpipe.domain.states import Status
 from promptpipe.domain.transition_log import Actor
 from promptpipe.tools.base import Tool, ToolContext, optional_string
 
 
 async def _opt_out(ctx: ToolContext, args: dict[str, Any]) -> str:
     state = ctx.state
-    if state.status == WITHDRAWN:
+    if state.status == Status.WITHDRAWN:
         return "The participant is withdrawn from the study already; nothing is sent to them."
     if state.opted_out:
         return "The participant has opted out already; nothing more will be sent."

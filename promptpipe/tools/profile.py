@@ -67,12 +67,12 @@ def propose_tone(state: TurnState, args: dict[str, Any], now: datetime) -> dict[
         raise ToolArgumentError(f"'tone_tags': {exc}") from None
     update = tone.apply_proposal(tone.ToneState.from_json(state.tone), proposal, now)
     state.tone_updates.append(update)
-    if update.outcome == tone.APPLIED:
+    if update.outcome == tone.ToneOutcome.APPLIED:
         state.tone = update.after.to_json()
     report: dict[str, Any] = {"outcome": update.outcome, "active_tags": list(update.after.active)}
     if proposal.stripped:
         report["unknown_tags_ignored"] = list(proposal.stripped)
-    if update.outcome == tone.RATE_LIMITED:
+    if update.outcome == tone.ToneOutcome.RATE_LIMITED:
         report["note"] = "an inferred tone change was made a moment ago; this one was not applied"
     return report
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from promptpipe.domain.conversation import TurnState
-from promptpipe.domain.profile import PROMPT_REQUIRED_FIELDS
+from promptpipe.domain.profile import PROMPT_REQUIRED_FIELDS, Intensity
 from promptpipe.domain.text import cap_reply, complete_sentences
 from promptpipe.domain.tone import ToneState, tone_guide
 from promptpipe.errors import ToolArgumentError
@@ -27,9 +27,9 @@ _LEARNED_FIELDS = (
     ("last_barrier", "What got in the way last time (make the step easier around it)"),
     ("last_tweak", "A change they asked for (apply it)"),
 )
-_INTENSITY = {
-    "low": "They asked for lighter steps: make the action smaller and easier than usual.",
-    "high": "They asked for more ambitious steps: make the action a little bigger than usual.",
+_INTENSITY: dict[str, str] = {
+    Intensity.LOW: "They asked for lighter steps: make the action smaller and easier than usual.",
+    Intensity.HIGH: "They asked for more ambitious steps: make the action a little bigger than usual.",
 }
 
 

@@ -7,8 +7,8 @@ from typing import Any
 
 from promptpipe.domain import transitions
 from promptpipe.domain.localtime import local_label, zone_or_utc
-from promptpipe.domain.states import INTAKE, INTAKE_SUSPENDED, SUB_STATES
-from promptpipe.domain.timers import TRANSITION
+from promptpipe.domain.states import Stage
+from promptpipe.domain.timers import TimerKind
 from promptpipe.domain.transition_log import Actor
 from promptpipe.domain.transitions import MOVE_TO
 from promptpipe.errors import ToolArgumentError
@@ -32,27 +32,27 @@ def _delay(args: dict[str, Any]) -> float:
 
 async def _transition(ctx: ToolContext, args: dict[str, Any]) -> str:
     target = optional_string(args, "target_state").upper()
-    if target not in SUB_STATES:
-        raise ToolArgumentError(f"'target_state' must be one of {', '.join(SUB_STATES)}")
+    if target not in tuple(Stage):
+        raise ToolArgumentError(f"'target_state' must be one of {', '.join(Stage)}")
     reason = optional_string(args, "reason") or "requested by the assistant"
     minutes = _delay(args)
     state = ctx.state
-    if target == INTAKE_SUSPENDED:
-        if state.sub_state != INTAKE:
+    if target == Stage.INTAKE_SUSPENDED:
+        if state.sub_state != Stage.INTAKE:
             raise ToolArgumentError("only intake can be put on hold (INTAKE_SUSPENDED); the conversation is in "
                                     f"{state.sub_state}")
         if minutes > 0:
             raise ToolArgumentError("intake is put on hold at once: leave out delay_minutes")
     if minutes > 0:
         due = ctx.now() + timedelta(minutes=minutes)
-        replaced = state.timer_pending_after_commit(TRANSITION)
-        state.arm_timer(TRANSITION, due, {"target": target, "reason": reason}, reason=reason)
+        replaced = state.timer_pending_after_commit(TimerKind.TRANSITION)
+        state.arm_timer(TimerKind.TRANSITION, due, {"target": target, "reason": reason}, reason=reason)
         when = local_label(due, zone_or_utc(state.timezone))
         return (f"Scheduled: the conversation moves to {target} at {when}, in {minutes:g} minutes."
                 + (" This replaces the delayed move that was pending." if replaced else ""))
     cancelled = ""
-    if state.timer_pending_after_commit(TRANSITION):
-        state.cancel_timers(TRANSITION, reason="replaced by an immediate transition")
+    if state.timer_pending_after_commit(TimerKind.TRANSITION):
+        state.cancel_timers(TimerKind.TRANSITION, reason="replaced by an immediate transition")
         cancelled = " The delayed move that was pending is cancelled."
     if not transitions.apply(state, MOVE_TO[target], actor=Actor.MODEL, reason=reason):
         return f"The conversation is already in {target}; nothing changed.{cancelled}"
@@ -71,7 +71,7 @@ TRANSITION_STATE = Tool(
     parameters={
         "type": "object",
         "properties": {
-            "target_state": {"type": "string", "enum": list(SUB_STATES)},
+            "target_state": {"type": "string", "enum": list(Stage)},
             "delay_minutes": {"type": "number", "minimum": 0, "description": "Wait this long first (0 = now)."},
             "reason": {"type": "string", "description": "Why, in a few words (kept in the audit log)."},
         },

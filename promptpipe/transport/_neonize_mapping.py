@@ -11,10 +11,10 @@ from collections.abc import Iterable
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Protocol
 
+from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.phones import from_whatsapp
 from promptpipe.errors import NotConnected, SendFailed, TransportError
 from promptpipe.transport.base import (
-    UNREADABLE,
     DeliveryReceipt,
     InboundMessage,
     PollVote,
@@ -144,7 +144,7 @@ def _content_of(message: Any) -> str | None:
     """What a message without text is (``voice`` for a recorded voice note), or None."""
     for field, content in _CONTENT_FIELDS:
         if message.HasField(field):
-            if content == "audio" and getattr(message.audioMessage, "PTT", False):
+            if content == MessageKind.AUDIO and getattr(message.audioMessage, "PTT", False):
                 return "voice"
             return content
     return None
@@ -256,7 +256,7 @@ def unreadable_from(ev: Any, *, resolved_phone: str | None = None) -> InboundMes
         return None
     return InboundMessage(message_id=f"{ev.Info.ID}~unreadable", sender_phone=phone, sender_lid=lid,
                           sender_name=ev.Info.Pushname, text="", timestamp=_timestamp(ev.Info.Timestamp),
-                          content=UNREADABLE)
+                          content=MessageKind.UNREADABLE)
 
 
 def poll_vote_from_decrypted(poll_message_id: str, decrypted: _DecryptedVote) -> PollVote:

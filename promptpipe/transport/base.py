@@ -8,8 +8,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol, runtime_checkable
 
-from promptpipe.domain.messages import INBOUND_CONTENT, MessageKind
-
 
 def poll_option_hash(option: str) -> str:
     """WhatsApp identifies a chosen poll option by the SHA-256 of its text; hex of that digest."""
@@ -63,12 +61,6 @@ class InboundMessage:
     """Set (with ``content`` ``reaction`` and no text) when the participant reacted to a message."""
     number: str | None = None
     """The name of the deployment's number it arrived on (None: the transport serves one number)."""
-
-
-NON_TEXT_CONTENT = INBOUND_CONTENT
-"""What a message without words can be (a reaction is an event of its own, not content)."""
-UNREADABLE = MessageKind.UNREADABLE
-"""``content`` of a message that reached us but could not be decrypted (WhatsApp may resend it)."""
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Query, Request, status
 
-from promptpipe.domain.access import RESEARCHER, VIEWER, allows
+from promptpipe.domain.access import Role, allows
 from promptpipe.domain.messages import kind_shown
 from promptpipe.domain.participant_filter import (
     IDENTIFYING_SORT_KEYS,
@@ -70,8 +70,8 @@ health = APIRouter()
 router = APIRouter(prefix="/api/v1", responses=ERRORS)
 router.include_router(api_study.router)
 router.include_router(api_audit.router)
-Viewer = Annotated[Caller, Depends(require(VIEWER))]
-Researcher = Annotated[Caller, Depends(require(RESEARCHER))]
+Viewer = Annotated[Caller, Depends(require(Role.VIEWER))]
+Researcher = Annotated[Caller, Depends(require(Role.RESEARCHER))]
 HIDDEN_FOR_VIEWERS = ("phone", "name", "background", "profile", "last_habit_prompt", "summary")
 
 
@@ -94,7 +94,7 @@ ParticipantId = Annotated[str, Depends(_participant_id)]
 
 def _summary(row: ListedRow, caller: Caller) -> ParticipantSummary:
     values = as_json(row)
-    if not allows(caller.role, RESEARCHER):
+    if not allows(caller.role, Role.RESEARCHER):
         values.update(phone=None, name=None)
     return ParticipantSummary.model_validate(values)
 
@@ -116,7 +116,7 @@ async def list_participants(
         order = ParticipantSort.parse(sort)
     except ValueError as exc:
         raise ApiError(400, str(exc)) from None
-    if order.key in IDENTIFYING_SORT_KEYS and not allows(caller.role, RESEARCHER):
+    if order.key in IDENTIFYING_SORT_KEYS and not allows(caller.role, Role.RESEARCHER):
         raise ApiError(403, f"sorting by {order.key} needs the researcher role (viewers cannot see it)")
     flt = ParticipantFilter(status=status_, stage=stage, arm=arm, silent_days=silent_days)
     page = await participant_list(ctx.reader, ctx.clock, flt, order, limit=limit, offset=offset)
@@ -159,7 +159,7 @@ async def get_participant(request: Request, participant_id: ParticipantId, calle
     ctx = context(request)
     row = as_json(await admin.show(ctx.reader, participant_id))
     row["stage"] = row.pop("sub_state")
-    if not allows(caller.role, RESEARCHER):
+    if not allows(caller.role, Role.RESEARCHER):
         row.update(dict.fromkeys(HIDDEN_FOR_VIEWERS))
     return ParticipantDetail.model_validate(row)
 
@@ -178,7 +178,7 @@ async def update_participant(request: Request, participant_id: ParticipantId, bo
         changes["timezone"] = await admin.set_timezone(ctx.db, ctx.clock, phone=participant_id,
                                                        timezone=body.timezone, by=caller.name)
     if body.status is not None:
-        action = "pause" if body.status == "paused" else "resume"
+        action = "pause" if Status(body.status) is Status.PAUSED else "resume"
         changes["status"] = await admin.set_status(ctx.db, ctx.clock, phone=participant_id, action=action,
                                                    reason=body.reason, by=caller.name)
     if not changes:
@@ -253,7 +253,7 @@ async def transcript(request: Request, participant_id: ParticipantId, caller: Vi
     ctx = context(request)
     rows = await admin.transcript(ctx.reader, participant_id, limit=limit + 1, before_id=before_id)
     page = rows[::-1][:limit]  # one more than asked says whether an older page exists
-    hide = not allows(caller.role, RESEARCHER)
+    hide = not allows(caller.role, Role.RESEARCHER)
     items = [TranscriptEntry(**{k: getattr(row, k) for k in TranscriptEntry.model_fields if k not in ("text", "kind")},
                              kind=kind_shown(row.kind, not hide), text=None if hide else row.text) for row in page]
     return TranscriptPage(participant_id=participant_id, items=items,
@@ -276,7 +276,7 @@ async def timers(request: Request, participant_id: ParticipantId, caller: Viewer
     researchers also see each timer's detail (it may quote the conversation)."""
     ctx = context(request)
     data = await admin.schedules(ctx.reader, ctx.clock, phone=participant_id)
-    model = ResearcherTimer if allows(caller.role, RESEARCHER) else ViewerTimer
+    model = ResearcherTimer if allows(caller.role, Role.RESEARCHER) else ViewerTimer
     return Timers(participant_id=participant_id, timers=[model.model_validate(as_json(timer)) for timer in data.timers])
 
 
@@ -286,7 +286,7 @@ async def deliveries(request: Request, participant_id: ParticipantId, caller: Vi
     ctx = context(request)
     _, rows = await monitoring.deliveries(ctx.reader, ctx.clock, participant_id,
                                           receipt_window=ctx.settings.delivery_receipt_window)
-    hide = {} if allows(caller.role, RESEARCHER) else {"prompt_text": None}
+    hide = {} if allows(caller.role, Role.RESEARCHER) else {"prompt_text": None}
     return [Delivery.model_validate({**as_json(row), **hide}) for row in rows]
 
 
@@ -299,7 +299,7 @@ async def questionnaires(request: Request, participant_id: ParticipantId, caller
     item's answer (the coded value and the reply as given are null for viewers, as message text is)."""
     ctx = context(request)
     page = await participant_questionnaires(ctx.reader, participant_id, limit=limit, offset=offset)
-    identified = allows(caller.role, RESEARCHER)
+    identified = allows(caller.role, Role.RESEARCHER)
     return QuestionnaireInstancePage(participant_id=participant_id, total=page.total, limit=page.limit,
                                      offset=page.offset, items=[_instance(row, identified) for row in page.items])
 

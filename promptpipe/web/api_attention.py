@@ -10,9 +10,9 @@ from fastapi import APIRouter, Depends, Query, Request
 from pydantic import BaseModel, Field
 
 from promptpipe.config import TransportName
-from promptpipe.domain.access import RESEARCHER, VIEWER, allows
+from promptpipe.domain.access import Role, allows
 from promptpipe.domain.participant_filter import MAX_SILENT_DAYS
-from promptpipe.domain.states import ACTIVE, INTAKE_SUSPENDED
+from promptpipe.domain.states import Stage, Status
 from promptpipe.research.attention import DEFAULT_SILENT_DAYS, Attention, AttentionEntry, AttentionKind, read_attention
 from promptpipe.research.tokens import Caller
 from promptpipe.web.auth import context, require
@@ -22,7 +22,7 @@ from promptpipe.web.schemas import ErrorBody
 __all__ = ["AttentionOut", "ViewerAttentionOut", "attention_for", "entry_link", "participant_link", "router"]
 
 router = APIRouter(prefix="/api/v1", responses={code: {"model": ErrorBody} for code in (401, 403, 422, 429, 503)})
-Viewer = Annotated[Caller, Depends(require(VIEWER))]
+Viewer = Annotated[Caller, Depends(require(Role.VIEWER))]
 SERVICE_LINK = "/#service"
 """The overview's service card: WhatsApp's state and the last model error."""
 NUMBERS_LINK = "/#numbers"
@@ -39,9 +39,9 @@ def entry_link(entry: AttentionEntry, silent_days: int) -> str:
         case AttentionKind.SAFETY_FLAG:
             return "/flags"
         case AttentionKind.SILENT:
-            return f"/participants?status={ACTIVE}&silent={silent_days}&sort=last_in"
+            return f"/participants?status={Status.ACTIVE}&silent={silent_days}&sort=last_in"
         case AttentionKind.INTAKE_ON_HOLD:
-            return f"/participants?status={ACTIVE}&stage={INTAKE_SUSPENDED}"
+            return f"/participants?status={Status.ACTIVE}&stage={Stage.INTAKE_SUSPENDED}"
         case AttentionKind.WHATSAPP | AttentionKind.MODEL_ERROR:
             return SERVICE_LINK
         case AttentionKind.NUMBER:
@@ -53,7 +53,7 @@ async def attention_for(ctx: WebContext, role: str, *, silent_days: int = DEFAUL
                         detail: bool = True) -> Attention:
     """The list as ``role`` may read it (the API, the overview and the navigation's count)."""
     return await read_attention(ctx.reader, ctx.clock.now(), silent_days=silent_days,
-                                identified=allows(role, RESEARCHER),
+                                identified=allows(role, Role.RESEARCHER),
                                 whatsapp=ctx.settings.transport == TransportName.WHATSAPP, detail=detail,
                                 numbers=ctx.settings.number_plan)
 
@@ -112,7 +112,7 @@ async def attention(request: Request, caller: Viewer,
     delivered for a day, active participants silent for ``silent_days``, intake on hold,
     WhatsApp not connected and the last model error of the past day (the last two and the flags
     for researchers only), each with the dashboard page where it is resolved."""
-    researcher = allows(caller.role, RESEARCHER)
+    researcher = allows(caller.role, Role.RESEARCHER)
     found = await attention_for(context(request), caller.role, silent_days=silent_days)
     entries = [_entry(entry, silent_days, researcher=researcher) for entry in found.entries]
     if researcher:

@@ -11,7 +11,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query, Request
 from pydantic import BaseModel, Field, JsonValue
 
-from promptpipe.domain.access import RESEARCHER, Role
+from promptpipe.domain.access import Role
 from promptpipe.research.tokens import MAX_AUDIT_PAGE, Caller, audit_page
 from promptpipe.research.views import as_json
 from promptpipe.web.auth import context, require
@@ -19,7 +19,7 @@ from promptpipe.web.auth import context, require
 __all__ = ["AuditEntryOut", "AuditPageOut", "router"]
 
 router = APIRouter()
-Researcher = Annotated[Caller, Depends(require(RESEARCHER))]
+Researcher = Annotated[Caller, Depends(require(Role.RESEARCHER))]
 DEFAULT_LIMIT = 50
 
 

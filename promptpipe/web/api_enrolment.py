@@ -13,7 +13,7 @@ from typing import Annotated, NoReturn
 from fastapi import APIRouter, Depends, Request
 from starlette.exceptions import HTTPException
 
-from promptpipe.domain.access import RESEARCHER
+from promptpipe.domain.access import Role
 from promptpipe.research.csv_enrolment import check_import, run_import
 from promptpipe.research.tokens import Caller
 from promptpipe.research.views import as_json
@@ -25,7 +25,7 @@ from promptpipe.web.schemas_enrolment import ImportOutcome, ImportRequest
 __all__ = ["router"]
 
 router = APIRouter(prefix="/api/v1", responses=ERRORS)
-Researcher = Annotated[Caller, Depends(require(RESEARCHER))]
+Researcher = Annotated[Caller, Depends(require(Role.RESEARCHER))]
 
 
 @router.api_route("/participants/import", methods=["GET", "PUT", "PATCH", "DELETE", "OPTIONS"],

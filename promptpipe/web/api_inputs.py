@@ -10,7 +10,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Path, Query, Request
 from pydantic import BaseModel, Field
 
-from promptpipe.domain.access import RESEARCHER
+from promptpipe.domain.access import Role
 from promptpipe.pipeline.events import InboxKind
 from promptpipe.research import admin, oversight
 from promptpipe.research.tokens import Caller, audit
@@ -22,7 +22,7 @@ from promptpipe.web.schemas import DB_INT_MAX
 __all__ = ["MAX_INPUTS", "InputOut", "router"]
 
 router = APIRouter(prefix="/api/v1", responses=ERRORS)
-Researcher = Annotated[Caller, Depends(require(RESEARCHER))]
+Researcher = Annotated[Caller, Depends(require(Role.RESEARCHER))]
 InboxId = Annotated[int, Path(ge=1, le=DB_INT_MAX, description="the input's id (from the list of inputs)")]
 MAX_INPUTS = 50
 """The oldest inputs listed; a participant with more has a bigger problem than a list shows."""

@@ -10,7 +10,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, Field
 
-from promptpipe.domain.access import VIEWER
+from promptpipe.domain.access import Role
 from promptpipe.research.report_tables import report_tables
 from promptpipe.research.tokens import Caller
 from promptpipe.web.api import ERRORS
@@ -19,7 +19,7 @@ from promptpipe.web.auth import context, require
 __all__ = ["ReportOut", "router"]
 
 router = APIRouter(prefix="/api/v1", responses=ERRORS)
-Viewer = Annotated[Caller, Depends(require(VIEWER))]
+Viewer = Annotated[Caller, Depends(require(Role.VIEWER))]
 
 
 class ReportTableOut(BaseModel):

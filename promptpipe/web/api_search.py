@@ -13,7 +13,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException
 
-from promptpipe.domain.access import RESEARCHER, VIEWER, allows
+from promptpipe.domain.access import Role, allows
 from promptpipe.domain.participant_search import MAX_QUERY_CHARS
 from promptpipe.research.search import MAX_HITS, search_participants
 from promptpipe.research.tokens import Caller
@@ -25,7 +25,7 @@ __all__ = ["ParticipantSearch", "router"]
 
 router = APIRouter(prefix="/api/v1",
                    responses={code: {"model": ErrorBody} for code in (400, 401, 403, 422, 429, 503)})
-Viewer = Annotated[Caller, Depends(require(VIEWER))]
+Viewer = Annotated[Caller, Depends(require(Role.VIEWER))]
 
 
 class ParticipantSearch(BaseModel):
@@ -45,7 +45,7 @@ async def search(
 ) -> ParticipantSearch:
     """Participants matching ``q`` (a viewer's search for a name or a phone number matches nobody)."""
     ctx = context(request)
-    identified = allows(caller.role, RESEARCHER)
+    identified = allows(caller.role, Role.RESEARCHER)
     found = await search_participants(ctx.reader, ctx.clock, q, identified=identified, limit=limit)
     items = []
     for row in found.items:

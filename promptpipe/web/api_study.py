@@ -10,7 +10,7 @@ from fastapi import APIRouter, Depends, Query, Request, status
 from fastapi import Path as PathParam
 from fastapi.responses import FileResponse
 
-from promptpipe.domain.access import ADMIN, NEEDED_TO_READ, RESEARCHER, SAFETY_FLAGS, TOKEN_NAME, VIEWER, allows
+from promptpipe.domain.access import NEEDED_TO_READ, SAFETY_FLAGS, TOKEN_NAME, Role, allows
 from promptpipe.domain.participant_filter import ParticipantFilter
 from promptpipe.research import flag_review, messaging, oversight, questionnaire_ops, tokens
 from promptpipe.research.monitoring import MAX_STATS_DAYS, prompt_stats
@@ -40,9 +40,9 @@ from promptpipe.web.schemas import (
 __all__ = ["router"]
 
 router = APIRouter()
-Viewer = Annotated[Caller, Depends(require(VIEWER))]
-Researcher = Annotated[Caller, Depends(require(RESEARCHER))]
-Admin = Annotated[Caller, Depends(require(ADMIN))]
+Viewer = Annotated[Caller, Depends(require(Role.VIEWER))]
+Researcher = Annotated[Caller, Depends(require(Role.RESEARCHER))]
+Admin = Annotated[Caller, Depends(require(Role.ADMIN))]
 DEFAULT_STATS_DAYS = 14
 
 
@@ -95,7 +95,7 @@ async def service_status(request: Request, caller: Viewer) -> ServiceStatus | Vi
     researchers: a provider's message may quote a participant) the last model error."""
     ctx = context(request)
     report = await read_status(ctx.reader, ctx.settings.number_plan, ctx.clock.now())
-    if allows(caller.role, RESEARCHER):
+    if allows(caller.role, Role.RESEARCHER):
         return ServiceStatus.model_validate({**report.to_json(), "summary": report.lines()})
     return ViewerServiceStatus.model_validate({**report.to_json(), "summary": report.lines(model_error=False)})
 

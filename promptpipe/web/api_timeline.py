@@ -11,7 +11,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query, Request
 
-from promptpipe.domain.access import RESEARCHER, SAFETY_FLAGS, VIEWER, allows, may_read
+from promptpipe.domain.access import SAFETY_FLAGS, Role, allows, may_read
 from promptpipe.domain.timeline import CURSOR_PATTERN, MAX_TIMELINE_PAGE, RESEARCHER_ONLY, Cursor, TimelineKind
 from promptpipe.research.timeline import timeline
 from promptpipe.research.tokens import Caller
@@ -24,7 +24,7 @@ from promptpipe.web.timeline_schemas import TimelinePageOut
 __all__ = ["router"]
 
 router = APIRouter(prefix="/api/v1", responses=ERRORS)
-Viewer = Annotated[Caller, Depends(require(VIEWER))]
+Viewer = Annotated[Caller, Depends(require(Role.VIEWER))]
 
 
 @router.get("/participants/{participant_id}/timeline", response_model=TimelinePageOut, tags=["participants"])
@@ -45,7 +45,7 @@ async def participant_timeline(
     if kinds & RESEARCHER_ONLY and not may_read(caller.role, SAFETY_FLAGS):
         raise ApiError(403, f"kind flag needs the researcher role (safety flags are not for viewers); your token "
                             f"has {caller.role}")
-    page = await timeline(context(request).reader, participant_id, identified=allows(caller.role, RESEARCHER),
+    page = await timeline(context(request).reader, participant_id, identified=allows(caller.role, Role.RESEARCHER),
                           kinds=kinds, first_day=from_, last_day=to,
                           cursor=Cursor.parse(cursor) if cursor else None, limit=limit)
     return TimelinePageOut.model_validate(as_json(page))

@@ -22,7 +22,7 @@ from datetime import datetime
 from fastapi import Request
 from sqlalchemy.orm import Session
 
-from promptpipe.domain.access import allows
+from promptpipe.domain.access import Role, allows
 from promptpipe.errors import StorageError
 from promptpipe.logging import get_logger
 from promptpipe.research.tokens import Caller
@@ -108,7 +108,7 @@ async def api_caller(request: Request) -> Caller:
     return caller
 
 
-def require(role: str) -> Callable[[Request], Awaitable[Caller]]:
+def require(role: Role) -> Callable[[Request], Awaitable[Caller]]:
     """A dependency: the API caller, who must have at least ``role`` (else 403)."""
 
     async def dependency(request: Request) -> Caller:

@@ -36,6 +36,7 @@ async def test_enrollment_sends_a_generated_greeting(make_app: AppFactory, fake_
     assert not any(m["role"] == "user" for m in request["messages"]), "the enrollment cue is not a user message"
     rows = await admin.transcript(app.db, ANA)
     assert [(r.direction, r.kind, r.status) for r in rows] == [("out", "greeting", "sent")]
+    assert app.flow.turns == 1  # the greeting is the model's turn
     fake_openai.assert_complete()
 
 

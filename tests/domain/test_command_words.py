@@ -9,7 +9,7 @@ import tomllib
 
 import pytest
 
-from promptpipe.domain.command_words import COMMAND_FILE, REPLY_KEYS, Command, Reply, command_words, parse
+from promptpipe.domain.command_words import COMMAND_FILE, Command, Reply, command_words, parse
 from promptpipe.domain.phrases import spoken
 
 WORDS = command_words()
@@ -24,7 +24,7 @@ def test_the_languages_the_study_answers_in() -> None:
 def test_every_language_has_stop_start_and_help_and_every_reply(language: str) -> None:
     for command in Command:
         assert any(language in said.languages for said in WORDS.phrases.values() if said.command is command)
-    assert set(WORDS.replies[language]) == set(REPLY_KEYS)
+    assert set(WORDS.replies[language]) == set(Reply)
 
 
 def test_each_phrase_is_written_as_a_message_of_it_is_matched() -> None:

@@ -16,8 +16,8 @@ from promptpipe.domain.study import (
     NO_SEND,
     PERSONALISED,
     SEND,
-    UNAVAILABLE_REASONS,
     DecisionRule,
+    Unavailable,
 )
 
 SEED = b"\x5a" * 32
@@ -115,7 +115,7 @@ def test_every_reason_can_be_recorded() -> None:
         {"paused": True, "opted_out": True},
     )}
     # the alarm clock records missed_service_down; the export derives withdrawn (days after a withdrawal)
-    assert seen | {"missed_service_down", "withdrawn"} == set(UNAVAILABLE_REASONS)
+    assert seen | {"missed_service_down", "withdrawn"} == set(Unavailable)
 
 
 @pytest.mark.parametrize(

@@ -10,17 +10,14 @@ import pytest
 from promptpipe.domain.tone import (
     ACTIVATE_AT,
     ALPHA,
-    APPLIED,
     DEACTIVATE_AT,
     EXCLUSIVE_PAIRS,
-    EXPLICIT,
-    IMPLICIT,
     IMPLICIT_MIN_INTERVAL,
     LOSER_SCORE,
-    NO_CHANGE,
-    RATE_LIMITED,
     TAGS,
+    ToneOutcome,
     ToneProposal,
+    ToneSource,
     ToneState,
     apply_proposal,
     tone_guide,
@@ -33,11 +30,11 @@ HEADER = "Tone for this participant:"
 
 
 def explicit(*tags: str) -> ToneProposal:
-    return ToneProposal(tuple(tags), EXPLICIT)
+    return ToneProposal(tuple(tags), ToneSource.EXPLICIT)
 
 
 def implicit(*tags: str) -> ToneProposal:
-    return ToneProposal(tuple(tags), IMPLICIT)
+    return ToneProposal(tuple(tags), ToneSource.IMPLICIT)
 
 
 def ema_up(old: float) -> float:
@@ -64,20 +61,20 @@ def test_unknown_tags_are_stripped_and_reported_after_normalising() -> None:
     proposal = validate_proposal(
         ["  Concise ", "SARCASTIC", "concise", "no_emojis", 42, "Bullet_Points", "sarcastic"], " Explicit ")
     assert proposal.tags == ("concise", "no_emojis", "bullet_points")
-    assert proposal.source == EXPLICIT
+    assert proposal.source == ToneSource.EXPLICIT
     assert "sarcastic" in proposal.stripped and "42" in proposal.stripped
     assert proposal.stripped.count("sarcastic") == 1
 
 
 @pytest.mark.parametrize("source", [None, "", "guessed", 3, "IMPLICIT"])
 def test_missing_or_unknown_source_counts_as_implicit(source: object) -> None:
-    assert validate_proposal(["casual"], source).source == IMPLICIT
+    assert validate_proposal(["casual"], source).source == ToneSource.IMPLICIT
 
 
 @pytest.mark.parametrize("raw", ["concise", None, {"concise": 1}, 7])
 def test_tags_that_are_not_a_list_are_rejected(raw: object) -> None:
     with pytest.raises(ValueError, match="list"):
-        validate_proposal(raw, EXPLICIT)
+        validate_proposal(raw, ToneSource.EXPLICIT)
 
 
 # --- explicit and implicit updates -----------------------------------------------------------
@@ -85,13 +82,13 @@ def test_tags_that_are_not_a_list_are_rejected(raw: object) -> None:
 
 def test_explicit_request_applies_at_once_without_rate_limit() -> None:
     first = apply_proposal(ToneState(), explicit("formal"), T0)
-    assert first.outcome == APPLIED
+    assert first.outcome == ToneOutcome.APPLIED
     assert first.after.scores["formal"] == 1.0 and first.after.active == ("formal",)
     assert first.activated == ("formal",)
     second = apply_proposal(first.after, explicit("bullet_points"), T0 + timedelta(seconds=5))
-    assert second.outcome == APPLIED
+    assert second.outcome == ToneOutcome.APPLIED
     assert second.after.active == ("formal", "bullet_points")  # no decay of the earlier request
-    assert second.after.last_source == EXPLICIT
+    assert second.after.last_source == ToneSource.EXPLICIT
 
 
 def test_implicit_observation_follows_the_ema() -> None:
@@ -99,7 +96,7 @@ def test_implicit_observation_follows_the_ema() -> None:
     for step in range(3):
         update = apply_proposal(state, implicit("warm_supportive"), T0 + step * STEP)
         expected = ema_up(expected)
-        assert update.outcome == APPLIED
+        assert update.outcome == ToneOutcome.APPLIED
         assert update.after.scores["warm_supportive"] == expected
         seen.append(expected)
         state = update.after
@@ -140,14 +137,14 @@ def test_implicit_updates_are_rate_limited_by_the_last_implicit_update() -> None
     first = apply_proposal(ToneState(), implicit("concise"), T0)
     assert first.after.implicit_updated_at == T0
     too_soon = apply_proposal(first.after, implicit("concise"), T0 + timedelta(minutes=2))
-    assert too_soon.outcome == RATE_LIMITED and too_soon.after == first.after
+    assert too_soon.outcome == ToneOutcome.RATE_LIMITED and too_soon.after == first.after
     # An explicit request in between is not blocked and does not restart the implicit clock.
     asked = apply_proposal(first.after, explicit("formal"), T0 + timedelta(minutes=2, seconds=30))
-    assert asked.outcome == APPLIED and "formal" in asked.after.active
+    assert asked.outcome == ToneOutcome.APPLIED and "formal" in asked.after.active
     assert asked.after.implicit_updated_at == T0
     assert asked.after.updated_at == T0 + timedelta(minutes=2, seconds=30)
     later = apply_proposal(asked.after, implicit("concise"), T0 + IMPLICIT_MIN_INTERVAL)
-    assert later.outcome == APPLIED
+    assert later.outcome == ToneOutcome.APPLIED
     assert later.after.scores["concise"] == ema_up(ema_up(0.0))
     assert later.after.implicit_updated_at == T0 + IMPLICIT_MIN_INTERVAL
 
@@ -155,7 +152,7 @@ def test_implicit_updates_are_rate_limited_by_the_last_implicit_update() -> None
 def test_an_explicit_request_right_after_inference_is_not_blocked() -> None:
     inferred = apply_proposal(ToneState(), implicit("casual"), T0).after
     asked = apply_proposal(inferred, explicit("detailed"), T0 + timedelta(seconds=1))
-    assert asked.outcome == APPLIED and asked.after.active == ("detailed",)
+    assert asked.outcome == ToneOutcome.APPLIED and asked.after.active == ("detailed",)
 
 
 # --- hysteresis ------------------------------------------------------------------------------
@@ -236,7 +233,7 @@ def test_full_tie_goes_to_the_first_of_the_pair() -> None:
 # --- emojis ----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("source", [EXPLICIT, IMPLICIT])
+@pytest.mark.parametrize("source", [ToneSource.EXPLICIT, ToneSource.IMPLICIT])
 def test_no_emojis_wins_when_both_are_proposed(source: str) -> None:
     start = state_with({"no_emojis": 0.8, "emojis_ok": 0.8}, ())
     after = apply_proposal(start, ToneProposal(("emojis_ok", "no_emojis"), source), T0).after
@@ -278,15 +275,15 @@ def test_inferred_emojis_do_not_override_an_active_no_emojis() -> None:
 
 def test_proposal_without_valid_tags_changes_nothing() -> None:
     start = apply_proposal(ToneState(), explicit("casual"), T0).after
-    proposal = validate_proposal(["rude", "sarcastic"], EXPLICIT)
+    proposal = validate_proposal(["rude", "sarcastic"], ToneSource.EXPLICIT)
     update = apply_proposal(start, proposal, T0 + timedelta(hours=1))
-    assert update.outcome == NO_CHANGE and update.after == start
+    assert update.outcome == ToneOutcome.NO_CHANGE and update.after == start
 
 
 def test_repeating_an_explicit_request_is_no_change() -> None:
     start = apply_proposal(ToneState(), explicit("casual"), T0).after
     update = apply_proposal(start, explicit("casual"), T0 + timedelta(hours=1))
-    assert update.outcome == NO_CHANGE and update.after.updated_at == T0
+    assert update.outcome == ToneOutcome.NO_CHANGE and update.after.updated_at == T0
 
 
 def test_naive_datetimes_are_refused() -> None:

@@ -11,7 +11,7 @@ import pytest
 from promptpipe.domain.limits import INBOUND_CHARS
 from promptpipe.errors import AdminError
 from promptpipe.evaluation.personas import Persona
-from promptpipe.evaluation.player import ModelPlayer, Move
+from promptpipe.evaluation.player import ModelPlayer, Move, MoveKind
 from promptpipe.evaluation.records import Said, TokenCount
 from promptpipe.llm import Completion
 
@@ -51,18 +51,18 @@ async def _move(answer: str | None, open_poll: Said | None = POLL, **kwargs: Any
 
 
 @pytest.mark.parametrize(("answer", "expected"), [
-    ('{"action": "write", "text": "  vale, luego  "}', Move("write", "vale, luego")),
-    ('Sure:\n```json\n{"action": "write", "text": "ok"}\n```', Move("write", "ok")),
-    ('I will answer {"action": "silent"} now.', Move("silent")),
-    ("ya lo hice", Move("write", "ya lo hice")),
-    ('{"action": "tap", "options": ["sí"]}', Move("tap", options=("Sí",))),
-    ('{"action": "tap", "options": "TODAVÍA NO"}', Move("tap", options=("Todavía no",))),
-    ('{"action": "tap", "options": ["Maybe"], "text": "no sé"}', Move("write", "no sé")),
-    ('{"action": "tap", "options": ["Maybe"]}', Move("silent")),
-    ('{"action": "write", "text": "   "}', Move("silent")),
-    ("", Move("silent")),
-    (None, Move("silent")),
-    ('{"action": "write", "text": "se me cortó', Move("write", "se me cortó")),
+    ('{"action": "write", "text": "  vale, luego  "}', Move(MoveKind.WRITE, "vale, luego")),
+    ('Sure:\n```json\n{"action": "write", "text": "ok"}\n```', Move(MoveKind.WRITE, "ok")),
+    ('I will answer {"action": "silent"} now.', Move(MoveKind.SILENT)),
+    ("ya lo hice", Move(MoveKind.WRITE, "ya lo hice")),
+    ('{"action": "tap", "options": ["sí"]}', Move(MoveKind.TAP, options=("Sí",))),
+    ('{"action": "tap", "options": "TODAVÍA NO"}', Move(MoveKind.TAP, options=("Todavía no",))),
+    ('{"action": "tap", "options": ["Maybe"], "text": "no sé"}', Move(MoveKind.WRITE, "no sé")),
+    ('{"action": "tap", "options": ["Maybe"]}', Move(MoveKind.SILENT)),
+    ('{"action": "write", "text": "   "}', Move(MoveKind.SILENT)),
+    ("", Move(MoveKind.SILENT)),
+    (None, Move(MoveKind.SILENT)),
+    ('{"action": "write", "text": "se me cortó', Move(MoveKind.WRITE, "se me cortó")),
 ])
 async def test_each_kind_of_answer_becomes_a_move(answer: str | None, expected: Move) -> None:
     move, _ = await _move(answer)
@@ -70,8 +70,9 @@ async def test_each_kind_of_answer_becomes_a_move(answer: str | None, expected: 
 
 
 async def test_a_tap_without_an_open_poll_is_written_or_silent() -> None:
-    assert (await _move('{"action": "tap", "options": ["Sí"], "text": "sí"}', open_poll=None))[0] == Move("write", "sí")
-    assert (await _move('{"action": "tap", "options": ["Sí"]}', open_poll=None))[0] == Move("silent")
+    written = (await _move('{"action": "tap", "options": ["Sí"], "text": "sí"}', open_poll=None))[0]
+    assert written == Move(MoveKind.WRITE, "sí")
+    assert (await _move('{"action": "tap", "options": ["Sí"]}', open_poll=None))[0] == Move(MoveKind.SILENT)
 
 
 async def test_a_long_message_is_capped() -> None:

@@ -16,7 +16,7 @@ from sqlalchemy import event
 
 from promptpipe.app import App
 from promptpipe.domain.polls import POLL_OPTIONS
-from promptpipe.domain.timers import REMINDER
+from promptpipe.domain.timers import TimerKind
 from promptpipe.research import admin
 from promptpipe.storage.models import Timer
 from promptpipe.storage.outbox_rows import PLAN_EACH_TIME
@@ -207,9 +207,9 @@ async def test_storing_a_message_skips_the_writes_and_reads_that_would_change_no
     stored = second.productive()[0]  # theirs was the only input waiting: its row is not read back
     assert stored[0].startswith("SELECT participant.id") and not any(s.startswith("SELECT inbox.id") for s in stored)
     assert transport.texts_to(ANA)[-2:] == ["Glad to hear it.", "Good luck tomorrow!"]
-    reminders = sa.select(Timer.kind, Timer.status).where(Timer.kind == REMINDER)
+    reminders = sa.select(Timer.kind, Timer.status).where(Timer.kind == TimerKind.REMINDER)
     timers = await app.db.run(lambda s: s.execute(reminders).all())
-    assert [tuple(row) for row in timers] == [(REMINDER, "cancelled")]
+    assert [tuple(row) for row in timers] == [(TimerKind.REMINDER, "cancelled")]
 
 
 SHARED_BUDGET = {"intake message": (13, 3)}

@@ -13,12 +13,12 @@ import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
 from promptpipe.clock import ManualClock
+from promptpipe.domain.messages import MessageStatus
 from promptpipe.research import admin
 from promptpipe.storage import schema
 from promptpipe.storage.db import Database
 from promptpipe.storage.erasure import stop_everything
 from promptpipe.storage.inbox_rows import (
-    KEPT,
     NewInput,
     add_input,
     close_input,
@@ -26,7 +26,7 @@ from promptpipe.storage.inbox_rows import (
     pending_inbox,
     record_attempt,
 )
-from promptpipe.storage.models import FAILED, SENT, InboxItem, Message, OutboxItem
+from promptpipe.storage.models import InboxItem, Message, OutboxItem, RowStatus
 from promptpipe.storage.outbox_rows import record_sends
 from promptpipe.storage.transcript import add_inbound_message, queue_outgoing
 from promptpipe.storage.urls import sync_url
@@ -77,7 +77,7 @@ async def test_inputs_done_answer_their_messages_unless_closed_for_another_reaso
             add_input(db, session, NewInput(f"wa:in-{n}", ana.id, "message", message_id=message_id), NOW)
         rows = {row.message_id: row for row in pending_inbox(session, ana.id)}
         mark_inbox_done(session, [rows[ids[0]]], NOW)  # answered by a turn
-        mark_inbox_done(session, [rows[ids[1]]], NOW, message_status=KEPT)  # kept (paused, say)
+        mark_inbox_done(session, [rows[ids[1]]], NOW, message_status=MessageStatus.KEPT)  # kept (paused, say)
         close_input(session, rows[ids[2]].id, NOW, why="skipped by the team")
         stop_everything(session, ana.id, NOW)  # the last one still waits when their data is erased
         return _statuses(session, *ids)
@@ -95,9 +95,10 @@ async def test_a_send_recorded_marks_its_message_sent_with_its_whatsapp_id(mirro
                for n in range(2)]
         outbox = dict(session.execute(sa.select(OutboxItem.message_id, OutboxItem.id)).all())  # type: ignore[call-overload]
         record_sends(session, [
-            (outbox[ids[0]], ids[0], {"status": SENT, "sent_at": NOW, "wa_message_id": "out-1", "last_error": None,
-                                      "receipts_expected": True}, {}),
-            (outbox[ids[1]], ids[1], {"status": FAILED, "last_error": "refused"}, {"status": FAILED}),
+            (outbox[ids[0]], ids[0], {"status": RowStatus.SENT, "sent_at": NOW, "wa_message_id": "out-1",
+                                      "last_error": None, "receipts_expected": True}, {}),
+            (outbox[ids[1]], ids[1], {"status": RowStatus.FAILED, "last_error": "refused"},
+             {"status": RowStatus.FAILED}),
         ])
         return [tuple(row) for row in session.execute(
             sa.select(Message.status, Message.wa_message_id, Message.sent_at, Message.receipts_expected)  # type: ignore[call-overload]

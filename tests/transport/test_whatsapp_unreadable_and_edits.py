@@ -9,9 +9,9 @@ from neonize.proto.Neonize_pb2 import JID, MessageInfo, MessageSource
 from neonize.proto.waCommon.WACommon_pb2 import MessageKey
 from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import FutureProofMessage, Message, ProtocolMessage
 
+from promptpipe.domain.messages import MessageKind
 from promptpipe.pipeline.inbox import NON_TEXT_NOTES
 from promptpipe.transport._neonize_mapping import to_inbound, unreadable_from
-from promptpipe.transport.base import UNREADABLE
 from tests.transport.test_whatsapp_mapping import event, pn
 from tests.transport.test_whatsapp_transport import harness, settle
 
@@ -29,10 +29,10 @@ def undecryptable(*, is_group: bool = False, unavailable: bool = False) -> Undec
 def test_an_undecryptable_message_becomes_an_unreadable_one_with_its_own_id() -> None:
     msg = unreadable_from(undecryptable())
     assert msg is not None
-    assert (msg.content, msg.text, msg.sender_phone) == (UNREADABLE, "", "+14165550123")
+    assert (msg.content, msg.text, msg.sender_phone) == (MessageKind.UNREADABLE, "", "+14165550123")
     assert msg.message_id == "3EB0SECRET~unreadable"  # the real one, resent as 3EB0SECRET, is new
     assert unreadable_from(undecryptable(is_group=True)) is None
-    assert "could not be decrypted" in NON_TEXT_NOTES[UNREADABLE]
+    assert "could not be decrypted" in NON_TEXT_NOTES[MessageKind.UNREADABLE]
 
 
 async def test_the_transport_hands_an_undecryptable_message_to_the_service(harness) -> None:
@@ -40,7 +40,7 @@ async def test_the_transport_hands_an_undecryptable_message_to_the_service(harne
     await h.start_connected()
     await h.client.emit(UndecryptableMessageEv, undecryptable(unavailable=True))
     await settle(lambda: len(h.received) == 1)
-    assert h.received[0].content == UNREADABLE
+    assert h.received[0].content == MessageKind.UNREADABLE
     assert h.log.find("whatsapp_message_undecryptable")
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from promptpipe.clock import ManualClock
 from promptpipe.config import load_settings
-from promptpipe.domain.access import ROLES, allows, hash_token, new_token
+from promptpipe.domain.access import Role, allows, hash_token, new_token
 from promptpipe.errors import ConfigError
 from promptpipe.research.tokens import Caller
 from promptpipe.storage.db import Database
@@ -44,13 +44,13 @@ def test_the_failure_table_cannot_grow_without_bound() -> None:
 
 
 @pytest.mark.parametrize(("role", "needed", "allowed"), [
-    ("viewer", "viewer", True), ("viewer", "researcher", False), ("researcher", "researcher", True),
-    ("researcher", "admin", False), ("admin", "researcher", True), ("admin", "admin", True),
-    ("owner", "viewer", False),
+    ("viewer", Role.VIEWER, True), ("viewer", Role.RESEARCHER, False), ("researcher", Role.RESEARCHER, True),
+    ("researcher", Role.ADMIN, False), ("admin", Role.RESEARCHER, True), ("admin", Role.ADMIN, True),
+    ("owner", Role.VIEWER, False),
 ])
-def test_each_role_can_do_what_the_roles_below_it_can(role: str, needed: str, allowed: bool) -> None:
+def test_each_role_can_do_what_the_roles_below_it_can(role: str, needed: Role, allowed: bool) -> None:
     assert allows(role, needed) is allowed
-    assert ROLES == ("viewer", "researcher", "admin")
+    assert tuple(Role) == ("viewer", "researcher", "admin")
 
 
 def test_tokens_are_random_and_only_their_hash_is_kept() -> None:

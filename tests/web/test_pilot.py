@@ -21,7 +21,7 @@ import pytest
 from sqlalchemy import func, select
 
 from promptpipe.app import App
-from promptpipe.domain.states import VOTE_DONE
+from promptpipe.domain.states import Vote
 from promptpipe.domain.study import SELF_REPORT_OPTIONS, SELF_REPORT_QUESTION, SELF_REPORT_THANKS
 from promptpipe.errors import Conflict
 from promptpipe.export.files import export_study
@@ -45,7 +45,7 @@ NAME = "Sam"
 GREETING = "Welcome Sam! Which small habit would you like to build?"
 ANSWER = "I want to stretch after my morning coffee"
 REPLY = "Lovely: a nudge at 8:00 each morning, just before your coffee."
-DONE_REPLY = FIRST_REPLY[VOTE_DONE]
+DONE_REPLY = FIRST_REPLY[Vote.DONE]
 STUDY_TABLES = (Participant, Message, InboxItem, OutboxItem, Decision, Timer, Schedule)
 MESSAGE_ID = re.compile(r'name="message_id" value="(\d+)"')
 

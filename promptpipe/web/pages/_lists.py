@@ -6,14 +6,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from promptpipe.domain.participant_filter import STATUSES, ParticipantFilter
-from promptpipe.domain.states import FEEDBACK, INTAKE, INTAKE_SUSPENDED
+from promptpipe.domain.participant_filter import ParticipantFilter
+from promptpipe.domain.states import Stage, Status
 
 __all__ = ["PER_PAGE", "STAGE_LABELS", "FilterForm", "Pager", "page_number", "read_filter"]
 
 PER_PAGE = 50
 MAX_PAGE_NUMBER = 100_000
-STAGE_LABELS: dict[str, str] = {INTAKE: "intake", FEEDBACK: "feedback", INTAKE_SUSPENDED: "intake on hold"}
+STAGE_LABELS: dict[str, str] = {Stage.INTAKE: "intake", Stage.FEEDBACK: "feedback",
+                                Stage.INTAKE_SUSPENDED: "intake on hold"}
 _FILTER_FIELDS = {"status", "stage", "arm", "silent_days"}
 _FORM_FIELD = {"silent_days": "silent"}
 
@@ -25,7 +26,7 @@ class FilterForm:
     flt: ParticipantFilter
     values: dict[str, str]
     problems: list[str] = field(default_factory=list)
-    statuses: tuple[str, ...] = STATUSES
+    statuses: tuple[str, ...] = tuple(Status)
     stages: tuple[tuple[str, str], ...] = tuple(STAGE_LABELS.items())
 
     @property

@@ -16,7 +16,7 @@ import jinja2
 from fastapi import Depends, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
-from promptpipe.domain.access import RESEARCHER, allows, may_read
+from promptpipe.domain.access import Role, allows, may_read
 from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.participant_filter import MAX_SILENT_DAYS
 from promptpipe.errors import AdminError, StorageError
@@ -57,7 +57,7 @@ class Visitor:
     @property
     def identified(self) -> bool:
         """May see phone numbers, names and message text, and act (researchers and admins)."""
-        return allows(self.caller.role, RESEARCHER)
+        return allows(self.caller.role, Role.RESEARCHER)
 
     def may_read(self, what: str) -> bool:
         """Whether this role may read ``what`` (see domain.access.NEEDED_TO_READ)."""

@@ -17,6 +17,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from promptpipe.domain.limits import RESEARCHER_MESSAGE_CHARS
 from promptpipe.errors import AdminError
+from promptpipe.pipeline.events import TeamAction
 from promptpipe.research import admin, messaging
 from promptpipe.research.tokens import audit
 from promptpipe.web.errors import api_words, status_for
@@ -106,15 +107,15 @@ async def _pause_or_resume(found: Visitor, participant_id: str, action: str, rea
                 detail={"changed": changed, **({"reason": reason} if reason else {})}, via="dashboard")
     if not changed:
         return "unchanged"
-    if action == "resume" and after.opted_out:
+    if action == TeamAction.RESUME and after.opted_out:
         return "resumed_but_stopped"
-    return "paused" if action == "pause" else "resumed"
+    return "paused" if action == TeamAction.PAUSE else "resumed"
 
 
 async def _perform(found: Visitor, participant_id: str, action: str, text: str, reason: str,
                    after_quiet_hours: bool) -> str:
     ctx = found.ctx
-    if action in ("pause", "resume"):
+    if action in (TeamAction.PAUSE, TeamAction.RESUME):  # team changes, applied in their lane
         return await _pause_or_resume(found, participant_id, action, reason)
     if action == "message":
         if not text:

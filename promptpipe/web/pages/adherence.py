@@ -18,7 +18,7 @@ from markupsafe import Markup
 
 from promptpipe.domain.adherence import CELL_OUTCOMES
 from promptpipe.domain.participant_filter import ParticipantSort
-from promptpipe.domain.states import COMPLETED, INTAKE, INTAKE_SUSPENDED, PAUSED, WITHDRAWN
+from promptpipe.domain.states import Stage, Status
 from promptpipe.research import monitoring
 from promptpipe.web.charts import OUTCOME_LABELS, OUTCOME_SYMBOLS, HeatmapRow, heatmap, heatmap_legend
 from promptpipe.web.pages._lists import PER_PAGE, Pager, page_number, read_filter
@@ -44,11 +44,11 @@ def day_url(participant_id: str, day: date) -> str:
 def status_word(status: str, stage: str, paused_by: str | None) -> str:
     """A row's state in a word or two: STOP (their own pause), paused (the team's), withdrawn,
     completed, intake on hold, in intake, or active."""
-    if status == PAUSED:
+    if status == Status.PAUSED:
         return "STOP" if paused_by and "participant" in paused_by else "paused"
-    if status in (WITHDRAWN, COMPLETED):
+    if status in (Status.WITHDRAWN, Status.COMPLETED):
         return status
-    words: dict[str, str] = {INTAKE_SUSPENDED: "intake on hold", INTAKE: "in intake"}
+    words: dict[str, str] = {Stage.INTAKE_SUSPENDED: "intake on hold", Stage.INTAKE: "in intake"}
     return words.get(stage, "active")
 
 

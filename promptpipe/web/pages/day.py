@@ -13,6 +13,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse
 
+from promptpipe.domain.messages import MessageKind
 from promptpipe.research.monitoring import DeliveryView
 from promptpipe.research.study_day import MESSAGES_SHOWN, StudyDay, read_day
 from promptpipe.storage.study_day import DayDecision, DayMessage
@@ -140,8 +141,8 @@ def _prompt(found: Visitor, row: DeliveryView, zone: str) -> PromptView:
 
 def _message(found: Visitor, row: DayMessage, zone: str) -> MessageLine:
     sender = "From the participant" if row.direction == "in" else (
-        "From the research team" if row.kind == "researcher" else "From the study")
-    kind = "" if row.kind in ("text", "researcher") else row.kind.replace("_", " ")
+        "From the research team" if row.kind == MessageKind.RESEARCHER else "From the study")
+    kind = "" if row.kind in (MessageKind.TEXT, MessageKind.RESEARCHER) else row.kind.replace("_", " ")
     return MessageLine(row.id, row.direction, sender, kind, found.when(row.at, zone),
                        row.text if found.identified else None)
 

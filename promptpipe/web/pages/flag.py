@@ -13,8 +13,9 @@ from fastapi.responses import HTMLResponse
 
 from promptpipe.domain.access import SAFETY_FLAGS
 from promptpipe.domain.limits import REASON_CHARS
+from promptpipe.domain.safety import FlagStatus
 from promptpipe.research.flag_review import AlertSettings, FlagDetail, alert_settings, flag_detail
-from promptpipe.storage.flags import FlagRecord
+from promptpipe.storage.flags import AlertStatus, FlagRecord
 from promptpipe.web.pages._render import PageError, Visitor, attempt, reader_of, render
 from promptpipe.web.pages._times import TimeLabel
 from promptpipe.web.pages.participants import participant_url
@@ -59,14 +60,14 @@ def _course(found: Visitor, record: FlagRecord) -> list[Step]:
                   f"{flag.severity} severity: {SOURCE_WORDS.get(flag.source, flag.source)}; the participant was sent "
                   "the study's safety message at once")]
     tries = f"{record.alert_attempts} attempt{'' if record.alert_attempts == 1 else 's'}"
-    if flag.alert == "sent":
+    if flag.alert == AlertStatus.SENT:
         steps.append(Step("Alert delivered", found.when(record.alerted_at, zone), f"to the alert webhook ({tries})"))
-    elif flag.alert == "pending":
+    elif flag.alert == AlertStatus.PENDING:
         steps.append(Step("Alert not delivered yet", None,
                           f"{tries} so far; the service keeps trying with growing pauses"))
     else:
         steps.append(Step("No alert", None, "no alert webhook was set when it was raised"))
-    if flag.status == "resolved":
+    if flag.status == FlagStatus.RESOLVED:
         steps.append(Step("Resolved", found.when(flag.resolved_at, zone), f"by {flag.resolved_by or 'someone'}"))
     return steps
 
@@ -102,4 +103,4 @@ def flag_number(flag_id: str) -> int:
 async def flag(request: Request, flag_id: str, found: Annotated[Visitor, Depends(reader_of(SAFETY_FLAGS))],
                done: str = "") -> HTMLResponse:
     return await flag_page(request, found, flag_number(flag_id),
-                           done="The flag is resolved." if done == "resolved" else "")
+                           done="The flag is resolved." if done == FlagStatus.RESOLVED else "")

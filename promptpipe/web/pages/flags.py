@@ -81,5 +81,5 @@ async def resolve(request: Request, flag_id: str, found: Annotated[Visitor, Depe
     await audit(found.ctx.db, found.ctx.clock, found.caller, "resolve_flag", detail={"flag_id": number},
                 via="dashboard")
     if back == "flag":
-        return RedirectResponse(f"{flag_url(number)}?done=resolved", status_code=303)
+        return RedirectResponse(f"{flag_url(number)}?done={FlagStatus.RESOLVED}", status_code=303)
     return RedirectResponse(f"/flags?resolved={number}", status_code=303)

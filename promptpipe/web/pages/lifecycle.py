@@ -23,7 +23,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from promptpipe.domain.limits import BACKGROUND_CHARS, NAME_CHARS, REASON_CHARS, RESEARCHER_MESSAGE_CHARS
 from promptpipe.domain.numbers import NumberPlan
-from promptpipe.domain.states import WITHDRAWN
+from promptpipe.domain.states import Status
 from promptpipe.errors import AdminError, Forbidden
 from promptpipe.research import admin, erasure
 from promptpipe.research.erasure import ErasurePlan
@@ -137,7 +137,7 @@ def _refusal(step: str, row: ParticipantDetail, erased: bool, extendable: bool) 
     """Why ``step`` cannot be done for them at all (empty: it can)."""
     if erased:
         return f"{row.id}'s personal data was erased; nothing more can be changed for them."
-    if step in ("withdraw", "extend", "number") and row.status == WITHDRAWN:
+    if step in ("withdraw", "extend", "number") and row.status == Status.WITHDRAWN:
         return f"{row.id} was withdrawn from the study; that cannot be undone or changed."
     if step == "extend" and not extendable:
         return "This study has no set length (length_days in the study file), so there are no study days to add."
@@ -206,7 +206,7 @@ async def _edit(found: Visitor, row: ParticipantDetail, typed: Typed) -> str:
     zone_changed = typed.timezone != row.timezone
     if zone_changed:
         admin.validate_timezone(typed.timezone)
-        if row.status == WITHDRAWN:
+        if row.status == Status.WITHDRAWN:
             raise Forbidden("timezone: they were withdrawn from the study, so their time zone cannot be changed")
     fields = [name for name, before in (("name", row.name), ("background", row.background))
               if getattr(typed, name) != before]

@@ -13,12 +13,12 @@ from fastapi.responses import HTMLResponse
 from promptpipe.domain.limits import RESEARCHER_MESSAGE_CHARS
 from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.messages import MessageKind, kind_shown
-from promptpipe.domain.states import ACTIVE, WITHDRAWN
+from promptpipe.domain.states import Status
 from promptpipe.research import admin, oversight
 from promptpipe.research._common import PARTICIPANT_ID
 from promptpipe.research.listing import one_participant
 from promptpipe.research.views import ListedRow, MessageView, ParticipantDetail, SchedulesView
-from promptpipe.storage.models import FAILED
+from promptpipe.storage.models import RowStatus
 from promptpipe.web.api_inputs import MAX_INPUTS
 from promptpipe.web.pages._lists import STAGE_LABELS
 from promptpipe.web.pages._render import PageError, Visitor, attempt, render, visitor
@@ -58,7 +58,6 @@ TICKS = {  # outbound message state -> (ticks, word, css class)
     "cancelled": ("✕", "cancelled: consent withdrawn or paused before it went out", "tick-failed"),
 }
 HIDDEN_TEXT = "hidden for viewers"
-TEXT_KIND, RESEARCHER_KIND = MessageKind.TEXT, MessageKind.RESEARCHER
 
 
 def checked_id(participant_id: str) -> str:
@@ -83,9 +82,10 @@ def tick(found: Visitor, message: MessageView, zone: str) -> dict[str, Any] | No
 def _message(found: Visitor, message: MessageView, zone: str) -> dict[str, Any]:
     kind = kind_shown(message.kind, found.identified)
     sender = ("From the participant" if message.direction == "in"
-              else "From the research team" if kind == RESEARCHER_KIND else "From the study")
+              else "From the research team" if kind == MessageKind.RESEARCHER else "From the study")
     return {"id": message.id, "direction": message.direction,
-            "kind": "" if kind in (TEXT_KIND, RESEARCHER_KIND) else kind.replace("_", " "), "from": sender,
+            "kind": "" if kind in (MessageKind.TEXT, MessageKind.RESEARCHER) else kind.replace("_", " "),
+            "from": sender,
             "at": found.when(message.at, zone), "tick": tick(found, message, zone),
             "text": message.text if found.identified else None}
 
@@ -137,9 +137,10 @@ def _actions(row: ParticipantDetail, listed: ListedRow | None, extendable: bool,
     """The actions that make sense for them now (see also :mod:`lifecycle`)."""
     if listed is not None and listed.erased:
         return []
-    if row.status == WITHDRAWN:
+    if row.status == Status.WITHDRAWN:
         return ["edit", "erase"]
-    actions = ["resume" if row.researcher_paused else "pause", "message", *(["prompt"] if row.status == ACTIVE else [])]
+    actions = ["resume" if row.researcher_paused else "pause", "message",
+               *(["prompt"] if row.status == Status.ACTIVE else [])]
     return [*actions, "edit", *(["extend"] if extendable else []), *(["number"] if movable else []), "withdraw",
             "erase"]
 
@@ -159,7 +160,8 @@ async def participant_view(found: Visitor, participant_id: str) -> dict[str, Any
     return {"profile": _profile(found, row, listed), **_schedules(found, schedules), "questionnaires": questionnaires,
             "stuck": [{"id": item.id, "kind": item.kind.replace("_", " "), "at": found.when(item.at, row.timezone),
                        "attempts": item.attempts, "error": item.last_error,
-                       "state": "given up on" if item.status == FAILED else "still being tried"} for item in stuck],
+                       "state": "given up on" if item.status == RowStatus.FAILED else "still being tried"}
+                      for item in stuck],
             "messages": [_message(found, message, row.timezone) for message in newest],
             "more_messages": max(0, row.messages_in + row.messages_out - len(newest)), "hidden_text": HIDDEN_TEXT,
             "max_chars": RESEARCHER_MESSAGE_CHARS,

@@ -13,7 +13,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from promptpipe.domain.access import ADMIN, ROLES, TOKEN_NAME, allows
+from promptpipe.domain.access import TOKEN_NAME, Role, allows
 from promptpipe.errors import AdminError
 from promptpipe.research import tokens
 from promptpipe.research.tokens import TokenView, audit
@@ -27,7 +27,7 @@ router = APIRouter()
 
 
 def _admin(found: Visitor) -> Visitor:
-    if not allows(found.caller.role, ADMIN):
+    if not allows(found.caller.role, Role.ADMIN):
         raise PageError(403, f"Tokens are managed by admins; your token ({found.caller.name}) is a "
                              f"{found.caller.role}'s.")
     return found
@@ -73,7 +73,7 @@ async def _page(request: Request, found: Visitor, *, status_code: int = 200, don
                 created: str = "", secret: str = "", form: dict[str, str] | None = None,
                 confirm: Row | None = None) -> HTMLResponse:
     rows = [_row(found, token) for token in await attempt(tokens.tokens(found.ctx.reader))]
-    response = render(request, "tokens.html", found, section="tokens", rows=rows, roles=ROLES, done=done,
+    response = render(request, "tokens.html", found, section="tokens", rows=rows, roles=tuple(Role), done=done,
                       error=error, created=created, secret=secret, confirm=confirm, expires_help=tokens.EXPIRES_HELP,
                       form=form or {"name": "", "role": "viewer", "expires": ""}, status_code=status_code)
     response.headers["Cache-Control"] = "no-store"
