@@ -16,7 +16,7 @@ rest happens, quiet hours, model outages and restarts. Every send is judged at t
 transport is called, against the inputs the service has processed by then (read through a
 connection of the test's own), classified by the test, not by the service's code.
 
-CI runs ``CONSENT_EXAMPLES`` examples (25 by default) of up to ``CONSENT_STEPS`` steps (30),
+CI runs ``CONSENT_EXAMPLES`` examples (15 by default) of up to ``CONSENT_STEPS`` steps (30),
 derandomised so a run is repeatable; ``CONSENT_EXPLORE=1`` draws new ones each run. The README gives
 the figures of a longer run.
 """
@@ -57,7 +57,7 @@ from tests.databases import PostgresDatabases, SqliteTemplate
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.study_helpers import study_file
 
-EXAMPLES = int(os.environ.get("CONSENT_EXAMPLES", "25"))
+EXAMPLES = int(os.environ.get("CONSENT_EXAMPLES", "15"))
 STEPS = int(os.environ.get("CONSENT_STEPS", "30"))
 EXPLORE = os.environ.get("CONSENT_EXPLORE", "") == "1"
 """Random examples instead of the same ones every run (a longer run looking for new failures)."""
