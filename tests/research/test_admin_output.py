@@ -60,6 +60,7 @@ async def test_a_name_with_a_newline_cannot_break_the_list_table(
     fake_openai.say("Hello!", match="hi")
     await transport.inject(ANA, "hi", name="Ana\nBEN  +14165550100  fake row\x1b[31m")
     await app.run_until_idle()
+    await app.stop()  # its log lines (on stdout, like the command's table) come late on a busy machine
     code, out, _ = await asyncio.to_thread(run_admin, capsys, "list")
     assert code == 0
     lines = out.strip().splitlines()
