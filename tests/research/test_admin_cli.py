@@ -23,6 +23,8 @@ from tests.fakes.openai_server import FakeOpenAIServer
 
 
 def run_admin(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    """The admin script's exit code and what it printed (not what the test's service logged before)."""
+    capsys.readouterr()
     code = admin_main(list(args))
     out, err = capsys.readouterr()
     return code, out, err
