@@ -21,6 +21,7 @@ from openai.types.chat import ChatCompletion
 from promptpipe.config import Settings
 from promptpipe.domain.text import clean_for_storage
 from promptpipe.errors import ContextTooLong, LLMRejected, LLMUnavailable
+from promptpipe.tls import client_context
 
 
 @dataclass(frozen=True)
@@ -158,7 +159,7 @@ class OpenAILLM:
             max_retries=settings.llm_max_retries,
             # aiohttp under the SDK: a third of the default transport's CPU per call when a burst
             # has a hundred calls in flight (proxies from the environment are honoured the same)
-            http_client=DefaultAioHttpClient(),
+            http_client=DefaultAioHttpClient(verify=client_context()),
         )
         self._model = settings.genai_model
         self._temperature = settings.genai_temperature

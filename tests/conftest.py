@@ -5,6 +5,7 @@ one made once per process; tests/upgrades/ start from empty ones)."""
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from datetime import datetime
 from pathlib import Path
@@ -26,6 +27,15 @@ from tests.databases import PostgresDatabases, SqliteTemplate
 from tests.fakes.openai_server import FakeOpenAIServer
 
 pytest_plugins = ["tests.fakes.fixtures"]  # the fake OpenAI server fixtures
+
+MEMORY_DISK = Path("/dev/shm")
+if "TMPDIR" not in os.environ and MEMORY_DISK.is_dir() and os.access(MEMORY_DISK, os.W_OK):
+    # Every test's files (its database copy, state directory, the drills' services) in memory:
+    # a SQLite commit's fsync and a file's removal then cost no disk time, which on this VM's disk
+    # varied from test to test when the machine was busy. A SIGKILLed service still loses nothing
+    # this way (the kernel keeps what it wrote); TMPDIR, when set, is respected.
+    os.environ["TMPDIR"] = str(MEMORY_DISK)  # for the services and workers the tests start too
+    tempfile.tempdir = None  # computed again from TMPDIR
 
 POSTGRES_ENV = "TEST_POSTGRES_URL"
 PROJECT_VARS = variables()

@@ -19,6 +19,7 @@ from promptpipe.domain.backoff import Backoff
 from promptpipe.logging import get_logger
 from promptpipe.storage.db import Database
 from promptpipe.storage.flags import PendingAlert, pending_alerts, record_alert
+from promptpipe.tls import client_context
 
 log = get_logger("promptpipe.app.alerts")
 
@@ -42,7 +43,8 @@ def alert_body(alert: PendingAlert) -> dict[str, object]:
 class AlertSender:
     def __init__(self, db: Database, clock: Clock, url: str, *, client: httpx.AsyncClient | None = None) -> None:
         self.db, self.clock, self.url = db, clock, url
-        self._client = client or httpx.AsyncClient(timeout=POST_TIMEOUT_S, follow_redirects=False)
+        self._client = client or httpx.AsyncClient(timeout=POST_TIMEOUT_S, follow_redirects=False,
+                                                   verify=client_context())
         self._kick = asyncio.Event()
         self._failures = 0
         self.sent = 0

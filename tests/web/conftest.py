@@ -15,6 +15,7 @@ from promptpipe.config import Settings
 from promptpipe.pilot import PilotDesk
 from promptpipe.research.tokens import create_token
 from promptpipe.storage.db import Database
+from promptpipe.tls import client_context
 from promptpipe.web.context import WebContext
 from promptpipe.web.server import WebServer
 from tests.conftest import AppFactory
@@ -36,7 +37,7 @@ class Web:
     def client(self, role: str | None = "researcher", **kwargs: object) -> httpx.AsyncClient:
         """An HTTP client for the API, with the bearer token of ``role`` (None: no token)."""
         headers = {"Authorization": f"Bearer {self.tokens[role]}"} if role else {}
-        return httpx.AsyncClient(base_url=self.url, headers=headers, timeout=10, **kwargs)  # type: ignore[arg-type]
+        return httpx.AsyncClient(base_url=self.url, headers=headers, timeout=10, verify=client_context(), **kwargs)  # type: ignore[arg-type]
 
     async def token(self, name: str, role: str) -> str:
         secret, _ = await create_token(self.app.db, self.app.clock, name=name, role=role, by="test")
