@@ -92,6 +92,7 @@ OPEN_DATA = {
     "research/tokens.py": "an audit entry's detail (a JSON column)",
     "research/views.py": "the profile's counters and an input's payload (JSON columns)",
     "storage/models.py": "JSON columns",
+    "storage/queue_tables.py": "JSON columns",
     "storage/access.py": "an audit entry's detail (a JSON column)",
     "storage/access_tables.py": "an audit entry's detail (a JSON column)",
     "storage/conversations.py": "the columns an update changes",

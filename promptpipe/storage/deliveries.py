@@ -13,8 +13,9 @@ from sqlalchemy import bindparam, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from promptpipe.domain.outcomes import DeliveryFact, counters
-from promptpipe.storage.models import Message, PromptDelivery, table_of
+from promptpipe.storage.models import Message, table_of
 from promptpipe.storage.prepared import Prepared
+from promptpipe.storage.prompt_tables import PromptDelivery
 
 _MESSAGE = table_of(Message)
 _DELIVERY = table_of(PromptDelivery)

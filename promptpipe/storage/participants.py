@@ -21,17 +21,9 @@ from promptpipe.domain.timers import CANCELLED_BY_REPLY
 from promptpipe.domain.transition_log import Actor, TransitionKind
 from promptpipe.storage.consent import record_consent
 from promptpipe.storage.db import Database
-from promptpipe.storage.models import (
-    Conversation,
-    InboxItem,
-    LidMapping,
-    Participant,
-    PromptDelivery,
-    RowStatus,
-    Timer,
-    Transition,
-    table_of,
-)
+from promptpipe.storage.models import Conversation, LidMapping, Participant, Transition, table_of
+from promptpipe.storage.prompt_tables import PromptDelivery
+from promptpipe.storage.queue_tables import InboxItem, InboxStatus, Timer, TimerStatus
 from promptpipe.storage.study import allocate
 from promptpipe.storage.suppression import suppressed_since
 
@@ -46,8 +38,8 @@ _INBOX, _TIMER, _DELIVERY = table_of(InboxItem), table_of(Timer), table_of(Promp
 _NEWER = _DELIVERY.alias("newer")
 _SENDER_FACTS = (
     select(func.count()).select_from(_INBOX)
-    .where(_INBOX.c.participant_id == _PARTICIPANT.c.id, _INBOX.c.status == RowStatus.PENDING).scalar_subquery(),
-    exists().where(_TIMER.c.participant_id == _PARTICIPANT.c.id, _TIMER.c.status == RowStatus.PENDING,
+    .where(_INBOX.c.participant_id == _PARTICIPANT.c.id, _INBOX.c.status == InboxStatus.PENDING).scalar_subquery(),
+    exists().where(_TIMER.c.participant_id == _PARTICIPANT.c.id, _TIMER.c.status == TimerStatus.PENDING,
                    _TIMER.c.kind.in_(CANCELLED_BY_REPLY)),
     exists().where(_DELIVERY.c.id == select(func.max(_NEWER.c.id)).where(
         _NEWER.c.participant_id == _PARTICIPANT.c.id).scalar_subquery(), _DELIVERY.c.replied_at.is_(None)),

@@ -12,13 +12,8 @@ from typing import Any
 from sqlalchemy import func, insert, select, update
 from sqlalchemy.orm import Session
 
-from promptpipe.storage.models import (
-    InboxItem,
-    OutboxItem,
-    RowStatus,
-    ServiceStatus,
-    table_of,
-)
+from promptpipe.storage.models import ServiceStatus, table_of
+from promptpipe.storage.queue_tables import InboxItem, InboxStatus, OutboxItem, OutboxStatus
 
 __all__ = ["LAST_MODEL_ERROR", "WHATSAPP", "Backlog", "StatusRow", "backlog", "model_error_value", "number_rows",
            "read_statuses", "save_status", "state_row_name"]
@@ -93,12 +88,12 @@ def backlog(session: Session) -> Backlog:
     count = func.count()
     conn = session.connection()
     outbox = conn.execute(
-        select(count).select_from(_OUTBOX).where(_OUTBOX.c.status.in_((RowStatus.PENDING, RowStatus.SENDING)))
+        select(count).select_from(_OUTBOX).where(_OUTBOX.c.status.in_((OutboxStatus.PENDING, OutboxStatus.SENDING)))
     ).scalar_one()
     uncertain = conn.execute(
-        select(count).select_from(_OUTBOX).where(_OUTBOX.c.status == RowStatus.UNCERTAIN)).scalar_one()
-    inbox = conn.execute(select(count).select_from(_INBOX).where(_INBOX.c.status == RowStatus.PENDING)).scalar_one()
-    stuck = conn.execute(select(count).select_from(_INBOX).where(_INBOX.c.status == RowStatus.FAILED)).scalar_one()
-    stuck_ids = conn.execute(select(_INBOX.c.id).where(_INBOX.c.status == RowStatus.FAILED).order_by(_INBOX.c.id)
+        select(count).select_from(_OUTBOX).where(_OUTBOX.c.status == OutboxStatus.UNCERTAIN)).scalar_one()
+    inbox = conn.execute(select(count).select_from(_INBOX).where(_INBOX.c.status == InboxStatus.PENDING)).scalar_one()
+    stuck = conn.execute(select(count).select_from(_INBOX).where(_INBOX.c.status == InboxStatus.FAILED)).scalar_one()
+    stuck_ids = conn.execute(select(_INBOX.c.id).where(_INBOX.c.status == InboxStatus.FAILED).order_by(_INBOX.c.id)
                              .limit(STUCK_IDS_SHOWN)).scalars().all() if stuck else []
     return Backlog(int(outbox), int(uncertain), int(inbox), int(stuck), tuple(stuck_ids))
