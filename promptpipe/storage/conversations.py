@@ -138,7 +138,7 @@ def save_turn_state(session: Session, state: TurnState, now: datetime) -> None:
         raise VersionConflict(f"conversation of {state.participant.id} changed during the turn")
     state.version += 1
     person = state.participant
-    changed: dict[str, Any] = {}
+    changed: dict[str, object] = {}
     if state.status_facts != (person.status, person.paused_by, person.opted_out, person.researcher_paused,
                               person.completed):
         changed.update(status=state.status, paused_by=state.paused_by, opted_out=state.opted_out,

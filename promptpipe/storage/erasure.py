@@ -30,7 +30,7 @@ from promptpipe.storage.prompt_tables import PromptDelivery, Schedule
 from promptpipe.storage.questionnaires import erase_typed_answers
 from promptpipe.storage.queue_tables import InboxItem, InboxStatus, OutboxItem, OutboxStatus, Timer, TimerStatus
 from promptpipe.storage.receipts import forget_receipts
-from promptpipe.storage.service_status import LAST_MODEL_ERROR, read_statuses, save_status
+from promptpipe.storage.service_status import LAST_MODEL_ERROR, ModelError, read_statuses, save_status
 from promptpipe.storage.suppression import suppress
 
 _CONVERSATION = table_of(Conversation)
@@ -106,7 +106,7 @@ def _strip_model_error(session: Session, now: datetime) -> None:
     anyone's words: an erasure keeps only its time and kind."""
     status = read_statuses(session).get(LAST_MODEL_ERROR)
     if status is not None and set(status.value) - {"at", "type"}:
-        value = {"at": status.value.get("at"), "type": status.value.get("type"),
+        value: ModelError = {"at": status.value.get("at"), "type": status.value.get("type"),
                  "error": f"{status.value.get('type', 'error')} (its text was removed by an erasure)"}
         save_status(session, LAST_MODEL_ERROR, value, now)
 

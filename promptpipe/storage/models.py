@@ -110,7 +110,7 @@ class Participant(SQLModel, table=True):
     erased_by: str | None = None
     arm: str | None = None
     """The study arm the allocation gave them (None: enrolled before the study had arms)."""
-    strata: dict[str, Any] | None = Field(default=None, sa_column=Column(JSONType, nullable=True))
+    strata: dict[str, str] | None = Field(default=None, sa_column=Column(JSONType, nullable=True))
     """The enrollment fields the allocation is stratified by (``--stratum site=A``); None for
     participants enrolled before strata existed."""
     day_one: str | None = None
@@ -251,7 +251,7 @@ class ToneEvent(SQLModel, table=True):
     """applied | rate_limited | no_change"""
     active_before: list[str] = Field(default_factory=list, sa_column=Column(JSONType, nullable=False))
     active_after: list[str] = Field(default_factory=list, sa_column=Column(JSONType, nullable=False))
-    scores: dict[str, Any] = json_field()
+    scores: dict[str, float] = json_field()
     """Scores after the update."""
     created_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
 

@@ -8,7 +8,6 @@ import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.orm import Session
@@ -87,7 +86,7 @@ def save_schedules(session: Session, participant_id: str, entries: Iterable[Sche
     for entry in entries:
         if not entry.dirty:
             continue
-        values: dict[str, Any] = {
+        values: dict[str, object] = {
             "kind": entry.kind, "habit_time": entry.habit_time, "window_start": entry.window_start,
             "window_end": entry.window_end, "prep_minutes": entry.prep_minutes, "active": entry.active,
             "updated_at": now}
@@ -138,7 +137,7 @@ def cancel_timers(session: Session, participant_id: str, kinds: Iterable[str] | 
                   reason: str) -> int:
     """Cancel pending timers of these kinds (all kinds when None); returns how many. (Every
     message a participant writes runs it: the statements are built once.)"""
-    values: dict[str, Any] = {"pid": participant_id, "now": now, "why": reason}
+    values: dict[str, object] = {"pid": participant_id, "now": now, "why": reason}
     if kinds is None:
         return _CANCEL_TIMERS.changed(session.connection(), values)
     return _CANCEL_TIMER_KINDS.changed(session.connection(), {**values, "kinds": list(kinds)})

@@ -114,7 +114,7 @@ def queue_messages(
     return ids
 
 
-def _transcript_row(participant_id: str, m: ToSend, now: datetime) -> dict[str, Any]:
+def _transcript_row(participant_id: str, m: ToSend, now: datetime) -> dict[str, object]:
     return {"participant_id": participant_id, "direction": "out", "role": "assistant", "kind": m.kind,
             "text": clean_for_storage(m.text), "payload": m.payload or {}, "wa_message_id": None,
             "status": MessageStatus.QUEUED, "created_at": now, "sent_at": None}
