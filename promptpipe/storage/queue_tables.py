@@ -68,7 +68,7 @@ class InboxItem(SQLModel, table=True):
     last_error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
 
 
-UNSENT = "status IN ('pending', 'sending')"
+UNSENT = f"status IN ('{OutboxStatus.PENDING}', '{OutboxStatus.SENDING}')"
 """The outbox rows not sent (nor given up on) yet."""
 
 
