@@ -27,19 +27,13 @@ from sqlalchemy.engine import Connection
 from promptpipe.app import App
 from promptpipe.clock import SystemClock
 from promptpipe.config import Settings, load_settings
+from promptpipe.domain.messages import MessageStatus
 from promptpipe.domain.states import Stage, Status
 from promptpipe.llm import Completion
 from promptpipe.logging import configure_logging
-from promptpipe.storage.models import (
-    Conversation,
-    InboxItem,
-    Message,
-    OutboxItem,
-    Participant,
-    RowStatus,
-    Transition,
-)
+from promptpipe.storage.models import Conversation, Message, Participant, Transition
 from promptpipe.storage.participants import new_participant_id
+from promptpipe.storage.queue_tables import InboxItem, InboxStatus, OutboxItem, OutboxStatus
 from promptpipe.transport.base import Recipient, SentMessage
 from promptpipe.transport.memory import MemoryTransport
 
@@ -233,16 +227,16 @@ def _history_rows(
                 "id": message_id, "participant_id": pid, "direction": "in" if inbound else "out",
                 "role": "user" if inbound else "assistant", "kind": "text",
                 "text": USER_TEXT if inbound else REPLY_TEXT, "payload": {},
-                "wa_message_id": f"seed-{message_id}", "status": "answered" if inbound else RowStatus.SENT,
+                "wa_message_id": f"seed-{message_id}", "status": "answered" if inbound else MessageStatus.SENT,
                 "created_at": at, "sent_at": None if inbound else at,
             })
             if inbound:
                 inbox.append({"key": f"wa:seed-{message_id}", "participant_id": pid, "kind": "message", "payload": {},
-                              "message_id": message_id, "status": RowStatus.DONE, "attempts": 1, "available_at": at,
+                              "message_id": message_id, "status": InboxStatus.DONE, "attempts": 1, "available_at": at,
                               "created_at": at, "processed_at": at, "last_error": None})
             else:
                 outbox.append({"key": f"reply:seed-{message_id}", "participant_id": pid, "message_id": message_id,
-                               "status": RowStatus.SENT, "attempts": 1, "available_at": at, "claimed_at": at,
+                               "status": OutboxStatus.SENT, "attempts": 1, "available_at": at, "claimed_at": at,
                                "sent_at": at, "wa_message_id": f"seed-{message_id}", "last_error": None,
                                "created_at": at})
     return messages, inbox, outbox

@@ -40,15 +40,8 @@ from sqlalchemy.engine import Connection
 from promptpipe.domain.localtime import to_instant
 from promptpipe.export.files import export_study
 from promptpipe.storage.db import Database
-from promptpipe.storage.models import (
-    ConsentEvent,
-    Conversation,
-    Message,
-    Participant,
-    PromptDelivery,
-    Receipt,
-    Transition,
-)
+from promptpipe.storage.models import ConsentEvent, Conversation, Message, Participant, Receipt, Transition
+from promptpipe.storage.prompt_tables import PromptDelivery
 from promptpipe.storage.study_tables import AllocationRow, Decision, StudyProtocol, StudySecret
 
 PARTICIPANTS, DAYS = 500, 28

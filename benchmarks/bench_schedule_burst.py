@@ -63,8 +63,10 @@ from promptpipe.domain.keys import JOB_TABLE
 from promptpipe.domain.localtime import FIXED, DailySpec, parse_hhmm
 from promptpipe.domain.polls import POLL_QUESTION
 from promptpipe.domain.states import Stage, Status
-from promptpipe.storage.models import Conversation, InboxItem, OutboxItem, Participant, RowStatus, Schedule, Timer
+from promptpipe.storage.models import Conversation, Participant
 from promptpipe.storage.participants import new_participant_id
+from promptpipe.storage.prompt_tables import Schedule
+from promptpipe.storage.queue_tables import InboxItem, InboxStatus, OutboxItem, Timer
 from promptpipe.transport.base import Recipient, SentMessage
 
 PARTICIPANTS = 10_000
@@ -304,7 +306,7 @@ async def seed_scheduled(app: App, cohorts: list[tuple[datetime, int]]) -> list[
         _insert(conn, InboxItem, [
             {"key": keys.daily_prompt(pid, sid, day), "participant_id": pid, "kind": "daily_prompt",
              "payload": {"schedule_id": sid, "local_date": day.isoformat(), "due_at": when.isoformat()},
-             "message_id": None, "status": RowStatus.DONE, "attempts": 1, "available_at": when, "created_at": when,
+             "message_id": None, "status": InboxStatus.DONE, "attempts": 1, "available_at": when, "created_at": when,
              "processed_at": when, "last_error": None}
             for pid, sid, _, _, _, (day, when) in people
         ])

@@ -58,7 +58,9 @@ from promptpipe.domain import keys
 from promptpipe.domain.localtime import FIXED, DailySpec, parse_hhmm
 from promptpipe.domain.states import Stage, Status
 from promptpipe.storage.db import Database
-from promptpipe.storage.models import Conversation, InboxItem, Participant, RowStatus, Schedule
+from promptpipe.storage.models import Conversation, Participant
+from promptpipe.storage.prompt_tables import Schedule
+from promptpipe.storage.queue_tables import InboxItem, InboxStatus
 
 ROOT = Path(__file__).resolve().parent.parent
 PARTICIPANTS = 30_000
@@ -199,7 +201,7 @@ async def seed(url: str, participants: int, due: datetime) -> list[str]:
             day, when = yesterday[zone]
             rows.append({"key": keys.daily_prompt(pid, sid, day), "participant_id": pid, "kind": "daily_prompt",
                          "payload": {"schedule_id": sid, "local_date": day.isoformat(), "due_at": when.isoformat()},
-                         "message_id": None, "status": RowStatus.DONE, "attempts": 1, "available_at": when,
+                         "message_id": None, "status": InboxStatus.DONE, "attempts": 1, "available_at": when,
                          "created_at": when, "processed_at": when, "last_error": None})
         _insert(conn, InboxItem, rows)
 

@@ -77,22 +77,12 @@ from _common import (
 from promptpipe.cli._web import WEB_READERS
 from promptpipe.domain import keys
 from promptpipe.domain.localtime import FIXED, DailySpec, parse_hhmm
+from promptpipe.domain.messages import MessageStatus
 from promptpipe.domain.states import ALARMED, Stage, Status
 from promptpipe.storage.db import Database
-from promptpipe.storage.models import (
-    ConsentEvent,
-    Conversation,
-    Flag,
-    InboxItem,
-    Message,
-    OutboxItem,
-    Participant,
-    PromptDelivery,
-    Receipt,
-    RowStatus,
-    Schedule,
-    Transition,
-)
+from promptpipe.storage.models import ConsentEvent, Conversation, Flag, Message, Participant, Receipt, Transition
+from promptpipe.storage.prompt_tables import PromptDelivery, Schedule
+from promptpipe.storage.queue_tables import InboxItem, InboxStatus, OutboxItem, OutboxStatus
 
 PARTICIPANTS = 10_000
 MESSAGES_PER_PARTICIPANT = 100
@@ -242,7 +232,7 @@ def _transcript(rows: Rows, pid: str, zone: Zone, talk_days: int) -> tuple[dict[
             first_in.setdefault(day, moment)
             last_in_id = mid
             rows.add(InboxItem, id=rows.inbox_id(), key=f"wa:{wa}", participant_id=pid, kind="message",
-                     payload="{}", message_id=mid, status=RowStatus.DONE, attempts=1, available_at=at, created_at=at,
+                     payload="{}", message_id=mid, status=InboxStatus.DONE, attempts=1, available_at=at, created_at=at,
                      processed_at=at, last_error=None)
         else:
             kind = "prompt" if day not in prompt_ids else "poll" if day not in poll_ids else "text"
@@ -250,9 +240,9 @@ def _transcript(rows: Rows, pid: str, zone: Zone, talk_days: int) -> tuple[dict[
                 prompt_ids[day] = mid
             elif kind == "poll":
                 poll_ids[day] = mid
-            status, sent = RowStatus.SENT, at
+            status, sent = MessageStatus.SENT, at
             text = PROMPT if kind == "prompt" else "Did you do it?" if kind == "poll" else REPLY
-            rows.add(OutboxItem, key=f"reply:{wa}", participant_id=pid, message_id=mid, status=RowStatus.SENT,
+            rows.add(OutboxItem, key=f"reply:{wa}", participant_id=pid, message_id=mid, status=OutboxStatus.SENT,
                      attempts=1, available_at=at, claimed_at=at, sent_at=at, wa_message_id=wa, last_error=None,
                      created_at=at)
             if rng.random() < 0.95:
@@ -285,7 +275,7 @@ def _participant(rows: Rows, index: int) -> None:
         rows.add(InboxItem, id=inbox_id, key=keys.daily_prompt(pid, sid, local), participant_id=pid,
                  kind="daily_prompt", payload=json.dumps({"schedule_id": sid, "local_date": local.isoformat(),
                                                           "due_at": fire.isoformat()}),
-                 message_id=None, status=RowStatus.DONE, attempts=1, available_at=at, created_at=at, processed_at=at,
+                 message_id=None, status=InboxStatus.DONE, attempts=1, available_at=at, created_at=at, processed_at=at,
                  last_error=None)
         roll = rng.random()
         vote = None if day >= talk_days else "done" if roll < 0.55 else "not_this_time" if roll < 0.70 else None

@@ -50,7 +50,8 @@ from promptpipe.logging import configure_logging  # noqa: E402
 from promptpipe.pipeline.inbox import Inbox, InboxConfig  # noqa: E402
 from promptpipe.research.questionnaire_ops import send_questionnaire  # noqa: E402
 from promptpipe.storage.db import Database  # noqa: E402
-from promptpipe.storage.models import Conversation, InboxItem, Message, Participant, table_of  # noqa: E402
+from promptpipe.storage.models import Conversation, Message, Participant, table_of  # noqa: E402
+from promptpipe.storage.queue_tables import InboxItem  # noqa: E402
 from promptpipe.storage.study import adopt_protocol  # noqa: E402
 from promptpipe.storage.study_tables import QuestionnaireAnswer, QuestionnaireInstance  # noqa: E402
 from promptpipe.transport import InboundMessage, PollVote, poll_option_hash  # noqa: E402

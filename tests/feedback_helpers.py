@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import select
 
 from promptpipe.app import App
-from promptpipe.storage.models import PromptDelivery
+from promptpipe.storage.prompt_tables import PromptDelivery
 from promptpipe.transport.base import PollVote, poll_option_hash
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory

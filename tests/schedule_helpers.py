@@ -9,7 +9,7 @@ from sqlalchemy import select, text
 
 from promptpipe.app import App
 from promptpipe.research import admin
-from promptpipe.storage.models import InboxItem, Timer
+from promptpipe.storage.queue_tables import InboxItem, Timer
 from promptpipe.transport.memory import MemoryTransport
 from tests.fakes.openai_server import FakeOpenAIServer
 

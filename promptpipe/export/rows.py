@@ -33,11 +33,11 @@ from promptpipe.storage.models import (
     Flag,
     Message,
     Participant,
-    PromptDelivery,
     ToneEvent,
     Transition,
     table_of,
 )
+from promptpipe.storage.prompt_tables import PromptDelivery
 from promptpipe.storage.receipts import delivery_status
 from promptpipe.storage.study_tables import Decision, QuestionnaireAnswer, QuestionnaireInstance
 

@@ -28,7 +28,8 @@ from promptpipe.domain.study_summary import study_as_dict
 from promptpipe.export.pseudonyms import People
 from promptpipe.export.self_report import SELF_REPORT_COLUMNS, self_report_days, with_self_reports
 from promptpipe.export.withdrawn import with_withdrawn_days, withdrawn_day_counts
-from promptpipe.storage.models import ConsentEvent, Message, Participant, PromptDelivery, UTCDateTime, table_of
+from promptpipe.storage.models import ConsentEvent, Message, Participant, UTCDateTime, table_of
+from promptpipe.storage.prompt_tables import PromptDelivery
 from promptpipe.storage.receipts import delivery_status, receipt_columns
 from promptpipe.storage.study import ProtocolVersion, protocol_history
 from promptpipe.storage.study_tables import Decision

@@ -34,7 +34,8 @@ from promptpipe.domain.study import Unavailable
 from promptpipe.domain.study_file import StudyFileError, parse_study
 from promptpipe.storage.db import Database
 from promptpipe.storage.missed_decisions import in_force_at
-from promptpipe.storage.models import ConsentEvent, Participant, Schedule, table_of
+from promptpipe.storage.models import ConsentEvent, Participant, table_of
+from promptpipe.storage.prompt_tables import Schedule
 from promptpipe.storage.study import ProtocolVersion, protocol_history
 from promptpipe.storage.study_tables import Decision
 

@@ -21,7 +21,8 @@ from sqlalchemy.orm import Session
 from promptpipe.export.pseudonyms import People
 from promptpipe.export.rows import FORMULA_STARTS, _csv_cell, _Table, participant_chunk
 from promptpipe.export.study_part import Protocol, decision_batch, delivery_receipt_columns
-from promptpipe.storage.models import Message, Participant, PromptDelivery, UTCDateTime, table_of
+from promptpipe.storage.models import Message, Participant, UTCDateTime, table_of
+from promptpipe.storage.prompt_tables import PromptDelivery
 from promptpipe.storage.receipts import receipt_columns
 from promptpipe.storage.study_tables import Decision, QuestionnaireAnswer, QuestionnaireInstance
 

@@ -23,8 +23,8 @@ from promptpipe.errors import ContextTooLong, LLMError, LLMRejected, PromptPipeE
 from promptpipe.logging import get_logger
 from promptpipe.pipeline.events import InboxKind
 from promptpipe.storage.inbox_rows import InboxRow, record_attempt
-from promptpipe.storage.models import RowStatus
 from promptpipe.storage.participants import participant_by_id
+from promptpipe.storage.queue_tables import InboxStatus
 from promptpipe.storage.service_status import LAST_MODEL_ERROR, model_error_value, save_status
 from promptpipe.storage.transcript import queue_outgoing
 
@@ -83,7 +83,7 @@ def record_failure(session: Session, participant_id: str, batch: list[InboxRow],
         item.last_error = f"{type(error).__name__}: {error}"[:500]
         item.available_at = now + retry_delay(item.attempts)
         if gave_up:
-            item.status = RowStatus.FAILED
+            item.status = InboxStatus.FAILED
         record_attempt(session, item)
     if too_long and gave_up and has_message:
         queue_outgoing(session, participant_id=participant_id, key=keys.too_long(batch[-1].id), text=TOO_LONG,

@@ -19,7 +19,7 @@ from typing import Any, ClassVar, Literal, TypeVar, Union, cast, get_args, get_o
 
 from promptpipe.domain.timers import TimerKind
 from promptpipe.storage.inbox_rows import WA_ID, NewInput
-from promptpipe.storage.models import RowStatus
+from promptpipe.storage.queue_tables import InboxStatus
 
 __all__ = [
     "AlarmSyncRequested",
@@ -398,7 +398,7 @@ def timer_event(timer_kind: str, payload: dict[str, Any]) -> TimerEvent:
 
 
 def as_input(event: InboxEvent, *, key: str, participant_id: str, message_id: int | None = None,
-             status: str = RowStatus.PENDING) -> NewInput:
+             status: str = InboxStatus.PENDING) -> NewInput:
     """The inbox row that carries ``event``."""
     return NewInput(key=key, participant_id=participant_id, kind=event.INBOX_KIND, payload=event.to_payload(),
                     message_id=message_id, status=status)

@@ -36,6 +36,7 @@ from promptpipe.storage.deliveries import mark_first_reply
 from promptpipe.storage.inbox_rows import WA_ID, InboxRow, add_input, as_written
 from promptpipe.storage.models import Message, table_of
 from promptpipe.storage.participants import (
+    NewParticipant,
     SenderRef,
     create_participant,
     phone_for_lid,
@@ -195,11 +196,11 @@ class Inbox:
         if sender is None:
             if not self.config.auto_enroll or phone is None:
                 return None
-            created = create_participant(
-                session, phone=phone, name=msg.sender_name, timezone=self.config.default_timezone,
-                background="", now=now, reason="auto-enrolled on first message", source=ConsentSource.SERVER,
-                study=self.config.study, numbers=self.config.numbers, number=self._number_of(msg),
-            )
+            created = create_participant(session, NewParticipant(
+                phone=phone, name=msg.sender_name, timezone=self.config.default_timezone, background="",
+                reason="auto-enrolled on first message", source=ConsentSource.SERVER, study=self.config.study,
+                numbers=self.config.numbers, number=self._number_of(msg),
+            ), now)
             sender, enrolled = SenderRef(created.id, created.lid, pending_inputs=0, timers_to_cancel=False,
                                          newest_prompt_unanswered=False), True
         if msg.sender_lid and sender.lid != msg.sender_lid:

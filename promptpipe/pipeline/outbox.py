@@ -32,7 +32,6 @@ from promptpipe.errors import NotConnected, SendFailed
 from promptpipe.logging import get_logger
 from promptpipe.pipeline.sharing import Sharing
 from promptpipe.storage.db import Database
-from promptpipe.storage.models import RowStatus
 from promptpipe.storage.outbox_rows import (
     CLAIM_BATCH,
     Claimed,
@@ -45,6 +44,7 @@ from promptpipe.storage.outbox_rows import (
     record_sends,
     settle_interrupted,
 )
+from promptpipe.storage.queue_tables import OutboxStatus
 from promptpipe.transport import Recipient, SentMessage, Transport
 
 log = get_logger("promptpipe.pipeline.outbox")
@@ -170,7 +170,7 @@ class Outbox:
         """Settle rows a crash left in *sending* (``numbers``: only those of these numbers'
         participants, claimed before ``claimed_before``: taken over from another service);
         returns how many were found."""
-        target = RowStatus.PENDING if self.transport.resend_is_safe else RowStatus.UNCERTAIN
+        target = OutboxStatus.PENDING if self.transport.resend_is_safe else OutboxStatus.UNCERTAIN
 
         rows = await self.db.run(lambda session: settle_interrupted(session, target, numbers, claimed_before))
         for outbox_id, participant_id in rows:
@@ -352,17 +352,17 @@ class Outbox:
         try:
             sent = await self._hand_to_transport(item)
         except _NumberNotHeld:
-            await self._finish(item, status=RowStatus.PENDING, error=NOT_HELD, available_at=self.clock.now())
+            await self._finish(item, status=OutboxStatus.PENDING, error=NOT_HELD, available_at=self.clock.now())
             log.warning("send_left_to_number_holder", participant_id=item.participant_id, outbox_id=item.id)
             return
         except _NoConsent as refused:
-            await self._finish(item, status=RowStatus.CANCELLED, error=refused.reason)
+            await self._finish(item, status=OutboxStatus.CANCELLED, error=refused.reason)
             log.info("send_cancelled", participant_id=item.participant_id, outbox_id=item.id, kind=item.kind,
                      why=refused.reason)
             return
         except SendFailed as exc:
             if exc.ambiguous:  # it may be on the phone already: never send it twice
-                await self._finish(item, status=RowStatus.UNCERTAIN, error=str(exc))
+                await self._finish(item, status=OutboxStatus.UNCERTAIN, error=str(exc))
                 log.warning("send_uncertain", participant_id=item.participant_id, outbox_id=item.id, error=str(exc))
                 return
             await self._failed_send(item, str(exc), retryable=exc.retryable)
@@ -374,7 +374,7 @@ class Outbox:
             log.error("outbox_send_crashed", participant_id=item.participant_id, outbox_id=item.id, error=repr(exc))
             await self._failed_send(item, repr(exc), retryable=True)
             return
-        await self._finish(item, status=RowStatus.SENT, sent=sent)
+        await self._finish(item, status=OutboxStatus.SENT, sent=sent)
         self.sent += 1
         log.info("message_sent", participant_id=item.participant_id, outbox_id=item.id, kind=item.kind,
                  wa_message_id=sent.message_id)
@@ -383,12 +383,12 @@ class Outbox:
         if retryable:
             self.retried += 1
             delay = send_retry_delay(item.attempts)
-            await self._finish(item, status=RowStatus.PENDING, error=error, available_at=self.clock.now() + delay)
+            await self._finish(item, status=OutboxStatus.PENDING, error=error, available_at=self.clock.now() + delay)
             log.warning("send_retry", participant_id=item.participant_id, outbox_id=item.id, error=error,
                         attempts=item.attempts, retry_in_s=delay.total_seconds())
         else:
             self.failed += 1
-            await self._finish(item, status=RowStatus.FAILED, error=error)
+            await self._finish(item, status=OutboxStatus.FAILED, error=error)
             log.error("send_failed", participant_id=item.participant_id, outbox_id=item.id, error=error)
 
     async def _finish(
@@ -405,7 +405,7 @@ class Outbox:
         if sent is not None:  # the transcript row follows by a trigger (storage/mirrors.py)
             values.update(sent_at=now, wa_message_id=sent.message_id,
                           receipts_expected=bool(getattr(self.transport, "sends_receipts", False)))
-        elif status in (RowStatus.FAILED, RowStatus.UNCERTAIN, RowStatus.CANCELLED):
+        elif status in (OutboxStatus.FAILED, OutboxStatus.UNCERTAIN, OutboxStatus.CANCELLED):
             message_values = {"status": status}
 
         outcome = _Outcome(item.id, item.message_id, item.participant_id, sent is not None, values, message_values,

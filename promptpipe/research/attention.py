@@ -26,17 +26,10 @@ from promptpipe.domain.safety import FlagStatus
 from promptpipe.domain.states import Stage, Status
 from promptpipe.research.oversight import STUCK_ATTEMPTS
 from promptpipe.storage.db import Database
-from promptpipe.storage.models import (
-    Flag,
-    InboxItem,
-    Message,
-    OutboxItem,
-    Participant,
-    PromptDelivery,
-    RowStatus,
-    table_of,
-)
+from promptpipe.storage.models import Flag, Message, Participant, table_of
 from promptpipe.storage.participant_list import count_participants
+from promptpipe.storage.prompt_tables import PromptDelivery
+from promptpipe.storage.queue_tables import InboxItem, InboxStatus, OutboxItem, OutboxStatus
 from promptpipe.storage.service_status import LAST_MODEL_ERROR, WHATSAPP, StatusRow, number_rows, read_statuses
 from promptpipe.transport.connection_state import NEEDS_THE_TEAM
 
@@ -180,12 +173,12 @@ def _read(session: Session, now: datetime, silent_days: int, *, flags: bool, wha
     statuses = read_statuses(session) if whatsapp or model_error or numbers.several else {}
     if numbers.several:
         entries.extend(_numbers_in_trouble(session, numbers, statuses, detail=detail, limit=limit))
-    stuck = or_(_INBOX.c.status == RowStatus.FAILED,
-                and_(_INBOX.c.status == RowStatus.PENDING, _INBOX.c.attempts >= STUCK_ATTEMPTS))
+    stuck = or_(_INBOX.c.status == InboxStatus.FAILED,
+                and_(_INBOX.c.status == InboxStatus.PENDING, _INBOX.c.attempts >= STUCK_ATTEMPTS))
     add(AttentionKind.STUCK_INPUT, _concerns(session, _INBOX, _INBOX.c.participant_id, _INBOX.c.created_at, stuck,
                                              detail=detail, limit=limit))
     add(AttentionKind.UNCERTAIN_SEND, _concerns(session, _OUTBOX, _OUTBOX.c.participant_id, _OUTBOX.c.created_at,
-                                                _OUTBOX.c.status == RowStatus.UNCERTAIN, detail=detail, limit=limit))
+                                                _OUTBOX.c.status == OutboxStatus.UNCERTAIN, detail=detail, limit=limit))
     undelivered = and_(_D.c.sent_at > now - NOT_DELIVERED_LOOKBACK, _D.c.sent_at <= now - NOT_DELIVERED_AFTER,
                        _D.c.receipt_level.is_(None), _M.c.receipts_expected.is_(True), _M.c.wa_message_id.is_not(None))
     add(AttentionKind.NOT_DELIVERED, _concerns(session, _D.join(_M, _M.c.id == _D.c.prompt_message_id),

@@ -38,7 +38,7 @@ from promptpipe.research.views import ParticipantView
 from promptpipe.storage.db import Database
 from promptpipe.storage.inbox_rows import add_input
 from promptpipe.storage.models import Participant
-from promptpipe.storage.participants import create_participant, participant_by_phone, set_details
+from promptpipe.storage.participants import NewParticipant, create_participant, participant_by_phone, set_details
 
 __all__ = ["STATUS_COMMANDS", "enroll", "send_prompt_now", "set_status", "set_timezone", "update_participant",
            "valid_name"]
@@ -70,10 +70,10 @@ async def enroll(
         if existing is not None:
             raise _already_enrolled(phone, existing)
         try:
-            participant = create_participant(session, phone=phone, name=name, timezone=timezone,
-                                             background=background, now=now, reason="enrolled by a researcher",
-                                             source=ConsentSource.RESEARCHER, actor=by, study=study, strata=strata,
-                                             numbers=numbers, number=number)
+            participant = create_participant(session, NewParticipant(
+                phone=phone, name=name, timezone=timezone, background=background, reason="enrolled by a researcher",
+                source=ConsentSource.RESEARCHER, actor=by, study=study, strata=strata, numbers=numbers, number=number,
+            ), now)
         except ValueError as exc:  # the number: one the deployment lacks, or a rule naming none of them
             raise AdminError(f"--number: {exc}") from None
         add_input(db, session, as_input(Enrolled(), key=keys.enrollment(participant.id), participant_id=participant.id),

@@ -34,8 +34,9 @@ from promptpipe.research._common import (
 )
 from promptpipe.storage.db import Database
 from promptpipe.storage.erasure import erase_identity, erase_texts, stop_everything
-from promptpipe.storage.models import Flag, Message, Participant, PromptDelivery
+from promptpipe.storage.models import Flag, Message, Participant
 from promptpipe.storage.participants import participant_by_id, participant_by_phone
+from promptpipe.storage.prompt_tables import PromptDelivery
 
 log = get_logger("promptpipe.research.erasure")
 

@@ -22,7 +22,8 @@ from promptpipe.storage.consent import consent_history
 from promptpipe.storage.db import Database
 from promptpipe.storage.flags import FlagEntry, list_flags, resolve_flag
 from promptpipe.storage.inbox_rows import close_input, get_input, reopen_input
-from promptpipe.storage.models import InboxItem, Participant, RowStatus, table_of
+from promptpipe.storage.models import Participant, table_of
+from promptpipe.storage.queue_tables import InboxItem, InboxStatus
 
 _INBOX = table_of(InboxItem)
 _PARTICIPANT = table_of(Participant)
@@ -61,9 +62,10 @@ async def inbox_rows(db: Database, *, stuck_only: bool, participant_id: str | No
 
     def read(session: Session) -> list[tuple[InboxItem, str]]:
         query = (select(InboxItem, _PARTICIPANT.c.phone).join(Participant, _PARTICIPANT.c.id == _INBOX.c.participant_id)
-                 .where(_INBOX.c.status.in_((RowStatus.PENDING, RowStatus.FAILED))).order_by(_INBOX.c.id).limit(limit))
+                 .where(_INBOX.c.status.in_((InboxStatus.PENDING, InboxStatus.FAILED)))
+                 .order_by(_INBOX.c.id).limit(limit))
         if stuck_only:
-            query = query.where((_INBOX.c.status == RowStatus.FAILED) | (_INBOX.c.attempts >= STUCK_ATTEMPTS))
+            query = query.where((_INBOX.c.status == InboxStatus.FAILED) | (_INBOX.c.attempts >= STUCK_ATTEMPTS))
         if participant_id is not None:
             query = query.where(_INBOX.c.participant_id == participant_id)
         return [(row, phone) for row, phone in session.execute(query).all()]
@@ -71,9 +73,9 @@ async def inbox_rows(db: Database, *, stuck_only: bool, participant_id: str | No
     rows = await db.run(read)
     return [
         InputView(id=row.id or 0, participant_id=row.participant_id, phone=phone, kind=InboxKind(row.kind),
-                  status=RowStatus(row.status), attempts=row.attempts, last_error=row.last_error or "",
+                  status=InboxStatus(row.status), attempts=row.attempts, last_error=row.last_error or "",
                   at=row.created_at.isoformat(),
-                  retry_at=row.available_at.isoformat() if row.status == RowStatus.PENDING else None)
+                  retry_at=row.available_at.isoformat() if row.status == InboxStatus.PENDING else None)
         for row, phone in rows
     ]
 
@@ -107,7 +109,7 @@ def _change(session: Session, inbox_id: int, action: str, change: Callable[[], N
     if row is None:
         where = "of this participant" if participant_id else "; `promptpipe-admin inbox --stuck` lists them"
         raise NotFound(f"there is no inbox row {inbox_id} {where}".replace(" ;", ";"))
-    if row.status == RowStatus.DONE:
+    if row.status == InboxStatus.DONE:
         raise Conflict(f"inbox row {inbox_id} was handled already; there is nothing to {action}")
     change()
     return row

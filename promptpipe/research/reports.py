@@ -28,16 +28,8 @@ from promptpipe.research.views import (
 )
 from promptpipe.scheduling.jobstore import armed_job_ids
 from promptpipe.storage.db import Database
-from promptpipe.storage.models import (
-    Conversation,
-    InboxItem,
-    Message,
-    OutboxItem,
-    Participant,
-    RowStatus,
-    Timer,
-    table_of,
-)
+from promptpipe.storage.models import Conversation, Message, Participant, table_of
+from promptpipe.storage.queue_tables import InboxItem, InboxStatus, OutboxItem, OutboxStatus, Timer, TimerStatus
 from promptpipe.storage.receipts import ReceiptTimes, receipt_times
 from promptpipe.storage.schedules import load_schedules
 
@@ -87,12 +79,12 @@ async def show(db: Database, phone: str) -> ParticipantDetail:
         ).all())
         waiting = session.execute(
             select(func.count()).select_from(InboxItem)
-            .where(_INBOX.c.participant_id == participant.id, _INBOX.c.status == RowStatus.PENDING)
+            .where(_INBOX.c.participant_id == participant.id, _INBOX.c.status == InboxStatus.PENDING)
         ).scalar_one()
         unsent = session.execute(
             select(func.count()).select_from(OutboxItem)
             .where(_OUTBOX.c.participant_id == participant.id,
-                   _OUTBOX.c.status.in_((RowStatus.PENDING, RowStatus.SENDING)))
+                   _OUTBOX.c.status.in_((OutboxStatus.PENDING, OutboxStatus.SENDING)))
         ).scalar_one()
         return counts, waiting, unsent
 
@@ -122,7 +114,7 @@ async def schedules(db: Database, clock: Clock, *, phone: str) -> SchedulesView:
     def read(session: Session) -> tuple[list[ScheduleEntry], list[Timer], set[str]]:
         entries = load_schedules(session, participant.id)
         timers = list(session.execute(select(Timer).where(
-            _TIMER.c.participant_id == participant.id, _TIMER.c.status == RowStatus.PENDING)
+            _TIMER.c.participant_id == participant.id, _TIMER.c.status == TimerStatus.PENDING)
             .order_by(_TIMER.c.due_at)).scalars())
         armed = armed_job_ids(session, [keys.daily_job(participant.id, e.id) for e in entries]
                                + [keys.timer_job(participant.id, t.kind) for t in timers])
@@ -149,7 +141,7 @@ async def pending_timers(db: Database) -> list[TimerView]:
     def read(session: Session) -> list[tuple[Timer, Participant]]:
         rows = session.execute(
             select(Timer, Participant).join(Participant, _PARTICIPANT.c.id == _TIMER.c.participant_id)
-            .where(_TIMER.c.status == RowStatus.PENDING).order_by(_TIMER.c.due_at)).all()
+            .where(_TIMER.c.status == TimerStatus.PENDING).order_by(_TIMER.c.due_at)).all()
         return [(timer, person) for timer, person in rows]
 
     rows = await db.run(read)

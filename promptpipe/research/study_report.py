@@ -30,7 +30,8 @@ from promptpipe.domain.text import for_terminal
 from promptpipe.domain.transition_log import TransitionKind
 from promptpipe.export.self_report import outcome_date
 from promptpipe.storage.db import Database
-from promptpipe.storage.models import Message, Participant, PromptDayCounts, PromptDelivery, Transition, table_of
+from promptpipe.storage.models import Message, Participant, Transition, table_of
+from promptpipe.storage.prompt_tables import PromptDayCounts, PromptDelivery
 from promptpipe.storage.questionnaire_reads import EndCount, by_questionnaire, end_counts, tally
 from promptpipe.storage.study import seed_kept
 from promptpipe.storage.study_tables import Decision, QuestionnaireInstance

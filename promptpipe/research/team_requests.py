@@ -29,7 +29,8 @@ from promptpipe.scheduling.guard import service_holds
 from promptpipe.storage.conversations import load_turn_state, save_turn_state
 from promptpipe.storage.db import Database
 from promptpipe.storage.inbox_rows import InboxRow, add_input, get_input, merge_inbox_payload
-from promptpipe.storage.models import InboxItem, RowStatus, table_of
+from promptpipe.storage.models import table_of
+from promptpipe.storage.queue_tables import InboxItem, InboxStatus
 
 __all__ = ["WAIT_FOR_SERVICE_S", "request_change"]
 
@@ -65,7 +66,7 @@ async def request_change(db: Database, clock: Clock, participant_id: str, change
 
 def _outcome(session: Session, row_id: int) -> TeamOutcome | None:
     row = get_input(session, row_id)
-    if row is None or row.status != RowStatus.DONE:
+    if row is None or row.status != InboxStatus.DONE:
         return None
     return TeamOutcome.from_payload(dict(row.payload or {})) or TeamOutcome("{who}: the change was not applied "
                                                                              "(its input was closed)", "invalid")
@@ -75,8 +76,8 @@ def _apply_here(db: Database, session: Session, row_id: int, participant_id: str
                 study: Study, now: datetime) -> TeamOutcome | None:
     """One transaction: claim the row (None if a lane has it), apply the change, write it all."""
     claimed = session.connection().execute(
-        update(_INBOX).where(_INBOX.c.id == row_id, _INBOX.c.status == RowStatus.PENDING)
-        .values(status=RowStatus.DONE, processed_at=now)).rowcount
+        update(_INBOX).where(_INBOX.c.id == row_id, _INBOX.c.status == InboxStatus.PENDING)
+        .values(status=InboxStatus.DONE, processed_at=now)).rowcount
     if not claimed:
         return None
     state = load_turn_state(session, participant_id)

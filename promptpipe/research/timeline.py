@@ -26,8 +26,10 @@ from promptpipe.domain.transition_log import TransitionKind
 from promptpipe.errors import NotFound
 from promptpipe.storage.access_tables import AuditEntry
 from promptpipe.storage.db import Database
-from promptpipe.storage.models import ConsentEvent, Flag, Message, PromptDelivery, Timer, Transition
+from promptpipe.storage.models import ConsentEvent, Flag, Message, Transition
 from promptpipe.storage.participants import participant_by_id
+from promptpipe.storage.prompt_tables import PromptDelivery
+from promptpipe.storage.queue_tables import Timer
 from promptpipe.storage.study_tables import Decision, QuestionnaireAnswer, QuestionnaireInstance
 from promptpipe.storage.timeline_reads import Hit, timeline_rows
 

@@ -13,7 +13,7 @@ from promptpipe.domain.messages import MessageKind, MessageStatus
 from promptpipe.domain.states import Stage, Status
 from promptpipe.pipeline.events import InboxKind
 from promptpipe.storage.consent import LedgerEntry
-from promptpipe.storage.models import RowStatus
+from promptpipe.storage.queue_tables import InboxStatus
 
 __all__ = [
     "ConsentView", "InputView", "ListedRow", "MessageView", "ParticipantDetail", "ParticipantPage", "ParticipantView",
@@ -151,7 +151,7 @@ class InputView:
     participant_id: str
     phone: str
     kind: InboxKind
-    status: RowStatus
+    status: InboxStatus
     attempts: int
     last_error: str
     at: str

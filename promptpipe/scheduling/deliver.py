@@ -33,8 +33,8 @@ from promptpipe.scheduling.jobs import DAILY, Alarm
 from promptpipe.storage.db import Database
 from promptpipe.storage.inbox_rows import NewInput, add_inputs
 from promptpipe.storage.missed_decisions import MissedPoint, record_missed_decisions
-from promptpipe.storage.models import RowStatus
 from promptpipe.storage.participants import statuses_and_zones
+from promptpipe.storage.queue_tables import TimerStatus
 from promptpipe.storage.schedules import daily_alarm_facts, settle_timers, timers_by_id
 
 log = get_logger("promptpipe.scheduling")
@@ -70,7 +70,7 @@ def deliver_alarms(db: Database, session: Session, alarms: Sequence[Alarm], now:
         for row in rows:
             if row.key not in written:
                 continue
-            if row.status == RowStatus.MISSED:
+            if row.status == TimerStatus.MISSED:
                 result.missed += 1
                 prompt = parse_event(row.kind, row.payload)
                 assert isinstance(prompt, DailyPromptDue) and prompt.due_at is not None
@@ -108,7 +108,7 @@ def _daily_rows(db: Database, session: Session, alarms: list[Alarm], result: Del
         prompt = DailyPromptDue(schedule_id=entry.id, local_date=day.isoformat(),
                                 due_at=alarm.scheduled_for.isoformat())
         rows.append(as_input(prompt, key=keys.daily_prompt(pid, entry.id, day), participant_id=pid,
-                             status=RowStatus.MISSED if alarm.missed else RowStatus.PENDING))
+                             status=TimerStatus.MISSED if alarm.missed else TimerStatus.PENDING))
     return rows
 
 
@@ -118,7 +118,7 @@ def _timer_rows(
 ) -> list[NewInput]:
     """Settle the timers (pending → fired or missed, in one compare-and-set statement per group);
     only those that were still pending count."""
-    by_outcome: dict[str, list[int]] = {RowStatus.FIRED: [], RowStatus.MISSED: [], RowStatus.CANCELLED: []}
+    by_outcome: dict[str, list[int]] = {TimerStatus.FIRED: [], TimerStatus.MISSED: [], TimerStatus.CANCELLED: []}
 
     def status_of(alarm: Alarm) -> str:
         return (people.get(alarm.participant_id) or ("", ""))[0]
@@ -134,12 +134,12 @@ def _timer_rows(
         person = people.get(alarm.participant_id)
         goes_on = person is not None and (person[0] == Status.ACTIVE or int(alarm.ref) in runs_anyway)
         too_late = alarm.missed and int(alarm.ref) not in fires_late
-        outcome = RowStatus.CANCELLED if not goes_on else RowStatus.MISSED if too_late else RowStatus.FIRED
+        outcome = TimerStatus.CANCELLED if not goes_on else TimerStatus.MISSED if too_late else TimerStatus.FIRED
         by_outcome[outcome].append(int(alarm.ref))
     settled = settle_timers(db, session, by_outcome, now)
-    result.dropped += sum(1 for outcome in settled.values() if outcome == RowStatus.CANCELLED)
-    fired = [timer_id for timer_id, outcome in settled.items() if outcome == RowStatus.FIRED]
-    missed = [timer_id for timer_id, outcome in settled.items() if outcome == RowStatus.MISSED]
+    result.dropped += sum(1 for outcome in settled.values() if outcome == TimerStatus.CANCELLED)
+    fired = [timer_id for timer_id, outcome in settled.items() if outcome == TimerStatus.FIRED]
+    missed = [timer_id for timer_id, outcome in settled.items() if outcome == TimerStatus.MISSED]
     for timer in timers_by_id(db, session, missed):
         result.missed += 1
         log.warning("timer_missed", participant_id=timer.participant_id, timer_id=timer.id, kind=timer.kind,

@@ -21,8 +21,9 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from promptpipe.domain.keys import JOB_TABLE
-from promptpipe.storage.db import Database, create_sqlite_engine
+from promptpipe.storage.db import Database
 from promptpipe.storage.prepared import Prepared
+from promptpipe.storage.sqlite_engine import create_sqlite_engine
 from promptpipe.storage.urls import sync_url
 
 __all__ = ["DeferredWriteJobStore", "armed_job_ids", "job_engine"]

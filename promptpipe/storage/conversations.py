@@ -23,19 +23,11 @@ from promptpipe.domain.transition_log import PendingTransition
 from promptpipe.errors import StorageError
 from promptpipe.storage.consent import record_consent
 from promptpipe.storage.deliveries import NEWEST_POLLS_ROW
-from promptpipe.storage.models import (
-    Conversation,
-    Participant,
-    PromptDelivery,
-    RowStatus,
-    Schedule,
-    Timer,
-    ToneEvent,
-    Transition,
-    table_of,
-)
+from promptpipe.storage.models import Conversation, Participant, ToneEvent, Transition, table_of
 from promptpipe.storage.outbox_consent import cancel_unconsented
 from promptpipe.storage.prepared import Prepared
+from promptpipe.storage.prompt_tables import PromptDelivery, Schedule
+from promptpipe.storage.queue_tables import Timer, TimerStatus
 from promptpipe.storage.schedules import apply_timer_ops, save_schedules
 from promptpipe.storage.suppression import lift
 
@@ -62,7 +54,7 @@ _TURN_STATE = (
     .select_from(
         _PARTICIPANT.join(_CONVERSATION, _CONVERSATION.c.participant_id == _PARTICIPANT.c.id)
         .outerjoin(_SCHEDULE, and_(_SCHEDULE.c.participant_id == _PARTICIPANT.c.id, _SCHEDULE.c.active.is_(True)))
-        .outerjoin(_TIMER, and_(_TIMER.c.participant_id == _PARTICIPANT.c.id, _TIMER.c.status == RowStatus.PENDING)))
+        .outerjoin(_TIMER, and_(_TIMER.c.participant_id == _PARTICIPANT.c.id, _TIMER.c.status == TimerStatus.PENDING)))
     .where(_PARTICIPANT.c.id == bindparam("pid"))
     .order_by(_SCHEDULE.c.created_at, _SCHEDULE.c.id, _TIMER.c.id)
 )
@@ -146,7 +138,7 @@ def save_turn_state(session: Session, state: TurnState, now: datetime) -> None:
         raise VersionConflict(f"conversation of {state.participant.id} changed during the turn")
     state.version += 1
     person = state.participant
-    changed: dict[str, Any] = {}
+    changed: dict[str, object] = {}
     if state.status_facts != (person.status, person.paused_by, person.opted_out, person.researcher_paused,
                               person.completed):
         changed.update(status=state.status, paused_by=state.paused_by, opted_out=state.opted_out,

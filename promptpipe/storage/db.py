@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import sqlite3
-import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future
 from contextlib import contextmanager
@@ -29,16 +27,17 @@ from typing import Any, TypeVar
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError, SQLAlchemyError
+from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.session import JoinTransactionMode
 from sqlmodel import SQLModel
 
 from promptpipe.domain.text import mask_credentials
-from promptpipe.errors import ConfigError, DuplicateKey, StorageError
-from promptpipe.storage import access_tables, models, study_tables  # noqa: F401  (registers the tables)
+from promptpipe.errors import ConfigError
+from promptpipe.storage import access_tables, models, prompt_tables, queue_tables, study_tables  # noqa: F401  (registers the tables)
 from promptpipe.storage.commit_hooks import Ending, join_board
 from promptpipe.storage.consent_board import ConsentBoard
+from promptpipe.storage.db_errors import first_line, our_error
 from promptpipe.storage.files import create_private_file
 from promptpipe.storage.models import table_of
 from promptpipe.storage.prepared import Prepared
@@ -53,96 +52,14 @@ from promptpipe.storage.schema import (
     refuse_unless_current,
 )
 from promptpipe.storage.schema import upgrade as upgrade_schema
+from promptpipe.storage.sqlite_engine import create_sqlite_engine, query_only
 from promptpipe.storage.urls import sqlite_file, sync_url
 from promptpipe.storage.work_queue import Outcome, WorkQueue
 
-SQLITE_BUSY_TIMEOUT_MS = 15_000
 IN_CHUNK = 500
 """Values per ``IN (…)`` list or multi-row insert: well inside SQLite's and PostgreSQL's limits."""
 POSTGRES_THREADS = 8
 T = TypeVar("T")
-
-
-def _sqlite_pragmas(dbapi_conn: Any, _: Any) -> None:
-    """Every SQLite connection of ours (the service's and the job store's) is set up alike."""
-    cur = dbapi_conn.cursor()
-    cur.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
-    _ensure_wal(cur)
-    cur.execute("PRAGMA synchronous=NORMAL")
-    cur.execute("PRAGMA foreign_keys=ON")
-    # Deleted or overwritten content is zeroed in the file, so an erased participant's texts
-    # cannot be read back from free pages.
-    cur.execute("PRAGMA secure_delete=ON")
-    cur.close()
-
-
-WAL_SWITCH_TRIES = 50
-
-
-def _ensure_wal(cur: Any) -> None:
-    """Switch a new database file to write-ahead logging. The switch needs the file to itself and
-    SQLite answers "locked" at once, without its busy wait, when another connection opens the
-    same new file at that moment (concurrent first starts): look first, and try again briefly."""
-    for attempt in range(WAL_SWITCH_TRIES):
-        try:
-            if str(cur.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "wal":
-                cur.execute("PRAGMA journal_mode=WAL")
-            return
-        except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) or attempt == WAL_SWITCH_TRIES - 1:
-                raise
-            time.sleep(0.01 * (attempt + 1))
-
-
-def _query_only(dbapi_conn: Any, _: Any) -> None:
-    """A reader's connection refuses every write (WAL lets it read beside the service's writer)."""
-    dbapi_conn.execute("PRAGMA query_only=ON")
-
-
-def _sqlite_begin(conn: Connection) -> None:
-    # Straight on the driver's connection: through SQLAlchemy's execution this cost as much as a
-    # whole statement of the turn's (a tenth of a burst's transaction overhead).
-    _on_the_driver(conn, "BEGIN IMMEDIATE")
-
-
-def _on_the_driver(conn: Connection, statement: str) -> None:
-    """A statement without parameters straight on the driver's connection; its error is raised
-    as SQLAlchemy's would be ("database is locked" after the busy timeout: an error like any other)."""
-    try:
-        conn.connection.driver_connection.execute(statement)  # type: ignore[union-attr]
-    except sqlite3.Error as exc:
-        raise DBAPIError.instance(statement, (), exc, sqlite3.Error, hide_parameters=True) from exc
-
-
-def create_sqlite_engine(url: str, *, pool_size: int = 1, own_transactions: bool = True, **kwargs: Any) -> Engine:
-    """An engine on a SQLite file with our connection set-up. ``own_transactions``: every
-    transaction starts with ``BEGIN IMMEDIATE`` (a read-then-write is atomic even against another
-    process); the job store leaves transactions to its library."""
-    engine = create_engine(sync_url(url), pool_size=pool_size, max_overflow=0, hide_parameters=True,
-                           connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000},
-                           **kwargs)
-    event.listen(engine, "connect", _sqlite_pragmas)
-    if own_transactions:
-        event.listen(engine, "connect", _no_implicit_begin)
-        event.listen(engine, "begin", _sqlite_begin)
-        _savepoints_on_the_driver(engine.dialect)
-    return engine
-
-
-def _savepoints_on_the_driver(dialect: Any) -> None:
-    """Savepoints straight on the driver's connection, as ``BEGIN`` is: transactions committed
-    together take one each, and through SQLAlchemy's execution each cost as much as a statement
-    of the turn's. (SQLAlchemy still keeps track of them: it calls these three.)"""
-    def run(sql: str) -> Callable[[Connection, str], None]:
-        return lambda connection, name: _on_the_driver(connection, sql.format(name=name))
-
-    dialect.do_savepoint = run('SAVEPOINT "{name}"')
-    dialect.do_rollback_to_savepoint = run('ROLLBACK TO SAVEPOINT "{name}"')
-    dialect.do_release_savepoint = run('RELEASE SAVEPOINT "{name}"')
-
-
-def _no_implicit_begin(dbapi_conn: Any, _: Any) -> None:
-    dbapi_conn.isolation_level = None  # we issue BEGIN ourselves
 
 
 class Database:
@@ -161,14 +78,14 @@ class Database:
                 self.engine: Engine = create_sqlite_engine(url, echo=echo, pool_reset_on_return=None,
                                                            pool_size=threads, own_transactions=not self.read_only)
                 if self.read_only:
-                    event.listen(self.engine, "connect", _query_only)
+                    event.listen(self.engine, "connect", query_only)
             else:
                 self.engine = create_engine(sync_url(url), echo=echo, pool_reset_on_return=None, hide_parameters=True,
                                             pool_size=threads, max_overflow=2, pool_pre_ping=True)
                 if self.read_only:
                     self.engine = self.engine.execution_options(postgresql_readonly=True)
         except (ArgumentError, ValueError) as exc:
-            raise ConfigError(f"DATABASE_URL: {mask_credentials(_first_line(exc))}") from None
+            raise ConfigError(f"DATABASE_URL: {mask_credentials(first_line(exc))}") from None
         self._sqlite_writer = self.is_sqlite and not self.read_only
         self.write_together = self._sqlite_writer
         """SQLite's writer: transactions waiting side by side commit together (off: one by one)."""
@@ -221,7 +138,7 @@ class Database:
             ending.ended(committed=True)
             return result
         except (SQLAlchemyError, UnicodeError) as exc:
-            raise _our_error(exc) from None
+            raise our_error(exc) from None
 
     async def connect(self, *, upgrade: bool = False) -> SchemaState:
         """Open the database: an empty one gets the current schema; one made by an older release is
@@ -256,7 +173,7 @@ class Database:
             raise
         except (SQLAlchemyError, OSError) as exc:
             raise ConfigError(
-                f"DATABASE_URL: cannot open the database ({mask_credentials(_first_line(exc))}); check the URL, "
+                f"DATABASE_URL: cannot open the database ({mask_credentials(first_line(exc))}); check the URL, "
                 "that the server is running and that the user may create tables."
             ) from None
         done = upgrade_schema(self.url)
@@ -358,14 +275,14 @@ def _together_on_one_connection(engine: Engine, board: ConsentBoard | None,
         try:
             return [Outcome(_on_one_connection(engine, fns[0], board))]
         except Exception as exc:
-            return [Outcome(error=_our_error(exc))]
+            return [Outcome(error=our_error(exc))]
     ending = Ending()
     try:
         with _writer_transaction(engine) as connection:
             outcomes = [_in_savepoint(connection, fn, board, ending) for fn in fns]
     except Exception as exc:
         ending.ended(committed=False)
-        raise _our_error(exc) from None
+        raise our_error(exc) from None
     ending.ended(committed=True)
     return outcomes
 
@@ -405,50 +322,9 @@ def _in_savepoint(connection: Connection, fn: Callable[[Session], Any], board: C
         if savepoint.is_active:
             savepoint.rollback()
         own.ended(committed=False)
-        return Outcome(error=_our_error(exc))
+        return Outcome(error=our_error(exc))
     own.take(session)
     session.close()
     savepoint.commit()
     ending.add(own)
     return Outcome(value)
-
-
-def _our_error(exc: Exception) -> Exception:
-    """The error a caller gets for a failed transaction: a database error becomes a
-    :class:`StorageError` with the driver's first line only (later lines can carry row values:
-    PostgreSQL's "Failing row contains (…)", a duplicate key's value, i.e. a participant's text);
-    any other error is the caller's own and stays as it is."""
-    if isinstance(exc, SQLAlchemyError):
-        return storage_error(exc)
-    if isinstance(exc, UnicodeError):  # a lone surrogate the drivers cannot encode
-        return StorageError(f"database error: text that cannot be encoded ({type(exc).__name__})")
-    return exc
-
-
-def _first_line(exc: BaseException) -> str:
-    cause = getattr(exc, "orig", None) or exc
-    return (str(cause).strip().splitlines() or [type(cause).__name__])[0][:300]
-
-
-def storage_error(exc: SQLAlchemyError) -> StorageError:
-    """Our error for a database error: the first line of the driver's message only (later lines
-    can quote row values), credentials masked; a unique-key violation as :class:`DuplicateKey`."""
-    message = f"database error: {mask_credentials(_first_line(exc))}"
-    if isinstance(exc, IntegrityError) and _is_unique_violation(exc.orig):
-        return DuplicateKey(message, constraint=_constraint_name(exc.orig))
-    return StorageError(message)
-
-
-def _is_unique_violation(orig: BaseException | None) -> bool:
-    if getattr(orig, "sqlstate", None) == "23505":  # psycopg
-        return True
-    return "UNIQUE constraint failed" in str(orig)  # sqlite3
-
-
-def _constraint_name(orig: BaseException | None) -> str:
-    diag = getattr(orig, "diag", None)
-    name = getattr(diag, "constraint_name", None)
-    if name:
-        return str(name)
-    text_ = str(orig)
-    return text_.split("UNIQUE constraint failed:", 1)[-1].strip() if "UNIQUE constraint failed" in text_ else ""

@@ -13,8 +13,9 @@ from sqlalchemy import bindparam, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from promptpipe.domain.outcomes import DeliveryFact, counters
-from promptpipe.storage.models import Message, PromptDelivery, table_of
+from promptpipe.storage.models import Message, table_of
 from promptpipe.storage.prepared import Prepared
+from promptpipe.storage.prompt_tables import PromptDelivery
 
 _MESSAGE = table_of(Message)
 _DELIVERY = table_of(PromptDelivery)
@@ -81,7 +82,7 @@ def vote_targets(session: Session, participant_id: str, poll_ids: list[int]) -> 
 def set_vote(session: Session, delivery_id: int, vote: str | None, now: datetime, *, changed: bool,
              source: str = "tap") -> None:
     """``source``: how the participant answered (tap, typed, reaction); kept with the vote."""
-    values: dict[str, Any] = {"vote": vote, "voted_at": now, "vote_source": source if vote is not None else None}
+    values: dict[str, object] = {"vote": vote, "voted_at": now, "vote_source": source if vote is not None else None}
     if changed:
         values["vote_changes"] = _DELIVERY.c.vote_changes + 1
     session.connection().execute(update(PromptDelivery).where(_DELIVERY.c.id == delivery_id).values(**values))

@@ -20,21 +20,17 @@ from promptpipe.storage.models import (
     ConsentEvent,
     Conversation,
     Flag,
-    InboxItem,
     LidMapping,
     Message,
-    OutboxItem,
     Participant,
-    PromptDelivery,
-    RowStatus,
-    Schedule,
-    Timer,
     Transition,
     table_of,
 )
+from promptpipe.storage.prompt_tables import PromptDelivery, Schedule
 from promptpipe.storage.questionnaires import erase_typed_answers
+from promptpipe.storage.queue_tables import InboxItem, InboxStatus, OutboxItem, OutboxStatus, Timer, TimerStatus
 from promptpipe.storage.receipts import forget_receipts
-from promptpipe.storage.service_status import LAST_MODEL_ERROR, read_statuses, save_status
+from promptpipe.storage.service_status import LAST_MODEL_ERROR, ModelError, read_statuses, save_status
 from promptpipe.storage.suppression import suppress
 
 _CONVERSATION = table_of(Conversation)
@@ -110,7 +106,7 @@ def _strip_model_error(session: Session, now: datetime) -> None:
     anyone's words: an erasure keeps only its time and kind."""
     status = read_statuses(session).get(LAST_MODEL_ERROR)
     if status is not None and set(status.value) - {"at", "type"}:
-        value = {"at": status.value.get("at"), "type": status.value.get("type"),
+        value: ModelError = {"at": status.value.get("at"), "type": status.value.get("type"),
                  "error": f"{status.value.get('type', 'error')} (its text was removed by an erasure)"}
         save_status(session, LAST_MODEL_ERROR, value, now)
 
@@ -118,21 +114,21 @@ def _strip_model_error(session: Session, now: datetime) -> None:
 def stop_everything(session: Session, pid: str, now: datetime) -> tuple[int, int]:
     """Nothing pending is processed or sent any more; schedules and timers end."""
     conn = session.connection()
-    closed = conn.execute(update(_INBOX).where(_INBOX.c.participant_id == pid, _INBOX.c.status == RowStatus.PENDING)
-                          .values(status=RowStatus.DONE, processed_at=now, last_error=ERASED_INPUT)).rowcount
+    closed = conn.execute(update(_INBOX).where(_INBOX.c.participant_id == pid, _INBOX.c.status == InboxStatus.PENDING)
+                          .values(status=InboxStatus.DONE, processed_at=now, last_error=ERASED_INPUT)).rowcount
     waiting = [m for m in conn.execute(select(_OUTBOX.c.message_id).where(
-        _OUTBOX.c.participant_id == pid, _OUTBOX.c.status == RowStatus.PENDING)).scalars()]
+        _OUTBOX.c.participant_id == pid, _OUTBOX.c.status == OutboxStatus.PENDING)).scalars()]
     for chunk in Database.chunks(waiting):  # never sent: cancelled, in the outbox and the transcript alike
-        conn.execute(update(_OUTBOX).where(_OUTBOX.c.message_id.in_(chunk), _OUTBOX.c.status == RowStatus.PENDING)
-                     .values(status=RowStatus.CANCELLED, last_error="cancelled: the participant's data was erased"))
+        conn.execute(update(_OUTBOX).where(_OUTBOX.c.message_id.in_(chunk), _OUTBOX.c.status == OutboxStatus.PENDING)
+                     .values(status=OutboxStatus.CANCELLED, last_error="cancelled: the participant's data was erased"))
         conn.execute(update(_MESSAGE).where(_MESSAGE.c.id.in_(chunk)).values(status=MessageStatus.CANCELLED))
     in_flight = conn.execute(update(_OUTBOX).where(_OUTBOX.c.participant_id == pid,
-                                                   _OUTBOX.c.status == RowStatus.SENDING)
-                             .values(status=RowStatus.FAILED, last_error="erased")).rowcount
+                                                   _OUTBOX.c.status == OutboxStatus.SENDING)
+                             .values(status=OutboxStatus.FAILED, last_error="erased")).rowcount
     dropped = len(waiting) + int(in_flight or 0)
     session.execute(update(Schedule).where(_SCHEDULE.c.participant_id == pid).values(active=False, updated_at=now))
-    session.execute(update(Timer).where(_TIMER.c.participant_id == pid, _TIMER.c.status == RowStatus.PENDING)
-                    .values(status=RowStatus.CANCELLED, settled_at=now))
+    session.execute(update(Timer).where(_TIMER.c.participant_id == pid, _TIMER.c.status == TimerStatus.PENDING)
+                    .values(status=TimerStatus.CANCELLED, settled_at=now))
     return int(closed or 0), int(dropped or 0)
 
 

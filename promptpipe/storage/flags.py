@@ -112,7 +112,7 @@ def pending_alerts(session: Session, limit: int = 50) -> list[PendingAlert]:
 
 
 def record_alert(session: Session, flag_id: int, *, sent: bool, now: datetime) -> None:
-    values: dict[str, Any] = {"alert_attempts": _FLAG.c.alert_attempts + 1}
+    values: dict[str, object] = {"alert_attempts": _FLAG.c.alert_attempts + 1}
     if sent:
         values.update(alert_status=AlertStatus.SENT, alerted_at=now)
     session.connection().execute(update(_FLAG).where(_FLAG.c.id == flag_id).values(**values))

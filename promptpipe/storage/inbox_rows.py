@@ -17,9 +17,10 @@ from sqlalchemy.orm import Session
 
 from promptpipe.domain.messages import MessageStatus
 from promptpipe.storage.db import Database
-from promptpipe.storage.models import InboxItem, Message, RowStatus, table_of
+from promptpipe.storage.models import Message, table_of
 from promptpipe.storage.numbers_served import number_filter, of_numbers
 from promptpipe.storage.prepared import Prepared
+from promptpipe.storage.queue_tables import InboxItem, InboxStatus
 
 __all__ = [
     "WA_ID",
@@ -52,7 +53,7 @@ _PENDING_ROWS = (  # with the words of the message behind each row: the lane and
     select(_INBOX.c.id, _INBOX.c.participant_id, _INBOX.c.kind, _INBOX.c.payload, _INBOX.c.message_id,
            _INBOX.c.attempts, _INBOX.c.available_at, _INBOX.c.status, _INBOX.c.last_error, _MESSAGE.c.text)
     .select_from(_INBOX.outerjoin(_MESSAGE, _MESSAGE.c.id == _INBOX.c.message_id))
-    .where(_INBOX.c.status == RowStatus.PENDING)
+    .where(_INBOX.c.status == InboxStatus.PENDING)
 )
 _PENDING_INBOX = Prepared(
     _PENDING_ROWS.where(_INBOX.c.participant_id == bindparam("pid")).order_by(_INBOX.c.id).limit(bindparam("limit"))
@@ -70,7 +71,7 @@ class InboxRow:
     message_id: int | None
     attempts: int
     available_at: datetime
-    status: str = RowStatus.PENDING
+    status: str = InboxStatus.PENDING
     last_error: str | None = None
     text: str | None = field(default=None, repr=False)
     """The participant's words, when the row stands for their message and they were read with it
@@ -93,7 +94,7 @@ class NewInput:
     kind: str
     payload: dict[str, Any] = field(default_factory=dict)
     message_id: int | None = None
-    status: str = RowStatus.PENDING
+    status: str = InboxStatus.PENDING
 
 
 def add_inputs(db: Database, session: Session, inputs: Sequence[NewInput], now: datetime) -> dict[str, int]:
@@ -163,7 +164,7 @@ def pending_messages(session: Session, participant_ids: Sequence[str], kinds: Se
 
 
 _DUE_ROWS = (select(_INBOX.c.participant_id, _INBOX.c.id)
-             .where(_INBOX.c.status == RowStatus.PENDING, _INBOX.c.available_at <= bindparam("now"))
+             .where(_INBOX.c.status == InboxStatus.PENDING, _INBOX.c.available_at <= bindparam("now"))
              .order_by(_INBOX.c.status, _INBOX.c.available_at).limit(bindparam("rows")))
 """Due rows, soonest due first, straight off the (status, available_at) index. (Grouping by
 participant in SQL sorted every pending row on each poll: 4.5 ms with 10,000 waiting, twice a
@@ -214,7 +215,7 @@ def participants_with_due_inbox(session: Session, now: datetime, limit: int) -> 
 
 
 _INBOX_DONE = Prepared(update(_INBOX).where(_INBOX.c.id.in_(bindparam("ids", expanding=True)))
-               .values(status=RowStatus.DONE, processed_at=bindparam("now"), last_error=None))
+               .values(status=InboxStatus.DONE, processed_at=bindparam("now"), last_error=None))
 _MESSAGES_HANDLED = Prepared(update(_MESSAGE).where(_MESSAGE.c.id.in_(bindparam("ids", expanding=True)))
                      .values(status=bindparam("handled")))
 
@@ -241,10 +242,10 @@ def record_attempt(session: Session, item: InboxRow) -> None:
     """Write a failed try's count, error, retry time and status (as set on ``item``), on a row
     still pending: one a turn elsewhere has done since (another service's) stays done."""
     changed = session.connection().execute(
-        update(_INBOX).where(_INBOX.c.id == item.id, _INBOX.c.status == RowStatus.PENDING)
+        update(_INBOX).where(_INBOX.c.id == item.id, _INBOX.c.status == InboxStatus.PENDING)
         .values(attempts=item.attempts, last_error=item.last_error, available_at=item.available_at,
                 status=item.status)).rowcount
-    if changed and item.status == RowStatus.FAILED and item.message_id is not None:
+    if changed and item.status == InboxStatus.FAILED and item.message_id is not None:
         session.connection().execute(
             update(_MESSAGE).where(_MESSAGE.c.id == item.message_id).values(status=MessageStatus.FAILED))
 
@@ -255,13 +256,13 @@ def get_input(session: Session, inbox_id: int) -> InboxItem | None:
 
 def reopen_input(session: Session, inbox_id: int, now: datetime) -> None:
     """A failed or waiting input is tried again from scratch, now."""
-    _change(session, inbox_id, MessageStatus.RECEIVED, status=RowStatus.PENDING, attempts=0, available_at=now,
+    _change(session, inbox_id, MessageStatus.RECEIVED, status=InboxStatus.PENDING, attempts=0, available_at=now,
             last_error=None)
 
 
 def close_input(session: Session, inbox_id: int, now: datetime, *, why: str) -> None:
     """An input is given up on for good (it stays in the transcript, marked skipped)."""
-    _change(session, inbox_id, MessageStatus.SKIPPED, status=RowStatus.DONE, processed_at=now, last_error=why)
+    _change(session, inbox_id, MessageStatus.SKIPPED, status=InboxStatus.DONE, processed_at=now, last_error=why)
 
 
 def _change(session: Session, inbox_id: int, message_status: str, **values: Any) -> None:

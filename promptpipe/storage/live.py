@@ -18,7 +18,8 @@ from sqlalchemy.orm import Session
 
 from promptpipe.domain import keys
 from promptpipe.domain.messages import MessageStatus
-from promptpipe.storage.models import InboxItem, Message, RowStatus, ServiceStatus, table_of
+from promptpipe.storage.models import Message, ServiceStatus, table_of
+from promptpipe.storage.queue_tables import InboxItem, InboxStatus
 
 __all__ = ["DEPLOYMENT", "LIVE", "Deployment", "Live", "deployment", "go_live", "is_simulated", "live_since",
            "record_deployment"]
@@ -87,10 +88,10 @@ def go_live(session: Session, transport: str, now: datetime) -> int:
                                                             updated_at=now))
     connection = session.connection()
     waiting = (_INBOX.c.key.startswith(keys.inbound(keys.SIMULATED), autoescape=True)
-               & (_INBOX.c.status == RowStatus.PENDING))
+               & (_INBOX.c.status == InboxStatus.PENDING))
     message_ids = [m for m in connection.execute(select(_INBOX.c.message_id).where(waiting)).scalars() if m]
     closed = connection.execute(update(_INBOX).where(waiting)
-                                .values(status=RowStatus.DONE, processed_at=now, last_error=SET_ASIDE)).rowcount
+                                .values(status=InboxStatus.DONE, processed_at=now, last_error=SET_ASIDE)).rowcount
     if message_ids:
         connection.execute(update(_MESSAGE).where(_MESSAGE.c.id.in_(message_ids)).values(status=MessageStatus.KEPT))
     return int(closed or 0)

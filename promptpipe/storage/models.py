@@ -1,5 +1,8 @@
 """SQLModel tables. The database is the truth: every input, reply and state change lives here.
 
+Here: the column types every table module uses, and the participants, their conversations,
+transcript and ledgers; the queues are in :mod:`.queue_tables`, the daily prompts in
+:mod:`.prompt_tables`, the study's in :mod:`.study_tables`, the API's in :mod:`.access_tables`.
 Datetimes are stored as UTC and always come back timezone-aware (SQLite keeps no offset, so
 :class:`UTCDateTime` adds it back). JSON columns are replaced whole, never mutated in place.
 """
@@ -7,7 +10,6 @@ Datetimes are stored as UTC and always come back timezone-aware (SQLite keeps no
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import (
@@ -21,7 +23,6 @@ from sqlalchemy import (
     Text,
     TypeDecorator,
     UniqueConstraint,
-    text,
 )
 from sqlalchemy import inspect as sa_inspect
 from sqlalchemy.dialects.postgresql import JSONB
@@ -32,23 +33,6 @@ from promptpipe.domain.safety import FlagStatus
 from promptpipe.domain.states import Stage, Status
 
 JSONType = JSON().with_variant(JSONB(), "postgresql")
-
-
-class RowStatus(StrEnum):
-    """Where an inbox, outbox or timer row stands (each uses its own part of the set): inbox
-    pending → done | failed; outbox pending → sending → sent | failed | uncertain | cancelled;
-    timer pending → fired | missed | cancelled."""
-
-    PENDING = "pending"
-    DONE = "done"
-    FAILED = "failed"
-    SENDING = "sending"
-    SENT = "sent"
-    UNCERTAIN = "uncertain"
-    CANCELLED = "cancelled"
-    FIRED = "fired"
-    MISSED = "missed"
-
 
 UTC_TEXT_LENGTH = len("2026-01-05 12:30:15.250000")
 """A UTC time as SQLite stores it; ``isoformat`` adds ``+00:00`` to an aware one."""
@@ -97,7 +81,8 @@ class UTCDateTime(TypeDecorator[datetime]):
         return as_time
 
 
-def _json() -> Any:
+def json_field() -> Any:
+    """A JSON object column, empty by default."""
     return Field(default_factory=dict, sa_column=Column(JSONType, nullable=False))
 
 
@@ -125,7 +110,7 @@ class Participant(SQLModel, table=True):
     erased_by: str | None = None
     arm: str | None = None
     """The study arm the allocation gave them (None: enrolled before the study had arms)."""
-    strata: dict[str, Any] | None = Field(default=None, sa_column=Column(JSONType, nullable=True))
+    strata: dict[str, str] | None = Field(default=None, sa_column=Column(JSONType, nullable=True))
     """The enrollment fields the allocation is stratified by (``--stratum site=A``); None for
     participants enrolled before strata existed."""
     day_one: str | None = None
@@ -150,8 +135,8 @@ class Participant(SQLModel, table=True):
 class Conversation(SQLModel, table=True):
     participant_id: str = Field(primary_key=True, foreign_key="participant.id")
     sub_state: str = Stage.INTAKE
-    profile: dict[str, Any] = _json()
-    tone: dict[str, Any] = _json()
+    profile: dict[str, Any] = json_field()
+    tone: dict[str, Any] = json_field()
     summary: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
     """The older conversation folded into a few paragraphs, so the model remembers past its window."""
     summary_through: int = Field(default=0, sa_column=Column(Integer, nullable=False, default=0))
@@ -183,7 +168,7 @@ class Message(SQLModel, table=True):
     kind: str = "text"
     """text | poll | greeting | apology (and, later, prompt | reminder …)"""
     text: str = Field(sa_column=Column(Text, nullable=False))
-    payload: dict[str, Any] = _json()
+    payload: dict[str, Any] = json_field()
     wa_message_id: str | None = Field(default=None, index=True)
     status: str
     """in: received | answered | failed; out: queued | sent | failed | uncertain"""
@@ -218,70 +203,8 @@ class ServiceStatus(SQLModel, table=True):
     __tablename__ = "service_status"
 
     name: str = Field(primary_key=True)
-    value: dict[str, Any] = _json()
+    value: dict[str, Any] = json_field()
     updated_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
-
-
-class InboxItem(SQLModel, table=True):
-    """A durable input waiting for its participant's lane; ``key`` makes a repeat a no-op."""
-
-    __tablename__ = "inbox"
-    __table_args__ = (
-        Index("ix_inbox_status_available", "status", "available_at"),
-        Index("ix_inbox_participant_status", "participant_id", "status", "id"),
-    )
-
-    id: int | None = Field(default=None, primary_key=True)
-    key: str = Field(unique=True)
-    participant_id: str = Field(foreign_key="participant.id")
-    kind: str
-    """message | enroll (and, later, timer and admin kinds)"""
-    payload: dict[str, Any] = _json()
-    message_id: int | None = Field(default=None, foreign_key="message.id")
-    status: str = RowStatus.PENDING
-    attempts: int = 0
-    available_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
-    created_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
-    processed_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
-    last_error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
-
-
-UNSENT = "status IN ('pending', 'sending')"
-"""The outbox rows not sent (nor given up on) yet."""
-
-
-class OutboxItem(SQLModel, table=True):
-    """A message to send, written in the same transaction as the state change behind it."""
-
-    __tablename__ = "outbox"
-    __table_args__ = (
-        Index("ix_outbox_status_available", "status", "available_at"),
-        Index("ix_outbox_participant_id", "participant_id", "id"),
-        # a commit's claim of what it queued (one participant's due rows; revision 0004)
-        Index("ix_outbox_participant_status", "participant_id", "status", "available_at"),
-        # a claim's look for an earlier unsent row of the same participant (revision 0013): the
-        # unsent rows alone, so the look reads a participant's few rows whatever the planner knows
-        Index("ix_outbox_unsent", "participant_id", "id", postgresql_where=text(UNSENT),
-              sqlite_where=text(UNSENT)),
-    )
-
-    id: int | None = Field(default=None, primary_key=True)
-    key: str = Field(unique=True)
-    participant_id: str = Field(foreign_key="participant.id")
-    message_id: int = Field(foreign_key="message.id")
-    status: str = RowStatus.PENDING
-    attempts: int = 0
-    available_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
-    claimed_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
-    sent_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
-    wa_message_id: str | None = None
-    last_error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
-    created_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
-    held_until: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
-    """Held for the participant's quiet hours: until then it neither goes nor holds back later rows."""
-    receipts_expected: bool | None = None
-    """Set with the send: the transport reports receipts (copied to the transcript row by a trigger,
-    :mod:`promptpipe.storage.mirrors`)."""
 
 
 class Transition(SQLModel, table=True):
@@ -311,114 +234,6 @@ class LidMapping(SQLModel, table=True):
     updated_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
 
 
-class Schedule(SQLModel, table=True):
-    """A participant's daily prompt: a fixed habit time or a random time inside a window, in the
-    participant's time zone, sent ``prep_minutes`` before the habit time. Deleting one sets
-    ``active`` to false (its past prompts keep pointing at it)."""
-
-    __table_args__ = (Index("ix_schedule_participant_active", "participant_id", "active"),)
-
-    id: str = Field(primary_key=True)
-    participant_id: str = Field(foreign_key="participant.id")
-    kind: str
-    """fixed | random"""
-    habit_time: str | None = None
-    """HH:MM (fixed)"""
-    window_start: str | None = None
-    window_end: str | None = None
-    prep_minutes: int = 10
-    active: bool = True
-    created_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
-    updated_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
-
-
-class Timer(SQLModel, table=True):
-    """One future event for one participant (a reminder, a delayed transition …). At most one
-    pending timer per participant and kind; the alarm for it is an APScheduler job, but this row
-    is what decides whether it still counts."""
-
-    __table_args__ = (
-        Index("ix_timer_participant_status", "participant_id", "status"),
-        Index("ix_timer_status_due", "status", "due_at"),
-    )
-
-    id: int | None = Field(default=None, primary_key=True)
-    participant_id: str = Field(foreign_key="participant.id")
-    kind: str
-    due_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
-    payload: dict[str, Any] = _json()
-    status: str = RowStatus.PENDING
-    """pending | fired | cancelled | missed"""
-    reason: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
-    created_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
-    settled_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
-
-
-
-
-class PromptDelivery(SQLModel, table=True):
-    """One daily prompt that went out, and what became of it: the vote on its poll (the latest
-    one counts; a change replaces it), the first free-text reply, the reminder. The counters on
-    the profile are recomputed from these rows, so a changed vote never counts twice."""
-
-    __tablename__ = "prompt_delivery"
-    __table_args__ = (
-        # a participant's prompts in order, and whether each was answered (the sort by adherence
-        # reads every participant's answered share from the index alone)
-        Index("ix_prompt_delivery_participant_answers", "participant_id", "id", "vote", "replied_at"),
-        # researchers' statistics: prompts of a day range (covering what the counts read, so a
-        # range is read from the index alone), prompts sent today
-        Index("ix_prompt_delivery_day_counts", "local_date", "participant_id", "vote", "replied_at",
-              "prompt_message_id"),
-        Index("ix_prompt_delivery_sent_at", "sent_at"),
-        Index("ix_prompt_delivery_prompt_message_id", "prompt_message_id"),  # a receipt finds its prompt
-    )
-
-    id: int | None = Field(default=None, primary_key=True)
-    participant_id: str = Field(foreign_key="participant.id")
-    inbox_id: int = Field(unique=True)
-    """The daily_prompt event that produced it."""
-    schedule_id: str | None = None
-    """None for a prompt a researcher sent by hand."""
-    local_date: str
-    """YYYY-MM-DD in the participant's zone: the day the prompt is for."""
-    prompt_text: str = Field(sa_column=Column(Text, nullable=False))
-    prompt_message_id: int | None = Field(default=None, foreign_key="message.id")
-    poll_message_id: int | None = Field(default=None, foreign_key="message.id", index=True)
-    sent_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
-    """When it was handed to the outbox (the transcript has the moment WhatsApp took it)."""
-    vote: str | None = None
-    """done | not_this_time | None (no vote, or withdrawn)"""
-    voted_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
-    vote_changes: int = 0
-    """How often a vote was changed or withdrawn after the first."""
-    vote_source: str | None = None
-    """How the standing vote was given: tap (on the poll), typed ("done", "2", "yes"), or
-    reaction (👍 on the poll); None without a vote."""
-    replied_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
-    """The participant's first written message after the prompt."""
-    reminder_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
-    receipt_level: int | None = None
-    """What WhatsApp's receipts say of the prompt: None nothing yet, 0 delivered, 1 read. Kept by
-    the database's triggers (see :mod:`promptpipe.storage.rollup`); never written by our code."""
-
-
-class PromptDayCounts(SQLModel, table=True):
-    """The daily prompts of one participant-local day and arm ('' for none): how many went out,
-    were delivered, read, answered (a vote or a written reply) and done. Kept by the database's
-    triggers in the transaction of every change (see :mod:`promptpipe.storage.rollup`)."""
-
-    __tablename__ = "prompt_day_counts"
-
-    local_date: str = Field(primary_key=True)
-    arm: str = Field(primary_key=True)
-    sent: int
-    delivered: int
-    read: int
-    answered: int
-    done: int
-
-
 class ToneEvent(SQLModel, table=True):
     """Every tone proposal the model made, validated: what it asked for, what was stripped,
     whether it was applied (or why not), and the active tags before and after."""
@@ -436,11 +251,9 @@ class ToneEvent(SQLModel, table=True):
     """applied | rate_limited | no_change"""
     active_before: list[str] = Field(default_factory=list, sa_column=Column(JSONType, nullable=False))
     active_after: list[str] = Field(default_factory=list, sa_column=Column(JSONType, nullable=False))
-    scores: dict[str, Any] = _json()
+    scores: dict[str, float] = json_field()
     """Scores after the update."""
     created_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
-
-
 
 
 class Suppression(SQLModel, table=True):
@@ -477,8 +290,6 @@ class ConsentEvent(SQLModel, table=True):
     reconstructed: bool = Field(default=False, sa_column=Column(Boolean, nullable=False, default=False))
     """Rebuilt at an upgrade from the transition log of a release that kept no ledger (the
     participant's words were not recorded then)."""
-
-
 
 
 class Flag(SQLModel, table=True):

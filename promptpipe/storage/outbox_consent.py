@@ -25,9 +25,11 @@ from promptpipe.domain.consent import (
     ConsentKind,
     Outgoing,
 )
+from promptpipe.domain.messages import MessageStatus
 from promptpipe.domain.states import Status
 from promptpipe.storage.commit_hooks import queued_in
-from promptpipe.storage.models import Message, OutboxItem, Participant, RowStatus, table_of
+from promptpipe.storage.models import Message, Participant, table_of
+from promptpipe.storage.queue_tables import OutboxItem, OutboxStatus
 
 __all__ = ["MAY_SEND", "cancel_unconsented", "may_send"]
 
@@ -75,10 +77,10 @@ def cancel_unconsented(session: Session, participant_id: str | None = None) -> i
     for the claim (all participants), what :data:`MAY_SEND` refuses. Their transcript rows say
     ``cancelled`` too. Returns how many."""
     if participant_id is None:
-        condition = and_(_OUTBOX.c.status == RowStatus.PENDING, ~MAY_SEND)
+        condition = and_(_OUTBOX.c.status == OutboxStatus.PENDING, ~MAY_SEND)
     else:
         just_queued = queued_in(session, participant_id)
-        condition = and_(_OUTBOX.c.participant_id == participant_id, _OUTBOX.c.status == RowStatus.PENDING,
+        condition = and_(_OUTBOX.c.participant_id == participant_id, _OUTBOX.c.status == OutboxStatus.PENDING,
                          _refused_by(_OUTBOX, SENT_FROM_BEFORE),
                          _OUTBOX.c.key.not_in(sorted(just_queued)) if just_queued else true())
     connection = session.connection()
@@ -86,9 +88,9 @@ def cancel_unconsented(session: Session, participant_id: str | None = None) -> i
     if not message_ids:
         return 0
     connection.execute(update(_OUTBOX).where(_OUTBOX.c.message_id.in_(message_ids),
-                                             _OUTBOX.c.status == RowStatus.PENDING)
-                       .values(status=RowStatus.CANCELLED, last_error=_CANCEL_REASON))
+                                             _OUTBOX.c.status == OutboxStatus.PENDING)
+                       .values(status=OutboxStatus.CANCELLED, last_error=_CANCEL_REASON))
     message = table_of(Message)
-    connection.execute(update(message).where(message.c.id.in_(message_ids)).values(status=RowStatus.CANCELLED))
+    connection.execute(update(message).where(message.c.id.in_(message_ids)).values(status=MessageStatus.CANCELLED))
     return len(message_ids)
 

@@ -13,10 +13,11 @@ from sqlalchemy.orm import Session
 
 from promptpipe.domain.messages import MessageStatus
 from promptpipe.storage.commit_hooks import consent_board
-from promptpipe.storage.models import Message, OutboxItem, Participant, RowStatus, table_of
+from promptpipe.storage.models import Message, Participant, table_of
 from promptpipe.storage.numbers_served import number_filter, of_numbers
 from promptpipe.storage.outbox_consent import MAY_SEND, cancel_unconsented, may_send
 from promptpipe.storage.prepared import Prepared
+from promptpipe.storage.queue_tables import OutboxItem, OutboxStatus
 
 _OUTBOX = table_of(OutboxItem)
 
@@ -69,13 +70,14 @@ def claim_statement(*, skip_locked: bool, one_participant: bool = False, partici
     # The statuses are written into the SQL, not bound: PostgreSQL's plan kept for a prepared
     # statement can then prove the partial index of unsent rows (ix_outbox_unsent) applies. With
     # them bound, that plan scanned the status index's every entry per participant (20 s a claim).
-    sending: Any = literal_column(f"'{RowStatus.SENDING}'")
-    pending: Any = literal_column(f"'{RowStatus.PENDING}'")
+    sending: Any = literal_column(f"'{OutboxStatus.SENDING}'")
+    pending: Any = literal_column(f"'{OutboxStatus.PENDING}'")
     blocked = exists().where(  # an earlier row that may not be sent any more holds nothing back
         and_(earlier.c.participant_id == _OUTBOX.c.participant_id, earlier.c.id < _OUTBOX.c.id,
              or_(earlier.c.status == sending, and_(earlier.c.status == pending, may_send(earlier))), ~still_held)
     )
-    conditions = [_OUTBOX.c.status == RowStatus.PENDING, _OUTBOX.c.available_at <= bindparam("now"), ~blocked, MAY_SEND]
+    conditions = [_OUTBOX.c.status == OutboxStatus.PENDING, _OUTBOX.c.available_at <= bindparam("now"), ~blocked,
+                  MAY_SEND]
     if one_participant:
         conditions.append(_OUTBOX.c.participant_id == bindparam("pid"))
     if participants:
@@ -92,7 +94,7 @@ def claim_statement(*, skip_locked: bool, one_participant: bool = False, partici
         due = due.with_for_update(skip_locked=True)
     return Prepared(
         update(OutboxItem).where(_OUTBOX.c.id.in_(due.scalar_subquery()))
-        .values(status=RowStatus.SENDING, claimed_at=bindparam("now"), attempts=_OUTBOX.c.attempts + 1)
+        .values(status=OutboxStatus.SENDING, claimed_at=bindparam("now"), attempts=_OUTBOX.c.attempts + 1)
         .returning(*((_OUTBOX.c.id, _OUTBOX.c.key, _OUTBOX.c.message_id, _OUTBOX.c.attempts) if one_participant
                      else (_OUTBOX.c.id,)))
     )
@@ -197,18 +199,18 @@ def next_release(session: Session, now: datetime) -> datetime | None:
     """When the next message waiting for its time (held for quiet hours, or paced) may go, if any
     waits beyond ``now`` (a sandbox's clock moves there, as the service's time would)."""
     found: datetime | None = session.execute(select(func.min(_OUTBOX.c.available_at)).where(
-        _OUTBOX.c.status == RowStatus.PENDING, _OUTBOX.c.available_at > now)).scalar()
+        _OUTBOX.c.status == OutboxStatus.PENDING, _OUTBOX.c.available_at > now)).scalar()
     return found
 
 
-def settle_interrupted(session: Session, target: str, numbers: tuple[tuple[str, ...], str] | None = None,
+def settle_interrupted(session: Session, target: OutboxStatus, numbers: tuple[tuple[str, ...], str] | None = None,
                        claimed_before: datetime | None = None) -> list[tuple[int, str]]:
     """Rows a crash left in *sending* become ``target`` (pending again, or uncertain with their
     transcript row); returns (outbox id, participant id) of each. ``numbers``: only those of
     these numbers' participants (a service taking over numbers another one held), and
     ``claimed_before``: only rows claimed before then (not the taker's own)."""
     query = select(_OUTBOX.c.id, _OUTBOX.c.participant_id, _OUTBOX.c.message_id).where(
-        _OUTBOX.c.status == RowStatus.SENDING)
+        _OUTBOX.c.status == OutboxStatus.SENDING)
     if claimed_before is not None:
         query = query.where(_OUTBOX.c.claimed_at < claimed_before)
     if numbers is not None:
@@ -217,7 +219,7 @@ def settle_interrupted(session: Session, target: str, numbers: tuple[tuple[str, 
     for outbox_id, _, message_id in rows:
         session.connection().execute(update(_OUTBOX).where(_OUTBOX.c.id == outbox_id).values(
             status=target, last_error="interrupted by a restart while sending"))
-        if target == RowStatus.UNCERTAIN:
+        if target == OutboxStatus.UNCERTAIN:
             session.connection().execute(update(_MESSAGE).where(_MESSAGE.c.id == message_id)
                                          .values(status=MessageStatus.UNCERTAIN))
     return [(outbox_id, participant_id) for outbox_id, participant_id, _ in rows]

@@ -13,7 +13,8 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql import ColumnElement, Select
 
 from promptpipe.domain.participant_filter import ParticipantFilter, ParticipantSort
-from promptpipe.storage.models import Conversation, Message, Participant, PromptDelivery, table_of
+from promptpipe.storage.models import Conversation, Message, Participant, table_of
+from promptpipe.storage.prompt_tables import PromptDelivery
 
 __all__ = ["ListedParticipant", "count_participants", "listed_participant", "matching_groups", "matching_ids",
            "participant_page"]

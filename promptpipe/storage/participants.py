@@ -21,23 +21,15 @@ from promptpipe.domain.timers import CANCELLED_BY_REPLY
 from promptpipe.domain.transition_log import Actor, TransitionKind
 from promptpipe.storage.consent import record_consent
 from promptpipe.storage.db import Database
-from promptpipe.storage.models import (
-    Conversation,
-    InboxItem,
-    LidMapping,
-    Participant,
-    PromptDelivery,
-    RowStatus,
-    Timer,
-    Transition,
-    table_of,
-)
+from promptpipe.storage.models import Conversation, LidMapping, Participant, Transition, table_of
+from promptpipe.storage.prompt_tables import PromptDelivery
+from promptpipe.storage.queue_tables import InboxItem, InboxStatus, Timer, TimerStatus
 from promptpipe.storage.study import allocate
 from promptpipe.storage.suppression import suppressed_since
 
 __all__ = [
-    "ConsentFacts", "SenderRef", "consent_facts", "create_participant", "new_participant_id", "number_of",
-    "participant_by_id", "participant_by_phone", "participant_id_of", "phone_for_lid", "remember_lid",
+    "ConsentFacts", "NewParticipant", "SenderRef", "consent_facts", "create_participant", "new_participant_id",
+    "number_of", "participant_by_id", "participant_by_phone", "participant_id_of", "phone_for_lid", "remember_lid",
     "sender_by_lid", "sender_by_phone", "set_details", "set_participant_lid", "statuses_and_zones",
 ]
 
@@ -46,8 +38,8 @@ _INBOX, _TIMER, _DELIVERY = table_of(InboxItem), table_of(Timer), table_of(Promp
 _NEWER = _DELIVERY.alias("newer")
 _SENDER_FACTS = (
     select(func.count()).select_from(_INBOX)
-    .where(_INBOX.c.participant_id == _PARTICIPANT.c.id, _INBOX.c.status == RowStatus.PENDING).scalar_subquery(),
-    exists().where(_TIMER.c.participant_id == _PARTICIPANT.c.id, _TIMER.c.status == RowStatus.PENDING,
+    .where(_INBOX.c.participant_id == _PARTICIPANT.c.id, _INBOX.c.status == InboxStatus.PENDING).scalar_subquery(),
+    exists().where(_TIMER.c.participant_id == _PARTICIPANT.c.id, _TIMER.c.status == TimerStatus.PENDING,
                    _TIMER.c.kind.in_(CANCELLED_BY_REPLY)),
     exists().where(_DELIVERY.c.id == select(func.max(_NEWER.c.id)).where(
         _NEWER.c.participant_id == _PARTICIPANT.c.id).scalar_subquery(), _DELIVERY.c.replied_at.is_(None)),
@@ -129,35 +121,51 @@ def remember_lid(session: Session, lid: str, phone: str, now: datetime) -> None:
         row.phone, row.updated_at = phone, now
 
 
-def create_participant(
-    session: Session, *, phone: str, name: str, timezone: str, background: str, now: datetime, reason: str,
-    source: ConsentSource = ConsentSource.RESEARCHER, actor: str = "", study: Study = OPEN_STUDY,
-    strata: Mapping[str, str] | None = None, numbers: NumberPlan = ONE_NUMBER, number: str | None = None,
-) -> Participant:
+@dataclass(frozen=True)
+class NewParticipant:
+    """Who is enrolled, and how: ``reason`` goes to the log row and consent record, ``source`` and
+    ``actor`` say who enrolled them; ``study`` allocates the arm (by ``strata``), ``numbers`` gives
+    the WhatsApp number unless ``number`` names one."""
+
+    phone: str
+    name: str
+    timezone: str
+    background: str
+    reason: str
+    source: ConsentSource = ConsentSource.RESEARCHER
+    actor: str = ""
+    study: Study = OPEN_STUDY
+    strata: Mapping[str, str] | None = None
+    numbers: NumberPlan = ONE_NUMBER
+    number: str | None = None
+
+
+def create_participant(session: Session, new: NewParticipant, now: datetime) -> Participant:
     """The participant with their arm (allocated by the study's rule), their WhatsApp number
     (``number`` when named, else the plan's rule; left empty where the deployment has one), their
     conversation (in INTAKE), the ``enrolled`` log row and consent record. ValueError when the
     number cannot be given (an unknown name, a rule that names none of the numbers)."""
-    strata = dict(strata or {})
-    counts = number_counts(session, numbers) if numbers.several and number is None else {}  # before they count
+    strata, numbers, source = dict(new.strata or {}), new.numbers, new.source
+    counts = number_counts(session, numbers) if numbers.several and new.number is None else {}  # before they count
     participant = Participant(
-        id=new_participant_id(), phone=phone, name=name, timezone=timezone, status=Status.ACTIVE,
-        background=background, enrolled_at=now, updated_at=now, strata=strata,
+        id=new_participant_id(), phone=new.phone, name=new.name, timezone=new.timezone, status=Status.ACTIVE,
+        background=new.background, enrolled_at=now, updated_at=now, strata=strata,
     )
     session.add(participant)
     session.flush()
-    participant.arm = allocate(session, study, participant.id, strata, now, strict=source == ConsentSource.RESEARCHER)
-    if numbers.several or number is not None:
-        participant.number = assign_number(numbers, arm=participant.arm, strata=strata, counts=counts, asked=number)
+    participant.arm = allocate(session, new.study, participant.id, strata, now,
+                               strict=source == ConsentSource.RESEARCHER)
+    if numbers.several or new.number is not None:
+        participant.number = assign_number(numbers, arm=participant.arm, strata=strata, counts=counts, asked=new.number)
     session.add(Conversation(participant_id=participant.id, sub_state=Stage.INTAKE, profile={}, tone={},
                              updated_at=now))
     session.add(Transition(participant_id=participant.id, kind=TransitionKind.STATUS, name="enrolled", from_value=None,
                            actor=Actor.RESEARCHER if source == ConsentSource.RESEARCHER else Actor.SERVER,
-                           to_value=Status.ACTIVE, reason=reason, created_at=now))
+                           to_value=Status.ACTIVE, reason=new.reason, created_at=now))
     session.flush()
-    enrolled = ConsentRecord(ConsentKind.ENROLLED, ConsentSource(source), reason, actor)
+    enrolled = ConsentRecord(ConsentKind.ENROLLED, ConsentSource(source), new.reason, new.actor)
     record_consent(session, participant.id, [enrolled], now)
-    suppressed = suppressed_since(session, phone)
+    suppressed = suppressed_since(session, new.phone)
     if suppressed is not None:
         _opted_out_before(session, participant, suppressed, now)
     return participant

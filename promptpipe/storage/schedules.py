@@ -8,21 +8,16 @@ import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.orm import Session
 
 from promptpipe.domain.conversation import PendingTimer, ScheduleEntry, TimerChange, TimerOp
 from promptpipe.storage.db import Database
-from promptpipe.storage.models import (
-    Participant,
-    RowStatus,
-    Schedule,
-    Timer,
-    table_of,
-)
+from promptpipe.storage.models import Participant, table_of
 from promptpipe.storage.prepared import Prepared
+from promptpipe.storage.prompt_tables import Schedule
+from promptpipe.storage.queue_tables import Timer, TimerStatus
 
 _PARTICIPANT = table_of(Participant)
 
@@ -39,7 +34,7 @@ _ACTIVE_SCHEDULES = (
 )
 _PENDING_TIMERS = (
     select(_TIMER.c.id, _TIMER.c.kind, _TIMER.c.due_at, _TIMER.c.payload)
-    .where(_TIMER.c.participant_id == bindparam("pid"), _TIMER.c.status == RowStatus.PENDING)
+    .where(_TIMER.c.participant_id == bindparam("pid"), _TIMER.c.status == TimerStatus.PENDING)
     .order_by(_TIMER.c.id)
 )
 
@@ -91,7 +86,7 @@ def save_schedules(session: Session, participant_id: str, entries: Iterable[Sche
     for entry in entries:
         if not entry.dirty:
             continue
-        values: dict[str, Any] = {
+        values: dict[str, object] = {
             "kind": entry.kind, "habit_time": entry.habit_time, "window_start": entry.window_start,
             "window_end": entry.window_end, "prep_minutes": entry.prep_minutes, "active": entry.active,
             "updated_at": now}
@@ -119,7 +114,7 @@ def apply_timer_ops(session: Session, participant_id: str, ops: Iterable[TimerOp
     if arms:
         rows = _INSERT_TIMERS.many(session.connection(), [{
             "participant_id": participant_id, "kind": op.kind, "due_at": op.due_at, "payload": op.payload,
-            "status": RowStatus.PENDING, "reason": op.reason, "created_at": now, "settled_at": None} for op in arms],
+            "status": TimerStatus.PENDING, "reason": op.reason, "created_at": now, "settled_at": None} for op in arms],
             any_order=True)
         ids = {kind: timer_id for timer_id, kind in rows}
     changes = []
@@ -132,8 +127,8 @@ def apply_timer_ops(session: Session, participant_id: str, ops: Iterable[TimerOp
     return changes
 
 
-_CANCEL_ALL = (update(_TIMER).where(_TIMER.c.participant_id == bindparam("pid"), _TIMER.c.status == RowStatus.PENDING)
-               .values(status=RowStatus.CANCELLED, settled_at=bindparam("now"), reason=bindparam("why")))
+_CANCEL_ALL = (update(_TIMER).where(_TIMER.c.participant_id == bindparam("pid"), _TIMER.c.status == TimerStatus.PENDING)
+               .values(status=TimerStatus.CANCELLED, settled_at=bindparam("now"), reason=bindparam("why")))
 _CANCEL_TIMERS = Prepared(_CANCEL_ALL)
 _CANCEL_TIMER_KINDS = Prepared(_CANCEL_ALL.where(_TIMER.c.kind.in_(bindparam("kinds", expanding=True))))
 
@@ -142,7 +137,7 @@ def cancel_timers(session: Session, participant_id: str, kinds: Iterable[str] | 
                   reason: str) -> int:
     """Cancel pending timers of these kinds (all kinds when None); returns how many. (Every
     message a participant writes runs it: the statements are built once.)"""
-    values: dict[str, Any] = {"pid": participant_id, "now": now, "why": reason}
+    values: dict[str, object] = {"pid": participant_id, "now": now, "why": reason}
     if kinds is None:
         return _CANCEL_TIMERS.changed(session.connection(), values)
     return _CANCEL_TIMER_KINDS.changed(session.connection(), {**values, "kinds": list(kinds)})
@@ -154,10 +149,10 @@ def settle_timers(db: Database, session: Session, by_outcome: dict[str, list[int
     that makes a second alarm for the same timer a no-op. Returns the outcome by timer id."""
     settled: dict[int, str] = {}
     for outcome, ids in by_outcome.items():
-        extra = {"reason": "participant not active when it came due"} if outcome == RowStatus.CANCELLED else {}
+        extra = {"reason": "participant not active when it came due"} if outcome == TimerStatus.CANCELLED else {}
         for chunk in db.chunks(ids):
             done = session.connection().execute(
-                update(_TIMER).where(_TIMER.c.id.in_(chunk), _TIMER.c.status == RowStatus.PENDING)
+                update(_TIMER).where(_TIMER.c.id.in_(chunk), _TIMER.c.status == TimerStatus.PENDING)
                 .values(status=outcome, settled_at=now, **extra).returning(_TIMER.c.id)
             ).scalars().all()
             settled.update({timer_id: outcome for timer_id in done})
@@ -192,7 +187,7 @@ def alarm_plans(session: Session, participant_ids: list[str] | None = None) -> d
                             _SCHEDULE.c.window_start, _SCHEDULE.c.window_end, _SCHEDULE.c.prep_minutes,
                             _SCHEDULE.c.active, _SCHEDULE.c.created_at).where(_SCHEDULE.c.active.is_(True))
     timer_query = select(_TIMER.c.participant_id, _TIMER.c.id, _TIMER.c.kind, _TIMER.c.due_at,
-                         _TIMER.c.payload).where(_TIMER.c.status == RowStatus.PENDING)
+                         _TIMER.c.payload).where(_TIMER.c.status == TimerStatus.PENDING)
     participant_query = select(_PARTICIPANT.c.id, _PARTICIPANT.c.status, _PARTICIPANT.c.timezone)
     every_schedule = select(_SCHEDULE.c.participant_id, _SCHEDULE.c.id)
     if participant_ids is not None:

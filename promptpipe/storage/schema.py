@@ -31,6 +31,7 @@ from sqlmodel import SQLModel
 
 from promptpipe.errors import ConfigError
 from promptpipe.storage import mirrors, rollup
+from promptpipe.storage.db_errors import first_line
 from promptpipe.storage.urls import sqlite_file, sync_url
 
 __all__ = [
@@ -208,7 +209,7 @@ def upgrade(url: str, *, target: str = "head", now: datetime | None = None) -> U
                 engine.dispose()
                 _restore_sqlite(copy, path)
             kept = "the copy was put back" if copy is not None else "nothing of it was kept"
-            raise MigrationFailed(f"revision {failed} failed ({_first_line(exc)}); the database is as it was before "
+            raise MigrationFailed(f"revision {failed} failed ({first_line(exc)}); the database is as it was before "
                                   f"the upgrade ({kept}).") from exc
         with engine.connect() as conn:
             after = read_state(conn)
@@ -262,8 +263,3 @@ def _restore_sqlite(copy: Path, path: Path) -> None:
         source.backup(target)
     source.close()
     target.close()
-
-
-def _first_line(exc: BaseException) -> str:
-    cause = getattr(exc, "orig", None) or exc
-    return (str(cause).strip().splitlines() or [type(cause).__name__])[0][:300]

@@ -7,21 +7,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, TypedDict
 
 from sqlalchemy import func, insert, select, update
 from sqlalchemy.orm import Session
 
-from promptpipe.storage.models import (
-    InboxItem,
-    OutboxItem,
-    RowStatus,
-    ServiceStatus,
-    table_of,
-)
+from promptpipe.storage.models import ServiceStatus, table_of
+from promptpipe.storage.queue_tables import InboxItem, InboxStatus, OutboxItem, OutboxStatus
 
-__all__ = ["LAST_MODEL_ERROR", "WHATSAPP", "Backlog", "StatusRow", "backlog", "model_error_value", "number_rows",
-           "read_statuses", "save_status", "state_row_name"]
+__all__ = ["LAST_MODEL_ERROR", "WHATSAPP", "Backlog", "ModelError", "StatusRow", "backlog", "model_error_value",
+           "number_rows", "read_statuses", "save_status", "state_row_name"]
 
 WHATSAPP = "whatsapp"
 """The connection state of a transport serving one number (and of every deployment before numbers)."""
@@ -32,7 +27,7 @@ _OUTBOX = table_of(OutboxItem)
 _INBOX = table_of(InboxItem)
 
 
-def save_status(session: Session, name: str, value: dict[str, Any], now: datetime) -> None:
+def save_status(session: Session, name: str, value: Mapping[str, object], now: datetime) -> None:
     """Overwrite one status row (only the one running service writes these)."""
     conn = session.connection()
     changed = conn.execute(update(_STATUS).where(_STATUS.c.name == name).values(value=value, updated_at=now)).rowcount
@@ -40,7 +35,15 @@ def save_status(session: Session, name: str, value: dict[str, Any], now: datetim
         conn.execute(insert(_STATUS).values(name=name, value=value, updated_at=now))
 
 
-def model_error_value(error: BaseException, now: datetime) -> dict[str, Any]:
+class ModelError(TypedDict):
+    """The last model error's row: when (ISO time), its text (cut short) and its kind."""
+
+    at: str | None
+    error: str
+    type: str | None
+
+
+def model_error_value(error: BaseException, now: datetime) -> ModelError:
     return {"at": now.isoformat(), "error": str(error)[:MODEL_ERROR_CHARS], "type": type(error).__name__}
 
 
@@ -93,12 +96,12 @@ def backlog(session: Session) -> Backlog:
     count = func.count()
     conn = session.connection()
     outbox = conn.execute(
-        select(count).select_from(_OUTBOX).where(_OUTBOX.c.status.in_((RowStatus.PENDING, RowStatus.SENDING)))
+        select(count).select_from(_OUTBOX).where(_OUTBOX.c.status.in_((OutboxStatus.PENDING, OutboxStatus.SENDING)))
     ).scalar_one()
     uncertain = conn.execute(
-        select(count).select_from(_OUTBOX).where(_OUTBOX.c.status == RowStatus.UNCERTAIN)).scalar_one()
-    inbox = conn.execute(select(count).select_from(_INBOX).where(_INBOX.c.status == RowStatus.PENDING)).scalar_one()
-    stuck = conn.execute(select(count).select_from(_INBOX).where(_INBOX.c.status == RowStatus.FAILED)).scalar_one()
-    stuck_ids = conn.execute(select(_INBOX.c.id).where(_INBOX.c.status == RowStatus.FAILED).order_by(_INBOX.c.id)
+        select(count).select_from(_OUTBOX).where(_OUTBOX.c.status == OutboxStatus.UNCERTAIN)).scalar_one()
+    inbox = conn.execute(select(count).select_from(_INBOX).where(_INBOX.c.status == InboxStatus.PENDING)).scalar_one()
+    stuck = conn.execute(select(count).select_from(_INBOX).where(_INBOX.c.status == InboxStatus.FAILED)).scalar_one()
+    stuck_ids = conn.execute(select(_INBOX.c.id).where(_INBOX.c.status == InboxStatus.FAILED).order_by(_INBOX.c.id)
                              .limit(STUCK_IDS_SHOWN)).scalars().all() if stuck else []
     return Backlog(int(outbox), int(uncertain), int(inbox), int(stuck), tuple(stuck_ids))

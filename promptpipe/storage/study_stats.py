@@ -13,15 +13,8 @@ from sqlalchemy import and_, case, func, or_, select
 from sqlalchemy.orm import Session
 
 from promptpipe.domain.states import Vote
-from promptpipe.storage.models import (
-    Conversation,
-    Message,
-    Participant,
-    PromptDayCounts,
-    PromptDelivery,
-    Receipt,
-    table_of,
-)
+from promptpipe.storage.models import Conversation, Message, Participant, Receipt, table_of
+from promptpipe.storage.prompt_tables import PromptDayCounts, PromptDelivery
 from promptpipe.storage.receipts import receipt_columns
 
 __all__ = ["DayCounts", "HeatmapDelivery", "day_counts", "deliveries_for_heatmap", "participant_counts",

@@ -19,16 +19,9 @@ from sqlalchemy.orm import Session
 
 from promptpipe.domain.timeline import Cursor, Stream
 from promptpipe.storage.access_tables import AuditEntry
-from promptpipe.storage.models import (
-    ConsentEvent,
-    Flag,
-    Message,
-    PromptDelivery,
-    Timer,
-    Transition,
-    UTCDateTime,
-    table_of,
-)
+from promptpipe.storage.models import ConsentEvent, Flag, Message, Transition, UTCDateTime, table_of
+from promptpipe.storage.prompt_tables import PromptDelivery
+from promptpipe.storage.queue_tables import Timer
 from promptpipe.storage.study_tables import Decision, QuestionnaireAnswer, QuestionnaireInstance
 
 __all__ = ["Hit", "Row", "timeline_rows"]

@@ -18,8 +18,9 @@ from promptpipe.domain.conversation import HistoryEntry
 from promptpipe.domain.messages import MessageKind, MessageStatus
 from promptpipe.domain.text import clean_for_storage
 from promptpipe.storage.commit_hooks import note_queued
-from promptpipe.storage.models import InboxItem, Message, OutboxItem, RowStatus, table_of
+from promptpipe.storage.models import Message, table_of
 from promptpipe.storage.prepared import Prepared
+from promptpipe.storage.queue_tables import InboxItem, InboxStatus, OutboxItem, OutboxStatus
 
 __all__ = [
     "HIDDEN_FROM_MODEL", "ToSend", "add_inbound_message", "annotate_message", "history_before",
@@ -104,7 +105,7 @@ def queue_messages(
     if len(first) != 1:
         note_queued(session, participant_id, [m.key for m in new])
     _INSERT_OUTBOX.many(connection, [
-        {"key": m.key, "participant_id": participant_id, "message_id": message_id, "status": RowStatus.PENDING,
+        {"key": m.key, "participant_id": participant_id, "message_id": message_id, "status": OutboxStatus.PENDING,
          "attempts": 0,
          "available_at": _held(m, now) or now, "held_until": _held(m, now), "created_at": now, "claimed_at": None,
          "sent_at": None, "wa_message_id": None, "last_error": None}
@@ -113,7 +114,7 @@ def queue_messages(
     return ids
 
 
-def _transcript_row(participant_id: str, m: ToSend, now: datetime) -> dict[str, Any]:
+def _transcript_row(participant_id: str, m: ToSend, now: datetime) -> dict[str, object]:
     return {"participant_id": participant_id, "direction": "out", "role": "assistant", "kind": m.kind,
             "text": clean_for_storage(m.text), "payload": m.payload or {}, "wa_message_id": None,
             "status": MessageStatus.QUEUED, "created_at": now, "sent_at": None}
@@ -186,7 +187,8 @@ def never_greeted(session: Session, participant_id: str, *, greeting_key: str) -
     greeted = select(_MESSAGE.c.id).where(
         _MESSAGE.c.participant_id == participant_id, _MESSAGE.c.direction == "out",
         _MESSAGE.c.kind.in_(GREETED_BY), _MESSAGE.c.status != MessageStatus.CANCELLED).limit(1)
-    waiting = select(_INBOX.c.id).where(_INBOX.c.participant_id == participant_id, _INBOX.c.status == RowStatus.PENDING,
+    waiting = select(_INBOX.c.id).where(_INBOX.c.participant_id == participant_id,
+                                        _INBOX.c.status == InboxStatus.PENDING,
                                         _INBOX.c.key.startswith(greeting_key, autoescape=True)).limit(1)
     connection = session.connection()
     return connection.execute(greeted).first() is None and connection.execute(waiting).first() is None

@@ -14,7 +14,7 @@ from promptpipe.domain.access import Role
 from promptpipe.pipeline.events import InboxKind
 from promptpipe.research import admin, oversight
 from promptpipe.research.tokens import Caller, audit
-from promptpipe.storage.models import RowStatus
+from promptpipe.storage.queue_tables import InboxStatus
 from promptpipe.web.api import ERRORS, ParticipantId
 from promptpipe.web.auth import context, require
 from promptpipe.web.schemas import DB_INT_MAX
@@ -31,7 +31,7 @@ MAX_INPUTS = 50
 class InputOut(BaseModel):
     id: int
     kind: InboxKind
-    status: RowStatus = Field(description="pending: still being tried; failed: given up on")
+    status: InboxStatus = Field(description="pending: still being tried; failed: given up on")
     attempts: int
     last_error: str
     at: str = Field(description="when it arrived (UTC)")

@@ -34,11 +34,11 @@ from promptpipe.storage.models import (
     Flag,
     Message,
     Participant,
-    PromptDelivery,
     Receipt,
     ToneEvent,
     Transition,
 )
+from promptpipe.storage.prompt_tables import PromptDelivery
 from promptpipe.storage.study_tables import Decision, StudyProtocol, StudySecret
 
 TORONTO, KOLKATA = ZoneInfo("America/Toronto"), ZoneInfo("Asia/Kolkata")

@@ -13,7 +13,7 @@ from promptpipe.app import App, load_prompts
 from promptpipe.domain.decision_rule import draw_action
 from promptpipe.flow.decisions import prompt_hash
 from promptpipe.research import admin
-from promptpipe.storage.models import Timer
+from promptpipe.storage.queue_tables import Timer
 from promptpipe.storage.study import study_seed
 from promptpipe.storage.study_tables import Decision
 from tests.conftest import AppFactory

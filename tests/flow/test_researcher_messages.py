@@ -18,7 +18,7 @@ from promptpipe.errors import AdminError, Conflict, Forbidden
 from promptpipe.flow.commands import STOPPED
 from promptpipe.research import admin, erasure
 from promptpipe.storage.inbox_rows import reopen_input
-from promptpipe.storage.models import InboxItem, OutboxItem
+from promptpipe.storage.queue_tables import InboxItem, OutboxItem
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer

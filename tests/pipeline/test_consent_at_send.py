@@ -16,7 +16,8 @@ from promptpipe.errors import NotConnected
 from promptpipe.flow.commands import PAUSED_BY_TEAM, STOPPED
 from promptpipe.research import admin, erasure
 from promptpipe.storage.db import Database
-from promptpipe.storage.models import InboxItem, Message, OutboxItem, Participant
+from promptpipe.storage.models import Message, Participant
+from promptpipe.storage.queue_tables import InboxItem, OutboxItem
 from promptpipe.storage.transcript import ToSend, queue_messages
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory

@@ -11,7 +11,7 @@ import pytest
 import sqlalchemy as sa
 
 from promptpipe.research import admin
-from promptpipe.storage.models import InboxItem
+from promptpipe.storage.queue_tables import InboxItem
 from promptpipe.transport import PollVote, poll_option_hash
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory

@@ -18,8 +18,8 @@ from promptpipe.app import App
 from promptpipe.domain.polls import POLL_OPTIONS
 from promptpipe.domain.timers import TimerKind
 from promptpipe.research import admin
-from promptpipe.storage.models import Timer
 from promptpipe.storage.outbox_rows import PLAN_EACH_TIME
+from promptpipe.storage.queue_tables import Timer
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.feedback_helpers import ANA, DAY, MONDAY_PROMPT, polls, prompted, vote

@@ -17,7 +17,8 @@ from promptpipe.flow import router as router_module
 from promptpipe.pipeline import outbox as outbox_module
 from promptpipe.pipeline.outbox import SEND_CONCURRENCY, RateLimiter
 from promptpipe.research import admin
-from promptpipe.storage.models import InboxItem, Message, OutboxItem
+from promptpipe.storage.models import Message
+from promptpipe.storage.queue_tables import InboxItem, OutboxItem
 from promptpipe.storage.transcript import ToSend, queue_messages, queue_outgoing
 from promptpipe.transport import Recipient
 from promptpipe.transport.dryrun import DryRunTransport

@@ -20,7 +20,7 @@ from promptpipe.pipeline.sharing import Sharing
 from promptpipe.research import admin
 from promptpipe.research.status import read_status
 from promptpipe.storage.db import Database
-from promptpipe.storage.models import OutboxItem
+from promptpipe.storage.queue_tables import OutboxItem
 from promptpipe.storage.transcript import queue_outgoing
 from promptpipe.transport.memory import MemoryTransport, NotConnected
 from tests.conftest import AppFactory

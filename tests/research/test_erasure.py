@@ -141,7 +141,8 @@ async def test_the_tombstone_keeps_the_id_the_counts_and_the_consent_record(
     assert counters["prompts_sent"] == 1 and counters["successes"] == 1
     await erasure.erase(app.db, app.clock, phone=ANA, by="Dr Lee")
 
-    from promptpipe.storage.models import ConsentEvent, Conversation, Message, Participant, PromptDelivery, Schedule
+    from promptpipe.storage.models import ConsentEvent, Conversation, Message, Participant
+    from promptpipe.storage.prompt_tables import PromptDelivery, Schedule
 
     def read(session: Any) -> dict[str, Any]:
         tomb = session.get(Participant, person.id)

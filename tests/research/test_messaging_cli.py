@@ -15,7 +15,7 @@ from promptpipe.cli import admin_main
 from promptpipe.clock import ManualClock
 from promptpipe.errors import AdminError
 from promptpipe.research import admin
-from promptpipe.storage.models import InboxItem
+from promptpipe.storage.queue_tables import InboxItem
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.flow.test_researcher_messages import ANA, BEN, CARA, greeted_three

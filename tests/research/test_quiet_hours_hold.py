@@ -194,7 +194,8 @@ async def test_erasure_cancels_a_held_message_in_the_outbox_and_the_transcript(
     from sqlalchemy import select
 
     from promptpipe.research import erasure
-    from promptpipe.storage.models import Message, OutboxItem
+    from promptpipe.storage.models import Message
+    from promptpipe.storage.queue_tables import OutboxItem
 
     transport = MemoryTransport()
     app = await greeted_by_day(make_app, fake_openai, transport, (ANA, "Ana", "America/Toronto"))

@@ -18,7 +18,8 @@ from promptpipe.research import admin
 from promptpipe.research.study_report import format_report, study_report
 from promptpipe.research.views import as_json
 from promptpipe.storage.db import Database
-from promptpipe.storage.models import Message, Participant, PromptDelivery, Receipt, Transition
+from promptpipe.storage.models import Message, Participant, Receipt, Transition
+from promptpipe.storage.prompt_tables import PromptDelivery
 from promptpipe.storage.study_tables import Decision, StudySecret
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory

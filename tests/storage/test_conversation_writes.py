@@ -14,7 +14,8 @@ from promptpipe.clock import ManualClock
 from promptpipe.research import admin
 from promptpipe.storage.conversations import load_turn_state
 from promptpipe.storage.db import Database
-from promptpipe.storage.models import Schedule, Timer
+from promptpipe.storage.prompt_tables import Schedule
+from promptpipe.storage.queue_tables import Timer
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.participant_helpers import ANA, enrolled

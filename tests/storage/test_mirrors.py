@@ -26,8 +26,9 @@ from promptpipe.storage.inbox_rows import (
     pending_inbox,
     record_attempt,
 )
-from promptpipe.storage.models import InboxItem, Message, OutboxItem, RowStatus
+from promptpipe.storage.models import Message
 from promptpipe.storage.outbox_rows import record_sends
+from promptpipe.storage.queue_tables import InboxItem, OutboxItem, OutboxStatus
 from promptpipe.storage.transcript import add_inbound_message, queue_outgoing
 from promptpipe.storage.urls import sync_url
 
@@ -95,10 +96,10 @@ async def test_a_send_recorded_marks_its_message_sent_with_its_whatsapp_id(mirro
                for n in range(2)]
         outbox = dict(session.execute(sa.select(OutboxItem.message_id, OutboxItem.id)).all())  # type: ignore[call-overload]
         record_sends(session, [
-            (outbox[ids[0]], ids[0], {"status": RowStatus.SENT, "sent_at": NOW, "wa_message_id": "out-1",
+            (outbox[ids[0]], ids[0], {"status": OutboxStatus.SENT, "sent_at": NOW, "wa_message_id": "out-1",
                                       "last_error": None, "receipts_expected": True}, {}),
-            (outbox[ids[1]], ids[1], {"status": RowStatus.FAILED, "last_error": "refused"},
-             {"status": RowStatus.FAILED}),
+            (outbox[ids[1]], ids[1], {"status": OutboxStatus.FAILED, "last_error": "refused"},
+             {"status": MessageStatus.FAILED}),
         ])
         return [tuple(row) for row in session.execute(
             sa.select(Message.status, Message.wa_message_id, Message.sent_at, Message.receipts_expected)  # type: ignore[call-overload]

@@ -12,8 +12,9 @@ from sqlalchemy.orm import Session
 
 from promptpipe.domain.participant_filter import ParticipantFilter, ParticipantSort
 from promptpipe.storage.db import Database
-from promptpipe.storage.models import Conversation, Participant, PromptDelivery
+from promptpipe.storage.models import Conversation, Participant
 from promptpipe.storage.participant_list import participant_page
+from promptpipe.storage.prompt_tables import PromptDelivery
 
 T0 = datetime(2026, 3, 2, 13, 0, tzinfo=timezone.utc)
 OUTCOMES: dict[str, list[dict[str, Any]]] = {

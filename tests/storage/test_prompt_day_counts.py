@@ -18,8 +18,9 @@ from promptpipe.storage import rollup
 from promptpipe.storage.db import Database
 from promptpipe.storage.deliveries import mark_first_reply, record_delivery, set_vote
 from promptpipe.storage.erasure import erase_texts
-from promptpipe.storage.models import Message, Participant, PromptDelivery, Receipt, table_of
-from promptpipe.storage.participants import create_participant
+from promptpipe.storage.models import Message, Participant, Receipt, table_of
+from promptpipe.storage.participants import NewParticipant, create_participant
+from promptpipe.storage.prompt_tables import PromptDelivery
 from promptpipe.storage.receipts import record_receipt
 from promptpipe.storage.study_stats import DayCounts, day_counts, prompt_counts
 from promptpipe.storage.transcript import queue_outgoing
@@ -61,8 +62,8 @@ class Study:
 
     def enroll(self, session: Session) -> None:
         phone = PHONES[len(self.participants)]
-        created = create_participant(session, phone=phone, name="P", timezone="America/Toronto", background="",
-                                     now=self.now, reason="test")
+        created = create_participant(session, NewParticipant(phone=phone, name="P", timezone="America/Toronto",
+                                                             background="", reason="test"), self.now)
         session.execute(update(_P).where(_P.c.id == created.id).values(arm=self.random.choice(["a", "b", None])))
         self.participants.append(created.id)
 

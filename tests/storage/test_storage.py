@@ -18,9 +18,10 @@ from promptpipe.research import admin
 from promptpipe.storage import mirrors
 from promptpipe.storage.db import Database
 from promptpipe.storage.inbox_rows import NewInput, add_inputs, participants_with_due_inbox
-from promptpipe.storage.models import InboxItem, Message, OutboxItem, Participant
+from promptpipe.storage.models import Message, Participant
 from promptpipe.storage.numbers_served import number_filter
 from promptpipe.storage.outbox_rows import claim_statement
+from promptpipe.storage.queue_tables import InboxItem, OutboxItem
 from promptpipe.storage.rollup import DROP_V1
 from promptpipe.storage.schema import SchemaBehind
 from promptpipe.storage.urls import sync_url

@@ -307,8 +307,8 @@ async def test_a_write_that_waited_too_long_for_another_process_fails_as_a_stora
     with the driver's own exception, which nothing above the database layer expects."""
     import sqlite3
 
-    from promptpipe.storage import db as db_module
-    monkeypatch.setattr(db_module, "SQLITE_BUSY_TIMEOUT_MS", 50)
+    from promptpipe.storage import sqlite_engine
+    monkeypatch.setattr(sqlite_engine, "SQLITE_BUSY_TIMEOUT_MS", 50)
     url = f"sqlite:///{tmp_path / 'locked.db'}"
     db = Database(url)
     await db.connect()

@@ -511,7 +511,7 @@ async def test_no_viewer_response_carries_a_phone_a_name_or_a_participants_words
     """Every GET route of the API, called as a viewer (the list is read from the app, so a new
     route is checked too), after the participant wrote, the model set a timer with a reason that
     quotes them, and a provider's error quoted them."""
-    from promptpipe.storage.models import Timer
+    from promptpipe.storage.queue_tables import Timer
     from promptpipe.storage.service_status import LAST_MODEL_ERROR, save_status
 
     pid = await greeted(web, fake, ANA, "Ana")

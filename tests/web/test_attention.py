@@ -15,7 +15,9 @@ from sqlalchemy import select, update
 
 from promptpipe.research import oversight
 from promptpipe.storage.access import audit_entries
-from promptpipe.storage.models import InboxItem, Message, PromptDelivery, RowStatus, table_of
+from promptpipe.storage.models import Message, table_of
+from promptpipe.storage.prompt_tables import PromptDelivery
+from promptpipe.storage.queue_tables import InboxItem, InboxStatus
 from promptpipe.storage.receipts import record_receipt
 from promptpipe.storage.service_status import LAST_MODEL_ERROR, save_status
 from promptpipe.web.pages._render import SILENT_DAYS_COOKIE
@@ -69,7 +71,7 @@ async def give_up_on_zofias_last_input(study: Study) -> int:
     def fail(session: Any) -> int:
         row_id = session.execute(select(_INBOX.c.id).where(_INBOX.c.participant_id == study.zofia)
                                  .order_by(_INBOX.c.id.desc()).limit(1)).scalar_one()
-        session.execute(update(_INBOX).where(_INBOX.c.id == row_id).values(status=RowStatus.FAILED, attempts=3,
+        session.execute(update(_INBOX).where(_INBOX.c.id == row_id).values(status=InboxStatus.FAILED, attempts=3,
                                                                           last_error="RuntimeError: a bug"))
         return int(row_id)
 

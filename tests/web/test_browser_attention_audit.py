@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 from sqlalchemy import select, update
 
-from promptpipe.storage.models import InboxItem, RowStatus, table_of
+from promptpipe.storage.models import table_of
+from promptpipe.storage.queue_tables import InboxItem, InboxStatus
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.markers import SQLITE_ONLY
@@ -41,7 +42,7 @@ async def test_a_coordinator_settles_what_needs_attention_then_reads_the_audit_l
     def give_up_on_zofias_message(session: Any) -> None:
         row_id = session.execute(select(_INBOX.c.id).where(_INBOX.c.participant_id == study.zofia)
                                  .order_by(_INBOX.c.id.desc()).limit(1)).scalar_one()
-        session.execute(update(_INBOX).where(_INBOX.c.id == row_id).values(status=RowStatus.FAILED, attempts=3,
+        session.execute(update(_INBOX).where(_INBOX.c.id == row_id).values(status=InboxStatus.FAILED, attempts=3,
                                                                           last_error="RuntimeError: a bug"))
 
     await study.web.app.db.run(give_up_on_zofias_message)

@@ -29,7 +29,9 @@ from promptpipe.flow.timers import REMINDER_TEXT
 from promptpipe.flow.votes import FIRST_REPLY
 from promptpipe.pilot import PilotDesk, SkipTo
 from promptpipe.storage.access import audit_entries
-from promptpipe.storage.models import InboxItem, Message, OutboxItem, Participant, Schedule, Timer
+from promptpipe.storage.models import Message, Participant
+from promptpipe.storage.prompt_tables import Schedule
+from promptpipe.storage.queue_tables import InboxItem, OutboxItem, Timer
 from promptpipe.storage.study_tables import Decision
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory

@@ -15,7 +15,8 @@ import pytest
 from promptpipe.domain.timeline import Stream
 from promptpipe.research.timeline import entry_of
 from promptpipe.storage.access_tables import AuditEntry
-from promptpipe.storage.models import Flag, Message, Timer
+from promptpipe.storage.models import Flag, Message
+from promptpipe.storage.queue_tables import Timer
 from promptpipe.storage.study_tables import Decision, QuestionnaireAnswer, QuestionnaireInstance
 from promptpipe.storage.timeline_reads import Hit
 from tests.conftest import AppFactory

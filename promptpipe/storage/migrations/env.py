@@ -6,7 +6,7 @@ from __future__ import annotations
 from alembic import context
 from sqlmodel import SQLModel
 
-from promptpipe.storage import access_tables, models, study_tables  # noqa: F401  (registers the tables)
+from promptpipe.storage import access_tables, models, prompt_tables, queue_tables, study_tables  # noqa: F401  (registers the tables)
 from promptpipe.storage.schema import include_object
 
 

@@ -18,7 +18,7 @@ from promptpipe.research import admin, oversight
 from promptpipe.research._common import PARTICIPANT_ID
 from promptpipe.research.listing import one_participant
 from promptpipe.research.views import ListedRow, MessageView, ParticipantDetail, SchedulesView
-from promptpipe.storage.models import RowStatus
+from promptpipe.storage.queue_tables import InboxStatus
 from promptpipe.web.api_inputs import MAX_INPUTS
 from promptpipe.web.pages._lists import STAGE_LABELS
 from promptpipe.web.pages._render import PageError, Visitor, attempt, render, visitor
@@ -160,7 +160,7 @@ async def participant_view(found: Visitor, participant_id: str) -> dict[str, Any
     return {"profile": _profile(found, row, listed), **_schedules(found, schedules), "questionnaires": questionnaires,
             "stuck": [{"id": item.id, "kind": item.kind.replace("_", " "), "at": found.when(item.at, row.timezone),
                        "attempts": item.attempts, "error": item.last_error,
-                       "state": "given up on" if item.status == RowStatus.FAILED else "still being tried"}
+                       "state": "given up on" if item.status == InboxStatus.FAILED else "still being tried"}
                       for item in stuck],
             "messages": [_message(found, message, row.timezone) for message in newest],
             "more_messages": max(0, row.messages_in + row.messages_out - len(newest)), "hidden_text": HIDDEN_TEXT,

@@ -14,11 +14,13 @@ Create Date: 2026-11-25
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import sqlalchemy as sa
 from alembic import op
 from sqlalchemy.dialects import postgresql
+from sqlalchemy.types import TypeEngine
 
 revision = "0001_baseline"
 down_revision = None
@@ -127,335 +129,123 @@ DEFAULTS: dict[tuple[str, str], object] = {
 
 def define(meta: sa.MetaData) -> None:
     """The tables as release b1c231f created them."""
-    sa.Table(
-        "api_token", meta,
-        sa.Column("id", sa.Integer(), nullable=False),
-        sa.Column("name", sa.String(), nullable=False),
-        sa.Column("role", sa.String(), nullable=False),
-        sa.Column("token_hash", sa.String(), nullable=False),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("created_by", sa.String(), nullable=False),
-        sa.Column("revoked_at", sa.DateTime(timezone=True), nullable=True),
-        sa.Column("revoked_by", sa.String(), nullable=True),
-        sa.PrimaryKeyConstraint("id"),
-        sa.UniqueConstraint("name"),
-        sa.UniqueConstraint("token_hash")
-    )
-    sa.Table(
-        "audit_log", meta,
-        sa.Column("id", sa.Integer(), nullable=False),
-        sa.Column("actor", sa.String(), nullable=False),
-        sa.Column("role", sa.String(), nullable=False),
-        sa.Column("action", sa.String(), nullable=False),
-        sa.Column("participant_id", sa.String(), nullable=True),
-        sa.Column("detail", JSON, nullable=False),
-        sa.Column("via", sa.String(), nullable=False),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.PrimaryKeyConstraint("id")
-    )
-    sa.Table(
-        "lid_mapping", meta,
-        sa.Column("lid", sa.String(), nullable=False),
-        sa.Column("phone", sa.String(), nullable=False),
-        sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
-        sa.PrimaryKeyConstraint("lid")
-    )
-    sa.Table(
-        "participant", meta,
-        sa.Column("id", sa.String(), nullable=False),
-        sa.Column("phone", sa.String(), nullable=False),
-        sa.Column("lid", sa.String(), nullable=True),
-        sa.Column("name", sa.String(), nullable=False),
-        sa.Column("timezone", sa.String(), nullable=False),
-        sa.Column("status", sa.String(), nullable=False),
-        sa.Column("opted_out", sa.Boolean(), nullable=False),
-        sa.Column("researcher_paused", sa.Boolean(), nullable=False),
-        sa.Column("paused_by", sa.String(), nullable=True),
-        sa.Column("background", sa.Text(), nullable=False),
-        sa.Column("enrolled_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("erased_at", sa.DateTime(timezone=True), nullable=True),
-        sa.Column("erased_by", sa.String(), nullable=True),
-        sa.Column("arm", sa.String(), nullable=True),
-        sa.Column("strata", JSON, nullable=True),
-        sa.Column("day_one", sa.String(), nullable=True),
-        sa.Column("extra_days", sa.Integer(), nullable=False),
-        sa.Column("completed_at", sa.DateTime(timezone=True), nullable=True),
-        sa.PrimaryKeyConstraint("id")
-    )
-    sa.Table(
-        "receipt", meta,
-        sa.Column("id", sa.Integer(), nullable=False),
-        sa.Column("wa_message_id", sa.String(), nullable=False),
-        sa.Column("kind", sa.String(), nullable=False),
-        sa.Column("at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("received_at", sa.DateTime(timezone=True), nullable=False),
-        sa.PrimaryKeyConstraint("id"),
-        sa.UniqueConstraint("wa_message_id", "kind", name="uq_receipt_message_kind")
-    )
-    sa.Table(
-        "service_status", meta,
-        sa.Column("name", sa.String(), nullable=False),
-        sa.Column("value", JSON, nullable=False),
-        sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
-        sa.PrimaryKeyConstraint("name")
-    )
-    sa.Table(
-        "study_protocol", meta,
-        sa.Column("id", sa.Integer(), nullable=False),
-        sa.Column("name", sa.String(), nullable=False),
-        sa.Column("hash", sa.String(), nullable=False),
-        sa.Column("contents", sa.Text(), nullable=False),
-        sa.Column("previous_hash", sa.String(), nullable=True),
-        sa.Column("adopted_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("adopted_by", sa.String(), nullable=False),
-        sa.PrimaryKeyConstraint("id")
-    )
-    sa.Table(
-        "study_secret", meta,
-        sa.Column("name", sa.String(), nullable=False),
-        sa.Column("value", sa.String(), nullable=False),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.PrimaryKeyConstraint("name")
-    )
-    sa.Table(
-        "allocation", meta,
-        sa.Column("participant_id", sa.String(), nullable=False),
-        sa.Column("stratum", sa.String(), nullable=False),
-        sa.Column("sequence", sa.Integer(), nullable=False),
-        sa.Column("arm", sa.String(), nullable=False),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.ForeignKeyConstraint(["participant_id"], ["participant.id"]),
-        sa.PrimaryKeyConstraint("participant_id"),
-        sa.UniqueConstraint("stratum", "sequence", name="uq_allocation_stratum_sequence")
-    )
-    sa.Table(
-        "consent", meta,
-        sa.Column("id", sa.Integer(), nullable=False),
-        sa.Column("participant_id", sa.String(), nullable=False),
-        sa.Column("event", sa.String(), nullable=False),
-        sa.Column("source", sa.String(), nullable=False),
-        sa.Column("actor", sa.String(), nullable=False),
-        sa.Column("words", sa.Text(), nullable=False),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.ForeignKeyConstraint(["participant_id"], ["participant.id"]),
-        sa.PrimaryKeyConstraint("id")
-    )
-    sa.Table(
-        "conversation", meta,
-        sa.Column("participant_id", sa.String(), nullable=False),
-        sa.Column("sub_state", sa.String(), nullable=False),
-        sa.Column("profile", JSON, nullable=False),
-        sa.Column("tone", JSON, nullable=False),
-        sa.Column("summary", sa.Text(), nullable=False),
-        sa.Column("summary_through", sa.Integer(), nullable=False),
-        sa.Column("turns_since_summary", sa.Integer(), nullable=False),
-        sa.Column("version", sa.Integer(), nullable=False),
-        sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
-        sa.ForeignKeyConstraint(["participant_id"], ["participant.id"]),
-        sa.PrimaryKeyConstraint("participant_id")
-    )
-    sa.Table(
-        "message", meta,
-        sa.Column("id", sa.Integer(), nullable=False),
-        sa.Column("participant_id", sa.String(), nullable=False),
-        sa.Column("direction", sa.String(), nullable=False),
-        sa.Column("role", sa.String(), nullable=False),
-        sa.Column("kind", sa.String(), nullable=False),
-        sa.Column("text", sa.Text(), nullable=False),
-        sa.Column("payload", JSON, nullable=False),
-        sa.Column("wa_message_id", sa.String(), nullable=True),
-        sa.Column("status", sa.String(), nullable=False),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("sent_at", sa.DateTime(timezone=True), nullable=True),
-        sa.Column("receipts_expected", sa.Boolean(), nullable=False),
-        sa.ForeignKeyConstraint(["participant_id"], ["participant.id"]),
-        sa.PrimaryKeyConstraint("id")
-    )
-    sa.Table(
-        "schedule", meta,
-        sa.Column("id", sa.String(), nullable=False),
-        sa.Column("participant_id", sa.String(), nullable=False),
-        sa.Column("kind", sa.String(), nullable=False),
-        sa.Column("habit_time", sa.String(), nullable=True),
-        sa.Column("window_start", sa.String(), nullable=True),
-        sa.Column("window_end", sa.String(), nullable=True),
-        sa.Column("prep_minutes", sa.Integer(), nullable=False),
-        sa.Column("active", sa.Boolean(), nullable=False),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
-        sa.ForeignKeyConstraint(["participant_id"], ["participant.id"]),
-        sa.PrimaryKeyConstraint("id")
-    )
-    sa.Table(
-        "timer", meta,
-        sa.Column("id", sa.Integer(), nullable=False),
-        sa.Column("participant_id", sa.String(), nullable=False),
-        sa.Column("kind", sa.String(), nullable=False),
-        sa.Column("due_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("payload", JSON, nullable=False),
-        sa.Column("status", sa.String(), nullable=False),
-        sa.Column("reason", sa.Text(), nullable=False),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("settled_at", sa.DateTime(timezone=True), nullable=True),
-        sa.ForeignKeyConstraint(["participant_id"], ["participant.id"]),
-        sa.PrimaryKeyConstraint("id")
-    )
-    sa.Table(
-        "tone_event", meta,
-        sa.Column("id", sa.Integer(), nullable=False),
-        sa.Column("participant_id", sa.String(), nullable=False),
-        sa.Column("source", sa.String(), nullable=False),
-        sa.Column("proposed", JSON, nullable=False),
-        sa.Column("stripped", JSON, nullable=False),
-        sa.Column("outcome", sa.String(), nullable=False),
-        sa.Column("active_before", JSON, nullable=False),
-        sa.Column("active_after", JSON, nullable=False),
-        sa.Column("scores", JSON, nullable=False),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.ForeignKeyConstraint(["participant_id"], ["participant.id"]),
-        sa.PrimaryKeyConstraint("id")
-    )
-    sa.Table(
-        "transition", meta,
-        sa.Column("id", sa.Integer(), nullable=False),
-        sa.Column("participant_id", sa.String(), nullable=False),
-        sa.Column("kind", sa.String(), nullable=False),
-        sa.Column("name", sa.String(), nullable=False),
-        sa.Column("from_value", sa.String(), nullable=True),
-        sa.Column("to_value", sa.String(), nullable=False),
-        sa.Column("reason", sa.Text(), nullable=False),
-        sa.Column("actor", sa.String(), nullable=True),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.ForeignKeyConstraint(["participant_id"], ["participant.id"]),
-        sa.PrimaryKeyConstraint("id")
-    )
-    sa.Table(
-        "decision", meta,
-        sa.Column("id", sa.Integer(), nullable=False),
-        sa.Column("participant_id", sa.String(), nullable=False),
-        sa.Column("inbox_id", sa.Integer(), nullable=False),
-        sa.Column("schedule_id", sa.String(), nullable=True),
-        sa.Column("arm", sa.String(), nullable=True),
-        sa.Column("study_day", sa.Integer(), nullable=True),
-        sa.Column("local_date", sa.String(), nullable=False),
-        sa.Column("scheduled_for", sa.DateTime(timezone=True), nullable=True),
-        sa.Column("decided_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("local_time", sa.String(), nullable=False),
-        sa.Column("timezone", sa.String(), nullable=False),
-        sa.Column("available", sa.Boolean(), nullable=False),
-        sa.Column("unavailable_reason", sa.String(), nullable=True),
-        sa.Column("probability", sa.Float(), nullable=True),
-        sa.Column("action", sa.String(), nullable=False),
-        sa.Column("draw", sa.Float(), nullable=True),
-        sa.Column("seed_ref", sa.String(), nullable=False),
-        sa.Column("prompt_message_id", sa.Integer(), nullable=True),
-        sa.Column("prompt_style", sa.String(), nullable=True),
-        sa.Column("model", sa.String(), nullable=True),
-        sa.Column("system_prompt_hash", sa.String(), nullable=True),
-        sa.Column("protocol_hash", sa.String(), nullable=True),
-        sa.Column("not_sent_reason", sa.String(), nullable=True),
-        sa.ForeignKeyConstraint(["participant_id"], ["participant.id"]),
-        sa.ForeignKeyConstraint(["prompt_message_id"], ["message.id"]),
-        sa.PrimaryKeyConstraint("id"),
-        sa.UniqueConstraint("inbox_id")
-    )
-    sa.Table(
-        "flag", meta,
-        sa.Column("id", sa.Integer(), nullable=False),
-        sa.Column("participant_id", sa.String(), nullable=False),
-        sa.Column("source", sa.String(), nullable=False),
-        sa.Column("severity", sa.String(), nullable=False),
-        sa.Column("trigger", sa.Text(), nullable=False),
-        sa.Column("message_id", sa.Integer(), nullable=True),
-        sa.Column("status", sa.String(), nullable=False),
-        sa.Column("resolved_at", sa.DateTime(timezone=True), nullable=True),
-        sa.Column("resolved_by", sa.String(), nullable=True),
-        sa.Column("resolution_note", sa.Text(), nullable=False),
-        sa.Column("alert_status", sa.String(), nullable=False),
-        sa.Column("alert_attempts", sa.Integer(), nullable=False),
-        sa.Column("alerted_at", sa.DateTime(timezone=True), nullable=True),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.ForeignKeyConstraint(["message_id"], ["message.id"]),
-        sa.ForeignKeyConstraint(["participant_id"], ["participant.id"]),
-        sa.PrimaryKeyConstraint("id")
-    )
-    sa.Table(
-        "inbox", meta,
-        sa.Column("id", sa.Integer(), nullable=False),
-        sa.Column("key", sa.String(), nullable=False),
-        sa.Column("participant_id", sa.String(), nullable=False),
-        sa.Column("kind", sa.String(), nullable=False),
-        sa.Column("payload", JSON, nullable=False),
-        sa.Column("message_id", sa.Integer(), nullable=True),
-        sa.Column("status", sa.String(), nullable=False),
-        sa.Column("attempts", sa.Integer(), nullable=False),
-        sa.Column("available_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("processed_at", sa.DateTime(timezone=True), nullable=True),
-        sa.Column("last_error", sa.Text(), nullable=True),
-        sa.ForeignKeyConstraint(["message_id"], ["message.id"]),
-        sa.ForeignKeyConstraint(["participant_id"], ["participant.id"]),
-        sa.PrimaryKeyConstraint("id"),
-        sa.UniqueConstraint("key")
-    )
-    sa.Table(
-        "outbox", meta,
-        sa.Column("id", sa.Integer(), nullable=False),
-        sa.Column("key", sa.String(), nullable=False),
-        sa.Column("participant_id", sa.String(), nullable=False),
-        sa.Column("message_id", sa.Integer(), nullable=False),
-        sa.Column("status", sa.String(), nullable=False),
-        sa.Column("attempts", sa.Integer(), nullable=False),
-        sa.Column("available_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("claimed_at", sa.DateTime(timezone=True), nullable=True),
-        sa.Column("sent_at", sa.DateTime(timezone=True), nullable=True),
-        sa.Column("wa_message_id", sa.String(), nullable=True),
-        sa.Column("last_error", sa.Text(), nullable=True),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("held_until", sa.DateTime(timezone=True), nullable=True),
-        sa.ForeignKeyConstraint(["message_id"], ["message.id"]),
-        sa.ForeignKeyConstraint(["participant_id"], ["participant.id"]),
-        sa.PrimaryKeyConstraint("id"),
-        sa.UniqueConstraint("key")
-    )
-    sa.Table(
-        "prompt_delivery", meta,
-        sa.Column("id", sa.Integer(), nullable=False),
-        sa.Column("participant_id", sa.String(), nullable=False),
-        sa.Column("inbox_id", sa.Integer(), nullable=False),
-        sa.Column("schedule_id", sa.String(), nullable=True),
-        sa.Column("local_date", sa.String(), nullable=False),
-        sa.Column("prompt_text", sa.Text(), nullable=False),
-        sa.Column("prompt_message_id", sa.Integer(), nullable=True),
-        sa.Column("poll_message_id", sa.Integer(), nullable=True),
-        sa.Column("sent_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("vote", sa.String(), nullable=True),
-        sa.Column("voted_at", sa.DateTime(timezone=True), nullable=True),
-        sa.Column("vote_changes", sa.Integer(), nullable=False),
-        sa.Column("vote_source", sa.String(), nullable=True),
-        sa.Column("replied_at", sa.DateTime(timezone=True), nullable=True),
-        sa.Column("reminder_at", sa.DateTime(timezone=True), nullable=True),
-        sa.ForeignKeyConstraint(["participant_id"], ["participant.id"]),
-        sa.ForeignKeyConstraint(["poll_message_id"], ["message.id"]),
-        sa.ForeignKeyConstraint(["prompt_message_id"], ["message.id"]),
-        sa.PrimaryKeyConstraint("id"),
-        sa.UniqueConstraint("inbox_id")
-    )
-    sa.Table(
-        "self_report", meta,
-        sa.Column("id", sa.Integer(), nullable=False),
-        sa.Column("participant_id", sa.String(), nullable=False),
-        sa.Column("local_date", sa.String(), nullable=False),
-        sa.Column("poll_message_id", sa.Integer(), nullable=True),
-        sa.Column("asked_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("answer", sa.String(), nullable=True),
-        sa.Column("answered_at", sa.DateTime(timezone=True), nullable=True),
-        sa.ForeignKeyConstraint(["participant_id"], ["participant.id"]),
-        sa.ForeignKeyConstraint(["poll_message_id"], ["message.id"]),
-        sa.PrimaryKeyConstraint("id"),
-        sa.UniqueConstraint("participant_id", "local_date", name="uq_self_report_day")
-    )
+    _access_tables(meta)
+    _participant_tables(meta)
+    _study_tables(meta)
+    _queue_tables(meta)
+
+
+TYPES: dict[str, Callable[[], TypeEngine[Any]]] = {
+    "str": sa.String, "text": sa.Text, "int": sa.Integer, "bool": sa.Boolean, "float": sa.Float,
+    "time": lambda: sa.DateTime(timezone=True), "json": lambda: JSON}
+
+
+def _table(meta: sa.MetaData, name: str, columns: str, *constraints: sa.Constraint) -> None:
+    """A table from ``"name type, name type?, …"`` (its columns in order; ``?``: nullable) and its
+    constraints, as release b1c231f declared them."""
+    kinds = [item.split() for item in columns.split(",")]
+    sa.Table(name, meta, *(sa.Column(column, TYPES[kind.rstrip("?")](), nullable=kind.endswith("?"))
+                           for column, kind in kinds), *constraints)
+
+
+def _fk(column: str, target: str = "participant.id") -> sa.ForeignKeyConstraint:
+    return sa.ForeignKeyConstraint([column], [target])
+
+
+def _access_tables(meta: sa.MetaData) -> None:
+    """The API's tokens and its audit log."""
+    _table(meta, "api_token", "id int, name str, role str, token_hash str, created_at time, created_by str, "
+                              "revoked_at time?, revoked_by str?",
+                              sa.PrimaryKeyConstraint("id"), sa.UniqueConstraint("name"),
+                              sa.UniqueConstraint("token_hash"))
+    _table(meta, "audit_log", "id int, actor str, role str, action str, participant_id str?, detail json, via str, "
+                              "created_at time",
+                              sa.PrimaryKeyConstraint("id"))
+
+
+def _participant_tables(meta: sa.MetaData) -> None:
+    """Participants, their conversations, transcripts, ledgers and flags."""
+    _table(meta, "lid_mapping", "lid str, phone str, updated_at time",
+                                sa.PrimaryKeyConstraint("lid"))
+    _table(meta, "participant", "id str, phone str, lid str?, name str, timezone str, status str, opted_out bool, "
+                                "researcher_paused bool, paused_by str?, background text, enrolled_at time, "
+                                "updated_at time, erased_at time?, erased_by str?, arm str?, strata json?, "
+                                "day_one str?, extra_days int, completed_at time?",
+                                sa.PrimaryKeyConstraint("id"))
+    _table(meta, "receipt", "id int, wa_message_id str, kind str, at time, received_at time",
+                            sa.PrimaryKeyConstraint("id"),
+                            sa.UniqueConstraint("wa_message_id", "kind", name="uq_receipt_message_kind"))
+    _table(meta, "service_status", "name str, value json, updated_at time",
+                                   sa.PrimaryKeyConstraint("name"))
+    _table(meta, "consent", "id int, participant_id str, event str, source str, actor str, words text, "
+                            "created_at time",
+                            _fk("participant_id"), sa.PrimaryKeyConstraint("id"))
+    _table(meta, "conversation", "participant_id str, sub_state str, profile json, tone json, summary text, "
+                                 "summary_through int, turns_since_summary int, version int, updated_at time",
+                                 _fk("participant_id"), sa.PrimaryKeyConstraint("participant_id"))
+    _table(meta, "message", "id int, participant_id str, direction str, role str, kind str, text text, payload json, "
+                            "wa_message_id str?, status str, created_at time, sent_at time?, receipts_expected bool",
+                            _fk("participant_id"), sa.PrimaryKeyConstraint("id"))
+    _table(meta, "tone_event", "id int, participant_id str, source str, proposed json, stripped json, outcome str, "
+                               "active_before json, active_after json, scores json, created_at time",
+                               _fk("participant_id"), sa.PrimaryKeyConstraint("id"))
+    _table(meta, "transition", "id int, participant_id str, kind str, name str, from_value str?, to_value str, "
+                               "reason text, actor str?, created_at time",
+                               _fk("participant_id"), sa.PrimaryKeyConstraint("id"))
+    _table(meta, "flag", "id int, participant_id str, source str, severity str, trigger text, message_id int?, "
+                         "status str, resolved_at time?, resolved_by str?, resolution_note text, alert_status str, "
+                         "alert_attempts int, alerted_at time?, created_at time",
+                         _fk("message_id", "message.id"), _fk("participant_id"), sa.PrimaryKeyConstraint("id"))
+
+
+def _study_tables(meta: sa.MetaData) -> None:
+    """The study's protocol, allocation and decisions, and the self-reports."""
+    _table(meta, "study_protocol", "id int, name str, hash str, contents text, previous_hash str?, adopted_at time, "
+                                   "adopted_by str",
+                                   sa.PrimaryKeyConstraint("id"))
+    _table(meta, "study_secret", "name str, value str, created_at time",
+                                 sa.PrimaryKeyConstraint("name"))
+    _table(meta, "allocation", "participant_id str, stratum str, sequence int, arm str, created_at time",
+                               _fk("participant_id"), sa.PrimaryKeyConstraint("participant_id"),
+                               sa.UniqueConstraint("stratum", "sequence", name="uq_allocation_stratum_sequence"))
+    _table(meta, "decision", "id int, participant_id str, inbox_id int, schedule_id str?, arm str?, study_day int?, "
+                             "local_date str, scheduled_for time?, decided_at time, local_time str, timezone str, "
+                             "available bool, unavailable_reason str?, probability float?, action str, draw float?, "
+                             "seed_ref str, prompt_message_id int?, prompt_style str?, model str?, "
+                             "system_prompt_hash str?, protocol_hash str?, not_sent_reason str?",
+                             _fk("participant_id"), _fk("prompt_message_id", "message.id"),
+                             sa.PrimaryKeyConstraint("id"), sa.UniqueConstraint("inbox_id"))
+    _table(meta, "self_report", "id int, participant_id str, local_date str, poll_message_id int?, asked_at time, "
+                                "answer str?, answered_at time?",
+                                _fk("participant_id"), _fk("poll_message_id", "message.id"),
+                                sa.PrimaryKeyConstraint("id"),
+                                sa.UniqueConstraint("participant_id", "local_date", name="uq_self_report_day"))
+
+
+def _queue_tables(meta: sa.MetaData) -> None:
+    """The queues, the schedules and the prompts that went out."""
+    _table(meta, "schedule", "id str, participant_id str, kind str, habit_time str?, window_start str?, "
+                             "window_end str?, prep_minutes int, active bool, created_at time, updated_at time",
+                             _fk("participant_id"), sa.PrimaryKeyConstraint("id"))
+    _table(meta, "timer", "id int, participant_id str, kind str, due_at time, payload json, status str, reason text, "
+                          "created_at time, settled_at time?",
+                          _fk("participant_id"), sa.PrimaryKeyConstraint("id"))
+    _table(meta, "inbox", "id int, key str, participant_id str, kind str, payload json, message_id int?, status str, "
+                          "attempts int, available_at time, created_at time, processed_at time?, last_error text?",
+                          _fk("message_id", "message.id"), _fk("participant_id"), sa.PrimaryKeyConstraint("id"),
+                          sa.UniqueConstraint("key"))
+    _table(meta, "outbox", "id int, key str, participant_id str, message_id int, status str, attempts int, "
+                           "available_at time, claimed_at time?, sent_at time?, wa_message_id str?, "
+                           "last_error text?, created_at time, held_until time?",
+                           _fk("message_id", "message.id"), _fk("participant_id"), sa.PrimaryKeyConstraint("id"),
+                           sa.UniqueConstraint("key"))
+    _table(meta, "prompt_delivery", "id int, participant_id str, inbox_id int, schedule_id str?, local_date str, "
+                                    "prompt_text text, prompt_message_id int?, poll_message_id int?, sent_at time, "
+                                    "vote str?, voted_at time?, vote_changes int, vote_source str?, "
+                                    "replied_at time?, reminder_at time?",
+                                    _fk("participant_id"), _fk("poll_message_id", "message.id"),
+                                    _fk("prompt_message_id", "message.id"), sa.PrimaryKeyConstraint("id"),
+                                    sa.UniqueConstraint("inbox_id"))
 
 
 INDEXES: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (

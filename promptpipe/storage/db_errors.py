@@ -1,0 +1,52 @@
+"""A database error as our callers get it: the driver's first line only (later lines can carry
+row values), credentials masked."""
+
+from __future__ import annotations
+
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+
+from promptpipe.domain.text import mask_credentials
+from promptpipe.errors import DuplicateKey, StorageError
+
+__all__ = ["first_line", "our_error", "storage_error"]
+
+
+def our_error(exc: Exception) -> Exception:
+    """The error a caller gets for a failed transaction: a database error becomes a
+    :class:`StorageError` with the driver's first line only (later lines can carry row values:
+    PostgreSQL's "Failing row contains (…)", a duplicate key's value, i.e. a participant's text);
+    any other error is the caller's own and stays as it is."""
+    if isinstance(exc, SQLAlchemyError):
+        return storage_error(exc)
+    if isinstance(exc, UnicodeError):  # a lone surrogate the drivers cannot encode
+        return StorageError(f"database error: text that cannot be encoded ({type(exc).__name__})")
+    return exc
+
+
+def first_line(exc: BaseException) -> str:
+    cause = getattr(exc, "orig", None) or exc
+    return (str(cause).strip().splitlines() or [type(cause).__name__])[0][:300]
+
+
+def storage_error(exc: SQLAlchemyError) -> StorageError:
+    """Our error for a database error: the first line of the driver's message only (later lines
+    can quote row values), credentials masked; a unique-key violation as :class:`DuplicateKey`."""
+    message = f"database error: {mask_credentials(first_line(exc))}"
+    if isinstance(exc, IntegrityError) and _is_unique_violation(exc.orig):
+        return DuplicateKey(message, constraint=_constraint_name(exc.orig))
+    return StorageError(message)
+
+
+def _is_unique_violation(orig: BaseException | None) -> bool:
+    if getattr(orig, "sqlstate", None) == "23505":  # psycopg
+        return True
+    return "UNIQUE constraint failed" in str(orig)  # sqlite3
+
+
+def _constraint_name(orig: BaseException | None) -> str:
+    diag = getattr(orig, "diag", None)
+    name = getattr(diag, "constraint_name", None)
+    if name:
+        return str(name)
+    text_ = str(orig)
+    return text_.split("UNIQUE constraint failed:", 1)[-1].strip() if "UNIQUE constraint failed" in text_ else ""
