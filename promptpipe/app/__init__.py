@@ -131,15 +131,15 @@ def build_transport(settings: Settings) -> Transport:
             pair_phone=settings.pair_phone_of(settings.number_plan.default), bot_label=settings.whatsapp_bot_label,
             capture_library_output=True, log_format=settings.log_format, debug=settings.debug))
     if settings.transport == TransportName.CLOUD_API:
-        from promptpipe.transport.cloud_api import CloudApiTransport
+        from promptpipe.transport.cloud_api import CloudApiOptions, CloudApiTransport
 
-        return CloudApiTransport(
+        return CloudApiTransport(CloudApiOptions(
             token=settings.cloud_api_token or "", numbers=dict(settings.cloud_api_numbers),
             app_secret=settings.cloud_api_app_secret or "", verify_token=settings.cloud_api_verify_token or "",
             listen=settings.cloud_api_webhook_listen, base_url=settings.cloud_api_base_url,
             templates=settings.study.whatsapp_templates, typing=settings.mark_read, debug=settings.debug,
             check_at_start=True,
-        )
+        ))
     raise ConfigError("PROMPTPIPE_TRANSPORT=console is only for `promptpipe chat --phone …`; "
                       "use whatsapp, cloud-api or dry-run for serve.")
 
