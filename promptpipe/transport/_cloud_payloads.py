@@ -14,15 +14,15 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.study import WhatsAppTemplate
 from promptpipe.transport.base import DeliveryReceipt, InboundMessage, PollVote, Reaction, poll_option_hash
 
 __all__ = [
-    "CHOICE_PREFIX", "LIST_OPTION_LIMIT", "Notification", "StatusFailure", "interactive_poll", "read_body",
-    "read_notifications", "template_body", "text_body",
+    "CHOICE_PREFIX", "LIST_OPTION_LIMIT", "MessageBody", "Notification", "ReadBody", "StatusFailure",
+    "interactive_poll", "read_body", "read_notifications", "template_body", "text_body",
 ]
 
 CHOICE_PREFIX = "pp:"
@@ -46,12 +46,72 @@ def _digits(phone: str) -> str:
     return "".join(ch for ch in phone if ch.isdigit())
 
 
-def text_body(to: str, text: str) -> dict[str, Any]:
+class _Outgoing(TypedDict):
+    messaging_product: str
+    recipient_type: str
+    to: str
+    type: str
+
+
+class TextBody(_Outgoing):
+    text: dict[str, str | bool]
+
+
+class _Component(TypedDict):
+    type: str
+    parameters: list[dict[str, str]]
+
+
+class _Template(TypedDict):
+    name: str
+    language: dict[str, str]
+    components: list[_Component]
+
+
+class TemplateBody(_Outgoing):
+    template: _Template
+
+
+class _Button(TypedDict):
+    type: str
+    reply: dict[str, str]
+
+
+class _Action(TypedDict, total=False):
+    buttons: list[_Button]
+    button: str
+    sections: list[dict[str, list[dict[str, str]]]]
+
+
+class _Interactive(TypedDict):
+    type: str
+    body: dict[str, str]
+    action: _Action
+
+
+class InteractiveBody(_Outgoing):
+    interactive: _Interactive
+
+
+MessageBody = TextBody | TemplateBody | InteractiveBody
+"""What we POST to ``/{phone-number-id}/messages`` to send a message (Meta's Cloud API reference)."""
+
+
+class ReadBody(TypedDict):
+    """What we POST there to mark a message read (and show "typing…")."""
+
+    messaging_product: str
+    status: str
+    message_id: str
+    typing_indicator: NotRequired[dict[str, str]]
+
+
+def text_body(to: str, text: str) -> TextBody:
     return {"messaging_product": "whatsapp", "recipient_type": "individual", "to": _digits(to), "type": "text",
             "text": {"preview_url": False, "body": _cut(text, TEXT_CHARS)}}
 
 
-def template_body(to: str, template: WhatsAppTemplate, text: str) -> dict[str, Any]:
+def template_body(to: str, template: WhatsAppTemplate, text: str) -> TemplateBody:
     """The template with ``text`` as its one body parameter. A template parameter may not hold line
     breaks, tabs or runs of spaces, so the text's whitespace is folded into single spaces."""
     flat = re.sub(r"\s+", " ", text).strip()
@@ -66,14 +126,14 @@ def poll_in_words(question: str, options: Sequence[str]) -> str:
     return question + " " + " / ".join(f"{number}. {option}" for number, option in enumerate(options, 1))
 
 
-def interactive_poll(to: str, question: str, options: Sequence[str], *, multiple: bool) -> dict[str, Any]:
+def interactive_poll(to: str, question: str, options: Sequence[str], *, multiple: bool) -> InteractiveBody:
     """Reply buttons when every option fits one (and the poll is single-choice), else a list."""
     if not 2 <= len(options) <= LIST_OPTION_LIMIT:
         raise ValueError(f"a Cloud API poll holds 2 to {LIST_OPTION_LIMIT} options")
     body = question + (f"\n\n{MULTIPLE_HINT}" if multiple else "")
     ids = [CHOICE_PREFIX + poll_option_hash(option) for option in options]
     if not multiple and len(options) <= BUTTON_LIMIT and all(len(o) <= BUTTON_TITLE_CHARS for o in options):
-        action: dict[str, Any] = {"buttons": [{"type": "reply", "reply": {"id": choice, "title": option}}
+        action: _Action = {"buttons": [{"type": "reply", "reply": {"id": choice, "title": option}}
                                               for choice, option in zip(ids, options, strict=True)]}
         kind = "button"
     else:
@@ -89,9 +149,9 @@ def interactive_poll(to: str, question: str, options: Sequence[str], *, multiple
             "interactive": {"type": kind, "body": {"text": _cut(body, BODY_CHARS)}, "action": action}}
 
 
-def read_body(message_id: str, *, typing: bool = False) -> dict[str, Any]:
+def read_body(message_id: str, *, typing: bool = False) -> ReadBody:
     """Mark a received message (and those before it) read; with ``typing``, show "typing…" too."""
-    body: dict[str, Any] = {"messaging_product": "whatsapp", "status": "read", "message_id": message_id}
+    body: ReadBody = {"messaging_product": "whatsapp", "status": "read", "message_id": message_id}
     if typing:
         body["typing_indicator"] = {"type": "text"}
     return body

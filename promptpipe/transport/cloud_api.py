@@ -45,7 +45,9 @@ from promptpipe.transport._cloud_errors import (
 )
 from promptpipe.transport._cloud_payloads import (
     LIST_OPTION_LIMIT,
+    MessageBody,
     Notification,
+    ReadBody,
     interactive_poll,
     poll_in_words,
     read_body,
@@ -303,7 +305,7 @@ class CloudApiTransport:
             self._multiple[sent.message_id] = ()
         return sent
 
-    async def _send(self, to: Recipient, kind: str, body: dict[str, Any], words: str) -> SentMessage:
+    async def _send(self, to: Recipient, kind: str, body: MessageBody, words: str) -> SentMessage:
         """Free-form inside the window; as the kind's template outside it (or when the Cloud API
         says the window closed meanwhile); refused for good when the kind has no template."""
         number = self._number(to)
@@ -319,7 +321,7 @@ class CloudApiTransport:
             raise SendFailed(f"the Cloud API refused template {template.name!r} as outside the service window",
                              retryable=False) from None
 
-    async def _post(self, to: Recipient, number: str, kind: str, body: dict[str, Any], *,
+    async def _post(self, to: Recipient, number: str, kind: str, body: MessageBody, *,
                     as_template: bool) -> SentMessage:
         wait = self._pause_left(number)
         if wait > 0:
@@ -380,7 +382,7 @@ class CloudApiTransport:
         if ids and number in self._ids:
             await self._chatter(to, number, read_body(ids[-1]))
 
-    async def _chatter(self, to: Recipient, number: str, body: dict[str, Any]) -> None:
+    async def _chatter(self, to: Recipient, number: str, body: ReadBody) -> None:
         """Best effort, never raises, and skipped while the rate limit pauses the number's sends."""
         if self._pause_left(number) > 0:
             return
