@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Any, NotRequired, TypedDict
 
@@ -197,34 +197,34 @@ def _message(raw: dict[str, Any], names: dict[str, str], number: str | None) -> 
     given = raw.get("context")
     context: dict[str, Any] = given if isinstance(given, dict) else {}
     quoted = str(context.get("id")) if context.get("id") else None
-    base: dict[str, Any] = {"message_id": message_id, "sender_phone": "+" + _digits(sender), "sender_lid": None,
-                            "sender_name": names.get(sender, ""), "text": "", "timestamp": _when(raw.get("timestamp")),
-                            "quoted_message_id": quoted, "number": number}
+    base = InboundMessage(message_id=message_id, sender_phone="+" + _digits(sender), sender_lid=None,
+                          sender_name=names.get(sender, ""), text="", timestamp=_when(raw.get("timestamp")),
+                          quoted_message_id=quoted, number=number)
     found = raw.get(kind) if isinstance(kind, str) else None
     part: dict[str, Any] = found if isinstance(found, dict) else {}
     if kind == "text":
-        return InboundMessage(**base | {"text": str(part.get("body") or "")})
+        return replace(base, text=str(part.get("body") or ""))
     if kind == "interactive":
         reply = part.get("button_reply") or part.get("list_reply") or {}
         choice, title = str(reply.get("id") or ""), str(reply.get("title") or "")
         if choice.startswith(CHOICE_PREFIX) and quoted:
             vote = PollVote(quoted, (choice[len(CHOICE_PREFIX):],))
-            return InboundMessage(**base | {"poll_vote": vote, "quoted_message_id": None})
-        return InboundMessage(**base | {"text": title}) if title else None
+            return replace(base, poll_vote=vote, quoted_message_id=None)
+        return replace(base, text=title) if title else None
     if kind == "button":  # a template's quick-reply button: its words, as if typed
-        return InboundMessage(**base | {"text": str(part.get("text") or "")})
+        return replace(base, text=str(part.get("text") or ""))
     if kind == "reaction":
         target = str(part.get("message_id") or "")
         if not target:
             return None
-        return InboundMessage(**base | {"content": "reaction", "quoted_message_id": None,
-                                        "reaction": Reaction(target, str(part.get("emoji") or ""))})
+        return replace(base, content="reaction", quoted_message_id=None,
+                       reaction=Reaction(target, str(part.get("emoji") or "")))
     if kind in _CONTENT:
         caption = str(part.get("caption") or "") if kind in _CAPTIONED else ""
         if caption:
-            return InboundMessage(**base | {"text": caption})
+            return replace(base, text=caption)
         content = MessageKind.VOICE if kind == "audio" and part.get("voice") else _CONTENT[kind]
-        return InboundMessage(**base | {"content": str(content)})
+        return replace(base, content=str(content))
     return None
 
 
