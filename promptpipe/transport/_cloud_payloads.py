@@ -22,7 +22,7 @@ from promptpipe.transport.base import DeliveryReceipt, InboundMessage, PollVote,
 
 __all__ = [
     "CHOICE_PREFIX", "LIST_OPTION_LIMIT", "MessageBody", "Notification", "ReadBody", "StatusFailure",
-    "interactive_poll", "read_body", "read_notifications", "template_body", "text_body",
+    "interactive_poll", "phone_digits", "read_body", "read_notifications", "template_body", "text_body",
 ]
 
 CHOICE_PREFIX = "pp:"
@@ -42,7 +42,7 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
-def _digits(phone: str) -> str:
+def phone_digits(phone: str) -> str:
     return "".join(ch for ch in phone if ch.isdigit())
 
 
@@ -51,10 +51,6 @@ class _Outgoing(TypedDict):
     recipient_type: str
     to: str
     type: str
-
-
-class TextBody(_Outgoing):
-    text: dict[str, str | bool]
 
 
 class _Component(TypedDict):
@@ -66,10 +62,6 @@ class _Template(TypedDict):
     name: str
     language: dict[str, str]
     components: list[_Component]
-
-
-class TemplateBody(_Outgoing):
-    template: _Template
 
 
 class _Button(TypedDict):
@@ -87,6 +79,14 @@ class _Interactive(TypedDict):
     type: str
     body: dict[str, str]
     action: _Action
+
+
+class TextBody(_Outgoing):
+    text: dict[str, str | bool]
+
+
+class TemplateBody(_Outgoing):
+    template: _Template
 
 
 class InteractiveBody(_Outgoing):
@@ -107,7 +107,7 @@ class ReadBody(TypedDict):
 
 
 def text_body(to: str, text: str) -> TextBody:
-    return {"messaging_product": "whatsapp", "recipient_type": "individual", "to": _digits(to), "type": "text",
+    return {"messaging_product": "whatsapp", "recipient_type": "individual", "to": phone_digits(to), "type": "text",
             "text": {"preview_url": False, "body": _cut(text, TEXT_CHARS)}}
 
 
@@ -115,7 +115,7 @@ def template_body(to: str, template: WhatsAppTemplate, text: str) -> TemplateBod
     """The template with ``text`` as its one body parameter. A template parameter may not hold line
     breaks, tabs or runs of spaces, so the text's whitespace is folded into single spaces."""
     flat = re.sub(r"\s+", " ", text).strip()
-    return {"messaging_product": "whatsapp", "recipient_type": "individual", "to": _digits(to), "type": "template",
+    return {"messaging_product": "whatsapp", "recipient_type": "individual", "to": phone_digits(to), "type": "template",
             "template": {"name": template.name, "language": {"code": template.language},
                          "components": [{"type": "body", "parameters": [{"type": "text",
                                                                           "text": _cut(flat, BODY_CHARS)}]}]}}
@@ -144,7 +144,7 @@ def interactive_poll(to: str, question: str, options: Sequence[str], *, multiple
                 row["description"] = _cut(option, ROW_DESCRIPTION_CHARS)
             rows.append(row)
         action, kind = {"button": LIST_BUTTON, "sections": [{"rows": rows}]}, "list"
-    return {"messaging_product": "whatsapp", "recipient_type": "individual", "to": _digits(to),
+    return {"messaging_product": "whatsapp", "recipient_type": "individual", "to": phone_digits(to),
             "type": "interactive",
             "interactive": {"type": kind, "body": {"text": _cut(body, BODY_CHARS)}, "action": action}}
 
@@ -197,7 +197,7 @@ def _message(raw: dict[str, Any], names: dict[str, str], number: str | None) -> 
     given = raw.get("context")
     context: dict[str, Any] = given if isinstance(given, dict) else {}
     quoted = str(context.get("id")) if context.get("id") else None
-    base = InboundMessage(message_id=message_id, sender_phone="+" + _digits(sender), sender_lid=None,
+    base = InboundMessage(message_id=message_id, sender_phone="+" + phone_digits(sender), sender_lid=None,
                           sender_name=names.get(sender, ""), text="", timestamp=_when(raw.get("timestamp")),
                           quoted_message_id=quoted, number=number)
     found = raw.get(kind) if isinstance(kind, str) else None

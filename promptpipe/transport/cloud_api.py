@@ -49,6 +49,7 @@ from promptpipe.transport._cloud_payloads import (
     Notification,
     ReadBody,
     interactive_poll,
+    phone_digits,
     poll_in_words,
     read_body,
     read_notifications,
@@ -74,10 +75,6 @@ log = get_logger("promptpipe.transport.cloud_api")
 
 def _utcnow() -> datetime:
     return datetime.now(timezone.utc)
-
-
-def _digits(phone: str) -> str:
-    return "".join(ch for ch in phone if ch.isdigit())
 
 
 @dataclass(frozen=True)
@@ -224,7 +221,7 @@ class CloudApiTransport:
 
     async def _hand_over(self, msg: InboundMessage) -> None:
         number = msg.number or self._default
-        digits = _digits(msg.sender_phone or "")
+        digits = phone_digits(msg.sender_phone or "")
         self._last_wrote[number, digits] = self._now()
         self._last_message[digits] = (number, msg.message_id)
         kind = "poll_vote" if msg.poll_vote else msg.content
@@ -278,7 +275,7 @@ class CloudApiTransport:
     def window_open(self, to: Recipient) -> bool:
         """Whether a free-form message can reach them now from their number (they wrote to it within
         the last 24 hours)."""
-        last = self._last_wrote.get((to.number or self._default, _digits(to.phone)))
+        last = self._last_wrote.get((to.number or self._default, phone_digits(to.phone)))
         return last is not None and self._now() < last + SERVICE_WINDOW - WINDOW_MARGIN
 
     def _template(self, kind: str) -> WhatsAppTemplate:
@@ -313,7 +310,7 @@ class CloudApiTransport:
             try:
                 return await self._post(to, number, kind, body, as_template=False)
             except WindowClosed:
-                self._last_wrote.pop((number, _digits(to.phone)), None)
+                self._last_wrote.pop((number, phone_digits(to.phone)), None)
         template = self._template(kind)
         try:
             return await self._post(to, number, kind, template_body(to.phone, template, words), as_template=True)
@@ -369,7 +366,7 @@ class CloudApiTransport:
     async def set_typing(self, to: Recipient, typing: bool) -> None:
         """Show "typing…" on their last message (it clears by itself when we answer, or after
         25 s: the Cloud API has no call to clear it, so ``typing=False`` does nothing)."""
-        last = self._last_message.get(_digits(to.phone))
+        last = self._last_message.get(phone_digits(to.phone))
         if typing and self._options.typing and last:
             await self._chatter(to, last[0], read_body(last[1], typing=True))
 
@@ -377,7 +374,7 @@ class CloudApiTransport:
         """Blue ticks: marking the newest of them read marks the ones before it too. Through the
         number their last message came to (else their own number)."""
         ids = [mid for mid in message_ids if mid]
-        last = self._last_message.get(_digits(to.phone))
+        last = self._last_message.get(phone_digits(to.phone))
         number = last[0] if last else to.number or self._default
         if ids and number in self._ids:
             await self._chatter(to, number, read_body(ids[-1]))

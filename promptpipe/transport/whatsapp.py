@@ -356,28 +356,24 @@ class WhatsAppTransport:
 
     async def set_typing(self, to: Recipient, typing: bool) -> None:
         """Show or clear "typing…"; best effort, never raises."""
-        if not self.connected or self._client is None or self._chatter.locked():
-            return
         state = ChatPresence.CHAT_PRESENCE_COMPOSING if typing else ChatPresence.CHAT_PRESENCE_PAUSED
-        try:
-            jid = build_jid(*jid_for(to))
-            async with self._chatter:
-                await asyncio.wait_for(
-                    self._client.send_chat_presence(jid, state, ChatPresenceMedia.CHAT_PRESENCE_MEDIA_TEXT),
-                    timeout=TYPING_TIMEOUT_S,
-                )
-        except Exception as exc:
-            self._log.debug("whatsapp_typing_failed", to=mask_phone(to.phone), error=redact_numbers(str(exc)))
+        await self._chatter_with(to, "whatsapp_typing_failed", lambda client, jid: client.send_chat_presence(
+            jid, state, ChatPresenceMedia.CHAT_PRESENCE_MEDIA_TEXT))
 
     async def mark_read(self, to: Recipient, message_ids: Sequence[str]) -> None:
         """Blue ticks on the participant's messages; best effort, never raises."""
         ids = [mid for mid in message_ids if mid]
-        if not ids or not self.connected or self._client is None or self._chatter.locked():
+        if ids:
+            await self._chatter_with(to, "whatsapp_mark_read_failed", lambda client, jid: client.mark_read(
+                *ids, chat=jid, sender=jid, receipt=ReceiptType.READ))
+
+    async def _chatter_with(self, to: Recipient, failed: str, call: Callable[[Any, Any], Awaitable[Any]]) -> None:
+        """Skipped while not connected or when enough such calls are in flight; failures are logged."""
+        if not self.connected or self._client is None or self._chatter.locked():
             return
         try:
             jid = build_jid(*jid_for(to))
             async with self._chatter:
-                await asyncio.wait_for(self._client.mark_read(*ids, chat=jid, sender=jid, receipt=ReceiptType.READ),
-                                       timeout=TYPING_TIMEOUT_S)
+                await asyncio.wait_for(call(self._client, jid), timeout=TYPING_TIMEOUT_S)
         except Exception as exc:
-            self._log.debug("whatsapp_mark_read_failed", to=mask_phone(to.phone), error=redact_numbers(str(exc)))
+            self._log.debug(failed, to=mask_phone(to.phone), error=redact_numbers(str(exc)))
