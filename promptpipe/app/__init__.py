@@ -117,7 +117,7 @@ def build_transport(settings: Settings) -> Transport:
 
         return DryRunTransport(settings.dryrun_journal)
     if settings.transport == TransportName.WHATSAPP:
-        from promptpipe.transport.whatsapp import WhatsAppTransport, capture_library_output
+        from promptpipe.transport.whatsapp import WhatsAppOptions, WhatsAppTransport, capture_library_output
 
         if settings.number_plan.several or settings.several_services:
             from promptpipe.transport.linked_numbers import LinkedNumbersTransport
@@ -127,21 +127,19 @@ def build_transport(settings: Settings) -> Transport:
                 on_demand=settings.several_services,
                 capture_output=functools.partial(capture_library_output, get_logger("promptpipe.transport"),
                                                  settings.log_format, debug=settings.debug))
-        return WhatsAppTransport(
-            str(settings.whatsapp_session_path), pair_phone=settings.pair_phone_of(settings.number_plan.default),
-            bot_label=settings.whatsapp_bot_label, capture_library_output=True, log_format=settings.log_format,
-            debug=settings.debug,
-        )
+        return WhatsAppTransport(str(settings.whatsapp_session_path), WhatsAppOptions(
+            pair_phone=settings.pair_phone_of(settings.number_plan.default), bot_label=settings.whatsapp_bot_label,
+            capture_library_output=True, log_format=settings.log_format, debug=settings.debug))
     if settings.transport == TransportName.CLOUD_API:
-        from promptpipe.transport.cloud_api import CloudApiTransport
+        from promptpipe.transport.cloud_api import CloudApiOptions, CloudApiTransport
 
-        return CloudApiTransport(
+        return CloudApiTransport(CloudApiOptions(
             token=settings.cloud_api_token or "", numbers=dict(settings.cloud_api_numbers),
             app_secret=settings.cloud_api_app_secret or "", verify_token=settings.cloud_api_verify_token or "",
             listen=settings.cloud_api_webhook_listen, base_url=settings.cloud_api_base_url,
             templates=settings.study.whatsapp_templates, typing=settings.mark_read, debug=settings.debug,
             check_at_start=True,
-        )
+        ))
     raise ConfigError("PROMPTPIPE_TRANSPORT=console is only for `promptpipe chat --phone …`; "
                       "use whatsapp, cloud-api or dry-run for serve.")
 
@@ -149,14 +147,14 @@ def build_transport(settings: Settings) -> Transport:
 def _linked_number(settings: Settings, name: str) -> WhatsAppTransport:
     """One linked phone of several: its own session store (a SQLite file, or with several services
     a schema of the shared PostgreSQL database) and its own login."""
-    from promptpipe.transport.whatsapp import WhatsAppTransport
+    from promptpipe.transport.whatsapp import WhatsAppOptions, WhatsAppTransport
 
     plan = settings.number_plan
     store = (postgres_session_dsn(settings.database_url, name) if settings.several_services
              else str(sqlite_session_path(settings.whatsapp_session_path, name, is_default=name == plan.default)))
-    return WhatsAppTransport(store, pair_phone=settings.pair_phone_of(name), bot_label=settings.whatsapp_bot_label,
-                             log_format=settings.log_format, debug=settings.debug, number=name,
-                             client_uuid=f"promptpipe-{name}", own_executor=False)
+    return WhatsAppTransport(store, WhatsAppOptions(
+        pair_phone=settings.pair_phone_of(name), bot_label=settings.whatsapp_bot_label, log_format=settings.log_format,
+        debug=settings.debug, number=name, client_uuid=f"promptpipe-{name}", own_executor=False))
 
 
 @dataclass

@@ -114,7 +114,7 @@ class ServerRecord:
     """Transcript id of the newest intensity poll (only its votes count)."""
     intensity_vote: IntensityVote | None = None
     recent_barriers: list[Barrier] = field(default_factory=list)
-    counters: dict[str, Any] = field(default_factory=dict)
+    counters: dict[str, int | str | None] = field(default_factory=dict)
     """Recomputed from the delivery rows on every prompt and vote (see domain.outcomes)."""
     updated_at: str | None = None
     """ISO time the model last changed the habit profile."""
@@ -133,7 +133,7 @@ class ServerRecord:
     def note_barrier(self, local_date: str, text: str) -> None:
         self.recent_barriers = [*self.recent_barriers, Barrier(local_date, text)][-MAX_RECENT_BARRIERS:]
 
-    def counter(self, name: str) -> Any:
+    def counter(self, name: str) -> int | str | None:
         """A counter's value; numbers default to 0, dates to None."""
         return self.counters.get(name, 0 if name in COUNTER_INTS else None)
 
@@ -184,7 +184,7 @@ class Profile:
         they said."""
         return Profile(record=ServerRecord(intensity=self.record.intensity, counters=dict(self.record.counters)))
 
-    def counters_view(self) -> dict[str, Any]:
+    def counters_view(self) -> dict[str, int | str | None]:
         """Every counter, defaults filled in."""
         return {name: self.record.counter(name) for name in (*COUNTER_INTS, *COUNTER_DATES)}
 

@@ -51,7 +51,9 @@ class PromptTexts:
     summary: str = ""
 
 
-Invoke = Callable[[ToolContext, dict[str, Any]], Awaitable[str]]
+ToolArguments = dict[str, object]
+"""A tool call's arguments as the model wrote them: a JSON object each tool checks field by field."""
+Invoke = Callable[[ToolContext, ToolArguments], Awaitable[str]]
 
 
 @dataclass(frozen=True)
@@ -79,7 +81,7 @@ class Tool:
             return format_tool_error(self.name, f"the helper model could not answer right now ({exc})")
 
 
-def parse_arguments(raw: str) -> dict[str, Any]:
+def parse_arguments(raw: str) -> ToolArguments:
     if not raw or not raw.strip():
         return {}
     try:
@@ -99,7 +101,7 @@ def format_tool_error(tool_name: str, reason: str) -> str:
     return f"ERROR from {tool_name}: {reason}. Nothing was changed by this call; fix the call or tell the participant."
 
 
-def optional_string(args: dict[str, Any], name: str) -> str:
+def optional_string(args: ToolArguments, name: str) -> str:
     value = args.get(name)
     if value is None:
         return ""

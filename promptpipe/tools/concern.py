@@ -7,15 +7,13 @@ conversation then goes on normally.
 
 from __future__ import annotations
 
-from typing import Any
-
 from promptpipe.domain.limits import FLAG_REASON_CHARS
 from promptpipe.domain.safety import FlagSource, NewFlag, Severity
 from promptpipe.errors import ToolArgumentError
-from promptpipe.tools.base import Tool, ToolContext, optional_string
+from promptpipe.tools.base import Tool, ToolArguments, ToolContext, optional_string
 
 
-async def _flag(ctx: ToolContext, args: dict[str, Any]) -> str:
+async def _flag(ctx: ToolContext, args: ToolArguments) -> str:
     severity = optional_string(args, "severity").lower()
     if severity not in tuple(Severity):
         raise ToolArgumentError(f"'severity' must be one of {', '.join(Severity)}")

@@ -8,15 +8,13 @@ confirmation, whatever the model would have written, so the loop ends after this
 
 from __future__ import annotations
 
-from typing import Any
-
 from promptpipe.domain import transitions
 from promptpipe.domain.states import Status
 from promptpipe.domain.transition_log import Actor
-from promptpipe.tools.base import Tool, ToolContext, optional_string
+from promptpipe.tools.base import Tool, ToolArguments, ToolContext, optional_string
 
 
-async def _opt_out(ctx: ToolContext, args: dict[str, Any]) -> str:
+async def _opt_out(ctx: ToolContext, args: ToolArguments) -> str:
     state = ctx.state
     if state.status == Status.WITHDRAWN:
         return "The participant is withdrawn from the study already; nothing is sent to them."

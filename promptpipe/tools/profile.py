@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from promptpipe.domain import tone
 from promptpipe.domain.conversation import TurnState
@@ -12,7 +12,7 @@ from promptpipe.domain.limits import PROFILE_FIELD_CHARS
 from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.profile import HABIT_FIELDS, INTAKE_FIELDS
 from promptpipe.errors import ToolArgumentError
-from promptpipe.tools.base import Tool, ToolContext, optional_string
+from promptpipe.tools.base import Tool, ToolArguments, ToolContext, optional_string
 
 ALIASES = {"last_blocker": "last_barrier"}
 TONE_ARGUMENTS = ("tone_tags", "tone_update_source", "tone_confidence")
@@ -31,7 +31,7 @@ _DESCRIPTIONS = {
 }
 
 
-def _collect_changes(args: dict[str, Any]) -> tuple[dict[str, str], list[str]]:
+def _collect_changes(args: ToolArguments) -> tuple[dict[str, str], list[str]]:
     changes: dict[str, str] = {}
     ignored: list[str] = []
     for key in args:
@@ -57,7 +57,24 @@ def remember_barrier(state: TurnState, barrier: str, now: datetime) -> None:
     state.profile.record.note_barrier(now.astimezone(zone_or_utc(state.timezone)).date().isoformat(), barrier)
 
 
-def propose_tone(state: TurnState, args: dict[str, Any], now: datetime) -> dict[str, Any] | None:
+class ToneReport(TypedDict):
+    outcome: str
+    active_tags: list[str]
+    unknown_tags_ignored: NotRequired[list[str]]
+    note: NotRequired[str]
+
+
+class SaveReport(TypedDict):
+    """What the model is told after a save (as JSON, after the status line)."""
+
+    updated_fields: list[str]
+    ignored_arguments: list[str]
+    still_missing_for_intake: list[str]
+    profile: dict[str, str]
+    tone: NotRequired[ToneReport]
+
+
+def propose_tone(state: TurnState, args: ToolArguments, now: datetime) -> ToneReport | None:
     """Validate a tone proposal and apply it; returns what the model is told (None: no proposal)."""
     if "tone_tags" not in args:
         return None
@@ -69,7 +86,7 @@ def propose_tone(state: TurnState, args: dict[str, Any], now: datetime) -> dict[
     state.tone_updates.append(update)
     if update.outcome == tone.ToneOutcome.APPLIED:
         state.tone = update.after.to_json()
-    report: dict[str, Any] = {"outcome": update.outcome, "active_tags": list(update.after.active)}
+    report: ToneReport = {"outcome": update.outcome, "active_tags": list(update.after.active)}
     if proposal.stripped:
         report["unknown_tags_ignored"] = list(proposal.stripped)
     if update.outcome == tone.ToneOutcome.RATE_LIMITED:
@@ -77,7 +94,7 @@ def propose_tone(state: TurnState, args: dict[str, Any], now: datetime) -> dict[
     return report
 
 
-async def _save(ctx: ToolContext, args: dict[str, Any]) -> str:
+async def _save(ctx: ToolContext, args: ToolArguments) -> str:
     changes, ignored = _collect_changes(args)
     has_tone = "tone_tags" in args
     if not changes and ignored and not has_tone:
@@ -99,7 +116,7 @@ async def _save(ctx: ToolContext, args: dict[str, Any]) -> str:
         status = "NO CHANGE: the profile already had these values."
     else:
         status = "NO PROFILE FIELDS sent; the tone proposal is reported below."
-    report: dict[str, Any] = {
+    report: SaveReport = {
         "updated_fields": updated,
         "ignored_arguments": ignored,
         "still_missing_for_intake": missing,

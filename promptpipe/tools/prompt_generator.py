@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from promptpipe.domain.conversation import TurnState
 from promptpipe.domain.profile import PROMPT_REQUIRED_FIELDS, Intensity
 from promptpipe.domain.text import cap_reply, complete_sentences
 from promptpipe.domain.tone import ToneState, tone_guide
 from promptpipe.errors import ToolArgumentError
 from promptpipe.llm import LLM
-from promptpipe.tools.base import Tool, ToolContext, optional_string
+from promptpipe.tools.base import Tool, ToolArguments, ToolContext, optional_string
 
 DELIVERY_MODES = ("immediate", "scheduled")
 MAX_PROMPT_CHARS = 600
@@ -84,7 +82,7 @@ async def write_habit_prompt(llm: LLM, state: TurnState, system_prompt: str, *, 
     return capped
 
 
-async def _generate(ctx: ToolContext, args: dict[str, Any]) -> str:
+async def _generate(ctx: ToolContext, args: ToolArguments) -> str:
     mode = optional_string(args, "delivery_mode") or "immediate"
     if mode not in DELIVERY_MODES:
         raise ToolArgumentError(f"'delivery_mode' must be one of {', '.join(DELIVERY_MODES)}")

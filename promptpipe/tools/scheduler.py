@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import date, datetime, time, timedelta
-from typing import Any
 from zoneinfo import ZoneInfo
 
 from promptpipe.domain import transitions
@@ -19,12 +18,12 @@ from promptpipe.domain.quiet_hours import in_quiet_hours
 from promptpipe.domain.transition_log import Actor
 from promptpipe.errors import ToolArgumentError
 from promptpipe.storage.schedules import new_schedule_id
-from promptpipe.tools.base import Tool, ToolContext, optional_string
+from promptpipe.tools.base import Tool, ToolArguments, ToolContext, optional_string
 
 ACTIONS = ("create", "list", "update", "delete")
 
 
-def _time_arg(args: dict[str, Any], name: str) -> str:
+def _time_arg(args: ToolArguments, name: str) -> str:
     raw = optional_string(args, name)
     if not raw:
         raise ToolArgumentError(f"'{name}' is required for this schedule type (24-hour HH:MM, e.g. 07:30)")
@@ -34,14 +33,14 @@ def _time_arg(args: dict[str, Any], name: str) -> str:
         raise ToolArgumentError(f"'{name}': {exc}") from None
 
 
-def _flag(args: dict[str, Any], name: str) -> bool:
+def _flag(args: ToolArguments, name: str) -> bool:
     value = args.get(name, False)
     if isinstance(value, str):
         return value.strip().lower() in ("true", "yes", "1")
     return bool(value)
 
 
-def _apply_timing(entry: ScheduleEntry, args: dict[str, Any], *, kind: str) -> None:
+def _apply_timing(entry: ScheduleEntry, args: ToolArguments, *, kind: str) -> None:
     if kind == FIXED:
         entry.kind, entry.habit_time = FIXED, _time_arg(args, "fixed_time")
         entry.window_start, entry.window_end = None, None
@@ -121,7 +120,7 @@ def _describe(ctx: ToolContext, entry: ScheduleEntry) -> str:
             f"Next prompt: {local_label(next_fire, zone)}.")
 
 
-def _pick(ctx: ToolContext, args: dict[str, Any]) -> ScheduleEntry:
+def _pick(ctx: ToolContext, args: ToolArguments) -> ScheduleEntry:
     active = ctx.state.active_schedules()
     wanted = optional_string(args, "schedule_id")
     if wanted:
@@ -136,7 +135,7 @@ def _pick(ctx: ToolContext, args: dict[str, Any]) -> ScheduleEntry:
     raise ToolArgumentError("the participant has several schedules; pass 'schedule_id' (see 'list')")
 
 
-async def _scheduler(ctx: ToolContext, args: dict[str, Any]) -> str:
+async def _scheduler(ctx: ToolContext, args: ToolArguments) -> str:
     action = optional_string(args, "action").lower()
     if action not in ACTIONS:
         raise ToolArgumentError(f"'action' must be one of {', '.join(ACTIONS)}")
@@ -151,7 +150,7 @@ async def _scheduler(ctx: ToolContext, args: dict[str, Any]) -> str:
     return zone_note + outcome(ctx)
 
 
-def _act(ctx: ToolContext, action: str, args: dict[str, Any]) -> Callable[[ToolContext], str]:
+def _act(ctx: ToolContext, action: str, args: ToolArguments) -> Callable[[ToolContext], str]:
     """Apply the action to the working copy; returns how to describe the result afterwards."""
     if action == "list":
         def listing(ctx: ToolContext) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any
 
 from promptpipe.domain import transitions
 from promptpipe.domain.localtime import local_label, zone_or_utc
@@ -12,25 +11,25 @@ from promptpipe.domain.timers import TimerKind
 from promptpipe.domain.transition_log import Actor
 from promptpipe.domain.transitions import MOVE_TO
 from promptpipe.errors import ToolArgumentError
-from promptpipe.tools.base import Tool, ToolContext, optional_string
+from promptpipe.tools.base import Tool, ToolArguments, ToolContext, optional_string
 
 MAX_DELAY_MINUTES = 7 * 24 * 60
 
 
-def _delay(args: dict[str, Any]) -> float:
+def _delay(args: ToolArguments) -> float:
     raw = args.get("delay_minutes")
     if raw is None or raw == "":
         return 0.0
     try:
-        minutes = float(raw)
-    except (TypeError, ValueError):
+        minutes = float(raw if isinstance(raw, (int, float, str)) else "not a number")
+    except ValueError:
         raise ToolArgumentError("'delay_minutes' must be a number of minutes") from None
     if not 0 <= minutes <= MAX_DELAY_MINUTES:
         raise ToolArgumentError(f"'delay_minutes' must be between 0 and {MAX_DELAY_MINUTES} (a week)")
     return minutes
 
 
-async def _transition(ctx: ToolContext, args: dict[str, Any]) -> str:
+async def _transition(ctx: ToolContext, args: ToolArguments) -> str:
     target = optional_string(args, "target_state").upper()
     if target not in tuple(Stage):
         raise ToolArgumentError(f"'target_state' must be one of {', '.join(Stage)}")

@@ -12,17 +12,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.study import WhatsAppTemplate
 from promptpipe.transport.base import DeliveryReceipt, InboundMessage, PollVote, Reaction, poll_option_hash
 
 __all__ = [
-    "CHOICE_PREFIX", "LIST_OPTION_LIMIT", "Notification", "StatusFailure", "interactive_poll", "read_body",
-    "read_notifications", "template_body", "text_body",
+    "CHOICE_PREFIX", "LIST_OPTION_LIMIT", "MessageBody", "Notification", "ReadBody", "StatusFailure",
+    "interactive_poll", "phone_digits", "read_body", "read_notifications", "template_body", "text_body",
 ]
 
 CHOICE_PREFIX = "pp:"
@@ -42,20 +42,80 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
-def _digits(phone: str) -> str:
+def phone_digits(phone: str) -> str:
     return "".join(ch for ch in phone if ch.isdigit())
 
 
-def text_body(to: str, text: str) -> dict[str, Any]:
-    return {"messaging_product": "whatsapp", "recipient_type": "individual", "to": _digits(to), "type": "text",
+class _Outgoing(TypedDict):
+    messaging_product: str
+    recipient_type: str
+    to: str
+    type: str
+
+
+class _Component(TypedDict):
+    type: str
+    parameters: list[dict[str, str]]
+
+
+class _Template(TypedDict):
+    name: str
+    language: dict[str, str]
+    components: list[_Component]
+
+
+class _Button(TypedDict):
+    type: str
+    reply: dict[str, str]
+
+
+class _Action(TypedDict, total=False):
+    buttons: list[_Button]
+    button: str
+    sections: list[dict[str, list[dict[str, str]]]]
+
+
+class _Interactive(TypedDict):
+    type: str
+    body: dict[str, str]
+    action: _Action
+
+
+class TextBody(_Outgoing):
+    text: dict[str, str | bool]
+
+
+class TemplateBody(_Outgoing):
+    template: _Template
+
+
+class InteractiveBody(_Outgoing):
+    interactive: _Interactive
+
+
+MessageBody = TextBody | TemplateBody | InteractiveBody
+"""What we POST to ``/{phone-number-id}/messages`` to send a message (Meta's Cloud API reference)."""
+
+
+class ReadBody(TypedDict):
+    """What we POST there to mark a message read (and show "typing…")."""
+
+    messaging_product: str
+    status: str
+    message_id: str
+    typing_indicator: NotRequired[dict[str, str]]
+
+
+def text_body(to: str, text: str) -> TextBody:
+    return {"messaging_product": "whatsapp", "recipient_type": "individual", "to": phone_digits(to), "type": "text",
             "text": {"preview_url": False, "body": _cut(text, TEXT_CHARS)}}
 
 
-def template_body(to: str, template: WhatsAppTemplate, text: str) -> dict[str, Any]:
+def template_body(to: str, template: WhatsAppTemplate, text: str) -> TemplateBody:
     """The template with ``text`` as its one body parameter. A template parameter may not hold line
     breaks, tabs or runs of spaces, so the text's whitespace is folded into single spaces."""
     flat = re.sub(r"\s+", " ", text).strip()
-    return {"messaging_product": "whatsapp", "recipient_type": "individual", "to": _digits(to), "type": "template",
+    return {"messaging_product": "whatsapp", "recipient_type": "individual", "to": phone_digits(to), "type": "template",
             "template": {"name": template.name, "language": {"code": template.language},
                          "components": [{"type": "body", "parameters": [{"type": "text",
                                                                           "text": _cut(flat, BODY_CHARS)}]}]}}
@@ -66,14 +126,14 @@ def poll_in_words(question: str, options: Sequence[str]) -> str:
     return question + " " + " / ".join(f"{number}. {option}" for number, option in enumerate(options, 1))
 
 
-def interactive_poll(to: str, question: str, options: Sequence[str], *, multiple: bool) -> dict[str, Any]:
+def interactive_poll(to: str, question: str, options: Sequence[str], *, multiple: bool) -> InteractiveBody:
     """Reply buttons when every option fits one (and the poll is single-choice), else a list."""
     if not 2 <= len(options) <= LIST_OPTION_LIMIT:
         raise ValueError(f"a Cloud API poll holds 2 to {LIST_OPTION_LIMIT} options")
     body = question + (f"\n\n{MULTIPLE_HINT}" if multiple else "")
     ids = [CHOICE_PREFIX + poll_option_hash(option) for option in options]
     if not multiple and len(options) <= BUTTON_LIMIT and all(len(o) <= BUTTON_TITLE_CHARS for o in options):
-        action: dict[str, Any] = {"buttons": [{"type": "reply", "reply": {"id": choice, "title": option}}
+        action: _Action = {"buttons": [{"type": "reply", "reply": {"id": choice, "title": option}}
                                               for choice, option in zip(ids, options, strict=True)]}
         kind = "button"
     else:
@@ -84,14 +144,14 @@ def interactive_poll(to: str, question: str, options: Sequence[str], *, multiple
                 row["description"] = _cut(option, ROW_DESCRIPTION_CHARS)
             rows.append(row)
         action, kind = {"button": LIST_BUTTON, "sections": [{"rows": rows}]}, "list"
-    return {"messaging_product": "whatsapp", "recipient_type": "individual", "to": _digits(to),
+    return {"messaging_product": "whatsapp", "recipient_type": "individual", "to": phone_digits(to),
             "type": "interactive",
             "interactive": {"type": kind, "body": {"text": _cut(body, BODY_CHARS)}, "action": action}}
 
 
-def read_body(message_id: str, *, typing: bool = False) -> dict[str, Any]:
+def read_body(message_id: str, *, typing: bool = False) -> ReadBody:
     """Mark a received message (and those before it) read; with ``typing``, show "typing…" too."""
-    body: dict[str, Any] = {"messaging_product": "whatsapp", "status": "read", "message_id": message_id}
+    body: ReadBody = {"messaging_product": "whatsapp", "status": "read", "message_id": message_id}
     if typing:
         body["typing_indicator"] = {"type": "text"}
     return body
@@ -137,34 +197,34 @@ def _message(raw: dict[str, Any], names: dict[str, str], number: str | None) -> 
     given = raw.get("context")
     context: dict[str, Any] = given if isinstance(given, dict) else {}
     quoted = str(context.get("id")) if context.get("id") else None
-    base: dict[str, Any] = {"message_id": message_id, "sender_phone": "+" + _digits(sender), "sender_lid": None,
-                            "sender_name": names.get(sender, ""), "text": "", "timestamp": _when(raw.get("timestamp")),
-                            "quoted_message_id": quoted, "number": number}
+    base = InboundMessage(message_id=message_id, sender_phone="+" + phone_digits(sender), sender_lid=None,
+                          sender_name=names.get(sender, ""), text="", timestamp=_when(raw.get("timestamp")),
+                          quoted_message_id=quoted, number=number)
     found = raw.get(kind) if isinstance(kind, str) else None
     part: dict[str, Any] = found if isinstance(found, dict) else {}
     if kind == "text":
-        return InboundMessage(**base | {"text": str(part.get("body") or "")})
+        return replace(base, text=str(part.get("body") or ""))
     if kind == "interactive":
         reply = part.get("button_reply") or part.get("list_reply") or {}
         choice, title = str(reply.get("id") or ""), str(reply.get("title") or "")
         if choice.startswith(CHOICE_PREFIX) and quoted:
             vote = PollVote(quoted, (choice[len(CHOICE_PREFIX):],))
-            return InboundMessage(**base | {"poll_vote": vote, "quoted_message_id": None})
-        return InboundMessage(**base | {"text": title}) if title else None
+            return replace(base, poll_vote=vote, quoted_message_id=None)
+        return replace(base, text=title) if title else None
     if kind == "button":  # a template's quick-reply button: its words, as if typed
-        return InboundMessage(**base | {"text": str(part.get("text") or "")})
+        return replace(base, text=str(part.get("text") or ""))
     if kind == "reaction":
         target = str(part.get("message_id") or "")
         if not target:
             return None
-        return InboundMessage(**base | {"content": "reaction", "quoted_message_id": None,
-                                        "reaction": Reaction(target, str(part.get("emoji") or ""))})
+        return replace(base, content="reaction", quoted_message_id=None,
+                       reaction=Reaction(target, str(part.get("emoji") or "")))
     if kind in _CONTENT:
         caption = str(part.get("caption") or "") if kind in _CAPTIONED else ""
         if caption:
-            return InboundMessage(**base | {"text": caption})
+            return replace(base, text=caption)
         content = MessageKind.VOICE if kind == "audio" and part.get("voice") else _CONTENT[kind]
-        return InboundMessage(**base | {"content": str(content)})
+        return replace(base, content=str(content))
     return None
 
 

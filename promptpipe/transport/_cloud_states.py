@@ -22,8 +22,8 @@ import httpx
 from promptpipe.logging import get_logger
 from promptpipe.transport.connection_state import ConnectionState, StateListener
 
-__all__ = ["BANNED_CODES", "LOGGED_OUT_CODES", "TOKEN_CODES", "NumberStates", "check_numbers", "json_of",
-           "state_for_error"]
+__all__ = ["BANNED_CODES", "LOGGED_OUT_CODES", "TOKEN_CODES", "NumberStates", "check_numbers", "error_code",
+           "json_of", "state_for_error"]
 
 TOKEN_CODES = frozenset({190})
 """The access token is invalid or expired (with HTTP 401)."""
@@ -109,9 +109,7 @@ async def check_numbers(client: httpx.AsyncClient, ids: Mapping[str, str], state
             return
         data = json_of(response)
         if response.status_code >= 300:
-            error = data.get("error")
-            raw_code = error.get("code") if isinstance(error, dict) else None
-            code = raw_code if isinstance(raw_code, int) else 0
+            code = error_code(data)
             log.warning("cloud_api_number_check_refused", number=name, status=response.status_code, code=code)
             states.report_error(name, response.status_code, code)
             return
@@ -133,3 +131,10 @@ def json_of(response: httpx.Response) -> dict[str, Any]:
     except ValueError:
         return {}
     return data if isinstance(data, dict) else {}
+
+
+def error_code(data: Mapping[str, object]) -> int:
+    """The code of the answer's ``error`` object (0 when it has none)."""
+    error = data.get("error")
+    code = error.get("code") if isinstance(error, dict) else None
+    return code if isinstance(code, int) else 0

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
@@ -39,7 +40,8 @@ from promptpipe.transport._whatsapp_support import (
 )
 from promptpipe.transport.connection_state import ConnectionState, ExitRequest
 
-__all__ = ["QR_TIMEOUT_S", "STOP_GRACE_S", "EventHandler", "WhatsAppSession", "ban_lifted_at", "reach_whatsapp"]
+__all__ = ["QR_TIMEOUT_S", "STOP_GRACE_S", "EventHandler", "SessionTiming", "WhatsAppSession", "ban_lifted_at",
+           "reach_whatsapp"]
 
 QR_TIMEOUT_S = 170.0  # whatsmeow closes the login socket after ~160 s of unscanned codes
 STOP_GRACE_S = 5.0
@@ -57,6 +59,18 @@ SESSION_ENDED_LINE = ("The WhatsApp library's session ended; starting afresh so 
 EventHandler = Callable[[Any], Awaitable[None]]
 
 
+@dataclass(frozen=True)
+class SessionTiming:
+    """How long the WhatsApp transport waits, and how often it connects (tests shorten them)."""
+
+    reconnect_initial_s: float = 2.0
+    reconnect_max_s: float = 60.0
+    qr_timeout_s: float = QR_TIMEOUT_S
+    send_timeout_s: float = 90.0  # whatsmeow gives up on its own after ~75 s
+    stop_grace_s: float = STOP_GRACE_S
+    go_connects_per_process: int = GO_CONNECTS_PER_PROCESS
+
+
 class WhatsAppSession(RefusalHandlers):
     """Keeps one neonize client connected: retries with back-off, shows the login QR or pairing
     code, restarts an unscanned login, and gives up for good when logged out or replaced."""
@@ -66,26 +80,20 @@ class WhatsAppSession(RefusalHandlers):
         *,
         pair_phone: str | None,
         logger: Any,
-        reconnect_initial_s: float,
-        reconnect_max_s: float,
+        timing: SessionTiming,
         sleep: Callable[[float], Awaitable[Any]],
-        qr_timeout_s: float,
         pair_code: Callable[[Any, str], Awaitable[str]],
         probe: Callable[[], Awaitable[str | None]] | None = None,
-        stop_grace_s: float = STOP_GRACE_S,
-        go_connects_per_process: int = GO_CONNECTS_PER_PROCESS,
         now: Callable[[], datetime] = lambda: datetime.now(timezone.utc),
         on_state: Callable[[ConnectionState], None] | None = None,
         number: str | None = None,
     ) -> None:
         self._log = logger
-        self._reconnect_initial_s = reconnect_initial_s
-        self._reconnect_max_s = reconnect_max_s
+        self._timing = timing
         self._sleep = sleep
-        self.login = QrLogin(self, pair_phone=pair_phone, pair_code=pair_code, qr_timeout_s=qr_timeout_s, sleep=sleep,
-                             log=logger, number=number)
+        self.login = QrLogin(self, pair_phone=pair_phone, pair_code=pair_code, qr_timeout_s=timing.qr_timeout_s,
+                             sleep=sleep, log=logger, number=number)
         self._probe = probe or reach_whatsapp
-        self._stop_grace_s = stop_grace_s
         self._now = now
         self.on_state = on_state
         self.state = ConnectionState("stopped", now())
@@ -94,7 +102,7 @@ class WhatsAppSession(RefusalHandlers):
         """Set when this process cannot go on (see :class:`ExitRequest`)."""
         self._ban_until: datetime | None = None
         self._calls = CallsInFlight()
-        self._go_connects, self._go_connects_allowed = 0, go_connects_per_process
+        self._go_connects = 0
         self._ever_connected = False
 
         self._client: Any = None
@@ -209,7 +217,7 @@ class WhatsAppSession(RefusalHandlers):
         if self._presence_retry is not None:
             self._presence_retry.cancel()
         if self._calls.count:  # a look-up still running would crash the process if the client went now
-            await self._calls.wait(self._stop_grace_s)
+            await self._calls.wait(self._timing.stop_grace_s)
         if self._go_session_open:
             await self._end_session()
         self._go_stopped = True
@@ -217,7 +225,7 @@ class WhatsAppSession(RefusalHandlers):
         supervisor = self._supervisor
         if supervisor is not None and not supervisor.done():
             if self._in_session:  # the stopped session lets the loop end by itself
-                await asyncio.wait({supervisor}, timeout=self._stop_grace_s)
+                await asyncio.wait({supervisor}, timeout=self._timing.stop_grace_s)
             if not supervisor.done():  # waiting out a back-off, or the session did not end
                 supervisor.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
@@ -230,7 +238,7 @@ class WhatsAppSession(RefusalHandlers):
 
     async def _supervise(self) -> None:
         """Connect, wait for the session to end, and reconnect with exponential back-off."""
-        backoff, failures = Backoff(self._reconnect_initial_s, self._reconnect_max_s), 0
+        backoff, failures = Backoff(self._timing.reconnect_initial_s, self._timing.reconnect_max_s), 0
         while self.should_keep_trying():
             error = await self._run_session()
             if not self.should_keep_trying():
@@ -238,7 +246,7 @@ class WhatsAppSession(RefusalHandlers):
             failures = 1 if self._attempt_connected else failures + 1
             delay_s = backoff.delay_s(failures)
             if self._ban_until is not None:
-                wait_s = max((self._ban_until - self._now()).total_seconds(), 0.0) + self._reconnect_initial_s
+                wait_s = max((self._ban_until - self._now()).total_seconds(), 0.0) + self._timing.reconnect_initial_s
                 self._ban_until = None
                 self._log.info("whatsapp_waiting_out_ban", retry_in_s=round(wait_s))
                 await self._sleep(wait_s)
@@ -261,7 +269,7 @@ class WhatsAppSession(RefusalHandlers):
         problem = await self._probe()
         if problem is not None:  # no Go connect while WhatsApp cannot be reached: each failed one leaks a handle
             return problem
-        if self._go_connects >= self._go_connects_allowed:
+        if self._go_connects >= self._timing.go_connects_per_process:
             return self._start_afresh(f"{self._go_connects} connects in this process")
         self._in_session = self._go_session_open = True
         self._go_connects += 1

@@ -1,6 +1,7 @@
 """What the WhatsApp session needs around the library: reaching WhatsApp before calling it, what
 its answers mean (failure and ban reasons), what the terminal shows (the QR code, the pairing
-code), and the limits and fixes the library needs (open files, calls in flight, a 0.5.2 patch)."""
+code, the library's own output as log lines), and the limits and fixes the library needs (open
+files, calls in flight, the executor's size, a 0.5.2 patch)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import asyncio
 import contextlib
 import resource
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit
@@ -19,10 +21,13 @@ from neonize.aioze import events as _neonize_events
 
 from promptpipe.config.process_env import BOT_TAG_ENV, bot_tag_off_at_exec, proxy_environment, set_bot_tag_off
 from promptpipe.logging import mask_phone
+from promptpipe.transport._go_output import capture_library_stdout
+from promptpipe.transport._stderr_relay import start_stderr_relay
 
-__all__ = ["BAN_REASONS", "FAILURE_REASONS", "HANDLED_ELSEWHERE", "OUTDATED_MESSAGE", "CallsInFlight",
-           "ban_lifted_at", "patch_decrypt_poll_vote", "print_pair_code", "print_qr", "probe_target",
-           "raise_open_file_limit", "reach_whatsapp", "reset_stale_event_loop", "turn_bot_label_off"]
+__all__ = ["BAN_REASONS", "CHATTER_IN_FLIGHT", "EXECUTOR_WORKERS", "FAILURE_REASONS", "HANDLED_ELSEWHERE",
+           "OUTDATED_MESSAGE", "SENDS_IN_FLIGHT", "CallsInFlight", "ban_lifted_at", "capture_library_output",
+           "patch_decrypt_poll_vote", "print_pair_code", "print_qr", "probe_target", "raise_open_file_limit",
+           "reach_whatsapp", "reset_stale_event_loop", "turn_bot_label_off", "use_executor_for_sessions"]
 
 # ConnectFailureEv reasons (neonize's ConnectFailure.ConnectFailureReason). Logged out, banned and
 # outdated come with their own events too; 503 is retried by whatsmeow itself.
@@ -34,6 +39,34 @@ BAN_REASONS = {1: "sent to too many people", 2: "blocked by too many users", 3: 
                 4: "sent the same message too often", 5: "broadcast list misuse"}
 OUTDATED_MESSAGE = ("WhatsApp refuses this client as outdated. Upgrade the WhatsApp library "
                     "(.venv/bin/pip install --upgrade neonize) and start PromptPipe again.")
+
+SENDS_IN_FLIGHT = 8
+"""Sends inside the Go library at once (a dead socket holds each for ~75 s)."""
+CHATTER_IN_FLIGHT = 4
+"""Typing indicators and read receipts at once; more are skipped (they are best effort)."""
+EXECUTOR_WORKERS = 1 + SENDS_IN_FLIGHT + CHATTER_IN_FLIGHT + 7
+"""One worker stays busy for the whole session; seven are left for stop, look-ups and polls, so
+hung sends can never keep stop from reaching the library."""
+
+
+def capture_library_output(log: Any, log_format: str, *, debug: bool) -> Callable[[], None]:
+    """What the Go library prints becomes log lines in our format, once per process; the
+    function returned puts the terminal back."""
+    restores = [capture_library_stdout(log), start_stderr_relay(log_format, debug=debug)]
+
+    def restore() -> None:
+        for undo in restores:
+            undo()
+
+    return restore
+
+
+def use_executor_for_sessions(sessions: int) -> None:
+    """The running loop's default executor, sized for ``sessions`` Go sessions (each holds one of
+    its workers for as long as it is connected, and neonize runs every call there)."""
+    asyncio.get_running_loop().set_default_executor(
+        ThreadPoolExecutor(max_workers=EXECUTOR_WORKERS * max(sessions, 1), thread_name_prefix="neonize"))
+
 
 def reset_stale_event_loop(loop: asyncio.AbstractEventLoop) -> None:
     """neonize remembers the first loop that connected, process-wide; forget a dead or other one

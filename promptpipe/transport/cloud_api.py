@@ -23,38 +23,45 @@ send fails for good with a sentence saying so.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import re
-import socket
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import httpx
-import uvicorn
 
 from promptpipe.domain.numbers import DEFAULT_NUMBER
 from promptpipe.domain.study import WhatsAppTemplate
 from promptpipe.errors import ConfigError, NotConnected, SendFailed
 from promptpipe.logging import get_logger, mask_phone
+from promptpipe.transport._cloud_errors import (
+    RATE_LIMIT_CODES,
+    WINDOW_CLOSED_CODE,
+    WindowClosed,
+    error_of,
+    refusal,
+    retry_after,
+)
 from promptpipe.transport._cloud_payloads import (
     LIST_OPTION_LIMIT,
+    MessageBody,
     Notification,
+    ReadBody,
     interactive_poll,
+    phone_digits,
     poll_in_words,
     read_body,
     read_notifications,
     template_body,
     text_body,
 )
-from promptpipe.transport._cloud_states import TOKEN_CODES, NumberStates, check_numbers, json_of
-from promptpipe.transport._cloud_webhook import WebhookApp
+from promptpipe.transport._cloud_states import NumberStates, check_numbers, json_of
+from promptpipe.transport._cloud_webhook import WebhookApp, WebhookServer
 from promptpipe.transport.base import InboundHandler, InboundMessage, PollVote, ReceiptHandler, Recipient, SentMessage
 from promptpipe.transport.connection_state import ConnectionState, StateListener
 
-__all__ = ["DEFAULT_BASE_URL", "DEFAULT_NUMBER", "SERVICE_WINDOW", "CloudApiTransport"]
+__all__ = ["DEFAULT_BASE_URL", "DEFAULT_NUMBER", "SERVICE_WINDOW", "CloudApiOptions", "CloudApiTransport"]
 
 DEFAULT_BASE_URL = "https://graph.facebook.com/v26.0"
 SERVICE_WINDOW = timedelta(hours=24)
@@ -62,49 +69,45 @@ WINDOW_MARGIN = timedelta(minutes=5)
 """A message is sent free-form only while the window stays open this much longer (it may wait in the pace)."""
 SEND_TIMEOUT_S = 30.0
 CHATTER_TIMEOUT_S = 10.0
-MAX_PAUSE_S = 3600.0
-WINDOW_CLOSED_CODE = 131047
-RATE_LIMIT_CODES = frozenset({4, 80007, 130429, 131048, 131056})
-"""App, account, throughput, spam and per-recipient rate limits."""
-TRANSIENT_CODES = frozenset({1, 2, 131000, 131016, 133004})
-STOP_GRACE_S = 5.0
 
 log = get_logger("promptpipe.transport.cloud_api")
-
-
-class _WindowClosed(Exception):
-    """The Cloud API refused a free-form message: the participant's window is closed."""
 
 
 def _utcnow() -> datetime:
     return datetime.now(timezone.utc)
 
 
-def _digits(phone: str) -> str:
-    return "".join(ch for ch in phone if ch.isdigit())
+@dataclass(frozen=True)
+class CloudApiOptions:
+    """How the service sets the transport up (CLOUD_API_* settings, the study file's templates).
 
+    ``numbers`` maps each number's name to its phone number id, the first being the default (one
+    number: name it :data:`DEFAULT_NUMBER`). ``templates`` maps a message kind to its approved
+    template (the study file's ``[whatsapp_templates]``). ``listen`` is the webhook's host:port
+    (port 0: any free one; empty: no webhook, sends only). ``typing``: show "typing…" while a turn
+    runs; the Cloud API shows it only together with marking the participant's last message read,
+    so it follows MARK_READ. ``check_at_start``: ask how each number stands at start (the service
+    does; tests of sends need not).
+    """
 
-def _redact(text: str) -> str:
-    """An error's words without anything that looks like a phone number."""
-    return re.sub(r"\+?\d[\d ]{6,}\d", "[number]", text)[:300]
-
-
-class _Server(uvicorn.Server):
-    @contextlib.contextmanager
-    def capture_signals(self) -> Iterator[None]:  # the service handles signals itself
-        yield
+    token: str
+    app_secret: str
+    verify_token: str
+    numbers: Mapping[str, str]
+    listen: str = "127.0.0.1:8090"
+    base_url: str = DEFAULT_BASE_URL
+    templates: Iterable[tuple[str, WhatsAppTemplate]] = ()
+    typing: bool = True
+    debug: bool = False
+    check_at_start: bool = False
+    send_timeout_s: float = SEND_TIMEOUT_S
 
 
 class CloudApiTransport:
-    """Send and receive WhatsApp messages through the Cloud API.
+    """Send and receive WhatsApp messages through the Cloud API (see :class:`CloudApiOptions`).
 
-    ``numbers`` maps each number's name to its phone number id, the first being the default
-    (``phone_number_id`` alone: one number named :data:`DEFAULT_NUMBER`). An inbound message's
-    ``number`` is the name of the number it came to, or None when the transport has one number.
-    ``templates`` maps a message kind to its approved template (the study file's
-    ``[whatsapp_templates]``). ``listen`` is the webhook's host:port (port 0: any free one; empty:
-    no webhook, sends only). ``typing``: show "typing…" while a turn runs; the Cloud API shows it
-    only together with marking the participant's last message read, so it follows MARK_READ.
+    An inbound message's ``number`` is the name of the number it came to, or None when the
+    transport has one number.
     """
 
     name = "cloud-api"
@@ -112,16 +115,9 @@ class CloudApiTransport:
     reaches_people = True
     sends_receipts = True
 
-    def __init__(
-        self, *, token: str, app_secret: str, verify_token: str, phone_number_id: str = "",
-        numbers: Mapping[str, str] | None = None, listen: str = "127.0.0.1:8090", base_url: str = DEFAULT_BASE_URL,
-        templates: Iterable[tuple[str, WhatsAppTemplate]] = (),
-        typing: bool = True, debug: bool = False, now: Callable[[], datetime] = _utcnow,
-        monotonic: Callable[[], float] = time.monotonic, send_timeout_s: float = SEND_TIMEOUT_S,
-        check_at_start: bool = False,
-    ) -> None:
-        one = {DEFAULT_NUMBER: phone_number_id} if phone_number_id else {}
-        self._ids: dict[str, str] = dict(numbers or {}) or one
+    def __init__(self, options: CloudApiOptions, *, now: Callable[[], datetime] = _utcnow,
+                 monotonic: Callable[[], float] = time.monotonic) -> None:
+        self._ids: dict[str, str] = dict(options.numbers)
         """Number name → phone number id, the default first."""
         if not self._ids or not all(self._ids.values()):
             raise ConfigError("the Cloud API transport needs a phone number id for each of its numbers "
@@ -130,18 +126,13 @@ class CloudApiTransport:
         if len(self._names) < len(self._ids):
             raise ConfigError("CLOUD_API_PHONE_NUMBER_ID names the same phone number id twice")
         self._default = next(iter(self._ids))
-        self._token = token
-        self._app_secret, self._verify_token, self.listen = app_secret, verify_token, listen
-        self._base_url = base_url.rstrip("/")
-        self.templates: Mapping[str, WhatsAppTemplate] = dict(templates)
-        self._typing, self._debug, self._now, self._monotonic = typing, debug, now, monotonic
-        self._send_timeout_s = send_timeout_s
+        self._options = options
+        self.templates: Mapping[str, WhatsAppTemplate] = dict(options.templates)
+        self._now, self._monotonic = now, monotonic
         self._http: httpx.AsyncClient | None = None
         self._on_message: InboundHandler | None = None
         self._on_receipt: ReceiptHandler | None = None
-        self._server: _Server | None = None
-        self._server_task: asyncio.Task[None] | None = None
-        self.port = 0
+        self._webhook = WebhookServer(options.listen)
         self._last_wrote: dict[tuple[str, str], datetime] = {}
         """(Number name, digits of a phone) → when they last wrote to that number, as we received it.
         Windows are per number: writing to one opens none on another. In memory only: after a
@@ -156,8 +147,6 @@ class CloudApiTransport:
         self._paused_until: dict[str, float] = {}
         """Number name → until when (monotonic) the Cloud API asked that number to slow down."""
         self._states = NumberStates(self._ids, now)
-        self._check_at_start = check_at_start
-        """Ask how each number stands at start (the service does; tests of sends need not)."""
 
     def __repr__(self) -> str:
         return f"<CloudApiTransport numbers={','.join(self._ids)} webhook={self.webhook_url or 'off'}>"
@@ -181,66 +170,28 @@ class CloudApiTransport:
 
     @property
     def webhook_url(self) -> str:
-        if not self.port:
-            return ""
-        host = self.listen.rpartition(":")[0].strip("[]")
-        return f"http://{'[' + host + ']' if ':' in host else host}:{self.port}/"
+        return self._webhook.url
 
     def _client(self) -> httpx.AsyncClient:
         if self._http is None:
             self._http = httpx.AsyncClient(
-                base_url=self._base_url, timeout=httpx.Timeout(self._send_timeout_s, connect=10.0),
-                headers={"Authorization": f"Bearer {self._token}"})
+                base_url=self._options.base_url.rstrip("/"), headers={"Authorization": f"Bearer {self._options.token}"},
+                timeout=httpx.Timeout(self._options.send_timeout_s, connect=10.0))
         return self._http
 
     async def start(self, on_message: InboundHandler, on_receipt: ReceiptHandler | None = None) -> None:
         """Check the numbers (when asked), then serve the webhook (when ``listen`` is set);
         returns once it answers."""
         self._on_message, self._on_receipt = on_message, on_receipt
-        if self._check_at_start:
+        if self._options.check_at_start:
             await check_numbers(self._client(), self._ids, self._states)
-        if not self.listen or self._server is not None:
-            return
-        sock = self._bind()
-        self.port = sock.getsockname()[1]
-        app = WebhookApp(app_secret=self._app_secret, verify_token=self._verify_token, handle=self._take_in)
-        config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="off", server_header=False,
-                                timeout_graceful_shutdown=int(STOP_GRACE_S))
-        self._server = _Server(config)
-        self._server_task = asyncio.create_task(self._server.serve(sockets=[sock]), name="cloud-api-webhook")
-        while not self._server.started:
-            if self._server_task.done():
-                self._server_task.result()
-                raise ConfigError(f"CLOUD_API_WEBHOOK_LISTEN={self.listen}: the webhook stopped at start")
-            await asyncio.sleep(0.01)
-        log.info("cloud_api_webhook_started", url=self.webhook_url)
-
-    def _bind(self) -> socket.socket:
-        host, _, port = self.listen.rpartition(":")
-        host = host.strip("[]")
-        sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            sock.bind((host, int(port)))
-        except OSError as exc:
-            sock.close()
-            raise ConfigError(f"CLOUD_API_WEBHOOK_LISTEN={self.listen}: cannot listen there "
-                              f"({exc.strerror or exc}); choose another host:port.") from None
-        sock.set_inheritable(True)
-        return sock
+        if self._options.listen and not self._webhook.running:
+            await self._webhook.start(WebhookApp(app_secret=self._options.app_secret,
+                                                 verify_token=self._options.verify_token, handle=self._take_in))
 
     async def stop(self) -> None:
         """Stop the webhook (a notification being handed over finishes first) and close the client."""
-        if self._server is not None and self._server_task is not None:
-            self._server.should_exit = True
-            try:
-                await asyncio.wait_for(asyncio.shield(self._server_task), STOP_GRACE_S + 1)
-            except (TimeoutError, asyncio.CancelledError):
-                self._server.force_exit = True
-                self._server_task.cancel()
-            except Exception as exc:
-                log.warning("cloud_api_webhook_stop_failed", error=str(exc)[:200])
-            self._server = self._server_task = None
+        await self._webhook.stop()
         if self._http is not None:
             await self._http.aclose()
             self._http = None
@@ -270,11 +221,11 @@ class CloudApiTransport:
 
     async def _hand_over(self, msg: InboundMessage) -> None:
         number = msg.number or self._default
-        digits = _digits(msg.sender_phone or "")
+        digits = phone_digits(msg.sender_phone or "")
         self._last_wrote[number, digits] = self._now()
         self._last_message[digits] = (number, msg.message_id)
         kind = "poll_vote" if msg.poll_vote else msg.content
-        fields: dict[str, Any] = {"text": msg.text} if self._debug else {}
+        fields = {"text": msg.text} if self._options.debug else {}
         log.info("cloud_api_message_received", message_id=msg.message_id, kind=kind, number=number,
                  sender=mask_phone(msg.sender_phone), **fields)
         if self._on_message is None:
@@ -324,7 +275,7 @@ class CloudApiTransport:
     def window_open(self, to: Recipient) -> bool:
         """Whether a free-form message can reach them now from their number (they wrote to it within
         the last 24 hours)."""
-        last = self._last_wrote.get((to.number or self._default, _digits(to.phone)))
+        last = self._last_wrote.get((to.number or self._default, phone_digits(to.phone)))
         return last is not None and self._now() < last + SERVICE_WINDOW - WINDOW_MARGIN
 
     def _template(self, kind: str) -> WhatsAppTemplate:
@@ -351,23 +302,23 @@ class CloudApiTransport:
             self._multiple[sent.message_id] = ()
         return sent
 
-    async def _send(self, to: Recipient, kind: str, body: dict[str, Any], words: str) -> SentMessage:
+    async def _send(self, to: Recipient, kind: str, body: MessageBody, words: str) -> SentMessage:
         """Free-form inside the window; as the kind's template outside it (or when the Cloud API
         says the window closed meanwhile); refused for good when the kind has no template."""
         number = self._number(to)
         if self.window_open(to):
             try:
                 return await self._post(to, number, kind, body, as_template=False)
-            except _WindowClosed:
-                self._last_wrote.pop((number, _digits(to.phone)), None)
+            except WindowClosed:
+                self._last_wrote.pop((number, phone_digits(to.phone)), None)
         template = self._template(kind)
         try:
             return await self._post(to, number, kind, template_body(to.phone, template, words), as_template=True)
-        except _WindowClosed:  # a template is never refused for the window; say so if it is
+        except WindowClosed:  # a template is never refused for the window; say so if it is
             raise SendFailed(f"the Cloud API refused template {template.name!r} as outside the service window",
                              retryable=False) from None
 
-    async def _post(self, to: Recipient, number: str, kind: str, body: dict[str, Any], *,
+    async def _post(self, to: Recipient, number: str, kind: str, body: MessageBody, *,
                     as_template: bool) -> SentMessage:
         wait = self._pause_left(number)
         if wait > 0:
@@ -396,54 +347,39 @@ class CloudApiTransport:
         return SentMessage(message_id=message_id, timestamp=self._now())
 
     def _failure(self, response: httpx.Response, to: Recipient, number: str, kind: str) -> Exception:
-        error = json_of(response).get("error")
-        error = error if isinstance(error, dict) else {}
-        raw_code = error.get("code")
-        code = raw_code if isinstance(raw_code, int) else 0
-        detail = _redact(str(error.get("message") or response.reason_phrase or ""))
+        code, detail = error_of(response)
         log.warning("cloud_api_send_failed", to=mask_phone(to.phone), number=number, kind=kind or "text",
                     status=response.status_code, code=code, error=detail)
         if code == WINDOW_CLOSED_CODE:
-            return _WindowClosed()
+            return WindowClosed()
         if response.status_code == 429 or code in RATE_LIMIT_CODES:
-            pause = _retry_after(response.headers.get("retry-after"))
+            pause = retry_after(response.headers.get("retry-after"))
             if pause:
                 self._paused_until[number] = max(self._paused_until.get(number, 0.0), self._monotonic() + pause)
             return SendFailed(f"the Cloud API's rate limit for number {number!r} "
                               f"(code {code or response.status_code}): tried again later", retryable=True)
         state = self._states.report_error(number, response.status_code, code)
-        if response.status_code == 401 or code in TOKEN_CODES:
-            return SendFailed(f"the Cloud API refused the access token: renew CLOUD_API_TOKEN ({detail})",
-                              retryable=True)
-        if state is not None:  # its participants keep the number: the message waits for it (or for a move)
-            words = "is not registered on the Cloud API" if state == "logged_out" else "is restricted by WhatsApp"
-            return SendFailed(f"the participant's WhatsApp number {number!r} {words} (code {code}): {detail}; "
-                              "tried again later", retryable=True)
-        if response.status_code >= 500 or code in TRANSIENT_CODES:
-            return SendFailed(f"the Cloud API failed for now (HTTP {response.status_code}, code {code}): {detail}",
-                              retryable=True)
-        return SendFailed(f"the Cloud API refused the message (HTTP {response.status_code}, code {code}): {detail}",
-                          retryable=False)
+        return refusal(response.status_code, code, detail, number, state)
 
     # ------------------------------------------------------------------ chatter
 
     async def set_typing(self, to: Recipient, typing: bool) -> None:
         """Show "typing…" on their last message (it clears by itself when we answer, or after
         25 s: the Cloud API has no call to clear it, so ``typing=False`` does nothing)."""
-        last = self._last_message.get(_digits(to.phone))
-        if typing and self._typing and last:
+        last = self._last_message.get(phone_digits(to.phone))
+        if typing and self._options.typing and last:
             await self._chatter(to, last[0], read_body(last[1], typing=True))
 
     async def mark_read(self, to: Recipient, message_ids: Sequence[str]) -> None:
         """Blue ticks: marking the newest of them read marks the ones before it too. Through the
         number their last message came to (else their own number)."""
         ids = [mid for mid in message_ids if mid]
-        last = self._last_message.get(_digits(to.phone))
+        last = self._last_message.get(phone_digits(to.phone))
         number = last[0] if last else to.number or self._default
         if ids and number in self._ids:
             await self._chatter(to, number, read_body(ids[-1]))
 
-    async def _chatter(self, to: Recipient, number: str, body: dict[str, Any]) -> None:
+    async def _chatter(self, to: Recipient, number: str, body: ReadBody) -> None:
         """Best effort, never raises, and skipped while the rate limit pauses the number's sends."""
         if self._pause_left(number) > 0:
             return
@@ -455,10 +391,3 @@ class CloudApiTransport:
         except Exception as exc:
             log.debug("cloud_api_read_mark_failed", to=mask_phone(to.phone), error=type(exc).__name__)
 
-
-def _retry_after(raw: str | None) -> float:
-    """Seconds from a Retry-After header given in seconds (0 when absent or a date), at most an hour."""
-    try:
-        return min(max(float(raw or 0), 0.0), MAX_PAUSE_S)
-    except ValueError:
-        return 0.0

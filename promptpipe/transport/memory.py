@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
+from typing import TypedDict, Unpack
 
 from promptpipe.errors import NotConnected, SendFailed
 from promptpipe.transport.base import (
@@ -18,6 +19,16 @@ from promptpipe.transport.base import (
     Recipient,
     SentMessage,
 )
+
+
+class MessageDetails(TypedDict, total=False):
+    """The rarer fields of an injected message (see :class:`InboundMessage`)."""
+
+    content: str
+    quoted_message_id: str | None
+    edited: bool
+    edit_of: str | None
+    reaction: Reaction | None
 
 
 @dataclass(frozen=True)
@@ -64,20 +75,18 @@ class MemoryTransport:
         return [item.text for item in self.sent if item.to.phone == phone]
 
     async def inject(
-        self, phone: str | None, text: str, *, message_id: str | None = None, lid: str | None = None,
-        name: str = "", vote: PollVote | None = None, timestamp: datetime | None = None, content: str = "text",
-        quoted_message_id: str | None = None, edited: bool = False, reaction: Reaction | None = None,
-        edit_of: str | None = None, number: str | None = None,
+        self, phone: str | None, text: str, *, message_id: str | None = None, timestamp: datetime | None = None,
+        vote: PollVote | None = None, number: str | None = None, name: str = "", lid: str | None = None,
+        **rest: Unpack[MessageDetails],
     ) -> None:
+        """Play a participant's message; ``rest`` sets its rarer fields (a reaction makes it one)."""
         if self._handler is None:
             raise RuntimeError("transport not started")
         msg = InboundMessage(
-            message_id=message_id or f"in-{next(self._ids)}", sender_phone=phone, sender_lid=lid,
-            sender_name=name, text=text, timestamp=timestamp or datetime.now(timezone.utc), poll_vote=vote,
-            content="reaction" if reaction else content, quoted_message_id=quoted_message_id, edited=edited,
-            reaction=reaction, edit_of=edit_of, number=number,
+            message_id=message_id or f"in-{next(self._ids)}", sender_phone=phone, sender_lid=lid, sender_name=name,
+            text=text, timestamp=timestamp or datetime.now(timezone.utc), poll_vote=vote, number=number, **rest,
         )
-        await self._handler(msg)
+        await self._handler(replace(msg, content="reaction") if msg.reaction else msg)
 
     def _next_send(self) -> None:
         if self.fail_next:
@@ -104,4 +113,4 @@ class MemoryTransport:
         self.read_marks.append((to.phone, tuple(message_ids)))
 
 
-__all__ = ["MemoryTransport", "NotConnected", "SendFailed", "Sent"]
+__all__ = ["MemoryTransport", "MessageDetails", "NotConnected", "SendFailed", "Sent"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 import structlog
@@ -24,7 +24,6 @@ from neonize.utils.jid import JIDToNonAD, build_jid
 
 from promptpipe.errors import NotConnected, SendFailed
 from promptpipe.logging import mask_phone
-from promptpipe.transport._go_output import capture_library_stdout
 from promptpipe.transport._neonize_mapping import (
     classify_send_error,
     is_direct_message,
@@ -40,35 +39,25 @@ from promptpipe.transport._neonize_mapping import (
     to_inbound,
     unreadable_from,
 )
-from promptpipe.transport._stderr_relay import start_stderr_relay
 from promptpipe.transport._whatsapp_login import request_pair_code
-from promptpipe.transport._whatsapp_session import (
-    GO_CONNECTS_PER_PROCESS,
-    QR_TIMEOUT_S,
-    STOP_GRACE_S,
-    EventHandler,
-    WhatsAppSession,
-)
+from promptpipe.transport._whatsapp_session import STOP_GRACE_S, EventHandler, SessionTiming, WhatsAppSession
 from promptpipe.transport._whatsapp_support import (
+    CHATTER_IN_FLIGHT,
+    SENDS_IN_FLIGHT,
     CallsInFlight,
+    capture_library_output,
     patch_decrypt_poll_vote,
     raise_open_file_limit,
     turn_bot_label_off,
+    use_executor_for_sessions,
 )
-from promptpipe.transport.base import InboundHandler, ReceiptHandler, Recipient, SentMessage
+from promptpipe.transport.base import InboundHandler, InboundMessage, ReceiptHandler, Recipient, SentMessage
 from promptpipe.transport.connection_state import ConnectionState, ExitRequest
 
-__all__ = ["WhatsAppTransport", "capture_library_output", "use_executor_for_sessions"]
+__all__ = ["SessionTiming", "WhatsAppOptions", "WhatsAppTransport", "capture_library_output",
+           "use_executor_for_sessions"]
 
 CLIENT_UUID = "promptpipe"
-SENDS_IN_FLIGHT = 8
-"""Sends inside the Go library at once (a dead socket holds each for ~75 s)."""
-CHATTER_IN_FLIGHT = 4
-"""Typing indicators and read receipts at once; more are skipped (they are best effort)."""
-EXECUTOR_WORKERS = 1 + SENDS_IN_FLIGHT + CHATTER_IN_FLIGHT + 7
-"""One worker stays busy for the whole session; seven are left for stop, look-ups and polls, so
-hung sends can never keep stop from reaching the library."""
-SEND_TIMEOUT_S = 90.0  # whatsmeow gives up on its own after ~75 s
 TYPING_TIMEOUT_S = 10.0
 GO_LOG_LEVEL_FROM = "neonize.utils.log"  # the logger whose level neonize hands to whatsmeow at connect
 
@@ -76,29 +65,26 @@ GO_LOG_LEVEL_FROM = "neonize.utils.log"  # the logger whose level neonize hands 
 patch_decrypt_poll_vote()
 
 
-def capture_library_output(log: Any, log_format: str, *, debug: bool) -> Callable[[], None]:
-    """What the Go library prints becomes log lines in our format, once per process; the
-    function returned puts the terminal back."""
-    restores = [capture_library_stdout(log), start_stderr_relay(log_format, debug=debug)]
-
-    def restore() -> None:
-        for undo in restores:
-            undo()
-
-    return restore
-
-
-def use_executor_for_sessions(sessions: int) -> None:
-    """The running loop's default executor, sized for ``sessions`` Go sessions (each holds one of
-    its workers for as long as it is connected, and neonize runs every call there)."""
-    asyncio.get_running_loop().set_default_executor(
-        ThreadPoolExecutor(max_workers=EXECUTOR_WORKERS * max(sessions, 1), thread_name_prefix="neonize"))
-
-
 def _client_factory_for(uuid: str) -> Callable[[str], Any]:
     """neonize's client under ``uuid``, the key of its Go session (one per number in a process;
     never the session store's URL, which may hold a password)."""
     return lambda db_path: NewAClient(db_path, uuid=uuid)
+
+
+@dataclass(frozen=True)
+class WhatsAppOptions:
+    """How the service sets up one linked number (from its settings)."""
+
+    pair_phone: str | None = None
+    bot_label: bool = True
+    capture_library_output: bool = False
+    log_format: str = "console"
+    debug: bool = False
+    number: str | None = None
+    """The deployment's number this links, named on the login screen (None: it has one)."""
+    client_uuid: str = CLIENT_UUID
+    own_executor: bool = True
+    """False when a transport over several numbers sizes the loop's executor for all of them."""
 
 
 class WhatsAppTransport:
@@ -116,49 +102,32 @@ class WhatsAppTransport:
     def __init__(
         self,
         session_db_path: str,
+        options: WhatsAppOptions = WhatsAppOptions(),
         *,
-        pair_phone: str | None = None,
-        bot_label: bool = True,
+        timing: SessionTiming | None = None,
         logger: Any = None,
         client_factory: Callable[[str], Any] | None = None,
-        reconnect_initial_s: float = 2.0,
-        reconnect_max_s: float = 60.0,
         sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
-        qr_timeout_s: float = QR_TIMEOUT_S,
-        send_timeout_s: float = SEND_TIMEOUT_S,
-        on_state: Callable[[ConnectionState], None] | None = None,
-        stop_grace_s: float = STOP_GRACE_S,
-        capture_library_output: bool = False,
-        log_format: str = "console",
-        debug: bool = False,
         probe: Callable[[], Awaitable[str | None]] | None = None,
-        go_connects_per_process: int = GO_CONNECTS_PER_PROCESS,
-        number: str | None = None,
-        client_uuid: str = CLIENT_UUID,
-        own_executor: bool = True,
+        on_state: Callable[[ConnectionState], None] | None = None,
     ) -> None:
-        """``number``: the deployment's number this links, named on the login screen (None: it has
-        one); ``own_executor`` False when a transport over several numbers sizes the loop's
-        executor for all of them."""
-        digits = "".join(ch for ch in pair_phone or "" if ch.isdigit())
-        if pair_phone and not digits:
+        """``logger``, ``client_factory``, ``sleep`` and ``probe`` stand in for the real ones in tests."""
+        digits = "".join(ch for ch in options.pair_phone or "" if ch.isdigit())
+        if options.pair_phone and not digits:
             raise ValueError("pair_phone must be an international phone number, e.g. +14165550123")
         self._session_db_path = session_db_path
-        self._bot_label = bot_label
+        self._options = options
         self._log = logger or structlog.get_logger("promptpipe.transport.whatsapp")
-        if number is not None:
-            self._log = self._log.bind(number=number)
-        self._client_factory = client_factory or _client_factory_for(client_uuid)
-        self._own_executor = own_executor
-        self._send_timeout_s = send_timeout_s
+        if options.number is not None:
+            self._log = self._log.bind(number=options.number)
+        self._client_factory = client_factory or _client_factory_for(options.client_uuid)
+        timing = timing or SessionTiming()
+        self._send_timeout_s = timing.send_timeout_s
         self._session = WhatsAppSession(
-            pair_phone=digits or None, logger=self._log, reconnect_initial_s=reconnect_initial_s,
-            reconnect_max_s=reconnect_max_s, sleep=sleep, qr_timeout_s=qr_timeout_s,
-            pair_code=lambda client, phone: request_pair_code(client, phone), on_state=on_state,
-            stop_grace_s=stop_grace_s, probe=probe, go_connects_per_process=go_connects_per_process, number=number,
+            pair_phone=digits or None, logger=self._log, timing=timing, sleep=sleep,
+            pair_code=lambda client, phone: request_pair_code(client, phone), on_state=on_state, probe=probe,
+            number=options.number,
         )
-        self._capture_library_output = capture_library_output
-        self._log_format, self._debug = log_format, debug
         self._restore_output: list[Callable[[], None]] = []
         self._client: Any = None
         self._on_message: InboundHandler | None = None
@@ -210,15 +179,16 @@ class WhatsAppTransport:
             raise RuntimeError("WhatsAppTransport.start() can only be called once")
         self._on_message = on_message
         self._on_receipt = on_receipt
-        if self._own_executor:
+        if self._options.own_executor:
             use_executor_for_sessions(1)
-        if not self._bot_label:
+        if not self._options.bot_label:
             turn_bot_label_off(self._log)
         # neonize hands this logger's level to whatsmeow at connect: its info lines are noise (and
         # some name numbers), so it logs warnings and worse unless PROMPTPIPE_DEBUG is on.
-        logging.getLogger(GO_LOG_LEVEL_FROM).setLevel(logging.DEBUG if self._debug else logging.WARNING)
-        if self._capture_library_output:
-            self._restore_output = [capture_library_output(self._log, self._log_format, debug=self._debug)]
+        debug = self._options.debug
+        logging.getLogger(GO_LOG_LEVEL_FROM).setLevel(logging.DEBUG if debug else logging.WARNING)
+        if self._options.capture_library_output:
+            self._restore_output = [capture_library_output(self._log, self._options.log_format, debug=debug)]
         before, after = raise_open_file_limit()
         self._log.debug("open_file_limit", before=before, after=after)
         self._client = self._client_factory(self._session_db_path)
@@ -279,6 +249,10 @@ class WhatsAppTransport:
             "whatsapp_message_received", message_id=message_id, kind="poll_vote" if msg.poll_vote else msg.content,
             sender=mask_phone(msg.sender_phone) or mask_lid(msg.sender_lid),
         )
+        await self._deliver(msg, message_id)
+
+    async def _deliver(self, msg: InboundMessage, message_id: str) -> None:
+        assert self._on_message is not None
         try:
             await self._on_message(msg)
         except Exception:
@@ -295,10 +269,7 @@ class WhatsAppTransport:
             self._log.warning("whatsapp_message_undecryptable", message_id=ev.Info.ID,
                               unavailable=bool(ev.IsUnavailable), recorded=msg is not None)
             if msg is not None:
-                try:
-                    await self._on_message(msg)
-                except Exception:
-                    self._log.exception("whatsapp_inbound_handler_failed", message_id=ev.Info.ID)
+                await self._deliver(msg, ev.Info.ID)
 
     async def _on_receipt_event(self, ev: Any) -> None:
         if self._on_receipt is None or self._session.go_stopped:
@@ -385,28 +356,24 @@ class WhatsAppTransport:
 
     async def set_typing(self, to: Recipient, typing: bool) -> None:
         """Show or clear "typing…"; best effort, never raises."""
-        if not self.connected or self._client is None or self._chatter.locked():
-            return
         state = ChatPresence.CHAT_PRESENCE_COMPOSING if typing else ChatPresence.CHAT_PRESENCE_PAUSED
-        try:
-            jid = build_jid(*jid_for(to))
-            async with self._chatter:
-                await asyncio.wait_for(
-                    self._client.send_chat_presence(jid, state, ChatPresenceMedia.CHAT_PRESENCE_MEDIA_TEXT),
-                    timeout=TYPING_TIMEOUT_S,
-                )
-        except Exception as exc:
-            self._log.debug("whatsapp_typing_failed", to=mask_phone(to.phone), error=redact_numbers(str(exc)))
+        await self._chatter_with(to, "whatsapp_typing_failed", lambda client, jid: client.send_chat_presence(
+            jid, state, ChatPresenceMedia.CHAT_PRESENCE_MEDIA_TEXT))
 
     async def mark_read(self, to: Recipient, message_ids: Sequence[str]) -> None:
         """Blue ticks on the participant's messages; best effort, never raises."""
         ids = [mid for mid in message_ids if mid]
-        if not ids or not self.connected or self._client is None or self._chatter.locked():
+        if ids:
+            await self._chatter_with(to, "whatsapp_mark_read_failed", lambda client, jid: client.mark_read(
+                *ids, chat=jid, sender=jid, receipt=ReceiptType.READ))
+
+    async def _chatter_with(self, to: Recipient, failed: str, call: Callable[[Any, Any], Awaitable[Any]]) -> None:
+        """Skipped while not connected or when enough such calls are in flight; failures are logged."""
+        if not self.connected or self._client is None or self._chatter.locked():
             return
         try:
             jid = build_jid(*jid_for(to))
             async with self._chatter:
-                await asyncio.wait_for(self._client.mark_read(*ids, chat=jid, sender=jid, receipt=ReceiptType.READ),
-                                       timeout=TYPING_TIMEOUT_S)
+                await asyncio.wait_for(call(self._client, jid), timeout=TYPING_TIMEOUT_S)
         except Exception as exc:
-            self._log.debug("whatsapp_mark_read_failed", to=mask_phone(to.phone), error=redact_numbers(str(exc)))
+            self._log.debug(failed, to=mask_phone(to.phone), error=redact_numbers(str(exc)))

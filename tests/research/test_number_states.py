@@ -21,7 +21,7 @@ from promptpipe.research.number_moves import move_to_number
 from promptpipe.research.status import read_status
 from promptpipe.research.tokens import Caller
 from promptpipe.storage.service_status import WHATSAPP, number_rows, read_statuses, save_status, state_row_name
-from promptpipe.transport.cloud_api import CloudApiTransport
+from promptpipe.transport.cloud_api import CloudApiOptions, CloudApiTransport
 from tests.conftest import AppFactory
 from tests.fakes.cloud_api import FakeCloudApi
 from tests.fakes.openai_server import FakeOpenAIServer
@@ -52,9 +52,9 @@ async def enrol(app: App, phone: str, name: str, number: str) -> str:
 async def test_a_banned_number_flags_its_participants_until_the_team_moves_them(
         make_app: AppFactory, fake_openai: FakeOpenAIServer, cloud: FakeCloudApi) -> None:
     fake_openai.always("Welcome to the study!", match="")
-    transport = CloudApiTransport(token="t", numbers={"toronto": TORONTO, "montreal": MONTREAL}, app_secret="s",
-                                  verify_token="v", listen="", base_url=cloud.url,
-                                  templates=[("greeting", WhatsAppTemplate("welcome"))])
+    transport = CloudApiTransport(CloudApiOptions(
+        token="t", numbers={"toronto": TORONTO, "montreal": MONTREAL}, app_secret="s", verify_token="v", listen="",
+        base_url=cloud.url, templates=[("greeting", WhatsAppTemplate("welcome"))]))
     app = await make_app(transport, **TWO)
     plan = app.settings.number_plan
     ben = await enrol(app, BEN, "Ben", "montreal")

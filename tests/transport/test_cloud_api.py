@@ -12,7 +12,7 @@ from promptpipe.domain.study import WhatsAppTemplate
 from promptpipe.errors import SendFailed
 from promptpipe.transport._cloud_payloads import CHOICE_PREFIX
 from promptpipe.transport.base import DeliveryReceipt, InboundMessage, Recipient, poll_option_hash
-from promptpipe.transport.cloud_api import CloudApiTransport
+from promptpipe.transport.cloud_api import DEFAULT_NUMBER, CloudApiOptions, CloudApiTransport
 from tests.fakes.cloud_api import FakeCloudApi, notify, post_signed
 
 SECRET, VERIFY = "app-secret-for-tests", "verify-me"
@@ -37,10 +37,11 @@ def clock() -> Clock:
 
 
 def make(fake: FakeCloudApi, clock: Clock, **templates: str) -> CloudApiTransport:
-    return CloudApiTransport(
-        token="test-token", phone_number_id="1234", app_secret=SECRET, verify_token=VERIFY, listen="127.0.0.1:0",
-        base_url=fake.url, templates=[(kind, WhatsAppTemplate(name)) for kind, name in templates.items()],
-        now=lambda: clock.now, monotonic=lambda: clock.mono)
+    return CloudApiTransport(CloudApiOptions(
+        token="test-token", numbers={DEFAULT_NUMBER: "1234"}, app_secret=SECRET, verify_token=VERIFY,
+        listen="127.0.0.1:0", base_url=fake.url,
+        templates=[(kind, WhatsAppTemplate(name)) for kind, name in templates.items()],
+    ), now=lambda: clock.now, monotonic=lambda: clock.mono)
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import pytest
 
 from promptpipe.domain.study import WhatsAppTemplate
 from promptpipe.research import admin
-from promptpipe.transport.cloud_api import CloudApiTransport
+from promptpipe.transport.cloud_api import DEFAULT_NUMBER, CloudApiOptions, CloudApiTransport
 from tests.conftest import AppFactory
 from tests.fakes.cloud_api import FakeCloudApi, notify, post_signed
 from tests.fakes.openai_server import FakeOpenAIServer
@@ -27,9 +27,9 @@ def cloud() -> Iterator[FakeCloudApi]:
 async def test_a_message_through_the_webhook_is_answered_through_the_cloud_api(
     make_app: AppFactory, fake_openai: FakeOpenAIServer, cloud: FakeCloudApi,
 ) -> None:
-    transport = CloudApiTransport(token="t", phone_number_id="1234", app_secret=SECRET, verify_token="v",
-                                  listen="127.0.0.1:0", base_url=cloud.url,
-                                  templates=[("greeting", WhatsAppTemplate("welcome"))])
+    transport = CloudApiTransport(CloudApiOptions(
+        token="t", numbers={DEFAULT_NUMBER: "1234"}, app_secret=SECRET, verify_token="v", listen="127.0.0.1:0",
+        base_url=cloud.url, templates=[("greeting", WhatsAppTemplate("welcome"))]))
     app = await make_app(transport)
     await admin.enroll(app.db, app.clock, phone="+14165550123", name="Ana", timezone="America/Toronto",
                        study=app.settings.study)

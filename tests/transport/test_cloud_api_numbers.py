@@ -16,7 +16,7 @@ from promptpipe.config import load_settings
 from promptpipe.domain.study import WhatsAppTemplate
 from promptpipe.errors import ConfigError, SendFailed
 from promptpipe.transport.base import DeliveryReceipt, InboundMessage, Recipient
-from promptpipe.transport.cloud_api import CloudApiTransport
+from promptpipe.transport.cloud_api import CloudApiOptions, CloudApiTransport
 from tests.fakes.cloud_api import FakeCloudApi, notify, post_signed
 
 SECRET = "app-secret-for-tests"
@@ -46,10 +46,10 @@ async def two(fake: FakeCloudApi) -> AsyncIterator[tuple[CloudApiTransport, list
     async def on_receipt(receipt: DeliveryReceipt) -> None:
         got.append(receipt)
 
-    transport = CloudApiTransport(
+    transport = CloudApiTransport(CloudApiOptions(
         token="t", numbers={"toronto": TORONTO, "montreal": MONTREAL}, app_secret=SECRET, verify_token="v",
         listen="127.0.0.1:0", base_url=fake.url, templates=[("prompt", WhatsAppTemplate("daily_nudge"))],
-        now=lambda: clock.now, monotonic=lambda: clock.mono)
+    ), now=lambda: clock.now, monotonic=lambda: clock.mono)
     await transport.start(on_message, on_receipt)
     yield transport, got, clock
     await transport.stop()

@@ -12,7 +12,7 @@ import pytest
 from promptpipe.domain.study import WhatsAppTemplate
 from promptpipe.errors import SendFailed
 from promptpipe.transport.base import InboundMessage, Recipient
-from promptpipe.transport.cloud_api import CloudApiTransport
+from promptpipe.transport.cloud_api import CloudApiOptions, CloudApiTransport
 from promptpipe.transport.connection_state import ConnectionState
 from tests.fakes.cloud_api import FakeCloudApi, notify, post_signed
 
@@ -30,8 +30,9 @@ def fake() -> Iterator[FakeCloudApi]:
 
 def transport_for(fake: FakeCloudApi, numbers: dict[str, str], heard: Heard, *,
                   listen: str = "") -> CloudApiTransport:
-    transport = CloudApiTransport(token="t", numbers=numbers, app_secret=SECRET, verify_token="v", listen=listen,
-                                  base_url=fake.url, templates=[("prompt", WhatsAppTemplate("daily_nudge"))])
+    transport = CloudApiTransport(CloudApiOptions(
+        token="t", numbers=numbers, app_secret=SECRET, verify_token="v", listen=listen, base_url=fake.url,
+        templates=[("prompt", WhatsAppTemplate("daily_nudge"))]))
 
     def told(state: ConnectionState, number: str | None = None) -> None:
         heard.append((number, state.name))
@@ -109,8 +110,9 @@ async def test_the_start_asks_how_each_number_stands(fake: FakeCloudApi) -> None
     service starts, not at the first send (the first prompt may be hours away)."""
     fake.statuses[MONTREAL] = "RESTRICTED"
     heard: Heard = []
-    transport = CloudApiTransport(token="t", numbers={"toronto": TORONTO, "montreal": MONTREAL}, app_secret=SECRET,
-                                  verify_token="v", listen="", base_url=fake.url, check_at_start=True)
+    transport = CloudApiTransport(CloudApiOptions(
+        token="t", numbers={"toronto": TORONTO, "montreal": MONTREAL}, app_secret=SECRET, verify_token="v", listen="",
+        base_url=fake.url, check_at_start=True))
     transport.on_state_change(lambda state, number=None: heard.append((number, state.name)))
     try:
         await transport.start(_ignore)
@@ -124,9 +126,9 @@ async def test_a_token_refused_at_start_logs_out_every_number(fake: FakeCloudApi
     fake.fail_lookup(TORONTO, status=401, code=190)
     fake.fail_lookup(MONTREAL, status=401, code=190)
     heard: Heard = []
-    transport = CloudApiTransport(token="expired", numbers={"toronto": TORONTO, "montreal": MONTREAL},
-                                  app_secret=SECRET, verify_token="v", listen="", base_url=fake.url,
-                                  check_at_start=True)
+    transport = CloudApiTransport(CloudApiOptions(
+        token="expired", numbers={"toronto": TORONTO, "montreal": MONTREAL}, app_secret=SECRET, verify_token="v",
+        listen="", base_url=fake.url, check_at_start=True))
     transport.on_state_change(lambda state, number=None: heard.append((number, state.name)))
     try:
         await transport.start(_ignore)
@@ -138,8 +140,9 @@ async def test_a_token_refused_at_start_logs_out_every_number(fake: FakeCloudApi
 
 async def test_a_number_the_start_cannot_ask_about_keeps_no_state(fake: FakeCloudApi) -> None:
     heard: Heard = []
-    transport = CloudApiTransport(token="t", numbers={"toronto": TORONTO}, app_secret=SECRET, verify_token="v",
-                                  listen="", base_url="http://127.0.0.1:9/v26.0", check_at_start=True)
+    transport = CloudApiTransport(CloudApiOptions(
+        token="t", numbers={"toronto": TORONTO}, app_secret=SECRET, verify_token="v", listen="",
+        base_url="http://127.0.0.1:9/v26.0", check_at_start=True))
     transport.on_state_change(lambda state, number=None: heard.append((number, state.name)))
     try:
         await transport.start(_ignore)  # nothing listens there: logged, and the service starts anyway

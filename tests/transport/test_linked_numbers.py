@@ -19,7 +19,7 @@ from promptpipe.transport.base import InboundMessage, Recipient
 from promptpipe.transport.connection_state import ConnectionState
 from promptpipe.transport.linked_numbers import LinkedNumbersTransport
 from promptpipe.transport.session_stores import postgres_session_dsn, sqlite_session_path
-from promptpipe.transport.whatsapp import WhatsAppTransport
+from promptpipe.transport.whatsapp import SessionTiming, WhatsAppOptions, WhatsAppTransport
 from tests.transport.test_whatsapp_transport import PHONE, FakeClient, message_event, settle, spin
 
 NUMBERS = ("toronto", "montreal")
@@ -44,9 +44,10 @@ class Phones:
             self.clients[name].append(FakeClient())
             return self.clients[name][-1]
 
-        return WhatsAppTransport(f"session-{name}.db", client_factory=factory, probe=FakeClient.reachable,
-                                 sleep=self._sleep, stop_grace_s=0.05, number=name, own_executor=False,
-                                 pair_phone=self.pair.get(name), qr_timeout_s=0.0)
+        return WhatsAppTransport(f"session-{name}.db", WhatsAppOptions(pair_phone=self.pair.get(name), number=name,
+                                                                       own_executor=False),
+                                 timing=SessionTiming(stop_grace_s=0.05, qr_timeout_s=0.0), client_factory=factory,
+                                 probe=FakeClient.reachable, sleep=self._sleep)
 
     @staticmethod
     async def _sleep(_: float) -> None:

@@ -11,7 +11,7 @@ from neonize.aioze.events import ConnectedEv
 from neonize.exc import NeonizeError
 from neonize.utils.enum import Presence
 
-from promptpipe.transport import whatsapp
+from promptpipe.transport import _whatsapp_support as support
 from promptpipe.transport.base import Recipient
 from tests.transport.test_whatsapp_transport import FakeClient, harness, settle, spin
 
@@ -41,7 +41,7 @@ class HangingClient(FakeClient):
 
 
 def test_the_worker_pool_leaves_room_beyond_every_bounded_call() -> None:
-    assert whatsapp.EXECUTOR_WORKERS >= 1 + whatsapp.SENDS_IN_FLIGHT + whatsapp.CHATTER_IN_FLIGHT + 4
+    assert support.EXECUTOR_WORKERS >= 1 + support.SENDS_IN_FLIGHT + support.CHATTER_IN_FLIGHT + 4
 
 
 async def test_hung_sends_are_bounded_and_stop_still_returns(harness) -> None:
@@ -52,9 +52,9 @@ async def test_hung_sends_are_bounded_and_stop_still_returns(harness) -> None:
     typing = [asyncio.create_task(h.transport.set_typing(ANA, True)) for _ in range(10)]
     await spin(200)
 
-    assert h.client.sends_started == whatsapp.SENDS_IN_FLIGHT  # the other 12 wait outside the library
-    assert h.client.typing_started == whatsapp.CHATTER_IN_FLIGHT
-    assert sum(task.done() for task in typing) == 10 - whatsapp.CHATTER_IN_FLIGHT  # skipped, not queued
+    assert h.client.sends_started == support.SENDS_IN_FLIGHT  # the other 12 wait outside the library
+    assert h.client.typing_started == support.CHATTER_IN_FLIGHT
+    assert sum(task.done() for task in typing) == 10 - support.CHATTER_IN_FLIGHT  # skipped, not queued
     await asyncio.wait_for(h.transport.stop(), timeout=5)
     assert h.client.stop_calls == 1
     for task in [*sends, *typing]:

@@ -50,7 +50,7 @@ from promptpipe.transport.base import (
     Transport,
     poll_option_hash,
 )
-from promptpipe.transport.whatsapp import WhatsAppTransport
+from promptpipe.transport.whatsapp import SessionTiming, WhatsAppOptions, WhatsAppTransport
 from tests.ports import free_port
 
 PHONE = "14165550123"
@@ -242,8 +242,11 @@ class Harness:
         self.delays: list[float] = []
         self.received: list[InboundMessage] = []
         self.sleep_blocks = kwargs.pop("sleep_blocks", False)
+        options = WhatsAppOptions(**{k: kwargs.pop(k) for k in ("pair_phone", "bot_label") if k in kwargs})
+        timing = SessionTiming(**{k: kwargs.pop(k) for k in SessionTiming.__dataclass_fields__ if k in kwargs})
         self.transport = WhatsAppTransport(
-            "session.db", logger=self.log, client_factory=self._factory, sleep=self._sleep, **kwargs
+            "session.db", options, timing=timing, logger=self.log, client_factory=self._factory, sleep=self._sleep,
+            **kwargs,
         )
         self.factory_paths: list[str] = []
 
@@ -968,8 +971,8 @@ async def test_events_through_neonizes_own_dispatch_reach_the_service(capsys) ->
     async def reachable() -> None:
         return None
 
-    transport = WhatsAppTransport("unused", client_factory=lambda _: client, sleep=never, stop_grace_s=0.05,
-                                  probe=reachable)
+    transport = WhatsAppTransport("unused", client_factory=lambda _: client, sleep=never,
+                                  timing=SessionTiming(stop_grace_s=0.05), probe=reachable)
     received: list[InboundMessage] = []
     receipts: list[DeliveryReceipt] = []
 
