@@ -49,7 +49,7 @@ from promptpipe.storage.models import (
     Receipt,
     Transition,
 )
-from promptpipe.storage.study_tables import AllocationRow, Decision, StudyProtocol, StudySecret
+from promptpipe.study.store.tables import AllocationRow, Decision, StudyProtocol, StudySecret
 
 PARTICIPANTS, DAYS = 500, 28
 CHUNK = 25

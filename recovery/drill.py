@@ -47,11 +47,11 @@ sys.path.insert(0, str(ROOT))
 from sqlalchemy import func, select  # noqa: E402
 
 from promptpipe.domain.states import Stage, Status  # noqa: E402
-from promptpipe.domain.study_file import parse_study  # noqa: E402
 from promptpipe.storage.db import Database  # noqa: E402
 from promptpipe.storage.models import Conversation, InboxItem, OutboxItem, Participant, Schedule  # noqa: E402
-from promptpipe.storage.study import adopt_protocol  # noqa: E402
-from promptpipe.storage.study_tables import Decision  # noqa: E402
+from promptpipe.study.rules.file import parse_study  # noqa: E402
+from promptpipe.study.store.protocol import adopt_protocol  # noqa: E402
+from promptpipe.study.store.tables import Decision  # noqa: E402
 from recovery import several  # noqa: E402
 from recovery.services import (  # noqa: E402
     Patience,

@@ -23,7 +23,7 @@ from promptpipe.export.rows import FORMULA_STARTS, _csv_cell, _Table, participan
 from promptpipe.export.study_part import Protocol, decision_batch, delivery_receipt_columns
 from promptpipe.storage.models import Message, Participant, PromptDelivery, UTCDateTime, table_of
 from promptpipe.storage.receipts import receipt_columns
-from promptpipe.storage.study_tables import Decision, QuestionnaireAnswer, QuestionnaireInstance
+from promptpipe.study.store.tables import Decision, QuestionnaireAnswer, QuestionnaireInstance
 
 
 @dataclass(frozen=True)

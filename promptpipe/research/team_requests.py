@@ -19,7 +19,6 @@ from sqlalchemy.orm import Session
 
 from promptpipe.clock import Clock
 from promptpipe.domain import keys
-from promptpipe.domain.study import Study
 from promptpipe.flow.lifecycle import greet_if_never_greeted
 from promptpipe.flow.team_changes import TeamOutcome, apply_team_change
 from promptpipe.pipeline.events import TeamChange, as_input
@@ -30,6 +29,7 @@ from promptpipe.storage.conversations import load_turn_state, save_turn_state
 from promptpipe.storage.db import Database
 from promptpipe.storage.inbox_rows import InboxRow, add_input, get_input, merge_inbox_payload
 from promptpipe.storage.models import InboxItem, RowStatus, table_of
+from promptpipe.study.rules.protocol import Study
 
 __all__ = ["WAIT_FOR_SERVICE_S", "request_change"]
 

@@ -28,8 +28,8 @@ from promptpipe.storage.access_tables import AuditEntry
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import ConsentEvent, Flag, Message, PromptDelivery, Timer, Transition
 from promptpipe.storage.participants import participant_by_id
-from promptpipe.storage.study_tables import Decision, QuestionnaireAnswer, QuestionnaireInstance
 from promptpipe.storage.timeline_reads import Hit, timeline_rows
+from promptpipe.study.store.tables import Decision, QuestionnaireAnswer, QuestionnaireInstance
 
 __all__ = ["TimelineEntry", "TimelinePage", "entry_of", "timeline"]
 

@@ -36,7 +36,7 @@ from sqlmodel import SQLModel
 
 from promptpipe.domain.text import mask_credentials
 from promptpipe.errors import ConfigError, DuplicateKey, StorageError
-from promptpipe.storage import access_tables, models, study_tables  # noqa: F401  (registers the tables)
+from promptpipe.storage import access_tables, models  # noqa: F401  (registers the tables)
 from promptpipe.storage.commit_hooks import Ending, join_board
 from promptpipe.storage.consent_board import ConsentBoard
 from promptpipe.storage.files import create_private_file
@@ -55,6 +55,7 @@ from promptpipe.storage.schema import (
 from promptpipe.storage.schema import upgrade as upgrade_schema
 from promptpipe.storage.urls import sqlite_file, sync_url
 from promptpipe.storage.work_queue import Outcome, WorkQueue
+from promptpipe.study.store import tables as study_tables  # noqa: F401  (registers the tables)
 
 SQLITE_BUSY_TIMEOUT_MS = 15_000
 IN_CHUNK = 500

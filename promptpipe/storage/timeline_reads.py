@@ -29,7 +29,7 @@ from promptpipe.storage.models import (
     UTCDateTime,
     table_of,
 )
-from promptpipe.storage.study_tables import Decision, QuestionnaireAnswer, QuestionnaireInstance
+from promptpipe.study.store.tables import Decision, QuestionnaireAnswer, QuestionnaireInstance
 
 __all__ = ["Hit", "Row", "timeline_rows"]
 

@@ -36,9 +36,9 @@ import httpx
 import uvicorn
 
 from promptpipe.domain.numbers import DEFAULT_NUMBER
-from promptpipe.domain.study import WhatsAppTemplate
 from promptpipe.errors import ConfigError, NotConnected, SendFailed
 from promptpipe.logging import get_logger, mask_phone
+from promptpipe.study.rules.protocol import WhatsAppTemplate
 from promptpipe.transport._cloud_payloads import (
     LIST_OPTION_LIMIT,
     Notification,

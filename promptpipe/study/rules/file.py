@@ -1,4 +1,4 @@
-"""Reading a study file: TOML in, a checked :class:`~promptpipe.domain.study.Study` out.
+"""Reading a study file: TOML in, a checked :class:`~promptpipe.study.rules.protocol.Study` out.
 
 Every problem in the file is collected before anything is raised, so a researcher sees the whole
 list at once. Each problem names its key as a dotted path (``decision.p``, ``quiet_hours.end``,
@@ -15,15 +15,15 @@ from datetime import time, timedelta
 from pathlib import Path
 from typing import Any
 
-from promptpipe.domain import study as protocol
 from promptpipe.domain.localtime import format_hhmm, parse_hhmm
 from promptpipe.domain.questionnaire_file import parse_questionnaires
 from promptpipe.domain.quiet_hours import quiet_contains
-from promptpipe.domain.study import FIXED_STYLE, Allocation, Arm, DecisionRule, QuietHours, SelfReport, Study
-from promptpipe.domain.study_checks import Check, duration_setting, kind_of, must_list
-from promptpipe.domain.study_words import ordinary_words
-from promptpipe.domain.template_file import parse_whatsapp_templates
 from promptpipe.errors import ConfigError
+from promptpipe.study.rules import protocol
+from promptpipe.study.rules.checks import Check, duration_setting, kind_of, must_list
+from promptpipe.study.rules.protocol import FIXED_STYLE, Allocation, Arm, DecisionRule, QuietHours, SelfReport, Study
+from promptpipe.study.rules.templates import parse_whatsapp_templates
+from promptpipe.study.rules.words import ordinary_words
 
 __all__ = ["StudyFileError", "load_study", "parse_study"]
 

@@ -1,5 +1,5 @@
 """The study protocol as typed values: what a study file declares (see
-:mod:`promptpipe.domain.study_file` for reading one), and what the service does without one.
+:mod:`promptpipe.study.rules.file` for reading one), and what the service does without one.
 
 Without a study file the study is open-ended, has one arm with the global settings, no quiet
 hours and no randomisation: the service behaves as it always did.

@@ -8,8 +8,8 @@ from typing import Any
 
 from promptpipe.domain.command_words import Command, command_words
 from promptpipe.domain.phrases import spoken
-from promptpipe.domain.study import Study
-from promptpipe.domain.study_checks import Check, kind_of
+from promptpipe.study.rules.checks import Check, kind_of
+from promptpipe.study.rules.protocol import Study
 
 __all__ = ["ordinary_words", "word_warnings"]
 

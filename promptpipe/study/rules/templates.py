@@ -14,8 +14,8 @@ import re
 from typing import Any
 
 from promptpipe.domain.messages import MessageKind
-from promptpipe.domain.study import WhatsAppTemplate
-from promptpipe.domain.study_checks import Check, kind_of
+from promptpipe.study.rules.checks import Check, kind_of
+from promptpipe.study.rules.protocol import WhatsAppTemplate
 
 __all__ = ["TEMPLATE_KINDS", "parse_whatsapp_templates"]
 
