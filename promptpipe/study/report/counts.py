@@ -18,18 +18,18 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Any, TypedDict
+from typing import Any
 
 from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.questionnaire import InstanceStatus
 from promptpipe.domain.states import Status
 from promptpipe.export.self_report import outcome_date
 from promptpipe.storage.questionnaire_reads import EndCount, by_questionnaire, tally
-from promptpipe.study.rules.protocol import DEFAULT_ARM, SEND, Study, Unavailable
+from promptpipe.study.rules.protocol import DEFAULT_ARM, SEND, DecisionRule, Study, Unavailable
 from promptpipe.study.rules.summary import SEED_IN_DATABASE_WARNING
 
 __all__ = [
-    "ActionDraws", "AnsweredShare", "ArmDecisions", "DecisionCounts", "DecisionDesign", "Participants",
+    "ActionDraws", "AnsweredShare", "ArmDecisions", "DecisionCounts", "Participants",
     "PromptCounts", "ProtocolNamed", "QuestionnaireCounts", "ReportRows", "SeedKept", "StudyDays", "StudyReport",
     "report_of",
 ]
@@ -41,15 +41,6 @@ about 95 times in 100."""
 
 # ---------------------------------------------------------------- what the report holds
 
-class DecisionDesign(TypedDict):
-    """The decision rule as the study file gives it."""
-
-    actions: list[str]
-    """its two actions"""
-    p: float
-    """the probability of the first"""
-
-
 @dataclass(frozen=True)
 class ProtocolNamed:
     """The study file the report was made against (all None without one)."""
@@ -57,7 +48,7 @@ class ProtocolNamed:
     name: str | None
     hash: str | None
     length_days: int | None
-    decision: DecisionDesign | None
+    decision: DecisionRule | None
     """None: every point sends."""
 
 
@@ -239,8 +230,7 @@ def _designed(study: Study) -> dict[str, float]:
     return {SEND: 1.0} if rule is None else {rule.actions[0]: rule.p, rule.actions[1]: 1 - rule.p}
 
 
-def _expected_range(p: float, n: int) -> list[float]:
-    half = Z95 * math.sqrt(p * (1 - p) / n) if n else 0.0
+def _range(p: float, half: float) -> list[float]:
     return [round(max(0.0, p - half), 4), round(min(1.0, p + half), 4)]
 
 
@@ -271,10 +261,10 @@ class _Drawn:
             if available:
                 p: float | None = round(self.expected[action] / available, 4) if action in designed else None
                 half = Z95 * math.sqrt(self.variance) / available
-                expected = None if p is None else [round(max(0.0, p - half), 4), round(min(1.0, p + half), 4)]
+                expected = None if p is None else _range(p, half)
             else:  # nothing drawn yet: the current design
                 p = designed.get(action)
-                expected = _expected_range(p, 0) if p is not None else None
+                expected = _range(p, 0.0) if p is not None else None
             out[action] = ActionDraws(count=self.counts[action], designed=p, expected_range=expected,
                                       share=round(self.counts[action] / available, 4) if available else None)
         return out
@@ -343,10 +333,9 @@ def report_of(rows: ReportRows, study: Study, now: datetime) -> StudyReport:
     people = rows.participants
     seen = [row.arm for row in people] + [row[0] for row in (*rows.prompts, *rows.decisions)]
     arms = _arm_order(study, [_arm(name) for name in seen])
-    rule = study.decision
     return StudyReport(
         study=ProtocolNamed(name=study.name or None, hash=study.hash or None, length_days=study.length_days,
-                            decision=None if rule is None else DecisionDesign(actions=list(rule.actions), p=rule.p)),
+                            decision=study.decision),
         arms=arms,
         participants=Participants(total=len(people), by_status=_by_status(people),
                                   by_arm={arm: sum(1 for row in people if _arm(row.arm) == arm) for arm in arms}),

@@ -18,28 +18,9 @@ from promptpipe.domain.questionnaire import ItemType, Option, Questionnaire, Que
 from promptpipe.domain.timers import NudgePolicy
 
 __all__ = [
-    "AFTER_ENROLLMENT",
-    "AFTER_INTAKE",
-    "ARM_SETTINGS",
-    "AVAILABILITY_RULES",
-    "DAY_ONE_RULES",
-    "DECISION_ACTIONS",
-    "DEFAULT_ARM",
-    "DEFAULT_CLOSING_MESSAGE",
-    "FIXED_STYLE",
-    "NO_SEND",
-    "OPEN_STUDY",
-    "PERSONALISED",
-    "PROMPT_STYLES",
-    "SEND",
-    "Allocation",
-    "Arm",
-    "DecisionRule",
-    "NotSent",
-    "QuietHours",
-    "Study",
-    "Unavailable",
-    "WhatsAppTemplate",
+    "AFTER_ENROLLMENT", "AFTER_INTAKE", "ARM_SETTINGS", "AVAILABILITY_RULES", "DAY_ONE_RULES", "DECISION_ACTIONS",
+    "DEFAULT_ARM", "DEFAULT_CLOSING_MESSAGE", "FIXED_STYLE", "NO_SEND", "OPEN_STUDY", "PERSONALISED", "PROMPT_STYLES",
+    "SEND", "Allocation", "Arm", "DecisionRule", "NotSent", "QuietHours", "Study", "Unavailable", "WhatsAppTemplate",
 ]
 
 PERSONALISED, FIXED_STYLE = "personalised", "fixed"
