@@ -42,7 +42,7 @@ from promptpipe.export.files import export_study
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import ConsentEvent, Conversation, Message, Participant, Receipt, Transition
 from promptpipe.storage.prompt_tables import PromptDelivery
-from promptpipe.storage.study_tables import AllocationRow, Decision, StudyProtocol, StudySecret
+from promptpipe.study.store.tables import AllocationRow, Decision, StudyProtocol, StudySecret
 
 PARTICIPANTS, DAYS = 500, 28
 CHUNK = 25

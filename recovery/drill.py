@@ -47,13 +47,13 @@ sys.path.insert(0, str(ROOT))
 from sqlalchemy import func, select  # noqa: E402
 
 from promptpipe.domain.states import Stage, Status  # noqa: E402
-from promptpipe.domain.study_file import parse_study  # noqa: E402
 from promptpipe.storage.db import Database  # noqa: E402
 from promptpipe.storage.models import Conversation, Participant  # noqa: E402
 from promptpipe.storage.prompt_tables import Schedule  # noqa: E402
 from promptpipe.storage.queue_tables import InboxItem, OutboxItem  # noqa: E402
-from promptpipe.storage.study import adopt_protocol  # noqa: E402
-from promptpipe.storage.study_tables import Decision  # noqa: E402
+from promptpipe.study.rules.file import parse_study  # noqa: E402
+from promptpipe.study.store.protocol import adopt_protocol  # noqa: E402
+from promptpipe.study.store.tables import Decision  # noqa: E402
 from recovery import several  # noqa: E402
 from recovery.services import (  # noqa: E402
     Patience,

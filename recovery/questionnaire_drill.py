@@ -44,16 +44,16 @@ from promptpipe.clock import SystemClock  # noqa: E402
 from promptpipe.domain.questionnaire import Questionnaire, QuestionnaireItem  # noqa: E402
 from promptpipe.domain.questionnaire_answers import Answer, poll_options, read_typed, read_vote  # noqa: E402
 from promptpipe.domain.states import Stage, Status  # noqa: E402
-from promptpipe.domain.study import Study  # noqa: E402
-from promptpipe.domain.study_file import parse_study  # noqa: E402
 from promptpipe.logging import configure_logging  # noqa: E402
 from promptpipe.pipeline.inbox import Inbox, InboxConfig  # noqa: E402
 from promptpipe.research.questionnaire_ops import send_questionnaire  # noqa: E402
 from promptpipe.storage.db import Database  # noqa: E402
 from promptpipe.storage.models import Conversation, Message, Participant, table_of  # noqa: E402
 from promptpipe.storage.queue_tables import InboxItem  # noqa: E402
-from promptpipe.storage.study import adopt_protocol  # noqa: E402
-from promptpipe.storage.study_tables import QuestionnaireAnswer, QuestionnaireInstance  # noqa: E402
+from promptpipe.study.rules.file import parse_study  # noqa: E402
+from promptpipe.study.rules.protocol import Study  # noqa: E402
+from promptpipe.study.store.protocol import adopt_protocol  # noqa: E402
+from promptpipe.study.store.tables import QuestionnaireAnswer, QuestionnaireInstance  # noqa: E402
 from promptpipe.transport import InboundMessage, PollVote, poll_option_hash  # noqa: E402
 from recovery.drill import database_report, phone_of, service_starts, start_model  # noqa: E402
 from recovery.services import kill, read_journal, service_env, start_service, stop  # noqa: E402

@@ -15,7 +15,7 @@ import pytest
 from sqlalchemy import select
 
 from promptpipe.storage.models import Message, Participant, Transition
-from promptpipe.storage.study_tables import Decision
+from promptpipe.study.store.tables import Decision
 from promptpipe.transport.base import PollVote, poll_option_hash
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory

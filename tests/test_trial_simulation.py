@@ -22,9 +22,10 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from promptpipe.domain.study import SELF_REPORT_OPTIONS, SELF_REPORT_QUESTION
 from promptpipe.export.files import export_study
-from promptpipe.research.study_report import format_report, study_report
+from promptpipe.study.report.reading import study_report
+from promptpipe.study.report.text import format_report
+from promptpipe.study.rules.protocol import SELF_REPORT_OPTIONS, SELF_REPORT_QUESTION
 from promptpipe.transport.base import PollVote, poll_option_hash
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory

@@ -38,7 +38,7 @@ from promptpipe.storage.schema import SchemaBehind
 from promptpipe.storage.service_status import save_status, state_row_name
 from promptpipe.storage.session_schemas import make_schemas
 from promptpipe.storage.state_dir import StateDirWatch, ensure_state_dir
-from promptpipe.storage.study import Adoption, adopt_protocol
+from promptpipe.study.store.protocol import Adoption, adopt_protocol
 from promptpipe.tools import PromptTexts
 from promptpipe.transport import DeliveryReceipt, Transport
 from promptpipe.transport.connection_state import ConnectionState, ExitRequest

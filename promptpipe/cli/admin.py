@@ -20,16 +20,16 @@ from promptpipe.clock import SystemClock
 from promptpipe.config import Settings
 from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.states import Status
-from promptpipe.domain.study_summary import block_words
 from promptpipe.errors import AdminError
 from promptpipe.research import admin, oversight
 from promptpipe.research.number_moves import move_to_number
 from promptpipe.research.questionnaire_ops import questionnaire_status, send_questionnaire
 from promptpipe.research.status import read_status
-from promptpipe.research.study_ops import check_protocol
 from promptpipe.research.views import as_json
 from promptpipe.storage.db import Database
 from promptpipe.storage.files import PRIVATE_UMASK
+from promptpipe.study.operations import check_protocol
+from promptpipe.study.rules.summary import block_words
 
 __all__ = ["admin_main"]
 
@@ -335,7 +335,8 @@ _COMPANIONS = {"study.json": "the protocol as run, its changes, the software and
 
 
 async def _report(args: argparse.Namespace, env: Env) -> None:
-    from promptpipe.research.study_report import format_report, study_report
+    from promptpipe.study.report.reading import study_report
+    from promptpipe.study.report.text import format_report
 
     await env.db.run(lambda session: check_protocol(session, env.settings.study, env.clock.now()))
     report = await study_report(env.db, env.settings.study, now=env.clock.now())

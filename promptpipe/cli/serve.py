@@ -32,9 +32,6 @@ from promptpipe.config.process_env import (
     restarts_so_far,
     set_bot_tag_off,
 )
-from promptpipe.domain.study_file import StudyFileError, load_study
-from promptpipe.domain.study_summary import SEED_IN_DATABASE_WARNING, describe
-from promptpipe.domain.study_words import word_warnings
 from promptpipe.domain.text import for_terminal
 from promptpipe.errors import PromptPipeError
 from promptpipe.logging import configure_logging, get_logger
@@ -43,8 +40,11 @@ from promptpipe.research.status import read_status
 from promptpipe.storage.db import Database
 from promptpipe.storage.files import PRIVATE_UMASK, LooseMode, loose_modes, tighten
 from promptpipe.storage.state_dir import ensure_state_dir, first_missing
-from promptpipe.storage.study import protocol_history
 from promptpipe.storage.urls import sqlite_file
+from promptpipe.study.rules.file import StudyFileError, load_study
+from promptpipe.study.rules.summary import SEED_IN_DATABASE_WARNING, describe
+from promptpipe.study.rules.words import word_warnings
+from promptpipe.study.store.protocol import protocol_history
 
 __all__ = ["QR_RENEWAL_ENV", "RESTART", "STOP_DEADLINE_S", "main"]
 

@@ -36,9 +36,9 @@ from promptpipe.config.values import (
 from promptpipe.domain.limits import DEFAULT_MAX_SCHEDULES
 from promptpipe.domain.numbers import DEFAULT_NUMBER, NUMBER_NAME, NumberPlan, NumberRule, parse_rule
 from promptpipe.domain.setting_values import LogFormat, validate_timezone
-from promptpipe.domain.study import OPEN_STUDY, Study
-from promptpipe.domain.study_file import load_study
 from promptpipe.errors import ConfigError
+from promptpipe.study.rules.file import load_study
+from promptpipe.study.rules.protocol import OPEN_STUDY, Study
 
 __all__ = ["DEFAULT_HISTORY_WINDOW", "LogFormat", "Settings", "TransportName", "load_settings", "read_environment"]
 

@@ -17,10 +17,10 @@ from promptpipe.domain.profile import Profile
 from promptpipe.domain.questionnaire import OpenQuestionnaire, QuestionnaireState
 from promptpipe.domain.quiet_hours import after_quiet_hours
 from promptpipe.domain.safety import NewFlag
-from promptpipe.domain.study import QuietHours
 from promptpipe.domain.timers import SENDS_MESSAGE
 from promptpipe.domain.tone import ToneUpdate
 from promptpipe.domain.transition_log import PendingTransition
+from promptpipe.study.rules.protocol import QuietHours
 
 
 @dataclass(frozen=True)

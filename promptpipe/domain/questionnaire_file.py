@@ -1,6 +1,6 @@
 """Reading the ``[[questionnaires]]`` of a study file: each problem names its key
 (``questionnaires[2].items[3].options``: tables count from 1, top to bottom) and says how to fix
-it, as the rest of the study file's check does (:mod:`promptpipe.domain.study_file`).
+it, as the rest of the study file's check does (:mod:`promptpipe.study.rules.file`).
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from promptpipe.domain.questionnaire import (
 )
 from promptpipe.domain.quiet_hours import quiet_contains
 from promptpipe.domain.setting_values import duration_words
-from promptpipe.domain.study import SELF_REPORT_ID, QuietHours
-from promptpipe.domain.study_checks import Check, duration_setting, kind_of, must_list
+from promptpipe.study.rules.checks import Check, duration_setting, kind_of, must_list
+from promptpipe.study.rules.protocol import SELF_REPORT_ID, QuietHours
 
 __all__ = ["AskAs", "parse_questionnaires"]
 

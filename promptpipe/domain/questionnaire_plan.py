@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo
 
 from promptpipe.domain.questionnaire import SendEvent
 from promptpipe.domain.questionnaire_schedule import Due, due_on
-from promptpipe.domain.study import Study
+from promptpipe.study.rules.protocol import Study
 
 __all__ = ["PLAN_AHEAD_DAYS", "Planned", "plan_days", "plan_event", "replan_day"]
 

@@ -17,7 +17,7 @@ from promptpipe.domain.localtime import to_instant
 from promptpipe.domain.questionnaire import SendAt
 from promptpipe.domain.quiet_hours import quiet_contains
 from promptpipe.domain.setting_values import duration_words
-from promptpipe.domain.study import QuietHours
+from promptpipe.study.rules.protocol import QuietHours
 
 __all__ = ["Due", "due_on"]
 

@@ -14,7 +14,7 @@ from datetime import date, datetime, time, timedelta, timezone
 from zoneinfo import ZoneInfo
 
 from promptpipe.domain.localtime import to_instant
-from promptpipe.domain.study import QuietHours
+from promptpipe.study.rules.protocol import QuietHours
 
 __all__ = ["after_quiet_hours", "in_quiet_hours", "quiet_contains", "quiet_period_end"]
 

@@ -18,13 +18,14 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from promptpipe.domain.allocation import places
-from promptpipe.domain.study import Study
 from promptpipe.errors import AdminError
 from promptpipe.export.temps import temp_name
 from promptpipe.storage.db import Database
 from promptpipe.storage.files import make_private_dir, open_private
-from promptpipe.storage.study import allocation_scheme, allocations, study_seed
+from promptpipe.study.rules.allocation import places
+from promptpipe.study.rules.protocol import Study
+from promptpipe.study.store.allocation import allocation_scheme, allocations
+from promptpipe.study.store.seed import study_seed
 
 __all__ = ["ALLOCATION_LIST", "COLUMNS", "write_allocation_list"]
 

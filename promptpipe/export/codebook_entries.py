@@ -16,10 +16,10 @@ from promptpipe.domain.outcomes import Outcome
 from promptpipe.domain.profile import Intensity
 from promptpipe.domain.safety import FlagSource, FlagStatus, Severity
 from promptpipe.domain.states import Status, Vote
-from promptpipe.domain.study import Unavailable
 from promptpipe.domain.tone import ToneOutcome, ToneSource
 from promptpipe.domain.transition_log import Actor
 from promptpipe.storage.flags import AlertStatus
+from promptpipe.study.rules.protocol import Unavailable
 
 __all__ = ["FILES", "STRATUM_PREFIX", "Entry", "FileDoc", "stratum_entry"]
 

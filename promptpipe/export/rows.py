@@ -39,7 +39,7 @@ from promptpipe.storage.models import (
 )
 from promptpipe.storage.prompt_tables import PromptDelivery
 from promptpipe.storage.receipts import delivery_status
-from promptpipe.storage.study_tables import Decision, QuestionnaireAnswer, QuestionnaireInstance
+from promptpipe.study.store.tables import Decision, QuestionnaireAnswer, QuestionnaireInstance
 
 IDENTIFIERS = "identifiers"
 """The key file (participant_id, phone, name): written only on request."""

@@ -21,9 +21,9 @@ from sqlalchemy.orm import Session
 
 from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.questionnaire import InstanceStatus
-from promptpipe.domain.study import SELF_REPORT_ID, SELF_REPORT_ITEM
 from promptpipe.storage.models import table_of
-from promptpipe.storage.study_tables import QuestionnaireAnswer, QuestionnaireInstance
+from promptpipe.study.rules.protocol import SELF_REPORT_ID, SELF_REPORT_ITEM
+from promptpipe.study.store.tables import QuestionnaireAnswer, QuestionnaireInstance
 
 __all__ = ["SELF_REPORT_COLUMNS", "SelfReportDay", "outcome_date", "self_report_days", "with_self_reports"]
 

@@ -22,17 +22,17 @@ from sqlalchemy.orm import Session
 
 from promptpipe.domain.consent import ConsentKind
 from promptpipe.domain.outcomes import Outcome, delivery_outcome
-from promptpipe.domain.study import DECISION_ACTIONS, Study
-from promptpipe.domain.study_file import StudyFileError, parse_study
-from promptpipe.domain.study_summary import study_as_dict
 from promptpipe.export.pseudonyms import People
 from promptpipe.export.self_report import SELF_REPORT_COLUMNS, self_report_days, with_self_reports
 from promptpipe.export.withdrawn import with_withdrawn_days, withdrawn_day_counts
 from promptpipe.storage.models import ConsentEvent, Message, Participant, UTCDateTime, table_of
 from promptpipe.storage.prompt_tables import PromptDelivery
 from promptpipe.storage.receipts import delivery_status, receipt_columns
-from promptpipe.storage.study import ProtocolVersion, protocol_history
-from promptpipe.storage.study_tables import Decision
+from promptpipe.study.rules.file import StudyFileError, parse_study
+from promptpipe.study.rules.protocol import DECISION_ACTIONS, Study
+from promptpipe.study.rules.summary import study_as_dict
+from promptpipe.study.store.protocol import ProtocolVersion, protocol_history
+from promptpipe.study.store.tables import Decision
 
 __all__ = [
     "DECISION_COLUMNS", "STUDY_JSON", "STUDY_JSON_FORMAT", "TREATMENT", "Protocol", "decision_batch",

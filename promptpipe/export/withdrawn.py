@@ -27,17 +27,17 @@ from sqlalchemy.orm import Session
 
 from promptpipe.domain.consent import ConsentKind
 from promptpipe.domain.conversation import ScheduleEntry
-from promptpipe.domain.decision_rule import NOT_DRAWN
 from promptpipe.domain.localtime import DailySpec, to_instant, zone_or_utc
 from promptpipe.domain.states import Status
-from promptpipe.domain.study import Unavailable
-from promptpipe.domain.study_file import StudyFileError, parse_study
 from promptpipe.storage.db import Database
 from promptpipe.storage.missed_decisions import in_force_at
 from promptpipe.storage.models import ConsentEvent, Participant, table_of
 from promptpipe.storage.prompt_tables import Schedule
-from promptpipe.storage.study import ProtocolVersion, protocol_history
-from promptpipe.storage.study_tables import Decision
+from promptpipe.study.rules.decision_rule import NOT_DRAWN
+from promptpipe.study.rules.file import StudyFileError, parse_study
+from promptpipe.study.rules.protocol import Unavailable
+from promptpipe.study.store.protocol import ProtocolVersion, protocol_history
+from promptpipe.study.store.tables import Decision
 
 __all__ = ["WithdrawnPoint", "with_withdrawn_days", "withdrawn_day_counts", "withdrawn_points"]
 

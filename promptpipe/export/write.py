@@ -24,7 +24,7 @@ from promptpipe.export.study_part import Protocol, decision_batch, delivery_rece
 from promptpipe.storage.models import Message, Participant, UTCDateTime, table_of
 from promptpipe.storage.prompt_tables import PromptDelivery
 from promptpipe.storage.receipts import receipt_columns
-from promptpipe.storage.study_tables import Decision, QuestionnaireAnswer, QuestionnaireInstance
+from promptpipe.study.store.tables import Decision, QuestionnaireAnswer, QuestionnaireInstance
 
 
 @dataclass(frozen=True)

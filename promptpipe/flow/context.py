@@ -17,8 +17,8 @@ from promptpipe.pipeline.events import DailyPromptDue, MessageReceived, PollVote
 from promptpipe.storage.conversations import read_turn_state
 from promptpipe.storage.deliveries import NewestPolls, VoteTarget, messages_by_wa_id, newest_polls_of, vote_targets
 from promptpipe.storage.inbox_rows import InboxRow, message_words
-from promptpipe.storage.study import study_seed
 from promptpipe.storage.transcript import history_before
+from promptpipe.study.store.seed import study_seed
 
 __all__ = ["ANSWER_CHARS", "FOLD_SPAN", "load_context", "open_polls"]
 

@@ -24,7 +24,6 @@ from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.polls import DONE_PURPOSE, POLL_OPTIONS, POLL_QUESTION
 from promptpipe.domain.profile import PROMPT_REQUIRED_FIELDS
 from promptpipe.domain.states import Stage, Status
-from promptpipe.domain.study import FIXED_STYLE, PERSONALISED, NotSent
 from promptpipe.domain.timers import NudgePolicy, TimerKind
 from promptpipe.domain.transition_log import Actor
 from promptpipe.errors import LLMUnavailable, ToolArgumentError
@@ -36,7 +35,8 @@ from promptpipe.flow.turn import CommitHook, FlowDeps, Outcome, Outgoing, TurnCo
 from promptpipe.pipeline.events import DailyPromptDue
 from promptpipe.storage.deliveries import record_delivery, recount
 from promptpipe.storage.inbox_rows import InboxRow
-from promptpipe.storage.study import DecisionValues, record_decision
+from promptpipe.study.rules.protocol import FIXED_STYLE, PERSONALISED, NotSent
+from promptpipe.study.store.decisions import DecisionValues, record_decision
 from promptpipe.tools import write_habit_prompt
 
 _FIELD_WORDS = {

@@ -12,16 +12,16 @@ from dataclasses import dataclass, replace
 from datetime import date, datetime
 
 from promptpipe.domain.conversation import TurnState
-from promptpipe.domain.decision_rule import NOT_DRAWN, DecisionFacts, draw_action, unavailable_reason
 from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.quiet_hours import in_quiet_hours
 from promptpipe.domain.states import Status
-from promptpipe.domain.study import NO_SEND, PROMPT_STYLES, QuietHours, Unavailable
-from promptpipe.domain.study_days import study_day
 from promptpipe.flow import lifecycle
 from promptpipe.flow.turn import FlowConfig
 from promptpipe.pipeline.events import DailyPromptDue
-from promptpipe.storage.study import DecisionValues
+from promptpipe.study.rules.days import study_day
+from promptpipe.study.rules.decision_rule import NOT_DRAWN, DecisionFacts, draw_action, unavailable_reason
+from promptpipe.study.rules.protocol import NO_SEND, PROMPT_STYLES, QuietHours, Unavailable
+from promptpipe.study.store.decisions import DecisionValues
 
 __all__ = ["DecisionPoint", "decide", "fixed_prompt", "prompt_hash", "too_late_to_send"]
 

@@ -32,8 +32,6 @@ from promptpipe.domain.states import (
     Stage,
     Status,
 )
-from promptpipe.domain.study import AFTER_ENROLLMENT, Study
-from promptpipe.domain.study_days import day_one, study_end
 from promptpipe.domain.timers import NudgePolicy, TimerKind
 from promptpipe.domain.transition_log import Actor
 from promptpipe.flow.turn import FlowConfig, FlowDeps, Outcome, Outgoing, TurnContext
@@ -41,6 +39,8 @@ from promptpipe.pipeline.events import Enrolled, as_input
 from promptpipe.storage.db import Database
 from promptpipe.storage.inbox_rows import InboxRow, add_input
 from promptpipe.storage.transcript import never_greeted
+from promptpipe.study.rules.days import day_one, study_end
+from promptpipe.study.rules.protocol import AFTER_ENROLLMENT, Study
 
 __all__ = [
     "INTAKE_ON_HOLD", "INTAKE_REMINDER_TEXT", "RESUME_CUE", "arm_intake_inactivity", "arm_intake_reminder",

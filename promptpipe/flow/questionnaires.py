@@ -55,8 +55,6 @@ from promptpipe.domain.questionnaire_answers import (
 from promptpipe.domain.questionnaire_plan import PLAN_AHEAD_DAYS, Planned, plan_days, plan_event, replan_day
 from promptpipe.domain.quiet_hours import in_quiet_hours, quiet_period_end
 from promptpipe.domain.states import Stage, Status
-from promptpipe.domain.study import SELF_REPORT_ID, QuietHours, Study
-from promptpipe.domain.study_days import study_day
 from promptpipe.domain.timers import TimerKind
 from promptpipe.domain.transitions import MOVE_TO
 from promptpipe.flow.lifecycle import last_day as last_day_of
@@ -73,6 +71,8 @@ from promptpipe.storage.questionnaires import (
     schedule_instance,
 )
 from promptpipe.storage.transcript import set_kind
+from promptpipe.study.rules.days import study_day
+from promptpipe.study.rules.protocol import SELF_REPORT_ID, QuietHours, Study
 
 __all__ = ["answer_outcome", "answering", "ask_again_after", "close_if_stopped", "exit_allowed",
            "questionnaire_due_outcome", "tend"]

@@ -22,10 +22,10 @@ from promptpipe.domain.conversation import TurnState
 from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.quiet_hours import quiet_period_end
-from promptpipe.domain.study import QuietHours
 from promptpipe.flow.turn import Outcome, Outgoing
 from promptpipe.pipeline.events import ResearcherMessageQueued
 from promptpipe.storage.inbox_rows import InboxRow
+from promptpipe.study.rules.protocol import QuietHours
 
 __all__ = ["researcher_message_outcome"]
 

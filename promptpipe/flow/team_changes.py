@@ -21,14 +21,14 @@ from promptpipe.domain import transitions
 from promptpipe.domain.conversation import TurnState
 from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.states import Status
-from promptpipe.domain.study import Study
-from promptpipe.domain.study_days import study_end
 from promptpipe.domain.transition_log import Actor
 from promptpipe.errors import AdminError, Forbidden
 from promptpipe.flow.lifecycle import arm_study_end, last_day
 from promptpipe.flow.turn import FlowDeps, Outcome, TurnContext
 from promptpipe.pipeline.events import TeamAction, TeamChange
 from promptpipe.storage.inbox_rows import InboxRow, merge_inbox_payload
+from promptpipe.study.rules.days import study_end
+from promptpipe.study.rules.protocol import Study
 
 __all__ = ["STATUS_CHANGES", "TeamOutcome", "apply_team_change", "team_change_outcome"]
 

@@ -16,12 +16,12 @@ from promptpipe.domain.conversation import HistoryEntry, TurnState
 from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.polls import OpenPoll
 from promptpipe.domain.safety import DEFAULT_SAFETY_MESSAGE, CrisisScreen, NewFlag
-from promptpipe.domain.study import OPEN_STUDY, Study
 from promptpipe.domain.timers import NudgePolicy
 from promptpipe.llm import LLM
 from promptpipe.pipeline.events import InboxEvent
 from promptpipe.storage.deliveries import QuotedMessage, VoteTarget
 from promptpipe.storage.inbox_rows import InboxRow
+from promptpipe.study.rules.protocol import OPEN_STUDY, Study
 from promptpipe.tools import PromptTexts
 from promptpipe.transport import Recipient
 

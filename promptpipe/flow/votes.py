@@ -20,7 +20,6 @@ from promptpipe.domain.polls import DONE_PURPOSE, VOTE_BY_OPTION
 from promptpipe.domain.profile import PROMPT_REQUIRED_FIELDS
 from promptpipe.domain.questionnaire import QUESTIONNAIRE_PURPOSE
 from promptpipe.domain.states import Status
-from promptpipe.domain.study import SELF_REPORT_PURPOSE
 from promptpipe.domain.transition_log import Actor
 from promptpipe.flow import intensity
 from promptpipe.flow.turn import CommitHook, Outcome, Outgoing, TurnContext
@@ -29,6 +28,7 @@ from promptpipe.pipeline.events import PollVoteReceived
 from promptpipe.storage.deliveries import VoteTarget, recount, set_vote
 from promptpipe.storage.inbox_rows import InboxRow
 from promptpipe.storage.transcript import annotate_message
+from promptpipe.study.rules.protocol import SELF_REPORT_PURPOSE
 
 log = get_logger("promptpipe.flow")
 

@@ -18,14 +18,14 @@ from sqlalchemy.orm import Session
 
 from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.questionnaire import InstanceStatus
-from promptpipe.domain.study import SELF_REPORT_ID
 from promptpipe.domain.timers import TimerKind
 from promptpipe.scheduling import jobs
 from promptpipe.scheduling.jobs import DAILY, TIMER, Alarm
 from promptpipe.scheduling.reconcile import wanted_jobs
 from promptpipe.storage.models import table_of
 from promptpipe.storage.schedules import AlarmPlan, alarm_plans
-from promptpipe.storage.study_tables import QuestionnaireInstance
+from promptpipe.study.rules.protocol import SELF_REPORT_ID
+from promptpipe.study.store.tables import QuestionnaireInstance
 
 __all__ = ["REMINDER_KINDS", "Due", "due_alarms", "next_self_report", "plan_of"]
 

@@ -42,7 +42,7 @@ from promptpipe.storage.db import Database
 from promptpipe.storage.models import Message, table_of
 from promptpipe.storage.outbox_rows import next_release
 from promptpipe.storage.schedules import alarm_plans
-from promptpipe.storage.study import adopt_protocol
+from promptpipe.study.store.protocol import adopt_protocol
 from promptpipe.transport import PollVote, Transport, poll_option_hash
 from promptpipe.transport.memory import MemoryTransport
 

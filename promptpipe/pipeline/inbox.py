@@ -23,7 +23,6 @@ from promptpipe.domain.limits import NAME_CHARS
 from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.numbers import ONE_NUMBER, NumberPlan
 from promptpipe.domain.phones import from_whatsapp
-from promptpipe.domain.study import OPEN_STUDY, Study
 from promptpipe.domain.text import clean_for_storage, lossless_original
 from promptpipe.domain.timers import CANCELLED_BY_REPLY
 from promptpipe.errors import StorageError
@@ -47,6 +46,7 @@ from promptpipe.storage.participants import (
 )
 from promptpipe.storage.schedules import cancel_timers
 from promptpipe.storage.transcript import add_inbound_message
+from promptpipe.study.rules.protocol import OPEN_STUDY, Study
 from promptpipe.transport import InboundMessage, poll_option_hash
 
 log = get_logger("promptpipe.pipeline.inbox")

@@ -27,7 +27,7 @@ from promptpipe.research.simulate import (
     simulate_reaction,
     simulate_vote,
 )
-from promptpipe.research.study_ops import allocation_counts, extend
+from promptpipe.study.operations import allocation_counts, extend
 
 __all__ = [
     "REACTION_TARGETS", "STATUS_COMMANDS", "allocation_counts", "broadcast", "broadcast_count", "broadcast_preview",

@@ -16,10 +16,10 @@ from promptpipe.domain.consent import why_not_writable
 from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.participant_filter import ParticipantFilter
 from promptpipe.domain.quiet_hours import in_quiet_hours
-from promptpipe.domain.study import QuietHours
 from promptpipe.research.listing import check_filter
 from promptpipe.storage.db import Database
 from promptpipe.storage.participant_list import matching_groups
+from promptpipe.study.rules.protocol import QuietHours
 
 __all__ = ["BroadcastPlan", "broadcast_plan"]
 

@@ -16,7 +16,6 @@ from promptpipe.domain.consent import ConsentSource
 from promptpipe.domain.limits import BACKGROUND_CHARS, NAME_CHARS, REASON_CHARS
 from promptpipe.domain.numbers import ONE_NUMBER, NumberPlan
 from promptpipe.domain.states import Status
-from promptpipe.domain.study import OPEN_STUDY, QuietHours, Study
 from promptpipe.domain.text import has_undecodable
 from promptpipe.errors import AdminError, Conflict, DuplicateKey, Forbidden
 from promptpipe.flow.team_changes import STATUS_CHANGES
@@ -32,13 +31,14 @@ from promptpipe.research._common import (
 )
 from promptpipe.research.quiet_check import quiet_hours_wait
 from promptpipe.research.reports import participant_row
-from promptpipe.research.study_ops import check_protocol, validate_strata
 from promptpipe.research.team_requests import request_change
 from promptpipe.research.views import ParticipantView
 from promptpipe.storage.db import Database
 from promptpipe.storage.inbox_rows import add_input
 from promptpipe.storage.models import Participant
 from promptpipe.storage.participants import NewParticipant, create_participant, participant_by_phone, set_details
+from promptpipe.study.operations import check_protocol, validate_strata
+from promptpipe.study.rules.protocol import OPEN_STUDY, QuietHours, Study
 
 __all__ = ["STATUS_COMMANDS", "enroll", "send_prompt_now", "set_status", "set_timezone", "update_participant",
            "valid_name"]

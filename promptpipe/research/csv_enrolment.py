@@ -32,17 +32,17 @@ from sqlalchemy.orm import Session
 
 from promptpipe.clock import Clock
 from promptpipe.domain.numbers import NUMBER_NAME, ONE_NUMBER, NumberPlan
-from promptpipe.domain.study import Study
 from promptpipe.domain.text import has_undecodable
 from promptpipe.errors import AdminError, ConfigError
 from promptpipe.logging import get_logger
 from promptpipe.research.changes import enroll
 from promptpipe.research.enrolment_checks import Details, check_details, field_words
-from promptpipe.research.study_ops import check_protocol
 from promptpipe.research.tokens import Caller, audit
 from promptpipe.storage.db import Database
 from promptpipe.storage.participants import participant_by_phone
-from promptpipe.storage.study import ProtocolChanged
+from promptpipe.study.operations import check_protocol
+from promptpipe.study.rules.protocol import Study
+from promptpipe.study.store.protocol import ProtocolChanged
 
 __all__ = ["MAX_IMPORT_CHARS", "MAX_IMPORT_ROWS", "REQUIRED_COLUMNS", "Entry", "ImportResult", "ImportRow", "Parsed",
            "check_import", "check_rows", "columns_for", "decode_upload", "parse", "run_import"]

@@ -10,11 +10,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from promptpipe.domain.limits import BACKGROUND_CHARS
-from promptpipe.domain.study import Study
 from promptpipe.errors import AdminError
 from promptpipe.research._common import validate_phone, validate_text, validate_timezone
 from promptpipe.research.changes import valid_name
-from promptpipe.research.study_ops import validate_strata
+from promptpipe.study.operations import validate_strata
+from promptpipe.study.rules.protocol import Study
 
 __all__ = ["STRATA", "Details", "FieldProblem", "check_details", "field_words"]
 

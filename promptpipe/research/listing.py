@@ -10,7 +10,6 @@ from promptpipe.clock import Clock
 from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.participant_filter import ParticipantFilter, ParticipantSort
 from promptpipe.domain.states import Stage, Status
-from promptpipe.domain.study_days import study_day
 from promptpipe.errors import AdminError
 from promptpipe.research.views import ListedRow, ParticipantPage
 from promptpipe.storage.db import Database
@@ -20,6 +19,7 @@ from promptpipe.storage.participant_list import (
     listed_participant,
     participant_page,
 )
+from promptpipe.study.rules.days import study_day
 
 __all__ = ["MAX_PAGE", "check_filter", "listed_row", "one_participant", "participant_list"]
 

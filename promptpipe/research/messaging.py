@@ -23,7 +23,6 @@ from promptpipe.domain import keys
 from promptpipe.domain.consent import NOT_WRITABLE, why_not_writable
 from promptpipe.domain.limits import NAME_CHARS, RESEARCHER_MESSAGE_CHARS
 from promptpipe.domain.participant_filter import ParticipantFilter
-from promptpipe.domain.study import QuietHours
 from promptpipe.errors import AdminError, Conflict, Forbidden, NotFound
 from promptpipe.logging import get_logger
 from promptpipe.pipeline.events import ResearcherMessageQueued, as_input
@@ -35,6 +34,7 @@ from promptpipe.storage.db import Database
 from promptpipe.storage.inbox_rows import add_input, add_inputs, count_keyed
 from promptpipe.storage.participant_list import count_participants, matching_ids
 from promptpipe.storage.participants import consent_facts, participant_by_id
+from promptpipe.study.rules.protocol import QuietHours
 
 __all__ = ["BroadcastPreview", "BroadcastQueued", "MessageQueued", "broadcast", "broadcast_count",
            "broadcast_preview", "send_message"]

@@ -23,8 +23,8 @@ from promptpipe.research._common import get_participant
 from promptpipe.research.listing import participant_list
 from promptpipe.research.status import StatusReport, read_status
 from promptpipe.storage.db import Database
-from promptpipe.storage.study_day import pause_holders
-from promptpipe.storage.study_stats import (
+from promptpipe.study.store.day import pause_holders
+from promptpipe.study.store.stats import (
     DayCounts,
     HeatmapDelivery,
     day_counts,

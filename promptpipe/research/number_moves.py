@@ -10,13 +10,13 @@ from dataclasses import dataclass
 from promptpipe.clock import Clock
 from promptpipe.domain.limits import NAME_CHARS, RESEARCHER_MESSAGE_CHARS
 from promptpipe.domain.numbers import NumberPlan
-from promptpipe.domain.study import OPEN_STUDY, Study
 from promptpipe.errors import Forbidden
 from promptpipe.pipeline.events import TeamAction, TeamChange
 from promptpipe.research._common import get_participant, researcher_name, validate_text
 from promptpipe.research.messaging import send_message
 from promptpipe.research.team_requests import request_change
 from promptpipe.storage.db import Database
+from promptpipe.study.rules.protocol import OPEN_STUDY, Study
 
 __all__ = ["NumberMove", "move_to_number"]
 

@@ -12,7 +12,6 @@ from sqlalchemy.orm import Session
 from promptpipe.clock import Clock
 from promptpipe.domain import keys
 from promptpipe.domain.states import Status
-from promptpipe.domain.study import Study
 from promptpipe.errors import AdminError, Forbidden, NotFound
 from promptpipe.pipeline.events import QuestionnaireDue, as_input
 from promptpipe.research._common import get_participant
@@ -32,6 +31,7 @@ from promptpipe.storage.questionnaire_reads import (
     tally,
 )
 from promptpipe.storage.questionnaires import InstanceCount, Scheduled, schedule_instance, status_counts
+from promptpipe.study.rules.protocol import Study
 
 __all__ = [
     "InstancePage", "ParticipantCompliance", "ParticipantCompliancePage", "QuestionnaireCompliance",

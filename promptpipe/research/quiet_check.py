@@ -8,8 +8,8 @@ from datetime import datetime
 
 from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.quiet_hours import quiet_period_end
-from promptpipe.domain.study import QuietHours
 from promptpipe.errors import Forbidden
+from promptpipe.study.rules.protocol import QuietHours
 
 __all__ = ["quiet_hours_wait"]
 

@@ -19,7 +19,6 @@ from sqlalchemy.orm import Session
 
 from promptpipe.clock import Clock
 from promptpipe.domain import keys
-from promptpipe.domain.study import Study
 from promptpipe.flow.lifecycle import greet_if_never_greeted
 from promptpipe.flow.team_changes import TeamOutcome, apply_team_change
 from promptpipe.pipeline.events import TeamChange, as_input
@@ -31,6 +30,7 @@ from promptpipe.storage.db import Database
 from promptpipe.storage.inbox_rows import InboxRow, add_input, get_input, merge_inbox_payload
 from promptpipe.storage.models import table_of
 from promptpipe.storage.queue_tables import InboxItem, InboxStatus
+from promptpipe.study.rules.protocol import Study
 
 __all__ = ["WAIT_FOR_SERVICE_S", "request_change"]
 

@@ -30,8 +30,8 @@ from promptpipe.storage.models import ConsentEvent, Flag, Message, Transition
 from promptpipe.storage.participants import participant_by_id
 from promptpipe.storage.prompt_tables import PromptDelivery
 from promptpipe.storage.queue_tables import Timer
-from promptpipe.storage.study_tables import Decision, QuestionnaireAnswer, QuestionnaireInstance
 from promptpipe.storage.timeline_reads import Hit, timeline_rows
+from promptpipe.study.store.tables import Decision, QuestionnaireAnswer, QuestionnaireInstance
 
 __all__ = ["TimelineEntry", "TimelinePage", "entry_of", "timeline"]
 

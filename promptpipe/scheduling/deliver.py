@@ -25,7 +25,6 @@ from sqlalchemy.orm import Session
 from promptpipe.domain import keys
 from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.states import ALARMED, Status
-from promptpipe.domain.study import Study
 from promptpipe.domain.timers import FIRES_LATE, RUNS_AFTER_COMPLETION, RUNS_WHILE_PAUSED
 from promptpipe.logging import get_logger
 from promptpipe.pipeline.events import DailyPromptDue, as_input, parse_event, timer_event
@@ -36,6 +35,7 @@ from promptpipe.storage.missed_decisions import MissedPoint, record_missed_decis
 from promptpipe.storage.participants import statuses_and_zones
 from promptpipe.storage.queue_tables import TimerStatus
 from promptpipe.storage.schedules import daily_alarm_facts, settle_timers, timers_by_id
+from promptpipe.study.rules.protocol import Study
 
 log = get_logger("promptpipe.scheduling")
 

@@ -30,7 +30,6 @@ from apscheduler.schedulers.base import STATE_PAUSED, BaseScheduler
 from promptpipe.clock import Clock
 from promptpipe.domain import keys
 from promptpipe.domain.conversation import TimerChange
-from promptpipe.domain.study import Study
 from promptpipe.domain.timers import NudgePolicy
 from promptpipe.logging import get_logger
 from promptpipe.scheduling import jobs
@@ -50,6 +49,7 @@ from promptpipe.scheduling.requests import ChangeRequests
 from promptpipe.storage.db import Database
 from promptpipe.storage.missed_decisions import latest_decision_points
 from promptpipe.storage.schedules import AlarmPlan, alarm_plans
+from promptpipe.study.rules.protocol import Study
 
 __all__ = ["AlarmClock", "ReconcileReport"]
 

@@ -34,7 +34,7 @@ from sqlmodel import SQLModel
 
 from promptpipe.domain.text import mask_credentials
 from promptpipe.errors import ConfigError
-from promptpipe.storage import access_tables, models, prompt_tables, queue_tables, study_tables  # noqa: F401  (registers the tables)
+from promptpipe.storage import access_tables, models, prompt_tables, queue_tables  # noqa: F401  (registers the tables)
 from promptpipe.storage.commit_hooks import Ending, join_board
 from promptpipe.storage.consent_board import ConsentBoard
 from promptpipe.storage.db_errors import first_line, our_error
@@ -55,6 +55,7 @@ from promptpipe.storage.schema import upgrade as upgrade_schema
 from promptpipe.storage.sqlite_engine import create_sqlite_engine, query_only
 from promptpipe.storage.urls import sqlite_file, sync_url
 from promptpipe.storage.work_queue import Outcome, WorkQueue
+from promptpipe.study.store import tables as study_tables  # noqa: F401  (registers the tables)
 
 IN_CHUNK = 500
 """Values per ``IN (…)`` list or multi-row insert: well inside SQLite's and PostgreSQL's limits."""

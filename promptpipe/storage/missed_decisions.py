@@ -19,14 +19,15 @@ from sqlalchemy import func, insert, select, type_coerce
 from sqlalchemy.orm import Session
 
 from promptpipe.domain import keys
-from promptpipe.domain.decision_rule import NOT_DRAWN, draw_action
 from promptpipe.domain.localtime import zone_or_utc
-from promptpipe.domain.study import DecisionRule, Study, Unavailable
-from promptpipe.domain.study_days import study_day
-from promptpipe.domain.study_file import StudyFileError, parse_study
 from promptpipe.storage.models import Participant, UTCDateTime, table_of
-from promptpipe.storage.study import ProtocolVersion, protocol_history, study_seed
-from promptpipe.storage.study_tables import Decision
+from promptpipe.study.rules.days import study_day
+from promptpipe.study.rules.decision_rule import NOT_DRAWN, draw_action
+from promptpipe.study.rules.file import StudyFileError, parse_study
+from promptpipe.study.rules.protocol import DecisionRule, Study, Unavailable
+from promptpipe.study.store.protocol import ProtocolVersion, protocol_history
+from promptpipe.study.store.seed import study_seed
+from promptpipe.study.store.tables import Decision
 
 __all__ = ["MissedPoint", "in_force_at", "record_missed_decisions"]
 

@@ -16,7 +16,6 @@ from sqlalchemy.orm import Session
 from promptpipe.domain.consent import ConsentKind, ConsentRecord, ConsentSource
 from promptpipe.domain.numbers import ONE_NUMBER, NumberPlan, assign_number
 from promptpipe.domain.states import Stage, Status
-from promptpipe.domain.study import OPEN_STUDY, Study
 from promptpipe.domain.timers import CANCELLED_BY_REPLY
 from promptpipe.domain.transition_log import Actor, TransitionKind
 from promptpipe.storage.consent import record_consent
@@ -24,8 +23,9 @@ from promptpipe.storage.db import Database
 from promptpipe.storage.models import Conversation, LidMapping, Participant, Transition, table_of
 from promptpipe.storage.prompt_tables import PromptDelivery
 from promptpipe.storage.queue_tables import InboxItem, InboxStatus, Timer, TimerStatus
-from promptpipe.storage.study import allocate
 from promptpipe.storage.suppression import suppressed_since
+from promptpipe.study.rules.protocol import OPEN_STUDY, Study
+from promptpipe.study.store.allocation import allocate
 
 __all__ = [
     "ConsentFacts", "NewParticipant", "SenderRef", "consent_facts", "create_participant", "new_participant_id",

@@ -22,7 +22,7 @@ from sqlalchemy.orm import Session
 from promptpipe.domain.questionnaire import InstanceStatus
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import table_of
-from promptpipe.storage.study_tables import QuestionnaireAnswer, QuestionnaireInstance
+from promptpipe.study.store.tables import QuestionnaireAnswer, QuestionnaireInstance
 
 __all__ = [
     "INSTANCE_COLUMNS", "OUTCOMES", "UNFINISHED", "AnswerRow", "EndCount", "InstanceRow", "Reason", "Tally",

@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 from promptpipe.domain.questionnaire import InstanceStatus
 from promptpipe.domain.questionnaire_answers import Answer, AnswerSource, Missing
 from promptpipe.storage.models import UTCDateTime, table_of
-from promptpipe.storage.study_tables import QuestionnaireAnswer, QuestionnaireInstance
+from promptpipe.study.store.tables import QuestionnaireAnswer, QuestionnaireInstance
 
 __all__ = ["InstanceCount", "Scheduled", "end_instance", "erase_typed_answers", "record_answer", "record_asked",
            "record_tries", "reschedule_instance", "schedule_instance", "status_counts"]

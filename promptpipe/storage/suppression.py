@@ -2,7 +2,7 @@
 
 An erasure forgets the participant, but not that the person behind the number said STOP: the
 number is kept as a keyed hash (HMAC-SHA256 with a secret made once and kept in the database, see
-:func:`promptpipe.storage.study.secret_value`), nothing readable. Enrolling that number again,
+:func:`promptpipe.study.store.seed.secret_value`), nothing readable. Enrolling that number again,
 by the team or by writing in, makes a participant who has opted out: nothing is sent until they
 write START themselves, which lifts the entry (:func:`lift`). Someone holding the whole database
 can test a number they already know against it; that is what the entry is for, and no more.
@@ -18,7 +18,7 @@ from sqlalchemy import delete, insert, select
 from sqlalchemy.orm import Session
 
 from promptpipe.storage.models import Suppression, table_of
-from promptpipe.storage.study import secret_value, stored_secret
+from promptpipe.study.store.seed import secret_value, stored_secret
 
 __all__ = ["KEY_NAME", "lift", "suppress", "suppressed_since"]
 

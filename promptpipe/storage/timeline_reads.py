@@ -22,7 +22,7 @@ from promptpipe.storage.access_tables import AuditEntry
 from promptpipe.storage.models import ConsentEvent, Flag, Message, Transition, UTCDateTime, table_of
 from promptpipe.storage.prompt_tables import PromptDelivery
 from promptpipe.storage.queue_tables import Timer
-from promptpipe.storage.study_tables import Decision, QuestionnaireAnswer, QuestionnaireInstance
+from promptpipe.study.store.tables import Decision, QuestionnaireAnswer, QuestionnaireInstance
 
 __all__ = ["Hit", "Row", "timeline_rows"]
 

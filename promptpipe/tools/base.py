@@ -10,11 +10,11 @@ from typing import Any
 
 from promptpipe.clock import Clock
 from promptpipe.domain.conversation import TurnState
-from promptpipe.domain.study import OPEN_STUDY, Study
 from promptpipe.domain.text import clean_value
 from promptpipe.domain.timers import NudgePolicy
 from promptpipe.errors import LLMError, ToolArgumentError
 from promptpipe.llm import LLM
+from promptpipe.study.rules.protocol import OPEN_STUDY, Study
 
 
 @dataclass

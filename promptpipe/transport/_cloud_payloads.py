@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 from typing import Any, NotRequired, TypedDict
 
 from promptpipe.domain.messages import MessageKind
-from promptpipe.domain.study import WhatsAppTemplate
+from promptpipe.study.rules.protocol import WhatsAppTemplate
 from promptpipe.transport.base import DeliveryReceipt, InboundMessage, PollVote, Reaction, poll_option_hash
 
 __all__ = [

@@ -32,9 +32,9 @@ from typing import Any
 import httpx
 
 from promptpipe.domain.numbers import DEFAULT_NUMBER
-from promptpipe.domain.study import WhatsAppTemplate
 from promptpipe.errors import ConfigError, NotConnected, SendFailed
 from promptpipe.logging import get_logger, mask_phone
+from promptpipe.study.rules.protocol import WhatsAppTemplate
 from promptpipe.transport._cloud_errors import (
     RATE_LIMIT_CODES,
     WINDOW_CLOSED_CODE,

@@ -23,7 +23,7 @@ from promptpipe.domain.participant_filter import (
     ParticipantSort,
 )
 from promptpipe.domain.states import Stage, Status
-from promptpipe.research import admin, erasure, messaging, monitoring, study_ops
+from promptpipe.research import admin, erasure, messaging, monitoring
 from promptpipe.research._common import PARTICIPANT_ID
 from promptpipe.research.listing import MAX_PAGE, one_participant, participant_list
 from promptpipe.research.number_moves import move_to_number
@@ -31,6 +31,7 @@ from promptpipe.research.questionnaire_ops import participant_questionnaires
 from promptpipe.research.tokens import Caller, audit
 from promptpipe.research.views import ListedRow, as_json
 from promptpipe.storage.questionnaire_reads import AnswerRow, InstanceRow
+from promptpipe.study import operations as study_ops
 from promptpipe.web import api_audit, api_study
 from promptpipe.web.auth import context, require
 from promptpipe.web.errors import ApiError

@@ -1,5 +1,5 @@
 """``GET /api/v1/report``: the study report as the dashboard's report page shows it, table by
-table (the same :func:`~promptpipe.research.report_tables.report_tables`, so the API, the page and
+table (the same :func:`~promptpipe.study.report.tables.report_tables`, so the API, the page and
 its CSV files cannot disagree). Counts, shares, arms, statuses and questionnaire ids only: nothing
 that identifies anyone, so a viewer reads it too."""
 
@@ -11,8 +11,8 @@ from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, Field
 
 from promptpipe.domain.access import Role
-from promptpipe.research.report_tables import report_tables
 from promptpipe.research.tokens import Caller
+from promptpipe.study.report.tables import report_tables
 from promptpipe.web.api import ERRORS
 from promptpipe.web.auth import context, require
 

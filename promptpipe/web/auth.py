@@ -26,7 +26,7 @@ from promptpipe.domain.access import Role, allows
 from promptpipe.errors import StorageError
 from promptpipe.logging import get_logger
 from promptpipe.research.tokens import Caller
-from promptpipe.storage.study import secret_value
+from promptpipe.study.store.seed import secret_value
 from promptpipe.web.context import WebContext
 from promptpipe.web.errors import ApiError
 from promptpipe.web.identity import Expired, caller_by_id, identify, note_use

@@ -19,7 +19,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from promptpipe.errors import AdminError, ConfigError, Conflict, Forbidden, NotFound, StorageError
-from promptpipe.storage.study import ProtocolChanged
+from promptpipe.study.store.protocol import ProtocolChanged
 
 __all__ = ["ERROR_CODES", "ApiError", "allowed_methods", "api_words", "error_body", "install_error_handlers",
            "protocol_words", "status_for"]

@@ -18,7 +18,7 @@ from promptpipe.domain.questionnaire_answers import AnswerSource, Missing
 from promptpipe.domain.safety import FlagSource, FlagStatus, Severity
 from promptpipe.domain.states import Stage, Status, Vote
 from promptpipe.domain.timers import TimerKind
-from promptpipe.research.study_ops import MAX_EXTENSION_DAYS
+from promptpipe.study.operations import MAX_EXTENSION_DAYS
 
 __all__ = [
     "DB_INT_MAX",

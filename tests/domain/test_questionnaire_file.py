@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from promptpipe.domain.questionnaire import ItemType, Option, SendEvent, ShowIf, next_item
-from promptpipe.domain.study_file import StudyFileError, load_study, parse_study
-from promptpipe.domain.study_summary import describe, study_as_dict
+from promptpipe.study.rules.file import StudyFileError, load_study, parse_study
+from promptpipe.study.rules.summary import describe, study_as_dict
 
 PROJECT = Path(__file__).resolve().parents[2]
 HEAD = 'name = "Walking pilot"\nlength_days = 28\nquiet_hours = { start = "22:00", end = "07:00" }\n'

@@ -12,7 +12,7 @@ import pytest
 
 from promptpipe.domain.questionnaire import SendAt, SendEvent
 from promptpipe.domain.questionnaire_schedule import due_on
-from promptpipe.domain.study import QuietHours
+from promptpipe.study.rules.protocol import QuietHours
 
 TORONTO = ZoneInfo("America/Toronto")
 DAY = date(2026, 6, 10)

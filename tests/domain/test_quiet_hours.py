@@ -10,7 +10,7 @@ import pytest
 
 from promptpipe.domain.localtime import to_instant
 from promptpipe.domain.quiet_hours import after_quiet_hours, in_quiet_hours, quiet_period_end
-from promptpipe.domain.study import QuietHours
+from promptpipe.study.rules.protocol import QuietHours
 
 TORONTO, BERLIN, TOKYO = ZoneInfo("America/Toronto"), ZoneInfo("Europe/Berlin"), ZoneInfo("Asia/Tokyo")
 UTC = timezone.utc

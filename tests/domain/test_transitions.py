@@ -12,7 +12,6 @@ import pytest
 from sqlalchemy import select
 
 from promptpipe.domain import transitions
-from promptpipe.domain.study import DEFAULT_CLOSING_MESSAGE
 from promptpipe.domain.transitions import REGISTRY, UndeclaredTransition
 from promptpipe.flow.commands import STUDY_OVER
 from promptpipe.flow.lifecycle import INTAKE_ON_HOLD
@@ -20,6 +19,7 @@ from promptpipe.research import admin, erasure, oversight
 from promptpipe.research.number_moves import move_to_number
 from promptpipe.storage.conversations import load_turn_state
 from promptpipe.storage.models import Transition
+from promptpipe.study.rules.protocol import DEFAULT_CLOSING_MESSAGE
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.feedback_helpers import ANA, DAY, MONDAY_PROMPT, polls, prompted, vote

@@ -39,7 +39,7 @@ from promptpipe.storage.models import (
     Transition,
 )
 from promptpipe.storage.prompt_tables import PromptDelivery
-from promptpipe.storage.study_tables import Decision, StudyProtocol, StudySecret
+from promptpipe.study.store.tables import Decision, StudyProtocol, StudySecret
 
 TORONTO, KOLKATA = ZoneInfo("America/Toronto"), ZoneInfo("Asia/Kolkata")
 T0 = datetime(2026, 3, 2, 13, 0, tzinfo=timezone.utc)  # 08:00 in Toronto (EST), 18:30 in Kolkata

@@ -10,12 +10,12 @@ import pytest
 import sqlalchemy as sa
 
 from promptpipe.domain.command_words import Reply, command_words
-from promptpipe.domain.study_file import StudyFileError, parse_study
-from promptpipe.domain.study_words import word_warnings
 from promptpipe.flow.commands import CONFIRM_STOP, CONVERSATION_WINDOW, STOPPED, as_command
 from promptpipe.research import admin, oversight
 from promptpipe.research.questionnaire_ops import send_questionnaire
-from promptpipe.storage.study_tables import QuestionnaireAnswer
+from promptpipe.study.rules.file import StudyFileError, parse_study
+from promptpipe.study.rules.words import word_warnings
+from promptpipe.study.store.tables import QuestionnaireAnswer
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.feedback_helpers import ANA

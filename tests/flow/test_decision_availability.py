@@ -13,11 +13,11 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import select
 
 from promptpipe.app import App
-from promptpipe.domain.decision_rule import draw_action
 from promptpipe.export.files import export_study
 from promptpipe.research import admin, erasure
-from promptpipe.storage.study import study_seed
-from promptpipe.storage.study_tables import Decision
+from promptpipe.study.rules.decision_rule import draw_action
+from promptpipe.study.store.seed import study_seed
+from promptpipe.study.store.tables import Decision
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.feedback_helpers import ANA, DAY, MONDAY_PROMPT

@@ -16,13 +16,14 @@ from sqlalchemy import select
 
 from promptpipe.app import App
 from promptpipe.domain import keys
-from promptpipe.domain.decision_rule import draw_action
 from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.export.files import export_study
 from promptpipe.research import admin, erasure
 from promptpipe.storage.models import table_of
-from promptpipe.storage.study import DecisionValues, study_seed
-from promptpipe.storage.study_tables import Decision
+from promptpipe.study.rules.decision_rule import draw_action
+from promptpipe.study.store.decisions import DecisionValues
+from promptpipe.study.store.seed import study_seed
+from promptpipe.study.store.tables import Decision
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer

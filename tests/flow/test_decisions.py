@@ -10,12 +10,12 @@ from typing import Any
 from sqlalchemy import select
 
 from promptpipe.app import App, load_prompts
-from promptpipe.domain.decision_rule import draw_action
 from promptpipe.flow.decisions import prompt_hash
 from promptpipe.research import admin
 from promptpipe.storage.queue_tables import Timer
-from promptpipe.storage.study import study_seed
-from promptpipe.storage.study_tables import Decision
+from promptpipe.study.rules.decision_rule import draw_action
+from promptpipe.study.store.seed import study_seed
+from promptpipe.study.store.tables import Decision
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.feedback_helpers import ANA, DAY, MONDAY_PROMPT, polls, vote

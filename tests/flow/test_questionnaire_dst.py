@@ -19,9 +19,9 @@ import sqlalchemy as sa
 from promptpipe.app import App
 from promptpipe.clock import ManualClock
 from promptpipe.domain.questionnaire_schedule import due_on
-from promptpipe.domain.study_file import parse_study
 from promptpipe.storage.models import table_of
-from promptpipe.storage.study_tables import QuestionnaireInstance
+from promptpipe.study.rules.file import parse_study
+from promptpipe.study.store.tables import QuestionnaireInstance
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer

@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from promptpipe.app import App
 from promptpipe.research import admin
 from promptpipe.storage.models import table_of
-from promptpipe.storage.study_tables import QuestionnaireInstance
+from promptpipe.study.store.tables import QuestionnaireInstance
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer

@@ -19,7 +19,7 @@ from promptpipe.research import admin, oversight
 from promptpipe.research.questionnaire_ops import questionnaire_status, send_questionnaire
 from promptpipe.storage.models import table_of
 from promptpipe.storage.questionnaires import InstanceCount
-from promptpipe.storage.study_tables import QuestionnaireAnswer, QuestionnaireInstance
+from promptpipe.study.store.tables import QuestionnaireAnswer, QuestionnaireInstance
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer

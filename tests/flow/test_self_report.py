@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 
 from promptpipe.app import App
-from promptpipe.domain.decision_rule import Draw
-from promptpipe.domain.study import SELF_REPORT_OPTIONS, SELF_REPORT_QUESTION, DecisionRule
-from promptpipe.domain.study_file import StudyFileError, parse_study
-from promptpipe.domain.study_summary import describe, study_as_dict
 from promptpipe.export.files import export_study
 from promptpipe.flow import decisions as decisions_module
 from promptpipe.research import admin
+from promptpipe.study.rules.decision_rule import Draw
+from promptpipe.study.rules.file import StudyFileError, parse_study
+from promptpipe.study.rules.protocol import SELF_REPORT_OPTIONS, SELF_REPORT_QUESTION, DecisionRule
+from promptpipe.study.rules.summary import describe, study_as_dict
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.feedback_helpers import ANA, DAY, MONDAY_PROMPT, deliveries, polls, vote

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from promptpipe.domain.study import OPEN_STUDY
-from promptpipe.domain.study_file import parse_study
 from promptpipe.errors import AdminError
 from promptpipe.research.csv_enrolment import MAX_IMPORT_ROWS, check_rows, decode_upload, parse
+from promptpipe.study.rules.file import parse_study
+from promptpipe.study.rules.protocol import OPEN_STUDY
 
 STRATIFIED = parse_study(b"""
 name = "Walking pilot"

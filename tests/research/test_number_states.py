@@ -13,7 +13,6 @@ import pytest
 
 from promptpipe.app import App
 from promptpipe.domain.numbers import NumberPlan
-from promptpipe.domain.study import WhatsAppTemplate
 from promptpipe.research import admin
 from promptpipe.research.attention import AttentionKind, read_attention
 from promptpipe.research.csv_enrolment import check_import, run_import
@@ -21,6 +20,7 @@ from promptpipe.research.number_moves import move_to_number
 from promptpipe.research.status import read_status
 from promptpipe.research.tokens import Caller
 from promptpipe.storage.service_status import WHATSAPP, number_rows, read_statuses, save_status, state_row_name
+from promptpipe.study.rules.protocol import WhatsAppTemplate
 from promptpipe.transport.cloud_api import CloudApiOptions, CloudApiTransport
 from tests.conftest import AppFactory
 from tests.fakes.cloud_api import FakeCloudApi

@@ -8,7 +8,7 @@ from sqlalchemy import select, text
 
 from promptpipe.research import admin
 from promptpipe.storage.db import Database
-from promptpipe.storage.study_tables import Decision
+from promptpipe.study.store.tables import Decision
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer

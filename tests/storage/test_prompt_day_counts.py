@@ -22,9 +22,9 @@ from promptpipe.storage.models import Message, Participant, Receipt, table_of
 from promptpipe.storage.participants import NewParticipant, create_participant
 from promptpipe.storage.prompt_tables import PromptDelivery
 from promptpipe.storage.receipts import record_receipt
-from promptpipe.storage.study_stats import DayCounts, day_counts, prompt_counts
 from promptpipe.storage.transcript import queue_outgoing
 from promptpipe.storage.urls import sync_url
+from promptpipe.study.store.stats import DayCounts, day_counts, prompt_counts
 
 T0 = datetime(2026, 3, 2, 12, 0, tzinfo=timezone.utc)
 DAYS = ("2026-03-02", "2026-03-03", "2026-03-04")

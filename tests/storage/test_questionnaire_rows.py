@@ -22,7 +22,7 @@ from promptpipe.storage.questionnaires import (
     schedule_instance,
     status_counts,
 )
-from promptpipe.storage.study_tables import QuestionnaireAnswer, QuestionnaireInstance
+from promptpipe.study.store.tables import QuestionnaireAnswer, QuestionnaireInstance
 
 ANA = "+14165550120"
 NOW = datetime(2026, 3, 10, 15, 0, tzinfo=timezone.utc)

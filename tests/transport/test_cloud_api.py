@@ -8,8 +8,8 @@ from datetime import datetime, timedelta, timezone
 import httpx
 import pytest
 
-from promptpipe.domain.study import WhatsAppTemplate
 from promptpipe.errors import SendFailed
+from promptpipe.study.rules.protocol import WhatsAppTemplate
 from promptpipe.transport._cloud_payloads import CHOICE_PREFIX
 from promptpipe.transport.base import DeliveryReceipt, InboundMessage, Recipient, poll_option_hash
 from promptpipe.transport.cloud_api import DEFAULT_NUMBER, CloudApiOptions, CloudApiTransport

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from promptpipe.domain.study import WhatsAppTemplate
 from promptpipe.research import admin
+from promptpipe.study.rules.protocol import WhatsAppTemplate
 from promptpipe.transport.cloud_api import DEFAULT_NUMBER, CloudApiOptions, CloudApiTransport
 from tests.conftest import AppFactory
 from tests.fakes.cloud_api import FakeCloudApi, notify, post_signed

@@ -13,8 +13,8 @@ from structlog.testing import capture_logs
 
 from promptpipe.app import build_transport
 from promptpipe.config import load_settings
-from promptpipe.domain.study import WhatsAppTemplate
 from promptpipe.errors import ConfigError, SendFailed
+from promptpipe.study.rules.protocol import WhatsAppTemplate
 from promptpipe.transport.base import DeliveryReceipt, InboundMessage, Recipient
 from promptpipe.transport.cloud_api import CloudApiOptions, CloudApiTransport
 from tests.fakes.cloud_api import FakeCloudApi, notify, post_signed

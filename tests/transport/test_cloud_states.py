@@ -9,8 +9,8 @@ from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
-from promptpipe.domain.study import WhatsAppTemplate
 from promptpipe.errors import SendFailed
+from promptpipe.study.rules.protocol import WhatsAppTemplate
 from promptpipe.transport.base import InboundMessage, Recipient
 from promptpipe.transport.cloud_api import CloudApiOptions, CloudApiTransport
 from promptpipe.transport.connection_state import ConnectionState

@@ -15,8 +15,8 @@ from alembic.config import Config
 from promptpipe.storage import schema
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import table_of
-from promptpipe.storage.study_tables import QuestionnaireAnswer, QuestionnaireInstance
 from promptpipe.storage.urls import sync_url
+from promptpipe.study.store.tables import QuestionnaireAnswer, QuestionnaireInstance
 from tests.upgrades.releases import PEOPLE, load_release
 
 RELEASE = "release-b1c231f"

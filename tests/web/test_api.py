@@ -589,7 +589,7 @@ async def test_an_enrolment_under_another_protocol_than_the_databases_is_refused
     another one) refuses what would change the study, as the admin script does: a 409 that names
     the study, never a 500."""
     from promptpipe.config import load_settings
-    from tests.research.test_study_protocol import TWO_ARMS
+    from tests.study.test_protocol import TWO_ARMS
     from tests.study_helpers import with_study
 
     app = await make_app(**with_study(TWO_ARMS))

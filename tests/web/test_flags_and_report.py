@@ -16,9 +16,9 @@ import pytest
 
 from promptpipe.domain.safety import DEFAULT_SAFETY_MESSAGE, FlagSource, NewFlag, Severity
 from promptpipe.research import oversight
-from promptpipe.research.study_report import study_report
 from promptpipe.storage.access import audit_entries
 from promptpipe.storage.flags import add_flags
+from promptpipe.study.report.reading import study_report
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.markers import SQLITE_ONLY

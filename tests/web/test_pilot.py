@@ -22,7 +22,6 @@ from sqlalchemy import func, select
 
 from promptpipe.app import App
 from promptpipe.domain.states import Vote
-from promptpipe.domain.study import SELF_REPORT_OPTIONS, SELF_REPORT_QUESTION, SELF_REPORT_THANKS
 from promptpipe.errors import Conflict
 from promptpipe.export.files import export_study
 from promptpipe.flow.timers import REMINDER_TEXT
@@ -32,7 +31,8 @@ from promptpipe.storage.access import audit_entries
 from promptpipe.storage.models import Message, Participant
 from promptpipe.storage.prompt_tables import Schedule
 from promptpipe.storage.queue_tables import InboxItem, OutboxItem, Timer
-from promptpipe.storage.study_tables import Decision
+from promptpipe.study.rules.protocol import SELF_REPORT_OPTIONS, SELF_REPORT_QUESTION, SELF_REPORT_THANKS
+from promptpipe.study.store.tables import Decision
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer

@@ -20,7 +20,7 @@ from promptpipe.research.questionnaire_ops import questionnaire_status
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import table_of
 from promptpipe.storage.questionnaire_reads import EndCount, Reason, tally
-from promptpipe.storage.study_tables import QuestionnaireInstance
+from promptpipe.study.store.tables import QuestionnaireInstance
 from promptpipe.transport.base import PollVote, poll_option_hash
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory

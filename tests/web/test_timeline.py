@@ -17,8 +17,8 @@ from promptpipe.research.timeline import entry_of
 from promptpipe.storage.access_tables import AuditEntry
 from promptpipe.storage.models import Flag, Message
 from promptpipe.storage.queue_tables import Timer
-from promptpipe.storage.study_tables import Decision, QuestionnaireAnswer, QuestionnaireInstance
 from promptpipe.storage.timeline_reads import Hit
+from promptpipe.study.store.tables import Decision, QuestionnaireAnswer, QuestionnaireInstance
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.schedule_helpers import NUDGE

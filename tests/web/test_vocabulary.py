@@ -14,10 +14,10 @@ from promptpipe.domain.messages import MessageKind, MessageStatus, VoteSource
 from promptpipe.domain.outcomes import Outcome
 from promptpipe.domain.safety import FlagSource, FlagStatus, Severity
 from promptpipe.domain.states import Stage, Status, Vote
-from promptpipe.domain.study import Unavailable
 from promptpipe.domain.tone import ToneOutcome, ToneSource
 from promptpipe.domain.transition_log import Actor
 from promptpipe.export.codebook_entries import FILES
+from promptpipe.study.rules.protocol import Unavailable
 from tests.web.conftest import Web
 
 CODEBOOK: list[tuple[str, str, type[StrEnum]]] = [

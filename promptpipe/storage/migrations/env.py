@@ -6,8 +6,9 @@ from __future__ import annotations
 from alembic import context
 from sqlmodel import SQLModel
 
-from promptpipe.storage import access_tables, models, prompt_tables, queue_tables, study_tables  # noqa: F401  (registers the tables)
+from promptpipe.storage import access_tables, models, prompt_tables, queue_tables  # noqa: F401  (registers the tables)
 from promptpipe.storage.schema import include_object
+from promptpipe.study.store import tables as study_tables  # noqa: F401  (registers the tables)
 
 
 def run() -> None:

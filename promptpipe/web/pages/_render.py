@@ -22,7 +22,7 @@ from promptpipe.domain.participant_filter import MAX_SILENT_DAYS
 from promptpipe.errors import AdminError, StorageError
 from promptpipe.research.attention import DEFAULT_SILENT_DAYS
 from promptpipe.research.tokens import Caller
-from promptpipe.storage.study import ProtocolChanged
+from promptpipe.study.store.protocol import ProtocolChanged
 from promptpipe.web.api_attention import attention_for
 from promptpipe.web.auth import SessionData, SignInRequired, context, csrf_token, session_caller
 from promptpipe.web.context import WebContext

@@ -15,8 +15,8 @@ from fastapi.responses import HTMLResponse
 
 from promptpipe.domain.messages import MessageKind
 from promptpipe.research.monitoring import DeliveryView
-from promptpipe.research.study_day import MESSAGES_SHOWN, StudyDay, read_day
-from promptpipe.storage.study_day import DayDecision, DayMessage
+from promptpipe.study.day_view import MESSAGES_SHOWN, StudyDay, read_day
+from promptpipe.study.store.day import DayDecision, DayMessage
 from promptpipe.web.charts import OUTCOME_LABELS, OUTCOME_SYMBOLS
 from promptpipe.web.pages._render import PageError, Visitor, attempt, render, visitor
 from promptpipe.web.pages._times import TimeLabel

@@ -18,7 +18,6 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from promptpipe.domain.limits import BACKGROUND_CHARS, NAME_CHARS
 from promptpipe.domain.localtime import IANA_ZONES
 from promptpipe.domain.numbers import NumberPlan
-from promptpipe.domain.study import Study
 from promptpipe.errors import AdminError, ConfigError, StorageError
 from promptpipe.research import admin
 from promptpipe.research.csv_enrolment import (
@@ -32,7 +31,8 @@ from promptpipe.research.csv_enrolment import (
 )
 from promptpipe.research.enrolment_checks import Details, check_details, field_words
 from promptpipe.research.tokens import audit
-from promptpipe.storage.study import ProtocolChanged
+from promptpipe.study.rules.protocol import Study
+from promptpipe.study.store.protocol import ProtocolChanged
 from promptpipe.web.errors import protocol_words, status_for
 from promptpipe.web.pages._render import PageError, Visitor, attempt, identified_only, render, researcher
 from promptpipe.web.pages.participant import checked_id

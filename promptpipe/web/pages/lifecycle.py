@@ -29,9 +29,9 @@ from promptpipe.research import admin, erasure
 from promptpipe.research.erasure import ErasurePlan
 from promptpipe.research.listing import one_participant
 from promptpipe.research.number_moves import move_to_number
-from promptpipe.research.study_ops import MAX_EXTENSION_DAYS
 from promptpipe.research.tokens import audit
 from promptpipe.research.views import ParticipantDetail
+from promptpipe.study.operations import MAX_EXTENSION_DAYS
 from promptpipe.web.errors import api_words, status_for
 from promptpipe.web.pages._render import PageError, Visitor, attempt, render, researcher, visitor
 from promptpipe.web.pages.participant import checked_id

@@ -14,7 +14,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import FileResponse, HTMLResponse, Response
 from markupsafe import Markup
 
-from promptpipe.research.report_tables import Cell, ReportTable, ReportTables, report_tables
+from promptpipe.study.report.tables import Cell, ReportTable, ReportTables, report_tables
 from promptpipe.web.charts import bar_chart
 from promptpipe.web.export_download import export_zip
 from promptpipe.web.pages._render import PageError, Visitor, attempt, identified_only, render, signed_in, visitor

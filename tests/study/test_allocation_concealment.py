@@ -16,16 +16,17 @@ from sqlalchemy import delete, select
 
 from promptpipe.app import App
 from promptpipe.config import load_settings
-from promptpipe.domain.allocation import LEGACY_SCHEME, SCHEME, arm_at, new_seed, seed_fingerprint
 from promptpipe.errors import ConfigError
 from promptpipe.research import admin
 from promptpipe.storage.models import table_of
-from promptpipe.storage.study import SeedMismatch, allocation_scheme, study_seed
-from promptpipe.storage.study_tables import StudySecret
+from promptpipe.study.rules.allocation import LEGACY_SCHEME, SCHEME, arm_at, new_seed, seed_fingerprint
+from promptpipe.study.store.allocation import allocation_scheme
+from promptpipe.study.store.seed import SeedMismatch, study_seed
+from promptpipe.study.store.tables import StudySecret
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.research.test_admin_cli import run_admin
-from tests.research.test_study_protocol import PHONES, TWO_ARMS, enroll_by_script, run_main
+from tests.study.test_protocol import PHONES, TWO_ARMS, enroll_by_script, run_main
 from tests.study_helpers import study_file, with_study
 
 MIXED = TWO_ARMS.replace("block_size = 6", "block_sizes = [3, 6]")

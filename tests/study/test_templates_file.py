@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from promptpipe.domain.study import WhatsAppTemplate
-from promptpipe.domain.study_file import StudyFileError, parse_study
-from promptpipe.domain.study_summary import describe
+from promptpipe.study.rules.file import StudyFileError, parse_study
+from promptpipe.study.rules.protocol import WhatsAppTemplate
+from promptpipe.study.rules.summary import describe
 
 HEAD = 'name = "Walking pilot"\nlength_days = 28\n'
 

@@ -11,16 +11,17 @@ from typing import Any
 
 from sqlalchemy import delete
 
-from promptpipe.domain.study import OPEN_STUDY
-from promptpipe.domain.study_file import parse_study
-from promptpipe.domain.study_summary import SEED_IN_DATABASE_WARNING
 from promptpipe.research import admin
-from promptpipe.research.study_report import format_report, study_report
 from promptpipe.research.views import as_json
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import Message, Participant, Receipt, Transition
 from promptpipe.storage.prompt_tables import PromptDelivery
-from promptpipe.storage.study_tables import Decision, StudySecret
+from promptpipe.study.report.reading import study_report
+from promptpipe.study.report.text import format_report
+from promptpipe.study.rules.file import parse_study
+from promptpipe.study.rules.protocol import OPEN_STUDY
+from promptpipe.study.rules.summary import SEED_IN_DATABASE_WARNING
+from promptpipe.study.store.tables import Decision, StudySecret
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer

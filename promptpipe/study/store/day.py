@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 
 from promptpipe.storage.models import Message, Participant, table_of
 from promptpipe.storage.questionnaire_reads import INSTANCE_COLUMNS, InstanceRow, instances_with_answers
-from promptpipe.storage.study_tables import Decision, QuestionnaireInstance
+from promptpipe.study.store.tables import Decision, QuestionnaireInstance
 
 __all__ = ["DayDecision", "DayMessage", "day_decisions", "day_messages", "day_questionnaires", "pause_holders"]
 

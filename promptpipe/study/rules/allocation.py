@@ -32,7 +32,7 @@ import secrets
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from promptpipe.domain.study import Allocation, Arm
+from promptpipe.study.rules.protocol import Allocation, Arm
 
 __all__ = [
     "LEGACY_SCHEME", "SCHEME", "SCHEMES", "SEED_BYTES", "Place", "arm_at", "block_for", "new_seed",

@@ -23,19 +23,20 @@ from sqlalchemy.orm import Session
 
 from promptpipe.app import App
 from promptpipe.config import load_settings
-from promptpipe.domain.allocation import SCHEME, arm_at, new_seed, seed_fingerprint
-from promptpipe.domain.study_summary import SEED_IN_DATABASE_WARNING
 from promptpipe.errors import ConfigError
 from promptpipe.research import admin
-from promptpipe.research.study_report import format_report, study_report
-from promptpipe.storage import study as storage_study
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import table_of
-from promptpipe.storage.study import SeedMismatch, study_seed
-from promptpipe.storage.study_tables import StudySecret
+from promptpipe.study.report.reading import study_report
+from promptpipe.study.report.text import format_report
+from promptpipe.study.rules.allocation import SCHEME, arm_at, new_seed, seed_fingerprint
+from promptpipe.study.rules.summary import SEED_IN_DATABASE_WARNING
+from promptpipe.study.store import seed as storage_study
+from promptpipe.study.store.seed import SeedMismatch, study_seed
+from promptpipe.study.store.tables import StudySecret
 from tests.conftest import AppFactory, make_settings
 from tests.fakes.openai_server import FakeOpenAIServer
-from tests.research.test_study_protocol import PHONES, TWO_ARMS, run_main
+from tests.study.test_protocol import PHONES, TWO_ARMS, run_main
 from tests.study_helpers import study_file, with_study
 
 IN_DATABASE = "seed_in_database = true\n" + TWO_ARMS

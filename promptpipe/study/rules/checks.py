@@ -10,7 +10,11 @@ from typing import Any
 from promptpipe.domain.setting_values import parse_duration
 from promptpipe.errors import ConfigError
 
-__all__ = ["MAX_DURATION", "MAX_TEXT_CHARS", "Check", "duration_setting", "kind_of", "must_list"]
+__all__ = ["MAX_DURATION", "MAX_TEXT_CHARS", "Check", "TomlTable", "duration_setting", "kind_of", "must_list"]
+
+TomlTable = dict[str, Any]
+"""A table of the study file as TOML parsed it: any keys and values until the check has read them
+(the check's readers answer the typed values, or None with a problem noted)."""
 
 MAX_DURATION = timedelta(days=7)
 MAX_TEXT_CHARS = 1000
@@ -43,26 +47,26 @@ class Check:
     def add(self, problem: str) -> None:
         self.problems.append(problem)
 
-    def known(self, table: dict[str, Any], keys: tuple[str, ...], where: str) -> None:
+    def known(self, table: TomlTable, keys: tuple[str, ...], where: str) -> None:
         for key in (key for key in table if key not in keys):
             close = difflib.get_close_matches(key, keys, n=1)
             hint = f"did you mean {close[0]}?" if close else "keys allowed here: " + ", ".join(keys)
             self.add(f"{_at(where, key)} is not a key the study file format knows: remove it or fix its spelling "
                      f"({hint}).")
 
-    def get(self, table: dict[str, Any], key: str, where: str, example: object, required: bool) -> Any:
+    def get(self, table: TomlTable, key: str, where: str, example: object, required: bool) -> Any:
         if required and key not in table:
             self.add(f"{_at(where, key)} is missing: add it, e.g. {key} = {example}.")
         return table.get(key)
 
-    def table(self, parent: dict[str, Any], key: str, where: str, example: str) -> dict[str, Any] | None:
+    def table(self, parent: TomlTable, key: str, where: str, example: str) -> TomlTable | None:
         value = parent.get(key)
         if value is None or isinstance(value, dict):
             return value
         self.add(f"{_at(where, key)} must be a table, written as {example}; it is {kind_of(value)}.")
         return None
 
-    def text(self, table: dict[str, Any], key: str, where: str, example: str, *, required: bool = False,
+    def text(self, table: TomlTable, key: str, where: str, example: str, *, required: bool = False,
              limit: int = MAX_TEXT_CHARS) -> str | None:
         path, value = _at(where, key), self.get(table, key, where, example, required)
         if value is None or (isinstance(value, str) and value.strip() and len(value) <= limit):
@@ -75,7 +79,7 @@ class Check:
             self.add(f"{path} is {len(value)} characters long: shorten it to at most {limit}.")
         return None
 
-    def whole(self, table: dict[str, Any], key: str, where: str, *, low: int, high: int, example: int,
+    def whole(self, table: TomlTable, key: str, where: str, *, low: int, high: int, example: int,
               required: bool = False) -> int | None:
         path, value = _at(where, key), self.get(table, key, where, example, required)
         if isinstance(value, bool) or not isinstance(value, int | None):
@@ -87,7 +91,7 @@ class Check:
             return value
         return None
 
-    def choice(self, table: dict[str, Any], key: str, where: str, choices: tuple[str, ...]) -> str | None:
+    def choice(self, table: TomlTable, key: str, where: str, choices: tuple[str, ...]) -> str | None:
         value = table.get(key)
         if value is not None and value not in choices:
             self.add(f"{_at(where, key)} cannot be {kind_of(value)}: use "
@@ -95,7 +99,7 @@ class Check:
             return None
         return value
 
-    def texts(self, table: dict[str, Any], key: str, where: str) -> tuple[str, ...] | None:
+    def texts(self, table: TomlTable, key: str, where: str) -> tuple[str, ...] | None:
         """A list of prompt texts (None when absent or wrong)."""
         path, value, before = _at(where, key), table.get(key), len(self.problems)
         if value is not None and (not isinstance(value, list) or not value):

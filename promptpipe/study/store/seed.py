@@ -1,159 +1,40 @@
-"""Queries on the study's tables: the protocol as run (adopted once, changed only on purpose),
-the secret seed (by default a 0600 file in the state directory, its fingerprint in the database),
-the allocation sequence, and the decision points."""
+"""The study's secret seed (by default a 0600 file in the state directory, its fingerprint in the
+database) and the other server-side secrets (``study_secret``)."""
 
 from __future__ import annotations
 
 import os
 import secrets
 import stat
-from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import delete, func, insert, select
+from sqlalchemy import delete, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
-from promptpipe.domain.allocation import (
-    LEGACY_SCHEME,
-    SCHEME,
-    SEED_BYTES,
-    arm_at,
-    new_seed,
-    seed_fingerprint,
-    stratum_key,
-)
-from promptpipe.domain.study import Study
 from promptpipe.errors import ConfigError
 from promptpipe.logging import get_logger
 from promptpipe.storage.files import make_private_dir, open_private
-from promptpipe.storage.models import Participant, table_of
-from promptpipe.storage.prepared import Prepared
-from promptpipe.storage.study_tables import AllocationRow, Decision, StudyProtocol, StudySecret
+from promptpipe.storage.models import table_of
+from promptpipe.study.rules.allocation import SEED_BYTES, new_seed, seed_fingerprint
+from promptpipe.study.store.tables import StudySecret
 
-__all__ = [
-    "NO_STUDY_FILE", "Adoption", "Allocated", "ProtocolChanged", "ProtocolVersion", "SeedMismatch", "adopt_protocol",
-    "allocate", "allocation_scheme", "allocations", "protocol_history", "record_decision", "secret_value", "seed_kept",
-    "seed_path", "study_seed",
-]
+__all__ = ["SeedMismatch", "insert_once", "secret_value", "seed_kept", "seed_path", "stored_secret", "study_seed"]
 
 log = get_logger("promptpipe.storage.study")
 
-_PROTOCOL = table_of(StudyProtocol)
 _SECRET = table_of(StudySecret)
-_ALLOCATION = table_of(AllocationRow)
-_DECISION = table_of(Decision)
-_PARTICIPANT = table_of(Participant)
 _SEED = "seed"
 _SEED_FINGERPRINT = "seed_fingerprint"
-_SCHEME = "allocation_scheme"
-NO_STUDY_FILE = "(no study file)"
-
-
-class ProtocolChanged(ConfigError):
-    """The study file differs from the protocol this database runs, and nobody allowed it."""
-
-    def __init__(self, message: str, situation: str = "") -> None:
-        super().__init__(message)
-        self.situation = situation or message
-        """What differs, without the operator's way out (the API and the dashboard say their own)."""
 
 
 class SeedMismatch(ConfigError):
     """The seed given from outside is not the one this study has been running with (or none was
     given for a study whose seed lives outside): allocation and draws would change midway."""
-
-
-@dataclass(frozen=True)
-class ProtocolVersion:
-    name: str
-    hash: str
-    previous_hash: str | None
-    adopted_at: datetime
-    adopted_by: str
-    contents: str
-
-
-def protocol_history(session: Session) -> list[ProtocolVersion]:
-    """Every protocol this database ran, oldest first (empty: it never ran with a study file)."""
-    rows = session.connection().execute(
-        select(_PROTOCOL.c.name, _PROTOCOL.c.hash, _PROTOCOL.c.previous_hash, _PROTOCOL.c.adopted_at,
-               _PROTOCOL.c.adopted_by, _PROTOCOL.c.contents).order_by(_PROTOCOL.c.id)).all()
-    return [ProtocolVersion(*row) for row in rows]
-
-
-class Adoption(StrEnum):
-    """What :func:`adopt_protocol` did (logged as the service starts)."""
-
-    NONE = "none"
-    """no study file, and the database never ran one"""
-    ADOPTED = "adopted"
-    """the study file's first use: stored, with a new secret seed"""
-    UNCHANGED = "unchanged"
-    """the database runs this protocol already"""
-    CHANGED = "changed"
-    """a changed protocol, allowed on purpose: stored as a new version"""
-
-
-def adopt_protocol(session: Session, study: Study, *, allow_change: bool, now: datetime, by: str) -> Adoption:
-    """Make sure the database runs ``study``: stored at first use (with a new secret seed),
-    refused when it differs from the stored one unless ``allow_change``, then stored as a new
-    version. Returns what happened."""
-    history = protocol_history(session)
-    current = history[-1] if history else None
-    wanted_hash = study.hash if study.in_use else ""
-    if current is None:
-        if not study.in_use:
-            return Adoption.NONE
-        if _has_participants(session) and not allow_change:
-            situation = ("this database has participants enrolled without a study file; adopting one now changes "
-                         "their study")
-            raise ProtocolChanged(
-                f"{situation}. Start the service once with `promptpipe serve --allow-protocol-change` to do it on "
-                "purpose (it is logged and exported), or use a new database.", situation)
-        _store(session, study, None, now, f"first use ({by})")
-        study_seed(session, now, study.outside_seed)
-        return Adoption.ADOPTED
-    if current.hash == wanted_hash:
-        if study.in_use:
-            study_seed(session, now, study.outside_seed)  # a wrong or missing outside seed stops the start
-        return Adoption.UNCHANGED
-    if not allow_change:
-        raise ProtocolChanged(_refusal(current, study), _situation(current, study))
-    _store(session, study, current.hash, now, f"allowed change ({by})")
-    study_seed(session, now, study.outside_seed)
-    return Adoption.CHANGED
-
-
-def _has_participants(session: Session) -> bool:
-    return session.connection().execute(select(_PARTICIPANT.c.id).limit(1)).first() is not None
-
-
-def _situation(current: ProtocolVersion, study: Study) -> str:
-    since = current.adopted_at.strftime("%Y-%m-%d %H:%M UTC")
-    running = f"the study {current.name!r}" if current.hash else "no study file"
-    if not study.in_use:
-        found = "no PROMPTPIPE_STUDY_FILE is set"
-    else:
-        found = f"the study file now reads {study.name!r} (hash {study.hash[:12]}…)"
-    return f"this database runs {running} since {since} (hash {current.hash[:12] or '-'}…), but {found}"
-
-
-def _refusal(current: ProtocolVersion, study: Study) -> str:
-    return (f"{_situation(current, study)}. A protocol change in the middle of a study must be deliberate: restore "
-            "the file, or start the service once with `promptpipe serve --allow-protocol-change` (the change is "
-            "logged and exported).")
-
-
-def _store(session: Session, study: Study, previous: str | None, now: datetime, by: str) -> None:
-    session.connection().execute(insert(_PROTOCOL).values(
-        name=study.name if study.in_use else NO_STUDY_FILE, hash=study.hash if study.in_use else "",
-        contents=study.source, previous_hash=previous, adopted_at=now, adopted_by=by))
 
 
 def study_seed(session: Session, now: datetime | None = None, outside: bytes | Path | None = None) -> bytes:
@@ -202,7 +83,7 @@ def _checked(session: Session, seed: bytes, fingerprint: str | None, now: dateti
             "the allocation sequence and the draws midway. Use the database's seed or a new database.")
     wanted = seed_fingerprint(seed)
     if fingerprint is None:
-        fingerprint = _insert_once(session, _SEED_FINGERPRINT, wanted, now)
+        fingerprint = insert_once(session, _SEED_FINGERPRINT, wanted, now)
     if fingerprint != wanted:
         raise SeedMismatch(
             f"{source.name} is not the seed this study runs with (its fingerprint starts {wanted[:12]}, the "
@@ -233,7 +114,7 @@ def _seed_in(session: Session, directory: Path, now: datetime | None) -> bytes:
         return _checked(session, seed, None, now, _Source(str(path.absolute()), "restore it from its backup"))
     seed = new_seed()
     path = _keep(directory, seed)
-    stored = _insert_once(session, _SEED_FINGERPRINT, seed_fingerprint(seed), now)
+    stored = insert_once(session, _SEED_FINGERPRINT, seed_fingerprint(seed), now)
     if stored != seed_fingerprint(seed):  # another process stored its seed first (its file is written): use it
         path.unlink(missing_ok=True)
         return _read_kept(session, directory, stored, now)
@@ -329,17 +210,6 @@ def seed_kept(session: Session) -> str:
     return "database" if _SEED in names else "outside" if names else "none"
 
 
-def allocation_scheme(session: Session, now: datetime | None = None) -> str:
-    """How this database draws its allocation sequence: fixed at its first enrollment, so a
-    database that allocated before the portable scheme keeps its own (see
-    :mod:`promptpipe.domain.allocation`)."""
-    scheme = _stored(session, _SCHEME)
-    if scheme is None:
-        allocated = session.connection().execute(select(_ALLOCATION.c.sequence).limit(1)).first() is not None
-        scheme = _insert_once(session, _SCHEME, LEGACY_SCHEME if allocated else SCHEME, now)
-    return scheme
-
-
 def stored_secret(session: Session, name: str) -> str | None:
     """A server-side secret if it was made (never makes it)."""
     return _stored(session, name)
@@ -350,7 +220,7 @@ def _stored(session: Session, name: str) -> str | None:
     return None if value is None else str(value)
 
 
-def _insert_once(session: Session, name: str, value: str, now: datetime | None) -> str:
+def insert_once(session: Session, name: str, value: str, now: datetime | None) -> str:
     """Store ``value`` under ``name`` unless a row is there already; the stored value either way."""
     conn = session.connection()
     stmt: Any = pg_insert(_SECRET) if conn.dialect.name == "postgresql" else sqlite_insert(_SECRET)
@@ -363,87 +233,4 @@ def secret_value(session: Session, name: str, now: datetime | None = None) -> st
     """A server-side secret (32 random bytes as hex), made on first use; two processes making it
     at once agree on one."""
     value = _stored(session, name)
-    return value if value is not None else _insert_once(session, name, new_seed().hex(), now)
-
-
-def allocate(session: Session, study: Study, participant_id: str, strata: Mapping[str, str], now: datetime,
-             *, strict: bool = True) -> str | None:
-    """The participant's arm (None without a study file): the next place in their stratum's
-    concealed sequence. ``strict`` (a researcher's enrollment) requires every stratum field;
-    otherwise (someone enrolled by writing in) a missing one is recorded as ``?``. Two enrollments
-    at once cannot take the same place (a unique key: the later transaction fails with
-    DuplicateKey and the caller tries again)."""
-    if not study.in_use:
-        return None
-    if strict:
-        key = stratum_key(study.allocation, strata)
-    else:
-        key = "|".join(f"{name}={strata.get(name) or '?'}" for name in study.allocation.stratum_fields)
-    sequence = _next_sequence(session, key)
-    seed = study_seed(session, now, study.outside_seed)
-    arm = arm_at(seed, study.arms, study.allocation.block_sizes, key, sequence, allocation_scheme(session, now))
-    session.connection().execute(insert(_ALLOCATION).values(
-        participant_id=participant_id, stratum=key, sequence=sequence, arm=arm, created_at=now))
-    return arm
-
-
-def _next_sequence(session: Session, stratum: str) -> int:
-    last = session.connection().execute(
-        select(func.max(_ALLOCATION.c.sequence)).where(_ALLOCATION.c.stratum == stratum)).scalar_one_or_none()
-    return int(last or 0) + 1
-
-
-_INSERT_DECISION = Prepared(insert(_DECISION))
-
-
-@dataclass(frozen=True)
-class DecisionValues:
-    """A ``decision`` row to write; each column is described on
-    :class:`~promptpipe.storage.study_tables.Decision`. A plain value: every daily prompt builds
-    one and changes it twice, and the table's model cost more to build than the row to write."""
-
-    participant_id: str
-    inbox_id: int
-    local_date: str
-    decided_at: datetime
-    local_time: str
-    timezone: str
-    available: bool
-    action: str
-    schedule_id: str | None = None
-    arm: str | None = None
-    study_day: int | None = None
-    scheduled_for: datetime | None = None
-    unavailable_reason: str | None = None
-    probability: float | None = None
-    draw: float | None = None
-    seed_ref: str = ""
-    prompt_message_id: int | None = None
-    prompt_style: str | None = None
-    model: str | None = None
-    system_prompt_hash: str | None = None
-    protocol_hash: str | None = None
-    not_sent_reason: str | None = None
-
-
-def record_decision(session: Session, decision: DecisionValues) -> None:
-    """One decision point (the daily prompt's commit writes it; its inbox id is unique). The
-    statement is built once and run with the row's values (every daily prompt writes one)."""
-    _INSERT_DECISION.rows(session.connection(), vars(decision))
-
-
-@dataclass(frozen=True)
-class Allocated:
-    participant_id: str
-    stratum: str
-    sequence: int
-    arm: str
-    created_at: datetime
-
-
-def allocations(session: Session) -> list[Allocated]:
-    """Every place handed out, by stratum and sequence (for an unblinded export only)."""
-    rows = session.connection().execute(
-        select(_ALLOCATION.c.participant_id, _ALLOCATION.c.stratum, _ALLOCATION.c.sequence, _ALLOCATION.c.arm,
-               _ALLOCATION.c.created_at).order_by(_ALLOCATION.c.stratum, _ALLOCATION.c.sequence)).all()
-    return [Allocated(*row) for row in rows]
+    return value if value is not None else insert_once(session, name, new_seed().hex(), now)

@@ -1,5 +1,5 @@
 """The study's tables: the protocol as run, its secret seed, the allocation sequence and the
-decision points (see :mod:`promptpipe.domain.study`)."""
+decision points (see :mod:`promptpipe.study.rules.protocol`)."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ from datetime import date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from promptpipe.domain.localtime import to_instant
-from promptpipe.domain.study import AFTER_ENROLLMENT, AFTER_INTAKE, DAY_ONE_RULES
+from promptpipe.study.rules.protocol import AFTER_ENROLLMENT, AFTER_INTAKE, DAY_ONE_RULES
 
 __all__ = ["day_one", "in_study", "study_day", "study_end"]
 

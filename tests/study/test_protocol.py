@@ -12,7 +12,8 @@ import pytest
 from promptpipe.cli import main
 from promptpipe.errors import AdminError, ConfigError
 from promptpipe.research import admin
-from promptpipe.storage.study import protocol_history, study_seed
+from promptpipe.study.store.protocol import protocol_history
+from promptpipe.study.store.seed import study_seed
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer

@@ -7,11 +7,11 @@ from datetime import timedelta
 from fractions import Fraction
 from typing import Any
 
-from promptpipe.domain import study as protocol
 from promptpipe.domain.localtime import format_hhmm
 from promptpipe.domain.questionnaire import Questionnaire, QuestionnaireItem
 from promptpipe.domain.setting_values import duration_words
-from promptpipe.domain.study import FIXED_STYLE, Arm, Study
+from promptpipe.study.rules import protocol
+from promptpipe.study.rules.protocol import FIXED_STYLE, Arm, Study
 
 __all__ = ["SEED_IN_DATABASE_WARNING", "block_words", "describe", "seed_words", "study_as_dict"]
 

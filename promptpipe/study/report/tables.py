@@ -1,5 +1,5 @@
 """The study report as tables, for the dashboard's report page and its CSV files: each section of
-:class:`~promptpipe.research.study_report.StudyReport` as rows of counts (shares as fractions),
+:class:`~promptpipe.study.report.counts.StudyReport` as rows of counts (shares as fractions),
 and adherence by participant-local day and arm from the daily prompts' rollup. A page and its CSV
 are made from the same table, so they cannot disagree. Nothing in them identifies anyone: arms,
 statuses, actions and questionnaire ids, and counts."""
@@ -9,10 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-from promptpipe.domain.study import DEFAULT_ARM, Study
 from promptpipe.research.monitoring import MAX_STATS_DAYS, DayStats, prompt_stats
-from promptpipe.research.study_report import StudyReport, study_report
 from promptpipe.storage.db import Database
+from promptpipe.study.report.counts import StudyReport
+from promptpipe.study.report.reading import study_report
+from promptpipe.study.rules.protocol import DEFAULT_ARM, Study
 
 __all__ = ["Cell", "ReportTable", "ReportTables", "report_tables"]
 

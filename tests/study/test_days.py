@@ -9,8 +9,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from promptpipe.domain.study import AFTER_ENROLLMENT, AFTER_INTAKE
-from promptpipe.domain.study_days import day_one, in_study, study_day, study_end
+from promptpipe.study.rules.days import day_one, in_study, study_day, study_end
+from promptpipe.study.rules.protocol import AFTER_ENROLLMENT, AFTER_INTAKE
 
 TORONTO, BERLIN, HAVANA = ZoneInfo("America/Toronto"), ZoneInfo("Europe/Berlin"), ZoneInfo("America/Havana")
 UTC = timezone.utc

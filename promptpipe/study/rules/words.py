@@ -4,19 +4,17 @@ gives where a questionnaire option is also a command."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from promptpipe.domain.command_words import Command, command_words
 from promptpipe.domain.phrases import spoken
-from promptpipe.domain.study import Study
-from promptpipe.domain.study_checks import Check, kind_of
+from promptpipe.study.rules.checks import Check, TomlTable, kind_of
+from promptpipe.study.rules.protocol import Study
 
 __all__ = ["ordinary_words", "word_warnings"]
 
 MAX_ORDINARY_WORDS = 50
 
 
-def ordinary_words(check: Check, table: dict[str, Any]) -> frozenset[str]:
+def ordinary_words(check: Check, table: TomlTable) -> frozenset[str]:
     """``ordinary_words = ["quit", "end"]``: single words, as a participant types them."""
     value = table.get("ordinary_words")
     if value is None:

@@ -1,4 +1,4 @@
-"""Reading a study file: TOML in, a checked :class:`~promptpipe.domain.study.Study` out.
+"""Reading a study file: TOML in, a checked :class:`~promptpipe.study.rules.protocol.Study` out.
 
 Every problem in the file is collected before anything is raised, so a researcher sees the whole
 list at once. Each problem names its key as a dotted path (``decision.p``, ``quiet_hours.end``,
@@ -15,15 +15,15 @@ from datetime import time, timedelta
 from pathlib import Path
 from typing import Any
 
-from promptpipe.domain import study as protocol
 from promptpipe.domain.localtime import format_hhmm, parse_hhmm
 from promptpipe.domain.questionnaire_file import parse_questionnaires
 from promptpipe.domain.quiet_hours import quiet_contains
-from promptpipe.domain.study import FIXED_STYLE, Allocation, Arm, DecisionRule, QuietHours, SelfReport, Study
-from promptpipe.domain.study_checks import Check, duration_setting, kind_of, must_list
-from promptpipe.domain.study_words import ordinary_words
-from promptpipe.domain.template_file import parse_whatsapp_templates
 from promptpipe.errors import ConfigError
+from promptpipe.study.rules import protocol
+from promptpipe.study.rules.checks import Check, TomlTable, duration_setting, kind_of, must_list
+from promptpipe.study.rules.protocol import FIXED_STYLE, Allocation, Arm, DecisionRule, QuietHours, SelfReport, Study
+from promptpipe.study.rules.templates import parse_whatsapp_templates
+from promptpipe.study.rules.words import ordinary_words
 
 __all__ = ["StudyFileError", "load_study", "parse_study"]
 
@@ -47,7 +47,7 @@ class StudyFileError(ConfigError):
         super().__init__("\n".join(f"{source}: {problem}" for problem in self.problems))
 
 
-def _quiet_hours(check: Check, data: dict[str, Any]) -> QuietHours | None:
+def _quiet_hours(check: Check, data: TomlTable) -> QuietHours | None:
     table = check.table(data, "quiet_hours", "", '[quiet_hours] with start = "21:30" and end = "08:00"')
     if table is None:
         return None
@@ -65,7 +65,7 @@ def _quiet_hours(check: Check, data: dict[str, Any]) -> QuietHours | None:
     return QuietHours(times["start"], times["end"]) if len(times) == 2 else None
 
 
-def _self_report(check: Check, data: dict[str, Any], quiet: QuietHours | None) -> SelfReport | None:
+def _self_report(check: Check, data: TomlTable, quiet: QuietHours | None) -> SelfReport | None:
     table = check.table(data, "self_report", "", '[self_report] with time = "20:30" and window = "3h"')
     if table is None:
         return None
@@ -112,7 +112,7 @@ def _arm(check: Check, raw: Any, where: str, study_texts: tuple[str, ...]) -> Ar
     return Arm(name, ratio or 1, style or protocol.PERSONALISED, texts or (), settings)
 
 
-def _arms(check: Check, data: dict[str, Any], study_texts: tuple[str, ...]) -> list[Arm | None]:
+def _arms(check: Check, data: TomlTable, study_texts: tuple[str, ...]) -> list[Arm | None]:
     """The arms in the file's order, None for each wrong one (an empty list: none usable)."""
     raw = data.get("arms")
     if raw is None:
@@ -129,7 +129,7 @@ def _arms(check: Check, data: dict[str, Any], study_texts: tuple[str, ...]) -> l
     return arms
 
 
-def _allocation(check: Check, data: dict[str, Any], arms: list[Arm | None]) -> Allocation:
+def _allocation(check: Check, data: TomlTable, arms: list[Arm | None]) -> Allocation:
     complete = bool(arms) and None not in arms
     total = sum(arm.ratio for arm in arms if arm) if complete else 1
     table = check.table(data, "allocation", "", "[allocation] with block_sizes = [2, 4]") or {}
@@ -157,7 +157,7 @@ def _allocation(check: Check, data: dict[str, Any], arms: list[Arm | None]) -> A
     return Allocation(block_sizes=sizes or (total,), strata=tuple(strata))
 
 
-def _block_sizes(check: Check, table: dict[str, Any], total: int | None) -> tuple[int, ...]:
+def _block_sizes(check: Check, table: TomlTable, total: int | None) -> tuple[int, ...]:
     """``block_size = 6`` (one size) or ``block_sizes = [2, 4]`` (each block's size drawn from
     the list, so where a block ends cannot be predicted); nothing: one block of the ratios' total."""
     if "block_size" in table and "block_sizes" in table:
@@ -192,8 +192,7 @@ def _block_sizes(check: Check, table: dict[str, Any], total: int | None) -> tupl
     return tuple(listed)
 
 
-
-def _decision(check: Check, data: dict[str, Any]) -> DecisionRule | None:
+def _decision(check: Check, data: TomlTable) -> DecisionRule | None:
     table = check.table(data, "decision", "", "[decision] with p = 0.5")
     if table is None:
         return None
@@ -224,7 +223,7 @@ def _decision(check: Check, data: dict[str, Any]) -> DecisionRule | None:
     return DecisionRule((actions[0], actions[1]), float(p), tuple(rule for rule in allowed if rule in rules))
 
 
-def _seed_in_database(check: Check, data: dict[str, Any]) -> bool:
+def _seed_in_database(check: Check, data: TomlTable) -> bool:
     """``seed_in_database = true``: the database keeps the secret seed, an explicit choice (anyone
     who can read the database can then predict the arms and draws to come)."""
     value = data.get("seed_in_database", False)
@@ -235,7 +234,7 @@ def _seed_in_database(check: Check, data: dict[str, Any]) -> bool:
     return value
 
 
-def _read_toml(check: Check, data: bytes) -> tuple[str, dict[str, Any]]:
+def _read_toml(check: Check, data: bytes) -> tuple[str, TomlTable]:
     try:
         text = data.decode("utf-8-sig")  # a byte order mark, as some editors write, is not part of the text
         return text, tomllib.loads(text)

@@ -1,8 +1,10 @@
-"""The study at a glance, for its lead: participants by status and arm, how far they are in their
-study days, prompts sent, delivered and answered per arm, and the decision points: how often
-participants were available, why not, and how the drawn actions compare with the design (so a
-randomisation that does not run as designed shows at once), and where the secret seed is kept
-(flagged when the database holds it: whoever reads the database can predict the arms and draws).
+"""What the study report holds, and how it is counted from the rows
+:mod:`promptpipe.study.report.reading` reads: the study at a glance, for its lead: participants by
+status and arm, how far they are in their study days, prompts sent, delivered and answered per
+arm, and the decision points: how often participants were available, why not, and how the drawn
+actions compare with the design (so a randomisation that does not run as designed shows at once),
+and where the secret seed is kept (flagged when the database holds it: whoever reads the database
+can predict the arms and draws).
 
 Without a study file the report still covers participants and prompts; everyone whose arm is
 not set counts under the arm ``default``.
@@ -15,38 +17,26 @@ import statistics
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date, datetime, timezone
+from datetime import date, datetime
 from typing import Any
-
-from sqlalchemy import func, select
-from sqlalchemy.orm import Session
 
 from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.questionnaire import InstanceStatus
 from promptpipe.domain.states import Status
-from promptpipe.domain.study import DEFAULT_ARM, SELF_REPORT_ID, SEND, Study, Unavailable
-from promptpipe.domain.study_summary import SEED_IN_DATABASE_WARNING
-from promptpipe.domain.text import for_terminal
-from promptpipe.domain.transition_log import TransitionKind
 from promptpipe.export.self_report import outcome_date
-from promptpipe.storage.db import Database
-from promptpipe.storage.models import Message, Participant, Transition, table_of
-from promptpipe.storage.prompt_tables import PromptDayCounts, PromptDelivery
-from promptpipe.storage.questionnaire_reads import EndCount, by_questionnaire, end_counts, tally
-from promptpipe.storage.study import seed_kept
-from promptpipe.storage.study_tables import Decision, QuestionnaireInstance
+from promptpipe.storage.questionnaire_reads import EndCount, by_questionnaire, tally
+from promptpipe.study.rules.protocol import DEFAULT_ARM, SEND, DecisionRule, Study, Unavailable
+from promptpipe.study.rules.summary import SEED_IN_DATABASE_WARNING
 
 __all__ = [
-    "ActionDraws", "AnsweredShare", "ArmDecisions", "DecisionCounts", "Participants", "PromptCounts", "ProtocolNamed",
-    "QuestionnaireCounts", "SeedKept", "StudyDays", "StudyReport", "format_report", "study_report",
+    "ActionDraws", "AnsweredShare", "ArmDecisions", "DecisionCounts", "Participants",
+    "PromptCounts", "ProtocolNamed", "QuestionnaireCounts", "ReportRows", "SeedKept", "StudyDays", "StudyReport",
+    "report_of",
 ]
 
 Z95 = 1.96
 """A share drawn with probability p over n decision points falls within p ± 1.96·√(p(1−p)/n)
 about 95 times in 100."""
-_P, _D, _M = table_of(Participant), table_of(PromptDelivery), table_of(Message)
-_T, _DEC, _COUNTS = table_of(Transition), table_of(Decision), table_of(PromptDayCounts)
-_QI = table_of(QuestionnaireInstance)
 
 
 # ---------------------------------------------------------------- what the report holds
@@ -58,8 +48,8 @@ class ProtocolNamed:
     name: str | None
     hash: str | None
     length_days: int | None
-    decision: dict[str, Any] | None
-    """``{"actions": [two actions], "p": probability of the first}``, or None: every point sends."""
+    decision: DecisionRule | None
+    """None: every point sends."""
 
 
 @dataclass(frozen=True)
@@ -167,54 +157,21 @@ class StudyReport:
     is missing depending on the treatment, which biases the analysis."""
 
 
-# ---------------------------------------------------------------- reading
+@dataclass(frozen=True)
+class ReportRows:
+    """Everything the report counts, as read in one transaction (one row per participant, the rest
+    grouped, but the available decision points when a self-report measures them)."""
 
-_DECISION_GROUP = (_DEC.c.arm, _DEC.c.available, _DEC.c.unavailable_reason, _DEC.c.action, _DEC.c.probability)
-
-
-def _read(session: Session, study: Study) -> dict[str, Sequence[Any]]:
-    """Everything the report counts, in one transaction: one row per participant, the rest grouped
-    (but the available decision points, when a self-report measures them)."""
-    conn = session.connection()
-    return {
-        "participants": conn.execute(select(
-            _P.c.id, _P.c.status, _P.c.arm, _P.c.timezone, _P.c.day_one, _P.c.extra_days, _P.c.completed_at)).all(),
-        "withdrawn": conn.execute(select(_T.c.participant_id, func.max(_T.c.created_at)).where(
-            _T.c.kind == TransitionKind.STATUS, _T.c.to_value == Status.WITHDRAWN).group_by(_T.c.participant_id)).all(),
-        "prompts": _prompt_totals(session),
-        "decisions": conn.execute(select(*_DECISION_GROUP, func.count()).group_by(*_DECISION_GROUP)).all(),
-        "seed": (seed_kept(session),),
-        "questionnaires": end_counts(session),
-        "self_report_points": conn.execute(select(
-            _DEC.c.participant_id, _DEC.c.local_date, _DEC.c.scheduled_for, _DEC.c.decided_at, _DEC.c.timezone,
-            _DEC.c.action).where(_DEC.c.available.is_(True))).all() if study.self_report is not None else (),
-        "self_report_days": conn.execute(select(_QI.c.participant_id, _QI.c.local_date, _QI.c.status).where(
-            _QI.c.questionnaire_id == SELF_REPORT_ID)).all() if study.self_report is not None else (),
-    }
-
-
-def _prompt_totals(session: Session) -> list[tuple[str | None, int, int, int, int]]:
-    """(arm, sent, delivered, answered, could show a receipt) from the rollup: a few rows per study
-    day, however many prompts (a scan of every delivery and its receipts took seconds at 10,000
-    participants). Whether an arm's prompts could show a receipt is known from one delivered;
-    without one, from the arm's newest prompt (one index seek; a dry run sends none)."""
-    c = _COUNTS.c
-    rows = session.execute(select(c.arm, func.sum(c.sent), func.sum(c.delivered), func.sum(c.answered))
-                           .group_by(c.arm).having(func.sum(c.sent) > 0)).all()
-    totals = []
-    for arm, sent, delivered, answered in rows:
-        receipts = bool(delivered) or _newest_could_show_receipt(session, arm or None)
-        totals.append((arm or None, int(sent), int(delivered), int(answered), int(sent) if receipts else 0))
-    return totals
-
-
-def _newest_could_show_receipt(session: Session, arm: str | None) -> bool:
-    in_arm = _P.c.arm.is_(None) if arm is None else _P.c.arm == arm
-    newest = session.execute(
-        select(_M.c.receipts_expected).select_from(
-            _D.join(_P, _P.c.id == _D.c.participant_id).join(_M, _M.c.id == _D.c.prompt_message_id))
-        .where(in_arm).order_by(_D.c.id.desc()).limit(1)).scalar()
-    return bool(newest)
+    participants: Sequence[Any]
+    withdrawn: Sequence[Any]
+    """(participant id, when they withdrew)"""
+    prompts: Sequence[tuple[str | None, int, int, int, int]]
+    """(arm, sent, delivered, answered, could show a receipt)"""
+    decisions: Sequence[Any]
+    seed: str
+    questionnaires: Sequence[EndCount]
+    self_report_points: Sequence[Any]
+    self_report_days: Sequence[Any]
 
 
 # ---------------------------------------------------------------- counting
@@ -273,8 +230,7 @@ def _designed(study: Study) -> dict[str, float]:
     return {SEND: 1.0} if rule is None else {rule.actions[0]: rule.p, rule.actions[1]: 1 - rule.p}
 
 
-def _expected_range(p: float, n: int) -> list[float]:
-    half = Z95 * math.sqrt(p * (1 - p) / n) if n else 0.0
+def _range(p: float, half: float) -> list[float]:
     return [round(max(0.0, p - half), 4), round(min(1.0, p + half), 4)]
 
 
@@ -305,10 +261,10 @@ class _Drawn:
             if available:
                 p: float | None = round(self.expected[action] / available, 4) if action in designed else None
                 half = Z95 * math.sqrt(self.variance) / available
-                expected = None if p is None else [round(max(0.0, p - half), 4), round(min(1.0, p + half), 4)]
+                expected = None if p is None else _range(p, half)
             else:  # nothing drawn yet: the current design
                 p = designed.get(action)
-                expected = _expected_range(p, 0) if p is not None else None
+                expected = _range(p, 0.0) if p is not None else None
             out[action] = ActionDraws(count=self.counts[action], designed=p, expected_range=expected,
                                       share=round(self.counts[action] / available, 4) if available else None)
         return out
@@ -372,118 +328,21 @@ def _self_report_by_action(points: Sequence[Any], days: Sequence[Any], study: St
             for action in sorted(counts)}
 
 
-async def study_report(db: Database, study: Study, *, now: datetime | None = None) -> StudyReport:
-    """The report; ``now`` (default: the current time) decides which study day active
-    participants are on."""
-    facts = await db.run(lambda session: _read(session, study))
-    now = now or datetime.now(timezone.utc)
-    people = facts["participants"]
-    seen = [row.arm for row in people] + [row[0] for row in (*facts["prompts"], *facts["decisions"])]
+def report_of(rows: ReportRows, study: Study, now: datetime) -> StudyReport:
+    """The report of ``rows``; ``now`` decides which study day active participants are on."""
+    people = rows.participants
+    seen = [row.arm for row in people] + [row[0] for row in (*rows.prompts, *rows.decisions)]
     arms = _arm_order(study, [_arm(name) for name in seen])
-    rule = study.decision
     return StudyReport(
         study=ProtocolNamed(name=study.name or None, hash=study.hash or None, length_days=study.length_days,
-                            decision=None if rule is None else {"actions": list(rule.actions), "p": rule.p}),
+                            decision=study.decision),
         arms=arms,
         participants=Participants(total=len(people), by_status=_by_status(people),
                                   by_arm={arm: sum(1 for row in people if _arm(row.arm) == arm) for arm in arms}),
-        study_days=_study_days(people, {pid: at for pid, at in facts["withdrawn"]}, study, now),
-        prompts=_prompts(facts["prompts"], arms),
-        decisions=_decisions(facts["decisions"], arms, study),
-        seed=_seed(facts["seed"][0], study),
-        questionnaires=_questionnaires(facts["questionnaires"], study),
-        self_report_by_action=_self_report_by_action(facts["self_report_points"], facts["self_report_days"], study),
+        study_days=_study_days(people, {pid: at for pid, at in rows.withdrawn}, study, now),
+        prompts=_prompts(rows.prompts, arms),
+        decisions=_decisions(rows.decisions, arms, study),
+        seed=_seed(rows.seed, study),
+        questionnaires=_questionnaires(rows.questionnaires, study),
+        self_report_by_action=_self_report_by_action(rows.self_report_points, rows.self_report_days, study),
     )
-
-
-# ---------------------------------------------------------------- the terminal
-
-def _pct(part: float, whole: float) -> str:
-    return f"{100 * part / whole:.0f}%" if whole else "-"
-
-
-def _table(header: Sequence[str], rows: Sequence[Sequence[str]], indent: str = "  ") -> list[str]:
-    widths = [max(len(str(cell)) for cell in column) for column in zip(header, *rows, strict=False)]
-    return [indent + "  ".join(str(cell).ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip()
-            for line in (header, *rows)]
-
-
-def _counts(counts: dict[str, int]) -> str:
-    return ", ".join(f"{for_terminal(name)} {count}" for name, count in counts.items()) or "none"
-
-
-def _header_lines(report: StudyReport) -> list[str]:
-    study, people, days = report.study, report.participants, report.study_days
-    name = (f"{for_terminal(study.name)} (protocol {(study.hash or '')[:12]}…)" if study.name
-            else "(no study file: one arm, no randomisation)")
-    lines = [f"Study: {name}", f"Participants: {people.total} ({_counts(people.by_status)})",
-             f"  by arm: {_counts(people.by_arm)}"]
-    if days.with_day_one:
-        of = f" of {days.length_days}" if days.length_days else ""
-        lines.append(f"Study days: {days.with_day_one} participant(s) with a day one ({days.without_day_one} "
-                     f"without); day reached: min {days.min}, median {days.median:g}, max {days.max}{of}; "
-                     f"completed {days.completed}")
-    else:
-        lines.append(f"Study days: nobody has a day one yet; completed {days.completed}")
-    return lines
-
-
-def _prompt_lines(report: StudyReport) -> list[str]:
-    rows = []
-    for arm, p in report.prompts.items():
-        delivered = (f"{p.delivered} ({_pct(p.delivered, p.sent)})" if p.receipts_expected or not p.sent
-                     else "n/a (no receipts)")
-        answered = f"{p.answered} ({_pct(p.answered, p.sent)})"
-        rows.append([for_terminal(arm), str(p.sent), delivered, answered])
-    return ["Prompts (delivered: a receipt for the prompt itself; answered: a vote or a reply):",
-            *_table(["ARM", "SENT", "DELIVERED", "ANSWERED"], rows)]
-
-
-def _decision_lines(report: StudyReport) -> list[str]:
-    d = report.decisions
-    if not d.total:
-        return ["Decision points: none yet"]
-    lines = [f"Decision points: {d.total}, available {d.available} ({_pct(d.available, d.total)})",
-             f"  unavailable: {_counts(d.unavailable_reasons)}",
-             "  actions drawn at available decision points, against the design:"]
-    rows = []
-    for arm, data in d.by_arm.items():
-        for index, (action, a) in enumerate(data.actions.items()):
-            expected = a.expected_range
-            rows.append([for_terminal(arm) if index == 0 else "", str(data.available) if index == 0 else "",
-                         action, str(a.count), _pct(a.count, data.available),
-                         "-" if a.designed is None else f"{100 * a.designed:.0f}%",
-                         "-" if expected is None or not data.available
-                         else f"{100 * expected[0]:.0f}–{100 * expected[1]:.0f}%"])
-    return lines + _table(["ARM", "AVAILABLE", "ACTION", "COUNT", "SHARE", "DESIGNED", "95% RANGE"], rows, "    ")
-
-
-def _seed_lines(report: StudyReport) -> list[str]:
-    seed = report.seed
-    if seed.warning is not None:
-        return [f"Seed: WARNING: {seed.warning}"]
-    if seed.kept == "outside":
-        return ["Seed: kept outside the database (the database holds only its fingerprint)"]
-    return ["Seed: none made yet"] if report.study.name else []
-
-
-def _questionnaire_lines(report: StudyReport) -> list[str]:
-    lines = []
-    if report.self_report_by_action is not None:
-        shares = report.self_report_by_action
-        lines.append("Self-report answered at available decision points, by drawn action: " + (", ".join(
-            f"{for_terminal(action)} {a.answered} of {a.points} ({_pct(a.answered, a.points)})"
-            for action, a in shares.items()) or "none yet")
-            + (" (if these differ, whether the outcome is missing depends on the action)" if len(shares) > 1 else ""))
-    if report.questionnaires:
-        rows = [[for_terminal(qid), str(q.sent), f"{q.completed} ({_pct(q.completed, q.sent)})", str(q.partial),
-                 str(q.expired), str(q.stopped), str(q.not_sent)] for qid, q in report.questionnaires.items()]
-        lines += ["Questionnaires:", *_table(["QUESTIONNAIRE", "SENT", "COMPLETED", "PARTIAL", "EXPIRED", "STOPPED",
-                                              "NOT SENT"], rows)]
-    return lines
-
-
-def format_report(report: StudyReport) -> str:
-    """The report as lines for a terminal (arm and study names shown with control characters escaped)."""
-    return "\n".join([*_header_lines(report), *_prompt_lines(report), *_decision_lines(report),
-                      *_questionnaire_lines(report), *_seed_lines(report)])

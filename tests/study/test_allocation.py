@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from promptpipe.domain.allocation import (
+from promptpipe.study.rules.allocation import (
     LEGACY_SCHEME,
     arm_at,
     block_for,
@@ -24,7 +24,7 @@ from promptpipe.domain.allocation import (
     seed_fingerprint,
     stratum_key,
 )
-from promptpipe.domain.study import Allocation, Arm
+from promptpipe.study.rules.protocol import Allocation, Arm
 
 SEED = bytes(range(32))
 ARMS = (Arm("coached", ratio=2), Arm("control", ratio=1))

@@ -8,8 +8,15 @@ from dataclasses import replace
 
 import pytest
 
-from promptpipe.domain.decision_rule import NOT_DRAWN, DecisionFacts, Draw, draw_action, unavailable_reason, uniform
-from promptpipe.domain.study import (
+from promptpipe.study.rules.decision_rule import (
+    NOT_DRAWN,
+    DecisionFacts,
+    Draw,
+    draw_action,
+    unavailable_reason,
+    uniform,
+)
+from promptpipe.study.rules.protocol import (
     AVAILABILITY_RULES,
     DECISION_ACTIONS,
     FIXED_STYLE,

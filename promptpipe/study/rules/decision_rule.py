@@ -13,8 +13,8 @@ import hashlib
 import hmac
 from dataclasses import dataclass
 
-from promptpipe.domain.study import AVAILABILITY_RULES, SEND, DecisionRule, Unavailable
-from promptpipe.domain.study_days import in_study
+from promptpipe.study.rules.days import in_study
+from promptpipe.study.rules.protocol import AVAILABILITY_RULES, SEND, DecisionRule, Unavailable
 
 __all__ = ["NOT_DRAWN", "DecisionFacts", "Draw", "draw_action", "unavailable_reason", "uniform"]
 

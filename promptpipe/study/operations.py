@@ -11,17 +11,17 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from promptpipe.clock import Clock
-from promptpipe.domain.allocation import stratum_key
 from promptpipe.domain.states import Status
-from promptpipe.domain.study import Study
 from promptpipe.errors import AdminError, Forbidden
 from promptpipe.pipeline.events import TeamAction, TeamChange
 from promptpipe.research._common import get_participant, researcher_name, validate_text
 from promptpipe.research.team_requests import request_change
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import table_of
-from promptpipe.storage.study import adopt_protocol
-from promptpipe.storage.study_tables import AllocationRow
+from promptpipe.study.rules.allocation import stratum_key
+from promptpipe.study.rules.protocol import Study
+from promptpipe.study.store.protocol import adopt_protocol
+from promptpipe.study.store.tables import AllocationRow
 
 __all__ = ["MAX_EXTENSION_DAYS", "allocation_counts", "check_protocol", "extend", "validate_strata"]
 

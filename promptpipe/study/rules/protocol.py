@@ -1,5 +1,5 @@
 """The study protocol as typed values: what a study file declares (see
-:mod:`promptpipe.domain.study_file` for reading one), and what the service does without one.
+:mod:`promptpipe.study.rules.file` for reading one), and what the service does without one.
 
 Without a study file the study is open-ended, has one arm with the global settings, no quiet
 hours and no randomisation: the service behaves as it always did.
@@ -18,28 +18,9 @@ from promptpipe.domain.questionnaire import ItemType, Option, Questionnaire, Que
 from promptpipe.domain.timers import NudgePolicy
 
 __all__ = [
-    "AFTER_ENROLLMENT",
-    "AFTER_INTAKE",
-    "ARM_SETTINGS",
-    "AVAILABILITY_RULES",
-    "DAY_ONE_RULES",
-    "DECISION_ACTIONS",
-    "DEFAULT_ARM",
-    "DEFAULT_CLOSING_MESSAGE",
-    "FIXED_STYLE",
-    "NO_SEND",
-    "OPEN_STUDY",
-    "PERSONALISED",
-    "PROMPT_STYLES",
-    "SEND",
-    "Allocation",
-    "Arm",
-    "DecisionRule",
-    "NotSent",
-    "QuietHours",
-    "Study",
-    "Unavailable",
-    "WhatsAppTemplate",
+    "AFTER_ENROLLMENT", "AFTER_INTAKE", "ARM_SETTINGS", "AVAILABILITY_RULES", "DAY_ONE_RULES", "DECISION_ACTIONS",
+    "DEFAULT_ARM", "DEFAULT_CLOSING_MESSAGE", "FIXED_STYLE", "NO_SEND", "OPEN_STUDY", "PERSONALISED", "PROMPT_STYLES",
+    "SEND", "Allocation", "Arm", "DecisionRule", "NotSent", "QuietHours", "Study", "Unavailable", "WhatsAppTemplate",
 ]
 
 PERSONALISED, FIXED_STYLE = "personalised", "fixed"

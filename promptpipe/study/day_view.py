@@ -12,12 +12,12 @@ from sqlalchemy.orm import Session
 from promptpipe.clock import Clock
 from promptpipe.domain.adherence import best_outcome
 from promptpipe.domain.localtime import zone_or_utc
-from promptpipe.domain.study_days import study_day
 from promptpipe.research._common import get_participant
 from promptpipe.research.monitoring import DeliveryView, deliveries
 from promptpipe.storage.db import Database
 from promptpipe.storage.questionnaire_reads import InstanceRow
-from promptpipe.storage.study_day import DayDecision, DayMessage, day_decisions, day_messages, day_questionnaires
+from promptpipe.study.rules.days import study_day
+from promptpipe.study.store.day import DayDecision, DayMessage, day_decisions, day_messages, day_questionnaires
 
 __all__ = ["MESSAGES_SHOWN", "StudyDay", "read_day"]
 

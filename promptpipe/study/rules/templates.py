@@ -11,11 +11,10 @@ Only the Cloud API transport uses it; a linked phone has no such window.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from promptpipe.domain.messages import MessageKind
-from promptpipe.domain.study import WhatsAppTemplate
-from promptpipe.domain.study_checks import Check, kind_of
+from promptpipe.study.rules.checks import Check, TomlTable, kind_of
+from promptpipe.study.rules.protocol import WhatsAppTemplate
 
 __all__ = ["TEMPLATE_KINDS", "parse_whatsapp_templates"]
 
@@ -29,7 +28,7 @@ _LANGUAGE = re.compile(r"[a-z]{2,3}(_[A-Z]{2})?")
 _EXAMPLE = '{ name = "daily_nudge", language = "en_US" }'
 
 
-def parse_whatsapp_templates(check: Check, data: dict[str, Any]) -> tuple[tuple[str, WhatsAppTemplate], ...]:
+def parse_whatsapp_templates(check: Check, data: TomlTable) -> tuple[tuple[str, WhatsAppTemplate], ...]:
     """The (kind, template) pairs of ``[whatsapp_templates]``, noting a problem for each bad entry."""
     table = check.table(data, "whatsapp_templates", "", f"[whatsapp_templates] with lines like prompt = {_EXAMPLE}")
     found: list[tuple[str, WhatsAppTemplate]] = []

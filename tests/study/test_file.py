@@ -11,7 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from promptpipe.domain.study import (
+from promptpipe.domain.timers import NudgePolicy
+from promptpipe.errors import ConfigError
+from promptpipe.study.rules.file import StudyFileError, load_study, parse_study
+from promptpipe.study.rules.protocol import (
     AVAILABILITY_RULES,
     DEFAULT_ARM,
     DEFAULT_CLOSING_MESSAGE,
@@ -23,10 +26,7 @@ from promptpipe.domain.study import (
     DecisionRule,
     QuietHours,
 )
-from promptpipe.domain.study_file import StudyFileError, load_study, parse_study
-from promptpipe.domain.study_summary import SEED_IN_DATABASE_WARNING, describe, study_as_dict
-from promptpipe.domain.timers import NudgePolicy
-from promptpipe.errors import ConfigError
+from promptpipe.study.rules.summary import SEED_IN_DATABASE_WARNING, describe, study_as_dict
 
 PROJECT = Path(__file__).resolve().parents[2]
 

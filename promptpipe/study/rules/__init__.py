@@ -1,0 +1,1 @@
+"""The study protocol's rules, without I/O (see :mod:`promptpipe.study`)."""

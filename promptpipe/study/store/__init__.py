@@ -1,0 +1,1 @@
+"""The study's tables and the queries on them (see :mod:`promptpipe.study`)."""

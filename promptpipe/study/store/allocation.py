@@ -1,0 +1,77 @@
+"""The allocation sequence: each enrolment's place in its stratum and the arm it draws
+(``allocation``; the draws are :mod:`promptpipe.study.rules.allocation`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import func, insert, select
+from sqlalchemy.orm import Session
+
+from promptpipe.storage.models import table_of
+from promptpipe.study.rules.allocation import LEGACY_SCHEME, SCHEME, arm_at, stratum_key
+from promptpipe.study.rules.protocol import Study
+from promptpipe.study.store.seed import insert_once, stored_secret, study_seed
+from promptpipe.study.store.tables import AllocationRow
+
+__all__ = ["Allocated", "allocate", "allocation_scheme", "allocations"]
+
+_ALLOCATION = table_of(AllocationRow)
+_SCHEME = "allocation_scheme"
+
+
+def allocation_scheme(session: Session, now: datetime | None = None) -> str:
+    """How this database draws its allocation sequence: fixed at its first enrollment, so a
+    database that allocated before the portable scheme keeps its own (see
+    :mod:`promptpipe.study.rules.allocation`)."""
+    scheme = stored_secret(session, _SCHEME)
+    if scheme is None:
+        allocated = session.connection().execute(select(_ALLOCATION.c.sequence).limit(1)).first() is not None
+        scheme = insert_once(session, _SCHEME, LEGACY_SCHEME if allocated else SCHEME, now)
+    return scheme
+
+
+def allocate(session: Session, study: Study, participant_id: str, strata: Mapping[str, str], now: datetime,
+             *, strict: bool = True) -> str | None:
+    """The participant's arm (None without a study file): the next place in their stratum's
+    concealed sequence. ``strict`` (a researcher's enrollment) requires every stratum field;
+    otherwise (someone enrolled by writing in) a missing one is recorded as ``?``. Two enrollments
+    at once cannot take the same place (a unique key: the later transaction fails with
+    DuplicateKey and the caller tries again)."""
+    if not study.in_use:
+        return None
+    if strict:
+        key = stratum_key(study.allocation, strata)
+    else:
+        key = "|".join(f"{name}={strata.get(name) or '?'}" for name in study.allocation.stratum_fields)
+    sequence = _next_sequence(session, key)
+    seed = study_seed(session, now, study.outside_seed)
+    arm = arm_at(seed, study.arms, study.allocation.block_sizes, key, sequence, allocation_scheme(session, now))
+    session.connection().execute(insert(_ALLOCATION).values(
+        participant_id=participant_id, stratum=key, sequence=sequence, arm=arm, created_at=now))
+    return arm
+
+
+def _next_sequence(session: Session, stratum: str) -> int:
+    last = session.connection().execute(
+        select(func.max(_ALLOCATION.c.sequence)).where(_ALLOCATION.c.stratum == stratum)).scalar_one_or_none()
+    return int(last or 0) + 1
+
+
+@dataclass(frozen=True)
+class Allocated:
+    participant_id: str
+    stratum: str
+    sequence: int
+    arm: str
+    created_at: datetime
+
+
+def allocations(session: Session) -> list[Allocated]:
+    """Every place handed out, by stratum and sequence (for an unblinded export only)."""
+    rows = session.connection().execute(
+        select(_ALLOCATION.c.participant_id, _ALLOCATION.c.stratum, _ALLOCATION.c.sequence, _ALLOCATION.c.arm,
+               _ALLOCATION.c.created_at).order_by(_ALLOCATION.c.stratum, _ALLOCATION.c.sequence)).all()
+    return [Allocated(*row) for row in rows]

@@ -1,0 +1,54 @@
+"""The decision points: one ``decision`` row per daily prompt event."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import insert
+from sqlalchemy.orm import Session
+
+from promptpipe.storage.models import table_of
+from promptpipe.storage.prepared import Prepared
+from promptpipe.study.store.tables import Decision
+
+__all__ = ["DecisionValues", "record_decision"]
+
+_DECISION = table_of(Decision)
+_INSERT_DECISION = Prepared(insert(_DECISION))
+
+
+@dataclass(frozen=True)
+class DecisionValues:
+    """A ``decision`` row to write; each column is described on
+    :class:`~promptpipe.study.store.tables.Decision`. A plain value: every daily prompt builds
+    one and changes it twice, and the table's model cost more to build than the row to write."""
+
+    participant_id: str
+    inbox_id: int
+    local_date: str
+    decided_at: datetime
+    local_time: str
+    timezone: str
+    available: bool
+    action: str
+    schedule_id: str | None = None
+    arm: str | None = None
+    study_day: int | None = None
+    scheduled_for: datetime | None = None
+    unavailable_reason: str | None = None
+    probability: float | None = None
+    draw: float | None = None
+    seed_ref: str = ""
+    prompt_message_id: int | None = None
+    prompt_style: str | None = None
+    model: str | None = None
+    system_prompt_hash: str | None = None
+    protocol_hash: str | None = None
+    not_sent_reason: str | None = None
+
+
+def record_decision(session: Session, decision: DecisionValues) -> None:
+    """One decision point (the daily prompt's commit writes it; its inbox id is unique). The
+    statement is built once and run with the row's values (every daily prompt writes one)."""
+    _INSERT_DECISION.rows(session.connection(), vars(decision))
