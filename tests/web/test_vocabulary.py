@@ -17,7 +17,7 @@ from promptpipe.domain.states import Stage, Status, Vote
 from promptpipe.domain.study import Unavailable
 from promptpipe.domain.tone import ToneOutcome, ToneSource
 from promptpipe.domain.transition_log import Actor
-from promptpipe.export.codebook_entries import FILES
+from promptpipe.export.codebook import FILES
 from tests.web.conftest import Web
 
 CODEBOOK: list[tuple[str, str, type[StrEnum]]] = [
