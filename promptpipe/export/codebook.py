@@ -18,8 +18,8 @@ from pathlib import Path
 
 from promptpipe.export import codebook_entries as events
 from promptpipe.export import codebook_study as study
+from promptpipe.export.cells import csv_cell
 from promptpipe.export.codebook_entries import STRATUM_PREFIX, Entry, FileDoc, stratum_entry
-from promptpipe.export.rows import _csv_cell
 
 __all__ = ["CODEBOOK_CSV", "CODEBOOK_HEADER", "FILES", "README_MD", "codebook_rows", "documents", "written_by_export"]
 
@@ -103,7 +103,7 @@ def _codebook_csv(rows: list[dict[str, str]]) -> str:
     stream = io.StringIO(newline="")
     writer = csv.writer(stream, quoting=csv.QUOTE_MINIMAL, lineterminator="\n")
     writer.writerow(CODEBOOK_HEADER)
-    writer.writerows([_csv_cell(row[key]) for key in CODEBOOK_HEADER] for row in rows)
+    writer.writerows([csv_cell(row[key]) for key in CODEBOOK_HEADER] for row in rows)
     return stream.getvalue()
 
 

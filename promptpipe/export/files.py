@@ -58,11 +58,9 @@ from promptpipe.export.rows import (
     _Table,
     participants_table,
 )
-from promptpipe.export.rows import (
-    _csv_cell as _csv_cell,
-)
 from promptpipe.export.study_part import (
     STUDY_JSON,
+    StudyDocument,
     decision_batches,
     is_study_json,
     protocol_files,
@@ -312,7 +310,7 @@ def _append_tail(temps: dict[str, Path], name: str) -> None:
     tail.unlink()
 
 
-def _write_companions(out: Path, tables: Sequence[_Table], temps: dict[str, Path], document: dict[str, Any],
+def _write_companions(out: Path, tables: Sequence[_Table], temps: dict[str, Path], document: StudyDocument,
                       versions: dict[str, str]) -> None:
     columns: dict[str, Sequence[str]] = {table.name: table.columns for table in tables}
     columns.setdefault(IDENTIFIERS, IDENTIFIER_TABLE.columns)  # documented even when not written

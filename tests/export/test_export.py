@@ -25,6 +25,7 @@ from promptpipe.cli import admin_main
 from promptpipe.domain.profile import HABIT_FIELDS
 from promptpipe.errors import AdminError
 from promptpipe.export import files as export
+from promptpipe.export.cells import csv_cell
 from promptpipe.export.files import ExportOptions, export_study
 from promptpipe.export.rows import FILE_NAMES
 from promptpipe.storage.db import Database
@@ -826,8 +827,8 @@ async def test_csv_neutralises_formulas_and_drops_nuls(db: Database, study: dict
     assert b"\x00" not in (out / "participants.jsonl").read_bytes()
 
     # Numbers stay numbers in CSV, negative ones too; the same texts get the quote.
-    assert [export._csv_cell(v) for v in (-2, -1.5, 0, 3.25)] == [-2, -1.5, 0, 3.25]
-    assert [export._csv_cell(v) for v in ("-2", "-1.5", "+1", "2")] == ["'-2", "'-1.5", "'+1", "2"]
+    assert [csv_cell(v) for v in (-2, -1.5, 0, 3.25)] == [-2, -1.5, 0, 3.25]
+    assert [csv_cell(v) for v in ("-2", "-1.5", "+1", "2")] == ["'-2", "'-1.5", "'+1", "2"]
 
 
 # ---------------------------------------------------------------- file modes
