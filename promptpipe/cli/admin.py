@@ -64,9 +64,9 @@ async def _admin(args: argparse.Namespace, settings: Settings) -> int:
 
 
 async def _enroll(args: argparse.Namespace, env: Env) -> None:
-    row = await admin.enroll(env.db, env.clock, phone=args.phone, name=args.name, timezone=args.timezone,
-                             background=args.background or "", by=args.by or "", study=env.settings.study,
-                             strata=_strata(args.stratum), numbers=env.settings.number_plan, number=args.number)
+    row = await admin.enroll(env.db, env.clock, admin.Enrolment(
+        phone=args.phone, name=args.name, timezone=args.timezone, background=args.background or "", by=args.by or "",
+        study=env.settings.study, strata=_strata(args.stratum), numbers=env.settings.number_plan, number=args.number))
     arm = f" in arm {row.arm}" if row.arm else ""
     if row.opted_out:
         print(f"enrolled {cell(row.name)} ({row.phone}) as {row.id}{arm}, opted out: this number's owner sent STOP "

@@ -95,11 +95,8 @@ TREATMENT = {pair[0]: 1 for pair in DECISION_ACTIONS} | {pair[1]: 0 for pair in 
 """1 for the first (treatment) action of each pair a study may randomise between, 0 for the other.
 A study file can only list these pairs, treatment first, so the coding holds for every version."""
 
-_DECISION = table_of(Decision)
-_DELIVERY = table_of(PromptDelivery)
-_MESSAGE = table_of(Message)
-_PARTICIPANT = table_of(Participant)
-_LEDGER = table_of(ConsentEvent)
+_DECISION, _DELIVERY, _MESSAGE, _PARTICIPANT, _LEDGER = (
+    table_of(model) for model in (Decision, PromptDelivery, Message, Participant, ConsentEvent))
 
 
 # ---------------------------------------------------------------- the protocol as run

@@ -53,8 +53,8 @@ async def run_study(make_app: AppFactory, fake: FakeOpenAIServer) -> App:
     app = await make_app(MemoryTransport(), **with_study(STUDY, **QUIET))
     fake.always(NUDGE, match="scheduled daily nudge")
     for phone, name, site in ((ANA, "Ana", "toronto"), (RAVI, "Ravi", "montreal")):
-        await admin.enroll(app.db, app.clock, phone=phone, name=name, timezone="America/Toronto",
-                           study=app.settings.study, strata={"site": site})
+        await admin.enroll(app.db, app.clock, admin.Enrolment(phone=phone, name=name, timezone="America/Toronto",
+                           study=app.settings.study, strata={"site": site}))
         fake.call_tool("save_user_profile", PROFILE, match=phone_marker(name))
         fake.call_tool("scheduler", {"action": "create", "type": "fixed", "fixed_time": "08:00"},
                        match=phone_marker(name))

@@ -127,7 +127,7 @@ async def test_feedback_without_what_a_prompt_needs_goes_back_to_intake(
     make_app: AppFactory, fake_openai: FakeOpenAIServer
 ) -> None:
     app = await make_app()
-    await admin.enroll(app.db, app.clock, phone=ANA, name="Ana", timezone="America/Toronto")
+    await admin.enroll(app.db, app.clock, admin.Enrolment(phone=ANA, name="Ana", timezone="America/Toronto"))
     fake_openai.call_tool("save_user_profile", {"habit_domain": "stretching"})
     fake_openai.call_tool("transition_state", {"target_state": "FEEDBACK"})  # too early: no anchor, no time
     fake_openai.say("Welcome, Ana!")
