@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, time, timezone
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any, TypedDict, cast
 
 from sqlalchemy import and_, func, literal, select, type_coerce
 from sqlalchemy.orm import Session
@@ -320,11 +320,7 @@ def _outcome_columns(row: Any) -> _Outcome:
 
 
 _OUTCOME_COLUMNS = tuple(_Outcome.__annotations__)
-_NO_PROMPT: _Outcome = {
-    "delivery_id": None, "prompt_sent": 0, "sent_at_utc": None, "delivered_at_utc": None, "read_at_utc": None,
-    "vote": None, "vote_source": None, "voted_at_utc": None, "replied_at_utc": None, "first_answer_at_utc": None,
-    "latency_s": None, "outcome": None,
-}
+_NO_PROMPT = cast(_Outcome, dict.fromkeys(_OUTCOME_COLUMNS) | {"prompt_sent": 0})
 
 
 def decision_row(row: Any, people: People) -> DecisionRow:
