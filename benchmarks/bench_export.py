@@ -38,7 +38,7 @@ from sqlalchemy import insert
 from sqlalchemy.engine import Connection
 
 from promptpipe.domain.localtime import to_instant
-from promptpipe.export.files import export_study
+from promptpipe.export.files import ExportOptions, export_study
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import ConsentEvent, Conversation, Message, Participant, Receipt, Transition
 from promptpipe.storage.prompt_tables import PromptDelivery
@@ -239,8 +239,8 @@ async def main() -> None:
         await db.connect()
         rss_before, cpu_before = peak_rss_mb(), _cpu_seconds()
         started = time.perf_counter()
-        result = await export_study(db, Path(work) / "export", fmt=args.format, model="gpt-4o-mini",
-                                    now=datetime(2026, 3, 15, tzinfo=timezone.utc))
+        result = await export_study(db, Path(work) / "export", ExportOptions(fmt=args.format, model="gpt-4o-mini",
+                                    now=datetime(2026, 3, 15, tzinfo=timezone.utc)))
         elapsed = time.perf_counter() - started
         cpu, children_rss = _cpu_seconds() - cpu_before, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
         await db.close()

@@ -19,8 +19,8 @@ async def enrolled(
     """An app (with ``settings``) and its transport, ``name`` enrolled and greeted."""
     transport = MemoryTransport()
     app = await make_app(transport, **settings)
-    await admin.enroll(app.db, app.clock, phone=phone, name=name, timezone="America/Toronto",
-                       study=app.settings.study)
+    await admin.enroll(app.db, app.clock, admin.Enrolment(phone=phone, name=name, timezone="America/Toronto",
+                       study=app.settings.study))
     fake.say(f"Hi {name}!", match=f"Participant: {name}")
     await app.run_until_idle()
     return app, transport

@@ -31,7 +31,8 @@ async def enroll_with_schedule(
     app: App, fake: FakeOpenAIServer, phone: str, zone: str, schedule: dict[str, Any] | None = None, name: str = "Ana",
 ) -> str:
     """Enroll; in the greeting turn the model saves the profile and creates the schedule."""
-    row = await admin.enroll(app.db, app.clock, phone=phone, name=name, timezone=zone, study=app.settings.study)
+    row = await admin.enroll(app.db, app.clock, admin.Enrolment(phone=phone, name=name, timezone=zone,
+                                                                study=app.settings.study))
     fake.call_tool("save_user_profile", PROFILE, match=phone_marker(name))
     fake.call_tool("scheduler", schedule or {"action": "create", "type": "fixed", "fixed_time": "08:00"},
                    match=phone_marker(name))

@@ -57,8 +57,8 @@ async def enroll_walkers(app: App, fake: FakeOpenAIServer, zones: list[str]) -> 
     the plan (a walk at 09:00) and finishing intake."""
     for n, zone in enumerate(zones):
         name = f"Walker{n:02d}"
-        await admin.enroll(app.db, app.clock, phone=walker_phone(n), name=name, timezone=zone,
-                           study=app.settings.study)
+        await admin.enroll(app.db, app.clock, admin.Enrolment(phone=walker_phone(n), name=name, timezone=zone,
+                           study=app.settings.study))
         fake.call_tools([("save_user_profile", PROFILE),
                          ("scheduler", {"action": "create", "type": "fixed", "fixed_time": "09:00"}),
                          ("transition_state", {"target_state": "FEEDBACK", "reason": "plan set"})],

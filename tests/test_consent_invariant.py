@@ -245,8 +245,8 @@ class ConsentMachine(RuleBasedStateMachine):
         self.live = live
         self.run(self._start())
         for n, phone in enumerate(PHONES):
-            self.run(admin.enroll(self._app().db, self.clock, phone=phone, name=f"P{n}", timezone="UTC",
-                                  study=self._app().settings.study))
+            self.run(admin.enroll(self._app().db, self.clock, admin.Enrolment(phone=phone, name=f"P{n}", timezone="UTC",
+                                  study=self._app().settings.study)))
             self.enrolled.add(phone)
         self.run(self._idle())
 
@@ -303,7 +303,8 @@ class ConsentMachine(RuleBasedStateMachine):
             self.judge.erased.add(who)
             self.judge.withdrawn.discard(who)
         elif door == "enrol again":
-            self.run(admin.enroll(db, self.clock, phone=who, name="Again", timezone="UTC", study=study))
+            self.run(admin.enroll(db, self.clock, admin.Enrolment(phone=who, name="Again", timezone="UTC",
+                                                                  study=study)))
             self.enrolled.add(who)
             self.judge.erased.discard(who)
         else:

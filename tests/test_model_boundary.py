@@ -208,7 +208,7 @@ async def test_a_message_waiting_behind_a_failed_greeting_gets_an_apology(
     """Defect 17: while the greeting was the failing item, a participant who wrote got nothing."""
     transport = MemoryTransport()
     app = await make_app(transport)
-    await admin.enroll(app.db, app.clock, phone=ANA, name="Ana", timezone="America/Toronto")
+    await admin.enroll(app.db, app.clock, admin.Enrolment(phone=ANA, name="Ana", timezone="America/Toronto"))
     fake_openai.fail(503, match="Participant: Ana")
     await app.run_until_idle()
     assert transport.texts_to(ANA) == []  # a failed greeting: nobody is waiting yet

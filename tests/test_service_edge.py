@@ -51,7 +51,7 @@ async def test_status_shows_the_connection_backlog_uncertain_sends_and_last_mode
     app = await make_app(transport)
     from promptpipe.research import admin
 
-    await admin.enroll(app.db, app.clock, phone=ANA, name="Ana", timezone="America/Toronto")
+    await admin.enroll(app.db, app.clock, admin.Enrolment(phone=ANA, name="Ana", timezone="America/Toronto"))
     since = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
     transport.state_callback(ConnectionState("unreachable", since, detail="failed to dial whatsapp web websocket"))
     fake_openai.say("Hi Ana!", match="Participant: Ana")

@@ -112,11 +112,11 @@ async def test_a_28_day_study_runs_as_designed(
     closing = Counter(kind for _, kind, _ in outgoing)["closing"]
     assert closing == PEOPLE
 
-    from promptpipe.export.files import export_study
+    from promptpipe.export.files import ExportOptions, export_study
 
     out = tmp_path / "export"
-    await export_study(app.db, str(out), fmt="csv", force=False, include_identifiers=False, now=app.clock.now(),
-                       receipt_window=app.settings.delivery_receipt_window)
+    await export_study(app.db, str(out), ExportOptions(fmt="csv", force=False, include_identifiers=False,
+                       now=app.clock.now(), receipt_window=app.settings.delivery_receipt_window))
     types = {(row["file"], row["column"]): row["type"]
              for row in csv.DictReader((out / "codebook.csv").open(encoding="utf-8"))}
     rows = list(csv.DictReader((out / "decisions.csv").open(encoding="utf-8")))

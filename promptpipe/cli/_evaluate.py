@@ -23,7 +23,7 @@ from promptpipe.evaluation.judge import CRITERIA, Judge
 from promptpipe.evaluation.personas import Persona, load_personas
 from promptpipe.evaluation.player import ModelPlayer
 from promptpipe.evaluation.report import write_report
-from promptpipe.evaluation.run import evaluate
+from promptpipe.evaluation.run import RunOptions, evaluate
 from promptpipe.evaluation.run_files import load_run, save_run
 from promptpipe.evaluation.stats import compare, summarise
 from promptpipe.evaluation.thresholds import breaches, load_thresholds
@@ -120,12 +120,12 @@ async def evaluate_command(settings: Settings, args: argparse.Namespace, *, mode
     judges = [Judge(llm, name) for name, llm in models.judges]
     safety = load_safety(settings)
     try:
-        run = await evaluate(plan, personas=personas, cases=cases, judges=judges, label=label,
-                             concurrency=args.concurrency or settings.eval_concurrency, system_texts=system_texts,
-                             safety_text=safety.message, screen=safety.screen, progress=say,
-                             models=(models.coach_name, models.player_name if personas else None),
-                             about={"study": settings.study.name or "", "prompts": _digest(system_texts),
-                                    "seed": str(args.seed)})
+        run = await evaluate(plan, RunOptions(
+            label=label, concurrency=args.concurrency or settings.eval_concurrency, system_texts=system_texts,
+            safety_text=safety.message, screen=safety.screen,
+            models=(models.coach_name, models.player_name if personas else None),
+            about={"study": settings.study.name or "", "prompts": _digest(system_texts), "seed": str(args.seed)},
+        ), personas=personas, cases=cases, judges=judges, progress=say)
     finally:
         for llm in {id(llm): llm for llm in (models.coach, models.player, *(j for _, j in models.judges))}.values():
             closer = getattr(llm, "close", None)

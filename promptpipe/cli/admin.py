@@ -64,9 +64,9 @@ async def _admin(args: argparse.Namespace, settings: Settings) -> int:
 
 
 async def _enroll(args: argparse.Namespace, env: Env) -> None:
-    row = await admin.enroll(env.db, env.clock, phone=args.phone, name=args.name, timezone=args.timezone,
-                             background=args.background or "", by=args.by or "", study=env.settings.study,
-                             strata=_strata(args.stratum), numbers=env.settings.number_plan, number=args.number)
+    row = await admin.enroll(env.db, env.clock, admin.Enrolment(
+        phone=args.phone, name=args.name, timezone=args.timezone, background=args.background or "", by=args.by or "",
+        study=env.settings.study, strata=_strata(args.stratum), numbers=env.settings.number_plan, number=args.number))
     arm = f" in arm {row.arm}" if row.arm else ""
     if row.opted_out:
         print(f"enrolled {cell(row.name)} ({row.phone}) as {row.id}{arm}, opted out: this number's owner sent STOP "
@@ -304,17 +304,17 @@ async def _erase(args: argparse.Namespace, env: Env) -> int:
 async def _export(args: argparse.Namespace, env: Env) -> None:
     from promptpipe.app import load_prompts
     from promptpipe.export.allocation import write_allocation_list
-    from promptpipe.export.files import export_study
+    from promptpipe.export.files import ExportOptions, export_study
 
     unblinded = None
     if args.unblind:  # first: it refuses a file of an earlier export before anything is written
         unblinded = await write_allocation_list(env.db, env.settings.study, Path(args.out), args.format,
                                                 force=args.force)
-    result = await export_study(env.db, args.out, fmt=args.format, force=args.force,
+    result = await export_study(env.db, args.out, ExportOptions(fmt=args.format, force=args.force,
                                 include_identifiers=args.include_identifiers, now=env.clock.now(),
                                 receipt_window=env.settings.delivery_receipt_window,
                                 model=env.settings.genai_model,
-                                system_prompts=dataclasses.asdict(load_prompts(env.settings)))
+                                system_prompts=dataclasses.asdict(load_prompts(env.settings))))
     for name, count in result.rows.items():
         print(f"{name}.{args.format}: {_rows(count)}")
     for companion in result.companions:

@@ -222,8 +222,9 @@ async def _chat(settings: Settings, phone: str, name: str) -> int:
     try:
         await admin.refuse_if_live(db, "promptpipe chat")
         if await admin.find(db, phone) is None:  # enrolled already: carry on that conversation
-            await admin.enroll(db, SystemClock(), phone=phone, name=name, timezone=settings.default_timezone,
-                               study=settings.study, strata={}, numbers=settings.number_plan)
+            await admin.enroll(db, SystemClock(), admin.Enrolment(
+                phone=phone, name=name, timezone=settings.default_timezone, study=settings.study, strata={},
+                numbers=settings.number_plan))
     finally:
         await db.close()
     stop = asyncio.Event()

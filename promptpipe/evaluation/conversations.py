@@ -109,8 +109,7 @@ async def run_persona(plan: RunPlan, persona: Persona, place: int = 0) -> Conver
     except Exception as exc:  # this conversation fails, not the run (the report says why)
         error = _failure(exc)
     try:
-        return await _record(sandbox, recorder, source=Source.PERSONA, label=persona.name, group=persona.group,
-                             days=plan.days, persona=persona, player_tokens=player_tokens, error=error)
+        return await _record(sandbox, recorder, persona, days=plan.days, player_tokens=player_tokens, error=error)
     finally:
         await sandbox.close()
 
@@ -142,8 +141,8 @@ async def run_case(plan: RunPlan, case: Case) -> Conversation:
     except Exception as exc:  # this conversation fails, not the run (the report says why)
         error = _failure(exc)
     try:
-        return await _record(sandbox, recorder, source=Source.CASE, label=case.id, group=case.group, days=1,
-                             case_start=case_start or sandbox.clock.now(), case=case, error=error)
+        return await _record(sandbox, recorder, case, days=1, case_start=case_start or sandbox.clock.now(),
+                             error=error)
     finally:
         await sandbox.close()
 
@@ -190,11 +189,13 @@ def _is_vote(row: MessageView) -> bool:
     return row.kind == MessageKind.POLL_VOTE or "poll_message_id" in row.payload
 
 
-async def _record(sandbox: Sandbox, recorder: RecordingLLM, *, source: Source, label: str, group: str, days: int,
-                  persona: Persona | None = None, case: Case | None = None, case_start: datetime | None = None,
-                  player_tokens: TokenCount | None = None, error: str | None = None) -> Conversation:
-    """The conversation as the sandbox's database has it at the end, in the order the phone shows
-    it; a case's part begins at ``case_start``."""
+async def _record(sandbox: Sandbox, recorder: RecordingLLM, subject: Persona | Case, *, days: int,
+                  case_start: datetime | None = None, player_tokens: TokenCount | None = None,
+                  error: str | None = None) -> Conversation:
+    """The conversation of ``subject`` (a persona or a hard case) as the sandbox's database has it
+    at the end, in the order the phone shows it; a case's part begins at ``case_start``."""
+    persona, case = (subject, None) if isinstance(subject, Persona) else (None, subject)
+    source, label = (Source.PERSONA, subject.name) if isinstance(subject, Persona) else (Source.CASE, subject.id)
     rows: list[MessageView] = []
     profile: dict[str, str | None] = {}
     status = stage = ""
@@ -216,7 +217,7 @@ async def _record(sandbox: Sandbox, recorder: RecordingLLM, *, source: Source, l
     messages = sorted((said(row) for row in rows), key=lambda message: message.at)
     case_from = None if case_start is None else sum(1 for message in messages if message.at < case_start)
     return Conversation(
-        id=f"{source}:{label}", source=source, label=label, group=group,
+        id=f"{source}:{label}", source=source, label=label, group=subject.group,
         timezone=persona.timezone if persona else CASE_ZONE, messages=tuple(messages),
         tool_uses=tuple(recorder.tool_uses), profile=profile, schedule_times=times, status=status, stage=stage,
         flags=flags, quiet_hours=(format_hhmm(quiet.start), format_hhmm(quiet.end)) if quiet else None,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -120,11 +120,11 @@ def _as_study_text(said: Said, zone: ZoneInfo) -> str:
     return f"{stamp} {said.text}"
 
 
-def conversation_messages(persona: Persona, conversation: Sequence[Said]) -> list[dict[str, Any]]:
+def conversation_messages(persona: Persona, conversation: Sequence[Said]) -> list[dict[str, str]]:
     """The conversation from the persona's side; consecutive messages of one side are joined (some
     servers insist that the roles alternate), and the last message is the study's."""
     zone = ZoneInfo(persona.timezone)
-    messages: list[dict[str, Any]] = []
+    messages: list[dict[str, str]] = []
     for said in conversation:
         role = "assistant" if said.incoming else "user"
         content = _as_move_json(said) if said.incoming else _as_study_text(said, zone)
@@ -160,7 +160,7 @@ _TEXT_FIELD = re.compile(r'"text"\s*:\s*"((?:[^"\\]|\\.)*)', re.DOTALL)
 _SILENT_WORDS = {"silent", "silence", "none", "nothing", "ignore", "skip", "no_reply", "wait"}
 
 
-def _find_object(content: str) -> dict[str, Any] | None:
+def _find_object(content: str) -> Mapping[str, object] | None:
     """The first JSON object in the text that looks like a move (has ``action``), else the first object."""
     found = list(json_objects(content))
     return next((value for value in found if "action" in value), found[0] if found else None)

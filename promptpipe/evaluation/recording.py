@@ -5,7 +5,7 @@ talks to it exactly as it would in the service."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -40,7 +40,7 @@ class RecordingLLM:
         return completion
 
 
-def call_problem(call: ToolCall, schema: dict[str, Any] | None) -> str | None:
+def call_problem(call: ToolCall, schema: Mapping[str, Any] | None) -> str | None:
     """Why the call does not fit the tool's declared parameters (None: it does). Only what the
     declaration states is checked: a JSON object, the required arguments, no unknown ones where
     the tool forbids them, and the declared choices."""

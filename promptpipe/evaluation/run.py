@@ -7,7 +7,8 @@ import asyncio
 import dataclasses
 import functools
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from promptpipe.domain.safety import CrisisScreen
@@ -28,7 +29,7 @@ from promptpipe.evaluation.records import (
 )
 from promptpipe.logging import get_logger
 
-__all__ = ["Progress", "evaluate", "for_judging"]
+__all__ = ["Progress", "RunOptions", "evaluate", "for_judging"]
 
 log = get_logger("promptpipe.evaluation")
 
@@ -36,15 +37,27 @@ Progress = Callable[[str], None]
 """Told one line at a time how the run goes (the command prints them)."""
 
 
-async def evaluate(plan: RunPlan, *, personas: Sequence[Persona], cases: Sequence[Case], judges: Sequence[Judge],
-                   label: str, concurrency: int, system_texts: Sequence[str] = (), safety_text: str | None = None,
-                   screen: CrisisScreen | None = None,
-                   models: tuple[str, str | None] = ("", None), progress: Progress = lambda _: None,
-                   about: dict[str, str] | None = None) -> RunResult:
-    """Run, check and judge. ``concurrency`` bounds the conversations (and then the judge requests)
-    under way at once; ``models``: the coach's and the participants' model names, for the report."""
+@dataclass(frozen=True)
+class RunOptions:
+    """How a run goes and what its report says of it. ``concurrency`` bounds the conversations (and
+    then the judge requests) under way at once; ``system_texts``, ``safety_text`` and ``screen`` are
+    what the checks compare with (see :func:`~promptpipe.evaluation.checks.run_checks`);
+    ``models``: the coach's and the participants' model names, for the report."""
+
+    label: str
+    concurrency: int
+    system_texts: Sequence[str] = ()
+    safety_text: str | None = None
+    screen: CrisisScreen | None = None
+    models: tuple[str, str | None] = ("", None)
+    about: Mapping[str, str] | None = None
+
+
+async def evaluate(plan: RunPlan, options: RunOptions, *, personas: Sequence[Persona], cases: Sequence[Case],
+                   judges: Sequence[Judge], progress: Progress = lambda _: None) -> RunResult:
+    """Run, check and judge."""
     started, clock_start = datetime.now(UTC), time.monotonic()
-    slots = asyncio.Semaphore(max(1, concurrency))
+    slots = asyncio.Semaphore(max(1, options.concurrency))
     jobs: Sequence[tuple[str, Callable[[], Awaitable[Conversation]]]] = (
         [(f"persona {persona.name}", functools.partial(run_persona, plan, persona, place))
          for place, persona in enumerate(personas)]
@@ -58,7 +71,8 @@ async def evaluate(plan: RunPlan, *, personas: Sequence[Persona], cases: Sequenc
             conversation = await job()
         done += 1
         tokens = tokens + conversation.tokens + conversation.player_tokens
-        checked = run_checks(conversation, system_texts=system_texts, safety_text=safety_text, screen=screen)
+        checked = run_checks(conversation, system_texts=options.system_texts, safety_text=options.safety_text,
+                             screen=options.screen)
         failed = sum(1 for check in checked if check.verdict is Verdict.FAIL)
         state = f"failed: {conversation.error}" if conversation.error else f"{failed} check(s) failed"
         progress(f"[{done}/{total}] {name}: {len(conversation.messages)} messages, {state}; "
@@ -70,10 +84,11 @@ async def evaluate(plan: RunPlan, *, personas: Sequence[Persona], cases: Sequenc
     checks = [check for _, checked in ran for check in checked]
     scores, judge_tokens = await _judge(conversations, judges, slots, progress)
     log.info("evaluation_done", conversations=len(conversations), seconds=round(time.monotonic() - clock_start, 1))
-    return RunResult(label=label, started_at=started, finished_at=datetime.now(UTC), coach_model=models[0],
-                     player_model=models[1], judge_models=tuple(judge.name for judge in judges),
-                     study_days=plan.days, conversations=tuple(conversations), checks=tuple(checks),
-                     scores=tuple(scores), judge_tokens=judge_tokens, about=dict(about or {}))
+    return RunResult(label=options.label, started_at=started, finished_at=datetime.now(UTC),
+                     coach_model=options.models[0], player_model=options.models[1],
+                     judge_models=tuple(judge.name for judge in judges), study_days=plan.days,
+                     conversations=tuple(conversations), checks=tuple(checks), scores=tuple(scores),
+                     judge_tokens=judge_tokens, about=dict(options.about or {}))
 
 
 def for_judging(conversation: Conversation) -> Conversation:

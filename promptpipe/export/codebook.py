@@ -3,9 +3,10 @@ values, its meaning and its source, written next to the data as ``codebook.csv``
 ``README.md`` (a section and a table per file, after a short introduction).
 
 Both are made from the columns the export actually wrote, looked up in
-:mod:`promptpipe.export.codebook_entries`; a column nobody described is left out, which the
-tests catch. Both files are rewritten by every export into the same directory (a file of that
-name that an export did not write is never overwritten without ``--force``).
+:mod:`promptpipe.export.codebook_entries` and :mod:`promptpipe.export.codebook_study`; a column
+nobody described is left out, which the tests catch. Both files are rewritten by every export
+into the same directory (a file of that name that an export did not write is never overwritten
+without ``--force``).
 """
 
 from __future__ import annotations
@@ -15,14 +16,21 @@ import io
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from promptpipe.export.codebook_entries import FILES, STRATUM_PREFIX, Entry, FileDoc, stratum_entry
-from promptpipe.export.rows import _csv_cell
+from promptpipe.export import codebook_entries as events
+from promptpipe.export import codebook_study as study
+from promptpipe.export.cells import csv_cell
+from promptpipe.export.codebook_entries import STRATUM_PREFIX, Entry, FileDoc, stratum_entry
 
-__all__ = ["CODEBOOK_CSV", "CODEBOOK_HEADER", "README_MD", "codebook_rows", "documents", "written_by_export"]
+__all__ = ["CODEBOOK_CSV", "CODEBOOK_HEADER", "FILES", "README_MD", "codebook_rows", "documents", "written_by_export"]
 
 CODEBOOK_CSV, README_MD = "codebook.csv", "README.md"
 CODEBOOK_HEADER = ("file", "column", "type", "values", "meaning", "source")
 README_MARK = "<!-- Written by promptpipe-admin export; every export into this directory rewrites this file. -->"
+FILES: tuple[FileDoc, ...] = (
+    events.PARTICIPANTS, events.MESSAGES, events.DELIVERIES, study.DECISIONS, events.TRANSITIONS, events.TONE_CHANGES,
+    events.CONSENT, events.FLAGS, study.QUESTIONNAIRE_INSTANCES, study.QUESTIONNAIRE_ANSWERS, events.IDENTIFIERS,
+    study.STUDY_JSON)
+"""Every file the export writes, described, in the order the codebook lists them."""
 _BY_NAME = {doc.name: doc for doc in FILES}
 
 _INTRO = """\
@@ -95,7 +103,7 @@ def _codebook_csv(rows: list[dict[str, str]]) -> str:
     stream = io.StringIO(newline="")
     writer = csv.writer(stream, quoting=csv.QUOTE_MINIMAL, lineterminator="\n")
     writer.writerow(CODEBOOK_HEADER)
-    writer.writerows([_csv_cell(row[key]) for key in CODEBOOK_HEADER] for row in rows)
+    writer.writerows([csv_cell(row[key]) for key in CODEBOOK_HEADER] for row in rows)
     return stream.getvalue()
 
 

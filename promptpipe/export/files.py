@@ -33,7 +33,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import pickle
 import shutil
 import stat
 import sys
@@ -48,9 +47,9 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 from tqdm import tqdm
 
-from promptpipe.config.process_env import child_environment
 from promptpipe.errors import AdminError
 from promptpipe.export import codebook
+from promptpipe.export.offload import Worker, may_offload, offloaded, offloading, split
 from promptpipe.export.pseudonyms import People
 from promptpipe.export.rows import (
     IDENTIFIER_TABLE,
@@ -59,11 +58,9 @@ from promptpipe.export.rows import (
     _Table,
     participants_table,
 )
-from promptpipe.export.rows import (
-    _csv_cell as _csv_cell,
-)
 from promptpipe.export.study_part import (
     STUDY_JSON,
+    StudyDocument,
     decision_batches,
     is_study_json,
     protocol_files,
@@ -91,12 +88,6 @@ PROGRESS_THRESHOLD = 5_000
 WORKER_ROWS = 20_000
 """A file of at least this many rows is written by a process of its own (see
 :mod:`promptpipe.export.worker`): starting one costs about a second of imports."""
-WORKER_TABLES = ("messages",)
-"""The files a worker may write: the largest (a second worker would compete for the same cores)."""
-OWN_SHARE = 6
-"""This process writes the last 1/OWN_SHARE of a worker's file (after its own files) and appends
-it to the worker's part: the worker's second of imports would otherwise leave it last to finish
-(500 participants: this process done after 1.4 s, the worker after 1.75 s)."""
 COMPANIONS = (STUDY_JSON, codebook.CODEBOOK_CSV, codebook.README_MD)
 """Written next to the data by every export, whatever its format."""
 
@@ -188,22 +179,25 @@ def _prepare(out_dir: Path, fmt: str, force: bool, names: Sequence[str]) -> tupl
     return targets, warnings
 
 
-async def export_study(
-    db: Database,
-    out_dir: str | os.PathLike[str],
-    *,
-    fmt: str = "csv",
-    force: bool = False,
-    include_identifiers: bool = False,
-    progress: IO[str] | None = None,
-    progress_threshold: int = PROGRESS_THRESHOLD,
-    chunk_size: int = CHUNK_ROWS,
-    now: datetime | None = None,
-    receipt_window: timedelta = RECEIPT_WINDOW,
-    model: str | None = None,
-    system_prompts: Mapping[str, str] | None = None,
-    worker_rows: int = WORKER_ROWS,
-) -> ExportResult:
+@dataclass(frozen=True)
+class ExportOptions:
+    """How :func:`export_study` writes (the defaults are what ``promptpipe-admin export`` uses)."""
+
+    fmt: str = "csv"
+    force: bool = False
+    include_identifiers: bool = False
+    progress: IO[str] | None = None
+    progress_threshold: int = PROGRESS_THRESHOLD
+    chunk_size: int = CHUNK_ROWS
+    now: datetime | None = None
+    receipt_window: timedelta = RECEIPT_WINDOW
+    model: str | None = None
+    system_prompts: Mapping[str, str] | None = None
+    worker_rows: int = WORKER_ROWS
+
+
+async def export_study(db: Database, out_dir: str | os.PathLike[str],
+                       options: ExportOptions | None = None) -> ExportResult:
     """Write ``participants``, ``messages``, ``deliveries``, ``decisions``, ``transitions``,
     ``tone_changes``, ``consent`` and ``flags`` to ``out_dir`` as ``<name>.csv`` or
     ``<name>.jsonl``, pseudonymised; with ``include_identifiers`` also the key file
@@ -216,24 +210,24 @@ async def export_study(
     them) is ``not_delivered``. A file of ``worker_rows`` rows or more (the transcript) is written
     by a process of its own, on another core, but for its last rows (a sixth), which this one
     writes after its own files; if that process fails, the export fails as a whole."""
+    options = options or ExportOptions()
     out = Path(out_dir)
-    now = now or datetime.now(timezone.utc)
-    names = [table.name for table in TABLES] + ([IDENTIFIERS] if include_identifiers else [])
-    targets, warnings = _prepare(out, fmt, force, names)
+    now = options.now or datetime.now(timezone.utc)
+    names = [table.name for table in TABLES] + ([IDENTIFIERS] if options.include_identifiers else [])
+    targets, warnings = _prepare(out, options.fmt, options.force, names)
     remove_stale_temps(out)
     temps: dict[str, Path] = {}
-    spare: list[_Worker] = []
+    spare: list[Worker] = []
     try:
         # A worker likely to be needed starts now: it imports while the plan is read.
-        if _offloading(db) and await db.run(lambda session: _may_offload(session, worker_rows)):
-            spare.append(await _Worker.spawn())
-        plan = await db.run(lambda session: _plan(session, chunk_size))
+        if offloading(db) and await db.run(lambda session: may_offload(session, options.worker_rows)):
+            spare.append(await Worker.spawn())
+        plan = await db.run(lambda session: _plan(session, options.chunk_size))
         tables = tuple(participants_table(plan.strata) if t.name == "participants" else t for t in TABLES)
-        tables = (*tables, IDENTIFIER_TABLE) if include_identifiers else tables
-        written = await _write_tables(db, out, fmt, tables, plan, temps, progress, progress_threshold, chunk_size,
-                                      now - receipt_window, worker_rows, spare)
-        _write_companions(out, tables, temps, study_document(plan.protocol, model=model,
-                                                             system_prompts=system_prompts, exported_at=now),
+        tables = (*tables, IDENTIFIER_TABLE) if options.include_identifiers else tables
+        written = await _write_tables(db, out, tables, plan, _Run(options, now - options.receipt_window, temps, spare))
+        _write_companions(out, tables, temps, study_document(plan.protocol, model=options.model,
+                                                             system_prompts=options.system_prompts, exported_at=now),
                           protocol_files(plan.protocol))
         for name, temp in temps.items():
             os.replace(temp, targets.get(name, out / name))
@@ -246,9 +240,20 @@ async def export_study(
         for temp in temps.values():
             temp.unlink(missing_ok=True)
     key_rows = written.pop(IDENTIFIERS, 0)
-    return ExportResult(rows=written, directory=out, fmt=fmt,
-                        key_file=targets[IDENTIFIERS] if include_identifiers else None,
+    return ExportResult(rows=written, directory=out, fmt=options.fmt,
+                        key_file=targets[IDENTIFIERS] if options.include_identifiers else None,
                         key_rows=key_rows, warnings=warnings, companions=[targets[name] for name in COMPANIONS])
+
+
+@dataclass(frozen=True)
+class _Run:
+    """One export under way: its options, the moment before which an undelivered prompt counts as
+    not delivered, its temporary files by name, and a worker process started early, if any."""
+
+    options: ExportOptions
+    cutoff: datetime
+    temps: dict[str, Path]
+    spare: list[Worker]
 
 
 def _temp(out: Path, name: str, file_name: str, temps: dict[str, Path]) -> Path:
@@ -257,19 +262,20 @@ def _temp(out: Path, name: str, file_name: str, temps: dict[str, Path]) -> Path:
     return temp
 
 
-async def _write_tables(db: Database, out: Path, fmt: str, tables: Sequence[_Table], plan: _Plan,
-                        temps: dict[str, Path], progress: IO[str] | None, threshold: int, chunk_size: int,
-                        cutoff: datetime, worker_rows: int, spare: list[_Worker]) -> dict[str, int]:
+async def _write_tables(db: Database, out: Path, tables: Sequence[_Table], plan: _Plan, run: _Run) -> dict[str, int]:
+    options, temps, cutoff = run.options, run.temps, run.cutoff
+    fmt, chunk_size = options.fmt, options.chunk_size
     written: dict[str, int] = {}
-    workers: dict[str, _Worker] = {}
+    workers: dict[str, Worker] = {}
     try:
-        with _progress_bar(sum(plan.counts[t.name] for t in tables), progress, threshold) as bar:
+        with _progress_bar(sum(plan.counts[t.name] for t in tables), options.progress,
+                           options.progress_threshold) as bar:
             tails: dict[str, tuple[_Table, int]] = {}
-            for table in _offloaded(db, tables, plan, worker_rows):  # started first: they import while we write
+            for table in offloaded(db, tables, plan, options.worker_rows):  # started first: they import meanwhile
                 temp = _temp(out, table.name, f"{table.name}.{fmt}", temps)
-                last = await db.run(partial(_split, table=table, plan=plan))
+                last = await db.run(partial(split, table=table, plan=plan))
                 tails[table.name] = (table, last)
-                worker = workers[table.name] = spare.pop() if spare else await _Worker.spawn()
+                worker = workers[table.name] = run.spare.pop() if run.spare else await Worker.spawn()
                 worker.send(WorkerJob(db.url, table.name, fmt, replace(plan, ceilings=plan.ceilings | {
                     table.name: last}), chunk_size, cutoff, temp))
             own = [(t, 0, True) for t in tables if t.name not in workers]
@@ -286,12 +292,7 @@ async def _write_tables(db: Database, out: Path, fmt: str, tables: Sequence[_Tab
                 bar.set_description(name, refresh=False)
                 count = await worker.result()
                 bar.update(count)
-                tail = temps.pop(f"{name}.tail")
-                with tail.open("rb") as part, temps[name].open("ab") as whole:
-                    shutil.copyfileobj(part, whole)
-                    whole.flush()
-                    os.fsync(whole.fileno())
-                tail.unlink()
+                _append_tail(temps, name)
                 written[name] = count + written.pop(f"{name}.tail")
     finally:  # an error here or in a worker: no worker may still be writing when its temp file is removed
         for worker in workers.values():
@@ -299,73 +300,17 @@ async def _write_tables(db: Database, out: Path, fmt: str, tables: Sequence[_Tab
     return {table.name: written[table.name] for table in tables}
 
 
-def _offloading(db: Database) -> bool:
-    """Whether another process can read this database (not one in memory)."""
-    return not (db.is_sqlite and db.sqlite_path is None)
+def _append_tail(temps: dict[str, Path], name: str) -> None:
+    """This process's last rows of ``name`` appended to the worker's part of it."""
+    tail = temps.pop(f"{name}.tail")
+    with tail.open("rb") as part, temps[name].open("ab") as whole:
+        shutil.copyfileobj(part, whole)
+        whole.flush()
+        os.fsync(whole.fileno())
+    tail.unlink()
 
 
-def _may_offload(session: Session, worker_rows: int) -> bool:
-    """Whether a file a worker writes may have ``worker_rows`` rows (its highest id is that high)."""
-    return any((session.execute(select(func.max(table.model.__table__.c.id))).scalar() or 0) >= worker_rows
-               for table in TABLES if table.name in WORKER_TABLES)
-
-
-def _split(session: Session, table: _Table, plan: _Plan) -> int:
-    """The last id the worker writes: the rows after it (a 1/OWN_SHARE of them) are this process's."""
-    t, ceiling = table.model.__table__, plan.ceilings[table.name]
-    last = session.execute(select(t.c.id).where(t.c.id <= ceiling).order_by(t.c.id.desc())
-                           .offset(plan.counts[table.name] // OWN_SHARE).limit(1)).scalar()
-    return ceiling if last is None else int(last)
-
-
-def _offloaded(db: Database, tables: Sequence[_Table], plan: _Plan, worker_rows: int) -> list[_Table]:
-    if not _offloading(db):
-        return []
-    return [t for t in tables if t.name in WORKER_TABLES and plan.counts[t.name] >= worker_rows]
-
-
-class _Worker:
-    """One file written by ``python -m promptpipe.export.worker``: the process starts
-    (and imports) first, its job follows when the export has planned it."""
-
-    def __init__(self, process: asyncio.subprocess.Process) -> None:
-        self.name, self.process = "", process
-        self.done: asyncio.Future[tuple[bytes, bytes]] | None = None
-
-    @classmethod
-    async def spawn(cls) -> _Worker:
-        # The worker imports the very code this process runs: -P keeps the working directory off
-        # its path (a checkout there would be imported instead), PYTHONPATH puts ours first.
-        here = str(Path(__file__).resolve().parents[2])
-        env = child_environment(first_on_path=here)
-        return cls(await asyncio.create_subprocess_exec(
-            sys.executable, "-P", "-m", "promptpipe.export.worker", env=env,
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE))
-
-    def send(self, job: WorkerJob) -> None:
-        self.name = job.table
-        self.done = asyncio.ensure_future(self.process.communicate(pickle.dumps(job)))
-
-    async def result(self) -> int:
-        """The rows written; AdminError (its temporary file left for the export to remove) if it failed."""
-        assert self.done is not None, "a worker's result before its job"
-        out, err = await self.done
-        if self.process.returncode != 0 or not out.strip().isdigit():
-            lines = err.decode("utf-8", "replace").strip().splitlines()
-            why = lines[-1] if lines else f"exit code {self.process.returncode}"
-            raise AdminError(f"the export of {self.name} failed in its own process ({why}); "
-                             "no file was written under a real name")
-        return int(out)
-
-    async def stop(self) -> None:
-        if self.process.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                self.process.kill()
-        with contextlib.suppress(BaseException):
-            await (self.done if self.done is not None else self.process.communicate())
-
-
-def _write_companions(out: Path, tables: Sequence[_Table], temps: dict[str, Path], document: dict[str, Any],
+def _write_companions(out: Path, tables: Sequence[_Table], temps: dict[str, Path], document: StudyDocument,
                       versions: dict[str, str]) -> None:
     columns: dict[str, Sequence[str]] = {table.name: table.columns for table in tables}
     columns.setdefault(IDENTIFIERS, IDENTIFIER_TABLE.columns)  # documented even when not written

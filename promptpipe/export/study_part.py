@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, time, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, cast
 
 from sqlalchemy import and_, func, literal, select, type_coerce
 from sqlalchemy.orm import Session
@@ -23,7 +23,7 @@ from sqlalchemy.orm import Session
 from promptpipe.domain.consent import ConsentKind
 from promptpipe.domain.outcomes import Outcome, delivery_outcome
 from promptpipe.export.pseudonyms import People
-from promptpipe.export.self_report import SELF_REPORT_COLUMNS, self_report_days, with_self_reports
+from promptpipe.export.self_report import SelfReportCells, self_report_days, with_self_reports
 from promptpipe.export.withdrawn import with_withdrawn_days, withdrawn_day_counts
 from promptpipe.storage.models import ConsentEvent, Message, Participant, UTCDateTime, table_of
 from promptpipe.storage.prompt_tables import PromptDelivery
@@ -35,33 +35,69 @@ from promptpipe.study.store.protocol import ProtocolVersion, protocol_history
 from promptpipe.study.store.tables import Decision
 
 __all__ = [
-    "DECISION_COLUMNS", "STUDY_JSON", "STUDY_JSON_FORMAT", "TREATMENT", "Protocol", "decision_batch",
-    "decision_batches", "decision_csv", "decision_row", "delivery_receipt_columns", "is_study_json", "read_protocol",
-    "strata_columns", "stratum_fields", "study_document", "study_json_text", "withdrawn_at",
+    "DECISION_COLUMNS", "STUDY_JSON", "STUDY_JSON_FORMAT", "TREATMENT", "DecisionRow", "Protocol", "StudyDocument",
+    "decision_batch", "decision_batches", "decision_csv", "decision_row", "delivery_receipt_columns", "is_study_json",
+    "read_protocol", "strata_columns", "stratum_fields", "study_document", "study_json_text", "withdrawn_at",
 ]
 
 STUDY_JSON = "study.json"
 STUDY_JSON_FORMAT = "promptpipe study export 1"
 """The first key of every ``study.json`` the export writes: how a later export knows the file is its own."""
 
-DECISION_COLUMNS = (
-    "participant_id", "decision_index", "schedule_id", "study_day", "local_date", "scheduled_for_utc",
-    "decided_at_utc", "decided_at_local", "timezone", "arm", "available", "unavailable_reason", "action",
-    "action_treatment", "probability", "draw", "seed_ref", "protocol_hash", "prompt_style", "model",
-    "system_prompt_hash", "not_sent_reason",
-    "delivery_id", "prompt_sent", "sent_at_utc", "delivered_at_utc", "read_at_utc", "vote", "vote_source",
-    "voted_at_utc", "replied_at_utc", "first_answer_at_utc", "latency_s", "outcome", *SELF_REPORT_COLUMNS,
-    "withdrawn_at_utc", "erased_at_utc",
-)
+class _DecisionPoint(TypedDict):
+    participant_id: str
+    decision_index: int
+    schedule_id: str | None
+    study_day: int | None
+    local_date: str
+    scheduled_for_utc: str | None
+    decided_at_utc: str | None
+    decided_at_local: str | None
+    timezone: str
+    arm: str | None
+    available: bool
+    unavailable_reason: str | None
+    action: str
+    action_treatment: int | None
+    probability: float | None
+    draw: float | None
+    seed_ref: str | None
+    protocol_hash: str | None
+    prompt_style: str | None
+    model: str | None
+    system_prompt_hash: str | None
+    not_sent_reason: str | None
+class _Outcome(TypedDict):
+    delivery_id: int | None
+    prompt_sent: int
+    sent_at_utc: str | None
+    delivered_at_utc: str | None
+    read_at_utc: str | None
+    vote: str | None
+    vote_source: str | None
+    voted_at_utc: str | None
+    replied_at_utc: str | None
+    first_answer_at_utc: str | None
+    latency_s: int | None
+    outcome: str | None
+"""The proximal outcome of a decision point's prompt (all empty when none went out)."""
+
+
+class DecisionRow(_DecisionPoint, _Outcome, SelfReportCells):
+    """One row of ``decisions``: the decision point, its outcome, its self-report, and the
+    participant's withdrawal and erasure."""
+
+    withdrawn_at_utc: str | None
+    erased_at_utc: str | None
+
+
+DECISION_COLUMNS = tuple(DecisionRow.__annotations__)
 TREATMENT = {pair[0]: 1 for pair in DECISION_ACTIONS} | {pair[1]: 0 for pair in DECISION_ACTIONS}
 """1 for the first (treatment) action of each pair a study may randomise between, 0 for the other.
 A study file can only list these pairs, treatment first, so the coding holds for every version."""
 
-_DECISION = table_of(Decision)
-_DELIVERY = table_of(PromptDelivery)
-_MESSAGE = table_of(Message)
-_PARTICIPANT = table_of(Participant)
-_LEDGER = table_of(ConsentEvent)
+_DECISION, _DELIVERY, _MESSAGE, _PARTICIPANT, _LEDGER = (
+    table_of(model) for model in (Decision, PromptDelivery, Message, Participant, ConsentEvent))
 
 
 # ---------------------------------------------------------------- the protocol as run
@@ -114,8 +150,22 @@ def utc_iso(value: datetime | None) -> str | None:
     return value.isoformat(timespec="seconds")
 
 
+class StudyDocument(TypedDict):
+    format: str
+    exported_at: str | None
+    software: dict[str, str | None]
+    model: str | None
+    system_prompt_hashes: dict[str, str]
+    study_file: Mapping[str, object] | None
+    hash: str | None
+    study_file_text: str | None
+    study_file_problem: str | None
+    changes: list[dict[str, str | None]]
+"""``study.json``: its keys are its codebook's columns."""
+
+
 def study_document(protocol: Protocol, *, model: str | None, system_prompts: Mapping[str, str] | None,
-                   exported_at: datetime) -> dict[str, Any]:
+                   exported_at: datetime) -> StudyDocument:
     """``study.json``: the protocol in force (None without a study file), its hash and text, every
     adopted version with when it was in force and the file holding its text, and what ran the
     study (software version, model, the SHA-256 of each system prompt, computed as the decision
@@ -253,7 +303,7 @@ def _earliest(*values: datetime | None) -> datetime | None:
     return min(present) if present else None
 
 
-def _outcome_columns(row: Any) -> dict[str, Any]:
+def _outcome_columns(row: Any) -> _Outcome:
     """The proximal outcome of a decision point whose prompt went out (``delivery_id`` set)."""
     sent = row.prompt_sent_at or row.queued_at  # when WhatsApp took it; else when it was queued
     first = _earliest(row.voted_at, row.replied_at)
@@ -270,11 +320,11 @@ def _outcome_columns(row: Any) -> dict[str, Any]:
     }
 
 
-_OUTCOME_COLUMNS = DECISION_COLUMNS[DECISION_COLUMNS.index("delivery_id"):DECISION_COLUMNS.index("outcome") + 1]
-_NO_PROMPT = dict.fromkeys(_OUTCOME_COLUMNS) | {"prompt_sent": 0}
+_OUTCOME_COLUMNS = tuple(_Outcome.__annotations__)
+_NO_PROMPT = cast(_Outcome, dict.fromkeys(_OUTCOME_COLUMNS) | {"prompt_sent": 0})
 
 
-def decision_row(row: Any, people: People) -> dict[str, Any]:
+def decision_row(row: Any, people: People) -> DecisionRow:
     drawn = bool(row.available) and row.probability is not None
     return {
         "participant_id": row.participant_id, "decision_index": row.decision_index, "schedule_id": row.schedule_id,

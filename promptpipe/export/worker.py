@@ -2,7 +2,7 @@
 
 The files of an export are independent, so the largest (the transcript) is read and formatted by
 a second process on another core while the export's own process writes the others (and then the
-transcript's last rows, appended to this process's file: see ``export.OWN_SHARE``). The process
+transcript's last rows, appended to this process's file: see ``offload.OWN_SHARE``). The process
 starts before the export has planned its job, so its imports overlap the plan; it imports
 :mod:`promptpipe.export.write`, not the export with its codebook. In one process
 the reads on the database thread and the formatting on another thread share Python's one running

@@ -18,8 +18,9 @@ from typing import Any, TextIO
 from sqlalchemy import literal, select
 from sqlalchemy.orm import Session
 
+from promptpipe.export.cells import FORMULA_STARTS, csv_cell
 from promptpipe.export.pseudonyms import People
-from promptpipe.export.rows import FORMULA_STARTS, _csv_cell, _Table, participant_chunk
+from promptpipe.export.rows import _Table, participant_chunk
 from promptpipe.export.study_part import Protocol, decision_batch, delivery_receipt_columns
 from promptpipe.storage.models import Message, Participant, UTCDateTime, table_of
 from promptpipe.storage.prompt_tables import PromptDelivery
@@ -78,11 +79,11 @@ class _Writer:
         if self.fmt == "csv":
             cells, starts = self.cells, FORMULA_STARTS
             # Most cells are plain text, numbers or empty: they pass without a call (the csv
-            # module writes None as an empty cell); the rest go through _csv_cell.
+            # module writes None as an empty cell); the rest go through csv_cell.
             self.csv.writerows([
                 value if value is None or (value.__class__ is str and (not value or value[0] not in starts)
                                            and "\x00" not in value) or value.__class__ is int
-                else _csv_cell(value) for value in cells(row)] for row in rows)
+                else csv_cell(value) for value in cells(row)] for row in rows)
         else:  # json.dumps writes NUL and other control characters as \u escapes
             dumps = json.dumps
             self.stream.writelines(dumps(row, ensure_ascii=False, default=str) + "\n" for row in rows)

@@ -35,7 +35,7 @@ from promptpipe.pilot.alarms import Due, due_alarms
 from promptpipe.pipeline.inbox import Inbox
 from promptpipe.pipeline.lanes import Lanes
 from promptpipe.pipeline.outbox import Outbox
-from promptpipe.research.changes import enroll
+from promptpipe.research.changes import Enrolment, enroll
 from promptpipe.scheduling.deliver import deliver_alarms
 from promptpipe.scheduling.jobs import DAILY
 from promptpipe.storage.db import Database
@@ -130,9 +130,9 @@ class Sandbox:
         level; counting up spreads participants over the levels in turn)."""
         strata = {factor: levels[place % len(levels)] for factor, levels in self.settings.study.allocation.strata
                   if levels}
-        enrolled = await enroll(self.db, self.clock, phone=phone, name=name, timezone=zone, by=by,
-                                background=background, study=self.settings.study, strata=strata,
-                                numbers=self.settings.number_plan)
+        enrolled = await enroll(self.db, self.clock, Enrolment(
+            phone=phone, name=name, timezone=zone, by=by, background=background, study=self.settings.study,
+            strata=strata, numbers=self.settings.number_plan))
         self.participants.append(enrolled.id)
         return enrolled.id
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from promptpipe.research._common import find, researcher_name, validate_phone, validate_text, validate_timezone
 from promptpipe.research.changes import (
     STATUS_COMMANDS,
+    Enrolment,
     enroll,
     send_prompt_now,
     set_status,
@@ -30,8 +31,9 @@ from promptpipe.research.simulate import (
 from promptpipe.study.operations import allocation_counts, extend
 
 __all__ = [
-    "REACTION_TARGETS", "STATUS_COMMANDS", "allocation_counts", "broadcast", "broadcast_count", "broadcast_preview",
-    "enroll", "extend", "find", "list_participants", "pending_timers", "refuse_if_live", "researcher_name", "schedules",
+    "REACTION_TARGETS", "STATUS_COMMANDS", "Enrolment", "allocation_counts", "broadcast", "broadcast_count",
+    "broadcast_preview", "enroll", "extend", "find", "list_participants", "pending_timers", "refuse_if_live",
+    "researcher_name", "schedules",
     "send_message", "send_prompt_now", "set_status", "set_timezone", "show", "simulate", "simulate_reaction",
     "simulate_vote", "transcript", "update_participant", "validate_phone", "validate_text", "validate_timezone",
 ]

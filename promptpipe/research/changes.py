@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
 
@@ -40,28 +41,41 @@ from promptpipe.storage.participants import NewParticipant, create_participant, 
 from promptpipe.study.operations import check_protocol, validate_strata
 from promptpipe.study.rules.protocol import OPEN_STUDY, QuietHours, Study
 
-__all__ = ["STATUS_COMMANDS", "enroll", "send_prompt_now", "set_status", "set_timezone", "update_participant",
-           "valid_name"]
+__all__ = ["STATUS_COMMANDS", "Enrolment", "enroll", "send_prompt_now", "set_status", "set_timezone",
+           "update_participant", "valid_name"]
 
 log = get_logger("promptpipe.research.changes")
 
 ALLOCATION_TRIES = 5
 
 
-async def enroll(
-    db: Database, clock: Clock, *, phone: str, name: str, timezone: str, background: str = "", by: str = "",
-    study: Study = OPEN_STUDY, strata: Mapping[str, str] | None = None, numbers: NumberPlan = ONE_NUMBER,
-    number: str | None = None,
-) -> ParticipantView:
+@dataclass(frozen=True)
+class Enrolment:
+    """Who is enrolled, by whom (the researcher running the command when not given), into which
+    study, with which enrollment fields (``strata``), and on which of the deployment's numbers."""
+
+    phone: str
+    name: str
+    timezone: str
+    background: str = ""
+    by: str = ""
+    study: Study = OPEN_STUDY
+    strata: Mapping[str, str] | None = None
+    numbers: NumberPlan = ONE_NUMBER
+    number: str | None = None
+
+
+async def enroll(db: Database, clock: Clock, enrolment: Enrolment) -> ParticipantView:
     """Create the participant (allocated to an arm by the study's rule, stratified by ``strata``,
     given a WhatsApp number of ``numbers``: ``number`` when the team names one) and queue their
     greeting; the running service sends it (from their number)."""
-    phone = validate_phone(phone)
-    timezone = validate_timezone(timezone)
-    name = valid_name(name)
-    background = validate_text("--background", background, BACKGROUND_CHARS)
-    by = validate_text("--by", by or researcher_name(), NAME_CHARS)
-    strata = validate_strata(study, strata or {})
+    study, numbers, number = enrolment.study, enrolment.numbers, enrolment.number
+    phone = validate_phone(enrolment.phone)
+    timezone = validate_timezone(enrolment.timezone)
+    name = valid_name(enrolment.name)
+    background = validate_text("--background", enrolment.background, BACKGROUND_CHARS)
+    by = validate_text("--by", enrolment.by or researcher_name(), NAME_CHARS)
+    strata = validate_strata(study, enrolment.strata or {})
     now = clock.now()
 
     def write(session: Session) -> ParticipantView:

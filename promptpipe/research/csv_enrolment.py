@@ -35,7 +35,7 @@ from promptpipe.domain.numbers import NUMBER_NAME, ONE_NUMBER, NumberPlan
 from promptpipe.domain.text import has_undecodable
 from promptpipe.errors import AdminError, ConfigError
 from promptpipe.logging import get_logger
-from promptpipe.research.changes import enroll
+from promptpipe.research.changes import Enrolment, enroll
 from promptpipe.research.enrolment_checks import Details, check_details, field_words
 from promptpipe.research.tokens import Caller, audit
 from promptpipe.storage.db import Database
@@ -321,9 +321,9 @@ async def run_import(db: Database, clock: Clock, text: str, *, study: Study, cal
     rows = []
     for entry, row in zip(entries, checked.rows, strict=True):
         try:
-            view = await enroll(db, clock, phone=entry.phone, name=entry.name, timezone=entry.timezone,
-                                background=entry.background, by=caller.name, study=study, strata=entry.strata,
-                                numbers=numbers, number=entry.number or None)
+            view = await enroll(db, clock, Enrolment(
+                phone=entry.phone, name=entry.name, timezone=entry.timezone, background=entry.background,
+                by=caller.name, study=study, strata=entry.strata, numbers=numbers, number=entry.number or None))
         except AdminError as exc:  # enrolled by someone else since the check
             rows.append(replace(row, problem=str(field_words(exc, default="phone"))))
             continue

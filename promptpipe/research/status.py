@@ -6,9 +6,10 @@ arrived, and the last model error."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any
+from typing import TypedDict
 
 from sqlalchemy.orm import Session
 
@@ -41,8 +42,31 @@ class ModelErrorNote:
     error: str
 
     @classmethod
-    def from_json(cls, value: dict[str, Any]) -> ModelErrorNote:
+    def from_json(cls, value: Mapping[str, object]) -> ModelErrorNote:
         return cls(str(value.get("at", "?")), str(value.get("type", "")), str(value.get("error", "")))
+
+
+class NumberStateJson(TypedDict):
+    name: str
+    participants: int
+    state: Mapping[str, object] | None
+    recorded_at: str | None
+
+
+class StatusJson(TypedDict):
+    """What ``promptpipe-admin status --json`` prints and the API's service status carries."""
+
+    whatsapp: Mapping[str, object] | None
+    whatsapp_recorded_at: str | None
+    outbox_backlog: int
+    uncertain_sends: int
+    inbox_backlog: int
+    stuck_inputs: int
+    stuck_input_ids: list[int]
+    numbers: dict[str, int]
+    number_states: list[NumberStateJson]
+    services: list[dict[str, object]]
+    last_model_error: dict[str, object] | None
 
 
 @dataclass(frozen=True)
@@ -65,7 +89,7 @@ class NumberState:
         state = self.state.describe() if self.state else "no state recorded yet"
         return f"{state}; {_count(self.participants, 'participant')} in the study"
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> NumberStateJson:
         return {"name": self.name, "participants": self.participants,
                 "state": self.state.to_json() if self.state else None,
                 "recorded_at": self.recorded_at.isoformat() if self.recorded_at else None}
@@ -118,7 +142,7 @@ class StatusReport:
             *(f"served by: {served.describe()}" for served in self.services),
         ]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> StatusJson:
         return {"whatsapp": self.whatsapp.to_json() if self.whatsapp else None,
                 "whatsapp_recorded_at": self.whatsapp_recorded_at.isoformat() if self.whatsapp_recorded_at else None,
                 "outbox_backlog": self.outbox_backlog, "uncertain_sends": self.uncertain_sends,

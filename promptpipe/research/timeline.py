@@ -140,26 +140,38 @@ def _value(value: object) -> str:
     return "—" if value is None else str(value)
 
 
+_TABLES = {Message: "message", PromptDelivery: "prompt_delivery", Decision: "decision",
+           QuestionnaireInstance: "questionnaire_instance", QuestionnaireAnswer: "questionnaire_answer",
+           Timer: "timer", ConsentEvent: "consent", Transition: "transition", Flag: "flag", AuditEntry: "audit_log"}
+"""The table each kind of row comes from, as an entry's reference names it."""
+_CONTACT = (Message, PromptDelivery, Decision, QuestionnaireInstance, QuestionnaireAnswer)
+
+
 def entry_of(hit: Hit, identified: bool) -> TimelineEntry | None:
     """The entry of one row as a researcher (``identified``) or a viewer reads it; None: not for them."""
-    row, stream, kind = hit.row, hit.stream, hit.stream.kind
-    summary: str
-    text: str | None = None
-    due: str | None = None
-    table = {Message: "message", PromptDelivery: "prompt_delivery", Decision: "decision",
-             QuestionnaireInstance: "questionnaire_instance", QuestionnaireAnswer: "questionnaire_answer",
-             Timer: "timer", ConsentEvent: "consent", Transition: "transition", Flag: "flag",
-             AuditEntry: "audit_log"}[type(row)]
+    row = hit.row
+    if isinstance(row, AuditEntry) and not identified and "flag" in row.action:
+        return None
+    summary, text = _contact(hit, identified) if isinstance(row, _CONTACT) else _record(hit, identified)
+    due = row.due_at.isoformat() if isinstance(row, Timer) else None
+    return TimelineEntry(hit.at.isoformat(), hit.stream.kind, summary, text if identified else None, due,
+                         f"{_TABLES[type(row)]}:{hit.row_id}")
+
+
+def _contact(hit: Hit, identified: bool) -> tuple[str, str | None]:
+    """What went to or came from the participant: messages, prompts and their answers, decision
+    points, questionnaires."""
+    row, stream = hit.row, hit.stream
     match row:
         case Message():
             who = ("From the participant" if row.direction == "in" else
                    "From the research team" if row.kind == MessageKind.RESEARCHER else "From the study")
             shown = kind_shown(row.kind, identified)
             what = "" if shown in (MessageKind.TEXT, MessageKind.RESEARCHER) else f" ({_words(shown, KIND_WORDS)})"
-            summary, text = f"{who}{what}: {_words(row.status, STATUS_WORDS)}", row.text
+            return f"{who}{what}: {_words(row.status, STATUS_WORDS)}", row.text
         case PromptDelivery() if stream is Stream.PROMPT:
             how = "" if row.schedule_id else " (asked for by the research team)"
-            summary, text = f"Daily prompt for {row.local_date} sent{how}", row.prompt_text
+            return f"Daily prompt for {row.local_date} sent{how}", row.prompt_text
         case PromptDelivery():
             if row.vote:
                 summary = f"Answered the prompt for {row.local_date}: {_words(row.vote, VOTE_WORDS)}"
@@ -169,56 +181,57 @@ def entry_of(hit: Hit, identified: bool) -> TimelineEntry | None:
                 summary += f" ({_words(row.vote_source, HOW_WORDS)})"
             if row.vote_changes:
                 summary += f", changed {row.vote_changes} time{'' if row.vote_changes == 1 else 's'}"
+            return summary, None
         case Decision():
             day = f", study day {row.study_day}" if row.study_day is not None else ""
-            if row.available:
-                chance = f" with probability {row.probability:.2f}" if row.probability is not None else ""
-                summary = f"Decision point{day}: drew {_words(row.action)}{chance}"
-                if row.not_sent_reason:
-                    summary += f"; not sent ({_words(row.not_sent_reason)})"
-            else:
-                summary = f"Decision point{day}: not available ({_words(row.unavailable_reason)})"
+            if not row.available:
+                return f"Decision point{day}: not available ({_words(row.unavailable_reason)})", None
+            chance = f" with probability {row.probability:.2f}" if row.probability is not None else ""
+            summary = f"Decision point{day}: drew {_words(row.action)}{chance}"
+            return summary + (f"; not sent ({_words(row.not_sent_reason)})" if row.not_sent_reason else ""), None
         case QuestionnaireInstance() if stream is Stream.QUESTIONNAIRE_SENT:
             occasion = ("sent by the research team" if row.occasion.startswith("manual:")
                         else f"sent for {_words(row.occasion)}")
-            summary = f"Questionnaire {row.questionnaire_id} {occasion}"
+            return f"Questionnaire {row.questionnaire_id} {occasion}", None
         case QuestionnaireInstance():
             why = f": {row.reason}" if row.reason else ""
-            summary = f"Questionnaire {row.questionnaire_id} {_words(row.status)}{why}"
+            return f"Questionnaire {row.questionnaire_id} {_words(row.status)}{why}", None
         case QuestionnaireAnswer():
             verb = "Skipped" if row.missing == Missing.SKIPPED else "Answered"
             how = f" ({_words(row.source, HOW_WORDS)})" if row.source else ""
-            summary = f"{verb} {row.item_id} of questionnaire {hit.questionnaire_id}{how}"
+            text = None
             if row.raw is not None or row.coded:
                 coded = f" (coded {row.coded})" if row.coded and row.coded != row.raw else ""
                 text = f"{row.raw or ''}{coded}".strip()
+            return f"{verb} {row.item_id} of questionnaire {hit.questionnaire_id}{how}", text
+    raise TypeError(f"not a row the participant saw: {type(row).__name__}")
+
+
+def _record(hit: Hit, identified: bool) -> tuple[str, str | None]:
+    """What the study recorded about the participant: timers, consent, changes, flags, the audit log."""
+    row = hit.row
+    match row:
         case Timer():
-            summary, text = f"Timer {_words(row.kind)} {_words(row.status, TIMER_WORDS)}", row.reason or None
-            due = row.due_at.isoformat()
+            return f"Timer {_words(row.kind)} {_words(row.status, TIMER_WORDS)}", row.reason or None
         case ConsentEvent():
             by = _words(row.source, BY_WORDS)
             if identified and row.actor:
                 by += f" ({row.actor})"
             rebuilt = " (rebuilt from the transition log)" if row.reconstructed else ""
-            summary, text = f"Consent: {_words(row.event, CONSENT_WORDS)}, {by}{rebuilt}", row.words or None
+            return f"Consent: {_words(row.event, CONSENT_WORDS)}, {by}{rebuilt}", row.words or None
         case Transition():
             words = STAGE_WORDS if row.kind == TransitionKind.SUB_STATE else None
             change = (f"{_words(row.from_value, words)} → {_words(row.to_value, words)}" if row.from_value
                       else _words(row.to_value, words))
             what = CHANGE_WORDS.get(row.kind, "Study")
             by = f", {_words(row.actor, BY_WORDS)}" if row.actor else ""
-            summary, text = f"{what}: {change} ({_words(row.name)}{by})", row.reason or None
-        case Flag() if stream is Stream.FLAG_RAISED:
-            summary = f"Safety flag raised ({row.severity}, {_words(row.source, BY_WORDS)})"
-            text = row.trigger or None
+            return f"{what}: {change} ({_words(row.name)}{by})", row.reason or None
+        case Flag() if hit.stream is Stream.FLAG_RAISED:
+            return f"Safety flag raised ({row.severity}, {_words(row.source, BY_WORDS)})", row.trigger or None
         case Flag():
-            summary = f"Safety flag resolved by {row.resolved_by or 'the research team'}"
-            text = row.resolution_note or None
+            return f"Safety flag resolved by {row.resolved_by or 'the research team'}", row.resolution_note or None
         case AuditEntry():
-            if not identified and "flag" in row.action:
-                return None
             who = f"{row.actor} ({row.role})" if identified else "The research team"
-            summary = f"{who}: {_words(row.action)} via {_words(row.via, VIA_WORDS)}"
             text = "; ".join(f"{_words(key)}: {_value(value)}" for key, value in sorted(row.detail.items())) or None
-    return TimelineEntry(hit.at.isoformat(), kind, summary, text if identified else None, due,
-                         f"{table}:{hit.row_id}")
+            return f"{who}: {_words(row.action)} via {_words(row.via, VIA_WORDS)}", text
+    raise TypeError(f"not a row of the timeline: {type(row).__name__}")

@@ -5,6 +5,7 @@ log that records every write made with one, read back page by page."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, timezone
 from typing import Any
@@ -123,20 +124,20 @@ async def revoke(db: Database, clock: Clock, *, name: str, by: str = "") -> str:
 
 
 async def audit(db: Database, clock: Clock, caller: Caller, action: str, *, participant_id: str | None = None,
-                detail: dict[str, Any] | None = None, via: str = "api") -> None:
+                detail: Mapping[str, object] | None = None, via: str = "api") -> None:
     """Record a write made with ``caller``'s token (never a participant's words)."""
     now = clock.now()
     await db.run(lambda session: add_audit(session, actor=caller.name, role=caller.role, action=action,
-                                           participant_id=participant_id, detail=detail or {}, via=via, now=now,
+                                           participant_id=participant_id, detail=dict(detail or {}), via=via, now=now,
                                            address=caller.address))
 
 
-async def audit_cli(db: Database, clock: Clock, action: str, *, by: str = "", detail: dict[str, Any]) -> None:
+async def audit_cli(db: Database, clock: Clock, action: str, *, by: str = "", detail: Mapping[str, object]) -> None:
     """Record a token change made with the admin script (whoever can run it can do what an admin can)."""
     by = validate_text("--by", by or researcher_name(), NAME_CHARS)
     now = clock.now()
     await db.run(lambda session: add_audit(session, actor=by, role=Role.ADMIN, action=action, participant_id=None,
-                                           detail=detail, via="cli", now=now))
+                                           detail=dict(detail), via="cli", now=now))
 
 
 @dataclass(frozen=True)
@@ -151,7 +152,8 @@ class AuditView:
     via: str
     participant_id: str | None
     address: str | None
-    detail: dict[str, Any]
+    detail: Mapping[str, object]
+    """Open by nature: what each action records differs (never a participant's words or phone)."""
 
 
 @dataclass(frozen=True)

@@ -139,9 +139,9 @@ async def enroll(request: Request, body: EnrollRequest, caller: Researcher) -> P
     if body.number is not None and body.number not in plan.numbers:  # the schema cannot know the deployment's
         raise ApiError(409, f"number: there is no number {body.number!r}; this deployment has "
                        f"{', '.join(plan.numbers)}", code="refused")
-    row = await admin.enroll(ctx.db, ctx.clock, phone=body.phone, name=body.name, timezone=body.timezone,
-                             background=body.background, by=caller.name, study=ctx.settings.study,
-                             strata=body.strata, numbers=ctx.settings.number_plan, number=body.number)
+    row = await admin.enroll(ctx.db, ctx.clock, admin.Enrolment(
+        phone=body.phone, name=body.name, timezone=body.timezone, background=body.background, by=caller.name,
+        study=ctx.settings.study, strata=body.strata, numbers=ctx.settings.number_plan, number=body.number))
     await audit(ctx.db, ctx.clock, caller, "enroll", participant_id=row.id, detail={"arm": row.arm})
     return await _listed(request, row.id, caller)
 

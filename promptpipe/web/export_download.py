@@ -14,7 +14,7 @@ from pathlib import Path
 from fastapi.responses import FileResponse
 from starlette.background import BackgroundTask
 
-from promptpipe.export.files import export_study
+from promptpipe.export.files import ExportOptions, export_study
 from promptpipe.research.tokens import Caller, audit
 from promptpipe.storage.files import make_private_dir
 from promptpipe.web.context import WebContext
@@ -33,9 +33,9 @@ async def export_zip(ctx: WebContext, caller: Caller, *, fmt: str, include_ident
     scratch = tempfile.mkdtemp(prefix=SCRATCH_PREFIX, dir=root)
     out = Path(scratch) / "export"
     try:
-        await export_study(ctx.reader, out, fmt=fmt, include_identifiers=include_identifiers,
+        await export_study(ctx.reader, out, ExportOptions(fmt=fmt, include_identifiers=include_identifiers,
                            now=ctx.clock.now(), receipt_window=ctx.settings.delivery_receipt_window,
-                           model=ctx.settings.genai_model, system_prompts=ctx.system_prompts)
+                           model=ctx.settings.genai_model, system_prompts=ctx.system_prompts))
         archive = await asyncio.to_thread(_zip, out, Path(scratch) / "export.zip")
     except BaseException:
         _remove(scratch)

@@ -18,8 +18,8 @@ ANA = "+15145550101"
 
 
 async def enroll_ana(app, fake: FakeOpenAIServer, greeting: str = "Hi Ana! What habit shall we build?") -> None:  # type: ignore[no-untyped-def]
-    await admin.enroll(app.db, app.clock, phone=ANA, name="Ana", timezone="America/Toronto",
-                       background="Night-shift nurse")
+    await admin.enroll(app.db, app.clock, admin.Enrolment(phone=ANA, name="Ana", timezone="America/Toronto",
+                       background="Night-shift nurse"))
     fake.say(greeting, match="just been enrolled")
     await app.run_until_idle()
 

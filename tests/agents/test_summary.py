@@ -23,7 +23,7 @@ def chat_part(request: dict) -> list[str]:  # type: ignore[type-arg]
 async def started(make_app: AppFactory, fake: FakeOpenAIServer):  # type: ignore[no-untyped-def]
     transport = MemoryTransport()
     app = await make_app(transport, **SETTINGS)
-    await admin.enroll(app.db, app.clock, phone=ANA, name="Ana", timezone="Europe/Berlin")
+    await admin.enroll(app.db, app.clock, admin.Enrolment(phone=ANA, name="Ana", timezone="Europe/Berlin"))
     fake.say("Hello Ana!")
     await app.run_until_idle()
     return app, transport

@@ -103,10 +103,10 @@ async def test_names_backgrounds_and_reasons_are_capped(make_app: AppFactory, fa
     """Defect 14: a 100,000-character name was accepted."""
     app, _ = await enrolled(make_app, fake_openai)
     with pytest.raises(AdminError, match=f"at most {NAME_CHARS}"):
-        await admin.enroll(app.db, app.clock, phone="+14165550124", name="N" * 100_000, timezone="UTC")
+        await admin.enroll(app.db, app.clock, admin.Enrolment(phone="+14165550124", name="N" * 100_000, timezone="UTC"))
     with pytest.raises(AdminError, match=f"at most {BACKGROUND_CHARS:,}"):
-        await admin.enroll(app.db, app.clock, phone="+14165550124", name="Ben", timezone="UTC",
-                           background="b" * (BACKGROUND_CHARS + 1))
+        await admin.enroll(app.db, app.clock, admin.Enrolment(phone="+14165550124", name="Ben", timezone="UTC",
+                           background="b" * (BACKGROUND_CHARS + 1)))
     with pytest.raises(AdminError, match="--reason"):
         await admin.set_status(app.db, app.clock, phone=ANA, action="pause", reason="r" * 10_000)
     assert [p.phone for p in await admin.list_participants(app.db)] == [ANA]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from promptpipe.app import App
 from promptpipe.export.codebook import codebook_rows
-from promptpipe.export.files import export_study
+from promptpipe.export.files import ExportOptions, export_study
 from promptpipe.export.rows import FILE_NAMES
 from promptpipe.research import admin
 from promptpipe.transport.memory import MemoryTransport
@@ -53,8 +53,8 @@ async def run_study(make_app: AppFactory, fake: FakeOpenAIServer) -> App:
     app = await make_app(MemoryTransport(), **with_study(STUDY, **QUIET))
     fake.always(NUDGE, match="scheduled daily nudge")
     for phone, name, site in ((ANA, "Ana", "toronto"), (RAVI, "Ravi", "montreal")):
-        await admin.enroll(app.db, app.clock, phone=phone, name=name, timezone="America/Toronto",
-                           study=app.settings.study, strata={"site": site})
+        await admin.enroll(app.db, app.clock, admin.Enrolment(phone=phone, name=name, timezone="America/Toronto",
+                           study=app.settings.study, strata={"site": site}))
         fake.call_tool("save_user_profile", PROFILE, match=phone_marker(name))
         fake.call_tool("scheduler", {"action": "create", "type": "fixed", "fixed_time": "08:00"},
                        match=phone_marker(name))
@@ -102,8 +102,8 @@ async def test_every_exported_column_is_in_the_codebook(
     app = await run_study(make_app, fake_openai)
     for fmt in ("csv", "jsonl"):
         out = tmp_path / fmt
-        result = await export_study(app.db, out, fmt=fmt, include_identifiers=True, now=app.clock.now(),
-                                    model=app.settings.genai_model, system_prompts={"intake": "x"})
+        result = await export_study(app.db, out, ExportOptions(fmt=fmt, include_identifiers=True, now=app.clock.now(),
+                                    model=app.settings.genai_model, system_prompts={"intake": "x"}))
         assert result.rows["decisions"] == 8 and result.rows["participants"] == 2
         described: dict[str, list[str]] = {}
         for row in read_codebook(out):
@@ -128,7 +128,7 @@ async def test_readme_explains_every_file_and_column(
 ) -> None:
     app = await run_study(make_app, fake_openai)
     out = tmp_path / "out"
-    await export_study(app.db, out, now=app.clock.now())
+    await export_study(app.db, out, ExportOptions(now=app.clock.now()))
     readme = (out / "README.md").read_text(encoding="utf-8")
     for name in DATA_FILES:  # the key file is described even when it was not written
         assert f"## {name} (`{name}.csv` or `{name}.jsonl`)" in readme

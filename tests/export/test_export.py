@@ -25,7 +25,8 @@ from promptpipe.cli import admin_main
 from promptpipe.domain.profile import HABIT_FIELDS
 from promptpipe.errors import AdminError
 from promptpipe.export import files as export
-from promptpipe.export.files import export_study
+from promptpipe.export.cells import csv_cell
+from promptpipe.export.files import ExportOptions, export_study
 from promptpipe.export.rows import FILE_NAMES
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import (
@@ -318,7 +319,7 @@ def umask_022() -> Iterator[None]:
 
 async def test_csv_export_row_by_row(db: Database, study: dict[str, Any], tmp_path: Path) -> None:
     out = tmp_path / "new" / "export"  # created, parents too
-    result = await export_study(db, out, fmt="csv", chunk_size=2)  # several chunks per table
+    result = await export_study(db, out, ExportOptions(fmt="csv", chunk_size=2))  # several chunks per table
     assert result.rows == {"participants": 2, "messages": 4, "deliveries": 5, "decisions": 6, "transitions": 2,
                            "tone_changes": 1, "consent": 2, "flags": 2, "questionnaire_instances": 0,
                            "questionnaire_answers": 0}
@@ -455,7 +456,7 @@ async def test_csv_quotes_only_where_needed(db: Database, study: dict[str, Any],
 
 async def test_jsonl_export_keeps_types(db: Database, study: dict[str, Any], tmp_path: Path) -> None:
     out = tmp_path / "out"
-    result = await export_study(db, out, fmt="jsonl")
+    result = await export_study(db, out, ExportOptions(fmt="jsonl"))
     assert result.rows["messages"] == 4 and result.rows["consent"] == 2 and result.rows["flags"] == 2
     assert sorted(p.name for p in out.iterdir()) == export_names("jsonl")
 
@@ -512,15 +513,15 @@ async def test_refuses_to_overwrite_without_force(db: Database, study: dict[str,
         await export_study(db, out)
     assert files(out) == {"deliveries.csv": "an earlier export\n"}  # nothing else written, nothing changed
 
-    await export_study(db, out, fmt="jsonl")  # another format: no conflict
+    await export_study(db, out, ExportOptions(fmt="jsonl"))  # another format: no conflict
     before = files(out)
     await db.run(lambda s: s.add(Message(participant_id="p-ravi", direction="in", role="user", text="later",
                                          status="received", created_at=T0 + timedelta(days=5))))
     with pytest.raises(AdminError, match=re.escape("already has participants.jsonl, messages.jsonl")):
-        await export_study(db, out, fmt="jsonl")
+        await export_study(db, out, ExportOptions(fmt="jsonl"))
     assert files(out) == before
 
-    result = await export_study(db, out, force=True)
+    result = await export_study(db, out, ExportOptions(force=True))
     assert result.rows["messages"] == 5 and result.rows["deliveries"] == 5
     _, deliveries = read_csv(out / "deliveries.csv")
     assert len(deliveries) == 5  # the earlier file was replaced
@@ -539,11 +540,11 @@ async def test_out_must_be_a_directory(db: Database, tmp_path: Path) -> None:
 async def test_progress_bar_only_for_a_large_export(db: Database, study: dict[str, Any], tmp_path: Path) -> None:
     total = 2 + 4 + 5 + 6 + 2 + 1 + 2 + 2
     stream = io.StringIO()
-    await export_study(db, tmp_path / "small", progress=stream, progress_threshold=total + 1)
+    await export_study(db, tmp_path / "small", ExportOptions(progress=stream, progress_threshold=total + 1))
     assert stream.getvalue() == ""
 
     stream = io.StringIO()
-    await export_study(db, tmp_path / "large", progress=stream, progress_threshold=total, chunk_size=3)
+    await export_study(db, tmp_path / "large", ExportOptions(progress=stream, progress_threshold=total, chunk_size=3))
     shown = stream.getvalue()
     assert "100%" in shown and f"{total}/{total}" in shown and "rows" in shown, shown
 
@@ -569,8 +570,8 @@ async def test_a_large_file_written_by_its_own_process_is_the_same(
     db: Database, study: dict[str, Any], tmp_path: Path
 ) -> None:
     for fmt in export.FORMATS:
-        here = await export_study(db, tmp_path / f"here-{fmt}", fmt=fmt, chunk_size=3)
-        apart = await export_study(db, tmp_path / f"apart-{fmt}", fmt=fmt, chunk_size=3, worker_rows=0)
+        here = await export_study(db, tmp_path / f"here-{fmt}", ExportOptions(fmt=fmt, chunk_size=3))
+        apart = await export_study(db, tmp_path / f"apart-{fmt}", ExportOptions(fmt=fmt, chunk_size=3, worker_rows=0))
         assert apart.rows == here.rows and list(apart.rows) == list(FILE_NAMES)
         for name in FILE_NAMES:
             path = f"{name}.{fmt}"
@@ -592,7 +593,7 @@ async def test_a_failed_worker_process_fails_the_export_and_leaves_no_files(
     monkeypatch.setattr(export, "_temp", taken)
     out = tmp_path / "out"
     with pytest.raises(AdminError, match=r"the export of messages failed in its own process \(FileExistsError"):
-        await export_study(db, out, worker_rows=0)
+        await export_study(db, out, ExportOptions(worker_rows=0))
     assert list(out.iterdir()) == []  # neither finished files nor temporary ones
 
 
@@ -688,7 +689,7 @@ async def test_export_is_pseudonymised_by_default(db: Database, study: dict[str,
     await seed_identifying_texts(db)
     for fmt in ("csv", "jsonl"):
         out = tmp_path / fmt
-        result = await export_study(db, out, fmt=fmt)
+        result = await export_study(db, out, ExportOptions(fmt=fmt))
         assert result.key_file is None
         assert sorted(p.name for p in out.iterdir()) == export_names(fmt)
         for path in out.iterdir():
@@ -719,7 +720,7 @@ async def test_export_is_pseudonymised_by_default(db: Database, study: dict[str,
 
 async def test_include_identifiers_writes_the_key_apart(db: Database, study: dict[str, Any], tmp_path: Path) -> None:
     out = tmp_path / "out"
-    result = await export_study(db, out, include_identifiers=True)
+    result = await export_study(db, out, ExportOptions(include_identifiers=True))
     assert result.key_file == out / "identifiers.csv" and result.key_rows == 2
     assert "identifiers" not in result.rows  # the study files are reported as before
     assert sorted(p.name for p in out.iterdir()) == export_names("csv", "identifiers")
@@ -734,7 +735,7 @@ async def test_include_identifiers_writes_the_key_apart(db: Database, study: dic
         data = (out / f"{name}.csv").read_bytes()
         assert ANA_PHONE.encode() not in data and b"Ravi" not in data and b"Ana" not in data
 
-    await export_study(db, out, fmt="jsonl", include_identifiers=True)
+    await export_study(db, out, ExportOptions(fmt="jsonl", include_identifiers=True))
     assert read_jsonl(out / "identifiers.jsonl") == [
         {"participant_id": "p-ana", "phone": ANA_PHONE, "name": ANA_NAME},
         {"participant_id": "p-ravi", "phone": RAVI_PHONE, "name": RAVI_NAME},
@@ -745,7 +746,7 @@ async def test_include_identifiers_writes_the_key_apart(db: Database, study: dic
     for name in STUDY_FILES:
         (out / f"{name}.csv").unlink()
     with pytest.raises(AdminError, match=r"already has identifiers\.csv; nothing was written"):
-        await export_study(db, out, include_identifiers=True)
+        await export_study(db, out, ExportOptions(include_identifiers=True))
     assert not (out / "participants.csv").exists()
     # ... and an export without the flag leaves it alone, with a warning that it is there.
     result = await export_study(db, out)
@@ -753,7 +754,7 @@ async def test_include_identifiers_writes_the_key_apart(db: Database, study: dic
     assert len(result.warnings) == 2 and all("links participant ids to phone numbers" in w for w in result.warnings)
     assert {w.split(" ", 1)[0] for w in result.warnings} == {
         str(out / "identifiers.csv"), str(out / "identifiers.jsonl")}
-    await export_study(db, out, include_identifiers=True, force=True)
+    await export_study(db, out, ExportOptions(include_identifiers=True, force=True))
     assert read_csv(out / "identifiers.csv")[1][0]["participant_id"] == "p-ana"
 
 
@@ -816,7 +817,7 @@ async def test_csv_neutralises_formulas_and_drops_nuls(db: Database, study: dict
     assert flags[-1]["trigger"] == quoted("\rCR first") and flags[-1]["resolution_note"] == "a=b, -c mid-text"
 
     # JSONL keeps every text exactly (no quote), and still has no raw NUL.
-    await export_study(db, out, fmt="jsonl")
+    await export_study(db, out, ExportOptions(fmt="jsonl"))
     jsonl_ana = read_jsonl(out / "participants.jsonl")[0]
     assert (jsonl_ana["additional_info"], jsonl_ana["habit_domain"], jsonl_ana["prompt_anchor"]) == \
         (FORMULAS["dde"], "+1", "-2")
@@ -826,8 +827,8 @@ async def test_csv_neutralises_formulas_and_drops_nuls(db: Database, study: dict
     assert b"\x00" not in (out / "participants.jsonl").read_bytes()
 
     # Numbers stay numbers in CSV, negative ones too; the same texts get the quote.
-    assert [export._csv_cell(v) for v in (-2, -1.5, 0, 3.25)] == [-2, -1.5, 0, 3.25]
-    assert [export._csv_cell(v) for v in ("-2", "-1.5", "+1", "2")] == ["'-2", "'-1.5", "'+1", "2"]
+    assert [csv_cell(v) for v in (-2, -1.5, 0, 3.25)] == [-2, -1.5, 0, 3.25]
+    assert [csv_cell(v) for v in ("-2", "-1.5", "+1", "2")] == ["'-2", "'-1.5", "'+1", "2"]
 
 
 # ---------------------------------------------------------------- file modes
@@ -844,7 +845,7 @@ async def test_export_files_and_directories_are_private(
 
     monkeypatch.setattr(export, "_copy", spying_copy)
     out = tmp_path / "new" / "export"
-    result = await export_study(db, out, include_identifiers=True)
+    result = await export_study(db, out, ExportOptions(include_identifiers=True))
     assert result.warnings == []
     assert mode(tmp_path / "new") == 0o700 and mode(out) == 0o700  # both made by the export
     names = sorted(p.name for p in out.iterdir())
@@ -854,13 +855,13 @@ async def test_export_files_and_directories_are_private(
 
     # An earlier, world-readable file is replaced by a private one.
     (out / "messages.csv").chmod(0o644)
-    await export_study(db, out, fmt="csv", force=True)
+    await export_study(db, out, ExportOptions(fmt="csv", force=True))
     assert mode(out / "messages.csv") == 0o600
 
     # An existing private directory is used as it is, without a warning.
     private = tmp_path / "private"
     private.mkdir(mode=0o700)
-    assert (await export_study(db, private, fmt="jsonl")).warnings == []
+    assert (await export_study(db, private, ExportOptions(fmt="jsonl"))).warnings == []
     assert all(mode(p) == 0o600 for p in private.iterdir())
 
 
@@ -887,7 +888,8 @@ async def test_decisions_one_row_per_decision_point_with_its_proximal_outcome(
 
     await db.run(answer_by_writing_first)
     out = tmp_path / "out"
-    result = await export_study(db, out, chunk_size=2)  # Ana's four decision points are read whole all the same
+    # Ana's four decision points are read whole all the same
+    result = await export_study(db, out, ExportOptions(chunk_size=2))
     assert result.rows["decisions"] == 6
     columns, rows = read_csv(out / "decisions.csv")
     assert columns == DECISION_COLUMNS
@@ -932,7 +934,7 @@ async def test_decisions_one_row_per_decision_point_with_its_proximal_outcome(
             ("", "", "", "0", "", "")
     assert "Walk, after breakfast" not in (out / "decisions.csv").read_text(encoding="utf-8")  # never the texts
 
-    await export_study(db, out, fmt="jsonl")
+    await export_study(db, out, ExportOptions(fmt="jsonl"))
     points = read_jsonl(out / "decisions.jsonl")
     assert [list(p) for p in points] == [DECISION_COLUMNS] * 6
     assert [(p["available"], p["action_treatment"], p["prompt_sent"]) for p in points] == [
@@ -946,7 +948,7 @@ async def test_study_json_records_the_protocol_as_run_and_no_secret_is_exported(
     prompts = {"intake": "intake prompt", "feedback": "feedback prompt",
                "prompt_generator": "the prompt generator's system prompt", "summary": "summary prompt"}
     out = tmp_path / "out"
-    await export_study(db, out, include_identifiers=True, model="gpt-test", system_prompts=prompts)
+    await export_study(db, out, ExportOptions(include_identifiers=True, model="gpt-test", system_prompts=prompts))
     document = json.loads((out / "study.json").read_text(encoding="utf-8"))
     h1, h2 = (hashlib.sha256(text.encode()).hexdigest() for text in (STUDY_V1, STUDY_V2))
     assert document["hash"] == h2 == document["study_file"]["hash"]  # the version in force
@@ -973,7 +975,7 @@ async def test_study_json_records_the_protocol_as_run_and_no_secret_is_exported(
     assert document["system_prompt_hashes"]["prompt_generator"] == PROMPT_HASH  # as the decision rows carry it
     assert document["software"] == {"name": "promptpipe", "version": importlib.metadata.version("promptpipe")}
 
-    await export_study(db, out, fmt="jsonl", include_identifiers=True, force=True)
+    await export_study(db, out, ExportOptions(fmt="jsonl", include_identifiers=True, force=True))
     seed = await db.run(lambda session: session.get(StudySecret, "seed").value)
     assert seed == SEED_HEX
     assert len(list(out.iterdir())) == 2 * (len(STUDY_FILES) + 1) + len(COMPANIONS) + 2  # + the two versions
@@ -1020,14 +1022,15 @@ async def test_an_earlier_exports_documents_are_refreshed_but_other_files_are_no
     with pytest.raises(AdminError, match=r"already has README\.md; nothing was written"):
         await export_study(db, out)
     assert [p.name for p in out.iterdir()] == ["README.md"]
-    await export_study(db, out, force=True)
+    await export_study(db, out, ExportOptions(force=True))
     assert "# The study's data" in (out / "README.md").read_text(encoding="utf-8")
 
     (out / "codebook.csv").write_text("file,column\n")  # looks alike, but not written by an export
     with pytest.raises(AdminError, match=r"already has .*codebook\.csv"):
-        await export_study(db, out, fmt="jsonl")
-    await export_study(db, out, force=True)
-    result = await export_study(db, out, fmt="jsonl")  # only the other format's files: the documents are ours
+        await export_study(db, out, ExportOptions(fmt="jsonl"))
+    await export_study(db, out, ExportOptions(force=True))
+    # only the other format's files: the documents are ours
+    result = await export_study(db, out, ExportOptions(fmt="jsonl"))
     assert [p.name for p in result.companions] == ["study.json", "codebook.csv", "README.md"]
 
 
@@ -1082,9 +1085,9 @@ async def test_the_last_rows_of_a_worker_file_are_written_here_and_appended_in_o
         starts.append((table.name, args[5] if len(args) > 5 else 0))
         return await copy(db_, table, *args)
 
-    here = await export_study(db, tmp_path / "here", chunk_size=3)
+    here = await export_study(db, tmp_path / "here", ExportOptions(chunk_size=3))
     monkeypatch.setattr(export, "_copy", spying_copy)
-    apart = await export_study(db, tmp_path / "apart", chunk_size=3, worker_rows=0)
+    apart = await export_study(db, tmp_path / "apart", ExportOptions(chunk_size=3, worker_rows=0))
     tail = [after for name, after in starts if name == "messages"]
     assert len(tail) == 1 and tail[0] > 0  # the worker wrote the rows up to that id, this process the rest
     assert apart.rows == here.rows

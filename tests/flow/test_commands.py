@@ -29,7 +29,7 @@ ANA = "+15145550101"
 async def started(make_app: AppFactory, fake: FakeOpenAIServer):  # type: ignore[no-untyped-def]
     transport = MemoryTransport()
     app = await make_app(transport)
-    await admin.enroll(app.db, app.clock, phone=ANA, name="Ana", timezone="UTC")
+    await admin.enroll(app.db, app.clock, admin.Enrolment(phone=ANA, name="Ana", timezone="UTC"))
     fake.say("Hi Ana!")
     await app.run_until_idle()
     return app, transport

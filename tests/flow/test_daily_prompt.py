@@ -22,7 +22,7 @@ NUDGE = "After your morning coffee, stretch your arms for one minute; your back 
 async def ready(make_app: AppFactory, fake: FakeOpenAIServer, *, profile: dict | None = None):  # type: ignore[no-untyped-def,type-arg]
     transport = MemoryTransport()
     app = await make_app(transport, INTENSITY_POLL_ENABLED="off")  # the intensity poll has its own tests
-    row = await admin.enroll(app.db, app.clock, phone=ANA, name="Ana", timezone="America/Toronto")
+    row = await admin.enroll(app.db, app.clock, admin.Enrolment(phone=ANA, name="Ana", timezone="America/Toronto"))
     fake.call_tool("save_user_profile", profile if profile is not None else {
         "habit_domain": "stretching", "prompt_anchor": "after my morning coffee", "preferred_time": "07:30",
         "motivational_frame": "less back pain"})

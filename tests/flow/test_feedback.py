@@ -127,7 +127,7 @@ async def test_feedback_without_what_a_prompt_needs_goes_back_to_intake(
     make_app: AppFactory, fake_openai: FakeOpenAIServer
 ) -> None:
     app = await make_app()
-    await admin.enroll(app.db, app.clock, phone=ANA, name="Ana", timezone="America/Toronto")
+    await admin.enroll(app.db, app.clock, admin.Enrolment(phone=ANA, name="Ana", timezone="America/Toronto"))
     fake_openai.call_tool("save_user_profile", {"habit_domain": "stretching"})
     fake_openai.call_tool("transition_state", {"target_state": "FEEDBACK"})  # too early: no anchor, no time
     fake_openai.say("Welcome, Ana!")
@@ -167,7 +167,7 @@ async def test_the_feedback_model_hands_a_changed_habit_back_to_intake(
 async def test_feedback_and_intake_see_the_whole_prompt_history_in_the_export_row_by_row(
     make_app: AppFactory, fake_openai: FakeOpenAIServer, tmp_path
 ) -> None:  # type: ignore[no-untyped-def]
-    from promptpipe.export.files import export_study
+    from promptpipe.export.files import ExportOptions, export_study
 
     app, transport, pid = await prompted(make_app, fake_openai, DAILY_PROMPT_REMINDER_DELAY="5h")
     await vote(app, transport, polls(transport)[-1], DONE)
@@ -176,7 +176,7 @@ async def test_feedback_and_intake_see_the_whole_prompt_history_in_the_export_ro
     await at(app, MONDAY_PROMPT + DAY * 1.25)  # six hours later: Tuesday's reminder went out
     await vote(app, transport, polls(transport)[0], NOT_THIS_TIME)  # an outdated vote: recorded, not counted
 
-    await export_study(app.db, tmp_path / "out", fmt="jsonl")
+    await export_study(app.db, tmp_path / "out", ExportOptions(fmt="jsonl"))
     lines = (tmp_path / "out" / "deliveries.jsonl").read_text(encoding="utf-8").splitlines()
     rows = [json.loads(line) for line in lines]
     assert [(r["local_date"], r["vote"], r["outcome"], r["reminder_sent"]) for r in rows] == [

@@ -93,7 +93,7 @@ async def test_nobody_who_said_stop_or_was_withdrawn_is_written_to(
     make_app: AppFactory, fake_openai: FakeOpenAIServer
 ) -> None:
     app, transport = await enrolled(make_app, fake_openai, phone=ANA)
-    await admin.enroll(app.db, app.clock, phone=BEN, name="Ben", timezone="UTC")
+    await admin.enroll(app.db, app.clock, admin.Enrolment(phone=BEN, name="Ben", timezone="UTC"))
     fake_openai.say("Hi Ben!", match="Participant: Ben")
     await app.run_until_idle()
     await transport.inject(ANA, "STOP")
@@ -154,7 +154,7 @@ async def greeted_three(make_app: AppFactory, fake: FakeOpenAIServer) -> tuple[A
     """Ana and Cara active, Ben paused by his own STOP."""
     app, transport = await enrolled(make_app, fake, phone=ANA)
     for phone, name in ((BEN, "Ben"), (CARA, "Cara")):
-        await admin.enroll(app.db, app.clock, phone=phone, name=name, timezone="UTC")
+        await admin.enroll(app.db, app.clock, admin.Enrolment(phone=phone, name=name, timezone="UTC"))
         fake.say(f"Hi {name}!", match=f"Participant: {name}")
     await app.run_until_idle()
     await transport.inject(BEN, "STOP")

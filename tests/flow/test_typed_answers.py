@@ -220,11 +220,12 @@ async def test_typed_answers_and_their_source_reach_the_export(
 ) -> None:
     import csv
 
-    from promptpipe.export.files import export_study
+    from promptpipe.export.files import ExportOptions, export_study
 
     app, transport, _pid = await prompted(make_app, fake_openai)
     await say(app, transport, "yes")
-    await export_study(app.db, tmp_path / "out", fmt="csv", force=False, include_identifiers=False, now=app.clock.now())
+    await export_study(app.db, tmp_path / "out",
+                       ExportOptions(fmt="csv", force=False, include_identifiers=False, now=app.clock.now()))
 
     with open(tmp_path / "out" / "deliveries.csv", encoding="utf-8") as fh:
         [delivery] = list(csv.DictReader(fh))

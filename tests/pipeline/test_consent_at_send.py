@@ -37,7 +37,7 @@ async def offline_with_queue(make_app: AppFactory):  # type: ignore[no-untyped-d
     phone link is down), so all five wait in the outbox."""
     transport = MemoryTransport(fail_next=[NotConnected("offline")])
     app = await make_app(transport)
-    row = await admin.enroll(app.db, app.clock, phone=ANA, name="Ana", timezone="UTC")
+    row = await admin.enroll(app.db, app.clock, admin.Enrolment(phone=ANA, name="Ana", timezone="UTC"))
 
     def write(session: Session) -> None:
         session.execute(update(InboxItem).values(status="done"))  # no greeting turn
@@ -97,7 +97,7 @@ async def test_a_row_queued_by_a_writer_that_had_not_seen_the_stop_yet_is_not_se
     itself checks consent, and settles the row as cancelled so it blocks nothing behind it."""
     transport = MemoryTransport()
     app = await make_app(transport)
-    row = await admin.enroll(app.db, app.clock, phone=ANA, name="Ana", timezone="UTC")
+    row = await admin.enroll(app.db, app.clock, admin.Enrolment(phone=ANA, name="Ana", timezone="UTC"))
 
     def stop_then_late_write(session: Session) -> None:
         session.execute(update(InboxItem).values(status="done"))
@@ -127,7 +127,7 @@ async def claimed_broadcast(make_app: AppFactory):  # type: ignore[no-untyped-de
     the dispatcher has claimed all four, and all but the first wait for the pace."""
     transport = MemoryTransport()
     app = await make_app(transport, SEND_RATE_PER_SECOND="0.25", SEND_JITTER="0")
-    rows = [await admin.enroll(app.db, app.clock, phone=phone, name=f"P{n}", timezone="UTC")
+    rows = [await admin.enroll(app.db, app.clock, admin.Enrolment(phone=phone, name=f"P{n}", timezone="UTC"))
             for n, phone in enumerate(PEOPLE)]
 
     def write(session: Session) -> None:

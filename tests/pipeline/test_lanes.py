@@ -32,7 +32,7 @@ async def until(condition: Callable[[], bool], what: str, limit_s: float = 10.0)
 
 async def enrolled(app, fake: FakeOpenAIServer, *people: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
     for phone, name in people:
-        await admin.enroll(app.db, app.clock, phone=phone, name=name, timezone="Europe/Berlin")
+        await admin.enroll(app.db, app.clock, admin.Enrolment(phone=phone, name=name, timezone="Europe/Berlin"))
         fake.say(f"Hi {name}!", match=f"Participant: {name}")
     await app.run_until_idle()
 

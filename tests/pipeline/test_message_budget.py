@@ -136,7 +136,7 @@ async def feedback(make_app: AppFactory, fake_openai: FakeOpenAIServer) -> tuple
 
 async def test_an_intake_message(make_app: AppFactory, fake_openai: FakeOpenAIServer) -> None:
     app = await make_app(**QUIET)
-    await admin.enroll(app.db, app.clock, phone=ANA, name="Ana", timezone="America/Toronto")
+    await admin.enroll(app.db, app.clock, admin.Enrolment(phone=ANA, name="Ana", timezone="America/Toronto"))
     fake_openai.say("Welcome Ana! What habit would you like to build?")
     await app.run_until_idle()
     fake_openai.say("Stretching sounds good. When in your day?")
@@ -225,7 +225,7 @@ service's path."""
 async def test_an_intake_message_with_several_services(make_app: AppFactory, fake_openai: FakeOpenAIServer) -> None:
     app = await make_app(**QUIET, SEVERAL_SERVICES="on", LEASE_TTL="15s", LEASE_HEARTBEAT="5s")
     assert app.sharing is not None and app.sharing.owns(None)
-    await admin.enroll(app.db, app.clock, phone=ANA, name="Ana", timezone="America/Toronto")
+    await admin.enroll(app.db, app.clock, admin.Enrolment(phone=ANA, name="Ana", timezone="America/Toronto"))
     fake_openai.say("Welcome Ana! What habit would you like to build?")
     await app.run_until_idle()
     fake_openai.say("Stretching sounds good. When in your day?")

@@ -34,7 +34,7 @@ ANA = "+15145550101"
 
 async def queue(app, *texts: str) -> str:  # type: ignore[no-untyped-def]
     """Enroll Ana without a greeting turn and queue replies for her directly."""
-    row = await admin.enroll(app.db, app.clock, phone=ANA, name="Ana", timezone="UTC")
+    row = await admin.enroll(app.db, app.clock, admin.Enrolment(phone=ANA, name="Ana", timezone="UTC"))
 
     def write(session: Session) -> None:
         session.execute(update(InboxItem).values(status="done"))
@@ -52,7 +52,8 @@ async def statuses(app) -> list[str]:  # type: ignore[no-untyped-def]
 async def queue_for_many(app, people: int, text: str = "hello") -> list:  # type: ignore[no-untyped-def,type-arg]
     """Enroll ``people`` participants (+1 416 555 0101 …) without greeting turns and queue one
     message for each; returns their rows."""
-    enrolled = [await admin.enroll(app.db, app.clock, phone=f"+1416555{101 + n:04d}", name=f"P{n}", timezone="UTC")
+    enrolled = [await admin.enroll(app.db, app.clock, admin.Enrolment(phone=f"+1416555{101 + n:04d}", name=f"P{n}",
+                                                                      timezone="UTC"))
                 for n in range(people)]
 
     def write(session: Session) -> None:
@@ -183,8 +184,9 @@ async def test_each_number_keeps_its_own_pace(make_app: AppFactory, clock: Manua
     transport = ClockedTransport(clock)
     app = await make_app(transport, SEND_RATE_PER_SECOND="1", SEND_JITTER="0", WHATSAPP_NUMBERS="toronto,montreal")
     plan = app.settings.number_plan
-    people = [await admin.enroll(app.db, clock, phone=f"+1416555{171 + n:04d}", name=f"P{n}", timezone="UTC",
-                                 numbers=plan, number=number)
+    people = [await admin.enroll(app.db, clock, admin.Enrolment(phone=f"+1416555{171 + n:04d}", name=f"P{n}",
+                                                                timezone="UTC",
+                                 numbers=plan, number=number))
               for n, number in enumerate(("toronto", "montreal", "toronto"))]
 
     def write(session: Session) -> None:

@@ -8,7 +8,7 @@ import csv
 from datetime import timedelta
 from pathlib import Path
 
-from promptpipe.export.files import export_study
+from promptpipe.export.files import ExportOptions, export_study
 from promptpipe.research import admin
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
@@ -98,7 +98,7 @@ async def test_the_transcript_command_shows_delivered_and_read(
 
 async def prompt_outcome(app, tmp_path: Path, now_after_send: timedelta) -> dict[str, str]:
     out = tmp_path / f"export-{now_after_send.total_seconds():.0f}"
-    await export_study(app.db, out, now=T + now_after_send, receipt_window=timedelta(hours=12))
+    await export_study(app.db, out, ExportOptions(now=T + now_after_send, receipt_window=timedelta(hours=12)))
     (delivery,) = read_csv(out / "deliveries.csv")
     return delivery
 

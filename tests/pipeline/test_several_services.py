@@ -60,8 +60,8 @@ async def _settle(*apps: App) -> None:
 
 
 async def _enrolled(app: App, phone: str, number: str) -> str:
-    view = await admin.enroll(app.db, app.clock, phone=phone, name="P", timezone="America/Toronto",
-                              numbers=NUMBERS, number=number)
+    view = await admin.enroll(app.db, app.clock, admin.Enrolment(phone=phone, name="P", timezone="America/Toronto",
+                              numbers=NUMBERS, number=number))
     return view.id
 
 
@@ -189,8 +189,9 @@ async def test_a_schedule_set_where_the_alarm_clock_does_not_run_prompts_once_fr
     [(alarms, alarms_transport)] = [s for s in services if s[0] is not other]
     assert other.sharing is not None and alarms.alarm_role is not None
     number = sorted(other.sharing.held())[0]
-    view = await admin.enroll(other.db, clock, phone=ANA, name="Ana", timezone="America/Toronto", numbers=NUMBERS,
-                              number=number)
+    view = await admin.enroll(other.db, clock, admin.Enrolment(phone=ANA, name="Ana", timezone="America/Toronto",
+                                                               numbers=NUMBERS,
+                              number=number))
     fake_openai.call_tool("save_user_profile", PROFILE, match=phone_marker("Ana"))
     fake_openai.call_tool("scheduler", {"action": "create", "type": "fixed", "fixed_time": "08:00"},
                           match=phone_marker("Ana"))

@@ -178,7 +178,7 @@ async def test_rows_written_by_the_admin_process_are_picked_up_by_a_running_serv
 
 async def test_show_reports_profile_and_stage(make_app: AppFactory, fake_openai: FakeOpenAIServer) -> None:
     app = await make_app(MemoryTransport())
-    await admin.enroll(app.db, app.clock, phone="+15145550101", name="Ana", timezone="UTC")
+    await admin.enroll(app.db, app.clock, admin.Enrolment(phone="+15145550101", name="Ana", timezone="UTC"))
     fake_openai.call_tool("save_user_profile", {"habit_domain": "reading", "last_blocker": "too tired"})
     fake_openai.say("Noted.")
     await app.run_until_idle()

@@ -109,7 +109,7 @@ async def test_consent_flags_and_inbox_from_the_command_line(
 ) -> None:
     transport = MemoryTransport()
     app = await make_app(transport)
-    await admin.enroll(app.db, app.clock, phone=ANA, name="Ana", timezone="UTC", by="Dr Lee")
+    await admin.enroll(app.db, app.clock, admin.Enrolment(phone=ANA, name="Ana", timezone="UTC", by="Dr Lee"))
     fake_openai.say("Hi Ana!", match="Participant: Ana")
     fake_openai.say("I'm here for you.", match="hurt myself")
     await app.run_until_idle()

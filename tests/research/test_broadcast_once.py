@@ -18,11 +18,12 @@ async def test_the_same_broadcast_id_queues_once_and_answers_the_same(make_app: 
     transport = MemoryTransport()
     app = await make_app(transport)
     for phone, name in ((ANA, "Ana"), (BEN, "Ben")):
-        await admin.enroll(app.db, app.clock, phone=phone, name=name, timezone="UTC")
+        await admin.enroll(app.db, app.clock, admin.Enrolment(phone=phone, name=name, timezone="UTC"))
     await admin.set_status(app.db, app.clock, phone=BEN, action="withdraw", by="test")
     first = await messaging.broadcast(app.db, app.clock, text="Two weeks to go!", flt=ParticipantFilter(),
                                       expected=2, broadcast_id="b_" + "a" * 32, anyway=True)
-    await admin.enroll(app.db, app.clock, phone="+14165550133", name="Chie", timezone="UTC")  # matches 3 now
+    await admin.enroll(app.db, app.clock, admin.Enrolment(phone="+14165550133", name="Chie",
+                                                          timezone="UTC"))  # matches 3 now
     again = await messaging.broadcast(app.db, app.clock, text="Two weeks to go!", flt=ParticipantFilter(),
                                       expected=2, broadcast_id="b_" + "a" * 32, anyway=True)
     assert (first.queued, first.skipped, first.repeated) == (1, 1, False)

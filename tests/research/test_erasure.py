@@ -44,7 +44,8 @@ async def a_month_of_data(make_app: AppFactory, fake: FakeOpenAIServer):  # type
     a LID mapping, and one message still waiting when the researcher erases them."""
     transport = MemoryTransport()
     app = await make_app(transport)
-    await admin.enroll(app.db, app.clock, phone=ANA, name=NAME, timezone="America/Toronto", background=BACKGROUND)
+    await admin.enroll(app.db, app.clock, admin.Enrolment(phone=ANA, name=NAME, timezone="America/Toronto",
+                                                          background=BACKGROUND))
     fake.say(f"Hi {NAME}! Welcome to the study.", match="has just been enrolled")
     await app.run_until_idle()
     fake.call_tools([("save_user_profile", {"habit_domain": "walking after coffee",
@@ -194,7 +195,7 @@ async def test_the_command_asks_before_it_erases(
     monkeypatch.setenv("DATABASE_URL", database_url)
     transport = MemoryTransport()
     app = await make_app(transport)
-    await admin.enroll(app.db, app.clock, phone=ANA, name="Ana\x1b[2J", timezone="UTC")
+    await admin.enroll(app.db, app.clock, admin.Enrolment(phone=ANA, name="Ana\x1b[2J", timezone="UTC"))
 
     def run(*args: str, answer: str | None = None) -> tuple[int, str, str]:
         if answer is not None:
@@ -213,7 +214,8 @@ async def test_the_command_asks_before_it_erases(
     assert code == 0 and "erased p_" in out and ANA not in out.split("confirm:", 1)[-1]
     code, _, err = await asyncio.to_thread(run, "erase", "--phone", ANA, "--yes")
     assert code == 1 and "is not enrolled" in err
-    await admin.enroll(app.db, app.clock, phone=ANA, name="Ana again", timezone="UTC")  # a new enrollment
+    await admin.enroll(app.db, app.clock, admin.Enrolment(phone=ANA, name="Ana again",
+                                                          timezone="UTC"))  # a new enrollment
     code, out, _ = await asyncio.to_thread(run, "erase", "--phone", ANA, "--yes")
     assert code == 0
     fake_openai.assert_complete()

@@ -24,7 +24,7 @@ ANA = "+14165550131"
 async def erased_after_stop(make_app: AppFactory, fake: FakeOpenAIServer, *, stop: bool = True):  # type: ignore[no-untyped-def]
     transport = MemoryTransport()
     app = await make_app(transport, AUTO_ENROLL_NEW_USERS="on")
-    await admin.enroll(app.db, app.clock, phone=ANA, name="Ana", timezone="America/Toronto")
+    await admin.enroll(app.db, app.clock, admin.Enrolment(phone=ANA, name="Ana", timezone="America/Toronto"))
     fake.say("Hi Ana!", match="Participant: Ana")
     await app.run_until_idle()
     if stop:
@@ -41,7 +41,7 @@ async def test_the_number_of_someone_who_stopped_is_enrolled_again_opted_out(
     app, transport = await erased_after_stop(make_app, fake_openai)
     before = len(transport.sent)
 
-    again = await admin.enroll(app.db, app.clock, phone=ANA, name="Ana B", timezone="America/Toronto")
+    again = await admin.enroll(app.db, app.clock, admin.Enrolment(phone=ANA, name="Ana B", timezone="America/Toronto"))
     await app.run_until_idle()
 
     assert (again.opted_out, again.status, again.paused_by) == (True, "paused", "participant")
@@ -88,7 +88,7 @@ async def test_someone_erased_without_a_stop_is_greeted_when_enrolled_again(
     make_app: AppFactory, fake_openai: FakeOpenAIServer
 ) -> None:
     app, transport = await erased_after_stop(make_app, fake_openai, stop=False)
-    again = await admin.enroll(app.db, app.clock, phone=ANA, name="Ana B", timezone="America/Toronto")
+    again = await admin.enroll(app.db, app.clock, admin.Enrolment(phone=ANA, name="Ana B", timezone="America/Toronto"))
     fake_openai.say("Hi Ana B!", match="Participant: Ana B")
     await app.run_until_idle()
     assert again.status == "active" and transport.texts_to(ANA)[-1] == "Hi Ana B!"
@@ -100,7 +100,7 @@ async def test_a_stop_sent_while_withdrawn_is_remembered_through_an_erasure(
     """Withdrawn, they get no reply; but their STOP is theirs, and the number enrolled again after
     an erasure starts opted out."""
     app, transport = await erased_after_stop(make_app, fake_openai, stop=False)
-    await admin.enroll(app.db, app.clock, phone=ANA, name="Ana B", timezone="America/Toronto")
+    await admin.enroll(app.db, app.clock, admin.Enrolment(phone=ANA, name="Ana B", timezone="America/Toronto"))
     fake_openai.say("Hi Ana B!", match="Participant: Ana B")
     await app.run_until_idle()
     await admin.set_status(app.db, app.clock, phone=ANA, action="withdraw")
@@ -110,6 +110,6 @@ async def test_a_stop_sent_while_withdrawn_is_remembered_through_an_erasure(
     assert len(transport.sent) == before
     await erasure.erase(app.db, app.clock, phone=ANA)
 
-    again = await admin.enroll(app.db, app.clock, phone=ANA, name="Ana C", timezone="America/Toronto")
+    again = await admin.enroll(app.db, app.clock, admin.Enrolment(phone=ANA, name="Ana C", timezone="America/Toronto"))
     await app.run_until_idle()
     assert again.opted_out and len(transport.sent) == before

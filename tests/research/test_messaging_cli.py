@@ -152,7 +152,7 @@ async def test_a_team_message_of_nul_or_only_invisible_characters_is_refused_cle
     make_app: AppFactory, text: str, problem: str
 ) -> None:
     app = await make_app()
-    await admin.enroll(app.db, app.clock, phone="+14165550177", name="Ines", timezone="UTC")
+    await admin.enroll(app.db, app.clock, admin.Enrolment(phone="+14165550177", name="Ines", timezone="UTC"))
     with pytest.raises(AdminError, match=problem):
         await admin.send_message(app.db, app.clock, who="+14165550177", text=text)
     with pytest.raises(AdminError, match=problem):

@@ -44,8 +44,9 @@ async def recorded(app: App) -> None:
 
 
 async def enrol(app: App, phone: str, name: str, number: str) -> str:
-    view = await admin.enroll(app.db, app.clock, phone=phone, name=name, timezone="UTC", study=app.settings.study,
-                              numbers=app.settings.number_plan, number=number)
+    view = await admin.enroll(app.db, app.clock, admin.Enrolment(phone=phone, name=name, timezone="UTC",
+                                                                 study=app.settings.study,
+                              numbers=app.settings.number_plan, number=number))
     return view.id
 
 

@@ -30,13 +30,13 @@ async def test_numbers_are_given_in_turn_kept_and_every_message_goes_from_its_ow
     transport = MemoryTransport()
     app = await make_app(transport, **TWO)
     for phone, name in ((ANA, "Ana"), (BEN, "Ben"), (CHIE, "Chie")):
-        await admin.enroll(app.db, app.clock, phone=phone, name=name, timezone="UTC",
-                           numbers=app.settings.number_plan)
-    named = await admin.enroll(app.db, app.clock, phone=DEV, name="Dev", timezone="UTC",
-                               numbers=app.settings.number_plan, number="montreal")
+        await admin.enroll(app.db, app.clock, admin.Enrolment(phone=phone, name=name, timezone="UTC",
+                           numbers=app.settings.number_plan))
+    named = await admin.enroll(app.db, app.clock, admin.Enrolment(phone=DEV, name="Dev", timezone="UTC",
+                               numbers=app.settings.number_plan, number="montreal"))
     with pytest.raises(AdminError, match="--number: there is no number 'ottawa'"):
-        await admin.enroll(app.db, app.clock, phone="+14165550145", name="Eve", timezone="UTC",
-                           numbers=app.settings.number_plan, number="ottawa")
+        await admin.enroll(app.db, app.clock, admin.Enrolment(phone="+14165550145", name="Eve", timezone="UTC",
+                           numbers=app.settings.number_plan, number="ottawa"))
     assert {row.name: row.number for row in await admin.list_participants(app.db)} == {
         "Ana": "toronto", "Ben": "montreal", "Chie": "toronto", "Dev": "montreal"}  # balanced, then named
     assert named.number == "montreal"
@@ -122,8 +122,9 @@ async def test_a_move_stands_when_the_message_may_not_go(make_app: AppFactory, f
     fake_openai.always("Welcome!", match="")
     transport = MemoryTransport()
     app = await make_app(transport, **TWO)
-    await admin.enroll(app.db, app.clock, phone=ANA, name="Ana", timezone="UTC", numbers=app.settings.number_plan,
-                       number="toronto")
+    await admin.enroll(app.db, app.clock, admin.Enrolment(phone=ANA, name="Ana", timezone="UTC",
+                                                          numbers=app.settings.number_plan,
+                       number="toronto"))
     await app.run_until_idle()
     await transport.inject(ANA, "STOP")
     await app.run_until_idle()

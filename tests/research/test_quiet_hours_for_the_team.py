@@ -17,7 +17,8 @@ ANA = "+14165550111"
 
 async def enrolled_at_night(make_app: AppFactory):  # type: ignore[no-untyped-def]
     app = await make_app(**with_study(NIGHTS_OFF))
-    await admin.enroll(app.db, app.clock, phone=ANA, name="Ana", timezone="America/Toronto", study=app.settings.study)
+    await admin.enroll(app.db, app.clock, admin.Enrolment(phone=ANA, name="Ana", timezone="America/Toronto",
+                                                          study=app.settings.study))
     app.clock.set(utc(2026, 1, 6, 4, 30))  # 23:30 in Toronto (the service is not running)
     return app
 

@@ -27,7 +27,8 @@ async def greeted_by_day(make_app: AppFactory, fake: FakeOpenAIServer, transport
     app = await make_app(transport, **with_study(NIGHTS_OFF))
     await at(app, utc(2026, 1, 5, 15, 0))  # 10:00 in Toronto
     for phone, name, zone in people:
-        await admin.enroll(app.db, app.clock, phone=phone, name=name, timezone=zone, study=app.settings.study)
+        await admin.enroll(app.db, app.clock, admin.Enrolment(phone=phone, name=name, timezone=zone,
+                                                              study=app.settings.study))
         fake.say(f"Hi {name}!", match=f"Participant: {name}")
     await app.run_until_idle()
     return app
@@ -39,8 +40,8 @@ async def test_a_greeting_at_night_waits_for_the_morning_and_holds_back_no_reply
     transport = MemoryTransport()
     app = await make_app(transport, **with_study(NIGHTS_OFF))
     await at(app, NIGHT)
-    await admin.enroll(app.db, app.clock, phone=ANA, name="Ana", timezone="America/Toronto",
-                       study=app.settings.study)
+    await admin.enroll(app.db, app.clock, admin.Enrolment(phone=ANA, name="Ana", timezone="America/Toronto",
+                       study=app.settings.study))
     fake_openai.say("Hi Ana!", match="Participant: Ana")
     await app.run_until_idle()
     assert transport.texts_to(ANA) == []  # written, but held
@@ -149,8 +150,8 @@ async def test_someone_whose_held_greeting_a_pause_cancelled_is_greeted_when_act
     transport = MemoryTransport()
     app = await make_app(transport, **with_study(NIGHTS_OFF))
     await at(app, NIGHT)
-    await admin.enroll(app.db, app.clock, phone=ANA, name="Ana", timezone="America/Toronto",
-                       study=app.settings.study)
+    await admin.enroll(app.db, app.clock, admin.Enrolment(phone=ANA, name="Ana", timezone="America/Toronto",
+                       study=app.settings.study))
     fake_openai.say("Hi Ana!", match="Participant: Ana")
     await app.run_until_idle()  # written, held for the morning
     if who == "team":

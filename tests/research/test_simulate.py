@@ -129,7 +129,7 @@ async def live_and_stopped(make_app: AppFactory, fake_openai: FakeOpenAIServer):
     """Ana on a service that reaches real people, after she sent STOP from her phone."""
     transport = MemoryTransport(reaches_people=True)  # plays WhatsApp
     app = await make_app(transport)
-    await admin.enroll(app.db, app.clock, phone=ANA, name="Ana", timezone="America/Toronto")
+    await admin.enroll(app.db, app.clock, admin.Enrolment(phone=ANA, name="Ana", timezone="America/Toronto"))
     fake_openai.say("Hi Ana!", match="Participant: Ana")
     await app.run_until_idle()
     await transport.inject(ANA, "STOP")
@@ -197,7 +197,7 @@ async def test_a_database_no_service_has_served_yet_is_not_simulated(
     db = Database(database_url)
     await db.connect()
     try:
-        await admin.enroll(db, clock, phone=ANA, name="Ana", timezone="UTC")
+        await admin.enroll(db, clock, admin.Enrolment(phone=ANA, name="Ana", timezone="UTC"))
         with pytest.raises(Forbidden, match="no service has served this database yet") as refused:
             await admin.simulate(db, clock, phone=ANA, text="START")
         assert "PROMPTPIPE_TRANSPORT=dry-run promptpipe serve" in str(refused.value)

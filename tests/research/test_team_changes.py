@@ -39,7 +39,7 @@ async def test_a_pause_from_the_admin_script_is_applied_by_the_running_services_
     app = await make_app(transport, start=False, app_clock=SystemClock())
     await app.start(background=True)
     fake_openai.say("Hi Ana!", match="Participant: Ana")
-    await admin.enroll(app.db, app.clock, phone=ANA, name="Ana", timezone="UTC")
+    await admin.enroll(app.db, app.clock, admin.Enrolment(phone=ANA, name="Ana", timezone="UTC"))
     while "Hi Ana!" not in transport.texts_to(ANA):  # the service greets her first
         await asyncio.sleep(0.02)
     batches = app.lanes.batches
@@ -74,7 +74,7 @@ async def test_a_service_that_does_not_get_to_it_in_time_leaves_it_to_the_asker_
 ) -> None:
     monkeypatch.setattr(team_requests, "WAIT_FOR_SERVICE_S", 0.2)
     app = await make_app()  # holds the database but polls only when the test says so
-    await admin.enroll(app.db, app.clock, phone=ANA, name="Ana", timezone="UTC")
+    await admin.enroll(app.db, app.clock, admin.Enrolment(phone=ANA, name="Ana", timezone="UTC"))
     fake_openai.say("Hi Ana!", match="Participant: Ana")
     await app.run_until_idle()
 
@@ -93,7 +93,7 @@ async def test_a_refusal_comes_back_from_the_lane_as_the_same_error(
 
     transport = MemoryTransport()
     app = await make_app(transport)
-    await admin.enroll(app.db, app.clock, phone=ANA, name="Ana", timezone="UTC")
+    await admin.enroll(app.db, app.clock, admin.Enrolment(phone=ANA, name="Ana", timezone="UTC"))
     fake_openai.say("Hi Ana!", match="Participant: Ana")
     await app.run_until_idle()
     await transport.inject(ANA, "STOP")

@@ -47,7 +47,7 @@ async def test_a_turn_reads_every_active_schedule_and_pending_timer_in_one_state
     active schedules and two pending timers the pairs must not double anything, and an inactive
     schedule or a settled timer is not part of the turn."""
     clock = ManualClock(datetime(2026, 1, 5, 9, tzinfo=timezone.utc))
-    row = await admin.enroll(db, clock, phone=ANA, name="Ana", timezone="UTC")
+    row = await admin.enroll(db, clock, admin.Enrolment(phone=ANA, name="Ana", timezone="UTC"))
     now = clock.now()
 
     def seed(session: Session) -> None:

@@ -69,7 +69,7 @@ def _statuses(session: Session, *message_ids: int) -> list[str]:
 
 async def test_inputs_done_answer_their_messages_unless_closed_for_another_reason(mirrored: Database) -> None:
     db = mirrored
-    ana = await admin.enroll(db, ManualClock(NOW), phone="+14165550151", name="Ana", timezone="UTC")
+    ana = await admin.enroll(db, ManualClock(NOW), admin.Enrolment(phone="+14165550151", name="Ana", timezone="UTC"))
 
     def write(session: Session) -> list[str]:
         ids = [add_inbound_message(session, participant_id=ana.id, text=f"message {n}", now=NOW,
@@ -89,7 +89,7 @@ async def test_inputs_done_answer_their_messages_unless_closed_for_another_reaso
 
 async def test_a_send_recorded_marks_its_message_sent_with_its_whatsapp_id(mirrored: Database) -> None:
     db = mirrored
-    ana = await admin.enroll(db, ManualClock(NOW), phone="+14165550152", name="Ana", timezone="UTC")
+    ana = await admin.enroll(db, ManualClock(NOW), admin.Enrolment(phone="+14165550152", name="Ana", timezone="UTC"))
 
     def write(session: Session) -> list[tuple[object, ...]]:
         ids = [queue_outgoing(session, participant_id=ana.id, key=f"reply-{n}", text=f"reply {n}", now=NOW)
@@ -114,7 +114,7 @@ async def test_a_send_recorded_marks_its_message_sent_with_its_whatsapp_id(mirro
 async def test_a_failed_try_recorded_late_leaves_an_input_done_elsewhere_done(db: Database) -> None:
     """Another service answered the input while this one's try failed: the failure's record
     (attempts, error, retry time) does not put it back in the queue to run again."""
-    ana = await admin.enroll(db, ManualClock(NOW), phone="+14165550153", name="Ana", timezone="UTC")
+    ana = await admin.enroll(db, ManualClock(NOW), admin.Enrolment(phone="+14165550153", name="Ana", timezone="UTC"))
 
     def write(session: Session) -> str:
         message_id = add_inbound_message(session, participant_id=ana.id, text="hello", now=NOW, wa_message_id="in-9")

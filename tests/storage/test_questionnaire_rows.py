@@ -29,7 +29,8 @@ NOW = datetime(2026, 3, 10, 15, 0, tzinfo=timezone.utc)
 
 
 async def enrolled(db: Database) -> str:
-    return (await admin.enroll(db, ManualClock(NOW), phone=ANA, name="Ana", timezone="America/Toronto")).id
+    return (await admin.enroll(db, ManualClock(NOW), admin.Enrolment(phone=ANA, name="Ana",
+                                                                     timezone="America/Toronto"))).id
 
 
 def due(pid: str, occasion: str = "2026-03-10") -> Scheduled:

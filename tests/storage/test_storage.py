@@ -30,7 +30,7 @@ from promptpipe.storage.urls import sync_url
 async def test_an_unversioned_older_schema_is_refused_then_upgraded_on_request(database_url: str) -> None:
     database = Database(database_url)
     await database.connect()
-    await admin.enroll(database, ManualClock(), phone="+15145550101", name="Ana", timezone="UTC")
+    await admin.enroll(database, ManualClock(), admin.Enrolment(phone="+15145550101", name="Ana", timezone="UTC"))
     await database.execute_raw('DROP INDEX ix_participant_lid')  # an older release had neither,
     await database.execute_raw('ALTER TABLE participant DROP COLUMN "lid"')
     await database.execute_raw('ALTER TABLE consent DROP COLUMN "reconstructed"')  # nor what came with them,
@@ -76,7 +76,8 @@ async def test_an_unversioned_older_schema_is_refused_then_upgraded_on_request(d
 
 async def test_times_come_back_as_aware_utc(db: Database) -> None:
     local = datetime(2026, 3, 8, 7, 30, tzinfo=timezone.utc)
-    await admin.enroll(db, ManualClock(local), phone="+15145550101", name="Ana", timezone="America/Toronto")
+    await admin.enroll(db, ManualClock(local), admin.Enrolment(phone="+15145550101", name="Ana",
+                                                               timezone="America/Toronto"))
     [row] = await admin.list_participants(db)
     assert datetime.fromisoformat(row.enrolled_at) == local
 
@@ -96,7 +97,8 @@ async def test_the_inbox_poll_finds_each_participant_with_a_due_row_once_soonest
     """What the lanes' poll (every half second) wakes: Ben, whose row came due first, then Ana
     (three rows waiting, named once), not Cleo (her retry is not due yet); and no more than asked."""
     clock = ManualClock(datetime(2026, 1, 5, 9, tzinfo=timezone.utc))
-    ana, ben, cleo = [await admin.enroll(db, clock, phone=phone, name=name, timezone="UTC") for phone, name in (
+    ana, ben, cleo = [await admin.enroll(db, clock, admin.Enrolment(phone=phone, name=name,
+                                                                    timezone="UTC")) for phone, name in (
         ("+14165550131", "Ana"), ("+14165550132", "Ben"), ("+14165550133", "Cleo"))]
     now = clock.now()
     due_in = {"a1": (ana.id, 0), "a2": (ana.id, -1), "a3": (ana.id, -2), "b1": (ben.id, -5), "c1": (cleo.id, 5)}

@@ -218,7 +218,7 @@ async def test_concurrent_enrollments_of_one_phone_say_already_enrolled(database
     clock = ManualClock()
     try:
         results = await asyncio.gather(
-            *(admin.enroll(db, clock, phone=ANA, name=f"Ana {n}", timezone="UTC")
+            *(admin.enroll(db, clock, admin.Enrolment(phone=ANA, name=f"Ana {n}", timezone="UTC"))
               for n, db in enumerate([first, *others])),
             return_exceptions=True)
     finally:
@@ -283,7 +283,7 @@ async def test_a_whatsapp_message_arriving_while_the_database_fails_is_answered_
     app = await make_app(h.transport)
     await settle(lambda: h.client.connect_calls == 1)
     await h.client.emit(ConnectedEv, ConnectedEv(status=True))
-    await admin.enroll(app.db, app.clock, phone=ANA, name="Ana", timezone="America/Toronto")
+    await admin.enroll(app.db, app.clock, admin.Enrolment(phone=ANA, name="Ana", timezone="America/Toronto"))
     fake_openai.say("Hi Ana!", match="Participant: Ana")
     await app.run_until_idle()
 

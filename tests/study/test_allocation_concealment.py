@@ -43,8 +43,9 @@ def seed_file(tmp_path: Path, seed: bytes, name: str = "seed.hex") -> str:
 async def enroll(app: App, phones: list[str], site: str = "toronto") -> list[str]:
     arms = []
     for n, phone in enumerate(phones):
-        row = await admin.enroll(app.db, app.clock, phone=phone, name=f"P{n}", timezone="America/Toronto",
-                                 study=app.settings.study, strata={"site": site})
+        row = await admin.enroll(app.db, app.clock, admin.Enrolment(phone=phone, name=f"P{n}",
+                                                                    timezone="America/Toronto",
+                                 study=app.settings.study, strata={"site": site}))
         arms.append(row.arm)
     return arms
 

@@ -99,8 +99,8 @@ async def test_the_admin_script_refuses_a_changed_protocol(
 
     other = load_settings({**{k: v for k, v in app.settings.extra.items()}, **changed}, env_file=None)
     with pytest.raises(ConfigError, match="this database runs the study 'Walking pilot'"):
-        await admin.enroll(app.db, app.clock, phone=PHONES[0], name="Ana", timezone="America/Toronto",
-                           study=other.study, strata={"site": "toronto"})
+        await admin.enroll(app.db, app.clock, admin.Enrolment(phone=PHONES[0], name="Ana", timezone="America/Toronto",
+                           study=other.study, strata={"site": "toronto"}))
     assert await admin.list_participants(app.db) == []
 
 
@@ -112,8 +112,9 @@ async def test_enrollment_allocates_by_stratum_in_the_designed_ratio(
     arms: dict[str, list[str]] = {"toronto": [], "montreal": []}
     for n, phone in enumerate(PHONES[:24]):
         site = "toronto" if n % 2 else "montreal"
-        row = await admin.enroll(app.db, app.clock, phone=phone, name=f"P{n}", timezone="America/Toronto",
-                                 study=study, strata={"site": site})
+        row = await admin.enroll(app.db, app.clock, admin.Enrolment(phone=phone, name=f"P{n}",
+                                                                    timezone="America/Toronto",
+                                 study=study, strata={"site": site}))
         arms[site].append(row.arm)
     for site_arms in arms.values():  # two full blocks of six per site: exactly 2:1
         assert (site_arms.count("coach"), site_arms.count("fixed")) == (8, 4)
@@ -134,8 +135,8 @@ async def test_enrollment_needs_the_study_s_stratum_fields(
 ) -> None:
     app = await make_app(**with_study(TWO_ARMS))
     with pytest.raises(AdminError, match=message):
-        await admin.enroll(app.db, app.clock, phone=PHONES[0], name="Ana", timezone="America/Toronto",
-                           study=app.settings.study, strata=strata)
+        await admin.enroll(app.db, app.clock, admin.Enrolment(phone=PHONES[0], name="Ana", timezone="America/Toronto",
+                           study=app.settings.study, strata=strata))
     assert await admin.list_participants(app.db) == []
 
 

@@ -168,7 +168,8 @@ async def test_without_a_study_file_everyone_is_in_the_default_arm(
 ) -> None:
     app = await make_app(MemoryTransport(), **QUIET)
     await enroll_with_schedule(app, fake_openai, "+14165550120", "America/Toronto")
-    await admin.enroll(app.db, app.clock, phone="+14165550121", name="Ravi", timezone="America/Toronto")
+    await admin.enroll(app.db, app.clock, admin.Enrolment(phone="+14165550121", name="Ravi",
+                                                          timezone="America/Toronto"))
     fake_openai.say("Welcome Ravi!", match=phone_marker("Ravi"))
     fake_openai.say(NUDGE, match="scheduled daily nudge")
     await at(app, utc(2026, 1, 5, 12, 50))  # Ana's 07:50 prompt

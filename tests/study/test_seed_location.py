@@ -68,8 +68,9 @@ async def stored(db: Database) -> dict[str, str]:
 async def enroll(app: App, phones: list[str]) -> list[str | None]:
     arms = []
     for n, phone in enumerate(phones):
-        row = await admin.enroll(app.db, app.clock, phone=phone, name=f"P{n}", timezone="America/Toronto",
-                                 study=app.settings.study, strata={"site": "toronto"})
+        row = await admin.enroll(app.db, app.clock, admin.Enrolment(phone=phone, name=f"P{n}",
+                                                                    timezone="America/Toronto",
+                                 study=app.settings.study, strata={"site": "toronto"}))
         arms.append(row.arm)
     return arms
 

@@ -31,8 +31,8 @@ async def test_a_message_through_the_webhook_is_answered_through_the_cloud_api(
         token="t", numbers={DEFAULT_NUMBER: "1234"}, app_secret=SECRET, verify_token="v", listen="127.0.0.1:0",
         base_url=cloud.url, templates=[("greeting", WhatsAppTemplate("welcome"))]))
     app = await make_app(transport)
-    await admin.enroll(app.db, app.clock, phone="+14165550123", name="Ana", timezone="America/Toronto",
-                       study=app.settings.study)
+    await admin.enroll(app.db, app.clock, admin.Enrolment(phone="+14165550123", name="Ana", timezone="America/Toronto",
+                       study=app.settings.study))
     fake_openai.say("Hi Ana!", match="Participant: Ana")
     await app.run_until_idle()
     assert cloud.sends[0]["type"] == "template"  # nobody has written yet: the window is closed

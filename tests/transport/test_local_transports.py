@@ -26,7 +26,7 @@ async def test_dry_run_records_every_outbound_message_as_sent(
     make_app: AppFactory, fake_openai: FakeOpenAIServer,
 ) -> None:
     app = await make_app(DryRunTransport())
-    await admin.enroll(app.db, app.clock, phone=ANA, name="Ana", timezone="UTC")
+    await admin.enroll(app.db, app.clock, admin.Enrolment(phone=ANA, name="Ana", timezone="UTC"))
     fake_openai.say("Welcome, Ana!")
     await app.run_until_idle()
     await admin.simulate(app.db, app.clock, phone=ANA, text="I want to drink more water")
@@ -45,7 +45,7 @@ async def test_console_chat_round_trip(make_app: AppFactory, fake_openai: FakeOp
     ended: list[bool] = []
     console = ConsoleTransport(ANA, out=out, read_line=lines.get, on_exit=lambda: ended.append(True))
     app = await make_app(console)
-    await admin.enroll(app.db, app.clock, phone=ANA, name="Ana", timezone="UTC")
+    await admin.enroll(app.db, app.clock, admin.Enrolment(phone=ANA, name="Ana", timezone="UTC"))
     fake_openai.say("Hi! What would you like to work on?", match="just been enrolled")
     await app.run_until_idle()
 
@@ -66,7 +66,7 @@ async def test_console_chat_round_trip(make_app: AppFactory, fake_openai: FakeOp
 async def test_typing_shows_while_a_turn_runs(make_app: AppFactory, fake_openai: FakeOpenAIServer) -> None:
     transport = MemoryTransport()
     app = await make_app(transport)
-    await admin.enroll(app.db, app.clock, phone=ANA, name="Ana", timezone="UTC")
+    await admin.enroll(app.db, app.clock, admin.Enrolment(phone=ANA, name="Ana", timezone="UTC"))
     fake_openai.say("Hello!")
     await app.run_until_idle()
     assert transport.typing == [(ANA, True), (ANA, False)]

@@ -53,8 +53,8 @@ async def running_study(make_app: AppFactory, fake: FakeOpenAIServer) -> AsyncIt
     zofia = await enroll_with_schedule(app, fake, ZOFIA, "America/Toronto", name=ZOFIA_NAME)
     app.clock.advance(timedelta(minutes=5))  # type: ignore[attr-defined]  # Bram enrolls after Zofia
     fake.say(f"Hello {BRAM_NAME}, welcome!", match=f"Participant: {BRAM_NAME}")
-    bram = (await admin.enroll(app.db, app.clock, phone=BRAM, name=BRAM_NAME, timezone="Europe/Lisbon",
-                               study=app.settings.study)).id
+    bram = (await admin.enroll(app.db, app.clock, admin.Enrolment(phone=BRAM, name=BRAM_NAME, timezone="Europe/Lisbon",
+                               study=app.settings.study))).id
     await app.run_until_idle()
     for day, option in ((0, DONE), (1, NOT_THIS_TIME)):
         fake.say(NUDGE, match="scheduled daily nudge")

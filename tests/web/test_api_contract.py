@@ -56,8 +56,9 @@ async def _study(web: Web) -> list[str]:
     """A few enrolled participants: most active, one paused, one withdrawn."""
     ids = []
     for n, phone in enumerate(ENROLLED):
-        row = await admin.enroll(web.app.db, web.app.clock, phone=phone, name=f"P{n}", timezone="America/Toronto",
-                                 background="", by="test", study=web.app.settings.study)
+        row = await admin.enroll(web.app.db, web.app.clock, admin.Enrolment(phone=phone, name=f"P{n}",
+                                                                            timezone="America/Toronto",
+                                 background="", by="test", study=web.app.settings.study))
         ids.append(row.id)
     await admin.set_status(web.app.db, web.app.clock, phone=ids[1], action="pause", by="test")
     await admin.set_status(web.app.db, web.app.clock, phone=ids[2], action="withdraw", by="test")

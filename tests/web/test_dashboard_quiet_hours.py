@@ -27,7 +27,8 @@ async def night_web(make_app: AppFactory, fake_openai: FakeOpenAIServer) -> Asyn
     transport = MemoryTransport()
     app = await make_app(transport, **with_study(NIGHTS_OFF))
     await at(app, utc(2026, 1, 5, 15, 0))
-    await admin.enroll(app.db, app.clock, phone=ANA, name="Ana", timezone="America/Toronto", study=app.settings.study)
+    await admin.enroll(app.db, app.clock, admin.Enrolment(phone=ANA, name="Ana", timezone="America/Toronto",
+                                                          study=app.settings.study))
     fake_openai.say("Hi Ana!", match="Participant: Ana")
     await app.run_until_idle()
     await at(app, NIGHT)

@@ -92,7 +92,8 @@ async def test_one_participant_is_enrolled_through_the_form(web: Web) -> None:
 
 @SQLITE_ONLY
 async def test_a_csv_file_is_previewed_with_each_problem_then_enrolled_with_one_click(web: Web) -> None:
-    await admin.enroll(web.app.db, web.app.clock, phone=ANA, name="Ana Lindqvist", timezone="Europe/Lisbon")
+    await admin.enroll(web.app.db, web.app.clock, admin.Enrolment(phone=ANA, name="Ana Lindqvist",
+                                                                  timezone="Europe/Lisbon"))
     async with signed_in(web, "researcher") as client:
         form = await client.get("/participants/import")
         csrf = csrf_of(form.text)
@@ -128,7 +129,8 @@ async def test_a_csv_file_is_previewed_with_each_problem_then_enrolled_with_one_
 
 
 async def test_the_api_checks_a_file_first_and_enrols_it_only_when_every_row_is_ready(web: Web) -> None:
-    await admin.enroll(web.app.db, web.app.clock, phone=ANA, name="Ana Lindqvist", timezone="Europe/Lisbon")
+    await admin.enroll(web.app.db, web.app.clock, admin.Enrolment(phone=ANA, name="Ana Lindqvist",
+                                                                  timezone="Europe/Lisbon"))
     async with web.client("researcher") as api:
         dry = await api.post("/api/v1/participants/import", json={"csv": BAD_CSV, "dry_run": True})
         assert dry.status_code == 200
@@ -193,7 +195,7 @@ async def test_the_dashboard_says_why_a_number_that_stopped_before_an_erasure_is
     from promptpipe.research import erasure
 
     app = web.app
-    await admin.enroll(app.db, app.clock, phone=ANA, name="Ana Lindqvist", timezone="Europe/Lisbon")
+    await admin.enroll(app.db, app.clock, admin.Enrolment(phone=ANA, name="Ana Lindqvist", timezone="Europe/Lisbon"))
     await app.db.run(lambda session: session.execute(
         text("UPDATE participant SET opted_out = true, status = 'paused', paused_by = 'participant'")))
     await erasure.erase(app.db, app.clock, phone=ANA)

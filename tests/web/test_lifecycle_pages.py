@@ -48,8 +48,8 @@ async def team(make_app: AppFactory, fake_openai: FakeOpenAIServer) -> AsyncIter
     for name, phone, zone in (("Ana", ANA, "America/Toronto"), ("Ben", BEN, "America/Toronto"),
                               ("Chie", CHIE, "Asia/Tokyo")):
         fake_openai.say(f"Hi {name}!", match=f"Participant: {name}")
-        ids[name] = (await admin.enroll(app.db, app.clock, phone=phone, name=name, timezone=zone,
-                                        study=app.settings.study)).id
+        ids[name] = (await admin.enroll(app.db, app.clock, admin.Enrolment(phone=phone, name=name, timezone=zone,
+                                        study=app.settings.study))).id
     await app.run_until_idle()
     async with serving(app, ("viewer", "researcher")) as web:
         yield Team(web, transport, ids)

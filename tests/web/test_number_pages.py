@@ -99,8 +99,8 @@ async def test_a_viewer_cannot_move_anyone_and_a_withdrawn_participant_is_not_mo
         two_numbers: tuple[Web, MemoryTransport]) -> None:
     web, _ = two_numbers
     db = web.app.db
-    ana = (await admin.enroll(db, web.app.clock, phone=ANA, name="Ana", timezone="America/Toronto",
-                              numbers=web.app.settings.number_plan, number="toronto")).id
+    ana = (await admin.enroll(db, web.app.clock, admin.Enrolment(phone=ANA, name="Ana", timezone="America/Toronto",
+                              numbers=web.app.settings.number_plan, number="toronto"))).id
     async with signed_in(web, "viewer") as client:
         page = await client.get(f"/participants/{ana}")
         assert "WhatsApp number</dt><dd>toronto</dd>" in page.text and f"/participants/{ana}/number" not in page.text
@@ -120,7 +120,8 @@ async def test_a_viewer_cannot_move_anyone_and_a_withdrawn_participant_is_not_mo
 
 @SQLITE_ONLY
 async def test_a_deployment_with_one_number_sees_no_number_anywhere(web: Web) -> None:
-    ana = (await admin.enroll(web.app.db, web.app.clock, phone=ANA, name="Ana", timezone="America/Toronto")).id
+    ana = (await admin.enroll(web.app.db, web.app.clock, admin.Enrolment(phone=ANA, name="Ana",
+                                                                         timezone="America/Toronto"))).id
     async with signed_in(web, "researcher") as client:
         assert "WhatsApp number" not in (await client.get("/participants/new")).text
         page = (await client.get(f"/participants/{ana}")).text
@@ -137,8 +138,9 @@ async def test_in_a_browser_a_participant_is_moved_from_their_page(two_numbers: 
                                                                     page: Any) -> None:
     from playwright.async_api import expect
     web, _ = two_numbers
-    ana = (await admin.enroll(web.app.db, web.app.clock, phone=ANA, name="Ana", timezone="America/Toronto",
-                              numbers=web.app.settings.number_plan, number="toronto")).id
+    ana = (await admin.enroll(web.app.db, web.app.clock, admin.Enrolment(phone=ANA, name="Ana",
+                                                                         timezone="America/Toronto",
+                              numbers=web.app.settings.number_plan, number="toronto"))).id
     await page.goto(f"{web.url}/participants/{ana}")
     await page.get_by_label("Token").fill(web.tokens["researcher"])
     await page.get_by_role("button", name="Sign in").click()

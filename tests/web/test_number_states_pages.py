@@ -27,9 +27,10 @@ async def two_numbers(make_app: AppFactory, fake_openai: FakeOpenAIServer) -> As
     fake_openai.always("Welcome to the study!", match="")
     app = await make_app(WHATSAPP_NUMBERS="toronto,montreal")
     plan, now = app.settings.number_plan, app.clock.now()
-    await admin.enroll(app.db, app.clock, phone=ANA, name="Ana", timezone="UTC", numbers=plan, number="toronto")
-    ben = await admin.enroll(app.db, app.clock, phone=BEN, name="Ben", timezone="UTC", numbers=plan,
-                             number="montreal")
+    await admin.enroll(app.db, app.clock, admin.Enrolment(phone=ANA, name="Ana", timezone="UTC", numbers=plan,
+                                                          number="toronto"))
+    ben = await admin.enroll(app.db, app.clock, admin.Enrolment(phone=BEN, name="Ben", timezone="UTC", numbers=plan,
+                             number="montreal"))
     states = {"toronto": {"name": "connected", "since": (now - timedelta(hours=5)).isoformat(), "detail": ""},
               "montreal": {"name": "logged_out", "since": (now - timedelta(hours=1)).isoformat(), "detail": ""}}
 

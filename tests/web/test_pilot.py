@@ -23,7 +23,7 @@ from sqlalchemy import func, select
 from promptpipe.app import App
 from promptpipe.domain.states import Vote
 from promptpipe.errors import Conflict
-from promptpipe.export.files import export_study
+from promptpipe.export.files import ExportOptions, export_study
 from promptpipe.flow.timers import REMINDER_TEXT
 from promptpipe.flow.votes import FIRST_REPLY
 from promptpipe.pilot import PilotDesk, SkipTo
@@ -67,7 +67,7 @@ async def study_counts(app: App, out: Path) -> tuple[list[int], dict[str, int]]:
     """The rows of the study's tables a participant's conversation writes, and the export's rows."""
     counts = await app.db.run(lambda s: [s.execute(select(func.count()).select_from(model)).scalar_one()
                                          for model in STUDY_TABLES])
-    exported = await export_study(app.db, out, now=app.clock.now())
+    exported = await export_study(app.db, out, ExportOptions(now=app.clock.now()))
     return counts, exported.rows
 
 

@@ -84,8 +84,9 @@ async def questionnaire_met(make_app: AppFactory, fake: FakeOpenAIServer) -> Asy
     ids = {}
     for phone, name in NAMES.items():
         fake.say(f"Hello {name}, welcome!", match=f"Participant: {name}")
-        ids[phone] = (await admin.enroll(app.db, app.clock, phone=phone, name=name, timezone="America/Toronto",
-                                         study=app.settings.study)).id
+        ids[phone] = (await admin.enroll(app.db, app.clock, admin.Enrolment(phone=phone, name=name,
+                                                                            timezone="America/Toronto",
+                                         study=app.settings.study))).id
     await app.run_until_idle()
     await admin.set_status(app.db, app.clock, phone=NOT_SENT, action="pause", reason="travelling")
     start = app.clock.now()

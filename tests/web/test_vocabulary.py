@@ -16,7 +16,7 @@ from promptpipe.domain.safety import FlagSource, FlagStatus, Severity
 from promptpipe.domain.states import Stage, Status, Vote
 from promptpipe.domain.tone import ToneOutcome, ToneSource
 from promptpipe.domain.transition_log import Actor
-from promptpipe.export.codebook_entries import FILES
+from promptpipe.export.codebook import FILES
 from promptpipe.study.rules.protocol import Unavailable
 from tests.web.conftest import Web
 

@@ -136,9 +136,9 @@ async def enrol_one(request: Request, found: Annotated[Visitor, Depends(research
         return _enrol_page(request, found, typed=typed, problems=refused,
                            error="Not enrolled: correct what is marked below.", status_code=400)
     try:
-        row = await admin.enroll(ctx.db, ctx.clock, phone=typed.phone, name=typed.name, timezone=typed.timezone,
-                                 background=typed.background, by=found.caller.name, study=study, strata=strata,
-                                 numbers=plan, number=typed.number or None)
+        row = await admin.enroll(ctx.db, ctx.clock, admin.Enrolment(
+            phone=typed.phone, name=typed.name, timezone=typed.timezone, background=typed.background,
+            by=found.caller.name, study=study, strata=strata, numbers=plan, number=typed.number or None))
     except AdminError as exc:  # the phone is enrolled already, or the rule names no number for them
         problem = field_words(exc, default="phone")
         return _enrol_page(request, found, typed=typed, problems={problem.field: problem.message},

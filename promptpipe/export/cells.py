@@ -1,0 +1,88 @@
+"""How an exported value is written: times in UTC and local, lists and objects as CSV cells, and
+texts made safe for a spreadsheet (what every export file's rows share)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from promptpipe.export.study_part import utc_iso
+
+Stamp = str | None
+"""A time as the files write it (ISO 8601 to the second, with its offset); None when it did not happen."""
+_NO_TIME: tuple[Stamp, Stamp] = (None, None)
+
+
+def stamp(value: datetime | None, zone: ZoneInfo) -> tuple[Stamp, Stamp]:
+    """A time in UTC and in ``zone``, as the ``…_utc`` and ``…_local`` columns write them."""
+    if value is None:
+        return _NO_TIME
+    return utc_iso(value), value.astimezone(zone).isoformat(timespec="seconds")
+
+
+def stamps() -> Callable[[datetime | None, ZoneInfo], tuple[Stamp, Stamp]]:
+    """:func:`stamp` remembering what it formatted (for one chunk): many rows of a chunk share a
+    time (a prompt and its poll, their receipts)."""
+    done: dict[tuple[datetime, ZoneInfo], tuple[Stamp, Stamp]] = {}
+
+    def remembered(value: datetime | None, zone: ZoneInfo) -> tuple[Stamp, Stamp]:
+        if value is None:
+            return _NO_TIME
+        key = (value, zone)
+        found = done.get(key)
+        if found is None:
+            found = done[key] = stamp(value, zone)
+        return found
+    return remembered
+
+
+def as_dict(value: object) -> dict[str, object]:
+    return value if isinstance(value, dict) else {}
+
+
+def as_list(value: object) -> list[Any] | None:
+    """A list as stored; a lone value becomes a one-item list; absent stays None."""
+    if value is None:
+        return None
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
+def _json_text(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+FORMULA_STARTS = frozenset("=+-@\t\r")
+"""A CSV cell starting with one of these is run as a formula by Excel, LibreOffice or Google
+Sheets (``=HYPERLINK(…)``, ``=cmd|…``, ``@SUM(…)``); OWASP: prefix such a cell with ``'``."""
+
+
+def _csv_text(text: str) -> str:
+    """A text made safe for a spreadsheet: NULs removed, a would-be formula prefixed with ``'``."""
+    if "\x00" in text:
+        text = text.replace("\x00", "")
+    if text and text[0] in FORMULA_STARTS:
+        return "'" + text
+    return text
+
+
+def csv_cell(value: Any) -> Any:
+    cls = value.__class__
+    if cls is str:  # nearly every cell: two cheap checks
+        if (value and value[0] in FORMULA_STARTS) or "\x00" in value:
+            return _csv_text(value)
+        return value
+    if cls is int or cls is float:  # numbers stay numbers, a minus sign included
+        return value
+    if value is None:
+        return ""
+    if cls is bool:
+        return "true" if value else "false"
+    if cls is list or cls is tuple:
+        return _csv_text(";".join("" if item is None else _json_text(item) if isinstance(item, (dict, list))
+                                  else str(item) for item in value))
+    if cls is dict:
+        return _json_text(value)  # starts with "{"; json.dumps escapes NUL as \u0000
+    return _csv_text(str(value))
