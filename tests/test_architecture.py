@@ -103,7 +103,7 @@ OPEN_DATA = {
     "storage/transcript.py": "a message's payload (a JSON column)",
     "storage/service_status.py": "a status row's value (a JSON column)",
     "storage/migrations/versions/0002_consent_reconstructed.py": "rows written by a migration",
-    "config/__init__.py": "values read from the environment before they are parsed",
+    "config/load.py": "values read from the environment before they are parsed",
     "evaluation/records.py": "a persona as written in its file (shown in the report)",
     "evaluation/personas.py": "a personas file as parsed TOML",
     "evaluation/player.py": "messages for the model and its JSON answer before it is checked",
