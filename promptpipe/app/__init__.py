@@ -4,29 +4,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import functools
 import gc
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from promptpipe.app.alerts import AlertSender
-from promptpipe.app.parts import build_parts, make_session_schemas
+from promptpipe.app.parts import Parts, build_parts, make_session_schemas
 from promptpipe.clock import Clock
 from promptpipe.config import Settings, TransportName
 from promptpipe.domain.backoff import Backoff
 from promptpipe.errors import StorageError
-from promptpipe.flow.router import ConversationFlow
-from promptpipe.flow.turn import TurnContext
 from promptpipe.llm import LLM
 from promptpipe.logging import get_logger
-from promptpipe.pipeline.inbox import Inbox
-from promptpipe.pipeline.lanes import Lanes
-from promptpipe.pipeline.outbox import Outbox
 from promptpipe.pipeline.sharing import Sharing
 from promptpipe.scheduling.alarm_role import AlarmRole
-from promptpipe.scheduling.driver import AlarmClock
 from promptpipe.scheduling.guard import ServiceGuard
 from promptpipe.storage.alarm_notices import notify_alarms
 from promptpipe.storage.db import Database
@@ -52,18 +44,10 @@ WATCH_INTERVAL_S = 2.0
 
 
 @dataclass
-class App:
+class App(Parts):
+    """The service's parts (see :mod:`promptpipe.app.parts`) and their life cycle."""
+
     settings: Settings
-    db: Database
-    transport: Transport
-    llm: LLM
-    clock: Clock
-    flow: ConversationFlow
-    lanes: Lanes[TurnContext]
-    inbox: Inbox
-    outbox: Outbox
-    alarms: AlarmClock
-    alerts: AlertSender | None = None
     _tasks: list[asyncio.Task[None]] = field(default_factory=list)
     _outbox_kick: asyncio.Event = field(default_factory=asyncio.Event)
     guard: ServiceGuard | None = None
@@ -89,8 +73,7 @@ class App:
         cls, settings: Settings, *, transport: Transport | None = None, llm: LLM | None = None,
         clock: Clock | None = None, db: Database | None = None,
     ) -> App:
-        parts = build_parts(settings, transport=transport, llm=llm, clock=clock, db=db)
-        app = cls(settings, **{part.name: getattr(parts, part.name) for part in dataclasses.fields(parts)})
+        app = cls(**vars(build_parts(settings, transport=transport, llm=llm, clock=clock, db=db)), settings=settings)
         app.outbox.wake_dispatcher = app._outbox_kick.set  # only for what a commit could not hand over itself
         if settings.several_services:
             app._share(Sharing(app.db, app.clock, settings.number_plan, ttl=settings.lease_ttl,

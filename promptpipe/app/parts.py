@@ -36,9 +36,9 @@ __all__ = ["Parts", "build_parts", "build_transport", "load_prompts", "load_safe
            "nudge_policy"]
 
 
-@dataclass(frozen=True)
+@dataclass
 class Parts:
-    """What :meth:`promptpipe.app.App.build` joins, as the App's fields of the same names."""
+    """What :meth:`promptpipe.app.App.build` joins (an App is its parts and their life cycle)."""
 
     db: Database
     transport: Transport

@@ -101,10 +101,6 @@ def text(name: str, raw: str) -> str:
     return raw
 
 
-def on_off(name: str, raw: str) -> bool:
-    return parse_bool(name, raw)
-
-
 def ints(minimum: int, maximum: int | None = None) -> Parser:
     return functools.partial(parse_int, minimum=minimum, maximum=maximum)
 
@@ -114,3 +110,4 @@ def floats(low: float, high: float) -> Parser:
 
 
 duration = parse_duration
+on_off = parse_bool

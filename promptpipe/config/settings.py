@@ -22,13 +22,12 @@ from promptpipe.config.values import (
     number_rule,
     one_of,
     pair_phones,
-    time_zone,
     trusted_proxies,
     webhook_url,
 )
 from promptpipe.domain.limits import DEFAULT_MAX_SCHEDULES
 from promptpipe.domain.numbers import DEFAULT_NUMBER, NumberPlan, NumberRule
-from promptpipe.domain.setting_values import LogFormat
+from promptpipe.domain.setting_values import LogFormat, validate_timezone
 from promptpipe.domain.study import OPEN_STUDY, Study
 from promptpipe.errors import ConfigError
 
@@ -127,7 +126,7 @@ class Settings:
         "AUTO_ENROLL_NEW_USERS", False, on_off, section="conversation", readme=True,
         meaning="Answer unknown senders by enrolling them (off: they are ignored and logged).")
     default_timezone: str = setting(
-        "DEFAULT_TIMEZONE", "UTC", time_zone, section="conversation",
+        "DEFAULT_TIMEZONE", "UTC", validate_timezone, section="conversation",
         meaning="IANA time zone for participants enrolled without one (auto-enrolment, `promptpipe chat`).")
 
     # ------------------------------------------------------------------ the transport
@@ -282,7 +281,7 @@ class Settings:
         meaning="host:port where `promptpipe serve` answers the HTTP API and the dashboard (empty = off). Keep it on "
                 "127.0.0.1 unless a reverse proxy with HTTPS stands in front.")
     researcher_timezone: str = setting(
-        "RESEARCHER_TIMEZONE", "UTC", time_zone, section="web", readme=True,
+        "RESEARCHER_TIMEZONE", "UTC", validate_timezone, section="web", readme=True,
         meaning="The dashboard shows times in this IANA zone beside each participant's own.")
     web_session_lifetime: timedelta = setting(
         "WEB_SESSION_LIFETIME", timedelta(hours=8), duration, section="web", readme=True,

@@ -15,14 +15,13 @@ from sqlalchemy.exc import ArgumentError
 
 from promptpipe.config.declared import Parser
 from promptpipe.domain.numbers import DEFAULT_NUMBER, NUMBER_NAME, NumberRule, parse_rule
-from promptpipe.domain.setting_values import validate_timezone
 from promptpipe.domain.text import mask_credentials
 from promptpipe.errors import ConfigError
 
 __all__ = [
     "NumberId", "api_listen", "base_url", "cloud_numbers", "e164_phone", "existing_file", "file_path", "host_port",
     "none_if_empty", "normalise_database_url", "number_names", "number_rule", "one_of", "outside_seed",
-    "pair_phones", "prompt_file_default", "time_zone", "trusted_proxies", "webhook_url",
+    "pair_phones", "prompt_file_default", "trusted_proxies", "webhook_url",
 ]
 
 
@@ -138,10 +137,6 @@ def one_of(options: type[StrEnum]) -> Parser:
             raise ConfigError(f"{name}={raw!r} is unknown: use one of {', '.join(options)}.") from None
 
     return parse
-
-
-def time_zone(name: str, raw: str) -> str:
-    return validate_timezone(name, raw)
 
 
 def file_path(name: str, raw: str) -> Path:

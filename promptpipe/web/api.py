@@ -32,7 +32,7 @@ from promptpipe.research.tokens import Caller, audit
 from promptpipe.research.views import ListedRow, as_json
 from promptpipe.storage.questionnaire_reads import AnswerRow, InstanceRow
 from promptpipe.web import api_audit, api_study
-from promptpipe.web.auth import context, require
+from promptpipe.web.auth import Researcher, Viewer, context
 from promptpipe.web.errors import ApiError
 from promptpipe.web.schemas import (
     DB_INT_MAX,
@@ -49,9 +49,6 @@ from promptpipe.web.schemas import (
     ParticipantDetail,
     ParticipantPage,
     ParticipantSummary,
-    QuestionnaireAnswerOut,
-    QuestionnaireInstanceOut,
-    QuestionnaireInstancePage,
     ResearcherTimer,
     Schedules,
     Timers,
@@ -60,6 +57,11 @@ from promptpipe.web.schemas import (
     UpdateRequest,
     ViewerTimer,
     WithdrawRequest,
+)
+from promptpipe.web.schemas_questionnaires import (
+    QuestionnaireAnswerOut,
+    QuestionnaireInstanceOut,
+    QuestionnaireInstancePage,
 )
 
 __all__ = ["health", "router"]
@@ -70,8 +72,6 @@ health = APIRouter()
 router = APIRouter(prefix="/api/v1", responses=ERRORS)
 router.include_router(api_study.router)
 router.include_router(api_audit.router)
-Viewer = Annotated[Caller, Depends(require(Role.VIEWER))]
-Researcher = Annotated[Caller, Depends(require(Role.RESEARCHER))]
 HIDDEN_FOR_VIEWERS = ("phone", "name", "background", "profile", "last_habit_prompt", "summary")
 
 
