@@ -22,6 +22,10 @@ from promptpipe.errors import ConfigError
 
 __all__ = ["load_settings", "read_environment"]
 
+_PROMPT_FILES = [(spec_field.name, spec.env) for spec_field in dataclasses.fields(Settings)
+                 if (spec := declared(spec_field)) is not None and spec.env.endswith("_PROMPT_FILE")]
+"""(field, variable) of each system prompt file, in the order they are declared."""
+
 
 def read_environment(env_file: str | Path | None = ".env") -> dict[str, str]:
     """The process environment over the values of ``.env`` (the environment wins)."""
@@ -55,10 +59,9 @@ def _derived(settings: Settings, env: Mapping[str, str]) -> Settings:
     changes: dict[str, Any] = {}
     if not settings.database_url:
         changes["database_url"] = f"sqlite:///{settings.state_dir / 'promptpipe.db'}"
-    for spec_field in dataclasses.fields(Settings):
-        spec = declared(spec_field)
-        if spec is not None and spec.env.endswith("_PROMPT_FILE") and not env.get(spec.env, "").strip():
-            changes[spec_field.name] = prompt_file_default(getattr(settings, spec_field.name))
+    for name, variable in _PROMPT_FILES:
+        if not env.get(variable, "").strip():
+            changes[name] = prompt_file_default(getattr(settings, name))
     study = load_study(settings.study_file) if settings.study_file is not None else OPEN_STUDY
     given = outside_seed(settings.study_seed or "", settings.study_seed_file)
     # Where the seed lives: given from outside, or (unless the study file keeps it in the database
@@ -108,11 +111,7 @@ def _check(settings: Settings) -> None:
             raise ConfigError(f"CLOUD_API_PHONE_NUMBER_ID names the numbers {', '.join(named)}, but WHATSAPP_NUMBERS "
                               f"names {', '.join(settings.whatsapp_numbers)}: give each number of WHATSAPP_NUMBERS "
                               "its phone number id (name=id), and no other.")
-    for name, path in (
-        ("INTAKE_BOT_PROMPT_FILE", settings.intake_prompt_file),
-        ("FEEDBACK_TRACKER_PROMPT_FILE", settings.feedback_prompt_file),
-        ("PROMPT_GENERATOR_PROMPT_FILE", settings.prompt_generator_prompt_file),
-        ("SUMMARY_PROMPT_FILE", settings.summary_prompt_file),
-    ):
+    for name, variable in _PROMPT_FILES:
+        path = getattr(settings, name)
         if not path.is_file():
-            raise ConfigError(f"{name}: the file {str(path)!r} does not exist; point it at a readable text file.")
+            raise ConfigError(f"{variable}: the file {str(path)!r} does not exist; point it at a readable text file.")
