@@ -917,7 +917,8 @@ async def main() -> None:
 async def run(work: Path, args: argparse.Namespace) -> None:
     import httpx  # noqa: F401  (fail before seeding if the client library is missing)
 
-    from promptpipe.app import App, load_prompts
+    from promptpipe.app import App
+    from promptpipe.app.parts import load_prompts
     from promptpipe.pilot import PilotDesk
     from promptpipe.research.tokens import create_token
     from promptpipe.web.context import WebContext

@@ -86,7 +86,7 @@ OPEN_DATA = {
     "storage/transcript.py": "a message's payload (a JSON column)",
     "storage/service_status.py": "a status row's value (a JSON column)",
     "storage/migrations/versions/0002_consent_reconstructed.py": "rows written by a migration",
-    "config/__init__.py": "values read from the environment before they are parsed",
+    "config/load.py": "values read from the environment before they are parsed",
     "evaluation/records.py": "a persona as written in its file (shown in the report)",
     "evaluation/personas.py": "a personas file as parsed TOML",
     "evaluation/recording.py": "messages, tool schemas and tool-call arguments of the model",
@@ -94,10 +94,10 @@ OPEN_DATA = {
     "evaluation/setup_coach.py": "messages and tool-call arguments of the model",
     "logging.py": "structlog's event dictionary",
     "web/api.py": "the OpenAPI description of error responses",
-    "web/errors.py": "an error body's details (its shape is ErrorBody)",
-    "web/schemas.py": "strata, counters and JSON columns inside the response models",
+    "web/errors.py": "the OpenAPI document (a 405 names the methods it lists for the path)",
+    "web/schemas.py": "strata and counters inside a participant's details (open objects in the OpenAPI document)",
+    "web/schemas_study.py": "the status response's JSON columns (open objects in the OpenAPI document)",
     "web/pages/flags.py": "a template's context",
-    "web/pages/participant.py": "a template's context",
     "web/pages/participants.py": "a template's context",
 }
 

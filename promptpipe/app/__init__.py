@@ -8,27 +8,17 @@ import functools
 import gc
 from dataclasses import dataclass, field
 from datetime import datetime
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from promptpipe.app.alerts import AlertSender
-from promptpipe.clock import Clock, SystemClock
+from promptpipe.app.parts import Parts, build_parts, make_session_schemas
+from promptpipe.clock import Clock
 from promptpipe.config import Settings, TransportName
 from promptpipe.domain.backoff import Backoff
-from promptpipe.domain.safety import DEFAULT_SAFETY_MESSAGE, CrisisScreen
-from promptpipe.domain.timers import NudgePolicy
-from promptpipe.errors import ConfigError, StorageError
-from promptpipe.flow.router import ConversationFlow, typing_through
-from promptpipe.flow.turn import FlowConfig, FlowDeps, SafetyConfig, TurnContext
-from promptpipe.llm import LLM, OpenAILLM
+from promptpipe.errors import StorageError
+from promptpipe.llm import LLM
 from promptpipe.logging import get_logger
-from promptpipe.pipeline.inbox import Inbox, InboxConfig
-from promptpipe.pipeline.lanes import Lanes
-from promptpipe.pipeline.outbox import Outbox
 from promptpipe.pipeline.sharing import Sharing
-from promptpipe.pipeline.spool import Spool
 from promptpipe.scheduling.alarm_role import AlarmRole
-from promptpipe.scheduling.driver import AlarmClock
 from promptpipe.scheduling.guard import ServiceGuard
 from promptpipe.storage.alarm_notices import notify_alarms
 from promptpipe.storage.db import Database
@@ -36,18 +26,13 @@ from promptpipe.storage.live import go_live, record_deployment
 from promptpipe.storage.receipts import record_receipt
 from promptpipe.storage.schema import SchemaBehind
 from promptpipe.storage.service_status import save_status, state_row_name
-from promptpipe.storage.session_schemas import make_schemas
 from promptpipe.storage.state_dir import StateDirWatch, ensure_state_dir
 from promptpipe.study.store.protocol import Adoption, adopt_protocol
-from promptpipe.tools import PromptTexts
 from promptpipe.transport import DeliveryReceipt, Transport
 from promptpipe.transport.connection_state import ConnectionState, ExitRequest
-from promptpipe.transport.session_stores import postgres_session_dsn, session_schema, sqlite_session_path
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
-
-    from promptpipe.transport.whatsapp import WhatsAppTransport
 
 log = get_logger("promptpipe.app")
 
@@ -58,118 +43,11 @@ WATCH_INTERVAL_S = 2.0
 """How often the service checks that its state directory is still the one it started with."""
 
 
-def load_prompts(settings: Settings) -> PromptTexts:
-    def read(path: Path, variable: str) -> str:
-        try:
-            text = path.read_text(encoding="utf-8").strip()
-        except OSError as exc:
-            raise ConfigError(f"{variable}: cannot read {str(path)!r} ({exc.strerror}).") from None
-        if not text:
-            raise ConfigError(f"{variable}: {str(path)!r} is empty; it must hold a system prompt.")
-        return text
-
-    return PromptTexts(
-        intake=read(settings.intake_prompt_file, "INTAKE_BOT_PROMPT_FILE"),
-        feedback=read(settings.feedback_prompt_file, "FEEDBACK_TRACKER_PROMPT_FILE"),
-        prompt_generator=read(settings.prompt_generator_prompt_file, "PROMPT_GENERATOR_PROMPT_FILE"),
-        summary=read(settings.summary_prompt_file, "SUMMARY_PROMPT_FILE"),
-    )
-
-
-def load_safety(settings: Settings) -> SafetyConfig:
-    """The crisis screen (built-in phrases plus the study's), the safety message, alerts on or off."""
-    message = DEFAULT_SAFETY_MESSAGE
-    if settings.safety_message_file is not None:
-        try:
-            message = settings.safety_message_file.read_text(encoding="utf-8").strip()
-        except (OSError, UnicodeError) as exc:
-            raise ConfigError(
-                f"SAFETY_MESSAGE_FILE: cannot read {str(settings.safety_message_file)!r} ({exc}).") from None
-        if not message:
-            raise ConfigError(f"SAFETY_MESSAGE_FILE: {str(settings.safety_message_file)!r} is empty.")
-    try:
-        screen = CrisisScreen.load(settings.safety_phrases_file)
-    except (OSError, UnicodeError) as exc:
-        raise ConfigError(f"SAFETY_PHRASES_FILE: cannot read it ({exc}).") from None
-    return SafetyConfig(screen=screen, message=message, alerts=settings.alert_webhook_url is not None)
-
-
-def nudge_policy(settings: Settings) -> NudgePolicy:
-    return NudgePolicy(
-        prep_minutes=settings.scheduler_prep_time_minutes,
-        misfire_grace=settings.misfire_grace,
-        reminder_delay=settings.daily_prompt_reminder_delay,
-        auto_feedback=settings.auto_feedback_after_prompt_enabled,
-        auto_feedback_delay=settings.auto_feedback_delay,
-        feedback_initial_timeout=settings.feedback_initial_timeout,
-        feedback_followup_delay=settings.feedback_followup_delay,
-        intensity_poll=settings.intensity_poll_enabled,
-        max_schedules=settings.max_schedules_per_participant,
-        intake_inactivity=settings.intake_inactivity,
-        intake_reminder_delay=settings.intake_reminder_delay,
-        intake_reminder_max=settings.intake_reminder_max,
-    )
-
-
-def build_transport(settings: Settings) -> Transport:
-    if settings.transport == TransportName.DRY_RUN:
-        from promptpipe.transport.dryrun import DryRunTransport
-
-        return DryRunTransport(settings.dryrun_journal)
-    if settings.transport == TransportName.WHATSAPP:
-        from promptpipe.transport.whatsapp import WhatsAppOptions, WhatsAppTransport, capture_library_output
-
-        if settings.number_plan.several or settings.several_services:
-            from promptpipe.transport.linked_numbers import LinkedNumbersTransport
-
-            return LinkedNumbersTransport(
-                settings.number_plan.numbers, functools.partial(_linked_number, settings),
-                on_demand=settings.several_services,
-                capture_output=functools.partial(capture_library_output, get_logger("promptpipe.transport"),
-                                                 settings.log_format, debug=settings.debug))
-        return WhatsAppTransport(str(settings.whatsapp_session_path), WhatsAppOptions(
-            pair_phone=settings.pair_phone_of(settings.number_plan.default), bot_label=settings.whatsapp_bot_label,
-            capture_library_output=True, log_format=settings.log_format, debug=settings.debug))
-    if settings.transport == TransportName.CLOUD_API:
-        from promptpipe.transport.cloud_api import CloudApiOptions, CloudApiTransport
-
-        return CloudApiTransport(CloudApiOptions(
-            token=settings.cloud_api_token or "", numbers=dict(settings.cloud_api_numbers),
-            app_secret=settings.cloud_api_app_secret or "", verify_token=settings.cloud_api_verify_token or "",
-            listen=settings.cloud_api_webhook_listen, base_url=settings.cloud_api_base_url,
-            templates=settings.study.whatsapp_templates, typing=settings.mark_read, debug=settings.debug,
-            check_at_start=True,
-        ))
-    raise ConfigError("PROMPTPIPE_TRANSPORT=console is only for `promptpipe chat --phone …`; "
-                      "use whatsapp, cloud-api or dry-run for serve.")
-
-
-def _linked_number(settings: Settings, name: str) -> WhatsAppTransport:
-    """One linked phone of several: its own session store (a SQLite file, or with several services
-    a schema of the shared PostgreSQL database) and its own login."""
-    from promptpipe.transport.whatsapp import WhatsAppOptions, WhatsAppTransport
-
-    plan = settings.number_plan
-    store = (postgres_session_dsn(settings.database_url, name) if settings.several_services
-             else str(sqlite_session_path(settings.whatsapp_session_path, name, is_default=name == plan.default)))
-    return WhatsAppTransport(store, WhatsAppOptions(
-        pair_phone=settings.pair_phone_of(name), bot_label=settings.whatsapp_bot_label, log_format=settings.log_format,
-        debug=settings.debug, number=name, client_uuid=f"promptpipe-{name}", own_executor=False))
-
-
 @dataclass
-class App:
+class App(Parts):
+    """The service's parts (see :mod:`promptpipe.app.parts`) and their life cycle."""
+
     settings: Settings
-    db: Database
-    transport: Transport
-    llm: LLM
-    clock: Clock
-    flow: ConversationFlow
-    lanes: Lanes[TurnContext]
-    inbox: Inbox
-    outbox: Outbox
-    alarms: AlarmClock
-    alerts: AlertSender | None = None
     _tasks: list[asyncio.Task[None]] = field(default_factory=list)
     _outbox_kick: asyncio.Event = field(default_factory=asyncio.Event)
     guard: ServiceGuard | None = None
@@ -195,38 +73,10 @@ class App:
         cls, settings: Settings, *, transport: Transport | None = None, llm: LLM | None = None,
         clock: Clock | None = None, db: Database | None = None,
     ) -> App:
-        clock = clock or SystemClock()
-        db = db or Database(settings.database_url)
-        transport = transport or build_transport(settings)
-        llm = llm or OpenAILLM(settings)
-        policy = nudge_policy(settings)
-        app: App
-        def wake_lanes(participant_ids: list[str]) -> None:
-            for pid in participant_ids:
-                app.lanes.wake(pid)
-
-        alarms = AlarmClock(db, clock, policy, on_queued=wake_lanes, study=settings.study)
-        alerts = AlertSender(db, clock, settings.alert_webhook_url) if settings.alert_webhook_url else None
-        config = FlowConfig(history_window=settings.history_window, debug=settings.debug, policy=policy,
-                            summary_every_turns=settings.history_summary_every_turns, safety=load_safety(settings),
-                            mark_read=settings.mark_read, typed_answer_window=settings.typed_answer_window,
-                            study=settings.study, model_name=settings.genai_model)
-        deps = FlowDeps(llm, clock, load_prompts(settings), config, typing=typing_through(transport))
-        flow = ConversationFlow(db, deps, transport, on_alarms_changed=alarms.request_sync,
-                                on_timers_changed=alarms.request_timer_changes,
-                                on_flags_raised=alerts.kick if alerts else None)
-        lanes = Lanes(db, clock, flow, concurrency=settings.lane_concurrency)
-        inbox = Inbox(db, clock, InboxConfig(settings.auto_enroll_new_users, settings.default_timezone, settings.debug,
-                                                settings.study, settings.number_plan),
-                      lanes.wake, alarms_changed=alarms.request_sync, spool=Spool(settings.state_dir / "spool"),
-                      first_look=lanes.first_look)
-        outbox = Outbox(db, transport, clock, rate_per_s=settings.send_rate_per_s, jitter=settings.send_jitter,
-                        numbers=settings.number_plan.numbers)
-        flow.sender = outbox
-        app = cls(settings, db, transport, llm, clock, flow, lanes, inbox, outbox, alarms, alerts)
-        outbox.wake_dispatcher = app._outbox_kick.set  # only for what a commit could not hand over itself
+        app = cls(**vars(build_parts(settings, transport=transport, llm=llm, clock=clock, db=db)), settings=settings)
+        app.outbox.wake_dispatcher = app._outbox_kick.set  # only for what a commit could not hand over itself
         if settings.several_services:
-            app._share(Sharing(db, clock, settings.number_plan, ttl=settings.lease_ttl,
+            app._share(Sharing(app.db, app.clock, settings.number_plan, ttl=settings.lease_ttl,
                                heartbeat=settings.lease_heartbeat))
         return app
 
@@ -306,7 +156,7 @@ class App:
         if watch_state is not None:
             watch_state(self._connection_state_changed)
         if self.sharing is not None and self.settings.transport == TransportName.WHATSAPP:
-            await self._make_session_schemas()
+            await make_session_schemas(self.db, self.settings)
         await self.transport.start(self.inbox.ingest, self.record_receipt)
         self._transport_started = True
         await self._serve_numbers()
@@ -332,11 +182,6 @@ class App:
         gc.collect()
         gc.freeze()
         log.info("service_started", transport=self.transport.name, database=self.db.dialect)
-
-    async def _make_session_schemas(self) -> None:
-        """With several services, each linked number's session lives in a schema of this database."""
-        schemas = [session_schema(name) for name in self.settings.number_plan.numbers]
-        await self.db.run(lambda session: make_schemas(session, schemas))
 
     async def _open_database(self) -> None:
         """Connect, and take the database lock (one service per database). A database made by an
@@ -416,8 +261,7 @@ class App:
         if self.guard is not None:
             self.guard.release()
         log.info("service_stopped", lanes=repr(self.lanes), inbox=repr(self.inbox), outbox=repr(self.outbox),
-                 alarms=repr(self.alarms),
-                 turns=self.flow.turns, failures=self.flow.failures)
+                 alarms=repr(self.alarms), turns=self.flow.turns, failures=self.flow.failures)
 
     async def record_receipt(self, receipt: DeliveryReceipt) -> None:
         """Store what WhatsApp says became of messages we sent; a receipt that cannot be stored

@@ -32,19 +32,7 @@ def admin_parser() -> argparse.ArgumentParser:
     show = sub.add_parser("show", help="one participant: status, stage, profile")
     show.add_argument("--phone", required=True)
     show.add_argument("--json", action="store_true")
-    simulate = sub.add_parser("simulate", help="act as the participant: a message, a vote, a reaction "
-                              "(the running service answers as it would on WhatsApp)")
-    simulate.add_argument("--phone", required=True)
-    simulate.add_argument("text", nargs="*", help="the message text")
-    simulate.add_argument("--kind", default="text", help="send a message without words instead: "
-                          "voice, audio, image, video, sticker, document, location or contact")
-    simulate.add_argument("--reply-to-prompt", metavar="DATE", help="a swipe reply to the daily prompt of that "
-                          "local day (YYYY-MM-DD)")
-    simulate.add_argument("--vote", metavar="OPTION", help="tap an option of the open questionnaire item's poll or "
-                          "the newest prompt's: its words (\"Done\", \"Just right\") or its number on the first")
-    simulate.add_argument("--react", metavar="EMOJI", help="react to the newest daily prompt (\"\" takes it back)")
-    simulate.add_argument("--to", choices=admin.REACTION_TARGETS, default="prompt",
-                          help="with --react: the prompt (default) or its poll")
+    _add_simulate(sub)
     for action, text in (("pause", "stop all scheduled messages to a participant"),
                          ("resume", "switch a paused participant back on"),
                          ("withdraw", "withdraw a participant from the study (final)")):
@@ -76,6 +64,23 @@ def admin_parser() -> argparse.ArgumentParser:
     _add_study(sub)
     add_token_parser(sub)
     return parser
+
+
+def _add_simulate(sub: Any) -> None:
+    """Acting as a participant, for piloting."""
+    simulate = sub.add_parser("simulate", help="act as the participant: a message, a vote, a reaction "
+                              "(the running service answers as it would on WhatsApp)")
+    simulate.add_argument("--phone", required=True)
+    simulate.add_argument("text", nargs="*", help="the message text")
+    simulate.add_argument("--kind", default="text", help="send a message without words instead: "
+                          "voice, audio, image, video, sticker, document, location or contact")
+    simulate.add_argument("--reply-to-prompt", metavar="DATE", help="a swipe reply to the daily prompt of that "
+                          "local day (YYYY-MM-DD)")
+    simulate.add_argument("--vote", metavar="OPTION", help="tap an option of the open questionnaire item's poll or "
+                          "the newest prompt's: its words (\"Done\", \"Just right\") or its number on the first")
+    simulate.add_argument("--react", metavar="EMOJI", help="react to the newest daily prompt (\"\" takes it back)")
+    simulate.add_argument("--to", choices=admin.REACTION_TARGETS, default="prompt",
+                          help="with --react: the prompt (default) or its poll")
 
 
 def _add_study(sub: Any) -> None:

@@ -13,7 +13,8 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from promptpipe.app import App, load_prompts, load_safety
+from promptpipe.app import App
+from promptpipe.app.parts import load_prompts, load_safety
 from promptpipe.config import Settings
 from promptpipe.errors import AdminError
 from promptpipe.evaluation.cases import Case, load_cases

@@ -43,7 +43,8 @@ class WebHandle:
 
 async def start_web(settings: Settings, db: Database, clock: Clock) -> WebHandle:
     """The web server on API_LISTEN in this loop, writing through ``db``; returns once it answers."""
-    from promptpipe.app import App, load_prompts
+    from promptpipe.app import App
+    from promptpipe.app.parts import load_prompts
 
     reader = Database(settings.database_url, readers=WEB_READERS)
     ctx = WebContext(settings, db, reader, clock, system_prompts=dataclasses.asdict(load_prompts(settings)),

@@ -302,7 +302,7 @@ async def _erase(args: argparse.Namespace, env: Env) -> int:
 
 
 async def _export(args: argparse.Namespace, env: Env) -> None:
-    from promptpipe.app import load_prompts
+    from promptpipe.app.parts import load_prompts
     from promptpipe.export.allocation import write_allocation_list
     from promptpipe.export.files import ExportOptions, export_study
 

@@ -9,11 +9,12 @@ import dataclasses
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from promptpipe.domain.setting_values import parse_bool, parse_duration, parse_float, parse_int
 
-__all__ = ["SECTIONS", "Declared", "Parser", "as_written", "declared", "floats", "ints", "on_off", "setting", "text"]
+__all__ = ["SECTIONS", "Declared", "Parser", "Shown", "as_written", "declared", "floats", "ints", "on_off", "setting",
+           "text"]
 
 Parser = Callable[[str, str], Any]
 """(variable name, raw value) -> the setting's value; raises ConfigError naming the variable."""
@@ -53,15 +54,24 @@ class Declared:
     """Set but empty is a value of its own (off), not the default."""
 
 
-def setting(env: str, default: Any, parse: Parser, *, section: str, meaning: str, example: str | None = None,
-            shown: str | None = None, readme: bool = False, secret: bool = False,
-            empty_means_off: bool = False) -> Any:
+class Shown(TypedDict, total=False):
+    """How people see a setting beyond its meaning (see :class:`Declared`); each may be left out."""
+
+    example: str
+    shown: str
+    readme: bool
+    secret: bool
+    empty_means_off: bool
+
+
+def setting(env: str, default: Any, parse: Parser, *, section: str, meaning: str, **how: Unpack[Shown]) -> Any:
     """A declared :class:`Settings` field (see the module docstring)."""
     if section not in SECTIONS:
         raise ValueError(f"unknown section {section!r}")
     written = as_written(default)
-    spec = Declared(env, section, " ".join(meaning.split()), parse, written if example is None else example,
-                    shown or (f"`{written}`" if written else "—"), readme, secret, empty_means_off)
+    spec = Declared(env, section, " ".join(meaning.split()), parse, how.get("example", written),
+                    how.get("shown") or (f"`{written}`" if written else "—"), how.get("readme", False),
+                    how.get("secret", False), how.get("empty_means_off", False))
     return dataclasses.field(default=default, metadata={"declared": spec})
 
 
@@ -91,10 +101,6 @@ def text(name: str, raw: str) -> str:
     return raw
 
 
-def on_off(name: str, raw: str) -> bool:
-    return parse_bool(name, raw)
-
-
 def ints(minimum: int, maximum: int | None = None) -> Parser:
     return functools.partial(parse_int, minimum=minimum, maximum=maximum)
 
@@ -104,3 +110,4 @@ def floats(low: float, high: float) -> Parser:
 
 
 duration = parse_duration
+on_off = parse_bool

@@ -1,23 +1,27 @@
 """Parsers of single settings that need more than a type: files that must exist, the alert
-webhook's URL, the database URL, the prompt files' locations."""
+webhook's URL, the database URL, the prompt files' locations, the WhatsApp numbers and their ids."""
 
 from __future__ import annotations
 
 import ipaddress
 import re
 import stat
+from enum import StrEnum
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
+from promptpipe.config.declared import Parser
+from promptpipe.domain.numbers import DEFAULT_NUMBER, NUMBER_NAME, NumberRule, parse_rule
 from promptpipe.domain.text import mask_credentials
 from promptpipe.errors import ConfigError
 
 __all__ = [
-    "api_listen", "e164_phone", "existing_file", "normalise_database_url", "outside_seed", "prompt_file_default",
-    "trusted_proxies", "webhook_url",
+    "NumberId", "api_listen", "base_url", "cloud_numbers", "e164_phone", "existing_file", "file_path", "host_port",
+    "none_if_empty", "normalise_database_url", "number_names", "number_rule", "one_of", "outside_seed",
+    "pair_phones", "prompt_file_default", "trusted_proxies", "webhook_url",
 ]
 
 
@@ -123,3 +127,96 @@ def outside_seed(raw: str, path: Path | None) -> bytes | None:
 def _no_seed(name: str) -> bytes:
     raise ConfigError(f"{name} must hold a secret of at least 32 bytes written as 64 or more hex digits "
                       "(make one with: openssl rand -hex 32).")
+
+
+def one_of(options: type[StrEnum]) -> Parser:
+    def parse(name: str, raw: str) -> StrEnum:
+        try:
+            return options(raw)
+        except ValueError:
+            raise ConfigError(f"{name}={raw!r} is unknown: use one of {', '.join(options)}.") from None
+
+    return parse
+
+
+def file_path(name: str, raw: str) -> Path:
+    return Path(raw)
+
+
+def none_if_empty(name: str, raw: str) -> str | None:
+    return raw or None
+
+
+def number_names(name: str, raw: str) -> tuple[str, ...]:
+    names = tuple(part.strip() for part in raw.split(",") if part.strip())
+    bad = [part for part in names if not NUMBER_NAME.fullmatch(part)]
+    if bad or len(set(names)) != len(names):
+        raise ConfigError(f"{name}={raw!r}: give each number a different name of 1-32 lowercase letters, digits, "
+                          "'-' or '_', separated by commas (e.g. toronto,montreal).")
+    return names
+
+
+def number_rule(name: str, raw: str) -> NumberRule:
+    try:
+        return parse_rule(raw)
+    except ValueError as exc:
+        raise ConfigError(f"{name}: {exc}.") from None
+
+
+def host_port(name: str, raw: str) -> str:
+    host, sep, port = raw.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise ConfigError(f"{name}={raw!r} is not host:port: write it like 127.0.0.1:8090.")
+    return raw
+
+
+class NumberId(tuple[str, str]):
+    """A (number name, value) pair that reads as ``name=value`` (``promptpipe check``): a Cloud API
+    phone number id, or a pairing phone (name empty: the default number's)."""
+
+    def __str__(self) -> str:
+        return f"{self[0]}={self[1]}" if self[0] else self[1]  # a bare value: the default number's
+
+
+def cloud_numbers(name: str, raw: str) -> tuple[tuple[str, str], ...]:
+    """``name=id,name=id`` (the first the default), or a bare id: one number named ``main``."""
+    text = raw.strip()
+    if not text:
+        return ()
+    bare = "=" not in text and "," not in text
+    pairs: list[tuple[str, str]] = []
+    for place, part in enumerate(text.split(","), 1):
+        number, sep, number_id = (DEFAULT_NUMBER, "=", text) if bare else (p.strip() for p in part.partition("="))
+        if not sep or not NUMBER_NAME.fullmatch(number) or not number_id.isdigit():
+            raise ConfigError(f"{name}: entry {place} ({part.strip()!r}) is not name=id: write one phone number id, "
+                              "or name=id pairs separated by commas (e.g. toronto=1234,montreal=5678), each name "
+                              "1-32 of a-z 0-9 _ - and each id the digits WhatsApp Manager shows.")
+        pairs.append(NumberId((number, number_id)))
+    for label, seen in (("name", [pair[0] for pair in pairs]), ("phone number id", [pair[1] for pair in pairs])):
+        twice = sorted({value for value in seen if seen.count(value) > 1})
+        if twice:
+            raise ConfigError(f"{name}: the {label} {twice[0]!r} is given twice; each number once, by one name.")
+    return tuple(pairs)
+
+
+def pair_phones(name: str, raw: str) -> tuple[tuple[str, str], ...]:
+    """A bare E.164 phone (the default number), or ``name=phone`` pairs separated by commas."""
+    text = raw.strip()
+    if not text:
+        return ()
+    if "=" not in text:
+        return (NumberId(("", e164_phone(name, text))),)
+    pairs: list[tuple[str, str]] = []
+    for place, part in enumerate(text.split(","), 1):
+        number, sep, phone = (piece.strip() for piece in part.partition("="))
+        if not sep or not NUMBER_NAME.fullmatch(number) or any(number == seen for seen, _ in pairs):
+            raise ConfigError(f"{name}: entry {place} ({part.strip()!r}) is not name=phone: write one phone, or "
+                              "name=phone pairs separated by commas (e.g. toronto=+14165550123), each number once.")
+        pairs.append(NumberId((number, e164_phone(name, phone))))
+    return tuple(pairs)
+
+
+def base_url(name: str, raw: str) -> str:
+    if not raw.startswith(("https://", "http://")):
+        raise ConfigError(f"{name}={raw!r} is not an http(s) URL: write it like https://graph.facebook.com/v26.0.")
+    return raw.rstrip("/")

@@ -33,7 +33,7 @@ from promptpipe.research.views import ListedRow, as_json
 from promptpipe.storage.questionnaire_reads import AnswerRow, InstanceRow
 from promptpipe.study import operations as study_ops
 from promptpipe.web import api_audit, api_study
-from promptpipe.web.auth import context, require
+from promptpipe.web.auth import Researcher, Viewer, context
 from promptpipe.web.errors import ApiError
 from promptpipe.web.schemas import (
     DB_INT_MAX,
@@ -50,9 +50,6 @@ from promptpipe.web.schemas import (
     ParticipantDetail,
     ParticipantPage,
     ParticipantSummary,
-    QuestionnaireAnswerOut,
-    QuestionnaireInstanceOut,
-    QuestionnaireInstancePage,
     ResearcherTimer,
     Schedules,
     Timers,
@@ -61,6 +58,11 @@ from promptpipe.web.schemas import (
     UpdateRequest,
     ViewerTimer,
     WithdrawRequest,
+)
+from promptpipe.web.schemas_questionnaires import (
+    QuestionnaireAnswerOut,
+    QuestionnaireInstanceOut,
+    QuestionnaireInstancePage,
 )
 
 __all__ = ["health", "router"]
@@ -71,8 +73,6 @@ health = APIRouter()
 router = APIRouter(prefix="/api/v1", responses=ERRORS)
 router.include_router(api_study.router)
 router.include_router(api_audit.router)
-Viewer = Annotated[Caller, Depends(require(Role.VIEWER))]
-Researcher = Annotated[Caller, Depends(require(Role.RESEARCHER))]
 HIDDEN_FOR_VIEWERS = ("phone", "name", "background", "profile", "last_habit_prompt", "summary")
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel, Field
 
 from promptpipe.config import TransportName
@@ -14,15 +14,13 @@ from promptpipe.domain.access import Role, allows
 from promptpipe.domain.participant_filter import MAX_SILENT_DAYS
 from promptpipe.domain.states import Stage, Status
 from promptpipe.research.attention import DEFAULT_SILENT_DAYS, Attention, AttentionEntry, AttentionKind, read_attention
-from promptpipe.research.tokens import Caller
-from promptpipe.web.auth import context, require
+from promptpipe.web.auth import Viewer, context
 from promptpipe.web.context import WebContext
 from promptpipe.web.schemas import ErrorBody
 
 __all__ = ["AttentionOut", "ViewerAttentionOut", "attention_for", "entry_link", "participant_link", "router"]
 
 router = APIRouter(prefix="/api/v1", responses={code: {"model": ErrorBody} for code in (401, 403, 422, 429, 503)})
-Viewer = Annotated[Caller, Depends(require(Role.VIEWER))]
 SERVICE_LINK = "/#service"
 """The overview's service card: WhatsApp's state and the last model error."""
 NUMBERS_LINK = "/#numbers"

@@ -8,18 +8,17 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel, Field, JsonValue
 
 from promptpipe.domain.access import Role
-from promptpipe.research.tokens import MAX_AUDIT_PAGE, Caller, audit_page
+from promptpipe.research.tokens import MAX_AUDIT_PAGE, audit_page
 from promptpipe.research.views import as_json
-from promptpipe.web.auth import context, require
+from promptpipe.web.auth import Researcher, context
 
 __all__ = ["AuditEntryOut", "AuditPageOut", "router"]
 
 router = APIRouter()
-Researcher = Annotated[Caller, Depends(require(Role.RESEARCHER))]
 DEFAULT_LIMIT = 50
 
 

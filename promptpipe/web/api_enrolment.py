@@ -8,24 +8,21 @@ Its router is included before the participants' (``/participants/{participant_id
 
 from __future__ import annotations
 
-from typing import Annotated, NoReturn
+from typing import NoReturn
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from starlette.exceptions import HTTPException
 
-from promptpipe.domain.access import Role
 from promptpipe.research.csv_enrolment import check_import, run_import
-from promptpipe.research.tokens import Caller
 from promptpipe.research.views import as_json
 from promptpipe.web.api import ERRORS
-from promptpipe.web.auth import context, require
+from promptpipe.web.auth import Researcher, context
 from promptpipe.web.errors import ApiError
 from promptpipe.web.schemas_enrolment import ImportOutcome, ImportRequest
 
 __all__ = ["router"]
 
 router = APIRouter(prefix="/api/v1", responses=ERRORS)
-Researcher = Annotated[Caller, Depends(require(Role.RESEARCHER))]
 
 
 @router.api_route("/participants/import", methods=["GET", "PUT", "PATCH", "DELETE", "OPTIONS"],

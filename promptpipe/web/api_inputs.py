@@ -7,22 +7,20 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi import APIRouter, Path, Query, Request
 from pydantic import BaseModel, Field
 
-from promptpipe.domain.access import Role
 from promptpipe.pipeline.events import InboxKind
 from promptpipe.research import admin, oversight
-from promptpipe.research.tokens import Caller, audit
+from promptpipe.research.tokens import audit
 from promptpipe.storage.queue_tables import InboxStatus
 from promptpipe.web.api import ERRORS, ParticipantId
-from promptpipe.web.auth import context, require
+from promptpipe.web.auth import Researcher, context
 from promptpipe.web.schemas import DB_INT_MAX
 
 __all__ = ["MAX_INPUTS", "InputOut", "router"]
 
 router = APIRouter(prefix="/api/v1", responses=ERRORS)
-Researcher = Annotated[Caller, Depends(require(Role.RESEARCHER))]
 InboxId = Annotated[int, Path(ge=1, le=DB_INT_MAX, description="the input's id (from the list of inputs)")]
 MAX_INPUTS = 50
 """The oldest inputs listed; a participant with more has a bigger problem than a list shows."""

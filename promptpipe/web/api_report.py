@@ -5,21 +5,16 @@ that identifies anyone, so a viewer reads it too."""
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
-from promptpipe.domain.access import Role
-from promptpipe.research.tokens import Caller
 from promptpipe.study.report.tables import report_tables
 from promptpipe.web.api import ERRORS
-from promptpipe.web.auth import context, require
+from promptpipe.web.auth import Viewer, context
 
 __all__ = ["ReportOut", "router"]
 
 router = APIRouter(prefix="/api/v1", responses=ERRORS)
-Viewer = Annotated[Caller, Depends(require(Role.VIEWER))]
 
 
 class ReportTableOut(BaseModel):

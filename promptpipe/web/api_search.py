@@ -9,23 +9,21 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException
 
 from promptpipe.domain.access import Role, allows
 from promptpipe.domain.participant_search import MAX_QUERY_CHARS
 from promptpipe.research.search import MAX_HITS, search_participants
-from promptpipe.research.tokens import Caller
 from promptpipe.research.views import as_json
-from promptpipe.web.auth import context, require
+from promptpipe.web.auth import Viewer, context
 from promptpipe.web.schemas import VISIBLE_LINE, ErrorBody, ParticipantSummary
 
 __all__ = ["ParticipantSearch", "router"]
 
 router = APIRouter(prefix="/api/v1",
                    responses={code: {"model": ErrorBody} for code in (400, 401, 403, 422, 429, 503)})
-Viewer = Annotated[Caller, Depends(require(Role.VIEWER))]
 
 
 class ParticipantSearch(BaseModel):

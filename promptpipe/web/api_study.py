@@ -17,17 +17,15 @@ from promptpipe.research.monitoring import MAX_STATS_DAYS, prompt_stats
 from promptpipe.research.status import read_status
 from promptpipe.research.tokens import Caller, audit
 from promptpipe.research.views import as_json
-from promptpipe.web.auth import context, require
+from promptpipe.web.auth import Admin, Researcher, Viewer, context, require
 from promptpipe.web.export_download import export_zip
-from promptpipe.web.schemas import (
-    DB_INT_MAX,
+from promptpipe.web.schemas import DB_INT_MAX
+from promptpipe.web.schemas_questionnaires import OutcomeCounts, QuestionnaireCompliance, QuestionnaireReason
+from promptpipe.web.schemas_study import (
     BroadcastRequest,
     BroadcastResult,
     FlagDetailOut,
     FlagOut,
-    OutcomeCounts,
-    QuestionnaireCompliance,
-    QuestionnaireReason,
     ResolveRequest,
     ServiceStatus,
     Stats,
@@ -40,9 +38,6 @@ from promptpipe.web.schemas import (
 __all__ = ["router"]
 
 router = APIRouter()
-Viewer = Annotated[Caller, Depends(require(Role.VIEWER))]
-Researcher = Annotated[Caller, Depends(require(Role.RESEARCHER))]
-Admin = Annotated[Caller, Depends(require(Role.ADMIN))]
 DEFAULT_STATS_DAYS = 14
 
 

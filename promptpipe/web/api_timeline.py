@@ -9,22 +9,20 @@ from __future__ import annotations
 from datetime import date
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Query, Request
 
 from promptpipe.domain.access import SAFETY_FLAGS, Role, allows, may_read
 from promptpipe.domain.timeline import CURSOR_PATTERN, MAX_TIMELINE_PAGE, RESEARCHER_ONLY, Cursor, TimelineKind
 from promptpipe.research.timeline import timeline
-from promptpipe.research.tokens import Caller
 from promptpipe.research.views import as_json
 from promptpipe.web.api import ERRORS, ParticipantId
-from promptpipe.web.auth import context, require
+from promptpipe.web.auth import Viewer, context
 from promptpipe.web.errors import ApiError
 from promptpipe.web.timeline_schemas import TimelinePageOut
 
 __all__ = ["router"]
 
 router = APIRouter(prefix="/api/v1", responses=ERRORS)
-Viewer = Annotated[Caller, Depends(require(Role.VIEWER))]
 
 
 @router.get("/participants/{participant_id}/timeline", response_model=TimelinePageOut, tags=["participants"])

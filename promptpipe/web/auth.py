@@ -18,8 +18,9 @@ import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import Annotated
 
-from fastapi import Request
+from fastapi import Depends, Request
 from sqlalchemy.orm import Session
 
 from promptpipe.domain.access import Role, allows
@@ -32,8 +33,22 @@ from promptpipe.web.errors import ApiError
 from promptpipe.web.identity import Expired, caller_by_id, identify, note_use
 
 __all__ = [
-    "CALLER_SCOPE_KEY", "SESSION_COOKIE", "SessionData", "SignInRequired", "api_caller", "client_address", "context",
-    "csrf_token", "load_session_key", "new_session_cookie", "read_session", "require", "session_caller",
+    "CALLER_SCOPE_KEY",
+    "SESSION_COOKIE",
+    "Admin",
+    "Researcher",
+    "SessionData",
+    "SignInRequired",
+    "Viewer",
+    "api_caller",
+    "client_address",
+    "context",
+    "csrf_token",
+    "load_session_key",
+    "new_session_cookie",
+    "read_session",
+    "require",
+    "session_caller",
 ]
 
 log = get_logger("promptpipe.web")
@@ -119,6 +134,11 @@ def require(role: Role) -> Callable[[Request], Awaitable[Caller]]:
 
     return dependency
 
+
+Viewer = Annotated[Caller, Depends(require(Role.VIEWER))]
+"""A route's caller, who has at least the viewer role (403 otherwise); Researcher and Admin likewise."""
+Researcher = Annotated[Caller, Depends(require(Role.RESEARCHER))]
+Admin = Annotated[Caller, Depends(require(Role.ADMIN))]
 
 # ------------------------------------------------------------------------------------ sessions
 

@@ -1,59 +1,44 @@
 """Request and response bodies of the API (pydantic models; the OpenAPI schema is built from
-them). Times are ISO 8601 strings with their offset; absent values are null."""
+them). Times are ISO 8601 strings with their offset; absent values are null. These are a
+participant's; the study's are in :mod:`.schemas_study`, the questionnaires' in
+:mod:`.schemas_questionnaires`."""
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
-from promptpipe.domain.access import TOKEN_NAME, Role
 from promptpipe.domain.consent import ConsentKind, ConsentSource
 from promptpipe.domain.limits import BACKGROUND_CHARS, NAME_CHARS, REASON_CHARS
 from promptpipe.domain.localtime import IANA_ZONES
 from promptpipe.domain.messages import MessageKind, MessageStatus, VoteSource
 from promptpipe.domain.outcomes import Outcome
-from promptpipe.domain.participant_filter import MAX_SILENT_DAYS
-from promptpipe.domain.questionnaire_answers import AnswerSource, Missing
-from promptpipe.domain.safety import FlagSource, FlagStatus, Severity
 from promptpipe.domain.states import Stage, Status, Vote
 from promptpipe.domain.timers import TimerKind
 from promptpipe.study.operations import MAX_EXTENSION_DAYS
 
 __all__ = [
     "DB_INT_MAX",
+    "MESSAGE_CHARS",
     "OPTIONAL_TEXT",
     "VISIBLE_LINE",
     "VISIBLE_TEXT",
     "Accepted",
-    "BroadcastRequest",
-    "BroadcastResult",
     "ConsentLedger",
     "Delivery",
     "EnrollRequest",
     "Erased",
     "ErrorBody",
     "ExtendRequest",
-    "FlagDetailOut",
-    "FlagMessageOut",
-    "FlagOut",
     "Health",
     "MessageRequest",
     "ParticipantDetail",
     "ParticipantPage",
     "ParticipantSummary",
-    "QuestionnaireAnswerOut",
-    "QuestionnaireCompliance",
-    "QuestionnaireInstanceOut",
-    "QuestionnaireInstancePage",
-    "ResolveRequest",
     "Schedules",
-    "ServiceStatus",
-    "Stats",
+    "StrictBody",
     "Timers",
-    "TokenCreated",
-    "TokenOut",
-    "TokenRequest",
     "TranscriptEntry",
     "TranscriptPage",
     "UpdateRequest",
@@ -73,13 +58,10 @@ VISIBLE_LINE = rf"^[^\x00\r\n]*[^{_INVISIBLE}][^\x00\r\n]*$"
 OPTIONAL_TEXT = rf"^(\s*|[^\x00]*[^{_INVISIBLE}][^\x00]*)$"
 """Free text that may be left empty (or blank), but not only zero-width characters."""
 PHONE = r"^\+[1-9][0-9]{6,14}$"
-TOKEN_NAME_PATTERN = f"^{TOKEN_NAME.pattern}$"
-MAX_TOKEN_DAYS = 3650
-"""The longest expiry a token made through the API may have (ten years)."""
 ZONES: list[JsonValue] = [*sorted(IANA_ZONES)]
 
 
-class _Strict(BaseModel):
+class StrictBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
@@ -164,7 +146,7 @@ def _zone(default: Any = ...) -> Any:
                  json_schema_extra={"enum": ZONES})
 
 
-class EnrollRequest(_Strict):
+class EnrollRequest(StrictBody):
     phone: str = Field(description="E.164: + and the country code, no spaces, e.g. +14165550123; it must be a "
                                    "valid number for its country", pattern=PHONE, json_schema_extra={"format": "phone"})
     name: str = Field(max_length=NAME_CHARS, pattern=VISIBLE_LINE)
@@ -179,7 +161,7 @@ class EnrollRequest(_Strict):
                                            "refused (400)")
 
 
-class UpdateRequest(_Strict):
+class UpdateRequest(StrictBody):
     model_config = ConfigDict(json_schema_extra={"anyOf": [  # something to change
         {"required": [name], "properties": {name: {"not": {"type": "null"}}}}
         for name in ("name", "background", "timezone", "status")]})
@@ -199,11 +181,11 @@ class UpdateRequest(_Strict):
         return self
 
 
-class ExtendRequest(_Strict):
+class ExtendRequest(StrictBody):
     days: int = Field(ge=1, le=MAX_EXTENSION_DAYS, description="study days to add to this participant's study")
 
 
-class MoveNumberRequest(_Strict):
+class MoveNumberRequest(StrictBody):
     to: str = Field(pattern=r"^[a-z0-9_-]{1,32}$", description="the number's name (of WHATSAPP_NUMBERS); one the "
                                                               "deployment lacks is refused (409)")
     message: str = Field(min_length=1, max_length=MESSAGE_CHARS, pattern=VISIBLE_TEXT,
@@ -211,11 +193,11 @@ class MoveNumberRequest(_Strict):
                                      "end)")
 
 
-class WithdrawRequest(_Strict):
+class WithdrawRequest(StrictBody):
     reason: str = Field("", max_length=REASON_CHARS, pattern=OPTIONAL_TEXT)
 
 
-class MessageRequest(_Strict):
+class MessageRequest(StrictBody):
     text: str = Field(min_length=1, max_length=MESSAGE_CHARS, pattern=VISIBLE_TEXT)
     anyway: bool = Field(False, description="send it even inside the study's quiet hours")
     after_quiet_hours: bool = Field(False, description="inside the study's quiet hours, hold it until they end")
@@ -227,47 +209,6 @@ class Accepted(BaseModel):
     participant_id: str
     inbox_id: int | None = None
     message: str
-
-
-class BroadcastRequest(_Strict):
-    model_config = ConfigDict(json_schema_extra={"anyOf": [
-        {"properties": {"dry_run": {"const": True}}, "required": ["dry_run"]},
-        {"properties": {"expected_count": {"type": "integer"}}, "required": ["expected_count"]}]})
-
-    text: str = Field(min_length=1, max_length=MESSAGE_CHARS, pattern=VISIBLE_TEXT)
-    status: Status | None = Field(Status.ACTIVE, description="only participants with this status (null: any)")
-    stage: Stage | None = None
-    arm: str | None = Field(None, max_length=100, pattern=VISIBLE_LINE)
-    silent_days: int | None = Field(None, ge=1, le=MAX_SILENT_DAYS,
-                                    description="only those who have not written for this many days")
-    dry_run: bool = Field(False, description="only count who would get it")
-    expected_count: int | None = Field(None, ge=0, le=2**31 - 1,
-                                       description="required to send (unless dry_run): the count a dry run gave; "
-                                                   "the broadcast is refused (409) if the filter now matches "
-                                                   "another number")
-    anyway: bool = Field(False, description="send at once even to those inside the study's quiet hours (by "
-                                            "default they get it when their quiet hours end)")
-
-    @model_validator(mode="after")
-    def _counted_first(self) -> BroadcastRequest:
-        if not self.dry_run and self.expected_count is None:
-            raise ValueError("expected_count: count first (dry_run true), then send with the count it gave")
-        return self
-
-    @field_validator("silent_days", "expected_count", mode="before")
-    @classmethod
-    def _counts_are_numbers(cls, value: object) -> object:
-        if isinstance(value, bool):  # pydantic would read true as 1
-            raise ValueError("a whole number, not true or false")
-        return value
-
-
-class BroadcastResult(BaseModel):
-    recipients: int
-    dry_run: bool
-    broadcast_id: str | None = None
-    queued: int = 0
-    skipped: int = 0
 
 
 class TranscriptEntry(BaseModel):
@@ -302,29 +243,6 @@ class Delivery(BaseModel):
     prompt_text: str | None = Field(None, description="null for viewers")
 
 
-class ViewerServiceStatus(BaseModel):
-    """What a viewer reads of the service's state: counts and the connection, no free text."""
-
-    whatsapp: dict[str, Any] | None
-    whatsapp_recorded_at: str | None
-    outbox_backlog: int
-    uncertain_sends: int
-    inbox_backlog: int
-    stuck_inputs: int
-    number_states: list[dict[str, Any]] = Field(
-        [], description="with several WhatsApp numbers: each one's name, state and participants")
-    services: list[dict[str, Any]] = Field(
-        [], description="with several services on the database: each number's (and the alarm clock's) lease holder")
-    summary: list[str]
-
-
-class ServiceStatus(ViewerServiceStatus):
-    """A researcher's view adds the last model error and which inputs were given up on."""
-
-    last_model_error: dict[str, Any] | None
-    stuck_input_ids: list[int]
-
-
 class ViewerTimer(BaseModel):
     kind: TimerKind
     due: str
@@ -334,85 +252,6 @@ class ViewerTimer(BaseModel):
 
 class ResearcherTimer(ViewerTimer):
     detail: str = Field("", description="the timer's payload (may quote the conversation); not for viewers")
-
-
-class DayStats(BaseModel):
-    date: str
-    arm: str | None
-    sent: int
-    delivered: int
-    read: int
-    answered: int
-    done: int
-
-
-class Stats(BaseModel):
-    from_: str = Field(alias="from")
-    to: str
-    days: list[DayStats]
-    arms: dict[str, dict[str, int]]
-
-    model_config = ConfigDict(populate_by_name=True)
-
-
-class TokenRequest(_Strict):
-    name: str = Field(min_length=1, max_length=64, pattern=TOKEN_NAME_PATTERN,
-                      description="letters, digits and . _ @ - (starting with a letter or digit)")
-    role: Role
-    expires_in_days: int | None = Field(default=None, ge=1, le=MAX_TOKEN_DAYS,
-                                        description="the token stops working this many days from now; "
-                                                    "left out: it works until revoked")
-
-
-class TokenOut(BaseModel):
-    name: str
-    role: Role
-    created_at: str | None
-    created_by: str
-    revoked_at: str | None
-    revoked_by: str | None
-    expires_at: str | None = Field(default=None, description="when it stops working (UTC); null: never")
-    last_used_at: str | None = Field(default=None, description="its last use, noted at most once a minute")
-
-
-class TokenCreated(TokenOut):
-    token: str = Field(description="the secret: shown this once, stored only as a hash")
-
-
-class FlagOut(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
-    id: int
-    participant_id: str
-    severity: Severity
-    source: FlagSource
-    status: FlagStatus
-
-
-class FlagMessageOut(BaseModel):
-    id: int
-    at: str
-    direction: Literal["in", "out"]
-    kind: MessageKind
-    status: str
-    text: str
-    flagged: bool = Field(description="the message that raised the flag (for the model's flags: the participant's "
-                                      "last message before it)")
-
-
-class FlagDetailOut(FlagOut):
-    at: str
-    trigger: str
-    alert_attempts: int
-    alerted_at: str | None
-    resolved_at: str | None
-    resolved_by: str | None
-    note: str | None
-    messages: list[FlagMessageOut]
-
-
-class ResolveRequest(_Strict):
-    note: str = Field(min_length=1, max_length=REASON_CHARS, pattern=VISIBLE_TEXT)
 
 
 class ScheduleOut(BaseModel):
@@ -460,79 +299,3 @@ class ConsentLedger(BaseModel):
     opted_out: bool
     researcher_paused: bool
     events: list[ConsentEvent] = Field(description="oldest first")
-
-
-InstanceOutcome = Literal["planned", "under_way", "completed", "partial", "expired", "stopped", "not_sent"]
-INSTANCE_STATUS = ("scheduled | sent | started | completed | expired | stopped | not_sent, as stored (and as "
-                   "`promptpipe-admin questionnaire status` counts them)")
-
-
-class OutcomeCounts(BaseModel):
-    """Each instance counted once: planned (not sent yet), under way (sent or started, still open),
-    completed, partial (expired or stopped after at least one answer), expired and stopped (no
-    answer), not sent."""
-
-    planned: int
-    under_way: int
-    completed: int
-    partial: int
-    expired: int
-    stopped: int
-    not_sent: int
-
-
-class QuestionnaireReason(BaseModel):
-    outcome: Literal["partial", "expired", "stopped", "not_sent"]
-    reason: str | None = Field(description="why it ended unfinished or was never sent (null: none recorded)")
-    count: int
-
-
-class QuestionnaireCompliance(BaseModel):
-    id: str
-    title: str | None = Field(description="null when the study file in force no longer has it")
-    by_status: dict[str, int] = Field(description="instances by status: " + INSTANCE_STATUS)
-    outcomes: OutcomeCounts
-    sent: int = Field(description="instances whose first item went out")
-    completion_rate: float | None = Field(description="completed / sent (null: none sent yet)")
-    reasons: list[QuestionnaireReason] = Field(description="why instances are partial, expired, stopped or "
-                                                           "not sent, most frequent first")
-
-
-class QuestionnaireAnswerOut(BaseModel):
-    item_id: str
-    asked_at: str | None
-    answered_at: str | None
-    coded: str | None = Field(None, description="the coded value (a code, codes joined by ;, a number; empty for a "
-                                                "text or a skip); null for viewers")
-    raw: str | None = Field(None, description="the reply as given (the option tapped or the words typed; empty "
-                                              "after an erasure); null for viewers")
-    source: AnswerSource | None
-    missing: Missing | None = Field(description="why the item has no answer (null: answered, or still waiting)")
-    tries: int = Field(description="replies that did not fit")
-
-
-class QuestionnaireInstanceOut(BaseModel):
-    id: int
-    questionnaire_id: str
-    occasion: str = Field(description="what it was sent for: an event, a local date, or manual:… for a team's send")
-    schedule_kind: str
-    study_day: int | None
-    local_date: str | None
-    status: str = Field(description=INSTANCE_STATUS)
-    outcome: InstanceOutcome
-    reason: str | None
-    scheduled_at: str
-    sent_at: str | None
-    first_answer_at: str | None
-    ended_at: str | None
-    expires_at: str | None
-    reminders_sent: int
-    answers: list[QuestionnaireAnswerOut] = Field(description="each item asked, answered or missed, in order")
-
-
-class QuestionnaireInstancePage(BaseModel):
-    participant_id: str
-    total: int
-    limit: int
-    offset: int
-    items: list[QuestionnaireInstanceOut] = Field(description="newest first")

@@ -9,7 +9,8 @@ from typing import Any
 
 from sqlalchemy import select
 
-from promptpipe.app import App, load_prompts
+from promptpipe.app import App
+from promptpipe.app.parts import load_prompts
 from promptpipe.flow.decisions import prompt_hash
 from promptpipe.research import admin
 from promptpipe.storage.queue_tables import Timer

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from promptpipe.app import build_transport
+from promptpipe.app.parts import build_transport
 from promptpipe.errors import AdminError, ConfigError
 from promptpipe.research import admin
 from promptpipe.research.number_moves import move_to_number

@@ -15,7 +15,7 @@ from structlog.testing import capture_logs
 from promptpipe.clock import ManualClock
 from promptpipe.domain.localtime import FIXED, DailySpec, parse_hhmm
 from promptpipe.scheduling import jobs
-from promptpipe.scheduling.driver import AlarmExecutor, DrivenScheduler
+from promptpipe.scheduling.driven import AlarmExecutor, DrivenScheduler
 from promptpipe.scheduling.jobs import Alarm
 from promptpipe.scheduling.jobstore import DeferredWriteJobStore, job_engine
 from promptpipe.scheduling.trigger import DailyPromptTrigger

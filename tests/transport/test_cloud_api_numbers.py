@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from structlog.testing import capture_logs
 
-from promptpipe.app import build_transport
+from promptpipe.app.parts import build_transport
 from promptpipe.config import load_settings
 from promptpipe.errors import ConfigError, SendFailed
 from promptpipe.study.rules.protocol import WhatsAppTemplate

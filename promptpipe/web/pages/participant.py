@@ -5,7 +5,8 @@ any message text and any questionnaire answer."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from collections.abc import Mapping
+from typing import Annotated, NotRequired, TypedDict
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse
@@ -22,9 +23,9 @@ from promptpipe.storage.queue_tables import InboxStatus
 from promptpipe.web.api_inputs import MAX_INPUTS
 from promptpipe.web.pages._lists import STAGE_LABELS
 from promptpipe.web.pages._render import PageError, Visitor, attempt, render, visitor
-from promptpipe.web.pages._times import from_label
+from promptpipe.web.pages._times import TimeLabel, from_label
 from promptpipe.web.pages.participants import share_text
-from promptpipe.web.pages.questionnaires import questionnaire_section
+from promptpipe.web.pages.questionnaires import QuestionnaireSection, questionnaire_section
 
 __all__ = ["DONE_MESSAGES", "TRANSCRIPT_LIMIT", "checked_id", "router", "tick"]
 
@@ -60,13 +61,99 @@ TICKS = {  # outbound message state -> (ticks, word, css class)
 HIDDEN_TEXT = "hidden for viewers"
 
 
+class Tick(TypedDict):
+    marks: str
+    word: str
+    css: str
+    detail: str
+
+
+MessageLine = TypedDict("MessageLine", {"id": int, "direction": str, "kind": str, "from": str,
+                                        "at": TimeLabel | None, "tick": Tick | None, "text": str | None})
+
+
+class ScheduleLine(TypedDict):
+    id: str
+    habit: str | None
+    prep_minutes: int
+    armed: bool
+    next: TimeLabel | None
+
+
+class TimerLine(TypedDict):
+    kind: str
+    armed: bool
+    due: TimeLabel | None
+
+
+class ScheduleLines(TypedDict):
+    schedules: list[ScheduleLine]
+    timers: list[TimerLine]
+
+
+class StuckLine(TypedDict):
+    id: int
+    kind: str
+    at: TimeLabel | None
+    attempts: int
+    error: str | None
+    state: str
+
+
+class Profile(TypedDict):
+    """What the page says about them; the identifying part only for researchers and admins."""
+
+    id: str
+    status: Status
+    paused_by: str | None
+    opted_out: bool
+    researcher_paused: bool
+    stage: str
+    arm: str
+    timezone: str
+    enrolled: TimeLabel | None
+    completed: TimeLabel | None
+    day_one: str
+    messages_in: int
+    messages_out: int
+    inputs_waiting: int
+    replies_unsent: int
+    counters: Mapping[str, object]
+    tone: str
+    study_day: int | str
+    answered: str
+    length: str
+    last_in: TimeLabel | None
+    last_out: TimeLabel | None
+    number: str
+    phone: NotRequired[str]
+    name: NotRequired[str]
+    background: NotRequired[str]
+    plan: NotRequired[dict[str, str]]
+    last_prompt: NotRequired[str]
+    summary: NotRequired[str]
+
+
+class ParticipantView(ScheduleLines):
+    """The page's template context (besides the visitor and the ``done`` line)."""
+
+    profile: Profile
+    questionnaires: QuestionnaireSection
+    stuck: list[StuckLine]
+    messages: list[MessageLine]
+    more_messages: int
+    hidden_text: str
+    max_chars: int
+    actions: list[str]
+
+
 def checked_id(participant_id: str) -> str:
     if not PARTICIPANT_ID.fullmatch(participant_id):
         raise PageError(404, "There is no participant with that id (an id is p_ and 16 letters and digits).")
     return participant_id
 
 
-def tick(found: Visitor, message: MessageView, zone: str) -> dict[str, Any] | None:
+def tick(found: Visitor, message: MessageView, zone: str) -> Tick | None:
     """The ticks of a message we sent: ✓ sent, ✓✓ delivered, ✓✓ read (or why it is not sent)."""
     if message.direction != "out":
         return None
@@ -79,7 +166,7 @@ def tick(found: Visitor, message: MessageView, zone: str) -> dict[str, Any] | No
     return {"marks": marks, "word": word, "css": css, "detail": detail}
 
 
-def _message(found: Visitor, message: MessageView, zone: str) -> dict[str, Any]:
+def _message(found: Visitor, message: MessageView, zone: str) -> MessageLine:
     kind = kind_shown(message.kind, found.identified)
     sender = ("From the participant" if message.direction == "in"
               else "From the research team" if kind == MessageKind.RESEARCHER else "From the study")
@@ -90,9 +177,9 @@ def _message(found: Visitor, message: MessageView, zone: str) -> dict[str, Any]:
             "text": message.text if found.identified else None}
 
 
-def _profile(found: Visitor, row: ParticipantDetail, listed: ListedRow | None) -> dict[str, Any]:
+def _profile(found: Visitor, row: ParticipantDetail, listed: ListedRow | None) -> Profile:
     zone = row.timezone
-    profile = {
+    profile: Profile = {
         "id": row.id, "status": row.status, "paused_by": row.paused_by, "opted_out": row.opted_out,
         "researcher_paused": row.researcher_paused, "stage": STAGE_LABELS.get(row.sub_state, row.sub_state),
         "arm": row.arm or "—", "timezone": zone, "enrolled": found.when(row.enrolled_at, zone),
@@ -108,9 +195,9 @@ def _profile(found: Visitor, row: ParticipantDetail, listed: ListedRow | None) -
         "number": found.ctx.settings.number_plan.of(row.number) if found.ctx.settings.number_plan.several else "",
     }
     if found.identified:
-        profile.update(phone=row.phone or "erased", name=row.name or "—", background=row.background or "",
-                       plan={key.replace("_", " "): value for key, value in row.profile.items() if value},
-                       last_prompt=row.last_habit_prompt or "", summary=row.summary or "")
+        profile.update({"phone": row.phone or "erased", "name": row.name or "—", "background": row.background or "",
+                        "plan": {key.replace("_", " "): value for key, value in row.profile.items() if value},
+                        "last_prompt": row.last_habit_prompt or "", "summary": row.summary or ""})
     return profile
 
 
@@ -121,7 +208,7 @@ def _length(length_days: int | None, extra_days: int) -> str:
     return f"{length_days + extra_days} days" + (f" ({extra_days} added)" if extra_days else "")
 
 
-def _schedules(found: Visitor, data: SchedulesView) -> dict[str, Any]:
+def _schedules(found: Visitor, data: SchedulesView) -> ScheduleLines:
     zone = data.timezone
     return {
         "schedules": [{"id": entry.id, "habit": entry.habit if found.identified else None,
@@ -145,7 +232,7 @@ def _actions(row: ParticipantDetail, listed: ListedRow | None, extendable: bool,
             "erase"]
 
 
-async def participant_view(found: Visitor, participant_id: str) -> dict[str, Any]:
+async def participant_view(found: Visitor, participant_id: str) -> ParticipantView:
     """Everything the page shows, shaped for the visitor's role."""
     reader, clock = found.ctx.reader, found.ctx.clock
     row = await attempt(admin.show(reader, checked_id(participant_id)))

@@ -1,0 +1,126 @@
+"""The APScheduler pieces the alarm clock drives (see :mod:`promptpipe.scheduling.driver`).
+
+* :class:`DrivenScheduler`: a scheduler with no thread or loop of its own, reading our clock. The
+  service calls :meth:`DrivenScheduler.process_due` on its alarm thread, so the job store's
+  blocking calls never run on the event loop, and tests decide when time has passed.
+* :class:`AlarmExecutor`: runs a job's function at once, in the calling thread, applying the
+  misfire grace with *our* clock and telling the function when it was due and whether it came
+  too late. (APScheduler's own executors check grace against the wall clock.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from apscheduler.executors.base import BaseExecutor
+from apscheduler.job import Job
+from apscheduler.schedulers.base import STATE_PAUSED, BaseScheduler
+
+from promptpipe.clock import Clock
+from promptpipe.logging import get_logger
+from promptpipe.scheduling.jobstore import DeferredWriteJobStore
+
+__all__ = ["AlarmExecutor", "DrivenScheduler"]
+
+log = get_logger("promptpipe.scheduling")
+
+
+class DrivenScheduler(BaseScheduler):  # type: ignore[misc]  # APScheduler 3 ships no type information
+    """APScheduler with no thread of its own, whose processing pass reads *our* clock.
+
+    :meth:`process_due` replaces APScheduler's ``_process_jobs`` loop for the way our jobs run
+    (at once, in the calling thread, coalesced, one instance). That loop asked each job's trigger
+    for the same next time twice and went through the executor's instance bookkeeping and an event
+    per job; at 10,000 due jobs this was about half of an alarm pass (issue 26). Nothing here
+    listens to job events, and a job that runs synchronously can never overlap itself.
+    """
+
+    def __init__(self, on_wakeup: Callable[[], None], clock: Clock, **options: Any) -> None:
+        self._on_wakeup = on_wakeup
+        self._clock = clock
+        super().__init__(**options)
+
+    def shutdown(self, wait: bool = True) -> None:
+        super().shutdown(wait)
+
+    def wakeup(self) -> None:
+        """APScheduler calls this when a job is added or changed: the driver looks again."""
+        self._on_wakeup()
+
+    def process_due(self, after_firing: Callable[[], None] = lambda: None) -> float | None:
+        """Run every due job once; returns seconds until the next one (None: no jobs).
+
+        Every due job fires first; then ``after_firing`` is called (the service hands the last
+        alarms to the inbox there); only then is each job's next run time worked out and stored,
+        which is half the work of a pass and nothing an alarm waits for."""
+        if self.state == STATE_PAUSED:
+            return None
+        now = self._clock.now().astimezone(self.timezone)
+        next_wakeup: datetime | None = None
+        with self._jobstores_lock:
+            fired: list[tuple[Any, Job, datetime | None]] = []
+            for alias, store in self._jobstores.items():
+                try:
+                    due = store.get_due_jobs(now)
+                except Exception as exc:  # the store is unreachable: look again after the retry interval
+                    log.warning("alarm_jobs_unreadable", store=alias, error=str(exc)[:300])
+                    retry = now + timedelta(seconds=self.jobstore_retry_interval)
+                    next_wakeup = retry if next_wakeup is None else min(next_wakeup, retry)
+                    continue
+                fired += [(store, job, self._fire(job, now)) for job in due]
+            after_firing()
+            for store, job, next_run in fired:
+                if next_run is None:
+                    store.remove_job(job.id)
+                else:
+                    assert isinstance(store, DeferredWriteJobStore), "every job store of ours defers its writes"
+                    store.move_job(job, next_run)
+            for store in self._jobstores.values():
+                store_next = store.get_next_run_time()
+                if store_next is not None and (next_wakeup is None or store_next < next_wakeup):
+                    next_wakeup = store_next
+        if next_wakeup is None:
+            return None
+        return max((next_wakeup - self._clock.now()).total_seconds(), 0.0)
+
+    def _fire(self, job: Job, now: datetime) -> datetime | None:
+        """Fire the job for its run times up to ``now`` (only the last: coalesced); returns its
+        next run time (None: its trigger has no more, so the job goes)."""
+        run_times = []
+        next_run: datetime | None = job.next_run_time
+        while next_run is not None and next_run <= now:
+            run_times.append(next_run)
+            next_run = job.trigger.get_next_fire_time(next_run, now)
+        executor = self._lookup_executor(job.executor)
+        assert isinstance(executor, AlarmExecutor), "every job of ours runs on the AlarmExecutor"
+        executor.fire(job, run_times[-1:] if job.coalesce else run_times)
+        return next_run
+
+
+class AlarmExecutor(BaseExecutor):  # type: ignore[misc]  # APScheduler 3 ships no type information
+    """Runs a job's function at once, in the calling thread, telling it when it was due and whether
+    it came later than its grace allows (by our clock: APScheduler's own executors check the
+    grace against the wall clock)."""
+
+    def __init__(self, clock: Clock) -> None:
+        super().__init__()
+        self.clock = clock
+
+    def fire(self, job: Job, run_times: list[datetime]) -> None:
+        """A job that fails is logged and the pass goes on (its next run time is still stored)."""
+        try:
+            for run_time in run_times:
+                late = self.clock.now() - run_time
+                grace = job.misfire_grace_time
+                missed = grace is not None and late > timedelta(seconds=grace)
+                job.func(*job.args, scheduled_for=run_time.astimezone(timezone.utc), missed=missed, **job.kwargs)
+        except Exception as exc:
+            log.error("alarm_job_failed", job_id=job.id, error=f"{type(exc).__name__}: {str(exc)[:300]}")
+
+    def _do_submit_job(self, job: Job, run_times: list[datetime]) -> None:
+        """APScheduler's entry (unused by :meth:`DrivenScheduler.process_due`); kept so that the
+        executor is complete."""
+        self.fire(job, run_times)
+        self._run_job_success(job.id, [])
