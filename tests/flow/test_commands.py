@@ -8,7 +8,6 @@ import pytest
 
 from promptpipe.errors import AdminError
 from promptpipe.flow.commands import (
-    ALREADY_ACTIVE,
     HELP_TEXT,
     OPTED_IN_TEAM_PAUSED,
     PAUSED_BY_TEAM,
@@ -74,40 +73,6 @@ async def test_stop_pauses_confirms_and_records_consent_withdrawal(
     ledger = await oversight.consent(app.db, ANA)
     assert [(e.event, e.source, e.words) for e in ledger.events[1:]] == [
         ("opted_out", "participant", "stop"), ("opted_in", "participant", "START")]
-    fake_openai.assert_complete()
-
-
-async def test_help_works_in_any_state_and_start_when_active_says_so(
-    make_app: AppFactory, fake_openai: FakeOpenAIServer
-) -> None:
-    app, transport = await started(make_app, fake_openai)
-    assert await send(app, transport, "HELP") == HELP_TEXT
-    assert await send(app, transport, "resume") == ALREADY_ACTIVE
-    await send(app, transport, "STOP")
-    assert await send(app, transport, "Help") == HELP_TEXT
-    fake_openai.assert_complete()
-
-
-async def test_the_latest_command_wins_when_messages_arrive_together(
-    make_app: AppFactory, fake_openai: FakeOpenAIServer
-) -> None:
-    app, transport = await started(make_app, fake_openai)
-    await admin.simulate(app.db, app.clock, phone=ANA, text="I'm tired of this")
-    await admin.simulate(app.db, app.clock, phone=ANA, text="STOP")
-    await app.run_until_idle()
-    assert transport.texts_to(ANA)[-1] == STOPPED
-    assert len(fake_openai.requests) == 1
-    fake_openai.assert_complete()
-
-
-async def test_researcher_pause_cannot_be_lifted_by_the_participant(
-    make_app: AppFactory, fake_openai: FakeOpenAIServer
-) -> None:
-    app, transport = await started(make_app, fake_openai)
-    assert await admin.set_status(app.db, app.clock, phone=ANA, action="pause") == (
-        f"{ANA} is now paused; no scheduled message will be sent to them")
-    assert await send(app, transport, "START") == PAUSED_BY_TEAM
-    assert (await admin.show(app.db, ANA)).status == "paused"
     fake_openai.assert_complete()
 
 
@@ -263,18 +228,6 @@ async def test_stop_then_start_in_one_batch_answers_what_came_after(
     fake_openai.say("Sure, let's go on.", match="carry on")
     await fold(app, "stop", "start", "ok carry on")
     assert transport.texts_to(ANA)[-3:] == [STOPPED, RESUMED, "Sure, let's go on."]
-    fake_openai.assert_complete()
-
-
-@pytest.mark.parametrize("words", ["Stop please", "Stop?", "stop 🙏", "ＳＴＯＰ", "unsubscribe", "stop texting me"])
-async def test_opt_out_in_the_words_people_use_needs_no_model(
-    make_app: AppFactory, fake_openai: FakeOpenAIServer, words: str
-) -> None:
-    """Defect 6: these reached the model, which could not pause anyone."""
-    app, transport = await started(make_app, fake_openai)
-    assert await send(app, transport, words) == STOPPED
-    assert (await admin.show(app.db, ANA)).status == "paused"
-    assert len(fake_openai.requests) == 1  # the greeting only
     fake_openai.assert_complete()
 
 

@@ -91,15 +91,6 @@ def test_the_tables_are_big_enough_to_mean_something() -> None:
     assert len(set(OPT_OUTS)) >= 60 and len(set(NOT_OPT_OUTS)) >= 25
 
 
-async def test_a_stop_hidden_by_zero_width_characters_opts_out_without_the_model(
-    make_app: AppFactory, fake_openai: FakeOpenAIServer
-) -> None:
-    app, transport = await started(make_app, fake_openai)
-    assert await send(app, transport, f"S{ZWSP}T{ZWJ}O{WJ}P\nSTOP") == STOPPED
-    assert (await admin.show(app.db, ANA)).paused_by == "participant"
-    assert len(fake_openai.requests) == 1  # only the greeting
-
-
 async def test_during_a_model_outage_the_apology_says_how_to_stop_and_plain_words_stop_at_once(
     make_app: AppFactory, fake_openai: FakeOpenAIServer
 ) -> None:
