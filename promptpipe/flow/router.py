@@ -56,7 +56,7 @@ from promptpipe.pipeline.events import (
     TeamChange,
     said_at,
 )
-from promptpipe.pipeline.turn_writes import TurnWrite, apply_writes
+from promptpipe.pipeline.turn_writes import apply_writes
 from promptpipe.storage.conversations import save_turn_state
 from promptpipe.storage.db import Database
 from promptpipe.storage.flags import add_flags
@@ -216,11 +216,11 @@ class ConversationFlow:
         and the alarms, if anything about them changed."""
         state, now = context.state, self.deps.clock.now()
         safety = self.deps.config.safety
-        stopped: list[TurnWrite] = []
+        writes = list(outcome.writes)
         if outcome.save_state:
             lifecycle.start_study_days(state, self.deps.config, now)
             apply_stage_effects(state, self.deps.config.policy_for(state), now)
-            stopped = tend(state, self.deps.config.study, context.events, now)
+            writes += tend(state, self.deps.config.study, context.events, now)  # the questionnaires' plans
         outgoing = outcome.outgoing
         if state.flags and not was_screened(context.events):  # a flag the model raised: the safety message first
             outgoing = with_safety_message(outgoing, safety.message, batch[-1].id)
@@ -238,7 +238,7 @@ class ConversationFlow:
         def write_all(session: Session) -> list[Claimed]:
             ids = queue_messages(session, state.participant.id,
                                  [ToSend(m.key, m.text, m.kind, m.payload, m.not_before) for m in outgoing], now)
-            apply_writes(session, [*outcome.writes, *stopped], ids)
+            apply_writes(session, writes, ids)
             if flags:
                 add_flags(session, state.participant.id, flags, now, alert=safety.alerts)
             if outcome.save_state:
