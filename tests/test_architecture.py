@@ -63,7 +63,6 @@ OPEN_DATA = {
     "domain/questionnaire_file.py": "a study file's questionnaires as parsed TOML",
     "domain/questionnaire.py": "the questionnaire under way (a JSON column)",
     "study/rules/summary.py": "the protocol as run, written to study.json",
-    "pipeline/events.py": "an input's payload (a JSON column)",
     "pipeline/spool.py": "a spooled message (a JSON line on disk)",
     "flow/turn.py": "an outgoing message's payload and a log line's fields",
     "flow/team_changes.py": "a team change's outcome (the inbox row's JSON)",

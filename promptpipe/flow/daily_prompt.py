@@ -11,11 +11,7 @@ the same commit as the messages.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import replace
 from datetime import date, datetime
-
-from sqlalchemy.orm import Session
 
 from promptpipe.domain import keys, transitions
 from promptpipe.domain.conversation import TurnState
@@ -29,14 +25,14 @@ from promptpipe.domain.transition_log import Actor
 from promptpipe.errors import LLMUnavailable, ToolArgumentError
 from promptpipe.flow import intensity, lifecycle
 from promptpipe.flow.decisions import decide, fixed_prompt, prompt_hash, too_late_to_send
-from promptpipe.flow.questionnaires import ask_again_after
+from promptpipe.flow.questionnaire_answer import ask_again_after
 from promptpipe.flow.timers import arm_after_prompt, lateness
-from promptpipe.flow.turn import CommitHook, FlowDeps, Outcome, Outgoing, TurnContext
+from promptpipe.flow.turn import FlowDeps, Outcome, Outgoing, TurnContext
 from promptpipe.pipeline.events import DailyPromptDue
-from promptpipe.storage.deliveries import record_delivery, recount
+from promptpipe.pipeline.turn_writes import Decision, Delivery, TurnWrite
 from promptpipe.storage.inbox_rows import InboxRow
 from promptpipe.study.rules.protocol import FIXED_STYLE, PERSONALISED, NotSent
-from promptpipe.study.store.decisions import DecisionValues, record_decision
+from promptpipe.study.store.decisions import DecisionValues
 from promptpipe.tools import write_habit_prompt
 
 _FIELD_WORDS = {
@@ -87,27 +83,17 @@ async def prepare_daily_prompt(
     return outgoing
 
 
-def delivery_hook(state: TurnState, outgoing: list[Outgoing], *, inbox_id: int, schedule_id: str | None,
-                  local_day: date, now: datetime, decision: DecisionValues | None = None) -> CommitHook:
-    """Record the prompt as a delivery (its poll is how votes find it), recount the profile, and
-    write the decision point (with the prompt's transcript id, when one went out)."""
+def delivery_writes(state: TurnState, outgoing: list[Outgoing], *, inbox_id: int, schedule_id: str | None,
+                    local_day: date, now: datetime, decision: DecisionValues | None = None) -> list[TurnWrite]:
+    """Write the decision point (with the prompt's transcript id, when one went out), record the
+    prompt as a delivery (its poll is how votes find it) and recount the profile."""
     prompt = next((o for o in outgoing if o.kind == MessageKind.PROMPT), None)
-
-    def write(session: Session, message_ids: Mapping[str, int | None]) -> None:
-        if decision is not None:
-            record_decision(session, replace(decision, prompt_message_id=message_ids.get(keys.prompt_text(inbox_id))))
-        if prompt is None:
-            return
-        record_delivery(session, participant_id=state.participant.id, inbox_id=inbox_id, schedule_id=schedule_id,
-                        local_date=local_day.isoformat(), prompt_text=prompt.text,
-                        prompt_message_id=message_ids.get(keys.prompt_text(inbox_id)),
-                        poll_message_id=message_ids.get(keys.prompt_poll(inbox_id)), now=now)
-        state.profile.record.counters = recount(session, state.participant.id)
-        intensity_poll = message_ids.get(keys.intensity_poll(inbox_id))
-        if intensity_poll is not None:
-            state.profile.record.intensity_poll_message = intensity_poll
-
-    return write
+    writes: list[TurnWrite] = [] if decision is None else [Decision(decision, keys.prompt_text(inbox_id))]
+    if prompt is not None:
+        writes.append(Delivery(state.participant.id, inbox_id, schedule_id, local_day.isoformat(), prompt.text,
+                               (keys.prompt_text(inbox_id), keys.prompt_poll(inbox_id), keys.intensity_poll(inbox_id)),
+                               state.profile.record, now))
+    return writes
 
 
 async def daily_prompt_outcome(deps: FlowDeps, context: TurnContext, item: InboxRow, event: DailyPromptDue) -> Outcome:
@@ -126,8 +112,8 @@ async def daily_prompt_outcome(deps: FlowDeps, context: TurnContext, item: Inbox
         style = config.study.arm(state.participant.arm).prompt_style
         by_hand = await prepare_daily_prompt(deps, state, inbox_id=item.id, now=now, policy=policy,
                                              local_day=local_day, style=style)
-        hook = delivery_hook(state, by_hand, inbox_id=item.id, local_day=local_day, now=now, schedule_id=None)
-        return Outcome(by_hand, hook=hook, log=("daily_prompt_done", {
+        writes = delivery_writes(state, by_hand, inbox_id=item.id, local_day=local_day, now=now, schedule_id=None)
+        return Outcome(by_hand, writes=writes, log=("daily_prompt_done", {
             "sent": [o.kind for o in by_hand], "local_date": local_day.isoformat(), "manual": True}))
     if config.study.in_use and state.day_one is None and state.status == Status.ACTIVE:
         lifecycle.complete_intake_for_prompt(state, now)  # day 1 follows at commit
@@ -149,9 +135,8 @@ async def daily_prompt_outcome(deps: FlowDeps, context: TurnContext, item: Inbox
     decision = point.as_run(style=point.style if sent else None, model=config.model_name if personalised else None,
                             system_prompt_hash=prompt_hash(deps.prompts.prompt_generator) if personalised else None,
                             not_sent_reason=not_sent)
-    hook = delivery_hook(state, outgoing, inbox_id=item.id, local_day=local_day, now=now,
-                         schedule_id=event.schedule_id, decision=decision)
-    outcome = Outcome(outgoing, hook=hook)
+    outcome = Outcome(outgoing, writes=delivery_writes(state, outgoing, inbox_id=item.id, local_day=local_day, now=now,
+                                                       schedule_id=event.schedule_id, decision=decision))
     if sent and state.questionnaire is not None:  # it came in the middle of a questionnaire: back to it
         ask_again_after(outcome, state, config.study, item)
     outcome.log = ("daily_prompt_done", {

@@ -27,11 +27,14 @@ from promptpipe.domain.quiet_hours import quiet_period_end
 from promptpipe.domain.states import Status
 from promptpipe.domain.text import clean_for_storage
 from promptpipe.errors import LLMError, LLMRejected
-from promptpipe.flow import commands, lifecycle, questionnaires, typed_answers, votes
+from promptpipe.flow import commands, lifecycle, typed_answers, votes
 from promptpipe.flow.context import load_context
 from promptpipe.flow.conversation import conversation_outcome, model_inputs
 from promptpipe.flow.daily_prompt import daily_prompt_outcome
 from promptpipe.flow.failures import apologise_if_blocked, record_failure
+from promptpipe.flow.questionnaire_answer import answer_outcome, ask_again_after, option_reader
+from promptpipe.flow.questionnaire_instance import answering
+from promptpipe.flow.questionnaire_queue import questionnaire_due_outcome, tend
 from promptpipe.flow.reactions import reaction_outcome
 from promptpipe.flow.researcher_message import researcher_message_outcome
 from promptpipe.flow.safety_step import SCREENED, screen_outcome, was_screened, with_safety_message
@@ -42,6 +45,7 @@ from promptpipe.logging import get_logger
 from promptpipe.pipeline.events import (
     AlarmSyncRequested,
     DailyPromptDue,
+    Enrolled,
     MessageReceived,
     PollVoteReceived,
     PromptNowDue,
@@ -50,9 +54,9 @@ from promptpipe.pipeline.events import (
     ResearcherMessageQueued,
     StudyEndDue,
     TeamChange,
-    TimerEvent,
     said_at,
 )
+from promptpipe.pipeline.turn_writes import apply_writes
 from promptpipe.storage.conversations import save_turn_state
 from promptpipe.storage.db import Database
 from promptpipe.storage.flags import add_flags
@@ -138,66 +142,73 @@ class ConversationFlow:
             if simulated:  # a researcher's "as the participant" never acts for a real person
                 return Outcome(answered=[], kept=simulated, save_state=False, again=len(simulated) < len(batch),
                                log=("simulated_input_set_aside", {"inputs": len(simulated)}))
-        state, event, now = context.state, context.events[0], self.deps.clock.now()
-        if isinstance(event, AlarmSyncRequested):  # an admin change: the alarms follow our tables again
-            outcome = commands.kept_outcome(batch, status=state.status)
-            outcome.resync_alarms = True
-            return outcome
-        if isinstance(event, TeamChange):
-            return team_change_outcome(self.deps, context, batch[0], event)
-        if isinstance(event, ResearcherMessageQueued):  # consent decides, not the status alone
-            return researcher_message_outcome(state, batch[0], event, self.deps.config.study.quiet_hours, now)
-        study = self.deps.config.study
-        if isinstance(event, PollVoteReceived):
-            answered = questionnaires.answer_outcome(study, context, batch, now) if questionnaires.answering(state) \
-                else None
-            return answered or votes.votes_outcome(context, batch, votes.taps(context, batch), now)
-        if isinstance(event, ReactionReceived):
-            return await reaction_outcome(self.deps, context, batch[0], event, now)
-        if isinstance(event, MessageReceived):
-            said = [said_at(e) for e in context.events]
-            state.said_at = max((at for at in said if at is not None), default=None)
-            screened = screen_outcome(self.deps.config.safety, context, batch)
-            if screened is not None:
-                return screened
-            plan = commands.plan_commands(state, [context.texts.get(item.id, "") for item in batch], said,
-                                          commands.CommandContext(now, study.ordinary_words,
-                                                                  questionnaires.option_reader(study, state)))
-            if plan is not None:
-                return commands.commands_outcome(batch, plan, commands.restart_reminder_key(state, now))
-            if questionnaires.answering(state):
-                answered = questionnaires.answer_outcome(study, context, batch, now)
-                if answered is not None:
-                    return answered
-            answers = typed_answers.typed_answers(context, batch) if state.status == Status.ACTIVE else []
-            if answers:
-                return typed_answers.answers_outcome(context, batch, answers, now)
-            escaped = lifecycle.escape_outcome(context, batch)
-            if escaped is not None:
-                return escaped
-        if state.status == Status.PAUSED and (isinstance(event, StudyEndDue) or (
-                isinstance(event, DailyPromptDue) and event.schedule_id is not None and not event.manual)):
+        state, now, study = context.state, self.deps.clock.now(), self.deps.config.study
+        match event := context.events[0]:
+            case AlarmSyncRequested():  # an admin change: the alarms follow our tables again
+                outcome = commands.kept_outcome(batch, status=state.status)
+                outcome.resync_alarms = True
+                return outcome
+            case TeamChange():
+                return team_change_outcome(self.deps, context, batch[0], event)
+            case ResearcherMessageQueued():  # consent decides, not the status alone
+                return researcher_message_outcome(state, batch[0], event, study.quiet_hours, now)
+            case PollVoteReceived():
+                answered = answer_outcome(study, context, batch, now) if answering(state) else None
+                return answered or votes.votes_outcome(context, batch, votes.taps(context, batch), now)
+            case ReactionReceived():
+                return await reaction_outcome(self.deps, context, batch[0], event, now)
+            case MessageReceived() if (handled := self._message_outcome(context, batch, now)) is not None:
+                return handled
             # the study's clock runs on while paused: a decision point is recorded, the study ends
-            return await (timer_outcome(self.deps, context, batch[0], event) if isinstance(event, StudyEndDue)
-                          else daily_prompt_outcome(self.deps, context, batch[0], event))
-        if isinstance(event, QuestionnaireDue) and state.status != Status.ACTIVE:  # coded not sent, or an exit one
-            return questionnaires.questionnaire_due_outcome(study, context, batch[0], event, now)
-        if state.status != Status.ACTIVE:
-            return commands.inactive_outcome(state, batch, message=isinstance(event, MessageReceived),
-                                             screened=was_screened(context.events),
-                                             reminder_key=commands.restart_reminder_key(state, now))
-        if isinstance(event, DailyPromptDue):
-            return await daily_prompt_outcome(self.deps, context, batch[0], event)
-        if isinstance(event, PromptNowDue):  # held for quiet hours; held again if they are still on
-            end = quiet_period_end(self.deps.config.study.quiet_hours, now, zone_or_utc(state.timezone))
-            held = DailyPromptDue(manual=True, not_before=end.isoformat() if end else None)
-            return await daily_prompt_outcome(self.deps, context, batch[0], held)
-        if isinstance(event, TimerEvent):
-            return await timer_outcome(self.deps, context, batch[0], event)
+            case StudyEndDue() if state.status == Status.PAUSED:
+                return await timer_outcome(self.deps, context, batch[0], event)
+            case DailyPromptDue(manual=False) if state.status == Status.PAUSED and event.schedule_id is not None:
+                return await daily_prompt_outcome(self.deps, context, batch[0], event)
+            case QuestionnaireDue() if state.status != Status.ACTIVE:  # coded not sent, or an exit one
+                return questionnaire_due_outcome(study, context, batch[0], event, now)
+            case _ if state.status != Status.ACTIVE:
+                return commands.inactive_outcome(state, batch, message=isinstance(event, MessageReceived),
+                                                 screened=was_screened(context.events),
+                                                 reminder_key=commands.restart_reminder_key(state, now))
+            case DailyPromptDue():
+                return await daily_prompt_outcome(self.deps, context, batch[0], event)
+            case PromptNowDue():  # held for quiet hours; held again if they are still on
+                end = quiet_period_end(study.quiet_hours, now, zone_or_utc(state.timezone))
+                held = DailyPromptDue(manual=True, not_before=end.isoformat() if end else None)
+                return await daily_prompt_outcome(self.deps, context, batch[0], held)
+            case MessageReceived() | Enrolled():
+                return await self._conversation_outcome(context, batch, event)
+            case _:
+                return await timer_outcome(self.deps, context, batch[0], event)
+
+    def _message_outcome(self, context: TurnContext, batch: list[InboxRow], now: datetime) -> Outcome | None:
+        """What a batch of messages comes to before the model: the safety screen, commands, an
+        answer to the questionnaire or to a poll, the escape phrase (None: none of them)."""
+        state, study = context.state, self.deps.config.study
+        said = [said_at(e) for e in context.events]
+        state.said_at = max((at for at in said if at is not None), default=None)
+        screened = screen_outcome(self.deps.config.safety, context, batch)
+        if screened is not None:
+            return screened
+        plan = commands.plan_commands(state, [context.texts.get(item.id, "") for item in batch], said,
+                                      commands.CommandContext(now, study.ordinary_words, option_reader(study, state)))
+        if plan is not None:
+            return commands.commands_outcome(batch, plan, commands.restart_reminder_key(state, now))
+        answered = answer_outcome(study, context, batch, now) if answering(state) else None
+        if answered is not None:
+            return answered
+        answers = typed_answers.typed_answers(context, batch) if state.status == Status.ACTIVE else []
+        if answers:
+            return typed_answers.answers_outcome(context, batch, answers, now)
+        return lifecycle.escape_outcome(context, batch)
+
+    async def _conversation_outcome(self, context: TurnContext, batch: list[InboxRow],
+                                    event: MessageReceived | Enrolled) -> Outcome:
+        state = context.state
         outcome = await conversation_outcome(self.deps, context, batch, model_inputs(context, batch))
         if state.questionnaire is not None and isinstance(event, MessageReceived) and not (
                 state.flags or was_screened(context.events)):  # after distress the item waits for its reminder
-            questionnaires.ask_again_after(outcome, state, study, batch[-1])  # the item follows the coach's answer
+            ask_again_after(outcome, state, self.deps.config.study, batch[-1])  # after the coach
         return outcome
 
     async def _commit(self, context: TurnContext, batch: list[InboxRow], outcome: Outcome) -> None:
@@ -205,11 +216,11 @@ class ConversationFlow:
         and the alarms, if anything about them changed."""
         state, now = context.state, self.deps.clock.now()
         safety = self.deps.config.safety
-        stopped = None
+        writes = list(outcome.writes)
         if outcome.save_state:
             lifecycle.start_study_days(state, self.deps.config, now)
             apply_stage_effects(state, self.deps.config.policy_for(state), now)
-            stopped = questionnaires.tend(state, self.deps.config.study, context.events, now)
+            writes += tend(state, self.deps.config.study, context.events, now)  # the questionnaires' plans
         outgoing = outcome.outgoing
         if state.flags and not was_screened(context.events):  # a flag the model raised: the safety message first
             outgoing = with_safety_message(outgoing, safety.message, batch[-1].id)
@@ -227,10 +238,7 @@ class ConversationFlow:
         def write_all(session: Session) -> list[Claimed]:
             ids = queue_messages(session, state.participant.id,
                                  [ToSend(m.key, m.text, m.kind, m.payload, m.not_before) for m in outgoing], now)
-            if outcome.hook is not None:
-                outcome.hook(session, ids)
-            if stopped is not None:
-                stopped(session, ids)
+            apply_writes(session, writes, ids)
             if flags:
                 add_flags(session, state.participant.id, flags, now, alert=safety.alerts)
             if outcome.save_state:
@@ -260,9 +268,13 @@ class ConversationFlow:
             self.turns += 1
         if self.deps.config.mark_read and outgoing:
             await self._mark_read(state, answered)
+        self._committed(state, len(flags), alarms_changed=schedule_changed or outcome.resync_alarms)
+
+    def _committed(self, state: TurnState, flags: int, *, alarms_changed: bool) -> None:
+        """Tell whoever watches: flags raised, the alarms or the timers changed."""
         if flags:
-            self._flags_committed(state.participant.id, len(flags))
-        if (schedule_changed or outcome.resync_alarms) and self.on_alarms_changed is not None:
+            self._flags_committed(state.participant.id, flags)
+        if alarms_changed and self.on_alarms_changed is not None:
             self.on_alarms_changed([state.participant.id])
         elif state.committed_timer_changes and self.on_timers_changed is not None:
             self.on_timers_changed(state.committed_timer_changes)

@@ -8,16 +8,15 @@ participant gets the safety message at once even while the model is down.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-
-from sqlalchemy.orm import Session
+from collections.abc import Sequence
 
 from promptpipe.domain import keys
 from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.safety import SCREEN_SEVERITY, FlagSource, NewFlag
 from promptpipe.flow.turn import Outcome, Outgoing, SafetyConfig, TurnContext
 from promptpipe.pipeline.events import InboxEvent, MessageReceived
-from promptpipe.storage.inbox_rows import InboxRow, merge_inbox_payload
+from promptpipe.pipeline.turn_writes import InboxNote
+from promptpipe.storage.inbox_rows import InboxRow
 
 __all__ = ["SCREENED", "screen_outcome", "was_screened", "with_safety_message"]
 
@@ -40,13 +39,9 @@ def screen_outcome(safety: SafetyConfig, context: TurnContext, batch: Sequence[I
                                        message_id=row.message_id)))
     if not found:
         return None
-
-    def mark_screened(session: Session, _: Mapping[str, int | None]) -> None:
-        for row, _flag in found:
-            merge_inbox_payload(session, row, safety=SCREENED)
-
     return Outcome([Outgoing(keys.safety(found[-1][0].id), safety.message, MessageKind.SAFETY)],
-                   hook=mark_screened, answered=[], save_state=False, again=True, flags=[flag for _, flag in found])
+                   writes=[InboxNote(row, {"safety": SCREENED}) for row, _ in found],
+                   answered=[], save_state=False, again=True, flags=[flag for _, flag in found])
 
 
 def was_screened(events: Sequence[InboxEvent]) -> bool:

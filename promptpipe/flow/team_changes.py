@@ -15,8 +15,6 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy.orm import Session
-
 from promptpipe.domain import transitions
 from promptpipe.domain.conversation import TurnState
 from promptpipe.domain.localtime import zone_or_utc
@@ -26,7 +24,8 @@ from promptpipe.errors import AdminError, Forbidden
 from promptpipe.flow.lifecycle import arm_study_end, last_day
 from promptpipe.flow.turn import FlowDeps, Outcome, TurnContext
 from promptpipe.pipeline.events import TeamAction, TeamChange
-from promptpipe.storage.inbox_rows import InboxRow, merge_inbox_payload
+from promptpipe.pipeline.turn_writes import InboxNote
+from promptpipe.storage.inbox_rows import InboxRow
 from promptpipe.study.rules.days import study_end
 from promptpipe.study.rules.protocol import Study
 
@@ -151,10 +150,6 @@ def team_change_outcome(deps: FlowDeps, context: TurnContext, row: InboxRow, cha
     """The lane's handling: the change applied to the turn's state, its outcome written back into
     the row with the commit (a refusal changes nothing)."""
     outcome = apply_team_change(context.state, change, deps.config.study, deps.clock.now())
-
-    def write_back(session: Session, _: Any) -> None:
-        merge_inbox_payload(session, row, **outcome.to_payload())
-
-    return Outcome(hook=write_back, answered=[row], save_state=outcome.refused is None,
+    return Outcome(writes=[InboxNote(row, outcome.to_payload())], answered=[row], save_state=outcome.refused is None,
                    resync_alarms=outcome.refused is None,
                    log=("team_change", {"action": change.action, "refused": outcome.refused}))

@@ -7,10 +7,7 @@ feedback question for someone who moved on, does nothing.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from datetime import datetime
-
-from sqlalchemy.orm import Session
 
 from promptpipe.agents import FEEDBACK as FEEDBACK_MODULE
 from promptpipe.agents.agent import CHECK_IN_CUE, FOLLOW_UP_CUE
@@ -40,8 +37,8 @@ from promptpipe.domain.transitions import (
 )
 from promptpipe.flow import lifecycle
 from promptpipe.flow.conversation import respond
-from promptpipe.flow.questionnaires import questionnaire_due_outcome
-from promptpipe.flow.turn import CommitHook, FlowDeps, Outcome, Outgoing, TurnContext
+from promptpipe.flow.questionnaire_queue import questionnaire_due_outcome
+from promptpipe.flow.turn import FlowDeps, Outcome, Outgoing, TurnContext
 from promptpipe.pipeline.events import (
     AutoFeedbackDue,
     CheckInDue,
@@ -55,7 +52,7 @@ from promptpipe.pipeline.events import (
     StudyEndDue,
     TimerEvent,
 )
-from promptpipe.storage.deliveries import mark_reminder_sent
+from promptpipe.pipeline.turn_writes import ReminderSent, TurnWrite
 from promptpipe.storage.inbox_rows import InboxRow
 
 REMINDER_TEXT = (
@@ -98,13 +95,6 @@ def apply_stage_effects(state: TurnState, policy: NudgePolicy, now: datetime) ->
         lifecycle.arm_intake_reminder(state, policy, now)
 
 
-def _reminder_recorded(prompt_inbox_id: int, now: datetime) -> CommitHook:
-    def write(session: Session, _: Mapping[str, int | None]) -> None:
-        mark_reminder_sent(session, prompt_inbox_id, now)
-
-    return write
-
-
 def lateness(due_at: str | None, now: datetime) -> float | None:
     """Seconds from when an event was due to now (logged, and read by the benchmarks)."""
     return None if not due_at else round((now - datetime.fromisoformat(due_at)).total_seconds(), 3)
@@ -127,41 +117,41 @@ async def timer_outcome(deps: FlowDeps, context: TurnContext, item: InboxRow, ev
         state.arm_timer(event.kind, now, payload, reason="came due in quiet hours")
         return Outcome(log=("timer_done", {"kind": event.kind, "outcome": "moved out of quiet hours",
                                            "late_s": lateness(event.due_at, now)}))
-    outgoing, hook, note = await _fired(deps, context, item, event, policy, now)
-    return Outcome(outgoing, hook=hook, log=("timer_done", {
+    outgoing, writes, note = await _fired(deps, context, item, event, policy, now)
+    return Outcome(outgoing, writes=writes, log=("timer_done", {
         "kind": event.kind, "outcome": note or "nothing to do", "late_s": lateness(event.due_at, now)}))
 
 
 async def _fired(deps: FlowDeps, context: TurnContext, item: InboxRow, event: TimerEvent, policy: NudgePolicy,
-                 now: datetime) -> tuple[list[Outgoing], CommitHook | None, str | None]:
+                 now: datetime) -> tuple[list[Outgoing], list[TurnWrite], str | None]:
     state = context.state
     if isinstance(event, SelfReportDue):  # armed before the self-report ran as a questionnaire
-        return [], None, "the self-report is planned as a questionnaire now"
+        return [], [], "the self-report is planned as a questionnaire now"
     if isinstance(event, ReminderDue):
         # the reminder goes on the record of the prompt it follows
-        hook = _reminder_recorded(event.prompt_inbox_id, now) if event.prompt_inbox_id is not None else None
-        return [Outgoing(keys.reminder(item.id), REMINDER_TEXT, MessageKind.REMINDER)], hook, "reminder sent"
+        writes: list[TurnWrite] = [] if event.prompt_inbox_id is None else [ReminderSent(event.prompt_inbox_id, now)]
+        return [Outgoing(keys.reminder(item.id), REMINDER_TEXT, MessageKind.REMINDER)], writes, "reminder sent"
     if isinstance(event, CheckInDue | FollowUpDue):
         if state.sub_state != Stage.FEEDBACK:
-            return [], None, None
+            return [], [], None
         cue = CHECK_IN_CUE if isinstance(event, CheckInDue) else FOLLOW_UP_CUE
         result = await respond(deps, context, FEEDBACK_MODULE, [], cue)
         if isinstance(event, CheckInDue) and policy.feedback_followup_delay.total_seconds() > 0:
             state.arm_timer(TimerKind.FEEDBACK_FOLLOWUP, now + policy.feedback_followup_delay,
                             reason="check-in unanswered")
-        return [Outgoing(keys.check_in(item.id), result.text, MessageKind.CHECK_IN)], None, f"{event.kind} sent"
+        return [Outgoing(keys.check_in(item.id), result.text, MessageKind.CHECK_IN)], [], f"{event.kind} sent"
     if isinstance(event, IntakeInactiveDue):
-        return [], None, lifecycle.intake_inactive_outcome(state, policy, now)
+        return [], [], lifecycle.intake_inactive_outcome(state, policy, now)
     if isinstance(event, IntakeReminderDue):
         outgoing, note = lifecycle.intake_reminder_outcome(state, policy, item, now)
-        return outgoing, None, note
+        return outgoing, [], note
     if isinstance(event, AutoFeedbackDue):
         minutes = round(policy.auto_feedback_delay.total_seconds() / 60)
         moved = transitions.apply(state, MOVE_TO[Stage.FEEDBACK], actor=Actor.TIMER,
                                   reason=f"no reply {minutes} min after the daily prompt")
-        return [], None, "moved to FEEDBACK" if moved else None
+        return [], [], "moved to FEEDBACK" if moved else None
     if isinstance(event, DelayedTransitionDue) and event.target in (Stage.INTAKE, Stage.FEEDBACK):
         moved = transitions.apply(state, MOVE_TO[event.target], actor=Actor.TIMER,
                                   reason=f"delayed: {event.reason or 'delayed transition'}")
-        return [], None, f"moved to {event.target}" if moved else None
-    return [], None, None
+        return [], [], f"moved to {event.target}" if moved else None
+    return [], [], None

@@ -4,12 +4,10 @@ which the router commits in one transaction."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
-
-from sqlalchemy.orm import Session
 
 from promptpipe.clock import Clock
 from promptpipe.domain.conversation import HistoryEntry, TurnState
@@ -19,13 +17,14 @@ from promptpipe.domain.safety import DEFAULT_SAFETY_MESSAGE, CrisisScreen, NewFl
 from promptpipe.domain.timers import NudgePolicy
 from promptpipe.llm import LLM
 from promptpipe.pipeline.events import InboxEvent
+from promptpipe.pipeline.turn_writes import TurnWrite
 from promptpipe.storage.deliveries import QuotedMessage, VoteTarget
 from promptpipe.storage.inbox_rows import InboxRow
 from promptpipe.study.rules.protocol import OPEN_STUDY, Study
 from promptpipe.tools import PromptTexts
 from promptpipe.transport import Recipient
 
-__all__ = ["CommitHook", "FlowConfig", "FlowDeps", "Outcome", "Outgoing", "SafetyConfig", "TurnContext", "Typing"]
+__all__ = ["FlowConfig", "FlowDeps", "Outcome", "Outgoing", "SafetyConfig", "TurnContext", "Typing"]
 
 
 @dataclass(frozen=True)
@@ -40,17 +39,14 @@ class Outgoing:
     """Held until then (the end of the participant's quiet hours); None: at once."""
 
 
-CommitHook = Callable[[Session, Mapping[str, int | None]], None]
-"""Extra writes of a turn, run in its commit transaction after the outgoing messages are queued
-(it gets their transcript ids by outbox key) and before the state is saved."""
-
-
 @dataclass
 class Outcome:
     """What a handled batch comes to; the router commits all of it in one transaction."""
 
     outgoing: list[Outgoing] = field(default_factory=list)
-    hook: CommitHook | None = None
+    writes: list[TurnWrite] = field(default_factory=list)
+    """What else the turn writes, applied in its commit after the outgoing messages are queued
+    and before the state is saved (see :mod:`promptpipe.pipeline.turn_writes`)."""
     answered: list[InboxRow] | None = None
     """Rows done with an answer (None: every row of the batch not in ``kept``)."""
     kept: list[InboxRow] = field(default_factory=list)

@@ -8,11 +8,8 @@ counters are recomputed from the delivery rows, so nothing is ever counted twice
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
-
-from sqlalchemy.orm import Session
 
 from promptpipe.domain import keys, states, transitions
 from promptpipe.domain.messages import MessageKind, VoteSource
@@ -22,12 +19,12 @@ from promptpipe.domain.questionnaire import QUESTIONNAIRE_PURPOSE
 from promptpipe.domain.states import Status
 from promptpipe.domain.transition_log import Actor
 from promptpipe.flow import intensity
-from promptpipe.flow.turn import CommitHook, Outcome, Outgoing, TurnContext
+from promptpipe.flow.turn import Outcome, Outgoing, TurnContext
 from promptpipe.logging import get_logger
 from promptpipe.pipeline.events import PollVoteReceived
-from promptpipe.storage.deliveries import VoteTarget, recount, set_vote
+from promptpipe.pipeline.turn_writes import MessageNote, Recount, TurnWrite, VoteSet
+from promptpipe.storage.deliveries import VoteTarget
 from promptpipe.storage.inbox_rows import InboxRow
-from promptpipe.storage.transcript import annotate_message
 from promptpipe.study.rules.protocol import SELF_REPORT_PURPOSE
 
 log = get_logger("promptpipe.flow")
@@ -117,9 +114,9 @@ class VoteTally:
         """Whether a delivery now has a vote (the participant answered, rather than withdrew)."""
         return any(vote is not None for vote, _, _ in self.final.values())
 
-    def write(self, session: Session, now: datetime) -> None:
-        for delivery_id, (vote, replaced, source) in self.final.items():
-            set_vote(session, delivery_id, vote, now, changed=replaced, source=source)
+    def writes(self, now: datetime) -> list[VoteSet]:
+        return [VoteSet(delivery_id, vote, replaced, source, now)
+                for delivery_id, (vote, replaced, source) in self.final.items()]
 
 
 @dataclass(frozen=True)
@@ -148,7 +145,6 @@ def votes_outcome(context: TurnContext, batch: list[InboxRow], inputs: list[Vote
     with a note of how it was handled (and, unless tapped, how it was given)."""
     state, pid = context.state, context.state.participant.id
     outgoing, handled = list(outgoing or []), dict(handled or {})
-    hooks: list[CommitHook] = []
     tally = VoteTally(context.targets)
     for vote in inputs:
         reply: str | None = None
@@ -176,14 +172,6 @@ def votes_outcome(context: TurnContext, batch: list[InboxRow], inputs: list[Vote
     if tally.answered and not state.missing_fields(PROMPT_REQUIRED_FIELDS):
         # their next words are feedback
         transitions.apply(state, "intake_to_feedback", actor=Actor.PARTICIPANT, reason="answered the daily poll")
-
-    def write(session: Session, ids: Mapping[str, int | None]) -> None:
-        for hook in hooks:
-            hook(session, ids)
-        tally.write(session, now)
-        if tally.final:
-            state.profile.record.counters = recount(session, pid)
-        for message_id, fields in handled.items():
-            annotate_message(session, message_id, **fields)
-
-    return Outcome(outgoing, hook=write, answered=batch)
+    writes: list[TurnWrite] = [*tally.writes(now), *([Recount(state.profile.record, pid)] if tally.final else []),
+                               *(MessageNote(message_id, fields) for message_id, fields in handled.items())]
+    return Outcome(outgoing, writes=writes, answered=batch)

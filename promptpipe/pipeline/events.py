@@ -2,55 +2,30 @@
 
 Producers (the inbox, the admin script, the alarm clock) build one of these and write it with
 :func:`as_input`; the router parses a row once with :func:`parse_event`. Each class is tagged by
-its ``kind``; one pair of functions turns any of them into the row's JSON payload and back, so
-a field is named in one place. Payloads of rows written by earlier versions parse unchanged.
+its ``kind``; pydantic, over the union of them all, turns any of them into the row's JSON payload
+and back, so a field is named in one place. Payloads of rows written by earlier versions parse
+unchanged.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import functools
-import types
-from collections.abc import Hashable
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
-from typing import Any, ClassVar, Literal, TypeVar, Union, cast, get_args, get_origin, get_type_hints
+from typing import Annotated, ClassVar, Literal, cast, get_args
+
+from pydantic import Field, JsonValue, TypeAdapter, ValidationError
 
 from promptpipe.domain.timers import TimerKind
-from promptpipe.storage.inbox_rows import WA_ID, NewInput
+from promptpipe.storage.inbox_rows import NewInput
 from promptpipe.storage.queue_tables import InboxStatus
 
-__all__ = [
-    "AlarmSyncRequested",
-    "AutoFeedbackDue",
-    "CheckInDue",
-    "DailyPromptDue",
-    "DelayedTransitionDue",
-    "Enrolled",
-    "FollowUpDue",
-    "InboxEvent",
-    "InboxKind",
-    "IntakeInactiveDue",
-    "IntakeReminderDue",
-    "MessageReceived",
-    "PollVoteReceived",
-    "PromptNowDue",
-    "ReactionReceived",
-    "ReminderDue",
-    "ResearcherMessageQueued",
-    "SelfReportDue",
-    "StudyEndDue",
-    "TeamAction",
-    "TeamChange",
-    "TimerEvent",
-    "as_input",
-    "parse_event",
-    "timer_event",
-]
-
-E = TypeVar("E", bound="_Payload")
-
+__all__ = ["AlarmSyncRequested", "AutoFeedbackDue", "CheckInDue", "DailyPromptDue", "DelayedTransitionDue",
+           "Enrolled", "FollowUpDue", "InboxEvent", "InboxKind", "IntakeInactiveDue", "IntakeReminderDue",
+           "MessageReceived", "PollVoteReceived", "PromptNowDue", "ReactionReceived", "ReminderDue",
+           "ResearcherMessageQueued", "SelfReportDue", "StudyEndDue", "TeamAction", "TeamChange", "TimerEvent",
+           "as_input", "parse_event", "timer_event"]
 
 class InboxKind(StrEnum):
     """The ``kind`` of an inbox row: which event it carries."""
@@ -69,65 +44,16 @@ class InboxKind(StrEnum):
 
 @dataclass(frozen=True)
 class _Payload:
-    """The codec every event shares: fields at their default are left out of the payload."""
+    """What every event shares: its row's kind, and its payload (fields at their default are left
+    out; ``kind`` is the row's, or for a timer its ``timer_kind``)."""
 
     INBOX_KIND: ClassVar[InboxKind]
     """The ``kind`` column of the event's inbox row."""
 
-    def to_payload(self) -> dict[str, Any]:
-        payload: dict[str, Any] = {}
-        for name, key, default in _payload_fields(cast(Hashable, type(self))):
-            value = getattr(self, name)
-            if value != default:
-                payload[key] = list(value) if isinstance(value, tuple) else value
+    def to_payload(self) -> dict[str, JsonValue]:
+        payload: dict[str, JsonValue] = _EVENTS.dump_python(cast(InboxEvent, self), mode="json", by_alias=True,
+                                                            exclude_defaults=True, exclude={"kind"})
         return payload
-
-    @classmethod
-    def from_payload(cls: type[E], payload: dict[str, Any]) -> E:
-        hints = _hints(cast(Hashable, cls))
-        values: dict[str, Any] = {}
-        for spec in dataclasses.fields(cls):
-            key = _KEYS.get(spec.name, spec.name)
-            if spec.name != "kind" and key in payload:
-                values[spec.name] = _coerce(payload[key], hints[spec.name])
-        return cls(**values)
-
-
-@functools.cache
-def _payload_fields(cls: Hashable) -> tuple[tuple[str, str, Any], ...]:
-    """Each field but ``kind``: (name, payload key, default). Remembered per class: asking
-    :func:`dataclasses.fields` for every row was a sixth of delivering a burst's alarms."""
-    return tuple((spec.name, _KEYS.get(spec.name, spec.name), spec.default)
-                 for spec in dataclasses.fields(cast(type[_Payload], cls)) if spec.name != "kind")
-
-
-@functools.cache
-def _hints(cls: Hashable) -> dict[str, Any]:
-    """A class's field types, worked out once: every inbox row read is parsed by them, and
-    resolving the annotations (strings here) each time cost more than the rest of the parse."""
-    return get_type_hints(cls)
-
-
-_KEYS = {"wa_message_id": WA_ID, "screened": "safety"}
-"""Fields stored under another payload key (the names rows have always used)."""
-
-
-def _coerce(value: Any, hint: Any) -> Any:
-    """JSON values back to the field's type: lists to tuples; a wrong type to None."""
-    options = get_args(hint) if get_origin(hint) in (Union, types.UnionType) else (hint,)
-    if value is None:
-        return None
-    for option in options:
-        origin = get_origin(option) or option
-        if origin is tuple and isinstance(value, list):
-            return tuple(value)
-        if origin is bool and isinstance(value, bool):
-            return value
-        if origin is int and isinstance(value, int) and not isinstance(value, bool):
-            return value
-        if origin is str and isinstance(value, str):
-            return value
-    return None
 
 
 # ------------------------------------------------------------------------- from the participant
@@ -147,7 +73,7 @@ class MessageReceived(_Payload):
     """For an edit: the WhatsApp id of the message it replaces."""
     original_text_b64: str | None = None
     """The exact text as received, when making it storable changed it."""
-    screened: str | None = None
+    screened: Annotated[str | None, Field(alias="safety")] = None
     """Set once the safety screen flagged it (so a re-run does not flag it twice)."""
     said_at: str | None = None
     """When the participant sent it, by their WhatsApp's clock (ISO, UTC; never after it arrived)."""
@@ -284,7 +210,7 @@ class _TimerDue(_Payload):
     kind: str = ""
     """The timer's kind (each subclass sets its own)."""
 
-    def to_payload(self) -> dict[str, Any]:
+    def to_payload(self) -> dict[str, JsonValue]:
         return {**super().to_payload(), "timer_kind": self.kind}
 
 
@@ -366,35 +292,36 @@ TimerEvent = (ReminderDue | AutoFeedbackDue | DelayedTransitionDue | CheckInDue 
 InboxEvent = (MessageReceived | PollVoteReceived | ReactionReceived | Enrolled | AlarmSyncRequested
               | TeamChange | ResearcherMessageQueued | DailyPromptDue | TimerEvent)
 
-_BY_KIND: dict[str, type[_Payload]] = {
-    cls.INBOX_KIND: cls for cls in (MessageReceived, PollVoteReceived, ReactionReceived, Enrolled,
-                                    AlarmSyncRequested, TeamChange, ResearcherMessageQueued, DailyPromptDue)
-}
-_TIMERS: dict[str, type[_TimerDue]] = {
-    TimerKind.REMINDER: ReminderDue, TimerKind.AUTO_FEEDBACK: AutoFeedbackDue,
-    TimerKind.TRANSITION: DelayedTransitionDue, TimerKind.FEEDBACK_CHECK_IN: CheckInDue,
-    TimerKind.FEEDBACK_FOLLOWUP: FollowUpDue, TimerKind.INTAKE_INACTIVE: IntakeInactiveDue,
-    TimerKind.INTAKE_REMINDER: IntakeReminderDue, TimerKind.STUDY_END: StudyEndDue,
-    TimerKind.SELF_REPORT: SelfReportDue, TimerKind.PROMPT_NOW: PromptNowDue, TimerKind.QUESTIONNAIRE: QuestionnaireDue,
-}
-assert set(_TIMERS) == set(TimerKind), "every timer kind has its event"
+_EVENTS: TypeAdapter[InboxEvent] = TypeAdapter(Annotated[InboxEvent, Field(discriminator="kind")])
+_KINDS = {cls.__dataclass_fields__["kind"].default: cls for cls in get_args(InboxEvent)}
+_TIMER_KINDS = {kind for kind, cls in _KINDS.items() if cls.INBOX_KIND == InboxKind.TIMER}
+assert set(TimerKind) == _TIMER_KINDS, "every timer kind has its event"
 
 
-def parse_event(inbox_kind: str, payload: dict[str, Any]) -> InboxEvent:
+def parse_event(inbox_kind: str, payload: Mapping[str, object]) -> InboxEvent:
     """The event an inbox row holds; an unknown kind is a bug (ValueError)."""
-    if inbox_kind == _TimerDue.INBOX_KIND:
+    if inbox_kind == InboxKind.TIMER:
         return timer_event(str(payload.get("timer_kind") or ""), payload)
-    cls = _BY_KIND.get(inbox_kind)
-    if cls is None:
+    if inbox_kind not in _KINDS or inbox_kind in _TIMER_KINDS:
         raise ValueError(f"unknown inbox kind {inbox_kind!r}")
-    return cast(InboxEvent, cls.from_payload(payload))  # _BY_KIND holds InboxEvent classes only
+    return _decode(inbox_kind, payload)
 
 
-def timer_event(timer_kind: str, payload: dict[str, Any]) -> TimerEvent:
-    cls = _TIMERS.get(timer_kind)
-    if cls is None:
+def timer_event(timer_kind: str, payload: Mapping[str, object]) -> TimerEvent:
+    if timer_kind not in _TIMER_KINDS:
         raise ValueError(f"unknown timer kind {timer_kind!r}")
-    return cast(TimerEvent, cls.from_payload(payload))  # _TIMERS holds TimerEvent classes only
+    return cast(TimerEvent, _decode(timer_kind, payload))
+
+
+def _decode(kind: str, payload: Mapping[str, object]) -> InboxEvent:
+    """Unknown keys are ignored; a value of the wrong type (a row no version of ours wrote) is
+    left out, so its field keeps its default."""
+    values = {**payload, "kind": kind}
+    try:
+        return _EVENTS.validate_python(values)
+    except ValidationError as error:
+        wrong = {e["loc"][1] for e in error.errors() if len(e["loc"]) > 1}
+        return _EVENTS.validate_python({key: value for key, value in values.items() if key not in wrong})
 
 
 def as_input(event: InboxEvent, *, key: str, participant_id: str, message_id: int | None = None,

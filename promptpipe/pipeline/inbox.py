@@ -27,8 +27,8 @@ from promptpipe.domain.text import clean_for_storage, lossless_original
 from promptpipe.domain.timers import CANCELLED_BY_REPLY
 from promptpipe.errors import StorageError
 from promptpipe.logging import get_logger, mask_phone
+from promptpipe.pipeline.batches import FirstLook
 from promptpipe.pipeline.events import InboxKind, MessageReceived, PollVoteReceived, ReactionReceived, as_input
-from promptpipe.pipeline.lanes import FirstLook
 from promptpipe.pipeline.spool import Spool
 from promptpipe.storage.db import Database
 from promptpipe.storage.deliveries import mark_first_reply

@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import random
 import threading
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -30,6 +29,7 @@ from promptpipe.domain.messages import POLL_KINDS
 from promptpipe.domain.numbers import DEFAULT_NUMBER
 from promptpipe.errors import NotConnected, SendFailed
 from promptpipe.logging import get_logger
+from promptpipe.pipeline.pacing import Paces
 from promptpipe.pipeline.sharing import Sharing
 from promptpipe.storage.db import Database
 from promptpipe.storage.outbox_rows import (
@@ -73,58 +73,6 @@ class _NoConsent(Exception):
 CHANGED_ELSEWHERE = "cancelled: the participant's consent or status changed (in another process) before it went"
 
 
-def send_retry_delay(attempts: int) -> timedelta:
-    return SEND_RETRY.delay(attempts)
-
-
-class RateLimiter:
-    """Token bucket shared by all sends; ``rate_per_s == 0`` means no limit. Each wait it imposes
-    is longer by a random share of up to ``jitter`` (never shorter: the rate stays a ceiling)."""
-
-    def __init__(self, rate_per_s: float, clock: Clock, burst: float | None = None, *, jitter: float = 0.0,
-                 rng: random.Random | None = None) -> None:
-        self.rate = rate_per_s
-        self.capacity = burst if burst is not None else max(1.0, rate_per_s)
-        self.clock = clock
-        self.jitter, self._rng = jitter, rng or random.Random()
-        self._tokens = self.capacity
-        self._stamp: datetime | None = None
-        self._lock = asyncio.Lock()
-
-    async def acquire(self) -> bool:
-        """Take a send's place in the pace; True when that meant waiting."""
-        if self.rate <= 0:
-            return False
-        waited = False
-        async with self._lock:
-            while True:
-                now = self.clock.now()
-                self._tokens, self._stamp = self._tokens_at(now), now
-                if self._tokens >= 1:
-                    self._tokens -= 1
-                    return waited
-                wait_s = (1 - self._tokens) / self.rate
-                waited = True
-                await self.clock.sleep(wait_s * (1 + self._rng.uniform(0, self.jitter)) if self.jitter else wait_s)
-
-    def give_back(self) -> None:
-        """A place taken by a send that did not happen (refused at the last moment)."""
-        if self.rate > 0:
-            self._tokens = min(self.capacity, self._tokens + 1)
-
-    def sends_within(self, seconds: float) -> int | None:
-        """How many sends the pace lets go in the next ``seconds`` (at least one); None: no limit."""
-        if self.rate <= 0:
-            return None
-        return max(1, int(self._tokens_at(self.clock.now()) + seconds * self.rate))
-
-    def _tokens_at(self, now: datetime) -> float:
-        """The bucket at ``now``: what it held at the last look, refilled at the rate since."""
-        if self._stamp is None:
-            return self._tokens
-        return min(self.capacity, self._tokens + (now - self._stamp).total_seconds() * self.rate)
-
-
 class Outbox:
     def __init__(self, db: Database, transport: Transport, clock: Clock, *, rate_per_s: float,
                  jitter: float = 0.0, numbers: tuple[str, ...] = (DEFAULT_NUMBER,)) -> None:
@@ -132,9 +80,7 @@ class Outbox:
         default one, which participants without a number have)."""
         self.db, self.transport, self.clock = db, transport, clock
         self._numbers = numbers
-        self._limiters = {number: RateLimiter(rate_per_s, clock, jitter=jitter) for number in numbers}
-        self.limiter = self._limiters[numbers[0]]
-        """The default number's pace."""
+        self._paces = Paces(numbers, rate_per_s, clock, jitter=jitter)
         self._semaphore = asyncio.Semaphore(SEND_CONCURRENCY)
         self._claim_statement = claim_statement(skip_locked=not db.is_sqlite)
         self._claim_of_numbers = claim_statement(skip_locked=not db.is_sqlite, numbers=True)
@@ -180,24 +126,12 @@ class Outbox:
     async def dispatch_once(self) -> int:
         """Claim what is due and send it; returns how many rows were handled."""
         claimed = await self.db.run(self._claim)
-        if not claimed:
-            return 0
-        by_participant: dict[str, list[Claimed]] = {}
-        for item in claimed:
-            by_participant.setdefault(item.participant_id, []).append(item)
-        await asyncio.gather(*(self._send_all(items) for items in by_participant.values()))
+        await asyncio.gather(*(self._send_all(items) for items in _by_participant(claimed)))
         return len(claimed)
-
-    def _limiter_of(self, number: str | None) -> RateLimiter:
-        """The pace of the number a message goes from (a number no longer in the deployment's
-        list: the default number's)."""
-        return self._limiters.get(number or self._numbers[0], self.limiter)
 
     def _sends_within(self, seconds: float) -> int | None:
         """What the numbers served here may send together within ``seconds`` (None: no limit)."""
-        served = self.sharing.held() if self.sharing is not None else self._numbers
-        paced = [self._limiter_of(number).sends_within(seconds) for number in served] or [0]
-        return None if any(count is None for count in paced) else sum(count or 0 for count in paced)
+        return self._paces.sends_within(seconds, self.sharing.held() if self.sharing is not None else self._numbers)
 
     def _claim(self, session: Session) -> list[Claimed]:
         paced = self._sends_within(CLAIM_AHEAD_S)
@@ -271,10 +205,7 @@ class Outbox:
 
     def _send_in_background(self, claimed: list[Claimed]) -> None:
         """Send rows claimed outside the dispatcher, one task per participant (in their order)."""
-        by_participant: dict[str, list[Claimed]] = {}
-        for item in claimed:
-            by_participant.setdefault(item.participant_id, []).append(item)
-        for items in by_participant.values():
+        for items in _by_participant(claimed):
             task = asyncio.create_task(self._send_all(items), name="outbox-following")
             self._handed.add(task)
             task.add_done_callback(self._handed.discard)
@@ -323,7 +254,7 @@ class Outbox:
         row counts as claimed and not yet sent. Consent is checked last, right before the
         transport's call; a row that waited for the pace is checked in the database too."""
         recipient = Recipient(phone=item.phone, lid=item.lid, number=item.number)
-        limiter = self._limiter_of(item.number)
+        limiter = self._paces.of(item.number)
         try:
             self._consent_now(item)
             if await limiter.acquire() and not await self.db.run(lambda session: may_still_go(session, item.id)):
@@ -382,7 +313,7 @@ class Outbox:
     async def _failed_send(self, item: Claimed, error: str, *, retryable: bool) -> None:
         if retryable:
             self.retried += 1
-            delay = send_retry_delay(item.attempts)
+            delay = SEND_RETRY.delay(item.attempts)
             await self._finish(item, status=OutboxStatus.PENDING, error=error, available_at=self.clock.now() + delay)
             log.warning("send_retry", participant_id=item.participant_id, outbox_id=item.id, error=error,
                         attempts=item.attempts, retry_in_s=delay.total_seconds())
@@ -452,3 +383,11 @@ class _Outcome:
     values: dict[str, object]
     message_values: dict[str, object]
     recorded: asyncio.Future[None]
+
+
+def _by_participant(claimed: list[Claimed]) -> list[list[Claimed]]:
+    """Claimed rows grouped by participant, each group in its order."""
+    groups: dict[str, list[Claimed]] = {}
+    for item in claimed:
+        groups.setdefault(item.participant_id, []).append(item)
+    return list(groups.values())

@@ -15,7 +15,8 @@ from promptpipe.clock import ManualClock
 from promptpipe.errors import NotConnected, SendFailed
 from promptpipe.flow import router as router_module
 from promptpipe.pipeline import outbox as outbox_module
-from promptpipe.pipeline.outbox import SEND_CONCURRENCY, RateLimiter
+from promptpipe.pipeline.outbox import SEND_CONCURRENCY
+from promptpipe.pipeline.pacing import RateLimiter
 from promptpipe.research import admin
 from promptpipe.storage.models import Message
 from promptpipe.storage.queue_tables import InboxItem, OutboxItem

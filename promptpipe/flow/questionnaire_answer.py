@@ -1,0 +1,138 @@
+"""Replies to the questionnaire item under way: a tap on its poll or a typed reply answers it
+(or earns a short re-ask), then the next item whose condition holds is asked, or the closing
+line ends the questionnaire; a question or a sentence that is no answer goes to the coach, and
+the item is asked again after the reply (:func:`ask_again_after`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+
+from promptpipe.domain import keys
+from promptpipe.domain.conversation import TurnState
+from promptpipe.domain.messages import MessageKind
+from promptpipe.domain.questionnaire import (
+    QUESTIONNAIRE_PURPOSE,
+    InstanceStatus,
+    ItemType,
+    OpenQuestionnaire,
+    Questionnaire,
+    QuestionnaireItem,
+    next_item,
+)
+from promptpipe.domain.questionnaire_answers import MAX_TRIES, Answer, Missing, Reask, is_option, read_typed, read_vote
+from promptpipe.flow.questionnaire_instance import answering, ask_item, end_outcome, hidden
+from promptpipe.flow.turn import Outcome, Outgoing, TurnContext
+from promptpipe.pipeline.events import MessageReceived, PollVoteReceived
+from promptpipe.pipeline.turn_writes import ItemAnswered, ItemAsked, PollNoted, Refiled, TriesCounted, TurnWrite
+from promptpipe.storage.inbox_rows import InboxRow
+from promptpipe.study.rules.protocol import Study
+
+__all__ = ["answer_outcome", "ask_again_after", "is_conversation", "option_reader"]
+
+
+CLOSING = "Thank you, that was the last question."
+
+
+ASKED_AGAIN = "Back to the question:"
+
+
+def option_reader(study: Study, state: TurnState) -> Callable[[str], bool] | None:
+    """For the item under way, if it has options: whether a typed message is one of them (an
+    answer comes before a command its words spell)."""
+    open_ = state.questionnaire if answering(state) else None
+    questionnaire = study.questionnaire(open_.questionnaire_id) if open_ is not None else None
+    item = questionnaire.item(open_.item_id) if questionnaire is not None and open_ is not None else None
+    if item is None or not item.options:
+        return None
+    return lambda text: is_option(item, text)
+
+
+def answer_outcome(study: Study, context: TurnContext, batch: list[InboxRow], now: datetime) -> Outcome | None:
+    """The batch's replies to the item under way; None when the batch is not for the
+    questionnaire (a question to the coach: see :func:`ask_again_after`)."""
+    state, open_ = context.state, context.state.questionnaire
+    if open_ is None:
+        return None
+    questionnaire = study.questionnaire(open_.questionnaire_id)
+    item = questionnaire.item(open_.item_id) if questionnaire else None
+    if questionnaire is None or item is None:  # the protocol changed under it
+        state.questionnaire = None
+        return None
+    hidden: list[int] = []
+    result: Answer | Reask | None = None
+    for row, event in zip(batch, context.events, strict=True):
+        if isinstance(event, PollVoteReceived):
+            if event.purpose != QUESTIONNAIRE_PURPOSE or event.poll_id not in open_.poll_ids:
+                continue
+            result = read_vote(item, list(event.selected)) or result
+        elif isinstance(event, MessageReceived):
+            text = context.texts.get(row.id, "")
+            reply = read_typed(item, text)
+            if isinstance(reply, Reask) and item.type is not ItemType.TEXT and is_conversation(text):
+                return None  # for the coach (who may flag it); the item is asked again after the reply
+            result = reply
+        else:
+            continue
+        if row.message_id is not None and not questionnaire.coach_sees_answers:
+            hidden.append(row.message_id)
+    if result is None:
+        return None
+    writes: list[TurnWrite] = [Refiled(hidden, MessageKind.QUESTIONNAIRE)] if hidden else []
+    return _advance(state, questionnaire, item, open_, result, batch[-1], now, writes)
+
+
+CONVERSATION_WORDS = 6
+"""A typed reply that fits no answer and has this many words is the participant talking, not a
+slip at answering ("lots", "seventy or so")."""
+
+
+def is_conversation(text: str) -> bool:
+    """A message the coach must see although an item waits: a question, or a sentence that is no
+    answer. The coach could otherwise never flag distress written in words the crisis list lacks."""
+    return "?" in text or len(text.split()) >= CONVERSATION_WORDS
+
+
+def _advance(state: TurnState, questionnaire: Questionnaire, item: QuestionnaireItem, open_: OpenQuestionnaire,
+             result: Answer | Reask, last: InboxRow, now: datetime, writes: list[TurnWrite]) -> Outcome:
+    instance_id = open_.instance_id
+    if isinstance(result, Reask):
+        open_.tries += 1
+        if open_.tries < MAX_TRIES:
+            reask = Outgoing(keys.questionnaire_message(last.id, "reask"), result.text, hidden(questionnaire, False))
+            writes.append(TriesCounted(instance_id, item.id, open_.tries))
+            return Outcome([reask], writes=writes, log=("questionnaire_reask", {"item": item.id}))
+        outcome: Answer | Missing = Missing.INVALID
+    else:
+        outcome = result
+    tries = open_.tries
+    open_.codes[item.id] = list(outcome.codes) if isinstance(outcome, Answer) else []
+    following = next_item(questionnaire, {key: tuple(value) for key, value in open_.codes.items()}, after=item.id)
+    # the instance's progress is written with the next item asked, or by its end
+    writes.append(ItemAnswered(instance_id, item.id, outcome, now, tries=tries, progress=following is None))
+    if following is None:
+        closing = Outgoing(keys.questionnaire_message(last.id, "closing"), questionnaire.closing or CLOSING,
+                           hidden(questionnaire, False))
+        return end_outcome(state, questionnaire, open_, InstanceStatus.COMPLETED, Missing.NOT_SHOWN, now,
+                           outgoing=[closing], writes=writes)
+    skipped = questionnaire.items[questionnaire.items.index(item) + 1:questionnaire.items.index(following)]
+    ask = ask_item(questionnaire, following, instance_id, keys.questionnaire_message(last.id, "ask"))
+    open_.item_id, open_.tries, open_.poll_ids = following.id, 0, []
+    writes += [ItemAnswered(instance_id, candidate.id, Missing.NOT_SHOWN, now) for candidate in skipped]
+    writes.append(ItemAsked(open_, state.participant.id, following.id, ask.key, now,
+                            after_answer=isinstance(outcome, Answer)))
+    return Outcome([ask], writes=writes, log=("questionnaire_answered", {"item": item.id}))
+
+
+def ask_again_after(outcome: Outcome, state: TurnState, study: Study, last: InboxRow) -> None:
+    """After something else was sent in the middle of a questionnaire (the coach's answer to a
+    question, the daily prompt): the item under way again, last, so the participant sees where
+    they were; a tap on its poll answers the item like one on the first."""
+    open_ = state.questionnaire
+    questionnaire = study.questionnaire(open_.questionnaire_id) if open_ else None
+    item = questionnaire.item(open_.item_id) if questionnaire and open_ else None
+    if open_ is None or questionnaire is None or item is None:
+        return
+    again = ask_item(questionnaire, item, open_.instance_id, keys.questionnaire_message(last.id, "ask"), ASKED_AGAIN)
+    outcome.outgoing.append(again)
+    outcome.writes.append(PollNoted(open_, again.key))

@@ -1,0 +1,191 @@
+"""Questionnaires in the conversation: one item per message, handled by the server, never by
+the model (see :mod:`promptpipe.domain.questionnaire`).
+
+An instance starts with a ``questionnaire`` inbox row (a team's piloting send, or later its
+schedule): the intro and the first item go out and the conversation keeps the questionnaire
+under way (:class:`~promptpipe.domain.questionnaire.OpenQuestionnaire`), so each later turn
+knows it without reading anything more. A tap on the item's poll or a typed reply answers the
+item (or earns a short re-ask; after :data:`MAX_TRIES` the item is recorded as invalid), then the
+next item whose condition holds is asked, or the closing line ends it. Commands and crisis words
+are handled before any of this (STOP ends the questionnaire at once: :func:`close_if_stopped`);
+a typed question or sentence that is no answer goes to the coach (who can flag distress the
+crisis list does not know), and the item is asked again after the coach's reply (not after a
+flag or the safety message: then it waits for its reminder). One ``questionnaire`` timer reminds
+while it is open and ends it when its time is up. The coach sees neither the items nor the
+answers unless the study file allows it (``coach_sees_answers``): they are kept in the transcript
+under kinds hidden from the model. Every write of a turn (the answer, the next item asked, the
+instance's state) is in the turn's one commit, so a crash repeats the turn or nothing: no item is
+asked twice or skipped.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from promptpipe.domain import keys
+from promptpipe.domain.conversation import TurnState
+from promptpipe.domain.localtime import zone_or_utc
+from promptpipe.domain.messages import MessageKind
+from promptpipe.domain.questionnaire import (
+    QUESTIONNAIRE_PURPOSE,
+    InstanceStatus,
+    ItemType,
+    OpenQuestionnaire,
+    Questionnaire,
+    QuestionnaireItem,
+    SendEvent,
+    next_item,
+)
+from promptpipe.domain.questionnaire_answers import Missing, ask_text, poll_options
+from promptpipe.domain.quiet_hours import quiet_period_end
+from promptpipe.domain.states import Status
+from promptpipe.domain.timers import TimerKind
+from promptpipe.flow.turn import Outcome, Outgoing
+from promptpipe.pipeline.turn_writes import InstanceEnded, ItemAnswered, ItemAsked, TurnWrite
+from promptpipe.storage.inbox_rows import InboxRow
+from promptpipe.study.rules.protocol import QuietHours, Study
+
+__all__ = ["answering", "arm_clock", "arm_next", "ask_item", "close_if_stopped", "end_outcome", "exit_allowed",
+           "hidden", "not_sent_outcome", "start_outcome", "why_not_sent"]
+
+
+def hidden(questionnaire: Questionnaire, poll: bool) -> MessageKind:
+    """The kind its messages are kept under: hidden from the coach unless the study file allows."""
+    if questionnaire.coach_sees_answers:
+        return MessageKind.POLL if poll else MessageKind.TEXT
+    return MessageKind.QUESTIONNAIRE_POLL if poll else MessageKind.QUESTIONNAIRE
+
+
+def ask_item(questionnaire: Questionnaire, item: QuestionnaireItem, instance_id: int, key: str,
+             lead: str | None = None) -> Outgoing:
+    payload = {"purpose": QUESTIONNAIRE_PURPOSE, "questionnaire_id": questionnaire.id, "item_id": item.id,
+               "instance_id": instance_id}
+    if item.is_poll:
+        payload |= {"options": list(poll_options(item))}
+        if item.type is ItemType.MULTIPLE_CHOICE:
+            payload |= {"multiple": True}
+        text = item.text
+    else:
+        text = ask_text(item)
+    return Outgoing(key, f"{lead}\n{text}" if lead else text, hidden(questionnaire, item.is_poll), payload)
+
+
+def arm_clock(state: TurnState, questionnaire: Questionnaire, open_: OpenQuestionnaire, sent_at: datetime) -> None:
+    """The next reminder, or the end of the questionnaire."""
+    offsets = questionnaire.reminder_offsets()
+    if open_.reminders_sent < len(offsets):
+        due, action = sent_at + offsets[open_.reminders_sent], "remind"
+    else:
+        due, action = open_.expires_at, "expire"
+    state.arm_timer(TimerKind.QUESTIONNAIRE, due, {"instance_id": open_.instance_id,
+                                                   "questionnaire_id": questionnaire.id,
+                                                   "action": action, "sent_at": sent_at.isoformat()},
+                    reason=f"questionnaire {questionnaire.id}: {action}")
+
+
+def not_sent_outcome(instance_id: int, reason: str, now: datetime) -> Outcome:
+    return Outcome(writes=[InstanceEnded(instance_id, InstanceStatus.NOT_SENT, reason, now)],
+                   log=("questionnaire_not_sent", {"instance_id": instance_id, "reason": reason}))
+
+
+def start_outcome(state: TurnState, questionnaire: Questionnaire | None, instance_id: int, item: InboxRow,
+                  now: datetime) -> Outcome:
+    def not_sent(reason: str) -> Outcome:
+        return not_sent_outcome(instance_id, reason, now)
+
+    if questionnaire is None:
+        return not_sent("the study file in force has no such questionnaire")
+    why = why_not_sent(state, questionnaire)
+    if why is not None:
+        return not_sent(why)
+    if state.questionnaire is not None:
+        return not_sent(f"questionnaire {state.questionnaire.questionnaire_id} was under way")
+    first = next_item(questionnaire, {})
+    if first is None:
+        return not_sent("no item to ask")
+    outgoing = []
+    if questionnaire.intro:
+        outgoing.append(Outgoing(keys.questionnaire_message(item.id, "intro"), questionnaire.intro,
+                                 hidden(questionnaire, False)))
+    ask = ask_item(questionnaire, first, instance_id, keys.questionnaire_message(item.id, "ask"))
+    outgoing.append(ask)
+    open_ = OpenQuestionnaire(instance_id, questionnaire.id, first.id, now + questionnaire.open_for)
+    state.questionnaire = open_
+    arm_clock(state, questionnaire, open_, now)
+    asked = ItemAsked(open_, state.participant.id, first.id, ask.key, now, expires_at=open_.expires_at)
+    return Outcome(outgoing, writes=[asked], log=("questionnaire_sent", {"questionnaire": questionnaire.id,
+                                                                        "instance_id": instance_id}))
+
+
+def arm_next(state: TurnState, now: datetime, *, reason: str, wake: datetime | None = None,
+             quiet: QuietHours | None = None) -> None:
+    """Point the questionnaire timer at the next planned questionnaire (none: at ``wake``, when
+    more study days are to be planned, or no timer); a moment inside the ``quiet`` hours moves to
+    their end (where the timer's own turn would put it: pointing it earlier would only wake it
+    again and again)."""
+    queue = state.questionnaires.queue
+    if not queue and wake is None:
+        if state.timer_pending_after_commit(TimerKind.QUESTIONNAIRE):
+            state.cancel_timers(TimerKind.QUESTIONNAIRE, reason=reason)
+        return
+    due = max(min(entry.due_at for entry in queue) if queue else wake or now, now)
+    due = quiet_period_end(quiet, due, zone_or_utc(state.timezone)) or due
+    pending = state.pending_timers.get(TimerKind.QUESTIONNAIRE)
+    if (pending is not None and pending.due_at == due and pending.payload.get("action") == "next"
+            and not any(op.kind == TimerKind.QUESTIONNAIRE for op in state.timer_ops)):
+        return
+    state.arm_timer(TimerKind.QUESTIONNAIRE, due, {"action": "next"}, reason=reason)
+
+
+def exit_allowed(state: TurnState) -> bool:
+    """A completed participant may still get the ``study_end`` questionnaires: they ended the
+    study as planned, with no opt-out and no pause by the team holding."""
+    return state.status == Status.COMPLETED and not state.opted_out and not state.researcher_paused
+
+
+def answering(state: TurnState) -> bool:
+    """Whether the participant's replies may answer the questionnaire under way (an exit
+    questionnaire is answered after the study has ended: see :func:`close_if_stopped`)."""
+    return state.questionnaire is not None and state.status in (Status.ACTIVE, Status.COMPLETED)
+
+
+def why_not_sent(state: TurnState, questionnaire: Questionnaire) -> str | None:
+    if state.status == Status.ACTIVE or (questionnaire.send.event is SendEvent.STUDY_END and exit_allowed(state)):
+        return None
+    held = "opted out" if state.opted_out else "paused by the team" if state.researcher_paused else ""
+    if state.status == Status.COMPLETED and held:
+        return f"the participant's study ended while {held}"
+    return f"the participant is {state.status}" + (f" ({held})" if held and state.status == Status.PAUSED else "")
+
+
+def end_outcome(state: TurnState, questionnaire: Questionnaire, open_: OpenQuestionnaire, status: InstanceStatus,
+                missing: Missing, now: datetime, *, reason: str | None = None,
+                outgoing: list[Outgoing] | None = None, writes: list[TurnWrite] | None = None) -> Outcome:
+    """Close the questionnaire: the item under way and every later one get ``missing`` (or
+    not_shown, when its condition cannot hold any more)."""
+    writes = list(writes or [])
+    for item in questionnaire.items:
+        if item.id not in open_.codes:
+            shown = item.show_if is None or bool(set(open_.codes.get(item.show_if.item, ())) & set(item.show_if.codes))
+            writes.append(ItemAnswered(open_.instance_id, item.id, missing if shown else Missing.NOT_SHOWN, now))
+    writes.append(InstanceEnded(open_.instance_id, status, reason, now))
+    state.questionnaire = None
+    arm_next(state, now, reason=f"questionnaire {questionnaire.id} {status}")
+    return Outcome(outgoing or [], writes=writes, log=("questionnaire_ended", {"questionnaire": questionnaire.id,
+                                                                              "status": status}))
+
+
+def close_if_stopped(state: TurnState, study: Study, now: datetime) -> list[TurnWrite]:
+    """A turn that left the participant inactive (STOP, a pause, a withdrawal) ends the
+    questionnaire under way; the writes to add to the turn's commit."""
+    open_ = state.questionnaire
+    if open_ is None or state.status == Status.ACTIVE:
+        return []
+    questionnaire = study.questionnaire(open_.questionnaire_id)
+    if questionnaire is None:
+        state.questionnaire = None
+        return []
+    if why_not_sent(state, questionnaire) is None:  # an exit questionnaire, after the study ended
+        return []
+    return end_outcome(state, questionnaire, open_, InstanceStatus.STOPPED, Missing.STOPPED, now,
+                       reason=f"the participant is {state.status}").writes

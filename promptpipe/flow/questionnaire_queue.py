@@ -1,0 +1,263 @@
+"""The questionnaire timer and the planning every commit does: the study days up to a week
+ahead and the events of a turn are planned as instances, queued on the conversation, and the
+first one due is sent (see :mod:`promptpipe.flow.questionnaire_instance`); one whose time ran
+out unsent, or that the end of the study or a new time zone leaves out, is recorded as not sent."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date, datetime, time, timedelta
+from zoneinfo import ZoneInfo
+
+from promptpipe.domain import keys
+from promptpipe.domain.conversation import TurnState
+from promptpipe.domain.localtime import parse_hhmm, to_instant, zone_or_utc
+from promptpipe.domain.questionnaire import InstanceStatus, QueuedQuestionnaire, SendEvent
+from promptpipe.domain.questionnaire_answers import Missing
+from promptpipe.domain.questionnaire_plan import PLAN_AHEAD_DAYS, Planned, plan_days, plan_event, replan_day
+from promptpipe.domain.quiet_hours import in_quiet_hours, quiet_period_end
+from promptpipe.domain.states import Stage, Status
+from promptpipe.domain.transitions import MOVE_TO
+from promptpipe.flow.lifecycle import last_day as last_day_of
+from promptpipe.flow.questionnaire_instance import (
+    arm_clock,
+    arm_next,
+    ask_item,
+    close_if_stopped,
+    end_outcome,
+    not_sent_outcome,
+    start_outcome,
+)
+from promptpipe.flow.turn import Outcome, TurnContext
+from promptpipe.pipeline.events import Enrolled, QuestionnaireDue
+from promptpipe.pipeline.turn_writes import (
+    InstanceEnded,
+    InstanceMoved,
+    InstancesPlanned,
+    ItemAsked,
+    PlannedInstance,
+    TurnWrite,
+)
+from promptpipe.storage.inbox_rows import InboxRow
+from promptpipe.storage.questionnaires import Scheduled
+from promptpipe.study.rules.days import study_day
+from promptpipe.study.rules.protocol import SELF_REPORT_ID, Study
+
+__all__ = ["questionnaire_due_outcome", "tend"]
+
+
+REMINDER = "A gentle reminder: one question is still waiting for your answer."
+
+
+def questionnaire_due_outcome(study: Study, context: TurnContext, item: InboxRow, event: QuestionnaireDue,
+                              now: datetime) -> Outcome:
+    """Send the instance, remind about the one under way, or end it."""
+    state = context.state
+    if event.action == "next":
+        return _next_due(study, state, item, now)
+    questionnaire = study.questionnaire(event.questionnaire_id)
+    instance_id = event.instance_id
+    if instance_id is None:
+        return Outcome(log=("questionnaire_ignored", {"reason": "no instance"}))
+    if event.action == "send":
+        return start_outcome(state, questionnaire, instance_id, item, now)
+    open_ = state.questionnaire
+    if open_ is None or open_.instance_id != instance_id or questionnaire is None:
+        return Outcome(log=("questionnaire_timer_done", {"outcome": "nothing under way"}))
+    sent_at = datetime.fromisoformat(event.sent_at) if event.sent_at else now
+    if event.action == "remind" and now < open_.expires_at:
+        current = questionnaire.item(open_.item_id)
+        open_.reminders_sent += 1
+        arm_clock(state, questionnaire, open_, sent_at)
+        if current is None or in_quiet_hours(study.quiet_hours, now, zone_or_utc(state.timezone)):
+            return Outcome(log=("questionnaire_reminder_skipped", {"questionnaire": questionnaire.id}))
+        reminder = ask_item(questionnaire, current, instance_id, keys.questionnaire_message(item.id, "ask"), REMINDER)
+        asked = ItemAsked(open_, state.participant.id, current.id, reminder.key, now, reminded=True)
+        return Outcome([reminder], writes=[asked], log=("questionnaire_reminded", {"questionnaire": questionnaire.id}))
+    return end_outcome(state, questionnaire, open_, InstanceStatus.EXPIRED, Missing.EXPIRED, now,
+                       reason="its time ran out")
+
+
+def _next_due(study: Study, state: TurnState, item: InboxRow, now: datetime) -> Outcome:
+    """The planned questionnaires that came due: the first is sent (unless one is under way, or
+    the quiet hours are on: then it waits); those whose time ran out unsent are recorded so."""
+    queue = state.questionnaires.queue
+    missed = [entry for entry in queue if entry.expires_at <= now]
+    writes = _missed(missed, now)
+    queue[:] = [entry for entry in queue if entry.expires_at > now and entry.instance_id is not None]
+    due = next((entry for entry in queue if entry.due_at <= now), None)
+    quiet_end = quiet_period_end(study.quiet_hours, now, zone_or_utc(state.timezone))
+    if due is None or due.instance_id is None or state.questionnaire is not None or quiet_end is not None:
+        if state.questionnaire is None:
+            arm_next(state, now, reason="next planned questionnaire", quiet=study.quiet_hours)
+        return Outcome(writes=writes, log=("questionnaire_timer_done", {"outcome": "waiting"}))
+    queue.remove(due)
+    last = last_day_of(study, state)
+    number = study_day(state.day_one, date.fromisoformat(due.local_date)) if due.local_date else None
+    if last is not None and number is not None and number > last:  # the study was shortened
+        started = not_sent_outcome(due.instance_id, "after the participant's last study day", now)
+    else:
+        started = start_outcome(state, study.questionnaire(due.questionnaire_id), due.instance_id, item, now)
+    if state.questionnaire is None:  # it could not be sent: the next planned one
+        arm_next(state, now, reason="next planned questionnaire")
+    return Outcome(started.outgoing, writes=[*writes, *started.writes], log=started.log)
+
+
+def _missed(entries: list[QueuedQuestionnaire], now: datetime) -> list[TurnWrite]:
+    return [InstanceEnded(entry.instance_id, InstanceStatus.NOT_SENT,
+                          "its time ran out before it could be sent (not active, or the service was down)", now)
+            for entry in entries if entry.instance_id is not None]
+
+
+def tend(state: TurnState, study: Study, events: Sequence[object], now: datetime) -> list[TurnWrite]:
+    """At every commit that saves the participant's state: end the questionnaire under way if they
+    became inactive; plan what an event of this turn brings and the study days up to a week
+    ahead; keep the timer on the next planned questionnaire. The writes to add to the commit."""
+    writes = close_if_stopped(state, study, now)
+    if not study.questionnaires:
+        return writes
+    planned: list[Planned] = []
+    done = state.questionnaires.planned
+    if state.status in (Status.COMPLETED, Status.WITHDRAWN):
+        writes += _study_over(state, study, now)
+        if (state.status == Status.COMPLETED and SendEvent.STUDY_END not in done
+                and any(t.name == "study_completed" for t in state.transitions)):  # sent, or coded why not
+            planned += plan_event(study, SendEvent.STUDY_END, now)
+            done.append(SendEvent.STUDY_END)
+    else:
+        if SendEvent.ENROLLMENT not in done and any(isinstance(event, Enrolled) for event in events):
+            planned += plan_event(study, SendEvent.ENROLLMENT, now)
+            done.append(SendEvent.ENROLLMENT)
+        if SendEvent.INTAKE_COMPLETE not in done and any(t.name == MOVE_TO[Stage.FEEDBACK] for t in state.transitions):
+            planned += plan_event(study, SendEvent.INTAKE_COMPLETE, now)
+            done.append(SendEvent.INTAKE_COMPLETE)
+        if state.day_one is not None:
+            planned += _plan_ahead(state, study, now)
+    if planned:
+        writes.append(_write_plans(state, study, planned, now))
+    if state.timezone != state.participant.timezone and state.questionnaires.queue:
+        writes += _follow_zone(state, study, now)
+    if state.questionnaire is None:
+        arm_next(state, now, reason="planned questionnaires", wake=_planning_wakeup(state, study),
+                 quiet=study.quiet_hours)
+    return writes
+
+
+def _plan_ahead(state: TurnState, study: Study, now: datetime) -> list[Planned]:
+    """The study days from where each questionnaire's plan stopped (a questionnaire new to the
+    study file: from today) up to :data:`PLAN_AHEAD_DAYS` after today, within the last day."""
+    assert state.day_one is not None
+    zone = zone_or_utc(state.timezone)
+    today = study_day(state.day_one, now.astimezone(zone).date()) or 0
+    through = state.questionnaires.days
+    if "days" in state.questionnaires.planned:  # planned in full before plans rolled: through the last day
+        state.questionnaires.planned.remove("days")
+        for q in study.questionnaires:
+            if q.send.event is None and q.id != SELF_REPORT_ID:
+                through.setdefault(q.id, last_day_of(study, state) or 28)
+    last = last_day_of(study, state)
+    horizon = today + PLAN_AHEAD_DAYS if last is None else min(today + PLAN_AHEAD_DAYS, last)
+    starts = {q.id: through[q.id] + 1 if q.id in through else max(1, today)
+              for q in study.questionnaires if q.send.event is None}
+    first = min(starts.values(), default=horizon + 1)
+    if first > horizon:
+        return []
+    for questionnaire_id in starts:
+        through[questionnaire_id] = max(through.get(questionnaire_id, 0), horizon)
+    queued: dict[str, list[datetime]] = {}
+    for entry in state.questionnaires.queue:
+        if entry.local_date is not None:
+            queued.setdefault(entry.local_date, []).append(entry.due_at)
+    return plan_days(study, state.participant.id, state.day_one, range(first, horizon + 1), zone,
+                     lambda day: _prompt_times(state, day, zone) + queued.get(day.isoformat(), []),
+                     lambda questionnaire_id, number: number >= starts[questionnaire_id])
+
+
+def _planning_wakeup(state: TurnState, study: Study) -> datetime | None:
+    """When the plan must move on although nothing is queued (the next study-day questionnaire is
+    more than a week away): the local midnight from which that day is within reach."""
+    through = state.questionnaires.days
+    if state.day_one is None or not through or state.status not in (Status.ACTIVE, Status.PAUSED):
+        return None
+    last = last_day_of(study, state)
+    reach = min(through.values())
+    if last is not None and reach >= last:
+        return None
+    return to_instant(state.day_one + timedelta(days=reach - PLAN_AHEAD_DAYS), time(0, 0),
+                      zone_or_utc(state.timezone))
+
+
+def _study_over(state: TurnState, study: Study, now: datetime) -> list[TurnWrite]:
+    """The study ended for the participant (completed or withdrawn): what was planned and not sent
+    is recorded as not sent, except the exit questionnaires of one who completed (their own
+    timer sends them, or records why not)."""
+    keep = [entry for entry in state.questionnaires.queue if state.status == Status.COMPLETED and (
+        (q := study.questionnaire(entry.questionnaire_id)) is not None and q.send.event is SendEvent.STUDY_END)]
+    gone = [entry for entry in state.questionnaires.queue if entry not in keep]
+    if not gone:
+        return []
+    state.questionnaires.queue[:] = keep
+    reason = ("the participant withdrew before it was sent" if state.status == Status.WITHDRAWN
+              else "the participant's study ended before it was sent")
+    return [InstanceEnded(entry.instance_id, InstanceStatus.NOT_SENT, reason, now)
+            for entry in gone if entry.instance_id is not None]
+
+
+def _prompt_times(state: TurnState, day: date, zone: ZoneInfo) -> list[datetime]:
+    """The daily prompts of fixed-time schedules on a local day (a random window's is not known)."""
+    times = []
+    for entry in state.active_schedules():
+        if entry.habit_time:
+            wall = datetime.combine(day, parse_hhmm(entry.habit_time)) - timedelta(minutes=entry.prep_minutes)
+            times.append(to_instant(wall.date(), wall.time(), zone))
+    return times
+
+
+def _write_plans(state: TurnState, study: Study, planned: list[Planned], now: datetime) -> InstancesPlanned:
+    """Queue the plans that have a time (each is written as an instance in the commit, once per
+    occasion); record the others as not sent."""
+    entries = [(plan, QueuedQuestionnaire(plan.questionnaire_id, plan.due_at, plan.expires_at,
+                                          local_date=plan.local_date))
+               for plan in planned if plan.due_at is not None and plan.expires_at is not None]
+    queued = {id(plan): entry for plan, entry in entries}
+    queue = state.questionnaires.queue
+    queue.extend(queued.values())
+    queue.sort(key=lambda entry: entry.due_at)
+    return InstancesPlanned([PlannedInstance(
+        Scheduled(state.participant.id, plan.questionnaire_id, plan.occasion, plan.schedule_kind,
+                  plan.due_at or (plan.window[0] if plan.window else now), protocol_hash=study.hash or None,
+                  study_day=plan.study_day, local_date=plan.local_date, window=plan.window),
+        queued.get(id(plan)), plan.due_at is None, plan.reason) for plan in planned], queue, now)
+
+
+def _follow_zone(state: TurnState, study: Study, now: datetime) -> list[TurnWrite]:
+    """A new time zone: each planned study-day instance moves to its day and time on the new
+    clock (a fixed time stays 19:00 where they are now; a drawn minute keeps its draw); one that
+    now falls in the past or finds no free minute is recorded as not sent."""
+    zone = zone_or_utc(state.timezone)
+    moved: list[tuple[int, datetime, tuple[datetime, datetime] | None]] = []
+    dropped: list[tuple[int, str]] = []
+    taken: dict[str, list[datetime]] = {}
+    for entry in sorted(state.questionnaires.queue, key=lambda e: e.due_at):
+        if entry.local_date is None or entry.instance_id is None:
+            continue
+        day = date.fromisoformat(entry.local_date)
+        busy = taken.setdefault(entry.local_date, _prompt_times(state, day, zone))
+        due = replan_day(study, state.participant.id, entry.questionnaire_id, day, zone, busy)
+        questionnaire = study.questionnaire(entry.questionnaire_id)
+        if due is None or questionnaire is None:
+            continue
+        if due.at is None or due.at + questionnaire.open_for <= now:
+            dropped.append((entry.instance_id, due.reason or "its time on the new clock had passed"))
+            continue
+        busy.append(due.at)
+        entry.due_at, entry.expires_at = due.at, due.at + questionnaire.open_for
+        moved.append((entry.instance_id, due.at, due.window))
+    gone = {instance_id for instance_id, _ in dropped}
+    state.questionnaires.queue[:] = sorted((e for e in state.questionnaires.queue if e.instance_id not in gone),
+                                           key=lambda e: e.due_at)
+    if state.questionnaire is None:
+        arm_next(state, now, reason="time zone changed")
+    return [*(InstanceMoved(instance_id, due_at, window) for instance_id, due_at, window in moved),
+            *(InstanceEnded(instance_id, InstanceStatus.NOT_SENT, f"time zone changed: {reason}", now)
+              for instance_id, reason in dropped)]

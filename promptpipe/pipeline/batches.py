@@ -1,0 +1,100 @@
+"""Which of a participant's pending inbox rows their lane runs together next (see
+:mod:`promptpipe.pipeline.lanes`): a team change first, an urgent message with every pending one,
+what needs no model past an input waiting for its retry, and consecutive messages folded into one
+batch; and what the lane hands a batch to (:class:`TurnRunner`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Generic, Protocol, TypeVar
+
+from sqlalchemy.orm import Session
+
+from promptpipe.domain.questionnaire import QUESTIONNAIRE_PURPOSE
+from promptpipe.pipeline.events import InboxKind
+from promptpipe.storage.inbox_rows import InboxRow
+
+FOLDABLE_KINDS = (InboxKind.MESSAGE,)
+FIRST_KINDS = (InboxKind.TEAM_CHANGE,)
+"""Rows that run before anything else pending and set aside a turn under way: the research team's
+changes (a pause wins over the answer the model is writing; that turn runs again after it)."""
+
+NO_MODEL_TIMERS = ("questionnaire",)
+"""Timer kinds whose turn never calls the model."""
+
+
+def needs_no_model(row: InboxRow) -> bool:
+    """A questionnaire's timer, or a tap on a questionnaire item: the server answers it alone, so
+    it need not wait behind a turn that waits for the model (a self-report asked on time
+    whatever became of the day's prompt, an answer recorded when it was given)."""
+    if row.kind == InboxKind.TIMER:
+        return row.payload.get("timer_kind") in NO_MODEL_TIMERS
+    return row.kind == InboxKind.POLL_VOTE and row.payload.get("purpose") == QUESTIONNAIRE_PURPOSE
+
+
+def select_batch(
+    rows: list[InboxRow], now: datetime, urgent: set[int] | frozenset[int] = frozenset()
+) -> list[InboxRow]:
+    """The next batch to run. A team change first (:data:`FIRST_KINDS`). With an urgent message
+    pending: all pending messages, whatever waits before them (the commands decide which of them
+    are still answered). While the first row waits for its retry, the first due row that needs
+    no model (:func:`needs_no_model`). Otherwise the leading run of messages (due if any of them
+    is due), or the first other row alone (if due). Empty when nothing is due yet."""
+    if not rows:
+        return []
+    first_of_all = [row for row in rows if row.kind in FIRST_KINDS and row.available_at <= now]
+    if first_of_all:
+        return first_of_all[:1]
+    if urgent:
+        return [row for row in rows if row.kind in FOLDABLE_KINDS]
+    first = rows[0]
+    if first.available_at > now:  # waiting for its retry (the model is down): what needs no model goes by
+        passing = next((row for row in rows if row.available_at <= now and needs_no_model(row)), None)
+        if passing is not None:
+            return [passing]
+    if first.kind not in FOLDABLE_KINDS:
+        return [first] if first.available_at <= now else []
+    run: list[InboxRow] = []
+    for row in rows:
+        if row.kind not in FOLDABLE_KINDS:
+            break
+        run.append(row)
+    return run if any(row.available_at <= now for row in run) else []
+
+
+C = TypeVar("C")
+
+
+@dataclass(frozen=True)
+class FirstLook(Generic[C]):
+    """What a participant's idle lane would read first, read in the transaction that stored their
+    input (see :meth:`Lanes.first_look`): the batch, how many rows were pending, the turn's
+    context and whether it is urgent; None when nothing can run yet."""
+
+    found: tuple[list[InboxRow], int, C, bool] | None
+
+
+class TurnRunner(Protocol[C]):
+    """What a lane hands its batches to (the conversation flow)."""
+
+    def load(self, session: Session, participant_id: str, batch: list[InboxRow]) -> C:
+        """Read what the turn needs, inside the same transaction that picked the batch."""
+
+    def urgent(self, session: Session, rows: list[InboxRow]) -> set[int]:
+        """The ids of the message rows among ``rows`` that must not wait for the model."""
+
+    async def decide(self, participant_id: str, batch: list[InboxRow], context: C) -> Any:
+        """What the batch comes to (the model is asked here); writes nothing, so it can be
+        cancelled at any point."""
+
+    async def commit(self, participant_id: str, batch: list[InboxRow], context: C, outcome: Any) -> bool:
+        """Write what :meth:`decide` came to; True when part of the batch is still pending and
+        should run at once."""
+
+    async def record_failure(self, participant_id: str, batch: list[InboxRow], error: BaseException) -> None:
+        """The batch failed: keep it for a retry."""
+
+    def blocked(self, session: Session, participant_id: str, rows: list[InboxRow], now: datetime) -> None:
+        """Rows are pending but none can run yet (the first waits for its retry); called in the
+        same transaction, it may write (tell a participant whose message waits behind it)."""
