@@ -1,9 +1,9 @@
 """Questionnaires in the conversation: one item per message, handled by the server, never by
-the model (see :mod:`promptpipe.domain.questionnaire`).
+the model (see :mod:`promptpipe.questionnaires.rules.definition`).
 
 An instance starts with a ``questionnaire`` inbox row (a team's piloting send, or later its
 schedule): the intro and the first item go out and the conversation keeps the questionnaire
-under way (:class:`~promptpipe.domain.questionnaire.OpenQuestionnaire`), so each later turn
+under way (:class:`~promptpipe.questionnaires.rules.definition.OpenQuestionnaire`), so each later turn
 knows it without reading anything more. A tap on the item's poll or a typed reply answers the
 item (or earns a short re-ask; after :data:`MAX_TRIES` the item is recorded as invalid), then the
 next item whose condition holds is asked, or the closing line ends it. Commands and crisis words
@@ -30,18 +30,14 @@ from promptpipe.domain import keys
 from promptpipe.domain.conversation import TurnState
 from promptpipe.domain.localtime import parse_hhmm, to_instant, zone_or_utc
 from promptpipe.domain.messages import MessageKind
-from promptpipe.domain.questionnaire import (
-    QUESTIONNAIRE_PURPOSE,
-    InstanceStatus,
-    ItemType,
-    OpenQuestionnaire,
-    Questionnaire,
-    QuestionnaireItem,
-    QueuedQuestionnaire,
-    SendEvent,
-    next_item,
-)
-from promptpipe.domain.questionnaire_answers import (
+from promptpipe.domain.quiet_hours import in_quiet_hours, quiet_period_end
+from promptpipe.domain.states import Stage, Status
+from promptpipe.domain.timers import TimerKind
+from promptpipe.domain.transitions import MOVE_TO
+from promptpipe.flow.lifecycle import last_day as last_day_of
+from promptpipe.flow.turn import CommitHook, Outcome, Outgoing, TurnContext
+from promptpipe.pipeline.events import Enrolled, MessageReceived, PollVoteReceived, QuestionnaireDue
+from promptpipe.questionnaires.rules.answers import (
     MAX_TRIES,
     Answer,
     Missing,
@@ -52,16 +48,19 @@ from promptpipe.domain.questionnaire_answers import (
     read_typed,
     read_vote,
 )
-from promptpipe.domain.questionnaire_plan import PLAN_AHEAD_DAYS, Planned, plan_days, plan_event, replan_day
-from promptpipe.domain.quiet_hours import in_quiet_hours, quiet_period_end
-from promptpipe.domain.states import Stage, Status
-from promptpipe.domain.timers import TimerKind
-from promptpipe.domain.transitions import MOVE_TO
-from promptpipe.flow.lifecycle import last_day as last_day_of
-from promptpipe.flow.turn import CommitHook, Outcome, Outgoing, TurnContext
-from promptpipe.pipeline.events import Enrolled, MessageReceived, PollVoteReceived, QuestionnaireDue
-from promptpipe.storage.inbox_rows import InboxRow
-from promptpipe.storage.questionnaires import (
+from promptpipe.questionnaires.rules.definition import (
+    QUESTIONNAIRE_PURPOSE,
+    InstanceStatus,
+    ItemType,
+    OpenQuestionnaire,
+    Questionnaire,
+    QuestionnaireItem,
+    QueuedQuestionnaire,
+    SendEvent,
+    next_item,
+)
+from promptpipe.questionnaires.rules.plan import PLAN_AHEAD_DAYS, Planned, plan_days, plan_event, replan_day
+from promptpipe.questionnaires.store.writes import (
     Scheduled,
     end_instance,
     record_answer,
@@ -70,6 +69,7 @@ from promptpipe.storage.questionnaires import (
     reschedule_instance,
     schedule_instance,
 )
+from promptpipe.storage.inbox_rows import InboxRow
 from promptpipe.storage.transcript import set_kind
 from promptpipe.study.rules.days import study_day
 from promptpipe.study.rules.protocol import SELF_REPORT_ID, QuietHours, Study

@@ -18,13 +18,13 @@ from promptpipe.domain import keys, states, transitions
 from promptpipe.domain.messages import MessageKind, VoteSource
 from promptpipe.domain.polls import DONE_PURPOSE, VOTE_BY_OPTION
 from promptpipe.domain.profile import PROMPT_REQUIRED_FIELDS
-from promptpipe.domain.questionnaire import QUESTIONNAIRE_PURPOSE
 from promptpipe.domain.states import Status
 from promptpipe.domain.transition_log import Actor
 from promptpipe.flow import intensity
 from promptpipe.flow.turn import CommitHook, Outcome, Outgoing, TurnContext
 from promptpipe.logging import get_logger
 from promptpipe.pipeline.events import PollVoteReceived
+from promptpipe.questionnaires.rules.definition import QUESTIONNAIRE_PURPOSE
 from promptpipe.storage.deliveries import VoteTarget, recount, set_vote
 from promptpipe.storage.inbox_rows import InboxRow
 from promptpipe.storage.transcript import annotate_message

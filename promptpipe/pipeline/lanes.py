@@ -28,11 +28,11 @@ from typing import Any, Generic, Protocol, TypeVar
 from sqlalchemy.orm import Session
 
 from promptpipe.clock import Clock
-from promptpipe.domain.questionnaire import QUESTIONNAIRE_PURPOSE
 from promptpipe.errors import LLMUnavailable
 from promptpipe.logging import get_logger
 from promptpipe.pipeline.events import InboxKind
 from promptpipe.pipeline.sharing import Sharing
+from promptpipe.questionnaires.rules.definition import QUESTIONNAIRE_PURPOSE
 from promptpipe.storage.conversations import VersionConflict
 from promptpipe.storage.db import Database
 from promptpipe.storage.inbox_rows import DueInputs, InboxRow, due_inputs, pending_inbox, pending_messages
