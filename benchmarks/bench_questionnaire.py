@@ -36,7 +36,7 @@ from _common import (
 from sqlalchemy import select
 
 from promptpipe.domain.states import Stage
-from promptpipe.research.questionnaire_ops import send_questionnaire
+from promptpipe.questionnaires.operations import send_questionnaire
 from promptpipe.storage.models import Participant
 
 PARTICIPANTS, ITEMS, SEQUENTIAL = 1_000, 10, 200

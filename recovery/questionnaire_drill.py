@@ -41,12 +41,12 @@ sys.path.insert(0, str(ROOT))
 from sqlalchemy import func, select  # noqa: E402
 
 from promptpipe.clock import SystemClock  # noqa: E402
-from promptpipe.domain.questionnaire import Questionnaire, QuestionnaireItem  # noqa: E402
-from promptpipe.domain.questionnaire_answers import Answer, poll_options, read_typed, read_vote  # noqa: E402
 from promptpipe.domain.states import Stage, Status  # noqa: E402
 from promptpipe.logging import configure_logging  # noqa: E402
 from promptpipe.pipeline.inbox import Inbox, InboxConfig  # noqa: E402
-from promptpipe.research.questionnaire_ops import send_questionnaire  # noqa: E402
+from promptpipe.questionnaires.operations import send_questionnaire  # noqa: E402
+from promptpipe.questionnaires.rules.answers import Answer, poll_options, read_typed, read_vote  # noqa: E402
+from promptpipe.questionnaires.rules.definition import Questionnaire, QuestionnaireItem  # noqa: E402
 from promptpipe.storage.db import Database  # noqa: E402
 from promptpipe.storage.models import Conversation, Message, Participant, table_of  # noqa: E402
 from promptpipe.storage.queue_tables import InboxItem  # noqa: E402

@@ -45,9 +45,9 @@ from promptpipe.app import App
 from promptpipe.clock import ManualClock
 from promptpipe.domain.participant_filter import ParticipantFilter
 from promptpipe.errors import PromptPipeError
+from promptpipe.questionnaires.operations import send_questionnaire
 from promptpipe.research import admin, erasure
 from promptpipe.research.messaging import send_message
-from promptpipe.research.questionnaire_ops import send_questionnaire
 from promptpipe.storage.outbox_rows import Claimed
 from promptpipe.storage.urls import sync_url
 from promptpipe.transport import Recipient, SentMessage

@@ -21,9 +21,9 @@ from promptpipe.config import Settings
 from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.states import Status
 from promptpipe.errors import AdminError
+from promptpipe.questionnaires.operations import questionnaire_status, send_questionnaire
 from promptpipe.research import admin, oversight
 from promptpipe.research.number_moves import move_to_number
-from promptpipe.research.questionnaire_ops import questionnaire_status, send_questionnaire
 from promptpipe.research.status import read_status
 from promptpipe.research.views import as_json
 from promptpipe.storage.db import Database

@@ -14,12 +14,12 @@ from promptpipe.domain.consent import ConsentRecord
 from promptpipe.domain.localtime import DailySpec, zone_or_utc
 from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.profile import Profile
-from promptpipe.domain.questionnaire import OpenQuestionnaire, QuestionnaireState
 from promptpipe.domain.quiet_hours import after_quiet_hours
 from promptpipe.domain.safety import NewFlag
 from promptpipe.domain.timers import SENDS_MESSAGE
 from promptpipe.domain.tone import ToneUpdate
 from promptpipe.domain.transition_log import PendingTransition
+from promptpipe.questionnaires.rules.definition import OpenQuestionnaire, QuestionnaireState
 from promptpipe.study.rules.protocol import QuietHours
 
 

@@ -15,7 +15,6 @@ from sqlalchemy.orm import Session
 
 from promptpipe.domain.outcomes import COUNTER_DATES, COUNTER_INTS
 from promptpipe.domain.profile import HABIT_FIELDS, Profile
-from promptpipe.domain.questionnaire_answers import AnswerSource
 from promptpipe.export.cells import Stamp, as_dict, as_list, csv_cell, stamp
 from promptpipe.export.pseudonyms import People
 from promptpipe.export.study_part import (
@@ -34,6 +33,7 @@ from promptpipe.export.transcript import (
     message_csv,
     message_row,
 )
+from promptpipe.questionnaires.rules.answers import AnswerSource
 from promptpipe.storage.models import (
     ConsentEvent,
     Conversation,

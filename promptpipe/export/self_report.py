@@ -20,7 +20,7 @@ from sqlalchemy import and_, select
 from sqlalchemy.orm import Session
 
 from promptpipe.domain.localtime import zone_or_utc
-from promptpipe.domain.questionnaire import InstanceStatus
+from promptpipe.questionnaires.rules.definition import InstanceStatus
 from promptpipe.storage.models import table_of
 from promptpipe.study.rules.protocol import SELF_REPORT_ID, SELF_REPORT_ITEM
 from promptpipe.study.store.tables import QuestionnaireAnswer, QuestionnaireInstance

@@ -1,9 +1,9 @@
 """Questionnaires in the conversation: one item per message, handled by the server, never by
-the model (see :mod:`promptpipe.domain.questionnaire`).
+the model (see :mod:`promptpipe.questionnaires.rules.definition`).
 
 An instance starts with a ``questionnaire`` inbox row (a team's piloting send, or later its
 schedule): the intro and the first item go out and the conversation keeps the questionnaire
-under way (:class:`~promptpipe.domain.questionnaire.OpenQuestionnaire`), so each later turn
+under way (:class:`~promptpipe.questionnaires.rules.definition.OpenQuestionnaire`), so each later turn
 knows it without reading anything more. A tap on the item's poll or a typed reply answers the
 item (or earns a short re-ask; after :data:`MAX_TRIES` the item is recorded as invalid), then the
 next item whose condition holds is asked, or the closing line ends it. Commands and crisis words
@@ -26,7 +26,13 @@ from promptpipe.domain import keys
 from promptpipe.domain.conversation import TurnState
 from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.messages import MessageKind
-from promptpipe.domain.questionnaire import (
+from promptpipe.domain.quiet_hours import quiet_period_end
+from promptpipe.domain.states import Status
+from promptpipe.domain.timers import TimerKind
+from promptpipe.flow.turn import Outcome, Outgoing
+from promptpipe.pipeline.turn_writes import InstanceEnded, ItemAnswered, ItemAsked, TurnWrite
+from promptpipe.questionnaires.rules.answers import Missing, ask_text, poll_options
+from promptpipe.questionnaires.rules.definition import (
     QUESTIONNAIRE_PURPOSE,
     InstanceStatus,
     ItemType,
@@ -36,12 +42,6 @@ from promptpipe.domain.questionnaire import (
     SendEvent,
     next_item,
 )
-from promptpipe.domain.questionnaire_answers import Missing, ask_text, poll_options
-from promptpipe.domain.quiet_hours import quiet_period_end
-from promptpipe.domain.states import Status
-from promptpipe.domain.timers import TimerKind
-from promptpipe.flow.turn import Outcome, Outgoing
-from promptpipe.pipeline.turn_writes import InstanceEnded, ItemAnswered, ItemAsked, TurnWrite
 from promptpipe.storage.inbox_rows import InboxRow
 from promptpipe.study.rules.protocol import QuietHours, Study
 

@@ -12,9 +12,6 @@ from zoneinfo import ZoneInfo
 from promptpipe.domain import keys
 from promptpipe.domain.conversation import TurnState
 from promptpipe.domain.localtime import parse_hhmm, to_instant, zone_or_utc
-from promptpipe.domain.questionnaire import InstanceStatus, QueuedQuestionnaire, SendEvent
-from promptpipe.domain.questionnaire_answers import Missing
-from promptpipe.domain.questionnaire_plan import PLAN_AHEAD_DAYS, Planned, plan_days, plan_event, replan_day
 from promptpipe.domain.quiet_hours import in_quiet_hours, quiet_period_end
 from promptpipe.domain.states import Stage, Status
 from promptpipe.domain.transitions import MOVE_TO
@@ -38,8 +35,11 @@ from promptpipe.pipeline.turn_writes import (
     PlannedInstance,
     TurnWrite,
 )
+from promptpipe.questionnaires.rules.answers import Missing
+from promptpipe.questionnaires.rules.definition import InstanceStatus, QueuedQuestionnaire, SendEvent
+from promptpipe.questionnaires.rules.plan import PLAN_AHEAD_DAYS, Planned, plan_days, plan_event, replan_day
+from promptpipe.questionnaires.store.writes import Scheduled
 from promptpipe.storage.inbox_rows import InboxRow
-from promptpipe.storage.questionnaires import Scheduled
 from promptpipe.study.rules.days import study_day
 from promptpipe.study.rules.protocol import SELF_REPORT_ID, Study
 

@@ -15,7 +15,6 @@ from promptpipe.domain import keys, states, transitions
 from promptpipe.domain.messages import MessageKind, VoteSource
 from promptpipe.domain.polls import DONE_PURPOSE, VOTE_BY_OPTION
 from promptpipe.domain.profile import PROMPT_REQUIRED_FIELDS
-from promptpipe.domain.questionnaire import QUESTIONNAIRE_PURPOSE
 from promptpipe.domain.states import Status
 from promptpipe.domain.transition_log import Actor
 from promptpipe.flow import intensity
@@ -23,6 +22,7 @@ from promptpipe.flow.turn import Outcome, Outgoing, TurnContext
 from promptpipe.logging import get_logger
 from promptpipe.pipeline.events import PollVoteReceived
 from promptpipe.pipeline.turn_writes import MessageNote, Recount, TurnWrite, VoteSet
+from promptpipe.questionnaires.rules.definition import QUESTIONNAIRE_PURPOSE
 from promptpipe.storage.deliveries import VoteTarget
 from promptpipe.storage.inbox_rows import InboxRow
 from promptpipe.study.rules.protocol import SELF_REPORT_PURPOSE

@@ -17,8 +17,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from promptpipe.domain.localtime import zone_or_utc
-from promptpipe.domain.questionnaire import InstanceStatus
 from promptpipe.domain.timers import TimerKind
+from promptpipe.questionnaires.rules.definition import InstanceStatus
 from promptpipe.scheduling import jobs
 from promptpipe.scheduling.jobs import DAILY, TIMER, Alarm
 from promptpipe.scheduling.reconcile import wanted_jobs

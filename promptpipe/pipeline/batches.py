@@ -11,8 +11,8 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from sqlalchemy.orm import Session
 
-from promptpipe.domain.questionnaire import QUESTIONNAIRE_PURPOSE
 from promptpipe.pipeline.events import InboxKind
+from promptpipe.questionnaires.rules.definition import QUESTIONNAIRE_PURPOSE
 from promptpipe.storage.inbox_rows import InboxRow
 
 FOLDABLE_KINDS = (InboxKind.MESSAGE,)

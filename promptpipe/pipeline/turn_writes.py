@@ -15,11 +15,9 @@ from sqlalchemy.orm import Session
 
 from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.profile import ServerRecord
-from promptpipe.domain.questionnaire import InstanceStatus, OpenQuestionnaire, QueuedQuestionnaire
-from promptpipe.domain.questionnaire_answers import Answer, Missing
-from promptpipe.storage.deliveries import mark_reminder_sent, record_delivery, recount, set_vote
-from promptpipe.storage.inbox_rows import InboxRow, merge_inbox_payload
-from promptpipe.storage.questionnaires import (
+from promptpipe.questionnaires.rules.answers import Answer, Missing
+from promptpipe.questionnaires.rules.definition import InstanceStatus, OpenQuestionnaire, QueuedQuestionnaire
+from promptpipe.questionnaires.store.writes import (
     Scheduled,
     end_instance,
     record_answer,
@@ -28,6 +26,8 @@ from promptpipe.storage.questionnaires import (
     reschedule_instance,
     schedule_instance,
 )
+from promptpipe.storage.deliveries import mark_reminder_sent, record_delivery, recount, set_vote
+from promptpipe.storage.inbox_rows import InboxRow, merge_inbox_payload
 from promptpipe.storage.transcript import annotate_message, set_kind
 from promptpipe.study.store.decisions import DecisionValues, record_decision
 

@@ -21,7 +21,7 @@ from promptpipe.storage.participant_list import (
 )
 from promptpipe.study.rules.days import study_day
 
-__all__ = ["MAX_PAGE", "check_filter", "listed_row", "one_participant", "participant_list"]
+__all__ = ["MAX_PAGE", "check_filter", "check_page", "listed_row", "one_participant", "participant_list"]
 
 MAX_PAGE = 500
 
@@ -33,14 +33,19 @@ def check_filter(flt: ParticipantFilter) -> ParticipantFilter:
     return flt
 
 
-async def participant_list(db: Database, clock: Clock, flt: ParticipantFilter, order: ParticipantSort, *,
-                           limit: int = 50, offset: int = 0) -> ParticipantPage:
-    """The page of participants ``flt`` matches, in ``order``."""
-    check_filter(flt)
+def check_page(limit: int, offset: int) -> None:
+    """A page asked for: at most :data:`MAX_PAGE` rows, from a row that exists."""
     if not 1 <= limit <= MAX_PAGE:
         raise AdminError(f"limit: give a number from 1 to {MAX_PAGE}")
     if offset < 0:
         raise AdminError("offset: it cannot be negative")
+
+
+async def participant_list(db: Database, clock: Clock, flt: ParticipantFilter, order: ParticipantSort, *,
+                           limit: int = 50, offset: int = 0) -> ParticipantPage:
+    """The page of participants ``flt`` matches, in ``order``."""
+    check_filter(flt)
+    check_page(limit, offset)
     now = clock.now()
 
     def read(session: Any) -> tuple[int, list[ListedParticipant]]:

@@ -21,10 +21,10 @@ from promptpipe.domain.limits import INBOUND_CHARS
 from promptpipe.domain.messages import INBOUND_CONTENT, MessageKind
 from promptpipe.domain.polls import normalise
 from promptpipe.domain.profile import Profile
-from promptpipe.domain.questionnaire import QuestionnaireState
 from promptpipe.domain.text import has_undecodable
 from promptpipe.errors import AdminError, Forbidden
 from promptpipe.pipeline.inbox import Inbox, InboxConfig
+from promptpipe.questionnaires.rules.definition import QuestionnaireState
 from promptpipe.research._common import get_participant, validate_phone, validate_text
 from promptpipe.storage.db import Database
 from promptpipe.storage.deliveries import PollMessage, newest_polls, poll_message, prompt_wa_ids

@@ -19,11 +19,11 @@ from sqlalchemy.orm import Session
 
 from promptpipe.domain.localtime import to_instant, zone_or_utc
 from promptpipe.domain.messages import MessageKind, kind_shown
-from promptpipe.domain.questionnaire_answers import Missing
 from promptpipe.domain.states import Stage
 from promptpipe.domain.timeline import RESEARCHER_ONLY, Cursor, Stream, TimelineKind
 from promptpipe.domain.transition_log import TransitionKind
 from promptpipe.errors import NotFound
+from promptpipe.questionnaires.rules.answers import Missing
 from promptpipe.storage.access_tables import AuditEntry
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import ConsentEvent, Flag, Message, Transition

@@ -17,10 +17,10 @@ from sqlalchemy.orm import Session
 from promptpipe.domain.consent import ConsentKind
 from promptpipe.domain.conversation import ParticipantInfo, PendingTimer, ScheduleEntry, TurnState
 from promptpipe.domain.profile import Profile
-from promptpipe.domain.questionnaire import QuestionnaireState
 from promptpipe.domain.tone import ToneUpdate
 from promptpipe.domain.transition_log import PendingTransition
 from promptpipe.errors import StorageError
+from promptpipe.questionnaires.rules.definition import QuestionnaireState
 from promptpipe.storage.consent import record_consent
 from promptpipe.storage.deliveries import NEWEST_POLLS_ROW
 from promptpipe.storage.models import Conversation, Participant, ToneEvent, Transition, table_of

@@ -13,6 +13,7 @@ from promptpipe.domain.messages import MessageStatus
 from promptpipe.domain.profile import Profile
 from promptpipe.domain.states import Status
 from promptpipe.domain.transition_log import Actor, TransitionKind
+from promptpipe.questionnaires.store.writes import erase_typed_answers
 from promptpipe.storage.access_tables import AuditEntry
 from promptpipe.storage.consent import record_consent
 from promptpipe.storage.db import Database
@@ -27,7 +28,6 @@ from promptpipe.storage.models import (
     table_of,
 )
 from promptpipe.storage.prompt_tables import PromptDelivery, Schedule
-from promptpipe.storage.questionnaires import erase_typed_answers
 from promptpipe.storage.queue_tables import InboxItem, InboxStatus, OutboxItem, OutboxStatus, Timer, TimerStatus
 from promptpipe.storage.receipts import forget_receipts
 from promptpipe.storage.service_status import LAST_MODEL_ERROR, ModelError, read_statuses, save_status

@@ -144,7 +144,7 @@ class Conversation(SQLModel, table=True):
     turns_since_summary: int = Field(default=0, sa_column=Column(Integer, nullable=False, default=0))
     questionnaire: dict[str, Any] | None = Field(default=None, sa_column=Column(JSONType, nullable=True))
     """The questionnaire under way, if any: which instance and item, and the codes answered so far
-    (see :class:`promptpipe.domain.questionnaire.OpenQuestionnaire`). Read with every turn."""
+    (see :class:`promptpipe.questionnaires.rules.definition.OpenQuestionnaire`). Read with every turn."""
     version: int = 1
     """Bumped by every write; a write that expects an older version is a conflict."""
     updated_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))

@@ -12,10 +12,10 @@ from sqlalchemy.orm import Session
 from promptpipe.clock import Clock
 from promptpipe.domain.adherence import best_outcome
 from promptpipe.domain.localtime import zone_or_utc
+from promptpipe.questionnaires.store.reads import InstanceRow
 from promptpipe.research._common import get_participant
 from promptpipe.research.monitoring import DeliveryView, deliveries
 from promptpipe.storage.db import Database
-from promptpipe.storage.questionnaire_reads import InstanceRow
 from promptpipe.study.rules.days import study_day
 from promptpipe.study.store.day import DayDecision, DayMessage, day_decisions, day_messages, day_questionnaires
 

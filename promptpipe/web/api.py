@@ -23,14 +23,14 @@ from promptpipe.domain.participant_filter import (
     ParticipantSort,
 )
 from promptpipe.domain.states import Stage, Status
+from promptpipe.questionnaires.operations import participant_questionnaires
+from promptpipe.questionnaires.store.reads import AnswerRow, InstanceRow
 from promptpipe.research import admin, erasure, messaging, monitoring
 from promptpipe.research._common import PARTICIPANT_ID
 from promptpipe.research.listing import MAX_PAGE, one_participant, participant_list
 from promptpipe.research.number_moves import move_to_number
-from promptpipe.research.questionnaire_ops import participant_questionnaires
 from promptpipe.research.tokens import Caller, audit
 from promptpipe.research.views import ListedRow, as_json
-from promptpipe.storage.questionnaire_reads import AnswerRow, InstanceRow
 from promptpipe.study import operations as study_ops
 from promptpipe.web import api_audit, api_study
 from promptpipe.web.auth import Researcher, Viewer, context

@@ -12,7 +12,8 @@ from fastapi.responses import FileResponse
 
 from promptpipe.domain.access import NEEDED_TO_READ, SAFETY_FLAGS, TOKEN_NAME, Role, allows
 from promptpipe.domain.participant_filter import ParticipantFilter
-from promptpipe.research import flag_review, messaging, oversight, questionnaire_ops, tokens
+from promptpipe.questionnaires import operations as questionnaire_ops
+from promptpipe.research import flag_review, messaging, oversight, tokens
 from promptpipe.research.monitoring import MAX_STATS_DAYS, prompt_stats
 from promptpipe.research.status import read_status
 from promptpipe.research.tokens import Caller, audit

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from promptpipe.domain.questionnaire_answers import AnswerSource, Missing
+from promptpipe.questionnaires.rules.answers import AnswerSource, Missing
 
 __all__ = ["INSTANCE_STATUS", "InstanceOutcome", "OutcomeCounts", "QuestionnaireAnswerOut", "QuestionnaireCompliance",
            "QuestionnaireInstanceOut", "QuestionnaireInstancePage", "QuestionnaireReason"]

@@ -11,8 +11,8 @@ import sqlalchemy as sa
 
 from promptpipe.domain.command_words import Reply, command_words
 from promptpipe.flow.commands import CONFIRM_STOP, CONVERSATION_WINDOW, STOPPED, as_command
+from promptpipe.questionnaires.operations import send_questionnaire
 from promptpipe.research import admin, oversight
-from promptpipe.research.questionnaire_ops import send_questionnaire
 from promptpipe.study.rules.file import StudyFileError, parse_study
 from promptpipe.study.rules.words import word_warnings
 from promptpipe.study.store.tables import QuestionnaireAnswer

@@ -18,7 +18,7 @@ import sqlalchemy as sa
 
 from promptpipe.app import App
 from promptpipe.clock import ManualClock
-from promptpipe.domain.questionnaire_schedule import due_on
+from promptpipe.questionnaires.rules.schedule import due_on
 from promptpipe.storage.models import table_of
 from promptpipe.study.rules.file import parse_study
 from promptpipe.study.store.tables import QuestionnaireInstance

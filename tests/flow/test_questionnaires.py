@@ -15,10 +15,10 @@ import sqlalchemy as sa
 
 from promptpipe.app import App
 from promptpipe.export.files import export_study
+from promptpipe.questionnaires.operations import questionnaire_status, send_questionnaire
+from promptpipe.questionnaires.store.reads import InstanceCount
 from promptpipe.research import admin, oversight
-from promptpipe.research.questionnaire_ops import questionnaire_status, send_questionnaire
 from promptpipe.storage.models import table_of
-from promptpipe.storage.questionnaires import InstanceCount
 from promptpipe.study.store.tables import QuestionnaireAnswer, QuestionnaireInstance
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory

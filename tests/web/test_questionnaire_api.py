@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
+from promptpipe.questionnaires.operations import questionnaire_status
+from promptpipe.questionnaires.store.reads import EndCount, Reason, tally
 from promptpipe.research import admin
-from promptpipe.research.questionnaire_ops import questionnaire_status
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import table_of
-from promptpipe.storage.questionnaire_reads import EndCount, Reason, tally
 from promptpipe.study.store.tables import QuestionnaireInstance
 from promptpipe.transport.base import PollVote, poll_option_hash
 from promptpipe.transport.memory import MemoryTransport

@@ -21,10 +21,10 @@ from datetime import date, datetime
 from typing import Any
 
 from promptpipe.domain.localtime import zone_or_utc
-from promptpipe.domain.questionnaire import InstanceStatus
 from promptpipe.domain.states import Status
 from promptpipe.export.self_report import outcome_date
-from promptpipe.storage.questionnaire_reads import EndCount, by_questionnaire, tally
+from promptpipe.questionnaires.rules.definition import InstanceStatus
+from promptpipe.questionnaires.store.reads import EndCount, by_questionnaire, tally
 from promptpipe.study.rules.protocol import DEFAULT_ARM, SEND, DecisionRule, Study, Unavailable
 from promptpipe.study.rules.summary import SEED_IN_DATABASE_WARNING
 
@@ -123,7 +123,7 @@ class SeedKept:
 
 @dataclass(frozen=True)
 class QuestionnaireCounts:
-    """One questionnaire's instances by outcome (see :mod:`promptpipe.storage.questionnaire_reads`)."""
+    """One questionnaire's instances by outcome (see :mod:`promptpipe.questionnaires.store.reads`)."""
 
     sent: int
     completed: int

@@ -10,10 +10,10 @@ from sqlalchemy.orm import Session
 
 from promptpipe.domain.states import Status
 from promptpipe.domain.transition_log import TransitionKind
+from promptpipe.questionnaires.store.reads import end_counts
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import Message, Participant, Transition, table_of
 from promptpipe.storage.prompt_tables import PromptDayCounts, PromptDelivery
-from promptpipe.storage.questionnaire_reads import end_counts
 from promptpipe.study.report.counts import ReportRows, StudyReport, report_of
 from promptpipe.study.rules.protocol import SELF_REPORT_ID, Study
 from promptpipe.study.store.seed import seed_kept

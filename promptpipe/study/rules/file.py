@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from promptpipe.domain.localtime import format_hhmm, parse_hhmm
-from promptpipe.domain.questionnaire_file import parse_questionnaires
 from promptpipe.domain.quiet_hours import quiet_contains
 from promptpipe.errors import ConfigError
+from promptpipe.questionnaires.rules.file import parse_questionnaires
 from promptpipe.study.rules import protocol
 from promptpipe.study.rules.checks import Check, TomlTable, duration_setting, kind_of, must_list
 from promptpipe.study.rules.protocol import FIXED_STYLE, Allocation, Arm, DecisionRule, QuietHours, SelfReport, Study

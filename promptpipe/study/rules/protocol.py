@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from promptpipe.domain.localtime import format_hhmm
-from promptpipe.domain.questionnaire import ItemType, Option, Questionnaire, QuestionnaireItem, SendAt
 from promptpipe.domain.timers import NudgePolicy
+from promptpipe.questionnaires.rules.definition import ItemType, Option, Questionnaire, QuestionnaireItem, SendAt
 
 __all__ = [
     "AFTER_ENROLLMENT", "AFTER_INTAKE", "ARM_SETTINGS", "AVAILABILITY_RULES", "DAY_ONE_RULES", "DECISION_ACTIONS",

@@ -8,8 +8,8 @@ from fractions import Fraction
 from typing import Any
 
 from promptpipe.domain.localtime import format_hhmm
-from promptpipe.domain.questionnaire import Questionnaire, QuestionnaireItem
 from promptpipe.domain.setting_values import duration_words
+from promptpipe.questionnaires.rules.definition import Questionnaire, QuestionnaireItem
 from promptpipe.study.rules import protocol
 from promptpipe.study.rules.protocol import FIXED_STYLE, Arm, Study
 

@@ -12,8 +12,8 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from promptpipe.questionnaires.store.reads import INSTANCE_COLUMNS, InstanceRow, instances_with_answers
 from promptpipe.storage.models import Message, Participant, table_of
-from promptpipe.storage.questionnaire_reads import INSTANCE_COLUMNS, InstanceRow, instances_with_answers
 from promptpipe.study.store.tables import Decision, QuestionnaireInstance
 
 __all__ = ["DayDecision", "DayMessage", "day_decisions", "day_messages", "day_questionnaires", "pause_holders"]

@@ -8,7 +8,7 @@ from datetime import datetime
 from sqlalchemy import Column, Index, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-from promptpipe.domain.questionnaire import InstanceStatus
+from promptpipe.questionnaires.rules.definition import InstanceStatus
 from promptpipe.storage.models import UTCDateTime
 
 __all__ = ["AllocationRow", "Decision", "QuestionnaireAnswer", "QuestionnaireInstance",
@@ -106,7 +106,7 @@ class Decision(SQLModel, table=True):
 
 class QuestionnaireInstance(SQLModel, table=True):
     """One questionnaire sent (or due) to one participant on one occasion: its schedule as
-    drawn, how far it got and how it ended (see :mod:`promptpipe.domain.questionnaire`)."""
+    drawn, how far it got and how it ended (see :mod:`promptpipe.questionnaires.rules.definition`)."""
 
     __tablename__ = "questionnaire_instance"
     __table_args__ = (
@@ -133,7 +133,7 @@ class QuestionnaireInstance(SQLModel, table=True):
     window_end: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
     """A random-time questionnaire's window that day, as the draw saw it."""
     status: str = InstanceStatus.SCHEDULED
-    """An :class:`~promptpipe.domain.questionnaire.InstanceStatus`."""
+    """An :class:`~promptpipe.questionnaires.rules.definition.InstanceStatus`."""
     reason: str | None = None
     """Why it ended without being completed, or was never sent."""
     current_item: str | None = None

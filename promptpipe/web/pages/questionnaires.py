@@ -12,12 +12,12 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse
 
-from promptpipe.research.questionnaire_ops import (
+from promptpipe.questionnaires.operations import (
     compliance_by_participant,
     participant_questionnaires,
     questionnaire_compliance,
 )
-from promptpipe.storage.questionnaire_reads import AnswerRow, InstanceRow, Tally
+from promptpipe.questionnaires.store.reads import AnswerRow, InstanceRow, Tally
 from promptpipe.study.rules.protocol import Study
 from promptpipe.web.pages._lists import PER_PAGE, Pager, page_number
 from promptpipe.web.pages._render import Visitor, attempt, render, url, visitor

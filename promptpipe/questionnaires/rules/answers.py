@@ -10,20 +10,10 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-from promptpipe.domain.questionnaire import ItemType, QuestionnaireItem
+from promptpipe.questionnaires.rules.definition import ItemType, QuestionnaireItem
 
-__all__ = [
-    "MAX_TRIES",
-    "SKIP_OPTION",
-    "Answer",
-    "AnswerSource",
-    "Missing",
-    "Reask",
-    "ask_text",
-    "poll_options",
-    "read_typed",
-    "read_vote",
-]
+__all__ = ["MAX_TRIES", "SKIP_OPTION", "Answer", "AnswerSource", "Missing", "Reask", "ask_text", "poll_options",
+           "read_typed", "read_vote"]
 
 MAX_TRIES = 2
 """Replies to one item that do not fit before it is recorded as invalid."""

@@ -1,5 +1,5 @@
 """Questionnaire instances and their items' answers, in the caller's transaction (see
-:mod:`promptpipe.domain.questionnaire`): an instance is scheduled once per participant,
+:mod:`promptpipe.questionnaires.rules.definition`): an instance is scheduled once per participant,
 questionnaire and occasion (a repeat is a no-op, so an alarm that fires twice sends nothing
 twice), each item asked is a row, and each row ends answered or with a missingness code."""
 
@@ -12,13 +12,13 @@ from typing import Any
 from sqlalchemy import case, func, insert, literal, select, update
 from sqlalchemy.orm import Session
 
-from promptpipe.domain.questionnaire import InstanceStatus
-from promptpipe.domain.questionnaire_answers import Answer, AnswerSource, Missing
+from promptpipe.questionnaires.rules.answers import Answer, AnswerSource, Missing
+from promptpipe.questionnaires.rules.definition import InstanceStatus
 from promptpipe.storage.models import UTCDateTime, table_of
 from promptpipe.study.store.tables import QuestionnaireAnswer, QuestionnaireInstance
 
-__all__ = ["InstanceCount", "Scheduled", "end_instance", "erase_typed_answers", "record_answer", "record_asked",
-           "record_tries", "reschedule_instance", "schedule_instance", "status_counts"]
+__all__ = ["Scheduled", "end_instance", "erase_typed_answers", "record_answer", "record_asked",
+           "record_tries", "reschedule_instance", "schedule_instance"]
 
 _INSTANCE = table_of(QuestionnaireInstance)
 _ANSWER = table_of(QuestionnaireAnswer)
@@ -37,13 +37,6 @@ class Scheduled:
     study_day: int | None = None
     local_date: str | None = None
     window: tuple[datetime, datetime] | None = None
-
-
-@dataclass(frozen=True)
-class InstanceCount:
-    questionnaire_id: str
-    status: str
-    count: int
 
 
 def _kept_or(column: Any, value: datetime | None) -> Any:
@@ -136,14 +129,6 @@ def record_answer(session: Session, instance_id: int, item_id: str, outcome: Ans
         session.execute(update(_INSTANCE).where(_INSTANCE.c.id == instance_id).values(
             first_answer_at=_kept_or(_INSTANCE.c.first_answer_at, now), status=InstanceStatus.STARTED,
             current_item=None))
-
-
-def status_counts(session: Session) -> list[InstanceCount]:
-    """How many instances of each questionnaire are in each state."""
-    rows = session.execute(select(_INSTANCE.c.questionnaire_id, _INSTANCE.c.status, func.count())
-                           .group_by(_INSTANCE.c.questionnaire_id, _INSTANCE.c.status)
-                           .order_by(_INSTANCE.c.questionnaire_id, _INSTANCE.c.status))
-    return [InstanceCount(questionnaire_id, status, count) for questionnaire_id, status, count in rows]
 
 
 def erase_typed_answers(session: Session, participant_id: str) -> None:

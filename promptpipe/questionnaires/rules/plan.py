@@ -1,6 +1,6 @@
 """Which questionnaire instances a participant gets, and when: once at an event, or on study days
 (a fixed time, or a minute drawn afresh for each day, see
-:mod:`promptpipe.domain.questionnaire_schedule`). An event's are planned when it happens; study
+:mod:`promptpipe.questionnaires.rules.schedule`). An event's are planned when it happens; study
 days a week ahead at a time (:data:`PLAN_AHEAD_DAYS`), so an extension, a shortening or a study
 without an end needs nothing more; the caller writes each plan as an instance and queues it."""
 
@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from promptpipe.domain.questionnaire import SendEvent
-from promptpipe.domain.questionnaire_schedule import Due, due_on
+from promptpipe.questionnaires.rules.definition import SendEvent
+from promptpipe.questionnaires.rules.schedule import Due, due_on
 from promptpipe.study.rules.protocol import Study
 
 __all__ = ["PLAN_AHEAD_DAYS", "Planned", "plan_days", "plan_event", "replan_day"]

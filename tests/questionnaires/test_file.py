@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from promptpipe.domain.questionnaire import ItemType, Option, SendEvent, ShowIf, next_item
+from promptpipe.questionnaires.rules.definition import ItemType, Option, SendEvent, ShowIf, next_item
 from promptpipe.study.rules.file import StudyFileError, load_study, parse_study
 from promptpipe.study.rules.summary import describe, study_as_dict
 

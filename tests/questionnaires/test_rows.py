@@ -9,19 +9,18 @@ from datetime import datetime, timedelta, timezone
 import sqlalchemy as sa
 
 from promptpipe.clock import ManualClock
-from promptpipe.domain.questionnaire_answers import Answer, AnswerSource, Missing
-from promptpipe.research import admin
-from promptpipe.research.erasure import erase
-from promptpipe.storage.db import Database
-from promptpipe.storage.models import table_of
-from promptpipe.storage.questionnaires import (
-    InstanceCount,
+from promptpipe.questionnaires.rules.answers import Answer, AnswerSource, Missing
+from promptpipe.questionnaires.store.reads import InstanceCount, status_counts
+from promptpipe.questionnaires.store.writes import (
     Scheduled,
     record_answer,
     record_asked,
     schedule_instance,
-    status_counts,
 )
+from promptpipe.research import admin
+from promptpipe.research.erasure import erase
+from promptpipe.storage.db import Database
+from promptpipe.storage.models import table_of
 from promptpipe.study.store.tables import QuestionnaireAnswer, QuestionnaireInstance
 
 ANA = "+14165550120"

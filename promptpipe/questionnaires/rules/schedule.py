@@ -14,12 +14,12 @@ from datetime import date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from promptpipe.domain.localtime import to_instant
-from promptpipe.domain.questionnaire import SendAt
 from promptpipe.domain.quiet_hours import quiet_contains
 from promptpipe.domain.setting_values import duration_words
+from promptpipe.questionnaires.rules.definition import SendAt
 from promptpipe.study.rules.protocol import QuietHours
 
-__all__ = ["Due", "due_on"]
+__all__ = ["Due", "due_on", "window_minutes"]
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,8 @@ class Due:
     reason: str | None = None
 
 
-def _minutes(start: time, end: time) -> list[time]:
+def window_minutes(start: time, end: time) -> list[time]:
+    """The whole minutes from ``start`` up to ``end`` on a clock (none if ``end`` comes first)."""
     first, last = start.hour * 60 + start.minute, end.hour * 60 + end.minute
     return [time(minute // 60, minute % 60) for minute in range(first, last)]
 
@@ -47,7 +48,7 @@ def due_on(send: SendAt, day: date, zone: ZoneInfo, quiet: QuietHours | None, bu
     start, end = send.between
     window = (to_instant(day, start, zone), to_instant(day, end, zone))
     free: list[datetime] = []
-    for minute in _minutes(start, end):
+    for minute in window_minutes(start, end):
         if quiet is not None and quiet_contains(quiet, minute):
             continue
         instant = to_instant(day, minute, zone)

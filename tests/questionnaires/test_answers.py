@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from promptpipe.domain.questionnaire import ItemType, Option, QuestionnaireItem
-from promptpipe.domain.questionnaire_answers import (
+from promptpipe.questionnaires.rules.answers import (
     SKIP_OPTION,
     Answer,
     AnswerSource,
@@ -17,6 +16,7 @@ from promptpipe.domain.questionnaire_answers import (
     read_typed,
     read_vote,
 )
+from promptpipe.questionnaires.rules.definition import ItemType, Option, QuestionnaireItem
 
 MINUTES = QuestionnaireItem("walked", "How many minutes did you walk?", ItemType.NUMBER, low=0, high=180,
                             unit="minutes")

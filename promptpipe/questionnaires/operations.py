@@ -14,23 +14,25 @@ from promptpipe.domain import keys
 from promptpipe.domain.states import Status
 from promptpipe.errors import AdminError, Forbidden, NotFound
 from promptpipe.pipeline.events import QuestionnaireDue, as_input
-from promptpipe.research._common import get_participant
-from promptpipe.research.listing import MAX_PAGE
-from promptpipe.research.quiet_check import quiet_hours_wait
-from promptpipe.storage.db import Database
-from promptpipe.storage.inbox_rows import add_input
-from promptpipe.storage.participants import participant_by_id
-from promptpipe.storage.questionnaire_reads import (
+from promptpipe.questionnaires.store.reads import (
     EndCount,
+    InstanceCount,
     InstanceRow,
     Tally,
     by_questionnaire,
     end_counts,
     instance_page,
     participants_with_instances,
+    status_counts,
     tally,
 )
-from promptpipe.storage.questionnaires import InstanceCount, Scheduled, schedule_instance, status_counts
+from promptpipe.questionnaires.store.writes import Scheduled, schedule_instance
+from promptpipe.research._common import get_participant
+from promptpipe.research.listing import check_page
+from promptpipe.research.quiet_check import quiet_hours_wait
+from promptpipe.storage.db import Database
+from promptpipe.storage.inbox_rows import add_input
+from promptpipe.storage.participants import participant_by_id
 from promptpipe.study.rules.protocol import Study
 
 __all__ = [
@@ -121,17 +123,10 @@ class ParticipantCompliancePage:
     """One per participant of the page and questionnaire they have instances of."""
 
 
-def _check_page(limit: int, offset: int) -> None:
-    if not 1 <= limit <= MAX_PAGE:
-        raise AdminError(f"limit: give a number from 1 to {MAX_PAGE}")
-    if offset < 0:
-        raise AdminError("offset: it cannot be negative")
-
-
 async def compliance_by_participant(db: Database, *, limit: int = 50, offset: int = 0) -> ParticipantCompliancePage:
     """A page of the participants who have questionnaire instances (by id), each questionnaire's
     instances of theirs counted as :func:`questionnaire_compliance` counts them."""
-    _check_page(limit, offset)
+    check_page(limit, offset)
 
     def read(session: Session) -> ParticipantCompliancePage:
         total, ids = participants_with_instances(session, limit=limit, offset=offset)
@@ -157,7 +152,7 @@ class InstancePage:
 async def participant_questionnaires(db: Database, participant_id: str, *, limit: int = 50,
                                      offset: int = 0) -> InstancePage:
     """The participant's questionnaire instances, newest first, with their answers."""
-    _check_page(limit, offset)
+    check_page(limit, offset)
 
     def read(session: Session) -> InstancePage:
         if participant_by_id(session, participant_id) is None:

@@ -1,6 +1,6 @@
 """Questionnaires as a study file declares them (``[[questionnaires]]``): their items, when each
 is sent and how long it stays open. Reading and checking a file is
-:mod:`promptpipe.domain.questionnaire_file`; this module holds the typed values and the rules
+:mod:`promptpipe.questionnaires.rules.file`; this module holds the typed values and the rules
 that need no I/O (which item comes next, what codes an item can take).
 """
 
@@ -14,22 +14,9 @@ from typing import Any
 
 from promptpipe.domain.setting_values import duration_words
 
-__all__ = [
-    "POLL_OPTION_LIMIT",
-    "QUESTIONNAIRE_PURPOSE",
-    "InstanceStatus",
-    "ItemType",
-    "OpenQuestionnaire",
-    "Option",
-    "Questionnaire",
-    "QuestionnaireItem",
-    "QuestionnaireState",
-    "QueuedQuestionnaire",
-    "SendAt",
-    "SendEvent",
-    "ShowIf",
-    "next_item",
-]
+__all__ = ["POLL_OPTION_LIMIT", "QUESTIONNAIRE_PURPOSE", "InstanceStatus", "ItemType", "OpenQuestionnaire", "Option",
+           "Questionnaire", "QuestionnaireItem", "QuestionnaireState", "QueuedQuestionnaire", "SendAt", "SendEvent",
+           "ShowIf", "next_item"]
 
 QUESTIONNAIRE_PURPOSE = "questionnaire"
 """The ``purpose`` of a questionnaire item's messages (a vote on its poll is routed by it)."""

@@ -10,8 +10,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from promptpipe.domain.questionnaire import SendAt, SendEvent
-from promptpipe.domain.questionnaire_schedule import due_on
+from promptpipe.questionnaires.rules.definition import SendAt, SendEvent
+from promptpipe.questionnaires.rules.schedule import due_on
 from promptpipe.study.rules.protocol import QuietHours
 
 TORONTO = ZoneInfo("America/Toronto")

@@ -1,7 +1,7 @@
 """Reads of questionnaire instances and answers for the API and the dashboard: how far each
 questionnaire got (instances by status, and why the unfinished ones ended or were never sent),
 the same per participant, and one participant's instances with their answers. Writes are in
-:mod:`promptpipe.storage.questionnaires`.
+:mod:`promptpipe.questionnaires.store.writes`.
 
 An instance's stored status says where it stands; for compliance each instance is counted once
 under an *outcome*: ``planned`` (scheduled), ``under_way`` (sent or started), ``completed``,
@@ -19,15 +19,15 @@ from typing import Any
 from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session
 
-from promptpipe.domain.questionnaire import InstanceStatus
+from promptpipe.questionnaires.rules.definition import InstanceStatus
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import table_of
 from promptpipe.study.store.tables import QuestionnaireAnswer, QuestionnaireInstance
 
 __all__ = [
-    "INSTANCE_COLUMNS", "OUTCOMES", "UNFINISHED", "AnswerRow", "EndCount", "InstanceRow", "Reason", "Tally",
-    "by_questionnaire", "end_counts", "instance_page", "instances_with_answers", "outcome_of",
-    "participants_with_instances", "tally",
+    "INSTANCE_COLUMNS", "OUTCOMES", "UNFINISHED", "AnswerRow", "EndCount", "InstanceCount", "InstanceRow", "Reason",
+    "Tally", "by_questionnaire", "end_counts", "instance_page", "instances_with_answers", "outcome_of",
+    "participants_with_instances", "status_counts", "tally",
 ]
 
 _INSTANCE = table_of(QuestionnaireInstance)
@@ -135,6 +135,21 @@ def end_counts(session: Session, participant_ids: Sequence[str] | None = None) -
 
 def _end_count(row: Any, participant_id: str | None = None) -> EndCount:
     return EndCount(row.questionnaire_id, row.status, row.reason, bool(row.answered), int(row.n), participant_id)
+
+
+@dataclass(frozen=True)
+class InstanceCount:
+    questionnaire_id: str
+    status: str
+    count: int
+
+
+def status_counts(session: Session) -> list[InstanceCount]:
+    """How many instances of each questionnaire are in each state."""
+    rows = session.execute(select(_INSTANCE.c.questionnaire_id, _INSTANCE.c.status, func.count())
+                           .group_by(_INSTANCE.c.questionnaire_id, _INSTANCE.c.status)
+                           .order_by(_INSTANCE.c.questionnaire_id, _INSTANCE.c.status))
+    return [InstanceCount(questionnaire_id, status, count) for questionnaire_id, status, count in rows]
 
 
 def participants_with_instances(session: Session, *, limit: int, offset: int) -> tuple[int, list[str]]:

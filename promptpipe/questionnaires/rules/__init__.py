@@ -1,0 +1,1 @@
+"""A questionnaire's rules without I/O: the domain layer of :mod:`promptpipe.questionnaires`."""
