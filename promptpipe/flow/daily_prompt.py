@@ -25,11 +25,11 @@ from promptpipe.domain.transition_log import Actor
 from promptpipe.errors import LLMUnavailable, ToolArgumentError
 from promptpipe.flow import intensity, lifecycle
 from promptpipe.flow.decisions import decide, fixed_prompt, prompt_hash, too_late_to_send
-from promptpipe.flow.questionnaire_answer import ask_again_after
 from promptpipe.flow.timers import arm_after_prompt, lateness
 from promptpipe.flow.turn import FlowDeps, Outcome, Outgoing, TurnContext
 from promptpipe.pipeline.events import DailyPromptDue
 from promptpipe.pipeline.turn_writes import Decision, Delivery, TurnWrite
+from promptpipe.questionnaires.conversation.answer import ask_again_after
 from promptpipe.storage.inbox_rows import InboxRow
 from promptpipe.study.rules.protocol import FIXED_STYLE, PERSONALISED, NotSent
 from promptpipe.study.store.decisions import DecisionValues

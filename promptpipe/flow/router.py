@@ -32,9 +32,6 @@ from promptpipe.flow.context import load_context
 from promptpipe.flow.conversation import conversation_outcome, model_inputs
 from promptpipe.flow.daily_prompt import daily_prompt_outcome
 from promptpipe.flow.failures import apologise_if_blocked, record_failure
-from promptpipe.flow.questionnaire_answer import answer_outcome, ask_again_after, option_reader
-from promptpipe.flow.questionnaire_instance import answering
-from promptpipe.flow.questionnaire_queue import questionnaire_due_outcome, tend
 from promptpipe.flow.reactions import reaction_outcome
 from promptpipe.flow.researcher_message import researcher_message_outcome
 from promptpipe.flow.safety_step import SCREENED, screen_outcome, was_screened, with_safety_message
@@ -57,6 +54,9 @@ from promptpipe.pipeline.events import (
     said_at,
 )
 from promptpipe.pipeline.turn_writes import apply_writes
+from promptpipe.questionnaires.conversation.answer import answer_outcome, ask_again_after, option_reader
+from promptpipe.questionnaires.conversation.instance import answering
+from promptpipe.questionnaires.conversation.queue import questionnaire_due_outcome, tend
 from promptpipe.storage.conversations import save_turn_state
 from promptpipe.storage.db import Database
 from promptpipe.storage.flags import add_flags

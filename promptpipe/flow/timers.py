@@ -37,7 +37,6 @@ from promptpipe.domain.transitions import (
 )
 from promptpipe.flow import lifecycle
 from promptpipe.flow.conversation import respond
-from promptpipe.flow.questionnaire_queue import questionnaire_due_outcome
 from promptpipe.flow.turn import FlowDeps, Outcome, Outgoing, TurnContext
 from promptpipe.pipeline.events import (
     AutoFeedbackDue,
@@ -53,6 +52,7 @@ from promptpipe.pipeline.events import (
     TimerEvent,
 )
 from promptpipe.pipeline.turn_writes import ReminderSent, TurnWrite
+from promptpipe.questionnaires.conversation.queue import questionnaire_due_outcome
 from promptpipe.storage.inbox_rows import InboxRow
 
 REMINDER_TEXT = (

@@ -1,6 +1,6 @@
 """The questionnaire timer and the planning every commit does: the study days up to a week
 ahead and the events of a turn are planned as instances, queued on the conversation, and the
-first one due is sent (see :mod:`promptpipe.flow.questionnaire_instance`); one whose time ran
+first one due is sent (see :mod:`promptpipe.questionnaires.conversation.instance`); one whose time ran
 out unsent, or that the end of the study or a new time zone leaves out, is recorded as not sent."""
 
 from __future__ import annotations
@@ -16,15 +16,6 @@ from promptpipe.domain.quiet_hours import in_quiet_hours, quiet_period_end
 from promptpipe.domain.states import Stage, Status
 from promptpipe.domain.transitions import MOVE_TO
 from promptpipe.flow.lifecycle import last_day as last_day_of
-from promptpipe.flow.questionnaire_instance import (
-    arm_clock,
-    arm_next,
-    ask_item,
-    close_if_stopped,
-    end_outcome,
-    not_sent_outcome,
-    start_outcome,
-)
 from promptpipe.flow.turn import Outcome, TurnContext
 from promptpipe.pipeline.events import Enrolled, QuestionnaireDue
 from promptpipe.pipeline.turn_writes import (
@@ -34,6 +25,15 @@ from promptpipe.pipeline.turn_writes import (
     ItemAsked,
     PlannedInstance,
     TurnWrite,
+)
+from promptpipe.questionnaires.conversation.instance import (
+    arm_clock,
+    arm_next,
+    ask_item,
+    close_if_stopped,
+    end_outcome,
+    not_sent_outcome,
+    start_outcome,
 )
 from promptpipe.questionnaires.rules.answers import Missing
 from promptpipe.questionnaires.rules.definition import InstanceStatus, QueuedQuestionnaire, SendEvent

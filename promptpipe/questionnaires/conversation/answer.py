@@ -11,10 +11,10 @@ from datetime import datetime
 from promptpipe.domain import keys
 from promptpipe.domain.conversation import TurnState
 from promptpipe.domain.messages import MessageKind
-from promptpipe.flow.questionnaire_instance import answering, ask_item, end_outcome, hidden
 from promptpipe.flow.turn import Outcome, Outgoing, TurnContext
 from promptpipe.pipeline.events import MessageReceived, PollVoteReceived
 from promptpipe.pipeline.turn_writes import ItemAnswered, ItemAsked, PollNoted, Refiled, TriesCounted, TurnWrite
+from promptpipe.questionnaires.conversation.instance import answering, ask_item, end_outcome, hidden
 from promptpipe.questionnaires.rules.answers import MAX_TRIES, Answer, Missing, Reask, is_option, read_typed, read_vote
 from promptpipe.questionnaires.rules.definition import (
     QUESTIONNAIRE_PURPOSE,
