@@ -1,6 +1,7 @@
-"""The code's shape where a machine can tell: the environment is read in ``config/`` only, and no
+"""The code's shape where a machine can tell: the environment is read in ``config/`` only; no
 two modules import each other, directly or round a circle (function-local imports and those made
-for type checking only count: they hide a circle, they do not remove it)."""
+for type checking only count: they hide a circle, they do not remove it); no module, function or
+parameter list grows past what a reader takes in at once."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ def _modules() -> dict[str, ast.Module]:
 
 
 MODULES = _modules()
+MODULE_LINES, FUNCTION_LINES, PARAMETERS = 400, 60, 10
 
 
 def _imports(name: str, tree: ast.Module) -> set[str]:
@@ -118,3 +120,25 @@ def test_no_call_into_a_library_s_private_api() -> None:
                     and node.attr not in ours and not (isinstance(node.value, ast.Name) and node.value.id == "self")):
                 reaching.append(f"{name}:{node.lineno} {ast.unparse(node)}")
     assert reaching == []
+
+
+def test_no_module_function_or_parameter_list_is_too_long() -> None:
+    """In the package: at most 400 lines a module, 60 a function, fewer than 10 parameters (``self`` and ``cls``
+    not counted; a frozen dataclass of options carries more)."""
+    too_long = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        where = path.relative_to(ROOT)
+        if text.count("\n") > MODULE_LINES:
+            too_long.append(f"{where}: {text.count(chr(10))} lines")
+        for node in ast.walk(ast.parse(text)):
+            if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            lines = (node.end_lineno or node.lineno) - node.lineno + 1
+            arguments = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
+            count = len([a for a in arguments if a.arg not in ("self", "cls")])
+            if lines > FUNCTION_LINES:
+                too_long.append(f"{where}:{node.lineno} {node.name}: {lines} lines")
+            if count >= PARAMETERS:
+                too_long.append(f"{where}:{node.lineno} {node.name}: {count} parameters")
+    assert too_long == []
