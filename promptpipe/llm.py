@@ -12,16 +12,34 @@ import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import NotRequired, Protocol, TypedDict
 
 import openai
 from openai import AsyncOpenAI, DefaultAioHttpClient
-from openai.types.chat import ChatCompletion
+from openai.types.chat import (
+    ChatCompletion,
+    ChatCompletionFunctionToolParam,
+    ChatCompletionMessageFunctionToolCallParam,
+)
 
 from promptpipe.config import Settings
 from promptpipe.domain.text import clean_for_storage
 from promptpipe.errors import ContextTooLong, LLMRejected, LLMUnavailable
 from promptpipe.tls import client_context
+
+
+class Message(TypedDict):
+    """One chat message as the chat completions endpoint takes it."""
+
+    role: str
+    """system | user | assistant | tool"""
+    content: str | None
+    tool_calls: NotRequired[list[ChatCompletionMessageFunctionToolCallParam]]
+    tool_call_id: NotRequired[str]
+
+
+ToolSpec = ChatCompletionFunctionToolParam
+"""One entry of the request's ``tools``: a function's name, description and arguments' JSON schema."""
 
 
 @dataclass(frozen=True)
@@ -53,7 +71,7 @@ class Completion:
 
 class LLM(Protocol):
     async def complete(
-        self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]] | None = None
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None
     ) -> Completion:
         """One chat completion. Raises LLMUnavailable (retry later) or LLMRejected."""
         ...
@@ -165,9 +183,9 @@ class OpenAILLM:
         self._temperature = settings.genai_temperature
 
     async def complete(
-        self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]] | None = None
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None
     ) -> Completion:
-        kwargs: dict[str, Any] = {
+        kwargs: dict[str, object] = {
             "model": self._model,
             "messages": list(messages),
             "temperature": self._temperature,

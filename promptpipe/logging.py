@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 import structlog
+from structlog.typing import EventDict
 
 from promptpipe.domain.setting_values import LogFormat
 from promptpipe.domain.text import mask_credentials
@@ -34,7 +35,7 @@ def _mask_text(text: str) -> str:
     return _PHONE.sub(lambda match: "+" + "*" * len(match.group(1)) + match.group(2), text)
 
 
-def _mask_phones(_: Any, __: str, event_dict: dict[str, Any]) -> dict[str, Any]:
+def _mask_phones(_: Any, __: str, event_dict: EventDict) -> EventDict:
     """Last line of defence: no string that looks like a phone number (or a database password)
     leaves unmasked."""
     for key, value in event_dict.items():

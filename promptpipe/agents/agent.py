@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
 from promptpipe.agents.toolloop import LoopResult, run_tool_loop
 from promptpipe.domain.conversation import HistoryEntry, TurnState
@@ -14,6 +13,7 @@ from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.profile import INTAKE_FIELDS
 from promptpipe.domain.text import shorten
 from promptpipe.domain.tone import ToneState, tone_guide
+from promptpipe.llm import Message
 from promptpipe.tools.base import Tool, ToolContext
 
 GREETING_CUE = (
@@ -91,13 +91,13 @@ class AgentModule:
     def build_messages(
         self, ctx: ToolContext, history: Sequence[HistoryEntry], new_messages: Sequence[str], *, cue: str | None = None,
         budget: Budget = BUDGETS[0],
-    ) -> list[dict[str, Any]]:
+    ) -> list[Message]:
         """System prompt + situation + tone guide + summary + history window + what is new, each
         message within ``budget``."""
         state = ctx.state
         history = history[len(history) - int(len(history) * budget.history_share):] if history else history
         new_messages = batch_for_model(new_messages, budget)
-        messages: list[dict[str, Any]] = [
+        messages: list[Message] = [
             {"role": "system", "content": self.system_prompt(ctx)},
             {"role": "system", "content": self.situation(state, ctx.now())},
         ]

@@ -8,13 +8,13 @@ from collections.abc import Sequence
 from promptpipe.domain.conversation import HistoryEntry
 from promptpipe.domain.limits import MODEL_CHARS_PER_HISTORY_ENTRY, SUMMARY_CHARS
 from promptpipe.domain.text import cap_at_word, shorten
-from promptpipe.llm import LLM
+from promptpipe.llm import LLM, Message
 
 SPEAKERS = {"user": "Participant", "assistant": "Coach"}
 
 
 def summary_request(system_prompt: str, previous: str, older: Sequence[HistoryEntry],
-                    name: str) -> list[dict[str, str]]:
+                    name: str) -> list[Message]:
     transcript = "\n".join(f"{SPEAKERS.get(entry.role, entry.role)}: "
                            f"{shorten(entry.text, MODEL_CHARS_PER_HISTORY_ENTRY)}" for entry in older)
     user = "\n\n".join([

@@ -16,11 +16,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
 
 from promptpipe.domain.limits import REPLY_CHARS
 from promptpipe.domain.text import cap_reply, complete_sentences
-from promptpipe.llm import LLM, Completion, ToolCall
+from promptpipe.llm import LLM, Completion, Message, ToolCall
 from promptpipe.logging import get_logger
 from promptpipe.tools.base import Tool, ToolContext, format_tool_error
 
@@ -56,7 +55,7 @@ class Reply:
 
 @dataclass(frozen=True)
 class RunAgain:
-    messages: list[dict[str, Any]]
+    messages: list[Message]
 
 
 @dataclass(frozen=True)
@@ -70,7 +69,7 @@ class Stop:
 class RoundPlan:
     """Tool calls to run this round, with the assistant message that asked for them."""
 
-    assistant_message: dict[str, Any]
+    assistant_message: Message
     calls: tuple[ToolCall, ...]
 
 
@@ -103,7 +102,7 @@ def plan_round(completion: Completion, seen: set[tuple[str, str]]) -> Reply | St
         return Reply(capped, shortened=capped != text) if capped else Stop(StopReason.TOO_LONG)
     if any(call.signature() in seen for call in completion.tool_calls):
         return Stop(StopReason.REPEATED_TOOL_CALL)
-    assistant = {
+    assistant: Message = {
         "role": "assistant",
         "content": completion.content or None,
         "tool_calls": [
@@ -118,7 +117,7 @@ async def execute(
     plan: RoundPlan,
     ctx: ToolContext,
     tools: dict[str, Tool],
-    messages: list[dict[str, Any]],
+    messages: list[Message],
     seen: set[tuple[str, str]],
     called: list[str],
 ) -> RunAgain:
@@ -139,7 +138,7 @@ async def execute(
 
 async def run_tool_loop(
     llm: LLM,
-    messages: Sequence[dict[str, Any]],
+    messages: Sequence[Message],
     tools: Sequence[Tool],
     ctx: ToolContext,
     *,

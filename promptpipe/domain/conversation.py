@@ -6,6 +6,7 @@ one transaction. A turn that fails half-way therefore leaves no trace and can si
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
@@ -145,7 +146,7 @@ class TurnState:
     timer_ops: list[TimerOp] = field(default_factory=list)
     committed_timer_changes: list[TimerChange] = field(default_factory=list)
     """Filled on commit: what the alarm clock must now arm or disarm."""
-    tone: dict[str, Any] = field(default_factory=dict)
+    tone: Mapping[str, object] = field(default_factory=dict)
     """The stored tone state (see :class:`promptpipe.domain.tone.ToneState`)."""
     tone_updates: list[ToneUpdate] = field(default_factory=list)
     """Tone proposals validated during this turn, logged on commit."""

@@ -8,7 +8,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
 
 from promptpipe.domain.states import Vote
 
@@ -52,7 +51,7 @@ class DeliveryFact:
     vote: str | None
 
 
-def counters(deliveries: Sequence[DeliveryFact]) -> dict[str, Any]:
+def counters(deliveries: Sequence[DeliveryFact]) -> dict[str, int | str | None]:
     """Prompts sent, successes, misses, and streaks of consecutive prompt days with a "done".
 
     A day counts as done when any of its prompts got a "done" vote. The newest day does not break

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypedDict
 
 STYLE_TAGS = ("concise", "detailed", "formal", "casual", "no_emojis", "emojis_ok", "bullet_points",
               "one_question_at_a_time")
@@ -100,6 +100,14 @@ def _parse_time(value: object) -> datetime | None:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
 
 
+class ToneJson(TypedDict):
+    scores: dict[str, float]
+    active: list[str]
+    updated_at: str | None
+    implicit_updated_at: str | None
+    last_source: str | None
+
+
 @dataclass(frozen=True)
 class ToneState:
     """Per-tag scores (only those > 0), the active tags (in ``TAGS`` order) and update times."""
@@ -110,7 +118,7 @@ class ToneState:
     implicit_updated_at: datetime | None = None  # last applied implicit update (rate limit)
     last_source: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ToneJson:
         """A JSON-safe dict (ISO 8601 datetimes) for the participant's JSON column."""
         return {
             "scores": {tag: self.scores[tag] for tag in TAGS if tag in self.scores},

@@ -14,7 +14,7 @@ from promptpipe.domain.messages import MessageKind, MessageStatus
 from promptpipe.errors import LLMRejected
 from promptpipe.evaluation.model_json import json_objects
 from promptpipe.evaluation.records import Conversation, Said, Score, TokenCount
-from promptpipe.llm import LLM, Completion
+from promptpipe.llm import LLM, Completion, Message
 from promptpipe.logging import get_logger
 
 __all__ = ["CRITERIA", "Criterion", "Judge", "evidence_in", "parse_scores", "render_transcript"]
@@ -207,7 +207,7 @@ class Judge:
             return self._none(conversation, "The study sent no message in this conversation: nothing to judge."), \
                 TokenCount()
         names = ", ".join(criterion.name for criterion in self.criteria)
-        messages: list[dict[str, str]] = [
+        messages: list[Message] = [
             {"role": "system", "content": self.system_text},
             {"role": "user", "content": f"Score this conversation on: {names}.\n\n{render_transcript(conversation)}"},
         ]

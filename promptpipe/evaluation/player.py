@@ -27,7 +27,7 @@ from promptpipe.evaluation.records import Said, TokenCount
 from promptpipe.logging import get_logger
 
 if TYPE_CHECKING:
-    from promptpipe.llm import LLM
+    from promptpipe.llm import LLM, Message
 
 __all__ = ["PLACEHOLDERS", "ModelPlayer", "Move", "MoveKind", "default_system_template", "parse_move", "system_prompt"]
 
@@ -120,21 +120,21 @@ def _as_study_text(said: Said, zone: ZoneInfo) -> str:
     return f"{stamp} {said.text}"
 
 
-def conversation_messages(persona: Persona, conversation: Sequence[Said]) -> list[dict[str, str]]:
+def conversation_messages(persona: Persona, conversation: Sequence[Said]) -> list[Message]:
     """The conversation from the persona's side; consecutive messages of one side are joined (some
     servers insist that the roles alternate), and the last message is the study's."""
     zone = ZoneInfo(persona.timezone)
-    messages: list[dict[str, str]] = []
+    turns: list[tuple[str, str]] = []
     for said in conversation:
         role = "assistant" if said.incoming else "user"
         content = _as_move_json(said) if said.incoming else _as_study_text(said, zone)
-        if messages and messages[-1]["role"] == role:
-            messages[-1]["content"] += ("\n" if said.incoming else "\n\n") + content
+        if turns and turns[-1][0] == role:
+            turns[-1] = (role, turns[-1][1] + ("\n" if said.incoming else "\n\n") + content)
         else:
-            messages.append({"role": role, "content": content})
-    if not messages or messages[-1]["role"] != "user":
-        messages.append({"role": "user", "content": "(Nothing new from the coach. Write only if you would.)"})
-    return messages
+            turns.append((role, content))
+    if not turns or turns[-1][0] != "user":
+        turns.append(("user", "(Nothing new from the coach. Write only if you would.)"))
+    return [{"role": role, "content": content} for role, content in turns]
 
 
 class ModelPlayer:
@@ -149,7 +149,7 @@ class ModelPlayer:
         """The persona's next move and what asking cost. Raises LLMUnavailable or LLMRejected as
         the model client does."""
         system = system_prompt(self._template, persona, study_day=study_day, did_habit=did_habit, open_poll=open_poll)
-        messages = [{"role": "system", "content": system}, *conversation_messages(persona, conversation)]
+        messages: list[Message] = [{"role": "system", "content": system}, *conversation_messages(persona, conversation)]
         completion = await self._llm.complete(messages)
         move = parse_move(completion.content, open_poll)
         log.debug("player_move", persona=persona.name, kind=move.kind, chars=len(move.text), day=study_day)

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from promptpipe.evaluation.records import TokenCount, ToolUse
-from promptpipe.llm import LLM, Completion, ToolCall
+from promptpipe.llm import LLM, Completion, Message, ToolCall, ToolSpec
 
 __all__ = ["RecordingLLM", "call_problem"]
 
@@ -26,8 +26,7 @@ class RecordingLLM:
         self.tool_uses: list[ToolUse] = []
         self.tokens = TokenCount()
 
-    async def complete(self, messages: Sequence[dict[str, Any]],
-                       tools: Sequence[dict[str, Any]] | None = None) -> Completion:
+    async def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None) -> Completion:
         completion = await self.inner.complete(messages, tools)
         if self.recording:
             self.tokens = self.tokens + TokenCount(1, completion.prompt_tokens, completion.completion_tokens)

@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
 
-from promptpipe.llm import Completion, ToolCall
+from promptpipe.llm import Completion, Message, ToolCall, ToolSpec
 
 __all__ = ["SETUP_MESSAGE", "SETUP_PROFILE", "SETUP_TIME", "SetupCoach"]
 
@@ -30,15 +29,14 @@ _PROMPT = "Dinner done? Put your shoes on and walk around the block for 10 minut
 class SetupCoach:
     """Answers the set-up's few requests: the greeting, the intake (three tool calls), the daily prompt."""
 
-    async def complete(self, messages: Sequence[dict[str, Any]],
-                       tools: Sequence[dict[str, Any]] | None = None) -> Completion:
+    async def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None) -> Completion:
         offered = {spec["function"]["name"] for spec in tools or ()}
-        last = messages[-1] if messages else {}
+        role, content = (messages[-1]["role"], messages[-1]["content"] or "") if messages else ("", "")
         if not offered:  # the daily prompt's writer is asked without tools
             return Completion(_PROMPT)
-        if last.get("role") == "tool":
+        if role == "tool":
             return Completion(_DONE)
-        if last.get("role") == "user" and SETUP_MESSAGE in str(last.get("content", "")):
+        if role == "user" and SETUP_MESSAGE in content:
             calls = (("save_user_profile", SETUP_PROFILE),
                      ("scheduler", {"action": "create", "type": "fixed", "fixed_time": SETUP_TIME}),
                      ("transition_state", {"target_state": "FEEDBACK", "reason": "intake complete"}))

@@ -14,7 +14,6 @@ import json
 import os
 from itertools import groupby
 from pathlib import Path
-from typing import Any
 
 from sqlalchemy.orm import Session
 
@@ -34,12 +33,12 @@ COLUMNS = ("stratum", "sequence", "block", "block_size", "position_in_block", "a
            "allocated_at_utc", "scheme")
 
 
-def _rows(session: Session, study: Study) -> list[dict[str, Any]]:
+def _rows(session: Session, study: Study) -> list[dict[str, str | int | None]]:
     taken = allocations(session)
     if not taken:
         return []
     seed, scheme = study_seed(session, None, study.outside_seed), allocation_scheme(session)
-    out: list[dict[str, Any]] = []
+    out: list[dict[str, str | int | None]] = []
     for stratum, group in groupby(taken, key=lambda row: row.stratum):
         by_place = {row.sequence: row for row in group}
         last = max(by_place)

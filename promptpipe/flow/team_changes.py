@@ -49,7 +49,7 @@ class TeamOutcome:
     refused: str | None = None
     """forbidden | invalid (see :data:`REFUSALS`)"""
 
-    def to_payload(self) -> dict[str, Any]:
+    def to_payload(self) -> dict[str, str]:
         return {"refused": self.refused, "result": self.line} if self.refused else {"result": self.line}
 
     @classmethod

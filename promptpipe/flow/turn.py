@@ -58,7 +58,7 @@ class Outcome:
     flags: list[NewFlag] = field(default_factory=list)
     """Flags raised by the safety screen (the model's are on the state)."""
     resync_alarms: bool = False
-    log: tuple[str, dict[str, Any]] | None = None
+    log: tuple[str, dict[str, object]] | None = None
     """An event and its fields, logged once the outcome is committed."""
     model_turn: bool = False
     """The model answered: counted in the router's ``turns`` once committed."""

@@ -19,6 +19,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from pydantic import JsonValue
+
 from promptpipe.logging import get_logger
 from promptpipe.storage.files import PRIVATE_FILE_MODE, make_private_dir
 from promptpipe.transport import InboundMessage, PollVote, Reaction
@@ -28,7 +30,7 @@ log = get_logger("promptpipe.pipeline.spool")
 SUFFIX = ".json"
 
 
-def encode(msg: InboundMessage) -> dict[str, Any]:
+def encode(msg: InboundMessage) -> dict[str, JsonValue]:
     vote = msg.poll_vote
     return {
         "message_id": msg.message_id, "sender_phone": msg.sender_phone, "sender_lid": msg.sender_lid,

@@ -3,6 +3,7 @@ timers (and whether each alarm is armed), and the transcript with WhatsApp's rec
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import datetime
 from typing import Any
 
@@ -44,21 +45,17 @@ _TIMER = table_of(Timer)
 
 
 def participant_row(participant: Participant, conversation: Conversation | None) -> ParticipantView:
-    return ParticipantView(**_participant_fields(participant, conversation))
-
-
-def _participant_fields(participant: Participant, conversation: Conversation | None) -> dict[str, Any]:
-    return {
-        "id": participant.id, "phone": participant.phone, "name": participant.name, "timezone": participant.timezone,
-        "status": Status(participant.status), "paused_by": participant.paused_by, "opted_out": participant.opted_out,
-        "researcher_paused": participant.researcher_paused,
-        "sub_state": Stage(conversation.sub_state) if conversation else Stage.INTAKE,
-        "enrolled_at": participant.enrolled_at.isoformat(), "arm": participant.arm,
-        "strata": dict(participant.strata or {}), "day_one": participant.day_one,
-        "extra_days": participant.extra_days or 0,
-        "completed_at": participant.completed_at.isoformat() if participant.completed_at else None,
-        "number": participant.number,
-    }
+    return ParticipantView(
+        id=participant.id, phone=participant.phone, name=participant.name, timezone=participant.timezone,
+        status=Status(participant.status), paused_by=participant.paused_by, opted_out=participant.opted_out,
+        researcher_paused=participant.researcher_paused,
+        sub_state=Stage(conversation.sub_state) if conversation else Stage.INTAKE,
+        enrolled_at=participant.enrolled_at.isoformat(), arm=participant.arm,
+        strata=dict(participant.strata or {}), day_one=participant.day_one,
+        extra_days=participant.extra_days or 0,
+        completed_at=participant.completed_at.isoformat() if participant.completed_at else None,
+        number=participant.number,
+    )
 
 
 async def list_participants(db: Database) -> list[ParticipantView]:
@@ -91,7 +88,7 @@ async def show(db: Database, phone: str) -> ParticipantDetail:
     counts, waiting, unsent = await db.run(count)
     profile = Profile.from_json(conversation.profile)
     return ParticipantDetail(
-        **_participant_fields(participant, conversation),
+        **dataclasses.asdict(participant_row(participant, conversation)),
         background=participant.background,
         profile={name: profile.habit.value(name) for name in HABIT_FIELDS},
         last_habit_prompt=profile.record.last_habit_prompt,

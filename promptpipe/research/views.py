@@ -71,7 +71,7 @@ class ParticipantDetail(ParticipantView):
     """The habit plan the model gathered, by field."""
     last_habit_prompt: str | None = None
     intensity: str = "normal"
-    counters: dict[str, Any] = field(default_factory=dict)
+    counters: dict[str, int | str | None] = field(default_factory=dict)
     """prompts_sent, successes … (numbers) and the last success and miss (dates or None)."""
     tone: str = ""
     summary: str = ""

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 from datetime import datetime
-from typing import Any
+from typing import Any, TypedDict
 
 from apscheduler.triggers.base import BaseTrigger
 
@@ -33,10 +33,10 @@ class DailyPromptTrigger(BaseTrigger):  # type: ignore[misc]  # APScheduler 3 sh
             return _next_fire(self.spec, self.zone, now, True)
         return _next_fire(self.spec, self.zone, previous_fire_time, False)
 
-    def __getstate__(self) -> dict[str, Any]:
-        return dict(_state_of(self.spec, self.zone))
+    def __getstate__(self) -> TriggerState:
+        return _state_of(self.spec, self.zone).copy()
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
+    def __setstate__(self, state: TriggerState) -> None:
         if state.get("version") != 1:
             raise ValueError(f"DailyPromptTrigger state version {state.get('version')} is not supported")
         self.spec = DailySpec.from_text(state["kind"], state["habit_time"], state["window_start"],
@@ -56,13 +56,26 @@ class DailyPromptTrigger(BaseTrigger):  # type: ignore[misc]  # APScheduler 3 sh
         return f"<DailyPromptTrigger {self}>"
 
 
+class TriggerState(TypedDict):
+    """What a pickled trigger holds (``version`` 1)."""
+
+    version: int
+    kind: str
+    habit_time: str | None
+    window_start: str | None
+    window_end: str | None
+    prep_minutes: int
+    seed: str
+    zone: str
+
+
 @functools.lru_cache(maxsize=4096)
 def _next_fire(spec: DailySpec, zone: str, after: datetime, inclusive: bool) -> datetime:
     return spec.next_fire(after, zone_or_utc(zone), inclusive=inclusive)[1]
 
 
 @functools.lru_cache(maxsize=4096)
-def _state_of(spec: DailySpec, zone: str) -> dict[str, Any]:
+def _state_of(spec: DailySpec, zone: str) -> TriggerState:
     """The state to pickle (callers copy it: the remembered dict is shared)."""
     def hhmm(value: Any) -> str | None:
         return format_hhmm(value) if value is not None else None

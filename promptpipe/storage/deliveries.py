@@ -48,7 +48,7 @@ def delivery_facts(session: Session, participant_id: str) -> list[DeliveryFact]:
     return [DeliveryFact(local_date=day, vote=vote) for day, vote in rows]
 
 
-def recount(session: Session, participant_id: str) -> dict[str, Any]:
+def recount(session: Session, participant_id: str) -> dict[str, int | str | None]:
     """The participant's counters, recomputed from the delivery rows."""
     return counters(delivery_facts(session, participant_id))
 

@@ -13,7 +13,7 @@ from promptpipe.domain.conversation import TurnState
 from promptpipe.domain.text import clean_value
 from promptpipe.domain.timers import NudgePolicy
 from promptpipe.errors import LLMError, ToolArgumentError
-from promptpipe.llm import LLM
+from promptpipe.llm import LLM, ToolSpec
 from promptpipe.study.rules.protocol import OPEN_STUDY, Study
 
 
@@ -63,7 +63,7 @@ class Tool:
     parameters: dict[str, Any]
     handler: Invoke
 
-    def spec(self) -> dict[str, Any]:
+    def spec(self) -> ToolSpec:
         """The OpenAI ``tools`` entry for this tool."""
         return {
             "type": "function",

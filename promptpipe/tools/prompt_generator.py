@@ -7,7 +7,7 @@ from promptpipe.domain.profile import PROMPT_REQUIRED_FIELDS, Intensity
 from promptpipe.domain.text import cap_reply, complete_sentences
 from promptpipe.domain.tone import ToneState, tone_guide
 from promptpipe.errors import ToolArgumentError
-from promptpipe.llm import LLM
+from promptpipe.llm import LLM, Message
 from promptpipe.tools.base import Tool, ToolArguments, ToolContext, optional_string
 
 DELIVERY_MODES = ("immediate", "scheduled")
@@ -31,7 +31,7 @@ _INTENSITY: dict[str, str] = {
 }
 
 
-def generator_messages(state: TurnState, system_prompt: str, *, delivery_mode: str, notes: str) -> list[dict[str, str]]:
+def generator_messages(state: TurnState, system_prompt: str, *, delivery_mode: str, notes: str) -> list[Message]:
     """The messages sent to the model to write one prompt (no history: the profile, what the
     feedback taught us, the track record and the tone guide are all it needs)."""
     habit, record = state.profile.habit, state.profile.record

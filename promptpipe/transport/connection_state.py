@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, TypedDict
 
 __all__ = ["CONNECTION_STATES", "NEEDS_THE_TEAM", "ConnectionState", "ExitRequest", "StateListener"]
 
@@ -37,6 +37,13 @@ class StateListener(Protocol):
     def __call__(self, state: ConnectionState, number: str | None = None) -> None: ...
 
 
+class ConnectionStateJson(TypedDict):
+    name: str
+    since: str
+    until: str | None
+    detail: str
+
+
 @dataclass(frozen=True)
 class ConnectionState:
     name: str
@@ -61,7 +68,7 @@ class ConnectionState:
             text += f" until {self.until.isoformat(timespec='seconds')}"
         return text + (f" ({self.detail})" if self.detail else "")
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ConnectionStateJson:
         return {"name": self.name, "since": self.since.isoformat(),
                 "until": self.until.isoformat() if self.until else None, "detail": self.detail}
 

@@ -171,7 +171,7 @@ async def update_participant(request: Request, participant_id: ParticipantId, bo
     """Change the name, background notes or time zone, or pause / resume (the research team's
     pause only): each through the same operation as the admin script."""
     ctx = context(request)
-    changes: dict[str, Any] = {}
+    changes: dict[str, str] = {}
     if body.name is not None or body.background is not None:
         changes["profile"] = await admin.update_participant(ctx.db, ctx.clock, who=participant_id, name=body.name,
                                                             background=body.background, by=caller.name)

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, time, timedelta
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypedDict
 
 from promptpipe.domain.setting_values import duration_words
 
@@ -181,6 +181,34 @@ def next_item(questionnaire: Questionnaire, codes: Mapping[str, tuple[int, ...] 
     return None
 
 
+class OpenJson(TypedDict):
+    instance_id: int
+    questionnaire_id: str
+    item_id: str
+    expires_at: str
+    tries: int
+    codes: dict[str, list[int]]
+    reminders_sent: int
+    poll_ids: list[int]
+
+
+class QueuedJson(TypedDict):
+    questionnaire_id: str
+    due_at: str
+    expires_at: str
+    instance_id: int | None
+    local_date: str | None
+
+
+class QuestionnaireStateJson(TypedDict):
+    """How :class:`QuestionnaireState` is kept in the conversation's JSON column."""
+
+    open: OpenJson | None
+    queue: list[QueuedJson]
+    planned: list[str]
+    days: dict[str, int]
+
+
 @dataclass
 class OpenQuestionnaire:
     """The questionnaire under way for a participant (kept on their conversation): the item
@@ -196,7 +224,7 @@ class OpenQuestionnaire:
     poll_ids: list[int] = field(default_factory=list)
     """The transcript ids of the messages that asked the current item (a reminder asks again)."""
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> OpenJson:
         return {"instance_id": self.instance_id, "questionnaire_id": self.questionnaire_id, "item_id": self.item_id,
                 "expires_at": self.expires_at.isoformat(), "tries": self.tries, "codes": self.codes,
                 "reminders_sent": self.reminders_sent, "poll_ids": self.poll_ids}
@@ -225,7 +253,7 @@ class QueuedQuestionnaire:
     """The participant's day a study-day instance belongs to (None: sent at an event): a change of
     time zone moves it to the same day and time on the new clock."""
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> QueuedJson:
         return {"questionnaire_id": self.questionnaire_id, "due_at": self.due_at.isoformat(),
                 "expires_at": self.expires_at.isoformat(), "instance_id": self.instance_id,
                 "local_date": self.local_date}
@@ -250,7 +278,7 @@ class QuestionnaireState:
     days: dict[str, int] = field(default_factory=dict)
     """The study day each study-day questionnaire is planned through, by id."""
 
-    def to_json(self) -> dict[str, Any] | None:
+    def to_json(self) -> QuestionnaireStateJson | None:
         if self.open is None and not self.queue and not self.planned and not self.days:
             return None
         return {"open": self.open.to_json() if self.open else None, "queue": [q.to_json() for q in self.queue],

@@ -4,7 +4,7 @@ with a note on what was done, here or on its page."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -18,6 +18,7 @@ from promptpipe.research.tokens import audit
 from promptpipe.storage.flags import MAX_LISTED
 from promptpipe.web.errors import api_words, status_for
 from promptpipe.web.pages._render import PageError, Visitor, attempt, reader_of, render, researcher
+from promptpipe.web.pages._times import TimeLabel
 from promptpipe.web.pages.flag import NOTE_CHARS, flag_page, flag_url
 from promptpipe.web.pages.participants import participant_url
 
@@ -30,11 +31,15 @@ SHOWN = {"open": FlagStatus.OPEN, "resolved": FlagStatus.RESOLVED, "all": None}
 """The list's filter: ``?show=`` one of these."""
 
 
-async def _flag_rows(found: Visitor, show: str) -> tuple[list[dict[str, Any]], int]:
+FlagRow = dict[str, str | int | TimeLabel | None]
+"""What one row of the list shows (a template's context)."""
+
+
+async def _flag_rows(found: Visitor, show: str) -> tuple[list[FlagRow], int]:
     listed = await attempt(flag_list(found.ctx.reader, SHOWN[show]))
     rows = []
     for flag in listed.flags:
-        row = {"id": flag.id, "page": flag_url(flag.id), "participant_id": flag.participant_id,
+        row: FlagRow = {"id": flag.id, "page": flag_url(flag.id), "participant_id": flag.participant_id,
                "url": participant_url(flag.participant_id), "severity": flag.severity,
                "source": flag.source.replace("_", " "), "alert": flag.alert, "status": flag.status,
                "at": found.when(flag.at, flag.timezone), "resolved_at": found.when(flag.resolved_at, flag.timezone),

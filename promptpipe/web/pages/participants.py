@@ -4,7 +4,7 @@ header (``?sort=``), 50 a page (``?page=``); and a look-up by id (or, for resear
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -16,6 +16,7 @@ from promptpipe.research.listing import participant_list
 from promptpipe.research.views import ListedRow
 from promptpipe.web.pages._lists import PER_PAGE, STAGE_LABELS, FilterForm, Pager, page_number, read_filter
 from promptpipe.web.pages._render import PageError, Visitor, attempt, render, url, visitor
+from promptpipe.web.pages._times import TimeLabel
 
 __all__ = ["COLUMNS", "participant_url", "router", "share_text"]
 
@@ -58,7 +59,7 @@ def _sort(raw: str, found: Visitor) -> ParticipantSort:
     return DEFAULT_SORT if order.key in IDENTIFYING_SORT_KEYS and not found.identified else order
 
 
-def _headers(found: Visitor, form: FilterForm, order: ParticipantSort) -> list[dict[str, Any]]:
+def _headers(found: Visitor, form: FilterForm, order: ParticipantSort) -> list[dict[str, str | None]]:
     """Each visible column with the link that sorts by it (again: the other way round)."""
     headers = []
     for column in COLUMNS:
@@ -71,7 +72,7 @@ def _headers(found: Visitor, form: FilterForm, order: ParticipantSort) -> list[d
     return headers
 
 
-def _row(found: Visitor, item: ListedRow) -> dict[str, Any]:
+def _row(found: Visitor, item: ListedRow) -> dict[str, str | int | TimeLabel | None]:
     """What one table row shows; a viewer's has no name (and no phone, as every row)."""
     return {
         "id": item.id, "url": participant_url(item.id),
