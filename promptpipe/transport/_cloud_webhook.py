@@ -8,20 +8,17 @@ of the raw body under the app secret; anything else is refused before it is read
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import hashlib
 import hmac
 import json
-import socket
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import parse_qs
 
 import uvicorn
 
-from promptpipe.errors import ConfigError
 from promptpipe.logging import get_logger
+from promptpipe.transport.http_serving import Listening, bind, serve
 
 __all__ = ["MAX_BODY_BYTES", "STOP_GRACE_S", "WebhookApp", "WebhookServer", "signature_for"]
 
@@ -113,24 +110,17 @@ async def _answer(send: Send, status: int, body: bytes, content_type: str = "app
     await send({"type": "http.response.body", "body": body})
 
 
-class _Server(uvicorn.Server):
-    @contextlib.contextmanager
-    def capture_signals(self) -> Iterator[None]:  # the service handles signals itself
-        yield
-
-
 class WebhookServer:
     """Serves a :class:`WebhookApp` on ``listen`` (host:port; port 0: any free one)."""
 
     def __init__(self, listen: str) -> None:
         self.listen = listen
         self.port = 0
-        self._server: _Server | None = None
-        self._task: asyncio.Task[None] | None = None
+        self._listening: Listening | None = None
 
     @property
     def running(self) -> bool:
-        return self._server is not None
+        return self._listening is not None
 
     @property
     def url(self) -> str:
@@ -141,43 +131,21 @@ class WebhookServer:
 
     async def start(self, app: WebhookApp) -> None:
         """Returns once the webhook answers."""
-        sock = self._bind()
+        sock = bind(self.listen, f"CLOUD_API_WEBHOOK_LISTEN={self.listen}: cannot listen there ({{reason}}); "
+                                 "choose another host:port.")
         self.port = sock.getsockname()[1]
         config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="off", server_header=False,
                                 timeout_graceful_shutdown=int(STOP_GRACE_S))
-        self._server = _Server(config)
-        self._task = asyncio.create_task(self._server.serve(sockets=[sock]), name="cloud-api-webhook")
-        while not self._server.started:
-            if self._task.done():
-                self._task.result()
-                raise ConfigError(f"CLOUD_API_WEBHOOK_LISTEN={self.listen}: the webhook stopped at start")
-            await asyncio.sleep(0.01)
+        self._listening = await serve(
+            config, sock, name="cloud-api-webhook", grace_s=STOP_GRACE_S,
+            stopped_at_start=f"CLOUD_API_WEBHOOK_LISTEN={self.listen}: the webhook stopped at start")
         log.info("cloud_api_webhook_started", url=self.url)
-
-    def _bind(self) -> socket.socket:
-        host, _, port = self.listen.rpartition(":")
-        host = host.strip("[]")
-        sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            sock.bind((host, int(port)))
-        except OSError as exc:
-            sock.close()
-            raise ConfigError(f"CLOUD_API_WEBHOOK_LISTEN={self.listen}: cannot listen there "
-                              f"({exc.strerror or exc}); choose another host:port.") from None
-        sock.set_inheritable(True)
-        return sock
 
     async def stop(self) -> None:
         """A notification being handed over finishes first."""
-        if self._server is None or self._task is None:
+        if self._listening is None:
             return
-        self._server.should_exit = True
-        try:
-            await asyncio.wait_for(asyncio.shield(self._task), STOP_GRACE_S + 1)
-        except (TimeoutError, asyncio.CancelledError):
-            self._server.force_exit = True
-            self._task.cancel()
-        except Exception as exc:
-            log.warning("cloud_api_webhook_stop_failed", error=str(exc)[:200])
-        self._server = self._task = None
+        failed = await self._listening.stop()
+        if failed is not None:
+            log.warning("cloud_api_webhook_stop_failed", error=str(failed)[:200])
+        self._listening = None
