@@ -4,7 +4,11 @@ only some, and the service without a study file)."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import re
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -167,3 +171,23 @@ def test_without_a_study_file_only_a_pause_makes_a_point_unavailable(
     no_study = facts(study_in_use=False, **changes)
     for rule in (None, DecisionRule(), DecisionRule(unavailable_when=())):
         assert unavailable_reason(no_study, rule) == expected
+
+
+def _documented_draws() -> list[tuple[str, str, float, str]]:
+    """The known vector of docs/allocation.md's decision-draw table, read from the page."""
+    page = (Path(__file__).resolve().parents[2] / "docs" / "allocation.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| `(decision:[^`]+)` \| `([0-9a-f]{64})` \| ([0-9.]+) \| (actions\[[01]\]) \|$", page, re.M)
+    return [(key, digest, float(draw), action) for key, digest, draw, action in rows]
+
+
+def test_the_documented_draw_rule_reproduces_the_service_s_draws() -> None:
+    """A statistician re-implementing the page's three steps gets the service's draws and actions."""
+    seed, rule = bytes(range(32)), DecisionRule(actions=(SEND, NO_SEND), p=0.5)
+    documented = _documented_draws()
+    assert len(documented) == 2
+    for key, digest, draw, action in documented:
+        assert hmac.new(seed, key.encode(), hashlib.sha256).hexdigest() == digest
+        assert (int.from_bytes(bytes.fromhex(digest)[:8], "big") >> 11) / 2**53 == draw
+        drawn = draw_action(rule, seed, key)
+        assert (drawn.draw, drawn.seed_ref) == (draw, key)
+        assert drawn.action == rule.actions[int(action[-2])]
