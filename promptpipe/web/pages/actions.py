@@ -23,7 +23,7 @@ from promptpipe.research.tokens import audit
 from promptpipe.web.errors import api_words, status_for
 from promptpipe.web.pages._render import PageError, Visitor, attempt, render, researcher, visitor
 from promptpipe.web.pages.participant import checked_id
-from promptpipe.web.pages.participants import participant_url
+from promptpipe.web.pages.participants import done_redirect, participant_url, plain
 
 __all__ = ["ACTIONS", "router"]
 
@@ -51,11 +51,6 @@ ACTIONS = {
                      "The service writes today's habit prompt and its poll and sends them now, as the daily "
                      "alarm would.", "Yes, send the prompt"),
 }
-
-
-def _plain(text: str) -> str:
-    """A form's text as typed (browsers send line breaks as CR LF)."""
-    return text.replace("\r\n", "\n").strip()
 
 
 def _action(action: str) -> Action:
@@ -88,7 +83,7 @@ async def confirm(request: Request, participant_id: str, action: str,
 @router.post("/participants/{participant_id}/confirm/message", response_class=HTMLResponse)
 async def confirm_message(request: Request, participant_id: str, found: Annotated[Visitor, Depends(researcher)],
                           text: Annotated[str, Form()] = "") -> HTMLResponse:
-    text = _plain(text)
+    text = plain(text)
     if not text:
         return await _confirm_page(request, found, participant_id, "message", status_code=400,
                                    error="The message is empty: write what to send.")
@@ -139,10 +134,10 @@ async def perform(request: Request, participant_id: str, action: str, found: Ann
                   after_quiet_hours: Annotated[str, Form()] = "") -> Response:
     _action(action)
     checked_id(participant_id)
-    text, reason = _plain(text), reason.strip()
+    text, reason = plain(text), reason.strip()
     try:
         done = await _perform(found, participant_id, action, text, reason, after_quiet_hours == "1")
     except AdminError as exc:
         return await _confirm_page(request, found, participant_id, action, text=text, reason=reason,
                                    error=api_words(str(exc)), status_code=status_for(exc)[0])
-    return RedirectResponse(f"{participant_url(participant_id)}?done={done}", status_code=303)
+    return done_redirect(participant_id, done)

@@ -36,7 +36,7 @@ from promptpipe.study.store.protocol import ProtocolChanged
 from promptpipe.web.errors import protocol_words, status_for
 from promptpipe.web.pages._render import PageError, Visitor, attempt, identified_only, render, researcher
 from promptpipe.web.pages.participant import checked_id
-from promptpipe.web.pages.participants import participant_url
+from promptpipe.web.pages.participants import participant_url, plain
 
 __all__ = ["router"]
 
@@ -126,7 +126,7 @@ async def enrol_one(request: Request, found: Annotated[Visitor, Depends(research
     ctx, study, plan = found.ctx, found.ctx.settings.study, found.ctx.settings.number_plan
     form = await request.form()
     strata = {stratum.name: str(form.get(STRATUM_PREFIX + stratum.name, "")) for stratum in _strata(study)}
-    typed = Typed(phone.strip(), name.strip(), timezone.strip(), background.replace("\r\n", "\n").strip(), strata,
+    typed = Typed(phone.strip(), name.strip(), timezone.strip(), plain(background), strata,
                   number.strip() if plan.several else "")
     _, problems = check_details(study, Details(typed.phone, typed.name, typed.timezone, typed.background, strata))
     refused = {p.field: p.message for p in problems}

@@ -14,7 +14,7 @@ from promptpipe.research import oversight
 from promptpipe.research.tokens import audit
 from promptpipe.web.pages._render import PageError, Visitor, attempt, researcher
 from promptpipe.web.pages.participant import checked_id
-from promptpipe.web.pages.participants import participant_url
+from promptpipe.web.pages.participants import done_redirect
 
 __all__ = ["router"]
 
@@ -35,5 +35,4 @@ async def settle(participant_id: str, inbox_id: str, action: str,
                                            participant_id=participant_id))
     await audit(ctx.db, ctx.clock, found.caller, f"inbox_{action}", participant_id=participant_id,
                 detail={"inbox_id": number}, via="dashboard")
-    done = "input_retried" if action == "retry" else "input_skipped"
-    return RedirectResponse(f"{participant_url(participant_id)}?done={done}", status_code=303)
+    return done_redirect(participant_id, "input_retried" if action == "retry" else "input_skipped")

@@ -14,6 +14,7 @@ recorded in the audit log with the token's name (``via="dashboard"``). Researche
 from __future__ import annotations
 
 import re
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Annotated
@@ -35,7 +36,7 @@ from promptpipe.study.operations import MAX_EXTENSION_DAYS
 from promptpipe.web.errors import api_words, status_for
 from promptpipe.web.pages._render import PageError, Visitor, attempt, render, researcher, visitor
 from promptpipe.web.pages.participant import checked_id
-from promptpipe.web.pages.participants import participant_url
+from promptpipe.web.pages.participants import done_redirect, participant_url, plain
 
 __all__ = ["STEPS", "router"]
 
@@ -48,6 +49,8 @@ class Step:
     title: str
     explanation: str
     button: str
+    several_numbers: bool = False
+    """Offered only on a deployment with several WhatsApp numbers."""
 
 
 STEPS = {
@@ -68,7 +71,7 @@ STEPS = {
     "number": Step("Move to another number",
                    "From now on everything to them goes from the number you choose. They consented with the number "
                    "they know, so tell them: your message goes to them from the new number (after their quiet "
-                   "hours, if it is night for them).", "Move them and send the message"),
+                   "hours, if it is night for them).", "Move them and send the message", several_numbers=True),
 }
 
 
@@ -109,11 +112,6 @@ class Typed:
     days: str = ""
     to: str = ""
     message: str = ""
-
-
-def _plain(text: str) -> str:
-    """A form's text as typed (browsers send line breaks as CR LF)."""
-    return text.replace("\r\n", "\n").strip()
 
 
 def _who(row: ParticipantDetail, numbers: NumberPlan) -> Who:
@@ -160,6 +158,8 @@ def _one_number(found: Visitor) -> None:
 
 async def _page(request: Request, found: Visitor, participant_id: str, step: str, *, typed: Typed | None = None,
                 error: str = "", status_code: int = 200) -> HTMLResponse:
+    if STEPS[step].several_numbers:
+        _one_number(found)
     row = await _row(found, participant_id)
     study, numbers = found.ctx.settings.study, found.ctx.settings.number_plan
     length_days = study.length_days
@@ -184,24 +184,30 @@ async def _refused(request: Request, found: Visitor, participant_id: str, step: 
                        status_code=status_for(exc)[0])
 
 
-def _done(participant_id: str, done: str) -> RedirectResponse:
-    return RedirectResponse(f"{participant_url(participant_id)}?done={done}", status_code=303)
+async def _done(found: Visitor, participant_id: str, action: str, done: str,
+                detail: dict[str, object] | None = None) -> RedirectResponse:
+    """Audit ``action`` and go back to their page with the result ``done``."""
+    ctx = found.ctx
+    await audit(ctx.db, ctx.clock, found.caller, action, participant_id=participant_id, via="dashboard", detail=detail)
+    return done_redirect(participant_id, done)
 
 
-Viewing = Annotated[Visitor, Depends(visitor)]
+def _form_page(step: str) -> Callable[..., Awaitable[HTMLResponse]]:
+    async def form(request: Request, participant_id: str, found: Annotated[Visitor, Depends(visitor)]) -> HTMLResponse:
+        return await _page(request, found, participant_id, step)
+
+    return form
+
+
+for _step in STEPS:  # each step's page: GET /participants/{id}/edit, …/withdraw, …
+    router.add_api_route(f"/participants/{{participant_id}}/{_step}", _form_page(_step), methods=["GET"],
+                         response_class=HTMLResponse, name=f"{_step}_form")
 Acting = Annotated[Visitor, Depends(researcher)]
 
 
-# ------------------------------------------------------------------------------------ edit
-
-@router.get("/participants/{participant_id}/edit", response_class=HTMLResponse)
-async def edit_form(request: Request, participant_id: str, found: Viewing) -> HTMLResponse:
-    return await _page(request, found, participant_id, "edit")
-
-
-async def _edit(found: Visitor, row: ParticipantDetail, typed: Typed) -> str:
-    """Save what changed (the time zone is checked first, so a refusal saves nothing); the
-    result's key."""
+async def _edit(found: Visitor, row: ParticipantDetail, typed: Typed) -> dict[str, object] | None:
+    """Save what changed (the time zone is checked first, so a refusal saves nothing); the audit's
+    detail (None: nothing changed)."""
     ctx, by = found.ctx, found.caller.name
     zone_changed = typed.timezone != row.timezone
     if zone_changed:
@@ -218,52 +224,33 @@ async def _edit(found: Visitor, row: ParticipantDetail, typed: Typed) -> str:
         await admin.set_timezone(ctx.db, ctx.clock, phone=row.id, timezone=typed.timezone, by=by,
                                  study=ctx.settings.study)
         fields.append("timezone")
-    if not fields:
-        return "edit_unchanged"
-    await audit(ctx.db, ctx.clock, found.caller, "update", participant_id=row.id, via="dashboard",
-                detail={"fields": sorted(fields), **({"timezone": typed.timezone} if zone_changed else {})})
-    return "edited"
+    return {"fields": sorted(fields), **({"timezone": typed.timezone} if zone_changed else {})} if fields else None
 
 
 @router.post("/participants/{participant_id}/edit", response_class=HTMLResponse)
 async def edit(request: Request, participant_id: str, found: Acting, name: Annotated[str, Form()] = "",
                background: Annotated[str, Form()] = "", timezone: Annotated[str, Form()] = "") -> Response:
     row = await _row(found, participant_id)
-    typed = Typed(name=name.strip(), background=_plain(background), timezone=timezone.strip())
+    typed = Typed(name=name.strip(), background=plain(background), timezone=timezone.strip())
     try:
-        done = await _edit(found, row, typed)
+        detail = await _edit(found, row, typed)
     except AdminError as exc:
         return await _refused(request, found, participant_id, "edit", typed, exc)
-    return _done(row.id, done)
-
-
-# ------------------------------------------------------------------------------------ withdraw
-
-@router.get("/participants/{participant_id}/withdraw", response_class=HTMLResponse)
-async def withdraw_form(request: Request, participant_id: str, found: Viewing) -> HTMLResponse:
-    return await _page(request, found, participant_id, "withdraw")
+    return await _done(found, row.id, "update", "edited", detail) if detail else done_redirect(row.id, "edit_unchanged")
 
 
 @router.post("/participants/{participant_id}/withdraw", response_class=HTMLResponse)
 async def withdraw(request: Request, participant_id: str, found: Acting,
                    reason: Annotated[str, Form()] = "") -> Response:
     ctx, participant_id = found.ctx, checked_id(participant_id)
-    typed = Typed(reason=_plain(reason))
+    typed = Typed(reason=plain(reason))
     try:
         await admin.set_status(ctx.db, ctx.clock, phone=participant_id, action="withdraw", reason=typed.reason,
                                by=found.caller.name, study=ctx.settings.study)
     except AdminError as exc:
         return await _refused(request, found, participant_id, "withdraw", typed, exc)
-    await audit(ctx.db, ctx.clock, found.caller, "withdraw", participant_id=participant_id, via="dashboard",
-                detail={"reason": typed.reason} if typed.reason else None)
-    return _done(participant_id, "withdrawn")
-
-
-# ------------------------------------------------------------------------------------ erase
-
-@router.get("/participants/{participant_id}/erase", response_class=HTMLResponse)
-async def erase_form(request: Request, participant_id: str, found: Viewing) -> HTMLResponse:
-    return await _page(request, found, participant_id, "erase")
+    return await _done(found, participant_id, "withdraw", "withdrawn",
+                       {"reason": typed.reason} if typed.reason else None)
 
 
 @router.post("/participants/{participant_id}/erase", response_class=HTMLResponse)
@@ -278,15 +265,7 @@ async def erase(request: Request, participant_id: str, found: Acting,
         await erasure.erase(ctx.db, ctx.clock, phone=participant_id, by=found.caller.name)
     except AdminError as exc:
         return await _refused(request, found, participant_id, "erase", typed, exc)
-    await audit(ctx.db, ctx.clock, found.caller, "erase", participant_id=participant_id, via="dashboard")
-    return _done(participant_id, "erased")
-
-
-# ------------------------------------------------------------------------------------ extend
-
-@router.get("/participants/{participant_id}/extend", response_class=HTMLResponse)
-async def extend_form(request: Request, participant_id: str, found: Viewing) -> HTMLResponse:
-    return await _page(request, found, participant_id, "extend")
+    return await _done(found, participant_id, "erase", "erased")
 
 
 @router.post("/participants/{participant_id}/extend", response_class=HTMLResponse)
@@ -301,17 +280,7 @@ async def extend(request: Request, participant_id: str, found: Acting,
                            by=found.caller.name)
     except AdminError as exc:
         return await _refused(request, found, participant_id, "extend", typed, exc)
-    await audit(ctx.db, ctx.clock, found.caller, "extend", participant_id=participant_id, via="dashboard",
-                detail={"days": int(typed.days)})
-    return _done(participant_id, "extended")
-
-
-# ------------------------------------------------------------------------------------ number
-
-@router.get("/participants/{participant_id}/number", response_class=HTMLResponse)
-async def number_form(request: Request, participant_id: str, found: Viewing) -> HTMLResponse:
-    _one_number(found)
-    return await _page(request, found, participant_id, "number")
+    return await _done(found, participant_id, "extend", "extended", {"days": int(typed.days)})
 
 
 @router.post("/participants/{participant_id}/number", response_class=HTMLResponse)
@@ -321,7 +290,7 @@ async def move_number(request: Request, participant_id: str, found: Acting, to: 
     the message cannot go to them now (the result line says so)."""
     _one_number(found)
     ctx, participant_id = found.ctx, checked_id(participant_id)
-    typed = Typed(to=to.strip()[:40], message=_plain(message))
+    typed = Typed(to=to.strip()[:40], message=plain(message))
     try:
         if not typed.to:
             raise AdminError("to: choose the number to move them to")
@@ -330,6 +299,5 @@ async def move_number(request: Request, participant_id: str, found: Acting, to: 
                                      study=ctx.settings.study)
     except AdminError as exc:
         return await _refused(request, found, participant_id, "number", typed, exc)
-    await audit(ctx.db, ctx.clock, found.caller, "move_number", participant_id=participant_id, via="dashboard",
-                detail={"to": typed.to})
-    return _done(participant_id, "moved" if moved.message_sent else "moved_unsent")
+    return await _done(found, participant_id, "move_number", "moved" if moved.message_sent else "moved_unsent",
+                       {"to": typed.to})

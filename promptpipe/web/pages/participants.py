@@ -18,7 +18,7 @@ from promptpipe.web.pages._lists import PER_PAGE, STAGE_LABELS, FilterForm, Page
 from promptpipe.web.pages._render import PageError, Visitor, attempt, render, url, visitor
 from promptpipe.web.pages._times import TimeLabel
 
-__all__ = ["COLUMNS", "participant_url", "router", "share_text"]
+__all__ = ["COLUMNS", "done_redirect", "participant_url", "plain", "router", "share_text"]
 
 router = APIRouter()
 DEFAULT_SORT = ParticipantSort("enrolled")
@@ -43,6 +43,16 @@ COLUMNS = (
 
 def participant_url(participant_id: str) -> str:
     return f"/participants/{participant_id}"
+
+
+def done_redirect(participant_id: str, done: str) -> RedirectResponse:
+    """Back to their page with the one-line result ``done`` (see :data:`participant.DONE_MESSAGES`)."""
+    return RedirectResponse(f"{participant_url(participant_id)}?done={done}", status_code=303)
+
+
+def plain(text: str) -> str:
+    """A form's text as typed (browsers send line breaks as CR LF)."""
+    return text.replace("\r\n", "\n").strip()
 
 
 def share_text(answered: int, sent: int) -> str:
