@@ -25,7 +25,7 @@ from promptpipe.domain.participant_filter import (
 from promptpipe.domain.states import Stage, Status
 from promptpipe.questionnaires.operations import participant_questionnaires
 from promptpipe.questionnaires.store.reads import AnswerRow, InstanceRow
-from promptpipe.research import admin, erasure, messaging, monitoring
+from promptpipe.research import admin, erasure, messaging, monitoring, oversight
 from promptpipe.research._common import PARTICIPANT_ID
 from promptpipe.research.listing import MAX_PAGE, one_participant, participant_list
 from promptpipe.research.number_moves import move_to_number
@@ -363,7 +363,5 @@ async def prompt_now(request: Request, participant_id: ParticipantId, caller: Re
 @router.get("/participants/{participant_id}/consent", response_model=ConsentLedger, tags=["participants"])
 async def consent(request: Request, participant_id: ParticipantId, caller: Researcher) -> ConsentLedger:
     """The participant's consent ledger, oldest first."""
-    from promptpipe.research import oversight
-
     ctx = context(request)
     return ConsentLedger.model_validate(as_json(await oversight.consent(ctx.reader, participant_id)))

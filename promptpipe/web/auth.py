@@ -32,24 +32,9 @@ from promptpipe.web.context import WebContext
 from promptpipe.web.errors import ApiError
 from promptpipe.web.identity import Expired, caller_by_id, identify, note_use
 
-__all__ = [
-    "CALLER_SCOPE_KEY",
-    "SESSION_COOKIE",
-    "Admin",
-    "Researcher",
-    "SessionData",
-    "SignInRequired",
-    "Viewer",
-    "api_caller",
-    "client_address",
-    "context",
-    "csrf_token",
-    "load_session_key",
-    "new_session_cookie",
-    "read_session",
-    "require",
-    "session_caller",
-]
+__all__ = ["CALLER_SCOPE_KEY", "SESSION_COOKIE", "Admin", "Researcher", "SessionData", "SignInRequired", "Viewer",
+           "api_caller", "client_address", "context", "csrf_token", "load_session_key", "new_session_cookie",
+           "read_session", "require", "session_caller"]
 
 log = get_logger("promptpipe.web")
 

@@ -18,31 +18,10 @@ from promptpipe.domain.states import Stage, Status, Vote
 from promptpipe.domain.timers import TimerKind
 from promptpipe.study.operations import MAX_EXTENSION_DAYS
 
-__all__ = [
-    "DB_INT_MAX",
-    "MESSAGE_CHARS",
-    "OPTIONAL_TEXT",
-    "VISIBLE_LINE",
-    "VISIBLE_TEXT",
-    "Accepted",
-    "ConsentLedger",
-    "Delivery",
-    "EnrollRequest",
-    "Erased",
-    "ErrorBody",
-    "ExtendRequest",
-    "Health",
-    "MessageRequest",
-    "ParticipantDetail",
-    "ParticipantPage",
-    "ParticipantSummary",
-    "Schedules",
-    "StrictBody",
-    "Timers",
-    "TranscriptEntry",
-    "TranscriptPage",
-    "UpdateRequest",
-]
+__all__ = ["DB_INT_MAX", "MESSAGE_CHARS", "OPTIONAL_TEXT", "VISIBLE_LINE", "VISIBLE_TEXT", "Accepted",
+           "ConsentLedger", "Delivery", "EnrollRequest", "Erased", "ErrorBody", "ExtendRequest", "Health",
+           "MessageRequest", "ParticipantDetail", "ParticipantPage", "ParticipantSummary", "Schedules", "StrictBody",
+           "Timers", "TranscriptEntry", "TranscriptPage", "UpdateRequest"]
 
 MESSAGE_CHARS = 4096
 DB_INT_MAX = 2**63 - 1

@@ -1,12 +1,9 @@
 """One message to every participant of the list as filtered (``/broadcast?status=…``), in three
-steps without a script: first a page saying exactly how many participants the filter matches, how
-many of them it will reach, and how many are skipped and why (they sent STOP, were withdrawn or
-erased); then the text, shown back with the count (POST ``/broadcast/review``); then one
-confirmation (POST ``/broadcast/send``), which sends only if the filter still matches the number
-counted (as ``promptpipe-admin broadcast`` and the API do), and only once for one review form (a
-double click on a page without scripts sends the form twice). Whoever is inside the study's quiet
-hours gets it when they end on their clock, as with the admin script by default; the page says how
-many that is now. Researchers and admins only; audited with ``via="dashboard"``."""
+steps: how many the filter matches, reaches and skips (and why); the text shown back with the count
+(POST ``/broadcast/review``); one confirmation (POST ``/broadcast/send``), which sends only if the
+filter still matches the number counted (as the admin script and the API do), and once for one
+review form (a double click sends the form twice). Those inside the study's quiet hours get it when
+they end. Researchers and admins only; audited with ``via="dashboard"``."""
 
 from __future__ import annotations
 
@@ -26,6 +23,7 @@ from promptpipe.research.tokens import audit
 from promptpipe.web.errors import api_words, status_for
 from promptpipe.web.pages._lists import FilterForm, read_filter
 from promptpipe.web.pages._render import PageError, Visitor, attempt, render, researcher, url, visitor
+from promptpipe.web.pages.participants import plain
 
 __all__ = ["SKIPPED_WORDS", "router"]
 
@@ -88,10 +86,6 @@ def _expected(raw: str) -> int:
     return int(raw.strip())
 
 
-def _plain(text: str) -> str:
-    return text.replace("\r\n", "\n").strip()
-
-
 Form_ = Annotated[str, Form()]
 
 
@@ -107,7 +101,7 @@ async def review(request: Request, found: Annotated[Visitor, Depends(researcher)
                  status: Form_ = "", stage: Form_ = "", arm: Form_ = "", silent: Form_ = "",
                  expected: Form_ = "") -> HTMLResponse:
     """Step 2: the text shown back with the count, and the one button that sends it."""
-    text, counted = _plain(text), _expected(expected)
+    text, counted = plain(text), _expected(expected)
     shown = await _shown(found, _filter(status, stage, arm, silent))
     if shown.plan.matches != counted:
         return _page(request, found, shown, "count", text=text, status_code=409,
@@ -126,7 +120,7 @@ async def send(request: Request, found: Annotated[Visitor, Depends(researcher)],
                expected: Form_ = "", once: Form_ = "") -> Response:
     """Step 3: queue it for everyone counted (refused if the count changed meanwhile); the same
     form sent twice (a double click) sends once."""
-    ctx, text, counted = found.ctx, _plain(text), _expected(expected)
+    ctx, text, counted = found.ctx, plain(text), _expected(expected)
     form = _filter(status, stage, arm, silent)
     if not ONCE.fullmatch(once):
         raise PageError(400, "This form lost its key, so nothing was sent. Start again from the participant list.")
@@ -137,13 +131,12 @@ async def send(request: Request, found: Annotated[Visitor, Depends(researcher)],
         shown = await _shown(found, form)
         return _page(request, found, shown, "count", text=text, error=api_words(str(exc)),
                      status_code=status_for(exc)[0])
-    target = url("/broadcast/sent", **form.query, queued=str(result.queued), skipped=str(result.skipped))
-    if result.repeated:
-        return RedirectResponse(target, status_code=303)
-    await audit(ctx.db, ctx.clock, found.caller, "broadcast", via="dashboard",
-                detail={"filter": form.flt.describe(), "broadcast_id": result.broadcast_id, "queued": result.queued,
-                        "skipped": result.skipped, "chars": len(text)})
-    return RedirectResponse(target, status_code=303)
+    if not result.repeated:
+        await audit(ctx.db, ctx.clock, found.caller, "broadcast", via="dashboard",
+                    detail={"filter": form.flt.describe(), "broadcast_id": result.broadcast_id,
+                            "queued": result.queued, "skipped": result.skipped, "chars": len(text)})
+    return RedirectResponse(url("/broadcast/sent", **form.query, queued=str(result.queued),
+                                skipped=str(result.skipped)), status_code=303)
 
 
 @router.get("/broadcast/sent", response_class=HTMLResponse)

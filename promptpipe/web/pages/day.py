@@ -13,7 +13,6 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse
 
-from promptpipe.domain.messages import MessageKind
 from promptpipe.research.monitoring import DeliveryView
 from promptpipe.study.day_view import MESSAGES_SHOWN, StudyDay, read_day
 from promptpipe.study.store.day import DayDecision, DayMessage
@@ -21,14 +20,13 @@ from promptpipe.web.charts import OUTCOME_LABELS, OUTCOME_SYMBOLS
 from promptpipe.web.pages._render import PageError, Visitor, attempt, render, visitor
 from promptpipe.web.pages._times import TimeLabel
 from promptpipe.web.pages.adherence import day_url, status_word
-from promptpipe.web.pages.participant import checked_id
+from promptpipe.web.pages.participant import checked_id, sender_and_kind
 from promptpipe.web.pages.participants import participant_url
-from promptpipe.web.pages.questionnaires import InstanceView, _instance
+from promptpipe.web.pages.questionnaires import HIDDEN, InstanceView, _instance
 
 __all__ = ["router"]
 
 router = APIRouter()
-HIDDEN = "hidden for viewers"
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 FIRST_YEAR, LAST_YEAR = 1970, 2999
 """The days a page is given for (no study runs outside them; the links to the next day stay dates)."""
@@ -140,9 +138,7 @@ def _prompt(found: Visitor, row: DeliveryView, zone: str) -> PromptView:
 
 
 def _message(found: Visitor, row: DayMessage, zone: str) -> MessageLine:
-    sender = "From the participant" if row.direction == "in" else (
-        "From the research team" if row.kind == MessageKind.RESEARCHER else "From the study")
-    kind = "" if row.kind in (MessageKind.TEXT, MessageKind.RESEARCHER) else row.kind.replace("_", " ")
+    sender, kind = sender_and_kind(row.direction, row.kind)
     return MessageLine(row.id, row.direction, sender, kind, found.when(row.at, zone),
                        row.text if found.identified else None)
 

@@ -1,15 +1,10 @@
-"""The rest of a participant's lifecycle on the dashboard: edit their name, background notes and
-time zone, withdraw them, erase their personal data, add study days, and (on a deployment with
-several WhatsApp numbers) move them to another number with a message the team writes. Each is a
-page of its own (GET ``/participants/{id}/edit``, ``…/withdraw``, ``…/erase``, ``…/extend``,
-``…/number``) saying what it does,
-whose form does it (POST to the same address, with the CSRF token) and comes back to the
-participant's page with a one-line result (``?done=…``, see :data:`participant.DONE_MESSAGES`).
-A refusal shows the page again with what was typed and one line saying what is wrong; nothing is
-changed then. An erasure needs the participant's id typed again.
-
-Each goes through the same research operation as ``promptpipe-admin`` and the API, and is
-recorded in the audit log with the token's name (``via="dashboard"``). Researchers and admins only."""
+"""The rest of a participant's lifecycle on the dashboard: edit their name, notes and time zone,
+withdraw them, erase their personal data (the id typed again), add study days, move them to another
+WhatsApp number with a message. Each step (:data:`STEPS`) is a page at ``/participants/{id}/<step>``
+whose form posts to the same address and comes back to their page with a one-line result
+(``?done=…``); a refusal shows the page again with what was typed and what is wrong, changing
+nothing. Each goes through the research operation ``promptpipe-admin`` and the API use, audited
+with ``via="dashboard"``. Researchers and admins only."""
 
 from __future__ import annotations
 

@@ -4,6 +4,7 @@ then participants by status, stage and arm; today's prompts; the service's healt
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Annotated
@@ -16,7 +17,6 @@ from promptpipe.domain.participant_filter import MAX_SILENT_DAYS
 from promptpipe.research import monitoring
 from promptpipe.research.attention import Attention, AttentionEntry, AttentionKind
 from promptpipe.research.status import NumberState, StatusReport, read_number_states
-from promptpipe.research.views import as_json
 from promptpipe.transport.connection_state import CONNECTION_STATES
 from promptpipe.web.api_attention import attention_for, entry_link, participant_link
 from promptpipe.web.charts import bar_chart
@@ -34,8 +34,6 @@ from promptpipe.web.pages._times import TimeLabel
 __all__ = ["AttentionRow", "NumberRow", "health_line", "number_rows", "router"]
 
 router = APIRouter()
-TODAY_STEPS = (("sent", "sent"), ("delivered", "delivered"), ("read", "read"), ("answered", "answered"),
-               ("done", "done"))
 
 
 def _plural(count: int, noun: str) -> str:
@@ -44,10 +42,8 @@ def _plural(count: int, noun: str) -> str:
 
 def _numbers_line(numbers: Sequence[NumberState]) -> str:
     """``WhatsApp numbers: 2 connected, 1 logged out: the device was unlinked``."""
-    counts: dict[str, int] = {}
-    for number in numbers:
-        label = CONNECTION_STATES.get(number.state.name, number.state.name) if number.state else "no state recorded"
-        counts[label] = counts.get(label, 0) + 1
+    counts = Counter(CONNECTION_STATES.get(number.state.name, number.state.name) if number.state
+                     else "no state recorded" for number in numbers)
     return "WhatsApp numbers: " + ", ".join(f"{count} {label}" for label, count in counts.items())
 
 
@@ -89,14 +85,10 @@ class NumberRow:
 
 
 def number_rows(found: Visitor, numbers: Sequence[NumberState]) -> list[NumberRow]:
-    rows = []
-    for number in numbers:
-        state = number.state
-        rows.append(NumberRow(
-            number.name, CONNECTION_STATES.get(state.name, state.name) if state else "no state recorded yet",
-            found.when(state.since, found.zone.key) if state else None, state.detail if state else "",
-            number.participants, number.needs_the_team, bool(state and state.name == "connected")))
-    return rows
+    return [NumberRow(number.name, CONNECTION_STATES.get(state.name, state.name) if state else "no state recorded yet",
+                      found.when(state.since, found.zone.key) if state else None, state.detail if state else "",
+                      number.participants, number.needs_the_team, bool(state and state.name == "connected"))
+            for number in numbers for state in [number.state]]
 
 
 @dataclass(frozen=True)
@@ -205,17 +197,14 @@ async def overview(request: Request, found: Annotated[Visitor, Depends(signed_in
     numbers = await attempt(read_number_states(found.ctx.reader, found.ctx.settings.number_plan))
     line, healthy = health_line(found, data.service, numbers)
     error = data.service.last_model_error
-    today = as_json(data.today)
+    today = [(key, getattr(data.today, key)) for key in monitoring.STEPS]
     response = render(
         request, "overview.html", found, section="overview", data=data, health=line, healthy=healthy,
         attention=attention_rows(found, attention), numbers=number_rows(found, numbers), silent_days=silent_days,
-        silent_problem=problem,
-        max_silent_days=MAX_SILENT_DAYS,
+        silent_problem=problem, max_silent_days=MAX_SILENT_DAYS,
         model_error=found.when(error.at, found.zone.key) if error else None,
         since=found.when(data.today.since, found.zone.key),
-        today=[(label, today[key]) for key, label in TODAY_STEPS],
-        today_chart=Markup(bar_chart("Today's prompts", [(label, today[key]) for key, label in TODAY_STEPS],
-                                     colour="#1a7f37")),
+        today=today, today_chart=Markup(bar_chart("Today's prompts", today, colour="#1a7f37")),
         charts={"status": _bars("Participants by status", data.by_status, "#3b7dd8"),
                 "stage": _bars("Participants by stage", _relabel(data.by_stage, STAGE_LABELS), "#6e4a9e"),
                 "arm": _bars("Participants by arm", _relabel(data.by_arm, {"-": "no arm"}), "#b35900")})

@@ -25,9 +25,9 @@ from promptpipe.web.pages._lists import STAGE_LABELS
 from promptpipe.web.pages._render import PageError, Visitor, attempt, render, visitor
 from promptpipe.web.pages._times import TimeLabel, from_label
 from promptpipe.web.pages.participants import share_text
-from promptpipe.web.pages.questionnaires import QuestionnaireSection, questionnaire_section
+from promptpipe.web.pages.questionnaires import HIDDEN, QuestionnaireSection, questionnaire_section
 
-__all__ = ["DONE_MESSAGES", "TRANSCRIPT_LIMIT", "checked_id", "router", "tick"]
+__all__ = ["DONE_MESSAGES", "TRANSCRIPT_LIMIT", "checked_id", "router", "sender_and_kind", "tick"]
 
 router = APIRouter()
 TRANSCRIPT_LIMIT = 200
@@ -58,7 +58,6 @@ TICKS = {  # outbound message state -> (ticks, word, css class)
     "uncertain": ("?", "may not have arrived", "tick-failed"),
     "cancelled": ("✕", "cancelled: consent withdrawn or paused before it went out", "tick-failed"),
 }
-HIDDEN_TEXT = "hidden for viewers"
 
 
 class Tick(TypedDict):
@@ -166,13 +165,16 @@ def tick(found: Visitor, message: MessageView, zone: str) -> Tick | None:
     return {"marks": marks, "word": word, "css": css, "detail": detail}
 
 
-def _message(found: Visitor, message: MessageView, zone: str) -> MessageLine:
-    kind = kind_shown(message.kind, found.identified)
-    sender = ("From the participant" if message.direction == "in"
+def sender_and_kind(direction: str, kind: str) -> tuple[str, str]:
+    """Who a message is from, and its kind in words (empty for plain text)."""
+    sender = ("From the participant" if direction == "in"
               else "From the research team" if kind == MessageKind.RESEARCHER else "From the study")
-    return {"id": message.id, "direction": message.direction,
-            "kind": "" if kind in (MessageKind.TEXT, MessageKind.RESEARCHER) else kind.replace("_", " "),
-            "from": sender,
+    return sender, "" if kind in (MessageKind.TEXT, MessageKind.RESEARCHER) else kind.replace("_", " ")
+
+
+def _message(found: Visitor, message: MessageView, zone: str) -> MessageLine:
+    sender, kind = sender_and_kind(message.direction, kind_shown(message.kind, found.identified))
+    return {"id": message.id, "direction": message.direction, "kind": kind, "from": sender,
             "at": found.when(message.at, zone), "tick": tick(found, message, zone),
             "text": message.text if found.identified else None}
 
@@ -250,7 +252,7 @@ async def participant_view(found: Visitor, participant_id: str) -> ParticipantVi
                        "state": "given up on" if item.status == InboxStatus.FAILED else "still being tried"}
                       for item in stuck],
             "messages": [_message(found, message, row.timezone) for message in newest],
-            "more_messages": max(0, row.messages_in + row.messages_out - len(newest)), "hidden_text": HIDDEN_TEXT,
+            "more_messages": max(0, row.messages_in + row.messages_out - len(newest)), "hidden_text": HIDDEN,
             "max_chars": RESEARCHER_MESSAGE_CHARS,
             "actions": _actions(row, listed, study.in_use and study.length_days is not None,
                                 found.ctx.settings.number_plan.several)

@@ -24,7 +24,7 @@ from promptpipe.web.pages._render import Visitor, attempt, render, url, visitor
 from promptpipe.web.pages._times import TimeLabel
 from promptpipe.web.pages.participants import participant_url
 
-__all__ = ["INSTANCES_SHOWN", "QuestionnaireSection", "questionnaire_section", "router"]
+__all__ = ["HIDDEN", "INSTANCES_SHOWN", "QuestionnaireSection", "questionnaire_section", "router"]
 
 router = APIRouter()
 INSTANCES_SHOWN = 30
