@@ -113,6 +113,5 @@ async def attention(request: Request, caller: Viewer,
     researcher = allows(caller.role, Role.RESEARCHER)
     found = await attention_for(context(request), caller.role, silent_days=silent_days)
     entries = [_entry(entry, silent_days, researcher=researcher) for entry in found.entries]
-    if researcher:
-        return AttentionOut.model_validate({"silent_days": silent_days, "total": found.total, "entries": entries})
-    return ViewerAttentionOut.model_validate({"silent_days": silent_days, "total": found.total, "entries": entries})
+    model = AttentionOut if researcher else ViewerAttentionOut
+    return model.model_validate({"silent_days": silent_days, "total": found.total, "entries": entries})

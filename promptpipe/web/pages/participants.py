@@ -14,6 +14,7 @@ from promptpipe.research import admin
 from promptpipe.research._common import PARTICIPANT_ID
 from promptpipe.research.listing import participant_list
 from promptpipe.research.views import ListedRow
+from promptpipe.web.api_attention import participant_link as participant_url
 from promptpipe.web.pages._lists import PER_PAGE, STAGE_LABELS, FilterForm, Pager, page_number, read_filter
 from promptpipe.web.pages._render import PageError, Visitor, attempt, render, url, visitor
 from promptpipe.web.pages._times import TimeLabel
@@ -39,10 +40,6 @@ COLUMNS = (
     Column("last_in", "Last message in"), Column("last_out", "Last message out"),
     Column("answered", "Prompts answered"),
 )
-
-
-def participant_url(participant_id: str) -> str:
-    return f"/participants/{participant_id}"
 
 
 def done_redirect(participant_id: str, done: str) -> RedirectResponse:
