@@ -11,11 +11,14 @@ keeps the original stream; the relay ignores Ctrl-C and SIGTERM and stops when t
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
+
+from promptpipe.transport._go_output import redirect_fd
 
 __all__ = ["start_stderr_relay"]
 
@@ -34,29 +37,14 @@ def start_stderr_relay(log_format: str, *, debug: bool = False) -> Callable[[], 
         stdin=read_end, stdout=original, stderr=original, start_new_session=True,
     )
     os.close(read_end)
-    os.dup2(write_end, 2)
-    os.close(write_end)
-    previous = sys.stderr
-    sys.stderr = os.fdopen(os.dup(original), "w", buffering=1,
-                           encoding=getattr(previous, "encoding", None) or "utf-8", errors="backslashreplace")
-    restored = False
+    return redirect_fd(2, write_end, original, errors="backslashreplace", after=functools.partial(_wait, relay))
 
-    def restore() -> None:
-        nonlocal restored
-        if restored:
-            return
-        restored = True
-        sys.stderr.flush()
-        os.dup2(original, 2)  # the pipe's last write end closes: the relay reads to the end and exits
-        os.close(original)
-        replacement, sys.stderr = sys.stderr, previous
-        replacement.close()
-        try:
-            relay.wait(timeout=RELAY_EXIT_WAIT_S)
-        except subprocess.TimeoutExpired:
-            relay.kill()
 
-    return restore
+def _wait(relay: subprocess.Popen[bytes]) -> None:
+    try:
+        relay.wait(timeout=RELAY_EXIT_WAIT_S)
+    except subprocess.TimeoutExpired:
+        relay.kill()
 
 
 def main(argv: Sequence[str]) -> int:
