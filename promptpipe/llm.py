@@ -70,9 +70,7 @@ class Completion:
 
 
 class LLM(Protocol):
-    async def complete(
-        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None
-    ) -> Completion:
+    async def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None) -> Completion:
         """One chat completion. Raises LLMUnavailable (retry later) or LLMRejected."""
         ...
 
@@ -182,14 +180,8 @@ class OpenAILLM:
         self._model = settings.genai_model
         self._temperature = settings.genai_temperature
 
-    async def complete(
-        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None
-    ) -> Completion:
-        kwargs: dict[str, object] = {
-            "model": self._model,
-            "messages": list(messages),
-            "temperature": self._temperature,
-        }
+    async def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None) -> Completion:
+        kwargs: dict[str, object] = {"model": self._model, "messages": list(messages), "temperature": self._temperature}
         if tools:
             kwargs["tools"] = list(tools)
         with map_openai_errors():

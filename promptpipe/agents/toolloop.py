@@ -113,14 +113,8 @@ def plan_round(completion: Completion, seen: set[tuple[str, str]]) -> Reply | St
     return RoundPlan(assistant_message=assistant, calls=completion.tool_calls)
 
 
-async def execute(
-    plan: RoundPlan,
-    ctx: ToolContext,
-    tools: dict[str, Tool],
-    messages: list[Message],
-    seen: set[tuple[str, str]],
-    called: list[str],
-) -> RunAgain:
+async def execute(plan: RoundPlan, ctx: ToolContext, tools: dict[str, Tool], messages: list[Message],
+                  seen: set[tuple[str, str]], called: list[str]) -> RunAgain:
     """Run the planned calls one after the other; every call gets a tool result message."""
     messages = [*messages, plan.assistant_message]
     for call in plan.calls:
@@ -136,15 +130,8 @@ async def execute(
     return RunAgain(messages)
 
 
-async def run_tool_loop(
-    llm: LLM,
-    messages: Sequence[Message],
-    tools: Sequence[Tool],
-    ctx: ToolContext,
-    *,
-    fallback: str,
-    max_rounds: int = MAX_ROUNDS,
-) -> LoopResult:
+async def run_tool_loop(llm: LLM, messages: Sequence[Message], tools: Sequence[Tool], ctx: ToolContext, *,
+                        fallback: str, max_rounds: int = MAX_ROUNDS) -> LoopResult:
     """Run rounds until the model replies; LLM errors propagate (the caller keeps the input)."""
     by_name = {tool.name: tool for tool in tools}
     specs = [tool.spec() for tool in tools] or None

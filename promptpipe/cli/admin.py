@@ -346,13 +346,11 @@ def _rows(count: int) -> str:
     return f"{count} row{'' if count == 1 else 's'}"
 
 
-COMMANDS: dict[str, Command] = {
-    "enroll": _enroll, "list": _list, "show": _show, "simulate": _simulate, "prompt-now": _prompt_now,
-    "questionnaire": _questionnaire,
-    "update": _update, "schedules": _schedules, "timers": _timers, "transcript": _transcript, "status": _status,
-    "consent": _consent, "flags": _flags, "inbox": _inbox, "erase": _erase, "export": _export,
-    "extend": _extend, "move-number": _move_number, "allocation": _allocation, "report": _report, "send": send_command,
-    "broadcast": broadcast_command,
-    "token": token_command,
-    **{action: _status_change for action in admin.STATUS_COMMANDS},
-}
+COMMANDS: dict[str, Command] = {"enroll": _enroll, "list": _list, "show": _show, "simulate": _simulate,
+                                "prompt-now": _prompt_now, "questionnaire": _questionnaire, "update": _update,
+                                "schedules": _schedules, "timers": _timers, "transcript": _transcript,
+                                "status": _status, "consent": _consent, "flags": _flags, "inbox": _inbox,
+                                "erase": _erase, "export": _export, "extend": _extend, "move-number": _move_number,
+                                "allocation": _allocation, "report": _report, "send": send_command,
+                                "broadcast": broadcast_command, "token": token_command,
+                                **{action: _status_change for action in admin.STATUS_COMMANDS}}

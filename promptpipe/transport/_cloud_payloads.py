@@ -20,10 +20,8 @@ from promptpipe.domain.messages import MessageKind
 from promptpipe.study.rules.protocol import WhatsAppTemplate
 from promptpipe.transport.base import DeliveryReceipt, InboundMessage, PollVote, Reaction, poll_option_hash
 
-__all__ = [
-    "CHOICE_PREFIX", "LIST_OPTION_LIMIT", "MessageBody", "Notification", "ReadBody", "StatusFailure",
-    "interactive_poll", "phone_digits", "read_body", "read_notifications", "template_body", "text_body",
-]
+__all__ = ["CHOICE_PREFIX", "LIST_OPTION_LIMIT", "MessageBody", "Notification", "ReadBody", "StatusFailure",
+           "interactive_poll", "phone_digits", "read_body", "read_notifications", "template_body", "text_body"]
 
 CHOICE_PREFIX = "pp:"
 BUTTON_LIMIT, BUTTON_TITLE_CHARS = 3, 20

@@ -32,10 +32,8 @@ def start_stderr_relay(log_format: str, *, debug: bool = False) -> Callable[[], 
     sys.stderr.flush()
     original = os.dup(2)
     read_end, write_end = os.pipe()
-    relay = subprocess.Popen(
-        [sys.executable, "-m", __name__, log_format, "debug" if debug else "info"],
-        stdin=read_end, stdout=original, stderr=original, start_new_session=True,
-    )
+    relay = subprocess.Popen([sys.executable, "-m", __name__, log_format, "debug" if debug else "info"], stdin=read_end,
+                             stdout=original, stderr=original, start_new_session=True)
     os.close(read_end)
     return redirect_fd(2, write_end, original, errors="backslashreplace", after=functools.partial(_wait, relay))
 

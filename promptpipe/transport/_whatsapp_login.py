@@ -35,9 +35,8 @@ async def request_pair_code(client: Any, phone: str) -> str:
     """Ask WhatsApp for an 8-character pairing code, as a Chrome browser on Linux. neonize's own
     ``PairPhone`` builds the device name from enum names (``FIREFOX (Linux)``); this sends the same
     request with a name WhatsApp documents as accepted."""
-    params = neonize_proto.PairPhoneParams(
-        phone=phone, clientDisplayName=PAIR_DEVICE_NAME, clientType=ClientType.CHROME.value, showPushNotification=True,
-    )
+    params = neonize_proto.PairPhoneParams(phone=phone, clientDisplayName=PAIR_DEVICE_NAME,
+                                           clientType=ClientType.CHROME.value, showPushNotification=True)
     payload = params.SerializeToString()
     answer = neonize_proto.PairPhoneReturnFunction.FromString(
         await async_gocode.PairPhone(client.uuid, payload, len(payload)))

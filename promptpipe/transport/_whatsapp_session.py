@@ -75,19 +75,11 @@ class WhatsAppSession(RefusalHandlers):
     """Keeps one neonize client connected: retries with back-off, shows the login QR or pairing
     code, restarts an unscanned login, and gives up for good when logged out or replaced."""
 
-    def __init__(
-        self,
-        *,
-        pair_phone: str | None,
-        logger: Any,
-        timing: SessionTiming,
-        sleep: Callable[[float], Awaitable[Any]],
-        pair_code: Callable[[Any, str], Awaitable[str]],
-        probe: Callable[[], Awaitable[str | None]] | None = None,
-        now: Callable[[], datetime] = lambda: datetime.now(timezone.utc),
-        on_state: Callable[[ConnectionState], None] | None = None,
-        number: str | None = None,
-    ) -> None:
+    def __init__(self, *, pair_phone: str | None, logger: Any, timing: SessionTiming,
+                 sleep: Callable[[float], Awaitable[Any]], pair_code: Callable[[Any, str], Awaitable[str]],
+                 probe: Callable[[], Awaitable[str | None]] | None = None,
+                 now: Callable[[], datetime] = lambda: datetime.now(timezone.utc),
+                 on_state: Callable[[ConnectionState], None] | None = None, number: str | None = None) -> None:
         self._log = logger
         self._timing = timing
         self._sleep = sleep

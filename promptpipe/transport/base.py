@@ -132,10 +132,8 @@ class Transport(Protocol):
 
     async def send_text(self, to: Recipient, text: str, *, ref: str = "", kind: str = "") -> SentMessage: ...
 
-    async def send_poll(
-        self, to: Recipient, question: str, options: Sequence[str], *, ref: str = "", multiple: bool = False,
-        kind: str = "",
-    ) -> SentMessage:
+    async def send_poll(self, to: Recipient, question: str, options: Sequence[str], *, ref: str = "",
+                        multiple: bool = False, kind: str = "") -> SentMessage:
         """A poll; ``multiple``: the participant may choose several options."""
         ...
 

@@ -74,18 +74,15 @@ class MemoryTransport:
     def texts_to(self, phone: str) -> list[str]:
         return [item.text for item in self.sent if item.to.phone == phone]
 
-    async def inject(
-        self, phone: str | None, text: str, *, message_id: str | None = None, timestamp: datetime | None = None,
-        vote: PollVote | None = None, number: str | None = None, name: str = "", lid: str | None = None,
-        **rest: Unpack[MessageDetails],
-    ) -> None:
+    async def inject(self, phone: str | None, text: str, *, message_id: str | None = None,
+                     timestamp: datetime | None = None, vote: PollVote | None = None, number: str | None = None,
+                     name: str = "", lid: str | None = None, **rest: Unpack[MessageDetails]) -> None:
         """Play a participant's message; ``rest`` sets its rarer fields (a reaction makes it one)."""
         if self._handler is None:
             raise RuntimeError("transport not started")
-        msg = InboundMessage(
-            message_id=message_id or f"in-{next(self._ids)}", sender_phone=phone, sender_lid=lid, sender_name=name,
-            text=text, timestamp=timestamp or datetime.now(timezone.utc), poll_vote=vote, number=number, **rest,
-        )
+        msg = InboundMessage(message_id=message_id or f"in-{next(self._ids)}", sender_phone=phone, sender_lid=lid,
+                             sender_name=name, text=text, timestamp=timestamp or datetime.now(timezone.utc),
+                             poll_vote=vote, number=number, **rest)
         await self._handler(replace(msg, content="reaction") if msg.reaction else msg)
 
     def _next_send(self) -> None:
