@@ -114,9 +114,8 @@ def map_openai_errors() -> Iterator[None]:
 
 
 def read_completion(response: object) -> Completion:
-    """Our :class:`Completion` from what the client returned, or LLMUnavailable when it is not a
-    chat completion (the client hands back a ``str`` for a non-JSON body, and fills a JSON
-    object of the wrong shape with ``None``)."""
+    """Our :class:`Completion` from what the client returned, or LLMUnavailable when it is not a chat completion (the
+    client hands back a ``str`` for a non-JSON body, and fills a JSON object of the wrong shape with ``None``)."""
     if not isinstance(response, ChatCompletion):
         raise LLMUnavailable(f"model server sent something that is not a completion ({type(response).__name__})")
     choices = response.choices

@@ -36,8 +36,7 @@ def _mask_text(text: str) -> str:
 
 
 def _mask_phones(_: Any, __: str, event_dict: EventDict) -> EventDict:
-    """Last line of defence: no string that looks like a phone number (or a database password)
-    leaves unmasked."""
+    """Last line of defence: no string that looks like a phone number (or a database password) leaves unmasked."""
     for key, value in event_dict.items():
         if isinstance(value, str):
             event_dict[key] = _mask_text(value)

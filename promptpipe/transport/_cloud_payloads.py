@@ -1,6 +1,5 @@
 """The WhatsApp Cloud API's JSON, both ways, without I/O: the bodies we POST to
-``/{phone-number-id}/messages``, and the webhook's notifications read into our inbound messages
-and receipts.
+``/{phone-number-id}/messages``, and the webhook's notifications read into our inbound messages and receipts.
 
 A poll goes as an interactive message: reply buttons for up to 3 short options, a list for up to
 10. Each button or row id is :data:`CHOICE_PREFIX` plus the :func:`poll_option_hash` of its

@@ -129,9 +129,8 @@ def _content_of(message: Any) -> str | None:
 
 
 def _edit_of(ev: Any) -> str | None:
-    """The id of the message an edit replaces: in the protocol message around the new wording,
-    which whatsmeow leaves in ``Raw`` when it unwraps the edit for us (also inside a disappearing
-    chat's or own device's wrapper)."""
+    """The id of the message an edit replaces: in the protocol message around the new wording, which whatsmeow leaves in
+    ``Raw`` when it unwraps the edit for us (also inside a disappearing chat's or own device's wrapper)."""
     raw = ev.Raw if ev.HasField("Raw") else None
     candidates = [ev.Message, *([raw, raw.ephemeralMessage.message, raw.deviceSentMessage.message] if raw else [])]
     for message in candidates:

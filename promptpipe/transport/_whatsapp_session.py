@@ -49,9 +49,8 @@ PRESENCE_TIMEOUT_S = 10.0
 PRESENCE_RETRY_S = (15.0, 30.0, 60.0, 120.0, 240.0)
 """Waits before presence is tried again (right after linking, the account's name is not there yet)."""
 GO_CONNECTS_PER_PROCESS = 1
-"""Go sessions one process opens before it starts afresh: never two clients on one session store
-in one process (whatsmeow reconnects a live session by itself; each connect of neonize 0.5.2 also
-leaves a handle open)."""
+"""Go sessions one process opens before it starts afresh: never two clients on one session store in one process
+(whatsmeow reconnects a live session by itself; each connect of neonize 0.5.2 also leaves a handle open)."""
 SESSION_ENDED_LINE = ("The WhatsApp library's session ended; starting afresh so that no second client "
                       "ever runs on the same session.")
 

@@ -1,9 +1,8 @@
 """WhatsApp transport: neonize's asyncio client (``NewAClient``) behind the Transport protocol.
 
-Every neonize call goes through ``self._client`` (made by ``client_factory``) or one of the
-module-level helpers below, so the tests drive this class with a fake client. Conversions
-live in :mod:`promptpipe.transport._neonize_mapping`; connecting, login and reconnecting in
-:mod:`promptpipe.transport._whatsapp_session`.
+Every neonize call goes through ``self._client`` (made by ``client_factory``) or one of the module-level helpers below,
+so the tests drive this class with a fake client. Conversions live in :mod:`promptpipe.transport._neonize_mapping`;
+connecting, login and reconnecting in :mod:`promptpipe.transport._whatsapp_session`.
 """
 
 from __future__ import annotations
