@@ -85,23 +85,19 @@ class MemoryTransport:
                              poll_vote=vote, number=number, **rest)
         await self._handler(replace(msg, content="reaction") if msg.reaction else msg)
 
-    def _next_send(self) -> None:
+    def _record(self, sent: Sent) -> SentMessage:
         if self.fail_next:
             raise self.fail_next.pop(0)
+        self.sent.append(replace(sent, message_id=f"out-{next(self._ids)}"))
+        return SentMessage(message_id=self.sent[-1].message_id, timestamp=datetime.now(timezone.utc))
 
     async def send_text(self, to: Recipient, text: str, *, ref: str = "", kind: str = "") -> SentMessage:
-        self._next_send()
-        message_id = f"out-{next(self._ids)}"
-        self.sent.append(Sent(to=to, text=text, message_id=message_id))
-        return SentMessage(message_id=message_id, timestamp=datetime.now(timezone.utc))
+        return self._record(Sent(to=to, text=text))
 
     async def send_poll(self, to: Recipient, question: str, options: Sequence[str], *, ref: str = "",
                         multiple: bool = False, kind: str = "") -> SentMessage:
-        self._next_send()
-        message_id = f"out-{next(self._ids)}"
-        self.sent.append(Sent(to=to, text=question, kind="poll_multiple" if multiple else "poll",
-                              options=tuple(options), message_id=message_id))
-        return SentMessage(message_id=message_id, timestamp=datetime.now(timezone.utc))
+        return self._record(Sent(to=to, text=question, kind="poll_multiple" if multiple else "poll",
+                                 options=tuple(options)))
 
     async def set_typing(self, to: Recipient, typing: bool) -> None:
         self.typing.append((to.phone, typing))
