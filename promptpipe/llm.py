@@ -70,9 +70,7 @@ class Completion:
 
 
 class LLM(Protocol):
-    async def complete(
-        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None
-    ) -> Completion:
+    async def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None) -> Completion:
         """One chat completion. Raises LLMUnavailable (retry later) or LLMRejected."""
         ...
 
@@ -116,9 +114,8 @@ def map_openai_errors() -> Iterator[None]:
 
 
 def read_completion(response: object) -> Completion:
-    """Our :class:`Completion` from what the client returned, or LLMUnavailable when it is not a
-    chat completion (the client hands back a ``str`` for a non-JSON body, and fills a JSON
-    object of the wrong shape with ``None``)."""
+    """Our :class:`Completion` from what the client returned, or LLMUnavailable when it is not a chat completion (the
+    client hands back a ``str`` for a non-JSON body, and fills a JSON object of the wrong shape with ``None``)."""
     if not isinstance(response, ChatCompletion):
         raise LLMUnavailable(f"model server sent something that is not a completion ({type(response).__name__})")
     choices = response.choices
@@ -182,14 +179,8 @@ class OpenAILLM:
         self._model = settings.genai_model
         self._temperature = settings.genai_temperature
 
-    async def complete(
-        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None
-    ) -> Completion:
-        kwargs: dict[str, object] = {
-            "model": self._model,
-            "messages": list(messages),
-            "temperature": self._temperature,
-        }
+    async def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None) -> Completion:
+        kwargs: dict[str, object] = {"model": self._model, "messages": list(messages), "temperature": self._temperature}
         if tools:
             kwargs["tools"] = list(tools)
         with map_openai_errors():

@@ -36,8 +36,7 @@ def _mask_text(text: str) -> str:
 
 
 def _mask_phones(_: Any, __: str, event_dict: EventDict) -> EventDict:
-    """Last line of defence: no string that looks like a phone number (or a database password)
-    leaves unmasked."""
+    """Last line of defence: no string that looks like a phone number (or a database password) leaves unmasked."""
     for key, value in event_dict.items():
         if isinstance(value, str):
             event_dict[key] = _mask_text(value)
@@ -68,19 +67,11 @@ def configure_logging(log_format: str = LogFormat.CONSOLE, *, debug: bool = Fals
         if log_format == LogFormat.JSON
         else structlog.dev.ConsoleRenderer(colors=stream.isatty() if hasattr(stream, "isatty") else False)
     )
-    shared: list[Any] = [
-        structlog.contextvars.merge_contextvars,
-        structlog.processors.add_log_level,
-        structlog.processors.TimeStamper(fmt="iso", utc=True),
-        structlog.processors.format_exc_info,
-        _mask_phones,
-    ]
-    structlog.configure(
-        processors=[*shared, renderer],
-        wrapper_class=structlog.make_filtering_bound_logger(level),
-        logger_factory=structlog.PrintLoggerFactory(file=stream),
-        cache_logger_on_first_use=False,
-    )
+    shared: list[Any] = [structlog.contextvars.merge_contextvars, structlog.processors.add_log_level,
+                         structlog.processors.TimeStamper(fmt="iso", utc=True), structlog.processors.format_exc_info,
+                         _mask_phones]
+    structlog.configure(processors=[*shared, renderer], wrapper_class=structlog.make_filtering_bound_logger(level),
+                        logger_factory=structlog.PrintLoggerFactory(file=stream), cache_logger_on_first_use=False)
     # neonize calls logging.basicConfig at import and whatsmeow's warnings reach Python logging:
     # one handler on the root logger renders them like our own lines, phone numbers masked.
     handler = logging.StreamHandler(stream)

@@ -55,11 +55,8 @@ class Budget:
     per_history_entry: int
 
 
-BUDGETS = (
-    Budget(1.0, MODEL_CHARS_PER_MESSAGE, MODEL_CHARS_PER_BATCH, MODEL_CHARS_PER_HISTORY_ENTRY),
-    Budget(0.25, 1_500, 4_000, 600),
-    Budget(0.0, 600, 1_500, 0),
-)
+BUDGETS = (Budget(1.0, MODEL_CHARS_PER_MESSAGE, MODEL_CHARS_PER_BATCH, MODEL_CHARS_PER_HISTORY_ENTRY),
+           Budget(0.25, 1_500, 4_000, 600), Budget(0.0, 600, 1_500, 0))
 
 
 def batch_for_model(texts: Sequence[str], budget: Budget) -> list[str]:
@@ -88,19 +85,15 @@ class AgentModule:
     situation: Callable[[TurnState, datetime], str] = field(default=lambda state, now: describe_situation(state, now))
     """The facts block shown every turn."""
 
-    def build_messages(
-        self, ctx: ToolContext, history: Sequence[HistoryEntry], new_messages: Sequence[str], *, cue: str | None = None,
-        budget: Budget = BUDGETS[0],
-    ) -> list[Message]:
+    def build_messages(self, ctx: ToolContext, history: Sequence[HistoryEntry], new_messages: Sequence[str], *,
+                       cue: str | None = None, budget: Budget = BUDGETS[0]) -> list[Message]:
         """System prompt + situation + tone guide + summary + history window + what is new, each
         message within ``budget``."""
         state = ctx.state
         history = history[len(history) - int(len(history) * budget.history_share):] if history else history
         new_messages = batch_for_model(new_messages, budget)
-        messages: list[Message] = [
-            {"role": "system", "content": self.system_prompt(ctx)},
-            {"role": "system", "content": self.situation(state, ctx.now())},
-        ]
+        messages: list[Message] = [{"role": "system", "content": self.system_prompt(ctx)},
+                                   {"role": "system", "content": self.situation(state, ctx.now())}]
         guide = tone_guide(ToneState.from_json(state.tone).active)
         if guide:
             messages.append({"role": "system", "content": guide})
@@ -113,10 +106,8 @@ class AgentModule:
         messages += [{"role": "user", "content": text} for text in new_messages]
         return messages
 
-    async def respond(
-        self, ctx: ToolContext, history: Sequence[HistoryEntry], new_messages: Sequence[str], *, cue: str | None = None,
-        budget: Budget = BUDGETS[0],
-    ) -> LoopResult:
+    async def respond(self, ctx: ToolContext, history: Sequence[HistoryEntry], new_messages: Sequence[str], *,
+                      cue: str | None = None, budget: Budget = BUDGETS[0]) -> LoopResult:
         messages = self.build_messages(ctx, history, new_messages, cue=cue, budget=budget)
         return await run_tool_loop(ctx.llm, messages, self.tools, ctx, fallback=self.fallback)
 
@@ -140,11 +131,8 @@ def situation_basics(state: TurnState, now: datetime) -> list[str]:
     person = state.participant
     zone = zone_or_utc(state.timezone)  # an invalid zone never stops a turn
     clock = now.astimezone(zone).strftime("%A %Y-%m-%d %H:%M") + f" ({zone.key})"
-    lines = [
-        f"Participant: {person.name or 'name not given'}",
-        f"Their local time: {clock}",
-        f"Conversation stage: {state.sub_state}",
-    ]
+    lines = [f"Participant: {person.name or 'name not given'}", f"Their local time: {clock}",
+             f"Conversation stage: {state.sub_state}"]
     if person.background.strip():
         lines.append(f"Researcher's notes about them: {person.background.strip()}")
     return lines

@@ -54,10 +54,6 @@ def describe_feedback_situation(state: TurnState, now: datetime) -> str:
     return "\n".join(lines)
 
 
-FEEDBACK = AgentModule(
-    name="feedback",
-    system_prompt=lambda ctx: ctx.prompts.feedback,
-    tools=(SAVE_USER_PROFILE, SCHEDULER, TRANSITION_STATE, FLAG_CONCERN, OPT_OUT),
-    fallback=FEEDBACK_FALLBACK,
-    situation=describe_feedback_situation,
-)
+FEEDBACK = AgentModule(name="feedback", system_prompt=lambda ctx: ctx.prompts.feedback,
+                       tools=(SAVE_USER_PROFILE, SCHEDULER, TRANSITION_STATE, FLAG_CONCERN, OPT_OUT),
+                       fallback=FEEDBACK_FALLBACK, situation=describe_feedback_situation)

@@ -12,9 +12,7 @@ from promptpipe.tools import (
     TRANSITION_STATE,
 )
 
-INTAKE_FALLBACK = (
-    "Thanks, I've noted that. Could you tell me a little more about the habit you'd like to build?"
-)
+INTAKE_FALLBACK = ("Thanks, I've noted that. Could you tell me a little more about the habit you'd like to build?")
 
 INTAKE = AgentModule(
     name="intake",

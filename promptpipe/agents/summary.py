@@ -13,8 +13,7 @@ from promptpipe.llm import LLM, Message
 SPEAKERS = {"user": "Participant", "assistant": "Coach"}
 
 
-def summary_request(system_prompt: str, previous: str, older: Sequence[HistoryEntry],
-                    name: str) -> list[Message]:
+def summary_request(system_prompt: str, previous: str, older: Sequence[HistoryEntry], name: str) -> list[Message]:
     transcript = "\n".join(f"{SPEAKERS.get(entry.role, entry.role)}: "
                            f"{shorten(entry.text, MODEL_CHARS_PER_HISTORY_ENTRY)}" for entry in older)
     user = "\n\n".join([

@@ -1,14 +1,13 @@
 """The bounded tool-calling loop shared by the intake and feedback modules.
 
-Each round asks the model once, turns its answer into a step with no I/O (:func:`plan_round`),
-and runs the step. A completion with text and no tool calls ends the loop with that text. Tool
-calls are run and their results shown to the model in the next round, so it never announces a
-result it has not seen. The round limit, a repeated identical call, an empty answer and one with no
-whole sentence to keep raise one signal, :class:`LoopStopped` (with its :class:`StopReason`), which
-becomes a fallback reply in one place: the participant always gets an answer. A reply is at most
-:data:`~promptpipe.domain.limits.REPLY_CHARS` long and ends on a whole sentence; a completion the model
-was cut off in keeps its whole sentences (or becomes the fallback).
-A tool that decides the reply itself (an opt-out) ends the loop after its round.
+Each round asks the model once, turns its answer into a step with no I/O (:func:`plan_round`), and runs the step. A
+completion with text and no tool calls ends the loop with that text. Tool calls are run and their results shown to the
+model in the next round, so it never announces a result it has not seen. The round limit, a repeated identical call, an
+empty answer and one with no whole sentence to keep raise one signal, :class:`LoopStopped` (with its
+:class:`StopReason`), which becomes a fallback reply in one place: the participant always gets an answer. A reply is at
+most :data:`~promptpipe.domain.limits.REPLY_CHARS` long and ends on a whole sentence; a completion the model was cut off
+in keeps its whole sentences (or becomes the fallback). A tool that decides the reply itself (an opt-out) ends the loop
+after its round.
 """
 
 from __future__ import annotations
@@ -113,14 +112,8 @@ def plan_round(completion: Completion, seen: set[tuple[str, str]]) -> Reply | St
     return RoundPlan(assistant_message=assistant, calls=completion.tool_calls)
 
 
-async def execute(
-    plan: RoundPlan,
-    ctx: ToolContext,
-    tools: dict[str, Tool],
-    messages: list[Message],
-    seen: set[tuple[str, str]],
-    called: list[str],
-) -> RunAgain:
+async def execute(plan: RoundPlan, ctx: ToolContext, tools: dict[str, Tool], messages: list[Message],
+                  seen: set[tuple[str, str]], called: list[str]) -> RunAgain:
     """Run the planned calls one after the other; every call gets a tool result message."""
     messages = [*messages, plan.assistant_message]
     for call in plan.calls:
@@ -136,15 +129,8 @@ async def execute(
     return RunAgain(messages)
 
 
-async def run_tool_loop(
-    llm: LLM,
-    messages: Sequence[Message],
-    tools: Sequence[Tool],
-    ctx: ToolContext,
-    *,
-    fallback: str,
-    max_rounds: int = MAX_ROUNDS,
-) -> LoopResult:
+async def run_tool_loop(llm: LLM, messages: Sequence[Message], tools: Sequence[Tool], ctx: ToolContext, *,
+                        fallback: str, max_rounds: int = MAX_ROUNDS) -> LoopResult:
     """Run rounds until the model replies; LLM errors propagate (the caller keeps the input)."""
     by_name = {tool.name: tool for tool in tools}
     specs = [tool.spec() for tool in tools] or None

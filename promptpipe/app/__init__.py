@@ -69,10 +69,8 @@ class App(Parts):
     _transport_started: bool = False
 
     @classmethod
-    def build(
-        cls, settings: Settings, *, transport: Transport | None = None, llm: LLM | None = None,
-        clock: Clock | None = None, db: Database | None = None,
-    ) -> App:
+    def build(cls, settings: Settings, *, transport: Transport | None = None, llm: LLM | None = None,
+              clock: Clock | None = None, db: Database | None = None) -> App:
         app = cls(**vars(build_parts(settings, transport=transport, llm=llm, clock=clock, db=db)), settings=settings)
         app.outbox.wake_dispatcher = app._outbox_kick.set  # only for what a commit could not hand over itself
         if settings.several_services:
@@ -162,11 +160,9 @@ class App(Parts):
         await self._serve_numbers()
         self.lanes.serve_here()
         if background:
-            self._tasks = [
-                asyncio.create_task(self._poll_loop(), name="inbox-poller"),
-                asyncio.create_task(self._dispatch_loop(), name="outbox-dispatcher"),
-                asyncio.create_task(self._spool_loop(), name="inbound-spool"),
-            ]
+            self._tasks = [asyncio.create_task(self._poll_loop(), name="inbox-poller"),
+                           asyncio.create_task(self._dispatch_loop(), name="outbox-dispatcher"),
+                           asyncio.create_task(self._spool_loop(), name="inbound-spool")]
             if self.sharing is None:  # with several services, the holder of the role drives it
                 self._tasks.append(asyncio.create_task(self.alarms.drive(), name="alarm-clock"))
             if self.alerts is not None:

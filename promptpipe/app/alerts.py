@@ -30,14 +30,8 @@ ALERT_RETRY = Backoff(first_s=5.0, max_s=300.0)
 def alert_body(alert: PendingAlert) -> dict[str, object]:
     """What the webhook receives: enough to act on (look the flag up with ``promptpipe-admin
     flags``), nothing that identifies the participant outside the study or quotes them."""
-    return {
-        "event": "promptpipe.safety_flag",
-        "flag_id": alert.flag_id,
-        "participant_id": alert.participant_id,
-        "severity": alert.severity,
-        "source": alert.source,
-        "raised_at": alert.created_at.isoformat(),
-    }
+    return {"event": "promptpipe.safety_flag", "flag_id": alert.flag_id, "participant_id": alert.participant_id,
+            "severity": alert.severity, "source": alert.source, "raised_at": alert.created_at.isoformat()}
 
 
 class AlertSender:
@@ -85,8 +79,7 @@ class AlertSender:
                         status=response.status_code, attempts=alert.attempts + 1)
             return False
         self.sent += 1
-        log.info("alert_delivered", flag_id=alert.flag_id, participant_id=alert.participant_id,
-                 severity=alert.severity)
+        log.info("alert_delivered", flag_id=alert.flag_id, participant_id=alert.participant_id, severity=alert.severity)
         return True
 
     def retry_delay(self) -> timedelta:

@@ -96,12 +96,10 @@ def load_prompts(settings: Settings) -> PromptTexts:
             raise ConfigError(f"{variable}: {str(path)!r} is empty; it must hold a system prompt.")
         return text
 
-    return PromptTexts(
-        intake=read(settings.intake_prompt_file, "INTAKE_BOT_PROMPT_FILE"),
-        feedback=read(settings.feedback_prompt_file, "FEEDBACK_TRACKER_PROMPT_FILE"),
-        prompt_generator=read(settings.prompt_generator_prompt_file, "PROMPT_GENERATOR_PROMPT_FILE"),
-        summary=read(settings.summary_prompt_file, "SUMMARY_PROMPT_FILE"),
-    )
+    return PromptTexts(intake=read(settings.intake_prompt_file, "INTAKE_BOT_PROMPT_FILE"),
+                       feedback=read(settings.feedback_prompt_file, "FEEDBACK_TRACKER_PROMPT_FILE"),
+                       prompt_generator=read(settings.prompt_generator_prompt_file, "PROMPT_GENERATOR_PROMPT_FILE"),
+                       summary=read(settings.summary_prompt_file, "SUMMARY_PROMPT_FILE"))
 
 
 def load_safety(settings: Settings) -> SafetyConfig:

@@ -27,34 +27,27 @@ def admin_parser() -> argparse.ArgumentParser:
                         "(repeat for each field)")
     enroll.add_argument("--number", help="the WhatsApp number (by name, of WHATSAPP_NUMBERS) they are written "
                         "from (default: by NUMBER_ASSIGNMENT)")
-    listing = sub.add_parser("list", help="all participants")
-    listing.add_argument("--json", action="store_true")
-    show = sub.add_parser("show", help="one participant: status, stage, profile")
-    show.add_argument("--phone", required=True)
-    show.add_argument("--json", action="store_true")
+    _command(sub, "list", "all participants", json=True)
+    _command(sub, "show", "one participant: status, stage, profile", phone=True, json=True)
     _add_simulate(sub)
     for action, text in (("pause", "stop all scheduled messages to a participant"),
                          ("resume", "switch a paused participant back on"),
                          ("withdraw", "withdraw a participant from the study (final)")):
-        status = sub.add_parser(action, help=text)
-        status.add_argument("--phone", required=True)
+        status = _command(sub, action, text, phone=True)
         status.add_argument("--reason", help="kept in the audit log and the consent record")
         status.add_argument("--by", help="who did it, for the consent record (default: your user name)")
-    prompt_now = sub.add_parser("prompt-now", help="send the participant's daily prompt now (for piloting)")
-    prompt_now.add_argument("--phone", required=True)
+    prompt_now = _command(sub, "prompt-now", "send the participant's daily prompt now (for piloting)", phone=True)
     when = prompt_now.add_mutually_exclusive_group()
     when.add_argument("--anyway", action="store_true", help="send it even inside the study's quiet hours")
     when.add_argument("--after-quiet-hours", action="store_true",
                       help="inside the study's quiet hours, send it when they end on the participant's clock")
     questionnaire = sub.add_parser("questionnaire", help="send a questionnaire now (piloting), or see how far each got")
     steps = questionnaire.add_subparsers(dest="questionnaire_command", required=True)
-    send_one = steps.add_parser("send", help="send one of the study file's questionnaires to a participant now")
-    send_one.add_argument("--phone", required=True)
+    send_one = _command(steps, "send", "send one of the study file's questionnaires to a participant now", phone=True)
     send_one.add_argument("id", help="the questionnaire's id in the study file")
     send_one.add_argument("--anyway", action="store_true", help="send it even inside the study's quiet hours")
     steps.add_parser("status", help="instances of each questionnaire by state (sent, started, completed, ...)")
-    update = sub.add_parser("update", help="change a participant's time zone, name or background notes")
-    update.add_argument("--phone", required=True)
+    update = _command(sub, "update", "change a participant's time zone, name or background notes", phone=True)
     update.add_argument("--timezone", help="IANA zone, e.g. Europe/Berlin")
     update.add_argument("--name", help="the name the agent greets them by")
     update.add_argument("--background", help="notes for the agent about this participant (\"\" clears them)")
@@ -64,6 +57,16 @@ def admin_parser() -> argparse.ArgumentParser:
     _add_study(sub)
     add_token_parser(sub)
     return parser
+
+
+def _command(sub: Any, name: str, text: str, *, phone: bool = False, json: bool = False) -> argparse.ArgumentParser:
+    """A command, with ``--phone`` (required) and ``--json`` when asked."""
+    command: argparse.ArgumentParser = sub.add_parser(name, help=text)
+    if phone:
+        command.add_argument("--phone", required=True)
+    if json:
+        command.add_argument("--json", action="store_true")
+    return command
 
 
 def _add_simulate(sub: Any) -> None:
@@ -92,29 +95,21 @@ def _add_study(sub: Any) -> None:
     move.add_argument("--message", required=True, help="what they are told, sent from the new number (it waits for "
                       "the end of their quiet hours)")
     move.add_argument("--by", help="who moved them, for the log (default: your user name)")
-    extend = sub.add_parser("extend", help="add days to one participant's study (a completed one comes back)")
-    extend.add_argument("--phone", required=True)
+    extend = _command(sub, "extend", "add days to one participant's study (a completed one comes back)", phone=True)
     extend.add_argument("--days", required=True, type=int, help="how many days to add")
     extend.add_argument("--by", help="who extended it, for the log (default: your user name)")
-    allocation = sub.add_parser("allocation", help="participants per arm and per stratum (never the sequence)")
-    allocation.add_argument("--json", action="store_true")
+    allocation = _command(sub, "allocation", "participants per arm and per stratum (never the sequence)", json=True)
     allocation.add_argument("--unblind", action="store_true",
                             help="also show the block sizes (keep them from whoever enrolls participants)")
-    report = sub.add_parser("report", help="the study at a glance: status and arms, study days, prompts, "
-                            "decision points and how the randomisation runs")
-    report.add_argument("--json", action="store_true")
+    _command(sub, "report", "the study at a glance: status and arms, study days, prompts, decision points and how "
+             "the randomisation runs", json=True)
 
 
 def _add_reports(sub: Any) -> None:
     """What researchers read: transcripts, schedules and timers, the export."""
-    transcript = sub.add_parser("transcript", help="every message in and out, with times and status")
-    transcript.add_argument("--phone", required=True)
-    transcript.add_argument("--json", action="store_true")
-    schedules = sub.add_parser("schedules", help="a participant's daily prompt schedules and pending timers")
-    schedules.add_argument("--phone", required=True)
-    schedules.add_argument("--json", action="store_true")
-    timers = sub.add_parser("timers", help="every pending timer (reminders, hand-overs, check-ins)")
-    timers.add_argument("--json", action="store_true")
+    _command(sub, "transcript", "every message in and out, with times and status", phone=True, json=True)
+    _command(sub, "schedules", "a participant's daily prompt schedules and pending timers", phone=True, json=True)
+    _command(sub, "timers", "every pending timer (reminders, hand-overs, check-ins)", json=True)
     export = sub.add_parser("export", help="write the study's data, pseudonymised (participants, messages, "
                             "deliveries, transitions, tone changes, consent, flags), to files for analysis")
     export.add_argument("--out", required=True, help="directory for the files (created if missing)")
@@ -129,16 +124,14 @@ def _add_reports(sub: Any) -> None:
 
 def _add_follow_ups(sub: Any) -> None:
     """consent, flags and inbox: what researchers follow during a study."""
-    erase = sub.add_parser("erase", help="remove a participant's personal data (asks to confirm; cannot be undone)")
-    erase.add_argument("--phone", required=True)
+    erase = _command(sub, "erase", "remove a participant's personal data (asks to confirm; cannot be undone)",
+                     phone=True)
     erase.add_argument("--yes", action="store_true", help="do not ask to confirm")
     erase.add_argument("--by", help="who erased them, for the consent record (default: your user name)")
-    status = sub.add_parser("status", help="the service's WhatsApp state, outbox backlog, uncertain sends, "
-                            "last model error")
-    status.add_argument("--json", action="store_true")
-    consent = sub.add_parser("consent", help="a participant's consent history (enrolled, opted out/in, paused ...)")
-    consent.add_argument("--phone", required=True)
-    consent.add_argument("--json", action="store_true")
+    _command(sub, "status", "the service's WhatsApp state, outbox backlog, uncertain sends, last model error",
+             json=True)
+    _command(sub, "consent", "a participant's consent history (enrolled, opted out/in, paused ...)", phone=True,
+             json=True)
     flags = sub.add_parser("flags", help="safety flags (open ones; --all for every flag); "
                            "`flags resolve ID --note ...`")
     flags.add_argument("--all", action="store_true", help="resolved flags too")

@@ -1,6 +1,5 @@
-"""What both commands share: settings with logging set up, running a coroutine with our errors as
-one red line, and output that is safe for a terminal (a participant's control characters are
-shown as escapes, never obeyed)."""
+"""What both commands share: settings with logging set up, running a coroutine with our errors as one red line, and
+output that is safe for a terminal (a participant's control characters are shown as escapes, never obeyed)."""
 
 from __future__ import annotations
 

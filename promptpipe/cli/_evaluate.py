@@ -1,7 +1,6 @@
-"""``promptpipe evaluate``: vet the coach before launch. Builds the models from the settings (the
-coach's, the simulated participants', the judge's), runs the evaluation on the study's own
-settings and prompts, writes the report files, and exits non-zero when a thresholds file is not
-met, so a team can gate a prompt or model change in its own CI."""
+"""``promptpipe evaluate``: vet the coach before launch. Builds the models from the settings (the coach's, the simulated
+participants', the judge's), runs the evaluation on the study's own settings and prompts, writes the report files, and
+exits non-zero when a thresholds file is not met, so a team can gate a prompt or model change in its own CI."""
 
 from __future__ import annotations
 

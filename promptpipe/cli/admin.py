@@ -123,11 +123,8 @@ async def _allocation(args: argparse.Namespace, env: Env) -> None:
 
 
 async def _list(args: argparse.Namespace, env: Env) -> None:
-    rows = await admin.list_participants(env.db)
-    if args.json:
-        print_json(rows)
-    else:
-        print_table(rows, ["id", "phone", "name", "timezone", "status", "sub_state", "arm"])
+    _print_rows(args, await admin.list_participants(env.db), ["id", "phone", "name", "timezone", "status", "sub_state",
+                                                             "arm"])
 
 
 async def _show(args: argparse.Namespace, env: Env) -> None:
@@ -213,11 +210,7 @@ async def _schedules(args: argparse.Namespace, env: Env) -> None:
 
 
 async def _timers(args: argparse.Namespace, env: Env) -> None:
-    rows = await admin.pending_timers(env.db)
-    if args.json:
-        print_json(rows)
-    else:
-        print_table(rows, ["phone", "kind", "due", "armed"])
+    _print_rows(args, await admin.pending_timers(env.db), ["phone", "kind", "due", "armed"])
 
 
 async def _transcript(args: argparse.Namespace, env: Env) -> None:
@@ -261,11 +254,8 @@ async def _flags(args: argparse.Namespace, env: Env) -> None:
     if args.flags_action == "resolve":
         print(await oversight.resolve(env.db, env.clock, flag_id=args.flag_id, note=args.note, by=args.by or ""))
         return
-    rows = await oversight.flags(env.db, include_resolved=args.all)
-    if args.json:
-        print_json(rows)
-        return
-    print_table(rows, ["id", "at", "participant_id", "severity", "source", "trigger", "status", "alert"]
+    _print_rows(args, await oversight.flags(env.db, include_resolved=args.all),
+                ["id", "at", "participant_id", "severity", "source", "trigger", "status", "alert"]
                 + (["resolved_by", "note"] if args.all else []))
 
 
@@ -275,11 +265,8 @@ async def _inbox(args: argparse.Namespace, env: Env) -> None:
     elif args.inbox_action == "skip":
         print(await oversight.skip_inbox(env.db, env.clock, inbox_id=args.inbox_id, by=args.by or ""))
     else:
-        rows = await oversight.inbox_rows(env.db, stuck_only=args.stuck)
-        if args.json:
-            print_json(rows)
-        else:
-            print_table(rows, ["id", "at", "phone", "kind", "status", "attempts", "last_error"])
+        _print_rows(args, await oversight.inbox_rows(env.db, stuck_only=args.stuck),
+                    ["id", "at", "phone", "kind", "status", "attempts", "last_error"])
 
 
 async def _erase(args: argparse.Namespace, env: Env) -> int:
@@ -347,17 +334,23 @@ async def _report(args: argparse.Namespace, env: Env) -> None:
             print(cell(line))
 
 
+def _print_rows(args: argparse.Namespace, rows: Sequence[object], columns: list[str]) -> None:
+    """``--json``: the rows as JSON; else a table of ``columns``."""
+    if args.json:
+        print_json(rows)
+    else:
+        print_table(rows, columns)
+
+
 def _rows(count: int) -> str:
     return f"{count} row{'' if count == 1 else 's'}"
 
 
-COMMANDS: dict[str, Command] = {
-    "enroll": _enroll, "list": _list, "show": _show, "simulate": _simulate, "prompt-now": _prompt_now,
-    "questionnaire": _questionnaire,
-    "update": _update, "schedules": _schedules, "timers": _timers, "transcript": _transcript, "status": _status,
-    "consent": _consent, "flags": _flags, "inbox": _inbox, "erase": _erase, "export": _export,
-    "extend": _extend, "move-number": _move_number, "allocation": _allocation, "report": _report, "send": send_command,
-    "broadcast": broadcast_command,
-    "token": token_command,
-    **{action: _status_change for action in admin.STATUS_COMMANDS},
-}
+COMMANDS: dict[str, Command] = {"enroll": _enroll, "list": _list, "show": _show, "simulate": _simulate,
+                                "prompt-now": _prompt_now, "questionnaire": _questionnaire, "update": _update,
+                                "schedules": _schedules, "timers": _timers, "transcript": _transcript,
+                                "status": _status, "consent": _consent, "flags": _flags, "inbox": _inbox,
+                                "erase": _erase, "export": _export, "extend": _extend, "move-number": _move_number,
+                                "allocation": _allocation, "report": _report, "send": send_command,
+                                "broadcast": broadcast_command, "token": token_command,
+                                **{action: _status_change for action in admin.STATUS_COMMANDS}}

@@ -56,10 +56,8 @@ def _state_files(settings: Settings) -> list[LooseMode]:
     return loose_modes(settings.state_dir, extra)
 
 
-async def _serve(
-    settings: Settings, transport: Any = None, stop: asyncio.Event | None = None, started: asyncio.Event | None = None,
-    *, allow_protocol_change: bool = False,
-) -> int:
+async def _serve(settings: Settings, transport: Any = None, stop: asyncio.Event | None = None,
+                 started: asyncio.Event | None = None, *, allow_protocol_change: bool = False) -> int:
     """Run the service until ``stop`` (a signal) or until it must stop by itself; ``started`` is
     set once it runs (for tests)."""
     from promptpipe.app import App

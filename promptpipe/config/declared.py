@@ -1,7 +1,6 @@
-"""How a setting is declared: its variable, parser, section, meaning and how people see its
-default, all on the :class:`~promptpipe.config.Settings` field itself (``setting(...)``). The
-environment parsing, ``.env.example``, the README's table and ``promptpipe check`` are all made
-from these declarations (see :mod:`promptpipe.config.generate`)."""
+"""How a setting is declared: its variable, parser, section, meaning and how people see its default, all on the
+:class:`~promptpipe.config.Settings` field itself (``setting(...)``). The environment parsing, ``.env.example``, the
+README's table and ``promptpipe check`` are all made from these declarations (see :mod:`promptpipe.config.generate`)."""
 
 from __future__ import annotations
 

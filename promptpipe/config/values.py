@@ -18,11 +18,9 @@ from promptpipe.domain.numbers import DEFAULT_NUMBER, NUMBER_NAME, NumberRule, p
 from promptpipe.domain.text import mask_credentials
 from promptpipe.errors import ConfigError
 
-__all__ = [
-    "NumberId", "api_listen", "base_url", "cloud_numbers", "e164_phone", "existing_file", "file_path", "host_port",
-    "none_if_empty", "normalise_database_url", "number_names", "number_rule", "one_of", "outside_seed",
-    "pair_phones", "prompt_file_default", "trusted_proxies", "webhook_url",
-]
+__all__ = ["NumberId", "api_listen", "base_url", "cloud_numbers", "e164_phone", "existing_file", "file_path",
+           "host_port", "none_if_empty", "normalise_database_url", "number_names", "number_rule", "one_of",
+           "outside_seed", "pair_phones", "prompt_file_default", "trusted_proxies", "webhook_url"]
 
 
 def existing_file(name: str, raw: str) -> Path:

@@ -8,16 +8,5 @@ from promptpipe.tools.prompt_generator import GENERATE_HABIT_PROMPT, write_habit
 from promptpipe.tools.scheduler import SCHEDULER
 from promptpipe.tools.transition import TRANSITION_STATE
 
-__all__ = [
-    "FLAG_CONCERN",
-    "GENERATE_HABIT_PROMPT",
-    "OPT_OUT",
-    "SAVE_USER_PROFILE",
-    "SCHEDULER",
-    "TRANSITION_STATE",
-    "PromptTexts",
-    "Tool",
-    "ToolContext",
-    "format_tool_error",
-    "write_habit_prompt",
-]
+__all__ = ["FLAG_CONCERN", "GENERATE_HABIT_PROMPT", "OPT_OUT", "SAVE_USER_PROFILE", "SCHEDULER", "TRANSITION_STATE",
+           "PromptTexts", "Tool", "ToolContext", "format_tool_error", "write_habit_prompt"]

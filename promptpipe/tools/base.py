@@ -65,10 +65,8 @@ class Tool:
 
     def spec(self) -> ToolSpec:
         """The OpenAI ``tools`` entry for this tool."""
-        return {
-            "type": "function",
-            "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
-        }
+        return {"type": "function",
+                "function": {"name": self.name, "description": self.description, "parameters": self.parameters}}
 
     async def invoke(self, ctx: ToolContext, raw_arguments: str) -> str:
         """Run the tool; bad input and refusals come back as text the model can act on."""

@@ -1,8 +1,7 @@
 """``flag_concern``: the model raises a safety concern that a phrase list cannot catch.
 
-The flag is recorded for the research team (and sent to the alert webhook, without any text);
-the participant gets the study's safety message at once, before the model's own reply. The
-conversation then goes on normally.
+The flag is recorded for the research team (and sent to the alert webhook, without any text); the participant gets the
+study's safety message at once, before the model's own reply. The conversation then goes on normally.
 """
 
 from __future__ import annotations

@@ -116,12 +116,8 @@ async def _save(ctx: ToolContext, args: ToolArguments) -> str:
         status = "NO CHANGE: the profile already had these values."
     else:
         status = "NO PROFILE FIELDS sent; the tone proposal is reported below."
-    report: SaveReport = {
-        "updated_fields": updated,
-        "ignored_arguments": ignored,
-        "still_missing_for_intake": missing,
-        "profile": habit.filled(),
-    }
+    report: SaveReport = {"updated_fields": updated, "ignored_arguments": ignored, "still_missing_for_intake": missing,
+                          "profile": habit.filled()}
     if tone_report is not None:
         report["tone"] = tone_report
     return f"{status}\n{json.dumps(report, ensure_ascii=False)}"

@@ -17,15 +17,5 @@ from promptpipe.transport.base import (
     poll_option_hash,
 )
 
-__all__ = [
-    "DeliveryReceipt",
-    "InboundHandler",
-    "InboundMessage",
-    "PollVote",
-    "Reaction",
-    "ReceiptHandler",
-    "Recipient",
-    "SentMessage",
-    "Transport",
-    "poll_option_hash",
-]
+__all__ = ["DeliveryReceipt", "InboundHandler", "InboundMessage", "PollVote", "Reaction", "ReceiptHandler", "Recipient",
+           "SentMessage", "Transport", "poll_option_hash"]

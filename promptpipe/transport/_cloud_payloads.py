@@ -1,6 +1,5 @@
 """The WhatsApp Cloud API's JSON, both ways, without I/O: the bodies we POST to
-``/{phone-number-id}/messages``, and the webhook's notifications read into our inbound messages
-and receipts.
+``/{phone-number-id}/messages``, and the webhook's notifications read into our inbound messages and receipts.
 
 A poll goes as an interactive message: reply buttons for up to 3 short options, a list for up to
 10. Each button or row id is :data:`CHOICE_PREFIX` plus the :func:`poll_option_hash` of its
@@ -20,10 +19,8 @@ from promptpipe.domain.messages import MessageKind
 from promptpipe.study.rules.protocol import WhatsAppTemplate
 from promptpipe.transport.base import DeliveryReceipt, InboundMessage, PollVote, Reaction, poll_option_hash
 
-__all__ = [
-    "CHOICE_PREFIX", "LIST_OPTION_LIMIT", "MessageBody", "Notification", "ReadBody", "StatusFailure",
-    "interactive_poll", "phone_digits", "read_body", "read_notifications", "template_body", "text_body",
-]
+__all__ = ["CHOICE_PREFIX", "LIST_OPTION_LIMIT", "MessageBody", "Notification", "ReadBody", "StatusFailure",
+           "interactive_poll", "phone_digits", "read_body", "read_notifications", "template_body", "text_body"]
 
 CHOICE_PREFIX = "pp:"
 BUTTON_LIMIT, BUTTON_TITLE_CHARS = 3, 20

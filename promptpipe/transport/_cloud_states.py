@@ -1,13 +1,10 @@
-"""Each Cloud API number's state, as the service records it for `status`, the overview and the
-"needs attention" list.
+"""Each Cloud API number's state, as the service records it for `status`, the overview and the "needs attention" list.
 
-The Cloud API holds no connection: the start asks how each number stands (:func:`check_numbers`),
-and from then on a number is ``connected`` once a send through it succeeds,
-``logged_out`` when Meta refuses the access token (one token serves every number, so all of them
-are) or says the number is not registered, and ``banned`` when WhatsApp restricts or locks the
-account. A number in either of the last two stays so until a send through it succeeds again; its
-participants keep it meanwhile (their messages wait and are tried again), and the team links it
-again or moves them.
+The Cloud API holds no connection: the start asks how each number stands (:func:`check_numbers`), and from then on a
+number is ``connected`` once a send through it succeeds, ``logged_out`` when Meta refuses the access token (one token
+serves every number, so all of them are) or says the number is not registered, and ``banned`` when WhatsApp restricts or
+locks the account. A number in either of the last two stays so until a send through it succeeds again; its participants
+keep it meanwhile (their messages wait and are tried again), and the team links it again or moves them.
 """
 
 from __future__ import annotations

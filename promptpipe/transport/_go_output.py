@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["capture_library_stdout"]
+__all__ = ["capture_library_stdout", "redirect_fd"]
 
 
 def capture_library_stdout(log: Any) -> Callable[[], None]:
@@ -24,11 +24,6 @@ def capture_library_stdout(log: Any) -> Callable[[], None]:
     sys.stdout.flush()
     terminal = os.dup(1)
     read_end, write_end = os.pipe()
-    os.dup2(write_end, 1)
-    os.close(write_end)
-    original = sys.stdout
-    sys.stdout = os.fdopen(os.dup(terminal), "w", buffering=1, encoding=getattr(original, "encoding", None) or "utf-8",
-                           errors="replace")
 
     def pump() -> None:
         with os.fdopen(read_end, "rb", buffering=0) as pipe:
@@ -43,6 +38,19 @@ def capture_library_stdout(log: Any) -> Callable[[], None]:
 
     reader = threading.Thread(target=pump, name="whatsapp-library-stdout", daemon=True)
     reader.start()
+    return redirect_fd(1, write_end, terminal, errors="replace", after=lambda: reader.join(timeout=2))
+
+
+def redirect_fd(fd: int, write_end: int, original: int, *, errors: str,
+                after: Callable[[], None]) -> Callable[[], None]:
+    """Point ``fd`` (1 or 2) at a pipe and Python's own stream at ``original``; the idempotent undo
+    closes the pipe's last write end (its reader sees the end), then calls ``after``."""
+    name = "stdout" if fd == 1 else "stderr"
+    os.dup2(write_end, fd)
+    os.close(write_end)
+    previous = getattr(sys, name)
+    setattr(sys, name, os.fdopen(os.dup(original), "w", buffering=1,
+                                 encoding=getattr(previous, "encoding", None) or "utf-8", errors=errors))
     restored = False
 
     def restore() -> None:
@@ -50,12 +58,13 @@ def capture_library_stdout(log: Any) -> Callable[[], None]:
         if restored:
             return
         restored = True
-        sys.stdout.flush()
-        os.dup2(terminal, 1)  # closes the pipe's last write end: the reader sees the end and stops
-        os.close(terminal)
-        reader.join(timeout=2)
-        replacement, sys.stdout = sys.stdout, original
+        replacement = getattr(sys, name)
+        replacement.flush()
+        os.dup2(original, fd)
+        os.close(original)
+        setattr(sys, name, previous)
         replacement.close()
+        after()
 
     return restore
 

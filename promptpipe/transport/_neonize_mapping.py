@@ -14,36 +14,15 @@ from typing import TYPE_CHECKING, Any, Protocol
 from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.phones import from_whatsapp
 from promptpipe.errors import NotConnected, SendFailed, TransportError
-from promptpipe.transport.base import (
-    DeliveryReceipt,
-    InboundMessage,
-    PollVote,
-    Reaction,
-    Recipient,
-    SentMessage,
-)
+from promptpipe.transport.base import DeliveryReceipt, InboundMessage, PollVote, Reaction, Recipient, SentMessage
 
 if TYPE_CHECKING:
     from neonize.proto.Neonize_pb2 import JID
     from neonize.proto.Neonize_pb2 import Message as MessageEv
 
-__all__ = [
-    "LID_SERVER",
-    "PN_SERVER",
-    "classify_send_error",
-    "is_direct_message",
-    "jid_for",
-    "mask_lid",
-    "needs_phone_lookup",
-    "poll_vote_from_decrypted",
-    "receipt_from",
-    "redact_numbers",
-    "sanitize_outgoing_text",
-    "sender_jid",
-    "sent_message_from",
-    "to_inbound",
-    "unreadable_from",
-]
+__all__ = ["LID_SERVER", "PN_SERVER", "classify_send_error", "is_direct_message", "jid_for", "mask_lid",
+           "needs_phone_lookup", "poll_vote_from_decrypted", "receipt_from", "redact_numbers", "sanitize_outgoing_text",
+           "sender_jid", "sent_message_from", "to_inbound", "unreadable_from"]
 
 PN_SERVER = "s.whatsapp.net"
 LID_SERVER = "lid"
@@ -133,11 +112,10 @@ def _text_of(message: Any) -> str:
 
 
 # Messages without words, by the field that carries them (checked after captions, which are text).
-_CONTENT_FIELDS = (
-    ("audioMessage", "audio"), ("imageMessage", "image"), ("videoMessage", "video"), ("ptvMessage", "video"),
-    ("stickerMessage", "sticker"), ("documentMessage", "document"), ("locationMessage", "location"),
-    ("liveLocationMessage", "location"), ("contactMessage", "contact"), ("contactsArrayMessage", "contact"),
-)
+_CONTENT_FIELDS = (("audioMessage", "audio"), ("imageMessage", "image"), ("videoMessage", "video"),
+                   ("ptvMessage", "video"), ("stickerMessage", "sticker"), ("documentMessage", "document"),
+                   ("locationMessage", "location"), ("liveLocationMessage", "location"), ("contactMessage", "contact"),
+                   ("contactsArrayMessage", "contact"))
 
 
 def _content_of(message: Any) -> str | None:
@@ -151,9 +129,8 @@ def _content_of(message: Any) -> str | None:
 
 
 def _edit_of(ev: Any) -> str | None:
-    """The id of the message an edit replaces: in the protocol message around the new wording,
-    which whatsmeow leaves in ``Raw`` when it unwraps the edit for us (also inside a disappearing
-    chat's or own device's wrapper)."""
+    """The id of the message an edit replaces: in the protocol message around the new wording, which whatsmeow leaves in
+    ``Raw`` when it unwraps the edit for us (also inside a disappearing chat's or own device's wrapper)."""
     raw = ev.Raw if ev.HasField("Raw") else None
     candidates = [ev.Message, *([raw, raw.ephemeralMessage.message, raw.deviceSentMessage.message] if raw else [])]
     for message in candidates:
@@ -229,20 +206,11 @@ def to_inbound(
     message_id = ev.Info.ID
     if edited:  # an edit is a new message; its id may repeat the original's, so make it its own
         message_id = f"{message_id}~edit~{ev.Info.Timestamp}"
-    return InboundMessage(
-        message_id=message_id,
-        sender_phone=phone,
-        sender_lid=lid,
-        sender_name=ev.Info.Pushname,
-        text=text,
-        timestamp=_timestamp(ev.Info.Timestamp),
-        poll_vote=poll_vote if is_poll_update else None,
-        content=content,
-        quoted_message_id=_quoted_id(message),
-        edited=edited,
-        edit_of=_edit_of(ev) if edited else None,
-        reaction=reaction,
-    )
+    return InboundMessage(message_id=message_id, sender_phone=phone, sender_lid=lid, sender_name=ev.Info.Pushname,
+                          text=text, timestamp=_timestamp(ev.Info.Timestamp),
+                          poll_vote=poll_vote if is_poll_update else None, content=content,
+                          quoted_message_id=_quoted_id(message), edited=edited,
+                          edit_of=_edit_of(ev) if edited else None, reaction=reaction)
 
 
 def unreadable_from(ev: Any, *, resolved_phone: str | None = None) -> InboundMessage | None:
@@ -316,12 +284,7 @@ def sanitize_outgoing_text(text: str) -> str:
 
 
 # Substrings of whatsmeow/neonize error texts, lower-cased, with what they mean for a retry.
-_NOT_CONNECTED = (
-    "client is nil",
-    "websocket not connected",
-    "not logged in",
-    "store doesn't contain a device jid",
-)
+_NOT_CONNECTED = ("client is nil", "websocket not connected", "not logged in", "store doesn't contain a device jid")
 _PERMANENT = ("recipient must be a user jid", "no lid found")
 _MAYBE_DELIVERED = ("timed out", "before message send returned response")
 """The message node may have reached WhatsApp (a time-out, or the socket closing while we waited

@@ -1,21 +1,23 @@
 """The WhatsApp library's standard error, through our masked logs, without losing a crash report.
 
-neonize's Go side writes some lines straight to file descriptor 2: "Press Ctrl+C to exit" on every
-connect (Go's builtin ``println``), and the trace of a Go panic. A thread in this process could
-read them, but a Go crash ends the process before such a thread has logged the trace. So fd 2
-becomes a pipe to a small relay process (``python -m promptpipe.transport._stderr_relay``): it
-logs every line in our format with numbers masked and, being a process of its own, drains the
-pipe to the end even when the service died mid-line. Python's own ``sys.stderr`` (our log lines)
-keeps the original stream; the relay ignores Ctrl-C and SIGTERM and stops when the pipe closes.
+neonize's Go side writes some lines straight to file descriptor 2: "Press Ctrl+C to exit" on every connect (Go's builtin
+``println``), and the trace of a Go panic. A thread in this process could read them, but a Go crash ends the process
+before such a thread has logged the trace. So fd 2 becomes a pipe to a small relay process (``python -m
+promptpipe.transport._stderr_relay``): it logs every line in our format with numbers masked and, being a process of its
+own, drains the pipe to the end even when the service died mid-line. Python's own ``sys.stderr`` (our log lines) keeps
+the original stream; the relay ignores Ctrl-C and SIGTERM and stops when the pipe closes.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
+
+from promptpipe.transport._go_output import redirect_fd
 
 __all__ = ["start_stderr_relay"]
 
@@ -29,34 +31,17 @@ def start_stderr_relay(log_format: str, *, debug: bool = False) -> Callable[[], 
     sys.stderr.flush()
     original = os.dup(2)
     read_end, write_end = os.pipe()
-    relay = subprocess.Popen(
-        [sys.executable, "-m", __name__, log_format, "debug" if debug else "info"],
-        stdin=read_end, stdout=original, stderr=original, start_new_session=True,
-    )
+    relay = subprocess.Popen([sys.executable, "-m", __name__, log_format, "debug" if debug else "info"], stdin=read_end,
+                             stdout=original, stderr=original, start_new_session=True)
     os.close(read_end)
-    os.dup2(write_end, 2)
-    os.close(write_end)
-    previous = sys.stderr
-    sys.stderr = os.fdopen(os.dup(original), "w", buffering=1,
-                           encoding=getattr(previous, "encoding", None) or "utf-8", errors="backslashreplace")
-    restored = False
+    return redirect_fd(2, write_end, original, errors="backslashreplace", after=functools.partial(_wait, relay))
 
-    def restore() -> None:
-        nonlocal restored
-        if restored:
-            return
-        restored = True
-        sys.stderr.flush()
-        os.dup2(original, 2)  # the pipe's last write end closes: the relay reads to the end and exits
-        os.close(original)
-        replacement, sys.stderr = sys.stderr, previous
-        replacement.close()
-        try:
-            relay.wait(timeout=RELAY_EXIT_WAIT_S)
-        except subprocess.TimeoutExpired:
-            relay.kill()
 
-    return restore
+def _wait(relay: subprocess.Popen[bytes]) -> None:
+    try:
+        relay.wait(timeout=RELAY_EXIT_WAIT_S)
+    except subprocess.TimeoutExpired:
+        relay.kill()
 
 
 def main(argv: Sequence[str]) -> int:

@@ -1,9 +1,8 @@
-"""Linking the study phone: QR codes printed in the terminal, or one pairing code for
-WHATSAPP_PAIR_PHONE (every later QR code is printed too once that code failed), and a watchdog
-that asks for a fresh process when the codes run out.
+"""Linking the study phone: QR codes printed in the terminal, or one pairing code for WHATSAPP_PAIR_PHONE (every later
+QR code is printed too once that code failed), and a watchdog that asks for a fresh process when the codes run out.
 
-neonize 0.5.2 waits inside its Go library for a login that can no longer come once the codes ran
-out, and nothing (not even stop) ends that wait: a new QR code needs a fresh process.
+neonize 0.5.2 waits inside its Go library for a login that can no longer come once the codes ran out, and nothing (not
+even stop) ends that wait: a new QR code needs a fresh process.
 """
 
 from __future__ import annotations
@@ -35,9 +34,8 @@ async def request_pair_code(client: Any, phone: str) -> str:
     """Ask WhatsApp for an 8-character pairing code, as a Chrome browser on Linux. neonize's own
     ``PairPhone`` builds the device name from enum names (``FIREFOX (Linux)``); this sends the same
     request with a name WhatsApp documents as accepted."""
-    params = neonize_proto.PairPhoneParams(
-        phone=phone, clientDisplayName=PAIR_DEVICE_NAME, clientType=ClientType.CHROME.value, showPushNotification=True,
-    )
+    params = neonize_proto.PairPhoneParams(phone=phone, clientDisplayName=PAIR_DEVICE_NAME,
+                                           clientType=ClientType.CHROME.value, showPushNotification=True)
     payload = params.SerializeToString()
     answer = neonize_proto.PairPhoneReturnFunction.FromString(
         await async_gocode.PairPhone(client.uuid, payload, len(payload)))

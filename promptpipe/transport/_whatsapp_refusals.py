@@ -81,9 +81,8 @@ class RefusalHandlers:
         await self._give_up("client_outdated", action=OUTDATED_MESSAGE)
 
     async def _on_connect_failure(self: _Session, ev: Any) -> None:
-        """A refusal whatsmeow does not retry by itself (503 it does; logout, ban and outdated have
-        their own events): log why, close the session and let the back-off connect again (in a fresh
-        process)."""
+        """A refusal whatsmeow does not retry by itself (503 it does; logout, ban and outdated have their own events):
+        log why, close the session and let the back-off connect again (in a fresh process)."""
         reason = FAILURE_REASONS.get(int(getattr(ev, "Reason", 0)), f"reason {int(getattr(ev, 'Reason', 0))}")
         message = redact_numbers(str(getattr(ev, "Message", "")))
         if reason in HANDLED_ELSEWHERE:

@@ -49,9 +49,8 @@ PRESENCE_TIMEOUT_S = 10.0
 PRESENCE_RETRY_S = (15.0, 30.0, 60.0, 120.0, 240.0)
 """Waits before presence is tried again (right after linking, the account's name is not there yet)."""
 GO_CONNECTS_PER_PROCESS = 1
-"""Go sessions one process opens before it starts afresh: never two clients on one session store
-in one process (whatsmeow reconnects a live session by itself; each connect of neonize 0.5.2 also
-leaves a handle open)."""
+"""Go sessions one process opens before it starts afresh: never two clients on one session store in one process
+(whatsmeow reconnects a live session by itself; each connect of neonize 0.5.2 also leaves a handle open)."""
 SESSION_ENDED_LINE = ("The WhatsApp library's session ended; starting afresh so that no second client "
                       "ever runs on the same session.")
 
@@ -75,19 +74,11 @@ class WhatsAppSession(RefusalHandlers):
     """Keeps one neonize client connected: retries with back-off, shows the login QR or pairing
     code, restarts an unscanned login, and gives up for good when logged out or replaced."""
 
-    def __init__(
-        self,
-        *,
-        pair_phone: str | None,
-        logger: Any,
-        timing: SessionTiming,
-        sleep: Callable[[float], Awaitable[Any]],
-        pair_code: Callable[[Any, str], Awaitable[str]],
-        probe: Callable[[], Awaitable[str | None]] | None = None,
-        now: Callable[[], datetime] = lambda: datetime.now(timezone.utc),
-        on_state: Callable[[ConnectionState], None] | None = None,
-        number: str | None = None,
-    ) -> None:
+    def __init__(self, *, pair_phone: str | None, logger: Any, timing: SessionTiming,
+                 sleep: Callable[[float], Awaitable[Any]], pair_code: Callable[[Any, str], Awaitable[str]],
+                 probe: Callable[[], Awaitable[str | None]] | None = None,
+                 now: Callable[[], datetime] = lambda: datetime.now(timezone.utc),
+                 on_state: Callable[[ConnectionState], None] | None = None, number: str | None = None) -> None:
         self._log = logger
         self._timing = timing
         self._sleep = sleep

@@ -1,7 +1,6 @@
-"""What the WhatsApp session needs around the library: reaching WhatsApp before calling it, what
-its answers mean (failure and ban reasons), what the terminal shows (the QR code, the pairing
-code, the library's own output as log lines), and the limits and fixes the library needs (open
-files, calls in flight, the executor's size, a 0.5.2 patch)."""
+"""What the WhatsApp session needs around the library: reaching WhatsApp before calling it, what its answers mean
+(failure and ban reasons), what the terminal shows (the QR code, the pairing code, the library's own output as log
+lines), and the limits and fixes the library needs (open files, calls in flight, the executor's size, a 0.5.2 patch)."""
 
 from __future__ import annotations
 

@@ -106,19 +106,18 @@ ReceiptHandler = Callable[[DeliveryReceipt], Awaitable[None]]
 class Transport(Protocol):
     """A way to reach participants.
 
-    ``resend_is_safe`` is True when a send that was interrupted by a crash can simply be sent
-    again (nothing left the machine, e.g. dry-run); False when it may already have reached the
-    participant (WhatsApp), in which case the outbox marks it *uncertain* instead of resending.
-    Sends raise :class:`promptpipe.errors.NotConnected` or :class:`promptpipe.errors.SendFailed`.
-    ``ref`` is the outbox key of the message: the same ref is the same message, so a transport
-    that can look it up may recognise a repeat instead of sending it twice.
+    ``resend_is_safe`` is True when a send that was interrupted by a crash can simply be sent again (nothing left the
+    machine, e.g. dry-run); False when it may already have reached the participant (WhatsApp), in which case the outbox
+    marks it *uncertain* instead of resending. Sends raise :class:`promptpipe.errors.NotConnected` or
+    :class:`promptpipe.errors.SendFailed`.
+    ``ref`` is the outbox key of the message: the same ref is the same message, so a transport that can look it up may
+    recognise a repeat instead of sending it twice.
     ``sends_receipts`` is True when the transport reports delivery and read receipts through
     ``on_receipt``: only then can a message without a delivered receipt count as not delivered.
-    ``reaches_people`` is True when what it sends reaches real people (WhatsApp): a database it
-    serves is live for good, and nothing may act as a participant in it.
-    ``kind`` is the message's :class:`~promptpipe.domain.messages.MessageKind` value (prompt,
-    reminder …): the Cloud API transport picks the study's template for it outside the 24-hour
-    window; the others ignore it.
+    ``reaches_people`` is True when what it sends reaches real people (WhatsApp): a database it serves is live for good,
+    and nothing may act as a participant in it.
+    ``kind`` is the message's :class:`~promptpipe.domain.messages.MessageKind` value (prompt, reminder …): the Cloud API
+    transport picks the study's template for it outside the 24-hour window; the others ignore it.
     """
 
     name: str
@@ -132,10 +131,8 @@ class Transport(Protocol):
 
     async def send_text(self, to: Recipient, text: str, *, ref: str = "", kind: str = "") -> SentMessage: ...
 
-    async def send_poll(
-        self, to: Recipient, question: str, options: Sequence[str], *, ref: str = "", multiple: bool = False,
-        kind: str = "",
-    ) -> SentMessage:
+    async def send_poll(self, to: Recipient, question: str, options: Sequence[str], *, ref: str = "",
+                        multiple: bool = False, kind: str = "") -> SentMessage:
         """A poll; ``multiple``: the participant may choose several options."""
         ...
 

@@ -1,23 +1,21 @@
-"""The official WhatsApp Cloud API (Meta's Graph API) behind the Transport protocol, for
-institutions that forbid linked devices.
+"""The official WhatsApp Cloud API (Meta's Graph API) behind the Transport protocol, for institutions that forbid linked
+devices.
 
-Sends are POSTs to ``{CLOUD_API_BASE_URL}/{phone number id}/messages`` (httpx); what people send
-comes to a webhook this transport serves itself (uvicorn, :mod:`._cloud_webhook`), signed with the
-app secret. JSON both ways lives in :mod:`._cloud_payloads`.
+Sends are POSTs to ``{CLOUD_API_BASE_URL}/{phone number id}/messages`` (httpx); what people send comes to a webhook this
+transport serves itself (uvicorn, :mod:`._cloud_webhook`), signed with the app secret. JSON both ways lives in
+:mod:`._cloud_payloads`.
 
-Several numbers: the deployment names each of its phone number ids (``toronto`` → ``1234…``).
-A message goes from its recipient's number (``Recipient.number``; None: the first one), and one
-webhook takes in every number's notifications, each message tagged with the number it came to.
-Each number has its own 24-hour windows (a participant who wrote to one number has none open on
-another) and its own rate-limit pause, and its own state (:mod:`._cloud_states`): connected once a
-send through it succeeds, logged out or banned as the Cloud API's errors say, reported to the
-service through ``on_state_change``. A number in trouble is never replaced by another: messages to
-its participants wait until it works again or the team moves them.
+Several numbers: the deployment names each of its phone number ids (``toronto`` → ``1234…``). A message goes from its
+recipient's number (``Recipient.number``; None: the first one), and one webhook takes in every number's notifications,
+each message tagged with the number it came to. Each number has its own 24-hour windows (a participant who wrote to one
+number has none open on another) and its own rate-limit pause, and its own state (:mod:`._cloud_states`): connected once
+a send through it succeeds, logged out or banned as the Cloud API's errors say, reported to the service through
+``on_state_change``. A number in trouble is never replaced by another: messages to its participants wait until it works
+again or the team moves them.
 
-The 24-hour service window: the Cloud API delivers free-form messages only within 24 hours of the
-participant's last message; outside it only an approved template goes. The study file names a
-template per message kind (``[whatsapp_templates]``); a kind without one cannot go then, and its
-send fails for good with a sentence saying so.
+The 24-hour service window: the Cloud API delivers free-form messages only within 24 hours of the participant's last
+message; outside it only an approved template goes. The study file names a template per message kind
+(``[whatsapp_templates]``); a kind without one cannot go then, and its send fails for good with a sentence saying so.
 """
 
 from __future__ import annotations
@@ -81,13 +79,12 @@ def _utcnow() -> datetime:
 class CloudApiOptions:
     """How the service sets the transport up (CLOUD_API_* settings, the study file's templates).
 
-    ``numbers`` maps each number's name to its phone number id, the first being the default (one
-    number: name it :data:`DEFAULT_NUMBER`). ``templates`` maps a message kind to its approved
-    template (the study file's ``[whatsapp_templates]``). ``listen`` is the webhook's host:port
-    (port 0: any free one; empty: no webhook, sends only). ``typing``: show "typing…" while a turn
-    runs; the Cloud API shows it only together with marking the participant's last message read,
-    so it follows MARK_READ. ``check_at_start``: ask how each number stands at start (the service
-    does; tests of sends need not).
+    ``numbers`` maps each number's name to its phone number id, the first being the default (one number: name it
+    :data:`DEFAULT_NUMBER`). ``templates`` maps a message kind to its approved template (the study file's
+    ``[whatsapp_templates]``). ``listen`` is the webhook's host:port (port 0: any free one; empty: no webhook, sends
+    only). ``typing``: show "typing…" while a turn runs; the Cloud API shows it only together with marking the
+    participant's last message read, so it follows MARK_READ. ``check_at_start``: ask how each number stands at start
+    (the service does; tests of sends need not).
     """
 
     token: str
@@ -106,8 +103,7 @@ class CloudApiOptions:
 class CloudApiTransport:
     """Send and receive WhatsApp messages through the Cloud API (see :class:`CloudApiOptions`).
 
-    An inbound message's ``number`` is the name of the number it came to, or None when the
-    transport has one number.
+    An inbound message's ``number`` is the name of the number it came to, or None when the transport has one number.
     """
 
     name = "cloud-api"
@@ -134,11 +130,10 @@ class CloudApiTransport:
         self._on_receipt: ReceiptHandler | None = None
         self._webhook = WebhookServer(options.listen)
         self._last_wrote: dict[tuple[str, str], datetime] = {}
-        """(Number name, digits of a phone) → when they last wrote to that number, as we received it.
-        Windows are per number: writing to one opens none on another. In memory only: after a
-        restart every window counts as closed until the participant writes again. Guessing it open
-        would send free-form messages the Cloud API refuses (or, worse, treat as spam); guessing it
-        closed costs at most a template where a plain message would have gone."""
+        """(Number name, digits of a phone) → when they last wrote to that number, as we received it. Windows are per
+        number: writing to one opens none on another. In memory only: after a restart every window counts as closed
+        until the participant writes again. Guessing it open would send free-form messages the Cloud API refuses (or,
+        worse, treat as spam); guessing it closed costs at most a template where a plain message would have gone."""
         self._last_message: dict[str, tuple[str, str]] = {}
         """Digits of a phone → the number name and id of their last message (typing and read marks
         need one, and go through the number it came to)."""
@@ -180,8 +175,7 @@ class CloudApiTransport:
         return self._http
 
     async def start(self, on_message: InboundHandler, on_receipt: ReceiptHandler | None = None) -> None:
-        """Check the numbers (when asked), then serve the webhook (when ``listen`` is set);
-        returns once it answers."""
+        """Check the numbers (when asked), then serve the webhook (when ``listen`` is set); returns once it answers."""
         self._on_message, self._on_receipt = on_message, on_receipt
         if self._options.check_at_start:
             await check_numbers(self._client(), self._ids, self._states)

@@ -33,10 +33,8 @@ class ConsoleTransport:
     reaches_people = False
     sends_receipts = False
 
-    def __init__(
-        self, phone: str, *, out: TextIO | None = None, read_line: Callable[[], str] | None = None,
-        on_exit: Callable[[], None] | None = None,
-    ) -> None:
+    def __init__(self, phone: str, *, out: TextIO | None = None, read_line: Callable[[], str] | None = None,
+                 on_exit: Callable[[], None] | None = None) -> None:
         self.phone = phone
         self.out = out or sys.stdout
         self._read_line = read_line or sys.stdin.readline
@@ -80,9 +78,8 @@ class ConsoleTransport:
                 return None
             vote = PollVote(poll_id, (poll_option_hash(options[int(number) - 1]),))
             text = ""
-        return InboundMessage(message_id="console-" + secrets.token_hex(8), sender_phone=self.phone,
-                              sender_lid=None, sender_name="console", text=text,
-                              timestamp=datetime.now(timezone.utc), poll_vote=vote)
+        return InboundMessage(message_id="console-" + secrets.token_hex(8), sender_phone=self.phone, sender_lid=None,
+                              sender_name="console", text=text, timestamp=datetime.now(timezone.utc), poll_vote=vote)
 
     def _print(self, text: str) -> None:
         print(text, file=self.out, flush=True)

@@ -2,11 +2,10 @@
 
 With the admin script's ``simulate`` a researcher can pilot a whole study without a phone.
 
-With a journal file (``PROMPTPIPE_DRYRUN_JOURNAL``) every "send" is appended to it as one JSON
-line and flushed to disk before it counts as sent: the journal plays the phone network. Like a
-provider that accepts an idempotency key, it recognises a message it already has (same outbox
-key), so a send that a crash interrupted after it reached the journal is not written twice. The
-recovery drill counts what was delivered from this file.
+With a journal file (``PROMPTPIPE_DRYRUN_JOURNAL``) every "send" is appended to it as one JSON line and flushed to disk
+before it counts as sent: the journal plays the phone network. Like a provider that accepts an idempotency key, it
+recognises a message it already has (same outbox key), so a send that a crash interrupted after it reached the journal
+is not written twice. The recovery drill counts what was delivered from this file.
 """
 
 from __future__ import annotations

@@ -1,15 +1,13 @@
-"""Several linked phones behind one Transport: one :class:`WhatsAppTransport` per number of the
-deployment, each with its own session store and login, named by the team.
+"""Several linked phones behind one Transport: one :class:`WhatsAppTransport` per number of the deployment, each with
+its own session store and login, named by the team.
 
-A message goes from its recipient's number (``Recipient.number``; None: the first, default one)
-and a message that arrives says the number it came to. Each number's state is its own
-(``whatsapp:<name>``).
+A message goes from its recipient's number (``Recipient.number``; None: the first, default one) and a message that
+arrives says the number it came to. Each number's state is its own (``whatsapp:<name>``).
 
-With several services on one database (``on_demand``) a service connects only the numbers it
-holds a lease on: :meth:`serve_numbers` is told the numbers held after every change, starts the
-ones gained and stops the ones lost, and from then on says nothing of a stopped number's state
-(its new holder does). neonize 0.5.2 must never connect a session twice in one process, so a
-number that comes back to a service that served it before asks for a fresh process.
+With several services on one database (``on_demand``) a service connects only the numbers it holds a lease on:
+:meth:`serve_numbers` is told the numbers held after every change, starts the ones gained and stops the ones lost, and
+from then on says nothing of a stopped number's state (its new holder does). neonize 0.5.2 must never connect a session
+twice in one process, so a number that comes back to a service that served it before asks for a fresh process.
 """
 
 from __future__ import annotations

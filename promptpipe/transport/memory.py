@@ -74,37 +74,30 @@ class MemoryTransport:
     def texts_to(self, phone: str) -> list[str]:
         return [item.text for item in self.sent if item.to.phone == phone]
 
-    async def inject(
-        self, phone: str | None, text: str, *, message_id: str | None = None, timestamp: datetime | None = None,
-        vote: PollVote | None = None, number: str | None = None, name: str = "", lid: str | None = None,
-        **rest: Unpack[MessageDetails],
-    ) -> None:
+    async def inject(self, phone: str | None, text: str, *, message_id: str | None = None,
+                     timestamp: datetime | None = None, vote: PollVote | None = None, number: str | None = None,
+                     name: str = "", lid: str | None = None, **rest: Unpack[MessageDetails]) -> None:
         """Play a participant's message; ``rest`` sets its rarer fields (a reaction makes it one)."""
         if self._handler is None:
             raise RuntimeError("transport not started")
-        msg = InboundMessage(
-            message_id=message_id or f"in-{next(self._ids)}", sender_phone=phone, sender_lid=lid, sender_name=name,
-            text=text, timestamp=timestamp or datetime.now(timezone.utc), poll_vote=vote, number=number, **rest,
-        )
+        msg = InboundMessage(message_id=message_id or f"in-{next(self._ids)}", sender_phone=phone, sender_lid=lid,
+                             sender_name=name, text=text, timestamp=timestamp or datetime.now(timezone.utc),
+                             poll_vote=vote, number=number, **rest)
         await self._handler(replace(msg, content="reaction") if msg.reaction else msg)
 
-    def _next_send(self) -> None:
+    def _record(self, sent: Sent) -> SentMessage:
         if self.fail_next:
             raise self.fail_next.pop(0)
+        self.sent.append(replace(sent, message_id=f"out-{next(self._ids)}"))
+        return SentMessage(message_id=self.sent[-1].message_id, timestamp=datetime.now(timezone.utc))
 
     async def send_text(self, to: Recipient, text: str, *, ref: str = "", kind: str = "") -> SentMessage:
-        self._next_send()
-        message_id = f"out-{next(self._ids)}"
-        self.sent.append(Sent(to=to, text=text, message_id=message_id))
-        return SentMessage(message_id=message_id, timestamp=datetime.now(timezone.utc))
+        return self._record(Sent(to=to, text=text))
 
     async def send_poll(self, to: Recipient, question: str, options: Sequence[str], *, ref: str = "",
                         multiple: bool = False, kind: str = "") -> SentMessage:
-        self._next_send()
-        message_id = f"out-{next(self._ids)}"
-        self.sent.append(Sent(to=to, text=question, kind="poll_multiple" if multiple else "poll",
-                              options=tuple(options), message_id=message_id))
-        return SentMessage(message_id=message_id, timestamp=datetime.now(timezone.utc))
+        return self._record(Sent(to=to, text=question, kind="poll_multiple" if multiple else "poll",
+                                 options=tuple(options)))
 
     async def set_typing(self, to: Recipient, typing: bool) -> None:
         self.typing.append((to.phone, typing))

@@ -1,10 +1,9 @@
 """Where each linked number's WhatsApp session (its device keys and Signal sessions) is kept.
 
 One service: a SQLite file per number in the state directory; the first, default number keeps
-``whatsapp-session.db``, so a deployment that adds numbers links only the new ones. Several
-services: a schema per number in the service's own PostgreSQL database, so whichever service
-holds the number's lease opens the same session (neonize's Go library reaches PostgreSQL through
-lib/pq, which reads the schema from ``search_path``).
+``whatsapp-session.db``, so a deployment that adds numbers links only the new ones. Several services: a schema per
+number in the service's own PostgreSQL database, so whichever service holds the number's lease opens the same session
+(neonize's Go library reaches PostgreSQL through lib/pq, which reads the schema from ``search_path``).
 """
 
 from __future__ import annotations

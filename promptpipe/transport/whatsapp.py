@@ -1,9 +1,8 @@
 """WhatsApp transport: neonize's asyncio client (``NewAClient``) behind the Transport protocol.
 
-Every neonize call goes through ``self._client`` (made by ``client_factory``) or one of the
-module-level helpers below, so the tests drive this class with a fake client. Conversions
-live in :mod:`promptpipe.transport._neonize_mapping`; connecting, login and reconnecting in
-:mod:`promptpipe.transport._whatsapp_session`.
+Every neonize call goes through ``self._client`` (made by ``client_factory``) or one of the module-level helpers below,
+so the tests drive this class with a fake client. Conversions live in :mod:`promptpipe.transport._neonize_mapping`;
+connecting, login and reconnecting in :mod:`promptpipe.transport._whatsapp_session`.
 """
 
 from __future__ import annotations
@@ -99,18 +98,12 @@ class WhatsAppTransport:
     reaches_people = True
     sends_receipts = True
 
-    def __init__(
-        self,
-        session_db_path: str,
-        options: WhatsAppOptions = WhatsAppOptions(),
-        *,
-        timing: SessionTiming | None = None,
-        logger: Any = None,
-        client_factory: Callable[[str], Any] | None = None,
-        sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
-        probe: Callable[[], Awaitable[str | None]] | None = None,
-        on_state: Callable[[ConnectionState], None] | None = None,
-    ) -> None:
+    def __init__(self, session_db_path: str, options: WhatsAppOptions = WhatsAppOptions(), *,
+                 timing: SessionTiming | None = None, logger: Any = None,
+                 client_factory: Callable[[str], Any] | None = None,
+                 sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
+                 probe: Callable[[], Awaitable[str | None]] | None = None,
+                 on_state: Callable[[ConnectionState], None] | None = None) -> None:
         """``logger``, ``client_factory``, ``sleep`` and ``probe`` stand in for the real ones in tests."""
         digits = "".join(ch for ch in options.pair_phone or "" if ch.isdigit())
         if options.pair_phone and not digits:
@@ -123,11 +116,9 @@ class WhatsAppTransport:
         self._client_factory = client_factory or _client_factory_for(options.client_uuid)
         timing = timing or SessionTiming()
         self._send_timeout_s = timing.send_timeout_s
-        self._session = WhatsAppSession(
-            pair_phone=digits or None, logger=self._log, timing=timing, sleep=sleep,
-            pair_code=lambda client, phone: request_pair_code(client, phone), on_state=on_state, probe=probe,
-            number=options.number,
-        )
+        self._session = WhatsAppSession(pair_phone=digits or None, logger=self._log, timing=timing, sleep=sleep,
+                                        pair_code=lambda client, phone: request_pair_code(client, phone),
+                                        on_state=on_state, probe=probe, number=options.number)
         self._restore_output: list[Callable[[], None]] = []
         self._client: Any = None
         self._on_message: InboundHandler | None = None
@@ -205,10 +196,9 @@ class WhatsAppTransport:
 
     def _register_handlers(self, client: Any) -> None:
         """All handlers go in before connect(): neonize sends the subscription list to Go then."""
-        handlers: dict[Any, EventHandler] = {
-            MessageEv: self._on_message_event, ReceiptEv: self._on_receipt_event,
-            UndecryptableMessageEv: self._on_undecryptable_event, **self._session.lifecycle_handlers(),
-        }
+        handlers: dict[Any, EventHandler] = {MessageEv: self._on_message_event, ReceiptEv: self._on_receipt_event,
+                                             UndecryptableMessageEv: self._on_undecryptable_event,
+                                             **self._session.lifecycle_handlers()}
         for event_type, handler in handlers.items():
             client.event(event_type)(self._guard(event_type.__name__, handler))
         client.event.qr(self._guard("QR", self._session.on_qr))
@@ -245,10 +235,9 @@ class WhatsAppTransport:
         if msg is None:
             self._log.debug("whatsapp_message_skipped", message_id=message_id)
             return
-        self._log.info(
-            "whatsapp_message_received", message_id=message_id, kind="poll_vote" if msg.poll_vote else msg.content,
-            sender=mask_phone(msg.sender_phone) or mask_lid(msg.sender_lid),
-        )
+        self._log.info("whatsapp_message_received", message_id=message_id,
+                       kind="poll_vote" if msg.poll_vote else msg.content,
+                       sender=mask_phone(msg.sender_phone) or mask_lid(msg.sender_lid))
         await self._deliver(msg, message_id)
 
     async def _deliver(self, msg: InboundMessage, message_id: str) -> None:
@@ -345,10 +334,8 @@ class WhatsAppTransport:
             raise SendFailed(message, retryable=False, ambiguous=True) from None
         except NeonizeError as exc:
             error = classify_send_error(exc)
-            self._log.warning(
-                "whatsapp_send_failed", to=recipient, kind=kind, retryable=getattr(error, "retryable", True),
-                error=str(error),
-            )
+            self._log.warning("whatsapp_send_failed", to=recipient, kind=kind,
+                              retryable=getattr(error, "retryable", True), error=str(error))
             raise error from exc
         sent = sent_message_from(resp)
         self._log.info("whatsapp_sent", to=recipient, kind=kind, message_id=sent.message_id)
