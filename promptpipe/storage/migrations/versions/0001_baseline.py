@@ -7,12 +7,8 @@ made so once they hold no NULL; missing indexes are made; and the two flags that
 ``paused_by`` (``opted_out``, ``researcher_paused``) are filled from it. Everything here is frozen:
 later changes of the models come as later revisions, never as edits of this one.
 
-Revision ID: 0001_baseline
-Revises:
 Create Date: 2026-11-25
 """
-
-from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
@@ -24,8 +20,6 @@ from sqlalchemy.types import TypeEngine
 
 revision = "0001_baseline"
 down_revision = None
-branch_labels = None
-depends_on = None
 
 JSON = sa.JSON().with_variant(postgresql.JSONB(), "postgresql")
 
