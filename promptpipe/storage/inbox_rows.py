@@ -23,24 +23,9 @@ from promptpipe.storage.prepared import Prepared
 from promptpipe.storage.queue_tables import InboxItem, InboxStatus
 
 __all__ = [
-    "WA_ID",
-    "DueInputs",
-    "InboxRow",
-    "NewInput",
-    "add_input",
-    "add_inputs",
-    "as_written",
-    "close_input",
-    "count_keyed",
-    "due_inputs",
-    "get_input",
-    "mark_inbox_done",
-    "merge_inbox_payload",
-    "message_words",
-    "participants_with_due_inbox",
-    "pending_inbox",
-    "pending_messages",
-    "reopen_input",
+    "WA_ID", "DueInputs", "InboxRow", "NewInput", "add_input", "add_inputs", "as_written", "close_input", "count_keyed",
+    "due_inputs", "get_input", "mark_inbox_done", "merge_inbox_payload", "message_words", "pending_inbox",
+    "pending_messages", "reopen_input",
 ]
 
 WA_ID = "wa_message_id"
@@ -134,12 +119,7 @@ def as_written(new: NewInput, inbox_id: int, now: datetime, text: str | None) ->
 
 def pending_inbox(session: Session, participant_id: str, limit: int = 50) -> list[InboxRow]:
     rows = _PENDING_INBOX.rows(session.connection(), {"pid": participant_id, "limit": limit})
-    return [_row(row) for row in rows]
-
-
-def _row(row: Any) -> InboxRow:
-    """An inbox row as :data:`_PENDING_ROWS` reads it (with the message's words last)."""
-    return InboxRow(*row)
+    return [InboxRow(*row) for row in rows]  # as _PENDING_ROWS reads it, the message's words last
 
 
 def message_words(session: Session, rows: Sequence[InboxRow]) -> dict[int, str]:
@@ -159,7 +139,8 @@ def pending_messages(session: Session, participant_ids: Sequence[str], kinds: Se
     rows: list[InboxRow] = []
     for chunk in Database.chunks(participant_ids):
         query = _PENDING_ROWS.where(_INBOX.c.participant_id.in_(chunk), _INBOX.c.kind.in_(kinds))
-        rows.extend(_row(row) for row in session.connection().execute(query.order_by(_INBOX.c.id)).all())
+        found: Any = session.connection().execute(query.order_by(_INBOX.c.id)).all()
+        rows.extend(InboxRow(*row) for row in found)
     return rows
 
 
@@ -207,11 +188,6 @@ def due_inputs(session: Session, now: datetime, limit: int,
         if len(found) >= limit or len(due) < rows:  # enough participants, or every due row read
             return DueInputs(list(found)[:limit], found, complete=len(due) < rows)
         rows *= 4  # some have several rows waiting: read further
-
-
-def participants_with_due_inbox(session: Session, now: datetime, limit: int) -> list[str]:
-    """Up to ``limit`` participants with a due inbox row, the one whose row came due first first."""
-    return due_inputs(session, now, limit).participants
 
 
 _INBOX_DONE = Prepared(update(_INBOX).where(_INBOX.c.id.in_(bindparam("ids", expanding=True)))
