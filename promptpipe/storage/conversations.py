@@ -143,16 +143,11 @@ def save_turn_state(session: Session, state: TurnState, now: datetime) -> None:
                        researcher_paused=state.researcher_paused)
     if state.completed != person.completed:
         changed.update(completed_at=now if state.completed else None)
-    if state.timezone != person.timezone:
-        changed.update(timezone=state.timezone)
     if state.day_one != person.day_one:
         changed.update(day_one=state.day_one.isoformat() if state.day_one else None)
-    if state.extra_days != person.extra_days:
-        changed.update(extra_days=state.extra_days)
-    if state.number != person.number:
-        changed.update(number=state.number)
-    if state.own_consent_at != person.own_consent_at:
-        changed.update(own_consent_at=state.own_consent_at)
+    for name in ("timezone", "extra_days", "number", "own_consent_at"):
+        if getattr(state, name) != getattr(person, name):
+            changed[name] = getattr(state, name)
     if changed:
         session.connection().execute(
             update(_PARTICIPANT).where(_PARTICIPANT.c.id == person.id).values(**changed, updated_at=now))

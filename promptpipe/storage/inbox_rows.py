@@ -99,9 +99,8 @@ def count_keyed(session: Session, prefix: str) -> int:
     """How many inputs have a key starting with ``prefix``. A LIKE, not a range on the key's index:
     a range compares by the database's collation, which on PostgreSQL need not follow code points.
     For rare reads (a broadcast confirmed)."""
-    pattern = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
     found: int = session.execute(select(func.count()).select_from(_INBOX).where(
-        _INBOX.c.key.like(pattern, escape="\\"))).scalar_one()
+        _INBOX.c.key.startswith(prefix, autoescape=True))).scalar_one()
     return found
 
 

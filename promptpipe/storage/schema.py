@@ -186,7 +186,6 @@ def upgrade(url: str, *, target: str = "head", now: datetime | None = None) -> U
     from a thread, with no service running on the database."""
     from alembic import command
 
-
     path = sqlite_file(url)
     engine = _upgrade_engine(sync_url(url), sqlite=path is not None)
     try:
@@ -207,7 +206,7 @@ def upgrade(url: str, *, target: str = "head", now: datetime | None = None) -> U
             failed = path_taken[len(applied)] if len(applied) < len(path_taken) else target
             if copy is not None and path is not None:
                 engine.dispose()
-                _restore_sqlite(copy, path)
+                _backup(copy, path)
             kept = "the copy was put back" if copy is not None else "nothing of it was kept"
             raise MigrationFailed(f"revision {failed} failed ({first_line(exc)}); the database is as it was before "
                                   f"the upgrade ({kept}).") from exc
@@ -251,15 +250,13 @@ def _copy_sqlite(path: Path, current: str | None, now: datetime | None) -> Path:
     stamp = (now or datetime.now(timezone.utc)).strftime("%Y%m%dT%H%M%SZ")
     copy = path.with_name(f"{path.name}.before-upgrade-{current or 'unversioned'}-{stamp}")
     create_private_file(copy)
-    with sqlite3.connect(path) as source, sqlite3.connect(copy) as target:
-        source.backup(target)
-    source.close()
-    target.close()
+    _backup(path, copy)
     return copy
 
 
-def _restore_sqlite(copy: Path, path: Path) -> None:
-    with sqlite3.connect(copy) as source, sqlite3.connect(path) as target:
+def _backup(source_path: Path, target_path: Path) -> None:
+    """``target_path`` becomes a consistent copy of ``source_path`` (SQLite's backup API)."""
+    with sqlite3.connect(source_path) as source, sqlite3.connect(target_path) as target:
         source.backup(target)
     source.close()
     target.close()
