@@ -31,6 +31,13 @@ _LEVEL_OF = ("(SELECT max(CASE WHEN r.kind = 'delivered' THEN 0 ELSE 1 END) FROM
 _COUNTS = "sent, delivered, read, answered, done"
 
 
+def _add_up(table: str, indent: str) -> str:
+    """An upsert's end: the day's row, where it exists, adds the new counts to its own."""
+    return (f"ON CONFLICT (local_date, arm) DO UPDATE SET sent = {table}sent + excluded.sent,\n"
+            f"{indent}delivered = {table}delivered + excluded.delivered, read = {table}read + excluded.read,\n"
+            f"{indent}answered = {table}answered + excluded.answered, done = {table}done + excluded.done;")
+
+
 def _sqlite_apply(row: str, sign: str) -> str:
     return f"""
     INSERT INTO prompt_day_counts (local_date, arm, {_COUNTS})
@@ -38,9 +45,7 @@ def _sqlite_apply(row: str, sign: str) -> str:
            {sign}, {sign} * ({row}.receipt_level IS NOT NULL), {sign} * coalesce({row}.receipt_level = 1, 0),
            {sign} * ({row}.vote IS NOT NULL OR {row}.replied_at IS NOT NULL), {sign} * coalesce({row}.vote = 'done', 0)
     WHERE true
-    ON CONFLICT (local_date, arm) DO UPDATE SET sent = sent + excluded.sent,
-        delivered = delivered + excluded.delivered, read = read + excluded.read,
-        answered = answered + excluded.answered, done = done + excluded.done;"""
+    {_add_up("", "        ")}"""
 
 
 def _sqlite_move_arm(arm: str, sign: str) -> str:
@@ -50,9 +55,7 @@ def _sqlite_move_arm(arm: str, sign: str) -> str:
            {sign} * sum(coalesce(d.receipt_level = 1, 0)), {sign} * sum(d.vote IS NOT NULL OR d.replied_at IS NOT NULL),
            {sign} * sum(coalesce(d.vote = 'done', 0))
     FROM prompt_delivery d WHERE d.participant_id = NEW.id GROUP BY d.local_date
-    ON CONFLICT (local_date, arm) DO UPDATE SET sent = sent + excluded.sent,
-        delivered = delivered + excluded.delivered, read = read + excluded.read,
-        answered = answered + excluded.answered, done = done + excluded.done;"""
+    {_add_up("", "        ")}"""
 
 
 def _sqlite_set_level(wa: str, where: str) -> str:
@@ -100,9 +103,7 @@ _POSTGRESQL = [
               sign, sign * (d.receipt_level IS NOT NULL)::integer, sign * coalesce(d.receipt_level = 1, false)::integer,
               sign * (d.vote IS NOT NULL OR d.replied_at IS NOT NULL)::integer,
               sign * coalesce(d.vote = 'done', false)::integer)
-      ON CONFLICT (local_date, arm) DO UPDATE SET sent = c.sent + excluded.sent,
-          delivered = c.delivered + excluded.delivered, read = c.read + excluded.read,
-          answered = c.answered + excluded.answered, done = c.done + excluded.done;
+      {_add_up("c.", "          ")}
     END $$ LANGUAGE plpgsql""",
     f"""CREATE FUNCTION prompt_day_counts_set_level(wa text, message_ids integer[]) RETURNS void AS $$
     BEGIN
@@ -141,9 +142,7 @@ _POSTGRESQL = [
              moved.sign * count(*) FILTER (WHERE d.vote = 'done')
       FROM prompt_delivery d, (VALUES (OLD.arm, -1), (NEW.arm, 1)) AS moved (arm, sign)
       WHERE d.participant_id = NEW.id GROUP BY d.local_date, moved.arm, moved.sign
-      ON CONFLICT (local_date, arm) DO UPDATE SET sent = c.sent + excluded.sent,
-          delivered = c.delivered + excluded.delivered, read = c.read + excluded.read,
-          answered = c.answered + excluded.answered, done = c.done + excluded.done;
+      {_add_up("c.", "          ")}
       RETURN NULL;
     END $$ LANGUAGE plpgsql""",
     """CREATE TRIGGER prompt_day_counts_receipt AFTER INSERT OR DELETE ON receipt

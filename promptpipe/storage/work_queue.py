@@ -109,7 +109,6 @@ class WorkQueue(Executor):
         return future
 
 
-
 _Item = tuple[int, int, Future[Any] | None, Callable[[], Any] | _Joinable]
 _Queue = queue.PriorityQueue[_Item]
 
@@ -164,8 +163,4 @@ def _run_together(together: Together, pieces: list[tuple[Future[Any], _Joinable]
 
 def _stop(work: _Queue, order: itertools.count[int], workers: int) -> None:
     for _ in range(workers):
-        work.put((STOP, next(order), None, _nothing))
-
-
-def _nothing() -> None:
-    return None
+        work.put((STOP, next(order), None, _Joinable(None)))  # a stop: no future, nothing to run
