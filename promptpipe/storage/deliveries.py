@@ -1,7 +1,4 @@
-"""Queries on ``prompt_delivery``: one row per daily prompt sent, and what became of it.
-
-Each function takes an open session, so its writes commit with the turn that caused them.
-"""
+"""Queries on ``prompt_delivery``: one row per daily prompt sent, and what became of it."""
 
 from __future__ import annotations
 

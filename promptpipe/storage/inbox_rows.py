@@ -1,8 +1,5 @@
 """Queries on ``inbox``: every input waits here, keyed, until its effects are committed.
-
-:func:`add_inputs` is the one way a row gets in (a message, an enrollment, an admin request, an
-alarm): a key that is already there is skipped, so a repeated input is a no-op.
-"""
+:func:`add_inputs` is the one way a row gets in: a key already there is skipped (a repeat is a no-op)."""
 
 from __future__ import annotations
 

@@ -1,21 +1,18 @@
 """The daily prompts' counts by participant-local day and arm, kept by the database itself.
 
-Researchers' statistics (``/api/v1/stats``, the dashboard) read ``prompt_day_counts``: a few rows
-per study day, however many participants and messages there are. Triggers keep it true in the
-transaction of every write that changes a count, whoever writes (a turn, a receipt, an erasure,
-the admin script, another process), so there is no refresh to schedule and nothing to go stale:
+Researchers' statistics read ``prompt_day_counts``: a few rows per study day, however many
+participants and messages. Triggers keep it true in the transaction of every write that changes
+a count, whoever writes, so nothing is refreshed or goes stale:
 
 * a receipt stored or forgotten, or a message's WhatsApp id set or cleared, sets the receipt level
-  of the daily prompt it belongs to (``prompt_delivery.receipt_level``: NULL none, 0 delivered,
-  1 read or played), as the receipts say;
+  of its daily prompt (``prompt_delivery.receipt_level``: NULL none, 0 delivered, 1 read/played);
 * a delivery written, changed (vote, first reply, receipt level, day) or deleted takes its old
   contribution off its day and arm and adds the new one;
 * a participant moved to another arm moves their deliveries' contributions with them.
 
-The SQL is written once per dialect (SQLite triggers; PostgreSQL trigger functions). It is
-versioned by name: a revision that changes it adds ``..._V2`` and leaves V1 as revision 0003 used
-it. :func:`refill` computes everything from the rows themselves (revision 0003's backfill, and the
-reference the tests compare the triggers with).
+The SQL is written once per dialect and versioned by name: a revision that changes it adds
+``..._V2`` and leaves V1 as revision 0003 used it. :func:`refill` computes everything from the
+rows (revision 0003's backfill, and the reference the tests compare the triggers with).
 """
 
 from __future__ import annotations

@@ -1,17 +1,14 @@
 """The database's schema and its versions (Alembic, revisions in :mod:`promptpipe.storage.migrations`).
 
-* An empty database gets the current schema at once (the tables the models declare, stamped with
-  the newest revision: the same as running every revision, which a test checks).
-* A database at the newest revision is used as it is.
-* A database made by an older release (an older revision, or none recorded: releases before
-  versioned migrations) is upgraded only on purpose: ``promptpipe db upgrade``, or ``serve`` with
-  DB_AUTO_UPGRADE. Otherwise it is refused with :class:`SchemaBehind`, which names the command.
-* A database upgraded by a newer release is refused (:class:`SchemaAhead`).
+* An empty database gets the current schema at once (the models' tables, stamped with the newest
+  revision: the same as running every revision, which a test checks); one at the newest is used.
+* One made by an older release (an older revision, or none recorded) is upgraded only on
+  purpose (``promptpipe db upgrade``, or ``serve`` with DB_AUTO_UPGRADE), else refused with
+  :class:`SchemaBehind`; one upgraded by a newer release is refused (:class:`SchemaAhead`).
 
 An upgrade runs every revision in one transaction: on PostgreSQL a failure leaves the database as
-it was (its DDL is transactional); a SQLite file is copied first (SQLite's backup API, a consistent
-copy even while others read it) and put back if anything fails. :class:`MigrationFailed` names the
-revision that failed. APScheduler's job table is not ours: its library creates and keeps it.
+it was; a SQLite file is copied first (SQLite's backup API) and put back if anything fails.
+:class:`MigrationFailed` names the revision that failed. APScheduler's job table is its own.
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
-"""Queries on ``message`` (the transcript) and the outbox rows that send our side of it.
-
-A message we send is written twice in one transaction by :func:`queue_messages`: its transcript
-row and its outbox row, keyed so that queuing it again does nothing.
-"""
+"""Queries on ``message`` (the transcript) and the outbox rows that send our side of it:
+:func:`queue_messages` writes both in one transaction, keyed so that queuing again does nothing."""
 
 from __future__ import annotations
 
