@@ -1,18 +1,14 @@
 """Consent at the moment of sending: what this process's commits changed, kept in memory.
 
-A row the outbox claimed waits for the pace before its send; the participant may send STOP, or
-the team pause, withdraw or erase them, meanwhile. The claim read consent in the database, so
-what matters at the send is only what changed *after* the claim. Every consent change passes
-:func:`promptpipe.storage.consent.record_consent`, which tells the board in the same transaction:
-a hold (STOP, a pause, a withdrawal, an erasure) counts from the moment it is written (a send
-that checks afterwards is refused; if the transaction rolls back, the hold is taken back), and its
-lifting (START, resume) only once it has committed. Each claim is stamped with the board's
-sequence number when it begins, so a hold written after the claim read the participant refuses
-the row at its send (:meth:`ConsentBoard.refusal`), unless the commit that made the hold queued
-the row itself (the STOP's confirmation).
-
-Holds made by another process (an erasure from the admin script) are not here; a row that waited
-for the pace is checked against the database again before it goes (see the outbox).
+A claimed row may wait for the pace before its send, and consent may change meanwhile. The claim
+read consent in the database, so only what changed *after* it matters. Every consent change
+passes :func:`promptpipe.storage.consent.record_consent`, which tells the board in its
+transaction: a hold (STOP, pause, withdrawal, erasure) counts from when it is written (taken back
+if the transaction rolls back), its lifting (START, resume) only once committed. A claim carries
+the board's sequence number from when it began, so a later hold refuses the row at its send
+(:meth:`ConsentBoard.refusal`), unless the hold's own commit queued it (the STOP's confirmation).
+Holds made by another process are not here; the outbox checks a row that waited against the
+database again before it goes.
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ from promptpipe.storage.outbox_consent import cancel_unconsented
 from promptpipe.storage.prepared import Prepared
 from promptpipe.storage.prompt_tables import PromptDelivery, Schedule
 from promptpipe.storage.queue_tables import Timer, TimerStatus
-from promptpipe.storage.schedules import apply_timer_ops, save_schedules
+from promptpipe.storage.schedules import SCHEDULE_ENTRY_COLUMNS, apply_timer_ops, save_schedules
 from promptpipe.storage.suppression import lift
 
 __all__ = ["VersionConflict", "load_turn_state", "read_turn_state", "save_turn_state"]
@@ -36,8 +36,6 @@ __all__ = ["VersionConflict", "load_turn_state", "read_turn_state", "save_turn_s
 _PARTICIPANT = table_of(Participant)
 _CONVERSATION = table_of(Conversation)
 _SCHEDULE, _TIMER, _DELIVERY = table_of(Schedule), table_of(Timer), table_of(PromptDelivery)
-_SCHEDULE_COLUMNS = (_SCHEDULE.c.id, _SCHEDULE.c.kind, _SCHEDULE.c.habit_time, _SCHEDULE.c.window_start,
-                     _SCHEDULE.c.window_end, _SCHEDULE.c.prep_minutes, _SCHEDULE.c.active, _SCHEDULE.c.created_at)
 _TIMER_COLUMNS = (_TIMER.c.id, _TIMER.c.kind, _TIMER.c.due_at, _TIMER.c.payload)
 _STATE_COLUMNS = (
     _PARTICIPANT.c.id, _PARTICIPANT.c.phone, _PARTICIPANT.c.name, _PARTICIPANT.c.timezone, _PARTICIPANT.c.status,
@@ -49,7 +47,7 @@ _STATE_COLUMNS = (
     exists().where(_DELIVERY.c.participant_id == _PARTICIPANT.c.id).label("ever_prompted"), _PARTICIPANT.c.number,
     _PARTICIPANT.c.own_consent_at)
 _TURN_STATE = (
-    select(*_STATE_COLUMNS, *(column.label(f"s_{column.name}") for column in _SCHEDULE_COLUMNS),
+    select(*_STATE_COLUMNS, *(column.label(f"s_{column.name}") for column in SCHEDULE_ENTRY_COLUMNS),
            *(column.label(f"t_{column.name}") for column in _TIMER_COLUMNS))
     .select_from(
         _PARTICIPANT.join(_CONVERSATION, _CONVERSATION.c.participant_id == _PARTICIPANT.c.id)
@@ -62,7 +60,7 @@ _TURN_STATE = (
 per (schedule, timer) pair, or one row with empty schedule and timer columns. A turn reads it
 every time; a handful of schedules and timers at most, so the pairs stay few."""
 _TURN_STATE_ONLY = Prepared(_TURN_STATE)
-_PARTICIPANT_WIDTH, _SCHEDULE_WIDTH = len(_STATE_COLUMNS), len(_SCHEDULE_COLUMNS)
+_PARTICIPANT_WIDTH, _SCHEDULE_WIDTH = len(_STATE_COLUMNS), len(SCHEDULE_ENTRY_COLUMNS)
 _TIMER_END = _PARTICIPANT_WIDTH + _SCHEDULE_WIDTH + len(_TIMER_COLUMNS)
 _TURN_STATE_AND_POLLS = Prepared(
     _TURN_STATE.add_columns(*NEWEST_POLLS_ROW.c)
@@ -145,16 +143,11 @@ def save_turn_state(session: Session, state: TurnState, now: datetime) -> None:
                        researcher_paused=state.researcher_paused)
     if state.completed != person.completed:
         changed.update(completed_at=now if state.completed else None)
-    if state.timezone != person.timezone:
-        changed.update(timezone=state.timezone)
     if state.day_one != person.day_one:
         changed.update(day_one=state.day_one.isoformat() if state.day_one else None)
-    if state.extra_days != person.extra_days:
-        changed.update(extra_days=state.extra_days)
-    if state.number != person.number:
-        changed.update(number=state.number)
-    if state.own_consent_at != person.own_consent_at:
-        changed.update(own_consent_at=state.own_consent_at)
+    for name in ("timezone", "extra_days", "number", "own_consent_at"):
+        if getattr(state, name) != getattr(person, name):
+            changed[name] = getattr(state, name)
     if changed:
         session.connection().execute(
             update(_PARTICIPANT).where(_PARTICIPANT.c.id == person.id).values(**changed, updated_at=now))

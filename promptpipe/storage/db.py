@@ -1,17 +1,14 @@
 """The database: SQLite (WAL, default) or PostgreSQL (by URL), used from asyncio.
 
-Each transaction is a plain synchronous function ``fn(session)`` that :meth:`Database.run` executes
-on a dedicated database thread: one hop per transaction, and the event loop never waits on disk
-or network. (The async ORM stack measured ~2 ms per small transaction on our 2-core machine
-against ~0.15 ms for this; see benchmarks/README.md.)
+Each transaction is a plain function ``fn(session)`` that :meth:`Database.run` executes on a
+database thread: the event loop never waits on disk or network (the async ORM stack measured
+~2 ms per small transaction against ~0.15 ms for this; see benchmarks/README.md).
 
 SQLite: one connection on one thread, so the process's transactions queue instead of fighting
-over the file lock; every transaction starts with ``BEGIN IMMEDIATE`` so a read-then-write is
-atomic even against another process (the admin script), and ``busy_timeout`` makes that other
-process wait, not fail. When several transactions wait next to each other (a burst), the thread
-runs up to 32 of them in one SQLite transaction, each in a savepoint of its own: one that fails
-is rolled back alone, and every caller hears back only once all are committed. PostgreSQL: a
-small pool of threads and connections.
+over the file lock; each begins ``BEGIN IMMEDIATE`` (a read-then-write is atomic even against
+another process, which ``busy_timeout`` makes wait). A burst's waiting transactions run up to 32
+at a time in one SQLite transaction, each in its own savepoint: one that fails is rolled back
+alone, and every caller hears back once all are committed. PostgreSQL: a small pool.
 """
 
 from __future__ import annotations

@@ -12,10 +12,8 @@ __all__ = ["first_line", "our_error", "storage_error"]
 
 
 def our_error(exc: Exception) -> Exception:
-    """The error a caller gets for a failed transaction: a database error becomes a
-    :class:`StorageError` with the driver's first line only (later lines can carry row values:
-    PostgreSQL's "Failing row contains (…)", a duplicate key's value, i.e. a participant's text);
-    any other error is the caller's own and stays as it is."""
+    """The error a caller gets for a failed transaction: a database error as :func:`storage_error`
+    makes it; any other error is the caller's own and stays as it is."""
     if isinstance(exc, SQLAlchemyError):
         return storage_error(exc)
     if isinstance(exc, UnicodeError):  # a lone surrogate the drivers cannot encode
@@ -30,7 +28,8 @@ def first_line(exc: BaseException) -> str:
 
 def storage_error(exc: SQLAlchemyError) -> StorageError:
     """Our error for a database error: the first line of the driver's message only (later lines
-    can quote row values), credentials masked; a unique-key violation as :class:`DuplicateKey`."""
+    can quote row values: PostgreSQL's "Failing row contains (…)", a duplicate key's value, i.e. a
+    participant's text), credentials masked; a unique-key violation as :class:`DuplicateKey`."""
     message = f"database error: {mask_credentials(first_line(exc))}"
     if isinstance(exc, IntegrityError) and _is_unique_violation(exc.orig):
         return DuplicateKey(message, constraint=_constraint_name(exc.orig))
@@ -44,8 +43,7 @@ def _is_unique_violation(orig: BaseException | None) -> bool:
 
 
 def _constraint_name(orig: BaseException | None) -> str:
-    diag = getattr(orig, "diag", None)
-    name = getattr(diag, "constraint_name", None)
+    name = getattr(getattr(orig, "diag", None), "constraint_name", None)
     if name:
         return str(name)
     text_ = str(orig)

@@ -1,7 +1,4 @@
-"""Queries on ``prompt_delivery``: one row per daily prompt sent, and what became of it.
-
-Each function takes an open session, so its writes commit with the turn that caused them.
-"""
+"""Queries on ``prompt_delivery``: one row per daily prompt sent, and what became of it."""
 
 from __future__ import annotations
 
@@ -41,16 +38,11 @@ _DELIVERY_FACTS = Prepared(select(_DELIVERY.c.local_date, _DELIVERY.c.vote)
                             .where(_DELIVERY.c.participant_id == bindparam("pid")).order_by(_DELIVERY.c.id))
 
 
-def delivery_facts(session: Session, participant_id: str) -> list[DeliveryFact]:
-    """Every delivery of the participant, oldest first, as the counters need them (every prompt
-    and vote recounts: the statement is built once)."""
-    rows = _DELIVERY_FACTS.rows(session.connection(), {"pid": participant_id})
-    return [DeliveryFact(local_date=day, vote=vote) for day, vote in rows]
-
-
 def recount(session: Session, participant_id: str) -> dict[str, int | str | None]:
-    """The participant's counters, recomputed from the delivery rows."""
-    return counters(delivery_facts(session, participant_id))
+    """The participant's counters, recomputed from the delivery rows (every prompt and vote
+    recounts: the statement is built once)."""
+    rows = _DELIVERY_FACTS.rows(session.connection(), {"pid": participant_id})
+    return counters([DeliveryFact(local_date=day, vote=vote) for day, vote in rows])
 
 
 @dataclass(frozen=True)
@@ -103,21 +95,16 @@ def mark_first_reply(session: Session, participant_id: str, now: datetime, *, qu
     """A written message: the delivery it answers has had its first reply (if it had none yet).
     That is the prompt the message quotes (a swipe reply to an older day's prompt or poll), else
     the newest."""
-    if not quoted_wa_id:  # nearly every message: the statement built once
+    quoted = None if not quoted_wa_id else session.connection().execute(
+        select(_DELIVERY.c.id).join(Message, (_MESSAGE.c.id == _DELIVERY.c.prompt_message_id)
+                                       | (_MESSAGE.c.id == _DELIVERY.c.poll_message_id))
+        .where(_DELIVERY.c.participant_id == participant_id, _MESSAGE.c.wa_message_id == quoted_wa_id).limit(1)
+    ).scalar_one_or_none()
+    if quoted is None:  # nearly every message: the statement built once
         session.connection().execute(_FIRST_REPLY_TO_NEWEST, {"pid": participant_id, "now": now})
         return
-    target: Any = (select(func.max(_DELIVERY.c.id)).where(_DELIVERY.c.participant_id == participant_id)
-                   .scalar_subquery())
-    if quoted_wa_id:
-        quoted = session.connection().execute(
-            select(_DELIVERY.c.id).join(Message, (_MESSAGE.c.id == _DELIVERY.c.prompt_message_id)
-                                           | (_MESSAGE.c.id == _DELIVERY.c.poll_message_id))
-            .where(_DELIVERY.c.participant_id == participant_id, _MESSAGE.c.wa_message_id == quoted_wa_id).limit(1)
-        ).scalar_one_or_none()
-        target = quoted if quoted is not None else target
     session.connection().execute(update(PromptDelivery).where(
-        _DELIVERY.c.id == target, _DELIVERY.c.replied_at.is_(None)
-    ).values(replied_at=now))
+        _DELIVERY.c.id == quoted, _DELIVERY.c.replied_at.is_(None)).values(replied_at=now))
 
 
 QUIET_OUT_KINDS = ("prompt", "poll", "reminder")
@@ -253,9 +240,7 @@ def messages_by_wa_id(session: Session, participant_id: str, wa_ids: list[str]) 
             for message_id in (prompt_id, poll_id):
                 if message_id is not None:
                     days[message_id] = (day, delivery_id == newest)
-    return {wa_id: QuotedMessage(id=message_id, direction=direction, kind=kind, text=text,
-                                 prompt_of=days.get(message_id, (None, False))[0],
-                                 newest_prompt=days.get(message_id, (None, False))[1])
+    return {wa_id: QuotedMessage(message_id, direction, kind, text, *days.get(message_id, (None, False)))
             for wa_id, message_id, direction, kind, text in rows}
 
 

@@ -7,6 +7,7 @@ left looser, and ``promptpipe check`` reports any file that other users could re
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from collections.abc import Iterable
@@ -89,9 +90,7 @@ def tighten(loose: Iterable[LooseMode]) -> list[LooseMode]:
     """chmod each to its private mode; returns those that could be changed."""
     done = []
     for item in loose:
-        try:
+        with contextlib.suppress(OSError):
             os.chmod(item.path, item.wanted)
-        except OSError:
-            continue
-        done.append(item)
+            done.append(item)
     return done

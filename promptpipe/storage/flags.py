@@ -19,9 +19,9 @@ from promptpipe.storage.models import Flag, Message, Participant, table_of
 _FLAG = table_of(Flag)
 _PARTICIPANT = table_of(Participant)
 _MESSAGE = table_of(Message)
-
-_FLAG = table_of(Flag)
 _INSERT = insert(_FLAG).returning(_FLAG.c.id)
+
+
 class AlertStatus(StrEnum):
     """Whether a flag's webhook alert is still to go (``none``: alerts are off)."""
 
@@ -32,16 +32,13 @@ class AlertStatus(StrEnum):
 
 def add_flags(session: Session, participant_id: str, flags: list[NewFlag], now: datetime, *, alert: bool) -> list[int]:
     """Write the flags; ``alert`` marks them for the webhook. Returns their ids."""
-    ids = []
-    for flag in flags:
-        ids.append(int(session.connection().execute(_INSERT, {
-            "participant_id": participant_id, "source": flag.source, "severity": flag.severity,
-            "trigger": clean_for_storage(flag.trigger), "message_id": flag.message_id, "status": FlagStatus.OPEN,
-            "resolved_at": None, "resolved_by": None, "resolution_note": "",
-            "alert_status": AlertStatus.PENDING if alert else AlertStatus.NONE, "alert_attempts": 0, "alerted_at": None,
-            "created_at": now,
-        }).scalar_one()))
-    return ids
+    return [int(session.connection().execute(_INSERT, {
+        "participant_id": participant_id, "source": flag.source, "severity": flag.severity,
+        "trigger": clean_for_storage(flag.trigger), "message_id": flag.message_id, "status": FlagStatus.OPEN,
+        "resolved_at": None, "resolved_by": None, "resolution_note": "",
+        "alert_status": AlertStatus.PENDING if alert else AlertStatus.NONE, "alert_attempts": 0, "alerted_at": None,
+        "created_at": now,
+    }).scalar_one()) for flag in flags]
 
 
 @dataclass(frozen=True)
@@ -65,17 +62,10 @@ class FlagEntry:
 
 
 def list_flags(session: Session, *, include_resolved: bool = False) -> list[FlagEntry]:
-    query = (select(Flag, _PARTICIPANT.c.phone, _PARTICIPANT.c.name, _PARTICIPANT.c.timezone)
-             .join(Participant, _PARTICIPANT.c.id == _FLAG.c.participant_id).order_by(_FLAG.c.id))
+    query = _entries_query().order_by(_FLAG.c.id)
     if not include_resolved:
         query = query.where(_FLAG.c.status == FlagStatus.OPEN)
-    return [
-        FlagEntry(flag.id or 0, flag.participant_id, phone, name, timezone, flag.created_at.isoformat(),
-                  FlagSource(flag.source), Severity(flag.severity), flag.trigger, FlagStatus(flag.status),
-                  AlertStatus(flag.alert_status), flag.resolved_at.isoformat() if flag.resolved_at else None,
-                  flag.resolved_by, flag.resolution_note)
-        for flag, phone, name, timezone in session.execute(query).all()
-    ]
+    return [_entry(*row) for row in session.execute(query).all()]
 
 
 def resolve_flag(session: Session, flag_id: int, *, note: str, by: str, now: datetime) -> Flag:

@@ -1,8 +1,5 @@
 """Queries on ``inbox``: every input waits here, keyed, until its effects are committed.
-
-:func:`add_inputs` is the one way a row gets in (a message, an enrollment, an admin request, an
-alarm): a key that is already there is skipped, so a repeated input is a no-op.
-"""
+:func:`add_inputs` is the one way a row gets in: a key already there is skipped (a repeat is a no-op)."""
 
 from __future__ import annotations
 
@@ -23,24 +20,9 @@ from promptpipe.storage.prepared import Prepared
 from promptpipe.storage.queue_tables import InboxItem, InboxStatus
 
 __all__ = [
-    "WA_ID",
-    "DueInputs",
-    "InboxRow",
-    "NewInput",
-    "add_input",
-    "add_inputs",
-    "as_written",
-    "close_input",
-    "count_keyed",
-    "due_inputs",
-    "get_input",
-    "mark_inbox_done",
-    "merge_inbox_payload",
-    "message_words",
-    "participants_with_due_inbox",
-    "pending_inbox",
-    "pending_messages",
-    "reopen_input",
+    "WA_ID", "DueInputs", "InboxRow", "NewInput", "add_input", "add_inputs", "as_written", "close_input", "count_keyed",
+    "due_inputs", "get_input", "mark_inbox_done", "merge_inbox_payload", "message_words", "pending_inbox",
+    "pending_messages", "reopen_input",
 ]
 
 WA_ID = "wa_message_id"
@@ -114,9 +96,8 @@ def count_keyed(session: Session, prefix: str) -> int:
     """How many inputs have a key starting with ``prefix``. A LIKE, not a range on the key's index:
     a range compares by the database's collation, which on PostgreSQL need not follow code points.
     For rare reads (a broadcast confirmed)."""
-    pattern = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
     found: int = session.execute(select(func.count()).select_from(_INBOX).where(
-        _INBOX.c.key.like(pattern, escape="\\"))).scalar_one()
+        _INBOX.c.key.startswith(prefix, autoescape=True))).scalar_one()
     return found
 
 
@@ -134,12 +115,7 @@ def as_written(new: NewInput, inbox_id: int, now: datetime, text: str | None) ->
 
 def pending_inbox(session: Session, participant_id: str, limit: int = 50) -> list[InboxRow]:
     rows = _PENDING_INBOX.rows(session.connection(), {"pid": participant_id, "limit": limit})
-    return [_row(row) for row in rows]
-
-
-def _row(row: Any) -> InboxRow:
-    """An inbox row as :data:`_PENDING_ROWS` reads it (with the message's words last)."""
-    return InboxRow(*row)
+    return [InboxRow(*row) for row in rows]  # as _PENDING_ROWS reads it, the message's words last
 
 
 def message_words(session: Session, rows: Sequence[InboxRow]) -> dict[int, str]:
@@ -159,7 +135,8 @@ def pending_messages(session: Session, participant_ids: Sequence[str], kinds: Se
     rows: list[InboxRow] = []
     for chunk in Database.chunks(participant_ids):
         query = _PENDING_ROWS.where(_INBOX.c.participant_id.in_(chunk), _INBOX.c.kind.in_(kinds))
-        rows.extend(_row(row) for row in session.connection().execute(query.order_by(_INBOX.c.id)).all())
+        found: Any = session.connection().execute(query.order_by(_INBOX.c.id)).all()
+        rows.extend(InboxRow(*row) for row in found)
     return rows
 
 
@@ -207,11 +184,6 @@ def due_inputs(session: Session, now: datetime, limit: int,
         if len(found) >= limit or len(due) < rows:  # enough participants, or every due row read
             return DueInputs(list(found)[:limit], found, complete=len(due) < rows)
         rows *= 4  # some have several rows waiting: read further
-
-
-def participants_with_due_inbox(session: Session, now: datetime, limit: int) -> list[str]:
-    """Up to ``limit`` participants with a due inbox row, the one whose row came due first first."""
-    return due_inputs(session, now, limit).participants
 
 
 _INBOX_DONE = Prepared(update(_INBOX).where(_INBOX.c.id.in_(bindparam("ids", expanding=True)))

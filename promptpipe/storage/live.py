@@ -20,6 +20,7 @@ from promptpipe.domain import keys
 from promptpipe.domain.messages import MessageStatus
 from promptpipe.storage.models import Message, ServiceStatus, table_of
 from promptpipe.storage.queue_tables import InboxItem, InboxStatus
+from promptpipe.storage.service_status import save_status
 
 __all__ = ["DEPLOYMENT", "LIVE", "Deployment", "Live", "deployment", "go_live", "is_simulated", "live_since",
            "record_deployment"]
@@ -38,14 +39,16 @@ class Live:
     since: datetime
 
 
+def _status(session: Session, name: str) -> tuple[dict[str, object], datetime] | None:
+    row = session.connection().execute(select(_STATUS.c.value, _STATUS.c.updated_at)
+                                       .where(_STATUS.c.name == name)).first()
+    return None if row is None else (dict(row[0] or {}), row[1])
+
+
 def live_since(session: Session) -> Live | None:
     """When (and over which transport) this database first reached real people; None for a pilot."""
-    row = session.connection().execute(select(_STATUS.c.value, _STATUS.c.updated_at)
-                                       .where(_STATUS.c.name == LIVE)).first()
-    if row is None:
-        return None
-    value, at = row
-    return Live(str((value or {}).get("transport", "")), at)
+    found = _status(session, LIVE)
+    return None if found is None else Live(str(found[0].get("transport", "")), found[1])
 
 
 @dataclass(frozen=True)
@@ -57,21 +60,16 @@ class Deployment:
 
 def record_deployment(session: Session, transport: str, reaches_people: bool, now: datetime) -> None:
     """A service starts serving the database over ``transport``."""
-    connection = session.connection()
-    value = {"transport": transport, "reaches_people": reaches_people}
-    if not connection.execute(update(_STATUS).where(_STATUS.c.name == DEPLOYMENT)
-                              .values(value=value, updated_at=now)).rowcount:
-        connection.execute(insert(_STATUS).values(name=DEPLOYMENT, value=value, updated_at=now))
+    save_status(session, DEPLOYMENT, {"transport": transport, "reaches_people": reaches_people}, now)
 
 
 def deployment(session: Session) -> Deployment | None:
     """The transport the database was last served over; None: no service has served it yet."""
-    row = session.connection().execute(select(_STATUS.c.value, _STATUS.c.updated_at)
-                                       .where(_STATUS.c.name == DEPLOYMENT)).first()
-    if row is None:
+    found = _status(session, DEPLOYMENT)
+    if found is None:
         return None
-    value, at = row
-    return Deployment(str((value or {}).get("transport", "")), bool((value or {}).get("reaches_people")), at)
+    value, at = found
+    return Deployment(str(value.get("transport", "")), bool(value.get("reaches_people")), at)
 
 
 def is_simulated(wa_message_id: str | None) -> bool:

@@ -1,17 +1,13 @@
-"""Two facts the transcript repeats from the work queues, copied by the database itself.
-
-A message's transcript row shows what became of it: an inbound message is *answered* once its
-inbox row is done, an outbound one *sent* (with its time, WhatsApp id and whether receipts will
-come) once its outbox row is. Both used to be a second UPDATE from Python, once per message; a
-trigger makes it part of the write that settles the work (issue 26's budget per message):
+"""Two facts the transcript repeats from the work queues, copied by the database's triggers (once
+a second UPDATE from Python per message; issue 26's budget per message):
 
 * ``inbox_done_answers_message``: an inbox row going from pending to done *without an error*
   marks its message answered, if it is still only received. Writers that close an input for
-  another reason say why in ``last_error`` (skipped, set aside, erased) and set the message's
-  status themselves; a turn that keeps a message unanswered sets *kept* after the trigger.
+  another reason say why in ``last_error`` and set the message's status themselves; a turn that
+  keeps a message unanswered sets *kept* after the trigger.
 * ``outbox_sent_marks_message``: an outbox row becoming sent copies ``sent_at``,
   ``wa_message_id`` and ``receipts_expected`` to its message and marks it sent. Failures and
-  uncertain sends are still written to both rows from Python (they are rare).
+  uncertain sends are written to both rows from Python (they are rare).
 
 The SQL is written once per dialect and versioned by name, as :mod:`promptpipe.storage.rollup`'s.
 """

@@ -12,18 +12,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import (
-    JSON,
-    Boolean,
-    Column,
-    DateTime,
-    Index,
-    Integer,
-    Table,
-    Text,
-    TypeDecorator,
-    UniqueConstraint,
-)
+from sqlalchemy import JSON, Boolean, Column, DateTime, Index, Integer, Table, Text, TypeDecorator, UniqueConstraint
 from sqlalchemy import inspect as sa_inspect
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.types import BigInteger

@@ -18,13 +18,7 @@ from sqlalchemy import and_, exists, false, or_, select, true, update
 from sqlalchemy.orm import Session
 
 from promptpipe.domain import keys
-from promptpipe.domain.consent import (
-    HOLDS,
-    SENT_FROM_BEFORE,
-    SENT_WHILE_HELD,
-    ConsentKind,
-    Outgoing,
-)
+from promptpipe.domain.consent import HOLDS, SENT_FROM_BEFORE, SENT_WHILE_HELD, ConsentKind, Outgoing
 from promptpipe.domain.messages import MessageStatus
 from promptpipe.domain.states import Status
 from promptpipe.storage.commit_hooks import queued_in

@@ -100,8 +100,7 @@ def count_participants(session: Session, flt: ParticipantFilter, now: datetime) 
 
 def matching_ids(session: Session, flt: ParticipantFilter, now: datetime) -> list[str]:
     """Every participant the filter matches, oldest enrollment first."""
-    rows = session.execute(_base(select(_P.c.id), flt, now).order_by(_P.c.enrolled_at, _P.c.id)).scalars()
-    return list(rows)
+    return list(session.execute(_base(select(_P.c.id), flt, now).order_by(_P.c.enrolled_at, _P.c.id)).scalars())
 
 
 def matching_groups(session: Session, flt: ParticipantFilter, now: datetime) -> list[tuple[str, bool, bool, str, int]]:

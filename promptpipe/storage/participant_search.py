@@ -16,21 +16,17 @@ __all__ = ["search_ids"]
 _P = table_of(Participant)
 
 
-def _escaped(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-
 def search_ids(session: Session, terms: SearchTerms, *, limit: int) -> list[str]:
     """Up to ``limit`` matching ids, the oldest enrolment first; none for empty terms."""
     clauses: list[ColumnElement[bool]] = []
     if terms.id_start is not None:
         # The range lets the primary key's index find them; LIKE confirms (hex digits sort below "g").
         clauses.append(_P.c.id.between(terms.id_start, terms.id_start + "g")
-                       & _P.c.id.like(_escaped(terms.id_start) + "%", escape="\\"))
+                       & _P.c.id.startswith(terms.id_start, autoescape=True))
     if terms.phone_digits is not None:
-        clauses.append(_P.c.phone.like("%" + _escaped(terms.phone_digits) + "%", escape="\\"))
+        clauses.append(_P.c.phone.contains(terms.phone_digits, autoescape=True))
     if terms.name_part is not None:
-        clauses.append(func.lower(_P.c.name).like("%" + _escaped(terms.name_part) + "%", escape="\\"))
+        clauses.append(func.lower(_P.c.name).contains(terms.name_part, autoescape=True))
     if not clauses:
         return []
     query = select(_P.c.id).where(or_(*clauses)).order_by(_P.c.enrolled_at, _P.c.id).limit(limit)

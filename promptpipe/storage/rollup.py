@@ -1,21 +1,18 @@
 """The daily prompts' counts by participant-local day and arm, kept by the database itself.
 
-Researchers' statistics (``/api/v1/stats``, the dashboard) read ``prompt_day_counts``: a few rows
-per study day, however many participants and messages there are. Triggers keep it true in the
-transaction of every write that changes a count, whoever writes (a turn, a receipt, an erasure,
-the admin script, another process), so there is no refresh to schedule and nothing to go stale:
+Researchers' statistics read ``prompt_day_counts``: a few rows per study day, however many
+participants and messages. Triggers keep it true in the transaction of every write that changes
+a count, whoever writes, so nothing is refreshed or goes stale:
 
 * a receipt stored or forgotten, or a message's WhatsApp id set or cleared, sets the receipt level
-  of the daily prompt it belongs to (``prompt_delivery.receipt_level``: NULL none, 0 delivered,
-  1 read or played), as the receipts say;
+  of its daily prompt (``prompt_delivery.receipt_level``: NULL none, 0 delivered, 1 read/played);
 * a delivery written, changed (vote, first reply, receipt level, day) or deleted takes its old
   contribution off its day and arm and adds the new one;
 * a participant moved to another arm moves their deliveries' contributions with them.
 
-The SQL is written once per dialect (SQLite triggers; PostgreSQL trigger functions). It is
-versioned by name: a revision that changes it adds ``..._V2`` and leaves V1 as revision 0003 used
-it. :func:`refill` computes everything from the rows themselves (revision 0003's backfill, and the
-reference the tests compare the triggers with).
+The SQL is written once per dialect and versioned by name: a revision that changes it adds
+``..._V2`` and leaves V1 as revision 0003 used it. :func:`refill` computes everything from the
+rows (revision 0003's backfill, and the reference the tests compare the triggers with).
 """
 
 from __future__ import annotations
@@ -31,6 +28,13 @@ _LEVEL_OF = ("(SELECT max(CASE WHEN r.kind = 'delivered' THEN 0 ELSE 1 END) FROM
 _COUNTS = "sent, delivered, read, answered, done"
 
 
+def _add_up(table: str, indent: str) -> str:
+    """An upsert's end: the day's row, where it exists, adds the new counts to its own."""
+    return (f"ON CONFLICT (local_date, arm) DO UPDATE SET sent = {table}sent + excluded.sent,\n"
+            f"{indent}delivered = {table}delivered + excluded.delivered, read = {table}read + excluded.read,\n"
+            f"{indent}answered = {table}answered + excluded.answered, done = {table}done + excluded.done;")
+
+
 def _sqlite_apply(row: str, sign: str) -> str:
     return f"""
     INSERT INTO prompt_day_counts (local_date, arm, {_COUNTS})
@@ -38,9 +42,7 @@ def _sqlite_apply(row: str, sign: str) -> str:
            {sign}, {sign} * ({row}.receipt_level IS NOT NULL), {sign} * coalesce({row}.receipt_level = 1, 0),
            {sign} * ({row}.vote IS NOT NULL OR {row}.replied_at IS NOT NULL), {sign} * coalesce({row}.vote = 'done', 0)
     WHERE true
-    ON CONFLICT (local_date, arm) DO UPDATE SET sent = sent + excluded.sent,
-        delivered = delivered + excluded.delivered, read = read + excluded.read,
-        answered = answered + excluded.answered, done = done + excluded.done;"""
+    {_add_up("", "        ")}"""
 
 
 def _sqlite_move_arm(arm: str, sign: str) -> str:
@@ -50,9 +52,7 @@ def _sqlite_move_arm(arm: str, sign: str) -> str:
            {sign} * sum(coalesce(d.receipt_level = 1, 0)), {sign} * sum(d.vote IS NOT NULL OR d.replied_at IS NOT NULL),
            {sign} * sum(coalesce(d.vote = 'done', 0))
     FROM prompt_delivery d WHERE d.participant_id = NEW.id GROUP BY d.local_date
-    ON CONFLICT (local_date, arm) DO UPDATE SET sent = sent + excluded.sent,
-        delivered = delivered + excluded.delivered, read = read + excluded.read,
-        answered = answered + excluded.answered, done = done + excluded.done;"""
+    {_add_up("", "        ")}"""
 
 
 def _sqlite_set_level(wa: str, where: str) -> str:
@@ -100,9 +100,7 @@ _POSTGRESQL = [
               sign, sign * (d.receipt_level IS NOT NULL)::integer, sign * coalesce(d.receipt_level = 1, false)::integer,
               sign * (d.vote IS NOT NULL OR d.replied_at IS NOT NULL)::integer,
               sign * coalesce(d.vote = 'done', false)::integer)
-      ON CONFLICT (local_date, arm) DO UPDATE SET sent = c.sent + excluded.sent,
-          delivered = c.delivered + excluded.delivered, read = c.read + excluded.read,
-          answered = c.answered + excluded.answered, done = c.done + excluded.done;
+      {_add_up("c.", "          ")}
     END $$ LANGUAGE plpgsql""",
     f"""CREATE FUNCTION prompt_day_counts_set_level(wa text, message_ids integer[]) RETURNS void AS $$
     BEGIN
@@ -141,9 +139,7 @@ _POSTGRESQL = [
              moved.sign * count(*) FILTER (WHERE d.vote = 'done')
       FROM prompt_delivery d, (VALUES (OLD.arm, -1), (NEW.arm, 1)) AS moved (arm, sign)
       WHERE d.participant_id = NEW.id GROUP BY d.local_date, moved.arm, moved.sign
-      ON CONFLICT (local_date, arm) DO UPDATE SET sent = c.sent + excluded.sent,
-          delivered = c.delivered + excluded.delivered, read = c.read + excluded.read,
-          answered = c.answered + excluded.answered, done = c.done + excluded.done;
+      {_add_up("c.", "          ")}
       RETURN NULL;
     END $$ LANGUAGE plpgsql""",
     """CREATE TRIGGER prompt_day_counts_receipt AFTER INSERT OR DELETE ON receipt

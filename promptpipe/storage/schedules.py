@@ -19,28 +19,23 @@ from promptpipe.storage.prepared import Prepared
 from promptpipe.storage.prompt_tables import Schedule
 from promptpipe.storage.queue_tables import Timer, TimerStatus
 
-_PARTICIPANT = table_of(Participant)
+__all__ = ["SCHEDULE_ENTRY_COLUMNS", "AlarmPlan", "DailyAlarmFacts", "alarm_plans", "apply_timer_ops", "cancel_timers",
+           "daily_alarm_facts", "load_schedules", "new_schedule_id", "save_schedules", "settle_timers", "timers_by_id"]
 
+_PARTICIPANT = table_of(Participant)
 _SCHEDULE = table_of(Schedule)
 _TIMER = table_of(Timer)
 _INSERT_TIMERS = Prepared(insert(_TIMER).returning(_TIMER.c.id, _TIMER.c.kind))
-_ENTRY_COLUMNS = (_SCHEDULE.c.id, _SCHEDULE.c.kind, _SCHEDULE.c.habit_time, _SCHEDULE.c.window_start,
-                  _SCHEDULE.c.window_end, _SCHEDULE.c.prep_minutes, _SCHEDULE.c.active, _SCHEDULE.c.created_at)
+SCHEDULE_ENTRY_COLUMNS = (_SCHEDULE.c.id, _SCHEDULE.c.kind, _SCHEDULE.c.habit_time, _SCHEDULE.c.window_start,
+                          _SCHEDULE.c.window_end, _SCHEDULE.c.prep_minutes, _SCHEDULE.c.active, _SCHEDULE.c.created_at)
 """A :class:`ScheduleEntry`'s fields, in order."""
 _ACTIVE_SCHEDULES = (
-    select(*_ENTRY_COLUMNS)
+    select(*SCHEDULE_ENTRY_COLUMNS)
     .where(_SCHEDULE.c.participant_id == bindparam("pid"), _SCHEDULE.c.active.is_(True))
     .order_by(_SCHEDULE.c.created_at, _SCHEDULE.c.id)
 )
-_PENDING_TIMERS = (
-    select(_TIMER.c.id, _TIMER.c.kind, _TIMER.c.due_at, _TIMER.c.payload)
-    .where(_TIMER.c.participant_id == bindparam("pid"), _TIMER.c.status == TimerStatus.PENDING)
-    .order_by(_TIMER.c.id)
-)
-
-
 _DAILY_ALARM_FACTS = Prepared(
-    select(*_ENTRY_COLUMNS, _SCHEDULE.c.participant_id, _PARTICIPANT.c.status, _PARTICIPANT.c.timezone)
+    select(*SCHEDULE_ENTRY_COLUMNS, _SCHEDULE.c.participant_id, _PARTICIPANT.c.status, _PARTICIPANT.c.timezone)
     .join(_PARTICIPANT, _PARTICIPANT.c.id == _SCHEDULE.c.participant_id)
     .where(_SCHEDULE.c.id.in_(bindparam("ids", expanding=True)))
 )
@@ -75,11 +70,6 @@ def new_schedule_id() -> str:
 def load_schedules(session: Session, participant_id: str) -> list[ScheduleEntry]:
     rows = session.connection().execute(_ACTIVE_SCHEDULES, {"pid": participant_id}).all()
     return [ScheduleEntry(*row) for row in rows]
-
-
-def load_pending_timers(session: Session, participant_id: str) -> dict[str, PendingTimer]:
-    rows = session.connection().execute(_PENDING_TIMERS, {"pid": participant_id}).all()
-    return {row.kind: PendingTimer(row.id, row.kind, row.due_at, dict(row.payload)) for row in rows}
 
 
 def save_schedules(session: Session, participant_id: str, entries: Iterable[ScheduleEntry], now: datetime) -> None:
@@ -183,9 +173,7 @@ def alarm_plans(session: Session, participant_ids: list[str] | None = None) -> d
     """Status, zone, active schedules and pending timers of the given participants (or of
     everyone who has a schedule or a pending timer)."""
     conn = session.connection()
-    schedule_query = select(_SCHEDULE.c.participant_id, _SCHEDULE.c.id, _SCHEDULE.c.kind, _SCHEDULE.c.habit_time,
-                            _SCHEDULE.c.window_start, _SCHEDULE.c.window_end, _SCHEDULE.c.prep_minutes,
-                            _SCHEDULE.c.active, _SCHEDULE.c.created_at).where(_SCHEDULE.c.active.is_(True))
+    schedule_query = select(_SCHEDULE.c.participant_id, *SCHEDULE_ENTRY_COLUMNS).where(_SCHEDULE.c.active.is_(True))
     timer_query = select(_TIMER.c.participant_id, _TIMER.c.id, _TIMER.c.kind, _TIMER.c.due_at,
                          _TIMER.c.payload).where(_TIMER.c.status == TimerStatus.PENDING)
     participant_query = select(_PARTICIPANT.c.id, _PARTICIPANT.c.status, _PARTICIPANT.c.timezone)
@@ -214,18 +202,3 @@ def alarm_plans(session: Session, participant_ids: list[str] | None = None) -> d
             plans[pid].timers.append(PendingTimer(timer_id, kind, due_at, dict(payload)))
     return plans
 
-
-__all__ = [
-    "AlarmPlan",
-    "DailyAlarmFacts",
-    "alarm_plans",
-    "apply_timer_ops",
-    "cancel_timers",
-    "daily_alarm_facts",
-    "load_pending_timers",
-    "load_schedules",
-    "new_schedule_id",
-    "save_schedules",
-    "settle_timers",
-    "timers_by_id",
-]

@@ -1,17 +1,14 @@
 """The database's schema and its versions (Alembic, revisions in :mod:`promptpipe.storage.migrations`).
 
-* An empty database gets the current schema at once (the tables the models declare, stamped with
-  the newest revision: the same as running every revision, which a test checks).
-* A database at the newest revision is used as it is.
-* A database made by an older release (an older revision, or none recorded: releases before
-  versioned migrations) is upgraded only on purpose: ``promptpipe db upgrade``, or ``serve`` with
-  DB_AUTO_UPGRADE. Otherwise it is refused with :class:`SchemaBehind`, which names the command.
-* A database upgraded by a newer release is refused (:class:`SchemaAhead`).
+* An empty database gets the current schema at once (the models' tables, stamped with the newest
+  revision: the same as running every revision, which a test checks); one at the newest is used.
+* One made by an older release (an older revision, or none recorded) is upgraded only on
+  purpose (``promptpipe db upgrade``, or ``serve`` with DB_AUTO_UPGRADE), else refused with
+  :class:`SchemaBehind`; one upgraded by a newer release is refused (:class:`SchemaAhead`).
 
 An upgrade runs every revision in one transaction: on PostgreSQL a failure leaves the database as
-it was (its DDL is transactional); a SQLite file is copied first (SQLite's backup API, a consistent
-copy even while others read it) and put back if anything fails. :class:`MigrationFailed` names the
-revision that failed. APScheduler's job table is not ours: its library creates and keeps it.
+it was; a SQLite file is copied first (SQLite's backup API) and put back if anything fails.
+:class:`MigrationFailed` names the revision that failed. APScheduler's job table is its own.
 """
 
 from __future__ import annotations
@@ -186,7 +183,6 @@ def upgrade(url: str, *, target: str = "head", now: datetime | None = None) -> U
     from a thread, with no service running on the database."""
     from alembic import command
 
-
     path = sqlite_file(url)
     engine = _upgrade_engine(sync_url(url), sqlite=path is not None)
     try:
@@ -207,7 +203,7 @@ def upgrade(url: str, *, target: str = "head", now: datetime | None = None) -> U
             failed = path_taken[len(applied)] if len(applied) < len(path_taken) else target
             if copy is not None and path is not None:
                 engine.dispose()
-                _restore_sqlite(copy, path)
+                _backup(copy, path)
             kept = "the copy was put back" if copy is not None else "nothing of it was kept"
             raise MigrationFailed(f"revision {failed} failed ({first_line(exc)}); the database is as it was before "
                                   f"the upgrade ({kept}).") from exc
@@ -251,15 +247,13 @@ def _copy_sqlite(path: Path, current: str | None, now: datetime | None) -> Path:
     stamp = (now or datetime.now(timezone.utc)).strftime("%Y%m%dT%H%M%SZ")
     copy = path.with_name(f"{path.name}.before-upgrade-{current or 'unversioned'}-{stamp}")
     create_private_file(copy)
-    with sqlite3.connect(path) as source, sqlite3.connect(copy) as target:
-        source.backup(target)
-    source.close()
-    target.close()
+    _backup(path, copy)
     return copy
 
 
-def _restore_sqlite(copy: Path, path: Path) -> None:
-    with sqlite3.connect(copy) as source, sqlite3.connect(path) as target:
+def _backup(source_path: Path, target_path: Path) -> None:
+    """``target_path`` becomes a consistent copy of ``source_path`` (SQLite's backup API)."""
+    with sqlite3.connect(source_path) as source, sqlite3.connect(target_path) as target:
         source.backup(target)
     source.close()
     target.close()

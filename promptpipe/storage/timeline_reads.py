@@ -28,10 +28,17 @@ __all__ = ["Hit", "Row", "timeline_rows"]
 
 Row = (Message | PromptDelivery | Decision | QuestionnaireInstance | QuestionnaireAnswer | Timer | ConsentEvent
        | Transition | Flag | AuditEntry)
-_MESSAGE, _DELIVERY, _DECISION = table_of(Message), table_of(PromptDelivery), table_of(Decision)
-_INSTANCE, _ANSWER, _TIMER = table_of(QuestionnaireInstance), table_of(QuestionnaireAnswer), table_of(Timer)
-_CONSENT, _TRANSITION, _FLAG = table_of(ConsentEvent), table_of(Transition), table_of(Flag)
-_AUDIT = table_of(AuditEntry)
+_INSTANCE, _ANSWER = table_of(QuestionnaireInstance), table_of(QuestionnaireAnswer)
+_STREAMS: dict[Stream, tuple[type[Row], str]] = {
+    Stream.MESSAGE_IN: (Message, "created_at"), Stream.MESSAGE_OUT: (Message, "created_at"),
+    Stream.PROMPT: (PromptDelivery, "sent_at"), Stream.POLL_ANSWER: (PromptDelivery, "voted_at"),
+    Stream.QUESTIONNAIRE_SENT: (QuestionnaireInstance, "sent_at"), Stream.DECISION: (Decision, "decided_at"),
+    Stream.QUESTIONNAIRE_ENDED: (QuestionnaireInstance, "ended_at"), Stream.TIMER: (Timer, "settled_at"),
+    Stream.ANSWER: (QuestionnaireAnswer, "answered_at"), Stream.CONSENT: (ConsentEvent, "created_at"),
+    Stream.STAGE: (Transition, "created_at"), Stream.FLAG_RAISED: (Flag, "created_at"),
+    Stream.FLAG_RESOLVED: (Flag, "resolved_at"), Stream.TEAM_ACTION: (AuditEntry, "created_at"),
+}
+"""Each stream's table and the column that times its entries."""
 
 
 @dataclass(frozen=True)
@@ -62,61 +69,22 @@ class _Spec:
 
 
 def _spec(stream: Stream, participant_id: str) -> _Spec:
-    time: ColumnElement[datetime]
-    match stream:
-        case Stream.MESSAGE_IN | Stream.MESSAGE_OUT:
-            direction = "in" if stream is Stream.MESSAGE_IN else "out"
-            return _Spec(Message, _MESSAGE.c.created_at, _MESSAGE.c.id,
-                         (_MESSAGE.c.participant_id == participant_id, _MESSAGE.c.direction == direction))
-        case Stream.PROMPT | Stream.POLL_ANSWER:
-            time = _DELIVERY.c.sent_at if stream is Stream.PROMPT else _DELIVERY.c.voted_at
-            return _Spec(PromptDelivery, time, _DELIVERY.c.id, (_DELIVERY.c.participant_id == participant_id,))
-        case Stream.DECISION:
-            return _Spec(Decision, _DECISION.c.decided_at, _DECISION.c.id,
-                         (_DECISION.c.participant_id == participant_id,))
-        case Stream.QUESTIONNAIRE_SENT | Stream.QUESTIONNAIRE_ENDED:
-            time = _INSTANCE.c.sent_at if stream is Stream.QUESTIONNAIRE_SENT else _INSTANCE.c.ended_at
-            return _Spec(QuestionnaireInstance, time, _INSTANCE.c.id, (_INSTANCE.c.participant_id == participant_id,))
-        case Stream.ANSWER:
-            return _Spec(QuestionnaireAnswer, _ANSWER.c.answered_at, _ANSWER.c.id,
-                         (_ANSWER.c.participant_id == participant_id,))
-        case Stream.TIMER:  # set, until it fires, is missed or is cancelled
-            time = type_coerce(func.coalesce(_TIMER.c.settled_at, _TIMER.c.created_at), UTCDateTime())
-            return _Spec(Timer, time, _TIMER.c.id, (_TIMER.c.participant_id == participant_id,))
-        case Stream.CONSENT:
-            return _Spec(ConsentEvent, _CONSENT.c.created_at, _CONSENT.c.id,
-                         (_CONSENT.c.participant_id == participant_id,))
-        case Stream.STAGE:
-            return _Spec(Transition, _TRANSITION.c.created_at, _TRANSITION.c.id,
-                         (_TRANSITION.c.participant_id == participant_id,))
-        case Stream.FLAG_RAISED | Stream.FLAG_RESOLVED:
-            time = _FLAG.c.created_at if stream is Stream.FLAG_RAISED else _FLAG.c.resolved_at
-            return _Spec(Flag, time, _FLAG.c.id, (_FLAG.c.participant_id == participant_id,))
-        case Stream.TEAM_ACTION:
-            return _Spec(AuditEntry, _AUDIT.c.created_at, _AUDIT.c.id, (_AUDIT.c.participant_id == participant_id,))
-    raise ValueError(stream)
+    model, column = _STREAMS[stream]
+    table = table_of(model)
+    time: ColumnElement[datetime] = table.c[column]
+    if stream is Stream.TIMER:  # set, until it fires, is missed or is cancelled
+        time = type_coerce(func.coalesce(table.c.settled_at, table.c.created_at), UTCDateTime())
+    where = [table.c.participant_id == participant_id]
+    if model is Message:
+        where.append(table.c.direction == ("in" if stream is Stream.MESSAGE_IN else "out"))
+    return _Spec(model, time, table.c.id, tuple(where))
 
 
 def _time_of(stream: Stream, row: Any) -> datetime:
     """The entry's time, as its stream's query compares it."""
-    match stream:
-        case Stream.PROMPT:
-            return row.sent_at  # type: ignore[no-any-return]
-        case Stream.POLL_ANSWER:
-            return row.voted_at  # type: ignore[no-any-return]
-        case Stream.DECISION:
-            return row.decided_at  # type: ignore[no-any-return]
-        case Stream.QUESTIONNAIRE_SENT:
-            return row.sent_at  # type: ignore[no-any-return]
-        case Stream.QUESTIONNAIRE_ENDED:
-            return row.ended_at  # type: ignore[no-any-return]
-        case Stream.ANSWER:
-            return row.answered_at  # type: ignore[no-any-return]
-        case Stream.TIMER:
-            return row.settled_at or row.created_at  # type: ignore[no-any-return]
-        case Stream.FLAG_RESOLVED:
-            return row.resolved_at  # type: ignore[no-any-return]
-    return row.created_at  # type: ignore[no-any-return]
+    if stream is Stream.TIMER:
+        return row.settled_at or row.created_at  # type: ignore[no-any-return]
+    return getattr(row, _STREAMS[stream][1])  # type: ignore[no-any-return]
 
 
 def _past(spec: _Spec, stream: Stream, cursor: Cursor) -> ColumnElement[bool]:

@@ -1,8 +1,5 @@
-"""Queries on ``message`` (the transcript) and the outbox rows that send our side of it.
-
-A message we send is written twice in one transaction by :func:`queue_messages`: its transcript
-row and its outbox row, keyed so that queuing it again does nothing.
-"""
+"""Queries on ``message`` (the transcript) and the outbox rows that send our side of it:
+:func:`queue_messages` writes both in one transaction, keyed so that queuing again does nothing."""
 
 from __future__ import annotations
 
@@ -44,16 +41,11 @@ def add_inbound_message(
     """The transcript row of an inbound message; returns its id. ``kind`` is ``text`` or what came
     without words (``voice``, ``image``…), ``reaction`` or ``poll_vote``; ``sent_at``: when the
     participant sent it (their WhatsApp's clock), beside ``created_at``, when it arrived."""
-    return _insert_message(session, participant_id=participant_id, direction="in", role="user", kind=kind,
-                           text=text, payload=payload or {}, wa_message_id=wa_message_id, status=MessageStatus.RECEIVED,
-                           created_at=now, sent_at=sent_at)
-
-
-def _insert_message(session: Session, **values: Any) -> int:
-    values["text"] = clean_for_storage(values["text"])  # the last guard: any text, from anywhere
-    values.setdefault("wa_message_id", None)
-    values.setdefault("sent_at", None)
-    return int(_INSERT_MESSAGE.one_value(session.connection(), values))
+    return int(_INSERT_MESSAGE.one_value(session.connection(), {
+        "participant_id": participant_id, "direction": "in", "role": "user", "kind": kind,
+        "text": clean_for_storage(text),  # the last guard: any text, from anywhere
+        "payload": payload or {}, "wa_message_id": wa_message_id, "status": MessageStatus.RECEIVED,
+        "created_at": now, "sent_at": sent_at}))
 
 
 @dataclass(frozen=True)
@@ -97,13 +89,12 @@ def queue_messages(
         new = [m for m in first.values() if m.key not in ids]
         if not new:
             return ids
+        note_queued(session, participant_id, [m.key for m in new])
         # One multi-row INSERT: its ids come back in no set order, but they are handed out in the
         # order of the rows (the one statement inserts them in turn), so sorted they pair up.
         # Run once per row to keep the order, this was a sixth of a daily prompt's commit.
         message_ids = sorted(message_id for (message_id,) in _INSERT_MESSAGE.many(
             connection, [_transcript_row(participant_id, m, now) for m in new], any_order=True))
-    if len(first) != 1:
-        note_queued(session, participant_id, [m.key for m in new])
     _INSERT_OUTBOX.many(connection, [
         {"key": m.key, "participant_id": participant_id, "message_id": message_id, "status": OutboxStatus.PENDING,
          "attempts": 0,

@@ -1,15 +1,12 @@
 """The database threads' queue: urgent work first, otherwise first come, first served.
 
-During a burst (10,000 daily prompts due at once) the lanes hand the database thread thousands of
-reads and commits. Work that keeps the service responsive must not wait behind them: storing a
-participant's message (a STOP, a reply), writing the inbox rows of alarms that just came due, and
-the outbox's claims and records of what it sends (a prompt's poll goes out only once the prompt's
-send is recorded). Those are submitted urgent; within each level the order is kept.
+During a burst (10,000 daily prompts due at once) the lanes queue thousands of reads and commits;
+what keeps the service responsive is submitted urgent so it does not wait behind them: storing a
+participant's message, the inbox rows of alarms just due, the outbox's claims and send records.
 
-Work submitted *together-able* (SQLite's transactions) is taken off the queue in runs: when
-several such pieces wait at the head of the queue at the same level, one call of the queue's
-``together`` function runs up to ``TOGETHER_MAX`` of them (the database runs them in one
-transaction, each in a savepoint of its own), so a burst pays one commit for many turns.
+Together-able work (SQLite's transactions) waiting side by side at the head of the queue, at one
+level, is run by one call of ``together`` (up to ``TOGETHER_MAX``, in one transaction with a
+savepoint each), so a burst pays one commit for many turns.
 """
 
 from __future__ import annotations
@@ -109,7 +106,6 @@ class WorkQueue(Executor):
         return future
 
 
-
 _Item = tuple[int, int, Future[Any] | None, Callable[[], Any] | _Joinable]
 _Queue = queue.PriorityQueue[_Item]
 
@@ -164,8 +160,4 @@ def _run_together(together: Together, pieces: list[tuple[Future[Any], _Joinable]
 
 def _stop(work: _Queue, order: itertools.count[int], workers: int) -> None:
     for _ in range(workers):
-        work.put((STOP, next(order), None, _nothing))
-
-
-def _nothing() -> None:
-    return None
+        work.put((STOP, next(order), None, _Joinable(None)))  # a stop: no future, nothing to run

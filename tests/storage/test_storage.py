@@ -17,7 +17,7 @@ from promptpipe.logging import configure_logging, get_logger, mask_phone
 from promptpipe.research import admin
 from promptpipe.storage import mirrors
 from promptpipe.storage.db import Database
-from promptpipe.storage.inbox_rows import NewInput, add_inputs, participants_with_due_inbox
+from promptpipe.storage.inbox_rows import NewInput, add_inputs, due_inputs
 from promptpipe.storage.models import Message, Participant
 from promptpipe.storage.numbers_served import number_filter
 from promptpipe.storage.outbox_rows import claim_statement
@@ -111,10 +111,10 @@ async def test_the_inbox_poll_finds_each_participant_with_a_due_row_once_soonest
                             .values(available_at=now + timedelta(minutes=minutes)))
 
     await db.run(seed)
-    assert await db.run(lambda s: participants_with_due_inbox(s, now, 10)) == [ben.id, ana.id]
-    assert await db.run(lambda s: participants_with_due_inbox(s, now, 1)) == [ben.id]
+    assert await db.run(lambda s: due_inputs(s, now, 10).participants) == [ben.id, ana.id]
+    assert await db.run(lambda s: due_inputs(s, now, 1).participants) == [ben.id]
     later = now + timedelta(minutes=6)
-    assert await db.run(lambda s: participants_with_due_inbox(s, later, 10)) == [ben.id, ana.id, cleo.id]
+    assert await db.run(lambda s: due_inputs(s, later, 10).participants) == [ben.id, ana.id, cleo.id]
 
 
 async def test_a_commits_claim_of_what_it_queued_costs_the_same_however_many_others_wait(

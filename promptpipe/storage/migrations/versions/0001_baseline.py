@@ -7,12 +7,8 @@ made so once they hold no NULL; missing indexes are made; and the two flags that
 ``paused_by`` (``opted_out``, ``researcher_paused``) are filled from it. Everything here is frozen:
 later changes of the models come as later revisions, never as edits of this one.
 
-Revision ID: 0001_baseline
-Revises:
 Create Date: 2026-11-25
 """
-
-from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
@@ -24,8 +20,6 @@ from sqlalchemy.types import TypeEngine
 
 revision = "0001_baseline"
 down_revision = None
-branch_labels = None
-depends_on = None
 
 JSON = sa.JSON().with_variant(postgresql.JSONB(), "postgresql")
 
@@ -88,43 +82,21 @@ def _tighten(bind: Any, table: sa.Table) -> None:
                 batch.alter_column(column.name, existing_type=column.type, nullable=False)
 
 
-DEFAULTS: dict[tuple[str, str], object] = {
-    ("api_token", "created_by"): "",
-    ("audit_log", "via"): "api",
-    ("participant", "name"): "",
-    ("participant", "timezone"): "UTC",
-    ("participant", "status"): "active",
-    ("participant", "opted_out"): False,
-    ("participant", "researcher_paused"): False,
-    ("participant", "background"): "",
-    ("participant", "extra_days"): 0,
-    ("study_protocol", "adopted_by"): "",
-    ("consent", "actor"): "",
-    ("consent", "words"): "",
-    ("conversation", "sub_state"): "INTAKE",
-    ("conversation", "summary"): "",
-    ("conversation", "summary_through"): 0,
-    ("conversation", "turns_since_summary"): 0,
-    ("conversation", "version"): 1,
-    ("message", "kind"): "text",
-    ("message", "receipts_expected"): False,
-    ("schedule", "prep_minutes"): 10,
-    ("schedule", "active"): True,
-    ("timer", "status"): "pending",
-    ("timer", "reason"): "",
-    ("transition", "reason"): "",
-    ("decision", "seed_ref"): "",
-    ("flag", "trigger"): "",
-    ("flag", "status"): "open",
-    ("flag", "resolution_note"): "",
-    ("flag", "alert_status"): "none",
-    ("flag", "alert_attempts"): 0,
-    ("inbox", "status"): "pending",
-    ("inbox", "attempts"): 0,
-    ("outbox", "status"): "pending",
-    ("outbox", "attempts"): 0,
-    ("prompt_delivery", "vote_changes"): 0,
+_DEFAULTS_BY_TABLE: dict[str, dict[str, object]] = {
+    "api_token": {"created_by": ""}, "audit_log": {"via": "api"}, "study_protocol": {"adopted_by": ""},
+    "participant": {"name": "", "timezone": "UTC", "status": "active", "opted_out": False, "researcher_paused": False,
+                    "background": "", "extra_days": 0},
+    "consent": {"actor": "", "words": ""},
+    "conversation": {"sub_state": "INTAKE", "summary": "", "summary_through": 0, "turns_since_summary": 0,
+                     "version": 1},
+    "message": {"kind": "text", "receipts_expected": False}, "schedule": {"prep_minutes": 10, "active": True},
+    "timer": {"status": "pending", "reason": ""}, "transition": {"reason": ""}, "decision": {"seed_ref": ""},
+    "flag": {"trigger": "", "status": "open", "resolution_note": "", "alert_status": "none", "alert_attempts": 0},
+    "inbox": {"status": "pending", "attempts": 0}, "outbox": {"status": "pending", "attempts": 0},
+    "prompt_delivery": {"vote_changes": 0},
 }
+DEFAULTS = {(table, column): value for table, values in _DEFAULTS_BY_TABLE.items() for column, value in values.items()}
+"""What the release gave new rows, by (table, column)."""
 
 
 def define(meta: sa.MetaData) -> None:

@@ -6,12 +6,8 @@ withdrawn, nor when (the export's ``withdrawn_at`` is read from it). Each status
 participant with no ledger event at all becomes the event it records, at its time, with a
 researcher's reason as the words; the rows are marked ``reconstructed``.
 
-Revision ID: 0002_consent_reconstructed
-Revises: 0001_baseline
 Create Date: 2026-11-25
 """
-
-from __future__ import annotations
 
 from collections import defaultdict
 from typing import Any
@@ -21,8 +17,6 @@ from alembic import op
 
 revision = "0002_consent_reconstructed"
 down_revision = "0001_baseline"
-branch_labels = None
-depends_on = None
 
 EVENTS = {
     "enrolled": ("enrolled", None), "opted_out": ("opted_out", "participant"), "opted_in": ("opted_in", "participant"),

@@ -5,22 +5,17 @@
 rows already there, then triggers keep them (see :mod:`promptpipe.storage.rollup`, whose V1 SQL
 this revision uses; a later change of that SQL comes as a later revision).
 
-Revision ID: 0003_prompt_day_counts
-Revises: 0002_consent_reconstructed
 Create Date: 2026-11-25
 """
-
-from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
 
+from promptpipe.storage.mirrors import drop_triggers
 from promptpipe.storage.rollup import DROP_V1, REFILL_V1, TRIGGERS_V1, create_triggers, refill
 
 revision = "0003_prompt_day_counts"
 down_revision = "0002_consent_reconstructed"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:
@@ -40,9 +35,7 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    bind = op.get_bind()
-    for statement in DROP_V1[bind.dialect.name]:
-        bind.exec_driver_sql(statement)
+    drop_triggers(op.get_bind(), DROP_V1)
     op.drop_table("prompt_day_counts")
     op.drop_index("ix_prompt_delivery_prompt_message_id", "prompt_delivery")
     with op.batch_alter_table("prompt_delivery") as batch:

@@ -4,19 +4,13 @@ Without it the claim was read through the index of every pending row (status, du
 filtered to the participant: during a burst of 10,000 due prompts each commit's claim walked the
 thousands of rows still waiting, so the burst's cost grew with the square of its size.
 
-Revision ID: 0004_outbox_participant_status
-Revises: 0003_prompt_day_counts
 Create Date: 2026-11-26
 """
-
-from __future__ import annotations
 
 from alembic import op
 
 revision = "0004_outbox_participant_status"
 down_revision = "0003_prompt_day_counts"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

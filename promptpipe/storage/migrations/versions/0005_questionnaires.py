@@ -1,12 +1,8 @@
 """Questionnaires: one row per questionnaire sent (or due) to a participant on one occasion, and
 one per item of it, asked, answered or missed; the conversation keeps the one under way.
 
-Revision ID: 0005_questionnaires
-Revises: 0004_outbox_participant_status
 Create Date: 2026-11-26
 """
-
-from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
@@ -14,8 +10,6 @@ from sqlalchemy.dialects import postgresql
 
 revision = "0005_questionnaires"
 down_revision = "0004_outbox_participant_status"
-branch_labels = None
-depends_on = None
 
 
 def _when(name: str) -> sa.Column:  # type: ignore[type-arg]

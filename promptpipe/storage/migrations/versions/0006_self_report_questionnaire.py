@@ -5,20 +5,14 @@ it (answered: completed, with the tapped option and its code; unanswered: expire
 table goes. A question still open at the upgrade is closed as expired: a vote on its poll after
 the upgrade is thanked and not counted.
 
-Revision ID: 0006_self_report_questionnaire
-Revises: 0005_questionnaires
 Create Date: 2026-11-26
 """
-
-from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0006_self_report_questionnaire"
 down_revision = "0005_questionnaires"
-branch_labels = None
-depends_on = None
 
 QUESTIONNAIRE, ITEM = "self_report", "did_habit"
 LABELS = {"yes": ("Yes, I did", "1"), "no": ("Not today", "0")}

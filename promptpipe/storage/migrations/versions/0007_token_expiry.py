@@ -2,20 +2,14 @@
 dashboard shows when each was last used (``api_token.last_used_at``) and where each audited write
 came from (``audit_log.address``). Entries and tokens from before stay without them.
 
-Revision ID: 0007_token_expiry
-Revises: 0006_self_report_questionnaire
 Create Date: 2026-11-26
 """
-
-from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0007_token_expiry"
 down_revision = "0006_self_report_questionnaire"
-branch_labels = None
-depends_on = None
 
 _when = sa.DateTime(timezone=True)
 

@@ -3,19 +3,13 @@
 share (the heatmap's and the list's sort by adherence, over every participant) is read from the
 index alone (10,000 participants, 280,000 prompts on SQLite: ~110 → ~50 ms).
 
-Revision ID: 0008_delivery_answers_index
-Revises: 0007_token_expiry
 Create Date: 2026-11-26
 """
-
-from __future__ import annotations
 
 from alembic import op
 
 revision = "0008_delivery_answers_index"
 down_revision = "0007_token_expiry"
-branch_labels = None
-depends_on = None
 
 _OLD, _NEW = "ix_prompt_delivery_participant_id", "ix_prompt_delivery_participant_answers"
 

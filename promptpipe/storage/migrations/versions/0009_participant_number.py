@@ -2,20 +2,14 @@
 was given at enrolment (everything to them goes from it). Participants from before keep None,
 which stands for the deployment's first, default number.
 
-Revision ID: 0009_participant_number
-Revises: 0008_delivery_answers_index
 Create Date: 2026-11-26
 """
-
-from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0009_participant_number"
 down_revision = "0008_delivery_answers_index"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

@@ -3,20 +3,14 @@ WhatsApp number (or a role such as ``@alarms``) until when, with a fencing token
 time a lease goes to another process. A database from before has no leases: the first service to
 start takes them.
 
-Revision ID: 0010_number_leases
-Revises: 0009_participant_number
 Create Date: 2026-11-26
 """
-
-from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0010_number_leases"
 down_revision = "0009_participant_number"
-branch_labels = None
-depends_on = None
 
 _when = sa.DateTime(timezone=True)
 

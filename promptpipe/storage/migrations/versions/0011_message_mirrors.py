@@ -3,12 +3,8 @@ marks its message answered, an outbox row sent marks its message sent (see
 :mod:`promptpipe.storage.mirrors`, whose V1 SQL this revision uses). ``outbox.receipts_expected``
 carries what the transcript row gets when its send is recorded.
 
-Revision ID: 0011_message_mirrors
-Revises: 0010_number_leases
 Create Date: 2026-11-26
 """
-
-from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
@@ -17,8 +13,6 @@ from promptpipe.storage.mirrors import DROP_V1, TRIGGERS_V1, create_triggers, dr
 
 revision = "0011_message_mirrors"
 down_revision = "0010_number_leases"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

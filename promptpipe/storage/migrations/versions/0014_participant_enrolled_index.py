@@ -3,19 +3,13 @@
 for each request (10,000 participants on SQLite: the page's ids ~3.4 -> ~0.1 ms; the API's
 participant list, the request the dashboard and API clients make most, ~14 -> ~8 ms of server time).
 
-Revision ID: 0014_participant_enrolled_index
-Revises: 0013_outbox_unsent
 Create Date: 2026-11-27
 """
-
-from __future__ import annotations
 
 from alembic import op
 
 revision = "0014_participant_enrolled_index"
 down_revision = "0013_outbox_unsent"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

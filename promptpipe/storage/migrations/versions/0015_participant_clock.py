@@ -4,20 +4,14 @@ received (``created_at``), and the participant row keeps the send time of the la
 (``participant.own_consent_at``), so a START written before a later STOP but delivered after it
 changes nothing. Rows from before keep None: they were applied in the order they arrived.
 
-Revision ID: 0015_participant_clock
-Revises: 0014_participant_enrolled_index
 Create Date: 2026-11-28
 """
-
-from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0015_participant_clock"
 down_revision = "0014_participant_enrolled_index"
-branch_labels = None
-depends_on = None
 
 _when = sa.DateTime(timezone=True)
 

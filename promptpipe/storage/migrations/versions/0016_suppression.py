@@ -1,20 +1,14 @@
 """The suppression list: an erasure keeps, as a keyed hash, the number of someone who had opted out,
 so enrolling the number again starts them opted out instead of greeting them.
 
-Revision ID: 0016_suppression
-Revises: 0015_participant_clock
 Create Date: 2026-11-28
 """
-
-from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0016_suppression"
 down_revision = "0015_participant_clock"
-branch_labels = None
-depends_on = None
 
 _when = sa.DateTime(timezone=True)
 
