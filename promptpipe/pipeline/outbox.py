@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import threading
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -199,16 +199,17 @@ class Outbox:
         """Send what :meth:`claim_queued` claimed once its transaction has committed (nothing if
         it failed). Its own task, so a turn cancelled while its commit runs (the service
         stopping) leaves nothing claimed and unsent; :meth:`settle_handed_over` waits for it."""
-        task = asyncio.create_task(self._send_committed(commit), name="outbox-handed-over")
-        self._handed.add(task)
-        task.add_done_callback(self._handed.discard)
+        self._hand_over(self._send_committed(commit), "outbox-handed-over")
 
     def _send_in_background(self, claimed: list[Claimed]) -> None:
         """Send rows claimed outside the dispatcher, one task per participant (in their order)."""
         for items in _by_participant(claimed):
-            task = asyncio.create_task(self._send_all(items), name="outbox-following")
-            self._handed.add(task)
-            task.add_done_callback(self._handed.discard)
+            self._hand_over(self._send_all(items), "outbox-following")
+
+    def _hand_over(self, sending: Coroutine[Any, Any, None], name: str) -> None:
+        task = asyncio.create_task(sending, name=name)
+        self._handed.add(task)
+        task.add_done_callback(self._handed.discard)
 
     async def _send_committed(self, commit: Awaitable[list[Claimed]]) -> None:
         try:
@@ -269,11 +270,8 @@ class Outbox:
                     limiter.give_back()
                     raise
                 if item.kind in POLL_KINDS:
-                    options = item.payload.get("options", [])
-                    if item.payload.get("multiple"):
-                        return await self.transport.send_poll(recipient, item.text, options, ref=item.key,
-                                                              multiple=True, kind=item.kind)
-                    return await self.transport.send_poll(recipient, item.text, options, ref=item.key,
+                    return await self.transport.send_poll(recipient, item.text, item.payload.get("options", []),
+                                                          ref=item.key, multiple=bool(item.payload.get("multiple")),
                                                           kind=item.kind)
                 return await self.transport.send_text(recipient, item.text, ref=item.key, kind=item.kind)
         finally:

@@ -110,20 +110,19 @@ class AlarmClock:
         """Stop processing jobs (another service takes the alarm clock over), ready to
         :meth:`start` again; requests are dropped meanwhile."""
         self.passive = True
-        if self._started:
-            with contextlib.suppress(Exception):
-                await self._call(self.scheduler.shutdown, False)
-            self._started = False
-        jobs.install(None)
+        await self._shut_down()
 
     async def stop(self) -> None:
+        await self._shut_down()
+        await asyncio.get_running_loop().run_in_executor(None, self._thread.shutdown, True)
+        self.engine.dispose()
+
+    async def _shut_down(self) -> None:
         if self._started:
             with contextlib.suppress(Exception):
                 await self._call(self.scheduler.shutdown, False)
             self._started = False
         jobs.install(None)
-        await asyncio.get_running_loop().run_in_executor(None, self._thread.shutdown, True)
-        self.engine.dispose()
 
     async def drive(self) -> None:
         """Run due jobs whenever one is due (the service's alarm loop)."""
@@ -198,9 +197,7 @@ class AlarmClock:
             delivered = await self.db.run(
                 lambda session: deliver_alarms(self.db, session, alarms, self.clock.now(), study=self.study))
             report.caught_up, report.missed = len(delivered.queued), delivered.missed
-            self._account(delivered)
-            if delivered.queued:
-                self._on_queued(delivered.queued)
+            self._after_delivery(delivered)
         log.info("alarms_reconciled", **vars(report))
         return report
 
@@ -253,7 +250,8 @@ class AlarmClock:
 
     def _after_delivery(self, delivered: Delivered) -> None:
         """On the loop: count, and wake the lanes of the participants with a new inbox row."""
-        self._account(delivered)
+        self.delivered += len(delivered.queued)
+        self.missed += delivered.missed
         if delivered.queued:
             self._on_queued(delivered.queued)
 
@@ -321,10 +319,6 @@ class AlarmClock:
             kick.set()
         else:
             loop.call_soon_threadsafe(kick.set)
-
-    def _account(self, delivered: Delivered) -> None:
-        self.delivered += len(delivered.queued)
-        self.missed += delivered.missed
 
     async def _call(self, fn: Callable[..., T], *args: Any) -> T:
         loop = asyncio.get_running_loop()

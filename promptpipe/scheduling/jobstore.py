@@ -10,7 +10,7 @@ crash before that commit makes the jobs fire again, which our keys turn into no-
 from __future__ import annotations
 
 import pickle
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 
 from apscheduler.job import Job
@@ -58,7 +58,7 @@ def armed_job_ids(session: Session, job_ids: Iterable[str]) -> set[str]:
 class DeferredWriteJobStore(SQLAlchemyJobStore):  # type: ignore[misc]  # APScheduler 3 ships no type information
     def __init__(self, engine: Engine) -> None:
         super().__init__(engine=engine, tablename=JOB_TABLE)
-        self._queued: list[tuple[str, str, float | None, bytes | None]] | None = None
+        self._queued: list[Write] | None = None
         self._statements: dict[str, Prepared] | None = None
 
     def shutdown(self) -> None:
@@ -97,22 +97,18 @@ class DeferredWriteJobStore(SQLAlchemyJobStore):  # type: ignore[misc]  # APSche
     def discard_deferred(self) -> None:
         self._queued = None
 
-    def _serialise(self, job: Job) -> tuple[float | None, bytes]:
-        return datetime_to_utc_timestamp(job.next_run_time), pickle.dumps(job.__getstate__(), self.pickle_protocol)
-
     def add_job(self, job: Job) -> None:
-        if self._queued is None:
-            super().add_job(job)
-            return
-        next_run, state = self._serialise(job)
-        self._queued.append(("add", job.id, next_run, state))
+        self._write_or_queue("add", job, super().add_job)
 
     def update_job(self, job: Job) -> None:
+        self._write_or_queue("update", job, super().update_job)
+
+    def _write_or_queue(self, op: str, job: Job, write: Callable[[Job], None]) -> None:
         if self._queued is None:
-            super().update_job(job)
-            return
-        next_run, state = self._serialise(job)
-        self._queued.append(("update", job.id, next_run, state))
+            write(job)
+        else:
+            state = pickle.dumps(job.__getstate__(), self.pickle_protocol)
+            self._queued.append((op, job.id, datetime_to_utc_timestamp(job.next_run_time), state))
 
     def move_job(self, job: Job, next_run: datetime) -> None:
         """Store ``job`` with its next run time moved (APScheduler's ``Job.modify`` would look the
