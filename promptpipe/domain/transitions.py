@@ -20,11 +20,7 @@ from datetime import date
 
 from promptpipe.domain.consent import ConsentKind, ConsentRecord, ConsentSource, overtaken
 from promptpipe.domain.conversation import TurnState
-from promptpipe.domain.states import (
-    INTAKE_STAGES,
-    Stage,
-    Status,
-)
+from promptpipe.domain.states import INTAKE_STAGES, Stage, Status
 from promptpipe.domain.timers import RUNS_WHILE_PAUSED, TimerKind
 from promptpipe.domain.transition_log import Actor, PendingTransition, TransitionKind
 

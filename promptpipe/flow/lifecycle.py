@@ -27,11 +27,7 @@ from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.phrases import is_escape
 from promptpipe.domain.profile import PROMPT_REQUIRED_FIELDS
-from promptpipe.domain.states import (
-    INTAKE_STAGES,
-    Stage,
-    Status,
-)
+from promptpipe.domain.states import INTAKE_STAGES, Stage, Status
 from promptpipe.domain.timers import NudgePolicy, TimerKind
 from promptpipe.domain.transition_log import Actor
 from promptpipe.flow.turn import FlowConfig, FlowDeps, Outcome, Outgoing, TurnContext

@@ -17,13 +17,7 @@ from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.quiet_hours import in_quiet_hours
 from promptpipe.domain.states import Stage
-from promptpipe.domain.timers import (
-    FEEDBACK_TIMERS,
-    INTAKE_TIMERS,
-    SENDS_MESSAGE,
-    NudgePolicy,
-    TimerKind,
-)
+from promptpipe.domain.timers import FEEDBACK_TIMERS, INTAKE_TIMERS, SENDS_MESSAGE, NudgePolicy, TimerKind
 from promptpipe.domain.transition_log import Actor
 from promptpipe.domain.transitions import (
     ARM_CHECK_IN,
