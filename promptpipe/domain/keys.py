@@ -93,9 +93,8 @@ intensity_poll = _per_row("intensity-poll:")
 
 
 def restart_reminder(participant_id: str, local_day: str) -> str:
-    """The one reminder a day of how to switch messages back on, for someone who sent STOP (or
-    whom the team paused) and keeps writing: a second one that day has the same key, so it is
-    not queued."""
+    """The one reminder a day of how to switch messages back on, for someone who sent STOP (or whom the team paused) and
+    keeps writing: a second one that day has the same key, so it is not queued."""
     return f"{COMMAND_REPLY}restart-reminder:{participant_id}:{local_day}"
 
 

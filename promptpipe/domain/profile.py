@@ -61,8 +61,7 @@ class HabitProfile:
         return [name for name in names if not self.value(name).strip()]
 
     def merge(self, changes: dict[str, str]) -> list[str]:
-        """Only non-empty values that differ from what is stored overwrite it; returns the names
-        that changed."""
+        """Only non-empty values that differ from what is stored overwrite it; returns the names that changed."""
         updated = []
         for name, value in changes.items():
             if value and self.value(name) != value:
@@ -172,8 +171,7 @@ class Profile:
         return data
 
     def erased(self) -> Profile:
-        """What stays of it when the participant's data is erased: counts and a level, nothing
-        they said."""
+        """What stays of it when the participant's data is erased: counts and a level, nothing they said."""
         return Profile(record=ServerRecord(intensity=self.record.intensity, counters=dict(self.record.counters)))
 
     def counters_view(self) -> dict[str, int | str | None]:

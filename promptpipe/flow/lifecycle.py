@@ -1,6 +1,5 @@
-"""The participant's way through the study beside the conversation: intake offered, put on hold
-and resumed (the session belongs to the participant, not to the workflow); study day 1; the end
-of the study.
+"""The participant's way through the study beside the conversation: intake offered, put on hold and resumed (the session
+belongs to the participant, not to the workflow); study day 1; the end of the study.
 
 * **On hold.** During intake, an escape phrase ("later", "not now", "cancel" …, see
   :mod:`promptpipe.domain.phrases`) puts intake on hold at once, without the model; looser words

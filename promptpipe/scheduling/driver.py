@@ -1,11 +1,9 @@
-"""The alarm clock: a driven APScheduler (:mod:`promptpipe.scheduling.driven`) whose jobs become
-inbox rows.
+"""The alarm clock: a driven APScheduler (:mod:`promptpipe.scheduling.driven`) whose jobs become inbox rows.
 
-:class:`AlarmClock`: every job-store call runs on one dedicated alarm thread. A processing pass
-turns due jobs into alarms, writes them to the inbox (keyed: a repeat is a no-op), and only then
-commits the job store's own updates. :meth:`AlarmClock.sync` makes a participant's jobs match our
-tables after anything changed (a schedule, a timer, a pause, a time zone);
-:meth:`AlarmClock.reconcile` does it for everyone at start and catches up prompts that came due
+:class:`AlarmClock`: every job-store call runs on one dedicated alarm thread. A processing pass turns due jobs into
+alarms, writes them to the inbox (keyed: a repeat is a no-op), and only then commits the job store's own updates.
+:meth:`AlarmClock.sync` makes a participant's jobs match our tables after anything changed (a schedule, a timer, a
+pause, a time zone); :meth:`AlarmClock.reconcile` does it for everyone at start and catches up prompts that came due
 while the service was down (see :mod:`promptpipe.scheduling.reconcile` for the decisions).
 """
 
@@ -203,9 +201,8 @@ class AlarmClock:
 
     # -- on the alarm thread ----------------------------------------------------------------------
     def _process_pass(self) -> float | None:
-        """Due jobs → alarms → inbox rows, handed to the database thread in chunks while the
-        pass goes on; the job store's own updates are worked out once every chunk is in, and
-        committed after them."""
+        """Due jobs → alarms → inbox rows, handed to the database thread in chunks while the pass goes on; the job
+        store's own updates are worked out once every chunk is in, and committed after them."""
         self._deliveries = []
         try:
             with self._job_batch():
@@ -226,9 +223,8 @@ class AlarmClock:
             self._flush_alarms()
 
     def _deliver_the_rest(self) -> None:
-        """Hand over the last alarms and wait until every chunk is in the inbox. The jobs' next
-        run times are worked out only then: done side by side, that work held the delivery back
-        (the threads share one interpreter lock)."""
+        """Hand over the last alarms and wait until every chunk is in the inbox. The jobs' next run times are worked out
+        only then: done side by side, that work held the delivery back (the threads share one interpreter lock)."""
         self._flush_alarms()
         for future in self._deliveries:
             future.result()

@@ -1,10 +1,9 @@
-"""APScheduler's job store on our database: its own engine, and the SQLAlchemy job store with
-deferred writes.
+"""APScheduler's job store on our database: its own engine, and the SQLAlchemy job store with deferred writes.
 
-:class:`DeferredWriteJobStore` is the SQLAlchemy job store, except that during a processing pass
-its writes are queued and committed together at the end, after the alarms are safely in our
-inbox. One transaction instead of one per job (a 10,000-job burst cost seconds of commits), and a
-crash before that commit makes the jobs fire again, which our keys turn into no-ops.
+:class:`DeferredWriteJobStore` is the SQLAlchemy job store, except that during a processing pass its writes are queued
+and committed together at the end, after the alarms are safely in our inbox. One transaction instead of one per job (a
+10,000-job burst cost seconds of commits), and a crash before that commit makes the jobs fire again, which our keys turn
+into no-ops.
 """
 
 from __future__ import annotations
@@ -148,10 +147,9 @@ Write = tuple[str, str, float | None, bytes | None]
 
 
 def _net_writes(queued: list[Write]) -> dict[str, list[dict[str, object]]]:
-    """The writes that leave the table as the queued ones would, in order, grouped by kind and
-    run removes first, then adds, then updates (no two rows of one kind share a job id). A timer
-    re-armed is a remove and an add of its job: run in turn, 10,000 of them were 20,000
-    statements of one row each."""
+    """The writes that leave the table as the queued ones would, in order, grouped by kind and run removes first, then
+    adds, then updates (no two rows of one kind share a job id). A timer re-armed is a remove and an add of its job: run
+    in turn, 10,000 of them were 20,000 statements of one row each."""
     by_job: dict[str, list[Write]] = {}
     for write in queued:
         by_job.setdefault(write[1], []).append(write)
