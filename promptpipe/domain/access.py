@@ -34,10 +34,9 @@ def allows(role: str, needed: Role) -> bool:
 
 SAFETY_FLAGS = "safety flags"
 NEEDED_TO_READ = {SAFETY_FLAGS: Role.RESEARCHER}
-"""What a viewer may not read even by participant id, and the role it needs: the API's routes and
-the dashboard's pages (and its navigation) both ask :func:`may_read`, so one rule holds for both.
-Safety flags are for the team that follows them up: that someone is in crisis is health data,
-pseudonymous or not."""
+"""What a viewer may not read even by participant id, and the role it needs: the API's routes and the dashboard's pages
+(and its navigation) both ask :func:`may_read`, so one rule holds for both. Safety flags are for the team that follows
+them up: that someone is in crisis is health data, pseudonymous or not."""
 
 
 def may_read(role: str, what: str) -> bool:

@@ -109,10 +109,9 @@ SENT_WHILE_HELD: dict[ConsentKind, frozenset[Outgoing]] = {
     ConsentKind.WITHDRAWN: frozenset({Outgoing.SAFETY}),
     ConsentKind.ERASED: frozenset(),
 }
-"""What may still be queued and sent while a hold is on: the answer to what the participant writes
-while stopped or paused (their STOP's confirmation, HELP, the day's one note on how to restart),
-the safety message whenever crisis words come (whoever they are), and the team's own messages
-while only the team pauses them."""
+"""What may still be queued and sent while a hold is on: the answer to what the participant writes while stopped or
+paused (their STOP's confirmation, HELP, the day's one note on how to restart), the safety message whenever crisis words
+come (whoever they are), and the team's own messages while only the team pauses them."""
 
 SENT_FROM_BEFORE: dict[ConsentKind, frozenset[Outgoing]] = {
     ConsentKind.OPTED_OUT: frozenset({Outgoing.SAFETY}),

@@ -138,9 +138,8 @@ class TurnState:
     """Safety concerns raised in this turn (by the model), written on commit."""
     timezone: str = ""
     number: str | None = ""
-    """The deployment's WhatsApp number they are written from (None: the default one); taken from
-    the participant row unless given (no number is named ""), changed only by the team
-    (``number_changed``)."""
+    """The deployment's WhatsApp number they are written from (None: the default one); taken from the participant row
+    unless given (no number is named ""), changed only by the team (``number_changed``)."""
     schedules: list[ScheduleEntry] = field(default_factory=list)
     pending_timers: dict[str, PendingTimer] = field(default_factory=dict)
     timer_ops: list[TimerOp] = field(default_factory=list)

@@ -5,6 +5,7 @@ Inbox keys make a repeated input a no-op; outbox keys make a repeated send a no-
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
 
 
@@ -60,39 +61,41 @@ COMMAND_REPLY, SAFETY, RESEARCHER_MESSAGE = "command-reply:", "safety:", "resear
 """Key prefixes the outbox claim reads consent exceptions from (see storage/outbox_consent.py)."""
 
 
-def researcher_outgoing(inbox_id: int) -> str:
-    """The outbox row that sends a researcher's message, keyed by its inbox row."""
-    return f"{RESEARCHER_MESSAGE}{inbox_id}"
+def _per_row(prefix: str) -> Callable[[int], str]:
+    """Keys of what one inbox row (or timer) queues: a turn run again queues nothing twice."""
+    return lambda row_id: f"{prefix}{row_id}"
 
 
-def command_reply(inbox_id: int) -> str:
-    """The server's own answer to a participant's message (a command, a paused participant's note):
-    sent whatever their consent, since it answers what they just wrote."""
-    return f"{COMMAND_REPLY}{inbox_id}"
+researcher_outgoing = _per_row(RESEARCHER_MESSAGE)
+"""The outbox row that sends a researcher's message."""
+command_reply = _per_row(COMMAND_REPLY)
+"""The server's own answer to a participant's message (a command, a paused participant's note): sent whatever their
+consent, since it answers what they just wrote."""
+reply = _per_row("reply:")
+"""The answer to a batch, keyed by its last inbox row."""
+safety = _per_row(SAFETY)
+"""The study's safety message for a flagged input (or a turn in which the model flagged one)."""
+gave_up = _per_row("gave-up:")
+"""The one line a participant gets when their message is given up on after the apology."""
+too_long = _per_row("too-long:")
+"""The one line a participant gets when their message could not be answered at all."""
+closing = _per_row("closing:")
+"""The study's closing message, sent once when the participant's last study day is over."""
+timer = _per_row("timer:")
+"""A timer fires into the inbox once (keyed by the timer's id), however often its alarm rings."""
+apology = _per_row("apology:")
+prompt_text = _per_row("prompt-text:")
+prompt_poll = _per_row("prompt-poll:")
+reminder = _per_row("reminder:")
+check_in = _per_row("check-in:")
+intake_reminder = _per_row("intake-reminder:")
+intensity_poll = _per_row("intensity-poll:")
 
 
 def restart_reminder(participant_id: str, local_day: str) -> str:
-    """The one reminder a day of how to switch messages back on, for someone who sent STOP (or
-    whom the team paused) and keeps writing: a second one that day has the same key, so it is
-    not queued."""
+    """The one reminder a day of how to switch messages back on, for someone who sent STOP (or whom the team paused) and
+    keeps writing: a second one that day has the same key, so it is not queued."""
     return f"{COMMAND_REPLY}restart-reminder:{participant_id}:{local_day}"
-
-
-def reply(inbox_id: int) -> str:
-    """The answer to a batch, keyed by its last inbox row."""
-    return f"reply:{inbox_id}"
-
-
-def apology(inbox_id: int) -> str:
-    return f"apology:{inbox_id}"
-
-
-def prompt_text(inbox_id: int) -> str:
-    return f"prompt-text:{inbox_id}"
-
-
-def prompt_poll(inbox_id: int) -> str:
-    return f"prompt-poll:{inbox_id}"
 
 
 def questionnaire_send(instance_id: int) -> str:
@@ -105,55 +108,14 @@ def questionnaire_message(inbox_id: int, part: str) -> str:
     return f"questionnaire:{inbox_id}:{part}"
 
 
-def timer(timer_id: int) -> str:
-    """A timer fires into the inbox once, however often its alarm rings."""
-    return f"timer:{timer_id}"
-
-
 def alarm_sync(participant_id: str, token: str) -> str:
     """An admin change (pause, resume, time zone) asking the service to re-check the alarms."""
     return f"sync:{participant_id}:{token}"
 
 
-def reminder(inbox_id: int) -> str:
-    return f"reminder:{inbox_id}"
-
-
-def check_in(inbox_id: int) -> str:
-    return f"check-in:{inbox_id}"
-
-
-def intake_reminder(inbox_id: int) -> str:
-    return f"intake-reminder:{inbox_id}"
-
-
-def closing(inbox_id: int) -> str:
-    """The study's closing message, sent once when the participant's last study day is over."""
-    return f"closing:{inbox_id}"
-
-
 def decision_draw(inbox_key: str) -> str:
     """What a decision point's random draw is keyed by: its daily prompt, so a repeat draws the same."""
     return f"decision:{inbox_key}"
-
-
-def intensity_poll(inbox_id: int) -> str:
-    return f"intensity-poll:{inbox_id}"
-
-
-def safety(inbox_id: int) -> str:
-    """The study's safety message for a flagged input (or a turn in which the model flagged one)."""
-    return f"{SAFETY}{inbox_id}"
-
-
-def gave_up(inbox_id: int) -> str:
-    """The one line a participant gets when their message is given up on after the apology."""
-    return f"gave-up:{inbox_id}"
-
-
-def too_long(inbox_id: int) -> str:
-    """The one line a participant gets when their message could not be answered at all."""
-    return f"too-long:{inbox_id}"
 
 
 # ------------------------------------------------------------------ alarms (APScheduler jobs)

@@ -1,9 +1,8 @@
 """The deployment's WhatsApp numbers and which one a participant is given at enrolment.
 
-A deployment may link several numbers (one number's sending pace and one ban are then not every
-participant's). Each participant keeps the number they were given: everything to them goes from
-it, and they are moved only deliberately by the team. A participant whose row names no number
-(enrolled before numbers existed) has the first, default one."""
+A deployment may link several numbers (one number's sending pace and one ban are then not every participant's). Each
+participant keeps the number they were given: everything to them goes from it, and they are moved only deliberately by
+the team. A participant whose row names no number (enrolled before numbers existed) has the first, default one."""
 
 from __future__ import annotations
 

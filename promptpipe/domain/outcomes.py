@@ -1,6 +1,5 @@
-"""What became of a daily prompt, and the counters the profile shows: pure functions over the
-``prompt_delivery`` rows, so the numbers are always recomputed from the facts (a changed or
-withdrawn vote can never count twice)."""
+"""What became of a daily prompt, and the counters the profile shows: pure functions over the ``prompt_delivery`` rows,
+so the numbers are always recomputed from the facts (a changed or withdrawn vote can never count twice)."""
 
 from __future__ import annotations
 
@@ -13,10 +12,9 @@ from promptpipe.domain.states import Vote
 
 
 class Outcome(StrEnum):
-    """What became of a daily prompt: the two votes, or why there was none. ``reminder_sent``: no
-    answer, and the reminder went out; ``no_reply``: no answer, no reminder; ``not_delivered``: no
-    answer, and WhatsApp never reported the prompt reached the phone within the receipt window (the
-    participant cannot have ignored what they never got)."""
+    """What became of a daily prompt: the two votes, or why there was none. ``reminder_sent``: no answer, and the
+    reminder went out; ``no_reply``: no answer, no reminder; ``not_delivered``: no answer, and WhatsApp never reported
+    the prompt reached the phone within the receipt window (the participant cannot have ignored what they never got)."""
 
     DONE = Vote.DONE.value
     NOT_THIS_TIME = Vote.NOT_THIS_TIME.value

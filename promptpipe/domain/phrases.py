@@ -40,9 +40,8 @@ def spoken(text: str) -> str:
 
 
 def is_escape(text: str) -> bool:
-    """Whether the message asks to leave intake for now: an escape phrase, alone or with
-    politeness words around it ("not now, thanks"; "now" is itself a politeness word, so every
-    way of trimming them is tried)."""
+    """Whether the message asks to leave intake for now: an escape phrase, alone or with politeness words around it
+    ("not now, thanks"; "now" is itself a politeness word, so every way of trimming them is tried)."""
     words = normalise_words(text).split()
     lead = next((i for i, word in enumerate(words) if word not in POLITENESS), len(words))
     trail = next((i for i in range(len(words), 0, -1) if words[i - 1] not in POLITENESS), 0)

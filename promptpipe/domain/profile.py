@@ -15,19 +15,6 @@ from typing import Any
 
 from promptpipe.domain.outcomes import COUNTER_DATES, COUNTER_INTS
 
-HABIT_FIELDS: tuple[str, ...] = (
-    "habit_domain",
-    "prompt_anchor",
-    "motivational_frame",
-    "preferred_time",
-    "additional_info",
-    "last_successful_prompt",
-    "last_barrier",
-    "last_motivator",
-    "last_tweak",
-)
-"""Free-text fields the model may set (the Go system's ``UserProfile`` contract)."""
-
 INTAKE_FIELDS: tuple[str, ...] = ("habit_domain", "prompt_anchor", "motivational_frame", "preferred_time")
 """What intake gathers before the first prompt."""
 
@@ -48,7 +35,8 @@ MAX_RECENT_BARRIERS = 5
 
 @dataclass
 class HabitProfile:
-    """What the model learned about the participant's habit (all free text, empty when unknown)."""
+    """What the model learned about the participant's habit (all free text, empty when unknown);
+    the fields, in order, are the Go system's ``UserProfile`` contract."""
 
     habit_domain: str = ""
     prompt_anchor: str = ""
@@ -73,14 +61,17 @@ class HabitProfile:
         return [name for name in names if not self.value(name).strip()]
 
     def merge(self, changes: dict[str, str]) -> list[str]:
-        """Only non-empty values that differ from what is stored overwrite it; returns the names
-        that changed."""
+        """Only non-empty values that differ from what is stored overwrite it; returns the names that changed."""
         updated = []
         for name, value in changes.items():
             if value and self.value(name) != value:
                 setattr(self, name, value)
                 updated.append(name)
         return updated
+
+
+HABIT_FIELDS: tuple[str, ...] = tuple(spec.name for spec in dataclasses.fields(HabitProfile))
+"""Free-text fields the model may set."""
 
 
 @dataclass(frozen=True)
@@ -180,8 +171,7 @@ class Profile:
         return data
 
     def erased(self) -> Profile:
-        """What stays of it when the participant's data is erased: counts and a level, nothing
-        they said."""
+        """What stays of it when the participant's data is erased: counts and a level, nothing they said."""
         return Profile(record=ServerRecord(intensity=self.record.intensity, counters=dict(self.record.counters)))
 
     def counters_view(self) -> dict[str, int | str | None]:

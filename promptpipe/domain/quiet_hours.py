@@ -1,10 +1,9 @@
 """Quiet hours: a daily period in the participant's local time when nothing scheduled is sent.
 
-The period is judged by the participant's own wall clock, so it follows them when they change
-time zone and keeps its local times across daylight-saving changes. A timer that falls inside it
-is moved to the period's end, never dropped: the participant still gets the message, just not at
-night. The end is a local wall time converted under the project's daylight-saving policy
-(:func:`promptpipe.domain.localtime.to_instant`), with one extra guarantee: it is always strictly
+The period is judged by the participant's own wall clock, so it follows them when they change time zone and keeps its
+local times across daylight-saving changes. A timer that falls inside it is moved to the period's end, never dropped:
+the participant still gets the message, just not at night. The end is a local wall time converted under the project's
+daylight-saving policy (:func:`promptpipe.domain.localtime.to_instant`), with one extra guarantee: it is always strictly
 later than the instant it was asked for, also inside a repeated fall-back hour.
 """
 

@@ -1,10 +1,9 @@
-"""The safety screen: every inbound message is checked on the server, before the model, against a
-list of crisis phrases. It does not depend on the model, so it works when the model is down.
+"""The safety screen: every inbound message is checked on the server, before the model, against a list of crisis
+phrases. It does not depend on the model, so it works when the model is down.
 
 Pure: phrases and text in, the matched phrase out. The built-in English list lives in
-``promptpipe/data/crisis_phrases_en.txt`` (documented there and in the README); a study adds
-its own phrases with SAFETY_PHRASES_FILE. Matching is on :func:`promptpipe.domain.text.normalise_words`
-of both sides and needs whole words.
+``promptpipe/data/crisis_phrases_en.txt`` (documented there and in the README); a study adds its own phrases with
+SAFETY_PHRASES_FILE. Matching is on :func:`promptpipe.domain.text.normalise_words` of both sides and needs whole words.
 """
 
 from __future__ import annotations
@@ -128,8 +127,7 @@ class CrisisScreen:
         return cls.of(read_phrases(BUILT_IN_PHRASES) + read_phrases(extra_file))
 
     def match(self, text: str) -> str | None:
-        """The crisis phrase ``text`` contains (in any of its readings, outside the words of an
-        exception), or None."""
+        """The crisis phrase ``text`` contains (in any of its readings, outside the words of an exception), or None."""
         if self._pattern is None or not text:
             return None
         for reading in _readings(text):

@@ -37,8 +37,7 @@ def parse_duration(name: str, raw: str) -> timedelta:
 
 
 def duration_words(value: timedelta) -> str:
-    """A duration as it is written in settings and study files: ``5h``, ``1h30m``, ``2d``, ``90s``
-    (``0`` for none)."""
+    """A duration as it is written in settings and study files: ``5h``, ``1h30m``, ``2d``, ``90s`` (``0`` for none)."""
     parts, rest = [], value.total_seconds()
     for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
         if rest >= size:

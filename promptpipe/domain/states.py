@@ -26,9 +26,8 @@ point (recorded as unavailable; nothing is sent)."""
 
 
 class Stage(StrEnum):
-    """Which conversation module answers: intake (gathering the habit plan) or feedback.
-    ``INTAKE_SUSPENDED``: intake on hold because the participant said "later" or went quiet; it
-    resumes (with intake) when they write again."""
+    """Which conversation module answers: intake (gathering the habit plan) or feedback. ``INTAKE_SUSPENDED``: intake on
+    hold because the participant said "later" or went quiet; it resumes (with intake) when they write again."""
 
     INTAKE = "INTAKE"
     FEEDBACK = "FEEDBACK"

@@ -85,14 +85,12 @@ _APOSTROPHES = str.maketrans("", "", "'‘’ʼ`´")
 
 
 _BLANK_LOOKING = frozenset("\u3164\u2800\u115f\u1160\uffa0")
-"""Characters that are letters or symbols to Unicode but show nothing (Hangul fillers, the blank
-Braille pattern)."""
+"""Characters that are letters or symbols to Unicode but show nothing (Hangul fillers, the blank Braille pattern)."""
 
 
 def has_visible_text(text: str) -> bool:
-    """Whether anything in ``text`` shows on a screen: not only spaces, format characters (zero-
-    width spaces and joiners, soft hyphens, direction marks), variation selectors or blank-looking
-    letters."""
+    """Whether anything in ``text`` shows on a screen: not only spaces, format characters (zero- width spaces and
+    joiners, soft hyphens, direction marks), variation selectors or blank-looking letters."""
     return any(not char.isspace() and unicodedata.category(char) not in ("Cf", "Cc", "Zs", "Mn")
                and char not in _BLANK_LOOKING and not _is_variation_selector(char) for char in text)
 
@@ -131,12 +129,11 @@ def fold_lookalikes(word: str, *, whole: bool = False) -> str:
 
 
 def normalise_words(text: str) -> str:
-    """Lower-case words separated by single spaces: NFKC (full-width letters become plain ones),
-    case folding, apostrophes dropped, and everything else that is not a letter or a digit
-    (punctuation, emoji, symbols) treated as a space, invisible format characters (zero-width
-    spaces and joiners, soft hyphens, direction marks, variation selectors) dropped, and a word
-    that mixes Latin letters with look-alikes of another script written in Latin ("sтop": "stop").
-    ``"ＳＴＯＰ 🙏!"`` becomes ``"stop"``; ``"Don’t"`` becomes ``"dont"``."""
+    """Lower-case words separated by single spaces: NFKC (full-width letters become plain ones), case folding,
+    apostrophes dropped, and everything else that is not a letter or a digit (punctuation, emoji, symbols) treated as a
+    space, invisible format characters (zero-width spaces and joiners, soft hyphens, direction marks, variation
+    selectors) dropped, and a word that mixes Latin letters with look-alikes of another script written in Latin ("sтop":
+    "stop"). ``"ＳＴＯＰ 🙏!"`` becomes ``"stop"``; ``"Don’t"`` becomes ``"dont"``."""
     folded = unicodedata.normalize("NFKC", text).casefold().translate(_APOSTROPHES)
     out = []
     for char in folded:
@@ -172,9 +169,8 @@ _SENTENCE_END = re.compile(r"[.!?…)\]\"'»”’]\s|[.!?…](?=$)|\n")
 
 
 def complete_sentences(text: str, limit: int) -> str:
-    """The longest run of whole sentences from the start of ``text`` that fits in ``limit``
-    characters; empty when not even the first sentence ends inside it. For a reply the model
-    was cut off in, or one too long to send."""
+    """The longest run of whole sentences from the start of ``text`` that fits in ``limit`` characters; empty when not
+    even the first sentence ends inside it. For a reply the model was cut off in, or one too long to send."""
     text = text.strip()
     window = text[:limit] if limit > 0 else text
     ends = [match.end() for match in _SENTENCE_END.finditer(window)]
@@ -186,9 +182,8 @@ def complete_sentences(text: str, limit: int) -> str:
 
 
 def cap_reply(text: str, limit: int) -> str:
-    """A message of at most ``limit`` characters: the text itself, or its whole sentences that fit;
-    empty when not even the first sentence fits (the caller falls back: a participant never gets
-    a reply cut off mid-sentence)."""
+    """A message of at most ``limit`` characters: the text itself, or its whole sentences that fit; empty when not even
+    the first sentence fits (the caller falls back: a participant never gets a reply cut off mid-sentence)."""
     text = text.strip()
     return text if len(text) <= limit else complete_sentences(text, limit)
 

@@ -1,10 +1,9 @@
-"""A participant's timeline: the kinds of entry it holds (a closed set), which of them a viewer
-may not read, and the cursor that pages through it.
+"""A participant's timeline: the kinds of entry it holds (a closed set), which of them a viewer may not read, and the
+cursor that pages through it.
 
-Entries are ordered by their time, then by the *stream* they come from (each kind is read from
-one or two streams: a flag is raised and resolved), then by the row's id; that triple is a key no
-two entries share, so a cursor made of it pages without gaps or repeats however many entries
-share a second."""
+Entries are ordered by their time, then by the *stream* they come from (each kind is read from one or two streams: a
+flag is raised and resolved), then by the row's id; that triple is a key no two entries share, so a cursor made of it
+pages without gaps or repeats however many entries share a second."""
 
 from __future__ import annotations
 
@@ -56,9 +55,8 @@ MAX_TIMELINE_PAGE = 200
 
 
 class Stream(StrEnum):
-    """Where entries come from, in the order entries of the same instant are listed (oldest
-    first): what the study sends before what the participant answers, a change before the team's
-    action that made it is written to the audit log."""
+    """Where entries come from, in the order entries of the same instant are listed (oldest first): what the study sends
+    before what the participant answers, a change before the team's action that made it is written to the audit log."""
 
     DECISION = "decision"
     PROMPT = "prompt"

@@ -43,9 +43,8 @@ class TimerKind(StrEnum):
 
 CANCELLED_BY_REPLY = (TimerKind.REMINDER, TimerKind.AUTO_FEEDBACK, TimerKind.FEEDBACK_CHECK_IN,
                       TimerKind.FEEDBACK_FOLLOWUP, TimerKind.INTAKE_REMINDER)
-"""Anything the participant sends makes these moot: they exist to break a silence. (The intake
-inactivity timer stays: armed once, it checks the time of the last turn when it fires, so a
-lively intake costs no timer write per message.)"""
+"""Anything the participant sends makes these moot: they exist to break a silence. (The intake inactivity timer stays:
+armed once, it checks the time of the last turn when it fires, so a lively intake costs no timer write per message.)"""
 FEEDBACK_TIMERS = (TimerKind.FEEDBACK_CHECK_IN, TimerKind.FEEDBACK_FOLLOWUP)
 INTAKE_TIMERS = (TimerKind.INTAKE_INACTIVE, TimerKind.INTAKE_REMINDER)
 SENDS_MESSAGE = (TimerKind.REMINDER, TimerKind.FEEDBACK_CHECK_IN, TimerKind.FEEDBACK_FOLLOWUP,
@@ -57,9 +56,8 @@ questionnaire that comes due is recorded as not sent, with why)."""
 RUNS_AFTER_COMPLETION = (TimerKind.QUESTIONNAIRE,)
 """Timers that still run for a participant who completed the study: the exit questionnaires."""
 FIRES_LATE = (TimerKind.QUESTIONNAIRE,)
-"""Timers that still run when they come later than MISFIRE_GRACE (the service was down, or the
-clock jumped): a questionnaire's end must happen, and the next planned one decides for itself
-whether its time has run out."""
+"""Timers that still run when they come later than MISFIRE_GRACE (the service was down, or the clock jumped): a
+questionnaire's end must happen, and the next planned one decides for itself whether its time has run out."""
 
 
 @dataclass(frozen=True)

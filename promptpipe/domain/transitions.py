@@ -1,15 +1,14 @@
 """Every change of a participant's conversation stage, status or time zone, declared once.
 
-Each :class:`Transition` names the states it may start from, its target, who may trigger it,
-the guard that turns it into a no-op, the consent event it records, and its side effects. Code
-changes a stage, a status or a zone only with :func:`apply` and a declared name: an undeclared
-name, a trigger the transition does not allow, or a start state it does not declare is a bug and
-raises :class:`UndeclaredTransition`. The transition log records the name; the README's table is
-:func:`markdown_table` (a test keeps the two equal).
+Each :class:`Transition` names the states it may start from, its target, who may trigger it, the guard that turns it
+into a no-op, the consent event it records, and its side effects. Code changes a stage, a status or a zone only with
+:func:`apply` and a declared name: an undeclared name, a trigger the transition does not allow, or a start state it does
+not declare is a bug and raises :class:`UndeclaredTransition`. The transition log records the name; the README's table
+is :func:`markdown_table` (a test keeps the two equal).
 
-Side effects are declared here and carried out where their inputs live: timers a status change
-cancels are cancelled by :func:`apply`; the feedback check-in and the alarm re-sync need the
-study's settings and the alarm clock, so the flow and the app read :attr:`Transition.effects`.
+Side effects are declared here and carried out where their inputs live: timers a status change cancels are cancelled by
+:func:`apply`; the feedback check-in and the alarm re-sync need the study's settings and the alarm clock, so the flow
+and the app read :attr:`Transition.effects`.
 """
 
 from __future__ import annotations
@@ -20,11 +19,7 @@ from datetime import date
 
 from promptpipe.domain.consent import ConsentKind, ConsentRecord, ConsentSource, overtaken
 from promptpipe.domain.conversation import TurnState
-from promptpipe.domain.states import (
-    INTAKE_STAGES,
-    Stage,
-    Status,
-)
+from promptpipe.domain.states import INTAKE_STAGES, Stage, Status
 from promptpipe.domain.timers import RUNS_WHILE_PAUSED, TimerKind
 from promptpipe.domain.transition_log import Actor, PendingTransition, TransitionKind
 

@@ -1,15 +1,13 @@
 """Deterministic commands, handled before any model sees the message.
 
-A message is a command when, after normalising (NFKC, case folding, punctuation and emoji
-stripped: ``"ＳＴＯＰ"``, ``"Stop?"``, ``"stop 🙏"``) and dropping politeness words at either end
-(``"stop please"``, ``"ok stop now"``), it is exactly one of the phrases below. ``"stop it"`` or
-``"I can't stop snacking"`` are ordinary messages; the model can still opt someone out who asks in
-their own words (the ``opt_out`` tool).
+A message is a command when, after normalising (NFKC, case folding, punctuation and emoji stripped: ``"ＳＴＯＰ"``,
+``"Stop?"``, ``"stop 🙏"``) and dropping politeness words at either end (``"stop please"``, ``"ok stop now"``), it is
+exactly one of the phrases below. ``"stop it"`` or ``"I can't stop snacking"`` are ordinary messages; the model can
+still opt someone out who asks in their own words (the ``opt_out`` tool).
 
-In a batch of messages that arrived together, each command is applied in order, and a message is
-answered by the model only if it was written while the participant was active and they are still
-active at the end: a question sent after HELP gets its answer, words sent after STOP are kept but
-not answered, words sent before a STOP are not answered either.
+In a batch of messages that arrived together, each command is applied in order, and a message is answered by the model
+only if it was written while the participant was active and they are still active at the end: a question sent after HELP
+gets its answer, words sent after STOP are kept but not answered, words sent before a STOP are not answered either.
 """
 
 from __future__ import annotations
@@ -135,11 +133,10 @@ def written_before_their_stop(state: TurnState) -> bool:
 
 
 def apply_command(state: TurnState, said: Said, words: str) -> str | None:
-    """Change the participant's status as the command asks; returns the reply to send (in their
-    language), or None when nothing is answered (the message is kept): for someone withdrawn from
-    the study, for a message sent before their STOP that holds, and for a START or STOP overtaken
-    by a later one of theirs (their clock; the ledger records it). ``words`` is what they wrote,
-    kept in the consent ledger; ``state.said_at`` when they sent it."""
+    """Change the participant's status as the command asks; returns the reply to send (in their language), or None when
+    nothing is answered (the message is kept): for someone withdrawn from the study, for a message sent before their
+    STOP that holds, and for a START or STOP overtaken by a later one of theirs (their clock; the ledger records it).
+    ``words`` is what they wrote, kept in the consent ledger; ``state.said_at`` when they sent it."""
     if state.status == Status.WITHDRAWN:  # no reply to anything; their own STOP or START is still kept
         if said.command is not Command.HELP:
             transitions.apply(state, "opted_out" if said.command is Command.STOP else "opted_in",
@@ -243,9 +240,8 @@ def restart_reminder_key(state: TurnState, now: datetime) -> str:
 
 
 def commands_outcome(batch: list[InboxRow], plan: CommandPlan, reminder_key: str) -> Outcome:
-    """The commands of a folded batch with their replies; the messages the model should still
-    answer stay pending for the next turn, the others are kept. A repeated STOP's reply is the
-    day's one restart reminder (``reminder_key``)."""
+    """The commands of a folded batch with their replies; the messages the model should still answer stay pending for
+    the next turn, the others are kept. A repeated STOP's reply is the day's one restart reminder (``reminder_key``)."""
     answer_ids = {batch[index].id for index in plan.answer}
     settled = [item for item in batch if item.id not in answer_ids]
     commands = {batch[index].id for index, _, _ in plan.replies}
@@ -259,10 +255,9 @@ def commands_outcome(batch: list[InboxRow], plan: CommandPlan, reminder_key: str
 
 def inactive_outcome(state: TurnState, batch: list[InboxRow], *, message: bool, screened: bool,
                      reminder_key: str) -> Outcome:
-    """No model for someone who is not active: a paused participant who writes gets a short note
-    on how (or by whom) the pause is lifted, once a day at most (``reminder_key``), a completed
-    one a line that the study has ended (unless the safety message just answered them); a
-    withdrawn one gets nothing. Their message is kept either way."""
+    """No model for someone who is not active: a paused participant who writes gets a short note on how (or by whom) the
+    pause is lifted, once a day at most (``reminder_key``), a completed one a line that the study has ended (unless the
+    safety message just answered them); a withdrawn one gets nothing. Their message is kept either way."""
     if state.status == Status.PAUSED and message and not screened and not written_before_their_stop(state):
         return Outcome([Outgoing(reminder_key, paused_hint(state), MessageKind.COMMAND)])
     if state.status == Status.COMPLETED and message and not screened and not state.opted_out:

@@ -1,6 +1,5 @@
-"""A turn the model answers: the module of the participant's stage (intake, or feedback), with
-their history window and running summary, asked again with less when the request does not fit
-the model's context."""
+"""A turn the model answers: the module of the participant's stage (intake, or feedback), with their history window and
+running summary, asked again with less when the request does not fit the model's context."""
 
 from __future__ import annotations
 
@@ -117,11 +116,10 @@ async def respond(deps: FlowDeps, context: TurnContext, module: AgentModule, tex
 
 
 async def _remembered(deps: FlowDeps, state: TurnState, history: list[HistoryEntry]) -> list[HistoryEntry]:
-    """The last ``history_window`` messages, which the model reads with the running summary.
-    Once messages the summary does not cover have fallen out of the window, and enough turns
-    have passed since the last fold, everything but the newer half of the window is folded in:
-    the overlap means messages leave the window already summarised unless more than half a
-    window's worth arrive within those turns."""
+    """The last ``history_window`` messages, which the model reads with the running summary. Once messages the summary
+    does not cover have fallen out of the window, and enough turns have passed since the last fold, everything but the
+    newer half of the window is folded in: the overlap means messages leave the window already summarised unless more
+    than half a window's worth arrive within those turns."""
     window, every = deps.config.history_window, deps.config.summary_every_turns
     if window <= 0:
         return []

@@ -1,12 +1,11 @@
 """Delivery of a daily prompt: the event a participant's daily alarm writes to their inbox.
 
-Each such event is a decision point (see :mod:`promptpipe.flow.decisions`): when the participant
-is available and the study's rule draws a prompt, it is written (by the prompt generator from the
-profile, or taken from the study's fixed texts) and sent as two messages: the prompt itself and a
-"did you do it?" poll, both in the transcript so the feedback module sees what is being answered.
-If the profile cannot carry a personalised prompt yet, the participant is handed back to intake
-with a message that says what is missing. The decision row and the delivery row are written in
-the same commit as the messages.
+Each such event is a decision point (see :mod:`promptpipe.flow.decisions`): when the participant is available and the
+study's rule draws a prompt, it is written (by the prompt generator from the profile, or taken from the study's fixed
+texts) and sent as two messages: the prompt itself and a "did you do it?" poll, both in the transcript so the feedback
+module sees what is being answered. If the profile cannot carry a personalised prompt yet, the participant is handed
+back to intake with a message that says what is missing. The decision row and the delivery row are written in the same
+commit as the messages.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
-"""Each daily prompt time is a decision point: is the participant available, and if so, what does
-the study's decision rule draw? Every decision point becomes one ``decision`` row, written in the
-commit of its daily-prompt event (unique by that event), so it is drawn exactly once whatever
-restarts happen; the draw itself is keyed by the event too, so a turn that runs again draws the
-same. An unavailable decision point is a row as well, with its coded reason.
+"""Each daily prompt time is a decision point: is the participant available, and if so, what does the study's decision
+rule draw? Every decision point becomes one ``decision`` row, written in the commit of its daily-prompt event (unique by
+that event), so it is drawn exactly once whatever restarts happen; the draw itself is keyed by the event too, so a turn
+that runs again draws the same. An unavailable decision point is a row as well, with its coded reason.
 """
 
 from __future__ import annotations
@@ -48,11 +47,10 @@ def prompt_hash(system_prompt: str) -> str:
 
 def decide(config: FlowConfig, state: TurnState, event: DailyPromptDue, *, inbox_id: int, inbox_key: str,
            local_day: date, now: datetime, seed: bytes) -> DecisionPoint:
-    """Availability first, judged at the scheduled time however late the turn runs (a model outage
-    that delays the turn must not make availability depend on what was drawn), then the draw. A
-    participant who is not active is never sent anything, whatever the study file lists; "already
-    answered" is a "done" on an earlier prompt of the same local day. The draw is made and recorded
-    at unavailable points too, but acted on only when available."""
+    """Availability first, judged at the scheduled time however late the turn runs (a model outage that delays the turn
+    must not make availability depend on what was drawn), then the draw. A participant who is not active is never sent
+    anything, whatever the study file lists; "already answered" is a "done" on an earlier prompt of the same local day.
+    The draw is made and recorded at unavailable points too, but acted on only when available."""
     answered_today = state.profile.record.counter("last_success_date") == local_day.isoformat()
     study = config.study
     zone = zone_or_utc(state.timezone)

@@ -1,6 +1,5 @@
-"""The participant's way through the study beside the conversation: intake offered, put on hold
-and resumed (the session belongs to the participant, not to the workflow); study day 1; the end
-of the study.
+"""The participant's way through the study beside the conversation: intake offered, put on hold and resumed (the session
+belongs to the participant, not to the workflow); study day 1; the end of the study.
 
 * **On hold.** During intake, an escape phrase ("later", "not now", "cancel" …, see
   :mod:`promptpipe.domain.phrases`) puts intake on hold at once, without the model; looser words
@@ -27,11 +26,7 @@ from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.phrases import is_escape
 from promptpipe.domain.profile import PROMPT_REQUIRED_FIELDS
-from promptpipe.domain.states import (
-    INTAKE_STAGES,
-    Stage,
-    Status,
-)
+from promptpipe.domain.states import INTAKE_STAGES, Stage, Status
 from promptpipe.domain.timers import NudgePolicy, TimerKind
 from promptpipe.domain.transition_log import Actor
 from promptpipe.flow.turn import FlowConfig, FlowDeps, Outcome, Outgoing, TurnContext

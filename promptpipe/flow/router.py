@@ -1,14 +1,13 @@
 """ConversationFlow: turns a batch of inbox rows for one participant into one committed outcome.
 
-Routing is event-first: a message from the research team (sent unless the participant's consent
-says no; see :mod:`promptpipe.flow.researcher_message`) → the safety screen (crisis phrases get
-the study's safety message and a flag, committed on their own before anything else) → commands
-(STOP, START, HELP) → poll votes, typed answers and reactions → an escape phrase during intake →
-participants who are not active get no model (a paused one's daily prompt time is still recorded
-as a decision point, and their study still ends) → daily prompts and timers → the model, for a
+Routing is event-first: a message from the research team (sent unless the participant's consent says no; see
+:mod:`promptpipe.flow.researcher_message`) → the safety screen (crisis phrases get the study's safety message and a
+flag, committed on their own before anything else) → commands (STOP, START, HELP) → poll votes, typed answers and
+reactions → an escape phrase during intake → participants who are not active get no model (a paused one's daily prompt
+time is still recorded as a decision point, and their study still ends) → daily prompts and timers → the model, for a
 greeting or the participant's messages. Each event's handling lives in the flow module that owns it and returns an
-:class:`~promptpipe.flow.turn.Outcome`; this module commits it: the state, the transition log, the
-messages to send and the "done" marks, in one transaction.
+:class:`~promptpipe.flow.turn.Outcome`; this module commits it: the state, the transition log, the messages to send and
+the "done" marks, in one transaction.
 """
 
 from __future__ import annotations
@@ -113,8 +112,7 @@ class ConversationFlow:
         apologise_if_blocked(session, participant_id, rows, now)
 
     def urgent(self, session: Session, rows: list[InboxRow]) -> set[int]:
-        """Messages that must not wait for the model: a command, or crisis words the screen has
-        not answered yet."""
+        """Messages that must not wait for the model: a command, or crisis words the screen has not answered yet."""
         texts = message_words(session, rows)
         screen = self.deps.config.safety.screen
         found = set()

@@ -1,9 +1,8 @@
-"""The safety net's step in a turn: screen new messages against the crisis phrases, before any
-command or model, and make sure a flag (from the screen or the model's ``flag_concern``) always
-comes with the study's safety message.
+"""The safety net's step in a turn: screen new messages against the crisis phrases, before any command or model, and
+make sure a flag (from the screen or the model's ``flag_concern``) always comes with the study's safety message.
 
-The screen's result is committed on its own, before the model is asked anything, so the
-participant gets the safety message at once even while the model is down.
+The screen's result is committed on its own, before the model is asked anything, so the participant gets the safety
+message at once even while the model is down.
 """
 
 from __future__ import annotations
@@ -21,8 +20,7 @@ from promptpipe.storage.inbox_rows import InboxRow
 __all__ = ["SCREENED", "screen_outcome", "was_screened", "with_safety_message"]
 
 SCREENED = "flagged"
-"""What ``MessageReceived.screened`` says once the screen flagged the message (so a re-run does
-not flag it twice)."""
+"""What ``MessageReceived.screened`` says once the screen flagged the message (so a re-run does not flag it twice)."""
 
 
 def screen_outcome(safety: SafetyConfig, context: TurnContext, batch: Sequence[InboxRow]) -> Outcome | None:

@@ -17,13 +17,7 @@ from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.quiet_hours import in_quiet_hours
 from promptpipe.domain.states import Stage
-from promptpipe.domain.timers import (
-    FEEDBACK_TIMERS,
-    INTAKE_TIMERS,
-    SENDS_MESSAGE,
-    NudgePolicy,
-    TimerKind,
-)
+from promptpipe.domain.timers import FEEDBACK_TIMERS, INTAKE_TIMERS, SENDS_MESSAGE, NudgePolicy, TimerKind
 from promptpipe.domain.transition_log import Actor
 from promptpipe.domain.transitions import (
     ARM_CHECK_IN,
@@ -101,10 +95,9 @@ def lateness(due_at: str | None, now: datetime) -> float | None:
 
 
 async def timer_outcome(deps: FlowDeps, context: TurnContext, item: InboxRow, event: TimerEvent) -> Outcome:
-    """What a timer does when it fires: a reminder, a check-in the feedback module writes, or a
-    change of stage; a timer whose moment has passed (they moved on) does nothing. One that would
-    send something inside the study's quiet hours (the zone changed, or it fired late) waits for
-    their end."""
+    """What a timer does when it fires: a reminder, a check-in the feedback module writes, or a change of stage; a timer
+    whose moment has passed (they moved on) does nothing. One that would send something inside the study's quiet hours
+    (the zone changed, or it fired late) waits for their end."""
     state, now = context.state, deps.clock.now()
     policy = deps.config.policy_for(state)
     if isinstance(event, StudyEndDue):

@@ -1,7 +1,6 @@
-"""Which of a participant's pending inbox rows their lane runs together next (see
-:mod:`promptpipe.pipeline.lanes`): a team change first, an urgent message with every pending one,
-what needs no model past an input waiting for its retry, and consecutive messages folded into one
-batch; and what the lane hands a batch to (:class:`TurnRunner`)."""
+"""Which of a participant's pending inbox rows their lane runs together next (see :mod:`promptpipe.pipeline.lanes`): a
+team change first, an urgent message with every pending one, what needs no model past an input waiting for its retry,
+and consecutive messages folded into one batch; and what the lane hands a batch to (:class:`TurnRunner`)."""
 
 from __future__ import annotations
 
@@ -36,11 +35,10 @@ def needs_no_model(row: InboxRow) -> bool:
 def select_batch(
     rows: list[InboxRow], now: datetime, urgent: set[int] | frozenset[int] = frozenset()
 ) -> list[InboxRow]:
-    """The next batch to run. A team change first (:data:`FIRST_KINDS`). With an urgent message
-    pending: all pending messages, whatever waits before them (the commands decide which of them
-    are still answered). While the first row waits for its retry, the first due row that needs
-    no model (:func:`needs_no_model`). Otherwise the leading run of messages (due if any of them
-    is due), or the first other row alone (if due). Empty when nothing is due yet."""
+    """The next batch to run. A team change first (:data:`FIRST_KINDS`). With an urgent message pending: all pending
+    messages, whatever waits before them (the commands decide which of them are still answered). While the first row
+    waits for its retry, the first due row that needs no model (:func:`needs_no_model`). Otherwise the leading run of
+    messages (due if any of them is due), or the first other row alone (if due). Empty when nothing is due yet."""
     if not rows:
         return []
     first_of_all = [row for row in rows if row.kind in FIRST_KINDS and row.available_at <= now]
@@ -85,12 +83,10 @@ class TurnRunner(Protocol[C]):
         """The ids of the message rows among ``rows`` that must not wait for the model."""
 
     async def decide(self, participant_id: str, batch: list[InboxRow], context: C) -> Any:
-        """What the batch comes to (the model is asked here); writes nothing, so it can be
-        cancelled at any point."""
+        """What the batch comes to (the model is asked here); writes nothing, so it can be cancelled at any point."""
 
     async def commit(self, participant_id: str, batch: list[InboxRow], context: C, outcome: Any) -> bool:
-        """Write what :meth:`decide` came to; True when part of the batch is still pending and
-        should run at once."""
+        """Write what :meth:`decide` came to; True when part of the batch is still pending and should run at once."""
 
     async def record_failure(self, participant_id: str, batch: list[InboxRow], error: BaseException) -> None:
         """The batch failed: keep it for a retry."""

@@ -1,10 +1,9 @@
 """Typed inbox events: every input a participant's lane runs, as a frozen dataclass.
 
-Producers (the inbox, the admin script, the alarm clock) build one of these and write it with
-:func:`as_input`; the router parses a row once with :func:`parse_event`. Each class is tagged by
-its ``kind``; pydantic, over the union of them all, turns any of them into the row's JSON payload
-and back, so a field is named in one place. Payloads of rows written by earlier versions parse
-unchanged.
+Producers (the inbox, the admin script, the alarm clock) build one of these and write it with :func:`as_input`; the
+router parses a row once with :func:`parse_event`. Each class is tagged by its ``kind``; pydantic, over the union of
+them all, turns any of them into the row's JSON payload and back, so a field is named in one place. Payloads of rows
+written by earlier versions parse unchanged.
 """
 
 from __future__ import annotations
@@ -115,8 +114,7 @@ class ReactionReceived(_Payload):
 
 
 def said_at(event: InboxEvent) -> datetime | None:
-    """When the participant sent this input, by their clock (None: not theirs, or stored before
-    inputs kept it)."""
+    """When the participant sent this input, by their clock (None: not theirs, or stored before inputs kept it)."""
     when = getattr(event, "said_at", None)
     return datetime.fromisoformat(when) if isinstance(when, str) else None
 
@@ -155,10 +153,9 @@ class TeamAction(StrEnum):
 
 @dataclass(frozen=True)
 class TeamChange(_Payload):
-    """The research team changes the participant's state: pause, resume, withdraw, a new time
-    zone, more study days or another WhatsApp number. It runs in the participant's lane, between
-    their turns; the outcome (a line for whoever asked, or the refusal) is written back into the
-    row's payload."""
+    """The research team changes the participant's state: pause, resume, withdraw, a new time zone, more study days or
+    another WhatsApp number. It runs in the participant's lane, between their turns; the outcome (a line for whoever
+    asked, or the refusal) is written back into the row's payload."""
 
     INBOX_KIND = InboxKind.TEAM_CHANGE
     kind: Literal["team_change"] = "team_change"

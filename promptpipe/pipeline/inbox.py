@@ -1,9 +1,8 @@
 """The durable inbox: every inbound message is stored (and deduplicated) before anything else.
 
-Text is made storable first (NUL removed, lone surrogates replaced; the exact original is kept in
-the payload as base64 when that changed anything). A message the database cannot take goes to the
-on-disk spool and is stored once the database recovers (:meth:`Inbox.drain_spool`); it is never
-dropped because a write failed.
+Text is made storable first (NUL removed, lone surrogates replaced; the exact original is kept in the payload as base64
+when that changed anything). A message the database cannot take goes to the on-disk spool and is stored once the
+database recovers (:meth:`Inbox.drain_spool`); it is never dropped because a write failed.
 """
 
 from __future__ import annotations
@@ -150,9 +149,8 @@ class Inbox:
 
     def _store(self, session: Session, msg: InboundMessage,
                original: str | None) -> tuple[str, int, str, bool, int, FirstLook[Any] | None] | None:
-        """One transaction: find (or auto-enroll) the sender, dedupe, write transcript + inbox,
-        cancel the timers a reply makes moot (a reminder must not follow an answer), and read what
-        their lane will need first."""
+        """One transaction: find (or auto-enroll) the sender, dedupe, write transcript + inbox, cancel the timers a
+        reply makes moot (a reminder must not follow an answer), and read what their lane will need first."""
         now = self.clock.now()
         resolved = self._resolve_sender(session, msg, now)
         if resolved is None:
@@ -235,9 +233,8 @@ SAID_AT = "said_at"
 
 def _describe(session: Session, msg: InboundMessage, original: str | None,
               said: str) -> tuple[InboundEvent, str, str]:
-    """The event, the transcript kind and the transcript text for a message (text, or without
-    words), a reaction or a poll vote. ``original``: the exact text when storing it changed it;
-    ``said``: when the participant sent it (ISO)."""
+    """The event, the transcript kind and the transcript text for a message (text, or without words), a reaction or a
+    poll vote. ``original``: the exact text when storing it changed it; ``said``: when the participant sent it (ISO)."""
     if msg.reaction is not None:
         emoji = msg.reaction.emoji
         return (ReactionReceived(wa_message_id=msg.message_id, reacted_to=msg.reaction.message_id, emoji=emoji,

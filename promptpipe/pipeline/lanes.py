@@ -1,20 +1,18 @@
-"""Per-participant lanes: inbox rows run strictly in order for one participant, and
-concurrently (model calls bounded by one semaphore) across participants.
+"""Per-participant lanes: inbox rows run strictly in order for one participant, and concurrently (model calls bounded by
+one semaphore) across participants.
 
-A lane drains its participant's pending rows batch by batch, holding a turn slot from its read
-to its commit (two slots per model call), so a burst of due prompts does not read every
-participant's context at once. Consecutive text messages fold into one batch, so messages that
-arrive while a turn runs are answered together by the next turn.
+A lane drains its participant's pending rows batch by batch, holding a turn slot from its read to its commit (two slots
+per model call), so a burst of due prompts does not read every participant's context at once. Consecutive text messages
+fold into one batch, so messages that arrive while a turn runs are answered together by the next turn.
 
-An urgent message (a command such as STOP, or crisis words: see :meth:`TurnRunner.urgent`) never
-waits for the model. It is taken at once with the other pending messages, past an input waiting
-for its retry; if it arrives while the model is still working on a turn for the same participant,
-that turn is set aside (it has written nothing yet: a turn decides first and commits after) and
-runs again later; and it does not queue for the semaphore behind other participants' model calls.
-A change the research team asks for (pause, resume, withdraw, a time zone, more days) is treated
-alike, and runs before anything else pending: the participant's state changes in one place, their
-lane, between their turns. A questionnaire's timers and taps need no model, so they do not wait
-behind an input waiting for its retry while the model is down.
+An urgent message (a command such as STOP, or crisis words: see :meth:`TurnRunner.urgent`) never waits for the model. It
+is taken at once with the other pending messages, past an input waiting for its retry; if it arrives while the model is
+still working on a turn for the same participant, that turn is set aside (it has written nothing yet: a turn decides
+first and commits after) and runs again later; and it does not queue for the semaphore behind other participants' model
+calls. A change the research team asks for (pause, resume, withdraw, a time zone, more days) is treated alike, and runs
+before anything else pending: the participant's state changes in one place, their lane, between their turns. A
+questionnaire's timers and taps need no model, so they do not wait behind an input waiting for its retry while the model
+is down.
 """
 
 from __future__ import annotations
@@ -46,9 +44,8 @@ _here: tuple[Lanes[Any], asyncio.AbstractEventLoop] | None = None
 
 
 def lanes_here() -> Lanes[Any] | None:
-    """The lanes of the service running in this event loop, if one does (the API and the
-    dashboard share serve's loop): what they write for a participant is handed to the lane at
-    once. Another loop (the admin script's) finds none."""
+    """The lanes of the service running in this event loop, if one does (the API and the dashboard share serve's loop):
+    what they write for a participant is handed to the lane at once. Another loop (the admin script's) finds none."""
     if _here is None:
         return None
     lanes, loop = _here
@@ -66,15 +63,13 @@ class Lanes(Generic[C]):
         self.db, self.clock, self.runner = db, clock, runner
         self._semaphore = asyncio.Semaphore(concurrency)
         self._free_slots = concurrency * TURN_SLOTS_PER_MODEL_CALL
-        """Turn slots free: turns under way (read, model, commit) at once are bounded. A burst of
-        10,000 due prompts wakes 10,000 lanes: without this each would read its context at once and
-        hold it while it waits for the model (the memory, and the database thread busy with reads
-        the commits queue behind). Urgent work takes no slot."""
+        """Turn slots free: turns under way (read, model, commit) at once are bounded. A burst of 10,000 due prompts
+        wakes 10,000 lanes: without this each would read its context at once and hold it while it waits for the model
+        (the memory, and the database thread busy with reads the commits queue behind). Urgent work takes no slot."""
         self._parked: dict[str, None] = {}
-        """Participants whose lane waits for a slot, in the order they came: only their ids, no
-        task. (10,000 waiting tasks, each with its coroutine, futures and events, made every full
-        pass of the garbage collector stall the event loop for ~100 ms.) A freed slot starts the
-        first of them; an urgent input starts its lane at once."""
+        """Participants whose lane waits for a slot, in the order they came: only their ids, no task. (10,000 waiting
+        tasks, each with its coroutine, futures and events, made every full pass of the garbage collector stall the
+        event loop for ~100 ms.) A freed slot starts the first of them; an urgent input starts its lane at once."""
         self._slot_waiters: dict[str, asyncio.Future[bool]] = {}
         """Running lanes waiting for a slot (after an urgent batch, more is pending): they get a
         freed slot before parked ones, or False when an urgent input lets them go without one."""
@@ -114,12 +109,11 @@ class Lanes(Generic[C]):
 
     def first_look(self, session: Session, participant_id: str, now: datetime,
                    pending: list[InboxRow] | None = None) -> FirstLook[C] | None:
-        """Called in the transaction that stores a participant's input: when no lane runs for
-        them, read what their lane would read first, so the lane starts its turn without a
-        transaction of its own (None: a lane runs, it looks when its pass ends). ``pending``:
-        their pending inbox rows, when the caller knows them (the input it stored was the only
-        one), so they are not read again. In a savepoint: if the look fails, the input is stored
-        all the same and the lane looks for itself."""
+        """Called in the transaction that stores a participant's input: when no lane runs for them, read what their lane
+        would read first, so the lane starts its turn without a transaction of its own (None: a lane runs, it looks when
+        its pass ends). ``pending``: their pending inbox rows, when the caller knows them (the input it stored was the
+        only one), so they are not read again. In a savepoint: if the look fails, the input is stored all the same and
+        the lane looks for itself."""
         if self._has_lane(participant_id) or not self._free_slots:  # read on the database thread: a
             return None  # stale answer costs a look; with every slot taken, the lane reads once it has one
         try:
@@ -174,9 +168,8 @@ class Lanes(Generic[C]):
         return started
 
     def _unseen_rows(self, participant_id: str, due: DueInputs) -> bool:
-        """Whether the poll found a due row of theirs that no look since their lane began has
-        seen (beyond the batch their turn runs); when the poll could not read every due row, the
-        answer is yes."""
+        """Whether the poll found a due row of theirs that no look since their lane began has seen (beyond the batch
+        their turn runs); when the poll could not read every due row, the answer is yes."""
         if not due.complete:
             return True
         in_batch = self._deciding[participant_id][1] if participant_id in self._deciding else set()
@@ -311,9 +304,8 @@ class Lanes(Generic[C]):
                 bool(urgent) or batch[0].kind in FIRST_KINDS)
 
     async def _interrupt_if_urgent(self, *participant_ids: str) -> None:
-        """Messages arrived while the model works on these participants' turns (here, or written
-        by another process): set aside each turn that an urgent one now waits behind, so the lane
-        takes the urgent message at once."""
+        """Messages arrived while the model works on these participants' turns (here, or written by another process):
+        set aside each turn that an urgent one now waits behind, so the lane takes the urgent message at once."""
         deciding = {pid: self._deciding[pid] for pid in participant_ids if pid in self._deciding}
         queued = {pid for pid in participant_ids if self._waits_for_slot(pid) and pid not in deciding}
         if not deciding and not queued:

@@ -1,13 +1,12 @@
-"""The outbox dispatcher: sends queued messages through the transport, in order per participant,
-under each WhatsApp number's rate limit, retrying transient failures with backoff.
+"""The outbox dispatcher: sends queued messages through the transport, in order per participant, under each WhatsApp
+number's rate limit, retrying transient failures with backoff.
 
-A row is claimed by one statement (``UPDATE … RETURNING``; ``FOR UPDATE SKIP LOCKED`` on
-PostgreSQL) that skips participants with an earlier unsent row, so one person's messages never
-overtake each other. A row still marked *sending* when the service starts was interrupted by a
-crash: if the transport says a resend is safe it goes back to the queue, otherwise it becomes
-*uncertain* (it may have reached the phone) and is reported instead of sent twice; so nothing is
-claimed long before it can go (:data:`CLAIM_AHEAD_S`). A turn's commit claims what it queued in its
-own transaction (:meth:`Outbox.claim_queued`) and hands it over once committed.
+A row is claimed by one statement (``UPDATE … RETURNING``; ``FOR UPDATE SKIP LOCKED`` on PostgreSQL) that skips
+participants with an earlier unsent row, so one person's messages never overtake each other. A row still marked
+*sending* when the service starts was interrupted by a crash: if the transport says a resend is safe it goes back to the
+queue, otherwise it becomes *uncertain* (it may have reached the phone) and is reported instead of sent twice; so
+nothing is claimed long before it can go (:data:`CLAIM_AHEAD_S`). A turn's commit claims what it queued in its own
+transaction (:meth:`Outbox.claim_queued`) and hands it over once committed.
 """
 
 from __future__ import annotations
@@ -15,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import threading
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -113,9 +112,8 @@ class Outbox:
 
     async def recover_interrupted(self, numbers: tuple[tuple[str, ...], str] | None = None,
                                   claimed_before: datetime | None = None) -> int:
-        """Settle rows a crash left in *sending* (``numbers``: only those of these numbers'
-        participants, claimed before ``claimed_before``: taken over from another service);
-        returns how many were found."""
+        """Settle rows a crash left in *sending* (``numbers``: only those of these numbers' participants, claimed before
+        ``claimed_before``: taken over from another service); returns how many were found."""
         target = OutboxStatus.PENDING if self.transport.resend_is_safe else OutboxStatus.UNCERTAIN
 
         rows = await self.db.run(lambda session: settle_interrupted(session, target, numbers, claimed_before))
@@ -170,9 +168,8 @@ class Outbox:
             self.dispatch_later()
 
     def _room(self, unpaced: int = SEND_CONCURRENCY) -> int:
-        """How many rows a claim made outside the dispatcher may take now: none while stopping,
-        else what the pace lets go within :data:`CLAIM_AHEAD_S` (unpaced: ``unpaced``) less the
-        claimed rows not yet handed to the transport."""
+        """How many rows a claim made outside the dispatcher may take now: none while stopping, else what the pace lets
+        go within :data:`CLAIM_AHEAD_S` (unpaced: ``unpaced``) less the claimed rows not yet handed to the transport."""
         if self.stopping:
             return 0
         paced = self._sends_within(CLAIM_AHEAD_S)
@@ -199,16 +196,17 @@ class Outbox:
         """Send what :meth:`claim_queued` claimed once its transaction has committed (nothing if
         it failed). Its own task, so a turn cancelled while its commit runs (the service
         stopping) leaves nothing claimed and unsent; :meth:`settle_handed_over` waits for it."""
-        task = asyncio.create_task(self._send_committed(commit), name="outbox-handed-over")
-        self._handed.add(task)
-        task.add_done_callback(self._handed.discard)
+        self._hand_over(self._send_committed(commit), "outbox-handed-over")
 
     def _send_in_background(self, claimed: list[Claimed]) -> None:
         """Send rows claimed outside the dispatcher, one task per participant (in their order)."""
         for items in _by_participant(claimed):
-            task = asyncio.create_task(self._send_all(items), name="outbox-following")
-            self._handed.add(task)
-            task.add_done_callback(self._handed.discard)
+            self._hand_over(self._send_all(items), "outbox-following")
+
+    def _hand_over(self, sending: Coroutine[Any, Any, None], name: str) -> None:
+        task = asyncio.create_task(sending, name=name)
+        self._handed.add(task)
+        task.add_done_callback(self._handed.discard)
 
     async def _send_committed(self, commit: Awaitable[list[Claimed]]) -> None:
         try:
@@ -269,11 +267,8 @@ class Outbox:
                     limiter.give_back()
                     raise
                 if item.kind in POLL_KINDS:
-                    options = item.payload.get("options", [])
-                    if item.payload.get("multiple"):
-                        return await self.transport.send_poll(recipient, item.text, options, ref=item.key,
-                                                              multiple=True, kind=item.kind)
-                    return await self.transport.send_poll(recipient, item.text, options, ref=item.key,
+                    return await self.transport.send_poll(recipient, item.text, item.payload.get("options", []),
+                                                          ref=item.key, multiple=bool(item.payload.get("multiple")),
                                                           kind=item.kind)
                 return await self.transport.send_text(recipient, item.text, ref=item.key, kind=item.kind)
         finally:
@@ -326,8 +321,7 @@ class Outbox:
         self, item: Claimed, *, status: str, error: str | None = None, sent: SentMessage | None = None,
         available_at: datetime | None = None,
     ) -> None:
-        """Record the outcome on the outbox row and its transcript row (together, in the next
-        group commit)."""
+        """Record the outcome on the outbox row and its transcript row (together, in the next group commit)."""
         now = self.clock.now()
         values: dict[str, object] = {"status": status, "last_error": error}
         if available_at is not None:

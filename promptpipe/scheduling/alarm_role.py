@@ -1,11 +1,10 @@
 """The alarm clock as a role one of several services holds at a time (``SEVERAL_SERVICES``).
 
 The service that gains the role listens for other services' timer and schedule changes
-(:mod:`promptpipe.scheduling.alarm_notices`), then reconciles every job with the tables (as a
-service does when it starts: prompts due while nobody held the role are caught up within their
-grace) and drives the clock. The one that loses it stops processing jobs at once; the daily
-prompts and timers it may still have fired are inbox rows with keys of their own, so a second
-firing by the next holder writes nothing twice.
+(:mod:`promptpipe.scheduling.alarm_notices`), then reconciles every job with the tables (as a service does when it
+starts: prompts due while nobody held the role are caught up within their grace) and drives the clock. The one that
+loses it stops processing jobs at once; the daily prompts and timers it may still have fired are inbox rows with keys of
+their own, so a second firing by the next holder writes nothing twice.
 """
 
 from __future__ import annotations

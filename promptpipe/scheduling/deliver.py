@@ -1,15 +1,13 @@
 """Alarms into the inbox: one transaction per batch of alarms, each keyed so a repeat is a no-op.
 
-A daily alarm becomes a ``daily_prompt`` row keyed ``prompt:{participant}:{schedule}:{local day}``;
-a timer alarm settles its ``timer`` row (pending → fired, compare-and-set) and becomes a
-``timer`` row keyed ``timer:{id}``. An alarm that came too late is recorded as *missed* (a
-daily prompt as an inbox row with status missed, so it can never run later, and as a decision
-point unavailable for ``missed_service_down``; a timer as a missed timer) and logged. Alarms
-for participants who are withdrawn or completed, schedules that were deleted or changed, and
-timers that were cancelled are dropped here, whatever the job store still held. A
-paused participant's daily alarm still becomes an inbox row (the flow records the decision point
-as unavailable and sends nothing), and so does the end of their study; their other timers are
-dropped.
+A daily alarm becomes a ``daily_prompt`` row keyed ``prompt:{participant}:{schedule}:{local day}``; a timer alarm
+settles its ``timer`` row (pending → fired, compare-and-set) and becomes a ``timer`` row keyed ``timer:{id}``. An alarm
+that came too late is recorded as *missed* (a daily prompt as an inbox row with status missed, so it can never run
+later, and as a decision point unavailable for ``missed_service_down``; a timer as a missed timer) and logged. Alarms
+for participants who are withdrawn or completed, schedules that were deleted or changed, and timers that were cancelled
+are dropped here, whatever the job store still held. A paused participant's daily alarm still becomes an inbox row (the
+flow records the decision point as unavailable and sends nothing), and so does the end of their study; their other
+timers are dropped.
 
 Statements are few and set-based (a burst of 10,000 alarms is ten of these batches).
 """

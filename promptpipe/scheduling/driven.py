@@ -30,12 +30,11 @@ log = get_logger("promptpipe.scheduling")
 class DrivenScheduler(BaseScheduler):  # type: ignore[misc]  # APScheduler 3 ships no type information
     """APScheduler with no thread of its own, whose processing pass reads *our* clock.
 
-    :meth:`process_due` replaces APScheduler's ``_process_jobs`` loop for the way our jobs run
-    (at once, in the calling thread, coalesced, one instance). That loop asked each job's trigger
-    for the same next time twice and went through the executor's instance bookkeeping and an event
-    per job; at 10,000 due jobs this was about half of an alarm pass (issue 26). Nothing here
-    listens to job events, and a job that runs synchronously can never overlap itself.
-    """
+    :meth:`process_due` replaces APScheduler's ``_process_jobs`` loop for the way our jobs run (at once, in the calling
+    thread, coalesced, one instance). That loop asked each job's trigger for the same next time twice and went through
+    the executor's instance bookkeeping and an event per job; at 10,000 due jobs this was about half of an alarm pass
+    (issue 26). Nothing here listens to job events, and a job that runs synchronously can never overlap itself.
+"""
 
     def __init__(self, on_wakeup: Callable[[], None], clock: Clock, **options: Any) -> None:
         self._on_wakeup = on_wakeup
@@ -100,9 +99,8 @@ class DrivenScheduler(BaseScheduler):  # type: ignore[misc]  # APScheduler 3 shi
 
 
 class AlarmExecutor(BaseExecutor):  # type: ignore[misc]  # APScheduler 3 ships no type information
-    """Runs a job's function at once, in the calling thread, telling it when it was due and whether
-    it came later than its grace allows (by our clock: APScheduler's own executors check the
-    grace against the wall clock)."""
+    """Runs a job's function at once, in the calling thread, telling it when it was due and whether it came later than
+    its grace allows (by our clock: APScheduler's own executors check the grace against the wall clock)."""
 
     def __init__(self, clock: Clock) -> None:
         super().__init__()

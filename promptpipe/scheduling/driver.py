@@ -1,11 +1,9 @@
-"""The alarm clock: a driven APScheduler (:mod:`promptpipe.scheduling.driven`) whose jobs become
-inbox rows.
+"""The alarm clock: a driven APScheduler (:mod:`promptpipe.scheduling.driven`) whose jobs become inbox rows.
 
-:class:`AlarmClock`: every job-store call runs on one dedicated alarm thread. A processing pass
-turns due jobs into alarms, writes them to the inbox (keyed: a repeat is a no-op), and only then
-commits the job store's own updates. :meth:`AlarmClock.sync` makes a participant's jobs match our
-tables after anything changed (a schedule, a timer, a pause, a time zone);
-:meth:`AlarmClock.reconcile` does it for everyone at start and catches up prompts that came due
+:class:`AlarmClock`: every job-store call runs on one dedicated alarm thread. A processing pass turns due jobs into
+alarms, writes them to the inbox (keyed: a repeat is a no-op), and only then commits the job store's own updates.
+:meth:`AlarmClock.sync` makes a participant's jobs match our tables after anything changed (a schedule, a timer, a
+pause, a time zone); :meth:`AlarmClock.reconcile` does it for everyone at start and catches up prompts that came due
 while the service was down (see :mod:`promptpipe.scheduling.reconcile` for the decisions).
 """
 
@@ -110,20 +108,19 @@ class AlarmClock:
         """Stop processing jobs (another service takes the alarm clock over), ready to
         :meth:`start` again; requests are dropped meanwhile."""
         self.passive = True
-        if self._started:
-            with contextlib.suppress(Exception):
-                await self._call(self.scheduler.shutdown, False)
-            self._started = False
-        jobs.install(None)
+        await self._shut_down()
 
     async def stop(self) -> None:
+        await self._shut_down()
+        await asyncio.get_running_loop().run_in_executor(None, self._thread.shutdown, True)
+        self.engine.dispose()
+
+    async def _shut_down(self) -> None:
         if self._started:
             with contextlib.suppress(Exception):
                 await self._call(self.scheduler.shutdown, False)
             self._started = False
         jobs.install(None)
-        await asyncio.get_running_loop().run_in_executor(None, self._thread.shutdown, True)
-        self.engine.dispose()
 
     async def drive(self) -> None:
         """Run due jobs whenever one is due (the service's alarm loop)."""
@@ -198,17 +195,14 @@ class AlarmClock:
             delivered = await self.db.run(
                 lambda session: deliver_alarms(self.db, session, alarms, self.clock.now(), study=self.study))
             report.caught_up, report.missed = len(delivered.queued), delivered.missed
-            self._account(delivered)
-            if delivered.queued:
-                self._on_queued(delivered.queued)
+            self._after_delivery(delivered)
         log.info("alarms_reconciled", **vars(report))
         return report
 
     # -- on the alarm thread ----------------------------------------------------------------------
     def _process_pass(self) -> float | None:
-        """Due jobs → alarms → inbox rows, handed to the database thread in chunks while the
-        pass goes on; the job store's own updates are worked out once every chunk is in, and
-        committed after them."""
+        """Due jobs → alarms → inbox rows, handed to the database thread in chunks while the pass goes on; the job
+        store's own updates are worked out once every chunk is in, and committed after them."""
         self._deliveries = []
         try:
             with self._job_batch():
@@ -229,9 +223,8 @@ class AlarmClock:
             self._flush_alarms()
 
     def _deliver_the_rest(self) -> None:
-        """Hand over the last alarms and wait until every chunk is in the inbox. The jobs' next
-        run times are worked out only then: done side by side, that work held the delivery back
-        (the threads share one interpreter lock)."""
+        """Hand over the last alarms and wait until every chunk is in the inbox. The jobs' next run times are worked out
+        only then: done side by side, that work held the delivery back (the threads share one interpreter lock)."""
         self._flush_alarms()
         for future in self._deliveries:
             future.result()
@@ -253,7 +246,8 @@ class AlarmClock:
 
     def _after_delivery(self, delivered: Delivered) -> None:
         """On the loop: count, and wake the lanes of the participants with a new inbox row."""
-        self._account(delivered)
+        self.delivered += len(delivered.queued)
+        self.missed += delivered.missed
         if delivered.queued:
             self._on_queued(delivered.queued)
 
@@ -321,10 +315,6 @@ class AlarmClock:
             kick.set()
         else:
             loop.call_soon_threadsafe(kick.set)
-
-    def _account(self, delivered: Delivered) -> None:
-        self.delivered += len(delivered.queued)
-        self.missed += delivered.missed
 
     async def _call(self, fn: Callable[..., T], *args: Any) -> T:
         loop = asyncio.get_running_loop()

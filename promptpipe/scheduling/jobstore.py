@@ -1,16 +1,15 @@
-"""APScheduler's job store on our database: its own engine, and the SQLAlchemy job store with
-deferred writes.
+"""APScheduler's job store on our database: its own engine, and the SQLAlchemy job store with deferred writes.
 
-:class:`DeferredWriteJobStore` is the SQLAlchemy job store, except that during a processing pass
-its writes are queued and committed together at the end, after the alarms are safely in our
-inbox. One transaction instead of one per job (a 10,000-job burst cost seconds of commits), and a
-crash before that commit makes the jobs fire again, which our keys turn into no-ops.
+:class:`DeferredWriteJobStore` is the SQLAlchemy job store, except that during a processing pass its writes are queued
+and committed together at the end, after the alarms are safely in our inbox. One transaction instead of one per job (a
+10,000-job burst cost seconds of commits), and a crash before that commit makes the jobs fire again, which our keys turn
+into no-ops.
 """
 
 from __future__ import annotations
 
 import pickle
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 
 from apscheduler.job import Job
@@ -58,7 +57,7 @@ def armed_job_ids(session: Session, job_ids: Iterable[str]) -> set[str]:
 class DeferredWriteJobStore(SQLAlchemyJobStore):  # type: ignore[misc]  # APScheduler 3 ships no type information
     def __init__(self, engine: Engine) -> None:
         super().__init__(engine=engine, tablename=JOB_TABLE)
-        self._queued: list[tuple[str, str, float | None, bytes | None]] | None = None
+        self._queued: list[Write] | None = None
         self._statements: dict[str, Prepared] | None = None
 
     def shutdown(self) -> None:
@@ -97,22 +96,18 @@ class DeferredWriteJobStore(SQLAlchemyJobStore):  # type: ignore[misc]  # APSche
     def discard_deferred(self) -> None:
         self._queued = None
 
-    def _serialise(self, job: Job) -> tuple[float | None, bytes]:
-        return datetime_to_utc_timestamp(job.next_run_time), pickle.dumps(job.__getstate__(), self.pickle_protocol)
-
     def add_job(self, job: Job) -> None:
-        if self._queued is None:
-            super().add_job(job)
-            return
-        next_run, state = self._serialise(job)
-        self._queued.append(("add", job.id, next_run, state))
+        self._write_or_queue("add", job, super().add_job)
 
     def update_job(self, job: Job) -> None:
+        self._write_or_queue("update", job, super().update_job)
+
+    def _write_or_queue(self, op: str, job: Job, write: Callable[[Job], None]) -> None:
         if self._queued is None:
-            super().update_job(job)
-            return
-        next_run, state = self._serialise(job)
-        self._queued.append(("update", job.id, next_run, state))
+            write(job)
+        else:
+            state = pickle.dumps(job.__getstate__(), self.pickle_protocol)
+            self._queued.append((op, job.id, datetime_to_utc_timestamp(job.next_run_time), state))
 
     def move_job(self, job: Job, next_run: datetime) -> None:
         """Store ``job`` with its next run time moved (APScheduler's ``Job.modify`` would look the
@@ -152,10 +147,9 @@ Write = tuple[str, str, float | None, bytes | None]
 
 
 def _net_writes(queued: list[Write]) -> dict[str, list[dict[str, object]]]:
-    """The writes that leave the table as the queued ones would, in order, grouped by kind and
-    run removes first, then adds, then updates (no two rows of one kind share a job id). A timer
-    re-armed is a remove and an add of its job: run in turn, 10,000 of them were 20,000
-    statements of one row each."""
+    """The writes that leave the table as the queued ones would, in order, grouped by kind and run removes first, then
+    adds, then updates (no two rows of one kind share a job id). A timer re-armed is a remove and an add of its job: run
+    in turn, 10,000 of them were 20,000 statements of one row each."""
     by_job: dict[str, list[Write]] = {}
     for write in queued:
         by_job.setdefault(write[1], []).append(write)
