@@ -255,6 +255,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--lease-ttl", type=int, default=4, help="with --processes: LEASE_TTL in seconds")
     parser.add_argument("--lease-heartbeat", type=int, default=1, help="with --processes: LEASE_HEARTBEAT in seconds")
     parser.add_argument("--seed", type=int, help="random seed for the kill moments (and which service, how long down)")
+    parser.add_argument("--clock-ahead", action="store_true",
+                        help="run the services' clock ahead (recovery/ahead.py) so that the prompts come --lead "
+                             "seconds from now, not at the next whole minute")
     parser.add_argument("--keep", action="store_true", help="keep the drill directory (logs, database, journal)")
     args = parser.parse_args(argv)
     if not 1 <= args.processes <= 9:
@@ -295,35 +298,40 @@ def main(argv: list[str] | None = None) -> int:
     study_file.write_bytes(STUDY.encode())  # the same bytes (and hash) as the protocol seeded
     now = datetime.now(timezone.utc)
     due = (now + timedelta(seconds=args.lead + 60)).replace(second=0, microsecond=0)
+    """On the services' clock; ``due_wall`` is the same moment on the wall clock."""
+    ahead = due - (now + timedelta(seconds=args.lead)) if args.clock_ahead else timedelta(0)
+    due_wall = due - ahead
     numbers = NUMBER_NAMES[:args.processes] if args.processes > 1 else ()
     study_seed = secrets.token_hex(32) if numbers else ""
     asyncio.run(seed(database_url, args.participants, due, numbers, bytes.fromhex(study_seed) or None))
     model = start_model(args.llm_delay)
-    end = due + timedelta(seconds=args.reminder_delay + 10)
+    end = due_wall + timedelta(seconds=args.reminder_delay + 10)
     """Kills happen before this moment: around the prompts and the reminders."""
     start_ts = time.time()
     starting_s = 2 + 4 * (args.processes - 1)  # services started together take longer (3 on 2 cores: ~10 s)
-    window_start = max(start_ts + starting_s, due.timestamp() - 5)  # mostly while prompts and reminders fire
+    window_start = max(start_ts + starting_s, due_wall.timestamp() - 5)  # mostly while prompts and reminders fire
     kill_at = sorted(rng.uniform(window_start, end.timestamp()) for _ in range(args.kills))
     print(f"drill: {args.participants} participants, prompts due {due:%H:%M:%S} UTC, reminders "
           f"{args.reminder_delay}s later, {args.kills} SIGKILLs"
+          + (f", the services' clock {ahead.total_seconds():.1f}s ahead" if args.clock_ahead else "")
           + (f", {args.processes} services sharing the numbers {', '.join(numbers)}" if numbers else "")
           + f"; directory {workdir}", flush=True)
 
-    settings = drill_settings(args.reminder_delay) | ({"PROMPTPIPE_STUDY_SEED": study_seed} if numbers else {})
+    settings = drill_settings(args.reminder_delay) | ({"PROMPTPIPE_STUDY_SEED": study_seed} if numbers else {}) \
+        | ({"DRILL_CLOCK_AHEAD_S": str(ahead.total_seconds())} if args.clock_ahead else {})
     # Wait while messages keep coming, and up to the old margin (reminders + 100 s) after the last
     # one: a slow restart delays the prompts, and the reminders follow the prompts, not the clock.
-    patience = Patience(quiet_s=args.reminder_delay + 100, since=due.timestamp(), cap=end.timestamp() + 240)
+    patience = Patience(quiet_s=args.reminder_delay + 100, since=due_wall.timestamp(), cap=end.timestamp() + 240)
     failed = False
     if not numbers:
         log_paths = [workdir / "service.log"]
         sent = run_one(service_env(model.url, database_url, workdir, workdir / "delivered.jsonl", study_file,
-                                   **settings), log_paths[0], kill_at, due, args.participants, patience)
+                                   **settings), log_paths[0], kill_at, due_wall, args.participants, patience)
     else:
         run = several.run_services(several.Plan(
             model_url=model.url, database_url=database_url, workdir=workdir, study_file=study_file,
             numbers=numbers, settings=settings, lease_ttl_s=args.lease_ttl, lease_heartbeat_s=args.lease_heartbeat,
-            participants=args.participants, due=due, patience=patience), kill_at, rng)
+            participants=args.participants, due=due_wall, patience=patience, clock_ahead=ahead), kill_at, rng)
         sent, log_paths, failed = run.sent, run.log_paths, not run.ok
     model.shutdown()
 

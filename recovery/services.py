@@ -29,6 +29,8 @@ def read_journal(journal: Path) -> list[dict[str, Any]]:
 
 
 SERVICE = [sys.executable, "-m", "promptpipe.cli", "serve"]
+SERVICE_AHEAD = [sys.executable, "-m", "recovery.ahead", "serve"]
+"""The same service with its clock ahead by ``DRILL_CLOCK_AHEAD_S`` (recovery/ahead.py)."""
 
 
 def service_env(model_url: str, database_url: str, workdir: Path, journal: Path, study_file: Path,
@@ -46,8 +48,10 @@ def service_env(model_url: str, database_url: str, workdir: Path, journal: Path,
 
 
 def start_service(env: dict[str, str], log: IO[bytes]) -> subprocess.Popen[bytes]:
-    """``promptpipe serve`` as a child process, its output appended to ``log``."""
-    return subprocess.Popen(SERVICE, env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    """``promptpipe serve`` as a child process, its output appended to ``log`` (its clock ahead
+    when ``env`` sets ``DRILL_CLOCK_AHEAD_S``)."""
+    command = SERVICE_AHEAD if "DRILL_CLOCK_AHEAD_S" in env else SERVICE
+    return subprocess.Popen(command, env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
 
 
 def kill(service: subprocess.Popen[bytes]) -> None:

@@ -22,7 +22,7 @@ import statistics
 import subprocess
 import time
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import IO, Any
 
@@ -53,8 +53,10 @@ class Plan:
     lease_heartbeat_s: int
     participants: int
     due: datetime
+    """On the wall clock."""
     patience: Patience
-    """Wall-clock time (``time.time()``) by which everything must have been delivered."""
+    clock_ahead: timedelta = timedelta(0)
+    """How far the services' clock runs ahead of the wall clock (recovery/ahead.py)."""
 
 
 @dataclass
@@ -106,8 +108,10 @@ class Takeover:
 class LeaseWatch:
     """Reads ``number_lease`` on a connection of its own: who holds what now."""
 
-    def __init__(self, database_url: str) -> None:
+    def __init__(self, database_url: str, clock_ahead: timedelta) -> None:
         self.engine = create_engine(sync_url(database_url), pool_size=1, max_overflow=0)
+        self.ahead_s = clock_ahead.total_seconds()
+        """The services' clock (their leases' times) minus the wall clock."""
 
     def rows(self) -> dict[str, LeaseRow]:
         """Every lease with a holder, presence leases too, by name."""
@@ -136,7 +140,7 @@ def run_services(plan: Plan, kill_at: list[float], rng: random.Random) -> Run:
         env = service_env(plan.model_url, plan.database_url, home, journal, plan.study_file,
                           **plan.settings, **lease)
         services.append(Service(index, env, journal, open(home / "service.log", "ab")))  # noqa: SIM115
-    watch = LeaseWatch(plan.database_url)
+    watch = LeaseWatch(plan.database_url, plan.clock_ahead)
     try:
         for service in services:
             service.start()
@@ -216,7 +220,7 @@ def _watch(takeovers: list[Takeover], watch: LeaseWatch, services: list[Service]
     for takeover in waiting:
         row = rows.get(takeover.name)
         if row is not None and row.holder != takeover.dead_holder:
-            takeover.taken_s = max(0.0, row.acquired_at.timestamp() - takeover.killed_at)
+            takeover.taken_s = max(0.0, row.acquired_at.timestamp() - watch.ahead_s - takeover.killed_at)
             takeover.taker = _name_of(pid_of(row.holder), services)
             done.add(takeover.kill)
     for kill_number in sorted(done):

@@ -1,7 +1,7 @@
 """The short recovery drill: the real service, SIGKILLed during a prompt burst, loses and
 duplicates nothing; and so do three services sharing a PostgreSQL database, any of them killed
-(each about 40-100 s, as the prompts are due at the next whole minute; recovery/drill.py runs
-longer versions)."""
+(each about 40-60 s: the services' clock runs ahead so that the prompts, due at a whole minute
+of it, come --lead seconds after the start; recovery/drill.py runs longer versions)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def _table(stdout: str) -> dict[str, list[str]]:
 def test_sigkill_drill_loses_and_duplicates_nothing() -> None:
     result = subprocess.run(
         [sys.executable, str(ROOT / "recovery" / "drill.py"), "--participants", "12", "--kills", "4",
-         "--reminder-delay", "15", "--lead", "10", "--seed", "7"],
+         "--reminder-delay", "15", "--lead", "10", "--seed", "7", "--clock-ahead"],
         capture_output=True, text=True, timeout=400, cwd=ROOT,
     )
     report = result.stdout + result.stderr
@@ -42,7 +42,8 @@ def test_sigkill_drill_loses_and_duplicates_nothing() -> None:
 def test_sigkills_among_three_services_lose_and_duplicate_nothing(database_url: str) -> None:
     result = subprocess.run(
         [sys.executable, str(ROOT / "recovery" / "drill.py"), "--processes", "3", "--database-url", database_url,
-         "--participants", "12", "--kills", "4", "--reminder-delay", "10", "--lead", "12", "--seed", "5"],
+         "--participants", "12", "--kills", "4", "--reminder-delay", "10", "--lead", "12", "--seed", "5",
+         "--clock-ahead"],
         capture_output=True, text=True, timeout=400, cwd=ROOT,
     )
     report = result.stdout + result.stderr

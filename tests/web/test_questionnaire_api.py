@@ -6,7 +6,7 @@ questionnaires`` lists a participant's instances with their answers, which viewe
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import timedelta
@@ -118,12 +118,31 @@ async def met(make_app: AppFactory, fake_openai: FakeOpenAIServer) -> AsyncItera
         yield running
 
 
+async def every_check(met: Met, checks: Sequence[Callable[[Met], Awaitable[None]]]) -> None:
+    """Each check on the one state (making it costs seconds: one per check was most of these
+    modules' time); every check runs, and the failures are reported by the check's name."""
+    failed = []
+    for check in checks:
+        try:
+            await check(met)
+        except AssertionError as exc:
+            failed.append(f"{check.__name__}: {exc}")
+    assert not failed, "\n\n".join(failed)
+
+
+async def test_the_api_after_four_participants_met_the_questionnaire(met: Met) -> None:
+    await every_check(met, [each_questionnaire_is_counted_with_why_the_unfinished_ones_ended,
+                            a_participants_questionnaires_carry_their_answers_for_researchers,
+                            viewers_see_how_far_it_got_but_not_the_answers, pages_of_instances_and_unknown_participants,
+                            without_a_token_nothing_is_read, the_schema_describes_both_endpoints])
+
+
 def answers_of(page: dict[str, Any]) -> list[tuple[str, str | None, str | None, str | None, str | None]]:
     [instance] = page["items"]
     return [(a["item_id"], a["raw"], a["coded"], a["source"], a["missing"]) for a in instance["answers"]]
 
 
-async def test_each_questionnaire_is_counted_with_why_the_unfinished_ones_ended(met: Met) -> None:
+async def each_questionnaire_is_counted_with_why_the_unfinished_ones_ended(met: Met) -> None:
     async with met.web.client("viewer") as client:
         answer = await client.get("/api/v1/questionnaires")
     assert answer.status_code == 200, answer.text
@@ -141,7 +160,7 @@ async def test_each_questionnaire_is_counted_with_why_the_unfinished_ones_ended(
     assert baseline["by_status"] == admin_script  # the same counts as promptpipe-admin questionnaire status
 
 
-async def test_a_participants_questionnaires_carry_their_answers_for_researchers(met: Met) -> None:
+async def a_participants_questionnaires_carry_their_answers_for_researchers(met: Met) -> None:
     async with met.web.client("researcher") as client:
         completed = (await client.get(f"/api/v1/participants/{met.ids[COMPLETED]}/questionnaires")).json()
         partial = (await client.get(f"/api/v1/participants/{met.ids[PARTIAL]}/questionnaires")).json()
@@ -157,7 +176,7 @@ async def test_a_participants_questionnaires_carry_their_answers_for_researchers
     assert not_sent["items"][0]["sent_at"] is None and not_sent["items"][0]["answers"] == []
 
 
-async def test_viewers_see_how_far_it_got_but_not_the_answers(met: Met) -> None:
+async def viewers_see_how_far_it_got_but_not_the_answers(met: Met) -> None:
     async with met.web.client("viewer") as client:
         page = await client.get(f"/api/v1/participants/{met.ids[COMPLETED]}/questionnaires")
         others = [await client.get("/api/v1/questionnaires"),
@@ -169,7 +188,7 @@ async def test_viewers_see_how_far_it_got_but_not_the_answers(met: Met) -> None:
             assert secret not in answer.text, (str(answer.url), secret)  # no answer, phone, name or team's note
 
 
-async def test_pages_of_instances_and_unknown_participants(met: Met) -> None:
+async def pages_of_instances_and_unknown_participants(met: Met) -> None:
     pid = met.ids[EXPIRED]
     async with met.web.client("researcher") as client:
         first = (await client.get(f"/api/v1/participants/{pid}/questionnaires", params={"limit": 1})).json()
@@ -185,7 +204,7 @@ async def test_pages_of_instances_and_unknown_participants(met: Met) -> None:
     assert too_many.status_code == 422 and too_many.json()["error"]["code"] == "invalid_request"
 
 
-async def test_without_a_token_nothing_is_read(met: Met) -> None:
+async def without_a_token_nothing_is_read(met: Met) -> None:
     pid = met.ids[COMPLETED]
     async with met.web.client(None) as client:
         answers = [await client.get("/api/v1/questionnaires"),
@@ -194,7 +213,7 @@ async def test_without_a_token_nothing_is_read(met: Met) -> None:
     assert all(answer.json()["error"]["code"] == "unauthorized" and WORDS not in answer.text for answer in answers)
 
 
-async def test_the_schema_describes_both_endpoints(met: Met) -> None:
+async def the_schema_describes_both_endpoints(met: Met) -> None:
     async with met.web.client("viewer") as client:
         schema = (await client.get("/openapi.json")).json()
     assert "get" in schema["paths"]["/api/v1/questionnaires"]

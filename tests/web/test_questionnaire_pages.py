@@ -28,6 +28,7 @@ from tests.web.test_questionnaire_api import (
     QUESTION,
     WORDS,
     Met,
+    every_check,
     questionnaire_met,
 )
 
@@ -56,7 +57,7 @@ def count(row: str, outcome: str) -> int:
     return int(found.group(1))
 
 
-async def test_the_compliance_page_counts_each_outcome_with_why(met: Met) -> None:
+async def the_compliance_page_counts_each_outcome_with_why(met: Met) -> None:
     async with signed_in(met.web, "viewer") as client:
         page = await client.get("/questionnaires")
     assert page.status_code == 200
@@ -70,7 +71,7 @@ async def test_the_compliance_page_counts_each_outcome_with_why(met: Met) -> Non
     assert '<a href="/questionnaires" aria-current="page">Questionnaires</a>' in page.text
 
 
-async def test_each_participant_has_a_row_with_their_own_outcome(met: Met) -> None:
+async def each_participant_has_a_row_with_their_own_outcome(met: Met) -> None:
     async with signed_in(met.web, "researcher") as client:
         page = (await client.get("/questionnaires")).text
     expected = {COMPLETED: ("completed", "100% (1 of 1)"), EXPIRED: ("expired", "0% (0 of 1)"),
@@ -84,7 +85,7 @@ async def test_each_participant_has_a_row_with_their_own_outcome(met: Met) -> No
     assert "Participants 1–4 of 4" in page
 
 
-async def test_the_participant_page_shows_each_answer_to_researchers(met: Met) -> None:
+async def the_participant_page_shows_each_answer_to_researchers(met: Met) -> None:
     async with signed_in(met.web, "researcher") as client:
         completed = (await client.get(f"/participants/{met.ids[COMPLETED]}")).text
         partial = (await client.get(f"/participants/{met.ids[PARTIAL]}")).text
@@ -99,7 +100,7 @@ async def test_the_participant_page_shows_each_answer_to_researchers(met: Met) -
     assert "outcome-not_sent" in section_of(not_sent) and str(escape(met.reasons[NOT_SENT])) in section_of(not_sent)
 
 
-async def test_a_viewer_sees_how_far_it_got_but_no_answer_phone_or_name(met: Met) -> None:
+async def a_viewer_sees_how_far_it_got_but_no_answer_phone_or_name(met: Met) -> None:
     async with signed_in(met.web, "viewer") as client:
         pages = [await client.get("/questionnaires"), await client.get(f"/participants/{met.ids[COMPLETED]}"),
                  await client.get(f"/participants/{met.ids[PARTIAL]}"),
@@ -114,11 +115,19 @@ async def test_a_viewer_sees_how_far_it_got_but_no_answer_phone_or_name(met: Met
     assert MISSING_WORDS["expired"] in section_of(pages[2].text)  # why an item has no answer is no answer
 
 
-async def test_without_a_session_the_pages_lead_to_sign_in(met: Met) -> None:
+async def without_a_session_the_pages_lead_to_sign_in(met: Met) -> None:
     async with httpx.AsyncClient(base_url=met.web.url) as client:
         for path in ("/questionnaires", f"/participants/{met.ids[COMPLETED]}"):
             answer = await client.get(path)
             assert (answer.status_code, answer.headers["location"]) == (303, "/login?next=" + quote(path, safe=""))
+
+
+async def test_the_pages_after_four_participants_met_the_questionnaire(met: Met) -> None:
+    await every_check(met, [the_compliance_page_counts_each_outcome_with_why,
+                            each_participant_has_a_row_with_their_own_outcome,
+                            the_participant_page_shows_each_answer_to_researchers,
+                            a_viewer_sees_how_far_it_got_but_no_answer_phone_or_name,
+                            without_a_session_the_pages_lead_to_sign_in])
 
 
 async def test_a_study_without_questionnaires_says_so(web: Web) -> None:
