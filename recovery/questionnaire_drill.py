@@ -243,8 +243,9 @@ class Phones:
 
 async def drive(database_url: str, study: Study, journal: Path, env: dict[str, str], log: IO[bytes],
                 args: argparse.Namespace, rng: random.Random) -> list[str]:
-    """Run the service, the phones and the kills until every participant got the closing line
-    (or the deadline passed); the service is stopped at the end. What each kill hit."""
+    """Run the service, the phones and the kills until every participant got the closing line (or
+    nothing moved for ``--stall`` seconds: a slow machine only makes the drill longer); the service
+    is stopped at the end. What each kill hit."""
     db = Database(database_url)
     await db.connect()
     phones = Phones(db, study, args.participants, rng, (args.think_min, args.think_max))
@@ -254,12 +255,15 @@ async def drive(database_url: str, study: Study, journal: Path, env: dict[str, s
     notes: list[str] = []
     kill_at: float | None = None
     sent_since_start = 0
-    deadline = time.monotonic() + args.timeout
+    deadline = time.monotonic() + args.stall
     service = start_service(env, log)
     try:
         while len(phones.closed) < args.participants and time.monotonic() < deadline:
-            sent_since_start += phones.read(journal)
+            arrived = phones.read(journal)
+            sent_since_start += arrived
             stored = await phones.answer_due()
+            if arrived or stored:
+                deadline = time.monotonic() + args.stall
             kills = len(notes)
             if (kill_at is None and kills < args.kills and sent_since_start > 0
                     and phones.answered >= thresholds[kills] and (stored or kills == 0)):
@@ -377,7 +381,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--think-max", type=float, default=0.8, help="seconds a participant takes, at most")
     parser.add_argument("--kill-delay", type=float, default=0.4,
                         help="a kill comes up to this many seconds after the answer that triggers it")
-    parser.add_argument("--timeout", type=float, default=150, help="seconds to wait for every closing line")
+    parser.add_argument("--stall", type=float, default=150,
+                        help="give up once nothing arrived and nothing was answered for this many seconds")
     parser.add_argument("--database-url", help="default: a fresh SQLite file in the drill directory")
     parser.add_argument("--seed", type=int, help="random seed for the kill moments and the pauses to think")
     parser.add_argument("--report", type=Path, help="also write the figures to this file as JSON")

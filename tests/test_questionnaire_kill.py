@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+HANG_GUARD_S = 1800
+"""Only a hung drill is stopped: the drill itself judges by what arrived, however slow the machine."""
 PARTICIPANTS, ITEMS, KILLS = 8, 6, 4
 
 
@@ -22,7 +24,7 @@ def test_sigkill_mid_questionnaire_loses_and_repeats_nothing(database_url: str, 
     result = subprocess.run(
         [sys.executable, str(ROOT / "recovery" / "questionnaire_drill.py"), "--participants", str(PARTICIPANTS),
          "--kills", str(KILLS), "--seed", "11", "--database-url", database_url, "--report", str(figures_file)],
-        capture_output=True, text=True, timeout=400, cwd=ROOT,
+        capture_output=True, text=True, timeout=HANG_GUARD_S, cwd=ROOT,
     )
     report = result.stdout + result.stderr
     assert result.returncode == 0, report

@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+HANG_GUARD_S = 1800
+"""Only a hung drill is stopped: the drill itself judges by what arrived, however slow the machine."""
 
 
 def _table(stdout: str) -> dict[str, list[str]]:
@@ -25,7 +27,7 @@ def test_sigkill_drill_loses_and_duplicates_nothing() -> None:
     result = subprocess.run(
         [sys.executable, str(ROOT / "recovery" / "drill.py"), "--participants", "12", "--kills", "4",
          "--reminder-delay", "15", "--lead", "10", "--seed", "7", "--clock-ahead"],
-        capture_output=True, text=True, timeout=400, cwd=ROOT,
+        capture_output=True, text=True, timeout=HANG_GUARD_S, cwd=ROOT,
     )
     report = result.stdout + result.stderr
     assert result.returncode == 0, report
@@ -44,7 +46,7 @@ def test_sigkills_among_three_services_lose_and_duplicate_nothing(database_url: 
         [sys.executable, str(ROOT / "recovery" / "drill.py"), "--processes", "3", "--database-url", database_url,
          "--participants", "12", "--kills", "4", "--reminder-delay", "10", "--lead", "12", "--seed", "5",
          "--clock-ahead"],
-        capture_output=True, text=True, timeout=400, cwd=ROOT,
+        capture_output=True, text=True, timeout=HANG_GUARD_S, cwd=ROOT,
     )
     report = result.stdout + result.stderr
     assert result.returncode == 0, report  # also 1 if a dead service's number or alarm clock was never taken over
