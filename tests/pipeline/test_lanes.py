@@ -20,8 +20,9 @@ from tests.fakes.openai_server import FakeOpenAIServer
 ANA, BEN = "+15145550101", "+4915112345678"
 
 
-async def until(condition: Callable[[], bool], what: str, limit_s: float = 10.0) -> None:
-    """Wait for observable state (never a fixed sleep); fail clearly if it never comes."""
+async def until(condition: Callable[[], bool], what: str, limit_s: float = 120.0) -> None:
+    """Wait for observable state (never a fixed sleep); fail clearly if it never comes (the limit only
+    catches a hang: a busy machine makes the wait longer, not wrong)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + limit_s
     while not condition():

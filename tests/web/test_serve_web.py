@@ -126,14 +126,14 @@ def test_promptpipe_web_gives_the_cpu_to_the_service_first(tmp_path: Path, nicen
     proc = subprocess.Popen([sys.executable, "-c", command], env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True, cwd=tmp_path)
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 600  # a hang guard only: a busy machine makes the start slow, not wrong
         while True:  # until it answers (it has started its threads by then)
             assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
             try:
                 if httpx.get(f"http://127.0.0.1:{port}/health", timeout=5).status_code == 200:
                     break
             except httpx.TransportError:
-                assert time.monotonic() < deadline, "promptpipe web did not answer within 60 s"
+                assert time.monotonic() < deadline, "promptpipe web did not answer within 10 minutes"
                 time.sleep(0.1)
         found = _thread_niceness(proc.pid)
     finally:
