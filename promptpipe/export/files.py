@@ -49,6 +49,7 @@ from tqdm import tqdm
 
 from promptpipe.errors import AdminError
 from promptpipe.export import codebook
+from promptpipe.export.cells import Row
 from promptpipe.export.offload import Worker, may_offload, offloaded, offloading, split
 from promptpipe.export.pseudonyms import People
 from promptpipe.export.rows import (
@@ -60,7 +61,6 @@ from promptpipe.export.rows import (
 )
 from promptpipe.export.study_part import (
     STUDY_JSON,
-    StudyDocument,
     decision_batches,
     is_study_json,
     protocol_files,
@@ -310,7 +310,7 @@ def _append_tail(temps: dict[str, Path], name: str) -> None:
     tail.unlink()
 
 
-def _write_companions(out: Path, tables: Sequence[_Table], temps: dict[str, Path], document: StudyDocument,
+def _write_companions(out: Path, tables: Sequence[_Table], temps: dict[str, Path], document: Row,
                       versions: dict[str, str]) -> None:
     columns: dict[str, Sequence[str]] = {table.name: table.columns for table in tables}
     columns.setdefault(IDENTIFIERS, IDENTIFIER_TABLE.columns)  # documented even when not written

@@ -6,85 +6,31 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from operator import itemgetter
-from typing import Any, TypedDict
+from typing import Any
 
 from promptpipe.domain.outcomes import Outcome, delivery_outcome
-from promptpipe.export.cells import Stamp, as_dict, as_list, csv_cell, stamp, stamps
+from promptpipe.export.cells import Row, as_dict, as_list, csv_cell, stamped, stamps
+from promptpipe.export.codebook_entries import DELIVERIES, MESSAGES
 from promptpipe.export.pseudonyms import People
 from promptpipe.storage.receipts import delivery_status
 
-
-class MessageRow(TypedDict):
-    id: int
-    participant_id: str
-    direction: str
-    role: str
-    kind: str
-    status: str
-    text: str | None
-    created_at_utc: Stamp
-    created_at_local: Stamp
-    sent_at_utc: Stamp
-    sent_at_local: Stamp
-    wa_message_id: str | None
-    delivery: str | None
-    delivered_at_utc: Stamp
-    delivered_at_local: Stamp
-    read_at_utc: Stamp
-    read_at_local: Stamp
-    played_at_utc: Stamp
-    played_at_local: Stamp
-    poll_purpose: object
-    poll_options: list[Any] | None
-    vote_chosen: list[Any] | None
-    vote_source: object
-    handled_as: object
-    payload: object
-MESSAGE_COLUMNS = tuple(MessageRow.__annotations__)
-class DeliveryRow(TypedDict):
-    id: int
-    participant_id: str
-    schedule_id: str | None
-    local_date: str
-    prompt_text: str | None
-    prompt_message_id: int | None
-    poll_message_id: int | None
-    sent_at_utc: Stamp
-    sent_at_local: Stamp
-    delivered_at_utc: Stamp
-    delivered_at_local: Stamp
-    read_at_utc: Stamp
-    read_at_local: Stamp
-    vote: str | None
-    vote_source: str | None
-    voted_at_utc: Stamp
-    voted_at_local: Stamp
-    vote_changes: int
-    replied_at_utc: Stamp
-    replied_at_local: Stamp
-    reminder_at_utc: Stamp
-    reminder_at_local: Stamp
-    reminder_sent: bool
-    outcome: str
-DELIVERY_COLUMNS = tuple(DeliveryRow.__annotations__)
+MESSAGE_COLUMNS = MESSAGES.columns
+DELIVERY_COLUMNS = DELIVERIES.columns
 
 
-def message_row(row: Any, people: People) -> MessageRow:
+def message_row(row: Any, people: People) -> Row:
     pid, zone = row.participant_id, people.zone(row.participant_id)
     stored = people.scrub_value(pid, row.payload)
     payload = as_dict(stored)
-    created, sent, delivered, read, played = (stamp(row.created_at, zone), stamp(row.sent_at, zone),
-                                              stamp(row.delivered_at, zone), stamp(row.read_at, zone),
-                                              stamp(row.played_at, zone))
     return {
         "id": row.id, "participant_id": pid, "direction": row.direction, "role": row.role,
         "kind": row.kind, "status": row.status, "text": people.scrub(pid, row.text),
-        "created_at_utc": created[0], "created_at_local": created[1], "sent_at_utc": sent[0], "sent_at_local": sent[1],
+        **stamped("created_at", row.created_at, zone), **stamped("sent_at", row.sent_at, zone),
         "wa_message_id": row.wa_message_id,
         "delivery": delivery_status(row.sent_at, row.delivered_at, row.read_at, receipts_expected=bool(
             row.receipts_expected), cutoff=row.receipt_cutoff) if row.direction == "out" else None,
-        "delivered_at_utc": delivered[0], "delivered_at_local": delivered[1], "read_at_utc": read[0],
-        "read_at_local": read[1], "played_at_utc": played[0], "played_at_local": played[1],
+        **stamped("delivered_at", row.delivered_at, zone), **stamped("read_at", row.read_at, zone),
+        **stamped("played_at", row.played_at, zone),
         "poll_purpose": payload.get("purpose"),
         "poll_options": as_list(payload.get("options")),
         "vote_chosen": as_list(payload.get("selected")),
@@ -136,19 +82,17 @@ def message_csv(rows: Sequence[Any], people: People) -> list[tuple[Any, ...]]:
     return out
 
 
-def delivery_row(row: Any, people: People) -> DeliveryRow:
+def delivery_row(row: Any, people: People) -> Row:
     pid, zone = row.participant_id, people.zone(row.participant_id)
-    sent, delivered, read = stamp(row.sent_at, zone), stamp(row.delivered_at, zone), stamp(row.read_at, zone)
-    voted, replied, reminder = stamp(row.voted_at, zone), stamp(row.replied_at, zone), stamp(row.reminder_at, zone)
     return {
         "id": row.id, "participant_id": pid, "schedule_id": row.schedule_id,
         "local_date": row.local_date, "prompt_text": people.scrub(pid, row.prompt_text),
         "prompt_message_id": row.prompt_message_id, "poll_message_id": row.poll_message_id,
-        "sent_at_utc": sent[0], "sent_at_local": sent[1], "delivered_at_utc": delivered[0],
-        "delivered_at_local": delivered[1], "read_at_utc": read[0], "read_at_local": read[1],
-        "vote": row.vote, "vote_source": row.vote_source, "voted_at_utc": voted[0], "voted_at_local": voted[1],
-        "vote_changes": row.vote_changes, "replied_at_utc": replied[0], "replied_at_local": replied[1],
-        "reminder_at_utc": reminder[0], "reminder_at_local": reminder[1], "reminder_sent": row.reminder_at is not None,
+        **stamped("sent_at", row.sent_at, zone), **stamped("delivered_at", row.delivered_at, zone),
+        **stamped("read_at", row.read_at, zone), "vote": row.vote, "vote_source": row.vote_source,
+        **stamped("voted_at", row.voted_at, zone), "vote_changes": row.vote_changes,
+        **stamped("replied_at", row.replied_at, zone), **stamped("reminder_at", row.reminder_at, zone),
+        "reminder_sent": row.reminder_at is not None,
         "outcome": delivery_outcome(row.vote, row.replied_at, row.reminder_at, not_delivered=delivery_status(
             row.sent_at, row.delivered_at, row.read_at, receipts_expected=bool(row.receipts_expected),
             cutoff=row.receipt_cutoff) == Outcome.NOT_DELIVERED),
