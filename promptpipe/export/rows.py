@@ -17,12 +17,11 @@ from promptpipe.domain.outcomes import COUNTER_DATES, COUNTER_INTS
 from promptpipe.domain.profile import HABIT_FIELDS, Profile
 from promptpipe.export import codebook_entries as events
 from promptpipe.export import codebook_study as study
-from promptpipe.export.cells import Row, as_dict, as_list, csv_cell, stamped, utc_iso
+from promptpipe.export.cells import Row, as_dict, as_list, stamped, utc_iso
 from promptpipe.export.pseudonyms import People
 from promptpipe.export.study_part import (
     DECISION_COLUMNS,
     decision_csv,
-    decision_row,
     strata_columns,
     withdrawn_at,
 )
@@ -30,9 +29,7 @@ from promptpipe.export.transcript import (
     DELIVERY_COLUMNS,
     MESSAGE_COLUMNS,
     delivery_csv,
-    delivery_row,
     message_csv,
-    message_row,
 )
 from promptpipe.questionnaires.rules.answers import AnswerSource
 from promptpipe.storage.models import (
@@ -176,16 +173,17 @@ class _Table:
     name: str
     model: Any
     columns: Sequence[str]
-    build: Callable[[Any, People], Mapping[str, object]]
-    csv_rows: Callable[[Sequence[Any], People], list[tuple[Any, ...]]] | None = None
-    """A chunk's CSV rows as :func:`build` and the CSV writer make them, built directly (the large files)."""
+    build: Callable[[Any, People], Mapping[str, object]] | None = None
+    chunk_rows: Callable[[Sequence[Any], People, Callable[[Any], Any]], list[tuple[Any, ...]]] | None = None
+    """Instead of ``build`` (the large files): a chunk's rows in column order, built directly, each
+    value that may hold text passed through the given cell function (:func:`csv_cell` for CSV)."""
 
 
 TABLES: tuple[_Table, ...] = (
     _Table("participants", Participant, PARTICIPANT_COLUMNS, _participant_row),
-    _Table("messages", Message, MESSAGE_COLUMNS, message_row, message_csv),
-    _Table("deliveries", PromptDelivery, DELIVERY_COLUMNS, delivery_row, delivery_csv),
-    _Table("decisions", Decision, DECISION_COLUMNS, decision_row, partial(decision_csv, cell=csv_cell)),
+    _Table("messages", Message, MESSAGE_COLUMNS, chunk_rows=message_csv),
+    _Table("deliveries", PromptDelivery, DELIVERY_COLUMNS, chunk_rows=delivery_csv),
+    _Table("decisions", Decision, DECISION_COLUMNS, chunk_rows=decision_csv),
     _Table("transitions", Transition, events.TRANSITIONS.columns, _transition_row),
     _Table("tone_changes", ToneEvent, events.TONE_CHANGES.columns, _tone_row),
     _Table("consent", ConsentEvent, events.CONSENT.columns, _consent_row),

@@ -38,7 +38,7 @@ from promptpipe.study.store.tables import Decision
 
 __all__ = [
     "DECISION_COLUMNS", "STUDY_JSON", "STUDY_JSON_FORMAT", "TREATMENT", "Protocol",
-    "decision_batch", "decision_batches", "decision_csv", "decision_row", "delivery_receipt_columns", "is_study_json",
+    "decision_batch", "decision_batches", "decision_csv", "delivery_receipt_columns", "is_study_json",
     "read_protocol", "strata_columns", "stratum_fields", "study_document", "study_json_text", "withdrawn_at",
 ]
 
@@ -235,54 +235,15 @@ def _earliest(*values: datetime | None) -> datetime | None:
     return min(present) if present else None
 
 
-def _outcome_columns(row: Any) -> Row:
-    """The proximal outcome of a decision point whose prompt went out (``delivery_id`` set)."""
-    sent = row.prompt_sent_at or row.queued_at  # when WhatsApp took it; else when it was queued
-    first = _earliest(row.voted_at, row.replied_at)
-    status = delivery_status(sent, row.delivered_at, row.read_at, receipts_expected=bool(row.receipts_expected),
-                             cutoff=row.receipt_cutoff)
-    return {
-        "delivery_id": row.delivery_id, "prompt_sent": 1, "sent_at_utc": utc_iso(sent),
-        "delivered_at_utc": utc_iso(row.delivered_at), "read_at_utc": utc_iso(row.read_at), "vote": row.vote,
-        "vote_source": row.vote_source, "voted_at_utc": utc_iso(row.voted_at),
-        "replied_at_utc": utc_iso(row.replied_at), "first_answer_at_utc": utc_iso(first),
-        "latency_s": None if first is None or sent is None else round((first - sent).total_seconds()),
-        "outcome": delivery_outcome(row.vote, row.replied_at, row.reminder_at,
-                                    not_delivered=status == Outcome.NOT_DELIVERED),
-    }
-
-
 _OUTCOME_COLUMNS = DECISION_COLUMNS[DECISION_COLUMNS.index("delivery_id"):DECISION_COLUMNS.index("outcome") + 1]
 """The proximal outcome of a decision point's prompt (all empty when none went out)."""
-_NO_PROMPT: Row = dict.fromkeys(_OUTCOME_COLUMNS) | {"prompt_sent": 0}
-
-
-def decision_row(row: Any, people: People) -> Row:
-    drawn = bool(row.available) and row.probability is not None
-    return {
-        "participant_id": row.participant_id, "decision_index": row.decision_index, "schedule_id": row.schedule_id,
-        "study_day": row.study_day, "local_date": row.local_date, "scheduled_for_utc": utc_iso(row.scheduled_for),
-        "decided_at_utc": utc_iso(row.decided_at), "decided_at_local": row.local_time, "timezone": row.timezone,
-        "arm": row.arm, "available": bool(row.available), "unavailable_reason": row.unavailable_reason,
-        "action": row.action, "action_treatment": TREATMENT.get(row.action) if drawn else None,
-        "probability": row.probability, "draw": row.draw, "seed_ref": row.seed_ref or None,
-        "protocol_hash": row.protocol_hash, "prompt_style": row.prompt_style, "model": row.model,
-        "system_prompt_hash": row.system_prompt_hash, "not_sent_reason": row.not_sent_reason,
-        **(_outcome_columns(row) if row.delivery_id is not None else _NO_PROMPT),
-        "self_report_date": row.self_report_date, "self_report": row.self_report,
-        "self_report_status": row.self_report_status, "self_report_reason": row.self_report_reason,
-        "self_report_at_utc": utc_iso(row.self_report_at),
-        "withdrawn_at_utc": utc_iso(row.withdrawn_at), "erased_at_utc": utc_iso(row.erased_at),
-    }
-
-
 _NO_PROMPT_CELLS = (None, 0, *[None] * (len(_OUTCOME_COLUMNS) - 2))
 
 
-def decision_csv(rows: Sequence[Any], people: People, *, cell: Callable[[Any], Any]) -> list[tuple[Any, ...]]:
-    """:func:`decision_row` as CSV cells, in ``DECISION_COLUMNS`` order: no dict per row, each
-    time formatted once per chunk, and only cells that may hold text go through ``cell`` (the
-    export's CSV cell, which makes a text safe for a spreadsheet)."""
+def decision_csv(rows: Sequence[Any], people: People, cell: Callable[[Any], Any]) -> list[tuple[Any, ...]]:
+    """A chunk's ``decisions`` rows in ``DECISION_COLUMNS`` order: no dict per row, each time
+    formatted once per chunk, and only cells that may hold text go through ``cell`` (the CSV
+    cell, which makes a text safe for a spreadsheet; JSONL keeps the values as they are)."""
     iso: dict[datetime, str | None] = {}
 
     def utc(value: datetime | None) -> str | None:
@@ -314,7 +275,7 @@ def decision_csv(rows: Sequence[Any], people: People, *, cell: Callable[[Any], A
         out.append((
             cell(row.participant_id), cell(row.decision_index), cell(row.schedule_id), cell(row.study_day),
             cell(row.local_date), utc(row.scheduled_for), utc(row.decided_at), cell(row.local_time),
-            cell(row.timezone), cell(row.arm), "true" if available else "false", cell(row.unavailable_reason),
+            cell(row.timezone), cell(row.arm), cell(available), cell(row.unavailable_reason),
             cell(action), cell(TREATMENT.get(action) if available and probability is not None else None),
             cell(probability), cell(row.draw), cell(row.seed_ref or None), cell(row.protocol_hash),
             cell(row.prompt_style), cell(row.model), cell(row.system_prompt_hash), cell(row.not_sent_reason),

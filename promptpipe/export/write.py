@@ -105,11 +105,18 @@ class WorkerJob:
 
 
 def _format(writer: _Writer, table: _Table, rows: list[Any], people: People) -> None:
-    csv_rows = table.csv_rows
-    if csv_rows is not None and writer.fmt == "csv":
-        writer.csv.writerows(csv_rows(rows, people))
-    else:
+    if table.chunk_rows is None:
+        assert table.build is not None
         writer.write(table.build(row, people) for row in rows)
+    elif writer.fmt == "csv":
+        writer.csv.writerows(table.chunk_rows(rows, people, csv_cell))
+    else:  # the same values, as they are
+        columns = table.columns
+        writer.write(dict(zip(columns, values, strict=True)) for values in table.chunk_rows(rows, people, _as_is))
+
+
+def _as_is(value: Any) -> Any:
+    return value
 
 
 _Read = Callable[[Session], list[Any]]
