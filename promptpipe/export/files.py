@@ -52,13 +52,7 @@ from promptpipe.export import codebook
 from promptpipe.export.cells import Row
 from promptpipe.export.offload import Worker, may_offload, offloaded, offloading, split
 from promptpipe.export.pseudonyms import People
-from promptpipe.export.rows import (
-    IDENTIFIER_TABLE,
-    IDENTIFIERS,
-    TABLES,
-    _Table,
-    participants_table,
-)
+from promptpipe.export.rows import IDENTIFIER_TABLE, IDENTIFIERS, TABLES, _Table, participants_table
 from promptpipe.export.study_part import (
     STUDY_JSON,
     decision_batches,
@@ -73,10 +67,7 @@ from promptpipe.export.temps import remove_stale_temps, temp_name
 from promptpipe.export.write import WorkerJob, _format, _Plan, _Read, _reads, _Writer
 from promptpipe.storage.db import Database
 from promptpipe.storage.files import make_private_dir, open_private
-from promptpipe.storage.models import (
-    Participant,
-    table_of,
-)
+from promptpipe.storage.models import Participant, table_of
 
 _PARTICIPANT = table_of(Participant)
 

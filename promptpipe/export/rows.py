@@ -19,18 +19,8 @@ from promptpipe.export import codebook_entries as events
 from promptpipe.export import codebook_study as study
 from promptpipe.export.cells import Row, as_dict, as_list, stamped, utc_iso
 from promptpipe.export.pseudonyms import People
-from promptpipe.export.study_part import (
-    DECISION_COLUMNS,
-    decision_csv,
-    strata_columns,
-    withdrawn_at,
-)
-from promptpipe.export.transcript import (
-    DELIVERY_COLUMNS,
-    MESSAGE_COLUMNS,
-    delivery_csv,
-    message_csv,
-)
+from promptpipe.export.study_part import DECISION_COLUMNS, decision_csv, strata_columns, withdrawn_at
+from promptpipe.export.transcript import DELIVERY_COLUMNS, MESSAGE_COLUMNS, delivery_csv, message_csv
 from promptpipe.questionnaires.rules.answers import AnswerSource
 from promptpipe.storage.models import (
     ConsentEvent,

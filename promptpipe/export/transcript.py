@@ -22,15 +22,17 @@ _MESSAGE_READ = (
 )
 
 
+def _reader(rows: Sequence[Any], names: Sequence[str]) -> Callable[[Any], Any]:
+    """The values of ``names`` taken from a row in one step (the rows of a chunk share their fields)."""
+    return itemgetter(*(rows[0]._fields.index(name) for name in names)) if rows else itemgetter(0)
+
+
 def message_csv(rows: Sequence[Any], people: People, cell: Callable[[Any], Any]) -> list[tuple[Any, ...]]:
     """A chunk's ``messages`` rows in ``MESSAGE_COLUMNS`` order: the transcript is the largest
     file, so no dict per row, the values taken from each row in one step, every time formatted
     once per chunk (a prompt and its poll share theirs), and only cells that may hold text go
     through ``cell`` (:func:`csv_cell` for CSV; ids, times and the delivery status never need it)."""
-    if not rows:
-        return []
-    fields = rows[0]._fields
-    values = itemgetter(*(fields.index(name) for name in _MESSAGE_READ))
+    values = _reader(rows, _MESSAGE_READ)
     zone_of, scrub, scrub_value = people.zone, people.scrub, people.scrub_value
     status_of = delivery_status
     stamp = stamps()
@@ -67,10 +69,7 @@ _DELIVERY_READ = (
 
 def delivery_csv(rows: Sequence[Any], people: People, cell: Callable[[Any], Any]) -> list[tuple[Any, ...]]:
     """A chunk's ``deliveries`` rows in ``DELIVERY_COLUMNS`` order (as :func:`message_csv`)."""
-    if not rows:
-        return []
-    fields = rows[0]._fields
-    values = itemgetter(*(fields.index(name) for name in _DELIVERY_READ))
+    values = _reader(rows, _DELIVERY_READ)
     zone_of, scrub, stamp = people.zone, people.scrub, stamps()
     out = []
     for row in rows:

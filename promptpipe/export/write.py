@@ -40,7 +40,6 @@ class _Plan:
     decision_batches: list[tuple[str, str]]
 
 
-
 def _event_chunk(model: Any, after: int, ceiling: int, limit: int, cutoff: datetime) -> Callable[[Session], list[Any]]:
     t = table_of(model)
     query = select(t, *_receipt_columns(model, t, cutoff)).where(t.c.id > after, t.c.id <= ceiling)
@@ -61,7 +60,6 @@ def _receipt_columns(model: Any, t: Any, cutoff: datetime) -> list[Any]:
         return [select(instance.c[name]).where(instance.c.id == t.c.instance_id).scalar_subquery().label(name)
                 for name in ("questionnaire_id", "occasion", "protocol_hash")]
     return []
-
 
 
 class _Writer:
@@ -89,7 +87,6 @@ class _Writer:
             self.stream.writelines(dumps(row, ensure_ascii=False, default=str) + "\n" for row in rows)
 
 
-
 @dataclass(frozen=True)
 class WorkerJob:
     """What :mod:`promptpipe.export.worker` writes: one table of this export's plan."""
@@ -101,7 +98,6 @@ class WorkerJob:
     chunk_size: int
     cutoff: datetime
     temp: Path
-
 
 
 def _format(writer: _Writer, table: _Table, rows: list[Any], people: People) -> None:
