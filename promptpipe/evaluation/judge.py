@@ -93,7 +93,6 @@ def _render(said: Said, zone: ZoneInfo, first_day: date) -> str:
 # --- the judge's answer ---------------------------------------------------------------------------
 
 
-
 def _json_object(text: str) -> dict[str, object] | None:
     """The first JSON object in the text: bare, in a ``json`` fence, or with prose around it."""
     return next(json_objects(text), None)

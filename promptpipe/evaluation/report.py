@@ -6,7 +6,8 @@ participants' words are untrusted."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -96,12 +97,8 @@ def worst_first(run: RunResult) -> list[Conversation]:
     return sorted(run.conversations, key=key)
 
 
-def _failed_counts(run: RunResult) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for check in run.checks:
-        if check.verdict is Verdict.FAIL:
-            counts[check.conversation_id] = counts.get(check.conversation_id, 0) + 1
-    return counts
+def _failed_counts(run: RunResult) -> Counter[str]:
+    return Counter(check.conversation_id for check in run.checks if check.verdict is Verdict.FAIL)
 
 
 def _mean_score(scores: Sequence[Score], conversation_id: str) -> float | None:
@@ -160,35 +157,30 @@ def _percent(value: float | None) -> str:
     return "–" if value is None else f"{value * 100:.0f} %"
 
 
-def _rate(interval: Interval) -> str:
-    """A pass rate with its interval, as text: "87 % (80 % to 92 %)"."""
+def _interval_text(interval: Interval, show: Callable[[float], str]) -> str:
+    """An estimate with its interval, as text: "87 % (80 % to 92 %)"."""
     if interval.value is None:
         return "no data"
     if interval.low is None or interval.high is None:
-        return _percent(interval.value)
-    return f"{_percent(interval.value)} ({_percent(interval.low)} to {_percent(interval.high)})"
+        return show(interval.value)
+    return f"{show(interval.value)} ({show(interval.low)} to {show(interval.high)})"
+
+
+def _rate(interval: Interval) -> str:
+    return _interval_text(interval, _percent)
 
 
 def _score_text(interval: Interval) -> str:
-    if interval.value is None:
-        return "no data"
-    if interval.low is None or interval.high is None:
-        return f"{interval.value:.2f}"
-    return f"{interval.value:.2f} ({interval.low:.2f} to {interval.high:.2f})"
+    return _interval_text(interval, "{:.2f}".format)
 
 
 def _difference_text(row: ComparisonRow) -> str:
     """B − A: percentage points for a check's pass rate, points on the 1–5 scale for a criterion."""
-    difference = row.difference
-    if difference.value is None:
-        return "no data"
     scale, unit = (100, " pp") if row.what == "check" else (1, "")
 
     def signed(value: float) -> str:
         return f"{value * scale:+.{0 if scale == 100 else 2}f}{unit}".replace("-", "−")
-    if difference.low is None or difference.high is None:
-        return signed(difference.value)
-    return f"{signed(difference.value)} ({signed(difference.low)} to {signed(difference.high)})"
+    return _interval_text(row.difference, signed)
 
 
 def _differs(row: ComparisonRow) -> str:
@@ -209,15 +201,21 @@ def _check_chart(summary: Summary) -> Chart:
                  bars, tuple((step / 4, f"{step * 25} %") for step in range(5)))
 
 
+_SCORE_TICKS = tuple(((point - 1) / 4, str(point)) for point in range(1, 6))
+"""The 1 to 5 scale's points along a score chart (0 to 1 of its width)."""
+
+
+def _place(score: float | None) -> float | None:
+    return None if score is None else (score - 1) / 4
+
+
 def _score_chart(summary: Summary, names: Mapping[str, str]) -> Chart:
-    def place(value: float | None) -> float | None:
-        return None if value is None else (value - 1) / 4
-    bars = tuple(Bar(names.get(item.criterion, item.criterion), place(item.mean.value), place(item.mean.low),
-                     place(item.mean.high), "–" if item.mean.value is None else f"{item.mean.value:.2f}")
+    bars = tuple(Bar(names.get(item.criterion, item.criterion), _place(item.mean.value), _place(item.mean.low),
+                     _place(item.mean.high), "–" if item.mean.value is None else f"{item.mean.value:.2f}")
                  for item in summary.criteria)
     return Chart("Mean judge score per criterion", "Horizontal bars: the mean score of each rubric criterion "
                  "on the scale from 1 (poor) to 5 (excellent); the thin line across each bar is its 95 % confidence "
-                 "interval.", bars, tuple(((point - 1) / 4, str(point)) for point in range(1, 6)))
+                 "interval.", bars, _SCORE_TICKS)
 
 
 @dataclass(frozen=True)
@@ -236,12 +234,11 @@ def _persona_rows(run: RunResult) -> list[PersonaRow]:
 
 
 def _persona_chart(rows: Sequence[PersonaRow]) -> Chart:
-    bars = tuple(Bar(f"{row.name} ({row.trait}): {row.failed} failed check(s)",
-                     None if row.mean is None else (row.mean - 1) / 4, None, None,
+    bars = tuple(Bar(f"{row.name} ({row.trait}): {row.failed} failed check(s)", _place(row.mean), None, None,
                      "–" if row.mean is None else f"{row.mean:.2f}") for row in rows)
     return Chart("Mean judge score per persona", "Horizontal bars: each simulated participant's mean score over every "
                  "criterion and judging pass, from 1 (poor) to 5 (excellent), with how many checks their conversation "
-                 "failed.", bars, tuple(((point - 1) / 4, str(point)) for point in range(1, 6)))
+                 "failed.", bars, _SCORE_TICKS)
 
 
 def _groups(run: RunResult, summary: Summary) -> dict[str, list[str]]:

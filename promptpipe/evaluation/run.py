@@ -18,15 +18,7 @@ from promptpipe.evaluation.checks import run_checks
 from promptpipe.evaluation.conversations import RunPlan, run_case, run_persona
 from promptpipe.evaluation.judge import CRITERIA, Judge
 from promptpipe.evaluation.personas import Persona
-from promptpipe.evaluation.records import (
-    CheckResult,
-    Conversation,
-    RunResult,
-    Score,
-    Source,
-    TokenCount,
-    Verdict,
-)
+from promptpipe.evaluation.records import CheckResult, Conversation, RunResult, Score, Source, TokenCount, Verdict
 from promptpipe.logging import get_logger
 
 __all__ = ["Progress", "RunOptions", "evaluate", "for_judging"]

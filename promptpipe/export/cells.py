@@ -5,15 +5,24 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any
 from zoneinfo import ZoneInfo
-
-from promptpipe.export.study_part import utc_iso
 
 Stamp = str | None
 """A time as the files write it (ISO 8601 to the second, with its offset); None when it did not happen."""
 _NO_TIME: tuple[Stamp, Stamp] = (None, None)
+Row = dict[str, object]
+"""One exported row by column; a file's columns are its codebook entries (``FileDoc.columns``)."""
+
+
+def utc_iso(value: datetime | None) -> str | None:
+    """A time as the files write it in UTC: ISO 8601 to the second, ``+00:00``."""
+    if value is None:
+        return None
+    if value.tzinfo is not timezone.utc:  # what the database hands back is UTC already
+        value = value.astimezone(timezone.utc)
+    return value.isoformat(timespec="seconds")
 
 
 def stamp(value: datetime | None, zone: ZoneInfo) -> tuple[Stamp, Stamp]:
@@ -21,6 +30,12 @@ def stamp(value: datetime | None, zone: ZoneInfo) -> tuple[Stamp, Stamp]:
     if value is None:
         return _NO_TIME
     return utc_iso(value), value.astimezone(zone).isoformat(timespec="seconds")
+
+
+def stamped(name: str, value: datetime | None, zone: ZoneInfo) -> dict[str, Stamp]:
+    """The ``<name>_utc`` and ``<name>_local`` cells of a time."""
+    utc, local = stamp(value, zone)
+    return {f"{name}_utc": utc, f"{name}_local": local}
 
 
 def stamps() -> Callable[[datetime | None, ZoneInfo], tuple[Stamp, Stamp]]:

@@ -45,6 +45,11 @@ class FileDoc:
     summary: str
     entries: tuple[Entry, ...]
 
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """The file's columns in the order the export writes them."""
+        return tuple(e.column for e in self.entries)
+
     def entry(self, column: str) -> Entry | None:
         return next((e for e in self.entries if e.column == column), None)
 

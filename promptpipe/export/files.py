@@ -49,18 +49,12 @@ from tqdm import tqdm
 
 from promptpipe.errors import AdminError
 from promptpipe.export import codebook
+from promptpipe.export.cells import Row
 from promptpipe.export.offload import Worker, may_offload, offloaded, offloading, split
 from promptpipe.export.pseudonyms import People
-from promptpipe.export.rows import (
-    IDENTIFIER_TABLE,
-    IDENTIFIERS,
-    TABLES,
-    _Table,
-    participants_table,
-)
+from promptpipe.export.rows import IDENTIFIER_TABLE, IDENTIFIERS, TABLES, _Table, participants_table
 from promptpipe.export.study_part import (
     STUDY_JSON,
-    StudyDocument,
     decision_batches,
     is_study_json,
     protocol_files,
@@ -73,10 +67,7 @@ from promptpipe.export.temps import remove_stale_temps, temp_name
 from promptpipe.export.write import WorkerJob, _format, _Plan, _Read, _reads, _Writer
 from promptpipe.storage.db import Database
 from promptpipe.storage.files import make_private_dir, open_private
-from promptpipe.storage.models import (
-    Participant,
-    table_of,
-)
+from promptpipe.storage.models import Participant, table_of
 
 _PARTICIPANT = table_of(Participant)
 
@@ -310,7 +301,7 @@ def _append_tail(temps: dict[str, Path], name: str) -> None:
     tail.unlink()
 
 
-def _write_companions(out: Path, tables: Sequence[_Table], temps: dict[str, Path], document: StudyDocument,
+def _write_companions(out: Path, tables: Sequence[_Table], temps: dict[str, Path], document: Row,
                       versions: dict[str, str]) -> None:
     columns: dict[str, Sequence[str]] = {table.name: table.columns for table in tables}
     columns.setdefault(IDENTIFIERS, IDENTIFIER_TABLE.columns)  # documented even when not written

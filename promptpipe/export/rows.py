@@ -8,31 +8,19 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, TypedDict
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from promptpipe.domain.outcomes import COUNTER_DATES, COUNTER_INTS
 from promptpipe.domain.profile import HABIT_FIELDS, Profile
-from promptpipe.export.cells import Stamp, as_dict, as_list, csv_cell, stamp
+from promptpipe.export import codebook_entries as events
+from promptpipe.export import codebook_study as study
+from promptpipe.export.cells import Row, as_dict, as_list, stamped, utc_iso
 from promptpipe.export.pseudonyms import People
-from promptpipe.export.study_part import (
-    DECISION_COLUMNS,
-    decision_csv,
-    decision_row,
-    strata_columns,
-    utc_iso,
-    withdrawn_at,
-)
-from promptpipe.export.transcript import (
-    DELIVERY_COLUMNS,
-    MESSAGE_COLUMNS,
-    delivery_csv,
-    delivery_row,
-    message_csv,
-    message_row,
-)
+from promptpipe.export.study_part import DECISION_COLUMNS, decision_csv, strata_columns, withdrawn_at
+from promptpipe.export.transcript import DELIVERY_COLUMNS, MESSAGE_COLUMNS, delivery_csv, message_csv
 from promptpipe.questionnaires.rules.answers import AnswerSource
 from promptpipe.storage.models import (
     ConsentEvent,
@@ -50,110 +38,8 @@ from promptpipe.study.store.tables import Decision, QuestionnaireAnswer, Questio
 IDENTIFIERS = "identifiers"
 """The key file (participant_id, phone, name): written only on request."""
 
-PARTICIPANT_COLUMNS = (
-    "id", "timezone", "status", "paused_by", "opted_out", "researcher_paused", "sub_state",
-    "arm", "number", "day_one", "extra_days", "enrolled_at_utc", "enrolled_at_local", "completed_at_utc",
-    "completed_at_local",
-    "erased_at_utc", "erased_at_local", "withdrawn_at_utc", "withdrawn_at_local", *HABIT_FIELDS, "intensity",
-    *COUNTER_INTS, *COUNTER_DATES, "tone_active",
-)
+PARTICIPANT_COLUMNS = events.PARTICIPANTS.columns
 """Followed by one ``stratum_<field>`` column per enrollment field (see :func:`participants_table`)."""
-ParticipantRow = dict[str, str | int | bool | list[Any] | None]
-"""Open by nature: the profile's fields and counters, and a column per enrollment field of the study."""
-class TransitionRow(TypedDict):
-    id: int
-    participant_id: str
-    kind: str
-    name: str
-    actor: str | None
-    from_value: str | None
-    to_value: str | None
-    reason: str | None
-    at_utc: Stamp
-    at_local: Stamp
-class ToneRow(TypedDict):
-    id: int
-    participant_id: str
-    source: str
-    proposed: list[Any] | None
-    stripped: list[Any] | None
-    outcome: str
-    active_before: list[Any] | None
-    active_after: list[Any] | None
-    scores: object
-    at_utc: Stamp
-    at_local: Stamp
-class ConsentRow(TypedDict):
-    id: int
-    participant_id: str
-    event: str
-    source: str
-    actor: str | None
-    words: str | None
-    reconstructed: bool
-    at_utc: Stamp
-    at_local: Stamp
-    said_at_utc: Stamp
-    said_at_local: Stamp
-class FlagRow(TypedDict):
-    id: int
-    participant_id: str
-    source: str
-    severity: str
-    trigger: str | None
-    status: str
-    at_utc: Stamp
-    at_local: Stamp
-    resolved_at_utc: Stamp
-    resolved_at_local: Stamp
-    resolved_by: str | None
-    resolution_note: str | None
-    alert_status: str | None
-class IdentifierRow(TypedDict):
-    participant_id: str
-    phone: str
-    name: str | None
-class QuestionnaireInstanceRow(TypedDict):
-    id: int
-    participant_id: str
-    questionnaire_id: str
-    occasion: str
-    schedule_kind: str
-    study_day: int | None
-    local_date: str | None
-    status: str
-    reason: str | None
-    scheduled_at_utc: Stamp
-    scheduled_at_local: Stamp
-    window_start_utc: Stamp
-    window_end_utc: Stamp
-    sent_at_utc: Stamp
-    sent_at_local: Stamp
-    first_answer_at_utc: Stamp
-    first_answer_at_local: Stamp
-    ended_at_utc: Stamp
-    ended_at_local: Stamp
-    expires_at_utc: Stamp
-    reminders_sent: int
-    protocol_hash: str | None
-class QuestionnaireAnswerRow(TypedDict):
-    id: int
-    participant_id: str
-    instance_id: int
-    questionnaire_id: str
-    occasion: str
-    item_id: str
-    raw: str | None
-    coded: object
-    source: str | None
-    missing: str | None
-    tries: int
-    asked_at_utc: Stamp
-    asked_at_local: Stamp
-    answered_at_utc: Stamp
-    answered_at_local: Stamp
-    latency_s: float | None
-    protocol_hash: str | None
 
 
 def participant_chunk(after: str | None, limit: int) -> Callable[[Session], list[Any]]:
@@ -163,8 +49,7 @@ def participant_chunk(after: str | None, limit: int) -> Callable[[Session], list
         select(p.c.id, p.c.phone, p.c.name, p.c.timezone, p.c.status, p.c.paused_by, p.c.opted_out,
                p.c.researcher_paused, p.c.enrolled_at, p.c.erased_at, withdrawn_at(p.c.id).label("withdrawn_at"),
                p.c.arm, p.c.number, p.c.strata, p.c.day_one, p.c.extra_days, p.c.completed_at, c.c.sub_state,
-               c.c.profile,
-               c.c.tone)
+               c.c.profile, c.c.tone)
         .select_from(p.outerjoin(c, c.c.participant_id == p.c.id))
         .order_by(p.c.id).limit(limit)
     )
@@ -175,19 +60,19 @@ def participant_chunk(after: str | None, limit: int) -> Callable[[Session], list
 
 # ---------------------------------------------------------------- one row per event
 
-def _participant_row(row: Any, people: People, strata: Sequence[str] = ()) -> ParticipantRow:
+def _participant_row(row: Any, people: People, strata: Sequence[str] = ()) -> Row:
     profile = Profile.from_json(as_dict(row.profile))
     counters = profile.record.counters
     tone = as_dict(row.tone)
     zone = people.zone(row.id)
-    out: ParticipantRow = {
+    out: Row = {
         "id": row.id, "timezone": row.timezone, "status": row.status, "paused_by": row.paused_by,
         "opted_out": bool(row.opted_out), "researcher_paused": bool(row.researcher_paused),
         "sub_state": row.sub_state, "arm": row.arm, "number": row.number, "day_one": row.day_one,
         "extra_days": row.extra_days or 0,
     }
     for name in ("enrolled_at", "completed_at", "erased_at", "withdrawn_at"):
-        out[f"{name}_utc"], out[f"{name}_local"] = stamp(getattr(row, name), zone)
+        out |= stamped(name, getattr(row, name), zone)
     for name in HABIT_FIELDS:
         out[name] = people.scrub(row.id, profile.habit.value(name) or None)
     out["intensity"] = profile.record.intensity
@@ -204,81 +89,72 @@ def _participant_row(row: Any, people: People, strata: Sequence[str] = ()) -> Pa
     return out
 
 
-def _identifier_row(row: Any, people: People) -> IdentifierRow:
+def _identifier_row(row: Any, people: People) -> Row:
     return {"participant_id": row.id, "phone": row.phone, "name": row.name}
 
 
-def _transition_row(row: Any, people: People) -> TransitionRow:
-    at = stamp(row.created_at, people.zone(row.participant_id))
+def _transition_row(row: Any, people: People) -> Row:
     return {
         "id": row.id, "participant_id": row.participant_id, "kind": row.kind, "name": row.name, "actor": row.actor,
         "from_value": row.from_value, "to_value": row.to_value, "reason": people.scrub(row.participant_id, row.reason),
-        "at_utc": at[0], "at_local": at[1],
+        **stamped("at", row.created_at, people.zone(row.participant_id)),
     }
 
 
-def _tone_row(row: Any, people: People) -> ToneRow:
-    at = stamp(row.created_at, people.zone(row.participant_id))
+def _tone_row(row: Any, people: People) -> Row:
     return {
         "id": row.id, "participant_id": row.participant_id, "source": row.source,
         "proposed": as_list(row.proposed), "stripped": as_list(row.stripped), "outcome": row.outcome,
         "active_before": as_list(row.active_before), "active_after": as_list(row.active_after),
-        "scores": row.scores, "at_utc": at[0], "at_local": at[1],
+        "scores": row.scores, **stamped("at", row.created_at, people.zone(row.participant_id)),
     }
 
 
-def _consent_row(row: Any, people: People) -> ConsentRow:
+def _consent_row(row: Any, people: People) -> Row:
     zone = people.zone(row.participant_id)
-    at, said = stamp(row.created_at, zone), stamp(row.said_at, zone)
     return {
         "id": row.id, "participant_id": row.participant_id, "event": row.event, "source": row.source,
         "actor": row.actor, "words": people.scrub(row.participant_id, row.words),
-        "reconstructed": bool(row.reconstructed), "at_utc": at[0], "at_local": at[1],
-        "said_at_utc": said[0], "said_at_local": said[1],
+        "reconstructed": bool(row.reconstructed), **stamped("at", row.created_at, zone),
+        **stamped("said_at", row.said_at, zone),
     }
 
 
-def _flag_row(row: Any, people: People) -> FlagRow:
+def _flag_row(row: Any, people: People) -> Row:
     pid, zone = row.participant_id, people.zone(row.participant_id)
-    at, resolved = stamp(row.created_at, zone), stamp(row.resolved_at, zone)
     return {
         "id": row.id, "participant_id": pid, "source": row.source, "severity": row.severity,
-        "trigger": people.scrub(pid, row.trigger), "status": row.status, "at_utc": at[0], "at_local": at[1],
-        "resolved_at_utc": resolved[0], "resolved_at_local": resolved[1], "resolved_by": row.resolved_by,
+        "trigger": people.scrub(pid, row.trigger), "status": row.status, **stamped("at", row.created_at, zone),
+        **stamped("resolved_at", row.resolved_at, zone), "resolved_by": row.resolved_by,
         "resolution_note": people.scrub(pid, row.resolution_note), "alert_status": row.alert_status,
     }
 
 
-def _questionnaire_instance_row(row: Any, people: People) -> QuestionnaireInstanceRow:
-    pid = row.participant_id
-    zone = people.zone(pid)
-    scheduled, sent = stamp(row.scheduled_at, zone), stamp(row.sent_at, zone)
-    first, ended = stamp(row.first_answer_at, zone), stamp(row.ended_at, zone)
+def _questionnaire_instance_row(row: Any, people: People) -> Row:
+    zone = people.zone(row.participant_id)
     return {
-        "id": row.id, "participant_id": pid, "questionnaire_id": row.questionnaire_id, "occasion": row.occasion,
-        "schedule_kind": row.schedule_kind, "study_day": row.study_day, "local_date": row.local_date,
-        "status": row.status, "reason": row.reason, "scheduled_at_utc": scheduled[0],
-        "scheduled_at_local": scheduled[1], "window_start_utc": utc_iso(row.window_start),
-        "window_end_utc": utc_iso(row.window_end), "sent_at_utc": sent[0], "sent_at_local": sent[1],
-        "first_answer_at_utc": first[0], "first_answer_at_local": first[1], "ended_at_utc": ended[0],
-        "ended_at_local": ended[1], "expires_at_utc": utc_iso(row.expires_at),
-        "reminders_sent": row.reminders_sent, "protocol_hash": row.protocol_hash,
+        "id": row.id, "participant_id": row.participant_id, "questionnaire_id": row.questionnaire_id,
+        "occasion": row.occasion, "schedule_kind": row.schedule_kind, "study_day": row.study_day,
+        "local_date": row.local_date, "status": row.status, "reason": row.reason,
+        **stamped("scheduled_at", row.scheduled_at, zone), "window_start_utc": utc_iso(row.window_start),
+        "window_end_utc": utc_iso(row.window_end), **stamped("sent_at", row.sent_at, zone),
+        **stamped("first_answer_at", row.first_answer_at, zone), **stamped("ended_at", row.ended_at, zone),
+        "expires_at_utc": utc_iso(row.expires_at), "reminders_sent": row.reminders_sent,
+        "protocol_hash": row.protocol_hash,
     }
 
 
-def _questionnaire_answer_row(row: Any, people: People) -> QuestionnaireAnswerRow:
+def _questionnaire_answer_row(row: Any, people: People) -> Row:
     pid = row.participant_id
     zone = people.zone(pid)
-    asked, answered = stamp(row.asked_at, zone), stamp(row.answered_at, zone)
     latency = (None if row.asked_at is None or row.answered_at is None
                else round((row.answered_at - row.asked_at).total_seconds(), 3))
     return {
         "id": row.id, "participant_id": pid, "instance_id": row.instance_id,
         "questionnaire_id": row.questionnaire_id, "occasion": row.occasion, "item_id": row.item_id,
         "raw": people.scrub(pid, row.raw) if row.source == AnswerSource.TYPED else row.raw, "coded": row.coded,
-        "source": row.source, "missing": row.missing, "tries": row.tries, "asked_at_utc": asked[0],
-        "asked_at_local": asked[1], "answered_at_utc": answered[0], "answered_at_local": answered[1],
-        "latency_s": latency, "protocol_hash": row.protocol_hash,
+        "source": row.source, "missing": row.missing, "tries": row.tries, **stamped("asked_at", row.asked_at, zone),
+        **stamped("answered_at", row.answered_at, zone), "latency_s": latency, "protocol_hash": row.protocol_hash,
     }
 
 
@@ -287,27 +163,28 @@ class _Table:
     name: str
     model: Any
     columns: Sequence[str]
-    build: Callable[[Any, People], Mapping[str, object]]
-    csv_rows: Callable[[Sequence[Any], People], list[tuple[Any, ...]]] | None = None
-    """A chunk's CSV rows as :func:`build` and the CSV writer make them, built directly (the large files)."""
+    build: Callable[[Any, People], Mapping[str, object]] | None = None
+    chunk_rows: Callable[[Sequence[Any], People, Callable[[Any], Any]], list[tuple[Any, ...]]] | None = None
+    """Instead of ``build`` (the large files): a chunk's rows in column order, built directly, each
+    value that may hold text passed through the given cell function (:func:`csv_cell` for CSV)."""
 
 
 TABLES: tuple[_Table, ...] = (
     _Table("participants", Participant, PARTICIPANT_COLUMNS, _participant_row),
-    _Table("messages", Message, MESSAGE_COLUMNS, message_row, message_csv),
-    _Table("deliveries", PromptDelivery, DELIVERY_COLUMNS, delivery_row, delivery_csv),
-    _Table("decisions", Decision, DECISION_COLUMNS, decision_row, partial(decision_csv, cell=csv_cell)),
-    _Table("transitions", Transition, tuple(TransitionRow.__annotations__), _transition_row),
-    _Table("tone_changes", ToneEvent, tuple(ToneRow.__annotations__), _tone_row),
-    _Table("consent", ConsentEvent, tuple(ConsentRow.__annotations__), _consent_row),
-    _Table("flags", Flag, tuple(FlagRow.__annotations__), _flag_row),
-    _Table("questionnaire_instances", QuestionnaireInstance, tuple(QuestionnaireInstanceRow.__annotations__),
+    _Table("messages", Message, MESSAGE_COLUMNS, chunk_rows=message_csv),
+    _Table("deliveries", PromptDelivery, DELIVERY_COLUMNS, chunk_rows=delivery_csv),
+    _Table("decisions", Decision, DECISION_COLUMNS, chunk_rows=decision_csv),
+    _Table("transitions", Transition, events.TRANSITIONS.columns, _transition_row),
+    _Table("tone_changes", ToneEvent, events.TONE_CHANGES.columns, _tone_row),
+    _Table("consent", ConsentEvent, events.CONSENT.columns, _consent_row),
+    _Table("flags", Flag, events.FLAGS.columns, _flag_row),
+    _Table("questionnaire_instances", QuestionnaireInstance, study.QUESTIONNAIRE_INSTANCES.columns,
            _questionnaire_instance_row),
-    _Table("questionnaire_answers", QuestionnaireAnswer, tuple(QuestionnaireAnswerRow.__annotations__),
+    _Table("questionnaire_answers", QuestionnaireAnswer, study.QUESTIONNAIRE_ANSWERS.columns,
            _questionnaire_answer_row),
 )
 FILE_NAMES = tuple(table.name for table in TABLES)
-IDENTIFIER_TABLE = _Table(IDENTIFIERS, Participant, tuple(IdentifierRow.__annotations__), _identifier_row)
+IDENTIFIER_TABLE = _Table(IDENTIFIERS, Participant, events.IDENTIFIERS.columns, _identifier_row)
 
 
 def participants_table(strata: Sequence[str]) -> _Table:

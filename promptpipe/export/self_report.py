@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from types import SimpleNamespace
-from typing import Any, TypedDict
+from typing import Any
 
 from sqlalchemy import and_, select
 from sqlalchemy.orm import Session
@@ -26,21 +26,10 @@ from promptpipe.study.rules.protocol import SELF_REPORT_ID, SELF_REPORT_ITEM
 from promptpipe.study.store.tables import QuestionnaireAnswer, QuestionnaireInstance
 
 __all__ = [
-    "SELF_REPORT_COLUMNS", "SelfReportCells", "SelfReportDay", "outcome_date", "self_report_days", "with_self_reports",
+    "SelfReportDay", "outcome_date", "self_report_days", "with_self_reports",
 ]
 
 
-class SelfReportCells(TypedDict):
-    """A decision point's self-report columns (see :func:`with_self_reports`)."""
-
-    self_report_date: str | None
-    self_report: str | None
-    self_report_status: str | None
-    self_report_reason: str | None
-    self_report_at_utc: str | None
-
-
-SELF_REPORT_COLUMNS = tuple(SelfReportCells.__annotations__)
 STATUS = {"completed": "answered", "expired": "expired", "stopped": "stopped", "not_sent": "not_asked",
           "scheduled": "scheduled", "sent": "open", "started": "open"}
 """How a self-report instance's state reads per day."""

@@ -13,17 +13,19 @@ import importlib.metadata
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, time, timezone
+from datetime import datetime, time
 from pathlib import Path
-from typing import Any, TypedDict, cast
+from typing import Any
 
 from sqlalchemy import and_, func, literal, select, type_coerce
 from sqlalchemy.orm import Session
 
 from promptpipe.domain.consent import ConsentKind
 from promptpipe.domain.outcomes import Outcome, delivery_outcome
+from promptpipe.export.cells import Row, utc_iso
+from promptpipe.export.codebook_study import DECISIONS
 from promptpipe.export.pseudonyms import People
-from promptpipe.export.self_report import SelfReportCells, self_report_days, with_self_reports
+from promptpipe.export.self_report import self_report_days, with_self_reports
 from promptpipe.export.withdrawn import with_withdrawn_days, withdrawn_day_counts
 from promptpipe.storage.models import ConsentEvent, Message, Participant, UTCDateTime, table_of
 from promptpipe.storage.prompt_tables import PromptDelivery
@@ -35,8 +37,8 @@ from promptpipe.study.store.protocol import ProtocolVersion, protocol_history
 from promptpipe.study.store.tables import Decision
 
 __all__ = [
-    "DECISION_COLUMNS", "STUDY_JSON", "STUDY_JSON_FORMAT", "TREATMENT", "DecisionRow", "Protocol", "StudyDocument",
-    "decision_batch", "decision_batches", "decision_csv", "decision_row", "delivery_receipt_columns", "is_study_json",
+    "DECISION_COLUMNS", "STUDY_JSON", "STUDY_JSON_FORMAT", "TREATMENT", "Protocol",
+    "decision_batch", "decision_batches", "decision_csv", "delivery_receipt_columns", "is_study_json",
     "read_protocol", "strata_columns", "stratum_fields", "study_document", "study_json_text", "withdrawn_at",
 ]
 
@@ -44,54 +46,7 @@ STUDY_JSON = "study.json"
 STUDY_JSON_FORMAT = "promptpipe study export 1"
 """The first key of every ``study.json`` the export writes: how a later export knows the file is its own."""
 
-class _DecisionPoint(TypedDict):
-    participant_id: str
-    decision_index: int
-    schedule_id: str | None
-    study_day: int | None
-    local_date: str
-    scheduled_for_utc: str | None
-    decided_at_utc: str | None
-    decided_at_local: str | None
-    timezone: str
-    arm: str | None
-    available: bool
-    unavailable_reason: str | None
-    action: str
-    action_treatment: int | None
-    probability: float | None
-    draw: float | None
-    seed_ref: str | None
-    protocol_hash: str | None
-    prompt_style: str | None
-    model: str | None
-    system_prompt_hash: str | None
-    not_sent_reason: str | None
-class _Outcome(TypedDict):
-    delivery_id: int | None
-    prompt_sent: int
-    sent_at_utc: str | None
-    delivered_at_utc: str | None
-    read_at_utc: str | None
-    vote: str | None
-    vote_source: str | None
-    voted_at_utc: str | None
-    replied_at_utc: str | None
-    first_answer_at_utc: str | None
-    latency_s: int | None
-    outcome: str | None
-"""The proximal outcome of a decision point's prompt (all empty when none went out)."""
-
-
-class DecisionRow(_DecisionPoint, _Outcome, SelfReportCells):
-    """One row of ``decisions``: the decision point, its outcome, its self-report, and the
-    participant's withdrawal and erasure."""
-
-    withdrawn_at_utc: str | None
-    erased_at_utc: str | None
-
-
-DECISION_COLUMNS = tuple(DecisionRow.__annotations__)
+DECISION_COLUMNS = DECISIONS.columns
 TREATMENT = {pair[0]: 1 for pair in DECISION_ACTIONS} | {pair[1]: 0 for pair in DECISION_ACTIONS}
 """1 for the first (treatment) action of each pair a study may randomise between, 0 for the other.
 A study file can only list these pairs, treatment first, so the coding holds for every version."""
@@ -141,31 +96,8 @@ def _software_version() -> str | None:
         return None
 
 
-def utc_iso(value: datetime | None) -> str | None:
-    """A time as the files write it in UTC: ISO 8601 to the second, ``+00:00``."""
-    if value is None:
-        return None
-    if value.tzinfo is not timezone.utc:  # what the database hands back is UTC already
-        value = value.astimezone(timezone.utc)
-    return value.isoformat(timespec="seconds")
-
-
-class StudyDocument(TypedDict):
-    format: str
-    exported_at: str | None
-    software: dict[str, str | None]
-    model: str | None
-    system_prompt_hashes: dict[str, str]
-    study_file: Mapping[str, object] | None
-    hash: str | None
-    study_file_text: str | None
-    study_file_problem: str | None
-    changes: list[dict[str, str | None]]
-"""``study.json``: its keys are its codebook's columns."""
-
-
 def study_document(protocol: Protocol, *, model: str | None, system_prompts: Mapping[str, str] | None,
-                   exported_at: datetime) -> StudyDocument:
+                   exported_at: datetime) -> Row:
     """``study.json``: the protocol in force (None without a study file), its hash and text, every
     adopted version with when it was in force and the file holding its text, and what ran the
     study (software version, model, the SHA-256 of each system prompt, computed as the decision
@@ -303,53 +235,15 @@ def _earliest(*values: datetime | None) -> datetime | None:
     return min(present) if present else None
 
 
-def _outcome_columns(row: Any) -> _Outcome:
-    """The proximal outcome of a decision point whose prompt went out (``delivery_id`` set)."""
-    sent = row.prompt_sent_at or row.queued_at  # when WhatsApp took it; else when it was queued
-    first = _earliest(row.voted_at, row.replied_at)
-    status = delivery_status(sent, row.delivered_at, row.read_at, receipts_expected=bool(row.receipts_expected),
-                             cutoff=row.receipt_cutoff)
-    return {
-        "delivery_id": row.delivery_id, "prompt_sent": 1, "sent_at_utc": utc_iso(sent),
-        "delivered_at_utc": utc_iso(row.delivered_at), "read_at_utc": utc_iso(row.read_at), "vote": row.vote,
-        "vote_source": row.vote_source, "voted_at_utc": utc_iso(row.voted_at),
-        "replied_at_utc": utc_iso(row.replied_at), "first_answer_at_utc": utc_iso(first),
-        "latency_s": None if first is None or sent is None else round((first - sent).total_seconds()),
-        "outcome": delivery_outcome(row.vote, row.replied_at, row.reminder_at,
-                                    not_delivered=status == Outcome.NOT_DELIVERED),
-    }
-
-
-_OUTCOME_COLUMNS = tuple(_Outcome.__annotations__)
-_NO_PROMPT = cast(_Outcome, dict.fromkeys(_OUTCOME_COLUMNS) | {"prompt_sent": 0})
-
-
-def decision_row(row: Any, people: People) -> DecisionRow:
-    drawn = bool(row.available) and row.probability is not None
-    return {
-        "participant_id": row.participant_id, "decision_index": row.decision_index, "schedule_id": row.schedule_id,
-        "study_day": row.study_day, "local_date": row.local_date, "scheduled_for_utc": utc_iso(row.scheduled_for),
-        "decided_at_utc": utc_iso(row.decided_at), "decided_at_local": row.local_time, "timezone": row.timezone,
-        "arm": row.arm, "available": bool(row.available), "unavailable_reason": row.unavailable_reason,
-        "action": row.action, "action_treatment": TREATMENT.get(row.action) if drawn else None,
-        "probability": row.probability, "draw": row.draw, "seed_ref": row.seed_ref or None,
-        "protocol_hash": row.protocol_hash, "prompt_style": row.prompt_style, "model": row.model,
-        "system_prompt_hash": row.system_prompt_hash, "not_sent_reason": row.not_sent_reason,
-        **(_outcome_columns(row) if row.delivery_id is not None else _NO_PROMPT),
-        "self_report_date": row.self_report_date, "self_report": row.self_report,
-        "self_report_status": row.self_report_status, "self_report_reason": row.self_report_reason,
-        "self_report_at_utc": utc_iso(row.self_report_at),
-        "withdrawn_at_utc": utc_iso(row.withdrawn_at), "erased_at_utc": utc_iso(row.erased_at),
-    }
-
-
+_OUTCOME_COLUMNS = DECISION_COLUMNS[DECISION_COLUMNS.index("delivery_id"):DECISION_COLUMNS.index("outcome") + 1]
+"""The proximal outcome of a decision point's prompt (all empty when none went out)."""
 _NO_PROMPT_CELLS = (None, 0, *[None] * (len(_OUTCOME_COLUMNS) - 2))
 
 
-def decision_csv(rows: Sequence[Any], people: People, *, cell: Callable[[Any], Any]) -> list[tuple[Any, ...]]:
-    """:func:`decision_row` as CSV cells, in ``DECISION_COLUMNS`` order: no dict per row, each
-    time formatted once per chunk, and only cells that may hold text go through ``cell`` (the
-    export's CSV cell, which makes a text safe for a spreadsheet)."""
+def decision_csv(rows: Sequence[Any], people: People, cell: Callable[[Any], Any]) -> list[tuple[Any, ...]]:
+    """A chunk's ``decisions`` rows in ``DECISION_COLUMNS`` order: no dict per row, each time
+    formatted once per chunk, and only cells that may hold text go through ``cell`` (the CSV
+    cell, which makes a text safe for a spreadsheet; JSONL keeps the values as they are)."""
     iso: dict[datetime, str | None] = {}
 
     def utc(value: datetime | None) -> str | None:
@@ -381,7 +275,7 @@ def decision_csv(rows: Sequence[Any], people: People, *, cell: Callable[[Any], A
         out.append((
             cell(row.participant_id), cell(row.decision_index), cell(row.schedule_id), cell(row.study_day),
             cell(row.local_date), utc(row.scheduled_for), utc(row.decided_at), cell(row.local_time),
-            cell(row.timezone), cell(row.arm), "true" if available else "false", cell(row.unavailable_reason),
+            cell(row.timezone), cell(row.arm), cell(available), cell(row.unavailable_reason),
             cell(action), cell(TREATMENT.get(action) if available and probability is not None else None),
             cell(probability), cell(row.draw), cell(row.seed_ref or None), cell(row.protocol_hash),
             cell(row.prompt_style), cell(row.model), cell(row.system_prompt_hash), cell(row.not_sent_reason),

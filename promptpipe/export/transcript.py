@@ -1,115 +1,39 @@
 """The two largest export files, ``messages`` (the transcript) and ``deliveries`` (the daily
-prompts and what became of them): a row per event for JSONL, and for CSV the cells of a whole
-chunk built directly (no dict per row, each time formatted once per chunk)."""
+prompts and what became of them): the rows of a whole chunk built directly, as CSV cells or JSONL
+values (no dict per row, each time formatted once per chunk)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from operator import itemgetter
-from typing import Any, TypedDict
+from typing import Any
 
 from promptpipe.domain.outcomes import Outcome, delivery_outcome
-from promptpipe.export.cells import Stamp, as_dict, as_list, csv_cell, stamp, stamps
+from promptpipe.export.cells import as_list, stamps
+from promptpipe.export.codebook_entries import DELIVERIES, MESSAGES
 from promptpipe.export.pseudonyms import People
 from promptpipe.storage.receipts import delivery_status
 
-
-class MessageRow(TypedDict):
-    id: int
-    participant_id: str
-    direction: str
-    role: str
-    kind: str
-    status: str
-    text: str | None
-    created_at_utc: Stamp
-    created_at_local: Stamp
-    sent_at_utc: Stamp
-    sent_at_local: Stamp
-    wa_message_id: str | None
-    delivery: str | None
-    delivered_at_utc: Stamp
-    delivered_at_local: Stamp
-    read_at_utc: Stamp
-    read_at_local: Stamp
-    played_at_utc: Stamp
-    played_at_local: Stamp
-    poll_purpose: object
-    poll_options: list[Any] | None
-    vote_chosen: list[Any] | None
-    vote_source: object
-    handled_as: object
-    payload: object
-MESSAGE_COLUMNS = tuple(MessageRow.__annotations__)
-class DeliveryRow(TypedDict):
-    id: int
-    participant_id: str
-    schedule_id: str | None
-    local_date: str
-    prompt_text: str | None
-    prompt_message_id: int | None
-    poll_message_id: int | None
-    sent_at_utc: Stamp
-    sent_at_local: Stamp
-    delivered_at_utc: Stamp
-    delivered_at_local: Stamp
-    read_at_utc: Stamp
-    read_at_local: Stamp
-    vote: str | None
-    vote_source: str | None
-    voted_at_utc: Stamp
-    voted_at_local: Stamp
-    vote_changes: int
-    replied_at_utc: Stamp
-    replied_at_local: Stamp
-    reminder_at_utc: Stamp
-    reminder_at_local: Stamp
-    reminder_sent: bool
-    outcome: str
-DELIVERY_COLUMNS = tuple(DeliveryRow.__annotations__)
-
-
-def message_row(row: Any, people: People) -> MessageRow:
-    pid, zone = row.participant_id, people.zone(row.participant_id)
-    stored = people.scrub_value(pid, row.payload)
-    payload = as_dict(stored)
-    created, sent, delivered, read, played = (stamp(row.created_at, zone), stamp(row.sent_at, zone),
-                                              stamp(row.delivered_at, zone), stamp(row.read_at, zone),
-                                              stamp(row.played_at, zone))
-    return {
-        "id": row.id, "participant_id": pid, "direction": row.direction, "role": row.role,
-        "kind": row.kind, "status": row.status, "text": people.scrub(pid, row.text),
-        "created_at_utc": created[0], "created_at_local": created[1], "sent_at_utc": sent[0], "sent_at_local": sent[1],
-        "wa_message_id": row.wa_message_id,
-        "delivery": delivery_status(row.sent_at, row.delivered_at, row.read_at, receipts_expected=bool(
-            row.receipts_expected), cutoff=row.receipt_cutoff) if row.direction == "out" else None,
-        "delivered_at_utc": delivered[0], "delivered_at_local": delivered[1], "read_at_utc": read[0],
-        "read_at_local": read[1], "played_at_utc": played[0], "played_at_local": played[1],
-        "poll_purpose": payload.get("purpose"),
-        "poll_options": as_list(payload.get("options")),
-        "vote_chosen": as_list(payload.get("selected")),
-        "vote_source": payload.get("vote_source") or ("tap" if "poll_message_id" in payload else None),
-        "handled_as": payload.get("handled_as"),
-        "payload": stored,
-    }
-
-
+MESSAGE_COLUMNS = MESSAGES.columns
+DELIVERY_COLUMNS = DELIVERIES.columns
 _MESSAGE_READ = (
     "id", "participant_id", "direction", "role", "kind", "status", "text", "created_at", "sent_at", "wa_message_id",
     "receipts_expected", "receipt_cutoff", "delivered_at", "read_at", "played_at", "payload",
 )
 
 
-def message_csv(rows: Sequence[Any], people: People) -> list[tuple[Any, ...]]:
-    """:func:`message_row` as CSV cells, in ``MESSAGE_COLUMNS`` order: the transcript is the
-    largest file, so no dict per row, the values taken from each row in one step, every time
-    formatted once per chunk (a prompt and its poll share theirs), and only cells that may hold
-    text go through :func:`csv_cell` (ids, times and the delivery status never need it)."""
-    if not rows:
-        return []
-    fields = rows[0]._fields
-    values = itemgetter(*(fields.index(name) for name in _MESSAGE_READ))
-    cell, zone_of, scrub, scrub_value = csv_cell, people.zone, people.scrub, people.scrub_value
+def _reader(rows: Sequence[Any], names: Sequence[str]) -> Callable[[Any], Any]:
+    """The values of ``names`` taken from a row in one step (the rows of a chunk share their fields)."""
+    return itemgetter(*(rows[0]._fields.index(name) for name in names)) if rows else itemgetter(0)
+
+
+def message_csv(rows: Sequence[Any], people: People, cell: Callable[[Any], Any]) -> list[tuple[Any, ...]]:
+    """A chunk's ``messages`` rows in ``MESSAGE_COLUMNS`` order: the transcript is the largest
+    file, so no dict per row, the values taken from each row in one step, every time formatted
+    once per chunk (a prompt and its poll share theirs), and only cells that may hold text go
+    through ``cell`` (:func:`csv_cell` for CSV; ids, times and the delivery status never need it)."""
+    values = _reader(rows, _MESSAGE_READ)
+    zone_of, scrub, scrub_value = people.zone, people.scrub, people.scrub_value
     status_of = delivery_status
     stamp = stamps()
     out = []
@@ -131,28 +55,9 @@ def message_csv(rows: Sequence[Any], people: People) -> list[tuple[Any, ...]]:
             cell(payload.get("purpose")), None if options is None else cell(options),
             None if chosen is None else cell(chosen),
             cell(payload.get("vote_source") or ("tap" if "poll_message_id" in payload else None)),
-            cell(payload.get("handled_as")), "{}" if stored.__class__ is dict and not stored else cell(stored),
+            cell(payload.get("handled_as")), stored if stored.__class__ is dict and not stored else cell(stored),
         ))
     return out
-
-
-def delivery_row(row: Any, people: People) -> DeliveryRow:
-    pid, zone = row.participant_id, people.zone(row.participant_id)
-    sent, delivered, read = stamp(row.sent_at, zone), stamp(row.delivered_at, zone), stamp(row.read_at, zone)
-    voted, replied, reminder = stamp(row.voted_at, zone), stamp(row.replied_at, zone), stamp(row.reminder_at, zone)
-    return {
-        "id": row.id, "participant_id": pid, "schedule_id": row.schedule_id,
-        "local_date": row.local_date, "prompt_text": people.scrub(pid, row.prompt_text),
-        "prompt_message_id": row.prompt_message_id, "poll_message_id": row.poll_message_id,
-        "sent_at_utc": sent[0], "sent_at_local": sent[1], "delivered_at_utc": delivered[0],
-        "delivered_at_local": delivered[1], "read_at_utc": read[0], "read_at_local": read[1],
-        "vote": row.vote, "vote_source": row.vote_source, "voted_at_utc": voted[0], "voted_at_local": voted[1],
-        "vote_changes": row.vote_changes, "replied_at_utc": replied[0], "replied_at_local": replied[1],
-        "reminder_at_utc": reminder[0], "reminder_at_local": reminder[1], "reminder_sent": row.reminder_at is not None,
-        "outcome": delivery_outcome(row.vote, row.replied_at, row.reminder_at, not_delivered=delivery_status(
-            row.sent_at, row.delivered_at, row.read_at, receipts_expected=bool(row.receipts_expected),
-            cutoff=row.receipt_cutoff) == Outcome.NOT_DELIVERED),
-    }
 
 
 _DELIVERY_READ = (
@@ -162,13 +67,10 @@ _DELIVERY_READ = (
 )
 
 
-def delivery_csv(rows: Sequence[Any], people: People) -> list[tuple[Any, ...]]:
-    """:func:`delivery_row` as CSV cells, in ``DELIVERY_COLUMNS`` order (as :func:`message_csv`)."""
-    if not rows:
-        return []
-    fields = rows[0]._fields
-    values = itemgetter(*(fields.index(name) for name in _DELIVERY_READ))
-    cell, zone_of, scrub, stamp = csv_cell, people.zone, people.scrub, stamps()
+def delivery_csv(rows: Sequence[Any], people: People, cell: Callable[[Any], Any]) -> list[tuple[Any, ...]]:
+    """A chunk's ``deliveries`` rows in ``DELIVERY_COLUMNS`` order (as :func:`message_csv`)."""
+    values = _reader(rows, _DELIVERY_READ)
+    zone_of, scrub, stamp = people.zone, people.scrub, stamps()
     out = []
     for row in rows:
         (did, pid, schedule_id, local_date, prompt_text, prompt_id, poll_id, sent_at, delivered_at, read_at, vote,
@@ -180,7 +82,7 @@ def delivery_csv(rows: Sequence[Any], people: People) -> list[tuple[Any, ...]]:
             did, cell(pid), cell(schedule_id), cell(local_date), cell(scrub(pid, prompt_text)), cell(prompt_id),
             cell(poll_id), sent[0], sent[1], delivered[0], delivered[1], read[0], read[1], cell(vote),
             cell(vote_source), voted[0], voted[1], cell(vote_changes), replied[0], replied[1], reminder[0],
-            reminder[1], "false" if reminder_at is None else "true",
+            reminder[1], cell(reminder_at is not None),
             cell(delivery_outcome(vote, replied_at, reminder_at, not_delivered=delivery_status(
                 sent_at, delivered_at, read_at, receipts_expected=bool(expected),
                 cutoff=cutoff) == Outcome.NOT_DELIVERED)),

@@ -40,7 +40,6 @@ class _Plan:
     decision_batches: list[tuple[str, str]]
 
 
-
 def _event_chunk(model: Any, after: int, ceiling: int, limit: int, cutoff: datetime) -> Callable[[Session], list[Any]]:
     t = table_of(model)
     query = select(t, *_receipt_columns(model, t, cutoff)).where(t.c.id > after, t.c.id <= ceiling)
@@ -61,7 +60,6 @@ def _receipt_columns(model: Any, t: Any, cutoff: datetime) -> list[Any]:
         return [select(instance.c[name]).where(instance.c.id == t.c.instance_id).scalar_subquery().label(name)
                 for name in ("questionnaire_id", "occasion", "protocol_hash")]
     return []
-
 
 
 class _Writer:
@@ -89,7 +87,6 @@ class _Writer:
             self.stream.writelines(dumps(row, ensure_ascii=False, default=str) + "\n" for row in rows)
 
 
-
 @dataclass(frozen=True)
 class WorkerJob:
     """What :mod:`promptpipe.export.worker` writes: one table of this export's plan."""
@@ -103,13 +100,19 @@ class WorkerJob:
     temp: Path
 
 
-
 def _format(writer: _Writer, table: _Table, rows: list[Any], people: People) -> None:
-    csv_rows = table.csv_rows
-    if csv_rows is not None and writer.fmt == "csv":
-        writer.csv.writerows(csv_rows(rows, people))
-    else:
+    if table.chunk_rows is None:
+        assert table.build is not None
         writer.write(table.build(row, people) for row in rows)
+    elif writer.fmt == "csv":
+        writer.csv.writerows(table.chunk_rows(rows, people, csv_cell))
+    else:  # the same values, as they are
+        columns = table.columns
+        writer.write(dict(zip(columns, values, strict=True)) for values in table.chunk_rows(rows, people, _as_is))
+
+
+def _as_is(value: Any) -> Any:
+    return value
 
 
 _Read = Callable[[Session], list[Any]]
