@@ -102,6 +102,8 @@ async def test_a_flag_page_shows_the_messages_around_it_and_who_resolved_it_when
         assert marked and ZOFIA_SAYS in marked.group(0) and "The model&#39;s reason" in other
         assert "Alert not delivered yet" in other and BRAM_SAYS not in other
     assert await audited(study, "resolve_flag") == [("researcher-token", "dashboard")]
+    named = await study.web.app.db.run(lambda s: [e.participant_id for e in audit_entries(s, action="resolve_flag")])
+    assert named == [flag.participant_id]  # the audit entry names whose flag it was
 
     async with signed_in(study.web, "viewer") as client:
         refused = await client.get(f"/flags/{flag.id}")
