@@ -74,11 +74,18 @@ FORMULA_STARTS = frozenset("=+-@\t\r")
 Sheets (``=HYPERLINK(…)``, ``=cmd|…``, ``@SUM(…)``); OWASP: prefix such a cell with ``'``."""
 
 
+def _plain_phone(text: str) -> bool:
+    """A phone number in E.164 (``+`` and 8 to 15 digits): a spreadsheet reads it as a number at
+    worst, it runs nothing; left plain so that the identifiers key joins on it as stored."""
+    return 9 <= len(text) <= 16 and text[0] == "+" and text[1:].isascii() and text[1:].isdigit()
+
+
 def _csv_text(text: str) -> str:
-    """A text made safe for a spreadsheet: NULs removed, a would-be formula prefixed with ``'``."""
+    """A text made safe for a spreadsheet: NULs removed, a would-be formula prefixed with ``'``
+    (but a phone number in E.164)."""
     if "\x00" in text:
         text = text.replace("\x00", "")
-    if text and text[0] in FORMULA_STARTS:
+    if text and text[0] in FORMULA_STARTS and not _plain_phone(text):
         return "'" + text
     return text
 

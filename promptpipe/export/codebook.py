@@ -56,7 +56,8 @@ keep it apart from the data.
 Times are ISO 8601 to the second: `..._utc` in UTC, `..._local` on the participant's clock with
 its offset. In CSV an empty cell means no value, booleans are `true`/`false`, lists are joined
 with `;`, objects are JSON, and a text that starts with `=`, `+`, `-`, `@`, a tab or a carriage
-return has a `'` put in front so that spreadsheets do not run it as a formula. JSONL keeps real
+return has a `'` put in front so that spreadsheets do not run it as a formula (phone numbers in
+E.164, `+` and digits only, stay as they are). JSONL keeps real
 nulls, numbers, booleans, lists and objects, and texts exactly as stored (apart from the marks).
 
 ## Decisions and deliveries

@@ -29,6 +29,7 @@ from promptpipe.flow.safety_step import was_screened
 from promptpipe.flow.turn import FlowDeps, Outcome, Outgoing, TurnContext
 from promptpipe.logging import get_logger
 from promptpipe.pipeline.events import Enrolled, MessageReceived
+from promptpipe.pipeline.turn_writes import GreetingDropped, TurnWrite
 from promptpipe.storage.inbox_rows import InboxRow
 from promptpipe.tools import ToolContext
 from promptpipe.transport import Recipient
@@ -83,7 +84,10 @@ async def conversation_outcome(deps: FlowDeps, context: TurnContext, batch: list
     reply = commands.reply(state, Reply.STOPPED) if opted_out_by_model else result.text
     kind = (MessageKind.GREETING if greeting else MessageKind.COMMAND if opted_out_by_model else MessageKind.TEXT)
     key = keys.command_reply(batch[-1].id) if opted_out_by_model else keys.reply(batch[-1].id)
-    return Outcome([Outgoing(key, reply, kind, not_before=held)], model_turn=True, log=("turn_done", {
+    # the participant wrote and the coach answered: a greeting still held for quiet hours would come
+    # after the conversation has begun, so it is dropped
+    dropped: list[TurnWrite] = [] if greeting else [GreetingDropped(state.participant.id)]
+    return Outcome([Outgoing(key, reply, kind, not_before=held)], writes=dropped, model_turn=True, log=("turn_done", {
         "module": module.name, "rounds": result.rounds, "tools": result.tools_called, "inputs": len(batch),
         "stopped": result.stopped, **({"reply": result.text} if deps.config.debug else {})}))
 

@@ -23,7 +23,7 @@ from promptpipe.errors import AdminError, Conflict, NotFound
 from promptpipe.logging import get_logger
 from promptpipe.pilot.alarms import REMINDER_KINDS, next_self_report
 from promptpipe.pilot.sandbox import STOP_GRACE_S, Compose, Engine, Sandbox, sandbox_settings
-from promptpipe.pilot.views import PilotMessage, PilotView, Skipped, SkipTo
+from promptpipe.pilot.views import PilotMessage, PilotView, Skipped, SkipTo, in_sent_order
 from promptpipe.research import reports
 from promptpipe.research._common import validate_text
 from promptpipe.scheduling.jobs import DAILY
@@ -122,7 +122,8 @@ class Pilot:
         self.last_used = self.outer.now()
         detail = await reports.show(self.db, PILOT_PHONE)
         rows = await reports.transcript(self.db, PILOT_PHONE, limit=MOST_SHOWN)
-        messages = []
+        messages: list[PilotMessage] = []
+        sent_at = {row.id: datetime.fromisoformat(row.sent_at) for row in rows if row.sent_at}
         for row in rows:
             options = tuple(str(option) for option in row.payload.get("options", ())) if row.kind in POLL_KINDS else ()
             messages.append(PilotMessage(
@@ -131,8 +132,8 @@ class Pilot:
                 tappable=bool(options) and row.whatsapp_id is not None and row.status == MessageStatus.SENT))
         return PilotView(owner=self.owner, name=self.name, zone=self.zone, started_at=self.started_at,
                          now=self.clock.now() + max(self.outer.now() - self._mark, _ZERO), status=detail.status,
-                         stage=detail.sub_state, messages=tuple(messages), waiting=detail.inputs_waiting,
-                         unsent=detail.replies_unsent)
+                         stage=detail.sub_state, messages=in_sent_order(messages, sent_at),
+                         waiting=detail.inputs_waiting, unsent=detail.replies_unsent)
 
     async def stop(self) -> None:
         """End it: stop its work, close its database and delete it."""

@@ -3,6 +3,7 @@ and where they stand (frozen: a snapshot taken between two actions)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -77,3 +78,12 @@ class Skipped:
     """Alarms fired on the way (the one skipped to included)."""
     sent: int
     """Messages the study sent meanwhile (none: e.g. its decision at that prompt was not to send one)."""
+
+
+def in_sent_order(messages: Sequence[PilotMessage], sent_at: Mapping[int, datetime]) -> tuple[PilotMessage, ...]:
+    """The conversation as the phone saw it: each message at the time it went (``sent_at``, by id; a
+    participant's at the time it came), those not sent yet last, in the order they were written."""
+    def when(message: PilotMessage) -> tuple[bool, datetime]:
+        went = message.at if message.incoming else sent_at.get(message.id)
+        return (went is None, went or message.at)
+    return tuple(sorted(messages, key=when))

@@ -28,6 +28,7 @@ from promptpipe.questionnaires.store.writes import (
 )
 from promptpipe.storage.deliveries import mark_reminder_sent, record_delivery, recount, set_vote
 from promptpipe.storage.inbox_rows import InboxRow, merge_inbox_payload
+from promptpipe.storage.outbox_rows import drop_held_greetings
 from promptpipe.storage.transcript import annotate_message, set_kind
 from promptpipe.study.store.decisions import DecisionValues, record_decision
 
@@ -180,8 +181,16 @@ class InstanceMoved:
     window: tuple[datetime, datetime] | None
 
 
+@dataclass(frozen=True)
+class GreetingDropped:
+    """The conversation has begun: a greeting still held for quiet hours no longer goes."""
+
+    participant_id: str
+
+
 TurnWrite = (InboxNote | MessageNote | Refiled | Decision | Delivery | Recount | VoteSet | ReminderSent | PollNoted
-             | ItemAsked | TriesCounted | ItemAnswered | InstanceEnded | InstancesPlanned | InstanceMoved)
+             | ItemAsked | TriesCounted | ItemAnswered | InstanceEnded | InstancesPlanned | InstanceMoved
+             | GreetingDropped)
 
 
 def apply_writes(session: Session, writes: Sequence[TurnWrite], ids: MessageIds) -> None:
@@ -220,6 +229,8 @@ def apply_writes(session: Session, writes: Sequence[TurnWrite], ids: MessageIds)
                 _plan(session, write)
             case InstanceMoved(instance_id, due_at, window):
                 reschedule_instance(session, instance_id, due_at, window)
+            case GreetingDropped(participant_id):
+                drop_held_greetings(session, participant_id)
 
 
 def _deliver(session: Session, delivery: Delivery, ids: MessageIds) -> None:

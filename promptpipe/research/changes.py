@@ -19,6 +19,7 @@ from promptpipe.domain.numbers import ONE_NUMBER, NumberPlan
 from promptpipe.domain.states import Status
 from promptpipe.domain.text import has_undecodable
 from promptpipe.errors import AdminError, Conflict, DuplicateKey, Forbidden
+from promptpipe.export.cells import FORMULA_STARTS
 from promptpipe.flow.team_changes import STATUS_CHANGES
 from promptpipe.logging import get_logger
 from promptpipe.pipeline.events import DailyPromptDue, Enrolled, TeamAction, TeamChange, as_input
@@ -114,6 +115,9 @@ def valid_name(name: str) -> str:
     name = validate_text("--name", name, NAME_CHARS, required=True)
     if "\n" in name or "\r" in name:
         raise AdminError("--name: a name is one line")
+    if name[0] in FORMULA_STARTS:
+        raise AdminError("--name: a name cannot start with =, +, - or @ (a spreadsheet would run it as a "
+                         "formula); write it without that first character")
     return name
 
 

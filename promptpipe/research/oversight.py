@@ -43,11 +43,16 @@ async def flags(db: Database, *, include_resolved: bool = False) -> list[FlagEnt
 
 
 async def resolve(db: Database, clock: Clock, *, flag_id: int, note: str, by: str = "") -> str:
+    return (await resolve_naming(db, clock, flag_id=flag_id, note=note, by=by))[0]
+
+
+async def resolve_naming(db: Database, clock: Clock, *, flag_id: int, note: str, by: str = "") -> tuple[str, str]:
+    """Resolve the flag: what :func:`resolve` says, and the participant's id (for the audit entry)."""
     note = validate_text("--note", note, REASON_CHARS, required=True)
     by = validate_text("--by", by or researcher_name(), NAME_CHARS)
     now = clock.now()
     flag = await db.run(lambda session: resolve_flag(session, flag_id, note=note, by=by, now=now))
-    return f"flag {flag.id} ({flag.severity}, participant {flag.participant_id}) resolved by {by}"
+    return f"flag {flag.id} ({flag.severity}, participant {flag.participant_id}) resolved by {by}", flag.participant_id
 
 
 STUCK_ATTEMPTS = 3

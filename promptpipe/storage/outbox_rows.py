@@ -12,7 +12,7 @@ from typing import Any
 from sqlalchemy import Integer, and_, bindparam, exists, func, literal_column, or_, select, update
 from sqlalchemy.orm import Session
 
-from promptpipe.domain.messages import MessageStatus
+from promptpipe.domain.messages import MessageKind, MessageStatus
 from promptpipe.storage.commit_hooks import consent_board
 from promptpipe.storage.models import Message, Participant, table_of
 from promptpipe.storage.numbers_served import number_filter, of_numbers
@@ -22,8 +22,8 @@ from promptpipe.storage.queue_tables import OutboxItem, OutboxStatus
 
 _OUTBOX = table_of(OutboxItem)
 
-__all__ = ["CLAIM_BATCH", "Claimed", "Queued", "claim_due", "claim_next", "claim_queued", "claim_statement",
-           "may_still_go", "record_sends", "settle_interrupted"]
+__all__ = ["CLAIM_BATCH", "GREETING_DROPPED", "Claimed", "Queued", "claim_due", "claim_next", "claim_queued",
+           "claim_statement", "drop_held_greetings", "may_still_go", "record_sends", "settle_interrupted"]
 
 CLAIM_BATCH = 200
 _MESSAGE = table_of(Message)
@@ -258,3 +258,26 @@ def _update_by_id(table: Any, columns: tuple[str, ...]) -> Prepared:
         _UPDATES[key] = Prepared(update(table).where(table.c.id == bindparam("row_id"))
                          .values({name: bindparam(f"new_{name}") for name in columns}))
     return _UPDATES[key]
+
+
+GREETING_DROPPED = "dropped: the participant wrote first and the coach already answered"
+"""What a held greeting dropped by the conversation says (``last_error``)."""
+
+
+def drop_held_greetings(session: Session, participant_id: str) -> int:
+    """Cancel the participant's greetings still waiting (held for quiet hours): the conversation has
+    begun without them. Their transcript rows say ``cancelled`` too. Returns how many."""
+    m = _MESSAGE.c
+    waiting = (select(_OUTBOX.c.message_id)
+               .join(_MESSAGE, m.id == _OUTBOX.c.message_id)
+               .where(_OUTBOX.c.participant_id == participant_id, _OUTBOX.c.status == OutboxStatus.PENDING,
+                      m.kind == MessageKind.GREETING))
+    connection = session.connection()
+    message_ids = list(connection.execute(waiting).scalars())
+    if not message_ids:
+        return 0
+    connection.execute(update(_OUTBOX).where(_OUTBOX.c.message_id.in_(message_ids),
+                                             _OUTBOX.c.status == OutboxStatus.PENDING)
+                       .values(status=OutboxStatus.CANCELLED, last_error=GREETING_DROPPED))
+    connection.execute(update(_MESSAGE).where(m.id.in_(message_ids)).values(status=MessageStatus.CANCELLED))
+    return len(message_ids)

@@ -155,8 +155,9 @@ async def resolve_flag(request: Request, flag_id: Annotated[int, PathParam(ge=1,
                        body: ResolveRequest, caller: Researcher) -> dict[str, str]:
     """Mark a safety flag as dealt with, with a note on what was done."""
     ctx = context(request)
-    line = await oversight.resolve(ctx.db, ctx.clock, flag_id=flag_id, note=body.note, by=caller.name)
-    await audit(ctx.db, ctx.clock, caller, "resolve_flag", detail={"flag_id": flag_id})
+    line, participant_id = await oversight.resolve_naming(ctx.db, ctx.clock, flag_id=flag_id, note=body.note,
+                                                          by=caller.name)
+    await audit(ctx.db, ctx.clock, caller, "resolve_flag", participant_id=participant_id, detail={"flag_id": flag_id})
     return {"message": line}
 
 

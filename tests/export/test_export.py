@@ -726,10 +726,10 @@ async def test_include_identifiers_writes_the_key_apart(db: Database, study: dic
     assert sorted(p.name for p in out.iterdir()) == export_names("csv", "identifiers")
     columns, key = read_csv(out / "identifiers.csv")
     assert columns == ["participant_id", "phone", "name"]
-    # A phone number starts with "+", so like every such CSV cell it carries the spreadsheet quote.
+    # Phone numbers stay plain E.164 (no spreadsheet quote): the key joins on them as they are.
     assert key == [
-        {"participant_id": "p-ana", "phone": "'" + ANA_PHONE, "name": ANA_NAME},
-        {"participant_id": "p-ravi", "phone": "'" + RAVI_PHONE, "name": RAVI_NAME},
+        {"participant_id": "p-ana", "phone": ANA_PHONE, "name": ANA_NAME},
+        {"participant_id": "p-ravi", "phone": RAVI_PHONE, "name": RAVI_NAME},
     ]
     for name in STUDY_FILES:  # the study data itself stays pseudonymised
         data = (out / f"{name}.csv").read_bytes()
@@ -829,6 +829,9 @@ async def test_csv_neutralises_formulas_and_drops_nuls(db: Database, study: dict
     # Numbers stay numbers in CSV, negative ones too; the same texts get the quote.
     assert [csv_cell(v) for v in (-2, -1.5, 0, 3.25)] == [-2, -1.5, 0, 3.25]
     assert [csv_cell(v) for v in ("-2", "-1.5", "+1", "2")] == ["'-2", "'-1.5", "'+1", "2"]
+    # A phone number in E.164 is no formula a spreadsheet could run: it stays as it is.
+    assert [csv_cell(v) for v in ("+14165550101", "+1416555010x", "+1 416")] == \
+        ["+14165550101", "'+1416555010x", "'+1 416"]
 
 
 # ---------------------------------------------------------------- file modes

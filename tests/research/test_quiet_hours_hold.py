@@ -52,7 +52,22 @@ async def test_a_greeting_at_night_waits_for_the_morning_and_holds_back_no_reply
     await at(app, utc(2026, 1, 6, 11, 59))
     assert "Hi Ana!" not in transport.texts_to(ANA)
     await at(app, MORNING)
-    assert transport.texts_to(ANA)[-1] == "Hi Ana!"
+    # the coach already answered her: the held greeting is dropped, not sent into the conversation
+    assert transport.texts_to(ANA) == ["I'm here: this is the habit study."]
+
+
+async def test_a_greeting_held_overnight_goes_in_the_morning_when_nobody_wrote(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer,
+) -> None:
+    transport = MemoryTransport()
+    app = await make_app(transport, **with_study(NIGHTS_OFF))
+    await at(app, NIGHT)
+    await admin.enroll(app.db, app.clock, admin.Enrolment(phone=ANA, name="Ana", timezone="America/Toronto",
+                       study=app.settings.study))
+    fake_openai.say("Hi Ana!", match="Participant: Ana")
+    await app.run_until_idle()
+    await at(app, MORNING)
+    assert transport.texts_to(ANA) == ["Hi Ana!"]
 
 
 async def test_a_team_message_at_night_can_wait_for_the_end_of_quiet_hours(

@@ -411,6 +411,8 @@ async def test_a_flag_is_listed_and_resolved_with_a_note(web: Web, fake: FakeOpe
     assert resolved.status_code == 200 and "resolved by researcher-token" in resolved.json()["message"]
     assert again.status_code == 409
     assert open_flags == [] and every_flag[0]["resolved_by"] == "researcher-token"
+    named = await web.app.db.run(lambda s: [e.participant_id for e in audit_entries(s, action="resolve_flag")])
+    assert named == [pid]  # the audit entry names whose flag it was
 
 
 async def test_the_consent_ledger_names_the_token(web: Web) -> None:

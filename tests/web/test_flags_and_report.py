@@ -102,6 +102,8 @@ async def test_a_flag_page_shows_the_messages_around_it_and_who_resolved_it_when
         assert marked and ZOFIA_SAYS in marked.group(0) and "The model&#39;s reason" in other
         assert "Alert not delivered yet" in other and BRAM_SAYS not in other
     assert await audited(study, "resolve_flag") == [("researcher-token", "dashboard")]
+    named = await study.web.app.db.run(lambda s: [e.participant_id for e in audit_entries(s, action="resolve_flag")])
+    assert named == [flag.participant_id]  # the audit entry names whose flag it was
 
     async with signed_in(study.web, "viewer") as client:
         refused = await client.get(f"/flags/{flag.id}")
@@ -114,6 +116,22 @@ async def test_a_flag_page_shows_the_messages_around_it_and_who_resolved_it_when
         assert "Called him" in detail["note"] and "phone" not in detail
         assert (await api.get("/api/v1/flags/999999")).status_code == 404
         assert (await viewer.get(f"/api/v1/flags/{flag.id}")).status_code == 403
+
+
+@SQLITE_ONLY
+async def test_an_open_flag_shows_on_the_persons_page_for_those_who_may_see_flags(study: Study) -> None:
+    [flag] = await oversight.flags(study.web.app.db)
+    person = f"/participants/{flag.participant_id}"
+    async with signed_in(study.web, "researcher") as client:
+        page = (await client.get(person)).text
+        shown = re.search(r'<section class="card flags" id="open-flags".*?</section>', page, re.S)
+        assert shown and f'href="/flags/{flag.id}"' in shown.group(0) and "high" in shown.group(0)
+        await client.post(f"/flags/{flag.id}/resolve", data={"csrf": csrf_of(page), "note": "Called him."})
+        assert 'id="open-flags"' not in (await client.get(person)).text  # resolved: no longer open
+    await study.web.app.db.run(lambda s: add_flags(s, flag.participant_id, [
+        NewFlag(FlagSource.MODEL, Severity.MEDIUM, "sounds low")], study.web.app.clock.now(), alert=False))
+    async with signed_in(study.web, "viewer") as client:  # a viewer may not open flags
+        assert 'id="open-flags"' not in (await client.get(person)).text
 
 
 # ------------------------------------------------------------------------------------ the report

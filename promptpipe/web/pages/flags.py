@@ -76,15 +76,16 @@ async def resolve(request: Request, flag_id: str, found: Annotated[Visitor, Depe
     try:
         if not note:
             raise AdminError("Write a note on what was done before resolving the flag.")
-        await oversight.resolve(found.ctx.db, found.ctx.clock, flag_id=number, note=note, by=found.caller.name)
+        _, participant_id = await oversight.resolve_naming(found.ctx.db, found.ctx.clock, flag_id=number, note=note,
+                                                           by=found.caller.name)
     except AdminError as exc:
         if back == "flag" and number:
             return await flag_page(request, found, number, error=api_words(str(exc)), note=note,
                                    status_code=status_for(exc)[0])
         return await _page(request, found, error=api_words(str(exc)), failed_flag=number, note=note,
                            status_code=status_for(exc)[0])
-    await audit(found.ctx.db, found.ctx.clock, found.caller, "resolve_flag", detail={"flag_id": number},
-                via="dashboard")
+    await audit(found.ctx.db, found.ctx.clock, found.caller, "resolve_flag", participant_id=participant_id,
+                detail={"flag_id": number}, via="dashboard")
     if back == "flag":
         return RedirectResponse(f"{flag_url(number)}?done={FlagStatus.RESOLVED}", status_code=303)
     return RedirectResponse(f"/flags?resolved={number}", status_code=303)

@@ -24,6 +24,7 @@ from promptpipe.web.api_inputs import MAX_INPUTS
 from promptpipe.web.pages._lists import STAGE_LABELS
 from promptpipe.web.pages._render import PageError, Visitor, attempt, render, visitor
 from promptpipe.web.pages._times import TimeLabel, from_label
+from promptpipe.web.pages.flag import flag_url
 from promptpipe.web.pages.participants import share_text
 from promptpipe.web.pages.questionnaires import HIDDEN, QuestionnaireSection, questionnaire_section
 
@@ -99,6 +100,15 @@ class StuckLine(TypedDict):
     state: str
 
 
+class FlagLine(TypedDict):
+    """An open safety flag about them (for those who may open flags)."""
+
+    id: int
+    page: str
+    severity: str
+    at: TimeLabel | None
+
+
 class Profile(TypedDict):
     """What the page says about them; the identifying part only for researchers and admins."""
 
@@ -139,6 +149,7 @@ class ParticipantView(ScheduleLines):
     profile: Profile
     questionnaires: QuestionnaireSection
     stuck: list[StuckLine]
+    flags: list[FlagLine]
     messages: list[MessageLine]
     more_messages: int
     hidden_text: str
@@ -246,7 +257,11 @@ async def participant_view(found: Visitor, participant_id: str) -> ParticipantVi
     study = found.ctx.settings.study
     stuck = (await attempt(oversight.inbox_rows(reader, stuck_only=True, participant_id=participant_id,
                                                 limit=MAX_INPUTS)) if found.identified else [])
+    flags = ([flag for flag in await attempt(oversight.flags(reader)) if flag.participant_id == participant_id]
+             if found.identified else [])
     return {"profile": _profile(found, row, listed), **_schedules(found, schedules), "questionnaires": questionnaires,
+            "flags": [{"id": flag.id, "page": flag_url(flag.id), "severity": flag.severity,
+                       "at": found.when(flag.at, row.timezone)} for flag in flags],
             "stuck": [{"id": item.id, "kind": item.kind.replace("_", " "), "at": found.when(item.at, row.timezone),
                        "attempts": item.attempts, "error": item.last_error,
                        "state": "given up on" if item.status == InboxStatus.FAILED else "still being tried"}
