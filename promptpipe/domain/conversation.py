@@ -13,7 +13,7 @@ from typing import Any
 
 from promptpipe.domain.consent import ConsentRecord
 from promptpipe.domain.localtime import DailySpec, zone_or_utc
-from promptpipe.domain.messages import MessageKind
+from promptpipe.domain.messages import MessageKind, MessageStatus
 from promptpipe.domain.profile import Profile
 from promptpipe.domain.quiet_hours import after_quiet_hours
 from promptpipe.domain.safety import NewFlag
@@ -60,12 +60,15 @@ class HistoryEntry:
     text: str
     id: int = 0
     """The transcript message id (0 when not from the transcript)."""
+    held_greeting: bool = False
+    """A greeting not sent yet (held for quiet hours): a turn that answers the participant drops it."""
 
     @classmethod
-    def of(cls, role: str, kind: str, text: str, message_id: int = 0) -> HistoryEntry:
+    def of(cls, role: str, kind: str, text: str, message_id: int = 0, status: str = "") -> HistoryEntry:
         """A transcript message as the model reads it: a message from the research team is
         marked as theirs (the participant got the words alone)."""
-        return cls(role, f"{RESEARCHER_NOTE} {text}" if kind == MessageKind.RESEARCHER else text, message_id)
+        return cls(role, f"{RESEARCHER_NOTE} {text}" if kind == MessageKind.RESEARCHER else text, message_id,
+                   kind == MessageKind.GREETING and status == MessageStatus.QUEUED)
 
 
 @dataclass

@@ -85,8 +85,9 @@ async def conversation_outcome(deps: FlowDeps, context: TurnContext, batch: list
     kind = (MessageKind.GREETING if greeting else MessageKind.COMMAND if opted_out_by_model else MessageKind.TEXT)
     key = keys.command_reply(batch[-1].id) if opted_out_by_model else keys.reply(batch[-1].id)
     # the participant wrote and the coach answered: a greeting still held for quiet hours would come
-    # after the conversation has begun, so it is dropped
-    dropped: list[TurnWrite] = [] if greeting else [GreetingDropped(state.participant.id)]
+    # after the conversation has begun, so it is dropped (read from the history: no statement when none is held)
+    greeting_held = not greeting and any(entry.held_greeting for entry in context.history)
+    dropped: list[TurnWrite] = [GreetingDropped(state.participant.id)] if greeting_held else []
     return Outcome([Outgoing(key, reply, kind, not_before=held)], writes=dropped, model_turn=True, log=("turn_done", {
         "module": module.name, "rounds": result.rounds, "tools": result.tools_called, "inputs": len(batch),
         "stopped": result.stopped, **({"reply": result.text} if deps.config.debug else {})}))

@@ -133,7 +133,7 @@ def queue_outgoing(
 
 
 _NO_ID_ABOVE = 2**31 - 1  # the largest id an INTEGER column holds (PostgreSQL)
-_HISTORY = Prepared(select(_MESSAGE.c.id, _MESSAGE.c.role, _MESSAGE.c.kind, _MESSAGE.c.text)
+_HISTORY = Prepared(select(_MESSAGE.c.id, _MESSAGE.c.role, _MESSAGE.c.kind, _MESSAGE.c.text, _MESSAGE.c.status)
             .where(_MESSAGE.c.participant_id == bindparam("pid"), _MESSAGE.c.kind.not_in(HIDDEN_FROM_MODEL),
                    _MESSAGE.c.id < bindparam("before"), _MESSAGE.c.id > bindparam("after"))
             .order_by(_MESSAGE.c.id.desc()).limit(bindparam("limit", type_=Integer)))
@@ -150,7 +150,7 @@ def history_before(
     rows = _HISTORY.rows(session.connection(), {
         "pid": participant_id, "before": before_id if before_id is not None else _NO_ID_ABOVE, "after": after_id,
         "limit": limit})
-    return [HistoryEntry.of(role, kind, text, row_id) for row_id, role, kind, text in reversed(rows)]
+    return [HistoryEntry.of(role, kind, text, row_id, status) for row_id, role, kind, text, status in reversed(rows)]
 
 
 def set_kind(session: Session, message_ids: list[int], kind: str) -> None:
