@@ -24,11 +24,9 @@ from promptpipe.storage.db import Database
 from promptpipe.storage.models import table_of
 from promptpipe.study.store.tables import QuestionnaireAnswer, QuestionnaireInstance
 
-__all__ = [
-    "INSTANCE_COLUMNS", "OUTCOMES", "UNFINISHED", "AnswerRow", "EndCount", "InstanceCount", "InstanceRow", "Reason",
-    "Tally", "by_questionnaire", "end_counts", "instance_page", "instances_with_answers", "outcome_of",
-    "participants_with_instances", "status_counts", "tally",
-]
+__all__ = ["INSTANCE_COLUMNS", "OUTCOMES", "UNFINISHED", "AnswerRow", "EndCount", "InstanceCount", "InstanceRow",
+           "Reason", "Tally", "by_questionnaire", "end_counts", "instance_page", "instances_with_answers",
+           "outcome_of", "participants_with_instances", "status_counts", "tally"]
 
 _INSTANCE = table_of(QuestionnaireInstance)
 _ANSWER = table_of(QuestionnaireAnswer)

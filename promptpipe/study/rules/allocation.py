@@ -34,10 +34,8 @@ from dataclasses import dataclass
 
 from promptpipe.study.rules.protocol import Allocation, Arm
 
-__all__ = [
-    "LEGACY_SCHEME", "SCHEME", "SCHEMES", "SEED_BYTES", "Place", "arm_at", "block_for", "new_seed",
-    "places", "seed_fingerprint", "stratum_key",
-]
+__all__ = ["LEGACY_SCHEME", "SCHEME", "SCHEMES", "SEED_BYTES", "Place", "arm_at", "block_for", "new_seed", "places",
+           "seed_fingerprint", "stratum_key"]
 
 SEED_BYTES = 32
 SCHEME = "hmac-sha256-v1"
