@@ -1,11 +1,6 @@
-"""What researchers do: enroll, list, show, simulate, read transcripts, change a status, write to
-participants (consent, safety flags and stuck inputs are followed in
-:mod:`promptpipe.research.oversight`).
-
-Every function works whether or not ``serve`` is running: it writes rows to the shared database and
-the service picks them up (the greeting of a new participant, a simulated message) within seconds.
-Functions return plain data; the CLI formats it.
-"""
+"""The admin script's operations in one place: enroll, list, show, simulate, transcripts, status
+changes, messages. Each works whether or not ``serve`` runs: it writes rows to the shared database
+and the service picks them up within seconds. Functions return plain data; the CLI formats it."""
 
 from __future__ import annotations
 
@@ -30,10 +25,8 @@ from promptpipe.research.simulate import (
 )
 from promptpipe.study.operations import allocation_counts, extend
 
-__all__ = [
-    "REACTION_TARGETS", "STATUS_COMMANDS", "Enrolment", "allocation_counts", "broadcast", "broadcast_count",
-    "broadcast_preview", "enroll", "extend", "find", "list_participants", "pending_timers", "refuse_if_live",
-    "researcher_name", "schedules",
-    "send_message", "send_prompt_now", "set_status", "set_timezone", "show", "simulate", "simulate_reaction",
-    "simulate_vote", "transcript", "update_participant", "validate_phone", "validate_text", "validate_timezone",
-]
+__all__ = ["REACTION_TARGETS", "STATUS_COMMANDS", "Enrolment", "allocation_counts", "broadcast", "broadcast_count",
+           "broadcast_preview", "enroll", "extend", "find", "list_participants", "pending_timers", "refuse_if_live",
+           "researcher_name", "schedules", "send_message", "send_prompt_now", "set_status", "set_timezone", "show",
+           "simulate", "simulate_reaction", "simulate_vote", "transcript", "update_participant", "validate_phone",
+           "validate_text", "validate_timezone"]

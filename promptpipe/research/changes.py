@@ -34,7 +34,7 @@ from promptpipe.research._common import (
 from promptpipe.research.quiet_check import quiet_hours_wait
 from promptpipe.research.reports import participant_row
 from promptpipe.research.team_requests import request_change
-from promptpipe.research.views import ParticipantView
+from promptpipe.research.views import ParticipantView, iso
 from promptpipe.storage.db import Database
 from promptpipe.storage.inbox_rows import add_input
 from promptpipe.storage.models import Participant
@@ -168,14 +168,12 @@ async def send_prompt_now(db: Database, clock: Clock, *, phone: str, quiet: Quie
     now = clock.now()
     end = quiet_hours_wait(quiet, who=participant.phone, timezone=participant.timezone, now=now,
                            what="the prompt", anyway=anyway, after_quiet_hours=after_quiet_hours)
-    event = DailyPromptDue(manual=True, not_before=end.isoformat() if end else None)
+    event = DailyPromptDue(manual=True, not_before=iso(end))
     key = keys.manual_prompt(participant.id, secrets.token_hex(4))
     inbox_id = await db.run(lambda session: add_input(
         db, session, as_input(event, key=key, participant_id=participant.id), now))
     assert inbox_id is not None
     return inbox_id
-
-
 
 
 async def update_participant(db: Database, clock: Clock, *, who: str, name: str | None = None,
@@ -190,15 +188,10 @@ async def update_participant(db: Database, clock: Clock, *, who: str, name: str 
     erased = Forbidden(f"{participant.id} was erased: their personal data is gone and cannot be added back")
     if participant.erased_at is not None:
         raise erased
-    changed: list[str] = []
-    if name is not None and name != participant.name:
-        changed.append(f"name changed from {participant.name!r} to {name!r}")
-    else:
-        name = None
-    if background is not None and background != participant.background:
-        changed.append("background notes " + ("updated" if background else "cleared"))
-    else:
-        background = None
+    name = None if name == participant.name else name
+    background = None if background == participant.background else background
+    changed = [*([f"name changed from {participant.name!r} to {name!r}"] if name is not None else []),
+               *(["background notes " + ("updated" if background else "cleared")] if background is not None else [])]
     if not changed:
         return f"{participant.phone}: nothing changed"
     now = clock.now()

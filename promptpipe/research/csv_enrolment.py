@@ -1,24 +1,16 @@
 """Enrolling many participants from one CSV file (the dashboard's ``/participants/import`` and
 ``POST /api/v1/participants/import``).
 
-The file is UTF-8 text with a header row naming its columns: ``phone``, ``name`` and ``timezone``
-(required, as ``promptpipe-admin enroll`` requires them), ``background`` (optional), ``number``
-(optional: the deployment's WhatsApp number to write to them from, as ``enroll --number`` names
-it; empty: the deployment's rule gives one) and one column per field the study's allocation is
-stratified by (required then). Any other column is a problem.
+UTF-8 with a header row: ``phone``, ``name``, ``timezone`` (required), ``background`` and
+``number`` (optional; empty: the deployment's rule gives one), and one required column per field
+the allocation is stratified by; any other column is a problem.
 
-:func:`check_import` (the dry run) checks every row with enrolment's own checks
-(:mod:`promptpipe.research.enrolment_checks`), against who is enrolled already and against the
-file's other rows, and writes nothing. :func:`run_import` runs the same check and then, only when
-neither the file nor any row has a problem, enrols the rows in order, each with
-:func:`promptpipe.research.changes.enroll` (so each is allocated, recorded and greeted exactly as
-one enrolled at the terminal) and each audited. The rule is the simplest honest one: nothing is
-written while any row has a problem; fix the file and send it again. Only a row whose phone someone
-else enrols between the check and its turn is then refused on its own (with its problem); the rows
-after it are still enrolled.
-
-At most :data:`MAX_IMPORT_ROWS` rows at a time: each enrolment is a transaction of its own (with
-its audit entry), so a file is done within seconds, not minutes."""
+:func:`check_import` (the dry run) checks every row with enrolment's own checks, against who is
+enrolled and against the file's other rows, writing nothing. :func:`run_import` enrols the rows
+in order with :func:`promptpipe.research.changes.enroll` (each allocated, greeted and audited as
+at the terminal), but only when nothing has a problem: fix the file and send it again. Only a row
+whose phone someone else enrols meanwhile is then refused on its own. At most
+:data:`MAX_IMPORT_ROWS` rows: each enrolment is its own transaction, so a file takes seconds."""
 
 from __future__ import annotations
 
@@ -221,12 +213,6 @@ def _details(entry: Entry) -> Details:
                    strata=entry.strata)
 
 
-def _phone_problem(raw: str, message: str) -> str:
-    if raw.isdigit():  # a spreadsheet took the number for a number and dropped its +
-        return f"{message} (a spreadsheet may have dropped the +: format the column as text)"
-    return message
-
-
 def _number_problem(number: str, numbers: NumberPlan | None) -> str | None:
     """What is wrong with a row's number (``numbers`` None: the deployment's are unknown here, so
     only the name's shape is checked; the enrolment checks it against them)."""
@@ -253,10 +239,9 @@ def check_rows(parsed: Parsed, study: Study, enrolled: Mapping[str, str] | None 
     for entry in parsed.entries:
         phone, problems = check_details(study, _details(entry))
         found = [entry.problem] if entry.problem else []
-        found += [_phone_problem(entry.phone, str(problem)) if problem.field == "phone" else str(problem)
-                  for problem in problems]
-        number_problem = _number_problem(entry.number, numbers)
-        if number_problem:
+        found += [f"{problem} (a spreadsheet may have dropped the +: format the column as text)"
+                  if problem.field == "phone" and entry.phone.isdigit() else str(problem) for problem in problems]
+        if number_problem := _number_problem(entry.number, numbers):
             found.append(number_problem)
         if phone is not None:
             if phone in first_line:

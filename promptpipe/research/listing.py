@@ -11,7 +11,7 @@ from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.participant_filter import ParticipantFilter, ParticipantSort
 from promptpipe.domain.states import Stage, Status
 from promptpipe.errors import AdminError
-from promptpipe.research.views import ListedRow, ParticipantPage
+from promptpipe.research.views import ListedRow, ParticipantPage, iso
 from promptpipe.storage.db import Database
 from promptpipe.storage.participant_list import (
     ListedParticipant,
@@ -59,15 +59,11 @@ async def participant_list(db: Database, clock: Clock, flt: ParticipantFilter, o
 def listed_row(row: ListedParticipant, now: datetime) -> ListedRow:
     local_today = now.astimezone(zone_or_utc(row.timezone)).date()
     day = study_day(date.fromisoformat(row.day_one), local_today) if row.day_one else None
-
-    def when(value: datetime | None) -> str | None:
-        return value.isoformat() if value else None
-
     return ListedRow(
         id=row.id, phone=row.phone, name=row.name, timezone=row.timezone, status=Status(row.status),
         stage=Stage(row.stage), arm=row.arm, study_day=day, day_one=row.day_one, extra_days=row.extra_days,
-        enrolled_at=row.enrolled_at.isoformat(), completed_at=when(row.completed_at),
-        erased=row.erased_at is not None, last_in_at=when(row.last_in_at), last_out_at=when(row.last_out_at),
+        enrolled_at=row.enrolled_at.isoformat(), completed_at=iso(row.completed_at),
+        erased=row.erased_at is not None, last_in_at=iso(row.last_in_at), last_out_at=iso(row.last_out_at),
         prompts_sent=row.prompts_sent, prompts_answered=row.prompts_answered,
         answered_share=round(row.prompts_answered / row.prompts_sent, 3) if row.prompts_sent else None,
         current_streak=row.current_streak,

@@ -1,12 +1,7 @@
 """Messages from the research team: to one participant (``send``) or to everyone a filter matches
-(``broadcast``).
-
-Nothing is sent here. Each message is an inbox row; the running service's flow turns it into a
-transcript row (kind ``researcher``) and an outbox row in one transaction, and the outbox sends it
-under ``SEND_RATE_PER_SECOND``. Consent is never overridden: nobody who sent STOP, was withdrawn or
-whose data was erased is written to. ``send`` refuses them; a broadcast skips them and says how
-many it skipped; and the flow checks again when it sends, in case their consent changed since.
-"""
+(``broadcast``). Each is an inbox row the running service's flow turns into a transcript row and
+an outbox row. Consent is never overridden: ``send`` refuses whoever sent STOP, was withdrawn or
+erased, a broadcast skips them (and counts them), and the flow checks again when it sends."""
 
 from __future__ import annotations
 

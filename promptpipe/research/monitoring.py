@@ -22,6 +22,7 @@ from promptpipe.errors import AdminError
 from promptpipe.research._common import get_participant
 from promptpipe.research.listing import participant_list
 from promptpipe.research.status import StatusReport, read_status
+from promptpipe.research.views import iso
 from promptpipe.storage.db import Database
 from promptpipe.study.store.day import pause_holders
 from promptpipe.study.store.stats import (
@@ -34,10 +35,8 @@ from promptpipe.study.store.stats import (
     prompt_counts,
 )
 
-__all__ = [
-    "MAX_STATS_DAYS", "Adherence", "AdherenceRow", "DayStats", "DeliveryView", "Overview", "PromptStats",
-    "TodayCounts", "adherence", "deliveries", "overview", "prompt_stats",
-]
+__all__ = ["MAX_STATS_DAYS", "Adherence", "AdherenceRow", "DayStats", "DeliveryView", "Overview", "PromptStats",
+           "TodayCounts", "adherence", "deliveries", "overview", "prompt_stats"]
 
 MAX_STATS_DAYS = 366
 MAX_HEATMAP_DAYS = 120
@@ -219,17 +218,13 @@ async def deliveries(db: Database, clock: Clock, who: str, *,
     participant, _ = await get_participant(db, who)
     rows = await db.run(lambda session: participant_deliveries(session, participant.id))
     cutoff = clock.now() - receipt_window
-
-    def when(value: datetime | None) -> str | None:
-        return value.isoformat() if value else None
-
     out = []
     for row in rows:
         not_delivered = row.receipts_expected and row.delivered_at is None and row.sent_at <= cutoff
         out.append(DeliveryView(
-            local_date=row.local_date, sent_at=when(row.sent_at), delivered_at=when(row.delivered_at),
-            read_at=when(row.read_at), vote=Vote(row.vote) if row.vote else None,
-            vote_source=VoteSource(row.vote_source) if row.vote_source else None, replied_at=when(row.replied_at),
-            reminder_at=when(row.reminder_at), prompt_text=row.prompt_text,
+            local_date=row.local_date, sent_at=iso(row.sent_at), delivered_at=iso(row.delivered_at),
+            read_at=iso(row.read_at), vote=Vote(row.vote) if row.vote else None,
+            vote_source=VoteSource(row.vote_source) if row.vote_source else None, replied_at=iso(row.replied_at),
+            reminder_at=iso(row.reminder_at), prompt_text=row.prompt_text,
             outcome=delivery_outcome(row.vote, row.replied_at, row.reminder_at, not_delivered=not_delivered)))
     return participant.id, out

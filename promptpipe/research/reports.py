@@ -4,7 +4,6 @@ timers (and whether each alarm is armed), and the transcript with WhatsApp's rec
 from __future__ import annotations
 
 import dataclasses
-from datetime import datetime
 from typing import Any
 
 from sqlalchemy import func, select
@@ -26,6 +25,7 @@ from promptpipe.research.views import (
     SchedulesView,
     ScheduleView,
     TimerView,
+    iso,
 )
 from promptpipe.scheduling.jobstore import armed_job_ids
 from promptpipe.storage.db import Database
@@ -50,12 +50,9 @@ def participant_row(participant: Participant, conversation: Conversation | None)
         status=Status(participant.status), paused_by=participant.paused_by, opted_out=participant.opted_out,
         researcher_paused=participant.researcher_paused,
         sub_state=Stage(conversation.sub_state) if conversation else Stage.INTAKE,
-        enrolled_at=participant.enrolled_at.isoformat(), arm=participant.arm,
-        strata=dict(participant.strata or {}), day_one=participant.day_one,
-        extra_days=participant.extra_days or 0,
-        completed_at=participant.completed_at.isoformat() if participant.completed_at else None,
-        number=participant.number,
-    )
+        enrolled_at=participant.enrolled_at.isoformat(), arm=participant.arm, strata=dict(participant.strata or {}),
+        day_one=participant.day_one, extra_days=participant.extra_days or 0,
+        completed_at=iso(participant.completed_at), number=participant.number)
 
 
 async def list_participants(db: Database) -> list[ParticipantView]:
@@ -89,18 +86,11 @@ async def show(db: Database, phone: str) -> ParticipantDetail:
     profile = Profile.from_json(conversation.profile)
     return ParticipantDetail(
         **dataclasses.asdict(participant_row(participant, conversation)),
-        background=participant.background,
-        profile={name: profile.habit.value(name) for name in HABIT_FIELDS},
-        last_habit_prompt=profile.record.last_habit_prompt,
-        intensity=profile.record.intensity,
-        counters=profile.counters_view(),
-        tone=", ".join(ToneState.from_json(conversation.tone).active),
-        summary=conversation.summary,
-        messages_in=counts.get("in", 0),
-        messages_out=counts.get("out", 0),
-        inputs_waiting=waiting,
-        replies_unsent=unsent,
-    )
+        background=participant.background, profile={name: profile.habit.value(name) for name in HABIT_FIELDS},
+        last_habit_prompt=profile.record.last_habit_prompt, intensity=profile.record.intensity,
+        counters=profile.counters_view(), tone=", ".join(ToneState.from_json(conversation.tone).active),
+        summary=conversation.summary, messages_in=counts.get("in", 0), messages_out=counts.get("out", 0),
+        inputs_waiting=waiting, replies_unsent=unsent)
 
 
 async def schedules(db: Database, clock: Clock, *, phone: str) -> SchedulesView:
@@ -135,13 +125,9 @@ async def schedules(db: Database, clock: Clock, *, phone: str) -> SchedulesView:
 async def pending_timers(db: Database) -> list[TimerView]:
     """Every pending timer of every participant, soonest first."""
 
-    def read(session: Session) -> list[tuple[Timer, Participant]]:
-        rows = session.execute(
-            select(Timer, Participant).join(Participant, _PARTICIPANT.c.id == _TIMER.c.participant_id)
-            .where(_TIMER.c.status == TimerStatus.PENDING).order_by(_TIMER.c.due_at)).all()
-        return [(timer, person) for timer, person in rows]
-
-    rows = await db.run(read)
+    rows = await db.run(lambda session: session.execute(
+        select(Timer, Participant).join(Participant, _PARTICIPANT.c.id == _TIMER.c.participant_id)
+        .where(_TIMER.c.status == TimerStatus.PENDING).order_by(_TIMER.c.due_at)).all())
     ids = [keys.timer_job(p.id, t.kind) for t, p in rows]
     armed = await db.run(lambda session: armed_job_ids(session, ids))
     return [_timer_row(timer, zone_or_utc(person.timezone), armed, person.phone) for timer, person in rows]
@@ -177,13 +163,9 @@ async def transcript(db: Database, phone: str, *, limit: int | None = None,
 
 
 def _message_view(row: Any, times: ReceiptTimes | None) -> MessageView:
+    times = times or ReceiptTimes()
     return MessageView(
         id=row.id, at=row.created_at.isoformat(), direction=row.direction, kind=MessageKind(row.kind),
-        status=MessageStatus(row.status), sent_at=_iso(row.sent_at),
-        delivered_at=_iso(times.delivered_at) if times else None, read_at=_iso(times.read_at) if times else None,
-        played_at=_iso(times.played_at) if times else None, whatsapp_id=row.wa_message_id, text=row.text,
+        status=MessageStatus(row.status), sent_at=iso(row.sent_at), delivered_at=iso(times.delivered_at),
+        read_at=iso(times.read_at), played_at=iso(times.played_at), whatsapp_id=row.wa_message_id, text=row.text,
         payload=dict(row.payload or {}))
-
-
-def _iso(value: datetime | None) -> str | None:
-    return value.isoformat() if value else None

@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 
 from promptpipe.domain.numbers import ONE_NUMBER, NumberPlan
 from promptpipe.pipeline.sharing import ALARMS_ROLE
+from promptpipe.research.views import iso
 from promptpipe.storage.db import Database
 from promptpipe.storage.leases import holders
 from promptpipe.storage.participants import number_counts
@@ -92,7 +93,7 @@ class NumberState:
     def to_json(self) -> NumberStateJson:
         return {"name": self.name, "participants": self.participants,
                 "state": self.state.to_json() if self.state else None,
-                "recorded_at": self.recorded_at.isoformat() if self.recorded_at else None}
+                "recorded_at": iso(self.recorded_at)}
 
 
 @dataclass(frozen=True)
@@ -144,7 +145,7 @@ class StatusReport:
 
     def to_json(self) -> StatusJson:
         return {"whatsapp": self.whatsapp.to_json() if self.whatsapp else None,
-                "whatsapp_recorded_at": self.whatsapp_recorded_at.isoformat() if self.whatsapp_recorded_at else None,
+                "whatsapp_recorded_at": iso(self.whatsapp_recorded_at),
                 "outbox_backlog": self.outbox_backlog, "uncertain_sends": self.uncertain_sends,
                 "inbox_backlog": self.inbox_backlog, "stuck_inputs": self.stuck_inputs,
                 "stuck_input_ids": list(self.stuck_input_ids), "numbers": dict(self.numbers),

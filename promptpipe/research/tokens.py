@@ -17,6 +17,7 @@ from promptpipe.domain.limits import NAME_CHARS
 from promptpipe.domain.setting_values import parse_duration
 from promptpipe.errors import AdminError, ConfigError
 from promptpipe.research._common import researcher_name, validate_text
+from promptpipe.research.views import iso
 from promptpipe.storage.access import (
     add_audit,
     add_token,
@@ -193,9 +194,6 @@ def _entry(row: AuditEntry) -> AuditView:
 
 
 def _row(token: ApiToken) -> TokenView:
-    def when(value: datetime | None) -> str | None:
-        return value.isoformat() if value else None
-
-    return TokenView(name=token.name, role=Role(token.role), created_at=when(token.created_at),
-                     created_by=token.created_by, revoked_at=when(token.revoked_at), revoked_by=token.revoked_by,
-                     expires_at=when(token.expires_at), last_used_at=when(token.last_used_at))
+    return TokenView(name=token.name, role=Role(token.role), created_at=iso(token.created_at),
+                     created_by=token.created_by, revoked_at=iso(token.revoked_at), revoked_by=token.revoked_by,
+                     expires_at=iso(token.expires_at), last_used_at=iso(token.last_used_at))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from datetime import datetime
 from enum import Enum
 from typing import Any
 
@@ -15,10 +16,8 @@ from promptpipe.pipeline.events import InboxKind
 from promptpipe.storage.consent import LedgerEntry
 from promptpipe.storage.queue_tables import InboxStatus
 
-__all__ = [
-    "ConsentView", "InputView", "ListedRow", "MessageView", "ParticipantDetail", "ParticipantPage", "ParticipantView",
-    "ScheduleView", "SchedulesView", "TimerView", "as_json",
-]
+__all__ = ["ConsentView", "InputView", "ListedRow", "MessageView", "ParticipantDetail", "ParticipantPage",
+           "ParticipantView", "ScheduleView", "SchedulesView", "TimerView", "as_json", "iso"]
 
 
 _PLAIN = frozenset({str, int, float, bool, type(None)})
@@ -37,6 +36,10 @@ def as_json(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [as_json(item) for item in value]
     return value
+
+
+def iso(value: datetime | None) -> str | None:
+    return value.isoformat() if value else None
 
 
 @dataclass(frozen=True)

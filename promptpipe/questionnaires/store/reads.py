@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any
 
@@ -24,11 +24,9 @@ from promptpipe.storage.db import Database
 from promptpipe.storage.models import table_of
 from promptpipe.study.store.tables import QuestionnaireAnswer, QuestionnaireInstance
 
-__all__ = [
-    "INSTANCE_COLUMNS", "OUTCOMES", "UNFINISHED", "AnswerRow", "EndCount", "InstanceCount", "InstanceRow", "Reason",
-    "Tally", "by_questionnaire", "end_counts", "instance_page", "instances_with_answers", "outcome_of",
-    "participants_with_instances", "status_counts", "tally",
-]
+__all__ = ["INSTANCE_COLUMNS", "OUTCOMES", "UNFINISHED", "AnswerRow", "EndCount", "InstanceCount", "InstanceRow",
+           "Reason", "Tally", "by_questionnaire", "end_counts", "instance_page", "instances_with_answers",
+           "outcome_of", "participants_with_instances", "status_counts", "tally"]
 
 _INSTANCE = table_of(QuestionnaireInstance)
 _ANSWER = table_of(QuestionnaireAnswer)
@@ -198,11 +196,9 @@ class InstanceRow:
         return outcome_of(self.status, self.first_answer_at is not None)
 
 
-INSTANCE_COLUMNS = ("id", "questionnaire_id", "occasion", "schedule_kind", "study_day", "local_date", "status",
-                     "reason", "scheduled_at", "sent_at", "first_answer_at", "ended_at", "expires_at",
-                     "reminders_sent")
+INSTANCE_COLUMNS = tuple(spec.name for spec in fields(InstanceRow) if spec.name != "answers")
 """What an :class:`InstanceRow` is made of (a query for :func:`instances_with_answers` selects these)."""
-_ANSWER_COLUMNS = ("item_id", "asked_at", "answered_at", "raw", "coded", "source", "missing", "tries")
+_ANSWER_COLUMNS = tuple(spec.name for spec in fields(AnswerRow))
 
 
 def instance_page(session: Session, participant_id: str, *, limit: int, offset: int

@@ -28,11 +28,8 @@ from promptpipe.questionnaires.store.reads import EndCount, by_questionnaire, ta
 from promptpipe.study.rules.protocol import DEFAULT_ARM, SEND, DecisionRule, Study, Unavailable
 from promptpipe.study.rules.summary import SEED_IN_DATABASE_WARNING
 
-__all__ = [
-    "ActionDraws", "AnsweredShare", "ArmDecisions", "DecisionCounts", "Participants",
-    "PromptCounts", "ProtocolNamed", "QuestionnaireCounts", "ReportRows", "SeedKept", "StudyDays", "StudyReport",
-    "report_of",
-]
+__all__ = ["ActionDraws", "AnsweredShare", "ArmDecisions", "DecisionCounts", "Participants", "PromptCounts",
+           "ProtocolNamed", "QuestionnaireCounts", "ReportRows", "SeedKept", "StudyDays", "StudyReport", "report_of"]
 
 Z95 = 1.96
 """A share drawn with probability p over n decision points falls within p ± 1.96·√(p(1−p)/n)

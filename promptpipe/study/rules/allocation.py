@@ -8,15 +8,7 @@ function of (seed, stratum, position), so an enrolment retried after a crash get
 an auditor holding the seed can reproduce the whole sequence.
 
 The draws (scheme ``hmac-sha256-v1``) use nothing but HMAC-SHA256, so R, SAS or Stata can
-reproduce them (docs/allocation.md spells it out with a worked example):
-
-* ``u(key)`` = the first 8 bytes of HMAC-SHA256(seed, key as UTF-8), a big-endian unsigned
-  integer, shifted right by 11 bits and divided by 2**53 (a number in [0, 1)).
-* Block ``k`` (0-based) of stratum ``S`` has size ``sizes[floor(u("size|S|k") * len(sizes))]``,
-  ``sizes`` as listed in the protocol (no draw when it lists one size).
-* Its places, before shuffling, hold each arm ``ratio * size / total`` times in arm order; place
-  ``j`` (0-based) gets the key HMAC-SHA256(seed, ``"order|S|k|j"``), all 32 bytes compared as a
-  big-endian number, and the block is handed out in ascending key order.
+reproduce them: docs/allocation.md is their specification, with a worked example.
 
 Databases that allocated before this scheme keep their own (``python-random-v0``: one fixed block
 size, shuffled by Python's ``random.Random`` seeded with HMAC-SHA256(seed, ``"S|k"``)), so a
@@ -34,10 +26,8 @@ from dataclasses import dataclass
 
 from promptpipe.study.rules.protocol import Allocation, Arm
 
-__all__ = [
-    "LEGACY_SCHEME", "SCHEME", "SCHEMES", "SEED_BYTES", "Place", "arm_at", "block_for", "new_seed",
-    "places", "seed_fingerprint", "stratum_key",
-]
+__all__ = ["LEGACY_SCHEME", "SCHEME", "SCHEMES", "SEED_BYTES", "Place", "arm_at", "block_for", "new_seed", "places",
+           "seed_fingerprint", "stratum_key"]
 
 SEED_BYTES = 32
 SCHEME = "hmac-sha256-v1"

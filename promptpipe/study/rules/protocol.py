@@ -17,11 +17,10 @@ from promptpipe.domain.localtime import format_hhmm
 from promptpipe.domain.timers import NudgePolicy
 from promptpipe.questionnaires.rules.definition import ItemType, Option, Questionnaire, QuestionnaireItem, SendAt
 
-__all__ = [
-    "AFTER_ENROLLMENT", "AFTER_INTAKE", "ARM_SETTINGS", "AVAILABILITY_RULES", "DAY_ONE_RULES", "DECISION_ACTIONS",
-    "DEFAULT_ARM", "DEFAULT_CLOSING_MESSAGE", "FIXED_STYLE", "NO_SEND", "OPEN_STUDY", "PERSONALISED", "PROMPT_STYLES",
-    "SEND", "Allocation", "Arm", "DecisionRule", "NotSent", "QuietHours", "Study", "Unavailable", "WhatsAppTemplate",
-]
+__all__ = ["AFTER_ENROLLMENT", "AFTER_INTAKE", "ARM_SETTINGS", "AVAILABILITY_RULES", "DAY_ONE_RULES",
+           "DECISION_ACTIONS", "DEFAULT_ARM", "DEFAULT_CLOSING_MESSAGE", "FIXED_STYLE", "NO_SEND", "OPEN_STUDY",
+           "PERSONALISED", "PROMPT_STYLES", "SEND", "Allocation", "Arm", "DecisionRule", "NotSent", "QuietHours",
+           "Study", "Unavailable", "WhatsAppTemplate"]
 
 PERSONALISED, FIXED_STYLE = "personalised", "fixed"
 PROMPT_STYLES = (PERSONALISED, FIXED_STYLE)

@@ -51,9 +51,9 @@ def study_seed(session: Session, now: datetime | None = None, outside: bytes | P
     another seed would change the allocation sequence and the draws midway."""
     if isinstance(outside, Path):
         return _seed_in(session, outside, now)
-    fingerprint = _stored(session, _SEED_FINGERPRINT)
+    fingerprint = stored_secret(session, _SEED_FINGERPRINT)
     if outside is None:
-        if fingerprint is not None and _stored(session, _SEED) is None:
+        if fingerprint is not None and stored_secret(session, _SEED) is None:
             raise SeedMismatch(
                 f"this study's seed is kept outside the database (fingerprint {fingerprint[:12]}…), and nothing says "
                 "where: set PROMPTPIPE_STUDY_SEED_FILE to the file that holds it, or remove seed_in_database = true "
@@ -76,7 +76,7 @@ _GIVEN = _Source("PROMPTPIPE_STUDY_SEED_FILE", "point it at the study's seed fil
 def _checked(session: Session, seed: bytes, fingerprint: str | None, now: datetime | None, source: _Source) -> bytes:
     """``seed`` if it is the study's (its fingerprint stored now if none was); a clear copy left
     in the database is removed once the two agree."""
-    clear = _stored(session, _SEED)
+    clear = stored_secret(session, _SEED)
     if clear is not None and bytes.fromhex(clear) != seed:
         raise SeedMismatch(
             f"{source.name} holds another seed than the one this database has been using; switching would change "
@@ -101,10 +101,10 @@ def seed_path(directory: Path, fingerprint: str) -> Path:
 
 def _seed_in(session: Session, directory: Path, now: datetime | None) -> bytes:
     """The seed kept in a file of ``directory`` (see :func:`study_seed`)."""
-    fingerprint = _stored(session, _SEED_FINGERPRINT)
+    fingerprint = stored_secret(session, _SEED_FINGERPRINT)
     if fingerprint is not None:
         return _read_kept(session, directory, fingerprint, now)
-    clear = _stored(session, _SEED)
+    clear = stored_secret(session, _SEED)
     if clear is not None:  # kept in clear by an older release: the same seed moves out, so nothing changes
         seed = bytes.fromhex(clear)
         path = _keep(directory, seed)
@@ -212,10 +212,6 @@ def seed_kept(session: Session) -> str:
 
 def stored_secret(session: Session, name: str) -> str | None:
     """A server-side secret if it was made (never makes it)."""
-    return _stored(session, name)
-
-
-def _stored(session: Session, name: str) -> str | None:
     value = session.connection().execute(select(_SECRET.c.value).where(_SECRET.c.name == name)).scalar_one_or_none()
     return None if value is None else str(value)
 
@@ -232,5 +228,5 @@ def insert_once(session: Session, name: str, value: str, now: datetime | None) -
 def secret_value(session: Session, name: str, now: datetime | None = None) -> str:
     """A server-side secret (32 random bytes as hex), made on first use; two processes making it
     at once agree on one."""
-    value = _stored(session, name)
+    value = stored_secret(session, name)
     return value if value is not None else insert_once(session, name, new_seed().hex(), now)

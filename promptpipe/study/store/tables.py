@@ -11,8 +11,7 @@ from sqlmodel import Field, SQLModel
 from promptpipe.questionnaires.rules.definition import InstanceStatus
 from promptpipe.storage.models import UTCDateTime
 
-__all__ = ["AllocationRow", "Decision", "QuestionnaireAnswer", "QuestionnaireInstance",
-           "StudyProtocol", "StudySecret"]
+__all__ = ["AllocationRow", "Decision", "QuestionnaireAnswer", "QuestionnaireInstance", "StudyProtocol", "StudySecret"]
 
 
 class StudyProtocol(SQLModel, table=True):
