@@ -27,6 +27,7 @@ from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.phrases import is_escape
 from promptpipe.domain.profile import PROMPT_REQUIRED_FIELDS
+from promptpipe.domain.quiet_hours import quiet_period_end
 from promptpipe.domain.states import (
     INTAKE_STAGES,
     Stage,
@@ -189,9 +190,13 @@ def study_end_outcome(deps: FlowDeps, context: TurnContext, item: InboxRow, last
                        log=("timer_done", {"kind": TimerKind.STUDY_END, "outcome": "study still running"}))
     send = state.status == Status.ACTIVE
     transitions.apply(state, "study_completed", actor=Actor.TIMER, reason=f"study day {current_last} was the last")
-    outgoing = [Outgoing(keys.closing(item.id), study.closing_message, MessageKind.CLOSING)] if send else []
+    # Late (the service was down) inside quiet hours: completed now, the closing message at their end.
+    held = quiet_period_end(study.quiet_hours, now, zone_or_utc(state.timezone)) if send else None
+    outgoing = [Outgoing(keys.closing(item.id), study.closing_message, MessageKind.CLOSING, not_before=held)
+                ] if send else []
     return Outcome(outgoing, log=("study_completed", {"last_day": current_last, "closing_message": send,
-                                                      "planned_last_day": last}))
+                                                      "planned_last_day": last,
+                                                      "held_until": held.isoformat() if held else None}))
 
 
 def greet_if_never_greeted(db: Database, session: Session, state: TurnState, now: datetime) -> bool:
