@@ -45,8 +45,9 @@ from promptpipe.study.rules.protocol import AFTER_ENROLLMENT, Study
 
 __all__ = [
     "INTAKE_ON_HOLD", "INTAKE_REMINDER_TEXT", "RESUME_CUE", "arm_intake_inactivity", "arm_intake_reminder",
-    "complete_intake_for_prompt", "escape_outcome", "greet_if_never_greeted", "intake_inactive_outcome",
-    "intake_reminder_outcome", "last_day", "resume_intake", "start_study_days", "study_end_outcome",
+    "complete_intake_for_prompt", "end_if_overdue", "escape_outcome", "greet_if_never_greeted",
+    "intake_inactive_outcome", "intake_reminder_outcome", "last_day", "resume_intake", "start_study_days",
+    "study_end_outcome",
 ]
 
 INTAKE_ON_HOLD = (
@@ -168,6 +169,18 @@ def arm_study_end(state: TurnState, study: Study, now: datetime) -> None:
         return
     end = study_end(state.day_one, last, zone_or_utc(state.timezone))
     state.arm_timer(TimerKind.STUDY_END, max(end, now), {"last_day": last}, reason=f"end of study day {last}")
+
+
+def end_if_overdue(state: TurnState, study: Study, now: datetime) -> bool:
+    """A daily prompt after the end of their last study day with no end pending (a release before
+    issue 48 recorded an end that came while it was down as missed): the end is armed for now."""
+    last = last_day(study, state)
+    if (last is None or state.day_one is None or state.status not in (Status.ACTIVE, Status.PAUSED)
+            or state.timer_pending_after_commit(TimerKind.STUDY_END)
+            or study_end(state.day_one, last, zone_or_utc(state.timezone)) > now):
+        return False
+    arm_study_end(state, study, now)
+    return True
 
 
 def complete_intake_for_prompt(state: TurnState, now: datetime) -> bool:

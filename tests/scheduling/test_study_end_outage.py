@@ -172,3 +172,27 @@ async def test_the_end_of_a_study_extended_before_the_outage_is_counted_from_its
     assert transport.texts_to(LEA)[-1] == CLOSING
     timers = await pending_timers(again, await lea_id(again))
     assert "study_end" not in timers
+
+
+async def test_a_participant_left_active_by_an_end_recorded_missed_completes_at_the_next_prompt(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer
+) -> None:
+    """A release before this fix recorded the late end as missed and left them active with no
+    end pending: their next daily prompt (a not_in_study point) arms the end, and it happens."""
+    transport = MemoryTransport()
+    study = HEAD + EXIT
+    app = await lea_in_study(make_app, fake_openai, transport, study)
+    again = await restarted(app, make_app, transport, study, local(7, 23, 30), local(7, 23, 40))
+    await again.db.run(lambda s: s.execute(sa.text("UPDATE timer SET status = 'missed' WHERE kind = 'study_end'")))
+    await again.stop()
+    again.clock.set(local(8, 1, 30))  # type: ignore[attr-defined]
+    third = await make_app(transport, **{**QUIET, **with_study(study)})
+    await third.run_until_idle()
+    assert (await admin.show(third.db, phone=LEA)).status == "active"  # what the old release left
+    await at(third, local(8, 7, 50))
+    assert (await admin.show(third.db, phone=LEA)).status == "completed"
+    assert transport.texts_to(LEA)[-2:] == [CLOSING, EXIT_QUESTION]
+    for day in range(9, 12):
+        await at(third, local(day, 9))
+    assert [(number, reason) for _, number, reason in await decisions(third)][-2:] == [
+        (2, None), (3, "not_in_study")]  # the one point of the day it ended, none after
