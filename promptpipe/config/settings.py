@@ -214,7 +214,7 @@ class Settings:
     misfire_grace: timedelta = setting(
         "MISFIRE_GRACE", timedelta(hours=1), duration, section="timers", readme=True,
         meaning="A prompt or timer missed while the service was down is sent late up to this much, else skipped and "
-                "logged.")
+                "logged (the end of a study and questionnaires' timers are never skipped).")
     daily_prompt_reminder_delay: timedelta = setting(
         "DAILY_PROMPT_REMINDER_DELAY", timedelta(hours=5), duration, section="timers", readme=True,
         meaning="Remind a participant who has not answered their daily prompt after this long (0 = none).")

@@ -116,6 +116,8 @@ async def daily_prompt_outcome(deps: FlowDeps, context: TurnContext, item: Inbox
             "sent": [o.kind for o in by_hand], "local_date": local_day.isoformat(), "manual": True}))
     if config.study.in_use and state.day_one is None and state.status == Status.ACTIVE:
         lifecycle.complete_intake_for_prompt(state, now)  # day 1 follows at commit
+    if config.study.in_use:
+        lifecycle.end_if_overdue(state, config.study, now)
     draw_key = keys.decision_draw(keys.daily_prompt(state.participant.id, event.schedule_id, local_day))
     point = decide(config, state, event, inbox_id=item.id, inbox_key=draw_key, local_day=local_day, now=now,
                    seed=context.study_seed)

@@ -26,7 +26,16 @@ from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.phrases import is_escape
 from promptpipe.domain.profile import PROMPT_REQUIRED_FIELDS
+<<<<<<< HEAD
 from promptpipe.domain.states import INTAKE_STAGES, Stage, Status
+=======
+from promptpipe.domain.quiet_hours import quiet_period_end
+from promptpipe.domain.states import (
+    INTAKE_STAGES,
+    Stage,
+    Status,
+)
+>>>>>>> i48-study-end
 from promptpipe.domain.timers import NudgePolicy, TimerKind
 from promptpipe.domain.transition_log import Actor
 from promptpipe.flow.turn import FlowConfig, FlowDeps, Outcome, Outgoing, TurnContext
@@ -39,8 +48,9 @@ from promptpipe.study.rules.protocol import AFTER_ENROLLMENT, Study
 
 __all__ = [
     "INTAKE_ON_HOLD", "INTAKE_REMINDER_TEXT", "RESUME_CUE", "arm_intake_inactivity", "arm_intake_reminder",
-    "complete_intake_for_prompt", "escape_outcome", "greet_if_never_greeted", "intake_inactive_outcome",
-    "intake_reminder_outcome", "last_day", "resume_intake", "start_study_days", "study_end_outcome",
+    "complete_intake_for_prompt", "end_if_overdue", "escape_outcome", "greet_if_never_greeted",
+    "intake_inactive_outcome", "intake_reminder_outcome", "last_day", "resume_intake", "start_study_days",
+    "study_end_outcome",
 ]
 
 INTAKE_ON_HOLD = (
@@ -164,6 +174,18 @@ def arm_study_end(state: TurnState, study: Study, now: datetime) -> None:
     state.arm_timer(TimerKind.STUDY_END, max(end, now), {"last_day": last}, reason=f"end of study day {last}")
 
 
+def end_if_overdue(state: TurnState, study: Study, now: datetime) -> bool:
+    """A daily prompt after the end of their last study day with no end pending (a release before
+    issue 48 recorded an end that came while it was down as missed): the end is armed for now."""
+    last = last_day(study, state)
+    if (last is None or state.day_one is None or state.status not in (Status.ACTIVE, Status.PAUSED)
+            or state.timer_pending_after_commit(TimerKind.STUDY_END)
+            or study_end(state.day_one, last, zone_or_utc(state.timezone)) > now):
+        return False
+    arm_study_end(state, study, now)
+    return True
+
+
 def complete_intake_for_prompt(state: TurnState, now: datetime) -> bool:
     """A daily prompt came due before study day 1 with the plan in place: intake is complete (the
     prompt is not part of the study yet); day 1 follows."""
@@ -184,9 +206,13 @@ def study_end_outcome(deps: FlowDeps, context: TurnContext, item: InboxRow, last
                        log=("timer_done", {"kind": TimerKind.STUDY_END, "outcome": "study still running"}))
     send = state.status == Status.ACTIVE
     transitions.apply(state, "study_completed", actor=Actor.TIMER, reason=f"study day {current_last} was the last")
-    outgoing = [Outgoing(keys.closing(item.id), study.closing_message, MessageKind.CLOSING)] if send else []
+    # Late (the service was down) inside quiet hours: completed now, the closing message at their end.
+    held = quiet_period_end(study.quiet_hours, now, zone_or_utc(state.timezone)) if send else None
+    outgoing = [Outgoing(keys.closing(item.id), study.closing_message, MessageKind.CLOSING, not_before=held)
+                ] if send else []
     return Outcome(outgoing, log=("study_completed", {"last_day": current_last, "closing_message": send,
-                                                      "planned_last_day": last}))
+                                                      "planned_last_day": last,
+                                                      "held_until": held.isoformat() if held else None}))
 
 
 def greet_if_never_greeted(db: Database, session: Session, state: TurnState, now: datetime) -> bool:

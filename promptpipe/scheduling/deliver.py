@@ -3,11 +3,11 @@
 A daily alarm becomes a ``daily_prompt`` row keyed ``prompt:{participant}:{schedule}:{local day}``; a timer alarm
 settles its ``timer`` row (pending → fired, compare-and-set) and becomes a ``timer`` row keyed ``timer:{id}``. An alarm
 that came too late is recorded as *missed* (a daily prompt as an inbox row with status missed, so it can never run
-later, and as a decision point unavailable for ``missed_service_down``; a timer as a missed timer) and logged. Alarms
-for participants who are withdrawn or completed, schedules that were deleted or changed, and timers that were cancelled
-are dropped here, whatever the job store still held. A paused participant's daily alarm still becomes an inbox row (the
-flow records the decision point as unavailable and sends nothing), and so does the end of their study; their other
-timers are dropped.
+later, and as a decision point unavailable for ``missed_service_down``; a timer as a missed timer, except those that
+fire late: the end of a study and the questionnaires', see ``FIRES_LATE``) and logged. Alarms for participants who are
+withdrawn or completed, schedules that were deleted or changed, and timers that were cancelled are dropped here,
+whatever the job store still held. A paused participant's daily alarm still becomes an inbox row (the flow records the
+decision point as unavailable and sends nothing), and so does the end of their study; their other timers are dropped.
 
 Statements are few and set-based (a burst of 10,000 alarms is ten of these batches).
 """
@@ -142,8 +142,9 @@ def _timer_rows(
         result.missed += 1
         log.warning("timer_missed", participant_id=timer.participant_id, timer_id=timer.id, kind=timer.kind,
                     due_at=timer.due_at.isoformat(), late_s=round((now - timer.due_at).total_seconds()))
+    # In the order they came due: after an outage a questionnaire's end goes before the study's end.
     return [
         as_input(timer_event(timer.kind, {**timer.payload, "timer_id": timer.id, "due_at": timer.due_at.isoformat()}),
                  key=keys.timer(timer.id or 0), participant_id=timer.participant_id)
-        for timer in timers_by_id(db, session, fired)
+        for timer in sorted(timers_by_id(db, session, fired), key=lambda t: (t.due_at, t.id or 0))
     ]

@@ -7,7 +7,10 @@ The row is drawn as the normal path draws the same point (keyed by its daily pro
 :func:`promptpipe.domain.keys.decision_draw`, under the study's seed), never acted on, so an
 auditor holding the seed checks it like any other; it carries the protocol in force at its
 scheduled time (the latest version adopted at or before it; the earliest when none is that old),
-whose decision rule gives its probability, not the file the service came back with."""
+whose decision rule gives its probability, not the file the service came back with.
+
+A day after the participant's last study day (the study's length plus their extension) is not a
+decision point: an outage over the end of the study writes no row for it."""
 
 from __future__ import annotations
 
@@ -59,14 +62,18 @@ def record_missed_decisions(session: Session, points: Sequence[MissedPoint], now
     runs (its rule when the version in force at the point is this file, and its outside seed)."""
     if not points:
         return
-    people = {pid: (arm, tz, day_one) for pid, arm, tz, day_one in session.connection().execute(
-        select(_P.c.id, _P.c.arm, _P.c.timezone, _P.c.day_one).where(_P.c.id.in_({p.participant_id for p in points})))}
+    people = {pid: (arm, tz, day_one, extra) for pid, arm, tz, day_one, extra in session.connection().execute(
+        select(_P.c.id, _P.c.arm, _P.c.timezone, _P.c.day_one, _P.c.extra_days)
+        .where(_P.c.id.in_({p.participant_id for p in points})))}
     history = protocol_history(session)
     rules: dict[str, DecisionRule | None] = {}
     seed: bytes | None = None
     rows = []
     for point in points:
-        arm, tz, day_one = people.get(point.participant_id, (None, "UTC", None))
+        arm, tz, day_one, extra = people.get(point.participant_id, (None, "UTC", None, 0))
+        number = study_day(date.fromisoformat(day_one) if day_one else None, date.fromisoformat(point.local_date))
+        if number is not None and study.length_days is not None and number > study.length_days + (extra or 0):
+            continue  # after their last study day: not a decision point (the end of the study completes them)
         zone = zone_or_utc(tz)
         version = in_force_at(history, point.scheduled_for)
         digest = version.hash if version is not None else ""
@@ -79,13 +86,13 @@ def record_missed_decisions(session: Session, points: Sequence[MissedPoint], now
         rows.append({
             "participant_id": point.participant_id, "inbox_id": point.inbox_id, "schedule_id": point.schedule_id,
             "arm": arm, "local_date": point.local_date, "scheduled_for": point.scheduled_for, "decided_at": now,
-            "study_day": study_day(date.fromisoformat(day_one) if day_one else None,
-                                   date.fromisoformat(point.local_date)),
+            "study_day": number,
             "local_time": now.astimezone(zone).isoformat(timespec="seconds"), "timezone": zone.key,
             "available": False, "unavailable_reason": Unavailable.MISSED_SERVICE_DOWN, "probability": drawn.probability,
             "action": NOT_DRAWN, "draw": drawn.draw, "seed_ref": drawn.seed_ref, "protocol_hash": digest or None,
         })
-    session.connection().execute(insert(_DECISION), rows)
+    if rows:
+        session.connection().execute(insert(_DECISION), rows)
 
 
 def _draw_key(point: MissedPoint) -> str:
