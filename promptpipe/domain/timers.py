@@ -55,17 +55,11 @@ RUNS_WHILE_PAUSED = (TimerKind.STUDY_END, TimerKind.QUESTIONNAIRE)
 questionnaire that comes due is recorded as not sent, with why)."""
 RUNS_AFTER_COMPLETION = (TimerKind.QUESTIONNAIRE,)
 """Timers that still run for a participant who completed the study: the exit questionnaires."""
-<<<<<<< HEAD
-FIRES_LATE = (TimerKind.QUESTIONNAIRE,)
-"""Timers that still run when they come later than MISFIRE_GRACE (the service was down, or the clock jumped): a
-questionnaire's end must happen, and the next planned one decides for itself whether its time has run out."""
-=======
 FIRES_LATE = (TimerKind.QUESTIONNAIRE, TimerKind.STUDY_END)
-"""Timers that still run when they come later than MISFIRE_GRACE (the service was down, or the
-clock jumped): a questionnaire's end must happen, and the next planned one decides for itself
-whether its time has run out; the end of the study is not a nudge that may be skipped (the
-closing message waits for the end of quiet hours if it comes inside them)."""
->>>>>>> i48-study-end
+"""Timers that still run when they come later than MISFIRE_GRACE (the service was down, or the clock jumped): a
+questionnaire's end must happen, and the next planned one decides for itself whether its time has run out; the end of
+the study is not a nudge that may be skipped (the closing message waits for the end of quiet hours if it comes inside
+them)."""
 
 
 @dataclass(frozen=True)

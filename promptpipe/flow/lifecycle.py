@@ -26,16 +26,8 @@ from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.phrases import is_escape
 from promptpipe.domain.profile import PROMPT_REQUIRED_FIELDS
-<<<<<<< HEAD
-from promptpipe.domain.states import INTAKE_STAGES, Stage, Status
-=======
 from promptpipe.domain.quiet_hours import quiet_period_end
-from promptpipe.domain.states import (
-    INTAKE_STAGES,
-    Stage,
-    Status,
-)
->>>>>>> i48-study-end
+from promptpipe.domain.states import INTAKE_STAGES, Stage, Status
 from promptpipe.domain.timers import NudgePolicy, TimerKind
 from promptpipe.domain.transition_log import Actor
 from promptpipe.flow.turn import FlowConfig, FlowDeps, Outcome, Outgoing, TurnContext
