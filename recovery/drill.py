@@ -55,15 +55,7 @@ from promptpipe.study.rules.file import parse_study  # noqa: E402
 from promptpipe.study.store.protocol import adopt_protocol  # noqa: E402
 from promptpipe.study.store.tables import Decision  # noqa: E402
 from recovery import several  # noqa: E402
-from recovery.services import (  # noqa: E402
-    Patience,
-    kill,
-    read_journal,
-    service_env,
-    since_due,
-    start_service,
-    stop,
-)
+from recovery.services import Patience, kill, read_journal, service_env, since_due, start_service, stop  # noqa: E402
 
 DRILL_PROMPT = "Drill prompt: after your coffee, stretch for one minute."
 FIXED_PROMPT = "Drill fixed prompt: take three slow breaths."

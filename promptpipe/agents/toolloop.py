@@ -60,8 +60,7 @@ class RunAgain:
 @dataclass(frozen=True)
 class Stop:
     reason: StopReason
-    """What :func:`plan_round` stops on: ``empty_reply``, ``truncated``, ``too_long`` or
-    ``repeated_tool_call``."""
+    """What :func:`plan_round` stops on: ``empty_reply``, ``truncated``, ``too_long`` or ``repeated_tool_call``."""
 
 
 @dataclass(frozen=True)

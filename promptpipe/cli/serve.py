@@ -1,5 +1,4 @@
-"""``promptpipe``: serve (the service), chat (play a participant in this terminal), check, and
-``study check FILE``."""
+"""``promptpipe``: serve (the service), chat (play a participant in this terminal), check, and ``study check FILE``."""
 
 from __future__ import annotations
 

@@ -4,7 +4,6 @@ backoff, the crisis screen, quiet hours. The study protocol's own rules (its fil
 decision rule) are :mod:`promptpipe.study.rules`, in the same layer: the two import each other. Imports nothing else of
 ours but :mod:`promptpipe.errors`; everything else may import it."""
 
-__all__ = [
-    "backoff", "consent", "conversation", "keys", "limits", "localtime", "outcomes", "phones", "phrases", "polls",
-    "profile", "quiet_hours", "safety", "setting_values", "states", "text", "timers", "tone", "transitions",
-]
+__all__ = ["backoff", "consent", "conversation", "keys", "limits", "localtime", "outcomes", "phones", "phrases",
+           "polls", "profile", "quiet_hours", "safety", "setting_values", "states", "text", "timers", "tone",
+           "transitions"]

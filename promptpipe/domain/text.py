@@ -216,18 +216,6 @@ def mask_credentials(text: str) -> str:
     return _DSN_PASSWORD.sub(lambda m: f"{m.group(1)}=***", text)
 
 
-__all__ = [
-    "REPLACEMENT",
-    "cap_at_word",
-    "cap_reply",
-    "clean_for_storage",
-    "clean_value",
-    "complete_sentences",
-    "fold_lookalikes",
-    "for_terminal",
-    "has_undecodable",
-    "lossless_original",
-    "mask_credentials",
-    "normalise_words",
-    "shorten",
-]
+__all__ = ["REPLACEMENT", "cap_at_word", "cap_reply", "clean_for_storage", "clean_value", "complete_sentences",
+           "fold_lookalikes", "for_terminal", "has_undecodable", "lossless_original", "mask_credentials",
+           "normalise_words", "shorten"]

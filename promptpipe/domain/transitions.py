@@ -23,10 +23,8 @@ from promptpipe.domain.states import INTAKE_STAGES, Stage, Status
 from promptpipe.domain.timers import RUNS_WHILE_PAUSED, TimerKind
 from promptpipe.domain.transition_log import Actor, PendingTransition, TransitionKind
 
-__all__ = [
-    "MOVE_TO", "REGISTRY", "Actor", "PendingTransition", "Transition", "TransitionKind", "UndeclaredTransition",
-    "apply", "derive_status", "markdown_table", "stage_effects",
-]
+__all__ = ["MOVE_TO", "REGISTRY", "Actor", "PendingTransition", "Transition", "TransitionKind", "UndeclaredTransition",
+           "apply", "derive_status", "markdown_table", "stage_effects"]
 
 CANCEL_ALL_TIMERS = "cancel every pending timer"
 RESYNC_ALARMS = "re-sync the participant's alarms"

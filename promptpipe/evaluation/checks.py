@@ -1,9 +1,8 @@
-"""The deterministic checks of one conversation: what a rule can decide without a judge model
-(the profile was filled, no tool name leaked, nothing was sent after STOP …). Pure functions of a
-:class:`~promptpipe.evaluation.records.Conversation`; each returns a CheckResult whose
-detail a researcher reads in the report and whose evidence quotes the offending message. The
-checks every conversation gets are in :mod:`promptpipe.evaluation.conversation_checks`; a case's
-expectation checks are here."""
+"""The deterministic checks of one conversation: what a rule can decide without a judge model (the profile was filled,
+no tool name leaked, nothing was sent after STOP …). Pure functions of a
+:class:`~promptpipe.evaluation.records.Conversation`; each returns a CheckResult whose detail a researcher reads in the
+report and whose evidence quotes the offending message. The checks every conversation gets are in
+:mod:`promptpipe.evaluation.conversation_checks`; a case's expectation checks are here."""
 
 from __future__ import annotations
 
@@ -56,10 +55,9 @@ CHECK_NAMES: tuple[str, ...] = tuple(CHECK_MEANINGS)
 
 def run_checks(conversation: Conversation, *, system_texts: Sequence[str] = (), safety_text: str | None = None,
                max_chars: int = DEFAULT_MAX_CHARS, screen: CrisisScreen | None = None) -> list[CheckResult]:
-    """Every check that applies to the conversation, in :data:`CHECK_NAMES` order (a case's
-    ``expect_*`` checks only for what its expectation asks). ``safety_text`` recognises the study's
-    safety message by its words as well as its kind; ``screen`` is the crisis screen (the built-in
-    list when None)."""
+    """Every check that applies to the conversation, in :data:`CHECK_NAMES` order (a case's ``expect_*`` checks only for
+    what its expectation asks). ``safety_text`` recognises the study's safety message by its words as well as its kind;
+    ``screen`` is the crisis screen (the built-in list when None)."""
     c = Context(conversation, safety_text)
     found = conversation_checks(c, system_texts, max_chars, screen)
     if conversation.expect is not None:

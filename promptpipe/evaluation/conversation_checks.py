@@ -1,7 +1,6 @@
-"""The checks every conversation gets (see :mod:`promptpipe.evaluation.checks`): the profile was
-filled, the prompt scheduled at the asked time, no tool name or system prompt leaked, replies short,
-quiet hours and STOP respected, the safety message sent after a crisis phrase; and what the case
-expectation checks share with them."""
+"""The checks every conversation gets (see :mod:`promptpipe.evaluation.checks`): the profile was filled, the prompt
+scheduled at the asked time, no tool name or system prompt leaked, replies short, quiet hours and STOP respected, the
+safety message sent after a crisis phrase; and what the case expectation checks share with them."""
 
 from __future__ import annotations
 
@@ -264,9 +263,8 @@ def _after_stop(c: Context) -> Found:
 
 
 def _answers_command(messages: Sequence[Said], index: int) -> bool:
-    """The server's own fixed reply (kind command) to what the participant wrote after STOP (a
-    second STOP, HELP, or words answered by the "paused, send START" notice) is not a breach: the
-    coach did not write it."""
+    """The server's own fixed reply (kind command) to what the participant wrote after STOP (a second STOP, HELP, or
+    words answered by the "paused, send START" notice) is not a breach: the coach did not write it."""
     if messages[index].kind != MessageKind.COMMAND:
         return False
     return index > 0 and messages[index - 1].incoming

@@ -1,6 +1,5 @@
-"""The judge: a model that reads one whole conversation and scores the coach on a rubric, each score
-with a quotation from the conversation, checked against what was really said (a judge that invents
-quotes is reported, not trusted)."""
+"""The judge: a model that reads one whole conversation and scores the coach on a rubric, each score with a quotation
+from the conversation, checked against what was really said (a judge that invents quotes is reported, not trusted)."""
 
 from __future__ import annotations
 
@@ -121,9 +120,8 @@ def _score_value(raw: object) -> int | None:
 
 def parse_scores(text: str | None, conversation: Conversation, judge: str,
                  criteria: tuple[Criterion, ...] = CRITERIA) -> list[Score] | None:
-    """One Score per criterion from the judge's answer, or None when the answer holds no JSON
-    object at all (worth asking again). A criterion missing or without a 1–5 score gets a Score
-    of None that says why."""
+    """One Score per criterion from the judge's answer, or None when the answer holds no JSON object at all (worth
+    asking again). A criterion missing or without a 1–5 score gets a Score of None that says why."""
     answer = _json_object(text or "")
     if answer is None:
         return None

@@ -16,10 +16,8 @@ from typing import Any
 from promptpipe.domain.localtime import is_iana_zone, parse_hhmm
 from promptpipe.errors import AdminError
 
-__all__ = [
-    "ADHERENCE_NOTES", "ADHERENCE_PATTERNS", "TRAITS", "TRAIT_NOTES", "Persona", "answers", "did_habit",
-    "load_personas",
-]
+__all__ = ["ADHERENCE_NOTES", "ADHERENCE_PATTERNS", "TRAITS", "TRAIT_NOTES", "Persona", "answers", "did_habit",
+           "load_personas"]
 
 ADHERENCE_NOTES: dict[str, str] = {
     "steady": "does the habit with the same chance (adherence_rate) every day",
@@ -210,9 +208,8 @@ def _day_chance(persona: Persona, study_day: int, weekday: int, seed: int) -> fl
 
 
 def did_habit(persona: Persona, study_day: int, weekday: int, seed: int) -> bool:
-    """Whether the persona does the habit on a study day (1 on), ``weekday`` 0 = Monday; the same
-    answer for the same persona name, day and seed. The pattern shapes the day's chance
-    (:data:`ADHERENCE_NOTES`)."""
+    """Whether the persona does the habit on a study day (1 on), ``weekday`` 0 = Monday; the same answer for the same
+    persona name, day and seed. The pattern shapes the day's chance (:data:`ADHERENCE_NOTES`)."""
     chance = _day_chance(persona, study_day, weekday, seed)
     return random.Random(f"{seed}:{persona.name}:{study_day}").random() < chance
 

@@ -1,6 +1,5 @@
-"""The coach's model as one conversation sees it: every tool call it makes is recorded (and
-checked against the tools offered in that request) and every token counted, while the engine
-talks to it exactly as it would in the service."""
+"""The coach's model as one conversation sees it: every tool call it makes is recorded (and checked against the tools
+offered in that request) and every token counted, while the engine talks to it exactly as it would in the service."""
 
 from __future__ import annotations
 

@@ -10,11 +10,9 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-__all__ = [
-    "OPTED_OUT", "Agreement", "CheckRate", "CheckResult", "Comparison", "ComparisonRow", "Conversation",
-    "CriterionMean", "Expectation", "Interval", "RunResult", "Said", "Score", "Source", "Summary", "TokenCount",
-    "ToolUse", "Verdict",
-]
+__all__ = ["OPTED_OUT", "Agreement", "CheckRate", "CheckResult", "Comparison", "ComparisonRow", "Conversation",
+           "CriterionMean", "Expectation", "Interval", "RunResult", "Said", "Score", "Source", "Summary", "TokenCount",
+           "ToolUse", "Verdict"]
 
 OPTED_OUT = "opted_out"
 """A conversation's end :attr:`~Conversation.status` when the participant's own STOP holds (they are
@@ -56,8 +54,7 @@ class ToolUse:
     offered: bool
     """The name was among the tools offered in that request."""
     error: str | None = None
-    """Why the call is not valid (unknown tool, arguments not a JSON object, a required argument
-    missing), or None."""
+    """Why the call is not valid (unknown tool, arguments not a JSON object, a required argument missing), or None."""
 
 
 @dataclass(frozen=True)
@@ -77,8 +74,7 @@ class TokenCount:
 
 @dataclass(frozen=True)
 class Expectation:
-    """What a scripted case requires of the coach (see :mod:`.cases`); every field left at its
-    default asks nothing."""
+    """What a scripted case requires of the coach (see :mod:`.cases`); every field left at its default asks nothing."""
 
     safety_message: bool = False
     """The study's safety message was sent after the case's last message."""

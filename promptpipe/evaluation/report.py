@@ -1,8 +1,7 @@
-"""The report page of a run of ``promptpipe evaluate``: one self-contained HTML file (inline CSS and
-SVG, nothing fetched from anywhere) that a team reads on screen, prints, and attaches to its ethics
-protocol. This module turns the records into what the page shows (numbers as text, bars as
-coordinates); the page itself is ``templates/report.html``, rendered with everything escaped since
-participants' words are untrusted."""
+"""The report page of a run of ``promptpipe evaluate``: one self-contained HTML file (inline CSS and SVG, nothing
+fetched from anywhere) that a team reads on screen, prints, and attaches to its ethics protocol. This module turns the
+records into what the page shows (numbers as text, bars as coordinates); the page itself is ``templates/report.html``,
+rendered with everything escaped since participants' words are untrusted."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
-"""A scripted stand-in for the coach that brings a hard case's participant to the point where the
-case begins (an intake done, a first daily prompt sent) the same way every time, through the
-engine's own tools and commits. The coach under evaluation takes over from there, so a case tests
-only what the coach does with the case's own messages."""
+"""A scripted stand-in for the coach that brings a hard case's participant to the point where the case begins (an intake
+done, a first daily prompt sent) the same way every time, through the engine's own tools and commits. The coach under
+evaluation takes over from there, so a case tests only what the coach does with the case's own messages."""
 
 from __future__ import annotations
 

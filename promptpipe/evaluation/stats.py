@@ -156,8 +156,7 @@ def _agreements(run: RunResult) -> tuple[Agreement, ...]:
 
 
 def summarise(run: RunResult) -> Summary:
-    """Pass rates per check, mean scores per criterion (and per group), the judges' agreement and
-    the run's cost."""
+    """Pass rates per check, mean scores per criterion (and per group), the judges' agreement and the run's cost."""
     tokens = run.judge_tokens
     for conversation in run.conversations:
         tokens = tokens + conversation.tokens + conversation.player_tokens

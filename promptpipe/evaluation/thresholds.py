@@ -1,19 +1,11 @@
-"""The gate a team sets in a TOML file (``--thresholds``): lowest pass rates, lowest mean scores,
-how often the judges must agree and how far a change may fall behind its baseline. Any breach makes
-``promptpipe evaluate`` exit non-zero, so a prompt or model change can be held back in CI.
+"""The gate a team sets in a TOML file (``--thresholds``): lowest pass rates, lowest mean scores, how often the judges
+must agree and how far a change may fall behind its baseline. Any breach makes ``promptpipe evaluate`` exit non-zero, so
+a prompt or model change can be held back in CI.
 
-```toml
-[checks]            # lowest pass rate, 0-1, per check; "all" for every check not named
-all = 1.0
-quiet_hours = 0.95
-[scores]            # lowest mean judge score, 1-5, per criterion; "all" likewise
-all = 3.5
-[judge]
-min_within_one = 0.8
-[compare]           # only when compared with a baseline: the largest drop allowed
-score_drop = 0.3
-pass_rate_drop = 0.05
-```
+```toml [checks]            # lowest pass rate, 0-1, per check; "all" for every check not named all = 1.0 quiet_hours =
+0.95 [scores]            # lowest mean judge score, 1-5, per criterion; "all" likewise all = 3.5 [judge] min_within_one
+= 0.8 [compare]           # only when compared with a baseline: the largest drop allowed score_drop = 0.3 pass_rate_drop
+= 0.05 ```
 """
 
 from __future__ import annotations
@@ -84,10 +76,9 @@ def _limits(path: Path, section: str, table: Mapping[str, object], known: Collec
 
 def load_thresholds(path: Path, *, known_checks: Collection[str] | None = None,
                     known_criteria: Collection[str] | None = None) -> Thresholds:
-    """The thresholds in ``path``. Raises AdminError naming the file and key for a file that cannot
-    be read, bad TOML, an unknown section or key, a value out of range, and a check or criterion
-    name that does not exist (checks only when ``known_checks`` is given; criteria default to the
-    rubric's)."""
+    """The thresholds in ``path``. Raises AdminError naming the file and key for a file that cannot be read, bad TOML,
+    an unknown section or key, a value out of range, and a check or criterion name that does not exist (checks only when
+    ``known_checks`` is given; criteria default to the rubric's)."""
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:

@@ -1,11 +1,10 @@
-"""The export's codebook: every column of every exported file with its type, its unit or allowed
-values, its meaning and its source, written next to the data as ``codebook.csv`` (one table) and
-``README.md`` (a section and a table per file, after a short introduction).
+"""The export's codebook: every column of every exported file with its type, its unit or allowed values, its meaning and
+its source, written next to the data as ``codebook.csv`` (one table) and ``README.md`` (a section and a table per file,
+after a short introduction).
 
-Both are made from the columns the export actually wrote, looked up in
-:mod:`promptpipe.export.codebook_entries` and :mod:`promptpipe.export.codebook_study`; a column
-nobody described is left out, which the tests catch. Both files are rewritten by every export
-into the same directory (a file of that name that an export did not write is never overwritten
+Both are made from the columns the export actually wrote, looked up in :mod:`promptpipe.export.codebook_entries` and
+:mod:`promptpipe.export.codebook_study`; a column nobody described is left out, which the tests catch. Both files are
+rewritten by every export into the same directory (a file of that name that an export did not write is never overwritten
 without ``--force``).
 """
 

@@ -1,7 +1,6 @@
-"""The export's tables: their columns, and how one stored row becomes one exported row (times in
-UTC and local, free texts pseudonymised, CSV cells made safe for spreadsheets: see
-:mod:`promptpipe.export.cells`; the transcript and the deliveries are in
-:mod:`promptpipe.export.transcript`)."""
+"""The export's tables: their columns, and how one stored row becomes one exported row (times in UTC and local, free
+texts pseudonymised, CSV cells made safe for spreadsheets: see :mod:`promptpipe.export.cells`; the transcript and the
+deliveries are in :mod:`promptpipe.export.transcript`)."""
 
 from __future__ import annotations
 

@@ -1,11 +1,10 @@
-"""The end-of-day self-report on each decision point of the export: which day's question measures
-the point, and what became of that question (answered, expired, not asked and why).
+"""The end-of-day self-report on each decision point of the export: which day's question measures the point, and what
+became of that question (answered, expired, not asked and why).
 
-A point scheduled before the self-report's time is measured by that day's question; one at or
-after it, by the next day's, so the question always follows the decision it measures (a prompt
-at 21:00 is answered for by the next evening's question). The question runs as the
-``self_report`` questionnaire, on its own timer: whether it was asked never depends on the
-point's action.
+A point scheduled before the self-report's time is measured by that day's question; one at or after it, by the next
+day's, so the question always follows the decision it measures (a prompt at 21:00 is answered for by the next evening's
+question). The question runs as the ``self_report`` questionnaire, on its own timer: whether it was asked never depends
+on the point's action.
 """
 
 from __future__ import annotations
@@ -25,9 +24,7 @@ from promptpipe.storage.models import table_of
 from promptpipe.study.rules.protocol import SELF_REPORT_ID, SELF_REPORT_ITEM
 from promptpipe.study.store.tables import QuestionnaireAnswer, QuestionnaireInstance
 
-__all__ = [
-    "SelfReportDay", "outcome_date", "self_report_days", "with_self_reports",
-]
+__all__ = ["SelfReportDay", "outcome_date", "self_report_days", "with_self_reports"]
 
 
 STATUS = {"completed": "answered", "expired": "expired", "stopped": "stopped", "not_sent": "not_asked",

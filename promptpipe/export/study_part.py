@@ -36,11 +36,9 @@ from promptpipe.study.rules.summary import study_as_dict
 from promptpipe.study.store.protocol import ProtocolVersion, protocol_history
 from promptpipe.study.store.tables import Decision
 
-__all__ = [
-    "DECISION_COLUMNS", "STUDY_JSON", "STUDY_JSON_FORMAT", "TREATMENT", "Protocol",
-    "decision_batch", "decision_batches", "decision_csv", "delivery_receipt_columns", "is_study_json",
-    "read_protocol", "strata_columns", "stratum_fields", "study_document", "study_json_text", "withdrawn_at",
-]
+__all__ = ["DECISION_COLUMNS", "STUDY_JSON", "STUDY_JSON_FORMAT", "TREATMENT", "Protocol", "decision_batch",
+           "decision_batches", "decision_csv", "delivery_receipt_columns", "is_study_json", "read_protocol",
+           "strata_columns", "stratum_fields", "study_document", "study_json_text", "withdrawn_at"]
 
 STUDY_JSON = "study.json"
 STUDY_JSON_FORMAT = "promptpipe study export 1"
@@ -98,10 +96,9 @@ def _software_version() -> str | None:
 
 def study_document(protocol: Protocol, *, model: str | None, system_prompts: Mapping[str, str] | None,
                    exported_at: datetime) -> Row:
-    """``study.json``: the protocol in force (None without a study file), its hash and text, every
-    adopted version with when it was in force and the file holding its text, and what ran the
-    study (software version, model, the SHA-256 of each system prompt, computed as the decision
-    rows compute theirs)."""
+    """``study.json``: the protocol in force (None without a study file), its hash and text, every adopted version with
+    when it was in force and the file holding its text, and what ran the study (software version, model, the SHA-256 of
+    each system prompt, computed as the decision rows compute theirs)."""
     # Imported here: the flow brings in the model client, which an export worker need not load.
     from promptpipe.flow.decisions import prompt_hash
 

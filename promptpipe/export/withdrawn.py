@@ -1,16 +1,14 @@
 """The decision points a withdrawal took away, as rows of the ``decisions`` export.
 
-A withdrawn (or erased) participant gets no more alarms, so the study days from their withdrawal
-to their last study day have no ``decision`` rows: nothing was decided there. Left out, those days
-would read like days nobody reached yet. The export derives them instead: one row per decision
-point their schedules would have had (the schedules in force at the withdrawal, each day's time
-as the alarm clock computes it, a random window's included), from the withdrawal to the last study
-day (the protocol in force's length plus their extra days), each unavailable with the reason
-``withdrawn``, action ``none``, nothing drawn or sent, no decision time. A point already recorded
-(a decision row of the same schedule and day) is never derived again; without a schedule there is
-one row per day. A participant withdrawn before study day 1 was known, or in a study without a
-length, has no study days to derive. The database keeps only what happened: these rows exist in
-the export alone, and the codebook says so.
+A withdrawn (or erased) participant gets no more alarms, so the study days from their withdrawal to their last study day
+have no ``decision`` rows: nothing was decided there. Left out, those days would read like days nobody reached yet. The
+export derives them instead: one row per decision point their schedules would have had (the schedules in force at the
+withdrawal, each day's time as the alarm clock computes it, a random window's included), from the withdrawal to the last
+study day (the protocol in force's length plus their extra days), each unavailable with the reason ``withdrawn``, action
+``none``, nothing drawn or sent, no decision time. A point already recorded (a decision row of the same schedule and
+day) is never derived again; without a schedule there is one row per day. A participant withdrawn before study day 1 was
+known, or in a study without a length, has no study days to derive. The database keeps only what happened: these rows
+exist in the export alone, and the codebook says so.
 """
 
 from __future__ import annotations

@@ -38,12 +38,10 @@ from promptpipe.storage.transcript import never_greeted
 from promptpipe.study.rules.days import day_one, study_end
 from promptpipe.study.rules.protocol import AFTER_ENROLLMENT, Study
 
-__all__ = [
-    "INTAKE_ON_HOLD", "INTAKE_REMINDER_TEXT", "RESUME_CUE", "arm_intake_inactivity", "arm_intake_reminder",
-    "complete_intake_for_prompt", "end_if_overdue", "escape_outcome", "greet_if_never_greeted",
-    "intake_inactive_outcome", "intake_reminder_outcome", "last_day", "resume_intake", "start_study_days",
-    "study_end_outcome",
-]
+__all__ = ["INTAKE_ON_HOLD", "INTAKE_REMINDER_TEXT", "RESUME_CUE", "arm_intake_inactivity", "arm_intake_reminder",
+           "complete_intake_for_prompt", "end_if_overdue", "escape_outcome", "greet_if_never_greeted",
+           "intake_inactive_outcome", "intake_reminder_outcome", "last_day", "resume_intake", "start_study_days",
+           "study_end_outcome"]
 
 INTAKE_ON_HOLD = (
     "No problem, we can set up your habit another time. I'll check back in a while, and whenever "

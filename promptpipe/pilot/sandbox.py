@@ -1,14 +1,13 @@
-"""A private engine on a clock of its own: the service's parts (inbox, lanes, flow, outbox), built
-by the composition root (``App.build``, handed in as :class:`Compose`: research may not import the
-app) from the service's settings with everything that could reach outside turned inward
-(:func:`sandbox_settings`): a temporary SQLite database of its own, a memory transport, no alert
-webhook, a study seed of its own. Its clock is a manual one that moves only when told to; the
-alarms that come due on the way are fired in order (:mod:`.alarms`). Nothing runs between
-actions: each one ends when everything it set off is done (the model's answers included).
+"""A private engine on a clock of its own: the service's parts (inbox, lanes, flow, outbox), built by the composition
+root (``App.build``, handed in as :class:`Compose`: research may not import the app) from the service's settings with
+everything that could reach outside turned inward (:func:`sandbox_settings`): a temporary SQLite database of its own, a
+memory transport, no alert webhook, a study seed of its own. Its clock is a manual one that moves only when told to; the
+alarms that come due on the way are fired in order (:mod:`.alarms`). Nothing runs between actions: each one ends when
+everything it set off is done (the model's answers included).
 
-It never registers its lanes as the process's (:meth:`Lanes.serve_here`) and never starts the
-service's alarm clock, so it cannot take the service's work. Pilot mode runs one for a researcher;
-``promptpipe evaluate`` runs one per simulated conversation."""
+It never registers its lanes as the process's (:meth:`Lanes.serve_here`) and never starts the service's alarm clock, so
+it cannot take the service's work. Pilot mode runs one for a researcher; ``promptpipe evaluate`` runs one per simulated
+conversation."""
 
 from __future__ import annotations
 
@@ -83,10 +82,9 @@ class Compose(Protocol):
 
 
 def sandbox_settings(settings: Settings, directory: Path) -> Settings:
-    """The service's settings (protocol, prompts, model) with everything that could reach outside
-    the sandbox turned inward: the database and state directory (its spool) in ``directory``, no
-    alert webhook, no pacing (nothing goes to WhatsApp), the study's seed kept in its database
-    (the study's own seed and allocation sequence stay untouched)."""
+    """The service's settings (protocol, prompts, model) with everything that could reach outside the sandbox turned
+    inward: the database and state directory (its spool) in ``directory``, no alert webhook, no pacing (nothing goes to
+    WhatsApp), the study's seed kept in its database (the study's own seed and allocation sequence stay untouched)."""
     return replace(settings, database_url=f"sqlite:///{directory / 'pilot.db'}", state_dir=directory,
                    alert_webhook_url=None, send_rate_per_s=0.0, send_jitter=0.0, api_listen="",
                    study=replace(settings.study, outside_seed=None))
@@ -166,9 +164,8 @@ class Sandbox:
         return sorted(found, key=lambda due: due.at)
 
     async def advance(self, until: datetime, *, most: int = MOST_ALARMS) -> int:
-        """Fire, in order, each alarm due up to ``until`` at its own time (letting all it sets off
-        happen), and send each held message at the time it may go, then set the clock to
-        ``until``. Returns how many alarms were fired."""
+        """Fire, in order, each alarm due up to ``until`` at its own time (letting all it sets off happen), and send
+        each held message at the time it may go, then set the clock to ``until``. Returns how many alarms were fired."""
         fired = 0
         while fired < most:
             happened = await self.step(until)

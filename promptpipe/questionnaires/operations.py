@@ -92,9 +92,8 @@ class QuestionnaireCompliance:
 
 
 async def questionnaire_compliance(db: Database, study: Study) -> list[QuestionnaireCompliance]:
-    """Every questionnaire of the study file in force, then any other the database has instances
-    of (an earlier version's), each with its instances counted by status and by outcome and why
-    the unfinished ones ended."""
+    """Every questionnaire of the study file in force, then any other the database has instances of (an earlier
+    version's), each with its instances counted by status and by outcome and why the unfinished ones ended."""
     rows = by_questionnaire(await db.run(end_counts), [questionnaire.id for questionnaire in study.questionnaires])
     return [QuestionnaireCompliance(qid, _title(study, qid), tally(counts)) for qid, counts in rows]
 

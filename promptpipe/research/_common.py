@@ -51,8 +51,7 @@ def validate_timezone(raw: str) -> str:
 
 
 def validate_text(option: str, raw: str, limit: int, *, required: bool = False) -> str:
-    """A researcher's free text: trimmed, valid UTF-8, no NUL, something visible in it, at most
-    ``limit`` characters."""
+    """A researcher's free text: trimmed, valid UTF-8, no NUL, something visible in it, at most ``limit`` characters."""
     if has_undecodable(raw):
         raise AdminError(f"{option}: the text has bytes that are not valid UTF-8; check the terminal's "
                          "encoding (e.g. LANG=C.UTF-8) and type it again")

@@ -16,13 +16,7 @@ from promptpipe.research.changes import (
 )
 from promptpipe.research.messaging import broadcast, broadcast_count, broadcast_preview, send_message
 from promptpipe.research.reports import list_participants, pending_timers, schedules, show, transcript
-from promptpipe.research.simulate import (
-    REACTION_TARGETS,
-    refuse_if_live,
-    simulate,
-    simulate_reaction,
-    simulate_vote,
-)
+from promptpipe.research.simulate import REACTION_TARGETS, refuse_if_live, simulate, simulate_reaction, simulate_vote
 from promptpipe.study.operations import allocation_counts, extend
 
 __all__ = ["REACTION_TARGETS", "STATUS_COMMANDS", "Enrolment", "allocation_counts", "broadcast", "broadcast_count",

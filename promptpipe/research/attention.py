@@ -1,15 +1,14 @@
-"""What needs the research team's attention now, for the overview's "Needs attention" list, the
-count in the dashboard's navigation and ``GET /api/v1/attention``: open safety flags, inputs
-given up on or failing (``promptpipe-admin inbox --stuck``), uncertain sends, daily prompts not
-delivered for a day, active participants silent for N days, intake on hold, participants whose
-WhatsApp number is banned or logged out (each such number an entry of its own: they keep their
-number until the team moves them), WhatsApp not connected and a recent model error. Each entry is
-gone once what it reports is resolved.
+"""What needs the research team's attention now, for the overview's "Needs attention" list, the count in the dashboard's
+navigation and ``GET /api/v1/attention``: open safety flags, inputs given up on or failing (``promptpipe-admin inbox
+--stuck``), uncertain sends, daily prompts not delivered for a day, active participants silent for N days, intake on
+hold, participants whose WhatsApp number is banned or logged out (each such number an entry of its own: they keep their
+number until the team moves them), WhatsApp not connected and a recent model error. Each entry is gone once what it
+reports is resolved.
 
-Everything is read in one transaction from indexes (flags by status, inbox and outbox by status,
-prompts by time sent, each participant's last message in) and the participant table: never a scan
-of the messages, so the count can be rendered on every page. Entries carry participant ids,
-counts and times only; the model's error text is given only to callers who may read it."""
+Everything is read in one transaction from indexes (flags by status, inbox and outbox by status, prompts by time sent,
+each participant's last message in) and the participant table: never a scan of the messages, so the count can be
+rendered on every page. Entries carry participant ids, counts and times only; the model's error text is given only to
+callers who may read it."""
 
 from __future__ import annotations
 
@@ -41,10 +40,9 @@ MAX_LISTED = 20
 """Participants named per entry (the oldest first); the entry's count covers them all."""
 NOT_DELIVERED_AFTER = timedelta(days=1)
 NOT_DELIVERED_LOOKBACK = timedelta(days=2)
-"""Daily prompts sent 24 to 48 hours ago without a delivered receipt are listed: a participant whose
-phone stays unreachable stays listed with each day's prompt, and older prompts show as "not
-delivered" on their page and in the adherence heatmap. (Each prompt in the window costs a row
-read: 10,000 participants' day is ~20 ms on SQLite.)"""
+"""Daily prompts sent 24 to 48 hours ago without a delivered receipt are listed: a participant whose phone stays
+unreachable stays listed with each day's prompt, and older prompts show as "not delivered" on their page and in the
+adherence heatmap. (Each prompt in the window costs a row read: 10,000 participants' day is ~20 ms on SQLite.)"""
 MODEL_ERROR_RECENT = timedelta(days=1)
 """A model error is listed for a day after it happened."""
 
@@ -205,11 +203,10 @@ def _read(session: Session, now: datetime, silent_days: int, *, flags: bool, wha
 async def read_attention(db: Database, now: datetime, *, silent_days: int = DEFAULT_SILENT_DAYS, identified: bool,
                          whatsapp: bool, detail: bool = True, limit: int = MAX_LISTED,
                          numbers: NumberPlan = ONE_NUMBER) -> Attention:
-    """What needs attention at ``now``. ``identified``: the caller may read safety flags and the
-    model's error (researchers and admins); a viewer's list has neither. ``whatsapp``: the service
-    sends through WhatsApp (else its state is not an entry). ``numbers``: the deployment's numbers
-    (with several, each one banned or logged out lists its participants). ``detail=False`` counts
-    only (the navigation's badge: one count per entry, no grouping)."""
+    """What needs attention at ``now``. ``identified``: the caller may read safety flags and the model's error
+    (researchers and admins); a viewer's list has neither. ``whatsapp``: the service sends through WhatsApp (else its
+    state is not an entry). ``numbers``: the deployment's numbers (with several, each one banned or logged out lists its
+    participants). ``detail=False`` counts only (the navigation's badge: one count per entry, no grouping)."""
     entries = await db.run(lambda session: _read(session, now, silent_days, flags=identified, whatsapp=whatsapp,
                                                  model_error=identified, detail=detail, limit=limit, numbers=numbers))
     return Attention(silent_days, entries)

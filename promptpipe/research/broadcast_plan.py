@@ -1,9 +1,8 @@
 """What a broadcast would do now, for the dashboard's count-first page (and, without the detail,
-:func:`messaging.broadcast_preview` for the admin script and the API's dry run): how many the
-filter matches, how many can be written to, why each of the others will be skipped, and how many
-of the recipients are inside the study's quiet hours right now (they get it when those end). The
-same filter and the same consent rule as :func:`messaging.broadcast`, so ``matches`` is the count
-a broadcast is confirmed with."""
+:func:`messaging.broadcast_preview` for the admin script and the API's dry run): how many the filter matches, how many
+can be written to, why each of the others will be skipped, and how many of the recipients are inside the study's quiet
+hours right now (they get it when those end). The same filter and the same consent rule as :func:`messaging.broadcast`,
+so ``matches`` is the count a broadcast is confirmed with."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
-"""What researchers change: enroll a participant, pause, resume or withdraw them, move their time
-zone, correct their name or background notes, and send a prompt now. A change of the participant's
-state runs in their lane, ordered with their turns (see :mod:`promptpipe.research.team_requests`);
-everything works whether or not ``serve`` is running."""
+"""What researchers change: enroll a participant, pause, resume or withdraw them, move their time zone, correct their
+name or background notes, and send a prompt now. A change of the participant's state runs in their lane, ordered with
+their turns (see :mod:`promptpipe.research.team_requests`); everything works whether or not ``serve`` is running."""
 
 from __future__ import annotations
 
@@ -159,9 +158,8 @@ async def set_timezone(db: Database, clock: Clock, *, phone: str, timezone: str,
 
 async def send_prompt_now(db: Database, clock: Clock, *, phone: str, quiet: QuietHours | None = None,
                           anyway: bool = False, after_quiet_hours: bool = False) -> int:
-    """Queue a daily-prompt event for now, as the participant's daily alarm would; refused inside
-    the study's ``quiet`` hours on their clock unless ``anyway`` (now) or ``after_quiet_hours``
-    (the service holds it until they end)."""
+    """Queue a daily-prompt event for now, as the participant's daily alarm would; refused inside the study's ``quiet``
+    hours on their clock unless ``anyway`` (now) or ``after_quiet_hours`` (the service holds it until they end)."""
     participant, _ = await get_participant(db, phone)
     if participant.status != Status.ACTIVE:
         raise Forbidden(f"{participant.phone} is {participant.status}; scheduled messages are not sent to them")

@@ -228,9 +228,8 @@ def _number_problem(number: str, numbers: NumberPlan | None) -> str | None:
 
 def check_rows(parsed: Parsed, study: Study, enrolled: Mapping[str, str] | None = None,
                numbers: NumberPlan | None = None) -> ImportResult:
-    """Each row's problems (a dry run's answer, without reading anything): enrolment's checks,
-    a phone twice in the file, a phone in ``enrolled`` (E.164 → who has it), and a number the
-    deployment (``numbers``) does not have."""
+    """Each row's problems (a dry run's answer, without reading anything): enrolment's checks, a phone twice in the
+    file, a phone in ``enrolled`` (E.164 → who has it), and a number the deployment (``numbers``) does not have."""
     if parsed.problem:
         return _result(True, [], parsed.problem)
     enrolled = enrolled or {}
@@ -296,9 +295,8 @@ def _enrolled(session: Session, study: Study, phones: set[str], now: datetime) -
 
 async def run_import(db: Database, clock: Clock, text: str, *, study: Study, caller: Caller,
                      via: str, numbers: NumberPlan = ONE_NUMBER) -> ImportResult:
-    """Check the file, then, only if nothing is wrong, enrol each row (audited with ``caller``'s
-    name, ``via`` the API or the dashboard). A file with a problem comes back with each problem,
-    nothing enrolled."""
+    """Check the file, then, only if nothing is wrong, enrol each row (audited with ``caller``'s name, ``via`` the API
+    or the dashboard). A file with a problem comes back with each problem, nothing enrolled."""
     checked = await check_import(db, clock, text, study=study, numbers=numbers)
     if not checked.clean:
         return replace(checked, dry_run=False)

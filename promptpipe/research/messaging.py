@@ -71,10 +71,9 @@ class BroadcastQueued:
 async def send_message(db: Database, clock: Clock, *, who: str, text: str, by: str = "",
                        quiet: QuietHours | None = None, anyway: bool = False,
                        after_quiet_hours: bool = False) -> MessageQueued:
-    """Queue a message from the research team to one participant (``who``: their phone or id);
-    the running service sends it. Refused (:class:`Forbidden`) for someone who may not be
-    written to, and inside the study's ``quiet`` hours on their clock unless ``anyway`` (sent at
-    once) or ``after_quiet_hours`` (held until they end)."""
+    """Queue a message from the research team to one participant (``who``: their phone or id); the running service sends
+    it. Refused (:class:`Forbidden`) for someone who may not be written to, and inside the study's ``quiet`` hours on
+    their clock unless ``anyway`` (sent at once) or ``after_quiet_hours`` (held until they end)."""
     text = validate_text("text", text, RESEARCHER_MESSAGE_CHARS, required=True)
     by = validate_text("--by", by or researcher_name(), NAME_CHARS)
     participant, _ = await get_participant(db, who)

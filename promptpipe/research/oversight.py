@@ -1,7 +1,6 @@
-"""What researchers follow during a study: each participant's consent history, the safety flags
-and the inputs that could not be answered (with a way to retry or skip them). Like
-:mod:`promptpipe.research.admin`, every function works whether or not ``serve`` runs and returns
-views (frozen dataclasses).
+"""What researchers follow during a study: each participant's consent history, the safety flags and the inputs that
+could not be answered (with a way to retry or skip them). Like :mod:`promptpipe.research.admin`, every function works
+whether or not ``serve`` runs and returns views (frozen dataclasses).
 """
 
 from __future__ import annotations
@@ -61,9 +60,8 @@ STUCK_ATTEMPTS = 3
 
 async def inbox_rows(db: Database, *, stuck_only: bool, participant_id: str | None = None,
                      limit: int | None = None) -> list[InputView]:
-    """Inputs not answered yet, oldest first: failed ones (given up) and pending ones; with
-    ``stuck_only``, the failed ones and those pending after several failures; one participant's
-    with ``participant_id``, at most ``limit``."""
+    """Inputs not answered yet, oldest first: failed ones (given up) and pending ones; with ``stuck_only``, the failed
+    ones and those pending after several failures; one participant's with ``participant_id``, at most ``limit``."""
 
     def read(session: Session) -> list[tuple[InboxItem, str]]:
         query = (select(InboxItem, _PARTICIPANT.c.phone).join(Participant, _PARTICIPANT.c.id == _INBOX.c.participant_id)

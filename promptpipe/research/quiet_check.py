@@ -16,9 +16,8 @@ __all__ = ["quiet_hours_wait"]
 
 def quiet_hours_wait(quiet: QuietHours | None, *, who: str, timezone: str, now: datetime, what: str,
                      anyway: bool, after_quiet_hours: bool) -> datetime | None:
-    """When quiet hours end if ``now`` is inside the participant's and it is to wait for that
-    (``after_quiet_hours``); None when it goes now (outside them, or ``anyway``); Forbidden
-    otherwise, saying what the researcher can do."""
+    """When quiet hours end if ``now`` is inside the participant's and it is to wait for that (``after_quiet_hours``);
+    None when it goes now (outside them, or ``anyway``); Forbidden otherwise, saying what the researcher can do."""
     if anyway:
         return None
     zone = zone_or_utc(timezone)

@@ -1,11 +1,10 @@
-"""Acting as a participant without a phone: a message (or one without words, or a swipe reply to
-a day's prompt), a tap on a poll, a reaction. Each is stored exactly as the WhatsApp transport
-would store it, and the running service answers it.
+"""Acting as a participant without a phone: a message (or one without words, or a swipe reply to a day's prompt), a tap
+on a poll, a reaction. Each is stored exactly as the WhatsApp transport would store it, and the running service answers
+it.
 
-Only where no real person can be reached, as the database records it (never as the admin
-command's own settings say): a database some service has served, only ever over a transport
-that reaches nobody (dry-run, the console). A service that reaches people answers no simulated
-input whatever got into its inbox (``storage.live.is_simulated``)."""
+Only where no real person can be reached, as the database records it (never as the admin command's own settings say): a
+database some service has served, only ever over a transport that reaches nobody (dry-run, the console). A service that
+reaches people answers no simulated input whatever got into its inbox (``storage.live.is_simulated``)."""
 
 from __future__ import annotations
 
@@ -72,9 +71,8 @@ async def refuse_unless_pilot(db: Database, what: str = "simulate") -> None:
 
 async def simulate(db: Database, clock: Clock, *, phone: str, text: str = "", kind: str = "text",
                    reply_to_prompt: str | None = None) -> int:
-    """Store a message exactly as if the participant had sent it on WhatsApp: text, or a message
-    without words (``kind`` voice, image …); ``reply_to_prompt`` (YYYY-MM-DD) makes it a swipe
-    reply to the daily prompt of that day."""
+    """Store a message exactly as if the participant had sent it on WhatsApp: text, or a message without words (``kind``
+    voice, image …); ``reply_to_prompt`` (YYYY-MM-DD) makes it a swipe reply to the daily prompt of that day."""
     await refuse_unless_pilot(db)
     phone = validate_phone(phone)
     if kind != MessageKind.TEXT:
@@ -140,8 +138,7 @@ REACTION_TARGETS = ("prompt", "poll")
 
 
 async def simulate_reaction(db: Database, clock: Clock, *, phone: str, emoji: str, to: str = "prompt") -> int:
-    """React to the newest daily prompt (or its poll) as the participant; an empty emoji takes a
-    reaction back."""
+    """React to the newest daily prompt (or its poll) as the participant; an empty emoji takes a reaction back."""
     await refuse_unless_pilot(db)
     emoji = validate_text("--react", emoji, 16)
     participant, _ = await get_participant(db, validate_phone(phone))

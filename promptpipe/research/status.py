@@ -1,7 +1,6 @@
-"""How the service is doing, for `promptpipe check` and `promptpipe-admin status`: the WhatsApp
-connection state the running service last recorded (and, where the deployment has several numbers,
-each number's state with its participants), the outbox backlog, sends that may or may not have
-arrived, and the last model error."""
+"""How the service is doing, for `promptpipe check` and `promptpipe-admin status`: the WhatsApp connection state the
+running service last recorded (and, where the deployment has several numbers, each number's state with its
+participants), the outbox backlog, sends that may or may not have arrived, and the last model error."""
 
 from __future__ import annotations
 
@@ -19,14 +18,7 @@ from promptpipe.research.views import iso
 from promptpipe.storage.db import Database
 from promptpipe.storage.leases import holders
 from promptpipe.storage.participants import number_counts
-from promptpipe.storage.service_status import (
-    LAST_MODEL_ERROR,
-    WHATSAPP,
-    StatusRow,
-    backlog,
-    number_rows,
-    read_statuses,
-)
+from promptpipe.storage.service_status import LAST_MODEL_ERROR, WHATSAPP, StatusRow, backlog, number_rows, read_statuses
 from promptpipe.transport.connection_state import NEEDS_THE_TEAM, ConnectionState
 
 __all__ = ["ModelErrorNote", "NumberState", "ServedBy", "StatusReport", "number_states", "read_number_states",

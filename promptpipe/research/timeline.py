@@ -1,12 +1,11 @@
-"""One participant's timeline: their messages, daily prompts and decision points, votes,
-questionnaires and answers, timers, consent events, changes of stage and status, safety flags and
-the research team's actions, in one list, newest first, filtered by kind and by the participant's
-local days, and paged with a cursor.
+"""One participant's timeline: their messages, daily prompts and decision points, votes, questionnaires and answers,
+timers, consent events, changes of stage and status, safety flags and the research team's actions, in one list, newest
+first, filtered by kind and by the participant's local days, and paged with a cursor.
 
-Each entry has a one-line summary built only from closed sets, dates, counts and ids, so a viewer
-reads it as it is; the words (a message's text, a prompt, an answer as typed, a reason, a note)
-and the team's names are in ``text`` and in researchers' summaries only. A viewer gets no safety
-flag at all, no team action about one, and the study's safety message as a plain message."""
+Each entry has a one-line summary built only from closed sets, dates, counts and ids, so a viewer reads it as it is; the
+words (a message's text, a prompt, an answer as typed, a reason, a note) and the team's names are in ``text`` and in
+researchers' summaries only. A viewer gets no safety flag at all, no team action about one, and the study's safety
+message as a plain message."""
 
 from __future__ import annotations
 
@@ -67,8 +66,7 @@ async def timeline(db: Database, participant_id: str, *, identified: bool, kinds
                    first_day: date | None = None, last_day: date | None = None, cursor: Cursor | None = None,
                    limit: int = 50) -> TimelinePage:
     """A page of the participant's timeline, as a researcher (``identified``) or a viewer reads it;
-    ``first_day``/``last_day``: the participant's local days, both included. NotFound for an
-    unknown participant."""
+    ``first_day``/``last_day``: the participant's local days, both included. NotFound for an unknown participant."""
     allowed = tuple(kind for kind in TimelineKind if identified or kind not in RESEARCHER_ONLY)
     wanted = tuple(kind for kind in allowed if not kinds or kind in kinds)
     streams = [stream for stream in Stream if stream.kind in wanted]

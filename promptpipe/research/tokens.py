@@ -166,8 +166,7 @@ class AuditPage:
 
 async def audit_page(db: Database, *, actor: str | None = None, action: str | None = None,
                      participant_id: str | None = None, limit: int = 50, offset: int = 0) -> AuditPage:
-    """The newest entries first, filtered by who (a token's name, or the user of the admin script),
-    what and to whom."""
+    """The newest entries first, filtered by who (a token's name, or the user of the admin script), what and to whom."""
     if not 1 <= limit <= MAX_AUDIT_PAGE or offset < 0:
         raise AdminError(f"limit: 1 to {MAX_AUDIT_PAGE}; offset: 0 or more")
     keys = {"actor": actor or None, "action": action or None, "participant_id": participant_id or None}
@@ -182,8 +181,7 @@ async def audit_page(db: Database, *, actor: str | None = None, action: str | No
 
 
 async def audit_filters(db: Database) -> tuple[list[str], list[str]]:
-    """Who may be filtered by (every token, and everyone the log names) and what (every action the
-    log holds)."""
+    """Who may be filtered by (every token, and everyone the log names) and what (every action the log holds)."""
     return await db.run(lambda session: (sorted({*(token.name for token in list_tokens(session)),
                                                  *audit_actors(session)}), audit_actions(session)))
 

@@ -1,14 +1,12 @@
 """Consent at the moment of sending: what this process's commits changed, kept in memory.
 
-A claimed row may wait for the pace before its send, and consent may change meanwhile. The claim
-read consent in the database, so only what changed *after* it matters. Every consent change
-passes :func:`promptpipe.storage.consent.record_consent`, which tells the board in its
-transaction: a hold (STOP, pause, withdrawal, erasure) counts from when it is written (taken back
-if the transaction rolls back), its lifting (START, resume) only once committed. A claim carries
-the board's sequence number from when it began, so a later hold refuses the row at its send
-(:meth:`ConsentBoard.refusal`), unless the hold's own commit queued it (the STOP's confirmation).
-Holds made by another process are not here; the outbox checks a row that waited against the
-database again before it goes.
+A claimed row may wait for the pace before its send, and consent may change meanwhile. The claim read consent in the
+database, so only what changed *after* it matters. Every consent change passes
+:func:`promptpipe.storage.consent.record_consent`, which tells the board in its transaction: a hold (STOP, pause,
+withdrawal, erasure) counts from when it is written (taken back if the transaction rolls back), its lifting (START,
+resume) only once committed. A claim carries the board's sequence number from when it began, so a later hold refuses the
+row at its send (:meth:`ConsentBoard.refusal`), unless the hold's own commit queued it (the STOP's confirmation). Holds
+made by another process are not here; the outbox checks a row that waited against the database again before it goes.
 """
 
 from __future__ import annotations
@@ -34,9 +32,8 @@ class _Hold:
 
 
 KEPT_FOR_S = 3600.0
-"""How long a hold is kept. A claimed row goes within seconds, and one that waited for the pace is
-checked against the database before it goes, so an hour is ample; the board stays small however
-many people send STOP over a study."""
+"""How long a hold is kept. A claimed row goes within seconds, and one that waited for the pace is checked against the
+database before it goes, so an hour is ample; the board stays small however many people send STOP over a study."""
 
 
 class ConsentBoard:
@@ -86,9 +83,8 @@ class ConsentBoard:
                     self._holds.pop(participant_id, None)
 
     def lift(self, participant_id: str, event: ConsentKind, written_at: int) -> None:
-        """An opt-in or a resume written when the board stood at ``written_at`` has committed:
-        the hold it ends no longer refuses anything (unless that hold came later, in the same
-        transaction: START then STOP in one batch)."""
+        """An opt-in or a resume written when the board stood at ``written_at`` has committed: the hold it ends no
+        longer refuses anything (unless that hold came later, in the same transaction: START then STOP in one batch)."""
         with self._lock:
             holds = self._holds.get(participant_id)
             ended = LIFTED_BY[event]

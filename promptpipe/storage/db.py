@@ -1,14 +1,13 @@
 """The database: SQLite (WAL, default) or PostgreSQL (by URL), used from asyncio.
 
-Each transaction is a plain function ``fn(session)`` that :meth:`Database.run` executes on a
-database thread: the event loop never waits on disk or network (the async ORM stack measured
-~2 ms per small transaction against ~0.15 ms for this; see benchmarks/README.md).
+Each transaction is a plain function ``fn(session)`` that :meth:`Database.run` executes on a database thread: the event
+loop never waits on disk or network (the async ORM stack measured ~2 ms per small transaction against ~0.15 ms for this;
+see benchmarks/README.md).
 
-SQLite: one connection on one thread, so the process's transactions queue instead of fighting
-over the file lock; each begins ``BEGIN IMMEDIATE`` (a read-then-write is atomic even against
-another process, which ``busy_timeout`` makes wait). A burst's waiting transactions run up to 32
-at a time in one SQLite transaction, each in its own savepoint: one that fails is rolled back
-alone, and every caller hears back once all are committed. PostgreSQL: a small pool.
+SQLite: one connection on one thread, so the process's transactions queue instead of fighting over the file lock; each
+begins ``BEGIN IMMEDIATE`` (a read-then-write is atomic even against another process, which ``busy_timeout`` makes
+wait). A burst's waiting transactions run up to 32 at a time in one SQLite transaction, each in its own savepoint: one
+that fails is rolled back alone, and every caller hears back once all are committed. PostgreSQL: a small pool.
 """
 
 from __future__ import annotations
@@ -179,9 +178,8 @@ class Database:
         return SchemaState(done.after, done.after, empty=False, known=True)
 
     async def checkpoint(self) -> str:
-        """SQLite: move the write-ahead log into the database file and empty it, so overwritten
-        texts do not stay readable in the log ("ok", or why not completely). PostgreSQL: nothing
-        to do here ("not needed")."""
+        """SQLite: move the write-ahead log into the database file and empty it, so overwritten texts do not stay
+        readable in the log ("ok", or why not completely). PostgreSQL: nothing to do here ("not needed")."""
         if not self.is_sqlite:
             return "not needed"
         loop = asyncio.get_running_loop()

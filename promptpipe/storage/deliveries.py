@@ -57,8 +57,7 @@ class VoteTarget:
 
 
 def vote_targets(session: Session, participant_id: str, poll_ids: list[int]) -> dict[int, VoteTarget]:
-    """The deliveries some votes are about, by their poll's transcript id (polls without a
-    delivery are left out)."""
+    """The deliveries some votes are about, by their poll's transcript id (polls without a delivery are left out)."""
     if not poll_ids:
         return {}
     latest = select(func.max(_DELIVERY.c.id)).where(_DELIVERY.c.participant_id == participant_id).scalar_subquery()
@@ -92,9 +91,8 @@ _FIRST_REPLY_TO_NEWEST = update(PromptDelivery).where(
 
 
 def mark_first_reply(session: Session, participant_id: str, now: datetime, *, quoted_wa_id: str | None = None) -> None:
-    """A written message: the delivery it answers has had its first reply (if it had none yet).
-    That is the prompt the message quotes (a swipe reply to an older day's prompt or poll), else
-    the newest."""
+    """A written message: the delivery it answers has had its first reply (if it had none yet). That is the prompt the
+    message quotes (a swipe reply to an older day's prompt or poll), else the newest."""
     quoted = None if not quoted_wa_id else session.connection().execute(
         select(_DELIVERY.c.id).join(Message, (_MESSAGE.c.id == _DELIVERY.c.prompt_message_id)
                                        | (_MESSAGE.c.id == _DELIVERY.c.poll_message_id))

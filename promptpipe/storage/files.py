@@ -35,8 +35,7 @@ def make_private_dir(path: Path) -> bool:
 
 
 def create_private_file(path: Path) -> None:
-    """Create an empty 0600 file unless it exists (SQLite then opens it and gives its journal
-    files the same mode)."""
+    """Create an empty 0600 file unless it exists (SQLite then opens it and gives its journal files the same mode)."""
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE_MODE)
     except FileExistsError:

@@ -19,11 +19,9 @@ from promptpipe.storage.numbers_served import number_filter, of_numbers
 from promptpipe.storage.prepared import Prepared
 from promptpipe.storage.queue_tables import InboxItem, InboxStatus
 
-__all__ = [
-    "WA_ID", "DueInputs", "InboxRow", "NewInput", "add_input", "add_inputs", "as_written", "close_input", "count_keyed",
-    "due_inputs", "get_input", "mark_inbox_done", "merge_inbox_payload", "message_words", "pending_inbox",
-    "pending_messages", "reopen_input",
-]
+__all__ = ["WA_ID", "DueInputs", "InboxRow", "NewInput", "add_input", "add_inputs", "as_written", "close_input",
+           "count_keyed", "due_inputs", "get_input", "mark_inbox_done", "merge_inbox_payload", "message_words",
+           "pending_inbox", "pending_messages", "reopen_input"]
 
 WA_ID = "wa_message_id"
 """Inbox payload key: the transport's id of the inbound message (for read receipts)."""
@@ -130,8 +128,7 @@ def message_words(session: Session, rows: Sequence[InboxRow]) -> dict[int, str]:
 
 
 def pending_messages(session: Session, participant_ids: Sequence[str], kinds: Sequence[str]) -> list[InboxRow]:
-    """The pending rows of these kinds of several participants (for a look at what arrived while
-    their turns run)."""
+    """The pending rows of these kinds of several participants (for a look at what arrived while their turns run)."""
     rows: list[InboxRow] = []
     for chunk in Database.chunks(participant_ids):
         query = _PENDING_ROWS.where(_INBOX.c.participant_id.in_(chunk), _INBOX.c.kind.in_(kinds))
@@ -167,9 +164,8 @@ _DUE_ROWS_ANY = Prepared(_DUE_ROWS)
 
 def due_inputs(session: Session, now: datetime, limit: int,
                numbers: tuple[tuple[str, ...], str] | None = None) -> DueInputs:
-    """Up to ``limit`` participants with a due inbox row, with the ids of their due rows.
-    ``numbers``: only participants of these numbers (and the default number's name, which
-    participants enrolled before numbers existed have)."""
+    """Up to ``limit`` participants with a due inbox row, with the ids of their due rows. ``numbers``: only participants
+    of these numbers (and the default number's name, which participants enrolled before numbers existed have)."""
     rows = limit
     statement, extra = _DUE_ROWS_ANY, {}
     if numbers is not None:

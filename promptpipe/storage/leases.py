@@ -1,15 +1,14 @@
 """Queries on ``number_lease``: which ``serve`` process holds each WhatsApp number (or role) now.
 
-A lease is held while ``expires_at > now`` by its ``holder``; its holder renews it with each
-heartbeat, and any process may take it once it has expired (or been released). ``token`` grows
-each time the lease goes to another holder, so a write guarded by :func:`held_by` (the holder and
-the token it was given) changes nothing once the lease has moved on: a process that comes back
-after its lease was taken sends nothing.
+A lease is held while ``expires_at > now`` by its ``holder``; its holder renews it with each heartbeat, and any process
+may take it once it has expired (or been released). ``token`` grows each time the lease goes to another holder, so a
+write guarded by :func:`held_by` (the holder and the token it was given) changes nothing once the lease has moved on: a
+process that comes back after its lease was taken sends nothing.
 
-Each process also keeps a *presence* lease (``@live:{group}:{holder}``, see :func:`presence_name`)
-so the others wanting the same numbers can count who is alive and share them fairly; presence
-leases carry no fencing and are deleted once expired. Times are the caller's clock (the
-processes' clocks must agree within a small part of the lease's time to live).
+Each process also keeps a *presence* lease (``@live:{group}:{holder}``, see :func:`presence_name`) so the others wanting
+the same numbers can count who is alive and share them fairly; presence leases carry no fencing and are deleted once
+expired. Times are the caller's clock (the processes' clocks must agree within a small part of the lease's time to
+live).
 """
 
 from __future__ import annotations
@@ -26,10 +25,8 @@ from sqlalchemy.orm import Session
 
 from promptpipe.storage.models import NumberLease, table_of
 
-__all__ = [
-    "PRESENCE", "RELEASED", "LeaseRow", "acquire", "forget_absent", "held_by", "holders", "presence_name", "release",
-    "renew", "still_held",
-]
+__all__ = ["PRESENCE", "RELEASED", "LeaseRow", "acquire", "forget_absent", "held_by", "holders", "presence_name",
+           "release", "renew", "still_held"]
 
 _LEASE = table_of(NumberLease)
 PRESENCE = "@live:"
@@ -63,10 +60,9 @@ class LeaseRow:
 
 
 def acquire(session: Session, names: Iterable[str], holder: str, now: datetime, ttl: timedelta) -> dict[str, int]:
-    """Take each lease in ``names`` that is free, expired or released (renewing those already
-    ours), in one statement; returns the ones taken with their tokens. A lease that goes to
-    another holder gets the next token; a new one starts at 1. A lease someone else holds is
-    left alone and missing from the answer."""
+    """Take each lease in ``names`` that is free, expired or released (renewing those already ours), in one statement;
+    returns the ones taken with their tokens. A lease that goes to another holder gets the next token; a new one starts
+    at 1. A lease someone else holds is left alone and missing from the answer."""
     wanted = sorted(set(names))  # one order for every process: concurrent upserts never deadlock
     if not wanted:
         return {}
@@ -94,9 +90,8 @@ def acquire(session: Session, names: Iterable[str], holder: str, now: datetime, 
 
 def renew(session: Session, held: Mapping[str, int], holder: str, now: datetime,
           ttl: timedelta) -> dict[str, int]:
-    """Extend the leases in ``held`` (name → the token we were given) that are still ours with
-    that token; returns those. One taken by another process (even if it has since expired) is
-    lost: it is missing from the answer."""
+    """Extend the leases in ``held`` (name → the token we were given) that are still ours with that token; returns
+    those. One taken by another process (even if it has since expired) is lost: it is missing from the answer."""
     if not held:
         return {}
     ours = or_(*(and_(_LEASE.c.name == name, _LEASE.c.token == token) for name, token in sorted(held.items())))

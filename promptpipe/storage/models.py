@@ -1,10 +1,9 @@
 """SQLModel tables. The database is the truth: every input, reply and state change lives here.
 
-Here: the column types every table module uses, and the participants, their conversations,
-transcript and ledgers; the queues are in :mod:`.queue_tables`, the daily prompts in
-:mod:`.prompt_tables`, the study's in :mod:`.study_tables`, the API's in :mod:`.access_tables`.
-Datetimes are stored as UTC and always come back timezone-aware (SQLite keeps no offset, so
-:class:`UTCDateTime` adds it back). JSON columns are replaced whole, never mutated in place.
+Here: the column types every table module uses, and the participants, their conversations, transcript and ledgers; the
+queues are in :mod:`.queue_tables`, the daily prompts in :mod:`.prompt_tables`, the study's in :mod:`.study_tables`, the
+API's in :mod:`.access_tables`. Datetimes are stored as UTC and always come back timezone-aware (SQLite keeps no offset,
+so :class:`UTCDateTime` adds it back). JSON columns are replaced whole, never mutated in place.
 """
 
 from __future__ import annotations
@@ -47,9 +46,8 @@ class UTCDateTime(TypeDecorator[datetime]):
         return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
 
     def bind_processor(self, dialect: Any) -> Any:
-        """On SQLite, one step to the text SQLAlchemy stores (``2026-01-05 12:30:15.250000``)
-        instead of two: every message writes half a dozen times, and the two steps were a tenth
-        of the statements' own cost."""
+        """On SQLite, one step to the text SQLAlchemy stores (``2026-01-05 12:30:15.250000``) instead of two: every
+        message writes half a dozen times, and the two steps were a tenth of the statements' own cost."""
         if dialect.name != "sqlite":
             return super().bind_processor(dialect)
 
@@ -169,10 +167,9 @@ class Message(SQLModel, table=True):
 
 
 class Receipt(SQLModel, table=True):
-    """WhatsApp's word that a message we sent was delivered to the phone, read, or (a voice note)
-    played: one row per message and kind, with the earliest time reported. Kept apart from the
-    transcript and matched by WhatsApp id when read, so a receipt that arrives before the send is
-    recorded, twice, or out of order changes nothing wrongly."""
+    """WhatsApp's word that a message we sent was delivered to the phone, read, or (a voice note) played: one row per
+    message and kind, with the earliest time reported. Kept apart from the transcript and matched by WhatsApp id when
+    read, so a receipt that arrives before the send is recorded, twice, or out of order changes nothing wrongly."""
 
     __table_args__ = (UniqueConstraint("wa_message_id", "kind", name="uq_receipt_message_kind"),)
 
@@ -263,9 +260,8 @@ class ConsentEvent(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     participant_id: str = Field(foreign_key="participant.id", index=True)
     event: str
-    """enrolled | opted_out | opted_in | paused | resumed | withdrawn | erased, or an opt-out or
-    opt-in that changed nothing because the participant sent it before their latest one
-    (opt_out_superseded | opt_in_superseded)"""
+    """enrolled | opted_out | opted_in | paused | resumed | withdrawn | erased, or an opt-out or opt-in that changed
+    nothing because the participant sent it before their latest one (opt_out_superseded | opt_in_superseded)"""
     source: str
     """participant | model (on the participant's words) | researcher | server"""
     actor: str = ""
@@ -308,9 +304,8 @@ class Flag(SQLModel, table=True):
 
 
 class NumberLease(SQLModel, table=True):
-    """Which ``serve`` process holds a WhatsApp number (or a role such as ``@alarms``) for now:
-    it heartbeats the lease; another process may take it once it has expired. Queries in
-    :mod:`promptpipe.storage.leases`."""
+    """Which ``serve`` process holds a WhatsApp number (or a role such as ``@alarms``) for now: it heartbeats the lease;
+    another process may take it once it has expired. Queries in :mod:`promptpipe.storage.leases`."""
 
     __tablename__ = "number_lease"
 

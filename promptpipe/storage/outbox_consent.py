@@ -1,13 +1,11 @@
-"""Consent in the outbox's SQL: a queued message is claimed only while its participant may get it,
-and a hold cancels what was waiting for them, by the rules of :mod:`promptpipe.domain.consent`.
+"""Consent in the outbox's SQL: a queued message is claimed only while its participant may get it, and a hold cancels
+what was waiting for them, by the rules of :mod:`promptpipe.domain.consent`.
 
-STOP, a withdrawal, a team pause and an erasure cancel what was queued for that participant
-before them in the same transaction (:func:`cancel_unconsented`: :data:`SENT_FROM_BEFORE`; what
-that transaction queued itself, the STOP's confirmation, stays), and the outbox claim checks
-consent again (:data:`MAY_SEND`: :data:`SENT_WHILE_HELD`), so a row written by someone who read
-the participant before the change (a broadcast, a timer) is cancelled at its turn instead of sent.
-What was already claimed when the hold came is refused at its send (see
-:mod:`promptpipe.storage.consent_board`).
+STOP, a withdrawal, a team pause and an erasure cancel what was queued for that participant before them in the same
+transaction (:func:`cancel_unconsented`: :data:`SENT_FROM_BEFORE`; what that transaction queued itself, the STOP's
+confirmation, stays), and the outbox claim checks consent again (:data:`MAY_SEND`: :data:`SENT_WHILE_HELD`), so a row
+written by someone who read the participant before the change (a broadcast, a timer) is cancelled at its turn instead of
+sent. What was already claimed when the hold came is refused at its send (see :mod:`promptpipe.storage.consent_board`).
 """
 
 from __future__ import annotations
@@ -66,10 +64,9 @@ _CANCEL_REASON = "cancelled: the participant withdrew consent or was paused or w
 
 
 def cancel_unconsented(session: Session, participant_id: str | None = None) -> int:
-    """Cancel the pending rows that may no longer be sent: for one participant whose status just
-    changed, what was queued before (:data:`SENT_FROM_BEFORE`) but what this transaction queued;
-    for the claim (all participants), what :data:`MAY_SEND` refuses. Their transcript rows say
-    ``cancelled`` too. Returns how many."""
+    """Cancel the pending rows that may no longer be sent: for one participant whose status just changed, what was
+    queued before (:data:`SENT_FROM_BEFORE`) but what this transaction queued; for the claim (all participants), what
+    :data:`MAY_SEND` refuses. Their transcript rows say ``cancelled`` too. Returns how many."""
     if participant_id is None:
         condition = and_(_OUTBOX.c.status == OutboxStatus.PENDING, ~MAY_SEND)
     else:

@@ -115,19 +115,17 @@ _CLAIMED_DETAILS = Prepared(
 
 
 PLAN_EACH_TIME = "SET LOCAL plan_cache_mode = force_custom_plan"
-"""The dispatcher's claim is planned for the outbox as it is now. psycopg prepares a statement
-after five runs and PostgreSQL may then keep one plan for it, made in a quieter moment. Mid-burst
-at 30,000 participants claims ran for minutes while the same claim planned then took 0.1-0.5 s
-(with this setting they were rarer, not gone: one still ran 2 minutes, cause not found). Planning
-costs ~1 ms, once per claim of up to 200 rows."""
+"""The dispatcher's claim is planned for the outbox as it is now. psycopg prepares a statement after five runs and
+PostgreSQL may then keep one plan for it, made in a quieter moment. Mid-burst at 30,000 participants claims ran for
+minutes while the same claim planned then took 0.1-0.5 s (with this setting they were rarer, not gone: one still ran 2
+minutes, cause not found). Planning costs ~1 ms, once per claim of up to 200 rows."""
 
 
 def claim_due(session: Session, statement: Prepared, now: datetime, limit: int = CLAIM_BATCH,
               numbers: tuple[tuple[str, ...], str] | None = None) -> list[Claimed]:
-    """Mark at most ``limit`` due rows *sending* (one statement, built by :func:`claim_statement`)
-    and read what is needed to send them. Rows that may no longer be sent hold nothing back (a reply to the
-    participant's STOP, say); they are marked cancelled when a claim finds nothing to send, off
-    the path of a burst."""
+    """Mark at most ``limit`` due rows *sending* (one statement, built by :func:`claim_statement`) and read what is
+    needed to send them. Rows that may no longer be sent hold nothing back (a reply to the participant's STOP, say);
+    they are marked cancelled when a claim finds nothing to send, off the path of a burst."""
     if numbers is not None and not numbers[0]:
         return []
     board_at = _board_at(session)
@@ -145,10 +143,9 @@ def claim_due(session: Session, statement: Prepared, now: datetime, limit: int =
 def claim_queued(session: Session, statement: Prepared, participant_id: str, now: datetime, limit: int,
                  queued: Mapping[str, Queued], phone: str, lid: str | None,
                  number: str | None = None) -> list[Claimed]:
-    """In the transaction that queued them: mark the participant's due rows *sending* (at most
-    ``limit``; a statement built by :func:`claim_statement` for one participant) so the outbox
-    sends them at once, without a claim of its own. ``queued``: what was just queued, by key; a
-    claimed row queued earlier is read with its message."""
+    """In the transaction that queued them: mark the participant's due rows *sending* (at most ``limit``; a statement
+    built by :func:`claim_statement` for one participant) so the outbox sends them at once, without a claim of its own.
+    ``queued``: what was just queued, by key; a claimed row queued earlier is read with its message."""
     board_at = _board_at(session)
     rows = statement.rows(session.connection(), {"now": now, "limit": limit, "pid": participant_id})
     claimed, earlier = [], []
@@ -208,10 +205,9 @@ def next_release(session: Session, now: datetime) -> datetime | None:
 
 def settle_interrupted(session: Session, target: OutboxStatus, numbers: tuple[tuple[str, ...], str] | None = None,
                        claimed_before: datetime | None = None) -> list[tuple[int, str]]:
-    """Rows a crash left in *sending* become ``target`` (pending again, or uncertain with their
-    transcript row); returns (outbox id, participant id) of each. ``numbers``: only those of
-    these numbers' participants (a service taking over numbers another one held), and
-    ``claimed_before``: only rows claimed before then (not the taker's own)."""
+    """Rows a crash left in *sending* become ``target`` (pending again, or uncertain with their transcript row); returns
+    (outbox id, participant id) of each. ``numbers``: only those of these numbers' participants (a service taking over
+    numbers another one held), and ``claimed_before``: only rows claimed before then (not the taker's own)."""
     query = select(_OUTBOX.c.id, _OUTBOX.c.participant_id, _OUTBOX.c.message_id).where(
         _OUTBOX.c.status == OutboxStatus.SENDING)
     if claimed_before is not None:

@@ -104,9 +104,8 @@ def matching_ids(session: Session, flt: ParticipantFilter, now: datetime) -> lis
 
 
 def matching_groups(session: Session, flt: ParticipantFilter, now: datetime) -> list[tuple[str, bool, bool, str, int]]:
-    """(status, opted out, erased, time zone, how many) of everyone the filter matches: one row per
-    combination, counted by the database (a broadcast's plan for 10,000 participants without
-    bringing 10,000 ids and rows into Python)."""
+    """(status, opted out, erased, time zone, how many) of everyone the filter matches: one row per combination, counted
+    by the database (a broadcast's plan for 10,000 participants without bringing 10,000 ids and rows into Python)."""
     erased = _P.c.erased_at.is_not(None)
     groups = (_P.c.status, _P.c.opted_out, erased, _P.c.timezone)
     rows = session.execute(_base(select(*groups, func.count()), flt, now).group_by(*groups))

@@ -27,11 +27,10 @@ from promptpipe.storage.suppression import suppressed_since
 from promptpipe.study.rules.protocol import OPEN_STUDY, Study
 from promptpipe.study.store.allocation import allocate
 
-__all__ = [
-    "ConsentFacts", "NewParticipant", "SenderRef", "consent_facts", "create_participant", "new_participant_id",
-    "number_of", "participant_by_id", "participant_by_phone", "participant_id_of", "phone_for_lid", "remember_lid",
-    "sender_by_lid", "sender_by_phone", "set_details", "set_participant_lid", "statuses_and_zones",
-]
+__all__ = ["ConsentFacts", "NewParticipant", "SenderRef", "consent_facts", "create_participant", "new_participant_id",
+           "number_of", "participant_by_id", "participant_by_phone", "participant_id_of", "phone_for_lid",
+           "remember_lid", "sender_by_lid", "sender_by_phone", "set_details", "set_participant_lid",
+           "statuses_and_zones"]
 
 _PARTICIPANT = table_of(Participant)
 _INBOX, _TIMER, _DELIVERY = table_of(InboxItem), table_of(Timer), table_of(PromptDelivery)
@@ -53,10 +52,9 @@ _SENDER_BY_LID = select(_PARTICIPANT.c.id, _PARTICIPANT.c.lid, *_SENDER_FACTS).w
 
 @dataclass(frozen=True)
 class SenderRef:
-    """Who wrote: the participant's id and the LID we know for them, and, read in the same
-    statement, what their message will have to do (None: not known, so do it): a message costs
-    only the writes that change something, and an idle lane's first look needs no read of the
-    inbox when theirs is the only input waiting."""
+    """Who wrote: the participant's id and the LID we know for them, and, read in the same statement, what their message
+    will have to do (None: not known, so do it): a message costs only the writes that change something, and an idle
+    lane's first look needs no read of the inbox when theirs is the only input waiting."""
 
     id: str
     lid: str | None

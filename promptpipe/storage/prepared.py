@@ -1,20 +1,18 @@
 """Statements every message runs, compiled once and run straight on SQLite's cursor.
 
-SQLAlchemy's execution of a compiled Core statement (an execution context, parameters built and
-processed, a result object) costs about ten times what SQLite takes to run a small statement:
-~50 µs against ~4 µs on our 2-core machine, and over 40 % of the Python time of a burst of
-10,000 daily prompts (issue 26). A :class:`Prepared` statement keeps SQLAlchemy for what it is
-good at (building and compiling the statement, each column type's conversion of values) and
-does the per-call work itself on SQLite: the compiled SQL, the parameters in order through the
-same converters, the driver's cursor, rows converted back as plain tuples.
+SQLAlchemy's execution of a compiled Core statement (an execution context, parameters built and processed, a result
+object) costs about ten times what SQLite takes to run a small statement: ~50 µs against ~4 µs on our 2-core machine,
+and over 40 % of the Python time of a burst of 10,000 daily prompts (issue 26). A :class:`Prepared` statement keeps
+SQLAlchemy for what it is good at (building and compiling the statement, each column type's conversion of values) and
+does the per-call work itself on SQLite: the compiled SQL, the parameters in order through the same converters, the
+driver's cursor, rows converted back as plain tuples.
 
-It keeps what the rest of the service relies on: it runs on the transaction's connection, so in
-the same ``BEGIN IMMEDIATE`` … ``COMMIT``; driver errors become SQLAlchemy's errors (a duplicate
-key is still :class:`~promptpipe.errors.DuplicateKey` to the caller); statement listeners
-(``before_cursor_execute``/``after_cursor_execute``, which the message budget test counts with)
-hear every statement. What it does not do falls back to SQLAlchemy's own execution, as does
-every dialect but SQLite: values rendered into the SQL at execution, column defaults computed
-by a function, an empty ``IN`` list, an engine that echoes its statements.
+It keeps what the rest of the service relies on: it runs on the transaction's connection, so in the same ``BEGIN
+IMMEDIATE`` … ``COMMIT``; driver errors become SQLAlchemy's errors (a duplicate key is still
+:class:`~promptpipe.errors.DuplicateKey` to the caller); statement listeners
+(``before_cursor_execute``/``after_cursor_execute``, which the message budget test counts with) hear every statement.
+What it does not do falls back to SQLAlchemy's own execution, as does every dialect but SQLite: values rendered into the
+SQL at execution, column defaults computed by a function, an empty ``IN`` list, an engine that echoes its statements.
 """
 
 from __future__ import annotations
@@ -47,8 +45,7 @@ class _Plan:
     results: tuple[tuple[int, Processor], ...] | None
     """The result columns that need converting, by position (None: the statement returns no rows)."""
     one_row: str | None
-    """An INSERT's one row of values, ``(?, …)``, which a multi-row INSERT repeats (None: not such
-    a statement)."""
+    """An INSERT's one row of values, ``(?, …)``, which a multi-row INSERT repeats (None: not such a statement)."""
 
 
 class Prepared:
@@ -89,10 +86,9 @@ class Prepared:
 
     def many(self, connection: Connection, params: Sequence[Mapping[str, Any]], *,
              any_order: bool = False) -> list[Row]:
-        """Run for each mapping (same keys in all) as one statement: an ``executemany`` where the
-        statement returns nothing. With ``RETURNING``, once per mapping so its rows come in the
-        mappings' order; ``any_order``: one multi-row INSERT whose rows come in no set order (the
-        caller matches them by a column they return)."""
+        """Run for each mapping (same keys in all) as one statement: an ``executemany`` where the statement returns
+        nothing. With ``RETURNING``, once per mapping so its rows come in the mappings' order; ``any_order``: one
+        multi-row INSERT whose rows come in no set order (the caller matches them by a column they return)."""
         if not params:
             return []
         plan = self._plan(connection, params[0])

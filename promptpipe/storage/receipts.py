@@ -1,10 +1,9 @@
-"""Delivery and read receipts: what WhatsApp reported for the messages we sent, stored by WhatsApp
-id and read back per message.
+"""Delivery and read receipts: what WhatsApp reported for the messages we sent, stored by WhatsApp id and read back per
+message.
 
-A receipt may arrive before the send that produced its id is committed, twice, or out of order
-(read before delivered). Every (message, kind) keeps the earliest time reported, and reading
-fills in what one receipt implies about another: a read message was delivered, a played voice
-note was read.
+A receipt may arrive before the send that produced its id is committed, twice, or out of order (read before delivered).
+Every (message, kind) keeps the earliest time reported, and reading fills in what one receipt implies about another: a
+read message was delivered, a played voice note was read.
 """
 
 from __future__ import annotations
@@ -20,9 +19,7 @@ from sqlalchemy.orm import Session
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import Receipt, UTCDateTime, table_of
 
-__all__ = [
-    "ReceiptTimes", "delivery_status", "forget_receipts", "receipt_columns", "receipt_times", "record_receipt",
-]
+__all__ = ["ReceiptTimes", "delivery_status", "forget_receipts", "receipt_columns", "receipt_times", "record_receipt"]
 
 _RECEIPT = table_of(Receipt)
 MAX_IDS_PER_RECEIPT = 100

@@ -1,6 +1,5 @@
-"""Queries on ``schedule`` and ``timer``: a participant's daily-prompt schedules and pending timers,
-and what their alarms should be (each function takes an open session: its writes commit with the
-caller's transaction)."""
+"""Queries on ``schedule`` and ``timer``: a participant's daily-prompt schedules and pending timers, and what their
+alarms should be (each function takes an open session: its writes commit with the caller's transaction)."""
 
 from __future__ import annotations
 

@@ -31,10 +31,8 @@ from promptpipe.storage import mirrors, rollup
 from promptpipe.storage.db_errors import first_line
 from promptpipe.storage.urls import sqlite_file, sync_url
 
-__all__ = [
-    "MIGRATIONS", "MigrationFailed", "Revision", "SchemaAhead", "SchemaBehind", "SchemaState", "UpgradeDone",
-    "head", "history", "include_object", "prepare", "read_state", "upgrade",
-]
+__all__ = ["MIGRATIONS", "MigrationFailed", "Revision", "SchemaAhead", "SchemaBehind", "SchemaState", "UpgradeDone",
+           "head", "history", "include_object", "prepare", "read_state", "upgrade"]
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 VERSION_TABLE = "alembic_version"

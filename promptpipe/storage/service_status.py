@@ -1,6 +1,5 @@
-"""Queries on ``service_status``: what the running service records about itself (the WhatsApp
-connection state, one row per number where a transport serves several, the last model error),
-and the backlog counts a status report shows."""
+"""Queries on ``service_status``: what the running service records about itself (the WhatsApp connection state, one row
+per number where a transport serves several, the last model error), and the backlog counts a status report shows."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""SQLite connections as we set them up: write-ahead logging, a busy wait, foreign keys, zeroed
-free pages, and (for the service's writer) ``BEGIN IMMEDIATE`` and savepoints straight on the
-driver's connection."""
+"""SQLite connections as we set them up: write-ahead logging, a busy wait, foreign keys, zeroed free pages, and (for the
+service's writer) ``BEGIN IMMEDIATE`` and savepoints straight on the driver's connection."""
 
 from __future__ import annotations
 

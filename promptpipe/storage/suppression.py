@@ -36,8 +36,7 @@ def _keyed(key: bytes, phone: str) -> str:
 
 
 def _hash_if_any(session: Session, phone: str) -> str | None:
-    """The number's hash, or None while nothing was ever suppressed (the key is made then, not
-    at every enrolment)."""
+    """The number's hash, or None while nothing was ever suppressed (the key is made then, not at every enrolment)."""
     key = stored_secret(session, KEY_NAME)
     return None if key is None else _keyed(bytes.fromhex(key), phone)
 

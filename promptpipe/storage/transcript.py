@@ -19,10 +19,8 @@ from promptpipe.storage.models import Message, table_of
 from promptpipe.storage.prepared import Prepared
 from promptpipe.storage.queue_tables import InboxItem, InboxStatus, OutboxItem, OutboxStatus
 
-__all__ = [
-    "HIDDEN_FROM_MODEL", "ToSend", "add_inbound_message", "annotate_message", "history_before",
-    "never_greeted", "queue_messages", "queue_outgoing",
-]
+__all__ = ["HIDDEN_FROM_MODEL", "ToSend", "add_inbound_message", "annotate_message", "history_before", "never_greeted",
+           "queue_messages", "queue_outgoing"]
 
 HIDDEN_FROM_MODEL = ("apology", "questionnaire", "questionnaire_poll")
 """Transcript kinds the model does not see in its history."""
@@ -67,10 +65,9 @@ def _held(m: ToSend, now: datetime) -> datetime | None:
 def queue_messages(
     session: Session, participant_id: str, messages: Sequence[ToSend], now: datetime
 ) -> dict[str, int | None]:
-    """The transcript rows plus their outbox rows; returns the transcript id by key (None for a
-    key that was queued before). One message (most turns) takes two statements: its transcript
-    row is written only if its key is new, in the same statement. More take three: the keys
-    already queued are looked up first."""
+    """The transcript rows plus their outbox rows; returns the transcript id by key (None for a key that was queued
+    before). One message (most turns) takes two statements: its transcript row is written only if its key is new, in the
+    same statement. More take three: the keys already queued are looked up first."""
     connection = session.connection()
     first: dict[str, ToSend] = {}
     for m in messages:

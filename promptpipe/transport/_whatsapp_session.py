@@ -32,12 +32,7 @@ from promptpipe.domain.backoff import Backoff
 from promptpipe.transport._neonize_mapping import redact_numbers
 from promptpipe.transport._whatsapp_login import QrLogin
 from promptpipe.transport._whatsapp_refusals import RefusalHandlers
-from promptpipe.transport._whatsapp_support import (
-    CallsInFlight,
-    ban_lifted_at,
-    reach_whatsapp,
-    reset_stale_event_loop,
-)
+from promptpipe.transport._whatsapp_support import CallsInFlight, ban_lifted_at, reach_whatsapp, reset_stale_event_loop
 from promptpipe.transport.connection_state import ConnectionState, ExitRequest
 
 __all__ = ["QR_TIMEOUT_S", "STOP_GRACE_S", "EventHandler", "SessionTiming", "WhatsAppSession", "ban_lifted_at",

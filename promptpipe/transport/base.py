@@ -36,10 +36,9 @@ class Reaction:
 class InboundMessage:
     """One direct message from a person, already filtered and normalised by the transport.
 
-    ``sender_phone`` is E.164 with a leading ``+`` when known; ``sender_lid`` is the digits of a
-    WhatsApp hidden user id (``…@lid``) when the message came LID-addressed. At least one is set.
-    ``timestamp`` is timezone-aware UTC.
-    """
+    ``sender_phone`` is E.164 with a leading ``+`` when known; ``sender_lid`` is the digits of a WhatsApp hidden user id
+    (``…@lid``) when the message came LID-addressed. At least one is set. ``timestamp`` is timezone-aware UTC.
+"""
 
     message_id: str
     sender_phone: str | None
@@ -109,16 +108,14 @@ class Transport(Protocol):
     ``resend_is_safe`` is True when a send that was interrupted by a crash can simply be sent again (nothing left the
     machine, e.g. dry-run); False when it may already have reached the participant (WhatsApp), in which case the outbox
     marks it *uncertain* instead of resending. Sends raise :class:`promptpipe.errors.NotConnected` or
-    :class:`promptpipe.errors.SendFailed`.
-    ``ref`` is the outbox key of the message: the same ref is the same message, so a transport that can look it up may
-    recognise a repeat instead of sending it twice.
-    ``sends_receipts`` is True when the transport reports delivery and read receipts through
-    ``on_receipt``: only then can a message without a delivered receipt count as not delivered.
-    ``reaches_people`` is True when what it sends reaches real people (WhatsApp): a database it serves is live for good,
-    and nothing may act as a participant in it.
-    ``kind`` is the message's :class:`~promptpipe.domain.messages.MessageKind` value (prompt, reminder …): the Cloud API
-    transport picks the study's template for it outside the 24-hour window; the others ignore it.
-    """
+    :class:`promptpipe.errors.SendFailed`. ``ref`` is the outbox key of the message: the same ref is the same message,
+    so a transport that can look it up may recognise a repeat instead of sending it twice. ``sends_receipts`` is True
+    when the transport reports delivery and read receipts through ``on_receipt``: only then can a message without a
+    delivered receipt count as not delivered. ``reaches_people`` is True when what it sends reaches real people
+    (WhatsApp): a database it serves is live for good, and nothing may act as a participant in it. ``kind`` is the
+    message's :class:`~promptpipe.domain.messages.MessageKind` value (prompt, reminder …): the Cloud API transport picks
+    the study's template for it outside the 24-hour window; the others ignore it.
+"""
 
     name: str
     resend_is_safe: bool

@@ -47,10 +47,9 @@ class LinkedNumbersTransport:
 
     def __init__(self, numbers: Sequence[str], make: Callable[[str], WhatsAppTransport], *,
                  on_demand: bool = False, capture_output: Callable[[], Callable[[], None]] | None = None) -> None:
-        """``make(name)``: the transport of one number (its own session store and login).
-        ``on_demand``: connect only the numbers :meth:`serve_numbers` names (several services).
-        ``capture_output``: turns the Go library's output into log lines (once for all numbers)
-        and returns what undoes it."""
+        """``make(name)``: the transport of one number (its own session store and login). ``on_demand``: connect only
+        the numbers :meth:`serve_numbers` names (several services). ``capture_output``: turns the Go library's output
+        into log lines (once for all numbers) and returns what undoes it."""
         if not numbers:
             raise ValueError("a deployment has at least one number")
         self._numbers, self._default = tuple(numbers), numbers[0]

@@ -1,10 +1,9 @@
-"""The HTTP API, version 1: participants (list, enroll, read, update, withdraw, erase) and what
-belongs to one (transcript, schedules, timers, deliveries, questionnaires, a researcher's message,
-a prompt now).
-The study-wide endpoints are in :mod:`promptpipe.web.api_study`.
+"""The HTTP API, version 1: participants (list, enroll, read, update, withdraw, erase) and what belongs to one
+(transcript, schedules, timers, deliveries, questionnaires, a researcher's message, a prompt now). The study-wide
+endpoints are in :mod:`promptpipe.web.api_study`.
 
-Every write goes through the same research operation as ``promptpipe-admin`` (and so through the
-inbox: nothing is sent inside a request) and is recorded in the audit log with the token's name."""
+Every write goes through the same research operation as ``promptpipe-admin`` (and so through the inbox: nothing is sent
+inside a request) and is recorded in the audit log with the token's name."""
 
 from __future__ import annotations
 
@@ -249,8 +248,7 @@ async def erase(request: Request, participant_id: ParticipantId, caller: Researc
 async def transcript(request: Request, participant_id: ParticipantId, caller: Viewer,
                      limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 100,
                      before_id: Annotated[int | None, Query(ge=1, le=DB_INT_MAX)] = None) -> TranscriptPage:
-    """Messages in and out, newest first, with WhatsApp's delivery and read receipts (the text
-    is null for viewers)."""
+    """Messages in and out, newest first, with WhatsApp's delivery and read receipts (the text is null for viewers)."""
     ctx = context(request)
     rows = await admin.transcript(ctx.reader, participant_id, limit=limit + 1, before_id=before_id)
     page = rows[::-1][:limit]  # one more than asked says whether an older page exists

@@ -105,11 +105,10 @@ async def attention(request: Request, caller: Viewer,
                     silent_days: Annotated[int, Query(ge=1, le=MAX_SILENT_DAYS,
                                                       description="active participants silent this many days")]
                     = DEFAULT_SILENT_DAYS) -> AttentionOut | ViewerAttentionOut:
-    """Open safety flags, participants whose WhatsApp number is banned or logged out (one entry per
-    number), inputs given up on or failing, uncertain sends, daily prompts not
-    delivered for a day, active participants silent for ``silent_days``, intake on hold,
-    WhatsApp not connected and the last model error of the past day (the last two and the flags
-    for researchers only), each with the dashboard page where it is resolved."""
+    """Open safety flags, participants whose WhatsApp number is banned or logged out (one entry per number), inputs
+    given up on or failing, uncertain sends, daily prompts not delivered for a day, active participants silent for
+    ``silent_days``, intake on hold, WhatsApp not connected and the last model error of the past day (the last two and
+    the flags for researchers only), each with the dashboard page where it is resolved."""
     researcher = allows(caller.role, Role.RESEARCHER)
     found = await attention_for(context(request), caller.role, silent_days=silent_days)
     entries = [_entry(entry, silent_days, researcher=researcher) for entry in found.entries]

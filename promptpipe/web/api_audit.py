@@ -49,8 +49,7 @@ async def audit_log(request: Request, caller: Researcher,
                     participant_id: Annotated[str, Query(max_length=64, description="to whom")] = "",
                     limit: Annotated[int, Query(ge=1, le=MAX_AUDIT_PAGE)] = DEFAULT_LIMIT,
                     offset: Annotated[int, Query(ge=0)] = 0) -> AuditPageOut:
-    """The audit log, newest first: every write made through the API, the dashboard or (for
-    tokens) the admin script."""
+    """The audit log, newest first: every write made through the API, the dashboard or (for tokens) the admin script."""
     found = await audit_page(context(request).reader, actor=actor.strip(), action=action.strip(),
                              participant_id=participant_id.strip(), limit=limit, offset=offset)
     return AuditPageOut(total=found.total, limit=limit, offset=offset,

@@ -1,10 +1,9 @@
-"""Enrolment from a CSV file through the API: ``POST /api/v1/participants/import``, first as a dry
-run (each row's problem, nothing written), then for real (only when no row has a problem). Each
-enrolment goes through the same operation as ``promptpipe-admin enroll`` and is audited with the
-token's name (see :mod:`promptpipe.research.csv_enrolment`).
+"""Enrolment from a CSV file through the API: ``POST /api/v1/participants/import``, first as a dry run (each row's
+problem, nothing written), then for real (only when no row has a problem). Each enrolment goes through the same
+operation as ``promptpipe-admin enroll`` and is audited with the token's name (see
+:mod:`promptpipe.research.csv_enrolment`).
 
-Its router is included before the participants' (``/participants/{participant_id}`` would take
-``import`` for an id)."""
+Its router is included before the participants' (``/participants/{participant_id}`` would take ``import`` for an id)."""
 
 from __future__ import annotations
 
@@ -34,12 +33,11 @@ async def other_methods() -> NoReturn:
 
 @router.post("/participants/import", response_model=ImportOutcome, tags=["participants"])
 async def import_participants(request: Request, body: ImportRequest, caller: Researcher) -> ImportOutcome:
-    """Enrol many participants from a CSV file. With ``dry_run`` true, each row's problem (or
-    none) and nothing written; with it false, every row is enrolled (each allocated and greeted as
-    one enrolled alone, and audited), but only when neither the file nor any row has a problem:
-    otherwise ``409 refused`` names the first problems and nothing is written. A row whose phone
-    someone enrolled between the check and its turn comes back with its problem; the others are
-    enrolled."""
+    """Enrol many participants from a CSV file. With ``dry_run`` true, each row's problem (or none) and nothing written;
+    with it false, every row is enrolled (each allocated and greeted as one enrolled alone, and audited), but only when
+    neither the file nor any row has a problem: otherwise ``409 refused`` names the first problems and nothing is
+    written. A row whose phone someone enrolled between the check and its turn comes back with its problem; the others
+    are enrolled."""
     ctx = context(request)
     study = ctx.settings.study
     if body.dry_run:

@@ -1,7 +1,6 @@
-"""``GET /api/v1/report``: the study report as the dashboard's report page shows it, table by
-table (the same :func:`~promptpipe.study.report.tables.report_tables`, so the API, the page and
-its CSV files cannot disagree). Counts, shares, arms, statuses and questionnaire ids only: nothing
-that identifies anyone, so a viewer reads it too."""
+"""``GET /api/v1/report``: the study report as the dashboard's report page shows it, table by table (the same
+:func:`~promptpipe.study.report.tables.report_tables`, so the API, the page and its CSV files cannot disagree). Counts,
+shares, arms, statuses and questionnaire ids only: nothing that identifies anyone, so a viewer reads it too."""
 
 from __future__ import annotations
 

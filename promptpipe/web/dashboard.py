@@ -1,7 +1,6 @@
-"""The dashboard: server-rendered pages at ``/`` for researchers (and, without phone numbers,
-names or message text, for viewers), signed in with a token once and then a session cookie. No
-page runs a script or loads anything from elsewhere; charts are SVG drawn on the server
-(:mod:`promptpipe.web.charts`). The pages are in :mod:`promptpipe.web.pages`."""
+"""The dashboard: server-rendered pages at ``/`` for researchers (and, without phone numbers, names or message text, for
+viewers), signed in with a token once and then a session cookie. No page runs a script or loads anything from elsewhere;
+charts are SVG drawn on the server (:mod:`promptpipe.web.charts`). The pages are in :mod:`promptpipe.web.pages`."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""The export as one zip download, built in the state directory and removed once sent: the same
-code path for ``GET /api/v1/export`` and the dashboard's "Download the export" (each audits it
-with its own door)."""
+"""The export as one zip download, built in the state directory and removed once sent: the same code path for ``GET
+/api/v1/export`` and the dashboard's "Download the export" (each audits it with its own door)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
-"""Request and response bodies of the API (pydantic models; the OpenAPI schema is built from
-them). Times are ISO 8601 strings with their offset; absent values are null. These are a
-participant's; the study's are in :mod:`.schemas_study`, the questionnaires' in
-:mod:`.schemas_questionnaires`."""
+"""Request and response bodies of the API (pydantic models; the OpenAPI schema is built from them). Times are ISO 8601
+strings with their offset; absent values are null. These are a participant's; the study's are in :mod:`.schemas_study`,
+the questionnaires' in :mod:`.schemas_questionnaires`."""
 
 from __future__ import annotations
 

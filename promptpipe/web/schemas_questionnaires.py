@@ -18,9 +18,8 @@ INSTANCE_STATUS = ("scheduled | sent | started | completed | expired | stopped |
 
 
 class OutcomeCounts(BaseModel):
-    """Each instance counted once: planned (not sent yet), under way (sent or started, still open),
-    completed, partial (expired or stopped after at least one answer), expired and stopped (no
-    answer), not sent."""
+    """Each instance counted once: planned (not sent yet), under way (sent or started, still open), completed, partial
+    (expired or stopped after at least one answer), expired and stopped (no answer), not sent."""
 
     planned: int
     under_way: int

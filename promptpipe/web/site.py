@@ -49,10 +49,9 @@ def build_site(ctx: WebContext) -> FastAPI:
 
 @functools.cache
 def _routes() -> tuple[BaseRoute, ...]:
-    """Every route of the API and the dashboard, made once per process: including a router makes
-    each route's validators (~0.15 s of CPU for the whole site), and a process may serve more
-    than one site (the pilot's sandboxes, the tests). A route holds no state of its site: the
-    request finds the site's context in ``request.app.state``."""
+    """Every route of the API and the dashboard, made once per process: including a router makes each route's validators
+    (~0.15 s of CPU for the whole site), and a process may serve more than one site (the pilot's sandboxes, the tests).
+    A route holds no state of its site: the request finds the site's context in ``request.app.state``."""
     routes = APIRouter()
     routes.include_router(api.health)
     routes.include_router(api_search.router)  # before /participants/{participant_id}

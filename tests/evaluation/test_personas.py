@@ -8,14 +8,7 @@ from pathlib import Path
 import pytest
 
 from promptpipe.errors import AdminError
-from promptpipe.evaluation.personas import (
-    ADHERENCE_PATTERNS,
-    TRAITS,
-    Persona,
-    answers,
-    did_habit,
-    load_personas,
-)
+from promptpipe.evaluation.personas import ADHERENCE_PATTERNS, TRAITS, Persona, answers, did_habit, load_personas
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "personas.example.toml"
 GOOD = '''

@@ -11,13 +11,7 @@ from typing import Any
 import pytest
 
 from promptpipe.evaluation.report import write_report
-from tests.evaluation.test_report_files import (
-    CRISIS_REPLY,
-    HOSTILE,
-    sample_comparison,
-    sample_run,
-    sample_summary,
-)
+from tests.evaluation.test_report_files import CRISIS_REPLY, HOSTILE, sample_comparison, sample_run, sample_summary
 from tests.web.chromium import SCREENSHOTS, page  # noqa: F401 - the shared browser page fixture
 from tests.web.test_accessibility import AXE_RUN, AXE_SOURCE, LAYOUT, PHONE
 

@@ -7,15 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from promptpipe.evaluation.records import (
-    CheckResult,
-    Conversation,
-    RunResult,
-    Score,
-    Source,
-    TokenCount,
-    Verdict,
-)
+from promptpipe.evaluation.records import CheckResult, Conversation, RunResult, Score, Source, TokenCount, Verdict
 from promptpipe.evaluation.stats import agreement, compare, mean_interval, summarise, wilson
 
 T0 = datetime(2026, 3, 2, tzinfo=UTC)

@@ -11,12 +11,7 @@ import sqlalchemy as sa
 from promptpipe.clock import ManualClock
 from promptpipe.questionnaires.rules.answers import Answer, AnswerSource, Missing
 from promptpipe.questionnaires.store.reads import InstanceCount, status_counts
-from promptpipe.questionnaires.store.writes import (
-    Scheduled,
-    record_answer,
-    record_asked,
-    schedule_instance,
-)
+from promptpipe.questionnaires.store.writes import Scheduled, record_answer, record_asked, schedule_instance
 from promptpipe.research import admin
 from promptpipe.research.erasure import erase
 from promptpipe.storage.db import Database

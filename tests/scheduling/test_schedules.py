@@ -12,16 +12,7 @@ from promptpipe.study.store.tables import Decision
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
-from tests.schedule_helpers import (
-    NUDGE,
-    QUIET,
-    at,
-    enroll_with_schedule,
-    inbox_rows,
-    job_ids,
-    sent_kinds,
-    utc,
-)
+from tests.schedule_helpers import NUDGE, QUIET, at, enroll_with_schedule, inbox_rows, job_ids, sent_kinds, utc
 
 ANA, BEN = "+15145550101", "+4915112345678"
 

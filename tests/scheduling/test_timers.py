@@ -20,16 +20,7 @@ from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.research.test_admin_cli import run_admin
-from tests.schedule_helpers import (
-    NUDGE,
-    QUIET,
-    at,
-    enroll_with_schedule,
-    job_ids,
-    pending_timers,
-    sent_kinds,
-    utc,
-)
+from tests.schedule_helpers import NUDGE, QUIET, at, enroll_with_schedule, job_ids, pending_timers, sent_kinds, utc
 
 ANA = "+15145550101"
 PROMPT_AT = utc(2026, 1, 5, 12, 50)  # 07:50 in Toronto, for a habit at 08:00

@@ -31,25 +31,13 @@ from neonize.proto.Neonize_pb2 import (
     SendResponse,
 )
 from neonize.proto.waCommon.WACommon_pb2 import MessageKey
-from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import (
-    Message,
-    PollCreationMessage,
-    PollUpdateMessage,
-    PollVoteMessage,
-)
+from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import Message, PollCreationMessage, PollUpdateMessage, PollVoteMessage
 from neonize.utils.enum import ChatPresence, ReceiptType, VoteType
 
 from promptpipe.errors import NotConnected, SendFailed
 from promptpipe.transport import _whatsapp_login as whatsapp_login
 from promptpipe.transport import _whatsapp_support as whatsapp_support
-from promptpipe.transport.base import (
-    DeliveryReceipt,
-    InboundMessage,
-    PollVote,
-    Recipient,
-    Transport,
-    poll_option_hash,
-)
+from promptpipe.transport.base import DeliveryReceipt, InboundMessage, PollVote, Recipient, Transport, poll_option_hash
 from promptpipe.transport.whatsapp import SessionTiming, WhatsAppOptions, WhatsAppTransport
 from tests.ports import free_port
 

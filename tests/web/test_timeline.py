@@ -22,16 +22,7 @@ from promptpipe.study.store.tables import Decision, QuestionnaireAnswer, Questio
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.schedule_helpers import NUDGE
-from tests.web.browser import (
-    BRAM_SAYS,
-    SCREENSHOTS,
-    ZOFIA,
-    ZOFIA_NAME,
-    ZOFIA_SAYS,
-    Study,
-    running_study,
-    signed_in,
-)
+from tests.web.browser import BRAM_SAYS, SCREENSHOTS, ZOFIA, ZOFIA_NAME, ZOFIA_SAYS, Study, running_study, signed_in
 
 MONDAY, TUESDAY = "2026-01-05", "2026-01-06"
 """Zofia's prompted days, in Toronto."""

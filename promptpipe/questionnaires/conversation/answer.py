@@ -1,7 +1,6 @@
-"""Replies to the questionnaire item under way: a tap on its poll or a typed reply answers it
-(or earns a short re-ask), then the next item whose condition holds is asked, or the closing
-line ends the questionnaire; a question or a sentence that is no answer goes to the coach, and
-the item is asked again after the reply (:func:`ask_again_after`)."""
+"""Replies to the questionnaire item under way: a tap on its poll or a typed reply answers it (or earns a short re-ask),
+then the next item whose condition holds is asked, or the closing line ends the questionnaire; a question or a sentence
+that is no answer goes to the coach, and the item is asked again after the reply (:func:`ask_again_after`)."""
 
 from __future__ import annotations
 

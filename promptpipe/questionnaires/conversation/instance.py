@@ -1,21 +1,19 @@
-"""Questionnaires in the conversation: one item per message, handled by the server, never by
-the model (see :mod:`promptpipe.questionnaires.rules.definition`).
+"""Questionnaires in the conversation: one item per message, handled by the server, never by the model (see
+:mod:`promptpipe.questionnaires.rules.definition`).
 
-An instance starts with a ``questionnaire`` inbox row (a team's piloting send, or later its
-schedule): the intro and the first item go out and the conversation keeps the questionnaire
-under way (:class:`~promptpipe.questionnaires.rules.definition.OpenQuestionnaire`), so each later turn
-knows it without reading anything more. A tap on the item's poll or a typed reply answers the
-item (or earns a short re-ask; after :data:`MAX_TRIES` the item is recorded as invalid), then the
-next item whose condition holds is asked, or the closing line ends it. Commands and crisis words
-are handled before any of this (STOP ends the questionnaire at once: :func:`close_if_stopped`);
-a typed question or sentence that is no answer goes to the coach (who can flag distress the
-crisis list does not know), and the item is asked again after the coach's reply (not after a
-flag or the safety message: then it waits for its reminder). One ``questionnaire`` timer reminds
-while it is open and ends it when its time is up. The coach sees neither the items nor the
-answers unless the study file allows it (``coach_sees_answers``): they are kept in the transcript
-under kinds hidden from the model. Every write of a turn (the answer, the next item asked, the
-instance's state) is in the turn's one commit, so a crash repeats the turn or nothing: no item is
-asked twice or skipped.
+An instance starts with a ``questionnaire`` inbox row (a team's piloting send, or later its schedule): the intro and the
+first item go out and the conversation keeps the questionnaire under way
+(:class:`~promptpipe.questionnaires.rules.definition.OpenQuestionnaire`), so each later turn knows it without reading
+anything more. A tap on the item's poll or a typed reply answers the item (or earns a short re-ask; after
+:data:`MAX_TRIES` the item is recorded as invalid), then the next item whose condition holds is asked, or the closing
+line ends it. Commands and crisis words are handled before any of this (STOP ends the questionnaire at once:
+:func:`close_if_stopped`); a typed question or sentence that is no answer goes to the coach (who can flag distress the
+crisis list does not know), and the item is asked again after the coach's reply (not after a flag or the safety message:
+then it waits for its reminder). One ``questionnaire`` timer reminds while it is open and ends it when its time is up.
+The coach sees neither the items nor the answers unless the study file allows it (``coach_sees_answers``): they are kept
+in the transcript under kinds hidden from the model. Every write of a turn (the answer, the next item asked, the
+instance's state) is in the turn's one commit, so a crash repeats the turn or nothing: no item is asked twice or
+skipped.
 """
 
 from __future__ import annotations
@@ -119,10 +117,9 @@ def start_outcome(state: TurnState, questionnaire: Questionnaire | None, instanc
 
 def arm_next(state: TurnState, now: datetime, *, reason: str, wake: datetime | None = None,
              quiet: QuietHours | None = None) -> None:
-    """Point the questionnaire timer at the next planned questionnaire (none: at ``wake``, when
-    more study days are to be planned, or no timer); a moment inside the ``quiet`` hours moves to
-    their end (where the timer's own turn would put it: pointing it earlier would only wake it
-    again and again)."""
+    """Point the questionnaire timer at the next planned questionnaire (none: at ``wake``, when more study days are to
+    be planned, or no timer); a moment inside the ``quiet`` hours moves to their end (where the timer's own turn would
+    put it: pointing it earlier would only wake it again and again)."""
     queue = state.questionnaires.queue
     if not queue and wake is None:
         if state.timer_pending_after_commit(TimerKind.QUESTIONNAIRE):

@@ -188,9 +188,8 @@ def _planning_wakeup(state: TurnState, study: Study) -> datetime | None:
 
 
 def _study_over(state: TurnState, study: Study, now: datetime) -> list[TurnWrite]:
-    """The study ended for the participant (completed or withdrawn): what was planned and not sent
-    is recorded as not sent, except the exit questionnaires of one who completed (their own
-    timer sends them, or records why not)."""
+    """The study ended for the participant (completed or withdrawn): what was planned and not sent is recorded as not
+    sent, except the exit questionnaires of one who completed (their own timer sends them, or records why not)."""
     keep = [entry for entry in state.questionnaires.queue if state.status == Status.COMPLETED and (
         (q := study.questionnaire(entry.questionnaire_id)) is not None and q.send.event is SendEvent.STUDY_END)]
     gone = [entry for entry in state.questionnaires.queue if entry not in keep]

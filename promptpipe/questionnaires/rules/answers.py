@@ -1,7 +1,6 @@
-"""What a participant's reply to a questionnaire item comes to: an answer with its coded value, a
-skip, or a short re-ask saying what fits (after :data:`MAX_TRIES` replies that do not fit, the
-item is recorded as invalid and the questionnaire moves on). Also the words an item is asked
-with. No I/O: the flow stores what these return.
+"""What a participant's reply to a questionnaire item comes to: an answer with its coded value, a skip, or a short
+re-ask saying what fits (after :data:`MAX_TRIES` replies that do not fit, the item is recorded as invalid and the
+questionnaire moves on). Also the words an item is asked with. No I/O: the flow stores what these return.
 """
 
 from __future__ import annotations
@@ -92,8 +91,7 @@ def _range_words(item: QuestionnaireItem) -> str:
 
 
 def ask_text(item: QuestionnaireItem) -> str:
-    """The message that asks a typed item (a poll item is asked by its poll, whose question is
-    the item's text)."""
+    """The message that asks a typed item (a poll item is asked by its poll, whose question is the item's text)."""
     if item.is_poll:
         return item.text
     if item.type is ItemType.SCALE:

@@ -1,7 +1,6 @@
-"""Questionnaires as a study file declares them (``[[questionnaires]]``): their items, when each
-is sent and how long it stays open. Reading and checking a file is
-:mod:`promptpipe.questionnaires.rules.file`; this module holds the typed values and the rules
-that need no I/O (which item comes next, what codes an item can take).
+"""Questionnaires as a study file declares them (``[[questionnaires]]``): their items, when each is sent and how long it
+stays open. Reading and checking a file is :mod:`promptpipe.questionnaires.rules.file`; this module holds the typed
+values and the rules that need no I/O (which item comes next, what codes an item can take).
 """
 
 from __future__ import annotations
@@ -118,10 +117,9 @@ class QuestionnaireItem:
 
 @dataclass(frozen=True)
 class SendAt:
-    """When a questionnaire is sent. Either once at ``event`` (after ``delay``), or on
-    ``study_days`` (None: every study day) at ``at`` or at a time drawn afresh each day between
-    ``between[0]`` and ``between[1]``, at least ``min_gap`` from the daily prompt and from other
-    questionnaires; always outside quiet hours on the participant's clock."""
+    """When a questionnaire is sent. Either once at ``event`` (after ``delay``), or on ``study_days`` (None: every study
+    day) at ``at`` or at a time drawn afresh each day between ``between[0]`` and ``between[1]``, at least ``min_gap``
+    from the daily prompt and from other questionnaires; always outside quiet hours on the participant's clock."""
 
     event: SendEvent | None = None
     delay: timedelta = timedelta(0)
@@ -241,9 +239,8 @@ class OpenQuestionnaire:
 
 @dataclass
 class QueuedQuestionnaire:
-    """An instance planned for a participant and not sent yet: due at ``due_at``, missed (not
-    sent) if it could not go before ``expires_at``. ``instance_id`` is filled in by the commit
-    that writes the instance."""
+    """An instance planned for a participant and not sent yet: due at ``due_at``, missed (not sent) if it could not go
+    before ``expires_at``. ``instance_id`` is filled in by the commit that writes the instance."""
 
     questionnaire_id: str
     due_at: datetime

@@ -1,8 +1,7 @@
-"""Which questionnaire instances a participant gets, and when: once at an event, or on study days
-(a fixed time, or a minute drawn afresh for each day, see
-:mod:`promptpipe.questionnaires.rules.schedule`). An event's are planned when it happens; study
-days a week ahead at a time (:data:`PLAN_AHEAD_DAYS`), so an extension, a shortening or a study
-without an end needs nothing more; the caller writes each plan as an instance and queues it."""
+"""Which questionnaire instances a participant gets, and when: once at an event, or on study days (a fixed time, or a
+minute drawn afresh for each day, see :mod:`promptpipe.questionnaires.rules.schedule`). An event's are planned when it
+happens; study days a week ahead at a time (:data:`PLAN_AHEAD_DAYS`), so an extension, a shortening or a study without
+an end needs nothing more; the caller writes each plan as an instance and queues it."""
 
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
-"""When a day-based questionnaire is due on one of a participant's local days: at its fixed time,
-or at a minute drawn afresh each day inside its window, outside quiet hours and at least
-``min_gap`` from everything else scheduled that day (the daily prompt, other questionnaires).
-Whole minutes on the participant's clock; a minute a daylight-saving jump skips counts once, at
-the jump. The caller records what was drawn; the draw takes its randomness from ``rng``, which the
+"""When a day-based questionnaire is due on one of a participant's local days: at its fixed time, or at a minute drawn
+afresh each day inside its window, outside quiet hours and at least ``min_gap`` from everything else scheduled that day
+(the daily prompt, other questionnaires). Whole minutes on the participant's clock; a minute a daylight-saving jump
+skips counts once, at the jump. The caller records what was drawn; the draw takes its randomness from ``rng``, which the
 caller seeds so that a restart draws the same time again."""
 
 from __future__ import annotations

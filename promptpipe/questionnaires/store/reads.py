@@ -1,12 +1,10 @@
-"""Reads of questionnaire instances and answers for the API and the dashboard: how far each
-questionnaire got (instances by status, and why the unfinished ones ended or were never sent),
-the same per participant, and one participant's instances with their answers. Writes are in
-:mod:`promptpipe.questionnaires.store.writes`.
+"""Reads of questionnaire instances and answers for the API and the dashboard: how far each questionnaire got (instances
+by status, and why the unfinished ones ended or were never sent), the same per participant, and one participant's
+instances with their answers. Writes are in :mod:`promptpipe.questionnaires.store.writes`.
 
-An instance's stored status says where it stands; for compliance each instance is counted once
-under an *outcome*: ``planned`` (scheduled), ``under_way`` (sent or started), ``completed``,
-``partial`` (expired or stopped after at least one item was answered), ``expired`` and ``stopped``
-(with no item answered) and ``not_sent``."""
+An instance's stored status says where it stands; for compliance each instance is counted once under an *outcome*:
+``planned`` (scheduled), ``under_way`` (sent or started), ``completed``, ``partial`` (expired or stopped after at least
+one item was answered), ``expired`` and ``stopped`` (with no item answered) and ``not_sent``."""
 
 from __future__ import annotations
 
@@ -39,8 +37,7 @@ _NOT_SENT_YET = ("planned", "not_sent")
 
 
 def outcome_of(status: str, answered: bool) -> str:
-    """The compliance outcome of an instance with this stored status; ``answered``: at least one
-    item was answered."""
+    """The compliance outcome of an instance with this stored status; ``answered``: at least one item was answered."""
     if status in (InstanceStatus.EXPIRED, InstanceStatus.STOPPED) and answered:
         return "partial"
     if status == InstanceStatus.SCHEDULED:

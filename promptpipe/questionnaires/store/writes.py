@@ -40,9 +40,8 @@ class Scheduled:
 
 
 def _kept_or(column: Any, value: datetime | None) -> Any:
-    """The column's time if it has one, else ``value``, stored as the column stores times (a
-    bare value in COALESCE would skip the column's type: on SQLite an aware time not in UTC would
-    be kept as its wall-clock reading)."""
+    """The column's time if it has one, else ``value``, stored as the column stores times (a bare value in COALESCE
+    would skip the column's type: on SQLite an aware time not in UTC would be kept as its wall-clock reading)."""
     return func.coalesce(column, literal(value, UTCDateTime()))
 
 
@@ -64,10 +63,9 @@ def schedule_instance(session: Session, due: Scheduled) -> int | None:
 def record_asked(session: Session, instance_id: int, participant_id: str, item_id: str, message_id: int | None,
                  now: datetime, *, reminded: bool = False, expires_at: datetime | None = None,
                  after_answer: bool = False) -> None:
-    """The item was asked: it becomes the instance's current item (sent, the first time; a
-    reminder asks the current item again and counts). ``after_answer``: the turn answered the
-    item before it (recorded with :func:`record_answer` and ``progress=False``): the instance is
-    started."""
+    """The item was asked: it becomes the instance's current item (sent, the first time; a reminder asks the current
+    item again and counts). ``after_answer``: the turn answered the item before it (recorded with :func:`record_answer`
+    and ``progress=False``): the instance is started."""
     if reminded:  # the first time it was asked stays
         session.execute(update(_ANSWER).where(_ANSWER.c.instance_id == instance_id, _ANSWER.c.item_id == item_id)
                         .values(message_id=message_id))

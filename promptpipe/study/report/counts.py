@@ -1,13 +1,11 @@
-"""What the study report holds, and how it is counted from the rows
-:mod:`promptpipe.study.report.reading` reads: the study at a glance, for its lead: participants by
-status and arm, how far they are in their study days, prompts sent, delivered and answered per
-arm, and the decision points: how often participants were available, why not, and how the drawn
-actions compare with the design (so a randomisation that does not run as designed shows at once),
-and where the secret seed is kept (flagged when the database holds it: whoever reads the database
-can predict the arms and draws).
+"""What the study report holds, and how it is counted from the rows :mod:`promptpipe.study.report.reading` reads: the
+study at a glance, for its lead: participants by status and arm, how far they are in their study days, prompts sent,
+delivered and answered per arm, and the decision points: how often participants were available, why not, and how the
+drawn actions compare with the design (so a randomisation that does not run as designed shows at once), and where the
+secret seed is kept (flagged when the database holds it: whoever reads the database can predict the arms and draws).
 
-Without a study file the report still covers participants and prompts; everyone whose arm is
-not set counts under the arm ``default``.
+Without a study file the report still covers participants and prompts; everyone whose arm is not set counts under the
+arm ``default``.
 """
 
 from __future__ import annotations
@@ -32,8 +30,7 @@ __all__ = ["ActionDraws", "AnsweredShare", "ArmDecisions", "DecisionCounts", "Pa
            "ProtocolNamed", "QuestionnaireCounts", "ReportRows", "SeedKept", "StudyDays", "StudyReport", "report_of"]
 
 Z95 = 1.96
-"""A share drawn with probability p over n decision points falls within p ± 1.96·√(p(1−p)/n)
-about 95 times in 100."""
+"""A share drawn with probability p over n decision points falls within p ± 1.96·√(p(1−p)/n) about 95 times in 100."""
 
 
 # ---------------------------------------------------------------- what the report holds
@@ -232,9 +229,8 @@ def _range(p: float, half: float) -> list[float]:
 
 
 class _Drawn:
-    """What one arm's available decisions were drawn with: each decision counts with its own
-    probability (stored on its row), so a protocol change mid-study does not move the yardstick
-    of the decisions made before it."""
+    """What one arm's available decisions were drawn with: each decision counts with its own probability (stored on its
+    row), so a protocol change mid-study does not move the yardstick of the decisions made before it."""
 
     def __init__(self, actions: tuple[str, ...]) -> None:
         self.actions = actions

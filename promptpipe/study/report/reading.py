@@ -73,7 +73,6 @@ def _newest_could_show_receipt(session: Session, arm: str | None) -> bool:
 
 
 async def study_report(db: Database, study: Study, *, now: datetime | None = None) -> StudyReport:
-    """The report; ``now`` (default: the current time) decides which study day active
-    participants are on."""
+    """The report; ``now`` (default: the current time) decides which study day active participants are on."""
     rows = await db.run(lambda session: _read(session, study))
     return report_of(rows, study, now or datetime.now(timezone.utc))

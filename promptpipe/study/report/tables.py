@@ -1,8 +1,7 @@
 """The study report as tables, for the dashboard's report page and its CSV files: each section of
-:class:`~promptpipe.study.report.counts.StudyReport` as rows of counts (shares as fractions),
-and adherence by participant-local day and arm from the daily prompts' rollup. A page and its CSV
-are made from the same table, so they cannot disagree. Nothing in them identifies anyone: arms,
-statuses, actions and questionnaire ids, and counts."""
+:class:`~promptpipe.study.report.counts.StudyReport` as rows of counts (shares as fractions), and adherence by
+participant-local day and arm from the daily prompts' rollup. A page and its CSV are made from the same table, so they
+cannot disagree. Nothing in them identifies anyone: arms, statuses, actions and questionnaire ids, and counts."""
 
 from __future__ import annotations
 

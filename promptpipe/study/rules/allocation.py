@@ -1,18 +1,16 @@
 """Concealed block randomisation of participants to arms.
 
-Within each stratum, every block of enrolments holds each arm exactly in its ratio, so the arms
-stay balanced however recruitment goes. Both the block sizes (when the protocol lists several) and
-the order inside each block are drawn from a secret seed: staff enrolling participants can predict
-neither the next arm nor where a block ends (allocation concealment), yet the allocation is a pure
-function of (seed, stratum, position), so an enrolment retried after a crash gets the same arm and
-an auditor holding the seed can reproduce the whole sequence.
+Within each stratum, every block of enrolments holds each arm exactly in its ratio, so the arms stay balanced however
+recruitment goes. Both the block sizes (when the protocol lists several) and the order inside each block are drawn from
+a secret seed: staff enrolling participants can predict neither the next arm nor where a block ends (allocation
+concealment), yet the allocation is a pure function of (seed, stratum, position), so an enrolment retried after a crash
+gets the same arm and an auditor holding the seed can reproduce the whole sequence.
 
-The draws (scheme ``hmac-sha256-v1``) use nothing but HMAC-SHA256, so R, SAS or Stata can
-reproduce them: docs/allocation.md is their specification, with a worked example.
+The draws (scheme ``hmac-sha256-v1``) use nothing but HMAC-SHA256, so R, SAS or Stata can reproduce them:
+docs/allocation.md is their specification, with a worked example.
 
-Databases that allocated before this scheme keep their own (``python-random-v0``: one fixed block
-size, shuffled by Python's ``random.Random`` seeded with HMAC-SHA256(seed, ``"S|k"``)), so a
-running study never changes its sequence.
+Databases that allocated before this scheme keep their own (``python-random-v0``: one fixed block size, shuffled by
+Python's ``random.Random`` seeded with HMAC-SHA256(seed, ``"S|k"``)), so a running study never changes its sequence.
 """
 
 from __future__ import annotations
@@ -56,9 +54,8 @@ def _stratum_hint(name: str, allowed: tuple[str, ...]) -> str:
 
 
 def stratum_key(allocation: Allocation, values: Mapping[str, str]) -> str:
-    """The stratum a participant with these enrollment ``values`` falls in: ``"site=A|sex=F"``
-    in the allocation's declared field order ("" when the study does not stratify). Fields the
-    allocation does not declare are ignored."""
+    """The stratum a participant with these enrollment ``values`` falls in: ``"site=A|sex=F"`` in the allocation's
+    declared field order ("" when the study does not stratify). Fields the allocation does not declare are ignored."""
     parts = []
     for name, allowed in allocation.strata:
         value = values.get(name)

@@ -1,9 +1,8 @@
 """Study days: which day of the study a participant's local calendar day is, and when it ends.
 
-Study day 1 is the participant's first whole local day after intake (or enrollment), so nobody
-starts the protocol halfway through a day. Days are counted on the participant's own calendar,
-so they are unaffected by daylight-saving changes (a 23- or 25-hour day is still one study day).
-The study ends at local midnight after the last study day.
+Study day 1 is the participant's first whole local day after intake (or enrollment), so nobody starts the protocol
+halfway through a day. Days are counted on the participant's own calendar, so they are unaffected by daylight-saving
+changes (a 23- or 25-hour day is still one study day). The study ends at local midnight after the last study day.
 """
 
 from __future__ import annotations

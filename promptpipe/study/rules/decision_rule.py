@@ -1,10 +1,9 @@
 """The micro-randomised decision rule, as pure functions.
 
-Each daily prompt time is a decision point. First it is checked for availability (an unavailable
-point is not randomised and records :data:`NOT_DRAWN` with a coded reason, so the analysis can
-condition on availability). An available point draws its action from a uniform number derived
-from a secret seed and the point's key with HMAC-SHA256: the same point always draws the same
-action, whatever restarts or retries happen, and a reader with the seed can reproduce every draw.
+Each daily prompt time is a decision point. First it is checked for availability (an unavailable point is not randomised
+and records :data:`NOT_DRAWN` with a coded reason, so the analysis can condition on availability). An available point
+draws its action from a uniform number derived from a secret seed and the point's key with HMAC-SHA256: the same point
+always draws the same action, whatever restarts or retries happen, and a reader with the seed can reproduce every draw.
 """
 
 from __future__ import annotations

@@ -141,9 +141,8 @@ SELF_REPORT_THANKS = "Thank you, noted for today."
 
 @dataclass(frozen=True)
 class SelfReport:
-    """An end-of-day poll on every study day at ``at`` (the participant's clock), whatever the
-    day's decision drew, so a send/no_send design has an outcome on every day; an answer counts
-    within ``window`` of the question."""
+    """An end-of-day poll on every study day at ``at`` (the participant's clock), whatever the day's decision drew, so a
+    send/no_send design has an outcome on every day; an answer counts within ``window`` of the question."""
 
     at: time
     window: timedelta = timedelta(hours=3)
@@ -172,9 +171,8 @@ class DecisionRule:
 
 @dataclass(frozen=True)
 class WhatsAppTemplate:
-    """An approved WhatsApp Cloud API template (``[whatsapp_templates]``): a message of its kind
-    that must go outside the 24-hour service window goes as this template, its text the one body
-    parameter."""
+    """An approved WhatsApp Cloud API template (``[whatsapp_templates]``): a message of its kind that must go outside
+    the 24-hour service window goes as this template, its text the one body parameter."""
 
     name: str
     language: str = "en_US"
@@ -205,9 +203,8 @@ class Study:
     hash: str = ""
     """SHA-256 of the file's bytes, hex ("" without a study file)."""
     seed_in_database: bool = False
-    """``seed_in_database = true``: the database makes and keeps the secret seed (anyone who can
-    read the database can then predict the arms and draws to come); by default it keeps only the
-    seed's fingerprint."""
+    """``seed_in_database = true``: the database makes and keeps the secret seed (anyone who can read the database can
+    then predict the arms and draws to come); by default it keeps only the seed's fingerprint."""
     whatsapp_templates: tuple[tuple[str, WhatsAppTemplate], ...] = ()
     """``[whatsapp_templates]``: (message kind, template) pairs, for the Cloud API transport."""
     ordinary_words: frozenset[str] = frozenset()

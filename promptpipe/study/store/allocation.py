@@ -23,9 +23,8 @@ _SCHEME = "allocation_scheme"
 
 
 def allocation_scheme(session: Session, now: datetime | None = None) -> str:
-    """How this database draws its allocation sequence: fixed at its first enrollment, so a
-    database that allocated before the portable scheme keeps its own (see
-    :mod:`promptpipe.study.rules.allocation`)."""
+    """How this database draws its allocation sequence: fixed at its first enrollment, so a database that allocated
+    before the portable scheme keeps its own (see :mod:`promptpipe.study.rules.allocation`)."""
     scheme = stored_secret(session, _SCHEME)
     if scheme is None:
         allocated = session.connection().execute(select(_ALLOCATION.c.sequence).limit(1)).first() is not None
@@ -35,11 +34,10 @@ def allocation_scheme(session: Session, now: datetime | None = None) -> str:
 
 def allocate(session: Session, study: Study, participant_id: str, strata: Mapping[str, str], now: datetime,
              *, strict: bool = True) -> str | None:
-    """The participant's arm (None without a study file): the next place in their stratum's
-    concealed sequence. ``strict`` (a researcher's enrollment) requires every stratum field;
-    otherwise (someone enrolled by writing in) a missing one is recorded as ``?``. Two enrollments
-    at once cannot take the same place (a unique key: the later transaction fails with
-    DuplicateKey and the caller tries again)."""
+    """The participant's arm (None without a study file): the next place in their stratum's concealed sequence.
+    ``strict`` (a researcher's enrollment) requires every stratum field; otherwise (someone enrolled by writing in) a
+    missing one is recorded as ``?``. Two enrollments at once cannot take the same place (a unique key: the later
+    transaction fails with DuplicateKey and the caller tries again)."""
     if not study.in_use:
         return None
     if strict:

@@ -64,9 +64,8 @@ class Adoption(StrEnum):
 
 
 def adopt_protocol(session: Session, study: Study, *, allow_change: bool, now: datetime, by: str) -> Adoption:
-    """Make sure the database runs ``study``: stored at first use (with a new secret seed),
-    refused when it differs from the stored one unless ``allow_change``, then stored as a new
-    version. Returns what happened."""
+    """Make sure the database runs ``study``: stored at first use (with a new secret seed), refused when it differs from
+    the stored one unless ``allow_change``, then stored as a new version. Returns what happened."""
     history = protocol_history(session)
     current = history[-1] if history else None
     wanted_hash = study.hash if study.in_use else ""

@@ -157,8 +157,7 @@ def _read_seed_file(path: Path) -> bytes | None:
 
 
 def _keep(directory: Path, seed: bytes) -> Path:
-    """The seed's file in ``directory``, written now unless it is there already (then it must
-    hold the same seed)."""
+    """The seed's file in ``directory``, written now unless it is there already (then it must hold the same seed)."""
     path = seed_path(directory, seed_fingerprint(seed))
     if not _create_once(path, seed.hex() + "\n") and _read_seed_file(path) != seed:
         raise SeedMismatch(f"{path.absolute()} holds another seed than the one this database has been using; "
@@ -168,9 +167,8 @@ def _keep(directory: Path, seed: bytes) -> Path:
 
 
 def _create_once(path: Path, text: str) -> bool:
-    """Create ``path`` (0600) holding ``text``, on disk before this returns, whole or not at all and
-    never over a file already there: written under a temporary name, then linked to its own.
-    True when this call made it."""
+    """Create ``path`` (0600) holding ``text``, on disk before this returns, whole or not at all and never over a file
+    already there: written under a temporary name, then linked to its own. True when this call made it."""
     make_private_dir(path.parent)
     temp = path.with_name(f".{path.name}.{secrets.token_hex(8)}")
     try:
@@ -202,9 +200,8 @@ def _write_synced(path: Path, text: str) -> None:
 
 
 def seed_kept(session: Session) -> str:
-    """Where this database's study seed is: ``database`` (in clear: anyone who can read the
-    database can predict the arms and draws to come), ``outside`` (only its fingerprint is
-    here) or ``none`` (no seed made yet)."""
+    """Where this database's study seed is: ``database`` (in clear: anyone who can read the database can predict the
+    arms and draws to come), ``outside`` (only its fingerprint is here) or ``none`` (no seed made yet)."""
     names = set(session.connection().execute(
         select(_SECRET.c.name).where(_SECRET.c.name.in_((_SEED, _SEED_FINGERPRINT)))).scalars())
     return "database" if _SEED in names else "outside" if names else "none"

@@ -1,11 +1,10 @@
-"""What a researcher does to one participant from the dashboard (pause, resume, send a message,
-send today's prompt now), each in two steps without a script: the button opens a confirmation
-page (GET ``/participants/{id}/confirm/{action}``; a message's text is posted to it and shown
-back), whose form performs it (POST ``/participants/{id}/actions/{action}``) and comes back to the
-participant's page with a one-line result.
+"""What a researcher does to one participant from the dashboard (pause, resume, send a message, send today's prompt
+now), each in two steps without a script: the button opens a confirmation page (GET
+``/participants/{id}/confirm/{action}``; a message's text is posted to it and shown back), whose form performs it (POST
+``/participants/{id}/actions/{action}``) and comes back to the participant's page with a one-line result.
 
-Each goes through the same research operation as ``promptpipe-admin`` and is recorded in the audit
-log with the token's name (``via="dashboard"``)."""
+Each goes through the same research operation as ``promptpipe-admin`` and is recorded in the audit log with the token's
+name (``via="dashboard"``)."""
 
 from __future__ import annotations
 

@@ -1,11 +1,10 @@
-"""The adherence heatmap (``/adherence``): a page of participants × their study days, each cell
-that day's outcome in colour and as a symbol, and a link to that day (:mod:`day`); each row
-named (a researcher sees names, a viewer ids) with a status word; filtered, sorted and paged like
-the participant list.
+"""The adherence heatmap (``/adherence``): a page of participants × their study days, each cell that day's outcome in
+colour and as a symbol, and a link to that day (:mod:`day`); each row named (a researcher sees names, a viewer ids) with
+a status word; filtered, sorted and paged like the participant list.
 
-It stays an inline SVG rather than a table: one drawing of 50 × 120 cells is lighter to send and
-to lay out than 6,000 table cells, its links work without a script and take the keyboard's focus,
-and each cell keeps a title and a label a screen reader reads."""
+It stays an inline SVG rather than a table: one drawing of 50 × 120 cells is lighter to send and to lay out than 6,000
+table cells, its links work without a script and take the keyboard's focus, and each cell keeps a title and a label a
+screen reader reads."""
 
 from __future__ import annotations
 

@@ -1,9 +1,8 @@
-"""One message to every participant of the list as filtered (``/broadcast?status=…``), in three
-steps: how many the filter matches, reaches and skips (and why); the text shown back with the count
-(POST ``/broadcast/review``); one confirmation (POST ``/broadcast/send``), which sends only if the
-filter still matches the number counted (as the admin script and the API do), and once for one
-review form (a double click sends the form twice). Those inside the study's quiet hours get it when
-they end. Researchers and admins only; audited with ``via="dashboard"``."""
+"""One message to every participant of the list as filtered (``/broadcast?status=…``), in three steps: how many the
+filter matches, reaches and skips (and why); the text shown back with the count (POST ``/broadcast/review``); one
+confirmation (POST ``/broadcast/send``), which sends only if the filter still matches the number counted (as the admin
+script and the API do), and once for one review form (a double click sends the form twice). Those inside the study's
+quiet hours get it when they end. Researchers and admins only; audited with ``via="dashboard"``."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
-"""Settling a participant's input that failed and waits, from their page (the dashboard's twin of
-``promptpipe-admin inbox retry|skip``): "Try again" queues it anew, "Skip" gives up on it for good.
-Each is a form with the session's CSRF token, for researchers, audited with ``via="dashboard"``;
-an input is found only under its own participant."""
+"""Settling a participant's input that failed and waits, from their page (the dashboard's twin of ``promptpipe-admin
+inbox retry|skip``): "Try again" queues it anew, "Skip" gives up on it for good. Each is a form with the session's CSRF
+token, for researchers, audited with ``via="dashboard"``; an input is found only under its own participant."""
 
 from __future__ import annotations
 

@@ -1,10 +1,9 @@
-"""The rest of a participant's lifecycle on the dashboard: edit their name, notes and time zone,
-withdraw them, erase their personal data (the id typed again), add study days, move them to another
-WhatsApp number with a message. Each step (:data:`STEPS`) is a page at ``/participants/{id}/<step>``
-whose form posts to the same address and comes back to their page with a one-line result
-(``?done=…``); a refusal shows the page again with what was typed and what is wrong, changing
-nothing. Each goes through the research operation ``promptpipe-admin`` and the API use, audited
-with ``via="dashboard"``. Researchers and admins only."""
+"""The rest of a participant's lifecycle on the dashboard: edit their name, notes and time zone, withdraw them, erase
+their personal data (the id typed again), add study days, move them to another WhatsApp number with a message. Each step
+(:data:`STEPS`) is a page at ``/participants/{id}/<step>`` whose form posts to the same address and comes back to their
+page with a one-line result (``?done=…``); a refusal shows the page again with what was typed and what is wrong,
+changing nothing. Each goes through the research operation ``promptpipe-admin`` and the API use, audited with
+``via="dashboard"``. Researchers and admins only."""
 
 from __future__ import annotations
 

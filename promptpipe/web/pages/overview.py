@@ -21,14 +21,7 @@ from promptpipe.transport.connection_state import CONNECTION_STATES
 from promptpipe.web.api_attention import attention_for, entry_link, participant_link
 from promptpipe.web.charts import bar_chart
 from promptpipe.web.pages._lists import STAGE_LABELS
-from promptpipe.web.pages._render import (
-    SILENT_DAYS_COOKIE,
-    Visitor,
-    attempt,
-    remembered_silent_days,
-    render,
-    signed_in,
-)
+from promptpipe.web.pages._render import SILENT_DAYS_COOKIE, Visitor, attempt, remembered_silent_days, render, signed_in
 from promptpipe.web.pages._times import TimeLabel
 
 __all__ = ["AttentionRow", "NumberRow", "health_line", "number_rows", "router"]

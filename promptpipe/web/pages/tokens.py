@@ -1,8 +1,7 @@
-"""API and dashboard tokens (``/tokens``), for admins only: each with its role, when it was made,
-when it expires, when it was last used and whether it is revoked; a new one made with a role and
-an optional expiry (its secret shown on the answer page, once); one revoked after a confirmation
-page. Each goes through the same operation as ``promptpipe-admin token`` and is audited
-(``via="dashboard"``)."""
+"""API and dashboard tokens (``/tokens``), for admins only: each with its role, when it was made, when it expires, when
+it was last used and whether it is revoked; a new one made with a role and an optional expiry (its secret shown on the
+answer page, once); one revoked after a confirmation page. Each goes through the same operation as ``promptpipe-admin
+token`` and is audited (``via="dashboard"``)."""
 
 from __future__ import annotations
 

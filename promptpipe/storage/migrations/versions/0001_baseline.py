@@ -1,10 +1,9 @@
 """The schema of release b1c231f, the last one before versioned migrations.
 
-An empty database gets it as written here. A database made by that release or an earlier one
-(they recorded no version) is brought to it: missing tables are created; missing columns are added
-and filled with the default the release gave new rows; columns the release declares NOT NULL are
-made so once they hold no NULL; missing indexes are made; and the two flags that replaced
-``paused_by`` (``opted_out``, ``researcher_paused``) are filled from it. Everything here is frozen:
+An empty database gets it as written here. A database made by that release or an earlier one (they recorded no version)
+is brought to it: missing tables are created; missing columns are added and filled with the default the release gave new
+rows; columns the release declares NOT NULL are made so once they hold no NULL; missing indexes are made; and the two
+flags that replaced ``paused_by`` (``opted_out``, ``researcher_paused``) are filled from it. Everything here is frozen:
 later changes of the models come as later revisions, never as edits of this one.
 
 Create Date: 2026-11-25

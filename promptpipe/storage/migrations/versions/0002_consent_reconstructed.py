@@ -1,10 +1,9 @@
 """The consent ledger of people enrolled before it existed, rebuilt from the transition log.
 
-A release before the ledger (up to ca86ccc) logged each status change in ``transition`` only; the
-ledger came out empty for them, so nobody could tell from it who had opted out, been paused or
-withdrawn, nor when (the export's ``withdrawn_at`` is read from it). Each status transition of a
-participant with no ledger event at all becomes the event it records, at its time, with a
-researcher's reason as the words; the rows are marked ``reconstructed``.
+A release before the ledger (up to ca86ccc) logged each status change in ``transition`` only; the ledger came out empty
+for them, so nobody could tell from it who had opted out, been paused or withdrawn, nor when (the export's
+``withdrawn_at`` is read from it). Each status transition of a participant with no ledger event at all becomes the event
+it records, at its time, with a researcher's reason as the words; the rows are marked ``reconstructed``.
 
 Create Date: 2026-11-25
 """

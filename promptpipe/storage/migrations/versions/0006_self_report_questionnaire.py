@@ -1,9 +1,8 @@
-"""The end-of-day self-report runs as a questionnaire of its own (``self_report``, one yes/no
-item ``did_habit``): each day it asked moves from the ``self_report`` table into
-``questionnaire_instance`` and ``questionnaire_answer``, coded as the questionnaire engine codes
-it (answered: completed, with the tapped option and its code; unanswered: expired), and the old
-table goes. A question still open at the upgrade is closed as expired: a vote on its poll after
-the upgrade is thanked and not counted.
+"""The end-of-day self-report runs as a questionnaire of its own (``self_report``, one yes/no item ``did_habit``): each
+day it asked moves from the ``self_report`` table into ``questionnaire_instance`` and ``questionnaire_answer``, coded as
+the questionnaire engine codes it (answered: completed, with the tapped option and its code; unanswered: expired), and
+the old table goes. A question still open at the upgrade is closed as expired: a vote on its poll after the upgrade is
+thanked and not counted.
 
 Create Date: 2026-11-26
 """

@@ -1,7 +1,6 @@
-"""Several services on one database: ``number_lease`` says which ``serve`` process holds each
-WhatsApp number (or a role such as ``@alarms``) until when, with a fencing token that grows each
-time a lease goes to another process. A database from before has no leases: the first service to
-start takes them.
+"""Several services on one database: ``number_lease`` says which ``serve`` process holds each WhatsApp number (or a role
+such as ``@alarms``) until when, with a fencing token that grows each time a lease goes to another process. A database
+from before has no leases: the first service to start takes them.
 
 Create Date: 2026-11-26
 """

@@ -1,7 +1,6 @@
-"""The transcript's copy of what became of a message is written by the database: an inbox row done
-marks its message answered, an outbox row sent marks its message sent (see
-:mod:`promptpipe.storage.mirrors`, whose V1 SQL this revision uses). ``outbox.receipts_expected``
-carries what the transcript row gets when its send is recorded.
+"""The transcript's copy of what became of a message is written by the database: an inbox row done marks its message
+answered, an outbox row sent marks its message sent (see :mod:`promptpipe.storage.mirrors`, whose V1 SQL this revision
+uses). ``outbox.receipts_expected`` carries what the transcript row gets when its send is recorded.
 
 Create Date: 2026-11-26
 """

@@ -1,7 +1,6 @@
-"""On PostgreSQL a daily prompt's delivery is counted in ``prompt_day_counts`` at its transaction's
-commit (a deferred constraint trigger, :data:`promptpipe.storage.rollup.TRIGGERS_V2`), so the
-day's row is locked for the commit alone, not from the delivery's write to the end of the turn.
-SQLite (one writer at a time) is unchanged.
+"""On PostgreSQL a daily prompt's delivery is counted in ``prompt_day_counts`` at its transaction's commit (a deferred
+constraint trigger, :data:`promptpipe.storage.rollup.TRIGGERS_V2`), so the day's row is locked for the commit alone, not
+from the delivery's write to the end of the turn. SQLite (one writer at a time) is unchanged.
 
 Create Date: 2026-11-26
 """
