@@ -1,8 +1,6 @@
-"""Who may do what through the HTTP API and the dashboard.
-
-``viewer`` reads pseudonymised data only (participant ids and counts: no phone numbers, names or
-message text); ``researcher`` reads everything and acts on participants; ``admin`` also manages
-tokens. Each role can do everything the roles below it can."""
+"""Who may do what through the HTTP API and the dashboard; each role can do all that the roles below it can: ``viewer``
+reads pseudonymised data only (ids and counts: no phone numbers, names or message text), ``researcher`` reads
+everything and acts on participants, ``admin`` also manages tokens."""
 
 from __future__ import annotations
 

@@ -1,17 +1,9 @@
-"""The words a participant can send as a command, in every language the study knows, and the
-service's replies in each: one table, ``promptpipe/data/commands.toml`` (read once).
+"""The words a participant can send as a command in every language the study knows, and the replies in each: one
+table, ``promptpipe/data/commands.toml``, matched on :func:`promptpipe.domain.phrases.spoken`.
 
-A message is matched on its words (:func:`promptpipe.domain.phrases.spoken`: normalised, look-alike
-letters folded, politeness words dropped). Each phrase is a command of one class:
-
-* ``stop``: the standard opt-out words (STOP, UNSUBSCRIBE and their translations) and phrases
-  that can only mean "no more messages"; they stop at once, always;
-* ``stop_ask``: words that usually mean stop but are ordinary words too ("quit", "end", Spanish
-  "para"): in the middle of a conversation the participant is asked first;
-* ``start`` and ``help``.
-
-A reply goes out in the participant's language: the one of the phrase they wrote when it belongs to
-one language alone, else the one they last wrote a command in (their profile), else English.
+``stop`` phrases (the standard opt-out words and phrases that can only mean "no more messages") stop at once, always;
+``stop_ask`` words are ordinary words too ("quit", Spanish "para"), so mid-conversation the participant is asked first.
+A reply is in the phrase's language when it has only one, else that of the participant's last command, else English.
 """
 
 from __future__ import annotations

@@ -1,7 +1,5 @@
-"""The working copy of one participant's conversation during a turn.
-
-Tools change this copy, never the database; the flow writes it back together with the reply in
-one transaction. A turn that fails half-way therefore leaves no trace and can simply run again.
+"""The working copy of one participant's conversation during a turn: tools change it, never the database, and the flow
+writes it back with the reply in one transaction, so a turn that fails half-way leaves no trace and can run again.
 """
 
 from __future__ import annotations

@@ -1,7 +1,5 @@
-"""Every dedupe key, spelled once. A key written twice is a key that drifts.
-
-Inbox keys make a repeated input a no-op; outbox keys make a repeated send a no-op.
-"""
+"""Every dedupe key, spelled once, since a key written twice drifts: inbox keys make a repeated input a no-op, outbox
+keys a repeated send."""
 
 from __future__ import annotations
 

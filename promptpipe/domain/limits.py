@@ -1,7 +1,6 @@
-"""Every length and count cap, spelled once (the README's "Limits" section lists them).
-
-Caps keep one participant, one model answer or one researcher's typo from growing what every
-later turn sends to the model, what goes out on WhatsApp, or what a spreadsheet has to open.
+"""Every length and count cap, spelled once (the README's "Limits" lists them), so one participant, model answer or
+researcher's typo cannot grow what every later turn sends to the model, what goes out on WhatsApp, or what a
+spreadsheet has to open.
 """
 
 from __future__ import annotations

@@ -1,14 +1,8 @@
-"""Local wall-clock time → instants, with one written-down daylight-saving policy.
+"""Local wall-clock time → aware UTC instants, with one written-down daylight-saving policy; pure.
 
-A daily prompt is defined by a habit time on a local calendar day; it fires ``prep_minutes`` before
-that habit time. Two days a year the wall clock misbehaves:
-
-* **spring forward** (e.g. 02:00 → 03:00): a time inside the gap does not exist that day; it
-  fires once, at the first valid instant after the gap starts (the moment clocks jump, 03:00).
-* **fall back** (e.g. 02:00 → 01:00): a time inside the repeated hour happens twice; it fires
-  once, at its first occurrence.
-
-Every function here is pure: dates and zones in, aware UTC datetimes out.
+A daily prompt fires ``prep_minutes`` before a habit time on a local day. A time inside the spring-forward gap fires
+once, at the first valid instant after it (the moment clocks jump); one inside the repeated fall-back hour fires once,
+at its first occurrence.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """The deployment's WhatsApp numbers and which one a participant is given at enrolment.
 
-A deployment may link several numbers (one number's sending pace and one ban are then not every participant's). Each
-participant keeps the number they were given: everything to them goes from it, and they are moved only deliberately by
-the team. A participant whose row names no number (enrolled before numbers existed) has the first, default one."""
+Several numbers split the sending pace and the risk of a ban. A participant keeps their number (everything to them goes
+from it; only the team moves them); a row naming none (enrolled before numbers existed) has the first, default one."""
 
 from __future__ import annotations
 

@@ -1,9 +1,8 @@
-"""Short messages the server understands without a model: how a message is reduced to its
-words, and the phrases that put intake on hold.
+"""Short messages the server understands without a model: how a message is reduced to its words, and the phrases
+that put intake on hold.
 
-A message is reduced by :func:`spoken`: normalised (NFKC, case folded, punctuation and emoji
-dropped) and stripped of politeness words at either end, so ``"Later, thanks!"`` is ``"later"``.
-The commands (STOP, START, HELP) are matched the same way (see :mod:`promptpipe.flow.commands`).
+:func:`spoken` normalises (NFKC, case folded, punctuation and emoji dropped) and strips politeness words at either end,
+so ``"Later, thanks!"`` is ``"later"``; commands are matched the same way (:mod:`promptpipe.flow.commands`).
 """
 
 from __future__ import annotations

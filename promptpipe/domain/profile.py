@@ -1,9 +1,8 @@
-"""A participant's profile: the habit plan the model keeps, and the record the server keeps.
+"""A participant's profile: the habit plan the model keeps (:class:`HabitProfile`, via ``save_user_profile``) and the
+server's record (:class:`ServerRecord`: last prompt and vote, intensity, barriers, counters).
 
-The model owns :class:`HabitProfile` (it writes it with ``save_user_profile``); the server owns
-:class:`ServerRecord` (the last prompt and its vote, the intensity and its poll, recent barriers,
-counters). Both are stored together as one flat JSON object on the conversation, under the keys
-they have always had, so earlier rows read unchanged; keys this version does not know are kept.
+Both are one flat JSON object on the conversation under unchanged keys, so earlier rows read as they are; keys this
+version does not know are kept.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """Quiet hours: a daily period in the participant's local time when nothing scheduled is sent.
 
-The period is judged by the participant's own wall clock, so it follows them when they change time zone and keeps its
-local times across daylight-saving changes. A timer that falls inside it is moved to the period's end, never dropped:
-the participant still gets the message, just not at night. The end is a local wall time converted under the project's
-daylight-saving policy (:func:`promptpipe.domain.localtime.to_instant`), with one extra guarantee: it is always strictly
-later than the instant it was asked for, also inside a repeated fall-back hour.
+Judged by their own wall clock, so it follows a zone change and keeps its local times across daylight saving. A timer
+inside it is moved to its end, never dropped. The end is converted by :func:`promptpipe.domain.localtime.to_instant`
+and is always strictly later than the instant asked for, also inside a repeated fall-back hour.
 """
 
 from __future__ import annotations
@@ -54,10 +52,8 @@ def _end_candidates(day: date, wall: time, zone: ZoneInfo) -> tuple[datetime, da
 
 
 def quiet_period_end(quiet: QuietHours | None, at: datetime, zone: ZoneInfo) -> datetime | None:
-    """The UTC instant the quiet period containing ``at`` ends; None when ``at`` is not inside one.
-
-    Always strictly later than ``at``: inside the second run of a repeated fall-back hour the
-    first occurrence of the end time is already past, so the later occurrence is used.
+    """The UTC instant the quiet period containing ``at`` ends; None when ``at`` is not inside one. Always strictly
+    later than ``at``: inside the second run of a repeated fall-back hour, the end time's later occurrence is used.
     """
     if quiet is None or not in_quiet_hours(quiet, at, zone):
         return None

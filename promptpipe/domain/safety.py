@@ -1,9 +1,8 @@
-"""The safety screen: every inbound message is checked on the server, before the model, against a list of crisis
-phrases. It does not depend on the model, so it works when the model is down.
+"""The safety screen: every inbound message is checked on the server against crisis phrases, before and without the
+model, so it works when the model is down.
 
-Pure: phrases and text in, the matched phrase out. The built-in English list lives in
-``promptpipe/data/crisis_phrases_en.txt`` (documented there and in the README); a study adds its own phrases with
-SAFETY_PHRASES_FILE. Matching is on :func:`promptpipe.domain.text.normalise_words` of both sides and needs whole words.
+The English list is ``promptpipe/data/crisis_phrases_en.txt``; a study adds phrases with SAFETY_PHRASES_FILE. Both
+sides are compared as :func:`promptpipe.domain.text.normalise_words`, whole words only.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """The values a participant's state takes: status, conversation sub-state, and a daily vote.
 
-Each closed set is a :class:`~enum.StrEnum`, stored in the database as its value and written as its
-member (``Status.ACTIVE``) everywhere in code; a member compares equal to its value, so a plain
-string read from the database or JSON compares the same."""
+Each is a :class:`~enum.StrEnum`, stored as its value and written as its member (``Status.ACTIVE``) in code; a member
+compares equal to its value, so a string read from the database or JSON compares the same."""
 
 from __future__ import annotations
 

@@ -1,14 +1,11 @@
-"""Text that crosses a boundary: into the database, onto a terminal, into the model, into a log.
+"""Text that crosses a boundary, one pure rule each:
 
-Pure functions, no I/O. Each boundary has its own rule:
-
-* storage: NUL characters removed (PostgreSQL refuses them in text and JSON) and lone surrogates
-  (undecodable bytes smuggled in as ``\\udcXX``) replaced by U+FFFD, so a write never fails on them;
-* terminal: control characters shown as escapes, so a participant's text can neither move the
-  cursor, clear the screen, write the clipboard nor break a table row;
-* matching: NFKC, case folding and punctuation/emoji stripped, for commands and crisis phrases;
-* the model: long texts shortened with a note of how much was left out;
-* logs and errors: credentials in database URLs masked.
+* storage: NUL removed (PostgreSQL refuses it) and lone surrogates (``\\udcXX``) replaced by U+FFFD, so a write never
+  fails on them;
+* terminal: control characters escaped, so a participant's text cannot move the cursor, clear the screen, write the
+  clipboard or break a table row;
+* matching: NFKC, case folding, punctuation/emoji stripped; the model: long texts shortened with a note of what was
+  cut; logs and errors: credentials in database URLs masked.
 """
 
 from __future__ import annotations

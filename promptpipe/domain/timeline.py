@@ -1,9 +1,8 @@
-"""A participant's timeline: the kinds of entry it holds (a closed set), which of them a viewer may not read, and the
-cursor that pages through it.
+"""A participant's timeline: its entry kinds (a closed set), those a viewer may not read, and the cursor that pages it.
 
-Entries are ordered by their time, then by the *stream* they come from (each kind is read from one or two streams: a
-flag is raised and resolved), then by the row's id; that triple is a key no two entries share, so a cursor made of it
-pages without gaps or repeats however many entries share a second."""
+Entries are ordered by time, then *stream* (a kind is read from one or two streams: a flag is raised and resolved),
+then row id: a key no two entries share, so a cursor made of it pages without gaps or repeats however many entries
+share a second."""
 
 from __future__ import annotations
 

@@ -1,18 +1,11 @@
-"""The participant's conversational tone, learned from whitelisted tags the model proposes.
+"""The participant's conversational tone, learned from whitelisted tags the model proposes; pure.
 
-The model may propose tags (``propose_tone``-style tool call); the server validates them here,
-smooths them into per-tag scores and decides which tags are *active*:
-
-* **explicit** proposals (the participant asked directly) set each proposed tag to 1.0 at once;
-* **implicit** proposals (inferred) move scores by an EMA with ``ALPHA``: observed tags toward 1,
-  every other scored tag toward 0. At most one implicit update counts per
-  ``IMPLICIT_MIN_INTERVAL``, measured from the last *applied implicit* update only;
-* a tag turns on at ``ACTIVATE_AT``, off at ``DEACTIVATE_AT`` and keeps its state in between;
-* opposite tags (``EXCLUSIVE_PAIRS``) are never active together; the loser drops to
-  ``LOSER_SCORE``. ``no_emojis`` overrides ``emojis_ok`` unless the participant explicitly asks
-  for emojis again.
-
-Everything here is pure: state and proposal in, new state out.
+* **explicit** proposals (the participant asked) set each tag to 1.0 at once;
+* **implicit** ones move scores by an EMA (``ALPHA``): observed tags toward 1, other scored tags toward 0; at most one
+  per ``IMPLICIT_MIN_INTERVAL``, counted from the last *applied implicit* update only;
+* a tag turns on at ``ACTIVATE_AT``, off at ``DEACTIVATE_AT``, and keeps its state in between;
+* ``EXCLUSIVE_PAIRS`` are never active together (the loser drops to ``LOSER_SCORE``); ``no_emojis`` overrides
+  ``emojis_ok`` unless the participant explicitly asks for emojis again.
 """
 
 from __future__ import annotations

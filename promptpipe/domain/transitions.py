@@ -1,14 +1,10 @@
 """Every change of a participant's conversation stage, status or time zone, declared once.
 
-Each :class:`Transition` names the states it may start from, its target, who may trigger it, the guard that turns it
-into a no-op, the consent event it records, and its side effects. Code changes a stage, a status or a zone only with
-:func:`apply` and a declared name: an undeclared name, a trigger the transition does not allow, or a start state it does
-not declare is a bug and raises :class:`UndeclaredTransition`. The transition log records the name; the README's table
-is :func:`markdown_table` (a test keeps the two equal).
-
-Side effects are declared here and carried out where their inputs live: timers a status change cancels are cancelled by
-:func:`apply`; the feedback check-in and the alarm re-sync need the study's settings and the alarm clock, so the flow
-and the app read :attr:`Transition.effects`.
+Code changes them only with :func:`apply` and a declared name; an undeclared name, or a trigger or start state the
+:class:`Transition` does not allow, is a bug and raises :class:`UndeclaredTransition`. The README's table is
+:func:`markdown_table` (a test keeps them equal). Side effects run where their inputs live: :func:`apply` cancels the
+timers a status change ends; the flow and the app read :attr:`Transition.effects` for the feedback check-in and the
+alarm re-sync, which need the study's settings and the alarm clock.
 """
 
 from __future__ import annotations
@@ -168,10 +164,9 @@ def declared(name: str, actor: str) -> Transition:
 
 def apply(state: TurnState, name: str, *, actor: Actor, reason: str, value: str | None = None, words: str = "",
           actor_name: str = "") -> bool:
-    """Apply the declared transition ``name`` to ``state``; False when it changes nothing (already
-    there, or its guard says so; a withdrawn participant changes no more). ``value``: the new
-    time zone. ``words``: what caused it (the participant's message, the researcher's reason),
-    kept in the consent ledger; ``actor_name``: the researcher's name."""
+    """Apply the declared transition ``name`` to ``state``; False when it changes nothing (already there, or its guard
+    says so; a withdrawn participant changes no more). ``value``: the new time zone. ``words``: what caused it, kept in
+    the consent ledger; ``actor_name``: the researcher's name."""
     transition = declared(name, actor)
     if name in _APPLIED_WITH_THE_STATE:
         raise UndeclaredTransition(f"{name!r} is recorded by the storage code that creates or erases participants")

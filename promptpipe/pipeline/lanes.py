@@ -1,18 +1,13 @@
-"""Per-participant lanes: inbox rows run strictly in order for one participant, and concurrently (model calls bounded by
-one semaphore) across participants.
+"""Per-participant lanes: one participant's inbox rows strictly in order, participants concurrently (model calls
+bounded by one semaphore).
 
-A lane drains its participant's pending rows batch by batch, holding a turn slot from its read to its commit (two slots
-per model call), so a burst of due prompts does not read every participant's context at once. Consecutive text messages
-fold into one batch, so messages that arrive while a turn runs are answered together by the next turn.
-
-An urgent message (a command such as STOP, or crisis words: see :meth:`TurnRunner.urgent`) never waits for the model. It
-is taken at once with the other pending messages, past an input waiting for its retry; if it arrives while the model is
-still working on a turn for the same participant, that turn is set aside (it has written nothing yet: a turn decides
-first and commits after) and runs again later; and it does not queue for the semaphore behind other participants' model
-calls. A change the research team asks for (pause, resume, withdraw, a time zone, more days) is treated alike, and runs
-before anything else pending: the participant's state changes in one place, their lane, between their turns. A
-questionnaire's timers and taps need no model, so they do not wait behind an input waiting for its retry while the model
-is down.
+A lane holds a turn slot from its read to its commit (two per model call), so a burst of due prompts does not read
+every context at once. Consecutive text messages fold into one batch: what arrives during a turn is answered by the
+next. An urgent message (STOP, crisis words: :meth:`TurnRunner.urgent`) never waits for the model: it is taken at once,
+past an input waiting for its retry; a turn of that participant still waiting on the model is set aside (it has written
+nothing yet) and runs again later; and it does not queue for the semaphore. A team change (pause, withdraw, a zone…) is
+treated alike and runs first, so a participant's state changes in one place, their lane, between turns. A
+questionnaire's timers and taps need no model, so they do not wait behind a retrying input while the model is down.
 """
 
 from __future__ import annotations
@@ -109,11 +104,10 @@ class Lanes(Generic[C]):
 
     def first_look(self, session: Session, participant_id: str, now: datetime,
                    pending: list[InboxRow] | None = None) -> FirstLook[C] | None:
-        """Called in the transaction that stores a participant's input: when no lane runs for them, read what their lane
-        would read first, so the lane starts its turn without a transaction of its own (None: a lane runs, it looks when
-        its pass ends). ``pending``: their pending inbox rows, when the caller knows them (the input it stored was the
-        only one), so they are not read again. In a savepoint: if the look fails, the input is stored all the same and
-        the lane looks for itself."""
+        """In the transaction that stores a participant's input: when no lane runs for them, read what their lane would
+        read first, so it starts without a transaction of its own (None: a lane runs and looks when its pass ends).
+        ``pending``: their pending rows if the caller knows them. In a savepoint: if the look fails, the input is stored
+        all the same and the lane looks for itself."""
         if self._has_lane(participant_id) or not self._free_slots:  # read on the database thread: a
             return None  # stale answer costs a look; with every slot taken, the lane reads once it has one
         try:

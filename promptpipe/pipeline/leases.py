@@ -1,16 +1,10 @@
 """Leases on the deployment's numbers, shared fairly by the ``serve`` processes on one database.
 
-A :class:`LeaseKeeper` runs one *round* per heartbeat, in one transaction: renew what it holds, renew its presence (so
-the others count it), read every lease, give back what it holds beyond its fair share, and take free or expired ones up
-to that share. The share is ``ceil(len(names) / live holders)``: the processes whose presence (or a lease on one of the
-same names) has not expired, itself included. So three processes and three numbers end with one each after a few rounds,
-and a process that dies leaves its numbers to the others once its leases expire (within ``ttl``, plus one heartbeat of
-the one that takes them).
-
-A round that fails (the database is away) loses nothing at once; but once ``ttl`` has passed since the last round that
-succeeded, everything held is treated as lost (``on_lost``), since another process may have taken it. What the process
-writes under a lease is guarded by :func:`promptpipe.storage.leases.held_by` with the holder and
-:meth:`LeaseKeeper.token`, so a process that comes back after its lease moved on writes (and sends) nothing.
+:class:`LeaseKeeper` runs one round per heartbeat, in one transaction: renew its leases and presence, read every lease,
+give back what exceeds its fair share ``ceil(len(names) / live holders)`` and take free or expired ones up to it. A
+dead process's numbers go to the others once its leases expire (within ``ttl`` plus one heartbeat). A failed round
+loses nothing at once, but ``ttl`` after the last good one everything held is treated as lost (``on_lost``), since
+another process may have taken it; writes are fenced by :meth:`LeaseKeeper.token`.
 """
 
 from __future__ import annotations

@@ -1,15 +1,10 @@
 """What this service serves when several share one PostgreSQL database (``SEVERAL_SERVICES``).
 
-Each service holds leases (:mod:`promptpipe.pipeline.leases`) on some of the deployment's numbers and, one of them at a
-time, on the alarm clock (the role ``@alarms``: APScheduler's job store must never be shared by two schedulers). A
-participant's turns run, and their messages are claimed for sending, only in the service holding their number; so their
-lane stays serial though any service may store what they write (the Cloud API's webhook reaches whichever one). Every
-other service leaves their inputs to the owner's poll.
-
-Safety does not rest on the leases alone: a turn commits only if the conversation's version is the one it read (a second
-service running the same turn writes nothing), inbox and outbox keys make every input and message once, and a service
-stops sending a number's messages as soon as its lease is no longer held (the keeper gives it up ``ttl`` after its last
-successful round, before any other service may take it over).
+Each holds leases on some numbers and, one at a time, the ``@alarms`` role (two schedulers must never share
+APScheduler's job store). A participant's turns and sends run only in the service holding their number, so their lane
+stays serial though any service may store what they write (the Cloud API's webhook reaches any). Safety does not rest
+on leases alone: the version check makes a second run of a turn write nothing, keys make every input and message once,
+and a service stops sending a number's messages once its lease is lost, before another may take it.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
-"""A small on-disk spool for inbound messages the database could not store (it is down, its disk is full, a row is
-refused): each is kept as one private file and stored once the database recovers, with backoff. Only if the spool cannot
-be written either does the message live on in memory alone (and in WhatsApp's copy on the phone).
+"""An on-disk spool for inbound messages the database could not store (down, disk full, row refused), each a private
+file stored with backoff once it recovers; only if the spool fails too does a message live in memory alone.
 
-The files hold study data: the directory is 0700, each file 0600, written under a temporary name, flushed and renamed,
-so a crash leaves either a whole file or none. The message id names the file, so the same message spooled twice is one
-file; storing it is deduplicated by the inbox key anyway.
+The files hold study data: directory 0700, files 0600, written under a temporary name, flushed and renamed, so a crash
+leaves a whole file or none. The message id names the file, so a message spooled twice is one file.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """What a turn writes besides its messages, state and "done" marks: typed values on its
-:class:`~promptpipe.flow.turn.Outcome`, applied in order by :func:`apply_writes` in the turn's one
-commit (after its messages are queued, before its state is saved). A value that needs the
-transcript id of a message the commit queued names it by outbox key; a few put what the commit
-learns back on the state it saves (a questionnaire item's poll, planned instances' ids, counters).
+:class:`~promptpipe.flow.turn.Outcome`, applied in order by :func:`apply_writes` in the turn's commit, after its
+messages are queued and before its state is saved. A value needing a queued message's transcript id names it by outbox
+key; a few put what the commit learns back on the state it saves (an item's poll, planned instances' ids, counters).
 """
 
 from __future__ import annotations

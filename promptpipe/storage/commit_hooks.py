@@ -1,9 +1,8 @@
-"""What a transaction's code asks to happen once the transaction has ended, and the process's
+"""What a transaction asks to happen once it has ended, and the process's
 :class:`~promptpipe.storage.consent_board.ConsentBoard` that consent changes tell.
 
-Code registers with :func:`after_commit` / :func:`after_rollback` on its session; :mod:`.db` collects them before the
-session closes (:class:`Ending`) and runs them on the database thread right after the COMMIT (before any caller hears
-back) or the rollback. One that raises is logged and skipped: the transaction's outcome stands.
+Hooks from :func:`after_commit` / :func:`after_rollback` run on the database thread right after the COMMIT (before any
+caller hears back) or the rollback; one that raises is logged and skipped: the transaction's outcome stands.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
-"""The consent ledger: one row per consent-relevant event (enrolled, opted out, opted in, paused
-or resumed by a researcher, withdrawn, erased), with who caused it and the words that did.
-
-Rows are written in the transaction of the change they record, so the ledger and the
-participant's status never disagree.
+"""The consent ledger: one row per consent event (enrolled, opted out or in, paused or resumed by a researcher,
+withdrawn, erased), with who caused it and the words that did, written in the change's own transaction so the ledger and
+the participant's status never disagree.
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
-"""Consent at the moment of sending: what this process's commits changed, kept in memory.
-
-A claimed row may wait for the pace before its send, and consent may change meanwhile. The claim read consent in the
-database, so only what changed *after* it matters. Every consent change passes
-:func:`promptpipe.storage.consent.record_consent`, which tells the board in its transaction: a hold (STOP, pause,
-withdrawal, erasure) counts from when it is written (taken back if the transaction rolls back), its lifting (START,
-resume) only once committed. A claim carries the board's sequence number from when it began, so a later hold refuses the
-row at its send (:meth:`ConsentBoard.refusal`), unless the hold's own commit queued it (the STOP's confirmation). Holds
-made by another process are not here; the outbox checks a row that waited against the database again before it goes.
+"""Consent at the moment of sending: the holds this process's commits made since a row was claimed (it may wait for
+the pace). :func:`promptpipe.storage.consent.record_consent` tells the board: a hold counts once written (taken back on
+rollback), a lifting only once committed. A claim carries the board's sequence number, so a later hold refuses the row
+at its send, unless the hold's own commit queued it (the STOP's confirmation). Other processes' holds are not here: the
+outbox checks a row that waited against the database again.
 """
 
 from __future__ import annotations

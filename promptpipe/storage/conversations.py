@@ -1,9 +1,8 @@
-"""The one write path for a participant's state: conversation (sub-state, profile, tone, summary),
-status and time zone, with the transition log, consent ledger, schedules and timers they carry.
+"""The one write path for a participant's state (conversation, status, time zone) and the transitions, consent,
+schedules and timers it carries.
 
-Every write bumps the conversation version, so a turn that read the state before someone else
-changed it (a researcher's pause or time-zone change, another node) cannot write its stale copy
-back: its commit fails with :class:`VersionConflict` and the turn runs again on the new state.
+Every write bumps the conversation version, so a turn that read the state before another change (a researcher's pause,
+another node) fails its commit with :class:`VersionConflict` and runs again instead of writing its stale copy back.
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
-"""The database: SQLite (WAL, default) or PostgreSQL (by URL), used from asyncio.
+"""The database, SQLite (WAL, default) or PostgreSQL (by URL): :meth:`Database.run` runs each transaction on a thread.
 
-Each transaction is a plain function ``fn(session)`` that :meth:`Database.run` executes on a database thread: the event
-loop never waits on disk or network (the async ORM stack measured ~2 ms per small transaction against ~0.15 ms for this;
-see benchmarks/README.md).
-
-SQLite: one connection on one thread, so the process's transactions queue instead of fighting over the file lock; each
-begins ``BEGIN IMMEDIATE`` (a read-then-write is atomic even against another process, which ``busy_timeout`` makes
-wait). A burst's waiting transactions run up to 32 at a time in one SQLite transaction, each in its own savepoint: one
-that fails is rolled back alone, and every caller hears back once all are committed. PostgreSQL: a small pool.
+Not the async ORM: it measured ~2 ms per small transaction against ~0.15 ms (benchmarks/README.md). SQLite has one
+connection on one thread, so transactions queue instead of fighting over the file lock, and each begins ``BEGIN
+IMMEDIATE`` so a read-then-write is atomic against other processes too. A burst runs up to 32 waiting transactions in
+one SQLite transaction, a savepoint each: one that fails is rolled back alone; callers hear back once all are committed.
 """
 
 from __future__ import annotations

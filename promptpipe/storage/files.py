@@ -1,8 +1,6 @@
-"""Files that hold study data or secrets are for the service's own user only.
-
-The state directory (WhatsApp session, SQLite database, lock, spool) is 0700 and its files 0600;
-exports are written the same way. The service creates them so, tightens what an older version
-left looser, and ``promptpipe check`` reports any file that other users could read.
+"""Files that hold study data or secrets are for the service's own user only: the state directory (WhatsApp session,
+SQLite database, lock, spool) is 0700, its files and the exports 0600. The service creates them so, tightens what an
+older version left looser, and ``promptpipe check`` reports any file other users could read.
 """
 
 from __future__ import annotations

@@ -1,14 +1,9 @@
 """Queries on ``number_lease``: which ``serve`` process holds each WhatsApp number (or role) now.
 
-A lease is held while ``expires_at > now`` by its ``holder``; its holder renews it with each heartbeat, and any process
-may take it once it has expired (or been released). ``token`` grows each time the lease goes to another holder, so a
-write guarded by :func:`held_by` (the holder and the token it was given) changes nothing once the lease has moved on: a
-process that comes back after its lease was taken sends nothing.
-
-Each process also keeps a *presence* lease (``@live:{group}:{holder}``, see :func:`presence_name`) so the others wanting
-the same numbers can count who is alive and share them fairly; presence leases carry no fencing and are deleted once
-expired. Times are the caller's clock (the processes' clocks must agree within a small part of the lease's time to
-live).
+A lease is held while ``expires_at > now``; anyone may take it once expired or released. ``token`` grows with each new
+holder, so a write guarded by :func:`held_by` changes nothing once the lease has moved on: a process that comes back
+after losing it sends nothing. Presence leases (:func:`presence_name`) count who is alive, carry no fencing and are
+deleted once expired. Times are the caller's clock: the processes' clocks must agree within a small part of the ttl.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """Whether real people can be reached from this database.
 
-Every ``serve`` records which transport it serves the database over (:func:`record_deployment`). The first over a
-transport that reaches people (WhatsApp, the Cloud API) marks the database live, for good: from then on nothing may act
-as a participant in it (``simulate``, ``chat``), since a real person would get the answer and their consent could be
-changed in their name. Inputs a pilot simulated that were still waiting when the database went live are closed
-unanswered, and a service that reaches people never answers a simulated input (:func:`is_simulated`).
+The first ``serve`` over WhatsApp or the Cloud API marks it live for good: nothing may then act as a participant
+(``simulate``, ``chat``), since a real person would get the answer and their consent could change in their name.
+Simulated inputs still waiting are closed unanswered, and such a service never answers one (:func:`is_simulated`).
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
-"""Two facts the transcript repeats from the work queues, copied by the database's triggers (once
-a second UPDATE from Python per message; issue 26's budget per message):
-
-* ``inbox_done_answers_message``: an inbox row going from pending to done *without an error*
-  marks its message answered, if it is still only received. Writers that close an input for
-  another reason say why in ``last_error`` and set the message's status themselves; a turn that
-  keeps a message unanswered sets *kept* after the trigger.
-* ``outbox_sent_marks_message``: an outbox row becoming sent copies ``sent_at``,
-  ``wa_message_id`` and ``receipts_expected`` to its message and marks it sent. Failures and
-  uncertain sends are written to both rows from Python (they are rare).
-
-The SQL is written once per dialect and versioned by name, as :mod:`promptpipe.storage.rollup`'s.
+"""Two facts the transcript repeats from the work queues, copied by database triggers (saves an UPDATE per message):
+``inbox_done_answers_message`` marks a still-received message answered when its inbox row is done *without an error*
+(writers closing an input for another reason set ``last_error`` and the message's status themselves; a turn keeping a
+message unanswered sets *kept* after the trigger); ``outbox_sent_marks_message`` copies a sent outbox row's
+``sent_at``, ``wa_message_id`` and ``receipts_expected`` to its message and marks it sent (the rare failures and
+uncertain sends are written from Python). SQL once per dialect, versioned by name, like :mod:`.rollup`'s.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
-"""SQLModel tables. The database is the truth: every input, reply and state change lives here.
+"""SQLModel tables: participants, conversations, transcript, ledgers, and the column types every table module uses.
 
-Here: the column types every table module uses, and the participants, their conversations, transcript and ledgers; the
-queues are in :mod:`.queue_tables`, the daily prompts in :mod:`.prompt_tables`, the study's in :mod:`.study_tables`, the
-API's in :mod:`.access_tables`. Datetimes are stored as UTC and always come back timezone-aware (SQLite keeps no offset,
-so :class:`UTCDateTime` adds it back). JSON columns are replaced whole, never mutated in place.
+The queues are in :mod:`.queue_tables`, the daily prompts in :mod:`.prompt_tables`, the study's in :mod:`.study_tables`,
+the API's in :mod:`.access_tables`. Datetimes are stored as UTC and always come back aware (:class:`UTCDateTime` adds
+back the offset SQLite drops). JSON columns are replaced whole, never mutated in place.
 """
 
 from __future__ import annotations

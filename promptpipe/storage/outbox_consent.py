@@ -1,11 +1,7 @@
-"""Consent in the outbox's SQL: a queued message is claimed only while its participant may get it, and a hold cancels
-what was waiting for them, by the rules of :mod:`promptpipe.domain.consent`.
-
-STOP, a withdrawal, a team pause and an erasure cancel what was queued for that participant before them in the same
-transaction (:func:`cancel_unconsented`: :data:`SENT_FROM_BEFORE`; what that transaction queued itself, the STOP's
-confirmation, stays), and the outbox claim checks consent again (:data:`MAY_SEND`: :data:`SENT_WHILE_HELD`), so a row
-written by someone who read the participant before the change (a broadcast, a timer) is cancelled at its turn instead of
-sent. What was already claimed when the hold came is refused at its send (see :mod:`promptpipe.storage.consent_board`).
+"""Consent in the outbox's SQL, by :mod:`promptpipe.domain.consent`: a hold cancels in its own transaction what was
+queued for the participant before it (:func:`cancel_unconsented`; the STOP's confirmation stays), and the claim checks
+consent again (:data:`MAY_SEND`), so a row written by someone who read the participant before the change (a broadcast,
+a timer) is cancelled, not sent. Rows already claimed are refused at their send (:mod:`.consent_board`).
 """
 
 from __future__ import annotations

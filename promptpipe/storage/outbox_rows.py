@@ -63,11 +63,10 @@ class Queued:
 @functools.cache
 def claim_statement(*, skip_locked: bool, one_participant: bool = False, participants: bool = False,
                     numbers: bool = False) -> Prepared:
-    """``UPDATE outbox SET status='sending' … WHERE id IN (due rows whose participant has no
-    earlier unsent row and may be written to) RETURNING id``; built once, run with the ``now``
-    and ``limit`` parameters (``one_participant``: and ``pid``; ``participants``: and the list
-    ``pids``). A row held for quiet hours holds nothing back until it is due itself. Made once
-per process for each set of flags (building one costs ~10 ms of CPU; every outbox asks for four)."""
+    """``UPDATE outbox SET status='sending' … WHERE id IN (due rows whose participant has no earlier unsent row and may
+    be written to) RETURNING id``, run with ``now`` and ``limit`` (``one_participant``: and ``pid``; ``participants``:
+    and ``pids``). A row held for quiet hours holds nothing back until it is due itself. Made once per process per set
+    of flags (building one costs ~10 ms of CPU; every outbox asks for four)."""
     earlier = _OUTBOX.alias("earlier")
     still_held = and_(earlier.c.held_until.is_not(None), earlier.c.held_until > bindparam("now"))
     # The statuses are written into the SQL, not bound: PostgreSQL's plan kept for a prepared

@@ -1,7 +1,5 @@
-"""Queries on ``participant`` and ``lid_mapping``: who someone is, found by phone or WhatsApp LID.
-
-A participant's status and time zone change only through :mod:`promptpipe.storage.conversations`.
-"""
+"""Queries on ``participant`` and ``lid_mapping``: who someone is, found by phone or WhatsApp LID. Status and time zone
+change only through :mod:`promptpipe.storage.conversations`."""
 
 from __future__ import annotations
 
@@ -139,10 +137,9 @@ class NewParticipant:
 
 
 def create_participant(session: Session, new: NewParticipant, now: datetime) -> Participant:
-    """The participant with their arm (allocated by the study's rule), their WhatsApp number
-    (``number`` when named, else the plan's rule; left empty where the deployment has one), their
-    conversation (in INTAKE), the ``enrolled`` log row and consent record. ValueError when the
-    number cannot be given (an unknown name, a rule that names none of the numbers)."""
+    """The participant with their arm (the study's rule), WhatsApp number (``number`` when named, else the plan's
+    rule; empty where the deployment has one), conversation (in INTAKE), ``enrolled`` log row and consent record.
+    ValueError when the number cannot be given (an unknown name, a rule that names none of the numbers)."""
     strata, numbers, source = dict(new.strata or {}), new.numbers, new.source
     counts = number_counts(session, numbers) if numbers.several and new.number is None else {}  # before they count
     participant = Participant(

@@ -1,9 +1,7 @@
-"""Delivery and read receipts: what WhatsApp reported for the messages we sent, stored by WhatsApp id and read back per
-message.
+"""Delivery and read receipts WhatsApp reported for our messages, stored by WhatsApp id and read back per message.
 
-A receipt may arrive before the send that produced its id is committed, twice, or out of order (read before delivered).
-Every (message, kind) keeps the earliest time reported, and reading fills in what one receipt implies about another: a
-read message was delivered, a played voice note was read.
+A receipt may come before its send is committed, twice, or out of order; each (message, kind) keeps the earliest time,
+and reading fills in what one implies about another (read implies delivered, played implies read).
 """
 
 from __future__ import annotations

@@ -1,18 +1,12 @@
-"""The daily prompts' counts by participant-local day and arm, kept by the database itself.
+"""The daily prompts' counts by participant-local day and arm (``prompt_day_counts``), kept by database triggers in
+the transaction of every write that changes a count, whoever writes, so statistics read a few rows a day, never a scan:
 
-Researchers' statistics read ``prompt_day_counts``: a few rows per study day, however many
-participants and messages. Triggers keep it true in the transaction of every write that changes
-a count, whoever writes, so nothing is refreshed or goes stale:
+* a receipt or a message's WhatsApp id changing sets its prompt's ``prompt_delivery.receipt_level`` (NULL none,
+  0 delivered, 1 read/played);
+* a delivery written, changed or deleted, or its participant moved to another arm, moves its contribution.
 
-* a receipt stored or forgotten, or a message's WhatsApp id set or cleared, sets the receipt level
-  of its daily prompt (``prompt_delivery.receipt_level``: NULL none, 0 delivered, 1 read/played);
-* a delivery written, changed (vote, first reply, receipt level, day) or deleted takes its old
-  contribution off its day and arm and adds the new one;
-* a participant moved to another arm moves their deliveries' contributions with them.
-
-The SQL is written once per dialect and versioned by name: a revision that changes it adds
-``..._V2`` and leaves V1 as revision 0003 used it. :func:`refill` computes everything from the
-rows (revision 0003's backfill, and the reference the tests compare the triggers with).
+The SQL is written once per dialect and versioned by name: a change adds ``..._V2`` and leaves V1 as revision 0003 used
+it. :func:`refill` computes everything from the rows (revision 0003's backfill, the tests' reference).
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """Notice when the state directory is deleted or replaced while the service runs.
 
-A process keeps writing happily to files that were deleted under it (the SQLite database, the lock file), and with the
-lock file gone a second ``serve`` could start on the same account. The service remembers the identity (device and inode)
-of the directory, its lock file and its SQLite database at start, and stops when any of them is gone or is another file.
-"""
+A process writes happily to deleted files, and with the lock file gone a second ``serve`` could start on the same
+account. So the identities (device, inode) of the directory, its lock file and SQLite database are kept at start, and
+the service stops when one is gone or replaced."""
 
 from __future__ import annotations
 

@@ -1,11 +1,8 @@
 """The suppression list: numbers whose owner sent STOP before their data was erased.
 
-An erasure forgets the participant, but not that the person behind the number said STOP: the
-number is kept as a keyed hash (HMAC-SHA256 with a secret made once and kept in the database, see
-:func:`promptpipe.study.store.seed.secret_value`), nothing readable. Enrolling that number again,
-by the team or by writing in, makes a participant who has opted out: nothing is sent until they
-write START themselves, which lifts the entry (:func:`lift`). Someone holding the whole database
-can test a number they already know against it; that is what the entry is for, and no more.
+A number is kept only as a keyed hash (HMAC-SHA256, secret from :func:`promptpipe.study.store.seed.secret_value`).
+Enrolling it again makes a participant who has opted out, until their own START lifts the entry (:func:`lift`). Someone
+holding the whole database can test a number they already know against it; that is its purpose, and no more.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
-"""The rows of one participant's timeline (see :mod:`promptpipe.domain.timeline`), read for the
-API and the dashboard: each stream is one query for that participant, past the cursor and inside
-the day range, newest (or, paging back, oldest) first, at most a page and one; the streams are
-then merged by their key. A page costs one query per stream asked for, however long the study.
+"""One participant's timeline rows (:mod:`promptpipe.domain.timeline`) for the API and the dashboard.
 
-Messages, the bulk of a long study, are read by their (participant, direction, time) index; the
-other streams by their participant index, and hold a few rows per study day."""
+Each stream is one query past the cursor and inside the day range, newest (or oldest, paging back) first, at most a page
+and one, merged by key: a page costs one query per stream however long the study. Messages use their (participant,
+direction, time) index, the other streams their participant index."""
 
 from __future__ import annotations
 

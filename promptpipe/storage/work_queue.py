@@ -1,12 +1,9 @@
 """The database threads' queue: urgent work first, otherwise first come, first served.
 
-During a burst (10,000 daily prompts due at once) the lanes queue thousands of reads and commits;
-what keeps the service responsive is submitted urgent so it does not wait behind them: storing a
-participant's message, the inbox rows of alarms just due, the outbox's claims and send records.
-
-Together-able work (SQLite's transactions) waiting side by side at the head of the queue, at one
-level, is run by one call of ``together`` (up to ``TOGETHER_MAX``, in one transaction with a
-savepoint each), so a burst pays one commit for many turns.
+In a burst (10,000 daily prompts due at once) thousands of lane reads and commits queue; urgent work passes them so the
+service stays responsive: a participant's message stored, due alarms' inbox rows, the outbox's claims and send records.
+Together-able work (SQLite transactions) side by side at the head, at one level, runs in one call of ``together`` (up to
+``TOGETHER_MAX``, a savepoint each), so a burst pays one commit for many turns.
 """
 
 from __future__ import annotations
@@ -49,11 +46,9 @@ class _Joinable:
 
 
 class WorkQueue(Executor):
-    """A pool of ``workers`` threads serving one priority queue (an :class:`Executor`, so
-    ``loop.run_in_executor`` takes it; :meth:`submit` queues normal work). The threads are daemons:
-    :meth:`shutdown` (``Database.close``) lets them finish what is queued; a process that exits
-    without it loses only uncommitted transactions, as a crash would. A queue nobody holds any
-    more (a database never closed) ends its threads, as a thread pool does."""
+    """``workers`` daemon threads serving one priority queue; an :class:`Executor`, so ``loop.run_in_executor`` takes
+    it. :meth:`shutdown` (``Database.close``) lets them finish what is queued; exiting without it loses only uncommitted
+    transactions, as a crash would. A queue nobody holds any more ends its threads, as a thread pool does."""
 
     def __init__(self, workers: int, name: str, *, together: Together | None = None) -> None:
         self._together = together
