@@ -1,8 +1,6 @@
-"""Feedback: hear how the habit went, keep what helped and what got in the way, adjust the plan.
-
-Its situation block shows the prompt being answered, the vote on its poll, the participant's
-track record (kept by the server from their votes) and their recent barriers, so the model can
-talk about this prompt rather than guess which one is meant.
+"""Feedback: hear how the habit went, keep what helped and what got in the way, adjust the plan. Its situation block
+shows the prompt answered, its vote, the participant's track record and recent barriers, so the model talks about this
+prompt rather than guess which one is meant.
 """
 
 from __future__ import annotations

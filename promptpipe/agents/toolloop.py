@@ -1,13 +1,10 @@
 """The bounded tool-calling loop shared by the intake and feedback modules.
 
-Each round asks the model once, turns its answer into a step with no I/O (:func:`plan_round`), and runs the step. A
-completion with text and no tool calls ends the loop with that text. Tool calls are run and their results shown to the
-model in the next round, so it never announces a result it has not seen. The round limit, a repeated identical call, an
-empty answer and one with no whole sentence to keep raise one signal, :class:`LoopStopped` (with its
-:class:`StopReason`), which becomes a fallback reply in one place: the participant always gets an answer. A reply is at
-most :data:`~promptpipe.domain.limits.REPLY_CHARS` long and ends on a whole sentence; a completion the model was cut off
-in keeps its whole sentences (or becomes the fallback). A tool that decides the reply itself (an opt-out) ends the loop
-after its round.
+Each round asks the model once, plans a step with no I/O (:func:`plan_round`) and runs it. Tool results are shown to
+the model in the next round, so it never announces a result it has not seen. Every stop (round limit, repeated call,
+empty or sentence-less answer) raises :class:`LoopStopped`, turned into a fallback reply in one place: the participant
+always gets an answer. A reply fits :data:`~promptpipe.domain.limits.REPLY_CHARS` and ends on a whole sentence; a tool
+that decides the reply itself (an opt-out) ends the loop after its round.
 """
 
 from __future__ import annotations

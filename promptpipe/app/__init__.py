@@ -91,10 +91,9 @@ class App(Parts):
         sharing.on_alarms_lost = self.alarm_role.lose
 
     async def _numbers_gained(self, names: frozenset[str]) -> None:
-        """Taken over (or first taken): this service's poll and dispatcher take the numbers' work
-        at once; the sends the service before it left *sending* are settled as after a crash once
-        a lease's time has passed (a service that gave a number back may still be finishing a
-        send it began: settled earlier, a send safe to repeat would go twice)."""
+        """Taken over: this service's poll and dispatcher take the numbers' work at once; sends the previous holder left
+        *sending* are settled as after a crash only once a lease's time has passed (it may still be finishing a send it
+        began: settled earlier, a send safe to repeat would go twice)."""
         if self._stopping:
             return
         self._taken_over.append((self.clock.now(), tuple(sorted(names))))
@@ -221,10 +220,8 @@ class App(Parts):
                         "went live: a real person must not get their answer")
 
     async def stop(self) -> None:
-        """Stop taking new work, let the dispatcher finish what it is sending, then close.
-
-        Turns still waiting on the model are cancelled: nothing of them was written, so they
-        run again after the next start."""
+        """Stop taking new work, let the dispatcher finish what it is sending, then close. Turns still waiting on the
+        model are cancelled: nothing of them was written, so they run again after the next start."""
         self._stopping = self.outbox.stopping = True
         self.lanes.serve_here(False)
         self._outbox_kick.set()

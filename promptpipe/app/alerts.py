@@ -1,9 +1,7 @@
-"""Safety alerts to ALERT_WEBHOOK_URL: one POST per flag, with the participant id, the severity,
-where the flag came from and when, and never the participant's words.
+"""Safety alerts to ALERT_WEBHOOK_URL: one POST per flag (participant id, severity, source, time; never their words).
 
-A flag row is written with ``alert_status = pending`` in the transaction that raised it; this
-sender posts pending flags and marks them sent on a 2xx answer. A failure (the receiver is down, a
-4xx/5xx, a timeout) is retried with backoff, across restarts, until it gets through.
+A flag is written ``alert_status = pending`` in the transaction that raised it; this posts pending flags, marks them
+sent on a 2xx, and retries any failure with backoff, across restarts, until it gets through.
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
 """Deterministic commands, handled before any model sees the message.
 
-A message is a command when, after normalising (NFKC, case folding, punctuation and emoji stripped: ``"ＳＴＯＰ"``,
-``"Stop?"``, ``"stop 🙏"``) and dropping politeness words at either end (``"stop please"``, ``"ok stop now"``), it is
-exactly one of the phrases below. ``"stop it"`` or ``"I can't stop snacking"`` are ordinary messages; the model can
-still opt someone out who asks in their own words (the ``opt_out`` tool).
-
-In a batch of messages that arrived together, each command is applied in order, and a message is answered by the model
-only if it was written while the participant was active and they are still active at the end: a question sent after HELP
-gets its answer, words sent after STOP are kept but not answered, words sent before a STOP are not answered either.
+A message is a command when its spoken words are exactly one phrase (``"Stop?"``, ``"stop please"``); ``"I can't stop
+snacking"`` is ordinary, though the model can still opt out someone who asks in their own words (``opt_out``). In a
+batch, commands apply in order, and the model answers a message only if it was written while the participant was active
+and they still are at the end: a question after HELP is answered, words before or after a STOP are not.
 """
 
 from __future__ import annotations

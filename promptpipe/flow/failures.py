@@ -1,8 +1,6 @@
-"""What happens to a turn that failed: its inputs are kept and retried with backoff, the participant hears once that we
-are delayed, and only an outage is retried for ever: a bug, a request the model refuses (a 4xx: it will not change by
-waiting) or a conversation too long for the model is given up on after a few tries (marked failed, listed by
-``promptpipe-admin inbox --stuck`` and counted in ``status``).
-
+"""What happens to a turn that failed: its inputs are retried with backoff and the participant hears once that we are
+delayed. Only an outage is retried for ever; a bug, a refused request (a 4xx will not change by waiting) or a
+conversation too long for the model is marked failed after a few tries (``promptpipe-admin inbox --stuck``, ``status``).
 Each function takes an open session, so its writes commit together.
 """
 

@@ -45,10 +45,9 @@ def mark_poll_sent(state: TurnState, local_day: date) -> list[str]:
 
 def apply_vote(state: TurnState, chosen: list[str], poll_id: int | None, *, withdrawn: bool,
                source: str = "tap") -> tuple[str | None, str]:
-    """Set the intensity as voted on poll ``poll_id`` (our transcript id); returns the reply (or
-    None) and how the vote was handled. A changed vote moves from the level the poll started at,
-    so "more" then "less" ends one step below it, not back where it was; a withdrawn vote
-    restores that level; a vote on an older poll changes nothing. ``source``: tap or typed."""
+    """Set the intensity as voted on poll ``poll_id`` (our transcript id); returns the reply (or None) and how the vote
+    was handled. A changed vote moves from the poll's starting level, so "more" then "less" ends one step below it; a
+    withdrawn vote restores that level; a vote on an older poll changes nothing. ``source``: tap or typed."""
     record = state.profile.record
     if record.intensity_poll_message is not None and poll_id != record.intensity_poll_message:
         return OUTDATED_REPLY, "outdated"

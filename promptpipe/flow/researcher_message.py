@@ -1,13 +1,10 @@
 """A message from the research team: sent as they wrote it, never against the participant's consent.
 
-The admin script, the API or the dashboard writes a :class:`~promptpipe.pipeline.events.ResearcherMessageQueued` inbox
-row; this turns it into a transcript row (kind ``researcher``, with who wrote it and the broadcast it belongs to) and
-its outbox row, in the turn's one transaction, so it is sent once under the send rate however often the turn runs. It
-goes to active and completed participants and to those only the research team paused. Someone who sent STOP, or was
-withdrawn (an erased participant is withdrawn too), gets nothing: the row is kept unsent and the refusal logged, as the
-researcher was told when it was queued; their consent may have changed since. The participant's stage and timers stay as
-they are. Inside the study's quiet hours on the participant's clock it is held until they end (a broadcast reaches each
-participant in their own morning), unless the team chose to send it at once.
+The turn makes the queued row a transcript row (kind ``researcher``, author, broadcast) and an outbox row in its one
+transaction, so it is sent once however often the turn runs. Active, completed and team-paused participants get it;
+after STOP or withdrawal (erasure included) it is kept unsent and the refusal logged, since consent may have changed
+since it was queued. Inside quiet hours on the participant's clock it waits until they end (a broadcast reaches each in
+their own morning), unless the team chose to send it at once.
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
 """ConversationFlow: turns a batch of inbox rows for one participant into one committed outcome.
 
-Routing is event-first: a message from the research team (sent unless the participant's consent says no; see
-:mod:`promptpipe.flow.researcher_message`) → the safety screen (crisis phrases get the study's safety message and a
-flag, committed on their own before anything else) → commands (STOP, START, HELP) → poll votes, typed answers and
-reactions → an escape phrase during intake → participants who are not active get no model (a paused one's daily prompt
-time is still recorded as a decision point, and their study still ends) → daily prompts and timers → the model, for a
-greeting or the participant's messages. Each event's handling lives in the flow module that owns it and returns an
-:class:`~promptpipe.flow.turn.Outcome`; this module commits it: the state, the transition log, the messages to send and
-the "done" marks, in one transaction.
+Routing is event-first: a team message → the safety screen (committed on its own before anything else) → commands →
+votes, typed answers and reactions → an escape phrase during intake → no model for inactive participants (a paused
+one's prompt time is still a decision point, and their study still ends) → daily prompts and timers → the model. Each
+event's flow module returns an :class:`~promptpipe.flow.turn.Outcome`, committed here in one transaction.
 """
 
 from __future__ import annotations

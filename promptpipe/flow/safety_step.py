@@ -1,8 +1,6 @@
-"""The safety net's step in a turn: screen new messages against the crisis phrases, before any command or model, and
-make sure a flag (from the screen or the model's ``flag_concern``) always comes with the study's safety message.
-
-The screen's result is committed on its own, before the model is asked anything, so the participant gets the safety
-message at once even while the model is down.
+"""The safety net's step in a turn: screen new messages against the crisis phrases before any command or model, and
+make sure a flag (the screen's or ``flag_concern``'s) always comes with the study's safety message. The screen's result
+is committed on its own first, so the participant gets the safety message at once even while the model is down.
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
-"""The research team's changes to a participant's state (pause, resume, withdraw, a new time zone, more study days),
-applied in the participant's lane like any other input, so they are ordered with the participant's own turns and the
-timers.
+"""The research team's changes to a participant's state (pause, resume, withdraw, time zone, more days), applied in the
+participant's lane so they are ordered with the participant's own turns and timers.
 
-Whoever asks (the admin script, the API, the dashboard) writes a :class:`TeamChange` row and waits for its outcome (see
-:mod:`promptpipe.research.changes`); the outcome is written back into the row: a line for them (``{who}`` stands for the
-participant, so no phone number is stored) or the rule that refused it. Where no service runs, the asker applies the row
-itself with the same :func:`apply_team_change`, claiming it first so it is applied once.
+The asker (:mod:`promptpipe.research.changes`) writes a :class:`TeamChange` row and waits; the outcome is written back:
+a line with ``{who}`` for the participant (no phone number stored) or the rule that refused it. Where no service runs,
+the asker applies it with :func:`apply_team_change`, claiming it first so it is applied once.
 """
 
 from __future__ import annotations

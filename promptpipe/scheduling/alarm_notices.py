@@ -1,11 +1,8 @@
-"""How the service running the alarm clock hears of timer and schedule changes other services commit (several services
-on one PostgreSQL database).
-
-A turn whose commit changes a participant's schedules or timers sends, in that same transaction, a PostgreSQL
-notification naming the participant (:func:`promptpipe.storage.alarm_notices.notify_alarms`): it is delivered if and
-only if the commit is. The service holding the alarm clock listens on a connection of its own and asks its clock to sync
-those participants' jobs. It starts listening before its reconcile at takeover, so a change committed before that is in
-the reconcile and one after it is heard. A listening connection that breaks is opened again and followed by a reconcile.
+"""How the alarm clock's service hears of timer and schedule changes other services commit (several services on one
+PostgreSQL database): a commit that changes them sends a notification naming the participant in the same transaction
+(:func:`promptpipe.storage.alarm_notices.notify_alarms`), so it is delivered if and only if the commit is. The holder
+listens on its own connection from before its takeover reconcile, so no change falls between the two; a broken
+connection is reopened and followed by a reconcile.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """The alarm clock as a role one of several services holds at a time (``SEVERAL_SERVICES``).
 
-The service that gains the role listens for other services' timer and schedule changes
-(:mod:`promptpipe.scheduling.alarm_notices`), then reconciles every job with the tables (as a service does when it
-starts: prompts due while nobody held the role are caught up within their grace) and drives the clock. The one that
-loses it stops processing jobs at once; the daily prompts and timers it may still have fired are inbox rows with keys of
-their own, so a second firing by the next holder writes nothing twice.
+The gainer listens for other services' changes (:mod:`promptpipe.scheduling.alarm_notices`), reconciles every job
+(prompts due while nobody held the role are caught up within their grace), then drives the clock. The loser stops at
+once; what it may still have fired is keyed inbox rows, so the next holder's second firing writes nothing twice.
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 """The APScheduler pieces the alarm clock drives (see :mod:`promptpipe.scheduling.driver`).
 
-* :class:`DrivenScheduler`: a scheduler with no thread or loop of its own, reading our clock. The
-  service calls :meth:`DrivenScheduler.process_due` on its alarm thread, so the job store's
-  blocking calls never run on the event loop, and tests decide when time has passed.
-* :class:`AlarmExecutor`: runs a job's function at once, in the calling thread, applying the
-  misfire grace with *our* clock and telling the function when it was due and whether it came
-  too late. (APScheduler's own executors check grace against the wall clock.)
+* :class:`DrivenScheduler` has no thread or loop of its own and reads our clock: the service runs it on its alarm
+  thread, so the job store's blocking calls never touch the event loop, and tests decide when time has passed.
+* :class:`AlarmExecutor` runs a job at once in the calling thread, applying the misfire grace with *our* clock
+  (APScheduler's executors use the wall clock) and telling the job when it was due and whether it came too late.
 """
 
 from __future__ import annotations
@@ -28,13 +26,10 @@ log = get_logger("promptpipe.scheduling")
 
 
 class DrivenScheduler(BaseScheduler):  # type: ignore[misc]  # APScheduler 3 ships no type information
-    """APScheduler with no thread of its own, whose processing pass reads *our* clock.
-
-    :meth:`process_due` replaces APScheduler's ``_process_jobs`` loop for the way our jobs run (at once, in the calling
-    thread, coalesced, one instance). That loop asked each job's trigger for the same next time twice and went through
-    the executor's instance bookkeeping and an event per job; at 10,000 due jobs this was about half of an alarm pass
-    (issue 26). Nothing here listens to job events, and a job that runs synchronously can never overlap itself.
-"""
+    """APScheduler with no thread of its own, whose processing pass reads *our* clock. :meth:`process_due` replaces
+    ``_process_jobs`` for our jobs (at once, in the calling thread, coalesced, one instance), whose bookkeeping was half
+    of a 10,000-job alarm pass (issue 26); nothing listens to job events, and a synchronous job never overlaps itself.
+    """
 
     def __init__(self, on_wakeup: Callable[[], None], clock: Clock, **options: Any) -> None:
         self._on_wakeup = on_wakeup
@@ -49,11 +44,9 @@ class DrivenScheduler(BaseScheduler):  # type: ignore[misc]  # APScheduler 3 shi
         self._on_wakeup()
 
     def process_due(self, after_firing: Callable[[], None] = lambda: None) -> float | None:
-        """Run every due job once; returns seconds until the next one (None: no jobs).
-
-        Every due job fires first; then ``after_firing`` is called (the service hands the last
-        alarms to the inbox there); only then is each job's next run time worked out and stored,
-        which is half the work of a pass and nothing an alarm waits for."""
+        """Run every due job once; returns seconds until the next one (None: no jobs). All due jobs fire, then
+        ``after_firing`` (the service hands the alarms to the inbox there), and only then are next run times worked out
+        and stored: half the work of a pass, and nothing an alarm waits for."""
         if self.state == STATE_PAUSED:
             return None
         now = self._clock.now().astimezone(self.timezone)

@@ -1,10 +1,8 @@
 """The alarm clock: a driven APScheduler (:mod:`promptpipe.scheduling.driven`) whose jobs become inbox rows.
 
-:class:`AlarmClock`: every job-store call runs on one dedicated alarm thread. A processing pass turns due jobs into
-alarms, writes them to the inbox (keyed: a repeat is a no-op), and only then commits the job store's own updates.
-:meth:`AlarmClock.sync` makes a participant's jobs match our tables after anything changed (a schedule, a timer, a
-pause, a time zone); :meth:`AlarmClock.reconcile` does it for everyone at start and catches up prompts that came due
-while the service was down (see :mod:`promptpipe.scheduling.reconcile` for the decisions).
+Every job-store call runs on one alarm thread. A pass writes due jobs to the inbox (keyed: a repeat is a no-op) and
+only then commits the job store's updates. :meth:`AlarmClock.sync` matches a participant's jobs to our tables after
+a change; :meth:`AlarmClock.reconcile` does it for all at start, catching up prompts due while the service was down.
 """
 
 from __future__ import annotations

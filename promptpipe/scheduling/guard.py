@@ -1,9 +1,8 @@
 """One guard for the whole service: only one ``serve`` per state directory and per database.
 
-Two services would answer every message twice and send every scheduled prompt twice (APScheduler
-3.x must never share a job store). The guard holds a lock file in the state directory (when the
-service runs as ``serve``) and a lock on the database: a lock file next to a SQLite database (it
-may live outside the state directory), or a PostgreSQL advisory lock held on its own connection.
+Two would answer every message and send every prompt twice (APScheduler 3.x must never share a job store). It holds a
+lock file in the state directory (under ``serve``) and a lock on the database: a lock file next to a SQLite database
+(it may live elsewhere), or a PostgreSQL advisory lock on its own connection.
 """
 
 from __future__ import annotations
@@ -38,10 +37,9 @@ _ALONE_RUNS = (
 
 class ServiceGuard:
     def __init__(self, db: Database, engine: Engine, state_dir: Path | None, *, shared_database: bool = False) -> None:
-        """``engine``: the job store's (the PostgreSQL lock is held on one of its connections);
-        ``state_dir``: None when no lock file is wanted there (tests, the admin script);
-        ``shared_database``: one of several services (SEVERAL_SERVICES), which share the lock
-        among themselves and keep a service that runs alone out (and it them)."""
+        """``engine``: the job store's (the PostgreSQL lock is held on one of its connections); ``state_dir``: None for
+        no lock file (tests, the admin script); ``shared_database``: one of several services (SEVERAL_SERVICES), which
+        share the lock among themselves and keep a service that runs alone out (and it them)."""
         self.db, self.engine, self.state_dir = db, engine, state_dir
         self.shared = shared_database
         self._files: list[IO[str]] = []

@@ -1,8 +1,6 @@
-"""The functions APScheduler jobs point at (by text: ``promptpipe.scheduling.jobs:…``).
-
-They do one thing: hand an :class:`Alarm` to the running service, which turns it into an inbox
-row for the participant's lane. They never send, change state or touch the database themselves.
-Keep their names and arguments stable: stored jobs refer to them.
+"""The functions APScheduler jobs point at (by text: ``promptpipe.scheduling.jobs:…``): each hands an :class:`Alarm`
+to the running service for the participant's lane, and never sends, changes state or touches the database. Keep names
+and arguments stable: stored jobs refer to them.
 """
 
 from __future__ import annotations

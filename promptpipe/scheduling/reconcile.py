@@ -1,9 +1,8 @@
 """What the job store should hold, from our tables: the decisions, apart from doing them.
 
-Our ``schedule`` and ``timer`` tables say what must happen; the job store should hold one job per
-active schedule of an active or paused participant (``daily:{participant}:{schedule}``) and one per pending
-timer (``{kind}:{participant}``). These functions compare the two and list what to add, replace and
-remove, and which daily prompts came due while the service was down.
+One job per active schedule of an active or paused participant (``daily:{participant}:{schedule}``) and one per
+pending timer (``{kind}:{participant}``); these functions list what to add, replace and remove, and which daily prompts
+came due while the service was down.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """Requests to bring alarms in line, batched: a turn or an admin change asks, the alarm loop does.
 
-A full re-sync of a participant (after a schedule, status or zone change) is asked for by id; the cheaper path after
-most turns hands over exactly which timers changed. Timer changes wait up to :data:`TIMER_BATCH_DELAY_S` to be applied
-together (a timer is due minutes or hours later; during a prompt burst many small job-store commits slowed every turn).
-"""
+A participant's full re-sync (schedule, status or zone changed) is asked by id; most turns hand over just the changed
+timers, applied together after up to :data:`TIMER_BATCH_DELAY_S` (a timer is due minutes or hours later, and many small
+job-store commits slowed every turn of a prompt burst)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
-"""``flag_concern``: the model raises a safety concern that a phrase list cannot catch.
-
-The flag is recorded for the research team (and sent to the alert webhook, without any text); the participant gets the
-study's safety message at once, before the model's own reply. The conversation then goes on normally.
+"""``flag_concern``: the model raises a safety concern that a phrase list cannot catch. The flag goes to the research
+team (and the alert webhook, without text); the participant gets the study's safety message at once, before the
+model's reply, and the conversation goes on.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """``opt_out``: the participant asked, in their own words, to stop getting messages.
 
-STOP and its variants are handled by the server before the model; this tool covers what a list
-of commands cannot ("please don't text me anymore", "I don't want these messages"). The change is
-recorded with source ``model`` and the participant's words; the reply is the server's own STOP
-confirmation, whatever the model would have written, so the loop ends after this call.
+For what the STOP commands cannot catch ("please don't text me anymore"). Recorded with source ``model`` and their
+words; the reply is the server's own STOP confirmation, whatever the model wrote, so the loop ends after this call.
 """
 
 from __future__ import annotations
