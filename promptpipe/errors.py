@@ -1,4 +1,5 @@
-"""Every error PromptPipe raises on purpose, grouped by who has to act.
+"""Every error PromptPipe raises on purpose, grouped by who has to act; misuse by our own code stays a plain
+``ValueError`` / ``TypeError``.
 
     PromptPipeError
     ├── ConfigError            the operator fixes a setting (names the variable and the fix)
@@ -16,8 +17,6 @@
         ├── NotFound           what it names does not exist (a participant, a flag, a token)
         ├── Conflict           it clashes with what exists (a phone enrolled already, a token name taken)
         └── Forbidden          it is not allowed (a participant's own STOP, a withdrawn participant)
-
-Misuse of an API by our own code stays a plain ``ValueError`` / ``TypeError``.
 """
 
 from __future__ import annotations

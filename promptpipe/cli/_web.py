@@ -64,14 +64,12 @@ async def start_web(settings: Settings, db: Database, clock: Clock) -> WebHandle
 
 
 def yield_cpu_to_the_service(niceness: int) -> None:
-    """Lower this process's CPU priority to ``niceness`` (WEB_NICENESS), never raise it: a
-    ``nice`` the operator started it with stands. On Linux a thread inherits its creator's priority, so this is called
-    before the web server starts any thread.
+    """Lower this process's CPU priority to ``niceness`` (WEB_NICENESS), never raise it (an operator's ``nice`` stands).
+    Called before the web server starts any thread, since on Linux a thread inherits its creator's priority.
 
-    Why: on a small machine the dashboard and the service compete for the same cores. Measured on a 2-core VM at 10,000
-    participants (benchmarks/bench_web.py --web-process), 100 API requests a second made a burst of 1,000 participants'
-    messages +11 to +25 % slower at the same priority (4 runs, median +12.5 %) and +1 to +13 % at niceness 10 (7 runs,
-    median +6 %), with the API's p99 during the burst still under 80 ms."""
+    Why: the dashboard and the service share the cores. On a 2-core VM at 10,000 participants (bench_web.py
+    --web-process), 100 API requests/s slowed a 1,000-participant burst by a median 12.5 % at equal priority and 6 % at
+    niceness 10, the API's p99 staying under 80 ms."""
     if niceness <= 0 or not hasattr(os, "setpriority"):
         return
     if os.getpriority(os.PRIO_PROCESS, 0) < niceness:

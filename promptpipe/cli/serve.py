@@ -149,10 +149,9 @@ def _stop_deadline(seconds: float) -> threading.Timer:
 
 def _run_service(coro_factory: Callable[[], Coroutine[Any, Any, int | None]], *,
                  wait_for_threads_s: float = 2.0) -> int:
-    """Like :func:`_run`, but never waits for ever on a worker thread: neonize 0.5.2 can leave one
-    blocked inside its Go library (waiting for a login that cannot come), and Python would join it
-    at exit. Threads that have not ended ``wait_for_threads_s`` after the service stopped are left
-    behind with ``os._exit``, once logs and output are flushed."""
+    """Like :func:`_run`, but never waits for ever on a worker thread: neonize 0.5.2 can leave one blocked in Go
+    (waiting for a login that cannot come), and Python would join it at exit. Threads alive
+    ``wait_for_threads_s`` after the service stopped are left with ``os._exit`` once logs and output are flushed."""
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     try:

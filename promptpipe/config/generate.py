@@ -1,10 +1,8 @@
-"""Files made from the settings' declarations: ``.env.example``, the README's table, and the list
-``promptpipe check`` prints. Regenerate after declaring a setting::
+"""Files made from the settings' declarations (``.env.example``, the README's table, ``promptpipe check``'s list);
+``tests/test_settings_declared.py`` fails while they differ. Regenerate after declaring a setting::
 
     python -m promptpipe.config.generate --env-example > .env.example
     python -m promptpipe.config.generate --readme-table   # paste over the README's table
-
-``tests/test_settings_declared.py`` fails while either file differs from what this makes.
 """
 
 from __future__ import annotations

@@ -41,10 +41,8 @@ def set_bot_tag_off() -> None:
 
 
 def bot_tag_off_at_exec() -> bool | None:
-    """Whether ``NEONIZE_BOT_TAG=off`` was in the environment the process started with.
-
-    The Go library reads its own copy of the environment taken at process start, so setting
-    ``os.environ`` later may not reach it. None when this cannot be checked (not Linux).
+    """Whether ``NEONIZE_BOT_TAG=off`` was in the environment at process start, the copy the Go library reads (a
+    later ``os.environ`` change may not reach it); None when this cannot be checked (not Linux).
     """
     try:
         with open("/proc/self/environ", "rb") as fh:

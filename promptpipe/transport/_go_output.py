@@ -1,11 +1,8 @@
-"""What the WhatsApp library's Go code prints on its own goes through our logs.
+"""What the WhatsApp library's Go code prints on its own goes through our masked logs.
 
-neonize's Go side writes to the process's standard output directly (the error of a failed send,
-which can hold a phone number; "Login event: …"), bypassing Python. :func:`capture_library_stdout`
-points file descriptor 1 at a pipe whose lines are logged (masked like every log line) and gives
-Python's own ``sys.stdout`` (the QR code, the pairing code) the original terminal. Standard error
-("Press Ctrl+C to exit", a Go crash report) goes through :mod:`promptpipe.transport._stderr_relay`,
-a separate process, so that a report written just before the process dies is not lost.
+neonize's Go side writes to fd 1 directly, bypassing Python (a failed send's error can hold a phone number).
+:func:`capture_library_stdout` points fd 1 at a pipe whose lines are logged and gives Python's ``sys.stdout`` (the QR
+and pairing codes) the original terminal. Standard error goes through :mod:`promptpipe.transport._stderr_relay`.
 """
 
 from __future__ import annotations

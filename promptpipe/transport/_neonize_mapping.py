@@ -1,7 +1,5 @@
-"""Pure conversions between neonize (WhatsApp) values and PromptPipe's transport types.
-
-No I/O and no neonize import at runtime: every function works on the protobuf objects
-neonize hands us (or on look-alikes), so all of it is tested without a connected client.
+"""Pure conversions between neonize (WhatsApp) values and our transport types: no I/O and no neonize import at
+runtime, so all of it is tested on look-alike protobuf objects without a connected client.
 """
 
 from __future__ import annotations
@@ -183,10 +181,8 @@ def to_inbound(
     resolved_phone: str | None = None,
     poll_vote: PollVote | None = None,
 ) -> InboundMessage | None:
-    """Turn a neonize ``MessageEv`` into an :class:`InboundMessage`, or None if it is not for us.
-
-    ``resolved_phone`` is the phone the adapter looked up for a LID-only sender; ``poll_vote`` is
-    the already decrypted vote when the event is a poll update (this function cannot decrypt).
+    """A neonize ``MessageEv`` as an :class:`InboundMessage`, or None if it is not for us. ``resolved_phone``: the
+    phone looked up for a LID-only sender; ``poll_vote``: the vote, already decrypted (this function cannot decrypt).
     """
     if not is_direct_message(ev):
         return None

@@ -1,11 +1,9 @@
 """The WhatsApp library's standard error, through our masked logs, without losing a crash report.
 
-neonize's Go side writes some lines straight to file descriptor 2: "Press Ctrl+C to exit" on every connect (Go's builtin
-``println``), and the trace of a Go panic. A thread in this process could read them, but a Go crash ends the process
-before such a thread has logged the trace. So fd 2 becomes a pipe to a small relay process (``python -m
-promptpipe.transport._stderr_relay``): it logs every line in our format with numbers masked and, being a process of its
-own, drains the pipe to the end even when the service died mid-line. Python's own ``sys.stderr`` (our log lines) keeps
-the original stream; the relay ignores Ctrl-C and SIGTERM and stops when the pipe closes.
+neonize's Go side writes some lines straight to fd 2 ("Press Ctrl+C to exit", a Go panic's trace). A thread could read
+them, but a Go crash ends the process before the thread logs the trace; so fd 2 becomes a pipe to this small relay
+process, which drains it to the end even when the service died mid-line. Python's ``sys.stderr`` keeps the original
+stream; the relay ignores Ctrl-C and SIGTERM and stops when the pipe closes.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
-"""Linking the study phone: QR codes printed in the terminal, or one pairing code for WHATSAPP_PAIR_PHONE (every later
-QR code is printed too once that code failed), and a watchdog that asks for a fresh process when the codes run out.
-
-neonize 0.5.2 waits inside its Go library for a login that can no longer come once the codes ran out, and nothing (not
-even stop) ends that wait: a new QR code needs a fresh process.
+"""Linking the study phone: QR codes in the terminal, or a pairing code for WHATSAPP_PAIR_PHONE (then QR codes once it
+failed), and a watchdog that asks for a fresh process when the codes run out: neonize 0.5.2 then waits in Go for a
+login that cannot come, and nothing, not even stop, ends that wait.
 """
 
 from __future__ import annotations

@@ -118,12 +118,9 @@ def probe_target(env: Mapping[str, str] | None = None) -> tuple[str, int]:
 
 
 async def reach_whatsapp(host: str | None = None, port: int | None = None) -> str | None:
-    """None when a TCP connection to WhatsApp's web endpoint (or the proxy in the way, see
-    :func:`probe_target`) opens, else why not.
-
-    neonize 0.5.2 leaves one open handle on the session database behind every connect that fails
-    (measured: 16 → 116 open descriptors over 100 failures offline), so while the network is
-    down the service asks the network first and calls the library only once it answers."""
+    """None when a TCP connection to WhatsApp's web endpoint (or the proxy, :func:`probe_target`) opens, else why not.
+    neonize 0.5.2 leaks a handle on the session database per failed connect (16 → 116 descriptors over 100 failures
+    offline), so while the network is down the service asks it first and calls the library only once it answers."""
     if host is None or port is None:
         host, port = probe_target()
     try:

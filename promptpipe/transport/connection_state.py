@@ -1,7 +1,5 @@
-"""Where the WhatsApp connection stands, as the service logs it and `status` shows it.
-
-Plain values, no WhatsApp library: the admin script reads them back from the database.
-"""
+"""Where the WhatsApp connection stands, as the service logs it and `status` shows it: plain values, no WhatsApp
+library, since the admin script reads them back from the database."""
 
 from __future__ import annotations
 

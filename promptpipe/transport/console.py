@@ -21,11 +21,9 @@ from promptpipe.transport.base import (
 
 
 class ConsoleTransport:
-    """Reads lines from stdin as the participant's messages and prints what the agent sends.
-
-    A poll is printed with numbered options; a number on its own (or ``/vote 2``) taps that
-    option of the latest poll, as a participant would on the phone. End with Ctrl-D or ``/quit``;
-    ``on_exit`` is called then so the service can stop.
+    """Reads stdin lines as the participant's messages and prints what the agent sends. A poll prints numbered
+    options; a number alone (or ``/vote 2``) taps that option of the latest poll. Ctrl-D or ``/quit`` ends it and
+    calls ``on_exit`` so the service can stop.
     """
 
     name = "console"

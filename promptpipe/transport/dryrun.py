@@ -1,11 +1,8 @@
-"""Dry-run: nothing leaves the machine; every outbound message is recorded as sent.
+"""Dry-run: nothing leaves the machine; every outbound message is recorded as sent (a pilot without a phone).
 
-With the admin script's ``simulate`` a researcher can pilot a whole study without a phone.
-
-With a journal file (``PROMPTPIPE_DRYRUN_JOURNAL``) every "send" is appended to it as one JSON line and flushed to disk
-before it counts as sent: the journal plays the phone network. Like a provider that accepts an idempotency key, it
-recognises a message it already has (same outbox key), so a send that a crash interrupted after it reached the journal
-is not written twice. The recovery drill counts what was delivered from this file.
+With ``PROMPTPIPE_DRYRUN_JOURNAL`` each send is appended as a JSON line and flushed before it counts as sent: the
+journal plays the phone network, and like a provider with idempotency keys it skips an outbox key it already has, so a
+send a crash interrupted after the journal is not written twice. The recovery drill counts deliveries from it.
 """
 
 from __future__ import annotations

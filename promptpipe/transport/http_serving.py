@@ -1,7 +1,6 @@
-"""uvicorn inside the service's own asyncio loop, for the web API and the Cloud API's webhook.
-
-The socket is bound here first, so an address in use is one clear line at start; uvicorn's own
-signal handling is off (``serve`` owns SIGINT and SIGTERM and stops every server with the rest)."""
+"""uvicorn inside the service's own asyncio loop, for the web API and the Cloud API's webhook. The socket is bound here
+first, so an address in use is one clear line at start; uvicorn's signal handling is off (``serve`` owns SIGINT and
+SIGTERM and stops every server with the rest)."""
 
 from __future__ import annotations
 

@@ -1,13 +1,9 @@
-"""Several linked phones behind one Transport: one :class:`WhatsAppTransport` per number of the deployment, each with
-its own session store and login, named by the team.
+"""Several linked phones behind one Transport: a :class:`WhatsAppTransport` per number, each with its own session
+store, login and state (``whatsapp:<name>``); a message goes from ``Recipient.number`` (None: the default one).
 
-A message goes from its recipient's number (``Recipient.number``; None: the first, default one) and a message that
-arrives says the number it came to. Each number's state is its own (``whatsapp:<name>``).
-
-With several services on one database (``on_demand``) a service connects only the numbers it holds a lease on:
-:meth:`serve_numbers` is told the numbers held after every change, starts the ones gained and stops the ones lost, and
-from then on says nothing of a stopped number's state (its new holder does). neonize 0.5.2 must never connect a session
-twice in one process, so a number that comes back to a service that served it before asks for a fresh process.
+With several services (``on_demand``) :meth:`serve_numbers` starts the numbers leased and stops those lost, then says
+nothing of their state (the new holder does). neonize 0.5.2 must never connect a session twice in one process, so a
+number that comes back to a service that served it before asks for a fresh process.
 """
 
 from __future__ import annotations
@@ -151,10 +147,9 @@ class LinkedNumbersTransport:
         task.add_done_callback(self._stops.discard)
 
     def _watch_exit(self, name: str, child: WhatsAppTransport) -> None:
-        """One number's session asking for a fresh process asks it for the whole service, except
-        for new QR codes while another number is connected: that number's codes ran out unscanned,
-        and restarting would cut off the numbers that work, every few minutes and then for good.
-        It is left unlinked (its participants flagged) until the team restarts the service."""
+        """One number's session asking for a fresh process asks it for the whole service, except for new QR codes while
+        another number is connected: restarting would cut off the numbers that work, every few minutes and then for
+        good. The number is left unlinked (its participants flagged) until the team restarts the service."""
         async def relay() -> None:
             await child.exit_requested.wait()
             request = child.exit_request

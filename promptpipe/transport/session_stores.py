@@ -1,9 +1,8 @@
-"""Where each linked number's WhatsApp session (its device keys and Signal sessions) is kept.
+"""Where each linked number's WhatsApp session (device keys, Signal sessions) is kept.
 
-One service: a SQLite file per number in the state directory; the first, default number keeps
-``whatsapp-session.db``, so a deployment that adds numbers links only the new ones. Several services: a schema per
-number in the service's own PostgreSQL database, so whichever service holds the number's lease opens the same session
-(neonize's Go library reaches PostgreSQL through lib/pq, which reads the schema from ``search_path``).
+One service: a SQLite file per number in the state directory, the default number's being ``whatsapp-session.db`` so
+adding numbers links only the new ones. Several services: a schema per number in the PostgreSQL database, so any lease
+holder opens the same session (neonize's lib/pq reads the schema from ``search_path``).
 """
 
 from __future__ import annotations
@@ -34,11 +33,9 @@ def session_schema(number: str) -> str:
 
 
 def postgres_session_dsn(database_url: str, number: str) -> str:
-    """The service's database URL in lib/pq's form, with the number's schema as ``search_path``.
-
-    lib/pq requires TLS unless told otherwise, where psycopg only prefers it: a URL that names no
-    ``sslmode`` (or ``prefer``/``allow``, which lib/pq lacks) gets ``disable`` on this machine
-    (loopback, or a Unix socket) and ``require`` elsewhere."""
+    """The service's database URL in lib/pq's form, with the number's schema as ``search_path``. lib/pq requires TLS
+    unless told otherwise (psycopg only prefers it): a URL with no ``sslmode``, or ``prefer``/``allow`` which lib/pq
+    lacks, gets ``disable`` on this machine (loopback, Unix socket) and ``require`` elsewhere."""
     url = make_url(database_url)
     if not url.drivername.startswith("postgresql"):
         raise ValueError("a WhatsApp session is kept in PostgreSQL only when the service's database is PostgreSQL")

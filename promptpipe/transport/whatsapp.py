@@ -1,8 +1,6 @@
-"""WhatsApp transport: neonize's asyncio client (``NewAClient``) behind the Transport protocol.
-
-Every neonize call goes through ``self._client`` (made by ``client_factory``) or one of the module-level helpers below,
-so the tests drive this class with a fake client. Conversions live in :mod:`promptpipe.transport._neonize_mapping`;
-connecting, login and reconnecting in :mod:`promptpipe.transport._whatsapp_session`.
+"""WhatsApp transport: neonize's asyncio client (``NewAClient``) behind the Transport protocol. Every neonize call
+goes through ``self._client`` (``client_factory``) or a module-level helper, so tests drive it with a fake client;
+conversions are in :mod:`._neonize_mapping`, connecting and login in :mod:`._whatsapp_session`.
 """
 
 from __future__ import annotations
@@ -87,10 +85,8 @@ class WhatsAppOptions:
 
 
 class WhatsAppTransport:
-    """Send and receive WhatsApp direct messages through a linked device (neonize/whatsmeow).
-
-    ``start`` returns at once; a background task connects and keeps retrying with back-off.
-    Use ``wait_connected`` or ``connected`` to learn when sends can go out.
+    """WhatsApp direct messages through a linked device (neonize/whatsmeow). ``start`` returns at once; a background
+    task connects and retries with back-off (``wait_connected``/``connected`` tell when sends can go out).
     """
 
     name = "whatsapp"

@@ -1,10 +1,9 @@
-"""Authentication for the API (a bearer token on every request) and the dashboard (a token once, then a signed session
-cookie), roles, CSRF tokens for the dashboard's forms, and the limit on failed attempts per client address.
+"""Authentication for the API (a bearer token) and the dashboard (a token once, then a signed session cookie), roles,
+CSRF tokens and the limit on failed attempts per client address.
 
-A session cookie holds the token's id, an expiry and a random nonce, signed with HMAC-SHA256 under a key kept in the
-database; the token is looked up on every request, so revoking it (or its expiry) ends its sessions at once. The CSRF
-token of a form is derived from the session's nonce. Each use of a token is noted (to the minute), and the caller
-carries the client's address into the audit log."""
+A session cookie holds the token's id, an expiry and a nonce, signed (HMAC-SHA256) with a key kept in the database;
+the token is looked up on every request, so revoking it ends its sessions at once. A form's CSRF token derives from
+the nonce."""
 
 from __future__ import annotations
 

@@ -1,9 +1,7 @@
-"""Charts for the dashboard, drawn on the server as inline SVG: pure functions from plain data to
-markup, so a test can read a chart without a browser and no page needs a script.
-
-Every text that comes from the study (participant ids, arm names, statuses) is escaped here; the
-markup is safe to put into a page as it is. Colours are SVG presentation attributes (the pages'
-security policy allows no inline ``style``); the class names let the style sheet add to them."""
+"""Dashboard charts drawn on the server as inline SVG: pure functions from plain data to markup, so a test reads a
+chart without a browser and no page needs a script. Every study text (ids, arm names, statuses) is escaped here, so
+the markup goes into a page as it is. Colours are SVG attributes (the pages' security policy allows no inline
+``style``); class names let the style sheet add to them."""
 
 from __future__ import annotations
 

@@ -1,12 +1,8 @@
-"""The one shape every API error has, and the mapping of our errors onto HTTP statuses:
+"""The one shape every API error has, ``{"error": {"code", "message", "details"}}``, and our errors mapped onto HTTP.
 
-    {"error": {"code": "not_found", "message": "no participant has the id p_…", "details": […]}}
-
-``code`` is one of :data:`ERROR_CODES`; ``message`` is one line for a person; ``details`` (only for
-``invalid_request``) lists each field that is wrong.
-
-The API reuses the research operations of ``promptpipe-admin``, whose messages name the command
-line's options (``--phone: …``); :func:`api_words` names the request's fields instead."""
+``code`` is one of :data:`ERROR_CODES`, ``message`` one line for a person, ``details`` (``invalid_request`` only) each
+wrong field. The API reuses ``promptpipe-admin``'s operations, whose messages name CLI options (``--phone: …``);
+:func:`api_words` names the request's fields instead."""
 
 from __future__ import annotations
 

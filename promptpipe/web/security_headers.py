@@ -1,8 +1,6 @@
-"""Headers every response carries: nothing may be framed, sniffed or loaded from elsewhere, no
-page is cached (they hold study data), and ``Server-Timing`` says how long the server took.
-
-A plain ASGI middleware (no request/response objects, no extra task per request): it runs on
-every API call, in the same process as the participants' turns."""
+"""Headers every response carries: nothing may be framed, sniffed or loaded from elsewhere, no page is cached (they
+hold study data), and ``Server-Timing`` says how long the server took. A plain ASGI middleware (no request objects, no
+task per request), since it runs on every API call in the process of the participants' turns."""
 
 from __future__ import annotations
 
