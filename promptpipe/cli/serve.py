@@ -19,6 +19,7 @@ from typing import Any
 from promptpipe.cli._common import fail, load, run
 from promptpipe.cli._db import db_command
 from promptpipe.cli._evaluate import add_arguments, evaluate_command
+from promptpipe.cli._health import health_command
 from promptpipe.cli._web import start_web, web_command, yield_cpu_to_the_service
 from promptpipe.clock import SystemClock
 from promptpipe.config import Settings, TransportName
@@ -239,6 +240,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub.add_parser("web", help="only the HTTP API and dashboard on API_LISTEN, in a process of their own beside "
                    "`serve` (run serve with API_LISTEN empty); for large studies")
     sub.add_parser("check", help="validate settings and the database connection, then exit")
+    sub.add_parser("health", help="ask the running service's /health on API_LISTEN (0: ok; the image's HEALTHCHECK)")
     database = sub.add_parser("db", help="the database schema: `promptpipe db current | history | upgrade`")
     database.add_argument("db_action", choices=("current", "history", "upgrade"),
                           help="current: its version; history: every version; upgrade: bring a database made by an "
@@ -259,6 +261,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     settings = load()
     if settings is None:
         return 1
+    if args.command == "health":
+        return health_command(settings)
     if args.command == "serve":
         _reexec_without_bot_label(settings)
         return _serve_command(settings, allow_protocol_change=args.allow_protocol_change)

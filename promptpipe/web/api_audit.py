@@ -15,6 +15,7 @@ from promptpipe.domain.access import Role
 from promptpipe.research.tokens import MAX_AUDIT_PAGE, audit_page
 from promptpipe.research.views import as_json
 from promptpipe.web.auth import Researcher, context
+from promptpipe.web.schemas import DB_INT_MAX
 
 __all__ = ["AuditEntryOut", "AuditPageOut", "router"]
 
@@ -48,7 +49,7 @@ async def audit_log(request: Request, caller: Researcher,
                     action: Annotated[str, Query(max_length=64, description="what, e.g. pause")] = "",
                     participant_id: Annotated[str, Query(max_length=64, description="to whom")] = "",
                     limit: Annotated[int, Query(ge=1, le=MAX_AUDIT_PAGE)] = DEFAULT_LIMIT,
-                    offset: Annotated[int, Query(ge=0)] = 0) -> AuditPageOut:
+                    offset: Annotated[int, Query(ge=0, le=DB_INT_MAX)] = 0) -> AuditPageOut:
     """The audit log, newest first: every write made through the API, the dashboard or (for tokens) the admin script."""
     found = await audit_page(context(request).reader, actor=actor.strip(), action=action.strip(),
                              participant_id=participant_id.strip(), limit=limit, offset=offset)

@@ -20,7 +20,7 @@ from promptpipe.research.tokens import Caller, audit
 from promptpipe.research.views import as_json
 from promptpipe.web.auth import Admin, Researcher, Viewer, context, require
 from promptpipe.web.export_download import export_zip
-from promptpipe.web.schemas import DB_INT_MAX
+from promptpipe.web.schemas import DB_INT_MAX, IsoDate
 from promptpipe.web.schemas_questionnaires import OutcomeCounts, QuestionnaireCompliance, QuestionnaireReason
 from promptpipe.web.schemas_study import (
     BroadcastRequest,
@@ -63,9 +63,9 @@ async def broadcast(request: Request, body: BroadcastRequest, caller: Researcher
 
 @router.get("/stats", response_model=Stats, response_model_by_alias=True, tags=["study"])
 async def stats(request: Request, caller: Viewer,
-                from_: Annotated[date | None, Query(alias="from", description="first local day (default: "
+                from_: Annotated[IsoDate | None, Query(alias="from", description="first local day (default: "
                                                     f"{DEFAULT_STATS_DAYS} days ago)")] = None,
-                to: Annotated[date | None, Query(description="last local day (default: today)")] = None,
+                to: Annotated[IsoDate | None, Query(description="last local day (default: today)")] = None,
                 ) -> Stats:
     """Daily prompts by participant-local day and arm: sent, delivered, read, answered, done.
     Of a longer range only its last 366 days are counted (``from`` in the answer says where they

@@ -5,7 +5,6 @@ reads kinds, times and summaries only: no phone, name or words, no team member's
 
 from __future__ import annotations
 
-from datetime import date
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
@@ -17,6 +16,7 @@ from promptpipe.research.views import as_json
 from promptpipe.web.api import ERRORS, ParticipantId
 from promptpipe.web.auth import Viewer, context
 from promptpipe.web.errors import ApiError
+from promptpipe.web.schemas import IsoDate
 from promptpipe.web.timeline_schemas import TimelinePageOut
 
 __all__ = ["router"]
@@ -29,9 +29,9 @@ async def participant_timeline(
     request: Request, participant_id: ParticipantId, caller: Viewer,
     kind: Annotated[list[TimelineKind] | None, Query(description="the kinds to show (repeat it for several; "
                                                      "none: every kind; flag: researchers only)")] = None,
-    from_: Annotated[date | None, Query(alias="from", description="the first day, in the participant's zone")]
+    from_: Annotated[IsoDate | None, Query(alias="from", description="the first day, in the participant's zone")]
     = None,
-    to: Annotated[date | None, Query(description="the last day, in the participant's zone (before from: nothing)")]
+    to: Annotated[IsoDate | None, Query(description="the last day, in the participant's zone (before from: nothing)")]
     = None,
     cursor: Annotated[str | None, Query(pattern=CURSOR_PATTERN, description="older or newer of a page before")]
     = None,

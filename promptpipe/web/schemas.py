@@ -4,9 +4,11 @@ the questionnaires' in :mod:`.schemas_questionnaires`."""
 
 from __future__ import annotations
 
+import re
+from datetime import date
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, JsonValue, model_validator
 
 from promptpipe.domain.consent import ConsentKind, ConsentSource
 from promptpipe.domain.limits import BACKGROUND_CHARS, NAME_CHARS, REASON_CHARS
@@ -18,7 +20,7 @@ from promptpipe.domain.timers import TimerKind
 from promptpipe.study.operations import MAX_EXTENSION_DAYS
 
 __all__ = ["DB_INT_MAX", "MESSAGE_CHARS", "OPTIONAL_TEXT", "VISIBLE_LINE", "VISIBLE_TEXT", "Accepted",
-           "ConsentLedger", "Delivery", "EnrollRequest", "Erased", "ErrorBody", "ExtendRequest", "Health",
+           "ConsentLedger", "Delivery", "EnrollRequest", "Erased", "ErrorBody", "ExtendRequest", "Health", "IsoDate",
            "MessageRequest", "ParticipantDetail", "ParticipantPage", "ParticipantSummary", "Schedules", "StrictBody",
            "Timers", "TranscriptEntry", "TranscriptPage", "UpdateRequest"]
 
@@ -37,6 +39,17 @@ OPTIONAL_TEXT = rf"^(\s*|[^\x00]*[^{_INVISIBLE}][^\x00]*)$"
 """Free text that may be left empty (or blank), but not only zero-width characters."""
 PHONE = r"^\+[1-9][0-9]{6,14}$"
 ZONES: list[JsonValue] = [*sorted(IANA_ZONES)]
+
+
+def _date_as_written(value: object) -> object:
+    """Only YYYY-MM-DD: pydantic would also read a number as seconds since 1970 (``to=0``)."""
+    if isinstance(value, str) and not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", value):
+        raise ValueError("a day as YYYY-MM-DD")
+    return value
+
+
+IsoDate = Annotated[date, BeforeValidator(_date_as_written)]
+"""A day in a query (the schema's format ``date``)."""
 
 
 class StrictBody(BaseModel):
@@ -160,7 +173,8 @@ class UpdateRequest(StrictBody):
 
 
 class ExtendRequest(StrictBody):
-    days: int = Field(ge=1, le=MAX_EXTENSION_DAYS, description="study days to add to this participant's study")
+    days: int = Field(ge=1, le=MAX_EXTENSION_DAYS,
+                      description="study days to add to this participant's study")
 
 
 class MoveNumberRequest(StrictBody):
@@ -177,8 +191,9 @@ class WithdrawRequest(StrictBody):
 
 class MessageRequest(StrictBody):
     text: str = Field(min_length=1, max_length=MESSAGE_CHARS, pattern=VISIBLE_TEXT)
-    anyway: bool = Field(False, description="send it even inside the study's quiet hours")
-    after_quiet_hours: bool = Field(False, description="inside the study's quiet hours, hold it until they end")
+    anyway: bool = Field(False, strict=True, description="send it even inside the study's quiet hours")
+    after_quiet_hours: bool = Field(False, strict=True,
+                                    description="inside the study's quiet hours, hold it until they end")
 
 
 class Accepted(BaseModel):

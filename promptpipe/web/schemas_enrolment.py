@@ -17,8 +17,9 @@ class ImportRequest(BaseModel):
                                  "timezone (required), background and number (optional: one of the deployment's "
                                  "WhatsApp numbers) and each field the study's allocation "
                                  f"is stratified by (required then); at most {MAX_IMPORT_ROWS:,} participants")
-    dry_run: bool = Field(description="true: check every row and write nothing; false: enrol every row, only if no "
-                                      "row has a problem (409 otherwise, and nothing is written)")
+    dry_run: bool = Field(strict=True, description="true: check every row and write nothing; false: enrol every row, "
+                                                   "only if no row has a problem (409 otherwise, and nothing is "
+                                                   "written)")
 
 
 class ImportRowOut(BaseModel):

@@ -35,13 +35,14 @@ class BroadcastRequest(StrictBody):
     arm: str | None = Field(None, max_length=100, pattern=VISIBLE_LINE)
     silent_days: int | None = Field(None, ge=1, le=MAX_SILENT_DAYS,
                                     description="only those who have not written for this many days")
-    dry_run: bool = Field(False, description="only count who would get it")
+    dry_run: bool = Field(False, strict=True, description="only count who would get it")
     expected_count: int | None = Field(None, ge=0, le=2**31 - 1,
                                        description="required to send (unless dry_run): the count a dry run gave; "
                                                    "the broadcast is refused (409) if the filter now matches "
                                                    "another number")
-    anyway: bool = Field(False, description="send at once even to those inside the study's quiet hours (by "
-                                            "default they get it when their quiet hours end)")
+    anyway: bool = Field(False, strict=True,
+                         description="send at once even to those inside the study's quiet hours (by "
+                                     "default they get it when their quiet hours end)")
 
     @model_validator(mode="after")
     def _counted_first(self) -> BroadcastRequest:
