@@ -1,8 +1,6 @@
-"""Scripted hard cases: fixed participant messages, each with the behaviour the coach must show
-(see :class:`~promptpipe.evaluation.records.Expectation`). No participant model plays them.
-
-The built-in cases live in ``promptpipe/data/evaluation/cases.toml``; a team adds its own in a
-file of the same format, read after them::
+"""Scripted hard cases: fixed participant messages, each with the behaviour the coach must show (an
+:class:`~promptpipe.evaluation.records.Expectation`); no participant model plays them. The built-in cases are in
+``promptpipe/data/evaluation/cases.toml``; a team's own file of the same format is read after them::
 
     [[case]]
     id = "crisis-indirect-burden"        # unique: lowercase letters, digits, hyphens

@@ -1,11 +1,10 @@
-"""One evaluated conversation, run through the real engine in a sandbox of its own (its own temporary database, memory
-transport and virtual clock: :class:`~promptpipe.pilot.sandbox.Sandbox`).
+"""One evaluated conversation, run through the real engine in a :class:`~promptpipe.pilot.sandbox.Sandbox` of its own
+(temporary database, memory transport, virtual clock).
 
-A persona lives through the study: the clock jumps from one alarm (a daily prompt, a reminder, a questionnaire) to the
-next, and after each the simulated participant answers what the study sent, or stays silent, as the persona would
-(:mod:`.personas`, :mod:`.player`). A hard case is brought to its starting point by a scripted stand-in
-(:mod:`.setup_coach`), then its messages are sent one by one and the clock runs one more day, so what the coach does
-after (writing on after a STOP) shows too."""
+A persona lives through the study: the clock jumps from alarm to alarm (a daily prompt, a reminder, a questionnaire),
+and after each the simulated participant (:mod:`.player`) answers what the study sent, or stays silent, as the persona
+would. A hard case is brought to its starting point by a scripted stand-in (:mod:`.setup_coach`), then its messages are
+sent one by one and the clock runs one more day, so what the coach does after (writing on after a STOP) shows too."""
 
 from __future__ import annotations
 

@@ -1,11 +1,10 @@
-"""The simulated participant: a model plays a :class:`~.personas.Persona` texting the coach, one
-move at a time (write a message, tap a poll's options, or stay silent).
+"""The simulated participant: a model plays a :class:`~.personas.Persona` texting the coach, one move at a time (write a
+message, tap a poll's options, or stay silent).
 
-The model sees the conversation from the persona's side (the study's messages as ``user``, the
-persona's own as ``assistant``, written as the JSON moves it makes) under a system prompt filled
-from the persona (``promptpipe/data/evaluation/player_system.txt``, ``$name`` placeholders). Its
-answer is read leniently (:func:`parse_move`): a model that wraps its JSON in prose or fences,
-or just writes a message, still plays; a tap the open poll cannot take falls back to its text."""
+It sees the conversation from the persona's side (the study's messages as ``user``, its own JSON moves as ``assistant``)
+under ``player_system.txt`` filled from the persona (``$name`` placeholders). Its answer is read leniently
+(:func:`parse_move`): JSON wrapped in prose or fences, or a bare message, still plays; a tap the open poll cannot take
+falls back to its text."""
 
 from __future__ import annotations
 

@@ -1,12 +1,7 @@
-"""The gate a team sets in a TOML file (``--thresholds``): lowest pass rates, lowest mean scores, how often the judges
-must agree and how far a change may fall behind its baseline. Any breach makes ``promptpipe evaluate`` exit non-zero, so
-a prompt or model change can be held back in CI.
-
-```toml [checks]            # lowest pass rate, 0-1, per check; "all" for every check not named all = 1.0 quiet_hours =
-0.95 [scores]            # lowest mean judge score, 1-5, per criterion; "all" likewise all = 3.5 [judge] min_within_one
-= 0.8 [compare]           # only when compared with a baseline: the largest drop allowed score_drop = 0.3 pass_rate_drop
-= 0.05 ```
-"""
+"""The gate a team sets in a TOML file (``--thresholds``, as the README's ``gate.toml``): lowest pass rate per check
+(0-1) and mean judge score per criterion (1-5), ``all`` standing for those not named; ``[judge] min_within_one``; and,
+only against a baseline, ``[compare]``'s largest ``score_drop`` and ``pass_rate_drop``. Any breach makes ``promptpipe
+evaluate`` exit non-zero, so a prompt or model change can be held back in CI."""
 
 from __future__ import annotations
 

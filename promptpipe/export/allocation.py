@@ -1,11 +1,9 @@
-"""The unblinded allocation list (``admin export --unblind``): for an auditor or the trial
-statistician at unblinding, never part of the ordinary export.
+"""The unblinded allocation list (``admin export --unblind``), for an auditor or the trial statistician at unblinding;
+never part of the ordinary export.
 
-One row per place of every stratum's sequence that has been reached: each place handed out (with
-the participant id and when) and the rest of the block the last one is in, with the block it
-belongs to and that block's size, so the list can be checked against docs/allocation.md with the
-study's seed. Written like the other export files: 0600, under a temporary name, then renamed.
-"""
+One row per place reached in each stratum's sequence (each place handed out, with participant id and time, and the rest
+of the last block), with its block and the block's size, so the list can be checked against docs/allocation.md with the
+study's seed. Written like the other export files (0600, under a temporary name, then renamed)."""
 
 from __future__ import annotations
 

@@ -1,12 +1,9 @@
-"""The export's codebook: every column of every exported file with its type, its unit or allowed values, its meaning and
-its source, written next to the data as ``codebook.csv`` (one table) and ``README.md`` (a section and a table per file,
-after a short introduction).
+"""The export's codebook: every exported column's type, unit or allowed values, meaning and source, as ``codebook.csv``
+(one table) and ``README.md`` (a section and a table per file, after a short introduction).
 
-Both are made from the columns the export actually wrote, looked up in :mod:`promptpipe.export.codebook_entries` and
-:mod:`promptpipe.export.codebook_study`; a column nobody described is left out, which the tests catch. Both files are
-rewritten by every export into the same directory (a file of that name that an export did not write is never overwritten
-without ``--force``).
-"""
+Built from the columns the export actually wrote, looked up in :mod:`.codebook_entries` and :mod:`.codebook_study`; a
+column nobody described is left out, which the tests catch. Every export rewrites both (a file of that name that no
+export wrote is overwritten only with ``--force``)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,7 @@
-"""What every exported column means: its type, its unit or allowed values, its meaning and where
-it comes from (see :mod:`promptpipe.export.codebook` for the files written from it).
+"""What every exported column means: type, unit or allowed values, meaning and source (written out by :mod:`.codebook`).
 
-Types: string | integer | number | boolean | datetime | date | json. A list is a ``string`` in
-CSV (items joined with ``;``) and an array in JSONL.
-"""
+Types: string | integer | number | boolean | datetime | date | json. A list is a ``string`` in CSV (items joined with
+``;``) and an array in JSONL."""
 
 from __future__ import annotations
 

@@ -1,29 +1,12 @@
-"""The study's data as flat files for analysis (pandas, R): one row per event, pseudonymised.
-
-``participants``, ``messages`` (the transcript), ``deliveries`` (daily prompts and what became of them), ``decisions``
-(one row per decision point with its proximal outcome, see :mod:`promptpipe.export.study_part`), ``transitions`` (the
-audit log), ``tone_changes``, ``consent`` (the consent ledger) and ``flags`` (safety concerns). Every time in the
-participant files appears twice: in UTC (``…_utc``, ``+00:00``) and in the participant's own zone (``…_local``, with its
-offset), both ISO 8601 to the second, so a column always has one format; ``decisions`` gives its outcome times in UTC
-and the decision's own local time. Next to them: ``study.json`` (the protocol as run), every protocol version's text,
-``codebook.csv`` and ``README.md`` (what every column means), which each export rewrites (see
-:mod:`promptpipe.export.codebook`).
-
-Pseudonymised: participants appear by id only, phone numbers and their own name become ``[phone]`` and ``[name]`` in
-free texts (see :mod:`promptpipe.export.pseudonyms`); ``include_identifiers`` writes the key, ``identifiers``
-(participant_id, phone, name), as a separate file.
-
-CSV: a header row, UTF-8, quoted only where needed (texts with commas, quotes and newlines read back intact); None is an
-empty cell, lists are joined with ``;``, objects are compact JSON and booleans ``true``/``false``. A text cell that a
-spreadsheet would run as a formula (it starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return) gets a
-leading ``'`` and NUL characters are removed (OWASP's advice against CSV injection). JSONL: one object per line with
-real nulls, lists, objects, ints and booleans, texts exactly as stored.
+"""The study's data as flat files for analysis, one row per event, pseudonymised (:mod:`.pseudonyms`); the README's
+"Exporting data" is the users' promise on files, columns, times (``…_utc`` and ``…_local``; ``decisions`` gives its
+outcome times in UTC and the decision's own local time) and the CSV and JSONL encodings (formulas neutralised as OWASP
+advises, NULs removed from CSV).
 
 Memory stays bounded: rows are read in chunks ordered by id (decision points by ranges of whole participants), each in
-its own short transaction; rows added while it runs wait for the next one. Each file is written (0600, in a directory
-the export creates 0700) under a temporary name in the target directory and renamed only when every file is complete, so
-a crash never leaves a half-written file under a real name.
-"""
+its own short transaction; rows added meanwhile wait for the next export. Each file is written (0600, in a directory the
+export creates 0700) under a temporary name in the target directory and renamed only when every file is complete, so a
+crash never leaves a half-written file under a real name."""
 
 from __future__ import annotations
 
@@ -186,16 +169,14 @@ class ExportOptions:
 
 async def export_study(db: Database, out_dir: str | os.PathLike[str],
                        options: ExportOptions | None = None) -> ExportResult:
-    """Write ``participants``, ``messages``, ``deliveries``, ``decisions``, ``transitions``, ``tone_changes``,
-    ``consent`` and ``flags`` to ``out_dir`` as ``<name>.csv`` or ``<name>.jsonl``, pseudonymised; with
-    ``include_identifiers`` also the key file ``identifiers.<fmt>``; and next to them ``study.json`` (naming ``model``
-    and the SHA-256 of each of ``system_prompts``, texts by name), ``codebook.csv`` and ``README.md``.
+    """Write the data files (pseudonymised), the key file ``identifiers`` with ``include_identifiers``, ``study.json``
+    (naming ``model`` and the SHA-256 of each of ``system_prompts``), ``codebook.csv`` and ``README.md`` to ``out_dir``.
 
-    Refuses (AdminError, nothing written) when a target file exists, unless ``force`` (an earlier export's study.json,
-    codebook and README are simply rewritten). A prompt sent longer than ``receipt_window`` before ``now`` without a
-    delivered receipt (where the transport reports them) is ``not_delivered``. A file of ``worker_rows`` rows or more
-    (the transcript) is written by a process of its own, on another core, but for its last rows (a sixth), which this
-    one writes after its own files; if that process fails, the export fails as a whole."""
+    Refuses (AdminError, nothing written) when a target file exists, unless ``force``; an earlier export's study.json,
+    codebook and README are simply rewritten. A prompt sent over ``receipt_window`` before ``now`` with no delivery
+    receipt (where the transport reports them) is ``not_delivered``. A file of ``worker_rows`` rows or more goes to a
+    process of its own (:mod:`.worker`), but for its last sixth, written here after the other files; if that process
+    fails, so does the export."""
     options = options or ExportOptions()
     out = Path(out_dir)
     now = options.now or datetime.now(timezone.utc)

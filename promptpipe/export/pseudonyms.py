@@ -1,13 +1,11 @@
-"""Pseudonymising texts for the export: phone numbers and the participant's own name, in the free texts of their own
-rows, become ``[phone]`` and ``[name]`` (the model greets people by name).
+"""Pseudonymising the free texts of a participant's own rows for the export: phone numbers become ``[phone]`` and their
+own name ``[name]`` (the model greets people by name).
 
-Their own number is found in its usual spellings (``+14165550123``, ``(416) 555-0123``, ``416.555.0123``); any other
-phone number (someone else's, another participant's, theirs spelled ``416 / 555 / 0123`` or in full-width digits) by
-libphonenumber's matcher, read in the region of their own number, at its most lenient level (a possible number, so a
-seven-digit local one too), which leaves dates, times and counts alone. The name is found whole in any case, and each
-capitalised word of it as written, as whole words. Other people's names and nicknames are not recognised: read texts
-before sharing them beyond the team.
-"""
+Their own number is matched in its usual spellings (``+14165550123``, ``(416) 555-0123``, ``416.555.0123``); any other
+(someone else's, or theirs spelled ``416 / 555 / 0123`` or in full-width digits) by libphonenumber's matcher in the
+region of their own number at its most lenient level (a possible number, so a seven-digit local one too), which leaves
+dates, times and counts alone. The name matches whole in any case, and each capitalised word of it as written, as whole
+words. Other people's names and nicknames are not recognised: texts need reading before sharing beyond the team."""
 
 from __future__ import annotations
 

@@ -1,11 +1,9 @@
-"""The end-of-day self-report on each decision point of the export: which day's question measures the point, and what
-became of that question (answered, expired, not asked and why).
+"""The end-of-day self-report on each exported decision point: which day's question measures it and what became of that
+question (answered, expired, not asked and why).
 
-A point scheduled before the self-report's time is measured by that day's question; one at or after it, by the next
-day's, so the question always follows the decision it measures (a prompt at 21:00 is answered for by the next evening's
-question). The question runs as the ``self_report`` questionnaire, on its own timer: whether it was asked never depends
-on the point's action.
-"""
+A point before the self-report's time is measured by that day's question, one at or after it by the next day's, so the
+question always follows the decision (a prompt at 21:00 is answered for by the next evening's question). The question
+runs as the ``self_report`` questionnaire on its own timer: whether it was asked never depends on the point's action."""
 
 from __future__ import annotations
 

@@ -1,11 +1,9 @@
-"""The study's own part of the export: ``decisions`` (one row per decision point, in the long
-format micro-randomised trial analyses expect), the enrollment strata as participant columns, and
-``study.json`` (the protocol as run, its changes, the software and model that ran it).
+"""The study's part of the export: ``decisions`` (one row per decision point, in the long format micro-randomised trial
+analyses expect), the enrollment strata as participant columns, and ``study.json`` (the protocol as run, its changes,
+the software and model that ran it).
 
-A decision point's proximal outcome is read from the ``prompt_delivery`` row of the same inbox
-event (vote, reply, reminder) and from WhatsApp's receipts for the prompt and its poll, coded
-exactly as the ``deliveries`` file codes them. The study's secret seed is never read here.
-"""
+A point's proximal outcome comes from the ``prompt_delivery`` row of the same inbox event and from WhatsApp's receipts
+for the prompt and its poll, coded exactly as the ``deliveries`` file codes them. The secret seed is never read here."""
 
 from __future__ import annotations
 

@@ -1,15 +1,12 @@
 """The decision points a withdrawal took away, as rows of the ``decisions`` export.
 
-A withdrawn (or erased) participant gets no more alarms, so the study days from their withdrawal to their last study day
-have no ``decision`` rows: nothing was decided there. Left out, those days would read like days nobody reached yet. The
-export derives them instead: one row per decision point their schedules would have had (the schedules in force at the
-withdrawal, each day's time as the alarm clock computes it, a random window's included), from the withdrawal to the last
-study day (the protocol in force's length plus their extra days), each unavailable with the reason ``withdrawn``, action
-``none``, nothing drawn or sent, no decision time. A point already recorded (a decision row of the same schedule and
-day) is never derived again; without a schedule there is one row per day. A participant withdrawn before study day 1 was
-known, or in a study without a length, has no study days to derive. The database keeps only what happened: these rows
-exist in the export alone, and the codebook says so.
-"""
+A withdrawn (or erased) participant gets no more alarms, so the days from withdrawal to their last study day would have
+no ``decision`` rows and read like days nobody reached yet. The export derives them: one row per point the schedules in
+force at withdrawal would have had (each day's time as the alarm clock computes it, a random window's included) up to
+the last study day (the protocol's length plus extra days), unavailable with reason ``withdrawn``, action ``none``,
+nothing drawn or sent, no decision time. A point already recorded (same schedule and day) is never derived again; with
+no schedule there is one row per day; withdrawn before study day 1 was known, or in a study without a length, there is
+nothing to derive. These rows exist only in the export, and the codebook says so."""
 
 from __future__ import annotations
 

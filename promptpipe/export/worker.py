@@ -1,16 +1,13 @@
 """One large export file written by a process of its own (``python -m promptpipe.export.worker``).
 
-The files of an export are independent, so the largest (the transcript) is read and formatted by a second process on
-another core while the export's own process writes the others (and then the transcript's last rows, appended to this
-process's file: see ``offload.OWN_SHARE``). The process starts before the export has planned its job, so its imports
-overlap the plan; it imports :mod:`promptpipe.export.write`, not the export with its codebook. In one process the reads
-on the database thread and the formatting on another thread share Python's one running thread; here each chunk is read
-and then formatted, one after the other, with no thread to hand over to. The job comes pickled on stdin from the export
-that started this process (so it is trusted): the database URL, the table, the plan (the same participants as the other
-files; the id ceiling of this table is the last row this process writes), the temporary file to write (created here,
-``x`` mode, 0600, flushed and synced). The row count goes to stdout; any failure ends the process with a non-zero code
-and one line on stderr, and the export then removes the temporary file and reports the failure.
-"""
+The export's files are independent, so the largest (the transcript) is read and formatted here, on another core, while
+the export writes the others and then appends the transcript's last rows (``offload.OWN_SHARE``). This process starts
+before the export plans its job, so its imports overlap the plan (hence :mod:`.write`, not the export and its codebook).
+In one process reads and formatting share Python's one running thread; here each chunk is read, then formatted, with no
+thread to hand over to. The job comes pickled on stdin from the export that started it (so it is trusted): database URL,
+table, plan (the same participants; this table's id ceiling is the last row written here) and the temporary file
+(created here, ``x`` mode, 0600, flushed and synced). The row count goes to stdout; a failure exits non-zero with one
+line on stderr, and the export removes the file and reports it."""
 
 from __future__ import annotations
 

@@ -1,11 +1,9 @@
-"""Pilot mode: a sandbox participant the research team chats with in the browser, as a participant would on WhatsApp,
-with a clock of its own that can skip ahead to the next prompt, reminder or self-report.
+"""Pilot mode: a sandbox participant the research team chats with in the browser as on WhatsApp, on a clock of its own
+that can skip ahead to the next prompt, reminder or self-report. Nothing in it can reach a participant, WhatsApp, the
+study's database or its export.
 
-A pilot is a private engine (:mod:`.engine`): the service's own parts, built by the composition root from the same
-settings (the study protocol, the prompts, the model endpoint), but on a temporary SQLite database of its own, a memory
-transport and a manual clock. Nothing in it can reach a participant, WhatsApp, the study's database or its export. Its
-alarms are fired from its own tables (:mod:`.alarms`); :mod:`.desk` keeps at most a few running, one per researcher, and
-ends those left idle. What a page reads of one is in :mod:`.views`."""
+:mod:`.sandbox` is the private engine, :mod:`.engine` one pilot, :mod:`.alarms` its alarms, :mod:`.desk` keeps at most a
+few running (one per researcher, idle ones ended), and :mod:`.views` is what a page reads of one."""
 
 from promptpipe.pilot.desk import IDLE_LIMIT, MOST_PILOTS, PilotDesk
 from promptpipe.pilot.engine import Compose, Engine, Pilot

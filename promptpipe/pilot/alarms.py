@@ -1,10 +1,9 @@
-"""The pilot's alarms, read from its own tables: what the service's alarm clock would hold for the sandbox participant,
-each with the time it next fires.
+"""The pilot's alarms from its own tables: what the service's alarm clock would hold for the participant, and when.
 
-The service's alarm clock cannot run beside it in one process: APScheduler's jobs report to the one service a process
-runs (:func:`promptpipe.scheduling.jobs.install`) and it reads the wall clock. A pilot's clock only moves when the pilot
-moves it, so the pilot fires its alarms itself, in order, through the same delivery as the service
-(:func:`deliver_alarms`); which jobs exist follows the service's own rules (:func:`wanted_jobs`)."""
+The service's alarm clock cannot run beside it in one process: APScheduler's jobs report to the process's one service
+(:func:`promptpipe.scheduling.jobs.install`) and read the wall clock. A pilot's clock moves only when the pilot moves
+it, so the pilot fires its alarms itself, in order, through the service's delivery (:func:`deliver_alarms`), with the
+jobs the service's own rules want (:func:`wanted_jobs`)."""
 
 from __future__ import annotations
 

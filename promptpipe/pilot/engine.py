@@ -1,9 +1,6 @@
-"""One pilot: a private engine with one sandbox participant, and what the team does with it (write as them, tap a poll,
-skip ahead, read the conversation, end it).
-
-The engine is a :class:`~.sandbox.Sandbox` (the service's own parts on a temporary database, a memory transport and a
-manual clock). Its clock follows the real time between the team's actions (so a pause in the chat is a pause for the
-participant too) and jumps when they skip ahead. It logs with ``pilot`` bound."""
+"""One pilot: a :class:`~.sandbox.Sandbox` with one participant, and what the team does with it (write as them, tap a
+poll, skip ahead, read the conversation, end it). Its clock follows real time between the team's actions (a pause in the
+chat is a pause for the participant too) and jumps when they skip ahead. It logs with ``pilot`` bound."""
 
 from __future__ import annotations
 

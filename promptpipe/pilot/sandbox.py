@@ -1,13 +1,11 @@
 """A private engine on a clock of its own: the service's parts (inbox, lanes, flow, outbox), built by the composition
-root (``App.build``, handed in as :class:`Compose`: research may not import the app) from the service's settings with
-everything that could reach outside turned inward (:func:`sandbox_settings`): a temporary SQLite database of its own, a
-memory transport, no alert webhook, a study seed of its own. Its clock is a manual one that moves only when told to; the
-alarms that come due on the way are fired in order (:mod:`.alarms`). Nothing runs between actions: each one ends when
-everything it set off is done (the model's answers included).
+root (``App.build`` handed in as :class:`Compose`: research may not import the app) from the service's settings with all
+that could reach outside turned inward (:func:`sandbox_settings`: its own temporary SQLite database, a memory transport,
+no alert webhook, its own study seed). Its manual clock moves only when told; alarms due on the way fire in order
+(:mod:`.alarms`). Nothing runs between actions: each ends when all it set off is done (model answers included).
 
-It never registers its lanes as the process's (:meth:`Lanes.serve_here`) and never starts the service's alarm clock, so
-it cannot take the service's work. Pilot mode runs one for a researcher; ``promptpipe evaluate`` runs one per simulated
-conversation."""
+It never registers its lanes as the process's (:meth:`Lanes.serve_here`) nor starts the service's alarm clock, so it
+cannot take the service's work. Pilot mode runs one per researcher; ``promptpipe evaluate`` one per conversation."""
 
 from __future__ import annotations
 

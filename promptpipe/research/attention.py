@@ -1,14 +1,11 @@
-"""What needs the research team's attention now, for the overview's "Needs attention" list, the count in the dashboard's
-navigation and ``GET /api/v1/attention``: open safety flags, inputs given up on or failing (``promptpipe-admin inbox
---stuck``), uncertain sends, daily prompts not delivered for a day, active participants silent for N days, intake on
-hold, participants whose WhatsApp number is banned or logged out (each such number an entry of its own: they keep their
-number until the team moves them), WhatsApp not connected and a recent model error. Each entry is gone once what it
-reports is resolved.
+"""What needs the research team's attention now (the overview's "Needs attention", the navigation's count and ``GET
+/api/v1/attention``): open safety flags, inputs given up on or failing (``promptpipe-admin inbox --stuck``), uncertain
+sends, daily prompts undelivered for a day, active participants silent for N days, intake on hold, banned or logged-out
+numbers (an entry each: they keep their number until the team moves them), WhatsApp not connected, a recent model error.
+An entry goes once what it reports is resolved.
 
-Everything is read in one transaction from indexes (flags by status, inbox and outbox by status, prompts by time sent,
-each participant's last message in) and the participant table: never a scan of the messages, so the count can be
-rendered on every page. Entries carry participant ids, counts and times only; the model's error text is given only to
-callers who may read it."""
+One transaction over indexes and the participant table, never a scan of the messages, so every page can show the count.
+Entries carry ids, counts and times only; the model's error text goes only to callers who may read it."""
 
 from __future__ import annotations
 

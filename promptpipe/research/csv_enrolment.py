@@ -1,16 +1,12 @@
-"""Enrolling many participants from one CSV file (the dashboard's ``/participants/import`` and
-``POST /api/v1/participants/import``).
+"""Enrolling many participants from one CSV file (the dashboard's ``/participants/import``, ``POST
+/api/v1/participants/import``). UTF-8 with a header: ``phone``, ``name``, ``timezone`` (required), ``background``,
+``number`` (optional; empty: the deployment's rule gives one) and one required column per stratification field; any
+other column is a problem.
 
-UTF-8 with a header row: ``phone``, ``name``, ``timezone`` (required), ``background`` and
-``number`` (optional; empty: the deployment's rule gives one), and one required column per field
-the allocation is stratified by; any other column is a problem.
-
-:func:`check_import` (the dry run) checks every row with enrolment's own checks, against who is
-enrolled and against the file's other rows, writing nothing. :func:`run_import` enrols the rows
-in order with :func:`promptpipe.research.changes.enroll` (each allocated, greeted and audited as
-at the terminal), but only when nothing has a problem: fix the file and send it again. Only a row
-whose phone someone else enrols meanwhile is then refused on its own. At most
-:data:`MAX_IMPORT_ROWS` rows: each enrolment is its own transaction, so a file takes seconds."""
+:func:`check_import` (the dry run) checks every row with enrolment's own checks, against who is enrolled and the file's
+other rows, writing nothing. :func:`run_import` enrols the rows in order through ``changes.enroll`` (allocated, greeted
+and audited as at the terminal), only when no row has a problem; then only a row whose phone someone else enrols
+meanwhile is refused on its own. At most :data:`MAX_IMPORT_ROWS`: each enrolment is its own transaction."""
 
 from __future__ import annotations
 

@@ -1,15 +1,12 @@
 """Erasing a participant's personal data (``promptpipe-admin erase --phone P``).
 
-One transaction overwrites everything that identifies the participant or quotes them: phone, name, background, WhatsApp
-ids, message texts and their payloads, profile texts and summary, prompt texts, consent words, flag triggers and notes,
-transition reasons, the free text of their audit-log entries (a pause reason may name them), timer payloads, inbox
-payloads and errors, the text of the last model error (a provider's message may quote anyone), and the LID mapping.
-Nothing pending for them is processed or sent any more, their schedules and timers end, and the service is asked to
-remove their alarms. What stays is a pseudonymous tombstone: the participant id, when and by whom it was erased, their
-status, and the non-identifying counts (counters, delivery dates and votes, message kinds and times), so the study's
-numbers still add up. On SQLite the write-ahead log is then checkpointed, so the old texts are not left readable in it
-(the database runs with ``secure_delete``).
-"""
+One transaction overwrites all that identifies or quotes them: phone, name, background, WhatsApp ids and the LID
+mapping, message texts and payloads, profile texts and summary, prompt texts, consent words, flag triggers and notes,
+transition reasons, their audit entries' free text (a pause reason may name them), timer and inbox payloads and errors,
+and the last model error's text (a provider may quote anyone). Nothing pending for them runs or is sent; their
+schedules, timers and alarms end. What stays is a pseudonymous tombstone (id, when and by whom erased, status, the
+non-identifying counts and times), so the study's numbers still add up. On SQLite (``secure_delete``) the write-ahead
+log is then checkpointed, so the old texts are not left readable in it."""
 
 from __future__ import annotations
 

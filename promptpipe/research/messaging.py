@@ -127,14 +127,12 @@ async def broadcast_preview(db: Database, clock: Clock, flt: ParticipantFilter) 
 async def broadcast(db: Database, clock: Clock, *, text: str, flt: ParticipantFilter, by: str = "",
                     expected: int | None = None, anyway: bool = False,
                     broadcast_id: str | None = None) -> BroadcastQueued:
-    """Queue one message from the research team for every participant the filter matches who may
-    be written to; whoever is inside the study's quiet hours gets it when they end, unless
-    ``anyway``. With ``expected`` (a count the researcher confirmed), refuses (:class:`Conflict`)
-    when the filter now matches a different number, so what is sent is what was confirmed.
+    """Queue one team message for every participant the filter matches who may be written to; those inside quiet hours
+    get it when they end, unless ``anyway``. With ``expected`` (the count the researcher confirmed), refuses
+    (:class:`Conflict`) when the filter now matches another number, so what is sent is what was confirmed.
 
-    ``broadcast_id`` (``b_`` and 6 to 32 hex digits; new when None) makes it idempotent: a
-    broadcast of that id queued before is not queued again, whichever process is asked (a double
-    click, or one form confirmed at two web processes), and the answer says so."""
+    ``broadcast_id`` (``b_`` and 6-32 hex digits; new when None) makes it idempotent across processes (a double click, a
+    form confirmed at two web processes): a broadcast queued before is not queued again, and the answer says so."""
     text = validate_text("text", text, RESEARCHER_MESSAGE_CHARS, required=True)
     by = validate_text("--by", by or researcher_name(), NAME_CHARS)
     check_filter(flt)

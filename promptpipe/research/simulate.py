@@ -1,10 +1,9 @@
-"""Acting as a participant without a phone: a message (or one without words, or a swipe reply to a day's prompt), a tap
-on a poll, a reaction. Each is stored exactly as the WhatsApp transport would store it, and the running service answers
-it.
+"""Acting as a participant without a phone: a message (or one without words, or a swipe reply to a day's prompt), a poll
+tap, a reaction, each stored as the WhatsApp transport would store it and answered by the running service.
 
-Only where no real person can be reached, as the database records it (never as the admin command's own settings say): a
-database some service has served, only ever over a transport that reaches nobody (dry-run, the console). A service that
-reaches people answers no simulated input whatever got into its inbox (``storage.live.is_simulated``)."""
+Only where the database records that no real person can be reached (never on the admin command's own settings): a
+database some service has served, only ever over a transport reaching nobody (dry-run, the console). A service that
+reaches people answers no simulated input (``storage.live.is_simulated``)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,8 @@
 """How the team's changes reach a participant's lane: a :class:`TeamChange` row, then its outcome.
 
-The row is handed to the lanes of a service running in this process at once; a service in another process finds it
-within POLL_INTERVAL. Where no service holds the database (or it has not got to the row within
-:data:`WAIT_FOR_SERVICE_S`: its lane may be busy with a long turn), the asker applies the row itself, claiming it first
-so it is applied exactly once; a turn under way then meets a newer conversation version and runs again after the change.
-"""
+A service in this process gets the row at once, one in another process within POLL_INTERVAL. With no service on the
+database (or none that took the row within :data:`WAIT_FOR_SERVICE_S`: its lane may be busy with a long turn), the asker
+claims and applies it itself, exactly once; a turn under way then meets a newer conversation version and reruns."""
 
 from __future__ import annotations
 

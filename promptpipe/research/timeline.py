@@ -1,11 +1,10 @@
-"""One participant's timeline: their messages, daily prompts and decision points, votes, questionnaires and answers,
-timers, consent events, changes of stage and status, safety flags and the research team's actions, in one list, newest
-first, filtered by kind and by the participant's local days, and paged with a cursor.
+"""One participant's timeline, newest first: messages, daily prompts and decision points, votes, questionnaires and
+answers, timers, consent, stage and status changes, safety flags and team actions; filtered by kind and local day, paged
+with a cursor.
 
-Each entry has a one-line summary built only from closed sets, dates, counts and ids, so a viewer reads it as it is; the
-words (a message's text, a prompt, an answer as typed, a reason, a note) and the team's names are in ``text`` and in
-researchers' summaries only. A viewer gets no safety flag at all, no team action about one, and the study's safety
-message as a plain message."""
+Each entry's one-line summary uses only closed sets, dates, counts and ids, so a viewer reads it as it is; the words (a
+message, a prompt, a typed answer, a reason, a note) and the team's names are only in ``text`` and researchers'
+summaries. A viewer gets no safety flag, no team action about one, and the safety message as a plain message."""
 
 from __future__ import annotations
 

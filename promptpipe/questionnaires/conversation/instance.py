@@ -1,20 +1,15 @@
-"""Questionnaires in the conversation: one item per message, handled by the server, never by the model (see
-:mod:`promptpipe.questionnaires.rules.definition`).
+"""Questionnaires in the conversation: one item per message, handled by the server, never by the model.
 
-An instance starts with a ``questionnaire`` inbox row (a team's piloting send, or later its schedule): the intro and the
-first item go out and the conversation keeps the questionnaire under way
-(:class:`~promptpipe.questionnaires.rules.definition.OpenQuestionnaire`), so each later turn knows it without reading
-anything more. A tap on the item's poll or a typed reply answers the item (or earns a short re-ask; after
-:data:`MAX_TRIES` the item is recorded as invalid), then the next item whose condition holds is asked, or the closing
-line ends it. Commands and crisis words are handled before any of this (STOP ends the questionnaire at once:
-:func:`close_if_stopped`); a typed question or sentence that is no answer goes to the coach (who can flag distress the
-crisis list does not know), and the item is asked again after the coach's reply (not after a flag or the safety message:
-then it waits for its reminder). One ``questionnaire`` timer reminds while it is open and ends it when its time is up.
-The coach sees neither the items nor the answers unless the study file allows it (``coach_sees_answers``): they are kept
-in the transcript under kinds hidden from the model. Every write of a turn (the answer, the next item asked, the
-instance's state) is in the turn's one commit, so a crash repeats the turn or nothing: no item is asked twice or
-skipped.
-"""
+A ``questionnaire`` inbox row (a piloting send, or its schedule) sends the intro and first item; the conversation then
+carries the :class:`OpenQuestionnaire`, so later turns read nothing more. A poll tap or typed reply answers the item (or
+earns a short re-ask; after :data:`MAX_TRIES` it is recorded invalid), then the next item whose condition holds is
+asked, or the closing line ends it. Commands and crisis words come first (STOP ends it at once:
+:func:`close_if_stopped`); a question or sentence that is no answer goes to the coach (who can flag distress the crisis
+list misses), and the item is asked again after the coach's reply (not after a flag or the safety message: then it waits
+for its reminder). One ``questionnaire`` timer reminds while it is open and ends it when its time is up. The coach sees
+items and answers only with ``coach_sees_answers``: they sit in the transcript under kinds hidden from the model. A
+turn's writes (answer, next item, instance state) share its one commit, so a crash repeats the turn or nothing: no item
+is asked twice or skipped."""
 
 from __future__ import annotations
 

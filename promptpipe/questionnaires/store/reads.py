@@ -1,10 +1,9 @@
-"""Reads of questionnaire instances and answers for the API and the dashboard: how far each questionnaire got (instances
-by status, and why the unfinished ones ended or were never sent), the same per participant, and one participant's
-instances with their answers. Writes are in :mod:`promptpipe.questionnaires.store.writes`.
+"""Questionnaire reads for the API and dashboard: how far each questionnaire got (instances by status, why unfinished
+ones ended or were never sent), the same per participant, and one participant's instances with their answers.
 
-An instance's stored status says where it stands; for compliance each instance is counted once under an *outcome*:
-``planned`` (scheduled), ``under_way`` (sent or started), ``completed``, ``partial`` (expired or stopped after at least
-one item was answered), ``expired`` and ``stopped`` (with no item answered) and ``not_sent``."""
+For compliance each instance counts once under an *outcome*: ``planned``, ``under_way`` (sent or started),
+``completed``, ``partial`` (expired or stopped after an answer), ``expired`` and ``stopped`` (no answer),
+``not_sent``."""
 
 from __future__ import annotations
 

@@ -1,12 +1,9 @@
-"""What the study report holds, and how it is counted from the rows :mod:`promptpipe.study.report.reading` reads: the
-study at a glance, for its lead: participants by status and arm, how far they are in their study days, prompts sent,
-delivered and answered per arm, and the decision points: how often participants were available, why not, and how the
-drawn actions compare with the design (so a randomisation that does not run as designed shows at once), and where the
-secret seed is kept (flagged when the database holds it: whoever reads the database can predict the arms and draws).
+"""The study report's content, counted from the rows :mod:`promptpipe.study.report.reading` reads: participants by
+status and arm, progress through study days, prompts sent, delivered and answered per arm, decision points
+(availability, why not, drawn actions against the design, so a randomisation not running as designed shows at once), and
+where the secret seed is kept (flagged when in the database: whoever reads it can predict arms and draws).
 
-Without a study file the report still covers participants and prompts; everyone whose arm is not set counts under the
-arm ``default``.
-"""
+Without a study file it still covers participants and prompts; anyone whose arm is not set counts under ``default``."""
 
 from __future__ import annotations
 

@@ -1,17 +1,10 @@
-"""Concealed block randomisation of participants to arms.
+"""Concealed block randomisation of participants to arms; docs/allocation.md specifies the draws, with a worked example.
 
-Within each stratum, every block of enrolments holds each arm exactly in its ratio, so the arms stay balanced however
-recruitment goes. Both the block sizes (when the protocol lists several) and the order inside each block are drawn from
-a secret seed: staff enrolling participants can predict neither the next arm nor where a block ends (allocation
-concealment), yet the allocation is a pure function of (seed, stratum, position), so an enrolment retried after a crash
-gets the same arm and an auditor holding the seed can reproduce the whole sequence.
-
-The draws (scheme ``hmac-sha256-v1``) use nothing but HMAC-SHA256, so R, SAS or Stata can reproduce them:
-docs/allocation.md is their specification, with a worked example.
-
-Databases that allocated before this scheme keep their own (``python-random-v0``: one fixed block size, shuffled by
-Python's ``random.Random`` seeded with HMAC-SHA256(seed, ``"S|k"``)), so a running study never changes its sequence.
-"""
+Each stratum's blocks hold every arm exactly in its ratio, so arms stay balanced however recruitment goes. Block sizes
+and the order within blocks come from a secret seed, so staff can predict neither the next arm nor a block's end; yet
+the allocation is a pure function of (seed, stratum, position): a retried enrolment gets the same arm and an auditor
+with the seed reproduces the sequence. Scheme ``hmac-sha256-v1`` uses only HMAC-SHA256, so R, SAS or Stata can redo it;
+databases that allocated under ``python-random-v0`` keep it, so a running study never changes its sequence."""
 
 from __future__ import annotations
 

@@ -1,10 +1,8 @@
-"""The micro-randomised decision rule, as pure functions.
+"""The micro-randomised decision rule, as pure functions; each daily prompt time is a decision point.
 
-Each daily prompt time is a decision point. First it is checked for availability (an unavailable point is not randomised
-and records :data:`NOT_DRAWN` with a coded reason, so the analysis can condition on availability). An available point
-draws its action from a uniform number derived from a secret seed and the point's key with HMAC-SHA256: the same point
-always draws the same action, whatever restarts or retries happen, and a reader with the seed can reproduce every draw.
-"""
+An unavailable point is not randomised and records :data:`NOT_DRAWN` with a coded reason, so analyses can condition on
+availability. An available one draws its action from HMAC-SHA256(secret seed, point key): the same point always draws
+the same action whatever restarts or retries happen, and whoever holds the seed can reproduce every draw."""
 
 from __future__ import annotations
 
@@ -53,11 +51,9 @@ def _reasons_that_hold(facts: DecisionFacts) -> dict[str, bool]:
 def unavailable_reason(facts: DecisionFacts, rule: DecisionRule | None) -> str | None:
     """The coded reason the decision point is unavailable; None when it is available.
 
-    With a study file: ``not_in_study`` first (it always applies), then ``paused``, ``baseline``,
-    ``quiet_hours`` and ``already_answered`` in that order, each only when the rule lists it (no
-    rule: all of them). Without a study file only ``paused`` applies, as before studies existed.
-    A pause that is the participant's own STOP is coded ``opted_out``.
-    """
+    With a study file: ``not_in_study`` first (it always applies), then ``paused``, ``baseline``, ``quiet_hours`` and
+    ``already_answered`` in that order, each only when the rule lists it (no rule: all). Without one only ``paused``
+    applies, as before studies existed. A pause that is the participant's own STOP is coded ``opted_out``."""
     reason = _reason(facts, rule)
     return Unavailable.OPTED_OUT if reason == Unavailable.PAUSED and facts.opted_out else reason
 

@@ -1,10 +1,8 @@
 """Reading a study file: TOML in, a checked :class:`~promptpipe.study.rules.protocol.Study` out.
 
-Every problem in the file is collected before anything is raised, so a researcher sees the whole
-list at once. Each problem names its key as a dotted path (``decision.p``, ``quiet_hours.end``,
-``arms[2].ratio``: ``[[arms]]`` tables count from 1, top to bottom) and says how to fix it. Keys
-the format does not know are problems too, so a typo never passes silently.
-"""
+All problems are collected before anything is raised, so a researcher sees the whole list. Each names its key as a
+dotted path (``decision.p``, ``arms[2].ratio``: ``[[arms]]`` tables count from 1) and says how to fix it; unknown keys
+are problems too, so a typo never passes silently."""
 
 from __future__ import annotations
 

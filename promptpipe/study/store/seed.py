@@ -38,17 +38,12 @@ class SeedMismatch(ConfigError):
 
 
 def study_seed(session: Session, now: datetime | None = None, outside: bytes | Path | None = None) -> bytes:
-    """The study's secret seed, from where ``outside`` (the study's ``outside_seed``) says:
-
-    * the seed itself (PROMPTPIPE_STUDY_SEED_FILE): the database keeps only its fingerprint,
-      checked at every use, and a clear copy left from before is removed once the two agree;
-    * a directory (the state directory, by default): the seed is a 0600 file there, made at first
-      use (two processes making it at once agree on one), and the database keeps its fingerprint;
-      a seed an older release kept in the database moves into that file and out of the database;
-    * None (``seed_in_database = true``): the database makes the seed on first use and keeps it.
-
-    A seed that cannot be found, or is not the one the study runs with, stops with SeedMismatch:
-    another seed would change the allocation sequence and the draws midway."""
+    """The study's secret seed, from where ``outside`` (the study's ``outside_seed``) says: the seed itself
+    (PROMPTPIPE_STUDY_SEED_FILE; the database keeps its fingerprint, checked at every use, and drops a clear copy from
+    before once the two agree); a directory (by default the state directory: a 0600 file made at first use, concurrent
+    makers agree on one, fingerprint in the database; a seed an older release kept in the database moves into it); or
+    None (``seed_in_database = true``: the database makes and keeps it). A seed missing or not the study's raises
+    SeedMismatch: another seed would change the allocation sequence and the draws midway."""
     if isinstance(outside, Path):
         return _seed_in(session, outside, now)
     fingerprint = stored_secret(session, _SEED_FINGERPRINT)
