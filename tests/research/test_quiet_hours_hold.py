@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from promptpipe.app import App
 from promptpipe.domain.participant_filter import ParticipantFilter
 from promptpipe.errors import Forbidden
 from promptpipe.research import admin
@@ -34,16 +35,22 @@ async def greeted_by_day(make_app: AppFactory, fake: FakeOpenAIServer, transport
     return app
 
 
-async def test_a_greeting_at_night_waits_for_the_morning_and_holds_back_no_reply(
-    make_app: AppFactory, fake_openai: FakeOpenAIServer,
-) -> None:
+async def ana_greeted_at_night(make_app: AppFactory, fake: FakeOpenAIServer) -> tuple[App, MemoryTransport]:
+    """Ana enrolled at 01:00 Toronto time: her greeting is written and held for quiet hours."""
     transport = MemoryTransport()
     app = await make_app(transport, **with_study(NIGHTS_OFF))
     await at(app, NIGHT)
     await admin.enroll(app.db, app.clock, admin.Enrolment(phone=ANA, name="Ana", timezone="America/Toronto",
                        study=app.settings.study))
-    fake_openai.say("Hi Ana!", match="Participant: Ana")
+    fake.say("Hi Ana!", match="Participant: Ana")
     await app.run_until_idle()
+    return app, transport
+
+
+async def test_a_greeting_at_night_waits_for_the_morning_and_holds_back_no_reply(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer,
+) -> None:
+    app, transport = await ana_greeted_at_night(make_app, fake_openai)
     assert transport.texts_to(ANA) == []  # written, but held
     fake_openai.say("I'm here: this is the habit study.", match="who is this")
     await transport.inject(ANA, "who is this?")  # she writes first, at 01:00: answered at once
@@ -59,13 +66,7 @@ async def test_a_greeting_at_night_waits_for_the_morning_and_holds_back_no_reply
 async def test_a_greeting_held_overnight_goes_in_the_morning_when_nobody_wrote(
     make_app: AppFactory, fake_openai: FakeOpenAIServer,
 ) -> None:
-    transport = MemoryTransport()
-    app = await make_app(transport, **with_study(NIGHTS_OFF))
-    await at(app, NIGHT)
-    await admin.enroll(app.db, app.clock, admin.Enrolment(phone=ANA, name="Ana", timezone="America/Toronto",
-                       study=app.settings.study))
-    fake_openai.say("Hi Ana!", match="Participant: Ana")
-    await app.run_until_idle()
+    app, transport = await ana_greeted_at_night(make_app, fake_openai)
     await at(app, MORNING)
     assert transport.texts_to(ANA) == ["Hi Ana!"]
 
