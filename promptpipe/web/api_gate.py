@@ -2,15 +2,18 @@
 declared length or while it streams in), a call to the API or its schema without a valid bearer token is answered 401
 before its body is read or validated (so nobody learns the API's shape, or makes the server hold a large body, without a
 token), and a number in the path or query too large for a database integer is a 400 (it would otherwise reach the
-database and fail there).
+database and fail there). In the API's query only the integer parameters its schema declares are looked at: any other
+parameter is ignored, whatever its value.
 
 A plain ASGI middleware, like :mod:`promptpipe.web.security_headers`. The caller it finds is kept in the request scope,
 so the endpoint's own check does not look the token up again."""
 
 from __future__ import annotations
 
+import json
 from urllib.parse import parse_qsl
 
+from fastapi import FastAPI
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -30,10 +33,19 @@ class _TooLarge(Exception):
     pass
 
 
-def _oversized_number(scope: Scope) -> str | None:
-    """A whole number in the path or the query that no database integer can hold, if any."""
+def _integer_queries(site: FastAPI) -> frozenset[str]:
+    """The names of the API's integer query parameters, from its schema."""
+    operations = (operation for path in site.openapi().get("paths", {}).values() for operation in path.values())
+    return frozenset(parameter["name"] for operation in operations for parameter in operation.get("parameters", [])
+                     if parameter.get("in") == "query" and "integer" in json.dumps(parameter.get("schema", {})))
+
+
+def _oversized_number(scope: Scope, looked_at: frozenset[str] | None) -> str | None:
+    """A whole number in the path or the query (``looked_at``: only these names; None: all) that no database integer
+    can hold, if any."""
+    query = parse_qsl(scope.get("query_string", b"").decode("latin-1"))
     values: list[str] = [*str(scope.get("path", "")).split("/"),
-              *(value for _, value in parse_qsl(scope.get("query_string", b"").decode("latin-1")))]
+                         *(value for name, value in query if looked_at is None or name in looked_at)]
     for value in values:
         digits = value.strip().removeprefix("-").removeprefix("+")
         if len(digits) > 18 and digits.isdigit() and int(digits) > _DB_INT_MAX:
@@ -44,6 +56,7 @@ def _oversized_number(scope: Scope) -> str | None:
 class ApiGate:
     def __init__(self, app: ASGIApp, *, max_body_bytes: int) -> None:
         self.app, self.max_body_bytes = app, max_body_bytes
+        self._integer_queries: frozenset[str] | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -54,6 +67,7 @@ class ApiGate:
             await self._too_large(scope, receive, send)
             return
         path = scope.get("path", "")
+        looked_at = None
         if path.startswith(_GUARDED):
             try:
                 scope[CALLER_SCOPE_KEY] = await api_caller(Request(scope))
@@ -61,7 +75,10 @@ class ApiGate:
                 await JSONResponse(error_body(exc.code, exc.message), status_code=exc.status,
                                    headers=exc.headers)(scope, receive, send)
                 return
-        too_big = _oversized_number(scope)
+            if self._integer_queries is None:
+                self._integer_queries = _integer_queries(scope["app"])
+            looked_at = self._integer_queries
+        too_big = _oversized_number(scope, looked_at)
         if too_big is not None:
             message = f"the number {too_big[:24]}… is too large; numbers here are at most {_DB_INT_MAX}"
             await JSONResponse(error_body("invalid_request", message), status_code=400)(scope, receive, send)

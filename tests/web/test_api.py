@@ -507,6 +507,14 @@ async def test_numbers_too_large_for_the_database_are_a_clear_400(web: Web) -> N
                for answer in answers)
 
 
+async def test_a_large_number_in_a_query_parameter_the_api_does_not_take_is_ignored(web: Web) -> None:
+    """Found by schemathesis: an unknown parameter is ignored like any other, whatever its value (a 400 for it
+    was an answer the schema does not list)."""
+    async with web.client("researcher") as client:
+        answer = await client.get(f"/api/v1/attention?unknown={BIG}")
+    assert answer.status_code == 200, answer.text
+
+
 async def test_no_viewer_response_carries_a_phone_a_name_or_a_participants_words(
     web: Web, fake: FakeOpenAIServer
 ) -> None:
