@@ -21,6 +21,7 @@ its reason. A closed set of our own that shares a word gets an enum instead."""
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -73,12 +74,14 @@ class EnumClass:
     is_str: bool
 
 
-def _modules() -> Iterator[tuple[str, ast.Module]]:
-    """Every module under promptpipe/ (its path there) with its syntax tree."""
-    for path in sorted(PACKAGE.rglob("*.py")):
-        relative = path.relative_to(PACKAGE).as_posix()
-        if not relative.startswith(tuple(skipped + "/" for skipped in SKIPPED_DIRS)):
-            yield relative, ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+@functools.cache
+def _modules() -> tuple[tuple[str, ast.Module], ...]:
+    """Every module under promptpipe/ (its path there) with its syntax tree, parsed when a test first asks (not at
+    collection: every worker collects every file)."""
+    paths = (path for path in sorted(PACKAGE.rglob("*.py"))
+             if not path.relative_to(PACKAGE).as_posix().startswith(tuple(skip + "/" for skip in SKIPPED_DIRS)))
+    return tuple((path.relative_to(PACKAGE).as_posix(), ast.parse(path.read_text(encoding="utf-8"), filename=str(path)))
+                 for path in paths)
 
 
 def _module_name(relative: str) -> str:
@@ -92,6 +95,7 @@ def _base_name(base: ast.expr) -> str | None:
     return base.attr if isinstance(base, ast.Attribute) else None
 
 
+@functools.cache
 def _enums() -> dict[tuple[str, str], EnumClass]:
     """Every enum class defined at the top of a module under promptpipe/, by (module, class name)."""
     found: dict[tuple[str, str], EnumClass] = {}
@@ -106,13 +110,14 @@ def _enums() -> dict[tuple[str, str], EnumClass]:
     return found
 
 
-ENUMS = _enums()
-ENUM_VALUES = {value for enum in ENUMS.values() if enum.is_str for value in enum.values.values()}
+@functools.cache
+def _enum_values() -> frozenset[object]:
+    return frozenset(value for enum in _enums().values() if enum.is_str for value in enum.values.values())
 
 
 def _enum_names(module: str, tree: ast.Module) -> dict[str, EnumClass]:
     """The names a module binds to one of our enum classes (defined there or imported)."""
-    ours = {(enum.module, enum.name): enum for enum in ENUMS.values()}
+    ours = {(enum.module, enum.name): enum for enum in _enums().values()}
     names: dict[str, EnumClass] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.ClassDef) and (module, node.name) in ours:
@@ -189,7 +194,7 @@ def _aliases(relative: str, tree: ast.Module) -> Iterator[str]:
 
 def _ours(node: ast.expr) -> list[str]:
     """``node`` as a string literal that is one of our enum values (else nothing)."""
-    if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in ENUM_VALUES:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in _enum_values():
         return [node.value]
     return []
 
@@ -213,7 +218,7 @@ def _raw_comparisons(relative: str, tree: ast.Module) -> Iterator[str]:
 def test_every_enum_is_found() -> None:
     """Reading the source misses no enum: every subclass of ``Enum`` from promptpipe/ that is
     loaded by now (the imports above and those of the other tests) is one of them."""
-    assert len(ENUMS) > 30
+    assert len(_enums()) > 30
 
     def subclasses(cls: type) -> Iterator[type]:
         for sub in cls.__subclasses__():
@@ -222,7 +227,7 @@ def test_every_enum_is_found() -> None:
 
     loaded = {(cls.__module__, cls.__qualname__) for cls in subclasses(Enum)
               if cls.__module__.startswith("promptpipe.")}
-    assert sorted(loaded - set(ENUMS)) == []
+    assert sorted(loaded - set(_enums())) == []
 
 
 def test_no_module_level_alias_of_an_enum() -> None:

@@ -6,13 +6,16 @@ parameter list grows past what a reader takes in at once."""
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "promptpipe"
 
 
-def _modules() -> dict[str, ast.Module]:
+@functools.cache
+def modules() -> dict[str, ast.Module]:
+    """Parsed when a test first asks (not at collection: every worker collects every file)."""
     found = {}
     for path in sorted([*PACKAGE.rglob("*.py"), *(ROOT / "recovery").rglob("*.py")]):
         parts = path.relative_to(ROOT).with_suffix("").parts
@@ -21,7 +24,6 @@ def _modules() -> dict[str, ast.Module]:
     return found
 
 
-MODULES = _modules()
 MODULE_LINES, FUNCTION_LINES, PARAMETERS = 400, 60, 10
 
 
@@ -40,13 +42,13 @@ def _imports(name: str, tree: ast.Module) -> set[str]:
                 source = ".".join(base + ([node.module] if node.module else []))
             else:
                 source = node.module or ""
-            submodules = {f"{source}.{alias.name}" for alias in node.names} & MODULES.keys()
+            submodules = {f"{source}.{alias.name}" for alias in node.names} & modules().keys()
             found.update(submodules or {source})
-    return {module for module in found if module in MODULES and module != name}
+    return {module for module in found if module in modules() and module != name}
 
 
 def _cycles() -> list[list[str]]:
-    graph = {name: _imports(name, tree) for name, tree in MODULES.items()}
+    graph = {name: _imports(name, tree) for name, tree in modules().items()}
     index, low, stack, on_stack, components = {}, {}, [], set(), []
 
     def visit(node: str) -> None:  # Tarjan's strongly connected components
@@ -82,7 +84,7 @@ def test_no_module_imports_another_that_imports_it_back() -> None:
 
 def test_the_environment_is_read_in_config_only() -> None:
     readers = []
-    for name, tree in MODULES.items():
+    for name, tree in modules().items():
         if not name.startswith("promptpipe.") or name.startswith("promptpipe.config"):
             continue
         for node in ast.walk(tree):
@@ -94,7 +96,7 @@ def test_the_environment_is_read_in_config_only() -> None:
 
 def _our_private_names() -> set[str]:
     names: set[str] = set()
-    for tree in MODULES.values():
+    for tree in modules().values():
         for node in ast.walk(tree):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 names.add(node.name)
@@ -114,7 +116,7 @@ def test_no_call_into_a_library_s_private_api() -> None:
     """``thing._name`` where no code of ours defines ``_name`` reaches into a library's insides
     (a subclass using what its base class keeps for subclasses, through ``self``, is allowed)."""
     ours, reaching = _our_private_names(), []
-    for name, tree in MODULES.items():
+    for name, tree in modules().items():
         for node in ast.walk(tree):
             if (isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")
                     and node.attr not in ours and not (isinstance(node.value, ast.Name) and node.value.id == "self")):
