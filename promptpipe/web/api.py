@@ -7,7 +7,6 @@ inside a request) and is recorded in the audit log with the token's name."""
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Query, Request, status
@@ -29,7 +28,7 @@ from promptpipe.research._common import PARTICIPANT_ID
 from promptpipe.research.listing import MAX_PAGE, one_participant, participant_list
 from promptpipe.research.number_moves import move_to_number
 from promptpipe.research.tokens import Caller, audit
-from promptpipe.research.views import ListedRow, as_json
+from promptpipe.research.views import ListedRow, as_json, iso
 from promptpipe.study import operations as study_ops
 from promptpipe.web import api_audit, api_study
 from promptpipe.web.auth import Researcher, Viewer, context
@@ -64,7 +63,7 @@ from promptpipe.web.schemas_questionnaires import (
     QuestionnaireInstancePage,
 )
 
-__all__ = ["health", "router"]
+__all__ = ["health", "participant_summary", "router"]
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorBody} for code in (400, 401, 403, 404, 409, 422, 429, 503)}
@@ -92,9 +91,9 @@ def _participant_id(participant_id: Annotated[str, Path(
 ParticipantId = Annotated[str, Depends(_participant_id)]
 
 
-def _summary(row: ListedRow, caller: Caller) -> ParticipantSummary:
+def participant_summary(row: ListedRow, identified: bool) -> ParticipantSummary:
     values = as_json(row)
-    if not allows(caller.role, Role.RESEARCHER):
+    if not identified:
         values.update(phone=None, name=None)
     return ParticipantSummary.model_validate(values)
 
@@ -116,12 +115,13 @@ async def list_participants(
         order = ParticipantSort.parse(sort)
     except ValueError as exc:
         raise ApiError(400, str(exc)) from None
-    if order.key in IDENTIFYING_SORT_KEYS and not allows(caller.role, Role.RESEARCHER):
+    identified = allows(caller.role, Role.RESEARCHER)
+    if order.key in IDENTIFYING_SORT_KEYS and not identified:
         raise ApiError(403, f"sorting by {order.key} needs the researcher role (viewers cannot see it)")
     flt = ParticipantFilter(status=status_, stage=stage, arm=arm, silent_days=silent_days)
     page = await participant_list(ctx.reader, ctx.clock, flt, order, limit=limit, offset=offset)
     return ParticipantPage(total=page.total, limit=page.limit, offset=page.offset,
-                           items=[_summary(row, caller) for row in page.items])
+                           items=[participant_summary(row, identified) for row in page.items])
 
 
 @router.post("/participants", response_model=ParticipantSummary, status_code=status.HTTP_201_CREATED,
@@ -150,7 +150,7 @@ async def _listed(request: Request, participant_id: str, caller: Caller) -> Part
     row = await one_participant(ctx.db, ctx.clock, participant_id)
     if row is None:
         raise ApiError(404, f"no participant has the id {participant_id}")
-    return _summary(row, caller)
+    return participant_summary(row, allows(caller.role, Role.RESEARCHER))
 
 
 @router.get("/participants/{participant_id}", response_model=ParticipantDetail, tags=["participants"])
@@ -303,22 +303,18 @@ async def questionnaires(request: Request, participant_id: ParticipantId, caller
                                      offset=page.offset, items=[_instance(row, identified) for row in page.items])
 
 
-def _iso(value: datetime | None) -> str | None:
-    return value.isoformat() if value else None
-
-
 def _instance(row: InstanceRow, identified: bool) -> QuestionnaireInstanceOut:
     return QuestionnaireInstanceOut.model_validate({
         **{name: getattr(row, name) for name in ("id", "questionnaire_id", "occasion", "schedule_kind", "study_day",
                                                  "local_date", "status", "reason", "reminders_sent", "outcome")},
-        **{name: _iso(getattr(row, name)) for name in ("scheduled_at", "sent_at", "first_answer_at", "ended_at",
+        **{name: iso(getattr(row, name)) for name in ("scheduled_at", "sent_at", "first_answer_at", "ended_at",
                                                        "expires_at")},
         "answers": [_answer(answer, identified) for answer in row.answers]})
 
 
 def _answer(row: AnswerRow, identified: bool) -> QuestionnaireAnswerOut:
     return QuestionnaireAnswerOut.model_validate({
-        "item_id": row.item_id, "asked_at": _iso(row.asked_at), "answered_at": _iso(row.answered_at),
+        "item_id": row.item_id, "asked_at": iso(row.asked_at), "answered_at": iso(row.answered_at),
         "source": row.source, "missing": row.missing, "tries": row.tries,
         "coded": row.coded if identified else None, "raw": row.raw if identified else None})
 

@@ -15,7 +15,7 @@ from starlette.exceptions import HTTPException
 from promptpipe.domain.access import Role, allows
 from promptpipe.domain.participant_search import MAX_QUERY_CHARS
 from promptpipe.research.search import MAX_HITS, search_participants
-from promptpipe.research.views import as_json
+from promptpipe.web.api import participant_summary
 from promptpipe.web.auth import Viewer, context
 from promptpipe.web.schemas import VISIBLE_LINE, ErrorBody, ParticipantSummary
 
@@ -44,13 +44,8 @@ async def search(
     ctx = context(request)
     identified = allows(caller.role, Role.RESEARCHER)
     found = await search_participants(ctx.reader, ctx.clock, q, identified=identified, limit=limit)
-    items = []
-    for row in found.items:
-        values = as_json(row)
-        if not identified:
-            values.update(phone=None, name=None)
-        items.append(ParticipantSummary.model_validate(values))
-    return ParticipantSearch(query=found.query, items=items, more=found.more)
+    return ParticipantSearch(query=found.query, items=[participant_summary(row, identified) for row in found.items],
+                             more=found.more)
 
 
 @router.api_route("/participants/search", methods=["POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
