@@ -20,13 +20,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from promptpipe.web.auth import CALLER_SCOPE_KEY, api_caller
 from promptpipe.web.errors import ApiError, error_body
+from promptpipe.web.schemas import DB_INT_MAX
 
 __all__ = ["ApiGate"]
 
 _GUARDED = ("/api/", "/openapi.json")
-
-
-_DB_INT_MAX = 2**63 - 1
 
 
 class _TooLarge(Exception):
@@ -43,7 +41,7 @@ def _integer_queries(site: FastAPI) -> frozenset[str]:
 
 def _too_big(value: str) -> bool:
     digits = value.strip().removeprefix("-").removeprefix("+")
-    return len(digits) > 18 and digits.isdigit() and int(digits) > _DB_INT_MAX
+    return len(digits) > 18 and digits.isdigit() and int(digits) > DB_INT_MAX
 
 
 def _oversized_number(scope: Scope) -> str | None:
@@ -80,7 +78,7 @@ class ApiGate:
                 return
         too_big = _oversized_number(scope)
         if too_big is not None:
-            message = f"the number {too_big[:24]}… is too large; numbers here are at most {_DB_INT_MAX}"
+            message = f"the number {too_big[:24]}… is too large; numbers here are at most {DB_INT_MAX}"
             await JSONResponse(error_body("invalid_request", message), status_code=400)(scope, receive, send)
             return
         started = over = answered = False

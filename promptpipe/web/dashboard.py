@@ -4,12 +4,9 @@ charts are SVG drawn on the server (:mod:`promptpipe.web.charts`). The pages are
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter
 
 from promptpipe.web.pages import (
-    _render,
     actions,
     adherence,
     audit,
@@ -31,6 +28,7 @@ from promptpipe.web.pages import (
     timeline,
     tokens,
 )
+from promptpipe.web.pages._render import install
 
 __all__ = ["install", "router"]
 
@@ -39,9 +37,3 @@ router = APIRouter(include_in_schema=False)
 for _module in (signin, overview, participants, enrolment, participant, actions, inputs, lifecycle, broadcast,
                 adherence, day, search, questionnaires, report, flags, flag, audit, tokens, timeline, pilot):
     router.include_router(_module.router)
-
-
-def install(site: Any) -> None:
-    """Handlers the pages need on the whole site: a missing sign-in becomes a redirect to the
-    sign-in page, a page's error a page with one line saying what went wrong."""
-    _render.install(site)

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import asyncio
-import os
+import shutil
 import tempfile
 import time
 import zipfile
@@ -37,13 +37,13 @@ async def export_zip(ctx: WebContext, caller: Caller, *, fmt: str, include_ident
                            model=ctx.settings.genai_model, system_prompts=ctx.system_prompts))
         archive = await asyncio.to_thread(_zip, out, Path(scratch) / "export.zip")
     except BaseException:
-        _remove(scratch)
+        shutil.rmtree(scratch)
         raise
     await audit(ctx.db, ctx.clock, caller, "export", detail={"format": fmt, "identifiers": include_identifiers},
                 via=via)
     stamp = ctx.clock.now().strftime("%Y%m%d-%H%M%S")
     return FileResponse(archive, media_type="application/zip", filename=f"promptpipe-export-{stamp}.zip",
-                        background=BackgroundTask(_remove, scratch))
+                        background=BackgroundTask(shutil.rmtree, scratch))
 
 
 def _scratch_root(state_dir: Path) -> Path:
@@ -54,7 +54,7 @@ def _scratch_root(state_dir: Path) -> Path:
     horizon = time.time() - STALE_AFTER_S
     for left in root.glob(SCRATCH_PREFIX + "*"):
         if left.is_dir() and left.stat().st_mtime < horizon:
-            _remove(str(left))
+            shutil.rmtree(left)
     return root
 
 
@@ -63,12 +63,3 @@ def _zip(directory: Path, target: Path) -> Path:
         for path in sorted(directory.iterdir()):
             archive.write(path, arcname=path.name)
     return target
-
-
-def _remove(directory: str) -> None:
-    for root, dirs, files in os.walk(directory, topdown=False):
-        for name in files:
-            os.unlink(os.path.join(root, name))
-        for name in dirs:
-            os.rmdir(os.path.join(root, name))
-    os.rmdir(directory)

@@ -5,7 +5,8 @@ escaped here; colours are presentation attributes (the pages allow no inline ``s
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from html import escape
+
+from promptpipe.web.charts import _e
 
 __all__ = ["SERIES_COLOURS", "line_chart", "share_bars"]
 
@@ -13,10 +14,6 @@ SERIES_COLOURS = ("#3b7dd8", "#c4551a", "#1a7f37", "#6e4a9e", "#8a6d00", "#b0306
 """One colour per arm, in the report's order of arms (told apart by the legend's words too)."""
 WIDTH, HEIGHT, LEFT, TOP, BOTTOM = 640, 220, 44, 12, 40
 BAR_LABEL_PX, BAR_MAX_PX, BAR_ROW_PX = 170, 260, 22
-
-
-def _e(text: object) -> str:
-    return escape(str(text), quote=True)
 
 
 def _pct(share: float) -> str:
