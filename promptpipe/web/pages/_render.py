@@ -29,9 +29,9 @@ from promptpipe.web.context import WebContext
 from promptpipe.web.errors import api_words, protocol_words, status_for
 from promptpipe.web.pages._times import TimeLabel, time_label
 
-__all__ = ["SILENT_DAYS_COOKIE", "TEMPLATES_DIR", "PageError", "Visitor", "attempt", "form_visitor", "identified_only",
-           "install", "reader_of", "remembered_silent_days", "render", "researcher", "sign_in_url", "signed_in",
-           "url", "visitor"]
+__all__ = ["SILENT_DAYS_COOKIE", "TEMPLATES_DIR", "PageError", "Visitor", "allowing", "attempt", "form_visitor",
+           "identified_only", "install", "reader_of", "remembered_silent_days", "render", "researcher", "sign_in_url",
+           "signed_in", "url", "visitor"]
 
 TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
 ENVIRONMENT = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES_DIR), autoescape=True,
@@ -126,7 +126,9 @@ async def researcher(found: Annotated[Visitor, Depends(form_visitor)]) -> Visito
     return found
 
 
-def _allowing(allowed: Callable[[Visitor], bool], refusal: str) -> Callable[..., Awaitable[Visitor]]:
+def allowing(allowed: Callable[[Visitor], bool], refusal: str) -> Callable[..., Awaitable[Visitor]]:
+    """A dependency: the visitor if ``allowed``, else a 403 page saying ``refusal`` and whose token they hold."""
+
     async def dependency(found: Annotated[Visitor, Depends(visitor)]) -> Visitor:
         if not allowed(found):
             raise PageError(403, f"{refusal}; your token ({found.caller.name}) is a {found.caller.role}'s.")
@@ -136,15 +138,13 @@ def _allowing(allowed: Callable[[Visitor], bool], refusal: str) -> Callable[...,
 
 
 def identified_only(refusal: str) -> Callable[..., Awaitable[Visitor]]:
-    """A dependency for a page only researchers and admins open: for a viewer, a 403 page saying
-    ``refusal`` and whose token they hold."""
-    return _allowing(lambda found: found.identified, refusal)
+    """A dependency for a page only researchers and admins open."""
+    return allowing(lambda found: found.identified, refusal)
 
 
 def reader_of(what: str) -> Callable[..., Awaitable[Visitor]]:
-    """A dependency for a page that shows ``what``: 403 (as a page) for a role that may not read
-    it, by the same rule as the API."""
-    return _allowing(lambda found: found.may_read(what), f"The {what} are for researchers and admins")
+    """A dependency for a page that shows ``what``, to the roles the API lets read it."""
+    return allowing(lambda found: found.may_read(what), f"The {what} are for researchers and admins")
 
 
 async def attempt(operation: Awaitable[T]) -> T:

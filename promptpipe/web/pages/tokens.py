@@ -17,7 +17,7 @@ from promptpipe.errors import AdminError
 from promptpipe.research import tokens
 from promptpipe.research.tokens import TokenView, audit
 from promptpipe.web.errors import status_for
-from promptpipe.web.pages._render import PageError, Visitor, attempt, form_visitor, render, visitor
+from promptpipe.web.pages._render import PageError, Visitor, allowing, attempt, form_visitor, render
 from promptpipe.web.pages._times import TimeLabel, time_label
 
 __all__ = ["router"]
@@ -25,21 +25,16 @@ __all__ = ["router"]
 router = APIRouter()
 
 
-def _admin(found: Visitor) -> Visitor:
-    if not allows(found.caller.role, Role.ADMIN):
-        raise PageError(403, f"Tokens are managed by admins; your token ({found.caller.name}) is a "
-                             f"{found.caller.role}'s.")
-    return found
+def _is_admin(found: Visitor) -> bool:
+    return allows(found.caller.role, Role.ADMIN)
 
 
-async def admin_page(found: Annotated[Visitor, Depends(visitor)]) -> Visitor:
-    """A dependency: an admin (403 as a page for anyone else)."""
-    return _admin(found)
+admin_page = allowing(_is_admin, "Tokens are managed by admins")
 
 
 async def admin_form(found: Annotated[Visitor, Depends(form_visitor)]) -> Visitor:
-    """A dependency for forms: an admin's, with its CSRF token."""
-    return _admin(found)
+    """A dependency for forms: an admin's, with its CSRF token (the same refusal as :data:`admin_page`)."""
+    return await admin_page(found)
 
 
 @dataclass(frozen=True)
