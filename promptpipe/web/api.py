@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Path, Query, Request, status
+from fastapi import APIRouter, Depends, Path, Query, status
 
 from promptpipe.domain.access import Role, allows
 from promptpipe.domain.messages import kind_shown
@@ -31,7 +31,7 @@ from promptpipe.research.tokens import Caller, audit
 from promptpipe.research.views import ListedRow, as_json, iso
 from promptpipe.study import operations as study_ops
 from promptpipe.web import api_audit, api_study
-from promptpipe.web.auth import Researcher, Viewer, context
+from promptpipe.web.auth import Context, Researcher, Viewer
 from promptpipe.web.errors import ApiError
 from promptpipe.web.schemas import (
     DB_INT_MAX,
@@ -100,7 +100,7 @@ def participant_summary(row: ListedRow, identified: bool) -> ParticipantSummary:
 
 @router.get("/participants", response_model=ParticipantPage, tags=["participants"])
 async def list_participants(
-    request: Request, caller: Viewer, status_: Annotated[Status | None, Query(alias="status")] = None,
+    ctx: Context, caller: Viewer, status_: Annotated[Status | None, Query(alias="status")] = None,
     stage: Stage | None = None, arm: Annotated[str | None, Query(max_length=100, pattern=r"\S")] = None,
     silent_days: Annotated[int | None, Query(ge=1, le=MAX_SILENT_DAYS,
                                              description="no message from them for this many days")] = None,
@@ -110,7 +110,6 @@ async def list_participants(
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 50, offset: Annotated[int, Query(ge=0, le=DB_INT_MAX)] = 0,
 ) -> ParticipantPage:
     """Participants, filtered and paged (``total`` counts every match)."""
-    ctx = context(request)
     try:
         order = ParticipantSort.parse(sort)
     except ValueError as exc:
@@ -126,9 +125,8 @@ async def list_participants(
 
 @router.post("/participants", response_model=ParticipantSummary, status_code=status.HTTP_201_CREATED,
              tags=["participants"])
-async def enroll(request: Request, body: EnrollRequest, caller: Researcher) -> ParticipantSummary:
+async def enroll(ctx: Context, body: EnrollRequest, caller: Researcher) -> ParticipantSummary:
     """Enroll a participant (allocated to an arm by the study's rule); the service greets them."""
-    ctx = context(request)
     fields = ctx.settings.study.allocation.stratum_fields
     unknown = sorted(set(body.strata) - set(fields))
     if unknown:  # the schema cannot know the study file: its rules refuse the field
@@ -142,11 +140,10 @@ async def enroll(request: Request, body: EnrollRequest, caller: Researcher) -> P
         phone=body.phone, name=body.name, timezone=body.timezone, background=body.background, by=caller.name,
         study=ctx.settings.study, strata=body.strata, numbers=ctx.settings.number_plan, number=body.number))
     await audit(ctx.db, ctx.clock, caller, "enroll", participant_id=row.id, detail={"arm": row.arm})
-    return await _listed(request, row.id, caller)
+    return await _listed(ctx, row.id, caller)
 
 
-async def _listed(request: Request, participant_id: str, caller: Caller) -> ParticipantSummary:
-    ctx = context(request)
+async def _listed(ctx: Context, participant_id: str, caller: Caller) -> ParticipantSummary:
     row = await one_participant(ctx.db, ctx.clock, participant_id)
     if row is None:
         raise ApiError(404, f"no participant has the id {participant_id}")
@@ -154,9 +151,8 @@ async def _listed(request: Request, participant_id: str, caller: Caller) -> Part
 
 
 @router.get("/participants/{participant_id}", response_model=ParticipantDetail, tags=["participants"])
-async def get_participant(request: Request, participant_id: ParticipantId, caller: Viewer) -> ParticipantDetail:
+async def get_participant(ctx: Context, participant_id: ParticipantId, caller: Viewer) -> ParticipantDetail:
     """One participant: status, stage, arm, counters; profile texts for researchers."""
-    ctx = context(request)
     row = as_json(await admin.show(ctx.reader, participant_id))
     row["stage"] = row.pop("sub_state")
     if not allows(caller.role, Role.RESEARCHER):
@@ -165,11 +161,10 @@ async def get_participant(request: Request, participant_id: ParticipantId, calle
 
 
 @router.patch("/participants/{participant_id}", response_model=ParticipantDetail, tags=["participants"])
-async def update_participant(request: Request, participant_id: ParticipantId, body: UpdateRequest,
+async def update_participant(ctx: Context, participant_id: ParticipantId, body: UpdateRequest,
                              caller: Researcher) -> ParticipantDetail:
     """Change the name, background notes or time zone, or pause / resume (the research team's
     pause only): each through the same operation as the admin script."""
-    ctx = context(request)
     changes: dict[str, str] = {}
     if body.name is not None or body.background is not None:
         changes["profile"] = await admin.update_participant(ctx.db, ctx.clock, who=participant_id, name=body.name,
@@ -188,46 +183,43 @@ async def update_participant(request: Request, participant_id: ParticipantId, bo
     await audit(ctx.db, ctx.clock, caller, "update", participant_id=participant_id,
                 detail={"fields": fields, **({"status": body.status} if body.status else {}),
                         **({"timezone": body.timezone} if body.timezone else {})})
-    return await get_participant(request, participant_id, caller)
+    return await get_participant(ctx, participant_id, caller)
 
 
 @router.post("/participants/{participant_id}/withdraw", response_model=ParticipantDetail, tags=["participants"])
-async def withdraw(request: Request, participant_id: ParticipantId, body: WithdrawRequest,
+async def withdraw(ctx: Context, participant_id: ParticipantId, body: WithdrawRequest,
                    caller: Researcher) -> ParticipantDetail:
     """Withdraw the participant from the study (final: nothing more is sent to them)."""
-    ctx = context(request)
     await admin.set_status(ctx.db, ctx.clock, phone=participant_id, action="withdraw", reason=body.reason,
                            by=caller.name)
     await audit(ctx.db, ctx.clock, caller, "withdraw", participant_id=participant_id)
-    return await get_participant(request, participant_id, caller)
+    return await get_participant(ctx, participant_id, caller)
 
 
 @router.post("/participants/{participant_id}/extend", response_model=ParticipantDetail, tags=["participants"])
-async def extend(request: Request, participant_id: ParticipantId, body: ExtendRequest,
+async def extend(ctx: Context, participant_id: ParticipantId, body: ExtendRequest,
                  caller: Researcher) -> ParticipantDetail:
     """Add study days to one participant's study (a completed one is brought back); refused (409)
     without a study file that sets the study's length, and for a withdrawn participant."""
-    ctx = context(request)
     await study_ops.extend(ctx.db, ctx.clock, study=ctx.settings.study, phone=participant_id, days=body.days,
                            by=caller.name)
     await audit(ctx.db, ctx.clock, caller, "extend", participant_id=participant_id, detail={"days": body.days})
-    return await get_participant(request, participant_id, caller)
+    return await get_participant(ctx, participant_id, caller)
 
 
 @router.post("/participants/{participant_id}/number", response_model=ParticipantDetail, tags=["participants"])
-async def move_number(request: Request, participant_id: ParticipantId, body: MoveNumberRequest,
+async def move_number(ctx: Context, participant_id: ParticipantId, body: MoveNumberRequest,
                       caller: Researcher) -> ParticipantDetail:
     """Move one participant to another of the deployment's WhatsApp numbers; ``message`` tells them,
     from the new number. Refused (409) for a number the deployment lacks or the one they have."""
-    ctx = context(request)
     await move_to_number(ctx.db, ctx.clock, who=participant_id, to=body.to, text=body.message,
                          numbers=ctx.settings.number_plan, by=caller.name, study=ctx.settings.study)
     await audit(ctx.db, ctx.clock, caller, "move_number", participant_id=participant_id, detail={"to": body.to})
-    return await get_participant(request, participant_id, caller)
+    return await get_participant(ctx, participant_id, caller)
 
 
 @router.delete("/participants/{participant_id}", response_model=Erased, tags=["participants"])
-async def erase(request: Request, participant_id: ParticipantId, caller: Researcher,
+async def erase(ctx: Context, participant_id: ParticipantId, caller: Researcher,
                 confirm: Annotated[str, Query(description="the participant id again, to confirm (another "
                                                           "value is refused: 400)",
                                               pattern=f"^{PARTICIPANT_ID.pattern}$")]
@@ -236,7 +228,6 @@ async def erase(request: Request, participant_id: ParticipantId, caller: Researc
     counts stay). ``confirm`` must repeat the id."""
     if confirm != participant_id:  # it fits the schema, but names someone else
         raise ApiError(409, "confirm: repeat this participant's id to confirm the erasure")
-    ctx = context(request)
     done = await erasure.erase(ctx.db, ctx.clock, phone=participant_id, by=caller.name)
     await audit(ctx.db, ctx.clock, caller, "erase", participant_id=participant_id)
     return Erased(participant_id=done.participant_id, messages_erased=done.messages,
@@ -245,11 +236,10 @@ async def erase(request: Request, participant_id: ParticipantId, caller: Researc
 
 
 @router.get("/participants/{participant_id}/transcript", response_model=TranscriptPage, tags=["participants"])
-async def transcript(request: Request, participant_id: ParticipantId, caller: Viewer,
+async def transcript(ctx: Context, participant_id: ParticipantId, caller: Viewer,
                      limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 100,
                      before_id: Annotated[int | None, Query(ge=1, le=DB_INT_MAX)] = None) -> TranscriptPage:
     """Messages in and out, newest first, with WhatsApp's delivery and read receipts (the text is null for viewers)."""
-    ctx = context(request)
     rows = await admin.transcript(ctx.reader, participant_id, limit=limit + 1, before_id=before_id)
     page = rows[::-1][:limit]  # one more than asked says whether an older page exists
     hide = not allows(caller.role, Role.RESEARCHER)
@@ -260,9 +250,8 @@ async def transcript(request: Request, participant_id: ParticipantId, caller: Vi
 
 
 @router.get("/participants/{participant_id}/schedules", response_model=Schedules, tags=["participants"])
-async def schedules(request: Request, participant_id: ParticipantId, caller: Viewer) -> Schedules:
+async def schedules(ctx: Context, participant_id: ParticipantId, caller: Viewer) -> Schedules:
     """Daily prompt schedules with their next local time, and whether each alarm is armed."""
-    ctx = context(request)
     data = await admin.schedules(ctx.reader, ctx.clock, phone=participant_id)
     return Schedules.model_validate({"participant_id": participant_id, "status": data.status,
                                      "timezone": data.timezone, "schedules": as_json(data.schedules)})
@@ -270,19 +259,17 @@ async def schedules(request: Request, participant_id: ParticipantId, caller: Vie
 
 @router.get("/participants/{participant_id}/timers", response_model=Timers, response_model_exclude_unset=True,
             tags=["participants"])
-async def timers(request: Request, participant_id: ParticipantId, caller: Viewer) -> Timers:
+async def timers(ctx: Context, participant_id: ParticipantId, caller: Viewer) -> Timers:
     """Pending timers (reminders, hand-overs, check-ins, the study's end) with their due times;
     researchers also see each timer's detail (it may quote the conversation)."""
-    ctx = context(request)
     data = await admin.schedules(ctx.reader, ctx.clock, phone=participant_id)
     model = ResearcherTimer if allows(caller.role, Role.RESEARCHER) else ViewerTimer
     return Timers(participant_id=participant_id, timers=[model.model_validate(as_json(timer)) for timer in data.timers])
 
 
 @router.get("/participants/{participant_id}/deliveries", response_model=list[Delivery], tags=["participants"])
-async def deliveries(request: Request, participant_id: ParticipantId, caller: Viewer) -> list[Delivery]:
+async def deliveries(ctx: Context, participant_id: ParticipantId, caller: Viewer) -> list[Delivery]:
     """Every daily prompt sent: receipts, vote, reply, reminder and outcome."""
-    ctx = context(request)
     _, rows = await monitoring.deliveries(ctx.reader, ctx.clock, participant_id,
                                           receipt_window=ctx.settings.delivery_receipt_window)
     hide = {} if allows(caller.role, Role.RESEARCHER) else {"prompt_text": None}
@@ -291,12 +278,11 @@ async def deliveries(request: Request, participant_id: ParticipantId, caller: Vi
 
 @router.get("/participants/{participant_id}/questionnaires", response_model=QuestionnaireInstancePage,
             tags=["participants"])
-async def questionnaires(request: Request, participant_id: ParticipantId, caller: Viewer,
+async def questionnaires(ctx: Context, participant_id: ParticipantId, caller: Viewer,
                          limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 50,
                          offset: Annotated[int, Query(ge=0, le=DB_INT_MAX)] = 0) -> QuestionnaireInstancePage:
     """Their questionnaires, newest first: status, times, why one ended unfinished, and each
     item's answer (the coded value and the reply as given are null for viewers, as message text is)."""
-    ctx = context(request)
     page = await participant_questionnaires(ctx.reader, participant_id, limit=limit, offset=offset)
     identified = allows(caller.role, Role.RESEARCHER)
     return QuestionnaireInstancePage(participant_id=participant_id, total=page.total, limit=page.limit,
@@ -321,11 +307,10 @@ def _answer(row: AnswerRow, identified: bool) -> QuestionnaireAnswerOut:
 
 @router.post("/participants/{participant_id}/messages", response_model=Accepted,
              status_code=status.HTTP_202_ACCEPTED, tags=["participants"])
-async def send_message(request: Request, participant_id: ParticipantId, body: MessageRequest,
+async def send_message(ctx: Context, participant_id: ParticipantId, body: MessageRequest,
                        caller: Researcher) -> Accepted:
     """Queue a message from the research team (kept in the transcript as such); the service
     sends it through the outbox. Refused for someone who sent STOP or was withdrawn."""
-    ctx = context(request)
     queued = await messaging.send_message(ctx.db, ctx.clock, who=participant_id, text=body.text, by=caller.name,
                                           quiet=ctx.settings.study.quiet_hours, anyway=body.anyway,
                                           after_quiet_hours=body.after_quiet_hours)
@@ -338,14 +323,13 @@ async def send_message(request: Request, participant_id: ParticipantId, body: Me
 
 @router.post("/participants/{participant_id}/prompt-now", response_model=Accepted,
              status_code=status.HTTP_202_ACCEPTED, tags=["participants"])
-async def prompt_now(request: Request, participant_id: ParticipantId, caller: Researcher,
+async def prompt_now(ctx: Context, participant_id: ParticipantId, caller: Researcher,
                      anyway: Annotated[bool, Query(description="even inside the study's quiet hours")] = False,
                      after_quiet_hours: Annotated[bool, Query(
                          description="inside the study's quiet hours, send it when they end")] = False,
                      ) -> Accepted:
     """Send today's habit prompt and its poll now (as the daily alarm would); refused (409) inside
     the study's quiet hours on the participant's clock unless ``anyway`` or ``after_quiet_hours``."""
-    ctx = context(request)
     inbox_id = await admin.send_prompt_now(ctx.db, ctx.clock, phone=participant_id,
                                            quiet=ctx.settings.study.quiet_hours, anyway=anyway,
                                            after_quiet_hours=after_quiet_hours)
@@ -355,7 +339,6 @@ async def prompt_now(request: Request, participant_id: ParticipantId, caller: Re
 
 
 @router.get("/participants/{participant_id}/consent", response_model=ConsentLedger, tags=["participants"])
-async def consent(request: Request, participant_id: ParticipantId, caller: Researcher) -> ConsentLedger:
+async def consent(ctx: Context, participant_id: ParticipantId, caller: Researcher) -> ConsentLedger:
     """The participant's consent ledger, oldest first."""
-    ctx = context(request)
     return ConsentLedger.model_validate(as_json(await oversight.consent(ctx.reader, participant_id)))

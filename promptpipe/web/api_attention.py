@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 
 from promptpipe.config import TransportName
@@ -14,7 +14,7 @@ from promptpipe.domain.access import Role, allows
 from promptpipe.domain.participant_filter import MAX_SILENT_DAYS
 from promptpipe.domain.states import Stage, Status
 from promptpipe.research.attention import DEFAULT_SILENT_DAYS, Attention, AttentionEntry, AttentionKind, read_attention
-from promptpipe.web.auth import Viewer, context
+from promptpipe.web.auth import Context, Viewer
 from promptpipe.web.context import WebContext
 from promptpipe.web.schemas import ErrorBody
 
@@ -101,7 +101,7 @@ def _entry(entry: AttentionEntry, silent_days: int, *, researcher: bool) -> View
 
 
 @router.get("/attention", response_model=AttentionOut | ViewerAttentionOut, tags=["service"])
-async def attention(request: Request, caller: Viewer,
+async def attention(ctx: Context, caller: Viewer,
                     silent_days: Annotated[int, Query(ge=1, le=MAX_SILENT_DAYS,
                                                       description="active participants silent this many days")]
                     = DEFAULT_SILENT_DAYS) -> AttentionOut | ViewerAttentionOut:
@@ -110,7 +110,7 @@ async def attention(request: Request, caller: Viewer,
     ``silent_days``, intake on hold, WhatsApp not connected and the last model error of the past day (the last two and
     the flags for researchers only), each with the dashboard page where it is resolved."""
     researcher = allows(caller.role, Role.RESEARCHER)
-    found = await attention_for(context(request), caller.role, silent_days=silent_days)
+    found = await attention_for(ctx, caller.role, silent_days=silent_days)
     entries = [_entry(entry, silent_days, researcher=researcher) for entry in found.entries]
     model = AttentionOut if researcher else ViewerAttentionOut
     return model.model_validate({"silent_days": silent_days, "total": found.total, "entries": entries})

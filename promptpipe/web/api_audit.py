@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field, JsonValue
 
 from promptpipe.domain.access import Role
 from promptpipe.research.tokens import MAX_AUDIT_PAGE, audit_page
 from promptpipe.research.views import as_json
-from promptpipe.web.auth import Researcher, context
+from promptpipe.web.auth import Context, Researcher
 from promptpipe.web.schemas import DB_INT_MAX
 
 __all__ = ["AuditEntryOut", "AuditPageOut", "router"]
@@ -44,14 +44,14 @@ class AuditPageOut(BaseModel):
 
 
 @router.get("/audit", response_model=AuditPageOut, tags=["audit"])
-async def audit_log(request: Request, caller: Researcher,
+async def audit_log(ctx: Context, caller: Researcher,
                     actor: Annotated[str, Query(max_length=200, description="who: a token's name")] = "",
                     action: Annotated[str, Query(max_length=64, description="what, e.g. pause")] = "",
                     participant_id: Annotated[str, Query(max_length=64, description="to whom")] = "",
                     limit: Annotated[int, Query(ge=1, le=MAX_AUDIT_PAGE)] = DEFAULT_LIMIT,
                     offset: Annotated[int, Query(ge=0, le=DB_INT_MAX)] = 0) -> AuditPageOut:
     """The audit log, newest first: every write made through the API, the dashboard or (for tokens) the admin script."""
-    found = await audit_page(context(request).reader, actor=actor.strip(), action=action.strip(),
+    found = await audit_page(ctx.reader, actor=actor.strip(), action=action.strip(),
                              participant_id=participant_id.strip(), limit=limit, offset=offset)
     return AuditPageOut(total=found.total, limit=limit, offset=offset,
                         entries=[AuditEntryOut.model_validate(as_json(entry)) for entry in found.entries])

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from typing import NoReturn
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from starlette.exceptions import HTTPException
 
 from promptpipe.research.csv_enrolment import check_import, run_import
 from promptpipe.research.views import as_json
 from promptpipe.web.api import ERRORS
-from promptpipe.web.auth import Researcher, context
+from promptpipe.web.auth import Context, Researcher
 from promptpipe.web.errors import ApiError
 from promptpipe.web.schemas_enrolment import ImportOutcome, ImportRequest
 
@@ -32,13 +32,12 @@ async def other_methods() -> NoReturn:
 
 
 @router.post("/participants/import", response_model=ImportOutcome, tags=["participants"])
-async def import_participants(request: Request, body: ImportRequest, caller: Researcher) -> ImportOutcome:
+async def import_participants(ctx: Context, body: ImportRequest, caller: Researcher) -> ImportOutcome:
     """Enrol many participants from a CSV file. With ``dry_run`` true, each row's problem (or none) and nothing written;
     with it false, every row is enrolled (each allocated and greeted as one enrolled alone, and audited), but only when
     neither the file nor any row has a problem: otherwise ``409 refused`` names the first problems and nothing is
     written. A row whose phone someone enrolled between the check and its turn comes back with its problem; the others
     are enrolled."""
-    ctx = context(request)
     study = ctx.settings.study
     if body.dry_run:
         result = await check_import(ctx.db, ctx.clock, body.csv, study=study, numbers=ctx.settings.number_plan)

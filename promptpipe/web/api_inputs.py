@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query, Request
+from fastapi import APIRouter, Path, Query
 from pydantic import BaseModel, Field
 
 from promptpipe.pipeline.events import InboxKind
@@ -15,7 +15,7 @@ from promptpipe.research import admin, oversight
 from promptpipe.research.tokens import audit
 from promptpipe.storage.queue_tables import InboxStatus
 from promptpipe.web.api import ERRORS, ParticipantId
-from promptpipe.web.auth import Researcher, context
+from promptpipe.web.auth import Context, Researcher
 from promptpipe.web.schemas import DB_INT_MAX
 
 __all__ = ["MAX_INPUTS", "InputOut", "router"]
@@ -41,11 +41,10 @@ class Settled(BaseModel):
 
 
 @router.get("/participants/{participant_id}/inputs", response_model=list[InputOut], tags=["participants"])
-async def participant_inputs(request: Request, participant_id: ParticipantId, caller: Researcher,
+async def participant_inputs(ctx: Context, participant_id: ParticipantId, caller: Researcher,
                              stuck: Annotated[bool, Query(description="only those that failed or keep failing")]
                              = True) -> list[InputOut]:
     """Inputs not answered yet, oldest first (at most 50)."""
-    ctx = context(request)
     await admin.show(ctx.reader, participant_id)  # 404 for nobody
     rows = await oversight.inbox_rows(ctx.reader, stuck_only=stuck, participant_id=participant_id, limit=MAX_INPUTS)
     return [InputOut(id=row.id, kind=row.kind, status=row.status, attempts=row.attempts, last_error=row.last_error,
@@ -54,20 +53,16 @@ async def participant_inputs(request: Request, participant_id: ParticipantId, ca
 
 @router.post("/participants/{participant_id}/inputs/{inbox_id}/retry", response_model=Settled,
              tags=["participants"])
-async def retry_input(request: Request, participant_id: ParticipantId, inbox_id: InboxId,
-                      caller: Researcher) -> Settled:
+async def retry_input(ctx: Context, participant_id: ParticipantId, inbox_id: InboxId, caller: Researcher) -> Settled:
     """Queue the input again, to be tried now from scratch."""
-    ctx = context(request)
     line = await oversight.retry_inbox(ctx.db, ctx.clock, inbox_id=inbox_id, participant_id=participant_id)
     await audit(ctx.db, ctx.clock, caller, "inbox_retry", participant_id=participant_id, detail={"inbox_id": inbox_id})
     return Settled(message=line)
 
 
 @router.post("/participants/{participant_id}/inputs/{inbox_id}/skip", response_model=Settled, tags=["participants"])
-async def skip_input(request: Request, participant_id: ParticipantId, inbox_id: InboxId,
-                     caller: Researcher) -> Settled:
+async def skip_input(ctx: Context, participant_id: ParticipantId, inbox_id: InboxId, caller: Researcher) -> Settled:
     """Give up on the input for good: it stays in the transcript, marked skipped, and is never answered."""
-    ctx = context(request)
     line = await oversight.skip_inbox(ctx.db, ctx.clock, inbox_id=inbox_id, by=caller.name,
                                       participant_id=participant_id)
     await audit(ctx.db, ctx.clock, caller, "inbox_skip", participant_id=participant_id, detail={"inbox_id": inbox_id})

@@ -4,12 +4,12 @@ shares, arms, statuses and questionnaire ids only: nothing that identifies anyon
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
 from promptpipe.study.report.tables import report_tables
 from promptpipe.web.api import ERRORS
-from promptpipe.web.auth import Viewer, context
+from promptpipe.web.auth import Context, Viewer
 
 __all__ = ["ReportOut", "router"]
 
@@ -31,10 +31,9 @@ class ReportOut(BaseModel):
 
 
 @router.get("/report", response_model=ReportOut, tags=["study"])
-async def report(request: Request, caller: Viewer) -> ReportOut:
+async def report(ctx: Context, caller: Viewer) -> ReportOut:
     """Participants by status and arm, study days reached, prompts per arm, adherence per day and
     arm, decision points by availability and action, questionnaire and self-report compliance."""
-    ctx = context(request)
     now = ctx.clock.now()
     found = await report_tables(ctx.reader, ctx.settings.study, now=now,
                                 today=now.astimezone(ctx.researcher_zone).date())

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException
 
@@ -16,7 +16,7 @@ from promptpipe.domain.access import Role, allows
 from promptpipe.domain.participant_search import MAX_QUERY_CHARS
 from promptpipe.research.search import MAX_HITS, search_participants
 from promptpipe.web.api import participant_summary
-from promptpipe.web.auth import Viewer, context
+from promptpipe.web.auth import Context, Viewer
 from promptpipe.web.schemas import VISIBLE_LINE, ErrorBody, ParticipantSummary
 
 __all__ = ["ParticipantSearch", "router"]
@@ -33,7 +33,7 @@ class ParticipantSearch(BaseModel):
 
 @router.get("/participants/search", response_model=ParticipantSearch, tags=["participants"])
 async def search(
-    request: Request, caller: Viewer,
+    ctx: Context, caller: Viewer,
     q: Annotated[str, Query(min_length=1, max_length=MAX_QUERY_CHARS, pattern=VISIBLE_LINE,
                             description="researchers: a name or part of it (any case), a phone number however "
                                         "written (its digits are compared; at least 4), or an id or its start "
@@ -41,7 +41,6 @@ async def search(
     limit: Annotated[int, Query(ge=1, le=MAX_HITS)] = MAX_HITS,
 ) -> ParticipantSearch:
     """Participants matching ``q`` (a viewer's search for a name or a phone number matches nobody)."""
-    ctx = context(request)
     identified = allows(caller.role, Role.RESEARCHER)
     found = await search_participants(ctx.reader, ctx.clock, q, identified=identified, limit=limit)
     return ParticipantSearch(query=found.query, items=[participant_summary(row, identified) for row in found.items],

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import date, timedelta
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query, Request, status
+from fastapi import APIRouter, Depends, Query, status
 from fastapi import Path as PathParam
 from fastapi.responses import FileResponse
 
@@ -18,7 +18,7 @@ from promptpipe.research.monitoring import MAX_STATS_DAYS, prompt_stats
 from promptpipe.research.status import read_status
 from promptpipe.research.tokens import Caller, audit
 from promptpipe.research.views import as_json
-from promptpipe.web.auth import Admin, Researcher, Viewer, context, require
+from promptpipe.web.auth import Admin, Context, Researcher, Viewer, require
 from promptpipe.web.export_download import export_zip
 from promptpipe.web.schemas import DB_INT_MAX, IsoDate
 from promptpipe.web.schemas_questionnaires import OutcomeCounts, QuestionnaireCompliance, QuestionnaireReason
@@ -43,11 +43,10 @@ DEFAULT_STATS_DAYS = 14
 
 
 @router.post("/broadcast", response_model=BroadcastResult, tags=["messages"])
-async def broadcast(request: Request, body: BroadcastRequest, caller: Researcher) -> BroadcastResult:
+async def broadcast(ctx: Context, body: BroadcastRequest, caller: Researcher) -> BroadcastResult:
     """Send one message to every participant the filter matches. Count first (``dry_run``), then
     send with ``expected_count`` set to that count. Messages go through the outbox under the send
     rate; anyone who sent STOP or was withdrawn is skipped."""
-    ctx = context(request)
     flt = ParticipantFilter(status=body.status, stage=body.stage, arm=body.arm, silent_days=body.silent_days)
     count = await messaging.broadcast_count(ctx.reader, ctx.clock, flt)
     if body.dry_run:
@@ -62,7 +61,7 @@ async def broadcast(request: Request, body: BroadcastRequest, caller: Researcher
 
 
 @router.get("/stats", response_model=Stats, response_model_by_alias=True, tags=["study"])
-async def stats(request: Request, caller: Viewer,
+async def stats(ctx: Context, caller: Viewer,
                 from_: Annotated[IsoDate | None, Query(alias="from", description="first local day (default: "
                                                     f"{DEFAULT_STATS_DAYS} days ago)")] = None,
                 to: Annotated[IsoDate | None, Query(description="last local day (default: today)")] = None,
@@ -70,7 +69,6 @@ async def stats(request: Request, caller: Viewer,
     """Daily prompts by participant-local day and arm: sent, delivered, read, answered, done.
     Of a longer range only its last 366 days are counted (``from`` in the answer says where they
     begin); a range that ends before it begins has no days."""
-    ctx = context(request)
     last = to or ctx.clock.now().astimezone(ctx.researcher_zone).date()
     first = from_ or _days_before(last, DEFAULT_STATS_DAYS - 1)
     if first > last:
@@ -86,10 +84,9 @@ def _days_before(day: date, days: int) -> date:
 
 
 @router.get("/status", response_model=ServiceStatus | ViewerServiceStatus, tags=["service"])
-async def service_status(request: Request, caller: Viewer) -> ServiceStatus | ViewerServiceStatus:
+async def service_status(ctx: Context, caller: Viewer) -> ServiceStatus | ViewerServiceStatus:
     """WhatsApp's state, the outbox backlog, uncertain sends, inputs given up on and (for
     researchers: a provider's message may quote a participant) the last model error."""
-    ctx = context(request)
     report = await read_status(ctx.reader, ctx.settings.number_plan, ctx.clock.now())
     if allows(caller.role, Role.RESEARCHER):
         return ServiceStatus.model_validate({**report.to_json(), "summary": report.lines()})
@@ -97,10 +94,9 @@ async def service_status(request: Request, caller: Viewer) -> ServiceStatus | Vi
 
 
 @router.get("/questionnaires", response_model=list[QuestionnaireCompliance], tags=["study"])
-async def questionnaires(request: Request, caller: Viewer) -> list[QuestionnaireCompliance]:
+async def questionnaires(ctx: Context, caller: Viewer) -> list[QuestionnaireCompliance]:
     """Every questionnaire of the study file in force: its instances by status and by outcome,
     the completion rate, and why instances are partial, expired, stopped or not sent."""
-    ctx = context(request)
     rows = await questionnaire_ops.questionnaire_compliance(ctx.reader, ctx.settings.study)
     return [_compliance(row) for row in rows]
 
@@ -116,12 +112,12 @@ def _compliance(row: questionnaire_ops.QuestionnaireCompliance) -> Questionnaire
 
 @router.get("/export", response_class=FileResponse, tags=["study"],
             responses={200: {"content": {"application/zip": {}}, "description": "the export as a zip"}})
-async def export(request: Request, caller: Researcher,
+async def export(ctx: Context, caller: Researcher,
                  format_: Annotated[str, Query(alias="format", pattern="^(csv|jsonl)$")] = "csv",
                  include_identifiers: bool = False) -> FileResponse:
     """The pseudonymised analysis files (with study.json and the codebook) as one zip;
     ``include_identifiers`` adds the key file (phone and name per participant id)."""
-    return await export_zip(context(request), caller, fmt=format_, include_identifiers=include_identifiers,
+    return await export_zip(ctx, caller, fmt=format_, include_identifiers=include_identifiers,
                             via="api")
 
 
@@ -129,20 +125,19 @@ FlagReader = Annotated[Caller, Depends(require(NEEDED_TO_READ[SAFETY_FLAGS]))]
 
 
 @router.get("/flags", response_model=list[FlagOut], tags=["safety"])
-async def flags(request: Request, caller: FlagReader, all_: Annotated[bool, Query(alias="all")] = False
-                ) -> list[FlagOut]:
+async def flags(ctx: Context, caller: FlagReader, all_: Annotated[bool, Query(alias="all")] = False) -> list[FlagOut]:
     """Safety flags, oldest first (open ones unless ``all``)."""
-    rows = await oversight.flags(context(request).reader, include_resolved=all_)
+    rows = await oversight.flags(ctx.reader, include_resolved=all_)
     return [FlagOut.model_validate({k: v for k, v in as_json(row).items() if k != "phone"}) for row in rows]
 
 
 @router.get("/flags/{flag_id}", response_model=FlagDetailOut, tags=["safety"])
-async def flag(request: Request, flag_id: Annotated[int, PathParam(ge=1, le=DB_INT_MAX)],
+async def flag(ctx: Context, flag_id: Annotated[int, PathParam(ge=1, le=DB_INT_MAX)],
                caller: FlagReader) -> FlagDetailOut:
     """One safety flag with what its row keeps of its course (raised, alerted, resolved by whom,
     when, with what note) and the participant's messages around it, oldest first: up to five
     before the message that raised it, that one (``flagged``), up to five after."""
-    found = await flag_review.flag_detail(context(request).reader, flag_id)
+    found = await flag_review.flag_detail(ctx.reader, flag_id)
     record = found.record
     entry = {k: v for k, v in as_json(record.entry).items() if k != "phone"}
     return FlagDetailOut.model_validate({
@@ -151,10 +146,9 @@ async def flag(request: Request, flag_id: Annotated[int, PathParam(ge=1, le=DB_I
 
 
 @router.post("/flags/{flag_id}/resolve", tags=["safety"])
-async def resolve_flag(request: Request, flag_id: Annotated[int, PathParam(ge=1, le=DB_INT_MAX)],
+async def resolve_flag(ctx: Context, flag_id: Annotated[int, PathParam(ge=1, le=DB_INT_MAX)],
                        body: ResolveRequest, caller: Researcher) -> dict[str, str]:
     """Mark a safety flag as dealt with, with a note on what was done."""
-    ctx = context(request)
     line, participant_id = await oversight.resolve_naming(ctx.db, ctx.clock, flag_id=flag_id, note=body.note,
                                                           by=caller.name)
     await audit(ctx.db, ctx.clock, caller, "resolve_flag", participant_id=participant_id, detail={"flag_id": flag_id})
@@ -162,15 +156,14 @@ async def resolve_flag(request: Request, flag_id: Annotated[int, PathParam(ge=1,
 
 
 @router.get("/tokens", response_model=list[TokenOut], tags=["tokens"])
-async def list_tokens(request: Request, caller: Admin) -> list[TokenOut]:
+async def list_tokens(ctx: Context, caller: Admin) -> list[TokenOut]:
     """Every token by name and role (never the secret)."""
-    return [TokenOut.model_validate(as_json(row)) for row in await tokens.tokens(context(request).reader)]
+    return [TokenOut.model_validate(as_json(row)) for row in await tokens.tokens(ctx.reader)]
 
 
 @router.post("/tokens", response_model=TokenCreated, status_code=status.HTTP_201_CREATED, tags=["tokens"])
-async def create_token(request: Request, body: TokenRequest, caller: Admin) -> TokenCreated:
+async def create_token(ctx: Context, body: TokenRequest, caller: Admin) -> TokenCreated:
     """A new token; its secret is in this answer and nowhere else."""
-    ctx = context(request)
     expires_at = ctx.clock.now() + timedelta(days=body.expires_in_days) if body.expires_in_days else None
     secret, row = await tokens.create_token(ctx.db, ctx.clock, name=body.name, role=body.role, by=caller.name,
                                             expires_at=expires_at)
@@ -180,10 +173,9 @@ async def create_token(request: Request, body: TokenRequest, caller: Admin) -> T
 
 
 @router.delete("/tokens/{name}", response_model=TokenOut, tags=["tokens"])
-async def revoke_token(request: Request, name: Annotated[str, PathParam(pattern=f"^{TOKEN_NAME.pattern}$")],
+async def revoke_token(ctx: Context, name: Annotated[str, PathParam(pattern=f"^{TOKEN_NAME.pattern}$")],
                        caller: Admin) -> TokenOut:
     """Revoke a token: requests with it fail from now on."""
-    ctx = context(request)
     await tokens.revoke(ctx.db, ctx.clock, name=name, by=caller.name)
     await audit(ctx.db, ctx.clock, caller, "token_revoke", detail={"name": name})
     rows = await tokens.tokens(ctx.db)

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Query
 
 from promptpipe.domain.access import SAFETY_FLAGS, Role, allows, may_read
 from promptpipe.domain.timeline import CURSOR_PATTERN, MAX_TIMELINE_PAGE, RESEARCHER_ONLY, Cursor, TimelineKind
 from promptpipe.research.timeline import timeline
 from promptpipe.research.views import as_json
 from promptpipe.web.api import ERRORS, ParticipantId
-from promptpipe.web.auth import Viewer, context
+from promptpipe.web.auth import Context, Viewer
 from promptpipe.web.errors import ApiError
 from promptpipe.web.schemas import IsoDate
 from promptpipe.web.timeline_schemas import TimelinePageOut
@@ -26,7 +26,7 @@ router = APIRouter(prefix="/api/v1", responses=ERRORS)
 
 @router.get("/participants/{participant_id}/timeline", response_model=TimelinePageOut, tags=["participants"])
 async def participant_timeline(
-    request: Request, participant_id: ParticipantId, caller: Viewer,
+    ctx: Context, participant_id: ParticipantId, caller: Viewer,
     kind: Annotated[list[TimelineKind] | None, Query(description="the kinds to show (repeat it for several; "
                                                      "none: every kind; flag: researchers only)")] = None,
     from_: Annotated[IsoDate | None, Query(alias="from", description="the first day, in the participant's zone")]
@@ -42,7 +42,7 @@ async def participant_timeline(
     if kinds & RESEARCHER_ONLY and not may_read(caller.role, SAFETY_FLAGS):
         raise ApiError(403, f"kind flag needs the researcher role (safety flags are not for viewers); your token "
                             f"has {caller.role}")
-    page = await timeline(context(request).reader, participant_id, identified=allows(caller.role, Role.RESEARCHER),
+    page = await timeline(ctx.reader, participant_id, identified=allows(caller.role, Role.RESEARCHER),
                           kinds=kinds, first_day=from_, last_day=to,
                           cursor=Cursor.parse(cursor) if cursor else None, limit=limit)
     return TimelinePageOut.model_validate(as_json(page))

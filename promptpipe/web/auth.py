@@ -29,8 +29,8 @@ from promptpipe.web.context import WebContext
 from promptpipe.web.errors import ApiError
 from promptpipe.web.identity import Expired, caller_by_id, identify, note_use
 
-__all__ = ["CALLER_SCOPE_KEY", "SESSION_COOKIE", "Admin", "Researcher", "SessionData", "SignInRequired", "Viewer",
-           "api_caller", "client_address", "context", "csrf_token", "load_session_key", "new_session_cookie",
+__all__ = ["CALLER_SCOPE_KEY", "SESSION_COOKIE", "Admin", "Context", "Researcher", "SessionData", "SignInRequired",
+           "Viewer", "api_caller", "client_address", "context", "csrf_token", "load_session_key", "new_session_cookie",
            "read_session", "require", "session_caller"]
 
 log = get_logger("promptpipe.web")
@@ -121,6 +121,8 @@ Viewer = Annotated[Caller, Depends(require(Role.VIEWER))]
 """A route's caller, who has at least the viewer role (403 otherwise); Researcher and Admin likewise."""
 Researcher = Annotated[Caller, Depends(require(Role.RESEARCHER))]
 Admin = Annotated[Caller, Depends(require(Role.ADMIN))]
+Context = Annotated[WebContext, Depends(context)]
+"""A route's :class:`WebContext` (the site's own)."""
 
 # ------------------------------------------------------------------------------------ sessions
 
