@@ -14,6 +14,7 @@ from promptpipe.domain.access import Role, allows
 from promptpipe.domain.participant_filter import MAX_SILENT_DAYS
 from promptpipe.domain.states import Stage, Status
 from promptpipe.research.attention import DEFAULT_SILENT_DAYS, Attention, AttentionEntry, AttentionKind, read_attention
+from promptpipe.research.views import as_json
 from promptpipe.web.auth import Context, Viewer
 from promptpipe.web.context import WebContext
 from promptpipe.web.schemas import ErrorBody
@@ -90,14 +91,9 @@ class AttentionOut(ViewerAttentionOut):
 
 
 def _entry(entry: AttentionEntry, silent_days: int, *, researcher: bool) -> ViewerAttentionEntry:
-    concerns = [ConcernOut(participant_id=c.participant_id, count=c.count, since=c.since,
-                           link=participant_link(c.participant_id)) for c in entry.participants]
-    fields = {"kind": entry.kind, "count": entry.count, "participants": concerns, "since": entry.since,
-              "state": entry.state, "number": entry.number, "reason": entry.reason,
-              "link": entry_link(entry, silent_days)}
-    if researcher:
-        return AttentionEntryOut.model_validate({**fields, "error": entry.error})
-    return ViewerAttentionEntry.model_validate(fields)
+    concerns = [{**as_json(c), "link": participant_link(c.participant_id)} for c in entry.participants]
+    model = AttentionEntryOut if researcher else ViewerAttentionEntry  # a viewer's has no error
+    return model.model_validate({**as_json(entry), "participants": concerns, "link": entry_link(entry, silent_days)})
 
 
 @router.get("/attention", response_model=AttentionOut | ViewerAttentionOut, tags=["service"])

@@ -93,13 +93,8 @@ def protocol_words(exc: ProtocolChanged) -> str:
 def status_for(exc: AdminError) -> tuple[int, str]:
     """Our errors as HTTP: not found 404; a clash 409 ``conflict``; refused by the study's rules
     409 ``refused``; anything else a researcher got wrong 400."""
-    if isinstance(exc, NotFound):
-        return 404, "not_found"
-    if isinstance(exc, Conflict):
-        return 409, "conflict"
-    if isinstance(exc, Forbidden):
-        return 409, "refused"
-    return 400, "invalid_request"
+    kinds = ((NotFound, 404, "not_found"), (Conflict, 409, "conflict"), (Forbidden, 409, "refused"))
+    return next(((status, code) for kind, status, code in kinds if isinstance(exc, kind)), (400, "invalid_request"))
 
 
 def install_error_handlers(app: Any) -> None:
