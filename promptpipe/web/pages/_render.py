@@ -29,9 +29,9 @@ from promptpipe.web.context import WebContext
 from promptpipe.web.errors import api_words, protocol_words, status_for
 from promptpipe.web.pages._times import TimeLabel, time_label
 
-__all__ = ["SILENT_DAYS_COOKIE", "TEMPLATES_DIR", "PageError", "Visitor", "allowing", "attempt", "form_visitor",
-           "identified_only", "install", "reader_of", "remembered_silent_days", "render", "researcher", "sign_in_url",
-           "signed_in", "url", "visitor"]
+__all__ = ["SILENT_DAYS_COOKIE", "TEMPLATES_DIR", "Acting", "PageError", "Visiting", "Visitor", "allowing", "attempt",
+           "form_visitor", "identified_only", "install", "reader_of", "remembered_silent_days", "render", "researcher",
+           "sign_in_url", "signed_in", "url", "visitor"]
 
 TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
 ENVIRONMENT = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES_DIR), autoescape=True,
@@ -124,6 +124,11 @@ async def researcher(found: Annotated[Visitor, Depends(form_visitor)]) -> Visito
         raise PageError(403, f"Only researchers and admins can do this; your token ({found.caller.name}) is a "
                              f"{found.caller.role}'s, so nothing was done.")
     return found
+
+
+Visiting = Annotated[Visitor, Depends(visitor)]
+"""A page's visitor (:func:`visitor`); ``Acting``, a researcher's or admin's form (:func:`researcher`)."""
+Acting = Annotated[Visitor, Depends(researcher)]
 
 
 def allowing(allowed: Callable[[Visitor], bool], refusal: str) -> Callable[..., Awaitable[Visitor]]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Form, Request
+from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from promptpipe.domain.limits import RESEARCHER_MESSAGE_CHARS
@@ -20,7 +20,7 @@ from promptpipe.pipeline.events import TeamAction
 from promptpipe.research import admin, messaging
 from promptpipe.research.tokens import audit
 from promptpipe.web.errors import api_words, status_for
-from promptpipe.web.pages._render import PageError, Visitor, attempt, render, researcher, visitor
+from promptpipe.web.pages._render import Acting, PageError, Visiting, Visitor, attempt, render
 from promptpipe.web.pages.participant import checked_id
 from promptpipe.web.pages.participants import done_redirect, participant_url, plain
 
@@ -69,8 +69,7 @@ async def _confirm_page(request: Request, found: Visitor, participant_id: str, a
 
 
 @router.get("/participants/{participant_id}/confirm/{action}", response_class=HTMLResponse)
-async def confirm(request: Request, participant_id: str, action: str,
-                  found: Annotated[Visitor, Depends(visitor)]) -> Response:
+async def confirm(request: Request, participant_id: str, action: str, found: Visiting) -> Response:
     _action(action)
     if not found.identified:
         raise PageError(403, "Only researchers and admins can act on participants; your token is a viewer's.")
@@ -80,7 +79,7 @@ async def confirm(request: Request, participant_id: str, action: str,
 
 
 @router.post("/participants/{participant_id}/confirm/message", response_class=HTMLResponse)
-async def confirm_message(request: Request, participant_id: str, found: Annotated[Visitor, Depends(researcher)],
+async def confirm_message(request: Request, participant_id: str, found: Acting,
                           text: Annotated[str, Form()] = "") -> HTMLResponse:
     text = plain(text)
     if not text:
@@ -128,7 +127,7 @@ async def _perform(found: Visitor, participant_id: str, action: str, text: str, 
 
 
 @router.post("/participants/{participant_id}/actions/{action}", response_class=HTMLResponse)
-async def perform(request: Request, participant_id: str, action: str, found: Annotated[Visitor, Depends(researcher)],
+async def perform(request: Request, participant_id: str, action: str, found: Acting,
                   text: Annotated[str, Form()] = "", reason: Annotated[str, Form()] = "",
                   after_quiet_hours: Annotated[str, Form()] = "") -> Response:
     _action(action)

@@ -9,9 +9,8 @@ screen reader reads."""
 from __future__ import annotations
 
 from datetime import date
-from typing import Annotated
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 from markupsafe import Markup
 
@@ -21,7 +20,7 @@ from promptpipe.domain.states import Stage, Status
 from promptpipe.research import monitoring
 from promptpipe.web.charts import OUTCOME_LABELS, OUTCOME_SYMBOLS, HeatmapRow, heatmap, heatmap_legend
 from promptpipe.web.pages._lists import PER_PAGE, Pager, page_number, read_filter
-from promptpipe.web.pages._render import Visitor, attempt, render, url, visitor
+from promptpipe.web.pages._render import Visiting, attempt, render, url
 from promptpipe.web.pages.participants import participant_url
 
 __all__ = ["SORTS", "day_url", "router", "status_word"]
@@ -52,7 +51,7 @@ def status_word(status: str, stage: str, paused_by: str | None) -> str:
 
 
 @router.get("/adherence", response_class=HTMLResponse)
-async def adherence(request: Request, found: Annotated[Visitor, Depends(visitor)], status: str = "",
+async def adherence(request: Request, found: Visiting, status: str = "",
                     stage: str = "", arm: str = "", silent: str = "", sort: str = "",
                     page: str = "1") -> HTMLResponse:
     form = read_filter(status, stage, arm, silent)

@@ -11,7 +11,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Form, Request
+from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from promptpipe.domain.limits import RESEARCHER_MESSAGE_CHARS
@@ -21,7 +21,7 @@ from promptpipe.research.broadcast_plan import BroadcastPlan, broadcast_plan
 from promptpipe.research.tokens import audit
 from promptpipe.web.errors import api_words, status_for
 from promptpipe.web.pages._lists import FilterForm, read_filter
-from promptpipe.web.pages._render import PageError, Visitor, attempt, render, researcher, url, visitor
+from promptpipe.web.pages._render import Acting, PageError, Visiting, Visitor, attempt, render, url
 from promptpipe.web.pages.participants import plain
 
 __all__ = ["SKIPPED_WORDS", "router"]
@@ -89,14 +89,14 @@ Form_ = Annotated[str, Form()]
 
 
 @router.get("/broadcast", response_class=HTMLResponse)
-async def count(request: Request, found: Annotated[Visitor, Depends(visitor)], status: str = "", stage: str = "",
+async def count(request: Request, found: Visiting, status: str = "", stage: str = "",
                 arm: str = "", silent: str = "") -> HTMLResponse:
     """Step 1: how many it will reach, and a box for the text."""
     return _page(request, found, await _shown(found, _filter(status, stage, arm, silent)), "count")
 
 
 @router.post("/broadcast/review", response_class=HTMLResponse)
-async def review(request: Request, found: Annotated[Visitor, Depends(researcher)], text: Form_ = "",
+async def review(request: Request, found: Acting, text: Form_ = "",
                  status: Form_ = "", stage: Form_ = "", arm: Form_ = "", silent: Form_ = "",
                  expected: Form_ = "") -> HTMLResponse:
     """Step 2: the text shown back with the count, and the one button that sends it."""
@@ -114,7 +114,7 @@ async def review(request: Request, found: Annotated[Visitor, Depends(researcher)
 
 
 @router.post("/broadcast/send", response_class=HTMLResponse)
-async def send(request: Request, found: Annotated[Visitor, Depends(researcher)], text: Form_ = "",
+async def send(request: Request, found: Acting, text: Form_ = "",
                status: Form_ = "", stage: Form_ = "", arm: Form_ = "", silent: Form_ = "",
                expected: Form_ = "", once: Form_ = "") -> Response:
     """Step 3: queue it for everyone counted (refused if the count changed meanwhile); the same
@@ -139,7 +139,7 @@ async def send(request: Request, found: Annotated[Visitor, Depends(researcher)],
 
 
 @router.get("/broadcast/sent", response_class=HTMLResponse)
-async def sent(request: Request, found: Annotated[Visitor, Depends(visitor)], status: str = "", stage: str = "",
+async def sent(request: Request, found: Visiting, status: str = "", stage: str = "",
                arm: str = "", silent: str = "", queued: str = "0", skipped: str = "0") -> HTMLResponse:
     """What was queued (the numbers come from the send that redirected here)."""
     if not found.identified:

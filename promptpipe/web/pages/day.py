@@ -8,16 +8,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Annotated
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
 from promptpipe.research.monitoring import DeliveryView
 from promptpipe.study.day_view import MESSAGES_SHOWN, StudyDay, read_day
 from promptpipe.study.store.day import DayDecision, DayMessage
 from promptpipe.web.charts import OUTCOME_LABELS, OUTCOME_SYMBOLS
-from promptpipe.web.pages._render import PageError, Visitor, attempt, render, visitor
+from promptpipe.web.pages._render import PageError, Visiting, Visitor, attempt, render
 from promptpipe.web.pages._times import TimeLabel
 from promptpipe.web.pages.adherence import day_url, status_word
 from promptpipe.web.pages.participant import checked_id, sender_and_kind
@@ -161,8 +160,7 @@ def day_view(found: Visitor, data: StudyDay, day: date) -> DayView:
 
 
 @router.get("/participants/{participant_id}/days/{day}", response_class=HTMLResponse)
-async def study_day(request: Request, participant_id: str, day: str,
-                    found: Annotated[Visitor, Depends(visitor)]) -> HTMLResponse:
+async def study_day(request: Request, participant_id: str, day: str, found: Visiting) -> HTMLResponse:
     when = _day(day)
     data = await attempt(read_day(found.ctx.reader, found.ctx.clock, checked_id(participant_id), when,
                                   receipt_window=found.ctx.settings.delivery_receipt_window))

@@ -33,7 +33,7 @@ from promptpipe.research.tokens import audit
 from promptpipe.study.rules.protocol import Study
 from promptpipe.study.store.protocol import ProtocolChanged
 from promptpipe.web.errors import protocol_words, status_for
-from promptpipe.web.pages._render import PageError, Visitor, attempt, identified_only, render, researcher
+from promptpipe.web.pages._render import Acting, PageError, Visitor, attempt, identified_only, render
 from promptpipe.web.pages.participant import checked_id
 from promptpipe.web.pages.participants import participant_url, plain
 
@@ -89,13 +89,6 @@ def _numbers(plan: NumberPlan) -> tuple[str, ...]:
     return plan.numbers if plan.several else ()
 
 
-def _number_problem(plan: NumberPlan, number: str) -> str:
-    """Why ``number`` is not one to enrol on (empty: it is, or the rule chooses)."""
-    if not number or number in _numbers(plan):
-        return ""
-    return f"there is no WhatsApp number {number[:40]!r}; this deployment has {', '.join(plan.numbers)}"
-
-
 def _enrol_page(request: Request, found: Visitor, *, typed: Typed | None = None, problems: dict[str, str] | None = None,
                 error: str = "", enrolled: Enrolled | None = None, status_code: int = 200) -> HTMLResponse:
     return render(request, "enrol.html", found, section="participants", typed=typed or Typed(), problems=problems or {},
@@ -118,7 +111,7 @@ async def enrol_form(request: Request, found: Annotated[Visitor, Depends(enrolli
 
 
 @router.post("/participants/new", response_class=HTMLResponse)
-async def enrol_one(request: Request, found: Annotated[Visitor, Depends(researcher)],
+async def enrol_one(request: Request, found: Acting,
                     phone: Annotated[str, Form()] = "", name: Annotated[str, Form()] = "",
                     timezone: Annotated[str, Form()] = "", background: Annotated[str, Form()] = "",
                     number: Annotated[str, Form()] = "") -> Response:
@@ -129,8 +122,9 @@ async def enrol_one(request: Request, found: Annotated[Visitor, Depends(research
                   number.strip() if plan.several else "")
     _, problems = check_details(study, Details(typed.phone, typed.name, typed.timezone, typed.background, strata))
     refused = {p.field: p.message for p in problems}
-    if wrong_number := _number_problem(plan, typed.number):
-        refused["number"] = wrong_number
+    if typed.number and typed.number not in plan.numbers:  # empty: the rule chooses
+        refused["number"] = (f"there is no WhatsApp number {typed.number[:40]!r}; this deployment has "
+                             f"{', '.join(plan.numbers)}")
     if refused:
         return _enrol_page(request, found, typed=typed, problems=refused,
                            error="Not enrolled: correct what is marked below.", status_code=400)
@@ -176,7 +170,7 @@ async def _uploaded(file: UploadFile | None, pasted: str) -> str:
 
 
 @router.post("/participants/import", response_class=HTMLResponse)
-async def import_file(request: Request, found: Annotated[Visitor, Depends(researcher)],
+async def import_file(request: Request, found: Acting,
                       file: Annotated[UploadFile | None, File()] = None, csv: Annotated[str, Form()] = "",
                       step: Annotated[str, Form()] = "check") -> HTMLResponse:
     """``step=check``: the preview (nothing written); ``step=enrol``: the same text, enrolled."""

@@ -15,18 +15,15 @@ from promptpipe.errors import AdminError
 from promptpipe.research import oversight
 from promptpipe.research.flag_review import flag_list
 from promptpipe.research.tokens import audit
-from promptpipe.storage.flags import MAX_LISTED
 from promptpipe.web.errors import api_words, status_for
-from promptpipe.web.pages._render import PageError, Visitor, attempt, reader_of, render, researcher
+from promptpipe.web.pages._render import Acting, PageError, Visitor, attempt, reader_of, render
 from promptpipe.web.pages._times import TimeLabel
 from promptpipe.web.pages.flag import NOTE_CHARS, flag_page, flag_url
 from promptpipe.web.pages.participants import participant_url
 
-__all__ = ["MAX_FLAGS_SHOWN", "SHOWN", "router"]
+__all__ = ["SHOWN", "router"]
 
 router = APIRouter()
-MAX_FLAGS_SHOWN = MAX_LISTED
-"""The flags a list shows at once (resolving open ones brings the next ones)."""
 SHOWN = {"open": FlagStatus.OPEN, "resolved": FlagStatus.RESOLVED, "all": None}
 """The list's filter: ``?show=`` one of these."""
 
@@ -68,7 +65,7 @@ async def flags(request: Request, found: Annotated[Visitor, Depends(reader_of(SA
 
 
 @router.post("/flags/{flag_id}/resolve", response_class=HTMLResponse)
-async def resolve(request: Request, flag_id: str, found: Annotated[Visitor, Depends(researcher)],
+async def resolve(request: Request, flag_id: str, found: Acting,
                   note: Annotated[str, Form()] = "", back: Annotated[str, Form()] = "") -> Response:
     """Resolve with a note (required); ``back=flag`` came from the flag's page and goes back there."""
     number = int(flag_id) if flag_id.isdigit() and len(flag_id) < 12 else 0

@@ -4,14 +4,12 @@ token, for researchers, audited with ``via="dashboard"``; an input is found only
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter
 from fastapi.responses import RedirectResponse
 
 from promptpipe.research import oversight
 from promptpipe.research.tokens import audit
-from promptpipe.web.pages._render import PageError, Visitor, attempt, researcher
+from promptpipe.web.pages._render import Acting, PageError, attempt
 from promptpipe.web.pages.participant import checked_id
 from promptpipe.web.pages.participants import done_redirect
 
@@ -21,8 +19,7 @@ router = APIRouter()
 
 
 @router.post("/participants/{participant_id}/inputs/{inbox_id}/{action}")
-async def settle(participant_id: str, inbox_id: str, action: str,
-                 found: Annotated[Visitor, Depends(researcher)]) -> RedirectResponse:
+async def settle(participant_id: str, inbox_id: str, action: str, found: Acting) -> RedirectResponse:
     checked_id(participant_id)
     if action not in ("retry", "skip") or not inbox_id.isdigit() or len(inbox_id) > 18:
         raise PageError(404, "There is no such input or action; go back to the participant's page.")

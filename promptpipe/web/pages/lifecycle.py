@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Form, Request
+from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from promptpipe.domain.limits import BACKGROUND_CHARS, NAME_CHARS, REASON_CHARS, RESEARCHER_MESSAGE_CHARS
@@ -21,14 +21,13 @@ from promptpipe.domain.numbers import NumberPlan
 from promptpipe.domain.states import Status
 from promptpipe.errors import AdminError, Forbidden
 from promptpipe.research import admin, erasure
-from promptpipe.research.erasure import ErasurePlan
 from promptpipe.research.listing import one_participant
 from promptpipe.research.number_moves import move_to_number
 from promptpipe.research.tokens import audit
 from promptpipe.research.views import ParticipantDetail
 from promptpipe.study.operations import MAX_EXTENSION_DAYS
 from promptpipe.web.errors import api_words, status_for
-from promptpipe.web.pages._render import PageError, Visitor, attempt, render, researcher, visitor
+from promptpipe.web.pages._render import Acting, PageError, Visiting, Visitor, attempt, render
 from promptpipe.web.pages.participant import checked_id
 from promptpipe.web.pages.participants import done_redirect, participant_url, plain
 
@@ -120,11 +119,6 @@ async def _row(found: Visitor, participant_id: str) -> ParticipantDetail:
     return await attempt(admin.show(found.ctx.reader, checked_id(participant_id)))
 
 
-async def _erased(found: Visitor, participant_id: str) -> bool:
-    row = await attempt(one_participant(found.ctx.reader, found.ctx.clock, participant_id))
-    return row is not None and row.erased
-
-
 def _refusal(step: str, row: ParticipantDetail, erased: bool, extendable: bool) -> str:
     """Why ``step`` cannot be done for them at all (empty: it can)."""
     if erased:
@@ -157,12 +151,11 @@ async def _page(request: Request, found: Visitor, participant_id: str, step: str
     row = await _row(found, participant_id)
     study, numbers = found.ctx.settings.study, found.ctx.settings.number_plan
     length_days = study.length_days
-    refused = _refusal(step, row, await _erased(found, row.id), study.in_use and length_days is not None)
+    listed = await attempt(one_participant(found.ctx.reader, found.ctx.clock, row.id))
+    refused = _refusal(step, row, listed is not None and listed.erased, study.in_use and length_days is not None)
     if refused:
         raise PageError(409, refused)
-    plan: ErasurePlan | None = None
-    if step == "erase":
-        plan = await attempt(erasure.plan(found.ctx.reader, phone=row.id))
+    plan = await attempt(erasure.plan(found.ctx.reader, phone=row.id)) if step == "erase" else None
     typed = typed or Typed(name=row.name, background=row.background, timezone=row.timezone)
     return render(request, "lifecycle.html", found, section="participants", step=step, words=STEPS[step],
                   who=_who(row, numbers), typed=typed, error=error, plan=plan, length=_length(row, length_days),
@@ -187,7 +180,7 @@ async def _done(found: Visitor, participant_id: str, action: str, done: str,
 
 
 def _form_page(step: str) -> Callable[..., Awaitable[HTMLResponse]]:
-    async def form(request: Request, participant_id: str, found: Annotated[Visitor, Depends(visitor)]) -> HTMLResponse:
+    async def form(request: Request, participant_id: str, found: Visiting) -> HTMLResponse:
         return await _page(request, found, participant_id, step)
 
     return form
@@ -196,7 +189,6 @@ def _form_page(step: str) -> Callable[..., Awaitable[HTMLResponse]]:
 for _step in STEPS:  # each step's page: GET /participants/{id}/edit, …/withdraw, …
     router.add_api_route(f"/participants/{{participant_id}}/{_step}", _form_page(_step), methods=["GET"],
                          response_class=HTMLResponse, name=f"{_step}_form")
-Acting = Annotated[Visitor, Depends(researcher)]
 
 
 async def _edit(found: Visitor, row: ParticipantDetail, typed: Typed) -> dict[str, object] | None:

@@ -57,10 +57,8 @@ def health_line(found: Visitor, service: StatusReport, numbers: Sequence[NumberS
     parts = [connection, f"{_plural(service.outbox_backlog, 'message')} waiting to be sent",
              f"{_plural(service.inbox_backlog, 'input')} waiting for a turn",
              f"{_plural(service.uncertain_sends, 'uncertain send')}"]
-    if numbers:
-        connected = all(number.state is not None and number.state.name == "connected" for number in numbers)
-    else:
-        connected = bool(whatsapp and whatsapp.name == "connected")
+    connected = (all(number.state is not None and number.state.name == "connected" for number in numbers) if numbers
+                 else bool(whatsapp and whatsapp.name == "connected"))
     return " · ".join(parts), connected and not service.uncertain_sends
 
 

@@ -5,9 +5,9 @@ without the phone, the name, the habit plan, any message text and any questionna
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, NotRequired, TypedDict
+from typing import NotRequired, TypedDict
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
 from promptpipe.domain.limits import RESEARCHER_MESSAGE_CHARS
@@ -21,7 +21,7 @@ from promptpipe.research.views import ListedRow, MessageView, ParticipantDetail,
 from promptpipe.storage.queue_tables import InboxStatus
 from promptpipe.web.api_inputs import MAX_INPUTS
 from promptpipe.web.pages._lists import STAGE_LABELS
-from promptpipe.web.pages._render import PageError, Visitor, attempt, render, visitor
+from promptpipe.web.pages._render import PageError, Visiting, Visitor, attempt, render
 from promptpipe.web.pages._times import TimeLabel, from_label
 from promptpipe.web.pages.flag import flag_url
 from promptpipe.web.pages.participants import share_text
@@ -274,8 +274,7 @@ async def participant_view(found: Visitor, participant_id: str) -> ParticipantVi
 
 
 @router.get("/participants/{participant_id}", response_class=HTMLResponse)
-async def participant(request: Request, participant_id: str, found: Annotated[Visitor, Depends(visitor)],
-                      done: str = "") -> HTMLResponse:
+async def participant(request: Request, participant_id: str, found: Visiting, done: str = "") -> HTMLResponse:
     view = await participant_view(found, participant_id)
     return render(request, "participant.html", found, section="participants", done=DONE_MESSAGES.get(done, ""),
                   **view)

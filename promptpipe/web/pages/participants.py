@@ -4,9 +4,8 @@ header (``?sort=``), 50 a page (``?page=``); and a look-up by id (or, for resear
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from promptpipe.domain.participant_filter import IDENTIFYING_SORT_KEYS, ParticipantSort
@@ -16,7 +15,7 @@ from promptpipe.research.listing import participant_list
 from promptpipe.research.views import ListedRow
 from promptpipe.web.api_attention import participant_link as participant_url
 from promptpipe.web.pages._lists import PER_PAGE, STAGE_LABELS, FilterForm, Pager, page_number, read_filter
-from promptpipe.web.pages._render import PageError, Visitor, attempt, render, url, visitor
+from promptpipe.web.pages._render import PageError, Visiting, Visitor, attempt, render, url
 from promptpipe.web.pages._times import TimeLabel
 
 __all__ = ["COLUMNS", "done_redirect", "participant_url", "plain", "router", "share_text"]
@@ -93,7 +92,7 @@ def _row(found: Visitor, item: ListedRow) -> dict[str, str | int | TimeLabel | N
 
 
 @router.get("/participants", response_class=HTMLResponse)
-async def participants(request: Request, found: Annotated[Visitor, Depends(visitor)], status: str = "",
+async def participants(request: Request, found: Visiting, status: str = "",
                        stage: str = "", arm: str = "", silent: str = "", sort: str = "",
                        page: str = "1") -> HTMLResponse:
     form = read_filter(status, stage, arm, silent)
@@ -108,7 +107,7 @@ async def participants(request: Request, found: Annotated[Visitor, Depends(visit
 
 
 @router.get("/participants/find", response_class=HTMLResponse)
-async def find(request: Request, found: Annotated[Visitor, Depends(visitor)], who: str = "") -> Response:
+async def find(request: Request, found: Visiting, who: str = "") -> Response:
     """Open the participant with this id (or phone, for researchers)."""
     who = who.strip()
     if not PARTICIPANT_ID.fullmatch(who) and not found.identified:

@@ -22,7 +22,7 @@ from promptpipe.errors import AdminError, ConfigError, StorageError
 from promptpipe.pilot import IDLE_LIMIT, Pilot, PilotDesk, SkipTo
 from promptpipe.research.tokens import audit
 from promptpipe.web.errors import status_for
-from promptpipe.web.pages._render import PageError, Visitor, attempt, identified_only, render, researcher, url
+from promptpipe.web.pages._render import Acting, PageError, Visitor, attempt, identified_only, render, url
 
 __all__ = ["DEFAULT_NAME", "router"]
 
@@ -104,8 +104,7 @@ async def _act(request: Request, found: Visitor, action: Awaitable[T], *, text: 
 
 
 @router.post("/pilot/start", response_class=HTMLResponse)
-async def start(request: Request, found: Annotated[Visitor, Depends(researcher)],
-                name: Annotated[str, Form()] = DEFAULT_NAME) -> Response:
+async def start(request: Request, found: Acting, name: Annotated[str, Form()] = DEFAULT_NAME) -> Response:
     desk = _desk(found)
     started = await _act(request, found, desk.start(found.caller.name, name=name, zone=found.ctx.researcher_zone.key),
                          name=name)
@@ -116,21 +115,20 @@ async def start(request: Request, found: Annotated[Visitor, Depends(researcher)]
 
 
 @router.post("/pilot/end", response_class=HTMLResponse)
-async def end(found: Annotated[Visitor, Depends(researcher)]) -> Response:
+async def end(found: Acting) -> Response:
     if await _desk(found).end(found.caller.name):
         await audit(found.ctx.db, found.ctx.clock, found.caller, "pilot_end", via="dashboard")
     return RedirectResponse(url("/pilot", done="ended"), status_code=303)
 
 
 @router.post("/pilot/say", response_class=HTMLResponse)
-async def say(request: Request, found: Annotated[Visitor, Depends(researcher)],
-              text: Annotated[str, Form()] = "") -> Response:
+async def say(request: Request, found: Acting, text: Annotated[str, Form()] = "") -> Response:
     failed = await _act(request, found, _running(found).say(text), text=text)
     return failed if isinstance(failed, HTMLResponse) else RedirectResponse("/pilot#say", status_code=303)
 
 
 @router.post("/pilot/tap", response_class=HTMLResponse)
-async def tap(request: Request, found: Annotated[Visitor, Depends(researcher)],
+async def tap(request: Request, found: Acting,
               message_id: Annotated[str, Form()] = "", option: Annotated[list[str] | None, Form()] = None) -> Response:
     if not (message_id.isascii() and message_id.isdigit() and len(message_id) < 19):
         raise PageError(400, "That is not one of this pilot's polls; go back to the pilot page.")
@@ -139,7 +137,7 @@ async def tap(request: Request, found: Annotated[Visitor, Depends(researcher)],
 
 
 @router.post("/pilot/skip/{what}", response_class=HTMLResponse)
-async def skip(request: Request, what: str, found: Annotated[Visitor, Depends(researcher)]) -> Response:
+async def skip(request: Request, what: str, found: Acting) -> Response:
     if what not in SKIPS:
         raise PageError(404, "The pilot can skip to the next prompt, reminder or self-report only.")
     skipped = await _act(request, found, _running(found).skip(SkipTo(what)))

@@ -6,10 +6,8 @@ questionnaires with each item's answer (hidden for viewers, as message text is).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Annotated
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
 from promptpipe.questionnaires.operations import (
@@ -20,7 +18,7 @@ from promptpipe.questionnaires.operations import (
 from promptpipe.questionnaires.store.reads import AnswerRow, InstanceRow, Tally
 from promptpipe.study.rules.protocol import Study
 from promptpipe.web.pages._lists import PER_PAGE, Pager, page_number
-from promptpipe.web.pages._render import Visitor, attempt, render, url, visitor
+from promptpipe.web.pages._render import Visiting, Visitor, attempt, render, url
 from promptpipe.web.pages._times import TimeLabel
 from promptpipe.web.pages.participants import participant_url
 
@@ -86,8 +84,7 @@ def _title(study: Study, questionnaire_id: str) -> str:
 
 
 @router.get("/questionnaires", response_class=HTMLResponse)
-async def questionnaires(request: Request, found: Annotated[Visitor, Depends(visitor)], page: str = "1"
-                         ) -> HTMLResponse:
+async def questionnaires(request: Request, found: Visiting, page: str = "1") -> HTMLResponse:
     study = found.ctx.settings.study
     number = page_number(page)
     overall = await attempt(questionnaire_compliance(found.ctx.reader, study))
@@ -175,12 +172,9 @@ def _item(found: Visitor, study: Study, row: InstanceRow, answer: AnswerRow, zon
 
 
 def _instance(found: Visitor, study: Study, row: InstanceRow, zone: str) -> InstanceView:
-    def when(value: datetime | None) -> TimeLabel | None:
-        return found.when(value, zone)
-
     return InstanceView(row.id, _title(study, row.questionnaire_id), _occasion(row), row.outcome,
-                        OUTCOME_WORDS.get(row.outcome, row.outcome), row.reason, when(row.scheduled_at),
-                        when(row.sent_at), when(row.ended_at),
+                        OUTCOME_WORDS.get(row.outcome, row.outcome), row.reason, found.when(row.scheduled_at, zone),
+                        found.when(row.sent_at, zone), found.when(row.ended_at, zone),
                         tuple(_item(found, study, row, answer, zone) for answer in row.answers))
 
 

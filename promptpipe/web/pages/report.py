@@ -16,7 +16,7 @@ from markupsafe import Markup
 from promptpipe.study.report.tables import Cell, ReportTable, ReportTables, report_tables
 from promptpipe.web.charts import bar_chart
 from promptpipe.web.export_download import export_zip
-from promptpipe.web.pages._render import PageError, Visitor, attempt, identified_only, render, signed_in, visitor
+from promptpipe.web.pages._render import PageError, Visiting, Visitor, attempt, identified_only, render, signed_in
 from promptpipe.web.report_charts import line_chart, share_bars
 
 __all__ = ["csv_text", "router"]
@@ -59,7 +59,7 @@ def _compliance_chart(found: ReportTables) -> str:
 
 
 @router.get("/report", response_class=HTMLResponse)
-async def report(request: Request, found: Annotated[Visitor, Depends(visitor)]) -> HTMLResponse:
+async def report(request: Request, found: Visiting) -> HTMLResponse:
     tables = await _tables(found)
     return render(request, "report.html", found, section="report", report=tables.report, tables=tables.tables,
                   adherence_chart=Markup(_adherence_chart(tables)),  # escaped where it is drawn

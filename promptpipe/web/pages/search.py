@@ -5,16 +5,15 @@ nothing. One match opens that participant, several are listed, none says so."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from promptpipe.domain.participant_search import MAX_QUERY_CHARS
 from promptpipe.research.search import search_participants
 from promptpipe.research.views import ListedRow
 from promptpipe.web.pages._lists import STAGE_LABELS
-from promptpipe.web.pages._render import PageError, Visitor, attempt, render, visitor
+from promptpipe.web.pages._render import PageError, Visiting, Visitor, attempt, render
 from promptpipe.web.pages._times import TimeLabel
 from promptpipe.web.pages.participants import participant_url
 
@@ -41,7 +40,7 @@ def _hit(found: Visitor, row: ListedRow) -> Hit:
 
 
 @router.get("/search", response_class=HTMLResponse)
-async def search(request: Request, found: Annotated[Visitor, Depends(visitor)], q: str = "") -> Response:
+async def search(request: Request, found: Visiting, q: str = "") -> Response:
     query = q.strip()
     if len(query) > MAX_QUERY_CHARS:
         raise PageError(400, f"Search for at most {MAX_QUERY_CHARS} characters; nothing was searched.")

@@ -7,15 +7,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
-from typing import Annotated
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
 from promptpipe.domain.timeline import KIND_LABELS, RESEARCHER_ONLY, Cursor, TimelineKind
 from promptpipe.research.timeline import TimelineEntry, timeline
-from promptpipe.web.pages._render import PageError, Visitor, attempt, render, visitor
+from promptpipe.web.pages._render import PageError, Visiting, Visitor, attempt, render
 from promptpipe.web.pages._times import TimeLabel
 from promptpipe.web.pages.participant import checked_id
 
@@ -96,8 +95,7 @@ def _row(found: Visitor, entry: TimelineEntry, zone: str) -> Row:
 
 
 @router.get("/participants/{participant_id}/timeline", response_class=HTMLResponse)
-async def participant_timeline(request: Request, participant_id: str,
-                               found: Annotated[Visitor, Depends(visitor)]) -> HTMLResponse:
+async def participant_timeline(request: Request, participant_id: str, found: Visiting) -> HTMLResponse:
     flt = read_filter(found, request)
     page = await attempt(timeline(found.ctx.reader, checked_id(participant_id), identified=found.identified,
                                   kinds=flt.kinds, first_day=flt.first, last_day=flt.last, cursor=flt.cursor,

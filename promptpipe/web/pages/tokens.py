@@ -18,7 +18,7 @@ from promptpipe.research import tokens
 from promptpipe.research.tokens import TokenView, audit
 from promptpipe.web.errors import status_for
 from promptpipe.web.pages._render import PageError, Visitor, allowing, attempt, form_visitor, render
-from promptpipe.web.pages._times import TimeLabel, time_label
+from promptpipe.web.pages._times import TimeLabel
 
 __all__ = ["router"]
 
@@ -51,16 +51,14 @@ class Row:
     yours: bool
 
 
-def _when(found: Visitor, value: str | None) -> TimeLabel | None:
-    return time_label(value, found.zone, found.zone, found.now)
-
-
 def _row(found: Visitor, token: TokenView) -> Row:
     expires = datetime.fromisoformat(token.expires_at) if token.expires_at else None
-    return Row(name=token.name, role=token.role, created=_when(found, token.created_at), created_by=token.created_by,
-               expires=_when(found, token.expires_at), expired=expires is not None and expires <= found.now,
-               last_used=_when(found, token.last_used_at), revoked=_when(found, token.revoked_at),
-               revoked_by=token.revoked_by or "", yours=token.name == found.caller.name)
+    zone = found.zone.key  # the researcher's own: a token has no participant
+    return Row(name=token.name, role=token.role, created=found.when(token.created_at, zone),
+               created_by=token.created_by, expires=found.when(token.expires_at, zone),
+               expired=expires is not None and expires <= found.now, last_used=found.when(token.last_used_at, zone),
+               revoked=found.when(token.revoked_at, zone), revoked_by=token.revoked_by or "",
+               yours=token.name == found.caller.name)
 
 
 async def _page(request: Request, found: Visitor, *, status_code: int = 200, done: str = "", error: str = "",
