@@ -9,7 +9,7 @@ Entries carry ids, counts and times only; the model's error text goes only to ca
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from enum import StrEnum
 
@@ -68,6 +68,8 @@ class Concern:
     participant_id: str
     count: int
     since: str
+    name: str | None = None
+    """For callers who may read names (researchers and admins)."""
 
 
 @dataclass(frozen=True)
@@ -197,13 +199,27 @@ def _read(session: Session, now: datetime, silent_days: int, *, flags: bool, wha
     return entries
 
 
+def _named(session: Session, entries: list[AttentionEntry]) -> list[AttentionEntry]:
+    """The entries with the names of the participants they list (one query for all)."""
+    ids = {concern.participant_id for entry in entries for concern in entry.participants}
+    names = {pid: name for pid, name in session.execute(select(_P.c.id, _P.c.name).where(_P.c.id.in_(ids)))}
+    return [replace(entry, participants=tuple(replace(c, name=names.get(c.participant_id)) for c in entry.participants))
+            for entry in entries]
+
+
 async def read_attention(db: Database, now: datetime, *, silent_days: int = DEFAULT_SILENT_DAYS, identified: bool,
                          whatsapp: bool, detail: bool = True, limit: int = MAX_LISTED,
                          numbers: NumberPlan = ONE_NUMBER) -> Attention:
-    """What needs attention at ``now``. ``identified``: the caller may read safety flags and the model's error
-    (researchers and admins); a viewer's list has neither. ``whatsapp``: the service sends through WhatsApp (else its
-    state is not an entry). ``numbers``: the deployment's numbers (with several, each one banned or logged out lists its
-    participants). ``detail=False`` counts only (the navigation's badge: one count per entry, no grouping)."""
-    entries = await db.run(lambda session: _read(session, now, silent_days, flags=identified, whatsapp=whatsapp,
-                                                 model_error=identified, detail=detail, limit=limit, numbers=numbers))
+    """What needs attention at ``now``. ``identified``: the caller may read safety flags, the model's error and the
+    names of the participants listed (researchers and admins); a viewer's list has none of them. ``whatsapp``: the
+    service sends through WhatsApp (else its state is not an entry). ``numbers``: the deployment's numbers (with
+    several, each one banned or logged out lists its participants). ``detail=False`` counts only (the navigation's
+    badge: one count per entry, no grouping)."""
+
+    def read(session: Session) -> list[AttentionEntry]:
+        entries = _read(session, now, silent_days, flags=identified, whatsapp=whatsapp, model_error=identified,
+                        detail=detail, limit=limit, numbers=numbers)
+        return _named(session, entries) if identified and detail else entries
+
+    entries = await db.run(read)
     return Attention(silent_days, entries)

@@ -61,6 +61,7 @@ class ConcernOut(BaseModel):
     participant_id: str
     count: int
     since: str = Field(description="the oldest one's time")
+    name: str | None = Field(None, description="the participant's name (researchers and admins only)")
     link: str = Field(description="the participant's dashboard page")
 
 

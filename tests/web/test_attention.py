@@ -185,6 +185,17 @@ async def test_participants_silent_for_n_days_are_listed_and_n_is_remembered(stu
         assert "silent days: give a whole number" in wrong.text and client.cookies.get(SILENT_DAYS_COOKIE) == "7"
 
 
+async def test_a_researcher_reads_the_names_of_the_participants_listed(study: Study) -> None:
+    await give_up_on_zofias_last_input(study)
+    found = entry(await from_api(study), "stuck_input")
+    assert found is not None
+    assert [(p["participant_id"], p["name"]) for p in found["participants"]] == [(study.zofia, ZOFIA_NAME)]
+    async with signed_in(study.web) as client:
+        overview = (await client.get("/")).text
+    listed = overview[overview.index('id="attention"'):overview.index('id="service"')]
+    assert ZOFIA_NAME in listed and study.zofia in listed
+
+
 async def test_a_viewer_reads_ids_and_counts_only(study: Study) -> None:
     await give_up_on_zofias_last_input(study)
     now = study.web.app.clock.now()

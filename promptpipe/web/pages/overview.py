@@ -88,6 +88,7 @@ class ConcernRow:
     link: str
     count: int
     since: TimeLabel | None
+    name: str | None
 
 
 @dataclass(frozen=True)
@@ -152,7 +153,7 @@ def attention_rows(found: Visitor, attention: Attention) -> list[AttentionRow]:
     for entry in attention.entries:
         _, _, hint, link_text = _TEXTS[entry.kind]
         concerns = [ConcernRow(c.participant_id, participant_link(c.participant_id), c.count,
-                               found.when(c.since, found.zone.key)) for c in entry.participants]
+                               found.when(c.since, found.zone.key), c.name) for c in entry.participants]
         if entry.reason:
             hint = entry.reason[:1].upper() + entry.reason[1:] + "."
         rows.append(AttentionRow(entry.kind, _title(found, entry, attention.silent_days), hint,
