@@ -144,6 +144,25 @@ async def test_an_admin_makes_a_token_sees_its_secret_once_and_revokes_it_after_
                              ("admin-token", "token_revoke", "dashboard", "ana")]
 
 
+async def test_the_last_admin_token_cannot_be_revoked_from_the_browser_and_your_own_asks_first(web: Web) -> None:
+    async with signed_in(web, "admin") as client:
+        confirm = await client.get("/tokens/admin-token/revoke")
+        assert confirm.status_code == 200 and "last admin token" in confirm.text
+        assert "Yes, revoke" not in confirm.text  # nothing to press
+        refused = await client.post("/tokens/admin-token/revoke", data={"csrf": csrf_of(confirm.text)})
+        assert refused.status_code == 409 and "last admin token" in refused.text
+        async with web.client("admin") as api:
+            assert all(t["revoked_at"] is None for t in (await api.get("/api/v1/tokens")).json())
+
+        page = await client.get("/tokens")
+        made = await client.post("/tokens", data={"csrf": csrf_of(page.text), "name": "second-admin", "role": "admin"})
+        assert made.status_code == 201
+        confirm = await client.get("/tokens/admin-token/revoke")  # another admin exists: your own, asked first
+        assert "Yes, revoke admin-token" in confirm.text and "you will be signed out" in confirm.text
+        revoked = await client.post("/tokens/admin-token/revoke", data={"csrf": csrf_of(confirm.text)})
+        assert revoked.status_code == 303
+
+
 async def test_a_token_made_through_the_api_can_expire_and_sign_ins_and_outs_are_audited(web: Web) -> None:
     clock = clock_of(web)
     async with web.client("admin") as client:

@@ -1,7 +1,7 @@
 """API and dashboard tokens (``/tokens``), for admins only: each with its role, when it was made, when it expires, when
 it was last used and whether it is revoked; a new one made with a role and an optional expiry (its secret shown on the
-answer page, once); one revoked after a confirmation page. Each goes through the same operation as ``promptpipe-admin
-token`` and is audited (``via="dashboard"``)."""
+answer page, once); one revoked after a confirmation page (the last admin token only with the admin script). Each goes
+through the same operation as ``promptpipe-admin token`` and is audited (``via="dashboard"``)."""
 
 from __future__ import annotations
 
@@ -96,6 +96,21 @@ async def create(request: Request, found: Annotated[Visitor, Depends(admin_form)
     return await _page(request, found, status_code=201, created=row.name, secret=secret)
 
 
+LAST_ADMIN = ("is the last admin token: without it nobody could manage tokens from the dashboard or the API. Make "
+              "another admin token first, or revoke it with promptpipe-admin token revoke.")
+
+
+def _active_admin(token: TokenView, now: datetime) -> bool:
+    expired = token.expires_at is not None and datetime.fromisoformat(token.expires_at) <= now
+    return token.role == Role.ADMIN and token.revoked_at is None and not expired
+
+
+def _last_admin(listed: list[TokenView], name: str, now: datetime) -> bool:
+    """Whether ``name`` is the only admin token still in use (revoking it is left to the admin script)."""
+    admins = [token.name for token in listed if _active_admin(token, now)]
+    return admins == [name]
+
+
 def _named(name: str) -> str:
     if not TOKEN_NAME.fullmatch(name):
         raise PageError(404, "There is no token by that name; the tokens page lists them.")
@@ -108,14 +123,17 @@ async def confirm_revoke(request: Request, name: str, found: Annotated[Visitor, 
     token = next((token for token in listed if token.name == _named(name)), None)
     if token is None:
         raise PageError(404, f"There is no token named {name!r}; the tokens page lists them.")
-    return await _page(request, found, confirm=_row(found, token))
+    last = _last_admin(listed, name, found.now)
+    return await _page(request, found, confirm=_row(found, token), error=f"Token {name} {LAST_ADMIN}" if last else "")
 
 
 @router.post("/tokens/{name}/revoke", response_class=HTMLResponse)
 async def revoke(request: Request, name: str, found: Annotated[Visitor, Depends(admin_form)]) -> Response:
     ctx = found.ctx
+    if _last_admin(await attempt(tokens.tokens(ctx.reader)), _named(name), found.now):
+        return await _page(request, found, status_code=409, error=f"token {name} {LAST_ADMIN}")
     try:
-        await tokens.revoke(ctx.db, ctx.clock, name=_named(name), by=found.caller.name)
+        await tokens.revoke(ctx.db, ctx.clock, name=name, by=found.caller.name)
     except AdminError as exc:
         return await _page(request, found, status_code=status_for(exc)[0], error=str(exc))
     await audit(ctx.db, ctx.clock, found.caller, "token_revoke", detail={"name": name}, via="dashboard")
