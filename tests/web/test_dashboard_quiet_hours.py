@@ -47,6 +47,7 @@ async def test_a_message_confirmed_at_night_waits_for_the_end_of_quiet_hours(
         confirm = await client.post(f"/participants/{pid}/confirm/message", data={"csrf": csrf_of(page.text),
                                                                                "text": text})
         assert 'name="after_quiet_hours" value="1" checked' in confirm.text and "22:00-07:00" in confirm.text
+        assert "It is 23:30 for them now, inside their quiet hours" in confirm.text  # said, not left to work out
         sent = await client.post(f"/participants/{pid}/actions/message",
                                  data={"csrf": csrf_of(confirm.text), "text": text, "after_quiet_hours": "1"})
         assert sent.headers["location"].endswith("?done=sent")
@@ -57,3 +58,8 @@ async def test_a_message_confirmed_at_night_waits_for_the_end_of_quiet_hours(
     assert text not in transport.texts_to(ANA)
     await at(web.app, MORNING)
     assert transport.texts_to(ANA)[-1] == text
+    async with signed_in(web, "researcher") as client:
+        page = await client.get(f"/participants/{pid}")
+        confirm = await client.post(f"/participants/{pid}/confirm/message", data={"csrf": csrf_of(page.text),
+                                                                               "text": "Good morning"})
+    assert "for them now, inside their quiet hours" not in confirm.text

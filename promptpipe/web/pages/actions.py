@@ -15,6 +15,8 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from promptpipe.domain.limits import RESEARCHER_MESSAGE_CHARS
+from promptpipe.domain.localtime import zone_or_utc
+from promptpipe.domain.quiet_hours import in_quiet_hours
 from promptpipe.errors import AdminError
 from promptpipe.pipeline.events import TeamAction
 from promptpipe.research import admin, messaging
@@ -61,11 +63,15 @@ def _action(action: str) -> Action:
 async def _confirm_page(request: Request, found: Visitor, participant_id: str, action: str, *, text: str = "",
                         reason: str = "", error: str = "", status_code: int = 200) -> HTMLResponse:
     row = await attempt(admin.show(found.ctx.reader, checked_id(participant_id)))
+    quiet = found.ctx.settings.study.quiet_hours
+    zone = zone_or_utc(row.timezone)
+    local = found.now.astimezone(zone)
     return render(request, "confirm.html", found, section="participants", action=action, step=_action(action),
                   participant={"id": row.id, "name": row.name or "—", "phone": row.phone or "erased",
                                "status": row.status, "url": participant_url(row.id)},
                   text=text, reason=reason, error=error, max_chars=RESEARCHER_MESSAGE_CHARS, status_code=status_code,
-                  quiet_hours=quiet.describe() if (quiet := found.ctx.settings.study.quiet_hours) else "")
+                  quiet_hours=quiet.describe() if quiet else "",
+                  quiet_now=f"{local:%H:%M}" if in_quiet_hours(quiet, found.now, zone) else "")
 
 
 @router.get("/participants/{participant_id}/confirm/{action}", response_class=HTMLResponse)
