@@ -38,12 +38,7 @@ def e164_phone(name: str, raw: str) -> str:
 
 def api_listen(name: str, raw: str) -> str:
     """host:port, or empty: the API and dashboard are off."""
-    if raw:
-        host, sep, port = raw.rpartition(":")
-        if not sep or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
-            raise ConfigError(f"{name}={raw!r} is not host:port: write it like 127.0.0.1:8080 "
-                              "(or leave it empty to turn the API and dashboard off).")
-    return raw
+    return raw and host_port(name, raw, "127.0.0.1:8080 (or leave it empty to turn the API and dashboard off).")
 
 
 def webhook_url(raw: str) -> str | None:
@@ -161,10 +156,10 @@ def number_rule(name: str, raw: str) -> NumberRule:
         raise ConfigError(f"{name}: {exc}.") from None
 
 
-def host_port(name: str, raw: str) -> str:
+def host_port(name: str, raw: str, example: str = "127.0.0.1:8090.") -> str:
     host, sep, port = raw.rpartition(":")
     if not sep or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
-        raise ConfigError(f"{name}={raw!r} is not host:port: write it like 127.0.0.1:8090.")
+        raise ConfigError(f"{name}={raw!r} is not host:port: write it like {example}")
     return raw
 
 
