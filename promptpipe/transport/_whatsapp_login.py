@@ -120,8 +120,6 @@ class QrLogin:
             self._log.warning("whatsapp_qr_expired", waited_s=self._qr_timeout_s, action="restarting for a new QR code")
             print(QR_EXPIRED_LINE, flush=True)
             self._host.login_expired(ExitRequest(QR_EXPIRED_LINE, restart=True))
-        except asyncio.CancelledError:
-            raise
         except Exception:
             self._log.exception("whatsapp_qr_timeout_failed")
 

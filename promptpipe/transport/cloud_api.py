@@ -71,10 +71,6 @@ CHATTER_TIMEOUT_S = 10.0
 log = get_logger("promptpipe.transport.cloud_api")
 
 
-def _utcnow() -> datetime:
-    return datetime.now(timezone.utc)
-
-
 @dataclass(frozen=True)
 class CloudApiOptions:
     """How the service sets the transport up (CLOUD_API_* settings, the study file's templates).
@@ -111,7 +107,7 @@ class CloudApiTransport:
     reaches_people = True
     sends_receipts = True
 
-    def __init__(self, options: CloudApiOptions, *, now: Callable[[], datetime] = _utcnow,
+    def __init__(self, options: CloudApiOptions, *, now: Callable[[], datetime] = lambda: datetime.now(timezone.utc),
                  monotonic: Callable[[], float] = time.monotonic) -> None:
         self._ids: dict[str, str] = dict(options.numbers)
         """Number name → phone number id, the default first."""
