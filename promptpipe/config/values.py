@@ -83,17 +83,14 @@ def prompt_file_default(default: Path) -> Path:
 
 def trusted_proxies(raw: str) -> tuple[str, ...]:
     """WEB_TRUSTED_PROXIES: comma-separated IP addresses or networks."""
-    found = []
-    for item in (part.strip() for part in raw.split(",")):
-        if not item:
-            continue
+    found = tuple(item for item in (part.strip() for part in raw.split(",")) if item)
+    for item in found:
         try:
             ipaddress.ip_network(item, strict=False)
         except ValueError:
             raise ConfigError(f"WEB_TRUSTED_PROXIES: {item!r} is not an IP address or network; write them like "
                               "127.0.0.1,10.0.0.0/8.") from None
-        found.append(item)
-    return tuple(found)
+    return found
 
 
 _SEED_HEX = re.compile(r"(?:[0-9a-fA-F]{2}){32,}")

@@ -68,10 +68,6 @@ class QrLogin:
         self._linked = self._qr_seen = self._pair_failed = False
         self._watchdog: asyncio.Task[None] | None = None
 
-    def reset(self) -> None:
-        """A new connect: nothing shown yet."""
-        self._linked = self._qr_seen = self._pair_failed = False
-
     def linked(self) -> None:
         self._linked = True
         self.cancel_watchdog()

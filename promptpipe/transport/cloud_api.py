@@ -323,9 +323,9 @@ class CloudApiTransport:
                         error=type(exc).__name__)
             raise SendFailed(f"the Cloud API did not answer the send ({type(exc).__name__}); it may have arrived",
                              retryable=False, ambiguous=True) from None
-        if response.status_code >= 300 or "error" in json_of(response):
-            raise self._failure(response, to, number, kind)
         data = json_of(response)
+        if response.status_code >= 300 or "error" in data:
+            raise self._failure(response, to, number, kind)
         messages = data.get("messages") if isinstance(data.get("messages"), list) else []
         message_id = str(messages[0].get("id") or "") if messages and isinstance(messages[0], dict) else ""
         if not message_id:

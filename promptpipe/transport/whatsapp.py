@@ -158,8 +158,7 @@ class WhatsAppTransport:
         """Prepare the client and connect in the background; returns without waiting."""
         if self._session.started or self._session.stopping:
             raise RuntimeError("WhatsAppTransport.start() can only be called once")
-        self._on_message = on_message
-        self._on_receipt = on_receipt
+        self._on_message, self._on_receipt = on_message, on_receipt
         if self._options.own_executor:
             use_executor_for_sessions(1)
         if not self._options.bot_label:
