@@ -109,12 +109,8 @@ _CONTENT_FIELDS = (("audioMessage", "audio"), ("imageMessage", "image"), ("video
 
 def _content_of(message: Any) -> str | None:
     """What a message without text is (``voice`` for a recorded voice note), or None."""
-    for field, content in _CONTENT_FIELDS:
-        if message.HasField(field):
-            if content == MessageKind.AUDIO and getattr(message.audioMessage, "PTT", False):
-                return "voice"
-            return content
-    return None
+    content = next((content for field, content in _CONTENT_FIELDS if message.HasField(field)), None)
+    return "voice" if content == MessageKind.AUDIO and getattr(message.audioMessage, "PTT", False) else content
 
 
 def _edit_of(ev: Any) -> str | None:

@@ -113,8 +113,7 @@ class LinkedNumbersTransport:
         self._stopping = True
         for name in list(self._running):
             self._stop_number(name, report=True)
-        if self._stops:
-            await asyncio.gather(*self._stops, return_exceptions=True)
+        await asyncio.gather(*self._stops, return_exceptions=True)
         restore, self._restore_output = self._restore_output, None
         if restore is not None:
             restore()
