@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, TypedDict, Unpack
 
 from promptpipe.domain.setting_values import parse_bool, parse_duration, parse_float, parse_int
 
-__all__ = ["SECTIONS", "Declared", "Parser", "Shown", "as_written", "declared", "floats", "ints", "on_off", "setting",
-           "text"]
+__all__ = ["SECTIONS", "Declared", "Parser", "Shown", "as_written", "declarations", "declared", "floats", "ints",
+           "on_off", "setting", "text"]
 
 Parser = Callable[[str, str], Any]
 """(variable name, raw value) -> the setting's value; raises ConfigError naming the variable."""
@@ -77,6 +77,13 @@ def setting(env: str, default: Any, parse: Parser, *, section: str, meaning: str
 def declared(field: dataclasses.Field[Any]) -> Declared | None:
     spec = field.metadata.get("declared")
     return spec if isinstance(spec, Declared) else None
+
+
+def declarations(settings: Any) -> Iterator[tuple[str, Declared]]:
+    """(field name, declaration) of every declared field of ``settings`` (the class), in declaration order."""
+    for spec_field in dataclasses.fields(settings):
+        if (spec := declared(spec_field)) is not None:
+            yield spec_field.name, spec
 
 
 def as_written(value: Any) -> str:

@@ -8,17 +8,15 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
 import textwrap
-from collections.abc import Iterator
 from typing import Any
 
 from promptpipe.config import Settings
-from promptpipe.config.declared import SECTIONS, Declared, as_written, declared
+from promptpipe.config.declared import SECTIONS, as_written, declarations
 from promptpipe.domain.text import mask_credentials
 
-__all__ = ["declarations", "env_example", "readme_table", "variables", "what_differs"]
+__all__ = ["env_example", "readme_table", "variables", "what_differs"]
 
 ENV_EXAMPLE_HEADER = """\
 # PromptPipe settings. Copy to .env and edit; variables set in the environment win over this file.
@@ -27,23 +25,15 @@ ENV_EXAMPLE_HEADER = """\
 """
 
 
-def declarations() -> Iterator[tuple[str, Declared]]:
-    """(field name, declaration) of every declared setting, in declaration order."""
-    for spec_field in dataclasses.fields(Settings):
-        spec = declared(spec_field)
-        if spec is not None:
-            yield spec_field.name, spec
-
-
 def variables() -> tuple[str, ...]:
     """Every environment variable a setting reads."""
-    return tuple(spec.env for _, spec in declarations())
+    return tuple(spec.env for _, spec in declarations(Settings))
 
 
 def env_example() -> str:
     lines = [ENV_EXAMPLE_HEADER.rstrip("\n")]
     for section, heading in SECTIONS.items():
-        specs = [spec for _, spec in declarations() if spec.section == section]
+        specs = [spec for _, spec in declarations(Settings) if spec.section == section]
         if not specs:
             continue
         lines += ["", f"# --- {heading} ---"]
@@ -56,7 +46,7 @@ def env_example() -> str:
 def readme_table() -> str:
     rows = ["| Variable | Default | Meaning |", "|---|---|---|"]
     rows += [f"| `{spec.env}` | {spec.shown_default} | {spec.meaning.replace('|', '/')} |"
-             for _, spec in declarations() if spec.readme]
+             for _, spec in declarations(Settings) if spec.readme]
     return "\n".join(rows) + "\n"
 
 
@@ -65,11 +55,10 @@ def what_differs(settings: Settings) -> list[str]:
     a URL masked), for ``promptpipe check``."""
     defaults = Settings()
     found = []
-    for name, spec in declarations():
+    for name, spec in declarations(Settings):
         value: Any = getattr(settings, name)
-        if value == getattr(defaults, name) or (name == "database_url" and not settings.extra.get(spec.env)):
-            continue
-        if name.endswith("_prompt_file") and not settings.extra.get(spec.env):
+        derived = name == "database_url" or name.endswith("_prompt_file")  # unset: made from other settings
+        if value == getattr(defaults, name) or (derived and not settings.extra.get(spec.env)):
             continue
         shown = "set" if spec.secret else mask_credentials(as_written(value))
         found.append(f"{spec.env}={shown}")

@@ -3,7 +3,6 @@ what follows from other settings and the rules between them."""
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Mapping
 from dataclasses import replace
@@ -13,7 +12,7 @@ from typing import Any
 
 from dotenv import dotenv_values
 
-from promptpipe.config.declared import declared
+from promptpipe.config.declared import declarations
 from promptpipe.config.settings import Settings, TransportName
 from promptpipe.config.values import outside_seed, prompt_file_default
 from promptpipe.errors import ConfigError
@@ -22,8 +21,7 @@ from promptpipe.study.rules.protocol import OPEN_STUDY
 
 __all__ = ["load_settings", "read_environment"]
 
-_PROMPT_FILES = [(spec_field.name, spec.env) for spec_field in dataclasses.fields(Settings)
-                 if (spec := declared(spec_field)) is not None and spec.env.endswith("_PROMPT_FILE")]
+_PROMPT_FILES = [(name, spec.env) for name, spec in declarations(Settings) if spec.env.endswith("_PROMPT_FILE")]
 """(field, variable) of each system prompt file, in the order they are declared."""
 
 
@@ -40,14 +38,11 @@ def load_settings(env: Mapping[str, str] | None = None, *, env_file: str | Path 
     """Build validated :class:`Settings`; ``env`` replaces the process environment (tests)."""
     env = dict(read_environment(env_file) if env is None else env)
     values: dict[str, Any] = {}
-    for spec_field in dataclasses.fields(Settings):
-        spec = declared(spec_field)
-        if spec is None:
-            continue
+    for name, spec in declarations(Settings):
         raw = env.get(spec.env)
         if raw is None or (not raw.strip() and not spec.empty_means_off):
             continue  # the default
-        values[spec_field.name] = spec.parse(spec.env, raw.strip())
+        values[name] = spec.parse(spec.env, raw.strip())
     settings = _derived(Settings(**values, extra=env), env)
     _check(settings)
     return settings

@@ -348,9 +348,7 @@ class Settings:
     @property
     def history_window(self) -> int:
         """How many past transcript messages go to the model (-1 means the default)."""
-        if self.chat_history_limit < 0:
-            return DEFAULT_HISTORY_WINDOW
-        return self.chat_history_limit
+        return DEFAULT_HISTORY_WINDOW if self.chat_history_limit < 0 else self.chat_history_limit
 
     @property
     def number_plan(self) -> NumberPlan:

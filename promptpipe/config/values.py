@@ -38,12 +38,7 @@ def e164_phone(name: str, raw: str) -> str:
 
 def api_listen(name: str, raw: str) -> str:
     """host:port, or empty: the API and dashboard are off."""
-    if raw:
-        host, sep, port = raw.rpartition(":")
-        if not sep or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
-            raise ConfigError(f"{name}={raw!r} is not host:port: write it like 127.0.0.1:8080 "
-                              "(or leave it empty to turn the API and dashboard off).")
-    return raw
+    return raw and host_port(name, raw, "127.0.0.1:8080 (or leave it empty to turn the API and dashboard off).")
 
 
 def webhook_url(raw: str) -> str | None:
@@ -88,17 +83,14 @@ def prompt_file_default(default: Path) -> Path:
 
 def trusted_proxies(raw: str) -> tuple[str, ...]:
     """WEB_TRUSTED_PROXIES: comma-separated IP addresses or networks."""
-    found = []
-    for item in (part.strip() for part in raw.split(",")):
-        if not item:
-            continue
+    found = tuple(item for item in (part.strip() for part in raw.split(",")) if item)
+    for item in found:
         try:
             ipaddress.ip_network(item, strict=False)
         except ValueError:
             raise ConfigError(f"WEB_TRUSTED_PROXIES: {item!r} is not an IP address or network; write them like "
                               "127.0.0.1,10.0.0.0/8.") from None
-        found.append(item)
-    return tuple(found)
+    return found
 
 
 _SEED_HEX = re.compile(r"(?:[0-9a-fA-F]{2}){32,}")
@@ -161,10 +153,10 @@ def number_rule(name: str, raw: str) -> NumberRule:
         raise ConfigError(f"{name}: {exc}.") from None
 
 
-def host_port(name: str, raw: str) -> str:
+def host_port(name: str, raw: str, example: str = "127.0.0.1:8090.") -> str:
     host, sep, port = raw.rpartition(":")
     if not sep or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
-        raise ConfigError(f"{name}={raw!r} is not host:port: write it like 127.0.0.1:8090.")
+        raise ConfigError(f"{name}={raw!r} is not host:port: write it like {example}")
     return raw
 
 

@@ -124,9 +124,8 @@ def poll_in_words(question: str, options: Sequence[str]) -> str:
 
 
 def interactive_poll(to: str, question: str, options: Sequence[str], *, multiple: bool) -> InteractiveBody:
-    """Reply buttons when every option fits one (and the poll is single-choice), else a list."""
-    if not 2 <= len(options) <= LIST_OPTION_LIMIT:
-        raise ValueError(f"a Cloud API poll holds 2 to {LIST_OPTION_LIMIT} options")
+    """Reply buttons when every option fits one (and the poll is single-choice), else a list. The transport has checked
+    that it holds 2 to :data:`LIST_OPTION_LIMIT` options."""
     body = question + (f"\n\n{MULTIPLE_HINT}" if multiple else "")
     ids = [CHOICE_PREFIX + poll_option_hash(option) for option in options]
     if not multiple and len(options) <= BUTTON_LIMIT and all(len(o) <= BUTTON_TITLE_CHARS for o in options):
@@ -134,12 +133,9 @@ def interactive_poll(to: str, question: str, options: Sequence[str], *, multiple
                                               for choice, option in zip(ids, options, strict=True)]}
         kind = "button"
     else:
-        rows = []
-        for choice, option in zip(ids, options, strict=True):
-            row = {"id": choice, "title": _cut(option, ROW_TITLE_CHARS)}
-            if len(option) > ROW_TITLE_CHARS:
-                row["description"] = _cut(option, ROW_DESCRIPTION_CHARS)
-            rows.append(row)
+        rows = [{"id": choice, "title": _cut(option, ROW_TITLE_CHARS),
+                 **({"description": _cut(option, ROW_DESCRIPTION_CHARS)} if len(option) > ROW_TITLE_CHARS else {})}
+                for choice, option in zip(ids, options, strict=True)]
         action, kind = {"button": LIST_BUTTON, "sections": [{"rows": rows}]}, "list"
     return {"messaging_product": "whatsapp", "recipient_type": "individual", "to": phone_digits(to),
             "type": "interactive",

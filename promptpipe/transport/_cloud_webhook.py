@@ -51,14 +51,13 @@ class WebhookApp:
         if scope["method"] == "GET":
             await self._verify(scope, send)
         elif scope["method"] == "POST":
-            await self._notify(scope, receive, send)
+            await _answer(send, await self._notify(scope, receive), b"")
         else:
             await _answer(send, 405, b"")
 
     async def _verify(self, scope: Scope, send: Send) -> None:
         query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
-        mode, token = query.get("hub.mode", [""])[0], query.get("hub.verify_token", [""])[0]
-        challenge = query.get("hub.challenge", [""])[0]
+        mode, token, challenge = (query.get(key, [""])[0] for key in ("hub.mode", "hub.verify_token", "hub.challenge"))
         expected = self._verify_token.encode("utf-8")
         if mode == "subscribe" and expected and hmac.compare_digest(token.encode("utf-8"), expected):
             log.info("cloud_api_webhook_verified")
@@ -67,41 +66,37 @@ class WebhookApp:
         log.warning("cloud_api_webhook_verification_refused", mode=mode)
         await _answer(send, 403, b"")
 
-    async def _notify(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def _notify(self, scope: Scope, receive: Receive) -> int:
+        """The status to answer a notification with."""
         headers = {key.decode("latin-1").lower(): value.decode("latin-1") for key, value in scope["headers"]}
         declared = headers.get("content-length", "")
         if declared.isdigit() and int(declared) > self._max_body:
-            await _answer(send, 413, b"")
-            return
+            return 413
         body = bytearray()
         while True:
             message = await receive()
             body.extend(message.get("body", b""))
             if len(body) > self._max_body:
                 log.warning("cloud_api_webhook_too_large")
-                await _answer(send, 413, b"")
-                return
+                return 413
             if not message.get("more_body"):
                 break
         given = headers.get("x-hub-signature-256", "")
         wanted = signature_for(self._secret, bytes(body)).encode("latin-1")
         if not given or not hmac.compare_digest(given.encode("latin-1"), wanted):
             log.warning("cloud_api_webhook_bad_signature", signed=bool(given))
-            await _answer(send, 401, b"")
-            return
+            return 401
         try:
             payload = json.loads(body)
         except ValueError:
             log.warning("cloud_api_webhook_not_json")
-            await _answer(send, 400, b"")
-            return
+            return 400
         try:
             await self._handle(payload)
         except Exception:  # Meta sends it again later; the inbox's keys make the repeat a no-op
             log.exception("cloud_api_webhook_handling_failed")
-            await _answer(send, 500, b"")
-            return
-        await _answer(send, 200, b"")
+            return 500
+        return 200
 
 
 async def _answer(send: Send, status: int, body: bytes, content_type: str = "application/octet-stream") -> None:

@@ -26,7 +26,7 @@ PN_SERVER = "s.whatsapp.net"
 LID_SERVER = "lid"
 _GROUP_SERVER = "g.us"
 _BROADCAST_SERVER = "broadcast"
-_NEWSLETTER_SERVER = "newsletter"
+_NOT_DIRECT_SERVERS = (_GROUP_SERVER, _BROADCAST_SERVER, "newsletter")
 _STATUS_USER = "status"
 
 # Captions are text the participant typed under a photo, video or document.
@@ -61,12 +61,8 @@ def _jid_is(jid: JID, server: str) -> bool:
 def is_direct_message(ev: MessageEv) -> bool:
     """True for a one-to-one message from someone else (not a group, status, newsletter, own echo)."""
     source = ev.Info.MessageSource
-    chat = source.Chat
-    if source.IsFromMe or source.IsGroup:
-        return False
-    if chat.Server in (_GROUP_SERVER, _BROADCAST_SERVER, _NEWSLETTER_SERVER):
-        return False
-    return _STATUS_USER not in (chat.User, source.Sender.User)
+    return not (source.IsFromMe or source.IsGroup or source.Chat.Server in _NOT_DIRECT_SERVERS
+                or _STATUS_USER in (source.Chat.User, source.Sender.User))
 
 
 def sender_jid(ev: MessageEv) -> JID:
@@ -80,22 +76,17 @@ def needs_phone_lookup(ev: MessageEv) -> bool:
     return _jid_is(sender_jid(ev), LID_SERVER) and not _jid_is(ev.Info.MessageSource.SenderAlt, PN_SERVER)
 
 
-def _phone_and_lid(ev: MessageEv, resolved_phone: str | None) -> tuple[str | None, str | None]:
-    sender = sender_jid(ev)
-    alt = ev.Info.MessageSource.SenderAlt
-    phone: str | None = None
-    if _jid_is(sender, PN_SERVER):
-        phone = _e164(sender.User)
-    elif _jid_is(alt, PN_SERVER):
-        phone = _e164(alt.User)
-    else:
-        phone = _e164(resolved_phone)
-    lid: str | None = None
-    for jid in (sender, alt):
-        if _jid_is(jid, LID_SERVER):
-            lid = _digits(jid.User) or None
-            break
-    return phone, lid
+def _inbound(ev: Any, resolved_phone: str | None, message_id: str, **fields: Any) -> InboundMessage | None:
+    """``ev`` as a message from its sender, or None when it is not direct or neither phone nor LID is known."""
+    if not is_direct_message(ev):
+        return None
+    jids = (sender_jid(ev), ev.Info.MessageSource.SenderAlt)
+    phone = next((_e164(jid.User) for jid in jids if _jid_is(jid, PN_SERVER)), _e164(resolved_phone))
+    lid = next((_digits(jid.User) or None for jid in jids if _jid_is(jid, LID_SERVER)), None)
+    if phone is None and lid is None:
+        return None
+    return InboundMessage(message_id=message_id, sender_phone=phone, sender_lid=lid, sender_name=ev.Info.Pushname,
+                          timestamp=_timestamp(ev.Info.Timestamp), **fields)
 
 
 def _text_of(message: Any) -> str:
@@ -118,12 +109,8 @@ _CONTENT_FIELDS = (("audioMessage", "audio"), ("imageMessage", "image"), ("video
 
 def _content_of(message: Any) -> str | None:
     """What a message without text is (``voice`` for a recorded voice note), or None."""
-    for field, content in _CONTENT_FIELDS:
-        if message.HasField(field):
-            if content == MessageKind.AUDIO and getattr(message.audioMessage, "PTT", False):
-                return "voice"
-            return content
-    return None
+    content = next((content for field, content in _CONTENT_FIELDS if message.HasField(field)), None)
+    return "voice" if content == MessageKind.AUDIO and getattr(message.audioMessage, "PTT", False) else content
 
 
 def _edit_of(ev: Any) -> str | None:
@@ -184,8 +171,6 @@ def to_inbound(
     """A neonize ``MessageEv`` as an :class:`InboundMessage`, or None if it is not for us. ``resolved_phone``: the
     phone looked up for a LID-only sender; ``poll_vote``: the vote, already decrypted (this function cannot decrypt).
     """
-    if not is_direct_message(ev):
-        return None
     message, wrapped_edit = _unwrap_edit(ev.Message)
     edited = wrapped_edit or bool(getattr(ev, "IsEdit", False))
     is_poll_update = message.HasField("pollUpdateMessage")
@@ -196,37 +181,23 @@ def to_inbound(
     content = "reaction" if reaction else "text" if text or is_poll_update else _content_of(message)
     if content is None:
         return None
-    phone, lid = _phone_and_lid(ev, resolved_phone)
-    if phone is None and lid is None:
-        return None
-    message_id = ev.Info.ID
-    if edited:  # an edit is a new message; its id may repeat the original's, so make it its own
-        message_id = f"{message_id}~edit~{ev.Info.Timestamp}"
-    return InboundMessage(message_id=message_id, sender_phone=phone, sender_lid=lid, sender_name=ev.Info.Pushname,
-                          text=text, timestamp=_timestamp(ev.Info.Timestamp),
-                          poll_vote=poll_vote if is_poll_update else None, content=content,
-                          quoted_message_id=_quoted_id(message), edited=edited,
-                          edit_of=_edit_of(ev) if edited else None, reaction=reaction)
+    # an edit is a new message; its id may repeat the original's, so make it its own
+    message_id = f"{ev.Info.ID}~edit~{ev.Info.Timestamp}" if edited else ev.Info.ID
+    return _inbound(ev, resolved_phone, message_id, text=text, poll_vote=poll_vote if is_poll_update else None,
+                    content=content, quoted_message_id=_quoted_id(message), edited=edited,
+                    edit_of=_edit_of(ev) if edited else None, reaction=reaction)
 
 
 def unreadable_from(ev: Any, *, resolved_phone: str | None = None) -> InboundMessage | None:
     """An ``UndecryptableMessageEv`` as a message without words, so it is recorded and answered
     (the participant learns we could not read it). Its id is its own: should WhatsApp deliver the
     message again under the original id once it can be decrypted, that one is not a duplicate."""
-    if not is_direct_message(ev):
-        return None
-    phone, lid = _phone_and_lid(ev, resolved_phone)
-    if phone is None and lid is None:
-        return None
-    return InboundMessage(message_id=f"{ev.Info.ID}~unreadable", sender_phone=phone, sender_lid=lid,
-                          sender_name=ev.Info.Pushname, text="", timestamp=_timestamp(ev.Info.Timestamp),
-                          content=MessageKind.UNREADABLE)
+    return _inbound(ev, resolved_phone, f"{ev.Info.ID}~unreadable", text="", content=MessageKind.UNREADABLE)
 
 
 def poll_vote_from_decrypted(poll_message_id: str, decrypted: _DecryptedVote) -> PollVote:
     """WhatsApp votes carry SHA-256 digests of the option texts; hex them like ``poll_option_hash``."""
-    hashes = tuple(bytes(option).hex() for option in decrypted.selectedOptions)
-    return PollVote(poll_message_id=poll_message_id, selected_hashes=hashes)
+    return PollVote(poll_message_id, tuple(bytes(option).hex() for option in decrypted.selectedOptions))
 
 
 # neonize's Receipt.ReceiptType numbers: DELIVERED 1, READ 4, PLAYED 6, and INACTIVE 9 (delivered
@@ -242,9 +213,7 @@ def receipt_from(ev: Any) -> DeliveryReceipt | None:
     if kind is None or source.IsFromMe or source.IsGroup or source.Chat.Server in (_GROUP_SERVER, _BROADCAST_SERVER):
         return None
     ids = tuple(mid for mid in ev.MessageIDs if mid)
-    if not ids:
-        return None
-    return DeliveryReceipt(message_ids=ids, kind=kind, timestamp=_timestamp(ev.Timestamp))
+    return DeliveryReceipt(message_ids=ids, kind=kind, timestamp=_timestamp(ev.Timestamp)) if ids else None
 
 
 # -------------------------------------------------------------------------- outbound
@@ -257,10 +226,9 @@ def sent_message_from(resp: Any) -> SentMessage:
 
 def jid_for(recipient: Recipient) -> tuple[str, str]:
     """``(user, server)`` to address a participant; the LID is preferred when we know it."""
-    if recipient.lid:
-        lid = _digits(recipient.lid)
-        if lid:
-            return lid, LID_SERVER
+    lid = _digits(recipient.lid or "")
+    if lid:
+        return lid, LID_SERVER
     phone = _digits(recipient.phone.split("@", 1)[0])
     if not phone:
         raise ValueError("recipient has neither a usable LID nor phone digits")

@@ -55,10 +55,7 @@ def main(argv: Sequence[str]) -> int:
         line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
         if not line.strip():
             continue
-        if line.strip() in NOISE:
-            log.debug("whatsapp_library_output", stream="stderr", line=line)
-        else:
-            log.warning("whatsapp_library_output", stream="stderr", line=line)
+        (log.debug if line.strip() in NOISE else log.warning)("whatsapp_library_output", stream="stderr", line=line)
         sys.stdout.flush()
     return 0
 

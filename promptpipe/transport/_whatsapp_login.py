@@ -68,10 +68,6 @@ class QrLogin:
         self._linked = self._qr_seen = self._pair_failed = False
         self._watchdog: asyncio.Task[None] | None = None
 
-    def reset(self) -> None:
-        """A new connect: nothing shown yet."""
-        self._linked = self._qr_seen = self._pair_failed = False
-
     def linked(self) -> None:
         self._linked = True
         self.cancel_watchdog()
@@ -120,8 +116,6 @@ class QrLogin:
             self._log.warning("whatsapp_qr_expired", waited_s=self._qr_timeout_s, action="restarting for a new QR code")
             print(QR_EXPIRED_LINE, flush=True)
             self._host.login_expired(ExitRequest(QR_EXPIRED_LINE, restart=True))
-        except asyncio.CancelledError:
-            raise
         except Exception:
             self._log.exception("whatsapp_qr_timeout_failed")
 

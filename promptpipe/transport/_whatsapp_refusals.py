@@ -28,7 +28,7 @@ class _Session(Protocol):
     _now: Callable[[], datetime]
     _ban_until: datetime | None
     _failure: str
-    _gave_up: str | None
+    gave_up_reason: str | None
 
     def _set_state(self, name: str, *, detail: str = "", until: datetime | None = None,
                    keep_since: bool = False) -> None: ...
@@ -46,7 +46,7 @@ class RefusalHandlers:
 
     _ban_until: datetime | None
     _failure: str
-    _gave_up: str | None
+    gave_up_reason: str | None
 
     async def _on_logged_out(self: _Session, ev: Any) -> None:
         self._set_state("logged_out")
@@ -97,6 +97,6 @@ class RefusalHandlers:
 
     async def _give_up(self: _Session, state: str, **details: Any) -> None:
         """Logged out / replaced: reconnecting cannot help, so stop and tell the operator what to do."""
-        self._gave_up = state
+        self.gave_up_reason = state
         self._log.error(f"whatsapp_{state}", **details)
         await self._end_session()

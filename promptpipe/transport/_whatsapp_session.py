@@ -95,9 +95,12 @@ class WhatsAppSession(RefusalHandlers):
         self._presence_retry: asyncio.Task[None] | None = None
         self._go_session_open = False  # connect() called and client.stop() not yet
         self._in_session = False  # the loop is waiting on a live session, not sleeping
-        self._stopping = False
-        self._go_stopped = False  # stop() has seen the Go client's stop return
-        self._gave_up: str | None = None  # why we stopped trying (logged out, replaced)
+        self.stopping = False
+        self.go_stopped = False
+        """stop() has seen the Go client's stop return: until then whatsmeow may still hand over messages it has
+        acknowledged, and they must be taken in."""
+        self.gave_up_reason: str | None = None
+        """Why reconnecting stopped for good (``"logged_out"``, ``"stream_replaced"`` …)."""
         self._attempt = 0
         self._begin_attempt(count=False)
 
@@ -109,26 +112,11 @@ class WhatsAppSession(RefusalHandlers):
         return self._connected.is_set()
 
     @property
-    def gave_up_reason(self) -> str | None:
-        """``"logged_out"`` or ``"stream_replaced"`` once reconnecting stopped for good."""
-        return self._gave_up
-
-    @property
     def started(self) -> bool:
         return self._supervisor is not None
 
-    @property
-    def stopping(self) -> bool:
-        return self._stopping
-
-    @property
-    def go_stopped(self) -> bool:
-        """Whether the Go client has been stopped for good: until then whatsmeow may still hand
-        over messages it has acknowledged, and they must be taken in."""
-        return self._go_stopped
-
     def should_keep_trying(self) -> bool:
-        return not self._stopping and self._gave_up is None
+        return not self.stopping and self.gave_up_reason is None
 
     async def wait_connected(self, timeout_s: float) -> bool:
         """Wait up to ``timeout_s`` for the connection; True if connected."""
@@ -194,9 +182,9 @@ class WhatsAppSession(RefusalHandlers):
 
     async def stop(self) -> None:
         """Disconnect and stop reconnecting. Safe to call more than once."""
-        if self._stopping:
+        if self.stopping:
             return
-        self._stopping = True
+        self.stopping = True
         self.login.cancel_watchdog()
         if self._presence_retry is not None:
             self._presence_retry.cancel()
@@ -204,7 +192,7 @@ class WhatsAppSession(RefusalHandlers):
             await self._calls.wait(self._timing.stop_grace_s)
         if self._go_session_open:
             await self._end_session()
-        self._go_stopped = True
+        self.go_stopped = True
         self._connected.clear()
         supervisor = self._supervisor
         if supervisor is not None and not supervisor.done():
@@ -271,7 +259,7 @@ class WhatsAppSession(RefusalHandlers):
             self._in_session = False
             self._connected.clear()
             self.login.cancel_watchdog()
-        if error is not None and not self._stopping:
+        if error is not None and not self.stopping:
             # The Go side failed on its own (an event it could not encode, say): its client may still
             # be connected and acking messages nobody receives. Stop it, and never connect a second
             # client in this process.
@@ -281,7 +269,7 @@ class WhatsAppSession(RefusalHandlers):
 
     def _start_afresh(self, why: str) -> str:
         """Ask for a fresh process instead of another Go connect in this one."""
-        self._gave_up = "restart"
+        self.gave_up_reason = "restart"
         self._set_state("restarting", detail=why)
         self._log.warning("whatsapp_starting_afresh", reason=why, go_connects=self._go_connects)
         self._request_exit(ExitRequest(SESSION_ENDED_LINE, restart=True, kind="reconnect",
@@ -291,7 +279,6 @@ class WhatsAppSession(RefusalHandlers):
     def _begin_attempt(self, *, count: bool = True) -> None:
         self._attempt += count
         self._attempt_connected = False
-        self._linked = False
         self._failure = ""
 
     async def _end_session(self) -> None:
@@ -377,5 +364,5 @@ class WhatsAppSession(RefusalHandlers):
         self._set_state("waiting_for_scan")
 
     def login_expired(self, request: ExitRequest) -> None:
-        self._gave_up = "qr_expired"
+        self.gave_up_reason = "qr_expired"
         self._request_exit(request)

@@ -180,11 +180,8 @@ def ban_lifted_at(expire: int, now: datetime) -> datetime:
 
 def print_pair_code(phone: str, code: str, number: str | None = None) -> None:
     label = "" if number is None else f" (the study's number {number!r})"
-    print(
-        f"\nWhatsApp pairing code for {mask_phone(phone)}{label}: {code}\nOn that phone open WhatsApp → Settings → "
-        "Linked devices → Link a device → 'Link with phone number instead', and type the code.",
-        flush=True,
-    )
+    print(f"\nWhatsApp pairing code for {mask_phone(phone)}{label}: {code}\nOn that phone open WhatsApp → Settings → "
+          "Linked devices → Link a device → 'Link with phone number instead', and type the code.", flush=True)
 
 
 def patch_decrypt_poll_vote() -> None:

@@ -71,10 +71,6 @@ CHATTER_TIMEOUT_S = 10.0
 log = get_logger("promptpipe.transport.cloud_api")
 
 
-def _utcnow() -> datetime:
-    return datetime.now(timezone.utc)
-
-
 @dataclass(frozen=True)
 class CloudApiOptions:
     """How the service sets the transport up (CLOUD_API_* settings, the study file's templates).
@@ -111,7 +107,7 @@ class CloudApiTransport:
     reaches_people = True
     sends_receipts = True
 
-    def __init__(self, options: CloudApiOptions, *, now: Callable[[], datetime] = _utcnow,
+    def __init__(self, options: CloudApiOptions, *, now: Callable[[], datetime] = lambda: datetime.now(timezone.utc),
                  monotonic: Callable[[], float] = time.monotonic) -> None:
         self._ids: dict[str, str] = dict(options.numbers)
         """Number name → phone number id, the default first."""
@@ -327,9 +323,9 @@ class CloudApiTransport:
                         error=type(exc).__name__)
             raise SendFailed(f"the Cloud API did not answer the send ({type(exc).__name__}); it may have arrived",
                              retryable=False, ambiguous=True) from None
-        if response.status_code >= 300 or "error" in json_of(response):
-            raise self._failure(response, to, number, kind)
         data = json_of(response)
+        if response.status_code >= 300 or "error" in data:
+            raise self._failure(response, to, number, kind)
         messages = data.get("messages") if isinstance(data.get("messages"), list) else []
         message_id = str(messages[0].get("id") or "") if messages and isinstance(messages[0], dict) else ""
         if not message_id:

@@ -59,8 +59,7 @@ class ConsoleTransport:
             text = line.strip()
             if not text:
                 continue
-            msg = self._to_inbound(text)
-            if msg is not None:
+            if (msg := self._to_inbound(text)) is not None:
                 await on_message(msg)
 
     def _to_inbound(self, text: str) -> InboundMessage | None:

@@ -43,7 +43,6 @@ class DryRunTransport:
                     continue
                 if entry.get("ref"):
                     self._known[entry["ref"]] = SentMessage(entry["id"], datetime.fromisoformat(entry["at"]))
-        return None
 
     async def stop(self) -> None:
         return None

@@ -29,10 +29,6 @@ log = structlog.get_logger("promptpipe.transport.linked_numbers")
 NOT_LINKED = "not linked: its QR codes expired unscanned; restart the service to show new ones"
 
 
-def _ignore(state: ConnectionState) -> None:
-    """What a number served elsewhere now says while it stops."""
-
-
 class LinkedNumbersTransport:
     """The deployment's linked phones, each its own neonize session."""
 
@@ -117,8 +113,7 @@ class LinkedNumbersTransport:
         self._stopping = True
         for name in list(self._running):
             self._stop_number(name, report=True)
-        if self._stops:
-            await asyncio.gather(*self._stops, return_exceptions=True)
+        await asyncio.gather(*self._stops, return_exceptions=True)
         restore, self._restore_output = self._restore_output, None
         if restore is not None:
             restore()
@@ -140,7 +135,7 @@ class LinkedNumbersTransport:
         if watcher is not None:
             watcher.cancel()
         if not report:
-            child.on_state_change(_ignore)
+            child.on_state_change(lambda state: None)
         log.info("whatsapp_number_stopped", number=name, served_elsewhere=not report)
         task = asyncio.get_running_loop().create_task(child.stop(), name=f"whatsapp-stop-{name}")
         self._stops.add(task)

@@ -6,6 +6,7 @@ conversions are in :mod:`._neonize_mapping`, connecting and login in :mod:`._wha
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -62,12 +63,6 @@ GO_LOG_LEVEL_FROM = "neonize.utils.log"  # the logger whose level neonize hands 
 patch_decrypt_poll_vote()
 
 
-def _client_factory_for(uuid: str) -> Callable[[str], Any]:
-    """neonize's client under ``uuid``, the key of its Go session (one per number in a process;
-    never the session store's URL, which may hold a password)."""
-    return lambda db_path: NewAClient(db_path, uuid=uuid)
-
-
 @dataclass(frozen=True)
 class WhatsAppOptions:
     """How the service sets up one linked number (from its settings)."""
@@ -109,7 +104,9 @@ class WhatsAppTransport:
         self._log = logger or structlog.get_logger("promptpipe.transport.whatsapp")
         if options.number is not None:
             self._log = self._log.bind(number=options.number)
-        self._client_factory = client_factory or _client_factory_for(options.client_uuid)
+        # neonize keys its Go session by ``uuid`` (one per number in a process; never the session store's URL, which may
+        # hold a password)
+        self._client_factory = client_factory or (lambda db_path: NewAClient(db_path, uuid=options.client_uuid))
         timing = timing or SessionTiming()
         self._send_timeout_s = timing.send_timeout_s
         self._session = WhatsAppSession(pair_phone=digits or None, logger=self._log, timing=timing, sleep=sleep,
@@ -131,7 +128,6 @@ class WhatsAppTransport:
 
     @property
     def connected(self) -> bool:
-        """True between a ConnectedEv and the next disconnect/stop (neonize's own flag never resets)."""
         return self._session.connected
 
     def on_state_change(self, callback: Callable[[ConnectionState], None]) -> None:
@@ -153,19 +149,16 @@ class WhatsAppTransport:
 
     @property
     def gave_up_reason(self) -> str | None:
-        """``"logged_out"`` or ``"stream_replaced"`` once the transport stopped reconnecting."""
         return self._session.gave_up_reason
 
     async def wait_connected(self, timeout_s: float) -> bool:
-        """Wait up to ``timeout_s`` for the connection; True if connected."""
         return await self._session.wait_connected(timeout_s)
 
     async def start(self, on_message: InboundHandler, on_receipt: ReceiptHandler | None = None) -> None:
         """Prepare the client and connect in the background; returns without waiting."""
         if self._session.started or self._session.stopping:
             raise RuntimeError("WhatsAppTransport.start() can only be called once")
-        self._on_message = on_message
-        self._on_receipt = on_receipt
+        self._on_message, self._on_receipt = on_message, on_receipt
         if self._options.own_executor:
             use_executor_for_sessions(1)
         if not self._options.bot_label:
@@ -192,9 +185,9 @@ class WhatsAppTransport:
 
     def _register_handlers(self, client: Any) -> None:
         """All handlers go in before connect(): neonize sends the subscription list to Go then."""
+        unreadable = functools.partial(self._on_message_event, undecryptable=True)
         handlers: dict[Any, EventHandler] = {MessageEv: self._on_message_event, ReceiptEv: self._on_receipt_event,
-                                             UndecryptableMessageEv: self._on_undecryptable_event,
-                                             **self._session.lifecycle_handlers()}
+                                             UndecryptableMessageEv: unreadable, **self._session.lifecycle_handlers()}
         for event_type, handler in handlers.items():
             client.event(event_type)(self._guard(event_type.__name__, handler))
         client.event.qr(self._guard("QR", self._session.on_qr))
@@ -212,49 +205,40 @@ class WhatsAppTransport:
 
     # ------------------------------------------------------------------- inbound
 
-    async def _on_message_event(self, ev: Any) -> None:
+    async def _on_message_event(self, ev: Any, undecryptable: bool = False) -> None:
+        """``undecryptable``: it reached us but could not be decrypted (whatsmeow asked the phone to send it again), and
+        is recorded as such, so the participant hears we could not read it."""
         if self._on_message is None or self._session.go_stopped or not is_direct_message(ev):
             return  # while stopping, whatsmeow may still hand over what it acknowledged: take it in
         with self._handling.track():
-            await self._take_in(ev)
+            msg = await (self._unreadable(ev) if undecryptable else self._readable(ev))
+            if msg is None:
+                return
+            try:
+                await self._on_message(msg)
+            except Exception:
+                self._log.exception("whatsapp_inbound_handler_failed", message_id=ev.Info.ID)
 
-    async def _take_in(self, ev: Any) -> None:
-        assert self._on_message is not None
-        message_id = ev.Info.ID
+    async def _readable(self, ev: Any) -> InboundMessage | None:
         poll_vote = None
         if ev.Message.HasField("pollUpdateMessage"):
             poll_vote = await self._decrypt_vote(ev)
             if poll_vote is None:
-                return
-        resolved_phone = await self._lookup_phone(ev) if needs_phone_lookup(ev) else None
-        msg = to_inbound(ev, resolved_phone=resolved_phone, poll_vote=poll_vote)
+                return None
+        msg = to_inbound(ev, resolved_phone=await self._lookup_phone(ev), poll_vote=poll_vote)
         if msg is None:
-            self._log.debug("whatsapp_message_skipped", message_id=message_id)
-            return
-        self._log.info("whatsapp_message_received", message_id=message_id,
-                       kind="poll_vote" if msg.poll_vote else msg.content,
-                       sender=mask_phone(msg.sender_phone) or mask_lid(msg.sender_lid))
-        await self._deliver(msg, message_id)
+            self._log.debug("whatsapp_message_skipped", message_id=ev.Info.ID)
+        else:
+            self._log.info("whatsapp_message_received", message_id=ev.Info.ID,
+                           kind="poll_vote" if msg.poll_vote else msg.content,
+                           sender=mask_phone(msg.sender_phone) or mask_lid(msg.sender_lid))
+        return msg
 
-    async def _deliver(self, msg: InboundMessage, message_id: str) -> None:
-        assert self._on_message is not None
-        try:
-            await self._on_message(msg)
-        except Exception:
-            self._log.exception("whatsapp_inbound_handler_failed", message_id=message_id)
-
-    async def _on_undecryptable_event(self, ev: Any) -> None:
-        """A message that reached us but could not be decrypted (whatsmeow asked the phone to send it
-        again): recorded as such, so the participant hears we could not read it."""
-        if self._on_message is None or self._session.go_stopped or not is_direct_message(ev):
-            return
-        with self._handling.track():
-            resolved_phone = await self._lookup_phone(ev) if needs_phone_lookup(ev) else None
-            msg = unreadable_from(ev, resolved_phone=resolved_phone)
-            self._log.warning("whatsapp_message_undecryptable", message_id=ev.Info.ID,
-                              unavailable=bool(ev.IsUnavailable), recorded=msg is not None)
-            if msg is not None:
-                await self._deliver(msg, ev.Info.ID)
+    async def _unreadable(self, ev: Any) -> InboundMessage | None:
+        msg = unreadable_from(ev, resolved_phone=await self._lookup_phone(ev))
+        self._log.warning("whatsapp_message_undecryptable", message_id=ev.Info.ID, unavailable=bool(ev.IsUnavailable),
+                          recorded=msg is not None)
+        return msg
 
     async def _on_receipt_event(self, ev: Any) -> None:
         if self._on_receipt is None or self._session.go_stopped:
@@ -272,15 +256,15 @@ class WhatsAppTransport:
         try:
             decrypted = await self._client.decrypt_poll_vote(ev)
         except Exception as exc:
-            error = redact_numbers(str(exc))
-            self._log.warning("whatsapp_poll_vote_unreadable", message_id=ev.Info.ID, error=error)
+            self._log.warning("whatsapp_poll_vote_unreadable", message_id=ev.Info.ID, error=redact_numbers(str(exc)))
             return None
-        poll_id = ev.Message.pollUpdateMessage.pollCreationMessageKey.ID
-        return poll_vote_from_decrypted(poll_id, decrypted)
+        return poll_vote_from_decrypted(ev.Message.pollUpdateMessage.pollCreationMessageKey.ID, decrypted)
 
     async def _lookup_phone(self, ev: Any) -> str | None:
-        """Ask the local LID→phone map; only while connected (the call aborts the process if the
-        Go client does not exist), and stopping waits for it to return."""
+        """Ask the local LID→phone map when the event has no phone; only while connected (the call aborts the process
+        if the Go client does not exist), and stopping waits for it to return."""
+        if not needs_phone_lookup(ev):
+            return None
         async with self._session.using_client() as usable:
             if not usable:
                 return None
@@ -300,8 +284,7 @@ class WhatsAppTransport:
 
     async def send_text(self, to: Recipient, text: str, *, ref: str = "", kind: str = "") -> SentMessage:
         client = self._require_connected()
-        jid = build_jid(*jid_for(to))
-        body = sanitize_outgoing_text(text)
+        jid, body = build_jid(*jid_for(to)), sanitize_outgoing_text(text)
         return await self._send(to, "text", lambda: client.send_message(jid, body))
 
     async def send_poll(self, to: Recipient, question: str, options: Sequence[str], *, ref: str = "",
@@ -326,8 +309,8 @@ class WhatsAppTransport:
                 resp = await asyncio.wait_for(call(), timeout=self._send_timeout_s)
         except TimeoutError:
             self._log.warning("whatsapp_send_timed_out", to=recipient, kind=kind, timeout_s=self._send_timeout_s)
-            message = f"WhatsApp send did not finish within {self._send_timeout_s:g} s"
-            raise SendFailed(message, retryable=False, ambiguous=True) from None
+            raise SendFailed(f"WhatsApp send did not finish within {self._send_timeout_s:g} s", retryable=False,
+                             ambiguous=True) from None
         except NeonizeError as exc:
             error = classify_send_error(exc)
             self._log.warning("whatsapp_send_failed", to=recipient, kind=kind,
