@@ -13,6 +13,7 @@ questionnaire's timers and taps need no model, so they do not wait behind a retr
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 from datetime import datetime, timedelta
 from typing import Any, Generic
@@ -332,9 +333,8 @@ class Lanes(Generic[C]):
             self._start(participant_id, None, holding=False)
 
     async def _decide(self, participant_id: str, batch: list[InboxRow], context: C, *, urgent: bool) -> Any:
-        if urgent:  # a command or crisis words do not queue behind other participants' model calls
-            return await self.runner.decide(participant_id, batch, context)
-        async with self._semaphore:
+        # a command or crisis words do not queue behind other participants' model calls
+        async with contextlib.nullcontext() if urgent else self._semaphore:
             return await self.runner.decide(participant_id, batch, context)
 
     async def _run_batch(self, participant_id: str, batch: list[InboxRow], context: C, *, urgent: bool) -> bool:

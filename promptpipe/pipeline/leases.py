@@ -150,10 +150,9 @@ class LeaseKeeper:
 
     def _delay_s(self) -> float:
         """A heartbeat, or less when what is held runs out before it (so it is given up on time)."""
-        delay = self.heartbeat.total_seconds()
-        if self._tokens:
-            delay = min(delay, max((self._valid_until - self._clock.now()).total_seconds(), 0.01))
-        return delay
+        if not self._tokens:
+            return self.heartbeat.total_seconds()
+        return min(self.heartbeat.total_seconds(), max((self._valid_until - self._clock.now()).total_seconds(), 0.01))
 
     async def step(self) -> None:
         """One round: renew, rebalance, take; then ``on_lost`` and ``on_gained`` with what changed."""
