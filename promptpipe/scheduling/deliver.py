@@ -38,8 +38,6 @@ from promptpipe.study.rules.protocol import Study
 log = get_logger("promptpipe.scheduling")
 
 
-
-
 @dataclass
 class Delivered:
     """What a batch of alarms did."""
@@ -87,26 +85,22 @@ def _daily_rows(db: Database, session: Session, alarms: list[Alarm], result: Del
     facts = daily_alarm_facts(db, session, {a.ref for a in alarms})
     rows = []
     for alarm in alarms:
-        pid, found = alarm.participant_id, facts.get(alarm.ref)
+        pid, found, when = alarm.participant_id, facts.get(alarm.ref), {}
         if found is None or not found.schedule.active or found.participant_id != pid:
-            result.dropped += 1
-            log.info("daily_alarm_dropped", participant_id=pid, schedule_id=alarm.ref, why="schedule deleted")
+            why = "schedule deleted"
+        elif found.status not in ALARMED:
+            why = f"participant {found.status}"
+        elif (day := found.schedule.spec().day_of_fire(alarm.scheduled_for, zone_or_utc(found.timezone))) is None:
+            # the schedule or the zone changed after this alarm was set
+            why, when = "schedule changed", {"scheduled_for": alarm.scheduled_for.isoformat()}
+        else:
+            prompt = DailyPromptDue(schedule_id=found.schedule.id, local_date=day.isoformat(),
+                                    due_at=alarm.scheduled_for.isoformat())
+            rows.append(as_input(prompt, key=keys.daily_prompt(pid, found.schedule.id, day), participant_id=pid,
+                                 status=TimerStatus.MISSED if alarm.missed else TimerStatus.PENDING))
             continue
-        status, zone_name, entry = found.status, found.timezone, found.schedule
-        if status not in ALARMED:
-            result.dropped += 1
-            log.info("daily_alarm_dropped", participant_id=pid, schedule_id=alarm.ref, why=f"participant {status}")
-            continue
-        day = entry.spec().day_of_fire(alarm.scheduled_for, zone_or_utc(zone_name))
-        if day is None:  # the schedule or the zone changed after this alarm was set
-            result.dropped += 1
-            log.info("daily_alarm_dropped", participant_id=pid, schedule_id=alarm.ref, why="schedule changed",
-                     scheduled_for=alarm.scheduled_for.isoformat())
-            continue
-        prompt = DailyPromptDue(schedule_id=entry.id, local_date=day.isoformat(),
-                                due_at=alarm.scheduled_for.isoformat())
-        rows.append(as_input(prompt, key=keys.daily_prompt(pid, entry.id, day), participant_id=pid,
-                             status=TimerStatus.MISSED if alarm.missed else TimerStatus.PENDING))
+        result.dropped += 1
+        log.info("daily_alarm_dropped", participant_id=pid, schedule_id=alarm.ref, why=why, **when)
     return rows
 
 

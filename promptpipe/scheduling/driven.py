@@ -73,9 +73,7 @@ class DrivenScheduler(BaseScheduler):  # type: ignore[misc]  # APScheduler 3 shi
                 store_next = store.get_next_run_time()
                 if store_next is not None and (next_wakeup is None or store_next < next_wakeup):
                     next_wakeup = store_next
-        if next_wakeup is None:
-            return None
-        return max((next_wakeup - self._clock.now()).total_seconds(), 0.0)
+        return None if next_wakeup is None else max((next_wakeup - self._clock.now()).total_seconds(), 0.0)
 
     def _fire(self, job: Job, now: datetime) -> datetime | None:
         """Fire the job for its run times up to ``now`` (only the last: coalesced); returns its

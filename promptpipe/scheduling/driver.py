@@ -210,9 +210,7 @@ class AlarmClock:
             self._fired.clear()
             self._deliveries = []
         next_run: datetime | None = self.store.get_next_run_time()
-        if next_run is None:
-            return None
-        return max((next_run - self.clock.now()).total_seconds(), 0.0)
+        return None if next_run is None else max((next_run - self.clock.now()).total_seconds(), 0.0)
 
     def _on_alarm(self, alarm: Alarm) -> None:
         """Called by a job (on the alarm thread, inside a pass)."""
@@ -250,11 +248,8 @@ class AlarmClock:
             self._on_queued(delivered.queued)
 
     def _apply_plans(self, plans: dict[str, AlarmPlan], participant_ids: list[str] | None) -> SyncReport:
-        existing: dict[str, Job | None]
-        if participant_ids is None:
-            existing = {job.id: job for job in self.store.get_all_jobs()}
-        else:
-            existing = self.store.jobs_by_ids(candidate_job_ids(plans, participant_ids))
+        existing: dict[str, Job | None] = ({job.id: job for job in self.store.get_all_jobs()} if participant_ids is None
+                                           else self.store.jobs_by_ids(candidate_job_ids(plans, participant_ids)))
         changes = changes_for(plans, existing, self.clock.now(), self.grace_s)
         with self._job_batch():
             for job_id in changes.remove:
@@ -297,9 +292,8 @@ class AlarmClock:
                                next_run_time=want.first_run, replace_existing=False)
 
     def _wakeup(self) -> None:
-        if self._quiet:  # inside a batch: one wakeup at its end instead of one per job
-            return
-        self._kick_loop()
+        if not self._quiet:  # inside a batch: one wakeup at its end instead of one per job
+            self._kick_loop()
 
     def _kick_loop(self) -> None:
         loop, kick = self._loop, self._kick
@@ -315,5 +309,4 @@ class AlarmClock:
             loop.call_soon_threadsafe(kick.set)
 
     async def _call(self, fn: Callable[..., T], *args: Any) -> T:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._thread, fn, *args)
+        return await asyncio.get_running_loop().run_in_executor(self._thread, fn, *args)
