@@ -115,8 +115,6 @@ class App(Parts):
         """Settle the *sending* rows of numbers taken over a lease's time ago or more."""
         now, wait = self.clock.now(), self.settings.lease_ttl
         due = [(at, names) for at, names in self._taken_over if at + wait <= now]
-        if not due:
-            return
         self._taken_over = [item for item in self._taken_over if item not in due]
         for gained_at, names in due:
             await self.outbox.recover_interrupted((names, self.settings.number_plan.default), claimed_before=gained_at)
@@ -278,8 +276,7 @@ class App(Parts):
             spooled = await self._drain_spool()
             await self.lanes.poll_once()
             await self.lanes.wait_idle()
-            if self._taken_over:
-                await self._settle_taken_over()
+            await self._settle_taken_over()
             sent = await self.outbox.settle_handed_over() + await self.outbox.dispatch_once()
             alerted = await self.alerts.send_pending() if self.alerts is not None else 0
             # a turn that committed during this pass may have asked for an alarm sync after the
@@ -304,10 +301,7 @@ class App(Parts):
         failures = 0
         while True:
             await asyncio.sleep(SPOOL_RETRY.delay_s(failures))
-            if self.inbox.spool is None or len(self.inbox.spool) == 0:
-                failures = 0
-                continue
-            failures = 0 if await self._drain_spool() else failures + 1
+            failures = 0 if not self.inbox.spool or await self._drain_spool() else failures + 1  # empty, or some stored
 
     def _connection_state_changed(self, state: ConnectionState, number: str | None = None) -> None:
         """A transport's new state (``number``: the number it is for; None: its one number)."""
@@ -337,8 +331,7 @@ class App(Parts):
         assert self._watch is not None
         while True:
             await asyncio.sleep(interval_s)
-            problem = self._watch.problem()
-            if problem:
+            if problem := self._watch.problem():
                 self.fatal_reason = problem
                 log.error("state_directory_gone", problem=problem)
                 self.fatal.set()
@@ -357,8 +350,7 @@ class App(Parts):
         interval = self.settings.poll_interval.total_seconds()
         while not self._stopping:
             try:
-                if self._taken_over:
-                    await self._settle_taken_over()
+                await self._settle_taken_over()
                 handled = await self.outbox.dispatch_once()
             except Exception as exc:
                 log.error("outbox_dispatch_failed", error=str(exc))
