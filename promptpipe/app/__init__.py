@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import functools
 import gc
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -41,6 +42,14 @@ STOP_GRACE_S = 10.0
 SPOOL_RETRY = Backoff(first_s=1.0, max_s=60.0)
 WATCH_INTERVAL_S = 2.0
 """How often the service checks that its state directory is still the one it started with."""
+
+
+async def _quietly(*closes: Callable[[], Awaitable[object]] | None) -> None:
+    """Each in turn: one that fails does not keep the others from closing."""
+    for close in closes:
+        if close is not None:
+            with contextlib.suppress(Exception):
+                await close()
 
 
 @dataclass
@@ -132,10 +141,7 @@ class App(Parts):
             await self._check_protocol(allow_protocol_change)
         except BaseException:  # refused (or unreachable): let go of everything taken so far
             self.guard.release()
-            with contextlib.suppress(Exception):
-                await self.alarms.stop()
-            with contextlib.suppress(Exception):
-                await self.db.close()
+            await _quietly(self.alarms.stop, self.db.close)
             raise
         if single_instance:
             self._watch = StateDirWatch.of(self.settings.state_dir, self.db.sqlite_path)
@@ -147,8 +153,7 @@ class App(Parts):
         else:  # what this service holds decides what it settles, and whether it runs the alarm clock
             await self.sharing.start(heartbeats=background)
         await self._drain_spool()
-        watch_state = getattr(self.transport, "on_state_change", None)
-        if watch_state is not None:
+        if (watch_state := getattr(self.transport, "on_state_change", None)) is not None:
             watch_state(self._connection_state_changed)
         if self.sharing is not None and self.settings.transport == TransportName.WHATSAPP:
             await make_session_schemas(self.db, self.settings)
@@ -157,19 +162,17 @@ class App(Parts):
         await self._serve_numbers()
         self.lanes.serve_here()
         if background:
-            self._tasks = [asyncio.create_task(self._poll_loop(), name="inbox-poller"),
-                           asyncio.create_task(self._dispatch_loop(), name="outbox-dispatcher"),
-                           asyncio.create_task(self._spool_loop(), name="inbound-spool")]
+            loops = [("inbox-poller", self._poll_loop()), ("outbox-dispatcher", self._dispatch_loop()),
+                     ("inbound-spool", self._spool_loop())]
             if self.sharing is None:  # with several services, the holder of the role drives it
-                self._tasks.append(asyncio.create_task(self.alarms.drive(), name="alarm-clock"))
+                loops.append(("alarm-clock", self.alarms.drive()))
             if self.alerts is not None:
-                self._tasks.append(asyncio.create_task(self.alerts.run(self.settings.poll_interval.total_seconds()),
-                                                       name="safety-alerts"))
+                loops.append(("safety-alerts", self.alerts.run(self.settings.poll_interval.total_seconds())))
             if self._watch is not None:
-                self._tasks.append(asyncio.create_task(self._watch_loop(WATCH_INTERVAL_S), name="state-dir-watch"))
-            exit_requested = getattr(self.transport, "exit_requested", None)
-            if exit_requested is not None:
-                self._tasks.append(asyncio.create_task(self._transport_exit(exit_requested), name="transport-exit"))
+                loops.append(("state-dir-watch", self._watch_loop(WATCH_INTERVAL_S)))
+            if (exit_requested := getattr(self.transport, "exit_requested", None)) is not None:
+                loops.append(("transport-exit", self._transport_exit(exit_requested)))
+            self._tasks = [asyncio.create_task(loop, name=name) for name, loop in loops]
         # Everything built so far lives as long as the process: keep it out of the collector's
         # full passes, which otherwise pause a turn for ~100 ms on this machine now and then.
         gc.collect()
@@ -235,19 +238,11 @@ class App(Parts):
         await self.outbox.settle_handed_over(STOP_GRACE_S)
         await asyncio.gather(*self._tasks, return_exceptions=True)
         self._tasks = []
-        with contextlib.suppress(Exception):
-            await self.transport.stop()
-        if self.sharing is not None:  # the others take this service's numbers (and alarm clock) at once
-            with contextlib.suppress(Exception):
-                await self.sharing.stop()
+        # with several services, the others take this one's numbers (and alarm clock) at once
+        await _quietly(self.transport.stop, self.sharing.stop if self.sharing is not None else None)
         if self._status_writes:  # the last connection state ("stopped") is recorded before closing
             await asyncio.wait(set(self._status_writes), timeout=STOP_GRACE_S)
-        with contextlib.suppress(Exception):
-            await self.alarms.stop()
-        for closer in (getattr(self.llm, "close", None), self.alerts.close if self.alerts else None):
-            if closer is not None:
-                with contextlib.suppress(Exception):
-                    await closer()
+        await _quietly(self.alarms.stop, getattr(self.llm, "close", None), self.alerts.close if self.alerts else None)
         await self.db.close()
         if self.guard is not None:
             self.guard.release()
