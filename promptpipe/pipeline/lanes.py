@@ -205,8 +205,7 @@ class Lanes(Generic[C]):
             self._ended_since_poll.add(participant_id)
         if task.cancelled():
             return
-        exc = task.exception()
-        if exc is not None:
+        if (exc := task.exception()) is not None:
             log.error("lane_crashed", participant_id=participant_id, error=repr(exc))
         if participant_id in self._rerun:
             self._rerun.discard(participant_id)
