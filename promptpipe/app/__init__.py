@@ -191,8 +191,7 @@ class App(Parts):
                 raise
             await hold()
             await self.db.connect(upgrade=True)
-            done = self.db.upgraded
-            if done is not None:
+            if (done := self.db.upgraded) is not None:
                 log.warning("database_upgraded", before=done.before or "unversioned", after=done.after,
                             revisions=list(done.applied), copy=str(done.copy) if done.copy else None)
             return
@@ -215,8 +214,7 @@ class App(Parts):
             record_deployment(session, name, reaches_people, now)
             return go_live(session, name, now) if reaches_people else 0
 
-        closed = await self.db.run(write)
-        if closed:
+        if closed := await self.db.run(write):
             log.warning("simulated_inputs_closed", inputs=closed, why="simulated on a pilot before the database "
                         "went live: a real person must not get their answer")
 

@@ -228,9 +228,8 @@ class Lanes(Generic[C]):
                 if found is None:
                     if not holding and not go_first:
                         holding = await self._take_slot(participant_id)
-                    now = self.clock.now()
-                    found = await self.db.run(
-                        functools.partial(self._next_batch, participant_id=participant_id, now=now))
+                    found = await self.db.run(functools.partial(self._next_batch, participant_id=participant_id,
+                                                                now=self.clock.now()))
                 if found is None:
                     return
                 batch, waiting, context, urgent = found

@@ -137,7 +137,7 @@ class Outbox:
     def claim_queued(self, session: Session, participant_id: str, recipient: Recipient,
                      queued: Mapping[str, Queued]) -> list[Claimed]:
         """Run last in the transaction that queued a participant's messages (on the database
-        thread): claim what may go at once, so :meth:`send_claimed` sends it after the commit
+        thread): claim what may go at once, so :meth:`send_when_committed` sends it after the commit
         without a claim transaction of its own. Nothing while stopping, or while claimed rows not
         yet handed to the transport already fill the pace (unpaced: :data:`SEND_CONCURRENCY`); the
         dispatcher takes those rows later, so a burst does not leave thousands waiting *sending*."""
@@ -238,8 +238,7 @@ class Outbox:
     def _consent_now(self, item: Claimed) -> None:
         """The gate at the moment of sending: a hold (STOP, a pause, a withdrawal, an erasure)
         written since the row was claimed refuses it (:mod:`promptpipe.storage.consent_board`)."""
-        held = self.db.consent_board.refusal(item.participant_id, item.key, item.board_at)
-        if held is not None:
+        if (held := self.db.consent_board.refusal(item.participant_id, item.key, item.board_at)) is not None:
             raise _NoConsent(CANCELLED_BECAUSE[held])
 
     async def _hand_to_transport(self, item: Claimed) -> SentMessage:

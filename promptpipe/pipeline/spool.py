@@ -89,8 +89,7 @@ class Spool:
         """Spooled messages, oldest first (memory ones last)."""
         for path in self._files():
             try:
-                raw = path.read_bytes().decode("utf-8", "surrogatepass")
-                yield Spooled(decode(json.loads(raw)), path)
+                yield Spooled(decode(json.loads(path.read_bytes().decode("utf-8", "surrogatepass"))), path)
             except (OSError, ValueError, KeyError, TypeError) as exc:
                 log.error("inbound_spool_file_unreadable", file=path.name, error=type(exc).__name__)
         for msg in list(self._memory.values()):

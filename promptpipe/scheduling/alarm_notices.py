@@ -28,8 +28,7 @@ class AlarmNotices:
     ``missed`` is called after a broken connection was opened again (notices may have been lost)."""
 
     def __init__(self, database_url: str, heard: Callable[[list[str]], None], missed: Callable[[], None]) -> None:
-        url = sa.make_url(database_url)
-        self._dsn = url.set(drivername="postgresql").render_as_string(hide_password=False)
+        self._dsn = sa.make_url(database_url).set(drivername="postgresql").render_as_string(hide_password=False)
         self._heard, self._missed = heard, missed
         self._stopped = threading.Event()
         self._listening = threading.Event()
