@@ -159,8 +159,7 @@ class AlarmClock:
         ``wait_for_more`` leaves a young, small batch of timer changes for a later call."""
         done = 0
         while (taken := self.requests.take(wait_for_more=wait_for_more)) is not None:
-            for start in range(0, len(taken.participants), SYNC_BATCH):
-                ids = taken.participants[start:start + SYNC_BATCH]
+            for ids in Database.chunks(taken.participants, SYNC_BATCH):
                 try:
                     await self.sync(ids)
                 except Exception as exc:  # the reconciler repairs it at the next start at the latest
