@@ -42,8 +42,7 @@ def select_batch(
     messages (due if any of them is due), or the first other row alone (if due). Empty when nothing is due yet."""
     if not rows:
         return []
-    first_of_all = [row for row in rows if row.kind in FIRST_KINDS and row.available_at <= now]
-    if first_of_all:
+    if first_of_all := [row for row in rows if row.kind in FIRST_KINDS and row.available_at <= now]:
         return first_of_all[:1]
     if urgent:
         return [row for row in rows if row.kind in FOLDABLE_KINDS]

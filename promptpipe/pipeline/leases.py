@@ -131,8 +131,7 @@ class LeaseKeeper:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         async with self._lock:
-            held = frozenset(self._tokens)
-            self._tokens = {}
+            held, self._tokens = frozenset(self._tokens), {}
             await self._notify(self._on_lost, held, "lease_lost", reason="stopped")
             everything = [*self.names, self._presence]  # a round cut short may have taken some unseen
             try:
@@ -161,8 +160,7 @@ class LeaseKeeper:
                 return
             self.rounds += 1
             if self._tokens and self._clock.now() >= self._valid_until:
-                expired = frozenset(self._tokens)
-                self._tokens = {}
+                expired, self._tokens = frozenset(self._tokens), {}
                 await self._notify(self._on_lost, expired, "lease_lost", reason="not renewed in time")
             held = dict(self._tokens)
             try:

@@ -132,8 +132,7 @@ class AlarmClock:
                 log.error("alarm_pass_failed", error=str(exc)[:300])
                 wait = 5.0
             timeout = MAX_IDLE_S if wait is None else min(max(wait, 0.0), MAX_IDLE_S)
-            changes_due = self.requests.wait_s()
-            if changes_due is not None:
+            if (changes_due := self.requests.wait_s()) is not None:
                 timeout = min(timeout, changes_due)
             if timeout > 0:
                 with contextlib.suppress(TimeoutError):
@@ -298,14 +297,11 @@ class AlarmClock:
         loop, kick = self._loop, self._kick
         if loop is None or kick is None or loop.is_closed():
             return
-        try:
-            running = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        if running is loop:
-            kick.set()
-        else:
-            loop.call_soon_threadsafe(kick.set)
+        with contextlib.suppress(RuntimeError):  # no loop runs in this thread
+            if asyncio.get_running_loop() is loop:
+                kick.set()
+                return
+        loop.call_soon_threadsafe(kick.set)
 
     async def _call(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.get_running_loop().run_in_executor(self._thread, fn, *args)
