@@ -331,16 +331,14 @@ class App(Parts):
                 return
 
     async def _poll_loop(self) -> None:
-        interval = self.settings.poll_interval.total_seconds()
         while True:
             try:
                 await self.lanes.poll_once()
             except Exception as exc:
                 log.error("inbox_poll_failed", error=str(exc))
-            await asyncio.sleep(interval)
+            await asyncio.sleep(self.settings.poll_interval.total_seconds())
 
     async def _dispatch_loop(self) -> None:
-        interval = self.settings.poll_interval.total_seconds()
         while not self._stopping:
             try:
                 await self._settle_taken_over()
@@ -352,4 +350,4 @@ class App(Parts):
                 continue
             self._outbox_kick.clear()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._outbox_kick.wait(), interval)
+                await asyncio.wait_for(self._outbox_kick.wait(), self.settings.poll_interval.total_seconds())

@@ -71,8 +71,7 @@ CHANGED_ELSEWHERE = "cancelled: the participant's consent or status changed (in 
 class Outbox:
     def __init__(self, db: Database, transport: Transport, clock: Clock, *, rate_per_s: float,
                  jitter: float = 0.0, numbers: tuple[str, ...] = (DEFAULT_NUMBER,)) -> None:
-        """``rate_per_s``: each number's pace (``numbers``: the deployment's, the first the
-        default one, which participants without a number have)."""
+        """``rate_per_s``: the pace of each of ``numbers`` (the deployment's: see :class:`Paces`)."""
         self.db, self.transport, self.clock = db, transport, clock
         self._numbers = numbers
         self._paces = Paces(numbers, rate_per_s, clock, jitter=jitter)
