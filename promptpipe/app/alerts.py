@@ -50,9 +50,8 @@ class AlertSender:
 
     async def send_pending(self) -> int:
         """Post every pending alert once; returns how many got through."""
-        alerts = await self.db.run(pending_alerts)
         delivered = 0
-        for alert in alerts:
+        for alert in await self.db.run(pending_alerts):
             ok = await self._post(alert)
             await self._record(alert.flag_id, ok)
             delivered += ok

@@ -58,8 +58,7 @@ def deliver_alarms(db: Database, session: Session, alarms: Sequence[Alarm], now:
         rows += _daily_rows(db, session, daily, result)
     timers = [a for a in alarms if a.kind != DAILY]
     if timers:
-        people = statuses_and_zones(db, session, {a.participant_id for a in timers})
-        rows += _timer_rows(db, session, timers, people, now, result)
+        rows += _timer_rows(db, session, timers, now, result)
     if rows:
         written = add_inputs(db, session, rows, now)
         missed: list[MissedPoint] = []
@@ -104,12 +103,11 @@ def _daily_rows(db: Database, session: Session, alarms: list[Alarm], result: Del
     return rows
 
 
-def _timer_rows(
-    db: Database, session: Session, alarms: list[Alarm], people: dict[str, tuple[str, str]], now: datetime,
-    result: Delivered,
-) -> list[NewInput]:
+def _timer_rows(db: Database, session: Session, alarms: list[Alarm], now: datetime,
+                result: Delivered) -> list[NewInput]:
     """Settle the timers (pending → fired or missed, in one compare-and-set statement per group);
     only those that were still pending count."""
+    people = statuses_and_zones(db, session, {a.participant_id for a in alarms})
     by_outcome: dict[str, list[int]] = {TimerStatus.FIRED: [], TimerStatus.MISSED: [], TimerStatus.CANCELLED: []}
 
     def status_of(alarm: Alarm) -> str:
