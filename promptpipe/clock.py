@@ -14,7 +14,6 @@ def utcnow() -> datetime:
 class Clock(Protocol):
     def now(self) -> datetime:
         """The current time, timezone-aware UTC."""
-        ...
 
     async def sleep(self, seconds: float) -> None: ...
 

@@ -72,7 +72,6 @@ class Completion:
 class LLM(Protocol):
     async def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None) -> Completion:
         """One chat completion. Raises LLMUnavailable (retry later) or LLMRejected."""
-        ...
 
 
 _CONTEXT_WORDS = re.compile(

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import functools
 import gc
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -41,6 +42,14 @@ STOP_GRACE_S = 10.0
 SPOOL_RETRY = Backoff(first_s=1.0, max_s=60.0)
 WATCH_INTERVAL_S = 2.0
 """How often the service checks that its state directory is still the one it started with."""
+
+
+async def _quietly(*closes: Callable[[], Awaitable[object]] | None) -> None:
+    """Each in turn: one that fails does not keep the others from closing."""
+    for close in closes:
+        if close is not None:
+            with contextlib.suppress(Exception):
+                await close()
 
 
 @dataclass
@@ -115,8 +124,6 @@ class App(Parts):
         """Settle the *sending* rows of numbers taken over a lease's time ago or more."""
         now, wait = self.clock.now(), self.settings.lease_ttl
         due = [(at, names) for at, names in self._taken_over if at + wait <= now]
-        if not due:
-            return
         self._taken_over = [item for item in self._taken_over if item not in due]
         for gained_at, names in due:
             await self.outbox.recover_interrupted((names, self.settings.number_plan.default), claimed_before=gained_at)
@@ -134,10 +141,7 @@ class App(Parts):
             await self._check_protocol(allow_protocol_change)
         except BaseException:  # refused (or unreachable): let go of everything taken so far
             self.guard.release()
-            with contextlib.suppress(Exception):
-                await self.alarms.stop()
-            with contextlib.suppress(Exception):
-                await self.db.close()
+            await _quietly(self.alarms.stop, self.db.close)
             raise
         if single_instance:
             self._watch = StateDirWatch.of(self.settings.state_dir, self.db.sqlite_path)
@@ -149,8 +153,7 @@ class App(Parts):
         else:  # what this service holds decides what it settles, and whether it runs the alarm clock
             await self.sharing.start(heartbeats=background)
         await self._drain_spool()
-        watch_state = getattr(self.transport, "on_state_change", None)
-        if watch_state is not None:
+        if (watch_state := getattr(self.transport, "on_state_change", None)) is not None:
             watch_state(self._connection_state_changed)
         if self.sharing is not None and self.settings.transport == TransportName.WHATSAPP:
             await make_session_schemas(self.db, self.settings)
@@ -159,19 +162,17 @@ class App(Parts):
         await self._serve_numbers()
         self.lanes.serve_here()
         if background:
-            self._tasks = [asyncio.create_task(self._poll_loop(), name="inbox-poller"),
-                           asyncio.create_task(self._dispatch_loop(), name="outbox-dispatcher"),
-                           asyncio.create_task(self._spool_loop(), name="inbound-spool")]
+            loops = [("inbox-poller", self._poll_loop()), ("outbox-dispatcher", self._dispatch_loop()),
+                     ("inbound-spool", self._spool_loop())]
             if self.sharing is None:  # with several services, the holder of the role drives it
-                self._tasks.append(asyncio.create_task(self.alarms.drive(), name="alarm-clock"))
+                loops.append(("alarm-clock", self.alarms.drive()))
             if self.alerts is not None:
-                self._tasks.append(asyncio.create_task(self.alerts.run(self.settings.poll_interval.total_seconds()),
-                                                       name="safety-alerts"))
+                loops.append(("safety-alerts", self.alerts.run(self.settings.poll_interval.total_seconds())))
             if self._watch is not None:
-                self._tasks.append(asyncio.create_task(self._watch_loop(WATCH_INTERVAL_S), name="state-dir-watch"))
-            exit_requested = getattr(self.transport, "exit_requested", None)
-            if exit_requested is not None:
-                self._tasks.append(asyncio.create_task(self._transport_exit(exit_requested), name="transport-exit"))
+                loops.append(("state-dir-watch", self._watch_loop(WATCH_INTERVAL_S)))
+            if (exit_requested := getattr(self.transport, "exit_requested", None)) is not None:
+                loops.append(("transport-exit", self._transport_exit(exit_requested)))
+            self._tasks = [asyncio.create_task(loop, name=name) for name, loop in loops]
         # Everything built so far lives as long as the process: keep it out of the collector's
         # full passes, which otherwise pause a turn for ~100 ms on this machine now and then.
         gc.collect()
@@ -190,8 +191,7 @@ class App(Parts):
                 raise
             await hold()
             await self.db.connect(upgrade=True)
-            done = self.db.upgraded
-            if done is not None:
+            if (done := self.db.upgraded) is not None:
                 log.warning("database_upgraded", before=done.before or "unversioned", after=done.after,
                             revisions=list(done.applied), copy=str(done.copy) if done.copy else None)
             return
@@ -214,8 +214,7 @@ class App(Parts):
             record_deployment(session, name, reaches_people, now)
             return go_live(session, name, now) if reaches_people else 0
 
-        closed = await self.db.run(write)
-        if closed:
+        if closed := await self.db.run(write):
             log.warning("simulated_inputs_closed", inputs=closed, why="simulated on a pilot before the database "
                         "went live: a real person must not get their answer")
 
@@ -237,19 +236,11 @@ class App(Parts):
         await self.outbox.settle_handed_over(STOP_GRACE_S)
         await asyncio.gather(*self._tasks, return_exceptions=True)
         self._tasks = []
-        with contextlib.suppress(Exception):
-            await self.transport.stop()
-        if self.sharing is not None:  # the others take this service's numbers (and alarm clock) at once
-            with contextlib.suppress(Exception):
-                await self.sharing.stop()
+        # with several services, the others take this one's numbers (and alarm clock) at once
+        await _quietly(self.transport.stop, self.sharing.stop if self.sharing is not None else None)
         if self._status_writes:  # the last connection state ("stopped") is recorded before closing
             await asyncio.wait(set(self._status_writes), timeout=STOP_GRACE_S)
-        with contextlib.suppress(Exception):
-            await self.alarms.stop()
-        for closer in (getattr(self.llm, "close", None), self.alerts.close if self.alerts else None):
-            if closer is not None:
-                with contextlib.suppress(Exception):
-                    await closer()
+        await _quietly(self.alarms.stop, getattr(self.llm, "close", None), self.alerts.close if self.alerts else None)
         await self.db.close()
         if self.guard is not None:
             self.guard.release()
@@ -278,8 +269,7 @@ class App(Parts):
             spooled = await self._drain_spool()
             await self.lanes.poll_once()
             await self.lanes.wait_idle()
-            if self._taken_over:
-                await self._settle_taken_over()
+            await self._settle_taken_over()
             sent = await self.outbox.settle_handed_over() + await self.outbox.dispatch_once()
             alerted = await self.alerts.send_pending() if self.alerts is not None else 0
             # a turn that committed during this pass may have asked for an alarm sync after the
@@ -304,10 +294,7 @@ class App(Parts):
         failures = 0
         while True:
             await asyncio.sleep(SPOOL_RETRY.delay_s(failures))
-            if self.inbox.spool is None or len(self.inbox.spool) == 0:
-                failures = 0
-                continue
-            failures = 0 if await self._drain_spool() else failures + 1
+            failures = 0 if not self.inbox.spool or await self._drain_spool() else failures + 1  # empty, or some stored
 
     def _connection_state_changed(self, state: ConnectionState, number: str | None = None) -> None:
         """A transport's new state (``number``: the number it is for; None: its one number)."""
@@ -337,28 +324,24 @@ class App(Parts):
         assert self._watch is not None
         while True:
             await asyncio.sleep(interval_s)
-            problem = self._watch.problem()
-            if problem:
+            if problem := self._watch.problem():
                 self.fatal_reason = problem
                 log.error("state_directory_gone", problem=problem)
                 self.fatal.set()
                 return
 
     async def _poll_loop(self) -> None:
-        interval = self.settings.poll_interval.total_seconds()
         while True:
             try:
                 await self.lanes.poll_once()
             except Exception as exc:
                 log.error("inbox_poll_failed", error=str(exc))
-            await asyncio.sleep(interval)
+            await asyncio.sleep(self.settings.poll_interval.total_seconds())
 
     async def _dispatch_loop(self) -> None:
-        interval = self.settings.poll_interval.total_seconds()
         while not self._stopping:
             try:
-                if self._taken_over:
-                    await self._settle_taken_over()
+                await self._settle_taken_over()
                 handled = await self.outbox.dispatch_once()
             except Exception as exc:
                 log.error("outbox_dispatch_failed", error=str(exc))
@@ -367,4 +350,4 @@ class App(Parts):
                 continue
             self._outbox_kick.clear()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._outbox_kick.wait(), interval)
+                await asyncio.wait_for(self._outbox_kick.wait(), self.settings.poll_interval.total_seconds())

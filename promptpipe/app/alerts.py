@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from datetime import timedelta
 
 import httpx
 
@@ -51,9 +50,8 @@ class AlertSender:
 
     async def send_pending(self) -> int:
         """Post every pending alert once; returns how many got through."""
-        alerts = await self.db.run(pending_alerts)
         delivered = 0
-        for alert in alerts:
+        for alert in await self.db.run(pending_alerts):
             ok = await self._post(alert)
             await self._record(alert.flag_id, ok)
             delivered += ok
@@ -66,22 +64,17 @@ class AlertSender:
     async def _post(self, alert: PendingAlert) -> bool:
         try:
             response = await self._client.post(self.url, json=alert_body(alert))
+            why: dict[str, object] = {} if response.is_success else {"status": response.status_code}
         except httpx.HTTPError as exc:
+            why = {"error": type(exc).__name__}
+        if why:
             self.failed += 1
-            log.warning("alert_not_delivered", flag_id=alert.flag_id, participant_id=alert.participant_id,
-                        error=type(exc).__name__, attempts=alert.attempts + 1)
-            return False
-        if not response.is_success:
-            self.failed += 1
-            log.warning("alert_not_delivered", flag_id=alert.flag_id, participant_id=alert.participant_id,
-                        status=response.status_code, attempts=alert.attempts + 1)
+            log.warning("alert_not_delivered", flag_id=alert.flag_id, participant_id=alert.participant_id, **why,
+                        attempts=alert.attempts + 1)
             return False
         self.sent += 1
         log.info("alert_delivered", flag_id=alert.flag_id, participant_id=alert.participant_id, severity=alert.severity)
         return True
-
-    def retry_delay(self) -> timedelta:
-        return ALERT_RETRY.delay(self._failures)
 
     async def run(self, poll_s: float) -> None:
         """Send what is pending at start, then whenever kicked; after a failure, back off."""
@@ -93,7 +86,7 @@ class AlertSender:
             except Exception as exc:  # the database is down: try again later
                 self._failures += 1
                 log.error("alert_pass_failed", error=str(exc)[:200])
-            wait_s = self.retry_delay().total_seconds() if self._failures else max(poll_s, 30.0)
+            wait_s = ALERT_RETRY.delay_s(self._failures) if self._failures else max(poll_s, 30.0)
             self._kick.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._kick.wait(), wait_s)

@@ -184,5 +184,4 @@ def _linked_number(settings: Settings, name: str) -> WhatsAppTransport:
 
 async def make_session_schemas(db: Database, settings: Settings) -> None:
     """With several services, each linked number's session lives in a schema of this database."""
-    schemas = [session_schema(name) for name in settings.number_plan.numbers]
-    await db.run(lambda session: make_schemas(session, schemas))
+    await db.run(lambda session: make_schemas(session, [session_schema(name) for name in settings.number_plan.numbers]))

@@ -4,6 +4,7 @@ and consecutive messages folded into one batch; and what the lane hands a batch 
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Generic, Protocol, TypeVar
@@ -41,8 +42,7 @@ def select_batch(
     messages (due if any of them is due), or the first other row alone (if due). Empty when nothing is due yet."""
     if not rows:
         return []
-    first_of_all = [row for row in rows if row.kind in FIRST_KINDS and row.available_at <= now]
-    if first_of_all:
+    if first_of_all := [row for row in rows if row.kind in FIRST_KINDS and row.available_at <= now]:
         return first_of_all[:1]
     if urgent:
         return [row for row in rows if row.kind in FOLDABLE_KINDS]
@@ -53,11 +53,7 @@ def select_batch(
             return [passing]
     if first.kind not in FOLDABLE_KINDS:
         return [first] if first.available_at <= now else []
-    run: list[InboxRow] = []
-    for row in rows:
-        if row.kind not in FOLDABLE_KINDS:
-            break
-        run.append(row)
+    run = list(itertools.takewhile(lambda row: row.kind in FOLDABLE_KINDS, rows))
     return run if any(row.available_at <= now for row in run) else []
 
 

@@ -142,11 +142,6 @@ class Inbox:
         self._wake(participant_id, looked)
         return inbox_id
 
-    def _number_of(self, msg: InboundMessage) -> str | None:
-        """The number someone who enrols by writing in keeps: the one they wrote to (when the
-        transport serves several and it is one of ours)."""
-        return msg.number if msg.number in self.config.numbers.numbers else None
-
     def _store(self, session: Session, msg: InboundMessage,
                original: str | None) -> tuple[str, int, str, bool, int, FirstLook[Any] | None] | None:
         """One transaction: find (or auto-enroll) the sender, dedupe, write transcript + inbox, cancel the timers a
@@ -170,9 +165,8 @@ class Inbox:
         if inbox_id is None:  # stored before (WhatsApp delivered it again), here or by another node
             raise _Duplicate
         kind = event.INBOX_KIND
-        cancelled = 0
-        if participant.timers_to_cancel is not False:
-            cancelled = cancel_timers(session, participant.id, CANCELLED_BY_REPLY, now, reason="the participant wrote")
+        cancelled = (cancel_timers(session, participant.id, CANCELLED_BY_REPLY, now, reason="the participant wrote")
+                     if participant.timers_to_cancel is not False else 0)
         if kind == InboxKind.MESSAGE and (msg.quoted_message_id or participant.newest_prompt_unanswered is not False):
             mark_first_reply(session, participant.id, now, quoted_wa_id=msg.quoted_message_id)
         looked = None
@@ -197,7 +191,7 @@ class Inbox:
             created = create_participant(session, NewParticipant(
                 phone=phone, name=msg.sender_name, timezone=self.config.default_timezone, background="",
                 reason="auto-enrolled on first message", source=ConsentSource.SERVER, study=self.config.study,
-                numbers=self.config.numbers, number=self._number_of(msg),
+                numbers=self.config.numbers, number=msg.number if msg.number in self.config.numbers.numbers else None,
             ), now)
             sender, enrolled = SenderRef(created.id, created.lid, pending_inputs=0, timers_to_cancel=False,
                                          newest_prompt_unanswered=False), True

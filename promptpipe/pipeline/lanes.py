@@ -13,6 +13,7 @@ questionnaire's timers and taps need no model, so they do not wait behind a retr
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 from datetime import datetime, timedelta
 from typing import Any, Generic
@@ -204,8 +205,7 @@ class Lanes(Generic[C]):
             self._ended_since_poll.add(participant_id)
         if task.cancelled():
             return
-        exc = task.exception()
-        if exc is not None:
+        if (exc := task.exception()) is not None:
             log.error("lane_crashed", participant_id=participant_id, error=repr(exc))
         if participant_id in self._rerun:
             self._rerun.discard(participant_id)
@@ -228,9 +228,8 @@ class Lanes(Generic[C]):
                 if found is None:
                     if not holding and not go_first:
                         holding = await self._take_slot(participant_id)
-                    now = self.clock.now()
-                    found = await self.db.run(
-                        functools.partial(self._next_batch, participant_id=participant_id, now=now))
+                    found = await self.db.run(functools.partial(self._next_batch, participant_id=participant_id,
+                                                                now=self.clock.now()))
                 if found is None:
                     return
                 batch, waiting, context, urgent = found
@@ -332,9 +331,8 @@ class Lanes(Generic[C]):
             self._start(participant_id, None, holding=False)
 
     async def _decide(self, participant_id: str, batch: list[InboxRow], context: C, *, urgent: bool) -> Any:
-        if urgent:  # a command or crisis words do not queue behind other participants' model calls
-            return await self.runner.decide(participant_id, batch, context)
-        async with self._semaphore:
+        # a command or crisis words do not queue behind other participants' model calls
+        async with contextlib.nullcontext() if urgent else self._semaphore:
             return await self.runner.decide(participant_id, batch, context)
 
     async def _run_batch(self, participant_id: str, batch: list[InboxRow], context: C, *, urgent: bool) -> bool:

@@ -131,8 +131,7 @@ class LeaseKeeper:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         async with self._lock:
-            held = frozenset(self._tokens)
-            self._tokens = {}
+            held, self._tokens = frozenset(self._tokens), {}
             await self._notify(self._on_lost, held, "lease_lost", reason="stopped")
             everything = [*self.names, self._presence]  # a round cut short may have taken some unseen
             try:
@@ -150,10 +149,9 @@ class LeaseKeeper:
 
     def _delay_s(self) -> float:
         """A heartbeat, or less when what is held runs out before it (so it is given up on time)."""
-        delay = self.heartbeat.total_seconds()
-        if self._tokens:
-            delay = min(delay, max((self._valid_until - self._clock.now()).total_seconds(), 0.01))
-        return delay
+        if not self._tokens:
+            return self.heartbeat.total_seconds()
+        return min(self.heartbeat.total_seconds(), max((self._valid_until - self._clock.now()).total_seconds(), 0.01))
 
     async def step(self) -> None:
         """One round: renew, rebalance, take; then ``on_lost`` and ``on_gained`` with what changed."""
@@ -162,8 +160,7 @@ class LeaseKeeper:
                 return
             self.rounds += 1
             if self._tokens and self._clock.now() >= self._valid_until:
-                expired = frozenset(self._tokens)
-                self._tokens = {}
+                expired, self._tokens = frozenset(self._tokens), {}
                 await self._notify(self._on_lost, expired, "lease_lost", reason="not renewed in time")
             held = dict(self._tokens)
             try:

@@ -62,11 +62,7 @@ class _NumberNotHeld(Exception):
 
 
 class _NoConsent(Exception):
-    """The participant may no longer get a claimed message: it is cancelled, not sent."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
+    """The participant may no longer get a claimed message: it is cancelled, not sent (the reason is its text)."""
 
 
 CHANGED_ELSEWHERE = "cancelled: the participant's consent or status changed (in another process) before it went"
@@ -75,8 +71,7 @@ CHANGED_ELSEWHERE = "cancelled: the participant's consent or status changed (in 
 class Outbox:
     def __init__(self, db: Database, transport: Transport, clock: Clock, *, rate_per_s: float,
                  jitter: float = 0.0, numbers: tuple[str, ...] = (DEFAULT_NUMBER,)) -> None:
-        """``rate_per_s``: each number's pace (``numbers``: the deployment's, the first the
-        default one, which participants without a number have)."""
+        """``rate_per_s``: the pace of each of ``numbers`` (the deployment's: see :class:`Paces`)."""
         self.db, self.transport, self.clock = db, transport, clock
         self._numbers = numbers
         self._paces = Paces(numbers, rate_per_s, clock, jitter=jitter)
@@ -141,7 +136,7 @@ class Outbox:
     def claim_queued(self, session: Session, participant_id: str, recipient: Recipient,
                      queued: Mapping[str, Queued]) -> list[Claimed]:
         """Run last in the transaction that queued a participant's messages (on the database
-        thread): claim what may go at once, so :meth:`send_claimed` sends it after the commit
+        thread): claim what may go at once, so :meth:`send_when_committed` sends it after the commit
         without a claim transaction of its own. Nothing while stopping, or while claimed rows not
         yet handed to the transport already fill the pace (unpaced: :data:`SEND_CONCURRENCY`); the
         dispatcher takes those rows later, so a burst does not leave thousands waiting *sending*."""
@@ -242,8 +237,7 @@ class Outbox:
     def _consent_now(self, item: Claimed) -> None:
         """The gate at the moment of sending: a hold (STOP, a pause, a withdrawal, an erasure)
         written since the row was claimed refuses it (:mod:`promptpipe.storage.consent_board`)."""
-        held = self.db.consent_board.refusal(item.participant_id, item.key, item.board_at)
-        if held is not None:
+        if (held := self.db.consent_board.refusal(item.participant_id, item.key, item.board_at)) is not None:
             raise _NoConsent(CANCELLED_BECAUSE[held])
 
     async def _hand_to_transport(self, item: Claimed) -> SentMessage:
@@ -280,30 +274,26 @@ class Outbox:
         except _NumberNotHeld:
             await self._finish(item, status=OutboxStatus.PENDING, error=NOT_HELD, available_at=self.clock.now())
             log.warning("send_left_to_number_holder", participant_id=item.participant_id, outbox_id=item.id)
-            return
         except _NoConsent as refused:
-            await self._finish(item, status=OutboxStatus.CANCELLED, error=refused.reason)
+            await self._finish(item, status=OutboxStatus.CANCELLED, error=str(refused))
             log.info("send_cancelled", participant_id=item.participant_id, outbox_id=item.id, kind=item.kind,
-                     why=refused.reason)
-            return
+                     why=str(refused))
         except SendFailed as exc:
             if exc.ambiguous:  # it may be on the phone already: never send it twice
                 await self._finish(item, status=OutboxStatus.UNCERTAIN, error=str(exc))
                 log.warning("send_uncertain", participant_id=item.participant_id, outbox_id=item.id, error=str(exc))
-                return
-            await self._failed_send(item, str(exc), retryable=exc.retryable)
-            return
+            else:
+                await self._failed_send(item, str(exc), retryable=exc.retryable)
         except NotConnected as exc:
             await self._failed_send(item, str(exc), retryable=True)
-            return
         except Exception as exc:  # an unknown transport error is treated as transient
             log.error("outbox_send_crashed", participant_id=item.participant_id, outbox_id=item.id, error=repr(exc))
             await self._failed_send(item, repr(exc), retryable=True)
-            return
-        await self._finish(item, status=OutboxStatus.SENT, sent=sent)
-        self.sent += 1
-        log.info("message_sent", participant_id=item.participant_id, outbox_id=item.id, kind=item.kind,
-                 wa_message_id=sent.message_id)
+        else:
+            await self._finish(item, status=OutboxStatus.SENT, sent=sent)
+            self.sent += 1
+            log.info("message_sent", participant_id=item.participant_id, outbox_id=item.id, kind=item.kind,
+                     wa_message_id=sent.message_id)
 
     async def _failed_send(self, item: Claimed, error: str, *, retryable: bool) -> None:
         if retryable:
@@ -380,7 +370,6 @@ class _Outcome:
 
 
 def _by_participant(claimed: list[Claimed]) -> list[list[Claimed]]:
-    """Claimed rows grouped by participant, each group in its order."""
     groups: dict[str, list[Claimed]] = {}
     for item in claimed:
         groups.setdefault(item.participant_id, []).append(item)

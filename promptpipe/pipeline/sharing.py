@@ -125,8 +125,7 @@ class Sharing:
 
     async def alarm_clock_started(self) -> None:
         """Wait until the alarm clock this service has just gained runs (tests; nothing if none)."""
-        task = self._taking_alarms
-        if task is not None:
+        if (task := self._taking_alarms) is not None:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
 

@@ -7,6 +7,7 @@ leaves a whole file or none. The message id names the file, so a message spooled
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -28,17 +29,9 @@ SUFFIX = ".json"
 
 
 def encode(msg: InboundMessage) -> dict[str, JsonValue]:
-    vote = msg.poll_vote
-    return {
-        "message_id": msg.message_id, "sender_phone": msg.sender_phone, "sender_lid": msg.sender_lid,
-        "sender_name": msg.sender_name, "text": msg.text, "timestamp": msg.timestamp.isoformat(),
-        "poll_vote": None if vote is None else {"poll_message_id": vote.poll_message_id,
-                                                "selected_hashes": list(vote.selected_hashes)},
-        "content": msg.content, "quoted_message_id": msg.quoted_message_id, "edited": msg.edited,
-        "edit_of": msg.edit_of,
-        "reaction": None if msg.reaction is None else {"message_id": msg.reaction.message_id,
-                                                       "emoji": msg.reaction.emoji},
-    }
+    data = {**dataclasses.asdict(msg), "timestamp": msg.timestamp.isoformat()}
+    del data["number"]
+    return data
 
 
 def decode(data: dict[str, Any]) -> InboundMessage:
@@ -96,8 +89,7 @@ class Spool:
         """Spooled messages, oldest first (memory ones last)."""
         for path in self._files():
             try:
-                raw = path.read_bytes().decode("utf-8", "surrogatepass")
-                yield Spooled(decode(json.loads(raw)), path)
+                yield Spooled(decode(json.loads(path.read_bytes().decode("utf-8", "surrogatepass"))), path)
             except (OSError, ValueError, KeyError, TypeError) as exc:
                 log.error("inbound_spool_file_unreadable", file=path.name, error=type(exc).__name__)
         for msg in list(self._memory.values()):

@@ -245,8 +245,7 @@ def _deliver(session: Session, delivery: Delivery, ids: MessageIds) -> None:
 
 def _plan(session: Session, planned: InstancesPlanned) -> None:
     for plan in planned.plans:
-        instance_id = schedule_instance(session, plan.scheduled)
-        if instance_id is None:
+        if (instance_id := schedule_instance(session, plan.scheduled)) is None:
             continue
         if plan.not_sent:
             end_instance(session, instance_id, InstanceStatus.NOT_SENT, plan.reason, planned.at)

@@ -27,9 +27,8 @@ class AlarmNotices:
     """A thread listening on :data:`CHANNEL`; ``heard`` gets the participant ids of each notice,
     ``missed`` is called after a broken connection was opened again (notices may have been lost)."""
 
-    def __init__(self, database_url: str, heard: Callable[[list[str]], None], missed: Callable[[], None]) -> None:
-        url = sa.make_url(database_url)
-        self._dsn = url.set(drivername="postgresql").render_as_string(hide_password=False)
+    def __init__(self, database_url: str, heard: Callable[[list[str]], object], missed: Callable[[], object]) -> None:
+        self._dsn = sa.make_url(database_url).set(drivername="postgresql").render_as_string(hide_password=False)
         self._heard, self._missed = heard, missed
         self._stopped = threading.Event()
         self._listening = threading.Event()

@@ -39,15 +39,12 @@ class AlarmRole:
     async def gain(self) -> None:
         if self._drive is not None:
             return
-        loop = asyncio.get_running_loop()
-
-        def heard(ids: list[str]) -> None:
-            loop.call_soon_threadsafe(self.alarms.request_sync, ids)
-
-        def missed() -> None:
-            loop.call_soon_threadsafe(self._reconcile_again)
-
-        self._notices = AlarmNotices(self.database_url, heard, missed)
+        loop = asyncio.get_running_loop()  # the listener's thread hands what it hears to this loop
+        self._notices = AlarmNotices(
+            self.database_url,
+            lambda ids: loop.call_soon_threadsafe(self.alarms.request_sync, ids),
+            lambda: loop.call_soon_threadsafe(self._reconcile_again),
+        )
         await loop.run_in_executor(None, self._notices.start)  # listening before the reconcile reads
         await self.alarms.start()
         await self.alarms.reconcile()

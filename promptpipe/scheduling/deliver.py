@@ -38,8 +38,6 @@ from promptpipe.study.rules.protocol import Study
 log = get_logger("promptpipe.scheduling")
 
 
-
-
 @dataclass
 class Delivered:
     """What a batch of alarms did."""
@@ -60,8 +58,7 @@ def deliver_alarms(db: Database, session: Session, alarms: Sequence[Alarm], now:
         rows += _daily_rows(db, session, daily, result)
     timers = [a for a in alarms if a.kind != DAILY]
     if timers:
-        people = statuses_and_zones(db, session, {a.participant_id for a in timers})
-        rows += _timer_rows(db, session, timers, people, now, result)
+        rows += _timer_rows(db, session, timers, now, result)
     if rows:
         written = add_inputs(db, session, rows, now)
         missed: list[MissedPoint] = []
@@ -87,35 +84,30 @@ def _daily_rows(db: Database, session: Session, alarms: list[Alarm], result: Del
     facts = daily_alarm_facts(db, session, {a.ref for a in alarms})
     rows = []
     for alarm in alarms:
-        pid, found = alarm.participant_id, facts.get(alarm.ref)
+        pid, found, when = alarm.participant_id, facts.get(alarm.ref), {}
         if found is None or not found.schedule.active or found.participant_id != pid:
-            result.dropped += 1
-            log.info("daily_alarm_dropped", participant_id=pid, schedule_id=alarm.ref, why="schedule deleted")
+            why = "schedule deleted"
+        elif found.status not in ALARMED:
+            why = f"participant {found.status}"
+        elif (day := found.schedule.spec().day_of_fire(alarm.scheduled_for, zone_or_utc(found.timezone))) is None:
+            # the schedule or the zone changed after this alarm was set
+            why, when = "schedule changed", {"scheduled_for": alarm.scheduled_for.isoformat()}
+        else:
+            prompt = DailyPromptDue(schedule_id=found.schedule.id, local_date=day.isoformat(),
+                                    due_at=alarm.scheduled_for.isoformat())
+            rows.append(as_input(prompt, key=keys.daily_prompt(pid, found.schedule.id, day), participant_id=pid,
+                                 status=TimerStatus.MISSED if alarm.missed else TimerStatus.PENDING))
             continue
-        status, zone_name, entry = found.status, found.timezone, found.schedule
-        if status not in ALARMED:
-            result.dropped += 1
-            log.info("daily_alarm_dropped", participant_id=pid, schedule_id=alarm.ref, why=f"participant {status}")
-            continue
-        day = entry.spec().day_of_fire(alarm.scheduled_for, zone_or_utc(zone_name))
-        if day is None:  # the schedule or the zone changed after this alarm was set
-            result.dropped += 1
-            log.info("daily_alarm_dropped", participant_id=pid, schedule_id=alarm.ref, why="schedule changed",
-                     scheduled_for=alarm.scheduled_for.isoformat())
-            continue
-        prompt = DailyPromptDue(schedule_id=entry.id, local_date=day.isoformat(),
-                                due_at=alarm.scheduled_for.isoformat())
-        rows.append(as_input(prompt, key=keys.daily_prompt(pid, entry.id, day), participant_id=pid,
-                             status=TimerStatus.MISSED if alarm.missed else TimerStatus.PENDING))
+        result.dropped += 1
+        log.info("daily_alarm_dropped", participant_id=pid, schedule_id=alarm.ref, why=why, **when)
     return rows
 
 
-def _timer_rows(
-    db: Database, session: Session, alarms: list[Alarm], people: dict[str, tuple[str, str]], now: datetime,
-    result: Delivered,
-) -> list[NewInput]:
+def _timer_rows(db: Database, session: Session, alarms: list[Alarm], now: datetime,
+                result: Delivered) -> list[NewInput]:
     """Settle the timers (pending → fired or missed, in one compare-and-set statement per group);
     only those that were still pending count."""
+    people = statuses_and_zones(db, session, {a.participant_id for a in alarms})
     by_outcome: dict[str, list[int]] = {TimerStatus.FIRED: [], TimerStatus.MISSED: [], TimerStatus.CANCELLED: []}
 
     def status_of(alarm: Alarm) -> str:

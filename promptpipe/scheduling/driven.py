@@ -50,7 +50,7 @@ class DrivenScheduler(BaseScheduler):  # type: ignore[misc]  # APScheduler 3 shi
         if self.state == STATE_PAUSED:
             return None
         now = self._clock.now().astimezone(self.timezone)
-        next_wakeup: datetime | None = None
+        wakeups: list[datetime] = []
         with self._jobstores_lock:
             fired: list[tuple[Any, Job, datetime | None]] = []
             for alias, store in self._jobstores.items():
@@ -58,8 +58,7 @@ class DrivenScheduler(BaseScheduler):  # type: ignore[misc]  # APScheduler 3 shi
                     due = store.get_due_jobs(now)
                 except Exception as exc:  # the store is unreachable: look again after the retry interval
                     log.warning("alarm_jobs_unreadable", store=alias, error=str(exc)[:300])
-                    retry = now + timedelta(seconds=self.jobstore_retry_interval)
-                    next_wakeup = retry if next_wakeup is None else min(next_wakeup, retry)
+                    wakeups.append(now + timedelta(seconds=self.jobstore_retry_interval))
                     continue
                 fired += [(store, job, self._fire(job, now)) for job in due]
             after_firing()
@@ -69,13 +68,8 @@ class DrivenScheduler(BaseScheduler):  # type: ignore[misc]  # APScheduler 3 shi
                 else:
                     assert isinstance(store, DeferredWriteJobStore), "every job store of ours defers its writes"
                     store.move_job(job, next_run)
-            for store in self._jobstores.values():
-                store_next = store.get_next_run_time()
-                if store_next is not None and (next_wakeup is None or store_next < next_wakeup):
-                    next_wakeup = store_next
-        if next_wakeup is None:
-            return None
-        return max((next_wakeup - self._clock.now()).total_seconds(), 0.0)
+            wakeups += [at for store in self._jobstores.values() if (at := store.get_next_run_time()) is not None]
+        return max((min(wakeups) - self._clock.now()).total_seconds(), 0.0) if wakeups else None
 
     def _fire(self, job: Job, now: datetime) -> datetime | None:
         """Fire the job for its run times up to ``now`` (only the last: coalesced); returns its

@@ -132,8 +132,7 @@ class AlarmClock:
                 log.error("alarm_pass_failed", error=str(exc)[:300])
                 wait = 5.0
             timeout = MAX_IDLE_S if wait is None else min(max(wait, 0.0), MAX_IDLE_S)
-            changes_due = self.requests.wait_s()
-            if changes_due is not None:
+            if (changes_due := self.requests.wait_s()) is not None:
                 timeout = min(timeout, changes_due)
             if timeout > 0:
                 with contextlib.suppress(TimeoutError):
@@ -159,8 +158,7 @@ class AlarmClock:
         ``wait_for_more`` leaves a young, small batch of timer changes for a later call."""
         done = 0
         while (taken := self.requests.take(wait_for_more=wait_for_more)) is not None:
-            for start in range(0, len(taken.participants), SYNC_BATCH):
-                ids = taken.participants[start:start + SYNC_BATCH]
+            for ids in Database.chunks(taken.participants, SYNC_BATCH):
                 try:
                     await self.sync(ids)
                 except Exception as exc:  # the reconciler repairs it at the next start at the latest
@@ -210,9 +208,7 @@ class AlarmClock:
             self._fired.clear()
             self._deliveries = []
         next_run: datetime | None = self.store.get_next_run_time()
-        if next_run is None:
-            return None
-        return max((next_run - self.clock.now()).total_seconds(), 0.0)
+        return None if next_run is None else max((next_run - self.clock.now()).total_seconds(), 0.0)
 
     def _on_alarm(self, alarm: Alarm) -> None:
         """Called by a job (on the alarm thread, inside a pass)."""
@@ -250,11 +246,8 @@ class AlarmClock:
             self._on_queued(delivered.queued)
 
     def _apply_plans(self, plans: dict[str, AlarmPlan], participant_ids: list[str] | None) -> SyncReport:
-        existing: dict[str, Job | None]
-        if participant_ids is None:
-            existing = {job.id: job for job in self.store.get_all_jobs()}
-        else:
-            existing = self.store.jobs_by_ids(candidate_job_ids(plans, participant_ids))
+        existing: dict[str, Job | None] = ({job.id: job for job in self.store.get_all_jobs()} if participant_ids is None
+                                           else self.store.jobs_by_ids(candidate_job_ids(plans, participant_ids)))
         changes = changes_for(plans, existing, self.clock.now(), self.grace_s)
         with self._job_batch():
             for job_id in changes.remove:
@@ -297,23 +290,18 @@ class AlarmClock:
                                next_run_time=want.first_run, replace_existing=False)
 
     def _wakeup(self) -> None:
-        if self._quiet:  # inside a batch: one wakeup at its end instead of one per job
-            return
-        self._kick_loop()
+        if not self._quiet:  # inside a batch: one wakeup at its end instead of one per job
+            self._kick_loop()
 
     def _kick_loop(self) -> None:
         loop, kick = self._loop, self._kick
         if loop is None or kick is None or loop.is_closed():
             return
-        try:
-            running = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        if running is loop:
-            kick.set()
-        else:
-            loop.call_soon_threadsafe(kick.set)
+        with contextlib.suppress(RuntimeError):  # no loop runs in this thread
+            if asyncio.get_running_loop() is loop:
+                kick.set()
+                return
+        loop.call_soon_threadsafe(kick.set)
 
     async def _call(self, fn: Callable[..., T], *args: Any) -> T:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._thread, fn, *args)
+        return await asyncio.get_running_loop().run_in_executor(self._thread, fn, *args)

@@ -50,8 +50,7 @@ class ServiceGuard:
         if self.state_dir is None:
             return
         path = self.state_dir / LOCK_NAME
-        handle = _locked(path)
-        if handle is None:
+        if (handle := _locked(path)) is None:
             holder = path.read_text(errors="replace").strip() or "another process"
             raise ConfigError(
                 f"another PromptPipe service ({holder}) is already running with PROMPTPIPE_STATE_DIR="
@@ -68,8 +67,7 @@ class ServiceGuard:
             path = self.db.sqlite_path
             if path is None:  # in memory: nothing else can share it
                 return
-            handle = _locked(Path(f"{path}{DATABASE_LOCK_SUFFIX}"))
-            if handle is None:
+            if (handle := _locked(Path(f"{path}{DATABASE_LOCK_SUFFIX}"))) is None:
                 raise ConfigError(_SECOND_SERVICE)
             self._files.append(handle)
             return

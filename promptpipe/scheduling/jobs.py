@@ -6,7 +6,6 @@ and arguments stable: stored jobs refer to them.
 from __future__ import annotations
 
 import inspect
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -31,14 +30,12 @@ class Alarm:
 
 AlarmSink = Callable[[Alarm], None]
 _sink: AlarmSink | None = None
-_lock = threading.Lock()
 
 
 def install(sink: AlarmSink | None) -> None:
     """Set (or clear) where alarms go; one service per process."""
     global _sink
-    with _lock:
-        _sink = sink
+    _sink = sink
 
 
 def _emit(alarm: Alarm) -> None:

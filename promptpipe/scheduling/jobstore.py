@@ -55,7 +55,14 @@ class DeferredWriteJobStore(SQLAlchemyJobStore):  # type: ignore[misc]  # APSche
     def __init__(self, engine: Engine) -> None:
         super().__init__(engine=engine, tablename=JOB_TABLE)
         self._queued: list[Write] | None = None
-        self._statements: dict[str, Prepared] | None = None
+        table = self.jobs_t
+        self._statements = {
+            "remove": Prepared(delete(table).where(table.c.id == bindparam("job"))),
+            "add": Prepared(insert(table).values(id=bindparam("job"), next_run_time=bindparam("next_run"),
+                                                 job_state=bindparam("state"))),
+            "update": Prepared(update(table).where(table.c.id == bindparam("job")).values(
+                next_run_time=bindparam("next_run"), job_state=bindparam("state"))),
+        }
 
     def shutdown(self) -> None:
         """The engine is the service's own (closed with the database), not the store's."""
@@ -69,26 +76,13 @@ class DeferredWriteJobStore(SQLAlchemyJobStore):  # type: ignore[misc]  # APSche
         queued, self._queued = self._queued or [], None
         if not queued:
             return 0
-        statements = self._write_statements()
         with self.engine.begin() as conn:
             # One executemany per kind of write (a statement run per job cost the burst's alarm
             # thread seconds): each job's writes come down to what they leave behind first.
             for op, rows in _net_writes(queued).items():
                 if rows:
-                    statements[op].many(conn, rows)
+                    self._statements[op].many(conn, rows)
         return len(queued)
-
-    def _write_statements(self) -> dict[str, Prepared]:
-        if self._statements is None:
-            table = self.jobs_t
-            self._statements = {
-                "remove": Prepared(delete(table).where(table.c.id == bindparam("job"))),
-                "add": Prepared(insert(table).values(id=bindparam("job"), next_run_time=bindparam("next_run"),
-                                                     job_state=bindparam("state"))),
-                "update": Prepared(update(table).where(table.c.id == bindparam("job")).values(
-                    next_run_time=bindparam("next_run"), job_state=bindparam("state"))),
-            }
-        return self._statements
 
     def discard_deferred(self) -> None:
         self._queued = None

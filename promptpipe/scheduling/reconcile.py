@@ -140,8 +140,7 @@ def overdue_daily_alarms(plans: dict[str, AlarmPlan], now: datetime, grace: time
         zone = zone_or_utc(plan.timezone)
         for entry in plan.schedules:
             spec = entry.spec()
-            _, when = spec.last_fire(now, zone)
-            times = [when]
+            times = [spec.last_fire(now, zone)[1]]
             since = (decided or {}).get(entry.id)
             while since is not None and len(times) < MAX_CATCH_UP:
                 _, earlier = spec.last_fire(times[-1] - timedelta(seconds=1), zone)

@@ -43,8 +43,7 @@ class ChangeRequests:
     def timers(self, changes: list[TimerChange]) -> None:
         """Arm or disarm these timers soon; changes are applied in the order given. The loop is
         woken on the first change (so it sleeps at most the batching delay) and on a full batch."""
-        first = not self._timer_changes
-        if first:
+        if first := not self._timer_changes:
             self._since = self._monotonic()
         self._timer_changes.extend(changes)
         if first or len(self._timer_changes) >= TIMER_BATCH:

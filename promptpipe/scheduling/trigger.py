@@ -29,9 +29,7 @@ class DailyPromptTrigger(BaseTrigger):  # type: ignore[misc]  # APScheduler 3 sh
         self.zone = zone
 
     def get_next_fire_time(self, previous_fire_time: datetime | None, now: datetime) -> datetime | None:
-        if previous_fire_time is None:
-            return _next_fire(self.spec, self.zone, now, True)
-        return _next_fire(self.spec, self.zone, previous_fire_time, False)
+        return _next_fire(self.spec, self.zone, previous_fire_time or now, previous_fire_time is None)
 
     def __getstate__(self) -> TriggerState:
         return _state_of(self.spec, self.zone).copy()
