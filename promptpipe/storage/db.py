@@ -118,18 +118,11 @@ class Database:
         try:
             if self._sqlite_writer:
                 return _on_one_connection(self.engine, fn, self.consent_board)
-            ending = Ending()
-            try:
-                with Session(self.engine, expire_on_commit=False) as session, session.begin():
-                    try:
-                        result = fn(join_board(session, self.consent_board))
-                    finally:
-                        ending.take(session)
-            except BaseException:
-                ending.ended(committed=False)
-                raise
-            ending.ended(committed=True)
-            return result
+            with Ending() as ending, Session(self.engine, expire_on_commit=False) as session, session.begin():
+                try:
+                    return fn(join_board(session, self.consent_board))
+                finally:
+                    ending.take(session)
         except (SQLAlchemyError, UnicodeError) as exc:
             raise our_error(exc) from None
 
@@ -241,21 +234,15 @@ def _on_one_connection(engine: Engine, fn: Callable[[Session], T], board: Consen
     """SQLite's writer: ``fn`` in one transaction begun on a connection of the pool, with a
     session joined to it. The session's own begin, connection look-up and commit cost twice the
     transaction itself (~50 µs of ~120), on the one thread every turn's transactions queue for."""
-    ending = Ending()
-    try:
-        with _writer_transaction(engine) as connection:
-            session = join_board(_JoinedSession(connection), board)
-            try:
-                result = fn(session)
-                session.flush()
-            finally:
-                ending.take(session)
-                session.close()
-    except BaseException:
-        ending.ended(committed=False)
-        raise
-    ending.ended(committed=True)
-    return result
+    with Ending() as ending, _writer_transaction(engine) as connection:
+        session = join_board(_JoinedSession(connection), board)
+        try:
+            result = fn(session)
+            session.flush()
+            return result
+        finally:
+            ending.take(session)
+            session.close()
 
 
 def _together_on_one_connection(engine: Engine, board: ConsentBoard | None,
@@ -268,15 +255,11 @@ def _together_on_one_connection(engine: Engine, board: ConsentBoard | None,
             return [Outcome(_on_one_connection(engine, fns[0], board))]
         except Exception as exc:
             return [Outcome(error=our_error(exc))]
-    ending = Ending()
     try:
-        with _writer_transaction(engine) as connection:
-            outcomes = [_in_savepoint(connection, fn, board, ending) for fn in fns]
+        with Ending() as ending, _writer_transaction(engine) as connection:
+            return [_in_savepoint(connection, fn, board, ending) for fn in fns]
     except Exception as exc:
-        ending.ended(committed=False)
         raise our_error(exc) from None
-    ending.ended(committed=True)
-    return outcomes
 
 
 @contextmanager
