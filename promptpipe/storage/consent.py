@@ -45,8 +45,6 @@ def record_consent(session: Session, participant_id: str, records: list[ConsentR
 
 @dataclass(frozen=True)
 class LedgerEntry:
-    """One event of a participant's consent ledger."""
-
     id: int
     at: str
     event: ConsentKind

@@ -157,8 +157,6 @@ def timers_by_id(db: Database, session: Session, ids: list[int]) -> list[Timer]:
 
 @dataclass
 class AlarmPlan:
-    """What one participant's alarms should be, from our tables."""
-
     participant_id: str
     status: str
     timezone: str

@@ -41,8 +41,6 @@ _STREAMS: dict[Stream, tuple[type[Row], str]] = {
 
 @dataclass(frozen=True)
 class Hit:
-    """One entry's row, with the stream it came from and its time."""
-
     stream: Stream
     at: datetime
     row: Row
