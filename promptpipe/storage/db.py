@@ -130,8 +130,7 @@ class Database:
         """Open the database: an empty one gets the current schema; one made by an older release is
         upgraded when ``upgrade`` (else :class:`SchemaBehind`, naming the command); one a newer
         release upgraded is refused. Fails with one clear line if the URL is unusable."""
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, self._prepare_schema, upgrade)
+        return await asyncio.get_running_loop().run_in_executor(self._executor, self._prepare_schema, upgrade)
 
     @property
     def sqlite_path(self) -> Path | None:
@@ -162,8 +161,7 @@ class Database:
                 f"DATABASE_URL: cannot open the database ({mask_credentials(first_line(exc))}); check the URL, "
                 "that the server is running and that the user may create tables."
             ) from None
-        done = upgrade_schema(self.url)
-        self.upgraded = done
+        self.upgraded = done = upgrade_schema(self.url)
         return SchemaState(done.after, done.after, empty=False, known=True)
 
     async def checkpoint(self) -> str:
@@ -171,8 +169,7 @@ class Database:
         readable in the log ("ok", or why not completely). PostgreSQL: nothing to do here ("not needed")."""
         if not self.is_sqlite:
             return "not needed"
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, self._checkpoint)
+        return await asyncio.get_running_loop().run_in_executor(self._executor, self._checkpoint)
 
     def _checkpoint(self) -> str:
         raw = self.engine.raw_connection()  # autocommit (isolation_level None): no transaction open
@@ -185,8 +182,7 @@ class Database:
 
     async def close(self) -> None:
         """Wait for transactions already handed to the database thread, then close."""
-        loop = asyncio.get_running_loop()
-        await loop.run_in_executor(None, self._executor.shutdown, True)
+        await asyncio.get_running_loop().run_in_executor(None, self._executor.shutdown, True)
         self.engine.dispose()
 
     def insert_ignore(self, model: type[SQLModel], conflict_on: tuple[str, ...],

@@ -94,9 +94,8 @@ def count_keyed(session: Session, prefix: str) -> int:
     """How many inputs have a key starting with ``prefix``. A LIKE, not a range on the key's index:
     a range compares by the database's collation, which on PostgreSQL need not follow code points.
     For rare reads (a broadcast confirmed)."""
-    found: int = session.execute(select(func.count()).select_from(_INBOX).where(
-        _INBOX.c.key.startswith(prefix, autoescape=True))).scalar_one()
-    return found
+    return int(session.execute(select(func.count()).select_from(_INBOX).where(
+        _INBOX.c.key.startswith(prefix, autoescape=True))).scalar_one())
 
 
 def add_input(db: Database, session: Session, new: NewInput, now: datetime) -> int | None:

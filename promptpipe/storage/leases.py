@@ -114,11 +114,9 @@ def release(session: Session, names: Iterable[str], holder: str) -> list[str]:
 
 def holders(session: Session) -> list[LeaseRow]:
     """Every lease that has a holder (live or expired; released ones are left out), by name."""
-    rows = session.connection().execute(
+    return [LeaseRow(*row) for row in session.connection().execute(
         select(_LEASE.c.name, _LEASE.c.holder, _LEASE.c.token, _LEASE.c.expires_at, _LEASE.c.heartbeat_at,
-               _LEASE.c.acquired_at).where(_LEASE.c.holder != RELEASED).order_by(_LEASE.c.name))
-    return [LeaseRow(name, holder, int(token), expires_at, heartbeat_at, acquired_at)
-            for name, holder, token, expires_at, heartbeat_at, acquired_at in rows]
+               _LEASE.c.acquired_at).where(_LEASE.c.holder != RELEASED).order_by(_LEASE.c.name))]
 
 
 def forget_absent(session: Session, now: datetime) -> int:

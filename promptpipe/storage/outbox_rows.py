@@ -197,9 +197,8 @@ def may_still_go(session: Session, outbox_id: int) -> bool:
 def next_release(session: Session, now: datetime) -> datetime | None:
     """When the next message waiting for its time (held for quiet hours, or paced) may go, if any
     waits beyond ``now`` (a sandbox's clock moves there, as the service's time would)."""
-    found: datetime | None = session.execute(select(func.min(_OUTBOX.c.available_at)).where(
+    return session.execute(select(func.min(_OUTBOX.c.available_at)).where(
         _OUTBOX.c.status == OutboxStatus.PENDING, _OUTBOX.c.available_at > now)).scalar()
-    return found
 
 
 def settle_interrupted(session: Session, target: OutboxStatus, numbers: tuple[tuple[str, ...], str] | None = None,

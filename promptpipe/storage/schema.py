@@ -217,8 +217,7 @@ SCHEMA_LOCK_KEY = 0x50505343  # "PPSC": one maker or upgrader of the schema at a
 
 def _path(current: str | None, target: str) -> list[str]:
     """The revisions an upgrade from ``current`` to ``target`` applies, in order."""
-    script = _script()
-    return [s.revision for s in reversed(list(script.iterate_revisions(target, current or "base")))]
+    return [s.revision for s in reversed(list(_script().iterate_revisions(target, current or "base")))]
 
 
 def _upgrade_engine(url: str, *, sqlite: bool) -> Engine:
