@@ -134,7 +134,6 @@ class Database:
 
     @property
     def sqlite_path(self) -> Path | None:
-        """The database file (None for PostgreSQL or an in-memory database)."""
         return sqlite_file(self.url)
 
     def _prepare_schema(self, upgrade: bool) -> SchemaState:

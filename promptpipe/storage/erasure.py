@@ -121,11 +121,10 @@ def stop_everything(session: Session, pid: str, now: datetime) -> tuple[int, int
     in_flight = conn.execute(update(_OUTBOX).where(_OUTBOX.c.participant_id == pid,
                                                    _OUTBOX.c.status == OutboxStatus.SENDING)
                              .values(status=OutboxStatus.FAILED, last_error="erased")).rowcount
-    dropped = waiting + int(in_flight or 0)
     session.execute(update(Schedule).where(_SCHEDULE.c.participant_id == pid).values(active=False, updated_at=now))
     session.execute(update(Timer).where(_TIMER.c.participant_id == pid, _TIMER.c.status == TimerStatus.PENDING)
                     .values(status=TimerStatus.CANCELLED, settled_at=now))
-    return int(closed or 0), int(dropped or 0)
+    return int(closed or 0), waiting + int(in_flight or 0)
 
 
 def erase_identity(session: Session, person: Participant, now: datetime, by: str) -> None:

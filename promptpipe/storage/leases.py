@@ -62,9 +62,8 @@ def acquire(session: Session, names: Iterable[str], holder: str, now: datetime, 
     if not wanted:
         return {}
     insert = pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
-    expires = now + ttl
     rows = insert(_LEASE).values([
-        {"name": name, "holder": holder, "token": 1, "expires_at": expires, "heartbeat_at": now, "acquired_at": now}
+        {"name": name, "holder": holder, "token": 1, "expires_at": now + ttl, "heartbeat_at": now, "acquired_at": now}
         for name in wanted
     ])
     new = rows.excluded

@@ -149,11 +149,9 @@ def claim_queued(session: Session, statement: Prepared, participant_id: str, now
     rows = statement.rows(session.connection(), {"now": now, "limit": limit, "pid": participant_id})
     claimed, earlier = [], []
     for outbox_id, key, message_id, attempts in rows:
-        if key in queued:
-            m = queued[key]
-            claimed.append(
-                Claimed(outbox_id, key, participant_id, message_id, attempts, m.kind, m.text, m.payload, phone, lid,
-                        number, board_at))
+        if (m := queued.get(key)) is not None:
+            claimed.append(Claimed(outbox_id, key, participant_id, message_id, attempts, m.kind, m.text, m.payload,
+                                   phone, lid, number, board_at))
         else:
             earlier.append(outbox_id)
     if earlier:

@@ -160,8 +160,7 @@ def create_participant(session: Session, new: NewParticipant, now: datetime) -> 
     session.flush()
     enrolled = ConsentRecord(ConsentKind.ENROLLED, ConsentSource(source), new.reason, new.actor)
     record_consent(session, participant.id, [enrolled], now)
-    suppressed = suppressed_since(session, new.phone)
-    if suppressed is not None:
+    if (suppressed := suppressed_since(session, new.phone)) is not None:
         _opted_out_before(session, participant, suppressed, now)
     return participant
 

@@ -138,9 +138,8 @@ def history() -> list[Revision]:
 
 def read_state(conn: Connection) -> SchemaState:
     tables = set(inspect(conn).get_table_names())
-    current = None
-    if VERSION_TABLE in tables:
-        current = conn.execute(text(f"SELECT version_num FROM {VERSION_TABLE}")).scalar()
+    current = (conn.execute(text(f"SELECT version_num FROM {VERSION_TABLE}")).scalar() if VERSION_TABLE in tables
+               else None)
     ours = {table.name for table in SQLModel.metadata.sorted_tables}
     known = current is None or current in {revision.id for revision in history()}
     return SchemaState(current, head(), empty=not (tables & ours), known=known)

@@ -109,9 +109,8 @@ def timeline_rows(session: Session, participant_id: str, streams: Collection[Str
     newest), newest first: the ``limit`` next to the cursor on its side."""
     hits: list[Hit] = []
     for stream in streams:
-        for found in session.execute(_query(stream, participant_id, since, until, cursor, limit)).all():
-            row = found[0]
-            hits.append(Hit(stream, _time_of(stream, row), row, found[1] if stream is Stream.ANSWER else None))
+        for row, *questionnaire_id in session.execute(_query(stream, participant_id, since, until, cursor, limit)):
+            hits.append(Hit(stream, _time_of(stream, row), row, *questionnaire_id))
     newest_first = cursor is None or cursor.older
     hits.sort(key=lambda hit: hit.key, reverse=newest_first)
     page = hits[:limit]
