@@ -158,8 +158,7 @@ def flags_by_status(session: Session, status: FlagStatus | None, *, limit: int =
 
 
 def flag_record(session: Session, flag_id: int) -> FlagRecord | None:
-    found = session.execute(_ENTRIES.where(_FLAG.c.id == flag_id)).first()
-    if found is None:
+    if (found := session.execute(_ENTRIES.where(_FLAG.c.id == flag_id)).first()) is None:
         return None
     flag = found[0]
     return FlagRecord(_entry(*found), flag.message_id, flag.alert_attempts,
