@@ -44,7 +44,6 @@ class AuditEntry(SQLModel, table=True):
 
     id: int | None = Field(default=None, primary_key=True)
     actor: str
-    """The token's name."""
     role: str
     action: str
     """enroll | update | pause | resume | withdraw | erase | send | broadcast | prompt_now |

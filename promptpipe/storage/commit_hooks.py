@@ -54,7 +54,8 @@ def queued_in(session: Session, participant_id: str) -> frozenset[str]:
 
 
 class Ending:
-    """The functions one or more sessions registered, run once their transaction has ended."""
+    """The functions one or more sessions registered, run once their transaction has ended (as a context manager: when
+    its block ends, as committed unless the block raised)."""
 
     def __init__(self) -> None:
         self._committed: list[Callable[[], None]] = []
@@ -69,6 +70,12 @@ class Ending:
     def add(self, other: Ending) -> None:
         self._committed += other._committed
         self._rolled_back += other._rolled_back
+
+    def __enter__(self) -> Ending:
+        return self
+
+    def __exit__(self, error: type[BaseException] | None, *_: object) -> None:
+        self.ended(committed=error is None)
 
     def ended(self, *, committed: bool) -> None:
         for fn in self._committed if committed else self._rolled_back:

@@ -18,8 +18,7 @@ from promptpipe.storage.commit_hooks import after_commit, after_rollback, consen
 from promptpipe.storage.models import ConsentEvent, table_of
 
 _CONSENT = table_of(ConsentEvent)
-
-_INSERT = insert(table_of(ConsentEvent))
+_INSERT = insert(_CONSENT)
 
 
 def record_consent(session: Session, participant_id: str, records: list[ConsentRecord], now: datetime) -> None:
@@ -45,8 +44,6 @@ def record_consent(session: Session, participant_id: str, records: list[ConsentR
 
 @dataclass(frozen=True)
 class LedgerEntry:
-    """One event of a participant's consent ledger."""
-
     id: int
     at: str
     event: ConsentKind

@@ -91,9 +91,7 @@ class ConsentBoard:
 
     def refusal(self, participant_id: str, key: str, claimed_at: int) -> ConsentKind | None:
         """The hold written since the claim stamped ``claimed_at`` that stops this row, if any."""
-        holds = self._holds.get(participant_id)
-        if not holds:
-            return None
+        holds = self._holds.get(participant_id, {})
         later = frozenset(kind for kind, written in list(holds.items())
                           if written.seq > claimed_at and key not in written.queued_with_it)
         return refusal(later, key, from_before=True) if later else None

@@ -16,8 +16,6 @@ from sqlalchemy.orm import Session
 from promptpipe.domain.consent import ConsentKind
 from promptpipe.domain.conversation import ParticipantInfo, PendingTimer, ScheduleEntry, TurnState
 from promptpipe.domain.profile import Profile
-from promptpipe.domain.tone import ToneUpdate
-from promptpipe.domain.transition_log import PendingTransition
 from promptpipe.errors import StorageError
 from promptpipe.questionnaires.rules.definition import QuestionnaireState
 from promptpipe.storage.consent import record_consent
@@ -158,21 +156,12 @@ def save_turn_state(session: Session, state: TurnState, now: datetime) -> None:
     save_schedules(session, state.participant.id, state.schedules, now)
     state.committed_timer_changes = apply_timer_ops(session, state.participant.id, state.timer_ops, now)
     state.timer_ops.clear()
-    for change in state.transitions:
-        session.add(_transition_row(state.participant.id, change, now))
+    session.add_all(Transition(participant_id=person.id, kind=change.kind, name=change.name, actor=change.actor,
+                               from_value=change.from_value, to_value=change.to_value, reason=change.reason,
+                               created_at=now) for change in state.transitions)
     state.transitions.clear()
-    for tone_update in state.tone_updates:
-        session.add(_tone_event_row(state.participant.id, tone_update, now))
+    session.add_all(ToneEvent(participant_id=person.id, source=tone.proposal.source, proposed=list(tone.proposal.tags),
+                              stripped=list(tone.proposal.stripped), outcome=tone.outcome,
+                              active_before=list(tone.before.active), active_after=list(tone.after.active),
+                              scores=dict(tone.after.scores), created_at=now) for tone in state.tone_updates)
     state.tone_updates.clear()
-
-
-def _transition_row(participant_id: str, change: PendingTransition, now: datetime) -> Transition:
-    return Transition(participant_id=participant_id, kind=change.kind, name=change.name, actor=change.actor,
-                      from_value=change.from_value, to_value=change.to_value, reason=change.reason, created_at=now)
-
-
-def _tone_event_row(participant_id: str, update: ToneUpdate, now: datetime) -> ToneEvent:
-    return ToneEvent(participant_id=participant_id, source=update.proposal.source, proposed=list(update.proposal.tags),
-                     stripped=list(update.proposal.stripped), outcome=update.outcome,
-                     active_before=list(update.before.active), active_after=list(update.after.active),
-                     scores=dict(update.after.scores), created_at=now)

@@ -118,18 +118,11 @@ class Database:
         try:
             if self._sqlite_writer:
                 return _on_one_connection(self.engine, fn, self.consent_board)
-            ending = Ending()
-            try:
-                with Session(self.engine, expire_on_commit=False) as session, session.begin():
-                    try:
-                        result = fn(join_board(session, self.consent_board))
-                    finally:
-                        ending.take(session)
-            except BaseException:
-                ending.ended(committed=False)
-                raise
-            ending.ended(committed=True)
-            return result
+            with Ending() as ending, Session(self.engine, expire_on_commit=False) as session, session.begin():
+                try:
+                    return fn(join_board(session, self.consent_board))
+                finally:
+                    ending.take(session)
         except (SQLAlchemyError, UnicodeError) as exc:
             raise our_error(exc) from None
 
@@ -137,12 +130,10 @@ class Database:
         """Open the database: an empty one gets the current schema; one made by an older release is
         upgraded when ``upgrade`` (else :class:`SchemaBehind`, naming the command); one a newer
         release upgraded is refused. Fails with one clear line if the URL is unusable."""
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, self._prepare_schema, upgrade)
+        return await asyncio.get_running_loop().run_in_executor(self._executor, self._prepare_schema, upgrade)
 
     @property
     def sqlite_path(self) -> Path | None:
-        """The database file (None for PostgreSQL or an in-memory database)."""
         return sqlite_file(self.url)
 
     def _prepare_schema(self, upgrade: bool) -> SchemaState:
@@ -169,8 +160,7 @@ class Database:
                 f"DATABASE_URL: cannot open the database ({mask_credentials(first_line(exc))}); check the URL, "
                 "that the server is running and that the user may create tables."
             ) from None
-        done = upgrade_schema(self.url)
-        self.upgraded = done
+        self.upgraded = done = upgrade_schema(self.url)
         return SchemaState(done.after, done.after, empty=False, known=True)
 
     async def checkpoint(self) -> str:
@@ -178,8 +168,7 @@ class Database:
         readable in the log ("ok", or why not completely). PostgreSQL: nothing to do here ("not needed")."""
         if not self.is_sqlite:
             return "not needed"
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, self._checkpoint)
+        return await asyncio.get_running_loop().run_in_executor(self._executor, self._checkpoint)
 
     def _checkpoint(self) -> str:
         raw = self.engine.raw_connection()  # autocommit (isolation_level None): no transaction open
@@ -192,8 +181,7 @@ class Database:
 
     async def close(self) -> None:
         """Wait for transactions already handed to the database thread, then close."""
-        loop = asyncio.get_running_loop()
-        await loop.run_in_executor(None, self._executor.shutdown, True)
+        await asyncio.get_running_loop().run_in_executor(None, self._executor.shutdown, True)
         self.engine.dispose()
 
     def insert_ignore(self, model: type[SQLModel], conflict_on: tuple[str, ...],
@@ -241,21 +229,15 @@ def _on_one_connection(engine: Engine, fn: Callable[[Session], T], board: Consen
     """SQLite's writer: ``fn`` in one transaction begun on a connection of the pool, with a
     session joined to it. The session's own begin, connection look-up and commit cost twice the
     transaction itself (~50 µs of ~120), on the one thread every turn's transactions queue for."""
-    ending = Ending()
-    try:
-        with _writer_transaction(engine) as connection:
-            session = join_board(_JoinedSession(connection), board)
-            try:
-                result = fn(session)
-                session.flush()
-            finally:
-                ending.take(session)
-                session.close()
-    except BaseException:
-        ending.ended(committed=False)
-        raise
-    ending.ended(committed=True)
-    return result
+    with Ending() as ending, _writer_transaction(engine) as connection:
+        session = join_board(_JoinedSession(connection), board)
+        try:
+            result = fn(session)
+            session.flush()
+            return result
+        finally:
+            ending.take(session)
+            session.close()
 
 
 def _together_on_one_connection(engine: Engine, board: ConsentBoard | None,
@@ -268,15 +250,11 @@ def _together_on_one_connection(engine: Engine, board: ConsentBoard | None,
             return [Outcome(_on_one_connection(engine, fns[0], board))]
         except Exception as exc:
             return [Outcome(error=our_error(exc))]
-    ending = Ending()
     try:
-        with _writer_transaction(engine) as connection:
-            outcomes = [_in_savepoint(connection, fn, board, ending) for fn in fns]
+        with Ending() as ending, _writer_transaction(engine) as connection:
+            return [_in_savepoint(connection, fn, board, ending) for fn in fns]
     except Exception as exc:
-        ending.ended(committed=False)
         raise our_error(exc) from None
-    ending.ended(committed=True)
-    return outcomes
 
 
 @contextmanager

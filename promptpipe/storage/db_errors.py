@@ -37,9 +37,7 @@ def storage_error(exc: SQLAlchemyError) -> StorageError:
 
 
 def _is_unique_violation(orig: BaseException | None) -> bool:
-    if getattr(orig, "sqlstate", None) == "23505":  # psycopg
-        return True
-    return "UNIQUE constraint failed" in str(orig)  # sqlite3
+    return getattr(orig, "sqlstate", None) == "23505" or "UNIQUE constraint failed" in str(orig)  # psycopg, sqlite3
 
 
 def _constraint_name(orig: BaseException | None) -> str:

@@ -149,30 +149,24 @@ def poll_message(session: Session, message_id: int | None) -> PollMessage | None
         return None
     row = session.connection().execute(
         select(_MESSAGE.c.wa_message_id, _MESSAGE.c.payload).where(_MESSAGE.c.id == message_id)).first()
-    if row is None:
-        return None
-    return _as_poll(message_id, row[0], row[1])
+    return None if row is None else _as_poll(message_id, *row)
 
 
 def _as_poll(message_id: int, wa_message_id: str | None, payload: dict[str, Any] | None) -> PollMessage:
     return PollMessage(message_id, wa_message_id, tuple(str(o) for o in (payload or {}).get("options", [])))
 
 
-def _newest_polls_statement() -> Any:
-    prompt, poll = _MESSAGE.alias("prompt"), _MESSAGE.alias("poll")
-    last_out = (select(func.max(_MESSAGE.c.id))
-                .where(_MESSAGE.c.participant_id == bindparam("pid"), _MESSAGE.c.direction == "out",
-                       _MESSAGE.c.kind.not_in(QUIET_OUT_KINDS)).scalar_subquery())
-    return (select(_DELIVERY.c.id, _DELIVERY.c.local_date, _DELIVERY.c.sent_at, _DELIVERY.c.vote,
-                   _DELIVERY.c.poll_message_id, prompt.c.wa_message_id, poll.c.id, poll.c.wa_message_id,
-                   poll.c.payload, last_out)
-            .select_from(_DELIVERY.outerjoin(prompt, prompt.c.id == _DELIVERY.c.prompt_message_id)
-                         .outerjoin(poll, poll.c.id == _DELIVERY.c.poll_message_id))
-            .where(_DELIVERY.c.participant_id == bindparam("pid"))
-            .order_by(_DELIVERY.c.id.desc()).limit(1))
-
-
-_NEWEST_POLLS = _newest_polls_statement()
+_PROMPT, _POLL = _MESSAGE.alias("prompt"), _MESSAGE.alias("poll")
+_LAST_OUT = (select(func.max(_MESSAGE.c.id))
+             .where(_MESSAGE.c.participant_id == bindparam("pid"), _MESSAGE.c.direction == "out",
+                    _MESSAGE.c.kind.not_in(QUIET_OUT_KINDS)).scalar_subquery())
+_NEWEST_POLLS = (select(_DELIVERY.c.id, _DELIVERY.c.local_date, _DELIVERY.c.sent_at, _DELIVERY.c.vote,
+                        _DELIVERY.c.poll_message_id, _PROMPT.c.wa_message_id, _POLL.c.id, _POLL.c.wa_message_id,
+                        _POLL.c.payload, _LAST_OUT)
+                 .select_from(_DELIVERY.outerjoin(_PROMPT, _PROMPT.c.id == _DELIVERY.c.prompt_message_id)
+                              .outerjoin(_POLL, _POLL.c.id == _DELIVERY.c.poll_message_id))
+                 .where(_DELIVERY.c.participant_id == bindparam("pid"))
+                 .order_by(_DELIVERY.c.id.desc()).limit(1))
 NEWEST_POLLS_ROW = _NEWEST_POLLS.subquery("newest")
 """The same read as a derived table (its ``pid`` parameter included), for a statement that reads
 it together with other things: the turn's state (one statement fewer on every short message)."""

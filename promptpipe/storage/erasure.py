@@ -9,14 +9,12 @@ from sqlalchemy import delete, or_, select, update
 from sqlalchemy.orm import Session
 
 from promptpipe.domain.consent import ConsentKind, ConsentRecord, ConsentSource
-from promptpipe.domain.messages import MessageStatus
 from promptpipe.domain.profile import Profile
 from promptpipe.domain.states import Status
 from promptpipe.domain.transition_log import Actor, TransitionKind
 from promptpipe.questionnaires.store.writes import erase_typed_answers
 from promptpipe.storage.access_tables import AuditEntry
 from promptpipe.storage.consent import record_consent
-from promptpipe.storage.db import Database
 from promptpipe.storage.models import (
     ConsentEvent,
     Conversation,
@@ -27,6 +25,7 @@ from promptpipe.storage.models import (
     Transition,
     table_of,
 )
+from promptpipe.storage.outbox_consent import cancel_queued
 from promptpipe.storage.prompt_tables import PromptDelivery, Schedule
 from promptpipe.storage.queue_tables import InboxItem, InboxStatus, OutboxItem, OutboxStatus, Timer, TimerStatus
 from promptpipe.storage.receipts import forget_receipts
@@ -47,6 +46,7 @@ __all__ = ["KEPT_AUDIT_KEYS", "KEPT_PAYLOAD_KEYS", "erase_identity", "erase_text
 
 ERASED_INPUT = "closed: the participant's data was erased"
 """Why an input still waiting was closed (its message is not answered: see storage/mirrors.py)."""
+ERASED_OUTPUT = "cancelled: the participant's data was erased"
 
 KEPT_AUDIT_KEYS = ("changed", "fields", "status", "timezone", "inbox_id", "chars", "arm", "flag_id")
 """What stays of an audit entry's detail about an erased participant: what kind of change it was,
@@ -116,20 +116,15 @@ def stop_everything(session: Session, pid: str, now: datetime) -> tuple[int, int
     conn = session.connection()
     closed = conn.execute(update(_INBOX).where(_INBOX.c.participant_id == pid, _INBOX.c.status == InboxStatus.PENDING)
                           .values(status=InboxStatus.DONE, processed_at=now, last_error=ERASED_INPUT)).rowcount
-    waiting = [m for m in conn.execute(select(_OUTBOX.c.message_id).where(
-        _OUTBOX.c.participant_id == pid, _OUTBOX.c.status == OutboxStatus.PENDING)).scalars()]
-    for chunk in Database.chunks(waiting):  # never sent: cancelled, in the outbox and the transcript alike
-        conn.execute(update(_OUTBOX).where(_OUTBOX.c.message_id.in_(chunk), _OUTBOX.c.status == OutboxStatus.PENDING)
-                     .values(status=OutboxStatus.CANCELLED, last_error="cancelled: the participant's data was erased"))
-        conn.execute(update(_MESSAGE).where(_MESSAGE.c.id.in_(chunk)).values(status=MessageStatus.CANCELLED))
+    waiting = cancel_queued(session, select(_OUTBOX.c.message_id).where(  # never sent: cancelled
+        _OUTBOX.c.participant_id == pid, _OUTBOX.c.status == OutboxStatus.PENDING), ERASED_OUTPUT)
     in_flight = conn.execute(update(_OUTBOX).where(_OUTBOX.c.participant_id == pid,
                                                    _OUTBOX.c.status == OutboxStatus.SENDING)
                              .values(status=OutboxStatus.FAILED, last_error="erased")).rowcount
-    dropped = len(waiting) + int(in_flight or 0)
     session.execute(update(Schedule).where(_SCHEDULE.c.participant_id == pid).values(active=False, updated_at=now))
     session.execute(update(Timer).where(_TIMER.c.participant_id == pid, _TIMER.c.status == TimerStatus.PENDING)
                     .values(status=TimerStatus.CANCELLED, settled_at=now))
-    return int(closed or 0), int(dropped or 0)
+    return int(closed or 0), waiting + int(in_flight or 0)
 
 
 def erase_identity(session: Session, person: Participant, now: datetime, by: str) -> None:

@@ -67,12 +67,9 @@ def loose_modes(state_dir: Path, extra: Iterable[Path] = ()) -> list[LooseMode]:
     """The state directory, every file in it and the ``extra`` paths (e.g. the SQLite database
     when it lives elsewhere) whose group or others have any permission."""
     found: list[LooseMode] = []
-    candidates: list[Path] = []
-    if state_dir.is_dir():
-        candidates.append(state_dir)
-        candidates += sorted(p for p in state_dir.rglob("*") if not p.is_symlink())
-    candidates += [p for p in extra if p.exists() and p not in candidates]
-    for path in candidates:
+    paths = [state_dir, *sorted(p for p in state_dir.rglob("*") if not p.is_symlink())] if state_dir.is_dir() else []
+    paths += [p for p in extra if p.exists() and p not in paths]
+    for path in paths:
         try:
             mode = stat.S_IMODE(path.stat().st_mode)
         except OSError:

@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
 
 from sqlalchemy import func, insert, select, update
 from sqlalchemy.orm import Session
@@ -62,7 +61,7 @@ class FlagEntry:
 
 
 def list_flags(session: Session, *, include_resolved: bool = False) -> list[FlagEntry]:
-    query = _entries_query().order_by(_FLAG.c.id)
+    query = _ENTRIES.order_by(_FLAG.c.id)
     if not include_resolved:
         query = query.where(_FLAG.c.status == FlagStatus.OPEN)
     return [_entry(*row) for row in session.execute(query).all()]
@@ -108,8 +107,6 @@ def record_alert(session: Session, flag_id: int, *, sent: bool, now: datetime) -
     session.connection().execute(update(_FLAG).where(_FLAG.c.id == flag_id).values(**values))
 
 
-# ---------------------------------------------------------------- one flag, for its page
-
 MAX_LISTED = 100
 """The flags one list shows at once."""
 
@@ -137,8 +134,7 @@ class AroundMessage:
     text: str
 
 
-def _entries_query() -> Any:
-    return (select(Flag, _PARTICIPANT.c.phone, _PARTICIPANT.c.name, _PARTICIPANT.c.timezone)
+_ENTRIES = (select(Flag, _PARTICIPANT.c.phone, _PARTICIPANT.c.name, _PARTICIPANT.c.timezone)
             .join(Participant, _PARTICIPANT.c.id == _FLAG.c.participant_id))
 
 
@@ -153,7 +149,7 @@ def flags_by_status(session: Session, status: FlagStatus | None, *, limit: int =
                     ) -> tuple[list[FlagEntry], int]:
     """Up to ``limit`` flags of ``status`` (None: all) and how many there are: open ones oldest
     first (the longest waiting at the top), the others newest first."""
-    query, count = _entries_query(), select(func.count()).select_from(_FLAG)
+    query, count = _ENTRIES, select(func.count()).select_from(_FLAG)
     if status is not None:
         query, count = query.where(_FLAG.c.status == status), count.where(_FLAG.c.status == status)
     order = _FLAG.c.id if status == FlagStatus.OPEN else _FLAG.c.id.desc()
@@ -162,8 +158,7 @@ def flags_by_status(session: Session, status: FlagStatus | None, *, limit: int =
 
 
 def flag_record(session: Session, flag_id: int) -> FlagRecord | None:
-    found = session.execute(_entries_query().where(_FLAG.c.id == flag_id)).first()
-    if found is None:
+    if (found := session.execute(_ENTRIES.where(_FLAG.c.id == flag_id)).first()) is None:
         return None
     flag = found[0]
     return FlagRecord(_entry(*found), flag.message_id, flag.alert_attempts,

@@ -94,9 +94,8 @@ def count_keyed(session: Session, prefix: str) -> int:
     """How many inputs have a key starting with ``prefix``. A LIKE, not a range on the key's index:
     a range compares by the database's collation, which on PostgreSQL need not follow code points.
     For rare reads (a broadcast confirmed)."""
-    found: int = session.execute(select(func.count()).select_from(_INBOX).where(
-        _INBOX.c.key.startswith(prefix, autoescape=True))).scalar_one()
-    return found
+    return int(session.execute(select(func.count()).select_from(_INBOX).where(
+        _INBOX.c.key.startswith(prefix, autoescape=True))).scalar_one())
 
 
 def add_input(db: Database, session: Session, new: NewInput, now: datetime) -> int | None:
@@ -234,8 +233,7 @@ def close_input(session: Session, inbox_id: int, now: datetime, *, why: str) -> 
 
 
 def _change(session: Session, inbox_id: int, message_status: str, **values: Any) -> None:
-    session.connection().execute(update(_INBOX).where(_INBOX.c.id == inbox_id).values(**values))
-    message_id = session.connection().execute(
-        select(_INBOX.c.message_id).where(_INBOX.c.id == inbox_id)).scalar_one_or_none()
+    message_id = session.connection().execute(update(_INBOX).where(_INBOX.c.id == inbox_id).values(**values)
+                                              .returning(_INBOX.c.message_id)).scalar_one_or_none()
     if message_id is not None:
         session.connection().execute(update(_MESSAGE).where(_MESSAGE.c.id == message_id).values(status=message_status))

@@ -62,9 +62,8 @@ def acquire(session: Session, names: Iterable[str], holder: str, now: datetime, 
     if not wanted:
         return {}
     insert = pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
-    expires = now + ttl
     rows = insert(_LEASE).values([
-        {"name": name, "holder": holder, "token": 1, "expires_at": expires, "heartbeat_at": now, "acquired_at": now}
+        {"name": name, "holder": holder, "token": 1, "expires_at": now + ttl, "heartbeat_at": now, "acquired_at": now}
         for name in wanted
     ])
     new = rows.excluded
@@ -114,11 +113,9 @@ def release(session: Session, names: Iterable[str], holder: str) -> list[str]:
 
 def holders(session: Session) -> list[LeaseRow]:
     """Every lease that has a holder (live or expired; released ones are left out), by name."""
-    rows = session.connection().execute(
+    return [LeaseRow(*row) for row in session.connection().execute(
         select(_LEASE.c.name, _LEASE.c.holder, _LEASE.c.token, _LEASE.c.expires_at, _LEASE.c.heartbeat_at,
-               _LEASE.c.acquired_at).where(_LEASE.c.holder != RELEASED).order_by(_LEASE.c.name))
-    return [LeaseRow(name, holder, int(token), expires_at, heartbeat_at, acquired_at)
-            for name, holder, token, expires_at, heartbeat_at, acquired_at in rows]
+               _LEASE.c.acquired_at).where(_LEASE.c.holder != RELEASED).order_by(_LEASE.c.name))]
 
 
 def forget_absent(session: Session, now: datetime) -> int:

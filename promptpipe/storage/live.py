@@ -62,11 +62,9 @@ def record_deployment(session: Session, transport: str, reaches_people: bool, no
 
 def deployment(session: Session) -> Deployment | None:
     """The transport the database was last served over; None: no service has served it yet."""
-    found = _status(session, DEPLOYMENT)
-    if found is None:
+    if (found := _status(session, DEPLOYMENT)) is None:
         return None
-    value, at = found
-    return Deployment(str(value.get("transport", "")), bool(value.get("reaches_people")), at)
+    return Deployment(str(found[0].get("transport", "")), bool(found[0].get("reaches_people")), found[1])
 
 
 def is_simulated(wa_message_id: str | None) -> bool:
@@ -78,10 +76,9 @@ def is_simulated(wa_message_id: str | None) -> bool:
 def go_live(session: Session, transport: str, now: datetime) -> int:
     """Mark the database live (once; the first time is kept) and close the simulated inputs still
     waiting. Returns how many were closed."""
-    if live_since(session) is None:
-        session.connection().execute(insert(_STATUS).values(name=LIVE, value={"transport": transport},
-                                                            updated_at=now))
     connection = session.connection()
+    if live_since(session) is None:
+        connection.execute(insert(_STATUS).values(name=LIVE, value={"transport": transport}, updated_at=now))
     waiting = (_INBOX.c.key.startswith(keys.inbound(keys.SIMULATED), autoescape=True)
                & (_INBOX.c.status == InboxStatus.PENDING))
     message_ids = [m for m in connection.execute(select(_INBOX.c.message_id).where(waiting)).scalars() if m]

@@ -19,8 +19,7 @@ existed have none and stand for it)."""
 
 
 def of_numbers(participant_id: Any) -> Any:
-    """The participant belongs to one of the numbers bound as ``numbers`` (``default_number``:
-    the name participants enrolled before numbers existed stand for)."""
+    """The participant belongs to one of the numbers bound as ``numbers`` (``default_number``: see :data:`Numbers`)."""
     return exists().where(
         _PARTICIPANT.c.id == participant_id,
         func.coalesce(_PARTICIPANT.c.number, bindparam("default_number")).in_(bindparam("numbers", expanding=True)))

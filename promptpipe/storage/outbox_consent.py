@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import and_, exists, false, or_, select, true, update
+from sqlalchemy import Select, and_, exists, false, or_, select, true, update
 from sqlalchemy.orm import Session
 
 from promptpipe.domain import keys
@@ -16,12 +16,13 @@ from promptpipe.domain.consent import HOLDS, SENT_FROM_BEFORE, SENT_WHILE_HELD, 
 from promptpipe.domain.messages import MessageStatus
 from promptpipe.domain.states import Status
 from promptpipe.storage.commit_hooks import queued_in
+from promptpipe.storage.db import Database
 from promptpipe.storage.models import Message, Participant, table_of
 from promptpipe.storage.queue_tables import OutboxItem, OutboxStatus
 
-__all__ = ["MAY_SEND", "cancel_unconsented", "may_send"]
+__all__ = ["MAY_SEND", "cancel_queued", "cancel_unconsented", "may_send"]
 
-_OUTBOX, _PARTICIPANT = table_of(OutboxItem), table_of(Participant)
+_OUTBOX, _PARTICIPANT, _MESSAGE = table_of(OutboxItem), table_of(Participant), table_of(Message)
 _P = _PARTICIPANT.c
 
 _HELD: dict[ConsentKind, Any] = {
@@ -70,14 +71,17 @@ def cancel_unconsented(session: Session, participant_id: str | None = None) -> i
         condition = and_(_OUTBOX.c.participant_id == participant_id, _OUTBOX.c.status == OutboxStatus.PENDING,
                          _refused_by(_OUTBOX, SENT_FROM_BEFORE),
                          _OUTBOX.c.key.not_in(sorted(just_queued)) if just_queued else true())
-    connection = session.connection()
-    message_ids = list(connection.execute(select(_OUTBOX.c.message_id).where(condition)).scalars())
-    if not message_ids:
-        return 0
-    connection.execute(update(_OUTBOX).where(_OUTBOX.c.message_id.in_(message_ids),
-                                             _OUTBOX.c.status == OutboxStatus.PENDING)
-                       .values(status=OutboxStatus.CANCELLED, last_error=_CANCEL_REASON))
-    message = table_of(Message)
-    connection.execute(update(message).where(message.c.id.in_(message_ids)).values(status=MessageStatus.CANCELLED))
+    return cancel_queued(session, select(_OUTBOX.c.message_id).where(condition), _CANCEL_REASON)
+
+
+def cancel_queued(session: Session, waiting: Select[Any], reason: str) -> int:
+    """Cancel the pending outbox rows of the messages ``waiting`` selects, their transcript rows too (``reason``: the
+    outbox row's ``last_error``). Returns how many."""
+    conn = session.connection()
+    message_ids = list(conn.execute(waiting).scalars())
+    for chunk in Database.chunks(message_ids):
+        conn.execute(update(_OUTBOX).where(_OUTBOX.c.message_id.in_(chunk), _OUTBOX.c.status == OutboxStatus.PENDING)
+                     .values(status=OutboxStatus.CANCELLED, last_error=reason))
+        conn.execute(update(_MESSAGE).where(_MESSAGE.c.id.in_(chunk)).values(status=MessageStatus.CANCELLED))
     return len(message_ids)
 

@@ -16,7 +16,7 @@ from promptpipe.domain.messages import MessageKind, MessageStatus
 from promptpipe.storage.commit_hooks import consent_board
 from promptpipe.storage.models import Message, Participant, table_of
 from promptpipe.storage.numbers_served import number_filter, of_numbers
-from promptpipe.storage.outbox_consent import MAY_SEND, cancel_unconsented, may_send
+from promptpipe.storage.outbox_consent import MAY_SEND, cancel_queued, cancel_unconsented, may_send
 from promptpipe.storage.prepared import Prepared
 from promptpipe.storage.queue_tables import OutboxItem, OutboxStatus
 
@@ -149,11 +149,9 @@ def claim_queued(session: Session, statement: Prepared, participant_id: str, now
     rows = statement.rows(session.connection(), {"now": now, "limit": limit, "pid": participant_id})
     claimed, earlier = [], []
     for outbox_id, key, message_id, attempts in rows:
-        if key in queued:
-            m = queued[key]
-            claimed.append(
-                Claimed(outbox_id, key, participant_id, message_id, attempts, m.kind, m.text, m.payload, phone, lid,
-                        number, board_at))
+        if (m := queued.get(key)) is not None:
+            claimed.append(Claimed(outbox_id, key, participant_id, message_id, attempts, m.kind, m.text, m.payload,
+                                   phone, lid, number, board_at))
         else:
             earlier.append(outbox_id)
     if earlier:
@@ -197,9 +195,8 @@ def may_still_go(session: Session, outbox_id: int) -> bool:
 def next_release(session: Session, now: datetime) -> datetime | None:
     """When the next message waiting for its time (held for quiet hours, or paced) may go, if any
     waits beyond ``now`` (a sandbox's clock moves there, as the service's time would)."""
-    found: datetime | None = session.execute(select(func.min(_OUTBOX.c.available_at)).where(
+    return session.execute(select(func.min(_OUTBOX.c.available_at)).where(
         _OUTBOX.c.status == OutboxStatus.PENDING, _OUTBOX.c.available_at > now)).scalar()
-    return found
 
 
 def settle_interrupted(session: Session, target: OutboxStatus, numbers: tuple[tuple[str, ...], str] | None = None,
@@ -262,17 +259,8 @@ GREETING_DROPPED = "dropped: the participant wrote first and the coach already a
 def drop_held_greetings(session: Session, participant_id: str) -> int:
     """Cancel the participant's greetings still waiting (held for quiet hours): the conversation has
     begun without them. Their transcript rows say ``cancelled`` too. Returns how many."""
-    m = _MESSAGE.c
     waiting = (select(_OUTBOX.c.message_id)
-               .join(_MESSAGE, m.id == _OUTBOX.c.message_id)
+               .join(_MESSAGE, _MESSAGE.c.id == _OUTBOX.c.message_id)
                .where(_OUTBOX.c.participant_id == participant_id, _OUTBOX.c.status == OutboxStatus.PENDING,
-                      m.kind == MessageKind.GREETING))
-    connection = session.connection()
-    message_ids = list(connection.execute(waiting).scalars())
-    if not message_ids:
-        return 0
-    connection.execute(update(_OUTBOX).where(_OUTBOX.c.message_id.in_(message_ids),
-                                             _OUTBOX.c.status == OutboxStatus.PENDING)
-                       .values(status=OutboxStatus.CANCELLED, last_error=GREETING_DROPPED))
-    connection.execute(update(_MESSAGE).where(m.id.in_(message_ids)).values(status=MessageStatus.CANCELLED))
-    return len(message_ids)
+                      _MESSAGE.c.kind == MessageKind.GREETING))
+    return cancel_queued(session, waiting, GREETING_DROPPED)

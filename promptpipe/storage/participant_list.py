@@ -71,13 +71,8 @@ def _streak() -> Any:
 
 
 def _where(flt: ParticipantFilter, now: datetime) -> list[ColumnElement[bool]]:
-    clauses: list[ColumnElement[bool]] = []
-    if flt.status is not None:
-        clauses.append(_P.c.status == flt.status)
-    if flt.stage is not None:
-        clauses.append(_C.c.sub_state == flt.stage)
-    if flt.arm is not None:
-        clauses.append(_P.c.arm == flt.arm)
+    clauses: list[ColumnElement[bool]] = [column == value for column, value in (
+        (_P.c.status, flt.status), (_C.c.sub_state, flt.stage), (_P.c.arm, flt.arm)) if value is not None]
     if flt.silent_days is not None:
         cutoff = now - timedelta(days=flt.silent_days)
         wrote = exists().where(_M.c.participant_id == _P.c.id, _M.c.direction == "in", _M.c.created_at > cutoff)

@@ -160,8 +160,7 @@ def create_participant(session: Session, new: NewParticipant, now: datetime) -> 
     session.flush()
     enrolled = ConsentRecord(ConsentKind.ENROLLED, ConsentSource(source), new.reason, new.actor)
     record_consent(session, participant.id, [enrolled], now)
-    suppressed = suppressed_since(session, new.phone)
-    if suppressed is not None:
+    if (suppressed := suppressed_since(session, new.phone)) is not None:
         _opted_out_before(session, participant, suppressed, now)
     return participant
 
@@ -210,13 +209,9 @@ def set_details(session: Session, participant_id: str, *, name: str | None = Non
                 now: datetime) -> bool:
     """A researcher's change of the participant's name or background notes (None: unchanged);
     False when there is no such participant or their data was erased (nothing is written back)."""
-    values: dict[str, object] = {"updated_at": now}
-    if name is not None:
-        values["name"] = name
-    if background is not None:
-        values["background"] = background
+    values = {key: value for key, value in (("name", name), ("background", background)) if value is not None}
     result = session.connection().execute(update(_PARTICIPANT).where(
-        _PARTICIPANT.c.id == participant_id, _PARTICIPANT.c.erased_at.is_(None)).values(**values))
+        _PARTICIPANT.c.id == participant_id, _PARTICIPANT.c.erased_at.is_(None)).values(updated_at=now, **values))
     return bool(result.rowcount)
 
 

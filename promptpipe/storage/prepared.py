@@ -104,8 +104,7 @@ class Prepared:
         try:
             return self._plans[keys]
         except KeyError:
-            plan = self._plans[keys] = _compile(self.statement, connection, keys)
-            return plan
+            return self._plans.setdefault(keys, _compile(self.statement, connection, keys))
 
 
 def _compile(statement: Executable, connection: Connection, keys: frozenset[str] | None) -> _Plan | None:

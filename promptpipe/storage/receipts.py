@@ -55,9 +55,8 @@ def receipt_times(session: Session, wa_message_ids: Iterable[str | None]) -> dic
     ids = sorted({mid for mid in wa_message_ids if mid})
     found: dict[str, dict[str, datetime]] = {}
     for chunk in Database.chunks(ids):
-        rows = session.connection().execute(select(_RECEIPT.c.wa_message_id, _RECEIPT.c.kind, _RECEIPT.c.at).where(
-            _RECEIPT.c.wa_message_id.in_(chunk))).all()
-        for mid, kind, at in rows:
+        for mid, kind, at in session.connection().execute(select(
+                _RECEIPT.c.wa_message_id, _RECEIPT.c.kind, _RECEIPT.c.at).where(_RECEIPT.c.wa_message_id.in_(chunk))):
             found.setdefault(mid, {})[kind] = at
     times: dict[str, ReceiptTimes] = {}
     for mid, kinds in found.items():
@@ -102,5 +101,4 @@ def forget_receipts(session: Session, wa_message_ids: Iterable[str | None]) -> N
 
 
 def _earliest(*values: datetime | None) -> datetime | None:
-    present = [value for value in values if value is not None]
-    return min(present) if present else None
+    return min((value for value in values if value is not None), default=None)

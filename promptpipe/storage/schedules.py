@@ -99,13 +99,11 @@ def apply_timer_ops(session: Session, participant_id: str, ops: Iterable[TimerOp
     for reason, kinds in by_reason.items():
         cancel_timers(session, participant_id, kinds, now, reason=reason)
     arms = [op for op in last.values() if op.action == "arm"]
-    ids: dict[str, int] = {}
-    if arms:
-        rows = _INSERT_TIMERS.many(session.connection(), [{
-            "participant_id": participant_id, "kind": op.kind, "due_at": op.due_at, "payload": op.payload,
-            "status": TimerStatus.PENDING, "reason": op.reason, "created_at": now, "settled_at": None} for op in arms],
-            any_order=True)
-        ids = {kind: timer_id for timer_id, kind in rows}
+    rows = _INSERT_TIMERS.many(session.connection(), [{  # no arms: no statement
+        "participant_id": participant_id, "kind": op.kind, "due_at": op.due_at, "payload": op.payload,
+        "status": TimerStatus.PENDING, "reason": op.reason, "created_at": now, "settled_at": None} for op in arms],
+        any_order=True)
+    ids = {kind: timer_id for timer_id, kind in rows}
     changes = []
     for kind, op in last.items():
         timer = None
@@ -149,16 +147,12 @@ def settle_timers(db: Database, session: Session, by_outcome: dict[str, list[int
 
 
 def timers_by_id(db: Database, session: Session, ids: list[int]) -> list[Timer]:
-    found: list[Timer] = []
-    for chunk in db.chunks(ids):
-        found += list(session.execute(select(Timer).where(_TIMER.c.id.in_(chunk)).order_by(_TIMER.c.id)).scalars())
-    return found
+    return [timer for chunk in db.chunks(ids)
+            for timer in session.execute(select(Timer).where(_TIMER.c.id.in_(chunk)).order_by(_TIMER.c.id)).scalars()]
 
 
 @dataclass
 class AlarmPlan:
-    """What one participant's alarms should be, from our tables."""
-
     participant_id: str
     status: str
     timezone: str

@@ -138,9 +138,8 @@ def history() -> list[Revision]:
 
 def read_state(conn: Connection) -> SchemaState:
     tables = set(inspect(conn).get_table_names())
-    current = None
-    if VERSION_TABLE in tables:
-        current = conn.execute(text(f"SELECT version_num FROM {VERSION_TABLE}")).scalar()
+    current = (conn.execute(text(f"SELECT version_num FROM {VERSION_TABLE}")).scalar() if VERSION_TABLE in tables
+               else None)
     ours = {table.name for table in SQLModel.metadata.sorted_tables}
     known = current is None or current in {revision.id for revision in history()}
     return SchemaState(current, head(), empty=not (tables & ours), known=known)
@@ -217,8 +216,7 @@ SCHEMA_LOCK_KEY = 0x50505343  # "PPSC": one maker or upgrader of the schema at a
 
 def _path(current: str | None, target: str) -> list[str]:
     """The revisions an upgrade from ``current`` to ``target`` applies, in order."""
-    script = _script()
-    return [s.revision for s in reversed(list(script.iterate_revisions(target, current or "base")))]
+    return [s.revision for s in reversed(list(_script().iterate_revisions(target, current or "base")))]
 
 
 def _upgrade_engine(url: str, *, sqlite: bool) -> Engine:

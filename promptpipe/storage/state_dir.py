@@ -31,8 +31,7 @@ class StateDirWatch:
     @classmethod
     def of(cls, state_dir: Path, sqlite_path: Path | None = None) -> StateDirWatch:
         paths = [state_dir, state_dir / LOCK_NAME, *([sqlite_path] if sqlite_path is not None else [])]
-        watched = tuple((path, ident) for path in paths if (ident := _identity(path)) is not None)
-        return cls(watched)
+        return cls(tuple((path, ident) for path in paths if (ident := _identity(path)) is not None))
 
     def problem(self) -> str | None:
         """What changed, as one line for the operator; None while all is as at start."""

@@ -23,11 +23,6 @@ KEY_NAME = "suppression_key"
 _TABLE = table_of(Suppression)
 
 
-def _hash(session: Session, phone: str, now: datetime | None = None) -> str:
-    key = bytes.fromhex(secret_value(session, KEY_NAME, now))
-    return _keyed(key, phone)
-
-
 def _keyed(key: bytes, phone: str) -> str:
     return hmac.new(key, phone.encode("utf-8"), hashlib.sha256).hexdigest()
 
@@ -40,7 +35,7 @@ def _hash_if_any(session: Session, phone: str) -> str | None:
 
 def suppress(session: Session, phone: str, *, since: datetime, now: datetime) -> None:
     """Keep (a keyed hash of) the number of someone who opted out at ``since`` and is being erased."""
-    number_hash = _hash(session, phone, now)
+    number_hash = _keyed(bytes.fromhex(secret_value(session, KEY_NAME, now)), phone)
     if session.connection().execute(select(_TABLE.c.number_hash).where(_TABLE.c.number_hash == number_hash)).first():
         return
     session.connection().execute(insert(_TABLE).values(number_hash=number_hash, opted_out_at=since, erased_at=now))

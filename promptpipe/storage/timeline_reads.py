@@ -41,8 +41,6 @@ _STREAMS: dict[Stream, tuple[type[Row], str]] = {
 
 @dataclass(frozen=True)
 class Hit:
-    """One entry's row, with the stream it came from and its time."""
-
     stream: Stream
     at: datetime
     row: Row
@@ -58,26 +56,6 @@ class Hit:
         return self.at, self.stream.rank, self.row_id
 
 
-@dataclass(frozen=True)
-class _Spec:
-    model: type[Row]
-    time: ColumnElement[datetime]
-    id: ColumnElement[int]
-    where: tuple[ColumnElement[bool], ...]
-
-
-def _spec(stream: Stream, participant_id: str) -> _Spec:
-    model, column = _STREAMS[stream]
-    table = table_of(model)
-    time: ColumnElement[datetime] = table.c[column]
-    if stream is Stream.TIMER:  # set, until it fires, is missed or is cancelled
-        time = type_coerce(func.coalesce(table.c.settled_at, table.c.created_at), UTCDateTime())
-    where = [table.c.participant_id == participant_id]
-    if model is Message:
-        where.append(table.c.direction == ("in" if stream is Stream.MESSAGE_IN else "out"))
-    return _Spec(model, time, table.c.id, tuple(where))
-
-
 def _time_of(stream: Stream, row: Any) -> datetime:
     """The entry's time, as its stream's query compares it."""
     if stream is Stream.TIMER:
@@ -85,14 +63,15 @@ def _time_of(stream: Stream, row: Any) -> datetime:
     return getattr(row, _STREAMS[stream][1])  # type: ignore[no-any-return]
 
 
-def _past(spec: _Spec, stream: Stream, cursor: Cursor) -> ColumnElement[bool]:
+def _past(time: ColumnElement[datetime], row_id: ColumnElement[int], stream: Stream,
+          cursor: Cursor) -> ColumnElement[bool]:
     """This stream's rows whose key (time, stream, id) lies beyond the cursor's, said so that the
     time's bound is a plain range an index can take."""
-    time, at = spec.time, cursor.at
+    at = cursor.at
     beyond: Callable[[Any, Any], Any] = operator.lt if cursor.older else operator.gt
     up_to: Callable[[Any, Any], Any] = operator.le if cursor.older else operator.ge
     if stream.rank == cursor.rank:
-        return and_(up_to(time, at), or_(beyond(time, at), beyond(spec.id, cursor.row)))
+        return and_(up_to(time, at), or_(beyond(time, at), beyond(row_id, cursor.row)))
     if beyond(stream.rank, cursor.rank):
         return up_to(time, at)  # type: ignore[no-any-return]
     return beyond(time, at)  # type: ignore[no-any-return]
@@ -100,18 +79,24 @@ def _past(spec: _Spec, stream: Stream, cursor: Cursor) -> ColumnElement[bool]:
 
 def _query(stream: Stream, participant_id: str, since: datetime | None, until: datetime | None,
            cursor: Cursor | None, limit: int) -> Select[Any]:
-    spec = _spec(stream, participant_id)
-    conditions = [*spec.where, spec.time.is_not(None)]
+    model, column = _STREAMS[stream]
+    table = table_of(model)
+    time: ColumnElement[datetime] = table.c[column]
+    if stream is Stream.TIMER:  # set, until it fires, is missed or is cancelled
+        time = type_coerce(func.coalesce(table.c.settled_at, table.c.created_at), UTCDateTime())
+    conditions = [table.c.participant_id == participant_id]
+    if model is Message:
+        conditions.append(table.c.direction == ("in" if stream is Stream.MESSAGE_IN else "out"))
+    conditions.append(time.is_not(None))
     if since is not None:
-        conditions.append(spec.time >= since)
+        conditions.append(time >= since)
     if until is not None:
-        conditions.append(spec.time < until)
+        conditions.append(time < until)
     if cursor is not None:
-        conditions.append(_past(spec, stream, cursor))
+        conditions.append(_past(time, table.c.id, stream, cursor))
     newest_first = cursor is None or cursor.older
-    order = (spec.time.desc(), spec.id.desc()) if newest_first else (spec.time.asc(), spec.id.asc())
-    columns: tuple[Any, ...] = (spec.model,)
-    query = select(*columns)
+    order = (time.desc(), table.c.id.desc()) if newest_first else (time.asc(), table.c.id.asc())
+    query: Select[Any] = select(model)
     if stream is Stream.ANSWER:
         query = select(QuestionnaireAnswer, _INSTANCE.c.questionnaire_id).join(
             QuestionnaireInstance, _INSTANCE.c.id == _ANSWER.c.instance_id)
@@ -124,9 +109,8 @@ def timeline_rows(session: Session, participant_id: str, streams: Collection[Str
     newest), newest first: the ``limit`` next to the cursor on its side."""
     hits: list[Hit] = []
     for stream in streams:
-        for found in session.execute(_query(stream, participant_id, since, until, cursor, limit)).all():
-            row = found[0]
-            hits.append(Hit(stream, _time_of(stream, row), row, found[1] if stream is Stream.ANSWER else None))
+        for row, *questionnaire_id in session.execute(_query(stream, participant_id, since, until, cursor, limit)):
+            hits.append(Hit(stream, _time_of(stream, row), row, *questionnaire_id))
     newest_first = cursor is None or cursor.older
     hits.sort(key=lambda hit: hit.key, reverse=newest_first)
     page = hits[:limit]
