@@ -149,6 +149,7 @@ MOVE_TO: dict[str, str] = {Stage.FEEDBACK: "intake_to_feedback", Stage.INTAKE: "
                            Stage.INTAKE_SUSPENDED: "intake_suspended"}
 """The transition that leads to each conversation stage."""
 
+_FIELDS = {TransitionKind.TIMEZONE: "timezone", TransitionKind.NUMBER: "number"}
 _APPLIED_WITH_THE_STATE = ("enrolled", "erased_by_researcher")
 """Recorded by the storage code that creates or erases a participant, not by :func:`apply`."""
 
@@ -170,12 +171,10 @@ def apply(state: TurnState, name: str, *, actor: Actor, reason: str, value: str 
     transition = declared(name, actor)
     if name in _APPLIED_WITH_THE_STATE:
         raise UndeclaredTransition(f"{name!r} is recorded by the storage code that creates or erases participants")
-    if transition.kind == TransitionKind.TIMEZONE:
-        return _change_field(state, transition, value, reason, actor, "timezone")
+    if transition.kind in _FIELDS:
+        return _change_field(state, transition, value, reason, actor, _FIELDS[transition.kind])
     if transition.kind == TransitionKind.STUDY:
         return _change_study(state, transition, value, reason, actor)
-    if transition.kind == TransitionKind.NUMBER:
-        return _change_field(state, transition, value, reason, actor, "number")
     current = state.sub_state if transition.kind == TransitionKind.SUB_STATE else state.status
     if (transition.kind == TransitionKind.STATUS and current == Status.WITHDRAWN
             and transition.consent not in _SUPERSEDED):
