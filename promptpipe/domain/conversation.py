@@ -190,11 +190,8 @@ class TurnState:
     def schedule_changed(self) -> bool:
         """Whether committing this turn changes the daily alarms (schedules, status or zone);
         timer changes alone are handed over as :attr:`committed_timer_changes`."""
-        return bool(
-            any(entry.dirty for entry in self.schedules)
-            or self.status != self.participant.status
-            or self.timezone != self.participant.timezone
-        )
+        return (any(entry.dirty for entry in self.schedules) or self.status != self.participant.status
+                or self.timezone != self.participant.timezone)
 
     def arm_timer(self, kind: str, due_at: datetime, payload: dict[str, Any] | None = None, *,
                   reason: str = "") -> None:
@@ -211,7 +208,6 @@ class TurnState:
             self.timer_ops.append(TimerOp("cancel", kind, reason=reason))
 
     def timer_pending_after_commit(self, kind: str) -> bool:
-        """Whether a timer of this kind will be pending once the turn commits."""
         pending = kind in self.pending_timers
         for op in self.timer_ops:
             if op.kind == kind:

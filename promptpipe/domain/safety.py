@@ -18,8 +18,6 @@ from promptpipe.domain.text import normalise_words
 
 
 class FlagStatus(StrEnum):
-    """A safety flag's status."""
-
     OPEN = "open"
     RESOLVED = "resolved"
 

@@ -35,8 +35,6 @@ class ToneSource(StrEnum):
 
 
 class ToneOutcome(StrEnum):
-    """What became of a tone proposal."""
-
     APPLIED = "applied"
     RATE_LIMITED = "rate_limited"
     NO_CHANGE = "no_change"
