@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import replace
 from datetime import datetime
 from typing import Protocol
 
@@ -128,9 +129,7 @@ class ConversationFlow:
         state, now, study = context.state, self.deps.clock.now(), self.deps.config.study
         match event := context.events[0]:
             case AlarmSyncRequested():  # an admin change: the alarms follow our tables again
-                outcome = commands.kept_outcome(batch, status=state.status)
-                outcome.resync_alarms = True
-                return outcome
+                return replace(commands.kept_outcome(batch, status=state.status), resync_alarms=True)
             case TeamChange():
                 return team_change_outcome(self.deps, context, batch[0], event)
             case ResearcherMessageQueued():  # consent decides, not the status alone
