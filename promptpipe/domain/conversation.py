@@ -204,15 +204,11 @@ class TurnState:
         self.timer_ops.append(TimerOp("arm", kind, due_at, dict(payload or {}), reason))
 
     def cancel_timers(self, *kinds: str, reason: str = "") -> None:
-        for kind in kinds:
-            self.timer_ops.append(TimerOp("cancel", kind, reason=reason))
+        self.timer_ops += [TimerOp("cancel", kind, reason=reason) for kind in kinds]
 
     def timer_pending_after_commit(self, kind: str) -> bool:
-        pending = kind in self.pending_timers
-        for op in self.timer_ops:
-            if op.kind == kind:
-                pending = op.action == "arm"
-        return pending
+        last = next((op for op in reversed(self.timer_ops) if op.kind == kind), None)
+        return kind in self.pending_timers if last is None else last.action == "arm"
 
     def active_schedules(self) -> list[ScheduleEntry]:
         return [entry for entry in self.schedules if entry.active]

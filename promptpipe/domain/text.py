@@ -67,10 +67,8 @@ def for_terminal(value: object) -> str:
 
 def _escape_char(match: re.Match[str]) -> str:
     char = match.group(0)
-    if char in _NAMED_ESCAPES:
-        return _NAMED_ESCAPES[char]
     code = ord(char)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    return _NAMED_ESCAPES.get(char) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
 
 
 # ---------------------------------------------------------------- matching

@@ -234,8 +234,7 @@ def _change_status(state: TurnState, transition: Transition, reason: str, actor:
     if transition.consent is not None:
         said_at = state.said_at if transition.consent in _SUPERSEDED and actor in _OWN else None
         state.consent.append(ConsentRecord(transition.consent, ConsentSource(actor), words, actor_name, said_at))
-        if said_at is not None and (state.own_consent_at is None or said_at > state.own_consent_at):
-            state.own_consent_at = said_at
+        state.own_consent_at = max((at for at in (state.own_consent_at, said_at) if at is not None), default=None)
     state.status, state.paused_by, state.opted_out, state.researcher_paused = status, paused_by, opted_out, paused
     state.completed = completed
     if GREET_IF_NEVER_GREETED in transition.effects and status == Status.ACTIVE:
