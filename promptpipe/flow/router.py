@@ -244,7 +244,7 @@ class ConversationFlow:
         if outcome.model_turn:
             self.turns += 1
         if self.deps.config.mark_read and outgoing:
-            await self._mark_read(state, answered)
+            await self._mark_read(state, recipient, answered)
         self._committed(state, len(flags), alarms_changed=schedule_changed or outcome.resync_alarms)
         return outcome.again
 
@@ -274,14 +274,13 @@ class ConversationFlow:
                             retry_at=batch[0].available_at.isoformat(), llm=isinstance(error, LLMError),
                             exc_info=outcome.is_bug, **detail)
 
-    async def _mark_read(self, state: TurnState, answered: list[InboxRow]) -> None:
+    async def _mark_read(self, state: TurnState, recipient: Recipient, answered: list[InboxRow]) -> None:
         """Blue ticks for what this committed turn answered (best effort: only decoration)."""
         ids = [mid for item in answered if item.kind in READ_KINDS and (mid := item.wa_message_id)]
         if not ids or self.transport is None:
             return
         try:
-            await self.transport.mark_read(Recipient(phone=state.participant.phone, lid=state.participant.lid,
-                                                     number=state.number), ids)
+            await self.transport.mark_read(recipient, ids)
         except Exception as exc:
             log.debug("mark_read_failed", participant_id=state.participant.id, error=str(exc))
 
