@@ -293,9 +293,8 @@ def markdown_table() -> str:
     """The registry as the README shows it."""
     rows = ["| Transition | Kind | From | To | Triggered by | Only if | Consent record | Side effects |",
             "|---|---|---|---|---|---|---|---|"]
-    for t in REGISTRY.values():
-        rows.append(f"| `{t.name}`: {t.summary} | {t.kind} | {', '.join(t.sources)} | {t.target} | "
-                    f"{', '.join(t.triggers)} | {t.guard_text or '-'} | {t.consent or '-'} | "
-                    f"{'; '.join(t.effects) or '-'} |")
+    rows += [f"| `{t.name}`: {t.summary} | {t.kind} | {', '.join(t.sources)} | {t.target} | "
+             f"{', '.join(t.triggers)} | {t.guard_text or '-'} | {t.consent or '-'} | {'; '.join(t.effects) or '-'} |"
+             for t in REGISTRY.values()]
     return "\n".join(rows)
 
