@@ -5,6 +5,7 @@ prompt rather than guess which one is meant.
 
 from __future__ import annotations
 
+import contextlib
 from datetime import datetime
 
 from promptpipe.agents.agent import AgentModule, profile_lines, schedule_lines, situation_basics
@@ -25,10 +26,8 @@ def describe_feedback_situation(state: TurnState, now: datetime) -> str:
     if prompt:
         when = ""
         if sent_at:
-            try:
+            with contextlib.suppress(ValueError):
                 when = f" (sent {local_label(datetime.fromisoformat(sent_at), zone_or_utc(state.timezone))})"
-            except ValueError:
-                when = ""
         vote = VOTE_WORDS.get(str(record.last_prompt_vote), "no vote yet")
         lines += [f"The prompt they are answering{when}: {prompt}", f"Their answer on its poll: {vote}"]
     else:

@@ -50,11 +50,6 @@ class Reply:
 
 
 @dataclass(frozen=True)
-class RunAgain:
-    messages: list[Message]
-
-
-@dataclass(frozen=True)
 class Stop:
     reason: StopReason
     """What :func:`plan_round` stops on: ``empty_reply``, ``truncated``, ``too_long`` or ``repeated_tool_call``."""
@@ -109,8 +104,8 @@ def plan_round(completion: Completion, seen: set[tuple[str, str]]) -> Reply | St
 
 
 async def execute(plan: RoundPlan, ctx: ToolContext, tools: dict[str, Tool], messages: list[Message],
-                  seen: set[tuple[str, str]], called: list[str]) -> RunAgain:
-    """Run the planned calls one after the other; every call gets a tool result message."""
+                  seen: set[tuple[str, str]], called: list[str]) -> list[Message]:
+    """Run the planned calls one after the other; every call gets a tool result message (the next round's messages)."""
     messages = [*messages, plan.assistant_message]
     for call in plan.calls:
         tool = tools.get(call.name)
@@ -122,7 +117,7 @@ async def execute(plan: RoundPlan, ctx: ToolContext, tools: dict[str, Tool], mes
         seen.add(call.signature())
         called.append(call.name)
         messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
-    return RunAgain(messages)
+    return messages
 
 
 async def run_tool_loop(llm: LLM, messages: Sequence[Message], tools: Sequence[Tool], ctx: ToolContext, *,
@@ -142,19 +137,15 @@ async def run_tool_loop(llm: LLM, messages: Sequence[Message], tools: Sequence[T
             rounds += 1
             completion = await llm.complete(current, specs)
             planned = plan_round(completion, seen)
-            step: Reply | Stop | RunAgain
-            if isinstance(planned, RoundPlan):
-                interim = cap_reply((completion.content or "").strip(), REPLY_CHARS) or interim
-                step = await execute(planned, ctx, by_name, current, seen, called)
-                if ctx.ends_turn:
-                    return LoopResult("", rounds, called, stopped=StopReason.ENDED_BY_TOOL)
-            else:
-                step = planned
-            if isinstance(step, Reply):
-                return LoopResult(step.text, rounds, called, stopped=StopReason.SHORTENED if step.shortened else None)
-            if isinstance(step, Stop):
-                raise LoopStopped(step.reason)
-            current = step.messages
+            if isinstance(planned, Reply):
+                return LoopResult(planned.text, rounds, called,
+                                  stopped=StopReason.SHORTENED if planned.shortened else None)
+            if isinstance(planned, Stop):
+                raise LoopStopped(planned.reason)
+            interim = cap_reply((completion.content or "").strip(), REPLY_CHARS) or interim
+            current = await execute(planned, ctx, by_name, current, seen, called)
+            if ctx.ends_turn:
+                return LoopResult("", rounds, called, stopped=StopReason.ENDED_BY_TOOL)
     except LoopStopped as stopped:
         log.warning("tool_loop_stopped", reason=stopped.reason, rounds=rounds,
                     participant_id=ctx.participant_id, tools_called=called)

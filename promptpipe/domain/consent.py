@@ -65,13 +65,8 @@ def why_not_writable(status: str, *, opted_out: bool, erased: bool = False) -> s
     """Whether the research team may write to this participant: None when it may (active,
     completed, or paused by the team alone), otherwise the reason (a key of :data:`NOT_WRITABLE`).
     Consent is never overridden: a participant's own STOP holds whatever else is true."""
-    if erased:
-        return "erased"
-    if status == Status.WITHDRAWN:
-        return "withdrawn"
-    if opted_out:
-        return "opted_out"
-    return None
+    holds = (("erased", erased), ("withdrawn", status == Status.WITHDRAWN), ("opted_out", opted_out))
+    return next((reason for reason, holding in holds if holding), None)
 
 
 # ------------------------------------------------------------------ what still goes, and when
@@ -89,14 +84,12 @@ class Outgoing(StrEnum):
     """Everything the study sends of its own accord: prompts, reminders, the coach's turns, polls."""
 
 
+_OUTGOING_BY_PREFIX = ((keys.COMMAND_REPLY, Outgoing.REPLY), (keys.SAFETY, Outgoing.SAFETY),
+                       (keys.RESEARCHER_MESSAGE, Outgoing.TEAM))
+
+
 def outgoing_of(key: str) -> Outgoing:
-    if key.startswith(keys.COMMAND_REPLY):
-        return Outgoing.REPLY
-    if key.startswith(keys.SAFETY):
-        return Outgoing.SAFETY
-    if key.startswith(keys.RESEARCHER_MESSAGE):
-        return Outgoing.TEAM
-    return Outgoing.OTHER
+    return next((kind for prefix, kind in _OUTGOING_BY_PREFIX if key.startswith(prefix)), Outgoing.OTHER)
 
 
 HOLDS = (ConsentKind.OPTED_OUT, ConsentKind.PAUSED, ConsentKind.WITHDRAWN, ConsentKind.ERASED)

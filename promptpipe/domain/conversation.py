@@ -190,11 +190,8 @@ class TurnState:
     def schedule_changed(self) -> bool:
         """Whether committing this turn changes the daily alarms (schedules, status or zone);
         timer changes alone are handed over as :attr:`committed_timer_changes`."""
-        return bool(
-            any(entry.dirty for entry in self.schedules)
-            or self.status != self.participant.status
-            or self.timezone != self.participant.timezone
-        )
+        return (any(entry.dirty for entry in self.schedules) or self.status != self.participant.status
+                or self.timezone != self.participant.timezone)
 
     def arm_timer(self, kind: str, due_at: datetime, payload: dict[str, Any] | None = None, *,
                   reason: str = "") -> None:
@@ -207,16 +204,11 @@ class TurnState:
         self.timer_ops.append(TimerOp("arm", kind, due_at, dict(payload or {}), reason))
 
     def cancel_timers(self, *kinds: str, reason: str = "") -> None:
-        for kind in kinds:
-            self.timer_ops.append(TimerOp("cancel", kind, reason=reason))
+        self.timer_ops += [TimerOp("cancel", kind, reason=reason) for kind in kinds]
 
     def timer_pending_after_commit(self, kind: str) -> bool:
-        """Whether a timer of this kind will be pending once the turn commits."""
-        pending = kind in self.pending_timers
-        for op in self.timer_ops:
-            if op.kind == kind:
-                pending = op.action == "arm"
-        return pending
+        last = next((op for op in reversed(self.timer_ops) if op.kind == kind), None)
+        return kind in self.pending_timers if last is None else last.action == "arm"
 
     def active_schedules(self) -> list[ScheduleEntry]:
         return [entry for entry in self.schedules if entry.active]

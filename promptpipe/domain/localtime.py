@@ -67,10 +67,7 @@ def to_instant(day: date, wall: time, zone: ZoneInfo) -> datetime:
         return instant  # the wall time exists (fold=0 is its first occurrence)
     # In a gap. Before the jump the clock shows a time earlier than ``wall``, after it a later
     # one; the jump itself is the first valid instant. Search between the two readings.
-    low = datetime.combine(day, wall, tzinfo=zone).replace(fold=1).astimezone(timezone.utc)
-    high = instant
-    if low > high:
-        low, high = high, low
+    low, high = sorted((first.replace(fold=1).astimezone(timezone.utc), instant))
     target = first.replace(tzinfo=None)
     while high - low > timedelta(seconds=1):
         middle = low + (high - low) / 2

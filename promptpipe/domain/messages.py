@@ -8,8 +8,6 @@ __all__ = ["INBOUND_CONTENT", "POLL_KINDS", "MessageKind", "MessageStatus", "Vot
 
 
 class MessageKind(StrEnum):
-    """The ``kind`` of a transcript message."""
-
     TEXT = "text"
     """words: the participant's, or the model's answer"""
     GREETING = "greeting"
@@ -77,8 +75,6 @@ class MessageStatus(StrEnum):
 
 
 class VoteSource(StrEnum):
-    """How a vote on a poll was given."""
-
     TAP = "tap"
     TYPED = "typed"
     REACTION = "reaction"

@@ -6,7 +6,7 @@ from it; only the team moves them); a row naming none (enrolled before numbers e
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 __all__ = ["BALANCED", "DEFAULT_NUMBER", "NUMBER_NAME", "ONE_NUMBER", "NumberPlan", "NumberRule", "assign_number",
@@ -72,7 +72,7 @@ def assign_number(plan: NumberPlan, *, arm: str | None, strata: Mapping[str, str
     names a number the deployment does not have."""
     if asked is not None:
         if asked not in plan.numbers:
-            raise ValueError(f"there is no number {asked!r}; this deployment has {_listed(plan.numbers)}")
+            raise ValueError(f"there is no number {asked!r}; this deployment has {', '.join(plan.numbers)}")
         return asked
     if not plan.several:
         return plan.default
@@ -83,9 +83,5 @@ def assign_number(plan: NumberPlan, *, arm: str | None, strata: Mapping[str, str
     if wanted is None or wanted not in plan.numbers:
         what = "arm" if rule.kind == ARM else f"level of {rule.field}"
         raise ValueError(f"NUMBER_ASSIGNMENT={rule.describe()} gives each participant the number named like their "
-                         f"{what}, but theirs is {wanted!r} and this deployment has {_listed(plan.numbers)}")
+                         f"{what}, but theirs is {wanted!r} and this deployment has {', '.join(plan.numbers)}")
     return wanted
-
-
-def _listed(numbers: Sequence[str]) -> str:
-    return ", ".join(numbers)

@@ -143,8 +143,7 @@ class Profile:
         data = dict(data or {})
         habit = HabitProfile(**{name: str(data.pop(name) or "") for name in HABIT_FIELDS if name in data})
         values: dict[str, Any] = {name: data.pop(name) for name in _RECORD_KEYS if name in data}
-        vote = values.get("intensity_vote")
-        values["intensity_vote"] = _intensity_vote(vote)
+        values["intensity_vote"] = _intensity_vote(values.get("intensity_vote"))
         values["recent_barriers"] = [Barrier(str(entry.get("date", "?")), str(entry.get("text", "")))
                                      for entry in values.get("recent_barriers") or [] if isinstance(entry, dict)]
         values["counters"] = dict(values.get("counters") or {})

@@ -67,5 +67,4 @@ def quiet_period_end(quiet: QuietHours | None, at: datetime, zone: ZoneInfo) -> 
 def after_quiet_hours(quiet: QuietHours | None, at: datetime, zone: ZoneInfo) -> datetime:
     """When something due at ``at`` may be sent: ``at`` itself outside quiet hours, else the end
     of the quiet period (the service moves a timer that falls inside quiet hours there)."""
-    end = quiet_period_end(quiet, at, zone)
-    return at if end is None else end
+    return quiet_period_end(quiet, at, zone) or at

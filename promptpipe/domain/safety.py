@@ -18,8 +18,6 @@ from promptpipe.domain.text import normalise_words
 
 
 class FlagStatus(StrEnum):
-    """A safety flag's status."""
-
     OPEN = "open"
     RESOLVED = "resolved"
 
@@ -63,8 +61,7 @@ with the study's own (its helpline, its team)."""
 
 def read_phrases(path: Path) -> list[str]:
     """One phrase per line (``!`` before an exception); blank lines and ``#`` comments skipped."""
-    lines = path.read_text(encoding="utf-8").splitlines()
-    return [line.split("#", 1)[0].strip() for line in lines if line.split("#", 1)[0].strip()]
+    return [text for line in path.read_text(encoding="utf-8").splitlines() if (text := line.split("#", 1)[0].strip())]
 
 
 _WORD_BREAKING_INVISIBLES = re.compile("[\u200b\u2060\ufeff\u180e]")

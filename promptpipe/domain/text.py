@@ -20,11 +20,8 @@ REPLACEMENT = "\ufffd"
 
 def clean_for_storage(text: str) -> str:
     """``text`` without NUL characters and with lone surrogates replaced by U+FFFD."""
-    if text.isascii():
-        return text.replace("\x00", "") if "\x00" in text else text
-    if "\x00" in text:
-        text = text.replace("\x00", "")
-    return _LONE_SURROGATE.sub(REPLACEMENT, text)
+    text = text.replace("\x00", "")
+    return text if text.isascii() else _LONE_SURROGATE.sub(REPLACEMENT, text)
 
 
 def clean_value(value: object) -> object:
@@ -70,10 +67,8 @@ def for_terminal(value: object) -> str:
 
 def _escape_char(match: re.Match[str]) -> str:
     char = match.group(0)
-    if char in _NAMED_ESCAPES:
-        return _NAMED_ESCAPES[char]
     code = ord(char)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    return _NAMED_ESCAPES.get(char) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
 
 
 # ---------------------------------------------------------------- matching
@@ -191,11 +186,7 @@ def cap_at_word(text: str, limit: int) -> str:
     text = text.strip()
     if len(text) <= limit:
         return text
-    whole = complete_sentences(text, limit)
-    if whole:
-        return whole
-    cut = text[: max(limit - 1, 1)].rsplit(" ", 1)[0].rstrip(",;:- ")
-    return cut + "…"
+    return complete_sentences(text, limit) or text[: max(limit - 1, 1)].rsplit(" ", 1)[0].rstrip(",;:- ") + "…"
 
 
 # ---------------------------------------------------------------- logs and errors

@@ -15,8 +15,6 @@ __all__ = ["CURSOR_PATTERN", "KIND_LABELS", "MAX_TIMELINE_PAGE", "RESEARCHER_ONL
 
 
 class TimelineKind(StrEnum):
-    """What a timeline entry is."""
-
     MESSAGE_IN = "message_in"
     MESSAGE_OUT = "message_out"
     PROMPT = "prompt"
@@ -116,7 +114,6 @@ class Cursor:
         return cls(older, at, stream.rank, row)
 
     def __str__(self) -> str:
-        delta = self.at - _EPOCH
-        micros = (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+        micros = (self.at - _EPOCH) // timedelta(microseconds=1)
         return f"{'o' if self.older else 'n'}{max(micros, 0)}-{self.rank}-{self.row}"
 

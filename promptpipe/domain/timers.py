@@ -12,8 +12,6 @@ from enum import StrEnum
 
 
 class TimerKind(StrEnum):
-    """The kinds of timer (the ``kind`` of a ``timer`` row)."""
-
     REMINDER = "reminder"
     """A nudge when a daily prompt got no reply (DAILY_PROMPT_REMINDER_DELAY after it)."""
     AUTO_FEEDBACK = "auto_feedback"

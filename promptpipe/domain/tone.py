@@ -35,8 +35,6 @@ class ToneSource(StrEnum):
 
 
 class ToneOutcome(StrEnum):
-    """What became of a tone proposal."""
-
     APPLIED = "applied"
     RATE_LIMITED = "rate_limited"
     NO_CHANGE = "no_change"
@@ -164,17 +162,6 @@ class ToneUpdate:
         return _in_order(set(self.before.active) - set(self.after.active))
 
 
-def _pair_winner(a: str, b: str, scores: Mapping[str, float], observed: set[str],
-                 explicit: bool) -> str:
-    if explicit and (a in observed) != (b in observed):
-        return a if a in observed else b
-    if scores[a] != scores[b]:
-        return a if scores[a] > scores[b] else b
-    if (a in observed) != (b in observed):
-        return a if a in observed else b
-    return a
-
-
 def apply_proposal(state: ToneState, proposal: ToneProposal, now: datetime) -> ToneUpdate:
     """Apply a validated proposal at ``now`` (timezone-aware) and return the outcome."""
     if now.tzinfo is None:
@@ -205,7 +192,9 @@ def apply_proposal(state: ToneState, proposal: ToneProposal, now: datetime) -> T
 
     for a, b in EXCLUSIVE_PAIRS:
         if a in active and b in active:
-            loser = b if _pair_winner(a, b, scores, observed, explicit) == a else a
+            # the winner: the tag asked for explicitly, else the higher score, else the one observed, else the first
+            winner = max((a, b), key=lambda tag: (explicit and tag in observed, scores[tag], tag in observed))
+            loser = b if winner == a else a
             scores[loser] = LOSER_SCORE
             active.discard(loser)
     if explicit and "emojis_ok" in observed and "no_emojis" not in observed:

@@ -149,6 +149,7 @@ MOVE_TO: dict[str, str] = {Stage.FEEDBACK: "intake_to_feedback", Stage.INTAKE: "
                            Stage.INTAKE_SUSPENDED: "intake_suspended"}
 """The transition that leads to each conversation stage."""
 
+_FIELDS = {TransitionKind.TIMEZONE: "timezone", TransitionKind.NUMBER: "number"}
 _APPLIED_WITH_THE_STATE = ("enrolled", "erased_by_researcher")
 """Recorded by the storage code that creates or erases a participant, not by :func:`apply`."""
 
@@ -170,12 +171,10 @@ def apply(state: TurnState, name: str, *, actor: Actor, reason: str, value: str 
     transition = declared(name, actor)
     if name in _APPLIED_WITH_THE_STATE:
         raise UndeclaredTransition(f"{name!r} is recorded by the storage code that creates or erases participants")
-    if transition.kind == TransitionKind.TIMEZONE:
-        return _change_field(state, transition, value, reason, actor, "timezone")
+    if transition.kind in _FIELDS:
+        return _change_field(state, transition, value, reason, actor, _FIELDS[transition.kind])
     if transition.kind == TransitionKind.STUDY:
         return _change_study(state, transition, value, reason, actor)
-    if transition.kind == TransitionKind.NUMBER:
-        return _change_field(state, transition, value, reason, actor, "number")
     current = state.sub_state if transition.kind == TransitionKind.SUB_STATE else state.status
     if (transition.kind == TransitionKind.STATUS and current == Status.WITHDRAWN
             and transition.consent not in _SUPERSEDED):
@@ -235,8 +234,7 @@ def _change_status(state: TurnState, transition: Transition, reason: str, actor:
     if transition.consent is not None:
         said_at = state.said_at if transition.consent in _SUPERSEDED and actor in _OWN else None
         state.consent.append(ConsentRecord(transition.consent, ConsentSource(actor), words, actor_name, said_at))
-        if said_at is not None and (state.own_consent_at is None or said_at > state.own_consent_at):
-            state.own_consent_at = said_at
+        state.own_consent_at = max((at for at in (state.own_consent_at, said_at) if at is not None), default=None)
     state.status, state.paused_by, state.opted_out, state.researcher_paused = status, paused_by, opted_out, paused
     state.completed = completed
     if GREET_IF_NEVER_GREETED in transition.effects and status == Status.ACTIVE:
@@ -295,9 +293,8 @@ def markdown_table() -> str:
     """The registry as the README shows it."""
     rows = ["| Transition | Kind | From | To | Triggered by | Only if | Consent record | Side effects |",
             "|---|---|---|---|---|---|---|---|"]
-    for t in REGISTRY.values():
-        rows.append(f"| `{t.name}`: {t.summary} | {t.kind} | {', '.join(t.sources)} | {t.target} | "
-                    f"{', '.join(t.triggers)} | {t.guard_text or '-'} | {t.consent or '-'} | "
-                    f"{'; '.join(t.effects) or '-'} |")
+    rows += [f"| `{t.name}`: {t.summary} | {t.kind} | {', '.join(t.sources)} | {t.target} | "
+             f"{', '.join(t.triggers)} | {t.guard_text or '-'} | {t.consent or '-'} | {'; '.join(t.effects) or '-'} |"
+             for t in REGISTRY.values()]
     return "\n".join(rows)
 

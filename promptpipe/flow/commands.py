@@ -169,8 +169,7 @@ def apply_command(state: TurnState, said: Said, words: str) -> str | None:
 def _heard(state: TurnState) -> None:
     """Their STOP or START changed nothing (it repeats where they stand), but it is still their
     latest word by their clock."""
-    if state.said_at is not None and (state.own_consent_at is None or state.said_at > state.own_consent_at):
-        state.own_consent_at = state.said_at
+    state.own_consent_at = max((at for at in (state.own_consent_at, state.said_at) if at is not None), default=None)
 
 
 def paused_hint(state: TurnState) -> str:

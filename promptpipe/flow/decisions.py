@@ -64,7 +64,6 @@ def decide(config: FlowConfig, state: TurnState, event: DailyPromptDue, *, inbox
     reason = unavailable_reason(facts, study.decision)
     if reason is None and state.status != Status.ACTIVE:  # never sent anything, whatever the rule lists
         reason = Unavailable.OPTED_OUT if state.opted_out else "paused"
-    arm = study.arm(state.participant.arm)
     drawn = draw_action(study.decision, seed, inbox_key)
     row = DecisionValues(
         participant_id=state.participant.id, inbox_id=inbox_id, schedule_id=event.schedule_id,
@@ -74,11 +73,9 @@ def decide(config: FlowConfig, state: TurnState, event: DailyPromptDue, *, inbox
         action=NOT_DRAWN if reason is not None else drawn.action, draw=drawn.draw, seed_ref=drawn.seed_ref,
         protocol_hash=study.hash or None,
     )
-    if reason is not None:  # the draw is recorded, never acted on: availability can be checked against it
+    if reason is not None or drawn.action == NO_SEND:  # unavailable: drawn for the record (to check it), not acted on
         return DecisionPoint(False, None, row)
-    if drawn.action == NO_SEND:
-        return DecisionPoint(False, None, row)
-    style = drawn.action if drawn.action in PROMPT_STYLES else arm.prompt_style
+    style = drawn.action if drawn.action in PROMPT_STYLES else study.arm(state.participant.arm).prompt_style
     return DecisionPoint(True, style, row)
 
 

@@ -80,15 +80,12 @@ def record_failure(session: Session, participant_id: str, batch: list[InboxRow],
         if gave_up:
             item.status = InboxStatus.FAILED
         record_attempt(session, item)
-    if too_long and gave_up and has_message:
-        queue_outgoing(session, participant_id=participant_id, key=keys.too_long(batch[-1].id), text=TOO_LONG,
-                       now=now, kind=MessageKind.APOLOGY)
-    elif gave_up and has_message and not first_failure:  # they were promised an answer: say it will not come
-        queue_outgoing(session, participant_id=participant_id, key=keys.gave_up(batch[-1].id), text=GAVE_UP,
-                       now=now, kind=MessageKind.APOLOGY)
-    elif first_failure and has_message and not too_long:
-        queue_outgoing(session, participant_id=participant_id, key=keys.apology(batch[-1].id), text=APOLOGY,
-                       now=now, kind=MessageKind.APOLOGY)
+    line = ((keys.too_long, TOO_LONG) if too_long and gave_up
+            else (keys.gave_up, GAVE_UP) if gave_up and not first_failure  # promised an answer: say it will not come
+            else (keys.apology, APOLOGY) if first_failure and not too_long else None)
+    if line is not None and has_message:
+        queue_outgoing(session, participant_id=participant_id, key=line[0](batch[-1].id), text=line[1], now=now,
+                       kind=MessageKind.APOLOGY)
     return FailureOutcome(is_bug=is_bug, gave_up=gave_up)
 
 

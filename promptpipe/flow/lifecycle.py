@@ -156,7 +156,6 @@ def start_study_days(state: TurnState, config: FlowConfig, now: datetime) -> Non
 
 
 def arm_study_end(state: TurnState, study: Study, now: datetime) -> None:
-    """(Re-)arm the end of the participant's last study day."""
     last = last_day(study, state)
     if last is None or state.day_one is None:
         return

@@ -28,8 +28,7 @@ async def reaction_outcome(deps: FlowDeps, context: TurnContext, item: InboxRow,
     if state.status != Status.ACTIVE or not event.emoji or target is None or target.direction != "out":
         return kept_outcome([item], status=state.status)
     poll = next((p for p in context.polls if p.poll_id == target.id), None)
-    option = reaction_answer(event.emoji, poll) if poll is not None else None
-    if poll is not None and option is not None:
+    if poll is not None and (option := reaction_answer(event.emoji, poll)) is not None:
         vote = Vote(item, poll.purpose, poll.poll_id, [option], source="reaction")
         return votes_outcome(context, [item], [vote], now)
     if target.prompt_of is None:

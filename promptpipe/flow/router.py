@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import replace
 from datetime import datetime
 from typing import Protocol
 
@@ -109,14 +110,10 @@ class ConversationFlow:
 
     def urgent(self, session: Session, rows: list[InboxRow]) -> set[int]:
         """Messages that must not wait for the model: a command, or crisis words the screen has not answered yet."""
-        texts = message_words(session, rows)
-        screen = self.deps.config.safety.screen
-        found = set()
-        for row in rows:
-            text = texts.get(row.message_id, "") if row.message_id is not None else ""
-            if text and (commands.as_command(text) or (row.payload.get("safety") != SCREENED and screen.match(text))):
-                found.add(row.id)
-        return found
+        texts, screen = message_words(session, rows), self.deps.config.safety.screen
+        words = {row.id: texts.get(row.message_id, "") for row in rows if row.message_id is not None}
+        return {row.id for row in rows if (text := words.get(row.id)) and (
+            commands.as_command(text) or (row.payload.get("safety") != SCREENED and screen.match(text)))}
 
     async def run(self, participant_id: str, batch: list[InboxRow], context: TurnContext) -> bool:
         """Answer one batch; True when part of it is still pending (the lane runs it next)."""
@@ -124,13 +121,6 @@ class ConversationFlow:
 
     async def decide(self, participant_id: str, batch: list[InboxRow], context: TurnContext) -> Outcome:
         """What the batch comes to; nothing is written (the lane may set it aside)."""
-        return await self.outcome(context, batch)
-
-    async def commit(self, participant_id: str, batch: list[InboxRow], context: TurnContext, outcome: Outcome) -> bool:
-        await self._commit(context, batch, outcome)
-        return outcome.again
-
-    async def outcome(self, context: TurnContext, batch: list[InboxRow]) -> Outcome:
         if self.transport is not None and self.transport.reaches_people:
             simulated = [item for item in batch if is_simulated(item.wa_message_id)]
             if simulated:  # a researcher's "as the participant" never acts for a real person
@@ -139,9 +129,7 @@ class ConversationFlow:
         state, now, study = context.state, self.deps.clock.now(), self.deps.config.study
         match event := context.events[0]:
             case AlarmSyncRequested():  # an admin change: the alarms follow our tables again
-                outcome = commands.kept_outcome(batch, status=state.status)
-                outcome.resync_alarms = True
-                return outcome
+                return replace(commands.kept_outcome(batch, status=state.status), resync_alarms=True)
             case TeamChange():
                 return team_change_outcome(self.deps, context, batch[0], event)
             case ResearcherMessageQueued():  # consent decides, not the status alone
@@ -205,9 +193,9 @@ class ConversationFlow:
             ask_again_after(outcome, state, self.deps.config.study, batch[-1])  # after the coach
         return outcome
 
-    async def _commit(self, context: TurnContext, batch: list[InboxRow], outcome: Outcome) -> None:
+    async def commit(self, participant_id: str, batch: list[InboxRow], context: TurnContext, outcome: Outcome) -> bool:
         """One transaction (shielded: a commit is never half-cancelled), then blue ticks, alerts
-        and the alarms, if anything about them changed."""
+        and the alarms, if anything about them changed; True when part of the batch is still pending."""
         state, now = context.state, self.deps.clock.now()
         safety = self.deps.config.safety
         writes = list(outcome.writes)
@@ -224,12 +212,6 @@ class ConversationFlow:
         schedule_changed = outcome.save_state and state.schedule_changed
 
         def write(session: Session) -> list[Claimed]:
-            claimed = write_all(session)
-            if self.fence is not None:  # last: the lease's lock is held only until the commit just after
-                self.fence(session, state.number)
-            return claimed
-
-        def write_all(session: Session) -> list[Claimed]:
             ids = queue_messages(session, state.participant.id,
                                  [ToSend(m.key, m.text, m.kind, m.payload, m.not_before) for m in outgoing], now)
             apply_writes(session, writes, ids)
@@ -243,11 +225,12 @@ class ConversationFlow:
             if self.notify_alarms is not None and (
                     schedule_changed or outcome.resync_alarms or state.committed_timer_changes):
                 self.notify_alarms(session, [state.participant.id])
-            if self.sender is None or not any(ids.values()):
-                return []
-            queued = {m.key: Queued(m.kind, clean_for_storage(m.text), m.payload or {}) for m in outgoing
-                      if ids.get(m.key)}
-            return self.sender.claim_queued(session, state.participant.id, recipient, queued)
+            claimed = [] if self.sender is None or not any(ids.values()) else self.sender.claim_queued(
+                session, state.participant.id, recipient,
+                {m.key: Queued(m.kind, clean_for_storage(m.text), m.payload or {}) for m in outgoing if ids.get(m.key)})
+            if self.fence is not None:  # last: the lease's lock is held only until the commit just after
+                self.fence(session, state.number)
+            return claimed
 
         recipient = Recipient(phone=state.participant.phone, lid=state.participant.lid, number=state.number)
         writing = asyncio.ensure_future(self.db.run(write))
@@ -261,23 +244,21 @@ class ConversationFlow:
         if outcome.model_turn:
             self.turns += 1
         if self.deps.config.mark_read and outgoing:
-            await self._mark_read(state, answered)
+            await self._mark_read(state, recipient, answered)
         self._committed(state, len(flags), alarms_changed=schedule_changed or outcome.resync_alarms)
+        return outcome.again
 
     def _committed(self, state: TurnState, flags: int, *, alarms_changed: bool) -> None:
         """Tell whoever watches: flags raised, the alarms or the timers changed."""
         if flags:
-            self._flags_committed(state.participant.id, flags)
+            self.flags_raised += flags
+            log.warning("safety_flag_raised", participant_id=state.participant.id, flags=flags)
+            if self.on_flags_raised is not None and self.deps.config.safety.alerts:
+                self.on_flags_raised()
         if alarms_changed and self.on_alarms_changed is not None:
             self.on_alarms_changed([state.participant.id])
         elif state.committed_timer_changes and self.on_timers_changed is not None:
             self.on_timers_changed(state.committed_timer_changes)
-
-    def _flags_committed(self, participant_id: str, count: int) -> None:
-        self.flags_raised += count
-        log.warning("safety_flag_raised", participant_id=participant_id, flags=count)
-        if self.on_flags_raised is not None and self.deps.config.safety.alerts:
-            self.on_flags_raised()
 
     async def record_failure(self, participant_id: str, batch: list[InboxRow], error: BaseException) -> None:
         """Keep the inputs for a later retry (see :mod:`promptpipe.flow.failures`)."""
@@ -293,14 +274,13 @@ class ConversationFlow:
                             retry_at=batch[0].available_at.isoformat(), llm=isinstance(error, LLMError),
                             exc_info=outcome.is_bug, **detail)
 
-    async def _mark_read(self, state: TurnState, answered: list[InboxRow]) -> None:
+    async def _mark_read(self, state: TurnState, recipient: Recipient, answered: list[InboxRow]) -> None:
         """Blue ticks for what this committed turn answered (best effort: only decoration)."""
         ids = [mid for item in answered if item.kind in READ_KINDS and (mid := item.wa_message_id)]
         if not ids or self.transport is None:
             return
         try:
-            await self.transport.mark_read(Recipient(phone=state.participant.phone, lid=state.participant.lid,
-                                                     number=state.number), ids)
+            await self.transport.mark_read(recipient, ids)
         except Exception as exc:
             log.debug("mark_read_failed", participant_id=state.participant.id, error=str(exc))
 

@@ -51,9 +51,7 @@ class TeamOutcome:
 
     @classmethod
     def from_payload(cls, payload: dict[str, Any]) -> TeamOutcome | None:
-        if "result" not in payload:
-            return None
-        return cls(str(payload["result"]), payload.get("refused"))
+        return cls(str(payload["result"]), payload.get("refused")) if "result" in payload else None
 
     def said_for(self, who: str) -> str:
         """The line, or raise the refusal, naming the participant as the asker knows them."""

@@ -76,14 +76,10 @@ def apply_stage_effects(state: TurnState, policy: NudgePolicy, now: datetime) ->
     if ARM_CHECK_IN in effects and policy.feedback_initial_timeout.total_seconds() > 0:
         state.arm_timer(TimerKind.FEEDBACK_CHECK_IN, now + policy.feedback_initial_timeout, reason="entered FEEDBACK")
     if CANCEL_FEEDBACK_TIMERS in effects:
-        pending = [kind for kind in FEEDBACK_TIMERS if state.timer_pending_after_commit(kind)]
-        if pending:
-            state.cancel_timers(*pending, reason="back in INTAKE")
+        state.cancel_timers(*filter(state.timer_pending_after_commit, FEEDBACK_TIMERS), reason="back in INTAKE")
     cancel = INTAKE_TIMERS if CANCEL_INTAKE_TIMERS in effects else (
         (TimerKind.INTAKE_REMINDER,) if CANCEL_INTAKE_REMINDER in effects else ())
-    pending = [kind for kind in cancel if state.timer_pending_after_commit(kind)]
-    if pending:
-        state.cancel_timers(*pending, reason=f"now in {state.sub_state}")
+    state.cancel_timers(*filter(state.timer_pending_after_commit, cancel), reason=f"now in {state.sub_state}")
     if ARM_INTAKE_REMINDER in effects:
         state.profile.record.intake_reminders = 0
         lifecycle.arm_intake_reminder(state, policy, now)

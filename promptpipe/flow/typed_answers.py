@@ -21,7 +21,6 @@ log = get_logger("promptpipe.flow")
 
 
 def typed_answers(context: TurnContext, batch: list[InboxRow]) -> list[tuple[InboxRow, PollAnswer | Ambiguous]]:
-    """The messages of the batch that answer an open poll."""
     found = []
     for item, event in zip(batch, context.events, strict=True):
         if not isinstance(event, MessageReceived):

@@ -29,8 +29,6 @@ from promptpipe.study.rules.protocol import SELF_REPORT_PURPOSE
 
 log = get_logger("promptpipe.flow")
 
-PURPOSE = DONE_PURPOSE
-
 COUNTED, CHANGED, WITHDRAWN, REPEATED, OUTDATED, UNKNOWN = (
     "counted", "changed", "withdrawn", "repeated", "outdated", "unknown_poll")
 """How a vote was handled (kept on its transcript message)."""
@@ -155,7 +153,7 @@ def votes_outcome(context: TurnContext, batch: list[InboxRow], inputs: list[Vote
                                                   source=vote.source)
         elif vote.purpose in CLOSED_PURPOSES:  # a questionnaire's poll that is no longer open
             reply, outcome = (None if vote.withdrawn else CLOSED), "closed"
-        elif vote.purpose == PURPOSE:
+        elif vote.purpose == DONE_PURPOSE:
             decision = tally.handle(vote.poll_id, vote.chosen, withdrawn=vote.withdrawn, source=vote.source)
             reply, outcome = decision.reply, decision.handled_as
             if decision.changes_delivery:

@@ -71,8 +71,7 @@ class Tool:
     async def invoke(self, ctx: ToolContext, raw_arguments: str) -> str:
         """Run the tool; bad input and refusals come back as text the model can act on."""
         try:
-            args = parse_arguments(raw_arguments)
-            return await self.handler(ctx, args)
+            return await self.handler(ctx, parse_arguments(raw_arguments))
         except ToolArgumentError as exc:
             return format_tool_error(self.name, str(exc))
         except LLMError as exc:

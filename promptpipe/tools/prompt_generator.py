@@ -45,19 +45,13 @@ def generator_messages(state: TurnState, system_prompt: str, *, delivery_mode: s
                      f"current streak {record.counter('current_streak')} day(s).")
     if record.intensity in _INTENSITY:
         lines.append(_INTENSITY[record.intensity])
-    situation = (
-        "The participant asked for a prompt right now."
-        if delivery_mode == "immediate"
-        else "This prompt is the participant's scheduled daily nudge."
-    )
-    lines.append(f"Delivery: {situation}")
+    lines.append("Delivery: " + ("The participant asked for a prompt right now." if delivery_mode == "immediate"
+                                 else "This prompt is the participant's scheduled daily nudge."))
     if notes:
         lines.append(f"Extra context from the conversation: {notes}")
     lines.append("Write the prompt now. Reply with the prompt text only.")
-    system = system_prompt
     guide = tone_guide(ToneState.from_json(state.tone).active)
-    if guide:
-        system = f"{system_prompt}\n\n{guide}"
+    system = f"{system_prompt}\n\n{guide}" if guide else system_prompt
     return [{"role": "system", "content": system}, {"role": "user", "content": "\n".join(lines)}]
 
 

@@ -184,7 +184,6 @@ def _act(ctx: ToolContext, action: str, args: ToolArguments) -> Callable[[ToolCo
             _refuse_quiet_hours(ctx, entry)
             ctx.state.schedules.append(entry)
             note = ""
-        entry.prep_minutes = ctx.policy.prep_minutes
         return lambda ctx: ("Saved. " + _describe(ctx, entry) + note + _study_start_note(ctx) +
                             " Tell the participant when their prompts will arrive; do not show them the schedule id.")
     entry = _pick(ctx, args)
