@@ -30,10 +30,6 @@ class ReportTable:
     shares: frozenset[int] = frozenset()
     """The columns (by index) that hold a share from 0 to 1 (a page shows them as percentages)."""
 
-    def column(self, name: str) -> list[Cell]:
-        index = self.columns.index(name)
-        return [row[index] for row in self.rows]
-
 
 @dataclass(frozen=True)
 class ReportTables:
