@@ -7,6 +7,7 @@ for the prompt and its poll, coded exactly as the ``deliveries`` file codes them
 
 from __future__ import annotations
 
+import functools
 import importlib.metadata
 import json
 from collections.abc import Callable, Mapping, Sequence
@@ -239,16 +240,7 @@ def decision_csv(rows: Sequence[Any], people: People, cell: Callable[[Any], Any]
     """A chunk's ``decisions`` rows in ``DECISION_COLUMNS`` order: no dict per row, each time
     formatted once per chunk, and only cells that may hold text go through ``cell`` (the CSV
     cell, which makes a text safe for a spreadsheet; JSONL keeps the values as they are)."""
-    iso: dict[datetime, str | None] = {}
-
-    def utc(value: datetime | None) -> str | None:
-        if value is None:
-            return None
-        found = iso.get(value)
-        if found is None:
-            found = iso[value] = utc_iso(value)
-        return found
-
+    utc = functools.cache(utc_iso)
     out = []
     for row in rows:
         available, probability, action = bool(row.available), row.probability, row.action
