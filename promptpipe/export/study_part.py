@@ -29,10 +29,9 @@ from promptpipe.export.withdrawn import with_withdrawn_days, withdrawn_day_count
 from promptpipe.storage.models import ConsentEvent, Message, Participant, UTCDateTime, table_of
 from promptpipe.storage.prompt_tables import PromptDelivery
 from promptpipe.storage.receipts import delivery_status, receipt_columns
-from promptpipe.study.rules.file import StudyFileError, parse_study
 from promptpipe.study.rules.protocol import DECISION_ACTIONS, Study
 from promptpipe.study.rules.summary import study_as_dict
-from promptpipe.study.store.protocol import ProtocolVersion, protocol_history
+from promptpipe.study.store.protocol import ProtocolVersion, protocol_history, study_in_force
 from promptpipe.study.store.tables import Decision
 
 __all__ = ["DECISION_COLUMNS", "STUDY_JSON", "STUDY_JSON_FORMAT", "TREATMENT", "Protocol", "decision_batch",
@@ -66,13 +65,7 @@ class Protocol:
 
 def read_protocol(session: Session) -> Protocol:
     history = protocol_history(session)
-    current = history[-1] if history else None
-    if current is None or not current.hash or not current.contents:
-        return Protocol(history, None)
-    try:
-        return Protocol(history, parse_study(current.contents.encode("utf-8"), "study_protocol"))
-    except StudyFileError as exc:  # stored by an older version whose format this one no longer reads
-        return Protocol(history, None, str(exc))
+    return Protocol(history, *study_in_force(history))
 
 
 def stratum_fields(session: Session, study: Study | None) -> list[str]:

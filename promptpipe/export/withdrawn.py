@@ -29,9 +29,8 @@ from promptpipe.storage.missed_decisions import in_force_at
 from promptpipe.storage.models import ConsentEvent, Participant, table_of
 from promptpipe.storage.prompt_tables import Schedule
 from promptpipe.study.rules.decision_rule import NOT_DRAWN
-from promptpipe.study.rules.file import StudyFileError, parse_study
 from promptpipe.study.rules.protocol import Unavailable
-from promptpipe.study.store.protocol import ProtocolVersion, protocol_history
+from promptpipe.study.store.protocol import ProtocolVersion, protocol_history, study_in_force
 from promptpipe.study.store.tables import Decision
 
 __all__ = ["WithdrawnPoint", "with_withdrawn_days", "withdrawn_day_counts", "withdrawn_points"]
@@ -84,7 +83,8 @@ def withdrawn_points(session: Session, first: str | None = None,
     if not people:
         return {}
     history = protocol_history(session)
-    length = _study_length(history)
+    study = study_in_force(history)[0]
+    length = study.length_days if study is not None else None
     if length is None:
         return {}
     ids = sorted(people)
@@ -156,17 +156,6 @@ def _withdrawn_people(session: Session, first: str | None, last: str | None) -> 
         query = query.where(_P.c.id <= last)
     return {pid: _Person(pid, tz, arm, date.fromisoformat(day_one), int(extra or 0), erased)
             for pid, tz, arm, day_one, extra, erased in session.connection().execute(query)}
-
-
-def _study_length(history: Sequence[ProtocolVersion]) -> int | None:
-    """The study length of the protocol in force (None: no study file, or an open-ended one)."""
-    current = history[-1] if history else None
-    if current is None or not current.hash or not current.contents:
-        return None
-    try:
-        return parse_study(current.contents.encode("utf-8"), "study_protocol").length_days
-    except StudyFileError:  # stored by an older release whose format this one no longer reads
-        return None
 
 
 def _ended(session: Session, ids: Sequence[str], people: dict[str, _Person]) -> dict[str, _Ended]:
