@@ -13,6 +13,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, time
+from itertools import zip_longest
 from pathlib import Path
 from typing import Any
 
@@ -114,12 +115,8 @@ def study_document(protocol: Protocol, *, model: str | None, system_prompts: Map
                      "in_force_from": utc_iso(v.adopted_at),
                      "in_force_until": utc_iso(later.adopted_at) if later is not None else None,
                      "file": version_file_name(number, v.hash) if v.hash and v.contents else None}
-                    for number, (v, later) in enumerate(_with_successor(protocol.history), 1)],
+                    for number, (v, later) in enumerate(zip_longest(protocol.history, protocol.history[1:]), 1)],
     }
-
-
-def _with_successor(history: list[ProtocolVersion]) -> list[tuple[ProtocolVersion, ProtocolVersion | None]]:
-    return [(version, history[i + 1] if i + 1 < len(history) else None) for i, version in enumerate(history)]
 
 
 def version_file_name(number: int, digest: str) -> str:

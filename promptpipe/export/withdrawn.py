@@ -135,14 +135,9 @@ def with_withdrawn_days(session: Session, result: Result[Any], first: str, last:
 
 
 def _row(columns: Iterable[str], point: WithdrawnPoint, index: int) -> _DerivedRow:
-    values = dict.fromkeys(columns)
-    values.update(
-        participant_id=point.participant_id, decision_index=index, schedule_id=point.schedule_id,
-        study_day=point.study_day, local_date=point.local_date, scheduled_for=point.scheduled_for,
-        timezone=point.timezone, arm=point.arm, available=False, unavailable_reason=Unavailable.WITHDRAWN,
-        action=NOT_DRAWN, seed_ref="", protocol_hash=point.protocol_hash, withdrawn_at=point.withdrawn_at,
-        erased_at=point.erased_at)
-    return _DerivedRow(**values)
+    return _DerivedRow(**(dict.fromkeys(columns) | vars(point) | {
+        "decision_index": index, "available": False, "unavailable_reason": Unavailable.WITHDRAWN,
+        "action": NOT_DRAWN, "seed_ref": ""}))
 
 
 # ---------------------------------------------------------------- reading
