@@ -227,9 +227,7 @@ _NO_PROMPT_CELLS = (None, 0, *[None] * (len(_OUTCOME_COLUMNS) - 2))
 
 
 def decision_csv(rows: Sequence[Any], people: People, cell: Callable[[Any], Any]) -> list[tuple[Any, ...]]:
-    """A chunk's ``decisions`` rows in ``DECISION_COLUMNS`` order: no dict per row, each time
-    formatted once per chunk, and only cells that may hold text go through ``cell`` (the CSV
-    cell, which makes a text safe for a spreadsheet; JSONL keeps the values as they are)."""
+    """A chunk's ``decisions`` rows in ``DECISION_COLUMNS`` order (as :func:`.transcript.message_csv`)."""
     utc = functools.cache(utc_iso)
     out = []
     for row in rows:

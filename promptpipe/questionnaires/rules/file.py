@@ -30,8 +30,6 @@ EXAMPLE_SEND = '[questionnaires.send] with event = "intake_complete", or study_d
 
 
 class _Reader(ItemReader):
-    """The check of one study file's questionnaires."""
-
     def __init__(self, check: Check, quiet: QuietHours | None, length_days: int | None) -> None:
         super().__init__(check)
         self.quiet, self.length_days = quiet, length_days

@@ -30,8 +30,6 @@ _FINGERPRINT_LABEL = b"promptpipe study seed fingerprint"
 
 @dataclass(frozen=True)
 class Place:
-    """One place of a stratum's allocation sequence."""
-
     sequence: int
     """1-based, counted over the whole stratum."""
     block: int

@@ -59,8 +59,6 @@ def _reason(facts: DecisionFacts, rule: DecisionRule | None) -> str | None:
 
 @dataclass(frozen=True)
 class Draw:
-    """The outcome of a decision point's randomisation."""
-
     action: str
     probability: float | None
     """The probability that the first (treatment) action is drawn; None when nothing was drawn."""
