@@ -91,14 +91,9 @@ def withdrawn_points(session: Session, first: str | None = None,
     ended = _ended(session, ids, people)
     schedules = _schedules(session, ids)
     recorded = _recorded(session, ids)
-    found: dict[str, list[WithdrawnPoint]] = {}
-    for pid in ids:
-        if pid not in ended:
-            continue
-        points = _points(people[pid], ended[pid], length, schedules.get(pid, []), recorded.get(pid, set()), history)
-        if points:
-            found[pid] = points
-    return found
+    points = {pid: _points(people[pid], ended[pid], length, schedules.get(pid, []), recorded.get(pid, set()), history)
+              for pid in ids if pid in ended}
+    return {pid: found for pid, found in points.items() if found}
 
 
 def withdrawn_day_counts(session: Session) -> dict[str, int]:

@@ -113,8 +113,7 @@ class Sandbox:
         try:
             await db.connect()
             await db.run(lambda session: adopt_protocol(session, sandbox.study, allow_change=False, now=now, by=by))
-            engine = (compose(sandbox, transport=transport, clock=clock, db=db) if llm is None else
-                      compose(sandbox, transport=transport, clock=clock, db=db, llm=llm))
+            engine = compose(sandbox, transport=transport, clock=clock, db=db, llm=llm)
             await transport.start(engine.inbox.ingest)
         except BaseException:
             await _close(db, engine, transport, directory)
