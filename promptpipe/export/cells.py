@@ -3,6 +3,7 @@ texts made safe for a spreadsheet (what every export file's rows share)."""
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from datetime import datetime, timezone
@@ -41,17 +42,7 @@ def stamped(name: str, value: datetime | None, zone: ZoneInfo) -> dict[str, Stam
 def stamps() -> Callable[[datetime | None, ZoneInfo], tuple[Stamp, Stamp]]:
     """:func:`stamp` remembering what it formatted (for one chunk): many rows of a chunk share a
     time (a prompt and its poll, their receipts)."""
-    done: dict[tuple[datetime, ZoneInfo], tuple[Stamp, Stamp]] = {}
-
-    def remembered(value: datetime | None, zone: ZoneInfo) -> tuple[Stamp, Stamp]:
-        if value is None:
-            return _NO_TIME
-        key = (value, zone)
-        found = done.get(key)
-        if found is None:
-            found = done[key] = stamp(value, zone)
-        return found
-    return remembered
+    return functools.cache(stamp)
 
 
 def as_dict(value: object) -> dict[str, object]:

@@ -7,11 +7,13 @@ for the prompt and its poll, coded exactly as the ``deliveries`` file codes them
 
 from __future__ import annotations
 
+import functools
 import importlib.metadata
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, time
+from itertools import zip_longest
 from pathlib import Path
 from typing import Any
 
@@ -28,10 +30,9 @@ from promptpipe.export.withdrawn import with_withdrawn_days, withdrawn_day_count
 from promptpipe.storage.models import ConsentEvent, Message, Participant, UTCDateTime, table_of
 from promptpipe.storage.prompt_tables import PromptDelivery
 from promptpipe.storage.receipts import delivery_status, receipt_columns
-from promptpipe.study.rules.file import StudyFileError, parse_study
 from promptpipe.study.rules.protocol import DECISION_ACTIONS, Study
 from promptpipe.study.rules.summary import study_as_dict
-from promptpipe.study.store.protocol import ProtocolVersion, protocol_history
+from promptpipe.study.store.protocol import ProtocolVersion, protocol_history, study_in_force
 from promptpipe.study.store.tables import Decision
 
 __all__ = ["DECISION_COLUMNS", "STUDY_JSON", "STUDY_JSON_FORMAT", "TREATMENT", "Protocol", "decision_batch",
@@ -65,13 +66,7 @@ class Protocol:
 
 def read_protocol(session: Session) -> Protocol:
     history = protocol_history(session)
-    current = history[-1] if history else None
-    if current is None or not current.hash or not current.contents:
-        return Protocol(history, None)
-    try:
-        return Protocol(history, parse_study(current.contents.encode("utf-8"), "study_protocol"))
-    except StudyFileError as exc:  # stored by an older version whose format this one no longer reads
-        return Protocol(history, None, str(exc))
+    return Protocol(history, *study_in_force(history))
 
 
 def stratum_fields(session: Session, study: Study | None) -> list[str]:
@@ -120,12 +115,8 @@ def study_document(protocol: Protocol, *, model: str | None, system_prompts: Map
                      "in_force_from": utc_iso(v.adopted_at),
                      "in_force_until": utc_iso(later.adopted_at) if later is not None else None,
                      "file": version_file_name(number, v.hash) if v.hash and v.contents else None}
-                    for number, (v, later) in enumerate(_with_successor(protocol.history), 1)],
+                    for number, (v, later) in enumerate(zip_longest(protocol.history, protocol.history[1:]), 1)],
     }
-
-
-def _with_successor(history: list[ProtocolVersion]) -> list[tuple[ProtocolVersion, ProtocolVersion | None]]:
-    return [(version, history[i + 1] if i + 1 < len(history) else None) for i, version in enumerate(history)]
 
 
 def version_file_name(number: int, digest: str) -> str:
@@ -236,19 +227,8 @@ _NO_PROMPT_CELLS = (None, 0, *[None] * (len(_OUTCOME_COLUMNS) - 2))
 
 
 def decision_csv(rows: Sequence[Any], people: People, cell: Callable[[Any], Any]) -> list[tuple[Any, ...]]:
-    """A chunk's ``decisions`` rows in ``DECISION_COLUMNS`` order: no dict per row, each time
-    formatted once per chunk, and only cells that may hold text go through ``cell`` (the CSV
-    cell, which makes a text safe for a spreadsheet; JSONL keeps the values as they are)."""
-    iso: dict[datetime, str | None] = {}
-
-    def utc(value: datetime | None) -> str | None:
-        if value is None:
-            return None
-        found = iso.get(value)
-        if found is None:
-            found = iso[value] = utc_iso(value)
-        return found
-
+    """A chunk's ``decisions`` rows in ``DECISION_COLUMNS`` order (as :func:`.transcript.message_csv`)."""
+    utc = functools.cache(utc_iso)
     out = []
     for row in rows:
         available, probability, action = bool(row.available), row.probability, row.action

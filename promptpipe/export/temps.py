@@ -13,7 +13,6 @@ _TEMP = re.compile(r"\.[\w.-]+\.[0-9a-f]{8}\.tmp")
 
 
 def temp_name(out: Path, file_name: str) -> Path:
-    """A hidden name of our own for ``file_name`` in ``out``."""
     return out / f".{file_name}.{secrets.token_hex(4)}.tmp"
 
 

@@ -29,9 +29,8 @@ from promptpipe.storage.missed_decisions import in_force_at
 from promptpipe.storage.models import ConsentEvent, Participant, table_of
 from promptpipe.storage.prompt_tables import Schedule
 from promptpipe.study.rules.decision_rule import NOT_DRAWN
-from promptpipe.study.rules.file import StudyFileError, parse_study
 from promptpipe.study.rules.protocol import Unavailable
-from promptpipe.study.store.protocol import ProtocolVersion, protocol_history
+from promptpipe.study.store.protocol import ProtocolVersion, protocol_history, study_in_force
 from promptpipe.study.store.tables import Decision
 
 __all__ = ["WithdrawnPoint", "with_withdrawn_days", "withdrawn_day_counts", "withdrawn_points"]
@@ -84,21 +83,17 @@ def withdrawn_points(session: Session, first: str | None = None,
     if not people:
         return {}
     history = protocol_history(session)
-    length = _study_length(history)
+    study = study_in_force(history)[0]
+    length = study.length_days if study is not None else None
     if length is None:
         return {}
     ids = sorted(people)
     ended = _ended(session, ids, people)
     schedules = _schedules(session, ids)
     recorded = _recorded(session, ids)
-    found: dict[str, list[WithdrawnPoint]] = {}
-    for pid in ids:
-        if pid not in ended:
-            continue
-        points = _points(people[pid], ended[pid], length, schedules.get(pid, []), recorded.get(pid, set()), history)
-        if points:
-            found[pid] = points
-    return found
+    points = {pid: _points(people[pid], ended[pid], length, schedules.get(pid, []), recorded.get(pid, set()), history)
+              for pid in ids if pid in ended}
+    return {pid: found for pid, found in points.items() if found}
 
 
 def withdrawn_day_counts(session: Session) -> dict[str, int]:
@@ -135,14 +130,9 @@ def with_withdrawn_days(session: Session, result: Result[Any], first: str, last:
 
 
 def _row(columns: Iterable[str], point: WithdrawnPoint, index: int) -> _DerivedRow:
-    values = dict.fromkeys(columns)
-    values.update(
-        participant_id=point.participant_id, decision_index=index, schedule_id=point.schedule_id,
-        study_day=point.study_day, local_date=point.local_date, scheduled_for=point.scheduled_for,
-        timezone=point.timezone, arm=point.arm, available=False, unavailable_reason=Unavailable.WITHDRAWN,
-        action=NOT_DRAWN, seed_ref="", protocol_hash=point.protocol_hash, withdrawn_at=point.withdrawn_at,
-        erased_at=point.erased_at)
-    return _DerivedRow(**values)
+    return _DerivedRow(**(dict.fromkeys(columns) | vars(point) | {
+        "decision_index": index, "available": False, "unavailable_reason": Unavailable.WITHDRAWN,
+        "action": NOT_DRAWN, "seed_ref": ""}))
 
 
 # ---------------------------------------------------------------- reading
@@ -156,17 +146,6 @@ def _withdrawn_people(session: Session, first: str | None, last: str | None) -> 
         query = query.where(_P.c.id <= last)
     return {pid: _Person(pid, tz, arm, date.fromisoformat(day_one), int(extra or 0), erased)
             for pid, tz, arm, day_one, extra, erased in session.connection().execute(query)}
-
-
-def _study_length(history: Sequence[ProtocolVersion]) -> int | None:
-    """The study length of the protocol in force (None: no study file, or an open-ended one)."""
-    current = history[-1] if history else None
-    if current is None or not current.hash or not current.contents:
-        return None
-    try:
-        return parse_study(current.contents.encode("utf-8"), "study_protocol").length_days
-    except StudyFileError:  # stored by an older release whose format this one no longer reads
-        return None
 
 
 def _ended(session: Session, ids: Sequence[str], people: dict[str, _Person]) -> dict[str, _Ended]:

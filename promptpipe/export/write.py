@@ -12,6 +12,7 @@ import operator
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -131,15 +132,10 @@ def _reads(table: _Table, plan: _Plan, chunk_size: int, cutoff: datetime,
             batch = next(batches, None)
             return None if batch is None else decision_batch(*batch, ceiling, cutoff, report_at)
         return next_batch
-    if table.model is Participant:
-        def fetch(after: Any) -> _Read:
-            return participant_chunk(after, chunk_size)
-        start: Any = None
-    else:
-        ceiling = plan.ceilings[table.name]
-
-        def fetch(after: Any) -> _Read:
-            return _event_chunk(table.model, after, ceiling, chunk_size, cutoff)
+    fetch: Callable[[Any], _Read] = partial(participant_chunk, limit=chunk_size)
+    start: Any = None
+    if table.model is not Participant:
+        fetch = partial(_event_chunk, table.model, ceiling=plan.ceilings[table.name], limit=chunk_size, cutoff=cutoff)
         start = after
 
     def next_chunk(rows: list[Any] | None) -> _Read | None:

@@ -21,11 +21,11 @@ from promptpipe.scheduling import jobs
 from promptpipe.scheduling.jobs import DAILY, TIMER, Alarm
 from promptpipe.scheduling.reconcile import wanted_jobs
 from promptpipe.storage.models import table_of
-from promptpipe.storage.schedules import AlarmPlan, alarm_plans
+from promptpipe.storage.schedules import AlarmPlan
 from promptpipe.study.rules.protocol import SELF_REPORT_ID
 from promptpipe.study.store.tables import QuestionnaireInstance
 
-__all__ = ["REMINDER_KINDS", "Due", "due_alarms", "next_self_report", "plan_of"]
+__all__ = ["REMINDER_KINDS", "Due", "due_alarms", "next_self_report"]
 
 REMINDER_KINDS = (TimerKind.REMINDER, TimerKind.INTAKE_REMINDER)
 """The timers "skip to the next reminder" goes to."""
@@ -41,10 +41,6 @@ class Due:
     @property
     def at(self) -> datetime:
         return self.alarm.scheduled_for
-
-
-def plan_of(session: Session, participant_id: str) -> AlarmPlan | None:
-    return alarm_plans(session, [participant_id]).get(participant_id)
 
 
 def due_alarms(plan: AlarmPlan | None, fired: Mapping[str, datetime], since: datetime, now: datetime) -> list[Due]:
@@ -71,8 +67,6 @@ def due_alarms(plan: AlarmPlan | None, fired: Mapping[str, datetime], since: dat
 
 def next_self_report(session: Session, participant_id: str) -> datetime | None:
     """When their next planned end-of-day self-report is due (None: none is planned)."""
-    found: datetime | None = session.execute(
-        select(_INSTANCE.c.scheduled_at).where(
-            _INSTANCE.c.participant_id == participant_id, _INSTANCE.c.questionnaire_id == SELF_REPORT_ID,
-            _INSTANCE.c.status == InstanceStatus.SCHEDULED).order_by(_INSTANCE.c.scheduled_at).limit(1)).scalar()
-    return found
+    return session.execute(select(_INSTANCE.c.scheduled_at).where(
+        _INSTANCE.c.participant_id == participant_id, _INSTANCE.c.questionnaire_id == SELF_REPORT_ID,
+        _INSTANCE.c.status == InstanceStatus.SCHEDULED).order_by(_INSTANCE.c.scheduled_at).limit(1)).scalar()

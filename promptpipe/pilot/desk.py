@@ -38,7 +38,6 @@ class PilotDesk:
         return len(self._pilots)
 
     def find(self, owner: str) -> Pilot | None:
-        """``owner``'s pilot, if one runs."""
         pilot = self._pilots.get(owner)
         return pilot if pilot is not None and not pilot.closed else None
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 import contextlib
 import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Protocol
 
@@ -112,8 +113,7 @@ class Sandbox:
         try:
             await db.connect()
             await db.run(lambda session: adopt_protocol(session, sandbox.study, allow_change=False, now=now, by=by))
-            engine = (compose(sandbox, transport=transport, clock=clock, db=db) if llm is None else
-                      compose(sandbox, transport=transport, clock=clock, db=db, llm=llm))
+            engine = compose(sandbox, transport=transport, clock=clock, db=db, llm=llm)
             await transport.start(engine.inbox.ingest)
         except BaseException:
             await _close(db, engine, transport, directory)
@@ -231,17 +231,12 @@ def _poll(session: Session, message_id: int) -> Message:
 
 
 async def _close(db: Database, engine: Engine | None, transport: MemoryTransport, directory: Path) -> None:
+    steps: list[Callable[[], Awaitable[object]]] = []
     if engine is not None:
-        with contextlib.suppress(Exception):
-            await engine.lanes.stop()
-        with contextlib.suppress(Exception):
-            await engine.outbox.settle_handed_over(STOP_GRACE_S)
         closer = getattr(engine.llm, "close", None)
-        if closer is not None:
-            with contextlib.suppress(Exception):
-                await closer()
-    with contextlib.suppress(Exception):
-        await transport.stop()
-    with contextlib.suppress(Exception):
-        await db.close()
+        steps += [engine.lanes.stop, partial(engine.outbox.settle_handed_over, STOP_GRACE_S)]
+        steps += [closer] if closer is not None else []
+    for step in (*steps, transport.stop, db.close):
+        with contextlib.suppress(Exception):
+            await step()
     shutil.rmtree(directory, ignore_errors=True)

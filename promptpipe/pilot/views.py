@@ -32,8 +32,6 @@ class SkipTo(StrEnum):
 
 @dataclass(frozen=True)
 class PilotMessage:
-    """One message of the sandbox conversation."""
-
     id: int
     at: datetime
     incoming: bool

@@ -95,12 +95,8 @@ async def questionnaire_compliance(db: Database, study: Study) -> list[Questionn
     """Every questionnaire of the study file in force, then any other the database has instances of (an earlier
     version's), each with its instances counted by status and by outcome and why the unfinished ones ended."""
     rows = by_questionnaire(await db.run(end_counts), [questionnaire.id for questionnaire in study.questionnaires])
-    return [QuestionnaireCompliance(qid, _title(study, qid), tally(counts)) for qid, counts in rows]
-
-
-def _title(study: Study, questionnaire_id: str) -> str | None:
-    questionnaire = study.questionnaire(questionnaire_id)
-    return questionnaire.title if questionnaire else None
+    titles = {questionnaire.id: questionnaire.title for questionnaire in study.questionnaires}
+    return [QuestionnaireCompliance(qid, titles.get(qid), tally(counts)) for qid, counts in rows]
 
 
 @dataclass(frozen=True)

@@ -82,8 +82,8 @@ def _next_due(study: Study, state: TurnState, item: InboxRow, now: datetime) -> 
     """The planned questionnaires that came due: the first is sent (unless one is under way, or
     the quiet hours are on: then it waits); those whose time ran out unsent are recorded so."""
     queue = state.questionnaires.queue
-    missed = [entry for entry in queue if entry.expires_at <= now]
-    writes = _missed(missed, now)
+    writes = _not_sent([entry for entry in queue if entry.expires_at <= now],
+                       "its time ran out before it could be sent (not active, or the service was down)", now)
     queue[:] = [entry for entry in queue if entry.expires_at > now and entry.instance_id is not None]
     due = next((entry for entry in queue if entry.due_at <= now), None)
     quiet_end = quiet_period_end(study.quiet_hours, now, zone_or_utc(state.timezone))
@@ -103,9 +103,8 @@ def _next_due(study: Study, state: TurnState, item: InboxRow, now: datetime) -> 
     return Outcome(started.outgoing, writes=[*writes, *started.writes], log=started.log)
 
 
-def _missed(entries: list[QueuedQuestionnaire], now: datetime) -> list[TurnWrite]:
-    return [InstanceEnded(entry.instance_id, InstanceStatus.NOT_SENT,
-                          "its time ran out before it could be sent (not active, or the service was down)", now)
+def _not_sent(entries: list[QueuedQuestionnaire], reason: str, now: datetime) -> list[TurnWrite]:
+    return [InstanceEnded(entry.instance_id, InstanceStatus.NOT_SENT, reason, now)
             for entry in entries if entry.instance_id is not None]
 
 
@@ -198,8 +197,7 @@ def _study_over(state: TurnState, study: Study, now: datetime) -> list[TurnWrite
     state.questionnaires.queue[:] = keep
     reason = ("the participant withdrew before it was sent" if state.status == Status.WITHDRAWN
               else "the participant's study ended before it was sent")
-    return [InstanceEnded(entry.instance_id, InstanceStatus.NOT_SENT, reason, now)
-            for entry in gone if entry.instance_id is not None]
+    return _not_sent(gone, reason, now)
 
 
 def _prompt_times(state: TurnState, day: date, zone: ZoneInfo) -> list[datetime]:

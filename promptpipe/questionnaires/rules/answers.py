@@ -137,7 +137,6 @@ def is_option(item: QuestionnaireItem, text: str) -> bool:
 
 
 def read_typed(item: QuestionnaireItem, text: str) -> Answer | Reask:
-    """A typed reply to ``item``."""
     words = _normal(text)
     if not item.required and words in _SKIP_WORDS:
         return Answer(raw=text, source=AnswerSource.TYPED, skipped=True)

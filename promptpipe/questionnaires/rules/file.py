@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import time, timedelta
 
-from promptpipe.domain.localtime import format_hhmm, parse_hhmm
+from promptpipe.domain.localtime import format_hhmm
 from promptpipe.domain.quiet_hours import quiet_contains
 from promptpipe.domain.setting_values import duration_words
 from promptpipe.questionnaires.rules.definition import Questionnaire, SendAt, SendEvent
@@ -30,8 +30,6 @@ EXAMPLE_SEND = '[questionnaires.send] with event = "intake_complete", or study_d
 
 
 class _Reader(ItemReader):
-    """The check of one study file's questionnaires."""
-
     def __init__(self, check: Check, quiet: QuietHours | None, length_days: int | None) -> None:
         super().__init__(check)
         self.quiet, self.length_days = quiet, length_days
@@ -40,11 +38,7 @@ class _Reader(ItemReader):
         if not isinstance(raw, str):
             self.add(f"{path} must be a 24-hour time in quotes, like {example}; it is {kind_of(raw)}.")
             return None
-        try:
-            return parse_hhmm(raw)
-        except ValueError:
-            self.add(f'{path} = "{raw}" is not a 24-hour time: write it as HH:MM, like {example}.')
-            return None
+        return self.check.clock(path, raw, example)
 
     def duration(self, table: Table, key: str, where: str, default: str,
                  bounds: tuple[timedelta, timedelta]) -> timedelta | None:

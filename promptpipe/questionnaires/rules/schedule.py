@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta
+from datetime import date, datetime, time
 from zoneinfo import ZoneInfo
 
 from promptpipe.domain.localtime import to_instant
@@ -53,13 +53,9 @@ def due_on(send: SendAt, day: date, zone: ZoneInfo, quiet: QuietHours | None, bu
         instant = to_instant(day, minute, zone)
         if free and free[-1] == instant:  # minutes a spring-forward jump skipped land on the jump
             continue
-        if _gap_free(instant, busy, send.min_gap):
+        if all(abs(instant - other) >= send.min_gap for other in busy):
             free.append(instant)
     if not free:
         return Due(None, window, reason="no minute of the window is outside quiet hours and at least "
                                         f"{duration_words(send.min_gap)} from the day's other messages")
     return Due(rng.choice(free), window)
-
-
-def _gap_free(instant: datetime, busy: Sequence[datetime], gap: timedelta) -> bool:
-    return all(abs(instant - other) >= gap for other in busy)

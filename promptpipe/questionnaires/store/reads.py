@@ -139,7 +139,6 @@ class InstanceCount:
 
 
 def status_counts(session: Session) -> list[InstanceCount]:
-    """How many instances of each questionnaire are in each state."""
     rows = session.execute(select(_INSTANCE.c.questionnaire_id, _INSTANCE.c.status, func.count())
                            .group_by(_INSTANCE.c.questionnaire_id, _INSTANCE.c.status)
                            .order_by(_INSTANCE.c.questionnaire_id, _INSTANCE.c.status))

@@ -30,10 +30,6 @@ class ReportTable:
     shares: frozenset[int] = frozenset()
     """The columns (by index) that hold a share from 0 to 1 (a page shows them as percentages)."""
 
-    def column(self, name: str) -> list[Cell]:
-        index = self.columns.index(name)
-        return [row[index] for row in self.rows]
-
 
 @dataclass(frozen=True)
 class ReportTables:
@@ -44,10 +40,6 @@ class ReportTables:
 
 def _share(part: int, whole: int) -> float | None:
     return round(part / whole, 4) if whole else None
-
-
-def _arm(name: str | None) -> str:
-    return name or DEFAULT_ARM.name
 
 
 def _participants(report: StudyReport) -> list[ReportTable]:
@@ -75,7 +67,7 @@ def _prompts(report: StudyReport) -> ReportTable:
 
 
 def _adherence(days: list[DayStats]) -> ReportTable:
-    rows = tuple((day.date, _arm(day.arm), day.sent, day.delivered, day.read, day.answered, day.done,
+    rows = tuple((day.date, day.arm or DEFAULT_ARM.name, day.sent, day.delivered, day.read, day.answered, day.done,
                   _share(day.answered, day.sent), _share(day.done, day.sent)) for day in days)
     return ReportTable("adherence", "Adherence by day and arm",
                        ("Day", "Arm", "Sent", "Delivered", "Read", "Answered", "Done", "Answered share", "Done share"),

@@ -15,6 +15,7 @@ import secrets
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
+from promptpipe.study.rules.decision_rule import uniform
 from promptpipe.study.rules.protocol import Allocation, Arm
 
 __all__ = ["LEGACY_SCHEME", "SCHEME", "SCHEMES", "SEED_BYTES", "Place", "arm_at", "block_for", "new_seed", "places",
@@ -29,8 +30,6 @@ _FINGERPRINT_LABEL = b"promptpipe study seed fingerprint"
 
 @dataclass(frozen=True)
 class Place:
-    """One place of a stratum's allocation sequence."""
-
     sequence: int
     """1-based, counted over the whole stratum."""
     block: int
@@ -79,14 +78,10 @@ def _mac(seed: bytes, key: str) -> bytes:
     return hmac.new(seed, key.encode(), hashlib.sha256).digest()
 
 
-def _uniform(seed: bytes, key: str) -> float:
-    return (int.from_bytes(_mac(seed, key)[:8], "big") >> 11) / 2**53
-
-
 def _block_size(seed: bytes, sizes: Sequence[int], stratum: str, block: int) -> int:
     if len(sizes) == 1:
         return sizes[0]
-    return sizes[int(_uniform(seed, f"size|{stratum}|{block}") * len(sizes))]
+    return sizes[int(uniform(seed, f"size|{stratum}|{block}") * len(sizes))]
 
 
 def _shuffled(seed: bytes, arms: Sequence[Arm], size: int, stratum: str, block: int, scheme: str) -> list[str]:

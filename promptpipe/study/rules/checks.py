@@ -4,9 +4,10 @@ a dotted path and says how to fix it) and the readers of plain values it notes p
 from __future__ import annotations
 
 import difflib
-from datetime import timedelta
+from datetime import time, timedelta
 from typing import Any
 
+from promptpipe.domain.localtime import parse_hhmm
 from promptpipe.domain.setting_values import parse_duration
 from promptpipe.errors import ConfigError
 
@@ -90,6 +91,14 @@ class Check:
         else:
             return value
         return None
+
+    def clock(self, path: str, raw: str | None, example: str) -> time | None:
+        """``raw`` as a 24-hour time (None when absent, or after noting that it is none)."""
+        try:
+            return None if raw is None else parse_hhmm(raw)
+        except ValueError:
+            self.add(f'{path} = "{raw}" is not a 24-hour time: write it as HH:MM, like {example}.')
+            return None
 
     def choice(self, table: TomlTable, key: str, where: str, choices: tuple[str, ...]) -> str | None:
         value = table.get(key)

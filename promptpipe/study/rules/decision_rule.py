@@ -35,19 +35,6 @@ class DecisionFacts:
     """The pause is (also) the participant's own STOP: coded ``opted_out``, not ``paused``."""
 
 
-def _in_baseline(facts: DecisionFacts) -> bool:
-    return facts.study_day is not None and 1 <= facts.study_day <= facts.baseline_days
-
-
-def _reasons_that_hold(facts: DecisionFacts) -> dict[str, bool]:
-    return {
-        Unavailable.PAUSED: facts.paused,
-        Unavailable.BASELINE: _in_baseline(facts),
-        Unavailable.QUIET_HOURS: facts.in_quiet_hours,
-        Unavailable.ALREADY_ANSWERED: facts.answered_today,
-    }
-
-
 def unavailable_reason(facts: DecisionFacts, rule: DecisionRule | None) -> str | None:
     """The coded reason the decision point is unavailable; None when it is available.
 
@@ -64,14 +51,14 @@ def _reason(facts: DecisionFacts, rule: DecisionRule | None) -> str | None:
     if not in_study(facts.study_day, facts.length_days):
         return Unavailable.NOT_IN_STUDY
     listed = AVAILABILITY_RULES if rule is None else rule.unavailable_when
-    holds = _reasons_that_hold(facts)
+    holds = {Unavailable.PAUSED: facts.paused, Unavailable.QUIET_HOURS: facts.in_quiet_hours,
+             Unavailable.BASELINE: facts.study_day is not None and 1 <= facts.study_day <= facts.baseline_days,
+             Unavailable.ALREADY_ANSWERED: facts.answered_today}
     return next((reason for reason in AVAILABILITY_RULES if reason in listed and holds[reason]), None)
 
 
 @dataclass(frozen=True)
 class Draw:
-    """The outcome of a decision point's randomisation."""
-
     action: str
     probability: float | None
     """The probability that the first (treatment) action is drawn; None when nothing was drawn."""

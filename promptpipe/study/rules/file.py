@@ -13,7 +13,7 @@ from datetime import time, timedelta
 from pathlib import Path
 from typing import Any
 
-from promptpipe.domain.localtime import format_hhmm, parse_hhmm
+from promptpipe.domain.localtime import format_hhmm
 from promptpipe.domain.quiet_hours import quiet_contains
 from promptpipe.errors import ConfigError
 from promptpipe.questionnaires.rules.file import parse_questionnaires
@@ -52,11 +52,8 @@ def _quiet_hours(check: Check, data: TomlTable) -> QuietHours | None:
     check.known(table, ("start", "end"), "quiet_hours")
     times: dict[str, time] = {}
     for key, example in (("start", '"21:30"'), ("end", '"08:00"')):
-        raw = check.text(table, key, "quiet_hours", example, required=True)
-        try:
-            times.update({key: parse_hhmm(raw)} if raw is not None else {})
-        except ValueError:
-            check.add(f'quiet_hours.{key} = "{raw}" is not a 24-hour time: write it as HH:MM, like {example}.')
+        at = check.clock(f"quiet_hours.{key}", check.text(table, key, "quiet_hours", example, required=True), example)
+        times.update({key: at} if at is not None else {})
     if len(times) == 2 and times["start"] == times["end"]:
         check.add(f"quiet_hours.start and quiet_hours.end are both {format_hhmm(times['start'])}: give the quiet "
                   "hours an end that differs from their start, or remove the [quiet_hours] table.")
@@ -71,11 +68,7 @@ def _self_report(check: Check, data: TomlTable, quiet: QuietHours | None) -> Sel
     raw = check.text(table, "time", "self_report", '"20:30"', required=True)
     question = check.text(table, "question", "self_report", '"Did you do your habit today?"')
     window = duration_setting(check, "self_report.window", "duration", table.get("window", "3h"))
-    at = None
-    try:
-        at = parse_hhmm(raw) if raw is not None else None
-    except ValueError:
-        check.add(f'self_report.time = "{raw}" is not a 24-hour time: write it as HH:MM, like "20:30".')
+    at = check.clock("self_report.time", raw, '"20:30"')
     if at is not None and quiet is not None and quiet_contains(quiet, at):
         check.add(f"self_report.time = {format_hhmm(at)} is inside the quiet hours ({quiet.describe()}): pick a time "
                   "outside them.")

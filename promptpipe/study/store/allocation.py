@@ -44,18 +44,14 @@ def allocate(session: Session, study: Study, participant_id: str, strata: Mappin
         key = stratum_key(study.allocation, strata)
     else:
         key = "|".join(f"{name}={strata.get(name) or '?'}" for name in study.allocation.stratum_fields)
-    sequence = _next_sequence(session, key)
+    last = session.connection().execute(
+        select(func.max(_ALLOCATION.c.sequence)).where(_ALLOCATION.c.stratum == key)).scalar_one_or_none()
+    sequence = int(last or 0) + 1
     seed = study_seed(session, now, study.outside_seed)
     arm = arm_at(seed, study.arms, study.allocation.block_sizes, key, sequence, allocation_scheme(session, now))
     session.connection().execute(insert(_ALLOCATION).values(
         participant_id=participant_id, stratum=key, sequence=sequence, arm=arm, created_at=now))
     return arm
-
-
-def _next_sequence(session: Session, stratum: str) -> int:
-    last = session.connection().execute(
-        select(func.max(_ALLOCATION.c.sequence)).where(_ALLOCATION.c.stratum == stratum)).scalar_one_or_none()
-    return int(last or 0) + 1
 
 
 @dataclass(frozen=True)

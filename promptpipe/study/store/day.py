@@ -50,7 +50,6 @@ class DayMessage:
 
 
 def day_decisions(session: Session, participant_id: str, local_date: str) -> list[DayDecision]:
-    """The decision points of the participant's day, in order."""
     d = _DECISION.c
     rows = session.execute(
         select(d.decided_at, d.study_day, d.arm, d.available, d.unavailable_reason, d.probability,

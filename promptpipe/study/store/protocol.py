@@ -3,6 +3,7 @@ researcher allows it, each version kept (``study_protocol``)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -12,11 +13,13 @@ from sqlalchemy.orm import Session
 
 from promptpipe.errors import ConfigError
 from promptpipe.storage.models import Participant, table_of
+from promptpipe.study.rules.file import StudyFileError, parse_study
 from promptpipe.study.rules.protocol import Study
 from promptpipe.study.store.seed import study_seed
 from promptpipe.study.store.tables import StudyProtocol
 
-__all__ = ["NO_STUDY_FILE", "Adoption", "ProtocolChanged", "ProtocolVersion", "adopt_protocol", "protocol_history"]
+__all__ = ["NO_STUDY_FILE", "Adoption", "ProtocolChanged", "ProtocolVersion", "adopt_protocol", "protocol_history",
+           "study_in_force"]
 
 _PROTOCOL = table_of(StudyProtocol)
 _PARTICIPANT = table_of(Participant)
@@ -48,6 +51,17 @@ def protocol_history(session: Session) -> list[ProtocolVersion]:
         select(_PROTOCOL.c.name, _PROTOCOL.c.hash, _PROTOCOL.c.previous_hash, _PROTOCOL.c.adopted_at,
                _PROTOCOL.c.adopted_by, _PROTOCOL.c.contents).order_by(_PROTOCOL.c.id)).all()
     return [ProtocolVersion(*row) for row in rows]
+
+
+def study_in_force(history: Sequence[ProtocolVersion]) -> tuple[Study | None, str | None]:
+    """The newest version's study (None: no study file) and, when its text no longer reads, why."""
+    current = history[-1] if history else None
+    if current is None or not current.hash or not current.contents:
+        return None, None
+    try:
+        return parse_study(current.contents.encode("utf-8"), "study_protocol"), None
+    except StudyFileError as exc:  # stored by an older version whose format this one no longer reads
+        return None, str(exc)
 
 
 class Adoption(StrEnum):

@@ -88,8 +88,7 @@ def day_counts(session: Session, *, first_day: str, last_day: str) -> list[DayCo
     rows = session.execute(
         select(c.local_date, c.arm, c.sent, c.delivered, c.read, c.answered, c.done)
         .where(c.local_date >= first_day, c.local_date <= last_day, c.sent > 0).order_by(c.local_date, c.arm)).all()
-    return [DayCounts(day, arm or None, sent, delivered, read, answered, done)
-            for day, arm, sent, delivered, read, answered, done in rows]
+    return [DayCounts(day, arm or None, *counts) for day, arm, *counts in rows]
 
 
 @dataclass(frozen=True)
