@@ -100,15 +100,10 @@ LAST_ADMIN = ("is the last admin token: without it nobody could manage tokens fr
               "another admin token first, or revoke it with promptpipe-admin token revoke.")
 
 
-def _active_admin(token: TokenView, now: datetime) -> bool:
-    expired = token.expires_at is not None and datetime.fromisoformat(token.expires_at) <= now
-    return token.role == Role.ADMIN and token.revoked_at is None and not expired
-
-
 def _last_admin(listed: list[TokenView], name: str, now: datetime) -> bool:
     """Whether ``name`` is the only admin token still in use (revoking it is left to the admin script)."""
-    admins = [token.name for token in listed if _active_admin(token, now)]
-    return admins == [name]
+    return [token.name for token in listed if token.role == Role.ADMIN and token.revoked_at is None
+            and not (token.expires_at and datetime.fromisoformat(token.expires_at) <= now)] == [name]
 
 
 def _named(name: str) -> str:
