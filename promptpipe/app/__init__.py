@@ -24,12 +24,14 @@ from promptpipe.scheduling.guard import ServiceGuard
 from promptpipe.storage.alarm_notices import notify_alarms
 from promptpipe.storage.db import Database
 from promptpipe.storage.live import go_live, record_deployment
+from promptpipe.storage.outbox_rows import settle_uncertain
 from promptpipe.storage.receipts import record_receipt
 from promptpipe.storage.schema import SchemaBehind
 from promptpipe.storage.service_status import save_status, state_row_name
 from promptpipe.storage.state_dir import StateDirWatch, ensure_state_dir
 from promptpipe.study.store.protocol import Adoption, adopt_protocol
 from promptpipe.transport import DeliveryReceipt, Transport
+from promptpipe.transport.base import SETTLING_KINDS
 from promptpipe.transport.connection_state import ConnectionState, ExitRequest
 
 if TYPE_CHECKING:
@@ -248,8 +250,17 @@ class App(Parts):
                  alarms=repr(self.alarms), turns=self.flow.turns, failures=self.flow.failures)
 
     async def record_receipt(self, receipt: DeliveryReceipt) -> None:
-        """Store what WhatsApp says became of messages we sent; a receipt that cannot be stored
-        is logged and dropped (it only refines the delivery report)."""
+        """Store what WhatsApp says became of messages we sent (and settle a send left uncertain
+        whose key it carries); a receipt that cannot be stored is logged and dropped (it only
+        refines the delivery report)."""
+        if receipt.ref:
+            arrived = SETTLING_KINDS.get(receipt.kind, True)
+            settled = await self.db.run(lambda session: settle_uncertain(
+                session, receipt.ref, receipt.message_ids[0], arrived=arrived, at=receipt.timestamp))
+            if settled:
+                log.info("send_settled", kind=receipt.kind, wa_message_id=receipt.message_ids[0])
+        if receipt.kind in SETTLING_KINDS:
+            return
         try:
             new = await self.db.run(lambda session: record_receipt(
                 self.db, session, receipt.message_ids, receipt.kind, receipt.timestamp, self.clock.now()))

@@ -23,7 +23,8 @@ from promptpipe.storage.queue_tables import OutboxItem, OutboxStatus
 _OUTBOX = table_of(OutboxItem)
 
 __all__ = ["CLAIM_BATCH", "GREETING_DROPPED", "Claimed", "Queued", "claim_due", "claim_next", "claim_queued",
-           "claim_statement", "drop_held_greetings", "may_still_go", "record_sends", "settle_interrupted"]
+           "claim_statement", "drop_held_greetings", "may_still_go", "record_sends", "settle_interrupted",
+           "settle_uncertain"]
 
 CLAIM_BATCH = 200
 _MESSAGE = table_of(Message)
@@ -218,6 +219,25 @@ def settle_interrupted(session: Session, target: OutboxStatus, numbers: tuple[tu
             session.connection().execute(update(_MESSAGE).where(_MESSAGE.c.id == message_id)
                                          .values(status=MessageStatus.UNCERTAIN))
     return [(outbox_id, participant_id) for outbox_id, participant_id, _ in rows]
+
+
+def settle_uncertain(session: Session, key: str, wa_message_id: str, *, arrived: bool, at: datetime) -> bool:
+    """What a status of WhatsApp says of an uncertain send (found by the outbox key the send carried):
+    it went (sent, with its WhatsApp id; the transcript follows by trigger), or it failed. Only an
+    uncertain row changes; returns whether one did."""
+    connection = session.connection()
+    row = connection.execute(select(_OUTBOX.c.id, _OUTBOX.c.message_id).where(
+        _OUTBOX.c.key == key, _OUTBOX.c.status == OutboxStatus.UNCERTAIN)).first()
+    if row is None:
+        return False
+    if arrived:
+        connection.execute(update(_OUTBOX).where(_OUTBOX.c.id == row.id).values(
+            status=OutboxStatus.SENT, sent_at=at, wa_message_id=wa_message_id, receipts_expected=True))
+    else:
+        connection.execute(update(_OUTBOX).where(_OUTBOX.c.id == row.id).values(
+            status=OutboxStatus.FAILED, last_error="WhatsApp reported it undelivered"))
+        connection.execute(update(_MESSAGE).where(_MESSAGE.c.id == row.message_id).values(status=MessageStatus.FAILED))
+    return True
 
 
 def record_sends(session: Session, outcomes: Sequence[tuple[int, int, dict[str, object], dict[str, object]]]) -> None:

@@ -45,7 +45,10 @@ def refusal(status: int, code: int, detail: str, number: str, state: str | None)
         words = "is not registered on the Cloud API" if state == "logged_out" else "is restricted by WhatsApp"
         return SendFailed(f"the participant's WhatsApp number {number!r} {words} (code {code}): {detail}; "
                           "tried again later", retryable=True)
-    if status >= 500 or code in TRANSIENT_CODES:
+    if status >= 500:  # Meta may have taken the message before failing: never send it twice
+        return SendFailed(f"the Cloud API failed (HTTP {status}, code {code}): {detail}; it may have arrived",
+                          retryable=False, ambiguous=True)
+    if code in TRANSIENT_CODES:
         return SendFailed(f"the Cloud API failed for now (HTTP {status}, code {code}): {detail}", retryable=True)
     return SendFailed(f"the Cloud API refused the message (HTTP {status}, code {code}): {detail}", retryable=False)
 

@@ -48,6 +48,8 @@ class _Outgoing(TypedDict):
     recipient_type: str
     to: str
     type: str
+    biz_opaque_callback_data: NotRequired[str]
+    """Our outbox key: Meta returns it with each status of the message, which settles a send left uncertain."""
 
 
 class _Component(TypedDict):
@@ -161,6 +163,8 @@ class StatusFailure:
     codes: tuple[int, ...]
     number: str | None = None
     """The name of our number it was sent from."""
+    ref: str = ""
+    """The outbox key the send carried."""
 
 
 @dataclass(frozen=True)
@@ -223,16 +227,17 @@ def _message(raw: dict[str, Any], names: dict[str, str], number: str | None) -> 
 
 def _receipt(raw: dict[str, Any], number: str | None) -> DeliveryReceipt | StatusFailure | None:
     status, message_id = raw.get("status"), str(raw.get("id") or "")
+    ref = str(raw.get("biz_opaque_callback_data") or "")
     if not message_id:
         return None
-    if status in ("delivered", "read"):
-        return DeliveryReceipt((message_id,), str(status), _when(raw.get("timestamp")))
+    if status in (("delivered", "read", "sent") if ref else ("delivered", "read")):  # "sent" settles an uncertain send
+        return DeliveryReceipt((message_id,), str(status), _when(raw.get("timestamp")), ref=ref)
     if status == "failed":
         errors = raw.get("errors")
         codes = tuple(int(e["code"]) for e in (errors if isinstance(errors, list) else [])
                       if isinstance(e, dict) and isinstance(e.get("code"), int))
-        return StatusFailure(message_id, codes, number)
-    return None  # "sent": the send's own answer said so already
+        return StatusFailure(message_id, codes, number, ref)
+    return None  # "sent" without our key: the send's own answer said so already
 
 
 def read_notifications(payload: Any, numbers: Mapping[str, str] | None = None) -> Notification:

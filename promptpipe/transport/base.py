@@ -81,6 +81,9 @@ class SentMessage:
 
 
 RECEIPT_KINDS = ("delivered", "read", "played")
+SETTLING_KINDS = {"sent": True, "failed": False}
+"""Kinds that only settle a send whose outcome was uncertain (they carry its ``ref``), with
+whether the message arrived."""
 
 
 @dataclass(frozen=True)
@@ -91,9 +94,11 @@ class DeliveryReceipt:
     message_ids: tuple[str, ...]
     kind: str
     timestamp: datetime
+    ref: str = ""
+    """The outbox key the send carried, when the transport echoes it (the Cloud API does)."""
 
     def __post_init__(self) -> None:
-        if self.kind not in RECEIPT_KINDS:
+        if self.kind not in RECEIPT_KINDS and not (self.kind in SETTLING_KINDS and self.ref):
             raise ValueError(f"unknown receipt kind {self.kind!r}")
 
 

@@ -56,7 +56,15 @@ from promptpipe.transport._cloud_payloads import (
 )
 from promptpipe.transport._cloud_states import NumberStates, check_numbers, json_of
 from promptpipe.transport._cloud_webhook import WebhookApp, WebhookServer
-from promptpipe.transport.base import InboundHandler, InboundMessage, PollVote, ReceiptHandler, Recipient, SentMessage
+from promptpipe.transport.base import (
+    DeliveryReceipt,
+    InboundHandler,
+    InboundMessage,
+    PollVote,
+    ReceiptHandler,
+    Recipient,
+    SentMessage,
+)
 from promptpipe.transport.connection_state import ConnectionState, StateListener
 
 __all__ = ["DEFAULT_BASE_URL", "DEFAULT_NUMBER", "SERVICE_WINDOW", "CloudApiOptions", "CloudApiTransport"]
@@ -207,6 +215,8 @@ class CloudApiTransport:
                         number=failure.number)
             for code in failure.codes:
                 self._states.report_error(failure.number or self._default, 0, code)
+            if failure.ref and self._on_receipt is not None:  # settles a send left uncertain
+                await self._on_receipt(DeliveryReceipt((failure.message_id,), "failed", self._now(), ref=failure.ref))
         self._log_skipped(notification)
 
     async def _hand_over(self, msg: InboundMessage) -> None:
@@ -279,7 +289,7 @@ class CloudApiTransport:
     # ------------------------------------------------------------------ outbound
 
     async def send_text(self, to: Recipient, text: str, *, ref: str = "", kind: str = "") -> SentMessage:
-        return await self._send(to, kind, text_body(to.phone, text), text)
+        return await self._send(to, kind, ref, text_body(to.phone, text), text)
 
     async def send_poll(self, to: Recipient, question: str, options: Sequence[str], *, ref: str = "",
                         multiple: bool = False, kind: str = "") -> SentMessage:
@@ -287,29 +297,32 @@ class CloudApiTransport:
             raise SendFailed(f"a Cloud API poll holds 2 to {LIST_OPTION_LIMIT} options; this one has {len(options)}",
                              retryable=False)
         body = interactive_poll(to.phone, question, options, multiple=multiple)
-        sent = await self._send(to, kind, body, poll_in_words(question, options))
+        sent = await self._send(to, kind, ref, body, poll_in_words(question, options))
         if multiple:
             self._multiple[sent.message_id] = ()
         return sent
 
-    async def _send(self, to: Recipient, kind: str, body: MessageBody, words: str) -> SentMessage:
+    async def _send(self, to: Recipient, kind: str, ref: str, body: MessageBody, words: str) -> SentMessage:
         """Free-form inside the window; as the kind's template outside it (or when the Cloud API
-        says the window closed meanwhile); refused for good when the kind has no template."""
+        says the window closed meanwhile); refused for good when the kind has no template. ``ref``
+        goes along so that the message's statuses can settle a send left uncertain."""
         number = self._number(to)
         if self.window_open(to):
             try:
-                return await self._post(to, number, kind, body, as_template=False)
+                return await self._post(to, number, kind, ref, body, as_template=False)
             except WindowClosed:
                 self._last_wrote.pop((number, phone_digits(to.phone)), None)
         template = self._template(kind)
         try:
-            return await self._post(to, number, kind, template_body(to.phone, template, words), as_template=True)
+            return await self._post(to, number, kind, ref, template_body(to.phone, template, words), as_template=True)
         except WindowClosed:  # a template is never refused for the window; say so if it is
             raise SendFailed(f"the Cloud API refused template {template.name!r} as outside the service window",
                              retryable=False) from None
 
-    async def _post(self, to: Recipient, number: str, kind: str, body: MessageBody, *,
+    async def _post(self, to: Recipient, number: str, kind: str, ref: str, body: MessageBody, *,
                     as_template: bool) -> SentMessage:
+        if ref:
+            body["biz_opaque_callback_data"] = ref
         wait = self._pause_left(number)
         if wait > 0:
             raise SendFailed(f"the Cloud API asked number {number!r} to slow down; its sending resumes in {wait:.0f} s",

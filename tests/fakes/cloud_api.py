@@ -32,6 +32,8 @@ class _Failure:
     status: int
     code: int
     retry_after: str | None
+    accepted: bool = False
+    """Meta took the message (it goes out) and answered with the error all the same."""
 
 
 class FakeCloudApi:
@@ -87,9 +89,11 @@ class FakeCloudApi:
     def __exit__(self, *exc: object) -> None:
         self._local.__exit__(*exc)
 
-    def fail(self, *, status: int = 400, code: int = 0, retry_after: str | None = None) -> None:
-        """The next send is answered with this error (one per call, in order)."""
-        self._failures.append(_Failure(status, code, retry_after))
+    def fail(self, *, status: int = 400, code: int = 0, retry_after: str | None = None,
+             accepted: bool = False) -> None:
+        """The next send is answered with this error (one per call, in order); ``accepted``: the
+        message was taken and goes out anyway, as after an error inside Meta past the point of no return."""
+        self._failures.append(_Failure(status, code, retry_after, accepted))
 
     def fail_lookup(self, number_id: str, *, status: int = 400, code: int = 0) -> None:
         """Asking how ``number_id`` stands is answered with this error."""
@@ -130,7 +134,12 @@ class FakeCloudApi:
                 return 200, {"success": True}, {}
             if self._failures:
                 failure = self._failures.pop(0)
-                self.refused.append(body)
+                if failure.accepted:
+                    self.sends.append(body)
+                    self.sent_from.append(number_id)
+                    next(self._ids)
+                else:
+                    self.refused.append(body)
                 error = {"error": {"message": f"fake error {failure.code}", "type": "OAuthException",
                                    "code": failure.code}}
                 return failure.status, error, {"Retry-After": failure.retry_after} if failure.retry_after else {}
