@@ -117,8 +117,9 @@ PARTICIPANTS = FileDoc("participants", "One row per participant, as they stand a
     *timed("enrolled_at", "When the participant was enrolled", "participant.enrolled_at"),
     *timed("completed_at", "When the participant completed the study", "participant.completed_at"),
     *timed("erased_at", "When a researcher erased the participant's personal data", "participant.erased_at"),
-    *timed("withdrawn_at", "When a researcher withdrew the participant from the study (nothing is sent after it; "
-           "what came before stays in the data)", "consent.created_at of the withdrawn event"),
+    *timed("withdrawn_at", "When a researcher withdrew the participant from the study, or erased them without a "
+           "withdrawal first (nothing is sent after it; what came before stays in the data)",
+           "consent.created_at of the withdrawn event, else of the erased one"),
     *(Entry(name, "string", PSEUDONYMISED, meaning, f"{_PROFILE}.{name}") for name, meaning in _HABIT),
     Entry("intensity", "string", listed(tuple(Intensity)), "The size of the daily steps, moved by the participant's "
           "answers to the intensity poll.", f"{_PROFILE} (server record)"),

@@ -179,10 +179,12 @@ def delivery_receipt_columns(delivery: Any, cutoff: datetime) -> list[Any]:
 
 
 def withdrawn_at(participant_id: Any) -> Any:
-    """When the participant was withdrawn (the consent ledger's withdrawn event; None if never)."""
-    return type_coerce(select(func.max(_LEDGER.c.created_at)).where(
-        _LEDGER.c.participant_id == participant_id, _LEDGER.c.event == ConsentKind.WITHDRAWN).scalar_subquery(),
-        UTCDateTime())
+    """When the participant was withdrawn: the consent ledger's withdrawn event, else their erasure
+    (an erasure ends the study too); None if neither."""
+    def last(event: ConsentKind) -> Any:
+        return select(func.max(_LEDGER.c.created_at)).where(
+            _LEDGER.c.participant_id == participant_id, _LEDGER.c.event == event).scalar_subquery()
+    return type_coerce(func.coalesce(last(ConsentKind.WITHDRAWN), last(ConsentKind.ERASED)), UTCDateTime())
 
 
 def decision_batch(first: str, last: str, ceiling: int, cutoff: datetime,

@@ -54,7 +54,7 @@ class WithdrawnPoint:
     arm: str | None
     protocol_hash: str | None
     withdrawn_at: datetime | None
-    """The consent ledger's withdrawn event, as the export's ``withdrawn_at_utc`` (None: erased only)."""
+    """The consent ledger's withdrawn event, as the export's ``withdrawn_at_utc`` (erased only: the erasure's)."""
     erased_at: datetime | None
 
 
@@ -72,7 +72,7 @@ class _Person:
 class _Ended:
     at: datetime
     """The earliest withdrawal or erasure: nothing was decided after it."""
-    withdrawn_at: datetime | None
+    withdrawn_at: datetime
 
 
 def withdrawn_points(session: Session, first: str | None = None,
@@ -160,7 +160,7 @@ def _ended(session: Session, ids: Sequence[str], people: dict[str, _Person]) -> 
         times = [at for _, at in events.get(pid, [])] + [t for t in (people[pid].erased_at,) if t is not None]
         if times:
             withdrawn = [at for event, at in events.get(pid, []) if event == ConsentKind.WITHDRAWN]
-            ended[pid] = _Ended(min(times), max(withdrawn) if withdrawn else None)
+            ended[pid] = _Ended(min(times), max(withdrawn) if withdrawn else min(times))
     return ended
 
 

@@ -12,7 +12,7 @@ from promptpipe.domain.consent import ConsentKind, ConsentRecord, ConsentSource
 from promptpipe.domain.profile import Profile
 from promptpipe.domain.states import Status
 from promptpipe.domain.transition_log import Actor, TransitionKind
-from promptpipe.questionnaires.store.writes import erase_typed_answers
+from promptpipe.questionnaires.store.writes import end_unfinished, erase_typed_answers
 from promptpipe.storage.access_tables import AuditEntry
 from promptpipe.storage.consent import record_consent
 from promptpipe.storage.models import (
@@ -124,6 +124,7 @@ def stop_everything(session: Session, pid: str, now: datetime) -> tuple[int, int
     session.execute(update(Schedule).where(_SCHEDULE.c.participant_id == pid).values(active=False, updated_at=now))
     session.execute(update(Timer).where(_TIMER.c.participant_id == pid, _TIMER.c.status == TimerStatus.PENDING)
                     .values(status=TimerStatus.CANCELLED, settled_at=now))
+    end_unfinished(session, pid, "the participant was erased before it was sent", now)
     return int(closed or 0), waiting + int(in_flight or 0)
 
 

@@ -14,7 +14,7 @@ import pytest
 from promptpipe.app import App
 from promptpipe.export.files import export_study
 from promptpipe.flow import decisions as decisions_module
-from promptpipe.research import admin
+from promptpipe.research import admin, erasure
 from promptpipe.study.rules.decision_rule import Draw
 from promptpipe.study.rules.file import StudyFileError, parse_study
 from promptpipe.study.rules.protocol import SELF_REPORT_OPTIONS, SELF_REPORT_QUESTION, DecisionRule
@@ -193,3 +193,29 @@ async def test_a_decision_point_after_the_question_is_measured_by_the_next_days_
     next_day = (date.fromisoformat(rows[1]["local_date"]) + DAY).isoformat()
     assert (rows[1]["self_report_date"], rows[1]["self_report"], rows[1]["self_report_status"]) == (
         next_day, "no", "answered")
+
+
+async def test_an_erasure_without_a_withdrawal_ends_the_study_in_the_export(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer, tmp_path: Path,
+) -> None:
+    """Erasing someone who was never withdrawn ends their study at that moment: the export dates
+    it, and the questions planned after it read as not asked, none left scheduled."""
+    app, _, pid = await in_study(make_app, fake_openai, WITH_REPORT, DAILY_PROMPT_REMINDER_DELAY="0")
+    fake_openai.always(NUDGE, match="scheduled daily nudge")
+    for day in (1, 2):
+        await at(app, MONDAY_PROMPT + day * DAY + EVENING)
+    erased = MONDAY_PROMPT + 3 * DAY + timedelta(hours=1)  # day 3, after its prompt, before its question
+    await at(app, erased)
+    await erasure.erase(app.db, app.clock, phone=ANA, by="Dr. Lee")
+    await at(app, erased + 7 * DAY)
+    await export_study(app.db, tmp_path / "out")
+    with (tmp_path / "out" / "participants.csv").open(encoding="utf-8") as stream:
+        [person] = list(csv.DictReader(stream))
+    assert (person["id"], person["status"]) == (pid, "withdrawn")
+    assert person["withdrawn_at_utc"] == person["erased_at_utc"] == erased.isoformat(timespec="seconds")
+    with (tmp_path / "out" / "decisions.csv").open(encoding="utf-8") as stream:
+        points = [row for row in csv.DictReader(stream) if row["study_day"] not in ("", "0")]
+    assert "scheduled" not in {row["self_report_status"] for row in points}
+    [erasure_day] = [row for row in points if row["study_day"] == "3" and row["unavailable_reason"] != "withdrawn"]
+    assert erasure_day["self_report_status"] == "not_asked"
+    assert {row["withdrawn_at_utc"] for row in points} == {erased.isoformat(timespec="seconds")}
