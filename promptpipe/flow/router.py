@@ -50,7 +50,12 @@ from promptpipe.pipeline.events import (
     said_at,
 )
 from promptpipe.pipeline.turn_writes import apply_writes
-from promptpipe.questionnaires.conversation.answer import answer_outcome, ask_again_after, option_reader
+from promptpipe.questionnaires.conversation.answer import (
+    answer_outcome,
+    ask_again_after,
+    late_tap_outcome,
+    option_reader,
+)
 from promptpipe.questionnaires.conversation.instance import answering
 from promptpipe.questionnaires.conversation.queue import questionnaire_due_outcome, tend
 from promptpipe.storage.conversations import save_turn_state
@@ -136,7 +141,8 @@ class ConversationFlow:
                 return researcher_message_outcome(state, batch[0], event, study.quiet_hours, now)
             case PollVoteReceived():
                 answered = answer_outcome(study, context, batch, now) if answering(state) else None
-                return answered or votes.votes_outcome(context, batch, votes.taps(context, batch), now)
+                return (answered or late_tap_outcome(study, context, batch, now)
+                        or votes.votes_outcome(context, batch, votes.taps(context, batch), now))
             case ReactionReceived():
                 return await reaction_outcome(self.deps, context, batch[0], event, now)
             case MessageReceived() if (handled := self._message_outcome(context, batch, now)) is not None:

@@ -94,6 +94,9 @@ class PollVoteReceived(_Payload):
     purpose: str | None = None
     said_at: str | None = None
     """When the participant tapped, by their WhatsApp's clock (ISO, UTC)."""
+    asks: tuple[int, str, str, str] | None = None
+    """For a questionnaire's poll: its instance id, questionnaire id, item id and when its window
+    closes (ISO), so a tap given in time counts although it is read after the window closed."""
 
     @property
     def withdrawn(self) -> bool:

@@ -7,7 +7,7 @@ database recovers (:meth:`Inbox.drain_spool`); it is never dropped because a wri
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
@@ -250,7 +250,18 @@ def _describe(session: Session, msg: InboundMessage, original: str | None,
     return (PollVoteReceived(wa_message_id=msg.message_id, poll_message_id=vote.poll_message_id,
                              poll_id=poll.id if poll else None, selected=tuple(chosen),
                              selected_hashes=tuple(vote.selected_hashes), known_poll=poll is not None,
-                             purpose=poll.payload.get("purpose") if poll else None, said_at=said), "text", text)
+                             purpose=poll.payload.get("purpose") if poll else None, said_at=said,
+                             asks=_asks(poll.payload) if poll else None), "text", text)
+
+
+def _asks(payload: Mapping[str, object]) -> tuple[int, str, str, str] | None:
+    """A questionnaire poll's instance, questionnaire, item and window close (see :class:`PollVoteReceived`)."""
+    instance_id, questionnaire_id, item_id, closes = (
+        payload.get(k) for k in ("instance_id", "questionnaire_id", "item_id", "closes_at"))
+    if isinstance(instance_id, int) and isinstance(questionnaire_id, str) and isinstance(item_id, str) \
+            and isinstance(closes, str):
+        return instance_id, questionnaire_id, item_id, closes
+    return None
 
 
 InboundEvent = MessageReceived | PollVoteReceived | ReactionReceived

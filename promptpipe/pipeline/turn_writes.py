@@ -21,6 +21,7 @@ from promptpipe.questionnaires.store.writes import (
     end_instance,
     record_answer,
     record_asked,
+    record_late_answer,
     record_tries,
     reschedule_instance,
     schedule_instance,
@@ -146,6 +147,16 @@ class ItemAnswered:
 
 
 @dataclass(frozen=True)
+class LateAnswer:
+    """A tap given before its questionnaire's window closed, read after it expired (applies only then)."""
+
+    instance_id: int
+    item_id: str
+    answer: Answer
+    at: datetime
+
+
+@dataclass(frozen=True)
 class InstanceEnded:
     instance_id: int
     status: InstanceStatus
@@ -188,7 +199,7 @@ class GreetingDropped:
 
 
 TurnWrite = (InboxNote | MessageNote | Refiled | Decision | Delivery | Recount | VoteSet | ReminderSent | PollNoted
-             | ItemAsked | TriesCounted | ItemAnswered | InstanceEnded | InstancesPlanned | InstanceMoved
+             | ItemAsked | TriesCounted | ItemAnswered | LateAnswer | InstanceEnded | InstancesPlanned | InstanceMoved
              | GreetingDropped)
 
 
@@ -222,6 +233,8 @@ def apply_writes(session: Session, writes: Sequence[TurnWrite], ids: MessageIds)
                 record_tries(session, instance_id, item_id, tries)
             case ItemAnswered(instance_id, item_id, outcome, at, tries, progress):
                 record_answer(session, instance_id, item_id, outcome, at, tries=tries, progress=progress)
+            case LateAnswer(instance_id, item_id, answer, at):
+                record_late_answer(session, instance_id, item_id, answer, at)
             case InstanceEnded(instance_id, status, reason, at):
                 end_instance(session, instance_id, status, reason, at)
             case InstancesPlanned():

@@ -10,6 +10,7 @@ from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
+from sqlalchemy import select
 
 from promptpipe.app import App
 from promptpipe.export.files import export_study
@@ -19,6 +20,8 @@ from promptpipe.study.rules.decision_rule import Draw
 from promptpipe.study.rules.file import StudyFileError, parse_study
 from promptpipe.study.rules.protocol import SELF_REPORT_OPTIONS, SELF_REPORT_QUESTION, DecisionRule
 from promptpipe.study.rules.summary import describe, study_as_dict
+from promptpipe.study.store.tables import QuestionnaireInstance
+from promptpipe.transport import PollVote, poll_option_hash
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.feedback_helpers import ANA, DAY, MONDAY_PROMPT, deliveries, polls, vote
@@ -219,3 +222,80 @@ async def test_an_erasure_without_a_withdrawal_ends_the_study_in_the_export(
     [erasure_day] = [row for row in points if row["study_day"] == "3" and row["unavailable_reason"] != "withdrawn"]
     assert erasure_day["self_report_status"] == "not_asked"
     assert {row["withdrawn_at_utc"] for row in points} == {erased.isoformat(timespec="seconds")}
+
+
+async def test_an_answer_is_timed_by_when_it_was_sent_not_when_it_was_processed(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer, tmp_path: Path,
+) -> None:
+    app, transport, _ = await in_study(make_app, fake_openai, WITH_REPORT, DAILY_PROMPT_REMINDER_DELAY="0")
+    fake_openai.always(NUDGE, match="scheduled daily nudge")
+    asked_at = MONDAY_PROMPT + DAY + EVENING
+    await at(app, asked_at)
+    [poll] = polls(transport, SELF_REPORT_QUESTION)
+    await at(app, asked_at + timedelta(hours=2, minutes=10))  # the answer was held (an outage) until 22:10
+    sent = asked_at + timedelta(minutes=30)
+    await transport.inject(ANA, "", vote=PollVote(poll, (poll_option_hash(YES),)), timestamp=sent)
+    await app.run_until_idle()
+    await export_study(app.db, tmp_path / "out")
+    with (tmp_path / "out" / "decisions.csv").open(encoding="utf-8") as stream:
+        [day_one] = [row for row in csv.DictReader(stream) if row["study_day"] == "1"]
+    assert (day_one["self_report"], day_one["self_report_at_utc"]) == ("yes", sent.isoformat(timespec="seconds"))
+
+
+async def test_a_typed_answer_sent_after_its_window_does_not_answer_the_next_days_question(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer, tmp_path: Path,
+) -> None:
+    """Typed at 23:30 on day 1 (the 20:00 question's window closed at 23:00), held behind a
+    retrying turn until day 2's question was open: it belongs to no window, so it is kept, coded
+    late, and day 2's question still waits for its own answer."""
+    app, transport, _ = await in_study(make_app, fake_openai, WITH_REPORT, DAILY_PROMPT_REMINDER_DELAY="0")
+    fake_openai.always(NUDGE, match="scheduled daily nudge")
+    await at(app, MONDAY_PROMPT + DAY + EVENING)
+    typed = MONDAY_PROMPT + DAY + EVENING + timedelta(hours=3, minutes=30)
+    await at(app, MONDAY_PROMPT + 2 * DAY + EVENING + timedelta(minutes=5))
+    await transport.inject(ANA, "yes", timestamp=typed)
+    await app.run_until_idle()
+    await at(app, MONDAY_PROMPT + 3 * DAY)
+    await export_study(app.db, tmp_path / "out")
+    with (tmp_path / "out" / "decisions.csv").open(encoding="utf-8") as stream:
+        days = {row["study_day"]: row for row in csv.DictReader(stream)}
+    assert (days["1"]["self_report_status"], days["2"]["self_report_status"]) == ("expired", "expired")
+    assert days["2"]["self_report"] == ""
+    [late] = [row for row in await admin.transcript(app.db, ANA) if row.direction == "in" and row.text == "yes"]
+    assert late.payload.get("handled_as") == "late"
+
+
+async def test_a_window_that_closed_while_the_service_was_down_ends_at_its_close(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer,
+) -> None:
+    app, _, pid = await in_study(make_app, fake_openai, WITH_REPORT, DAILY_PROMPT_REMINDER_DELAY="0")
+    fake_openai.always(NUDGE, match="scheduled daily nudge")
+    asked_at = MONDAY_PROMPT + DAY + EVENING
+    await at(app, asked_at)
+    await at(app, asked_at + timedelta(hours=5))  # nothing ran from 20:00 to 01:00
+    [instance] = await app.db.run(lambda s: s.execute(select(QuestionnaireInstance).where(
+        QuestionnaireInstance.participant_id == pid, QuestionnaireInstance.sent_at.is_not(None))).scalars().all())
+    assert instance.status == "expired"
+    assert instance.ended_at == asked_at + timedelta(hours=3)  # the window's close, not the restart
+
+
+async def test_a_tap_given_in_the_window_counts_though_it_arrives_after_the_window_closed(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer, tmp_path: Path,
+) -> None:
+    """Tapped at 22:00 inside the 20:00-23:00 window; the service was down until 01:00, and its
+    expiry ran before the tap was read. The tap is judged by when it was given: it counts."""
+    app, transport, _ = await in_study(make_app, fake_openai, WITH_REPORT, DAILY_PROMPT_REMINDER_DELAY="0")
+    fake_openai.always(NUDGE, match="scheduled daily nudge")
+    asked_at = MONDAY_PROMPT + DAY + EVENING
+    await at(app, asked_at)
+    [poll] = polls(transport, SELF_REPORT_QUESTION)
+    await at(app, asked_at + timedelta(hours=5))  # back at 01:00: the window closed at 23:00
+    tapped = asked_at + timedelta(hours=2)
+    await transport.inject(ANA, "", vote=PollVote(poll, (poll_option_hash(YES),)), timestamp=tapped)
+    await app.run_until_idle()
+    assert "isn't counted" not in transport.texts_to(ANA)[-1]
+    await export_study(app.db, tmp_path / "out")
+    with (tmp_path / "out" / "decisions.csv").open(encoding="utf-8") as stream:
+        [day_one] = [row for row in csv.DictReader(stream) if row["study_day"] == "1"]
+    assert (day_one["self_report"], day_one["self_report_status"], day_one["self_report_at_utc"]) == (
+        "yes", "answered", tapped.isoformat(timespec="seconds"))

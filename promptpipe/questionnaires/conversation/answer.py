@@ -11,8 +11,17 @@ from promptpipe.domain import keys
 from promptpipe.domain.conversation import TurnState
 from promptpipe.domain.messages import MessageKind
 from promptpipe.flow.turn import Outcome, Outgoing, TurnContext
-from promptpipe.pipeline.events import MessageReceived, PollVoteReceived
-from promptpipe.pipeline.turn_writes import ItemAnswered, ItemAsked, PollNoted, Refiled, TriesCounted, TurnWrite
+from promptpipe.pipeline.events import MessageReceived, PollVoteReceived, said_at
+from promptpipe.pipeline.turn_writes import (
+    ItemAnswered,
+    ItemAsked,
+    LateAnswer,
+    MessageNote,
+    PollNoted,
+    Refiled,
+    TriesCounted,
+    TurnWrite,
+)
 from promptpipe.questionnaires.conversation.instance import answering, ask_item, end_outcome, hidden
 from promptpipe.questionnaires.rules.answers import MAX_TRIES, Answer, Missing, Reask, is_option, read_typed, read_vote
 from promptpipe.questionnaires.rules.definition import (
@@ -27,7 +36,7 @@ from promptpipe.questionnaires.rules.definition import (
 from promptpipe.storage.inbox_rows import InboxRow
 from promptpipe.study.rules.protocol import Study
 
-__all__ = ["answer_outcome", "ask_again_after", "is_conversation", "option_reader"]
+__all__ = ["answer_outcome", "ask_again_after", "is_conversation", "late_tap_outcome", "option_reader"]
 
 
 CLOSING = "Thank you, that was the last question."
@@ -59,26 +68,69 @@ def answer_outcome(study: Study, context: TurnContext, batch: list[InboxRow], no
         state.questionnaire = None
         return None
     hidden: list[int] = []
+    late: list[InboxRow] = []
     result: Answer | Reask | None = None
+    answered_at = now
     for row, event in zip(batch, context.events, strict=True):
         if isinstance(event, PollVoteReceived):
             if event.purpose != QUESTIONNAIRE_PURPOSE or event.poll_id not in open_.poll_ids:
                 continue
-            result = read_vote(item, list(event.selected)) or result
+            reply: Answer | Reask | None = read_vote(item, list(event.selected))
         elif isinstance(event, MessageReceived):
             text = context.texts.get(row.id, "")
             reply = read_typed(item, text)
             if isinstance(reply, Reask) and item.type is not ItemType.TEXT and is_conversation(text):
                 return None  # for the coach (who may flag it); the item is asked again after the reply
-            result = reply
         else:
             continue
+        said = said_at(event) or now
+        if not open_.within(said):  # sent before it was asked or after it closed: it answers no question
+            if isinstance(reply, Answer):
+                late.append(row)
+            continue
+        result, answered_at = reply or result, said if reply else answered_at
         if row.message_id is not None and not questionnaire.coach_sees_answers:
             hidden.append(row.message_id)
     if result is None:
-        return None
+        return _late(late) if late else None
     writes: list[TurnWrite] = [Refiled(hidden, MessageKind.QUESTIONNAIRE)] if hidden else []
-    return _advance(state, questionnaire, item, open_, result, batch[-1], now, writes)
+    return _advance(state, questionnaire, item, open_, result, batch[-1], now, writes, answered_at)
+
+
+IN_TIME_REPLY = "Thanks! You answered before that question closed, so your answer counts."
+
+
+def late_tap_outcome(study: Study, context: TurnContext, batch: list[InboxRow], now: datetime) -> Outcome | None:
+    """Taps on a questionnaire poll whose window has closed since, given before it closed (read
+    late: the service was down, or the expiry ran first): they answer their item after all."""
+    open_ = context.state.questionnaire
+    writes: list[TurnWrite] = []
+    for row, event in zip(batch, context.events, strict=True):
+        if not isinstance(event, PollVoteReceived) or event.asks is None or event.purpose != QUESTIONNAIRE_PURPOSE:
+            return None
+        instance_id, questionnaire_id, item_id, closes = event.asks
+        said = said_at(event) or now
+        questionnaire = study.questionnaire(questionnaire_id)
+        item = questionnaire.item(item_id) if questionnaire is not None else None
+        answer = read_vote(item, list(event.selected)) if item is not None else None
+        if (open_ is not None and open_.instance_id == instance_id) or said > datetime.fromisoformat(closes) \
+                or not isinstance(answer, Answer):
+            return None
+        writes.append(LateAnswer(instance_id, item_id, answer, said))
+        if row.message_id is not None:
+            writes.append(MessageNote(row.message_id, {"handled_as": "in_time"}))
+    return Outcome([Outgoing(keys.reply(batch[-1].id), IN_TIME_REPLY, MessageKind.TEXT)], writes=writes,
+                   log=("questionnaire_answer_in_time", {"answers": len(batch)}))
+
+
+LATE_REPLY = "Thanks! That question had closed when you answered, so this answer isn't counted."
+
+
+def _late(rows: list[InboxRow]) -> Outcome:
+    """Answers given outside every window: kept in the transcript, coded late, counted nowhere."""
+    notes = [MessageNote(row.message_id, {"handled_as": "late"}) for row in rows if row.message_id is not None]
+    return Outcome([Outgoing(keys.reply(rows[-1].id), LATE_REPLY, MessageKind.TEXT)], writes=list(notes),
+                   log=("questionnaire_answer_late", {"answers": len(rows)}), answered=rows)
 
 
 CONVERSATION_WORDS = 6
@@ -93,7 +145,9 @@ def is_conversation(text: str) -> bool:
 
 
 def _advance(state: TurnState, questionnaire: Questionnaire, item: QuestionnaireItem, open_: OpenQuestionnaire,
-             result: Answer | Reask, last: InboxRow, now: datetime, writes: list[TurnWrite]) -> Outcome:
+             result: Answer | Reask, last: InboxRow, now: datetime, writes: list[TurnWrite],
+             answered_at: datetime) -> Outcome:
+    """``answered_at``: when the participant sent the answer (``now``: when it is processed)."""
     instance_id = open_.instance_id
     if isinstance(result, Reask):
         open_.tries += 1
@@ -108,14 +162,14 @@ def _advance(state: TurnState, questionnaire: Questionnaire, item: Questionnaire
     open_.codes[item.id] = list(outcome.codes) if isinstance(outcome, Answer) else []
     following = next_item(questionnaire, {key: tuple(value) for key, value in open_.codes.items()}, after=item.id)
     # the instance's progress is written with the next item asked, or by its end
-    writes.append(ItemAnswered(instance_id, item.id, outcome, now, tries=tries, progress=following is None))
+    writes.append(ItemAnswered(instance_id, item.id, outcome, answered_at, tries=tries, progress=following is None))
     if following is None:
         closing = Outgoing(keys.questionnaire_message(last.id, "closing"), questionnaire.closing or CLOSING,
                            hidden(questionnaire, False))
-        return end_outcome(state, questionnaire, open_, InstanceStatus.COMPLETED, Missing.NOT_SHOWN, now,
-                           outgoing=[closing], writes=writes)
+        return end_outcome(state, questionnaire, open_, InstanceStatus.COMPLETED, now,
+                           ended_at=answered_at, outgoing=[closing], writes=writes)
     skipped = questionnaire.items[questionnaire.items.index(item) + 1:questionnaire.items.index(following)]
-    ask = ask_item(questionnaire, following, instance_id, keys.questionnaire_message(last.id, "ask"))
+    ask = ask_item(questionnaire, following, open_, keys.questionnaire_message(last.id, "ask"))
     open_.item_id, open_.tries, open_.poll_ids = following.id, 0, []
     writes += [ItemAnswered(instance_id, candidate.id, Missing.NOT_SHOWN, now) for candidate in skipped]
     writes.append(ItemAsked(open_, state.participant.id, following.id, ask.key, now,
@@ -132,6 +186,6 @@ def ask_again_after(outcome: Outcome, state: TurnState, study: Study, last: Inbo
     item = questionnaire.item(open_.item_id) if questionnaire and open_ else None
     if open_ is None or questionnaire is None or item is None:
         return
-    again = ask_item(questionnaire, item, open_.instance_id, keys.questionnaire_message(last.id, "ask"), ASKED_AGAIN)
+    again = ask_item(questionnaire, item, open_, keys.questionnaire_message(last.id, "ask"), ASKED_AGAIN)
     outcome.outgoing.append(again)
     outcome.writes.append(PollNoted(open_, again.key))

@@ -49,10 +49,12 @@ def hidden(questionnaire: Questionnaire, poll: bool) -> MessageKind:
     return MessageKind.QUESTIONNAIRE_POLL if poll else MessageKind.QUESTIONNAIRE
 
 
-def ask_item(questionnaire: Questionnaire, item: QuestionnaireItem, instance_id: int, key: str,
+def ask_item(questionnaire: Questionnaire, item: QuestionnaireItem, open_: OpenQuestionnaire, key: str,
              lead: str | None = None) -> Outgoing:
+    """The message asking ``item``; its payload names the instance, the item and when the window
+    closes, so a tap read after that is judged by when it was given."""
     payload = {"purpose": QUESTIONNAIRE_PURPOSE, "questionnaire_id": questionnaire.id, "item_id": item.id,
-               "instance_id": instance_id}
+               "instance_id": open_.instance_id, "closes_at": open_.expires_at.isoformat()}
     if item.is_poll:
         payload |= {"options": list(poll_options(item))}
         if item.type is ItemType.MULTIPLE_CHOICE:
@@ -100,9 +102,9 @@ def start_outcome(state: TurnState, questionnaire: Questionnaire | None, instanc
     if questionnaire.intro:
         outgoing.append(Outgoing(keys.questionnaire_message(item.id, "intro"), questionnaire.intro,
                                  hidden(questionnaire, False)))
-    ask = ask_item(questionnaire, first, instance_id, keys.questionnaire_message(item.id, "ask"))
+    open_ = OpenQuestionnaire(instance_id, questionnaire.id, first.id, now + questionnaire.open_for, asked_at=now)
+    ask = ask_item(questionnaire, first, open_, keys.questionnaire_message(item.id, "ask"))
     outgoing.append(ask)
-    open_ = OpenQuestionnaire(instance_id, questionnaire.id, first.id, now + questionnaire.open_for)
     state.questionnaire = open_
     arm_clock(state, questionnaire, open_, now)
     asked = ItemAsked(open_, state.participant.id, first.id, ask.key, now, expires_at=open_.expires_at)
@@ -150,17 +152,21 @@ def why_not_sent(state: TurnState, questionnaire: Questionnaire) -> str | None:
     return f"the participant is {state.status}" + (f" ({held})" if held and state.status == Status.PAUSED else "")
 
 
+_MISSING_AT_END = {InstanceStatus.COMPLETED: Missing.NOT_SHOWN, InstanceStatus.EXPIRED: Missing.EXPIRED,
+                   InstanceStatus.STOPPED: Missing.STOPPED}
+
+
 def end_outcome(state: TurnState, questionnaire: Questionnaire, open_: OpenQuestionnaire, status: InstanceStatus,
-                missing: Missing, now: datetime, *, reason: str | None = None,
+                now: datetime, *, reason: str | None = None, ended_at: datetime | None = None,
                 outgoing: list[Outgoing] | None = None, writes: list[TurnWrite] | None = None) -> Outcome:
-    """Close the questionnaire: the item under way and every later one get ``missing`` (or
-    not_shown, when its condition cannot hold any more)."""
-    writes = list(writes or [])
+    """Close the questionnaire: the item under way and every later one get the status's missing
+    code (or not_shown, when its condition cannot hold any more); ``ended_at``: when it ended, if not now."""
+    writes, missing = list(writes or []), _MISSING_AT_END[status]
     for item in questionnaire.items:
         if item.id not in open_.codes:
             shown = item.show_if is None or bool(set(open_.codes.get(item.show_if.item, ())) & set(item.show_if.codes))
             writes.append(ItemAnswered(open_.instance_id, item.id, missing if shown else Missing.NOT_SHOWN, now))
-    writes.append(InstanceEnded(open_.instance_id, status, reason, now))
+    writes.append(InstanceEnded(open_.instance_id, status, reason, ended_at or now))
     state.questionnaire = None
     arm_next(state, now, reason=f"questionnaire {questionnaire.id} {status}")
     return Outcome(outgoing or [], writes=writes, log=("questionnaire_ended", {"questionnaire": questionnaire.id,
@@ -179,5 +185,5 @@ def close_if_stopped(state: TurnState, study: Study, now: datetime) -> list[Turn
         return []
     if why_not_sent(state, questionnaire) is None:  # an exit questionnaire, after the study ended
         return []
-    return end_outcome(state, questionnaire, open_, InstanceStatus.STOPPED, Missing.STOPPED, now,
+    return end_outcome(state, questionnaire, open_, InstanceStatus.STOPPED, now,
                        reason=f"the participant is {state.status}").writes

@@ -35,7 +35,6 @@ from promptpipe.questionnaires.conversation.instance import (
     not_sent_outcome,
     start_outcome,
 )
-from promptpipe.questionnaires.rules.answers import Missing
 from promptpipe.questionnaires.rules.definition import InstanceStatus, QueuedQuestionnaire, SendEvent
 from promptpipe.questionnaires.rules.plan import PLAN_AHEAD_DAYS, Planned, plan_days, plan_event, replan_day
 from promptpipe.questionnaires.store.writes import Scheduled
@@ -71,11 +70,11 @@ def questionnaire_due_outcome(study: Study, context: TurnContext, item: InboxRow
         arm_clock(state, questionnaire, open_, sent_at)
         if current is None or in_quiet_hours(study.quiet_hours, now, zone_or_utc(state.timezone)):
             return Outcome(log=("questionnaire_reminder_skipped", {"questionnaire": questionnaire.id}))
-        reminder = ask_item(questionnaire, current, instance_id, keys.questionnaire_message(item.id, "ask"), REMINDER)
+        reminder = ask_item(questionnaire, current, open_, keys.questionnaire_message(item.id, "ask"), REMINDER)
         asked = ItemAsked(open_, state.participant.id, current.id, reminder.key, now, reminded=True)
         return Outcome([reminder], writes=[asked], log=("questionnaire_reminded", {"questionnaire": questionnaire.id}))
-    return end_outcome(state, questionnaire, open_, InstanceStatus.EXPIRED, Missing.EXPIRED, now,
-                       reason="its time ran out")
+    return end_outcome(state, questionnaire, open_, InstanceStatus.EXPIRED, now,
+                       reason="its time ran out", ended_at=min(now, open_.expires_at))
 
 
 def _next_due(study: Study, state: TurnState, item: InboxRow, now: datetime) -> Outcome:

@@ -188,6 +188,7 @@ class OpenJson(TypedDict):
     codes: dict[str, list[int]]
     reminders_sent: int
     poll_ids: list[int]
+    asked_at: str | None
 
 
 class QueuedJson(TypedDict):
@@ -207,6 +208,10 @@ class QuestionnaireStateJson(TypedDict):
     days: dict[str, int]
 
 
+PHONE_CLOCK_SLACK = timedelta(minutes=5)
+"""How far before a question was asked a reply may say it was sent and still answer it."""
+
+
 @dataclass
 class OpenQuestionnaire:
     """The questionnaire under way for a participant (kept on their conversation): the item
@@ -221,11 +226,20 @@ class OpenQuestionnaire:
     reminders_sent: int = 0
     poll_ids: list[int] = field(default_factory=list)
     """The transcript ids of the messages that asked the current item (a reminder asks again)."""
+    asked_at: datetime | None = None
+    """When it was sent (None: kept before this was recorded)."""
+
+    def within(self, said: datetime) -> bool:
+        """Whether a reply sent at ``said`` (the participant's send time) was given in its window:
+        written after it was asked and before it closed. Anything else answers no question. A phone
+        whose clock runs a little behind is given :data:`PHONE_CLOCK_SLACK` at the start."""
+        return (self.asked_at is None or said >= self.asked_at - PHONE_CLOCK_SLACK) and said <= self.expires_at
 
     def to_json(self) -> OpenJson:
         return {"instance_id": self.instance_id, "questionnaire_id": self.questionnaire_id, "item_id": self.item_id,
                 "expires_at": self.expires_at.isoformat(), "tries": self.tries, "codes": self.codes,
-                "reminders_sent": self.reminders_sent, "poll_ids": self.poll_ids}
+                "reminders_sent": self.reminders_sent, "poll_ids": self.poll_ids,
+                "asked_at": self.asked_at.isoformat() if self.asked_at else None}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any] | None) -> OpenQuestionnaire | None:
@@ -234,7 +248,8 @@ class OpenQuestionnaire:
         return cls(int(data["instance_id"]), str(data["questionnaire_id"]), str(data["item_id"]),
                    datetime.fromisoformat(data["expires_at"]), int(data.get("tries", 0)),
                    {key: list(value) for key, value in (data.get("codes") or {}).items()},
-                   int(data.get("reminders_sent", 0)), [int(i) for i in data.get("poll_ids") or ()])
+                   int(data.get("reminders_sent", 0)), [int(i) for i in data.get("poll_ids") or ()],
+                   datetime.fromisoformat(data["asked_at"]) if data.get("asked_at") else None)
 
 
 @dataclass

@@ -18,7 +18,7 @@ from promptpipe.storage.models import UTCDateTime, table_of
 from promptpipe.study.store.tables import QuestionnaireAnswer, QuestionnaireInstance
 
 __all__ = ["Scheduled", "end_instance", "end_unfinished", "erase_typed_answers", "record_answer", "record_asked",
-           "record_tries", "reschedule_instance", "schedule_instance"]
+           "record_late_answer", "record_tries", "reschedule_instance", "schedule_instance"]
 
 _INSTANCE = table_of(QuestionnaireInstance)
 _ANSWER = table_of(QuestionnaireAnswer)
@@ -127,6 +127,28 @@ def record_answer(session: Session, instance_id: int, item_id: str, outcome: Ans
         session.execute(update(_INSTANCE).where(_INSTANCE.c.id == instance_id).values(
             first_answer_at=_kept_or(_INSTANCE.c.first_answer_at, now), status=InstanceStatus.STARTED,
             current_item=None))
+
+
+def record_late_answer(session: Session, instance_id: int, item_id: str, answer: Answer, at: datetime) -> bool:
+    """An answer given at ``at``, before the window closed, to an item its expiry coded expired:
+    it counts after all. When it was the last item missing, the instance is completed at ``at``.
+    Nothing changes unless the instance expired and its window was still open at ``at``."""
+    instance = session.execute(select(_INSTANCE.c.status, _INSTANCE.c.expires_at)
+                               .where(_INSTANCE.c.id == instance_id)).first()
+    if instance is None or instance.status != InstanceStatus.EXPIRED or instance.expires_at is None \
+            or at > instance.expires_at:
+        return False
+    changed = session.connection().execute(update(_ANSWER).where(
+        _ANSWER.c.instance_id == instance_id, _ANSWER.c.item_id == item_id, _ANSWER.c.missing == Missing.EXPIRED)
+        .values(raw=answer.raw, coded=answer.coded, source=answer.source.value, answered_at=at, missing=None))
+    if not changed.rowcount:
+        return False
+    left = session.execute(select(func.count()).where(
+        _ANSWER.c.instance_id == instance_id, _ANSWER.c.missing == Missing.EXPIRED)).scalar_one()
+    values = {"status": InstanceStatus.COMPLETED, "reason": None, "ended_at": at} if not left else {}
+    session.execute(update(_INSTANCE).where(_INSTANCE.c.id == instance_id).values(
+        first_answer_at=_kept_or(_INSTANCE.c.first_answer_at, at), **values))
+    return True
 
 
 def end_unfinished(session: Session, participant_id: str, reason: str, now: datetime) -> None:
