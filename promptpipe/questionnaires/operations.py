@@ -23,6 +23,7 @@ from promptpipe.questionnaires.store.reads import (
     end_counts,
     instance_page,
     participants_with_instances,
+    responses_page,
     status_counts,
     tally,
 )
@@ -35,9 +36,20 @@ from promptpipe.storage.inbox_rows import add_input
 from promptpipe.storage.participants import participant_by_id
 from promptpipe.study.rules.protocol import Study
 
-__all__ = ["InstancePage", "ParticipantCompliance", "ParticipantCompliancePage", "QuestionnaireCompliance",
-           "QuestionnaireSent", "compliance_by_participant", "participant_questionnaires", "questionnaire_compliance",
-           "questionnaire_status", "send_questionnaire"]
+__all__ = [
+    "InstancePage",
+    "ParticipantCompliance",
+    "ParticipantCompliancePage",
+    "QuestionnaireCompliance",
+    "QuestionnaireResponses",
+    "QuestionnaireSent",
+    "compliance_by_participant",
+    "participant_questionnaires",
+    "questionnaire_compliance",
+    "questionnaire_responses",
+    "questionnaire_status",
+    "send_questionnaire",
+]
 
 
 @dataclass(frozen=True)
@@ -154,3 +166,20 @@ async def participant_questionnaires(db: Database, participant_id: str, *, limit
         return InstancePage(participant_id, total, limit, offset, rows)
 
     return await db.run(read)
+
+
+@dataclass(frozen=True)
+class QuestionnaireResponses:
+    questionnaire_id: str
+    total: int
+    items: list[InstanceRow]
+    """Completed first, planned last (see :func:`~promptpipe.questionnaires.store.reads.responses_page`)."""
+
+
+async def questionnaire_responses(db: Database, questionnaire_id: str, *, limit: int | None = 50,
+                                  offset: int = 0) -> QuestionnaireResponses:
+    """Every participant's sendings of one questionnaire with their answers (``limit`` None: all)."""
+    if limit is not None:
+        check_page(limit, offset)
+    total, rows = await db.run(lambda session: responses_page(session, questionnaire_id, limit=limit, offset=offset))
+    return QuestionnaireResponses(questionnaire_id, total, rows)

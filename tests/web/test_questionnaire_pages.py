@@ -6,6 +6,8 @@ viewer does not see."""
 
 from __future__ import annotations
 
+import csv
+import io
 import re
 from collections.abc import AsyncIterator
 from urllib.parse import quote
@@ -115,6 +117,41 @@ async def a_viewer_sees_how_far_it_got_but_no_answer_phone_or_name(met: Met) -> 
     assert MISSING_WORDS["expired"] in section_of(pages[2].text)  # why an item has no answer is no answer
 
 
+async def the_responses_page_lists_completed_first_and_never_sent_last(met: Met) -> None:
+    async with signed_in(met.web, "researcher") as client:
+        overview = (await client.get("/questionnaires")).text
+        page = await client.get("/questionnaires/baseline")
+    assert 'href="/questionnaires/baseline"' in row_of(overview, "by-questionnaire", "baseline")
+    assert page.status_code == 200
+    order = re.findall(r"<tr data-participant=\"(p_[0-9a-f]+)\"", page.text)
+    assert order == [met.ids[phone] for phone in (COMPLETED, PARTIAL, EXPIRED, NOT_SENT)]
+    completed = row_of(page.text, "responses", met.ids[COMPLETED])
+    assert "Yes (code 1)" in completed and WORDS in completed
+    assert 'href="/questionnaires/baseline/responses.csv"' in page.text
+
+
+async def the_responses_csv_has_one_row_per_sending_with_each_answer(met: Met) -> None:
+    async with signed_in(met.web, "researcher") as client:
+        download = await client.get("/questionnaires/baseline/responses.csv")
+    assert download.headers["content-type"].startswith("text/csv")
+    rows = list(csv.DictReader(io.StringIO(download.text)))
+    assert [row["participant_id"] for row in rows] == [met.ids[p] for p in (COMPLETED, PARTIAL, EXPIRED, NOT_SENT)]
+    assert [row["outcome"] for row in rows] == ["completed", "partial", "expired", "not_sent"]
+    assert (rows[0]["slept_well"], rows[0]["note_text"]) == ("1", WORDS)
+    assert (rows[1]["slept_well"], rows[1]["note"]) == ("0", "expired")
+    assert rows[3]["reason"] == met.reasons[NOT_SENT]
+    assert not any(name in download.text for name in NAMES.values())
+
+
+async def a_viewer_reads_responses_without_answers_and_gets_no_csv(met: Met) -> None:
+    async with signed_in(met.web, "viewer") as client:
+        page = await client.get("/questionnaires/baseline")
+        download = await client.get("/questionnaires/baseline/responses.csv")
+    assert page.status_code == 200 and "hidden for viewers" in page.text
+    assert WORDS not in page.text and "Yes (code 1)" not in page.text
+    assert download.status_code == 403
+
+
 async def without_a_session_the_pages_lead_to_sign_in(met: Met) -> None:
     async with httpx.AsyncClient(base_url=met.web.url) as client:
         for path in ("/questionnaires", f"/participants/{met.ids[COMPLETED]}"):
@@ -127,12 +164,17 @@ async def test_the_pages_after_four_participants_met_the_questionnaire(met: Met)
                             each_participant_has_a_row_with_their_own_outcome,
                             the_participant_page_shows_each_answer_to_researchers,
                             a_viewer_sees_how_far_it_got_but_no_answer_phone_or_name,
+                            the_responses_page_lists_completed_first_and_never_sent_last,
+                            the_responses_csv_has_one_row_per_sending_with_each_answer,
+                            a_viewer_reads_responses_without_answers_and_gets_no_csv,
                             without_a_session_the_pages_lead_to_sign_in])
 
 
 async def test_a_study_without_questionnaires_says_so(web: Web) -> None:
     async with signed_in(web, "viewer") as client:
         page = (await client.get("/questionnaires")).text
+        unknown = await client.get("/questionnaires/baseline")
+    assert unknown.status_code == 404
     assert "The study file declares no questionnaires" in page
     assert "No questionnaire has been planned or sent yet." in page
 

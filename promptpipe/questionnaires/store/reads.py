@@ -13,7 +13,7 @@ from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Select, func, select
+from sqlalchemy import Select, case, func, select
 from sqlalchemy.orm import Session
 
 from promptpipe.questionnaires.rules.definition import InstanceStatus
@@ -23,7 +23,7 @@ from promptpipe.study.store.tables import QuestionnaireAnswer, QuestionnaireInst
 
 __all__ = ["INSTANCE_COLUMNS", "OUTCOMES", "UNFINISHED", "AnswerRow", "EndCount", "InstanceCount", "InstanceRow",
            "Reason", "Tally", "by_questionnaire", "end_counts", "instance_page", "instances_with_answers",
-           "outcome_of", "participants_with_instances", "status_counts", "tally"]
+           "outcome_of", "participants_with_instances", "responses_page", "status_counts", "tally"]
 
 _INSTANCE = table_of(QuestionnaireInstance)
 _ANSWER = table_of(QuestionnaireAnswer)
@@ -171,6 +171,7 @@ class AnswerRow:
 @dataclass(frozen=True)
 class InstanceRow:
     id: int
+    participant_id: str
     questionnaire_id: str
     occasion: str
     schedule_kind: str
@@ -204,6 +205,26 @@ def instance_page(session: Session, participant_id: str, *, limit: int, offset: 
     total = session.execute(select(func.count()).select_from(_INSTANCE).where(mine)).scalar_one()
     query = (select(*(_INSTANCE.c[name] for name in INSTANCE_COLUMNS)).where(mine)
              .order_by(_INSTANCE.c.scheduled_at.desc(), _INSTANCE.c.id.desc()).limit(limit).offset(offset))
+    return int(total), instances_with_answers(session, query)
+
+
+_RESPONSES_ORDER = case(
+    (_INSTANCE.c.status == InstanceStatus.COMPLETED, 0), (_INSTANCE.c.first_answer_at.is_not(None), 1),
+    (_INSTANCE.c.status.in_((InstanceStatus.SENT, InstanceStatus.STARTED)), 2),
+    (_INSTANCE.c.status.in_((InstanceStatus.EXPIRED, InstanceStatus.STOPPED)), 3),
+    (_INSTANCE.c.status == InstanceStatus.NOT_SENT, 4), else_=5)
+"""Completed first, then partly answered, under way, unanswered, never sent; planned last."""
+
+
+def responses_page(session: Session, questionnaire_id: str, *, limit: int | None, offset: int = 0
+                   ) -> tuple[int, list[InstanceRow]]:
+    """How many instances the questionnaire has, and a page of them (``limit`` None: all) in
+    :data:`_RESPONSES_ORDER`, the newest first within each, with their answers."""
+    mine = _INSTANCE.c.questionnaire_id == questionnaire_id
+    total = session.execute(select(func.count()).select_from(_INSTANCE).where(mine)).scalar_one()
+    query = (select(*(_INSTANCE.c[name] for name in INSTANCE_COLUMNS)).where(mine)
+             .order_by(_RESPONSES_ORDER, _INSTANCE.c.scheduled_at.desc(), _INSTANCE.c.id.desc())
+             .limit(limit).offset(offset))
     return int(total), instances_with_answers(session, query)
 
 

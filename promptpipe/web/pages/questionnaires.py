@@ -1,24 +1,31 @@
 """Questionnaires' compliance (``/questionnaires``): per questionnaire and per participant, how
 many were sent, completed, partly answered, expired, stopped or never sent, the completion rate
 and why the unfinished ones ended; and the section of a participant's page that lists their
-questionnaires with each item's answer (hidden for viewers, as message text is)."""
+questionnaires with each item's answer (hidden for viewers, as message text is); and each
+questionnaire's responses (``/questionnaires/{id}``, completed first, planned last) with a CSV of
+them for researchers."""
 
 from __future__ import annotations
 
+import csv
+import io
 from dataclasses import dataclass
+from typing import Annotated
 
-from fastapi import APIRouter, Request
-from fastapi.responses import HTMLResponse
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import HTMLResponse, Response
 
+from promptpipe.export.cells import csv_cell
 from promptpipe.questionnaires.operations import (
     compliance_by_participant,
     participant_questionnaires,
     questionnaire_compliance,
+    questionnaire_responses,
 )
 from promptpipe.questionnaires.store.reads import AnswerRow, InstanceRow, Tally
 from promptpipe.study.rules.protocol import Study
 from promptpipe.web.pages._lists import PER_PAGE, Pager, page_number
-from promptpipe.web.pages._render import Visiting, Visitor, attempt, render, url
+from promptpipe.web.pages._render import PageError, Visiting, Visitor, attempt, identified_only, render, url
 from promptpipe.web.pages._times import TimeLabel
 from promptpipe.web.pages.participants import participant_url
 
@@ -163,7 +170,7 @@ def _how(answer: AnswerRow) -> str:
     return source
 
 
-def _item(found: Visitor, study: Study, row: InstanceRow, answer: AnswerRow, zone: str) -> ItemAnswer:
+def _item(found: Visitor, study: Study, row: InstanceRow, answer: AnswerRow, zone: str | None) -> ItemAnswer:
     questionnaire = study.questionnaire(row.questionnaire_id)
     item = questionnaire.item(answer.item_id) if questionnaire else None
     hidden = not found.identified and not answer.missing and answer.answered_at is not None
@@ -171,7 +178,7 @@ def _item(found: Visitor, study: Study, row: InstanceRow, answer: AnswerRow, zon
                       _how(answer), found.when(answer.answered_at, zone))
 
 
-def _instance(found: Visitor, study: Study, row: InstanceRow, zone: str) -> InstanceView:
+def _instance(found: Visitor, study: Study, row: InstanceRow, zone: str | None) -> InstanceView:
     return InstanceView(row.id, _title(study, row.questionnaire_id), _occasion(row), row.outcome,
                         OUTCOME_WORDS.get(row.outcome, row.outcome), row.reason, found.when(row.scheduled_at, zone),
                         found.when(row.sent_at, zone), found.when(row.ended_at, zone),
@@ -183,3 +190,57 @@ async def questionnaire_section(found: Visitor, participant_id: str, zone: str) 
     page = await attempt(participant_questionnaires(found.ctx.reader, participant_id, limit=INSTANCES_SHOWN))
     study = found.ctx.settings.study
     return QuestionnaireSection(tuple(_instance(found, study, row, zone) for row in page.items), page.total)
+
+
+# ------------------------------------------------------------------------ one questionnaire's responses
+
+@dataclass(frozen=True)
+class ResponseRow:
+    participant_id: str
+    url: str
+    instance: InstanceView
+
+
+@router.get("/questionnaires/{questionnaire_id}", response_class=HTMLResponse)
+async def responses(request: Request, questionnaire_id: str, found: Visiting, page: str = "1") -> HTMLResponse:
+    study = found.ctx.settings.study
+    number = page_number(page)
+    got = await attempt(questionnaire_responses(found.ctx.reader, questionnaire_id, limit=PER_PAGE,
+                                                offset=(number - 1) * PER_PAGE))
+    if not got.total and study.questionnaire(questionnaire_id) is None:
+        raise PageError(404, f"No questionnaire has the id {questionnaire_id}.")
+    rows = [ResponseRow(row.participant_id, participant_url(row.participant_id), _instance(found, study, row, None))
+            for row in got.items]
+    pager = Pager.build(number, got.total, lambda n: url(f"/questionnaires/{questionnaire_id}", page=n))
+    return render(request, "questionnaire_responses.html", found, section="questionnaires", rows=rows,
+                  questionnaire_id=questionnaire_id, title=_title(study, questionnaire_id), pager=pager)
+
+
+_researcher = identified_only("The answers as a file are for researchers and admins")
+FIXED_COLUMNS = ("participant_id", "occasion", "study_day", "local_date", "outcome", "reason", "scheduled_at_utc",
+                 "sent_at_utc", "ended_at_utc")
+
+
+@router.get("/questionnaires/{questionnaire_id}/responses.csv")
+async def responses_csv(questionnaire_id: str, found: Annotated[Visitor, Depends(_researcher)]) -> Response:
+    """One row per sending; per item its coded answer (or why it has none) and the words given."""
+    got = await attempt(questionnaire_responses(found.ctx.reader, questionnaire_id, limit=None))
+    declared = found.ctx.settings.study.questionnaire(questionnaire_id)
+    if not got.total and declared is None:
+        raise PageError(404, f"No questionnaire has the id {questionnaire_id}.")
+    items = list(dict.fromkeys([*(item.id for item in (declared.items if declared else ())),
+                                *(a.item_id for row in got.items for a in row.answers)]))
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([*FIXED_COLUMNS, *(name for item in items for name in (item, f"{item}_text"))])
+    for row in got.items:
+        answers = {answer.item_id: answer for answer in row.answers}
+        cells: list[object] = [row.participant_id, row.occasion, row.study_day, row.local_date, row.outcome, row.reason,
+                               *(at.isoformat(timespec="seconds") if at else None
+                                 for at in (row.scheduled_at, row.sent_at, row.ended_at))]
+        for item in items:
+            answer = answers.get(item)
+            cells += [(answer.missing or answer.coded) if answer else None, answer.raw if answer else None]
+        writer.writerow(["" if cell is None else csv_cell(cell) for cell in cells])
+    return Response(out.getvalue(), media_type="text/csv; charset=utf-8",
+                    headers={"Content-Disposition": f'attachment; filename="{questionnaire_id}-responses.csv"'})
