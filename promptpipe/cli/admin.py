@@ -318,7 +318,8 @@ async def _export(args: argparse.Namespace, env: Env) -> None:
 
 
 _COMPANIONS = {"study.json": "the protocol as run, its changes, the software and the model",
-               "codebook.csv": "every column of every file explained", "README.md": "the codebook, to read"}
+               "codebook.csv": "every column of every file explained", "README.md": "the codebook, to read",
+               "questionnaire_items.csv": "each questionnaire item's type, range and coded options"}
 
 
 async def _report(args: argparse.Namespace, env: Env) -> None:

@@ -16,6 +16,7 @@ from promptpipe.export import codebook_entries as events
 from promptpipe.export import codebook_study as study
 from promptpipe.export.cells import csv_cell
 from promptpipe.export.codebook_entries import STRATUM_PREFIX, Entry, FileDoc, stratum_entry
+from promptpipe.export.items import ITEM_COLUMNS, ITEMS_CSV
 
 __all__ = ["CODEBOOK_CSV", "CODEBOOK_HEADER", "FILES", "README_MD", "codebook_rows", "documents", "written_by_export"]
 
@@ -24,8 +25,8 @@ CODEBOOK_HEADER = ("file", "column", "type", "values", "meaning", "source")
 README_MARK = "<!-- Written by promptpipe-admin export; every export into this directory rewrites this file. -->"
 FILES: tuple[FileDoc, ...] = (
     events.PARTICIPANTS, events.MESSAGES, events.DELIVERIES, study.DECISIONS, events.TRANSITIONS, events.TONE_CHANGES,
-    events.CONSENT, events.FLAGS, study.QUESTIONNAIRE_INSTANCES, study.QUESTIONNAIRE_ANSWERS, events.IDENTIFIERS,
-    study.STUDY_JSON)
+    events.CONSENT, events.FLAGS, study.QUESTIONNAIRE_INSTANCES, study.QUESTIONNAIRE_ANSWERS,
+    study.QUESTIONNAIRE_ITEMS, events.IDENTIFIERS, study.STUDY_JSON)
 """Every file the export writes, described, in the order the codebook lists them."""
 _BY_NAME = {doc.name: doc for doc in FILES}
 
@@ -112,7 +113,7 @@ def _cell(text: str) -> str:
 
 
 def _section(doc: FileDoc, entries: list[Entry]) -> list[str]:
-    title = doc.name if doc.name.endswith(".json") else f"{doc.name} (`{doc.name}.csv` or `{doc.name}.jsonl`)"
+    title = doc.name if doc.name.endswith((".json", ".csv")) else f"{doc.name} (`{doc.name}.csv` or `{doc.name}.jsonl`)"
     lines = ["", f"## {title}", "", doc.summary, "", "| column | type | values | meaning | source |",
              "|---|---|---|---|---|"]
     lines += [f"| `{e.column}` | {e.type} | {_cell(e.values)} | {_cell(e.meaning)} | {_cell(e.source)} |"
@@ -134,8 +135,9 @@ def documents(columns: Mapping[str, Sequence[str]]) -> dict[str, str]:
 
 
 def written_by_export(path: Path) -> bool:
-    """Whether ``path`` is a codebook or README an earlier export wrote (then it is refreshed)."""
-    first = {CODEBOOK_CSV: ",".join(CODEBOOK_HEADER), README_MD: README_MARK}.get(path.name)
+    """Whether ``path`` is a codebook, README or items table an earlier export wrote (then it is refreshed)."""
+    first = {CODEBOOK_CSV: ",".join(CODEBOOK_HEADER), README_MD: README_MARK,
+             ITEMS_CSV: ",".join(ITEM_COLUMNS)}.get(path.name)
     if first is None:
         return False
     try:

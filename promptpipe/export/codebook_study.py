@@ -6,6 +6,7 @@ from __future__ import annotations
 from promptpipe.domain.messages import VoteSource
 from promptpipe.domain.states import Vote
 from promptpipe.export.codebook_entries import PSEUDONYMISED, UTC_VALUES, Entry, FileDoc, listed, pid_entry, timed
+from promptpipe.questionnaires.rules.definition import ItemType
 from promptpipe.study.rules.protocol import Unavailable
 
 _NO_PROMPT = "; empty when no prompt went out"
@@ -215,9 +216,10 @@ QUESTIONNAIRE_ANSWERS = FileDoc("questionnaire_answers", "Long format: one row p
           "questionnaire_answer.item_id"),
     Entry("raw", "string", "the option tapped (our wording), or the words typed (" + PSEUDONYMISED + "); empty "
           "after an erasure of typed words", "The reply as given.", "questionnaire_answer.raw"),
-    Entry("coded", "string", "the option's code from the study file (several joined with ; for a multiple choice), "
-          "the scale point or the number; empty for a text item, a skip or a missing answer",
-          "The value to analyse.", "questionnaire_answer.coded"),
+    Entry("coded", "number", "the option's code (questionnaire_items.csv lists each item's codes and labels), "
+          "the scale point or the number; a multiple choice's codes (CSV: joined with ;, JSONL: a list); empty for "
+          "a text item, a skip or a missing answer", "The value to analyse: a number in JSONL, a list of numbers "
+          "for a multiple choice.", "questionnaire_answer.coded"),
     Entry("source", "string", "tap, typed; empty when missing", "How it was given.", "questionnaire_answer.source"),
     Entry("missing", "string", "skipped, invalid, not_shown, expired, stopped; empty when answered",
           "Why there is no answer: skipped an optional item, no reply fitted after the re-ask, its show_if did not "
@@ -225,9 +227,32 @@ QUESTIONNAIRE_ANSWERS = FileDoc("questionnaire_answers", "Long format: one row p
           "questionnaire_answer.missing"),
     Entry("tries", "integer", "0, 1 or 2", "Replies to this item that did not fit.", "questionnaire_answer.tries"),
     *timed("asked_at", "When the item was first asked", "questionnaire_answer.asked_at"),
-    *timed("answered_at", "When it was answered", "questionnaire_answer.answered_at"),
+    *timed("answered_at", "When the participant sent the answer (WhatsApp's timestamp)",
+           "questionnaire_answer.answered_at"),
     Entry("latency_s", "number", "seconds; empty unless answered", "From first asked to answered.",
           "answered_at - asked_at"),
     Entry("protocol_hash", "string", "as in questionnaire_instances", "The study file in force for its instance.",
           "questionnaire_instance.protocol_hash"),
+))
+
+QUESTIONNAIRE_ITEMS = FileDoc("questionnaire_items.csv", "Every item of every questionnaire of every adopted protocol "
+                              "version: what an answer's coded value means (written as CSV in every format).", (
+    Entry("protocol_version", "integer", "1, 2, 3 … in adoption order", "The protocol version (its file is "
+          "study_protocol_v<N>_<hash>.toml).", "study_protocol, in adoption order"),
+    Entry("protocol_hash", "string", "as questionnaire_instances.protocol_hash", "The version's SHA-256: join on "
+          "it with questionnaire_id and item_id.", "study_protocol.hash"),
+    Entry("questionnaire_id", "string", "the study file's id", "The questionnaire.", "study file"),
+    Entry("questionnaire_title", "string", "free text from the study file", "Its title.", "study file"),
+    Entry("item_id", "string", "the study file's id", "The item.", "study file"),
+    Entry("text", "string", "free text from the study file", "The question as asked.", "study file"),
+    Entry("type", "string", listed(ItemType), "How it is answered.", "study file"),
+    Entry("low", "number", "empty unless a scale or a number", "The smallest value accepted.", "study file"),
+    Entry("high", "number", "empty unless a scale or a number", "The largest value accepted.", "study file"),
+    Entry("low_label", "string", "empty when none", "The words at the low end of a scale.", "study file"),
+    Entry("high_label", "string", "empty when none", "The words at the high end of a scale.", "study file"),
+    Entry("unit", "string", "empty when none", "The unit of a number.", "study file"),
+    Entry("decimals", "integer", "0 or more", "Decimal places a typed number may have.", "study file"),
+    Entry("codes", "string", "codes joined with ;", "Every code the answer may take (options, scale points, "
+          "yes = 1 / no = 0).", "study file"),
+    Entry("labels", "string", "labels joined with ;, in the order of codes", "The options' words.", "study file"),
 ))

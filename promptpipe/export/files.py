@@ -30,6 +30,7 @@ from tqdm import tqdm
 from promptpipe.errors import AdminError
 from promptpipe.export import codebook
 from promptpipe.export.cells import Row
+from promptpipe.export.items import ITEM_COLUMNS, ITEMS_CSV, items_csv, multiple_choice_items
 from promptpipe.export.offload import Worker, may_offload, offloaded, offloading, split
 from promptpipe.export.pseudonyms import People
 from promptpipe.export.rows import IDENTIFIER_TABLE, IDENTIFIERS, TABLES, _Table, participants_table
@@ -59,7 +60,7 @@ PROGRESS_THRESHOLD = 5_000
 WORKER_ROWS = 20_000
 """A file of at least this many rows is written by a process of its own (see
 :mod:`promptpipe.export.worker`): starting one costs about a second of imports."""
-COMPANIONS = (STUDY_JSON, codebook.CODEBOOK_CSV, codebook.README_MD)
+COMPANIONS = (STUDY_JSON, codebook.CODEBOOK_CSV, codebook.README_MD, ITEMS_CSV)
 """Written next to the data by every export, whatever its format."""
 
 
@@ -76,10 +77,11 @@ def _plan(session: Session, chunk_size: int) -> _Plan:
         counts[table.name] = session.execute(
             select(func.count()).select_from(t).where(t.c.id <= ceilings[table.name])).scalar() or 0
     # Read after the ceilings, so every participant an exported event belongs to is known.
-    people = People(session.execute(
-        select(_PARTICIPANT.c.id, _PARTICIPANT.c.timezone, _PARTICIPANT.c.phone, _PARTICIPANT.c.name)))
-    counts["participants"] = counts[IDENTIFIERS] = len(people)
     protocol = read_protocol(session)
+    people = People(session.execute(
+        select(_PARTICIPANT.c.id, _PARTICIPANT.c.timezone, _PARTICIPANT.c.phone, _PARTICIPANT.c.name)),
+        multiple_choice_items(protocol.history))
+    counts["participants"] = counts[IDENTIFIERS] = len(people)
     return _Plan(people, ceilings, counts, protocol, stratum_fields(session, protocol.study),
                  decision_batches(session, ceilings.get("decisions", 0), chunk_size))
 
@@ -195,7 +197,7 @@ async def export_study(db: Database, out_dir: str | os.PathLike[str],
         written = await _write_tables(db, out, tables, plan, _Run(options, now - options.receipt_window, temps, spare))
         _write_companions(out, tables, temps, study_document(plan.protocol, model=options.model,
                                                              system_prompts=options.system_prompts, exported_at=now),
-                          protocol_files(plan.protocol))
+                          {**protocol_files(plan.protocol), ITEMS_CSV: items_csv(plan.protocol.history)})
         for name, temp in temps.items():
             os.replace(temp, targets.get(name, out / name))
         temps.clear()
@@ -282,6 +284,7 @@ def _write_companions(out: Path, tables: Sequence[_Table], temps: dict[str, Path
     columns: dict[str, Sequence[str]] = {table.name: table.columns for table in tables}
     columns.setdefault(IDENTIFIERS, IDENTIFIER_TABLE.columns)  # documented even when not written
     columns[STUDY_JSON] = list(document)
+    columns[ITEMS_CSV] = ITEM_COLUMNS
     texts = {STUDY_JSON: study_json_text(document), **codebook.documents(columns), **versions}
     for name in texts:
         with open_private(_temp(out, name, name, temps), "x", encoding="utf-8", newline="") as stream:

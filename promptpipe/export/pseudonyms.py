@@ -115,9 +115,11 @@ class _Redactor:
 
 
 class People:
-    """Each participant's zone, and their own phone number and name to take out of texts."""
+    """Each participant's zone, and their own phone number and name to take out of texts; and
+    which questionnaire items are multiple choices (their ``coded`` is a list)."""
 
-    def __init__(self, rows: Iterable[Any]) -> None:
+    def __init__(self, rows: Iterable[Any], multiple_choice: frozenset[tuple[str, str, str]] = frozenset()) -> None:
+        self.multiple_choice = multiple_choice
         self.zones: dict[str, ZoneInfo] = {}
         self._identities: dict[str, tuple[str, str]] = {}
         self._redactors: dict[str, _Redactor] = {}

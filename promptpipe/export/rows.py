@@ -17,6 +17,7 @@ from promptpipe.domain.profile import HABIT_FIELDS, Profile
 from promptpipe.export import codebook_entries as events
 from promptpipe.export import codebook_study as study
 from promptpipe.export.cells import Row, as_dict, as_list, stamped, utc_iso
+from promptpipe.export.items import typed_code
 from promptpipe.export.pseudonyms import People
 from promptpipe.export.study_part import DECISION_COLUMNS, decision_csv, strata_columns, withdrawn_at
 from promptpipe.export.transcript import DELIVERY_COLUMNS, MESSAGE_COLUMNS, delivery_csv, message_csv
@@ -146,12 +147,14 @@ def _questionnaire_instance_row(row: Any, people: People) -> Row:
 def _questionnaire_answer_row(row: Any, people: People) -> Row:
     pid = row.participant_id
     zone = people.zone(pid)
+    multiple = (row.protocol_hash, row.questionnaire_id, row.item_id) in people.multiple_choice
     latency = (None if row.asked_at is None or row.answered_at is None
                else round((row.answered_at - row.asked_at).total_seconds(), 3))
     return {
         "id": row.id, "participant_id": pid, "instance_id": row.instance_id,
         "questionnaire_id": row.questionnaire_id, "occasion": row.occasion, "item_id": row.item_id,
-        "raw": people.scrub(pid, row.raw) if row.source == AnswerSource.TYPED else row.raw, "coded": row.coded,
+        "raw": people.scrub(pid, row.raw) if row.source == AnswerSource.TYPED else row.raw,
+        "coded": typed_code(row.coded, multiple),
         "source": row.source, "missing": row.missing, "tries": row.tries, **stamped("asked_at", row.asked_at, zone),
         **stamped("answered_at", row.answered_at, zone), "latency_s": latency, "protocol_hash": row.protocol_hash,
     }

@@ -93,6 +93,8 @@ def exported_columns(out: Path, fmt: str) -> dict[str, list[str]]:
             if lines:
                 columns[name] = lines[0]
     columns["study.json"] = list(json.loads((out / "study.json").read_text(encoding="utf-8")))
+    with (out / "questionnaire_items.csv").open(encoding="utf-8", newline="") as stream:
+        columns["questionnaire_items.csv"] = next(csv.reader(stream))
     return columns
 
 

@@ -95,7 +95,7 @@ FLAG_COLUMNS = [
 ]
 STUDY_FILES = ["participants", "messages", "deliveries", "decisions", "transitions", "tone_changes", "consent",
                "flags", "questionnaire_instances", "questionnaire_answers"]
-COMPANIONS = ["README.md", "codebook.csv", "study.json"]
+COMPANIONS = ["README.md", "codebook.csv", "questionnaire_items.csv", "study.json"]
 """Written next to the data by every export, whatever its format."""
 SEED_HEX = "5eed" * 16
 """The study's secret seed as study_secret stores it: it must appear in no exported file."""
@@ -325,7 +325,8 @@ async def test_csv_export_row_by_row(db: Database, study: dict[str, Any], tmp_pa
                            "questionnaire_answers": 0}
     assert list(FILE_NAMES) == STUDY_FILES and result.key_file is None and result.warnings == []
     assert sorted(p.name for p in out.iterdir()) == export_names("csv")  # no temp left
-    assert result.companions == [out / "study.json", out / "codebook.csv", out / "README.md"]
+    assert result.companions == [out / "study.json", out / "codebook.csv", out / "README.md",
+                                 out / "questionnaire_items.csv"]
 
     columns, participants = read_csv(out / "participants.csv")
     assert columns == PARTICIPANT_COLUMNS
@@ -621,7 +622,7 @@ def test_cli_export_prints_rows_per_file(
         "flags.jsonl: 2 rows", "questionnaire_instances.jsonl: 0 rows", "questionnaire_answers.jsonl: 0 rows",
         "study.json: the protocol as run, its changes, the software and the model",
         "codebook.csv: every column of every file explained", "README.md: the codebook, to read",
-        f"written to {out}",
+        "questionnaire_items.csv: each questionnaire item's type, range and coded options", f"written to {out}",
     ]
     assert len(read_jsonl(out / "messages.jsonl")) == 4
     assert not (out / "identifiers.jsonl").exists()
@@ -1034,7 +1035,7 @@ async def test_an_earlier_exports_documents_are_refreshed_but_other_files_are_no
     await export_study(db, out, ExportOptions(force=True))
     # only the other format's files: the documents are ours
     result = await export_study(db, out, ExportOptions(fmt="jsonl"))
-    assert [p.name for p in result.companions] == ["study.json", "codebook.csv", "README.md"]
+    assert [p.name for p in result.companions] == ["study.json", "codebook.csv", "README.md", "questionnaire_items.csv"]
 
 
 async def test_an_export_killed_midway_leaves_nothing_behind_after_the_next_one(

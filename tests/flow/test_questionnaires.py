@@ -14,7 +14,7 @@ from pathlib import Path
 import sqlalchemy as sa
 
 from promptpipe.app import App
-from promptpipe.export.files import export_study
+from promptpipe.export.files import ExportOptions, export_study
 from promptpipe.questionnaires.operations import questionnaire_status, send_questionnaire
 from promptpipe.questionnaires.store.reads import InstanceCount
 from promptpipe.research import admin, oversight
@@ -291,3 +291,60 @@ async def test_a_pilot_taps_and_types_answers_with_simulate(
     await app.run_until_idle()
     assert transport.texts_to(ANA)[-1] == NOTE
     assert [row[:4] for row in await answers(app)][:2] == [("smoked", "Yes", "1", None), ("cigarettes", "3", "3", None)]
+
+
+PLACES = '''name = "Places pilot"
+length_days = 10
+
+[[questionnaires]]
+id = "places"
+title = "Places"
+send = { study_days = [9], at = "19:00" }
+open_for = "2h"
+
+[[questionnaires.items]]
+id = "where"
+text = "Where were you today?"
+type = "multiple_choice"
+options = ["Home", "Work", "Out"]
+codes = [10, 20, 30]
+
+[[questionnaires.items]]
+id = "steps"
+text = "How many thousand steps?"
+type = "number"
+min = 0
+max = 50
+'''
+
+
+async def test_the_jsonl_export_types_each_answer_and_the_items_table_decodes_it(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    """A statistician reads codes as numbers (a multiple choice as a list) and decodes them with
+    questionnaire_items.csv alone, without study.json."""
+    app, transport, _ = await in_study(make_app, fake_openai, PLACES)
+    await send_questionnaire(app.db, app.clock, app.settings.study, phone=ANA, questionnaire_id="places")
+    await app.run_until_idle()
+    [where] = [item.message_id for item in transport.sent if item.kind == "poll_multiple"]
+    await vote(app, transport, where, "Home", "Out")
+    await transport.inject(ANA, "12")
+    await app.run_until_idle()
+    await export_study(app.db, tmp_path / "jsonl", ExportOptions(fmt="jsonl"))
+    await export_study(app.db, tmp_path / "csv")
+    lines = (tmp_path / "jsonl" / "questionnaire_answers.jsonl").read_text(encoding="utf-8").splitlines()
+    coded = {row["item_id"]: row["coded"] for row in map(json.loads, lines) if row["missing"] is None}
+    assert coded == {"where": [10, 30], "steps": 12}
+    with (tmp_path / "csv" / "questionnaire_answers.csv").open(encoding="utf-8") as stream:
+        assert {r["item_id"]: r["coded"] for r in csv.DictReader(stream) if not r["missing"]} == {
+            "where": "10;30", "steps": "12"}
+    for out in ("jsonl", "csv"):
+        with (tmp_path / out / "questionnaire_items.csv").open(encoding="utf-8") as stream:
+            items = {r["item_id"]: r for r in csv.DictReader(stream) if r["questionnaire_id"] == "places"}
+        labels = dict(zip(items["where"]["codes"].split(";"), items["where"]["labels"].split(";"), strict=True))
+        assert [labels[str(code)] for code in coded["where"]] == ["Home", "Out"]
+        assert (items["steps"]["type"], items["steps"]["low"], items["steps"]["high"]) == ("number", "0", "50")
+        assert items["where"]["protocol_hash"] == app.settings.study.hash
+    with (tmp_path / "csv" / "codebook.csv").open(encoding="utf-8") as stream:
+        documented = {(r["file"], r["column"]) for r in csv.DictReader(stream)}
+    assert ("questionnaire_items.csv", "labels") in documented
