@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 
 from promptpipe.domain import keys
 from promptpipe.domain.conversation import TurnState
-from promptpipe.domain.localtime import parse_hhmm, to_instant, zone_or_utc
+from promptpipe.domain.localtime import to_instant, zone_or_utc
 from promptpipe.domain.quiet_hours import in_quiet_hours, quiet_period_end
 from promptpipe.domain.states import Stage, Status
 from promptpipe.domain.transitions import MOVE_TO
@@ -202,12 +202,7 @@ def _study_over(state: TurnState, study: Study, now: datetime) -> list[TurnWrite
 
 def _prompt_times(state: TurnState, day: date, zone: ZoneInfo) -> list[datetime]:
     """The daily prompts of fixed-time schedules on a local day (a random window's is not known)."""
-    times = []
-    for entry in state.active_schedules():
-        if entry.habit_time:
-            wall = datetime.combine(day, parse_hhmm(entry.habit_time)) - timedelta(minutes=entry.prep_minutes)
-            times.append(to_instant(wall.date(), wall.time(), zone))
-    return times
+    return [entry.spec().fire_at(day, zone) for entry in state.active_schedules() if entry.habit_time]
 
 
 def _write_plans(state: TurnState, study: Study, planned: list[Planned], now: datetime) -> InstancesPlanned:
