@@ -171,8 +171,10 @@ QUESTIONNAIRE_INSTANCES = FileDoc("questionnaire_instances", "One row per questi
     Entry("participant_id", "string", "a participants.id", "Whose it is.", "questionnaire_instance.participant_id"),
     Entry("questionnaire_id", "string", "an id of the study file's [[questionnaires]] (see study.json)",
           "Which questionnaire.", "questionnaire_instance.questionnaire_id"),
-    Entry("occasion", "string", "enrollment, intake_complete, a local date YYYY-MM-DD, or manual:… (a team's "
-          "piloting send)", "What it was sent for; one instance per participant, questionnaire and occasion.",
+    Entry("occasion", "string", "enrollment, intake_complete, study_end, study_end_day_<n> (the end after an "
+          "extension of a completed participant: n is the new last study day), a local date YYYY-MM-DD, or manual:… "
+          "(a team's piloting send)", "What it was sent for; one instance per participant, questionnaire and "
+          "occasion.",
           "questionnaire_instance.occasion"),
     Entry("schedule_kind", "string", "event, fixed, random, manual", "How its time was set: at an event, a fixed "
           "time of day, a minute drawn in a daily window, or sent by the team.",
