@@ -231,6 +231,12 @@ class Study:
     def fixed_texts(self, arm: Arm) -> tuple[str, ...]:
         return arm.fixed_prompts or self.fixed_prompts
 
+    def prompts_need_model(self, arm: str | None) -> bool:
+        """Whether a daily prompt of this arm may be written by the model: a personalised arm, or a
+        decision rule that may draw a personalised prompt."""
+        drawn = self.decision.actions if self.decision is not None else ()
+        return self.arm(arm).prompt_style == PERSONALISED or PERSONALISED in drawn
+
     def whatsapp_template(self, kind: str) -> WhatsAppTemplate | None:
         """The template a message of this kind goes as outside the 24-hour window, if any."""
         return dict(self.whatsapp_templates).get(kind)
