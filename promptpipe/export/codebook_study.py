@@ -6,7 +6,7 @@ from __future__ import annotations
 from promptpipe.domain.messages import VoteSource
 from promptpipe.domain.states import Vote
 from promptpipe.export.codebook_entries import PSEUDONYMISED, UTC_VALUES, Entry, FileDoc, listed, pid_entry, timed
-from promptpipe.study.rules.protocol import Unavailable
+from promptpipe.study.rules.protocol import NotSent, Unavailable
 
 _NO_PROMPT = "; empty when no prompt went out"
 DECISIONS = FileDoc("decisions", "One row per decision point (a daily prompt time), per participant in time order: "
@@ -80,9 +80,11 @@ DECISIONS = FileDoc("decisions", "One row per decision point (a daily prompt tim
     Entry("system_prompt_hash", "string", "64 hexadecimal characters; empty unless the prompt was personalised",
           "SHA-256 of the prompt generator's system prompt that wrote it (compare study.json).",
           "decision.system_prompt_hash"),
-    Entry("not_sent_reason", "string", "model_outage; empty otherwise",
-          "Why a prompt the decision called for did not go out: the model could not write it before the "
-          "participant's day ended or the quiet hours began (the service kept trying until then).",
+    Entry("not_sent_reason", "string", listed(NotSent) + "; empty otherwise",
+          "Why a prompt the decision called for did not go out: model_outage, the model could not write it before the "
+          "participant's day ended or the quiet hours began (the service kept trying until then); "
+          "after_outcome_question, it could not go out before that day's self-report question was asked (the model "
+          "was down, or its turn waited), and is never sent after it.",
           "decision.not_sent_reason"),
     Entry("delivery_id", "integer", "a deliveries.id" + _NO_PROMPT, "The prompt that went out at this decision "
           "point, in the deliveries file.", "prompt_delivery.id (same participant and inbox event)"),
