@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from promptpipe.app import App
 from promptpipe.research import admin
@@ -38,12 +39,13 @@ def with_study(text: str = SHORT_STUDY, **settings: str) -> dict[str, str]:
 
 
 async def in_study(make_app: AppFactory, fake: FakeOpenAIServer, text: str = SHORT_STUDY,
-                   **settings: str) -> tuple[App, MemoryTransport, str]:
-    """Ana (Toronto, a habit at 08:00: prompts at 07:50) in the study: her intake is done on
-    Monday at 04:00, so study day 1 is Tuesday and Monday's prompt is before the study."""
+                   schedule: dict[str, Any] | None = None, **settings: str) -> tuple[App, MemoryTransport, str]:
+    """Ana (Toronto, a habit at 08:00: prompts at 07:50, unless ``schedule`` says otherwise) in the
+    study: her intake is done on Monday at 04:00, so study day 1 is Tuesday and Monday's prompt is
+    before the study."""
     transport = MemoryTransport()
     app = await make_app(transport, **{**QUIET, **with_study(text), **settings})
-    pid = await enroll_with_schedule(app, fake, ANA, "America/Toronto")
+    pid = await enroll_with_schedule(app, fake, ANA, "America/Toronto", schedule)
     fake.call_tool("transition_state", {"target_state": "FEEDBACK", "reason": "plan complete"}, match="all set")
     fake.say("Great, tell me how it goes.", match="all set")
     await transport.inject(ANA, "I'm all set")

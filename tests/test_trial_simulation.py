@@ -138,7 +138,8 @@ async def test_the_planted_effect_comes_back_from_the_export_and_missingness_doe
     by_day: dict[int, set[str]] = defaultdict(set)
     for row in rows:
         by_day[int(row["study_day"])].add(row["not_sent_reason"])
-    assert all("model_outage" in by_day[day] for day in OUTAGE_DAYS)  # the outage cost the drawn prompts
+    # the outage cost the drawn prompts: none went out after that day's 20:00 question
+    assert all("after_outcome_question" in by_day[day] for day in OUTAGE_DAYS)
     assert {row["self_report_status"] for row in rows} <= {"answered", "expired"}  # every day was asked
 
     answered = [row for row in rows if row["self_report"] in ("yes", "no")]

@@ -210,7 +210,8 @@ class Settings:
     # ------------------------------------------------------------------ daily prompts and timers
     scheduler_prep_time_minutes: int = setting(
         "SCHEDULER_PREP_TIME_MINUTES", 10, ints(0), section="timers", readme=True,
-        meaning="The daily prompt goes out this many minutes before the habit time the participant chose.")
+        meaning="The daily prompt goes out this many minutes before the habit time the participant chose, but "
+                "never before that day begins (a 00:05 habit's prompt goes at 00:00).")
     misfire_grace: timedelta = setting(
         "MISFIRE_GRACE", timedelta(hours=1), duration, section="timers", readme=True,
         meaning="A prompt or timer missed while the service was down is sent late up to this much, else skipped and "

@@ -1,6 +1,7 @@
 """Local wall-clock time → aware UTC instants, with one written-down daylight-saving policy; pure.
 
-A daily prompt fires ``prep_minutes`` before a habit time on a local day. A time inside the spring-forward gap fires
+A daily prompt fires ``prep_minutes`` before a habit time on a local day, and on that day: never before its first
+instant (local midnight, or the jump on a night that skips midnight). A time inside the spring-forward gap fires
 once, at the first valid instant after it (the moment clocks jump); one inside the repeated fall-back hour fires once,
 at its first occurrence.
 """
@@ -125,8 +126,11 @@ class DailySpec:
         return time(minute // 60, minute % 60)
 
     def fire_at(self, day: date, zone: ZoneInfo) -> datetime:
-        """The instant the prompt for ``day`` (the habit's local day) is sent."""
-        return to_instant(day, self.habit_time_on(day), zone) - timedelta(minutes=self.prep_minutes)
+        """The instant the prompt for ``day`` (the habit's local day) is sent: ``prep_minutes``
+        before the habit, but never before the day begins (a 00:05 habit's prompt goes at 00:00,
+        not at 23:55 the evening before, which would give that evening two prompts)."""
+        return max(to_instant(day, self.habit_time_on(day), zone) - timedelta(minutes=self.prep_minutes),
+                   to_instant(day, time(0, 0), zone))
 
     def next_fire(self, after: datetime, zone: ZoneInfo, *, inclusive: bool = False) -> tuple[date, datetime]:
         """The first occurrence after ``after`` (or at it, when ``inclusive``): (its day, its instant)."""

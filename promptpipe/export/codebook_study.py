@@ -7,7 +7,7 @@ from promptpipe.domain.messages import VoteSource
 from promptpipe.domain.states import Vote
 from promptpipe.export.codebook_entries import PSEUDONYMISED, UTC_VALUES, Entry, FileDoc, listed, pid_entry, timed
 from promptpipe.questionnaires.rules.definition import ItemType
-from promptpipe.study.rules.protocol import Unavailable
+from promptpipe.study.rules.protocol import NotSent, Unavailable
 
 _NO_PROMPT = "; empty when no prompt went out"
 DECISIONS = FileDoc("decisions", "One row per decision point (a daily prompt time), per participant in time order: "
@@ -81,9 +81,11 @@ DECISIONS = FileDoc("decisions", "One row per decision point (a daily prompt tim
     Entry("system_prompt_hash", "string", "64 hexadecimal characters; empty unless the prompt was personalised",
           "SHA-256 of the prompt generator's system prompt that wrote it (compare study.json).",
           "decision.system_prompt_hash"),
-    Entry("not_sent_reason", "string", "model_outage; empty otherwise",
-          "Why a prompt the decision called for did not go out: the model could not write it before the "
-          "participant's day ended or the quiet hours began (the service kept trying until then).",
+    Entry("not_sent_reason", "string", listed(NotSent) + "; empty otherwise",
+          "Why a prompt the decision called for did not go out: model_outage, the model could not write it before the "
+          "participant's day ended or the quiet hours began (the service kept trying until then); "
+          "after_outcome_question, it could not go out before that day's self-report question was asked (the model "
+          "was down, or its turn waited), and is never sent after it.",
           "decision.not_sent_reason"),
     Entry("delivery_id", "integer", "a deliveries.id" + _NO_PROMPT, "The prompt that went out at this decision "
           "point, in the deliveries file.", "prompt_delivery.id (same participant and inbox event)"),
@@ -172,8 +174,10 @@ QUESTIONNAIRE_INSTANCES = FileDoc("questionnaire_instances", "One row per questi
     Entry("participant_id", "string", "a participants.id", "Whose it is.", "questionnaire_instance.participant_id"),
     Entry("questionnaire_id", "string", "an id of the study file's [[questionnaires]] (see study.json)",
           "Which questionnaire.", "questionnaire_instance.questionnaire_id"),
-    Entry("occasion", "string", "enrollment, intake_complete, a local date YYYY-MM-DD, or manual:… (a team's "
-          "piloting send)", "What it was sent for; one instance per participant, questionnaire and occasion.",
+    Entry("occasion", "string", "enrollment, intake_complete, study_end, study_end_day_<n> (the end after an "
+          "extension of a completed participant: n is the new last study day), a local date YYYY-MM-DD, or manual:… "
+          "(a team's piloting send)", "What it was sent for; one instance per participant, questionnaire and "
+          "occasion.",
           "questionnaire_instance.occasion"),
     Entry("schedule_kind", "string", "event, fixed, random, manual", "How its time was set: at an event, a fixed "
           "time of day, a minute drawn in a daily window, or sent by the team.",

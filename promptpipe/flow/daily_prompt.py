@@ -23,7 +23,14 @@ from promptpipe.domain.timers import NudgePolicy, TimerKind
 from promptpipe.domain.transition_log import Actor
 from promptpipe.errors import LLMUnavailable, ToolArgumentError
 from promptpipe.flow import intensity, lifecycle
-from promptpipe.flow.decisions import decide, fixed_prompt, prompt_hash, too_late_to_send
+from promptpipe.flow.decisions import (
+    DecisionPoint,
+    after_outcome_question,
+    decide,
+    fixed_prompt,
+    prompt_hash,
+    too_late_to_send,
+)
 from promptpipe.flow.timers import arm_after_prompt, lateness
 from promptpipe.flow.turn import FlowDeps, Outcome, Outgoing, TurnContext
 from promptpipe.pipeline.events import DailyPromptDue
@@ -95,6 +102,25 @@ def delivery_writes(state: TurnState, outgoing: list[Outgoing], *, inbox_id: int
     return writes
 
 
+async def _drawn_prompt(deps: FlowDeps, state: TurnState, point: DecisionPoint, *, inbox_id: int, policy: NudgePolicy,
+                        local_day: date, now: datetime) -> tuple[list[Outgoing], NotSent | None]:
+    """What the decision point sends, or why a drawn prompt does not go out: its day's outcome question has been asked
+    (whatever held the prompt up), or the model could not write it before its day ended or the quiet hours began (until
+    then the lane tries again later)."""
+    study = deps.config.study
+    if not point.sends or point.style is None:
+        return [], None
+    if after_outcome_question(study, state.timezone, local_day, now):
+        return [], NotSent.AFTER_OUTCOME_QUESTION
+    try:
+        return await prepare_daily_prompt(deps, state, inbox_id=inbox_id, now=now, policy=policy, local_day=local_day,
+                                          style=point.style, day=point.row.study_day), None
+    except LLMUnavailable:
+        if not too_late_to_send(study.quiet_hours, state.timezone, local_day, now):
+            raise
+        return [], NotSent.MODEL_OUTAGE
+
+
 async def daily_prompt_outcome(deps: FlowDeps, context: TurnContext, item: InboxRow, event: DailyPromptDue) -> Outcome:
     """A daily prompt time: decide (available? what does the rule draw?), then write and send the
     prompt in the drawn style, and record the decision point and the delivery. A prompt asked for
@@ -121,16 +147,8 @@ async def daily_prompt_outcome(deps: FlowDeps, context: TurnContext, item: Inbox
     draw_key = keys.decision_draw(keys.daily_prompt(state.participant.id, event.schedule_id, local_day))
     point = decide(config, state, event, inbox_id=item.id, inbox_key=draw_key, local_day=local_day, now=now,
                    seed=context.study_seed)
-    outgoing: list[Outgoing] = []
-    not_sent: str | None = None
-    if point.sends and point.style is not None:
-        try:
-            outgoing = await prepare_daily_prompt(deps, state, inbox_id=item.id, now=now, policy=policy,
-                                                  local_day=local_day, style=point.style, day=point.row.study_day)
-        except LLMUnavailable:
-            if not too_late_to_send(config.study.quiet_hours, state.timezone, local_day, now):
-                raise  # the lane tries again later
-            not_sent = NotSent.MODEL_OUTAGE
+    outgoing, not_sent = await _drawn_prompt(deps, state, point, inbox_id=item.id, policy=policy,
+                                             local_day=local_day, now=now)
     sent = any(o.kind == MessageKind.PROMPT for o in outgoing)
     personalised = sent and point.style == PERSONALISED
     decision = point.as_run(style=point.style if sent else None, model=config.model_name if personalised else None,

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from datetime import date, datetime
 
 from promptpipe.domain.conversation import TurnState
-from promptpipe.domain.localtime import zone_or_utc
+from promptpipe.domain.localtime import to_instant, zone_or_utc
 from promptpipe.domain.quiet_hours import in_quiet_hours
 from promptpipe.domain.states import Status
 from promptpipe.flow import lifecycle
@@ -19,10 +19,10 @@ from promptpipe.flow.turn import FlowConfig
 from promptpipe.pipeline.events import DailyPromptDue
 from promptpipe.study.rules.days import study_day
 from promptpipe.study.rules.decision_rule import NOT_DRAWN, DecisionFacts, draw_action, unavailable_reason
-from promptpipe.study.rules.protocol import NO_SEND, PROMPT_STYLES, QuietHours, Unavailable
+from promptpipe.study.rules.protocol import NO_SEND, PROMPT_STYLES, QuietHours, Study, Unavailable
 from promptpipe.study.store.decisions import DecisionValues
 
-__all__ = ["DecisionPoint", "decide", "fixed_prompt", "prompt_hash", "too_late_to_send"]
+__all__ = ["DecisionPoint", "after_outcome_question", "decide", "fixed_prompt", "prompt_hash", "too_late_to_send"]
 
 
 @dataclass(frozen=True)
@@ -85,6 +85,14 @@ def fixed_prompt(config: FlowConfig, state: TurnState, day: int | None) -> str:
     if not texts:  # a study file without texts cannot ask for fixed prompts; be safe anyway
         raise ValueError("the study file lists no fixed prompt texts")
     return texts[((day or 1) - 1) % len(texts)]
+
+
+def after_outcome_question(study: Study, timezone: str, local_day: date, now: datetime) -> bool:
+    """Whether the self-report question of ``local_day`` has been asked by ``now``: a prompt for that day that has
+    not gone out by then is not sent at all, whatever held it up."""
+    if study.self_report is None:
+        return False
+    return now >= to_instant(local_day, study.self_report.at, zone_or_utc(timezone))
 
 
 def too_late_to_send(quiet_hours: QuietHours | None, timezone: str, local_day: date, now: datetime) -> bool:

@@ -25,11 +25,14 @@ NO_MODEL_TIMERS = ("questionnaire",)
 
 
 def needs_no_model(row: InboxRow) -> bool:
-    """A questionnaire's timer, or a tap on a questionnaire item: the server answers it alone, so
-    it need not wait behind a turn that waits for the model (a self-report asked on time
-    whatever became of the day's prompt, an answer recorded when it was given)."""
+    """A questionnaire's timer, a tap on a questionnaire item, or a fixed-text arm's daily prompt: the server answers
+    it alone, so it need not wait behind a turn that waits for the model, nor for a place in the queue for the model
+    (a self-report asked on time whatever became of the day's prompt, an answer recorded when it was given, a prompt
+    sent at its time while the model is down)."""
     if row.kind == InboxKind.TIMER:
         return row.payload.get("timer_kind") in NO_MODEL_TIMERS
+    if row.kind == InboxKind.DAILY_PROMPT:
+        return bool(row.payload.get("model_free"))
     return row.kind == InboxKind.POLL_VOTE and row.payload.get("purpose") == QUESTIONNAIRE_PURPOSE
 
 

@@ -200,6 +200,9 @@ class DailyPromptDue(_Payload):
     manual: bool = False
     not_before: str | None = None
     """A prompt asked for by hand inside quiet hours, to go when they end (ISO 8601, UTC)."""
+    model_free: bool = False
+    """Its arm's prompts are fixed texts (no decision can draw a personalised one): its turn calls no model, so it
+    does not wait behind a turn that waits for the model."""
 
 
 @dataclass(frozen=True)

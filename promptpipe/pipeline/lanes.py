@@ -7,7 +7,8 @@ next. An urgent message (STOP, crisis words: :meth:`TurnRunner.urgent`) never wa
 past an input waiting for its retry; a turn of that participant still waiting on the model is set aside (it has written
 nothing yet) and runs again later; and it does not queue for the semaphore. A team change (pause, withdraw, a zone…) is
 treated alike and runs first, so a participant's state changes in one place, their lane, between turns. A
-questionnaire's timers and taps need no model, so they do not wait behind a retrying input while the model is down.
+questionnaire's timers and taps, and a fixed-text arm's daily prompts, need no model: they do not wait behind a
+retrying input while the model is down, nor for the semaphore.
 """
 
 from __future__ import annotations
@@ -23,7 +24,15 @@ from sqlalchemy.orm import Session
 from promptpipe.clock import Clock
 from promptpipe.errors import LLMUnavailable
 from promptpipe.logging import get_logger
-from promptpipe.pipeline.batches import FIRST_KINDS, FOLDABLE_KINDS, C, FirstLook, TurnRunner, select_batch
+from promptpipe.pipeline.batches import (
+    FIRST_KINDS,
+    FOLDABLE_KINDS,
+    C,
+    FirstLook,
+    TurnRunner,
+    needs_no_model,
+    select_batch,
+)
 from promptpipe.pipeline.sharing import Sharing
 from promptpipe.storage.conversations import VersionConflict
 from promptpipe.storage.db import Database
@@ -331,8 +340,8 @@ class Lanes(Generic[C]):
             self._start(participant_id, None, holding=False)
 
     async def _decide(self, participant_id: str, batch: list[InboxRow], context: C, *, urgent: bool) -> Any:
-        # a command or crisis words do not queue behind other participants' model calls
-        async with contextlib.nullcontext() if urgent else self._semaphore:
+        # a command or crisis words, and what needs no model, do not queue behind other participants' model calls
+        async with contextlib.nullcontext() if urgent or all(map(needs_no_model, batch)) else self._semaphore:
             return await self.runner.decide(participant_id, batch, context)
 
     async def _run_batch(self, participant_id: str, batch: list[InboxRow], context: C, *, urgent: bool) -> bool:

@@ -55,7 +55,7 @@ def deliver_alarms(db: Database, session: Session, alarms: Sequence[Alarm], now:
     rows: list[NewInput] = []
     daily = [a for a in alarms if a.kind == DAILY]
     if daily:
-        rows += _daily_rows(db, session, daily, result)
+        rows += _daily_rows(db, session, daily, result, study)
     timers = [a for a in alarms if a.kind != DAILY]
     if timers:
         rows += _timer_rows(db, session, timers, now, result)
@@ -80,7 +80,8 @@ def deliver_alarms(db: Database, session: Session, alarms: Sequence[Alarm], now:
     return result
 
 
-def _daily_rows(db: Database, session: Session, alarms: list[Alarm], result: Delivered) -> list[NewInput]:
+def _daily_rows(db: Database, session: Session, alarms: list[Alarm], result: Delivered,
+                study: Study) -> list[NewInput]:
     facts = daily_alarm_facts(db, session, {a.ref for a in alarms})
     rows = []
     for alarm in alarms:
@@ -94,7 +95,8 @@ def _daily_rows(db: Database, session: Session, alarms: list[Alarm], result: Del
             why, when = "schedule changed", {"scheduled_for": alarm.scheduled_for.isoformat()}
         else:
             prompt = DailyPromptDue(schedule_id=found.schedule.id, local_date=day.isoformat(),
-                                    due_at=alarm.scheduled_for.isoformat())
+                                    due_at=alarm.scheduled_for.isoformat(),
+                                    model_free=not study.prompts_need_model(found.arm))
             rows.append(as_input(prompt, key=keys.daily_prompt(pid, found.schedule.id, day), participant_id=pid,
                                  status=TimerStatus.MISSED if alarm.missed else TimerStatus.PENDING))
             continue

@@ -34,7 +34,8 @@ _ACTIVE_SCHEDULES = (
     .order_by(_SCHEDULE.c.created_at, _SCHEDULE.c.id)
 )
 _DAILY_ALARM_FACTS = Prepared(
-    select(*SCHEDULE_ENTRY_COLUMNS, _SCHEDULE.c.participant_id, _PARTICIPANT.c.status, _PARTICIPANT.c.timezone)
+    select(*SCHEDULE_ENTRY_COLUMNS, _SCHEDULE.c.participant_id, _PARTICIPANT.c.status, _PARTICIPANT.c.timezone,
+           _PARTICIPANT.c.arm)
     .join(_PARTICIPANT, _PARTICIPANT.c.id == _SCHEDULE.c.participant_id)
     .where(_SCHEDULE.c.id.in_(bindparam("ids", expanding=True)))
 )
@@ -43,12 +44,13 @@ _DAILY_ALARM_FACTS = Prepared(
 @dataclass(frozen=True)
 class DailyAlarmFacts:
     """What turning a daily alarm into an inbox row needs: its schedule as stored now, and its
-    participant's status and time zone."""
+    participant's status, time zone and arm."""
 
     schedule: ScheduleEntry
     participant_id: str
     status: str
     timezone: str
+    arm: str | None
 
 
 def daily_alarm_facts(db: Database, session: Session, schedule_ids: set[str]) -> dict[str, DailyAlarmFacts]:
@@ -57,8 +59,8 @@ def daily_alarm_facts(db: Database, session: Session, schedule_ids: set[str]) ->
     found: dict[str, DailyAlarmFacts] = {}
     for chunk in db.chunks(sorted(schedule_ids)):
         for row in _DAILY_ALARM_FACTS.rows(session.connection(), {"ids": list(chunk)}):
-            entry = ScheduleEntry(*row[:-3])
-            found[entry.id] = DailyAlarmFacts(entry, *row[-3:])
+            entry = ScheduleEntry(*row[:-4])
+            found[entry.id] = DailyAlarmFacts(entry, *row[-4:])
     return found
 
 

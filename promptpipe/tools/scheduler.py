@@ -67,7 +67,8 @@ def _refuse_quiet_hours(ctx: ToolContext, entry: ScheduleEntry) -> None:
                              spec.window_end.hour * 60 + spec.window_end.minute + 1))
     utc = ZoneInfo("UTC")
     for minute in minutes:
-        sent = datetime.combine(day, time(), tzinfo=utc) + timedelta(minutes=minute - spec.prep_minutes)
+        # never before the day begins, as DailySpec.fire_at sends it
+        sent = datetime.combine(day, time(), tzinfo=utc) + timedelta(minutes=max(minute - spec.prep_minutes, 0))
         if in_quiet_hours(quiet, sent, utc):
             raise ToolArgumentError(
                 f"prompts are not sent during the study's quiet hours ({quiet.describe()}, the participant's local "

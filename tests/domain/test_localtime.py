@@ -55,12 +55,36 @@ def test_one_prompt_per_local_day_across_a_clock_change(zone, habit, days, first
     assert seen == [first_day + timedelta(days=n) for n in range(days)]
 
 
-def test_prep_time_is_subtracted_and_may_cross_midnight() -> None:
+def test_a_prompt_before_a_habit_just_after_midnight_goes_out_at_the_start_of_its_own_day() -> None:
+    """A 00:05 habit with 10 minutes of preparation: the prompt goes at 00:00 on the habit's day,
+    never at 23:55 the evening before (which would be the day before's second prompt)."""
     spec = DailySpec(FIXED, habit_time=time(0, 5), prep_minutes=10)
-    day, when = spec.next_fire(utc(2026, 6, 1, 12, 0), BERLIN)
-    assert day == date(2026, 6, 2)
-    assert when.astimezone(BERLIN) == datetime(2026, 6, 1, 23, 55, tzinfo=BERLIN)
-    assert spec.day_of_fire(when, BERLIN) == day
+    day, when = spec.next_fire(utc(2026, 1, 5, 12, 0), TORONTO)
+    assert day == date(2026, 1, 6)
+    assert when.astimezone(TORONTO) == datetime(2026, 1, 6, 0, 0, tzinfo=TORONTO)
+    assert spec.day_of_fire(when, TORONTO) == day
+    assert spec.last_fire(when - timedelta(seconds=1), TORONTO)[0] == date(2026, 1, 5)
+
+
+@pytest.mark.parametrize(("zone", "night", "habit"), [
+    ("America/Santiago", date(2026, 9, 6), "00:30"), ("America/Santiago", date(2026, 9, 6), "00:05"),
+    ("America/Havana", date(2026, 3, 8), "00:30"), ("America/Havana", date(2026, 3, 8), "00:05"),
+])
+def test_on_a_night_that_skips_midnight_each_local_day_gets_one_prompt_on_that_day(
+    zone: str, night: date, habit: str,
+) -> None:
+    """Santiago and Havana spring forward at midnight: 00:00-00:59 does not exist that night. The
+    day's prompt goes at the first minute it has (01:00), not the evening before."""
+    where = ZoneInfo(zone)
+    spec = DailySpec(FIXED, habit_time=parse_hhmm(habit), prep_minutes=10)
+    after = to_instant(night - timedelta(days=3), time(12, 0), where)
+    fired = []
+    for _ in range(5):
+        day, after = spec.next_fire(after, where)
+        fired.append((day, after.astimezone(where).date()))
+        assert spec.day_of_fire(after, where) == day
+    assert fired == [(night + timedelta(days=n), night + timedelta(days=n)) for n in range(-2, 3)]
+    assert spec.fire_at(night, where).astimezone(where).time() == time(1, 0)
 
 
 def test_random_window_draws_a_new_repeatable_time_each_day() -> None:

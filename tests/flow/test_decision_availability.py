@@ -16,11 +16,12 @@ from promptpipe.app import App
 from promptpipe.export.files import export_study
 from promptpipe.research import admin, erasure
 from promptpipe.study.rules.decision_rule import draw_action
+from promptpipe.study.rules.protocol import SELF_REPORT_QUESTION
 from promptpipe.study.store.seed import study_seed
 from promptpipe.study.store.tables import Decision
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
-from tests.feedback_helpers import ANA, DAY, MONDAY_PROMPT
+from tests.feedback_helpers import ANA, DAY, MONDAY_PROMPT, polls
 from tests.flow.test_decisions import decisions, study, through_days
 from tests.schedule_helpers import NUDGE, at, step_through
 from tests.study_helpers import in_study, with_study
@@ -63,6 +64,31 @@ async def test_a_prompt_the_model_writes_late_but_before_quiet_hours_goes_out_as
     row = (await decisions(app))[-1]
     assert (row.available, row.action, row.not_sent_reason) == (True, "send", None)
     assert row.prompt_message_id is not None and transport.texts_to(ANA).count(NUDGE) == 1
+
+
+EVENING_QUESTION = study('[self_report]\ntime = "20:00"\nwindow = "3h"\n')
+"""The day's outcome question at 20:00 in Toronto; no quiet hours."""
+
+
+async def test_a_prompt_that_cannot_go_before_the_outcome_question_is_not_sent_late_and_is_coded(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer,
+) -> None:
+    """The model is down from Tuesday's 07:50 prompt until 21:00, after that day's 20:00 question:
+    the prompt is not sent at 21:00 (treatment after its outcome was asked), and says why."""
+    app, transport, _ = await in_study(make_app, fake_openai, EVENING_QUESTION)
+    tuesday = MONDAY_PROMPT + DAY
+    fake_openai.fail(503, match="scheduled daily nudge", repeat=True)
+    await step_through(app, tuesday + timedelta(hours=13, minutes=10), step=timedelta(minutes=15))  # 21:00
+    assert len(polls(transport, SELF_REPORT_QUESTION)) == 1  # asked on time, at 20:00
+    fake_openai.reset()
+    fake_openai.always(NUDGE, match="scheduled daily nudge")
+    await step_through(app, tuesday + timedelta(hours=14), step=timedelta(minutes=15))
+    assert NUDGE not in transport.texts_to(ANA)
+    row = (await decisions(app))[-1]
+    assert (row.local_date, row.available, row.action) == ("2026-01-06", True, "send")
+    assert (row.not_sent_reason, row.prompt_message_id, row.prompt_style) == ("after_outcome_question", None, None)
+    await at(app, MONDAY_PROMPT + 2 * DAY)  # Wednesday: sent as usual
+    assert transport.texts_to(ANA).count(NUDGE) == 1
 
 
 async def test_unavailable_points_carry_their_draw_and_the_protocol_hash(

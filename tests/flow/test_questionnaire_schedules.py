@@ -197,6 +197,30 @@ async def test_the_exit_questionnaire_follows_the_closing_message_and_is_answere
     assert (await admin.show(app.db, phone=ANA)).status == "completed"
 
 
+async def test_after_an_extension_the_exit_questionnaire_is_asked_at_the_new_end(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer
+) -> None:
+    """Completed on Friday with the exit questionnaire unanswered, then given two more days: the
+    first asking stops (the study did not end there) and it is asked again at the true end."""
+    app, transport, _ = await in_study(make_app, fake_openai, EXIT)
+    fake_openai.always(NUDGE, match="scheduled daily nudge")
+    for day in range(4):
+        await at(app, TUESDAY + timedelta(days=day))
+    assert len(asked(transport, "Would you recommend this?")) == 1
+    await at(app, TUESDAY + timedelta(days=3, hours=9))
+    await admin.extend(app.db, app.clock, study=app.settings.study, phone=ANA, days=2)
+    await app.run_until_idle()
+    assert (await admin.show(app.db, phone=ANA)).status == "active"
+    for day in range(4, 6):
+        await at(app, TUESDAY + timedelta(days=day))
+    assert transport.texts_to(ANA)[-2:] == ["That was the last day. Thank you!", "Would you recommend this?"]
+    await vote(app, transport, asked(transport, "Would you recommend this?")[-1], "Yes")
+    first, last = await instances(app)
+    assert (first.occasion, first.status) == ("study_end", "stopped") and "extended" in (first.reason or "")
+    assert (last.occasion, last.status) == ("study_end_day_5", "completed")
+    assert (await admin.show(app.db, phone=ANA)).status == "completed"
+
+
 async def test_no_exit_questionnaire_for_someone_who_stopped_and_the_record_says_why(
     make_app: AppFactory, fake_openai: FakeOpenAIServer
 ) -> None:

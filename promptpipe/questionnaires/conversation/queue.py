@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 
 from promptpipe.domain import keys
 from promptpipe.domain.conversation import TurnState
-from promptpipe.domain.localtime import parse_hhmm, to_instant, zone_or_utc
+from promptpipe.domain.localtime import to_instant, zone_or_utc
 from promptpipe.domain.quiet_hours import in_quiet_hours, quiet_period_end
 from promptpipe.domain.states import Stage, Status
 from promptpipe.domain.transitions import MOVE_TO
@@ -118,11 +118,14 @@ def tend(state: TurnState, study: Study, events: Sequence[object], now: datetime
     done = state.questionnaires.planned
     if state.status in (Status.COMPLETED, Status.WITHDRAWN):
         writes += _study_over(state, study, now)
-        if (state.status == Status.COMPLETED and SendEvent.STUDY_END not in done
+        end = _end_occasion(state, study)
+        if (state.status == Status.COMPLETED and end not in done
                 and any(t.name == "study_completed" for t in state.transitions)):  # sent, or coded why not
-            planned += plan_event(study, SendEvent.STUDY_END, now)
-            done.append(SendEvent.STUDY_END)
+            planned += plan_event(study, SendEvent.STUDY_END, now, end)
+            done.append(end)
     else:
+        if any(t.name == "reopened_by_researcher" for t in state.transitions):
+            writes += _reopened(state, study, now)
         if SendEvent.ENROLLMENT not in done and any(isinstance(event, Enrolled) for event in events):
             planned += plan_event(study, SendEvent.ENROLLMENT, now)
             done.append(SendEvent.ENROLLMENT)
@@ -199,14 +202,37 @@ def _study_over(state: TurnState, study: Study, now: datetime) -> list[TurnWrite
     return _not_sent(gone, reason, now)
 
 
+def _end_occasion(state: TurnState, study: Study) -> str:
+    """The occasion of the exit questionnaires: ``study_end``, and at an end after the study was extended past an
+    earlier one, ``study_end_day_<last study day>`` (each end its own instance)."""
+    if SendEvent.STUDY_END not in state.questionnaires.planned:
+        return SendEvent.STUDY_END.value
+    return f"{SendEvent.STUDY_END}_day_{last_day_of(study, state)}"
+
+
+EXTENDED = "the study was extended after it had ended: asked again at its new end"
+
+
+def _reopened(state: TurnState, study: Study, now: datetime) -> list[TurnWrite]:
+    """A completed participant's study was extended: the end they had was not the end, so its exit questionnaire
+    stops (answered: kept as answered) and is asked at the new end (see :func:`_end_occasion`)."""
+    def is_exit(questionnaire_id: str) -> bool:
+        questionnaire = study.questionnaire(questionnaire_id)
+        return questionnaire is not None and questionnaire.send.event is SendEvent.STUDY_END
+
+    queue = state.questionnaires.queue
+    writes = _not_sent([entry for entry in queue if is_exit(entry.questionnaire_id)], EXTENDED, now)
+    queue[:] = [entry for entry in queue if not is_exit(entry.questionnaire_id)]
+    open_ = state.questionnaire
+    if open_ is not None and (exit_ := study.questionnaire(open_.questionnaire_id)) is not None and is_exit(exit_.id):
+        writes += end_outcome(state, exit_, open_, InstanceStatus.STOPPED, now,
+                              reason=EXTENDED).writes
+    return writes
+
+
 def _prompt_times(state: TurnState, day: date, zone: ZoneInfo) -> list[datetime]:
     """The daily prompts of fixed-time schedules on a local day (a random window's is not known)."""
-    times = []
-    for entry in state.active_schedules():
-        if entry.habit_time:
-            wall = datetime.combine(day, parse_hhmm(entry.habit_time)) - timedelta(minutes=entry.prep_minutes)
-            times.append(to_instant(wall.date(), wall.time(), zone))
-    return times
+    return [entry.spec().fire_at(day, zone) for entry in state.active_schedules() if entry.habit_time]
 
 
 def _write_plans(state: TurnState, study: Study, planned: list[Planned], now: datetime) -> InstancesPlanned:

@@ -40,9 +40,10 @@ class Planned:
     reason: str | None = None
 
 
-def plan_event(study: Study, event: SendEvent, at: datetime) -> list[Planned]:
-    """The questionnaires sent once at ``event``, which happened at ``at``."""
-    return [Planned(q.id, event.value, "event", at + q.send.delay, at + q.send.delay + q.open_for)
+def plan_event(study: Study, event: SendEvent, at: datetime, occasion: str | None = None) -> list[Planned]:
+    """The questionnaires sent once at ``event``, which happened at ``at``; ``occasion``: the event's name unless
+    given (the end of a study that was extended after it had ended is an occasion of its own)."""
+    return [Planned(q.id, occasion or event.value, "event", at + q.send.delay, at + q.send.delay + q.open_for)
             for q in study.questionnaires if q.send.event is event]
 
 

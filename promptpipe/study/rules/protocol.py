@@ -59,6 +59,9 @@ class NotSent(StrEnum):
 
     MODEL_OUTAGE = "model_outage"
     """the model could not write the prompt before its day ended or the quiet hours began"""
+    AFTER_OUTCOME_QUESTION = "after_outcome_question"
+    """the prompt could not go out before its day's self-report question was asked (the model was down, or its turn
+    waited that long): sent then, the treatment would follow the outcome question it is meant to precede"""
 
 
 AVAILABILITY_RULES = (Unavailable.PAUSED, Unavailable.BASELINE, Unavailable.QUIET_HOURS, Unavailable.ALREADY_ANSWERED)
@@ -230,6 +233,12 @@ class Study:
 
     def fixed_texts(self, arm: Arm) -> tuple[str, ...]:
         return arm.fixed_prompts or self.fixed_prompts
+
+    def prompts_need_model(self, arm: str | None) -> bool:
+        """Whether a daily prompt of this arm may be written by the model: a personalised arm, or a
+        decision rule that may draw a personalised prompt."""
+        drawn = self.decision.actions if self.decision is not None else ()
+        return self.arm(arm).prompt_style == PERSONALISED or PERSONALISED in drawn
 
     def whatsapp_template(self, kind: str) -> WhatsAppTemplate | None:
         """The template a message of this kind goes as outside the 24-hour window, if any."""

@@ -100,7 +100,7 @@ class Decision(SQLModel, table=True):
     protocol_hash: str | None = None
     """SHA-256 of the study file in force when the decision was made (None without one)."""
     not_sent_reason: str | None = None
-    """model_outage: the drawn prompt could not be written before its day ended or quiet hours began."""
+    """Why a drawn prompt did not go out (:class:`~promptpipe.study.rules.protocol.NotSent`)."""
 
 
 class QuestionnaireInstance(SQLModel, table=True):

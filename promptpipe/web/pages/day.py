@@ -14,6 +14,7 @@ from fastapi.responses import HTMLResponse
 
 from promptpipe.research.monitoring import DeliveryView
 from promptpipe.study.day_view import MESSAGES_SHOWN, StudyDay, read_day
+from promptpipe.study.rules.protocol import NotSent
 from promptpipe.study.store.day import DayDecision, DayMessage
 from promptpipe.web.charts import OUTCOME_LABELS, OUTCOME_SYMBOLS
 from promptpipe.web.pages._render import PageError, Visiting, Visitor, attempt, render
@@ -36,7 +37,10 @@ UNAVAILABLE_WORDS = {
     "baseline": "baseline days (no prompts yet)", "quiet_hours": "quiet hours",
     "already_answered": "already answered that day", "missed_service_down": "the service was down at that time",
 }
-NOT_SENT_WORDS = {"model_outage": "the prompt could not be written in time (the model was unavailable)"}
+NOT_SENT_WORDS: dict[str, str] = {
+    NotSent.MODEL_OUTAGE: "the prompt could not be written in time (the model was unavailable)",
+    NotSent.AFTER_OUTCOME_QUESTION: "the prompt could not go out before the day's self-report question",
+}
 VOTE_WORDS = {"done": "done", "not_this_time": "not this time"}
 HOW_WORDS = {"tap": "tapped on the poll", "typed": "typed", "reaction": "a reaction on the poll"}
 OUTCOME_WORDS = {"done": "done", "not_this_time": "not this time", "free_text_reply": "wrote back (no vote)",

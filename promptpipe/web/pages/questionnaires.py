@@ -147,7 +147,7 @@ def _occasion(row: InstanceRow) -> str:
         return f"study day {row.study_day}" + (f" ({row.local_date})" if row.local_date else "")
     if row.occasion.startswith("manual:"):
         return "sent by the research team"
-    return OCCASION_WORDS.get(row.occasion, row.occasion)
+    return OCCASION_WORDS.get(row.occasion, row.occasion.replace("_", " "))  # study_end_day_16: study end day 16
 
 
 def _answer_text(answer: AnswerRow) -> str:
