@@ -1,8 +1,10 @@
 """Every page of the dashboard in Chromium, for layout and access: axe-core (vendored in
-tests/web/vendor/, injected into the page, never served by the dashboard) finds no serious or
-critical violation; the page never scrolls sideways at 1280 px nor on a phone (375 px), where no
-legend, figure or form is cut off (tables may scroll inside their own frame); every link, button
-and field is reachable with Tab (no positive tabindex, nothing focusable that cannot be seen).
+tests/web/vendor/, injected into the page, never served by the dashboard) finds no moderate,
+serious or critical violation at 1280 px nor on a phone (390 px), where the header takes at most
+two rows before the content; the page never scrolls sideways at 1280 px nor on a narrow phone
+(375 px), where no legend, figure or form is cut off (tables may scroll inside their own frame);
+every link, button and field is reachable with Tab (no positive tabindex, nothing focusable that
+cannot be seen).
 
 One browser session visits all the pages: as a researcher, then the main ones as a viewer, and the
 tokens page as an admin. Each page's problems are collected and the test fails once, listing them
@@ -28,7 +30,11 @@ pytestmark = [
 ]
 
 AXE_SOURCE = (Path(__file__).parent / "vendor" / "axe.min.js").read_text(encoding="utf-8")
-PHONE = {"width": 375, "height": 740}
+PHONE = {"width": 390, "height": 844}
+"""The phone the scan and the header are checked on."""
+NARROW_PHONE = {"width": 375, "height": 740}
+"""The narrowest phone the layout is checked on."""
+HEADER_ROWS = 2
 TAB_THROUGH = ("overview", "a participant", "enrol one")
 """Pages where Tab is really pressed until the focus comes round (the rest get the static checks)."""
 FORMS = [  # (what, the form's page, its field, what to type, its button, what shows on the page it leads to)
@@ -48,8 +54,8 @@ STATUS = {"error page": 404, "extend": 409}
 
 AXE_RUN = """async () => {
   const result = await axe.run(document, {resultTypes: ['violations']});
-  return result.violations.filter(v => v.impact === 'serious' || v.impact === 'critical').map(v =>
-    `axe ${v.impact} ${v.id}: ${v.help}\\n` + v.nodes.slice(0, 5).map(n =>
+  return result.violations.filter(v => ['moderate', 'serious', 'critical'].includes(v.impact)).map(v =>
+    `axe at ${window.innerWidth} px: ${v.impact} ${v.id}: ${v.help}\\n` + v.nodes.slice(0, 5).map(n =>
       `      at ${n.target.join(' ')}: ${(n.failureSummary || '').replace(/\\s+/g, ' ')}`).join('\\n'));
 }"""
 
@@ -78,6 +84,22 @@ KEYBOARD = """() => {
     el.blur();
   }
   return problems;
+}"""
+
+HEADER = """() => {
+  // The header's rows: its pieces that show (links, fields, buttons, texts; not those clipped to a
+  // pixel for screen readers) grouped by the line they sit on.
+  const header = document.querySelector('body > header');
+  if (!header) return {rows: 0, height: 0};
+  const shows = el => { for (let up = el; up !== header; up = up.parentElement) {
+    const box = up.getBoundingClientRect(); if (box.width <= 1 || box.height <= 1) return false; } return true; };
+  const pieces = Array.from(header.querySelectorAll('a, input, button, summary, strong, .role, .brand'))
+    .filter(shows).map(el => el.getBoundingClientRect()).sort((a, b) => a.top - b.top);
+  let rows = 0, bottom = -Infinity;
+  for (const box of pieces) {
+    if (box.top >= bottom - 1) { rows += 1; bottom = box.bottom; } else bottom = Math.max(bottom, box.bottom);
+  }
+  return {rows, height: Math.round(header.getBoundingClientRect().height)};
 }"""
 
 LAYOUT = """(phone) => {
@@ -129,6 +151,12 @@ async def check(page: Any, label: str) -> list[str]:
     found += await page.evaluate(KEYBOARD)
     found += await page.evaluate(LAYOUT, False)
     await page.set_viewport_size(PHONE)
+    found += await page.evaluate(AXE_RUN)
+    header = await page.evaluate(HEADER)
+    if header["rows"] > HEADER_ROWS:
+        found.append(f"the header takes {header['rows']} rows ({header['height']} px) at {PHONE['width']} px,"
+                     f" not at most {HEADER_ROWS}")
+    await page.set_viewport_size(NARROW_PHONE)
     found += await page.evaluate(LAYOUT, True)
     await page.set_viewport_size(LAPTOP)
     return [f"{label}: {problem}" for problem in found]
@@ -172,10 +200,12 @@ def researcher_pages(participant: str, day: str) -> list[tuple[str, str]]:
 
 
 async def tab_through(page: Any, label: str) -> list[str]:
-    """Press Tab until focus comes back round: every link, button and field must have had it."""
+    """Press Tab until focus comes back round: every link, button and field, and every frame a wide
+    table scrolls in, must have had it."""
     await page.evaluate("() => { document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0); }")
     expected = await page.evaluate("""() => Array.from(document.querySelectorAll(
-        'a[href], button:not([disabled]), input:not([type=hidden]):not([disabled]), select, textarea, summary'))
+        'a[href], button:not([disabled]), input:not([type=hidden]):not([disabled]), select, textarea, summary, ' +
+        '[tabindex="0"]'))
         .filter(el => el.getClientRects().length && !el.closest('details:not([open])') || el.tagName === 'SUMMARY')
         .map((el, i) => { el.dataset.tabCheck = i; return i; })""")
     reached: set[int] = set()
