@@ -1,7 +1,7 @@
 """One participant, two questionnaires: the morning one at enrolment (answered, its words starting
 like a spreadsheet formula), the evening one three hours later. While the evening one is still
 planned, the participant's page lists the finished morning one first; once both are answered,
-each questionnaire's responses (page and CSV) hold its own answers and none of the other's."""
+each questionnaire's responses (page, CSV and API) hold its own answers and none of the other's."""
 
 from __future__ import annotations
 
@@ -90,6 +90,8 @@ async def test_each_questionnaire_has_its_own_responses_and_finished_ones_come_f
         morning = list(csv.reader(io.StringIO((await client.get("/questionnaires/morning/responses.csv")).text)))
         evening = list(csv.reader(io.StringIO((await client.get("/questionnaires/evening/responses.csv")).text)))
         page = (await client.get("/questionnaires/evening")).text
+        async with web.client("researcher") as api:
+            answers = (await api.get("/api/v1/questionnaires/evening/responses")).json()
         async with signed_in(web, "viewer") as viewer:
             seen = (await viewer.get("/questionnaires/morning")).text
 
@@ -98,6 +100,8 @@ async def test_each_questionnaire_has_its_own_responses_and_finished_ones_come_f
     assert evening[0][-2:] == ["day", "day_text"] and len(evening) == 2
     assert evening[1][evening[0].index("day_text")] == EVENING and FORMULA not in str(evening)
     assert EVENING in page and FORMULA not in page
+    assert [(item["questionnaire_id"], [a["raw"] for a in item["answers"]]) for item in answers["items"]] == [
+        ("evening", [EVENING])]
     assert pid in seen and "outcome-completed" in seen
     for secret in (NAME, PHONE, PHONE[1:], FORMULA):
         assert secret not in seen, secret  # a viewer sees who by id only, and no answer
