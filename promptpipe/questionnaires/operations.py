@@ -1,6 +1,7 @@
 """What the research team does with questionnaires: send one to a participant now (piloting),
 see how far every questionnaire got, in all and per participant (for the API and the dashboard,
-with why the unfinished ones ended), and read one participant's instances with their answers."""
+with why the unfinished ones ended), and read one participant's instances, or one questionnaire's,
+with their answers."""
 
 from __future__ import annotations
 
@@ -176,10 +177,13 @@ class QuestionnaireResponses:
     """Completed first, planned last (see :func:`~promptpipe.questionnaires.store.reads.responses_page`)."""
 
 
-async def questionnaire_responses(db: Database, questionnaire_id: str, *, limit: int | None = 50,
+async def questionnaire_responses(db: Database, study: Study, questionnaire_id: str, *, limit: int | None = 50,
                                   offset: int = 0) -> QuestionnaireResponses:
-    """Every participant's sendings of one questionnaire with their answers (``limit`` None: all)."""
+    """Every participant's sendings of one questionnaire with their answers (``limit`` None: all);
+    NotFound when the study file does not declare it and nobody was ever sent it."""
     if limit is not None:
         check_page(limit, offset)
     total, rows = await db.run(lambda session: responses_page(session, questionnaire_id, limit=limit, offset=offset))
+    if not total and study.questionnaire(questionnaire_id) is None:
+        raise NotFound(f"no questionnaire has the id {questionnaire_id[:40]!r}")
     return QuestionnaireResponses(questionnaire_id, total, rows)

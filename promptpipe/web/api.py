@@ -22,13 +22,12 @@ from promptpipe.domain.participant_filter import (
 )
 from promptpipe.domain.states import Stage, Status
 from promptpipe.questionnaires.operations import participant_questionnaires
-from promptpipe.questionnaires.store.reads import AnswerRow, InstanceRow
 from promptpipe.research import admin, erasure, messaging, monitoring, oversight
 from promptpipe.research._common import PARTICIPANT_ID
 from promptpipe.research.listing import MAX_PAGE, one_participant, participant_list
 from promptpipe.research.number_moves import move_to_number
 from promptpipe.research.tokens import Caller, audit
-from promptpipe.research.views import ListedRow, as_json, iso
+from promptpipe.research.views import ListedRow, as_json
 from promptpipe.study import operations as study_ops
 from promptpipe.web import api_audit, api_study
 from promptpipe.web.auth import Context, Researcher, Viewer
@@ -57,11 +56,7 @@ from promptpipe.web.schemas import (
     ViewerTimer,
     WithdrawRequest,
 )
-from promptpipe.web.schemas_questionnaires import (
-    QuestionnaireAnswerOut,
-    QuestionnaireInstanceOut,
-    QuestionnaireInstancePage,
-)
+from promptpipe.web.schemas_questionnaires import QuestionnaireInstancePage, instance_out
 
 __all__ = ["health", "participant_summary", "router"]
 
@@ -281,28 +276,13 @@ async def deliveries(ctx: Context, participant_id: ParticipantId, caller: Viewer
 async def questionnaires(ctx: Context, participant_id: ParticipantId, caller: Viewer,
                          limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 50,
                          offset: Annotated[int, Query(ge=0, le=DB_INT_MAX)] = 0) -> QuestionnaireInstancePage:
-    """Their questionnaires, newest first: status, times, why one ended unfinished, and each
-    item's answer (the coded value and the reply as given are null for viewers, as message text is)."""
+    """Their questionnaires, newest first but the planned ones last: status, times, why one ended
+    unfinished, and each item's answer (the coded value and the reply as given are null for
+    viewers, as message text is)."""
     page = await participant_questionnaires(ctx.reader, participant_id, limit=limit, offset=offset)
     identified = allows(caller.role, Role.RESEARCHER)
     return QuestionnaireInstancePage(participant_id=participant_id, total=page.total, limit=page.limit,
-                                     offset=page.offset, items=[_instance(row, identified) for row in page.items])
-
-
-def _instance(row: InstanceRow, identified: bool) -> QuestionnaireInstanceOut:
-    return QuestionnaireInstanceOut.model_validate({
-        **{name: getattr(row, name) for name in ("id", "questionnaire_id", "occasion", "schedule_kind", "study_day",
-                                                 "local_date", "status", "reason", "reminders_sent", "outcome")},
-        **{name: iso(getattr(row, name)) for name in ("scheduled_at", "sent_at", "first_answer_at", "ended_at",
-                                                       "expires_at")},
-        "answers": [_answer(answer, identified) for answer in row.answers]})
-
-
-def _answer(row: AnswerRow, identified: bool) -> QuestionnaireAnswerOut:
-    return QuestionnaireAnswerOut.model_validate({
-        "item_id": row.item_id, "asked_at": iso(row.asked_at), "answered_at": iso(row.answered_at),
-        "source": row.source, "missing": row.missing, "tries": row.tries,
-        "coded": row.coded if identified else None, "raw": row.raw if identified else None})
+                                     offset=page.offset, items=[instance_out(row, identified) for row in page.items])
 
 
 @router.post("/participants/{participant_id}/messages", response_model=Accepted,

@@ -1,5 +1,5 @@
-"""The HTTP API's study-wide endpoints: broadcast, statistics, questionnaires' compliance, the
-export as a zip, the service's status, safety flags, and API tokens (admins only)."""
+"""The HTTP API's study-wide endpoints: broadcast, statistics, questionnaires' compliance and
+responses, the export as a zip, the service's status, safety flags, and API tokens (admins only)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from promptpipe.domain.access import NEEDED_TO_READ, SAFETY_FLAGS, TOKEN_NAME, R
 from promptpipe.domain.participant_filter import ParticipantFilter
 from promptpipe.questionnaires import operations as questionnaire_ops
 from promptpipe.research import flag_review, messaging, oversight, tokens
+from promptpipe.research.listing import MAX_PAGE
 from promptpipe.research.monitoring import MAX_STATS_DAYS, prompt_stats
 from promptpipe.research.status import read_status
 from promptpipe.research.tokens import Caller, audit
@@ -21,7 +22,13 @@ from promptpipe.research.views import as_json
 from promptpipe.web.auth import Admin, Context, Researcher, Viewer, require
 from promptpipe.web.export_download import export_zip
 from promptpipe.web.schemas import DB_INT_MAX, IsoDate
-from promptpipe.web.schemas_questionnaires import OutcomeCounts, QuestionnaireCompliance, QuestionnaireReason
+from promptpipe.web.schemas_questionnaires import (
+    OutcomeCounts,
+    QuestionnaireCompliance,
+    QuestionnaireReason,
+    QuestionnaireResponsePage,
+    instance_out,
+)
 from promptpipe.web.schemas_study import (
     BroadcastRequest,
     BroadcastResult,
@@ -99,6 +106,24 @@ async def questionnaires(ctx: Context, caller: Viewer) -> list[QuestionnaireComp
     the completion rate, and why instances are partial, expired, stopped or not sent."""
     rows = await questionnaire_ops.questionnaire_compliance(ctx.reader, ctx.settings.study)
     return [_compliance(row) for row in rows]
+
+
+QuestionnaireId = Annotated[str, PathParam(
+    description="the questionnaire's id in the study file (another value names nothing: 404)",
+    json_schema_extra={"pattern": "^[a-z0-9_]{1,32}$"})]
+
+
+@router.get("/questionnaires/{questionnaire_id}/responses", response_model=QuestionnaireResponsePage, tags=["study"])
+async def questionnaire_responses(ctx: Context, questionnaire_id: QuestionnaireId, caller: Viewer,
+                                  limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 50,
+                                  offset: Annotated[int, Query(ge=0, le=DB_INT_MAX)] = 0) -> QuestionnaireResponsePage:
+    """Everyone's instances of one questionnaire, completed first and planned last, each with its
+    participant's id and each item's answer (the coded value and the reply are null for viewers)."""
+    page = await questionnaire_ops.questionnaire_responses(ctx.reader, ctx.settings.study, questionnaire_id,
+                                                           limit=limit, offset=offset)
+    identified = allows(caller.role, Role.RESEARCHER)
+    return QuestionnaireResponsePage(questionnaire_id=questionnaire_id, total=page.total, limit=limit, offset=offset,
+                                     items=[instance_out(row, identified) for row in page.items])
 
 
 def _compliance(row: questionnaire_ops.QuestionnaireCompliance) -> QuestionnaireCompliance:

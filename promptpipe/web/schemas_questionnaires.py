@@ -1,5 +1,6 @@
 """The API's bodies for questionnaires: each instance with its answers (a participant's
-``/questionnaires``) and each questionnaire's compliance (``/questionnaires/compliance``)."""
+``/questionnaires`` and a questionnaire's ``/responses``) and each questionnaire's compliance
+(``/questionnaires``)."""
 
 from __future__ import annotations
 
@@ -8,9 +9,12 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from promptpipe.questionnaires.rules.answers import AnswerSource, Missing
+from promptpipe.questionnaires.store.reads import AnswerRow, InstanceRow
+from promptpipe.research.views import iso
 
 __all__ = ["INSTANCE_STATUS", "InstanceOutcome", "OutcomeCounts", "QuestionnaireAnswerOut", "QuestionnaireCompliance",
-           "QuestionnaireInstanceOut", "QuestionnaireInstancePage", "QuestionnaireReason"]
+           "QuestionnaireInstanceOut", "QuestionnaireInstancePage", "QuestionnaireReason", "QuestionnaireResponsePage",
+           "instance_out"]
 
 InstanceOutcome = Literal["planned", "under_way", "completed", "partial", "expired", "stopped", "not_sent"]
 INSTANCE_STATUS = ("scheduled | sent | started | completed | expired | stopped | not_sent, as stored (and as "
@@ -62,6 +66,7 @@ class QuestionnaireAnswerOut(BaseModel):
 
 class QuestionnaireInstanceOut(BaseModel):
     id: int
+    participant_id: str
     questionnaire_id: str
     occasion: str = Field(description="what it was sent for: an event, a local date, or manual:… for a team's send")
     schedule_kind: str
@@ -84,4 +89,32 @@ class QuestionnaireInstancePage(BaseModel):
     total: int
     limit: int
     offset: int
-    items: list[QuestionnaireInstanceOut] = Field(description="newest first")
+    items: list[QuestionnaireInstanceOut] = Field(description="newest first, the planned ones last")
+
+
+class QuestionnaireResponsePage(BaseModel):
+    questionnaire_id: str
+    total: int
+    limit: int
+    offset: int
+    items: list[QuestionnaireInstanceOut] = Field(description=(
+        "everyone's instances: completed first, then partly answered, under way, expired or stopped, not sent; "
+        "planned last; the newest first within each"))
+
+
+def instance_out(row: InstanceRow, identified: bool) -> QuestionnaireInstanceOut:
+    """An instance with its answers; the coded value and the reply only for ``identified`` callers."""
+    return QuestionnaireInstanceOut.model_validate({
+        **{name: getattr(row, name) for name in ("id", "participant_id", "questionnaire_id", "occasion",
+                                                 "schedule_kind", "study_day", "local_date", "status", "reason",
+                                                 "reminders_sent", "outcome")},
+        **{name: iso(getattr(row, name)) for name in ("scheduled_at", "sent_at", "first_answer_at", "ended_at",
+                                                       "expires_at")},
+        "answers": [_answer(answer, identified) for answer in row.answers]})
+
+
+def _answer(row: AnswerRow, identified: bool) -> QuestionnaireAnswerOut:
+    return QuestionnaireAnswerOut.model_validate({
+        "item_id": row.item_id, "asked_at": iso(row.asked_at), "answered_at": iso(row.answered_at),
+        "source": row.source, "missing": row.missing, "tries": row.tries,
+        "coded": row.coded if identified else None, "raw": row.raw if identified else None})

@@ -23,6 +23,7 @@ from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.web.browser import running_study
 from tests.web.chromium import LAPTOP
+from tests.web.test_questionnaire_api import questionnaire_met
 
 pytestmark = [
     pytest.mark.parametrize("database_url", ["sqlite"], indirect=True),  # what a browser sees is the same
@@ -257,4 +258,19 @@ async def test_every_page_passes_the_scan_fits_a_phone_and_works_from_the_keyboa
             await visit(as_admin, base + "/tokens/viewer-token/revoke", "revoke a token (admin)", problems)
         finally:
             await desk.close()
+    assert not problems, "\n".join(["Layout and access problems:", *problems])
+
+
+async def test_a_questionnaires_responses_pass_the_scan_for_a_researcher_and_a_viewer(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer, page: Any,
+) -> None:
+    """The responses page filled (four participants met the questionnaire: see
+    :func:`tests.web.test_questionnaire_api.questionnaire_met`); the main study above has none."""
+    problems: list[str] = []
+    async with questionnaire_met(make_app, fake_openai) as met:
+        base = met.web.url
+        await sign_in(page, base, met.web.tokens["researcher"])
+        await visit(page, base + "/questionnaires/baseline", "responses", problems)
+        as_viewer = await signed_in_page(page, base, met.web.tokens["viewer"])
+        await visit(as_viewer, base + "/questionnaires/baseline", "viewer's responses", problems)
     assert not problems, "\n".join(["Layout and access problems:", *problems])

@@ -151,7 +151,8 @@ async def test_a_method_the_schema_does_not_list_is_405_with_the_schemas_methods
     site = web.server.site
     assert site is not None
     paths = site.openapi()["paths"]
-    values = {"participant_id": "p_0123456789abcdef", "flag_id": "1", "inbox_id": "1", "name": "someone"}
+    values = {"participant_id": "p_0123456789abcdef", "flag_id": "1", "inbox_id": "1", "name": "someone",
+              "questionnaire_id": "baseline"}
     async with web.client("admin") as client:
         for template, operations in paths.items():
             listed = sorted(method.upper() for method in operations)

@@ -2,7 +2,9 @@
 every item, one let it expire, one answered the first item only (partial), and one was paused
 until its time had run out (not sent). ``GET /api/v1/questionnaires`` counts them with the
 reasons, as ``promptpipe-admin questionnaire status`` does; ``GET /api/v1/participants/{id}/
-questionnaires`` lists a participant's instances with their answers, which viewers do not see."""
+questionnaires`` lists a participant's instances with their answers, which viewers do not see;
+``GET /api/v1/questionnaires/{id}/responses`` lists everyone's instances of one questionnaire,
+completed first and planned last, with the same answers."""
 
 from __future__ import annotations
 
@@ -134,6 +136,7 @@ async def test_the_api_after_four_participants_met_the_questionnaire(met: Met) -
     await every_check(met, [each_questionnaire_is_counted_with_why_the_unfinished_ones_ended,
                             a_participants_questionnaires_carry_their_answers_for_researchers,
                             viewers_see_how_far_it_got_but_not_the_answers, pages_of_instances_and_unknown_participants,
+                            a_questionnaires_responses_come_completed_first_with_the_answers,
                             without_a_token_nothing_is_read, the_schema_describes_both_endpoints])
 
 
@@ -204,12 +207,36 @@ async def pages_of_instances_and_unknown_participants(met: Met) -> None:
     assert too_many.status_code == 422 and too_many.json()["error"]["code"] == "invalid_request"
 
 
+async def a_questionnaires_responses_come_completed_first_with_the_answers(met: Met) -> None:
+    path = "/api/v1/questionnaires/baseline/responses"
+    async with met.web.client("researcher") as client:
+        everyone = (await client.get(path)).json()
+        second = (await client.get(path, params={"limit": 1, "offset": 1})).json()
+        unknown = await client.get("/api/v1/questionnaires/weekly/responses")
+    async with met.web.client("viewer") as client:
+        seen = await client.get(path)
+    order = [met.ids[phone] for phone in (COMPLETED, PARTIAL, EXPIRED, NOT_SENT)]
+    assert (everyone["questionnaire_id"], everyone["total"]) == ("baseline", 4)
+    assert [item["participant_id"] for item in everyone["items"]] == order
+    assert [item["outcome"] for item in everyone["items"]] == ["completed", "partial", "expired", "not_sent"]
+    assert answers_of({"items": everyone["items"][:1]}) == [("slept_well", "Yes", "1", "tap", None),
+                                                            ("note", WORDS, "", "typed", None)]
+    assert [item["participant_id"] for item in second["items"]] == order[1:2] and second["total"] == 4
+    assert (unknown.status_code, unknown.json()["error"]["code"]) == (404, "not_found")
+    assert seen.status_code == 200 and [item["participant_id"] for item in seen.json()["items"]] == order
+    assert answers_of({"items": seen.json()["items"][:1]}) == [("slept_well", None, None, "tap", None),
+                                                               ("note", None, None, "typed", None)]
+    for secret in (WORDS, *NAMES, *NAMES.values()):
+        assert secret not in seen.text, secret  # no answer, phone or name for a viewer
+
+
 async def without_a_token_nothing_is_read(met: Met) -> None:
     pid = met.ids[COMPLETED]
     async with met.web.client(None) as client:
         answers = [await client.get("/api/v1/questionnaires"),
-                   await client.get(f"/api/v1/participants/{pid}/questionnaires")]
-    assert [answer.status_code for answer in answers] == [401, 401]
+                   await client.get(f"/api/v1/participants/{pid}/questionnaires"),
+                   await client.get("/api/v1/questionnaires/baseline/responses")]
+    assert [answer.status_code for answer in answers] == [401, 401, 401]
     assert all(answer.json()["error"]["code"] == "unauthorized" and WORDS not in answer.text for answer in answers)
 
 
@@ -218,6 +245,7 @@ async def the_schema_describes_both_endpoints(met: Met) -> None:
         schema = (await client.get("/openapi.json")).json()
     assert "get" in schema["paths"]["/api/v1/questionnaires"]
     assert "get" in schema["paths"]["/api/v1/participants/{participant_id}/questionnaires"]
+    assert "get" in schema["paths"]["/api/v1/questionnaires/{questionnaire_id}/responses"]
     missing = schema["components"]["schemas"]["QuestionnaireAnswerOut"]["properties"]["missing"]
     ref = next(option["$ref"] for option in missing["anyOf"] if "$ref" in option)
     assert schema["components"]["schemas"][ref.rsplit("/", 1)[-1]]["enum"] == [

@@ -199,12 +199,14 @@ _ANSWER_COLUMNS = tuple(spec.name for spec in fields(AnswerRow))
 
 def instance_page(session: Session, participant_id: str, *, limit: int, offset: int
                   ) -> tuple[int, list[InstanceRow]]:
-    """How many instances the participant has, and a page of them, newest first, each with its
-    items in the order they were asked or missed."""
+    """How many instances the participant has, and a page of them, newest first but the planned
+    ones last, each with its items in the order they were asked or missed."""
     mine = _INSTANCE.c.participant_id == participant_id
     total = session.execute(select(func.count()).select_from(_INSTANCE).where(mine)).scalar_one()
+    planned_last = case((_INSTANCE.c.status == InstanceStatus.SCHEDULED, 1), else_=0)
     query = (select(*(_INSTANCE.c[name] for name in INSTANCE_COLUMNS)).where(mine)
-             .order_by(_INSTANCE.c.scheduled_at.desc(), _INSTANCE.c.id.desc()).limit(limit).offset(offset))
+             .order_by(planned_last, _INSTANCE.c.scheduled_at.desc(), _INSTANCE.c.id.desc())
+             .limit(limit).offset(offset))
     return int(total), instances_with_answers(session, query)
 
 

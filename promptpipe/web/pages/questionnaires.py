@@ -15,7 +15,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, Response
 
-from promptpipe.export.cells import csv_cell
+from promptpipe.export.cells import csv_cell, utc_iso
 from promptpipe.questionnaires.operations import (
     compliance_by_participant,
     participant_questionnaires,
@@ -25,7 +25,7 @@ from promptpipe.questionnaires.operations import (
 from promptpipe.questionnaires.store.reads import AnswerRow, InstanceRow, Tally
 from promptpipe.study.rules.protocol import Study
 from promptpipe.web.pages._lists import PER_PAGE, Pager, page_number
-from promptpipe.web.pages._render import PageError, Visiting, Visitor, attempt, identified_only, render, url
+from promptpipe.web.pages._render import Visiting, Visitor, attempt, identified_only, render, url
 from promptpipe.web.pages._times import TimeLabel
 from promptpipe.web.pages.participants import participant_url
 
@@ -205,10 +205,8 @@ class ResponseRow:
 async def responses(request: Request, questionnaire_id: str, found: Visiting, page: str = "1") -> HTMLResponse:
     study = found.ctx.settings.study
     number = page_number(page)
-    got = await attempt(questionnaire_responses(found.ctx.reader, questionnaire_id, limit=PER_PAGE,
+    got = await attempt(questionnaire_responses(found.ctx.reader, study, questionnaire_id, limit=PER_PAGE,
                                                 offset=(number - 1) * PER_PAGE))
-    if not got.total and study.questionnaire(questionnaire_id) is None:
-        raise PageError(404, f"No questionnaire has the id {questionnaire_id}.")
     rows = [ResponseRow(row.participant_id, participant_url(row.participant_id), _instance(found, study, row, None))
             for row in got.items]
     pager = Pager.build(number, got.total, lambda n: url(f"/questionnaires/{questionnaire_id}", page=n))
@@ -224,10 +222,9 @@ FIXED_COLUMNS = ("participant_id", "occasion", "study_day", "local_date", "outco
 @router.get("/questionnaires/{questionnaire_id}/responses.csv")
 async def responses_csv(questionnaire_id: str, found: Annotated[Visitor, Depends(_researcher)]) -> Response:
     """One row per sending; per item its coded answer (or why it has none) and the words given."""
-    got = await attempt(questionnaire_responses(found.ctx.reader, questionnaire_id, limit=None))
-    declared = found.ctx.settings.study.questionnaire(questionnaire_id)
-    if not got.total and declared is None:
-        raise PageError(404, f"No questionnaire has the id {questionnaire_id}.")
+    study = found.ctx.settings.study
+    got = await attempt(questionnaire_responses(found.ctx.reader, study, questionnaire_id, limit=None))
+    declared = study.questionnaire(questionnaire_id)
     items = list(dict.fromkeys([*(item.id for item in (declared.items if declared else ())),
                                 *(a.item_id for row in got.items for a in row.answers)]))
     out = io.StringIO()
@@ -236,11 +233,10 @@ async def responses_csv(questionnaire_id: str, found: Annotated[Visitor, Depends
     for row in got.items:
         answers = {answer.item_id: answer for answer in row.answers}
         cells: list[object] = [row.participant_id, row.occasion, row.study_day, row.local_date, row.outcome, row.reason,
-                               *(at.isoformat(timespec="seconds") if at else None
-                                 for at in (row.scheduled_at, row.sent_at, row.ended_at))]
+                               *(utc_iso(at) for at in (row.scheduled_at, row.sent_at, row.ended_at))]
         for item in items:
             answer = answers.get(item)
             cells += [(answer.missing or answer.coded) if answer else None, answer.raw if answer else None]
-        writer.writerow(["" if cell is None else csv_cell(cell) for cell in cells])
+        writer.writerow([csv_cell(cell) for cell in cells])
     return Response(out.getvalue(), media_type="text/csv; charset=utf-8",
                     headers={"Content-Disposition": f'attachment; filename="{questionnaire_id}-responses.csv"'})
