@@ -9,6 +9,7 @@ from datetime import timedelta
 
 import pytest
 
+from promptpipe.app import App
 from promptpipe.clock import ManualClock
 from promptpipe.domain.messages import MessageStatus
 from promptpipe.research import admin
@@ -28,17 +29,23 @@ def cloud() -> Iterator[FakeCloudApi]:
         yield server
 
 
-async def test_a_message_through_the_webhook_is_answered_through_the_cloud_api(
-    make_app: AppFactory, fake_openai: FakeOpenAIServer, cloud: FakeCloudApi,
-) -> None:
+async def greeted(make_app: AppFactory, fake: FakeOpenAIServer, cloud: FakeCloudApi) -> tuple[App, CloudApiTransport]:
+    """The service on the fake Cloud API, with Ana enrolled and greeted (a template: her window is closed)."""
     transport = CloudApiTransport(CloudApiOptions(
         token="t", numbers={DEFAULT_NUMBER: "1234"}, app_secret=SECRET, verify_token="v", listen="127.0.0.1:0",
         base_url=cloud.url, templates=[("greeting", WhatsAppTemplate("welcome"))]))
     app = await make_app(transport)
     await admin.enroll(app.db, app.clock, admin.Enrolment(phone="+14165550123", name="Ana", timezone="America/Toronto",
                        study=app.settings.study))
-    fake_openai.say("Hi Ana!", match="Participant: Ana")
+    fake.say("Hi Ana!", match="Participant: Ana")
     await app.run_until_idle()
+    return app, transport
+
+
+async def test_a_message_through_the_webhook_is_answered_through_the_cloud_api(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer, cloud: FakeCloudApi,
+) -> None:
+    app, transport = await greeted(make_app, fake_openai, cloud)
     assert cloud.sends[0]["type"] == "template"  # nobody has written yet: the window is closed
 
     fake_openai.say("Glad to hear it. A short walk after lunch?")
@@ -59,14 +66,7 @@ async def test_a_reply_meta_took_before_failing_goes_once_and_its_status_settles
 ) -> None:
     """A 5xx may come after Meta accepted the message: resending it would reach the phone twice.
     The send stays uncertain until the status webhook, which echoes the outbox key, says what happened."""
-    transport = CloudApiTransport(CloudApiOptions(
-        token="t", numbers={DEFAULT_NUMBER: "1234"}, app_secret=SECRET, verify_token="v", listen="127.0.0.1:0",
-        base_url=cloud.url, templates=[("greeting", WhatsAppTemplate("welcome"))]))
-    app = await make_app(transport)
-    await admin.enroll(app.db, app.clock, admin.Enrolment(phone="+14165550123", name="Ana", timezone="America/Toronto",
-                       study=app.settings.study))
-    fake_openai.say("Hi Ana!", match="Participant: Ana")
-    await app.run_until_idle()
+    app, transport = await greeted(make_app, fake_openai, cloud)
     fake_openai.say("A short walk after lunch, then?")
     cloud.fail(status=500, code=131000, accepted=True)
     message = {"from": "14165550123", "id": "wamid.in-1", "timestamp": "1772442000", "type": "text",
@@ -93,15 +93,8 @@ async def test_a_reply_meta_took_before_failing_goes_once_and_its_status_settles
 async def test_a_failed_status_settles_an_uncertain_send_as_not_delivered(
     make_app: AppFactory, fake_openai: FakeOpenAIServer, cloud: FakeCloudApi,
 ) -> None:
-    transport = CloudApiTransport(CloudApiOptions(
-        token="t", numbers={DEFAULT_NUMBER: "1234"}, app_secret=SECRET, verify_token="v", listen="127.0.0.1:0",
-        base_url=cloud.url, templates=[("greeting", WhatsAppTemplate("welcome"))]))
-    app = await make_app(transport)
-    cloud.fail(status=503, code=2, accepted=True)
-    await admin.enroll(app.db, app.clock, admin.Enrolment(phone="+14165550123", name="Ana", timezone="America/Toronto",
-                       study=app.settings.study))
-    fake_openai.say("Hi Ana!", match="Participant: Ana")
-    await app.run_until_idle()
+    cloud.fail(status=503, code=2, accepted=True)  # the greeting: taken, then an error
+    app, transport = await greeted(make_app, fake_openai, cloud)
     key = cloud.sends[0]["biz_opaque_callback_data"]
     failed = {"id": cloud.message_id(0), "status": "failed", "timestamp": "1772442060", "recipient_id": "14165550123",
               "biz_opaque_callback_data": key, "errors": [{"code": 131026, "title": "Message undeliverable"}]}
