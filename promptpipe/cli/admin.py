@@ -161,7 +161,7 @@ async def _simulate(args: argparse.Namespace, env: Env) -> None:
 async def _status_change(args: argparse.Namespace, env: Env) -> None:
     """pause, resume, withdraw."""
     print(await admin.set_status(env.db, env.clock, phone=args.phone, action=args.command, reason=args.reason or "",
-                                 by=args.by or ""))
+                                 by=args.by or "", study=env.settings.study))
 
 
 async def _prompt_now(args: argparse.Namespace, env: Env) -> None:

@@ -175,7 +175,7 @@ async def update_participant(ctx: Context, participant_id: ParticipantId, body: 
     if body.status is not None:
         action = "pause" if Status(body.status) is Status.PAUSED else "resume"
         changes["status"] = await admin.set_status(ctx.db, ctx.clock, phone=participant_id, action=action,
-                                                   reason=body.reason, by=caller.name)
+                                                   reason=body.reason, by=caller.name, study=ctx.settings.study)
     if not changes:
         raise ApiError(400, "nothing to change: give name, background, timezone or status")
     fields = sorted(name for name in ("name", "background", "timezone", "status")
@@ -191,7 +191,7 @@ async def withdraw(ctx: Context, participant_id: ParticipantId, body: WithdrawRe
                    caller: Researcher) -> ParticipantDetail:
     """Withdraw the participant from the study (final: nothing more is sent to them)."""
     await admin.set_status(ctx.db, ctx.clock, phone=participant_id, action="withdraw", reason=body.reason,
-                           by=caller.name)
+                           by=caller.name, study=ctx.settings.study)
     await audit(ctx.db, ctx.clock, caller, "withdraw", participant_id=participant_id)
     return await get_participant(ctx, participant_id, caller)
 
