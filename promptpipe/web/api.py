@@ -228,7 +228,7 @@ async def erase(ctx: Context, participant_id: ParticipantId, caller: Researcher,
     counts stay). ``confirm`` must repeat the id."""
     if confirm != participant_id:  # it fits the schema, but names someone else
         raise ApiError(409, "confirm: repeat this participant's id to confirm the erasure")
-    done = await erasure.erase(ctx.db, ctx.clock, phone=participant_id, by=caller.name)
+    done = await erasure.erase(ctx.db, ctx.clock, study=ctx.settings.study, phone=participant_id, by=caller.name)
     await audit(ctx.db, ctx.clock, caller, "erase", participant_id=participant_id)
     return Erased(participant_id=done.participant_id, messages_erased=done.messages,
                   pending_inputs_closed=done.pending_inputs_closed,

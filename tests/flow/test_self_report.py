@@ -231,7 +231,7 @@ async def test_an_erasure_without_a_withdrawal_ends_the_study_in_the_export(
     """Erasing someone who was never withdrawn ends their study at that moment: the export dates
     it, and the questions planned after it read as not asked, none left scheduled."""
     async def erase(app: App) -> None:
-        await erasure.erase(app.db, app.clock, phone=ANA, by="Dr. Lee")
+        await erasure.erase(app.db, app.clock, study=app.settings.study, phone=ANA, by="Dr. Lee")
 
     erased, person = await _ended_on_day_three(make_app, fake_openai, tmp_path, erase)
     assert person["withdrawn_at_utc"] == person["erased_at_utc"] == erased
