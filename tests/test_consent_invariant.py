@@ -298,7 +298,7 @@ class ConsentMachine(RuleBasedStateMachine):
         if door.startswith("simulate"):
             self._simulate(who, door.removeprefix("simulate "))
         elif door == "erase":
-            self.run(erasure.erase(db, self.clock, phone=who))
+            self.run(erasure.erase(db, self.clock, study=study, phone=who))
             self.enrolled.discard(who)
             self.judge.erased.add(who)
             self.judge.withdrawn.discard(who)

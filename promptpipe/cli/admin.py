@@ -161,7 +161,7 @@ async def _simulate(args: argparse.Namespace, env: Env) -> None:
 async def _status_change(args: argparse.Namespace, env: Env) -> None:
     """pause, resume, withdraw."""
     print(await admin.set_status(env.db, env.clock, phone=args.phone, action=args.command, reason=args.reason or "",
-                                 by=args.by or ""))
+                                 by=args.by or "", study=env.settings.study))
 
 
 async def _prompt_now(args: argparse.Namespace, env: Env) -> None:
@@ -281,7 +281,7 @@ async def _erase(args: argparse.Namespace, env: Env) -> int:
         answer = await asyncio.to_thread(ask, "Type the phone number again to confirm: ")
         if answer.strip().replace(" ", "") != plan.phone:
             return fail("cancelled: the number did not match; nothing was changed")
-    done = await erasure.erase(env.db, env.clock, phone=args.phone, by=args.by or "")
+    done = await erasure.erase(env.db, env.clock, study=env.settings.study, phone=args.phone, by=args.by or "")
     print(f"erased {done.participant_id}: {done.messages} message text(s), {done.pending_inputs_closed} waiting "
           f"input(s) closed, {done.unsent_messages_dropped} unsent message(s) dropped; database log "
           f"checkpoint: {done.checkpoint}")

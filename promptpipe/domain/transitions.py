@@ -150,8 +150,8 @@ MOVE_TO: dict[str, str] = {Stage.FEEDBACK: "intake_to_feedback", Stage.INTAKE: "
 """The transition that leads to each conversation stage."""
 
 _FIELDS = {TransitionKind.TIMEZONE: "timezone", TransitionKind.NUMBER: "number"}
-_APPLIED_WITH_THE_STATE = ("enrolled", "erased_by_researcher")
-"""Recorded by the storage code that creates or erases a participant, not by :func:`apply`."""
+_APPLIED_WITH_THE_STATE = ("enrolled",)
+"""Recorded by the storage code that creates a participant, not by :func:`apply`."""
 
 
 def declared(name: str, actor: str) -> Transition:
@@ -170,15 +170,15 @@ def apply(state: TurnState, name: str, *, actor: Actor, reason: str, value: str 
     the consent ledger; ``actor_name``: the researcher's name."""
     transition = declared(name, actor)
     if name in _APPLIED_WITH_THE_STATE:
-        raise UndeclaredTransition(f"{name!r} is recorded by the storage code that creates or erases participants")
+        raise UndeclaredTransition(f"{name!r} is recorded by the storage code that creates participants")
     if transition.kind in _FIELDS:
         return _change_field(state, transition, value, reason, actor, _FIELDS[transition.kind])
     if transition.kind == TransitionKind.STUDY:
         return _change_study(state, transition, value, reason, actor)
     current = state.sub_state if transition.kind == TransitionKind.SUB_STATE else state.status
     if (transition.kind == TransitionKind.STATUS and current == Status.WITHDRAWN
-            and transition.consent not in _SUPERSEDED):
-        return False  # a withdrawal is final (their own STOP or START is still kept)
+            and transition.consent not in (*_SUPERSEDED, ConsentKind.ERASED)):
+        return False  # a withdrawal is final (their own STOP or START is still kept, an erasure recorded)
     if transition.kind == TransitionKind.SUB_STATE and current == transition.target:
         return False
     if transition.kind == TransitionKind.STATUS and current == transition.target and name == "study_completed":

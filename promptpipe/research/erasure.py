@@ -4,9 +4,11 @@ One transaction overwrites all that identifies or quotes them: phone, name, back
 mapping, message texts and payloads, profile texts and summary, prompt texts, consent words, flag triggers and notes,
 transition reasons, their audit entries' free text (a pause reason may name them), timer and inbox payloads and errors,
 and the last model error's text (a provider may quote anyone). Nothing pending for them runs or is sent; their
-schedules, timers and alarms end. What stays is a pseudonymous tombstone (id, when and by whom erased, status, the
-non-identifying counts and times), so the study's numbers still add up. On SQLite (``secure_delete``) the write-ahead
-log is then checkpointed, so the old texts are not left readable in it."""
+schedules, timers and alarms end. Their study ends as a withdrawal ends it (``erased_by_researcher`` is applied to
+their state and committed as a team change is): the questionnaire under way is stopped, those planned are not sent,
+and the export reads the erasure's time as ``withdrawn_at``. What stays is a pseudonymous tombstone (id, when and by
+whom erased, status, the non-identifying counts and times), so the study's numbers still add up. On SQLite
+(``secure_delete``) the write-ahead log is then checkpointed, so the old texts are not left readable in it."""
 
 from __future__ import annotations
 
@@ -17,21 +19,20 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from promptpipe.clock import Clock
+from promptpipe.domain import transitions
 from promptpipe.domain.limits import NAME_CHARS
+from promptpipe.domain.transition_log import Actor
 from promptpipe.errors import Conflict, NotFound
 from promptpipe.logging import get_logger
-from promptpipe.research._common import (
-    PARTICIPANT_ID,
-    ask_for_alarm_sync,
-    researcher_name,
-    validate_phone,
-    validate_text,
-)
+from promptpipe.research._common import PARTICIPANT_ID, researcher_name, validate_phone, validate_text
+from promptpipe.research.team_requests import commit_here
+from promptpipe.storage.conversations import load_turn_state
 from promptpipe.storage.db import Database
 from promptpipe.storage.erasure import erase_identity, erase_texts, stop_everything
 from promptpipe.storage.models import Flag, Message, Participant
 from promptpipe.storage.participants import participant_by_id, participant_by_phone
 from promptpipe.storage.prompt_tables import PromptDelivery
+from promptpipe.study.rules.protocol import Study
 
 log = get_logger("promptpipe.research.erasure")
 
@@ -74,9 +75,10 @@ async def plan(db: Database, *, phone: str) -> ErasurePlan:
     return await db.run(read)
 
 
-async def erase(db: Database, clock: Clock, *, phone: str, by: str = "") -> ErasureDone:
+async def erase(db: Database, clock: Clock, *, phone: str, study: Study, by: str = "") -> ErasureDone:
     """Erase the participant's personal data (``phone``: their phone or participant id); see the
-    module docstring for what stays."""
+    module docstring for what stays. The erasure ends their study as a withdrawal does (``study``:
+    the one in force, whose questionnaires it settles)."""
     phone = _who(phone)
     by = validate_text("--by", by or researcher_name(), NAME_CHARS)
     now = clock.now()
@@ -85,8 +87,10 @@ async def erase(db: Database, clock: Clock, *, phone: str, by: str = "") -> Eras
         person = _enrolled(session, phone)
         messages = erase_texts(session, person.id, now)
         closed, dropped = stop_everything(session, person.id, now)
+        state = load_turn_state(session, person.id)  # what is left of it, after the texts
+        transitions.apply(state, "erased_by_researcher", actor=Actor.RESEARCHER, reason="", actor_name=by)
+        commit_here(db, session, state, study, now)
         erase_identity(session, person, now, by)
-        ask_for_alarm_sync(db, session, person.id, now)
         return person.id, messages, closed, dropped
 
     participant_id, messages, closed, dropped = await db.run(write)

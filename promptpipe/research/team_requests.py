@@ -16,10 +16,13 @@ from sqlalchemy.orm import Session
 
 from promptpipe.clock import Clock
 from promptpipe.domain import keys
+from promptpipe.domain.conversation import TurnState
 from promptpipe.flow.lifecycle import greet_if_never_greeted
 from promptpipe.flow.team_changes import TeamOutcome, apply_team_change
 from promptpipe.pipeline.events import TeamChange, as_input
 from promptpipe.pipeline.lanes import lanes_here
+from promptpipe.pipeline.turn_writes import apply_writes
+from promptpipe.questionnaires.conversation.queue import tend
 from promptpipe.research._common import ask_for_alarm_sync
 from promptpipe.scheduling.guard import service_holds
 from promptpipe.storage.conversations import load_turn_state, save_turn_state
@@ -29,7 +32,7 @@ from promptpipe.storage.models import table_of
 from promptpipe.storage.queue_tables import InboxItem, InboxStatus
 from promptpipe.study.rules.protocol import Study
 
-__all__ = ["WAIT_FOR_SERVICE_S", "request_change"]
+__all__ = ["WAIT_FOR_SERVICE_S", "commit_here", "request_change"]
 
 WAIT_FOR_SERVICE_S = 10.0
 POLL_S = 0.05
@@ -66,6 +69,18 @@ async def request_change(db: Database, clock: Clock, participant_id: str, change
         pause = min(pause * 2, POLL_S)
 
 
+def commit_here(db: Database, session: Session, state: TurnState, study: Study, now: datetime) -> None:
+    """Write a state the team changed outside the lane as the lane's commit would: the questionnaires follow it (a
+    withdrawal or an erasure ends what was planned or under way, as in :func:`~promptpipe.questionnaires.conversation.
+    queue.tend`), then the state, a greeting it asks for and the alarms. A caller without the study's questionnaires
+    (``OPEN_STUDY``) leaves them as they are."""
+    if study.questionnaires:
+        apply_writes(session, tend(state, study, (), now), {})
+    save_turn_state(session, state, now)
+    greet_if_never_greeted(db, session, state, now)
+    ask_for_alarm_sync(db, session, state.participant.id, now)
+
+
 def _outcome(session: Session, row_id: int) -> TeamOutcome | None:
     row = get_input(session, row_id)
     if row is None or row.status != InboxStatus.DONE:
@@ -85,9 +100,7 @@ def _apply_here(db: Database, session: Session, row_id: int, participant_id: str
     state = load_turn_state(session, participant_id)
     outcome = apply_team_change(state, change, study, now)
     if outcome.refused is None:
-        save_turn_state(session, state, now)
-        greet_if_never_greeted(db, session, state, now)
-        ask_for_alarm_sync(db, session, participant_id, now)
+        commit_here(db, session, state, study, now)
     item = InboxRow(row_id, participant_id, TeamChange.INBOX_KIND, change.to_payload(), None, 0, now)
     merge_inbox_payload(session, item, **outcome.to_payload())
     return outcome

@@ -8,13 +8,9 @@ from datetime import datetime
 from sqlalchemy import delete, or_, select, update
 from sqlalchemy.orm import Session
 
-from promptpipe.domain.consent import ConsentKind, ConsentRecord, ConsentSource
 from promptpipe.domain.profile import Profile
-from promptpipe.domain.states import Status
-from promptpipe.domain.transition_log import Actor, TransitionKind
-from promptpipe.questionnaires.store.writes import end_unfinished, erase_typed_answers
+from promptpipe.questionnaires.store.writes import erase_typed_answers
 from promptpipe.storage.access_tables import AuditEntry
-from promptpipe.storage.consent import record_consent
 from promptpipe.storage.models import (
     ConsentEvent,
     Conversation,
@@ -124,22 +120,17 @@ def stop_everything(session: Session, pid: str, now: datetime) -> tuple[int, int
     session.execute(update(Schedule).where(_SCHEDULE.c.participant_id == pid).values(active=False, updated_at=now))
     session.execute(update(Timer).where(_TIMER.c.participant_id == pid, _TIMER.c.status == TimerStatus.PENDING)
                     .values(status=TimerStatus.CANCELLED, settled_at=now))
-    end_unfinished(session, pid, "the participant was erased before it was sent", now)
     return int(closed or 0), waiting + int(in_flight or 0)
 
 
 def erase_identity(session: Session, person: Participant, now: datetime, by: str) -> None:
-    """The participant row becomes a tombstone (withdrawn), logged as ``erased_by_researcher``."""
-    status_before = person.status  # the ORM update below refreshes ``person``
+    """The participant row becomes a tombstone (the caller applied ``erased_by_researcher`` to their
+    state, which made them withdrawn and logged it)."""
     if person.opted_out:  # the person behind the number said STOP: that outlives the erasure
         suppress(session, person.phone, since=person.own_consent_at or person.updated_at, now=now)
     session.execute(delete(LidMapping).where(or_(
         _LIDS.c.phone == person.phone, _LIDS.c.lid == (person.lid or "")))
     )
     session.execute(update(Participant).where(_PARTICIPANT.c.id == person.id).values(
-        phone=tombstone_phone(person.id), name="", background="", lid=None, status=Status.WITHDRAWN, opted_out=False,
+        phone=tombstone_phone(person.id), name="", background="", lid=None, opted_out=False,
         researcher_paused=False, paused_by=None, erased_at=now, erased_by=by, updated_at=now))
-    session.add(Transition(participant_id=person.id, kind=TransitionKind.STATUS, name="erased_by_researcher",
-                           actor=Actor.RESEARCHER, from_value=status_before, to_value=Status.WITHDRAWN, reason="",
-                           created_at=now))
-    record_consent(session, person.id, [ConsentRecord(ConsentKind.ERASED, ConsentSource.RESEARCHER, "", by)], now)

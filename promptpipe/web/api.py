@@ -170,7 +170,7 @@ async def update_participant(ctx: Context, participant_id: ParticipantId, body: 
     if body.status is not None:
         action = "pause" if Status(body.status) is Status.PAUSED else "resume"
         changes["status"] = await admin.set_status(ctx.db, ctx.clock, phone=participant_id, action=action,
-                                                   reason=body.reason, by=caller.name)
+                                                   reason=body.reason, by=caller.name, study=ctx.settings.study)
     if not changes:
         raise ApiError(400, "nothing to change: give name, background, timezone or status")
     fields = sorted(name for name in ("name", "background", "timezone", "status")
@@ -186,7 +186,7 @@ async def withdraw(ctx: Context, participant_id: ParticipantId, body: WithdrawRe
                    caller: Researcher) -> ParticipantDetail:
     """Withdraw the participant from the study (final: nothing more is sent to them)."""
     await admin.set_status(ctx.db, ctx.clock, phone=participant_id, action="withdraw", reason=body.reason,
-                           by=caller.name)
+                           by=caller.name, study=ctx.settings.study)
     await audit(ctx.db, ctx.clock, caller, "withdraw", participant_id=participant_id)
     return await get_participant(ctx, participant_id, caller)
 
@@ -223,7 +223,7 @@ async def erase(ctx: Context, participant_id: ParticipantId, caller: Researcher,
     counts stay). ``confirm`` must repeat the id."""
     if confirm != participant_id:  # it fits the schema, but names someone else
         raise ApiError(409, "confirm: repeat this participant's id to confirm the erasure")
-    done = await erasure.erase(ctx.db, ctx.clock, phone=participant_id, by=caller.name)
+    done = await erasure.erase(ctx.db, ctx.clock, study=ctx.settings.study, phone=participant_id, by=caller.name)
     await audit(ctx.db, ctx.clock, caller, "erase", participant_id=participant_id)
     return Erased(participant_id=done.participant_id, messages_erased=done.messages,
                   pending_inputs_closed=done.pending_inputs_closed,

@@ -206,7 +206,7 @@ async def enrolment_is_the_first_row(make_app: AppFactory, fake: FakeOpenAIServe
 @drives("erased_by_researcher")
 async def an_erasure_leaves_a_tombstone(make_app: AppFactory, fake: FakeOpenAIServer) -> None:
     app, _, pid = await prompted(make_app, fake, DAILY_PROMPT_REMINDER_DELAY="5h")
-    await erasure.erase(app.db, app.clock, phone=ANA, by="Dr Lee")
+    await erasure.erase(app.db, app.clock, study=app.settings.study, phone=ANA, by="Dr Lee")
     await app.run_until_idle()
     assert (await log_rows(app, pid))[-1] == ("erased_by_researcher", "researcher", "active", "withdrawn")
     assert await pending_timers(app, pid) == {} and await job_ids(app) == set()

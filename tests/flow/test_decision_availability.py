@@ -134,7 +134,7 @@ async def test_withdrawal_and_erasure_are_dated_on_the_participant_and_each_deci
     await admin.set_status(app.db, app.clock, phone=ANA, action="withdraw", by="Dr. Lee")
     erased = withdrawn + DAY
     await at(app, erased)
-    await erasure.erase(app.db, app.clock, phone=ANA, by="Dr. Lee")
+    await erasure.erase(app.db, app.clock, study=app.settings.study, phone=ANA, by="Dr. Lee")
     await export_study(app.db, tmp_path / "out")
     with (tmp_path / "out" / "participants.csv").open(encoding="utf-8") as stream:
         [person] = list(csv.DictReader(stream))

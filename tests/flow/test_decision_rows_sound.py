@@ -178,7 +178,7 @@ async def test_an_erasure_codes_the_days_from_that_moment_and_a_missed_day_stays
     again = await down_over(app, make_app, transport, clock, 2, FIVE_DAYS)
     erased = datetime.combine(date(2026, 1, 8), datetime.min.time(), TORONTO)  # Thursday 00:00, before its prompt
     await at(again, erased)
-    await erasure.erase(again.db, again.clock, phone=ANA, by="Dr. Lee")
+    await erasure.erase(again.db, again.clock, study=again.settings.study, phone=ANA, by="Dr. Lee")
     await at(again, MONDAY_PROMPT + 9 * DAY)
     await export_study(again.db, tmp_path / "out")
     rows = [r for r in exported(tmp_path / "out") if r["participant_id"] == ana]

@@ -17,7 +17,7 @@ from promptpipe.app import App
 from promptpipe.export.files import ExportOptions, export_study
 from promptpipe.questionnaires.operations import questionnaire_status, send_questionnaire
 from promptpipe.questionnaires.store.reads import InstanceCount
-from promptpipe.research import admin, oversight
+from promptpipe.research import admin, erasure, oversight
 from promptpipe.storage.models import table_of
 from promptpipe.study.store.tables import QuestionnaireAnswer, QuestionnaireInstance
 from promptpipe.transport.memory import MemoryTransport
@@ -141,6 +141,20 @@ async def test_stop_ends_the_questionnaire_at_once(make_app: AppFactory, fake_op
     assert HOW_MANY not in transport.texts_to(ANA)[-2:] and NOTE not in transport.texts_to(ANA)
     assert await answers(app) == [("smoked", "Yes", "1", None, 0), ("cigarettes", None, None, "stopped", 0),
                                   ("note", None, None, "stopped", 0)]
+    assert (await instance(app)).status == "stopped"
+
+
+async def test_an_erasure_ends_the_questionnaire_as_a_withdrawal_does(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer
+) -> None:
+    """Erased mid-questionnaire without a withdrawal first: the item under way and the ones after
+    it are coded stopped, as a withdrawal codes them, never left without a code."""
+    app, transport, _ = await started(make_app, fake_openai)
+    await vote(app, transport, poll_id(transport, SMOKED), "Yes")
+    await erasure.erase(app.db, app.clock, study=app.settings.study, phone=ANA, by="Dr. Lee")
+    await app.run_until_idle()
+    assert [(item, missing) for item, _, _, missing, _ in await answers(app)] == [
+        ("smoked", None), ("cigarettes", "stopped"), ("note", "stopped")]
     assert (await instance(app)).status == "stopped"
 
 

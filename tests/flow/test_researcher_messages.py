@@ -208,7 +208,7 @@ async def test_an_erased_participant_is_neither_written_to_nor_changed(
 ) -> None:
     app, _ = await enrolled(make_app, fake_openai, phone=ANA)
     pid = (await admin.show(app.db, ANA)).id
-    await erasure.erase(app.db, app.clock, phone=ANA)
+    await erasure.erase(app.db, app.clock, study=app.settings.study, phone=ANA)
     with pytest.raises(Forbidden, match="their personal data was erased"):
         await admin.send_message(app.db, app.clock, who=pid, text=NOTE)
     with pytest.raises(Forbidden, match="was erased"):

@@ -6,6 +6,7 @@ day's decision points."""
 from __future__ import annotations
 
 import csv
+from collections.abc import Awaitable, Callable
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from sqlalchemy import select
 from promptpipe.app import App
 from promptpipe.export.files import export_study
 from promptpipe.flow import decisions as decisions_module
-from promptpipe.research import admin, erasure
+from promptpipe.research import admin, erasure, team_requests
 from promptpipe.study.rules.decision_rule import Draw
 from promptpipe.study.rules.file import StudyFileError, parse_study
 from promptpipe.study.rules.protocol import SELF_REPORT_OPTIONS, SELF_REPORT_QUESTION, DecisionRule
@@ -198,30 +199,56 @@ async def test_a_decision_point_after_the_question_is_measured_by_the_next_days_
         next_day, "no", "answered")
 
 
+async def _ended_on_day_three(make_app: AppFactory, fake_openai: FakeOpenAIServer, tmp_path: Path,
+                              end: Callable[[App], Awaitable[object]]) -> tuple[str, dict[str, str]]:
+    """Ana's study ended by ``end`` on day 3, after its prompt and before its question; exported a
+    week later: none of her questions is left scheduled, day 3's reads not asked, and every row
+    dates the end. The end's time and her participant row."""
+    app, _, pid = await in_study(make_app, fake_openai, WITH_REPORT, DAILY_PROMPT_REMINDER_DELAY="0")
+    fake_openai.always(NUDGE, match="scheduled daily nudge")
+    for day in (1, 2):
+        await at(app, MONDAY_PROMPT + day * DAY + EVENING)
+    ended = MONDAY_PROMPT + 3 * DAY + timedelta(hours=1)
+    await at(app, ended)
+    await end(app)
+    await at(app, ended + 7 * DAY)
+    await export_study(app.db, tmp_path / "out")
+    with (tmp_path / "out" / "participants.csv").open(encoding="utf-8") as stream:
+        [person] = list(csv.DictReader(stream))
+    assert (person["id"], person["status"]) == (pid, "withdrawn")
+    with (tmp_path / "out" / "decisions.csv").open(encoding="utf-8") as stream:
+        points = [row for row in csv.DictReader(stream) if row["study_day"] not in ("", "0")]
+    assert "scheduled" not in {row["self_report_status"] for row in points}
+    [ending_day] = [row for row in points if row["study_day"] == "3" and row["unavailable_reason"] != "withdrawn"]
+    assert ending_day["self_report_status"] == "not_asked"
+    assert {row["withdrawn_at_utc"] for row in points} == {ended.isoformat(timespec="seconds")}
+    return ended.isoformat(timespec="seconds"), person
+
+
 async def test_an_erasure_without_a_withdrawal_ends_the_study_in_the_export(
     make_app: AppFactory, fake_openai: FakeOpenAIServer, tmp_path: Path,
 ) -> None:
     """Erasing someone who was never withdrawn ends their study at that moment: the export dates
     it, and the questions planned after it read as not asked, none left scheduled."""
-    app, _, pid = await in_study(make_app, fake_openai, WITH_REPORT, DAILY_PROMPT_REMINDER_DELAY="0")
-    fake_openai.always(NUDGE, match="scheduled daily nudge")
-    for day in (1, 2):
-        await at(app, MONDAY_PROMPT + day * DAY + EVENING)
-    erased = MONDAY_PROMPT + 3 * DAY + timedelta(hours=1)  # day 3, after its prompt, before its question
-    await at(app, erased)
-    await erasure.erase(app.db, app.clock, phone=ANA, by="Dr. Lee")
-    await at(app, erased + 7 * DAY)
-    await export_study(app.db, tmp_path / "out")
-    with (tmp_path / "out" / "participants.csv").open(encoding="utf-8") as stream:
-        [person] = list(csv.DictReader(stream))
-    assert (person["id"], person["status"]) == (pid, "withdrawn")
-    assert person["withdrawn_at_utc"] == person["erased_at_utc"] == erased.isoformat(timespec="seconds")
-    with (tmp_path / "out" / "decisions.csv").open(encoding="utf-8") as stream:
-        points = [row for row in csv.DictReader(stream) if row["study_day"] not in ("", "0")]
-    assert "scheduled" not in {row["self_report_status"] for row in points}
-    [erasure_day] = [row for row in points if row["study_day"] == "3" and row["unavailable_reason"] != "withdrawn"]
-    assert erasure_day["self_report_status"] == "not_asked"
-    assert {row["withdrawn_at_utc"] for row in points} == {erased.isoformat(timespec="seconds")}
+    async def erase(app: App) -> None:
+        await erasure.erase(app.db, app.clock, study=app.settings.study, phone=ANA, by="Dr. Lee")
+
+    erased, person = await _ended_on_day_three(make_app, fake_openai, tmp_path, erase)
+    assert person["withdrawn_at_utc"] == person["erased_at_utc"] == erased
+
+
+async def test_a_withdrawal_the_service_did_not_get_to_ends_the_questions_as_its_lane_would(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The admin script applies a withdrawal itself when no service takes it in time: what was
+    planned is settled as when the lane applies it, none left scheduled."""
+    monkeypatch.setattr(team_requests, "WAIT_FOR_SERVICE_S", 0.0)
+
+    async def withdraw(app: App) -> None:
+        await admin.set_status(app.db, app.clock, phone=ANA, action="withdraw", by="Dr. Lee", study=app.settings.study)
+
+    withdrawn, person = await _ended_on_day_three(make_app, fake_openai, tmp_path, withdraw)
+    assert (person["withdrawn_at_utc"], person["erased_at_utc"]) == (withdrawn, "")
 
 
 async def test_an_answer_is_timed_by_when_it_was_sent_not_when_it_was_processed(

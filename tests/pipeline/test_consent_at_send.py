@@ -174,11 +174,11 @@ async def test_a_copy_claimed_before_the_change_is_cancelled_at_its_send(
         await app.lanes.poll_once()
         await app.lanes.wait_idle()
     elif door == "erase":
-        await erasure.erase(app.db, app.clock, phone=b)
+        await erasure.erase(app.db, app.clock, study=app.settings.study, phone=b)
     elif door == "erase elsewhere":  # another process's database: nothing of it reaches this one's memory
         elsewhere = Database(database_url)
         await elsewhere.connect()
-        await erasure.erase(elsewhere, app.clock, phone=b)
+        await erasure.erase(elsewhere, app.clock, study=app.settings.study, phone=b)
         await elsewhere.close()
     else:
         await admin.set_status(app.db, app.clock, phone=b, action=door)

@@ -123,7 +123,7 @@ async def test_erase_leaves_nothing_personal_in_any_table(make_app: AppFactory, 
     person = await admin.show(app.db, ANA)
     sent_before, requests_before = len(transport.sent), len(fake_openai.requests)
 
-    done = await erasure.erase(app.db, app.clock, phone=ANA, by="Dr Lee")
+    done = await erasure.erase(app.db, app.clock, study=app.settings.study, phone=ANA, by="Dr Lee")
     assert (done.participant_id, done.pending_inputs_closed) == (person.id, 1)
 
     assert leaks(await everything_stored(app)) == []
@@ -140,7 +140,7 @@ async def test_the_tombstone_keeps_the_id_the_counts_and_the_consent_record(
     person = await admin.show(app.db, ANA)
     counters = person.counters
     assert counters["prompts_sent"] == 1 and counters["successes"] == 1
-    await erasure.erase(app.db, app.clock, phone=ANA, by="Dr Lee")
+    await erasure.erase(app.db, app.clock, study=app.settings.study, phone=ANA, by="Dr Lee")
 
     from promptpipe.storage.models import ConsentEvent, Conversation, Message, Participant
     from promptpipe.storage.prompt_tables import PromptDelivery, Schedule
@@ -169,7 +169,7 @@ async def test_the_tombstone_keeps_the_id_the_counts_and_the_consent_record(
     with pytest.raises(AdminError, match="is not enrolled"):
         await admin.show(app.db, ANA)
     with pytest.raises(AdminError, match="is not enrolled"):  # erasing twice
-        await erasure.erase(app.db, app.clock, phone=ANA)
+        await erasure.erase(app.db, app.clock, study=app.settings.study, phone=ANA)
     fake_openai.assert_complete()
 
 
@@ -180,7 +180,7 @@ async def test_sqlite_files_hold_no_trace_after_erase(
         pytest.skip("a file-level check for SQLite; PostgreSQL keeps old row versions until autovacuum (README)")
     app, _ = await a_month_of_data(make_app, fake_openai)
     path = Path(database_url.split(":///", 1)[1])
-    done = await erasure.erase(app.db, app.clock, phone=ANA, by="Dr Lee")
+    done = await erasure.erase(app.db, app.clock, study=app.settings.study, phone=ANA, by="Dr Lee")
     assert done.checkpoint == "ok"
     raw = b"".join(p.read_bytes() for p in path.parent.glob(path.name + "*"))
     assert [s for s in PRIVATE if s.encode() in raw] == []

@@ -31,7 +31,7 @@ async def erased_after_stop(make_app: AppFactory, fake: FakeOpenAIServer, *, sto
         await transport.inject(ANA, "STOP")
         await app.run_until_idle()
         assert transport.texts_to(ANA) == ["Hi Ana!", STOPPED]
-    await erasure.erase(app.db, app.clock, phone=ANA)
+    await erasure.erase(app.db, app.clock, study=app.settings.study, phone=ANA)
     return app, transport
 
 
@@ -108,7 +108,7 @@ async def test_a_stop_sent_while_withdrawn_is_remembered_through_an_erasure(
     await transport.inject(ANA, "STOP")
     await app.run_until_idle()
     assert len(transport.sent) == before
-    await erasure.erase(app.db, app.clock, phone=ANA)
+    await erasure.erase(app.db, app.clock, study=app.settings.study, phone=ANA)
 
     again = await admin.enroll(app.db, app.clock, admin.Enrolment(phone=ANA, name="Ana C", timezone="America/Toronto"))
     await app.run_until_idle()

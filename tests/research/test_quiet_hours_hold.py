@@ -220,7 +220,7 @@ async def test_erasure_cancels_a_held_message_in_the_outbox_and_the_transcript(
     await admin.send_message(app.db, app.clock, who=ANA, text="A note from the team",
                              quiet=app.settings.study.quiet_hours, after_quiet_hours=True)
     await app.run_until_idle()
-    await erasure.erase(app.db, app.clock, phone=ANA)
+    await erasure.erase(app.db, app.clock, study=app.settings.study, phone=ANA)
     await at(app, MORNING)
 
     rows = await app.db.run(lambda s: s.execute(

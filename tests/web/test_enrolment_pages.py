@@ -198,7 +198,7 @@ async def test_the_dashboard_says_why_a_number_that_stopped_before_an_erasure_is
     await admin.enroll(app.db, app.clock, admin.Enrolment(phone=ANA, name="Ana Lindqvist", timezone="Europe/Lisbon"))
     await app.db.run(lambda session: session.execute(
         text("UPDATE participant SET opted_out = true, status = 'paused', paused_by = 'participant'")))
-    await erasure.erase(app.db, app.clock, phone=ANA)
+    await erasure.erase(app.db, app.clock, study=app.settings.study, phone=ANA)
     async with signed_in(web, "researcher") as client:
         form = await client.get("/participants/new")
         done = await client.post("/participants/new", data={

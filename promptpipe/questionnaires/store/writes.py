@@ -17,7 +17,7 @@ from promptpipe.questionnaires.rules.definition import InstanceStatus
 from promptpipe.storage.models import UTCDateTime, table_of
 from promptpipe.study.store.tables import QuestionnaireAnswer, QuestionnaireInstance
 
-__all__ = ["Scheduled", "end_instance", "end_unfinished", "erase_typed_answers", "record_answer", "record_asked",
+__all__ = ["Scheduled", "end_instance", "erase_typed_answers", "record_answer", "record_asked",
            "record_late_answer", "record_tries", "reschedule_instance", "schedule_instance"]
 
 _INSTANCE = table_of(QuestionnaireInstance)
@@ -149,16 +149,6 @@ def record_late_answer(session: Session, instance_id: int, item_id: str, answer:
     session.execute(update(_INSTANCE).where(_INSTANCE.c.id == instance_id).values(
         first_answer_at=_kept_or(_INSTANCE.c.first_answer_at, at), **values))
     return True
-
-
-def end_unfinished(session: Session, participant_id: str, reason: str, now: datetime) -> None:
-    """The participant's study ended outside a turn (an erasure): what was planned is not sent, what
-    was under way stopped, with ``reason``."""
-    for was, status in (((InstanceStatus.SCHEDULED,), InstanceStatus.NOT_SENT),
-                        ((InstanceStatus.SENT, InstanceStatus.STARTED), InstanceStatus.STOPPED)):
-        session.execute(update(_INSTANCE).where(_INSTANCE.c.participant_id == participant_id,
-                                                _INSTANCE.c.status.in_(was))
-                        .values(status=status, reason=reason, ended_at=now, current_item=None))
 
 
 def erase_typed_answers(session: Session, participant_id: str) -> None:

@@ -99,7 +99,7 @@ async def _pause_or_resume(found: Visitor, participant_id: str, action: str, rea
     ctx = found.ctx
     before = await admin.show(ctx.db, participant_id)
     await admin.set_status(ctx.db, ctx.clock, phone=participant_id, action=action, reason=reason,
-                           by=found.caller.name)
+                           by=found.caller.name, study=ctx.settings.study)
     after = await admin.show(ctx.db, participant_id)
     changed = before.researcher_paused != after.researcher_paused
     await audit(ctx.db, ctx.clock, found.caller, action, participant_id=participant_id,

@@ -248,7 +248,7 @@ async def erase(request: Request, participant_id: str, found: Acting,
         if typed.confirm != participant_id:
             raise AdminError("The id you typed is not this participant's, so nothing was erased. Type "
                              f"{participant_id} exactly as shown.")
-        await erasure.erase(ctx.db, ctx.clock, phone=participant_id, by=found.caller.name)
+        await erasure.erase(ctx.db, ctx.clock, study=ctx.settings.study, phone=participant_id, by=found.caller.name)
     except AdminError as exc:
         return await _refused(request, found, participant_id, "erase", typed, exc)
     return await _done(found, participant_id, "erase", "erased")
