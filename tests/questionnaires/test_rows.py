@@ -16,6 +16,7 @@ from promptpipe.research import admin
 from promptpipe.research.erasure import erase
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import table_of
+from promptpipe.study.rules.protocol import OPEN_STUDY
 from promptpipe.study.store.tables import QuestionnaireAnswer, QuestionnaireInstance
 
 ANA = "+14165550120"
@@ -83,7 +84,7 @@ async def test_an_erasure_removes_typed_words_and_keeps_the_coded_answers(db: Da
         record_answer(session, instance, "minutes", Answer("about 20", AnswerSource.TYPED, number=20), NOW)
 
     await db.run(answer)
-    await erase(db, ManualClock(NOW), phone=ANA)
+    await erase(db, ManualClock(NOW), phone=ANA, study=OPEN_STUDY)
     answers = await db.run(lambda session: session.execute(
         sa.select(table_of(QuestionnaireAnswer)).order_by(sa.column("id"))).all())
     assert [(a.item_id, a.raw, a.coded) for a in answers] == [("mood", "4", "4"), ("note", "", ""),
