@@ -326,3 +326,15 @@ async def test_a_tap_given_in_the_window_counts_though_it_arrives_after_the_wind
         [day_one] = [row for row in csv.DictReader(stream) if row["study_day"] == "1"]
     assert (day_one["self_report"], day_one["self_report_status"], day_one["self_report_at_utc"]) == (
         "yes", "answered", tapped.isoformat(timespec="seconds"))
+
+
+async def test_a_second_tap_inside_the_window_is_not_taken_for_a_late_answer(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer,
+) -> None:
+    app, transport, _ = await in_study(make_app, fake_openai, WITH_REPORT, DAILY_PROMPT_REMINDER_DELAY="0")
+    fake_openai.always(NUDGE, match="scheduled daily nudge")
+    await at(app, MONDAY_PROMPT + DAY + EVENING)
+    [poll] = polls(transport, SELF_REPORT_QUESTION)
+    await vote(app, transport, poll, YES)
+    await vote(app, transport, poll, NO)  # the questionnaire is over: this one is not counted, and says so
+    assert "isn't counted" in transport.texts_to(ANA)[-1]

@@ -10,6 +10,7 @@ from datetime import datetime
 from promptpipe.domain import keys
 from promptpipe.domain.conversation import TurnState
 from promptpipe.domain.messages import MessageKind
+from promptpipe.domain.states import Status
 from promptpipe.flow.turn import Outcome, Outgoing, TurnContext
 from promptpipe.pipeline.events import MessageReceived, PollVoteReceived, said_at
 from promptpipe.pipeline.turn_writes import (
@@ -102,8 +103,11 @@ IN_TIME_REPLY = "Thanks! You answered before that question closed, so your answe
 
 def late_tap_outcome(study: Study, context: TurnContext, batch: list[InboxRow], now: datetime) -> Outcome | None:
     """Taps on a questionnaire poll whose window has closed since, given before it closed (read
-    late: the service was down, or the expiry ran first): they answer their item after all."""
+    late: the service was down, or the expiry ran first): they answer their item after all (the
+    write applies only to an item its expiry coded expired)."""
     open_ = context.state.questionnaire
+    if context.state.status != Status.ACTIVE:
+        return None
     writes: list[TurnWrite] = []
     for row, event in zip(batch, context.events, strict=True):
         if not isinstance(event, PollVoteReceived) or event.asks is None or event.purpose != QUESTIONNAIRE_PURPOSE:
@@ -113,7 +117,8 @@ def late_tap_outcome(study: Study, context: TurnContext, batch: list[InboxRow], 
         questionnaire = study.questionnaire(questionnaire_id)
         item = questionnaire.item(item_id) if questionnaire is not None else None
         answer = read_vote(item, list(event.selected)) if item is not None else None
-        if (open_ is not None and open_.instance_id == instance_id) or said > datetime.fromisoformat(closes) \
+        closed_at = datetime.fromisoformat(closes)
+        if (open_ is not None and open_.instance_id == instance_id) or not said <= closed_at < now \
                 or not isinstance(answer, Answer):
             return None
         writes.append(LateAnswer(instance_id, item_id, answer, said))
