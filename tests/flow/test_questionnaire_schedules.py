@@ -237,6 +237,23 @@ async def test_no_exit_questionnaire_for_someone_who_stopped_and_the_record_says
     assert "opted out" in (row.reason or "")
 
 
+async def test_a_withdrawn_participant_has_an_exit_questionnaire_row_that_says_it_was_not_sent(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer
+) -> None:
+    """So the exit questionnaire's file has a row for everyone who started, with why it is empty."""
+    app, transport, _ = await in_study(make_app, fake_openai, EXIT)
+    fake_openai.always(NUDGE, match="scheduled daily nudge")
+    await at(app, TUESDAY + timedelta(hours=12))
+    await admin.set_status(app.db, app.clock, phone=ANA, action="withdraw", by="Dr. Lee")
+    await app.run_until_idle()
+    for day in range(1, 6):
+        await at(app, TUESDAY + timedelta(days=day))
+    assert asked(transport, "Would you recommend this?") == []
+    [row] = await instances(app)
+    assert (row.occasion, row.status) == ("study_end", "not_sent")
+    assert "withdrew" in (row.reason or "")
+
+
 async def test_a_withdrawal_records_every_planned_day_as_not_sent(
     make_app: AppFactory, fake_openai: FakeOpenAIServer
 ) -> None:

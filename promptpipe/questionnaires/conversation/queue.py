@@ -6,6 +6,7 @@ out unsent, or that the end of the study or a new time zone leaves out, is recor
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
@@ -47,6 +48,8 @@ __all__ = ["questionnaire_due_outcome", "tend"]
 
 REMINDER = "A gentle reminder: one question is still waiting for your answer."
 
+
+WITHDREW = "the participant withdrew before it was sent"
 
 def questionnaire_due_outcome(study: Study, context: TurnContext, item: InboxRow, event: QuestionnaireDue,
                               now: datetime) -> Outcome:
@@ -123,6 +126,10 @@ def tend(state: TurnState, study: Study, events: Sequence[object], now: datetime
                 and any(t.name == "study_completed" for t in state.transitions)):  # sent, or coded why not
             planned += plan_event(study, SendEvent.STUDY_END, now, end)
             done.append(end)
+        elif state.status == Status.WITHDRAWN and end not in done:  # a row that says why it stays empty
+            planned += [replace(plan, due_at=None, expires_at=None, reason=WITHDREW)
+                        for plan in plan_event(study, SendEvent.STUDY_END, now, end)]
+            done.append(end)
     else:
         if any(t.name == "reopened_by_researcher" for t in state.transitions):
             writes += _reopened(state, study, now)
@@ -197,7 +204,7 @@ def _study_over(state: TurnState, study: Study, now: datetime) -> list[TurnWrite
     if not gone:
         return []
     state.questionnaires.queue[:] = keep
-    reason = ("the participant withdrew before it was sent" if state.status == Status.WITHDRAWN
+    reason = (WITHDREW if state.status == Status.WITHDRAWN
               else "the participant's study ended before it was sent")
     return _not_sent(gone, reason, now)
 
