@@ -84,8 +84,8 @@ DECISIONS = FileDoc("decisions", "One row per decision point (a daily prompt tim
     Entry("not_sent_reason", "string", listed(NotSent) + "; empty otherwise",
           "Why a prompt the decision called for did not go out: model_outage, the model could not write it before the "
           "participant's day ended or the quiet hours began (the service kept trying until then); "
-          "after_outcome_question, it could not go out before that day's self-report question was asked (the model "
-          "was down, or its turn waited), and is never sent after it.",
+          "after_outcome_question, it could not go out before the self-report question that measures it was asked "
+          "(see self_report_date; the model was down, or its turn waited), and is never sent after it.",
           "decision.not_sent_reason"),
     Entry("delivery_id", "integer", "a deliveries.id" + _NO_PROMPT, "The prompt that went out at this decision "
           "point, in the deliveries file.", "prompt_delivery.id (same participant and inbox event)"),

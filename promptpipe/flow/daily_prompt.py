@@ -110,7 +110,7 @@ async def _drawn_prompt(deps: FlowDeps, state: TurnState, point: DecisionPoint, 
     study = deps.config.study
     if not point.sends or point.style is None:
         return [], None
-    if after_outcome_question(study, state.timezone, local_day, now):
+    if after_outcome_question(study, state.timezone, local_day, point.row.scheduled_for, now):
         return [], NotSent.AFTER_OUTCOME_QUESTION
     try:
         return await prepare_daily_prompt(deps, state, inbox_id=inbox_id, now=now, policy=policy, local_day=local_day,

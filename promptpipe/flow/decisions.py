@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, replace
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 
 from promptpipe.domain.conversation import TurnState
 from promptpipe.domain.localtime import to_instant, zone_or_utc
@@ -87,12 +87,18 @@ def fixed_prompt(config: FlowConfig, state: TurnState, day: int | None) -> str:
     return texts[((day or 1) - 1) % len(texts)]
 
 
-def after_outcome_question(study: Study, timezone: str, local_day: date, now: datetime) -> bool:
-    """Whether the self-report question of ``local_day`` has been asked by ``now``: a prompt for that day that has
-    not gone out by then is not sent at all, whatever held it up."""
+def after_outcome_question(study: Study, timezone: str, local_day: date, scheduled_for: datetime | None,
+                           now: datetime) -> bool:
+    """Whether the self-report question that measures a prompt due at ``scheduled_for`` on ``local_day`` has been
+    asked by ``now``: that day's question for a prompt due before it, the next day's for one due at or after it (as
+    the export pairs them). A prompt that has not gone out by then is not sent at all, whatever held it up."""
     if study.self_report is None:
         return False
-    return now >= to_instant(local_day, study.self_report.at, zone_or_utc(timezone))
+    zone = zone_or_utc(timezone)
+    asked = to_instant(local_day, study.self_report.at, zone)
+    if scheduled_for is not None and scheduled_for >= asked:
+        asked = to_instant(local_day + timedelta(days=1), study.self_report.at, zone)
+    return now >= asked
 
 
 def too_late_to_send(quiet_hours: QuietHours | None, timezone: str, local_day: date, now: datetime) -> bool:

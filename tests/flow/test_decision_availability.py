@@ -91,6 +91,20 @@ async def test_a_prompt_that_cannot_go_before_the_outcome_question_is_not_sent_l
     assert transport.texts_to(ANA).count(NUDGE) == 1
 
 
+async def test_an_evening_prompt_after_the_question_goes_out_it_is_measured_by_the_next_days_question(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer,
+) -> None:
+    """A habit at 21:10: its 21:00 prompt comes after that day's 20:00 question, which does not
+    measure it (the next evening's does), so it goes out on time."""
+    evening = {"action": "create", "type": "fixed", "fixed_time": "21:10"}
+    app, transport, _ = await in_study(make_app, fake_openai, EVENING_QUESTION, schedule=evening)
+    fake_openai.always(NUDGE, match="scheduled daily nudge")
+    await at(app, MONDAY_PROMPT + DAY + timedelta(hours=13, minutes=10))  # Tuesday 21:00 in Toronto
+    assert transport.texts_to(ANA).count(NUDGE) == 1
+    row = (await decisions(app))[-1]
+    assert (row.local_date, row.not_sent_reason) == ("2026-01-06", None)
+
+
 async def test_unavailable_points_carry_their_draw_and_the_protocol_hash(
     make_app: AppFactory, fake_openai: FakeOpenAIServer, tmp_path: Path,
 ) -> None:

@@ -60,8 +60,8 @@ class NotSent(StrEnum):
     MODEL_OUTAGE = "model_outage"
     """the model could not write the prompt before its day ended or the quiet hours began"""
     AFTER_OUTCOME_QUESTION = "after_outcome_question"
-    """the prompt could not go out before its day's self-report question was asked (the model was down, or its turn
-    waited that long): sent then, the treatment would follow the outcome question it is meant to precede"""
+    """the prompt could not go out before the self-report question that measures it was asked (the model was down, or
+    its turn waited that long): sent then, the treatment would follow the outcome question it is meant to precede"""
 
 
 AVAILABILITY_RULES = (Unavailable.PAUSED, Unavailable.BASELINE, Unavailable.QUIET_HOURS, Unavailable.ALREADY_ANSWERED)
