@@ -5,9 +5,11 @@ as not sent when the participant was paused while one was due."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from datetime import datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
+import pytest
 import sqlalchemy as sa
 
 from promptpipe.app import App
@@ -221,37 +223,33 @@ async def test_after_an_extension_the_exit_questionnaire_is_asked_at_the_new_end
     assert (await admin.show(app.db, phone=ANA)).status == "completed"
 
 
-async def test_no_exit_questionnaire_for_someone_who_stopped_and_the_record_says_why(
-    make_app: AppFactory, fake_openai: FakeOpenAIServer
-) -> None:
-    app, transport, _ = await in_study(make_app, fake_openai, EXIT)
-    fake_openai.always(NUDGE, match="scheduled daily nudge")
-    await at(app, TUESDAY + timedelta(hours=12))
+async def _stops(app: App, transport: MemoryTransport) -> None:
     await transport.inject(ANA, "STOP")
-    await app.run_until_idle()
-    for day in range(1, 6):
-        await at(app, TUESDAY + timedelta(days=day))
-    assert asked(transport, "Would you recommend this?") == []
-    [row] = await instances(app)
-    assert (row.occasion, row.status) == ("study_end", "not_sent")
-    assert "opted out" in (row.reason or "")
 
 
-async def test_a_withdrawn_participant_has_an_exit_questionnaire_row_that_says_it_was_not_sent(
-    make_app: AppFactory, fake_openai: FakeOpenAIServer
+async def _is_withdrawn(app: App, transport: MemoryTransport) -> None:
+    await admin.set_status(app.db, app.clock, phone=ANA, action="withdraw", by="Dr. Lee")
+
+
+@pytest.mark.parametrize(("leaves", "why"), [(_stops, "opted out"), (_is_withdrawn, "withdrew")],
+                         ids=["stop", "withdrawal"])
+async def test_no_exit_questionnaire_for_someone_who_left_and_the_record_says_why(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer,
+    leaves: Callable[[App, MemoryTransport], Awaitable[None]], why: str,
 ) -> None:
-    """So the exit questionnaire's file has a row for everyone who started, with why it is empty."""
+    """A row all the same (at their STOP's study end, or at the withdrawal), so the exit
+    questionnaire's file has one for everyone who started, with why it is empty."""
     app, transport, _ = await in_study(make_app, fake_openai, EXIT)
     fake_openai.always(NUDGE, match="scheduled daily nudge")
     await at(app, TUESDAY + timedelta(hours=12))
-    await admin.set_status(app.db, app.clock, phone=ANA, action="withdraw", by="Dr. Lee")
+    await leaves(app, transport)
     await app.run_until_idle()
     for day in range(1, 6):
         await at(app, TUESDAY + timedelta(days=day))
     assert asked(transport, "Would you recommend this?") == []
     [row] = await instances(app)
     assert (row.occasion, row.status) == ("study_end", "not_sent")
-    assert "withdrew" in (row.reason or "")
+    assert why in (row.reason or "")
 
 
 async def test_a_withdrawal_records_every_planned_day_as_not_sent(
