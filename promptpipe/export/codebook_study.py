@@ -6,7 +6,7 @@ from __future__ import annotations
 from promptpipe.domain.messages import VoteSource
 from promptpipe.domain.states import Vote
 from promptpipe.export.codebook_entries import PSEUDONYMISED, UTC_VALUES, Entry, FileDoc, listed, pid_entry, timed
-from promptpipe.questionnaires.rules.definition import ItemType
+from promptpipe.questionnaires.rules.definition import END_REASON_WORDS, EndReason, ItemType
 from promptpipe.study.rules.protocol import NotSent, Unavailable
 
 _NO_PROMPT = "; empty when no prompt went out"
@@ -125,9 +125,9 @@ DECISIONS = FileDoc("decisions", "One row per decision point (a daily prompt tim
           "(still open at export), scheduled (not due yet); empty without [self_report]",
           "What became of that end-of-day question: tells a day not asked from a day not answered.",
           "questionnaire_instances.status of questionnaire self_report on self_report_date"),
-    Entry("self_report_reason", "string", "free text; empty when answered or still to come",
-          "Why the question was not asked or not answered (paused, withdrawn, the study over, no question planned "
-          "for that day).", "questionnaire_instances.reason"),
+    Entry("self_report_reason", "string", listed(EndReason) + "; empty when answered or still to come",
+          "Why the question was not asked or not answered, coded as questionnaire_instances.reason (not_planned: "
+          + END_REASON_WORDS[EndReason.NOT_PLANNED] + ").", "questionnaire_instances.reason"),
     Entry("self_report_at_utc", "datetime", UTC_VALUES + "; empty without an answer",
           "When the end-of-day answer was given (within the protocol's window).",
           "questionnaire_answers.answered_at"),
@@ -166,6 +166,7 @@ STUDY_JSON = FileDoc("study.json", "One JSON object: the protocol as run, its ch
           "not included).", "study_protocol rows"),
 ))
 
+INSTANCE_REASONS = tuple(code for code in EndReason if code is not EndReason.NOT_PLANNED)
 QUESTIONNAIRE_STATUSES = "scheduled, sent, started, completed, expired, stopped, not_sent"
 QUESTIONNAIRE_INSTANCES = FileDoc("questionnaire_instances", "One row per questionnaire planned or sent to a "
                                   "participant on one occasion, with how far it got.", (
@@ -190,8 +191,9 @@ QUESTIONNAIRE_INSTANCES = FileDoc("questionnaire_instances", "One row per questi
           "and no item answered (sent), answered in part and still open (started), every item asked answered or "
           "missed (completed), closed by open_for (expired), ended by STOP, a pause or a withdrawal (stopped), "
           "never sent (not_sent, see reason).", "questionnaire_instance.status"),
-    Entry("reason", "string", "free text of ours; empty unless stopped or not sent", "Why it ended early or was "
-          "never sent.", "questionnaire_instance.reason"),
+    Entry("reason", "string", listed(INSTANCE_REASONS) + "; empty unless it expired, was stopped or not sent",
+          "Why it ended unfinished or was never sent: " + "; ".join(
+              f"{code}: {END_REASON_WORDS[code]}" for code in INSTANCE_REASONS) + ".", "questionnaire_instance.reason"),
     *timed("scheduled_at", "When it was due (a random time as drawn)", "questionnaire_instance.scheduled_at"),
     Entry("window_start_utc", "datetime", UTC_VALUES, "For a random time: the start of that day's window the draw "
           "used (UTC).", "questionnaire_instance.window_start"),

@@ -17,7 +17,7 @@ from sqlalchemy import and_, select
 from sqlalchemy.orm import Session
 
 from promptpipe.domain.localtime import zone_or_utc
-from promptpipe.questionnaires.rules.definition import InstanceStatus
+from promptpipe.questionnaires.rules.definition import EndReason, InstanceStatus
 from promptpipe.storage.models import table_of
 from promptpipe.study.rules.protocol import SELF_REPORT_ID, SELF_REPORT_ITEM
 from promptpipe.study.store.tables import QuestionnaireAnswer, QuestionnaireInstance
@@ -28,7 +28,6 @@ __all__ = ["SelfReportDay", "outcome_date", "self_report_days", "with_self_repor
 STATUS = {"completed": "answered", "expired": "expired", "stopped": "stopped", "not_sent": "not_asked",
           "scheduled": "scheduled", "sent": "open", "started": "open"}
 """How a self-report instance's state reads per day."""
-NOT_PLANNED = "no question was planned for that day (outside the participant's study days, or no [self_report])"
 ANSWERS = {"1": "yes", "0": "no"}
 
 _INSTANCE, _ANSWER = table_of(QuestionnaireInstance), table_of(QuestionnaireAnswer)
@@ -76,7 +75,7 @@ def with_self_reports(rows: Iterable[Any], days: dict[tuple[str, str], SelfRepor
     found = []
     for row in rows:
         when = outcome_date(row.local_date, row.scheduled_for or row.decided_at, row.timezone, report_at)
-        day = days.get((row.participant_id, when)) or SelfReportDay("not_asked", NOT_PLANNED, None, None)
+        day = days.get((row.participant_id, when)) or SelfReportDay("not_asked", EndReason.NOT_PLANNED, None, None)
         found.append(SimpleNamespace(**row._mapping, self_report_date=when, self_report=day.answer,
                                      self_report_status=day.status, self_report_reason=day.reason,
                                      self_report_at=day.answered_at))

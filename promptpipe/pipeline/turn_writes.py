@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.profile import ServerRecord
 from promptpipe.questionnaires.rules.answers import Answer, Missing
-from promptpipe.questionnaires.rules.definition import InstanceStatus, OpenQuestionnaire, QueuedQuestionnaire
+from promptpipe.questionnaires.rules.definition import EndReason, InstanceStatus, OpenQuestionnaire, QueuedQuestionnaire
 from promptpipe.questionnaires.store.writes import (
     Scheduled,
     end_instance,
@@ -160,7 +160,7 @@ class LateAnswer:
 class InstanceEnded:
     instance_id: int
     status: InstanceStatus
-    reason: str | None
+    reason: EndReason | None
     at: datetime
 
 

@@ -22,6 +22,7 @@ from promptpipe.domain.timeline import RESEARCHER_ONLY, Cursor, Stream, Timeline
 from promptpipe.domain.transition_log import TransitionKind
 from promptpipe.errors import NotFound
 from promptpipe.questionnaires.rules.answers import Missing
+from promptpipe.questionnaires.rules.definition import reason_words
 from promptpipe.storage.access_tables import AuditEntry
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import ConsentEvent, Flag, Message, Transition
@@ -191,7 +192,7 @@ def _contact(hit: Hit, identified: bool) -> tuple[str, str | None]:
                         else f"sent for {_words(row.occasion)}")
             return f"Questionnaire {row.questionnaire_id} {occasion}", None
         case QuestionnaireInstance():
-            why = f": {row.reason}" if row.reason else ""
+            why = f": {reason_words(row.reason)}" if row.reason else ""
             return f"Questionnaire {row.questionnaire_id} {_words(row.status)}{why}", None
         case QuestionnaireAnswer():
             verb = "Skipped" if row.missing == Missing.SKIPPED else "Answered"

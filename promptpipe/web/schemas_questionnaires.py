@@ -36,7 +36,8 @@ class OutcomeCounts(BaseModel):
 
 class QuestionnaireReason(BaseModel):
     outcome: Literal["partial", "expired", "stopped", "not_sent"]
-    reason: str | None = Field(description="why it ended unfinished or was never sent (null: none recorded)")
+    reason: str | None = Field(description="why it ended unfinished or was never sent, as a code of the export's "
+                               "codebook (questionnaire_instances.reason; null: none recorded)")
     count: int
 
 

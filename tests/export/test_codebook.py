@@ -143,3 +143,53 @@ async def test_readme_explains_every_file_and_column(
     decisions = [row for row in read_codebook(out) if row["file"] == "decisions"]
     assert {row["column"]: row["type"] for row in decisions}["available"] == "boolean"
     assert {row["column"]: row["values"] for row in decisions}["action_treatment"].startswith("1, 0")
+
+
+REASONS_STUDY = STUDY + ('\n[self_report]\ntime = "20:00"\nwindow = "2h"\n\n'
+                         '[[questionnaires]]\nid = "exit"\ntitle = "exit"\nsend = { event = "study_end" }\n'
+                         'open_for = "2d"\n\n[[questionnaires.items]]\nid = "again"\n'
+                         'text = "Would you take part again?"\ntype = "yes_no"\n')
+
+
+def code_list(codebook: list[dict[str, str]], file: str, column: str) -> set[str]:
+    """The codes the codebook lists for a column (its values, up to the first "; ")."""
+    values = next(row["values"] for row in codebook if (row["file"], row["column"]) == (file, column))
+    return set(values.split("; ")[0].split(", "))
+
+
+async def test_every_reason_a_questionnaire_ended_or_was_not_asked_is_a_code_of_the_codebook(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    """Ana answers nothing and is withdrawn on day 2; Ravi is paused on day 1 and resumed on day 3: the
+    instances' reasons (self-report days unanswered, stopped, not sent; Ana's exit questionnaire) and the decisions'
+    self_report_reason are each one of the codes the codebook lists, not sentences."""
+    app = await make_app(MemoryTransport(), **with_study(REASONS_STUDY, **QUIET))
+    fake_openai.always(NUDGE, match="scheduled daily nudge")
+    for phone, name, site in ((ANA, "Ana", "toronto"), (RAVI, "Ravi", "montreal")):
+        await admin.enroll(app.db, app.clock, admin.Enrolment(phone=phone, name=name, timezone="America/Toronto",
+                           study=app.settings.study, strata={"site": site}))
+        fake_openai.call_tool("save_user_profile", PROFILE, match=phone_marker(name))
+        fake_openai.call_tool("scheduler", {"action": "create", "type": "fixed", "fixed_time": "08:00"},
+                              match=phone_marker(name))
+        fake_openai.say(f"Welcome {name}!", match=phone_marker(name))
+        await app.run_until_idle()
+    await admin.set_status(app.db, app.clock, phone=RAVI, action="pause", by="test")
+    for day in range(5, 10):
+        for moment in (utc(2026, 1, day, 12, 50), utc(2026, 1, day + 1, 1, 30), utc(2026, 1, day + 1, 3, 30)):
+            await at(app, moment)  # after the prompt at 08:00, the question at 20:00 and its window's end, in Toronto
+        if day == 6:
+            await admin.set_status(app.db, app.clock, phone=ANA, action="withdraw", by="test")
+        if day == 7:
+            await admin.set_status(app.db, app.clock, phone=RAVI, action="resume", by="test")
+    out = tmp_path / "out"
+    await export_study(app.db, out, ExportOptions(now=app.clock.now()))
+    codebook = read_codebook(out)
+    with (out / "questionnaire_instances.csv").open(encoding="utf-8", newline="") as stream:
+        instances = list(csv.DictReader(stream))
+    with (out / "decisions.csv").open(encoding="utf-8", newline="") as stream:
+        decisions = list(csv.DictReader(stream))
+    reasons = {row["reason"] for row in instances} - {""}
+    assert {"withdrawn", "paused", "window_closed"} <= reasons, reasons
+    assert reasons <= code_list(codebook, "questionnaire_instances", "reason")
+    self_report = {row["self_report_reason"] for row in decisions} - {""}
+    assert self_report and self_report <= code_list(codebook, "decisions", "self_report_reason"), self_report

@@ -13,6 +13,7 @@ import pytest
 import sqlalchemy as sa
 
 from promptpipe.app import App
+from promptpipe.questionnaires.rules.definition import EndReason
 from promptpipe.research import admin
 from promptpipe.storage.models import table_of
 from promptpipe.study.store.tables import QuestionnaireInstance
@@ -121,7 +122,7 @@ async def test_a_questionnaire_due_while_paused_is_recorded_as_not_sent(
     assert len(asked(transport, "Did you walk today?")) == 1  # day 2 only
     rows = await instances(app)
     assert [(r.study_day, r.status) for r in rows] == [(1, "not_sent"), (2, "sent")]
-    assert "ran out before it could be sent" in (rows[0].reason or "")
+    assert rows[0].reason == EndReason.NOT_SENT_IN_TIME
 
 
 async def test_a_questionnaire_added_mid_study_is_planned_from_that_day_on(
@@ -154,7 +155,7 @@ async def test_a_new_time_zone_moves_the_planned_ones_to_the_same_time_on_the_ne
     assert [(r.local_date, r.scheduled_at.astimezone(berlin).time()) for r in rows[1:]] == [
         ("2026-01-07", time(19)), ("2026-01-08", time(19))]
     assert rows[0].status == "not_sent"  # day 1's 19:00 and its two hours had passed in Berlin
-    assert "time zone changed" in rows[0].reason
+    assert rows[0].reason == EndReason.TIME_ZONE_CHANGED
     await at(app, datetime(2026, 1, 7, 19, tzinfo=berlin))
     assert len(asked(transport, "Did you walk today?")) == 1
 
@@ -231,11 +232,11 @@ async def _is_withdrawn(app: App, transport: MemoryTransport) -> None:
     await admin.set_status(app.db, app.clock, phone=ANA, action="withdraw", by="Dr. Lee")
 
 
-@pytest.mark.parametrize(("leaves", "why"), [(_stops, "opted out"), (_is_withdrawn, "withdrew")],
+@pytest.mark.parametrize(("leaves", "why"), [(_stops, EndReason.OPTED_OUT), (_is_withdrawn, EndReason.WITHDRAWN)],
                          ids=["stop", "withdrawal"])
 async def test_no_exit_questionnaire_for_someone_who_left_and_the_record_says_why(
     make_app: AppFactory, fake_openai: FakeOpenAIServer,
-    leaves: Callable[[App, MemoryTransport], Awaitable[None]], why: str,
+    leaves: Callable[[App, MemoryTransport], Awaitable[None]], why: EndReason,
 ) -> None:
     """A row all the same (at their STOP's study end, or at the withdrawal), so the exit
     questionnaire's file has one for everyone who started, with why it is empty."""
@@ -249,7 +250,7 @@ async def test_no_exit_questionnaire_for_someone_who_left_and_the_record_says_wh
     assert asked(transport, "Would you recommend this?") == []
     [row] = await instances(app)
     assert (row.occasion, row.status) == ("study_end", "not_sent")
-    assert why in (row.reason or "")
+    assert row.reason == why
 
 
 async def test_a_withdrawal_records_every_planned_day_as_not_sent(
@@ -262,7 +263,7 @@ async def test_a_withdrawal_records_every_planned_day_as_not_sent(
     await app.run_until_idle()
     rows = await instances(app)
     assert [(r.study_day, r.status) for r in rows] == [(1, "stopped"), (2, "not_sent"), (3, "not_sent")]
-    assert all("withdrew" in (r.reason or "") for r in rows[1:])
+    assert all(r.reason == EndReason.WITHDRAWN for r in rows[1:])
 
 
 async def test_one_due_in_the_quiet_hours_waits_for_their_end(

@@ -79,7 +79,7 @@ async def test_each_asked_day_becomes_an_instance_coded_as_the_questionnaires_ar
     assert answered[5:11] == ("did_habit", message_id, "Yes, I did", "1", "tap", None)
     assert (answered[4].isoformat(), answered[11].isoformat()) == ("2026-01-07T01:00:00+00:00",
                                                                    "2026-01-07T01:20:00+00:00")
-    assert unanswered[:3] == ("self_report", "2026-01-07", "expired") and "not answered" in unanswered[3]
+    assert unanswered[:4] == ("self_report", "2026-01-07", "expired", "window_closed")
     assert (unanswered[8], unanswered[10], unanswered[11]) == (None, "expired", None)
     assert "self_report" not in sa.inspect(sa.create_engine(sync_url(database_url))).get_table_names()
 
@@ -88,3 +88,30 @@ async def test_each_asked_day_becomes_an_instance_coded_as_the_questionnaires_ar
                                           "ORDER BY local_date"))
     assert [tuple(row) for row in rows] == [("2026-01-06", message_id, "yes"), ("2026-01-07", message_id, None)]
     assert _execute(database_url, sa.text("SELECT count(*) FROM questionnaire_instance"))[0][0] == 0
+
+
+SENTENCES = {  # what earlier releases wrote, and its code
+    "the participant is paused (paused by the team)": "paused",
+    "the participant is paused (opted out)": "opted_out",
+    "the participant withdrew before it was sent": "withdrawn",
+    "its time ran out": "window_closed",
+    "its time ran out before it could be sent (not active, or the service was down)": "not_sent_in_time",
+    "time zone changed: its time on the new clock had passed": "time_zone_changed",
+    "questionnaire baseline was under way": "another_under_way",
+    "a sentence no release wrote": "a sentence no release wrote",
+}
+
+
+async def test_the_reasons_earlier_releases_wrote_in_words_become_the_codebook_s_codes(database_url: str) -> None:
+    load_release(database_url, RELEASE)
+    await asyncio.to_thread(schema.upgrade, database_url, target="0016_suppression")
+    [(ana,)] = _execute(database_url, sa.text("SELECT id FROM participant WHERE phone = :phone"), phone=PEOPLE["Ana"])
+    for n, sentence in enumerate(SENTENCES):
+        _execute(database_url, sa.text(
+            "INSERT INTO questionnaire_instance (participant_id, questionnaire_id, occasion, schedule_kind, "
+            "scheduled_at, status, reason, tries, reminders_sent) VALUES (:pid, 'baseline', :occasion, 'event', "
+            "'2026-01-07 01:00:00', 'not_sent', :reason, 0, 0)"), pid=ana, occasion=f"manual:{n}", reason=sentence)
+    await asyncio.to_thread(schema.upgrade, database_url)
+    rows = _execute(database_url, sa.text("SELECT occasion, reason FROM questionnaire_instance "
+                                          "WHERE occasion LIKE 'manual:%'"))
+    assert dict(rows) == {f"manual:{n}": code for n, code in enumerate(SENTENCES.values())}

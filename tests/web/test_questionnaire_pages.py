@@ -16,6 +16,7 @@ import httpx
 import pytest
 from markupsafe import escape
 
+from promptpipe.questionnaires.rules.definition import reason_words
 from promptpipe.web.pages.questionnaires import MISSING_WORDS
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
@@ -67,7 +68,7 @@ async def the_compliance_page_counts_each_outcome_with_why(met: Met) -> None:
     assert [count(baseline, outcome) for outcome in ("completed", "partial", "expired", "stopped", "not_sent")] == [
         1, 1, 1, 0, 1]
     assert "33% (1 of 3)" in baseline
-    why = {phone: str(escape(reason)) for phone, reason in met.reasons.items()}  # as HTML shows it
+    why = {phone: str(escape(reason_words(reason))) for phone, reason in met.reasons.items()}  # as HTML shows it
     assert f"expired: {why[EXPIRED]} (1)" in baseline and f"partly answered: {why[PARTIAL]} (1)" in baseline
     assert f"not sent: {why[NOT_SENT]} (1)" in baseline
     assert '<a href="/questionnaires" aria-current="page">Questionnaires</a>' in page.text
@@ -83,7 +84,7 @@ async def each_participant_has_a_row_with_their_own_outcome(met: Met) -> None:
         assert count(row, outcome) == 1 and completion in row, phone
         assert f'href="/participants/{met.ids[phone]}"' in row
     for phone in (EXPIRED, PARTIAL, NOT_SENT):
-        assert str(escape(met.reasons[phone])) in row_of(page, "by-participant", met.ids[phone])
+        assert str(escape(reason_words(met.reasons[phone]))) in row_of(page, "by-participant", met.ids[phone])
     assert "Participants 1–4 of 4" in page
 
 
@@ -98,8 +99,9 @@ async def the_participant_page_shows_each_answer_to_researchers(met: Met) -> Non
     assert WORDS in section and "typed" in section
     partial_section = section_of(partial)
     assert "outcome-partial" in partial_section and "No (code 0)" in partial_section
-    assert MISSING_WORDS["expired"] in partial_section and str(escape(met.reasons[PARTIAL])) in partial_section
-    assert "outcome-not_sent" in section_of(not_sent) and str(escape(met.reasons[NOT_SENT])) in section_of(not_sent)
+    shown = {phone: str(escape(reason_words(met.reasons[phone]))) for phone in (PARTIAL, NOT_SENT)}
+    assert MISSING_WORDS["expired"] in partial_section and shown[PARTIAL] in partial_section
+    assert "outcome-not_sent" in section_of(not_sent) and shown[NOT_SENT] in section_of(not_sent)
 
 
 async def a_viewer_sees_how_far_it_got_but_no_answer_phone_or_name(met: Met) -> None:

@@ -180,8 +180,8 @@ def test_each_kind_of_row_reads_in_plain_words_and_a_viewer_gets_none_of_the_wor
             scheduled_at=at, sent_at=at), "Questionnaire sleep sent by the research team", None),
         (Stream.QUESTIONNAIRE_ENDED, QuestionnaireInstance(
             id=2, participant_id="p", questionnaire_id="sleep", occasion="2026-03-14", schedule_kind="fixed",
-            scheduled_at=at, status="expired", reason="its time ran out", ended_at=at),
-         "Questionnaire sleep expired: its time ran out", None),
+            scheduled_at=at, status="expired", reason="window_closed", ended_at=at),
+         "Questionnaire sleep expired: its time to answer ran out", None),
         (Stream.ANSWER, QuestionnaireAnswer(id=3, instance_id=2, participant_id="p", item_id="hours",
                                             answered_at=at, raw="about 7 hours", coded="7", source="typed"),
          "Answered hours of questionnaire sleep (typed)", "about 7 hours (coded 7)"),

@@ -27,6 +27,7 @@ from promptpipe.pipeline.turn_writes import InstanceEnded, ItemAnswered, ItemAsk
 from promptpipe.questionnaires.rules.answers import Missing, ask_text, poll_options
 from promptpipe.questionnaires.rules.definition import (
     QUESTIONNAIRE_PURPOSE,
+    EndReason,
     InstanceStatus,
     ItemType,
     OpenQuestionnaire,
@@ -78,26 +79,26 @@ def arm_clock(state: TurnState, questionnaire: Questionnaire, open_: OpenQuestio
                     reason=f"questionnaire {questionnaire.id}: {action}")
 
 
-def not_sent_outcome(instance_id: int, reason: str, now: datetime) -> Outcome:
+def not_sent_outcome(instance_id: int, reason: EndReason, now: datetime) -> Outcome:
     return Outcome(writes=[InstanceEnded(instance_id, InstanceStatus.NOT_SENT, reason, now)],
                    log=("questionnaire_not_sent", {"instance_id": instance_id, "reason": reason}))
 
 
 def start_outcome(state: TurnState, questionnaire: Questionnaire | None, instance_id: int, item: InboxRow,
                   now: datetime) -> Outcome:
-    def not_sent(reason: str) -> Outcome:
+    def not_sent(reason: EndReason) -> Outcome:
         return not_sent_outcome(instance_id, reason, now)
 
     if questionnaire is None:
-        return not_sent("the study file in force has no such questionnaire")
+        return not_sent(EndReason.NOT_IN_STUDY_FILE)
     why = why_not_sent(state, questionnaire)
     if why is not None:
         return not_sent(why)
     if state.questionnaire is not None:
-        return not_sent(f"questionnaire {state.questionnaire.questionnaire_id} was under way")
+        return not_sent(EndReason.ANOTHER_UNDER_WAY)
     first = next_item(questionnaire, {})
     if first is None:
-        return not_sent("no item to ask")
+        return not_sent(EndReason.NO_ITEM)
     outgoing = []
     if questionnaire.intro:
         outgoing.append(Outgoing(keys.questionnaire_message(item.id, "intro"), questionnaire.intro,
@@ -143,13 +144,22 @@ def answering(state: TurnState) -> bool:
     return state.questionnaire is not None and state.status in (Status.ACTIVE, Status.COMPLETED)
 
 
-def why_not_sent(state: TurnState, questionnaire: Questionnaire) -> str | None:
+def why_not_sent(state: TurnState, questionnaire: Questionnaire) -> EndReason | None:
     if state.status == Status.ACTIVE or (questionnaire.send.event is SendEvent.STUDY_END and exit_allowed(state)):
         return None
-    held = "opted out" if state.opted_out else "paused by the team" if state.researcher_paused else ""
-    if state.status == Status.COMPLETED and held:
-        return f"the participant's study ended while {held}"
-    return f"the participant is {state.status}" + (f" ({held})" if held and state.status == Status.PAUSED else "")
+    return inactive_reason(state)
+
+
+def inactive_reason(state: TurnState) -> EndReason:
+    """Why an inactive participant gets no questionnaire: their STOP or a pause holds, they withdrew, or their study
+    ended."""
+    if state.status == Status.WITHDRAWN:
+        return EndReason.WITHDRAWN
+    if state.opted_out:
+        return EndReason.OPTED_OUT
+    if state.researcher_paused or state.status == Status.PAUSED:
+        return EndReason.PAUSED
+    return EndReason.STUDY_OVER
 
 
 _MISSING_AT_END = {InstanceStatus.COMPLETED: Missing.NOT_SHOWN, InstanceStatus.EXPIRED: Missing.EXPIRED,
@@ -157,7 +167,7 @@ _MISSING_AT_END = {InstanceStatus.COMPLETED: Missing.NOT_SHOWN, InstanceStatus.E
 
 
 def end_outcome(state: TurnState, questionnaire: Questionnaire, open_: OpenQuestionnaire, status: InstanceStatus,
-                now: datetime, *, reason: str | None = None, ended_at: datetime | None = None,
+                now: datetime, *, reason: EndReason | None = None, ended_at: datetime | None = None,
                 outgoing: list[Outgoing] | None = None, writes: list[TurnWrite] | None = None) -> Outcome:
     """Close the questionnaire: the item under way and every later one get the status's missing
     code (or not_shown, when its condition cannot hold any more); ``ended_at``: when it ended, if not now."""
@@ -186,4 +196,4 @@ def close_if_stopped(state: TurnState, study: Study, now: datetime) -> list[Turn
     if why_not_sent(state, questionnaire) is None:  # an exit questionnaire, after the study ended
         return []
     return end_outcome(state, questionnaire, open_, InstanceStatus.STOPPED, now,
-                       reason=f"the participant is {state.status}").writes
+                       reason=inactive_reason(state)).writes

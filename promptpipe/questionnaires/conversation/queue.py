@@ -36,7 +36,7 @@ from promptpipe.questionnaires.conversation.instance import (
     not_sent_outcome,
     start_outcome,
 )
-from promptpipe.questionnaires.rules.definition import InstanceStatus, QueuedQuestionnaire, SendEvent
+from promptpipe.questionnaires.rules.definition import EndReason, InstanceStatus, QueuedQuestionnaire, SendEvent
 from promptpipe.questionnaires.rules.plan import PLAN_AHEAD_DAYS, Planned, plan_days, plan_event, replan_day
 from promptpipe.questionnaires.store.writes import Scheduled
 from promptpipe.storage.inbox_rows import InboxRow
@@ -48,8 +48,6 @@ __all__ = ["questionnaire_due_outcome", "tend"]
 
 REMINDER = "A gentle reminder: one question is still waiting for your answer."
 
-
-WITHDREW = "the participant withdrew before it was sent"
 
 def questionnaire_due_outcome(study: Study, context: TurnContext, item: InboxRow, event: QuestionnaireDue,
                               now: datetime) -> Outcome:
@@ -77,15 +75,14 @@ def questionnaire_due_outcome(study: Study, context: TurnContext, item: InboxRow
         asked = ItemAsked(open_, state.participant.id, current.id, reminder.key, now, reminded=True)
         return Outcome([reminder], writes=[asked], log=("questionnaire_reminded", {"questionnaire": questionnaire.id}))
     return end_outcome(state, questionnaire, open_, InstanceStatus.EXPIRED, now,
-                       reason="its time ran out", ended_at=min(now, open_.expires_at))
+                       reason=EndReason.WINDOW_CLOSED, ended_at=min(now, open_.expires_at))
 
 
 def _next_due(study: Study, state: TurnState, item: InboxRow, now: datetime) -> Outcome:
     """The planned questionnaires that came due: the first is sent (unless one is under way, or
     the quiet hours are on: then it waits); those whose time ran out unsent are recorded so."""
     queue = state.questionnaires.queue
-    writes = _not_sent([entry for entry in queue if entry.expires_at <= now],
-                       "its time ran out before it could be sent (not active, or the service was down)", now)
+    writes = _not_sent([entry for entry in queue if entry.expires_at <= now], EndReason.NOT_SENT_IN_TIME, now)
     queue[:] = [entry for entry in queue if entry.expires_at > now and entry.instance_id is not None]
     due = next((entry for entry in queue if entry.due_at <= now), None)
     quiet_end = quiet_period_end(study.quiet_hours, now, zone_or_utc(state.timezone))
@@ -97,7 +94,7 @@ def _next_due(study: Study, state: TurnState, item: InboxRow, now: datetime) -> 
     last = last_day_of(study, state)
     number = study_day(state.day_one, date.fromisoformat(due.local_date)) if due.local_date else None
     if last is not None and number is not None and number > last:  # the study was shortened
-        started = not_sent_outcome(due.instance_id, "after the participant's last study day", now)
+        started = not_sent_outcome(due.instance_id, EndReason.PAST_LAST_DAY, now)
     else:
         started = start_outcome(state, study.questionnaire(due.questionnaire_id), due.instance_id, item, now)
     if state.questionnaire is None:  # it could not be sent: the next planned one
@@ -105,7 +102,7 @@ def _next_due(study: Study, state: TurnState, item: InboxRow, now: datetime) -> 
     return Outcome(started.outgoing, writes=[*writes, *started.writes], log=started.log)
 
 
-def _not_sent(entries: list[QueuedQuestionnaire], reason: str, now: datetime) -> list[TurnWrite]:
+def _not_sent(entries: list[QueuedQuestionnaire], reason: EndReason, now: datetime) -> list[TurnWrite]:
     return [InstanceEnded(entry.instance_id, InstanceStatus.NOT_SENT, reason, now)
             for entry in entries if entry.instance_id is not None]
 
@@ -127,7 +124,7 @@ def tend(state: TurnState, study: Study, events: Sequence[object], now: datetime
             planned += plan_event(study, SendEvent.STUDY_END, now, end)
             done.append(end)
         elif state.status == Status.WITHDRAWN and end not in done:  # a row that says why it stays empty
-            planned += [replace(plan, due_at=None, expires_at=None, reason=WITHDREW)
+            planned += [replace(plan, due_at=None, expires_at=None, reason=EndReason.WITHDRAWN)
                         for plan in plan_event(study, SendEvent.STUDY_END, now, end)]
             done.append(end)
     else:
@@ -204,9 +201,7 @@ def _study_over(state: TurnState, study: Study, now: datetime) -> list[TurnWrite
     if not gone:
         return []
     state.questionnaires.queue[:] = keep
-    reason = (WITHDREW if state.status == Status.WITHDRAWN
-              else "the participant's study ended before it was sent")
-    return _not_sent(gone, reason, now)
+    return _not_sent(gone, EndReason.WITHDRAWN if state.status == Status.WITHDRAWN else EndReason.STUDY_OVER, now)
 
 
 def _end_occasion(state: TurnState, study: Study) -> str:
@@ -217,7 +212,6 @@ def _end_occasion(state: TurnState, study: Study) -> str:
     return f"{SendEvent.STUDY_END}_day_{last_day_of(study, state)}"
 
 
-EXTENDED = "the study was extended after it had ended: asked again at its new end"
 
 
 def _reopened(state: TurnState, study: Study, now: datetime) -> list[TurnWrite]:
@@ -228,12 +222,12 @@ def _reopened(state: TurnState, study: Study, now: datetime) -> list[TurnWrite]:
         return questionnaire is not None and questionnaire.send.event is SendEvent.STUDY_END
 
     queue = state.questionnaires.queue
-    writes = _not_sent([entry for entry in queue if is_exit(entry.questionnaire_id)], EXTENDED, now)
+    writes = _not_sent([entry for entry in queue if is_exit(entry.questionnaire_id)], EndReason.STUDY_EXTENDED, now)
     queue[:] = [entry for entry in queue if not is_exit(entry.questionnaire_id)]
     open_ = state.questionnaire
     if open_ is not None and (exit_ := study.questionnaire(open_.questionnaire_id)) is not None and is_exit(exit_.id):
         writes += end_outcome(state, exit_, open_, InstanceStatus.STOPPED, now,
-                              reason=EXTENDED).writes
+                              reason=EndReason.STUDY_EXTENDED).writes
     return writes
 
 
@@ -265,7 +259,7 @@ def _follow_zone(state: TurnState, study: Study, now: datetime) -> list[TurnWrit
     now falls in the past or finds no free minute is recorded as not sent."""
     zone = zone_or_utc(state.timezone)
     moved: list[tuple[int, datetime, tuple[datetime, datetime] | None]] = []
-    dropped: list[tuple[int, str]] = []
+    dropped: list[int] = []
     taken: dict[str, list[datetime]] = {}
     for entry in sorted(state.questionnaires.queue, key=lambda e: e.due_at):
         if entry.local_date is None or entry.instance_id is None:
@@ -277,16 +271,16 @@ def _follow_zone(state: TurnState, study: Study, now: datetime) -> list[TurnWrit
         if due is None or questionnaire is None:
             continue
         if due.at is None or due.at + questionnaire.open_for <= now:
-            dropped.append((entry.instance_id, due.reason or "its time on the new clock had passed"))
+            dropped.append(entry.instance_id)
             continue
         busy.append(due.at)
         entry.due_at, entry.expires_at = due.at, due.at + questionnaire.open_for
         moved.append((entry.instance_id, due.at, due.window))
-    gone = {instance_id for instance_id, _ in dropped}
+    gone = set(dropped)
     state.questionnaires.queue[:] = sorted((e for e in state.questionnaires.queue if e.instance_id not in gone),
                                            key=lambda e: e.due_at)
     if state.questionnaire is None:
         arm_next(state, now, reason="time zone changed")
     return [*(InstanceMoved(instance_id, due_at, window) for instance_id, due_at, window in moved),
-            *(InstanceEnded(instance_id, InstanceStatus.NOT_SENT, f"time zone changed: {reason}", now)
-              for instance_id, reason in dropped)]
+            *(InstanceEnded(instance_id, InstanceStatus.NOT_SENT, EndReason.TIME_ZONE_CHANGED, now)
+              for instance_id in dropped)]

@@ -13,9 +13,9 @@ from typing import Any, TypedDict
 
 from promptpipe.domain.setting_values import duration_words
 
-__all__ = ["POLL_OPTION_LIMIT", "QUESTIONNAIRE_PURPOSE", "InstanceStatus", "ItemType", "OpenQuestionnaire", "Option",
-           "Questionnaire", "QuestionnaireItem", "QuestionnaireState", "QueuedQuestionnaire", "SendAt", "SendEvent",
-           "ShowIf", "next_item"]
+__all__ = ["END_REASON_WORDS", "POLL_OPTION_LIMIT", "QUESTIONNAIRE_PURPOSE", "EndReason", "InstanceStatus", "ItemType",
+           "OpenQuestionnaire", "Option", "Questionnaire", "QuestionnaireItem", "QuestionnaireState",
+           "QueuedQuestionnaire", "SendAt", "SendEvent", "ShowIf", "next_item", "reason_words"]
 
 QUESTIONNAIRE_PURPOSE = "questionnaire"
 """The ``purpose`` of a questionnaire item's messages (a vote on its poll is routed by it)."""
@@ -52,6 +52,55 @@ class InstanceStatus(StrEnum):
     EXPIRED = "expired"
     STOPPED = "stopped"
     NOT_SENT = "not_sent"
+
+
+class EndReason(StrEnum):
+    """Why an instance ended unfinished or was never sent (``questionnaire_instance.reason``, the export's code
+    list): its words for people are :data:`END_REASON_WORDS`."""
+
+    NOT_IN_STUDY_FILE = "not_in_study_file"
+    OPTED_OUT = "opted_out"
+    PAUSED = "paused"
+    WITHDRAWN = "withdrawn"
+    STUDY_OVER = "study_over"
+    ANOTHER_UNDER_WAY = "another_under_way"
+    NO_ITEM = "no_item"
+    WINDOW_CLOSED = "window_closed"
+    NOT_SENT_IN_TIME = "not_sent_in_time"
+    PAST_LAST_DAY = "past_last_day"
+    STUDY_EXTENDED = "study_extended"
+    NO_FREE_MINUTE = "no_free_minute"
+    TIME_ZONE_CHANGED = "time_zone_changed"
+    NOT_PLANNED = "not_planned"
+    """the export's own: no self-report instance was planned for a decision point's day"""
+
+
+END_REASON_WORDS: Mapping[EndReason, str] = {
+    EndReason.NOT_IN_STUDY_FILE: "the study file in force has no such questionnaire",
+    EndReason.OPTED_OUT: "the participant had sent STOP",
+    EndReason.PAUSED: "the participant was paused",
+    EndReason.WITHDRAWN: "the participant withdrew or was withdrawn (or their data erased)",
+    EndReason.STUDY_OVER: "the participant's study had ended",
+    EndReason.ANOTHER_UNDER_WAY: "another questionnaire was under way",
+    EndReason.NO_ITEM: "no item was left to ask",
+    EndReason.WINDOW_CLOSED: "its time to answer ran out",
+    EndReason.NOT_SENT_IN_TIME: "its time ran out before it could be sent (the participant was not active, or the "
+                                "service was down)",
+    EndReason.PAST_LAST_DAY: "it fell after the participant's last study day (the study was shortened)",
+    EndReason.STUDY_EXTENDED: "the study was extended after it had ended: asked again at its new end",
+    EndReason.NO_FREE_MINUTE: "no minute of its window was outside the quiet hours and far enough (min_gap) from "
+                              "the day's other messages",
+    EndReason.TIME_ZONE_CHANGED: "the participant's time zone changed and its time on the new clock had passed",
+    EndReason.NOT_PLANNED: "none was planned for that day (outside the participant's study days, or no [self_report])",
+}
+
+
+def reason_words(reason: str | None) -> str | None:
+    """A stored reason in words (a reason stored before the codes, as it was)."""
+    try:
+        return END_REASON_WORDS[EndReason(reason or "")]
+    except ValueError:
+        return reason
 
 
 class SendEvent(StrEnum):

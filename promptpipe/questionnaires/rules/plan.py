@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from promptpipe.questionnaires.rules.definition import SendEvent
+from promptpipe.questionnaires.rules.definition import EndReason, SendEvent
 from promptpipe.questionnaires.rules.schedule import Due, due_on
 from promptpipe.study.rules.protocol import Study
 
@@ -37,7 +37,7 @@ class Planned:
     study_day: int | None = None
     local_date: str | None = None
     window: tuple[datetime, datetime] | None = None
-    reason: str | None = None
+    reason: EndReason | None = None
 
 
 def plan_event(study: Study, event: SendEvent, at: datetime, occasion: str | None = None) -> list[Planned]:

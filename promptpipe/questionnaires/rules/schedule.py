@@ -14,8 +14,7 @@ from zoneinfo import ZoneInfo
 
 from promptpipe.domain.localtime import to_instant
 from promptpipe.domain.quiet_hours import quiet_contains
-from promptpipe.domain.setting_values import duration_words
-from promptpipe.questionnaires.rules.definition import SendAt
+from promptpipe.questionnaires.rules.definition import EndReason, SendAt
 from promptpipe.study.rules.protocol import QuietHours
 
 __all__ = ["Due", "due_on", "window_minutes"]
@@ -28,7 +27,7 @@ class Due:
 
     at: datetime | None
     window: tuple[datetime, datetime] | None = None
-    reason: str | None = None
+    reason: EndReason | None = None
 
 
 def window_minutes(start: time, end: time) -> list[time]:
@@ -56,6 +55,5 @@ def due_on(send: SendAt, day: date, zone: ZoneInfo, quiet: QuietHours | None, bu
         if all(abs(instant - other) >= send.min_gap for other in busy):
             free.append(instant)
     if not free:
-        return Due(None, window, reason="no minute of the window is outside quiet hours and at least "
-                                        f"{duration_words(send.min_gap)} from the day's other messages")
+        return Due(None, window, reason=EndReason.NO_FREE_MINUTE)
     return Due(rng.choice(free), window)

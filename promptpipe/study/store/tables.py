@@ -134,7 +134,8 @@ class QuestionnaireInstance(SQLModel, table=True):
     status: str = InstanceStatus.SCHEDULED
     """An :class:`~promptpipe.questionnaires.rules.definition.InstanceStatus`."""
     reason: str | None = None
-    """Why it ended without being completed, or was never sent."""
+    """Why it ended without being completed, or was never sent: an
+    :class:`~promptpipe.questionnaires.rules.definition.EndReason`."""
     current_item: str | None = None
     """The item asked and not yet answered."""
     tries: int = 0

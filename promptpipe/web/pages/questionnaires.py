@@ -22,6 +22,7 @@ from promptpipe.questionnaires.operations import (
     questionnaire_compliance,
     questionnaire_responses,
 )
+from promptpipe.questionnaires.rules.definition import reason_words
 from promptpipe.questionnaires.store.reads import AnswerRow, InstanceRow, Tally
 from promptpipe.study.rules.protocol import Study
 from promptpipe.web.pages._lists import PER_PAGE, Pager, page_number
@@ -64,7 +65,7 @@ def counts(tally: Tally) -> Counts:
     outcome = tally.by_outcome
     rate = tally.completion_rate
     completion = f"{rate:.0%} ({outcome['completed']} of {tally.sent})" if rate is not None else "none sent yet"
-    reasons = tuple(f"{OUTCOME_WORDS[r.outcome]}: {r.reason or 'no reason recorded'} ({r.count})"
+    reasons = tuple(f"{OUTCOME_WORDS[r.outcome]}: {reason_words(r.reason) or 'no reason recorded'} ({r.count})"
                     for r in tally.reasons)
     return Counts(outcome["planned"], outcome["under_way"], tally.sent, outcome["completed"], outcome["partial"],
                   outcome["expired"], outcome["stopped"], outcome["not_sent"], completion, reasons)
@@ -180,8 +181,9 @@ def _item(found: Visitor, study: Study, row: InstanceRow, answer: AnswerRow, zon
 
 def _instance(found: Visitor, study: Study, row: InstanceRow, zone: str | None) -> InstanceView:
     return InstanceView(row.id, _title(study, row.questionnaire_id), _occasion(row), row.outcome,
-                        OUTCOME_WORDS.get(row.outcome, row.outcome), row.reason, found.when(row.scheduled_at, zone),
-                        found.when(row.sent_at, zone), found.when(row.ended_at, zone),
+                        OUTCOME_WORDS.get(row.outcome, row.outcome), reason_words(row.reason),
+                        found.when(row.scheduled_at, zone), found.when(row.sent_at, zone),
+                        found.when(row.ended_at, zone),
                         tuple(_item(found, study, row, answer, zone) for answer in row.answers))
 
 
