@@ -28,6 +28,10 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.xdist_group("static")  # one worker parses and imports the package once for all
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "promptpipe"
 

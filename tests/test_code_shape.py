@@ -9,6 +9,10 @@ import ast
 import functools
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.xdist_group("static")  # one worker parses and imports the package once for all
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "promptpipe"
 
