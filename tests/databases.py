@@ -34,10 +34,12 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TypeVar
 
+from sqlalchemy import text
+
 from promptpipe.storage.db import Database
 from promptpipe.storage.files import create_private_file
 
-__all__ = ["PostgresDatabases", "SqliteTemplate", "worker_name"]
+__all__ = ["PostgresDatabases", "SqliteTemplate", "execute_raw", "worker_name"]
 
 T = TypeVar("T")
 SQLITE_NAME = "promptpipe.db"
@@ -241,3 +243,8 @@ UNION ALL SELECT 'SELECT setval(' || quote_literal(quote_ident(sequencename)) ||
 """
 """The statements that empty a used copy: the job store's table (made by the service, not in the
 template) dropped, every other table's rows deleted but the Alembic stamp, the sequences restarted."""
+
+
+async def execute_raw(db: Database, sql: str) -> None:
+    """Run one SQL statement in a transaction of its own (a test breaking or changing the schema)."""
+    await db.run(lambda session: session.execute(text(sql)))

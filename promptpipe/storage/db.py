@@ -205,9 +205,6 @@ class Database:
         for start in range(0, len(values), size):
             yield values[start:start + size]
 
-    async def execute_raw(self, sql: str) -> None:
-        await self.run(lambda session: session.execute(text(sql)))
-
 
 class _JoinedSession(Session):
     """A session inside a transaction its caller began on ``connection``: asked for its

@@ -128,12 +128,9 @@ def message_words(session: Session, rows: Sequence[InboxRow]) -> dict[int, str]:
 
 def pending_messages(session: Session, participant_ids: Sequence[str], kinds: Sequence[str]) -> list[InboxRow]:
     """The pending rows of these kinds of several participants (for a look at what arrived while their turns run)."""
-    rows: list[InboxRow] = []
-    for chunk in Database.chunks(participant_ids):
-        query = _PENDING_ROWS.where(_INBOX.c.participant_id.in_(chunk), _INBOX.c.kind.in_(kinds))
-        found: Any = session.connection().execute(query.order_by(_INBOX.c.id)).all()
-        rows.extend(InboxRow(*row) for row in found)
-    return rows
+    return [InboxRow(*tuple(row)) for chunk in Database.chunks(participant_ids)
+            for row in session.connection().execute(_PENDING_ROWS.where(
+                _INBOX.c.participant_id.in_(chunk), _INBOX.c.kind.in_(kinds)).order_by(_INBOX.c.id))]
 
 
 _DUE_ROWS = (select(_INBOX.c.participant_id, _INBOX.c.id)

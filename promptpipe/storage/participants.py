@@ -196,13 +196,9 @@ def number_counts(session: Session, numbers: NumberPlan) -> dict[str, int]:
 
 def statuses_and_zones(db: Database, session: Session, ids: set[str]) -> dict[str, tuple[str, str]]:
     """Status and time zone by participant id (one query per chunk of ids)."""
-    found: dict[str, tuple[str, str]] = {}
-    for chunk in db.chunks(sorted(ids)):
-        rows = session.connection().execute(
-            select(_PARTICIPANT.c.id, _PARTICIPANT.c.status, _PARTICIPANT.c.timezone)
-            .where(_PARTICIPANT.c.id.in_(chunk))).all()
-        found.update({pid: (status, zone) for pid, status, zone in rows})
-    return found
+    query = select(_PARTICIPANT.c.id, _PARTICIPANT.c.status, _PARTICIPANT.c.timezone)
+    return {pid: (status, zone) for chunk in db.chunks(sorted(ids))
+            for pid, status, zone in session.connection().execute(query.where(_PARTICIPANT.c.id.in_(chunk)))}
 
 
 def set_details(session: Session, participant_id: str, *, name: str | None = None, background: str | None = None,
@@ -226,11 +222,7 @@ class ConsentFacts:
 
 def consent_facts(db: Database, session: Session, ids: Sequence[str]) -> dict[str, ConsentFacts]:
     """Status, own opt-out and erasure by participant id (one query per chunk of ids)."""
-    found: dict[str, ConsentFacts] = {}
     p = _PARTICIPANT.c
-    for chunk in db.chunks(list(ids)):
-        rows = session.connection().execute(
-            select(p.id, p.status, p.opted_out, p.erased_at).where(p.id.in_(chunk))).all()
-        found.update({pid: ConsentFacts(status, bool(opted_out), erased_at is not None)
-                      for pid, status, opted_out, erased_at in rows})
-    return found
+    query = select(p.id, p.status, p.opted_out, p.erased_at)
+    return {pid: ConsentFacts(status, bool(opted_out), erased_at is not None) for chunk in db.chunks(list(ids))
+            for pid, status, opted_out, erased_at in session.connection().execute(query.where(p.id.in_(chunk)))}

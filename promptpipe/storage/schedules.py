@@ -56,12 +56,8 @@ class DailyAlarmFacts:
 def daily_alarm_facts(db: Database, session: Session, schedule_ids: set[str]) -> dict[str, DailyAlarmFacts]:
     """By schedule id, for the schedules that still exist (one statement per chunk of ids; a
     burst's alarm delivery reads 500 at a time)."""
-    found: dict[str, DailyAlarmFacts] = {}
-    for chunk in db.chunks(sorted(schedule_ids)):
-        for row in _DAILY_ALARM_FACTS.rows(session.connection(), {"ids": list(chunk)}):
-            entry = ScheduleEntry(*row[:-4])
-            found[entry.id] = DailyAlarmFacts(entry, *row[-4:])
-    return found
+    return {row[0]: DailyAlarmFacts(ScheduleEntry(*row[:-4]), *row[-4:]) for chunk in db.chunks(sorted(schedule_ids))
+            for row in _DAILY_ALARM_FACTS.rows(session.connection(), {"ids": list(chunk)})}
 
 
 def new_schedule_id() -> str:
@@ -140,11 +136,9 @@ def settle_timers(db: Database, session: Session, by_outcome: dict[str, list[int
     for outcome, ids in by_outcome.items():
         extra = {"reason": "participant not active when it came due"} if outcome == TimerStatus.CANCELLED else {}
         for chunk in db.chunks(ids):
-            done = session.connection().execute(
+            settled.update(dict.fromkeys(session.connection().execute(
                 update(_TIMER).where(_TIMER.c.id.in_(chunk), _TIMER.c.status == TimerStatus.PENDING)
-                .values(status=outcome, settled_at=now, **extra).returning(_TIMER.c.id)
-            ).scalars().all()
-            settled.update({timer_id: outcome for timer_id in done})
+                .values(status=outcome, settled_at=now, **extra).returning(_TIMER.c.id)).scalars(), outcome))
     return settled
 
 

@@ -92,15 +92,14 @@ STUCK_IDS_SHOWN = 20
 
 
 def backlog(session: Session) -> Backlog:
-    count = func.count()
     conn = session.connection()
-    outbox = conn.execute(
-        select(count).select_from(_OUTBOX).where(_OUTBOX.c.status.in_((OutboxStatus.PENDING, OutboxStatus.SENDING)))
-    ).scalar_one()
-    uncertain = conn.execute(
-        select(count).select_from(_OUTBOX).where(_OUTBOX.c.status == OutboxStatus.UNCERTAIN)).scalar_one()
-    inbox = conn.execute(select(count).select_from(_INBOX).where(_INBOX.c.status == InboxStatus.PENDING)).scalar_one()
-    stuck = conn.execute(select(count).select_from(_INBOX).where(_INBOX.c.status == InboxStatus.FAILED)).scalar_one()
+
+    def count(table: Any, *where: Any) -> int:
+        return int(conn.execute(select(func.count()).select_from(table).where(*where)).scalar_one())
+
+    stuck = count(_INBOX, _INBOX.c.status == InboxStatus.FAILED)
     stuck_ids = conn.execute(select(_INBOX.c.id).where(_INBOX.c.status == InboxStatus.FAILED).order_by(_INBOX.c.id)
                              .limit(STUCK_IDS_SHOWN)).scalars().all() if stuck else []
-    return Backlog(int(outbox), int(uncertain), int(inbox), int(stuck), tuple(stuck_ids))
+    return Backlog(count(_OUTBOX, _OUTBOX.c.status.in_((OutboxStatus.PENDING, OutboxStatus.SENDING))),
+                   count(_OUTBOX, _OUTBOX.c.status == OutboxStatus.UNCERTAIN),
+                   count(_INBOX, _INBOX.c.status == InboxStatus.PENDING), stuck, tuple(stuck_ids))

@@ -107,10 +107,8 @@ def timeline_rows(session: Session, participant_id: str, streams: Collection[Str
                   until: datetime | None, cursor: Cursor | None, limit: int) -> list[Hit]:
     """Up to ``limit`` entries of these streams in ``[since, until)``, past ``cursor`` (None: the
     newest), newest first: the ``limit`` next to the cursor on its side."""
-    hits: list[Hit] = []
-    for stream in streams:
-        for row, *questionnaire_id in session.execute(_query(stream, participant_id, since, until, cursor, limit)):
-            hits.append(Hit(stream, _time_of(stream, row), row, *questionnaire_id))
+    hits = [Hit(stream, _time_of(stream, row), row, *questionnaire_id) for stream in streams
+            for row, *questionnaire_id in session.execute(_query(stream, participant_id, since, until, cursor, limit))]
     newest_first = cursor is None or cursor.older
     hits.sort(key=lambda hit: hit.key, reverse=newest_first)
     page = hits[:limit]

@@ -127,13 +127,13 @@ class WhatsAppSession(RefusalHandlers):
         return True
 
     def lifecycle_handlers(self) -> dict[Any, EventHandler]:
-        """Handlers for neonize's connection events, keyed by event type; :meth:`on_qr` goes separately."""
+        """Handlers for neonize's connection events, keyed by event type; the QR event goes to :attr:`login`."""
         return {
             ConnectedEv: self._on_connected,
             DisconnectedEv: self._on_disconnected,
             LoggedOutEv: self._on_logged_out,
             StreamReplacedEv: self._on_stream_replaced,
-            PairStatusEv: self._on_pair_status,
+            PairStatusEv: self.login.on_pair_status,
             TemporaryBanEv: self._on_temporary_ban,
             ClientOutdatedEv: self._on_client_outdated,
             ConnectFailureEv: self._on_connect_failure,
@@ -342,13 +342,6 @@ class WhatsAppSession(RefusalHandlers):
         if not self._connected.is_set() and self.should_keep_trying() and self._attempt_connected:
             self._connected.set()
             self._set_state("connected")
-
-    async def _on_pair_status(self, ev: Any) -> None:
-        await self.login.on_pair_status(ev)
-
-    async def on_qr(self, data: bytes) -> None:
-        """Handler for neonize's QR event (see :class:`QrLogin`)."""
-        await self.login.on_qr(data)
 
     # -- what the login asks of the session (see LoginHost)
 

@@ -190,7 +190,7 @@ class WhatsAppTransport:
                                              UndecryptableMessageEv: unreadable, **self._session.lifecycle_handlers()}
         for event_type, handler in handlers.items():
             client.event(event_type)(self._guard(event_type.__name__, handler))
-        client.event.qr(self._guard("QR", self._session.on_qr))
+        client.event.qr(self._guard("QR", self._session.login.on_qr))
 
     def _guard(self, name: str, handler: EventHandler) -> Callable[[Any, Any], Awaitable[None]]:
         """neonize drops exceptions from async handlers without a trace; log them instead."""

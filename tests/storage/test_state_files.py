@@ -17,6 +17,7 @@ from promptpipe.cli.serve import _serve
 from promptpipe.config import load_settings
 from promptpipe.storage.db import Database
 from promptpipe.transport.memory import MemoryTransport
+from tests.databases import execute_raw
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.serve_helpers import running
 
@@ -38,7 +39,7 @@ async def test_a_new_sqlite_database_and_its_journal_are_private(tmp_path: Path,
     path = tmp_path / "state" / "promptpipe.db"
     db = Database(f"sqlite:///{path}")
     await db.connect()
-    await db.execute_raw("SELECT 1")
+    await execute_raw(db, "SELECT 1")
     try:
         assert mode(path) == 0o600
         assert all(mode(p) == 0o600 for p in path.parent.glob("promptpipe.db-*"))

@@ -25,40 +25,42 @@ from promptpipe.storage.queue_tables import InboxItem, OutboxItem
 from promptpipe.storage.rollup import DROP_V1
 from promptpipe.storage.schema import SchemaBehind
 from promptpipe.storage.urls import sync_url
+from tests.databases import execute_raw
 
 
 async def test_an_unversioned_older_schema_is_refused_then_upgraded_on_request(database_url: str) -> None:
     database = Database(database_url)
     await database.connect()
     await admin.enroll(database, ManualClock(), admin.Enrolment(phone="+15145550101", name="Ana", timezone="UTC"))
-    await database.execute_raw('DROP INDEX ix_participant_lid')  # an older release had neither,
-    await database.execute_raw('ALTER TABLE participant DROP COLUMN "lid"')
-    await database.execute_raw('ALTER TABLE consent DROP COLUMN "reconstructed"')  # nor what came with them,
+    await execute_raw(database, 'DROP INDEX ix_participant_lid')  # an older release had neither,
+    await execute_raw(database, 'ALTER TABLE participant DROP COLUMN "lid"')
+    await execute_raw(database, 'ALTER TABLE consent DROP COLUMN "reconstructed"')  # nor what came with them,
     for statement in DROP_V1[sa.make_url(database_url).get_backend_name()]:  # nor the statistics' rollup,
-        await database.execute_raw(statement)
-    await database.execute_raw("DROP TABLE prompt_day_counts")
-    await database.execute_raw("DROP INDEX ix_prompt_delivery_prompt_message_id")
-    await database.execute_raw('ALTER TABLE prompt_delivery DROP COLUMN "receipt_level"')
-    await database.execute_raw("DROP INDEX ix_outbox_participant_status")  # nor the outbox's newest index,
-    await database.execute_raw("DROP TABLE questionnaire_answer")  # nor questionnaires
-    await database.execute_raw("DROP TABLE questionnaire_instance")
-    await database.execute_raw('ALTER TABLE conversation DROP COLUMN "questionnaire"')
+        await execute_raw(database, statement)
+    await execute_raw(database, "DROP TABLE prompt_day_counts")
+    await execute_raw(database, "DROP INDEX ix_prompt_delivery_prompt_message_id")
+    await execute_raw(database, 'ALTER TABLE prompt_delivery DROP COLUMN "receipt_level"')
+    await execute_raw(database, "DROP INDEX ix_outbox_participant_status")  # nor the outbox's newest index,
+    await execute_raw(database, "DROP TABLE questionnaire_answer")  # nor questionnaires
+    await execute_raw(database, "DROP TABLE questionnaire_instance")
+    await execute_raw(database, 'ALTER TABLE conversation DROP COLUMN "questionnaire"')
     for table, column in (("api_token", "expires_at"), ("api_token", "last_used_at"), ("audit_log", "address")):
-        await database.execute_raw(f'ALTER TABLE {table} DROP COLUMN "{column}"')  # nor tokens that expire
-    await database.execute_raw("DROP INDEX ix_prompt_delivery_participant_answers")  # a narrower index then
-    await database.execute_raw("CREATE INDEX ix_prompt_delivery_participant_id ON prompt_delivery (participant_id, id)")
-    await database.execute_raw("DROP INDEX ix_participant_number")  # one number for everyone
-    await database.execute_raw('ALTER TABLE participant DROP COLUMN "number"')
-    await database.execute_raw("DROP TABLE number_lease")  # nor leases for several services
+        await execute_raw(database, f'ALTER TABLE {table} DROP COLUMN "{column}"')  # nor tokens that expire
+    await execute_raw(database, "DROP INDEX ix_prompt_delivery_participant_answers")  # a narrower index then
+    await execute_raw(database,
+                      "CREATE INDEX ix_prompt_delivery_participant_id ON prompt_delivery (participant_id, id)")
+    await execute_raw(database, "DROP INDEX ix_participant_number")  # one number for everyone
+    await execute_raw(database, 'ALTER TABLE participant DROP COLUMN "number"')
+    await execute_raw(database, "DROP TABLE number_lease")  # nor leases for several services
     for statement in mirrors.DROP_V1[sa.make_url(database_url).get_backend_name()]:  # nor the transcript's mirrors
-        await database.execute_raw(statement)
-    await database.execute_raw('ALTER TABLE outbox DROP COLUMN "receipts_expected"')
-    await database.execute_raw("DROP INDEX ix_outbox_unsent")  # nor the claims' index of unsent rows
-    await database.execute_raw("DROP INDEX ix_participant_enrolled")  # nor the list's index in enrollment order
-    await database.execute_raw('ALTER TABLE participant DROP COLUMN "own_consent_at"')  # nor the participant's clock
-    await database.execute_raw('ALTER TABLE consent DROP COLUMN "said_at"')
-    await database.execute_raw("DROP TABLE suppression")  # nor the suppression list
-    await database.execute_raw("DROP TABLE alembic_version")  # nor versions
+        await execute_raw(database, statement)
+    await execute_raw(database, 'ALTER TABLE outbox DROP COLUMN "receipts_expected"')
+    await execute_raw(database, "DROP INDEX ix_outbox_unsent")  # nor the claims' index of unsent rows
+    await execute_raw(database, "DROP INDEX ix_participant_enrolled")  # nor the list's index in enrollment order
+    await execute_raw(database, 'ALTER TABLE participant DROP COLUMN "own_consent_at"')  # nor the participant's clock
+    await execute_raw(database, 'ALTER TABLE consent DROP COLUMN "said_at"')
+    await execute_raw(database, "DROP TABLE suppression")  # nor the suppression list
+    await execute_raw(database, "DROP TABLE alembic_version")  # nor versions
     await database.close()
 
     refused = Database(database_url)

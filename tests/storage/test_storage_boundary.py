@@ -28,6 +28,7 @@ from promptpipe.storage.db import Database
 from promptpipe.storage.models import Message
 from promptpipe.transport.memory import MemoryTransport
 from tests.conftest import AppFactory, served_as_pilot
+from tests.databases import execute_raw
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.participant_helpers import enrolled, inbound_rows
 
@@ -85,7 +86,7 @@ async def test_a_message_the_database_cannot_store_waits_in_the_spool_until_it_r
     """Defect 2: a database error while storing a WhatsApp message dropped it. Here the
     transcript table is really missing for a while (a failed migration, a broken disk)."""
     app, transport = await enrolled(make_app, fake_openai)
-    await app.db.execute_raw("ALTER TABLE message RENAME TO message_away")
+    await execute_raw(app.db, "ALTER TABLE message RENAME TO message_away")
     await transport.inject(ANA, "are you getting my messages?", message_id="wa-1")
     assert app.inbox.spooled == 1
     [spooled] = list((tmp_path / "state" / "spool").iterdir())
@@ -94,7 +95,7 @@ async def test_a_message_the_database_cannot_store_waits_in_the_spool_until_it_r
     await app.run_until_idle()  # still failing: it stays in the spool
     assert len(app.inbox.spool) == 1  # type: ignore[arg-type]
 
-    await app.db.execute_raw("ALTER TABLE message_away RENAME TO message")
+    await execute_raw(app.db, "ALTER TABLE message_away RENAME TO message")
     fake_openai.say("Yes, all of them.", match="getting my messages")
     await app.run_until_idle()
     assert transport.texts_to(ANA)[-1] == "Yes, all of them."
@@ -107,9 +108,9 @@ async def test_a_message_the_database_cannot_store_waits_in_the_spool_until_it_r
 
 async def test_the_spool_survives_a_restart(make_app: AppFactory, fake_openai: FakeOpenAIServer) -> None:
     app, transport = await enrolled(make_app, fake_openai)
-    await app.db.execute_raw("ALTER TABLE message RENAME TO message_away")
+    await execute_raw(app.db, "ALTER TABLE message RENAME TO message_away")
     await transport.inject(ANA, "one message before the crash")
-    await app.db.execute_raw("ALTER TABLE message_away RENAME TO message")
+    await execute_raw(app.db, "ALTER TABLE message_away RENAME TO message")
     await app.stop()
 
     transport = MemoryTransport()
@@ -132,9 +133,9 @@ async def test_when_even_the_spool_cannot_be_written_the_message_waits_in_memory
         return real_open(path, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(os, "open", disk_full)
-    await app.db.execute_raw("ALTER TABLE message RENAME TO message_away")
+    await execute_raw(app.db, "ALTER TABLE message RENAME TO message_away")
     await transport.inject(ANA, "the disk is full but here I am")
-    await app.db.execute_raw("ALTER TABLE message_away RENAME TO message")
+    await execute_raw(app.db, "ALTER TABLE message_away RENAME TO message")
     monkeypatch.setattr(os, "open", real_open)
     fake_openai.say("Here you are.", match="disk is full")
     await app.run_until_idle()
@@ -151,10 +152,10 @@ async def test_a_failed_write_never_logs_the_participants_text(
     stream = io.StringIO()
     configure_logging("json", stream=stream)
     try:
-        await app.db.execute_raw("ALTER TABLE message RENAME TO message_away")
+        await execute_raw(app.db, "ALTER TABLE message RENAME TO message_away")
         await transport.inject(ANA, secret)
         await app.run_until_idle()
-        await app.db.execute_raw("ALTER TABLE message_away RENAME TO message")
+        await execute_raw(app.db, "ALTER TABLE message_away RENAME TO message")
     finally:
         configure_logging("console")
     logged = stream.getvalue()
@@ -287,10 +288,10 @@ async def test_a_whatsapp_message_arriving_while_the_database_fails_is_answered_
     fake_openai.say("Hi Ana!", match="Participant: Ana")
     await app.run_until_idle()
 
-    await app.db.execute_raw("ALTER TABLE message RENAME TO message_away")
+    await execute_raw(app.db, "ALTER TABLE message RENAME TO message_away")
     await h.client.emit(MessageEv, message_event("I walked 20 minutes\x00 today"))
     assert app.inbox.spooled == 1
-    await app.db.execute_raw("ALTER TABLE message_away RENAME TO message")
+    await execute_raw(app.db, "ALTER TABLE message_away RENAME TO message")
     fake_openai.say("Twenty minutes, well done!", match="I walked 20 minutes today")
     await app.run_until_idle()
     [row] = await inbound_rows(app)

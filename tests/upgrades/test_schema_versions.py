@@ -21,6 +21,7 @@ from promptpipe.storage import schema
 from promptpipe.storage.db import Database
 from promptpipe.storage.urls import sqlite_file, sync_url
 from tests.conftest import AppFactory
+from tests.databases import execute_raw
 from tests.upgrades.releases import load_release
 
 OLDEST = "release-0039ceb"
@@ -70,7 +71,7 @@ async def test_a_database_from_a_newer_release_is_refused(database_url: str, cap
                                                           cli_env: Path) -> None:
     db = Database(database_url)
     await db.connect()
-    await db.execute_raw("UPDATE alembic_version SET version_num = '0099_from_the_future'")
+    await execute_raw(db, "UPDATE alembic_version SET version_num = '0099_from_the_future'")
     await db.close()
     again = Database(database_url)
     with pytest.raises(schema.SchemaAhead, match="newer PromptPipe release"):
