@@ -54,6 +54,7 @@ from promptpipe.questionnaires.conversation.answer import (
     answer_outcome,
     ask_again_after,
     late_tap_outcome,
+    late_typed_outcome,
     option_reader,
 )
 from promptpipe.questionnaires.conversation.instance import answering
@@ -182,7 +183,8 @@ class ConversationFlow:
                                       commands.CommandContext(now, study.ordinary_words, option_reader(study, state)))
         if plan is not None:
             return commands.commands_outcome(batch, plan, commands.restart_reminder_key(state, now))
-        answered = answer_outcome(study, context, batch, now) if answering(state) else None
+        answered = (answer_outcome(study, context, batch, now) if answering(state) else None) \
+            or late_typed_outcome(study, context, batch, now)
         if answered is not None:
             return answered
         answers = typed_answers.typed_answers(context, batch) if state.status == Status.ACTIVE else []

@@ -328,6 +328,32 @@ async def test_a_tap_given_in_the_window_counts_though_it_arrives_after_the_wind
         "yes", "answered", tapped.isoformat(timespec="seconds"))
 
 
+async def test_a_typed_answer_given_in_the_window_counts_though_it_is_read_after_the_window_closed(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer, tmp_path: Path,
+) -> None:
+    """Typed "yes" at 22:00 inside the 20:00-23:00 window; the service was down until 01:00 and
+    its expiry ran before the message was read. Judged by when it was sent, it counts; a second
+    "yes" typed inside the window, read later still, answers nothing more."""
+    app, transport, _ = await in_study(make_app, fake_openai, WITH_REPORT, DAILY_PROMPT_REMINDER_DELAY="0")
+    fake_openai.always(NUDGE, match="scheduled daily nudge")
+    fake_openai.always("Good to hear.", match="")
+    asked_at = MONDAY_PROMPT + DAY + EVENING
+    await at(app, asked_at)
+    await at(app, asked_at + timedelta(hours=5))  # back at 01:00: the window closed at 23:00
+    typed = asked_at + timedelta(hours=2)
+    await transport.inject(ANA, "yes", timestamp=typed)
+    await app.run_until_idle()
+    assert "counts" in transport.texts_to(ANA)[-1]
+    await transport.inject(ANA, "yes", timestamp=typed + timedelta(minutes=5))
+    await app.run_until_idle()
+    assert "counts" not in transport.texts_to(ANA)[-1]
+    await export_study(app.db, tmp_path / "out")
+    with (tmp_path / "out" / "decisions.csv").open(encoding="utf-8") as stream:
+        [day_one] = [row for row in csv.DictReader(stream) if row["study_day"] == "1"]
+    assert (day_one["self_report"], day_one["self_report_status"], day_one["self_report_at_utc"]) == (
+        "yes", "answered", typed.isoformat(timespec="seconds"))
+
+
 async def test_a_second_tap_inside_the_window_is_not_taken_for_a_late_answer(
     make_app: AppFactory, fake_openai: FakeOpenAIServer,
 ) -> None:

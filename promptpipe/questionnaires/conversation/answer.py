@@ -37,7 +37,8 @@ from promptpipe.questionnaires.rules.definition import (
 from promptpipe.storage.inbox_rows import InboxRow
 from promptpipe.study.rules.protocol import Study
 
-__all__ = ["answer_outcome", "ask_again_after", "is_conversation", "late_tap_outcome", "option_reader"]
+__all__ = ["answer_outcome", "ask_again_after", "is_conversation", "late_tap_outcome", "late_typed_outcome",
+           "option_reader"]
 
 
 CLOSING = "Thank you, that was the last question."
@@ -124,6 +125,33 @@ def late_tap_outcome(study: Study, context: TurnContext, batch: list[InboxRow], 
         writes.append(LateAnswer(instance_id, item_id, answer, said))
         if row.message_id is not None:
             writes.append(MessageNote(row.message_id, {"handled_as": "in_time"}))
+    return Outcome([Outgoing(keys.reply(batch[-1].id), IN_TIME_REPLY, MessageKind.TEXT)], writes=writes,
+                   log=("questionnaire_answer_in_time", {"answers": len(batch)}))
+
+
+def late_typed_outcome(study: Study, context: TurnContext, batch: list[InboxRow], now: datetime) -> Outcome | None:
+    """Typed answers to the question whose time ran out last, sent before it closed and read after (the service was
+    down, or the expiry ran first): the newest answers its item after all, as a late tap does."""
+    state, closed = context.state, context.state.questionnaires.closed
+    if state.status != Status.ACTIVE or state.questionnaire is not None or closed is None or now <= closed.expires_at:
+        return None
+    questionnaire = study.questionnaire(closed.questionnaire_id)
+    item = questionnaire.item(closed.item_id) if questionnaire is not None else None
+    if questionnaire is None or item is None:
+        return None
+    answers: list[tuple[Answer, datetime]] = []
+    for row, event in zip(batch, context.events, strict=True):
+        said = said_at(event) if isinstance(event, MessageReceived) else None
+        answer = read_typed(item, context.texts.get(row.id, "")) if said is not None else None
+        if said is None or not closed.within(said) or not isinstance(answer, Answer):
+            return None  # anything else in the batch is for the coach
+        answers.append((answer, said))
+    state.questionnaires.closed = None
+    ids = [row.message_id for row in batch if row.message_id is not None]
+    writes: list[TurnWrite] = [LateAnswer(closed.instance_id, item.id, *answers[-1]),
+                               *(MessageNote(message_id, {"handled_as": "in_time"}) for message_id in ids)]
+    if not questionnaire.coach_sees_answers:
+        writes.append(Refiled(ids, MessageKind.QUESTIONNAIRE))
     return Outcome([Outgoing(keys.reply(batch[-1].id), IN_TIME_REPLY, MessageKind.TEXT)], writes=writes,
                    log=("questionnaire_answer_in_time", {"answers": len(batch)}))
 

@@ -178,6 +178,7 @@ def end_outcome(state: TurnState, questionnaire: Questionnaire, open_: OpenQuest
             writes.append(ItemAnswered(open_.instance_id, item.id, missing if shown else Missing.NOT_SHOWN, now))
     writes.append(InstanceEnded(open_.instance_id, status, reason, ended_at or now))
     state.questionnaire = None
+    state.questionnaires.closed = open_ if status is InstanceStatus.EXPIRED else None
     arm_next(state, now, reason=f"questionnaire {questionnaire.id} {status}")
     return Outcome(outgoing or [], writes=writes, log=("questionnaire_ended", {"questionnaire": questionnaire.id,
                                                                               "status": status}))

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, time, timedelta
 from enum import StrEnum
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 from promptpipe.domain.setting_values import duration_words
 
@@ -255,6 +255,7 @@ class QuestionnaireStateJson(TypedDict):
     queue: list[QueuedJson]
     planned: list[str]
     days: dict[str, int]
+    closed: NotRequired[OpenJson | None]
 
 
 PHONE_CLOCK_SLACK = timedelta(minutes=5)
@@ -338,12 +339,16 @@ class QuestionnaireState:
     planned: list[str] = field(default_factory=list)
     days: dict[str, int] = field(default_factory=dict)
     """The study day each study-day questionnaire is planned through, by id."""
+    closed: OpenQuestionnaire | None = None
+    """The last one whose time ran out unanswered, as it stood then: a typed answer given in its window and read
+    after it closed still answers it."""
 
     def to_json(self) -> QuestionnaireStateJson | None:
-        if self.open is None and not self.queue and not self.planned and not self.days:
+        if self.open is None and not self.queue and not self.planned and not self.days and self.closed is None:
             return None
         return {"open": self.open.to_json() if self.open else None, "queue": [q.to_json() for q in self.queue],
-                "planned": list(self.planned), "days": dict(self.days)}
+                "planned": list(self.planned), "days": dict(self.days),
+                "closed": self.closed.to_json() if self.closed else None}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any] | None) -> QuestionnaireState:
@@ -352,4 +357,5 @@ class QuestionnaireState:
         return cls(OpenQuestionnaire.from_json(data.get("open")),
                    [QueuedQuestionnaire.from_json(item) for item in data.get("queue") or ()],
                    [str(item) for item in data.get("planned") or ()],
-                   {str(key): int(value) for key, value in (data.get("days") or {}).items()})
+                   {str(key): int(value) for key, value in (data.get("days") or {}).items()},
+                   OpenQuestionnaire.from_json(data.get("closed")))
