@@ -165,7 +165,7 @@ async def _status_change(args: argparse.Namespace, env: Env) -> None:
 
 
 async def _prompt_now(args: argparse.Namespace, env: Env) -> None:
-    inbox_id = await admin.send_prompt_now(env.db, env.clock, phone=args.phone, quiet=env.settings.study.quiet_hours,
+    inbox_id = await admin.send_prompt_now(env.db, env.clock, phone=args.phone, study=env.settings.study,
                                            anyway=args.anyway, after_quiet_hours=args.after_quiet_hours)
     print(f"daily prompt queued as inbox row {inbox_id}; the running service writes and sends it")
 

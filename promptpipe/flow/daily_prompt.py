@@ -131,7 +131,7 @@ async def daily_prompt_outcome(deps: FlowDeps, context: TurnContext, item: Inbox
                  else now.astimezone(zone_or_utc(state.timezone)).date())
     if event.manual and event.not_before and datetime.fromisoformat(event.not_before) > now:
         state.arm_timer(TimerKind.PROMPT_NOW, datetime.fromisoformat(event.not_before),
-                        reason="asked for in quiet hours")
+                        {"model_free": True} if event.model_free else None, reason="asked for in quiet hours")
         return Outcome(log=("daily_prompt_held", {"until": event.not_before, "manual": True}))
     if event.manual or event.schedule_id is None:
         style = config.study.arm(state.participant.arm).prompt_style

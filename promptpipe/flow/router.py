@@ -163,7 +163,8 @@ class ConversationFlow:
                 return await daily_prompt_outcome(self.deps, context, batch[0], event)
             case PromptNowDue():  # held for quiet hours; held again if they are still on
                 end = quiet_period_end(study.quiet_hours, now, zone_or_utc(state.timezone))
-                held = DailyPromptDue(manual=True, not_before=end.isoformat() if end else None)
+                held = DailyPromptDue(manual=True, not_before=end.isoformat() if end else None,
+                                      model_free=event.model_free)
                 return await daily_prompt_outcome(self.deps, context, batch[0], held)
             case MessageReceived() | Enrolled():
                 return await self._conversation_outcome(context, batch, event)

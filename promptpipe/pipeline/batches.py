@@ -29,10 +29,10 @@ def needs_no_model(row: InboxRow) -> bool:
     it alone, so it need not wait behind a turn that waits for the model, nor for a place in the queue for the model
     (a self-report asked on time whatever became of the day's prompt, an answer recorded when it was given, a prompt
     sent at its time while the model is down)."""
-    if row.kind == InboxKind.TIMER:
-        return row.payload.get("timer_kind") in NO_MODEL_TIMERS
-    if row.kind == InboxKind.DAILY_PROMPT:
-        return bool(row.payload.get("model_free"))
+    if row.kind == InboxKind.TIMER and row.payload.get("timer_kind") in NO_MODEL_TIMERS:
+        return True
+    if row.kind in (InboxKind.DAILY_PROMPT, InboxKind.TIMER):
+        return bool(row.payload.get("model_free"))  # a fixed-text arm's prompt (held for quiet hours, or not)
     return row.kind == InboxKind.POLL_VOTE and row.payload.get("purpose") == QUESTIONNAIRE_PURPOSE
 
 

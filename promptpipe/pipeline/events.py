@@ -267,6 +267,8 @@ class PromptNowDue(_TimerDue):
     """A prompt the team asked for inside quiet hours, due now that they ended."""
 
     kind: Literal["prompt_now"] = "prompt_now"
+    model_free: bool = False
+    """As the prompt asked for: a fixed-text arm's needs no model."""
 
 
 @dataclass(frozen=True)

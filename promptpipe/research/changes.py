@@ -39,7 +39,7 @@ from promptpipe.storage.inbox_rows import add_input
 from promptpipe.storage.models import Participant
 from promptpipe.storage.participants import NewParticipant, create_participant, participant_by_phone, set_details
 from promptpipe.study.operations import check_protocol, validate_strata
-from promptpipe.study.rules.protocol import OPEN_STUDY, QuietHours, Study
+from promptpipe.study.rules.protocol import OPEN_STUDY, PERSONALISED, QuietHours, Study
 
 __all__ = ["STATUS_COMMANDS", "Enrolment", "enroll", "send_prompt_now", "set_status", "set_timezone",
            "update_participant", "valid_name"]
@@ -156,17 +156,21 @@ async def set_timezone(db: Database, clock: Clock, *, phone: str, timezone: str,
     return outcome.said_for(participant.phone)
 
 
-async def send_prompt_now(db: Database, clock: Clock, *, phone: str, quiet: QuietHours | None = None,
-                          anyway: bool = False, after_quiet_hours: bool = False) -> int:
-    """Queue a daily-prompt event for now, as the participant's daily alarm would; refused inside the study's ``quiet``
-    hours on their clock unless ``anyway`` (now) or ``after_quiet_hours`` (the service holds it until they end)."""
+async def send_prompt_now(db: Database, clock: Clock, *, phone: str, study: Study = OPEN_STUDY,
+                          quiet: QuietHours | None = None, anyway: bool = False,
+                          after_quiet_hours: bool = False) -> int:
+    """Queue a daily-prompt event for now, as the participant's daily alarm would; refused inside the ``quiet`` hours
+    (the study's unless given) on their clock unless ``anyway`` (now) or ``after_quiet_hours`` (the service holds it
+    until they end). A fixed-text arm's prompt is marked as needing no model (it does not wait behind a turn that
+    waits for the model)."""
     participant, _ = await get_participant(db, phone)
     if participant.status != Status.ACTIVE:
         raise Forbidden(f"{participant.phone} is {participant.status}; scheduled messages are not sent to them")
     now = clock.now()
-    end = quiet_hours_wait(quiet, who=participant.phone, timezone=participant.timezone, now=now,
+    end = quiet_hours_wait(quiet or study.quiet_hours, who=participant.phone, timezone=participant.timezone, now=now,
                            what="the prompt", anyway=anyway, after_quiet_hours=after_quiet_hours)
-    event = DailyPromptDue(manual=True, not_before=iso(end))
+    event = DailyPromptDue(manual=True, not_before=iso(end),
+                           model_free=study.arm(participant.arm).prompt_style != PERSONALISED)
     key = keys.manual_prompt(participant.id, secrets.token_hex(4))
     inbox_id = await db.run(lambda session: add_input(
         db, session, as_input(event, key=key, participant_id=participant.id), now))

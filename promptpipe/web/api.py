@@ -311,7 +311,7 @@ async def prompt_now(ctx: Context, participant_id: ParticipantId, caller: Resear
     """Send today's habit prompt and its poll now (as the daily alarm would); refused (409) inside
     the study's quiet hours on the participant's clock unless ``anyway`` or ``after_quiet_hours``."""
     inbox_id = await admin.send_prompt_now(ctx.db, ctx.clock, phone=participant_id,
-                                           quiet=ctx.settings.study.quiet_hours, anyway=anyway,
+                                           study=ctx.settings.study, anyway=anyway,
                                            after_quiet_hours=after_quiet_hours)
     await audit(ctx.db, ctx.clock, caller, "prompt_now", participant_id=participant_id, detail={"inbox_id": inbox_id})
     return Accepted(participant_id=participant_id, inbox_id=inbox_id,

@@ -9,6 +9,7 @@ import asyncio
 import threading
 from datetime import timedelta
 
+from promptpipe.research import admin
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.feedback_helpers import ANA, DAY, MONDAY_PROMPT
@@ -64,3 +65,39 @@ async def test_a_fixed_text_prompt_does_not_queue_behind_other_turns_waiting_on_
         await running
     assert "Here is my answer, Ben." in transport.texts_to("+14165550149")
     fake_openai.assert_complete()
+
+
+async def test_a_prompt_sent_by_hand_to_a_fixed_text_arm_does_not_wait_behind_a_turn_stuck_on_the_model(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer,
+) -> None:
+    """Ana's 06:00 message waits for the model, which is down; the team sends her prompt by hand at
+    06:30 (a fixed text: no model needed), and it goes at once."""
+    app, transport, _ = await in_study(make_app, fake_openai, FIXED_ARM)
+    fake_openai.fail(503, message="model down", match="Slept badly", repeat=True)
+    await at(app, TUESDAY - timedelta(hours=1, minutes=50))
+    await transport.inject(ANA, "Slept badly, I'll see how the day goes")
+    await app.run_until_idle()
+    await at(app, TUESDAY - timedelta(hours=1, minutes=20))
+    await admin.send_prompt_now(app.db, app.clock, phone=ANA, study=app.settings.study)
+    await app.run_until_idle()
+    assert FIXED_TEXTS[0] in transport.texts_to(ANA)
+
+
+FIXED_ARM_QUIET_NIGHTS = FIXED_ARM + '\n[quiet_hours]\nstart = "22:00"\nend = "06:30"\n'
+
+
+async def test_a_fixed_text_prompt_held_for_quiet_hours_does_not_wait_behind_a_turn_stuck_on_the_model(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer,
+) -> None:
+    """Asked for at 06:00 inside the quiet hours, Ana's prompt is held until they end at 06:30; her
+    06:05 message waits for the model, which is down; the prompt goes at 06:30 all the same."""
+    app, transport, _ = await in_study(make_app, fake_openai, FIXED_ARM_QUIET_NIGHTS)
+    fake_openai.fail(503, message="model down", match="Slept badly", repeat=True)
+    await at(app, TUESDAY - timedelta(hours=1, minutes=50))
+    await admin.send_prompt_now(app.db, app.clock, phone=ANA, study=app.settings.study, after_quiet_hours=True)
+    await app.run_until_idle()
+    await at(app, TUESDAY - timedelta(hours=1, minutes=45))
+    await transport.inject(ANA, "Slept badly, I'll see how the day goes")
+    await app.run_until_idle()
+    await at(app, TUESDAY - timedelta(hours=1, minutes=19))
+    assert FIXED_TEXTS[0] in transport.texts_to(ANA)

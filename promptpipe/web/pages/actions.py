@@ -126,7 +126,7 @@ async def _perform(found: Visitor, participant_id: str, action: str, text: str, 
                     detail={"inbox_id": queued.inbox_id, "chars": len(text)}, via="dashboard")
         return "sent"
     inbox_id = await admin.send_prompt_now(ctx.db, ctx.clock, phone=participant_id,
-                                           quiet=ctx.settings.study.quiet_hours, after_quiet_hours=after_quiet_hours)
+                                           study=ctx.settings.study, after_quiet_hours=after_quiet_hours)
     await audit(ctx.db, ctx.clock, found.caller, "prompt_now", participant_id=participant_id,
                 detail={"inbox_id": inbox_id}, via="dashboard")
     return "prompted"
