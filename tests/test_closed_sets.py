@@ -30,7 +30,8 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.xdist_group("static")  # one worker parses and imports the package once for all
+pytestmark = [pytest.mark.xdist_group("static"), pytest.mark.long]  # one worker parses the package once for all;
+# together they take tens of seconds there, so they start first
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "promptpipe"
