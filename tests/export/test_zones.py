@@ -105,6 +105,12 @@ async def test_local_times_are_in_the_zone_in_force_at_that_moment(db: Database,
     enrolled, moved = _rows(out, "transitions", fmt)
     assert (enrolled["at_local"], moved["at_local"]) == ("2026-03-02T09:00:00-05:00", "2026-03-12T13:00:00+01:00")
 
+    readme, codebook = (out / "README.md").read_text(encoding="utf-8"), _rows(out, "codebook", "csv")
+    assert "`..._local` on the participant's clock at\nthat moment" in readme
+    assert {row["values"] for row in codebook if row["column"] == "created_at_local"} == {
+        "ISO 8601 on the participant's clock at that moment (the zone they were in then) with its offset, "
+        "e.g. 2026-03-02T08:00:00-05:00"}
+
     decisions = _rows(out, "decisions", fmt)  # as each decision point recorded them
     assert [(row["decided_at_local"], row["timezone"]) for row in decisions] == [
         (NINE["-05:00"], "America/Toronto"), (NINE["-04:00"], "America/Toronto"),
