@@ -43,11 +43,11 @@ def stamps(zone_at: Callable[[str, datetime | None], ZoneInfo]
            ) -> Callable[[datetime | None, str], tuple[Stamp, Stamp]]:
     """:func:`stamp` of a participant's time in the zone they were in then (``zone_at``, e.g.
     ``People.zone_at``), remembering what it formatted (for one chunk): many rows of a chunk share
-    a time (a prompt and its poll, their receipts)."""
+    a time (a prompt and its poll, their receipts; participants in one zone prompted at one hour)."""
+    cached = functools.cache(stamp)
 
-    @functools.cache
     def participant_stamp(value: datetime | None, participant_id: str) -> tuple[Stamp, Stamp]:
-        return _NO_TIME if value is None else stamp(value, zone_at(participant_id, value))
+        return cached(value, zone_at(participant_id, value))
 
     return participant_stamp
 
