@@ -39,10 +39,17 @@ def stamped(name: str, value: datetime | None, zone: ZoneInfo) -> dict[str, Stam
     return {f"{name}_utc": utc, f"{name}_local": local}
 
 
-def stamps() -> Callable[[datetime | None, ZoneInfo], tuple[Stamp, Stamp]]:
-    """:func:`stamp` remembering what it formatted (for one chunk): many rows of a chunk share a
-    time (a prompt and its poll, their receipts)."""
-    return functools.cache(stamp)
+def stamps(zone_at: Callable[[str, datetime | None], ZoneInfo]
+           ) -> Callable[[datetime | None, str], tuple[Stamp, Stamp]]:
+    """:func:`stamp` of a participant's time in the zone they were in then (``zone_at``, e.g.
+    ``People.zone_at``), remembering what it formatted (for one chunk): many rows of a chunk share
+    a time (a prompt and its poll, their receipts; participants in one zone prompted at one hour)."""
+    cached = functools.cache(stamp)
+
+    def participant_stamp(value: datetime | None, participant_id: str) -> tuple[Stamp, Stamp]:
+        return cached(value, zone_at(participant_id, value))
+
+    return participant_stamp
 
 
 def as_dict(value: object) -> dict[str, object]:

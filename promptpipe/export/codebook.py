@@ -50,9 +50,15 @@ keep it apart from the data.
 
 ## Times and cells
 
-Times are ISO 8601 to the second: `..._utc` in UTC, `..._local` on the participant's clock with
-its offset. In CSV an empty cell means no value, booleans are `true`/`false`, lists are joined
-with `;`, objects are JSON, and a text that starts with `=`, `+`, `-`, `@`, a tab or a carriage
+Times are ISO 8601 to the second: `..._utc` in UTC, `..._local` on the participant's clock at
+that moment with its offset, in every file: in the zone they were in then. A change of zone (a
+`timezone_changed` row in `transitions`) holds from its own moment on; before a participant's
+first change their zone was that row's `from_value`. So the times of someone who moved show the
+offsets of both zones; `participants.timezone` is their zone now, and `decisions` names each
+decision point's zone in its `timezone` column.
+
+In CSV an empty cell means no value, booleans are `true`/`false`, lists are joined with `;`,
+objects are JSON, and a text that starts with `=`, `+`, `-`, `@`, a tab or a carriage
 return has a `'` put in front so that spreadsheets do not run it as a formula (phone numbers in
 E.164, `+` and digits only, stay as they are). JSONL keeps real
 nulls, numbers, booleans, lists and objects, and texts exactly as stored (apart from the marks).

@@ -22,7 +22,8 @@ __all__ = ["PSEUDONYMISED", "STRATUM_PREFIX", "UTC_VALUES", "Entry", "FileDoc", 
            "stratum_entry", "timed"]
 
 UTC_VALUES = "ISO 8601 in UTC to the second, e.g. 2026-03-02T13:00:00+00:00; empty when it did not happen"
-LOCAL_VALUES = "ISO 8601 on the participant's clock (their zone now) with its offset, e.g. 2026-03-02T08:00:00-05:00"
+LOCAL_VALUES = ("ISO 8601 on the participant's clock at that moment (the zone they were in then) with its offset, "
+                "e.g. 2026-03-02T08:00:00-05:00")
 LIST = "a list: items joined with ; in CSV, an array in JSONL"
 PSEUDONYMISED = "free text; the participant's own phone number and name are replaced by [phone] and [name]"
 STRATUM_PREFIX = "stratum_"
@@ -93,7 +94,8 @@ PARTICIPANTS = FileDoc("participants", "One row per participant, as they stand a
     Entry("id", "string", "p_ followed by 16 hexadecimal characters",
           "The participant's pseudonym: participant_id in every other file.", "participant.id"),
     Entry("timezone", "string", "an IANA zone name, e.g. America/Toronto",
-          "The participant's time zone now; their *_local times are shown in it.", "participant.timezone"),
+          "The participant's time zone now (their *_local times are each in the zone in force at that moment: "
+          "this one since their last timezone_changed transition).", "participant.timezone"),
     Entry("status", "string", listed(Status),
           "Where the participant stands in the study.", "participant.status"),
     Entry("paused_by", "string", "participant, researcher, participant+researcher; empty unless paused",

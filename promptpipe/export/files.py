@@ -27,6 +27,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 from tqdm import tqdm
 
+from promptpipe.domain.transition_log import TransitionKind
 from promptpipe.errors import AdminError
 from promptpipe.export import codebook
 from promptpipe.export.cells import Row
@@ -48,9 +49,9 @@ from promptpipe.export.temps import remove_stale_temps, temp_name
 from promptpipe.export.write import WorkerJob, _format, _Plan, _Read, _reads, _Writer
 from promptpipe.storage.db import Database
 from promptpipe.storage.files import make_private_dir, open_private
-from promptpipe.storage.models import Participant, table_of
+from promptpipe.storage.models import Participant, Transition, table_of
 
-_PARTICIPANT = table_of(Participant)
+_PARTICIPANT, _TRANSITION = table_of(Participant), table_of(Transition)
 
 FORMATS = ("csv", "jsonl")
 CHUNK_ROWS = 2_000
@@ -80,10 +81,20 @@ def _plan(session: Session, chunk_size: int) -> _Plan:
     protocol = read_protocol(session)
     people = People(session.execute(
         select(_PARTICIPANT.c.id, _PARTICIPANT.c.timezone, _PARTICIPANT.c.phone, _PARTICIPANT.c.name)),
-        multiple_choice_items(protocol.history))
+        multiple_choice_items(protocol.history), _zone_changes(session))
     counts["participants"] = counts[IDENTIFIERS] = len(people)
     return _Plan(people, ceilings, counts, protocol, stratum_fields(session, protocol.study),
                  decision_batches(session, ceilings.get("decisions", 0), chunk_size))
+
+
+def _zone_changes(session: Session) -> list[Any]:
+    """Every participant's changes of time zone (``timezone_changed``: when, the zone before, the
+    zone after), in one query for the whole export: each ``…_local`` time is shown in the zone in
+    force at its moment (:meth:`People.zone_at`)."""
+    t = _TRANSITION
+    return list(session.execute(
+        select(t.c.participant_id, t.c.created_at, t.c.from_value, t.c.to_value)
+        .where(t.c.kind == TransitionKind.TIMEZONE).order_by(t.c.participant_id, t.c.created_at, t.c.id)))
 
 
 # ---------------------------------------------------------------- writing

@@ -12,7 +12,9 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from bisect import bisect_right
 from collections.abc import Iterable, Sequence
+from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -114,11 +116,17 @@ class _Redactor:
         return text
 
 
-class People:
-    """Each participant's zone, and their own phone number and name to take out of texts; and
-    which questionnaire items are multiple choices (their ``coded`` is a list)."""
+ZoneChange = tuple[str, datetime, str | None, str]
+"""A ``timezone_changed`` transition: participant, when, the zone before and the zone after."""
 
-    def __init__(self, rows: Iterable[Any], multiple_choice: frozenset[tuple[str, str, str]] = frozenset()) -> None:
+
+class People:
+    """Each participant's zone now and the zones they were in before (their ``timezone_changed``
+    transitions), and their own phone number and name to take out of texts; and which
+    questionnaire items are multiple choices (their ``coded`` is a list)."""
+
+    def __init__(self, rows: Iterable[Any], multiple_choice: frozenset[tuple[str, str, str]] = frozenset(),
+                 changes: Iterable[ZoneChange] = ()) -> None:
         self.multiple_choice = multiple_choice
         self.zones: dict[str, ZoneInfo] = {}
         self._identities: dict[str, tuple[str, str]] = {}
@@ -126,6 +134,13 @@ class People:
         for pid, tz, phone, name in rows:
             self.zones[pid] = zone_or_utc(tz)
             self._identities[pid] = (phone or "", name or "")
+        self._moves: dict[str, tuple[list[datetime], list[ZoneInfo]]] = {}
+        """Per participant who changed zone: when each change took effect, and the zones in turn
+        (the first, the zone before the first change)."""
+        for pid, at, before, after in sorted(changes, key=lambda change: (change[0], change[1])):
+            times, zones = self._moves.setdefault(pid, ([], [zone_or_utc(before) if before else self.zone(pid)]))
+            times.append(at)
+            zones.append(zone_or_utc(after))
 
     def __contains__(self, participant_id: str) -> bool:
         return participant_id in self.zones
@@ -134,7 +149,18 @@ class People:
         return len(self.zones)
 
     def zone(self, participant_id: str) -> ZoneInfo:
+        """Their zone now (the participants file's ``timezone``)."""
         return self.zones.get(participant_id, UTC)
+
+    def zone_at(self, participant_id: str, when: datetime | None) -> ZoneInfo:
+        """The zone they were in at ``when``: the one their latest change up to then moved them to
+        (a change takes effect at its own moment), before any change the one the first change
+        left, and for someone who never moved their zone now."""
+        moves = self._moves.get(participant_id)
+        if moves is None or when is None:
+            return self.zones.get(participant_id, UTC)
+        times, zones = moves
+        return zones[bisect_right(times, when)]
 
     def scrub(self, participant_id: str, text: Any) -> Any:
         """``text`` with the participant's own phone number and name replaced by ``[phone]`` and

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from functools import partial
 from typing import Any
 
@@ -16,7 +17,7 @@ from promptpipe.domain.outcomes import COUNTER_DATES, COUNTER_INTS
 from promptpipe.domain.profile import HABIT_FIELDS, Profile
 from promptpipe.export import codebook_entries as events
 from promptpipe.export import codebook_study as study
-from promptpipe.export.cells import Row, as_dict, as_list, stamped, utc_iso
+from promptpipe.export.cells import Row, Stamp, as_dict, as_list, stamped, utc_iso
 from promptpipe.export.items import typed_code
 from promptpipe.export.pseudonyms import People
 from promptpipe.export.study_part import DECISION_COLUMNS, decision_csv, strata_columns, withdrawn_at
@@ -60,11 +61,16 @@ def participant_chunk(after: str | None, limit: int) -> Callable[[Session], list
 
 # ---------------------------------------------------------------- one row per event
 
+def _when(people: People, participant_id: str, name: str, value: datetime | None) -> dict[str, Stamp]:
+    """The ``<name>_utc`` and ``<name>_local`` cells of a participant's time, ``_local`` in the zone
+    they were in at that moment."""
+    return stamped(name, value, people.zone_at(participant_id, value))
+
+
 def _participant_row(row: Any, people: People, strata: Sequence[str] = ()) -> Row:
     profile = Profile.from_json(as_dict(row.profile))
     counters = profile.record.counters
     tone = as_dict(row.tone)
-    zone = people.zone(row.id)
     out: Row = {
         "id": row.id, "timezone": row.timezone, "status": row.status, "paused_by": row.paused_by,
         "opted_out": bool(row.opted_out), "researcher_paused": bool(row.researcher_paused),
@@ -72,7 +78,7 @@ def _participant_row(row: Any, people: People, strata: Sequence[str] = ()) -> Ro
         "extra_days": row.extra_days or 0,
     }
     for name in ("enrolled_at", "completed_at", "erased_at", "withdrawn_at"):
-        out |= stamped(name, getattr(row, name), zone)
+        out |= _when(people, row.id, name, getattr(row, name))
     for name in HABIT_FIELDS:
         out[name] = people.scrub(row.id, profile.habit.value(name) or None)
     out["intensity"] = profile.record.intensity
@@ -97,7 +103,7 @@ def _transition_row(row: Any, people: People) -> Row:
     return {
         "id": row.id, "participant_id": row.participant_id, "kind": row.kind, "name": row.name, "actor": row.actor,
         "from_value": row.from_value, "to_value": row.to_value, "reason": people.scrub(row.participant_id, row.reason),
-        **stamped("at", row.created_at, people.zone(row.participant_id)),
+        **_when(people, row.participant_id, "at", row.created_at),
     }
 
 
@@ -106,39 +112,39 @@ def _tone_row(row: Any, people: People) -> Row:
         "id": row.id, "participant_id": row.participant_id, "source": row.source,
         "proposed": as_list(row.proposed), "stripped": as_list(row.stripped), "outcome": row.outcome,
         "active_before": as_list(row.active_before), "active_after": as_list(row.active_after),
-        "scores": row.scores, **stamped("at", row.created_at, people.zone(row.participant_id)),
+        "scores": row.scores, **_when(people, row.participant_id, "at", row.created_at),
     }
 
 
 def _consent_row(row: Any, people: People) -> Row:
-    zone = people.zone(row.participant_id)
+    pid = row.participant_id
     return {
-        "id": row.id, "participant_id": row.participant_id, "event": row.event, "source": row.source,
+        "id": row.id, "participant_id": pid, "event": row.event, "source": row.source,
         "actor": row.actor, "words": people.scrub(row.participant_id, row.words),
-        "reconstructed": bool(row.reconstructed), **stamped("at", row.created_at, zone),
-        **stamped("said_at", row.said_at, zone),
+        "reconstructed": bool(row.reconstructed), **_when(people, pid, "at", row.created_at),
+        **_when(people, pid, "said_at", row.said_at),
     }
 
 
 def _flag_row(row: Any, people: People) -> Row:
-    pid, zone = row.participant_id, people.zone(row.participant_id)
+    pid = row.participant_id
     return {
         "id": row.id, "participant_id": pid, "source": row.source, "severity": row.severity,
-        "trigger": people.scrub(pid, row.trigger), "status": row.status, **stamped("at", row.created_at, zone),
-        **stamped("resolved_at", row.resolved_at, zone), "resolved_by": row.resolved_by,
+        "trigger": people.scrub(pid, row.trigger), "status": row.status, **_when(people, pid, "at", row.created_at),
+        **_when(people, pid, "resolved_at", row.resolved_at), "resolved_by": row.resolved_by,
         "resolution_note": people.scrub(pid, row.resolution_note), "alert_status": row.alert_status,
     }
 
 
 def _questionnaire_instance_row(row: Any, people: People) -> Row:
-    zone = people.zone(row.participant_id)
+    pid = row.participant_id
     return {
-        "id": row.id, "participant_id": row.participant_id, "questionnaire_id": row.questionnaire_id,
+        "id": row.id, "participant_id": pid, "questionnaire_id": row.questionnaire_id,
         "occasion": row.occasion, "schedule_kind": row.schedule_kind, "study_day": row.study_day,
         "local_date": row.local_date, "status": row.status, "reason": row.reason,
-        **stamped("scheduled_at", row.scheduled_at, zone), "window_start_utc": utc_iso(row.window_start),
-        "window_end_utc": utc_iso(row.window_end), **stamped("sent_at", row.sent_at, zone),
-        **stamped("first_answer_at", row.first_answer_at, zone), **stamped("ended_at", row.ended_at, zone),
+        **_when(people, pid, "scheduled_at", row.scheduled_at), "window_start_utc": utc_iso(row.window_start),
+        "window_end_utc": utc_iso(row.window_end), **_when(people, pid, "sent_at", row.sent_at),
+        **_when(people, pid, "first_answer_at", row.first_answer_at), **_when(people, pid, "ended_at", row.ended_at),
         "expires_at_utc": utc_iso(row.expires_at), "reminders_sent": row.reminders_sent,
         "protocol_hash": row.protocol_hash,
     }
@@ -146,7 +152,6 @@ def _questionnaire_instance_row(row: Any, people: People) -> Row:
 
 def _questionnaire_answer_row(row: Any, people: People) -> Row:
     pid = row.participant_id
-    zone = people.zone(pid)
     multiple = (row.protocol_hash, row.questionnaire_id, row.item_id) in people.multiple_choice
     latency = (None if row.asked_at is None or row.answered_at is None
                else round((row.answered_at - row.asked_at).total_seconds(), 3))
@@ -155,8 +160,9 @@ def _questionnaire_answer_row(row: Any, people: People) -> Row:
         "questionnaire_id": row.questionnaire_id, "occasion": row.occasion, "item_id": row.item_id,
         "raw": people.scrub(pid, row.raw) if row.source == AnswerSource.TYPED else row.raw,
         "coded": typed_code(row.coded, multiple),
-        "source": row.source, "missing": row.missing, "tries": row.tries, **stamped("asked_at", row.asked_at, zone),
-        **stamped("answered_at", row.answered_at, zone), "latency_s": latency, "protocol_hash": row.protocol_hash,
+        "source": row.source, "missing": row.missing, "tries": row.tries,
+        **_when(people, pid, "asked_at", row.asked_at), **_when(people, pid, "answered_at", row.answered_at),
+        "latency_s": latency, "protocol_hash": row.protocol_hash,
     }
 
 

@@ -33,18 +33,17 @@ def message_csv(rows: Sequence[Any], people: People, cell: Callable[[Any], Any])
     once per chunk (a prompt and its poll share theirs), and only cells that may hold text go
     through ``cell`` (:func:`csv_cell` for CSV; ids, times and the delivery status never need it)."""
     values = _reader(rows, _MESSAGE_READ)
-    zone_of, scrub, scrub_value = people.zone, people.scrub, people.scrub_value
+    scrub, scrub_value = people.scrub, people.scrub_value
     status_of = delivery_status
-    stamp = stamps()
+    stamp = stamps(people.zone_at)
     out = []
     for row in rows:
         (mid, pid, direction, role, kind, status, text, created_at, sent_at, wa_id, expected, cutoff, delivered_at,
          read_at, played_at, stored) = values(row)
-        zone = zone_of(pid)
         stored = scrub_value(pid, stored)
         payload = stored if isinstance(stored, dict) else {}
-        created, sent = stamp(created_at, zone), stamp(sent_at, zone)
-        delivered, read, played = stamp(delivered_at, zone), stamp(read_at, zone), stamp(played_at, zone)
+        created, sent = stamp(created_at, pid), stamp(sent_at, pid)
+        delivered, read, played = stamp(delivered_at, pid), stamp(read_at, pid), stamp(played_at, pid)
         options, chosen = as_list(payload.get("options")), as_list(payload.get("selected"))
         out.append((
             mid, cell(pid), cell(direction), cell(role), cell(kind), cell(status), cell(scrub(pid, text)),
@@ -70,14 +69,13 @@ _DELIVERY_READ = (
 def delivery_csv(rows: Sequence[Any], people: People, cell: Callable[[Any], Any]) -> list[tuple[Any, ...]]:
     """A chunk's ``deliveries`` rows in ``DELIVERY_COLUMNS`` order (as :func:`message_csv`)."""
     values = _reader(rows, _DELIVERY_READ)
-    zone_of, scrub, stamp = people.zone, people.scrub, stamps()
+    scrub, stamp = people.scrub, stamps(people.zone_at)
     out = []
     for row in rows:
         (did, pid, schedule_id, local_date, prompt_text, prompt_id, poll_id, sent_at, delivered_at, read_at, vote,
          vote_source, voted_at, vote_changes, replied_at, reminder_at, expected, cutoff) = values(row)
-        zone = zone_of(pid)
-        sent, delivered, read = stamp(sent_at, zone), stamp(delivered_at, zone), stamp(read_at, zone)
-        voted, replied, reminder = stamp(voted_at, zone), stamp(replied_at, zone), stamp(reminder_at, zone)
+        sent, delivered, read = stamp(sent_at, pid), stamp(delivered_at, pid), stamp(read_at, pid)
+        voted, replied, reminder = stamp(voted_at, pid), stamp(replied_at, pid), stamp(reminder_at, pid)
         out.append((
             did, cell(pid), cell(schedule_id), cell(local_date), cell(scrub(pid, prompt_text)), cell(prompt_id),
             cell(poll_id), sent[0], sent[1], delivered[0], delivered[1], read[0], read[1], cell(vote),
