@@ -12,7 +12,7 @@ from promptpipe.domain.limits import PROFILE_FIELD_CHARS
 from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.profile import HABIT_FIELDS, INTAKE_FIELDS
 from promptpipe.errors import ToolArgumentError
-from promptpipe.tools.base import Tool, ToolArguments, ToolContext, optional_string
+from promptpipe.tools.base import Tool, ToolArguments, ToolContext, arguments, optional_string
 
 ALIASES = {"last_blocker": "last_barrier"}
 TONE_ARGUMENTS = ("tone_tags", "tone_update_source", "tone_confidence")
@@ -131,10 +131,6 @@ SAVE_USER_PROFILE = Tool(
         f"field out. Keep each field short (at most {PROFILE_FIELD_CHARS} characters: the gist, not a "
         "transcript). Call it whenever the participant tells you something worth keeping."
     ),
-    parameters={
-        "type": "object",
-        "properties": {name: {"type": "string", "description": text} for name, text in _DESCRIPTIONS.items()},
-        "additionalProperties": False,
-    },
+    parameters=arguments({name: {"type": "string", "description": text} for name, text in _DESCRIPTIONS.items()}),
     handler=_save,
 )
