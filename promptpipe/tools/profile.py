@@ -52,11 +52,6 @@ def _collect_changes(args: ToolArguments) -> tuple[dict[str, str], list[str]]:
     return changes, ignored
 
 
-def remember_barrier(state: TurnState, barrier: str, now: datetime) -> None:
-    """Keep the newest few barriers with their local day, for the feedback conversation."""
-    state.profile.record.note_barrier(now.astimezone(zone_or_utc(state.timezone)).date().isoformat(), barrier)
-
-
 class ToneReport(TypedDict):
     outcome: str
     active_tags: list[str]
@@ -107,8 +102,9 @@ async def _save(ctx: ToolContext, args: ToolArguments) -> str:
     updated = habit.merge(changes)
     if updated:
         state.profile.record.updated_at = now.isoformat()
-        if "last_barrier" in updated:
-            remember_barrier(state, habit.last_barrier, now)
+        if "last_barrier" in updated:  # the newest few, with their local day, for the feedback conversation
+            local_day = now.astimezone(zone_or_utc(state.timezone)).date().isoformat()
+            state.profile.record.note_barrier(local_day, habit.last_barrier)
     missing = state.missing_fields(INTAKE_FIELDS)
     if updated:
         status = f"SAVED {len(updated)} field(s): {', '.join(updated)}."
