@@ -131,10 +131,7 @@ async def run_tool_loop(llm: LLM, messages: Sequence[Message], tools: Sequence[T
     interim = ""
     rounds = 0
     try:
-        while True:
-            if rounds >= max_rounds:
-                raise LoopStopped(StopReason.ROUND_LIMIT)
-            rounds += 1
+        for rounds in range(1, max_rounds + 1):
             completion = await llm.complete(current, specs)
             planned = plan_round(completion, seen)
             if isinstance(planned, Reply):
@@ -146,6 +143,7 @@ async def run_tool_loop(llm: LLM, messages: Sequence[Message], tools: Sequence[T
             current = await execute(planned, ctx, by_name, current, seen, called)
             if ctx.ends_turn:
                 return LoopResult("", rounds, called, stopped=StopReason.ENDED_BY_TOOL)
+        raise LoopStopped(StopReason.ROUND_LIMIT)
     except LoopStopped as stopped:
         log.warning("tool_loop_stopped", reason=stopped.reason, rounds=rounds,
                     participant_id=ctx.participant_id, tools_called=called)

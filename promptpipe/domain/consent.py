@@ -88,10 +88,6 @@ _OUTGOING_BY_PREFIX = ((keys.COMMAND_REPLY, Outgoing.REPLY), (keys.SAFETY, Outgo
                        (keys.RESEARCHER_MESSAGE, Outgoing.TEAM))
 
 
-def outgoing_of(key: str) -> Outgoing:
-    return next((kind for prefix, kind in _OUTGOING_BY_PREFIX if key.startswith(prefix)), Outgoing.OTHER)
-
-
 HOLDS = (ConsentKind.OPTED_OUT, ConsentKind.PAUSED, ConsentKind.WITHDRAWN, ConsentKind.ERASED)
 """The consent events that stop messages; ``LIFTED_BY`` says which event ends each (none: for good)."""
 LIFTED_BY = {ConsentKind.OPTED_IN: ConsentKind.OPTED_OUT, ConsentKind.RESUMED: ConsentKind.PAUSED}
@@ -121,7 +117,7 @@ def refusal(holds: frozenset[ConsentKind], key: str, *, from_before: bool) -> Co
     """The hold that stops this message (None: it may go). ``from_before``: it was queued or
     claimed before the holds came (:data:`SENT_FROM_BEFORE`), else after (:data:`SENT_WHILE_HELD`)."""
     rules = SENT_FROM_BEFORE if from_before else SENT_WHILE_HELD
-    kind = outgoing_of(key)
+    kind = next((kind for prefix, kind in _OUTGOING_BY_PREFIX if key.startswith(prefix)), Outgoing.OTHER)
     return next((hold for hold in HOLDS if hold in holds and kind not in rules[hold]), None)
 
 

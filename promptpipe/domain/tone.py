@@ -153,14 +153,6 @@ class ToneUpdate:
     outcome: str  # APPLIED, RATE_LIMITED or NO_CHANGE
     proposal: ToneProposal
 
-    @property
-    def activated(self) -> tuple[str, ...]:
-        return _in_order(set(self.after.active) - set(self.before.active))
-
-    @property
-    def deactivated(self) -> tuple[str, ...]:
-        return _in_order(set(self.before.active) - set(self.after.active))
-
 
 def apply_proposal(state: ToneState, proposal: ToneProposal, now: datetime) -> ToneUpdate:
     """Apply a validated proposal at ``now`` (timezone-aware) and return the outcome."""

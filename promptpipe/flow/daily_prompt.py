@@ -82,8 +82,7 @@ async def prepare_daily_prompt(
         Outgoing(keys.prompt_poll(inbox_id), POLL_QUESTION, MessageKind.POLL,
                  {"options": list(POLL_OPTIONS), "purpose": DONE_PURPOSE}),
     ]
-    if policy.intensity_poll and intensity.poll_due(state, local_day):
-        options = intensity.mark_poll_sent(state, local_day)
+    if policy.intensity_poll and (options := intensity.poll_options(state, local_day)):
         outgoing.append(Outgoing(keys.intensity_poll(inbox_id), intensity.QUESTION, MessageKind.POLL,
                                  {"options": options, "purpose": intensity.PURPOSE}))
     return outgoing

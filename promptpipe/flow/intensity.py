@@ -27,20 +27,15 @@ AT_LIMIT = {
 }
 
 
-def options_for(level: str) -> list[str]:
-    """Only the moves that are possible from here."""
-    return [option for option, possible in ((LESS, level != Intensity.LOW), (SAME, True),
-                                            (MORE, level != Intensity.HIGH)) if possible]
-
-
-def poll_due(state: TurnState, local_day: date) -> bool:
-    return state.profile.record.intensity_poll_date != local_day.isoformat()
-
-
-def mark_poll_sent(state: TurnState, local_day: date) -> list[str]:
-    """Record today's poll on the profile; returns the options to offer."""
-    state.profile.record.intensity_poll_date = local_day.isoformat()
-    return options_for(state.profile.record.level)
+def poll_options(state: TurnState, local_day: date) -> list[str]:
+    """Record today's poll on the profile and return the options to offer, only the moves possible
+    from here (empty: today's poll went already)."""
+    record = state.profile.record
+    if record.intensity_poll_date == local_day.isoformat():
+        return []
+    record.intensity_poll_date = local_day.isoformat()
+    return [option for option, possible in ((LESS, record.level != Intensity.LOW), (SAME, True),
+                                            (MORE, record.level != Intensity.HIGH)) if possible]
 
 
 def apply_vote(state: TurnState, chosen: list[str], poll_id: int | None, *, withdrawn: bool,

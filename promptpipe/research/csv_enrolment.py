@@ -250,10 +250,6 @@ def check_rows(parsed: Parsed, study: Study, enrolled: Mapping[str, str] | None 
     return _result(True, rows)
 
 
-def _valid_phones(parsed: Parsed, study: Study) -> set[str]:
-    return {phone for entry in parsed.entries if (phone := check_details(study, _details(entry))[0])}
-
-
 async def check_import(db: Database, clock: Clock, text: str, *, study: Study,
                        numbers: NumberPlan | None = None) -> ImportResult:
     """The dry run: every row's problem, nothing written (``numbers``: the deployment's, which a
@@ -261,7 +257,8 @@ async def check_import(db: Database, clock: Clock, text: str, *, study: Study,
     parsed = parse(text, study)
     if parsed.problem:
         return check_rows(parsed, study)
-    phones, now = _valid_phones(parsed, study), clock.now()
+    phones = {phone for entry in parsed.entries if (phone := check_details(study, _details(entry))[0])}
+    now = clock.now()
     try:
         enrolled = await db.run(lambda session: _enrolled(session, study, phones, now))
     except ProtocolChanged as exc:  # the study file is not the protocol the database runs

@@ -218,13 +218,10 @@ async def deliveries(db: Database, clock: Clock, who: str, *,
     participant, _ = await get_participant(db, who)
     rows = await db.run(lambda session: participant_deliveries(session, participant.id))
     cutoff = clock.now() - receipt_window
-    out = []
-    for row in rows:
-        not_delivered = row.receipts_expected and row.delivered_at is None and row.sent_at <= cutoff
-        out.append(DeliveryView(
-            local_date=row.local_date, sent_at=iso(row.sent_at), delivered_at=iso(row.delivered_at),
-            read_at=iso(row.read_at), vote=Vote(row.vote) if row.vote else None,
-            vote_source=VoteSource(row.vote_source) if row.vote_source else None, replied_at=iso(row.replied_at),
-            reminder_at=iso(row.reminder_at), prompt_text=row.prompt_text,
-            outcome=delivery_outcome(row.vote, row.replied_at, row.reminder_at, not_delivered=not_delivered)))
-    return participant.id, out
+    return participant.id, [DeliveryView(
+        local_date=row.local_date, sent_at=iso(row.sent_at), delivered_at=iso(row.delivered_at),
+        read_at=iso(row.read_at), vote=Vote(row.vote) if row.vote else None,
+        vote_source=VoteSource(row.vote_source) if row.vote_source else None, replied_at=iso(row.replied_at),
+        reminder_at=iso(row.reminder_at), prompt_text=row.prompt_text,
+        outcome=delivery_outcome(row.vote, row.replied_at, row.reminder_at, not_delivered=(
+            row.receipts_expected and row.delivered_at is None and row.sent_at <= cutoff))) for row in rows]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -49,6 +49,12 @@ class PromptTexts:
     feedback: str
     prompt_generator: str
     summary: str = ""
+
+
+def arguments(properties: Mapping[str, object], *required: str) -> dict[str, Any]:
+    """A tool's ``parameters``: a JSON object of these properties and no others."""
+    return {"type": "object", "properties": properties, **({"required": list(required)} if required else {}),
+            "additionalProperties": False}
 
 
 ToolArguments = dict[str, object]

@@ -8,7 +8,7 @@ from __future__ import annotations
 from promptpipe.domain.limits import FLAG_REASON_CHARS
 from promptpipe.domain.safety import FlagSource, NewFlag, Severity
 from promptpipe.errors import ToolArgumentError
-from promptpipe.tools.base import Tool, ToolArguments, ToolContext, optional_string
+from promptpipe.tools.base import Tool, ToolArguments, ToolContext, arguments, optional_string
 
 
 async def _flag(ctx: ToolContext, args: ToolArguments) -> str:
@@ -32,15 +32,10 @@ FLAG_CONCERN = Tool(
         "participant is sent the study's safety message at once. Use it whenever in doubt; never for "
         "ordinary frustration with the habit."
     ),
-    parameters={
-        "type": "object",
-        "properties": {
-            "severity": {"type": "string", "enum": list(Severity),
-                         "description": "high: possible immediate risk; medium: worrying; low: worth a look."},
-            "reason": {"type": "string", "description": "What worries you, in a few words (for the team)."},
-        },
-        "required": ["severity", "reason"],
-        "additionalProperties": False,
-    },
+    parameters=arguments({
+        "severity": {"type": "string", "enum": list(Severity),
+                     "description": "high: possible immediate risk; medium: worrying; low: worth a look."},
+        "reason": {"type": "string", "description": "What worries you, in a few words (for the team)."},
+    }, "severity", "reason"),
     handler=_flag,
 )

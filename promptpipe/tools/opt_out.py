@@ -9,7 +9,7 @@ from __future__ import annotations
 from promptpipe.domain import transitions
 from promptpipe.domain.states import Status
 from promptpipe.domain.transition_log import Actor
-from promptpipe.tools.base import Tool, ToolArguments, ToolContext, optional_string
+from promptpipe.tools.base import Tool, ToolArguments, ToolContext, arguments, optional_string
 
 
 async def _opt_out(ctx: ToolContext, args: ToolArguments) -> str:
@@ -36,10 +36,6 @@ OPT_OUT = Tool(
         "(change the schedule instead) or a question about stopping: ask first if unsure. The server "
         "confirms it to them and tells them how to start again."
     ),
-    parameters={
-        "type": "object",
-        "properties": {"reason": {"type": "string", "description": "What they said, in a few words."}},
-        "additionalProperties": False,
-    },
+    parameters=arguments({"reason": {"type": "string", "description": "What they said, in a few words."}}),
     handler=_opt_out,
 )

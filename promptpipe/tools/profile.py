@@ -12,7 +12,7 @@ from promptpipe.domain.limits import PROFILE_FIELD_CHARS
 from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.profile import HABIT_FIELDS, INTAKE_FIELDS
 from promptpipe.errors import ToolArgumentError
-from promptpipe.tools.base import Tool, ToolArguments, ToolContext, optional_string
+from promptpipe.tools.base import Tool, ToolArguments, ToolContext, arguments, optional_string
 
 ALIASES = {"last_blocker": "last_barrier"}
 TONE_ARGUMENTS = ("tone_tags", "tone_update_source", "tone_confidence")
@@ -50,11 +50,6 @@ def _collect_changes(args: ToolArguments) -> tuple[dict[str, str], list[str]]:
         else:
             ignored.append(key)
     return changes, ignored
-
-
-def remember_barrier(state: TurnState, barrier: str, now: datetime) -> None:
-    """Keep the newest few barriers with their local day, for the feedback conversation."""
-    state.profile.record.note_barrier(now.astimezone(zone_or_utc(state.timezone)).date().isoformat(), barrier)
 
 
 class ToneReport(TypedDict):
@@ -107,8 +102,9 @@ async def _save(ctx: ToolContext, args: ToolArguments) -> str:
     updated = habit.merge(changes)
     if updated:
         state.profile.record.updated_at = now.isoformat()
-        if "last_barrier" in updated:
-            remember_barrier(state, habit.last_barrier, now)
+        if "last_barrier" in updated:  # the newest few, with their local day, for the feedback conversation
+            local_day = now.astimezone(zone_or_utc(state.timezone)).date().isoformat()
+            state.profile.record.note_barrier(local_day, habit.last_barrier)
     missing = state.missing_fields(INTAKE_FIELDS)
     if updated:
         status = f"SAVED {len(updated)} field(s): {', '.join(updated)}."
@@ -131,10 +127,6 @@ SAVE_USER_PROFILE = Tool(
         f"field out. Keep each field short (at most {PROFILE_FIELD_CHARS} characters: the gist, not a "
         "transcript). Call it whenever the participant tells you something worth keeping."
     ),
-    parameters={
-        "type": "object",
-        "properties": {name: {"type": "string", "description": text} for name, text in _DESCRIPTIONS.items()},
-        "additionalProperties": False,
-    },
+    parameters=arguments({name: {"type": "string", "description": text} for name, text in _DESCRIPTIONS.items()}),
     handler=_save,
 )

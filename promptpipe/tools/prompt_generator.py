@@ -8,7 +8,7 @@ from promptpipe.domain.text import cap_reply, complete_sentences
 from promptpipe.domain.tone import ToneState, tone_guide
 from promptpipe.errors import ToolArgumentError
 from promptpipe.llm import LLM, Message
-from promptpipe.tools.base import Tool, ToolArguments, ToolContext, optional_string
+from promptpipe.tools.base import Tool, ToolArguments, ToolContext, arguments, optional_string
 
 DELIVERY_MODES = ("immediate", "scheduled")
 MAX_PROMPT_CHARS = 600
@@ -93,14 +93,10 @@ GENERATE_HABIT_PROMPT = Tool(
         "Needs prompt_anchor and preferred_time in the profile. Use it when the participant wants "
         "to try a prompt now; pass on the returned text unchanged."
     ),
-    parameters={
-        "type": "object",
-        "properties": {
-            "delivery_mode": {"type": "string", "enum": list(DELIVERY_MODES)},
-            "personalization_notes": {
-                "type": "string", "description": "Anything from this conversation the prompt should use."},
-        },
-        "additionalProperties": False,
-    },
+    parameters=arguments({
+        "delivery_mode": {"type": "string", "enum": list(DELIVERY_MODES)},
+        "personalization_notes": {
+            "type": "string", "description": "Anything from this conversation the prompt should use."},
+    }),
     handler=_generate,
 )

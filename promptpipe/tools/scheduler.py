@@ -16,7 +16,7 @@ from promptpipe.domain.quiet_hours import in_quiet_hours
 from promptpipe.domain.transition_log import Actor
 from promptpipe.errors import ToolArgumentError
 from promptpipe.storage.schedules import new_schedule_id
-from promptpipe.tools.base import Tool, ToolArguments, ToolContext, optional_string
+from promptpipe.tools.base import Tool, ToolArguments, ToolContext, arguments, optional_string
 
 ACTIONS = ("create", "list", "update", "delete")
 
@@ -213,22 +213,16 @@ SCHEDULER = Tool(
         "with the same timing. 'list' shows schedules with the next send time; 'update' and 'delete' "
         "take the schedule_id from 'list' (optional when there is only one)."
     ),
-    parameters={
-        "type": "object",
-        "properties": {
-            "action": {"type": "string", "enum": list(ACTIONS)},
-            "type": {"type": "string", "enum": [FIXED, RANDOM], "description": "Needed for create."},
-            "fixed_time": {"type": "string", "description": "Habit time, 24-hour HH:MM (type fixed)."},
-            "random_start_time": {"type": "string", "description": "Window start, HH:MM (type random)."},
-            "random_end_time": {"type": "string", "description": "Window end, HH:MM, after the start (type random)."},
-            "timezone": {"type": "string",
-                         "description": "IANA zone, only if the participant told you theirs (e.g. Europe/Berlin)."},
-            "schedule_id": {"type": "string"},
-            "keep_existing": {"type": "boolean",
-                              "description": "create only: add a second schedule instead of replacing."},
-        },
-        "required": ["action"],
-        "additionalProperties": False,
-    },
+    parameters=arguments({
+        "action": {"type": "string", "enum": list(ACTIONS)},
+        "type": {"type": "string", "enum": [FIXED, RANDOM], "description": "Needed for create."},
+        "fixed_time": {"type": "string", "description": "Habit time, 24-hour HH:MM (type fixed)."},
+        "random_start_time": {"type": "string", "description": "Window start, HH:MM (type random)."},
+        "random_end_time": {"type": "string", "description": "Window end, HH:MM, after the start (type random)."},
+        "timezone": {"type": "string",
+                     "description": "IANA zone, only if the participant told you theirs (e.g. Europe/Berlin)."},
+        "schedule_id": {"type": "string"},
+        "keep_existing": {"type": "boolean", "description": "create only: add a second schedule instead of replacing."},
+    }, "action"),
     handler=_scheduler,
 )

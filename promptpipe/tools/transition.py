@@ -11,7 +11,7 @@ from promptpipe.domain.timers import TimerKind
 from promptpipe.domain.transition_log import Actor
 from promptpipe.domain.transitions import MOVE_TO
 from promptpipe.errors import ToolArgumentError
-from promptpipe.tools.base import Tool, ToolArguments, ToolContext, optional_string
+from promptpipe.tools.base import Tool, ToolArguments, ToolContext, arguments, optional_string
 
 MAX_DELAY_MINUTES = 7 * 24 * 60
 
@@ -67,15 +67,10 @@ TRANSITION_STATE = Tool(
         "puts intake on hold at once when the participant wants to do it later (the study "
         "reminds them later; writing again resumes intake)."
     ),
-    parameters={
-        "type": "object",
-        "properties": {
-            "target_state": {"type": "string", "enum": list(Stage)},
-            "delay_minutes": {"type": "number", "minimum": 0, "description": "Wait this long first (0 = now)."},
-            "reason": {"type": "string", "description": "Why, in a few words (kept in the audit log)."},
-        },
-        "required": ["target_state"],
-        "additionalProperties": False,
-    },
+    parameters=arguments({
+        "target_state": {"type": "string", "enum": list(Stage)},
+        "delay_minutes": {"type": "number", "minimum": 0, "description": "Wait this long first (0 = now)."},
+        "reason": {"type": "string", "description": "Why, in a few words (kept in the audit log)."},
+    }, "target_state"),
     handler=_transition,
 )

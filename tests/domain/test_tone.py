@@ -19,6 +19,7 @@ from promptpipe.domain.tone import (
     ToneProposal,
     ToneSource,
     ToneState,
+    ToneUpdate,
     apply_proposal,
     tone_guide,
     validate_proposal,
@@ -27,6 +28,14 @@ from promptpipe.domain.tone import (
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
 STEP = timedelta(minutes=3)
 HEADER = "Tone for this participant:"
+
+
+def activated(update: ToneUpdate) -> tuple[str, ...]:
+    return tuple(tag for tag in TAGS if tag in update.after.active and tag not in update.before.active)
+
+
+def deactivated(update: ToneUpdate) -> tuple[str, ...]:
+    return tuple(tag for tag in TAGS if tag in update.before.active and tag not in update.after.active)
 
 
 def explicit(*tags: str) -> ToneProposal:
@@ -84,7 +93,7 @@ def test_explicit_request_applies_at_once_without_rate_limit() -> None:
     first = apply_proposal(ToneState(), explicit("formal"), T0)
     assert first.outcome == ToneOutcome.APPLIED
     assert first.after.scores["formal"] == 1.0 and first.after.active == ("formal",)
-    assert first.activated == ("formal",)
+    assert activated(first) == ("formal",)
     second = apply_proposal(first.after, explicit("bullet_points"), T0 + timedelta(seconds=5))
     assert second.outcome == ToneOutcome.APPLIED
     assert second.after.active == ("formal", "bullet_points")  # no decay of the earlier request
@@ -190,7 +199,7 @@ def test_explicit_request_beats_its_opposite(first: str, second: str) -> None:
         update = apply_proposal(start, explicit(asked), T0)
         assert asked in update.after.active and held not in update.after.active
         assert update.after.scores[held] == LOSER_SCORE
-        assert update.deactivated == (held,) and update.activated == (asked,)
+        assert deactivated(update) == (held,) and activated(update) == (asked,)
 
 
 @pytest.mark.parametrize(("first", "second"), EXCLUSIVE_PAIRS)
@@ -260,7 +269,7 @@ def test_explicit_emojis_request_overrides_no_emojis() -> None:
     yes = apply_proposal(no, explicit("emojis_ok"), T0 + timedelta(minutes=10))
     assert yes.after.active == ("emojis_ok",)
     assert yes.after.scores["no_emojis"] == LOSER_SCORE
-    assert yes.deactivated == ("no_emojis",)
+    assert deactivated(yes) == ("no_emojis",)
     assert "Emojis are welcome" in tone_guide(yes.after.active)
 
 

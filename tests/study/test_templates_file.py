@@ -14,9 +14,10 @@ HEAD = 'name = "Walking pilot"\nlength_days = 28\n'
 def test_templates_are_read_per_kind_and_shown_by_study_check() -> None:
     study = parse_study((HEAD + '[whatsapp_templates]\nprompt = { name = "daily_nudge", language = "fr_CA" }\n'
                          'reminder = { name = "gentle_reminder" }\n').encode())
-    assert study.whatsapp_template("prompt") == WhatsAppTemplate("daily_nudge", "fr_CA")
-    assert study.whatsapp_template("reminder") == WhatsAppTemplate("gentle_reminder", "en_US")
-    assert study.whatsapp_template("check_in") is None
+    templates = dict(study.whatsapp_templates)
+    assert templates["prompt"] == WhatsAppTemplate("daily_nudge", "fr_CA")
+    assert templates["reminder"] == WhatsAppTemplate("gentle_reminder", "en_US")
+    assert "check_in" not in templates
     assert "prompt as daily_nudge (fr_CA), reminder as gentle_reminder (en_US)" in describe(study)
     assert "WhatsApp templates: none" in describe(parse_study(HEAD.encode()))
 

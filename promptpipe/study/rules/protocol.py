@@ -240,10 +240,6 @@ class Study:
         drawn = self.decision.actions if self.decision is not None else ()
         return self.arm(arm).prompt_style == PERSONALISED or PERSONALISED in drawn
 
-    def whatsapp_template(self, kind: str) -> WhatsAppTemplate | None:
-        """The template a message of this kind goes as outside the 24-hour window, if any."""
-        return dict(self.whatsapp_templates).get(kind)
-
 
 OPEN_STUDY = Study()
 """The study without a study file."""
