@@ -90,7 +90,8 @@ END_REASON_WORDS: Mapping[EndReason, str] = {
     EndReason.STUDY_EXTENDED: "the study was extended after it had ended: asked again at its new end",
     EndReason.NO_FREE_MINUTE: "no minute of its window was outside the quiet hours and far enough (min_gap) from "
                               "the day's other messages",
-    EndReason.TIME_ZONE_CHANGED: "the participant's time zone changed and its time on the new clock had passed",
+    EndReason.TIME_ZONE_CHANGED: "the participant's time zone changed, and on the new clock its time had passed or no "
+                                 "minute of its window was free",
     EndReason.NOT_PLANNED: "none was planned for that day (outside the participant's study days, or no [self_report])",
 }
 
