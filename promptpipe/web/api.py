@@ -160,19 +160,15 @@ async def update_participant(ctx: Context, participant_id: ParticipantId, body: 
                              caller: Researcher) -> ParticipantDetail:
     """Change the name, background notes or time zone, or pause / resume (the research team's
     pause only): each through the same operation as the admin script."""
-    changes: dict[str, str] = {}
     if body.name is not None or body.background is not None:
-        changes["profile"] = await admin.update_participant(ctx.db, ctx.clock, who=participant_id, name=body.name,
-                                                            background=body.background, by=caller.name)
+        await admin.update_participant(ctx.db, ctx.clock, who=participant_id, name=body.name,
+                                       background=body.background, by=caller.name)
     if body.timezone is not None:
-        changes["timezone"] = await admin.set_timezone(ctx.db, ctx.clock, phone=participant_id,
-                                                       timezone=body.timezone, by=caller.name)
+        await admin.set_timezone(ctx.db, ctx.clock, phone=participant_id, timezone=body.timezone, by=caller.name)
     if body.status is not None:
         action = "pause" if Status(body.status) is Status.PAUSED else "resume"
-        changes["status"] = await admin.set_status(ctx.db, ctx.clock, phone=participant_id, action=action,
-                                                   reason=body.reason, by=caller.name, study=ctx.settings.study)
-    if not changes:
-        raise ApiError(400, "nothing to change: give name, background, timezone or status")
+        await admin.set_status(ctx.db, ctx.clock, phone=participant_id, action=action, reason=body.reason,
+                               by=caller.name, study=ctx.settings.study)
     fields = sorted(name for name in ("name", "background", "timezone", "status")
                     if getattr(body, name) is not None)
     await audit(ctx.db, ctx.clock, caller, "update", participant_id=participant_id,

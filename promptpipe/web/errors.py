@@ -138,10 +138,7 @@ def install_error_handlers(app: Any) -> None:
                 message = f"{request.method} is not allowed here; use {' or '.join(allowed)}"
         return JSONResponse(error_body(code, message), status_code=exc.status_code, headers=headers or None)
 
-    app.add_exception_handler(ApiError, api_error)
-    app.add_exception_handler(AdminError, admin_error)
-    app.add_exception_handler(ProtocolChanged, protocol_changed)
-    app.add_exception_handler(ConfigError, config_error)
-    app.add_exception_handler(StorageError, storage_error)
-    app.add_exception_handler(RequestValidationError, validation_error)
-    app.add_exception_handler(StarletteHTTPException, http_error)
+    for kind, handler in ((ApiError, api_error), (AdminError, admin_error), (ProtocolChanged, protocol_changed),
+                          (ConfigError, config_error), (StorageError, storage_error),
+                          (RequestValidationError, validation_error), (StarletteHTTPException, http_error)):
+        app.add_exception_handler(kind, handler)

@@ -53,13 +53,8 @@ def _routes() -> tuple[BaseRoute, ...]:
     (~0.15 s of CPU for the whole site), and a process may serve more than one site (the pilot's sandboxes, the tests).
     A route holds no state of its site: the request finds the site's context in ``request.app.state``."""
     routes = APIRouter()
-    routes.include_router(api.health)
-    routes.include_router(api_search.router)  # before /participants/{participant_id}
-    routes.include_router(api_enrolment.router)  # before /participants/{participant_id} too
-    routes.include_router(api.router)
-    routes.include_router(api_attention.router)
-    routes.include_router(api_timeline.router)
-    routes.include_router(api_inputs.router)
-    routes.include_router(api_report.router)
-    routes.include_router(dashboard.router)
+    # search and enrolment before /participants/{participant_id}: "search" and "import" are not ids
+    for router in (api.health, api_search.router, api_enrolment.router, api.router, api_attention.router,
+                   api_timeline.router, api_inputs.router, api_report.router, dashboard.router):
+        routes.include_router(router)
     return tuple(routes.routes)

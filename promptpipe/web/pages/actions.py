@@ -8,7 +8,6 @@ name (``via="dashboard"``)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import APIRouter, Form, Request
@@ -23,6 +22,7 @@ from promptpipe.research import admin, messaging
 from promptpipe.research.tokens import audit
 from promptpipe.web.errors import api_words, status_for
 from promptpipe.web.pages._render import Acting, PageError, Visiting, Visitor, attempt, render
+from promptpipe.web.pages.lifecycle import Step
 from promptpipe.web.pages.participant import checked_id
 from promptpipe.web.pages.participants import done_redirect, participant_url, plain
 
@@ -31,30 +31,23 @@ __all__ = ["ACTIONS", "router"]
 router = APIRouter()
 
 
-@dataclass(frozen=True)
-class Action:
-    title: str
-    explanation: str
-    button: str
-
-
 ACTIONS = {
-    "pause": Action("Pause this participant",
+    "pause": Step("Pause this participant",
                     "No scheduled message (daily prompt, reminder, check-in) goes to them until someone resumes. "
                     "If they write, the study still answers.", "Yes, pause"),
-    "resume": Action("Resume this participant",
+    "resume": Step("Resume this participant",
                      "Their daily prompts and reminders go out again from the next one on. If they sent STOP "
                      "themselves, they stay paused until they send START.", "Yes, resume"),
-    "message": Action("Send this message",
+    "message": Step("Send this message",
                       "It goes to them on WhatsApp from the study's number and is kept in the transcript as a "
                       "message from the research team.", "Yes, send it"),
-    "prompt": Action("Send today's prompt now",
+    "prompt": Step("Send today's prompt now",
                      "The service writes today's habit prompt and its poll and sends them now, as the daily "
                      "alarm would.", "Yes, send the prompt"),
 }
 
 
-def _action(action: str) -> Action:
+def _action(action: str) -> Step:
     if action not in ACTIONS:
         raise PageError(404, "There is no such action; go back to the participant's page.")
     return ACTIONS[action]
