@@ -85,12 +85,9 @@ def models_from(settings: Settings, *, judge: bool) -> Models:
     if judge:
         first_name, first = client(settings.eval_judge_base_url, settings.eval_judge_api_key,
                                    settings.eval_judge_model, settings.eval_judge_temperature)
-        if settings.eval_judge_second_model:
-            second_name, second = client(settings.eval_judge_base_url, settings.eval_judge_api_key,
-                                         settings.eval_judge_second_model, settings.eval_judge_temperature)
-            judges = [(first_name, first), (second_name, second)]
-        else:
-            judges = [(f"{first_name}#1", first), (f"{first_name}#2", first)]
+        judges = ([(first_name, first), client(settings.eval_judge_base_url, settings.eval_judge_api_key,
+                                               settings.eval_judge_second_model, settings.eval_judge_temperature)]
+                  if settings.eval_judge_second_model else [(f"{first_name}#1", first), (f"{first_name}#2", first)])
     return Models(coach=OpenAILLM(settings), player=player, judges=tuple(judges), coach_name=settings.genai_model,
                   player_name=player_name)
 
@@ -128,8 +125,7 @@ async def evaluate_command(settings: Settings, args: argparse.Namespace, *, mode
         ), personas=personas, cases=cases, judges=judges, progress=say)
     finally:
         for llm in {id(llm): llm for llm in (models.coach, models.player, *(j for _, j in models.judges))}.values():
-            closer = getattr(llm, "close", None)
-            if closer is not None:
+            if (closer := getattr(llm, "close", None)) is not None:
                 await closer()
     summary = summarise(run)
     comparison = compare(baseline, run) if baseline is not None else None

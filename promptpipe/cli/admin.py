@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from promptpipe.cli._admin_parser import admin_parser
-from promptpipe.cli._common import ask, cell, fail, load, print_json, print_table, receipt_marks, run
+from promptpipe.cli._common import ask, cell, counted, fail, load, print_json, print_table, receipt_marks, run
 from promptpipe.cli._messaging import broadcast_command, send_command
 from promptpipe.cli._tokens import token_command
 from promptpipe.clock import SystemClock
@@ -303,15 +303,16 @@ async def _export(args: argparse.Namespace, env: Env) -> None:
                                 model=env.settings.genai_model,
                                 system_prompts=dataclasses.asdict(load_prompts(env.settings))))
     for name, count in result.rows.items():
-        print(f"{name}.{args.format}: {_rows(count)}")
+        print(f"{name}.{args.format}: {counted(count, 'row')}")
     for companion in result.companions:
         print(f"{companion.name}: {_COMPANIONS.get(companion.name, 'about the data')}")
     if result.key_file is not None:
-        print(f"{result.key_file.name}: {_rows(result.key_rows)} "
+        print(f"{result.key_file.name}: {counted(result.key_rows, 'row')} "
               "(the key to phone numbers and names: keep it apart from the data)")
     if unblinded is not None:
         path, count = unblinded
-        print(f"{path.name}: {_rows(count)} (UNBLINDED: the allocation sequence; keep it from whoever enrolls)")
+        print(f"{path.name}: {counted(count, 'row')} "
+              "(UNBLINDED: the allocation sequence; keep it from whoever enrolls)")
     print(f"written to {args.out}")
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
@@ -341,10 +342,6 @@ def _print_rows(args: argparse.Namespace, rows: Sequence[object], columns: list[
         print_json(rows)
     else:
         print_table(rows, columns)
-
-
-def _rows(count: int) -> str:
-    return f"{count} row{'' if count == 1 else 's'}"
 
 
 COMMANDS: dict[str, Command] = {"enroll": _enroll, "list": _list, "show": _show, "simulate": _simulate,
