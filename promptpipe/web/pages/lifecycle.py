@@ -76,8 +76,6 @@ class Who:
     name: str
     phone: str
     status: str
-    timezone: str
-    background: str
     url: str
     number: str
     """Their WhatsApp number (empty when the deployment has one)."""
@@ -108,8 +106,7 @@ class Typed:
 
 
 def _who(row: ParticipantDetail, numbers: NumberPlan) -> Who:
-    return Who(id=row.id, name=row.name or "—", phone=row.phone, status=row.status, timezone=row.timezone,
-               background=row.background, url=participant_url(row.id),
+    return Who(id=row.id, name=row.name or "—", phone=row.phone, status=row.status, url=participant_url(row.id),
                number=numbers.of(row.number) if numbers.several else "")
 
 

@@ -47,26 +47,19 @@ HIDDEN = "hidden for viewers"
 class Counts:
     """One row of a compliance table."""
 
-    planned: int
-    under_way: int
+    by_outcome: dict[str, int]
+    """Planned, under way, completed, partial, expired, stopped and not sent."""
     sent: int
-    completed: int
-    partial: int
-    expired: int
-    stopped: int
-    not_sent: int
     completion: str
     reasons: tuple[str, ...]
 
 
 def counts(tally: Tally) -> Counts:
-    outcome = tally.by_outcome
-    rate = tally.completion_rate
-    completion = f"{rate:.0%} ({outcome['completed']} of {tally.sent})" if rate is not None else "none sent yet"
+    rate, done = tally.completion_rate, tally.by_outcome["completed"]
+    completion = f"{rate:.0%} ({done} of {tally.sent})" if rate is not None else "none sent yet"
     reasons = tuple(f"{OUTCOME_WORDS[r.outcome]}: {r.reason or 'no reason recorded'} ({r.count})"
                     for r in tally.reasons)
-    return Counts(outcome["planned"], outcome["under_way"], tally.sent, outcome["completed"], outcome["partial"],
-                  outcome["expired"], outcome["stopped"], outcome["not_sent"], completion, reasons)
+    return Counts(tally.by_outcome, tally.sent, completion, reasons)
 
 
 @dataclass(frozen=True)

@@ -34,8 +34,7 @@ class Hit:
 
 
 def _hit(found: Visitor, row: ListedRow) -> Hit:
-    return Hit(row.id, participant_url(row.id), (row.name or "—") if found.identified else None,
-               row.status,
+    return Hit(row.id, participant_url(row.id), (row.name or "—") if found.identified else None, row.status,
                STAGE_LABELS.get(row.stage, row.stage), found.when(row.enrolled_at, row.timezone))
 
 
