@@ -26,7 +26,7 @@ from promptpipe.research import admin, erasure, messaging, monitoring, oversight
 from promptpipe.research._common import PARTICIPANT_ID
 from promptpipe.research.listing import MAX_PAGE, one_participant, participant_list
 from promptpipe.research.number_moves import move_to_number
-from promptpipe.research.tokens import Caller, audit
+from promptpipe.research.tokens import audit
 from promptpipe.research.views import ListedRow, as_json
 from promptpipe.study import operations as study_ops
 from promptpipe.web import api_audit, api_study
@@ -135,14 +135,10 @@ async def enroll(ctx: Context, body: EnrollRequest, caller: Researcher) -> Parti
         phone=body.phone, name=body.name, timezone=body.timezone, background=body.background, by=caller.name,
         study=ctx.settings.study, strata=body.strata, numbers=ctx.settings.number_plan, number=body.number))
     await audit(ctx.db, ctx.clock, caller, "enroll", participant_id=row.id, detail={"arm": row.arm})
-    return await _listed(ctx, row.id, caller)
-
-
-async def _listed(ctx: Context, participant_id: str, caller: Caller) -> ParticipantSummary:
-    row = await one_participant(ctx.db, ctx.clock, participant_id)
-    if row is None:
-        raise ApiError(404, f"no participant has the id {participant_id}")
-    return participant_summary(row, allows(caller.role, Role.RESEARCHER))
+    listed = await one_participant(ctx.db, ctx.clock, row.id)
+    if listed is None:
+        raise ApiError(404, f"no participant has the id {row.id}")
+    return participant_summary(listed, allows(caller.role, Role.RESEARCHER))
 
 
 @router.get("/participants/{participant_id}", response_model=ParticipantDetail, tags=["participants"])

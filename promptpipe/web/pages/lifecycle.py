@@ -17,7 +17,6 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from promptpipe.domain.limits import BACKGROUND_CHARS, NAME_CHARS, REASON_CHARS, RESEARCHER_MESSAGE_CHARS
-from promptpipe.domain.numbers import NumberPlan
 from promptpipe.domain.states import Status
 from promptpipe.errors import AdminError, Forbidden
 from promptpipe.research import admin, erasure
@@ -105,11 +104,6 @@ class Typed:
     message: str = ""
 
 
-def _who(row: ParticipantDetail, numbers: NumberPlan) -> Who:
-    return Who(id=row.id, name=row.name or "—", phone=row.phone, status=row.status, url=participant_url(row.id),
-               number=numbers.of(row.number) if numbers.several else "")
-
-
 async def _row(found: Visitor, participant_id: str) -> ParticipantDetail:
     if not found.identified:
         raise PageError(403, "Only researchers and admins can change a participant; your token is a viewer's.")
@@ -154,8 +148,10 @@ async def _page(request: Request, found: Visitor, participant_id: str, step: str
         raise PageError(409, refused)
     plan = await attempt(erasure.plan(found.ctx.reader, phone=row.id)) if step == "erase" else None
     typed = typed or Typed(name=row.name, background=row.background, timezone=row.timezone)
+    who = Who(row.id, row.name or "—", row.phone, row.status, participant_url(row.id),
+              numbers.of(row.number) if numbers.several else "")
     return render(request, "lifecycle.html", found, section="participants", step=step, words=STEPS[step],
-                  who=_who(row, numbers), typed=typed, error=error, plan=plan, length=_length(row, length_days),
+                  who=who, typed=typed, error=error, plan=plan, length=_length(row, length_days),
                   max_days=MAX_EXTENSION_DAYS, name_chars=NAME_CHARS, background_chars=BACKGROUND_CHARS,
                   reason_chars=REASON_CHARS, message_chars=RESEARCHER_MESSAGE_CHARS,
                   other_numbers=[name for name in numbers.numbers if name != numbers.of(row.number)],

@@ -41,11 +41,6 @@ def _adherence_chart(found: ReportTables) -> str:
     return line_chart("Share of daily prompts answered, by day and arm", days, series)
 
 
-def _decision_chart(found: ReportTables) -> str:
-    rows = found.tables["decisions"].rows
-    return bar_chart("Decision points by availability", [(str(row[0]), int(row[1] or 0)) for row in rows])
-
-
 def _compliance_chart(found: ReportTables) -> str:
     bars = [(str(qid), q.completion_rate, f"{q.completed} of {q.sent}")
             for qid, q in found.report.questionnaires.items()]
@@ -59,10 +54,11 @@ def _compliance_chart(found: ReportTables) -> str:
 @router.get("/report", response_class=HTMLResponse)
 async def report(request: Request, found: Visiting) -> HTMLResponse:
     tables = await _tables(found)
+    decisions = [(str(row[0]), int(row[1] or 0)) for row in tables.tables["decisions"].rows]
     return render(request, "report.html", found, section="report", report=tables.report, tables=tables.tables,
                   adherence_chart=Markup(_adherence_chart(tables)),  # escaped where it is drawn
-                  decision_chart=Markup(_decision_chart(tables)), compliance_chart=Markup(_compliance_chart(tables)),
-                  formats=FORMATS)
+                  decision_chart=Markup(bar_chart("Decision points by availability", decisions)),
+                  compliance_chart=Markup(_compliance_chart(tables)), formats=FORMATS)
 
 
 _researcher = identified_only("The export is for researchers and admins")
