@@ -15,7 +15,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.routing import BaseRoute
 
 from promptpipe import __version__
-from promptpipe.web import api, api_attention, api_enrolment, api_inputs, api_report, api_search, api_timeline
+from promptpipe.web import api, api_attention, api_enrolment, api_inputs, api_search, api_timeline
 from promptpipe.web.api_gate import ApiGate
 from promptpipe.web.context import WebContext
 from promptpipe.web.errors import install_error_handlers
@@ -28,7 +28,6 @@ from promptpipe.web.pages import (
     enrolment,
     flag,
     flags,
-    inputs,
     lifecycle,
     overview,
     participant,
@@ -73,11 +72,11 @@ def _routes() -> tuple[BaseRoute, ...]:
     routes = APIRouter()
     # search and enrolment before /participants/{participant_id}: "search" and "import" are not ids
     for router in (api.health, api_search.router, api_enrolment.router, api.router, api_attention.router,
-                   api_timeline.router, api_inputs.router, api_report.router):
+                   api_timeline.router, api_inputs.router):
         routes.include_router(router)
     # the dashboard's pages: participants and enrolment before participant (/participants/find, /new and /import are
     # not ids)
-    for page in (signin, overview, participants, enrolment, participant, actions, inputs, lifecycle, broadcast,
+    for page in (signin, overview, participants, enrolment, participant, actions, lifecycle, broadcast,
                  adherence, day, search, questionnaires, report, flags, flag, audit, tokens, timeline, pilot):
         routes.include_router(page.router, include_in_schema=False)
     return tuple(routes.routes)

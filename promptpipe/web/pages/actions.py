@@ -3,6 +3,10 @@ now), each in two steps without a script: the button opens a confirmation page (
 ``/participants/{id}/confirm/{action}``; a message's text is posted to it and shown back), whose form performs it (POST
 ``/participants/{id}/actions/{action}``) and comes back to the participant's page with a one-line result.
 
+And settling an input of theirs that failed and waits (the twin of ``promptpipe-admin inbox retry|skip``): "Try again"
+queues it anew, "Skip" gives up on it for good, each one form on their page; an input is found only under its own
+participant.
+
 Each goes through the same research operation as ``promptpipe-admin`` and is recorded in the audit log with the token's
 name (``via="dashboard"``)."""
 
@@ -18,7 +22,7 @@ from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.quiet_hours import in_quiet_hours
 from promptpipe.errors import AdminError
 from promptpipe.pipeline.events import TeamAction
-from promptpipe.research import admin, messaging
+from promptpipe.research import admin, messaging, oversight
 from promptpipe.research.tokens import audit
 from promptpipe.web.errors import api_words, status_for
 from promptpipe.web.pages._render import Acting, PageError, Visiting, Visitor, attempt, render
@@ -138,3 +142,19 @@ async def perform(request: Request, participant_id: str, action: str, found: Act
         return await _confirm_page(request, found, participant_id, action, text=text, reason=reason,
                                    error=api_words(str(exc)), status_code=status_for(exc)[0])
     return done_redirect(participant_id, done)
+
+
+@router.post("/participants/{participant_id}/inputs/{inbox_id}/{action}")
+async def settle(participant_id: str, inbox_id: str, action: str, found: Acting) -> RedirectResponse:
+    checked_id(participant_id)
+    if action not in ("retry", "skip") or not inbox_id.isdigit() or len(inbox_id) > 18:
+        raise PageError(404, "There is no such input or action; go back to the participant's page.")
+    ctx, number = found.ctx, int(inbox_id)
+    if action == "retry":
+        await attempt(oversight.retry_inbox(ctx.db, ctx.clock, inbox_id=number, participant_id=participant_id))
+    else:
+        await attempt(oversight.skip_inbox(ctx.db, ctx.clock, inbox_id=number, by=found.caller.name,
+                                           participant_id=participant_id))
+    await audit(ctx.db, ctx.clock, found.caller, f"inbox_{action}", participant_id=participant_id,
+                detail={"inbox_id": number}, via="dashboard")
+    return done_redirect(participant_id, "input_retried" if action == "retry" else "input_skipped")
