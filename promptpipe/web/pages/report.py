@@ -12,10 +12,9 @@ from fastapi.responses import FileResponse, HTMLResponse, Response
 from markupsafe import Markup
 
 from promptpipe.study.report.tables import ReportTables, report_tables
-from promptpipe.web.charts import bar_chart
+from promptpipe.web.charts import bar_chart, line_chart, share_bars
 from promptpipe.web.export_download import csv_download, export_zip
 from promptpipe.web.pages._render import PageError, Visiting, Visitor, attempt, identified_only, render, signed_in
-from promptpipe.web.report_charts import line_chart, share_bars
 
 __all__ = ["router"]
 
