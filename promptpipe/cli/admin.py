@@ -129,8 +129,7 @@ async def _list(args: argparse.Namespace, env: Env) -> None:
 
 async def _show(args: argparse.Namespace, env: Env) -> None:
     row = await admin.show(env.db, args.phone)
-    if args.json:
-        print_json(row)
+    if _printed_json(args, row):
         return
     for key, value in as_json(row).items():
         if isinstance(value, dict):
@@ -197,8 +196,7 @@ async def _update(args: argparse.Namespace, env: Env) -> None:
 
 async def _schedules(args: argparse.Namespace, env: Env) -> None:
     data = await admin.schedules(env.db, env.clock, phone=args.phone)
-    if args.json:
-        print_json(data)
+    if _printed_json(args, data):
         return
     print(f"{data.phone} ({data.status}, {data.timezone})")
     if data.status != Status.ACTIVE:
@@ -215,8 +213,7 @@ async def _timers(args: argparse.Namespace, env: Env) -> None:
 
 async def _transcript(args: argparse.Namespace, env: Env) -> None:
     rows = await admin.transcript(env.db, args.phone)
-    if args.json:
-        print_json(rows)
+    if _printed_json(args, rows):
         return
     for row in rows:
         arrow = "<-" if row.direction == "in" else "->"
@@ -225,17 +222,14 @@ async def _transcript(args: argparse.Namespace, env: Env) -> None:
 
 async def _status(args: argparse.Namespace, env: Env) -> None:
     report = await read_status(env.db, env.settings.number_plan, env.clock.now())
-    if args.json:
-        print_json(report.to_json())
-    else:
+    if not _printed_json(args, report.to_json()):
         for line in report.lines():
             print(cell(line))
 
 
 async def _consent(args: argparse.Namespace, env: Env) -> None:
     data = await oversight.consent(env.db, args.phone)
-    if args.json:
-        print_json(data)
+    if _printed_json(args, data):
         return
     print(f"{data.phone} ({data.participant_id}): {data.status}"
           + ("; opted out by themselves" if data.opted_out else "")
@@ -329,19 +323,22 @@ async def _report(args: argparse.Namespace, env: Env) -> None:
 
     await env.db.run(lambda session: check_protocol(session, env.settings.study, env.clock.now()))
     report = await study_report(env.db, env.settings.study, now=env.clock.now())
-    if args.json:
-        print_json(as_json(report))
-    else:
+    if not _printed_json(args, as_json(report)):
         for line in format_report(report).splitlines():
             print(cell(line))
 
 
 def _print_rows(args: argparse.Namespace, rows: Sequence[object], columns: list[str]) -> None:
     """``--json``: the rows as JSON; else a table of ``columns``."""
-    if args.json:
-        print_json(rows)
-    else:
+    if not _printed_json(args, rows):
         print_table(rows, columns)
+
+
+def _printed_json(args: argparse.Namespace, data: object) -> bool:
+    """With ``--json``, ``data`` printed as JSON (True); else nothing printed (False)."""
+    if args.json:
+        print_json(data)
+    return bool(args.json)
 
 
 COMMANDS: dict[str, Command] = {"enroll": _enroll, "list": _list, "show": _show, "simulate": _simulate,

@@ -75,7 +75,6 @@ async def _serve(settings: Settings, transport: Any = None, stop: asyncio.Event 
         if created is not None:  # refused: a new state directory must not look like a real one
             shutil.rmtree(created, ignore_errors=True)
         raise
-    web = None
     try:
         web = await start_web(settings, app.db, app.clock) if settings.api_listen else None
     except BaseException:

@@ -102,9 +102,9 @@ async def service_status(ctx: Context, caller: Viewer) -> ServiceStatus | Viewer
     """WhatsApp's state, the outbox backlog, uncertain sends, inputs given up on and (for
     researchers: a provider's message may quote a participant) the last model error."""
     report = await read_status(ctx.reader, ctx.settings.number_plan, ctx.clock.now())
-    if allows(caller.role, Role.RESEARCHER):
-        return ServiceStatus.model_validate({**report.to_json(), "summary": report.lines()})
-    return ViewerServiceStatus.model_validate({**report.to_json(), "summary": report.lines(model_error=False)})
+    researcher = allows(caller.role, Role.RESEARCHER)
+    model = ServiceStatus if researcher else ViewerServiceStatus
+    return model.model_validate({**report.to_json(), "summary": report.lines(model_error=researcher)})
 
 
 @router.get("/questionnaires", response_model=list[QuestionnaireCompliance], tags=["study"])

@@ -5,6 +5,7 @@ viewer's page has no name, no prompt text, no message text and no answer."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -105,11 +106,9 @@ class DayView:
 
 
 def _day(raw: str) -> date:
-    try:
+    with contextlib.suppress(ValueError):  # a date the calendar lacks, such as 2026-02-30
         if _DATE.fullmatch(raw) and FIRST_YEAR <= int(raw[:4]) <= LAST_YEAR:
             return date.fromisoformat(raw)
-    except ValueError:
-        pass
     raise PageError(404, f"{raw[:20]!r} is not a day: write it as YYYY-MM-DD, e.g. 2026-03-02.")
 
 

@@ -130,10 +130,9 @@ async def enrol_one(request: Request, found: Acting,
         problem = field_words(exc, default="phone")
         return _enrol_page(request, found, typed=typed, problems={problem.field: problem.message},
                            error="Not enrolled: correct what is marked below.", status_code=status_for(exc)[0])
-    except ProtocolChanged as exc:  # the study file is not the protocol the database runs
-        return _enrol_page(request, found, typed=typed, error=f"Not enrolled: {protocol_words(exc)}", status_code=409)
-    except ConfigError as exc:  # the study's seed is not the one it has been running with
-        return _enrol_page(request, found, typed=typed, error=f"Not enrolled: {exc}", status_code=409)
+    except (ProtocolChanged, ConfigError) as exc:  # the study file is not the protocol the database runs, or its seed
+        words = protocol_words(exc) if isinstance(exc, ProtocolChanged) else str(exc)  # is not the one it ran with
+        return _enrol_page(request, found, typed=typed, error=f"Not enrolled: {words}", status_code=409)
     except StorageError:
         raise PageError(503, "The database cannot be reached right now; try again in a moment.") from None
     await audit(ctx.db, ctx.clock, found.caller, "enroll", participant_id=row.id, via="dashboard",
