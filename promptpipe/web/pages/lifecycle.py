@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import date, timedelta
 from typing import Annotated
 
 from fastapi import APIRouter, Form, Request
@@ -27,7 +26,7 @@ from promptpipe.research.views import ParticipantDetail
 from promptpipe.study.operations import MAX_EXTENSION_DAYS
 from promptpipe.web.errors import api_words, status_for
 from promptpipe.web.pages._render import Acting, PageError, Visiting, Visitor, attempt, render
-from promptpipe.web.pages.participant import checked_id
+from promptpipe.web.pages.participant import checked_id, study_length
 from promptpipe.web.pages.participants import done_redirect, participant_url, plain
 
 __all__ = ["STEPS", "router"]
@@ -81,16 +80,6 @@ class Who:
 
 
 @dataclass(frozen=True)
-class Length:
-    """How long their study is now."""
-
-    days: int
-    added: int
-    last_day: date | None
-    """Their last study day's date, once study day 1 is set."""
-
-
-@dataclass(frozen=True)
 class Typed:
     """What the form held, shown again after a refusal."""
 
@@ -121,14 +110,6 @@ def _refusal(step: str, row: ParticipantDetail, erased: bool, extendable: bool) 
     return ""
 
 
-def _length(row: ParticipantDetail, length_days: int | None) -> Length | None:
-    if length_days is None:
-        return None
-    days = length_days + row.extra_days
-    first = date.fromisoformat(row.day_one) if row.day_one else None
-    return Length(days, row.extra_days, first + timedelta(days=days - 1) if first else None)
-
-
 def _one_number(found: Visitor) -> None:
     """A deployment with one WhatsApp number has no number page."""
     if not found.ctx.settings.number_plan.several:
@@ -151,7 +132,7 @@ async def _page(request: Request, found: Visitor, participant_id: str, step: str
     who = Who(row.id, row.name or "—", row.phone, row.status, participant_url(row.id),
               numbers.of(row.number) if numbers.several else "")
     return render(request, "lifecycle.html", found, section="participants", step=step, words=STEPS[step],
-                  who=who, typed=typed, error=error, plan=plan, length=_length(row, length_days),
+                  who=who, typed=typed, error=error, plan=plan, length=study_length(row, length_days),
                   max_days=MAX_EXTENSION_DAYS, name_chars=NAME_CHARS, background_chars=BACKGROUND_CHARS,
                   reason_chars=REASON_CHARS, message_chars=RESEARCHER_MESSAGE_CHARS,
                   other_numbers=[name for name in numbers.numbers if name != numbers.of(row.number)],
