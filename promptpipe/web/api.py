@@ -87,10 +87,8 @@ ParticipantId = Annotated[str, Depends(_participant_id)]
 
 
 def participant_summary(row: ListedRow, identified: bool) -> ParticipantSummary:
-    values = as_json(row)
-    if not identified:
-        values.update(phone=None, name=None)
-    return ParticipantSummary.model_validate(values)
+    hide = {} if identified else {"phone": None, "name": None}
+    return ParticipantSummary.model_validate({**as_json(row), **hide})
 
 
 @router.get("/participants", response_model=ParticipantPage, tags=["participants"])
