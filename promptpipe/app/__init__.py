@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from promptpipe.app.parts import Parts, build_parts, make_session_schemas
+from promptpipe.app.parts import Parts, build_parts
 from promptpipe.clock import Clock
 from promptpipe.config import Settings, TransportName
 from promptpipe.domain.backoff import Backoff
@@ -28,11 +28,13 @@ from promptpipe.storage.outbox_rows import settle_uncertain
 from promptpipe.storage.receipts import record_receipt
 from promptpipe.storage.schema import SchemaBehind
 from promptpipe.storage.service_status import save_status, state_row_name
+from promptpipe.storage.session_schemas import make_schemas
 from promptpipe.storage.state_dir import StateDirWatch, ensure_state_dir
 from promptpipe.study.store.protocol import Adoption, adopt_protocol
 from promptpipe.transport import DeliveryReceipt, Transport
 from promptpipe.transport.base import SETTLING_KINDS
 from promptpipe.transport.connection_state import ConnectionState, ExitRequest
+from promptpipe.transport.session_stores import session_schema
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -158,7 +160,8 @@ class App(Parts):
         if (watch_state := getattr(self.transport, "on_state_change", None)) is not None:
             watch_state(self._connection_state_changed)
         if self.sharing is not None and self.settings.transport == TransportName.WHATSAPP:
-            await make_session_schemas(self.db, self.settings)
+            numbers = self.settings.number_plan.numbers  # each linked number's session: a schema of this database
+            await self.db.run(lambda session: make_schemas(session, [session_schema(name) for name in numbers]))
         await self.transport.start(self.inbox.ingest, self.record_receipt)
         self._transport_started = True
         await self._serve_numbers()

@@ -38,8 +38,7 @@ class AlertSender:
                                                    verify=client_context())
         self._kick = asyncio.Event()
         self._failures = 0
-        self.sent = 0
-        self.failed = 0
+        self.sent = self.failed = 0
 
     def __repr__(self) -> str:
         return f"<AlertSender sent={self.sent} failed={self.failed}>"

@@ -24,16 +24,14 @@ from promptpipe.pipeline.outbox import Outbox
 from promptpipe.pipeline.spool import Spool
 from promptpipe.scheduling.driver import AlarmClock
 from promptpipe.storage.db import Database
-from promptpipe.storage.session_schemas import make_schemas
 from promptpipe.tools import PromptTexts
 from promptpipe.transport import Transport
-from promptpipe.transport.session_stores import postgres_session_dsn, session_schema, sqlite_session_path
+from promptpipe.transport.session_stores import postgres_session_dsn, sqlite_session_path
 
 if TYPE_CHECKING:
     from promptpipe.transport.whatsapp import WhatsAppTransport
 
-__all__ = ["Parts", "build_parts", "build_transport", "load_prompts", "load_safety", "make_session_schemas",
-           "nudge_policy"]
+__all__ = ["Parts", "build_parts", "build_transport", "load_prompts", "load_safety"]
 
 
 @dataclass
@@ -59,7 +57,13 @@ def build_parts(settings: Settings, *, transport: Transport | None = None, llm: 
     db = db or Database(settings.database_url)
     transport = transport or build_transport(settings)
     llm = llm or OpenAILLM(settings)
-    policy = nudge_policy(settings)
+    policy = NudgePolicy(
+        prep_minutes=settings.scheduler_prep_time_minutes, misfire_grace=settings.misfire_grace,
+        reminder_delay=settings.daily_prompt_reminder_delay, auto_feedback=settings.auto_feedback_after_prompt_enabled,
+        auto_feedback_delay=settings.auto_feedback_delay, feedback_initial_timeout=settings.feedback_initial_timeout,
+        feedback_followup_delay=settings.feedback_followup_delay, intensity_poll=settings.intensity_poll_enabled,
+        max_schedules=settings.max_schedules_per_participant, intake_inactivity=settings.intake_inactivity,
+        intake_reminder_delay=settings.intake_reminder_delay, intake_reminder_max=settings.intake_reminder_max)
 
     def wake_lanes(participant_ids: list[str]) -> None:
         for pid in participant_ids:
@@ -120,23 +124,6 @@ def load_safety(settings: Settings) -> SafetyConfig:
     return SafetyConfig(screen=screen, message=message, alerts=settings.alert_webhook_url is not None)
 
 
-def nudge_policy(settings: Settings) -> NudgePolicy:
-    return NudgePolicy(
-        prep_minutes=settings.scheduler_prep_time_minutes,
-        misfire_grace=settings.misfire_grace,
-        reminder_delay=settings.daily_prompt_reminder_delay,
-        auto_feedback=settings.auto_feedback_after_prompt_enabled,
-        auto_feedback_delay=settings.auto_feedback_delay,
-        feedback_initial_timeout=settings.feedback_initial_timeout,
-        feedback_followup_delay=settings.feedback_followup_delay,
-        intensity_poll=settings.intensity_poll_enabled,
-        max_schedules=settings.max_schedules_per_participant,
-        intake_inactivity=settings.intake_inactivity,
-        intake_reminder_delay=settings.intake_reminder_delay,
-        intake_reminder_max=settings.intake_reminder_max,
-    )
-
-
 def build_transport(settings: Settings) -> Transport:
     if settings.transport == TransportName.DRY_RUN:
         from promptpipe.transport.dryrun import DryRunTransport
@@ -181,7 +168,3 @@ def _linked_number(settings: Settings, name: str) -> WhatsAppTransport:
     return WhatsAppTransport(store, WhatsAppOptions(
         pair_phone=settings.pair_phone_of(name), bot_label=settings.whatsapp_bot_label, log_format=settings.log_format,
         debug=settings.debug, number=name, client_uuid=f"promptpipe-{name}", own_executor=False))
-
-async def make_session_schemas(db: Database, settings: Settings) -> None:
-    """With several services, each linked number's session lives in a schema of this database."""
-    await db.run(lambda session: make_schemas(session, [session_schema(name) for name in settings.number_plan.numbers]))

@@ -71,9 +71,8 @@ def _command(sub: Any, name: str, text: str, *, phone: bool = False, json: bool 
 
 def _add_simulate(sub: Any) -> None:
     """Acting as a participant, for piloting."""
-    simulate = sub.add_parser("simulate", help="act as the participant: a message, a vote, a reaction "
-                              "(the running service answers as it would on WhatsApp)")
-    simulate.add_argument("--phone", required=True)
+    simulate = _command(sub, "simulate", "act as the participant: a message, a vote, a reaction (the running service "
+                        "answers as it would on WhatsApp)", phone=True)
     simulate.add_argument("text", nargs="*", help="the message text")
     simulate.add_argument("--kind", default="text", help="send a message without words instead: "
                           "voice, audio, image, video, sticker, document, location or contact")

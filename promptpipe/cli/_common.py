@@ -4,7 +4,9 @@ output that is safe for a terminal (a participant's control characters are shown
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import signal
 import sys
 from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
@@ -15,7 +17,8 @@ from promptpipe.errors import PromptPipeError
 from promptpipe.logging import configure_logging
 from promptpipe.research.views import MessageView, as_json
 
-__all__ = ["ask", "cell", "fail", "load", "print_json", "print_table", "receipt_marks", "run"]
+__all__ = ["ask", "cell", "counted", "fail", "load", "print_json", "print_table", "receipt_marks", "run",
+           "stop_on_signals"]
 
 
 def fail(message: str) -> int:
@@ -44,6 +47,16 @@ def run(coro_factory: Callable[[], Coroutine[Any, Any, int | None]]) -> int:
         return 130
 
 
+def stop_on_signals(stop: asyncio.Event) -> asyncio.Event:
+    """``stop``, set by SIGINT or SIGTERM. Where the loop cannot take signal handlers (Windows, a
+    non-main thread), Ctrl-C still ends the command through KeyboardInterrupt."""
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, stop.set)
+    return stop
+
+
 def cell(value: Any) -> str:
     """One table cell or value, safe for a terminal: a participant's control characters (screen
     clearing, clipboard writing, a newline in a name) are shown as escapes, never obeyed."""
@@ -67,6 +80,11 @@ def receipt_marks(message: MessageView) -> str:
     """`` delivered 09:01:03 read 09:15:10`` for a sent message WhatsApp reported on (UTC times)."""
     times = {"delivered": message.delivered_at, "read": message.read_at, "played": message.played_at}
     return "".join(f" {name} {at[11:19]}" for name, at in times.items() if at)
+
+
+def counted(count: int, noun: str) -> str:
+    """``1 row``, ``2 rows``."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def print_json(data: Any) -> None:

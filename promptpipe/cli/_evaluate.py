@@ -22,6 +22,7 @@ from promptpipe.evaluation.conversations import RunPlan
 from promptpipe.evaluation.judge import CRITERIA, Judge
 from promptpipe.evaluation.personas import Persona, load_personas
 from promptpipe.evaluation.player import ModelPlayer
+from promptpipe.evaluation.records import Expectation
 from promptpipe.evaluation.report import write_report
 from promptpipe.evaluation.run import RunOptions, evaluate
 from promptpipe.evaluation.run_files import load_run, save_run
@@ -85,12 +86,9 @@ def models_from(settings: Settings, *, judge: bool) -> Models:
     if judge:
         first_name, first = client(settings.eval_judge_base_url, settings.eval_judge_api_key,
                                    settings.eval_judge_model, settings.eval_judge_temperature)
-        if settings.eval_judge_second_model:
-            second_name, second = client(settings.eval_judge_base_url, settings.eval_judge_api_key,
-                                         settings.eval_judge_second_model, settings.eval_judge_temperature)
-            judges = [(first_name, first), (second_name, second)]
-        else:
-            judges = [(f"{first_name}#1", first), (f"{first_name}#2", first)]
+        judges = ([(first_name, first), client(settings.eval_judge_base_url, settings.eval_judge_api_key,
+                                               settings.eval_judge_second_model, settings.eval_judge_temperature)]
+                  if settings.eval_judge_second_model else [(f"{first_name}#1", first), (f"{first_name}#2", first)])
     return Models(coach=OpenAILLM(settings), player=player, judges=tuple(judges), coach_name=settings.genai_model,
                   player_name=player_name)
 
@@ -107,8 +105,8 @@ async def evaluate_command(settings: Settings, args: argparse.Namespace, *, mode
         personas, cases = only(args.only, personas, cases)
     if not personas and not cases:
         raise AdminError("Nothing to run: give --personas, or keep the built-in cases (or --cases FILE).")
-    thresholds = (load_thresholds(args.thresholds, known_checks=CHECK_NAMES + _case_checks())
-                  if args.thresholds else None)
+    case_checks = tuple(f"expect_{name}" for name in Expectation.__dataclass_fields__)
+    thresholds = load_thresholds(args.thresholds, known_checks=CHECK_NAMES + case_checks) if args.thresholds else None
     baseline = load_run(args.compare_with) if args.compare_with else None
     models = models or models_from(settings, judge=not args.no_judge)
     prompts = load_prompts(settings)
@@ -128,8 +126,7 @@ async def evaluate_command(settings: Settings, args: argparse.Namespace, *, mode
         ), personas=personas, cases=cases, judges=judges, progress=say)
     finally:
         for llm in {id(llm): llm for llm in (models.coach, models.player, *(j for _, j in models.judges))}.values():
-            closer = getattr(llm, "close", None)
-            if closer is not None:
+            if (closer := getattr(llm, "close", None)) is not None:
                 await closer()
     summary = summarise(run)
     comparison = compare(baseline, run) if baseline is not None else None
@@ -165,11 +162,6 @@ def only(names: str, personas: Sequence[Persona], cases: Sequence[Case]) -> tupl
                          f"Case groups: {', '.join(groups) or 'none'}.")
     return ([persona for persona in personas if persona.name in wanted],
             [case for case in cases if case.id in wanted or case.group in wanted])
-
-
-def _case_checks() -> tuple[str, ...]:
-    from promptpipe.evaluation.records import Expectation
-    return tuple(f"expect_{name}" for name in Expectation.__dataclass_fields__)
 
 
 def _digest(texts: Sequence[str]) -> str:

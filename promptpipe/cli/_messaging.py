@@ -8,7 +8,7 @@ import argparse
 import asyncio
 from typing import Any
 
-from promptpipe.cli._common import ask, cell, fail
+from promptpipe.cli._common import ask, cell, counted, fail
 from promptpipe.domain.limits import RESEARCHER_MESSAGE_CHARS
 from promptpipe.domain.participant_filter import ParticipantFilter
 from promptpipe.domain.states import Status
@@ -54,15 +54,11 @@ async def send_command(args: argparse.Namespace, env: Any) -> None:
     print(f"queued as inbox row {queued.inbox_id}; the running service sends it{held}")
 
 
-def _people(count: int) -> str:
-    return f"{count} participant{'' if count == 1 else 's'}"
-
-
 def _unwritable(skipped: int, *, more: bool) -> str:
     """`` 1 more matches but cannot be written to (…) and will be skipped.`` (empty for none)."""
     if not skipped:
         return ""
-    who = f"{skipped} more" if more else _people(skipped)
+    who = f"{skipped} more" if more else counted(skipped, "participant")
     return (f" {who} {'matches' if skipped == 1 else 'match'} but cannot be written to (sent STOP, withdrawn or "
             "erased)" + (" and will be skipped." if more else "."))
 
@@ -77,7 +73,7 @@ async def broadcast_command(args: argparse.Namespace, env: Any) -> int:
         print(f"No participant who can be written to matches ({cell(flt.describe())}); nothing was sent."
               + _unwritable(skipped, more=False))
         return 0
-    print(f"This sends your message to {_people(recipients)} ({cell(flt.describe())})."
+    print(f"This sends your message to {counted(recipients, 'participant')} ({cell(flt.describe())})."
           + _unwritable(skipped, more=True))
     if not args.yes:
         answer = await asyncio.to_thread(ask, "Send it? [y/N] ")
@@ -87,7 +83,7 @@ async def broadcast_command(args: argparse.Namespace, env: Any) -> int:
                                    anyway=args.anyway)
     if env.settings.study.quiet_hours is not None and not args.anyway:
         print("Whoever is inside the study's quiet hours gets it when they end on their clock.")
-    print(f"queued for {_people(result.queued)} as broadcast {result.broadcast_id}"
+    print(f"queued for {counted(result.queued, 'participant')} as broadcast {result.broadcast_id}"
           + (f"; skipped {result.skipped} who may not be written to" if result.skipped else "")
           + "; the running service sends them, at most SEND_RATE_PER_SECOND a second")
     return 0

@@ -6,12 +6,11 @@ and its requests never take the service's event loop from the participants' turn
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import gc
 import os
-import signal
 
+from promptpipe.cli._common import stop_on_signals
 from promptpipe.clock import Clock, SystemClock
 from promptpipe.config import Settings
 from promptpipe.errors import ConfigError
@@ -86,11 +85,7 @@ async def web_command(settings: Settings, stop: asyncio.Event | None = None,
     await db.connect()
     try:
         handle = await start_web(settings, db, SystemClock())
-        stop = stop or asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            with contextlib.suppress(NotImplementedError, RuntimeError):
-                loop.add_signal_handler(sig, stop.set)
+        stop = stop_on_signals(stop or asyncio.Event())
         if started is not None:
             started.set()
         try:

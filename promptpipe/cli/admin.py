@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from promptpipe.cli._admin_parser import admin_parser
-from promptpipe.cli._common import ask, cell, fail, load, print_json, print_table, receipt_marks, run
+from promptpipe.cli._common import ask, cell, counted, fail, load, print_json, print_table, receipt_marks, run
 from promptpipe.cli._messaging import broadcast_command, send_command
 from promptpipe.cli._tokens import token_command
 from promptpipe.clock import SystemClock
@@ -129,8 +129,7 @@ async def _list(args: argparse.Namespace, env: Env) -> None:
 
 async def _show(args: argparse.Namespace, env: Env) -> None:
     row = await admin.show(env.db, args.phone)
-    if args.json:
-        print_json(row)
+    if _printed_json(args, row):
         return
     for key, value in as_json(row).items():
         if isinstance(value, dict):
@@ -197,8 +196,7 @@ async def _update(args: argparse.Namespace, env: Env) -> None:
 
 async def _schedules(args: argparse.Namespace, env: Env) -> None:
     data = await admin.schedules(env.db, env.clock, phone=args.phone)
-    if args.json:
-        print_json(data)
+    if _printed_json(args, data):
         return
     print(f"{data.phone} ({data.status}, {data.timezone})")
     if data.status != Status.ACTIVE:
@@ -215,8 +213,7 @@ async def _timers(args: argparse.Namespace, env: Env) -> None:
 
 async def _transcript(args: argparse.Namespace, env: Env) -> None:
     rows = await admin.transcript(env.db, args.phone)
-    if args.json:
-        print_json(rows)
+    if _printed_json(args, rows):
         return
     for row in rows:
         arrow = "<-" if row.direction == "in" else "->"
@@ -225,17 +222,14 @@ async def _transcript(args: argparse.Namespace, env: Env) -> None:
 
 async def _status(args: argparse.Namespace, env: Env) -> None:
     report = await read_status(env.db, env.settings.number_plan, env.clock.now())
-    if args.json:
-        print_json(report.to_json())
-    else:
+    if not _printed_json(args, report.to_json()):
         for line in report.lines():
             print(cell(line))
 
 
 async def _consent(args: argparse.Namespace, env: Env) -> None:
     data = await oversight.consent(env.db, args.phone)
-    if args.json:
-        print_json(data)
+    if _printed_json(args, data):
         return
     print(f"{data.phone} ({data.participant_id}): {data.status}"
           + ("; opted out by themselves" if data.opted_out else "")
@@ -303,15 +297,16 @@ async def _export(args: argparse.Namespace, env: Env) -> None:
                                 model=env.settings.genai_model,
                                 system_prompts=dataclasses.asdict(load_prompts(env.settings))))
     for name, count in result.rows.items():
-        print(f"{name}.{args.format}: {_rows(count)}")
+        print(f"{name}.{args.format}: {counted(count, 'row')}")
     for companion in result.companions:
         print(f"{companion.name}: {_COMPANIONS.get(companion.name, 'about the data')}")
     if result.key_file is not None:
-        print(f"{result.key_file.name}: {_rows(result.key_rows)} "
+        print(f"{result.key_file.name}: {counted(result.key_rows, 'row')} "
               "(the key to phone numbers and names: keep it apart from the data)")
     if unblinded is not None:
         path, count = unblinded
-        print(f"{path.name}: {_rows(count)} (UNBLINDED: the allocation sequence; keep it from whoever enrolls)")
+        print(f"{path.name}: {counted(count, 'row')} "
+              "(UNBLINDED: the allocation sequence; keep it from whoever enrolls)")
     print(f"written to {args.out}")
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
@@ -328,23 +323,22 @@ async def _report(args: argparse.Namespace, env: Env) -> None:
 
     await env.db.run(lambda session: check_protocol(session, env.settings.study, env.clock.now()))
     report = await study_report(env.db, env.settings.study, now=env.clock.now())
-    if args.json:
-        print_json(as_json(report))
-    else:
+    if not _printed_json(args, as_json(report)):
         for line in format_report(report).splitlines():
             print(cell(line))
 
 
 def _print_rows(args: argparse.Namespace, rows: Sequence[object], columns: list[str]) -> None:
     """``--json``: the rows as JSON; else a table of ``columns``."""
-    if args.json:
-        print_json(rows)
-    else:
+    if not _printed_json(args, rows):
         print_table(rows, columns)
 
 
-def _rows(count: int) -> str:
-    return f"{count} row{'' if count == 1 else 's'}"
+def _printed_json(args: argparse.Namespace, data: object) -> bool:
+    """With ``--json``, ``data`` printed as JSON (True); else nothing printed (False)."""
+    if args.json:
+        print_json(data)
+    return bool(args.json)
 
 
 COMMANDS: dict[str, Command] = {"enroll": _enroll, "list": _list, "show": _show, "simulate": _simulate,

@@ -8,7 +8,6 @@ import contextlib
 import logging
 import os
 import shutil
-import signal
 import sys
 import threading
 import time
@@ -16,7 +15,7 @@ from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import Any
 
-from promptpipe.cli._common import fail, load, run
+from promptpipe.cli._common import fail, load, run, stop_on_signals
 from promptpipe.cli._db import db_command
 from promptpipe.cli._evaluate import add_arguments, evaluate_command
 from promptpipe.cli._health import health_command
@@ -69,20 +68,13 @@ async def _serve(settings: Settings, transport: Any = None, stop: asyncio.Event 
         get_logger("promptpipe.cli").warning("state_file_mode_tightened", path=str(item.path),
                                              was=f"{item.mode:04o}", now=f"{item.wanted:04o}")
     app = App.build(settings, transport=transport)
-    stop = stop or asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        # Where the loop cannot take signal handlers (Windows, a non-main thread), Ctrl-C still
-        # ends the service through KeyboardInterrupt in _run.
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(sig, stop.set)
+    stop = stop_on_signals(stop or asyncio.Event())
     try:
         await app.start(single_instance=True, allow_protocol_change=allow_protocol_change)
     except BaseException:
         if created is not None:  # refused: a new state directory must not look like a real one
             shutil.rmtree(created, ignore_errors=True)
         raise
-    web = None
     try:
         web = await start_web(settings, app.db, app.clock) if settings.api_listen else None
     except BaseException:
@@ -282,14 +274,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _protocol_line(settings: Settings, running: str | None) -> str:
     """Whether the study file is the protocol this database runs (``serve`` refuses otherwise)."""
     study = settings.study
-    if running is None:
-        return (f"study: {study.name!r}, adopted when the service first starts" if study.in_use
-                else "study: none (open-ended, one arm)")
-    if running == (study.hash if study.in_use else ""):
-        return f"study: {study.name!r} (hash {study.hash[:12]}), as this database runs it" if study.in_use else \
-            "study: none (open-ended, one arm)"
-    return ("study: the study file differs from the protocol this database runs; `promptpipe serve` will refuse "
-            "to start unless given --allow-protocol-change")
+    if running not in (None, study.hash if study.in_use else ""):
+        return ("study: the study file differs from the protocol this database runs; `promptpipe serve` will refuse "
+                "to start unless given --allow-protocol-change")
+    if not study.in_use:
+        return "study: none (open-ended, one arm)"
+    return (f"study: {study.name!r}, adopted when the service first starts" if running is None
+            else f"study: {study.name!r} (hash {study.hash[:12]}), as this database runs it")
 
 
 def _study_check(path: str, *, unblind: bool) -> int:

@@ -26,7 +26,7 @@ from promptpipe.research import admin, erasure, messaging, monitoring, oversight
 from promptpipe.research._common import PARTICIPANT_ID
 from promptpipe.research.listing import MAX_PAGE, one_participant, participant_list
 from promptpipe.research.number_moves import move_to_number
-from promptpipe.research.tokens import Caller, audit
+from promptpipe.research.tokens import audit
 from promptpipe.research.views import ListedRow, as_json
 from promptpipe.study import operations as study_ops
 from promptpipe.web import api_audit, api_study
@@ -87,10 +87,8 @@ ParticipantId = Annotated[str, Depends(_participant_id)]
 
 
 def participant_summary(row: ListedRow, identified: bool) -> ParticipantSummary:
-    values = as_json(row)
-    if not identified:
-        values.update(phone=None, name=None)
-    return ParticipantSummary.model_validate(values)
+    hide = {} if identified else {"phone": None, "name": None}
+    return ParticipantSummary.model_validate({**as_json(row), **hide})
 
 
 @router.get("/participants", response_model=ParticipantPage, tags=["participants"])
@@ -135,14 +133,10 @@ async def enroll(ctx: Context, body: EnrollRequest, caller: Researcher) -> Parti
         phone=body.phone, name=body.name, timezone=body.timezone, background=body.background, by=caller.name,
         study=ctx.settings.study, strata=body.strata, numbers=ctx.settings.number_plan, number=body.number))
     await audit(ctx.db, ctx.clock, caller, "enroll", participant_id=row.id, detail={"arm": row.arm})
-    return await _listed(ctx, row.id, caller)
-
-
-async def _listed(ctx: Context, participant_id: str, caller: Caller) -> ParticipantSummary:
-    row = await one_participant(ctx.db, ctx.clock, participant_id)
-    if row is None:
-        raise ApiError(404, f"no participant has the id {participant_id}")
-    return participant_summary(row, allows(caller.role, Role.RESEARCHER))
+    listed = await one_participant(ctx.db, ctx.clock, row.id)
+    if listed is None:
+        raise ApiError(404, f"no participant has the id {row.id}")
+    return participant_summary(listed, allows(caller.role, Role.RESEARCHER))
 
 
 @router.get("/participants/{participant_id}", response_model=ParticipantDetail, tags=["participants"])
@@ -160,19 +154,15 @@ async def update_participant(ctx: Context, participant_id: ParticipantId, body: 
                              caller: Researcher) -> ParticipantDetail:
     """Change the name, background notes or time zone, or pause / resume (the research team's
     pause only): each through the same operation as the admin script."""
-    changes: dict[str, str] = {}
     if body.name is not None or body.background is not None:
-        changes["profile"] = await admin.update_participant(ctx.db, ctx.clock, who=participant_id, name=body.name,
-                                                            background=body.background, by=caller.name)
+        await admin.update_participant(ctx.db, ctx.clock, who=participant_id, name=body.name,
+                                       background=body.background, by=caller.name)
     if body.timezone is not None:
-        changes["timezone"] = await admin.set_timezone(ctx.db, ctx.clock, phone=participant_id,
-                                                       timezone=body.timezone, by=caller.name)
+        await admin.set_timezone(ctx.db, ctx.clock, phone=participant_id, timezone=body.timezone, by=caller.name)
     if body.status is not None:
         action = "pause" if Status(body.status) is Status.PAUSED else "resume"
-        changes["status"] = await admin.set_status(ctx.db, ctx.clock, phone=participant_id, action=action,
-                                                   reason=body.reason, by=caller.name, study=ctx.settings.study)
-    if not changes:
-        raise ApiError(400, "nothing to change: give name, background, timezone or status")
+        await admin.set_status(ctx.db, ctx.clock, phone=participant_id, action=action, reason=body.reason,
+                               by=caller.name, study=ctx.settings.study)
     fields = sorted(name for name in ("name", "background", "timezone", "status")
                     if getattr(body, name) is not None)
     await audit(ctx.db, ctx.clock, caller, "update", participant_id=participant_id,

@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 from promptpipe.pipeline.events import InboxKind
 from promptpipe.research import admin, oversight
 from promptpipe.research.tokens import audit
+from promptpipe.research.views import as_json
 from promptpipe.storage.queue_tables import InboxStatus
 from promptpipe.web.api import ERRORS, ParticipantId
 from promptpipe.web.auth import Context, Researcher
@@ -47,8 +48,7 @@ async def participant_inputs(ctx: Context, participant_id: ParticipantId, caller
     """Inputs not answered yet, oldest first (at most 50)."""
     await admin.show(ctx.reader, participant_id)  # 404 for nobody
     rows = await oversight.inbox_rows(ctx.reader, stuck_only=stuck, participant_id=participant_id, limit=MAX_INPUTS)
-    return [InputOut(id=row.id, kind=row.kind, status=row.status, attempts=row.attempts, last_error=row.last_error,
-                     at=row.at, retry_at=row.retry_at) for row in rows]
+    return [InputOut.model_validate(as_json(row)) for row in rows]  # its phone is left out
 
 
 @router.post("/participants/{participant_id}/inputs/{inbox_id}/retry", response_model=Settled,

@@ -1,5 +1,9 @@
 """The HTTP API's study-wide endpoints: broadcast, statistics, questionnaires' compliance and
-responses, the export as a zip, the service's status, safety flags, and API tokens (admins only)."""
+responses, the export as a zip, the service's status, safety flags, and API tokens (admins only).
+
+``GET /api/v1/report`` is the study report as the dashboard's report page shows it, table by table (the same
+:func:`~promptpipe.study.report.tables.report_tables`, so the API, the page and its CSV files cannot disagree). Counts,
+shares, arms, statuses and questionnaire ids only: nothing that identifies anyone, so a viewer reads it too."""
 
 from __future__ import annotations
 
@@ -19,6 +23,7 @@ from promptpipe.research.monitoring import MAX_STATS_DAYS, prompt_stats
 from promptpipe.research.status import read_status
 from promptpipe.research.tokens import Caller, audit
 from promptpipe.research.views import as_json
+from promptpipe.study.report.tables import report_tables
 from promptpipe.web.auth import Admin, Context, Researcher, Viewer, require
 from promptpipe.web.export_download import export_zip
 from promptpipe.web.schemas import DB_INT_MAX, IsoDate
@@ -34,6 +39,8 @@ from promptpipe.web.schemas_study import (
     BroadcastResult,
     FlagDetailOut,
     FlagOut,
+    ReportOut,
+    ReportTableOut,
     ResolveRequest,
     ServiceStatus,
     Stats,
@@ -95,9 +102,9 @@ async def service_status(ctx: Context, caller: Viewer) -> ServiceStatus | Viewer
     """WhatsApp's state, the outbox backlog, uncertain sends, inputs given up on and (for
     researchers: a provider's message may quote a participant) the last model error."""
     report = await read_status(ctx.reader, ctx.settings.number_plan, ctx.clock.now())
-    if allows(caller.role, Role.RESEARCHER):
-        return ServiceStatus.model_validate({**report.to_json(), "summary": report.lines()})
-    return ViewerServiceStatus.model_validate({**report.to_json(), "summary": report.lines(model_error=False)})
+    researcher = allows(caller.role, Role.RESEARCHER)
+    model = ServiceStatus if researcher else ViewerServiceStatus
+    return model.model_validate({**report.to_json(), "summary": report.lines(model_error=researcher)})
 
 
 @router.get("/questionnaires", response_model=list[QuestionnaireCompliance], tags=["study"])
@@ -205,3 +212,16 @@ async def revoke_token(ctx: Context, name: Annotated[str, PathParam(pattern=f"^{
     await audit(ctx.db, ctx.clock, caller, "token_revoke", detail={"name": name})
     rows = await tokens.tokens(ctx.db)
     return TokenOut.model_validate(as_json(next(row for row in rows if row.name == name)))
+
+
+@router.get("/report", response_model=ReportOut, tags=["study"])
+async def report(ctx: Context, caller: Viewer) -> ReportOut:
+    """Participants by status and arm, study days reached, prompts per arm, adherence per day and
+    arm, decision points by availability and action, questionnaire and self-report compliance."""
+    now = ctx.clock.now()
+    found = await report_tables(ctx.reader, ctx.settings.study, now=now,
+                                today=now.astimezone(ctx.researcher_zone).date())
+    return ReportOut(study=ctx.settings.study.name, generated_at=now.isoformat(),
+                     tables=[ReportTableOut(key=table.key, title=table.title, columns=list(table.columns),
+                                            rows=[list(row) for row in table.rows], share_columns=sorted(table.shares))
+                             for table in found.tables.values()])

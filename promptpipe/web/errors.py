@@ -7,7 +7,7 @@ wrong field. The API reuses ``promptpipe-admin``'s operations, whose messages na
 from __future__ import annotations
 
 import re
-from typing import Any, NotRequired, TypedDict
+from typing import Any
 
 from fastapi import Request
 from fastapi.exceptions import RequestValidationError
@@ -17,8 +17,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from promptpipe.errors import AdminError, ConfigError, Conflict, Forbidden, NotFound, StorageError
 from promptpipe.study.store.protocol import ProtocolChanged
 
-__all__ = ["ERROR_CODES", "ApiError", "ErrorBodyJson", "FieldProblem", "allowed_methods", "api_words", "error_body",
-           "install_error_handlers", "protocol_words", "status_for"]
+__all__ = ["ERROR_CODES", "ApiError", "allowed_methods", "api_words", "error_body", "install_error_handlers",
+           "protocol_words", "status_for"]
 
 ERROR_CODES = {
     400: "invalid_request", 401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
@@ -59,28 +59,9 @@ class ApiError(Exception):
         self.code = code or ERROR_CODES.get(status, "error")
 
 
-class FieldProblem(TypedDict):
-    field: str
-    problem: str
-
-
-class ErrorJson(TypedDict):
-    code: str
-    message: str
-    details: NotRequired[list[FieldProblem]]
-
-
-class ErrorBodyJson(TypedDict):
-    """:class:`promptpipe.web.schemas.ErrorBody` as JSON."""
-
-    error: ErrorJson
-
-
-def error_body(code: str, message: str, details: list[FieldProblem] | None = None) -> ErrorBodyJson:
-    error: ErrorJson = {"code": code, "message": message}
-    if details:
-        error["details"] = details
-    return {"error": error}
+def error_body(code: str, message: str, details: list[dict[str, str]] | None = None) -> dict[str, object]:
+    """:class:`promptpipe.web.schemas.ErrorBody` as JSON (``details`` only when there are some)."""
+    return {"error": {"code": code, "message": message, **({"details": details} if details else {})}}
 
 
 def protocol_words(exc: ProtocolChanged) -> str:
@@ -120,7 +101,7 @@ def install_error_handlers(app: Any) -> None:
 
     async def validation_error(_: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, RequestValidationError)
-        details: list[FieldProblem] = [{"field": ".".join(str(part) for part in error.get("loc", ()) if part != "body"),
+        details = [{"field": ".".join(str(part) for part in error.get("loc", ()) if part != "body"),
                     "problem": str(error.get("msg", "")).removeprefix("Value error, ")} for error in exc.errors()]
         message = "; ".join(f"{d['field']}: {d['problem']}" if d["field"] else d["problem"]
                             for d in details) or "the request is not valid"
@@ -138,10 +119,7 @@ def install_error_handlers(app: Any) -> None:
                 message = f"{request.method} is not allowed here; use {' or '.join(allowed)}"
         return JSONResponse(error_body(code, message), status_code=exc.status_code, headers=headers or None)
 
-    app.add_exception_handler(ApiError, api_error)
-    app.add_exception_handler(AdminError, admin_error)
-    app.add_exception_handler(ProtocolChanged, protocol_changed)
-    app.add_exception_handler(ConfigError, config_error)
-    app.add_exception_handler(StorageError, storage_error)
-    app.add_exception_handler(RequestValidationError, validation_error)
-    app.add_exception_handler(StarletteHTTPException, http_error)
+    for kind, handler in ((ApiError, api_error), (AdminError, admin_error), (ProtocolChanged, protocol_changed),
+                          (ConfigError, config_error), (StorageError, storage_error),
+                          (RequestValidationError, validation_error), (StarletteHTTPException, http_error)):
+        app.add_exception_handler(kind, handler)

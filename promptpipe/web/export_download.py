@@ -1,24 +1,29 @@
 """The export as one zip download, built in the state directory and removed once sent: the same code path for ``GET
-/api/v1/export`` and the dashboard's "Download the export" (each audits it with its own door)."""
+/api/v1/export`` and the dashboard's "Download the export" (each audits it with its own door); and the dashboard's
+smaller CSV downloads (a report table, a questionnaire's responses)."""
 
 from __future__ import annotations
 
 import asyncio
+import csv
+import io
 import shutil
 import tempfile
 import time
 import zipfile
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from fastapi.responses import FileResponse
+from fastapi.responses import FileResponse, Response
 from starlette.background import BackgroundTask
 
+from promptpipe.export.cells import csv_cell
 from promptpipe.export.files import ExportOptions, export_study
 from promptpipe.research.tokens import Caller, audit
 from promptpipe.storage.files import make_private_dir
 from promptpipe.web.context import WebContext
 
-__all__ = ["SCRATCH_PREFIX", "export_zip"]
+__all__ = ["SCRATCH_PREFIX", "csv_download", "export_zip"]
 
 SCRATCH_PREFIX = "promptpipe-export-"
 STALE_AFTER_S = 3600.0
@@ -63,3 +68,11 @@ def _zip(directory: Path, target: Path) -> Path:
         for path in sorted(directory.iterdir()):
             archive.write(path, arcname=path.name)
     return target
+
+
+def csv_download(rows: Iterable[Sequence[object]], filename: str) -> Response:
+    """``rows`` (the header first) as a CSV file to download, each cell safe for a spreadsheet."""
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows([csv_cell(cell) for cell in row] for row in rows)
+    return Response(out.getvalue(), media_type="text/csv; charset=utf-8",
+                    headers={"Content-Disposition": f'attachment; filename="{filename}"'})

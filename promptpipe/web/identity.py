@@ -4,7 +4,7 @@ token, checked on every request (a use is noted to the minute)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 
 from promptpipe.domain.access import hash_token
 from promptpipe.research.tokens import Caller
@@ -12,7 +12,7 @@ from promptpipe.storage.access import mark_used, token_by_hash, token_by_id
 from promptpipe.storage.access_tables import ApiToken
 from promptpipe.storage.db import Database
 
-__all__ = ["USE_NOTED_EVERY", "Expired", "authenticate", "caller_by_id", "identify", "note_use"]
+__all__ = ["USE_NOTED_EVERY", "Expired", "caller_by_id", "identify", "note_use"]
 
 USE_NOTED_EVERY = timedelta(minutes=1)
 """A token's last use is written at most this often (a request is a read; this keeps it one)."""
@@ -47,15 +47,9 @@ async def identify(db: Database, secret: str, now: datetime) -> Caller | Expired
     return _caller(await db.run(lambda session: token_by_hash(session, hash_token(secret))), now)
 
 
-async def authenticate(db: Database, secret: str, now: datetime | None = None) -> Caller | None:
-    """The caller this secret belongs to, or None (unknown, revoked or expired)."""
-    found = await identify(db, secret, now or datetime.now(timezone.utc))
-    return found if isinstance(found, Caller) else None
-
-
-async def caller_by_id(db: Database, token_id: int, now: datetime | None = None) -> Caller | None:
+async def caller_by_id(db: Database, token_id: int, now: datetime) -> Caller | None:
     """The caller of a signed-in dashboard session, unless their token was revoked or expired since."""
-    found = _caller(await db.run(lambda session: token_by_id(session, token_id)), now or datetime.now(timezone.utc))
+    found = _caller(await db.run(lambda session: token_by_id(session, token_id)), now)
     return found if isinstance(found, Caller) else None
 
 
@@ -64,5 +58,3 @@ async def note_use(db: Database, caller: Caller, now: datetime) -> None:
     than :data:`USE_NOTED_EVERY`)."""
     if caller.last_used_at is None or now - caller.last_used_at >= USE_NOTED_EVERY:
         await db.run(lambda session: mark_used(session, caller.token_id, now=now, step=USE_NOTED_EVERY))
-
-

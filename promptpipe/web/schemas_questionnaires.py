@@ -9,7 +9,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from promptpipe.questionnaires.rules.answers import AnswerSource, Missing
-from promptpipe.questionnaires.store.reads import AnswerRow, InstanceRow
+from promptpipe.questionnaires.store.reads import InstanceRow
 from promptpipe.research.views import iso
 
 __all__ = ["INSTANCE_STATUS", "InstanceOutcome", "OutcomeCounts", "QuestionnaireAnswerOut", "QuestionnaireCompliance",
@@ -111,11 +111,8 @@ def instance_out(row: InstanceRow, identified: bool) -> QuestionnaireInstanceOut
                                                  "reminders_sent", "outcome")},
         **{name: iso(getattr(row, name)) for name in ("scheduled_at", "sent_at", "first_answer_at", "ended_at",
                                                        "expires_at")},
-        "answers": [_answer(answer, identified) for answer in row.answers]})
-
-
-def _answer(row: AnswerRow, identified: bool) -> QuestionnaireAnswerOut:
-    return QuestionnaireAnswerOut.model_validate({
-        "item_id": row.item_id, "asked_at": iso(row.asked_at), "answered_at": iso(row.answered_at),
-        "source": row.source, "missing": row.missing, "tries": row.tries,
-        "coded": row.coded if identified else None, "raw": row.raw if identified else None})
+        "answers": [QuestionnaireAnswerOut.model_validate({
+            "item_id": answer.item_id, "asked_at": iso(answer.asked_at), "answered_at": iso(answer.answered_at),
+            "source": answer.source, "missing": answer.missing, "tries": answer.tries,
+            "coded": answer.coded if identified else None, "raw": answer.raw if identified else None})
+            for answer in row.answers]})

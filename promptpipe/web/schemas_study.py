@@ -1,5 +1,5 @@
 """The API's bodies for the study as a whole (``/api/v1/broadcast``, ``/stats``, ``/status``,
-``/tokens``, ``/flags``): requests and responses of :mod:`promptpipe.web.api_study`."""
+``/tokens``, ``/flags``, ``/report``): requests and responses of :mod:`promptpipe.web.api_study`."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from promptpipe.domain.safety import FlagSource, FlagStatus, Severity
 from promptpipe.domain.states import Stage, Status
 from promptpipe.web.schemas import MESSAGE_CHARS, VISIBLE_LINE, VISIBLE_TEXT, StrictBody
 
-__all__ = ["BroadcastRequest", "BroadcastResult", "DayStats", "FlagDetailOut", "FlagMessageOut", "FlagOut",
-           "ResolveRequest", "ServiceStatus", "Stats", "TokenCreated", "TokenOut", "TokenRequest",
+__all__ = ["BroadcastRequest", "BroadcastResult", "DayStats", "FlagDetailOut", "FlagMessageOut", "FlagOut", "ReportOut",
+           "ReportTableOut", "ResolveRequest", "ServiceStatus", "Stats", "TokenCreated", "TokenOut", "TokenRequest",
            "ViewerServiceStatus"]
 
 TOKEN_NAME_PATTERN = f"^{TOKEN_NAME.pattern}$"
@@ -166,3 +166,17 @@ class FlagDetailOut(FlagOut):
 
 class ResolveRequest(StrictBody):
     note: str = Field(min_length=1, max_length=REASON_CHARS, pattern=VISIBLE_TEXT)
+
+
+class ReportTableOut(BaseModel):
+    key: str = Field(description="its name: the page's anchor and /report/{key}.csv")
+    title: str
+    columns: list[str]
+    rows: list[list[int | float | str | None]]
+    share_columns: list[int] = Field(description="the columns (by index) holding a share from 0 to 1")
+
+
+class ReportOut(BaseModel):
+    study: str
+    generated_at: str = Field(description="when it was counted (UTC)")
+    tables: list[ReportTableOut]

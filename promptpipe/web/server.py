@@ -50,7 +50,6 @@ class WebServer:
     async def stop(self) -> None:
         if self._listening is None:
             return
-        failed = await self._listening.stop()
-        if failed is not None:
+        if (failed := await self._listening.stop()) is not None:
             log.warning("web_server_stop_failed", error=str(failed)[:200])
         log.info("web_server_stopped")

@@ -1,5 +1,9 @@
 """The web application: the API under ``/api/v1``, ``/health``, the dashboard at ``/`` and its
-vendored static files (nothing is loaded from the internet)."""
+vendored static files (nothing is loaded from the internet).
+
+The dashboard's pages are server-rendered (:mod:`promptpipe.web.pages`) for researchers (and, without phone numbers,
+names or message text, for viewers), signed in with a token once and then a session cookie. No page runs a script or
+loads anything from elsewhere; charts are SVG drawn on the server (:mod:`promptpipe.web.charts`)."""
 
 from __future__ import annotations
 
@@ -11,19 +15,32 @@ from fastapi.staticfiles import StaticFiles
 from starlette.routing import BaseRoute
 
 from promptpipe import __version__
-from promptpipe.web import (
-    api,
-    api_attention,
-    api_enrolment,
-    api_inputs,
-    api_report,
-    api_search,
-    api_timeline,
-    dashboard,
-)
+from promptpipe.web import api, api_attention, api_enrolment, api_inputs, api_search, api_timeline
 from promptpipe.web.api_gate import ApiGate
 from promptpipe.web.context import WebContext
 from promptpipe.web.errors import install_error_handlers
+from promptpipe.web.pages import (
+    actions,
+    adherence,
+    audit,
+    broadcast,
+    day,
+    enrolment,
+    flag,
+    flags,
+    lifecycle,
+    overview,
+    participant,
+    participants,
+    pilot,
+    questionnaires,
+    report,
+    search,
+    signin,
+    timeline,
+    tokens,
+)
+from promptpipe.web.pages._render import install
 from promptpipe.web.security_headers import SecurityHeaders
 
 __all__ = ["STATIC_DIR", "build_site"]
@@ -40,7 +57,7 @@ def build_site(ctx: WebContext) -> FastAPI:
     site.state.ctx = ctx
     install_error_handlers(site)
     site.router.routes.extend(_routes())
-    dashboard.install(site)
+    install(site)
     site.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     site.add_middleware(ApiGate, max_body_bytes=ctx.settings.web_max_body_bytes)
     site.add_middleware(SecurityHeaders)
@@ -53,13 +70,13 @@ def _routes() -> tuple[BaseRoute, ...]:
     (~0.15 s of CPU for the whole site), and a process may serve more than one site (the pilot's sandboxes, the tests).
     A route holds no state of its site: the request finds the site's context in ``request.app.state``."""
     routes = APIRouter()
-    routes.include_router(api.health)
-    routes.include_router(api_search.router)  # before /participants/{participant_id}
-    routes.include_router(api_enrolment.router)  # before /participants/{participant_id} too
-    routes.include_router(api.router)
-    routes.include_router(api_attention.router)
-    routes.include_router(api_timeline.router)
-    routes.include_router(api_inputs.router)
-    routes.include_router(api_report.router)
-    routes.include_router(dashboard.router)
+    # search and enrolment before /participants/{participant_id}: "search" and "import" are not ids
+    for router in (api.health, api_search.router, api_enrolment.router, api.router, api_attention.router,
+                   api_timeline.router, api_inputs.router):
+        routes.include_router(router)
+    # the dashboard's pages: participants and enrolment before participant (/participants/find, /new and /import are
+    # not ids)
+    for page in (signin, overview, participants, enrolment, participant, actions, lifecycle, broadcast,
+                 adherence, day, search, questionnaires, report, flags, flag, audit, tokens, timeline, pilot):
+        routes.include_router(page.router, include_in_schema=False)
     return tuple(routes.routes)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import csv
 from collections.abc import AsyncIterator
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -20,12 +20,13 @@ from sqlmodel import SQLModel
 from promptpipe.clock import ManualClock
 from promptpipe.export.files import export_study
 from promptpipe.research import admin, oversight
+from promptpipe.research.tokens import Caller
 from promptpipe.storage import schema
 from promptpipe.storage.db import Database
 from promptpipe.storage.schema import include_object
 from promptpipe.storage.urls import sync_url
 from promptpipe.transport.memory import MemoryTransport
-from promptpipe.web.identity import authenticate
+from promptpipe.web.identity import identify
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.study_helpers import with_study
@@ -141,8 +142,8 @@ async def _tokens_made_before_still_sign_in(db: Database, release: Release, data
     secret = release.tokens.get(database_url.split(":")[0])
     if secret is None:  # the release had no tokens yet
         return
-    caller = await authenticate(db, secret)
-    assert caller is not None and (caller.name, caller.role) == ("fixture-admin", "admin")
+    caller = await identify(db, secret, datetime.now(UTC))
+    assert isinstance(caller, Caller) and (caller.name, caller.role) == ("fixture-admin", "admin")
 
 
 async def _pending_timers_and_daily_prompts_still_fire(db: Database, release: Release, make_app: AppFactory,

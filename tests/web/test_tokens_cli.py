@@ -14,7 +14,7 @@ from promptpipe.cli import admin_main
 from promptpipe.research.tokens import Caller
 from promptpipe.storage.access import audit_entries
 from promptpipe.storage.db import Database
-from promptpipe.web.identity import authenticate
+from promptpipe.web.identity import identify
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -27,7 +27,8 @@ def caller_of(database_url: str, secret: str, now: datetime | None = None) -> Ca
     async def check() -> Caller | None:
         db = Database(database_url)
         try:
-            return await authenticate(db, secret, now)
+            found = await identify(db, secret, now or datetime.now(UTC))
+            return found if isinstance(found, Caller) else None
         finally:
             await db.close()
 

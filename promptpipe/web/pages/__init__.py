@@ -2,6 +2,6 @@
 (the signed-in visitor, CSRF, templates, error pages), ``_lists`` the filter form and pager, ``_times`` the two-zone
 times."""
 
-__all__ = ["actions", "adherence", "audit", "broadcast", "day", "enrolment", "flag", "flags", "inputs", "lifecycle",
+__all__ = ["actions", "adherence", "audit", "broadcast", "day", "enrolment", "flag", "flags", "lifecycle",
            "overview", "participant", "participants", "pilot", "questionnaires", "report", "search", "signin",
            "timeline", "tokens"]

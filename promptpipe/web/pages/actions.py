@@ -3,12 +3,15 @@ now), each in two steps without a script: the button opens a confirmation page (
 ``/participants/{id}/confirm/{action}``; a message's text is posted to it and shown back), whose form performs it (POST
 ``/participants/{id}/actions/{action}``) and comes back to the participant's page with a one-line result.
 
+And settling an input of theirs that failed and waits (the twin of ``promptpipe-admin inbox retry|skip``): "Try again"
+queues it anew, "Skip" gives up on it for good, each one form on their page; an input is found only under its own
+participant.
+
 Each goes through the same research operation as ``promptpipe-admin`` and is recorded in the audit log with the token's
 name (``via="dashboard"``)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import APIRouter, Form, Request
@@ -19,10 +22,11 @@ from promptpipe.domain.localtime import zone_or_utc
 from promptpipe.domain.quiet_hours import in_quiet_hours
 from promptpipe.errors import AdminError
 from promptpipe.pipeline.events import TeamAction
-from promptpipe.research import admin, messaging
+from promptpipe.research import admin, messaging, oversight
 from promptpipe.research.tokens import audit
 from promptpipe.web.errors import api_words, status_for
 from promptpipe.web.pages._render import Acting, PageError, Visiting, Visitor, attempt, render
+from promptpipe.web.pages.lifecycle import Step
 from promptpipe.web.pages.participant import checked_id
 from promptpipe.web.pages.participants import done_redirect, participant_url, plain
 
@@ -31,30 +35,23 @@ __all__ = ["ACTIONS", "router"]
 router = APIRouter()
 
 
-@dataclass(frozen=True)
-class Action:
-    title: str
-    explanation: str
-    button: str
-
-
 ACTIONS = {
-    "pause": Action("Pause this participant",
+    "pause": Step("Pause this participant",
                     "No scheduled message (daily prompt, reminder, check-in) goes to them until someone resumes. "
                     "If they write, the study still answers.", "Yes, pause"),
-    "resume": Action("Resume this participant",
+    "resume": Step("Resume this participant",
                      "Their daily prompts and reminders go out again from the next one on. If they sent STOP "
                      "themselves, they stay paused until they send START.", "Yes, resume"),
-    "message": Action("Send this message",
+    "message": Step("Send this message",
                       "It goes to them on WhatsApp from the study's number and is kept in the transcript as a "
                       "message from the research team.", "Yes, send it"),
-    "prompt": Action("Send today's prompt now",
+    "prompt": Step("Send today's prompt now",
                      "The service writes today's habit prompt and its poll and sends them now, as the daily "
                      "alarm would.", "Yes, send the prompt"),
 }
 
 
-def _action(action: str) -> Action:
+def _action(action: str) -> Step:
     if action not in ACTIONS:
         raise PageError(404, "There is no such action; go back to the participant's page.")
     return ACTIONS[action]
@@ -145,3 +142,19 @@ async def perform(request: Request, participant_id: str, action: str, found: Act
         return await _confirm_page(request, found, participant_id, action, text=text, reason=reason,
                                    error=api_words(str(exc)), status_code=status_for(exc)[0])
     return done_redirect(participant_id, done)
+
+
+@router.post("/participants/{participant_id}/inputs/{inbox_id}/{action}")
+async def settle(participant_id: str, inbox_id: str, action: str, found: Acting) -> RedirectResponse:
+    checked_id(participant_id)
+    if action not in ("retry", "skip") or not inbox_id.isdigit() or len(inbox_id) > 18:
+        raise PageError(404, "There is no such input or action; go back to the participant's page.")
+    ctx, number = found.ctx, int(inbox_id)
+    if action == "retry":
+        await attempt(oversight.retry_inbox(ctx.db, ctx.clock, inbox_id=number, participant_id=participant_id))
+    else:
+        await attempt(oversight.skip_inbox(ctx.db, ctx.clock, inbox_id=number, by=found.caller.name,
+                                           participant_id=participant_id))
+    await audit(ctx.db, ctx.clock, found.caller, f"inbox_{action}", participant_id=participant_id,
+                detail={"inbox_id": number}, via="dashboard")
+    return done_redirect(participant_id, "input_retried" if action == "retry" else "input_skipped")

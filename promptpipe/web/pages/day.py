@@ -5,6 +5,7 @@ viewer's page has no name, no prompt text, no message text and no answer."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -15,7 +16,7 @@ from fastapi.responses import HTMLResponse
 from promptpipe.research.monitoring import DeliveryView
 from promptpipe.study.day_view import MESSAGES_SHOWN, StudyDay, read_day
 from promptpipe.study.rules.protocol import NotSent
-from promptpipe.study.store.day import DayDecision, DayMessage
+from promptpipe.study.store.day import DayDecision
 from promptpipe.web.charts import OUTCOME_LABELS, OUTCOME_SYMBOLS
 from promptpipe.web.pages._render import PageError, Visiting, Visitor, attempt, render
 from promptpipe.web.pages._times import TimeLabel
@@ -105,11 +106,9 @@ class DayView:
 
 
 def _day(raw: str) -> date:
-    try:
+    with contextlib.suppress(ValueError):  # a date the calendar lacks, such as 2026-02-30
         if _DATE.fullmatch(raw) and FIRST_YEAR <= int(raw[:4]) <= LAST_YEAR:
             return date.fromisoformat(raw)
-    except ValueError:
-        pass
     raise PageError(404, f"{raw[:20]!r} is not a day: write it as YYYY-MM-DD, e.g. 2026-03-02.")
 
 
@@ -140,12 +139,6 @@ def _prompt(found: Visitor, row: DeliveryView, zone: str) -> PromptView:
                       reminder=found.when(row.reminder_at, zone), outcome=OUTCOME_WORDS.get(row.outcome, row.outcome))
 
 
-def _message(found: Visitor, row: DayMessage, zone: str) -> MessageLine:
-    sender, kind = sender_and_kind(row.direction, row.kind)
-    return MessageLine(row.id, row.direction, sender, kind, found.when(row.at, zone),
-                       row.text if found.identified else None)
-
-
 def day_view(found: Visitor, data: StudyDay, day: date) -> DayView:
     zone = data.timezone
     study = found.ctx.settings.study
@@ -156,7 +149,9 @@ def day_view(found: Visitor, data: StudyDay, day: date) -> DayView:
         symbol=OUTCOME_SYMBOLS.get(data.outcome, ""), outcome=OUTCOME_LABELS.get(data.outcome, data.outcome),
         outcome_key=data.outcome, decisions=[_decision(found, row, zone) for row in data.decisions],
         prompts=[_prompt(found, row, zone) for row in data.prompts],
-        messages=[_message(found, row, zone) for row in data.messages], more_messages=data.more_messages,
+        messages=[MessageLine(m.id, m.direction, *sender_and_kind(m.direction, m.kind), found.when(m.at, zone),
+                              m.text if found.identified else None) for m in data.messages],
+        more_messages=data.more_messages,
         questionnaires=[_instance(found, study, row, zone) for row in data.questionnaires],
         back=participant_url(data.participant_id), heatmap="/adherence",
         previous=day_url(data.participant_id, day - timedelta(days=1)),

@@ -16,7 +16,6 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from promptpipe.domain.limits import BACKGROUND_CHARS, NAME_CHARS
 from promptpipe.domain.localtime import IANA_ZONES
-from promptpipe.domain.numbers import NumberPlan
 from promptpipe.errors import AdminError, ConfigError, StorageError
 from promptpipe.research import admin
 from promptpipe.research.csv_enrolment import (
@@ -84,18 +83,13 @@ def _strata(study: Study) -> list[Stratum]:
     return [Stratum(name, tuple(allowed)) for name, allowed in study.allocation.strata]
 
 
-def _numbers(plan: NumberPlan) -> tuple[str, ...]:
-    """The numbers the form offers (none when the deployment has one: the form does not ask)."""
-    return plan.numbers if plan.several else ()
-
-
 def _enrol_page(request: Request, found: Visitor, *, typed: Typed | None = None, problems: dict[str, str] | None = None,
                 error: str = "", enrolled: Enrolled | None = None, status_code: int = 200) -> HTMLResponse:
+    plan = found.ctx.settings.number_plan  # with one number, the form does not ask for one
     return render(request, "enrol.html", found, section="participants", typed=typed or Typed(), problems=problems or {},
                   error=error, enrolled=enrolled, strata=_strata(found.ctx.settings.study), zones=ZONES,
-                  name_chars=NAME_CHARS, background_chars=BACKGROUND_CHARS,
-                  numbers=_numbers(found.ctx.settings.number_plan),
-                  rule=found.ctx.settings.number_plan.rule.describe(), status_code=status_code)
+                  name_chars=NAME_CHARS, background_chars=BACKGROUND_CHARS, rule=plan.rule.describe(),
+                  numbers=plan.numbers if plan.several else (), status_code=status_code)
 
 
 @router.get("/participants/new", response_class=HTMLResponse)
@@ -136,10 +130,9 @@ async def enrol_one(request: Request, found: Acting,
         problem = field_words(exc, default="phone")
         return _enrol_page(request, found, typed=typed, problems={problem.field: problem.message},
                            error="Not enrolled: correct what is marked below.", status_code=status_for(exc)[0])
-    except ProtocolChanged as exc:  # the study file is not the protocol the database runs
-        return _enrol_page(request, found, typed=typed, error=f"Not enrolled: {protocol_words(exc)}", status_code=409)
-    except ConfigError as exc:  # the study's seed is not the one it has been running with
-        return _enrol_page(request, found, typed=typed, error=f"Not enrolled: {exc}", status_code=409)
+    except (ProtocolChanged, ConfigError) as exc:  # the study file is not the protocol the database runs, or its seed
+        words = protocol_words(exc) if isinstance(exc, ProtocolChanged) else str(exc)  # is not the one it ran with
+        return _enrol_page(request, found, typed=typed, error=f"Not enrolled: {words}", status_code=409)
     except StorageError:
         raise PageError(503, "The database cannot be reached right now; try again in a moment.") from None
     await audit(ctx.db, ctx.clock, found.caller, "enroll", participant_id=row.id, via="dashboard",

@@ -71,23 +71,19 @@ def _course(found: Visitor, record: FlagRecord) -> list[Step]:
     return steps
 
 
-def _lines(found: Visitor, detail: FlagDetail) -> list[Line]:
-    record, messages, anchor = detail.record, detail.messages, detail.flagged_id
-    return [Line(m.id, m.direction, "Participant" if m.direction == "in" else "Study", m.kind.replace("_", " "),
-                 found.when(m.at, record.entry.timezone), m.text, m.id == anchor) for m in messages]
-
-
 async def flag_page(request: Request, found: Visitor, flag_id: int, *, done: str = "", error: str = "",
                     note: str = "", status_code: int = 200) -> HTMLResponse:
     detail: FlagDetail = await attempt(flag_detail(found.ctx.reader, flag_id))
     record = detail.record
     settings: AlertSettings = alert_settings(found.ctx.settings)
+    lines = [Line(m.id, m.direction, "Participant" if m.direction == "in" else "Study", m.kind.replace("_", " "),
+                  found.when(m.at, record.entry.timezone), m.text, m.id == detail.flagged_id) for m in detail.messages]
     return render(request, "flag.html", found, section="flags", flag=record.entry, record=record,
                   raised=found.when(record.entry.at, record.entry.timezone),
                   resolved_at=found.when(record.entry.resolved_at, record.entry.timezone),
                   participant=participant_url(record.entry.participant_id),
                   trigger_label=TRIGGER_WORDS.get(record.entry.source, "What raised it"),
-                  course=_course(found, record), lines=_lines(found, detail), alerts=settings,
+                  course=_course(found, record), lines=lines, alerts=settings,
                   done=done, error=error, note=note, note_chars=NOTE_CHARS, status_code=status_code)
 
 

@@ -34,16 +34,14 @@ FlagRow = dict[str, str | int | TimeLabel | None]
 
 async def _flag_rows(found: Visitor, show: str) -> tuple[list[FlagRow], int]:
     listed = await attempt(flag_list(found.ctx.reader, SHOWN[show]))
-    rows = []
-    for flag in listed.flags:
-        row: FlagRow = {"id": flag.id, "page": flag_url(flag.id), "participant_id": flag.participant_id,
-               "url": participant_url(flag.participant_id), "severity": flag.severity,
-               "source": flag.source.replace("_", " "), "alert": flag.alert, "status": flag.status,
-               "at": found.when(flag.at, flag.timezone), "resolved_at": found.when(flag.resolved_at, flag.timezone),
-               "resolved_by": flag.resolved_by or "—"}
-        if found.identified:
-            row.update(trigger=flag.trigger, name=flag.name or "—", phone=flag.phone, note=flag.note or "")
-        rows.append(row)
+    rows: list[FlagRow] = [
+        {"id": flag.id, "page": flag_url(flag.id), "participant_id": flag.participant_id,
+         "url": participant_url(flag.participant_id), "severity": flag.severity,
+         "source": flag.source.replace("_", " "), "alert": flag.alert, "status": flag.status,
+         "at": found.when(flag.at, flag.timezone), "resolved_at": found.when(flag.resolved_at, flag.timezone),
+         "resolved_by": flag.resolved_by or "—",
+         **({"trigger": flag.trigger, "name": flag.name or "—", "phone": flag.phone, "note": flag.note or ""}
+            if found.identified else {})} for flag in listed.flags]
     return rows, listed.total
 
 

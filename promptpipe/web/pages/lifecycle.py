@@ -10,14 +10,12 @@ from __future__ import annotations
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import date, timedelta
 from typing import Annotated
 
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from promptpipe.domain.limits import BACKGROUND_CHARS, NAME_CHARS, REASON_CHARS, RESEARCHER_MESSAGE_CHARS
-from promptpipe.domain.numbers import NumberPlan
 from promptpipe.domain.states import Status
 from promptpipe.errors import AdminError, Forbidden
 from promptpipe.research import admin, erasure
@@ -28,7 +26,7 @@ from promptpipe.research.views import ParticipantDetail
 from promptpipe.study.operations import MAX_EXTENSION_DAYS
 from promptpipe.web.errors import api_words, status_for
 from promptpipe.web.pages._render import Acting, PageError, Visiting, Visitor, attempt, render
-from promptpipe.web.pages.participant import checked_id
+from promptpipe.web.pages.participant import checked_id, study_length
 from promptpipe.web.pages.participants import done_redirect, participant_url, plain
 
 __all__ = ["STEPS", "router"]
@@ -76,21 +74,9 @@ class Who:
     name: str
     phone: str
     status: str
-    timezone: str
-    background: str
     url: str
     number: str
     """Their WhatsApp number (empty when the deployment has one)."""
-
-
-@dataclass(frozen=True)
-class Length:
-    """How long their study is now."""
-
-    days: int
-    added: int
-    last_day: date | None
-    """Their last study day's date, once study day 1 is set."""
 
 
 @dataclass(frozen=True)
@@ -105,12 +91,6 @@ class Typed:
     days: str = ""
     to: str = ""
     message: str = ""
-
-
-def _who(row: ParticipantDetail, numbers: NumberPlan) -> Who:
-    return Who(id=row.id, name=row.name or "—", phone=row.phone, status=row.status, timezone=row.timezone,
-               background=row.background, url=participant_url(row.id),
-               number=numbers.of(row.number) if numbers.several else "")
 
 
 async def _row(found: Visitor, participant_id: str) -> ParticipantDetail:
@@ -128,14 +108,6 @@ def _refusal(step: str, row: ParticipantDetail, erased: bool, extendable: bool) 
     if step == "extend" and not extendable:
         return "This study has no set length (length_days in the study file), so there are no study days to add."
     return ""
-
-
-def _length(row: ParticipantDetail, length_days: int | None) -> Length | None:
-    if length_days is None:
-        return None
-    days = length_days + row.extra_days
-    first = date.fromisoformat(row.day_one) if row.day_one else None
-    return Length(days, row.extra_days, first + timedelta(days=days - 1) if first else None)
 
 
 def _one_number(found: Visitor) -> None:
@@ -157,8 +129,10 @@ async def _page(request: Request, found: Visitor, participant_id: str, step: str
         raise PageError(409, refused)
     plan = await attempt(erasure.plan(found.ctx.reader, phone=row.id)) if step == "erase" else None
     typed = typed or Typed(name=row.name, background=row.background, timezone=row.timezone)
+    who = Who(row.id, row.name or "—", row.phone, row.status, participant_url(row.id),
+              numbers.of(row.number) if numbers.several else "")
     return render(request, "lifecycle.html", found, section="participants", step=step, words=STEPS[step],
-                  who=_who(row, numbers), typed=typed, error=error, plan=plan, length=_length(row, length_days),
+                  who=who, typed=typed, error=error, plan=plan, length=study_length(row, length_days),
                   max_days=MAX_EXTENSION_DAYS, name_chars=NAME_CHARS, background_chars=BACKGROUND_CHARS,
                   reason_chars=REASON_CHARS, message_chars=RESEARCHER_MESSAGE_CHARS,
                   other_numbers=[name for name in numbers.numbers if name != numbers.of(row.number)],

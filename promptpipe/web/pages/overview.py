@@ -33,19 +33,14 @@ def _plural(count: int, noun: str) -> str:
     return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
-def _numbers_line(numbers: Sequence[NumberState]) -> str:
-    """``WhatsApp numbers: 2 connected, 1 logged out: the device was unlinked``."""
-    counts = Counter(CONNECTION_STATES.get(number.state.name, number.state.name) if number.state
-                     else "no state recorded" for number in numbers)
-    return "WhatsApp numbers: " + ", ".join(f"{count} {label}" for label, count in counts.items())
-
-
 def health_line(found: Visitor, service: StatusReport, numbers: Sequence[NumberState] = ()) -> tuple[str, bool]:
     """One line on the service, and whether all is well (connected, nothing uncertain); with
     several ``numbers``, how many are in each state (all of them connected when all is well)."""
     whatsapp = service.whatsapp
-    if numbers:
-        connection = _numbers_line(numbers)
+    if numbers:  # WhatsApp numbers: 2 connected, 1 logged out: the device was unlinked
+        counts = Counter(CONNECTION_STATES.get(number.state.name, number.state.name) if number.state
+                         else "no state recorded" for number in numbers)
+        connection = "WhatsApp numbers: " + ", ".join(f"{count} {label}" for label, count in counts.items())
     elif whatsapp:
         since = found.when(whatsapp.since, found.zone.key)
         state = CONNECTION_STATES.get(whatsapp.name, whatsapp.name or "unknown")

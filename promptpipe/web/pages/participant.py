@@ -5,6 +5,8 @@ without the phone, the name, the habit plan, any message text and any questionna
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import date, timedelta
 from typing import NotRequired, TypedDict
 
 from fastapi import APIRouter, Request
@@ -27,7 +29,8 @@ from promptpipe.web.pages.flag import flag_url
 from promptpipe.web.pages.participants import share_text
 from promptpipe.web.pages.questionnaires import HIDDEN, QuestionnaireSection, questionnaire_section
 
-__all__ = ["DONE_MESSAGES", "TRANSCRIPT_LIMIT", "checked_id", "router", "sender_and_kind", "tick"]
+__all__ = ["DONE_MESSAGES", "TRANSCRIPT_LIMIT", "Length", "checked_id", "router", "sender_and_kind", "study_length",
+           "tick"]
 
 router = APIRouter()
 TRANSCRIPT_LIMIT = 200
@@ -190,7 +193,7 @@ def _message(found: Visitor, message: MessageView, zone: str) -> MessageLine:
 
 
 def _profile(found: Visitor, row: ParticipantDetail, listed: ListedRow | None) -> Profile:
-    zone = row.timezone
+    zone, length = row.timezone, study_length(row, found.ctx.settings.study.length_days)
     profile: Profile = {
         "id": row.id, "status": row.status, "paused_by": row.paused_by, "opted_out": row.opted_out,
         "researcher_paused": row.researcher_paused, "stage": STAGE_LABELS.get(row.sub_state, row.sub_state),
@@ -201,7 +204,7 @@ def _profile(found: Visitor, row: ParticipantDetail, listed: ListedRow | None) -
         "counters": row.counters, "tone": row.tone or "—",
         "study_day": listed.study_day if listed and listed.study_day is not None else "—",
         "answered": share_text(listed.prompts_answered, listed.prompts_sent) if listed else "—",
-        "length": _length(found.ctx.settings.study.length_days, row.extra_days),
+        "length": f"{length.days} days" + (f" ({length.added} added)" if length.added else "") if length else "",
         "last_in": found.when(listed.last_in_at, zone) if listed else None,
         "last_out": found.when(listed.last_out_at, zone) if listed else None,
         "number": found.ctx.settings.number_plan.of(row.number) if found.ctx.settings.number_plan.several else "",
@@ -213,11 +216,23 @@ def _profile(found: Visitor, row: ParticipantDetail, listed: ListedRow | None) -
     return profile
 
 
-def _length(length_days: int | None, extra_days: int) -> str:
-    """How many study days they have (empty for a study of no set length)."""
+@dataclass(frozen=True)
+class Length:
+    """How long their study is now."""
+
+    days: int
+    added: int
+    last_day: date | None
+    """Their last study day's date, once study day 1 is set."""
+
+
+def study_length(row: ParticipantDetail, length_days: int | None) -> Length | None:
+    """How long their study is now (None for a study of no set length)."""
     if length_days is None:
-        return ""
-    return f"{length_days + extra_days} days" + (f" ({extra_days} added)" if extra_days else "")
+        return None
+    days = length_days + row.extra_days
+    first = date.fromisoformat(row.day_one) if row.day_one else None
+    return Length(days, row.extra_days, first + timedelta(days=days - 1) if first else None)
 
 
 def _schedules(found: Visitor, data: SchedulesView) -> ScheduleLines:

@@ -7,15 +7,13 @@ them for researchers."""
 
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, Response
 
-from promptpipe.export.cells import csv_cell, utc_iso
+from promptpipe.export.cells import utc_iso
 from promptpipe.questionnaires.operations import (
     compliance_by_participant,
     participant_questionnaires,
@@ -25,6 +23,7 @@ from promptpipe.questionnaires.operations import (
 from promptpipe.questionnaires.rules.definition import reason_words
 from promptpipe.questionnaires.store.reads import AnswerRow, InstanceRow, Tally
 from promptpipe.study.rules.protocol import Study
+from promptpipe.web.export_download import csv_download
 from promptpipe.web.pages._lists import PER_PAGE, Pager, page_number
 from promptpipe.web.pages._render import Visiting, Visitor, attempt, identified_only, render, url
 from promptpipe.web.pages._times import TimeLabel
@@ -49,26 +48,19 @@ HIDDEN = "hidden for viewers"
 class Counts:
     """One row of a compliance table."""
 
-    planned: int
-    under_way: int
+    by_outcome: dict[str, int]
+    """Planned, under way, completed, partial, expired, stopped and not sent."""
     sent: int
-    completed: int
-    partial: int
-    expired: int
-    stopped: int
-    not_sent: int
     completion: str
     reasons: tuple[str, ...]
 
 
 def counts(tally: Tally) -> Counts:
-    outcome = tally.by_outcome
-    rate = tally.completion_rate
-    completion = f"{rate:.0%} ({outcome['completed']} of {tally.sent})" if rate is not None else "none sent yet"
+    rate, done = tally.completion_rate, tally.by_outcome["completed"]
+    completion = f"{rate:.0%} ({done} of {tally.sent})" if rate is not None else "none sent yet"
     reasons = tuple(f"{OUTCOME_WORDS[r.outcome]}: {reason_words(r.reason) or 'no reason recorded'} ({r.count})"
                     for r in tally.reasons)
-    return Counts(outcome["planned"], outcome["under_way"], tally.sent, outcome["completed"], outcome["partial"],
-                  outcome["expired"], outcome["stopped"], outcome["not_sent"], completion, reasons)
+    return Counts(tally.by_outcome, tally.sent, completion, reasons)
 
 
 @dataclass(frozen=True)
@@ -229,9 +221,7 @@ async def responses_csv(questionnaire_id: str, found: Annotated[Visitor, Depends
     declared = study.questionnaire(questionnaire_id)
     items = list(dict.fromkeys([*(item.id for item in (declared.items if declared else ())),
                                 *(a.item_id for row in got.items for a in row.answers)]))
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([*FIXED_COLUMNS, *(name for item in items for name in (item, f"{item}_text"))])
+    rows: list[list[object]] = [[*FIXED_COLUMNS, *(name for item in items for name in (item, f"{item}_text"))]]
     for row in got.items:
         answers = {answer.item_id: answer for answer in row.answers}
         cells: list[object] = [row.participant_id, row.occasion, row.study_day, row.local_date, row.outcome, row.reason,
@@ -239,6 +229,5 @@ async def responses_csv(questionnaire_id: str, found: Annotated[Visitor, Depends
         for item in items:
             answer = answers.get(item)
             cells += [(answer.missing or answer.coded) if answer else None, answer.raw if answer else None]
-        writer.writerow([csv_cell(cell) for cell in cells])
-    return Response(out.getvalue(), media_type="text/csv; charset=utf-8",
-                    headers={"Content-Disposition": f'attachment; filename="{questionnaire_id}-responses.csv"'})
+        rows.append(cells)
+    return csv_download(rows, f"{questionnaire_id}-responses.csv")

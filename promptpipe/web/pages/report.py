@@ -5,21 +5,18 @@ researchers, the export as a zip (``/report/export.zip``, the same code path as 
 
 from __future__ import annotations
 
-import csv
-import io
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import FileResponse, HTMLResponse, Response
 from markupsafe import Markup
 
-from promptpipe.study.report.tables import Cell, ReportTable, ReportTables, report_tables
-from promptpipe.web.charts import bar_chart
-from promptpipe.web.export_download import export_zip
+from promptpipe.study.report.tables import ReportTables, report_tables
+from promptpipe.web.charts import bar_chart, line_chart, share_bars
+from promptpipe.web.export_download import csv_download, export_zip
 from promptpipe.web.pages._render import PageError, Visiting, Visitor, attempt, identified_only, render, signed_in
-from promptpipe.web.report_charts import line_chart, share_bars
 
-__all__ = ["csv_text", "router"]
+__all__ = ["router"]
 
 router = APIRouter()
 FORMATS = ("csv", "jsonl")
@@ -43,11 +40,6 @@ def _adherence_chart(found: ReportTables) -> str:
     return line_chart("Share of daily prompts answered, by day and arm", days, series)
 
 
-def _decision_chart(found: ReportTables) -> str:
-    rows = found.tables["decisions"].rows
-    return bar_chart("Decision points by availability", [(str(row[0]), int(row[1] or 0)) for row in rows])
-
-
 def _compliance_chart(found: ReportTables) -> str:
     bars = [(str(qid), q.completion_rate, f"{q.completed} of {q.sent}")
             for qid, q in found.report.questionnaires.items()]
@@ -61,10 +53,11 @@ def _compliance_chart(found: ReportTables) -> str:
 @router.get("/report", response_class=HTMLResponse)
 async def report(request: Request, found: Visiting) -> HTMLResponse:
     tables = await _tables(found)
+    decisions = [(str(row[0]), int(row[1] or 0)) for row in tables.tables["decisions"].rows]
     return render(request, "report.html", found, section="report", report=tables.report, tables=tables.tables,
                   adherence_chart=Markup(_adherence_chart(tables)),  # escaped where it is drawn
-                  decision_chart=Markup(_decision_chart(tables)), compliance_chart=Markup(_compliance_chart(tables)),
-                  formats=FORMATS)
+                  decision_chart=Markup(bar_chart("Decision points by availability", decisions)),
+                  compliance_chart=Markup(_compliance_chart(tables)), formats=FORMATS)
 
 
 _researcher = identified_only("The export is for researchers and admins")
@@ -80,28 +73,11 @@ async def export(found: Annotated[Visitor, Depends(_researcher)], format: str = 
                                     via="dashboard"))
 
 
-def _csv_cell(value: Cell) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        return "'" + value  # a spreadsheet would run it as a formula
-    return str(value)
-
-
-def csv_text(table: ReportTable) -> str:
-    """The table as CSV: a header row, then its rows; shares as fractions, nothing as an empty cell."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(table.columns)
-    writer.writerows([_csv_cell(cell) for cell in row] for row in table.rows)
-    return out.getvalue()
-
-
 @router.get("/report/{table}.csv")
 async def table_csv(table: str, found: Annotated[Visitor, Depends(signed_in)]) -> Response:
     tables = await _tables(found)
     if table not in tables.tables:
         raise PageError(404, f"The report has no table called {table[:40]}; its tables are "
                              f"{', '.join(tables.tables)}.")
-    return Response(csv_text(tables.tables[table]), media_type="text/csv; charset=utf-8",
-                    headers={"Content-Disposition": f'attachment; filename="report-{table}.csv"'})
+    found_table = tables.tables[table]  # shares as fractions, nothing as an empty cell
+    return csv_download([found_table.columns, *found_table.rows], f"report-{table}.csv")

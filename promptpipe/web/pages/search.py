@@ -11,9 +11,8 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from promptpipe.domain.participant_search import MAX_QUERY_CHARS
 from promptpipe.research.search import search_participants
-from promptpipe.research.views import ListedRow
 from promptpipe.web.pages._lists import STAGE_LABELS
-from promptpipe.web.pages._render import PageError, Visiting, Visitor, attempt, render
+from promptpipe.web.pages._render import PageError, Visiting, attempt, render
 from promptpipe.web.pages._times import TimeLabel
 from promptpipe.web.pages.participants import participant_url
 
@@ -33,12 +32,6 @@ class Hit:
     enrolled: TimeLabel | None
 
 
-def _hit(found: Visitor, row: ListedRow) -> Hit:
-    return Hit(row.id, participant_url(row.id), (row.name or "—") if found.identified else None,
-               row.status,
-               STAGE_LABELS.get(row.stage, row.stage), found.when(row.enrolled_at, row.timezone))
-
-
 @router.get("/search", response_class=HTMLResponse)
 async def search(request: Request, found: Visiting, q: str = "") -> Response:
     query = q.strip()
@@ -50,5 +43,7 @@ async def search(request: Request, found: Visiting, q: str = "") -> Response:
                                                identified=found.identified))
     if len(result.items) == 1 and not result.more:
         return RedirectResponse(participant_url(result.items[0].id), status_code=303)
-    return render(request, "search.html", found, section="", q=query, hits=[_hit(found, row) for row in result.items],
-                  more=result.more, searched=True)
+    hits = [Hit(row.id, participant_url(row.id), (row.name or "—") if found.identified else None, row.status,
+                STAGE_LABELS.get(row.stage, row.stage), found.when(row.enrolled_at, row.timezone))
+            for row in result.items]
+    return render(request, "search.html", found, section="", q=query, hits=hits, more=result.more, searched=True)

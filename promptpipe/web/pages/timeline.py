@@ -13,7 +13,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
 from promptpipe.domain.timeline import KIND_LABELS, RESEARCHER_ONLY, Cursor, TimelineKind
-from promptpipe.research.timeline import TimelineEntry, timeline
+from promptpipe.research.timeline import timeline
 from promptpipe.web.pages._render import PageError, Visiting, Visitor, attempt, render
 from promptpipe.web.pages._times import TimeLabel
 from promptpipe.web.pages.participant import checked_id
@@ -89,11 +89,6 @@ def read_filter(found: Visitor, request: Request) -> Filter:
                   (first.isoformat() if first else "", last.isoformat() if last else ""), tuple(problems))
 
 
-def _row(found: Visitor, entry: TimelineEntry, zone: str) -> Row:
-    return Row(at=found.when(entry.at, zone), kind=entry.kind.value, label=entry.kind.value.replace("_", " "),
-               summary=entry.summary, text=entry.text, due=found.when(entry.due_at, zone), ref=entry.ref)
-
-
 @router.get("/participants/{participant_id}/timeline", response_class=HTMLResponse)
 async def participant_timeline(request: Request, participant_id: str, found: Visiting) -> HTMLResponse:
     flt = read_filter(found, request)
@@ -107,8 +102,11 @@ async def participant_timeline(request: Request, participant_id: str, found: Vis
 
     offered = [(kind.value, KIND_LABELS[kind]) for kind in TimelineKind
                if found.identified or kind not in RESEARCHER_ONLY]
+    zone = page.timezone
+    rows = [Row(found.when(entry.at, zone), entry.kind.value, entry.kind.value.replace("_", " "), entry.summary,
+                entry.text, found.when(entry.due_at, zone), entry.ref) for entry in page.entries]
     return render(request, "timeline.html", found, section="participants", participant_id=participant_id,
-                  timezone=page.timezone, rows=[_row(found, entry, page.timezone) for entry in page.entries],
+                  timezone=zone, rows=rows,
                   offered=offered, chosen=set(kinds), first=flt.values[0], last=flt.values[1],
                   problems=flt.problems, paged=flt.cursor is not None,
                   newest_url=link("") if flt.cursor is not None else None,

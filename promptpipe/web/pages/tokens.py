@@ -25,11 +25,7 @@ __all__ = ["router"]
 router = APIRouter()
 
 
-def _is_admin(found: Visitor) -> bool:
-    return allows(found.caller.role, Role.ADMIN)
-
-
-admin_page = allowing(_is_admin, "Tokens are managed by admins")
+admin_page = allowing(lambda found: allows(found.caller.role, Role.ADMIN), "Tokens are managed by admins")
 
 
 async def admin_form(found: Annotated[Visitor, Depends(form_visitor)]) -> Visitor:
