@@ -47,10 +47,9 @@ TYPES = {"string", "integer", "number", "boolean", "datetime", "date", "json"}
 DATA_FILES = [*FILE_NAMES, "identifiers"]
 
 
-async def run_study(make_app: AppFactory, fake: FakeOpenAIServer) -> App:
-    """Two participants through four daily prompt times (the first before day one), a prompt
-    sent by hand, a vote on it and a written reply."""
-    app = await make_app(MemoryTransport(), **with_study(STUDY, **QUIET))
+async def two_enrolled(make_app: AppFactory, fake: FakeOpenAIServer, study: str) -> App:
+    """Ana and Ravi enrolled in ``study`` (Toronto, two sites), each with a daily 08:00 prompt."""
+    app = await make_app(MemoryTransport(), **with_study(study, **QUIET))
     fake.always(NUDGE, match="scheduled daily nudge")
     for phone, name, site in ((ANA, "Ana", "toronto"), (RAVI, "Ravi", "montreal")):
         await admin.enroll(app.db, app.clock, admin.Enrolment(phone=phone, name=name, timezone="America/Toronto",
@@ -60,6 +59,13 @@ async def run_study(make_app: AppFactory, fake: FakeOpenAIServer) -> App:
                        match=phone_marker(name))
         fake.say(f"Welcome {name}!", match=phone_marker(name))
         await app.run_until_idle()
+    return app
+
+
+async def run_study(make_app: AppFactory, fake: FakeOpenAIServer) -> App:
+    """Two participants through four daily prompt times (the first before day one), a prompt
+    sent by hand, a vote on it and a written reply."""
+    app = await two_enrolled(make_app, fake, STUDY)
     for day in range(5, 9):
         await at(app, utc(2026, 1, day, 12, 50))
     await admin.send_prompt_now(app.db, app.clock, phone=ANA)
@@ -163,16 +169,7 @@ async def test_every_reason_a_questionnaire_ended_or_was_not_asked_is_a_code_of_
     """Ana answers nothing and is withdrawn on day 2; Ravi is paused on day 1 and resumed on day 3: the
     instances' reasons (self-report days unanswered, stopped, not sent; Ana's exit questionnaire) and the decisions'
     self_report_reason are each one of the codes the codebook lists, not sentences."""
-    app = await make_app(MemoryTransport(), **with_study(REASONS_STUDY, **QUIET))
-    fake_openai.always(NUDGE, match="scheduled daily nudge")
-    for phone, name, site in ((ANA, "Ana", "toronto"), (RAVI, "Ravi", "montreal")):
-        await admin.enroll(app.db, app.clock, admin.Enrolment(phone=phone, name=name, timezone="America/Toronto",
-                           study=app.settings.study, strata={"site": site}))
-        fake_openai.call_tool("save_user_profile", PROFILE, match=phone_marker(name))
-        fake_openai.call_tool("scheduler", {"action": "create", "type": "fixed", "fixed_time": "08:00"},
-                              match=phone_marker(name))
-        fake_openai.say(f"Welcome {name}!", match=phone_marker(name))
-        await app.run_until_idle()
+    app = await two_enrolled(make_app, fake_openai, REASONS_STUDY)
     await admin.set_status(app.db, app.clock, phone=RAVI, action="pause", by="test")
     for day in range(5, 10):
         for moment in (utc(2026, 1, day, 12, 50), utc(2026, 1, day + 1, 1, 30), utc(2026, 1, day + 1, 3, 30)):
