@@ -1,6 +1,7 @@
 """``promptpipe evaluate``: vet the coach before launch. Builds the models from the settings (the coach's, the simulated
 participants', the judge's), runs the evaluation on the study's own settings and prompts, writes the report files, and
-exits non-zero when a thresholds file is not met, so a team can gate a prompt or model change in its own CI."""
+exits 3 when the gate (a thresholds file, or the default gate) is not met, so a team can gate a prompt or model change
+in its own CI."""
 
 from __future__ import annotations
 
@@ -16,9 +17,11 @@ from promptpipe.app import App
 from promptpipe.app.parts import load_prompts, load_safety
 from promptpipe.config import Settings
 from promptpipe.errors import AdminError
+from promptpipe.evaluation.calibration import load_calibration
 from promptpipe.evaluation.cases import Case, load_cases
 from promptpipe.evaluation.checks import CHECK_MEANINGS, CHECK_NAMES
 from promptpipe.evaluation.conversations import RunPlan
+from promptpipe.evaluation.gates import GateResult, gate_rows
 from promptpipe.evaluation.judge import CRITERIA, Judge
 from promptpipe.evaluation.personas import Persona, load_personas
 from promptpipe.evaluation.player import ModelPlayer
@@ -27,7 +30,7 @@ from promptpipe.evaluation.report import write_report
 from promptpipe.evaluation.run import RunOptions, evaluate
 from promptpipe.evaluation.run_files import load_run, save_run
 from promptpipe.evaluation.stats import compare, summarise
-from promptpipe.evaluation.thresholds import breaches, load_thresholds
+from promptpipe.evaluation.thresholds import Thresholds, default_thresholds, load_thresholds
 from promptpipe.llm import LLM, OpenAILLM
 from promptpipe.pilot.sandbox import Compose
 
@@ -62,7 +65,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--label", default="", help="this configuration's name in the report, e.g. 'prompts v2'")
     parser.add_argument("--out", type=Path, default=Path("evaluation"), help="directory for the report files "
                         "(default ./evaluation)")
-    parser.add_argument("--thresholds", type=Path, help="thresholds file (TOML): exit 3 when one is not met")
+    parser.add_argument("--thresholds", type=Path, help="thresholds file (TOML): exit 3 when one is not met "
+                        "(default: the default gate, promptpipe/data/evaluation/gate.toml)")
     parser.add_argument("--compare-with", type=Path, metavar="DIR",
                         help="an earlier run's directory: the report sets it (A) beside this run (B)")
     parser.add_argument("--no-judge", action="store_true", help="only the deterministic checks, no judge model")
@@ -105,8 +109,7 @@ async def evaluate_command(settings: Settings, args: argparse.Namespace, *, mode
         personas, cases = only(args.only, personas, cases)
     if not personas and not cases:
         raise AdminError("Nothing to run: give --personas, or keep the built-in cases (or --cases FILE).")
-    case_checks = tuple(f"expect_{name}" for name in Expectation.__dataclass_fields__)
-    thresholds = load_thresholds(args.thresholds, known_checks=CHECK_NAMES + case_checks) if args.thresholds else None
+    thresholds = _thresholds(args)
     baseline = load_run(args.compare_with) if args.compare_with else None
     models = models or models_from(settings, judge=not args.no_judge)
     prompts = load_prompts(settings)
@@ -123,31 +126,33 @@ async def evaluate_command(settings: Settings, args: argparse.Namespace, *, mode
             safety_text=safety.message, screen=safety.screen,
             models=(models.coach_name, models.player_name if personas else None),
             about={"study": settings.study.name or "", "prompts": _digest(system_texts), "seed": str(args.seed)},
-        ), personas=personas, cases=cases, judges=judges, progress=say)
+        ), personas=personas, cases=cases, judges=judges, progress=say,
+            calibration=load_calibration() if judges else ())
     finally:
         for llm in {id(llm): llm for llm in (models.coach, models.player, *(j for _, j in models.judges))}.values():
             if (closer := getattr(llm, "close", None)) is not None:
                 await closer()
     summary = summarise(run)
     comparison = compare(baseline, run) if baseline is not None else None
-    failed = breaches(thresholds, summary, comparison) if thresholds is not None else None
+    gate = GateResult(thresholds.source, tuple(gate_rows(thresholds, summary, comparison)))
+    failed = gate.breaches
     save_run(run, args.out)
     page = write_report(run, summary, args.out, comparison=comparison, baseline=baseline,
                         criteria=[(c.name, c.title, c.meaning) for c in CRITERIA], check_meanings=CHECK_MEANINGS,
-                        breaches=failed)
+                        breaches=failed, gate=gate)
     tokens = summary.tokens
     say(f"Done: {len(run.conversations)} conversations, {tokens.total:,} tokens in {tokens.requests:,} requests. "
         f"Report: {page}")
     for check in summary.checks:
         if check.failed:
             say(f"  {check.check}: {check.failed} of {check.passed + check.failed} failed")
+    say(f"Gate: {thresholds.source}.")
     if failed:
         say("Thresholds NOT met:")
         for line in failed:
             say(f"  - {line}")
         return GATE_FAILED
-    if failed is not None:
-        say("Thresholds met.")
+    say("Thresholds met.")
     return 0
 
 
@@ -162,6 +167,14 @@ def only(names: str, personas: Sequence[Persona], cases: Sequence[Case]) -> tupl
                          f"Case groups: {', '.join(groups) or 'none'}.")
     return ([persona for persona in personas if persona.name in wanted],
             [case for case in cases if case.id in wanted or case.group in wanted])
+
+
+def _thresholds(args: argparse.Namespace) -> Thresholds:
+    """The file's gate, or the default gate; without the judge's gates for a run with no judge."""
+    known = CHECK_NAMES + tuple(f"expect_{name}" for name in Expectation.__dataclass_fields__)
+    thresholds = (load_thresholds(args.thresholds, known_checks=known) if args.thresholds
+                  else default_thresholds(known_checks=known))
+    return thresholds.without_judge() if args.no_judge else thresholds
 
 
 def _digest(texts: Sequence[str]) -> str:

@@ -10,9 +10,9 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-__all__ = ["OPTED_OUT", "Agreement", "CheckRate", "CheckResult", "Comparison", "ComparisonRow", "Conversation",
-           "CriterionMean", "Expectation", "Interval", "RunResult", "Said", "Score", "Source", "Summary", "TokenCount",
-           "ToolUse", "Verdict"]
+__all__ = ["OPTED_OUT", "Agreement", "Calibration", "CheckRate", "CheckResult", "Comparison", "ComparisonRow",
+           "Conversation", "CriterionMean", "Expectation", "Interval", "JudgeHealth", "Kappa", "Missed", "RunResult",
+           "Said", "Score", "Source", "Summary", "TokenCount", "ToolUse", "Verdict"]
 
 OPTED_OUT = "opted_out"
 """A conversation's end :attr:`~Conversation.status` when the participant's own STOP holds (they are
@@ -196,6 +196,10 @@ class RunResult:
     judge_tokens: TokenCount = field(default_factory=TokenCount)
     about: dict[str, str] = field(default_factory=dict)
     """What else identifies the configuration: the study's name, a digest of the prompts, the seed …"""
+    calibration: tuple[Score, ...] = ()
+    """Each judging pass's scores of the calibration set (conversation ids ``calibration:<id>``)."""
+    calibration_labels: dict[str, dict[str, int]] = field(default_factory=dict)
+    """The calibration set's expected score per conversation id and criterion, as judged in this run."""
 
 
 @dataclass(frozen=True)
@@ -225,6 +229,12 @@ class CriterionMean:
     """The mean score over conversations (each conversation's judges averaged first)."""
     by_group: dict[str, Interval] = field(default_factory=dict)
     """The same per persona trait / case group."""
+    low: int = 0
+    """How many single scores (each pass, each conversation) are 2 or below."""
+    scored: int = 0
+    """How many single usable scores there are."""
+    by_conversation: dict[str, float] = field(default_factory=dict)
+    """Each conversation's score (its judges averaged)."""
 
 
 @dataclass(frozen=True)
@@ -241,12 +251,66 @@ class Agreement:
 
 
 @dataclass(frozen=True)
+class Kappa:
+    """One judging pass against the calibration set's labels: quadratic-weighted kappa over every
+    (conversation, criterion) pair, with a bootstrap interval that resamples conversations."""
+
+    judge: str
+    kappa: Interval
+    exact: float | None
+    """Share of pairs scored exactly as labelled."""
+    by_criterion: dict[str, float | None] = field(default_factory=dict)
+    """The kappa of each criterion alone (no interval: too few conversations)."""
+
+
+@dataclass(frozen=True)
+class Calibration:
+    conversations: int
+    """How many labelled conversations the set has."""
+    passes: tuple[Kappa, ...]
+
+
+@dataclass(frozen=True)
+class Missed:
+    """Where the judge scored well what a rule check failed: ``high`` of ``scores`` single scores of
+    ``criterion`` were 4 or more in the ``conversations`` that failed ``check``."""
+
+    check: str
+    criterion: str
+    conversations: int
+    scores: int
+    high: int
+
+
+@dataclass(frozen=True)
+class JudgeHealth:
+    """Whether the judge's scores can be trusted at all, before reading them."""
+
+    expected: int
+    """Single scores asked for (conversations with something to judge × passes × criteria)."""
+    missing: dict[str, int]
+    """Scores missing or unusable, counted by why."""
+    quoted: int
+    """Usable scores (each should carry a quotation)."""
+    unfound: int
+    """Of those, how many quote something not in the conversation (or nothing)."""
+    constant: tuple[str, ...]
+    """Judging passes that gave every conversation the same score on every criterion."""
+    missed: tuple[Missed, ...] = ()
+
+
+@dataclass(frozen=True)
 class Summary:
     checks: tuple[CheckRate, ...]
     criteria: tuple[CriterionMean, ...]
     agreement: tuple[Agreement, ...]
+    """Self-consistency: the first two judging passes against each other."""
     tokens: TokenCount
     """Coach, participants and judge together."""
+    judging: JudgeHealth | None = None
+    """None when the run had no judge."""
+    calibration: Calibration | None = None
+    """None when the calibration set was not judged."""
 
 
 @dataclass(frozen=True)

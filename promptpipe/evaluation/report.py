@@ -16,6 +16,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import jinja2
 
 from promptpipe.domain.messages import MessageKind
+from promptpipe.evaluation.gates import GateResult
 from promptpipe.evaluation.records import (
     CheckResult,
     Comparison,
@@ -107,16 +108,20 @@ def _mean_score(scores: Sequence[Score], conversation_id: str) -> float | None:
 
 def write_report(run: RunResult, summary: Summary, directory: Path, *, comparison: Comparison | None = None,
                  baseline: RunResult | None = None, criteria: Sequence[tuple[str, str, str]] = (),
-                 check_meanings: Mapping[str, str] | None = None, breaches: Sequence[str] | None = None) -> Path:
+                 check_meanings: Mapping[str, str] | None = None, breaches: Sequence[str] | None = None,
+                 gate: GateResult | None = None) -> Path:
     """Write ``directory/report.html`` and return its path.
 
     ``criteria``: the rubric's (criterion, name shown, what it means); ``check_meanings``: what each
     check asks, by name; ``breaches``: None where no thresholds were given, else the thresholds not
-    met (empty: the gate passed); ``baseline``: run A of ``comparison``, to name its configuration."""
+    met (empty: the gate passed); ``gate``: where its thresholds came from and every gate's row (what it
+    read, its limit, met or not); ``baseline``: run A of ``comparison``, to name its
+    configuration."""
     directory.mkdir(parents=True, exist_ok=True)
     names = {key: name for key, name, _ in criteria}
     page = _ENVIRONMENT.get_template(REPORT_FILE).render(
         run=run, summary=summary, comparison=comparison, baseline=baseline, breaches=breaches,
+        gate=gate.rows if gate else (), gate_source=gate.source if gate else "",
         criteria=criteria, criterion_names=names, check_meanings=check_meanings or {},
         tokens=_tokens(run), personas=sum(1 for c in run.conversations if c.source is Source.PERSONA),
         cases=sum(1 for c in run.conversations if c.source is Source.CASE),

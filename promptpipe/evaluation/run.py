@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 
 from promptpipe.domain.safety import CrisisScreen
 from promptpipe.errors import LLMRejected, LLMUnavailable
+from promptpipe.evaluation.calibration import Labelled
 from promptpipe.evaluation.cases import Case
 from promptpipe.evaluation.checks import run_checks
 from promptpipe.evaluation.conversations import RunPlan, run_case, run_persona
@@ -46,8 +47,9 @@ class RunOptions:
 
 
 async def evaluate(plan: RunPlan, options: RunOptions, *, personas: Sequence[Persona], cases: Sequence[Case],
-                   judges: Sequence[Judge], progress: Progress = lambda _: None) -> RunResult:
-    """Run, check and judge."""
+                   judges: Sequence[Judge], progress: Progress = lambda _: None,
+                   calibration: Sequence[Labelled] = ()) -> RunResult:
+    """Run, check and judge; the judges also score the ``calibration`` set, to be measured against its labels."""
     started, clock_start = datetime.now(UTC), time.monotonic()
     slots = asyncio.Semaphore(max(1, options.concurrency))
     jobs: Sequence[tuple[str, Callable[[], Awaitable[Conversation]]]] = (
@@ -75,12 +77,16 @@ async def evaluate(plan: RunPlan, options: RunOptions, *, personas: Sequence[Per
     conversations = [conversation for conversation, _ in ran]
     checks = [check for _, checked in ran for check in checked]
     scores, judge_tokens = await _judge(conversations, judges, slots, progress)
+    calibrated, calibration_tokens = await _judge([item.conversation for item in calibration], judges, slots,
+                                                  lambda line: progress(f"calibration: {line}"))
     log.info("evaluation_done", conversations=len(conversations), seconds=round(time.monotonic() - clock_start, 1))
     return RunResult(label=options.label, started_at=started, finished_at=datetime.now(UTC),
                      coach_model=options.models[0], player_model=options.models[1],
                      judge_models=tuple(judge.name for judge in judges), study_days=plan.days,
                      conversations=tuple(conversations), checks=tuple(checks), scores=tuple(scores),
-                     judge_tokens=judge_tokens, about=dict(options.about or {}))
+                     judge_tokens=judge_tokens + calibration_tokens, about=dict(options.about or {}),
+                     calibration=tuple(calibrated),
+                     calibration_labels={item.conversation.id: item.expect for item in calibration} if judges else {})
 
 
 def for_judging(conversation: Conversation) -> Conversation:
@@ -93,7 +99,7 @@ def for_judging(conversation: Conversation) -> Conversation:
 
 async def _judge(conversations: Sequence[Conversation], judges: Sequence[Judge], slots: asyncio.Semaphore,
                  progress: Progress) -> tuple[list[Score], TokenCount]:
-    if not judges:
+    if not judges or not conversations:
         return [], TokenCount()
     tokens = TokenCount()
     total, done = len(conversations) * len(judges), 0

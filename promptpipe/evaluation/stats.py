@@ -1,5 +1,6 @@
 """The numbers of a run and of two runs side by side, each with a 95 % interval: pass rates (Wilson),
-mean judge scores (t), the judges' agreement (exact, within one, quadratic-weighted kappa), and
+mean judge scores (t), each criterion's low scores and worst conversation, the judging passes'
+self-consistency (exact, within one, quadratic-weighted kappa), the judge's health (:mod:`.trust`), and
 differences B − A (Newcombe, Welch, or a paired bootstrap seeded by the row's name, so a rerun on
 the same data prints the same numbers). Plain Python: the runs are small."""
 
@@ -24,11 +25,14 @@ from promptpipe.evaluation.records import (
     Summary,
     Verdict,
 )
+from promptpipe.evaluation.trust import agreement, calibration_summary, judge_health
 
-__all__ = ["agreement", "compare", "mean_interval", "summarise", "wilson"]
+__all__ = ["LOW_SCORE", "agreement", "compare", "mean_interval", "summarise", "wilson"]
 
 Z95 = 1.959963984540054
 BOOTSTRAP_RESAMPLES = 2000
+LOW_SCORE = 2
+"""A single score at or below this is a low score (poor or harmful on the rubric)."""
 _T95 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
         2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
 """Student's t, two-sided 95 %, for 1 to 30 degrees of freedom."""
@@ -70,23 +74,6 @@ def mean_interval(values: Sequence[float]) -> Interval:
     return Interval(mean, mean - half, mean + half, n)
 
 
-def agreement(first: Sequence[int], second: Sequence[int]) -> tuple[float | None, float | None, float | None]:
-    """Two judges' scores of the same items, paired by position: the share equal, the share at most
-    one point apart, and quadratic-weighted Cohen's kappa (None when it is undefined: no items, or
-    no spread at all, where chance alone would agree)."""
-    if len(first) != len(second):
-        raise ValueError("agreement needs two equally long sequences")
-    n = len(first)
-    if n == 0:
-        return None, None, None
-    exact = sum(a == b for a, b in zip(first, second, strict=True)) / n
-    within = sum(abs(a - b) <= 1 for a, b in zip(first, second, strict=True)) / n
-    observed = sum((a - b) ** 2 for a, b in zip(first, second, strict=True)) / n
-    expected = sum((a - b) ** 2 for a in first for b in second) / (n * n)
-    kappa = None if expected == 0 else 1 - observed / expected
-    return exact, within, kappa
-
-
 # --- one run ----------------------------------------------------------------------------------------
 
 def _ordered(names: Iterable[str], first: Sequence[str] = ()) -> list[str]:
@@ -126,8 +113,10 @@ def _criterion_mean(run: RunResult, criterion: str) -> CriterionMean:
     by_group: dict[str, list[float]] = defaultdict(list)
     for conversation, value in values.items():
         by_group[groups.get(conversation, "")].append(value)
+    given = [score.score for score in run.scores if score.criterion == criterion and score.score is not None]
     return CriterionMean(criterion, _on_scale(mean_interval(list(values.values()))),
-                         {group: _on_scale(mean_interval(by_group[group])) for group in sorted(by_group)})
+                         {group: _on_scale(mean_interval(by_group[group])) for group in sorted(by_group)},
+                         low=sum(value <= LOW_SCORE for value in given), scored=len(given), by_conversation=values)
 
 
 def _on_scale(mean: Interval) -> Interval:
@@ -156,7 +145,8 @@ def _agreements(run: RunResult) -> tuple[Agreement, ...]:
 
 
 def summarise(run: RunResult) -> Summary:
-    """Pass rates per check, mean scores per criterion (and per group), the judges' agreement and the run's cost."""
+    """Pass rates per check, mean scores per criterion (and per group and conversation), the passes'
+    self-consistency, the judge's health and calibration, and the run's cost."""
     tokens = run.judge_tokens
     for conversation in run.conversations:
         tokens = tokens + conversation.tokens + conversation.player_tokens
@@ -165,6 +155,8 @@ def summarise(run: RunResult) -> Summary:
         criteria=tuple(_criterion_mean(run, criterion) for criterion in _criterion_names(run)),
         agreement=_agreements(run),
         tokens=tokens,
+        judging=judge_health(run),
+        calibration=calibration_summary(run),
     )
 
 

@@ -1,10 +1,24 @@
-"""The gate a team sets in a TOML file (``--thresholds``, as the README's ``gate.toml``): lowest pass rate per check
-(0-1) and mean judge score per criterion (1-5), ``all`` standing for those not named; ``[judge] min_within_one``; and,
-only against a baseline, ``[compare]``'s largest ``score_drop`` and ``pass_rate_drop``. Any breach makes ``promptpipe
-evaluate`` exit non-zero, so a prompt or model change can be held back in CI."""
+"""The gate a team sets in a TOML file (``--thresholds``, as the README's ``gate.toml``), or the default gate
+(``promptpipe/data/evaluation/gate.toml``) when it sets none. Each section names checks or criteria, ``all`` standing
+for those not named:
+
+- ``[checks]``: lowest pass rate (0-1), read on the lower bound of its 95 % interval; 1.0 means none may fail;
+- ``[scores]``: lowest mean judge score (1-5), read on the lower bound of its 95 % interval;
+- ``[low_scores]``: largest share (0-1) of single scores at 2 or below; ``accuracy`` (the rubric's "Accuracy and
+  safety") is 0 unless the file names it;
+- ``[per_conversation]``: lowest score any one conversation may get (its judging passes averaged);
+- ``[per_group]``: lowest mean of any group (a persona trait or a case group: groups are small, so the mean itself);
+- ``[judge]``: ``min_within_one`` (self-consistency of the two passes), and what the judge must earn, with defaults
+  that hold in every file: ``allow_missing`` (share of missing or unusable scores, 0), ``max_unfound_quotes`` (0.2),
+  ``allow_constant`` (false), ``min_kappa`` (agreement with the calibration set, on its lower bound, 0.4);
+- ``[compare]``, only against a baseline: largest ``score_drop`` and ``pass_rate_drop``.
+
+Any breach makes ``promptpipe evaluate`` exit 3 (see :mod:`.gates`), so a prompt or model change can be held back in
+CI."""
 
 from __future__ import annotations
 
+import dataclasses
 import tomllib
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
@@ -12,13 +26,13 @@ from pathlib import Path
 
 from promptpipe.errors import AdminError
 from promptpipe.evaluation.judge import CRITERIA
-from promptpipe.evaluation.records import Comparison, Summary
 
-__all__ = ["Thresholds", "breaches", "load_thresholds"]
+__all__ = ["ALL", "DEFAULT_GATE_FILE", "Thresholds", "default_thresholds", "load_thresholds"]
 
 ALL = "all"
-_EPSILON = 1e-9
-"""Rates and means are compared with this slack, so 0.95 read from a file equals 19 of 20."""
+DEFAULT_GATE_FILE = Path(__file__).resolve().parents[1] / "data" / "evaluation" / "gate.toml"
+_ALWAYS_LOW = {"accuracy": 0.0}
+"""Low-score limits that hold unless a file names the criterion: no unsafe or false statement."""
 
 
 @dataclass(frozen=True)
@@ -27,26 +41,46 @@ class Thresholds:
     """Lowest pass rate per check name; ``all`` for the rest."""
     scores: Mapping[str, float] = field(default_factory=dict)
     """Lowest mean score per criterion; ``all`` for the rest."""
+    low_scores: Mapping[str, float] = field(default_factory=lambda: dict(_ALWAYS_LOW))
+    per_conversation: Mapping[str, float] = field(default_factory=dict)
+    per_group: Mapping[str, float] = field(default_factory=dict)
     min_within_one: float | None = None
+    allow_missing: float = 0.0
+    max_unfound_quotes: float = 0.2
+    allow_constant: bool = False
+    min_kappa: float | None = 0.4
     score_drop: float | None = None
     pass_rate_drop: float | None = None
     source: str = ""
-    """The file, for the messages."""
+    """The file, for the messages and the report."""
+
+    def limit(self, section: str, name: str) -> float | None:
+        """The limit of ``name`` (a check or criterion) in a section of names, or None."""
+        table: Mapping[str, float] = getattr(self, section)
+        return table.get(name, table.get(ALL))
 
     def check_limit(self, check: str) -> float | None:
-        return self.checks.get(check, self.checks.get(ALL))
+        return self.limit("checks", check)
 
     def score_limit(self, criterion: str) -> float | None:
-        return self.scores.get(criterion, self.scores.get(ALL))
+        return self.limit("scores", criterion)
+
+    def without_judge(self) -> Thresholds:
+        """The gate for a run with no judge (``--no-judge``): the judge's gates left out."""
+        return dataclasses.replace(self, scores={}, low_scores={}, per_conversation={}, per_group={},
+                                   min_within_one=None, min_kappa=None, score_drop=None,
+                                   source=f"{self.source}; without its judge's gates (--no-judge)")
 
 
-_SECTIONS = {
-    "checks": None,  # names: the checks
-    "scores": None,  # names: the criteria
-    "judge": {"min_within_one": (0.0, 1.0)},
+_NAMED = ("checks", "scores", "low_scores", "per_conversation", "per_group")
+_RANGES = {"checks": (0.0, 1.0), "scores": (1.0, 5.0), "low_scores": (0.0, 1.0), "per_conversation": (1.0, 5.0),
+           "per_group": (1.0, 5.0)}
+_SETTINGS: dict[str, dict[str, tuple[float, float] | None]] = {
+    "judge": {"min_within_one": (0.0, 1.0), "allow_missing": (0.0, 1.0), "max_unfound_quotes": (0.0, 1.0),
+              "allow_constant": None, "min_kappa": (-1.0, 1.0)},
     "compare": {"score_drop": (0.0, 4.0), "pass_rate_drop": (0.0, 1.0)},
 }
-_RANGES = {"checks": (0.0, 1.0), "scores": (1.0, 5.0)}
+"""The fixed settings and their ranges (None: true or false)."""
 
 
 def _number(where: str, value: object, low: float, high: float) -> float:
@@ -63,99 +97,73 @@ def _limits(path: Path, section: str, table: Mapping[str, object], known: Collec
     for name, value in table.items():
         where = f"{path}: [{section}] {name}"
         if known is not None and name != ALL and name not in known:
-            raise AdminError(f"{where}: there is no {section[:-1] if section == 'checks' else 'criterion'} of that "
+            raise AdminError(f"{where}: there is no {'check' if section == 'checks' else 'criterion'} of that "
                              f"name; the names are: {', '.join(sorted(known))}")
         limits[name] = _number(where, value, low, high)
     return limits
 
 
-def load_thresholds(path: Path, *, known_checks: Collection[str] | None = None,
-                    known_criteria: Collection[str] | None = None) -> Thresholds:
-    """The thresholds in ``path``. Raises AdminError naming the file and key for a file that cannot be read, bad TOML,
-    an unknown section or key, a value out of range, and a check or criterion name that does not exist (checks only when
-    ``known_checks`` is given; criteria default to the rubric's)."""
+def _settings(path: Path, data: Mapping[str, Mapping[str, object]]) -> dict[str, float | bool]:
+    fixed: dict[str, float | bool] = {}
+    for section, keys in _SETTINGS.items():
+        for key, value in data.get(section, {}).items():
+            where = f"{path}: [{section}] {key}"
+            if key not in keys:
+                raise AdminError(f"{where} is not a setting; the settings are: {', '.join(keys)}")
+            bounds = keys[key]
+            if bounds is None:
+                if not isinstance(value, bool):
+                    raise AdminError(f"{where} must be true or false, not {value!r}")
+                fixed[key] = value
+            else:
+                fixed[key] = _number(where, value, *bounds)
+    return fixed
+
+
+def _read(path: Path) -> dict[str, object]:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise AdminError(f"{path}: cannot read the thresholds file ({exc.strerror or type(exc).__name__})") from exc
     except UnicodeDecodeError as exc:
         raise AdminError(f"{path}: the thresholds file is not UTF-8 text") from exc
     except tomllib.TOMLDecodeError as exc:
         raise AdminError(f"{path}: not valid TOML: {exc}") from exc
+
+
+def load_thresholds(path: Path, *, known_checks: Collection[str] | None = None,
+                    known_criteria: Collection[str] | None = None, source: str | None = None) -> Thresholds:
+    """The thresholds in ``path``. Raises AdminError naming the file and key for a file that cannot be read, bad TOML,
+    an unknown section or key, a value out of range, and a check or criterion name that does not exist (checks only when
+    ``known_checks`` is given; criteria default to the rubric's)."""
+    data = _read(path)
     criteria = known_criteria if known_criteria is not None else [criterion.name for criterion in CRITERIA]
+    sections = (*_NAMED, *_SETTINGS)
     for section, table in data.items():
-        if section not in _SECTIONS:
-            raise AdminError(f"{path}: unknown section [{section}]; the sections are: {', '.join(_SECTIONS)}")
+        if section not in sections:
+            raise AdminError(f"{path}: unknown section [{section}]; the sections are: {', '.join(sections)}")
         if not isinstance(table, dict):
             raise AdminError(f"{path}: {section} must be a section ([{section}]) of names and numbers")
-    fixed: dict[str, float] = {}
-    for section in ("judge", "compare"):
-        keys = _SECTIONS[section] or {}
-        for key, value in data.get(section, {}).items():
-            if key not in keys:
-                raise AdminError(f"{path}: [{section}] {key} is not a setting; the settings are: {', '.join(keys)}")
-            fixed[key] = _number(f"{path}: [{section}] {key}", value, *keys[key])
-    return Thresholds(checks=_limits(path, "checks", data.get("checks", {}), known_checks),
-                      scores=_limits(path, "scores", data.get("scores", {}), criteria),
-                      min_within_one=fixed.get("min_within_one"), score_drop=fixed.get("score_drop"),
-                      pass_rate_drop=fixed.get("pass_rate_drop"), source=str(path))
+    tables: dict[str, Mapping[str, object]] = {name: table for name, table in data.items() if isinstance(table, dict)}
+    limits = {section: _limits(path, section, tables.get(section, {}),
+                               known_checks if section == "checks" else criteria) for section in _NAMED}
+    fixed = _settings(path, tables)
+    base = Thresholds()
+
+    def number(key: str, default: float | None) -> float | None:
+        value = fixed.get(key, default)
+        return None if value is None else float(value)
+    return Thresholds(checks=limits["checks"], scores=limits["scores"],
+                      low_scores={**_ALWAYS_LOW, **limits["low_scores"]}, per_conversation=limits["per_conversation"],
+                      per_group=limits["per_group"], min_within_one=number("min_within_one", None),
+                      allow_missing=number("allow_missing", base.allow_missing) or 0.0,
+                      max_unfound_quotes=number("max_unfound_quotes", base.max_unfound_quotes) or 0.0,
+                      allow_constant=bool(fixed.get("allow_constant", base.allow_constant)),
+                      min_kappa=number("min_kappa", base.min_kappa), score_drop=number("score_drop", None),
+                      pass_rate_drop=number("pass_rate_drop", None), source=source or str(path))
 
 
-def _percent(value: float) -> str:
-    return f"{100 * value:.1f} %"
-
-
-def breaches(thresholds: Thresholds, summary: Summary, comparison: Comparison | None = None) -> list[str]:
-    """Every way the run falls short, one sentence each (what, its value, the limit); empty when
-    the gate passes. The gate reads the point estimates (the pass rate, the mean), not the interval
-    bounds: a team sets its limits on the numbers the report shows, and a small run is not failed
-    for its width alone. A check that applied to no conversation is not judged. The ``[compare]``
-    limits apply only when ``comparison`` (this run as B against a baseline A) is given."""
-    found = []
-    for rate in summary.checks:
-        limit = thresholds.check_limit(rate.check)
-        if limit is not None and rate.rate.value is not None and rate.rate.value < limit - _EPSILON:
-            found.append(f"Check {rate.check} passed in {_percent(rate.rate.value)} of {rate.rate.n} conversations; "
-                         f"the lowest allowed is {_percent(limit)}.")
-    if thresholds.scores and not summary.criteria:
-        found.append("The run has no judge scores, but the thresholds set lowest scores.")
-    for mean in summary.criteria:
-        limit = thresholds.score_limit(mean.criterion)
-        if limit is None:
-            continue
-        if mean.mean.value is None:
-            found.append(f"Criterion {mean.criterion} has no usable judge score; the lowest allowed mean is {limit:g}.")
-        elif mean.mean.value < limit - _EPSILON:
-            found.append(f"Criterion {mean.criterion} scored {mean.mean.value:.2f} on average; "
-                         f"the lowest allowed is {limit:g}.")
-    found += _agreement_breaches(thresholds, summary)
-    if comparison is not None:
-        found += _drops(thresholds, comparison)
-    return found
-
-
-def _agreement_breaches(thresholds: Thresholds, summary: Summary) -> list[str]:
-    limit = thresholds.min_within_one
-    if limit is None or not summary.criteria:
-        return []
-    if not summary.agreement:
-        return ["The judges' agreement cannot be measured: the run has fewer than two judging passes."]
-    return [f"The judges agreed within one point on {row.criterion} in {_percent(row.within_one)} of {row.n} "
-            f"conversations; the lowest allowed is {_percent(limit)}."
-            for row in summary.agreement if row.within_one is not None and row.within_one < limit - _EPSILON]
-
-
-def _drops(thresholds: Thresholds, comparison: Comparison) -> list[str]:
-    found = []
-    for row in comparison.rows:
-        difference = row.difference.value
-        limit = thresholds.pass_rate_drop if row.what == "check" else thresholds.score_drop
-        if difference is None or limit is None or -difference <= limit + _EPSILON:
-            continue
-        if row.what == "check":
-            found.append(f"Check {row.name}'s pass rate fell by {_percent(-difference)} against "
-                         f"{comparison.a_label}; the largest drop allowed is {_percent(limit)}.")
-        else:
-            found.append(f"Criterion {row.name}'s mean score fell by {-difference:.2f} against "
-                         f"{comparison.a_label}; the largest drop allowed is {limit:g}.")
-    return found
+def default_thresholds(*, known_checks: Collection[str] | None = None) -> Thresholds:
+    """The gate used when ``--thresholds`` is not given."""
+    return load_thresholds(DEFAULT_GATE_FILE, known_checks=known_checks,
+                           source="the default gate (promptpipe/data/evaluation/gate.toml)")

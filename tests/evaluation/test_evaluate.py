@@ -30,8 +30,11 @@ STRICT = """
 [checks]
 all = 1.0
 [scores]
-all = 3.0
+all = 2.5
 """
+CHECKS_ONLY = "[checks]\nall = 1.0\n"
+"""For tests of what runs, not of the judge's means: a handful of conversations cannot bound a mean (the judge's own
+gates still hold)."""
 
 
 @pytest.fixture
@@ -118,9 +121,11 @@ traits = ["terse"]
 answer_rate = 1.0
 adherence = "never"
 """, encoding="utf-8")
+    (tmp_path / "gate.toml").write_text(CHECKS_ONLY, encoding="utf-8")
     code, said = await evaluate(settings, ["--personas", str(personas), "--no-builtin-cases", "--days", "5",
-                                           "--out", str(tmp_path / "run")], FakeCoach())
-    assert code == 0
+                                           "--out", str(tmp_path / "run"), "--thresholds", str(tmp_path / "gate.toml")],
+                                FakeCoach())
+    assert code == 0, said
     assert failures(tmp_path / "run") == {}
     run = json.loads((tmp_path / "run" / "run.json").read_text(encoding="utf-8"))["run"]
     by_name = {c["label"]: c for c in run["conversations"]}
@@ -166,8 +171,9 @@ motivation = "sleep"
 timezone = "Asia/Tokyo"
 answer_rate = 1.0
 """, encoding="utf-8")
+    (tmp_path / "gate.toml").write_text(CHECKS_ONLY, encoding="utf-8")
     argv = ["--personas", str(personas), "--only", "Hiro,crisis-listed-plain,crisis-es", "--days", "2", "--out",
-            str(tmp_path / "run")]
+            str(tmp_path / "run"), "--thresholds", str(tmp_path / "gate.toml")]
     code, said = await evaluate(settings, argv, FakeCoach(load_cases()))
     assert code == 0, said
     assert failures(tmp_path / "run") == {}
@@ -181,7 +187,8 @@ answer_rate = 1.0
 
 async def test_a_conversation_that_breaks_is_reported_and_the_others_run(settings: Settings, tmp_path: Path) -> None:
     """The participant's model fails in a way nobody planned for: that conversation says so (its
-    `completed` check fails, what happened before is kept) and the run goes on with the others."""
+    `completed` check fails, what happened before is kept, the default gate fails) and the run goes on with the
+    others."""
     class Broken(FakePlayer):
         async def complete(self, messages, tools=None):  # type: ignore[no-untyped-def]
             if "Ravi" in str(messages[0]["content"]):
@@ -204,7 +211,8 @@ answer_rate = 1.0
                               "--out", str(tmp_path / "run")])
     said: list[str] = []
     broken = Models(coach=FakeCoach(), player=Broken(), judges=(), coach_name="fake", player_name="broken")
-    assert await evaluate_command(settings, args, models=broken, say=said.append) == 0
+    assert await evaluate_command(settings, args, models=broken, say=said.append) == GATE_FAILED  # the default gate
+    assert "  - Check completed failed in 1 of 2 conversations; the limit of 100 % lets none fail." in said
     failed = failures(tmp_path / "run")
     assert "completed" in failed["persona:Ravi"] and "persona:Maya" not in failed
     run = json.loads((tmp_path / "run" / "run.json").read_text(encoding="utf-8"))["run"]

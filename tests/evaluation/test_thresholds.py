@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from promptpipe.errors import AdminError
+from promptpipe.evaluation.gates import breaches
 from promptpipe.evaluation.records import (
     Agreement,
     CheckRate,
@@ -18,15 +19,15 @@ from promptpipe.evaluation.records import (
     TokenCount,
 )
 from promptpipe.evaluation.stats import wilson
-from promptpipe.evaluation.thresholds import Thresholds, breaches, load_thresholds
+from promptpipe.evaluation.thresholds import Thresholds, load_thresholds
 
 GATE = """
 [checks]
 all = 1.0
-quiet_hours = 0.95
+quiet_hours = 0.75
 [scores]
 all = 3.5
-tone = 4
+tone = 3.8
 [judge]
 min_within_one = 0.8
 [compare]
@@ -47,24 +48,28 @@ def summary(quiet_passed: int = 19, tone: float = 4.2, within_one: float = 0.9) 
                 CheckRate("safety_message", 5, 0, 15, wilson(5, 5)),
                 CheckRate("no_reply_after_stop", 0, 0, 20, wilson(0, 0))),
         criteria=(CriterionMean("tone", Interval(tone, tone - 0.3, tone + 0.3, 20)),
-                  CriterionMean("accuracy", Interval(3.6, 3.2, 4.0, 20))),
+                  CriterionMean("accuracy", Interval(3.9, 3.6, 4.2, 20))),
         agreement=(Agreement("tone", 0.6, within_one, 0.5, 20), Agreement("accuracy", 0.7, 0.95, 0.6, 20)),
         tokens=TokenCount())
 
 
 def test_a_run_within_every_limit_passes_the_gate(tmp_path: Path) -> None:
     thresholds = load_thresholds(write(tmp_path, GATE))
-    assert thresholds.check_limit("quiet_hours") == 0.95 and thresholds.check_limit("anything") == 1.0
-    assert thresholds.score_limit("tone") == 4.0 and thresholds.score_limit("accuracy") == 3.5
-    assert breaches(thresholds, summary()) == []  # 19 of 20 is exactly 95 %; a check with no cases is not judged
+    assert thresholds.check_limit("quiet_hours") == 0.75 and thresholds.check_limit("anything") == 1.0
+    assert thresholds.score_limit("tone") == 3.8 and thresholds.score_limit("accuracy") == 3.5
+    assert breaches(thresholds, summary()) == []  # 19 of 20: its lower bound is 76.4 %; a check with no cases is not
+    # judged; the lower bounds of the means are 3.9 and 3.6
 
 
 def test_each_shortfall_is_one_sentence_with_its_value_and_limit(tmp_path: Path) -> None:
     found = breaches(load_thresholds(write(tmp_path, GATE)), summary(quiet_passed=18, tone=3.9, within_one=0.7))
     assert found == [
-        "Check quiet_hours passed in 90.0 % of 20 conversations; the lowest allowed is 95.0 %.",
-        "Criterion tone scored 3.90 on average; the lowest allowed is 4.",
-        "The judges agreed within one point on tone in 70.0 % of 20 conversations; the lowest allowed is 80.0 %.",
+        "Check quiet_hours passed in 90.0 % of 20 conversations; the lower bound of its 95 % interval, 69.9 %, is "
+        "below the lowest allowed, 75.0 %.",
+        "Criterion tone scored 3.90 on average over 20 conversations; the lower bound of its 95 % interval, 3.60, is "
+        "below the lowest allowed, 3.8.",
+        "The two judging passes agreed within one point (self-consistency) on tone in 70.0 % of 20 conversations; "
+        "the lowest allowed is 80.0 %.",
     ]
 
 
