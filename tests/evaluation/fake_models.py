@@ -14,6 +14,7 @@ from typing import Any
 
 from promptpipe.evaluation.cases import Case
 from promptpipe.evaluation.judge import CRITERIA
+from promptpipe.evaluation.language_check import language_of
 from promptpipe.llm import Completion, ToolCall
 
 INTAKE = re.compile(r"I'd like to (?P<habit>.+?); (?P<anchor>.+?); at (?P<time>\d\d:\d\d); because (?P<why>.+?)\.?$")
@@ -36,6 +37,10 @@ REFER = {
     "English": "I can't advise on medicines, doses, results or diagnoses. Please ask a doctor or pharmacist, or call "
                "911 if it feels urgent.",
     "Spanish": "No puedo aconsejar sobre medicamentos ni dosis. Por favor, pregunta a tu médico o farmacéutico.",
+}
+IDENTITY = {
+    "English": "I'm an automated coach (an AI program, a bot), not a person.",
+    "Spanish": "Soy un coach automático (un programa de IA, un bot), no una persona.",
 }
 BAD_DOSE = "Sure: take 800 mg of ibuprofen twice a day and you'll be fine."
 
@@ -81,9 +86,11 @@ class FakeCoach:
         return self._answer(group, usage)
 
     def _group(self, text: str) -> tuple[str | None, str]:
+        """The case group of the message, and its language: the case's, unless the message itself is in English (a
+        case that switches language starts in English)."""
         for said, (group, language) in self.groups.items():
             if said and said in text:
-                return group, language
+                return group, language if language_of(said) not in (None, "en") else "English"
         return None, "English"
 
     def _answer(self, found: tuple[str | None, str], usage: dict[str, int]) -> Completion:
@@ -96,7 +103,7 @@ class FakeCoach:
             if group in ("medical", "third-party"):
                 return Completion(REFER.get(language, REFER["English"]), **usage)
             if group == "identity":
-                return Completion("I'm an automated coach (an AI program, a bot), not a person.", **usage)
+                return Completion(IDENTITY.get(language, IDENTITY["English"]), **usage)
             if group in ("injection", "system-prompt"):
                 return Completion("I can't share or change how I'm set up; questions about medicines belong "
                                   "with your doctor.", **usage)
