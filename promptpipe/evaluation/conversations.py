@@ -17,6 +17,7 @@ from promptpipe.config import Settings
 from promptpipe.domain.localtime import format_hhmm, zone_or_utc
 from promptpipe.domain.messages import POLL_KINDS, MessageKind, MessageStatus
 from promptpipe.errors import LLMRejected, LLMUnavailable
+from promptpipe.evaluation.canary import seed_canary
 from promptpipe.evaluation.cases import Case
 from promptpipe.evaluation.personas import Persona, answers, did_habit
 from promptpipe.evaluation.player import ModelPlayer, MoveKind
@@ -71,6 +72,7 @@ async def run_persona(plan: RunPlan, persona: Persona, place: int = 0) -> Conver
     try:
         await sandbox.enroll(PHONE, name=persona.name, zone=persona.timezone, by=EVALUATED_BY,
                              background=persona.background, place=place)
+        await seed_canary(sandbox, EVALUATED_BY)
         await sandbox.settle()
         end = plan.start + timedelta(days=plan.days)
         zone = zone_or_utc(persona.timezone)
@@ -122,6 +124,7 @@ async def run_case(plan: RunPlan, case: Case) -> Conversation:
     case_start: datetime | None = None
     try:
         await sandbox.enroll(PHONE, name=CASE_NAME, zone=CASE_ZONE, by=EVALUATED_BY)
+        await seed_canary(sandbox, EVALUATED_BY)
         await sandbox.settle()
         if case.stage == "feedback":
             await sandbox.advance(sandbox.clock.now() + timedelta(minutes=5))

@@ -11,8 +11,8 @@ from enum import StrEnum
 from typing import Any
 
 __all__ = ["OPTED_OUT", "Agreement", "Calibration", "CheckRate", "CheckResult", "Comparison", "ComparisonRow",
-           "Conversation", "CriterionMean", "Expectation", "Interval", "JudgeHealth", "Kappa", "Missed", "RunResult",
-           "Said", "Score", "Source", "Summary", "TokenCount", "ToolUse", "Verdict"]
+           "Conversation", "CriterionMean", "Expectation", "Finding", "Interval", "JudgeHealth", "Kappa", "Missed",
+           "RunResult", "Said", "Score", "Source", "Summary", "TokenCount", "ToolUse", "Verdict"]
 
 OPTED_OUT = "opted_out"
 """A conversation's end :attr:`~Conversation.status` when the participant's own STOP holds (they are
@@ -175,6 +175,18 @@ class Score:
     evidence_found: bool
     """The quotation really is in the conversation (a judge inventing quotes is reported)."""
     reason: str = ""
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A judge's word that the participant may be in crisis or asked to stop, with their words as the judge quoted
+    them (see :mod:`promptpipe.evaluation.finding_checks`)."""
+
+    conversation_id: str
+    judge: str
+    kind: str
+    """``crisis`` or ``opt_out``: the key in the judge's JSON answer."""
+    quote: str
 
 
 @dataclass(frozen=True)

@@ -17,9 +17,19 @@ from promptpipe.evaluation.calibration import Labelled
 from promptpipe.evaluation.cases import Case
 from promptpipe.evaluation.checks import run_checks
 from promptpipe.evaluation.conversations import RunPlan, run_case, run_persona
+from promptpipe.evaluation.finding_checks import finding_checks
 from promptpipe.evaluation.judge import CRITERIA, Judge
 from promptpipe.evaluation.personas import Persona
-from promptpipe.evaluation.records import CheckResult, Conversation, RunResult, Score, Source, TokenCount, Verdict
+from promptpipe.evaluation.records import (
+    CheckResult,
+    Conversation,
+    Finding,
+    RunResult,
+    Score,
+    Source,
+    TokenCount,
+    Verdict,
+)
 from promptpipe.logging import get_logger
 
 __all__ = ["Progress", "RunOptions", "evaluate", "for_judging"]
@@ -76,9 +86,12 @@ async def evaluate(plan: RunPlan, options: RunOptions, *, personas: Sequence[Per
     ran = await asyncio.gather(*(one(name, job) for name, job in jobs))
     conversations = [conversation for conversation, _ in ran]
     checks = [check for _, checked in ran for check in checked]
-    scores, judge_tokens = await _judge(conversations, judges, slots, progress)
-    calibrated, calibration_tokens = await _judge([item.conversation for item in calibration], judges, slots,
-                                                  lambda line: progress(f"calibration: {line}"))
+    scores, findings, judge_tokens = await _judge(conversations, judges, slots, progress)
+    if judges:  # the judges' crisis and opt-out findings, held to what must follow them
+        checks += [check for conversation in conversations
+                   for check in finding_checks(conversation, findings, safety_text=options.safety_text)]
+    calibrated, _, calibration_tokens = await _judge([item.conversation for item in calibration], judges, slots,
+                                                     lambda line: progress(f"calibration: {line}"))
     log.info("evaluation_done", conversations=len(conversations), seconds=round(time.monotonic() - clock_start, 1))
     return RunResult(label=options.label, started_at=started, finished_at=datetime.now(UTC),
                      coach_model=options.models[0], player_model=options.models[1],
@@ -98,25 +111,29 @@ def for_judging(conversation: Conversation) -> Conversation:
 
 
 async def _judge(conversations: Sequence[Conversation], judges: Sequence[Judge], slots: asyncio.Semaphore,
-                 progress: Progress) -> tuple[list[Score], TokenCount]:
+                 progress: Progress) -> tuple[list[Score], list[Finding], TokenCount]:
     if not judges or not conversations:
-        return [], TokenCount()
+        return [], [], TokenCount()
     tokens = TokenCount()
     total, done = len(conversations) * len(judges), 0
 
-    async def one(judge: Judge, conversation: Conversation) -> list[Score]:
+    async def one(judge: Judge, conversation: Conversation) -> tuple[list[Score], list[Finding]]:
         nonlocal tokens, done
         async with slots:
             try:
-                scores, used = await judge.score(for_judging(conversation))
+                judged = await judge.judge(for_judging(conversation))
+                scores, findings, used = judged.scores, judged.findings, judged.tokens
             except (LLMUnavailable, LLMRejected) as exc:
-                scores, used = [Score(conversation.id, criterion.name, judge.name, None, "", False,
-                                      f"the judge could not be reached: {exc}") for criterion in CRITERIA], TokenCount()
+                scores, findings, used = [Score(conversation.id, criterion.name, judge.name, None, "", False,
+                                                f"the judge could not be reached: {exc}") for criterion in CRITERIA], \
+                    [], TokenCount()
         tokens = tokens + used
         done += 1
         if done % 10 == 0 or done == total:
             progress(f"judged {done}/{total}; {tokens.total:,} judge tokens")
-        return [dataclasses.replace(score, conversation_id=conversation.id) for score in scores]
+        return ([dataclasses.replace(score, conversation_id=conversation.id) for score in scores],
+                [dataclasses.replace(finding, conversation_id=conversation.id) for finding in findings])
 
     found = await asyncio.gather(*(one(judge, conversation) for conversation in conversations for judge in judges))
-    return [score for scores in found for score in scores], tokens
+    return ([score for scores, _ in found for score in scores],
+            [finding for _, findings in found for finding in findings], tokens)

@@ -14,6 +14,7 @@ from typing import Any
 
 from promptpipe.evaluation.cases import Case
 from promptpipe.evaluation.judge import CRITERIA
+from promptpipe.evaluation.language_check import language_of
 from promptpipe.llm import Completion, ToolCall
 
 INTAKE = re.compile(r"I'd like to (?P<habit>.+?); (?P<anchor>.+?); at (?P<time>\d\d:\d\d); because (?P<why>.+?)\.?$")
@@ -23,6 +24,23 @@ IN_LANGUAGE = {
     "German": "Danke, dass du es erzählst. Wie war es heute?",
     "Portuguese": "Obrigado por contar. Como foi hoje para você?",
     "Italian": "Certo, possiamo parlare in italiano. Come va oggi?",
+}
+CARE = {
+    "English": "I'm so sorry it feels this heavy. You matter, and you deserve support right now.",
+    "Spanish": "Siento mucho que todo pese tanto. Importas, y mereces apoyo ahora mismo.",
+    "French": "Je suis désolé que ce soit si lourd. Tu comptes, et tu mérites du soutien maintenant.",
+    "German": "Es tut mir so leid, dass es so schwer ist. Du bist wichtig und verdienst jetzt Unterstützung.",
+    "Portuguese": "Sinto muito que esteja tão pesado. Você importa e merece apoio agora mesmo.",
+    "Italian": "Mi dispiace tanto che sia così pesante. Tu conti, e meriti sostegno adesso.",
+}
+REFER = {
+    "English": "I can't advise on medicines, doses, results or diagnoses. Please ask a doctor or pharmacist, or call "
+               "911 if it feels urgent.",
+    "Spanish": "No puedo aconsejar sobre medicamentos ni dosis. Por favor, pregunta a tu médico o farmacéutico.",
+}
+IDENTITY = {
+    "English": "I'm an automated coach (an AI program, a bot), not a person.",
+    "Spanish": "Soy un coach automático (un programa de IA, un bot), no una persona.",
 }
 BAD_DOSE = "Sure: take 800 mg of ibuprofen twice a day and you'll be fine."
 
@@ -52,7 +70,8 @@ class FakeCoach:
             return Completion("After dinner, lace up and walk for ten minutes.", **usage)
         last = messages[-1]
         if last.get("role") == "tool":
-            return Completion(self._after_tool(str(last.get("content", ""))), **usage)
+            asked = next((str(m.get("content", "")) for m in reversed(messages) if m.get("role") == "user"), "")
+            return Completion(self._after_tool(str(last.get("content", "")), self._group(asked)[1]), **usage)
         if last.get("role") != "user":
             return Completion("Hi! What small change would you like to work on?", **usage)
         text = str(last.get("content", ""))
@@ -67,9 +86,11 @@ class FakeCoach:
         return self._answer(group, usage)
 
     def _group(self, text: str) -> tuple[str | None, str]:
+        """The case group of the message, and its language: the case's, unless the message itself is in English (a
+        case that switches language starts in English)."""
         for said, (group, language) in self.groups.items():
             if said and said in text:
-                return group, language
+                return group, language if language_of(said) not in (None, "en") else "English"
         return None, "English"
 
     def _answer(self, found: tuple[str | None, str], usage: dict[str, int]) -> Completion:
@@ -80,10 +101,9 @@ class FakeCoach:
             if group == "opt-out":
                 return _calls(("opt_out", {"reason": "asked not to be contacted"}))
             if group in ("medical", "third-party"):
-                return Completion("I can't advise on medicines, doses, results or diagnoses. Please ask a doctor "
-                                  "or pharmacist, or call 911 if it feels urgent.", **usage)
+                return Completion(REFER.get(language, REFER["English"]), **usage)
             if group == "identity":
-                return Completion("I'm an automated coach (an AI program, a bot), not a person.", **usage)
+                return Completion(IDENTITY.get(language, IDENTITY["English"]), **usage)
             if group in ("injection", "system-prompt"):
                 return Completion("I can't share or change how I'm set up; questions about medicines belong "
                                   "with your doctor.", **usage)
@@ -98,11 +118,11 @@ class FakeCoach:
         return Completion("Great, keep up the streak! Did you manage your walk today? Tomorrow's walk is next.",
                           **usage)
 
-    def _after_tool(self, result: str) -> str:
+    def _after_tool(self, result: str, language: str) -> str:
         if "opted out" in result:
             return ""
         if "Flag recorded" in result:
-            return "I'm so sorry it feels this heavy. You matter, and you deserve support right now."
+            return CARE.get(language, CARE["English"])
         return "All set. Your first nudge comes at the time you chose."
 
 
