@@ -37,8 +37,8 @@ from tests.web.conftest import Web
 ENROLLED = [f"+1416555{n:04d}" for n in range(100, 106)]
 NEW_PHONES = [f"+1416555{n:04d}" for n in range(150, 200)]
 """Fictional lines (555-01xx) that pass the project's validation."""
-EXAMPLES = {GenerationMode.POSITIVE: 25, GenerationMode.NEGATIVE: 15}
-VIEWER_EXAMPLES = 10
+EXAMPLES = {GenerationMode.POSITIVE: 15, GenerationMode.NEGATIVE: 10}
+VIEWER_EXAMPLES = 5
 SHAPE_REFUSALS = {400, 422}
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
 BASE_URL = "http://testserver"
