@@ -25,7 +25,10 @@ from openai.types.chat import (
 from promptpipe.config import Settings
 from promptpipe.domain.text import clean_for_storage
 from promptpipe.errors import ContextTooLong, LLMRejected, LLMUnavailable
+from promptpipe.logging import get_logger
 from promptpipe.tls import client_context
+
+log = get_logger("promptpipe.llm")
 
 
 class Message(TypedDict):
@@ -70,8 +73,10 @@ class Completion:
 
 
 class LLM(Protocol):
-    async def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None) -> Completion:
-        """One chat completion. Raises LLMUnavailable (retry later) or LLMRejected."""
+    async def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, *,
+                       seed: int | None = None) -> Completion:
+        """One chat completion. Raises LLMUnavailable (retry later) or LLMRejected. ``seed``: asks the
+        server to sample reproducibly (the evaluation's repeats); a server may ignore it."""
 
 
 _CONTEXT_WORDS = re.compile(
@@ -161,6 +166,15 @@ def _short(exc: BaseException) -> str:
     return " ".join(parts)
 
 
+def _refuses_seed(exc: LLMRejected) -> bool:
+    """The server refused the request because of its ``seed`` field (an unknown or unsupported
+    parameter), as its error says (read here, never logged: it may quote the request)."""
+    cause = exc.__cause__
+    if not isinstance(cause, openai.APIStatusError):
+        return False
+    return "seed" in f"{cause.message} {cause.body}".casefold()
+
+
 class OpenAILLM:
     """Chat completions through ``AsyncOpenAI``; honours OPENAI_BASE_URL."""
 
@@ -177,16 +191,33 @@ class OpenAILLM:
         )
         self._model = settings.genai_model
         self._temperature = settings.genai_temperature
+        self._send_seed = True
 
-    async def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None) -> Completion:
+    async def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, *,
+                       seed: int | None = None) -> Completion:
         kwargs: dict[str, object] = {"model": self._model, "messages": list(messages), "temperature": self._temperature}
         if tools:
             kwargs["tools"] = list(tools)
+        if seed is not None and self._send_seed:
+            kwargs["seed"] = seed
+        try:
+            return await self._post(kwargs)
+        except LLMRejected as exc:
+            if "seed" not in kwargs or isinstance(exc, ContextTooLong) or not _refuses_seed(exc):
+                raise
+        # A server that ignores the seed is fine; one that refuses the field gets requests without it
+        # from now on (the evaluation's repeats then differ only as the model samples).
+        self._send_seed = False
+        log.warning("llm_seed_refused", model=self._model)
+        del kwargs["seed"]
+        return await self._post(kwargs)
+
+    async def _post(self, body: dict[str, object]) -> Completion:
         with map_openai_errors():
             # The request as the endpoint takes it: ``chat.completions.create`` would first walk
             # every message and tool schema through the SDK's type transforms (a quarter of the
             # client's CPU per call), which plain JSON like ours does not need.
-            response = await self._client.post("/chat/completions", body=kwargs, cast_to=ChatCompletion)
+            response = await self._client.post("/chat/completions", body=body, cast_to=ChatCompletion)
         return read_completion(response)
 
     async def close(self) -> None:

@@ -26,6 +26,7 @@ from promptpipe.evaluation.judge import CRITERIA, Judge
 from promptpipe.evaluation.personas import Persona, load_personas
 from promptpipe.evaluation.player import ModelPlayer
 from promptpipe.evaluation.records import Expectation
+from promptpipe.evaluation.repeats import MAX_REPEATS, repeat_seed
 from promptpipe.evaluation.report import write_report
 from promptpipe.evaluation.run import RunOptions, evaluate
 from promptpipe.evaluation.run_files import load_run, save_run
@@ -61,7 +62,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="run only these hard cases and personas: comma-separated case groups (crisis, opt-out …), "
                              "case ids or persona names")
     parser.add_argument("--days", type=int, default=14, help="study days each persona lives through (default 14)")
-    parser.add_argument("--seed", type=int, default=1, help="seed of the personas' habits and silences (default 1)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the personas' habits and silences and of the "
+                        "models' sampling; with --repeats, repeat r (from 0) uses SEED+r (default 1)")
+    parser.add_argument("--repeats", type=int, default=1, metavar="N",
+                        help="run each persona and hard case N times, each with its own seed, and report how much "
+                             "they vary; a check failed in any repeat fails (default 1)")
     parser.add_argument("--label", default="", help="this configuration's name in the report, e.g. 'prompts v2'")
     parser.add_argument("--out", type=Path, default=Path("evaluation"), help="directory for the report files "
                         "(default ./evaluation)")
@@ -101,8 +106,7 @@ async def evaluate_command(settings: Settings, args: argparse.Namespace, *, mode
                            compose: Compose = App.build, start: datetime = DEFAULT_START,
                            say: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True)) -> int:
     """Run it, write the files, print where they are and whether the gate passed."""
-    if not 1 <= args.days <= 120:
-        raise AdminError("--days: give 1 to 120 study days.")
+    _check_numbers(args)
     personas: Sequence[Persona] = load_personas(args.personas) if args.personas else ()
     cases: Sequence[Case] = load_cases(args.cases, builtin=not args.no_builtin_cases)
     if args.only.strip():
@@ -115,7 +119,9 @@ async def evaluate_command(settings: Settings, args: argparse.Namespace, *, mode
     prompts = load_prompts(settings)
     system_texts = (prompts.intake, prompts.feedback, prompts.prompt_generator)
     label = args.label or f"{models.coach_name}, {datetime.now(UTC):%Y-%m-%d %H:%M} UTC"
-    say(f"Evaluating {label!r}: {len(personas)} persona(s) over {args.days} study day(s), {len(cases)} hard case(s).")
+    each = "" if args.repeats == 1 else f", each {args.repeats} times ({_seeds(args)})"
+    say(f"Evaluating {label!r}: {len(personas)} persona(s) over {args.days} study day(s), {len(cases)} hard "
+        f"case(s){each}.")
     plan = RunPlan(settings=settings, compose=compose, coach=models.coach, start=start, days=args.days,
                    seed=args.seed, player=ModelPlayer(models.player) if models.player is not None else None)
     judges = [Judge(llm, name) for name, llm in models.judges]
@@ -125,7 +131,7 @@ async def evaluate_command(settings: Settings, args: argparse.Namespace, *, mode
             label=label, concurrency=args.concurrency or settings.eval_concurrency, system_texts=system_texts,
             safety_text=safety.message, screen=safety.screen,
             models=(models.coach_name, models.player_name if personas else None),
-            about={"study": settings.study.name or "", "prompts": _digest(system_texts), "seed": str(args.seed)},
+            about=_about(settings, system_texts, args), repeats=args.repeats,
         ), personas=personas, cases=cases, judges=judges, progress=say,
             calibration=load_calibration() if judges else ())
     finally:
@@ -175,6 +181,25 @@ def _thresholds(args: argparse.Namespace) -> Thresholds:
     thresholds = (load_thresholds(args.thresholds, known_checks=known) if args.thresholds
                   else default_thresholds(known_checks=known))
     return thresholds.without_judge() if args.no_judge else thresholds
+
+
+def _check_numbers(args: argparse.Namespace) -> None:
+    if not 1 <= args.days <= 120:
+        raise AdminError("--days: give 1 to 120 study days.")
+    if not 1 <= args.repeats <= MAX_REPEATS:
+        raise AdminError(f"--repeats: give 1 to {MAX_REPEATS} runs of each conversation (1 runs each once).")
+
+
+def _seeds(args: argparse.Namespace) -> str:
+    return f"seeds {args.seed} to {repeat_seed(args.seed, args.repeats - 1)}"
+
+
+def _about(settings: Settings, system_texts: Sequence[str], args: argparse.Namespace) -> dict[str, str]:
+    """What the report's header says of the configuration: the study, the prompts' fingerprint, the seed(s)."""
+    about = {"study": settings.study.name or "", "prompts": _digest(system_texts), "seed": str(args.seed)}
+    if args.repeats > 1:
+        about["repeats"] = f"{args.repeats}, {_seeds(args)}"
+    return about
 
 
 def _digest(texts: Sequence[str]) -> str:

@@ -58,12 +58,13 @@ class RunPlan:
     days: int
     """Days of virtual time each persona lives through from their enrolment on."""
     seed: int
+    """This run's seed (one repeat's): the personas' habits, silences and delays, and every model request's."""
     player: ModelPlayer | None = None
 
 
 async def run_persona(plan: RunPlan, persona: Persona, place: int = 0) -> Conversation:
     """``place``: the persona's position in the file (spreads personas over a stratified study's levels)."""
-    recorder = RecordingLLM(plan.coach)
+    recorder = RecordingLLM(plan.coach, seed=plan.seed)
     player_tokens = TokenCount()
     error: str | None = None
     sandbox = await Sandbox.open(plan.settings, plan.compose, now=plan.start, by=EVALUATED_BY, llm=recorder,
@@ -95,7 +96,7 @@ async def run_persona(plan: RunPlan, persona: Persona, place: int = 0) -> Conver
                 move, used = await plan.player.move(
                     persona, on_the_phone(rows), study_day=day,
                     did_habit=did_habit(persona, day, local.weekday(), plan.seed),
-                    open_poll=said(poll) if poll is not None else None)
+                    open_poll=said(poll) if poll is not None else None, seed=plan.seed)
                 player_tokens = player_tokens + used
                 if move.kind == MoveKind.SILENT:
                     break
@@ -115,8 +116,8 @@ async def run_persona(plan: RunPlan, persona: Persona, place: int = 0) -> Conver
 
 
 async def run_case(plan: RunPlan, case: Case) -> Conversation:
-    coach = RecordingLLM(plan.coach)
-    recorder = RecordingLLM(SetupCoach(), recording=False) if case.stage == "feedback" else coach
+    coach = RecordingLLM(plan.coach, seed=plan.seed)
+    recorder = RecordingLLM(SetupCoach(), recording=False, seed=plan.seed) if case.stage == "feedback" else coach
     error: str | None = None
     sandbox = await Sandbox.open(plan.settings, plan.compose, now=plan.start, by=EVALUATED_BY, llm=recorder,
                                  prefix="promptpipe-eval-")

@@ -238,15 +238,15 @@ class Judge:
     def __repr__(self) -> str:
         return f"Judge({self.name!r})"
 
-    async def score(self, conversation: Conversation) -> tuple[list[Score], TokenCount]:
+    async def score(self, conversation: Conversation, *, seed: int | None = None) -> tuple[list[Score], TokenCount]:
         """Every criterion's score of one conversation and what the model calls cost (see :meth:`judge`)."""
-        judged = await self.judge(conversation)
+        judged = await self.judge(conversation, seed=seed)
         return judged.scores, judged.tokens
 
-    async def judge(self, conversation: Conversation) -> Judgement:
+    async def judge(self, conversation: Conversation, *, seed: int | None = None) -> Judgement:
         """Every criterion's score of one conversation, the judge's crisis and opt-out findings, and what the model
-        calls cost. Raises LLMUnavailable (the runner decides what to do); a refused request or an answer that stays
-        unreadable after one more try gives scores of None that say so."""
+        calls cost (``seed``: sent with each request). Raises LLMUnavailable (the runner decides what to do); a
+        refused request or an answer that stays unreadable after one more try gives scores of None that say so."""
         if not any(not said.incoming for said in conversation.messages):
             return Judgement(self._none(conversation, "The study sent no message in this conversation: nothing to "
                                                       "judge."), [], TokenCount())
@@ -258,7 +258,7 @@ class Judge:
         tokens = TokenCount()
         for attempt in range(2):
             try:
-                completion = await self.llm.complete(messages)
+                completion = await self.llm.complete(messages, seed=seed)
             except LLMRejected as exc:
                 log.warning("judge_rejected", judge=self.name, conversation=conversation.id, error=type(exc).__name__)
                 return Judgement(self._none(conversation, "The judge's model refused the request."), [], tokens)

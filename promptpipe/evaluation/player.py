@@ -144,12 +144,12 @@ class ModelPlayer:
         self._template = _check_template(default_system_template() if system_template is None else system_template)
 
     async def move(self, persona: Persona, conversation: Sequence[Said], *, study_day: int, did_habit: bool,
-                   open_poll: Said | None) -> tuple[Move, TokenCount]:
-        """The persona's next move and what asking cost. Raises LLMUnavailable or LLMRejected as
-        the model client does."""
+                   open_poll: Said | None, seed: int | None = None) -> tuple[Move, TokenCount]:
+        """The persona's next move and what asking cost (``seed``: the conversation's, for the model). Raises
+        LLMUnavailable or LLMRejected as the model client does."""
         system = system_prompt(self._template, persona, study_day=study_day, did_habit=did_habit, open_poll=open_poll)
         messages: list[Message] = [{"role": "system", "content": system}, *conversation_messages(persona, conversation)]
-        completion = await self._llm.complete(messages)
+        completion = await self._llm.complete(messages, seed=seed)
         move = parse_move(completion.content, open_poll)
         log.debug("player_move", persona=persona.name, kind=move.kind, chars=len(move.text), day=study_day)
         return move, TokenCount(1, completion.prompt_tokens, completion.completion_tokens)

@@ -16,17 +16,21 @@ __all__ = ["RecordingLLM", "call_problem"]
 
 class RecordingLLM:
     """Wraps ``inner`` (swappable: a conversation's set-up may use a scripted model first). It has
-    no ``close``: the wrapped client is shared by the run and closed once, by the run."""
+    no ``close``: the wrapped client is shared by the run and closed once, by the run. ``seed``: the
+    conversation's, sent with every request the engine makes (the engine itself sends none)."""
 
-    def __init__(self, inner: LLM, *, now: Callable[[], datetime] | None = None, recording: bool = True) -> None:
+    def __init__(self, inner: LLM, *, now: Callable[[], datetime] | None = None, recording: bool = True,
+                 seed: int | None = None) -> None:
         self.inner = inner
+        self.seed = seed
         self.now: Callable[[], datetime] = now or (lambda: datetime.now(UTC))
         self.recording = recording
         self.tool_uses: list[ToolUse] = []
         self.tokens = TokenCount()
 
-    async def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None) -> Completion:
-        completion = await self.inner.complete(messages, tools)
+    async def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, *,
+                       seed: int | None = None) -> Completion:
+        completion = await self.inner.complete(messages, tools, seed=self.seed if seed is None else seed)
         if self.recording:
             self.tokens = self.tokens + TokenCount(1, completion.prompt_tokens, completion.completion_tokens)
             offered = {spec["function"]["name"]: spec["function"].get("parameters") or {}

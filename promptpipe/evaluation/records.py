@@ -140,6 +140,17 @@ class Conversation:
     error: str | None = None
     """The run of this conversation failed (the model server was unreachable …); checks still run
     on what there is and report it."""
+    repeat: int | None = None
+    """Which run (1 to N) of its persona or case this is, its id ending in ``#<repeat>``; None when
+    each ran once (``--repeats 1``)."""
+    seed: int | None = None
+    """The seed this conversation ran with: the personas' habits and silences, and the models' sampling."""
+
+    @property
+    def subject(self) -> str:
+        """The persona or case this is a run of: the id without its repeat (the id itself when it ran once)."""
+        suffix = f"#{self.repeat}"
+        return self.id[:-len(suffix)] if self.repeat is not None and self.id.endswith(suffix) else self.id
 
 
 class Verdict(StrEnum):
@@ -212,6 +223,8 @@ class RunResult:
     """Each judging pass's scores of the calibration set (conversation ids ``calibration:<id>``)."""
     calibration_labels: dict[str, dict[str, int]] = field(default_factory=dict)
     """The calibration set's expected score per conversation id and criterion, as judged in this run."""
+    repeats: int = 1
+    """How many times each persona and case ran (``--repeats``), each time with its own seed."""
 
 
 @dataclass(frozen=True)

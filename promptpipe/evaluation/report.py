@@ -31,6 +31,7 @@ from promptpipe.evaluation.records import (
     TokenCount,
     Verdict,
 )
+from promptpipe.evaluation.repeats import CriterionSpread, spreads
 
 __all__ = ["REPORT_FILE", "worst_first", "write_report"]
 
@@ -123,8 +124,9 @@ def write_report(run: RunResult, summary: Summary, directory: Path, *, compariso
         run=run, summary=summary, comparison=comparison, baseline=baseline, breaches=breaches,
         gate=gate.rows if gate else (), gate_source=gate.source if gate else "",
         criteria=criteria, criterion_names=names, check_meanings=check_meanings or {},
-        tokens=_tokens(run), personas=sum(1 for c in run.conversations if c.source is Source.PERSONA),
-        cases=sum(1 for c in run.conversations if c.source is Source.CASE),
+        tokens=_tokens(run), personas=len({c.subject for c in run.conversations if c.source is Source.PERSONA}),
+        cases=len({c.subject for c in run.conversations if c.source is Source.CASE}),
+        spreads=spreads(run, [item.criterion for item in summary.criteria]), spread_text=_spread_text,
         run_time=_duration(run.finished_at - run.started_at), check_chart=_check_chart(summary),
         score_chart=_score_chart(summary, names), groups=_groups(run, summary), low_kappa=LOW_KAPPA,
         persona_rows=_persona_rows(run), persona_chart=_persona_chart(_persona_rows(run)),
@@ -176,6 +178,18 @@ def _rate(interval: Interval) -> str:
 
 def _score_text(interval: Interval) -> str:
     return _interval_text(interval, "{:.2f}".format)
+
+
+def _spread_text(spread: CriterionSpread | None) -> str:
+    """A score over the repeats: "4.33 ± 0.58 (4 to 5)", mean ± standard deviation (lowest to highest), or "5.00 in
+    every repeat"."""
+    if spread is None or spread.mean is None or spread.low is None or spread.high is None:
+        return "–"
+    if spread.sd is None:
+        return f"{spread.mean:.2f} (one scored repeat)"
+    if spread.low == spread.high:
+        return f"{spread.mean:.2f} in every repeat"
+    return f"{spread.mean:.2f} ± {spread.sd:.2f} ({spread.low:g} to {spread.high:g})"
 
 
 def _difference_text(row: ComparisonRow) -> str:
@@ -231,9 +245,11 @@ class PersonaRow:
 
 
 def _persona_rows(run: RunResult) -> list[PersonaRow]:
-    """Each simulated participant's mean score (every criterion and pass) and failed checks, in file order."""
+    """Each simulated participant's mean score (every criterion and pass) and failed checks, in file order (each
+    repeat its own row)."""
     failed = _failed_counts(run)
-    return [PersonaRow(c.label, c.group, _mean_score(run.scores, c.id), failed.get(c.id, 0))
+    return [PersonaRow(c.label if c.repeat is None else f"{c.label}, repeat {c.repeat}", c.group,
+                       _mean_score(run.scores, c.id), failed.get(c.id, 0))
             for c in run.conversations if c.source is Source.PERSONA]
 
 

@@ -1,5 +1,5 @@
-"""A whole evaluation: every persona and hard case run through the engine (a few at once), each
-conversation checked, then judged by each judging pass, into one :class:`RunResult`."""
+"""A whole evaluation: every persona and hard case run through the engine (a few at once, each ``repeats`` times with
+a seed of its own), each conversation checked, then judged by each judging pass, into one :class:`RunResult`."""
 
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ from promptpipe.evaluation.records import (
     TokenCount,
     Verdict,
 )
+from promptpipe.evaluation.repeats import pass_seed, repeat_id, repeat_seed
 from promptpipe.logging import get_logger
 
 __all__ = ["Progress", "RunOptions", "evaluate", "for_judging"]
@@ -54,6 +55,31 @@ class RunOptions:
     screen: CrisisScreen | None = None
     models: tuple[str, str | None] = ("", None)
     about: Mapping[str, str] | None = None
+    repeats: int = 1
+    """How many times each persona and case runs: repeat r (from 0) with the plan's seed + r."""
+
+
+@dataclass(frozen=True)
+class _Job:
+    name: str
+    """For the progress lines: ``persona Maya``, ``case crisis-es (repeat 2 of 3)``."""
+    run: Callable[[], Awaitable[Conversation]]
+    repeat: int
+    seed: int
+
+
+def _jobs(plan: RunPlan, personas: Sequence[Persona], cases: Sequence[Case], repeats: int) -> list[_Job]:
+    """Every conversation to run: each persona and case ``repeats`` times, one after another."""
+    jobs = []
+    subjects = ([(f"persona {persona.name}", functools.partial(run_persona, persona=persona, place=place))
+                 for place, persona in enumerate(personas)]
+                + [(f"case {case.id}", functools.partial(run_case, case=case)) for case in cases])
+    for name, runner in subjects:
+        for index in range(repeats):
+            seeded = dataclasses.replace(plan, seed=repeat_seed(plan.seed, index))
+            shown = name if repeats == 1 else f"{name} (repeat {index + 1} of {repeats})"
+            jobs.append(_Job(shown, functools.partial(runner, seeded), index + 1, seeded.seed))
+    return jobs
 
 
 async def evaluate(plan: RunPlan, options: RunOptions, *, personas: Sequence[Persona], cases: Sequence[Case],
@@ -62,36 +88,36 @@ async def evaluate(plan: RunPlan, options: RunOptions, *, personas: Sequence[Per
     """Run, check and judge; the judges also score the ``calibration`` set, to be measured against its labels."""
     started, clock_start = datetime.now(UTC), time.monotonic()
     slots = asyncio.Semaphore(max(1, options.concurrency))
-    jobs: Sequence[tuple[str, Callable[[], Awaitable[Conversation]]]] = (
-        [(f"persona {persona.name}", functools.partial(run_persona, plan, persona, place))
-         for place, persona in enumerate(personas)]
-        + [(f"case {case.id}", functools.partial(run_case, plan, case)) for case in cases])
+    repeats = max(1, options.repeats)
+    jobs = _jobs(plan, personas, cases, repeats)
     total, done = len(jobs), 0
     tokens = TokenCount()
 
-    async def one(name: str, job: Callable[[], Awaitable[Conversation]]) -> tuple[Conversation, list[CheckResult]]:
+    async def one(job: _Job) -> tuple[Conversation, list[CheckResult]]:
         nonlocal done, tokens
         async with slots:
-            conversation = await job()
+            conversation = await job.run()
+        conversation = dataclasses.replace(conversation, id=repeat_id(conversation.id, job.repeat, repeats),
+                                           repeat=job.repeat if repeats > 1 else None, seed=job.seed)
         done += 1
         tokens = tokens + conversation.tokens + conversation.player_tokens
         checked = run_checks(conversation, system_texts=options.system_texts, safety_text=options.safety_text,
                              screen=options.screen)
         failed = sum(1 for check in checked if check.verdict is Verdict.FAIL)
         state = f"failed: {conversation.error}" if conversation.error else f"{failed} check(s) failed"
-        progress(f"[{done}/{total}] {name}: {len(conversation.messages)} messages, {state}; "
+        progress(f"[{done}/{total}] {job.name}: {len(conversation.messages)} messages, {state}; "
                  f"{tokens.total:,} tokens so far ({time.monotonic() - clock_start:.0f} s)")
         return conversation, checked
 
-    ran = await asyncio.gather(*(one(name, job) for name, job in jobs))
+    ran = await asyncio.gather(*(one(job) for job in jobs))
     conversations = [conversation for conversation, _ in ran]
     checks = [check for _, checked in ran for check in checked]
-    scores, findings, judge_tokens = await _judge(conversations, judges, slots, progress)
+    scores, findings, judge_tokens = await _judge(conversations, judges, slots, progress, plan.seed)
     if judges:  # the judges' crisis and opt-out findings, held to what must follow them
         checks += [check for conversation in conversations
                    for check in finding_checks(conversation, findings, safety_text=options.safety_text)]
     calibrated, _, calibration_tokens = await _judge([item.conversation for item in calibration], judges, slots,
-                                                     lambda line: progress(f"calibration: {line}"))
+                                                     lambda line: progress(f"calibration: {line}"), plan.seed)
     log.info("evaluation_done", conversations=len(conversations), seconds=round(time.monotonic() - clock_start, 1))
     return RunResult(label=options.label, started_at=started, finished_at=datetime.now(UTC),
                      coach_model=options.models[0], player_model=options.models[1],
@@ -99,7 +125,8 @@ async def evaluate(plan: RunPlan, options: RunOptions, *, personas: Sequence[Per
                      conversations=tuple(conversations), checks=tuple(checks), scores=tuple(scores),
                      judge_tokens=judge_tokens + calibration_tokens, about=dict(options.about or {}),
                      calibration=tuple(calibrated),
-                     calibration_labels={item.conversation.id: item.expect for item in calibration} if judges else {})
+                     calibration_labels={item.conversation.id: item.expect for item in calibration} if judges else {},
+                     repeats=repeats)
 
 
 def for_judging(conversation: Conversation) -> Conversation:
@@ -111,7 +138,9 @@ def for_judging(conversation: Conversation) -> Conversation:
 
 
 async def _judge(conversations: Sequence[Conversation], judges: Sequence[Judge], slots: asyncio.Semaphore,
-                 progress: Progress) -> tuple[list[Score], list[Finding], TokenCount]:
+                 progress: Progress, seed: int) -> tuple[list[Score], list[Finding], TokenCount]:
+    """Every pass's scores and findings of every conversation; each request seeded from the conversation's seed (or
+    ``seed`` for one that has none, as the calibration set) and the pass's name."""
     if not judges or not conversations:
         return [], [], TokenCount()
     tokens = TokenCount()
@@ -121,7 +150,8 @@ async def _judge(conversations: Sequence[Conversation], judges: Sequence[Judge],
         nonlocal tokens, done
         async with slots:
             try:
-                judged = await judge.judge(for_judging(conversation))
+                ran_with = seed if conversation.seed is None else conversation.seed
+                judged = await judge.judge(for_judging(conversation), seed=pass_seed(ran_with, judge.name))
                 scores, findings, used = judged.scores, judged.findings, judged.tokens
             except (LLMUnavailable, LLMRejected) as exc:
                 scores, findings, used = [Score(conversation.id, criterion.name, judge.name, None, "", False,

@@ -1,7 +1,8 @@
 """The files a run of ``promptpipe evaluate`` leaves beside its report: ``run.json`` (the whole run,
 read back by :func:`load_run` to compare it with a later run), ``conversations.jsonl`` (one
 conversation a line with its messages, tool uses, checks and scores) and ``checks.csv`` /
-``scores.csv`` (one row per check and per score, for a spreadsheet or R)."""
+``scores.csv`` (one row per check and per score, for a spreadsheet or R), and with ``--repeats`` ``repeats.csv``
+(per persona or case, each criterion's score over its repeats and how often each check failed)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import dataclasses
 import json
 import types
 import typing
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from datetime import datetime
 from enum import Enum
 from pathlib import Path
@@ -18,9 +19,10 @@ from typing import Any
 
 from promptpipe.errors import AdminError
 from promptpipe.evaluation.records import CheckResult, Conversation, RunResult, Score
+from promptpipe.evaluation.repeats import spreads
 from promptpipe.research.views import as_json
 
-__all__ = ["CHECK_COLUMNS", "FORMAT", "SCORE_COLUMNS", "load_run", "save_run"]
+__all__ = ["CHECK_COLUMNS", "FORMAT", "REPEAT_COLUMNS", "SCORE_COLUMNS", "load_run", "save_run"]
 
 FORMAT = 1
 """The version of ``run.json``; a file of another version is refused, never half read."""
@@ -28,6 +30,11 @@ RUN_FILE, CONVERSATIONS_FILE, CHECKS_FILE, SCORES_FILE = "run.json", "conversati
 WHO = ("conversation_id", "source", "label", "group")
 CHECK_COLUMNS = (*WHO, "check", "verdict", "detail", "evidence")
 SCORE_COLUMNS = (*WHO, "criterion", "judge", "score", "evidence", "evidence_found", "reason")
+REPEATS_FILE = "repeats.csv"
+REPEAT_COLUMNS = ("subject", "source", "label", "group", "repeats", "seeds", "measure", "name", "n", "mean", "sd",
+                  "min", "max", "failed")
+"""``measure`` ``score``: a criterion over ``n`` scored repeats (mean, standard deviation, lowest, highest);
+``check``: a check that applied in ``n`` repeats and ``failed`` in so many."""
 
 _Item = typing.TypeVar("_Item", CheckResult, Score)
 
@@ -66,6 +73,23 @@ def save_run(run: RunResult, directory: Path) -> None:
                  "" if score.score is None else score.score, score.evidence,
                  "yes" if score.evidence_found else "no", score.reason]
                 for score in run.scores))
+    if run.repeats > 1:
+        _write_csv(directory / REPEATS_FILE, REPEAT_COLUMNS, _spread_rows(run))
+    else:  # an earlier run's file would seem to be this one's
+        (directory / REPEATS_FILE).unlink(missing_ok=True)
+
+
+def _spread_rows(run: RunResult) -> Iterator[list[Any]]:
+    def number(value: float | None) -> str:
+        return "" if value is None else f"{value:.3f}"
+    for spread in spreads(run, list(dict.fromkeys(score.criterion for score in run.scores))):
+        who = [spread.subject, spread.source.value, spread.label, spread.group, len(spread.seeds),
+               " ".join(str(seed) for seed in spread.seeds)]
+        for item in spread.criteria:
+            yield [*who, "score", item.criterion, len(item.values), number(item.mean), number(item.sd),
+                   number(item.low), number(item.high), ""]
+        for check in spread.checks:
+            yield [*who, "check", check.check, check.applied, "", "", "", "", check.failed]
 
 
 def _by_conversation(items: Iterable[_Item]) -> dict[str, list[_Item]]:

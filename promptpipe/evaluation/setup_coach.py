@@ -28,7 +28,8 @@ _PROMPT = "Dinner done? Put your shoes on and walk around the block for 10 minut
 class SetupCoach:
     """Answers the set-up's few requests: the greeting, the intake (three tool calls), the daily prompt."""
 
-    async def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None) -> Completion:
+    async def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, *,
+                       seed: int | None = None) -> Completion:
         offered = {spec["function"]["name"] for spec in tools or ()}
         role, content = (messages[-1]["role"], messages[-1]["content"] or "") if messages else ("", "")
         if not offered:  # the daily prompt's writer is asked without tools

@@ -2,7 +2,11 @@
 mean judge scores (t), each criterion's low scores and worst conversation, the judging passes'
 self-consistency (exact, within one, quadratic-weighted kappa), the judge's health (:mod:`.trust`), and
 differences B − A (Newcombe, Welch, or a paired bootstrap seeded by the row's name, so a rerun on
-the same data prints the same numbers). Plain Python: the runs are small."""
+the same data prints the same numbers). Plain Python: the runs are small.
+
+With repeats (``--repeats``) the unit is the persona or case: a check fails it when it fails in any
+repeat; a mean averages its repeats first, so repeats narrow no interval they do not earn; the low
+scores and each conversation's own score read every repeat."""
 
 from __future__ import annotations
 
@@ -25,6 +29,7 @@ from promptpipe.evaluation.records import (
     Summary,
     Verdict,
 )
+from promptpipe.evaluation.repeats import overall, subject_ids
 from promptpipe.evaluation.trust import agreement, calibration_summary, judge_health
 
 __all__ = ["LOW_SCORE", "agreement", "compare", "mean_interval", "summarise", "wilson"]
@@ -95,28 +100,47 @@ def _per_conversation(run: RunResult, criterion: str) -> dict[str, float]:
     return {conversation: fmean(values) for conversation, values in given.items()}
 
 
+def _per_subject(run: RunResult, criterion: str) -> dict[str, float]:
+    """Each persona's or case's score on a criterion: its repeats' scores averaged (the conversation's
+    own score when it ran once)."""
+    subjects, given = subject_ids(run), defaultdict(list)
+    for conversation, value in _per_conversation(run, criterion).items():
+        given[subjects.get(conversation, conversation)].append(value)
+    return {subject: fmean(values) for subject, values in given.items()}
+
+
+def _verdicts(run: RunResult, check: str) -> dict[str, Verdict]:
+    """The check's verdict on each persona or case: failed in any repeat fails it."""
+    subjects, found = subject_ids(run), defaultdict(list)
+    for result in run.checks:
+        if result.check == check:
+            found[subjects.get(result.conversation_id, result.conversation_id)].append(result.verdict)
+    return {subject: overall(verdicts) for subject, verdicts in found.items()}
+
+
 def _pass_values(run: RunResult, check: str) -> dict[str, float]:
-    """1.0 passed / 0.0 failed per conversation the check applies to."""
-    return {result.conversation_id: float(result.verdict == Verdict.PASS) for result in run.checks
-            if result.check == check and result.verdict != Verdict.NOT_APPLICABLE}
+    """1.0 passed / 0.0 failed per persona or case the check applies to."""
+    return {subject: float(verdict == Verdict.PASS) for subject, verdict in _verdicts(run, check).items()
+            if verdict != Verdict.NOT_APPLICABLE}
 
 
 def _check_rate(run: RunResult, check: str) -> CheckRate:
-    verdicts = [result.verdict for result in run.checks if result.check == check]
+    verdicts = list(_verdicts(run, check).values())
     passed, failed = verdicts.count(Verdict.PASS), verdicts.count(Verdict.FAIL)
     return CheckRate(check, passed, failed, verdicts.count(Verdict.NOT_APPLICABLE), wilson(passed, passed + failed))
 
 
 def _criterion_mean(run: RunResult, criterion: str) -> CriterionMean:
-    values = _per_conversation(run, criterion)
-    groups = {conversation.id: conversation.group for conversation in run.conversations}
+    values = _per_subject(run, criterion)
+    groups = {conversation.subject: conversation.group for conversation in run.conversations}
     by_group: dict[str, list[float]] = defaultdict(list)
-    for conversation, value in values.items():
-        by_group[groups.get(conversation, "")].append(value)
+    for subject, value in values.items():
+        by_group[groups.get(subject, "")].append(value)
     given = [score.score for score in run.scores if score.criterion == criterion and score.score is not None]
     return CriterionMean(criterion, _on_scale(mean_interval(list(values.values()))),
                          {group: _on_scale(mean_interval(by_group[group])) for group in sorted(by_group)},
-                         low=sum(value <= LOW_SCORE for value in given), scored=len(given), by_conversation=values)
+                         low=sum(value <= LOW_SCORE for value in given), scored=len(given),
+                         by_conversation=_per_conversation(run, criterion))
 
 
 def _on_scale(mean: Interval) -> Interval:
@@ -203,9 +227,9 @@ def _welch(a: Sequence[float], b: Sequence[float]) -> Interval:
 
 def compare(a: RunResult, b: RunResult) -> Comparison:
     """Each check's pass rate and each criterion's mean in A and in B, and B − A with its interval:
-    paired by conversation (bootstrap) when both runs have the same conversations, else unpaired
+    paired by persona or case (bootstrap) when both runs have the same ones, else unpaired
     (Newcombe for rates, Welch for means)."""
-    same = {c.id for c in a.conversations} == {c.id for c in b.conversations} and bool(a.conversations)
+    same = {c.subject for c in a.conversations} == {c.subject for c in b.conversations} and bool(a.conversations)
     rows = []
     for check in _ordered([result.check for result in a.checks] + [result.check for result in b.checks]):
         rate_a, rate_b = _check_rate(a, check).rate, _check_rate(b, check).rate
@@ -213,7 +237,7 @@ def compare(a: RunResult, b: RunResult) -> Comparison:
         rows.append(ComparisonRow("check", check, rate_a, rate_b, paired or _newcombe(rate_a, rate_b)))
     names = _ordered(_criterion_names(a) + _criterion_names(b), [criterion.name for criterion in CRITERIA])
     for criterion in names:
-        values_a, values_b = _per_conversation(a, criterion), _per_conversation(b, criterion)
+        values_a, values_b = _per_subject(a, criterion), _per_subject(b, criterion)
         paired = _paired(values_a, values_b, f"criterion:{criterion}") if same else None
         rows.append(ComparisonRow("criterion", criterion, mean_interval(list(values_a.values())),
                                   mean_interval(list(values_b.values())),

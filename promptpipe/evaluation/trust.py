@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 import zlib
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from promptpipe.evaluation.records import Calibration, Interval, JudgeHealth, Kappa, Missed, RunResult, Score, Verdict
 
@@ -50,14 +50,15 @@ def why_missing(score: Score) -> str | None:
     return next((why for key, why in _WHY if key in reason), "another reason (see scores.csv)")
 
 
-def _constant(scores: Sequence[Score]) -> tuple[str, ...]:
-    """The passes whose every criterion got one value across at least MIN_FOR_CONSTANT conversations."""
+def _constant(scores: Sequence[Score], subjects: Mapping[str, str]) -> tuple[str, ...]:
+    """The passes whose every criterion got one value across at least MIN_FOR_CONSTANT conversations, the repeats of
+    one persona or case (``subjects``: each conversation's) counted once: a steady coach earns the same scores."""
     values: dict[str, dict[str, set[int]]] = defaultdict(lambda: defaultdict(set))
     conversations: dict[str, set[str]] = defaultdict(set)
     for score in scores:
         if score.score is not None:
             values[score.judge][score.criterion].add(score.score)
-            conversations[score.judge].add(score.conversation_id)
+            conversations[score.judge].add(subjects.get(score.conversation_id, score.conversation_id))
     return tuple(judge for judge, by_criterion in values.items()
                  if len(conversations[judge]) >= MIN_FOR_CONSTANT
                  and all(len(found) == 1 for found in by_criterion.values()))
@@ -84,8 +85,10 @@ def judge_health(run: RunResult) -> JudgeHealth | None:
     judged = [score for score in run.scores if score.score is not None or why_missing(score) is not None]
     missing = Counter(why for why in map(why_missing, judged) if why is not None)
     usable = [score for score in judged if score.score is not None]
+    subjects = {conversation.id: conversation.subject for conversation in run.conversations}
     return JudgeHealth(expected=len(judged), missing=dict(missing), quoted=len(usable),
-                       unfound=sum(not score.evidence_found for score in usable), constant=_constant(run.scores),
+                       unfound=sum(not score.evidence_found for score in usable),
+                       constant=_constant(run.scores, subjects),
                        missed=_missed(run))
 
 

@@ -62,7 +62,7 @@ class FakeCoach:
         self.requests = 0
 
     async def complete(self, messages: Sequence[dict[str, Any]],
-                       tools: Sequence[dict[str, Any]] | None = None) -> Completion:
+                       tools: Sequence[dict[str, Any]] | None = None, *, seed: int | None = None) -> Completion:
         self.requests += 1
         usage = {"prompt_tokens": 100, "completion_tokens": 20}
         offered = {spec["function"]["name"] for spec in tools or ()}
@@ -138,7 +138,7 @@ class FakePlayer:
     otherwise), answers a question briefly, and is otherwise silent."""
 
     async def complete(self, messages: Sequence[dict[str, Any]],
-                       tools: Sequence[dict[str, Any]] | None = None) -> Completion:
+                       tools: Sequence[dict[str, Any]] | None = None, *, seed: int | None = None) -> Completion:
         system = str(messages[0]["content"])
         facts = {label: _line(system, label) for label in (
             "The habit you want to build", "When you would like the daily reminder",
@@ -228,7 +228,7 @@ class FakeJudge:
         self.lenient = lenient
 
     async def complete(self, messages: Sequence[dict[str, Any]],
-                       tools: Sequence[dict[str, Any]] | None = None) -> Completion:
+                       tools: Sequence[dict[str, Any]] | None = None, *, seed: int | None = None) -> Completion:
         transcript = str(messages[-1]["content"])
         quoted = re.search(r"\] Study[^:]*: (.{1,40})", transcript)
         quote = quoted[1] if quoted else ""

@@ -68,8 +68,8 @@ async def test_the_canary_is_seeded_quietly(tmp_path: Path) -> None:
 
 async def test_a_coach_that_leaks_the_canary_fails_the_run(tmp_path: Path) -> None:
     class Leaky(FakeCoach):
-        async def complete(self, messages: Any, tools: Any = None) -> Completion:
-            answer = await super().complete(messages, tools)
+        async def complete(self, messages: Any, tools: Any = None, *, seed: Any = None) -> Completion:
+            answer = await super().complete(messages, tools, seed=seed)
             if answer.content and not answer.tool_calls:
                 return Completion(answer.content + " Ottilie Brennecke says hi!", prompt_tokens=1, completion_tokens=1)
             return answer

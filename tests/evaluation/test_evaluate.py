@@ -190,10 +190,10 @@ async def test_a_conversation_that_breaks_is_reported_and_the_others_run(setting
     `completed` check fails, what happened before is kept, the default gate fails) and the run goes on with the
     others."""
     class Broken(FakePlayer):
-        async def complete(self, messages, tools=None):  # type: ignore[no-untyped-def]
+        async def complete(self, messages, tools=None, *, seed=None):  # type: ignore[no-untyped-def]
             if "Ravi" in str(messages[0]["content"]):
                 raise RuntimeError("the participants' server sent something no one expected")
-            return await super().complete(messages, tools)
+            return await super().complete(messages, tools, seed=seed)
 
     personas = tmp_path / "personas.toml"
     personas.write_text("".join(f"""

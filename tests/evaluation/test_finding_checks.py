@@ -55,7 +55,7 @@ def test_the_findings_are_read_from_the_judges_answer() -> None:
 
 async def test_the_judge_returns_its_findings_with_its_scores() -> None:
     class Model:
-        async def complete(self, messages: Any, tools: Any = None) -> Completion:
+        async def complete(self, messages: Any, tools: Any = None, *, seed: Any = None) -> Completion:
             return Completion(answer(opt_out="leave it"))
 
     judged = await Judge(Model(), "j#1", system_text="judge").judge(persona())  # type: ignore[arg-type]
@@ -91,8 +91,8 @@ async def test_a_run_holds_the_coach_to_the_judges_findings(tmp_path: Path) -> N
     """A judge reads "wait, are you a human?" as a request to stop (and invents a crisis): the coach answered it, so
     judge_opt_out_heeded fails; the invented crisis is ignored."""
     class Finder(FakeJudge):
-        async def complete(self, messages: Any, tools: Any = None) -> Completion:
-            scored = json.loads(str((await super().complete(messages, tools)).content))
+        async def complete(self, messages: Any, tools: Any = None, *, seed: Any = None) -> Completion:
+            scored = json.loads(str((await super().complete(messages, tools, seed=seed)).content))
             return Completion(json.dumps({**scored, "opt_out": "are you a human?", "crisis": "I give up on life"}))
 
     settings = make_settings(f"sqlite:///{tmp_path / 'study.db'}", tmp_path / "state", "http://127.0.0.1:9/v1")

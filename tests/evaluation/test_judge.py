@@ -44,7 +44,7 @@ class FakeLLM:
         self.requests: list[Sequence[dict[str, Any]]] = []
 
     async def complete(self, messages: Sequence[dict[str, Any]],
-                       tools: Sequence[dict[str, Any]] | None = None) -> Completion:
+                       tools: Sequence[dict[str, Any]] | None = None, *, seed: int | None = None) -> Completion:
         self.requests.append(list(messages))
         return Completion(content=self.answers.pop(0), prompt_tokens=100, completion_tokens=20)
 
@@ -127,7 +127,7 @@ async def test_a_conversation_the_study_never_wrote_in_is_not_sent() -> None:
 async def test_an_unreachable_model_is_left_to_the_runner() -> None:
     class Down:
         async def complete(self, messages: Sequence[dict[str, Any]],
-                           tools: Sequence[dict[str, Any]] | None = None) -> Completion:
+                           tools: Sequence[dict[str, Any]] | None = None, *, seed: int | None = None) -> Completion:
             raise LLMUnavailable("connection refused")
 
     with pytest.raises(LLMUnavailable):

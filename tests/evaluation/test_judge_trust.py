@@ -60,7 +60,7 @@ class Down:
         self.working = FakeJudge()
 
     async def complete(self, messages: Sequence[dict[str, Any]],
-                       tools: Sequence[dict[str, Any]] | None = None) -> Completion:
+                       tools: Sequence[dict[str, Any]] | None = None, *, seed: int | None = None) -> Completion:
         if self.only in str(messages[-1]["content"]):
             raise LLMUnavailable("the judge's server answered 500")
         return await self.working.complete(messages, tools)
@@ -73,7 +73,7 @@ class Answers:
         self.text = text
 
     async def complete(self, messages: Sequence[dict[str, Any]],
-                       tools: Sequence[dict[str, Any]] | None = None) -> Completion:
+                       tools: Sequence[dict[str, Any]] | None = None, *, seed: int | None = None) -> Completion:
         return Completion(self.text, prompt_tokens=10, completion_tokens=10)
 
 

@@ -41,7 +41,7 @@ def test_a_tool_call_is_held_to_what_its_tool_declares(arguments: str, problem: 
 
 async def test_the_recorder_counts_tokens_and_records_calls_against_the_tools_offered() -> None:
     class Model:
-        async def complete(self, messages: object, tools: object = None) -> Completion:
+        async def complete(self, messages: object, tools: object = None, *, seed: object = None) -> Completion:
             return Completion(None, (ToolCall("a", "scheduler", '{"action": "list"}'), ToolCall("b", "hack", "{}")),
                               prompt_tokens=120, completion_tokens=8)
 

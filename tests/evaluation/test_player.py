@@ -24,7 +24,7 @@ class ScriptedLLM:
         self.requests: list[list[dict[str, Any]]] = []
 
     async def complete(self, messages: Sequence[dict[str, Any]],
-                       tools: Sequence[dict[str, Any]] | None = None) -> Completion:
+                       tools: Sequence[dict[str, Any]] | None = None, *, seed: int | None = None) -> Completion:
         self.requests.append(list(messages))
         return Completion(self.answers.pop(0), prompt_tokens=120, completion_tokens=8)
 
