@@ -322,10 +322,22 @@ def _insert(conn: Connection, model: Any, rows: list[dict[str, Any]]) -> None:
 
 
 def next_due(lead_s: float) -> datetime:
-    """The first whole UTC minute at least ``lead_s`` from now."""
+    """The first whole UTC minute at least ``lead_s`` from now at which a fixed daily prompt can fall due in every
+    zone of :data:`ZONES` (in a zone's first PREP_MINUTES after midnight none can: they go at 00:00)."""
     earliest = datetime.now(timezone.utc) + timedelta(seconds=lead_s)
     minute = earliest.replace(second=0, microsecond=0)
-    return minute if minute >= earliest else minute + timedelta(minutes=1)
+    due = minute if minute >= earliest else minute + timedelta(minutes=1)
+    while not all(_fires_at(due, zone) for zone in ZONES):
+        due += timedelta(minutes=1)
+    return due
+
+
+def _fires_at(due: datetime, zone: str) -> bool:
+    try:
+        habit_time_for(due, zone)
+    except RuntimeError:
+        return False
+    return True
 
 
 def wall_to_perf(when: datetime) -> float:

@@ -49,6 +49,7 @@ from typing import IO, Any
 from zoneinfo import ZoneInfo
 
 import psycopg
+import sqlalchemy as sa
 from _common import bench_phone, print_machine, summary, verdict
 from bench_schedule_burst import PREP_MINUTES, PROMPT_TEXT, ZONES, habit_time_for, next_due
 from sqlalchemy import insert
@@ -80,6 +81,8 @@ ROWS_PER_STATEMENT = 5_000
 
 TARGET_LAST_PROMPT_S = 60.0  # issue 30: "prompts due in one minute"
 TARGET_TAKEOVER_S = 30.0  # LEASE_TTL + LEASE_HEARTBEAT must be 30 s or less
+TARGET_SEVERAL_OVER_ONE = 1.1  # issue 50: CPU per prompt with three services, against one (PostgreSQL)
+TARGET_PG_OVER_SQLITE = 1.5  # issue 50: one service on PostgreSQL against one on SQLite
 
 PROMPT, POLL, INTENSITY = "prompt-text:", "prompt-poll:", "intensity-poll:"
 
@@ -111,8 +114,9 @@ class FakeModel:
         self._ready.wait(10)
 
     def stop(self) -> None:
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(5)
+        if self._thread.is_alive():  # not when seeding failed before it started
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(5)
 
     def _run(self) -> None:
         asyncio.set_event_loop(self._loop)
@@ -246,14 +250,28 @@ def held_by_pid(now: datetime, leases: list[Lease]) -> dict[int, list[str]]:
     return held
 
 
-def database_outcome(conn: psycopg.Connection[Any]) -> tuple[dict[str, int], dict[str, int], list[float]]:
+def database_outcome(url: str) -> tuple[dict[str, int], dict[str, int], list[float]]:
     """Today's daily-prompt inbox rows and every outbox row, by status; when each of those inbox
     rows was written (wall-clock seconds)."""
-    today = "FROM inbox WHERE kind = 'daily_prompt' AND created_at > now() - interval '1 hour'"
-    inbox = dict(conn.execute(f"SELECT status, count(*) {today} GROUP BY status").fetchall())
-    written = [float(at) for (at,) in conn.execute(f"SELECT extract(epoch FROM created_at) {today}").fetchall()]
-    outbox = dict(conn.execute("SELECT status, count(*) FROM outbox GROUP BY status").fetchall())
+    engine = sa.create_engine(url.replace("postgresql://", "postgresql+psycopg://", 1))
+    since = datetime.now(timezone.utc) - timedelta(hours=1)
+    today = "FROM inbox WHERE kind = 'daily_prompt' AND created_at > :since"
+    try:
+        with engine.connect() as conn:
+            inbox = {status: n for status, n in conn.execute(
+                sa.text(f"SELECT status, count(*) {today} GROUP BY status"), {"since": since})}
+            written = [_epoch(at) for (at,) in conn.execute(sa.text(f"SELECT created_at {today}"), {"since": since})]
+            by_status = sa.text("SELECT status, count(*) FROM outbox GROUP BY status")
+            outbox = {status: n for status, n in conn.execute(by_status)}
+    finally:
+        engine.dispose()
     return inbox, outbox, written
+
+
+def _epoch(at: datetime | str) -> float:
+    """A stored time as wall-clock seconds (SQLite hands back text, stored in UTC)."""
+    when = datetime.fromisoformat(at) if isinstance(at, str) else at
+    return (when if when.tzinfo else when.replace(tzinfo=timezone.utc)).timestamp()
 
 
 # --- the services ------------------------------------------------------------------------------
@@ -309,6 +327,8 @@ class Service:
     killed_at: float | None = None
     peak_rss_mb: float | None = None
     cpu_s: float | None = None
+    cpu_at_due_s: float | None = None
+    """CPU time when the prompts fell due: what the burst cost is ``cpu_s`` minus this (start-up is not a prompt's)."""
 
     @property
     def pid(self) -> int:
@@ -342,6 +362,7 @@ class Service:
 
 
 def service_env(model_url: str, database_url: str, workdir: Path, index: int) -> dict[str, str]:
+    several = "off" if database_url.startswith("sqlite") else "on"
     return {
         **{k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "PROMPTPIPE_", "DATABASE_URL"))},
         "OPENAI_API_KEY": "bench", "OPENAI_BASE_URL": model_url, "LLM_MAX_RETRIES": "0",
@@ -349,7 +370,7 @@ def service_env(model_url: str, database_url: str, workdir: Path, index: int) ->
         "PROMPTPIPE_TRANSPORT": "dry-run", "PROMPTPIPE_DRYRUN_JOURNAL": str(workdir / f"journal-{index}.jsonl"),
         "LOG_FORMAT": "json", "API_LISTEN": "", "SEND_RATE_PER_SECOND": "0",
         "SCHEDULER_PREP_TIME_MINUTES": str(PREP_MINUTES), "AUTO_FEEDBACK_AFTER_PROMPT_ENABLED": "off",
-        "SEVERAL_SERVICES": "on", "WHATSAPP_NUMBERS": ",".join(NUMBERS),
+        "SEVERAL_SERVICES": several, "WHATSAPP_NUMBERS": ",".join(NUMBERS),
     }
 
 
@@ -413,11 +434,15 @@ _WORKDIRS: list[Path] = []
 """Run directories to remove after their report (unless --keep)."""
 
 
-def run(args: argparse.Namespace, failover: bool) -> RunResult:
+def run(args: argparse.Namespace, failover: bool, *, sqlite: bool = False) -> RunResult:
+    """One run on a fresh database: ``args.processes`` services on PostgreSQL, or one on a SQLite file (``sqlite``,
+    on the disk the state directory would be on, as in production: no tmpfs)."""
     label = "failover" if failover else "steady"
-    name = create_database(args.server)
-    url = args.server + name
     workdir = Path(tempfile.mkdtemp(prefix="pp-bench-several-", dir="/dev/shm" if Path("/dev/shm").is_dir() else None))
+    name = "" if sqlite else create_database(args.server)
+    sqlite_dir = Path(tempfile.mkdtemp(prefix="pp-bench-sqlite-")) if sqlite else None
+    url = f"sqlite:///{sqlite_dir}/promptpipe.db" if sqlite_dir else args.server + name
+    processes = 1 if sqlite else args.processes
     model = FakeModel(LLM_DELAY_S)
     services: list[Service] = []
     logs: list[IO[bytes]] = []
@@ -425,7 +450,7 @@ def run(args: argparse.Namespace, failover: bool) -> RunResult:
         seeding = time.time()
         due = next_due(args.lead)
         phones = asyncio.run(seed(url, args.participants, due))
-        if args.without_day_counts:
+        if args.without_day_counts and not sqlite:
             with psycopg.connect(url, autocommit=True) as conn:
                 conn.execute("DROP TRIGGER prompt_day_counts_delivery ON prompt_delivery")
         seeded_in_s = time.time() - seeding
@@ -434,14 +459,14 @@ def run(args: argparse.Namespace, failover: bool) -> RunResult:
               f"prompts due {due:%H:%M:%S} UTC ({due_ts - time.time():.0f} s from now); directory {workdir}",
               flush=True)
         model.start()
-        for index in range(args.processes):
+        for index in range(processes):
             log = open(workdir / f"service-{index}.log", "ab")  # noqa: SIM115
             logs.append(log)
             services.append(start_service(index, service_env(model.url, url, workdir, index), workdir, log))
         by_pid = {service.pid: service for service in services}
         first_start = services[0].started_at
 
-        leases_conn = psycopg.connect(url, autocommit=True)
+        leases_conn = None if sqlite else psycopg.connect(url, autocommit=True)
         expected = set(phones)
         prompted: set[str] = set()
         polled: set[str] = set()
@@ -472,17 +497,26 @@ def run(args: argparse.Namespace, failover: bool) -> RunResult:
                           f"see {service.log_path}", flush=True)
             wants_leases = (settled_after_s is None or not held_at_due
                             or (takeover is not None and len(takeover.taken_at) < len(takeover.names)))
-            if wants_leases and now - last_lease_read >= STEP_S:
+            if sqlite and not held_at_due and now >= due_ts:  # one service, no leases: it holds everything
+                settled_after_s = 0.0
+                held_at_due = {0: ["@alarms", *NUMBERS]}
+                for service in services:
+                    service.measure()
+                    service.cpu_at_due_s = service.cpu_s
+            if leases_conn is not None and wants_leases and now - last_lease_read >= STEP_S:
                 last_lease_read = now
                 db_now, leases = read_leases(leases_conn)
                 held = held_by_pid(db_now, leases)
-                if settled_after_s is None and _settled(held, args.processes):
+                if settled_after_s is None and _settled(held, processes):
                     settled_after_s = now - first_start
                     print(f"  leases settled {settled_after_s:.1f} s after the first start: "
                           + "; ".join(f"service {by_pid[pid].index} holds {', '.join(sorted(names))}"
                                       for pid, names in sorted(held.items(), key=lambda kv: by_pid[kv[0]].index)
                                       if pid in by_pid), flush=True)
                 if not held_at_due and now >= due_ts:
+                    for service in services:
+                        service.measure()
+                        service.cpu_at_due_s = service.cpu_s
                     held_at_due = {by_pid[pid].index: sorted(names) for pid, names in held.items() if pid in by_pid}
                 if takeover is not None:
                     victim_pid = services[takeover.victim].pid
@@ -491,10 +525,14 @@ def run(args: argparse.Namespace, failover: bool) -> RunResult:
                         if (lease.name in takeover.names and lease.name not in takeover.taken_at
                                 and pid is not None and pid != victim_pid and lease.expires_at > db_now):
                             takeover.taken_at[lease.name] = (now, by_pid[pid].index if pid in by_pid else -1)
-            if failover and takeover is None and len(prompted) >= kill_after and now >= due_ts:
+            if failover and leases_conn is not None and takeover is None and len(prompted) >= kill_after \
+                    and now >= due_ts:
                 takeover = kill_one(services, by_pid, read_leases(leases_conn), len(prompted), due_ts)
             if complete_at is None and prompted >= expected and polled >= expected:
                 complete_at = now
+                for service in services:
+                    if service.killed_at is None:
+                        service.measure()
             if complete_at is not None and now - complete_at >= AFTER_LAST_S and (
                     takeover is None or len(takeover.taken_at) == len(takeover.names) or now - takeover.killed_at > 60):
                 break
@@ -504,10 +542,11 @@ def run(args: argparse.Namespace, failover: bool) -> RunResult:
             time.sleep(STEP_S)
 
         for service in services:
-            if service.killed_at is None:
+            if service.killed_at is None and complete_at is None:  # else measured when the last prompt was out
                 service.measure()
-        inbox, outbox, inbox_written = database_outcome(leases_conn)
-        leases_conn.close()
+        inbox, outbox, inbox_written = database_outcome(url)
+        if leases_conn is not None:
+            leases_conn.close()
         reconciled = [at for service in services for event, at in service.log_events("alarms_reconciled")]
         return RunResult(
             label=label, participants=args.participants, due=due_ts, seeded_in_s=seeded_in_s, services=services,
@@ -521,7 +560,10 @@ def run(args: argparse.Namespace, failover: bool) -> RunResult:
         for service_log in logs:
             service_log.close()
         model.stop()
-        drop_database(args.server, name)
+        if name:
+            drop_database(args.server, name)
+        if sqlite_dir is not None:
+            shutil.rmtree(sqlite_dir, ignore_errors=True)
         _WORKDIRS.append(workdir)  # removed once its report (which reads the logs) is printed
 
 
@@ -554,7 +596,8 @@ def kill_one(services: list[Service], by_pid: dict[int, Service], leases: tuple[
 # --- the report --------------------------------------------------------------------------------
 
 
-def report(result: RunResult, phones: int) -> None:
+def report(result: RunResult, phones: int) -> float | None:
+    """Prints the run's figures; returns the services' CPU per delivered prompt, from due to the last prompt (ms)."""
     due = result.due
     print(f"{result.label}: {len(result.services)} services, numbers {','.join(NUMBERS)}")
     starts = {s.index: [at for _, at in s.log_events("service_started")] for s in result.services}
@@ -613,10 +656,19 @@ def report(result: RunResult, phones: int) -> None:
         end = "killed" if service.killed_at is not None else "stopped"
         rss = f"peak RSS {service.peak_rss_mb:.0f} MB" if service.peak_rss_mb is not None else "peak RSS unknown"
         cpu = f", CPU {service.cpu_s:.0f} s" if service.cpu_s is not None else ""
+        if service.cpu_s is not None and service.cpu_at_due_s is not None and counts[PROMPT]:
+            burst = service.cpu_s - service.cpu_at_due_s
+            cpu += f" ({burst:.1f} s from due to the last prompt: {1000 * burst / counts[PROMPT]:.1f} ms per prompt)"
         own = [sent.at - due for sent in service.journal.sent if sent.kind == PROMPT]
         spread = f", prompts due+{min(own):.1f} .. due+{max(own):.1f} s" if own else ""
         print(f"  service {service.index}: prompts {counts[PROMPT]:,}, polls {counts[POLL]:,}, intensity "
               f"{counts[INTENSITY]:,}{spread}; {rss}{cpu} ({end})")
+    burst = [s.cpu_s - s.cpu_at_due_s for s in result.services if s.cpu_s is not None and s.cpu_at_due_s is not None]
+    per_prompt = None
+    if burst and len(burst) == len(result.services) and first_by_kind[PROMPT]:
+        per_prompt = 1000 * sum(burst) / len(first_by_kind[PROMPT])
+        print(f"  CPU from due to the last prompt, all services: {sum(burst):.1f} s, "
+              f"{1000 * sum(burst) / len(first_by_kind[PROMPT]):.1f} ms per prompt delivered (its poll included)")
     print(f"  model requests {result.model_requests:,}, at most {result.model_peak_in_flight} at the same time")
     print(f"  database after: today's daily-prompt inbox rows {result.inbox}; outbox {result.outbox}")
     if result.takeover is not None:
@@ -640,6 +692,7 @@ def report(result: RunResult, phones: int) -> None:
         print("  " + verdict("last prompt after due", max(prompt_late), TARGET_LAST_PROMPT_S, "s") + complete)
     print(f"  missing {missing + missing_polls}, duplicates {sum(duplicates.values())}: "
           + ("OK" if not missing + missing_polls + sum(duplicates.values()) else "MISSED"))
+    return per_prompt
 
 
 def main() -> None:
@@ -653,6 +706,9 @@ def main() -> None:
                                                                    "are due")
     parser.add_argument("--give-up", type=float, default=GIVE_UP_S, help="seconds after the due instant")
     parser.add_argument("--keep", action="store_true", help="keep the directory (logs, journals)")
+    parser.add_argument("--compare", action="store_true",
+                        help="the cost per prompt side by side, steady runs only: one service on SQLite, one on "
+                             "PostgreSQL, then --processes on PostgreSQL")
     parser.add_argument("--without-day-counts", action="store_true",
                         help="diagnosis only: drop the trigger that keeps prompt_day_counts on each prompt_delivery "
                              "insert (one row per local day and arm, which every prompt's commit updates)")
@@ -664,6 +720,9 @@ def main() -> None:
           f"{args.server}")
     if args.without_day_counts:
         print("DIAGNOSIS: the prompt_day_counts trigger on prompt_delivery is dropped (statistics go stale)")
+    if args.compare:
+        compare(args)
+        return
     for failover in (False, True):
         if failover and args.skip_failover:
             break
@@ -672,6 +731,29 @@ def main() -> None:
         finally:
             while _WORKDIRS and not args.keep:
                 shutil.rmtree(_WORKDIRS.pop(), ignore_errors=True)
+
+
+def compare(args: argparse.Namespace) -> None:
+    """CPU per delivered prompt: one service on SQLite, one on PostgreSQL, ``args.processes`` on PostgreSQL."""
+    several = args.processes
+    figures: dict[str, float | None] = {}
+    for label, sqlite, processes in (("SQLite, 1 service", True, 1), ("PostgreSQL, 1 service", False, 1),
+                                     (f"PostgreSQL, {several} services", False, several)):
+        args.processes = processes
+        print(f"\n=== {label}")
+        try:
+            figures[label] = report(run(args, failover=False, sqlite=sqlite), args.participants)
+        finally:
+            while _WORKDIRS and not args.keep:
+                shutil.rmtree(_WORKDIRS.pop(), ignore_errors=True)
+    print("\nCPU per delivered prompt (all services, from due to the last prompt; its poll included):")
+    for label, ms in figures.items():
+        print(f"  {label:<26} " + (f"{ms:.1f} ms" if ms is not None else "not measured"))
+    sqlite_ms, one, many = figures.values()
+    if sqlite_ms and one:
+        print("  " + verdict("PostgreSQL 1 service / SQLite", one / sqlite_ms, TARGET_PG_OVER_SQLITE, "x"))
+    if one and many:
+        print("  " + verdict(f"{several} services / 1 service (PostgreSQL)", many / one, TARGET_SEVERAL_OVER_ONE, "x"))
 
 
 if __name__ == "__main__":
