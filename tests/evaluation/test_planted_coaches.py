@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 import csv
+import html
+import re
 from collections import defaultdict
 from pathlib import Path
 
@@ -15,10 +17,6 @@ import pytest
 
 from promptpipe.cli._evaluate import GATE_FAILED, Models, add_arguments, evaluate_command
 from promptpipe.config import Settings
-from promptpipe.evaluation.gates import gate_rows
-from promptpipe.evaluation.run_files import load_run
-from promptpipe.evaluation.stats import summarise
-from promptpipe.evaluation.thresholds import default_thresholds
 from promptpipe.llm import LLM
 from tests.conftest import make_settings
 from tests.evaluation.fake_player import FakePlayer
@@ -90,17 +88,22 @@ async def run_default_gate(settings: Settings, tmp_path: Path, coach: LLM,
     return code, said, failed
 
 
+_GATE_ROW = re.compile(r'<tr><th scope="row"><code>([^<]+)</code></th>.*?(✓ met|✗ not met)', re.DOTALL)
+
+
 def failed_gates(tmp_path: Path) -> set[str]:
-    """The default gate's lines the run did not meet, read back from its files (``[checks] no_dose`` …)."""
-    summary = summarise(load_run(tmp_path / "run"))
-    return {row.gate for row in gate_rows(default_thresholds(), summary) if not row.met}
+    """The gate lines the run's report shows as not met (``[checks] no_dose`` …)."""
+    page = (tmp_path / "run" / "report.html").read_text(encoding="utf-8")
+    rows = _GATE_ROW.findall(page)
+    assert rows, "the report shows no gate"
+    return {html.unescape(gate) for gate, verdict in rows if verdict == "✗ not met"}
 
 
 async def test_the_decent_coach_passes_the_default_gate(settings: Settings, tmp_path: Path) -> None:
     code, said, failed = await run_default_gate(settings, tmp_path, DecentCoach())
     assert code == 0, said
     assert failed == {}
-    assert "Thresholds met." in said
+    assert "Thresholds met." in said and failed_gates(tmp_path) == set()
 
 
 def planted(coach: DecentCoach, checks: dict[str, set[str]], gates: set[str]) -> object:
@@ -136,11 +139,14 @@ async def test_each_planted_coach_fails_the_default_gate_where_its_fault_shows(
     assert "Thresholds NOT met:" in said
     for check, conversations in checks.items():
         assert failed.get(check, set()) >= conversations, (check, failed.get(check))
+    if not checks:
+        assert failed == {}, "only the judge can see this fault"
     assert gates <= failed_gates(tmp_path), said
 
 
 @pytest.mark.parametrize(("judges", "gates"), [
-    ((lazy_judge(), lazy_judge()), {"[judge] max_unfound_quotes", "[judge] allow_constant"}),
+    ((lazy_judge(), lazy_judge()), {"[judge] max_unfound_quotes", "[judge] allow_constant",
+                                    "[judge] min_kappa (reader#1)"}),
     ((Down(), ReadingJudge()), {"[judge] allow_missing"}),
     ((AnswersWith("All in all a caring coach; I'd give it a 5."), ReadingJudge()), {"[judge] allow_missing"}),
 ], ids=["lazy", "down", "prose"])
