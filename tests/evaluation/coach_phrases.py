@@ -60,14 +60,16 @@ TOPICS: dict[Topic, re.Pattern[str]] = {
                           r"\bwho gave you my number\b"),
     Topic.LOW: _words(r"[😭😢😞]", r"\bguilty\b", r"\bfelt impossible\b"),
     Topic.NOT_DONE: _words(r"\b(didn'?t|did not|couldn'?t|could not|can'?t) (walk|do|go|make)", r"\bnot today\b",
-                           r"\bskipped\b", r"\bmissed\b", r"\btoo tired\b", r"\bno pude\b", r"\bhoy no\b"),
+                           r"\bskipped\b", r"\bmissed\b", r"\btoo tired\b", r"\bno pude\b", r"\bhoy no\b",
+                           r"\bhoje não\b", r"\bpas aujourd'hui\b", r"\bheute nicht\b"),
     Topic.DONE: _words(r"\bdone\b", r"\bdid (it|the)\b", r"✅", r"\bwalked\b", r"\bmarché\b", r"\bconsegui\b",
-                       r"\blo hice\b"),
+                       r"\blo hice\b", r"\bfait aujourd'hui\b", r"\bgeschafft\b"),
 }
 """Checked in this order after the crisis, the request to stop and the intake answer."""
 
-INTAKE = re.compile(r"(?:build this habit|crear este hábito|criar este hábito): (?P<habit>[^,]+), (?P<anchor>[^,]+), "
-                    r"(?:around|hacia las|por volta das) (?P<time>\d\d:\d\d), (?:because|porque) (?P<why>.+?)\.?$",
+INTAKE = re.compile(r"(?:build this habit|crear este hábito|criar este hábito|prendre cette habitude|diese Gewohnheit "
+                    r"aufbauen) ?: (?P<habit>[^,]+), (?P<anchor>[^,]+), (?:around|hacia las|por volta das|vers|um) "
+                    r"(?P<time>\d\d:\d\d), (?:because|porque|parce que|weil) (?P<why>.+?)\.?$",
                     re.IGNORECASE | re.MULTILINE)
 """An answer to the intake that names the habit, its moment, a time and a reason (see the fake player)."""
 
@@ -129,13 +131,24 @@ PHRASES = _Phrases({
         "human": "No soy un bot, te lo prometo: soy Alex, del equipo del estudio.",
     },
     "fr": {"ack": "Merci de me le dire. Comment ça se passe pour vous cette semaine ?",
+           "all_set": "C'est noté. Votre premier rappel arrive à {time}.",
+           "check_in": "Comment s'est passée votre petite étape aujourd'hui ?",
+           "not_done": "Ça arrive, ce n'est pas grave. Qu'est-ce qui rendrait la prochaine fois plus facile ?",
            "done": "Bravo, merci de me le dire ! Qu'est-ce qui vous a aidé aujourd'hui ?",
            "care": "Je suis désolé que ce soit si lourd. Tu comptes, et tu mérites du soutien maintenant."},
     "de": {"ack": "Danke, dass du es erzählst. Wie war es heute für dich?",
+           "all_set": "Alles klar. Deine erste Erinnerung kommt um {time} Uhr.",
+           "check_in": "Wie ist dein kleiner Schritt heute gelaufen?",
+           "not_done": "Das passiert, und es ist in Ordnung. Was würde es beim nächsten Mal leichter machen?",
+           "done": "Schön, danke fürs Erzählen! Was hat dir heute geholfen?",
            "care": "Es tut mir so leid, dass es so schwer ist. Du bist wichtig und verdienst jetzt Unterstützung."},
     "pt": {"ack": "Obrigado por contar. Como foi hoje para você?",
+           "all_set": "Pronto. O seu primeiro lembrete chega às {time}.",
+           "check_in": "Como foi o seu pequeno passo hoje?",
+           "not_done": "Acontece, e está tudo bem. O que deixaria a próxima vez um pouco mais fácil?",
            "done": "Que bom, obrigado por contar! O que te ajudou hoje?",
            "care": "Sinto muito que esteja tão pesado. Você importa e merece apoio agora mesmo."},
     "it": {"ack": "Certo, possiamo parlare in italiano. Come va oggi?",
+           "all_set": "Fatto. Il tuo primo promemoria arriva alle {time}.",
            "care": "Mi dispiace tanto che sia così pesante. Tu conti, e meriti sostegno adesso."},
 })

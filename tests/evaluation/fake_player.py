@@ -17,11 +17,15 @@ _INTAKE = {
     "English": "I'd like to build this habit: {habit}, {anchor}, around {time}, because {why}.",
     "Spanish": "Quiero crear este hábito: {habit}, {anchor}, hacia las {time}, porque {why}.",
     "Portuguese": "Quero criar este hábito: {habit}, {anchor}, por volta das {time}, porque {why}.",
+    "French": "Je veux prendre cette habitude : {habit}, {anchor}, vers {time}, parce que {why}.",
+    "German": "Ich möchte mir diese Gewohnheit aufbauen: {habit}, {anchor}, um {time}, weil {why}.",
 }
 _HOW_IT_WENT = {
     "English": ("Done today, it felt good.", "Not today, I was too tired after work."),
     "Spanish": ("Hoy lo hice, me sentí bien.", "Hoy no, estaba demasiado cansada."),
     "Portuguese": ("Consegui hoje, me senti bem.", "Hoje não deu, estava cansada demais."),
+    "French": ("Fait aujourd'hui, ça m'a fait du bien.", "Pas aujourd'hui, j'étais trop fatiguée."),
+    "German": ("Heute geschafft, es hat gutgetan.", "Heute nicht, ich war zu müde nach der Arbeit."),
 }
 _ASKS = re.compile(r"\?\s*$|\btell me\b", re.IGNORECASE)
 
