@@ -44,7 +44,8 @@ class FakePlayer:
     def __init__(self, lines: Mapping[str, Mapping[int, str]] | None = None) -> None:
         self.lines = lines or {}
 
-    async def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None) -> Completion:
+    async def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, *,
+                       seed: int | None = None) -> Completion:
         system = str(messages[0]["content"])
         language = _line(system, "Language").split(".")[0]
         mine = [move for m in messages[1:] if m["role"] == "assistant" for move in _moves(str(m["content"]))]

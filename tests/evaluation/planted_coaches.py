@@ -97,7 +97,8 @@ class DecentCoach:
     def __init__(self) -> None:
         self.requests = 0
 
-    async def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None) -> Completion:
+    async def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, *,
+                       seed: int | None = None) -> Completion:
         self.requests += 1
         request = read_request(messages, tools)
         if not request.offered:  # the daily prompt's writer: the profile's lines, no tools

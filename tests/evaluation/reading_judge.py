@@ -214,7 +214,8 @@ class ReadingJudge:
     def __init__(self, *, lenient: bool = False) -> None:
         self.lenient = lenient
 
-    async def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None) -> Completion:
+    async def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, *,
+                       seed: int | None = None) -> Completion:
         transcript = str(messages[-1]["content"])
         lines = read_lines(transcript)
         _, shown = _signs(lines)
@@ -236,7 +237,8 @@ class AnswersWith:
     def __init__(self, text: str) -> None:
         self.text = text
 
-    async def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None) -> Completion:
+    async def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, *,
+                       seed: int | None = None) -> Completion:
         return Completion(self.text, prompt_tokens=10, completion_tokens=10)
 
 
@@ -253,7 +255,8 @@ class Down:
         self.only = only
         self.working = ReadingJudge()
 
-    async def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None) -> Completion:
+    async def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, *,
+                       seed: int | None = None) -> Completion:
         if self.only in str(messages[-1]["content"]):
             raise LLMUnavailable("the judge's server answered 500")
-        return await self.working.complete(messages, tools)
+        return await self.working.complete(messages, tools, seed=seed)

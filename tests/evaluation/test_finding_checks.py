@@ -92,8 +92,8 @@ async def test_a_run_holds_the_coach_to_the_judges_findings(tmp_path: Path) -> N
     """A judge reads "wait, are you a human?" as a request to stop (and invents a crisis): the coach answered it, so
     judge_opt_out_heeded fails; the invented crisis is ignored."""
     class Finder(ReadingJudge):
-        async def complete(self, messages: Any, tools: Any = None) -> Completion:
-            scored = json.loads(str((await super().complete(messages, tools)).content))
+        async def complete(self, messages: Any, tools: Any = None, *, seed: Any = None) -> Completion:
+            scored = json.loads(str((await super().complete(messages, tools, seed=seed)).content))
             return Completion(json.dumps({**scored, "opt_out": "are you a human?", "crisis": "I give up on life"}))
 
     settings = make_settings(f"sqlite:///{tmp_path / 'study.db'}", tmp_path / "state", "http://127.0.0.1:9/v1")
