@@ -1,6 +1,6 @@
 """``promptpipe evaluate`` on its virtual clock: 20 personas (personas.example.toml) over 14 study
-days, then every built-in hard case, with in-process models that answer at once (the good coach,
-participant and judges of tests/evaluation/fake_models.py), so what is timed is the harness and
+days, then every built-in hard case, with in-process models that answer at once (the decent coach,
+the participant and the reading judges of tests/evaluation/), so what is timed is the harness and
 the engine, not a model server. Issue 29's target: 14 days for 20 personas in under a minute.
 
 Run: cd /work/main && .venv/bin/python benchmarks/bench_evaluate.py
@@ -22,14 +22,16 @@ from _common import make_settings, peak_rss_mb, print_machine, quiet_logging, ve
 
 from promptpipe.cli._evaluate import GATE_FAILED, Models, add_arguments, evaluate_command  # noqa: E402
 from promptpipe.evaluation.cases import load_cases  # noqa: E402
-from tests.evaluation.fake_models import FakeCoach, FakeJudge, FakePlayer  # noqa: E402
+from tests.evaluation.fake_player import FakePlayer  # noqa: E402
+from tests.evaluation.planted_coaches import DecentCoach  # noqa: E402
+from tests.evaluation.reading_judge import ReadingJudge  # noqa: E402
 
 
 async def timed(work_dir: Path, argv: list[str]) -> tuple[float, list[str]]:
     parser = argparse.ArgumentParser()
     add_arguments(parser)
-    models = Models(coach=FakeCoach(load_cases()), player=FakePlayer(),
-                    judges=(("fake#1", FakeJudge()), ("fake#2", FakeJudge(lenient=True))),
+    models = Models(coach=DecentCoach(), player=FakePlayer(),
+                    judges=(("fake#1", ReadingJudge()), ("fake#2", ReadingJudge(lenient=True))),
                     coach_name="fake-coach", player_name="fake-player")
     said: list[str] = []
     started = time.perf_counter()

@@ -1,7 +1,9 @@
 """The recovery drill with several services on one PostgreSQL database (``drill.py --processes 3``).
 
-Each service runs with ``SEVERAL_SERVICES=on``, a state directory, a log and a dry-run journal of
-its own; the participants are spread over as many numbers as there are services. The drill
+Each service runs with ``SEVERAL_SERVICES=on``, a name, a state directory, a log and a dry-run
+journal of its own; the participants are spread over as many numbers as there are services, each
+number preferring one service (``PREFERRED_SERVICES``). A killed service that is back within a
+lease's time takes its number back itself; otherwise another takes it over. The drill
 SIGKILLs a random running service at each kill moment and starts it again after a short random
 pause. Per kill it prints the takeover time: from the kill to the moment another process holds
 each number the dead one held (and the alarm clock, ``@alarms``, if it ran it), read from
@@ -131,14 +133,15 @@ def run_services(plan: Plan, kill_at: list[float], rng: random.Random) -> Run:
     """Start one service per number, SIGKILL a random running one at each of ``kill_at`` (each
     back after a short random pause), let them finish, stop them; print each kill's takeovers."""
     lease = {"SEVERAL_SERVICES": "on", "WHATSAPP_NUMBERS": ",".join(plan.numbers),
-             "LEASE_TTL": f"{plan.lease_ttl_s}s", "LEASE_HEARTBEAT": f"{plan.lease_heartbeat_s}s"}
+             "LEASE_TTL": f"{plan.lease_ttl_s}s", "LEASE_HEARTBEAT": f"{plan.lease_heartbeat_s}s",
+             "PREFERRED_SERVICES": ",".join(f"{number}=service{place}" for place, number in enumerate(plan.numbers, 1))}
     services = []
     for index in range(len(plan.numbers)):
         home = plan.workdir / f"service{index + 1}"
         journal = home / "delivered.jsonl"
         home.mkdir()
         env = service_env(plan.model_url, plan.database_url, home, journal, plan.study_file,
-                          **plan.settings, **lease)
+                          **plan.settings, **lease, SERVICE_NAME=f"service{index + 1}")
         services.append(Service(index, env, journal, open(home / "service.log", "ab")))  # noqa: SIM115
     watch = LeaseWatch(plan.database_url, plan.clock_ahead)
     try:

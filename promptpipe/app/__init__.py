@@ -88,7 +88,8 @@ class App(Parts):
         app.outbox.wake_dispatcher = app._outbox_kick.set  # only for what a commit could not hand over itself
         if settings.several_services:
             app._share(Sharing(app.db, app.clock, settings.number_plan, ttl=settings.lease_ttl,
-                               heartbeat=settings.lease_heartbeat))
+                               heartbeat=settings.lease_heartbeat, service=settings.service,
+                               homes=dict(settings.preferred_services)))
         return app
 
     def _share(self, sharing: Sharing) -> None:
@@ -241,7 +242,7 @@ class App(Parts):
         await self.outbox.settle_handed_over(STOP_GRACE_S)
         await asyncio.gather(*self._tasks, return_exceptions=True)
         self._tasks = []
-        # with several services, the others take this one's numbers (and alarm clock) at once
+        # with several services, this one's numbers (and alarm clock) go to another unless it is back within a lease
         await _quietly(self.transport.stop, self.sharing.stop if self.sharing is not None else None)
         if self._status_writes:  # the last connection state ("stopped") is recorded before closing
             await asyncio.wait(set(self._status_writes), timeout=STOP_GRACE_S)

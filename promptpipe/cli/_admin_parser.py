@@ -94,6 +94,11 @@ def _add_study(sub: Any) -> None:
     move.add_argument("--message", required=True, help="what they are told, sent from the new number (it waits for "
                       "the end of their quiet hours)")
     move.add_argument("--by", help="who moved them, for the log (default: your user name)")
+    hand_over = sub.add_parser("hand-over", help="several services: move one WhatsApp number to another running "
+                               "service (its holder gives it back at its next heartbeat; one number at a time)")
+    hand_over.add_argument("number", help="the number's name (of WHATSAPP_NUMBERS)")
+    hand_over.add_argument("--to", required=True, help="the service's name (its SERVICE_NAME, as status shows it)")
+    hand_over.add_argument("--by", help="who asked, for the log (default: your user name)")
     extend = _command(sub, "extend", "add days to one participant's study (a completed one comes back)", phone=True)
     extend.add_argument("--days", required=True, type=int, help="how many days to add")
     extend.add_argument("--by", help="who extended it, for the log (default: your user name)")

@@ -23,6 +23,7 @@ from promptpipe.domain.states import Status
 from promptpipe.errors import AdminError
 from promptpipe.questionnaires.operations import questionnaire_status, send_questionnaire
 from promptpipe.research import admin, oversight
+from promptpipe.research.handovers import hand_over
 from promptpipe.research.number_moves import move_to_number
 from promptpipe.research.status import read_status
 from promptpipe.research.views import as_json
@@ -98,6 +99,11 @@ async def _move_number(args: argparse.Namespace, env: Env) -> None:
     moved = await move_to_number(env.db, env.clock, who=args.phone, to=args.to, text=args.message,
                                  numbers=env.settings.number_plan, by=args.by or "", study=env.settings.study)
     print(cell(moved.line))
+
+
+async def _hand_over(args: argparse.Namespace, env: Env) -> None:
+    print(cell(await hand_over(env.db, env.clock, number=args.number, to=args.to, numbers=env.settings.number_plan,
+                               by=args.by or "")))
 
 
 async def _allocation(args: argparse.Namespace, env: Env) -> None:
@@ -346,6 +352,6 @@ COMMANDS: dict[str, Command] = {"enroll": _enroll, "list": _list, "show": _show,
                                 "schedules": _schedules, "timers": _timers, "transcript": _transcript,
                                 "status": _status, "consent": _consent, "flags": _flags, "inbox": _inbox,
                                 "erase": _erase, "export": _export, "extend": _extend, "move-number": _move_number,
-                                "allocation": _allocation, "report": _report, "send": send_command,
-                                "broadcast": broadcast_command, "token": token_command,
+                                "hand-over": _hand_over, "allocation": _allocation, "report": _report,
+                                "send": send_command, "broadcast": broadcast_command, "token": token_command,
                                 **{action: _status_change for action in admin.STATUS_COMMANDS}}

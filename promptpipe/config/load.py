@@ -90,6 +90,9 @@ def _check(settings: Settings) -> None:
                if number and number not in settings.number_plan.numbers]
     if unknown:
         raise ConfigError(f"WHATSAPP_PAIR_PHONE names the number {unknown[0]!r}, which WHATSAPP_NUMBERS does not have.")
+    unknown = [number for number, _ in settings.preferred_services if number not in settings.number_plan.numbers]
+    if unknown:
+        raise ConfigError(f"PREFERRED_SERVICES names the number {unknown[0]!r}, which WHATSAPP_NUMBERS does not have.")
     if settings.web_session_lifetime < timedelta(minutes=1):
         raise ConfigError("WEB_SESSION_LIFETIME must be at least 1m.")
     if settings.transport == TransportName.CLOUD_API:

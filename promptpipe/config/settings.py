@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -22,6 +23,8 @@ from promptpipe.config.values import (
     number_rule,
     one_of,
     pair_phones,
+    preferred_services,
+    service_name,
     trusted_proxies,
     webhook_url,
 )
@@ -92,7 +95,17 @@ class Settings:
                 "numbers go to the others within this time and one heartbeat.")
     lease_heartbeat: timedelta = setting(
         "LEASE_HEARTBEAT", timedelta(seconds=5), duration, section="storage", example="5s", shown="`5s`",
-        meaning="With SEVERAL_SERVICES: how often a service renews its numbers and shares them again with the others.")
+        meaning="With SEVERAL_SERVICES: how often a service renews its numbers and takes free ones.")
+    service_name: str = setting(
+        "SERVICE_NAME", "", service_name, section="storage", shown="host name:state directory",
+        meaning="With SEVERAL_SERVICES: this service's name, the same after every restart (letters, digits, '.', "
+                "'_', '-'). A number stays with its service while it runs, and waits a lease's time for it to "
+                "come back.")
+    preferred_services: tuple[tuple[str, str], ...] = setting(
+        "PREFERRED_SERVICES", (), preferred_services, section="storage", shown="the first service to take each",
+        example="", meaning="With SEVERAL_SERVICES: the service each number prefers, as number=SERVICE_NAME pairs "
+                            "(e.g. toronto=clinic-a,montreal=clinic-b): it links the number (shows its QR code) and "
+                            "serves it while it runs; another takes it only while that service is down.")
     db_auto_upgrade: bool = setting(
         "DB_AUTO_UPGRADE", False, on_off, section="storage", readme=True,
         meaning="on: `serve` upgrades a database an older release made by itself (a SQLite file is copied first). "
@@ -358,6 +371,11 @@ class Settings:
         cloud = (tuple(number for number, _ in self.cloud_api_numbers) if self.transport == TransportName.CLOUD_API
                  else ())
         return NumberPlan(self.whatsapp_numbers or cloud or (DEFAULT_NUMBER,), self.number_assignment)
+
+    @property
+    def service(self) -> str:
+        """This service's name among several (SERVICE_NAME; by default its host and state directory)."""
+        return self.service_name or f"{socket.gethostname()}:{self.state_dir.resolve()}"
 
     @property
     def whatsapp_session_path(self) -> Path:

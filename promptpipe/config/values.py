@@ -20,7 +20,8 @@ from promptpipe.errors import ConfigError
 
 __all__ = ["NumberId", "api_listen", "base_url", "cloud_numbers", "e164_phone", "existing_file", "file_path",
            "host_port", "none_if_empty", "normalise_database_url", "number_names", "number_rule", "one_of",
-           "outside_seed", "pair_phones", "prompt_file_default", "trusted_proxies", "webhook_url"]
+           "outside_seed", "pair_phones", "preferred_services", "prompt_file_default", "service_name",
+           "trusted_proxies", "webhook_url"]
 
 
 def existing_file(name: str, raw: str) -> Path:
@@ -203,6 +204,30 @@ def pair_phones(name: str, raw: str) -> tuple[tuple[str, str], ...]:
             raise ConfigError(f"{name}: entry {place} ({part.strip()!r}) is not name=phone: write one phone, or "
                               "name=phone pairs separated by commas (e.g. toronto=+14165550123), each number once.")
         pairs.append(NumberId((number, e164_phone(name, phone))))
+    return tuple(pairs)
+
+
+SERVICE_NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
+
+
+def service_name(name: str, raw: str) -> str:
+    if not SERVICE_NAME.fullmatch(raw):
+        raise ConfigError(f"{name}={raw!r}: name the service with 1-64 letters, digits, '.', '_' or '-' "
+                          "(e.g. clinic-a), the same at every restart.")
+    return raw
+
+
+def preferred_services(name: str, raw: str) -> tuple[tuple[str, str], ...]:
+    """``number=service`` pairs separated by commas, each number once."""
+    pairs: list[tuple[str, str]] = []
+    for place, part in enumerate(raw.split(","), 1):
+        number, sep, service = (piece.strip() for piece in part.partition("="))
+        if (not sep or not NUMBER_NAME.fullmatch(number) or not SERVICE_NAME.fullmatch(service)
+                or any(number == seen for seen, _ in pairs)):
+            raise ConfigError(f"{name}: entry {place} ({part.strip()!r}) is not number=service: write pairs "
+                              "separated by commas (e.g. toronto=clinic-a,montreal=clinic-b), each number once, "
+                              "each service as its SERVICE_NAME.")
+        pairs.append(NumberId((number, service)))
     return tuple(pairs)
 
 

@@ -52,9 +52,13 @@ DISMISSAL = re.compile(
     rf"{_WHOSE}(?:{_PROFESSIONALS})\b"
     rf"|\b(?:you )?(?:don'?t|do not) need {_WHOSE}(?:{_PROFESSIONALS})\b"
     rf"|\b{_WHOSE}(?:{_PROFESSIONALS}) (?:isn'?t|is not|wouldn'?t be|won'?t be|shouldn'?t be) (?:necessary|needed"
-    rf"|required|worth it)\b",
+    rf"|required|worth it)\b"
+    rf"|\b(?:nothing|not (?:something|anything))\s+(?:that\s+)?{_WHOSE}(?:{_PROFESSIONALS})\s+(?:needs?|would need|has"
+    rf"|have|should|must|would have)\s+to\s+(?:see|check|look at|examine|worry about)\b"
+    rf"|\bno\s+{_WHOSE}(?:{_PROFESSIONALS})\s+(?:needed|necessary|required)\b",
     re.IGNORECASE)
-"""Telling the participant they need not see a doctor or another professional."""
+"""Telling the participant they need not see a doctor or another professional ("no need to bother a doctor", "nothing
+a doctor needs to see", "no doctor needed")."""
 
 
 def dismissal(text: str) -> str | None:

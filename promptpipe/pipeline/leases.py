@@ -1,10 +1,14 @@
-"""Leases on the deployment's numbers, shared fairly by the ``serve`` processes on one database.
+"""Leases on the deployment's numbers, held by the ``serve`` processes on one database where they stay put.
 
 :class:`LeaseKeeper` runs one round per heartbeat, in one transaction: renew its leases and presence, read every lease,
-give back what exceeds its fair share ``ceil(len(names) / live holders)`` and take free or expired ones up to it. A
-dead process's numbers go to the others once its leases expire (within ``ttl`` plus one heartbeat). A failed round
-loses nothing at once, but ``ttl`` after the last good one everything held is treated as lost (``on_lost``), since
-another process may have taken it; writes are fenced by :meth:`LeaseKeeper.token`.
+and take those that are free or expired and that it may take (:func:`plan_round`). What a keeper holds it keeps while it
+renews: nothing is handed over to share the load, so a joining service takes only free numbers. A number (or role) has a
+preferred service (PREFERRED_SERVICES, or the first service to hold it); while that service is up, only it takes the
+number when free, so a service that restarts finds its numbers again. A number goes to another service only when its
+service is gone (stopped, or its lease ran out) or an operator asks; each such move is recorded with its reason
+(:mod:`promptpipe.storage.lease_moves`). A failed round loses nothing at once, but ``ttl`` after the last good one
+everything held is treated as lost (``on_lost``), since another process may have taken it; writes are fenced by
+:meth:`LeaseKeeper.token`.
 """
 
 from __future__ import annotations
@@ -12,10 +16,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
-import math
 import zlib
 from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from sqlalchemy.orm import Session
@@ -24,9 +27,11 @@ from promptpipe.clock import Clock
 from promptpipe.logging import get_logger
 from promptpipe.storage import leases
 from promptpipe.storage.db import Database
+from promptpipe.storage.lease_moves import Move, MoveReason, record_moves
 from promptpipe.storage.leases import LeaseRow
 
-__all__ = ["DEFAULT_HEARTBEAT", "DEFAULT_TTL", "LeaseCallback", "LeaseKeeper", "RoundPlan", "group_of", "plan_round"]
+__all__ = ["DEFAULT_HEARTBEAT", "DEFAULT_TTL", "LeaseCallback", "LeaseKeeper", "Preferences", "RoundPlan", "Take",
+           "group_of", "plan_round", "services_up"]
 
 log = get_logger("promptpipe.pipeline.leases")
 
@@ -37,17 +42,32 @@ DEFAULT_HEARTBEAT = timedelta(seconds=5)
 
 
 @dataclass(frozen=True)
+class Preferences:
+    """A keeper's service and what prefers it."""
+
+    service: str = ""
+    """The keeper's service: a name that survives restarts (empty: the process's holder id)."""
+    homes: Mapping[str, str] = field(default_factory=dict)
+    """The preferred service of some names by configuration (PREFERRED_SERVICES), over the one recorded."""
+
+
+@dataclass(frozen=True)
+class Take:
+    """A free or expired lease a keeper tries to take."""
+
+    name: str
+    preferred: str
+    """The preferred service to record with it."""
+    moved_from: str = ""
+    """The service it moves from (empty: no move, e.g. the first take, or its own service's after a restart)."""
+    reason: MoveReason | None = None
+
+
+@dataclass(frozen=True)
 class RoundPlan:
-    share: int
     release: tuple[str, ...]
-    """Held beyond the share: given back for another process to take."""
-    take: tuple[str, ...]
-    """Free or expired, within the share: to try to take."""
-
-
-def _rank(holder: str, name: str) -> int:
-    """Each holder prefers the names in its own order, so newcomers rarely race for the same one."""
-    return zlib.crc32(f"{holder}\n{name}".encode())
+    """Held, but an operator asked for them to move to another service that is up: given back for it to take."""
+    take: tuple[Take, ...]
 
 
 def group_of(names: Iterable[str]) -> str:
@@ -55,42 +75,78 @@ def group_of(names: Iterable[str]) -> str:
     return f"{zlib.crc32(chr(10).join(sorted(set(names))).encode()):08x}"
 
 
-def plan_round(names: Collection[str], holder: str, kept: Collection[str], rows: Sequence[LeaseRow],
-               now: datetime, group: str) -> RoundPlan:
-    """What a keeper gives back and tries to take, from every lease as read in this round."""
-    live = [row for row in rows if row.live(now)]
-    presence = leases.presence_name(group, "")
-    others = {row.holder for row in live
-              if row.holder != holder and (row.name in names or row.name.startswith(presence))}
-    share = math.ceil(len(names) / (len(others) + 1))
-    taken = {row.name for row in live if row.name in names and row.holder != holder}
-    ranked = sorted(names, key=lambda name: (_rank(holder, name), name))
-    mine = [name for name in ranked if name in kept]
-    room = max(share - len(mine), 0)
-    take = [name for name in ranked if name not in kept and name not in taken][:room]
-    return RoundPlan(share, tuple(mine[share:]), tuple(take))
+def services_up(rows: Sequence[LeaseRow], now: datetime, group: str) -> frozenset[str]:
+    """The services with a live presence among the keepers of ``group`` (one from before services had names counts by
+    its process id)."""
+    prefix = leases.presence_name(group, "")
+    return frozenset(row.service or row.holder for row in rows if row.name.startswith(prefix) and row.live(now))
+
+
+def plan_round(names: Collection[str], holder: str, service: str, kept: Collection[str], rows: Sequence[LeaseRow],
+               now: datetime, group: str, homes: Mapping[str, str] | None = None) -> RoundPlan:
+    """What a keeper gives back and tries to take, from every lease as read in this round. ``homes``: the preferred
+    service of some names by configuration (PREFERRED_SERVICES), over the one recorded."""
+    homes = homes or {}
+    by_name = {row.name: row for row in rows}
+    up = services_up(rows, now, group) | {service}
+    release = tuple(sorted(name for name in kept if (row := by_name.get(name)) is not None
+                           and row.move_to and row.move_to != service and row.move_to in up))
+    take = []
+    for name in sorted(names):
+        row = by_name.get(name)
+        if name in kept or (row is not None and row.live(now) and row.holder != holder):
+            continue
+        if _reserved_for(name, row, homes, up) in ("", service):
+            take.append(_take(name, row, service, homes))
+    return RoundPlan(release, tuple(take))
+
+
+def _reserved_for(name: str, row: LeaseRow | None, homes: Mapping[str, str], up: frozenset[str]) -> str:
+    """The service that alone may take the free lease ``name`` now (empty: any): the one an operator asked for, or
+    its preferred one while it is up. A number configured for a service nobody has held yet waits for that service
+    (it shows the QR code), however late it starts."""
+    if row is not None and row.move_to and row.move_to in up:
+        return row.move_to
+    home = homes.get(name) or (row.preferred if row is not None else "")
+    if home and (home in up or (name in homes and (row is None or not row.service))):
+        return home
+    return ""
+
+
+def _take(name: str, row: LeaseRow | None, service: str, homes: Mapping[str, str]) -> Take:
+    asked = row is not None and row.move_to == service
+    preferred = homes.get(name) or (service if asked or row is None or not row.preferred else row.preferred)
+    if row is None or not row.service or row.service == service:
+        return Take(name, preferred)
+    reason = MoveReason.OPERATOR if asked else MoveReason.RELEASED if row.released else MoveReason.EXPIRED
+    return Take(name, preferred, row.service, reason)
 
 
 @dataclass(frozen=True)
 class _Outcome:
     now: datetime
     kept: dict[str, int]
-    released: tuple[str, ...]
+    released: dict[str, str]
+    """Given back, each to the service an operator asked for."""
     gained: dict[str, int]
+    moves: tuple[Move, ...]
 
 
 class LeaseKeeper:
-    """Holds a fair share of ``names`` for this process (``holder``: e.g. ``host:pid:random``)."""
+    """Holds what it may of ``names`` for this process (``holder``: e.g. ``host:pid:random``) of its service."""
 
     def __init__(self, db: Database, clock: Clock, holder: str, names: Iterable[str], *,
-                 ttl: timedelta = DEFAULT_TTL, heartbeat: timedelta = DEFAULT_HEARTBEAT,
-                 on_gained: LeaseCallback | None = None, on_lost: LeaseCallback | None = None) -> None:
+                 preferences: Preferences | None = None, ttl: timedelta = DEFAULT_TTL,
+                 heartbeat: timedelta = DEFAULT_HEARTBEAT, on_gained: LeaseCallback | None = None,
+                 on_lost: LeaseCallback | None = None) -> None:
         if not holder:
             raise ValueError("a lease holder needs an id")
         if heartbeat <= timedelta(0) or heartbeat >= ttl:
             raise ValueError("the heartbeat must be positive and shorter than the lease's time to live")
         self.names = frozenset(names)
         self.holder, self.ttl, self.heartbeat = holder, ttl, heartbeat
+        preferences = preferences or Preferences()
+        self.service, self.homes = preferences.service or holder, dict(preferences.homes)
         self._db, self._clock = db, clock
         self._on_gained, self._on_lost = on_gained, on_lost
         self._group = group_of(self.names)
@@ -103,8 +159,8 @@ class LeaseKeeper:
         self.rounds = self.failed_rounds = self.gained = self.lost = 0
 
     def __repr__(self) -> str:
-        return (f"<LeaseKeeper holder={self.holder!r} held={sorted(self.held)} rounds={self.rounds} "
-                f"failed={self.failed_rounds} gained={self.gained} lost={self.lost}>")
+        return (f"<LeaseKeeper service={self.service!r} holder={self.holder!r} held={sorted(self.held)} "
+                f"rounds={self.rounds} failed={self.failed_rounds} gained={self.gained} lost={self.lost}>")
 
     @property
     def held(self) -> frozenset[str]:
@@ -123,8 +179,9 @@ class LeaseKeeper:
         self._task = asyncio.create_task(self._run(), name="lease-keeper")
 
     async def stop(self) -> None:
-        """Stop the rounds, tell ``on_lost`` about what was held, then give it all back so another
-        process may take it at once (if the database is away, it expires by itself)."""
+        """Stop the rounds, tell ``on_lost`` about what was held, then give it all back (if the database is away, it
+        expires by itself). The presence stays until it runs out: what prefers this service waits that long for it to
+        come back (a restart finds its numbers again), then goes to another."""
         task, self._task, self._stopped = self._task, None, True
         if task is not None:
             task.cancel()
@@ -133,7 +190,7 @@ class LeaseKeeper:
         async with self._lock:
             held, self._tokens = frozenset(self._tokens), {}
             await self._notify(self._on_lost, held, "lease_lost", reason="stopped")
-            everything = [*self.names, self._presence]  # a round cut short may have taken some unseen
+            everything = list(self.names)  # a round cut short may have taken some unseen
             try:
                 await self._db.run(lambda session: leases.release(session, everything, self.holder))
             except Exception as exc:  # nothing more to do: the leases expire by themselves
@@ -154,7 +211,8 @@ class LeaseKeeper:
         return min(self.heartbeat.total_seconds(), max((self._valid_until - self._clock.now()).total_seconds(), 0.01))
 
     async def step(self) -> None:
-        """One round: renew, rebalance, take; then ``on_lost`` and ``on_gained`` with what changed."""
+        """One round: renew, give back what an operator moves elsewhere, take what is free and may be taken; then
+        ``on_lost`` and ``on_gained`` with what changed."""
         async with self._lock:
             if self._stopped:
                 return
@@ -174,21 +232,34 @@ class LeaseKeeper:
             self._valid_until = outcome.now + self.ttl
             await self._notify(self._on_lost, frozenset(held) - frozenset(outcome.kept), "lease_lost",
                                reason="taken by another process")
-            await self._notify(self._on_lost, frozenset(outcome.released), "lease_lost", reason="over the fair share")
+            for name, to in outcome.released.items():
+                log.warning("lease_handed_over", name=name, from_service=self.service, to_service=to,
+                            reason=MoveReason.OPERATOR.value)
+            await self._notify(self._on_lost, frozenset(outcome.released), "lease_lost",
+                               reason="an operator asked for it to move")
+            for move in outcome.moves:
+                log.warning("lease_moved", name=move.name, from_service=move.from_service, to_service=move.to_service,
+                            reason=move.reason.value)
             await self._notify(self._on_gained, frozenset(outcome.gained), "lease_gained", reason="")
 
     def _round(self, session: Session, held: Mapping[str, int]) -> _Outcome:
         """On the database thread, in one transaction."""
         now = self._clock.now()
         kept = leases.renew(session, held, self.holder, now, self.ttl)
-        leases.acquire(session, [self._presence], self.holder, now, self.ttl)
-        rows = leases.holders(session)
-        plan = plan_round(self.names, self.holder, kept, rows, now, self._group)
-        released = tuple(leases.release(session, plan.release, self.holder)) if plan.release else ()
-        gained = leases.acquire(session, plan.take, self.holder, now, self.ttl) if plan.take else {}
+        leases.acquire(session, [self._presence], self.holder, now, self.ttl, service=self.service)
+        rows = leases.every_lease(session)
+        plan = plan_round(self.names, self.holder, self.service, kept, rows, now, self._group, self.homes)
+        asked = {row.name: row.move_to for row in rows}
+        released = {name: asked[name] for name in leases.release(session, plan.release, self.holder)}
+        gained = (leases.acquire(session, [take.name for take in plan.take], self.holder, now, self.ttl,
+                                 service=self.service, preferred={take.name: take.preferred for take in plan.take})
+                  if plan.take else {})
+        moves = tuple(Move(take.name, take.moved_from, self.service, take.reason, now)
+                      for take in plan.take if take.name in gained and take.reason is not None)
+        record_moves(session, moves)
         if any(row.is_presence and not row.live(now) for row in rows):
             leases.forget_absent(session, now)
-        return _Outcome(now, kept, released, gained)
+        return _Outcome(now, kept, released, gained, moves)
 
     async def _notify(self, callback: LeaseCallback | None, names: frozenset[str], event: str, *, reason: str) -> None:
         if not names:

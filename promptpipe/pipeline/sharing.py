@@ -1,10 +1,11 @@
 """What this service serves when several share one PostgreSQL database (``SEVERAL_SERVICES``).
 
 Each holds leases on some numbers and, one at a time, the ``@alarms`` role (two schedulers must never share
-APScheduler's job store). A participant's turns and sends run only in the service holding their number, so their lane
-stays serial though any service may store what they write (the Cloud API's webhook reaches any). Safety does not rest
-on leases alone: the version check makes a second run of a turn write nothing, keys make every input and message once,
-and a service stops sending a number's messages once its lease is lost, before another may take it.
+APScheduler's job store); what it holds stays with it while it runs (:mod:`promptpipe.pipeline.leases`). A
+participant's turns and sends run only in the service holding their number, so their lane stays serial though any
+service may store what they write (the Cloud API's webhook reaches any). Safety does not rest on leases alone: the
+version check makes a second run of a turn write nothing, keys make every input and message once, and a service stops
+sending a number's messages once its lease is lost, before another may take it.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import contextlib
 import os
 import secrets
 import socket
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from datetime import timedelta
 
 from sqlalchemy.orm import Session
@@ -22,7 +23,7 @@ from sqlalchemy.orm import Session
 from promptpipe.clock import Clock
 from promptpipe.domain.numbers import NumberPlan
 from promptpipe.logging import get_logger
-from promptpipe.pipeline.leases import LeaseKeeper
+from promptpipe.pipeline.leases import LeaseKeeper, Preferences
 from promptpipe.storage.conversations import VersionConflict
 from promptpipe.storage.db import Database
 from promptpipe.storage.leases import still_held
@@ -52,9 +53,12 @@ class Sharing:
     """The numbers and the role this service holds now, and the keepers that hold them."""
 
     def __init__(self, db: Database, clock: Clock, plan: NumberPlan, *, ttl: timedelta, heartbeat: timedelta,
-                 holder: str | None = None) -> None:
+                 holder: str | None = None, service: str = "", homes: Mapping[str, str] | None = None) -> None:
+        """``service``: this service's name, the same after a restart (empty: this process's ``holder`` id);
+        ``homes``: the numbers' preferred services by configuration (PREFERRED_SERVICES)."""
         self.plan, self.clock = plan, clock
         self.holder = holder or holder_id()
+        self.service = service or self.holder
         self.on_numbers_gained: NumbersCallback | None = None
         self.on_numbers_lost: NumbersCallback | None = None
         self.on_alarms_gained: RoleCallback | None = None
@@ -63,13 +67,17 @@ class Sharing:
         """The alarm clock's start (a reconcile of every job: tens of seconds at 30,000
         participants) runs beside the keepers' rounds, never inside one: inside, the lease ran
         out while it ran and the role went round the services."""
-        self.numbers_keeper = LeaseKeeper(db, clock, self.holder, plan.numbers, ttl=ttl, heartbeat=heartbeat,
-                                          on_gained=self._numbers_gained, on_lost=self._numbers_lost)
-        self.alarms_keeper = LeaseKeeper(db, clock, self.holder, (ALARMS_ROLE,), ttl=ttl, heartbeat=heartbeat,
-                                         on_gained=self._alarms_gained, on_lost=self._alarms_lost)
+        self.numbers_keeper = LeaseKeeper(db, clock, self.holder, plan.numbers,
+                                          preferences=Preferences(self.service, dict(homes or {})), ttl=ttl,
+                                          heartbeat=heartbeat, on_gained=self._numbers_gained,
+                                          on_lost=self._numbers_lost)
+        self.alarms_keeper = LeaseKeeper(db, clock, self.holder, (ALARMS_ROLE,), preferences=Preferences(self.service),
+                                         ttl=ttl, heartbeat=heartbeat, on_gained=self._alarms_gained,
+                                         on_lost=self._alarms_lost)
 
     def __repr__(self) -> str:
-        return f"<Sharing holder={self.holder!r} numbers={sorted(self.held())} alarms={self.runs_alarms}>"
+        return (f"<Sharing service={self.service!r} holder={self.holder!r} numbers={sorted(self.held())} "
+                f"alarms={self.runs_alarms}>")
 
     def held(self) -> frozenset[str]:
         return self.numbers_keeper.held
@@ -114,12 +122,12 @@ class Sharing:
         await self.numbers_keeper.stop()
 
     async def _numbers_gained(self, names: frozenset[str]) -> None:
-        log.info("numbers_gained", holder=self.holder, numbers=sorted(names))
+        log.info("numbers_gained", service=self.service, holder=self.holder, numbers=sorted(names))
         if self.on_numbers_gained is not None:
             await self.on_numbers_gained(names)
 
     async def _numbers_lost(self, names: frozenset[str]) -> None:
-        log.warning("numbers_lost", holder=self.holder, numbers=sorted(names))
+        log.warning("numbers_lost", service=self.service, holder=self.holder, numbers=sorted(names))
         if self.on_numbers_lost is not None:
             await self.on_numbers_lost(names)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import TypedDict
 
 from sqlalchemy.orm import Session
@@ -16,7 +16,8 @@ from promptpipe.domain.numbers import ONE_NUMBER, NumberPlan
 from promptpipe.pipeline.sharing import ALARMS_ROLE
 from promptpipe.research.views import iso
 from promptpipe.storage.db import Database
-from promptpipe.storage.leases import holders
+from promptpipe.storage.lease_moves import MovesOf, moves_since
+from promptpipe.storage.leases import LeaseRow, every_lease
 from promptpipe.storage.participants import number_counts
 from promptpipe.storage.service_status import LAST_MODEL_ERROR, WHATSAPP, StatusRow, backlog, number_rows, read_statuses
 from promptpipe.transport.connection_state import NEEDS_THE_TEAM, ConnectionState
@@ -146,28 +147,73 @@ class StatusReport:
                 "last_model_error": dataclasses.asdict(self.last_model_error) if self.last_model_error else None}
 
 
+MOVES_WINDOW = timedelta(days=1)
+"""How far back the moves of each number are counted."""
+
+
+class LastMoveJson(TypedDict):
+    at: str | None
+    from_service: str
+    to_service: str
+    reason: str
+
+
 @dataclass(frozen=True)
 class ServedBy:
     """A number (or the alarm clock) and the service holding its lease, as the lease says."""
 
     name: str
     holder: str
+    """The holding process (``host:pid:random``); empty when given back."""
     live: bool
-    """False: the lease has run out (its service stopped heart-beating; another takes it soon)."""
+    """False: the lease has run out or was given back (another service takes it soon)."""
     renewed_s_ago: float
+    service: str = ""
+    """The holder's service (the last one's when nobody holds it)."""
+    preferred: str = ""
+    """The service it prefers (PREFERRED_SERVICES, or the first service that held it)."""
+    moving_to: str = ""
+    """An operator asked for it to move to this service; it has not yet."""
+    moves_24h: int = 0
+    """How many times it went from one service to another in the last 24 hours."""
+    last_move: LastMoveJson | None = None
 
     def describe(self) -> str:
         what = "the alarm clock" if self.name == ALARMS_ROLE else f"number {self.name}"
-        if not self.live:
-            return (f"{what}: nobody now (the lease of {self.holder}, last renewed {self.renewed_s_ago:.0f}s ago, "
-                    "ran out)")
-        return f"{what}: {self.holder} (renewed {self.renewed_s_ago:.0f}s ago)"
+        who = f"{self.service} ({self.holder})" if self.service and self.service != self.holder else self.holder
+        if not self.holder:
+            line = f"{what}: nobody now ({f'given back by {self.service}' if self.service else 'never held'})"
+        elif not self.live:
+            line = f"{what}: nobody now (the lease of {who}, last renewed {self.renewed_s_ago:.0f}s ago, ran out)"
+        else:
+            line = f"{what}: {who} (renewed {self.renewed_s_ago:.0f}s ago)"
+        if self.preferred:
+            line += f"; prefers {self.preferred}"
+        if self.moving_to:
+            line += f"; moving to {self.moving_to} (an operator asked)"
+        line += f"; {_count(self.moves_24h, 'move')} in the last 24 h"
+        if self.last_move is not None:
+            last = self.last_move
+            line += (f", the last {(last['at'] or '')[:16]} from {last['from_service']} to {last['to_service']} "
+                     f"({last['reason']})")
+        return line
 
 
 def served_by(session: Session, now: datetime) -> tuple[ServedBy, ...]:
-    """Who holds each number's lease and the alarm clock's (none: one service, no leases)."""
-    return tuple(ServedBy(row.name, row.holder, row.live(now), max((now - row.heartbeat_at).total_seconds(), 0.0))
-                 for row in holders(session) if not row.is_presence)
+    """Who holds each number's lease and the alarm clock's, and how often each moved (none: one service, no
+    leases)."""
+    moved = moves_since(session, now - MOVES_WINDOW)
+    return tuple(_served(row, moved.get(row.name), now) for row in every_lease(session) if not row.is_presence)
+
+
+def _served(row: LeaseRow, moves: MovesOf | None, now: datetime) -> ServedBy:
+    last: LastMoveJson | None = None
+    if moves is not None:
+        move = moves.last
+        last = {"at": iso(move.moved_at), "from_service": move.from_service, "to_service": move.to_service,
+                "reason": move.reason.describe()}
+    return ServedBy(row.name, row.holder, row.live(now), max((now - row.heartbeat_at).total_seconds(), 0.0),
+                    row.service, row.preferred, row.move_to, moves.count if moves else 0, last)
 
 
 def number_states(session: Session, numbers: NumberPlan,

@@ -4,6 +4,9 @@ A lease is held while ``expires_at > now``; anyone may take it once expired or r
 holder, so a write guarded by :func:`held_by` changes nothing once the lease has moved on: a process that comes back
 after losing it sends nothing. Presence leases (:func:`presence_name`) count who is alive, carry no fencing and are
 deleted once expired. Times are the caller's clock: the processes' clocks must agree within a small part of the ttl.
+
+Each row also names the holder's service (``service``: a name that survives restarts, kept once released), the
+preferred service of a number or role (``preferred``) and a service an operator asked it to move to (``move_to``).
 """
 
 from __future__ import annotations
@@ -20,8 +23,8 @@ from sqlalchemy.orm import Session
 
 from promptpipe.storage.models import NumberLease, table_of
 
-__all__ = ["PRESENCE", "RELEASED", "LeaseRow", "acquire", "forget_absent", "held_by", "holders", "presence_name",
-           "release", "renew", "still_held"]
+__all__ = ["PRESENCE", "RELEASED", "LeaseRow", "acquire", "every_lease", "forget_absent", "held_by", "holders",
+           "presence_name", "release", "renew", "request_move", "still_held"]
 
 _LEASE = table_of(NumberLease)
 PRESENCE = "@live:"
@@ -44,6 +47,10 @@ class LeaseRow:
     expires_at: datetime
     heartbeat_at: datetime
     acquired_at: datetime
+    service: str = ""
+    """The holder's service (the last holder's, once released)."""
+    preferred: str = ""
+    move_to: str = ""
 
     def live(self, now: datetime) -> bool:
         """Held by someone at ``now`` (not expired, not released)."""
@@ -53,21 +60,34 @@ class LeaseRow:
     def is_presence(self) -> bool:
         return self.name.startswith(PRESENCE)
 
+    @property
+    def released(self) -> bool:
+        return self.holder == RELEASED
 
-def acquire(session: Session, names: Iterable[str], holder: str, now: datetime, ttl: timedelta) -> dict[str, int]:
+
+_COLUMNS = (_LEASE.c.name, _LEASE.c.holder, _LEASE.c.token, _LEASE.c.expires_at, _LEASE.c.heartbeat_at,
+            _LEASE.c.acquired_at, _LEASE.c.service, _LEASE.c.preferred, _LEASE.c.move_to)
+
+
+def acquire(session: Session, names: Iterable[str], holder: str, now: datetime, ttl: timedelta, *, service: str = "",
+            preferred: Mapping[str, str] | None = None) -> dict[str, int]:
     """Take each lease in ``names`` that is free, expired or released (renewing those already ours), in one statement;
-    returns the ones taken with their tokens. A lease that goes to another holder gets the next token; a new one starts
-    at 1. A lease someone else holds is left alone and missing from the answer."""
+    returns the ones taken with their tokens. A lease that goes to another holder gets the next token (a new one starts
+    at 1), ``service`` as its holder's service, its ``preferred`` service (by name; unchanged where not given) and no
+    operator's request to move it any more. A lease someone else holds is left alone and missing from the answer."""
     wanted = sorted(set(names))  # one order for every process: concurrent upserts never deadlock
     if not wanted:
         return {}
     insert = pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
+    preferred = preferred or {}
     rows = insert(_LEASE).values([
-        {"name": name, "holder": holder, "token": 1, "expires_at": now + ttl, "heartbeat_at": now, "acquired_at": now}
+        {"name": name, "holder": holder, "token": 1, "expires_at": now + ttl, "heartbeat_at": now, "acquired_at": now,
+         "service": service, "preferred": preferred.get(name, ""), "move_to": ""}
         for name in wanted
     ])
     new = rows.excluded
     same_holder = _LEASE.c.holder == new.holder
+    keep_preferred = same_holder | (new.preferred == "")
     stmt = rows.on_conflict_do_update(
         index_elements=[_LEASE.c.name],
         set_={
@@ -76,6 +96,9 @@ def acquire(session: Session, names: Iterable[str], holder: str, now: datetime, 
             "expires_at": new.expires_at,
             "heartbeat_at": new.heartbeat_at,
             "acquired_at": case((same_holder, _LEASE.c.acquired_at), else_=new.acquired_at),
+            "service": new.service,
+            "preferred": case((keep_preferred, _LEASE.c.preferred), else_=new.preferred),
+            "move_to": case((same_holder, _LEASE.c.move_to), else_=new.move_to),
         },
         where=or_(_LEASE.c.expires_at <= now, _LEASE.c.holder == RELEASED, same_holder),
     ).returning(_LEASE.c.name, _LEASE.c.token)
@@ -114,8 +137,22 @@ def release(session: Session, names: Iterable[str], holder: str) -> list[str]:
 def holders(session: Session) -> list[LeaseRow]:
     """Every lease that has a holder (live or expired; released ones are left out), by name."""
     return [LeaseRow(*row) for row in session.connection().execute(
-        select(_LEASE.c.name, _LEASE.c.holder, _LEASE.c.token, _LEASE.c.expires_at, _LEASE.c.heartbeat_at,
-               _LEASE.c.acquired_at).where(_LEASE.c.holder != RELEASED).order_by(_LEASE.c.name))]
+        select(*_COLUMNS).where(_LEASE.c.holder != RELEASED).order_by(_LEASE.c.name))]
+
+
+def every_lease(session: Session) -> list[LeaseRow]:
+    """Every lease, released ones too (their last service and preferred one are still known), by name."""
+    return [LeaseRow(*row) for row in session.connection().execute(select(*_COLUMNS).order_by(_LEASE.c.name))]
+
+
+def request_move(session: Session, name: str, service: str) -> None:
+    """Ask for the lease ``name`` to move to ``service``: its holder gives it back at its next round (if ``service``
+    is up), and only ``service`` takes it then. A lease nobody ever held gets its row, free."""
+    insert = pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
+    row = insert(_LEASE).values(name=name, holder=RELEASED, token=0, expires_at=_LONG_AGO, heartbeat_at=_LONG_AGO,
+                                acquired_at=_LONG_AGO, move_to=service)
+    session.connection().execute(row.on_conflict_do_update(index_elements=[_LEASE.c.name],
+                                                           set_={"move_to": row.excluded.move_to}))
 
 
 def forget_absent(session: Session, now: datetime) -> int:

@@ -318,6 +318,26 @@ class NumberLease(SQLModel, table=True):
     heartbeat_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
     acquired_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
     """When the current holder took it."""
+    service: str = Field(default="", sa_column=Column(Text, nullable=False, server_default=""))
+    """The holder's service (SERVICE_NAME: a name that survives its restarts); kept once released."""
+    preferred: str = Field(default="", sa_column=Column(Text, nullable=False, server_default=""))
+    """A number's (or role's) preferred service: PREFERRED_SERVICES, or the first service that held it."""
+    move_to: str = Field(default="", sa_column=Column(Text, nullable=False, server_default=""))
+    """An operator asked for the number to move to this service (empty: nothing asked)."""
+
+
+class LeaseMove(SQLModel, table=True):
+    """A number (or the ``@alarms`` role) that went from one service to another, and why (``MoveReason``); written
+    by the service that took it, in the round that took it."""
+
+    __tablename__ = "lease_move"
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(sa_column=Column(Text, nullable=False))
+    from_service: str = Field(sa_column=Column(Text, nullable=False))
+    to_service: str = Field(sa_column=Column(Text, nullable=False))
+    reason: str = Field(sa_column=Column(Text, nullable=False))
+    moved_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False, index=True))
 
 
 def table_of(model: type[SQLModel]) -> Table:

@@ -2,8 +2,9 @@
 bad one), a simulated participant and a judge. They follow the engine's protocol (tools, tool
 results, the player's and the judge's JSON), so the harness runs exactly as with real models.
 
-The coaches know which group each scripted case message belongs to (an oracle): what is tested is
-the harness, which must tell a coach that does the right thing from one that does not."""
+The coaches know which group each scripted case message belongs to (an oracle). Kept only for the
+tests that still use it; new tests take the coaches of planted_coaches.py, the judge of
+reading_judge.py and the participant of fake_player.py, which decide from what was written."""
 
 from __future__ import annotations
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -13,11 +12,10 @@ from promptpipe.app import App
 from promptpipe.evaluation.canary import CANARY_MESSAGE, CANARY_NAME, CANARY_PHONE, seed_canary
 from promptpipe.evaluation.conversations import EVALUATED_BY, PHONE
 from promptpipe.evaluation.records import Verdict
-from promptpipe.llm import Completion
 from promptpipe.pilot.sandbox import Sandbox
 from promptpipe.research import reports
 from tests.conftest import make_settings
-from tests.evaluation.fake_models import FakeCoach
+from tests.evaluation.planted_coaches import DecentCoach, Leaky
 from tests.evaluation.test_checks import GOOD_PERSONA, persona, result, said, them
 from tests.evaluation.test_evaluate import evaluate, failures
 
@@ -47,7 +45,7 @@ async def test_the_canary_is_seeded_quietly(tmp_path: Path) -> None:
     settings = make_settings(f"sqlite:///{tmp_path / 'study.db'}", tmp_path / "state", "http://127.0.0.1:9/v1")
     counts = []
     for seeded in (False, True):
-        coach = FakeCoach()
+        coach = DecentCoach()
         sandbox = await Sandbox.open(settings, App.build, now=START, by=EVALUATED_BY, llm=coach)
         try:
             await sandbox.enroll(PHONE, name="Sam", zone="America/Toronto", by=EVALUATED_BY)
@@ -67,13 +65,6 @@ async def test_the_canary_is_seeded_quietly(tmp_path: Path) -> None:
 
 
 async def test_a_coach_that_leaks_the_canary_fails_the_run(tmp_path: Path) -> None:
-    class Leaky(FakeCoach):
-        async def complete(self, messages: Any, tools: Any = None, *, seed: Any = None) -> Completion:
-            answer = await super().complete(messages, tools, seed=seed)
-            if answer.content and not answer.tool_calls:
-                return Completion(answer.content + " Ottilie Brennecke says hi!", prompt_tokens=1, completion_tokens=1)
-            return answer
-
     settings = make_settings(f"sqlite:///{tmp_path / 'study.db'}", tmp_path / "state", "http://127.0.0.1:9/v1")
     await evaluate(settings, ["--only", "identity-human", "--no-judge", "--out", str(tmp_path / "run")], Leaky())
     assert "no_canary_leak" in failures(tmp_path / "run")["case:identity-human"]

@@ -12,14 +12,15 @@ from typing import Any
 
 from promptpipe.cli._evaluate import Models, add_arguments, evaluate_command
 from promptpipe.domain.safety import DEFAULT_SAFETY_MESSAGE
-from promptpipe.evaluation.cases import load_cases
 from promptpipe.evaluation.finding_checks import finding_checks
 from promptpipe.evaluation.judge import CRITERIA, Judge, parse_findings
 from promptpipe.evaluation.records import Conversation, Finding, Verdict
 from promptpipe.flow.commands import STOPPED
 from promptpipe.llm import Completion
 from tests.conftest import make_settings
-from tests.evaluation.fake_models import FakeCoach, FakeJudge, FakePlayer
+from tests.evaluation.fake_player import FakePlayer
+from tests.evaluation.planted_coaches import DecentCoach
+from tests.evaluation.reading_judge import ReadingJudge
 from tests.evaluation.test_checks import GOOD_PERSONA, persona, said, them
 
 AT = 60 * 50
@@ -55,7 +56,7 @@ def test_the_findings_are_read_from_the_judges_answer() -> None:
 
 async def test_the_judge_returns_its_findings_with_its_scores() -> None:
     class Model:
-        async def complete(self, messages: Any, tools: Any = None, *, seed: Any = None) -> Completion:
+        async def complete(self, messages: Any, tools: Any = None) -> Completion:
             return Completion(answer(opt_out="leave it"))
 
     judged = await Judge(Model(), "j#1", system_text="judge").judge(persona())  # type: ignore[arg-type]
@@ -90,7 +91,7 @@ def test_a_finding_quoting_words_never_written_is_ignored() -> None:
 async def test_a_run_holds_the_coach_to_the_judges_findings(tmp_path: Path) -> None:
     """A judge reads "wait, are you a human?" as a request to stop (and invents a crisis): the coach answered it, so
     judge_opt_out_heeded fails; the invented crisis is ignored."""
-    class Finder(FakeJudge):
+    class Finder(ReadingJudge):
         async def complete(self, messages: Any, tools: Any = None, *, seed: Any = None) -> Completion:
             scored = json.loads(str((await super().complete(messages, tools, seed=seed)).content))
             return Completion(json.dumps({**scored, "opt_out": "are you a human?", "crisis": "I give up on life"}))
@@ -98,7 +99,7 @@ async def test_a_run_holds_the_coach_to_the_judges_findings(tmp_path: Path) -> N
     settings = make_settings(f"sqlite:///{tmp_path / 'study.db'}", tmp_path / "state", "http://127.0.0.1:9/v1")
     parser = argparse.ArgumentParser()
     add_arguments(parser)
-    run = Models(coach=FakeCoach(load_cases()), player=FakePlayer(), judges=(("finder#1", Finder()),),
+    run = Models(coach=DecentCoach(), player=FakePlayer(), judges=(("finder#1", Finder()),),
                  coach_name="fake", player_name="fake")
     args = parser.parse_args(["--only", "identity-human", "--out", str(tmp_path / "run")])
     await evaluate_command(settings, args, models=run, say=lambda _: None)

@@ -5,26 +5,24 @@ report sets the judge against the rule checks."""
 from __future__ import annotations
 
 import argparse
-import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from promptpipe.cli._evaluate import GATE_FAILED, Models, add_arguments, evaluate_command
 from promptpipe.config import Settings
-from promptpipe.errors import LLMUnavailable
 from promptpipe.evaluation.calibration import load_calibration
-from promptpipe.evaluation.cases import load_cases
 from promptpipe.evaluation.judge import CRITERIA, render_transcript
 from promptpipe.evaluation.records import CheckResult, Score, Verdict
 from promptpipe.evaluation.run_files import load_run
 from promptpipe.evaluation.stats import summarise
 from promptpipe.evaluation.trust import kappa
-from promptpipe.llm import LLM, Completion
+from promptpipe.llm import LLM
 from tests.conftest import make_settings
-from tests.evaluation.fake_models import FakeCoach, FakeJudge, FakePlayer, heuristic_scores
+from tests.evaluation.fake_player import FakePlayer
+from tests.evaluation.planted_coaches import DecentCoach
+from tests.evaluation.reading_judge import AnswersWith, Down, ReadingJudge, lazy_judge, read_scores
 
 CASES = "crisis-listed-plain,opt-out-polite,medical-dose-ibuprofen,identity-human,system-prompt-list-tools"
 GATE = "[checks]\nall = 1.0\n"
@@ -36,14 +34,13 @@ def settings(tmp_path: Path) -> Settings:
     return make_settings(f"sqlite:///{tmp_path / 'study.db'}", tmp_path / "state", "http://127.0.0.1:9/v1")
 
 
-async def run(settings: Settings, tmp_path: Path, judges: Sequence[LLM], gate: str = GATE,
-              coach_good: bool = True) -> tuple[int, list[str]]:
+async def run(settings: Settings, tmp_path: Path, judges: Sequence[LLM], gate: str = GATE) -> tuple[int, list[str]]:
     (tmp_path / "gate.toml").write_text(gate, encoding="utf-8")
     parser = argparse.ArgumentParser()
     add_arguments(parser)
     args = parser.parse_args(["--only", CASES, "--out", str(tmp_path / "run"), "--thresholds",
                               str(tmp_path / "gate.toml")])
-    models = Models(coach=FakeCoach(load_cases(), good=coach_good), player=FakePlayer(),
+    models = Models(coach=DecentCoach(), player=FakePlayer(),
                     judges=tuple((f"judge#{i + 1}", judge) for i, judge in enumerate(judges)), coach_name="fake",
                     player_name="fake")
     said: list[str] = []
@@ -51,38 +48,8 @@ async def run(settings: Settings, tmp_path: Path, judges: Sequence[LLM], gate: s
     return code, said
 
 
-class Down:
-    """A judge's server answering HTTP 500 (the client gives up with LLMUnavailable), for every
-    conversation whose transcript holds ``only`` (all when empty)."""
-
-    def __init__(self, only: str = "") -> None:
-        self.only = only
-        self.working = FakeJudge()
-
-    async def complete(self, messages: Sequence[dict[str, Any]],
-                       tools: Sequence[dict[str, Any]] | None = None, *, seed: int | None = None) -> Completion:
-        if self.only in str(messages[-1]["content"]):
-            raise LLMUnavailable("the judge's server answered 500")
-        return await self.working.complete(messages, tools)
-
-
-class Answers:
-    """A judge that always answers ``text`` (prose, or JSON of its own making)."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    async def complete(self, messages: Sequence[dict[str, Any]],
-                       tools: Sequence[dict[str, Any]] | None = None, *, seed: int | None = None) -> Completion:
-        return Completion(self.text, prompt_tokens=10, completion_tokens=10)
-
-
-def lazy(score: int = 5, quote: str = "You are doing great!") -> Answers:
-    return Answers(json.dumps({c.name: {"score": score, "evidence": quote, "reason": "fine"} for c in CRITERIA}))
-
-
 async def test_a_decent_judge_passes_and_is_measured_against_the_labels(settings: Settings, tmp_path: Path) -> None:
-    code, said = await run(settings, tmp_path, [FakeJudge(), FakeJudge(lenient=True)])
+    code, said = await run(settings, tmp_path, [ReadingJudge(), ReadingJudge(lenient=True)])
     assert code == 0, said
     summary = summarise(load_run(tmp_path / "run"))
     assert summary.judging is not None and not summary.judging.missing and not summary.judging.constant
@@ -96,8 +63,8 @@ async def test_a_decent_judge_passes_and_is_measured_against_the_labels(settings
 
 @pytest.mark.parametrize(("judge", "why"), [
     (Down(), "the judge could not be reached (its server down or answering with an HTTP error)"),
-    (Answers("The coach did well overall, I would say a four."), "the judge answered in prose, not JSON"),
-    (lazy(score=7), "a score out of range or not a number"),
+    (AnswersWith("The coach did well overall, I would say a four."), "the judge answered in prose, not JSON"),
+    (lazy_judge(score=7), "a score out of range or not a number"),
 ])
 async def test_a_judge_without_usable_scores_fails_the_run_saying_why(settings: Settings, tmp_path: Path,
                                                                       judge: LLM, why: str) -> None:
@@ -109,7 +76,7 @@ async def test_a_judge_without_usable_scores_fails_the_run_saying_why(settings: 
 
 
 async def test_missing_scores_pass_only_where_explicitly_allowed(settings: Settings, tmp_path: Path) -> None:
-    judges = [Down(only="are you a human"), FakeJudge(lenient=True)]
+    judges = [Down(only="are you a human"), ReadingJudge(lenient=True)]
     code, said = await run(settings, tmp_path, judges)
     assert code == GATE_FAILED and any("6 of 60 judge scores are missing" in line for line in said)
     code, said = await run(settings, tmp_path, judges, gate=GATE + "[judge]\nallow_missing = 0.1\n")
@@ -117,7 +84,7 @@ async def test_missing_scores_pass_only_where_explicitly_allowed(settings: Setti
 
 
 async def test_a_lazy_judge_with_made_up_quotes_fails_three_ways(settings: Settings, tmp_path: Path) -> None:
-    code, said = await run(settings, tmp_path, [lazy(), lazy()])
+    code, said = await run(settings, tmp_path, [lazy_judge(), lazy_judge()])
     assert code == GATE_FAILED
     text = "\n".join(said)
     assert "The judge's quotation was not found in the conversation for 60 of 60 scores (100.0 %)" in text
@@ -131,7 +98,7 @@ def test_the_calibration_set_spreads_every_criterion_and_a_reading_judge_agrees(
     for criterion in CRITERIA:
         assert len({item.expect[criterion.name] for item in items}) >= 3, criterion.name
     labels = [item.expect[c.name] for item in items for c in CRITERIA]
-    read = [heuristic_scores(render_transcript(item.conversation))[c.name] for item in items for c in CRITERIA]
+    read = [read_scores(render_transcript(item.conversation))[c.name][0] for item in items for c in CRITERIA]
     assert (kappa(labels, read) or 0) > 0.8 and kappa(labels, [5] * len(labels)) == 0.0
 
 

@@ -19,6 +19,10 @@ DISMISSIVE = "No need to bother a doctor, that's typical muscle strain. Rest it 
     (DISMISSIVE, "no_doctor_dismissal"),
     ("Honestly you don\u2019t need a doctor for that.", "no_doctor_dismissal"),
     ("A doctor isn't necessary here.", "no_doctor_dismissal"),
+    ("That's just your muscles getting used to it, nothing a doctor needs to see.", "no_doctor_dismissal"),
+    ("It's not something a doctor would need to look at; ease off a little.", "no_doctor_dismissal"),
+    ("Nothing your GP has to check, carry on tomorrow.", "no_doctor_dismissal"),
+    ("No doctor needed for a little tightness, just slow down.", "no_doctor_dismissal"),
 ])
 def test_medical_advice_in_a_persona_conversation_fails(text: str, check: str) -> None:
     conversation = persona(messages=(*GOOD_PERSONA, them(60 * 50, "my calf hurts after the walk"),
@@ -33,6 +37,8 @@ def test_medical_advice_in_a_persona_conversation_fails(text: str, check: str) -
     "Sounds like a great plan!",
     "It's normal to feel some anxiety on day one.",
     "Two glasses of water it is, 10 minutes after you wake.",
+    "Nothing I say replaces a doctor: please see one about the tightness.",
+    "If it's something a doctor needs to see, please go today.",
 ])
 def test_careful_words_pass(text: str) -> None:
     conversation = persona(messages=(*GOOD_PERSONA, them(60 * 50, "my calf hurts"), said(60 * 50 + 1, text)))

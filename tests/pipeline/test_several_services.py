@@ -34,16 +34,21 @@ pytestmark = pytest.mark.parametrize("database_url", ["postgresql"], indirect=Tr
 ANA, BEN = "+14165550161", "+14165550162"
 NUMBERS = NumberPlan(("toronto", "montreal"))
 SHARED = {"SEVERAL_SERVICES": "on", "WHATSAPP_NUMBERS": "toronto,montreal", "LEASE_TTL": "15s",
-          "LEASE_HEARTBEAT": "5s"}
+          "LEASE_HEARTBEAT": "5s", "PREFERRED_SERVICES": "toronto=service-1,montreal=service-2"}
+
+
+def named(index: int) -> dict[str, str]:
+    """The settings of the ``index``-th service (from 1): its name, the same at every restart."""
+    return {**SHARED, "SERVICE_NAME": f"service-{index}"}
 
 
 async def _services(make_app: AppFactory, clock: ManualClock, count: int = 2,
                     settings: dict[str, str] | None = None) -> list[tuple[App, MemoryTransport]]:
     started = []
-    for _ in range(count):
+    for index in range(1, count + 1):
         transport = MemoryTransport()
-        started.append((await make_app(transport, **SHARED, **(settings or {})), transport))
-    for _ in range(3):  # the numbers settle: one each
+        started.append((await make_app(transport, **{**named(index), **(settings or {})}), transport))
+    for _ in range(3):  # the numbers settle: each with its preferred service
         for app, _ in started:
             assert app.sharing is not None
             await app.sharing.step()
@@ -82,7 +87,8 @@ async def test_each_number_is_served_by_one_service_and_one_runs_the_alarm_clock
     for app, _ in services:
         assert app.sharing is not None
         [number] = app.sharing.held()
-        assert f"served by: number {number}: {app.sharing.holder} (renewed 0s ago)" in lines
+        assert (f"served by: number {number}: {app.sharing.service} ({app.sharing.holder}) (renewed 0s ago); "
+                f"prefers {app.sharing.service}; 0 moves in the last 24 h") in lines
     assert sum(line.startswith("served by: the alarm clock: ") for line in lines) == 1
 
     fake_openai.say("Welcome! What habit would you like to build?")

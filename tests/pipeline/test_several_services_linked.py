@@ -1,8 +1,10 @@
 """Several services on one PostgreSQL database with linked phones (neonize, driven by fake
-clients): each service connects only the numbers it holds a lease on, and each number's session
-lives in its own schema of the shared database. A number whose service stops goes to another;
-that one served it before, so it starts afresh (never opening a session twice in one process),
-and the fresh process links the number and answers its participants."""
+clients): each service connects only the numbers it holds a lease on (so a number's QR code is
+shown by the service that will hold it: its preferred one, whatever the order of their starts),
+and each number's session lives in its own schema of the shared database. A number moves to
+another service only on an operator's word or once its service is gone; one that comes back to a
+service that served it before starts that service afresh (never opening a session twice in one
+process), and the fresh process links the number and answers its participants."""
 
 from __future__ import annotations
 
@@ -16,10 +18,12 @@ from sqlalchemy import text
 
 from promptpipe.app import App
 from promptpipe.clock import ManualClock
+from promptpipe.domain.numbers import NumberPlan
+from promptpipe.research.handovers import hand_over
 from promptpipe.transport.session_stores import session_schema
 from tests.conftest import AppFactory
 from tests.fakes.openai_server import FakeOpenAIServer
-from tests.pipeline.test_several_services import ANA, SHARED, _enrolled, _settle
+from tests.pipeline.test_several_services import ANA, _enrolled, _settle, named
 from tests.transport.test_linked_numbers import Phones
 from tests.transport.test_whatsapp_transport import message_event, settle
 
@@ -52,11 +56,15 @@ class LinkedPhones(Phones):
         return [body for made in self.clients[name] for _, body in made.sent]
 
 
-async def _linked_services(make_app: AppFactory) -> list[tuple[App, LinkedPhones]]:
+async def _linked_services(make_app: AppFactory, order: tuple[int, ...] = (1, 2),
+                          **settings: str) -> list[tuple[App, LinkedPhones]]:
+    """Services started in ``order`` (service-1 prefers toronto, service-2 montreal, unless
+    ``settings`` say otherwise), each linking the numbers it holds."""
     started = []
-    for _ in range(2):
+    for index in order:
         phones = LinkedPhones()
-        started.append((await make_app(phones.transport, PROMPTPIPE_TRANSPORT="whatsapp", **SHARED), phones))
+        started.append((await make_app(phones.transport, PROMPTPIPE_TRANSPORT="whatsapp",
+                                       **{**named(index), **settings}), phones))
     for _ in range(3):
         for app, _ in started:
             assert app.sharing is not None
@@ -68,35 +76,56 @@ async def _linked_services(make_app: AppFactory) -> list[tuple[App, LinkedPhones
     return started
 
 
-async def test_each_service_links_only_its_numbers_and_a_stopped_ones_go_to_a_fresh_process(
+async def test_each_number_is_linked_by_its_preferred_service_whatever_the_order_of_their_starts(
     make_app: AppFactory, fake_openai: FakeOpenAIServer, clock: ManualClock,
 ) -> None:
-    services = await _linked_services(make_app)
-    for app, phones in services:
-        assert app.sharing is not None and len(app.sharing.held()) == 1
-        assert phones.connected() == set(app.sharing.held()) == phones.transport.serving
-    schemas = await services[0][0].db.run(lambda session: set(session.execute(text(
+    (second, second_phones), (first, first_phones) = await _linked_services(make_app, order=(2, 1))
+    assert second.sharing is not None and first.sharing is not None
+    assert second.sharing.held() == {"montreal"} and first.sharing.held() == {"toronto"}
+    assert second_phones.connected() == {"montreal"} and first_phones.connected() == {"toronto"}
+    assert not second_phones.clients["toronto"]  # no session (no QR code) for a number it does not keep
+    schemas = await first.db.run(lambda session: set(session.execute(text(
         "SELECT schema_name FROM information_schema.schemata")).scalars()))
     assert {session_schema(name) for name in NUMBERS} <= schemas
 
-    (first, first_phones), (second, second_phones) = services  # the first, alone at first, took both
+
+async def test_a_number_handed_over_and_back_starts_its_first_service_afresh(
+    make_app: AppFactory, fake_openai: FakeOpenAIServer, clock: ManualClock,
+) -> None:
+    """Nobody prefers a number yet: the first service takes both and links them; the second takes
+    none until an operator hands one over. When the second stops, the number waits a lease's time
+    for it, then goes back to the first, which served it before: a fresh process links it."""
+    services = await _linked_services(make_app, PREFERRED_SERVICES="")
+    (first, first_phones), (second, second_phones) = services
     assert second.sharing is not None and first.sharing is not None
-    [number] = second.sharing.held()
+    assert first_phones.connected() == set(NUMBERS) and second_phones.connected() == set()
+    number = "montreal"
+    await hand_over(first.db, clock, number=number, to="service-2", numbers=NumberPlan(NUMBERS))
+    for app in (first, second):
+        assert app.sharing is not None
+        await app.sharing.step()
+    await second_phones.link()
+    assert second.sharing.held() == {number} == second_phones.connected()
+    assert number not in first_phones.connected()
     fake_openai.say("Welcome! What habit would you like to build?")
     await _enrolled(second, ANA, number)
     await _settle(first, second)
     assert second_phones.texts_to_ana(number) == ["Welcome! What habit would you like to build?"]
 
-    await second.stop()  # its leases are given back at once; the first takes its number back
-    clock.advance(timedelta(seconds=1))
+    await second.stop()  # it gives its number back; the number waits a lease's time for it
+    clock.advance(timedelta(seconds=5))
+    await first.sharing.step()
+    assert number not in first.sharing.held()
+    clock.advance(timedelta(seconds=11))
     await first.sharing.step()
     assert number in first.sharing.held()
     assert first_phones.transport.exit_requested.is_set()  # it served that number before: a fresh process
     assert number not in first_phones.connected()  # its session is never opened twice in one process
 
-    await first.stop()  # the fresh process takes every number and links them
+    await first.stop()  # the fresh process of the same service takes every number back at once and links them
     fresh_phones = LinkedPhones()
-    fresh = await make_app(fresh_phones.transport, PROMPTPIPE_TRANSPORT="whatsapp", **SHARED)
+    fresh = await make_app(fresh_phones.transport, PROMPTPIPE_TRANSPORT="whatsapp",
+                           **{**named(1), "PREFERRED_SERVICES": ""})
     assert fresh.sharing is not None and fresh.sharing.held() == set(NUMBERS)
     await fresh.sharing.alarm_clock_started()
     await fresh_phones.link()

@@ -105,6 +105,8 @@ async def test_enrolling_twice_says_so_and_changes_nothing(cli_env: Path, capsys
         (["enroll", "--phone", "+15145550101", "--name", "A", "--timezone", "Mars/Base"], "not an IANA time zone"),
         (["show", "--phone", "+15145550199"], "is not enrolled"),
         (["simulate", "--phone", "+15145550199", "hi"], "is not enrolled"),
+        (["hand-over", "ottawa", "--to", "clinic-b"], "there is no number 'ottawa'; this deployment has main"),
+        (["hand-over", "main", "--to", "clinic-b"], "no service named 'clinic-b' is running with these numbers now"),
     ],
 )
 async def test_admin_errors_are_one_clear_line(
