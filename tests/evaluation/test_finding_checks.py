@@ -56,7 +56,7 @@ def test_the_findings_are_read_from_the_judges_answer() -> None:
 
 async def test_the_judge_returns_its_findings_with_its_scores() -> None:
     class Model:
-        async def complete(self, messages: Any, tools: Any = None) -> Completion:
+        async def complete(self, messages: Any, tools: Any = None, *, seed: int | None = None) -> Completion:
             return Completion(answer(opt_out="leave it"))
 
     judged = await Judge(Model(), "j#1", system_text="judge").judge(persona())  # type: ignore[arg-type]
