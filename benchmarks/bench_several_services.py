@@ -361,8 +361,11 @@ class Service:
         return found
 
 
-def service_env(model_url: str, database_url: str, workdir: Path, index: int) -> dict[str, str]:
+def service_env(model_url: str, database_url: str, workdir: Path, index: int, processes: int) -> dict[str, str]:
+    """Service ``index`` of ``processes``: each number prefers one service (round robin), as a deployment that adds
+    capacity would configure it; numbers stay with their service (they never move to balance)."""
     several = "off" if database_url.startswith("sqlite") else "on"
+    homes = ",".join(f"{number}=service-{place % processes}" for place, number in enumerate(NUMBERS))
     return {
         **{k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "PROMPTPIPE_", "DATABASE_URL"))},
         "OPENAI_API_KEY": "bench", "OPENAI_BASE_URL": model_url, "LLM_MAX_RETRIES": "0",
@@ -370,7 +373,8 @@ def service_env(model_url: str, database_url: str, workdir: Path, index: int) ->
         "PROMPTPIPE_TRANSPORT": "dry-run", "PROMPTPIPE_DRYRUN_JOURNAL": str(workdir / f"journal-{index}.jsonl"),
         "LOG_FORMAT": "json", "API_LISTEN": "", "SEND_RATE_PER_SECOND": "0",
         "SCHEDULER_PREP_TIME_MINUTES": str(PREP_MINUTES), "AUTO_FEEDBACK_AFTER_PROMPT_ENABLED": "off",
-        "SEVERAL_SERVICES": several, "WHATSAPP_NUMBERS": ",".join(NUMBERS),
+        "SEVERAL_SERVICES": several, "WHATSAPP_NUMBERS": ",".join(NUMBERS), "SERVICE_NAME": f"service-{index}",
+        "PREFERRED_SERVICES": homes,
     }
 
 
@@ -462,7 +466,7 @@ def run(args: argparse.Namespace, failover: bool, *, sqlite: bool = False) -> Ru
         for index in range(processes):
             log = open(workdir / f"service-{index}.log", "ab")  # noqa: SIM115
             logs.append(log)
-            services.append(start_service(index, service_env(model.url, url, workdir, index), workdir, log))
+            services.append(start_service(index, service_env(model.url, url, workdir, index, processes), workdir, log))
         by_pid = {service.pid: service for service in services}
         first_start = services[0].started_at
 
