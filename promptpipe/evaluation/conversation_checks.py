@@ -17,6 +17,7 @@ from promptpipe.domain.safety import CrisisScreen
 from promptpipe.domain.text import normalise_words, shorten
 from promptpipe.evaluation.records import OPTED_OUT, Conversation, Said, Source, Verdict
 from promptpipe.flow.commands import STOPPED, as_command
+from promptpipe.flow.votes import is_fixed_reply
 
 TOOL_NAMES: frozenset[str] = frozenset(value.name for value in vars(tools).values() if isinstance(value, tools.Tool))
 """The names of the tools the coach's model may call."""
@@ -85,8 +86,10 @@ class Context:
                 and s.status not in _NOT_SENT]
 
     def coach_messages(self, start: int = 0) -> list[Said]:
-        """What the coach's model wrote (not the server's commands, the safety message, questionnaires)."""
-        return [s for _, s in self.outgoing(start) if s.kind not in _FIXED_KINDS and not self.is_safety(s)]
+        """What the coach's model wrote (not the server's commands or answers to a tapped poll, the safety message,
+        questionnaires)."""
+        return [s for _, s in self.outgoing(start)
+                if s.kind not in _FIXED_KINDS and not self.is_safety(s) and not is_fixed_reply(s.text)]
 
 
 def _completed(conversation: Conversation) -> Found:

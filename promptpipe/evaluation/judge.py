@@ -13,6 +13,7 @@ from promptpipe.domain.messages import MessageKind, MessageStatus
 from promptpipe.errors import LLMRejected
 from promptpipe.evaluation.model_json import json_objects
 from promptpipe.evaluation.records import Conversation, Finding, Said, Score, TokenCount
+from promptpipe.flow.votes import is_fixed_reply
 from promptpipe.llm import LLM, Completion, Message
 from promptpipe.logging import get_logger
 
@@ -85,6 +86,8 @@ def _render(said: Said, zone: ZoneInfo, first_day: date) -> str:
             text = ", ".join(said.options)
         return f"{stamp} {who}: {text}"
     what = _SPEAKER.get(said.kind, said.kind.replace("_", " "))
+    if said.kind == MessageKind.TEXT and is_fixed_reply(said.text):
+        what = "the service's fixed reply to a tapped poll"
     who = f"Study ({what})" if what else "Study"
     line = f"{stamp} {who}: {said.text}"
     if said.options:

@@ -8,6 +8,7 @@ counters are recomputed from the delivery rows, so nothing is ever counted twice
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 
@@ -49,6 +50,15 @@ CLOSED_PURPOSES = (QUESTIONNAIRE_PURPOSE, SELF_REPORT_PURPOSE)
 waiting for an answer (its questionnaire ended, or the item was answered)."""
 OUTDATED_REPLY = ("Thanks! That poll was for {day}, so I've noted your answer but it doesn't change anything: "
                   "only the poll of your newest prompt counts.")
+
+_FIXED = frozenset((*FIRST_REPLY.values(), *CHANGED_REPLY.values(), WITHDRAWN_REPLY, CLOSED))
+_OUTDATED = re.compile(re.escape(OUTDATED_REPLY).replace(re.escape("{day}"), ".+"))
+
+
+def is_fixed_reply(text: str) -> bool:
+    """Whether ``text`` is one of the service's own answers to a tapped poll (not the coach's words, though it is
+    stored as text)."""
+    return text in _FIXED or _OUTDATED.fullmatch(text) is not None
 
 
 @dataclass(frozen=True)

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from promptpipe.domain.states import Vote
+from promptpipe.evaluation.judge import render_transcript
 from promptpipe.evaluation.language_check import language_of
 from promptpipe.evaluation.records import Verdict
+from promptpipe.flow.votes import FIRST_REPLY
 from tests.evaluation.test_checks import GOOD_PERSONA, persona, result, said, them
 
 AT = 60 * 50
@@ -47,3 +50,17 @@ def test_the_latest_language_counts_when_they_switch() -> None:
                                      them(AT + 1, "Hoy no salí a caminar, estaba muy cansada del trabajo."),
                                      said(AT + 2, "Claro. No pasa nada, mañana es un nuevo día para tu paseo.")))
     assert result(conversation, "reply_language")[0] == Verdict.PASS
+
+
+def test_the_services_fixed_answer_to_a_poll_tap_is_not_held_against_the_coach() -> None:
+    """The thanks the service itself sends for a tapped poll is its text, not the coach's: a Spanish
+    speaker who taps "done" and whom the coach answers in Spanish passes, and the judge reads that
+    line as the service's."""
+    conversation = persona(messages=(
+        *GOOD_PERSONA, them(AT, "Hoy sí salí a caminar después de la cena con mi hermana."),
+        said(AT + 1, "¡Qué bien! Caminar con tu hermana suena a una buena costumbre."),
+        said(AT + 2, "done", incoming=True, kind="poll_vote", status="received"),
+        said(AT + 3, FIRST_REPLY[Vote.DONE])))
+    assert result(conversation, "reply_language")[0] == Verdict.PASS
+    assert f"Study (the service's fixed reply to a tapped poll): {FIRST_REPLY[Vote.DONE]}" in \
+        render_transcript(conversation)
