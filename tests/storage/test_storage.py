@@ -52,6 +52,7 @@ async def test_an_unversioned_older_schema_is_refused_then_upgraded_on_request(d
     await execute_raw(database, "DROP INDEX ix_participant_number")  # one number for everyone
     await execute_raw(database, 'ALTER TABLE participant DROP COLUMN "number"')
     await execute_raw(database, "DROP TABLE number_lease")  # nor leases for several services
+    await execute_raw(database, "DROP TABLE lease_move")  # nor their moves
     for statement in mirrors.DROP_V1[sa.make_url(database_url).get_backend_name()]:  # nor the transcript's mirrors
         await execute_raw(database, statement)
     await execute_raw(database, 'ALTER TABLE outbox DROP COLUMN "receipts_expected"')
