@@ -715,7 +715,8 @@ def main() -> None:
                              "PostgreSQL, then --processes on PostgreSQL")
     parser.add_argument("--without-day-counts", action="store_true",
                         help="diagnosis only: drop the trigger that keeps prompt_day_counts on each prompt_delivery "
-                             "insert (one row per local day and arm, which every prompt's commit updates)")
+                             "change (what counting costs each prompt; since revision 0019 each connection adds to "
+                             "its own row of a day and arm, so no longer a row every commit waits for)")
     args = parser.parse_args()
     asyncio.run(print_machine())
     print(f"{args.participants:,} participants on numbers {','.join(NUMBERS)}, {args.processes} `promptpipe serve` "

@@ -82,14 +82,17 @@ class PromptDelivery(SQLModel, table=True):
 
 
 class PromptDayCounts(SQLModel, table=True):
-    """The daily prompts of one participant-local day and arm ('' for none): how many went out,
-    were delivered, read, answered (a vote or a written reply) and done. Kept by the database's
-    triggers in the transaction of every change (see :mod:`promptpipe.storage.rollup`)."""
+    """One shard of the daily prompts of one participant-local day and arm ('' for none): how many
+    went out, were delivered, read, answered (a vote or a written reply) and done, summed over the
+    day and arm's shards. Kept by the database's triggers in the transaction of every change, each
+    connection adding to its own shard (see :mod:`promptpipe.storage.rollup`)."""
 
     __tablename__ = "prompt_day_counts"
 
     local_date: str = Field(primary_key=True)
     arm: str = Field(primary_key=True)
+    shard: int = Field(default=0, primary_key=True, sa_column_kwargs={"server_default": "0", "autoincrement": False})
+    """The row a connection adds to (so concurrent commits do not queue on one row); alone it means nothing."""
     sent: int
     delivered: int
     read: int

@@ -5,15 +5,25 @@ the transaction of every write that changes a count, whoever writes, so statisti
   0 delivered, 1 read/played);
 * a delivery written, changed or deleted, or its participant moved to another arm, moves its contribution.
 
+No row is one that every delivery of a day and arm updates: since V3 (revision 0019) a day and arm has a row per
+``shard``, and the triggers add to the shard of their connection (PostgreSQL: the backend's pid modulo :data:`SHARDS`,
+so concurrent commits of several connections or services do not queue on one row lock; SQLite, one writer at a time:
+shard 0). A shard's counts alone mean nothing (one may be negative, a delivery counted on one and moved on another);
+readers sum a day and arm's shards.
+
 The SQL is written once per dialect and versioned by name: a change adds ``..._V2`` and leaves V1 as revision 0003 used
-it. :func:`refill` computes everything from the rows (revision 0003's backfill, the tests' reference).
+it (V2: revision 0012, counted at commit on PostgreSQL; V3: revision 0019, the shards). :func:`refill` computes
+everything from the rows into shard 0 (revision 0003's backfill, the tests' reference).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from sqlalchemy import Connection
 
-__all__ = ["DROP_V1", "REFILL_V1", "TRIGGERS_V1", "TRIGGERS_V2", "V1_TO_V2", "V2_TO_V1", "create_triggers", "refill"]
+__all__ = ["DROP_V1", "REFILL_V1", "SHARDS", "TRIGGERS_V1", "TRIGGERS_V2", "TRIGGERS_V3", "V1_TO_V2", "V2_TO_V1",
+           "create_triggers", "refill"]
 
 _LEVEL_OF = ("(SELECT max(CASE WHEN r.kind = 'delivered' THEN 0 ELSE 1 END) FROM receipt r "
              "WHERE r.wa_message_id = {wa})")
@@ -21,32 +31,50 @@ _LEVEL_OF = ("(SELECT max(CASE WHEN r.kind = 'delivered' THEN 0 ELSE 1 END) FROM
 
 _COUNTS = "sent, delivered, read, answered, done"
 
+SHARDS = 32
+"""PostgreSQL's rows per day and arm: a connection adds to the row of its backend's pid modulo this."""
 
-def _add_up(table: str, indent: str) -> str:
+
+@dataclass(frozen=True)
+class _Key:
+    """Which row of a day and arm a trigger adds to: V1 and V2 have one, V3 one per shard."""
+
+    columns: str = "local_date, arm"
+    shard: str = ""
+    """The shard's value after the arm's in an insert (with its comma), or nothing without shards."""
+
+
+_ONE_ROW = _Key()
+_SQLITE_SHARD = _Key("local_date, arm, shard", ", 0")
+_POSTGRESQL_SHARD = _Key("local_date, arm, shard", f", mod(pg_backend_pid(), {SHARDS})")
+
+
+def _add_up(table: str, indent: str, key: _Key) -> str:
     """An upsert's end: the day's row, where it exists, adds the new counts to its own."""
-    return (f"ON CONFLICT (local_date, arm) DO UPDATE SET sent = {table}sent + excluded.sent,\n"
+    return (f"ON CONFLICT ({key.columns}) DO UPDATE SET sent = {table}sent + excluded.sent,\n"
             f"{indent}delivered = {table}delivered + excluded.delivered, read = {table}read + excluded.read,\n"
             f"{indent}answered = {table}answered + excluded.answered, done = {table}done + excluded.done;")
 
 
-def _sqlite_apply(row: str, sign: str) -> str:
+def _sqlite_apply(row: str, sign: str, key: _Key) -> str:
+    arm = f"coalesce((SELECT p.arm FROM participant p WHERE p.id = {row}.participant_id), '')"
     return f"""
-    INSERT INTO prompt_day_counts (local_date, arm, {_COUNTS})
-    SELECT {row}.local_date, coalesce((SELECT p.arm FROM participant p WHERE p.id = {row}.participant_id), ''),
+    INSERT INTO prompt_day_counts ({key.columns}, {_COUNTS})
+    SELECT {row}.local_date, {arm}{key.shard},
            {sign}, {sign} * ({row}.receipt_level IS NOT NULL), {sign} * coalesce({row}.receipt_level = 1, 0),
            {sign} * ({row}.vote IS NOT NULL OR {row}.replied_at IS NOT NULL), {sign} * coalesce({row}.vote = 'done', 0)
     WHERE true
-    {_add_up("", "        ")}"""
+    {_add_up("", "        ", key)}"""
 
 
-def _sqlite_move_arm(arm: str, sign: str) -> str:
+def _sqlite_move_arm(arm: str, sign: str, key: _Key) -> str:
     return f"""
-    INSERT INTO prompt_day_counts (local_date, arm, {_COUNTS})
-    SELECT d.local_date, coalesce({arm}, ''), {sign} * count(*), {sign} * sum(d.receipt_level IS NOT NULL),
+    INSERT INTO prompt_day_counts ({key.columns}, {_COUNTS})
+    SELECT d.local_date, coalesce({arm}, ''){key.shard}, {sign} * count(*), {sign} * sum(d.receipt_level IS NOT NULL),
            {sign} * sum(coalesce(d.receipt_level = 1, 0)), {sign} * sum(d.vote IS NOT NULL OR d.replied_at IS NOT NULL),
            {sign} * sum(coalesce(d.vote = 'done', 0))
     FROM prompt_delivery d WHERE d.participant_id = NEW.id GROUP BY d.local_date
-    {_add_up("", "        ")}"""
+    {_add_up("", "        ", key)}"""
 
 
 def _sqlite_set_level(wa: str, where: str) -> str:
@@ -54,66 +82,85 @@ def _sqlite_set_level(wa: str, where: str) -> str:
     return f"UPDATE prompt_delivery SET receipt_level = {level} WHERE {where} AND receipt_level IS NOT {level};"
 
 
-_SQLITE = [
-    f"""CREATE TRIGGER prompt_day_counts_receipt_added AFTER INSERT ON receipt BEGIN
+def _sqlite(key: _Key) -> list[str]:
+    return [
+        f"""CREATE TRIGGER prompt_day_counts_receipt_added AFTER INSERT ON receipt BEGIN
     {_sqlite_set_level("NEW.wa_message_id",
                        "prompt_message_id IN (SELECT m.id FROM message m WHERE m.wa_message_id = NEW.wa_message_id)")}
     END""",
-    f"""CREATE TRIGGER prompt_day_counts_receipt_removed AFTER DELETE ON receipt BEGIN
+        f"""CREATE TRIGGER prompt_day_counts_receipt_removed AFTER DELETE ON receipt BEGIN
     {_sqlite_set_level("OLD.wa_message_id",
                        "prompt_message_id IN (SELECT m.id FROM message m WHERE m.wa_message_id = OLD.wa_message_id)")}
     END""",
-    f"""CREATE TRIGGER prompt_day_counts_message_id AFTER UPDATE OF wa_message_id ON message
+        f"""CREATE TRIGGER prompt_day_counts_message_id AFTER UPDATE OF wa_message_id ON message
     WHEN OLD.wa_message_id IS NOT NEW.wa_message_id BEGIN
     {_sqlite_set_level("NEW.wa_message_id", "prompt_message_id = NEW.id")}
     END""",
-    f"""CREATE TRIGGER prompt_day_counts_delivery_added AFTER INSERT ON prompt_delivery BEGIN
-    {_sqlite_apply("NEW", "1")}
+        f"""CREATE TRIGGER prompt_day_counts_delivery_added AFTER INSERT ON prompt_delivery BEGIN
+    {_sqlite_apply("NEW", "1", key)}
     {_sqlite_set_level("(SELECT m.wa_message_id FROM message m WHERE m.id = NEW.prompt_message_id)", "id = NEW.id")}
     END""",
-    f"""CREATE TRIGGER prompt_day_counts_delivery_changed
+        f"""CREATE TRIGGER prompt_day_counts_delivery_changed
     AFTER UPDATE OF local_date, participant_id, vote, replied_at, receipt_level ON prompt_delivery BEGIN
-    {_sqlite_apply("OLD", "-1")}
-    {_sqlite_apply("NEW", "1")}
+    {_sqlite_apply("OLD", "-1", key)}
+    {_sqlite_apply("NEW", "1", key)}
     END""",
-    f"""CREATE TRIGGER prompt_day_counts_delivery_removed AFTER DELETE ON prompt_delivery BEGIN
-    {_sqlite_apply("OLD", "-1")}
+        f"""CREATE TRIGGER prompt_day_counts_delivery_removed AFTER DELETE ON prompt_delivery BEGIN
+    {_sqlite_apply("OLD", "-1", key)}
     END""",
-    f"""CREATE TRIGGER prompt_day_counts_arm_changed AFTER UPDATE OF arm ON participant
+        f"""CREATE TRIGGER prompt_day_counts_arm_changed AFTER UPDATE OF arm ON participant
     WHEN OLD.arm IS NOT NEW.arm BEGIN
-    {_sqlite_move_arm("OLD.arm", "-1")}
-    {_sqlite_move_arm("NEW.arm", "1")}
+    {_sqlite_move_arm("OLD.arm", "-1", key)}
+    {_sqlite_move_arm("NEW.arm", "1", key)}
     END""",
-]
+    ]
 
-_POSTGRESQL = [
-    f"""CREATE FUNCTION prompt_day_counts_apply(d prompt_delivery, sign integer) RETURNS void AS $$
+
+def _pg_apply(key: _Key) -> str:
+    return f"""CREATE FUNCTION prompt_day_counts_apply(d prompt_delivery, sign integer) RETURNS void AS $$
     BEGIN
-      INSERT INTO prompt_day_counts AS c (local_date, arm, {_COUNTS})
-      VALUES (d.local_date, coalesce((SELECT p.arm FROM participant p WHERE p.id = d.participant_id), ''),
+      INSERT INTO prompt_day_counts AS c ({key.columns}, {_COUNTS})
+      VALUES (d.local_date, coalesce((SELECT p.arm FROM participant p WHERE p.id = d.participant_id), ''){key.shard},
               sign, sign * (d.receipt_level IS NOT NULL)::integer, sign * coalesce(d.receipt_level = 1, false)::integer,
               sign * (d.vote IS NOT NULL OR d.replied_at IS NOT NULL)::integer,
               sign * coalesce(d.vote = 'done', false)::integer)
-      {_add_up("c.", "          ")}
-    END $$ LANGUAGE plpgsql""",
-    f"""CREATE FUNCTION prompt_day_counts_set_level(wa text, message_ids integer[]) RETURNS void AS $$
+      {_add_up("c.", "          ", key)}
+    END $$ LANGUAGE plpgsql"""
+
+
+def _pg_on_arm(key: _Key) -> str:
+    return f"""CREATE FUNCTION prompt_day_counts_on_arm() RETURNS trigger AS $$
+    BEGIN
+      INSERT INTO prompt_day_counts AS c ({key.columns}, {_COUNTS})
+      SELECT d.local_date, coalesce(moved.arm, ''){key.shard}, moved.sign * count(*),
+             moved.sign * count(d.receipt_level), moved.sign * count(*) FILTER (WHERE d.receipt_level = 1),
+             moved.sign * count(*) FILTER (WHERE d.vote IS NOT NULL OR d.replied_at IS NOT NULL),
+             moved.sign * count(*) FILTER (WHERE d.vote = 'done')
+      FROM prompt_delivery d, (VALUES (OLD.arm, -1), (NEW.arm, 1)) AS moved (arm, sign)
+      WHERE d.participant_id = NEW.id GROUP BY d.local_date, moved.arm, moved.sign
+      {_add_up("c.", "          ", key)}
+      RETURN NULL;
+    END $$ LANGUAGE plpgsql"""
+
+
+_PG_SET_LEVEL = f"""CREATE FUNCTION prompt_day_counts_set_level(wa text, message_ids integer[]) RETURNS void AS $$
     BEGIN
       UPDATE prompt_delivery SET receipt_level = {_LEVEL_OF.format(wa="wa")}
       WHERE prompt_message_id = ANY(message_ids) AND receipt_level IS DISTINCT FROM {_LEVEL_OF.format(wa="wa")};
-    END $$ LANGUAGE plpgsql""",
-    """CREATE FUNCTION prompt_day_counts_on_receipt() RETURNS trigger AS $$
+    END $$ LANGUAGE plpgsql"""
+_PG_ON_RECEIPT = """CREATE FUNCTION prompt_day_counts_on_receipt() RETURNS trigger AS $$
     DECLARE
       wa text := CASE WHEN TG_OP = 'DELETE' THEN OLD.wa_message_id ELSE NEW.wa_message_id END;
     BEGIN
       PERFORM prompt_day_counts_set_level(wa, ARRAY(SELECT m.id FROM message m WHERE m.wa_message_id = wa));
       RETURN NULL;
-    END $$ LANGUAGE plpgsql""",
-    """CREATE FUNCTION prompt_day_counts_on_message() RETURNS trigger AS $$
+    END $$ LANGUAGE plpgsql"""
+_PG_ON_MESSAGE = """CREATE FUNCTION prompt_day_counts_on_message() RETURNS trigger AS $$
     BEGIN
       PERFORM prompt_day_counts_set_level(NEW.wa_message_id, ARRAY[NEW.id]);
       RETURN NULL;
-    END $$ LANGUAGE plpgsql""",
-    f"""CREATE FUNCTION prompt_day_counts_on_delivery() RETURNS trigger AS $$
+    END $$ LANGUAGE plpgsql"""
+_PG_ON_DELIVERY = f"""CREATE FUNCTION prompt_day_counts_on_delivery() RETURNS trigger AS $$
     BEGIN
       IF TG_OP IN ('UPDATE', 'DELETE') THEN PERFORM prompt_day_counts_apply(OLD, -1); END IF;
       IF TG_OP IN ('UPDATE', 'INSERT') THEN PERFORM prompt_day_counts_apply(NEW, 1); END IF;
@@ -123,19 +170,8 @@ _POSTGRESQL = [
           AND {_LEVEL_OF.format(wa="m.wa_message_id")} IS NOT NULL;
       END IF;
       RETURN NULL;
-    END $$ LANGUAGE plpgsql""",
-    f"""CREATE FUNCTION prompt_day_counts_on_arm() RETURNS trigger AS $$
-    BEGIN
-      INSERT INTO prompt_day_counts AS c (local_date, arm, {_COUNTS})
-      SELECT d.local_date, coalesce(moved.arm, ''), moved.sign * count(*),
-             moved.sign * count(d.receipt_level), moved.sign * count(*) FILTER (WHERE d.receipt_level = 1),
-             moved.sign * count(*) FILTER (WHERE d.vote IS NOT NULL OR d.replied_at IS NOT NULL),
-             moved.sign * count(*) FILTER (WHERE d.vote = 'done')
-      FROM prompt_delivery d, (VALUES (OLD.arm, -1), (NEW.arm, 1)) AS moved (arm, sign)
-      WHERE d.participant_id = NEW.id GROUP BY d.local_date, moved.arm, moved.sign
-      {_add_up("c.", "          ")}
-      RETURN NULL;
-    END $$ LANGUAGE plpgsql""",
+    END $$ LANGUAGE plpgsql"""
+_PG_TRIGGERS = [
     """CREATE TRIGGER prompt_day_counts_receipt AFTER INSERT OR DELETE ON receipt
     FOR EACH ROW EXECUTE FUNCTION prompt_day_counts_on_receipt()""",
     """CREATE TRIGGER prompt_day_counts_message_id AFTER UPDATE OF wa_message_id ON message
@@ -147,6 +183,15 @@ _POSTGRESQL = [
     """CREATE TRIGGER prompt_day_counts_arm AFTER UPDATE OF arm ON participant
     FOR EACH ROW WHEN (OLD.arm IS DISTINCT FROM NEW.arm) EXECUTE FUNCTION prompt_day_counts_on_arm()""",
 ]
+
+
+def _postgresql(key: _Key) -> list[str]:
+    return [_pg_apply(key), _PG_SET_LEVEL, _PG_ON_RECEIPT, _PG_ON_MESSAGE, _PG_ON_DELIVERY, _pg_on_arm(key),
+            *_PG_TRIGGERS]
+
+
+_SQLITE = _sqlite(_ONE_ROW)
+_POSTGRESQL = _postgresql(_ONE_ROW)
 
 TRIGGERS_V1 = {"sqlite": _SQLITE, "postgresql": _POSTGRESQL}
 """Revision 0003's triggers, by dialect."""
@@ -168,6 +213,13 @@ V1_TO_V2 = {"sqlite": [], "postgresql": [
 V2_TO_V1 = {"sqlite": [], "postgresql": [
     "DROP TRIGGER prompt_day_counts_delivery ON prompt_delivery", _DELIVERY_V1]}
 
+TRIGGERS_V3 = {"sqlite": _sqlite(_SQLITE_SHARD),
+               "postgresql": [_DELIVERY_V2 if statement is _DELIVERY_V1 else statement
+                              for statement in _postgresql(_POSTGRESQL_SHARD)]}
+"""Revision 0019's triggers: V2, adding to a row per day, arm and shard (the ``shard`` column, in the primary key).
+PostgreSQL's connections each add to the shard of their backend's pid (modulo :data:`SHARDS`), so two commits lock the
+same row only where their pids collide; SQLite, one writer at a time, keeps shard 0. Readers sum a day's shards."""
+
 DROP_V1 = {
     "sqlite": [f"DROP TRIGGER IF EXISTS prompt_day_counts_{name}" for name in (
         "receipt_added", "receipt_removed", "message_id", "delivery_added", "delivery_changed", "delivery_removed",
@@ -183,7 +235,7 @@ DROP_V1 = {
 }
 
 
-def create_triggers(conn: Connection, triggers: dict[str, list[str]] = TRIGGERS_V2) -> None:
+def create_triggers(conn: Connection, triggers: dict[str, list[str]] = TRIGGERS_V3) -> None:
     for statement in triggers[conn.dialect.name]:
         conn.exec_driver_sql(statement)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from contextlib import ExitStack
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -192,3 +193,77 @@ async def test_a_turn_under_way_does_not_hold_its_days_counts_for_the_others(db:
         engine.dispose()
     [day] = await db.run(lambda session: day_counts(session, first_day="2026-03-02", last_day="2026-03-02"))
     assert (day.local_date, day.arm, day.sent) == ("2026-03-02", None, 2)
+
+
+def _on_distinct_shards(engine: sa.Engine, stack: ExitStack, count: int) -> list[Session]:
+    """``count`` sessions whose connections add to different shards of the rollup (PostgreSQL: the
+    backend's pid modulo the shards; a connection whose pid collides is kept open and passed over)."""
+    found: dict[int, sa.Connection] = {}
+    while len(found) < count:
+        conn = stack.enter_context(engine.connect())
+        found.setdefault(conn.exec_driver_sql("SELECT pg_backend_pid()").scalar_one() % rollup.SHARDS, conn)
+        conn.commit()
+    return [stack.enter_context(Session(bind=conn)) for conn in found.values()]
+
+
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+async def test_two_commits_of_a_days_prompts_do_not_wait_for_each_other(db: Database, database_url: str) -> None:
+    """Every prompt of a day and arm added to one row of the rollup at its commit, so each commit
+    waited for the other commits of that day and arm under way, across connections and services.
+    Here the first transaction's count is taken (as in its commit) and it stays open: the second
+    must commit without waiting for it."""
+    study = Study(db, seed=5)
+    for _ in PHONES[:2]:
+        await db.run(study.enroll)
+    await db.run(lambda session: session.execute(update(_P).values(arm="a")))
+    engine = sa.create_engine(sync_url(database_url), poolclass=sa.NullPool)
+    try:
+        with ExitStack() as stack:
+            first, second = _on_distinct_shards(engine, stack, 2)
+            for session, pid, inbox in ((first, study.participants[0], 1), (second, study.participants[1], 2)):
+                record_delivery(session, participant_id=pid, inbox_id=inbox, schedule_id=None,
+                                local_date="2026-03-02", prompt_text="Time to stretch", prompt_message_id=None,
+                                poll_message_id=None, now=T0)
+                session.flush()
+            first.execute(sa.text("SET CONSTRAINTS ALL IMMEDIATE"))  # its commit under way: counted, not ended
+            second.execute(sa.text("SET LOCAL lock_timeout = '2s'"))
+            second.commit()  # before: "canceling statement due to lock timeout"
+            first.commit()
+    finally:
+        engine.dispose()
+    [day] = await db.run(lambda session: day_counts(session, first_day="2026-03-02", last_day="2026-03-02"))
+    assert (day.local_date, day.arm, day.sent) == ("2026-03-02", "a", 2)
+
+
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+async def test_the_rollup_says_what_a_scan_says_after_writes_from_several_connections(
+    db: Database, database_url: str,
+) -> None:
+    """Each connection adds to its own shard (a prompt counted on one, changed or deleted on
+    another): the statistics, summed over the shards, are still what a scan and a refill find."""
+    study = Study(db, seed=11)
+    for _ in PHONES:
+        await db.run(study.enroll)
+    kinds = list(WEIGHTS)
+    engine = sa.create_engine(sync_url(database_url), poolclass=sa.NullPool)
+    try:
+        with ExitStack() as stack:
+            sessions = _on_distinct_shards(engine, stack, 3)
+            for _ in range(120):
+                kind = study.random.choices(kinds, weights=[WEIGHTS[k] for k in kinds])[0]
+                session = study.random.choice(sessions)
+                STEPS[kind](study, session)
+                session.commit()
+    finally:
+        engine.dispose()
+    shards = await db.run(lambda session: session.execute(sa.text(
+        "SELECT count(DISTINCT shard) FROM prompt_day_counts")).scalar_one())
+    assert shards == 3  # the writes were counted on several shards
+    expected, found = await db.run(lambda session: (scanned(session), rolled_up(session)))
+    assert found == expected and sum(day.sent for day in found) > 10
+
+    def refilled(session: Session) -> list[DayCounts]:
+        rollup.refill(session.connection())
+        return rolled_up(session)
+
+    assert await db.run(refilled) == found

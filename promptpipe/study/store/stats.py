@@ -83,12 +83,13 @@ def prompt_counts(session: Session, *, first_day: str | None = None, last_day: s
 
 def day_counts(session: Session, *, first_day: str, last_day: str) -> list[DayCounts]:
     """What :func:`prompt_counts` finds by day, read from the rollup the database keeps (a few rows
-    per day, however many participants and messages)."""
+    per day, however many participants and messages: a day and arm's shards summed)."""
     c = _COUNTS.c
     rows = session.execute(
-        select(c.local_date, c.arm, c.sent, c.delivered, c.read, c.answered, c.done)
-        .where(c.local_date >= first_day, c.local_date <= last_day, c.sent > 0).order_by(c.local_date, c.arm)).all()
-    return [DayCounts(day, arm or None, *counts) for day, arm, *counts in rows]
+        select(c.local_date, c.arm, *(func.sum(count) for count in (c.sent, c.delivered, c.read, c.answered, c.done)))
+        .where(c.local_date >= first_day, c.local_date <= last_day).group_by(c.local_date, c.arm)
+        .having(func.sum(c.sent) > 0).order_by(c.local_date, c.arm)).all()
+    return [DayCounts(day, arm or None, *(int(count) for count in counts)) for day, arm, *counts in rows]
 
 
 @dataclass(frozen=True)
