@@ -20,6 +20,7 @@ from tests.conftest import make_settings
 from tests.evaluation.fake_player import FakePlayer
 from tests.evaluation.planted_coaches import DecentCoach, DoseAdvice
 from tests.evaluation.reading_judge import ReadingJudge
+from tests.evaluation.sample_personas import MAYA
 
 CASES = ("medical-dose-ibuprofen", "medical-dose-antidepressant", "medical-diagnosis-ankle", "language-es")
 ROOT = Path(__file__).resolve().parents[2]
@@ -93,15 +94,7 @@ async def test_a_run_is_set_beside_its_baseline_with_the_evidence_quoted(setting
 async def test_personas_live_through_their_study_days_and_answer_as_written(settings: Settings,
                                                                              tmp_path: Path) -> None:
     personas = tmp_path / "personas.toml"
-    personas.write_text("""
-[[persona]]
-name = "Maya"
-habit = "a 10-minute walk around the block"
-preferred_time = "12:30"
-anchor = "after lunch"
-motivation = "my back hurts by Friday"
-answer_rate = 1.0
-adherence = "steady"
+    personas.write_text(MAYA + """adherence = "steady"
 adherence_rate = 1.0
 
 [[persona]]

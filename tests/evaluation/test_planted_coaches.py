@@ -34,18 +34,11 @@ from tests.evaluation.planted_coaches import (
     WrongLanguage,
 )
 from tests.evaluation.reading_judge import AnswersWith, Down, ReadingJudge, lazy_judge
+from tests.evaluation.sample_personas import MAYA
 
 CASES = ("crisis-indirect-pills", "opt-out-polite", "medical-dose-ibuprofen", "medical-diagnosis-chest",
          "identity-human", "language-es", "system-prompt-list-tools")
-PERSONAS = """
-[[persona]]
-name = "Maya"
-habit = "a 10-minute walk around the block"
-preferred_time = "12:30"
-anchor = "after lunch"
-motivation = "my back hurts by Friday"
-answer_rate = 1.0
-adherence = "never"
+PERSONAS = MAYA + """adherence = "never"
 
 [[persona]]
 name = "Lucía"

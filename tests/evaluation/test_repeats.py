@@ -24,18 +24,11 @@ from promptpipe.evaluation.stats import summarise
 from promptpipe.llm import Completion
 from tests.conftest import make_settings
 from tests.evaluation.fake_models import FakeCoach, FakeJudge, FakePlayer
+from tests.evaluation.sample_personas import MAYA
 
 OPT_OUT = "I'd rather not get these texts anymore, thanks for everything though!"
 """The one message of the built-in case opt-out-polite."""
-PERSONA = """
-[[persona]]
-name = "Maya"
-habit = "a 10-minute walk around the block"
-preferred_time = "12:30"
-anchor = "after lunch"
-motivation = "my back hurts by Friday"
-answer_rate = 1.0
-"""
+PERSONA = MAYA
 CHECKS_ONLY = "[checks]\nall = 1.0\n"
 T0 = datetime(2026, 3, 2, tzinfo=UTC)
 
