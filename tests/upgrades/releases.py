@@ -9,7 +9,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from promptpipe.storage.urls import sqlite_file
+import sqlalchemy as sa
+from alembic import command
+from alembic.config import Config
+
+from promptpipe.storage import schema
+from promptpipe.storage.urls import sqlite_file, sync_url
 
 RELEASES = Path(__file__).resolve().parent / "releases"
 
@@ -65,3 +70,16 @@ def load_release(url: str, name: str) -> None:
     statements = "\n".join(line for line in dump.splitlines() if not line.startswith("\\"))  # psql's own commands
     with psycopg.connect(url.replace("postgresql+psycopg://", "postgresql://"), autocommit=True) as conn:
         conn.execute(statements.encode())
+
+
+def downgrade(url: str, target: str) -> None:
+    """Alembic's downgrade of the database at ``url`` to revision ``target``, in one transaction."""
+    engine = sa.create_engine(sync_url(url), poolclass=sa.NullPool)
+    try:
+        with engine.begin() as conn:
+            config = Config()
+            config.set_main_option("script_location", str(schema.MIGRATIONS))
+            config.attributes["connection"] = conn
+            command.downgrade(config, target)
+    finally:
+        engine.dispose()

@@ -10,12 +10,10 @@ from contextlib import ExitStack
 from typing import Any
 
 import sqlalchemy as sa
-from alembic import command
-from alembic.config import Config
 
 from promptpipe.storage import rollup, schema
 from promptpipe.storage.urls import sync_url
-from tests.upgrades.releases import load_release
+from tests.upgrades.releases import downgrade, load_release
 
 RELEASE = "release-f8fa7e2"
 """A release that sent a daily prompt (its delivery is row 1)."""
@@ -66,18 +64,6 @@ def _deliver_from_connections(url: str, votes: list[str | None], first_inbox: in
         engine.dispose()
 
 
-def _downgrade(url: str, target: str) -> None:
-    engine = _engine(url)
-    try:
-        with engine.begin() as conn:
-            config = Config()
-            config.set_main_option("script_location", str(schema.MIGRATIONS))
-            config.attributes["connection"] = conn
-            command.downgrade(config, target)
-    finally:
-        engine.dispose()
-
-
 def _plus(counts: list[tuple[Any, ...]], *added: int) -> list[tuple[Any, ...]]:
     [(day, arm, *before)] = counts
     return [(day, arm, *(int(value) + more for value, more in zip(before, added, strict=True)))]
@@ -95,7 +81,7 @@ async def test_the_counts_survive_the_shards_coming_and_going(database_url: str)
     counted = _plus(before, 2, 0, 0, 1, 1)
     assert _query(database_url, _SUMS) == counted
 
-    await asyncio.to_thread(_downgrade, database_url, BEFORE)
+    await asyncio.to_thread(downgrade, database_url, BEFORE)
     assert _query(database_url, "SELECT local_date, arm, sent, delivered, read, answered, done "
                                 "FROM prompt_day_counts ORDER BY local_date, arm") == counted  # one row each
     _deliver_from_connections(database_url, ["not_this_time"], 9010)

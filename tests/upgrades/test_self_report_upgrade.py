@@ -9,15 +9,13 @@ import asyncio
 from typing import Any
 
 import sqlalchemy as sa
-from alembic import command
-from alembic.config import Config
 
 from promptpipe.storage import schema
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import table_of
 from promptpipe.storage.urls import sync_url
 from promptpipe.study.store.tables import QuestionnaireAnswer, QuestionnaireInstance
-from tests.upgrades.releases import PEOPLE, load_release
+from tests.upgrades.releases import PEOPLE, downgrade, load_release
 
 RELEASE = "release-b1c231f"
 """The first release with the self-report table."""
@@ -31,18 +29,6 @@ def _execute(url: str, statement: Any, **values: Any) -> list[Any]:
         with engine.begin() as conn:
             result = conn.execute(statement, values)
             return list(result) if result.returns_rows else []
-    finally:
-        engine.dispose()
-
-
-def _downgrade(url: str, target: str) -> None:
-    engine = sa.create_engine(sync_url(url))
-    try:
-        with engine.begin() as conn:
-            config = Config()
-            config.set_main_option("script_location", str(schema.MIGRATIONS))
-            config.attributes["connection"] = conn
-            command.downgrade(config, target)
     finally:
         engine.dispose()
 
@@ -83,7 +69,7 @@ async def test_each_asked_day_becomes_an_instance_coded_as_the_questionnaires_ar
     assert (unanswered[8], unanswered[10], unanswered[11]) == (None, "expired", None)
     assert "self_report" not in sa.inspect(sa.create_engine(sync_url(database_url))).get_table_names()
 
-    await asyncio.to_thread(_downgrade, database_url, "0005_questionnaires")
+    await asyncio.to_thread(downgrade, database_url, "0005_questionnaires")
     rows = _execute(database_url, sa.text("SELECT local_date, poll_message_id, answer FROM self_report "
                                           "ORDER BY local_date"))
     assert [tuple(row) for row in rows] == [("2026-01-06", message_id, "yes"), ("2026-01-07", message_id, None)]
