@@ -234,6 +234,42 @@ def read_leases(conn: psycopg.Connection[Any]) -> tuple[datetime, list[Lease]]:
     return now, [Lease(name, holder, expires) for name, holder, expires in rows]
 
 
+@dataclass
+class ServerSample:
+    """The database server's side of a run (a server on this machine): CPU of the backends serving the database, and
+    its transactions, at one moment."""
+
+    cpu_by_pid: dict[int, float]
+    transactions: int
+    rows_scanned: dict[str, int]
+    """Per table, the rows read by sequential scans so far (a table read whole where an index would do shows here)."""
+
+    @classmethod
+    def read(cls, conn: psycopg.Connection[Any]) -> ServerSample:
+        pids = [pid for (pid,) in conn.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")]
+        cpu = {}
+        for pid in pids:
+            try:
+                stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            cpu[pid] = (int(stat[11]) + int(stat[12])) / os.sysconf("SC_CLK_TCK")
+        conn.execute("SELECT pg_stat_clear_snapshot()")
+        (transactions,) = conn.execute("SELECT xact_commit + xact_rollback FROM pg_stat_database "
+                                       "WHERE datname = current_database()").fetchone()  # type: ignore[misc]
+        scanned = {name: int(rows or 0) for name, rows in conn.execute(
+            "SELECT relname, seq_tup_read FROM pg_stat_user_tables")}
+        return cls(cpu, int(transactions), scanned)
+
+    def since(self, earlier: ServerSample) -> tuple[float, int, dict[str, int]]:
+        """CPU seconds, transactions and rows read by sequential scans per table from ``earlier`` to this sample (a
+        backend started since counts whole)."""
+        cpu = sum(now - earlier.cpu_by_pid.get(pid, 0.0) for pid, now in self.cpu_by_pid.items())
+        scanned = {name: rows - earlier.rows_scanned.get(name, 0) for name, rows in self.rows_scanned.items()}
+        return cpu, self.transactions - earlier.transactions, {name: n for name, n in scanned.items() if n}
+
+
 def holder_pid(holder: str) -> int | None:
     """``host:pid:random`` -> pid."""
     parts = holder.rsplit(":", 2)
@@ -431,6 +467,9 @@ class RunResult:
     model_requests: int
     model_peak_in_flight: int
     crashed: list[tuple[int, int]]
+    server: tuple[float, int, dict[str, int]] | None = None
+    """The database server's CPU seconds, transactions and rows read by sequential scans per table, from due to the
+    last poll (PostgreSQL on this machine)."""
     """(service index, exit status) of services that ended by themselves."""
 
 
@@ -484,6 +523,8 @@ def run(args: argparse.Namespace, failover: bool, *, sqlite: bool = False) -> Ru
         gave_up = False
         crashed: list[tuple[int, int]] = []
         last_lease_read = 0.0
+        server_at_due: ServerSample | None = None
+        server: tuple[float, int, dict[str, int]] | None = None
         while True:
             now = time.time()
             for service in services:
@@ -521,6 +562,7 @@ def run(args: argparse.Namespace, failover: bool, *, sqlite: bool = False) -> Ru
                     for service in services:
                         service.measure()
                         service.cpu_at_due_s = service.cpu_s
+                    server_at_due = ServerSample.read(leases_conn)
                     held_at_due = {by_pid[pid].index: sorted(names) for pid, names in held.items() if pid in by_pid}
                 if takeover is not None:
                     victim_pid = services[takeover.victim].pid
@@ -537,6 +579,8 @@ def run(args: argparse.Namespace, failover: bool, *, sqlite: bool = False) -> Ru
                 for service in services:
                     if service.killed_at is None:
                         service.measure()
+                if leases_conn is not None and server_at_due is not None:
+                    server = ServerSample.read(leases_conn).since(server_at_due)
             if complete_at is not None and now - complete_at >= AFTER_LAST_S and (
                     takeover is None or len(takeover.taken_at) == len(takeover.names) or now - takeover.killed_at > 60):
                 break
@@ -546,7 +590,7 @@ def run(args: argparse.Namespace, failover: bool, *, sqlite: bool = False) -> Ru
             time.sleep(STEP_S)
 
         for service in services:
-            if service.killed_at is None and complete_at is None:  # else measured when the last prompt was out
+            if service.killed_at is None and complete_at is None:  # else measured when the last poll was out
                 service.measure()
         inbox, outbox, inbox_written = database_outcome(url)
         if leases_conn is not None:
@@ -557,7 +601,7 @@ def run(args: argparse.Namespace, failover: bool, *, sqlite: bool = False) -> Ru
             held_at_due=held_at_due, settled_after_s=settled_after_s, reconciled_at=reconciled, sends=sends,
             gave_up=gave_up, takeover=takeover, inbox=inbox, outbox=outbox, inbox_written=inbox_written,
             model_requests=model.requests,
-            model_peak_in_flight=model.peak_in_flight, crashed=crashed)
+            model_peak_in_flight=model.peak_in_flight, crashed=crashed, server=server)
     finally:
         for service in services:
             stop_service(service)
@@ -601,7 +645,8 @@ def kill_one(services: list[Service], by_pid: dict[int, Service], leases: tuple[
 
 
 def report(result: RunResult, phones: int) -> float | None:
-    """Prints the run's figures; returns the services' CPU per delivered prompt, from due to the last prompt (ms)."""
+    """Prints the run's figures; returns the services' CPU per delivered prompt, from due until every prompt and poll
+    was out (ms)."""
     due = result.due
     print(f"{result.label}: {len(result.services)} services, numbers {','.join(NUMBERS)}")
     starts = {s.index: [at for _, at in s.log_events("service_started")] for s in result.services}
@@ -662,17 +707,27 @@ def report(result: RunResult, phones: int) -> float | None:
         cpu = f", CPU {service.cpu_s:.0f} s" if service.cpu_s is not None else ""
         if service.cpu_s is not None and service.cpu_at_due_s is not None and counts[PROMPT]:
             burst = service.cpu_s - service.cpu_at_due_s
-            cpu += f" ({burst:.1f} s from due to the last prompt: {1000 * burst / counts[PROMPT]:.1f} ms per prompt)"
+            cpu += f" ({burst:.1f} s from due until the last poll: {1000 * burst / counts[PROMPT]:.1f} ms per prompt)"
         own = [sent.at - due for sent in service.journal.sent if sent.kind == PROMPT]
         spread = f", prompts due+{min(own):.1f} .. due+{max(own):.1f} s" if own else ""
         print(f"  service {service.index}: prompts {counts[PROMPT]:,}, polls {counts[POLL]:,}, intensity "
               f"{counts[INTENSITY]:,}{spread}; {rss}{cpu} ({end})")
-    burst = [s.cpu_s - s.cpu_at_due_s for s in result.services if s.cpu_s is not None and s.cpu_at_due_s is not None]
+    burst_cpu = [s.cpu_s - s.cpu_at_due_s for s in result.services
+                 if s.cpu_s is not None and s.cpu_at_due_s is not None]
     per_prompt = None
-    if burst and len(burst) == len(result.services) and first_by_kind[PROMPT]:
-        per_prompt = 1000 * sum(burst) / len(first_by_kind[PROMPT])
-        print(f"  CPU from due to the last prompt, all services: {sum(burst):.1f} s, "
-              f"{1000 * sum(burst) / len(first_by_kind[PROMPT]):.1f} ms per prompt delivered (its poll included)")
+    if burst_cpu and len(burst_cpu) == len(result.services) and first_by_kind[PROMPT]:
+        per_prompt = 1000 * sum(burst_cpu) / len(first_by_kind[PROMPT])
+        print(f"  CPU from due until every prompt and poll was out, all services: {sum(burst_cpu):.1f} s, "
+              f"{1000 * sum(burst_cpu) / len(first_by_kind[PROMPT]):.1f} ms per prompt delivered (its poll included)")
+    if result.server is not None and first_by_kind[PROMPT]:
+        server_cpu, transactions, scanned = result.server
+        delivered = len(first_by_kind[PROMPT])
+        print(f"  database server, from due until every prompt and poll was out: {server_cpu:.1f} s CPU "
+              f"({1000 * server_cpu / delivered:.1f} ms per prompt), {transactions:,} transactions "
+              f"({transactions / delivered:.1f} per prompt)")
+        if scanned:
+            print("  rows the database read by sequential scans, by table: " + ", ".join(
+                f"{name} {rows:,}" for name, rows in sorted(scanned.items(), key=lambda kv: -kv[1])[:5]))
     print(f"  model requests {result.model_requests:,}, at most {result.model_peak_in_flight} at the same time")
     print(f"  database after: today's daily-prompt inbox rows {result.inbox}; outbox {result.outbox}")
     if result.takeover is not None:
@@ -751,7 +806,8 @@ def compare(args: argparse.Namespace) -> None:
         finally:
             while _WORKDIRS and not args.keep:
                 shutil.rmtree(_WORKDIRS.pop(), ignore_errors=True)
-    print("\nCPU per delivered prompt (all services, from due to the last prompt; its poll included):")
+    print("\nCPU per delivered prompt (all services, from due until every prompt and poll was out; its polls "
+          "included):")
     for label, ms in figures.items():
         print(f"  {label:<26} " + (f"{ms:.1f} ms" if ms is not None else "not measured"))
     sqlite_ms, one, many = figures.values()
