@@ -210,12 +210,17 @@ class Transition(SQLModel, table=True):
 
 
 class LidMapping(SQLModel, table=True):
-    """WhatsApp hidden user id (LID digits) to E.164 phone, learned from inbound messages."""
+    """WhatsApp hidden user id (LID digits) to E.164 phone, learned from inbound messages.
 
-    __tablename__ = "lid_mapping"
+    The phone index carries the table's name from before revision 0020 on purpose: every release
+    from before versioned migrations creates a missing ``lid_mapping`` table at start, and the
+    name being taken makes it stop there instead of running on a schema it does not know."""
+
+    __tablename__ = "whatsapp_lid"
+    __table_args__ = (Index("lid_mapping", "phone"),)
 
     lid: str = Field(primary_key=True)
-    phone: str = Field(index=True)
+    phone: str
     updated_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import csv
+import re
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -32,6 +33,7 @@ from tests.fakes.openai_server import FakeOpenAIServer
 from tests.study_helpers import with_study
 from tests.upgrades.make_release_fixture import STUDY
 from tests.upgrades.releases import PEOPLE, Release, load_release, releases
+from tests.upgrades.releases import RELEASES as RELEASES_DIR
 
 RELEASES = releases()
 
@@ -80,11 +82,35 @@ async def upgraded(database_url: str, release: Release) -> AsyncIterator[tuple[D
     await db.close()
 
 
+RENAMED = {"lid_mapping": "whatsapp_lid"}
+"""Tables a revision renamed: old name to new."""
+
+
 def _every_row_is_still_there(before: dict[str, Any], database_url: str) -> None:
     after = _keys(database_url)
     moved = {"self_report"}  # its rows become questionnaire instances (see test_self_report_upgrade)
-    assert {table: rows - after[table] for table, rows in before.items() if table not in moved} == {
+    assert {table: rows - after[RENAMED.get(table, table)] for table, rows in before.items() if table not in moved} == {
         table: set() for table in before if table not in moved}
+
+
+def _the_release_itself_would_stop_at_start(release: Release, database_url: str) -> None:
+    """What every release from before versions does first when it starts (SQLAlchemy's
+    ``create_all``): create each of its tables that is missing, with its own statement. On the
+    upgraded database its ``lid_mapping`` table cannot be made, so it stops with that error instead
+    of running on a schema it does not know."""
+    kind = "sqlite" if database_url.startswith("sqlite") else "postgresql"
+    dump = (RELEASES_DIR / f"{release.name}.{kind}.sql").read_text(encoding="utf-8")
+    create = re.search(r"CREATE TABLE (?:public\.)?lid_mapping \(.*?\);", dump, re.DOTALL)
+    assert create is not None, "every release before versions had the table"
+    engine = _engine(database_url)
+    try:
+        with engine.connect() as conn:
+            assert not sa.inspect(conn).has_table("lid_mapping")
+            with pytest.raises(sa.exc.DatabaseError, match="lid_mapping") as stopped:
+                conn.execute(sa.text(create.group(0)))
+            assert "already" in str(stopped.value.orig)
+    finally:
+        engine.dispose()
 
 
 def _the_schema_is_the_one_the_models_declare(database_url: str) -> None:
@@ -187,6 +213,7 @@ async def test_an_earlier_release_s_database_is_upgraded_whole(  # type: ignore[
     db, before = upgraded
     _every_row_is_still_there(before, database_url)
     _the_schema_is_the_one_the_models_declare(database_url)
+    _the_release_itself_would_stop_at_start(release, database_url)
     await _who_holds_a_pause_is_known_for_everyone(db, release)
     await _everyone_has_a_consent_ledger(db, release)
     await _a_ledger_rebuilt_from_the_transition_log_says_so(db, release, tmp_path)
