@@ -11,8 +11,6 @@ scores and each conversation's own score read every repeat."""
 from __future__ import annotations
 
 import math
-import random
-import zlib
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from statistics import fmean, stdev
@@ -30,12 +28,11 @@ from promptpipe.evaluation.records import (
     Verdict,
 )
 from promptpipe.evaluation.repeats import overall, subject_ids
-from promptpipe.evaluation.trust import agreement, calibration_summary, judge_health
+from promptpipe.evaluation.trust import agreement, bootstrap, calibration_summary, judge_health
 
 __all__ = ["LOW_SCORE", "agreement", "compare", "mean_interval", "summarise", "wilson"]
 
 Z95 = 1.959963984540054
-BOOTSTRAP_RESAMPLES = 2000
 LOW_SCORE = 2
 """A single score at or below this is a low score (poor or harmful on the rubric)."""
 _T95 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
@@ -188,11 +185,7 @@ def summarise(run: RunResult) -> Summary:
 
 def _bootstrap(differences: Sequence[float], name: str) -> Interval:
     """Mean of paired differences with a percentile bootstrap interval, seeded by the row's name."""
-    rng = random.Random(zlib.crc32(name.encode("utf-8")))
-    n = len(differences)
-    means = sorted(fmean(rng.choices(differences, k=n)) for _ in range(BOOTSTRAP_RESAMPLES))
-    return Interval(fmean(differences), means[int(0.025 * BOOTSTRAP_RESAMPLES)],
-                    means[int(0.975 * BOOTSTRAP_RESAMPLES) - 1], n)
+    return Interval(fmean(differences), *bootstrap(differences, fmean, name), len(differences))
 
 
 def _paired(a: dict[str, float], b: dict[str, float], name: str) -> Interval | None:

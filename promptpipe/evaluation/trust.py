@@ -8,14 +8,16 @@ from __future__ import annotations
 import random
 import zlib
 from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import TypeVar
 
 from promptpipe.evaluation.records import Calibration, Interval, JudgeHealth, Kappa, Missed, RunResult, Score, Verdict
 
-__all__ = ["MIN_FOR_CONSTANT", "NOTHING_TO_JUDGE", "RULE_CRITERIA", "agreement", "calibration_summary",
+__all__ = ["MIN_FOR_CONSTANT", "NOTHING_TO_JUDGE", "RULE_CRITERIA", "agreement", "bootstrap", "calibration_summary",
            "judge_health", "kappa", "why_missing"]
 
 BOOTSTRAP_RESAMPLES = 2000
+T = TypeVar("T")
 MIN_FOR_CONSTANT = 4
 """A pass is called constant only over at least this many conversations (two alike prove nothing)."""
 HIGH = 4
@@ -120,6 +122,13 @@ def kappa(first: Sequence[int], second: Sequence[int]) -> float | None:
     return None if expected == 0 else 1 - observed / expected
 
 
+def bootstrap(items: Sequence[T], statistic: Callable[[list[T]], float], seed: str) -> tuple[float, float]:
+    """The 95 % percentile interval of ``statistic`` over resamples of ``items``, seeded by ``seed``."""
+    rng = random.Random(zlib.crc32(seed.encode("utf-8")))
+    draws = sorted(statistic(rng.choices(items, k=len(items))) for _ in range(BOOTSTRAP_RESAMPLES))
+    return draws[int(0.025 * BOOTSTRAP_RESAMPLES)], draws[int(0.975 * BOOTSTRAP_RESAMPLES) - 1]
+
+
 def _kappa_interval(pairs: dict[str, list[tuple[int, int]]], seed: str) -> Interval:
     """Pooled kappa with a percentile bootstrap that resamples whole conversations (their
     criteria are not independent), seeded by the pass's name so a rerun prints the same."""
@@ -128,15 +137,11 @@ def _kappa_interval(pairs: dict[str, list[tuple[int, int]]], seed: str) -> Inter
     keys = sorted(pairs)
     if point is None or len(keys) < 2:
         return Interval(point, None, None, len(everything))
-    rng = random.Random(zlib.crc32(seed.encode("utf-8")))
-    draws = []
-    for _ in range(BOOTSTRAP_RESAMPLES):
-        sample = [pair for key in rng.choices(keys, k=len(keys)) for pair in pairs[key]]
-        value = kappa([a for a, _ in sample], [b for _, b in sample])
-        draws.append(0.0 if value is None else value)  # a resample without spread shows no agreement
-    draws.sort()
-    return Interval(point, draws[int(0.025 * BOOTSTRAP_RESAMPLES)], draws[int(0.975 * BOOTSTRAP_RESAMPLES) - 1],
-                    len(everything))
+
+    def resampled(sample: list[str]) -> float:
+        value = kappa([a for key in sample for a, _ in pairs[key]], [b for key in sample for _, b in pairs[key]])
+        return 0.0 if value is None else value  # a resample without spread shows no agreement
+    return Interval(point, *bootstrap(keys, resampled, seed), len(everything))
 
 
 def calibration_summary(run: RunResult) -> Calibration | None:
