@@ -15,7 +15,7 @@ from promptpipe.config import Settings, load_settings
 from promptpipe.domain.text import for_terminal
 from promptpipe.errors import PromptPipeError
 from promptpipe.logging import configure_logging
-from promptpipe.research.views import MessageView, as_json
+from promptpipe.research.views import MessageView, as_json, counted
 
 __all__ = ["ask", "cell", "counted", "fail", "load", "print_json", "print_table", "receipt_marks", "run",
            "stop_on_signals"]
@@ -80,11 +80,6 @@ def receipt_marks(message: MessageView) -> str:
     """`` delivered 09:01:03 read 09:15:10`` for a sent message WhatsApp reported on (UTC times)."""
     times = {"delivered": message.delivered_at, "read": message.read_at, "played": message.played_at}
     return "".join(f" {name} {at[11:19]}" for name, at in times.items() if at)
-
-
-def counted(count: int, noun: str) -> str:
-    """``1 row``, ``2 rows``."""
-    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def print_json(data: Any) -> None:

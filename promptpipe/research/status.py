@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 
 from promptpipe.domain.numbers import ONE_NUMBER, NumberPlan
 from promptpipe.pipeline.sharing import ALARMS_ROLE
-from promptpipe.research.views import iso
+from promptpipe.research.views import counted, iso
 from promptpipe.storage.db import Database
 from promptpipe.storage.lease_moves import MovesOf, moves_since
 from promptpipe.storage.leases import LeaseRow, every_lease
@@ -81,7 +81,7 @@ class NumberState:
 
     def describe(self) -> str:
         state = self.state.describe() if self.state else "no state recorded yet"
-        return f"{state}; {_count(self.participants, 'participant')} in the study"
+        return f"{state}; {counted(self.participants, 'participant')} in the study"
 
     def to_json(self) -> NumberStateJson:
         return {"name": self.name, "participants": self.participants,
@@ -118,17 +118,17 @@ class StatusReport:
                  else f"{self.last_model_error.at[:19]} {self.last_model_error.error}")
         return [
             f"whatsapp: {whatsapp}",
-            f"outbox backlog: {_count(self.outbox_backlog, 'message')} waiting to be sent",
+            f"outbox backlog: {counted(self.outbox_backlog, 'message')} waiting to be sent",
             f"uncertain sends: {self.uncertain_sends}"
             + (" (they may or may not have arrived; `promptpipe-admin transcript` shows them)"
                if self.uncertain_sends else ""),
-            f"inbox backlog: {_count(self.inbox_backlog, 'input')} waiting for a turn",
+            f"inbox backlog: {counted(self.inbox_backlog, 'input')} waiting for a turn",
             f"stuck inputs: {self.stuck_inputs} given up"
             + (f" (ids {', '.join(map(str, self.stuck_input_ids))}"
                f"{' …' if self.stuck_inputs > len(self.stuck_input_ids) else ''};"
                " `promptpipe-admin inbox --stuck` shows them)" if self.stuck_inputs else ""),
             *([f"last model error: {model}"] if model_error else []),
-            *(["numbers: " + ", ".join(f"{name} {_count(count, 'participant')}" for name, count in self.numbers)
+            *(["numbers: " + ", ".join(f"{name} {counted(count, 'participant')}" for name, count in self.numbers)
                + " in the study"] if self.numbers else []),
             *(f"number {number.name}: {number.describe()}"
               + (" (move them to another number, or link it again)" if number.needs_the_team else "")
@@ -191,7 +191,7 @@ class ServedBy:
             line += f"; prefers {self.preferred}"
         if self.moving_to:
             line += f"; moving to {self.moving_to} (an operator asked)"
-        line += f"; {_count(self.moves_24h, 'move')} in the last 24 h"
+        line += f"; {counted(self.moves_24h, 'move')} in the last 24 h"
         if self.last_move is not None:
             last = self.last_move
             line += (f", the last {(last['at'] or '')[:16]} from {last['from_service']} to {last['to_service']} "
@@ -235,10 +235,6 @@ async def read_number_states(db: Database, numbers: NumberPlan) -> tuple[NumberS
 
 def _state(row: StatusRow | None) -> ConnectionState | None:
     return ConnectionState.from_json(row.value) if row and row.value.get("since") else None
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 async def read_status(db: Database, numbers: NumberPlan = ONE_NUMBER, now: datetime | None = None) -> StatusReport:

@@ -17,7 +17,7 @@ from promptpipe.storage.consent import LedgerEntry
 from promptpipe.storage.queue_tables import InboxStatus
 
 __all__ = ["ConsentView", "InputView", "ListedRow", "MessageView", "ParticipantDetail", "ParticipantPage",
-           "ParticipantView", "ScheduleView", "SchedulesView", "TimerView", "as_json", "iso"]
+           "ParticipantView", "ScheduleView", "SchedulesView", "TimerView", "as_json", "counted", "iso"]
 
 
 _PLAIN = frozenset({str, int, float, bool, type(None)})
@@ -40,6 +40,11 @@ def as_json(value: Any) -> Any:
 
 def iso(value: datetime | None) -> str | None:
     return value.isoformat() if value else None
+
+
+def counted(count: int, noun: str) -> str:
+    """``1 row``, ``2 rows``."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 @dataclass(frozen=True)

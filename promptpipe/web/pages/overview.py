@@ -17,6 +17,7 @@ from promptpipe.domain.participant_filter import MAX_SILENT_DAYS
 from promptpipe.research import monitoring
 from promptpipe.research.attention import Attention, AttentionEntry, AttentionKind
 from promptpipe.research.status import NumberState, StatusReport, read_number_states
+from promptpipe.research.views import counted
 from promptpipe.transport.connection_state import CONNECTION_STATES
 from promptpipe.web.api_attention import attention_for, entry_link, participant_link
 from promptpipe.web.charts import bar_chart
@@ -27,10 +28,6 @@ from promptpipe.web.pages._times import TimeLabel
 __all__ = ["AttentionRow", "NumberRow", "health_line", "number_rows", "router"]
 
 router = APIRouter()
-
-
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def health_line(found: Visitor, service: StatusReport, numbers: Sequence[NumberState] = ()) -> tuple[str, bool]:
@@ -49,9 +46,9 @@ def health_line(found: Visitor, service: StatusReport, numbers: Sequence[NumberS
             connection += f" ({whatsapp.detail})"
     else:
         connection = "WhatsApp: no connection recorded yet (the service has not run with WhatsApp on this database)"
-    parts = [connection, f"{_plural(service.outbox_backlog, 'message')} waiting to be sent",
-             f"{_plural(service.inbox_backlog, 'input')} waiting for a turn",
-             f"{_plural(service.uncertain_sends, 'uncertain send')}"]
+    parts = [connection, f"{counted(service.outbox_backlog, 'message')} waiting to be sent",
+             f"{counted(service.inbox_backlog, 'input')} waiting for a turn",
+             f"{counted(service.uncertain_sends, 'uncertain send')}"]
     connected = (all(number.state is not None and number.state.name == "connected" for number in numbers) if numbers
                  else bool(whatsapp and whatsapp.name == "connected"))
     return " · ".join(parts), connected and not service.uncertain_sends
