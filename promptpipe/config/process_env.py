@@ -42,8 +42,7 @@ def set_bot_tag_off() -> None:
 
 def bot_tag_off_at_exec() -> bool | None:
     """Whether ``NEONIZE_BOT_TAG=off`` was in the environment at process start, the copy the Go library reads (a
-    later ``os.environ`` change may not reach it); None when this cannot be checked (not Linux).
-    """
+    later ``os.environ`` change may not reach it); None when this cannot be checked (not Linux)."""
     try:
         with open("/proc/self/environ", "rb") as fh:
             entries = fh.read().split(b"\0")

@@ -7,7 +7,7 @@ and is always strictly later than the instant asked for, also inside a repeated 
 
 from __future__ import annotations
 
-from datetime import date, datetime, time, timedelta, timezone
+from datetime import datetime, time, timedelta, timezone
 from zoneinfo import ZoneInfo
 
 from promptpipe.domain.localtime import to_instant
@@ -36,29 +36,16 @@ def in_quiet_hours(quiet: QuietHours | None, at: datetime, zone: ZoneInfo) -> bo
     return quiet_contains(quiet, at.astimezone(zone).time())
 
 
-def _end_day(quiet: QuietHours, local: datetime) -> date:
-    """The local date on which the period containing ``local`` ends: tomorrow when the period
-    runs across midnight and ``local`` is before midnight, today otherwise."""
-    if _crosses_midnight(quiet) and local.time() >= quiet.start:
-        return local.date() + timedelta(days=1)
-    return local.date()
-
-
-def _end_candidates(day: date, wall: time, zone: ZoneInfo) -> tuple[datetime, datetime]:
-    """The end under the DST policy (first occurrence, or the jump in a gap), then the later
-    occurrence of a repeated wall time (the same instant when the time is not repeated)."""
-    later = datetime.combine(day, wall, tzinfo=zone).replace(fold=1).astimezone(timezone.utc)
-    return to_instant(day, wall, zone), later
-
-
 def quiet_period_end(quiet: QuietHours | None, at: datetime, zone: ZoneInfo) -> datetime | None:
     """The UTC instant the quiet period containing ``at`` ends; None when ``at`` is not inside one. Always strictly
-    later than ``at``: inside the second run of a repeated fall-back hour, the end time's later occurrence is used.
-    """
+    later than ``at``: inside the second run of a repeated fall-back hour, the end time's later occurrence is used."""
     if quiet is None or not in_quiet_hours(quiet, at, zone):
         return None
-    day = _end_day(quiet, at.astimezone(zone))
-    for candidate in _end_candidates(day, quiet.end, zone):
+    local = at.astimezone(zone)  # a period across midnight entered before midnight ends tomorrow
+    day = local.date() + timedelta(days=1) if _crosses_midnight(quiet) and local.time() >= quiet.start else local.date()
+    # the end under the DST policy (first occurrence, or the jump in a gap), then a repeated end time's later occurrence
+    for candidate in (to_instant(day, quiet.end, zone),
+                      datetime.combine(day, quiet.end, tzinfo=zone).replace(fold=1).astimezone(timezone.utc)):
         if candidate > at:
             return candidate
     raise AssertionError("a quiet period ends after any instant inside it")  # pragma: no cover

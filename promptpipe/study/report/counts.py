@@ -167,12 +167,6 @@ class ReportRows:
 
 # ---------------------------------------------------------------- counting
 
-def _arm_order(study: Study, seen: Sequence[str]) -> list[str]:
-    """The study's arms in its order, then any other arm found (an earlier protocol's, ``default``)."""
-    names = [arm.name for arm in study.arms] if study.in_use else []
-    return names + sorted(set(seen) - set(names))
-
-
 def _day_reached(row: Any, study: Study, withdrawn_at: datetime | None, now: datetime) -> int:
     """The study day the participant is on now, or was on when they completed or withdrew; at
     most their last day, at least 0 (day one still ahead)."""
@@ -213,12 +207,6 @@ def _by_status(rows: Sequence[Any]) -> dict[str, int]:
     counts = Counter(row.status for row in rows)
     order = [status for status in Status if status in counts]
     return {status: counts[status] for status in order + sorted(set(counts) - set(order))}
-
-
-def _designed(study: Study) -> dict[str, float]:
-    """The probability of each action the design draws (no rule: every available point sends)."""
-    rule = study.decision
-    return {SEND: 1.0} if rule is None else {rule.actions[0]: rule.p, rule.actions[1]: 1 - rule.p}
 
 
 def _range(p: float, half: float) -> list[float]:
@@ -271,7 +259,8 @@ def _seed(kept: str, study: Study) -> SeedKept:
 def _decisions(rows: Sequence[Any], arms: Sequence[str], study: Study) -> DecisionCounts:
     total = sum(count for *_, count in rows)
     reasons: Counter[str] = Counter()
-    designed = _designed(study)
+    rule = study.decision  # the probability of each action the design draws (no rule: every available point sends)
+    designed = {SEND: 1.0} if rule is None else {rule.actions[0]: rule.p, rule.actions[1]: 1 - rule.p}
     by_arm = {arm: _Drawn(tuple(designed)) for arm in arms}
     totals: Counter[str] = Counter()
     for arm, available, reason, action, probability, count in rows:
@@ -321,8 +310,9 @@ def _self_report_by_action(points: Sequence[Any], days: Sequence[Any], study: St
 def report_of(rows: ReportRows, study: Study, now: datetime) -> StudyReport:
     """The report of ``rows``; ``now`` decides which study day active participants are on."""
     people = rows.participants
-    seen = [row.arm for row in people] + [row[0] for row in (*rows.prompts, *rows.decisions)]
-    arms = _arm_order(study, [_arm(name) for name in seen])
+    seen = {_arm(row.arm) for row in people} | {_arm(row[0]) for row in (*rows.prompts, *rows.decisions)}
+    named = [arm.name for arm in study.arms] if study.in_use else []
+    arms = named + sorted(seen - set(named))  # the study's arms in its order, then others (an earlier protocol's)
     return StudyReport(
         study=ProtocolNamed(name=study.name or None, hash=study.hash or None, length_days=study.length_days,
                             decision=study.decision),

@@ -86,7 +86,8 @@ def adopt_protocol(session: Session, study: Study, *, allow_change: bool, now: d
     if current is None:
         if not study.in_use:
             return Adoption.NONE
-        if _has_participants(session) and not allow_change:
+        enrolled = session.connection().execute(select(_PARTICIPANT.c.id).limit(1)).first() is not None
+        if enrolled and not allow_change:
             situation = ("this database has participants enrolled without a study file; adopting one now changes "
                          "their study")
             raise ProtocolChanged(
@@ -104,10 +105,6 @@ def adopt_protocol(session: Session, study: Study, *, allow_change: bool, now: d
     _store(session, study, current.hash, now, f"allowed change ({by})")
     study_seed(session, now, study.outside_seed)
     return Adoption.CHANGED
-
-
-def _has_participants(session: Session) -> bool:
-    return session.connection().execute(select(_PARTICIPANT.c.id).limit(1)).first() is not None
 
 
 def _situation(current: ProtocolVersion, study: Study) -> str:
