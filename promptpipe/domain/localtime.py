@@ -13,21 +13,15 @@ import random
 import re
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, timezone
+from importlib import resources
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 FIXED, RANDOM = "fixed", "random"
 
 
-def _iana_zones() -> frozenset[str]:
-    """The zone names the IANA database defines (tzdata's list, the package we depend on);
-    ``Factory`` is a placeholder in that list, not a place."""
-    from importlib import resources
-
-    names = resources.files("tzdata").joinpath("zones").read_text(encoding="utf-8").split()
-    return frozenset(names) - {"Factory"}
-
-
-IANA_ZONES = _iana_zones()
+IANA_ZONES = frozenset(resources.files("tzdata").joinpath("zones").read_text(encoding="utf-8").split()) - {"Factory"}
+"""The zone names the IANA database defines (tzdata's list, the package we depend on); ``Factory`` is a placeholder in
+that list, not a place."""
 
 
 def is_iana_zone(name: str) -> bool:

@@ -78,12 +78,6 @@ def _mac(seed: bytes, key: str) -> bytes:
     return hmac.new(seed, key.encode(), hashlib.sha256).digest()
 
 
-def _block_size(seed: bytes, sizes: Sequence[int], stratum: str, block: int) -> int:
-    if len(sizes) == 1:
-        return sizes[0]
-    return sizes[int(uniform(seed, f"size|{stratum}|{block}") * len(sizes))]
-
-
 def _shuffled(seed: bytes, arms: Sequence[Arm], size: int, stratum: str, block: int, scheme: str) -> list[str]:
     names = block_for(arms, size)
     if scheme == LEGACY_SCHEME:
@@ -106,7 +100,7 @@ def places(seed: bytes, arms: Sequence[Arm], sizes: Sequence[int], stratum: str,
         block_for(arms, size)  # every listed size must hold the arms in their ratio
     sequence, block = 0, 0
     while True:
-        size = _block_size(seed, sizes, stratum, block)
+        size = sizes[0] if len(sizes) == 1 else sizes[int(uniform(seed, f"size|{stratum}|{block}") * len(sizes))]
         for position, arm in enumerate(_shuffled(seed, arms, size, stratum, block, scheme)):
             sequence += 1
             yield Place(sequence, block, size, position, arm)

@@ -13,7 +13,7 @@ from promptpipe.questionnaires.rules.definition import Questionnaire, Questionna
 from promptpipe.study.rules import protocol
 from promptpipe.study.rules.protocol import FIXED_STYLE, Arm, Study
 
-__all__ = ["SEED_IN_DATABASE_WARNING", "block_words", "describe", "seed_words", "study_as_dict"]
+__all__ = ["SEED_IN_DATABASE_WARNING", "block_words", "describe", "study_as_dict"]
 
 SEED_IN_DATABASE_WARNING = ("the randomisation seed is kept in the database: anyone who can read the database can "
                             "predict future arms and draws")
@@ -44,14 +44,6 @@ def block_words(study: Study, *, unblind: bool) -> str:
     if len(sizes) == 1:
         return f"blocks of {sizes[0]}"
     return "blocks of " + ", ".join(map(str, sizes[:-1])) + f" or {sizes[-1]} (each block's size drawn)"
-
-
-def seed_words(study: Study) -> str:
-    """Where the study's secret seed is kept, by the study file's choice."""
-    if study.seed_in_database:
-        return f"Seed: kept in the database (seed_in_database = true): {SEED_IN_DATABASE_WARNING}"
-    return ("Seed: kept outside the database (a 0600 file in the state directory, or PROMPTPIPE_STUDY_SEED_FILE); "
-            "the database keeps its fingerprint")
 
 
 def describe(study: Study, *, unblind: bool = False) -> str:
@@ -88,7 +80,9 @@ def describe(study: Study, *, unblind: bool = False) -> str:
                  f"Decision: each daily prompt time: {rule.actions[0]} with probability {round(rule.p, 6):g}, "
                  f"{rule.actions[1]} {round(1 - rule.p, 6):g}; unavailable when "
                  + (", ".join(rule.unavailable_when) or "never (only outside the study days)"))
-    lines.append(seed_words(study))
+    lines.append(f"Seed: kept in the database (seed_in_database = true): {SEED_IN_DATABASE_WARNING}"
+                 if study.seed_in_database else "Seed: kept outside the database (a 0600 file in the state directory, "
+                 "or PROMPTPIPE_STUDY_SEED_FILE); the database keeps its fingerprint")
     return "\n".join(lines)
 
 
