@@ -212,8 +212,6 @@ def _end_occasion(state: TurnState, study: Study) -> str:
     return f"{SendEvent.STUDY_END}_day_{last_day_of(study, state)}"
 
 
-
-
 def _reopened(state: TurnState, study: Study, now: datetime) -> list[TurnWrite]:
     """A completed participant's study was extended: the end they had was not the end, so its exit questionnaire
     stops (answered: kept as answered) and is asked at the new end (see :func:`_end_occasion`)."""
