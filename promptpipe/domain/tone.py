@@ -54,19 +54,11 @@ def validate_proposal(raw_tags: object, raw_source: object = None) -> TonePropos
     stripped and reported (strings normalised, other values as ``repr``)."""
     if not isinstance(raw_tags, (list, tuple)):
         raise ValueError(f"tone tags must be a list of tag names, got {type(raw_tags).__name__}")
-    tags: list[str] = []
-    stripped: list[str] = []
-    for entry in raw_tags:
-        name = entry.strip().lower() if isinstance(entry, str) else repr(entry)
-        if isinstance(entry, str) and name in TAGS:
-            if name not in tags:
-                tags.append(name)
-        elif name not in stripped:
-            stripped.append(name)
+    names = [entry.strip().lower() if isinstance(entry, str) else repr(entry) for entry in raw_tags]
     source = raw_source.strip().lower() if isinstance(raw_source, str) else ToneSource.IMPLICIT
-    return ToneProposal(tuple(tags),
+    return ToneProposal(tuple(dict.fromkeys(name for name in names if name in TAGS)),
                         source if source in (ToneSource.EXPLICIT, ToneSource.IMPLICIT) else ToneSource.IMPLICIT,
-                        tuple(stripped))
+                        tuple(dict.fromkeys(name for name in names if name not in TAGS)))
 
 
 def _active_after(scores: Mapping[str, float], was_active: Iterable[str]) -> set[str]:
