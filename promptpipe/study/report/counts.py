@@ -298,10 +298,9 @@ def _self_report_by_action(points: Sequence[Any], days: Sequence[Any], study: St
     if study.self_report is None:
         return None
     answered = {(pid, day) for pid, day, status in days if status == InstanceStatus.COMPLETED}
-    counts: Counter[str] = Counter()
+    counts = Counter(action for *_, action in points)
     hits: Counter[str] = Counter()
     for pid, local_date, scheduled, decided, zone, action in points:
-        counts[action] += 1
         hits[action] += (pid, outcome_date(local_date, scheduled or decided, zone, study.self_report.at)) in answered
     return {action: AnsweredShare(counts[action], hits[action], round(hits[action] / counts[action], 4))
             for action in sorted(counts)}
