@@ -1,19 +1,8 @@
 """The daily "did you do it?" poll, and answers typed (or reacted) instead of tapped: "done", "2", "yes" or 👍 for a
-poll we sent.
-
-Many people type their answer, and some WhatsApp clients show no polls at all. While a poll is open (it belongs to the
-newest daily prompt and its lifetime has not run out), an exact short answer resolves it without the model:
-
-- the option's own words, in any case and without punctuation ("done", "Not this time!");
-- the option's number ("1", "2");
-- for the "did you do it?" poll, a small fixed set of equivalents (:data:`EQUIVALENTS`).
-
-Numbers and equivalents are loose: they count only while the poll is still the last thing we asked (nothing
-conversational was sent since), or when the message quotes the poll. An answer that quotes nothing counts only on the
-local day its prompt was for: "done" the next morning, before that day's prompt (or on a day without one), is about that
-day, and goes to the model. A message that quotes a poll or its prompt answers only that poll. An answer that fits two
-open polls equally is ambiguous and gets a short question back; anything else is a message for the model.
-"""
+poll we sent, resolved without the model. What counts, and when, is the README's "Typed answers": the option's words,
+its number or an equivalent (:data:`EQUIVALENTS`); numbers and equivalents only while the poll is the last thing we
+asked or when the message quotes it; an answer that quotes nothing only on its prompt's local day; one that fits two
+open polls equally is :class:`Ambiguous` (a short question back); anything else is a message for the model."""
 
 from __future__ import annotations
 

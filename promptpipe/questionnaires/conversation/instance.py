@@ -1,15 +1,9 @@
-"""Questionnaires in the conversation: one item per message, handled by the server, never by the model.
-
-A ``questionnaire`` inbox row (a piloting send, or its schedule) sends the intro and first item; the conversation then
-carries the :class:`OpenQuestionnaire`, so later turns read nothing more. A poll tap or typed reply answers the item (or
-earns a short re-ask; after :data:`MAX_TRIES` it is recorded invalid), then the next item whose condition holds is
-asked, or the closing line ends it. Commands and crisis words come first (STOP ends it at once:
-:func:`close_if_stopped`); a question or sentence that is no answer goes to the coach (who can flag distress the crisis
-list misses), and the item is asked again after the coach's reply (not after a flag or the safety message: then it waits
-for its reminder). One ``questionnaire`` timer reminds while it is open and ends it when its time is up. The coach sees
-items and answers only with ``coach_sees_answers``: they sit in the transcript under kinds hidden from the model. A
-turn's writes (answer, next item, instance state) share its one commit, so a crash repeats the turn or nothing: no item
-is asked twice or skipped."""
+"""Questionnaires in the conversation: one item per message, handled by the server, never by the model (the README's
+"Questionnaires" tells the rules: re-asks, the coach's turn in between, STOP, reminders). A ``questionnaire`` inbox row
+sends the intro and first item; the conversation then carries the :class:`OpenQuestionnaire`, so later turns read
+nothing more. One ``questionnaire`` timer reminds while it is open and ends it when its time is up. A turn's writes
+(answer, next item, instance state) share its one commit, so a crash repeats the turn or nothing: no item is asked twice
+or skipped."""
 
 from __future__ import annotations
 
