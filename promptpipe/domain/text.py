@@ -1,12 +1,7 @@
-"""Text that crosses a boundary, one pure rule each:
-
-* storage: NUL removed (PostgreSQL refuses it) and lone surrogates (``\\udcXX``) replaced by U+FFFD, so a write never
-  fails on them;
-* terminal: control characters escaped, so a participant's text cannot move the cursor, clear the screen, write the
-  clipboard or break a table row;
-* matching: NFKC, case folding, punctuation/emoji stripped; the model: long texts shortened with a note of what was
-  cut; logs and errors: credentials in database URLs masked.
-"""
+"""Text that crosses a boundary, one pure rule each: storage (NUL, which PostgreSQL refuses, and lone surrogates go, so
+a write never fails on them), terminal (control characters escaped, so a participant's text cannot move the cursor,
+clear the screen, write the clipboard or break a table row), matching, the model (long texts shortened with a note of
+what was cut), logs and errors (credentials masked)."""
 
 from __future__ import annotations
 
