@@ -5,7 +5,9 @@ schema is never refused for its shape (400/422); and one that does not fit is re
 404 for a path that names nothing).
 
 Hypothesis runs in a worker thread (its tests are synchronous); each request goes to the app
-through httpx's ASGI transport on the test's own event loop, where the app's database lives."""
+through httpx's ASGI transport on the test's own event loop, where the app's database lives.
+Schemathesis and Hypothesis are imported by the test, not the module (3 s a process): every
+worker collects this module, one runs the test."""
 
 from __future__ import annotations
 
@@ -16,17 +18,6 @@ from typing import Any
 
 import httpx
 import pytest
-import schemathesis
-from hypothesis import HealthCheck, Phase, given, settings
-from hypothesis import strategies as st
-from hypothesis.errors import Unsatisfiable
-from schemathesis.checks import not_a_server_error
-from schemathesis.generation import GenerationMode
-from schemathesis.specs.openapi.checks import (
-    content_type_conformance,
-    response_schema_conformance,
-    status_code_conformance,
-)
 
 from promptpipe.research import admin
 from promptpipe.web.errors import api_words
@@ -37,13 +28,11 @@ from tests.web.conftest import Web
 ENROLLED = [f"+1416555{n:04d}" for n in range(100, 106)]
 NEW_PHONES = [f"+1416555{n:04d}" for n in range(150, 200)]
 """Fictional lines (555-01xx) that pass the project's validation."""
-EXAMPLES = {GenerationMode.POSITIVE: 15, GenerationMode.NEGATIVE: 10}
+EXAMPLES = {"positive": 15, "negative": 10}
+"""Examples per operation, by schemathesis' generation mode."""
 VIEWER_EXAMPLES = 5
 SHAPE_REFUSALS = {400, 422}
-CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
 BASE_URL = "http://testserver"
-
-schemathesis.openapi.format("phone", st.sampled_from(NEW_PHONES))
 
 
 @pytest.fixture(params=["sqlite"])
@@ -69,6 +58,11 @@ async def _study(web: Web) -> list[str]:
 async def test_every_operation_keeps_to_its_schema(web: Web, fake_openai: FakeOpenAIServer) -> None:
     """As an admin, every operation; as a viewer, what they read (their answers have other shapes,
     and a 403 is no refusal of the request's shape)."""
+    import schemathesis
+    from hypothesis import strategies as st
+    from schemathesis.generation import GenerationMode
+
+    schemathesis.openapi.format("phone", st.sampled_from(NEW_PHONES))
     site = web.server.site
     assert site is not None
     fake_openai.always("Hello!", match="")  # greetings and replies, whenever a lane runs
@@ -84,7 +78,7 @@ async def test_every_operation_keeps_to_its_schema(web: Web, fake_openai: FakeOp
             return asyncio.run_coroutine_threadsafe(client.request(**kwargs), loop).result(timeout=60)
 
         def run_all() -> list[str]:
-            runs = [(operation, mode, examples, admin_) for operation in operations
+            runs = [(operation, GenerationMode(mode), examples, admin_) for operation in operations
                     for mode, examples in EXAMPLES.items()]
             runs += [(operation, GenerationMode.POSITIVE, VIEWER_EXAMPLES, viewer) for operation in operations
                      if operation.method.upper() == "GET"]
@@ -98,6 +92,8 @@ async def test_every_operation_keeps_to_its_schema(web: Web, fake_openai: FakeOp
 
 
 def _problems(cases: Callable[[], None]) -> list[str]:
+    from hypothesis.errors import Unsatisfiable
+
     try:
         cases()
     except Unsatisfiable:  # an operation without parameters or body: nothing can be outside its schema
@@ -107,8 +103,21 @@ def _problems(cases: Callable[[], None]) -> list[str]:
     return []
 
 
-def _cases(operation: Any, mode: GenerationMode, examples: int, ids: list[str],
+def _cases(operation: Any, mode: Any, examples: int, ids: list[str],
            call: Callable[[dict[str, Any]], httpx.Response], headers: dict[str, str]) -> Callable[[], None]:
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import strategies as st
+    from schemathesis.checks import not_a_server_error
+    from schemathesis.generation import GenerationMode
+    from schemathesis.specs.openapi.checks import (
+        content_type_conformance,
+        response_schema_conformance,
+        status_code_conformance,
+    )
+
+    # Hypothesis derives its derandomised examples from the source of ``cases`` below: any edit to
+    # it, a renamed variable too, draws other examples than the ones the suite has always run.
+    CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
     strategies = [operation.as_strategy(generation_mode=mode)]
     if "{participant_id}" in operation.path:  # mostly participants that exist
         strategies += [operation.as_strategy(generation_mode=mode, path_parameters={"participant_id": pid})
@@ -139,6 +148,8 @@ def _cases(operation: Any, mode: GenerationMode, examples: int, ids: list[str],
 def _outside_the_schema(case: Any) -> bool:
     """Whether a negative case is one the server can tell: an unknown query parameter is not (an
     OpenAPI operation's query is open), and neither is a mutation the serialisation undid."""
+    from schemathesis.generation import GenerationMode
+
     meta = case.meta
     if meta is None or meta.generation.mode is not GenerationMode.NEGATIVE:
         return False
