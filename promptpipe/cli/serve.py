@@ -19,8 +19,7 @@ from promptpipe.cli._common import fail, load, run, stop_on_signals
 from promptpipe.cli._db import db_command
 from promptpipe.cli._evaluate import add_arguments, evaluate_command
 from promptpipe.cli._health import health_command
-from promptpipe.cli._web import start_web, web_command, yield_cpu_to_the_service
-from promptpipe.clock import SystemClock
+from promptpipe.clock import Clock, SystemClock
 from promptpipe.config import Settings, TransportName
 from promptpipe.config.generate import what_differs
 from promptpipe.config.process_env import (
@@ -55,6 +54,15 @@ def _state_files(settings: Settings) -> list[LooseMode]:
     return loose_modes(settings.state_dir, extra)
 
 
+async def _start_web(settings: Settings, db: Database, clock: Clock) -> Any:
+    """The HTTP API and dashboard beside the service. Imported here, not at the top: the web stack
+    (FastAPI, uvicorn, the pages) costs ~0.5-1 s of CPU to import, which every admin command and
+    every service with ``API_LISTEN`` off would otherwise pay."""
+    from promptpipe.cli._web import start_web
+
+    return await start_web(settings, db, clock)
+
+
 async def _serve(settings: Settings, transport: Any = None, stop: asyncio.Event | None = None,
                  started: asyncio.Event | None = None, *, allow_protocol_change: bool = False) -> int:
     """Run the service until ``stop`` (a signal) or until it must stop by itself; ``started`` is
@@ -76,7 +84,7 @@ async def _serve(settings: Settings, transport: Any = None, stop: asyncio.Event 
             shutil.rmtree(created, ignore_errors=True)
         raise
     try:
-        web = await start_web(settings, app.db, app.clock) if settings.api_listen else None
+        web = await _start_web(settings, app.db, app.clock) if settings.api_listen else None
     except BaseException:
         await app.stop()
         raise
@@ -261,6 +269,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "chat":
         return run(lambda: _chat(settings, args.phone, args.name))
     if args.command == "web":
+        from promptpipe.cli._web import web_command, yield_cpu_to_the_service  # see _start_web
+
         yield_cpu_to_the_service(settings.web_niceness)
         return run(lambda: web_command(settings))
     if args.command == "evaluate":  # its sandboxes' service logs would bury its progress lines
