@@ -21,7 +21,7 @@ from promptpipe.web.schemas import ErrorBody
 
 __all__ = ["AttentionOut", "ViewerAttentionOut", "attention_for", "entry_link", "participant_link", "router"]
 
-router = APIRouter(prefix="/api/v1", responses={code: {"model": ErrorBody} for code in (401, 403, 422, 429, 503)})
+router = APIRouter(prefix="/api/v1", responses={code: {"model": ErrorBody} for code in (400, 401, 403, 422, 429, 503)})
 SERVICE_LINK = "/#service"
 """The overview's service card: WhatsApp's state and the last model error."""
 NUMBERS_LINK = "/#numbers"
