@@ -53,6 +53,11 @@ async def test_an_unversioned_older_schema_is_refused_then_upgraded_on_request(d
     await execute_raw(database, 'ALTER TABLE participant DROP COLUMN "number"')
     await execute_raw(database, "DROP TABLE number_lease")  # nor leases for several services
     await execute_raw(database, "DROP TABLE lease_move")  # nor the record of their moves
+    await execute_raw(database, "DROP INDEX lid_mapping")  # the LID table had its first name
+    if sa.make_url(database_url).get_backend_name() == "postgresql":
+        await execute_raw(database, "ALTER TABLE whatsapp_lid RENAME CONSTRAINT whatsapp_lid_pkey TO lid_mapping_pkey")
+    await execute_raw(database, "ALTER TABLE whatsapp_lid RENAME TO lid_mapping")
+    await execute_raw(database, "CREATE INDEX ix_lid_mapping_phone ON lid_mapping (phone)")
     for statement in mirrors.DROP_V1[sa.make_url(database_url).get_backend_name()]:  # nor the transcript's mirrors
         await execute_raw(database, statement)
     await execute_raw(database, 'ALTER TABLE outbox DROP COLUMN "receipts_expected"')
