@@ -66,6 +66,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items.sort(key=lambda item: item.get_closest_marker("long") is None)  # stable: otherwise as collected
 
 
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A test of an ``xdist_group`` that a parallel run did not group fails, instead of running a
+    Chromium on every worker and parsing the package on each (pytest 9.2 with pytest-xdist 3.8 did
+    so silently: the group is carried in the test's id, which that pytest no longer lets a plugin
+    change)."""
+    if (item.config.getoption("loadgroup", False) and item.get_closest_marker("xdist_group")
+            and "@" not in item.nodeid.rpartition("]")[2]):  # loadgroup: set on the workers of --dist loadgroup
+        pytest.fail("--dist loadgroup did not group this test: use a pytest that pytest-xdist supports "
+                    "(see pyproject.toml)", pytrace=False)
+
+
 @pytest.fixture(autouse=True)
 def clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     """No developer .env or shell variable leaks into a test, and no real API host is reachable."""
