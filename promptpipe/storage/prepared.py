@@ -1,20 +1,24 @@
-"""Statements every message runs, compiled once and run straight on SQLite's cursor: SQLAlchemy's execution costs
-~50 µs against SQLite's ~4 µs, over 40 % of a 10,000-prompt burst's Python time (issue 26).
+"""Statements every message runs, compiled once and run straight on the driver's cursor: SQLAlchemy's execution costs
+~50 µs a statement against SQLite's ~4 µs, over 40 % of a 10,000-prompt burst's Python time (issue 26), and most of
+what a prompt cost the service on PostgreSQL beyond SQLite (issue 50).
 
 :class:`Prepared` keeps SQLAlchemy's compilation and type conversions, runs on the transaction's connection, raises
 SQLAlchemy's errors (so :class:`~promptpipe.errors.DuplicateKey` still works) and fires the cursor-execute listeners the
-message budget test counts. Other dialects and what it does not handle (values rendered into the SQL, computed column
-defaults, an empty ``IN`` list, an echoing engine) fall back to SQLAlchemy.
+message budget test counts. On PostgreSQL (psycopg) it compiles for positional ``%s`` parameters; several rows that
+return values in the order given go through SQLAlchemy, which sends them as one statement. Other drivers and what it
+does not handle (values rendered into the SQL, computed column defaults, an empty ``IN`` list, an echoing engine) fall
+back to SQLAlchemy.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
 from sqlalchemy import LargeBinary
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, Dialect
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql import ClauseElement
 from sqlalchemy.sql.base import Executable
@@ -38,6 +42,8 @@ class _Plan:
     """The result columns that need converting, by position (None: the statement returns no rows)."""
     one_row: str | None
     """An INSERT's one row of values, ``(?, …)``, which a multi-row INSERT repeats (None: not such a statement)."""
+    placeholder: str
+    """The driver's mark for one value: ``?`` (SQLite) or ``%s`` (psycopg)."""
 
 
 class Prepared:
@@ -47,7 +53,7 @@ class Prepared:
 
     def __init__(self, statement: Executable) -> None:
         self.statement = statement
-        self._plans: dict[frozenset[str] | None, _Plan | None] = {}
+        self._plans: dict[tuple[str, frozenset[str] | None], _Plan | None] = {}
 
     def rows(self, connection: Connection, params: Mapping[str, Any] | None = None) -> list[Row]:
         """Run once with ``params``; the rows it returned (none for most writes)."""
@@ -87,6 +93,8 @@ class Prepared:
         if plan is None:
             result = connection.execute(self.statement, [dict(p) for p in params])
             return list(result.all()) if result.returns_rows else []
+        if plan.results is not None and not any_order and plan.placeholder != "?":
+            return list(connection.execute(self.statement, [dict(p) for p in params]).all())  # one statement, in order
         if plan.expanding or (plan.results is not None and not (any_order and plan.one_row)):
             return [row for p in params for row in self.rows(connection, p)]
         if plan.results is not None and plan.one_row is not None:
@@ -97,19 +105,33 @@ class Prepared:
         return []
 
     def _plan(self, connection: Connection, params: Mapping[str, Any]) -> _Plan | None:
-        if connection.dialect.name != "sqlite" or connection.engine.echo:
+        dialect = connection.dialect
+        if _PLACEHOLDERS.get((dialect.name, dialect.driver)) is None or connection.engine.echo:
             return None
         # An INSERT or UPDATE compiles its columns from the keys it runs with, as in SQLAlchemy.
-        keys = frozenset(params) if getattr(self.statement, "is_dml", False) else None
+        keys = (dialect.name, frozenset(params) if getattr(self.statement, "is_dml", False) else None)
         try:
             return self._plans[keys]
         except KeyError:
-            return self._plans.setdefault(keys, _compile(self.statement, connection, keys))
+            return self._plans.setdefault(keys, _compile(self.statement, dialect, keys[1]))
 
 
-def _compile(statement: Executable, connection: Connection, keys: frozenset[str] | None) -> _Plan | None:
-    dialect = connection.dialect
-    compiled = cast(ClauseElement, statement).compile(dialect=dialect,
+_PLACEHOLDERS = {("sqlite", "pysqlite"): "?", ("postgresql", "psycopg"): "%s"}
+"""The drivers run straight, and how each marks a value."""
+
+
+def _positional(dialect: Dialect) -> Dialect:
+    """The dialect, compiling for values by position: psycopg's dialect names them (``%(name)s``)."""
+    if dialect.positional:
+        return dialect
+    twin = copy.copy(dialect)
+    twin.paramstyle, twin.positional = "format", True
+    return twin
+
+
+def _compile(statement: Executable, dialect: Dialect, keys: frozenset[str] | None) -> _Plan | None:
+    placeholder = _PLACEHOLDERS[(dialect.name, dialect.driver)]
+    compiled = cast(ClauseElement, statement).compile(dialect=_positional(dialect),
                                                       column_keys=sorted(keys) if keys is not None else None)
     assert isinstance(compiled, SQLCompiler)
     if compiled.literal_execute_params or compiled.positiontup is None:
@@ -126,7 +148,7 @@ def _compile(statement: Executable, connection: Connection, keys: frozenset[str]
             defaults.setdefault(name, value)
     processors: dict[str, Processor] = {}
     for bind, name in compiled.bind_names.items():
-        if isinstance(bind.type, LargeBinary):
+        if isinstance(bind.type, LargeBinary) and placeholder == "?":
             continue
         processor = bind.type.dialect_impl(dialect).bind_processor(dialect)
         if processor is not None:
@@ -136,12 +158,29 @@ def _compile(statement: Executable, connection: Connection, keys: frozenset[str]
     names = tuple(compiled.positiontup)
     expanding = frozenset(compiled.bind_names[bind] for bind in compiled.post_compile_params)
     returned = getattr(statement, "exported_columns", ())  # a SELECT's columns, or what a change RETURNs
-    converters = [column.type.dialect_impl(dialect).result_processor(dialect, None) for column in returned]
-    one_row = f"({', '.join('?' * len(names))})"
+    try:
+        converters = [column.type.dialect_impl(dialect).result_processor(dialect, None) for column in returned]
+    except Exception:  # a type that needs the column's server type to convert (PostgreSQL's numeric): SQLAlchemy's path
+        return None
+    one_row = _values_row(compiled.string) if compiled.isinsert else None
     return _Plan(sql=compiled.string, steps=tuple((name, processors.get(name), defaults.get(name)) for name in names),
                  expanding=expanding,
                  results=tuple((n, p) for n, p in enumerate(converters) if p is not None) if converters else None,
-                 one_row=one_row if compiled.isinsert and compiled.string.count(f"VALUES {one_row}") == 1 else None)
+                 one_row=one_row if one_row and compiled.string.count(f"VALUES {one_row}") == 1 else None,
+                 placeholder=placeholder)
+
+
+def _values_row(sql: str) -> str | None:
+    """An INSERT's row of values as compiled: ``(?, ?)``, or ``(%s::VARCHAR, %s::INTEGER)`` on PostgreSQL."""
+    start = sql.find("VALUES (")
+    if start < 0:
+        return None
+    depth = 0
+    for end in range(start + len("VALUES "), len(sql)):
+        depth += {"(": 1, ")": -1}.get(sql[end], 0)
+        if depth == 0:
+            return sql[start + len("VALUES "):end + 1]
+    return None
 
 
 def _bind(plan: _Plan, params: Mapping[str, Any]) -> tuple[str, list[Any]]:
@@ -158,7 +197,7 @@ def _bind(plan: _Plan, params: Mapping[str, Any]) -> tuple[str, list[Any]]:
             items = list(value or ())
             if not items:
                 raise _EmptyList
-            sql = sql.replace(f"__[POSTCOMPILE_{name}]", ", ".join("?" * len(items)), 1)
+            sql = sql.replace(f"__[POSTCOMPILE_{name}]", ", ".join([plan.placeholder] * len(items)), 1)
             values.extend(processor(item) for item in items) if processor else values.extend(items)
         else:
             values.append(processor(value) if processor is not None else value)
