@@ -19,6 +19,7 @@ from promptpipe.domain.transition_log import Actor, TransitionKind
 from promptpipe.storage.consent import record_consent
 from promptpipe.storage.db import Database
 from promptpipe.storage.models import Conversation, LidMapping, Participant, Transition, table_of
+from promptpipe.storage.prepared import Prepared
 from promptpipe.storage.prompt_tables import PromptDelivery
 from promptpipe.storage.queue_tables import InboxItem, InboxStatus, Timer, TimerStatus
 from promptpipe.storage.suppression import suppressed_since
@@ -42,10 +43,10 @@ _SENDER_FACTS = (
         _NEWER.c.participant_id == _PARTICIPANT.c.id).scalar_subquery(), _DELIVERY.c.replied_at.is_(None)),
 )
 """What storing a message from them will have to do, read with who they are (see :class:`SenderRef`)."""
-_SENDER_BY_PHONE = select(_PARTICIPANT.c.id, _PARTICIPANT.c.lid, *_SENDER_FACTS).where(
-    _PARTICIPANT.c.phone == bindparam("phone"))
-_SENDER_BY_LID = select(_PARTICIPANT.c.id, _PARTICIPANT.c.lid, *_SENDER_FACTS).where(
-    _PARTICIPANT.c.lid == bindparam("lid")).limit(1)
+_SENDER_BY_PHONE = Prepared(select(_PARTICIPANT.c.id, _PARTICIPANT.c.lid, *_SENDER_FACTS).where(
+    _PARTICIPANT.c.phone == bindparam("phone")))
+_SENDER_BY_LID = Prepared(select(_PARTICIPANT.c.id, _PARTICIPANT.c.lid, *_SENDER_FACTS).where(
+    _PARTICIPANT.c.lid == bindparam("lid")).limit(1))
 
 
 @dataclass(frozen=True)
@@ -65,13 +66,13 @@ class SenderRef:
 
 
 def sender_by_phone(session: Session, phone: str) -> SenderRef | None:
-    row = session.connection().execute(_SENDER_BY_PHONE, {"phone": phone}).first()
-    return SenderRef(*row) if row else None
+    rows = _SENDER_BY_PHONE.rows(session.connection(), {"phone": phone})  # every message: run straight
+    return SenderRef(*rows[0]) if rows else None
 
 
 def sender_by_lid(session: Session, lid: str) -> SenderRef | None:
-    row = session.connection().execute(_SENDER_BY_LID, {"lid": lid}).first()
-    return SenderRef(*row) if row else None
+    rows = _SENDER_BY_LID.rows(session.connection(), {"lid": lid})
+    return SenderRef(*rows[0]) if rows else None
 
 
 def set_participant_lid(session: Session, participant_id: str, lid: str, now: datetime) -> None:
