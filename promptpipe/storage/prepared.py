@@ -93,8 +93,9 @@ class Prepared:
         if plan is None:
             result = connection.execute(self.statement, [dict(p) for p in params])
             return list(result.all()) if result.returns_rows else []
-        if plan.results is not None and not any_order and plan.placeholder != "?":
-            return list(connection.execute(self.statement, [dict(p) for p in params]).all())  # one statement, in order
+        if plan.results is not None and not any_order and connection.dialect.name != "sqlite":
+            # psycopg: SQLAlchemy sends the rows as one statement and hands their results back in order
+            return list(connection.execute(self.statement, [dict(p) for p in params]).all())
         if plan.expanding or (plan.results is not None and not (any_order and plan.one_row)):
             return [row for p in params for row in self.rows(connection, p)]
         if plan.results is not None and plan.one_row is not None:
@@ -106,14 +107,15 @@ class Prepared:
 
     def _plan(self, connection: Connection, params: Mapping[str, Any]) -> _Plan | None:
         dialect = connection.dialect
-        if _PLACEHOLDERS.get((dialect.name, dialect.driver)) is None or connection.engine.echo:
+        placeholder = _PLACEHOLDERS.get((dialect.name, dialect.driver))
+        if placeholder is None or connection.engine.echo:
             return None
         # An INSERT or UPDATE compiles its columns from the keys it runs with, as in SQLAlchemy.
         keys = (dialect.name, frozenset(params) if getattr(self.statement, "is_dml", False) else None)
         try:
             return self._plans[keys]
         except KeyError:
-            return self._plans.setdefault(keys, _compile(self.statement, dialect, keys[1]))
+            return self._plans.setdefault(keys, _compile(self.statement, dialect, placeholder, keys[1]))
 
 
 _PLACEHOLDERS = {("sqlite", "pysqlite"): "?", ("postgresql", "psycopg"): "%s"}
@@ -129,8 +131,7 @@ def _positional(dialect: Dialect) -> Dialect:
     return twin
 
 
-def _compile(statement: Executable, dialect: Dialect, keys: frozenset[str] | None) -> _Plan | None:
-    placeholder = _PLACEHOLDERS[(dialect.name, dialect.driver)]
+def _compile(statement: Executable, dialect: Dialect, placeholder: str, keys: frozenset[str] | None) -> _Plan | None:
     compiled = cast(ClauseElement, statement).compile(dialect=_positional(dialect),
                                                       column_keys=sorted(keys) if keys is not None else None)
     assert isinstance(compiled, SQLCompiler)
@@ -148,7 +149,7 @@ def _compile(statement: Executable, dialect: Dialect, keys: frozenset[str] | Non
             defaults.setdefault(name, value)
     processors: dict[str, Processor] = {}
     for bind, name in compiled.bind_names.items():
-        if isinstance(bind.type, LargeBinary) and placeholder == "?":
+        if isinstance(bind.type, LargeBinary) and dialect.name == "sqlite":
             continue
         processor = bind.type.dialect_impl(dialect).bind_processor(dialect)
         if processor is not None:
