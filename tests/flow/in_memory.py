@@ -17,7 +17,7 @@ from promptpipe.domain.conversation import ParticipantInfo, TurnState
 from promptpipe.domain.profile import Profile
 from promptpipe.domain.states import Stage, Status
 from promptpipe.flow.router import ConversationFlow
-from promptpipe.flow.turn import FlowConfig, FlowDeps, Outcome, TurnContext
+from promptpipe.flow.turn import FlowConfig, FlowDeps, Outcome, SafetyConfig, TurnContext
 from promptpipe.llm import Completion
 from promptpipe.pipeline.events import MessageReceived
 from promptpipe.storage.db import Database
@@ -84,11 +84,12 @@ class Decider:
     """The router's decisions with a model of the test's choosing (none by default)."""
 
     def __init__(self, model: ModelNotExpected | ScriptedModel | None = None, *, study: Study = OPEN_STUDY,
-                 now: datetime | None = None) -> None:
+                 now: datetime | None = None, safety: SafetyConfig | None = None) -> None:
         self.model = model or ModelNotExpected()
         self.clock = ManualClock(now)
         prompts = PromptTexts(intake="intake", feedback="feedback", prompt_generator="prompts")
-        deps = FlowDeps(self.model, self.clock, prompts, FlowConfig(history_window=10, study=study))
+        config = FlowConfig(history_window=10, study=study, safety=safety or SafetyConfig())
+        deps = FlowDeps(self.model, self.clock, prompts, config)
         # No database: a decision reads only its context, and nothing here commits.
         self._flow = ConversationFlow(cast(Database, None), deps)
 
