@@ -7,13 +7,14 @@ the outbox) is the whole-service tests' part (tests/flow/test_commands.py and th
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
 
 from promptpipe.clock import ManualClock
 from promptpipe.domain.conversation import ParticipantInfo, TurnState
+from promptpipe.domain.polls import OpenPoll
 from promptpipe.domain.profile import Profile
 from promptpipe.domain.states import Stage, Status
 from promptpipe.flow.router import ConversationFlow
@@ -21,6 +22,7 @@ from promptpipe.flow.turn import FlowConfig, FlowDeps, Outcome, SafetyConfig, Tu
 from promptpipe.llm import Completion
 from promptpipe.pipeline.events import MessageReceived
 from promptpipe.storage.db import Database
+from promptpipe.storage.deliveries import VoteTarget
 from promptpipe.storage.inbox_rows import InboxRow
 from promptpipe.study.rules.protocol import OPEN_STUDY, Study
 from promptpipe.tools import PromptTexts
@@ -93,13 +95,16 @@ class Decider:
         # No database: a decision reads only its context, and nothing here commits.
         self._flow = ConversationFlow(cast(Database, None), deps)
 
-    async def messages(self, state: TurnState, *texts: str) -> Decided:
-        """What the flow decides when the participant's ``texts`` come in one batch."""
+    async def messages(self, state: TurnState, *texts: str, polls: Sequence[OpenPoll] = (),
+                       targets: Mapping[int, VoteTarget] | None = None) -> Decided:
+        """What the flow decides when the participant's ``texts`` come in one batch (``polls``: the
+        polls still open to a typed answer; ``targets``: the deliveries their votes are about)."""
         now = self.clock.now()
         batch = [InboxRow(id=n, participant_id=state.participant.id, kind=MessageReceived.INBOX_KIND, payload={},
                           message_id=n, attempts=0, available_at=now, text=text)
                  for n, text in enumerate(texts, start=1)]
         context = TurnContext(state, history=[], texts={row.id: text for row, text in zip(batch, texts, strict=True)},
-                              events=[MessageReceived() for _ in texts])
+                              events=[MessageReceived() for _ in texts], polls=list(polls),
+                              targets=dict(targets or {}))
         outcome = await self._flow.decide(state.participant.id, batch, context)
         return Decided(outcome, state)
