@@ -1,6 +1,7 @@
 """What a participant's words decide before any model, on an in-memory context
-(tests/flow/in_memory.py): stop words in other languages and the reply's language, the one-word
-stop words asked about first in the middle of a conversation, and the crisis screen. The whole
+(tests/flow/in_memory.py): stop words and HELP in other languages and the reply's language, the
+one-word stop words asked about first in the middle of a conversation, putting intake on hold, and
+the crisis screen. The whole
 path of each (the ledger, the transcript, the outbox, the flag's alert) is tested through the
 service in tests/flow/test_command_words.py and tests/flow/test_safety.py."""
 
@@ -17,6 +18,7 @@ from promptpipe.domain.messages import MessageKind
 from promptpipe.domain.safety import DEFAULT_SAFETY_MESSAGE, CrisisScreen, FlagSource
 from promptpipe.domain.states import Stage, Status
 from promptpipe.flow.commands import CONFIRM_STOP, CONVERSATION_WINDOW, HELP_TEXT, STOPPED
+from promptpipe.flow.lifecycle import INTAKE_ON_HOLD
 from promptpipe.flow.turn import SafetyConfig
 from tests.flow.in_memory import Decider, participant
 
@@ -86,3 +88,17 @@ async def test_words_that_only_sound_alarming_raise_no_flag() -> None:
                                                                  opted_out=True), "this habit is killing me lol")
     assert decided.outcome.flags == []
     assert all(message.kind != MessageKind.SAFETY for message in decided.outcome.outgoing)
+
+
+@pytest.mark.parametrize(("text", "language"), [
+    ("ayuda", "es"), ("Hilfe", "de"), ("aide", "fr"), ("ajuda", "pt"), ("помощь", "ru"), ("hjälp", "sv")])
+async def test_help_in_other_languages_is_answered_in_that_language(text: str, language: str) -> None:
+    assert (await Decider().messages(participant(), text)).replies == [WORDS.reply(Reply.HELP, language)] != [HELP_TEXT]
+
+
+@pytest.mark.parametrize("words", ["later", "Not now, thanks!", "cancel", "Never mind", "stop asking",
+                                   "maybe later 🙂", "I'm busy", "ok, another time"])
+async def test_an_escape_phrase_puts_intake_on_hold_without_the_model(words: str) -> None:
+    ana = participant(stage=Stage.INTAKE)
+    assert (await Decider().messages(ana, words)).replies == [INTAKE_ON_HOLD]
+    assert (ana.status, ana.sub_state, ana.opted_out) == (Status.ACTIVE, Stage.INTAKE_SUSPENDED, False)
