@@ -1,23 +1,5 @@
 """Every error PromptPipe raises on purpose, grouped by who has to act; misuse by our own code stays a plain
-``ValueError`` / ``TypeError``.
-
-    PromptPipeError
-    ├── ConfigError            the operator fixes a setting (names the variable and the fix)
-    ├── StorageError           the database cannot be reached or is in a bad state
-    │   └── DuplicateKey       a row with this unique key exists already (e.g. a phone)
-    ├── TransportError         sending or receiving through WhatsApp / console failed
-    │   ├── NotConnected       transient: not connected yet or connection dropped (retry)
-    │   └── SendFailed         the send failed; ``retryable`` says whether to try again
-    ├── LLMError               the language model call failed
-    │   ├── LLMUnavailable     timeout, rate limit, outage: keep the work and retry later
-    │   └── LLMRejected        the request itself was refused (bad key, bad model, bad input)
-    │       └── ContextTooLong the request does not fit the model's context window
-    ├── ToolArgumentError      a tool call's arguments were wrong: goes back to the model as text
-    └── AdminError             an admin command cannot be carried out (bad phone, duplicate ...)
-        ├── NotFound           what it names does not exist (a participant, a flag, a token)
-        ├── Conflict           it clashes with what exists (a phone enrolled already, a token name taken)
-        └── Forbidden          it is not allowed (a participant's own STOP, a withdrawn participant)
-"""
+``ValueError`` / ``TypeError``."""
 
 from __future__ import annotations
 
@@ -51,8 +33,7 @@ class NotConnected(TransportError):
 
 
 class SendFailed(TransportError):
-    """A send failed. ``retryable`` tells the outbox whether another try can succeed;
-    ``ambiguous`` that the message may have arrived anyway (a timeout), so it must not be resent."""
+    """``retryable``: another try can succeed; ``ambiguous``: it may have arrived anyway, so it must not be resent."""
 
     def __init__(self, message: str, *, retryable: bool = True, ambiguous: bool = False) -> None:
         super().__init__(message)
@@ -93,5 +74,4 @@ class Conflict(AdminError):
 
 
 class Forbidden(AdminError):
-    """The command is not allowed for this participant, e.g. a message to someone who sent STOP
-    (HTTP 409 with its own code: the request was understood and refused on the study's rules)."""
+    """Not allowed for this participant, e.g. a message to someone who sent STOP (HTTP 409 with its own code)."""

@@ -1,8 +1,5 @@
-"""The language model behind one small interface; openai's types and errors stay in this file.
-
-Whatever the model server answers is checked here: anything that is not a well-formed completion
-(a proxy's HTML page, a truncated body, a JSON object of the wrong shape) means the model is
-unavailable, and the turn is retried later like after a 500; it is never treated as a bug.
+"""The language model behind one small interface; openai's types and errors stay in this file. Anything that is not a
+well-formed completion (a proxy's HTML page, a truncated body) means the model is unavailable: retried, never a bug.
 """
 
 from __future__ import annotations
@@ -42,7 +39,6 @@ class Message(TypedDict):
 
 
 ToolSpec = ChatCompletionFunctionToolParam
-"""One entry of the request's ``tools``: a function's name, description and arguments' JSON schema."""
 
 
 @dataclass(frozen=True)
@@ -67,9 +63,8 @@ class Completion:
     tool_calls: tuple[ToolCall, ...] = field(default_factory=tuple)
     truncated: bool = False
     """The model hit its output limit (``finish_reason: length``): the text ends mid-thought."""
-    prompt_tokens: int = 0
+    prompt_tokens: int = 0  # what the server said the request cost (0 when it did not say)
     completion_tokens: int = 0
-    """What the server said the request cost (0 when it did not say)."""
 
 
 class LLM(Protocol):
@@ -85,8 +80,7 @@ _CONTEXT_WORDS = re.compile(
 
 
 def is_context_rejection(exc: openai.APIStatusError) -> bool:
-    """A refusal because the request does not fit the model's context (OpenAI's
-    ``context_length_exceeded``, and the wordings of vLLM, llama.cpp and others; 413 from a proxy)."""
+    """The request does not fit the model's context (the wordings of OpenAI, vLLM, llama.cpp …; 413 from a proxy)."""
     if exc.status_code == 413:
         return True
     body = exc.body if isinstance(exc.body, dict) else {}
@@ -97,8 +91,7 @@ def is_context_rejection(exc: openai.APIStatusError) -> bool:
 
 @contextmanager
 def map_openai_errors() -> Iterator[None]:
-    """Turn the openai client's exceptions into ours at the boundary. A body the client cannot
-    parse (``ValueError``, e.g. a truncated JSON document) is an unavailable server too."""
+    """The openai client's exceptions as ours; a body it cannot parse means an unavailable server too."""
     try:
         yield
     except (openai.APITimeoutError, openai.APIConnectionError, openai.RateLimitError) as exc:
@@ -155,9 +148,8 @@ _IDENTIFIER = re.compile(r"[A-Za-z0-9_.-]{1,60}")
 
 
 def _short(exc: BaseException) -> str:
-    """The error's class and, for a status error, the provider's error type and code: never its
-    message, which providers fill with the request's own words (the participant's). The message
-    stays on the chained exception (``__cause__``), logged only with PROMPTPIPE_DEBUG on."""
+    """The error's class, type and code: never its message, which providers fill with the participant's words (it
+    stays on ``__cause__``, logged only with PROMPTPIPE_DEBUG on)."""
     parts = [type(exc).__name__]
     for name in ("type", "code"):
         value = getattr(exc, name, None)
@@ -167,8 +159,7 @@ def _short(exc: BaseException) -> str:
 
 
 def _refuses_seed(exc: LLMRejected) -> bool:
-    """The server refused the request because of its ``seed`` field (an unknown or unsupported
-    parameter), as its error says (read here, never logged: it may quote the request)."""
+    """The server refused the ``seed`` field, as its error says (read here, never logged: it may quote the request)."""
     cause = exc.__cause__
     if not isinstance(cause, openai.APIStatusError):
         return False
@@ -214,9 +205,7 @@ class OpenAILLM:
 
     async def _post(self, body: dict[str, object]) -> Completion:
         with map_openai_errors():
-            # The request as the endpoint takes it: ``chat.completions.create`` would first walk
-            # every message and tool schema through the SDK's type transforms (a quarter of the
-            # client's CPU per call), which plain JSON like ours does not need.
+            # not ``chat.completions.create``: its type transforms cost a quarter of the client's CPU per call
             response = await self._client.post("/chat/completions", body=body, cast_to=ChatCompletion)
         return read_completion(response)
 

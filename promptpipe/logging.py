@@ -14,8 +14,7 @@ from promptpipe.domain.setting_values import LogFormat
 from promptpipe.domain.text import mask_credentials
 
 _PHONE = re.compile(r"(?<![\w+-])\+?(\d{4,11})(\d{4})(?![\w-])")
-"""A run of 8 to 15 digits (an international number), optionally after a +, that is not part of
-a longer token: ids such as ``dry-7347566c1ed78c53`` or ``timer:42`` are left alone."""
+"""8 to 15 digits not part of a longer token: ids such as ``dry-7347566c1ed78c53`` are left alone."""
 
 
 def mask_phone(phone: str | None) -> str:

@@ -45,11 +45,9 @@ LEFT_OUT = "[{count} earlier message(s) of this turn left out: too long to show]
 
 @dataclass(frozen=True)
 class Budget:
-    """How much of the conversation one request shows the model. The turn starts with the full
-    budget; after a context-length rejection it asks again with the next, smaller one."""
+    """How much of the conversation one request shows; after a context-length rejection the next, smaller one."""
 
-    history_share: float
-    """Share of the history window shown (1.0: all of it)."""
+    history_share: float  # of the history window (1.0: all of it)
     per_message: int
     per_batch: int
     per_history_entry: int
@@ -60,9 +58,8 @@ BUDGETS = (Budget(1.0, MODEL_CHARS_PER_MESSAGE, MODEL_CHARS_PER_BATCH, MODEL_CHA
 
 
 def batch_for_model(texts: Sequence[str], budget: Budget) -> list[str]:
-    """The batch's messages as the model sees them: each shortened to ``per_message``, and the
-    newest first given their share of ``per_batch``, so a late "are you there?" is always seen
-    whole; older messages that no longer fit are replaced by one note."""
+    """Each shortened to ``per_message``, the newest first given their share of ``per_batch`` (a late "are you
+    there?" is always seen whole); older ones that no longer fit are replaced by one note."""
     kept: list[str] = []
     left = budget.per_batch
     for index, text in enumerate(reversed(texts)):
@@ -87,8 +84,7 @@ class AgentModule:
 
     def build_messages(self, ctx: ToolContext, history: Sequence[HistoryEntry], new_messages: Sequence[str], *,
                        cue: str | None = None, budget: Budget = BUDGETS[0]) -> list[Message]:
-        """System prompt + situation + tone guide + summary + history window + what is new, each
-        message within ``budget``."""
+        """System prompt, situation, tone guide, summary, history window and what is new, within ``budget``."""
         state = ctx.state
         history = history[len(history) - int(len(history) * budget.history_share):] if history else history
         new_messages = batch_for_model(new_messages, budget)

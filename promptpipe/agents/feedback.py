@@ -1,6 +1,5 @@
-"""Feedback: hear how the habit went, keep what helped and what got in the way, adjust the plan. Its situation block
-shows the prompt answered, its vote, the participant's track record and recent barriers, so the model talks about this
-prompt rather than guess which one is meant.
+"""Feedback: hear how the habit went and adjust the plan. The situation block names the prompt answered, so the model
+talks about it rather than guess which one is meant.
 """
 
 from __future__ import annotations

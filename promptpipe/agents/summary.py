@@ -1,5 +1,4 @@
-"""The running summary: older turns folded into a few short paragraphs, so a participant's story
-survives a month-long study while the model only ever reads a bounded window of messages."""
+"""The running summary: older turns folded into a few paragraphs, so the model reads a bounded window of messages."""
 
 from __future__ import annotations
 
@@ -27,8 +26,7 @@ def summary_request(system_prompt: str, previous: str, older: Sequence[HistoryEn
 
 async def fold_into_summary(llm: LLM, system_prompt: str, previous: str, older: Sequence[HistoryEntry],
                             name: str) -> str:
-    """The previous summary with ``older`` folded in. Raises LLM errors; an empty answer keeps
-    the previous summary (nothing is lost: the caller then keeps showing the messages)."""
+    """The previous summary with ``older`` folded in; an empty answer keeps it (the caller keeps showing them)."""
     completion = await llm.complete(summary_request(system_prompt, previous, older, name))
     text = (completion.content or "").strip()
     if not text:

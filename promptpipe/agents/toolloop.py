@@ -1,10 +1,5 @@
-"""The bounded tool-calling loop shared by the intake and feedback modules.
-
-Each round asks the model once, plans a step with no I/O (:func:`plan_round`) and runs it. Tool results are shown to
-the model in the next round, so it never announces a result it has not seen. Every stop (round limit, repeated call,
-empty or sentence-less answer) raises :class:`LoopStopped`, turned into a fallback reply in one place: the participant
-always gets an answer. A reply fits :data:`~promptpipe.domain.limits.REPLY_CHARS` and ends on a whole sentence; a tool
-that decides the reply itself (an opt-out) ends the loop after its round.
+"""The bounded tool-calling loop shared by the intake and feedback modules. Tool results are shown in the next round, so
+the model never announces a result it has not seen; every stop becomes a fallback reply in one place.
 """
 
 from __future__ import annotations
@@ -26,33 +21,24 @@ log = get_logger("promptpipe.toolloop")
 class StopReason(StrEnum):
     """Why a loop's text is not simply the model's own reply (:attr:`LoopResult.stopped`; logged)."""
 
-    EMPTY_REPLY = "empty_reply"
-    """a completion with neither text nor tool calls: the fallback"""
-    TRUNCATED = "truncated"
-    """the model was cut off with no whole sentence to keep: the fallback"""
-    TOO_LONG = "too_long"
-    """longer than REPLY_CHARS with no whole sentence that fits: the fallback"""
-    REPEATED_TOOL_CALL = "repeated_tool_call"
-    """the model asked again for a call it had made with the same arguments: the fallback"""
-    ROUND_LIMIT = "round_limit"
-    """still calling tools after ``max_rounds`` rounds: the fallback"""
-    ENDED_BY_TOOL = "ended_by_tool"
-    """a tool decided the reply itself (an opt-out); the loop's text is empty"""
-    SHORTENED = "shortened"
-    """not a stop: the model's text was cut off or too long, and its whole sentences are the reply"""
+    EMPTY_REPLY = "empty_reply"  # neither text nor tool calls: the fallback
+    TRUNCATED = "truncated"  # cut off with no whole sentence to keep: the fallback
+    TOO_LONG = "too_long"  # longer than REPLY_CHARS with no whole sentence that fits: the fallback
+    REPEATED_TOOL_CALL = "repeated_tool_call"  # a call made before with the same arguments: the fallback
+    ROUND_LIMIT = "round_limit"  # still calling tools after ``max_rounds`` rounds: the fallback
+    ENDED_BY_TOOL = "ended_by_tool"  # a tool decided the reply itself (an opt-out); the loop's text is empty
+    SHORTENED = "shortened"  # not a stop: the text was cut off or too long, and its whole sentences are the reply
 
 
 @dataclass(frozen=True)
 class Reply:
     text: str
-    shortened: bool = False
-    """The model's text was cut off or too long; this is its whole-sentence part."""
+    shortened: bool = False  # the model's text was cut off or too long; this is its whole-sentence part
 
 
 @dataclass(frozen=True)
 class Stop:
     reason: StopReason
-    """What :func:`plan_round` stops on: ``empty_reply``, ``truncated``, ``too_long`` or ``repeated_tool_call``."""
 
 
 @dataclass(frozen=True)
@@ -75,8 +61,7 @@ class LoopResult:
     rounds: int
     tools_called: list[str] = field(default_factory=list)
     stopped: StopReason | None = None
-    """Why the text is not simply the model's reply: a fallback (or an interim text the model wrote
-    alongside its tool calls), empty because a tool ended the turn, or ``shortened``; None: it is."""
+    """Why the text is not simply the model's reply (a fallback, or an interim text written alongside tool calls)."""
 
 
 def plan_round(completion: Completion, seen: set[tuple[str, str]]) -> Reply | Stop | RoundPlan:

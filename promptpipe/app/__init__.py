@@ -41,11 +41,9 @@ if TYPE_CHECKING:
 
 log = get_logger("promptpipe.app")
 
-STOP_GRACE_S = 10.0
-"""How long stop() lets the outbox finish the sends it has started."""
+STOP_GRACE_S = 10.0  # how long stop() lets the outbox finish the sends it has started
 SPOOL_RETRY = Backoff(first_s=1.0, max_s=60.0)
-WATCH_INTERVAL_S = 2.0
-"""How often the service checks that its state directory is still the one it started with."""
+WATCH_INTERVAL_S = 2.0  # how often the state directory is checked to be the one the service started with
 
 
 async def _quietly(*closes: Callable[[], Awaitable[object]] | None) -> None:
@@ -66,16 +64,12 @@ class App(Parts):
     guard: ServiceGuard | None = None
     _stopping: bool = False
     _watch: StateDirWatch | None = None
-    fatal: asyncio.Event = field(default_factory=asyncio.Event)
-    """Set when the service must stop by itself (its state directory disappeared)."""
+    fatal: asyncio.Event = field(default_factory=asyncio.Event)  # the service must stop by itself
     fatal_reason: str = ""
-    restart: bool = False
-    """Set with ``fatal`` when the service should start again in a fresh process (a new QR code)."""
+    restart: bool = False  # with ``fatal``: start again in a fresh process (a new QR code)
     restart_request: ExitRequest | None = None
-    """The transport's :class:`ExitRequest` behind ``restart`` (why, and whether it ever connected)."""
     _status_writes: set[asyncio.Task[None]] = field(default_factory=set)
-    sharing: Sharing | None = None
-    """Several services on one database: the numbers and role this one holds (None: one service)."""
+    sharing: Sharing | None = None  # several services on one database: what this one holds
     _taken_over: list[tuple[datetime, tuple[str, ...]]] = field(default_factory=list)
     """Numbers gained and when: their last holder's *sending* rows are settled a lease's time later."""
     alarm_role: AlarmRole | None = None
@@ -93,8 +87,7 @@ class App(Parts):
         return app
 
     def _share(self, sharing: Sharing) -> None:
-        """Serve only what this service holds a lease on: its numbers' participants, and the
-        alarm clock while it holds that role."""
+        """Serve only what this service holds a lease on: its numbers' participants, and the alarm clock role."""
         self.sharing = self.lanes.sharing = self.outbox.sharing = sharing
         self.alarm_role = AlarmRole(self.alarms, self.settings.database_url)
         self.flow.notify_alarms = notify_alarms
@@ -105,9 +98,8 @@ class App(Parts):
         sharing.on_alarms_lost = self.alarm_role.lose
 
     async def _numbers_gained(self, names: frozenset[str]) -> None:
-        """Taken over: this service's poll and dispatcher take the numbers' work at once; sends the previous holder left
-        *sending* are settled as after a crash only once a lease's time has passed (it may still be finishing a send it
-        began: settled earlier, a send safe to repeat would go twice)."""
+        """The numbers' work is taken at once; sends the previous holder left *sending* are settled only a lease's time
+        later (it may still be finishing one: settled earlier, a send safe to repeat would go twice)."""
         if self._stopping:
             return
         self._taken_over.append((self.clock.now(), tuple(sorted(names))))
@@ -119,14 +111,12 @@ class App(Parts):
             await self._serve_numbers()
 
     async def _serve_numbers(self) -> None:
-        """A transport that connects numbers one by one (linked phones) connects those held here
-        now, and no other: two services on one WhatsApp session would push each other off."""
+        """Linked phones connect only those held here: two services on one session would push each other off."""
         serve = getattr(self.transport, "serve_numbers", None)
         if serve is not None and self.sharing is not None and self._transport_started:
             await serve(self.sharing.held())
 
     async def _settle_taken_over(self) -> None:
-        """Settle the *sending* rows of numbers taken over a lease's time ago or more."""
         now, wait = self.clock.now(), self.settings.lease_ttl
         due = [(at, names) for at, names in self._taken_over if at + wait <= now]
         self._taken_over = [item for item in self._taken_over if item not in due]
@@ -135,8 +125,7 @@ class App(Parts):
 
     async def start(self, *, background: bool = True, single_instance: bool = False,
                     allow_protocol_change: bool = False) -> None:
-        """Open the database, check the study protocol, settle interrupted sends, connect the
-        transport, start the loops."""
+        """Open the database, check the protocol, settle interrupted sends, connect the transport, start the loops."""
         self.guard = ServiceGuard(self.db, self.alarms.engine,
                                   ensure_state_dir(self.settings.state_dir) if single_instance else None,
                                   shared_database=self.sharing is not None)
@@ -186,8 +175,7 @@ class App(Parts):
         log.info("service_started", transport=self.transport.name, database=self.db.dialect)
 
     async def _open_database(self) -> None:
-        """Connect, and take the database lock (one service per database). A database made by an
-        older release is upgraded only with DB_AUTO_UPGRADE, and only once the lock is held."""
+        """Connect and take the database lock; an older schema is upgraded only with DB_AUTO_UPGRADE, under the lock."""
         assert self.guard is not None
         hold = functools.partial(asyncio.get_running_loop().run_in_executor, None, self.guard.hold_database)
         try:
@@ -212,8 +200,7 @@ class App(Parts):
             log.info("study_protocol", outcome=outcome, study=study.name or None, hash=study.hash[:12] or None)
 
     async def _record_deployment(self) -> None:
-        """The database records what it is served over; when that reaches real people, it says so
-        for good (see storage.live)."""
+        """The database records what it is served over; once that reaches real people, for good (storage.live)."""
         name, now, reaches_people = self.transport.name, self.clock.now(), self.transport.reaches_people
 
         def write(session: Session) -> int:
@@ -225,8 +212,8 @@ class App(Parts):
                         "went live: a real person must not get their answer")
 
     async def stop(self) -> None:
-        """Stop taking new work, let the dispatcher finish what it is sending, then close. Turns still waiting on the
-        model are cancelled: nothing of them was written, so they run again after the next start."""
+        """Let the dispatcher finish what it is sending, then close. Turns waiting on the model are cancelled: nothing
+        of them was written, so they run again after the next start."""
         self._stopping = self.outbox.stopping = True
         self.lanes.serve_here(False)
         self._outbox_kick.set()
@@ -254,9 +241,8 @@ class App(Parts):
                  alarms=repr(self.alarms), turns=self.flow.turns, failures=self.flow.failures)
 
     async def record_receipt(self, receipt: DeliveryReceipt) -> None:
-        """Store what WhatsApp says became of messages we sent (and settle a send left uncertain
-        whose key it carries); a receipt that cannot be stored is logged and dropped (it only
-        refines the delivery report)."""
+        """Store a receipt (settling a send left uncertain whose key it carries); one that cannot be stored is logged
+        and dropped (it only refines the delivery report)."""
         if receipt.ref:
             arrived = SETTLING_KINDS.get(receipt.kind, True)
             settled = await self.db.run(lambda session: settle_uncertain(
@@ -305,14 +291,12 @@ class App(Parts):
             return 0
 
     async def _spool_loop(self) -> None:
-        """Retry spooled messages, backing off (1 s doubling to 60 s) while the database fails."""
         failures = 0
         while True:
             await asyncio.sleep(SPOOL_RETRY.delay_s(failures))
             failures = 0 if not self.inbox.spool or await self._drain_spool() else failures + 1  # empty, or some stored
 
     def _connection_state_changed(self, state: ConnectionState, number: str | None = None) -> None:
-        """A transport's new state (``number``: the number it is for; None: its one number)."""
         task = asyncio.get_running_loop().create_task(self._save_connection_state(state, number))
         self._status_writes.add(task)
         task.add_done_callback(self._status_writes.discard)
@@ -325,7 +309,6 @@ class App(Parts):
             log.warning("connection_state_not_saved", state=state.name, number=number, error=str(exc)[:200])
 
     async def _transport_exit(self, requested: asyncio.Event) -> None:
-        """The transport cannot go on in this process: stop (and, for a new QR code, restart)."""
         await requested.wait()
         request = getattr(self.transport, "exit_request", None)
         self.fatal_reason = getattr(request, "message", "") or "the transport stopped"
@@ -334,8 +317,7 @@ class App(Parts):
         self.fatal.set()
 
     async def _watch_loop(self, interval_s: float) -> None:
-        """Stop the service when its state directory is deleted or replaced: it would keep
-        writing to deleted files, and a second service could start beside it."""
+        """Stop when the state directory is deleted or replaced: a second service could start beside this one."""
         assert self._watch is not None
         while True:
             await asyncio.sleep(interval_s)

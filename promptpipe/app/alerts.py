@@ -1,7 +1,5 @@
-"""Safety alerts to ALERT_WEBHOOK_URL: one POST per flag (participant id, severity, source, time; never their words).
-
-A flag is written ``alert_status = pending`` in the transaction that raised it; this posts pending flags, marks them
-sent on a 2xx, and retries any failure with backoff, across restarts, until it gets through.
+"""Safety alerts to ALERT_WEBHOOK_URL: one POST per flag, never their words. A flag is written pending with the
+transaction that raised it, so a failure is retried with backoff, across restarts, until it gets through.
 """
 
 from __future__ import annotations
@@ -25,8 +23,7 @@ ALERT_RETRY = Backoff(first_s=5.0, max_s=300.0)
 
 
 def alert_body(alert: PendingAlert) -> dict[str, object]:
-    """What the webhook receives: enough to act on (look the flag up with ``promptpipe-admin
-    flags``), nothing that identifies the participant outside the study or quotes them."""
+    """Enough to act on, nothing that identifies the participant outside the study or quotes them."""
     return {"event": "promptpipe.safety_flag", "flag_id": alert.flag_id, "participant_id": alert.participant_id,
             "severity": alert.severity, "source": alert.source, "raised_at": alert.created_at.isoformat()}
 

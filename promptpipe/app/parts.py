@@ -1,5 +1,4 @@
-"""The parts of the service, built from the settings: the prompts, the safety screen, the
-nudge policy, the transport, and the pipeline that joins them (see :class:`promptpipe.app.App`)."""
+"""The parts of the service, built from the settings (see :class:`promptpipe.app.App`)."""
 
 from __future__ import annotations
 
@@ -158,8 +157,7 @@ def build_transport(settings: Settings) -> Transport:
 
 
 def _linked_number(settings: Settings, name: str) -> WhatsAppTransport:
-    """One linked phone of several: its own session store (a SQLite file, or with several services
-    a schema of the shared PostgreSQL database) and its own login."""
+    """One linked phone of several, with its own session store and login."""
     from promptpipe.transport.whatsapp import WhatsAppOptions, WhatsAppTransport
 
     plan = settings.number_plan

@@ -1,5 +1,4 @@
-"""What every researcher operation needs: checking what a researcher typed, finding the
-participant they mean, and asking the running service to bring a participant's alarms in line."""
+"""What every researcher operation needs: checking what was typed, finding the participant, asking for an alarm sync."""
 
 from __future__ import annotations
 
@@ -106,8 +105,7 @@ async def get_participant(db: Database, who: str) -> tuple[Participant, Conversa
 
 
 def participant_id_in(session: Session, by_id: bool, key: str) -> str:
-    """The id of the participant ``participant_key`` named, read without loading their rows;
-    NotFound as :func:`get_participant` raises it."""
+    """The id of the participant ``participant_key`` named, read without loading their rows."""
     found = participant_id_of(session, key, by_id=by_id)
     if found is None:
         raise _not_enrolled(by_id, key)
@@ -115,8 +113,7 @@ def participant_id_in(session: Session, by_id: bool, key: str) -> str:
 
 
 def ask_for_alarm_sync(db: Database, session: Session, participant_id: str, now: datetime) -> None:
-    """The service owns the alarm clock: an inbox row asks it to bring this participant's alarms
-    in line with the change (if it is not running, its start-up check does the same)."""
+    """The service owns the alarm clock: an inbox row asks it to bring the participant's alarms in line."""
     add_input(db, session, as_input(AlarmSyncRequested(), key=keys.alarm_sync(participant_id, secrets.token_hex(4)),
                                     participant_id=participant_id), now)
 

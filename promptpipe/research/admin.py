@@ -1,6 +1,5 @@
-"""The admin script's operations in one place: enroll, list, show, simulate, transcripts, status
-changes, messages. Each works whether or not ``serve`` runs: it writes rows to the shared database
-and the service picks them up within seconds. Functions return plain data; the CLI formats it."""
+"""The admin script's operations in one place. Each works whether or not ``serve`` runs: it writes rows to the shared
+database and the service picks them up within seconds."""
 
 from __future__ import annotations
 

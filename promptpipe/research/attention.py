@@ -1,11 +1,6 @@
-"""What needs the research team's attention now (the overview's "Needs attention", the navigation's count and ``GET
-/api/v1/attention``): open safety flags, inputs given up on or failing (``promptpipe-admin inbox --stuck``), uncertain
-sends, daily prompts undelivered for a day, active participants silent for N days, intake on hold, banned or logged-out
-numbers (an entry each: they keep their number until the team moves them), WhatsApp not connected, a recent model error.
-An entry goes once what it reports is resolved.
-
+"""What needs the research team's attention now (:class:`AttentionKind`); an entry goes once what it reports is over.
 One transaction over indexes and the participant table, never a scan of the messages, so every page can show the count.
-Entries carry ids, counts and times only; the model's error text goes only to callers who may read it."""
+"""
 
 from __future__ import annotations
 
@@ -33,15 +28,12 @@ __all__ = ["DEFAULT_SILENT_DAYS", "MAX_LISTED", "Attention", "AttentionEntry", "
            "read_attention"]
 
 DEFAULT_SILENT_DAYS = 3
-MAX_LISTED = 20
-"""Participants named per entry (the oldest first); the entry's count covers them all."""
+MAX_LISTED = 20  # participants named per entry (the oldest first); the entry's count covers them all
 NOT_DELIVERED_AFTER = timedelta(days=1)
 NOT_DELIVERED_LOOKBACK = timedelta(days=2)
-"""Daily prompts sent 24 to 48 hours ago without a delivered receipt are listed: a participant whose phone stays
-unreachable stays listed with each day's prompt, and older prompts show as "not delivered" on their page and in the
-adherence heatmap. (Each prompt in the window costs a row read: 10,000 participants' day is ~20 ms on SQLite.)"""
+"""Daily prompts sent 24 to 48 hours ago without a delivered receipt are listed (older ones show on the participant's
+page); each costs a row read: 10,000 participants' day is ~20 ms on SQLite."""
 MODEL_ERROR_RECENT = timedelta(days=1)
-"""A model error is listed for a day after it happened."""
 
 _FLAG, _INBOX, _OUTBOX = table_of(Flag), table_of(InboxItem), table_of(OutboxItem)
 _D, _M, _P = table_of(PromptDelivery), table_of(Message), table_of(Participant)
@@ -68,8 +60,7 @@ class Concern:
     participant_id: str
     count: int
     since: str
-    name: str | None = None
-    """For callers who may read names (researchers and admins)."""
+    name: str | None = None  # for callers who may read names
 
 
 @dataclass(frozen=True)
@@ -78,15 +69,13 @@ class AttentionEntry:
     count: int
     """How many: flags, inputs, sends, prompts or participants (1 for WhatsApp and the model)."""
     participants: tuple[Concern, ...] = ()
-    """The participants concerned (at most :data:`MAX_LISTED`; none for the counts by filter)."""
     since: str | None = None
     """The oldest one's time, or when the state began (ISO, UTC)."""
     state: str | None = None
-    """WhatsApp's state, or the number's (a name of ``CONNECTION_STATES``); ``None`` when none is recorded."""
+    """WhatsApp's state, or the number's (a name of ``CONNECTION_STATES``)."""
     number: str | None = None
-    """For ``number``: the name of the WhatsApp number in trouble."""
     reason: str | None = None
-    """For ``number``: why its participants are listed and what the team can do, in a sentence."""
+    """For ``number``: why its participants are listed and what the team can do."""
     error: str | None = None
     """The model error's line: only for callers who may read it (it may quote a participant)."""
 
@@ -98,13 +87,11 @@ class Attention:
 
     @property
     def total(self) -> int:
-        """What the navigation shows: every flag, input, send, prompt and participant listed."""
         return sum(entry.count for entry in self.entries)
 
 
 def _grouped(session: Session, query: Select[str, int, datetime], limit: int) -> tuple[int, tuple[Concern, ...]]:
-    """(total, the first ``limit`` participants, oldest first) of a query selecting participant_id,
-    count and the oldest time, grouped by participant."""
+    """(total, the first ``limit`` participants, oldest first) of a query of (participant_id, count, oldest)."""
     concerns = sorted((Concern(pid, int(count), oldest.isoformat()) for pid, count, oldest in session.execute(query)),
                       key=lambda c: (c.since, c.participant_id))
     return sum(c.count for c in concerns), tuple(concerns[:limit])
@@ -120,7 +107,6 @@ def _concerns(session: Session, source: FromClause, participant: ColumnElement[s
 
 
 def number_reason(number: str, state: str) -> str:
-    """Why a number's participants need the team, and what the team can do."""
     if state == "banned":
         return (f"their WhatsApp number {number!r} is banned by WhatsApp: move them to another number, or wait "
                 "until the ban is lifted")
@@ -137,7 +123,6 @@ def _on_number(numbers: NumberPlan, name: str) -> ColumnElement[bool]:
 
 def _numbers_in_trouble(session: Session, numbers: NumberPlan, statuses: dict[str, StatusRow], *, detail: bool,
                         limit: int) -> list[AttentionEntry]:
-    """An entry per number banned or logged out that has participants still in the study."""
     entries = []
     for name, row in number_rows(statuses, numbers.numbers).items():
         state = str(row.value.get("name", "")) if row else ""
@@ -200,7 +185,6 @@ def _read(session: Session, now: datetime, silent_days: int, *, flags: bool, wha
 
 
 def _named(session: Session, entries: list[AttentionEntry]) -> list[AttentionEntry]:
-    """The entries with the names of the participants they list (one query for all)."""
     ids = {concern.participant_id for entry in entries for concern in entry.participants}
     names = {pid: name for pid, name in session.execute(select(_P.c.id, _P.c.name).where(_P.c.id.in_(ids)))}
     return [replace(entry, participants=tuple(replace(c, name=names.get(c.participant_id)) for c in entry.participants))
@@ -210,11 +194,8 @@ def _named(session: Session, entries: list[AttentionEntry]) -> list[AttentionEnt
 async def read_attention(db: Database, now: datetime, *, silent_days: int = DEFAULT_SILENT_DAYS, identified: bool,
                          whatsapp: bool, detail: bool = True, limit: int = MAX_LISTED,
                          numbers: NumberPlan = ONE_NUMBER) -> Attention:
-    """What needs attention at ``now``. ``identified``: the caller may read safety flags, the model's error and the
-    names of the participants listed (researchers and admins); a viewer's list has none of them. ``whatsapp``: the
-    service sends through WhatsApp (else its state is not an entry). ``numbers``: the deployment's numbers (with
-    several, each one banned or logged out lists its participants). ``detail=False`` counts only (the navigation's
-    badge: one count per entry, no grouping)."""
+    """``identified``: the caller may read safety flags, the model's error and names (a viewer's list has none).
+    ``whatsapp``: the service sends through WhatsApp. ``detail=False`` counts only (the navigation's badge)."""
 
     def read(session: Session) -> list[AttentionEntry]:
         entries = _read(session, now, silent_days, flags=identified, whatsapp=whatsapp, model_error=identified,

@@ -1,8 +1,5 @@
-"""What a broadcast would do now, for the dashboard's count-first page (and, without the detail,
-:func:`messaging.broadcast_preview` for the admin script and the API's dry run): how many the filter matches, how many
-can be written to, why each of the others will be skipped, and how many of the recipients are inside the study's quiet
-hours right now (they get it when those end). The same filter and the same consent rule as :func:`messaging.broadcast`,
-so ``matches`` is the count a broadcast is confirmed with."""
+"""What a broadcast would do now, for the dashboard's count-first page, with the same filter and consent rule as
+:func:`messaging.broadcast`, so ``matches`` is the count a broadcast is confirmed with."""
 
 from __future__ import annotations
 
@@ -26,9 +23,7 @@ __all__ = ["BroadcastPlan", "broadcast_plan"]
 @dataclass(frozen=True)
 class BroadcastPlan:
     matches: int
-    """Everyone the filter matches now (confirm the broadcast with this number)."""
     recipients: int
-    """Those of them who may be written to."""
     skipped: tuple[tuple[str, int], ...]
     """Why the others will be skipped: (reason, how many), a key of ``domain.consent.NOT_WRITABLE``."""
     in_quiet_hours: int

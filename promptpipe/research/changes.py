@@ -1,6 +1,5 @@
-"""What researchers change: enroll a participant, pause, resume or withdraw them, move their time zone, correct their
-name or background notes, and send a prompt now. A change of the participant's state runs in their lane, ordered with
-their turns (see :mod:`promptpipe.research.team_requests`); everything works whether or not ``serve`` is running."""
+"""What researchers change. A change of the participant's state runs in their lane, ordered with their turns
+(:mod:`promptpipe.research.team_requests`); everything works whether or not ``serve`` is running."""
 
 from __future__ import annotations
 
@@ -51,8 +50,7 @@ ALLOCATION_TRIES = 5
 
 @dataclass(frozen=True)
 class Enrolment:
-    """Who is enrolled, by whom (the researcher running the command when not given), into which
-    study, with which enrollment fields (``strata``), and on which of the deployment's numbers."""
+    """Who is enrolled, by whom, into which study and strata, on which of the deployment's numbers."""
 
     phone: str
     name: str
@@ -66,9 +64,7 @@ class Enrolment:
 
 
 async def enroll(db: Database, clock: Clock, enrolment: Enrolment) -> ParticipantView:
-    """Create the participant (allocated to an arm by the study's rule, stratified by ``strata``,
-    given a WhatsApp number of ``numbers``: ``number`` when the team names one) and queue their
-    greeting; the running service sends it (from their number)."""
+    """Create the participant (allocated to an arm, given a number) and queue their greeting for the service."""
     study, numbers, number = enrolment.study, enrolment.numbers, enrolment.number
     phone = validate_phone(enrolment.phone)
     timezone = validate_timezone(enrolment.timezone)
@@ -130,11 +126,8 @@ STATUS_COMMANDS = STATUS_CHANGES
 
 async def set_status(db: Database, clock: Clock, *, phone: str, action: str, reason: str = "", by: str = "",
                      study: Study = OPEN_STUDY) -> str:
-    """pause | resume | withdraw, applied in the participant's lane (see research.team_requests).
-    Returns a one-line description of what happened.
-
-    A researcher's pause and a participant's opt-out (STOP) are separate: ``resume`` lifts only the
-    researcher's pause, and the participant stays paused while their own STOP holds."""
+    """pause | resume | withdraw, in the participant's lane; a line saying what happened. ``resume`` lifts only the
+    researcher's pause: the participant's own STOP holds."""
     participant, _ = await get_participant(db, phone)
     if action not in STATUS_CHANGES:
         raise AdminError(f"{action!r} is not pause, resume or withdraw")
@@ -159,10 +152,8 @@ async def set_timezone(db: Database, clock: Clock, *, phone: str, timezone: str,
 async def send_prompt_now(db: Database, clock: Clock, *, phone: str, study: Study = OPEN_STUDY,
                           quiet: QuietHours | None = None, anyway: bool = False,
                           after_quiet_hours: bool = False) -> int:
-    """Queue a daily-prompt event for now, as the participant's daily alarm would; refused inside the ``quiet`` hours
-    (the study's unless given) on their clock unless ``anyway`` (now) or ``after_quiet_hours`` (the service holds it
-    until they end). A fixed-text arm's prompt is marked as needing no model (it does not wait behind a turn that
-    waits for the model)."""
+    """Queue a daily prompt for now, as their alarm would (quiet hours as in :func:`quiet_hours_wait`). A fixed-text
+    arm's is marked as needing no model, so it does not wait behind a turn waiting for the model."""
     participant, _ = await get_participant(db, phone)
     if participant.status != Status.ACTIVE:
         raise Forbidden(f"{participant.phone} is {participant.status}; scheduled messages are not sent to them")
@@ -180,9 +171,8 @@ async def send_prompt_now(db: Database, clock: Clock, *, phone: str, study: Stud
 
 async def update_participant(db: Database, clock: Clock, *, who: str, name: str | None = None,
                              background: str | None = None, by: str = "") -> str:
-    """Change the participant's name or the team's background notes (None: leave it); ``who`` is
-    their phone or id. Returns a one-line description of what changed. Neither is a transition
-    (the log is for stage, status and zone): the API keeps its own audit row of who changed it."""
+    """Change the name or background notes (None: leave it); a line saying what changed. Not a transition: the API
+    keeps its own audit row."""
     name = None if name is None else valid_name(name)
     background = None if background is None else validate_text("--background", background, BACKGROUND_CHARS)
     by = validate_text("--by", by or researcher_name(), NAME_CHARS)

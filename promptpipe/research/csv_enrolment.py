@@ -1,12 +1,6 @@
-"""Enrolling many participants from one CSV file (the dashboard's ``/participants/import``, ``POST
-/api/v1/participants/import``). UTF-8 with a header: ``phone``, ``name``, ``timezone`` (required), ``background``,
-``number`` (optional; empty: the deployment's rule gives one) and one required column per stratification field; any
-other column is a problem.
-
-:func:`check_import` (the dry run) checks every row with enrolment's own checks, against who is enrolled and the file's
-other rows, writing nothing. :func:`run_import` enrols the rows in order through ``changes.enroll`` (allocated, greeted
-and audited as at the terminal), only when no row has a problem; then only a row whose phone someone else enrols
-meanwhile is refused on its own. At most :data:`MAX_IMPORT_ROWS`: each enrolment is its own transaction."""
+"""Enrolling many participants from one UTF-8 CSV file (:func:`columns_for`). :func:`check_import` is the dry run;
+:func:`run_import` enrols the rows through ``changes.enroll`` only when no row has a problem, each in its own
+transaction (hence :data:`MAX_IMPORT_ROWS`)."""
 
 from __future__ import annotations
 
@@ -38,11 +32,8 @@ __all__ = ["MAX_IMPORT_CHARS", "MAX_IMPORT_ROWS", "REQUIRED_COLUMNS", "Entry", "
 log = get_logger("promptpipe.research.csv_enrolment")
 
 MAX_IMPORT_ROWS = 1_000
-"""Participants in one file."""
 MAX_IMPORT_CHARS = 80_000
-"""Characters in one file (1,000 rows of 80 characters: a phone, a name and a zone take about 50):
-sent as JSON, where one character may take 12 bytes (``\\ud83d\\ude00``), it stays under the web
-server's default body limit (WEB_MAX_BODY_BYTES, 1,000,000 bytes)."""
+"""1,000 rows of 80 characters; as JSON (12 bytes a character at worst) under WEB_MAX_BODY_BYTES' default."""
 REQUIRED_COLUMNS = ("phone", "name", "timezone")
 OPTIONAL_COLUMNS = ("background", "number")
 
@@ -51,24 +42,20 @@ OPTIONAL_COLUMNS = ("background", "number")
 class Entry:
     """One participant's row as the file has it (values trimmed)."""
 
-    line: int
-    """Where the row starts in the file (the header is line 1)."""
+    line: int  # where the row starts in the file (the header is line 1)
     phone: str
     name: str
     timezone: str
     background: str = ""
     strata: dict[str, str] = field(default_factory=dict)
-    problem: str | None = None
-    """A problem of the row's shape (too many or too few values), found while reading it."""
-    number: str = ""
-    """The WhatsApp number the file names for them (empty: the deployment's rule gives one)."""
+    problem: str | None = None  # of the row's shape (too many or too few values)
+    number: str = ""  # empty: the deployment's rule gives one
 
 
 @dataclass(frozen=True)
 class Parsed:
     entries: tuple[Entry, ...]
-    problem: str | None = None
-    """The file's own problem (encoding, header, size); its rows are not checked then."""
+    problem: str | None = None  # the file's own (encoding, header, size): its rows are not checked then
 
 
 @dataclass(frozen=True)
@@ -83,25 +70,21 @@ class ImportRow:
     problem: str | None = None
     participant_id: str | None = None
     arm: str | None = None
-    number: str | None = None
-    """The WhatsApp number the file names (a dry run), or the one they were given (enrolled)."""
+    number: str | None = None  # the one the file names (a dry run), or the one they were given
 
 
 @dataclass(frozen=True)
 class ImportResult:
     dry_run: bool
-    problem: str | None
-    """The file's own problem (then ``rows`` is empty)."""
+    problem: str | None  # the file's own (then ``rows`` is empty)
     rows: tuple[ImportRow, ...]
     total: int
     ready: int
-    """Rows without a problem."""
     with_problems: int
     enrolled: int
 
     @property
     def clean(self) -> bool:
-        """Nothing wrong with the file or any row: it may be enrolled."""
         return self.problem is None and self.with_problems == 0 and self.total > 0
 
     def problems(self, limit: int = 3) -> str:
@@ -210,8 +193,7 @@ def _details(entry: Entry) -> Details:
 
 
 def _number_problem(number: str, numbers: NumberPlan | None) -> str | None:
-    """What is wrong with a row's number (``numbers`` None: the deployment's are unknown here, so
-    only the name's shape is checked; the enrolment checks it against them)."""
+    """``numbers`` None: the deployment's are unknown here, so only the name's shape is checked."""
     if not number:
         return None
     if numbers is None:
@@ -224,8 +206,7 @@ def _number_problem(number: str, numbers: NumberPlan | None) -> str | None:
 
 def check_rows(parsed: Parsed, study: Study, enrolled: Mapping[str, str] | None = None,
                numbers: NumberPlan | None = None) -> ImportResult:
-    """Each row's problems (a dry run's answer, without reading anything): enrolment's checks, a phone twice in the
-    file, a phone in ``enrolled`` (E.164 → who has it), and a number the deployment (``numbers``) does not have."""
+    """Each row's problems, without reading anything (``enrolled``: E.164 → who has it)."""
     if parsed.problem:
         return _result(True, [], parsed.problem)
     enrolled = enrolled or {}
@@ -252,8 +233,7 @@ def check_rows(parsed: Parsed, study: Study, enrolled: Mapping[str, str] | None 
 
 async def check_import(db: Database, clock: Clock, text: str, *, study: Study,
                        numbers: NumberPlan | None = None) -> ImportResult:
-    """The dry run: every row's problem, nothing written (``numbers``: the deployment's, which a
-    row's number must be one of)."""
+    """The dry run: every row's problem, nothing written."""
     parsed = parse(text, study)
     if parsed.problem:
         return check_rows(parsed, study)
@@ -271,8 +251,8 @@ async def check_import(db: Database, clock: Clock, text: str, *, study: Study,
 
 
 def _enrolled(session: Session, study: Study, phones: set[str], now: datetime) -> dict[str, str]:
-    """Who has each of ``phones`` already; and the protocol check enrolment makes first, in a
-    savepoint rolled back (a first use would adopt the study file: the dry run writes nothing)."""
+    """Who has each of ``phones``; the protocol check runs in a savepoint rolled back (a first use would adopt the
+    study file)."""
     savepoint = session.begin_nested()
     try:
         check_protocol(session, study, now)
@@ -288,8 +268,7 @@ def _enrolled(session: Session, study: Study, phones: set[str], now: datetime) -
 
 async def run_import(db: Database, clock: Clock, text: str, *, study: Study, caller: Caller,
                      via: str, numbers: NumberPlan = ONE_NUMBER) -> ImportResult:
-    """Check the file, then, only if nothing is wrong, enrol each row (audited with ``caller``'s name, ``via`` the API
-    or the dashboard). A file with a problem comes back with each problem, nothing enrolled."""
+    """Enrol each row (audited as ``caller``) only if nothing is wrong; else each problem, nothing enrolled."""
     checked = await check_import(db, clock, text, study=study, numbers=numbers)
     if not checked.clean:
         return replace(checked, dry_run=False)

@@ -1,7 +1,5 @@
-"""The checks of one enrolment, field by field: the same functions ``promptpipe-admin enroll`` runs
-(:func:`promptpipe.research.changes.enroll`), each run on its own so that a form or a row of a CSV
-file shows every field's problem at once, in the field's own words (``phone: …``, never the admin
-script's ``--phone``). Pure: whether the phone is enrolled already is the caller's to ask."""
+"""The checks ``promptpipe-admin enroll`` runs, each on its own, so a form or a CSV row shows every field's problem at
+once in the field's own words (``phone: …``, never ``--phone``). Pure: the database is the caller's to ask."""
 
 from __future__ import annotations
 
@@ -55,9 +53,7 @@ def field_words(error: AdminError | str, default: str = STRATA) -> FieldProblem:
 
 
 def check_details(study: Study, details: Details) -> tuple[str | None, tuple[FieldProblem, ...]]:
-    """The phone in E.164 (None when it is not valid) and each field's problem, in the form's
-    order; no problem means enrolment's own checks pass (all but the ones that read the
-    database: the phone not enrolled yet, the study's protocol)."""
+    """The phone in E.164 (None when it is not valid) and each field's problem, in the form's order."""
     problems: list[FieldProblem] = []
 
     def check(run: Callable[[], str]) -> str | None:

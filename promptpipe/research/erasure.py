@@ -1,14 +1,7 @@
-"""Erasing a participant's personal data (``promptpipe-admin erase --phone P``).
-
-One transaction overwrites all that identifies or quotes them: phone, name, background, WhatsApp ids and the LID
-mapping, message texts and payloads, profile texts and summary, prompt texts, consent words, flag triggers and notes,
-transition reasons, their audit entries' free text (a pause reason may name them), timer and inbox payloads and errors,
-and the last model error's text (a provider may quote anyone). Nothing pending for them runs or is sent; their
-schedules, timers and alarms end. Their study ends as a withdrawal ends it (``erased_by_researcher`` is applied to
-their state and committed as a team change is): the questionnaire under way is stopped, those planned are not sent,
-and the export reads the erasure's time as ``withdrawn_at``. What stays is a pseudonymous tombstone (id, when and by
-whom erased, status, the non-identifying counts and times), so the study's numbers still add up. On SQLite
-(``secure_delete``) the write-ahead log is then checkpointed, so the old texts are not left readable in it."""
+"""Erasing a participant's personal data (``promptpipe-admin erase --phone P``): one transaction overwrites all that
+identifies or quotes them (``storage.erasure``), nothing pending for them runs, and their study ends as a withdrawal
+ends it. What stays is a pseudonymous tombstone, so the study's numbers still add up. On SQLite the write-ahead log is
+then checkpointed, so the old texts are not left readable in it."""
 
 from __future__ import annotations
 
@@ -76,9 +69,7 @@ async def plan(db: Database, *, phone: str) -> ErasurePlan:
 
 
 async def erase(db: Database, clock: Clock, *, phone: str, study: Study, by: str = "") -> ErasureDone:
-    """Erase the participant's personal data (``phone``: their phone or participant id); see the
-    module docstring for what stays. The erasure ends their study as a withdrawal does (``study``:
-    the one in force, whose questionnaires it settles)."""
+    """Erase the participant's personal data (``phone``: their phone or id); ``study`` settles the questionnaires."""
     phone = _who(phone)
     by = validate_text("--by", by or researcher_name(), NAME_CHARS)
     now = clock.now()

@@ -1,6 +1,5 @@
-"""One safety flag followed up: the flag, the participant's messages around it, what its row keeps of its course
-(raised, alerted, resolved), the lists of open or resolved flags, and the alert settings in force. For researchers only
-(see ``domain.access``): the flag quotes the participant and the messages are their words."""
+"""Safety flags followed up: one with the messages around it, the lists, and the alert settings in force. For
+researchers only (see ``domain.access``): the flag quotes the participant."""
 
 from __future__ import annotations
 

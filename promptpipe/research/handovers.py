@@ -1,10 +1,5 @@
-"""Moving one of the deployment's numbers to another running service, on an operator's word (several services).
-
-Numbers stay with the service that holds them: nothing moves them to share the load. An operator who wants a number
-served elsewhere (a joining service to take some of the work, a machine to be emptied) names the number and the service;
-the holder gives it back at its next heartbeat and only that service takes it, then it prefers that service. One number
-at a time: a second request waits until the first has moved. The request and the move are logged and ``status`` shows
-them.
+"""Moving one of the deployment's numbers to another running service, on an operator's word: nothing moves numbers to
+share the load. The holder gives it back at its next heartbeat and only that service takes it; one number at a time.
 """
 
 from __future__ import annotations

@@ -1,5 +1,4 @@
-"""The participant list for the API and the dashboard: filtered, sorted and paged, each row with
-the study day, streak, last message in and out and the share of prompts answered."""
+"""The participant list for the API and the dashboard: filtered, sorted and paged."""
 
 from __future__ import annotations
 

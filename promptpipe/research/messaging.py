@@ -1,7 +1,5 @@
-"""Messages from the research team: to one participant (``send``) or to everyone a filter matches
-(``broadcast``). Each is an inbox row the running service's flow turns into a transcript row and
-an outbox row. Consent is never overridden: ``send`` refuses whoever sent STOP, was withdrawn or
-erased, a broadcast skips them (and counts them), and the flow checks again when it sends."""
+"""Messages from the research team, each an inbox row for the running service. Consent is never overridden: ``send``
+refuses whoever may not be written to, a broadcast skips them, and the flow checks again when it sends."""
 
 from __future__ import annotations
 
@@ -39,12 +37,10 @@ log = get_logger("promptpipe.research.messaging")
 
 @dataclass(frozen=True)
 class MessageQueued:
-    """A message from the team, accepted: its inbox row, and when it goes if quiet hours hold it."""
-
     inbox_id: int
     participant_id: str
     held_until: str | None
-    """ISO time (UTC) the study's quiet hours end on the participant's clock, or None (sent now)."""
+    """When (ISO, UTC) the study's quiet hours end on the participant's clock, or None (sent now)."""
 
 
 @dataclass(frozen=True)
@@ -64,16 +60,13 @@ class BroadcastQueued:
     broadcast_id: str
     queued: int
     skipped: int
-    repeated: bool = False
-    """This broadcast was queued before (the same form confirmed again): nothing more was queued."""
+    repeated: bool = False  # queued before (the same form confirmed again): nothing more was queued
 
 
 async def send_message(db: Database, clock: Clock, *, who: str, text: str, by: str = "",
                        quiet: QuietHours | None = None, anyway: bool = False,
                        after_quiet_hours: bool = False) -> MessageQueued:
-    """Queue a message from the research team to one participant (``who``: their phone or id); the running service sends
-    it. Refused (:class:`Forbidden`) for someone who may not be written to, and inside the study's ``quiet`` hours on
-    their clock unless ``anyway`` (sent at once) or ``after_quiet_hours`` (held until they end)."""
+    """Queue a team message to ``who`` (phone or id); quiet hours as in :func:`quiet_hours_wait`."""
     text = validate_text("text", text, RESEARCHER_MESSAGE_CHARS, required=True)
     by = validate_text("--by", by or researcher_name(), NAME_CHARS)
     participant, _ = await get_participant(db, who)
@@ -102,15 +95,13 @@ async def send_message(db: Database, clock: Clock, *, who: str, text: str, by: s
 
 
 async def broadcast_count(db: Database, clock: Clock, flt: ParticipantFilter) -> int:
-    """How many participants the filter matches now (the number a broadcast is confirmed with;
-    those who may not be written to are among them and will be skipped)."""
+    """How many participants the filter matches now (the number a broadcast is confirmed with)."""
     check_filter(flt)
     now = clock.now()
     return await db.run(lambda session: count_participants(session, flt, now))
 
 
 def _split(db: Database, session: Session, flt: ParticipantFilter, now: datetime) -> tuple[list[str], list[str]]:
-    """Every participant the filter matches, and those of them who may be written to."""
     matched = matching_ids(session, flt, now)
     facts = consent_facts(db, session, matched)
     recipients = [pid for pid in matched if (f := facts.get(pid)) is not None
@@ -127,12 +118,8 @@ async def broadcast_preview(db: Database, clock: Clock, flt: ParticipantFilter) 
 async def broadcast(db: Database, clock: Clock, *, text: str, flt: ParticipantFilter, by: str = "",
                     expected: int | None = None, anyway: bool = False,
                     broadcast_id: str | None = None) -> BroadcastQueued:
-    """Queue one team message for every participant the filter matches who may be written to; those inside quiet hours
-    get it when they end, unless ``anyway``. With ``expected`` (the count the researcher confirmed), refuses
-    (:class:`Conflict`) when the filter now matches another number, so what is sent is what was confirmed.
-
-    ``broadcast_id`` (``b_`` and 6-32 hex digits; new when None) makes it idempotent across processes (a double click, a
-    form confirmed at two web processes): a broadcast queued before is not queued again, and the answer says so."""
+    """Queue one team message for everyone the filter matches who may be written to. ``expected``: the count confirmed
+    (another now: Conflict). ``broadcast_id`` makes it idempotent across processes (a double click)."""
     text = validate_text("text", text, RESEARCHER_MESSAGE_CHARS, required=True)
     by = validate_text("--by", by or researcher_name(), NAME_CHARS)
     check_filter(flt)

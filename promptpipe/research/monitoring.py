@@ -1,6 +1,4 @@
-"""What a study lead watches: the study at a glance (participants by status, stage and arm,
-today's prompts, the service's health), prompt statistics by day and arm, and the adherence
-heatmap (participants × study days, each cell that day's outcome)."""
+"""What a study lead watches: the study at a glance, prompt statistics by day and arm, and the adherence heatmap."""
 
 from __future__ import annotations
 
@@ -135,8 +133,7 @@ class DeliveryView:
 
 
 async def overview(db: Database, clock: Clock, *, zone: ZoneInfo) -> Overview:
-    """Participants by status, stage and arm; prompts sent since midnight in ``zone`` (the
-    researcher's), with how many were delivered, read and answered; the service's state."""
+    """Participants by status, stage and arm; prompts sent since midnight in the researcher's ``zone``; the service."""
     now = clock.now()
     midnight = datetime.combine(now.astimezone(zone).date(), time(0, 0), zone)
 
@@ -179,8 +176,7 @@ async def prompt_stats(db: Database, *, first_day: date, last_day: date) -> Prom
 async def adherence(db: Database, clock: Clock, flt: ParticipantFilter, *, limit: int = 50, offset: int = 0,
                     receipt_window: timedelta = timedelta(hours=12),
                     order: ParticipantSort = ENROLMENT_ORDER) -> Adherence:
-    """A page of participants in ``order``, each with one cell per day from their column 1 to
-    today (or their last day): the day's outcome (see :mod:`promptpipe.domain.adherence`)."""
+    """A page of participants, each with the day's outcome (:mod:`promptpipe.domain.adherence`) from day 1 on."""
     page = await participant_list(db, clock, flt, order, limit=limit, offset=offset)
     ids = [row.id for row in page.items]
 

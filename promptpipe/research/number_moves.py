@@ -1,7 +1,5 @@
-"""Moving a participant to another of the deployment's WhatsApp numbers, deliberately: the team
-names the number and approves the message that tells the participant; the move runs in their lane
-(a team change), then that message goes, from the new number, so they learn of it from there.
-Nothing moves anyone by itself: participants know the number they consented with."""
+"""Moving a participant to another of the deployment's numbers, deliberately (they know the number they consented
+with): the move runs in their lane, then the team's message tells them from the new number."""
 
 from __future__ import annotations
 
@@ -24,15 +22,13 @@ __all__ = ["NumberMove", "move_to_number"]
 @dataclass(frozen=True)
 class NumberMove:
     line: str
-    """What happened, in a sentence."""
     message_sent: bool
     """The team's message was queued (False: the move stands, but they may not be written to now)."""
 
 
 async def move_to_number(db: Database, clock: Clock, *, who: str, to: str, text: str, numbers: NumberPlan,
                          by: str = "", study: Study = OPEN_STUDY) -> NumberMove:
-    """Move ``who`` (phone or id) to the number ``to``, then queue ``text`` for them from it (the move
-    stands even when they may not be written to now)."""
+    """Move ``who`` (phone or id) to the number ``to``, then queue ``text`` for them from it."""
     if to not in numbers.numbers:
         raise Forbidden(f"--to: there is no number {to!r}; this deployment has {', '.join(numbers.numbers)}")
     text = validate_text("--message", text, RESEARCHER_MESSAGE_CHARS, required=True)

@@ -1,6 +1,4 @@
-"""What researchers follow during a study: each participant's consent history, the safety flags and the inputs that
-could not be answered (with a way to retry or skip them). Like :mod:`promptpipe.research.admin`, every function works
-whether or not ``serve`` runs and returns views (frozen dataclasses).
+"""What researchers follow during a study: consent histories, safety flags and the inputs that could not be answered.
 """
 
 from __future__ import annotations
@@ -60,8 +58,7 @@ STUCK_ATTEMPTS = 3
 
 async def inbox_rows(db: Database, *, stuck_only: bool, participant_id: str | None = None,
                      limit: int | None = None) -> list[InputView]:
-    """Inputs not answered yet, oldest first: failed ones (given up) and pending ones; with ``stuck_only``, the failed
-    ones and those pending after several failures; one participant's with ``participant_id``, at most ``limit``."""
+    """Inputs not answered yet (failed or pending), oldest first; ``stuck_only``: failed or failing repeatedly."""
 
     def read(session: Session) -> list[tuple[InboxItem, str]]:
         query = (select(InboxItem, _PARTICIPANT.c.phone).join(Participant, _PARTICIPANT.c.id == _INBOX.c.participant_id)
@@ -84,8 +81,7 @@ async def inbox_rows(db: Database, *, stuck_only: bool, participant_id: str | No
 
 
 async def retry_inbox(db: Database, clock: Clock, *, inbox_id: int, participant_id: str | None = None) -> str:
-    """Put a failed (or waiting) input back in the queue, to be tried now from scratch (only one of
-    ``participant_id``'s, when given)."""
+    """Put a failed (or waiting) input back in the queue, to be tried now from scratch."""
     now = clock.now()
     row = await db.run(lambda session: _change(session, inbox_id, "retry",
                                                lambda: reopen_input(session, inbox_id, now), participant_id))

@@ -1,6 +1,4 @@
-"""The study's quiet hours for what the research team sends by hand (a team message, a prompt
-now): inside them it is refused, saying the participant's local time and when quiet hours end,
-unless the researcher has it wait for their end or sends it anyway."""
+"""The study's quiet hours for what the research team sends by hand (a team message, a prompt now)."""
 
 from __future__ import annotations
 

@@ -142,9 +142,8 @@ def _timer_row(timer: Timer, zone: Any, armed: set[str], phone: str) -> TimerVie
 
 async def transcript(db: Database, phone: str, *, limit: int | None = None,
                      before_id: int | None = None) -> list[MessageView]:
-    """The participant's messages, oldest first: all of them, or the newest ``limit`` (older than
-    message ``before_id``), read with one bounded query. One visit to the database, and plain
-    rows rather than loaded objects: the API's transcript is one of its most asked-for reads."""
+    """The messages, oldest first: all, or the newest ``limit`` older than ``before_id``. One bounded query of plain
+    rows: the API's transcript is one of its most asked-for reads."""
     by_id, key = participant_key(phone)
     m = _MESSAGE.c
 

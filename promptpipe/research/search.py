@@ -32,9 +32,7 @@ class SearchResult:
 
 async def search_participants(db: Database, clock: Clock, query: str, *, identified: bool,
                               limit: int = MAX_HITS) -> SearchResult:
-    """Participants matching ``query``: for researchers (``identified``) by name (any case, a
-    part of it), phone number (its digits, however written) or id; for viewers by id only (the
-    whole id or its start, at least four hex digits after ``p_``)."""
+    """Participants matching ``query``: by name, phone or id for researchers (``identified``), by id for viewers."""
     text = query.replace("\x00", "").strip()  # a NUL is no search, and PostgreSQL refuses it
     if not text:
         raise AdminError("q: type a name, a phone number or an id to search for" if identified

@@ -1,9 +1,5 @@
-"""Acting as a participant without a phone: a message (or one without words, or a swipe reply to a day's prompt), a poll
-tap, a reaction, each stored as the WhatsApp transport would store it and answered by the running service.
-
-Only where the database records that no real person can be reached (never on the admin command's own settings): a
-database some service has served, only ever over a transport reaching nobody (dry-run, the console). A service that
-reaches people answers no simulated input (``storage.live.is_simulated``)."""
+"""Acting as a participant without a phone, stored as the WhatsApp transport would store it. Only where the database
+records that no real person can be reached (never on the admin command's own settings)."""
 
 from __future__ import annotations
 
@@ -51,16 +47,14 @@ def never_served_refusal(what: str) -> Forbidden:
 
 
 async def refuse_if_live(db: Database, what: str = "simulate") -> None:
-    """Refuse to act as a participant where a real one can be reached (``promptpipe chat``, which
-    serves the database itself over the console)."""
+    """Refuse to act as a participant where a real one can be reached (``promptpipe chat``)."""
     live = await db.run(live_since)
     if live is not None:
         raise live_refusal(live, what)
 
 
 async def refuse_unless_pilot(db: Database, what: str = "simulate") -> None:
-    """Refuse to act as a participant unless the database records a pilot: served by some service,
-    and only ever over a transport that reaches nobody."""
+    """Refuse unless the database was served, and only ever over a transport that reaches nobody."""
     live, served = await db.run(lambda session: (live_since(session), deployment(session)))
     if live is not None:
         raise live_refusal(live, what)
@@ -70,8 +64,7 @@ async def refuse_unless_pilot(db: Database, what: str = "simulate") -> None:
 
 async def simulate(db: Database, clock: Clock, *, phone: str, text: str = "", kind: str = "text",
                    reply_to_prompt: str | None = None) -> int:
-    """Store a message exactly as if the participant had sent it on WhatsApp: text, or a message without words (``kind``
-    voice, image …); ``reply_to_prompt`` (YYYY-MM-DD) makes it a swipe reply to the daily prompt of that day."""
+    """Store a message as if sent on WhatsApp; ``reply_to_prompt`` (YYYY-MM-DD): a swipe reply to that day's prompt."""
     await refuse_unless_pilot(db)
     phone = validate_phone(phone)
     if kind != MessageKind.TEXT:
@@ -96,9 +89,7 @@ async def simulate(db: Database, clock: Clock, *, phone: str, text: str = "", ki
 
 
 async def simulate_vote(db: Database, clock: Clock, *, phone: str, option: str) -> int:
-    """Tap an option of the open poll: the questionnaire item under way, if it is a poll, else the
-    newest prompt's polls; by its words (the poll that has them), or by its number (on the first:
-    the questionnaire item, or the intensity poll when one went out with the prompt)."""
+    """Tap an option of the open poll (the questionnaire item's, else the newest prompt's) by its words or number."""
     await refuse_unless_pilot(db)
     participant, conversation = await get_participant(db, validate_phone(phone))
     intensity_poll = Profile.from_json(conversation.profile).record.intensity_poll_message

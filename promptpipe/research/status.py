@@ -1,6 +1,5 @@
-"""How the service is doing, for `promptpipe check` and `promptpipe-admin status`: the WhatsApp connection state the
-running service last recorded (and, where the deployment has several numbers, each number's state with its
-participants), the outbox backlog, sends that may or may not have arrived, and the last model error."""
+"""How the service is doing, for `promptpipe check` and `promptpipe-admin status`: WhatsApp's state as last recorded
+(each number's, with several), the backlogs, sends that may or may not have arrived, and the last model error."""
 
 from __future__ import annotations
 
@@ -28,8 +27,7 @@ __all__ = ["ModelErrorNote", "NumberState", "ServedBy", "StatusReport", "number_
 
 @dataclass(frozen=True)
 class ModelErrorNote:
-    """The last error of the model server: when, its class, and a line about it (the provider's
-    own message only under PROMPTPIPE_DEBUG: it may quote a participant)."""
+    """The model server's last error (the provider's own message only under PROMPTPIPE_DEBUG: it may quote anyone)."""
 
     at: str
     type: str
@@ -70,8 +68,7 @@ class NumberState:
     name: str
     participants: int
     """Participants still in the study (not withdrawn, completed or erased) who have it."""
-    state: ConnectionState | None
-    """None: no state recorded yet (the service has not used it on this database)."""
+    state: ConnectionState | None  # None: the service has not used it on this database
     recorded_at: datetime | None = None
 
     @property
@@ -99,12 +96,9 @@ class StatusReport:
     last_model_error: ModelErrorNote | None
     stuck_inputs: int = 0
     stuck_input_ids: tuple[int, ...] = ()
-    numbers: tuple[tuple[str, int], ...] = ()
-    """Where the deployment has several WhatsApp numbers: each with its participants still in the study."""
+    numbers: tuple[tuple[str, int], ...] = ()  # several numbers: each with its participants still in the study
     number_states: tuple[NumberState, ...] = ()
-    """Where the deployment has several WhatsApp numbers: each one's state and participants."""
-    services: tuple[ServedBy, ...] = ()
-    """With several services on the database: who serves each number (and the alarm clock) now."""
+    services: tuple[ServedBy, ...] = ()  # several services: who serves each number (and the alarm clock) now
 
     def lines(self, *, model_error: bool = True) -> list[str]:
         """One line per fact; ``model_error=False`` leaves out the last model error (free text)."""
@@ -148,7 +142,6 @@ class StatusReport:
 
 
 MOVES_WINDOW = timedelta(days=1)
-"""How far back the moves of each number are counted."""
 
 
 class LastMoveJson(TypedDict):
@@ -163,19 +156,14 @@ class ServedBy:
     """A number (or the alarm clock) and the service holding its lease, as the lease says."""
 
     name: str
-    holder: str
-    """The holding process (``host:pid:random``); empty when given back."""
-    live: bool
-    """False: the lease has run out or was given back (another service takes it soon)."""
+    holder: str  # the holding process (``host:pid:random``); empty when given back
+    live: bool  # False: the lease ran out or was given back (another service takes it soon)
     renewed_s_ago: float
-    service: str = ""
-    """The holder's service (the last one's when nobody holds it)."""
+    service: str = ""  # the holder's service (the last one's when nobody holds it)
     preferred: str = ""
     """The service it prefers (PREFERRED_SERVICES, or the first service that held it)."""
-    moving_to: str = ""
-    """An operator asked for it to move to this service; it has not yet."""
+    moving_to: str = ""  # an operator asked for it to move to this service; it has not yet
     moves_24h: int = 0
-    """How many times it went from one service to another in the last 24 hours."""
     last_move: LastMoveJson | None = None
 
     def describe(self) -> str:
@@ -200,8 +188,7 @@ class ServedBy:
 
 
 def served_by(session: Session, now: datetime) -> tuple[ServedBy, ...]:
-    """Who holds each number's lease and the alarm clock's, and how often each moved (none: one service, no
-    leases)."""
+    """Who holds each number's lease and the alarm clock's, and how often each moved (none: one service)."""
     moved = moves_since(session, now - MOVES_WINDOW)
     return tuple(_served(row, moved.get(row.name), now) for row in every_lease(session) if not row.is_presence)
 
@@ -218,8 +205,7 @@ def _served(row: LeaseRow, moves: MovesOf | None, now: datetime) -> ServedBy:
 
 def number_states(session: Session, numbers: NumberPlan,
                   rows: dict[str, StatusRow] | None = None) -> tuple[NumberState, ...]:
-    """Each of the deployment's numbers with its state and participants (none with one number:
-    its state is the service's WhatsApp state). ``rows``: the status rows when read already."""
+    """Each number with its state and participants (none with one number: the service's WhatsApp state is its)."""
     if not numbers.several:
         return ()
     counts = number_counts(session, numbers)
@@ -238,8 +224,7 @@ def _state(row: StatusRow | None) -> ConnectionState | None:
 
 
 async def read_status(db: Database, numbers: NumberPlan = ONE_NUMBER, now: datetime | None = None) -> StatusReport:
-    """The service's state; with several ``numbers``, how many participants each has; with several
-    services, who serves what (as of ``now``, the caller's clock)."""
+    """The service's state, each number's with several, and who serves what with several services."""
     def read(session: Session) -> StatusReport:
         rows = read_statuses(session)
         whatsapp = rows.get(WHATSAPP)

@@ -1,8 +1,5 @@
-"""How the team's changes reach a participant's lane: a :class:`TeamChange` row, then its outcome.
-
-A service in this process gets the row at once, one in another process within POLL_INTERVAL. With no service on the
-database (or none that took the row within :data:`WAIT_FOR_SERVICE_S`: its lane may be busy with a long turn), the asker
-claims and applies it itself, exactly once; a turn under way then meets a newer conversation version and reruns."""
+"""How the team's changes reach a participant's lane: a :class:`TeamChange` row, then its outcome. With no service to
+take it within :data:`WAIT_FOR_SERVICE_S`, the asker claims and applies it itself, exactly once."""
 
 from __future__ import annotations
 
@@ -37,8 +34,7 @@ __all__ = ["WAIT_FOR_SERVICE_S", "commit_here", "request_change"]
 WAIT_FOR_SERVICE_S = 10.0
 POLL_S = 0.05
 FIRST_POLL_S = 0.002
-"""The first look for the outcome: a lane in this process applies a change in a few milliseconds, so the wait
-doubles from here up to :data:`POLL_S` (a flat 50 ms made each change through the API take 50-70 ms)."""
+"""A lane in this process applies a change in milliseconds, so the wait doubles from here up to :data:`POLL_S`."""
 _INBOX = table_of(InboxItem)
 
 
@@ -70,10 +66,8 @@ async def request_change(db: Database, clock: Clock, participant_id: str, change
 
 
 def commit_here(db: Database, session: Session, state: TurnState, study: Study, now: datetime) -> None:
-    """Write a state the team changed outside the lane as the lane's commit would: the questionnaires follow it (a
-    withdrawal or an erasure ends what was planned or under way, as in :func:`~promptpipe.questionnaires.conversation.
-    queue.tend`), then the state, a greeting it asks for and the alarms. A caller without the study's questionnaires
-    (``OPEN_STUDY``) leaves them as they are."""
+    """Write a state the team changed outside the lane as the lane's commit would: questionnaires (unless
+    ``OPEN_STUDY``), the state, a greeting it asks for and the alarms."""
     if study.questionnaires:
         apply_writes(session, tend(state, study, (), now), {})
     save_turn_state(session, state, now)

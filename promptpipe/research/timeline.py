@@ -1,10 +1,6 @@
-"""One participant's timeline, newest first: messages, daily prompts and decision points, votes, questionnaires and
-answers, timers, consent, stage and status changes, safety flags and team actions; filtered by kind and local day, paged
-with a cursor.
-
-Each entry's one-line summary uses only closed sets, dates, counts and ids, so a viewer reads it as it is; the words (a
-message, a prompt, a typed answer, a reason, a note) and the team's names are only in ``text`` and researchers'
-summaries. A viewer gets no safety flag, no team action about one, and the safety message as a plain message."""
+"""One participant's timeline, newest first, filtered by kind and local day, paged with a cursor. A viewer's summaries
+use only closed sets, dates, counts and ids (the words are in ``text``, for researchers); a viewer gets no safety flag,
+no team action about one, and the safety message as a plain message."""
 
 from __future__ import annotations
 
@@ -65,8 +61,7 @@ class TimelinePage:
 async def timeline(db: Database, participant_id: str, *, identified: bool, kinds: Collection[TimelineKind] = (),
                    first_day: date | None = None, last_day: date | None = None, cursor: Cursor | None = None,
                    limit: int = 50) -> TimelinePage:
-    """A page of the participant's timeline, as a researcher (``identified``) or a viewer reads it;
-    ``first_day``/``last_day``: the participant's local days, both included. NotFound for an unknown participant."""
+    """A page, as a researcher (``identified``) or a viewer reads it; ``first_day``/``last_day``: local, included."""
     allowed = tuple(kind for kind in TimelineKind if identified or kind not in RESEARCHER_ONLY)
     wanted = tuple(kind for kind in allowed if not kinds or kind in kinds)
     streams = [stream for stream in Stream if stream.kind in wanted]
@@ -157,8 +152,7 @@ def entry_of(hit: Hit, identified: bool) -> TimelineEntry | None:
 
 
 def _contact(hit: Hit, identified: bool) -> tuple[str, str | None]:
-    """What went to or came from the participant: messages, prompts and their answers, decision
-    points, questionnaires."""
+    """What went to or came from the participant."""
     row, stream = hit.row, hit.stream
     match row:
         case Message():

@@ -1,6 +1,4 @@
-"""API tokens: created (the secret shown once, with an optional expiry), listed and revoked by
-name; who made a request (:class:`Caller`, found by :mod:`promptpipe.web.identity`); and the audit
-log that records every write made with one, read back page by page."""
+"""API tokens (the secret shown once), who made a request (:class:`Caller`), and the audit log of every write."""
 
 from __future__ import annotations
 
@@ -66,8 +64,7 @@ class TokenView:
 
 
 def expiry(raw: str, now: datetime, zone: ZoneInfo, option: str = "--expires") -> datetime | None:
-    """When a token made ``now`` stops working: ``30d``, ``12h``, ``1d12h`` from now, a date (the
-    token works through that day in ``zone``) or an ISO time with its offset; empty: never."""
+    """``30d``, ``12h``, ``1d12h`` from now, a date (through that day in ``zone``) or an ISO time; empty: never."""
     text = raw.strip()
     if not text:
         return None

@@ -1,6 +1,5 @@
-"""What the research operations hand to the admin script, the API and the dashboard: frozen
-dataclasses, one per thing a researcher reads, never loose dictionaries. :func:`as_json` turns
-any of them into plain JSON values (the admin script's ``--json``, the API's bodies)."""
+"""What the research operations hand to the admin script, the API and the dashboard: frozen dataclasses, never loose
+dictionaries; :func:`as_json` turns any of them into plain JSON values."""
 
 from __future__ import annotations
 
@@ -168,8 +167,7 @@ class InputView:
 
 @dataclass(frozen=True)
 class ListedRow:
-    """A participant as a row of the API's and the dashboard's list: where they are in the study
-    and how they have been answering."""
+    """A participant as a row of the API's and the dashboard's list."""
 
     id: str
     phone: str

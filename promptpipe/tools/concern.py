@@ -1,6 +1,5 @@
-"""``flag_concern``: the model raises a safety concern that a phrase list cannot catch. The flag goes to the research
-team (and the alert webhook, without text); the participant gets the study's safety message at once, before the
-model's reply, and the conversation goes on.
+"""``flag_concern``: the model raises a safety concern a phrase list cannot catch; the participant gets the study's
+safety message at once, before the model's reply.
 """
 
 from __future__ import annotations

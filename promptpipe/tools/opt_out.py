@@ -1,7 +1,5 @@
-"""``opt_out``: the participant asked, in their own words, to stop getting messages.
-
-For what the STOP commands cannot catch ("please don't text me anymore"). Recorded with source ``model`` and their
-words; the reply is the server's own STOP confirmation, whatever the model wrote, so the loop ends after this call.
+"""``opt_out``: the participant asked, in words the STOP commands cannot catch, to stop getting messages. The reply is
+the server's own STOP confirmation, whatever the model wrote, so the loop ends after this call.
 """
 
 from __future__ import annotations

@@ -32,8 +32,7 @@ _INTENSITY: dict[str, str] = {
 
 
 def generator_messages(state: TurnState, system_prompt: str, *, delivery_mode: str, notes: str) -> list[Message]:
-    """The messages sent to the model to write one prompt (no history: the profile, what the
-    feedback taught us, the track record and the tone guide are all it needs)."""
+    """The messages to write one prompt: no history, the profile, feedback and tone guide are all it needs."""
     habit, record = state.profile.habit, state.profile.record
     lines = [f"Participant: {state.participant.name or 'unnamed'}"]
     lines += [f"{label}: {habit.value(name)}" for name, label in _PLAN_FIELDS if habit.value(name)]

@@ -53,8 +53,7 @@ def _apply_timing(entry: ScheduleEntry, args: ToolArguments, *, kind: str) -> No
 
 
 def _refuse_quiet_hours(ctx: ToolContext, entry: ScheduleEntry) -> None:
-    """Nothing scheduled is sent in the study's quiet hours, so a prompt time inside them would
-    never be sent: ask for another time instead."""
+    """Nothing scheduled is sent in quiet hours: a prompt time inside them is refused."""
     quiet = ctx.study.quiet_hours
     if quiet is None:
         return

@@ -1,5 +1,4 @@
-"""What the Cloud API's refusal of a send means: tried again later, refused for good, or sent as a
-template instead (the participant's 24-hour window closed)."""
+"""What the Cloud API's refusal of a send means: tried again later, refused for good, or sent as a template instead."""
 
 from __future__ import annotations
 
@@ -24,7 +23,6 @@ class WindowClosed(Exception):
 
 
 def _redact(text: str) -> str:
-    """An error's words without anything that looks like a phone number."""
     return re.sub(r"\+?\d[\d ]{6,}\d", "[number]", text)[:300]
 
 
@@ -37,8 +35,7 @@ def error_of(response: httpx.Response) -> tuple[int, str]:
 
 
 def refusal(status: int, code: int, detail: str, number: str, state: str | None) -> SendFailed:
-    """The error a refused send raises (rate limits and a closed window are the transport's);
-    ``state``: what the error made of the number, if anything."""
+    """The error a refused send raises; ``state``: what the error made of the number, if anything."""
     if status == 401 or code in TOKEN_CODES:
         return SendFailed(f"the Cloud API refused the access token: renew CLOUD_API_TOKEN ({detail})", retryable=True)
     if state is not None:  # its participants keep the number: the message waits for it (or for a move)

@@ -1,10 +1,5 @@
-"""The WhatsApp Cloud API's JSON, both ways, without I/O: the bodies we POST to
-``/{phone-number-id}/messages``, and the webhook's notifications read into our inbound messages and receipts.
-
-A poll goes as an interactive message: reply buttons for up to 3 short options, a list for up to
-10. Each button or row id is :data:`CHOICE_PREFIX` plus the :func:`poll_option_hash` of its
-option, and a tap comes back with ``context.id`` = the id of the message that carried the
-buttons, so a tap maps to our :class:`PollVote` without any state (it survives a restart).
+"""The WhatsApp Cloud API's JSON, both ways, without I/O. A poll's button or row ids are :data:`CHOICE_PREFIX` plus
+the option's hash, and a tap names the poll message in ``context.id``: it maps to a PollVote without state.
 """
 
 from __future__ import annotations
@@ -93,7 +88,6 @@ class InteractiveBody(_Outgoing):
 
 
 MessageBody = TextBody | TemplateBody | InteractiveBody
-"""What we POST to ``/{phone-number-id}/messages`` to send a message (Meta's Cloud API reference)."""
 
 
 class ReadBody(TypedDict):
@@ -111,8 +105,7 @@ def text_body(to: str, text: str) -> TextBody:
 
 
 def template_body(to: str, template: WhatsAppTemplate, text: str) -> TemplateBody:
-    """The template with ``text`` as its one body parameter. A template parameter may not hold line
-    breaks, tabs or runs of spaces, so the text's whitespace is folded into single spaces."""
+    """``text`` as the one body parameter, whitespace folded (a parameter may hold no line breaks or runs of spaces)."""
     flat = re.sub(r"\s+", " ", text).strip()
     return {"messaging_product": "whatsapp", "recipient_type": "individual", "to": phone_digits(to), "type": "template",
             "template": {"name": template.name, "language": {"code": template.language},
@@ -126,8 +119,7 @@ def poll_in_words(question: str, options: Sequence[str]) -> str:
 
 
 def interactive_poll(to: str, question: str, options: Sequence[str], *, multiple: bool) -> InteractiveBody:
-    """Reply buttons when every option fits one (and the poll is single-choice), else a list. The transport has checked
-    that it holds 2 to :data:`LIST_OPTION_LIMIT` options."""
+    """Reply buttons when every option fits one (and the poll is single-choice), else a list."""
     body = question + (f"\n\n{MULTIPLE_HINT}" if multiple else "")
     ids = [CHOICE_PREFIX + poll_option_hash(option) for option in options]
     if not multiple and len(options) <= BUTTON_LIMIT and all(len(o) <= BUTTON_TITLE_CHARS for o in options):
@@ -145,7 +137,6 @@ def interactive_poll(to: str, question: str, options: Sequence[str], *, multiple
 
 
 def read_body(message_id: str, *, typing: bool = False) -> ReadBody:
-    """Mark a received message (and those before it) read; with ``typing``, show "typing…" too."""
     body: ReadBody = {"messaging_product": "whatsapp", "status": "read", "message_id": message_id}
     if typing:
         body["typing_indicator"] = {"type": "text"}
@@ -157,20 +148,17 @@ def read_body(message_id: str, *, typing: bool = False) -> ReadBody:
 
 @dataclass(frozen=True)
 class StatusFailure:
-    """A status webhook saying a message we sent could not be delivered (codes only, no text)."""
+    """A message we sent could not be delivered (codes only, no text); ``ref``: the outbox key it carried."""
 
     message_id: str
     codes: tuple[int, ...]
     number: str | None = None
-    """The name of our number it was sent from."""
     ref: str = ""
-    """The outbox key the send carried."""
 
 
 @dataclass(frozen=True)
 class Notification:
-    """What one webhook body holds, in our types. ``choices`` are the option hashes tapped
-    (before the transport folds a multiple-choice poll's taps into one selection)."""
+    """What one webhook body holds, in our types."""
 
     messages: tuple[InboundMessage, ...] = ()
     receipts: tuple[DeliveryReceipt, ...] = ()
@@ -241,13 +229,8 @@ def _receipt(raw: dict[str, Any], number: str | None) -> DeliveryReceipt | Statu
 
 
 def read_notifications(payload: Any, numbers: Mapping[str, str] | None = None) -> Notification:
-    """Every message and status of a webhook body (``object`` = ``whatsapp_business_account``);
-    anything of another shape is counted as skipped, never raised.
-
-    ``numbers`` maps our phone number ids to their names: each message (and failure) gets the name
-    of the number it came through (``metadata.phone_number_id``), and a change for an id not among
-    them is left out whole (its id is listed in ``foreign``). None: every id is taken, unnamed.
-    """
+    """Every message and status of a webhook body; anything of another shape is counted as skipped, never raised.
+    ``numbers``: our phone number ids → names; a change for another id is left out (listed in ``foreign``)."""
     messages: list[InboundMessage] = []
     receipts: list[DeliveryReceipt] = []
     failures: list[StatusFailure] = []

@@ -1,10 +1,5 @@
-"""Each Cloud API number's state, as the service records it for `status`, the overview and the "needs attention" list.
-
-The Cloud API holds no connection: the start asks how each number stands (:func:`check_numbers`), and from then on a
-number is ``connected`` once a send through it succeeds, ``logged_out`` when Meta refuses the access token (one token
-serves every number, so all of them are) or says the number is not registered, and ``banned`` when WhatsApp restricts or
-locks the account. A number in either of the last two stays so until a send through it succeeds again; its participants
-keep it meanwhile (their messages wait and are tried again), and the team links it again or moves them.
+"""Each Cloud API number's state. There is no connection: a number is ``connected`` once a send succeeds, and
+``logged_out`` or ``banned`` as Meta's errors say until one succeeds again (its participants keep it meanwhile).
 """
 
 from __future__ import annotations
@@ -33,8 +28,7 @@ log = get_logger("promptpipe.transport.cloud_api")
 
 
 def state_for_error(status: int, code: int) -> tuple[str, str, bool] | None:
-    """The state an error of the Cloud API puts a number in: (state, detail, whether every number
-    shares it); None when the error says nothing about the number."""
+    """(state, detail, whether every number shares it: one token serves all), or None."""
     if status == 401 or code in TOKEN_CODES:
         return ("logged_out", f"the Cloud API refused the access token (code {code or status}): renew CLOUD_API_TOKEN",
                 True)
@@ -46,8 +40,7 @@ def state_for_error(status: int, code: int) -> tuple[str, str, bool] | None:
 
 
 class NumberStates:
-    """The last state of each number, telling ``listener`` each change (``number`` None when the
-    transport serves one number: its state is then the service's one ``whatsapp`` row)."""
+    """The last state of each number, telling ``listener`` each change (``number`` None: the transport has one)."""
 
     def __init__(self, numbers: Iterable[str], now: Callable[[], datetime]) -> None:
         self._numbers = tuple(numbers)
@@ -57,11 +50,9 @@ class NumberStates:
 
     @property
     def states(self) -> dict[str, ConnectionState]:
-        """Number name → its state, for the numbers that reported one since start."""
         return dict(self._states)
 
     def report(self, number: str, name: str, detail: str = "") -> None:
-        """``number`` is now in state ``name``; the listener hears of it only when that is new."""
         now = self._now()
         old = self._states.get(number)
         state, new = (old.moved_to(name, now, detail=detail) if old
@@ -77,7 +68,6 @@ class NumberStates:
                 log.exception("cloud_api_number_state_not_reported", number=number, state=name)
 
     def report_error(self, number: str, status: int, code: int) -> str | None:
-        """Record what an error says of the number (or of every number); the state's name, if any."""
         found = state_for_error(status, code)
         if found is None:
             return None
@@ -94,9 +84,7 @@ STATUS_STATES = {"CONNECTED": "connected", "RESTRICTED": "banned", "BANNED": "ba
 
 
 async def check_numbers(client: httpx.AsyncClient, ids: Mapping[str, str], states: NumberStates) -> None:
-    """At start, ask the Cloud API how each number stands, so a refused token, a number not
-    registered or a restricted account shows at once rather than at the first send (perhaps
-    hours later). Best effort: a number that cannot be asked keeps no state until it sends."""
+    """Ask how each number stands, so trouble shows at start rather than at the first send (perhaps hours later)."""
     async def check(name: str, number_id: str) -> None:
         try:
             response = await asyncio.wait_for(client.get(f"/{number_id}", params={"fields": "status"}),
@@ -122,7 +110,6 @@ async def check_numbers(client: httpx.AsyncClient, ids: Mapping[str, str], state
 
 
 def json_of(response: httpx.Response) -> dict[str, Any]:
-    """The answer's JSON object ({} when it is none)."""
     try:
         data = response.json()
     except ValueError:
@@ -131,7 +118,6 @@ def json_of(response: httpx.Response) -> dict[str, Any]:
 
 
 def error_code(data: Mapping[str, object]) -> int:
-    """The code of the answer's ``error`` object (0 when it has none)."""
     error = data.get("error")
     code = error.get("code") if isinstance(error, dict) else None
     return code if isinstance(code, int) else 0

@@ -1,9 +1,5 @@
-"""The Cloud API's webhook as a bare ASGI app, and the uvicorn server that serves it inside the
-transport (the transport layer does not use the web layer's FastAPI site).
-
-GET answers Meta's subscription check (``hub.mode=subscribe``, ``hub.verify_token``,
-``hub.challenge``). POST takes a notification only when ``X-Hub-Signature-256`` is the HMAC-SHA256
-of the raw body under the app secret; anything else is refused before it is read as JSON.
+"""The Cloud API's webhook as a bare ASGI app (the transport layer does not use the web layer's FastAPI site). GET
+answers Meta's subscription check; POST takes a notification only when it is signed with the app secret.
 """
 
 from __future__ import annotations
@@ -22,8 +18,7 @@ from promptpipe.transport.http_serving import Listening, bind, serve
 
 __all__ = ["MAX_BODY_BYTES", "STOP_GRACE_S", "WebhookApp", "WebhookServer", "signature_for"]
 
-MAX_BODY_BYTES = 1_000_000
-"""A larger body is refused (413) before it is read to the end; Meta's notifications are small."""
+MAX_BODY_BYTES = 1_000_000  # refused (413) before it is read to the end; Meta's notifications are small
 STOP_GRACE_S = 5.0
 log = get_logger("promptpipe.transport.cloud_api")
 
@@ -33,7 +28,6 @@ Send = Callable[[dict[str, Any]], Awaitable[None]]
 
 
 def signature_for(app_secret: str, body: bytes) -> str:
-    """The ``X-Hub-Signature-256`` header Meta sends with ``body``."""
     return "sha256=" + hmac.new(app_secret.encode("utf-8"), body, hashlib.sha256).hexdigest()
 
 
@@ -67,7 +61,6 @@ class WebhookApp:
         await _answer(send, 403, b"")
 
     async def _notify(self, scope: Scope, receive: Receive) -> int:
-        """The status to answer a notification with."""
         headers = {key.decode("latin-1").lower(): value.decode("latin-1") for key, value in scope["headers"]}
         declared = headers.get("content-length", "")
         if declared.isdigit() and int(declared) > self._max_body:
@@ -125,7 +118,6 @@ class WebhookServer:
         return f"http://{'[' + host + ']' if ':' in host else host}:{self.port}/"
 
     async def start(self, app: WebhookApp) -> None:
-        """Returns once the webhook answers."""
         sock = bind(self.listen, f"CLOUD_API_WEBHOOK_LISTEN={self.listen}: cannot listen there ({{reason}}); "
                                  "choose another host:port.")
         self.port = sock.getsockname()[1]
@@ -137,7 +129,6 @@ class WebhookServer:
         log.info("cloud_api_webhook_started", url=self.url)
 
     async def stop(self) -> None:
-        """A notification being handed over finishes first."""
         if self._listening is None:
             return
         failed = await self._listening.stop()

@@ -1,8 +1,5 @@
-"""What the WhatsApp library's Go code prints on its own goes through our masked logs.
-
-neonize's Go side writes to fd 1 directly, bypassing Python (a failed send's error can hold a phone number).
-:func:`capture_library_stdout` points fd 1 at a pipe whose lines are logged and gives Python's ``sys.stdout`` (the QR
-and pairing codes) the original terminal. Standard error goes through :mod:`promptpipe.transport._stderr_relay`.
+"""neonize's Go side writes to fd 1 directly (a failed send's error can hold a phone number): fd 1 becomes a pipe whose
+lines are logged, masked, and Python's ``sys.stdout`` (the QR and pairing codes) keeps the terminal.
 """
 
 from __future__ import annotations
@@ -40,8 +37,8 @@ def capture_library_stdout(log: Any) -> Callable[[], None]:
 
 def redirect_fd(fd: int, write_end: int, original: int, *, errors: str,
                 after: Callable[[], None]) -> Callable[[], None]:
-    """Point ``fd`` (1 or 2) at a pipe and Python's own stream at ``original``; the idempotent undo
-    closes the pipe's last write end (its reader sees the end), then calls ``after``."""
+    """Point ``fd`` (1 or 2) at a pipe and Python's own stream at ``original``; the idempotent undo closes the
+    pipe's last write end (its reader sees the end), then calls ``after``."""
     name = "stdout" if fd == 1 else "stderr"
     os.dup2(write_end, fd)
     os.close(write_end)

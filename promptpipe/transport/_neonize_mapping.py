@@ -77,7 +77,6 @@ def needs_phone_lookup(ev: MessageEv) -> bool:
 
 
 def _inbound(ev: Any, resolved_phone: str | None, message_id: str, **fields: Any) -> InboundMessage | None:
-    """``ev`` as a message from its sender, or None when it is not direct or neither phone nor LID is known."""
     if not is_direct_message(ev):
         return None
     jids = (sender_jid(ev), ev.Info.MessageSource.SenderAlt)
@@ -114,8 +113,7 @@ def _content_of(message: Any) -> str | None:
 
 
 def _edit_of(ev: Any) -> str | None:
-    """The id of the message an edit replaces: in the protocol message around the new wording, which whatsmeow leaves in
-    ``Raw`` when it unwraps the edit for us (also inside a disappearing chat's or own device's wrapper)."""
+    """The id an edit replaces: whatsmeow leaves the protocol message around the new wording in ``Raw``."""
     raw = ev.Raw if ev.HasField("Raw") else None
     candidates = [ev.Message, *([raw, raw.ephemeralMessage.message, raw.deviceSentMessage.message] if raw else [])]
     for message in candidates:
@@ -168,9 +166,7 @@ def to_inbound(
     resolved_phone: str | None = None,
     poll_vote: PollVote | None = None,
 ) -> InboundMessage | None:
-    """A neonize ``MessageEv`` as an :class:`InboundMessage`, or None if it is not for us. ``resolved_phone``: the
-    phone looked up for a LID-only sender; ``poll_vote``: the vote, already decrypted (this function cannot decrypt).
-    """
+    """A neonize ``MessageEv`` as ours, or None if it is not for us; ``poll_vote`` comes already decrypted."""
     message, wrapped_edit = _unwrap_edit(ev.Message)
     edited = wrapped_edit or bool(getattr(ev, "IsEdit", False))
     is_poll_update = message.HasField("pollUpdateMessage")
@@ -189,9 +185,8 @@ def to_inbound(
 
 
 def unreadable_from(ev: Any, *, resolved_phone: str | None = None) -> InboundMessage | None:
-    """An ``UndecryptableMessageEv`` as a message without words, so it is recorded and answered
-    (the participant learns we could not read it). Its id is its own: should WhatsApp deliver the
-    message again under the original id once it can be decrypted, that one is not a duplicate."""
+    """An ``UndecryptableMessageEv`` as a message without words (answered: we could not read it). Its id is its own,
+    so the message delivered again under the original id once it can be decrypted is not a duplicate."""
     return _inbound(ev, resolved_phone, f"{ev.Info.ID}~unreadable", text="", content=MessageKind.UNREADABLE)
 
 
@@ -200,9 +195,8 @@ def poll_vote_from_decrypted(poll_message_id: str, decrypted: _DecryptedVote) ->
     return PollVote(poll_message_id, tuple(bytes(option).hex() for option in decrypted.selectedOptions))
 
 
-# neonize's Receipt.ReceiptType numbers: DELIVERED 1, READ 4, PLAYED 6, and INACTIVE 9 (delivered
-# to a phone whose app was not in use: delivered all the same). The others (our own devices
-# reading, retries, server errors, history sync) say nothing about the participant.
+# neonize's ReceiptType numbers: DELIVERED 1, READ 4, PLAYED 6, INACTIVE 9 (delivered while the app was not in use).
+# The others (our own devices, retries, server errors, history sync) say nothing about the participant.
 _RECEIPT_KINDS = {1: "delivered", 4: "read", 6: "played", 9: "delivered"}
 
 
@@ -236,9 +230,8 @@ def jid_for(recipient: Recipient) -> tuple[str, str]:
 
 
 _ZWJ = "\u200d"
-# neonize scans outgoing text for `@` + 5–16 digits (or `@0`) and makes them mentions, and for
-# `@<11–26 digits/dashes>@g.us` and looks those groups up over the network. Breaking the
-# pattern right after the `@` with an invisible joiner keeps the text as the model wrote it.
+# neonize turns `@` + 5–16 digits (or `@0`) into mentions and looks `@<digits/dashes>@g.us` groups up over the
+# network; an invisible joiner after the `@` breaks the pattern and keeps the text as written.
 _NEONIZE_TRIGGER = re.compile(r"@(?=[0-9]{5}|0|[0-9-]{11,26}@g\.us)")
 
 
@@ -251,8 +244,7 @@ def sanitize_outgoing_text(text: str) -> str:
 _NOT_CONNECTED = ("client is nil", "websocket not connected", "not logged in", "store doesn't contain a device jid")
 _PERMANENT = ("recipient must be a user jid", "no lid found")
 _MAYBE_DELIVERED = ("timed out", "before message send returned response")
-"""The message node may have reached WhatsApp (a time-out, or the socket closing while we waited
-for the server's answer to the send itself): never resent, marked uncertain."""
+"""The message may have reached WhatsApp: never resent, marked uncertain."""
 _LONG_DIGITS = re.compile(r"\d{5,}")
 
 

@@ -1,9 +1,5 @@
-"""The WhatsApp library's standard error, through our masked logs, without losing a crash report.
-
-neonize's Go side writes some lines straight to fd 2 ("Press Ctrl+C to exit", a Go panic's trace). A thread could read
-them, but a Go crash ends the process before the thread logs the trace; so fd 2 becomes a pipe to this small relay
-process, which drains it to the end even when the service died mid-line. Python's ``sys.stderr`` keeps the original
-stream; the relay ignores Ctrl-C and SIGTERM and stops when the pipe closes.
+"""The WhatsApp library's standard error (fd 2), through our masked logs. A relay process, not a thread: a Go crash ends
+the process before a thread could log the panic's trace, while the relay drains the pipe to the end.
 """
 
 from __future__ import annotations
@@ -20,7 +16,6 @@ from promptpipe.transport._go_output import redirect_fd
 __all__ = ["start_stderr_relay"]
 
 NOISE = ("Press Ctrl+C to exit",)
-"""Lines the library prints on every connect that mean nothing to us (logged at debug level)."""
 RELAY_EXIT_WAIT_S = 2.0
 
 

@@ -1,6 +1,5 @@
-"""Linking the study phone: QR codes in the terminal, or a pairing code for WHATSAPP_PAIR_PHONE (then QR codes once it
-failed), and a watchdog that asks for a fresh process when the codes run out: neonize 0.5.2 then waits in Go for a
-login that cannot come, and nothing, not even stop, ends that wait.
+"""Linking the study phone: QR codes, or a pairing code for WHATSAPP_PAIR_PHONE. When the codes run out a fresh process
+is asked for: neonize 0.5.2 then waits in Go for a login that cannot come, and nothing, not even stop, ends that wait.
 """
 
 from __future__ import annotations
@@ -29,9 +28,7 @@ neonize 0.5.2 would send ``FIREFOX (Linux)``."""
 
 
 async def request_pair_code(client: Any, phone: str) -> str:
-    """Ask WhatsApp for an 8-character pairing code, as a Chrome browser on Linux. neonize's own
-    ``PairPhone`` builds the device name from enum names (``FIREFOX (Linux)``); this sends the same
-    request with a name WhatsApp documents as accepted."""
+    """An 8-character pairing code, asked for as Chrome on Linux (see :data:`PAIR_DEVICE_NAME`)."""
     params = neonize_proto.PairPhoneParams(phone=phone, clientDisplayName=PAIR_DEVICE_NAME,
                                            clientType=ClientType.CHROME.value, showPushNotification=True)
     payload = params.SerializeToString()

@@ -1,6 +1,4 @@
-"""What the WhatsApp session does when WhatsApp refuses it: logged out or replaced (give up and
-say what to do), temporarily banned (wait it out), outdated (stop the service), or a connect
-refused for another reason (close the session and let the back-off try again)."""
+"""What the WhatsApp session does when WhatsApp refuses it: give up, wait out a ban, stop, or let the back-off retry."""
 
 from __future__ import annotations
 
@@ -41,8 +39,7 @@ class _Session(Protocol):
 
 
 class RefusalHandlers:
-    """The session's handlers for WhatsApp's refusals, mixed into :class:`WhatsAppSession` (each
-    handler's ``self`` is typed as the part of the session it uses)."""
+    """Mixed into :class:`WhatsAppSession`; each handler's ``self`` is typed as the part of it it uses."""
 
     _ban_until: datetime | None
     _failure: str
@@ -65,8 +62,7 @@ class RefusalHandlers:
         )
 
     async def _on_temporary_ban(self: _Session, ev: Any) -> None:
-        """Wait the ban out, then connect again (in a fresh process); nothing is sent meanwhile
-        (sends wait in the outbox)."""
+        """Wait the ban out, then connect again (in a fresh process); sends wait in the outbox."""
         until = ban_lifted_at(int(getattr(ev, "Expire", 0)), self._now())
         reason = BAN_REASONS.get(int(getattr(ev, "Code", 0)), f"code {int(getattr(ev, 'Code', 0))}")
         self._ban_until = until
@@ -81,8 +77,7 @@ class RefusalHandlers:
         await self._give_up("client_outdated", action=OUTDATED_MESSAGE)
 
     async def _on_connect_failure(self: _Session, ev: Any) -> None:
-        """A refusal whatsmeow does not retry by itself (503 it does; logout, ban and outdated have their own events):
-        log why, close the session and let the back-off connect again (in a fresh process)."""
+        """A refusal whatsmeow does not retry itself (503 it does; others have their own events): the back-off does."""
         reason = FAILURE_REASONS.get(int(getattr(ev, "Reason", 0)), f"reason {int(getattr(ev, 'Reason', 0))}")
         message = redact_numbers(str(getattr(ev, "Message", "")))
         if reason in HANDLED_ELSEWHERE:

@@ -42,8 +42,7 @@ PRESENCE_TIMEOUT_S = 10.0
 PRESENCE_RETRY_S = (15.0, 30.0, 60.0, 120.0, 240.0)
 """Waits before presence is tried again (right after linking, the account's name is not there yet)."""
 GO_CONNECTS_PER_PROCESS = 1
-"""Go sessions one process opens before it starts afresh: never two clients on one session store in one process
-(whatsmeow reconnects a live session by itself; each connect of neonize 0.5.2 also leaves a handle open)."""
+"""Never two clients on one session store in one process (whatsmeow reconnects a live session by itself)."""
 SESSION_ENDED_LINE = ("The WhatsApp library's session ended; starting afresh so that no second client "
                       "ever runs on the same session.")
 
@@ -64,8 +63,7 @@ class SessionTiming:
 
 
 class WhatsAppSession(RefusalHandlers):
-    """Keeps one neonize client connected: retries with back-off, shows the login QR or pairing
-    code, restarts an unscanned login, and gives up for good when logged out or replaced."""
+    """Keeps one neonize client connected: back-off, login, and giving up for good when logged out or replaced."""
 
     def __init__(self, *, pair_phone: str | None, logger: Any, timing: SessionTiming,
                  sleep: Callable[[float], Awaitable[Any]], pair_code: Callable[[Any, str], Awaitable[str]],
@@ -83,7 +81,6 @@ class WhatsAppSession(RefusalHandlers):
         self.state = ConnectionState("stopped", now())
         self.exit_request: ExitRequest | None = None
         self.exit_requested = asyncio.Event()
-        """Set when this process cannot go on (see :class:`ExitRequest`)."""
         self._ban_until: datetime | None = None
         self._calls = CallsInFlight()
         self._go_connects = 0
@@ -97,10 +94,8 @@ class WhatsAppSession(RefusalHandlers):
         self._in_session = False  # the loop is waiting on a live session, not sleeping
         self.stopping = False
         self.go_stopped = False
-        """stop() has seen the Go client's stop return: until then whatsmeow may still hand over messages it has
-        acknowledged, and they must be taken in."""
+        """The Go client's stop returned: until then whatsmeow may hand over messages it acknowledged (taken in)."""
         self.gave_up_reason: str | None = None
-        """Why reconnecting stopped for good (``"logged_out"``, ``"stream_replaced"`` …)."""
         self._attempt = 0
         self._begin_attempt(count=False)
 
@@ -119,7 +114,6 @@ class WhatsAppSession(RefusalHandlers):
         return not self.stopping and self.gave_up_reason is None
 
     async def wait_connected(self, timeout_s: float) -> bool:
-        """Wait up to ``timeout_s`` for the connection; True if connected."""
         try:
             await asyncio.wait_for(self._connected.wait(), timeout=timeout_s)
         except TimeoutError:
@@ -127,7 +121,6 @@ class WhatsAppSession(RefusalHandlers):
         return True
 
     def lifecycle_handlers(self) -> dict[Any, EventHandler]:
-        """Handlers for neonize's connection events, keyed by event type; the QR event goes to :attr:`login`."""
         return {
             ConnectedEv: self._on_connected,
             DisconnectedEv: self._on_disconnected,
@@ -143,8 +136,6 @@ class WhatsAppSession(RefusalHandlers):
 
     def _set_state(self, name: str, *, detail: str = "", until: datetime | None = None,
                    keep_since: bool = False) -> None:
-        """Record and log a change of connection state (a repeat of the same state only updates
-        its detail; ``keep_since`` keeps the start of a run of failures)."""
         self.state, changed = self.state.moved_to(name, self._now(), detail=detail, until=until, keep_since=keep_since)
         if not changed:
             return
@@ -165,8 +156,7 @@ class WhatsAppSession(RefusalHandlers):
 
     @contextlib.asynccontextmanager
     async def using_client(self) -> AsyncIterator[bool]:
-        """Around a call that needs the Go client alive (some abort the whole process without it):
-        yields False when the client is gone or going, and :meth:`stop` waits for calls in flight."""
+        """Around a call that needs the Go client alive: False when it is gone or going; :meth:`stop` waits for it."""
         if not self.connected or not self.should_keep_trying():
             yield False
             return
@@ -176,12 +166,10 @@ class WhatsAppSession(RefusalHandlers):
     # ------------------------------------------------------------- start / stop
 
     def start(self, client: Any) -> None:
-        """Connect ``client`` in a background task; its handlers must already be registered."""
         self._client = client
         self._supervisor = asyncio.create_task(self._supervise(), name="whatsapp-connect")
 
     async def stop(self) -> None:
-        """Disconnect and stop reconnecting. Safe to call more than once."""
         if self.stopping:
             return
         self.stopping = True
@@ -209,7 +197,6 @@ class WhatsAppSession(RefusalHandlers):
     # ------------------------------------------------------------- connect loop
 
     async def _supervise(self) -> None:
-        """Connect, wait for the session to end, and reconnect with exponential back-off."""
         backoff, failures = Backoff(self._timing.reconnect_initial_s, self._timing.reconnect_max_s), 0
         while self.should_keep_trying():
             error = await self._run_session()
@@ -260,15 +247,12 @@ class WhatsAppSession(RefusalHandlers):
             self._connected.clear()
             self.login.cancel_watchdog()
         if error is not None and not self.stopping:
-            # The Go side failed on its own (an event it could not encode, say): its client may still
-            # be connected and acking messages nobody receives. Stop it, and never connect a second
-            # client in this process.
+            # The Go side failed on its own: its client may still be acking messages nobody receives.
             await self._end_session()
             return self._start_afresh(error)
         return None
 
     def _start_afresh(self, why: str) -> str:
-        """Ask for a fresh process instead of another Go connect in this one."""
         self.gave_up_reason = "restart"
         self._set_state("restarting", detail=why)
         self._log.warning("whatsapp_starting_afresh", reason=why, go_connects=self._go_connects)
@@ -282,7 +266,6 @@ class WhatsAppSession(RefusalHandlers):
         self._failure = ""
 
     async def _end_session(self) -> None:
-        """Close the Go session so the connect task returns and the loop can decide what next."""
         self._connected.clear()
         self._go_session_open = False
         try:
@@ -303,9 +286,8 @@ class WhatsAppSession(RefusalHandlers):
         await self._announce_presence()
 
     async def _announce_presence(self) -> None:
-        """whatsmeow asks clients to send "available" once connected, or others see no name. Right
-        after linking it refuses until the account's push name has synced: then it is tried again
-        a few times, later each time, while connected."""
+        """Others see no name until we send "available"; right after linking it is refused until the push name
+        syncs, so it is retried."""
         if not await self._send_presence() and (self._presence_retry is None or self._presence_retry.done()):
             self._presence_retry = asyncio.create_task(self._retry_presence(), name="whatsapp-presence")
 

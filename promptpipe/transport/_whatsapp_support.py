@@ -1,6 +1,5 @@
-"""What the WhatsApp session needs around the library: reaching WhatsApp before calling it, what its answers mean
-(failure and ban reasons), what the terminal shows (the QR code, the pairing code, the library's own output as log
-lines), and the limits and fixes the library needs (open files, calls in flight, the executor's size, a 0.5.2 patch)."""
+"""What the WhatsApp session needs around the library: a reachability probe, the meaning of its answers, the terminal's
+codes and output, and the limits and fixes the library needs."""
 
 from __future__ import annotations
 
@@ -44,13 +43,11 @@ SENDS_IN_FLIGHT = 8
 CHATTER_IN_FLIGHT = 4
 """Typing indicators and read receipts at once; more are skipped (they are best effort)."""
 EXECUTOR_WORKERS = 1 + SENDS_IN_FLIGHT + CHATTER_IN_FLIGHT + 7
-"""One worker stays busy for the whole session; seven are left for stop, look-ups and polls, so
-hung sends can never keep stop from reaching the library."""
+"""One worker is busy for the whole session; seven spare ones mean hung sends never keep stop from the library."""
 
 
 def capture_library_output(log: Any, log_format: str, *, debug: bool) -> Callable[[], None]:
-    """What the Go library prints becomes log lines in our format, once per process; the
-    function returned puts the terminal back."""
+    """What the Go library prints becomes log lines, once per process; the function returned undoes it."""
     restores = [capture_library_stdout(log), start_stderr_relay(log_format, debug=debug)]
 
     def restore() -> None:
@@ -61,15 +58,13 @@ def capture_library_output(log: Any, log_format: str, *, debug: bool) -> Callabl
 
 
 def use_executor_for_sessions(sessions: int) -> None:
-    """The running loop's default executor, sized for ``sessions`` Go sessions (each holds one of
-    its workers for as long as it is connected, and neonize runs every call there)."""
+    """The loop's default executor, where neonize runs every call, sized for ``sessions`` Go sessions."""
     asyncio.get_running_loop().set_default_executor(
         ThreadPoolExecutor(max_workers=EXECUTOR_WORKERS * max(sessions, 1), thread_name_prefix="neonize"))
 
 
 def reset_stale_event_loop(loop: asyncio.AbstractEventLoop) -> None:
-    """neonize remembers the first loop that connected, process-wide; forget a dead or other one
-    so events reach the loop we run on now."""
+    """neonize remembers the first loop that connected, process-wide; forget a dead or other one."""
     current = _neonize_events.event_global_loop
     if current is not None and (current is not loop or current.is_closed()):
         _neonize_events.event_global_loop = None
@@ -101,9 +96,7 @@ def _bypasses_proxy(host: str, no_proxy: str) -> bool:
 
 
 def probe_target(env: Mapping[str, str] | None = None) -> tuple[str, int]:
-    """Where the reachability check connects: WhatsApp itself, or the proxy the Go library will
-    go through (HTTPS_PROXY, else ALL_PROXY, either case; not for a host NO_PROXY lists), so a
-    network that allows only the proxy still counts as reachable."""
+    """WhatsApp itself, or the proxy the Go library will go through, so a network that allows only it is reachable."""
     env = proxy_environment() if env is None else env
     proxy = next((env[name] for name in ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy")
                   if env.get(name, "").strip()), "").strip()
@@ -118,9 +111,8 @@ def probe_target(env: Mapping[str, str] | None = None) -> tuple[str, int]:
 
 
 async def reach_whatsapp(host: str | None = None, port: int | None = None) -> str | None:
-    """None when a TCP connection to WhatsApp's web endpoint (or the proxy, :func:`probe_target`) opens, else why not.
-    neonize 0.5.2 leaks a handle on the session database per failed connect (16 → 116 descriptors over 100 failures
-    offline), so while the network is down the service asks it first and calls the library only once it answers."""
+    """None when a TCP connection to WhatsApp (or its proxy) opens, else why not: asked first, because neonize 0.5.2
+    leaks a handle on the session database per failed connect."""
     if host is None or port is None:
         host, port = probe_target()
     try:
@@ -136,8 +128,7 @@ async def reach_whatsapp(host: str | None = None, port: int | None = None) -> st
 
 
 def raise_open_file_limit(wanted: int = 65536) -> tuple[int, int]:
-    """Lift this process's soft limit on open files towards ``wanted`` (never above the hard
-    limit): each Go connect neonize 0.5.2 makes leaves a handle open. (before, after)."""
+    """Lift the soft limit on open files towards ``wanted`` (neonize 0.5.2 leaks handles); (before, after)."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
     if soft != resource.RLIM_INFINITY and soft < target:
@@ -147,8 +138,7 @@ def raise_open_file_limit(wanted: int = 65536) -> tuple[int, int]:
 
 
 class CallsInFlight:
-    """Calls into the Go client that must return before it is stopped (some abort the whole
-    process when the client is gone)."""
+    """Calls into the Go client that must return before it stops (some abort the process without it)."""
 
     def __init__(self) -> None:
         self.count = 0
@@ -173,8 +163,7 @@ class CallsInFlight:
 
 
 def ban_lifted_at(expire: int, now: datetime) -> datetime:
-    """When a temporary ban ends. ``Expire`` is how long it lasts in whole seconds: whatsmeow keeps
-    the server's seconds as a ``time.Duration`` and goneonize encodes ``int64(Expire.Seconds())``."""
+    """``Expire`` is the ban's length in whole seconds (goneonize encodes ``int64(Expire.Seconds())``)."""
     return now + timedelta(seconds=max(expire, 0))
 
 
@@ -185,8 +174,7 @@ def print_pair_code(phone: str, code: str, number: str | None = None) -> None:
 
 
 def patch_decrypt_poll_vote() -> None:
-    """neonize 0.5.2 forgot the result converter on ``DecryptPollVote``, so every call fails
-    with ``TypeError: expected bytes, LP_Bytes found``. Attach the one its siblings use."""
+    """neonize 0.5.2 forgot ``DecryptPollVote``'s result converter (every call fails): attach its siblings' one."""
     ffi = getattr(getattr(_binder, "gocode", None), "DecryptPollVote", None)
     converter = getattr(_binder, "consume_bytes_struct", None)
     if ffi is not None and converter is not None and ffi.errcheck is not converter:

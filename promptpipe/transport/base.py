@@ -16,8 +16,7 @@ def poll_option_hash(option: str) -> str:
 
 @dataclass(frozen=True)
 class PollVote:
-    """A vote on a poll we sent. ``selected_hashes`` are :func:`poll_option_hash` values;
-    an empty tuple means the participant withdrew their vote."""
+    """``selected_hashes`` are :func:`poll_option_hash` values; empty: the participant withdrew their vote."""
 
     poll_message_id: str
     selected_hashes: tuple[str, ...]
@@ -28,17 +27,13 @@ class Reaction:
     """An emoji reaction to a message; ``emoji`` is empty when the participant took it back."""
 
     message_id: str
-    """The WhatsApp id of the message reacted to."""
     emoji: str
 
 
 @dataclass(frozen=True)
 class InboundMessage:
-    """One direct message from a person, already filtered and normalised by the transport.
-
-    ``sender_phone`` is E.164 with a leading ``+`` when known; ``sender_lid`` is the digits of a WhatsApp hidden user id
-    (``…@lid``) when the message came LID-addressed. At least one is set. ``timestamp`` is timezone-aware UTC.
-"""
+    """One direct message, normalised. ``sender_phone`` is E.164 when known, ``sender_lid`` the digits of a WhatsApp
+    hidden user id (``…@lid``) when it came LID-addressed; at least one is set. ``timestamp`` is aware UTC."""
 
     message_id: str
     sender_phone: str | None
@@ -51,15 +46,14 @@ class InboundMessage:
     """``text`` (a caption counts as text), or what came without words: ``voice``, ``audio``,
     ``image``, ``video``, ``sticker``, ``document``, ``location``, ``contact``."""
     quoted_message_id: str | None = None
-    """The WhatsApp id of the message this one quotes (a swipe reply), if any."""
+    """The WhatsApp id of the message this one quotes (a swipe reply)."""
     edited: bool = False
-    """The participant edited an earlier message; ``text`` is the new wording."""
     edit_of: str | None = None
-    """For an edit: the WhatsApp id of the message it replaces (when WhatsApp says)."""
+    """For an edit (``text`` is the new wording): the WhatsApp id of the message it replaces."""
     reaction: Reaction | None = None
     """Set (with ``content`` ``reaction`` and no text) when the participant reacted to a message."""
     number: str | None = None
-    """The name of the deployment's number it arrived on (None: the transport serves one number)."""
+    """The deployment's number it arrived on (None: the transport serves one number)."""
 
 
 @dataclass(frozen=True)
@@ -69,7 +63,7 @@ class Recipient:
     phone: str
     lid: str | None = None
     number: str | None = None
-    """The name of the deployment's number it must go from (None: the first, default one)."""
+    """The deployment's number it goes from (None: the default one)."""
 
 
 @dataclass(frozen=True)
@@ -82,14 +76,12 @@ class SentMessage:
 
 RECEIPT_KINDS = ("delivered", "read", "played")
 SETTLING_KINDS = {"sent": True, "failed": False}
-"""Kinds that only settle a send whose outcome was uncertain (they carry its ``ref``), with
-whether the message arrived."""
+"""Kinds that only settle an uncertain send (they carry its ``ref``): whether the message arrived."""
 
 
 @dataclass(frozen=True)
 class DeliveryReceipt:
-    """WhatsApp saying that messages we sent reached the phone (``delivered``), were seen
-    (``read``) or a voice note was listened to (``played``); ``timestamp`` is aware UTC."""
+    """Messages we sent were ``delivered``, ``read`` or (a voice note) ``played``; ``timestamp`` is aware UTC."""
 
     message_ids: tuple[str, ...]
     kind: str
@@ -108,18 +100,13 @@ ReceiptHandler = Callable[[DeliveryReceipt], Awaitable[None]]
 
 @runtime_checkable
 class Transport(Protocol):
-    """A way to reach participants.
+    """A way to reach participants; sends raise NotConnected or SendFailed.
 
-    ``resend_is_safe`` is True when a send that was interrupted by a crash can simply be sent again (nothing left the
-    machine, e.g. dry-run); False when it may already have reached the participant (WhatsApp), in which case the outbox
-    marks it *uncertain* instead of resending. Sends raise :class:`promptpipe.errors.NotConnected` or
-    :class:`promptpipe.errors.SendFailed`. ``ref`` is the outbox key of the message: the same ref is the same message,
-    so a transport that can look it up may recognise a repeat instead of sending it twice. ``sends_receipts`` is True
-    when the transport reports delivery and read receipts through ``on_receipt``: only then can a message without a
-    delivered receipt count as not delivered. ``reaches_people`` is True when what it sends reaches real people
-    (WhatsApp): a database it serves is live for good, and nothing may act as a participant in it. ``kind`` is the
-    message's :class:`~promptpipe.domain.messages.MessageKind` value (prompt, reminder …): the Cloud API transport picks
-    the study's template for it outside the 24-hour window; the others ignore it.
+    ``resend_is_safe``: a send a crash interrupted can go again (nothing left the machine); otherwise the outbox marks
+    it *uncertain*. ``ref`` is the outbox key: the same ref is the same message, which a transport may recognise.
+    ``sends_receipts``: only then can a message without a delivered receipt count as not delivered. ``reaches_people``:
+    a database it serves is live for good, and nothing may act as a participant in it. ``kind`` (a MessageKind value)
+    picks the Cloud API's template outside the 24-hour window; the others ignore it.
 """
 
     name: str

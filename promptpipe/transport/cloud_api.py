@@ -1,21 +1,8 @@
 """The official WhatsApp Cloud API (Meta's Graph API) behind the Transport protocol, for institutions that forbid linked
-devices.
+devices. Sends are POSTs (httpx); what people send comes to a webhook served here (:mod:`._cloud_webhook`).
 
-Sends are POSTs to ``{CLOUD_API_BASE_URL}/{phone number id}/messages`` (httpx); what people send comes to a webhook this
-transport serves itself (uvicorn, :mod:`._cloud_webhook`), signed with the app secret. JSON both ways lives in
-:mod:`._cloud_payloads`.
-
-Several numbers: the deployment names each of its phone number ids (``toronto`` → ``1234…``). A message goes from its
-recipient's number (``Recipient.number``; None: the first one), and one webhook takes in every number's notifications,
-each message tagged with the number it came to. Each number has its own 24-hour windows (a participant who wrote to one
-number has none open on another) and its own rate-limit pause, and its own state (:mod:`._cloud_states`): connected once
-a send through it succeeds, logged out or banned as the Cloud API's errors say, reported to the service through
-``on_state_change``. A number in trouble is never replaced by another: messages to its participants wait until it works
-again or the team moves them.
-
-The 24-hour service window: the Cloud API delivers free-form messages only within 24 hours of the participant's last
-message; outside it only an approved template goes. The study file names a template per message kind
-(``[whatsapp_templates]``); a kind without one cannot go then, and its send fails for good with a sentence saying so.
+Each number has its own 24-hour windows, rate-limit pause and state (:mod:`._cloud_states`); one in trouble is never
+replaced by another. Outside the window only the study's template for the message kind goes (none: refused for good).
 """
 
 from __future__ import annotations
@@ -81,15 +68,8 @@ log = get_logger("promptpipe.transport.cloud_api")
 
 @dataclass(frozen=True)
 class CloudApiOptions:
-    """How the service sets the transport up (CLOUD_API_* settings, the study file's templates).
-
-    ``numbers`` maps each number's name to its phone number id, the first being the default (one number: name it
-    :data:`DEFAULT_NUMBER`). ``templates`` maps a message kind to its approved template (the study file's
-    ``[whatsapp_templates]``). ``listen`` is the webhook's host:port (port 0: any free one; empty: no webhook, sends
-    only). ``typing``: show "typing…" while a turn runs; the Cloud API shows it only together with marking the
-    participant's last message read, so it follows MARK_READ. ``check_at_start``: ask how each number stands at start
-    (the service does; tests of sends need not).
-    """
+    """``numbers``: name → phone number id, the default first. ``listen``: the webhook's host:port (empty: sends
+    only). ``typing`` follows MARK_READ: the Cloud API shows "typing…" only while marking a message read."""
 
     token: str
     app_secret: str
@@ -105,10 +85,7 @@ class CloudApiOptions:
 
 
 class CloudApiTransport:
-    """Send and receive WhatsApp messages through the Cloud API (see :class:`CloudApiOptions`).
-
-    An inbound message's ``number`` is the name of the number it came to, or None when the transport has one number.
-    """
+    """An inbound message's ``number`` is the number it came to (None when the transport has one number)."""
 
     name = "cloud-api"
     resend_is_safe = False
@@ -118,7 +95,6 @@ class CloudApiTransport:
     def __init__(self, options: CloudApiOptions, *, now: Callable[[], datetime] = lambda: datetime.now(timezone.utc),
                  monotonic: Callable[[], float] = time.monotonic) -> None:
         self._ids: dict[str, str] = dict(options.numbers)
-        """Number name → phone number id, the default first."""
         if not self._ids or not all(self._ids.values()):
             raise ConfigError("the Cloud API transport needs a phone number id for each of its numbers "
                               "(CLOUD_API_PHONE_NUMBER_ID)")
@@ -134,17 +110,14 @@ class CloudApiTransport:
         self._on_receipt: ReceiptHandler | None = None
         self._webhook = WebhookServer(options.listen)
         self._last_wrote: dict[tuple[str, str], datetime] = {}
-        """(Number name, digits of a phone) → when they last wrote to that number, as we received it. Windows are per
-        number: writing to one opens none on another. In memory only: after a restart every window counts as closed
-        until the participant writes again. Guessing it open would send free-form messages the Cloud API refuses (or,
-        worse, treat as spam); guessing it closed costs at most a template where a plain message would have gone."""
+        """(Number name, phone digits) → when they last wrote to it. In memory only: after a restart every window
+        counts as closed (a template at worst, where guessing open risks refusals or being treated as spam)."""
         self._last_message: dict[str, tuple[str, str]] = {}
-        """Digits of a phone → the number name and id of their last message (typing and read marks
-        need one, and go through the number it came to)."""
+        """Phone digits → the number name and id of their last message (for typing and read marks)."""
         self._multiple: dict[str, tuple[str, ...]] = {}
         """Poll message id → the options chosen so far, for multiple-choice polls sent since start."""
         self._paused_until: dict[str, float] = {}
-        """Number name → until when (monotonic) the Cloud API asked that number to slow down."""
+        """Number name → until when (monotonic) its sends pause for the rate limit."""
         self._states = NumberStates(self._ids, now)
 
     def __repr__(self) -> str:
@@ -156,13 +129,10 @@ class CloudApiTransport:
         return dict(self._ids)
 
     def on_state_change(self, callback: StateListener) -> None:
-        """Call ``callback`` with each number's every new state (the service records it), with the
-        number's name when this transport serves several."""
         self._states.listener = callback
 
     @property
     def connection_states(self) -> dict[str, ConnectionState]:
-        """Number name → its state, for the numbers that sent (or failed to) since start."""
         return self._states.states
 
     # ------------------------------------------------------------------ lifecycle
@@ -179,7 +149,6 @@ class CloudApiTransport:
         return self._http
 
     async def start(self, on_message: InboundHandler, on_receipt: ReceiptHandler | None = None) -> None:
-        """Check the numbers (when asked), then serve the webhook (when ``listen`` is set); returns once it answers."""
         self._on_message, self._on_receipt = on_message, on_receipt
         if self._options.check_at_start:
             await check_numbers(self._client(), self._ids, self._states)
@@ -188,7 +157,6 @@ class CloudApiTransport:
                                                  verify_token=self._options.verify_token, handle=self._take_in))
 
     async def stop(self) -> None:
-        """Stop the webhook (a notification being handed over finishes first) and close the client."""
         await self._webhook.stop()
         if self._http is not None:
             await self._http.aclose()
@@ -198,8 +166,7 @@ class CloudApiTransport:
     # ------------------------------------------------------------------- inbound
 
     async def _take_in(self, payload: Any) -> None:
-        """Hand every message over (stored, or spooled) before the webhook answers 200; a failure
-        answers 500 and Meta sends the notification again (a repeat is a no-op by its key)."""
+        """Hand every message over before the webhook answers 200; on a failure (500) Meta sends it again."""
         notification = read_notifications(payload, self._names)
         for msg in notification.messages:
             await self._hand_over(self._fold_vote(msg))
@@ -233,9 +200,8 @@ class CloudApiTransport:
         await self._on_message(msg if len(self._ids) > 1 else replace(msg, number=None))
 
     def _fold_vote(self, msg: InboundMessage) -> InboundMessage:
-        """A tap on a multiple-choice poll's list adds its option to those chosen before (or takes
-        it back when chosen already), so our vote carries the whole selection, as WhatsApp's own
-        polls do. Only for polls sent since this process started: after a restart a tap counts alone."""
+        """A tap on a multiple-choice list toggles its option, so the vote carries the whole selection as WhatsApp's
+        own polls do (for polls sent since this process started; after a restart a tap counts alone)."""
         vote = msg.poll_vote
         if vote is None or vote.poll_message_id not in self._multiple:
             return msg
@@ -259,7 +225,6 @@ class CloudApiTransport:
     # ------------------------------------------------------------------ numbers
 
     def _number(self, to: Recipient) -> str:
-        """The name of the number a message to them goes from; refused for good when unknown."""
         number = to.number or self._default
         if number not in self._ids:
             raise SendFailed(f"the participant's WhatsApp number {number!r} is not one of this deployment's Cloud API "
@@ -273,8 +238,7 @@ class CloudApiTransport:
     # ------------------------------------------------------------------ the window
 
     def window_open(self, to: Recipient) -> bool:
-        """Whether a free-form message can reach them now from their number (they wrote to it within
-        the last 24 hours)."""
+        """Whether they wrote to their number within the last 24 hours (so a free-form message can go)."""
         last = self._last_wrote.get((to.number or self._default, phone_digits(to.phone)))
         return last is not None and self._now() < last + SERVICE_WINDOW - WINDOW_MARGIN
 
@@ -303,9 +267,7 @@ class CloudApiTransport:
         return sent
 
     async def _send(self, to: Recipient, kind: str, ref: str, body: MessageBody, words: str) -> SentMessage:
-        """Free-form inside the window; as the kind's template outside it (or when the Cloud API
-        says the window closed meanwhile); refused for good when the kind has no template. ``ref``
-        goes along so that the message's statuses can settle a send left uncertain."""
+        """Free-form inside the window, else (or when the Cloud API says it closed) as the kind's template."""
         number = self._number(to)
         if self.window_open(to):
             try:
@@ -367,15 +329,13 @@ class CloudApiTransport:
     # ------------------------------------------------------------------ chatter
 
     async def set_typing(self, to: Recipient, typing: bool) -> None:
-        """Show "typing…" on their last message (it clears by itself when we answer, or after
-        25 s: the Cloud API has no call to clear it, so ``typing=False`` does nothing)."""
+        """The Cloud API has no call to clear "typing…" (it clears when we answer), so ``typing=False`` does nothing."""
         last = self._last_message.get(phone_digits(to.phone))
         if typing and self._options.typing and last:
             await self._chatter(to, last[0], read_body(last[1], typing=True))
 
     async def mark_read(self, to: Recipient, message_ids: Sequence[str]) -> None:
-        """Blue ticks: marking the newest of them read marks the ones before it too. Through the
-        number their last message came to (else their own number)."""
+        """Marking the newest read marks those before it too; through the number their last message came to."""
         ids = [mid for mid in message_ids if mid]
         last = self._last_message.get(phone_digits(to.phone))
         number = last[0] if last else to.number or self._default

@@ -1,5 +1,4 @@
-"""Where the WhatsApp connection stands, as the service logs it and `status` shows it: plain values, no WhatsApp
-library, since the admin script reads them back from the database."""
+"""Where the WhatsApp connection stands: plain values (no WhatsApp library), since the admin script reads them back."""
 
 from __future__ import annotations
 
@@ -9,7 +8,7 @@ from typing import Any, Protocol, TypedDict
 
 __all__ = ["CONNECTION_STATES", "NEEDS_THE_TEAM", "ConnectionState", "ExitRequest", "StateListener"]
 
-CONNECTION_STATES = {
+CONNECTION_STATES = {  # each state, as a researcher reads it
     "connecting": "connecting",
     "waiting_for_scan": "waiting for the QR code (or pairing code) to be used",
     "connected": "connected",
@@ -21,16 +20,13 @@ CONNECTION_STATES = {
     "restarting": "starting afresh: the WhatsApp library's session failed",
     "stopped": "stopped",
 }
-"""Each state and how a researcher reads it."""
 
 NEEDS_THE_TEAM = frozenset({"banned", "logged_out"})
-"""States a number does not leave by itself: its participants are flagged for the team, who link it
-again or move them to another number (a number is never replaced silently)."""
+"""States a number does not leave by itself: its participants are flagged for the team (never moved silently)."""
 
 
 class StateListener(Protocol):
-    """Told every new state; ``number`` names the deployment's number it is for (None: the
-    transport serves one number, whose state is the ``whatsapp`` status row)."""
+    """Told every new state; ``number``: the deployment's number (None: the transport serves one)."""
 
     def __call__(self, state: ConnectionState, number: str | None = None) -> None: ...
 
@@ -53,8 +49,8 @@ class ConnectionState:
 
     def moved_to(self, name: str, now: datetime, *, detail: str = "", until: datetime | None = None,
                  keep_since: bool = False) -> tuple[ConnectionState, bool]:
-        """The state after a move to ``name``, and whether that is a new state (a repeat of the same
-        state only updates its detail; ``keep_since`` keeps the start of a run of failures)."""
+        """The state after a move to ``name``, and whether it is new (a repeat only updates its detail;
+        ``keep_since`` keeps the start of a run of failures)."""
         if self.name == name and self.until == until and (keep_since or self.detail == detail):
             return ConnectionState(name, self.since, until, detail), False
         since = self.since if keep_since and self.name == name else now
@@ -79,12 +75,10 @@ class ConnectionState:
 
 @dataclass(frozen=True)
 class ExitRequest:
-    """The transport cannot go on in this process: ``restart`` asks for a fresh one (``kind`` qr: a
-    new QR code needs one with neonize 0.5.2; reconnect: the Go session failed or this process
-    has connected often enough), otherwise the service stops with ``message`` and exit status 1."""
+    """The transport cannot go on in this process: ``restart`` asks for a fresh one (``kind`` qr or reconnect),
+    otherwise the service stops with ``message`` and exit status 1."""
 
     message: str
     restart: bool = False
     kind: str = "qr"
-    connected: bool = False
-    """Whether this process was connected at some point (a restart after that starts a new count)."""
+    connected: bool = False  # this process was connected at some point (a restart after that starts a new count)

@@ -21,10 +21,8 @@ from promptpipe.transport.base import (
 
 
 class ConsoleTransport:
-    """Reads stdin lines as the participant's messages and prints what the agent sends. A poll prints numbered
-    options; a number alone (or ``/vote 2``) taps that option of the latest poll. Ctrl-D or ``/quit`` ends it and
-    calls ``on_exit`` so the service can stop.
-    """
+    """Stdin lines are the participant's messages; a number alone (or ``/vote 2``) taps that option of the latest poll.
+    Ctrl-D or ``/quit`` calls ``on_exit`` so the service can stop."""
 
     name = "console"
     resend_is_safe = True

@@ -1,8 +1,5 @@
-"""Dry-run: nothing leaves the machine; every outbound message is recorded as sent (a pilot without a phone).
-
-With ``PROMPTPIPE_DRYRUN_JOURNAL`` each send is appended as a JSON line and flushed before it counts as sent: the
-journal plays the phone network, and like a provider with idempotency keys it skips an outbox key it already has, so a
-send a crash interrupted after the journal is not written twice. The recovery drill counts deliveries from it.
+"""Dry-run: nothing leaves the machine (a pilot without a phone). With ``PROMPTPIPE_DRYRUN_JOURNAL`` each send is a JSON
+line, flushed before it counts as sent; like a provider with idempotency keys it skips an outbox key it already has.
 """
 
 from __future__ import annotations
@@ -27,8 +24,7 @@ class DryRunTransport:
     def __init__(self, journal: Path | None = None) -> None:
         self.journal = journal
         self._known: dict[str, SentMessage] = {}
-        self.recognised = 0
-        """Sends the journal already had (interrupted by a crash after they were written)."""
+        self.recognised = 0  # sends the journal already had (a crash came after they were written)
 
     async def start(self, on_message: InboundHandler, on_receipt: ReceiptHandler | None = None) -> None:
         if self.journal is not None and self.journal.exists():

@@ -1,6 +1,5 @@
-"""uvicorn inside the service's own asyncio loop, for the web API and the Cloud API's webhook. The socket is bound here
-first, so an address in use is one clear line at start; uvicorn's signal handling is off (``serve`` owns SIGINT and
-SIGTERM and stops every server with the rest)."""
+"""uvicorn inside the service's own loop. The socket is bound here first, so an address in use is one clear line at
+start; uvicorn's signal handling is off (``serve`` owns SIGINT and SIGTERM)."""
 
 from __future__ import annotations
 
@@ -24,8 +23,7 @@ class _SignalFree(uvicorn.Server):
 
 
 def bind(listen: str, refusal: str, *, no_delay: bool = False) -> socket.socket:
-    """A socket bound to ``listen`` (host:port; port 0: any free one). ``refusal`` is the line
-    a ConfigError says when that fails, with ``{reason}`` for the system's word."""
+    """A socket bound to ``listen`` (port 0: any free one); ``refusal`` (with ``{reason}``): the ConfigError's line."""
     host, _, port = listen.rpartition(":")
     host = host.strip("[]")
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
@@ -64,8 +62,7 @@ class Listening:
 
 async def serve(config: uvicorn.Config, sock: socket.socket, *, name: str, stopped_at_start: str,
                 grace_s: float) -> Listening:
-    """Serve ``config``'s app on ``sock`` in the background; returns once requests are answered
-    (a ConfigError saying ``stopped_at_start`` if the server ended before that)."""
+    """Serve on ``sock`` in the background; returns once requests are answered (else ConfigError)."""
     server = _SignalFree(config)
     task = asyncio.create_task(server.serve(sockets=[sock]), name=name)
     while not server.started:

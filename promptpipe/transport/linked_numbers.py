@@ -1,9 +1,5 @@
-"""Several linked phones behind one Transport: a :class:`WhatsAppTransport` per number, each with its own session
-store, login and state (``whatsapp:<name>``); a message goes from ``Recipient.number`` (None: the default one).
-
-With several services (``on_demand``) :meth:`serve_numbers` starts the numbers leased and stops those lost, then says
-nothing of their state (the new holder does). neonize 0.5.2 must never connect a session twice in one process, so a
-number that comes back to a service that served it before asks for a fresh process.
+"""Several linked phones behind one Transport: a :class:`WhatsAppTransport` per number (``whatsapp:<name>``).
+neonize 0.5.2 must never connect a session twice in one process, so a number that comes back asks for a fresh process.
 """
 
 from __future__ import annotations
@@ -39,9 +35,8 @@ class LinkedNumbersTransport:
 
     def __init__(self, numbers: Sequence[str], make: Callable[[str], WhatsAppTransport], *,
                  on_demand: bool = False, capture_output: Callable[[], Callable[[], None]] | None = None) -> None:
-        """``make(name)``: the transport of one number (its own session store and login). ``on_demand``: connect only
-        the numbers :meth:`serve_numbers` names (several services). ``capture_output``: turns the Go library's output
-        into log lines (once for all numbers) and returns what undoes it."""
+        """``on_demand``: connect only the numbers :meth:`serve_numbers` names (several services).
+        ``capture_output``: log the Go library's output (once for all numbers); returns what undoes it."""
         if not numbers:
             raise ValueError("a deployment has at least one number")
         self._numbers, self._default = tuple(numbers), numbers[0]
@@ -59,7 +54,6 @@ class LinkedNumbersTransport:
         self._started = self._stopping = False
         self.exit_request: ExitRequest | None = None
         self.exit_requested = asyncio.Event()
-        """Set when this process cannot go on (one number's session asked, or a number came back)."""
 
     def __repr__(self) -> str:
         states = {name: child.connection_state.name for name, child in self._running.items()}
@@ -75,13 +69,11 @@ class LinkedNumbersTransport:
         return child is not None and child.connected
 
     def on_state_change(self, callback: StateListener) -> None:
-        """``callback(state, number)`` with every new state of a number served here."""
         self._listener = callback
 
     # ------------------------------------------------------------------ lifecycle
 
     async def start(self, on_message: InboundHandler, on_receipt: ReceiptHandler | None = None) -> None:
-        """Connect the numbers to serve in the background (all of them, unless ``on_demand``)."""
         if self._started:
             raise RuntimeError("LinkedNumbersTransport.start() can only be called once")
         self._started = True
@@ -94,8 +86,7 @@ class LinkedNumbersTransport:
                 await self._start_number(name)
 
     async def serve_numbers(self, held: Collection[str]) -> None:
-        """Serve exactly ``held`` from now on (several services: the numbers this one holds).
-        Stopping a number runs in the background, so a lease round never waits on the library."""
+        """Serve exactly ``held`` from now on; stopping runs in the background, so a lease round never waits."""
         wanted = frozenset(held) & frozenset(self._numbers)
         self._wanted = wanted
         if not self._started or self._stopping:
@@ -109,7 +100,6 @@ class LinkedNumbersTransport:
             await self._start_number(name)
 
     async def stop(self) -> None:
-        """Disconnect every number; safe to call more than once."""
         self._stopping = True
         for name in list(self._running):
             self._stop_number(name, report=True)
@@ -128,8 +118,7 @@ class LinkedNumbersTransport:
         self._watch_exit(name, child)
 
     def _stop_number(self, name: str, *, report: bool = False) -> None:
-        """Stop one number's session in the background. ``report`` False: the number is served
-        elsewhere now, so what its session says while it stops is not this service's to record."""
+        """``report`` False: the number is served elsewhere now, so its state while it stops is not ours to record."""
         child = self._running.pop(name)
         watcher = self._watchers.pop(name, None)
         if watcher is not None:
@@ -142,9 +131,8 @@ class LinkedNumbersTransport:
         task.add_done_callback(self._stops.discard)
 
     def _watch_exit(self, name: str, child: WhatsAppTransport) -> None:
-        """One number's session asking for a fresh process asks it for the whole service, except for new QR codes while
-        another number is connected: restarting would cut off the numbers that work, every few minutes and then for
-        good. The number is left unlinked (its participants flagged) until the team restarts the service."""
+        """A number's request for a fresh process is the service's, except for new QR codes while another number is
+        connected (restarting would cut the working ones off): it is left unlinked until the team restarts."""
         async def relay() -> None:
             await child.exit_requested.wait()
             request = child.exit_request

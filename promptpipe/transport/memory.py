@@ -44,16 +44,12 @@ class Sent:
 class MemoryTransport:
     name: str = "memory"
     resend_is_safe: bool = False
-    sends_receipts: bool = False
-    """Set True in a test that plays WhatsApp's receipts with :meth:`receipt`."""
-    reaches_people: bool = False
-    """Set True in a test that plays a live WhatsApp service (the database goes live)."""
+    sends_receipts: bool = False  # True: a test plays WhatsApp's receipts with :meth:`receipt`
+    reaches_people: bool = False  # True: a test plays a live WhatsApp service (the database goes live)
     sent: list[Sent] = field(default_factory=list)
     typing: list[tuple[str, bool]] = field(default_factory=list)
-    fail_next: list[Exception] = field(default_factory=list)
-    """Exceptions raised by the next sends, one each (e.g. NotConnected())."""
+    fail_next: list[Exception] = field(default_factory=list)  # raised by the next sends, one each
     read_marks: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
-    """(phone, message ids) for every mark_read, in order."""
     _handler: InboundHandler | None = None
     _receipt_handler: ReceiptHandler | None = None
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))

@@ -1,8 +1,5 @@
-"""Where each linked number's WhatsApp session (device keys, Signal sessions) is kept.
-
-One service: a SQLite file per number in the state directory, the default number's being ``whatsapp-session.db`` so
-adding numbers links only the new ones. Several services: a schema per number in the PostgreSQL database, so any lease
-holder opens the same session (neonize's lib/pq reads the schema from ``search_path``).
+"""Where each linked number's WhatsApp session is kept: a SQLite file per number (one service), or a PostgreSQL schema
+per number, so any lease holder opens the same session (several services).
 """
 
 from __future__ import annotations
@@ -27,15 +24,12 @@ def sqlite_session_path(default_path: Path, number: str, *, is_default: bool) ->
 
 
 def session_schema(number: str) -> str:
-    """The PostgreSQL schema of one number's session (number names are lowercase letters, digits,
-    ``_`` and ``-``; the name is always quoted)."""
     return SCHEMA_PREFIX + number
 
 
 def postgres_session_dsn(database_url: str, number: str) -> str:
-    """The service's database URL in lib/pq's form, with the number's schema as ``search_path``. lib/pq requires TLS
-    unless told otherwise (psycopg only prefers it): a URL with no ``sslmode``, or ``prefer``/``allow`` which lib/pq
-    lacks, gets ``disable`` on this machine (loopback, Unix socket) and ``require`` elsewhere."""
+    """The database URL in lib/pq's form, the number's schema as ``search_path``. lib/pq requires TLS unless told
+    otherwise, so a URL without an sslmode it knows gets ``disable`` on this machine and ``require`` elsewhere."""
     url = make_url(database_url)
     if not url.drivername.startswith("postgresql"):
         raise ValueError("a WhatsApp session is kept in PostgreSQL only when the service's database is PostgreSQL")

@@ -1,6 +1,5 @@
-"""WhatsApp transport: neonize's asyncio client (``NewAClient``) behind the Transport protocol. Every neonize call
-goes through ``self._client`` (``client_factory``) or a module-level helper, so tests drive it with a fake client;
-conversions are in :mod:`._neonize_mapping`, connecting and login in :mod:`._whatsapp_session`.
+"""WhatsApp transport: neonize's asyncio client behind the Transport protocol. Every neonize call goes through
+``self._client`` (``client_factory``) or a module-level helper, so tests drive it with a fake client.
 """
 
 from __future__ import annotations
@@ -80,9 +79,7 @@ class WhatsAppOptions:
 
 
 class WhatsAppTransport:
-    """WhatsApp direct messages through a linked device (neonize/whatsmeow). ``start`` returns at once; a background
-    task connects and retries with back-off (``wait_connected``/``connected`` tell when sends can go out).
-    """
+    """WhatsApp direct messages through a linked device; ``start`` returns at once and connects in the background."""
 
     name = "whatsapp"
     resend_is_safe = False
@@ -104,8 +101,7 @@ class WhatsAppTransport:
         self._log = logger or structlog.get_logger("promptpipe.transport.whatsapp")
         if options.number is not None:
             self._log = self._log.bind(number=options.number)
-        # neonize keys its Go session by ``uuid`` (one per number in a process; never the session store's URL, which may
-        # hold a password)
+        # neonize keys its Go session by ``uuid`` (never the session store's URL, which may hold a password)
         self._client_factory = client_factory or (lambda db_path: NewAClient(db_path, uuid=options.client_uuid))
         timing = timing or SessionTiming()
         self._send_timeout_s = timing.send_timeout_s
@@ -131,7 +127,6 @@ class WhatsAppTransport:
         return self._session.connected
 
     def on_state_change(self, callback: Callable[[ConnectionState], None]) -> None:
-        """Call ``callback`` with every new connection state (the service records it)."""
         self._session.on_state = callback
 
     @property
@@ -140,7 +135,6 @@ class WhatsAppTransport:
 
     @property
     def exit_request(self) -> ExitRequest | None:
-        """Why this process cannot go on (a new QR code needs a fresh one; an outdated client)."""
         return self._session.exit_request
 
     @property
@@ -155,7 +149,6 @@ class WhatsAppTransport:
         return await self._session.wait_connected(timeout_s)
 
     async def start(self, on_message: InboundHandler, on_receipt: ReceiptHandler | None = None) -> None:
-        """Prepare the client and connect in the background; returns without waiting."""
         if self._session.started or self._session.stopping:
             raise RuntimeError("WhatsAppTransport.start() can only be called once")
         self._on_message, self._on_receipt = on_message, on_receipt
@@ -176,8 +169,7 @@ class WhatsAppTransport:
         self._session.start(self._client)
 
     async def stop(self) -> None:
-        """Disconnect and stop reconnecting; messages handed over meanwhile are stored before it
-        returns. Safe to call more than once."""
+        """Messages handed over meanwhile are stored before it returns. Safe to call more than once."""
         await self._session.stop()
         await self._handling.wait(STOP_GRACE_S)
         for restore in self._restore_output:
@@ -206,8 +198,7 @@ class WhatsAppTransport:
     # ------------------------------------------------------------------- inbound
 
     async def _on_message_event(self, ev: Any, undecryptable: bool = False) -> None:
-        """``undecryptable``: it reached us but could not be decrypted (whatsmeow asked the phone to send it again), and
-        is recorded as such, so the participant hears we could not read it."""
+        """``undecryptable``: recorded as such, so the participant hears we could not read it."""
         if self._on_message is None or self._session.go_stopped or not is_direct_message(ev):
             return  # while stopping, whatsmeow may still hand over what it acknowledged: take it in
         with self._handling.track():
@@ -261,8 +252,7 @@ class WhatsAppTransport:
         return poll_vote_from_decrypted(ev.Message.pollUpdateMessage.pollCreationMessageKey.ID, decrypted)
 
     async def _lookup_phone(self, ev: Any) -> str | None:
-        """Ask the local LID→phone map when the event has no phone; only while connected (the call aborts the process
-        if the Go client does not exist), and stopping waits for it to return."""
+        """The LID→phone map's answer; only while connected (without the Go client the call aborts the process)."""
         if not needs_phone_lookup(ev):
             return None
         async with self._session.using_client() as usable:
@@ -302,7 +292,6 @@ class WhatsAppTransport:
         return await self._send(to, "poll", build_and_send)
 
     async def _send(self, to: Recipient, kind: str, call: Callable[[], Awaitable[Any]]) -> SentMessage:
-        """Run one send under the timeout and turn neonize errors into ours."""
         recipient = mask_phone(to.phone)
         try:
             async with self._sends:
