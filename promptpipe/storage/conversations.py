@@ -53,9 +53,8 @@ _TURN_STATE = (
     .where(_PARTICIPANT.c.id == bindparam("pid"))
     .order_by(_SCHEDULE.c.created_at, _SCHEDULE.c.id, _TIMER.c.id)
 )
-"""The participant, their conversation, active schedules and pending timers in one read: a row
-per (schedule, timer) pair, or one row with empty schedule and timer columns. A turn reads it
-every time; a handful of schedules and timers at most, so the pairs stay few."""
+"""The participant, their conversation, active schedules and pending timers in one read every turn: a row per
+(schedule, timer) pair (a handful at most), or one row with empty schedule and timer columns."""
 _TURN_STATE_ONLY = Prepared(_TURN_STATE)
 _PARTICIPANT_WIDTH, _SCHEDULE_WIDTH = len(_STATE_COLUMNS), len(SCHEDULE_ENTRY_COLUMNS)
 _TIMER_END = _PARTICIPANT_WIDTH + _SCHEDULE_WIDTH + len(_TIMER_COLUMNS)
@@ -63,8 +62,7 @@ _TURN_STATE_AND_POLLS = Prepared(
     _TURN_STATE.add_columns(*NEWEST_POLLS_ROW.c)
     .outerjoin(NEWEST_POLLS_ROW, true())
 )
-"""The same, with the newest daily prompt's polls (one row at most, joined to every row): what a
-short message may answer, read in the same statement instead of one more."""
+"""The same, with the newest prompt's polls joined to every row: what a short message may answer, in one statement."""
 
 
 _SAVE_CONVERSATION = Prepared(
@@ -121,8 +119,8 @@ def read_turn_state(session: Session, participant_id: str, *,
 
 
 def save_turn_state(session: Session, state: TurnState, now: datetime) -> None:
-    """Write the working copy back if nobody else changed it meanwhile (else VersionConflict).
-    The participant row gets only what this turn changed."""
+    """Write the working copy back unless someone changed it meanwhile (VersionConflict); the participant row gets
+    only what this turn changed."""
     changed_rows = _SAVE_CONVERSATION.changed(session.connection(), {
         "pid": state.participant.id, "read_version": state.version, "new_sub_state": state.sub_state,
         "new_profile": state.profile.to_json(), "new_tone": state.tone, "new_summary": state.summary,

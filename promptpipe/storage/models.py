@@ -233,7 +233,7 @@ class ToneEvent(SQLModel, table=True):
 
 
 class Suppression(SQLModel, table=True):
-    """A number whose owner had opted out when erased, as a keyed hash (:mod:`.suppression`): it re-enrolls opted out."""
+    """A number whose owner had opted out when erased, as a keyed hash (:mod:`.suppression`): re-enrolled, opted out."""
 
     number_hash: str = Field(primary_key=True)
     opted_out_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))

@@ -47,8 +47,7 @@ class StateDirWatch:
 
 
 def first_missing(path: Path) -> Path | None:
-    """The outermost directory of ``path`` that does not exist yet (what creating it would
-    create), or None when it exists."""
+    """The outermost directory of ``path`` that does not exist yet (what creating it would create), or None."""
     path, missing = path.absolute(), None
     while not path.exists() and path != path.parent:
         missing, path = path, path.parent
