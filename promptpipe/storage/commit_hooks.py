@@ -1,7 +1,6 @@
-"""What a transaction asks to happen once it has ended, and the process's :class:`.consent_board.ConsentBoard`.
-
-Hooks from :func:`after_commit` / :func:`after_rollback` run on the database thread right after the COMMIT (before any
-caller hears back) or the rollback; one that raises is logged and skipped: the transaction's outcome stands.
+"""What a transaction asks to happen once it has ended, and the process's :class:`.consent_board.ConsentBoard`. Hooks
+run on the database thread right after the COMMIT (before any caller hears back) or the rollback; one that raises is
+logged and skipped: the transaction's outcome stands.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
-"""The one write path for a participant's state (conversation, status, time zone) and the transitions, consent,
-schedules and timers it carries.
-
-Every write bumps the conversation version, so a turn that read the state before another change (a researcher's pause,
-another node) fails its commit with :class:`VersionConflict` and runs again instead of writing its stale copy back.
+"""The one write path for a participant's state and the transitions, consent, schedules and timers it carries. Every
+write bumps the conversation version, so a turn that read the state before another change (a researcher's pause, another
+node) fails its commit with :class:`VersionConflict` and runs again instead of writing its stale copy back.
 """
 
 from __future__ import annotations

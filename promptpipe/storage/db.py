@@ -1,9 +1,8 @@
 """The database, SQLite (WAL, default) or PostgreSQL (by URL): :meth:`Database.run` runs each transaction on a thread.
 
 Not the async ORM: it measured ~2 ms per small transaction against ~0.15 ms (benchmarks/README.md). SQLite has one
-connection on one thread, so transactions queue instead of fighting over the file lock, and each begins ``BEGIN
-IMMEDIATE`` so a read-then-write is atomic against other processes too. A burst runs up to 32 waiting transactions in
-one SQLite transaction, a savepoint each: one that fails is rolled back alone; callers hear back once all are committed.
+connection on one thread, so transactions queue instead of fighting over the file lock; a burst runs up to 32 waiting
+transactions in one SQLite transaction, a savepoint each, so one that fails is rolled back alone.
 """
 
 from __future__ import annotations

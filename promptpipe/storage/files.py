@@ -1,6 +1,5 @@
-"""Files that hold study data or secrets are for the service's own user only: the state directory (WhatsApp session,
-SQLite database, lock, spool) is 0700, its files and the exports 0600. The service creates them so, tightens what an
-older version left looser, and ``promptpipe check`` reports any file other users could read.
+"""Files that hold study data or secrets are for the service's own user only: the state directory is 0700, its files
+and the exports 0600; ``promptpipe check`` reports any file other users could read.
 """
 
 from __future__ import annotations

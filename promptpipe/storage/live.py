@@ -1,8 +1,6 @@
-"""Whether real people can be reached from this database.
-
-The first ``serve`` over WhatsApp or the Cloud API marks it live for good: nothing may then act as a participant
-(``simulate``, ``chat``), since a real person would get the answer and their consent could change in their name.
-Simulated inputs still waiting are closed unanswered, and such a service never answers one (:func:`is_simulated`).
+"""Whether real people can be reached from this database: the first ``serve`` over WhatsApp or the Cloud API marks it
+live for good, and nothing may then act as a participant (``simulate``, ``chat``): a real person would get the answer
+and their consent could change in their name. Simulated inputs still waiting are closed unanswered.
 """
 
 from __future__ import annotations

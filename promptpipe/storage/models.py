@@ -1,8 +1,6 @@
-"""SQLModel tables: participants, conversations, transcript, ledgers, and the column types every table module uses.
-
-The queues are in :mod:`.queue_tables`, the daily prompts in :mod:`.prompt_tables`, the study's in :mod:`.study_tables`,
-the API's in :mod:`.access_tables`. Datetimes are stored as UTC and always come back aware (:class:`UTCDateTime` adds
-back the offset SQLite drops). JSON columns are replaced whole, never mutated in place.
+"""SQLModel tables: participants, conversations, transcript, ledgers, and the column types every table module uses
+(the other tables: the ``*_tables`` modules). Datetimes are stored as UTC and always come back aware
+(:class:`UTCDateTime` adds back the offset SQLite drops). JSON columns are replaced whole, never mutated in place.
 """
 
 from __future__ import annotations

@@ -1,19 +1,13 @@
 """The daily prompts' counts by participant-local day and arm (``prompt_day_counts``), kept by database triggers in
-the transaction of every write that changes a count, whoever writes, so statistics read a few rows a day, never a scan:
+the transaction of every write that changes a count, whoever writes, so statistics read a few rows a day, never a scan.
+A receipt or a message's WhatsApp id sets its prompt's ``prompt_delivery.receipt_level`` (NULL none, 0 delivered, 1
+read/played); a delivery written, changed or deleted, or its participant moved to another arm, moves its contribution.
 
-* a receipt or a message's WhatsApp id changing sets its prompt's ``prompt_delivery.receipt_level`` (NULL none,
-  0 delivered, 1 read/played);
-* a delivery written, changed or deleted, or its participant moved to another arm, moves its contribution.
-
-No row is one that every delivery of a day and arm updates: since V3 (revision 0019) a day and arm has a row per
-``shard``, and the triggers add to the shard of their connection (PostgreSQL: the backend's pid modulo :data:`SHARDS`,
-so concurrent commits of several connections or services do not queue on one row lock; SQLite, one writer at a time:
-shard 0). A shard's counts alone mean nothing (one may be negative, a delivery counted on one and moved on another);
-readers sum a day and arm's shards.
-
-The SQL is written once per dialect and versioned by name: a change adds ``..._V2`` and leaves V1 as revision 0003 used
-it (V2: revision 0012, counted at commit on PostgreSQL; V3: revision 0019, the shards). :func:`refill` computes
-everything from the rows into shard 0 (revision 0003's backfill, the tests' reference).
+Since V3 (revision 0019) a day and arm has a row per ``shard``, and the triggers add to their connection's (PostgreSQL:
+the backend's pid modulo :data:`SHARDS`, so concurrent commits do not queue on one row lock; SQLite: shard 0). A shard
+alone means nothing (one may be negative); readers sum a day and arm's shards. The SQL is written once per dialect and
+versioned by name (V1: revision 0003; V2: 0012, counted at commit on PostgreSQL). :func:`refill` computes everything
+from the rows into shard 0 (revision 0003's backfill, the tests' reference).
 """
 
 from __future__ import annotations
