@@ -22,8 +22,7 @@ RECONNECT_S = 1.0
 
 
 class AlarmNotices:
-    """A thread listening on :data:`CHANNEL`; ``heard`` gets each notice's participant ids, ``missed`` is called
-    after a broken connection was opened again."""
+    """A thread listening on :data:`CHANNEL`: ``heard`` gets each notice's ids, ``missed`` hears of a reconnection."""
 
     def __init__(self, database_url: str, heard: Callable[[list[str]], object], missed: Callable[[], object]) -> None:
         self._dsn = sa.make_url(database_url).set(drivername="postgresql").render_as_string(hide_password=False)

@@ -22,9 +22,8 @@ log = get_logger("promptpipe.scheduling")
 
 
 class DrivenScheduler(BaseScheduler):  # type: ignore[misc]  # APScheduler 3 ships no type information
-    """APScheduler with no thread of its own. :meth:`process_due` replaces ``_process_jobs`` for our jobs, whose
-    bookkeeping was half of a 10,000-job alarm pass (issue 26): nothing listens to job events, and a synchronous job
-    never overlaps itself."""
+    """APScheduler with no thread of its own. :meth:`process_due` replaces ``_process_jobs``, whose bookkeeping (for
+    job events nobody hears, overlaps a synchronous job never has) was half of a 10,000-job alarm pass (issue 26)."""
 
     def __init__(self, on_wakeup: Callable[[], None], clock: Clock, **options: Any) -> None:
         self._on_wakeup = on_wakeup

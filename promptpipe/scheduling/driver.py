@@ -166,8 +166,7 @@ class AlarmClock:
         return await self._call(self._apply_plans, plans, ids)
 
     async def reconcile(self) -> ReconcileReport:
-        """At start: make the jobs match our tables, and deliver each daily prompt due while the service was down
-        (recorded missed past the grace window)."""
+        """At start: make the jobs match our tables, and deliver the daily prompts due while the service was down."""
         plans, decided = await self.db.run(lambda session: (alarm_plans(session, None),
                                                             latest_decision_points(session)))
         report = ReconcileReport(**vars(await self._call(self._apply_plans, plans, None)))
@@ -201,8 +200,7 @@ class AlarmClock:
             self._flush_alarms()
 
     def _deliver_the_rest(self) -> None:
-        """Hand over the last alarms and wait until every chunk is in the inbox (next run times come only then: side
-        by side, that work held the delivery back, sharing one interpreter lock)."""
+        """Hand over the last alarms and wait for every chunk (next run times only then: side by side, they slow it)."""
         self._flush_alarms()
         for future in self._deliveries:
             future.result()

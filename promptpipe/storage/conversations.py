@@ -84,8 +84,7 @@ def load_turn_state(session: Session, participant_id: str) -> TurnState:
 
 def read_turn_state(session: Session, participant_id: str, *,
                     with_polls: bool) -> tuple[TurnState, tuple[Any, ...] | None]:
-    """The turn's state and, ``with_polls``, the row of :data:`~promptpipe.storage.deliveries.NEWEST_POLLS_ROW`
-    read with it (for :func:`~promptpipe.storage.deliveries.newest_polls_of`)."""
+    """The turn's state and, ``with_polls``, the row of :data:`.deliveries.NEWEST_POLLS_ROW` read with it."""
     statement = _TURN_STATE_AND_POLLS if with_polls else _TURN_STATE_ONLY
     rows = statement.rows(session.connection(), {"pid": participant_id})
     if not rows:
@@ -117,8 +116,7 @@ def read_turn_state(session: Session, participant_id: str, *,
 
 
 def save_turn_state(session: Session, state: TurnState, now: datetime) -> None:
-    """Write the working copy back unless someone changed it meanwhile (VersionConflict); the participant row gets
-    only what this turn changed."""
+    """Write the working copy back unless someone changed it meanwhile (VersionConflict), and what the turn changed."""
     changed_rows = _SAVE_CONVERSATION.changed(session.connection(), {
         "pid": state.participant.id, "read_version": state.version, "new_sub_state": state.sub_state,
         "new_profile": state.profile.to_json(), "new_tone": state.tone, "new_summary": state.summary,

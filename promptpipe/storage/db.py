@@ -113,8 +113,7 @@ class Database:
             raise our_error(exc) from None
 
     async def connect(self, *, upgrade: bool = False) -> schema.SchemaState:
-        """Open the database as :mod:`.schema` says (``upgrade``: upgrade one an older release made); fails with one
-        clear line if the URL is unusable."""
+        """Open the database as :mod:`.schema` says (``upgrade``: upgrade an older one); one clear line if unusable."""
         return await asyncio.get_running_loop().run_in_executor(self._executor, self._prepare_schema, upgrade)
 
     @property

@@ -177,7 +177,10 @@ def _board_at(session: Session) -> int:
 
 def _details(session: Session, ids: list[int], board_at: int) -> list[Claimed]:
     """What sending these claimed rows needs (their message, their participant's address)."""
-    return [Claimed(*row, board_at=board_at) for row in _CLAIMED_DETAILS.rows(session.connection(), {"ids": ids})]
+    return [Claimed(outbox_id, key, participant_id, message_id, attempts, kind, text, payload, phone, lid, number,
+                    board_at)
+            for outbox_id, key, participant_id, message_id, attempts, kind, text, payload, phone, lid, number
+            in _CLAIMED_DETAILS.rows(session.connection(), {"ids": ids})]
 
 
 _MAY_STILL_GO = Prepared(select(_OUTBOX.c.id).where(_OUTBOX.c.id == bindparam("row_id"), MAY_SEND))

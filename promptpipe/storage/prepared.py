@@ -149,8 +149,7 @@ def _compile(statement: Executable, dialect: Dialect, placeholder: str, keys: fr
         processor = bind.type.dialect_impl(dialect).bind_processor(dialect)
         if processor is not None:
             processors[name] = processor
-    # SQLite takes bytes as they are: the binary type's converter (to ``sqlite3.Binary``, a
-    # memoryview) only cost time, 10,000 times in a pass over the alarm jobs.
+    # SQLite takes bytes as they are: the binary type's converter only cost time, 10,000 times in an alarm pass.
     names = tuple(compiled.positiontup)
     expanding = frozenset(compiled.bind_names[bind] for bind in compiled.post_compile_params)
     returned = getattr(statement, "exported_columns", ())  # a SELECT's columns, or what a change RETURNs

@@ -103,8 +103,7 @@ class OutboxItem(SQLModel, table=True):
 
 
 class Timer(SQLModel, table=True):
-    """One future event for one participant (a reminder …), at most one pending per kind; its alarm is an APScheduler
-    job, but this row decides whether it still counts."""
+    """One future event for one participant, one pending per kind; this row, not its alarm's job, says if it counts."""
 
     __table_args__ = (
         Index("ix_timer_participant_status", "participant_id", "status"),

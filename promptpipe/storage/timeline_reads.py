@@ -102,8 +102,7 @@ def _query(stream: Stream, participant_id: str, since: datetime | None, until: d
 
 def timeline_rows(session: Session, participant_id: str, streams: Collection[Stream], *, since: datetime | None,
                   until: datetime | None, cursor: Cursor | None, limit: int) -> list[Hit]:
-    """Up to ``limit`` entries of these streams in ``[since, until)`` next to ``cursor`` (None: the newest), newest
-    first."""
+    """Up to ``limit`` entries of these streams in ``[since, until)`` next to ``cursor`` (None: the newest)."""
     hits = [Hit(stream, _time_of(stream, row), row, *questionnaire_id) for stream in streams
             for row, *questionnaire_id in session.execute(_query(stream, participant_id, since, until, cursor, limit))]
     newest_first = cursor is None or cursor.older
