@@ -1,8 +1,6 @@
-"""How the alarm clock's service hears of timer and schedule changes other services commit (several services on one
-PostgreSQL database): a commit that changes them sends a notification naming the participant in the same transaction
-(:func:`promptpipe.storage.alarm_notices.notify_alarms`), so it is delivered if and only if the commit is. The holder
-listens on its own connection from before its takeover reconcile, so no change falls between the two; a broken
-connection is reopened and followed by a reconcile.
+"""How the alarm clock's service hears of timer and schedule changes other services commit: a notification in the
+same transaction (:func:`promptpipe.storage.alarm_notices.notify_alarms`), delivered if and only if the commit is. The
+holder listens from before its takeover reconcile; a broken connection is reopened and followed by a reconcile.
 """
 
 from __future__ import annotations
@@ -24,8 +22,7 @@ RECONNECT_S = 1.0
 
 
 class AlarmNotices:
-    """A thread listening on :data:`CHANNEL`; ``heard`` gets the participant ids of each notice,
-    ``missed`` is called after a broken connection was opened again (notices may have been lost)."""
+    """A thread listening on :data:`CHANNEL`: ``heard`` gets each notice's ids, ``missed`` hears of a reconnection."""
 
     def __init__(self, database_url: str, heard: Callable[[list[str]], object], missed: Callable[[], object]) -> None:
         self._dsn = sa.make_url(database_url).set(drivername="postgresql").render_as_string(hide_password=False)

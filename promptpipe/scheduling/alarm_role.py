@@ -1,8 +1,6 @@
-"""The alarm clock as a role one of several services holds at a time (``SEVERAL_SERVICES``).
-
-The gainer listens for other services' changes (:mod:`promptpipe.scheduling.alarm_notices`), reconciles every job
-(prompts due while nobody held the role are caught up within their grace), then drives the clock. The loser stops at
-once; what it may still have fired is keyed inbox rows, so the next holder's second firing writes nothing twice.
+"""The alarm clock as a role one of several services holds at a time (``SEVERAL_SERVICES``): the gainer listens for
+other services' changes (:mod:`.alarm_notices`), reconciles every job, then drives the clock. The loser stops at once;
+what it may still have fired is keyed inbox rows, so the next holder's second firing writes nothing twice.
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
-"""Alarms into the inbox: one transaction per batch of alarms, each keyed so a repeat is a no-op.
-
-A daily alarm becomes a ``daily_prompt`` row keyed ``prompt:{participant}:{schedule}:{local day}``; a timer alarm
-settles its ``timer`` row (pending → fired, compare-and-set) and becomes a ``timer`` row keyed ``timer:{id}``. An alarm
-that came too late is recorded as *missed* (a daily prompt as an inbox row with status missed, so it can never run
-later, and as a decision point unavailable for ``missed_service_down``; a timer as a missed timer, except those that
-fire late: the end of a study and the questionnaires', see ``FIRES_LATE``) and logged. Alarms for participants who are
-withdrawn or completed, schedules that were deleted or changed, and timers that were cancelled are dropped here,
-whatever the job store still held. A paused participant's daily alarm still becomes an inbox row (the flow records the
-decision point as unavailable and sends nothing), and so does the end of their study; their other timers are dropped.
-
-Statements are few and set-based (a burst of 10,000 alarms is ten of these batches).
+"""Alarms into the inbox: one transaction per batch of alarms (few, set-based statements), each keyed so a repeat is a
+no-op. A daily alarm becomes a ``daily_prompt`` row; a timer alarm settles its ``timer`` row (pending → fired,
+compare-and-set) and becomes a ``timer`` row. One too late is recorded *missed* (a daily prompt as a missed inbox row
+and an unavailable decision point; a timer as missed, unless it ``FIRES_LATE``). Alarms of withdrawn or completed
+participants, deleted or changed schedules and cancelled timers are dropped, whatever the job store held; a paused
+participant's daily alarm still becomes a row (the flow sends nothing), as does the end of their study.
 """
 
 from __future__ import annotations
@@ -107,8 +101,7 @@ def _daily_rows(db: Database, session: Session, alarms: list[Alarm], result: Del
 
 def _timer_rows(db: Database, session: Session, alarms: list[Alarm], now: datetime,
                 result: Delivered) -> list[NewInput]:
-    """Settle the timers (pending → fired or missed, in one compare-and-set statement per group);
-    only those that were still pending count."""
+    """Settle the timers (one compare-and-set statement per outcome); only those still pending count."""
     people = statuses_and_zones(db, session, {a.participant_id for a in alarms})
     by_outcome: dict[str, list[int]] = {TimerStatus.FIRED: [], TimerStatus.MISSED: [], TimerStatus.CANCELLED: []}
 

@@ -1,9 +1,5 @@
-"""The APScheduler pieces the alarm clock drives (see :mod:`promptpipe.scheduling.driver`).
-
-* :class:`DrivenScheduler` has no thread or loop of its own and reads our clock: the service runs it on its alarm
-  thread, so the job store's blocking calls never touch the event loop, and tests decide when time has passed.
-* :class:`AlarmExecutor` runs a job at once in the calling thread, applying the misfire grace with *our* clock
-  (APScheduler's executors use the wall clock) and telling the job when it was due and whether it came too late.
+"""The APScheduler pieces the alarm clock drives on its alarm thread, so the job store's blocking calls never touch
+the event loop, and reading our clock, so tests decide when time has passed.
 """
 
 from __future__ import annotations
@@ -26,10 +22,8 @@ log = get_logger("promptpipe.scheduling")
 
 
 class DrivenScheduler(BaseScheduler):  # type: ignore[misc]  # APScheduler 3 ships no type information
-    """APScheduler with no thread of its own, whose processing pass reads *our* clock. :meth:`process_due` replaces
-    ``_process_jobs`` for our jobs (at once, in the calling thread, coalesced, one instance), whose bookkeeping was half
-    of a 10,000-job alarm pass (issue 26); nothing listens to job events, and a synchronous job never overlaps itself.
-    """
+    """APScheduler with no thread of its own. :meth:`process_due` replaces ``_process_jobs``, whose bookkeeping (for
+    job events nobody hears, overlaps a synchronous job never has) was half of a 10,000-job alarm pass (issue 26)."""
 
     def __init__(self, on_wakeup: Callable[[], None], clock: Clock, **options: Any) -> None:
         self._on_wakeup = on_wakeup
@@ -44,9 +38,8 @@ class DrivenScheduler(BaseScheduler):  # type: ignore[misc]  # APScheduler 3 shi
         self._on_wakeup()
 
     def process_due(self, after_firing: Callable[[], None] = lambda: None) -> float | None:
-        """Run every due job once; returns seconds until the next one (None: no jobs). All due jobs fire, then
-        ``after_firing`` (the service hands the alarms to the inbox there), and only then are next run times worked out
-        and stored: half the work of a pass, and nothing an alarm waits for."""
+        """Run every due job once; returns seconds until the next one (None: no jobs). All fire, then ``after_firing``
+        (alarms into the inbox), and only then are next run times stored: half a pass's work, none an alarm needs."""
         if self.state == STATE_PAUSED:
             return None
         now = self._clock.now().astimezone(self.timezone)
@@ -72,8 +65,7 @@ class DrivenScheduler(BaseScheduler):  # type: ignore[misc]  # APScheduler 3 shi
         return max((min(wakeups) - self._clock.now()).total_seconds(), 0.0) if wakeups else None
 
     def _fire(self, job: Job, now: datetime) -> datetime | None:
-        """Fire the job for its run times up to ``now`` (only the last: coalesced); returns its
-        next run time (None: its trigger has no more, so the job goes)."""
+        """Fire the job for its run times up to ``now`` (coalesced: the last); returns its next run time."""
         run_times = []
         next_run: datetime | None = job.next_run_time
         while next_run is not None and next_run <= now:
@@ -86,8 +78,8 @@ class DrivenScheduler(BaseScheduler):  # type: ignore[misc]  # APScheduler 3 shi
 
 
 class AlarmExecutor(BaseExecutor):  # type: ignore[misc]  # APScheduler 3 ships no type information
-    """Runs a job's function at once, in the calling thread, telling it when it was due and whether it came later than
-    its grace allows (by our clock: APScheduler's own executors check the grace against the wall clock)."""
+    """Runs a job at once in the calling thread, telling it when it was due and whether it missed its grace by *our*
+    clock (APScheduler's executors use the wall clock)."""
 
     def __init__(self, clock: Clock) -> None:
         super().__init__()
@@ -105,7 +97,6 @@ class AlarmExecutor(BaseExecutor):  # type: ignore[misc]  # APScheduler 3 ships 
             log.error("alarm_job_failed", job_id=job.id, error=f"{type(exc).__name__}: {str(exc)[:300]}")
 
     def _do_submit_job(self, job: Job, run_times: list[datetime]) -> None:
-        """APScheduler's entry (unused by :meth:`DrivenScheduler.process_due`); kept so that the
-        executor is complete."""
+        """APScheduler's entry (unused by :meth:`DrivenScheduler.process_due`), which the base class requires."""
         self.fire(job, run_times)
         self._run_job_success(job.id, [])

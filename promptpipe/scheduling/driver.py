@@ -1,8 +1,6 @@
-"""The alarm clock: a driven APScheduler (:mod:`promptpipe.scheduling.driven`) whose jobs become inbox rows.
-
-Every job-store call runs on one alarm thread. A pass writes due jobs to the inbox (keyed: a repeat is a no-op) and
-only then commits the job store's updates. :meth:`AlarmClock.sync` matches a participant's jobs to our tables after
-a change; :meth:`AlarmClock.reconcile` does it for all at start, catching up prompts due while the service was down.
+"""The alarm clock: a driven APScheduler (:mod:`.driven`) whose jobs become inbox rows. Every job-store call runs on
+one alarm thread; a pass writes due jobs to the inbox (keyed: a repeat is a no-op) and only then commits the job store's
+updates, and :meth:`AlarmClock.reconcile` catches up at start the prompts due while the service was down.
 """
 
 from __future__ import annotations
@@ -21,20 +19,12 @@ from promptpipe.domain import keys
 from promptpipe.domain.conversation import TimerChange
 from promptpipe.domain.timers import NudgePolicy
 from promptpipe.logging import get_logger
-from promptpipe.scheduling import jobs
+from promptpipe.scheduling import jobs, reconcile
 from promptpipe.scheduling.deliver import Delivered, deliver_alarms
 from promptpipe.scheduling.driven import AlarmExecutor, DrivenScheduler
 from promptpipe.scheduling.jobs import Alarm
 from promptpipe.scheduling.jobstore import DeferredWriteJobStore, job_engine
-from promptpipe.scheduling.reconcile import (
-    ReconcileReport,
-    SyncReport,
-    WantedJob,
-    candidate_job_ids,
-    changes_for,
-    overdue_daily_alarms,
-    timer_job,
-)
+from promptpipe.scheduling.reconcile import ReconcileReport, SyncReport, WantedJob
 from promptpipe.scheduling.requests import ChangeRequests
 from promptpipe.storage.db import Database
 from promptpipe.storage.missed_decisions import latest_decision_points
@@ -79,8 +69,7 @@ class AlarmClock:
         self._started = False
         self._quiet = False
         self.passive = False
-        """Another service runs the alarm clock (several services on one database): requests
-        are dropped here; that service hears of them from the database (see alarm_notices)."""
+        """Another service runs the alarm clock: requests are dropped here (it hears of them: alarm_notices)."""
         self.delivered = 0
         self.missed = 0
 
@@ -93,8 +82,7 @@ class AlarmClock:
 
     # -- life cycle -------------------------------------------------------------------------------
     async def start(self) -> None:
-        """Open the job store (creating its table). Jobs are processed by :meth:`drive` or
-        :meth:`run_due`, never by APScheduler on its own. The service guard holds the lock."""
+        """Open the job store (creating its table); jobs run only through :meth:`drive` or :meth:`run_due`."""
         self._loop = asyncio.get_running_loop()
         self._kick = asyncio.Event()
         self.passive = False
@@ -103,8 +91,7 @@ class AlarmClock:
         self._started = True
 
     async def pause(self) -> None:
-        """Stop processing jobs (another service takes the alarm clock over), ready to
-        :meth:`start` again; requests are dropped meanwhile."""
+        """Stop processing jobs (another service takes over), ready to :meth:`start` again; requests are dropped."""
         self.passive = True
         await self._shut_down()
 
@@ -154,8 +141,7 @@ class AlarmClock:
             self.requests.timers(changes)
 
     async def sync_requested(self, *, wait_for_more: bool = False) -> int:
-        """Apply what was requested; returns how many participants and timers were handled.
-        ``wait_for_more`` leaves a young, small batch of timer changes for a later call."""
+        """Apply what was requested; returns how many participants and timers were handled (see ``requests.take``)."""
         done = 0
         while (taken := self.requests.take(wait_for_more=wait_for_more)) is not None:
             for ids in Database.chunks(taken.participants, SYNC_BATCH):
@@ -180,13 +166,11 @@ class AlarmClock:
         return await self._call(self._apply_plans, plans, ids)
 
     async def reconcile(self) -> ReconcileReport:
-        """At start: every job our tables need is created (or corrected), every job they do not
-        need is removed, and each occurrence of a daily prompt that was due while the service was
-        down is delivered if still inside the grace window (else recorded missed)."""
+        """At start: make the jobs match our tables, and deliver the daily prompts due while the service was down."""
         plans, decided = await self.db.run(lambda session: (alarm_plans(session, None),
                                                             latest_decision_points(session)))
         report = ReconcileReport(**vars(await self._call(self._apply_plans, plans, None)))
-        alarms = overdue_daily_alarms(plans, self.clock.now(), timedelta(seconds=self.grace_s), decided)
+        alarms = reconcile.overdue_daily_alarms(plans, self.clock.now(), timedelta(seconds=self.grace_s), decided)
         if alarms:
             delivered = await self.db.run(
                 lambda session: deliver_alarms(self.db, session, alarms, self.clock.now(), study=self.study))
@@ -197,8 +181,7 @@ class AlarmClock:
 
     # -- on the alarm thread ----------------------------------------------------------------------
     def _process_pass(self) -> float | None:
-        """Due jobs → alarms → inbox rows, handed to the database thread in chunks while the pass goes on; the job
-        store's own updates are worked out once every chunk is in, and committed after them."""
+        """Due jobs → alarms → inbox rows, in chunks while the pass goes on; the job store's updates after them."""
         self._deliveries = []
         try:
             with self._job_batch():
@@ -217,8 +200,7 @@ class AlarmClock:
             self._flush_alarms()
 
     def _deliver_the_rest(self) -> None:
-        """Hand over the last alarms and wait until every chunk is in the inbox. The jobs' next run times are worked out
-        only then: done side by side, that work held the delivery back (the threads share one interpreter lock)."""
+        """Hand over the last alarms and wait for every chunk (next run times only then: side by side, they slow it)."""
         self._flush_alarms()
         for future in self._deliveries:
             future.result()
@@ -246,9 +228,10 @@ class AlarmClock:
             self._on_queued(delivered.queued)
 
     def _apply_plans(self, plans: dict[str, AlarmPlan], participant_ids: list[str] | None) -> SyncReport:
-        existing: dict[str, Job | None] = ({job.id: job for job in self.store.get_all_jobs()} if participant_ids is None
-                                           else self.store.jobs_by_ids(candidate_job_ids(plans, participant_ids)))
-        changes = changes_for(plans, existing, self.clock.now(), self.grace_s)
+        existing: dict[str, Job | None] = (
+            {job.id: job for job in self.store.get_all_jobs()} if participant_ids is None
+            else self.store.jobs_by_ids(reconcile.candidate_job_ids(plans, participant_ids)))
+        changes = reconcile.changes_for(plans, existing, self.clock.now(), self.grace_s)
         with self._job_batch():
             for job_id in changes.remove:
                 self.scheduler.remove_job(job_id)
@@ -264,13 +247,12 @@ class AlarmClock:
                 # deferred: no error if there is none
                 self.scheduler.remove_job(keys.timer_job(change.participant_id, change.kind))
                 if change.timer is not None:
-                    self._add(timer_job(change.participant_id, change.timer))
+                    self._add(reconcile.timer_job(change.participant_id, change.timer))
         self._wakeup()
 
     @contextlib.contextmanager
     def _job_batch(self) -> Iterator[None]:
-        """Job-store writes inside are committed together at the end (or not at all), with one
-        wakeup after instead of one per job."""
+        """Job-store writes inside commit together at the end (or not at all), with one wakeup after."""
         self.store.begin_deferred()
         self._quiet = True
         try:
@@ -283,8 +265,7 @@ class AlarmClock:
             self._quiet = False
 
     def _add(self, want: WantedJob) -> None:
-        """Add a job the way every job of ours is added: explicit grace, coalesced, one at a time,
-        never replacing (callers remove first when a job must change)."""
+        """Add a job as every job of ours is: explicit grace, coalesced, one at a time, never replacing."""
         self.scheduler.add_job(want.func, trigger=want.trigger, id=want.id, kwargs=want.kwargs,
                                misfire_grace_time=self.grace_s, coalesce=True, max_instances=1,
                                next_run_time=want.first_run, replace_existing=False)

@@ -1,8 +1,6 @@
-"""One guard for the whole service: only one ``serve`` per state directory and per database.
-
-Two would answer every message and send every prompt twice (APScheduler 3.x must never share a job store). It holds a
-lock file in the state directory (under ``serve``) and a lock on the database: a lock file next to a SQLite database
-(it may live elsewhere), or a PostgreSQL advisory lock on its own connection.
+"""One guard for the whole service: only one ``serve`` per state directory and per database (two would answer and
+prompt twice; APScheduler 3.x must never share a job store). A lock file in the state directory, and one next to a
+SQLite database or a PostgreSQL advisory lock on its own connection.
 """
 
 from __future__ import annotations
@@ -37,9 +35,8 @@ _ALONE_RUNS = (
 
 class ServiceGuard:
     def __init__(self, db: Database, engine: Engine, state_dir: Path | None, *, shared_database: bool = False) -> None:
-        """``engine``: the job store's (the PostgreSQL lock is held on one of its connections); ``state_dir``: None for
-        no lock file (tests, the admin script); ``shared_database``: one of several services (SEVERAL_SERVICES), which
-        share the lock among themselves and keep a service that runs alone out (and it them)."""
+        """``engine``: the job store's (holding the PostgreSQL lock); ``state_dir``: None for no lock file;
+        ``shared_database``: one of several services, which share the lock and keep one running alone out."""
         self.db, self.engine, self.state_dir = db, engine, state_dir
         self.shared = shared_database
         self._files: list[IO[str]] = []
@@ -96,8 +93,7 @@ class ServiceGuard:
 
 
 def service_holds(db: Database, engine: Engine) -> bool:
-    """Whether a service holds this database's lock right now (it takes what is written for its
-    lanes); looked at without keeping the lock."""
+    """Whether a service holds this database's lock right now; looked at without keeping the lock."""
     guard = ServiceGuard(db, engine, None)
     try:
         guard.hold_database()

@@ -45,8 +45,7 @@ def _emit(alarm: Alarm) -> None:
     sink(alarm)
 
 
-# ``scheduled_for`` and ``missed`` are filled in by our executor at run time (they default only so
-# that APScheduler accepts the job's stored arguments when it is added).
+# ``scheduled_for`` and ``missed`` come from our executor (defaults only so APScheduler accepts the stored arguments).
 def daily_prompt_due(
     participant_id: str, schedule_id: str, *, scheduled_for: datetime | None = None, missed: bool = False
 ) -> None:
@@ -61,8 +60,7 @@ def timer_due(
     _emit(Alarm(TIMER, participant_id, str(timer_id), scheduled_for, missed))
 
 
-# APScheduler checks a job's arguments against its function's signature each time a job is made,
-# and working the signature out was 40 % of arming a timer's job (10,000 of them after a burst of
-# prompts): each function carries its own, worked out once.
+# APScheduler checks a job's arguments against its function's signature each time a job is made; working it out was
+# 40 % of arming a timer's job: each function carries its own, worked out once.
 for _job_function in (daily_prompt_due, timer_due):
     _job_function.__signature__ = inspect.signature(_job_function)  # type: ignore[union-attr]

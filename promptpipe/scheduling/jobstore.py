@@ -1,8 +1,6 @@
-"""APScheduler's job store on our database, with its own engine and deferred writes.
-
-:class:`DeferredWriteJobStore` queues its writes during a processing pass and commits them together after the alarms
-are in our inbox: one transaction, not one per job (a 10,000-job burst cost seconds), and a crash before it makes the
-jobs fire again, which our keys turn into no-ops.
+"""APScheduler's job store on our database, with its own engine and deferred writes: queued during a pass and committed
+together after the alarms are in our inbox (one transaction, not one per job; a crash before it makes the jobs fire
+again, which our keys turn into no-ops).
 """
 
 from __future__ import annotations
@@ -28,17 +26,15 @@ __all__ = ["DeferredWriteJobStore", "armed_job_ids", "job_engine"]
 
 
 def job_engine(db: Database) -> Engine:
-    """The job store's own engine on the same database; its calls run on the alarm thread. (Sharing the service's
-    SQLite connection was slower in the 10,000-prompt burst, 67.6 s against 59.2 s: the alarm thread's batches held the
-    one connection the turns need.)"""
+    """The job store's own engine on the same database (sharing the service's SQLite connection was slower in the
+    10,000-prompt burst, 67.6 s against 59.2 s: the alarm thread's batches held the one connection the turns need)."""
     if db.is_sqlite:
         return create_sqlite_engine(db.url, own_transactions=False)
     return create_engine(sync_url(db.url), pool_size=2, max_overflow=1, pool_pre_ping=True, hide_parameters=True)
 
 
 def armed_job_ids(session: Session, job_ids: Iterable[str]) -> set[str]:
-    """Which of these alarms are in the job store (empty if the service never ran): what the admin
-    script shows as ``armed``."""
+    """Which of these alarms are in the job store (empty if the service never ran): the admin script's ``armed``."""
     ids = list(job_ids)
     if not ids:
         return set()
@@ -77,8 +73,7 @@ class DeferredWriteJobStore(SQLAlchemyJobStore):  # type: ignore[misc]  # APSche
         if not queued:
             return 0
         with self.engine.begin() as conn:
-            # One executemany per kind of write (a statement run per job cost the burst's alarm
-            # thread seconds): each job's writes come down to what they leave behind first.
+            # One executemany per kind of write (a statement per job cost seconds), each job's writes netted first.
             for op, rows in _net_writes(queued).items():
                 if rows:
                     self._statements[op].many(conn, rows)
@@ -101,8 +96,7 @@ class DeferredWriteJobStore(SQLAlchemyJobStore):  # type: ignore[misc]  # APSche
             self._queued.append((op, job.id, datetime_to_utc_timestamp(job.next_run_time), state))
 
     def move_job(self, job: Job, next_run: datetime) -> None:
-        """Store ``job`` with its next run time moved (APScheduler's ``Job.modify`` would look the
-        job up in the store again and wake the scheduler, for a job the pass just read)."""
+        """Store ``job`` with its next run time moved (``Job.modify`` would look it up again and wake the scheduler)."""
         state = job.__getstate__()  # the pickling protocol: the job's whole state, as the store keeps it
         state["next_run_time"] = next_run
         job.__setstate__(state)
@@ -138,9 +132,8 @@ Write = tuple[str, str, float | None, bytes | None]
 
 
 def _net_writes(queued: list[Write]) -> dict[str, list[dict[str, object]]]:
-    """The writes that leave the table as the queued ones would, in order, grouped by kind and run removes first, then
-    adds, then updates (no two rows of one kind share a job id). A timer re-armed is a remove and an add of its job: run
-    in turn, 10,000 of them were 20,000 statements of one row each."""
+    """The writes that leave the table as the queued ones would, grouped by kind: removes, then adds, then updates (no
+    two rows of one kind share a job id); 10,000 timers re-armed were 20,000 one-row statements run in turn."""
     by_job: dict[str, list[Write]] = {}
     for write in queued:
         by_job.setdefault(write[1], []).append(write)

@@ -1,7 +1,5 @@
-"""What the job store should hold, from our tables: the decisions, apart from doing them.
-
-One job per active schedule of an active or paused participant (``daily:{participant}:{schedule}``) and one per
-pending timer (``{kind}:{participant}``); these functions list what to add, replace and remove, and which daily prompts
+"""What the job store should hold, from our tables (the decisions, apart from doing them): one job per active schedule
+of an active or paused participant and one per pending timer; what to add, replace and remove, and which daily prompts
 came due while the service was down.
 """
 
@@ -63,9 +61,8 @@ class JobChanges:
 
 
 def wanted_jobs(plan: AlarmPlan, now: datetime) -> list[WantedJob]:
-    """The jobs one participant should have: none once withdrawn, and once completed only the exit questionnaires'
-    timer; while paused, the daily alarms (each prompt time is still a decision point, recorded as unavailable) and the
-    timers a pause leaves running (the end of the study, the questionnaires' plan)."""
+    """The jobs one participant should have: none once withdrawn, once completed only the exit questionnaires' timer;
+    while paused, the daily alarms (still decision points, recorded unavailable) and the timers a pause leaves on."""
     if plan.status not in ALARMED:
         return [timer_job(plan.participant_id, timer) for timer in plan.timers
                 if plan.status == Status.COMPLETED and timer.kind in RUNS_AFTER_COMPLETION]
@@ -130,9 +127,8 @@ MAX_CATCH_UP = 62
 
 def overdue_daily_alarms(plans: dict[str, AlarmPlan], now: datetime, grace: timedelta,
                          decided: Mapping[str, datetime] | None = None) -> list[Alarm]:
-    """Every occurrence of each active schedule since its latest recorded decision point (``decided``, by schedule; none
-    recorded: the latest occurrence only), at most :data:`MAX_CATCH_UP` of them: delivery skips those already in the
-    inbox, and records as missed those later than the grace window, so each day of a long outage has its row."""
+    """Every occurrence of each active schedule since its latest decision point (``decided``; none: the latest only), at
+    most :data:`MAX_CATCH_UP`: delivery skips those in the inbox and records the later ones missed, a row a day."""
     alarms: list[Alarm] = []
     for plan in plans.values():
         if plan.status not in ALARMED:

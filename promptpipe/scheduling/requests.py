@@ -1,8 +1,6 @@
-"""Requests to bring alarms in line, batched: a turn or an admin change asks, the alarm loop does.
-
-A participant's full re-sync (schedule, status or zone changed) is asked by id; most turns hand over just the changed
-timers, applied together after up to :data:`TIMER_BATCH_DELAY_S` (a timer is due minutes or hours later, and many small
-job-store commits slowed every turn of a prompt burst)."""
+"""Requests to bring alarms in line, batched: a turn or an admin change asks, the alarm loop does. Most turns hand over
+just the changed timers, applied together after up to :data:`TIMER_BATCH_DELAY_S` (a timer is due minutes or hours
+later, and many small job-store commits slowed every turn of a prompt burst)."""
 
 from __future__ import annotations
 
@@ -41,8 +39,7 @@ class ChangeRequests:
         self._wake()
 
     def timers(self, changes: list[TimerChange]) -> None:
-        """Arm or disarm these timers soon; changes are applied in the order given. The loop is
-        woken on the first change (so it sleeps at most the batching delay) and on a full batch."""
+        """Arm or disarm these timers soon, in order; the loop is woken on the first change and on a full batch."""
         if first := not self._timer_changes:
             self._since = self._monotonic()
         self._timer_changes.extend(changes)
@@ -56,8 +53,7 @@ class ChangeRequests:
         return max(0.0, self._since + TIMER_BATCH_DELAY_S - self._monotonic())
 
     def take(self, *, wait_for_more: bool = False) -> Taken | None:
-        """What to apply now (None: nothing, or only a young, small batch of timer changes that
-        ``wait_for_more`` leaves for later)."""
+        """What to apply now (None: nothing, or only a young, small batch ``wait_for_more`` leaves for later)."""
         hold = wait_for_more and len(self._timer_changes) < TIMER_BATCH and bool(self.wait_s())
         if not self or (hold and not self._participants):
             return None

@@ -1,13 +1,9 @@
-"""The APScheduler trigger of a daily prompt: our own, so the daylight-saving policy and the
-daily draw of a random window are the ones in :mod:`promptpipe.domain.localtime` (APScheduler's
-``CronTrigger`` fires a nonexistent spring-forward time late and a repeated autumn time twice).
+"""The APScheduler trigger of a daily prompt: our own, so the daylight-saving policy and a window's daily draw are
+:mod:`promptpipe.domain.localtime`'s (``CronTrigger`` fires a skipped spring time late, a repeated autumn one twice).
 
-Its pickled state holds only plain values, versioned, so a refactor cannot silently break the
-stored jobs (and if one ever fails to load, the reconciler re-creates it from our tables).
-
-An alarm pass loads, asks and stores every due job's trigger; in a burst most of them share a few
-specs, zones and instants, so the next fire time and the state both ways are remembered
-(they were a third of a 10,000-job pass, issue 26).
+Its pickled state holds only plain values, versioned, so a refactor cannot silently break the stored jobs. In a burst
+most triggers share a few specs, zones and instants, so the next fire time and the state are remembered (they were a
+third of a 10,000-job pass, issue 26).
 """
 
 from __future__ import annotations

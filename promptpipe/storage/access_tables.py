@@ -1,5 +1,4 @@
-"""Who may use the HTTP API and the dashboard, and what they did: API tokens (stored only as a
-hash) and the audit log of every write made through them."""
+"""Who may use the HTTP API and the dashboard (tokens, stored only as a hash), and the audit log of their writes."""
 
 from __future__ import annotations
 
@@ -15,8 +14,7 @@ __all__ = ["ApiToken", "AuditEntry"]
 
 
 class ApiToken(SQLModel, table=True):
-    """A bearer token: its name, its role and the SHA-256 of its secret (the secret itself is
-    shown once, when it is created, and never stored)."""
+    """A bearer token: its name, its role and the SHA-256 of its secret (shown once when created, never stored)."""
 
     __tablename__ = "api_token"
 
@@ -36,8 +34,7 @@ class ApiToken(SQLModel, table=True):
 
 
 class AuditEntry(SQLModel, table=True):
-    """One write made through the API or the dashboard: who (the token's name), what, to whom.
-    ``detail`` never holds a participant's words or phone number."""
+    """One write made through the API or the dashboard (never a participant's words or phone in ``detail``)."""
 
     __tablename__ = "audit_log"
     __table_args__ = (Index("ix_audit_log_participant", "participant_id", "id"),)
@@ -46,8 +43,7 @@ class AuditEntry(SQLModel, table=True):
     actor: str
     role: str
     action: str
-    """enroll | update | pause | resume | withdraw | erase | send | broadcast | prompt_now |
-    resolve_flag | token_create | token_revoke | sign_in …"""
+    """enroll | update | pause | resume | withdraw | erase | send | broadcast | prompt_now | resolve_flag | sign_in …"""
     participant_id: str | None = None
     detail: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSONType, nullable=False))
     via: str = "api"

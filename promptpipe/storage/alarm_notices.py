@@ -1,5 +1,4 @@
-"""The notice a commit sends, in its own transaction, when it changed a participant's schedules
-or timers and another service may run the alarm clock (see promptpipe.scheduling.alarm_notices)."""
+"""What a commit that changed schedules or timers tells another service's alarm clock (scheduling.alarm_notices)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""What a transaction asks to happen once it has ended, and the process's
-:class:`~promptpipe.storage.consent_board.ConsentBoard` that consent changes tell.
-
-Hooks from :func:`after_commit` / :func:`after_rollback` run on the database thread right after the COMMIT (before any
-caller hears back) or the rollback; one that raises is logged and skipped: the transaction's outcome stands.
+"""What a transaction asks to happen once it has ended, and the process's :class:`.consent_board.ConsentBoard`. Hooks
+run on the database thread right after the COMMIT (before any caller hears back) or the rollback; one that raises is
+logged and skipped: the transaction's outcome stands.
 """
 
 from __future__ import annotations
@@ -43,8 +41,7 @@ def consent_board(session: Session) -> ConsentBoard | None:
 
 
 def note_queued(session: Session, participant_id: str, keys: list[str]) -> None:
-    """Outbox rows this transaction queued for the participant (it wrote them knowing their consent
-    as this transaction leaves it: a hold written in it does not cancel them)."""
+    """Outbox rows this transaction queued for the participant (knowing their consent: its own hold spares them)."""
     if keys:
         session.info.setdefault(_QUEUED, {}).setdefault(participant_id, set()).update(keys)
 
@@ -54,8 +51,7 @@ def queued_in(session: Session, participant_id: str) -> frozenset[str]:
 
 
 class Ending:
-    """The functions one or more sessions registered, run once their transaction has ended (as a context manager: when
-    its block ends, as committed unless the block raised)."""
+    """What sessions registered, run once their transaction has ended (a context manager: committed unless raised)."""
 
     def __init__(self) -> None:
         self._committed: list[Callable[[], None]] = []

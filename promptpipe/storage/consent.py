@@ -1,6 +1,5 @@
-"""The consent ledger: one row per consent event (enrolled, opted out or in, paused or resumed by a researcher,
-withdrawn, erased), with who caused it and the words that did, written in the change's own transaction so the ledger and
-the participant's status never disagree.
+"""The consent ledger: one row per consent event, with who caused it and the words that did, written in the change's
+own transaction so the ledger and the participant's status never disagree.
 """
 
 from __future__ import annotations
@@ -22,8 +21,7 @@ _INSERT = insert(_CONSENT)
 
 
 def record_consent(session: Session, participant_id: str, records: list[ConsentRecord], now: datetime) -> None:
-    """Write the ledger rows of a change, in its transaction, and tell the process's consent
-    board: a hold refuses what was claimed before it from now on, its lifting once committed."""
+    """Write a change's ledger rows and tell the consent board: a hold refuses claimed rows now, a lifting at commit."""
     if not records:
         return
     session.connection().execute(_INSERT, [

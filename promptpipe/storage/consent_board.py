@@ -1,8 +1,7 @@
-"""Consent at the moment of sending: the holds this process's commits made since a row was claimed (it may wait for
-the pace). :func:`promptpipe.storage.consent.record_consent` tells the board: a hold counts once written (taken back on
-rollback), a lifting only once committed. A claim carries the board's sequence number, so a later hold refuses the row
-at its send, unless the hold's own commit queued it (the STOP's confirmation). Other processes' holds are not here: the
-outbox checks a row that waited against the database again.
+"""Consent at the moment of sending: the holds this process's commits made since a row was claimed. A hold counts once
+written (taken back on rollback), a lifting once committed. A claim carries the board's sequence number, so a later hold
+refuses the row at its send unless the hold's own commit queued it (the STOP's confirmation). Other processes' holds
+are not here: the outbox checks a row that waited against the database again.
 """
 
 from __future__ import annotations
@@ -28,13 +27,11 @@ class _Hold:
 
 
 KEPT_FOR_S = 3600.0
-"""How long a hold is kept. A claimed row goes within seconds, and one that waited for the pace is checked against the
-database before it goes, so an hour is ample; the board stays small however many people send STOP over a study."""
+"""How long a hold is kept: a claimed row goes within seconds (one that waited is checked against the database)."""
 
 
 class ConsentBoard:
-    """The holds written through this process since each claim; one per database (thread-safe:
-    holds are written on the database threads, sends check on the event loop)."""
+    """The holds written through this process; one per database (thread-safe: sends check on the event loop)."""
 
     def __init__(self, monotonic: Callable[[], float] = time.monotonic) -> None:
         self._lock = threading.Lock()

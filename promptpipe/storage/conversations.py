@@ -1,8 +1,6 @@
-"""The one write path for a participant's state (conversation, status, time zone) and the transitions, consent,
-schedules and timers it carries.
-
-Every write bumps the conversation version, so a turn that read the state before another change (a researcher's pause,
-another node) fails its commit with :class:`VersionConflict` and runs again instead of writing its stale copy back.
+"""The one write path for a participant's state and the transitions, consent, schedules and timers it carries. Every
+write bumps the conversation version, so a turn that read the state before another change (a researcher's pause, another
+node) fails its commit with :class:`VersionConflict` and runs again instead of writing its stale copy back.
 """
 
 from __future__ import annotations
@@ -53,9 +51,8 @@ _TURN_STATE = (
     .where(_PARTICIPANT.c.id == bindparam("pid"))
     .order_by(_SCHEDULE.c.created_at, _SCHEDULE.c.id, _TIMER.c.id)
 )
-"""The participant, their conversation, active schedules and pending timers in one read: a row
-per (schedule, timer) pair, or one row with empty schedule and timer columns. A turn reads it
-every time; a handful of schedules and timers at most, so the pairs stay few."""
+"""The participant, their conversation, active schedules and pending timers in one read every turn: a row per
+(schedule, timer) pair (a handful at most), or one row with empty schedule and timer columns."""
 _TURN_STATE_ONLY = Prepared(_TURN_STATE)
 _PARTICIPANT_WIDTH, _SCHEDULE_WIDTH = len(_STATE_COLUMNS), len(SCHEDULE_ENTRY_COLUMNS)
 _TIMER_END = _PARTICIPANT_WIDTH + _SCHEDULE_WIDTH + len(_TIMER_COLUMNS)
@@ -63,8 +60,7 @@ _TURN_STATE_AND_POLLS = Prepared(
     _TURN_STATE.add_columns(*NEWEST_POLLS_ROW.c)
     .outerjoin(NEWEST_POLLS_ROW, true())
 )
-"""The same, with the newest daily prompt's polls (one row at most, joined to every row): what a
-short message may answer, read in the same statement instead of one more."""
+"""The same, with the newest prompt's polls joined to every row: what a short message may answer, in one statement."""
 
 
 _SAVE_CONVERSATION = Prepared(
@@ -88,8 +84,7 @@ def load_turn_state(session: Session, participant_id: str) -> TurnState:
 
 def read_turn_state(session: Session, participant_id: str, *,
                     with_polls: bool) -> tuple[TurnState, tuple[Any, ...] | None]:
-    """The turn's state and, ``with_polls``, the row of :data:`~promptpipe.storage.deliveries.NEWEST_POLLS_ROW`
-    read with it (for :func:`~promptpipe.storage.deliveries.newest_polls_of`)."""
+    """The turn's state and, ``with_polls``, the row of :data:`.deliveries.NEWEST_POLLS_ROW` read with it."""
     statement = _TURN_STATE_AND_POLLS if with_polls else _TURN_STATE_ONLY
     rows = statement.rows(session.connection(), {"pid": participant_id})
     if not rows:
@@ -121,8 +116,7 @@ def read_turn_state(session: Session, participant_id: str, *,
 
 
 def save_turn_state(session: Session, state: TurnState, now: datetime) -> None:
-    """Write the working copy back if nobody else changed it meanwhile (else VersionConflict).
-    The participant row gets only what this turn changed."""
+    """Write the working copy back unless someone changed it meanwhile (VersionConflict), and what the turn changed."""
     changed_rows = _SAVE_CONVERSATION.changed(session.connection(), {
         "pid": state.participant.id, "read_version": state.version, "new_sub_state": state.sub_state,
         "new_profile": state.profile.to_json(), "new_tone": state.tone, "new_summary": state.summary,

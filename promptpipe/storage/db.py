@@ -1,9 +1,8 @@
 """The database, SQLite (WAL, default) or PostgreSQL (by URL): :meth:`Database.run` runs each transaction on a thread.
 
 Not the async ORM: it measured ~2 ms per small transaction against ~0.15 ms (benchmarks/README.md). SQLite has one
-connection on one thread, so transactions queue instead of fighting over the file lock, and each begins ``BEGIN
-IMMEDIATE`` so a read-then-write is atomic against other processes too. A burst runs up to 32 waiting transactions in
-one SQLite transaction, a savepoint each: one that fails is rolled back alone; callers hear back once all are committed.
+connection on one thread, so transactions queue instead of fighting over the file lock; a burst runs up to 32 waiting
+transactions in one SQLite transaction, a savepoint each, so one that fails is rolled back alone.
 """
 
 from __future__ import annotations
@@ -26,24 +25,13 @@ from sqlmodel import SQLModel
 
 from promptpipe.domain.text import mask_credentials
 from promptpipe.errors import ConfigError
-from promptpipe.storage import access_tables, models, prompt_tables, queue_tables  # noqa: F401  (registers the tables)
+from promptpipe.storage import access_tables, models, prompt_tables, queue_tables, schema  # noqa: F401  (tables)
 from promptpipe.storage.commit_hooks import Ending, join_board
 from promptpipe.storage.consent_board import ConsentBoard
 from promptpipe.storage.db_errors import first_line, our_error
 from promptpipe.storage.files import create_private_file
 from promptpipe.storage.models import table_of
 from promptpipe.storage.prepared import Prepared
-from promptpipe.storage.schema import (
-    SCHEMA_LOCK_KEY,
-    SchemaAhead,
-    SchemaBehind,
-    SchemaState,
-    UpgradeDone,
-    prepare,
-    read_state,
-    refuse_unless_current,
-)
-from promptpipe.storage.schema import upgrade as upgrade_schema
 from promptpipe.storage.sqlite_engine import create_sqlite_engine, query_only
 from promptpipe.storage.urls import sqlite_file, sync_url
 from promptpipe.storage.work_queue import Outcome, WorkQueue
@@ -59,8 +47,7 @@ class Database:
     """Owns the engine and the database thread(s)."""
 
     def __init__(self, url: str, *, echo: bool = False, readers: int = 0) -> None:
-        """``readers``: a read-only database with that many threads and connections (the HTTP
-        API's and dashboard's reads), which never waits for the service's writes on SQLite."""
+        """``readers``: read-only, with that many threads (the API's reads; on SQLite never waiting for writes)."""
         self.url = url
         self.dialect = url.split("://", 1)[0].split("+", 1)[0]
         self.read_only = readers > 0
@@ -88,7 +75,7 @@ class Database:
             functools.partial(_together_on_one_connection, self.engine, self.consent_board)
             if self._sqlite_writer else None))
         self._insert_ignore: dict[tuple[str, tuple[str, ...], tuple[str, ...] | None], Prepared] = {}
-        self.upgraded: UpgradeDone | None = None
+        self.upgraded: schema.UpgradeDone | None = None
         """Set when :meth:`connect` upgraded the database (what, and the copy it took)."""
 
     @property
@@ -101,9 +88,8 @@ class Database:
         return self.dialect == "sqlite"
 
     async def run(self, fn: Callable[[Session], T], *, urgent: bool = False) -> T:
-        """Run ``fn(session)`` in one transaction on the database thread: commit on success,
-        roll back on error. The transaction completes even if the caller is cancelled once it
-        has started. ``urgent``: ahead of the normal work waiting (see :mod:`.work_queue`)."""
+        """Run ``fn(session)`` in one transaction on the database thread, which completes even if the caller is
+        cancelled once it has started. ``urgent``: ahead of the normal work waiting (see :mod:`.work_queue`)."""
         return await asyncio.wrap_future(self.submit(fn, urgent=urgent))
 
     def submit(self, fn: Callable[[Session], T], *, urgent: bool = False) -> Future[T]:
@@ -126,17 +112,15 @@ class Database:
         except (SQLAlchemyError, UnicodeError) as exc:
             raise our_error(exc) from None
 
-    async def connect(self, *, upgrade: bool = False) -> SchemaState:
-        """Open the database: an empty one gets the current schema; one made by an older release is
-        upgraded when ``upgrade`` (else :class:`SchemaBehind`, naming the command); one a newer
-        release upgraded is refused. Fails with one clear line if the URL is unusable."""
+    async def connect(self, *, upgrade: bool = False) -> schema.SchemaState:
+        """Open the database as :mod:`.schema` says (``upgrade``: upgrade an older one); one clear line if unusable."""
         return await asyncio.get_running_loop().run_in_executor(self._executor, self._prepare_schema, upgrade)
 
     @property
     def sqlite_path(self) -> Path | None:
         return sqlite_file(self.url)
 
-    def _prepare_schema(self, upgrade: bool) -> SchemaState:
+    def _prepare_schema(self, upgrade: bool) -> schema.SchemaState:
         try:
             path = self.sqlite_path
             if path is not None and not self.read_only:
@@ -144,24 +128,24 @@ class Database:
                 create_private_file(path)  # SQLite gives its -wal and -shm files the same mode
             if self.read_only:
                 with self.engine.connect() as conn:
-                    state = read_state(conn)
-                refuse_unless_current(state)
+                    state = schema.read_state(conn)
+                schema.refuse_unless_current(state)
                 return state
             with self.engine.begin() as conn:
                 if not self.is_sqlite:  # concurrent first starts: one creator, the others wait
-                    conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": SCHEMA_LOCK_KEY})
-                state = read_state(conn)
+                    conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": schema.SCHEMA_LOCK_KEY})
+                state = schema.read_state(conn)
                 if not (upgrade and state.behind):
-                    return prepare(conn)
-        except (SchemaBehind, SchemaAhead):
+                    return schema.prepare(conn)
+        except (schema.SchemaBehind, schema.SchemaAhead):
             raise
         except (SQLAlchemyError, OSError) as exc:
             raise ConfigError(
                 f"DATABASE_URL: cannot open the database ({mask_credentials(first_line(exc))}); check the URL, "
                 "that the server is running and that the user may create tables."
             ) from None
-        self.upgraded = done = upgrade_schema(self.url)
-        return SchemaState(done.after, done.after, empty=False, known=True)
+        self.upgraded = done = schema.upgrade(self.url)
+        return schema.SchemaState(done.after, done.after, empty=False, known=True)
 
     async def checkpoint(self) -> str:
         """SQLite: move the write-ahead log into the database file and empty it, so overwritten texts do not stay
@@ -186,9 +170,8 @@ class Database:
 
     def insert_ignore(self, model: type[SQLModel], conflict_on: tuple[str, ...],
                       returning: tuple[str, ...] | None = None) -> Prepared:
-        """``INSERT … ON CONFLICT DO NOTHING RETURNING …`` (the primary key unless ``returning``
-        names columns; ``()`` for none), built once. Run it with a list of rows (``many``, in any
-        order): a row whose key exists is skipped and returns nothing."""
+        """``INSERT … ON CONFLICT DO NOTHING RETURNING`` the primary key (or ``returning``; ``()``: none), built once.
+        Run with ``many`` (in any order): a row whose key exists is skipped and returns nothing."""
         key = (model.__name__, conflict_on, returning)
         if key not in self._insert_ignore:
             insert = pg_insert if self.dialect == "postgresql" else sqlite_insert
@@ -207,9 +190,8 @@ class Database:
 
 
 class _JoinedSession(Session):
-    """A session inside a transaction its caller began on ``connection``: asked for its
-    connection, it hands that one over without setting up transaction state of its own; the ORM
-    (an ``add``, a ``get``) still works, joined to the same transaction."""
+    """A session in a transaction its caller began on ``connection``: it hands that connection over without
+    transaction state of its own; the ORM (an ``add``, a ``get``) still works, joined to the same transaction."""
 
     def __init__(self, connection: Connection, join_transaction_mode: JoinTransactionMode = "conditional_savepoint",
                  ) -> None:
@@ -223,10 +205,8 @@ class _JoinedSession(Session):
 
 
 def _on_one_connection(engine: Engine, fn: Callable[[Session], T], board: ConsentBoard | None = None) -> T:
-    """A writer's transaction: ``fn`` in one transaction begun on a connection of the pool, with a
-    session joined to it. The session's own begin, connection look-up and commit cost twice the
-    transaction itself on SQLite (~50 µs of ~120), on the one thread every turn's transactions
-    queue for, and a fifth of a PostgreSQL database thread's time in a burst of turns."""
+    """A writer's transaction, with a session joined to it: the session's own begin and commit cost twice the
+    transaction itself on SQLite (~50 µs of ~120), and a fifth of a PostgreSQL database thread's time in a burst."""
     with Ending() as ending, _writer_transaction(engine) as connection:
         session = join_board(_JoinedSession(connection), board)
         try:
@@ -240,9 +220,8 @@ def _on_one_connection(engine: Engine, fn: Callable[[Session], T], board: Consen
 
 def _together_on_one_connection(engine: Engine, board: ConsentBoard | None,
                                 fns: Sequence[Callable[[Session], Any]]) -> list[Outcome]:
-    """SQLite's writer: run ``fns`` in one transaction, each in a savepoint of its own (one alone:
-    no savepoint). A function that raises is rolled back to its savepoint and gets its error; the
-    others still commit. If the transaction itself fails, every one of them gets that error."""
+    """SQLite's writer: ``fns`` in one transaction, each in a savepoint (one alone: none). One that raises is rolled
+    back to its savepoint and gets its error; if the transaction itself fails, every one of them gets that error."""
     if len(fns) == 1:
         try:
             return [Outcome(_on_one_connection(engine, fns[0], board))]
@@ -257,9 +236,8 @@ def _together_on_one_connection(engine: Engine, board: ConsentBoard | None,
 
 @contextmanager
 def _writer_transaction(engine: Engine) -> Iterator[Connection]:
-    """A transaction on a connection of the pool (SQLite: ``BEGIN IMMEDIATE``), committed when the
-    block ends. Whatever fails, the block or the commit itself (a reference SQLite checks only
-    then), the connection goes back to the pool with no transaction open."""
+    """A transaction (SQLite: ``BEGIN IMMEDIATE``) committed when the block ends; whatever fails, the block or the
+    commit itself (a reference SQLite checks only then), the connection goes back with no transaction open."""
     with engine.connect() as connection:
         transaction = connection.begin()
         try:
@@ -276,8 +254,7 @@ def _writer_transaction(engine: Engine) -> Iterator[Connection]:
 
 def _in_savepoint(connection: Connection, fn: Callable[[Session], Any], board: ConsentBoard | None,
                   ending: Ending) -> Outcome:
-    """``fn`` in a savepoint of the run's transaction; what it registered to hear once the
-    transaction ends goes to ``ending``, or is told at once that it rolled back."""
+    """``fn`` in a savepoint; its end-of-transaction listeners go to ``ending``, or hear at once it rolled back."""
     savepoint = connection.begin_nested()
     # Joined to the savepoint: a flush that fails rolls back to it, not the whole run.
     session = join_board(_JoinedSession(connection, join_transaction_mode="rollback_only"), board)

@@ -1,5 +1,4 @@
-"""A database error as our callers get it: the driver's first line only (later lines can carry
-row values), credentials masked."""
+"""A database error as our callers get it: the driver's first line only, credentials masked."""
 
 from __future__ import annotations
 
@@ -12,8 +11,7 @@ __all__ = ["first_line", "our_error", "storage_error"]
 
 
 def our_error(exc: Exception) -> Exception:
-    """The error a caller gets for a failed transaction: a database error as :func:`storage_error`
-    makes it; any other error is the caller's own and stays as it is."""
+    """The error a caller gets for a failed transaction: a database error as :func:`storage_error` makes it."""
     if isinstance(exc, SQLAlchemyError):
         return storage_error(exc)
     if isinstance(exc, UnicodeError):  # a lone surrogate the drivers cannot encode
@@ -27,9 +25,8 @@ def first_line(exc: BaseException) -> str:
 
 
 def storage_error(exc: SQLAlchemyError) -> StorageError:
-    """Our error for a database error: the first line of the driver's message only (later lines
-    can quote row values: PostgreSQL's "Failing row contains (…)", a duplicate key's value, i.e. a
-    participant's text), credentials masked; a unique-key violation as :class:`DuplicateKey`."""
+    """Our error for a database error: the driver's first line only (later ones can quote a participant's text, as
+    PostgreSQL's "Failing row contains (…)"), credentials masked; a unique-key violation as :class:`DuplicateKey`."""
     message = f"database error: {mask_credentials(first_line(exc))}"
     if isinstance(exc, IntegrityError) and _is_unique_violation(exc.orig):
         return DuplicateKey(message, constraint=_constraint_name(exc.orig))

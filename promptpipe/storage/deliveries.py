@@ -24,8 +24,7 @@ def record_delivery(
     session: Session, *, participant_id: str, inbox_id: int, schedule_id: str | None, local_date: str,
     prompt_text: str, prompt_message_id: int | None, poll_message_id: int | None, now: datetime,
 ) -> None:
-    """The delivery row of a daily prompt, written in the commit of the prompt event (which runs
-    once: a repeat of the event finds its inbox row done)."""
+    """The delivery row of a daily prompt, written in the commit of the prompt event (which runs once)."""
     _INSERT_DELIVERY.rows(session.connection(), {
         "participant_id": participant_id, "inbox_id": inbox_id, "schedule_id": schedule_id, "local_date": local_date,
         "prompt_text": prompt_text, "prompt_message_id": prompt_message_id, "poll_message_id": poll_message_id,
@@ -39,8 +38,7 @@ _DELIVERY_FACTS = Prepared(select(_DELIVERY.c.local_date, _DELIVERY.c.vote)
 
 
 def recount(session: Session, participant_id: str) -> dict[str, int | str | None]:
-    """The participant's counters, recomputed from the delivery rows (every prompt and vote
-    recounts: the statement is built once)."""
+    """The participant's counters, recomputed from the delivery rows (every prompt and vote recounts)."""
     rows = _DELIVERY_FACTS.rows(session.connection(), {"pid": participant_id})
     return counters([DeliveryFact(local_date=day, vote=vote) for day, vote in rows])
 
@@ -132,8 +130,7 @@ class NewestPolls:
     """Our newest transcript message that was not a prompt, poll or reminder (0: none)."""
 
     def vote_targets(self) -> dict[int, VoteTarget | None]:
-        """What :func:`vote_targets` would find for these polls, known without asking: the daily
-        poll is this delivery's, the intensity poll belongs to no delivery."""
+        """What :func:`vote_targets` would find for these polls, known without asking (the intensity poll: none)."""
         known: dict[int, VoteTarget | None] = {}
         if self.intensity is not None:
             known[self.intensity.id] = None
@@ -168,22 +165,19 @@ _NEWEST_POLLS = (select(_DELIVERY.c.id, _DELIVERY.c.local_date, _DELIVERY.c.sent
                  .where(_DELIVERY.c.participant_id == bindparam("pid"))
                  .order_by(_DELIVERY.c.id.desc()).limit(1))
 NEWEST_POLLS_ROW = _NEWEST_POLLS.subquery("newest")
-"""The same read as a derived table (its ``pid`` parameter included), for a statement that reads
-it together with other things: the turn's state (one statement fewer on every short message)."""
+"""The same read as a derived table (``pid`` included), read with the turn's state: a statement fewer per message."""
 
 
 def newest_polls(session: Session, participant_id: str, intensity_poll_id: int | None) -> NewestPolls | None:
-    """The newest delivery's polls (None: no prompt was ever sent). ``intensity_poll_id`` is the
-    newest intensity poll the profile knows; it counts only if it went out with that prompt.
-    One statement, built once: it runs on every short message a participant writes."""
+    """The newest delivery's polls (None: no prompt was ever sent). ``intensity_poll_id``, the newest intensity poll
+    the profile knows, counts only if it went out with that prompt."""
     row = session.connection().execute(_NEWEST_POLLS, {"pid": participant_id}).first()
     return newest_polls_of(session, tuple(row) if row is not None else None, intensity_poll_id)
 
 
 def newest_polls_of(session: Session, row: tuple[Any, ...] | None,
                     intensity_poll_id: int | None) -> NewestPolls | None:
-    """:func:`newest_polls` from a row of :data:`NEWEST_POLLS_ROW` already read (None, or a row
-    of NULLs: no prompt was ever sent)."""
+    """:func:`newest_polls` from a row of :data:`NEWEST_POLLS_ROW` already read (None or NULLs: no prompt sent)."""
     if row is None or row[0] is None:
         return None
     (delivery_id, local_date, sent_at, vote, poll_id, prompt_wa_id, poll_row_id, poll_wa_id, poll_payload,
@@ -238,8 +232,7 @@ def messages_by_wa_id(session: Session, participant_id: str, wa_ids: list[str]) 
 
 def prompt_wa_ids(session: Session, participant_id: str,
                   local_date: str | None = None) -> tuple[str | None, str | None] | None:
-    """WhatsApp ids of the prompt and its poll: the newest delivery of that local day (of any day
-    when None); None when there is no such delivery."""
+    """WhatsApp ids of the prompt and its poll of the newest delivery that day (any day: None); None without one."""
     query = select(_DELIVERY.c.prompt_message_id, _DELIVERY.c.poll_message_id).where(
         _DELIVERY.c.participant_id == participant_id)
     if local_date is not None:

@@ -1,5 +1,4 @@
-"""Erasing one participant's personal data, table by table, in the caller's transaction (see
-:mod:`promptpipe.research.erasure` for what stays and why)."""
+"""Erasing one participant's personal data, table by table (what stays and why: :mod:`promptpipe.research.erasure`)."""
 
 from __future__ import annotations
 
@@ -45,12 +44,10 @@ ERASED_INPUT = "closed: the participant's data was erased"
 ERASED_OUTPUT = "cancelled: the participant's data was erased"
 
 KEPT_AUDIT_KEYS = ("changed", "fields", "status", "timezone", "inbox_id", "chars", "arm", "flag_id")
-"""What stays of an audit entry's detail about an erased participant: what kind of change it was,
-never the free text a researcher typed (a pause reason may name them)."""
+"""What stays of an audit entry's detail: the kind of change, never a researcher's free text (it may name them)."""
 
 KEPT_PAYLOAD_KEYS = ("purpose", "handled_as", "options", "selected", "known_poll", "manual")
-"""What stays of a message's payload: which poll it was, our own poll options and the option
-chosen (``Done`` / ``Not this time``), how a vote was handled; never free text."""
+"""What stays of a message's payload: which poll, our options and the one chosen, how a vote was handled; never text."""
 
 
 def tombstone_phone(participant_id: str) -> str:
@@ -98,8 +95,7 @@ def _erase_audit_details(session: Session, pid: str) -> None:
 
 
 def _strip_model_error(session: Session, now: datetime) -> None:
-    """The last model error is not tied to a participant, and a provider's message may have quoted
-    anyone's words: an erasure keeps only its time and kind."""
+    """The last model error (a provider's message may quote anyone's words) keeps only its time and kind."""
     status = read_statuses(session).get(LAST_MODEL_ERROR)
     if status is not None and set(status.value) - {"at", "type"}:
         value: ModelError = {"at": status.value.get("at"), "type": status.value.get("type"),
@@ -124,8 +120,7 @@ def stop_everything(session: Session, pid: str, now: datetime) -> tuple[int, int
 
 
 def erase_identity(session: Session, person: Participant, now: datetime, by: str) -> None:
-    """The participant row becomes a tombstone (the caller applied ``erased_by_researcher`` to their
-    state, which made them withdrawn and logged it)."""
+    """The participant row becomes a tombstone (the caller's ``erased_by_researcher`` withdrew them and logged it)."""
     if person.opted_out:  # the person behind the number said STOP: that outlives the erasure
         suppress(session, person.phone, since=person.own_consent_at or person.updated_at, now=now)
     session.execute(delete(LidMapping).where(or_(

@@ -1,6 +1,5 @@
-"""Files that hold study data or secrets are for the service's own user only: the state directory (WhatsApp session,
-SQLite database, lock, spool) is 0700, its files and the exports 0600. The service creates them so, tightens what an
-older version left looser, and ``promptpipe check`` reports any file other users could read.
+"""Files that hold study data or secrets are for the service's own user only: the state directory is 0700, its files
+and the exports 0600; ``promptpipe check`` reports any file other users could read.
 """
 
 from __future__ import annotations
@@ -16,13 +15,11 @@ from typing import TextIO
 PRIVATE_DIR_MODE = 0o700
 PRIVATE_FILE_MODE = 0o600
 PRIVATE_UMASK = 0o077
-"""Set by the command-line entry points, so files made by libraries (neonize's Go side creates
-the WhatsApp session database) are private too."""
+"""Set by the command-line entry points, so files libraries make (the WhatsApp session database) are private too."""
 
 
 def make_private_dir(path: Path) -> bool:
-    """Create ``path`` and every missing parent as 0700; True when it was created here. An
-    existing directory is left as it is (see :func:`loose_modes`)."""
+    """Create ``path`` and every missing parent as 0700; True when it was created here (an existing one is left)."""
     if path.is_dir():
         return False
     missing = [path, *(parent for parent in path.parents if not parent.exists())]
@@ -64,8 +61,7 @@ class LooseMode:
 
 
 def loose_modes(state_dir: Path, extra: Iterable[Path] = ()) -> list[LooseMode]:
-    """The state directory, every file in it and the ``extra`` paths (e.g. the SQLite database
-    when it lives elsewhere) whose group or others have any permission."""
+    """The state directory, its files and the ``extra`` paths (a database elsewhere) that group or others may use."""
     found: list[LooseMode] = []
     paths = [state_dir, *sorted(p for p in state_dir.rglob("*") if not p.is_symlink())] if state_dir.is_dir() else []
     paths += [p for p in extra if p.exists() and p not in paths]

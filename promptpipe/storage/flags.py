@@ -1,5 +1,4 @@
-"""Queries on ``flag``: safety concerns raised by the crisis screen or the model, the researchers'
-resolution of them, and the state of the webhook alert for each."""
+"""Queries on ``flag``: safety concerns, the researchers' resolution of them, and each one's webhook alert."""
 
 from __future__ import annotations
 
@@ -113,8 +112,7 @@ MAX_LISTED = 100
 
 @dataclass(frozen=True)
 class FlagRecord:
-    """What the ``flag`` row keeps about one flag's course: raised, alerted, resolved (no more:
-    failed alert attempts are counted, not timed, and nothing else is recorded)."""
+    """What the ``flag`` row keeps of one flag's course: raised, alerted (failed attempts only counted), resolved."""
 
     entry: FlagEntry
     message_id: int | None
@@ -147,8 +145,7 @@ def _entry(flag: Flag, phone: str, name: str, timezone: str) -> FlagEntry:
 
 def flags_by_status(session: Session, status: FlagStatus | None, *, limit: int = MAX_LISTED
                     ) -> tuple[list[FlagEntry], int]:
-    """Up to ``limit`` flags of ``status`` (None: all) and how many there are: open ones oldest
-    first (the longest waiting at the top), the others newest first."""
+    """Up to ``limit`` flags of ``status`` (None: all) and how many there are: open ones oldest first, others newest."""
     query, count = _ENTRIES, select(func.count()).select_from(_FLAG)
     if status is not None:
         query, count = query.where(_FLAG.c.status == status), count.where(_FLAG.c.status == status)
@@ -166,9 +163,8 @@ def flag_record(session: Session, flag_id: int) -> FlagRecord | None:
 
 
 def messages_around(session: Session, record: FlagRecord, *, before: int, after: int) -> list[AroundMessage]:
-    """The participant's transcript around the flag, oldest first: the message that raised it (for
-    a flag of the model's, the last one stored by the time it was raised) and the ``before``
-    messages before it, then the ``after`` messages after it. Two index range reads."""
+    """The participant's transcript around the flag, oldest first: the message that raised it (a model's flag: the
+    last one stored by then) with the ``before`` messages before it and the ``after`` after it. Two range reads."""
     pid = record.entry.participant_id
     anchor = record.message_id
     if anchor is None:

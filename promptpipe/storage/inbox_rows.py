@@ -54,8 +54,7 @@ class InboxRow:
     status: str = InboxStatus.PENDING
     last_error: str | None = None
     text: str | None = field(default=None, repr=False)
-    """The participant's words, when the row stands for their message and they were read with it
-    (never shown in a repr: it may end up in a log)."""
+    """The participant's words, when read with the row (never in a repr: it may end up in a log)."""
 
     @property
     def wa_message_id(self) -> str | None:
@@ -66,8 +65,7 @@ class InboxRow:
 
 @dataclass(frozen=True)
 class NewInput:
-    """An inbox row to write. ``status`` other than pending records an input that must not run
-    (a prompt that came too late)."""
+    """An inbox row to write; a ``status`` other than pending records one that must not run (a prompt too late)."""
 
     key: str
     participant_id: str
@@ -91,9 +89,8 @@ def add_inputs(db: Database, session: Session, inputs: Sequence[NewInput], now: 
 
 
 def count_keyed(session: Session, prefix: str) -> int:
-    """How many inputs have a key starting with ``prefix``. A LIKE, not a range on the key's index:
-    a range compares by the database's collation, which on PostgreSQL need not follow code points.
-    For rare reads (a broadcast confirmed)."""
+    """How many inputs have a key starting with ``prefix`` (rare reads). A LIKE, not a range on the key's index: a
+    range compares by the database's collation, which on PostgreSQL need not follow code points."""
     return int(session.execute(select(func.count()).select_from(_INBOX).where(
         _INBOX.c.key.startswith(prefix, autoescape=True))).scalar_one())
 
@@ -104,8 +101,7 @@ def add_input(db: Database, session: Session, new: NewInput, now: datetime) -> i
 
 
 def as_written(new: NewInput, inbox_id: int, now: datetime, text: str | None) -> InboxRow:
-    """The row :func:`add_inputs` has just written, as :func:`pending_inbox` would read it back
-    (the payload through JSON, as stored), so the transaction that wrote it need not read it."""
+    """The row just written, as :func:`pending_inbox` would read it back (the payload through JSON), unread."""
     return InboxRow(inbox_id, new.participant_id, new.kind, json.loads(json.dumps(new.payload)), new.message_id,
                     attempts=0, available_at=now, status=new.status, text=text)
 
@@ -116,8 +112,7 @@ def pending_inbox(session: Session, participant_id: str, limit: int = 50) -> lis
 
 
 def message_words(session: Session, rows: Sequence[InboxRow]) -> dict[int, str]:
-    """The words behind these rows, by message id: as read with the rows, the others from the
-    transcript (one statement, and none when every row came with its words)."""
+    """The words behind these rows, by message id: as read with them, the others from the transcript (one statement)."""
     words = {row.message_id: row.text for row in rows if row.message_id is not None and row.text is not None}
     missing = [row.message_id for row in rows if row.message_id is not None and row.text is None]
     if missing:
@@ -136,21 +131,18 @@ def pending_messages(session: Session, participant_ids: Sequence[str], kinds: Se
 _DUE_ROWS = (select(_INBOX.c.participant_id, _INBOX.c.id)
              .where(_INBOX.c.status == InboxStatus.PENDING, _INBOX.c.available_at <= bindparam("now"))
              .order_by(_INBOX.c.status, _INBOX.c.available_at).limit(bindparam("rows")))
-"""Due rows, soonest due first, straight off the (status, available_at) index. (Grouping by
-participant in SQL sorted every pending row on each poll: 4.5 ms with 10,000 waiting, twice a
-second, on the thread every commit waits for; this reads only what it returns.)"""
+"""Due rows, soonest first, straight off the (status, available_at) index: grouping by participant in SQL sorted every
+pending row on each poll (4.5 ms with 10,000 waiting, twice a second, on the thread every commit waits for)."""
 
 
 @dataclass(frozen=True)
 class DueInputs:
-    """What the lanes' poll found: participants with a due row, the one whose row came due first
-    first, and the ids of the due rows it read for each."""
+    """What the lanes' poll found: participants with a due row, soonest due first, and the due row ids read for each."""
 
     participants: list[str]
     row_ids: dict[str, list[int]]
     complete: bool
-    """Every due row was read (False: the poll stopped at its limit of participants, so a
-    participant may have due rows it did not read)."""
+    """Every due row was read (False: the poll stopped at its limit of participants)."""
 
 
 _DUE_ROWS_OF_NUMBERS = Prepared(_DUE_ROWS.where(of_numbers(_INBOX.c.participant_id)))
@@ -160,8 +152,7 @@ _DUE_ROWS_ANY = Prepared(_DUE_ROWS)
 
 def due_inputs(session: Session, now: datetime, limit: int,
                numbers: tuple[tuple[str, ...], str] | None = None) -> DueInputs:
-    """Up to ``limit`` participants with a due inbox row, with the ids of their due rows. ``numbers``: only participants
-    of these numbers (and the default number's name, which participants enrolled before numbers existed have)."""
+    """Up to ``limit`` participants with a due inbox row, with the ids of their due rows; ``numbers``: only theirs."""
     rows = limit
     statement, extra = _DUE_ROWS_ANY, {}
     if numbers is not None:
@@ -186,8 +177,7 @@ _MESSAGES_HANDLED = Prepared(update(_MESSAGE).where(_MESSAGE.c.id.in_(bindparam(
 
 def mark_inbox_done(session: Session, items: list[InboxRow], now: datetime, *,
                     message_status: str = MessageStatus.ANSWERED) -> None:
-    """The inputs are done; their messages answered (by the database's trigger, see
-    :mod:`promptpipe.storage.mirrors`) or, for another ``message_status``, set so here."""
+    """The inputs are done; their messages answered (by a trigger, :mod:`.mirrors`) or set to ``message_status``."""
     if not items:
         return
     _INBOX_DONE.rows(session.connection(), {"ids": [item.id for item in items], "now": now})
@@ -203,8 +193,7 @@ def merge_inbox_payload(session: Session, item: InboxRow, **fields: Any) -> None
 
 
 def record_attempt(session: Session, item: InboxRow) -> None:
-    """Write a failed try's count, error, retry time and status (as set on ``item``), on a row
-    still pending: one a turn elsewhere has done since (another service's) stays done."""
+    """Write a failed try's count, error, retry time and status (as on ``item``) if the row is still pending."""
     changed = session.connection().execute(
         update(_INBOX).where(_INBOX.c.id == item.id, _INBOX.c.status == InboxStatus.PENDING)
         .values(attempts=item.attempts, last_error=item.last_error, available_at=item.available_at,

@@ -1,8 +1,6 @@
-"""Queries on ``lease_move``: each time a number (or the ``@alarms`` role) went from one service to another, and why.
-
-A move is written by the service that took the lease, in the transaction that took it. A service taking back what it
-held before a restart of its own is no move (the linked phone stays on the same machine); nor is the first take of a
-lease nobody held.
+"""Queries on ``lease_move``: each time a number (or the ``@alarms`` role) went from one service to another, and why,
+written by the taker in the transaction that took it. A service taking back what it held before its own restart is no
+move (the linked phone stays on the same machine); nor is the first take of a lease nobody held.
 """
 
 from __future__ import annotations

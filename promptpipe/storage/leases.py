@@ -4,9 +4,6 @@ A lease is held while ``expires_at > now``; anyone may take it once expired or r
 holder, so a write guarded by :func:`held_by` changes nothing once the lease has moved on: a process that comes back
 after losing it sends nothing. Presence leases (:func:`presence_name`) count who is alive, carry no fencing and are
 deleted once expired. Times are the caller's clock: the processes' clocks must agree within a small part of the ttl.
-
-Each row also names the holder's service (``service``: a name that survives restarts, kept once released), the
-preferred service of a number or role (``preferred``) and a service an operator asked it to move to (``move_to``).
 """
 
 from __future__ import annotations
@@ -71,10 +68,9 @@ _COLUMNS = (_LEASE.c.name, _LEASE.c.holder, _LEASE.c.token, _LEASE.c.expires_at,
 
 def acquire(session: Session, names: Iterable[str], holder: str, now: datetime, ttl: timedelta, *, service: str = "",
             preferred: Mapping[str, str] | None = None) -> dict[str, int]:
-    """Take each lease in ``names`` that is free, expired or released (renewing those already ours), in one statement;
-    returns the ones taken with their tokens. A lease that goes to another holder gets the next token (a new one starts
-    at 1), ``service`` as its holder's service, its ``preferred`` service (by name; unchanged where not given) and no
-    operator's request to move it any more. A lease someone else holds is left alone and missing from the answer."""
+    """Take each lease in ``names`` that is free, expired or released (renewing ours) in one statement; returns those
+    taken with their tokens. One that changes holder gets the next token, ``service``, its ``preferred`` service (where
+    given) and no request to move any more. A lease someone else holds is left alone and missing from the answer."""
     wanted = sorted(set(names))  # one order for every process: concurrent upserts never deadlock
     if not wanted:
         return {}
@@ -107,8 +103,7 @@ def acquire(session: Session, names: Iterable[str], holder: str, now: datetime, 
 
 def renew(session: Session, held: Mapping[str, int], holder: str, now: datetime,
           ttl: timedelta) -> dict[str, int]:
-    """Extend the leases in ``held`` (name → the token we were given) that are still ours with that token; returns
-    those. One taken by another process (even if it has since expired) is lost: it is missing from the answer."""
+    """Extend the leases in ``held`` (name → token) still ours with that token; returns those (lost ones: missing)."""
     if not held:
         return {}
     ours = or_(*(and_(_LEASE.c.name == name, _LEASE.c.token == token) for name, token in sorted(held.items())))
@@ -119,9 +114,8 @@ def renew(session: Session, held: Mapping[str, int], holder: str, now: datetime,
 
 
 def release(session: Session, names: Iterable[str], holder: str) -> list[str]:
-    """Give up the leases in ``names`` that ``holder`` holds (another process may take them at
-    once); returns those released. Number leases keep their row and token (the next holder's
-    token follows it); a presence lease is deleted."""
+    """Give up the leases in ``names`` that ``holder`` holds; returns those released. Number leases keep their row
+    and token (the next holder's token follows it); a presence lease is deleted."""
     wanted = sorted(set(names))
     if not wanted:
         return []
@@ -164,17 +158,15 @@ def forget_absent(session: Session, now: datetime) -> int:
 
 def held_by(name: ColumnElement[Any] | str, holder: str, token: ColumnElement[Any] | int,
             now: datetime) -> ColumnElement[bool]:
-    """A condition for another statement's WHERE: the lease ``name`` (a column, such as the number
-    of the participant a row is for, or a value) is held at ``now`` by ``holder`` with ``token``.
-    A claim or a send's record guarded by it writes nothing once the lease has expired or moved."""
+    """A condition for another statement's WHERE: the lease ``name`` (a column or a value) is held at ``now`` by
+    ``holder`` with ``token``, so a write guarded by it does nothing once the lease has expired or moved."""
     return exists().where(_LEASE.c.name == name, _LEASE.c.holder == holder, _LEASE.c.token == token,
                           _LEASE.c.expires_at > now)
 
 
 def still_held(session: Session, name: str, holder: str, token: int, now: datetime) -> bool:
-    """Whether ``holder`` still holds ``name`` with ``token`` at ``now``, read in the caller's
-    transaction with a share lock on PostgreSQL: another process cannot take the lease over
-    until that transaction has ended, so a commit that checked this first is the holder's."""
+    """Whether ``holder`` still holds ``name`` with ``token`` at ``now``, with a share lock on PostgreSQL: nobody can
+    take the lease over until the caller's transaction ends, so a commit that checked this first is the holder's."""
     query = select(_LEASE.c.name).where(_LEASE.c.name == name, _LEASE.c.holder == holder, _LEASE.c.token == token,
                                         _LEASE.c.expires_at > now)
     if session.connection().dialect.name == "postgresql":

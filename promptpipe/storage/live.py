@@ -1,8 +1,6 @@
-"""Whether real people can be reached from this database.
-
-The first ``serve`` over WhatsApp or the Cloud API marks it live for good: nothing may then act as a participant
-(``simulate``, ``chat``), since a real person would get the answer and their consent could change in their name.
-Simulated inputs still waiting are closed unanswered, and such a service never answers one (:func:`is_simulated`).
+"""Whether real people can be reached from this database: the first ``serve`` over WhatsApp or the Cloud API marks it
+live for good, and nothing may then act as a participant (``simulate``, ``chat``): a real person would get the answer
+and their consent could change in their name. Simulated inputs still waiting are closed unanswered.
 """
 
 from __future__ import annotations
@@ -68,14 +66,12 @@ def deployment(session: Session) -> Deployment | None:
 
 
 def is_simulated(wa_message_id: str | None) -> bool:
-    """Whether an input was written by ``simulate`` (a researcher acting as the participant): its
-    message id is one WhatsApp never gives."""
+    """Whether ``simulate`` (a researcher acting as the participant) wrote an input: an id WhatsApp never gives."""
     return wa_message_id is not None and wa_message_id.startswith(keys.SIMULATED)
 
 
 def go_live(session: Session, transport: str, now: datetime) -> int:
-    """Mark the database live (once; the first time is kept) and close the simulated inputs still
-    waiting. Returns how many were closed."""
+    """Mark the database live (the first time is kept); close the simulated inputs still waiting, returning how many."""
     connection = session.connection()
     if live_since(session) is None:
         connection.execute(insert(_STATUS).values(name=LIVE, value={"transport": transport}, updated_at=now))

@@ -1,9 +1,7 @@
 """Two facts the transcript repeats from the work queues, copied by database triggers (saves an UPDATE per message):
-``inbox_done_answers_message`` marks a still-received message answered when its inbox row is done *without an error*
-(writers closing an input for another reason set ``last_error`` and the message's status themselves; a turn keeping a
-message unanswered sets *kept* after the trigger); ``outbox_sent_marks_message`` copies a sent outbox row's
-``sent_at``, ``wa_message_id`` and ``receipts_expected`` to its message and marks it sent (the rare failures and
-uncertain sends are written from Python). SQL once per dialect, versioned by name, like :mod:`.rollup`'s.
+``inbox_done_answers_message`` marks a received message answered when its inbox row is done *without an error* (other
+closings set the message's status themselves); ``outbox_sent_marks_message`` copies a sent outbox row's send facts to
+its message and marks it sent. SQL once per dialect, versioned by name, like :mod:`.rollup`'s.
 """
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
-"""Decision points an outage cost: a daily prompt alarm that came too late (the service was down
-past MISFIRE_GRACE) still gets its ``decision`` row, unavailable with the reason
-``missed_service_down``, written in the transaction that records the alarm as missed. Without it
-the analysis could not tell a day the service was down from a day with no decision point.
-
-The row is drawn as the normal path draws the same point (keyed by its daily prompt with
-:func:`promptpipe.domain.keys.decision_draw`, under the study's seed), never acted on, so an
-auditor holding the seed checks it like any other; it carries the protocol in force at its
-scheduled time (the latest version adopted at or before it; the earliest when none is that old),
-whose decision rule gives its probability, not the file the service came back with.
-
-A day after the participant's last study day (the study's length plus their extension) is not a
-decision point: an outage over the end of the study writes no row for it."""
+"""Decision points an outage cost: a daily prompt alarm that came too late (the service was down past MISFIRE_GRACE)
+still gets its ``decision`` row, unavailable (``missed_service_down``), so the analysis can tell a day the service was
+down from a day with no decision point. The row is drawn as the normal path draws the same point (same key, the study's
+seed), never acted on, so an auditor holding the seed checks it like any other; its probability comes from the protocol
+in force at its scheduled time, not the file the service came back with. A day after the participant's last study day
+is not a decision point."""
 
 from __future__ import annotations
 
@@ -47,8 +40,7 @@ class MissedPoint:
 
 
 def in_force_at(history: Sequence[ProtocolVersion], when: datetime | None) -> ProtocolVersion | None:
-    """The protocol version in force at ``when``: the latest adopted at or before it, else the
-    earliest (a point older than every version); None when the database never ran a study file."""
+    """The protocol version in force at ``when``: the latest adopted at or before it, else the earliest (None: none)."""
     if not history:
         return None
     if when is None:
@@ -58,8 +50,7 @@ def in_force_at(history: Sequence[ProtocolVersion], when: datetime | None) -> Pr
 
 
 def record_missed_decisions(session: Session, points: Sequence[MissedPoint], now: datetime, study: Study) -> None:
-    """One unavailable ``decision`` row per missed point; ``study`` is the protocol the service
-    runs (its rule when the version in force at the point is this file, and its outside seed)."""
+    """One unavailable ``decision`` row per missed point; ``study``: the protocol the service runs."""
     if not points:
         return
     people = {pid: (arm, tz, day_one, extra) for pid, arm, tz, day_one, extra in session.connection().execute(
@@ -102,8 +93,7 @@ def _draw_key(point: MissedPoint) -> str:
 
 
 def _rule(version: ProtocolVersion | None, study: Study) -> DecisionRule | None:
-    """The decision rule of the protocol version in force at a point (the running file's when it
-    is that version; none when no study file was in force)."""
+    """The decision rule of the protocol version in force at a point (None: no study file was in force)."""
     if version is None or version.hash == study.hash:
         return study.decision
     if not version.hash:
@@ -115,8 +105,7 @@ def _rule(version: ProtocolVersion | None, study: Study) -> DecisionRule | None:
 
 
 def latest_decision_points(session: Session) -> dict[str, datetime]:
-    """The scheduled time of each schedule's latest recorded decision point: where catching up
-    after an outage starts."""
+    """The scheduled time of each schedule's latest decision point: where catching up after an outage starts."""
     rows = session.connection().execute(
         select(_DECISION.c.schedule_id, type_coerce(func.max(_DECISION.c.scheduled_for), UTCDateTime()))
         .where(_DECISION.c.schedule_id.is_not(None), _DECISION.c.scheduled_for.is_not(None))

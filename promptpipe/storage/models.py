@@ -1,8 +1,6 @@
-"""SQLModel tables: participants, conversations, transcript, ledgers, and the column types every table module uses.
-
-The queues are in :mod:`.queue_tables`, the daily prompts in :mod:`.prompt_tables`, the study's in :mod:`.study_tables`,
-the API's in :mod:`.access_tables`. Datetimes are stored as UTC and always come back aware (:class:`UTCDateTime` adds
-back the offset SQLite drops). JSON columns are replaced whole, never mutated in place.
+"""SQLModel tables: participants, conversations, transcript, ledgers, and the column types every table module uses
+(the other tables: the ``*_tables`` modules). Datetimes are stored as UTC and always come back aware
+(:class:`UTCDateTime` adds back the offset SQLite drops). JSON columns are replaced whole, never mutated in place.
 """
 
 from __future__ import annotations
@@ -86,8 +84,7 @@ class Participant(SQLModel, table=True):
     researcher_paused: bool = False
     """A researcher paused them; only a researcher lifts it. Independent of ``opted_out``."""
     paused_by: str | None = None
-    """Who holds the pause, for people reading the table: participant | researcher |
-    participant+researcher; None unless paused. Derived from the two flags above."""
+    """For people reading the table, derived from the flags above: participant | researcher | participant+researcher."""
     background: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
     enrolled_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
     updated_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
@@ -97,24 +94,19 @@ class Participant(SQLModel, table=True):
     arm: str | None = None
     """The study arm the allocation gave them (None: enrolled before the study had arms)."""
     strata: dict[str, str] | None = Field(default=None, sa_column=Column(JSONType, nullable=True))
-    """The enrollment fields the allocation is stratified by (``--stratum site=A``); None for
-    participants enrolled before strata existed."""
+    """The enrollment fields the allocation is stratified by (``--stratum site=A``); None: enrolled before strata."""
     day_one: str | None = None
-    """Study day 1, as the participant's local date YYYY-MM-DD (None until it is known: intake
-    not complete yet, or no study file)."""
+    """Study day 1, the participant's local YYYY-MM-DD (None until known: intake not complete, or no study file)."""
     extra_days: int = Field(default=0, sa_column=Column(Integer, nullable=False, default=0))
     """Days a researcher added to this participant's study length (``extend``)."""
     completed_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
     """When they completed the study (status ``completed``); None otherwise."""
     number: str | None = Field(default=None, index=True)
-    """The deployment's WhatsApp number they were given (everything to them goes from it); None:
-    the first, default number (everyone enrolled before there were several)."""
+    """The deployment's WhatsApp number everything to them goes from; None: the first, default number."""
     own_consent_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
-    """When the participant sent (by their WhatsApp's clock) the latest opt-out or opt-in of theirs
-    that was applied: one sent earlier changes nothing (None: none yet, or before this was kept)."""
+    """When they sent (by their clock) their latest applied opt-out or opt-in: one sent earlier changes nothing."""
 
-    # The participant list's default order (oldest enrollment first, ties by id): a page is read
-    # off this index instead of sorting every participant for each page.
+    # The participant list's default order: a page is read off this index instead of sorting everyone.
     __table_args__ = (Index("ix_participant_enrolled", "enrolled_at", "id"),)
 
 
@@ -129,8 +121,7 @@ class Conversation(SQLModel, table=True):
     """The last transcript message id the summary covers (0: none yet)."""
     turns_since_summary: int = Field(default=0, sa_column=Column(Integer, nullable=False, default=0))
     questionnaire: dict[str, Any] | None = Field(default=None, sa_column=Column(JSONType, nullable=True))
-    """The questionnaire under way, if any: which instance and item, and the codes answered so far
-    (see :class:`promptpipe.questionnaires.rules.definition.OpenQuestionnaire`). Read with every turn."""
+    """The questionnaire under way, if any (:class:`promptpipe.questionnaires.rules.definition.OpenQuestionnaire`)."""
     version: int = 1
     """Bumped by every write; a write that expects an older version is a conflict."""
     updated_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
@@ -161,14 +152,12 @@ class Message(SQLModel, table=True):
     created_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
     sent_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
     receipts_expected: bool = False
-    """Sent through a transport that reports receipts (WhatsApp): only then does a missing
-    delivered receipt mean the message did not reach the phone."""
+    """Sent through a transport that reports receipts: only then does a missing one mean it did not reach the phone."""
 
 
 class Receipt(SQLModel, table=True):
-    """WhatsApp's word that a message we sent was delivered to the phone, read, or (a voice note) played: one row per
-    message and kind, with the earliest time reported. Kept apart from the transcript and matched by WhatsApp id when
-    read, so a receipt that arrives before the send is recorded, twice, or out of order changes nothing wrongly."""
+    """WhatsApp's word that a message we sent was delivered, read or played: one row per message and kind, earliest
+    time kept. Matched by WhatsApp id when read, so one arriving before the send, twice or out of order is harmless."""
 
     __table_args__ = (UniqueConstraint("wa_message_id", "kind", name="uq_receipt_message_kind"),)
 
@@ -182,8 +171,7 @@ class Receipt(SQLModel, table=True):
 
 
 class ServiceStatus(SQLModel, table=True):
-    """What the running service knows about itself and the admin script shows: the WhatsApp
-    connection state, the last model error. One row per name, overwritten."""
+    """What the service knows about itself (connection state, last model error): one row per name, overwritten."""
 
     __tablename__ = "service_status"
 
@@ -193,8 +181,7 @@ class ServiceStatus(SQLModel, table=True):
 
 
 class Transition(SQLModel, table=True):
-    """Audit log: every sub-state, status or time-zone change, by the name it is declared under
-    (see promptpipe.domain.transitions), with who triggered it and why."""
+    """Audit log: every sub-state, status or time-zone change (promptpipe.domain.transitions), by whom and why."""
 
     id: int | None = Field(default=None, primary_key=True)
     participant_id: str = Field(foreign_key="participant.id", index=True)
@@ -210,11 +197,9 @@ class Transition(SQLModel, table=True):
 
 
 class LidMapping(SQLModel, table=True):
-    """WhatsApp hidden user id (LID digits) to E.164 phone, learned from inbound messages.
-
-    The phone index carries the table's name from before revision 0020 on purpose: every release
-    from before versioned migrations creates a missing ``lid_mapping`` table at start, and the
-    name being taken makes it stop there instead of running on a schema it does not know."""
+    """WhatsApp hidden user id (LID digits) to E.164 phone, learned from inbound messages. The phone index has the
+    table's old name on purpose: a release from before versioned migrations, creating a missing ``lid_mapping``
+    at start, stops there instead of running on a schema it does not know."""
 
     __tablename__ = "whatsapp_lid"
     __table_args__ = (Index("lid_mapping", "phone"),)
@@ -225,8 +210,7 @@ class LidMapping(SQLModel, table=True):
 
 
 class ToneEvent(SQLModel, table=True):
-    """Every tone proposal the model made, validated: what it asked for, what was stripped,
-    whether it was applied (or why not), and the active tags before and after."""
+    """Every tone proposal the model made: what was stripped, whether it was applied, the active tags around it."""
 
     __tablename__ = "tone_event"
 
@@ -247,8 +231,7 @@ class ToneEvent(SQLModel, table=True):
 
 
 class Suppression(SQLModel, table=True):
-    """A number whose owner had opted out when their data was erased, as a keyed hash (see
-    storage/suppression.py): enrolled again, it starts opted out."""
+    """A number whose owner had opted out when erased, as a keyed hash (:mod:`.suppression`): re-enrolled, opted out."""
 
     number_hash: str = Field(primary_key=True)
     opted_out_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
@@ -277,8 +260,7 @@ class ConsentEvent(SQLModel, table=True):
     said_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
     """The participant's own opt-out or opt-in: when they sent it, by their WhatsApp's clock."""
     reconstructed: bool = Field(default=False, sa_column=Column(Boolean, nullable=False, default=False))
-    """Rebuilt at an upgrade from the transition log of a release that kept no ledger (the
-    participant's words were not recorded then)."""
+    """Rebuilt at an upgrade from the transition log of a release that kept no ledger (so no words)."""
 
 
 class Flag(SQLModel, table=True):
@@ -308,8 +290,7 @@ class Flag(SQLModel, table=True):
 
 
 class NumberLease(SQLModel, table=True):
-    """Which ``serve`` process holds a WhatsApp number (or a role such as ``@alarms``) for now: it heartbeats the lease;
-    another process may take it once it has expired. Queries in :mod:`promptpipe.storage.leases`."""
+    """Which ``serve`` process holds a WhatsApp number (or a role such as ``@alarms``): see :mod:`.leases`."""
 
     __tablename__ = "number_lease"
 
@@ -332,8 +313,7 @@ class NumberLease(SQLModel, table=True):
 
 
 class LeaseMove(SQLModel, table=True):
-    """A number (or the ``@alarms`` role) that went from one service to another, and why (``MoveReason``); written
-    by the service that took it, in the round that took it."""
+    """A number (or the ``@alarms`` role) that went from one service to another, and why; written by the taker."""
 
     __tablename__ = "lease_move"
 

@@ -1,5 +1,4 @@
-"""Rows of the participants of some of the deployment's numbers: what a service among several
-(SEVERAL_SERVICES) reads and claims, the numbers it holds a lease on."""
+"""Rows of the participants of the numbers a service among several (SEVERAL_SERVICES) holds a lease on."""
 
 from __future__ import annotations
 
@@ -14,8 +13,7 @@ __all__ = ["Numbers", "number_filter", "of_numbers"]
 _PARTICIPANT = table_of(Participant)
 
 Numbers = tuple[tuple[str, ...], str]
-"""The numbers served here and the default number's name (participants enrolled before numbers
-existed have none and stand for it)."""
+"""The numbers served here and the default number's name (participants without a number stand for it)."""
 
 
 def of_numbers(participant_id: Any) -> Any:

@@ -61,9 +61,8 @@ _CANCEL_REASON = "cancelled: the participant withdrew consent or was paused or w
 
 
 def cancel_unconsented(session: Session, participant_id: str | None = None) -> int:
-    """Cancel the pending rows that may no longer be sent: for one participant whose status just changed, what was
-    queued before (:data:`SENT_FROM_BEFORE`) but what this transaction queued; for the claim (all participants), what
-    :data:`MAY_SEND` refuses. Their transcript rows say ``cancelled`` too. Returns how many."""
+    """Cancel the pending rows that may no longer be sent (returns how many): for one participant whose status just
+    changed, what was queued before this transaction (:data:`SENT_FROM_BEFORE`); for all, what :data:`MAY_SEND` bars."""
     if participant_id is None:
         condition = and_(_OUTBOX.c.status == OutboxStatus.PENDING, ~MAY_SEND)
     else:
@@ -75,8 +74,7 @@ def cancel_unconsented(session: Session, participant_id: str | None = None) -> i
 
 
 def cancel_queued(session: Session, waiting: Select[Any], reason: str) -> int:
-    """Cancel the pending outbox rows of the messages ``waiting`` selects, their transcript rows too (``reason``: the
-    outbox row's ``last_error``). Returns how many."""
+    """Cancel the pending outbox and transcript rows of the messages ``waiting`` selects; returns how many."""
     conn = session.connection()
     message_ids = list(conn.execute(waiting).scalars())
     for chunk in Database.chunks(message_ids):

@@ -48,8 +48,7 @@ class Claimed:
     number: str | None = None
     """The deployment's number it goes from (None: the default one)."""
     board_at: int = 0
-    """The consent board's sequence number when its claim began: a hold written after it refuses
-    the row at its send (see :mod:`promptpipe.storage.consent_board`)."""
+    """The consent board's stamp at its claim: a hold written after it refuses the row (:mod:`.consent_board`)."""
 
 
 @dataclass(frozen=True)
@@ -65,22 +64,17 @@ class Queued:
 def claim_statement(*, skip_locked: bool, one_participant: bool = False, participants: bool = False,
                     numbers: bool = False) -> Prepared:
     """``UPDATE outbox SET status='sending' … WHERE id IN (due rows whose participant has no earlier unsent row and may
-    be written to) RETURNING id``, run with ``now`` and ``limit`` (``one_participant``: and ``pid``; ``participants``:
-    and ``pids``). A row held for quiet hours holds nothing back until it is due itself. Made once per process per set
-    of flags (building one costs ~10 ms of CPU; every outbox asks for four)."""
+    be written to) RETURNING id``, run with ``now``, ``limit`` (and ``pid`` or ``pids``). A row held for quiet hours
+    holds nothing back until it is due itself. Made once per set of flags (building one costs ~10 ms of CPU)."""
     earlier = _OUTBOX.alias("earlier")
     still_held = and_(earlier.c.held_until.is_not(None), earlier.c.held_until > bindparam("now"))
-    # The statuses are written into the SQL, not bound: PostgreSQL's plan kept for a prepared
-    # statement can then prove the partial index of unsent rows (ix_outbox_unsent) applies. With
-    # them bound, that plan scanned the status index's every entry per participant (20 s a claim).
+    # The statuses are written into the SQL, not bound, so PostgreSQL's kept plan can prove the partial index
+    # ix_outbox_unsent applies; bound, it scanned the status index's every entry per participant (20 s a claim).
     sending: Any = literal_column(f"'{OutboxStatus.SENDING}'")
     pending: Any = literal_column(f"'{OutboxStatus.PENDING}'")
-    # An earlier row that may not be sent any more holds nothing back. The look for one is a
-    # scalar subquery with LIMIT 1, not NOT EXISTS: PostgreSQL turns NOT EXISTS into an anti-join
-    # planned from its statistics, which mid-burst still say "almost nothing unsent" (the rows
-    # came in seconds), and that plan read every unsent row for each candidate (162 s for one claim
-    # at 6,000 unsent rows). A subquery with LIMIT stays a lookup per candidate in the participant's
-    # own unsent rows, whatever the statistics say.
+    # An earlier row that may not be sent any more holds nothing back. A scalar subquery with LIMIT 1, not NOT
+    # EXISTS: PostgreSQL plans that anti-join from statistics that mid-burst still say "almost nothing unsent", and
+    # read every unsent row per candidate (162 s a claim at 6,000 rows); this stays a lookup in the participant's rows.
     first_blocking = (
         select(earlier.c.id)
         .where(earlier.c.participant_id == _OUTBOX.c.participant_id, earlier.c.id < _OUTBOX.c.id,
@@ -124,18 +118,15 @@ _CLAIMED_DETAILS = Prepared(
 
 
 PLAN_EACH_TIME = "SET LOCAL plan_cache_mode = force_custom_plan"
-"""The dispatcher's claim is planned for the outbox as it is now. psycopg prepares a statement after five runs and
-PostgreSQL may then keep one plan for it, made in a quieter moment. Mid-burst at 30,000 participants claims ran for
-minutes while the same claim planned then took 0.1-0.5 s (with this setting they were rarer, not gone: one still ran 2
-minutes, from the anti-join :func:`claim_statement` no longer has). Planning costs ~1 ms, once per claim of up to
-200 rows."""
+"""The dispatcher's claim is planned for the outbox as it is now: a plan PostgreSQL kept from a quieter moment (psycopg
+prepares after five runs) ran for minutes mid-burst at 30,000 participants, against 0.1-0.5 s planned then. Planning
+costs ~1 ms a claim of up to 200 rows."""
 
 
 def claim_due(session: Session, statement: Prepared, now: datetime, limit: int = CLAIM_BATCH,
               numbers: tuple[tuple[str, ...], str] | None = None) -> list[Claimed]:
-    """Mark at most ``limit`` due rows *sending* (one statement, built by :func:`claim_statement`) and read what is
-    needed to send them. Rows that may no longer be sent hold nothing back (a reply to the participant's STOP, say);
-    they are marked cancelled when a claim finds nothing to send, off the path of a burst."""
+    """Mark at most ``limit`` due rows *sending* and read what sending them needs. Rows that may no longer be sent
+    (a reply to a STOP, say) are marked cancelled when a claim finds nothing to send, off the path of a burst."""
     if numbers is not None and not numbers[0]:
         return []
     board_at = _board_at(session)
@@ -153,9 +144,8 @@ def claim_due(session: Session, statement: Prepared, now: datetime, limit: int =
 def claim_queued(session: Session, statement: Prepared, participant_id: str, now: datetime, limit: int,
                  queued: Mapping[str, Queued], phone: str, lid: str | None,
                  number: str | None = None) -> list[Claimed]:
-    """In the transaction that queued them: mark the participant's due rows *sending* (at most ``limit``; a statement
-    built by :func:`claim_statement` for one participant) so the outbox sends them at once, without a claim of its own.
-    ``queued``: what was just queued, by key; a claimed row queued earlier is read with its message."""
+    """In the transaction that queued them: mark the participant's due rows *sending* so the outbox sends them at once,
+    without a claim of its own. ``queued``: what was just queued, by key (a row queued earlier is read)."""
     board_at = _board_at(session)
     rows = statement.rows(session.connection(), {"now": now, "limit": limit, "pid": participant_id})
     claimed, earlier = [], []
@@ -172,8 +162,7 @@ def claim_queued(session: Session, statement: Prepared, participant_id: str, now
 
 def claim_next(session: Session, statement: Prepared, participant_ids: Sequence[str], now: datetime,
                limit: int) -> list[Claimed]:
-    """Mark these participants' due rows *sending* (at most ``limit``; a statement built by
-    :func:`claim_statement` for a list of participants) and read what is needed to send them."""
+    """Mark these participants' due rows *sending* (at most ``limit``) and read what sending them needs."""
     board_at = _board_at(session)
     ids = [outbox_id for (outbox_id,) in statement.rows(session.connection(), {
         "now": now, "limit": limit, "pids": list(participant_ids)})]
@@ -198,23 +187,20 @@ _MAY_STILL_GO = Prepared(select(_OUTBOX.c.id).where(_OUTBOX.c.id == bindparam("r
 
 
 def may_still_go(session: Session, outbox_id: int) -> bool:
-    """Whether a claimed row's participant may still get it, as the database says now (for a row
-    that waited for the pace: a hold another process wrote meanwhile is not on this one's board)."""
+    """Whether a claimed row may still go, as the database says now (another process's hold is not on our board)."""
     return _MAY_STILL_GO.one_value(session.connection(), {"row_id": outbox_id}) is not None
 
 
 def next_release(session: Session, now: datetime) -> datetime | None:
-    """When the next message waiting for its time (held for quiet hours, or paced) may go, if any
-    waits beyond ``now`` (a sandbox's clock moves there, as the service's time would)."""
+    """When the next message held (quiet hours, or paced) beyond ``now`` may go (a sandbox's clock moves there)."""
     return session.execute(select(func.min(_OUTBOX.c.available_at)).where(
         _OUTBOX.c.status == OutboxStatus.PENDING, _OUTBOX.c.available_at > now)).scalar()
 
 
 def settle_interrupted(session: Session, target: OutboxStatus, numbers: tuple[tuple[str, ...], str] | None = None,
                        claimed_before: datetime | None = None) -> list[tuple[int, str]]:
-    """Rows a crash left in *sending* become ``target`` (pending again, or uncertain with their transcript row); returns
-    (outbox id, participant id) of each. ``numbers``: only those of these numbers' participants (a service taking over
-    numbers another one held), and ``claimed_before``: only rows claimed before then (not the taker's own)."""
+    """Rows a crash left *sending* become ``target`` (uncertain: with their transcript row); returns (outbox id,
+    participant id) of each. ``numbers``, ``claimed_before``: only these numbers' rows claimed before then."""
     query = select(_OUTBOX.c.id, _OUTBOX.c.participant_id, _OUTBOX.c.message_id).where(
         _OUTBOX.c.status == OutboxStatus.SENDING)
     if claimed_before is not None:
@@ -232,9 +218,8 @@ def settle_interrupted(session: Session, target: OutboxStatus, numbers: tuple[tu
 
 
 def settle_uncertain(session: Session, key: str, wa_message_id: str, *, arrived: bool, at: datetime) -> bool:
-    """What a status of WhatsApp says of an uncertain send (found by the outbox key the send carried):
-    it went (sent, with its WhatsApp id; the transcript follows by trigger), or it failed. Only an
-    uncertain row changes; returns whether one did."""
+    """What WhatsApp's status says of an uncertain send (by its outbox key): it went (the transcript follows by
+    trigger) or it failed. Returns whether an uncertain row changed."""
     connection = session.connection()
     row = connection.execute(select(_OUTBOX.c.id, _OUTBOX.c.message_id).where(
         _OUTBOX.c.key == key, _OUTBOX.c.status == OutboxStatus.UNCERTAIN)).first()
@@ -251,9 +236,8 @@ def settle_uncertain(session: Session, key: str, wa_message_id: str, *, arrived:
 
 
 def record_sends(session: Session, outcomes: Sequence[tuple[int, int, dict[str, object], dict[str, object]]]) -> None:
-    """For each send: (outbox id, transcript id, outbox values, transcript values), in one
-    transaction; rows that set the same columns go in one executemany per table (a burst sends
-    thousands: one statement each would keep the database thread busy with its own overhead)."""
+    """For each send: (outbox id, transcript id, outbox values, transcript values). Rows that set the same columns go
+    in one executemany per table: a burst sends thousands, and a statement each kept the database thread busy."""
     outbox: dict[tuple[str, ...], list[dict[str, object]]] = {}
     messages: dict[tuple[str, ...], list[dict[str, object]]] = {}
     for outbox_id, message_id, values, message_values in outcomes:
@@ -287,8 +271,7 @@ GREETING_DROPPED = "dropped: the participant wrote first and the coach already a
 
 
 def drop_held_greetings(session: Session, participant_id: str) -> int:
-    """Cancel the participant's greetings still waiting (held for quiet hours): the conversation has
-    begun without them. Their transcript rows say ``cancelled`` too. Returns how many."""
+    """Cancel the participant's greetings held for quiet hours (the talk began without them); returns how many."""
     waiting = (select(_OUTBOX.c.message_id)
                .join(_MESSAGE, _MESSAGE.c.id == _OUTBOX.c.message_id)
                .where(_OUTBOX.c.participant_id == participant_id, _OUTBOX.c.status == OutboxStatus.PENDING,

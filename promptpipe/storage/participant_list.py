@@ -1,6 +1,5 @@
-"""The participant list researchers read (admin script, API, dashboard): filtered, sorted and
-paged in SQL, with what each row needs computed per row (last message in and out, prompts sent
-and answered, the current streak), so a page costs the same with 50 participants or 10,000."""
+"""The participant list researchers read: filtered, sorted and paged in SQL, with what each row needs computed per
+row (last messages, prompts sent and answered, streak), so a page costs the same with 50 participants or 10,000."""
 
 from __future__ import annotations
 
@@ -59,9 +58,8 @@ def _prompts(answered: bool) -> Any:
 
 
 def _answered_share() -> Any:
-    """Answered of sent, read in one pass over the participant's deliveries (NULL: none sent). The
-    sort by adherence computes it for every participant: one subquery instead of two halves its
-    cost (10,000 participants: ~250 → ~110 ms on SQLite)."""
+    """Answered of sent in one pass over the participant's deliveries (NULL: none sent): the sort by adherence
+    computes it for everyone, and one subquery instead of two halves its cost (10,000: ~250 → ~110 ms on SQLite)."""
     answered = case((or_(_D.c.vote.is_not(None), _D.c.replied_at.is_not(None)), 1.0), else_=0.0)
     return cast(select(func.avg(answered)).where(_D.c.participant_id == _P.c.id).scalar_subquery(), Float)
 
@@ -85,9 +83,8 @@ def _base(query: Select[Any], flt: ParticipantFilter, now: datetime) -> Select[A
 
 
 def count_participants(session: Session, flt: ParticipantFilter, now: datetime) -> int:
-    # Enrollment writes a participant and their conversation in one transaction, and neither row is
-    # ever deleted: without a filter on the stage, the participants alone give the count (10,000
-    # participants on SQLite: ~0.2 instead of ~1.7 ms, for every page of the list).
+    # Every participant has a conversation row: without a filter on the stage, the participants alone give the
+    # count (10,000 on SQLite: ~0.2 instead of ~1.7 ms, for every page of the list).
     query = (select(func.count()).select_from(_P).where(*_where(flt, now)) if flt.stage is None
              else _base(select(func.count()), flt, now))
     return int(session.connection().execute(query).scalar_one())
@@ -99,8 +96,8 @@ def matching_ids(session: Session, flt: ParticipantFilter, now: datetime) -> lis
 
 
 def matching_groups(session: Session, flt: ParticipantFilter, now: datetime) -> list[tuple[str, bool, bool, str, int]]:
-    """(status, opted out, erased, time zone, how many) of everyone the filter matches: one row per combination, counted
-    by the database (a broadcast's plan for 10,000 participants without bringing 10,000 ids and rows into Python)."""
+    """(status, opted out, erased, time zone, how many) of everyone the filter matches, counted by the database (a
+    broadcast's plan without bringing every id into Python)."""
     erased = _P.c.erased_at.is_not(None)
     groups = (_P.c.status, _P.c.opted_out, erased, _P.c.timezone)
     rows = session.execute(_base(select(*groups, func.count()), flt, now).group_by(*groups))
@@ -137,8 +134,7 @@ def participant_page(session: Session, flt: ParticipantFilter, order: Participan
     }[order.key]
     descending = order.descending != (order.key == "study_day")
     ordered = (sort_column.desc() if descending else sort_column.asc()).nulls_last()
-    # The page's ids first, then their rows: what each row computes (last messages, prompts) is
-    # computed for the 50 shown, not for every row an offset skips (page 200: 9,950 of them).
+    # The page's ids first, then their rows: what each row computes is computed for the 50 shown, not the skipped.
     connection = session.connection()  # Core rows: nothing here is an ORM object
     ids = connection.execute(_base(select(_P.c.id), flt, now).order_by(ordered, _P.c.id).limit(limit).offset(offset))
     page = list(ids.scalars())

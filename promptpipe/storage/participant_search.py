@@ -1,6 +1,5 @@
-"""Participants whose id begins with, whose phone number's digits contain, or whose name contains
-what was searched for: one bounded query (an id's start reads the primary key's index; a name or
-a number is compared in the participant table alone, never in messages)."""
+"""Participants whose id begins with, or whose phone's digits or name contain, what was searched for: one bounded
+query on the participant table alone (an id's start reads the primary key's index)."""
 
 from __future__ import annotations
 

@@ -51,9 +51,8 @@ _SENDER_BY_LID = Prepared(select(_PARTICIPANT.c.id, _PARTICIPANT.c.lid, *_SENDER
 
 @dataclass(frozen=True)
 class SenderRef:
-    """Who wrote: the participant's id and the LID we know for them, and, read in the same statement, what their message
-    will have to do (None: not known, so do it): a message costs only the writes that change something, and an idle
-    lane's first look needs no read of the inbox when theirs is the only input waiting."""
+    """Who wrote (id and known LID) and, read in the same statement, what their message will have to do (None: not
+    known, so do it): a message costs only the writes that change something."""
 
     id: str
     lid: str | None
@@ -120,9 +119,8 @@ def remember_lid(session: Session, lid: str, phone: str, now: datetime) -> None:
 
 @dataclass(frozen=True)
 class NewParticipant:
-    """Who is enrolled, and how: ``reason`` goes to the log row and consent record, ``source`` and
-    ``actor`` say who enrolled them; ``study`` allocates the arm (by ``strata``), ``numbers`` gives
-    the WhatsApp number unless ``number`` names one."""
+    """Who is enrolled, and how: ``reason`` goes to the log and consent record; ``study`` allocates the arm (by
+    ``strata``), ``numbers`` gives the WhatsApp number unless ``number`` names one."""
 
     phone: str
     name: str
@@ -138,9 +136,8 @@ class NewParticipant:
 
 
 def create_participant(session: Session, new: NewParticipant, now: datetime) -> Participant:
-    """The participant with their arm (the study's rule), WhatsApp number (``number`` when named, else the plan's
-    rule; empty where the deployment has one), conversation (in INTAKE), ``enrolled`` log row and consent record.
-    ValueError when the number cannot be given (an unknown name, a rule that names none of the numbers)."""
+    """The participant with their arm, WhatsApp number, conversation (in INTAKE), ``enrolled`` log row and consent
+    record. ValueError when the number cannot be given (an unknown name, a rule that names none of the numbers)."""
     strata, numbers, source = dict(new.strata or {}), new.numbers, new.source
     counts = number_counts(session, numbers) if numbers.several and new.number is None else {}  # before they count
     participant = Participant(
@@ -204,8 +201,7 @@ def statuses_and_zones(db: Database, session: Session, ids: set[str]) -> dict[st
 
 def set_details(session: Session, participant_id: str, *, name: str | None = None, background: str | None = None,
                 now: datetime) -> bool:
-    """A researcher's change of the participant's name or background notes (None: unchanged);
-    False when there is no such participant or their data was erased (nothing is written back)."""
+    """A researcher's change of name or background (None: unchanged); False: no such participant, or erased."""
     values = {key: value for key, value in (("name", name), ("background", background)) if value is not None}
     result = session.connection().execute(update(_PARTICIPANT).where(
         _PARTICIPANT.c.id == participant_id, _PARTICIPANT.c.erased_at.is_(None)).values(updated_at=now, **values))

@@ -1,13 +1,9 @@
 """Statements every message runs, compiled once and run straight on the driver's cursor: SQLAlchemy's execution costs
-~50 µs a statement against SQLite's ~4 µs, over 40 % of a 10,000-prompt burst's Python time (issue 26), and most of
-what a prompt cost the service on PostgreSQL beyond SQLite (issue 50).
+~50 µs a statement against SQLite's ~4 µs, over 40 % of a 10,000-prompt burst's Python time (issues 26 and 50).
 
-:class:`Prepared` keeps SQLAlchemy's compilation and type conversions, runs on the transaction's connection, raises
-SQLAlchemy's errors (so :class:`~promptpipe.errors.DuplicateKey` still works) and fires the cursor-execute listeners the
-message budget test counts. On PostgreSQL (psycopg) it compiles for positional ``%s`` parameters; several rows that
-return values in the order given go through SQLAlchemy, which sends them as one statement. Other drivers and what it
-does not handle (values rendered into the SQL, computed column defaults, an empty ``IN`` list, an echoing engine) fall
-back to SQLAlchemy.
+:class:`Prepared` keeps SQLAlchemy's compilation, conversions and errors (so :class:`~promptpipe.errors.DuplicateKey`
+works) and fires the cursor-execute listeners the message budget test counts. Other drivers and what it does not handle
+(values rendered into the SQL, computed defaults, an empty ``IN`` list, an echoing engine) fall back to SQLAlchemy.
 """
 
 from __future__ import annotations
@@ -84,9 +80,8 @@ class Prepared:
 
     def many(self, connection: Connection, params: Sequence[Mapping[str, Any]], *,
              any_order: bool = False) -> list[Row]:
-        """Run for each mapping (same keys in all) as one statement: an ``executemany`` where the statement returns
-        nothing. With ``RETURNING``, once per mapping so its rows come in the mappings' order; ``any_order``: one
-        multi-row INSERT whose rows come in no set order (the caller matches them by a column they return)."""
+        """Run for each mapping (same keys in all): an ``executemany``, or with ``RETURNING`` once per mapping so rows
+        come in order; ``any_order``: one multi-row INSERT whose rows the caller matches by a column they return."""
         if not params:
             return []
         plan = self._plan(connection, params[0])
@@ -154,8 +149,7 @@ def _compile(statement: Executable, dialect: Dialect, placeholder: str, keys: fr
         processor = bind.type.dialect_impl(dialect).bind_processor(dialect)
         if processor is not None:
             processors[name] = processor
-    # SQLite takes bytes as they are: the binary type's converter (to ``sqlite3.Binary``, a
-    # memoryview) only cost time, 10,000 times in a pass over the alarm jobs.
+    # SQLite takes bytes as they are: the binary type's converter only cost time, 10,000 times in an alarm pass.
     names = tuple(compiled.positiontup)
     expanding = frozenset(compiled.bind_names[bind] for bind in compiled.post_compile_params)
     returned = getattr(statement, "exported_columns", ())  # a SELECT's columns, or what a change RETURNs

@@ -1,5 +1,4 @@
-"""The daily prompts: each participant's schedule, every prompt that went out and what became of it,
-and the per-day counts the database's triggers keep."""
+"""The daily prompts: schedules, every prompt that went out and what became of it, and the triggers' per-day counts."""
 
 from __future__ import annotations
 
@@ -14,9 +13,8 @@ __all__ = ["PromptDayCounts", "PromptDelivery", "Schedule"]
 
 
 class Schedule(SQLModel, table=True):
-    """A participant's daily prompt: a fixed habit time or a random time inside a window, in the
-    participant's time zone, sent ``prep_minutes`` before the habit time. Deleting one sets
-    ``active`` to false (its past prompts keep pointing at it)."""
+    """A participant's daily prompt: a fixed habit time or a random time inside a window, in their time zone, sent
+    ``prep_minutes`` before. Deleting one sets ``active`` to false (its past prompts keep pointing at it)."""
 
     __table_args__ = (Index("ix_schedule_participant_active", "participant_id", "active"),)
 
@@ -35,17 +33,14 @@ class Schedule(SQLModel, table=True):
 
 
 class PromptDelivery(SQLModel, table=True):
-    """One daily prompt that went out, and what became of it: the vote on its poll (the latest
-    one counts; a change replaces it), the first free-text reply, the reminder. The counters on
-    the profile are recomputed from these rows, so a changed vote never counts twice."""
+    """One daily prompt that went out: the vote on its poll (the latest counts), the first reply, the reminder. The
+    profile's counters are recomputed from these rows, so a changed vote never counts twice."""
 
     __tablename__ = "prompt_delivery"
     __table_args__ = (
-        # a participant's prompts in order, and whether each was answered (the sort by adherence
-        # reads every participant's answered share from the index alone)
+        # a participant's prompts and answers (the sort by adherence reads the answered share off the index alone)
         Index("ix_prompt_delivery_participant_answers", "participant_id", "id", "vote", "replied_at"),
-        # researchers' statistics: prompts of a day range (covering what the counts read, so a
-        # range is read from the index alone), prompts sent today
+        # researchers' statistics: prompts of a day range (covering what the counts read), prompts sent today
         Index("ix_prompt_delivery_day_counts", "local_date", "participant_id", "vote", "replied_at",
               "prompt_message_id"),
         Index("ix_prompt_delivery_sent_at", "sent_at"),
@@ -71,21 +66,17 @@ class PromptDelivery(SQLModel, table=True):
     vote_changes: int = 0
     """How often a vote was changed or withdrawn after the first."""
     vote_source: str | None = None
-    """How the standing vote was given: tap (on the poll), typed ("done", "2", "yes"), or
-    reaction (👍 on the poll); None without a vote."""
+    """How the standing vote was given: tap (on the poll), typed ("done", "2", "yes") or reaction (👍); None: none."""
     replied_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
     """The participant's first written message after the prompt."""
     reminder_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
     receipt_level: int | None = None
-    """What WhatsApp's receipts say of the prompt: None nothing yet, 0 delivered, 1 read. Kept by
-    the database's triggers (see :mod:`promptpipe.storage.rollup`); never written by our code."""
+    """What WhatsApp's receipts say: None nothing yet, 0 delivered, 1 read. Kept by :mod:`.rollup`'s triggers alone."""
 
 
 class PromptDayCounts(SQLModel, table=True):
-    """One shard of the daily prompts of one participant-local day and arm ('' for none): how many
-    went out, were delivered, read, answered (a vote or a written reply) and done, summed over the
-    day and arm's shards. Kept by the database's triggers in the transaction of every change, each
-    connection adding to its own shard (see :mod:`promptpipe.storage.rollup`)."""
+    """One shard of the daily prompts of one participant-local day and arm ('' for none): how many went out, were
+    delivered, read, answered and done. Kept by :mod:`.rollup`'s triggers; readers sum a day and arm's shards."""
 
     __tablename__ = "prompt_day_counts"
 

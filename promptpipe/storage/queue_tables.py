@@ -1,5 +1,4 @@
-"""The durable queues, each row with its own state machine: inputs waiting for their participant's
-lane (``inbox``), messages to send (``outbox``) and future events (``timer``)."""
+"""The durable queues: inputs waiting for their participant's lane (``inbox``), messages to send, future events."""
 
 from __future__ import annotations
 
@@ -24,8 +23,7 @@ class InboxStatus(StrEnum):
 
 
 class OutboxStatus(StrEnum):
-    """Where a message to send stands: pending → sending → sent | failed | uncertain (a send a crash
-    interrupted) | cancelled (consent changed before it went)."""
+    """pending → sending → sent | failed | uncertain (a crash interrupted it) | cancelled (consent changed)."""
 
     PENDING = "pending"
     SENDING = "sending"
@@ -81,8 +79,7 @@ class OutboxItem(SQLModel, table=True):
         Index("ix_outbox_participant_id", "participant_id", "id"),
         # a commit's claim of what it queued (one participant's due rows; revision 0004)
         Index("ix_outbox_participant_status", "participant_id", "status", "available_at"),
-        # a claim's look for an earlier unsent row of the same participant (revision 0013): the
-        # unsent rows alone, so the look reads a participant's few rows whatever the planner knows
+        # a claim's look for an earlier unsent row (revision 0013): a participant's few, whatever the planner knows
         Index("ix_outbox_unsent", "participant_id", "id", postgresql_where=text(UNSENT),
               sqlite_where=text(UNSENT)),
     )
@@ -102,14 +99,11 @@ class OutboxItem(SQLModel, table=True):
     held_until: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), nullable=True))
     """Held for the participant's quiet hours: until then it neither goes nor holds back later rows."""
     receipts_expected: bool | None = None
-    """Set with the send: the transport reports receipts (copied to the transcript row by a trigger,
-    :mod:`promptpipe.storage.mirrors`)."""
+    """Set with the send: the transport reports receipts (copied to the transcript row by a :mod:`.mirrors` trigger)."""
 
 
 class Timer(SQLModel, table=True):
-    """One future event for one participant (a reminder, a delayed transition …). At most one
-    pending timer per participant and kind; the alarm for it is an APScheduler job, but this row
-    is what decides whether it still counts."""
+    """One future event for one participant, one pending per kind; this row, not its alarm's job, says if it counts."""
 
     __table_args__ = (
         Index("ix_timer_participant_status", "participant_id", "status"),

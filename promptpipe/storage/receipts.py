@@ -1,7 +1,5 @@
 """Delivery and read receipts WhatsApp reported for our messages, stored by WhatsApp id and read back per message.
-
-A receipt may come before its send is committed, twice, or out of order; each (message, kind) keeps the earliest time,
-and reading fills in what one implies about another (read implies delivered, played implies read).
+Each (message, kind) keeps the earliest time; reading fills in what one implies (read: delivered, played: read).
 """
 
 from __future__ import annotations
@@ -33,8 +31,7 @@ class ReceiptTimes:
 
 def record_receipt(db: Database, session: Session, wa_message_ids: Iterable[str], kind: str, at: datetime,
                    now: datetime) -> int:
-    """Store one receipt (WhatsApp says these messages were delivered, read or played at ``at``);
-    returns how many of its ids were new for that kind."""
+    """Store one receipt (these messages were delivered, read or played at ``at``); returns how many ids were new."""
     ids = sorted({mid for mid in wa_message_ids if mid})[:MAX_IDS_PER_RECEIPT]
     if not ids:
         return 0
@@ -68,9 +65,8 @@ def receipt_times(session: Session, wa_message_ids: Iterable[str | None]) -> dic
 
 def delivery_status(sent_at: datetime | None, delivered_at: datetime | None, read_at: datetime | None, *,
                     receipts_expected: bool, cutoff: datetime) -> str:
-    """``read``, ``delivered``, ``not_delivered`` (sent at or before ``cutoff``, i.e. longer ago
-    than the receipt window, with no delivered receipt), ``sent`` (still within it), or ``unknown``
-    where the transport reports no receipts."""
+    """``read``, ``delivered``, ``not_delivered`` (sent at or before ``cutoff`` without a receipt), ``sent`` (after
+    it), or ``unknown`` where the transport reports no receipts."""
     if read_at is not None:
         return "read"
     if delivered_at is not None:
@@ -81,9 +77,8 @@ def delivery_status(sent_at: datetime | None, delivered_at: datetime | None, rea
 
 
 def receipt_columns(matches: Callable[[Any], ColumnElement[bool]]) -> list[Any]:
-    """``delivered_at``, ``read_at`` and ``played_at`` as correlated columns for a select, over the
-    receipts whose row ``matches`` (given the receipt table); read implies delivered and played
-    implies read, so each takes the earliest of the kinds that imply it."""
+    """``delivered_at``, ``read_at`` and ``played_at`` as correlated columns over the receipts ``matches`` accepts
+    (given their table), each the earliest of the kinds that imply it."""
     r = _RECEIPT
 
     def earliest(*kinds: str) -> Any:

@@ -1,19 +1,13 @@
 """The daily prompts' counts by participant-local day and arm (``prompt_day_counts``), kept by database triggers in
-the transaction of every write that changes a count, whoever writes, so statistics read a few rows a day, never a scan:
+the transaction of every write that changes a count, whoever writes, so statistics read a few rows a day, never a scan.
+A receipt or a message's WhatsApp id sets its prompt's ``prompt_delivery.receipt_level`` (NULL none, 0 delivered, 1
+read/played); a delivery written, changed or deleted, or its participant moved to another arm, moves its contribution.
 
-* a receipt or a message's WhatsApp id changing sets its prompt's ``prompt_delivery.receipt_level`` (NULL none,
-  0 delivered, 1 read/played);
-* a delivery written, changed or deleted, or its participant moved to another arm, moves its contribution.
-
-No row is one that every delivery of a day and arm updates: since V3 (revision 0019) a day and arm has a row per
-``shard``, and the triggers add to the shard of their connection (PostgreSQL: the backend's pid modulo :data:`SHARDS`,
-so concurrent commits of several connections or services do not queue on one row lock; SQLite, one writer at a time:
-shard 0). A shard's counts alone mean nothing (one may be negative, a delivery counted on one and moved on another);
-readers sum a day and arm's shards.
-
-The SQL is written once per dialect and versioned by name: a change adds ``..._V2`` and leaves V1 as revision 0003 used
-it (V2: revision 0012, counted at commit on PostgreSQL; V3: revision 0019, the shards). :func:`refill` computes
-everything from the rows into shard 0 (revision 0003's backfill, the tests' reference).
+Since V3 (revision 0019) a day and arm has a row per ``shard``, and the triggers add to their connection's (PostgreSQL:
+the backend's pid modulo :data:`SHARDS`, so concurrent commits do not queue on one row lock; SQLite: shard 0). A shard
+alone means nothing (one may be negative); readers sum a day and arm's shards. The SQL is written once per dialect and
+versioned by name (V1: revision 0003; V2: 0012, counted at commit on PostgreSQL). :func:`refill` computes everything
+from the rows into shard 0 (revision 0003's backfill, the tests' reference).
 """
 
 from __future__ import annotations
@@ -201,9 +195,8 @@ TRIGGERS_V1 = {"sqlite": _SQLITE, "postgresql": _POSTGRESQL}
 _DELIVERY_V2 = """CREATE CONSTRAINT TRIGGER prompt_day_counts_delivery
     AFTER INSERT OR DELETE OR UPDATE OF local_date, participant_id, vote, replied_at, receipt_level ON prompt_delivery
     DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION prompt_day_counts_on_delivery()"""
-"""PostgreSQL counts a delivery's change at its transaction's commit, not where it is written: the day's row is then
-locked for the commit alone. Written mid-turn, every turn that wrote a prompt held its day's row until its commit, so a
-burst's turns (every prompt of a day and arm adds to one row) queued on it one after another, across services."""
+"""PostgreSQL counts a delivery's change at its transaction's commit, so the day's row is locked for the commit alone
+(counted mid-turn, a burst's turns queued on it one after another, across services)."""
 
 TRIGGERS_V2 = {"sqlite": _SQLITE, "postgresql": [_DELIVERY_V2 if statement is _DELIVERY_V1 else statement
                                                   for statement in _POSTGRESQL]}
@@ -216,9 +209,7 @@ V2_TO_V1 = {"sqlite": [], "postgresql": [
 TRIGGERS_V3 = {"sqlite": _sqlite(_SQLITE_SHARD),
                "postgresql": [_DELIVERY_V2 if statement is _DELIVERY_V1 else statement
                               for statement in _postgresql(_POSTGRESQL_SHARD)]}
-"""Revision 0019's triggers: V2, adding to a row per day, arm and shard (the ``shard`` column, in the primary key).
-PostgreSQL's connections each add to the shard of their backend's pid (modulo :data:`SHARDS`), so two commits lock the
-same row only where their pids collide; SQLite, one writer at a time, keeps shard 0. Readers sum a day's shards."""
+"""Revision 0019's triggers: V2, adding to a row per day, arm and shard (see the module's docstring)."""
 
 DROP_V1 = {
     "sqlite": [f"DROP TRIGGER IF EXISTS prompt_day_counts_{name}" for name in (
@@ -254,8 +245,7 @@ REFILL_V1 = [
     FROM prompt_delivery d LEFT JOIN participant p ON p.id = d.participant_id
     GROUP BY d.local_date, coalesce(p.arm, '')""",
 ]
-"""Every delivery's receipt level from its receipts, then every count from the deliveries (revision 0003's fill). Safe
-with the triggers in place: what they count of the first statement is wiped by the second."""
+"""Every receipt level, then every count (revision 0003's fill); the second wipes what triggers count of the first."""
 
 
 def refill(conn: Connection, statements: list[str] = REFILL_V1) -> None:

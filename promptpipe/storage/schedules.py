@@ -1,5 +1,4 @@
-"""Queries on ``schedule`` and ``timer``: a participant's daily-prompt schedules and pending timers, and what their
-alarms should be (each function takes an open session: its writes commit with the caller's transaction)."""
+"""Queries on ``schedule`` and ``timer``: a participant's daily-prompt schedules and timers, and their alarms."""
 
 from __future__ import annotations
 
@@ -43,8 +42,7 @@ _DAILY_ALARM_FACTS = Prepared(
 
 @dataclass(frozen=True)
 class DailyAlarmFacts:
-    """What turning a daily alarm into an inbox row needs: its schedule as stored now, and its
-    participant's status, time zone and arm."""
+    """What turning a daily alarm into an inbox row needs: its schedule now, its participant's status, zone and arm."""
 
     schedule: ScheduleEntry
     participant_id: str
@@ -54,8 +52,7 @@ class DailyAlarmFacts:
 
 
 def daily_alarm_facts(db: Database, session: Session, schedule_ids: set[str]) -> dict[str, DailyAlarmFacts]:
-    """By schedule id, for the schedules that still exist (one statement per chunk of ids; a
-    burst's alarm delivery reads 500 at a time)."""
+    """By schedule id, for the schedules that still exist (one statement per chunk of ids)."""
     return {row[0]: DailyAlarmFacts(ScheduleEntry(*row[:-4]), *row[-4:]) for chunk in db.chunks(sorted(schedule_ids))
             for row in _DAILY_ALARM_FACTS.rows(session.connection(), {"ids": list(chunk)})}
 
@@ -87,9 +84,8 @@ def save_schedules(session: Session, participant_id: str, entries: Iterable[Sche
 
 
 def apply_timer_ops(session: Session, participant_id: str, ops: Iterable[TimerOp], now: datetime) -> list[TimerChange]:
-    """Write the ops; returns the resulting change per kind (for the alarm clock). Only the last op
-    of each kind counts (an arm replaces the pending timer of its kind; a cancel drops it): one
-    statement cancels what they replace, one inserts what they arm."""
+    """Write the ops; returns the resulting change per kind (for the alarm clock). Only the last op of each kind counts
+    (an arm replaces the pending timer of its kind): one statement cancels what they replace, one inserts the arms."""
     last = {op.kind: op for op in ops}
     by_reason: dict[str, list[str]] = {}
     for op in last.values():
@@ -120,8 +116,7 @@ _CANCEL_TIMER_KINDS = Prepared(_CANCEL_ALL.where(_TIMER.c.kind.in_(bindparam("ki
 
 def cancel_timers(session: Session, participant_id: str, kinds: Iterable[str] | None, now: datetime, *,
                   reason: str) -> int:
-    """Cancel pending timers of these kinds (all kinds when None); returns how many. (Every
-    message a participant writes runs it: the statements are built once.)"""
+    """Cancel pending timers of these kinds (all kinds when None); returns how many. Every message runs it."""
     values: dict[str, object] = {"pid": participant_id, "now": now, "why": reason}
     if kinds is None:
         return _CANCEL_TIMERS.changed(session.connection(), values)
@@ -129,9 +124,8 @@ def cancel_timers(session: Session, participant_id: str, kinds: Iterable[str] | 
 
 
 def settle_timers(db: Database, session: Session, by_outcome: dict[str, list[int]], now: datetime) -> dict[int, str]:
-    """Move pending timers to the outcome they are listed under (fired, missed, or cancelled when
-    the participant is not active any more); only timers still pending move: the compare-and-set
-    that makes a second alarm for the same timer a no-op. Returns the outcome by timer id."""
+    """Move pending timers to the outcome they are listed under; only those still pending move (a compare-and-set: a
+    second alarm for the same timer is a no-op). Returns the outcome by timer id."""
     settled: dict[int, str] = {}
     for outcome, ids in by_outcome.items():
         extra = {"reason": "participant not active when it came due"} if outcome == TimerStatus.CANCELLED else {}
@@ -159,8 +153,7 @@ class AlarmPlan:
 
 
 def alarm_plans(session: Session, participant_ids: list[str] | None = None) -> dict[str, AlarmPlan]:
-    """Status, zone, active schedules and pending timers of the given participants (or of
-    everyone who has a schedule or a pending timer)."""
+    """Status, zone, active schedules and pending timers of these participants (None: all with either)."""
     conn = session.connection()
     schedule_query = select(_SCHEDULE.c.participant_id, *SCHEDULE_ENTRY_COLUMNS).where(_SCHEDULE.c.active.is_(True))
     timer_query = select(_TIMER.c.participant_id, _TIMER.c.id, _TIMER.c.kind, _TIMER.c.due_at,

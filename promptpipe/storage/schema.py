@@ -1,14 +1,10 @@
 """The database's schema and its versions (Alembic, revisions in :mod:`promptpipe.storage.migrations`).
 
-* An empty database gets the current schema at once (the models' tables, stamped with the newest
-  revision: the same as running every revision, which a test checks); one at the newest is used.
-* One made by an older release (an older revision, or none recorded) is upgraded only on
-  purpose (``promptpipe db upgrade``, or ``serve`` with DB_AUTO_UPGRADE), else refused with
-  :class:`SchemaBehind`; one upgraded by a newer release is refused (:class:`SchemaAhead`).
-
-An upgrade runs every revision in one transaction: on PostgreSQL a failure leaves the database as
-it was; a SQLite file is copied first (SQLite's backup API) and put back if anything fails.
-:class:`MigrationFailed` names the revision that failed. APScheduler's job table is its own.
+An empty database gets the current schema at once (the models' tables, stamped with the newest revision: a test checks
+that equals running every revision). One made by an older release is upgraded only on purpose (``promptpipe db
+upgrade``, or ``serve`` with DB_AUTO_UPGRADE), else refused (:class:`SchemaBehind`); one a newer release upgraded is
+refused (:class:`SchemaAhead`). An upgrade runs every revision in one transaction; a SQLite file is copied first
+(SQLite's backup API) and put back if anything fails. APScheduler's job table is its own.
 """
 
 from __future__ import annotations
@@ -103,8 +99,7 @@ class UpgradeDone:
 
 
 def include_object(obj: Any, name: str | None, type_: str, reflected: bool, compare_to: Any) -> bool:
-    """What a comparison of the models with a database looks at: our tables only (APScheduler
-    creates and keeps its job table itself; Alembic keeps its version table)."""
+    """What a comparison of the models with a database looks at: our tables only, not APScheduler's or Alembic's."""
     table = obj if type_ == "table" else getattr(obj, "table", None)
     return getattr(table, "name", name) not in NOT_OURS
 
@@ -146,8 +141,7 @@ def read_state(conn: Connection) -> SchemaState:
 
 
 def prepare(conn: Connection) -> SchemaState:
-    """In an open transaction: make the current schema in an empty database (stamped with the
-    newest revision); refuse one that is behind or ahead. Returns its state."""
+    """In an open transaction: make the current schema in an empty database; refuse one behind or ahead."""
     state = read_state(conn)
     if state.empty:
         SQLModel.metadata.create_all(conn)
@@ -176,8 +170,7 @@ def refuse_unless_current(state: SchemaState) -> None:
 
 
 def upgrade(url: str, *, target: str = "head", now: datetime | None = None) -> UpgradeDone:
-    """Bring the database at ``url`` to ``target`` (see the module docstring). Blocking: call it
-    from a thread, with no service running on the database."""
+    """Bring the database at ``url`` to ``target``. Blocking: call it from a thread, with no service running on it."""
     from alembic import command
 
     path = sqlite_file(url)

@@ -1,5 +1,4 @@
-"""Queries on ``service_status``: what the running service records about itself (the WhatsApp connection state, one row
-per number where a transport serves several, the last model error), and the backlog counts a status report shows."""
+"""Queries on ``service_status`` (connection state per number, the last model error) and the status's backlog counts."""
 
 from __future__ import annotations
 
@@ -58,14 +57,13 @@ def read_statuses(session: Session) -> dict[str, StatusRow]:
 
 
 def state_row_name(number: str | None) -> str:
-    """The row a number's connection state is kept in: ``whatsapp:<name>``, or ``whatsapp`` for the
-    one number of a transport that serves one."""
+    """The row a number's connection state is kept in: ``whatsapp:<name>`` (``whatsapp``: a transport's only one)."""
     return WHATSAPP if number is None else f"{WHATSAPP}:{number}"
 
 
 def number_rows(rows: Mapping[str, StatusRow], numbers: Sequence[str]) -> dict[str, StatusRow | None]:
-    """Each number's state row among ``rows`` (None: none recorded). The first, default number also
-    has the ``whatsapp`` row (written while one number was served): the newer of the two counts."""
+    """Each number's state row among ``rows`` (None: none). The default number's ``whatsapp`` row (from when one
+    number was served) counts if newer."""
     found: dict[str, StatusRow | None] = {}
     for index, name in enumerate(numbers):
         candidates = [row for row in (rows.get(state_row_name(name)), rows.get(WHATSAPP) if index == 0 else None)

@@ -1,5 +1,4 @@
-"""Schemas that hold what is not ours but must live in our database: with several services, each
-linked WhatsApp number's session (its tables are the WhatsApp library's own, made on first use)."""
+"""Schemas for what is not ours but lives in our database: with several services, each number's WhatsApp session."""
 
 from __future__ import annotations
 
@@ -12,8 +11,7 @@ from sqlalchemy.orm import Session
 __all__ = ["make_schemas"]
 
 SCHEMAS_LOCK_KEY = 0x5050_5343
-"""Services starting at once make the schemas one after the other (PostgreSQL's CREATE SCHEMA IF
-NOT EXISTS is not safe against a concurrent one)."""
+"""One service at a time makes the schemas (CREATE SCHEMA IF NOT EXISTS is not safe against a concurrent one)."""
 SAFE_NAME = re.compile(r"[a-z0-9_-]{1,63}")
 
 

@@ -1,5 +1,5 @@
-"""SQLite connections as we set them up: write-ahead logging, a busy wait, foreign keys, zeroed free pages, and (for the
-service's writer) ``BEGIN IMMEDIATE`` and savepoints straight on the driver's connection."""
+"""SQLite connections as we set them up: WAL, a busy wait, foreign keys, zeroed free pages, and (for the writer)
+``BEGIN IMMEDIATE`` and savepoints straight on the driver's connection."""
 
 from __future__ import annotations
 
@@ -25,8 +25,7 @@ def _sqlite_pragmas(dbapi_conn: Any, _: Any) -> None:
     _ensure_wal(cur)
     cur.execute("PRAGMA synchronous=NORMAL")
     cur.execute("PRAGMA foreign_keys=ON")
-    # Deleted or overwritten content is zeroed in the file, so an erased participant's texts
-    # cannot be read back from free pages.
+    # An erased participant's texts cannot be read back from free pages.
     cur.execute("PRAGMA secure_delete=ON")
     cur.close()
 
@@ -35,9 +34,8 @@ WAL_SWITCH_TRIES = 50
 
 
 def _ensure_wal(cur: Any) -> None:
-    """Switch a new database file to write-ahead logging. The switch needs the file to itself and
-    SQLite answers "locked" at once, without its busy wait, when another connection opens the
-    same new file at that moment (concurrent first starts): look first, and try again briefly."""
+    """Switch a new database file to WAL: the switch needs the file to itself, and SQLite answers "locked" at once
+    (no busy wait) when another connection opens it then (concurrent first starts): look first, retry briefly."""
     for attempt in range(WAL_SWITCH_TRIES):
         try:
             if str(cur.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "wal":
@@ -54,15 +52,8 @@ def query_only(dbapi_conn: Any, _: Any) -> None:
     dbapi_conn.execute("PRAGMA query_only=ON")
 
 
-def _sqlite_begin(conn: Connection) -> None:
-    # Straight on the driver's connection: through SQLAlchemy's execution this cost as much as a
-    # whole statement of the turn's (a tenth of a burst's transaction overhead).
-    _on_the_driver(conn, "BEGIN IMMEDIATE")
-
-
 def _on_the_driver(conn: Connection, statement: str) -> None:
-    """A statement without parameters straight on the driver's connection; its error is raised
-    as SQLAlchemy's would be ("database is locked" after the busy timeout: an error like any other)."""
+    """A statement without parameters straight on the driver's connection, its error raised as SQLAlchemy's would be."""
     try:
         conn.connection.driver_connection.execute(statement)  # type: ignore[union-attr]
     except sqlite3.Error as exc:
@@ -70,24 +61,23 @@ def _on_the_driver(conn: Connection, statement: str) -> None:
 
 
 def create_sqlite_engine(url: str, *, pool_size: int = 1, own_transactions: bool = True, **kwargs: Any) -> Engine:
-    """An engine on a SQLite file with our connection set-up. ``own_transactions``: every
-    transaction starts with ``BEGIN IMMEDIATE`` (a read-then-write is atomic even against another
-    process); the job store leaves transactions to its library."""
+    """An engine on a SQLite file with our set-up. ``own_transactions``: every transaction starts ``BEGIN IMMEDIATE``
+    (a read-then-write is atomic against other processes too); the job store leaves them to its library."""
     engine = create_engine(sync_url(url), pool_size=pool_size, max_overflow=0, hide_parameters=True,
                            connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000},
                            **kwargs)
     event.listen(engine, "connect", _sqlite_pragmas)
     if own_transactions:
         event.listen(engine, "connect", _no_implicit_begin)
-        event.listen(engine, "begin", _sqlite_begin)
+        # Straight on the driver: through SQLAlchemy it cost a tenth of a burst's transaction overhead.
+        event.listen(engine, "begin", lambda conn: _on_the_driver(conn, "BEGIN IMMEDIATE"))
         _savepoints_on_the_driver(engine.dialect)
     return engine
 
 
 def _savepoints_on_the_driver(dialect: Any) -> None:
-    """Savepoints straight on the driver's connection, as ``BEGIN`` is: transactions committed
-    together take one each, and through SQLAlchemy's execution each cost as much as a statement
-    of the turn's. (SQLAlchemy still keeps track of them: it calls these three.)"""
+    """Savepoints straight on the driver, as ``BEGIN`` is (transactions committed together take one each); SQLAlchemy
+    still keeps track of them: it calls these three."""
     def run(sql: str) -> Callable[[Connection, str], None]:
         return lambda connection, name: _on_the_driver(connection, sql.format(name=name))
 

@@ -1,8 +1,5 @@
-"""Notice when the state directory is deleted or replaced while the service runs.
-
-A process writes happily to deleted files, and with the lock file gone a second ``serve`` could start on the same
-account. So the identities (device, inode) of the directory, its lock file and SQLite database are kept at start, and
-the service stops when one is gone or replaced."""
+"""Notice when the state directory, its lock file or SQLite database is deleted or replaced while the service runs: a
+process writes happily to deleted files, and without the lock file a second ``serve`` could start on the account."""
 
 from __future__ import annotations
 
@@ -47,8 +44,7 @@ class StateDirWatch:
 
 
 def first_missing(path: Path) -> Path | None:
-    """The outermost directory of ``path`` that does not exist yet (what creating it would
-    create), or None when it exists."""
+    """The outermost directory of ``path`` that does not exist yet (what creating it would create), or None."""
     path, missing = path.absolute(), None
     while not path.exists() and path != path.parent:
         missing, path = path, path.parent

@@ -1,8 +1,6 @@
-"""The suppression list: numbers whose owner sent STOP before their data was erased.
-
-A number is kept only as a keyed hash (HMAC-SHA256, secret from :func:`promptpipe.study.store.seed.secret_value`).
-Enrolling it again makes a participant who has opted out, until their own START lifts the entry (:func:`lift`). Someone
-holding the whole database can test a number they already know against it; that is its purpose, and no more.
+"""The suppression list: numbers whose owner sent STOP before their data was erased, kept only as a keyed hash
+(HMAC-SHA256). Enrolled again, they are opted out until their own START lifts the entry. Someone holding the whole
+database can test a number they already know against it; that is its purpose, and no more.
 """
 
 from __future__ import annotations

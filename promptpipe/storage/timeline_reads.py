@@ -1,8 +1,6 @@
-"""One participant's timeline rows (:mod:`promptpipe.domain.timeline`) for the API and the dashboard.
-
-Each stream is one query past the cursor and inside the day range, newest (or oldest, paging back) first, at most a page
-and one, merged by key: a page costs one query per stream however long the study. Messages use their (participant,
-direction, time) index, the other streams their participant index."""
+"""One participant's timeline rows (:mod:`promptpipe.domain.timeline`) for the API and the dashboard: each stream is
+one query past the cursor and inside the day range, at most a page, merged by key, so a page costs one query per stream
+however long the study."""
 
 from __future__ import annotations
 
@@ -65,8 +63,7 @@ def _time_of(stream: Stream, row: Any) -> datetime:
 
 def _past(time: ColumnElement[datetime], row_id: ColumnElement[int], stream: Stream,
           cursor: Cursor) -> ColumnElement[bool]:
-    """This stream's rows whose key (time, stream, id) lies beyond the cursor's, said so that the
-    time's bound is a plain range an index can take."""
+    """This stream's rows whose key (time, stream, id) lies beyond the cursor's, the time's bound a plain range."""
     at = cursor.at
     beyond: Callable[[Any, Any], Any] = operator.lt if cursor.older else operator.gt
     up_to: Callable[[Any, Any], Any] = operator.le if cursor.older else operator.ge
@@ -105,8 +102,7 @@ def _query(stream: Stream, participant_id: str, since: datetime | None, until: d
 
 def timeline_rows(session: Session, participant_id: str, streams: Collection[Stream], *, since: datetime | None,
                   until: datetime | None, cursor: Cursor | None, limit: int) -> list[Hit]:
-    """Up to ``limit`` entries of these streams in ``[since, until)``, past ``cursor`` (None: the
-    newest), newest first: the ``limit`` next to the cursor on its side."""
+    """Up to ``limit`` entries of these streams in ``[since, until)`` next to ``cursor`` (None: the newest)."""
     hits = [Hit(stream, _time_of(stream, row), row, *questionnaire_id) for stream in streams
             for row, *questionnaire_id in session.execute(_query(stream, participant_id, since, until, cursor, limit))]
     newest_first = cursor is None or cursor.older

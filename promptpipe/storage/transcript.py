@@ -1,5 +1,4 @@
-"""Queries on ``message`` (the transcript) and the outbox rows that send our side of it:
-:func:`queue_messages` writes both in one transaction, keyed so that queuing again does nothing."""
+"""Queries on ``message`` (the transcript) and the outbox rows that send our side of it, keyed: a repeat is a no-op."""
 
 from __future__ import annotations
 
@@ -36,9 +35,8 @@ def add_inbound_message(
     session: Session, *, participant_id: str, text: str, now: datetime, wa_message_id: str | None,
     payload: dict[str, Any] | None = None, kind: str = "text", sent_at: datetime | None = None,
 ) -> int:
-    """The transcript row of an inbound message; returns its id. ``kind`` is ``text`` or what came
-    without words (``voice``, ``image``…), ``reaction`` or ``poll_vote``; ``sent_at``: when the
-    participant sent it (their WhatsApp's clock), beside ``created_at``, when it arrived."""
+    """The transcript row of an inbound message; returns its id. ``kind``: ``text``, what came without words
+    (``voice``…), ``reaction`` or ``poll_vote``; ``sent_at``: when sent by their WhatsApp's clock."""
     return int(_INSERT_MESSAGE.one_value(session.connection(), {
         "participant_id": participant_id, "direction": "in", "role": "user", "kind": kind,
         "text": clean_for_storage(text),  # the last guard: any text, from anywhere
@@ -65,9 +63,8 @@ def _held(m: ToSend, now: datetime) -> datetime | None:
 def queue_messages(
     session: Session, participant_id: str, messages: Sequence[ToSend], now: datetime
 ) -> dict[str, int | None]:
-    """The transcript rows plus their outbox rows; returns the transcript id by key (None for a key that was queued
-    before). One message (most turns) takes two statements: its transcript row is written only if its key is new, in the
-    same statement. More take three: the keys already queued are looked up first."""
+    """The transcript rows plus their outbox rows; returns the transcript id by key (None: queued before). One message
+    (most turns) takes two statements, its transcript row written only if its key is new; more look keys up first."""
     connection = session.connection()
     first: dict[str, ToSend] = {}
     for m in messages:
@@ -87,9 +84,8 @@ def queue_messages(
         if not new:
             return ids
         note_queued(session, participant_id, [m.key for m in new])
-        # One multi-row INSERT: its ids come back in no set order, but they are handed out in the
-        # order of the rows (the one statement inserts them in turn), so sorted they pair up.
-        # Run once per row to keep the order, this was a sixth of a daily prompt's commit.
+        # One multi-row INSERT (once per row, a sixth of a daily prompt's commit): its ids come back in no set order,
+        # but are handed out in the rows' order, so sorted they pair up.
         message_ids = sorted(message_id for (message_id,) in _INSERT_MESSAGE.many(
             connection, [_transcript_row(participant_id, m, now) for m in new], any_order=True))
     _INSERT_OUTBOX.many(connection, [
@@ -124,8 +120,7 @@ def queue_outgoing(
     session: Session, *, participant_id: str, key: str, text: str, now: datetime, kind: MessageKind = MessageKind.TEXT,
     payload: dict[str, Any] | None = None,
 ) -> int | None:
-    """One message through :func:`queue_messages`: its transcript id, or None when a message with
-    this key was queued before."""
+    """One message through :func:`queue_messages`: its transcript id, or None when its key was queued before."""
     return queue_messages(session, participant_id, [ToSend(key, text, kind, payload or {})], now)[key]
 
 
@@ -140,8 +135,7 @@ _HISTORY = Prepared(select(_MESSAGE.c.id, _MESSAGE.c.role, _MESSAGE.c.kind, _MES
 def history_before(
     session: Session, participant_id: str, before_id: int | None, limit: int, *, after_id: int = 0
 ) -> list[HistoryEntry]:
-    """The last ``limit`` transcript messages older than ``before_id`` and newer than ``after_id``
-    (what a summary already covers), oldest first."""
+    """The last ``limit`` messages older than ``before_id`` and newer than ``after_id`` (summarised), oldest first."""
     if limit <= 0:
         return []
     rows = _HISTORY.rows(session.connection(), {
@@ -170,8 +164,7 @@ GREETED_BY = ("greeting", "text")
 
 
 def never_greeted(session: Session, participant_id: str, *, greeting_key: str) -> bool:
-    """Whether nothing the model wrote ever went (or is queued to go) to this participant, and no
-    input that greets them (its key starts with ``greeting_key``) is still waiting."""
+    """Whether nothing the model wrote went (or is queued) to them, and no greeting input (``greeting_key``) waits."""
     greeted = select(_MESSAGE.c.id).where(
         _MESSAGE.c.participant_id == participant_id, _MESSAGE.c.direction == "out",
         _MESSAGE.c.kind.in_(GREETED_BY), _MESSAGE.c.status != MessageStatus.CANCELLED).limit(1)

@@ -1,5 +1,4 @@
-"""A database URL read for what it names: the driver to open it with, and the file of a SQLite one.
-Apart from :mod:`.db` so the schema's upgrades can use it without opening a database."""
+"""A database URL's driver and SQLite file (apart from :mod:`.db`: the schema's upgrades open no database)."""
 
 from __future__ import annotations
 

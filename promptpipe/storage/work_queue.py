@@ -1,9 +1,6 @@
-"""The database threads' queue: urgent work first, otherwise first come, first served.
-
-In a burst (10,000 daily prompts due at once) thousands of lane reads and commits queue; urgent work passes them so the
-service stays responsive: a participant's message stored, due alarms' inbox rows, the outbox's claims and send records.
-Together-able work (SQLite transactions) side by side at the head, at one level, runs in one call of ``together`` (up to
-``TOGETHER_MAX``, a savepoint each), so a burst pays one commit for many turns.
+"""The database threads' queue: urgent work first (a message stored, due alarms, the outbox's claims and records, so the
+service stays responsive in a burst), otherwise first come, first served. Together-able work (SQLite transactions) side
+by side at the head, at one level, runs in one call of ``together`` (up to ``TOGETHER_MAX``): one commit for many turns.
 """
 
 from __future__ import annotations
@@ -46,9 +43,8 @@ class _Joinable:
 
 
 class WorkQueue(Executor):
-    """``workers`` daemon threads serving one priority queue; an :class:`Executor`, so ``loop.run_in_executor`` takes
-    it. :meth:`shutdown` (``Database.close``) lets them finish what is queued; exiting without it loses only uncommitted
-    transactions, as a crash would. A queue nobody holds any more ends its threads, as a thread pool does."""
+    """``workers`` daemon threads serving one priority queue, as an :class:`Executor`. :meth:`shutdown` lets them finish
+    what is queued; a queue nobody holds any more ends its threads, as a thread pool does."""
 
     def __init__(self, workers: int, name: str, *, together: Together | None = None) -> None:
         self._together = together
@@ -76,8 +72,7 @@ class WorkQueue(Executor):
         return self._put(URGENT, functools.partial(fn, *args))
 
     def submit_together(self, work: Any, *, urgent: bool = False) -> Future[Any]:
-        """Queue ``work`` for the ``together`` function given at construction; it may run in one
-        call with other such work waiting next to it at the same level."""
+        """Queue ``work`` for ``together``: it may run in one call with such work next to it at the same level."""
         if self._together is None:
             raise TypeError("this queue was made without a together function")
         return self._put(URGENT if urgent else NORMAL, _Joinable(work))
