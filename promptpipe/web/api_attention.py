@@ -1,6 +1,5 @@
-"""``GET /api/v1/attention``: what needs the research team's attention now (the overview's "Needs
-attention" list), each entry with the dashboard page where it is resolved. A viewer's answer has
-ids, counts and times only: no safety flags (health data, as everywhere) and no model error."""
+"""``GET /api/v1/attention``: the overview's "Needs attention" list, each entry with the page where it is resolved; a
+viewer's has ids, counts and times only (no safety flags, no model error)."""
 
 from __future__ import annotations
 

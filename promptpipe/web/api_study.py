@@ -1,9 +1,5 @@
-"""The HTTP API's study-wide endpoints: broadcast, statistics, questionnaires' compliance and
-responses, the export as a zip, the service's status, safety flags, and API tokens (admins only).
-
-``GET /api/v1/report`` is the study report as the dashboard's report page shows it, table by table (the same
-:func:`~promptpipe.study.report.tables.report_tables`, so the API, the page and its CSV files cannot disagree). Counts,
-shares, arms, statuses and questionnaire ids only: nothing that identifies anyone, so a viewer reads it too."""
+"""The HTTP API's study-wide endpoints: broadcast, statistics, questionnaires, the export, the service's status,
+safety flags, API tokens and the report (the same tables as the dashboard's report page, so they cannot disagree)."""
 
 from __future__ import annotations
 

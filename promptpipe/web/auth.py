@@ -1,9 +1,6 @@
-"""Authentication for the API (a bearer token) and the dashboard (a token once, then a signed session cookie), roles,
-CSRF tokens and the limit on failed attempts per client address.
-
-A session cookie holds the token's id, an expiry and a nonce, signed (HMAC-SHA256) with a key kept in the database;
-the token is looked up on every request, so revoking it ends its sessions at once. A form's CSRF token derives from
-the nonce."""
+"""Authentication: a bearer token for the API; for the dashboard a token once, then a session cookie (token id, expiry
+and nonce, HMAC-signed with a key kept in the database; the token is looked up on every request, so revoking it ends its
+sessions at once). A form's CSRF token derives from the nonce."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""Dashboard charts drawn on the server as inline SVG (the heatmap, bars of counts; for the report, shares over days
-with one line per arm, and shares as bars): pure functions from plain data to markup, so a test reads a chart without a
-browser and no page needs a script. Every study text (ids, arm names, statuses) is escaped here, so
-the markup goes into a page as it is. Colours are SVG attributes (the pages' security policy allows no inline
-``style``); class names let the style sheet add to them."""
+"""Dashboard charts drawn on the server as inline SVG: pure functions from plain data to markup, so no page needs a
+script. Every study text is escaped here, so the markup goes into a page as it is. Colours are SVG attributes (the
+pages' security policy allows no inline ``style``)."""
 
 from __future__ import annotations
 
@@ -72,9 +70,8 @@ CellLink = Callable[[str, date], str]
 
 def heatmap(rows: Sequence[HeatmapRow], days: int, *, link: Callable[[str], str] | None = None,
             cell_link: CellLink | None = None) -> str:
-    """Participants (rows) × study days (columns), each cell coloured by that day's outcome and
-    marked with its symbol, with ``data-outcome`` and a hover title (``p_… day 3: done``).
-    ``link`` gives each row label's URL, ``cell_link`` each cell's (for rows with a first day)."""
+    """Participants (rows) × study days (columns), each cell coloured and marked by that day's outcome; ``link``
+    gives each row label's URL, ``cell_link`` each cell's (for rows with a first day)."""
     days = max(days, 1)
     label_px = NAMED_LABEL_PX if any(row.label for row in rows) else LABEL_PX
     left = label_px + (STATUS_PX if any(row.status for row in rows) else 0)

@@ -1,8 +1,5 @@
-"""The one shape every API error has, ``{"error": {"code", "message", "details"}}``, and our errors mapped onto HTTP.
-
-``code`` is one of :data:`ERROR_CODES`, ``message`` one line for a person, ``details`` (``invalid_request`` only) each
-wrong field. The API reuses ``promptpipe-admin``'s operations, whose messages name CLI options (``--phone: …``);
-:func:`api_words` names the request's fields instead."""
+"""The one shape every API error has, ``{"error": {"code", "message", "details"}}``, and our errors mapped onto HTTP
+(the admin script's messages name CLI options; :func:`api_words` names the request's fields instead)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""The export as one zip download, built in the state directory and removed once sent: the same code path for ``GET
-/api/v1/export`` and the dashboard's "Download the export" (each audits it with its own door); and the dashboard's
-smaller CSV downloads (a report table, a questionnaire's responses)."""
+"""Downloads: the export as one zip (built in the state directory, removed once sent; the API's and the dashboard's),
+and the dashboard's smaller CSV files."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Times as the dashboard shows them: in the participant's local time and in the researcher's (``RESEARCHER_TIMEZONE``),
-each labelled, e.g. ``09:05 participant time (America/Toronto) · 15:05 your time (Europe/Berlin)``."""
+"""Times as the dashboard shows them: in the participant's local time and in the researcher's, each labelled."""
 
 from __future__ import annotations
 

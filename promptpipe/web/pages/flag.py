@@ -1,6 +1,5 @@
-"""One safety flag (``/flags/{id}``), for researchers and admins: what raised it, the participant's messages around it,
-its course as the flag's row keeps it (raised, alerted, resolved with a note), the form to resolve it, and the alert
-settings in force. The resolve form posts to ``/flags/{id}/resolve`` (:mod:`flags`), which comes back here."""
+"""One safety flag (``/flags/{id}``), for researchers and admins: what raised it, the messages around it, its course
+and the form to resolve it (posted to :mod:`flags`, which comes back here)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""One participant (``/participants/{id}``): profile, schedules, timers, their questionnaires with each item's answer,
-the newest messages with WhatsApp's delivery and read ticks, and (for researchers) the actions. A viewer's page is built
-without the phone, the name, the habit plan, any message text and any questionnaire answer."""
+"""One participant (``/participants/{id}``). A viewer's page is built without the phone, the name, the habit plan,
+any message text and any questionnaire answer."""
 
 from __future__ import annotations
 
