@@ -58,8 +58,7 @@ def stop_on_signals(stop: asyncio.Event) -> asyncio.Event:
 
 
 def cell(value: Any) -> str:
-    """One table cell or value, safe for a terminal: a participant's control characters (screen
-    clearing, clipboard writing, a newline in a name) are shown as escapes, never obeyed."""
+    """One table cell or value, safe for a terminal (a participant's control characters shown as escapes)."""
     return for_terminal("" if value is None else value)
 
 

@@ -1,7 +1,5 @@
-"""``promptpipe evaluate``: vet the coach before launch. Builds the models from the settings (the coach's, the simulated
-participants', the judge's), runs the evaluation on the study's own settings and prompts, writes the report files, and
-exits 3 when the gate (a thresholds file, or the default gate) is not met, so a team can gate a prompt or model change
-in its own CI."""
+"""``promptpipe evaluate``: vet the coach before launch, on the study's own settings and prompts; exits 3 when the gate
+is not met, so a team can gate a prompt or model change in its own CI."""
 
 from __future__ import annotations
 
@@ -79,8 +77,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def models_from(settings: Settings, *, judge: bool) -> Models:
-    """The coach's model from the service's settings; the participants' and the judge's from the
-    EVAL_* settings, each falling back to the coach's server, key and model."""
+    """The coach's model; the participants' and the judge's from EVAL_*, each falling back to the coach's."""
     settings.require_llm()
 
     def client(base_url: str | None, key: str | None, model: str | None, temperature: float) -> tuple[str, LLM]:

@@ -119,7 +119,6 @@ Viewer = Annotated[Caller, Depends(require(Role.VIEWER))]
 Researcher = Annotated[Caller, Depends(require(Role.RESEARCHER))]
 Admin = Annotated[Caller, Depends(require(Role.ADMIN))]
 Context = Annotated[WebContext, Depends(context)]
-"""A route's :class:`WebContext` (the site's own)."""
 
 # ------------------------------------------------------------------------------------ sessions
 

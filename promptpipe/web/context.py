@@ -22,7 +22,7 @@ class WebContext:
     db: Database
     """The service's own database: every write goes through it (and so through the inbox)."""
     reader: Database
-    """Read-only connections for what pages and API calls read."""
+    """Read-only connections."""
     clock: Clock
     failures: FailedAttempts = field(default_factory=FailedAttempts)
     system_prompts: dict[str, str] = field(default_factory=dict)

@@ -34,8 +34,6 @@ ONCE = re.compile(r"[0-9a-f]{32}")
 
 @dataclass(frozen=True)
 class Shown:
-    """What the broadcast pages show: the filter, the count, quiet hours."""
-
     form: FilterForm
     plan: BroadcastPlan
     skipped: tuple[str, ...]

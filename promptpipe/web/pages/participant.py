@@ -217,8 +217,6 @@ def _profile(found: Visitor, row: ParticipantDetail, listed: ListedRow | None) -
 
 @dataclass(frozen=True)
 class Length:
-    """How long their study is now."""
-
     days: int
     added: int
     last_day: date | None
