@@ -48,8 +48,7 @@ def run(coro_factory: Callable[[], Coroutine[Any, Any, int | None]]) -> int:
 
 
 def stop_on_signals(stop: asyncio.Event) -> asyncio.Event:
-    """``stop``, set by SIGINT or SIGTERM. Where the loop cannot take signal handlers (Windows, a
-    non-main thread), Ctrl-C still ends the command through KeyboardInterrupt."""
+    """``stop``, set by SIGINT or SIGTERM (without signal handlers, Ctrl-C still ends it by KeyboardInterrupt)."""
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError):

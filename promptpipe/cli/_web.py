@@ -52,9 +52,8 @@ async def start_web(settings: Settings, db: Database, clock: Clock) -> WebHandle
     except BaseException:
         await reader.close()
         raise
-    # What the server built (routes, templates, models, the libraries behind them) lives as long as
-    # the process: out of the collector's full passes, which otherwise held a request up by
-    # ~150 ms now and then (the p99 of the dashboard's heavier pages; bench_web.py).
+    # What the server built lives as long as the process: out of the collector's full passes, which otherwise held a
+    # request up by ~150 ms now and then (the p99 of the dashboard's heavier pages; bench_web.py).
     gc.collect()
     gc.freeze()
     return WebHandle(server, reader)

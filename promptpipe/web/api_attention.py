@@ -21,10 +21,6 @@ from promptpipe.web.schemas import ErrorBody
 __all__ = ["AttentionOut", "ViewerAttentionOut", "attention_for", "entry_link", "participant_link", "router"]
 
 router = APIRouter(prefix="/api/v1", responses={code: {"model": ErrorBody} for code in (400, 401, 403, 422, 429, 503)})
-SERVICE_LINK = "/#service"
-"""The overview's service card: WhatsApp's state and the last model error."""
-NUMBERS_LINK = "/#numbers"
-"""The overview's list of WhatsApp numbers, each with its state and participants."""
 
 
 def participant_link(participant_id: str) -> str:
@@ -41,9 +37,9 @@ def entry_link(entry: AttentionEntry, silent_days: int) -> str:
         case AttentionKind.INTAKE_ON_HOLD:
             return f"/participants?status={Status.ACTIVE}&stage={Stage.INTAKE_SUSPENDED}"
         case AttentionKind.WHATSAPP | AttentionKind.MODEL_ERROR:
-            return SERVICE_LINK
+            return "/#service"  # the overview's service card
         case AttentionKind.NUMBER:
-            return NUMBERS_LINK
+            return "/#numbers"  # the overview's list of WhatsApp numbers
     return participant_link(entry.participants[0].participant_id) if entry.participants else "/participants"
 
 

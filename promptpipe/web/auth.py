@@ -86,8 +86,7 @@ CALLER_SCOPE_KEY = "promptpipe.caller"
 
 
 async def api_caller(request: Request) -> Caller:
-    """The bearer token's caller; 401 with no detail for a missing, unknown or revoked token (an
-    expired one is told so)."""
+    """The bearer token's caller; 401 for a missing, unknown or revoked token (an expired one is told so)."""
     checked = request.scope.get(CALLER_SCOPE_KEY)
     if isinstance(checked, Caller):
         return checked

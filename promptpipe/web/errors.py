@@ -62,15 +62,13 @@ def error_body(code: str, message: str, details: list[dict[str, str]] | None = N
 
 
 def protocol_words(exc: ProtocolChanged) -> str:
-    """A refusal because the study file differs from the protocol the database runs, in the API's
-    and the dashboard's words (the service's own tells its operator which option adopts a change)."""
+    """A refusal because the study file differs from the protocol the database runs, for the API and dashboard."""
     return (f"{exc.situation}; nothing was changed. Whoever runs the service must restore the study file "
             "or adopt the change on purpose first.")
 
 
 def status_for(exc: AdminError) -> tuple[int, str]:
-    """Our errors as HTTP: not found 404; a clash 409 ``conflict``; refused by the study's rules
-    409 ``refused``; anything else a researcher got wrong 400."""
+    """Our errors as HTTP status and code (anything else a researcher got wrong is a 400)."""
     kinds = ((NotFound, 404, "not_found"), (Conflict, 409, "conflict"), (Forbidden, 409, "refused"))
     return next(((status, code) for kind, status, code in kinds if isinstance(exc, kind)), (400, "invalid_request"))
 

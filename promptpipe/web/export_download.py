@@ -30,8 +30,7 @@ STALE_AFTER_S = 3600.0
 
 async def export_zip(ctx: WebContext, caller: Caller, *, fmt: str, include_identifiers: bool,
                      via: str) -> FileResponse:
-    """The pseudonymised analysis files (with study.json and the codebook) as one zip; with
-    ``include_identifiers`` the key file too. Audited as ``export`` through ``via``."""
+    """The export as one zip (with ``include_identifiers``, the key file too), audited as done through ``via``."""
     root = await asyncio.to_thread(_scratch_root, ctx.settings.state_dir)
     scratch = tempfile.mkdtemp(prefix=SCRATCH_PREFIX, dir=root)
     out = Path(scratch) / "export"

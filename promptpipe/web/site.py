@@ -45,8 +45,7 @@ STATIC_DIR = Path(__file__).resolve().parent / "static"
 
 
 def build_site(ctx: WebContext) -> FastAPI:
-    # No /docs page: Swagger UI loads its script from a CDN, and no page here loads anything from
-    # the internet. The schema is at /openapi.json.
+    # No /docs page: Swagger UI loads its script from a CDN. The schema is at /openapi.json.
     site = FastAPI(title="PromptPipe", version=__version__, docs_url=None, redoc_url=None,
                    description="Study participants, their messages and the study's data. Every endpoint but "
                                "/health needs a bearer token (`promptpipe-admin token create`).")
@@ -69,8 +68,7 @@ def _routes() -> tuple[BaseRoute, ...]:
     for router in (api.health, api_search.router, api_enrolment.router, api.router, api_attention.router,
                    api_timeline.router, api_inputs.router):
         routes.include_router(router)
-    # the dashboard's pages: participants and enrolment before participant (/participants/find, /new and /import are
-    # not ids)
+    # the pages: participants and enrolment before participant (/participants/find, /new and /import are not ids)
     for page in (signin, overview, participants, enrolment, participant, actions, lifecycle, broadcast,
                  adherence, day, search, questionnaires, report, flags, flag, audit, tokens, timeline, pilot):
         routes.include_router(page.router, include_in_schema=False)
