@@ -192,13 +192,10 @@ def _seeds(args: argparse.Namespace) -> str:
 
 
 def _about(settings: Settings, system_texts: Sequence[str], args: argparse.Namespace) -> dict[str, str]:
-    """What the report's header says of the configuration: the study, the prompts' fingerprint, the seed(s)."""
-    about = {"study": settings.study.name or "", "prompts": _digest(system_texts), "seed": str(args.seed)}
+    """What the report's header says of the configuration: the study, the prompts' fingerprint (so two reports show
+    whether the prompts differed), the seed(s)."""
+    prompts = hashlib.sha256("\0".join(system_texts).encode()).hexdigest()[:12]
+    about = {"study": settings.study.name or "", "prompts": prompts, "seed": str(args.seed)}
     if args.repeats > 1:
         about["repeats"] = f"{args.repeats}, {_seeds(args)}"
     return about
-
-
-def _digest(texts: Sequence[str]) -> str:
-    """A short fingerprint of the system prompts, so two reports show whether the prompts differed."""
-    return hashlib.sha256("\0".join(texts).encode()).hexdigest()[:12]

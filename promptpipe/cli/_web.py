@@ -21,7 +21,6 @@ from promptpipe.web.server import WebServer
 __all__ = ["WEB_READERS", "WebHandle", "start_web", "web_command", "yield_cpu_to_the_service"]
 
 WEB_READERS = 4
-"""Read-only database connections for the API and the dashboard."""
 
 
 @dataclasses.dataclass

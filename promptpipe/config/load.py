@@ -47,8 +47,7 @@ def load_settings(env: Mapping[str, str] | None = None, *, env_file: str | Path 
 
 
 def _derived(settings: Settings, env: Mapping[str, str]) -> Settings:
-    """What follows from other settings: the database in the state directory, the prompt files
-    of the working directory, the study read from its file and where its seed lives."""
+    """What follows from other settings: the database, the prompt files, the study and where its seed lives."""
     changes: dict[str, Any] = {}
     if not settings.database_url:
         changes["database_url"] = f"sqlite:///{settings.state_dir / 'promptpipe.db'}"

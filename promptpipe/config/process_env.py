@@ -55,7 +55,6 @@ def proxy_environment() -> Mapping[str, str]:
 
 
 def child_environment(*, first_on_path: str) -> dict[str, str]:
-    """This process's environment for a child Python process that must import ``first_on_path``'s
-    code before anything else on ``PYTHONPATH``."""
+    """This process's environment for a child Python process that imports ``first_on_path`` first."""
     path = os.pathsep.join(filter(None, (first_on_path, os.environ.get("PYTHONPATH"))))
     return {**os.environ, "PYTHONPATH": path}

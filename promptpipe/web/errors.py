@@ -83,12 +83,9 @@ def install_error_handlers(app: Any) -> None:
         status, code = status_for(exc)
         return JSONResponse(error_body(code, api_words(str(exc))), status_code=status)
 
-    async def protocol_changed(_: Request, exc: Exception) -> JSONResponse:
-        assert isinstance(exc, ProtocolChanged)
-        return JSONResponse(error_body("refused", protocol_words(exc)), status_code=409)
-
-    async def config_error(_: Request, exc: Exception) -> JSONResponse:  # a seed that does not match, say
-        return JSONResponse(error_body("refused", api_words(str(exc))), status_code=409)
+    async def refused(_: Request, exc: Exception) -> JSONResponse:  # a changed study file; a seed that does not match
+        words = protocol_words(exc) if isinstance(exc, ProtocolChanged) else api_words(str(exc))
+        return JSONResponse(error_body("refused", words), status_code=409)
 
     async def storage_error(_: Request, exc: Exception) -> JSONResponse:
         return JSONResponse(error_body("unavailable", "the database cannot be reached right now; try again"),
@@ -114,7 +111,7 @@ def install_error_handlers(app: Any) -> None:
                 message = f"{request.method} is not allowed here; use {' or '.join(allowed)}"
         return JSONResponse(error_body(code, message), status_code=exc.status_code, headers=headers or None)
 
-    for kind, handler in ((ApiError, api_error), (AdminError, admin_error), (ProtocolChanged, protocol_changed),
-                          (ConfigError, config_error), (StorageError, storage_error),
+    for kind, handler in ((ApiError, api_error), (AdminError, admin_error), (ProtocolChanged, refused),
+                          (ConfigError, refused), (StorageError, storage_error),
                           (RequestValidationError, validation_error), (StarletteHTTPException, http_error)):
         app.add_exception_handler(kind, handler)

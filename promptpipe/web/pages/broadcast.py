@@ -112,8 +112,7 @@ async def review(request: Request, found: Acting, text: Form_ = "",
 async def send(request: Request, found: Acting, text: Form_ = "",
                status: Form_ = "", stage: Form_ = "", arm: Form_ = "", silent: Form_ = "",
                expected: Form_ = "", once: Form_ = "") -> Response:
-    """Step 3: queue it for everyone counted (refused if the count changed meanwhile); the same
-    form sent twice (a double click) sends once."""
+    """Step 3: queue it for everyone counted (refused if the count changed meanwhile)."""
     ctx, text, counted = found.ctx, plain(text), _expected(expected)
     form = _filter(status, stage, arm, silent)
     if not ONCE.fullmatch(once):

@@ -37,7 +37,6 @@ __all__ = ["router"]
 router = APIRouter()
 ZONES = sorted(IANA_ZONES)
 STRATUM_PREFIX = "stratum_"
-"""A stratum's form field is ``stratum_<its name>``."""
 
 
 enrolling = identified_only("Only researchers and admins enrol participants")
