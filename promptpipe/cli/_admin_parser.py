@@ -13,7 +13,6 @@ __all__ = ["admin_parser"]
 
 
 def admin_parser() -> argparse.ArgumentParser:
-    """The arguments of every ``promptpipe-admin`` command."""
     parser = argparse.ArgumentParser(prog="promptpipe-admin", description="Manage study participants.")
     sub = parser.add_subparsers(dest="command", required=True)
     enroll = sub.add_parser("enroll", help="enroll a participant; the service greets them")

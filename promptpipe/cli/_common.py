@@ -48,8 +48,7 @@ def run(coro_factory: Callable[[], Coroutine[Any, Any, int | None]]) -> int:
 
 
 def stop_on_signals(stop: asyncio.Event) -> asyncio.Event:
-    """``stop``, set by SIGINT or SIGTERM. Where the loop cannot take signal handlers (Windows, a
-    non-main thread), Ctrl-C still ends the command through KeyboardInterrupt."""
+    """``stop``, set by SIGINT or SIGTERM (without signal handlers, Ctrl-C still ends it by KeyboardInterrupt)."""
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError):
@@ -58,8 +57,7 @@ def stop_on_signals(stop: asyncio.Event) -> asyncio.Event:
 
 
 def cell(value: Any) -> str:
-    """One table cell or value, safe for a terminal: a participant's control characters (screen
-    clearing, clipboard writing, a newline in a name) are shown as escapes, never obeyed."""
+    """One table cell or value, safe for a terminal (a participant's control characters shown as escapes)."""
     return for_terminal("" if value is None else value)
 
 

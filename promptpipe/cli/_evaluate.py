@@ -1,7 +1,5 @@
-"""``promptpipe evaluate``: vet the coach before launch. Builds the models from the settings (the coach's, the simulated
-participants', the judge's), runs the evaluation on the study's own settings and prompts, writes the report files, and
-exits 3 when the gate (a thresholds file, or the default gate) is not met, so a team can gate a prompt or model change
-in its own CI."""
+"""``promptpipe evaluate``: vet the coach before launch, on the study's own settings and prompts; exits 3 when the gate
+is not met, so a team can gate a prompt or model change in its own CI."""
 
 from __future__ import annotations
 
@@ -79,8 +77,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def models_from(settings: Settings, *, judge: bool) -> Models:
-    """The coach's model from the service's settings; the participants' and the judge's from the
-    EVAL_* settings, each falling back to the coach's server, key and model."""
+    """The coach's model; the participants' and the judge's from EVAL_*, each falling back to the coach's."""
     settings.require_llm()
 
     def client(base_url: str | None, key: str | None, model: str | None, temperature: float) -> tuple[str, LLM]:
@@ -195,13 +192,10 @@ def _seeds(args: argparse.Namespace) -> str:
 
 
 def _about(settings: Settings, system_texts: Sequence[str], args: argparse.Namespace) -> dict[str, str]:
-    """What the report's header says of the configuration: the study, the prompts' fingerprint, the seed(s)."""
-    about = {"study": settings.study.name or "", "prompts": _digest(system_texts), "seed": str(args.seed)}
+    """What the report's header says of the configuration: the study, the prompts' fingerprint (so two reports show
+    whether the prompts differed), the seed(s)."""
+    prompts = hashlib.sha256("\0".join(system_texts).encode()).hexdigest()[:12]
+    about = {"study": settings.study.name or "", "prompts": prompts, "seed": str(args.seed)}
     if args.repeats > 1:
         about["repeats"] = f"{args.repeats}, {_seeds(args)}"
     return about
-
-
-def _digest(texts: Sequence[str]) -> str:
-    """A short fingerprint of the system prompts, so two reports show whether the prompts differed."""
-    return hashlib.sha256("\0".join(texts).encode()).hexdigest()[:12]

@@ -1,6 +1,5 @@
-"""``promptpipe health``: the image's HEALTHCHECK (it has no curl). It asks the running service's own ``/health`` on
-API_LISTEN as the settings (and so .env) give it: 0 when it answers ok, 1 when it does not. With API_LISTEN empty there
-is nothing to ask: it says so and answers 0, so the container's health then says only that it runs."""
+"""``promptpipe health``: the image's HEALTHCHECK (it has no curl): 0 when the service's ``/health`` on API_LISTEN
+answers ok (or API_LISTEN is empty: nothing to ask), 1 when it does not."""
 
 from __future__ import annotations
 

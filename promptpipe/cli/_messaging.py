@@ -1,6 +1,5 @@
-"""``promptpipe-admin send`` and ``broadcast``: a message from the research team to one participant
-or to everyone a filter matches. Both only queue it; the running service sends it through the
-outbox, and never to someone who sent STOP, was withdrawn or erased."""
+"""``promptpipe-admin send`` and ``broadcast``: a message from the research team, only queued (the running service
+sends it, never to someone who sent STOP, was withdrawn or erased)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""``promptpipe-admin token create|list|revoke``: the bearer tokens of the HTTP API and the
-dashboard. A new token's secret is printed once and stored only as a hash; it may expire
-(``--expires 30d`` or a date). Creating and revoking are kept in the audit log (via ``cli``)."""
+"""``promptpipe-admin token create|list|revoke``: the bearer tokens of the HTTP API and the dashboard (a secret is
+printed once and stored only as a hash; creating and revoking are audited)."""
 
 from __future__ import annotations
 

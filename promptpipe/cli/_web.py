@@ -1,7 +1,5 @@
-"""The HTTP API and dashboard: beside the service in ``serve``'s own loop (``start_web``), or on
-their own in ``promptpipe web`` (``web_command``), a process that shares only the database with
-the service: what it writes reaches the service through the inbox, as the admin script's does,
-and its requests never take the service's event loop from the participants' turns."""
+"""The HTTP API and dashboard: beside the service in ``serve``'s own loop, or in a process of their own
+(``promptpipe web``) that shares only the database, so its requests never take the participants' turns' loop."""
 
 from __future__ import annotations
 
@@ -23,7 +21,6 @@ from promptpipe.web.server import WebServer
 __all__ = ["WEB_READERS", "WebHandle", "start_web", "web_command", "yield_cpu_to_the_service"]
 
 WEB_READERS = 4
-"""Read-only database connections for the API and the dashboard."""
 
 
 @dataclasses.dataclass
@@ -54,21 +51,17 @@ async def start_web(settings: Settings, db: Database, clock: Clock) -> WebHandle
     except BaseException:
         await reader.close()
         raise
-    # What the server built (routes, templates, models, the libraries behind them) lives as long as
-    # the process: out of the collector's full passes, which otherwise held a request up by
-    # ~150 ms now and then (the p99 of the dashboard's heavier pages; bench_web.py).
+    # What the server built lives as long as the process: out of the collector's full passes, which otherwise held a
+    # request up by ~150 ms now and then (the p99 of the dashboard's heavier pages; bench_web.py).
     gc.collect()
     gc.freeze()
     return WebHandle(server, reader)
 
 
 def yield_cpu_to_the_service(niceness: int) -> None:
-    """Lower this process's CPU priority to ``niceness`` (WEB_NICENESS), never raise it (an operator's ``nice`` stands).
-    Called before the web server starts any thread, since on Linux a thread inherits its creator's priority.
-
-    Why: the dashboard and the service share the cores. On a 2-core VM at 10,000 participants (bench_web.py
-    --web-process), 100 API requests/s slowed a 1,000-participant burst by a median 12.5 % at equal priority and 6 % at
-    niceness 10, the API's p99 staying under 80 ms."""
+    """Lower this process's CPU priority to ``niceness``, never raise it; called before any thread starts (a thread
+    inherits its creator's priority). The dashboard shares the cores with the service: on a 2-core VM (bench_web.py
+    --web-process), 100 API requests/s slowed a burst by 12.5 % at equal priority, 6 % at niceness 10."""
     if niceness <= 0 or not hasattr(os, "setpriority"):
         return
     if os.getpriority(os.PRIO_PROCESS, 0) < niceness:

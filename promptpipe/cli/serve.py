@@ -55,9 +55,8 @@ def _state_files(settings: Settings) -> list[LooseMode]:
 
 
 async def _start_web(settings: Settings, db: Database, clock: Clock) -> Any:
-    """The HTTP API and dashboard beside the service. Imported here, not at the top: the web stack
-    (FastAPI, uvicorn, the pages) costs ~0.5-1 s of CPU to import, which every admin command and
-    every service with ``API_LISTEN`` off would otherwise pay."""
+    """The HTTP API and dashboard beside the service, imported only here: the web stack costs ~0.5-1 s of CPU to
+    import, which every service with ``API_LISTEN`` off would otherwise pay."""
     from promptpipe.cli._web import start_web
 
     return await start_web(settings, db, clock)
@@ -150,9 +149,8 @@ def _stop_deadline(seconds: float) -> threading.Timer:
 
 def _run_service(coro_factory: Callable[[], Coroutine[Any, Any, int | None]], *,
                  wait_for_threads_s: float = 2.0) -> int:
-    """Like :func:`_run`, but never waits for ever on a worker thread: neonize 0.5.2 can leave one blocked in Go
-    (waiting for a login that cannot come), and Python would join it at exit. Threads alive
-    ``wait_for_threads_s`` after the service stopped are left with ``os._exit`` once logs and output are flushed."""
+    """Like :func:`run`, but a thread still alive ``wait_for_threads_s`` after the service stopped is left with
+    ``os._exit`` (neonize 0.5.2 can leave one blocked in Go, which Python would join at exit for ever)."""
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     try:

@@ -1,6 +1,5 @@
-"""How a setting is declared: its variable, parser, section, meaning and how people see its default, all on the
-:class:`~promptpipe.config.Settings` field itself (``setting(...)``). The environment parsing, ``.env.example``, the
-README's table and ``promptpipe check`` are all made from these declarations (see :mod:`promptpipe.config.generate`)."""
+"""A setting's variable, parser, section, meaning and shown default, declared on its Settings field
+(``setting(...)``); parsing, ``.env.example``, the README's table and ``promptpipe check`` are made from them."""
 
 from __future__ import annotations
 
@@ -36,10 +35,9 @@ SECTIONS = {
 @dataclass(frozen=True)
 class Declared:
     env: str
-    """The environment variable."""
     section: str
     meaning: str
-    """What it does, in a sentence or two (the comment in .env.example, the README's cell)."""
+    """The comment in .env.example, the README's cell."""
     parse: Parser
     example: str
     """The value .env.example shows."""

@@ -51,8 +51,7 @@ def readme_table() -> str:
 
 
 def what_differs(settings: Settings) -> list[str]:
-    """``NAME=value`` for each setting not at its default (secrets only as "set", credentials in
-    a URL masked), for ``promptpipe check``."""
+    """``NAME=value`` for each setting not at its default (secrets as "set", URL credentials masked)."""
     defaults = Settings()
     found = []
     for name, spec in declarations(Settings):

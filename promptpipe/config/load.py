@@ -1,5 +1,4 @@
-"""Reading the settings: the environment over ``.env``, each declared variable parsed, then
-what follows from other settings and the rules between them."""
+"""Reading the settings: the environment over ``.env``, each variable parsed, then what follows from them."""
 
 from __future__ import annotations
 
@@ -22,7 +21,6 @@ from promptpipe.study.rules.protocol import OPEN_STUDY
 __all__ = ["load_settings", "read_environment"]
 
 _PROMPT_FILES = [(name, spec.env) for name, spec in declarations(Settings) if spec.env.endswith("_PROMPT_FILE")]
-"""(field, variable) of each system prompt file, in the order they are declared."""
 
 
 def read_environment(env_file: str | Path | None = ".env") -> dict[str, str]:
@@ -49,8 +47,7 @@ def load_settings(env: Mapping[str, str] | None = None, *, env_file: str | Path 
 
 
 def _derived(settings: Settings, env: Mapping[str, str]) -> Settings:
-    """What follows from other settings: the database in the state directory, the prompt files
-    of the working directory, the study read from its file and where its seed lives."""
+    """What follows from other settings: the database, the prompt files, the study and where its seed lives."""
     changes: dict[str, Any] = {}
     if not settings.database_url:
         changes["database_url"] = f"sqlite:///{settings.state_dir / 'promptpipe.db'}"
@@ -86,13 +83,11 @@ def _check(settings: Settings) -> None:
     if settings.several_services and not settings.database_url.startswith("postgresql"):
         raise ConfigError("SEVERAL_SERVICES=on needs DATABASE_URL=postgresql://…: services share their work through "
                           "the database, and a SQLite file serves one process.")
-    unknown = [number for number, _ in settings.whatsapp_pair_phones
-               if number and number not in settings.number_plan.numbers]
-    if unknown:
-        raise ConfigError(f"WHATSAPP_PAIR_PHONE names the number {unknown[0]!r}, which WHATSAPP_NUMBERS does not have.")
-    unknown = [number for number, _ in settings.preferred_services if number not in settings.number_plan.numbers]
-    if unknown:
-        raise ConfigError(f"PREFERRED_SERVICES names the number {unknown[0]!r}, which WHATSAPP_NUMBERS does not have.")
+    for variable, pairs in (("WHATSAPP_PAIR_PHONE", settings.whatsapp_pair_phones),
+                            ("PREFERRED_SERVICES", settings.preferred_services)):
+        unknown = [number for number, _ in pairs if number and number not in settings.number_plan.numbers]
+        if unknown:
+            raise ConfigError(f"{variable} names the number {unknown[0]!r}, which WHATSAPP_NUMBERS does not have.")
     if settings.web_session_lifetime < timedelta(minutes=1):
         raise ConfigError("WEB_SESSION_LIFETIME must be at least 1m.")
     if settings.transport == TransportName.CLOUD_API:

@@ -1,7 +1,5 @@
-"""The process environment beyond the settings: what a restart carries to the process that
-replaces this one, what the WhatsApp library reads at start, the proxy its network goes through,
-and the environment of a child process. Like the settings, only this package touches ``os.environ``.
-"""
+"""The process environment beyond the settings: restart counters, what the WhatsApp library reads at start, its
+proxy, a child process's environment. Like the settings, only this package touches ``os.environ``."""
 
 from __future__ import annotations
 
@@ -31,7 +29,6 @@ def count_restart(name: str, value: int) -> None:
 
 
 def bot_tag_off() -> bool:
-    """Whether the bot label is asked off in this process's environment."""
     return os.environ.get(BOT_TAG_ENV) == "off"
 
 
@@ -58,7 +55,6 @@ def proxy_environment() -> Mapping[str, str]:
 
 
 def child_environment(*, first_on_path: str) -> dict[str, str]:
-    """This process's environment for a child Python process that must import ``first_on_path``'s
-    code before anything else on ``PYTHONPATH``."""
+    """This process's environment for a child Python process that imports ``first_on_path`` first."""
     path = os.pathsep.join(filter(None, (first_on_path, os.environ.get("PYTHONPATH"))))
     return {**os.environ, "PYTHONPATH": path}

@@ -56,7 +56,6 @@ _SOURCE_PROMPTS_DIR = Path(__file__).resolve().parents[2] / "prompts"
 class Settings:
     """Everything the service can be told. Build it with :func:`load_settings`."""
 
-    # ------------------------------------------------------------------ the language model
     openai_api_key: str | None = setting(
         "OPENAI_API_KEY", None, none_if_empty, section="model", readme=True, secret=True,
         shown="— (required by `serve`, `chat`)",
@@ -76,7 +75,6 @@ class Settings:
         "LLM_MAX_RETRIES", 2, ints(0), section="model",
         meaning="Quick retries of one request inside the OpenAI client before the turn is retried later.")
 
-    # ------------------------------------------------------------------ storage
     state_dir: Path = setting(
         "PROMPTPIPE_STATE_DIR", Path("promptpipe-state"), file_path, section="storage", readme=True,
         shown="`./promptpipe-state`",
@@ -111,7 +109,6 @@ class Settings:
         meaning="on: `serve` upgrades a database an older release made by itself (a SQLite file is copied first). "
                 "off: it refuses and names `promptpipe db upgrade` (see Upgrading in the README).")
 
-    # ------------------------------------------------------------------ the conversation
     chat_history_limit: int = setting(
         "CHAT_HISTORY_LIMIT", DEFAULT_HISTORY_WINDOW, ints(-1), section="conversation", readme=True,
         meaning="Past transcript messages the model sees each turn: 0 for none, -1 for the default.")
@@ -142,7 +139,6 @@ class Settings:
         "DEFAULT_TIMEZONE", "UTC", validate_timezone, section="conversation",
         meaning="IANA time zone for participants enrolled without one (auto-enrolment, `promptpipe chat`).")
 
-    # ------------------------------------------------------------------ the transport
     transport: TransportName = setting(
         "PROMPTPIPE_TRANSPORT", TransportName.WHATSAPP, one_of(TransportName), section="transport", readme=True,
         meaning="whatsapp (a real phone), cloud-api (the official WhatsApp Cloud API, no linked phone), dry-run "
@@ -220,7 +216,6 @@ class Settings:
         meaning="How often the database is checked for rows written by another process (the admin script) and for "
                 "retries that came due (at most 2s).")
 
-    # ------------------------------------------------------------------ daily prompts and timers
     scheduler_prep_time_minutes: int = setting(
         "SCHEDULER_PREP_TIME_MINUTES", 10, ints(0), section="timers", readme=True,
         meaning="The daily prompt goes out this many minutes before the habit time the participant chose, but "
@@ -253,7 +248,6 @@ class Settings:
         "MAX_SCHEDULES_PER_PARTICIPANT", DEFAULT_MAX_SCHEDULES, ints(1), section="timers", readme=True,
         meaning="Daily prompt schedules one participant may have (each sends one prompt a day).")
 
-    # ------------------------------------------------------------------ the study
     study_file: Path | None = setting(
         "PROMPTPIPE_STUDY_FILE", None, existing_file, section="study", readme=True,
         meaning="The study protocol (TOML: arms, study days, quiet hours, randomisation; see study.example.toml and "
@@ -276,7 +270,6 @@ class Settings:
         "INTAKE_REMINDER_MAX", 2, ints(0), section="study", readme=True,
         meaning="… at most this many times.")
 
-    # ------------------------------------------------------------------ safety
     safety_message_file: Path | None = setting(
         "SAFETY_MESSAGE_FILE", None, existing_file, section="safety", readme=True, shown="our text",
         meaning="The study's own safety message (its helpline, its team), sent at once when a message shows crisis "
@@ -289,7 +282,6 @@ class Settings:
         "ALERT_WEBHOOK_URL", None, lambda name, raw: webhook_url(raw), section="safety", readme=True,
         meaning="Receives a JSON POST (flag id, participant id, severity; never the text) for every safety flag.")
 
-    # ------------------------------------------------------------------ the HTTP API and the dashboard
     api_listen: str = setting(
         "API_LISTEN", "127.0.0.1:8080", api_listen, section="web", readme=True, empty_means_off=True,
         meaning="host:port where `promptpipe serve` answers the HTTP API and the dashboard (empty = off). Keep it on "
@@ -312,7 +304,6 @@ class Settings:
         meaning="`promptpipe web` lowers its own CPU priority to this niceness (0-19, as `nice`), so that on a "
                 "busy machine the service's turns for participants come before the dashboard's pages. 0: as started.")
 
-    # ------------------------------------------------------------------ logs
     log_format: LogFormat = setting(
         "LOG_FORMAT", LogFormat.CONSOLE, one_of(LogFormat), section="logs", readme=True,
         meaning="console (readable) or json (one object per line); phone numbers are always masked.")
@@ -320,7 +311,6 @@ class Settings:
         "PROMPTPIPE_DEBUG", False, on_off, section="logs",
         meaning="Log message text and tool arguments too. They are study data: keep this off in a real study.")
 
-    # ------------------------------------------------------------------ evaluation
     eval_player_base_url: str | None = setting(
         "EVAL_PLAYER_BASE_URL", None, none_if_empty, section="evaluation", shown="OPENAI_BASE_URL",
         meaning="OpenAI-compatible server of the model that plays the simulated participants. Empty: the coach's.")

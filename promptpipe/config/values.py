@@ -6,6 +6,7 @@ from __future__ import annotations
 import ipaddress
 import re
 import stat
+from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -197,13 +198,21 @@ def pair_phones(name: str, raw: str) -> tuple[tuple[str, str], ...]:
         return ()
     if "=" not in text:
         return (NumberId(("", e164_phone(name, text))),)
+    return _number_pairs(name, text, lambda phone: e164_phone(name, phone),
+                         "name=phone: write one phone, or name=phone pairs separated by commas (e.g. "
+                         "toronto=+14165550123), each number once.")
+
+
+def _number_pairs(name: str, raw: str, value: Callable[[str], str | None], wanted: str) -> tuple[tuple[str, str], ...]:
+    """``number=value`` pairs separated by commas, each number once; ``value`` checks one (None: refused)."""
     pairs: list[tuple[str, str]] = []
-    for place, part in enumerate(text.split(","), 1):
-        number, sep, phone = (piece.strip() for piece in part.partition("="))
-        if not sep or not NUMBER_NAME.fullmatch(number) or any(number == seen for seen, _ in pairs):
-            raise ConfigError(f"{name}: entry {place} ({part.strip()!r}) is not name=phone: write one phone, or "
-                              "name=phone pairs separated by commas (e.g. toronto=+14165550123), each number once.")
-        pairs.append(NumberId((number, e164_phone(name, phone))))
+    for place, part in enumerate(raw.split(","), 1):
+        number, sep, given = (piece.strip() for piece in part.partition("="))
+        fits = sep and NUMBER_NAME.fullmatch(number) and all(number != seen for seen, _ in pairs)
+        checked = value(given) if fits else None
+        if checked is None:
+            raise ConfigError(f"{name}: entry {place} ({part.strip()!r}) is not {wanted}")
+        pairs.append(NumberId((number, checked)))
     return tuple(pairs)
 
 
@@ -218,17 +227,9 @@ def service_name(name: str, raw: str) -> str:
 
 
 def preferred_services(name: str, raw: str) -> tuple[tuple[str, str], ...]:
-    """``number=service`` pairs separated by commas, each number once."""
-    pairs: list[tuple[str, str]] = []
-    for place, part in enumerate(raw.split(","), 1):
-        number, sep, service = (piece.strip() for piece in part.partition("="))
-        if (not sep or not NUMBER_NAME.fullmatch(number) or not SERVICE_NAME.fullmatch(service)
-                or any(number == seen for seen, _ in pairs)):
-            raise ConfigError(f"{name}: entry {place} ({part.strip()!r}) is not number=service: write pairs "
-                              "separated by commas (e.g. toronto=clinic-a,montreal=clinic-b), each number once, "
-                              "each service as its SERVICE_NAME.")
-        pairs.append(NumberId((number, service)))
-    return tuple(pairs)
+    return _number_pairs(name, raw, lambda service: service if SERVICE_NAME.fullmatch(service) else None,
+                         "number=service: write pairs separated by commas (e.g. toronto=clinic-a,montreal=clinic-b), "
+                         "each number once, each service as its SERVICE_NAME.")
 
 
 def base_url(name: str, raw: str) -> str:

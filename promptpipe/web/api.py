@@ -1,9 +1,5 @@
-"""The HTTP API, version 1: participants (list, enroll, read, update, withdraw, erase) and what belongs to one
-(transcript, schedules, timers, deliveries, questionnaires, a researcher's message, a prompt now). The study-wide
-endpoints are in :mod:`promptpipe.web.api_study`.
-
-Every write goes through the same research operation as ``promptpipe-admin`` (and so through the inbox: nothing is sent
-inside a request) and is recorded in the audit log with the token's name."""
+"""The HTTP API, version 1: participants and what belongs to one. Every write goes through the same research
+operation as ``promptpipe-admin`` (so through the inbox: nothing is sent inside a request) and is audited."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""``GET /api/v1/attention``: what needs the research team's attention now (the overview's "Needs
-attention" list), each entry with the dashboard page where it is resolved. A viewer's answer has
-ids, counts and times only: no safety flags (health data, as everywhere) and no model error."""
+"""``GET /api/v1/attention``: the overview's "Needs attention" list, each entry with the page where it is resolved; a
+viewer's has ids, counts and times only (no safety flags, no model error)."""
 
 from __future__ import annotations
 
@@ -22,10 +21,6 @@ from promptpipe.web.schemas import ErrorBody
 __all__ = ["AttentionOut", "ViewerAttentionOut", "attention_for", "entry_link", "participant_link", "router"]
 
 router = APIRouter(prefix="/api/v1", responses={code: {"model": ErrorBody} for code in (400, 401, 403, 422, 429, 503)})
-SERVICE_LINK = "/#service"
-"""The overview's service card: WhatsApp's state and the last model error."""
-NUMBERS_LINK = "/#numbers"
-"""The overview's list of WhatsApp numbers, each with its state and participants."""
 
 
 def participant_link(participant_id: str) -> str:
@@ -42,9 +37,9 @@ def entry_link(entry: AttentionEntry, silent_days: int) -> str:
         case AttentionKind.INTAKE_ON_HOLD:
             return f"/participants?status={Status.ACTIVE}&stage={Stage.INTAKE_SUSPENDED}"
         case AttentionKind.WHATSAPP | AttentionKind.MODEL_ERROR:
-            return SERVICE_LINK
+            return "/#service"  # the overview's service card
         case AttentionKind.NUMBER:
-            return NUMBERS_LINK
+            return "/#numbers"  # the overview's list of WhatsApp numbers
     return participant_link(entry.participants[0].participant_id) if entry.participants else "/participants"
 
 

@@ -1,8 +1,5 @@
-"""The HTTP API's audit log: who did what, when, through which door (API, dashboard, admin
-script) and from where, newest first, filtered by who, what and to whom, and paged.
-
-For researchers and admins only: the log names the team's tokens and ties them to participants'
-ids. It holds no phone number, name or message text (see :class:`~promptpipe.research.tokens.AuditView`)."""
+"""The HTTP API's audit log, for researchers and admins only (it ties the team's tokens to participants' ids; it
+holds no phone number, name or message text)."""
 
 from __future__ import annotations
 

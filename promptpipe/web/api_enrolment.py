@@ -1,9 +1,5 @@
-"""Enrolment from a CSV file through the API: ``POST /api/v1/participants/import``, first as a dry run (each row's
-problem, nothing written), then for real (only when no row has a problem). Each enrolment goes through the same
-operation as ``promptpipe-admin enroll`` and is audited with the token's name (see
-:mod:`promptpipe.research.csv_enrolment`).
-
-Its router is included before the participants' (``/participants/{participant_id}`` would take ``import`` for an id)."""
+"""Enrolment from a CSV file through the API (see :mod:`promptpipe.research.csv_enrolment`). Its router is included
+before the participants' (``/participants/{participant_id}`` would take ``import`` for an id)."""
 
 from __future__ import annotations
 

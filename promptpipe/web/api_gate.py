@@ -1,12 +1,7 @@
-"""The API's front door, before FastAPI reads anything: a body larger than WEB_MAX_BODY_BYTES is refused (413, by its
-declared length or while it streams in), a call to the API or its schema without a valid bearer token is answered 401
-before its body is read or validated (so nobody learns the API's shape, or makes the server hold a large body, without a
-token), and a number in the path or query too large for a database integer is a 400 (it would otherwise reach the
-database and fail there). In the API's query only the integer parameters its schema declares are looked at: any other
-parameter is ignored, whatever its value.
-
-A plain ASGI middleware, like :mod:`promptpipe.web.security_headers`. The caller it finds is kept in the request scope,
-so the endpoint's own check does not look the token up again."""
+"""The API's front door, a plain ASGI middleware before FastAPI reads anything: a body over WEB_MAX_BODY_BYTES is a
+413; an API or schema call without a valid bearer token a 401 before its body is read (nobody learns the API's shape
+without a token); a number too large for a database integer, in the path or a declared integer query parameter, a 400.
+The caller it finds is kept in the scope, so the endpoint does not look the token up again."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""A participant's inputs that failed and wait (what ``promptpipe-admin inbox --stuck`` lists), and
-the two ways to settle one: try it again, or skip it for good. Researchers only: an input's error
-may quote the participant's words. Both actions are audited; an input is found only under its own
-participant, so a mistyped id never touches someone else's."""
+"""A participant's inputs that failed and wait, and trying one again or skipping it (researchers only: an error may
+quote the participant). An input is found only under its own participant, so a mistyped id touches nobody else's."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""``GET /api/v1/participants/search``: the dashboard's search box as an API. Researchers match a name (a part of it,
-any case), a phone number (its digits, however written) or an id; viewers an id only (the whole id or its start), and
-their answers carry no phone number or name.
-
-Its router is included before the participants' (``/participants/{participant_id}`` would take ``search`` for an id)."""
+"""``GET /api/v1/participants/search``: the dashboard's search box as an API. Its router is included before the
+participants' (``/participants/{participant_id}`` would take ``search`` for an id)."""
 
 from __future__ import annotations
 

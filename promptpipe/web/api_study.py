@@ -1,9 +1,5 @@
-"""The HTTP API's study-wide endpoints: broadcast, statistics, questionnaires' compliance and
-responses, the export as a zip, the service's status, safety flags, and API tokens (admins only).
-
-``GET /api/v1/report`` is the study report as the dashboard's report page shows it, table by table (the same
-:func:`~promptpipe.study.report.tables.report_tables`, so the API, the page and its CSV files cannot disagree). Counts,
-shares, arms, statuses and questionnaire ids only: nothing that identifies anyone, so a viewer reads it too."""
+"""The HTTP API's study-wide endpoints: broadcast, statistics, questionnaires, the export, the service's status,
+safety flags, API tokens and the report (the same tables as the dashboard's report page, so they cannot disagree)."""
 
 from __future__ import annotations
 
@@ -112,7 +108,11 @@ async def questionnaires(ctx: Context, caller: Viewer) -> list[QuestionnaireComp
     """Every questionnaire of the study file in force: its instances by status and by outcome,
     the completion rate, and why instances are partial, expired, stopped or not sent."""
     rows = await questionnaire_ops.questionnaire_compliance(ctx.reader, ctx.settings.study)
-    return [_compliance(row) for row in rows]
+    return [QuestionnaireCompliance(
+        id=row.questionnaire_id, title=row.title, by_status=row.tally.by_status,
+        outcomes=OutcomeCounts.model_validate(row.tally.by_outcome), sent=row.tally.sent,
+        completion_rate=row.tally.completion_rate,
+        reasons=[QuestionnaireReason.model_validate(as_json(reason)) for reason in row.tally.reasons]) for row in rows]
 
 
 QuestionnaireId = Annotated[str, PathParam(
@@ -131,15 +131,6 @@ async def questionnaire_responses(ctx: Context, questionnaire_id: QuestionnaireI
     identified = allows(caller.role, Role.RESEARCHER)
     return QuestionnaireResponsePage(questionnaire_id=questionnaire_id, total=page.total, limit=limit, offset=offset,
                                      items=[instance_out(row, identified) for row in page.items])
-
-
-def _compliance(row: questionnaire_ops.QuestionnaireCompliance) -> QuestionnaireCompliance:
-    counts = row.tally
-    return QuestionnaireCompliance(
-        id=row.questionnaire_id, title=row.title, by_status=counts.by_status,
-        outcomes=OutcomeCounts.model_validate(counts.by_outcome), sent=counts.sent,
-        completion_rate=counts.completion_rate,
-        reasons=[QuestionnaireReason.model_validate(as_json(reason)) for reason in counts.reasons])
 
 
 @router.get("/export", response_class=FileResponse, tags=["study"],

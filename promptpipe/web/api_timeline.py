@@ -1,7 +1,5 @@
-"""``GET /api/v1/participants/{id}/timeline``: one participant's messages, prompts, decision points, votes,
-questionnaires, timers, consent events, changes of stage and status, safety flags and the team's actions in one list,
-newest first, filtered by kind and local day and paged with a cursor (see :mod:`promptpipe.research.timeline`). A viewer
-reads kinds, times and summaries only: no phone, name or words, no team member's name and no safety flag."""
+"""``GET /api/v1/participants/{id}/timeline``: everything that happened to one participant in one list (see
+:mod:`promptpipe.research.timeline`); a viewer reads kinds, times and summaries only."""
 
 from __future__ import annotations
 

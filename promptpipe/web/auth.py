@@ -1,9 +1,6 @@
-"""Authentication for the API (a bearer token) and the dashboard (a token once, then a signed session cookie), roles,
-CSRF tokens and the limit on failed attempts per client address.
-
-A session cookie holds the token's id, an expiry and a nonce, signed (HMAC-SHA256) with a key kept in the database;
-the token is looked up on every request, so revoking it ends its sessions at once. A form's CSRF token derives from
-the nonce."""
+"""Authentication: a bearer token for the API; for the dashboard a token once, then a session cookie (token id, expiry
+and nonce, HMAC-signed with a key kept in the database; the token is looked up on every request, so revoking it ends its
+sessions at once). A form's CSRF token derives from the nonce."""
 
 from __future__ import annotations
 
@@ -89,8 +86,7 @@ CALLER_SCOPE_KEY = "promptpipe.caller"
 
 
 async def api_caller(request: Request) -> Caller:
-    """The bearer token's caller; 401 with no detail for a missing, unknown or revoked token (an
-    expired one is told so)."""
+    """The bearer token's caller; 401 for a missing, unknown or revoked token (an expired one is told so)."""
     checked = request.scope.get(CALLER_SCOPE_KEY)
     if isinstance(checked, Caller):
         return checked
@@ -122,7 +118,6 @@ Viewer = Annotated[Caller, Depends(require(Role.VIEWER))]
 Researcher = Annotated[Caller, Depends(require(Role.RESEARCHER))]
 Admin = Annotated[Caller, Depends(require(Role.ADMIN))]
 Context = Annotated[WebContext, Depends(context)]
-"""A route's :class:`WebContext` (the site's own)."""
 
 # ------------------------------------------------------------------------------------ sessions
 

@@ -1,8 +1,6 @@
-"""Dashboard charts drawn on the server as inline SVG (the heatmap, bars of counts; for the report, shares over days
-with one line per arm, and shares as bars): pure functions from plain data to markup, so a test reads a chart without a
-browser and no page needs a script. Every study text (ids, arm names, statuses) is escaped here, so
-the markup goes into a page as it is. Colours are SVG attributes (the pages' security policy allows no inline
-``style``); class names let the style sheet add to them."""
+"""Dashboard charts drawn on the server as inline SVG: pure functions from plain data to markup, so no page needs a
+script. Every study text is escaped here, so the markup goes into a page as it is. Colours are SVG attributes (the
+pages' security policy allows no inline ``style``)."""
 
 from __future__ import annotations
 
@@ -72,9 +70,8 @@ CellLink = Callable[[str, date], str]
 
 def heatmap(rows: Sequence[HeatmapRow], days: int, *, link: Callable[[str], str] | None = None,
             cell_link: CellLink | None = None) -> str:
-    """Participants (rows) × study days (columns), each cell coloured by that day's outcome and
-    marked with its symbol, with ``data-outcome`` and a hover title (``p_… day 3: done``).
-    ``link`` gives each row label's URL, ``cell_link`` each cell's (for rows with a first day)."""
+    """Participants (rows) × study days (columns), each cell coloured and marked by that day's outcome; ``link``
+    gives each row label's URL, ``cell_link`` each cell's (for rows with a first day)."""
     days = max(days, 1)
     label_px = NAMED_LABEL_PX if any(row.label for row in rows) else LABEL_PX
     left = label_px + (STATUS_PX if any(row.status for row in rows) else 0)
@@ -166,8 +163,7 @@ def heatmap_legend(outcomes: Sequence[str] = CELL_OUTCOMES) -> str:
 
 
 def bar_chart(title: str, bars: Sequence[tuple[str, int]], *, colour: str = "#3b7dd8") -> str:
-    """Horizontal bars, one per (label, count), scaled to the largest count; the count is written
-    beside each bar. An empty chart says so."""
+    """Horizontal bars, one per (label, count), scaled to the largest count, each with its count."""
     height = max(len(bars), 1) * BAR_ROW_PX + 4
     width = BAR_LABEL_PX + BAR_MAX_PX + 60
     top = max((count for _, count in bars), default=0)
@@ -193,8 +189,7 @@ def _pct(share: float) -> str:
 
 
 def line_chart(title: str, days: Sequence[str], series: Mapping[str, Sequence[float | None]]) -> str:
-    """A share (0 to 1) per day for each series (an arm): a line through its days with a value,
-    a dot with a hover title on each, the first and last day labelled under the axis."""
+    """A share (0 to 1) per day for each series (an arm): a line, and a titled dot on each day with a value."""
     plot_w, plot_h = WIDTH - LEFT - 12, HEIGHT - TOP - BOTTOM
     step = plot_w / max(len(days) - 1, 1)
     parts = [f'<svg class="line-chart" width="{WIDTH}" height="{HEIGHT + 20 * len(series)}" '
@@ -225,8 +220,7 @@ def line_chart(title: str, days: Sequence[str], series: Mapping[str, Sequence[fl
 
 
 def share_bars(title: str, bars: Sequence[tuple[str, float | None, str]], *, colour: str = "#3b7dd8") -> str:
-    """Horizontal bars of shares (0 to 1) against a full-width 100 %, each labelled and followed
-    by its words (e.g. ``12 of 16``); a bar with no share says "none yet"."""
+    """Horizontal bars of shares (0 to 1) against a full-width 100 %, each followed by its words (``12 of 16``)."""
     height = max(len(bars), 1) * BAR_ROW_PX + 4
     width = SHARE_LABEL_PX + SHARE_MAX_PX + 150
     parts = [f'<svg class="bars" width="{width}" height="{height}" viewBox="0 0 {width} {height}" role="img">'

@@ -1,6 +1,5 @@
-"""What the HTTP API and the dashboard work with: the service's database for writes (through the
-same research operations as the admin script), a read-only database for reads, the clock and
-the settings. Built by ``promptpipe serve`` (and by tests) around a running service."""
+"""What the HTTP API and the dashboard work with, built by ``promptpipe serve`` (and by tests) around a running
+service."""
 
 from __future__ import annotations
 
@@ -23,7 +22,7 @@ class WebContext:
     db: Database
     """The service's own database: every write goes through it (and so through the inbox)."""
     reader: Database
-    """Read-only connections for what pages and API calls read."""
+    """Read-only connections."""
     clock: Clock
     failures: FailedAttempts = field(default_factory=FailedAttempts)
     system_prompts: dict[str, str] = field(default_factory=dict)

@@ -1,8 +1,5 @@
-"""The one shape every API error has, ``{"error": {"code", "message", "details"}}``, and our errors mapped onto HTTP.
-
-``code`` is one of :data:`ERROR_CODES`, ``message`` one line for a person, ``details`` (``invalid_request`` only) each
-wrong field. The API reuses ``promptpipe-admin``'s operations, whose messages name CLI options (``--phone: …``);
-:func:`api_words` names the request's fields instead."""
+"""The one shape every API error has, ``{"error": {"code", "message", "details"}}``, and our errors mapped onto HTTP
+(the admin script's messages name CLI options; :func:`api_words` names the request's fields instead)."""
 
 from __future__ import annotations
 
@@ -65,15 +62,13 @@ def error_body(code: str, message: str, details: list[dict[str, str]] | None = N
 
 
 def protocol_words(exc: ProtocolChanged) -> str:
-    """A refusal because the study file differs from the protocol the database runs, in the API's
-    and the dashboard's words (the service's own tells its operator which option adopts a change)."""
+    """A refusal because the study file differs from the protocol the database runs, for the API and dashboard."""
     return (f"{exc.situation}; nothing was changed. Whoever runs the service must restore the study file "
             "or adopt the change on purpose first.")
 
 
 def status_for(exc: AdminError) -> tuple[int, str]:
-    """Our errors as HTTP: not found 404; a clash 409 ``conflict``; refused by the study's rules
-    409 ``refused``; anything else a researcher got wrong 400."""
+    """Our errors as HTTP status and code (anything else a researcher got wrong is a 400)."""
     kinds = ((NotFound, 404, "not_found"), (Conflict, 409, "conflict"), (Forbidden, 409, "refused"))
     return next(((status, code) for kind, status, code in kinds if isinstance(exc, kind)), (400, "invalid_request"))
 
@@ -88,12 +83,9 @@ def install_error_handlers(app: Any) -> None:
         status, code = status_for(exc)
         return JSONResponse(error_body(code, api_words(str(exc))), status_code=status)
 
-    async def protocol_changed(_: Request, exc: Exception) -> JSONResponse:
-        assert isinstance(exc, ProtocolChanged)
-        return JSONResponse(error_body("refused", protocol_words(exc)), status_code=409)
-
-    async def config_error(_: Request, exc: Exception) -> JSONResponse:  # a seed that does not match, say
-        return JSONResponse(error_body("refused", api_words(str(exc))), status_code=409)
+    async def refused(_: Request, exc: Exception) -> JSONResponse:  # a changed study file; a seed that does not match
+        words = protocol_words(exc) if isinstance(exc, ProtocolChanged) else api_words(str(exc))
+        return JSONResponse(error_body("refused", words), status_code=409)
 
     async def storage_error(_: Request, exc: Exception) -> JSONResponse:
         return JSONResponse(error_body("unavailable", "the database cannot be reached right now; try again"),
@@ -119,7 +111,7 @@ def install_error_handlers(app: Any) -> None:
                 message = f"{request.method} is not allowed here; use {' or '.join(allowed)}"
         return JSONResponse(error_body(code, message), status_code=exc.status_code, headers=headers or None)
 
-    for kind, handler in ((ApiError, api_error), (AdminError, admin_error), (ProtocolChanged, protocol_changed),
-                          (ConfigError, config_error), (StorageError, storage_error),
+    for kind, handler in ((ApiError, api_error), (AdminError, admin_error), (ProtocolChanged, refused),
+                          (ConfigError, refused), (StorageError, storage_error),
                           (RequestValidationError, validation_error), (StarletteHTTPException, http_error)):
         app.add_exception_handler(kind, handler)

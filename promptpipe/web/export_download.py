@@ -1,6 +1,5 @@
-"""The export as one zip download, built in the state directory and removed once sent: the same code path for ``GET
-/api/v1/export`` and the dashboard's "Download the export" (each audits it with its own door); and the dashboard's
-smaller CSV downloads (a report table, a questionnaire's responses)."""
+"""Downloads: the export as one zip (built in the state directory, removed once sent; the API's and the dashboard's),
+and the dashboard's smaller CSV files."""
 
 from __future__ import annotations
 
@@ -31,8 +30,7 @@ STALE_AFTER_S = 3600.0
 
 async def export_zip(ctx: WebContext, caller: Caller, *, fmt: str, include_identifiers: bool,
                      via: str) -> FileResponse:
-    """The pseudonymised analysis files (with study.json and the codebook) as one zip; with
-    ``include_identifiers`` the key file too. Audited as ``export`` through ``via``."""
+    """The export as one zip (with ``include_identifiers``, the key file too), audited as done through ``via``."""
     root = await asyncio.to_thread(_scratch_root, ctx.settings.state_dir)
     scratch = tempfile.mkdtemp(prefix=SCRATCH_PREFIX, dir=root)
     out = Path(scratch) / "export"

@@ -40,8 +40,7 @@ def _caller(token: ApiToken | None, now: datetime) -> Caller | Expired | None:
 
 
 async def identify(db: Database, secret: str, now: datetime) -> Caller | Expired | None:
-    """The caller this secret belongs to; :class:`Expired` for a token past its expiry; None for
-    an unknown or revoked one."""
+    """The caller of ``secret``; :class:`Expired` past its expiry; None for an unknown or revoked token."""
     if not secret or len(secret) > 200:
         return None
     return _caller(await db.run(lambda session: token_by_hash(session, hash_token(secret))), now)
@@ -54,7 +53,6 @@ async def caller_by_id(db: Database, token_id: int, now: datetime) -> Caller | N
 
 
 async def note_use(db: Database, caller: Caller, now: datetime) -> None:
-    """Note that ``caller``'s token was used now (a write only when the last noted use is older
-    than :data:`USE_NOTED_EVERY`)."""
+    """Note the token's use (a write only when the last noted one is older than :data:`USE_NOTED_EVERY`)."""
     if caller.last_used_at is None or now - caller.last_used_at >= USE_NOTED_EVERY:
         await db.run(lambda session: mark_used(session, caller.token_id, now=now, step=USE_NOTED_EVERY))

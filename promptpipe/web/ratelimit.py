@@ -45,10 +45,8 @@ class FailedAttempts:
         return max(0.0, times[0] + self.window_s - self._now())
 
     async def begin(self, address: str) -> bool:
-        """Start checking an attempt; False when the address is blocked. An attempt being checked counts as a failure
-        until :meth:`end` settles it, so guesses sent at the same time cannot overrun the limit; one that finds the
-        limit reached only by attempts still being checked waits for them instead of being refused (a client sending
-        many requests at once with a good token, while the server is slow, is not turned away)."""
+        """Start checking an attempt (False: the address is blocked). It counts as a failure until :meth:`end`, so
+        concurrent guesses cannot overrun the limit; one that finds it reached only by attempts under way waits."""
         while True:
             if self.blocked_for(address) > 0:
                 return False

@@ -1,6 +1,5 @@
-"""Request and response bodies of the API (pydantic models; the OpenAPI schema is built from them). Times are ISO 8601
-strings with their offset; absent values are null. These are a participant's; the study's are in :mod:`.schemas_study`,
-the questionnaires' in :mod:`.schemas_questionnaires`."""
+"""The API's bodies about a participant (the OpenAPI schema is built from them): times are ISO 8601 strings with their
+offset, absent values null."""
 
 from __future__ import annotations
 

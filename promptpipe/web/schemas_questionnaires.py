@@ -1,6 +1,4 @@
-"""The API's bodies for questionnaires: each instance with its answers (a participant's
-``/questionnaires`` and a questionnaire's ``/responses``) and each questionnaire's compliance
-(``/questionnaires``)."""
+"""The API's bodies for questionnaires: instances with their answers, and each questionnaire's compliance."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""Headers every response carries: nothing may be framed, sniffed or loaded from elsewhere, no page is cached (they
-hold study data), and ``Server-Timing`` says how long the server took. A plain ASGI middleware (no request objects, no
-task per request), since it runs on every API call in the process of the participants' turns."""
+"""Headers every response carries (no framing, sniffing, loading from elsewhere or caching; ``Server-Timing``). A
+plain ASGI middleware: it runs on every API call in the process of the participants' turns."""
 
 from __future__ import annotations
 

@@ -33,8 +33,7 @@ class WebServer:
     async def start(self) -> None:
         """Bind, then serve in the background; returns once requests are answered."""
         self.ctx.session_key = await self.ctx.db.run(load_session_key)
-        # TCP_NODELAY: uvicorn writes a response's head and body separately, and without it
-        # Nagle's algorithm held the body ~40 ms for the client's ACK.
+        # TCP_NODELAY: uvicorn writes head and body apart, and Nagle held the body ~40 ms for the client's ACK.
         sock = bind(self.listen, f"API_LISTEN={self.listen}: cannot listen there ({{reason}}); choose another "
                                  "host:port, or leave API_LISTEN empty to turn the API off.", no_delay=True)
         self.port = sock.getsockname()[1]

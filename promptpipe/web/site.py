@@ -1,9 +1,5 @@
-"""The web application: the API under ``/api/v1``, ``/health``, the dashboard at ``/`` and its
-vendored static files (nothing is loaded from the internet).
-
-The dashboard's pages are server-rendered (:mod:`promptpipe.web.pages`) for researchers (and, without phone numbers,
-names or message text, for viewers), signed in with a token once and then a session cookie. No page runs a script or
-loads anything from elsewhere; charts are SVG drawn on the server (:mod:`promptpipe.web.charts`)."""
+"""The web application: the API under ``/api/v1``, ``/health``, the dashboard at ``/`` (server-rendered pages that
+run no script and load nothing from elsewhere) and its vendored static files."""
 
 from __future__ import annotations
 
@@ -49,8 +45,7 @@ STATIC_DIR = Path(__file__).resolve().parent / "static"
 
 
 def build_site(ctx: WebContext) -> FastAPI:
-    # No /docs page: Swagger UI loads its script from a CDN, and no page here loads anything from
-    # the internet. The schema is at /openapi.json.
+    # No /docs page: Swagger UI loads its script from a CDN. The schema is at /openapi.json.
     site = FastAPI(title="PromptPipe", version=__version__, docs_url=None, redoc_url=None,
                    description="Study participants, their messages and the study's data. Every endpoint but "
                                "/health needs a bearer token (`promptpipe-admin token create`).")
@@ -66,16 +61,14 @@ def build_site(ctx: WebContext) -> FastAPI:
 
 @functools.cache
 def _routes() -> tuple[BaseRoute, ...]:
-    """Every route of the API and the dashboard, made once per process: including a router makes each route's validators
-    (~0.15 s of CPU for the whole site), and a process may serve more than one site (the pilot's sandboxes, the tests).
-    A route holds no state of its site: the request finds the site's context in ``request.app.state``."""
+    """Every route, made once per process (~0.15 s of CPU) though it may serve several sites (pilots, tests): a route
+    holds no state of its site, whose context the request finds in ``request.app.state``."""
     routes = APIRouter()
     # search and enrolment before /participants/{participant_id}: "search" and "import" are not ids
     for router in (api.health, api_search.router, api_enrolment.router, api.router, api_attention.router,
                    api_timeline.router, api_inputs.router):
         routes.include_router(router)
-    # the dashboard's pages: participants and enrolment before participant (/participants/find, /new and /import are
-    # not ids)
+    # the pages: participants and enrolment before participant (/participants/find, /new and /import are not ids)
     for page in (signin, overview, participants, enrolment, participant, actions, lifecycle, broadcast,
                  adherence, day, search, questionnaires, report, flags, flag, audit, tokens, timeline, pilot):
         routes.include_router(page.router, include_in_schema=False)

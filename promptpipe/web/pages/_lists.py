@@ -1,5 +1,4 @@
-"""What the paged pages share: the filter form (status, stage, arm, silent days) read from the
-query string, page numbers and the pager's links."""
+"""What the paged pages share: the filter form read from the query string, page numbers, the pager."""
 
 from __future__ import annotations
 

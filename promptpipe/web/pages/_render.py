@@ -1,5 +1,4 @@
-"""What every page shares: who is signed in (:class:`Visitor`, from the session cookie), the CSRF
-check on forms, the templates, and errors shown as a page (never a stack trace)."""
+"""What every page shares: the signed-in :class:`Visitor`, the CSRF check, the templates, errors as pages."""
 
 from __future__ import annotations
 
@@ -74,8 +73,7 @@ class Visitor:
 
 
 async def signed_in(request: Request) -> Visitor:
-    """A dependency: the signed-in user, or :class:`SignInRequired` (a redirect to sign in); the
-    navigation's count is left out (a page that reads the whole list counts it itself)."""
+    """A dependency: the signed-in user without the navigation's count (a page reading the whole list counts it)."""
     caller, session = await session_caller(request)
     ctx = context(request)
     return Visitor(ctx, caller, session, ctx.clock.now())
@@ -88,8 +86,7 @@ def remembered_silent_days(request: Request) -> int:
 
 
 async def visitor(request: Request) -> Visitor:
-    """A dependency: the signed-in user with the navigation's count of what needs attention (a
-    few counts from indexes), or :class:`SignInRequired` (a redirect to sign in)."""
+    """A dependency: the signed-in user with the navigation's count of what needs attention."""
     found = await signed_in(request)
     try:
         attention = await attention_for(found.ctx, found.caller.role, silent_days=remembered_silent_days(request),

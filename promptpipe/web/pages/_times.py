@@ -1,5 +1,4 @@
-"""Times as the dashboard shows them: in the participant's local time and in the researcher's (``RESEARCHER_TIMEZONE``),
-each labelled, e.g. ``09:05 participant time (America/Toronto) · 15:05 your time (Europe/Berlin)``."""
+"""Times as the dashboard shows them: in the participant's local time and in the researcher's, each labelled."""
 
 from __future__ import annotations
 
@@ -55,8 +54,7 @@ def time_label(value: datetime | str | None, participant_zone: ZoneInfo, researc
 
 
 def from_label(label: str | None, participant_zone: ZoneInfo) -> datetime | None:
-    """The instant of a ``Tuesday 2026-03-10 08:50 (America/Toronto)`` label (see
-    :func:`promptpipe.domain.localtime.local_label`), or None if it is not one."""
+    """The instant of a ``Tuesday 2026-03-10 08:50 (America/Toronto)`` label, or None if it is not one."""
     if not label:
         return None
     text = label.rsplit(" (", 1)[0]

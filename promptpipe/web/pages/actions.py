@@ -1,14 +1,6 @@
-"""What a researcher does to one participant from the dashboard (pause, resume, send a message, send today's prompt
-now), each in two steps without a script: the button opens a confirmation page (GET
-``/participants/{id}/confirm/{action}``; a message's text is posted to it and shown back), whose form performs it (POST
-``/participants/{id}/actions/{action}``) and comes back to the participant's page with a one-line result.
-
-And settling an input of theirs that failed and waits (the twin of ``promptpipe-admin inbox retry|skip``): "Try again"
-queues it anew, "Skip" gives up on it for good, each one form on their page; an input is found only under its own
-participant.
-
-Each goes through the same research operation as ``promptpipe-admin`` and is recorded in the audit log with the token's
-name (``via="dashboard"``)."""
+"""What a researcher does to one participant (pause, resume, send a message, send today's prompt now), each through a
+confirmation page whose form performs it and comes back to their page with a one-line result; and retrying or skipping
+an input of theirs that failed. Each goes through the admin script's operation and is audited (``via="dashboard"``)."""
 
 from __future__ import annotations
 

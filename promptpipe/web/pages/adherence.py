@@ -1,10 +1,6 @@
-"""The adherence heatmap (``/adherence``): a page of participants × their study days, each cell that day's outcome in
-colour and as a symbol, and a link to that day (:mod:`day`); each row named (a researcher sees names, a viewer ids) with
-a status word; filtered, sorted and paged like the participant list.
-
-It stays an inline SVG rather than a table: one drawing of 50 × 120 cells is lighter to send and to lay out than 6,000
-table cells, its links work without a script and take the keyboard's focus, and each cell keeps a title and a label a
-screen reader reads."""
+"""The adherence heatmap (``/adherence``): participants × their study days, filtered, sorted and paged like the
+participant list. An inline SVG rather than a table: one drawing of 50 × 120 cells is lighter than 6,000 table cells,
+and its links and titles still work without a script, for the keyboard and for a screen reader."""
 
 from __future__ import annotations
 
@@ -40,8 +36,7 @@ def day_url(participant_id: str, day: date) -> str:
 
 
 def status_word(status: str, stage: str, paused_by: str | None) -> str:
-    """A row's state in a word or two: STOP (their own pause), paused (the team's), withdrawn,
-    completed, intake on hold, in intake, or active."""
+    """A row's state in a word or two (STOP is their own pause, paused the team's)."""
     if status == Status.PAUSED:
         return "STOP" if paused_by and "participant" in paused_by else "paused"
     if status in (Status.WITHDRAWN, Status.COMPLETED):

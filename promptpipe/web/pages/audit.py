@@ -1,7 +1,5 @@
-"""The audit log (``/audit``), for researchers and admins: who did what, when, through which
-door (API, dashboard, admin script) and from where, newest first, filtered by who and what
-(``?actor=&action=``), 50 a page. Like the API's ``/api/v1/audit``, no viewer reads it: it names
-the team's tokens and ties them to participants' ids. It holds no phone, name or message text."""
+"""The audit log (``/audit``), for researchers and admins only, as the API's ``/api/v1/audit``: it ties the team's
+tokens to participants' ids."""
 
 from __future__ import annotations
 
@@ -24,7 +22,6 @@ VIA_LABELS = {"api": "API", "dashboard": "dashboard", "cli": "admin script"}
 
 
 audit_reader = identified_only("The audit log is for researchers and admins")
-"""A dependency: researchers and admins only (403 as a page for a viewer)."""
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,6 @@
-"""One message to every participant of the list as filtered (``/broadcast?status=…``), in three steps: how many the
-filter matches, reaches and skips (and why); the text shown back with the count (POST ``/broadcast/review``); one
-confirmation (POST ``/broadcast/send``), which sends only if the filter still matches the number counted (as the admin
-script and the API do), and once for one review form (a double click sends the form twice). Those inside the study's
-quiet hours get it when they end. Researchers and admins only; audited with ``via="dashboard"``."""
+"""One message to every participant of the list as filtered (``/broadcast?status=…``), in three steps: the count,
+the text shown back, one confirmation that sends only if the filter still matches the number counted, and once for one
+review form (a double click sends the form twice). Researchers and admins only; audited (``via="dashboard"``)."""
 
 from __future__ import annotations
 
@@ -36,8 +34,6 @@ ONCE = re.compile(r"[0-9a-f]{32}")
 
 @dataclass(frozen=True)
 class Shown:
-    """What the broadcast pages show: the filter, the count, quiet hours."""
-
     form: FilterForm
     plan: BroadcastPlan
     skipped: tuple[str, ...]
@@ -55,8 +51,7 @@ class Shown:
 
 
 def _filter(status: str, stage: str, arm: str, silent: str) -> FilterForm:
-    """The list's filter; any part of it that is wrong refuses the broadcast (a message must never
-    reach more people than the list showed)."""
+    """The list's filter; a wrong part refuses the broadcast (it must never reach more than the list showed)."""
     form = read_filter(status, stage, arm, silent)
     if form.problems:
         raise PageError(400, "Part of the filter is not valid (" + "; ".join(form.problems) + "), so nothing "
@@ -117,8 +112,7 @@ async def review(request: Request, found: Acting, text: Form_ = "",
 async def send(request: Request, found: Acting, text: Form_ = "",
                status: Form_ = "", stage: Form_ = "", arm: Form_ = "", silent: Form_ = "",
                expected: Form_ = "", once: Form_ = "") -> Response:
-    """Step 3: queue it for everyone counted (refused if the count changed meanwhile); the same
-    form sent twice (a double click) sends once."""
+    """Step 3: queue it for everyone counted (refused if the count changed meanwhile)."""
     ctx, text, counted = found.ctx, plain(text), _expected(expected)
     form = _filter(status, stage, arm, silent)
     if not ONCE.fullmatch(once):

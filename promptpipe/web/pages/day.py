@@ -1,7 +1,5 @@
-"""One participant's study day (``/participants/{id}/days/{YYYY-MM-DD}``), opened from a heatmap
-cell: the decision points (action, probability, availability), the daily prompt with its poll's
-answer, the day's messages, and the questionnaires of that day (the self-report among them). A
-viewer's page has no name, no prompt text, no message text and no answer."""
+"""One participant's study day (``/participants/{id}/days/{YYYY-MM-DD}``), opened from a heatmap cell; a viewer's
+page has no name, no prompt text, no message text and no answer."""
 
 from __future__ import annotations
 

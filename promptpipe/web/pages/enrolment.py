@@ -1,10 +1,6 @@
-"""Enrolment from the dashboard, for researchers and admins: one participant (``/participants/new``, a form with the
-admin script's fields, every field's problem shown beside it with what was typed kept) and many from a CSV file
-(``/participants/import``: upload or paste it, see each row's problem or "ready" with nothing written, then one button
-posts the same text back and enrols them all; see :mod:`promptpipe.research.csv_enrolment`).
-
-Each enrolment goes through the same operation as ``promptpipe-admin enroll`` and is audited with the token's name
-(``via="dashboard"``)."""
+"""Enrolment from the dashboard, for researchers and admins: one participant (``/participants/new``) or many from a
+CSV file, checked first with nothing written (``/participants/import``). Each goes through the same operation as
+``promptpipe-admin enroll`` and is audited (``via="dashboard"``)."""
 
 from __future__ import annotations
 
@@ -41,7 +37,6 @@ __all__ = ["router"]
 router = APIRouter()
 ZONES = sorted(IANA_ZONES)
 STRATUM_PREFIX = "stratum_"
-"""A stratum's form field is ``stratum_<its name>``."""
 
 
 enrolling = identified_only("Only researchers and admins enrol participants")

@@ -1,6 +1,5 @@
-"""One safety flag (``/flags/{id}``), for researchers and admins: what raised it, the participant's messages around it,
-its course as the flag's row keeps it (raised, alerted, resolved with a note), the form to resolve it, and the alert
-settings in force. The resolve form posts to ``/flags/{id}/resolve`` (:mod:`flags`), which comes back here."""
+"""One safety flag (``/flags/{id}``), for researchers and admins: what raised it, the messages around it, its course
+and the form to resolve it (posted to :mod:`flags`, which comes back here)."""
 
 from __future__ import annotations
 
@@ -87,15 +86,10 @@ async def flag_page(request: Request, found: Visitor, flag_id: int, *, done: str
                   done=done, error=error, note=note, note_chars=NOTE_CHARS, status_code=status_code)
 
 
-def flag_number(flag_id: str) -> int:
-    """The flag id in a path; a page saying so when it is not a number."""
-    if not flag_id.isdigit() or len(flag_id) > 11:
-        raise PageError(404, f"There is no flag {flag_id[:20]}: a flag's number is a whole number such as 12.")
-    return int(flag_id)
-
-
 @router.get("/flags/{flag_id}", response_class=HTMLResponse)
 async def flag(request: Request, flag_id: str, found: Annotated[Visitor, Depends(reader_of(SAFETY_FLAGS))],
                done: str = "") -> HTMLResponse:
-    return await flag_page(request, found, flag_number(flag_id),
+    if not flag_id.isdigit() or len(flag_id) > 11:
+        raise PageError(404, f"There is no flag {flag_id[:20]}: a flag's number is a whole number such as 12.")
+    return await flag_page(request, found, int(flag_id),
                            done="The flag is resolved." if done == FlagStatus.RESOLVED else "")

@@ -1,6 +1,5 @@
-"""Safety flags (``/flags``): open ones oldest first, with what raised them, or the resolved ones
-(or all) newest first, each linking to its page (:mod:`flag`); a researcher resolves an open one
-with a note on what was done, here or on its page."""
+"""Safety flags (``/flags``), each linking to its page (:mod:`flag`); a researcher resolves an open one with a note,
+here or on its page."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
-"""The rest of a participant's lifecycle on the dashboard: edit their name, notes and time zone, withdraw them, erase
-their personal data (the id typed again), add study days, move them to another WhatsApp number with a message. Each step
-(:data:`STEPS`) is a page at ``/participants/{id}/<step>`` whose form posts to the same address and comes back to their
-page with a one-line result (``?done=…``); a refusal shows the page again with what was typed and what is wrong,
-changing nothing. Each goes through the research operation ``promptpipe-admin`` and the API use, audited with
-``via="dashboard"``. Researchers and admins only."""
+"""The rest of a participant's lifecycle (edit, withdraw, erase, extend, move to another number), researchers and
+admins only: each step (:data:`STEPS`) is a page whose form posts to the same address; a refusal shows it again with
+what was typed, changing nothing. Each goes through the admin script's operation and is audited."""
 
 from __future__ import annotations
 
@@ -166,8 +163,7 @@ for _step in STEPS:  # each step's page: GET /participants/{id}/edit, …/withdr
 
 
 async def _edit(found: Visitor, row: ParticipantDetail, typed: Typed) -> dict[str, object] | None:
-    """Save what changed (the time zone is checked first, so a refusal saves nothing); the audit's
-    detail (None: nothing changed)."""
+    """Save what changed (the zone checked first: a refusal saves nothing); the audit's detail, None if nothing did."""
     ctx, by = found.ctx, found.caller.name
     zone_changed = typed.timezone != row.timezone
     if zone_changed:

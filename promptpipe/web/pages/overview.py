@@ -1,6 +1,5 @@
-"""The overview (``/``): first what needs attention (each entry linking to where it is resolved),
-then participants by status, stage and arm; today's prompts; the service's health in one line
-(and, where the deployment has several WhatsApp numbers, each number's state and participants)."""
+"""The overview (``/``): what needs attention, participants by status, stage and arm, today's prompts and the
+service's health."""
 
 from __future__ import annotations
 
@@ -31,8 +30,7 @@ router = APIRouter()
 
 
 def health_line(found: Visitor, service: StatusReport, numbers: Sequence[NumberState] = ()) -> tuple[str, bool]:
-    """One line on the service, and whether all is well (connected, nothing uncertain); with
-    several ``numbers``, how many are in each state (all of them connected when all is well)."""
+    """One line on the service (with several ``numbers``, how many are in each state), and whether all is well."""
     whatsapp = service.whatsapp
     if numbers:  # WhatsApp numbers: 2 connected, 1 logged out: the device was unlinked
         counts = Counter(CONNECTION_STATES.get(number.state.name, number.state.name) if number.state

@@ -1,6 +1,5 @@
-"""One participant (``/participants/{id}``): profile, schedules, timers, their questionnaires with each item's answer,
-the newest messages with WhatsApp's delivery and read ticks, and (for researchers) the actions. A viewer's page is built
-without the phone, the name, the habit plan, any message text and any questionnaire answer."""
+"""One participant (``/participants/{id}``). A viewer's page is built without the phone, the name, the habit plan,
+any message text and any questionnaire answer."""
 
 from __future__ import annotations
 
@@ -218,8 +217,6 @@ def _profile(found: Visitor, row: ParticipantDetail, listed: ListedRow | None) -
 
 @dataclass(frozen=True)
 class Length:
-    """How long their study is now."""
-
     days: int
     added: int
     last_day: date | None

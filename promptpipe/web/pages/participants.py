@@ -1,5 +1,4 @@
-"""The participant list (``/participants``): filtered with a GET form, sorted by clicking a column
-header (``?sort=``), 50 a page (``?page=``); and a look-up by id (or, for researchers, phone)."""
+"""The participant list (``/participants``), filtered, sorted and paged; and a look-up by id (or phone)."""
 
 from __future__ import annotations
 

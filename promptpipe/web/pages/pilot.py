@@ -1,10 +1,6 @@
-"""Pilot mode (``/pilot``), for researchers and admins: chat with a sandbox participant as a participant
-would on WhatsApp (type, tap a poll's options), skip the pilot's clock ahead to the next prompt,
-reminder or self-report, start over or end it. Each is a form: no script is needed.
-
-The pilot runs on its own database (:mod:`promptpipe.pilot`): nothing reaches a
-participant or the study's data. Starting and ending one are recorded in the audit log
-(``via="dashboard"``); what is said in it is not (it is no one's data, and it is deleted with it)."""
+"""Pilot mode (``/pilot``), for researchers and admins: chat with a sandbox participant on its own database
+(:mod:`promptpipe.pilot`), skip its clock ahead, start over or end it. Starting and ending one are audited; what is said
+in it is not (it is no one's data, and it is deleted with it)."""
 
 from __future__ import annotations
 
@@ -90,8 +86,7 @@ async def pilot_page(request: Request, found: Annotated[Visitor, Depends(_identi
 
 async def _act(request: Request, found: Visitor, action: Awaitable[T], *, text: str = "",
                name: str = DEFAULT_NAME) -> T | HTMLResponse:
-    """Await ``action``; its error becomes the pilot page with one line saying what is wrong (and the
-    words typed kept in the form)."""
+    """Await ``action``; its error becomes the pilot page saying what is wrong (the words typed kept)."""
     try:
         return await action
     except AdminError as exc:

@@ -1,9 +1,5 @@
-"""Questionnaires' compliance (``/questionnaires``): per questionnaire and per participant, how
-many were sent, completed, partly answered, expired, stopped or never sent, the completion rate
-and why the unfinished ones ended; and the section of a participant's page that lists their
-questionnaires with each item's answer (hidden for viewers, as message text is); and each
-questionnaire's responses (``/questionnaires/{id}``, completed first, planned last) with a CSV of
-them for researchers."""
+"""Questionnaires' compliance (``/questionnaires``), the section of a participant's page that lists theirs with each
+item's answer (hidden for viewers), and one questionnaire's responses (``/questionnaires/{id}``, and as CSV)."""
 
 from __future__ import annotations
 

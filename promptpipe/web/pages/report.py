@@ -1,7 +1,5 @@
-"""The study report (``/report``) for everyone signed in: the report's sections as tables (counts only, nothing that
-identifies anyone), charts of adherence by day and arm, decision points by availability and questionnaire and
-self-report compliance, each followed by its numbers and a link to them as CSV (``/report/{table}.csv``); and, for
-researchers, the export as a zip (``/report/export.zip``, the same code path as ``GET /api/v1/export``, audited)."""
+"""The study report (``/report``): tables of counts (nothing that identifies anyone) with charts and CSV files; and,
+for researchers, the export as a zip (the same code path as ``GET /api/v1/export``)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""The search box in every page's header (``/search?q=``): researchers find a participant by name (a part of it, any
-case), phone number (however it is written) or id; viewers by id only, so a viewer's search for a name or a number finds
-nothing. One match opens that participant, several are listed, none says so."""
+"""The search box in every page's header (``/search?q=``): one match opens that participant, several are listed,
+none says so (viewers search by id only)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""Signing in with a token (once), then a session cookie; signing out.
-
-The sign-in form has no session to derive a CSRF token from, so it uses a double-submit cookie:
-a random value in a short-lived ``pp_login`` cookie (SameSite=Strict) and in a hidden field, which
-must match. Failed sign-ins count against the client's address (429 past the limit); a sign-in and
-a sign-out are written to the audit log with the token's name and the address."""
+"""Signing in with a token (once), then a session cookie; signing out. The sign-in form has no session to derive a
+CSRF token from, so a random value in a short-lived ``pp_login`` cookie and in a hidden field must match."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""One participant's timeline (``/participants/{id}/timeline``): everything that happened to and with them in one list,
-newest first, each entry in their time and the researcher's, filtered by kind (``?kind=…``, several) and by their local
-days (``?from=&to=``), 50 a page with links to the older and newer pages. A viewer's page has kinds, times and summaries
-only: no words, no team member's name and no safety flag (the filter does not offer them)."""
+"""One participant's timeline (``/participants/{id}/timeline``), filtered by kind and local day and paged; a viewer's
+has kinds, times and summaries only (no words, no team member's name, no safety flag)."""
 
 from __future__ import annotations
 

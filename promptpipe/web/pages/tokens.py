@@ -1,7 +1,5 @@
-"""API and dashboard tokens (``/tokens``), for admins only: each with its role, when it was made, when it expires, when
-it was last used and whether it is revoked; a new one made with a role and an optional expiry (its secret shown on the
-answer page, once); one revoked after a confirmation page (the last admin token only with the admin script). Each goes
-through the same operation as ``promptpipe-admin token`` and is audited (``via="dashboard"``)."""
+"""API and dashboard tokens (``/tokens``), for admins only: listed, made (the secret shown once) and revoked after a
+confirmation (the last admin token only with the admin script), each audited (``via="dashboard"``)."""
 
 from __future__ import annotations
 
