@@ -1,9 +1,5 @@
-"""Typed inbox events: every input a participant's lane runs, as a frozen dataclass.
-
-Producers (the inbox, the admin script, the alarm clock) build one of these and write it with :func:`as_input`; the
-router parses a row once with :func:`parse_event`. Each class is tagged by its ``kind``; pydantic, over the union of
-them all, turns any of them into the row's JSON payload and back, so a field is named in one place. Payloads of rows
-written by earlier versions parse unchanged.
+"""Typed inbox events: every input a participant's lane runs, as a frozen dataclass tagged by its ``kind``; pydantic,
+over their union, turns each into its row's JSON payload and back, so a field is named in one place.
 """
 
 from __future__ import annotations
@@ -43,11 +39,9 @@ class InboxKind(StrEnum):
 
 @dataclass(frozen=True)
 class _Payload:
-    """What every event shares: its row's kind, and its payload (fields at their default are left
-    out; ``kind`` is the row's, or for a timer its ``timer_kind``)."""
+    """What every event shares: its row's kind, and its payload (fields at their default are left out)."""
 
     INBOX_KIND: ClassVar[InboxKind]
-    """The ``kind`` column of the event's inbox row."""
 
     def to_payload(self) -> dict[str, JsonValue]:
         payload: dict[str, JsonValue] = _EVENTS.dump_python(cast(InboxEvent, self), mode="json", by_alias=True,
@@ -156,8 +150,7 @@ class TeamAction(StrEnum):
 
 @dataclass(frozen=True)
 class TeamChange(_Payload):
-    """The research team changes the participant's state: pause, resume, withdraw, a new time zone, more study days or
-    another WhatsApp number. It runs in the participant's lane, between their turns; the outcome (a line for whoever
+    """The research team changes the participant's state, in their lane between turns; the outcome (a line for whoever
     asked, or the refusal) is written back into the row's payload."""
 
     INBOX_KIND = InboxKind.TEAM_CHANGE
@@ -173,8 +166,7 @@ class TeamChange(_Payload):
 
 @dataclass(frozen=True)
 class ResearcherMessageQueued(_Payload):
-    """A message from the research team to the participant (one of a broadcast, or written to
-    them alone); the flow sends it unless their consent says no."""
+    """A message from the research team (a broadcast's, or to them alone); sent unless their consent says no."""
 
     INBOX_KIND = InboxKind.RESEARCHER_MESSAGE
     kind: Literal["researcher_message"] = "researcher_message"
@@ -201,8 +193,7 @@ class DailyPromptDue(_Payload):
     not_before: str | None = None
     """A prompt asked for by hand inside quiet hours, to go when they end (ISO 8601, UTC)."""
     model_free: bool = False
-    """Its arm's prompts are fixed texts (no decision can draw a personalised one): its turn calls no model, so it
-    does not wait behind a turn that waits for the model."""
+    """Its arm's prompts are fixed texts: its turn calls no model, so it does not wait behind one that does."""
 
 
 @dataclass(frozen=True)
@@ -280,8 +271,7 @@ class SelfReportDue(_TimerDue):
 
 @dataclass(frozen=True)
 class QuestionnaireDue(_TimerDue):
-    """A questionnaire instance to send (a team's piloting send or its schedule), or the one under
-    way to remind about or to close."""
+    """A questionnaire instance to send, or the one under way to remind about or to close."""
 
     kind: Literal["questionnaire"] = "questionnaire"
     instance_id: int | None = None
@@ -319,8 +309,7 @@ def timer_event(timer_kind: str, payload: Mapping[str, object]) -> TimerEvent:
 
 
 def _decode(kind: str, payload: Mapping[str, object]) -> InboxEvent:
-    """Unknown keys are ignored; a value of the wrong type (a row no version of ours wrote) is
-    left out, so its field keeps its default."""
+    """Unknown keys are ignored; a value of the wrong type is left out, so its field keeps its default."""
     values = {**payload, "kind": kind}
     try:
         return _EVENTS.validate_python(values)

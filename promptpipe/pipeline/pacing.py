@@ -1,5 +1,4 @@
-"""The pace of sends: a token bucket per WhatsApp number (``SEND_RATE_PER_SECOND``), which the
-outbox waits on before each send and asks how much a claim may take."""
+"""The pace of sends: a token bucket per WhatsApp number (``SEND_RATE_PER_SECOND``)."""
 
 from __future__ import annotations
 
@@ -60,16 +59,14 @@ class RateLimiter:
 
 
 class Paces:
-    """Each of the deployment's numbers' pace (the first number is the default one, which
-    participants without a number have)."""
+    """Each of the deployment's numbers' pace (the first is the default, for participants without a number)."""
 
     def __init__(self, numbers: tuple[str, ...], rate_per_s: float, clock: Clock, *, jitter: float = 0.0) -> None:
         self._default = numbers[0]
         self._limiters = {number: RateLimiter(rate_per_s, clock, jitter=jitter) for number in numbers}
 
     def of(self, number: str | None) -> RateLimiter:
-        """The pace of the number a message goes from (a number no longer in the deployment's
-        list: the default number's)."""
+        """The pace of the number a message goes from (one no longer in the deployment's: the default's)."""
         return self._limiters.get(number or self._default, self._limiters[self._default])
 
     def sends_within(self, seconds: float, numbers: Iterable[str]) -> int | None:

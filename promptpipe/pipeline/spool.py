@@ -1,8 +1,5 @@
-"""An on-disk spool for inbound messages the database could not store (down, disk full, row refused), each a private
-file stored with backoff once it recovers; only if the spool fails too does a message live in memory alone.
-
-The files hold study data: directory 0700, files 0600, written under a temporary name, flushed and renamed, so a crash
-leaves a whole file or none. The message id names the file, so a message spooled twice is one file.
+"""An on-disk spool for inbound messages the database could not store; only if it fails too does one live in memory.
+The files hold study data (0700, 0600), written whole or not at all; the message id names the file (spooled once).
 """
 
 from __future__ import annotations
