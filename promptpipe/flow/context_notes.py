@@ -1,5 +1,4 @@
-"""What the model is told, in our words, about a swipe reply or a reaction: which message it
-points at, and which day's prompt when it is one."""
+"""What the model is told, in our words, about a swipe reply or a reaction: which message it points at."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
 """What happens to a turn that failed: its inputs are retried with backoff and the participant hears once that we are
-delayed. Only an outage is retried for ever; a bug, a refused request (a 4xx will not change by waiting) or a
-conversation too long for the model is marked failed after a few tries (``promptpipe-admin inbox --stuck``, ``status``).
-Each function takes an open session, so its writes commit together.
+delayed. Only an outage is retried for ever (a refused request will not change by waiting).
 """
 
 from __future__ import annotations
@@ -59,11 +57,8 @@ class FailureOutcome:
 
 def record_failure(session: Session, participant_id: str, batch: list[InboxRow], error: BaseException,
                    now: datetime) -> FailureOutcome:
-    """Count the try on every input of the batch and set its retry time. An outage is retried for ever; a bug gives up
-    after :data:`MAX_ATTEMPTS_FOR_BUGS` tries, a refused request after :data:`MAX_ATTEMPTS_FOR_REJECTIONS` and a request
-    too long for the model's context (already retried shorter inside the turn) after
-    :data:`~promptpipe.domain.limits.CONTEXT_REJECTIONS_BEFORE_FAILING` turns. A waiting participant gets the apology
-    once per outage, or, when their message is given up on as too long, one short line instead."""
+    """Count the try on every input of the batch and set its retry time (or give up). A waiting participant gets the
+    apology once per outage, or one short line when their message is given up on."""
     if isinstance(error, LLMError):  # `promptpipe-admin status` shows the last one
         save_status(session, LAST_MODEL_ERROR, model_error_value(error, now), now)
     is_bug = not isinstance(error, PromptPipeError)
@@ -90,8 +85,7 @@ def record_failure(session: Session, participant_id: str, batch: list[InboxRow],
 
 
 def apologise_if_blocked(session: Session, participant_id: str, rows: list[InboxRow], now: datetime) -> None:
-    """A participant's message waits behind an input that failed and waits for its retry (a greeting or a prompt while
-    the model is down): they get the apology now, once per such input, instead of silence."""
+    """A participant's message waits behind a failed input's retry: the apology now, once per such input."""
     blocker = rows[0]
     if blocker.kind == InboxKind.MESSAGE or blocker.attempts == 0 or blocker.available_at <= now:
         return
