@@ -1,7 +1,5 @@
-"""Deterministic commands, handled before any model sees the message: a message is a command when its spoken words are
-exactly one phrase (``"stop please"``, not ``"I can't stop snacking"``). In a batch, the model answers a message only if
-it was written while the participant was active and they still are at the end (a question after HELP, not after STOP).
-"""
+"""Deterministic commands, before any model sees the message: its spoken words are exactly one phrase ("stop please",
+not "I can't stop snacking"); the model answers only what was written while active (after HELP, not after STOP)."""
 
 from __future__ import annotations
 
@@ -103,8 +101,7 @@ class CommandContext:
 
 
 def asks_first(state: TurnState, said: Said, context: CommandContext) -> bool:
-    """Whether this stop word gets a confirming question instead of an opt-out (never a bare standard word: STOP,
-    UNSUBSCRIBE and their translations stop at once)."""
+    """Whether this stop word gets a confirming question instead of an opt-out (never a bare STOP or translation)."""
     if said.command is not Command.STOP or state.status != Status.ACTIVE:
         return False
     one_word = " " not in said.phrase
@@ -122,8 +119,7 @@ def written_before_their_stop(state: TurnState) -> bool:
 
 
 def apply_command(state: TurnState, said: Said, words: str) -> str | None:
-    """Change the participant's status as the command asks; the reply (in their language), or None when nothing is
-    answered. ``words`` is what they wrote, kept in the consent ledger."""
+    """Change their status as the command asks; the reply, or None. ``words``: what they wrote (for the ledger)."""
     if state.status == Status.WITHDRAWN:  # no reply to anything; their own STOP or START is still kept
         if said.command is not Command.HELP:
             transitions.apply(state, "opted_out" if said.command is Command.STOP else "opted_in",
@@ -237,8 +233,7 @@ def commands_outcome(batch: list[InboxRow], plan: CommandPlan, reminder_key: str
 
 def inactive_outcome(state: TurnState, batch: list[InboxRow], *, message: bool, screened: bool,
                      reminder_key: str) -> Outcome:
-    """No model for someone not active: a paused one gets a note on how the pause is lifted (once a day at most), a
-    completed one a line that the study has ended; their message is kept either way."""
+    """No model for someone not active: a note on how a pause is lifted (once a day), or that the study has ended."""
     if state.status == Status.PAUSED and message and not screened and not written_before_their_stop(state):
         return Outcome([Outgoing(reminder_key, paused_hint(state), MessageKind.COMMAND)])
     if state.status == Status.COMPLETED and message and not screened and not state.opted_out:

@@ -7,7 +7,6 @@ from promptpipe.flow.votes import day_label
 from promptpipe.storage.deliveries import QuotedMessage
 
 QUOTE_CHARS = 160
-"""How much of a quoted message the note repeats."""
 
 
 def _excerpt(text: str) -> str:

@@ -1,5 +1,4 @@
-"""A turn the model answers: the module of the participant's stage (intake, or feedback), with their history window and
-running summary, asked again with less when the request does not fit the model's context."""
+"""A turn the model answers: the module of the participant's stage, with their history window and running summary."""
 
 from __future__ import annotations
 
@@ -117,8 +116,8 @@ async def respond(deps: FlowDeps, context: TurnContext, module: AgentModule, tex
 
 
 async def _remembered(deps: FlowDeps, state: TurnState, history: list[HistoryEntry]) -> list[HistoryEntry]:
-    """The last ``history_window`` messages, read with the running summary. All but the window's newer half is folded
-    in once uncovered messages fell out of it: the overlap means messages leave the window already summarised."""
+    """The last ``history_window`` messages; all but their newer half is folded into the summary once uncovered ones
+    fell out of it (the overlap: messages leave the window already summarised)."""
     window, every = deps.config.history_window, deps.config.summary_every_turns
     if window <= 0:
         return []

@@ -1,7 +1,4 @@
-"""Delivery of a daily prompt, a decision point (see :mod:`promptpipe.flow.decisions`): the prompt and a "did you do
-it?" poll, both in the transcript so the feedback module sees what is being answered; the decision and delivery rows
-are written in the same commit as the messages.
-"""
+"""A daily prompt and its "did you do it?" poll, both in the transcript so the feedback module sees what is answered."""
 
 from __future__ import annotations
 
@@ -96,8 +93,7 @@ def delivery_writes(state: TurnState, outgoing: list[Outgoing], *, inbox_id: int
 
 async def _drawn_prompt(deps: FlowDeps, state: TurnState, point: DecisionPoint, *, inbox_id: int, policy: NudgePolicy,
                         local_day: date, now: datetime) -> tuple[list[Outgoing], NotSent | None]:
-    """What the decision point sends, or why a drawn prompt does not go out (its day's outcome question was asked, or
-    the model could not write it in time: until then the lane tries again later)."""
+    """What the decision point sends, or why a drawn prompt does not go out (too late: until then it is retried)."""
     study = deps.config.study
     if not point.sends or point.style is None:
         return [], None
@@ -113,8 +109,7 @@ async def _drawn_prompt(deps: FlowDeps, state: TurnState, point: DecisionPoint, 
 
 
 async def daily_prompt_outcome(deps: FlowDeps, context: TurnContext, item: InboxRow, event: DailyPromptDue) -> Outcome:
-    """A daily prompt time: decide, send the drawn style's prompt and record both. One asked for by hand is sent in
-    the arm's style and is not a decision point."""
+    """A daily prompt time: decide, send and record (one asked for by hand: the arm's style, no decision point)."""
     state, now, config = context.state, deps.clock.now(), deps.config
     policy = config.policy_for(state)
     local_day = (date.fromisoformat(event.local_date) if event.local_date

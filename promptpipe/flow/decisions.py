@@ -1,6 +1,4 @@
-"""Each daily prompt time is a decision point (available? what does the rule draw?): one ``decision`` row, unique by its
-event, whose draw is keyed by the event too, so a turn that runs again draws the same.
-"""
+"""Each daily prompt time is a decision point: one ``decision`` row, drawn by its event's key (a rerun draws alike)."""
 
 from __future__ import annotations
 
@@ -84,8 +82,7 @@ def fixed_prompt(config: FlowConfig, state: TurnState, day: int | None) -> str:
 
 def after_outcome_question(study: Study, timezone: str, local_day: date, scheduled_for: datetime | None,
                            now: datetime) -> bool:
-    """Whether the self-report question that measures this prompt has been asked by ``now`` (that day's for one due
-    before it, the next day's for one at or after it, as the export pairs them)."""
+    """Whether the self-report question that measures this prompt (as the export pairs them) was asked by ``now``."""
     if study.self_report is None:
         return False
     zone = zone_or_utc(timezone)

@@ -1,11 +1,9 @@
-"""What happens to a turn that failed: its inputs are retried with backoff and the participant hears once that we are
-delayed. Only an outage is retried for ever (a refused request will not change by waiting).
-"""
+"""A failed turn: retried with backoff (for ever only for an outage); the participant hears once that we are late."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from sqlalchemy.orm import Session
 
@@ -38,15 +36,11 @@ TOO_LONG = (
     "for the research team. Could you tell me again in a few shorter sentences?"
 )
 TURN_RETRY = Backoff(first_s=30.0, max_s=15 * 60.0)
+"""30 s, 60 s, 2 min … capped at 15 min."""
 MAX_ATTEMPTS_FOR_BUGS = 8
 """An unexpected error (a bug) gives up after this many tries; an LLM outage never does."""
 MAX_ATTEMPTS_FOR_REJECTIONS = 3
 """A request the model server refuses (400, 404, 422 …) gives up after this many tries."""
-
-
-def retry_delay(attempts: int) -> timedelta:
-    """30 s, 60 s, 2 min … capped at 15 min."""
-    return TURN_RETRY.delay(attempts)
 
 
 @dataclass(frozen=True)
@@ -57,8 +51,7 @@ class FailureOutcome:
 
 def record_failure(session: Session, participant_id: str, batch: list[InboxRow], error: BaseException,
                    now: datetime) -> FailureOutcome:
-    """Count the try on every input of the batch and set its retry time (or give up). A waiting participant gets the
-    apology once per outage, or one short line when their message is given up on."""
+    """Count the try on every input and set its retry time (or give up); the apology goes once per outage."""
     if isinstance(error, LLMError):  # `promptpipe-admin status` shows the last one
         save_status(session, LAST_MODEL_ERROR, model_error_value(error, now), now)
     is_bug = not isinstance(error, PromptPipeError)
@@ -71,7 +64,7 @@ def record_failure(session: Session, participant_id: str, batch: list[InboxRow],
     for item in batch:
         item.attempts += 1
         item.last_error = f"{type(error).__name__}: {error}"[:500]
-        item.available_at = now + retry_delay(item.attempts)
+        item.available_at = now + TURN_RETRY.delay(item.attempts)
         if gave_up:
             item.status = InboxStatus.FAILED
         record_attempt(session, item)

@@ -37,8 +37,8 @@ def poll_options(state: TurnState, local_day: date) -> list[str]:
 
 def apply_vote(state: TurnState, chosen: list[str], poll_id: int | None, *, withdrawn: bool,
                source: str = "tap") -> tuple[str | None, str]:
-    """Set the intensity as voted on poll ``poll_id``; the reply (or None) and how the vote was handled. A changed
-    vote moves from the poll's starting level, so "more" then "less" ends one step below it."""
+    """Set the intensity as voted; the reply (or None) and how the vote was handled. A change moves from the poll's
+    starting level, so "more" then "less" ends one step below it."""
     record = state.profile.record
     if record.intensity_poll_message is not None and poll_id != record.intensity_poll_message:
         return OUTDATED_REPLY, "outdated"

@@ -1,6 +1,4 @@
-"""The participant's way through the study beside the conversation: intake put on hold and resumed (the session belongs
-to the participant, not to the workflow); a greeting a pause cancelled queued again; study day 1; the end of the study.
-"""
+"""The participant's way through the study beside the conversation: intake on hold and resumed, study days, the end."""
 
 from __future__ import annotations
 

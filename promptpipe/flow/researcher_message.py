@@ -1,6 +1,4 @@
-"""A message from the research team: sent as they wrote it, once however often the turn runs, never against the
-participant's consent (checked in their lane, since it may have changed since it was queued).
-"""
+"""A message from the research team: sent as written, once, never against consent (it may have changed since)."""
 
 from __future__ import annotations
 

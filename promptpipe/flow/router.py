@@ -1,7 +1,4 @@
-"""ConversationFlow: turns a batch of inbox rows for one participant into one committed outcome. Routing is event-first
-(the safety screen before commands, commands before the model); each event's flow module returns an
-:class:`~promptpipe.flow.turn.Outcome`, committed here in one transaction.
-"""
+"""ConversationFlow: turns a batch of inbox rows for one participant into one outcome, committed in one transaction."""
 
 from __future__ import annotations
 
@@ -99,7 +96,7 @@ class ConversationFlow:
         self.on_flags_raised = on_flags_raised
         self.sender: SendsAtOnce | None = None
         """The outbox, when it sends what a commit queued without waiting for its next claim."""
-        self.turns = self.failures = self.flags_raised = 0
+        self.turns = self.failures = 0
 
     def load(self, session: Session, participant_id: str, batch: list[InboxRow]) -> TurnContext:
         return load_context(session, participant_id, batch, self.deps.config, self.deps.clock.now())
@@ -246,9 +243,7 @@ class ConversationFlow:
         return outcome.again
 
     def _committed(self, state: TurnState, flags: int, *, alarms_changed: bool) -> None:
-        """Tell whoever watches: flags raised, the alarms or the timers changed."""
         if flags:
-            self.flags_raised += flags
             log.warning("safety_flag_raised", participant_id=state.participant.id, flags=flags)
             if self.on_flags_raised is not None and self.deps.config.safety.alerts:
                 self.on_flags_raised()

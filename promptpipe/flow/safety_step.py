@@ -21,8 +21,7 @@ SCREENED = "flagged"
 
 
 def screen_outcome(safety: SafetyConfig, context: TurnContext, batch: Sequence[InboxRow]) -> Outcome | None:
-    """A flag and the safety message for every new message with a crisis phrase, whatever the participant's status;
-    the batch then runs again, marked as screened. None when nothing matched."""
+    """A flag and the safety message for each new message with a crisis phrase, whatever their status (None: none)."""
     found: list[tuple[InboxRow, NewFlag]] = []
     for row, event in zip(batch, context.events, strict=True):
         if not isinstance(event, MessageReceived) or event.screened:

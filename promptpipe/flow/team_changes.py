@@ -1,6 +1,4 @@
-"""The research team's changes to a participant's state, applied in their lane so they are ordered with their own turns
-and timers; the outcome (a line with ``{who}``: no phone number stored, or a refusal) is written back into the row.
-"""
+"""The research team's changes to a participant's state, applied in their lane: ordered with their turns and timers."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""What a participant's timers do when they fire (in their lane, so never racing their messages), and which timers a
-turn arms. A timer checks the situation again before acting: one for someone who moved on does nothing.
-"""
+"""What timers do when they fire (in the lane: never racing messages; one for someone who moved on does nothing)."""
 
 from __future__ import annotations
 
@@ -88,8 +86,7 @@ def lateness(due_at: str | None, now: datetime) -> float | None:
 
 
 async def timer_outcome(deps: FlowDeps, context: TurnContext, item: InboxRow, event: TimerEvent) -> Outcome:
-    """What a timer does when it fires; one that would send something inside the study's quiet hours (the zone
-    changed, or it fired late) waits for their end."""
+    """What a timer does when it fires; one that would send inside quiet hours (fired late, say) waits for their end."""
     state, now = context.state, deps.clock.now()
     policy = deps.config.policy_for(state)
     if isinstance(event, StudyEndDue):

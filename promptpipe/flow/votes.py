@@ -1,6 +1,4 @@
-"""Votes on the "did you do it?" poll: handled by the server, never by the model. Only the newest prompt's poll counts;
-a changed vote replaces the earlier one, and the counters are recomputed from the delivery rows (never counted twice).
-"""
+"""Votes on the "did you do it?" poll, by the server: counters recounted from the deliveries, so none counts twice."""
 
 from __future__ import annotations
 

@@ -15,16 +15,13 @@ from promptpipe.storage.inbox_rows import InboxRow
 
 FOLDABLE_KINDS = (InboxKind.MESSAGE,)
 FIRST_KINDS = (InboxKind.TEAM_CHANGE,)
-"""Rows that run before anything else pending and set aside a turn under way: the research team's
-changes (a pause wins over the answer the model is writing; that turn runs again after it)."""
+"""Rows that run first and set aside a turn under way: a pause wins over the answer the model is writing."""
 
 NO_MODEL_TIMERS = ("questionnaire",)
-"""Timer kinds whose turn never calls the model."""
 
 
 def needs_no_model(row: InboxRow) -> bool:
-    """A questionnaire's timer or tap, or a fixed-text arm's daily prompt: the server answers it alone, so it waits
-    neither behind a turn waiting for the model nor for the model's queue (on time while the model is down)."""
+    """A questionnaire's timer or tap, or a fixed-text arm's prompt: the server answers it alone, on time (no model)."""
     if row.kind == InboxKind.TIMER and row.payload.get("timer_kind") in NO_MODEL_TIMERS:
         return True
     if row.kind in (InboxKind.DAILY_PROMPT, InboxKind.TIMER):
@@ -35,9 +32,8 @@ def needs_no_model(row: InboxRow) -> bool:
 def select_batch(
     rows: list[InboxRow], now: datetime, urgent: set[int] | frozenset[int] = frozenset()
 ) -> list[InboxRow]:
-    """The next batch (empty: nothing due yet): a team change first; with an urgent message pending, all pending
-    messages (the commands decide which are still answered); past a row waiting for its retry, what needs no model;
-    else consecutive messages fold into one batch."""
+    """The next batch (empty: none due): a team change first; with an urgent message, all pending messages; past a row
+    waiting for its retry, what needs no model; else the leading run of messages (folded into one batch)."""
     if not rows:
         return []
     if first_of_all := [row for row in rows if row.kind in FIRST_KINDS and row.available_at <= now]:

@@ -1,6 +1,4 @@
-"""Typed inbox events: every input a participant's lane runs, as a frozen dataclass tagged by its ``kind``; pydantic,
-over their union, turns each into its row's JSON payload and back, so a field is named in one place.
-"""
+"""Typed inbox events, tagged by ``kind``: pydantic turns each into its row's JSON and back (a field named once)."""
 
 from __future__ import annotations
 
@@ -23,8 +21,6 @@ __all__ = ["AlarmSyncRequested", "AutoFeedbackDue", "CheckInDue", "DailyPromptDu
            "as_input", "parse_event", "timer_event"]
 
 class InboxKind(StrEnum):
-    """The ``kind`` of an inbox row: which event it carries."""
-
     MESSAGE = "message"
     POLL_VOTE = "poll_vote"
     REACTION = "reaction"
@@ -87,10 +83,8 @@ class PollVoteReceived(_Payload):
     known_poll: bool = False
     purpose: str | None = None
     said_at: str | None = None
-    """When the participant tapped, by their WhatsApp's clock (ISO, UTC)."""
     asks: tuple[int, str, str, str] | None = None
-    """For a questionnaire's poll: its instance id, questionnaire id, item id and when its window
-    closes (ISO), so a tap given in time counts although it is read after the window closed."""
+    """A questionnaire poll's instance, questionnaire, item and window close: a tap in time counts though read late."""
 
     @property
     def withdrawn(self) -> bool:
@@ -107,7 +101,6 @@ class ReactionReceived(_Payload):
     reacted_to: str = ""
     emoji: str = ""
     said_at: str | None = None
-    """When the participant reacted, by their WhatsApp's clock (ISO, UTC)."""
 
 
 def said_at(event: InboxEvent) -> datetime | None:
@@ -135,8 +128,6 @@ class AlarmSyncRequested(_Payload):
 
 
 class TeamAction(StrEnum):
-    """What a :class:`TeamChange` does."""
-
     PAUSE = "pause"
     RESUME = "resume"
     WITHDRAW = "withdraw"
@@ -150,8 +141,7 @@ class TeamAction(StrEnum):
 
 @dataclass(frozen=True)
 class TeamChange(_Payload):
-    """The research team changes the participant's state, in their lane between turns; the outcome (a line for whoever
-    asked, or the refusal) is written back into the row's payload."""
+    """The research team changes the participant's state, in their lane; the outcome is written back into the row."""
 
     INBOX_KIND = InboxKind.TEAM_CHANGE
     kind: Literal["team_change"] = "team_change"
@@ -172,7 +162,6 @@ class ResearcherMessageQueued(_Payload):
     kind: Literal["researcher_message"] = "researcher_message"
     text: str = ""
     by: str = ""
-    """The researcher's (or API token's) name."""
     broadcast_id: str | None = None
     quiet_hours: str = "hold"
     """hold: inside the participant's quiet hours it waits for their end; send: it goes at once."""
@@ -202,7 +191,6 @@ class _TimerDue(_Payload):
     timer_id: int | None = None
     due_at: str | None = None
     kind: str = ""
-    """The timer's kind (each subclass sets its own)."""
 
     def to_payload(self) -> dict[str, JsonValue]:
         return {**super().to_payload(), "timer_kind": self.kind}
@@ -320,6 +308,5 @@ def _decode(kind: str, payload: Mapping[str, object]) -> InboxEvent:
 
 def as_input(event: InboxEvent, *, key: str, participant_id: str, message_id: int | None = None,
              status: str = InboxStatus.PENDING) -> NewInput:
-    """The inbox row that carries ``event``."""
     return NewInput(key=key, participant_id=participant_id, kind=event.INBOX_KIND, payload=event.to_payload(),
                     message_id=message_id, status=status)

@@ -1,6 +1,4 @@
-"""The durable inbox: every inbound message is stored (and deduplicated) before anything else; one the database cannot
-take goes to the on-disk spool, never dropped because a write failed.
-"""
+"""The durable inbox: every inbound message is stored (and deduplicated) before anything else, or spooled."""
 
 from __future__ import annotations
 
@@ -137,15 +135,13 @@ class Inbox:
 
     def _store(self, session: Session, msg: InboundMessage,
                original: str | None) -> tuple[str, int, str, bool, int, FirstLook[Any] | None] | None:
-        """One transaction: find (or auto-enroll) the sender, dedupe, write transcript + inbox, cancel the timers a
-        reply makes moot (a reminder must not follow an answer), and read what their lane will need first."""
+        """One transaction: sender, transcript, inbox, and the timers a reply makes moot (no reminder after it)."""
         now = self.clock.now()
         resolved = self._resolve_sender(session, msg, now)
         if resolved is None:
             return None
         participant, enrolled = resolved
-        # No look for the key first: a repeat is rare, and the insert that ignores it tells us
-        # (the transcript row written before it is then rolled back with the rest).
+        # No look for the key first: a repeat is rare, and the insert that ignores it tells us (all is rolled back)
         key = keys.inbound(msg.message_id)
         said = said_at(msg, now)
         event, transcript_kind, text = _describe(session, msg, original, said.isoformat())

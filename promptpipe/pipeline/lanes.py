@@ -1,8 +1,5 @@
-"""Per-participant lanes: one participant's inbox rows strictly in order, participants concurrently (model calls
-bounded by one semaphore). A lane holds a turn slot from its read to its commit, so a burst of due prompts does not read
-every context at once. An urgent message (STOP, crisis words) or a team change never waits for the model: a turn still
-waiting on it is set aside (it has written nothing yet) and runs again later; what needs no model does not wait either.
-"""
+"""Per-participant lanes: one participant's inbox rows strictly in order, participants concurrently. An urgent message
+(STOP, crisis words) never waits for the model: a turn still waiting on it is set aside (it has written nothing yet)."""
 
 from __future__ import annotations
 
@@ -60,8 +57,7 @@ class Lanes(Generic[C]):
         self.db, self.clock, self.runner = db, clock, runner
         self._semaphore = asyncio.Semaphore(concurrency)
         self._free_slots = concurrency * TURN_SLOTS_PER_MODEL_CALL
-        """Turns under way at once are bounded: else a burst of due prompts reads every context at once and holds it
-        while it waits for the model. Urgent work takes no slot."""
+        """Bounds turns under way, else a burst of due prompts reads every context at once (urgent work takes none)."""
         self._parked: dict[str, None] = {}
         """Lanes waiting for a slot, in order: ids, not tasks (10,000 waiting tasks made each full garbage collection
         stall the event loop for ~100 ms)."""
@@ -93,7 +89,6 @@ class Lanes(Generic[C]):
         return len(self._tasks)
 
     def serve_here(self, serving: bool = True) -> None:
-        """Register (or unregister) these lanes as the ones :func:`lanes_here` returns."""
         global _here
         if serving:
             _here = (self, asyncio.get_running_loop())
@@ -102,8 +97,7 @@ class Lanes(Generic[C]):
 
     def first_look(self, session: Session, participant_id: str, now: datetime,
                    pending: list[InboxRow] | None = None) -> FirstLook[C] | None:
-        """In the transaction storing their input, what an idle lane would read first, so it starts without a
-        transaction of its own. In a savepoint: if the look fails, the input is stored all the same."""
+        """What an idle lane reads first, read as the input is stored (a failed look, in a savepoint, keeps it)."""
         if self._has_lane(participant_id) or not self._free_slots:  # read on the database thread: a
             return None  # stale answer costs a look; with every slot taken, the lane reads once it has one
         try:
@@ -142,13 +136,11 @@ class Lanes(Generic[C]):
         due = await self.db.run(lambda session: due_inputs(session, now, limit, numbers))
         started = 0
         for participant_id in due.participants:
-            # A lane that ended while the poll read ran has committed the rows the poll saw pending;
-            # a row it left is still due at the next poll.
+            # a lane that ended while the poll read ran has committed the rows the poll saw pending
             if not self._has_lane(participant_id) and participant_id not in self._ended_since_poll:
                 self.wake(participant_id)
                 started += 1
-        # A STOP another process stored, for a lane whose turn runs or waits: look only at lanes
-        # with a due row not looked at yet (every cycle of a long model call read them all again).
+        # A STOP another process stored: look only at lanes with a due row not looked at yet (not all each cycle)
         waiting = [pid for pid in dict.fromkeys([*self._deciding, *self._slot_waiters, *self._parked])
                    if self._unseen_rows(pid, due)]
         if waiting:
@@ -178,7 +170,6 @@ class Lanes(Generic[C]):
         await asyncio.gather(*list(self._tasks.values()), return_exceptions=True)
 
     def _has_lane(self, participant_id: str) -> bool:
-        """A lane runs for them, or waits for a slot to start."""
         return participant_id in self._tasks or participant_id in self._parked
 
     def _waits_for_slot(self, participant_id: str) -> bool:
@@ -268,8 +259,7 @@ class Lanes(Generic[C]):
     def _next_batch(
         self, session: Session, participant_id: str, now: datetime, pending: list[InboxRow] | None = None
     ) -> tuple[list[InboxRow], int, C, bool] | None:
-        """One transaction: the batch to run, how many rows are pending, its turn's context and whether it is urgent.
-        Nothing for a participant whose number another service holds."""
+        """One transaction: the batch, how many rows are pending, its context and whether it is urgent."""
         if self.sharing is not None and not self.sharing.owns(number_of(session, participant_id)):
             return None
         rows = pending_inbox(session, participant_id) if pending is None else pending

@@ -1,10 +1,5 @@
-"""Leases on the deployment's numbers, held by the ``serve`` processes on one database where they stay put.
-
-:class:`LeaseKeeper` runs one round per heartbeat, in one transaction: renew, read every lease, take what is free and
-may be taken (:func:`plan_round`). Nothing is handed over to share the load; while a number's preferred service is up,
-only it takes the number, so a restarted service finds its numbers again. ``ttl`` after the last good round everything
-held is treated as lost, since another process may have taken it; writes are fenced by :meth:`LeaseKeeper.token`.
-"""
+"""Leases on the deployment's numbers, held where they stay put (a restarted service finds its numbers again); ``ttl``
+after the last good round all is treated as lost, since another process may have taken it."""
 
 from __future__ import annotations
 
@@ -95,8 +90,7 @@ def plan_round(names: Collection[str], holder: str, service: str, kept: Collecti
 
 
 def _reserved_for(name: str, row: LeaseRow | None, homes: Mapping[str, str], up: frozenset[str]) -> str:
-    """The service that alone may take the free lease ``name`` now (empty: any). A number configured for a service
-    nobody has held yet waits for that service (it shows the QR code), however late it starts."""
+    """Who alone may take the free lease ``name`` now (empty: anyone); a configured home is waited for, however late."""
     if row is not None and row.move_to and row.move_to in up:
         return row.move_to
     home = homes.get(name) or (row.preferred if row is not None else "")
@@ -171,8 +165,7 @@ class LeaseKeeper:
         self._task = asyncio.create_task(self._run(), name="lease-keeper")
 
     async def stop(self) -> None:
-        """Stop the rounds and give everything back; the presence stays until it runs out, so what prefers this
-        service waits that long for a restart."""
+        """Stop and give everything back; the presence stays until it runs out, so a restart finds its numbers again."""
         task, self._task, self._stopped = self._task, None, True
         if task is not None:
             task.cancel()

@@ -1,7 +1,5 @@
-"""The outbox dispatcher: sends queued messages through the transport, in order per participant, under each WhatsApp
-number's rate limit, retrying transient failures with backoff. A row a crash left *sending* goes back to the queue only
-if the transport says a resend is safe, else it becomes *uncertain* (it may have reached the phone): never sent twice.
-"""
+"""The outbox dispatcher: sends queued messages in order per participant, paced, retried with backoff; a row a crash
+left *sending* is resent only if the transport says that is safe, else *uncertain* (never sent twice)."""
 
 from __future__ import annotations
 
@@ -105,7 +103,6 @@ class Outbox:
         return len(rows)
 
     async def dispatch_once(self) -> int:
-        """Claim what is due and send it; returns how many rows were handled."""
         claimed = await self.db.run(self._claim)
         await asyncio.gather(*(self._send_all(items) for items in _by_participant(claimed)))
         return len(claimed)
@@ -123,8 +120,7 @@ class Outbox:
 
     def claim_queued(self, session: Session, participant_id: str, recipient: Recipient,
                      queued: Mapping[str, Queued]) -> list[Claimed]:
-        """Last in the transaction that queued a participant's messages: claim what may go at once (within the room:
-        a burst must not leave thousands waiting *sending*); :meth:`send_when_committed` sends it."""
+        """Last in the transaction that queued them: claim what may go at once (not a whole burst *sending*)."""
         limit = self._room()
         claimed = claim_queued(session, self._claim_one, participant_id, self.clock.now(), limit, queued,
                                recipient.phone, recipient.lid, recipient.number) if limit > 0 else []
@@ -169,8 +165,7 @@ class Outbox:
         return claimed
 
     def send_when_committed(self, commit: Awaitable[list[Claimed]]) -> None:
-        """Send what :meth:`claim_queued` claimed once committed; its own task, so a turn cancelled while its commit
-        runs leaves nothing claimed and unsent."""
+        """Send what :meth:`claim_queued` claimed once committed, in its own task (a cancelled turn: none unsent)."""
         self._hand_over(self._send_committed(commit), "outbox-handed-over")
 
     def _send_in_background(self, claimed: list[Claimed]) -> None:
@@ -219,8 +214,7 @@ class Outbox:
             raise _NoConsent(CANCELLED_BECAUSE[held])
 
     async def _hand_to_transport(self, item: Claimed) -> SentMessage:
-        """Wait for the pace, then send under the limit of sends at once. Consent is checked right before the
-        transport's call (and in the database for a row that waited for the pace)."""
+        """Wait for the pace, then send under the limit of sends at once; consent is checked right before the call."""
         recipient = Recipient(phone=item.phone, lid=item.lid, number=item.number)
         limiter = self._paces.of(item.number)
         try:
@@ -307,8 +301,7 @@ class Outbox:
         await asyncio.shield(outcome.recorded)
 
     async def _record_outcomes(self) -> None:
-        """Group commit: the outcomes that arrive while one transaction runs go into the next (each send still waits
-        for its own before the participant's next message goes)."""
+        """Group commit: outcomes arriving while one transaction runs go into the next (each send waits for its own)."""
         while self._outcomes:
             batch, self._outcomes = self._outcomes, []
 

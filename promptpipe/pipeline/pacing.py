@@ -11,8 +11,7 @@ from promptpipe.clock import Clock
 
 
 class RateLimiter:
-    """Token bucket shared by all sends; ``rate_per_s == 0`` means no limit. Each wait it imposes
-    is longer by a random share of up to ``jitter`` (never shorter: the rate stays a ceiling)."""
+    """Token bucket (``rate_per_s == 0``: no limit); waits are longer by up to ``jitter``, never shorter."""
 
     def __init__(self, rate_per_s: float, clock: Clock, burst: float | None = None, *, jitter: float = 0.0,
                  rng: random.Random | None = None) -> None:

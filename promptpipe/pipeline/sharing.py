@@ -1,8 +1,5 @@
-"""What this service serves when several share one PostgreSQL database (``SEVERAL_SERVICES``): leases on some numbers
-and, one at a time, the ``@alarms`` role (two schedulers must never share APScheduler's job store). A participant's
-turns and sends run only in the service holding their number, so their lane stays serial; safety does not rest on leases
-alone (the version check, the keys, and no sends once a lease is lost).
-"""
+"""What this service serves when several share one database: some numbers (a participant's lane stays serial) and, one
+at a time, the ``@alarms`` role (two schedulers must never share APScheduler's job store)."""
 
 from __future__ import annotations
 
@@ -58,8 +55,7 @@ class Sharing:
         self.on_alarms_gained: RoleCallback | None = None
         self.on_alarms_lost: RoleCallback | None = None
         self._taking_alarms: asyncio.Task[None] | None = None
-        """The alarm clock's start (tens of seconds at 30,000 participants) runs beside the keepers' rounds, never
-        inside one: inside, the lease ran out while it ran."""
+        """The alarm clock's start (tens of seconds) runs beside the keepers' rounds: inside one, the lease ran out."""
         self.numbers_keeper = LeaseKeeper(db, clock, self.holder, plan.numbers,
                                           preferences=Preferences(self.service, dict(homes or {})), ttl=ttl,
                                           heartbeat=heartbeat, on_gained=self._numbers_gained,
@@ -84,8 +80,7 @@ class Sharing:
         return (number or self.plan.default) in self.numbers_keeper.held
 
     def fence(self, session: Session, number: str | None) -> None:
-        """Last in a turn's commit: raise :class:`LeaseMoved` unless this service still holds the participant's
-        number (and keep it from moving until the commit ends)."""
+        """Last in a turn's commit: raise :class:`LeaseMoved` unless it still holds their number (locked to commit)."""
         name = number or self.plan.default
         token = self.numbers_keeper.token(name)
         if token is None or not still_held(session, name, self.holder, token, self.clock.now()):

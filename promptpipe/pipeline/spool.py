@@ -1,6 +1,4 @@
-"""An on-disk spool for inbound messages the database could not store; only if it fails too does one live in memory.
-The files hold study data (0700, 0600), written whole or not at all; the message id names the file (spooled once).
-"""
+"""An on-disk spool (private files, written whole or not at all) for inbound messages the database could not store."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""What a turn writes besides its messages, state and "done" marks, applied in order in its commit by
-:func:`apply_writes`; a value needing a queued message's transcript id names it by outbox key.
-"""
+"""What a turn writes besides its messages, state and "done" marks, in order in its commit (:func:`apply_writes`)."""
 
 from __future__ import annotations
 
