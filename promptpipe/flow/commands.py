@@ -1,10 +1,5 @@
-"""Deterministic commands, handled before any model sees the message.
-
-A message is a command when its spoken words are exactly one phrase (``"Stop?"``, ``"stop please"``); ``"I can't stop
-snacking"`` is ordinary, though the model can still opt out someone who asks in their own words (``opt_out``). In a
-batch, commands apply in order, and the model answers a message only if it was written while the participant was active
-and they still are at the end: a question after HELP is answered, words before or after a STOP are not.
-"""
+"""Deterministic commands, before any model sees the message: its spoken words are exactly one phrase ("stop please",
+not "I can't stop snacking"); the model answers only what was written while active (after HELP, not after STOP)."""
 
 from __future__ import annotations
 
@@ -38,13 +33,11 @@ HELP_TEXT = _WORDS.reply(Reply.HELP)
 """The English texts (each has its translations in the table)."""
 
 CONVERSATION_WINDOW = timedelta(hours=2)
-"""A participant is in the middle of a conversation while in intake, while a questionnaire is
-under way, or this long after the coach's last answer or the day's prompt."""
+"""In a conversation this long after the coach's last answer or the day's prompt (and in intake or a questionnaire)."""
 
 
 def read_command(text: str, *, in_intake: bool = False) -> Said | None:
-    """What this message is as a command, or None. In intake, an escape phrase ("cancel") is not
-    a command: it puts intake on hold (see :mod:`promptpipe.flow.lifecycle`); STOP always is."""
+    """What this message is as a command, or None; in intake an escape phrase ("cancel") puts intake on hold instead."""
     if in_intake and is_escape(text):
         return None
     words = spoken(text)
@@ -108,9 +101,7 @@ class CommandContext:
 
 
 def asks_first(state: TurnState, said: Said, context: CommandContext) -> bool:
-    """Whether this stop word gets a confirming question instead of an opt-out: a ``stop_ask``
-    word in the middle of a conversation, or a phrase with a word the study calls ordinary (never
-    a bare standard word: STOP, UNSUBSCRIBE and their translations stop at once)."""
+    """Whether this stop word gets a confirming question instead of an opt-out (never a bare STOP or translation)."""
     if said.command is not Command.STOP or state.status != Status.ACTIVE:
         return False
     one_word = " " not in said.phrase
@@ -122,17 +113,13 @@ def asks_first(state: TurnState, said: Said, context: CommandContext) -> bool:
 
 
 def written_before_their_stop(state: TurnState) -> bool:
-    """Whether the message this turn is about was sent (by the participant's clock) before the
-    STOP of theirs that holds now: it arrived late, and gets no answer at all."""
+    """Whether the message was sent (by their clock) before their STOP that holds now: late, it gets no answer."""
     return (state.opted_out and state.said_at is not None and state.own_consent_at is not None
             and state.said_at < state.own_consent_at)
 
 
 def apply_command(state: TurnState, said: Said, words: str) -> str | None:
-    """Change the participant's status as the command asks; returns the reply to send (in their language), or None when
-    nothing is answered (the message is kept): for someone withdrawn from the study, for a message sent before their
-    STOP that holds, and for a START or STOP overtaken by a later one of theirs (their clock; the ledger records it).
-    ``words`` is what they wrote, kept in the consent ledger; ``state.said_at`` when they sent it."""
+    """Change their status as the command asks; the reply, or None. ``words``: what they wrote (for the ledger)."""
     if state.status == Status.WITHDRAWN:  # no reply to anything; their own STOP or START is still kept
         if said.command is not Command.HELP:
             transitions.apply(state, "opted_out" if said.command is Command.STOP else "opted_in",
@@ -167,8 +154,7 @@ def apply_command(state: TurnState, said: Said, words: str) -> str | None:
 
 
 def _heard(state: TurnState) -> None:
-    """Their STOP or START changed nothing (it repeats where they stand), but it is still their
-    latest word by their clock."""
+    """Their STOP or START changed nothing, but it is still their latest word by their clock."""
     state.own_consent_at = max((at for at in (state.own_consent_at, state.said_at) if at is not None), default=None)
 
 
@@ -191,9 +177,7 @@ class CommandPlan:
 
 def plan_commands(state: TurnState, texts: Sequence[str], said: Sequence[datetime | None] | None = None,
                   context: CommandContext | None = None) -> CommandPlan | None:
-    """Apply the commands among ``texts`` (one per message of the batch, in order; ``said``: when
-    the participant sent each) to ``state``; None when there is none. See the module docstring
-    for which messages are still answered and which stop words are asked about first."""
+    """Apply the commands among ``texts`` (``said``: when each was sent) to ``state``; None when there is none."""
     context = context or CommandContext()
     in_intake = state.status == Status.ACTIVE and state.sub_state in INTAKE_STAGES
     found = [None if context.answers_item is not None and context.answers_item(text)
@@ -235,8 +219,7 @@ def restart_reminder_key(state: TurnState, now: datetime) -> str:
 
 
 def commands_outcome(batch: list[InboxRow], plan: CommandPlan, reminder_key: str) -> Outcome:
-    """The commands of a folded batch with their replies; the messages the model should still answer stay pending for
-    the next turn, the others are kept. A repeated STOP's reply is the day's one restart reminder (``reminder_key``)."""
+    """The commands of a folded batch with their replies; the messages the model should still answer stay pending."""
     answer_ids = {batch[index].id for index in plan.answer}
     settled = [item for item in batch if item.id not in answer_ids]
     commands = {batch[index].id for index, _, _ in plan.replies}
@@ -250,9 +233,7 @@ def commands_outcome(batch: list[InboxRow], plan: CommandPlan, reminder_key: str
 
 def inactive_outcome(state: TurnState, batch: list[InboxRow], *, message: bool, screened: bool,
                      reminder_key: str) -> Outcome:
-    """No model for someone who is not active: a paused participant who writes gets a short note on how (or by whom) the
-    pause is lifted, once a day at most (``reminder_key``), a completed one a line that the study has ended (unless the
-    safety message just answered them); a withdrawn one gets nothing. Their message is kept either way."""
+    """No model for someone not active: a note on how a pause is lifted (once a day), or that the study has ended."""
     if state.status == Status.PAUSED and message and not screened and not written_before_their_stop(state):
         return Outcome([Outgoing(reminder_key, paused_hint(state), MessageKind.COMMAND)])
     if state.status == Status.COMPLETED and message and not screened and not state.opted_out:

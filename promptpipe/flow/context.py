@@ -1,6 +1,4 @@
-"""What a turn reads before it starts, in the transaction that picked its batch: the state, the
-history window, the batch's texts and typed events, and, when the batch may answer a poll or
-point at a message, the open polls, the messages pointed at and the deliveries votes are about."""
+"""What a turn reads before it starts, in the transaction that picked its batch."""
 
 from __future__ import annotations
 
@@ -74,8 +72,7 @@ def _pointed_at(event: object) -> tuple[str | None, ...]:
 
 def open_polls(newest: NewestPolls | None, record: ServerRecord, now: datetime, lifetime: timedelta, *,
                today: str | None = None) -> list[OpenPoll]:
-    """The polls a typed answer may resolve now: those of the newest prompt, within ``lifetime``
-    of it (0: until the next prompt); on a later local day than ``today`` only by quoting them."""
+    """The polls a typed answer may resolve now: the newest prompt's, within ``lifetime`` (0: until the next)."""
     if newest is None or (lifetime > timedelta(0) and now - newest.sent_at > lifetime):
         return []
     same_day = today is None or newest.local_date == today

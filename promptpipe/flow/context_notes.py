@@ -1,5 +1,4 @@
-"""What the model is told, in our words, about a swipe reply or a reaction: which message it
-points at, and which day's prompt when it is one."""
+"""What the model is told, in our words, about a swipe reply or a reaction: which message it points at."""
 
 from __future__ import annotations
 
@@ -8,7 +7,6 @@ from promptpipe.flow.votes import day_label
 from promptpipe.storage.deliveries import QuotedMessage
 
 QUOTE_CHARS = 160
-"""How much of a quoted message the note repeats."""
 
 
 def _excerpt(text: str) -> str:

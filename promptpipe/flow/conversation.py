@@ -1,5 +1,4 @@
-"""A turn the model answers: the module of the participant's stage (intake, or feedback), with their history window and
-running summary, asked again with less when the request does not fit the model's context."""
+"""A turn the model answers: the module of the participant's stage, with their history window and running summary."""
 
 from __future__ import annotations
 
@@ -40,8 +39,7 @@ log = get_logger("promptpipe.flow")
 
 
 def module_for(state: TurnState, greeting: bool) -> AgentModule:
-    """INTAKE for a greeting and by default; FEEDBACK in that stage, unless the plan cannot
-    carry a prompt any more: then the participant goes back to intake to repair it."""
+    """INTAKE for a greeting and by default; FEEDBACK in that stage, unless the plan cannot carry a prompt any more."""
     if greeting or state.sub_state != Stage.FEEDBACK:
         return INTAKE_MODULE
     missing = state.missing_fields(PROMPT_REQUIRED_FIELDS)
@@ -74,8 +72,7 @@ async def conversation_outcome(deps: FlowDeps, context: TurnContext, batch: list
     cue = (GREETING_CUE if greeting else SAFETY_CUE if was_screened(context.events)
            else RESUME_CUE if resumed else None)
     result = await respond(deps, context, module, inputs, cue)
-    # A greeting nobody asked for waits for the end of the participant's quiet hours (a reply never
-    # does); the wait for their answer starts when it goes.
+    # A greeting nobody asked for waits for the end of their quiet hours; the wait for their answer starts when it goes
     held = quiet_period_end(deps.config.study.quiet_hours, deps.clock.now(),
                             zone_or_utc(state.timezone)) if greeting else None
     arm_intake_inactivity(state, deps.config.policy_for(state), held or deps.clock.now())
@@ -84,8 +81,7 @@ async def conversation_outcome(deps: FlowDeps, context: TurnContext, batch: list
     reply = commands.reply(state, Reply.STOPPED) if opted_out_by_model else result.text
     kind = (MessageKind.GREETING if greeting else MessageKind.COMMAND if opted_out_by_model else MessageKind.TEXT)
     key = keys.command_reply(batch[-1].id) if opted_out_by_model else keys.reply(batch[-1].id)
-    # the participant wrote and the coach answered: a greeting still held for quiet hours would come
-    # after the conversation has begun, so it is dropped (read from the history: no statement when none is held)
+    # a greeting still held for quiet hours would come after the conversation has begun: dropped (none: no statement)
     greeting_held = not greeting and any(entry.held_greeting for entry in context.history)
     dropped: list[TurnWrite] = [GreetingDropped(state.participant.id)] if greeting_held else []
     return Outcome([Outgoing(key, reply, kind, not_before=held)], writes=dropped, model_turn=True, log=("turn_done", {
@@ -95,8 +91,7 @@ async def conversation_outcome(deps: FlowDeps, context: TurnContext, batch: list
 
 async def respond(deps: FlowDeps, context: TurnContext, module: AgentModule, texts: list[str],
                   cue: str | None) -> LoopResult:
-    """Run the module; when the request does not fit the model's context, ask again with less
-    history and shorter messages (each try starts from the same state), then give up."""
+    """Run the module; when the request does not fit the model's context, ask again with less, then give up."""
     state = context.state
     recipient = Recipient(phone=state.participant.phone, lid=state.participant.lid, number=state.number)
     await deps.typing(recipient, True)
@@ -121,10 +116,8 @@ async def respond(deps: FlowDeps, context: TurnContext, module: AgentModule, tex
 
 
 async def _remembered(deps: FlowDeps, state: TurnState, history: list[HistoryEntry]) -> list[HistoryEntry]:
-    """The last ``history_window`` messages, which the model reads with the running summary. Once messages the summary
-    does not cover have fallen out of the window, and enough turns have passed since the last fold, everything but the
-    newer half of the window is folded in: the overlap means messages leave the window already summarised unless more
-    than half a window's worth arrive within those turns."""
+    """The last ``history_window`` messages; all but their newer half is folded into the summary once uncovered ones
+    fell out of it (the overlap: messages leave the window already summarised)."""
     window, every = deps.config.history_window, deps.config.summary_every_turns
     if window <= 0:
         return []

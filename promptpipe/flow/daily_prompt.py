@@ -1,12 +1,4 @@
-"""Delivery of a daily prompt: the event a participant's daily alarm writes to their inbox.
-
-Each such event is a decision point (see :mod:`promptpipe.flow.decisions`): when the participant is available and the
-study's rule draws a prompt, it is written (by the prompt generator from the profile, or taken from the study's fixed
-texts) and sent as two messages: the prompt itself and a "did you do it?" poll, both in the transcript so the feedback
-module sees what is being answered. If the profile cannot carry a personalised prompt yet, the participant is handed
-back to intake with a message that says what is missing. The decision row and the delivery row are written in the same
-commit as the messages.
-"""
+"""A daily prompt and its "did you do it?" poll, both in the transcript so the feedback module sees what is answered."""
 
 from __future__ import annotations
 
@@ -59,8 +51,7 @@ async def prepare_daily_prompt(
     deps: FlowDeps, state: TurnState, *, inbox_id: int, now: datetime, policy: NudgePolicy, local_day: date,
     style: str = PERSONALISED, day: int | None = None,
 ) -> list[Outgoing]:
-    """What to send for one daily prompt in ``style``; changes ``state`` (counters and timers, or
-    back to intake when a personalised prompt cannot be written from the profile)."""
+    """What to send for one daily prompt in ``style``; back to intake when the profile cannot carry it."""
     if style == FIXED_STYLE:
         text = fixed_prompt(deps.config, state, day)
     else:
@@ -90,8 +81,7 @@ async def prepare_daily_prompt(
 
 def delivery_writes(state: TurnState, outgoing: list[Outgoing], *, inbox_id: int, schedule_id: str | None,
                     local_day: date, now: datetime, decision: DecisionValues | None = None) -> list[TurnWrite]:
-    """Write the decision point (with the prompt's transcript id, when one went out), record the
-    prompt as a delivery (its poll is how votes find it) and recount the profile."""
+    """Write the decision point, and record the prompt as a delivery (its poll is how votes find it)."""
     prompt = next((o for o in outgoing if o.kind == MessageKind.PROMPT), None)
     writes: list[TurnWrite] = [] if decision is None else [Decision(decision, keys.prompt_text(inbox_id))]
     if prompt is not None:
@@ -103,9 +93,7 @@ def delivery_writes(state: TurnState, outgoing: list[Outgoing], *, inbox_id: int
 
 async def _drawn_prompt(deps: FlowDeps, state: TurnState, point: DecisionPoint, *, inbox_id: int, policy: NudgePolicy,
                         local_day: date, now: datetime) -> tuple[list[Outgoing], NotSent | None]:
-    """What the decision point sends, or why a drawn prompt does not go out: its day's outcome question has been asked
-    (whatever held the prompt up), or the model could not write it before its day ended or the quiet hours began (until
-    then the lane tries again later)."""
+    """What the decision point sends, or why a drawn prompt does not go out (too late: until then it is retried)."""
     study = deps.config.study
     if not point.sends or point.style is None:
         return [], None
@@ -121,9 +109,7 @@ async def _drawn_prompt(deps: FlowDeps, state: TurnState, point: DecisionPoint, 
 
 
 async def daily_prompt_outcome(deps: FlowDeps, context: TurnContext, item: InboxRow, event: DailyPromptDue) -> Outcome:
-    """A daily prompt time: decide (available? what does the rule draw?), then write and send the
-    prompt in the drawn style, and record the decision point and the delivery. A prompt asked for
-    by hand is sent in the arm's style and is not a decision point."""
+    """A daily prompt time: decide, send and record (one asked for by hand: the arm's style, no decision point)."""
     state, now, config = context.state, deps.clock.now(), deps.config
     policy = config.policy_for(state)
     local_day = (date.fromisoformat(event.local_date) if event.local_date

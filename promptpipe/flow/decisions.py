@@ -1,8 +1,4 @@
-"""Each daily prompt time is a decision point: is the participant available, and if so, what does the study's decision
-rule draw? Every decision point becomes one ``decision`` row, written in the commit of its daily-prompt event (unique by
-that event), so it is drawn exactly once whatever restarts happen; the draw itself is keyed by the event too, so a turn
-that runs again draws the same. An unavailable decision point is a row as well, with its coded reason.
-"""
+"""Each daily prompt time is a decision point: one ``decision`` row, drawn by its event's key (a rerun draws alike)."""
 
 from __future__ import annotations
 
@@ -27,8 +23,7 @@ __all__ = ["DecisionPoint", "after_outcome_question", "decide", "fixed_prompt", 
 
 @dataclass(frozen=True)
 class DecisionPoint:
-    """What the decision point comes to: whether a prompt goes out and in which style, and the
-    ``decision`` row (without the prompt's message id, known only at commit)."""
+    """Whether a prompt goes out and in which style, and the ``decision`` row (the message id comes at commit)."""
 
     sends: bool
     style: str | None
@@ -47,10 +42,8 @@ def prompt_hash(system_prompt: str) -> str:
 
 def decide(config: FlowConfig, state: TurnState, event: DailyPromptDue, *, inbox_id: int, inbox_key: str,
            local_day: date, now: datetime, seed: bytes) -> DecisionPoint:
-    """Availability first, judged at the scheduled time however late the turn runs (a model outage that delays the turn
-    must not make availability depend on what was drawn), then the draw. A participant who is not active is never sent
-    anything, whatever the study file lists; "already answered" is a "done" on an earlier prompt of the same local day.
-    The draw is made and recorded at unavailable points too, but acted on only when available."""
+    """Availability first, judged at the scheduled time however late the turn runs (an outage must not make it depend
+    on what was drawn), then the draw: recorded at unavailable points too, acted on only when available."""
     answered_today = state.profile.record.counter("last_success_date") == local_day.isoformat()
     study = config.study
     zone = zone_or_utc(state.timezone)
@@ -89,9 +82,7 @@ def fixed_prompt(config: FlowConfig, state: TurnState, day: int | None) -> str:
 
 def after_outcome_question(study: Study, timezone: str, local_day: date, scheduled_for: datetime | None,
                            now: datetime) -> bool:
-    """Whether the self-report question that measures a prompt due at ``scheduled_for`` on ``local_day`` has been
-    asked by ``now``: that day's question for a prompt due before it, the next day's for one due at or after it (as
-    the export pairs them). A prompt that has not gone out by then is not sent at all, whatever held it up."""
+    """Whether the self-report question that measures this prompt (as the export pairs them) was asked by ``now``."""
     if study.self_report is None:
         return False
     zone = zone_or_utc(timezone)
@@ -102,7 +93,6 @@ def after_outcome_question(study: Study, timezone: str, local_day: date, schedul
 
 
 def too_late_to_send(quiet_hours: QuietHours | None, timezone: str, local_day: date, now: datetime) -> bool:
-    """Whether a prompt for ``local_day`` that could not be written yet should be given up: its
-    day is over on the participant's clock, or the study's quiet hours have begun."""
+    """Whether a prompt not written yet is given up: its day is over on their clock, or quiet hours have begun."""
     zone = zone_or_utc(timezone)
     return now.astimezone(zone).date() > local_day or in_quiet_hours(quiet_hours, now, zone)

@@ -1,13 +1,9 @@
-"""What happens to a turn that failed: its inputs are retried with backoff and the participant hears once that we are
-delayed. Only an outage is retried for ever; a bug, a refused request (a 4xx will not change by waiting) or a
-conversation too long for the model is marked failed after a few tries (``promptpipe-admin inbox --stuck``, ``status``).
-Each function takes an open session, so its writes commit together.
-"""
+"""A failed turn: retried with backoff (for ever only for an outage); the participant hears once that we are late."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from sqlalchemy.orm import Session
 
@@ -40,15 +36,11 @@ TOO_LONG = (
     "for the research team. Could you tell me again in a few shorter sentences?"
 )
 TURN_RETRY = Backoff(first_s=30.0, max_s=15 * 60.0)
+"""30 s, 60 s, 2 min … capped at 15 min."""
 MAX_ATTEMPTS_FOR_BUGS = 8
 """An unexpected error (a bug) gives up after this many tries; an LLM outage never does."""
 MAX_ATTEMPTS_FOR_REJECTIONS = 3
 """A request the model server refuses (400, 404, 422 …) gives up after this many tries."""
-
-
-def retry_delay(attempts: int) -> timedelta:
-    """30 s, 60 s, 2 min … capped at 15 min."""
-    return TURN_RETRY.delay(attempts)
 
 
 @dataclass(frozen=True)
@@ -59,11 +51,7 @@ class FailureOutcome:
 
 def record_failure(session: Session, participant_id: str, batch: list[InboxRow], error: BaseException,
                    now: datetime) -> FailureOutcome:
-    """Count the try on every input of the batch and set its retry time. An outage is retried for ever; a bug gives up
-    after :data:`MAX_ATTEMPTS_FOR_BUGS` tries, a refused request after :data:`MAX_ATTEMPTS_FOR_REJECTIONS` and a request
-    too long for the model's context (already retried shorter inside the turn) after
-    :data:`~promptpipe.domain.limits.CONTEXT_REJECTIONS_BEFORE_FAILING` turns. A waiting participant gets the apology
-    once per outage, or, when their message is given up on as too long, one short line instead."""
+    """Count the try on every input and set its retry time (or give up); the apology goes once per outage."""
     if isinstance(error, LLMError):  # `promptpipe-admin status` shows the last one
         save_status(session, LAST_MODEL_ERROR, model_error_value(error, now), now)
     is_bug = not isinstance(error, PromptPipeError)
@@ -76,7 +64,7 @@ def record_failure(session: Session, participant_id: str, batch: list[InboxRow],
     for item in batch:
         item.attempts += 1
         item.last_error = f"{type(error).__name__}: {error}"[:500]
-        item.available_at = now + retry_delay(item.attempts)
+        item.available_at = now + TURN_RETRY.delay(item.attempts)
         if gave_up:
             item.status = InboxStatus.FAILED
         record_attempt(session, item)
@@ -90,8 +78,7 @@ def record_failure(session: Session, participant_id: str, batch: list[InboxRow],
 
 
 def apologise_if_blocked(session: Session, participant_id: str, rows: list[InboxRow], now: datetime) -> None:
-    """A participant's message waits behind an input that failed and waits for its retry (a greeting or a prompt while
-    the model is down): they get the apology now, once per such input, instead of silence."""
+    """A participant's message waits behind a failed input's retry: the apology now, once per such input."""
     blocker = rows[0]
     if blocker.kind == InboxKind.MESSAGE or blocker.attempts == 0 or blocker.available_at <= now:
         return

@@ -1,6 +1,4 @@
-"""The intensity poll: at most once per local day, with a daily prompt, the participant says
-whether the daily steps should be lighter, the same or more ambitious; their vote moves the
-profile's ``intensity`` one level (low, normal, high)."""
+"""The intensity poll: at most once a day, with a daily prompt; a vote moves the profile's ``intensity`` one level."""
 
 from __future__ import annotations
 
@@ -28,8 +26,7 @@ AT_LIMIT = {
 
 
 def poll_options(state: TurnState, local_day: date) -> list[str]:
-    """Record today's poll on the profile and return the options to offer, only the moves possible
-    from here (empty: today's poll went already)."""
+    """Record today's poll on the profile and return the moves possible from here (empty: it went already)."""
     record = state.profile.record
     if record.intensity_poll_date == local_day.isoformat():
         return []
@@ -40,9 +37,8 @@ def poll_options(state: TurnState, local_day: date) -> list[str]:
 
 def apply_vote(state: TurnState, chosen: list[str], poll_id: int | None, *, withdrawn: bool,
                source: str = "tap") -> tuple[str | None, str]:
-    """Set the intensity as voted on poll ``poll_id`` (our transcript id); returns the reply (or None) and how the vote
-    was handled. A changed vote moves from the poll's starting level, so "more" then "less" ends one step below it; a
-    withdrawn vote restores that level; a vote on an older poll changes nothing. ``source``: tap or typed."""
+    """Set the intensity as voted; the reply (or None) and how the vote was handled. A change moves from the poll's
+    starting level, so "more" then "less" ends one step below it."""
     record = state.profile.record
     if record.intensity_poll_message is not None and poll_id != record.intensity_poll_message:
         return OUTDATED_REPLY, "outdated"

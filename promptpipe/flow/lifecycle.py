@@ -1,17 +1,4 @@
-"""The participant's way through the study beside the conversation: intake offered, put on hold and resumed (the session
-belongs to the participant, not to the workflow); study day 1; the end of the study.
-
-* **On hold.** During intake, an escape phrase ("later", "not now", "cancel" …, see
-  :mod:`promptpipe.domain.phrases`) puts intake on hold at once, without the model; looser words
-  are the model's call (``transition_state`` with ``INTAKE_SUSPENDED``); silence for
-  INTAKE_INACTIVITY does it too. An intake reminder follows after INTAKE_REMINDER_DELAY, at most
-  INTAKE_REMINDER_MAX times, never in quiet hours. Writing again resumes intake where it stopped.
-* **Greeted once.** A greeting held for quiet hours and cancelled by a pause (or STOP) never
-  went out: when they become active again, a greeting is queued (``greet_if_never_greeted``).
-* **Study days.** Day 1 is the first local day after intake completes (or after enrollment, as
-  the study file says); the end of the last day is a timer that sends the closing message and
-  completes the participant.
-"""
+"""The participant's way through the study beside the conversation: intake on hold and resumed, study days, the end."""
 
 from __future__ import annotations
 
@@ -62,8 +49,7 @@ RESUME_CUE = (
 # ------------------------------------------------------------------------------------- on hold
 
 def escape_outcome(context: TurnContext, batch: list[InboxRow]) -> Outcome | None:
-    """An escape phrase as the batch's last words during intake: on hold, acknowledged (the
-    reminder is the transition's declared effect, armed at commit)."""
+    """An escape phrase as the batch's last words during intake: on hold, acknowledged (reminder armed at commit)."""
     state = context.state
     texts = [context.texts.get(item.id, "") for item in batch if context.texts.get(item.id, "").strip()]
     if state.status != Status.ACTIVE or state.sub_state not in INTAKE_STAGES or not texts or not is_escape(texts[-1]):
@@ -83,8 +69,7 @@ def resume_intake(state: TurnState) -> bool:
 
 
 def arm_intake_inactivity(state: TurnState, policy: NudgePolicy, now: datetime) -> None:
-    """After an intake turn: on hold if they stay silent for INTAKE_INACTIVITY. Armed once; when it
-    fires it looks at the time of the last turn (see :func:`intake_inactive_outcome`)."""
+    """After an intake turn: on hold if they stay silent for INTAKE_INACTIVITY (armed once; it checks the last turn)."""
     state.profile.record.last_turn_at = now.isoformat()
     if (state.sub_state == Stage.INTAKE and state.status == Status.ACTIVE and policy.intake_inactivity > timedelta(0)
             and not state.timer_pending_after_commit(TimerKind.INTAKE_INACTIVE)):
@@ -100,8 +85,7 @@ def arm_intake_reminder(state: TurnState, policy: NudgePolicy, now: datetime) ->
 
 
 def intake_inactive_outcome(state: TurnState, policy: NudgePolicy, now: datetime) -> str | None:
-    """The inactivity timer fired: on hold if they are still in the middle of intake and the last
-    turn is INTAKE_INACTIVITY old; if they have talked since, it waits that long after the last turn."""
+    """The inactivity timer fired: on hold if the last intake turn is INTAKE_INACTIVITY old, else wait till it is."""
     if state.sub_state != Stage.INTAKE or state.status != Status.ACTIVE or policy.intake_inactivity <= timedelta(0):
         return None
     last = state.profile.record.last_turn_at
@@ -164,8 +148,7 @@ def arm_study_end(state: TurnState, study: Study, now: datetime) -> None:
 
 
 def end_if_overdue(state: TurnState, study: Study, now: datetime) -> bool:
-    """A daily prompt after the end of their last study day with no end pending (a release before
-    issue 48 recorded an end that came while it was down as missed): the end is armed for now."""
+    """A daily prompt after their last study day with no end pending (issue 48's missed ends): the end is armed now."""
     last = last_day(study, state)
     if (last is None or state.day_one is None or state.status not in (Status.ACTIVE, Status.PAUSED)
             or state.timer_pending_after_commit(TimerKind.STUDY_END)
@@ -176,8 +159,7 @@ def end_if_overdue(state: TurnState, study: Study, now: datetime) -> bool:
 
 
 def complete_intake_for_prompt(state: TurnState, now: datetime) -> bool:
-    """A daily prompt came due before study day 1 with the plan in place: intake is complete (the
-    prompt is not part of the study yet); day 1 follows."""
+    """A daily prompt came due before study day 1 with the plan in place: intake is complete; day 1 follows."""
     if state.sub_state not in INTAKE_STAGES or state.missing_fields(PROMPT_REQUIRED_FIELDS):
         return False
     return transitions.apply(state, "intake_to_feedback", actor=Actor.SERVER,
@@ -205,8 +187,7 @@ def study_end_outcome(deps: FlowDeps, context: TurnContext, item: InboxRow, last
 
 
 def greet_if_never_greeted(db: Database, session: Session, state: TurnState, now: datetime) -> bool:
-    """After a change that made them active again (see ``GREET_IF_NEVER_GREETED``), in its
-    transaction: queue a greeting when nothing greeted them yet; True when one was queued."""
+    """After a change that made them active again, in its transaction: queue a greeting if none reached them yet."""
     if not state.greet_if_never_greeted:
         return False
     state.greet_if_never_greeted = False

@@ -1,5 +1,4 @@
-"""A reaction: on the open "did you do it?" poll a yes or no emoji counts like a typed answer; on a daily prompt or its
-poll it goes to the model as what it is; any other, and a reaction taken back, is kept without an answer."""
+"""A reaction: a yes or no emoji on the open poll counts as an answer; one on a daily prompt goes to the model."""
 
 from __future__ import annotations
 

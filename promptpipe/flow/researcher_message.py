@@ -1,11 +1,4 @@
-"""A message from the research team: sent as they wrote it, never against the participant's consent.
-
-The turn makes the queued row a transcript row (kind ``researcher``, author, broadcast) and an outbox row in its one
-transaction, so it is sent once however often the turn runs. Active, completed and team-paused participants get it;
-after STOP or withdrawal (erasure included) it is kept unsent and the refusal logged, since consent may have changed
-since it was queued. Inside quiet hours on the participant's clock it waits until they end (a broadcast reaches each in
-their own morning), unless the team chose to send it at once.
-"""
+"""A message from the research team: sent as written, once, never against consent (it may have changed since)."""
 
 from __future__ import annotations
 
@@ -27,8 +20,7 @@ __all__ = ["researcher_message_outcome"]
 
 def researcher_message_outcome(state: TurnState, item: InboxRow, event: ResearcherMessageQueued,
                                quiet: QuietHours | None, now: datetime) -> Outcome:
-    """Send the team's message (held for the participant's quiet hours unless sent at once), or
-    keep it unsent when the participant may not be written to."""
+    """Send the team's message (held for their quiet hours unless sent at once), or keep it unsent."""
     reason = why_not_writable(state.status, opted_out=state.opted_out)
     if reason is not None:
         return Outcome(answered=[], kept=[item], save_state=False, log=("researcher_message_not_sent", {

@@ -1,10 +1,4 @@
-"""ConversationFlow: turns a batch of inbox rows for one participant into one committed outcome.
-
-Routing is event-first: a team message → the safety screen (committed on its own before anything else) → commands →
-votes, typed answers and reactions → an escape phrase during intake → no model for inactive participants (a paused
-one's prompt time is still a decision point, and their study still ends) → daily prompts and timers → the model. Each
-event's flow module returns an :class:`~promptpipe.flow.turn.Outcome`, committed here in one transaction.
-"""
+"""ConversationFlow: turns a batch of inbox rows for one participant into one outcome, committed in one transaction."""
 
 from __future__ import annotations
 
@@ -75,8 +69,7 @@ READ_KINDS = ("message", "poll_vote")
 
 
 class SendsAtOnce(Protocol):
-    """What the commit hands its messages to (the outbox): a claim run last in the commit's
-    transaction, and the send of what it claimed once the transaction has committed."""
+    """What the commit hands its messages to (the outbox): claimed in its transaction, sent once it has committed."""
 
     def claim_queued(self, session: Session, participant_id: str, recipient: Recipient,
                      queued: Mapping[str, Queued]) -> list[Claimed]: ...
@@ -87,7 +80,7 @@ class SendsAtOnce(Protocol):
 
 
 class ConversationFlow:
-    """The lanes' turn runner: :meth:`load` in the batch's transaction, then :meth:`run`."""
+    """The lanes' turn runner: :meth:`load` in the batch's transaction, then :meth:`decide` and :meth:`commit`."""
 
     def __init__(self, db: Database, deps: FlowDeps, transport: Transport | None = None, *,
                  on_alarms_changed: Callable[[list[str]], None] | None = None,
@@ -96,17 +89,14 @@ class ConversationFlow:
         self.db, self.deps, self.transport = db, deps, transport
         self.on_alarms_changed, self.on_timers_changed = on_alarms_changed, on_timers_changed
         self.fence: Callable[[Session, str | None], None] | None = None
-        """Set when several services share the database: run last in a commit, it refuses (a
-        version conflict, everything rolled back) unless this service still serves the
-        participant's number. Last, not first: its share lock on the lease would otherwise be held
-        while the commit waits on other rows, and the keeper's renewal of that lease waits for it."""
+        """Several services: last in a commit, it refuses unless this service still serves the participant's number
+        (last: its share lock on the lease would otherwise hold up the keeper's renewal while the commit waits)."""
         self.notify_alarms: Callable[[Session, list[str]], None] | None = None
-        """Set when another service may run the alarm clock: called in a commit that changed the
-        participant's schedules or timers (a notice the database sends with the commit)."""
+        """Another service may run the alarm clock: called in a commit that changed schedules or timers."""
         self.on_flags_raised = on_flags_raised
         self.sender: SendsAtOnce | None = None
         """The outbox, when it sends what a commit queued without waiting for its next claim."""
-        self.turns = self.failures = self.flags_raised = 0
+        self.turns = self.failures = 0
 
     def load(self, session: Session, participant_id: str, batch: list[InboxRow]) -> TurnContext:
         return load_context(session, participant_id, batch, self.deps.config, self.deps.clock.now())
@@ -121,9 +111,6 @@ class ConversationFlow:
         return {row.id for row in rows if (text := words.get(row.id)) and (
             commands.as_command(text) or (row.payload.get("safety") != SCREENED and screen.match(text)))}
 
-    async def run(self, participant_id: str, batch: list[InboxRow], context: TurnContext) -> bool:
-        """Answer one batch; True when part of it is still pending (the lane runs it next)."""
-        return await self.commit(participant_id, batch, context, await self.decide(participant_id, batch, context))
 
     async def decide(self, participant_id: str, batch: list[InboxRow], context: TurnContext) -> Outcome:
         """What the batch comes to; nothing is written (the lane may set it aside)."""
@@ -172,8 +159,7 @@ class ConversationFlow:
                 return await timer_outcome(self.deps, context, batch[0], event)
 
     def _message_outcome(self, context: TurnContext, batch: list[InboxRow], now: datetime) -> Outcome | None:
-        """What a batch of messages comes to before the model: the safety screen, commands, an
-        answer to the questionnaire or to a poll, the escape phrase (None: none of them)."""
+        """What a batch of messages comes to before the model (None: the model answers)."""
         state, study = context.state, self.deps.config.study
         said = [said_at(e) for e in context.events]
         state.said_at = max((at for at in said if at is not None), default=None)
@@ -203,8 +189,7 @@ class ConversationFlow:
         return outcome
 
     async def commit(self, participant_id: str, batch: list[InboxRow], context: TurnContext, outcome: Outcome) -> bool:
-        """One transaction (shielded: a commit is never half-cancelled), then blue ticks, alerts
-        and the alarms, if anything about them changed; True when part of the batch is still pending."""
+        """One transaction (shielded: never half-cancelled), then blue ticks, alerts and alarms; True: more pending."""
         state, now = context.state, self.deps.clock.now()
         safety = self.deps.config.safety
         writes = list(outcome.writes)
@@ -258,9 +243,7 @@ class ConversationFlow:
         return outcome.again
 
     def _committed(self, state: TurnState, flags: int, *, alarms_changed: bool) -> None:
-        """Tell whoever watches: flags raised, the alarms or the timers changed."""
         if flags:
-            self.flags_raised += flags
             log.warning("safety_flag_raised", participant_id=state.participant.id, flags=flags)
             if self.on_flags_raised is not None and self.deps.config.safety.alerts:
                 self.on_flags_raised()

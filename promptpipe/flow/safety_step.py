@@ -1,6 +1,5 @@
-"""The safety net's step in a turn: screen new messages against the crisis phrases before any command or model, and
-make sure a flag (the screen's or ``flag_concern``'s) always comes with the study's safety message. The screen's result
-is committed on its own first, so the participant gets the safety message at once even while the model is down.
+"""The safety net's step in a turn: screen new messages against the crisis phrases before any command or model (its
+result committed on its own first, so the safety message goes even while the model is down); a flag always brings it.
 """
 
 from __future__ import annotations
@@ -22,9 +21,7 @@ SCREENED = "flagged"
 
 
 def screen_outcome(safety: SafetyConfig, context: TurnContext, batch: Sequence[InboxRow]) -> Outcome | None:
-    """A flag and the safety message for every new message of the batch with a crisis phrase
-    (whatever the participant's status: someone in crisis always gets it); the batch then runs
-    again, its messages marked as screened. None when nothing matched."""
+    """A flag and the safety message for each new message with a crisis phrase, whatever their status (None: none)."""
     found: list[tuple[InboxRow, NewFlag]] = []
     for row, event in zip(batch, context.events, strict=True):
         if not isinstance(event, MessageReceived) or event.screened:

@@ -1,10 +1,4 @@
-"""The research team's changes to a participant's state (pause, resume, withdraw, time zone, more days), applied in the
-participant's lane so they are ordered with the participant's own turns and timers.
-
-The asker (:mod:`promptpipe.research.changes`) writes a :class:`TeamChange` row and waits; the outcome is written back:
-a line with ``{who}`` for the participant (no phone number stored) or the rule that refused it. Where no service runs,
-the asker applies it with :func:`apply_team_change`, claiming it first so it is applied once.
-"""
+"""The research team's changes to a participant's state, applied in their lane: ordered with their turns and timers."""
 
 from __future__ import annotations
 
@@ -109,8 +103,7 @@ def _zone(state: TurnState, zone: str) -> TeamOutcome:
 
 
 def _number(state: TurnState, change: TeamChange) -> TeamOutcome:
-    """Everything to them goes from ``change.value`` from now on (checked against the deployment's
-    numbers by whoever asked)."""
+    """Everything to them goes from ``change.value`` from now on (checked by whoever asked)."""
     was = state.number
     if not transitions.apply(state, "number_changed", actor=Actor.RESEARCHER,
                                    reason=change.reason or "moved by the team", value=change.value or ""):
@@ -142,8 +135,7 @@ def _extend(state: TurnState, change: TeamChange, study: Study, now: datetime) -
 
 
 def team_change_outcome(deps: FlowDeps, context: TurnContext, row: InboxRow, change: TeamChange) -> Outcome:
-    """The lane's handling: the change applied to the turn's state, its outcome written back into
-    the row with the commit (a refusal changes nothing)."""
+    """The change applied to the turn's state, its outcome written back into the row (a refusal changes nothing)."""
     outcome = apply_team_change(context.state, change, deps.config.study, deps.clock.now())
     return Outcome(writes=[InboxNote(row, outcome.to_payload())], answered=[row], save_state=outcome.refused is None,
                    resync_alarms=outcome.refused is None,

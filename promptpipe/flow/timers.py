@@ -1,9 +1,4 @@
-"""What a participant's timers do when they fire, and which timers a turn arms.
-
-Every timer arrives as an inbox row in the participant's lane, so it never races their messages.
-A timer checks the situation again before acting: a hand-over that already happened, or a
-feedback question for someone who moved on, does nothing.
-"""
+"""What timers do when they fire (in the lane: never racing messages; one for someone who moved on does nothing)."""
 
 from __future__ import annotations
 
@@ -91,9 +86,7 @@ def lateness(due_at: str | None, now: datetime) -> float | None:
 
 
 async def timer_outcome(deps: FlowDeps, context: TurnContext, item: InboxRow, event: TimerEvent) -> Outcome:
-    """What a timer does when it fires: a reminder, a check-in the feedback module writes, or a change of stage; a timer
-    whose moment has passed (they moved on) does nothing. One that would send something inside the study's quiet hours
-    (the zone changed, or it fired late) waits for their end."""
+    """What a timer does when it fires; one that would send inside quiet hours (fired late, say) waits for their end."""
     state, now = context.state, deps.clock.now()
     policy = deps.config.policy_for(state)
     if isinstance(event, StudyEndDue):

@@ -1,6 +1,4 @@
-"""The values a turn is made of: what it reads before it starts (:class:`TurnContext`), what it
-needs to run (:class:`FlowDeps`), and the one value every handler returns (:class:`Outcome`),
-which the router commits in one transaction."""
+"""The values a turn is made of: what it reads, what it needs to run, and the :class:`Outcome` every handler returns."""
 
 from __future__ import annotations
 
@@ -45,8 +43,7 @@ class Outcome:
 
     outgoing: list[Outgoing] = field(default_factory=list)
     writes: list[TurnWrite] = field(default_factory=list)
-    """What else the turn writes, applied in its commit after the outgoing messages are queued
-    and before the state is saved (see :mod:`promptpipe.pipeline.turn_writes`)."""
+    """What else the turn writes, after its messages are queued, before its state is saved."""
     answered: list[InboxRow] | None = None
     """Rows done with an answer (None: every row of the batch not in ``kept``)."""
     kept: list[InboxRow] = field(default_factory=list)
@@ -102,8 +99,7 @@ async def _no_typing(_: Recipient, __: bool) -> None:
 
 @dataclass(frozen=True)
 class FlowDeps:
-    """What handlers use besides the context: the model, the clock, the system prompts, the
-    settings, and the one call that reaches the transport (the typing indicator)."""
+    """What handlers use besides the context (``typing``: the one call that reaches the transport)."""
 
     llm: LLM
     clock: Clock

@@ -1,6 +1,4 @@
-"""Typed answers in a batch of messages: the ones that answer an open poll are committed as votes
-(see :mod:`promptpipe.domain.polls` for what counts), an ambiguous one gets a question back, and
-the rest of the batch waits for the next turn."""
+"""Typed answers to an open poll, committed as votes (see :mod:`promptpipe.domain.polls` for what counts)."""
 
 from __future__ import annotations
 
@@ -33,8 +31,7 @@ def typed_answers(context: TurnContext, batch: list[InboxRow]) -> list[tuple[Inb
 
 def answers_outcome(context: TurnContext, batch: list[InboxRow],
                     answers: list[tuple[InboxRow, PollAnswer | Ambiguous]], now: datetime) -> Outcome:
-    """The typed answers as votes (an ambiguous one gets a question back); the other messages of
-    the batch stay pending for the next turn."""
+    """The typed answers as votes (an ambiguous one gets a question back); the rest of the batch stays pending."""
     outgoing: list[Outgoing] = []
     handled: dict[int, dict[str, object]] = {}
     inputs = []

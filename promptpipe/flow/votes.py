@@ -1,10 +1,4 @@
-"""Votes on the "did you do it?" poll: handled by the server, never by the model.
-
-Only the poll of the participant's newest prompt counts; a vote on an older one is kept in the
-transcript and answered as outdated. WhatsApp sends the whole current selection with every
-change, so a changed vote replaces the earlier one and an empty selection withdraws it; the
-counters are recomputed from the delivery rows, so nothing is ever counted twice.
-"""
+"""Votes on the "did you do it?" poll, by the server: counters recounted from the deliveries, so none counts twice."""
 
 from __future__ import annotations
 
@@ -46,8 +40,7 @@ CHANGED_REPLY = {
 WITHDRAWN_REPLY = "Okay, I've cleared your answer. You can vote again whenever you like."
 CLOSED = "Thanks! That question has closed, so this answer isn't counted."
 CLOSED_PURPOSES = (QUESTIONNAIRE_PURPOSE, SELF_REPORT_PURPOSE)
-"""A vote with one of these purposes that reaches the votes is on a questionnaire item no longer
-waiting for an answer (its questionnaire ended, or the item was answered)."""
+"""A vote with one of these purposes that reaches the votes is on a questionnaire item no longer waiting for one."""
 OUTDATED_REPLY = ("Thanks! That poll was for {day}, so I've noted your answer but it doesn't change anything: "
                   "only the poll of your newest prompt counts.")
 
@@ -56,8 +49,7 @@ _OUTDATED = re.compile(re.escape(OUTDATED_REPLY).replace(re.escape("{day}"), ".+
 
 
 def is_fixed_reply(text: str) -> bool:
-    """Whether ``text`` is one of the service's own answers to a tapped poll (not the coach's words, though it is
-    stored as text)."""
+    """Whether ``text`` is one of the service's own answers to a tapped poll (not the coach's words)."""
     return text in _FIXED or _OUTDATED.fullmatch(text) is not None
 
 
@@ -98,14 +90,12 @@ def decide(target: VoteTarget | None, chosen: list[str], *, withdrawn: bool) -> 
 
 @dataclass
 class VoteTally:
-    """The "did you do it?" votes of one batch: each decided against what the votes before it in
-    the batch left, so three quick taps end with the last one (and count as two changes)."""
+    """The "did you do it?" votes of one batch, each against what those before it left (the last of quick taps wins)."""
 
     targets: dict[int, VoteTarget]
     """Deliveries by poll transcript id, as stored before the batch."""
     final: dict[int, tuple[str | None, bool, str]] = field(default_factory=dict)
-    """Delivery id -> (its vote after the batch, whether an earlier vote was replaced, how the
-    last vote was given: tap, typed or reaction)."""
+    """Delivery id -> (its vote after the batch, whether an earlier vote was replaced, how the last was given)."""
 
     def handle(self, poll_id: int | None, chosen: list[str], *, withdrawn: bool, source: str = "tap") -> VoteDecision:
         target = self.targets.get(poll_id) if poll_id is not None else None
@@ -148,9 +138,7 @@ def taps(context: TurnContext, batch: list[InboxRow]) -> list[Vote]:
 def votes_outcome(context: TurnContext, batch: list[InboxRow], inputs: list[Vote], now: datetime, *,
                   outgoing: list[Outgoing] | None = None,
                   handled: dict[int, dict[str, object]] | None = None) -> Outcome:
-    """Votes are answered by the server: an intensity vote moves the intensity, a "did you do
-    it?" vote sets its delivery's outcome and the counters. Every vote stays in the transcript
-    with a note of how it was handled (and, unless tapped, how it was given)."""
+    """Votes are answered by the server; every vote stays in the transcript with a note of how it was handled."""
     state, pid = context.state, context.state.participant.id
     outgoing, handled = list(outgoing or []), dict(handled or {})
     tally = VoteTally(context.targets)

@@ -1,6 +1,4 @@
-"""Which of a participant's pending inbox rows their lane runs together next (see :mod:`promptpipe.pipeline.lanes`): a
-team change first, an urgent message with every pending one, what needs no model past an input waiting for its retry,
-and consecutive messages folded into one batch; and what the lane hands a batch to (:class:`TurnRunner`)."""
+"""Which of a participant's pending inbox rows their lane runs together next, and what it hands the batch to."""
 
 from __future__ import annotations
 
@@ -17,18 +15,13 @@ from promptpipe.storage.inbox_rows import InboxRow
 
 FOLDABLE_KINDS = (InboxKind.MESSAGE,)
 FIRST_KINDS = (InboxKind.TEAM_CHANGE,)
-"""Rows that run before anything else pending and set aside a turn under way: the research team's
-changes (a pause wins over the answer the model is writing; that turn runs again after it)."""
+"""Rows that run first and set aside a turn under way: a pause wins over the answer the model is writing."""
 
 NO_MODEL_TIMERS = ("questionnaire",)
-"""Timer kinds whose turn never calls the model."""
 
 
 def needs_no_model(row: InboxRow) -> bool:
-    """A questionnaire's timer, a tap on a questionnaire item, or a fixed-text arm's daily prompt: the server answers
-    it alone, so it need not wait behind a turn that waits for the model, nor for a place in the queue for the model
-    (a self-report asked on time whatever became of the day's prompt, an answer recorded when it was given, a prompt
-    sent at its time while the model is down)."""
+    """A questionnaire's timer or tap, or a fixed-text arm's prompt: the server answers it alone, on time (no model)."""
     if row.kind == InboxKind.TIMER and row.payload.get("timer_kind") in NO_MODEL_TIMERS:
         return True
     if row.kind in (InboxKind.DAILY_PROMPT, InboxKind.TIMER):
@@ -39,10 +32,8 @@ def needs_no_model(row: InboxRow) -> bool:
 def select_batch(
     rows: list[InboxRow], now: datetime, urgent: set[int] | frozenset[int] = frozenset()
 ) -> list[InboxRow]:
-    """The next batch to run. A team change first (:data:`FIRST_KINDS`). With an urgent message pending: all pending
-    messages, whatever waits before them (the commands decide which of them are still answered). While the first row
-    waits for its retry, the first due row that needs no model (:func:`needs_no_model`). Otherwise the leading run of
-    messages (due if any of them is due), or the first other row alone (if due). Empty when nothing is due yet."""
+    """The next batch (empty: none due): a team change first; with an urgent message, all pending messages; past a row
+    waiting for its retry, what needs no model; else the leading run of messages (folded into one batch)."""
     if not rows:
         return []
     if first_of_all := [row for row in rows if row.kind in FIRST_KINDS and row.available_at <= now]:
@@ -65,9 +56,7 @@ C = TypeVar("C")
 
 @dataclass(frozen=True)
 class FirstLook(Generic[C]):
-    """What a participant's idle lane would read first, read in the transaction that stored their
-    input (see :meth:`Lanes.first_look`): the batch, how many rows were pending, the turn's
-    context and whether it is urgent; None when nothing can run yet."""
+    """What an idle lane would read first, read as their input was stored (see :meth:`Lanes.first_look`)."""
 
     found: tuple[list[InboxRow], int, C, bool] | None
 
@@ -91,5 +80,4 @@ class TurnRunner(Protocol[C]):
         """The batch failed: keep it for a retry."""
 
     def blocked(self, session: Session, participant_id: str, rows: list[InboxRow], now: datetime) -> None:
-        """Rows are pending but none can run yet (the first waits for its retry); called in the
-        same transaction, it may write (tell a participant whose message waits behind it)."""
+        """Rows are pending but none can run yet; in the same transaction, it may write."""

@@ -1,10 +1,4 @@
-"""Typed inbox events: every input a participant's lane runs, as a frozen dataclass.
-
-Producers (the inbox, the admin script, the alarm clock) build one of these and write it with :func:`as_input`; the
-router parses a row once with :func:`parse_event`. Each class is tagged by its ``kind``; pydantic, over the union of
-them all, turns any of them into the row's JSON payload and back, so a field is named in one place. Payloads of rows
-written by earlier versions parse unchanged.
-"""
+"""Typed inbox events, tagged by ``kind``: pydantic turns each into its row's JSON and back (a field named once)."""
 
 from __future__ import annotations
 
@@ -27,8 +21,6 @@ __all__ = ["AlarmSyncRequested", "AutoFeedbackDue", "CheckInDue", "DailyPromptDu
            "as_input", "parse_event", "timer_event"]
 
 class InboxKind(StrEnum):
-    """The ``kind`` of an inbox row: which event it carries."""
-
     MESSAGE = "message"
     POLL_VOTE = "poll_vote"
     REACTION = "reaction"
@@ -43,11 +35,9 @@ class InboxKind(StrEnum):
 
 @dataclass(frozen=True)
 class _Payload:
-    """What every event shares: its row's kind, and its payload (fields at their default are left
-    out; ``kind`` is the row's, or for a timer its ``timer_kind``)."""
+    """What every event shares: its row's kind, and its payload (fields at their default are left out)."""
 
     INBOX_KIND: ClassVar[InboxKind]
-    """The ``kind`` column of the event's inbox row."""
 
     def to_payload(self) -> dict[str, JsonValue]:
         payload: dict[str, JsonValue] = _EVENTS.dump_python(cast(InboxEvent, self), mode="json", by_alias=True,
@@ -93,10 +83,8 @@ class PollVoteReceived(_Payload):
     known_poll: bool = False
     purpose: str | None = None
     said_at: str | None = None
-    """When the participant tapped, by their WhatsApp's clock (ISO, UTC)."""
     asks: tuple[int, str, str, str] | None = None
-    """For a questionnaire's poll: its instance id, questionnaire id, item id and when its window
-    closes (ISO), so a tap given in time counts although it is read after the window closed."""
+    """A questionnaire poll's instance, questionnaire, item and window close: a tap in time counts though read late."""
 
     @property
     def withdrawn(self) -> bool:
@@ -113,7 +101,6 @@ class ReactionReceived(_Payload):
     reacted_to: str = ""
     emoji: str = ""
     said_at: str | None = None
-    """When the participant reacted, by their WhatsApp's clock (ISO, UTC)."""
 
 
 def said_at(event: InboxEvent) -> datetime | None:
@@ -141,8 +128,6 @@ class AlarmSyncRequested(_Payload):
 
 
 class TeamAction(StrEnum):
-    """What a :class:`TeamChange` does."""
-
     PAUSE = "pause"
     RESUME = "resume"
     WITHDRAW = "withdraw"
@@ -156,9 +141,7 @@ class TeamAction(StrEnum):
 
 @dataclass(frozen=True)
 class TeamChange(_Payload):
-    """The research team changes the participant's state: pause, resume, withdraw, a new time zone, more study days or
-    another WhatsApp number. It runs in the participant's lane, between their turns; the outcome (a line for whoever
-    asked, or the refusal) is written back into the row's payload."""
+    """The research team changes the participant's state, in their lane; the outcome is written back into the row."""
 
     INBOX_KIND = InboxKind.TEAM_CHANGE
     kind: Literal["team_change"] = "team_change"
@@ -173,14 +156,12 @@ class TeamChange(_Payload):
 
 @dataclass(frozen=True)
 class ResearcherMessageQueued(_Payload):
-    """A message from the research team to the participant (one of a broadcast, or written to
-    them alone); the flow sends it unless their consent says no."""
+    """A message from the research team (a broadcast's, or to them alone); sent unless their consent says no."""
 
     INBOX_KIND = InboxKind.RESEARCHER_MESSAGE
     kind: Literal["researcher_message"] = "researcher_message"
     text: str = ""
     by: str = ""
-    """The researcher's (or API token's) name."""
     broadcast_id: str | None = None
     quiet_hours: str = "hold"
     """hold: inside the participant's quiet hours it waits for their end; send: it goes at once."""
@@ -201,8 +182,7 @@ class DailyPromptDue(_Payload):
     not_before: str | None = None
     """A prompt asked for by hand inside quiet hours, to go when they end (ISO 8601, UTC)."""
     model_free: bool = False
-    """Its arm's prompts are fixed texts (no decision can draw a personalised one): its turn calls no model, so it
-    does not wait behind a turn that waits for the model."""
+    """Its arm's prompts are fixed texts: its turn calls no model, so it does not wait behind one that does."""
 
 
 @dataclass(frozen=True)
@@ -211,7 +191,6 @@ class _TimerDue(_Payload):
     timer_id: int | None = None
     due_at: str | None = None
     kind: str = ""
-    """The timer's kind (each subclass sets its own)."""
 
     def to_payload(self) -> dict[str, JsonValue]:
         return {**super().to_payload(), "timer_kind": self.kind}
@@ -280,8 +259,7 @@ class SelfReportDue(_TimerDue):
 
 @dataclass(frozen=True)
 class QuestionnaireDue(_TimerDue):
-    """A questionnaire instance to send (a team's piloting send or its schedule), or the one under
-    way to remind about or to close."""
+    """A questionnaire instance to send, or the one under way to remind about or to close."""
 
     kind: Literal["questionnaire"] = "questionnaire"
     instance_id: int | None = None
@@ -319,8 +297,7 @@ def timer_event(timer_kind: str, payload: Mapping[str, object]) -> TimerEvent:
 
 
 def _decode(kind: str, payload: Mapping[str, object]) -> InboxEvent:
-    """Unknown keys are ignored; a value of the wrong type (a row no version of ours wrote) is
-    left out, so its field keeps its default."""
+    """Unknown keys are ignored; a value of the wrong type is left out, so its field keeps its default."""
     values = {**payload, "kind": kind}
     try:
         return _EVENTS.validate_python(values)
@@ -331,6 +308,5 @@ def _decode(kind: str, payload: Mapping[str, object]) -> InboxEvent:
 
 def as_input(event: InboxEvent, *, key: str, participant_id: str, message_id: int | None = None,
              status: str = InboxStatus.PENDING) -> NewInput:
-    """The inbox row that carries ``event``."""
     return NewInput(key=key, participant_id=participant_id, kind=event.INBOX_KIND, payload=event.to_payload(),
                     message_id=message_id, status=status)

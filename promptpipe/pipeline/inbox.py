@@ -1,9 +1,4 @@
-"""The durable inbox: every inbound message is stored (and deduplicated) before anything else.
-
-Text is made storable first (NUL removed, lone surrogates replaced; the exact original is kept in the payload as base64
-when that changed anything). A message the database cannot take goes to the on-disk spool and is stored once the
-database recovers (:meth:`Inbox.drain_spool`); it is never dropped because a write failed.
-"""
+"""The durable inbox: every inbound message is stored (and deduplicated) before anything else, or spooled."""
 
 from __future__ import annotations
 
@@ -72,8 +67,7 @@ class Inbox:
         alarms_changed: Callable[[list[str]], None] | None = None, spool: Spool | None = None,
         first_look: Callable[[Session, str, datetime, list[InboxRow] | None], FirstLook[Any] | None] | None = None,
     ) -> None:
-        """``wake(participant_id, looked)`` starts their lane; ``first_look`` (the lanes') reads
-        in the storing transaction what an idle lane would read first, handed to ``wake``."""
+        """``wake(participant_id, looked)`` starts their lane with what ``first_look`` read as it was stored."""
         self.db, self.clock, self.config, self._wake = db, clock, config, wake
         self._first_look = first_look
         self._alarms_changed = alarms_changed
@@ -89,9 +83,7 @@ class Inbox:
                 f"spooled={self.spooled}>")
 
     async def ingest(self, msg: InboundMessage) -> int | None:
-        """Store one inbound message and wake its lane. Returns the inbox id, or None when the
-        message was a duplicate, came from someone who is not enrolled, or went to the spool
-        because the database could not store it (it is stored later by :meth:`drain_spool`)."""
+        """Store one message and wake its lane; its inbox id, or None (a duplicate, someone not enrolled, spooled)."""
         try:
             return await self._ingest(msg)
         except StorageError as exc:
@@ -103,8 +95,7 @@ class Inbox:
             return None
 
     async def drain_spool(self) -> int:
-        """Store spooled messages, oldest first; stops at the first that still fails (raising its
-        StorageError). Returns how many left the spool."""
+        """Store spooled messages, oldest first, until one still fails (raised); returns how many left the spool."""
         if self.spool is None:
             return 0
         moved = 0
@@ -144,15 +135,13 @@ class Inbox:
 
     def _store(self, session: Session, msg: InboundMessage,
                original: str | None) -> tuple[str, int, str, bool, int, FirstLook[Any] | None] | None:
-        """One transaction: find (or auto-enroll) the sender, dedupe, write transcript + inbox, cancel the timers a
-        reply makes moot (a reminder must not follow an answer), and read what their lane will need first."""
+        """One transaction: sender, transcript, inbox, and the timers a reply makes moot (no reminder after it)."""
         now = self.clock.now()
         resolved = self._resolve_sender(session, msg, now)
         if resolved is None:
             return None
         participant, enrolled = resolved
-        # No look for the key first: a repeat is rare, and the insert that ignores it tells us
-        # (the transcript row written before it is then rolled back with the rest).
+        # No look for the key first: a repeat is rare, and the insert that ignores it tells us (all is rolled back)
         key = keys.inbound(msg.message_id)
         said = said_at(msg, now)
         event, transcript_kind, text = _describe(session, msg, original, said.isoformat())
@@ -216,8 +205,8 @@ NON_TEXT_NOTES = {
 
 
 def said_at(msg: InboundMessage, now: datetime) -> datetime:
-    """When the participant sent it, by their WhatsApp's clock, but never later than it arrived (a
-    phone whose clock runs ahead must not put its STOP or START after one sent later)."""
+    """When the participant sent it, by their clock, never later than it arrived (a clock running ahead must not put
+    its STOP or START after one sent later)."""
     return min(msg.timestamp, now) if msg.timestamp.tzinfo is not None else now
 
 
@@ -226,9 +215,8 @@ SAID_AT = "said_at"
 
 
 def _describe(session: Session, msg: InboundMessage, original: str | None,
-              said: str) -> tuple[InboundEvent, str, str]:
-    """The event, the transcript kind and the transcript text for a message (text, or without words), a reaction or a
-    poll vote. ``original``: the exact text when storing it changed it; ``said``: when the participant sent it (ISO)."""
+              said: str) -> tuple[MessageReceived | PollVoteReceived | ReactionReceived, str, str]:
+    """The event, the transcript kind and the transcript text for a message, a reaction or a poll vote."""
     if msg.reaction is not None:
         emoji = msg.reaction.emoji
         return (ReactionReceived(wa_message_id=msg.message_id, reacted_to=msg.reaction.message_id, emoji=emoji,
@@ -262,6 +250,3 @@ def _asks(payload: Mapping[str, object]) -> tuple[int, str, str, str] | None:
             and isinstance(closes, str):
         return instance_id, questionnaire_id, item_id, closes
     return None
-
-
-InboundEvent = MessageReceived | PollVoteReceived | ReactionReceived

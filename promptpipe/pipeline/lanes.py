@@ -1,15 +1,5 @@
-"""Per-participant lanes: one participant's inbox rows strictly in order, participants concurrently (model calls
-bounded by one semaphore).
-
-A lane holds a turn slot from its read to its commit (two per model call), so a burst of due prompts does not read
-every context at once. Consecutive text messages fold into one batch: what arrives during a turn is answered by the
-next. An urgent message (STOP, crisis words: :meth:`TurnRunner.urgent`) never waits for the model: it is taken at once,
-past an input waiting for its retry; a turn of that participant still waiting on the model is set aside (it has written
-nothing yet) and runs again later; and it does not queue for the semaphore. A team change (pause, withdraw, a zone…) is
-treated alike and runs first, so a participant's state changes in one place, their lane, between turns. A
-questionnaire's timers and taps, and a fixed-text arm's daily prompts, need no model: they do not wait behind a
-retrying input while the model is down, nor for the semaphore.
-"""
+"""Per-participant lanes: one participant's inbox rows strictly in order, participants concurrently. An urgent message
+(STOP, crisis words) never waits for the model: a turn still waiting on it is set aside (it has written nothing yet)."""
 
 from __future__ import annotations
 
@@ -49,8 +39,7 @@ _here: tuple[Lanes[Any], asyncio.AbstractEventLoop] | None = None
 
 
 def lanes_here() -> Lanes[Any] | None:
-    """The lanes of the service running in this event loop, if one does (the API and the dashboard share serve's loop):
-    what they write for a participant is handed to the lane at once. Another loop (the admin script's) finds none."""
+    """The lanes of the service running in this event loop, if any (the API and the dashboard share serve's loop)."""
     if _here is None:
         return None
     lanes, loop = _here
@@ -68,16 +57,12 @@ class Lanes(Generic[C]):
         self.db, self.clock, self.runner = db, clock, runner
         self._semaphore = asyncio.Semaphore(concurrency)
         self._free_slots = concurrency * TURN_SLOTS_PER_MODEL_CALL
-        """Turn slots free: turns under way (read, model, commit) at once are bounded. A burst of 10,000 due prompts
-        wakes 10,000 lanes: without this each would read its context at once and hold it while it waits for the model
-        (the memory, and the database thread busy with reads the commits queue behind). Urgent work takes no slot."""
+        """Bounds turns under way, else a burst of due prompts reads every context at once (urgent work takes none)."""
         self._parked: dict[str, None] = {}
-        """Participants whose lane waits for a slot, in the order they came: only their ids, no task. (10,000 waiting
-        tasks, each with its coroutine, futures and events, made every full pass of the garbage collector stall the
-        event loop for ~100 ms.) A freed slot starts the first of them; an urgent input starts its lane at once."""
+        """Lanes waiting for a slot, in order: ids, not tasks (10,000 waiting tasks made each full garbage collection
+        stall the event loop for ~100 ms)."""
         self._slot_waiters: dict[str, asyncio.Future[bool]] = {}
-        """Running lanes waiting for a slot (after an urgent batch, more is pending): they get a
-        freed slot before parked ones, or False when an urgent input lets them go without one."""
+        """Running lanes waiting for a slot: served before parked ones; False lets them go without one."""
         self._go_first: set[str] = set()
         """Lanes whose turn was set aside for an urgent input: their next read takes no slot."""
         self._stopping = False
@@ -93,8 +78,7 @@ class Lanes(Generic[C]):
         self._ended_since_poll: set[str] = set()
         """Lanes that ended since the poll's last read began (it must not wake them for rows it saw)."""
         self.sharing: Sharing | None = None
-        """Set when several services share the database: only participants of the numbers this
-        one holds have their turns here."""
+        """Several services: only participants of the numbers this one holds have their turns here."""
         self.batches = 0
 
     def __repr__(self) -> str:
@@ -105,7 +89,6 @@ class Lanes(Generic[C]):
         return len(self._tasks)
 
     def serve_here(self, serving: bool = True) -> None:
-        """Register (or unregister) these lanes as the ones :func:`lanes_here` returns."""
         global _here
         if serving:
             _here = (self, asyncio.get_running_loop())
@@ -114,10 +97,7 @@ class Lanes(Generic[C]):
 
     def first_look(self, session: Session, participant_id: str, now: datetime,
                    pending: list[InboxRow] | None = None) -> FirstLook[C] | None:
-        """In the transaction that stores a participant's input: when no lane runs for them, read what their lane would
-        read first, so it starts without a transaction of its own (None: a lane runs and looks when its pass ends).
-        ``pending``: their pending rows if the caller knows them. In a savepoint: if the look fails, the input is stored
-        all the same and the lane looks for itself."""
+        """What an idle lane reads first, read as the input is stored (a failed look, in a savepoint, keeps it)."""
         if self._has_lane(participant_id) or not self._free_slots:  # read on the database thread: a
             return None  # stale answer costs a look; with every slot taken, the lane reads once it has one
         try:
@@ -128,9 +108,8 @@ class Lanes(Generic[C]):
             return None
 
     def wake(self, participant_id: str, looked: FirstLook[C] | None = None) -> None:
-        """Make sure a lane looks at this participant soon (now, or right after its current pass).
-        ``looked``: what :meth:`first_look` read for them (nothing to run: no lane is started)."""
-        if participant_id in self._tasks or participant_id in self._parked:
+        """Make sure a lane looks at this participant soon; ``looked``: what :meth:`first_look` read."""
+        if self._has_lane(participant_id):
             if participant_id in self._tasks:
                 self._rerun.add(participant_id)
             if participant_id in self._deciding or self._waits_for_slot(participant_id):
@@ -150,21 +129,18 @@ class Lanes(Generic[C]):
             self._parked[participant_id] = None  # what was looked at is read again once a slot frees
 
     async def poll_once(self) -> int:
-        """Wake lanes for every participant with due rows (written here, by another process, or
-        due for a retry). Returns how many lanes were started."""
+        """Wake lanes for every participant with due rows; returns how many lanes were started."""
         now, limit = self.clock.now(), self._concurrency * 4
         self._ended_since_poll.clear()
         numbers = self.sharing.numbers() if self.sharing is not None else None
         due = await self.db.run(lambda session: due_inputs(session, now, limit, numbers))
         started = 0
         for participant_id in due.participants:
-            # A lane that ended while the poll read ran has committed the rows the poll saw pending;
-            # a row it left is still due at the next poll.
+            # a lane that ended while the poll read ran has committed the rows the poll saw pending
             if not self._has_lane(participant_id) and participant_id not in self._ended_since_poll:
                 self.wake(participant_id)
                 started += 1
-        # A STOP another process stored, for a lane whose turn runs or waits: look only at lanes
-        # with a due row not looked at yet (every cycle of a long model call read them all again).
+        # A STOP another process stored: look only at lanes with a due row not looked at yet (not all each cycle)
         waiting = [pid for pid in dict.fromkeys([*self._deciding, *self._slot_waiters, *self._parked])
                    if self._unseen_rows(pid, due)]
         if waiting:
@@ -172,8 +148,7 @@ class Lanes(Generic[C]):
         return started
 
     def _unseen_rows(self, participant_id: str, due: DueInputs) -> bool:
-        """Whether the poll found a due row of theirs that no look since their lane began has seen (beyond the batch
-        their turn runs); when the poll could not read every due row, the answer is yes."""
+        """Whether the poll found a due row of theirs unseen since their lane began (yes if it could not read all)."""
         if not due.complete:
             return True
         in_batch = self._deciding[participant_id][1] if participant_id in self._deciding else set()
@@ -195,7 +170,6 @@ class Lanes(Generic[C]):
         await asyncio.gather(*list(self._tasks.values()), return_exceptions=True)
 
     def _has_lane(self, participant_id: str) -> bool:
-        """A lane runs for them, or waits for a slot to start."""
         return participant_id in self._tasks or participant_id in self._parked
 
     def _waits_for_slot(self, participant_id: str) -> bool:
@@ -243,9 +217,7 @@ class Lanes(Generic[C]):
                     return
                 batch, waiting, context, urgent = found
                 again = await self._run_batch(participant_id, batch, context, urgent=urgent)
-                # Look again only if something may be waiting: rows beyond this batch, a message
-                # that arrived during the turn, or a turn to repeat. (Rows written by another
-                # process are found by the poller.)
+                # Look again only if something may be waiting (rows written by another process: the poller finds them)
                 if not (again or waiting > len(batch) or participant_id in self._rerun):
                     return
         finally:
@@ -253,8 +225,7 @@ class Lanes(Generic[C]):
                 self._release_slot()
 
     async def _take_slot(self, participant_id: str) -> bool:
-        """Take a turn slot, waiting for one (True), or until an urgent input for this participant
-        lets the lane go without one (False): a STOP waits for nobody's turn."""
+        """Take a turn slot (True), or go without one for an urgent input (False): a STOP waits for nobody's turn."""
         if self._free_slots:
             self._free_slots -= 1
             return True
@@ -271,8 +242,7 @@ class Lanes(Generic[C]):
                 del self._slot_waiters[participant_id]
 
     def _release_slot(self) -> None:
-        """Hand a freed slot to a running lane waiting for one, else start the first parked lane
-        with it, else keep it free."""
+        """Hand a freed slot to a waiting running lane, else to the first parked lane, else keep it free."""
         while self._slot_waiters:
             participant_id = next(iter(self._slot_waiters))
             waiter = self._slot_waiters.pop(participant_id)
@@ -289,9 +259,7 @@ class Lanes(Generic[C]):
     def _next_batch(
         self, session: Session, participant_id: str, now: datetime, pending: list[InboxRow] | None = None
     ) -> tuple[list[InboxRow], int, C, bool] | None:
-        """One transaction: the pending rows (read, unless given), the batch to run, the context
-        of its turn, and whether the batch is urgent. Nothing for a participant whose number
-        another service holds (their rows wait for its poll)."""
+        """One transaction: the batch, how many rows are pending, its context and whether it is urgent."""
         if self.sharing is not None and not self.sharing.owns(number_of(session, participant_id)):
             return None
         rows = pending_inbox(session, participant_id) if pending is None else pending
@@ -306,8 +274,7 @@ class Lanes(Generic[C]):
                 bool(urgent) or batch[0].kind in FIRST_KINDS)
 
     async def _interrupt_if_urgent(self, *participant_ids: str) -> None:
-        """Messages arrived while the model works on these participants' turns (here, or written by another process):
-        set aside each turn that an urgent one now waits behind, so the lane takes the urgent message at once."""
+        """Set aside each of these participants' turns that an urgent message arrived behind."""
         deciding = {pid: self._deciding[pid] for pid in participant_ids if pid in self._deciding}
         queued = {pid for pid in participant_ids if self._waits_for_slot(pid) and pid not in deciding}
         if not deciding and not queued:
@@ -345,8 +312,7 @@ class Lanes(Generic[C]):
             return await self.runner.decide(participant_id, batch, context)
 
     async def _run_batch(self, participant_id: str, batch: list[InboxRow], context: C, *, urgent: bool) -> bool:
-        """Run one batch; True when it should run again at once (a version conflict, or a turn
-        set aside for an urgent message)."""
+        """Run one batch; True when it should run again at once (a version conflict, or set aside)."""
         self.batches += 1
         again = False
         deciding = asyncio.create_task(self._decide(participant_id, batch, context, urgent=urgent))

@@ -1,15 +1,5 @@
-"""Leases on the deployment's numbers, held by the ``serve`` processes on one database where they stay put.
-
-:class:`LeaseKeeper` runs one round per heartbeat, in one transaction: renew its leases and presence, read every lease,
-and take those that are free or expired and that it may take (:func:`plan_round`). What a keeper holds it keeps while it
-renews: nothing is handed over to share the load, so a joining service takes only free numbers. A number (or role) has a
-preferred service (PREFERRED_SERVICES, or the first service to hold it); while that service is up, only it takes the
-number when free, so a service that restarts finds its numbers again. A number goes to another service only when its
-service is gone (stopped, or its lease ran out) or an operator asks; each such move is recorded with its reason
-(:mod:`promptpipe.storage.lease_moves`). A failed round loses nothing at once, but ``ttl`` after the last good one
-everything held is treated as lost (``on_lost``), since another process may have taken it; writes are fenced by
-:meth:`LeaseKeeper.token`.
-"""
+"""Leases on the deployment's numbers, held where they stay put (a restarted service finds its numbers again); ``ttl``
+after the last good round all is treated as lost, since another process may have taken it."""
 
 from __future__ import annotations
 
@@ -76,16 +66,14 @@ def group_of(names: Iterable[str]) -> str:
 
 
 def services_up(rows: Sequence[LeaseRow], now: datetime, group: str) -> frozenset[str]:
-    """The services with a live presence among the keepers of ``group`` (one from before services had names counts by
-    its process id)."""
+    """The services with a live presence among the keepers of ``group`` (one without a name: its process id)."""
     prefix = leases.presence_name(group, "")
     return frozenset(row.service or row.holder for row in rows if row.name.startswith(prefix) and row.live(now))
 
 
 def plan_round(names: Collection[str], holder: str, service: str, kept: Collection[str], rows: Sequence[LeaseRow],
                now: datetime, group: str, homes: Mapping[str, str] | None = None) -> RoundPlan:
-    """What a keeper gives back and tries to take, from every lease as read in this round. ``homes``: the preferred
-    service of some names by configuration (PREFERRED_SERVICES), over the one recorded."""
+    """What a keeper gives back and tries to take, from every lease as read in this round."""
     homes = homes or {}
     by_name = {row.name: row for row in rows}
     up = services_up(rows, now, group) | {service}
@@ -102,9 +90,7 @@ def plan_round(names: Collection[str], holder: str, service: str, kept: Collecti
 
 
 def _reserved_for(name: str, row: LeaseRow | None, homes: Mapping[str, str], up: frozenset[str]) -> str:
-    """The service that alone may take the free lease ``name`` now (empty: any): the one an operator asked for, or
-    its preferred one while it is up. A number configured for a service nobody has held yet waits for that service
-    (it shows the QR code), however late it starts."""
+    """Who alone may take the free lease ``name`` now (empty: anyone); a configured home is waited for, however late."""
     if row is not None and row.move_to and row.move_to in up:
         return row.move_to
     home = homes.get(name) or (row.preferred if row is not None else "")
@@ -179,9 +165,7 @@ class LeaseKeeper:
         self._task = asyncio.create_task(self._run(), name="lease-keeper")
 
     async def stop(self) -> None:
-        """Stop the rounds, tell ``on_lost`` about what was held, then give it all back (if the database is away, it
-        expires by itself). The presence stays until it runs out: what prefers this service waits that long for it to
-        come back (a restart finds its numbers again), then goes to another."""
+        """Stop and give everything back; the presence stays until it runs out, so a restart finds its numbers again."""
         task, self._task, self._stopped = self._task, None, True
         if task is not None:
             task.cancel()
@@ -211,8 +195,7 @@ class LeaseKeeper:
         return min(self.heartbeat.total_seconds(), max((self._valid_until - self._clock.now()).total_seconds(), 0.01))
 
     async def step(self) -> None:
-        """One round: renew, give back what an operator moves elsewhere, take what is free and may be taken; then
-        ``on_lost`` and ``on_gained`` with what changed."""
+        """One round, then ``on_lost`` and ``on_gained`` with what changed."""
         async with self._lock:
             if self._stopped:
                 return

@@ -1,13 +1,5 @@
-"""The outbox dispatcher: sends queued messages through the transport, in order per participant, under each WhatsApp
-number's rate limit, retrying transient failures with backoff.
-
-A row is claimed by one statement (``UPDATE … RETURNING``; ``FOR UPDATE SKIP LOCKED`` on PostgreSQL) that skips
-participants with an earlier unsent row, so one person's messages never overtake each other. A row still marked
-*sending* when the service starts was interrupted by a crash: if the transport says a resend is safe it goes back to the
-queue, otherwise it becomes *uncertain* (it may have reached the phone) and is reported instead of sent twice; so
-nothing is claimed long before it can go (:data:`CLAIM_AHEAD_S`). A turn's commit claims what it queued in its own
-transaction (:meth:`Outbox.claim_queued`) and hands it over once committed.
-"""
+"""The outbox dispatcher: sends queued messages in order per participant, paced, retried with backoff; a row a crash
+left *sending* is resent only if the transport says that is safe, else *uncertain* (never sent twice)."""
 
 from __future__ import annotations
 
@@ -50,9 +42,7 @@ log = get_logger("promptpipe.pipeline.outbox")
 
 SEND_CONCURRENCY = 16
 CLAIM_AHEAD_S = 1.0
-"""A claim takes what the pace lets go within this time. A claimed row is *sending* until its
-outcome is recorded, and one a crash leaves so is never sent again (it may be on the phone): a
-claim of 200 rows at WhatsApp's one send a second would leave up to 200 prompts uncertain, not sent."""
+"""A claim takes what the pace lets go within this time: a crash leaves every claimed row uncertain, not sent."""
 SEND_RETRY = Backoff(first_s=5.0, max_s=300.0)
 NOT_HELD = "not sent here: this service no longer holds the participant's number"
 
@@ -79,20 +69,17 @@ class Outbox:
         self._claim_statement = claim_statement(skip_locked=not db.is_sqlite)
         self._claim_of_numbers = claim_statement(skip_locked=not db.is_sqlite, numbers=True)
         self.sharing: Sharing | None = None
-        """Set when several services share the database: only the messages of the numbers this
-        one holds are claimed, and none is handed to the transport once its number's lease is gone."""
+        """Several services: only this one's numbers' messages are claimed and sent (none once its lease is gone)."""
         self._claim_one = claim_statement(skip_locked=not db.is_sqlite, one_participant=True)
         self._claim_some = claim_statement(skip_locked=not db.is_sqlite, participants=True)
         self._following: dict[str, int] = {}
-        """Participants with rows a commit queued and could not claim yet (they wait for the one
-        before them): how many. Recording that one's send claims the next in the same transaction."""
+        """How many rows a commit queued behind a claimed one (recording that one's send claims the next)."""
         self._following_lock = threading.Lock()  # claims run on the database threads
         self.wake_dispatcher: Callable[[], None] | None = None
         """Set by the service: makes the dispatcher claim now instead of at its next poll."""
         self._left_for_dispatcher = False
         """A commit queued rows it could not claim (the pace, the room, an earlier row waiting)."""
         self._handed: set[asyncio.Task[None]] = set()
-        """Sends handed over by the commit that queued them (:meth:`claim_queued`)."""
         self._not_yet_sent = 0
         """Claimed rows whose transport call has not ended: what a crash now would leave uncertain."""
         self.stopping = False
@@ -107,8 +94,7 @@ class Outbox:
 
     async def recover_interrupted(self, numbers: tuple[tuple[str, ...], str] | None = None,
                                   claimed_before: datetime | None = None) -> int:
-        """Settle rows a crash left in *sending* (``numbers``: only those of these numbers' participants, claimed before
-        ``claimed_before``: taken over from another service); returns how many were found."""
+        """Settle rows a crash left in *sending* (``numbers``, ``claimed_before``: taken over from another service)."""
         target = OutboxStatus.PENDING if self.transport.resend_is_safe else OutboxStatus.UNCERTAIN
 
         rows = await self.db.run(lambda session: settle_interrupted(session, target, numbers, claimed_before))
@@ -117,7 +103,6 @@ class Outbox:
         return len(rows)
 
     async def dispatch_once(self) -> int:
-        """Claim what is due and send it; returns how many rows were handled."""
         claimed = await self.db.run(self._claim)
         await asyncio.gather(*(self._send_all(items) for items in _by_participant(claimed)))
         return len(claimed)
@@ -135,11 +120,7 @@ class Outbox:
 
     def claim_queued(self, session: Session, participant_id: str, recipient: Recipient,
                      queued: Mapping[str, Queued]) -> list[Claimed]:
-        """Run last in the transaction that queued a participant's messages (on the database
-        thread): claim what may go at once, so :meth:`send_when_committed` sends it after the commit
-        without a claim transaction of its own. Nothing while stopping, or while claimed rows not
-        yet handed to the transport already fill the pace (unpaced: :data:`SEND_CONCURRENCY`); the
-        dispatcher takes those rows later, so a burst does not leave thousands waiting *sending*."""
+        """Last in the transaction that queued them: claim what may go at once (not a whole burst *sending*)."""
         limit = self._room()
         claimed = claim_queued(session, self._claim_one, participant_id, self.clock.now(), limit, queued,
                                recipient.phone, recipient.lid, recipient.number) if limit > 0 else []
@@ -152,8 +133,7 @@ class Outbox:
         return claimed
 
     def dispatch_later(self) -> None:
-        """Rows were queued without being claimed (a failed turn's apology, say): the dispatcher
-        claims now rather than at its next poll."""
+        """Rows were queued without being claimed: the dispatcher claims now rather than at its next poll."""
         self._left_for_dispatcher = False
         if self.wake_dispatcher is not None:
             self.wake_dispatcher()
@@ -163,18 +143,15 @@ class Outbox:
             self.dispatch_later()
 
     def _room(self, unpaced: int = SEND_CONCURRENCY) -> int:
-        """How many rows a claim made outside the dispatcher may take now: none while stopping, else what the pace lets
-        go within :data:`CLAIM_AHEAD_S` (unpaced: ``unpaced``) less the claimed rows not yet handed to the transport."""
+        """How many rows a claim outside the dispatcher may take now: the pace's less those claimed and not yet sent."""
         if self.stopping:
             return 0
         paced = self._sends_within(CLAIM_AHEAD_S)
         return (unpaced if paced is None else paced) - self._not_yet_sent
 
     def _claim_following(self, session: Session, participant_ids: list[str]) -> list[Claimed]:
-        """In the transaction that records their last sends: claim these participants' next rows
-        (a daily prompt's poll once the prompt has gone), so they need no dispatcher's claim."""
-        # Unpaced, as many as a dispatcher's claim may take: each follows a send that just ended,
-        # and in a burst the commits' own claims keep the smaller room full.
+        """In the transaction recording their last sends: claim these participants' next rows."""
+        # Unpaced, as many as a dispatcher's claim: each follows a send that just ended
         limit = self._room(unpaced=CLAIM_BATCH)
         claimed = claim_next(session, self._claim_some, participant_ids, self.clock.now(), limit) if limit > 0 else []
         counts = collections.Counter(item.participant_id for item in claimed)
@@ -188,13 +165,11 @@ class Outbox:
         return claimed
 
     def send_when_committed(self, commit: Awaitable[list[Claimed]]) -> None:
-        """Send what :meth:`claim_queued` claimed once its transaction has committed (nothing if
-        it failed). Its own task, so a turn cancelled while its commit runs (the service
-        stopping) leaves nothing claimed and unsent; :meth:`settle_handed_over` waits for it."""
+        """Send what :meth:`claim_queued` claimed once committed, in its own task (a cancelled turn: none unsent)."""
         self._hand_over(self._send_committed(commit), "outbox-handed-over")
 
     def _send_in_background(self, claimed: list[Claimed]) -> None:
-        """Send rows claimed outside the dispatcher, one task per participant (in their order)."""
+
         for items in _by_participant(claimed):
             self._hand_over(self._send_all(items), "outbox-following")
 
@@ -213,8 +188,7 @@ class Outbox:
             await self._send_all(claimed)
 
     async def settle_handed_over(self, timeout: float | None = None) -> int:
-        """Wait for the sends handed over by commits (cancelling those still running after
-        ``timeout``); returns how many were waited for."""
+        """Wait for the sends handed over by commits (cancelled after ``timeout``); returns how many."""
         tasks = set(self._handed)
         if not tasks:
             return 0
@@ -235,16 +209,12 @@ class Outbox:
             self._not_yet_sent -= len(items) - started  # each one started counts itself off
 
     def _consent_now(self, item: Claimed) -> None:
-        """The gate at the moment of sending: a hold (STOP, a pause, a withdrawal, an erasure)
-        written since the row was claimed refuses it (:mod:`promptpipe.storage.consent_board`)."""
+        """A hold (STOP, pause, withdrawal, erasure) written since the row was claimed refuses it."""
         if (held := self.db.consent_board.refusal(item.participant_id, item.key, item.board_at)) is not None:
             raise _NoConsent(CANCELLED_BECAUSE[held])
 
     async def _hand_to_transport(self, item: Claimed) -> SentMessage:
-        """Wait for the pace, then send under the limit of sends at once (the transport's call
-        only: waiting for an outcome's commit holds no other send back). Until the call ends the
-        row counts as claimed and not yet sent. Consent is checked last, right before the
-        transport's call; a row that waited for the pace is checked in the database too."""
+        """Wait for the pace, then send under the limit of sends at once; consent is checked right before the call."""
         recipient = Recipient(phone=item.phone, lid=item.lid, number=item.number)
         limiter = self._paces.of(item.number)
         try:
@@ -331,9 +301,7 @@ class Outbox:
         await asyncio.shield(outcome.recorded)
 
     async def _record_outcomes(self) -> None:
-        """Group commit: the outcomes that arrive while one transaction runs go into the next, so
-        a burst of sends costs a few transactions instead of one each. Each send still waits for
-        its own outcome to be committed before the participant's next message goes out."""
+        """Group commit: outcomes arriving while one transaction runs go into the next (each send waits for its own)."""
         while self._outcomes:
             batch, self._outcomes = self._outcomes, []
 

@@ -1,5 +1,4 @@
-"""The pace of sends: a token bucket per WhatsApp number (``SEND_RATE_PER_SECOND``), which the
-outbox waits on before each send and asks how much a claim may take."""
+"""The pace of sends: a token bucket per WhatsApp number (``SEND_RATE_PER_SECOND``)."""
 
 from __future__ import annotations
 
@@ -12,8 +11,7 @@ from promptpipe.clock import Clock
 
 
 class RateLimiter:
-    """Token bucket shared by all sends; ``rate_per_s == 0`` means no limit. Each wait it imposes
-    is longer by a random share of up to ``jitter`` (never shorter: the rate stays a ceiling)."""
+    """Token bucket (``rate_per_s == 0``: no limit); waits are longer by up to ``jitter``, never shorter."""
 
     def __init__(self, rate_per_s: float, clock: Clock, burst: float | None = None, *, jitter: float = 0.0,
                  rng: random.Random | None = None) -> None:
@@ -60,16 +58,14 @@ class RateLimiter:
 
 
 class Paces:
-    """Each of the deployment's numbers' pace (the first number is the default one, which
-    participants without a number have)."""
+    """Each of the deployment's numbers' pace (the first is the default, for participants without a number)."""
 
     def __init__(self, numbers: tuple[str, ...], rate_per_s: float, clock: Clock, *, jitter: float = 0.0) -> None:
         self._default = numbers[0]
         self._limiters = {number: RateLimiter(rate_per_s, clock, jitter=jitter) for number in numbers}
 
     def of(self, number: str | None) -> RateLimiter:
-        """The pace of the number a message goes from (a number no longer in the deployment's
-        list: the default number's)."""
+        """The pace of the number a message goes from (one no longer in the deployment's: the default's)."""
         return self._limiters.get(number or self._default, self._limiters[self._default])
 
     def sends_within(self, seconds: float, numbers: Iterable[str]) -> int | None:

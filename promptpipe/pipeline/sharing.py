@@ -1,12 +1,5 @@
-"""What this service serves when several share one PostgreSQL database (``SEVERAL_SERVICES``).
-
-Each holds leases on some numbers and, one at a time, the ``@alarms`` role (two schedulers must never share
-APScheduler's job store); what it holds stays with it while it runs (:mod:`promptpipe.pipeline.leases`). A
-participant's turns and sends run only in the service holding their number, so their lane stays serial though any
-service may store what they write (the Cloud API's webhook reaches any). Safety does not rest on leases alone: the
-version check makes a second run of a turn write nothing, keys make every input and message once, and a service stops
-sending a number's messages once its lease is lost, before another may take it.
-"""
+"""What this service serves when several share one database: some numbers (a participant's lane stays serial) and, one
+at a time, the ``@alarms`` role (two schedulers must never share APScheduler's job store)."""
 
 from __future__ import annotations
 
@@ -41,8 +34,7 @@ def holder_id() -> str:
 
 
 class LeaseMoved(VersionConflict):
-    """The participant's number is no longer this service's: the turn writes nothing (the holder
-    runs it; a lane treats it as a conflict, reads again and finds the participant not its own)."""
+    """The participant's number is no longer this service's: the turn writes nothing (the holder runs it)."""
 
 
 NumbersCallback = Callable[[frozenset[str]], Awaitable[None]]
@@ -54,8 +46,7 @@ class Sharing:
 
     def __init__(self, db: Database, clock: Clock, plan: NumberPlan, *, ttl: timedelta, heartbeat: timedelta,
                  holder: str | None = None, service: str = "", homes: Mapping[str, str] | None = None) -> None:
-        """``service``: this service's name, the same after a restart (empty: this process's ``holder`` id);
-        ``homes``: the numbers' preferred services by configuration (PREFERRED_SERVICES)."""
+        """``service``: a name that survives restarts; ``homes``: the numbers' preferred services by configuration."""
         self.plan, self.clock = plan, clock
         self.holder = holder or holder_id()
         self.service = service or self.holder
@@ -64,9 +55,7 @@ class Sharing:
         self.on_alarms_gained: RoleCallback | None = None
         self.on_alarms_lost: RoleCallback | None = None
         self._taking_alarms: asyncio.Task[None] | None = None
-        """The alarm clock's start (a reconcile of every job: tens of seconds at 30,000
-        participants) runs beside the keepers' rounds, never inside one: inside, the lease ran
-        out while it ran and the role went round the services."""
+        """The alarm clock's start (tens of seconds) runs beside the keepers' rounds: inside one, the lease ran out."""
         self.numbers_keeper = LeaseKeeper(db, clock, self.holder, plan.numbers,
                                           preferences=Preferences(self.service, dict(homes or {})), ttl=ttl,
                                           heartbeat=heartbeat, on_gained=self._numbers_gained,
@@ -91,9 +80,7 @@ class Sharing:
         return (number or self.plan.default) in self.numbers_keeper.held
 
     def fence(self, session: Session, number: str | None) -> None:
-        """Last in a turn's commit: raise :class:`LeaseMoved` unless this service still holds the
-        participant's number (and keep it from moving until the commit ends). A number given back
-        or taken over while the model was writing the answer is answered by its new holder."""
+        """Last in a turn's commit: raise :class:`LeaseMoved` unless it still holds their number (locked to commit)."""
         name = number or self.plan.default
         token = self.numbers_keeper.token(name)
         if token is None or not still_held(session, name, self.holder, token, self.clock.now()):
@@ -104,8 +91,7 @@ class Sharing:
         return ALARMS_ROLE in self.alarms_keeper.held
 
     async def start(self, *, heartbeats: bool = True) -> None:
-        """One round of each keeper: what this service holds is known when this returns; then
-        one per heartbeat (``heartbeats`` False: only when :meth:`step` is called, as tests do)."""
+        """One round of each keeper now, then one per heartbeat (``heartbeats`` False: only at :meth:`step`)."""
         if heartbeats:
             await self.numbers_keeper.start()
             await self.alarms_keeper.start()

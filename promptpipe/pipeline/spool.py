@@ -1,9 +1,4 @@
-"""An on-disk spool for inbound messages the database could not store (down, disk full, row refused), each a private
-file stored with backoff once it recovers; only if the spool fails too does a message live in memory alone.
-
-The files hold study data: directory 0700, files 0600, written under a temporary name, flushed and renamed, so a crash
-leaves a whole file or none. The message id names the file, so a message spooled twice is one file.
-"""
+"""An on-disk spool (private files, written whole or not at all) for inbound messages the database could not store."""
 
 from __future__ import annotations
 

@@ -1,8 +1,4 @@
-"""What a turn writes besides its messages, state and "done" marks: typed values on its
-:class:`~promptpipe.flow.turn.Outcome`, applied in order by :func:`apply_writes` in the turn's commit, after its
-messages are queued and before its state is saved. A value needing a queued message's transcript id names it by outbox
-key; a few put what the commit learns back on the state it saves (an item's poll, planned instances' ids, counters).
-"""
+"""What a turn writes besides its messages, state and "done" marks, in order in its commit (:func:`apply_writes`)."""
 
 from __future__ import annotations
 
@@ -70,8 +66,7 @@ class Decision:
 
 @dataclass(frozen=True)
 class Delivery:
-    """A daily prompt's delivery row (its poll is how votes find it); the intensity poll, if one
-    went with it, noted on the record."""
+    """A daily prompt's delivery row (its poll is how votes find it), and the intensity poll's id on the record."""
 
     participant_id: str
     inbox_id: int
@@ -176,8 +171,7 @@ class PlannedInstance:
 
 @dataclass(frozen=True)
 class InstancesPlanned:
-    """Instances written once per occasion; ``queue`` keeps only entries that got an instance
-    (one whose occasion was written before is a repeat)."""
+    """Instances written once per occasion; ``queue`` keeps only entries that got an instance."""
 
     plans: list[PlannedInstance]
     queue: list[QueuedQuestionnaire]
@@ -268,7 +262,6 @@ def _plan(session: Session, planned: InstancesPlanned) -> None:
 
 
 def _note_poll(open_: OpenQuestionnaire, message_id: int | None) -> None:
-    """The transcript id of the message that asked the current item (in the commit, before the
-    conversation is saved): a vote on that poll answers it."""
+    """The transcript id of the message that asked the current item: a vote on that poll answers it."""
     if message_id is not None:
         open_.poll_ids.append(message_id)
