@@ -1,12 +1,6 @@
-"""The numbers of a run and of two runs side by side, each with a 95 % interval: pass rates (Wilson),
-mean judge scores (t), each criterion's low scores and worst conversation, the judging passes'
-self-consistency (exact, within one, quadratic-weighted kappa), the judge's health (:mod:`.trust`), and
-differences B − A (Newcombe, Welch, or a paired bootstrap seeded by the row's name, so a rerun on
-the same data prints the same numbers). Plain Python: the runs are small.
-
-With repeats (``--repeats``) the unit is the persona or case: a check fails it when it fails in any
-repeat; a mean averages its repeats first, so repeats narrow no interval they do not earn; the low
-scores and each conversation's own score read every repeat."""
+"""The numbers of a run and of two runs side by side, each with a 95 % interval (Wilson, t, Newcombe, Welch, or a
+bootstrap seeded by the row's name, so a rerun prints the same). With repeats the unit is the persona or case: a mean
+averages its repeats first, so repeats narrow no interval they do not earn."""
 
 from __future__ import annotations
 
@@ -98,8 +92,7 @@ def _per_conversation(run: RunResult, criterion: str) -> dict[str, float]:
 
 
 def _per_subject(run: RunResult, criterion: str) -> dict[str, float]:
-    """Each persona's or case's score on a criterion: its repeats' scores averaged (the conversation's
-    own score when it ran once)."""
+    """Each persona's or case's score on a criterion: its repeats' scores averaged."""
     subjects, given = subject_ids(run), defaultdict(list)
     for conversation, value in _per_conversation(run, criterion).items():
         given[subjects.get(conversation, conversation)].append(value)
@@ -166,8 +159,7 @@ def _agreements(run: RunResult) -> tuple[Agreement, ...]:
 
 
 def summarise(run: RunResult) -> Summary:
-    """Pass rates per check, mean scores per criterion (and per group and conversation), the passes'
-    self-consistency, the judge's health and calibration, and the run's cost."""
+    """Pass rates, mean scores, the passes' self-consistency, the judge's health and calibration, and the cost."""
     tokens = run.judge_tokens
     for conversation in run.conversations:
         tokens = tokens + conversation.tokens + conversation.player_tokens
@@ -219,9 +211,8 @@ def _welch(a: Sequence[float], b: Sequence[float]) -> Interval:
 
 
 def compare(a: RunResult, b: RunResult) -> Comparison:
-    """Each check's pass rate and each criterion's mean in A and in B, and B − A with its interval:
-    paired by persona or case (bootstrap) when both runs have the same ones, else unpaired
-    (Newcombe for rates, Welch for means)."""
+    """Each check's pass rate and criterion's mean in A and B, and B − A: paired by persona or case (bootstrap) when
+    both runs have the same ones, else Newcombe for rates, Welch for means."""
     same = {c.subject for c in a.conversations} == {c.subject for c in b.conversations} and bool(a.conversations)
     rows = []
     for check in _ordered([result.check for result in a.checks] + [result.check for result in b.checks]):
