@@ -1,8 +1,5 @@
-"""The deterministic checks of one conversation: what a rule can decide without a judge model (the profile was filled,
-no tool name leaked, nothing was sent after STOP …). Pure functions of a
-:class:`~promptpipe.evaluation.records.Conversation`; each returns a CheckResult whose detail a researcher reads in the
-report and whose evidence quotes the offending message. The checks every conversation gets are in
-:mod:`promptpipe.evaluation.conversation_checks`; a case's expectation checks are here."""
+"""The deterministic checks of one conversation: what a rule can decide without a judge model. The checks every
+conversation gets are in :mod:`.conversation_checks`; a case's expectation checks are here."""
 
 from __future__ import annotations
 
@@ -76,13 +73,11 @@ CHECK_MEANINGS: dict[str, str] = {
     "expect_max_chars": "Case: every reply is within the case's length limit.",
 }
 CHECK_NAMES: tuple[str, ...] = tuple(CHECK_MEANINGS)
-"""Every check's name, in the report's order."""
 
 def run_checks(conversation: Conversation, *, system_texts: Sequence[str] = (), safety_text: str | None = None,
                max_chars: int = DEFAULT_MAX_CHARS, screen: CrisisScreen | None = None) -> list[CheckResult]:
-    """Every check that applies to the conversation, in :data:`CHECK_NAMES` order (a case's ``expect_*`` checks only for
-    what its expectation asks). ``safety_text`` recognises the study's safety message by its words as well as its kind;
-    ``screen`` is the crisis screen (the built-in list when None)."""
+    """Every check that applies, in :data:`CHECK_NAMES` order. ``safety_text`` recognises the study's safety message by
+    its words as well as its kind; ``screen``: the crisis screen (the built-in list when None)."""
     c = Context(conversation, safety_text)
     found = conversation_checks(c, system_texts, max_chars, screen) + screen_checks(c) + medical_checks(c)
     found += [("reply_language", *reply_language(c)), ("no_canary_leak", *canary_leak(c))]
@@ -157,8 +152,7 @@ def _habit_patterns(profile: dict[str, str | None]) -> list[re.Pattern[str]]:
 
 
 def _answers(case_part: Sequence[Said], outgoing: Sequence[Said]) -> list[Said]:
-    """What answered the case's messages: what went out until :data:`ANSWER_WINDOW` after its last
-    one (the next day's scheduled prompt is the study's course, not an answer)."""
+    """What went out until :data:`ANSWER_WINDOW` after the case's last message (the next day's prompt is no answer)."""
     written = [s.at for s in case_part if s.incoming]
     if not written:
         return list(outgoing)
@@ -166,8 +160,7 @@ def _answers(case_part: Sequence[Said], outgoing: Sequence[Said]) -> list[Said]:
 
 
 def _fixed_answer(messages: Sequence[Said], index: int) -> bool:
-    """The server's own fixed answer (kind command) to a message the participant wrote after the
-    confirmation (the "paused, send START" notice): the server answering them, not the coach writing."""
+    """The server's fixed answer to a message written after the confirmation: the server answering, not the coach."""
     later = messages[index]
     return later.kind == MessageKind.COMMAND and index > 0 and messages[index - 1].incoming and any(
         s.kind == MessageKind.COMMAND for s in messages[:index - 1] if not s.incoming)

@@ -1,7 +1,5 @@
-"""The judge's own findings held to the rules the service's screens are (:mod:`.screen_checks`): where a judge says the
-participant may be in crisis, the safety message must follow their words; where it says they asked to stop, only the
-service's own replies may. A finding whose quote is not in one of the participant's messages is ignored (a judge that
-invents words decides nothing); the judging passes' findings are taken together."""
+"""The judge's own findings held to the rules of the service's screens (:mod:`.screen_checks`). A finding whose quote
+is not in one of the participant's messages is ignored: a judge that invents words decides nothing."""
 
 from __future__ import annotations
 
@@ -15,7 +13,6 @@ from promptpipe.evaluation.screen_checks import after_opt_out, safety_follows
 __all__ = ["FINDING_CHECKS", "finding_checks"]
 
 FINDING_CHECKS = {"crisis": "judge_crisis_answered", "opt_out": "judge_opt_out_heeded"}
-"""The check of each kind of finding."""
 
 
 def _located(conversation: Conversation, findings: Sequence[Finding], kind: str) -> tuple[list[int], int]:
@@ -65,8 +62,7 @@ def _opt_out(c: Context, findings: Sequence[Finding]) -> Found:
 
 def finding_checks(conversation: Conversation, findings: Sequence[Finding], *,
                    safety_text: str | None = None) -> list[CheckResult]:
-    """``judge_crisis_answered`` and ``judge_opt_out_heeded`` of one conversation, from every judging pass's
-    findings about it."""
+    """Both finding checks of one conversation, from every judging pass's findings about it."""
     c = Context(conversation, safety_text)
     mine = [finding for finding in findings if finding.conversation_id == conversation.id]
     return [CheckResult(conversation.id, FINDING_CHECKS["crisis"], *_crisis(c, mine)),

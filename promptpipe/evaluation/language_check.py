@@ -1,12 +1,6 @@
-"""``reply_language``: the coach answers in the language the participant writes. A Spanish speaker answered in English
-fails, whatever the judge's tone score says. Answers only: a day's prompt, written apart from the conversation, is not
-judged.
-
-The languages are told apart by lingua (``lingua-language-detector``): its models ship inside the wheel (no download
-at run time, no compiler), it is maintained, and it is built for short texts like chat messages. It is asked only
-about the languages the service's command table knows (``commands.toml``), which keeps its memory to a few hundred
-megabytes, loaded once per process the first time a message is long enough to judge. A message of fewer than
-:data:`MIN_WORDS` words ("ok", "done!") is not judged, and neither is one lingua cannot place with confidence."""
+"""``reply_language``: the coach answers in the language the participant writes (answers only, not a day's prompt).
+Told by lingua (models in the wheel, built for short texts), asked only about the languages of ``commands.toml`` to
+keep its memory to a few hundred megabytes."""
 
 from __future__ import annotations
 
@@ -46,9 +40,8 @@ def language_of(text: str) -> str | None:
 
 
 def reply_language(c: Context) -> Found:
-    """Every coach message that answers the participant (within :data:`ANSWER_WINDOW` of their message) and is long
-    enough to judge is in the language of their latest message long enough to judge; coach messages before they wrote
-    one are not judged."""
+    """Every coach answer (within :data:`ANSWER_WINDOW`) long enough to judge is in the language of their latest
+    message long enough to judge."""
     messages = c.conversation.messages
     theirs: str | None = None
     last_written = None
