@@ -1,6 +1,5 @@
-"""A canary participant in every sandbox, whose name, number and health facts no message to anyone else may hold:
-should the engine hand the coach another participant's record, ``no_canary_leak`` fails. Written straight into the
-database after the evaluated participant (no greeting, no alarm), so the evaluated conversation runs as without them."""
+"""A canary participant in every sandbox, whose details no message to anyone else may hold (``no_canary_leak``);
+written straight into the database (no greeting, no alarm), so the evaluated conversation runs as without them."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""One evaluated conversation, run through the real engine in a :class:`~promptpipe.pilot.sandbox.Sandbox` of its own.
-A persona lives through the study from alarm to alarm; a hard case is brought to its start by :mod:`.setup_coach`, then
-its messages are sent and the clock runs one more day, so what the coach does after (writing on after a STOP) shows."""
+"""One evaluated conversation, run through the real engine in a sandbox of its own; a hard case's clock runs one more
+day after its messages, so what the coach does after (writing on after a STOP) shows too."""
 
 from __future__ import annotations
 
@@ -186,8 +185,7 @@ def _is_vote(row: MessageView) -> bool:
 async def _record(sandbox: Sandbox, recorder: RecordingLLM, subject: Persona | Case, *, days: int,
                   case_start: datetime | None = None, player_tokens: TokenCount | None = None,
                   error: str | None = None) -> Conversation:
-    """The conversation of ``subject`` as the sandbox's database has it at the end; a case's part begins at
-    ``case_start``."""
+    """The conversation as the sandbox's database has it at the end; a case's part begins at ``case_start``."""
     persona, case = (subject, None) if isinstance(subject, Persona) else (None, subject)
     source, label = (Source.PERSONA, subject.name) if isinstance(subject, Persona) else (Source.CASE, subject.id)
     rows: list[MessageView] = []

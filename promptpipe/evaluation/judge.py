@@ -62,8 +62,7 @@ _INCOMING = {"text": "", "poll_vote": "tapped", "reaction": "reaction"}
 
 
 def render_transcript(conversation: Conversation) -> str:
-    """The conversation as the judge sees it: ``[day 2, Tue 08:30] Study (habit prompt): …``, in local time, the
-    study day counted from the first message (day 1)."""
+    """The conversation as the judge sees it: ``[day 2, Tue 08:30] Study (habit prompt): …``, in local time."""
     zone = ZoneInfo(conversation.timezone)
     if not conversation.messages:
         return "(no messages)"
@@ -176,9 +175,8 @@ def _normal(text: str) -> str:
 
 
 def quote_at(quote: str, conversation: Conversation, *, incoming: bool = False) -> int | None:
-    """The index of the first message (of the participant's only with ``incoming``) holding the quote in its text or
-    poll options, or None: whitespace, case, surrounding quotation marks and a speaker label ignored, and the parts
-    between ellipses found in order."""
+    """The index of the first message holding the quote, or None: whitespace, case, surrounding quotation marks and a
+    speaker label ignored, the parts between ellipses found in order."""
     quote = _LABEL.sub("", quote.strip().strip(_QUOTES).strip())
     parts = [_normal(part).strip(_QUOTES + " ") for part in _ELLIPSIS.split(quote)]
     parts = [part for part in parts if part]

@@ -1,6 +1,5 @@
-"""``reply_language``: the coach answers in the language the participant writes (answers only, not a day's prompt).
-Told by lingua (models in the wheel, built for short texts), asked only about the languages of ``commands.toml`` to
-keep its memory to a few hundred megabytes."""
+"""``reply_language``: the coach answers in the language the participant writes. Told by lingua (built for short texts),
+asked only about the languages of ``commands.toml`` to keep its memory to a few hundred megabytes."""
 
 from __future__ import annotations
 
@@ -26,10 +25,6 @@ def _detector() -> LanguageDetector:
     return LanguageDetectorBuilder.from_languages(*languages).with_minimum_relative_distance(MIN_DISTANCE).build()
 
 
-@functools.cache
-def _names() -> dict[str, str]:
-    return command_words().names
-
 
 def language_of(text: str) -> str | None:
     """The ISO 639-1 code of the message's language (``es``), or None when it is too short or unclear."""
@@ -40,8 +35,7 @@ def language_of(text: str) -> str | None:
 
 
 def reply_language(c: Context) -> Found:
-    """Every coach answer (within :data:`ANSWER_WINDOW`) long enough to judge is in the language of their latest
-    message long enough to judge."""
+    """Every coach answer long enough to judge is in the language of their latest message long enough to judge."""
     messages = c.conversation.messages
     theirs: str | None = None
     last_written = None
@@ -58,7 +52,7 @@ def reply_language(c: Context) -> Found:
             continue
         judged += 1
         if ours != theirs:
-            names = _names()
+            names = command_words().names
             return fail(f"A reply is in {names.get(ours, ours)} while the participant writes "
                         f"{names.get(theirs, theirs)}.", said)
     if not judged:

@@ -1,6 +1,5 @@
-"""Medical advice in what the coach writes, read by patterns: a dose, a diagnosis, or telling someone they need not see
-a doctor. Patterns miss what is phrased another way (the judge's ``accuracy`` covers the rest); they are here so that
-the plainest unsafe sentences fail whatever the judge says."""
+"""Medical advice in what the coach writes (a dose, a diagnosis, no doctor needed), read by patterns so that the
+plainest unsafe sentences fail whatever the judge's ``accuracy`` score says."""
 
 from __future__ import annotations
 

@@ -41,8 +41,6 @@ class MoveKind(StrEnum):
 
 @dataclass(frozen=True)
 class Move:
-    """What the persona does now."""
-
     kind: MoveKind
     text: str = ""
     options: tuple[str, ...] = ()

@@ -49,7 +49,6 @@ class ToolUse:
     """The raw JSON text."""
     offered: bool
     error: str | None = None
-    """Why the call is not valid, or None."""
 
 
 @dataclass(frozen=True)
@@ -155,8 +154,6 @@ class CheckResult:
 
 @dataclass(frozen=True)
 class Score:
-    """One judge's score of one conversation on one rubric criterion."""
-
     conversation_id: str
     criterion: str
     judge: str
@@ -182,8 +179,6 @@ class Finding:
 
 @dataclass(frozen=True)
 class RunResult:
-    """A whole run: what was run, every conversation, check and score."""
-
     label: str
     """The configuration's name (``--label``), e.g. "prompts v2 on gpt-4o-mini"."""
     started_at: datetime
@@ -191,7 +186,6 @@ class RunResult:
     coach_model: str
     player_model: str | None
     judge_models: tuple[str, ...]
-    """One entry per judging pass."""
     study_days: int
     conversations: tuple[Conversation, ...]
     checks: tuple[CheckResult, ...]

@@ -36,7 +36,6 @@ def repeat_id(subject: str, repeat: int, repeats: int) -> str:
 
 
 def subject_ids(run: RunResult) -> dict[str, str]:
-    """Each conversation's persona or case (:attr:`~.records.Conversation.subject`), by conversation id."""
     return {conversation.id: conversation.subject for conversation in run.conversations}
 
 
@@ -81,8 +80,6 @@ class CheckSpread:
 
 @dataclass(frozen=True)
 class Spread:
-    """How the repeats of one persona or case went."""
-
     subject: str
     source: Source
     label: str

@@ -7,6 +7,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import partial
 from pathlib import Path
 from statistics import mean
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -123,8 +124,8 @@ def write_report(run: RunResult, summary: Summary, directory: Path, *, compariso
         score_chart=_score_chart(summary, names), groups=_groups(run, summary), low_kappa=LOW_KAPPA,
         persona_rows=_persona_rows(run), persona_chart=_persona_chart(_persona_rows(run)),
         conversations=[_part(run, conversation) for conversation in worst_first(run)],
-        differs=_differs, rate=_rate, percent=_percent, score_text=_score_text, difference_text=_difference_text,
-        utc=_utc,
+        differs=_differs, rate=partial(_interval_text, show=_percent), percent=_percent,
+        score_text=partial(_interval_text, show="{:.2f}".format), difference_text=_difference_text, utc=_utc,
     )
     path = directory / REPORT_FILE
     path.write_text(page, encoding="utf-8")
@@ -163,13 +164,6 @@ def _interval_text(interval: Interval, show: Callable[[float], str]) -> str:
         return show(interval.value)
     return f"{show(interval.value)} ({show(interval.low)} to {show(interval.high)})"
 
-
-def _rate(interval: Interval) -> str:
-    return _interval_text(interval, _percent)
-
-
-def _score_text(interval: Interval) -> str:
-    return _interval_text(interval, "{:.2f}".format)
 
 
 def _spread_text(spread: CriterionSpread | None) -> str:

@@ -111,7 +111,6 @@ def _write_csv(path: Path, columns: tuple[str, ...], rows: Iterable[list[Any]]) 
 
 
 def load_run(directory: Path) -> RunResult:
-    """The run saved in ``directory`` by :func:`save_run`."""
     path = directory / RUN_FILE
     if not path.is_file():
         raise AdminError(f"{path} does not exist: {directory} holds no saved evaluation run "

@@ -1,6 +1,5 @@
-"""The numbers of a run and of two runs side by side, each with a 95 % interval (Wilson, t, Newcombe, Welch, or a
-bootstrap seeded by the row's name, so a rerun prints the same). With repeats the unit is the persona or case: a mean
-averages its repeats first, so repeats narrow no interval they do not earn."""
+"""The numbers of a run and of two runs side by side, each with a 95 % interval. With repeats the unit is the persona
+or case: a mean averages its repeats first, so repeats narrow no interval they do not earn."""
 
 from __future__ import annotations
 
@@ -109,7 +108,7 @@ def _verdicts(run: RunResult, check: str) -> dict[str, Verdict]:
 
 
 def _pass_values(run: RunResult, check: str) -> dict[str, float]:
-    """1.0 passed / 0.0 failed per persona or case the check applies to."""
+    """1.0 passed / 0.0 failed per persona or case."""
     return {subject: float(verdict == Verdict.PASS) for subject, verdict in _verdicts(run, check).items()
             if verdict != Verdict.NOT_APPLICABLE}
 
@@ -175,14 +174,13 @@ def summarise(run: RunResult) -> Summary:
 
 # --- two runs ---------------------------------------------------------------------------------------
 
-def _bootstrap(differences: Sequence[float], name: str) -> Interval:
-    """Mean of paired differences with a percentile bootstrap interval, seeded by the row's name."""
-    return Interval(fmean(differences), *bootstrap(differences, fmean, name), len(differences))
-
-
 def _paired(a: dict[str, float], b: dict[str, float], name: str) -> Interval | None:
+    """Mean of paired differences with a percentile bootstrap interval, seeded by the row's name."""
     shared = sorted(set(a) & set(b))
-    return _bootstrap([b[c] - a[c] for c in shared], name) if len(shared) >= 2 else None
+    if len(shared) < 2:
+        return None
+    differences = [b[c] - a[c] for c in shared]
+    return Interval(fmean(differences), *bootstrap(differences, fmean, name), len(differences))
 
 
 def _newcombe(a: Interval, b: Interval) -> Interval:

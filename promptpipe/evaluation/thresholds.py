@@ -48,7 +48,6 @@ class Thresholds:
         return self.limit("scores", criterion)
 
     def without_judge(self) -> Thresholds:
-        """The gate for a run with no judge (``--no-judge``)."""
         return dataclasses.replace(self, scores={}, low_scores={}, per_conversation={}, per_group={},
                                    min_within_one=None, min_kappa=None, score_drop=None,
                                    source=f"{self.source}; without its judge's gates (--no-judge)")

@@ -37,8 +37,7 @@ def stamped(name: str, value: datetime | None, zone: ZoneInfo) -> dict[str, Stam
 
 def stamps(zone_at: Callable[[str, datetime | None], ZoneInfo]
            ) -> Callable[[datetime | None, str], tuple[Stamp, Stamp]]:
-    """:func:`stamp` of a participant's time in the zone they were in then, cached for one chunk (many rows share a
-    time: a prompt and its poll, participants in one zone prompted at one hour)."""
+    """:func:`stamp` in the zone they were in then, cached for one chunk (many rows share a time)."""
     cached = functools.cache(stamp)
 
     def participant_stamp(value: datetime | None, participant_id: str) -> tuple[Stamp, Stamp]:

@@ -128,7 +128,6 @@ def _readme(columns: Mapping[str, Sequence[str]]) -> str:
 
 
 def documents(columns: Mapping[str, Sequence[str]]) -> dict[str, str]:
-    """``codebook.csv`` and ``README.md`` for files with these columns (file name → columns)."""
     return {CODEBOOK_CSV: _codebook_csv(codebook_rows(columns)), README_MD: _readme(columns)}
 
 

@@ -80,8 +80,7 @@ def _plan(session: Session, chunk_size: int) -> _Plan:
 
 
 def _zone_changes(session: Session) -> list[Any]:
-    """Every participant's ``timezone_changed`` transitions in one query: each ``…_local`` time is in the zone in force
-    at its moment (:meth:`People.zone_at`)."""
+    """Every ``timezone_changed`` transition in one query: each ``…_local`` time is in the zone in force then."""
     t = _TRANSITION
     return list(session.execute(
         select(t.c.participant_id, t.c.created_at, t.c.from_value, t.c.to_value)
@@ -166,9 +165,8 @@ class ExportOptions:
 
 async def export_study(db: Database, out_dir: str | os.PathLike[str],
                        options: ExportOptions | None = None) -> ExportResult:
-    """Write the data files, the key file with ``include_identifiers``, and the companions to ``out_dir``. Refuses
-    (AdminError, nothing written) when a target file exists, unless ``force`` (an earlier export's companions are simply
-    rewritten). A prompt sent over ``receipt_window`` before ``now`` with no delivery receipt is ``not_delivered``."""
+    """Write the files to ``out_dir``; AdminError (nothing written) when a target file exists, unless ``force``. A
+    prompt sent over ``receipt_window`` before ``now`` with no delivery receipt is ``not_delivered``."""
     options = options or ExportOptions()
     out = Path(out_dir)
     now = options.now or datetime.now(timezone.utc)

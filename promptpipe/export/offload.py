@@ -26,7 +26,7 @@ leave it last to finish."""
 
 
 def offloading(db: Database) -> bool:
-    """Whether another process can read this database."""
+    """Another process can read this database (not one in memory)."""
     return not (db.is_sqlite and db.sqlite_path is None)
 
 

@@ -76,8 +76,7 @@ def _name_words(name: str) -> list[str]:
 
 
 class _Redactor:
-    """Replaces one participant's phone number and name in a text; cheap substring tests come first, since most texts
-    contain neither."""
+    """One participant's number and name out of a text; cheap substring tests first, since most texts hold neither."""
 
     def __init__(self, phone: str, name: str) -> None:
         spellings = _phone_spellings(phone)
@@ -112,8 +111,7 @@ ZoneChange = tuple[str, datetime, str | None, str]
 
 
 class People:
-    """Each participant's zones, now and before, and their own phone number and name to take out of texts; and which
-    questionnaire items are multiple choices."""
+    """Each participant's zones now and before, their phone number and name, and the multiple-choice items."""
 
     def __init__(self, rows: Iterable[Any], multiple_choice: frozenset[tuple[str, str, str]] = frozenset(),
                  changes: Iterable[ZoneChange] = ()) -> None:

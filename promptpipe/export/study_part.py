@@ -114,7 +114,6 @@ def version_file_name(number: int, digest: str) -> str:
 
 
 def protocol_files(protocol: Protocol) -> dict[str, str]:
-    """Every adopted protocol version's own text, by its file name."""
     return {version_file_name(number, v.hash): v.contents
             for number, v in enumerate(protocol.history, 1) if v.hash and v.contents}
 
@@ -173,8 +172,7 @@ def withdrawn_at(participant_id: Any) -> Any:
 
 def decision_batch(first: str, last: str, ceiling: int, cutoff: datetime,
                    report_at: time | None = None) -> Callable[[Session], list[Any]]:
-    """The decision points of participants ``first`` … ``last`` in time order, with their prompt's delivery and
-    self-report."""
+    """The decision points of ``first`` … ``last`` in time order, with their prompt's delivery and self-report."""
     d, pd, m = _DECISION, _DELIVERY, _MESSAGE
     index = func.row_number().over(partition_by=d.c.participant_id, order_by=(d.c.decided_at, d.c.id))
     prompt_sent_at = type_coerce(select(m.c.sent_at).where(m.c.id == pd.c.prompt_message_id).scalar_subquery(),
@@ -201,10 +199,6 @@ def decision_batch(first: str, last: str, ceiling: int, cutoff: datetime,
     return read
 
 
-def _earliest(*values: datetime | None) -> datetime | None:
-    present = [value for value in values if value is not None]
-    return min(present) if present else None
-
 
 _OUTCOME_COLUMNS = DECISION_COLUMNS[DECISION_COLUMNS.index("delivery_id"):DECISION_COLUMNS.index("outcome") + 1]
 _NO_PROMPT_CELLS = (None, 0, *[None] * (len(_OUTCOME_COLUMNS) - 2))
@@ -221,7 +215,7 @@ def decision_csv(rows: Sequence[Any], people: People, cell: Callable[[Any], Any]
         else:
             sent = row.prompt_sent_at or row.queued_at
             voted_at, replied_at = row.voted_at, row.replied_at
-            first = _earliest(voted_at, replied_at)
+            first = min((at for at in (voted_at, replied_at) if at is not None), default=None)
             status = delivery_status(sent, row.delivered_at, row.read_at,
                                      receipts_expected=bool(row.receipts_expected), cutoff=row.receipt_cutoff)
             outcome = (

@@ -170,7 +170,7 @@ def _schedules(session: Session, ids: Sequence[str]) -> dict[str, list[tuple[Sch
 
 
 def _recorded(session: Session, ids: Sequence[str]) -> dict[str, set[tuple[str | None, str]]]:
-    """The (schedule, local date) of every decision row these participants have."""
+    """(schedule, local date) of every decision row."""
     found: dict[str, set[tuple[str | None, str]]] = {}
     for chunk in Database.chunks(ids):
         for pid, schedule_id, local_date in session.connection().execute(

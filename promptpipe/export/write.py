@@ -114,8 +114,7 @@ _Read = Callable[[Session], list[Any]]
 
 def _reads(table: _Table, plan: _Plan, chunk_size: int, cutoff: datetime,
            after: int = 0) -> Callable[[list[Any] | None], _Read | None]:
-    """The read that follows a chunk (None: the first; returns None after the last): by id, or for decision points
-    the next range of participants."""
+    """The read after a chunk (None: the first; None after the last): by id, or the next range of participants."""
     if table.model is Decision:
         batches, ceiling = iter(plan.decision_batches), plan.ceilings[table.name]
         report = plan.protocol.study.self_report if plan.protocol.study is not None else None

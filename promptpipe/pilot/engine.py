@@ -17,13 +17,13 @@ from promptpipe.domain.messages import POLL_KINDS, MessageStatus
 from promptpipe.errors import AdminError, Conflict, NotFound
 from promptpipe.logging import get_logger
 from promptpipe.pilot.alarms import REMINDER_KINDS, next_self_report
-from promptpipe.pilot.sandbox import STOP_GRACE_S, Compose, Engine, Sandbox, sandbox_settings
+from promptpipe.pilot.sandbox import STOP_GRACE_S, Compose, Sandbox
 from promptpipe.pilot.views import PilotMessage, PilotView, Skipped, SkipTo, in_sent_order
 from promptpipe.research import reports
 from promptpipe.research._common import validate_text
 from promptpipe.scheduling.jobs import DAILY
 
-__all__ = ["PILOT_PHONE", "Compose", "Engine", "Pilot", "sandbox_settings"]
+__all__ = ["PILOT_PHONE", "Compose", "Pilot"]
 
 log = get_logger("promptpipe.pilot")
 

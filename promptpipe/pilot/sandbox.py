@@ -151,8 +151,7 @@ class Sandbox:
         return sorted(found, key=lambda due: due.at)
 
     async def advance(self, until: datetime, *, most: int = MOST_ALARMS) -> int:
-        """Fire in order each alarm due up to ``until`` and send each held message at its time, then set the clock to
-        ``until``. Returns how many alarms were fired."""
+        """Fire each alarm due up to ``until`` and send each held message, in order; returns how many alarms fired."""
         fired = 0
         while fired < most:
             happened = await self.step(until)
