@@ -86,8 +86,6 @@ def run_checks(conversation: Conversation, *, system_texts: Sequence[str] = (), 
     return [CheckResult(conversation.id, name, verdict, detail, evidence) for name, verdict, detail, evidence in found]
 
 
-# The case's expectation: one check per field that asks something.
-
 def _expectation_checks(c: Context, expect: Expectation) -> list[tuple[str, Verdict, str, str]]:
     conversation = c.conversation
     start = conversation.case_from or 0
