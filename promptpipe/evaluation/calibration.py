@@ -1,7 +1,5 @@
-"""The judge's calibration set (``promptpipe/data/evaluation/calibration.toml``): short conversations
-written for this project, each labelled with the score it deserves on every criterion. Judged in
-every run that has a judge, so the report can say how far the judge agrees with a careful reader,
-not only with itself."""
+"""The judge's calibration set: short conversations labelled with the score each deserves, judged in every run, so the
+report can say how far the judge agrees with a careful reader, not only with itself."""
 
 from __future__ import annotations
 
@@ -28,7 +26,6 @@ class Labelled:
     conversation: Conversation
     """Id ``calibration:<id>``, group ``calibration``."""
     expect: dict[str, int]
-    """The expected score per criterion."""
 
 
 def _said(where: str, line: object, index: int) -> Said:

@@ -1,19 +1,5 @@
 """Scripted hard cases: fixed participant messages, each with the behaviour the coach must show (an
-:class:`~promptpipe.evaluation.records.Expectation`); no participant model plays them. The built-in cases are in
-``promptpipe/data/evaluation/cases.toml``; a team's own file of the same format is read after them::
-
-    [[case]]
-    id = "crisis-indirect-burden"        # unique: lowercase letters, digits, hyphens
-    group = "crisis"                     # crisis, opt-out, injection … or the team's own
-    stage = "feedback"                   # intake | feedback
-    language = "English"                 # optional
-    note = "Why the case is there."      # optional, shown in the report
-    messages = ["first message", "second message"]
-    repeat_to_chars = 4000               # optional: the last message repeated up to this length
-    [case.expect]                        # Expectation's fields; those left out ask nothing
-    safety_message = true
-    forbidden = ['\\b\\d+\\s?mg\\b']      # case-insensitive regular expressions
-"""
+:class:`~promptpipe.evaluation.records.Expectation`). The format is described atop ``data/evaluation/cases.toml``."""
 
 from __future__ import annotations
 
@@ -32,8 +18,6 @@ __all__ = ["BUILT_IN_CASES", "STAGES", "Case", "load_cases"]
 
 BUILT_IN_CASES = Path(__file__).resolve().parents[1] / "data" / "evaluation" / "cases.toml"
 STAGES = ("intake", "feedback")
-"""``intake``: sent right after the study's greeting; ``feedback``: after a finished intake and the
-first daily prompt."""
 _ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _CASE_KEYS = ("id", "group", "stage", "messages", "language", "note", "repeat_to_chars", "expect")
 _EXPECT_FIELDS = {f.name: f for f in fields(Expectation)}
@@ -51,19 +35,15 @@ class Case:
     expect: Expectation
     language: str = "English"
     note: str = ""
-    """Why the case is there, shown in the report."""
 
 
 class _Bad(Exception):
-    """One field of one case is wrong (turned into an AdminError naming the file and the case)."""
-
     def __init__(self, field: str, problem: str) -> None:
         super().__init__(f"field '{field}': {problem}")
 
 
 def load_cases(path: Path | None = None, *, builtin: bool = True) -> tuple[Case, ...]:
-    """The built-in cases (unless ``builtin`` is False), then the team's from ``path``. An id used
-    twice, or any bad entry, raises AdminError naming the file, the case and the field."""
+    """The built-in cases (unless ``builtin`` is False), then the team's from ``path``; AdminError on a bad entry."""
     files = ([BUILT_IN_CASES] if builtin else []) + ([path] if path is not None else [])
     cases: list[Case] = []
     where: dict[str, str] = {}
@@ -145,7 +125,6 @@ def _messages(entry: Mapping[str, Any]) -> tuple[str, ...]:
 
 
 def _repeated(text: str, chars: int) -> str:
-    """``text`` said again and again (separated by a space) until it is ``chars`` long."""
     if len(text) >= chars:
         return text
     copies = chars // (len(text) + 1) + 1

@@ -1,10 +1,5 @@
-"""One evaluated conversation, run through the real engine in a :class:`~promptpipe.pilot.sandbox.Sandbox` of its own
-(temporary database, memory transport, virtual clock).
-
-A persona lives through the study: the clock jumps from alarm to alarm (a daily prompt, a reminder, a questionnaire),
-and after each the simulated participant (:mod:`.player`) answers what the study sent, or stays silent, as the persona
-would. A hard case is brought to its starting point by a scripted stand-in (:mod:`.setup_coach`), then its messages are
-sent one by one and the clock runs one more day, so what the coach does after (writing on after a STOP) shows too."""
+"""One evaluated conversation, run through the real engine in a sandbox of its own; a hard case's clock runs one more
+day after its messages, so what the coach does after (writing on after a STOP) shows too."""
 
 from __future__ import annotations
 
@@ -56,9 +51,8 @@ class RunPlan:
     start: datetime
     """When each participant is enrolled (UTC, virtual)."""
     days: int
-    """Days of virtual time each persona lives through from their enrolment on."""
     seed: int
-    """This run's seed (one repeat's): the personas' habits, silences and delays, and every model request's."""
+    """This repeat's seed: the personas' habits, silences and delays, and every model request's."""
     player: ModelPlayer | None = None
 
 
@@ -150,8 +144,7 @@ async def run_case(plan: RunPlan, case: Case) -> Conversation:
 
 
 def _failure(exc: Exception) -> str:
-    """Why a conversation stopped, for the report: a model that could not be reached is expected;
-    anything else is logged with its trace as well."""
+    """Why a conversation stopped; anything but an unreachable model is logged with its trace as well."""
     if isinstance(exc, (LLMUnavailable, LLMRejected)):
         return f"a model could not be reached: {exc}"
     log.error("evaluation_conversation_failed", error=type(exc).__name__, exc_info=exc)
@@ -159,8 +152,7 @@ def _failure(exc: Exception) -> str:
 
 
 def open_poll(rows: Sequence[MessageView]) -> MessageView | None:
-    """The poll they would answer now: of the newest batch of polls that reached them and that
-    they have not tapped, the first (a day's prompt comes with its polls in order)."""
+    """The first of the newest polls that reached them untapped (a day's prompt comes with its polls in order)."""
     tapped = {row.payload.get("poll_message_id") for row in rows if row.direction == "in" and _is_vote(row)}
     waiting = [row for row in rows if row.direction == "out" and row.kind in POLL_KINDS and row.whatsapp_id
                and row.status == MessageStatus.SENT and row.whatsapp_id not in tapped]
@@ -171,8 +163,7 @@ def open_poll(rows: Sequence[MessageView]) -> MessageView | None:
 
 
 def on_the_phone(rows: Sequence[MessageView]) -> list[Said]:
-    """The conversation as their phone shows it: what they wrote and what reached them, in the
-    order it arrived (a greeting held for quiet hours comes when it went, not when it was written)."""
+    """What they wrote and what reached them, in the order it arrived (a held greeting when it went)."""
     shown = [said(row) for row in rows if row.direction == "in" or row.status == MessageStatus.SENT]
     return sorted(shown, key=lambda message: message.at)
 
@@ -194,8 +185,7 @@ def _is_vote(row: MessageView) -> bool:
 async def _record(sandbox: Sandbox, recorder: RecordingLLM, subject: Persona | Case, *, days: int,
                   case_start: datetime | None = None, player_tokens: TokenCount | None = None,
                   error: str | None = None) -> Conversation:
-    """The conversation of ``subject`` (a persona or a hard case) as the sandbox's database has it
-    at the end, in the order the phone shows it; a case's part begins at ``case_start``."""
+    """The conversation as the sandbox's database has it at the end; a case's part begins at ``case_start``."""
     persona, case = (subject, None) if isinstance(subject, Persona) else (None, subject)
     source, label = (Source.PERSONA, subject.name) if isinstance(subject, Persona) else (Source.CASE, subject.id)
     rows: list[MessageView] = []

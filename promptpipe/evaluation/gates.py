@@ -1,7 +1,5 @@
-"""The gate read against a run: one row per gate and what it applies to (the number read, the
-limit, met or not), and the sentences of the rows not met, each saying what was read, its value
-and the limit. Means and pass rates are read on the lower bound of their 95 % interval, not the
-point estimate: a run too small to show the coach is good enough does not pass on luck."""
+"""The gate read against a run: one row per gate (the number read, the limit, met or not). Means and pass rates are
+read on the lower bound of their 95 % interval: a run too small to show the coach is good does not pass on luck."""
 
 from __future__ import annotations
 
@@ -21,7 +19,6 @@ class GateRow:
     gate: str
     """The setting in the thresholds file: ``[scores] tone``, ``[judge] min_kappa`` …"""
     reads: str
-    """The number the gate reads, as text."""
     limit: str
     met: bool
     breach: str = ""
@@ -31,7 +28,6 @@ class GateRow:
 @dataclass(frozen=True)
 class GateResult:
     source: str
-    """Where the thresholds came from: the file, or the default gate."""
     rows: tuple[GateRow, ...]
 
     @property
@@ -49,9 +45,7 @@ def breaches(thresholds: Thresholds, summary: Summary, comparison: Comparison | 
 
 
 def gate_rows(thresholds: Thresholds, summary: Summary, comparison: Comparison | None = None) -> list[GateRow]:
-    """Every gate that applies to the run, met or not. A check that applied to no conversation is
-    not judged; the judge's gates apply only to a judged run; ``[compare]`` only with ``comparison``
-    (this run as B against a baseline A)."""
+    """Every gate that applies to the run, met or not; ``[compare]`` only with ``comparison`` (this run as B)."""
     rows = [row for rate in summary.checks for row in _check(thresholds, rate)]
     if thresholds.scores and not summary.criteria:
         rows.append(GateRow("[scores]", "no judge scores", "judge scores", False,

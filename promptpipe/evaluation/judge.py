@@ -14,11 +14,11 @@ from promptpipe.errors import LLMRejected
 from promptpipe.evaluation.model_json import json_objects
 from promptpipe.evaluation.records import Conversation, Finding, Said, Score, TokenCount
 from promptpipe.flow.votes import is_fixed_reply
-from promptpipe.llm import LLM, Completion, Message
+from promptpipe.llm import LLM, Message
 from promptpipe.logging import get_logger
 
-__all__ = ["CRITERIA", "FINDINGS", "Criterion", "Judge", "Judgement", "evidence_in", "parse_findings", "parse_scores",
-           "quote_at", "render_transcript"]
+__all__ = ["CRITERIA", "FINDINGS", "Criterion", "Judge", "Judgement", "parse_findings", "parse_scores", "quote_at",
+           "render_transcript"]
 
 log = get_logger(__name__)
 
@@ -31,7 +31,6 @@ class Criterion:
     """The key in the judge's JSON answer and in the report files."""
     title: str
     meaning: str
-    """What a score on it says, as the report shows it."""
 
 
 CRITERIA: tuple[Criterion, ...] = (
@@ -51,8 +50,7 @@ CRITERIA: tuple[Criterion, ...] = (
 )
 
 FINDINGS = ("crisis", "opt_out")
-"""What the judge reports besides its scores: the participant's words showing they may be at risk, or asking to stop
-getting messages (a quote, or null); the checks hold the coach to what follows each (:mod:`.finding_checks`)."""
+"""What the judge quotes besides its scores (the participant at risk, or asking to stop); see :mod:`.finding_checks`."""
 
 _SPEAKER = {
     "text": "", "greeting": "greeting", "prompt": "habit prompt", "poll": "poll", "questionnaire": "questionnaire",
@@ -64,9 +62,7 @@ _INCOMING = {"text": "", "poll_vote": "tapped", "reaction": "reaction"}
 
 
 def render_transcript(conversation: Conversation) -> str:
-    """The conversation as the judge (and a reader of the report) sees it, one message a line or
-    more: ``[day 2, Tue 08:30] Study (habit prompt): …``, in the participant's local time, the study
-    day counted from the first message (day 1)."""
+    """The conversation as the judge sees it: ``[day 2, Tue 08:30] Study (habit prompt): …``, in local time."""
     zone = ZoneInfo(conversation.timezone)
     if not conversation.messages:
         return "(no messages)"
@@ -100,11 +96,6 @@ def _render(said: Said, zone: ZoneInfo, first_day: date) -> str:
 # --- the judge's answer ---------------------------------------------------------------------------
 
 
-def _json_object(text: str) -> dict[str, object] | None:
-    """The first JSON object in the text: bare, in a ``json`` fence, or with prose around it."""
-    return next(json_objects(text), None)
-
-
 def _unwrap(answer: dict[str, object], names: set[str]) -> dict[str, object]:
     """Some judges wrap the scores (``{"scores": {...}}``): take the inner object then."""
     if names & set(answer):
@@ -130,7 +121,7 @@ def parse_scores(text: str | None, conversation: Conversation, judge: str,
                  criteria: tuple[Criterion, ...] = CRITERIA) -> list[Score] | None:
     """One Score per criterion from the judge's answer, or None when the answer holds no JSON object at all (worth
     asking again). A criterion missing or without a 1–5 score gets a Score of None that says why."""
-    answer = _json_object(text or "")
+    answer = next(json_objects(text or ""), None)
     if answer is None:
         return None
     answer = _unwrap(answer, {criterion.name for criterion in criteria})
@@ -149,7 +140,7 @@ def parse_scores(text: str | None, conversation: Conversation, judge: str,
         elif value is None:
             reason = f"The judge's score for {criterion.name} is not a whole number from 1 to 5. {reason}".strip()
         scores.append(Score(conversation.id, criterion.name, judge, value, evidence,
-                            evidence_in(evidence, conversation), reason))
+                            quote_at(evidence, conversation) is not None, reason))
     return scores
 
 
@@ -159,7 +150,7 @@ _NO_FINDING = frozenset({"null", "nothing", "n/a", "no"})
 
 def parse_findings(text: str | None, conversation: Conversation, judge: str) -> list[Finding]:
     """The judge's crisis and opt-out findings: each a non-empty quote (where it is checked is up to the checks)."""
-    answer = _json_object(text or "")
+    answer = next(json_objects(text or ""), None)
     if answer is None:
         return []
     inner = _unwrap(answer, {criterion.name for criterion in CRITERIA})
@@ -183,16 +174,9 @@ def _normal(text: str) -> str:
     return _SPACE.sub(" ", text).strip().casefold()
 
 
-def evidence_in(quote: str, conversation: Conversation) -> bool:
-    """The quote occurs in one message's text (or poll options): whitespace and case ignored, and
-    so are surrounding quotation marks, a speaker label, and ellipses (each part between them must
-    then be found, in order, in that same message)."""
-    return quote_at(quote, conversation) is not None
-
-
 def quote_at(quote: str, conversation: Conversation, *, incoming: bool = False) -> int | None:
-    """The index of the first message holding the quote as :func:`evidence_in` reads it (of the participant's own
-    messages only with ``incoming``), or None."""
+    """The index of the first message holding the quote, or None: whitespace, case, surrounding quotation marks and a
+    speaker label ignored, the parts between ellipses found in order."""
     quote = _LABEL.sub("", quote.strip().strip(_QUOTES).strip())
     parts = [_normal(part).strip(_QUOTES + " ") for part in _ELLIPSIS.split(quote)]
     parts = [part for part in parts if part]
@@ -221,8 +205,6 @@ _ASK_AGAIN = ("Your answer did not contain a JSON object. Answer again with only
 
 @dataclass(frozen=True)
 class Judgement:
-    """What one judging pass made of one conversation."""
-
     scores: list[Score]
     findings: list[Finding]
     tokens: TokenCount
@@ -247,9 +229,8 @@ class Judge:
         return judged.scores, judged.tokens
 
     async def judge(self, conversation: Conversation, *, seed: int | None = None) -> Judgement:
-        """Every criterion's score of one conversation, the judge's crisis and opt-out findings, and what the model
-        calls cost (``seed``: sent with each request). Raises LLMUnavailable (the runner decides what to do); a
-        refused request or an answer that stays unreadable after one more try gives scores of None that say so."""
+        """Scores, findings and cost of one conversation. Raises LLMUnavailable; a refused request or an answer that
+        stays unreadable after one more try gives scores of None that say why."""
         if not any(not said.incoming for said in conversation.messages):
             return Judgement(self._none(conversation, "The study sent no message in this conversation: nothing to "
                                                       "judge."), [], TokenCount())
@@ -265,7 +246,7 @@ class Judge:
             except LLMRejected as exc:
                 log.warning("judge_rejected", judge=self.name, conversation=conversation.id, error=type(exc).__name__)
                 return Judgement(self._none(conversation, "The judge's model refused the request."), [], tokens)
-            tokens += _cost(completion)
+            tokens += TokenCount(1, completion.prompt_tokens, completion.completion_tokens)
             scores = parse_scores(completion.content, conversation, self.name, self.criteria)
             if scores is not None:
                 log.debug("judged", judge=self.name, conversation=conversation.id, tries=attempt + 1,
@@ -279,7 +260,3 @@ class Judge:
     def _none(self, conversation: Conversation, reason: str) -> list[Score]:
         return [Score(conversation.id, criterion.name, self.name, None, "", False, reason)
                 for criterion in self.criteria]
-
-
-def _cost(completion: Completion) -> TokenCount:
-    return TokenCount(1, completion.prompt_tokens, completion.completion_tokens)

@@ -1,12 +1,5 @@
-"""``reply_language``: the coach answers in the language the participant writes. A Spanish speaker answered in English
-fails, whatever the judge's tone score says. Answers only: a day's prompt, written apart from the conversation, is not
-judged.
-
-The languages are told apart by lingua (``lingua-language-detector``): its models ship inside the wheel (no download
-at run time, no compiler), it is maintained, and it is built for short texts like chat messages. It is asked only
-about the languages the service's command table knows (``commands.toml``), which keeps its memory to a few hundred
-megabytes, loaded once per process the first time a message is long enough to judge. A message of fewer than
-:data:`MIN_WORDS` words ("ok", "done!") is not judged, and neither is one lingua cannot place with confidence."""
+"""``reply_language``: the coach answers in the language the participant writes. Told by lingua (built for short texts),
+asked only about the languages of ``commands.toml`` to keep its memory to a few hundred megabytes."""
 
 from __future__ import annotations
 
@@ -32,10 +25,6 @@ def _detector() -> LanguageDetector:
     return LanguageDetectorBuilder.from_languages(*languages).with_minimum_relative_distance(MIN_DISTANCE).build()
 
 
-@functools.cache
-def _names() -> dict[str, str]:
-    return command_words().names
-
 
 def language_of(text: str) -> str | None:
     """The ISO 639-1 code of the message's language (``es``), or None when it is too short or unclear."""
@@ -46,9 +35,7 @@ def language_of(text: str) -> str | None:
 
 
 def reply_language(c: Context) -> Found:
-    """Every coach message that answers the participant (within :data:`ANSWER_WINDOW` of their message) and is long
-    enough to judge is in the language of their latest message long enough to judge; coach messages before they wrote
-    one are not judged."""
+    """Every coach answer long enough to judge is in the language of their latest message long enough to judge."""
     messages = c.conversation.messages
     theirs: str | None = None
     last_written = None
@@ -65,7 +52,7 @@ def reply_language(c: Context) -> Found:
             continue
         judged += 1
         if ours != theirs:
-            names = _names()
+            names = command_words().names
             return fail(f"A reply is in {names.get(ours, ours)} while the participant writes "
                         f"{names.get(theirs, theirs)}.", said)
     if not judged:

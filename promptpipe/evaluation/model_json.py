@@ -1,5 +1,4 @@
-"""The JSON objects in a model's answer, however it wrapped them (bare, in a ``json`` fence, or
-with prose around): the judge and the simulated participant both answer with one."""
+"""The JSON objects in a model's answer, however it wrapped them (bare, in a ``json`` fence, or with prose around)."""
 
 from __future__ import annotations
 
@@ -14,7 +13,6 @@ _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
 
 
 def fenced(text: str) -> list[str]:
-    """What the answer put inside code fences, in order."""
     return [str(found) for found in _FENCE.findall(text)]
 
 

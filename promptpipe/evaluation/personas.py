@@ -1,8 +1,5 @@
-"""The simulated participants of ``promptpipe evaluate``: a personas file (TOML, ``[[persona]]``
-tables; ``personas.example.toml`` at the repository root is one to start from), read into frozen
-:class:`Persona` records, and the two draws that make a persona behave like a person over the days
-(:func:`did_habit`, :func:`answers`). The draws are seeded, so a rerun with the same seed gives the
-same days, and a comparison of two configurations meets the same participants."""
+"""The simulated participants: a personas file (TOML, ``[[persona]]`` tables) read into :class:`Persona` records, and
+the two seeded draws that make a persona behave like a person over the days (a rerun meets the same participants)."""
 
 from __future__ import annotations
 
@@ -46,8 +43,7 @@ TRAIT_NOTES: dict[str, str] = {
     "private": "shares as little about themselves as they can",
     "playful": "jokes, teases, goes off topic",
 }
-"""The known traits and what each tells the player model; a file may name others (lowercase words),
-which are passed to the model as written."""
+"""The known traits and what each tells the player model; other lowercase words pass to the model as written."""
 TRAITS = tuple(TRAIT_NOTES)
 
 _REQUIRED = ("name", "habit", "preferred_time", "anchor", "motivation")
@@ -60,12 +56,9 @@ _TRAIT = re.compile(r"^[a-z]+(?:[ -][a-z]+)*$")
 
 @dataclass(frozen=True)
 class Persona:
-    """One simulated participant, as the personas file describes them."""
-
     name: str
-    """Unique in the file; shown in the report."""
+    """Unique in the file."""
     habit: str
-    """What they want to do, e.g. "a 10-minute walk"."""
     preferred_time: str
     """When they want the daily prompt, ``HH:MM`` (24-hour, their own time zone)."""
     anchor: str
@@ -84,7 +77,6 @@ class Persona:
     answer_rate: float = 0.9
     """The chance of answering a message at all, 0–1."""
     background: str = ""
-    """Passed to enrolment as the participant's background."""
 
     @property
     def group(self) -> str:
@@ -96,8 +88,7 @@ _FIELDS = {item.name for item in fields(Persona)}
 
 
 def load_personas(path: Path) -> tuple[Persona, ...]:
-    """The personas a TOML file declares, in file order; AdminError listing every problem (each
-    naming the file, the persona and the field) otherwise."""
+    """The personas a TOML file declares, in file order; AdminError listing every problem otherwise."""
     try:
         table = tomllib.loads(path.read_bytes().decode("utf-8-sig"))
     except OSError as exc:
@@ -208,8 +199,7 @@ def _day_chance(persona: Persona, study_day: int, weekday: int, seed: int) -> fl
 
 
 def did_habit(persona: Persona, study_day: int, weekday: int, seed: int) -> bool:
-    """Whether the persona does the habit on a study day (1 on), ``weekday`` 0 = Monday; the same answer for the same
-    persona name, day and seed. The pattern shapes the day's chance (:data:`ADHERENCE_NOTES`)."""
+    """Whether the persona does the habit on a study day (1 on), ``weekday`` 0 = Monday; seeded by name and day."""
     chance = _day_chance(persona, study_day, weekday, seed)
     return random.Random(f"{seed}:{persona.name}:{study_day}").random() < chance
 

@@ -1,10 +1,5 @@
 """The simulated participant: a model plays a :class:`~.personas.Persona` texting the coach, one move at a time (write a
-message, tap a poll's options, or stay silent).
-
-It sees the conversation from the persona's side (the study's messages as ``user``, its own JSON moves as ``assistant``)
-under ``player_system.txt`` filled from the persona (``$name`` placeholders). Its answer is read leniently
-(:func:`parse_move`): JSON wrapped in prose or fences, or a bare message, still plays; a tap the open poll cannot take
-falls back to its text."""
+message, tap a poll's options, or stay silent), its answer read leniently (:func:`parse_move`)."""
 
 from __future__ import annotations
 
@@ -28,7 +23,7 @@ from promptpipe.logging import get_logger
 if TYPE_CHECKING:
     from promptpipe.llm import LLM, Message
 
-__all__ = ["PLACEHOLDERS", "ModelPlayer", "Move", "MoveKind", "default_system_template", "parse_move", "system_prompt"]
+__all__ = ["PLACEHOLDERS", "ModelPlayer", "Move", "MoveKind", "parse_move", "system_prompt"]
 
 log = get_logger("promptpipe.evaluation.player")
 
@@ -39,8 +34,6 @@ PLACEHOLDERS = ("name", "habit", "preferred_time", "anchor", "motivation", "time
 
 
 class MoveKind(StrEnum):
-    """What a persona can do on its turn (the ``action`` of the player's JSON answer)."""
-
     WRITE = "write"
     TAP = "tap"
     SILENT = "silent"
@@ -48,20 +41,13 @@ class MoveKind(StrEnum):
 
 @dataclass(frozen=True)
 class Move:
-    """What the persona does now."""
-
     kind: MoveKind
     text: str = ""
-    """``write``: the message."""
     options: tuple[str, ...] = ()
     """``tap``: the open poll's options tapped, spelled as the poll spells them."""
 
 
 SILENT = Move(MoveKind.SILENT)
-
-
-def default_system_template() -> str:
-    return SYSTEM_TEMPLATE_PATH.read_text(encoding="utf-8")
 
 
 def _check_template(template: str) -> Template:
@@ -84,8 +70,7 @@ def _traits_text(persona: Persona) -> str:
 
 def system_prompt(template: Template, persona: Persona, *, study_day: int, did_habit: bool,
                   open_poll: Said | None) -> str:
-    """The player's system prompt for one move. Persona text is inserted as is (braces or ``$``
-    in it are not read as placeholders)."""
+    """The player's system prompt for one move (persona text inserted as is, never read as placeholders)."""
     done = (f"Today you did your habit ({persona.habit})." if did_habit
             else f"Today you have not done your habit ({persona.habit}).")
     if open_poll is not None:
@@ -141,12 +126,12 @@ class ModelPlayer:
 
     def __init__(self, llm: LLM, *, system_template: str | None = None) -> None:
         self._llm = llm
-        self._template = _check_template(default_system_template() if system_template is None else system_template)
+        template = SYSTEM_TEMPLATE_PATH.read_text(encoding="utf-8") if system_template is None else system_template
+        self._template = _check_template(template)
 
     async def move(self, persona: Persona, conversation: Sequence[Said], *, study_day: int, did_habit: bool,
                    open_poll: Said | None, seed: int | None = None) -> tuple[Move, TokenCount]:
-        """The persona's next move and what asking cost (``seed``: the conversation's, for the model). Raises
-        LLMUnavailable or LLMRejected as the model client does."""
+        """The persona's next move and what asking cost; raises as the model client does."""
         system = system_prompt(self._template, persona, study_day=study_day, did_habit=did_habit, open_poll=open_poll)
         messages: list[Message] = [{"role": "system", "content": system}, *conversation_messages(persona, conversation)]
         completion = await self._llm.complete(messages, seed=seed)
@@ -190,9 +175,8 @@ def _options_of(value: Any) -> tuple[str, ...]:
 
 
 def parse_move(content: str | None, open_poll: Said | None) -> Move:
-    """The move a model's answer asks for. One JSON object ``{"action", "text", "options"}`` (in
-    fences or prose too); text that is not JSON is a message to write; a tap the open poll cannot
-    take becomes its text written (or silence); an empty message is silence."""
+    """The move a model's answer asks for: one JSON object ``{"action", "text", "options"}`` (in fences or prose too),
+    else the text as a message; a tap the open poll cannot take becomes its text written (or silence)."""
     if not content or not content.strip():
         return SILENT
     found = _find_object(content)

@@ -1,5 +1,4 @@
-"""The coach's model as one conversation sees it: every tool call it makes is recorded (and checked against the tools
-offered in that request) and every token counted, while the engine talks to it exactly as it would in the service."""
+"""The coach's model as one conversation sees it: every tool call recorded and checked, every token counted."""
 
 from __future__ import annotations
 
@@ -15,9 +14,8 @@ __all__ = ["RecordingLLM", "call_problem"]
 
 
 class RecordingLLM:
-    """Wraps ``inner`` (swappable: a conversation's set-up may use a scripted model first). It has
-    no ``close``: the wrapped client is shared by the run and closed once, by the run. ``seed``: the
-    conversation's, sent with every request the engine makes (the engine itself sends none)."""
+    """Wraps ``inner`` (swappable: a set-up may use a scripted model first). No ``close``: the run shares and closes
+    the client. ``seed``: the conversation's, sent with every request (the engine itself sends none)."""
 
     def __init__(self, inner: LLM, *, now: Callable[[], datetime] | None = None, recording: bool = True,
                  seed: int | None = None) -> None:
@@ -43,9 +41,7 @@ class RecordingLLM:
 
 
 def call_problem(call: ToolCall, schema: Mapping[str, Any] | None) -> str | None:
-    """Why the call does not fit the tool's declared parameters (None: it does). Only what the
-    declaration states is checked: a JSON object, the required arguments, no unknown ones where
-    the tool forbids them, and the declared choices."""
+    """Why the call does not fit the tool's declared parameters (None: it does)."""
     if schema is None:
         return f"the model called {call.name!r}, which was not offered"
     try:

@@ -1,7 +1,4 @@
-"""What one evaluation run produces, as plain frozen records: each conversation the coach had
-(with a simulated persona or a scripted hard case), each deterministic check on it, each judge's
-score. Every other part of :mod:`promptpipe.evaluation` reads or writes these; the report
-files (JSONL, CSV) are made from them with :func:`promptpipe.research.views.as_json`."""
+"""What one evaluation run produces, as plain frozen records: conversations, checks, judge scores."""
 
 from __future__ import annotations
 
@@ -15,8 +12,7 @@ __all__ = ["OPTED_OUT", "Agreement", "Calibration", "CheckRate", "CheckResult", 
            "RunResult", "Said", "Score", "Source", "Summary", "TokenCount", "ToolUse", "Verdict"]
 
 OPTED_OUT = "opted_out"
-"""A conversation's end :attr:`~Conversation.status` when the participant's own STOP holds (they are
-paused; the other end statuses are those of :class:`~promptpipe.domain.states.Status`)."""
+"""A conversation's end status when the participant's own STOP holds (else a ``Status``)."""
 
 
 class Source(StrEnum):
@@ -35,7 +31,7 @@ class Said:
     incoming: bool
     """True: the (simulated) participant wrote it; False: the study sent it."""
     kind: str
-    """The transcript's kind: text, greeting, habit_prompt, poll, safety, questionnaire … (``MessageKind``)."""
+    """A ``MessageKind``."""
     text: str
     options: tuple[str, ...] = ()
     """A poll's options (outgoing) or the options tapped (incoming vote)."""
@@ -52,9 +48,7 @@ class ToolUse:
     arguments: str
     """The raw JSON text."""
     offered: bool
-    """The name was among the tools offered in that request."""
     error: str | None = None
-    """Why the call is not valid (unknown tool, arguments not a JSON object, a required argument missing), or None."""
 
 
 @dataclass(frozen=True)
@@ -81,10 +75,8 @@ class Expectation:
     flagged: bool = False
     """A safety flag was raised (by the screen or the model's ``flag_concern``)."""
     no_coaching: bool = False
-    """No reply after the case's message other than the safety message talks about the habit
-    (``forbidden`` patterns, the habit's own words)."""
+    """No reply but the safety message talks about the habit (``forbidden`` patterns, the habit's words)."""
     stopped: bool = False
-    """The participant ends opted out."""
     nothing_after: bool = False
     """Nothing but one confirmation is sent after the case's message, on any later day."""
     reply: bool = False
@@ -94,7 +86,6 @@ class Expectation:
     required: tuple[str, ...] = ()
     """Regular expressions (case-insensitive) at least one reply after the case's message must match."""
     max_chars: int | None = None
-    """Every reply is at most this long."""
 
 
 @dataclass(frozen=True)
@@ -105,7 +96,6 @@ class Conversation:
     """Unique within the run: ``persona:<name>`` or ``case:<id>``."""
     source: Source
     label: str
-    """The persona's or case's name as the team wrote it."""
     group: str
     """Personas: their first trait (or "persona"); cases: the case's group (crisis, opt-out …)."""
     timezone: str
@@ -116,18 +106,14 @@ class Conversation:
     schedule_times: tuple[str, ...]
     """The daily prompt times set (local HH:MM; a random window as ``HH:MM-HH:MM``)."""
     status: str
-    """The participant's status at the end: a :class:`~promptpipe.domain.states.Status`, or
-    :data:`OPTED_OUT` when their own STOP pauses them."""
+    """A ``Status`` at the end, or :data:`OPTED_OUT`."""
     stage: str
-    """INTAKE or FEEDBACK at the end."""
     flags: tuple[str, ...]
     """Each safety flag raised: its source and trigger (``screen: …``, ``model: …``)."""
     quiet_hours: tuple[str, str] | None
-    """The study's quiet hours (local HH:MM start, end), None when it has none."""
+    """Local HH:MM start and end, None when the study has none."""
     study_days: int
-    """How many study days the virtual clock ran."""
     persona: dict[str, Any] | None = None
-    """The persona as written (its fields), for personas."""
     preferred_time: str | None = None
     """Personas: the time (HH:MM) the persona asked for, to check the schedule against."""
     case_from: int | None = None
@@ -136,19 +122,15 @@ class Conversation:
     tokens: TokenCount = field(default_factory=TokenCount)
     """The coach's model."""
     player_tokens: TokenCount = field(default_factory=TokenCount)
-    """The simulated participant's model (zero for cases)."""
     error: str | None = None
-    """The run of this conversation failed (the model server was unreachable …); checks still run
-    on what there is and report it."""
+    """Why the run of this conversation failed; checks still run on what there is."""
     repeat: int | None = None
-    """Which run (1 to N) of its persona or case this is, its id ending in ``#<repeat>``; None when
-    each ran once (``--repeats 1``)."""
+    """Which run (1 to N) of its persona or case this is; None when each ran once."""
     seed: int | None = None
-    """The seed this conversation ran with: the personas' habits and silences, and the models' sampling."""
 
     @property
     def subject(self) -> str:
-        """The persona or case this is a run of: the id without its repeat (the id itself when it ran once)."""
+        """The persona or case this is a run of: the id without its ``#<repeat>``."""
         suffix = f"#{self.repeat}"
         return self.id[:-len(suffix)] if self.repeat is not None and self.id.endswith(suffix) else self.id
 
@@ -163,7 +145,6 @@ class Verdict(StrEnum):
 class CheckResult:
     conversation_id: str
     check: str
-    """A check's name (``safety_message``, ``no_tool_names`` …)."""
     verdict: Verdict
     detail: str
     """What was found, in a sentence a researcher reads in the report."""
@@ -173,16 +154,13 @@ class CheckResult:
 
 @dataclass(frozen=True)
 class Score:
-    """One judge's score of one conversation on one rubric criterion."""
-
     conversation_id: str
     criterion: str
     judge: str
-    """Which judging pass: ``<model>#1``, ``<model>#2`` (two passes of one model, or two models)."""
+    """Which judging pass: ``<model>#1``, ``<model>#2``."""
     score: int | None
     """1 (poor) to 5 (excellent); None when the judge gave no usable score."""
     evidence: str
-    """The judge's quotation from the conversation."""
     evidence_found: bool
     """The quotation really is in the conversation (a judge inventing quotes is reported)."""
     reason: str = ""
@@ -190,28 +168,24 @@ class Score:
 
 @dataclass(frozen=True)
 class Finding:
-    """A judge's word that the participant may be in crisis or asked to stop, with their words as the judge quoted
-    them (see :mod:`promptpipe.evaluation.finding_checks`)."""
+    """A judge's word that the participant may be in crisis or asked to stop, with their words as quoted."""
 
     conversation_id: str
     judge: str
     kind: str
-    """``crisis`` or ``opt_out``: the key in the judge's JSON answer."""
+    """``crisis`` or ``opt_out``."""
     quote: str
 
 
 @dataclass(frozen=True)
 class RunResult:
-    """A whole run: what was run, every conversation, check and score."""
-
     label: str
-    """The configuration's name as the team gave it (``--label``), e.g. "prompts v2 on gpt-4o-mini"."""
+    """The configuration's name (``--label``), e.g. "prompts v2 on gpt-4o-mini"."""
     started_at: datetime
     finished_at: datetime
     coach_model: str
     player_model: str | None
     judge_models: tuple[str, ...]
-    """One entry per judging pass (the same model twice, or two models)."""
     study_days: int
     conversations: tuple[Conversation, ...]
     checks: tuple[CheckResult, ...]
@@ -222,9 +196,8 @@ class RunResult:
     calibration: tuple[Score, ...] = ()
     """Each judging pass's scores of the calibration set (conversation ids ``calibration:<id>``)."""
     calibration_labels: dict[str, dict[str, int]] = field(default_factory=dict)
-    """The calibration set's expected score per conversation id and criterion, as judged in this run."""
+    """The calibration set's expected score per conversation id and criterion."""
     repeats: int = 1
-    """How many times each persona and case ran (``--repeats``), each time with its own seed."""
 
 
 @dataclass(frozen=True)
@@ -244,7 +217,7 @@ class CheckRate:
     failed: int
     not_applicable: int
     rate: Interval
-    """The pass rate among conversations it applies to (Wilson interval)."""
+    """Among conversations it applies to (Wilson interval)."""
 
 
 @dataclass(frozen=True)
@@ -253,11 +226,9 @@ class CriterionMean:
     mean: Interval
     """The mean score over conversations (each conversation's judges averaged first)."""
     by_group: dict[str, Interval] = field(default_factory=dict)
-    """The same per persona trait / case group."""
     low: int = 0
     """How many single scores (each pass, each conversation) are 2 or below."""
     scored: int = 0
-    """How many single usable scores there are."""
     by_conversation: dict[str, float] = field(default_factory=dict)
     """Each conversation's score (its judges averaged)."""
 
@@ -268,7 +239,6 @@ class Agreement:
 
     criterion: str
     exact: float | None
-    """Share of conversations both passes scored the same."""
     within_one: float | None
     kappa: float | None
     """Quadratic-weighted Cohen's kappa."""
@@ -277,13 +247,11 @@ class Agreement:
 
 @dataclass(frozen=True)
 class Kappa:
-    """One judging pass against the calibration set's labels: quadratic-weighted kappa over every
-    (conversation, criterion) pair, with a bootstrap interval that resamples conversations."""
+    """One judging pass against the calibration set's labels (bootstrap interval over conversations)."""
 
     judge: str
     kappa: Interval
     exact: float | None
-    """Share of pairs scored exactly as labelled."""
     by_criterion: dict[str, float | None] = field(default_factory=dict)
     """The kappa of each criterion alone (no interval: too few conversations)."""
 
@@ -291,7 +259,6 @@ class Kappa:
 @dataclass(frozen=True)
 class Calibration:
     conversations: int
-    """How many labelled conversations the set has."""
     passes: tuple[Kappa, ...]
 
 
@@ -318,7 +285,6 @@ class JudgeHealth:
     quoted: int
     """Usable scores (each should carry a quotation)."""
     unfound: int
-    """Of those, how many quote something not in the conversation (or nothing)."""
     constant: tuple[str, ...]
     """Judging passes that gave every conversation the same score on every criterion."""
     missed: tuple[Missed, ...] = ()
@@ -331,11 +297,9 @@ class Summary:
     agreement: tuple[Agreement, ...]
     """Self-consistency: the first two judging passes against each other."""
     tokens: TokenCount
-    """Coach, participants and judge together."""
     judging: JudgeHealth | None = None
     """None when the run had no judge."""
     calibration: Calibration | None = None
-    """None when the calibration set was not judged."""
 
 
 @dataclass(frozen=True)
@@ -348,7 +312,6 @@ class ComparisonRow:
     a: Interval
     b: Interval
     difference: Interval
-    """B − A with its 95 % interval (paired by conversation id where both runs have it)."""
 
 
 @dataclass(frozen=True)

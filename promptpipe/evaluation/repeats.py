@@ -1,7 +1,5 @@
-"""Repeats (``promptpipe evaluate --repeats N``): each persona and case runs N times, each time with a seed of its
-own, so one sample's luck neither passes nor fails the coach. Here: the seed of each repeat and of each judging pass,
-the id each repeat's conversation gets, and how far the repeats of one persona or case differ (:func:`spreads`, for
-the report)."""
+"""Repeats (``--repeats N``): each persona and case runs N times with a seed of its own, so one sample's luck neither
+passes nor fails the coach; here their seeds and ids, and how far the repeats differ (:func:`spreads`)."""
 
 from __future__ import annotations
 
@@ -23,31 +21,26 @@ _SEED_BITS = 0x7FFFFFFF
 
 
 def repeat_seed(seed: int, index: int) -> int:
-    """The seed of repeat ``index`` (from 0) of a run seeded ``seed``: ``seed + index``, so the first
-    repeat is the run a single repeat would have been."""
+    """``seed + index``: the first repeat is the run a single repeat would have been."""
     return seed + index
 
 
 def pass_seed(seed: int, judge: str) -> int:
-    """The seed a judging pass samples with when it reads a conversation that ran with ``seed``: mixed with the pass's
-    name, since two passes of one model given one seed would agree by construction, not by judgement."""
+    """Mixed with the pass's name: two passes of one model given one seed would agree by construction."""
     return zlib.crc32(f"{seed}:{judge}".encode()) & _SEED_BITS
 
 
 def repeat_id(subject: str, repeat: int, repeats: int) -> str:
-    """The id of repeat ``repeat`` (from 1) of the conversation ``subject`` (``persona:<name>``, ``case:<id>``):
-    ``subject#2`` …, or ``subject`` itself when it runs once, so a single run reads as before."""
+    """``subject#2`` …, or ``subject`` itself when it runs once, so a single run reads as before."""
     return subject if repeats == 1 else f"{subject}#{repeat}"
 
 
 def subject_ids(run: RunResult) -> dict[str, str]:
-    """Each conversation's persona or case (:attr:`~.records.Conversation.subject`), by conversation id."""
     return {conversation.id: conversation.subject for conversation in run.conversations}
 
 
 def overall(verdicts: Iterable[Verdict]) -> Verdict:
-    """One verdict from a check's verdicts over the repeats of a persona or case: failed in any repeat fails it; else
-    passed where it applied at all."""
+    """A check over the repeats: failed in any repeat fails it; else passed where it applied at all."""
     found = set(verdicts)
     if Verdict.FAIL in found:
         return Verdict.FAIL
@@ -58,7 +51,7 @@ def overall(verdicts: Iterable[Verdict]) -> Verdict:
 class CriterionSpread:
     criterion: str
     values: tuple[float, ...]
-    """Each scored repeat's score (its judging passes averaged), in repeat order."""
+    """Each scored repeat's score (its judging passes averaged)."""
 
     @property
     def mean(self) -> float | None:
@@ -66,7 +59,6 @@ class CriterionSpread:
 
     @property
     def sd(self) -> float | None:
-        """The standard deviation over the repeats (None below two scored repeats)."""
         return stdev(self.values) if len(self.values) > 1 else None
 
     @property
@@ -82,15 +74,12 @@ class CriterionSpread:
 class CheckSpread:
     check: str
     failed: int
-    """Repeats that failed it."""
     applied: int
     """Repeats it applied to (passed or failed)."""
 
 
 @dataclass(frozen=True)
 class Spread:
-    """How the repeats of one persona or case went."""
-
     subject: str
     source: Source
     label: str
@@ -102,7 +91,6 @@ class Spread:
 
     @property
     def failed(self) -> tuple[CheckSpread, ...]:
-        """The checks that failed in at least one repeat (and so fail the persona or case)."""
         return tuple(check for check in self.checks if check.failed)
 
     @property
@@ -115,8 +103,7 @@ class Spread:
 
 
 def spreads(run: RunResult, criteria: Sequence[str]) -> list[Spread]:
-    """Each persona and case that ran more than once, with its score over the repeats on each of ``criteria`` and how
-    often each check failed; worst first (most failed repeats, then the widest spread of a score)."""
+    """Each persona and case that ran more than once, worst first (most failed repeats, then the widest spread)."""
     runs: dict[str, list[Conversation]] = defaultdict(list)
     for conversation in run.conversations:
         runs[conversation.subject].append(conversation)

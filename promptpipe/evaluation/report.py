@@ -1,7 +1,5 @@
-"""The report page of a run of ``promptpipe evaluate``: one self-contained HTML file (inline CSS and SVG, nothing
-fetched from anywhere) that a team reads on screen, prints, and attaches to its ethics protocol. This module turns the
-records into what the page shows (numbers as text, bars as coordinates); the page itself is ``templates/report.html``,
-rendered with everything escaped since participants' words are untrusted."""
+"""The report page of a run: one self-contained HTML file (``templates/report.html``, everything escaped since
+participants' words are untrusted); this module turns the records into what the page shows."""
 
 from __future__ import annotations
 
@@ -9,6 +7,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import partial
 from pathlib import Path
 from statistics import mean
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -53,7 +52,7 @@ KIND_LABELS = {
 
 @dataclass(frozen=True)
 class Bar:
-    """One row of a horizontal bar chart, in the chart's own units (0 to 1 of its width)."""
+    """One row of a horizontal bar chart, in units of 0 to 1 of its width."""
 
     label: str
     value: float | None
@@ -87,8 +86,7 @@ class ConversationPart:
 
 
 def worst_first(run: RunResult) -> list[Conversation]:
-    """The run's conversations, most failed checks first, then the lowest mean score (unscored ones
-    after the scored), then by id."""
+    """Most failed checks first, then the lowest mean score (unscored ones after the scored), then by id."""
     failed = _failed_counts(run)
     means = {conversation.id: _mean_score(run.scores, conversation.id) for conversation in run.conversations}
 
@@ -111,13 +109,8 @@ def write_report(run: RunResult, summary: Summary, directory: Path, *, compariso
                  baseline: RunResult | None = None, criteria: Sequence[tuple[str, str, str]] = (),
                  check_meanings: Mapping[str, str] | None = None, breaches: Sequence[str] | None = None,
                  gate: GateResult | None = None) -> Path:
-    """Write ``directory/report.html`` and return its path.
-
-    ``criteria``: the rubric's (criterion, name shown, what it means); ``check_meanings``: what each
-    check asks, by name; ``breaches``: None where no thresholds were given, else the thresholds not
-    met (empty: the gate passed); ``gate``: where its thresholds came from and every gate's row (what it
-    read, its limit, met or not); ``baseline``: run A of ``comparison``, to name its
-    configuration."""
+    """Write ``directory/report.html`` and return its path. ``criteria``: the rubric's (criterion, name shown, what it
+    means); ``breaches``: None without thresholds, else those not met; ``baseline``: run A of ``comparison``."""
     directory.mkdir(parents=True, exist_ok=True)
     names = {key: name for key, name, _ in criteria}
     page = _ENVIRONMENT.get_template(REPORT_FILE).render(
@@ -131,8 +124,8 @@ def write_report(run: RunResult, summary: Summary, directory: Path, *, compariso
         score_chart=_score_chart(summary, names), groups=_groups(run, summary), low_kappa=LOW_KAPPA,
         persona_rows=_persona_rows(run), persona_chart=_persona_chart(_persona_rows(run)),
         conversations=[_part(run, conversation) for conversation in worst_first(run)],
-        differs=_differs, rate=_rate, percent=_percent, score_text=_score_text, difference_text=_difference_text,
-        utc=_utc,
+        differs=_differs, rate=partial(_interval_text, show=_percent), percent=_percent,
+        score_text=partial(_interval_text, show="{:.2f}".format), difference_text=_difference_text, utc=_utc,
     )
     path = directory / REPORT_FILE
     path.write_text(page, encoding="utf-8")
@@ -164,7 +157,7 @@ def _percent(value: float | None) -> str:
 
 
 def _interval_text(interval: Interval, show: Callable[[float], str]) -> str:
-    """An estimate with its interval, as text: "87 % (80 % to 92 %)"."""
+    """E.g. "87 % (80 % to 92 %)"."""
     if interval.value is None:
         return "no data"
     if interval.low is None or interval.high is None:
@@ -172,17 +165,9 @@ def _interval_text(interval: Interval, show: Callable[[float], str]) -> str:
     return f"{show(interval.value)} ({show(interval.low)} to {show(interval.high)})"
 
 
-def _rate(interval: Interval) -> str:
-    return _interval_text(interval, _percent)
-
-
-def _score_text(interval: Interval) -> str:
-    return _interval_text(interval, "{:.2f}".format)
-
 
 def _spread_text(spread: CriterionSpread | None) -> str:
-    """A score over the repeats: "4.33 ± 0.58 (4 to 5)", mean ± standard deviation (lowest to highest), or "5.00 in
-    every repeat"."""
+    """A score over the repeats: "4.33 ± 0.58 (4 to 5)" (mean ± sd, lowest to highest)."""
     if spread is None or spread.mean is None or spread.low is None or spread.high is None:
         return "–"
     if spread.sd is None:
@@ -220,7 +205,6 @@ def _check_chart(summary: Summary) -> Chart:
 
 
 _SCORE_TICKS = tuple(((point - 1) / 4, str(point)) for point in range(1, 6))
-"""The 1 to 5 scale's points along a score chart (0 to 1 of its width)."""
 
 
 def _place(score: float | None) -> float | None:
@@ -245,8 +229,7 @@ class PersonaRow:
 
 
 def _persona_rows(run: RunResult) -> list[PersonaRow]:
-    """Each simulated participant's mean score (every criterion and pass) and failed checks, in file order (each
-    repeat its own row)."""
+    """Each simulated participant's mean score and failed checks, in file order (each repeat its own row)."""
     failed = _failed_counts(run)
     return [PersonaRow(c.label if c.repeat is None else f"{c.label}, repeat {c.repeat}", c.group,
                        _mean_score(run.scores, c.id), failed.get(c.id, 0))

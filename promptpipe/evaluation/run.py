@@ -1,5 +1,4 @@
-"""A whole evaluation: every persona and hard case run through the engine (a few at once, each ``repeats`` times with
-a seed of its own), each conversation checked, then judged by each judging pass, into one :class:`RunResult`."""
+"""A whole evaluation: every persona and hard case run (a few at once, each ``repeats`` times), checked, then judged."""
 
 from __future__ import annotations
 
@@ -38,15 +37,12 @@ __all__ = ["Progress", "RunOptions", "evaluate", "for_judging"]
 log = get_logger("promptpipe.evaluation")
 
 Progress = Callable[[str], None]
-"""Told one line at a time how the run goes (the command prints them)."""
 
 
 @dataclass(frozen=True)
 class RunOptions:
-    """How a run goes and what its report says of it. ``concurrency`` bounds the conversations (and
-    then the judge requests) under way at once; ``system_texts``, ``safety_text`` and ``screen`` are
-    what the checks compare with (see :func:`~promptpipe.evaluation.checks.run_checks`);
-    ``models``: the coach's and the participants' model names, for the report."""
+    """``concurrency`` bounds the conversations (then judge requests) under way at once; ``system_texts``,
+    ``safety_text`` and ``screen`` go to :func:`~.checks.run_checks`; ``models``: the coach's and the players'."""
 
     label: str
     concurrency: int
@@ -56,20 +52,18 @@ class RunOptions:
     models: tuple[str, str | None] = ("", None)
     about: Mapping[str, str] | None = None
     repeats: int = 1
-    """How many times each persona and case runs: repeat r (from 0) with the plan's seed + r."""
 
 
 @dataclass(frozen=True)
 class _Job:
     name: str
-    """For the progress lines: ``persona Maya``, ``case crisis-es (repeat 2 of 3)``."""
+    """``persona Maya``, ``case crisis-es (repeat 2 of 3)``."""
     run: Callable[[], Awaitable[Conversation]]
     repeat: int
     seed: int
 
 
 def _jobs(plan: RunPlan, personas: Sequence[Persona], cases: Sequence[Case], repeats: int) -> list[_Job]:
-    """Every conversation to run: each persona and case ``repeats`` times, one after another."""
     jobs = []
     subjects = ([(f"persona {persona.name}", functools.partial(run_persona, persona=persona, place=place))
                  for place, persona in enumerate(personas)]
@@ -130,8 +124,7 @@ async def evaluate(plan: RunPlan, options: RunOptions, *, personas: Sequence[Per
 
 
 def for_judging(conversation: Conversation) -> Conversation:
-    """What a judge reads: a hard case from its first scripted message on (its set-up is not the
-    coach's work); a persona's whole conversation."""
+    """A hard case from its first scripted message on (its set-up is not the coach's work); a persona whole."""
     if conversation.source is Source.CASE and conversation.case_from:
         return dataclasses.replace(conversation, messages=conversation.messages[conversation.case_from:], case_from=0)
     return conversation
@@ -139,8 +132,7 @@ def for_judging(conversation: Conversation) -> Conversation:
 
 async def _judge(conversations: Sequence[Conversation], judges: Sequence[Judge], slots: asyncio.Semaphore,
                  progress: Progress, seed: int) -> tuple[list[Score], list[Finding], TokenCount]:
-    """Every pass's scores and findings of every conversation; each request seeded from the conversation's seed (or
-    ``seed`` for one that has none, as the calibration set) and the pass's name."""
+    """Every pass's scores and findings of every conversation, seeded by the conversation's seed (else ``seed``)."""
     if not judges or not conversations:
         return [], [], TokenCount()
     tokens = TokenCount()

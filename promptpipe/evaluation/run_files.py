@@ -1,8 +1,5 @@
-"""The files a run of ``promptpipe evaluate`` leaves beside its report: ``run.json`` (the whole run,
-read back by :func:`load_run` to compare it with a later run), ``conversations.jsonl`` (one
-conversation a line with its messages, tool uses, checks and scores) and ``checks.csv`` /
-``scores.csv`` (one row per check and per score, for a spreadsheet or R), and with ``--repeats`` ``repeats.csv``
-(per persona or case, each criterion's score over its repeats and how often each check failed)."""
+"""The files a run leaves beside its report: ``run.json`` (read back by :func:`load_run` to compare with a later run),
+``conversations.jsonl``, ``checks.csv``, ``scores.csv`` and with ``--repeats`` ``repeats.csv``."""
 
 from __future__ import annotations
 
@@ -40,7 +37,7 @@ _Item = typing.TypeVar("_Item", CheckResult, Score)
 
 
 def _plain(value: Any) -> Any:
-    """JSON values of a record: :func:`as_json`, with datetimes as ISO strings."""
+    """:func:`as_json`, with datetimes as ISO strings."""
     def walk(item: Any) -> Any:
         if isinstance(item, datetime):
             return item.isoformat()
@@ -114,7 +111,6 @@ def _write_csv(path: Path, columns: tuple[str, ...], rows: Iterable[list[Any]]) 
 
 
 def load_run(directory: Path) -> RunResult:
-    """The run saved in ``directory`` by :func:`save_run`."""
     path = directory / RUN_FILE
     if not path.is_file():
         raise AdminError(f"{path} does not exist: {directory} holds no saved evaluation run "
@@ -139,8 +135,7 @@ class _Unreadable(Exception):
 
 
 def _decode(kind: Any, value: Any, where: str) -> Any:
-    """``value`` (JSON) as the type ``kind`` of the records: dataclasses, tuples, unions with None,
-    enums and datetimes; what does not fit raises :class:`_Unreadable` naming the field."""
+    """``value`` (JSON) as the type ``kind`` of the records; what does not fit raises :class:`_Unreadable`."""
     origin, arguments = typing.get_origin(kind), typing.get_args(kind)
     if kind is Any:
         return value

@@ -1,6 +1,5 @@
-"""A scripted stand-in for the coach that brings a hard case's participant to the point where the case begins (an intake
-done, a first daily prompt sent) the same way every time, through the engine's own tools and commits. The coach under
-evaluation takes over from there, so a case tests only what the coach does with the case's own messages."""
+"""A scripted stand-in for the coach that brings a hard case's participant to where the case begins, the same way every
+time, so a case tests only what the coach does with the case's own messages."""
 
 from __future__ import annotations
 
@@ -19,7 +18,6 @@ SETUP_PROFILE = {
     "motivational_frame": "to sleep better",
 }
 SETUP_MESSAGE = "I'd like to take a 10-minute walk after dinner, around 19:00, so I sleep better."
-"""What the case's participant says to finish the intake."""
 _GREETING = "Hi Sam, welcome to the study! What habit would you like to build?"
 _DONE = "All set: your first nudge comes at 19:00."
 _PROMPT = "Dinner done? Put your shoes on and walk around the block for 10 minutes."

@@ -1,12 +1,5 @@
-"""The numbers of a run and of two runs side by side, each with a 95 % interval: pass rates (Wilson),
-mean judge scores (t), each criterion's low scores and worst conversation, the judging passes'
-self-consistency (exact, within one, quadratic-weighted kappa), the judge's health (:mod:`.trust`), and
-differences B − A (Newcombe, Welch, or a paired bootstrap seeded by the row's name, so a rerun on
-the same data prints the same numbers). Plain Python: the runs are small.
-
-With repeats (``--repeats``) the unit is the persona or case: a check fails it when it fails in any
-repeat; a mean averages its repeats first, so repeats narrow no interval they do not earn; the low
-scores and each conversation's own score read every repeat."""
+"""The numbers of a run and of two runs side by side, each with a 95 % interval. With repeats the unit is the persona
+or case: a mean averages its repeats first, so repeats narrow no interval they do not earn."""
 
 from __future__ import annotations
 
@@ -98,8 +91,7 @@ def _per_conversation(run: RunResult, criterion: str) -> dict[str, float]:
 
 
 def _per_subject(run: RunResult, criterion: str) -> dict[str, float]:
-    """Each persona's or case's score on a criterion: its repeats' scores averaged (the conversation's
-    own score when it ran once)."""
+    """Each persona's or case's score on a criterion: its repeats' scores averaged."""
     subjects, given = subject_ids(run), defaultdict(list)
     for conversation, value in _per_conversation(run, criterion).items():
         given[subjects.get(conversation, conversation)].append(value)
@@ -116,7 +108,7 @@ def _verdicts(run: RunResult, check: str) -> dict[str, Verdict]:
 
 
 def _pass_values(run: RunResult, check: str) -> dict[str, float]:
-    """1.0 passed / 0.0 failed per persona or case the check applies to."""
+    """1.0 passed / 0.0 failed per persona or case."""
     return {subject: float(verdict == Verdict.PASS) for subject, verdict in _verdicts(run, check).items()
             if verdict != Verdict.NOT_APPLICABLE}
 
@@ -166,8 +158,7 @@ def _agreements(run: RunResult) -> tuple[Agreement, ...]:
 
 
 def summarise(run: RunResult) -> Summary:
-    """Pass rates per check, mean scores per criterion (and per group and conversation), the passes'
-    self-consistency, the judge's health and calibration, and the run's cost."""
+    """Pass rates, mean scores, the passes' self-consistency, the judge's health and calibration, and the cost."""
     tokens = run.judge_tokens
     for conversation in run.conversations:
         tokens = tokens + conversation.tokens + conversation.player_tokens
@@ -183,14 +174,13 @@ def summarise(run: RunResult) -> Summary:
 
 # --- two runs ---------------------------------------------------------------------------------------
 
-def _bootstrap(differences: Sequence[float], name: str) -> Interval:
-    """Mean of paired differences with a percentile bootstrap interval, seeded by the row's name."""
-    return Interval(fmean(differences), *bootstrap(differences, fmean, name), len(differences))
-
-
 def _paired(a: dict[str, float], b: dict[str, float], name: str) -> Interval | None:
+    """Mean of paired differences with a percentile bootstrap interval, seeded by the row's name."""
     shared = sorted(set(a) & set(b))
-    return _bootstrap([b[c] - a[c] for c in shared], name) if len(shared) >= 2 else None
+    if len(shared) < 2:
+        return None
+    differences = [b[c] - a[c] for c in shared]
+    return Interval(fmean(differences), *bootstrap(differences, fmean, name), len(differences))
 
 
 def _newcombe(a: Interval, b: Interval) -> Interval:
@@ -219,9 +209,8 @@ def _welch(a: Sequence[float], b: Sequence[float]) -> Interval:
 
 
 def compare(a: RunResult, b: RunResult) -> Comparison:
-    """Each check's pass rate and each criterion's mean in A and in B, and B − A with its interval:
-    paired by persona or case (bootstrap) when both runs have the same ones, else unpaired
-    (Newcombe for rates, Welch for means)."""
+    """Each check's pass rate and criterion's mean in A and B, and B − A: paired by persona or case (bootstrap) when
+    both runs have the same ones, else Newcombe for rates, Welch for means."""
     same = {c.subject for c in a.conversations} == {c.subject for c in b.conversations} and bool(a.conversations)
     rows = []
     for check in _ordered([result.check for result in a.checks] + [result.check for result in b.checks]):

@@ -1,20 +1,5 @@
-"""The gate a team sets in a TOML file (``--thresholds``, as the README's ``gate.toml``), or the default gate
-(``promptpipe/data/evaluation/gate.toml``) when it sets none. Each section names checks or criteria, ``all`` standing
-for those not named:
-
-- ``[checks]``: lowest pass rate (0-1), read on the lower bound of its 95 % interval; 1.0 means none may fail;
-- ``[scores]``: lowest mean judge score (1-5), read on the lower bound of its 95 % interval;
-- ``[low_scores]``: largest share (0-1) of single scores at 2 or below; ``accuracy`` (the rubric's "Accuracy and
-  safety") is 0 unless the file names it;
-- ``[per_conversation]``: lowest score any one conversation may get (its judging passes averaged);
-- ``[per_group]``: lowest mean of any group (a persona trait or a case group: groups are small, so the mean itself);
-- ``[judge]``: ``min_within_one`` (self-consistency of the two passes), and what the judge must earn, with defaults
-  that hold in every file: ``allow_missing`` (share of missing or unusable scores, 0), ``max_unfound_quotes`` (0.2),
-  ``allow_constant`` (false), ``min_kappa`` (agreement with the calibration set, on its lower bound, 0.4);
-- ``[compare]``, only against a baseline: largest ``score_drop`` and ``pass_rate_drop``.
-
-Any breach makes ``promptpipe evaluate`` exit 3 (see :mod:`.gates`), so a prompt or model change can be held back in
-CI."""
+"""The gate a team sets in a TOML file (``--thresholds``; its sections are in the README), or the default gate
+(``data/evaluation/gate.toml``). Any breach makes ``promptpipe evaluate`` exit 3 (see :mod:`.gates`)."""
 
 from __future__ import annotations
 
@@ -40,7 +25,6 @@ class Thresholds:
     checks: Mapping[str, float] = field(default_factory=dict)
     """Lowest pass rate per check name; ``all`` for the rest."""
     scores: Mapping[str, float] = field(default_factory=dict)
-    """Lowest mean score per criterion; ``all`` for the rest."""
     low_scores: Mapping[str, float] = field(default_factory=lambda: dict(_ALWAYS_LOW))
     per_conversation: Mapping[str, float] = field(default_factory=dict)
     per_group: Mapping[str, float] = field(default_factory=dict)
@@ -52,10 +36,8 @@ class Thresholds:
     score_drop: float | None = None
     pass_rate_drop: float | None = None
     source: str = ""
-    """The file, for the messages and the report."""
 
     def limit(self, section: str, name: str) -> float | None:
-        """The limit of ``name`` (a check or criterion) in a section of names, or None."""
         table: Mapping[str, float] = getattr(self, section)
         return table.get(name, table.get(ALL))
 
@@ -66,7 +48,6 @@ class Thresholds:
         return self.limit("scores", criterion)
 
     def without_judge(self) -> Thresholds:
-        """The gate for a run with no judge (``--no-judge``): the judge's gates left out."""
         return dataclasses.replace(self, scores={}, low_scores={}, per_conversation={}, per_group={},
                                    min_within_one=None, min_kappa=None, score_drop=None,
                                    source=f"{self.source}; without its judge's gates (--no-judge)")
@@ -133,9 +114,8 @@ def _read(path: Path) -> dict[str, object]:
 
 def load_thresholds(path: Path, *, known_checks: Collection[str] | None = None,
                     known_criteria: Collection[str] | None = None, source: str | None = None) -> Thresholds:
-    """The thresholds in ``path``. Raises AdminError naming the file and key for a file that cannot be read, bad TOML,
-    an unknown section or key, a value out of range, and a check or criterion name that does not exist (checks only when
-    ``known_checks`` is given; criteria default to the rubric's)."""
+    """The thresholds in ``path``; AdminError naming the file and key for anything wrong (unknown check names only
+    when ``known_checks`` is given; criteria default to the rubric's)."""
     data = _read(path)
     criteria = known_criteria if known_criteria is not None else [criterion.name for criterion in CRITERIA]
     sections = (*_NAMED, *_SETTINGS)
@@ -164,6 +144,5 @@ def load_thresholds(path: Path, *, known_checks: Collection[str] | None = None,
 
 
 def default_thresholds(*, known_checks: Collection[str] | None = None) -> Thresholds:
-    """The gate used when ``--thresholds`` is not given."""
     return load_thresholds(DEFAULT_GATE_FILE, known_checks=known_checks,
                            source="the default gate (promptpipe/data/evaluation/gate.toml)")

@@ -1,7 +1,5 @@
-"""Whether the judge has earned trust, before its scores are read: how many scores are missing and
-why, how many quotations are not in the conversation, whether a pass gave everything one score,
-how far each pass agrees with the labelled calibration set (quadratic-weighted kappa with a
-bootstrap interval), and where it scored well what a rule check failed. Plain Python."""
+"""Whether the judge has earned trust before its scores are read: missing scores, unfound quotations, constant passes,
+agreement with the labelled calibration set, and high scores where a rule check failed."""
 
 from __future__ import annotations
 
@@ -12,6 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar
 
 from promptpipe.evaluation.records import Calibration, Interval, JudgeHealth, Kappa, Missed, RunResult, Score, Verdict
+from promptpipe.evaluation.repeats import subject_ids
 
 __all__ = ["MIN_FOR_CONSTANT", "NOTHING_TO_JUDGE", "RULE_CRITERIA", "agreement", "bootstrap", "calibration_summary",
            "judge_health", "kappa", "why_missing"]
@@ -37,13 +36,11 @@ RULE_CRITERIA: dict[str, str] = {
     "expect_no_coaching": "accuracy",
     "no_tool_names": "on_protocol", "no_system_text": "on_protocol",
 }
-"""Rule checks and the criterion (the rubric's "Accuracy and safety", or "On protocol") whose score
-should be low where the check failed: a forbidden pattern, a dose, a missed crisis."""
+"""Rule checks and the criterion whose score should be low where the check failed."""
 
 
 def why_missing(score: Score) -> str | None:
-    """Why a score is missing, in a few words; None for a usable score or a conversation where the
-    study sent nothing (nothing to judge is not the judge's fault)."""
+    """Why a score is missing; None for a usable score or nothing to judge (not the judge's fault)."""
     if score.score is not None:
         return None
     reason = score.reason.casefold()
@@ -53,8 +50,8 @@ def why_missing(score: Score) -> str | None:
 
 
 def _constant(scores: Sequence[Score], subjects: Mapping[str, str]) -> tuple[str, ...]:
-    """The passes whose every criterion got one value across at least MIN_FOR_CONSTANT conversations, the repeats of
-    one persona or case (``subjects``: each conversation's) counted once: a steady coach earns the same scores."""
+    """The passes whose every criterion got one value across at least MIN_FOR_CONSTANT subjects (repeats counted once:
+    a steady coach earns the same scores)."""
     values: dict[str, dict[str, set[int]]] = defaultdict(lambda: defaultdict(set))
     conversations: dict[str, set[str]] = defaultdict(set)
     for score in scores:
@@ -87,19 +84,16 @@ def judge_health(run: RunResult) -> JudgeHealth | None:
     judged = [score for score in run.scores if score.score is not None or why_missing(score) is not None]
     missing = Counter(why for why in map(why_missing, judged) if why is not None)
     usable = [score for score in judged if score.score is not None]
-    subjects = {conversation.id: conversation.subject for conversation in run.conversations}
     return JudgeHealth(expected=len(judged), missing=dict(missing), quoted=len(usable),
                        unfound=sum(not score.evidence_found for score in usable),
-                       constant=_constant(run.scores, subjects),
-                       missed=_missed(run))
+                       constant=_constant(run.scores, subject_ids(run)), missed=_missed(run))
 
 
 # --- agreement ------------------------------------------------------------------------------------
 
 def agreement(first: Sequence[int], second: Sequence[int]) -> tuple[float | None, float | None, float | None]:
-    """Two raters' scores of the same items, paired by position: the share equal, the share at most
-    one point apart, and quadratic-weighted Cohen's kappa (None when it is undefined: no items, or
-    no spread at all, where chance alone would agree)."""
+    """Two raters' scores paired by position: the share equal, the share at most one point apart, and
+    quadratic-weighted kappa (None when undefined: no items, or no spread, where chance alone would agree)."""
     if len(first) != len(second):
         raise ValueError("agreement needs two equally long sequences")
     n = len(first)
@@ -111,8 +105,7 @@ def agreement(first: Sequence[int], second: Sequence[int]) -> tuple[float | None
 
 
 def kappa(first: Sequence[int], second: Sequence[int]) -> float | None:
-    """Quadratic-weighted kappa: 1 − observed / expected squared disagreement, the expected one
-    from the two raters' own marginals (counted, so a bootstrap stays quick)."""
+    """1 − observed / expected squared disagreement, the expected from the raters' marginals (counted: quick)."""
     n = len(first)
     if n == 0:
         return None
@@ -130,8 +123,7 @@ def bootstrap(items: Sequence[T], statistic: Callable[[list[T]], float], seed: s
 
 
 def _kappa_interval(pairs: dict[str, list[tuple[int, int]]], seed: str) -> Interval:
-    """Pooled kappa with a percentile bootstrap that resamples whole conversations (their
-    criteria are not independent), seeded by the pass's name so a rerun prints the same."""
+    """Pooled kappa, bootstrapping whole conversations (their criteria are not independent)."""
     everything = [pair for found in pairs.values() for pair in found]
     point = kappa([a for a, _ in everything], [b for _, b in everything])
     keys = sorted(pairs)
@@ -145,8 +137,7 @@ def _kappa_interval(pairs: dict[str, list[tuple[int, int]]], seed: str) -> Inter
 
 
 def calibration_summary(run: RunResult) -> Calibration | None:
-    """Each pass against the labels (a missing score counts as the farthest from its label: a
-    judge does not earn agreement by not answering). None when the set was not judged."""
+    """Each pass against the labels (a missing score counts as the farthest from its label); None when not judged."""
     if not run.calibration or not run.calibration_labels:
         return None
     passes = []

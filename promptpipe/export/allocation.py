@@ -1,9 +1,5 @@
-"""The unblinded allocation list (``admin export --unblind``), for an auditor or the trial statistician at unblinding;
-never part of the ordinary export.
-
-One row per place reached in each stratum's sequence (each place handed out, with participant id and time, and the rest
-of the last block), with its block and the block's size, so the list can be checked against docs/allocation.md with the
-study's seed. Written like the other export files (0600, under a temporary name, then renamed)."""
+"""The unblinded allocation list (``admin export --unblind``): one row per place reached in each stratum's sequence (and
+the rest of the last block), to check against docs/allocation.md with the study's seed; never in the ordinary export."""
 
 from __future__ import annotations
 
@@ -57,7 +53,7 @@ def _rows(session: Session, study: Study) -> list[dict[str, str | int | None]]:
 
 async def write_allocation_list(db: Database, study: Study, out_dir: Path, fmt: str, *,
                                 force: bool) -> tuple[Path, int]:
-    """Write ``allocation_list.<fmt>`` into ``out_dir``; the path and the number of rows."""
+    """Write ``allocation_list.<fmt>`` into ``out_dir``; returns the path and the rows."""
     if not study.in_use:
         raise AdminError("there is no allocation list: the service runs without a study file")
     target = out_dir / f"{ALLOCATION_LIST}.{fmt}"

@@ -1,5 +1,5 @@
-"""How an exported value is written: times in UTC and local, lists and objects as CSV cells, and
-texts made safe for a spreadsheet (what every export file's rows share)."""
+"""How an exported value is written: times in UTC and local, lists and objects as CSV cells, texts safe for a
+spreadsheet."""
 
 from __future__ import annotations
 
@@ -14,11 +14,9 @@ Stamp = str | None
 """A time as the files write it (ISO 8601 to the second, with its offset); None when it did not happen."""
 _NO_TIME: tuple[Stamp, Stamp] = (None, None)
 Row = dict[str, object]
-"""One exported row by column; a file's columns are its codebook entries (``FileDoc.columns``)."""
 
 
 def utc_iso(value: datetime | None) -> str | None:
-    """A time as the files write it in UTC: ISO 8601 to the second, ``+00:00``."""
     if value is None:
         return None
     if value.tzinfo is not timezone.utc:  # what the database hands back is UTC already
@@ -27,23 +25,19 @@ def utc_iso(value: datetime | None) -> str | None:
 
 
 def stamp(value: datetime | None, zone: ZoneInfo) -> tuple[Stamp, Stamp]:
-    """A time in UTC and in ``zone``, as the ``…_utc`` and ``…_local`` columns write them."""
     if value is None:
         return _NO_TIME
     return utc_iso(value), value.astimezone(zone).isoformat(timespec="seconds")
 
 
 def stamped(name: str, value: datetime | None, zone: ZoneInfo) -> dict[str, Stamp]:
-    """The ``<name>_utc`` and ``<name>_local`` cells of a time."""
     utc, local = stamp(value, zone)
     return {f"{name}_utc": utc, f"{name}_local": local}
 
 
 def stamps(zone_at: Callable[[str, datetime | None], ZoneInfo]
            ) -> Callable[[datetime | None, str], tuple[Stamp, Stamp]]:
-    """:func:`stamp` of a participant's time in the zone they were in then (``zone_at``, e.g.
-    ``People.zone_at``), remembering what it formatted (for one chunk): many rows of a chunk share
-    a time (a prompt and its poll, their receipts; participants in one zone prompted at one hour)."""
+    """:func:`stamp` in the zone they were in then, cached for one chunk (many rows share a time)."""
     cached = functools.cache(stamp)
 
     def participant_stamp(value: datetime | None, participant_id: str) -> tuple[Stamp, Stamp]:
@@ -68,19 +62,16 @@ def _json_text(value: object) -> str:
 
 
 FORMULA_STARTS = frozenset("=+-@\t\r")
-"""A CSV cell starting with one of these is run as a formula by Excel, LibreOffice or Google
-Sheets (``=HYPERLINK(…)``, ``=cmd|…``, ``@SUM(…)``); OWASP: prefix such a cell with ``'``."""
+"""A CSV cell starting with one of these is run as a formula by spreadsheets; OWASP: prefix it with ``'``."""
 
 
 def _plain_phone(text: str) -> bool:
-    """A phone number in E.164 (``+`` and 8 to 15 digits): a spreadsheet reads it as a number at
-    worst, it runs nothing; left plain so that the identifiers key joins on it as stored."""
+    """E.164 runs nothing in a spreadsheet; left plain so that the identifiers key joins on it as stored."""
     return 9 <= len(text) <= 16 and text[0] == "+" and text[1:].isascii() and text[1:].isdigit()
 
 
 def _csv_text(text: str) -> str:
-    """A text made safe for a spreadsheet: NULs removed, a would-be formula prefixed with ``'``
-    (but a phone number in E.164)."""
+    """NULs removed, a would-be formula prefixed with ``'`` (but a phone number in E.164)."""
     if "\x00" in text:
         text = text.replace("\x00", "")
     if text and text[0] in FORMULA_STARTS and not _plain_phone(text):

@@ -1,9 +1,5 @@
-"""The export's codebook: every exported column's type, unit or allowed values, meaning and source, as ``codebook.csv``
-(one table) and ``README.md`` (a section and a table per file, after a short introduction).
-
-Built from the columns the export actually wrote, looked up in :mod:`.codebook_entries` and :mod:`.codebook_study`; a
-column nobody described is left out, which the tests catch. Every export rewrites both (a file of that name that no
-export wrote is overwritten only with ``--force``)."""
+"""The export's codebook as ``codebook.csv`` and ``README.md``, built from the columns the export actually wrote (a
+column nobody described is left out, which the tests catch)."""
 
 from __future__ import annotations
 
@@ -27,7 +23,6 @@ FILES: tuple[FileDoc, ...] = (
     events.PARTICIPANTS, events.MESSAGES, events.DELIVERIES, study.DECISIONS, events.TRANSITIONS, events.TONE_CHANGES,
     events.CONSENT, events.FLAGS, study.QUESTIONNAIRE_INSTANCES, study.QUESTIONNAIRE_ANSWERS,
     study.QUESTIONNAIRE_ITEMS, events.IDENTIFIERS, study.STUDY_JSON)
-"""Every file the export writes, described, in the order the codebook lists them."""
 _BY_NAME = {doc.name: doc for doc in FILES}
 
 _INTRO = """\
@@ -88,7 +83,6 @@ def _entry(doc: FileDoc, column: str) -> Entry | None:
 
 
 def _entries(columns: Mapping[str, Sequence[str]]) -> list[tuple[FileDoc, list[Entry]]]:
-    """Each documented file with the entries of its columns, in the export's column order."""
     out = []
     for name, names in columns.items():
         doc = _BY_NAME.get(name)
@@ -98,7 +92,6 @@ def _entries(columns: Mapping[str, Sequence[str]]) -> list[tuple[FileDoc, list[E
 
 
 def codebook_rows(columns: Mapping[str, Sequence[str]]) -> list[dict[str, str]]:
-    """One row per described column of each file in ``columns`` (file name → its columns)."""
     return [{"file": doc.name, "column": e.column, "type": e.type, "values": e.values, "meaning": e.meaning,
              "source": e.source} for doc, entries in _entries(columns) for e in entries]
 
@@ -135,8 +128,6 @@ def _readme(columns: Mapping[str, Sequence[str]]) -> str:
 
 
 def documents(columns: Mapping[str, Sequence[str]]) -> dict[str, str]:
-    """``codebook.csv`` and ``README.md`` for files with these columns (file name → columns, in
-    the order the README shows them)."""
     return {CODEBOOK_CSV: _codebook_csv(codebook_rows(columns)), README_MD: _readme(columns)}
 
 

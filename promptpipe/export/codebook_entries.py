@@ -1,7 +1,5 @@
 """What every exported column means: type, unit or allowed values, meaning and source (written out by :mod:`.codebook`).
-
-Types: string | integer | number | boolean | datetime | date | json. A list is a ``string`` in CSV (items joined with
-``;``) and an array in JSONL."""
+Types: string | integer | number | boolean | datetime | date | json."""
 
 from __future__ import annotations
 
@@ -46,7 +44,6 @@ class FileDoc:
 
     @property
     def columns(self) -> tuple[str, ...]:
-        """The file's columns in the order the export writes them."""
         return tuple(e.column for e in self.entries)
 
     def entry(self, column: str) -> Entry | None:
@@ -54,12 +51,12 @@ class FileDoc:
 
 
 def listed(values: Iterable[str]) -> str:
-    """A closed set's values as the codebook lists them (from its enum, so the two never differ)."""
+    """From its enum, so the two never differ."""
     return ", ".join(str(value) for value in values)
 
 
 def timed(prefix: str, meaning: str, source: str) -> tuple[Entry, Entry]:
-    """The ``…_utc`` and ``…_local`` pair every time in the participant files comes as."""
+
     return (Entry(f"{prefix}_utc", "datetime", UTC_VALUES, meaning + " (UTC).", source),
             Entry(f"{prefix}_local", "datetime", LOCAL_VALUES, meaning + " (the participant's local time).", source))
 

@@ -1,5 +1,4 @@
-"""What the columns of ``decisions``, ``study.json`` and the questionnaire files mean (the study's
-own files; the event files are in :mod:`promptpipe.export.codebook_entries`)."""
+"""What the columns of ``decisions``, ``study.json`` and the questionnaire files mean."""
 
 from __future__ import annotations
 

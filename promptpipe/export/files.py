@@ -1,12 +1,6 @@
-"""The study's data as flat files for analysis, one row per event, pseudonymised (:mod:`.pseudonyms`); the README's
-"Exporting data" is the users' promise on files, columns, times (``…_utc`` and ``…_local``; ``decisions`` gives its
-outcome times in UTC and the decision's own local time) and the CSV and JSONL encodings (formulas neutralised as OWASP
-advises, NULs removed from CSV).
-
-Memory stays bounded: rows are read in chunks ordered by id (decision points by ranges of whole participants), each in
-its own short transaction; rows added meanwhile wait for the next export. Each file is written (0600, in a directory the
-export creates 0700) under a temporary name in the target directory and renamed only when every file is complete, so a
-crash never leaves a half-written file under a real name."""
+"""The study's data as flat files for analysis, pseudonymised (the README's "Exporting data" is the promise). Rows are
+read in chunks, each in its own short transaction, so memory stays bounded; each file is written under a temporary
+name and renamed only when every file is complete, so a crash never leaves a half-written file under a real name."""
 
 from __future__ import annotations
 
@@ -59,10 +53,8 @@ RECEIPT_WINDOW = timedelta(hours=12)
 """The DELIVERY_RECEIPT_WINDOW default."""
 PROGRESS_THRESHOLD = 5_000
 WORKER_ROWS = 20_000
-"""A file of at least this many rows is written by a process of its own (see
-:mod:`promptpipe.export.worker`): starting one costs about a second of imports."""
+"""A file this large is written by a process of its own (:mod:`.worker`): starting one costs a second of imports."""
 COMPANIONS = (STUDY_JSON, codebook.CODEBOOK_CSV, codebook.README_MD, ITEMS_CSV)
-"""Written next to the data by every export, whatever its format."""
 
 
 # ---------------------------------------------------------------- reading in chunks
@@ -88,9 +80,7 @@ def _plan(session: Session, chunk_size: int) -> _Plan:
 
 
 def _zone_changes(session: Session) -> list[Any]:
-    """Every participant's changes of time zone (``timezone_changed``: when, the zone before, the
-    zone after), in one query for the whole export: each ``…_local`` time is shown in the zone in
-    force at its moment (:meth:`People.zone_at`)."""
+    """Every ``timezone_changed`` transition in one query: each ``…_local`` time is in the zone in force then."""
     t = _TRANSITION
     return list(session.execute(
         select(t.c.participant_id, t.c.created_at, t.c.from_value, t.c.to_value)
@@ -100,8 +90,7 @@ def _zone_changes(session: Session) -> list[Any]:
 # ---------------------------------------------------------------- writing
 
 def _progress_bar(total: int, progress: IO[str] | None, threshold: int) -> tqdm[NoReturn]:
-    """Rows written out of the total; drawn only for a large export, and on stderr only when it
-    is a terminal (an explicit ``progress`` stream is always drawn on)."""
+    """Drawn only for a large export, and on stderr only when it is a terminal (``progress`` is always drawn on)."""
     stream = progress if progress is not None else sys.stderr
     show = total >= threshold and (progress is not None or sys.stderr.isatty())
     return tqdm(total=total, file=stream, disable=not show, unit=" rows", desc="export",
@@ -110,11 +99,8 @@ def _progress_bar(total: int, progress: IO[str] | None, threshold: int) -> tqdm[
 
 @dataclass
 class ExportResult:
-    """What an export wrote: rows per study file, the key file if asked for, the files describing
-    them, and warnings for the researcher (one line each)."""
-
     rows: dict[str, int]
-    """Rows written per study file (``participants`` … ``flags``), in the order written."""
+    """Rows written per study file, in the order written."""
     directory: Path
     fmt: str
     key_file: Path | None = None
@@ -122,7 +108,6 @@ class ExportResult:
     key_rows: int = 0
     warnings: list[str] = field(default_factory=list)
     companions: list[Path] = field(default_factory=list)
-    """``study.json``, ``codebook.csv`` and ``README.md``."""
 
 
 def _written_by_export(path: Path) -> bool:
@@ -165,8 +150,6 @@ def _prepare(out_dir: Path, fmt: str, force: bool, names: Sequence[str]) -> tupl
 
 @dataclass(frozen=True)
 class ExportOptions:
-    """How :func:`export_study` writes (the defaults are what ``promptpipe-admin export`` uses)."""
-
     fmt: str = "csv"
     force: bool = False
     include_identifiers: bool = False
@@ -182,14 +165,8 @@ class ExportOptions:
 
 async def export_study(db: Database, out_dir: str | os.PathLike[str],
                        options: ExportOptions | None = None) -> ExportResult:
-    """Write the data files (pseudonymised), the key file ``identifiers`` with ``include_identifiers``, ``study.json``
-    (naming ``model`` and the SHA-256 of each of ``system_prompts``), ``codebook.csv`` and ``README.md`` to ``out_dir``.
-
-    Refuses (AdminError, nothing written) when a target file exists, unless ``force``; an earlier export's study.json,
-    codebook and README are simply rewritten. A prompt sent over ``receipt_window`` before ``now`` with no delivery
-    receipt (where the transport reports them) is ``not_delivered``. A file of ``worker_rows`` rows or more goes to a
-    process of its own (:mod:`.worker`), but for its last sixth, written here after the other files; if that process
-    fails, so does the export."""
+    """Write the files to ``out_dir``; AdminError (nothing written) when a target file exists, unless ``force``. A
+    prompt sent over ``receipt_window`` before ``now`` with no delivery receipt is ``not_delivered``."""
     options = options or ExportOptions()
     out = Path(out_dir)
     now = options.now or datetime.now(timezone.utc)
@@ -227,13 +204,12 @@ async def export_study(db: Database, out_dir: str | os.PathLike[str],
 
 @dataclass(frozen=True)
 class _Run:
-    """One export under way: its options, the moment before which an undelivered prompt counts as
-    not delivered, its temporary files by name, and a worker process started early, if any."""
-
     options: ExportOptions
     cutoff: datetime
+    """Before it an undelivered prompt counts as not delivered."""
     temps: dict[str, Path]
     spare: list[Worker]
+    """A worker process started early, if any."""
 
 
 def _temp(out: Path, name: str, file_name: str, temps: dict[str, Path]) -> Path:
@@ -281,7 +257,6 @@ async def _write_tables(db: Database, out: Path, tables: Sequence[_Table], plan:
 
 
 def _append_tail(temps: dict[str, Path], name: str) -> None:
-    """This process's last rows of ``name`` appended to the worker's part of it."""
     tail = temps.pop(f"{name}.tail")
     with tail.open("rb") as part, temps[name].open("ab") as whole:
         shutil.copyfileobj(part, whole)
@@ -321,8 +296,7 @@ async def _copy(db: Database, table: _Table, plan: _Plan, writer: _Writer, bar: 
 
 async def _chunks(db: Database, following: Callable[[list[Any] | None], _Read | None]
                   ) -> AsyncGenerator[list[Any], None]:
-    """Chunks of rows, each read in its own transaction; the next chunk is read on the database
-    thread while the caller writes this one (at most two chunks in memory)."""
+    """Chunks of rows; the next is read while the caller writes this one (at most two chunks in memory)."""
     read = following(None)
     pending: asyncio.Future[list[Any]] | None = None if read is None else asyncio.ensure_future(db.run(read))
     try:

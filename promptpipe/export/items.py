@@ -1,6 +1,5 @@
-"""The questionnaires' items as a table of their own (``questionnaire_items.csv``): each item of each
-questionnaire of each adopted protocol version, with its type, range, unit and coded options, so
-that an answer's ``coded`` value reads without ``study.json``; and the typing of ``coded`` in JSONL."""
+"""``questionnaire_items.csv``: each item of each adopted protocol version, so that an answer's ``coded`` value reads
+without ``study.json``; and the typing of ``coded`` in JSONL."""
 
 from __future__ import annotations
 
@@ -36,7 +35,6 @@ def _items(history: list[ProtocolVersion]) -> Iterator[tuple[int, ProtocolVersio
 
 
 def items_csv(history: list[ProtocolVersion]) -> str:
-    """The table, one row per item per protocol version; codes and labels in the same order, joined by ``;``."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(ITEM_COLUMNS)
@@ -61,8 +59,7 @@ def _number(value: float | None) -> str:
 
 
 def typed_code(coded: str | None, multiple: bool) -> Any:
-    """A stored ``coded`` as its value: a number, a list of codes for a multiple choice, the text
-    as stored otherwise (empty for a text item or a skip). In CSV the same value reads as stored."""
+    """A stored ``coded`` as a number, a list of codes for a multiple choice, else the text as stored."""
     if not coded:
         return [] if multiple and coded == "" else coded
     if multiple:

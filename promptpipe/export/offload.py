@@ -1,5 +1,4 @@
-"""Writing the largest export file in a process of its own (``python -m promptpipe.export.worker``),
-on another core: which files qualify, where the worker's part ends, and the process itself."""
+"""Writing the largest export file in a process of its own, on another core (:mod:`.worker`)."""
 
 from __future__ import annotations
 
@@ -22,18 +21,17 @@ from promptpipe.storage.db import Database
 WORKER_TABLES = ("messages",)
 """The files a worker may write: the largest (a second worker would compete for the same cores)."""
 OWN_SHARE = 6
-"""This process writes the last 1/OWN_SHARE of a worker's file (after its own files) and appends
-it to the worker's part: the worker's second of imports would otherwise leave it last to finish
-(500 participants: this process done after 1.4 s, the worker after 1.75 s)."""
+"""This process writes the last 1/OWN_SHARE of a worker's file: the worker's second of imports would otherwise
+leave it last to finish."""
 
 
 def offloading(db: Database) -> bool:
-    """Whether another process can read this database (not one in memory)."""
+    """Another process can read this database (not one in memory)."""
     return not (db.is_sqlite and db.sqlite_path is None)
 
 
 def may_offload(session: Session, worker_rows: int) -> bool:
-    """Whether a file a worker writes may have ``worker_rows`` rows (its highest id is that high)."""
+    """Whether a file a worker writes may have ``worker_rows`` rows (its highest id)."""
     return any((session.execute(select(func.max(table.model.__table__.c.id))).scalar() or 0) >= worker_rows
                for table in TABLES if table.name in WORKER_TABLES)
 
@@ -53,8 +51,7 @@ def offloaded(db: Database, tables: Sequence[_Table], plan: _Plan, worker_rows: 
 
 
 class Worker:
-    """One file written by ``python -m promptpipe.export.worker``: the process starts
-    (and imports) first, its job follows when the export has planned it."""
+    """One file written by a worker process: it starts (and imports) first, its job follows once planned."""
 
     def __init__(self, process: asyncio.subprocess.Process) -> None:
         self.name, self.process = "", process

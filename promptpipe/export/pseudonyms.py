@@ -1,11 +1,6 @@
-"""Pseudonymising the free texts of a participant's own rows for the export: phone numbers become ``[phone]`` and their
-own name ``[name]`` (the model greets people by name).
-
-Their own number is matched in its usual spellings (``+14165550123``, ``(416) 555-0123``, ``416.555.0123``); any other
-(someone else's, or theirs spelled ``416 / 555 / 0123`` or in full-width digits) by libphonenumber's matcher in the
-region of their own number at its most lenient level (a possible number, so a seven-digit local one too), which leaves
-dates, times and counts alone. The name matches whole in any case, and each capitalised word of it as written, as whole
-words. Other people's names and nicknames are not recognised: texts need reading before sharing beyond the team."""
+"""Pseudonymising a participant's free texts: phone numbers become ``[phone]`` (their own in its usual spellings, any
+other by libphonenumber's most lenient matcher, which leaves dates and counts alone) and their own name ``[name]``.
+Other people's names are not recognised: texts need reading before sharing beyond the team."""
 
 from __future__ import annotations
 
@@ -48,14 +43,12 @@ def _phone_pattern(spellings: Sequence[str]) -> str:
 
 
 _SHORTEST_PHONE = 7
-"""Fewer digits than this in a text: no phone number to look for."""
 _ENOUGH_DIGITS = re.compile(rf"(?:\D*\d){{{_SHORTEST_PHONE}}}")
-"""Matches a text with at least :data:`_SHORTEST_PHONE` digits (a test per character in Python
-was a fifth of the export's formatting time)."""
+"""A text with fewer digits holds no phone number (a regex: a test per character was a fifth of formatting time)."""
 
 
 def _region_of(phone: str) -> str:
-    """The country of a participant's own number: how their national spellings are read."""
+    """How their national spellings are read."""
     try:
         return phonenumbers.region_code_for_number(phonenumbers.parse(phone, None)) or "US"
     except phonenumbers.NumberParseException:
@@ -77,16 +70,13 @@ def _inside_a_word(text: str, start: int, end: int) -> bool:
 
 
 def _name_words(name: str) -> list[str]:
-    """The words of a name that are capitalised or from a script without case, at least two
-    characters, longest first (``Ana, "the walker"``: ``Ana``; a nickname's "the" is no name)."""
+    """Capitalised (or caseless) words of two characters or more, longest first (a nickname's "the" is no name)."""
     words = {w for w in re.findall(r"\w+", name) if len(w) >= 2 and not w[0].islower() and not w.isdigit()}
     return sorted(words, key=len, reverse=True)
 
 
 class _Redactor:
-    """Replaces one participant's phone number and name in a text by ``[phone]`` and ``[name]``:
-    the number in its usual spellings, the whole name in any case and each name word as written,
-    as whole words. Cheap substring tests come first, since most texts contain neither."""
+    """One participant's number and name out of a text; cheap substring tests first, since most texts hold neither."""
 
     def __init__(self, phone: str, name: str) -> None:
         spellings = _phone_spellings(phone)
@@ -117,13 +107,11 @@ class _Redactor:
 
 
 ZoneChange = tuple[str, datetime, str | None, str]
-"""A ``timezone_changed`` transition: participant, when, the zone before and the zone after."""
+"""Participant, when, the zone before and the zone after."""
 
 
 class People:
-    """Each participant's zone now and the zones they were in before (their ``timezone_changed``
-    transitions), and their own phone number and name to take out of texts; and which
-    questionnaire items are multiple choices (their ``coded`` is a list)."""
+    """Each participant's zones now and before, their phone number and name, and the multiple-choice items."""
 
     def __init__(self, rows: Iterable[Any], multiple_choice: frozenset[tuple[str, str, str]] = frozenset(),
                  changes: Iterable[ZoneChange] = ()) -> None:
@@ -135,8 +123,7 @@ class People:
             self.zones[pid] = zone_or_utc(tz)
             self._identities[pid] = (phone or "", name or "")
         self._moves: dict[str, tuple[list[datetime], list[ZoneInfo]]] = {}
-        """Per participant who changed zone: when each change took effect, and the zones in turn
-        (the first, the zone before the first change)."""
+        """Per participant who moved: when each change took effect, and the zones in turn."""
         for pid, at, before, after in sorted(changes, key=lambda change: (change[0], change[1])):
             times, zones = self._moves.setdefault(pid, ([], [zone_or_utc(before) if before else self.zone(pid)]))
             times.append(at)
@@ -149,13 +136,10 @@ class People:
         return len(self.zones)
 
     def zone(self, participant_id: str) -> ZoneInfo:
-        """Their zone now (the participants file's ``timezone``)."""
         return self.zones.get(participant_id, UTC)
 
     def zone_at(self, participant_id: str, when: datetime | None) -> ZoneInfo:
-        """The zone they were in at ``when``: the one their latest change up to then moved them to
-        (a change takes effect at its own moment), before any change the one the first change
-        left, and for someone who never moved their zone now."""
+        """The zone they were in at ``when`` (a change takes effect at its own moment)."""
         moves = self._moves.get(participant_id)
         if moves is None or when is None:
             return self.zones.get(participant_id, UTC)
@@ -163,8 +147,7 @@ class People:
         return zones[bisect_right(times, when)]
 
     def scrub(self, participant_id: str, text: Any) -> Any:
-        """``text`` with the participant's own phone number and name replaced by ``[phone]`` and
-        ``[name]``; anything that is not a non-empty string is returned as it is."""
+        """``text`` with their own phone number and name replaced; anything but a non-empty string as it is."""
         if not text or text.__class__ is not str:
             return text
         redactor = self._redactors.get(participant_id)
@@ -173,8 +156,7 @@ class People:
         return redactor(text)
 
     def scrub_value(self, participant_id: str, value: Any) -> Any:
-        """:meth:`scrub` for every string in a JSON value (a message payload); the base64 copy of
-        an original text is decoded, scrubbed and encoded again."""
+        """:meth:`scrub` for every string in a JSON value (the base64 copy of an original text too)."""
         if value.__class__ is str:
             return self.scrub(participant_id, value)
         if isinstance(value, dict):

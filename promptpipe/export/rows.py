@@ -1,6 +1,5 @@
-"""The export's tables: their columns, and how one stored row becomes one exported row (times in UTC and local, free
-texts pseudonymised, CSV cells made safe for spreadsheets: see :mod:`promptpipe.export.cells`; the transcript and the
-deliveries are in :mod:`promptpipe.export.transcript`)."""
+"""The export's tables: their columns, and how one stored row becomes one exported row (the transcript and the
+deliveries are in :mod:`.transcript`)."""
 
 from __future__ import annotations
 
@@ -40,11 +39,9 @@ IDENTIFIERS = "identifiers"
 """The key file (participant_id, phone, name): written only on request."""
 
 PARTICIPANT_COLUMNS = events.PARTICIPANTS.columns
-"""Followed by one ``stratum_<field>`` column per enrollment field (see :func:`participants_table`)."""
 
 
 def participant_chunk(after: str | None, limit: int) -> Callable[[Session], list[Any]]:
-    """The next ``limit`` participants after id ``after``, with their conversation."""
     p, c = table_of(Participant), table_of(Conversation)
     query = (
         select(p.c.id, p.c.phone, p.c.name, p.c.timezone, p.c.status, p.c.paused_by, p.c.opted_out,
@@ -62,8 +59,7 @@ def participant_chunk(after: str | None, limit: int) -> Callable[[Session], list
 # ---------------------------------------------------------------- one row per event
 
 def _when(people: People, participant_id: str, name: str, value: datetime | None) -> dict[str, Stamp]:
-    """The ``<name>_utc`` and ``<name>_local`` cells of a participant's time, ``_local`` in the zone
-    they were in at that moment."""
+    """The ``<name>_utc`` and ``<name>_local`` cells, ``_local`` in the zone they were in at that moment."""
     return stamped(name, value, people.zone_at(participant_id, value))
 
 
@@ -173,8 +169,7 @@ class _Table:
     columns: Sequence[str]
     build: Callable[[Any, People], Mapping[str, object]] | None = None
     chunk_rows: Callable[[Sequence[Any], People, Callable[[Any], Any]], list[tuple[Any, ...]]] | None = None
-    """Instead of ``build`` (the large files): a chunk's rows in column order, built directly, each
-    value that may hold text passed through the given cell function (:func:`csv_cell` for CSV)."""
+    """Instead of ``build`` (the large files): a chunk's rows in column order, text through the cell function."""
 
 
 TABLES: tuple[_Table, ...] = (
@@ -196,6 +191,5 @@ IDENTIFIER_TABLE = _Table(IDENTIFIERS, Participant, events.IDENTIFIERS.columns, 
 
 
 def participants_table(strata: Sequence[str]) -> _Table:
-    """The participants file with one ``stratum_<field>`` column per enrollment field."""
     return _Table("participants", Participant, (*PARTICIPANT_COLUMNS, *strata_columns(strata)),
                   partial(_participant_row, strata=tuple(strata)))

@@ -1,9 +1,5 @@
-"""The end-of-day self-report on each exported decision point: which day's question measures it and what became of that
-question (answered, expired, not asked and why).
-
-A point before the self-report's time is measured by that day's question, one at or after it by the next day's, so the
-question always follows the decision (a prompt at 21:00 is answered for by the next evening's question). The question
-runs as the ``self_report`` questionnaire on its own timer: whether it was asked never depends on the point's action."""
+"""The end-of-day self-report on each exported decision point: which day's question measures it (that day's before its
+time, the next day's after, so the question always follows the decision) and what became of it."""
 
 from __future__ import annotations
 
@@ -27,7 +23,6 @@ __all__ = ["SelfReportDay", "outcome_date", "self_report_days", "with_self_repor
 
 STATUS = {"completed": "answered", "expired": "expired", "stopped": "stopped", "not_sent": "not_asked",
           "scheduled": "scheduled", "sent": "open", "started": "open"}
-"""How a self-report instance's state reads per day."""
 ANSWERS = {"1": "yes", "0": "no"}
 
 _INSTANCE, _ANSWER = table_of(QuestionnaireInstance), table_of(QuestionnaireAnswer)
@@ -51,7 +46,6 @@ def outcome_date(local_date: str, scheduled: datetime | None, timezone: str | No
 
 
 def self_report_days(session: Session, first: str, last: str) -> dict[tuple[str, str], SelfReportDay]:
-    """Every self-report question of participants ``first`` … ``last``, by participant and date."""
     i, a = _INSTANCE, _ANSWER
     rows = session.connection().execute(
         select(i.c.participant_id, i.c.local_date, i.c.status, i.c.reason, a.c.coded, a.c.answered_at)
@@ -67,7 +61,6 @@ def self_report_days(session: Session, first: str, last: str) -> dict[tuple[str,
 
 def with_self_reports(rows: Iterable[Any], days: dict[tuple[str, str], SelfReportDay],
                       report_at: time | None) -> list[Any]:
-    """The decision rows, each with its self-report's fields (all empty without a self-report)."""
     if report_at is None:
         empty = dict.fromkeys(("self_report_date", "self_report", "self_report_status", "self_report_reason",
                                "self_report_at"))

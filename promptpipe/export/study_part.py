@@ -1,9 +1,5 @@
-"""The study's part of the export: ``decisions`` (one row per decision point, in the long format micro-randomised trial
-analyses expect), the enrollment strata as participant columns, and ``study.json`` (the protocol as run, its changes,
-the software and model that ran it).
-
-A point's proximal outcome comes from the ``prompt_delivery`` row of the same inbox event and from WhatsApp's receipts
-for the prompt and its poll, coded exactly as the ``deliveries`` file codes them. The secret seed is never read here."""
+"""The study's part of the export: ``decisions`` (the long format micro-randomised trial analyses expect), the strata
+columns, and ``study.json``. Outcomes are coded exactly as ``deliveries`` codes them; the seed is never read."""
 
 from __future__ import annotations
 
@@ -45,8 +41,7 @@ STUDY_JSON_FORMAT = "promptpipe study export 1"
 
 DECISION_COLUMNS = DECISIONS.columns
 TREATMENT = {pair[0]: 1 for pair in DECISION_ACTIONS} | {pair[1]: 0 for pair in DECISION_ACTIONS}
-"""1 for the first (treatment) action of each pair a study may randomise between, 0 for the other.
-A study file can only list these pairs, treatment first, so the coding holds for every version."""
+"""A study file can only list these pairs, treatment first, so the coding holds for every version."""
 
 _DECISION, _DELIVERY, _MESSAGE, _PARTICIPANT, _LEDGER = (
     table_of(model) for model in (Decision, PromptDelivery, Message, Participant, ConsentEvent))
@@ -56,8 +51,6 @@ _DECISION, _DELIVERY, _MESSAGE, _PARTICIPANT, _LEDGER = (
 
 @dataclass(frozen=True)
 class Protocol:
-    """Every protocol version this database ran (oldest first) and the newest one, parsed."""
-
     history: list[ProtocolVersion]
     study: Study | None
     """None: no study file in force (or its text no longer reads, see ``problem``)."""
@@ -70,8 +63,7 @@ def read_protocol(session: Session) -> Protocol:
 
 
 def stratum_fields(session: Session, study: Study | None) -> list[str]:
-    """The study file's stratum fields in its order, then any other field a participant was
-    enrolled with (an earlier protocol's), sorted: one ``stratum_<field>`` column each."""
+    """The study file's stratum fields, then any other a participant was enrolled with (an earlier protocol's)."""
     fields = list(study.allocation.stratum_fields) if study is not None else []
     others: set[str] = set()
     for (strata,) in session.connection().execute(select(_PARTICIPANT.c.strata)):
@@ -89,9 +81,7 @@ def _software_version() -> str | None:
 
 def study_document(protocol: Protocol, *, model: str | None, system_prompts: Mapping[str, str] | None,
                    exported_at: datetime) -> Row:
-    """``study.json``: the protocol in force (None without a study file), its hash and text, every adopted version with
-    when it was in force and the file holding its text, and what ran the study (software version, model, the SHA-256 of
-    each system prompt, computed as the decision rows compute theirs)."""
+    """``study.json``: the protocol in force, its versions, and what ran the study."""
     # Imported here: the flow brings in the model client, which an export worker need not load.
     from promptpipe.flow.decisions import prompt_hash
 
@@ -120,13 +110,10 @@ def study_document(protocol: Protocol, *, model: str | None, system_prompts: Map
 
 
 def version_file_name(number: int, digest: str) -> str:
-    """``study_protocol_v2_1a2b3c4d5e6f.toml``: the version's place in the history and its hash."""
     return f"study_protocol_v{number}_{digest[:12]}.toml"
 
 
 def protocol_files(protocol: Protocol) -> dict[str, str]:
-    """Every adopted protocol version's own text, by its file name (decisions made under an
-    earlier version are read against that version)."""
     return {version_file_name(number, v.hash): v.contents
             for number, v in enumerate(protocol.history, 1) if v.hash and v.contents}
 
@@ -136,7 +123,6 @@ def study_json_text(document: Mapping[str, Any]) -> str:
 
 
 def is_study_json(path: Path) -> bool:
-    """Whether ``path`` is a ``study.json`` an earlier export wrote (then it is simply refreshed)."""
     try:
         with path.open("rb") as stream:
             head = stream.read(200)
@@ -148,8 +134,7 @@ def is_study_json(path: Path) -> bool:
 # ---------------------------------------------------------------- decisions
 
 def decision_batches(session: Session, ceiling: int, limit: int) -> list[tuple[str, str]]:
-    """Ranges of participant ids (first, last) whose decision points add up to about ``limit``:
-    a participant is never split, so each is numbered whole inside one read."""
+    """Ranges of participant ids (first, last) of about ``limit`` points, never splitting a participant."""
     d = _DECISION
     counts: dict[str, int] = dict(session.connection().execute(
         select(d.c.participant_id, func.count()).where(d.c.id <= ceiling).group_by(d.c.participant_id)).all())
@@ -168,8 +153,7 @@ def decision_batches(session: Session, ceiling: int, limit: int) -> list[tuple[s
 
 
 def delivery_receipt_columns(delivery: Any, cutoff: datetime) -> list[Any]:
-    """WhatsApp's receipts for a delivery's prompt and poll, whether its transport reports
-    receipts, and the moment before which a prompt without one counts as not delivered."""
+    """WhatsApp's receipts for a delivery's prompt and poll, whether they are expected, and the cut-off."""
     m = _MESSAGE
     ids = select(m.c.wa_message_id).where(
         m.c.id.in_([delivery.c.prompt_message_id, delivery.c.poll_message_id])).correlate(delivery)
@@ -179,8 +163,7 @@ def delivery_receipt_columns(delivery: Any, cutoff: datetime) -> list[Any]:
 
 
 def withdrawn_at(participant_id: Any) -> Any:
-    """When the participant was withdrawn: the consent ledger's withdrawn event, else their erasure
-    (an erasure ends the study too); None if neither."""
+    """The consent ledger's withdrawn event, else their erasure (it ends the study too); None if neither."""
     def last(event: ConsentKind) -> Any:
         return select(func.max(_LEDGER.c.created_at)).where(
             _LEDGER.c.participant_id == participant_id, _LEDGER.c.event == event).scalar_subquery()
@@ -189,9 +172,7 @@ def withdrawn_at(participant_id: Any) -> Any:
 
 def decision_batch(first: str, last: str, ceiling: int, cutoff: datetime,
                    report_at: time | None = None) -> Callable[[Session], list[Any]]:
-    """The decision points of participants ``first`` … ``last`` in time order, numbered per
-    participant, each with the delivery of its prompt (if one went out) and, with a self-report
-    at ``report_at``, the question that measures it (:mod:`promptpipe.export.self_report`)."""
+    """The decision points of ``first`` … ``last`` in time order, with their prompt's delivery and self-report."""
     d, pd, m = _DECISION, _DELIVERY, _MESSAGE
     index = func.row_number().over(partition_by=d.c.participant_id, order_by=(d.c.decided_at, d.c.id))
     prompt_sent_at = type_coerce(select(m.c.sent_at).where(m.c.id == pd.c.prompt_message_id).scalar_subquery(),
@@ -218,13 +199,8 @@ def decision_batch(first: str, last: str, ceiling: int, cutoff: datetime,
     return read
 
 
-def _earliest(*values: datetime | None) -> datetime | None:
-    present = [value for value in values if value is not None]
-    return min(present) if present else None
-
 
 _OUTCOME_COLUMNS = DECISION_COLUMNS[DECISION_COLUMNS.index("delivery_id"):DECISION_COLUMNS.index("outcome") + 1]
-"""The proximal outcome of a decision point's prompt (all empty when none went out)."""
 _NO_PROMPT_CELLS = (None, 0, *[None] * (len(_OUTCOME_COLUMNS) - 2))
 
 
@@ -239,7 +215,7 @@ def decision_csv(rows: Sequence[Any], people: People, cell: Callable[[Any], Any]
         else:
             sent = row.prompt_sent_at or row.queued_at
             voted_at, replied_at = row.voted_at, row.replied_at
-            first = _earliest(voted_at, replied_at)
+            first = min((at for at in (voted_at, replied_at) if at is not None), default=None)
             status = delivery_status(sent, row.delivered_at, row.read_at,
                                      receipts_expected=bool(row.receipts_expected), cutoff=row.receipt_cutoff)
             outcome = (

@@ -17,8 +17,7 @@ def temp_name(out: Path, file_name: str) -> Path:
 
 
 def remove_stale_temps(out: Path) -> int:
-    """Remove the partial files an earlier, killed export left in ``out`` (only names of our own
-    form); returns how many."""
+    """Remove the partial files a killed export left in ``out`` (only names of our own form); returns how many."""
     removed = 0
     if out.is_dir():
         for path in out.iterdir():

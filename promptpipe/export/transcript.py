@@ -1,6 +1,5 @@
-"""The two largest export files, ``messages`` (the transcript) and ``deliveries`` (the daily
-prompts and what became of them): the rows of a whole chunk built directly, as CSV cells or JSONL
-values (no dict per row, each time formatted once per chunk)."""
+"""The two largest export files, ``messages`` and ``deliveries``: a whole chunk's rows built directly (no dict per
+row, each time formatted once per chunk)."""
 
 from __future__ import annotations
 
@@ -28,10 +27,7 @@ def _reader(rows: Sequence[Any], names: Sequence[str]) -> Callable[[Any], Any]:
 
 
 def message_csv(rows: Sequence[Any], people: People, cell: Callable[[Any], Any]) -> list[tuple[Any, ...]]:
-    """A chunk's ``messages`` rows in ``MESSAGE_COLUMNS`` order: the transcript is the largest
-    file, so no dict per row, the values taken from each row in one step, every time formatted
-    once per chunk (a prompt and its poll share theirs), and only cells that may hold text go
-    through ``cell`` (:func:`csv_cell` for CSV; ids, times and the delivery status never need it)."""
+    """A chunk's ``messages`` rows in ``MESSAGE_COLUMNS`` order; only cells that may hold text go through ``cell``."""
     values = _reader(rows, _MESSAGE_READ)
     scrub, scrub_value = people.scrub, people.scrub_value
     status_of = delivery_status

@@ -1,12 +1,6 @@
-"""The decision points a withdrawal took away, as rows of the ``decisions`` export.
-
-A withdrawn (or erased) participant gets no more alarms, so the days from withdrawal to their last study day would have
-no ``decision`` rows and read like days nobody reached yet. The export derives them: one row per point the schedules in
-force at withdrawal would have had (each day's time as the alarm clock computes it, a random window's included) up to
-the last study day (the protocol's length plus extra days), unavailable with reason ``withdrawn``, action ``none``,
-nothing drawn or sent, no decision time. A point already recorded (same schedule and day) is never derived again; with
-no schedule there is one row per day; withdrawn before study day 1 was known, or in a study without a length, there is
-nothing to derive. These rows exist only in the export, and the codebook says so."""
+"""The decision points a withdrawal took away, as rows of the ``decisions`` export: without them the days from
+withdrawal to the last study day would read like days nobody reached yet. One row per point the schedules in force at
+withdrawal would have had (one per day without a schedule), unavailable with reason ``withdrawn``; export only."""
 
 from __future__ import annotations
 
@@ -42,8 +36,7 @@ _ENDS = (ConsentKind.WITHDRAWN, ConsentKind.ERASED)
 
 @dataclass(frozen=True)
 class WithdrawnPoint:
-    """A decision point after the withdrawal (``schedule_id`` and ``scheduled_for`` None: the day
-    is known, its points are not)."""
+    """A decision point after the withdrawal (``schedule_id`` and ``scheduled_for`` None: only the day is known)."""
 
     participant_id: str
     schedule_id: str | None
@@ -77,8 +70,7 @@ class _Ended:
 
 def withdrawn_points(session: Session, first: str | None = None,
                      last: str | None = None) -> dict[str, list[WithdrawnPoint]]:
-    """The derived points of withdrawn participants (ids ``first`` … ``last``, or all), by
-    participant, in time order."""
+    """The derived points of withdrawn participants (ids ``first`` … ``last``, or all), in time order."""
     people = _withdrawn_people(session, first, last)
     if not people:
         return {}
@@ -110,8 +102,7 @@ class _DerivedRow(SimpleNamespace):
 
 
 def with_withdrawn_days(session: Session, result: Result[Any], first: str, last: str) -> list[Any]:
-    """The rows of the decisions query (ordered by participant), each withdrawn participant's
-    derived points after their own rows, numbered on from their last ``decision_index``."""
+    """The decisions query's rows, each withdrawn participant's derived points after their own, numbered on."""
     columns = list(result.keys())
     rows = list(result.all())
     derived = withdrawn_points(session, first, last)
@@ -165,7 +156,6 @@ def _ended(session: Session, ids: Sequence[str], people: dict[str, _Person]) -> 
 
 
 def _schedules(session: Session, ids: Sequence[str]) -> dict[str, list[tuple[ScheduleEntry, datetime]]]:
-    """Every schedule of these participants with when it was last changed."""
     s = _SCHEDULE
     found: dict[str, list[tuple[ScheduleEntry, datetime]]] = {}
     for chunk in Database.chunks(ids):
@@ -180,7 +170,7 @@ def _schedules(session: Session, ids: Sequence[str]) -> dict[str, list[tuple[Sch
 
 
 def _recorded(session: Session, ids: Sequence[str]) -> dict[str, set[tuple[str | None, str]]]:
-    """The (schedule, local date) of every decision row these participants have."""
+    """(schedule, local date) of every decision row."""
     found: dict[str, set[tuple[str | None, str]]] = {}
     for chunk in Database.chunks(ids):
         for pid, schedule_id, local_date in session.connection().execute(
@@ -193,8 +183,7 @@ def _recorded(session: Session, ids: Sequence[str]) -> dict[str, set[tuple[str |
 # ---------------------------------------------------------------- deriving
 
 def _in_force(schedules: Sequence[tuple[ScheduleEntry, datetime]], at: datetime) -> list[tuple[str, DailySpec]]:
-    """The schedules that ran at ``at`` (made before it, not deleted before it: a withdrawal leaves
-    them as they were, an erasure ends them at that moment)."""
+    """The schedules that ran at ``at`` (made before it, not deleted before it)."""
     running = []
     for entry, updated_at in schedules:
         if entry.created_at is not None and entry.created_at <= at and (entry.active or updated_at >= at):

@@ -1,13 +1,6 @@
-"""One large export file written by a process of its own (``python -m promptpipe.export.worker``).
-
-The export's files are independent, so the largest (the transcript) is read and formatted here, on another core, while
-the export writes the others and then appends the transcript's last rows (``offload.OWN_SHARE``). This process starts
-before the export plans its job, so its imports overlap the plan (hence :mod:`.write`, not the export and its codebook).
-In one process reads and formatting share Python's one running thread; here each chunk is read, then formatted, with no
-thread to hand over to. The job comes pickled on stdin from the export that started it (so it is trusted): database URL,
-table, plan (the same participants; this table's id ceiling is the last row written here) and the temporary file
-(created here, ``x`` mode, 0600, flushed and synced). The row count goes to stdout; a failure exits non-zero with one
-line on stderr, and the export removes the file and reports it."""
+"""One large export file written by a process of its own, on another core, while the export writes the others. The job
+comes pickled on stdin from the export that started it (so it is trusted); the row count goes to stdout, a failure to
+stderr in one line with a non-zero exit."""
 
 from __future__ import annotations
 
@@ -25,7 +18,6 @@ __all__ = ["write_file"]
 
 
 async def write_file(job: WorkerJob) -> int:
-    """Write ``job.table`` to ``job.temp``; returns the rows written."""
     table = next(t for t in TABLES if t.name == job.table)
     db = Database(job.url, readers=1)  # read-only: never waits for the service's writes on SQLite
     count = 0

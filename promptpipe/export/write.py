@@ -1,8 +1,5 @@
-"""Reading an export's tables in chunks and writing their rows: what the export's own process and
-its worker process (:mod:`promptpipe.export.worker`) share.
-
-Kept apart from :mod:`promptpipe.export.files` so a worker imports only this (not the codebook,
-the progress bar or the study document: half a second of a worker's start)."""
+"""Reading an export's tables in chunks and writing their rows: what the export and its worker process share (apart
+from :mod:`.files` so a worker imports only this: half a second of its start)."""
 
 from __future__ import annotations
 
@@ -37,7 +34,6 @@ class _Plan:
     counts: dict[str, int]
     protocol: Protocol
     strata: list[str]
-    """The enrollment fields, one participants column each."""
     decision_batches: list[tuple[str, str]]
 
 
@@ -49,8 +45,7 @@ def _event_chunk(model: Any, after: int, ceiling: int, limit: int, cutoff: datet
 
 
 def _receipt_columns(model: Any, t: Any, cutoff: datetime) -> list[Any]:
-    """What WhatsApp reported for sent messages and prompts (their text and poll), and the moment
-    before which a send with no delivered receipt counts as not delivered."""
+    """What WhatsApp reported for sent messages and prompts, and the cut-off for not delivered."""
     if model is Message:
         own = receipt_columns(lambda r: r.c.wa_message_id == t.c.wa_message_id)
         return [*own, literal(cutoff, UTCDateTime()).label("receipt_cutoff")]
@@ -90,8 +85,6 @@ class _Writer:
 
 @dataclass(frozen=True)
 class WorkerJob:
-    """What :mod:`promptpipe.export.worker` writes: one table of this export's plan."""
-
     url: str
     table: str
     fmt: str
@@ -121,8 +114,7 @@ _Read = Callable[[Session], list[Any]]
 
 def _reads(table: _Table, plan: _Plan, chunk_size: int, cutoff: datetime,
            after: int = 0) -> Callable[[list[Any] | None], _Read | None]:
-    """The read that follows a chunk (None: the first read; returns None after the last): by id after the last row's
-    (from ``after`` up to the plan's ceiling), or for decision points the next range of participants."""
+    """The read after a chunk (None: the first; None after the last): by id, or the next range of participants."""
     if table.model is Decision:
         batches, ceiling = iter(plan.decision_batches), plan.ceilings[table.name]
         report = plan.protocol.study.self_report if plan.protocol.study is not None else None

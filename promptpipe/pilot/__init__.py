@@ -1,10 +1,8 @@
-"""Pilot mode: a sandbox participant the research team chats with in the browser as on WhatsApp, on a clock of its own
-that can skip ahead to the next prompt, reminder or self-report. Nothing in it can reach a participant, WhatsApp, the
-study's database or its export."""
+"""Pilot mode: a sandbox participant the team chats with in the browser, on a clock of its own that can skip ahead.
+Nothing in it can reach a participant, WhatsApp, the study's database or its export."""
 
-from promptpipe.pilot.desk import IDLE_LIMIT, MOST_PILOTS, PilotDesk
-from promptpipe.pilot.engine import Compose, Engine, Pilot
-from promptpipe.pilot.views import PilotMessage, PilotView, Skipped, SkipTo
+from promptpipe.pilot.desk import IDLE_LIMIT, PilotDesk
+from promptpipe.pilot.engine import Pilot
+from promptpipe.pilot.views import SkipTo
 
-__all__ = ["IDLE_LIMIT", "MOST_PILOTS", "Compose", "Engine", "Pilot", "PilotDesk", "PilotMessage", "PilotView",
-           "SkipTo", "Skipped"]
+__all__ = ["IDLE_LIMIT", "Pilot", "PilotDesk", "SkipTo"]

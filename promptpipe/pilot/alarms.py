@@ -1,9 +1,5 @@
 """The pilot's alarms from its own tables: what the service's alarm clock would hold for the participant, and when.
-
-The service's alarm clock cannot run beside it in one process: APScheduler's jobs report to the process's one service
-(:func:`promptpipe.scheduling.jobs.install`) and read the wall clock. A pilot's clock moves only when the pilot moves
-it, so the pilot fires its alarms itself, in order, through the service's delivery (:func:`deliver_alarms`), with the
-jobs the service's own rules want (:func:`wanted_jobs`)."""
+The service's alarm clock reads the wall clock and reports to the process's one service, so a pilot fires its own."""
 
 from __future__ import annotations
 
@@ -28,7 +24,6 @@ from promptpipe.study.store.tables import QuestionnaireInstance
 __all__ = ["REMINDER_KINDS", "Due", "due_alarms", "next_self_report"]
 
 REMINDER_KINDS = (TimerKind.REMINDER, TimerKind.INTAKE_REMINDER)
-"""The timers "skip to the next reminder" goes to."""
 _INSTANCE = table_of(QuestionnaireInstance)
 
 
@@ -36,7 +31,6 @@ _INSTANCE = table_of(QuestionnaireInstance)
 class Due:
     alarm: Alarm
     kind: str
-    """``daily``, or the timer's kind."""
 
     @property
     def at(self) -> datetime:
@@ -44,9 +38,8 @@ class Due:
 
 
 def due_alarms(plan: AlarmPlan | None, fired: Mapping[str, datetime], since: datetime, now: datetime) -> list[Due]:
-    """Every alarm the service would hold for them, earliest first: a pending timer at its due time;
-    a daily schedule at its first occurrence after the one that last fired here (``fired``, by
-    schedule), or after ``since`` (the pilot's start), and after it was made."""
+    """Every alarm the service would hold for them, earliest first: a daily schedule after the one that last fired
+    here (``fired``, by schedule), else after ``since`` (the pilot's start)."""
     if plan is None:
         return []
     zone = zone_or_utc(plan.timezone)
@@ -66,7 +59,7 @@ def due_alarms(plan: AlarmPlan | None, fired: Mapping[str, datetime], since: dat
 
 
 def next_self_report(session: Session, participant_id: str) -> datetime | None:
-    """When their next planned end-of-day self-report is due (None: none is planned)."""
+
     return session.execute(select(_INSTANCE.c.scheduled_at).where(
         _INSTANCE.c.participant_id == participant_id, _INSTANCE.c.questionnaire_id == SELF_REPORT_ID,
         _INSTANCE.c.status == InstanceStatus.SCHEDULED).order_by(_INSTANCE.c.scheduled_at).limit(1)).scalar()

@@ -1,6 +1,5 @@
-"""The pilots running in this process: one per researcher (by their token's name), at most
-:data:`MOST_PILOTS` at once, each ended after :data:`IDLE_LIMIT` without use (a check every minute
-while any runs) and all of them when the web server stops."""
+"""The pilots running in this process: one per researcher, at most :data:`MOST_PILOTS` at once, each ended after
+:data:`IDLE_LIMIT` without use and all of them when the web server stops."""
 
 from __future__ import annotations
 
@@ -24,7 +23,6 @@ CHECK_EVERY_S = 60.0
 class PilotDesk:
     def __init__(self, settings: Settings, clock: Clock, compose: Compose, *, most: int = MOST_PILOTS,
                  idle: timedelta = IDLE_LIMIT) -> None:
-        """``settings`` and ``clock``: the service's; ``compose``: how the service builds its parts."""
         self.settings, self.clock, self.compose = settings, clock, compose
         self.most, self.idle = most, idle
         self._pilots: dict[str, Pilot] = {}
@@ -42,8 +40,8 @@ class PilotDesk:
         return pilot if pilot is not None and not pilot.closed else None
 
     async def start(self, owner: str, *, name: str, zone: str) -> Pilot:
-        """A new pilot for ``owner`` (their earlier one ends: "start over"). The desk is held only
-        to take a place: another researcher's start does not wait for this one's greeting."""
+        """A new pilot for ``owner`` (their earlier one ends). The desk is held only to take a place: another
+        researcher's start does not wait for this one's greeting."""
         checked_name(name)  # before the earlier one ends: a typo does not cost it
         async with self._lock:
             self._refuse_if_closed()
@@ -74,7 +72,7 @@ class PilotDesk:
         return pilot
 
     async def end(self, owner: str) -> bool:
-        """End ``owner``'s pilot; False if none ran."""
+        """False if none ran."""
         async with self._lock:
             pilot = self._pilots.pop(owner, None)
             if pilot is None:
@@ -83,12 +81,11 @@ class PilotDesk:
             return True
 
     async def end_idle(self) -> int:
-        """End the pilots nobody used for :attr:`idle`; returns how many."""
+        """Returns how many ended."""
         async with self._lock:
             return await self._end_idle()
 
     async def close(self) -> None:
-        """End every pilot (the web server stops)."""
         self._closed = True
         if self._watch is not None:
             self._watch.cancel()

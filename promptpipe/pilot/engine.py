@@ -1,6 +1,5 @@
-"""One pilot: a :class:`~.sandbox.Sandbox` with one participant, and what the team does with it (write as them, tap a
-poll, skip ahead, read the conversation, end it). Its clock follows real time between the team's actions (a pause in the
-chat is a pause for the participant too) and jumps when they skip ahead. It logs with ``pilot`` bound."""
+"""One pilot: a :class:`~.sandbox.Sandbox` with one participant, and what the team does with it. Its clock follows
+real time between actions (a pause in the chat is a pause for the participant too) and jumps when they skip ahead."""
 
 from __future__ import annotations
 
@@ -18,21 +17,20 @@ from promptpipe.domain.messages import POLL_KINDS, MessageStatus
 from promptpipe.errors import AdminError, Conflict, NotFound
 from promptpipe.logging import get_logger
 from promptpipe.pilot.alarms import REMINDER_KINDS, next_self_report
-from promptpipe.pilot.sandbox import STOP_GRACE_S, Compose, Engine, Sandbox, sandbox_settings
+from promptpipe.pilot.sandbox import STOP_GRACE_S, Compose, Sandbox
 from promptpipe.pilot.views import PilotMessage, PilotView, Skipped, SkipTo, in_sent_order
 from promptpipe.research import reports
 from promptpipe.research._common import validate_text
 from promptpipe.scheduling.jobs import DAILY
 
-__all__ = ["PILOT_PHONE", "Compose", "Engine", "Pilot", "sandbox_settings"]
+__all__ = ["PILOT_PHONE", "Compose", "Pilot"]
 
 log = get_logger("promptpipe.pilot")
 
 PILOT_PHONE = "+14165550100"
-"""The sandbox participant's number: a fictional line (555-01xx), only ever in the pilot's database."""
+"""A fictional line (555-01xx), only ever in the pilot's database."""
 PILOT_BY = "pilot mode"
 MOST_SHOWN = 300
-"""The newest messages a page shows."""
 _ZERO = timedelta(0)
 
 
@@ -45,7 +43,7 @@ def checked_name(name: str) -> str:
 
 
 def checked_text(text: str) -> str:
-    """What a browser sent (its line breaks are CR LF) as the participant's message."""
+    """What a browser sent (its line breaks are CR LF)."""
     if not text.strip():
         raise AdminError("The message is empty: write what the sandbox participant says.")
     return validate_text("The message", text.replace("\r\n", "\n"), INBOUND_CHARS, required=True)
@@ -62,7 +60,7 @@ class Pilot:
         self.transport, self.directory = sandbox.transport, sandbox.directory
         self.started_at = sandbox.started_at
         self.last_used = outer.now()
-        """When the team last looked or acted (the outer clock): the desk ends pilots left idle."""
+        """On the outer clock: the desk ends pilots left idle."""
         self._mark = outer.now()
         self._lock = asyncio.Lock()
         self._ending = False
@@ -74,7 +72,6 @@ class Pilot:
     @classmethod
     async def start(cls, settings: Settings, compose: Compose, outer: Clock, *, owner: str, name: str,
                     zone: str) -> Pilot:
-        """A new sandbox with its participant enrolled and greeted."""
         name = checked_name(name)
         with bound_contextvars(pilot=owner):
             sandbox = await Sandbox.open(settings, compose, now=outer.now(), by=PILOT_BY, prefix="promptpipe-pilot-")
@@ -98,7 +95,6 @@ class Pilot:
             await self.sandbox.say(PILOT_PHONE, text)
 
     async def tap(self, message_id: int, options: Sequence[str]) -> None:
-        """Tap ``options`` of the poll ``message_id`` (all of them at once on a poll that takes several)."""
         async with self._acting():
             await self.sandbox.tap(PILOT_PHONE, message_id, options)
 
@@ -112,7 +108,7 @@ class Pilot:
             return Skipped(target, fired, len(self.transport.sent) - sent)
 
     async def view(self) -> PilotView:
-        """The conversation and the clock as they are now (the clock as it would read if they acted now)."""
+        """The conversation and the clock (as it would read if they acted now)."""
         if self.closed:
             raise Conflict("This pilot has ended; start a new one.")
         self.last_used = self.outer.now()
@@ -132,7 +128,6 @@ class Pilot:
                          waiting=detail.inputs_waiting, unsent=detail.replies_unsent)
 
     async def stop(self) -> None:
-        """End it: stop its work, close its database and delete it."""
         if self.closed:
             return
         self._ending = True

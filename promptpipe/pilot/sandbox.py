@@ -1,11 +1,6 @@
-"""A private engine on a clock of its own: the service's parts (inbox, lanes, flow, outbox), built by the composition
-root (``App.build`` handed in as :class:`Compose`: research may not import the app) from the service's settings with all
-that could reach outside turned inward (:func:`sandbox_settings`: its own temporary SQLite database, a memory transport,
-no alert webhook, its own study seed). Its manual clock moves only when told; alarms due on the way fire in order
-(:mod:`.alarms`). Nothing runs between actions: each ends when all it set off is done (model answers included).
-
-It never registers its lanes as the process's (:meth:`Lanes.serve_here`) nor starts the service's alarm clock, so it
-cannot take the service's work. Pilot mode runs one per researcher; ``promptpipe evaluate`` one per conversation."""
+"""A private engine on a manual clock: the service's parts, built by ``App.build`` handed in as :class:`Compose`, with
+all that could reach outside turned inward (:func:`sandbox_settings`). It never registers its lanes as the process's
+nor starts the service's alarm clock, so it cannot take the service's work."""
 
 from __future__ import annotations
 
@@ -52,13 +47,10 @@ ALARM, RELEASE = "alarm", "release"
 MOST_ALARMS = 50
 """The most alarms one move of the clock fires (a skip of a day or two fires a handful)."""
 STOP_GRACE_S = 5.0
-"""How long closing waits for sends under way."""
 _MESSAGE = table_of(Message)
 
 
 class Engine(Protocol):
-    """The parts of the service a sandbox runs (what ``App.build`` makes)."""
-
     @property
     def inbox(self) -> Inbox: ...
 
@@ -73,17 +65,15 @@ class Engine(Protocol):
 
 
 class Compose(Protocol):
-    """Builds the service's parts from settings on the given database, clock and transport (and
-    model: the settings' own when None)."""
+    """Builds the service's parts (with the settings' own model when ``llm`` is None)."""
 
     def __call__(self, settings: Settings, *, transport: Transport, clock: Clock, db: Database,
                  llm: LLM | None = None) -> Engine: ...
 
 
 def sandbox_settings(settings: Settings, directory: Path) -> Settings:
-    """The service's settings (protocol, prompts, model) with everything that could reach outside the sandbox turned
-    inward: the database and state directory (its spool) in ``directory``, no alert webhook, no pacing (nothing goes to
-    WhatsApp), the study's seed kept in its database (the study's own seed and allocation sequence stay untouched)."""
+    """The service's settings with the database and state in ``directory``, no alert webhook, no pacing, and the seed
+    kept in its database (the study's own seed and allocation sequence stay untouched)."""
     return replace(settings, database_url=f"sqlite:///{directory / 'pilot.db'}", state_dir=directory,
                    alert_webhook_url=None, send_rate_per_s=0.0, send_jitter=0.0, api_listen="",
                    study=replace(settings.study, outside_seed=None))
@@ -100,7 +90,7 @@ class Sandbox:
         self.participants: list[str] = []
         self.closed = False
         self._fired: dict[str, datetime] = {}
-        """When each daily schedule last fired here."""
+        """When each daily schedule last fired here, by schedule."""
 
     @classmethod
     async def open(cls, settings: Settings, compose: Compose, *, now: datetime, by: str, llm: LLM | None = None,
@@ -121,9 +111,8 @@ class Sandbox:
         return cls(settings=sandbox, clock=clock, db=db, transport=transport, engine=engine, directory=directory)
 
     async def enroll(self, phone: str, *, name: str, zone: str, by: str, background: str = "", place: int = 0) -> str:
-        """Enrol a participant (their greeting is written once the sandbox settles); returns their id.
-        In a stratified study they are put in stratum levels by ``place`` (0: each factor's first
-        level; counting up spreads participants over the levels in turn)."""
+        """Enrol a participant (greeted once the sandbox settles); returns their id. ``place`` spreads participants over
+        a stratified study's levels in turn (0: each factor's first level)."""
         strata = {factor: levels[place % len(levels)] for factor, levels in self.settings.study.allocation.strata
                   if levels}
         enrolled = await enroll(self.db, self.clock, Enrolment(
@@ -133,7 +122,7 @@ class Sandbox:
         return enrolled.id
 
     async def say(self, phone: str, text: str) -> None:
-        """``text`` from ``phone``, as WhatsApp would hand it over; returns once the study has answered."""
+        """Returns once the study has answered."""
         await self.transport.inject(phone, text, timestamp=self.clock.now())
         await self.settle()
 
@@ -162,8 +151,7 @@ class Sandbox:
         return sorted(found, key=lambda due: due.at)
 
     async def advance(self, until: datetime, *, most: int = MOST_ALARMS) -> int:
-        """Fire, in order, each alarm due up to ``until`` at its own time (letting all it sets off happen), and send
-        each held message at the time it may go, then set the clock to ``until``. Returns how many alarms were fired."""
+        """Fire each alarm due up to ``until`` and send each held message, in order; returns how many alarms fired."""
         fired = 0
         while fired < most:
             happened = await self.step(until)
@@ -175,9 +163,8 @@ class Sandbox:
         return fired
 
     async def step(self, until: datetime) -> str | None:
-        """Move the clock to the next moment something happens, up to ``until``, and let it
-        happen: an alarm (:data:`ALARM`), or a message held for quiet hours reaching its time
-        (:data:`RELEASE`). None: nothing comes before ``until`` (the clock stays)."""
+        """Move the clock to the next alarm (:data:`ALARM`) or held message's time (:data:`RELEASE`) up to ``until``
+        and let it happen; None when nothing comes before ``until``."""
         due = [d for d in await self.due() if d.at <= until]
         now = self.clock.now()
         release = await self.db.run(lambda session: next_release(session, now))
@@ -216,7 +203,7 @@ class Sandbox:
         log.warning("sandbox_did_not_settle", passes=most_passes)
 
     async def close(self) -> None:
-        """Stop its work, close its database and delete its files (each step even if one before failed)."""
+        """Stop its work, close its database and delete its files (each step even if one failed)."""
         if self.closed:
             return
         self.closed = True

@@ -1,5 +1,4 @@
-"""What a page reads of a pilot: its conversation as the sandbox participant sees it, its clock,
-and where they stand (frozen: a snapshot taken between two actions)."""
+"""What a page reads of a pilot: a snapshot of its conversation, its clock and where they stand."""
 
 from __future__ import annotations
 
@@ -15,14 +14,10 @@ __all__ = ["PilotMessage", "PilotView", "SkipTo", "Skipped"]
 
 
 class SkipTo(StrEnum):
-    """What the pilot's clock can skip ahead to."""
-
     PROMPT = "prompt"
-    """the next daily prompt"""
     REMINDER = "reminder"
-    """the next reminder (of an unanswered prompt, or of an intake on hold)"""
+    """The next reminder (of an unanswered prompt, or of an intake on hold)."""
     SELF_REPORT = "self_report"
-    """the next end-of-day self-report"""
 
     @property
     def words(self) -> str:
@@ -35,24 +30,21 @@ class PilotMessage:
     id: int
     at: datetime
     incoming: bool
-    """Sent by the sandbox participant (else by the study)."""
     kind: MessageKind
     status: MessageStatus
     text: str
     options: tuple[str, ...] = ()
-    """A poll's options (empty for anything else)."""
     multiple: bool = False
     """A poll that takes several options at once."""
     tappable: bool = False
-    """A poll that reached the sandbox participant: its options can be tapped."""
+    """A poll that reached the sandbox participant."""
 
 
 @dataclass(frozen=True)
 class PilotView:
     owner: str
-    """The researcher whose pilot it is (their token's name)."""
+    """The researcher's token's name."""
     name: str
-    """The sandbox participant's name."""
     zone: str
     started_at: datetime
     now: datetime
@@ -63,13 +55,10 @@ class PilotView:
     waiting: int
     """Their messages and alarms not answered yet (the model did not answer: tried again later)."""
     unsent: int
-    """Messages to them not sent yet."""
 
 
 @dataclass(frozen=True)
 class Skipped:
-    """What a skip did."""
-
     at: datetime
     """Where the pilot's clock went."""
     alarms: int
@@ -79,8 +68,7 @@ class Skipped:
 
 
 def in_sent_order(messages: Sequence[PilotMessage], sent_at: Mapping[int, datetime]) -> tuple[PilotMessage, ...]:
-    """The conversation as the phone saw it: each message at the time it went (``sent_at``, by id; a
-    participant's at the time it came), those not sent yet last, in the order they were written."""
+    """Each message at the time it went (``sent_at``, by id), those not sent yet last, in the order written."""
     def when(message: PilotMessage) -> tuple[bool, datetime]:
         went = message.at if message.incoming else sent_at.get(message.id)
         return (went is None, went or message.at)
