@@ -17,7 +17,6 @@ SIMULATED = "sim-"
 
 
 def simulated(token: str) -> str:
-    """The message id ``simulate`` gives what it stores (keyed like a WhatsApp message)."""
     return f"{SIMULATED}{token}"
 
 
@@ -67,8 +66,7 @@ def _per_row(prefix: str) -> Callable[[int], str]:
 researcher_outgoing = _per_row(RESEARCHER_MESSAGE)
 """The outbox row that sends a researcher's message."""
 command_reply = _per_row(COMMAND_REPLY)
-"""The server's own answer to a participant's message (a command, a paused participant's note): sent whatever their
-consent, since it answers what they just wrote."""
+"""The server's own answer to a participant's message: sent whatever their consent (it answers what they wrote)."""
 reply = _per_row("reply:")
 """The answer to a batch, keyed by its last inbox row."""
 safety = _per_row(SAFETY)
@@ -91,8 +89,7 @@ intensity_poll = _per_row("intensity-poll:")
 
 
 def restart_reminder(participant_id: str, local_day: str) -> str:
-    """The one reminder a day of how to switch messages back on, for someone who sent STOP (or whom the team paused) and
-    keeps writing: a second one that day has the same key, so it is not queued."""
+    """The one reminder a day of how to restart, for someone stopped or paused who keeps writing."""
     return f"{COMMAND_REPLY}restart-reminder:{participant_id}:{local_day}"
 
 

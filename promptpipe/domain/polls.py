@@ -1,8 +1,6 @@
-"""The daily "did you do it?" poll, and answers typed (or reacted) instead of tapped: "done", "2", "yes" or 👍 for a
-poll we sent, resolved without the model. What counts, and when, is the README's "Typed answers": the option's words,
-its number or an equivalent (:data:`EQUIVALENTS`); numbers and equivalents only while the poll is the last thing we
-asked or when the message quotes it; an answer that quotes nothing only on its prompt's local day; one that fits two
-open polls equally is :class:`Ambiguous` (a short question back); anything else is a message for the model."""
+"""The daily "did you do it?" poll, and answers typed (or reacted) instead of tapped: "done", "2", "yes" or 👍,
+resolved without the model. What counts, and when, is the README's "Typed answers"; an answer that fits two open polls
+equally is :class:`Ambiguous` (a short question back); anything else is a message for the model."""
 
 from __future__ import annotations
 
@@ -51,7 +49,6 @@ class OpenPoll:
     purpose: str
     """``done`` or ``intensity``."""
     poll_id: int
-    """Our transcript id of the poll."""
     options: tuple[str, ...]
     chosen: str | None
     """The option the participant's current vote names (None: no vote yet)."""
@@ -60,8 +57,7 @@ class OpenPoll:
     wa_ids: tuple[str, ...] = ()
     """WhatsApp ids that, quoted, point at this poll (the poll; for the daily poll, its prompt too)."""
     same_day: bool = True
-    """The poll's prompt is for the participant's current local day: only then does an answer
-    that quotes nothing count for it (a "done" the next day is about that day)."""
+    """Its prompt is for their current local day: only then does an answer that quotes nothing count for it."""
 
 
 @dataclass(frozen=True)
@@ -96,8 +92,7 @@ def _option_for(words: str, poll: OpenPoll, *, loose: bool) -> str | None:
 
 
 def read_answer(text: str, polls: list[OpenPoll], *, quoted: str | None = None) -> PollAnswer | Ambiguous | None:
-    """The poll answer this message is, if any. An answer that only repeats the current vote is
-    not one (the participant is talking, and the model answers)."""
+    """The poll answer this message is, if any (one that repeats the current vote is talk, for the model)."""
     words = normalise(text)
     if not words or len(words) > 40:
         return None
@@ -116,8 +111,7 @@ def read_answer(text: str, polls: list[OpenPoll], *, quoted: str | None = None) 
 
 
 def reaction_answer(emoji: str, poll: OpenPoll) -> str | None:
-    """The option a reaction on the open "did you do it?" poll stands for (None: it is not one,
-    or it repeats the current vote)."""
+    """The option a reaction on the "did you do it?" poll stands for (None: none, or the current vote)."""
     if poll.purpose != DONE_PURPOSE:
         return None
     option = REACTION_ANSWERS.get(_MODIFIERS.sub("", emoji))

@@ -1,9 +1,5 @@
-"""Quiet hours: a daily period in the participant's local time when nothing scheduled is sent.
-
-Judged by their own wall clock, so it follows a zone change and keeps its local times across daylight saving. A timer
-inside it is moved to its end, never dropped. The end is converted by :func:`promptpipe.domain.localtime.to_instant`
-and is always strictly later than the instant asked for, also inside a repeated fall-back hour.
-"""
+"""Quiet hours: a daily period on the participant's own wall clock (so it follows a zone change and daylight saving)
+when nothing scheduled is sent; a timer inside it is moved to its end, never dropped."""
 
 from __future__ import annotations
 
@@ -21,16 +17,13 @@ def _crosses_midnight(quiet: QuietHours) -> bool:
 
 
 def quiet_contains(quiet: QuietHours, wall: time) -> bool:
-    """Whether a local wall time is inside the period (``start`` inclusive, ``end`` exclusive).
-    A period with ``start == end`` is empty."""
+    """Whether a local wall time is inside the period (``start`` inclusive, ``end`` exclusive)."""
     if _crosses_midnight(quiet):
         return wall >= quiet.start or wall < quiet.end
     return quiet.start <= wall < quiet.end
 
 
 def in_quiet_hours(quiet: QuietHours | None, at: datetime, zone: ZoneInfo) -> bool:
-    """Whether the aware instant ``at`` falls inside the daily quiet period on the participant's
-    local wall clock. No quiet hours (None): never quiet."""
     if quiet is None:
         return False
     return quiet_contains(quiet, at.astimezone(zone).time())
@@ -52,6 +45,5 @@ def quiet_period_end(quiet: QuietHours | None, at: datetime, zone: ZoneInfo) -> 
 
 
 def after_quiet_hours(quiet: QuietHours | None, at: datetime, zone: ZoneInfo) -> datetime:
-    """When something due at ``at`` may be sent: ``at`` itself outside quiet hours, else the end
-    of the quiet period (the service moves a timer that falls inside quiet hours there)."""
+    """When something due at ``at`` may be sent: ``at`` itself outside quiet hours, else their end."""
     return quiet_period_end(quiet, at, zone) or at

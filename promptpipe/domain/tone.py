@@ -50,8 +50,7 @@ class ToneProposal:
 
 
 def validate_proposal(raw_tags: object, raw_source: object = None) -> ToneProposal:
-    """Check a model's proposal. ``raw_tags`` must be a list; anything not on the whitelist is
-    stripped and reported (strings normalised, other values as ``repr``)."""
+    """Check a model's proposal: ``raw_tags`` must be a list; anything not on the whitelist is stripped and reported."""
     if not isinstance(raw_tags, (list, tuple)):
         raise ValueError(f"tone tags must be a list of tag names, got {type(raw_tags).__name__}")
     names = [entry.strip().lower() if isinstance(entry, str) else repr(entry) for entry in raw_tags]
@@ -102,20 +101,17 @@ class ToneState:
     last_source: str | None = None
 
     def to_json(self) -> ToneJson:
-        """A JSON-safe dict (ISO 8601 datetimes) for the participant's JSON column."""
         return {
             "scores": {tag: self.scores[tag] for tag in TAGS if tag in self.scores},
             "active": list(self.active),
             "updated_at": self.updated_at.isoformat() if self.updated_at else None,
-            "implicit_updated_at": (self.implicit_updated_at.isoformat()
-                                    if self.implicit_updated_at else None),
+            "implicit_updated_at": self.implicit_updated_at.isoformat() if self.implicit_updated_at else None,
             "last_source": self.last_source,
         }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any] | None) -> ToneState:
-        """Read what ``to_json`` wrote. Tolerant: junk becomes the empty state, unknown tags and
-        bad values are dropped, and the active set is re-checked against the scores."""
+        """Tolerant: junk is the empty state, unknown tags and bad values are dropped, the active set re-checked."""
         if not isinstance(data, Mapping):
             return cls()
         raw_scores = data.get("scores")
@@ -223,8 +219,7 @@ GUIDE_HEADER = "Tone for this participant:"
 
 
 def tone_guide(active: Iterable[str]) -> str:
-    """A system-message block telling the model how to write for this participant; "" when no
-    (known) tag is active. Unknown tags are ignored; ``no_emojis`` beats ``emojis_ok``."""
+    """A system-message block telling the model how to write for this participant; "" when no known tag is active."""
     chosen = set(active) & set(TAGS)
     if not chosen:
         return ""
