@@ -1,5 +1,4 @@
-"""The protocol as run: the study file adopted at first use, refused when it changes unless a
-researcher allows it, each version kept (``study_protocol``)."""
+"""The protocol as run: adopted at first use, refused when it changes unless allowed, each version kept."""
 
 from __future__ import annotations
 
@@ -78,8 +77,8 @@ class Adoption(StrEnum):
 
 
 def adopt_protocol(session: Session, study: Study, *, allow_change: bool, now: datetime, by: str) -> Adoption:
-    """Make sure the database runs ``study``: stored at first use (with a new secret seed), refused when it differs from
-    the stored one unless ``allow_change``, then stored as a new version. Returns what happened."""
+    """Make sure the database runs ``study``: stored at first use (with a new secret seed), refused when it differs
+    unless ``allow_change`` (then a new version)."""
     history = protocol_history(session)
     current = history[-1] if history else None
     wanted_hash = study.hash if study.in_use else ""
