@@ -1,8 +1,5 @@
-"""Reading the ``[[questionnaires]]`` of a study file: each problem names its key
-(``questionnaires[2].items[3].options``: tables count from 1, top to bottom) and says how to fix
-it, as the rest of the study file's check does (:mod:`promptpipe.study.rules.file`). The items
-are read by :mod:`promptpipe.questionnaires.rules.file_items`.
-"""
+"""Reading the ``[[questionnaires]]`` of a study file: each problem names its key (``questionnaires[2].items[3]``,
+counted from 1) and says how to fix it, as the rest of the study file's check does."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""Reading the ``[[questionnaires.items]]`` of a study file's questionnaires (see
-:mod:`promptpipe.questionnaires.rules.file`): each item's type, its options, scale or number range,
-and the earlier answer it depends on, with each problem named by its key."""
+"""Reading the ``[[questionnaires.items]]`` of a study file's questionnaires, each problem named by its key."""
 
 from __future__ import annotations
 
@@ -90,8 +88,7 @@ class ItemReader:
 
     def identified(self, raw: object, where: str, table: str, keys: tuple[str, ...], examples: str
                    ) -> tuple[Table, int, str | None] | None:
-        """A ``[[table]]`` with its keys known and its id read: (the table, the problems noted
-        before it, the id); None when it is no table."""
+        """A ``[[table]]``'s (table, problems noted before it, id); None when it is no table."""
         if not isinstance(raw, dict):
             self.add(f"{where} must be a [[{table}]] table; it is {kind_of(raw)}.")
             return None
