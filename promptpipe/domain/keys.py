@@ -64,7 +64,6 @@ def _per_row(prefix: str) -> Callable[[int], str]:
 
 
 researcher_outgoing = _per_row(RESEARCHER_MESSAGE)
-"""The outbox row that sends a researcher's message."""
 command_reply = _per_row(COMMAND_REPLY)
 """The server's own answer to a participant's message: sent whatever their consent (it answers what they wrote)."""
 reply = _per_row("reply:")
@@ -120,7 +119,6 @@ JOB_TABLE = "apscheduler_jobs"
 
 
 def daily_job(participant_id: str, schedule_id: str) -> str:
-    """The alarm of one daily-prompt schedule."""
     return f"daily:{participant_id}:{schedule_id}"
 
 

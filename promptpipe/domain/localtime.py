@@ -1,10 +1,5 @@
-"""Local wall-clock time → aware UTC instants, with one written-down daylight-saving policy; pure.
-
-A daily prompt fires ``prep_minutes`` before a habit time on a local day, and on that day: never before its first
-instant (local midnight, or the jump on a night that skips midnight). A time inside the spring-forward gap fires
-once, at the first valid instant after it (the moment clocks jump); one inside the repeated fall-back hour fires once,
-at its first occurrence.
-"""
+"""Local wall-clock time → aware UTC instants, with one daylight-saving policy: a time inside the spring-forward gap
+fires once, at the moment clocks jump; one inside the repeated fall-back hour once, at its first occurrence."""
 
 from __future__ import annotations
 

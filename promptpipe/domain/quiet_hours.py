@@ -12,13 +12,9 @@ from promptpipe.study.rules.protocol import QuietHours
 __all__ = ["after_quiet_hours", "in_quiet_hours", "quiet_contains", "quiet_period_end"]
 
 
-def _crosses_midnight(quiet: QuietHours) -> bool:
-    return quiet.start > quiet.end
-
-
 def quiet_contains(quiet: QuietHours, wall: time) -> bool:
     """Whether a local wall time is inside the period (``start`` inclusive, ``end`` exclusive)."""
-    if _crosses_midnight(quiet):
+    if quiet.start > quiet.end:  # across midnight
         return wall >= quiet.start or wall < quiet.end
     return quiet.start <= wall < quiet.end
 
@@ -35,7 +31,7 @@ def quiet_period_end(quiet: QuietHours | None, at: datetime, zone: ZoneInfo) -> 
     if quiet is None or not in_quiet_hours(quiet, at, zone):
         return None
     local = at.astimezone(zone)  # a period across midnight entered before midnight ends tomorrow
-    day = local.date() + timedelta(days=1) if _crosses_midnight(quiet) and local.time() >= quiet.start else local.date()
+    day = local.date() + timedelta(days=1) if quiet.start > quiet.end and local.time() >= quiet.start else local.date()
     # the end under the DST policy (first occurrence, or the jump in a gap), then a repeated end time's later occurrence
     for candidate in (to_instant(day, quiet.end, zone),
                       datetime.combine(day, quiet.end, tzinfo=zone).replace(fold=1).astimezone(timezone.utc)):

@@ -1,12 +1,7 @@
-"""The participant's conversational tone, learned from whitelisted tags the model proposes; pure.
-
-* **explicit** proposals (the participant asked) set each tag to 1.0 at once;
-* **implicit** ones move scores by an EMA (``ALPHA``): observed tags toward 1, other scored tags toward 0; at most one
-  per ``IMPLICIT_MIN_INTERVAL``, counted from the last *applied implicit* update only;
-* a tag turns on at ``ACTIVATE_AT``, off at ``DEACTIVATE_AT``, and keeps its state in between;
-* ``EXCLUSIVE_PAIRS`` are never active together (the loser drops to ``LOSER_SCORE``); ``no_emojis`` overrides
-  ``emojis_ok`` unless the participant explicitly asks for emojis again.
-"""
+"""The participant's conversational tone, learned from whitelisted tags the model proposes: an **explicit** proposal
+(the participant asked) sets each tag to 1.0; an **implicit** one moves scores by an EMA, at most one per
+``IMPLICIT_MIN_INTERVAL``; a tag turns on at ``ACTIVATE_AT``, off at ``DEACTIVATE_AT``; ``EXCLUSIVE_PAIRS`` are never
+active together; ``no_emojis`` overrides ``emojis_ok`` unless emojis are explicitly asked for again."""
 
 from __future__ import annotations
 

@@ -35,20 +35,9 @@ from promptpipe.storage.inbox_rows import add_input
 from promptpipe.storage.participants import participant_by_id
 from promptpipe.study.rules.protocol import Study
 
-__all__ = [
-    "InstancePage",
-    "ParticipantCompliance",
-    "ParticipantCompliancePage",
-    "QuestionnaireCompliance",
-    "QuestionnaireResponses",
-    "QuestionnaireSent",
-    "compliance_by_participant",
-    "participant_questionnaires",
-    "questionnaire_compliance",
-    "questionnaire_responses",
-    "questionnaire_status",
-    "send_questionnaire",
-]
+__all__ = ["InstancePage", "ParticipantCompliance", "ParticipantCompliancePage", "QuestionnaireCompliance",
+           "QuestionnaireResponses", "QuestionnaireSent", "compliance_by_participant", "participant_questionnaires",
+           "questionnaire_compliance", "questionnaire_responses", "questionnaire_status", "send_questionnaire"]
 
 
 @dataclass(frozen=True)

@@ -76,19 +76,16 @@ def not_sent_outcome(instance_id: int, reason: EndReason, now: datetime) -> Outc
 
 def start_outcome(state: TurnState, questionnaire: Questionnaire | None, instance_id: int, item: InboxRow,
                   now: datetime) -> Outcome:
-    def not_sent(reason: EndReason) -> Outcome:
-        return not_sent_outcome(instance_id, reason, now)
-
     if questionnaire is None:
-        return not_sent(EndReason.NOT_IN_STUDY_FILE)
+        return not_sent_outcome(instance_id, EndReason.NOT_IN_STUDY_FILE, now)
     why = why_not_sent(state, questionnaire)
     if why is not None:
-        return not_sent(why)
+        return not_sent_outcome(instance_id, why, now)
     if state.questionnaire is not None:
-        return not_sent(EndReason.ANOTHER_UNDER_WAY)
+        return not_sent_outcome(instance_id, EndReason.ANOTHER_UNDER_WAY, now)
     first = next_item(questionnaire, {})
     if first is None:
-        return not_sent(EndReason.NO_ITEM)
+        return not_sent_outcome(instance_id, EndReason.NO_ITEM, now)
     outgoing = []
     if questionnaire.intro:
         outgoing.append(Outgoing(keys.questionnaire_message(item.id, "intro"), questionnaire.intro,

@@ -26,7 +26,6 @@ _MAX_WORDS_AROUND_A_NUMBER = 30
 
 class AnswerSource(StrEnum):
     TAP = "tap"
-    """an option tapped in a poll"""
     TYPED = "typed"
 
 
