@@ -76,9 +76,7 @@ class Outgoing(StrEnum):
     REPLY = "reply"
     """The server's own answer to a participant's message: a command's reply, a paused person's note."""
     SAFETY = "safety"
-    """The study's safety message, answering crisis words."""
     TEAM = "team"
-    """A message the research team wrote."""
     OTHER = "other"
     """Everything the study sends of its own accord: prompts, reminders, the coach's turns, polls."""
 

@@ -30,10 +30,9 @@ class ParticipantFilter:
     def problems(self) -> list[str]:
         """What is wrong with it, each naming the field and what it takes (empty: fine)."""
         found = []
-        if self.status is not None and self.status not in tuple(Status):
-            found.append(f"status: {self.status!r} is not one of {', '.join(Status)}")
-        if self.stage is not None and self.stage not in tuple(Stage):
-            found.append(f"stage: {self.stage!r} is not one of {', '.join(Stage)}")
+        for name, value, allowed in (("status", self.status, tuple(Status)), ("stage", self.stage, tuple(Stage))):
+            if value is not None and value not in allowed:
+                found.append(f"{name}: {value!r} is not one of {', '.join(allowed)}")
         if self.silent_days is not None and not 1 <= self.silent_days <= MAX_SILENT_DAYS:
             found.append(f"silent_days: give a whole number of days from 1 to {MAX_SILENT_DAYS}")
         if self.arm is not None and not self.arm.strip():

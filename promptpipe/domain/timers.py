@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from datetime import timedelta
 from enum import StrEnum
 
+from promptpipe.domain.limits import DEFAULT_MAX_SCHEDULES
+
 
 class TimerKind(StrEnum):
     REMINDER = "reminder"
@@ -64,8 +66,7 @@ class NudgePolicy:
     feedback_initial_timeout: timedelta = timedelta(minutes=15)
     feedback_followup_delay: timedelta = timedelta(hours=3)
     intensity_poll: bool = True
-    max_schedules: int = 3
-    """MAX_SCHEDULES_PER_PARTICIPANT: daily prompt schedules one participant may have."""
+    max_schedules: int = DEFAULT_MAX_SCHEDULES
     intake_inactivity: timedelta = timedelta(minutes=30)
     intake_reminder_delay: timedelta = timedelta(days=1)
     intake_reminder_max: int = 2

@@ -138,7 +138,6 @@ class QuestionnaireItem:
     """A scale asked as a poll (one option per point) rather than typed."""
     unit: str | None = None
     decimals: int = 0
-    """Decimal places a typed number may have."""
     max_chars: int = 0
     """The longest text answer kept (a text item)."""
     required: bool = True
@@ -197,7 +196,6 @@ class Questionnaire:
     intro: str | None = None
     closing: str | None = None
     coach_sees_answers: bool = False
-    """Whether the coach (the model) may read the answers."""
 
     def item(self, item_id: str) -> QuestionnaireItem | None:
         return next((item for item in self.items if item.id == item_id), None)

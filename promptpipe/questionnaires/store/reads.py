@@ -25,7 +25,6 @@ _INSTANCE = table_of(QuestionnaireInstance)
 _ANSWER = table_of(QuestionnaireAnswer)
 
 OUTCOMES = ("planned", "under_way", "completed", "partial", "expired", "stopped", "not_sent")
-"""Each instance under one of these (see the module's docstring)."""
 UNFINISHED = ("partial", "expired", "stopped", "not_sent")
 """The outcomes whose reasons are counted."""
 _NOT_SENT_YET = ("planned", "not_sent")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime
 
 from sqlalchemy import func, insert, select
@@ -61,7 +61,6 @@ class Allocated:
 
 def allocations(session: Session) -> list[Allocated]:
     """Every place handed out, by stratum and sequence (for an unblinded export only)."""
-    rows = session.connection().execute(
-        select(_ALLOCATION.c.participant_id, _ALLOCATION.c.stratum, _ALLOCATION.c.sequence, _ALLOCATION.c.arm,
-               _ALLOCATION.c.created_at).order_by(_ALLOCATION.c.stratum, _ALLOCATION.c.sequence)).all()
+    rows = session.connection().execute(select(*(_ALLOCATION.c[spec.name] for spec in fields(Allocated)))
+                                        .order_by(_ALLOCATION.c.stratum, _ALLOCATION.c.sequence)).all()
     return [Allocated(*row) for row in rows]

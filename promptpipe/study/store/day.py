@@ -4,7 +4,7 @@ pauses of a page of rows."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime
 
 from sqlalchemy import select
@@ -50,8 +50,7 @@ class DayMessage:
 def day_decisions(session: Session, participant_id: str, local_date: str) -> list[DayDecision]:
     d = _DECISION.c
     rows = session.execute(
-        select(d.decided_at, d.study_day, d.arm, d.available, d.unavailable_reason, d.probability,
-               d.action, d.prompt_style, d.not_sent_reason)
+        select(*(d[spec.name] for spec in fields(DayDecision)))
         .where(d.participant_id == participant_id, d.local_date == local_date)
         .order_by(d.id).limit(MAX_DAY_ROWS)).all()
     return [DayDecision(**row._mapping) for row in rows]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime
 from enum import StrEnum
 
@@ -47,8 +47,7 @@ class ProtocolVersion:
 def protocol_history(session: Session) -> list[ProtocolVersion]:
     """Every protocol this database ran, oldest first (empty: it never ran with a study file)."""
     rows = session.connection().execute(
-        select(_PROTOCOL.c.name, _PROTOCOL.c.hash, _PROTOCOL.c.previous_hash, _PROTOCOL.c.adopted_at,
-               _PROTOCOL.c.adopted_by, _PROTOCOL.c.contents).order_by(_PROTOCOL.c.id)).all()
+        select(*(_PROTOCOL.c[spec.name] for spec in fields(ProtocolVersion))).order_by(_PROTOCOL.c.id)).all()
     return [ProtocolVersion(*row) for row in rows]
 
 

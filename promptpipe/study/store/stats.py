@@ -134,5 +134,4 @@ def participant_deliveries(session: Session, participant_id: str) -> list[SentPr
                _D.c.prompt_text, _M.c.receipts_expected, delivered, read)
         .select_from(_D.outerjoin(_M, _M.c.id == _D.c.prompt_message_id))
         .where(_D.c.participant_id == participant_id).order_by(_D.c.id)).all()
-    return [SentPrompt(row[0], row[1], row[2], row[3], row[4], row[5], row[6], bool(row[7]), row[8], row[9])
-            for row in rows]
+    return [SentPrompt(*row[:7], bool(row[7]), row[8], row[9]) for row in rows]

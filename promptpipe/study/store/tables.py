@@ -110,7 +110,6 @@ class QuestionnaireInstance(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     participant_id: str = Field(foreign_key="participant.id")
     questionnaire_id: str
-    """The study file's id for it."""
     occasion: str
     """What it is sent for, once per participant: an event, a local date or a piloting send (``manual:…``)."""
     schedule_kind: str
