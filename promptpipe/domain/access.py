@@ -1,5 +1,4 @@
-"""Who may do what through the HTTP API and the dashboard: ``viewer`` reads pseudonymised data only, ``researcher``
-reads everything and acts on participants, ``admin`` also manages tokens."""
+"""Who may do what through the HTTP API and the dashboard: a ``viewer`` reads pseudonymised data only."""
 
 from __future__ import annotations
 

@@ -25,6 +25,5 @@ def best_outcome(outcomes: Iterable[str]) -> str:
 
 
 def heatmap_first_day(day_one: str | None, enrolled_on: date) -> date:
-    """Column 1 of a participant's row: study day 1 when the study has set it, else the day they
-    enrolled (an open-ended study counts days from enrollment)."""
+    """Column 1 of a participant's row: study day 1 when set, else the day they enrolled."""
     return date.fromisoformat(day_one) if day_one else enrolled_on

@@ -125,6 +125,5 @@ CANCELLED_BECAUSE = {
 
 
 def overtaken(said_at: datetime | None, own_latest: datetime | None) -> bool:
-    """Whether their own opt-out or opt-in sent at ``said_at`` (their clock) comes after a later applied one
-    (``own_latest``); in the same second (WhatsApp's clocks say seconds) the order they arrived in decides."""
+    """Whether their own opt-out or opt-in sent at ``said_at`` (their clock) was overtaken by ``own_latest``."""
     return said_at is not None and own_latest is not None and said_at < own_latest

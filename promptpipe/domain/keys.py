@@ -1,5 +1,4 @@
-"""Every dedupe key, spelled once, since a key written twice drifts: inbox keys make a repeated input a no-op, outbox
-keys a repeated send."""
+"""Every dedupe key, spelled once (a key written twice drifts): a repeated input or send is a no-op."""
 
 from __future__ import annotations
 

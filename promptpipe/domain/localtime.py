@@ -19,8 +19,7 @@ IANA_ZONES = frozenset(resources.files("tzdata").joinpath("zones").read_text(enc
 
 
 def is_iana_zone(name: str) -> bool:
-    """True for a real IANA zone (``Europe/Berlin``, ``UTC``); False for ``localtime``,
-    ``posixrules``, ``Factory``, paths and anything zoneinfo cannot load."""
+    """True for a real IANA zone; False for ``localtime``, ``posixrules``, paths and what zoneinfo cannot load."""
     if name not in IANA_ZONES:
         return False
     try:
@@ -67,8 +66,7 @@ def to_instant(day: date, wall: time, zone: ZoneInfo) -> datetime:
 
 @dataclass(frozen=True)
 class DailySpec:
-    """When one schedule's prompt fires. ``seed`` makes a random window's daily draw repeatable
-    (the same schedule and day always draw the same time, also after a restart)."""
+    """When one schedule's prompt fires; ``seed`` makes a random window's daily draw repeatable."""
 
     kind: str
     habit_time: time | None = None

@@ -18,8 +18,7 @@ BALANCED, ARM, STRATUM = "balanced", "arm", "stratum"
 
 @dataclass(frozen=True)
 class NumberRule:
-    """``balanced``: the number with the fewest participants still in the study (ties: the first);
-    ``arm``: the number named like their arm; ``stratum``: named like their level of ``field``."""
+    """``balanced`` (fewest participants in the study), ``arm`` or ``stratum`` (named like theirs, for ``field``)."""
 
     kind: str = BALANCED
     field: str = ""

@@ -1,5 +1,4 @@
-"""Which participants a researcher means: by status, conversation stage, arm, and how long they
-have been silent. One filter serves the participant list, a broadcast, the API and the dashboard."""
+"""Which participants a researcher means (one filter for the list, a broadcast, the API and the dashboard)."""
 
 from __future__ import annotations
 
@@ -19,8 +18,7 @@ IDENTIFYING_SORT_KEYS = frozenset({"name"})
 
 @dataclass(frozen=True)
 class ParticipantFilter:
-    """Every field left at None matches everyone. ``silent_days``: enrolled at least that many
-    days ago and no message from them in that time."""
+    """None matches everyone; ``silent_days``: enrolled that long ago and no message from them since."""
 
     status: str | None = None
     stage: str | None = None

@@ -1,5 +1,4 @@
-"""The timers a participant can have (at most one pending per kind: arming it again replaces it), and the settings
-that decide when they fire."""
+"""The timers a participant can have (one pending per kind), and the settings that decide when they fire."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""A change of a participant's state as the transition log records it (apart from :mod:`.transitions`, so the turn's
-state can hold its entries)."""
+"""A change of a participant's state as the transition log records it."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""What the research team does with questionnaires: send one now (piloting), see how far each got, in all and per
-participant, and read one participant's or one questionnaire's instances with their answers."""
+"""What the research team does with questionnaires: send one now, see how far each got, read the answers."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""One participant's study day, as a heatmap cell opens it: its decision points, daily prompts with their answers,
-messages (in their zone) and the questionnaires planned for it."""
+"""One participant's study day, as a heatmap cell opens it."""
 
 from __future__ import annotations
 

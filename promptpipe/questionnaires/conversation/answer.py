@@ -98,8 +98,7 @@ IN_TIME_REPLY = "Thanks! You answered before that question closed, so your answe
 
 
 def late_tap_outcome(study: Study, context: TurnContext, batch: list[InboxRow], now: datetime) -> Outcome | None:
-    """Taps given before their poll's window closed and read after (the service was down, or the expiry ran first):
-    they answer their item after all."""
+    """Taps given before their poll's window closed and read after: they answer their item after all."""
     open_ = context.state.questionnaire
     if context.state.status != Status.ACTIVE:
         return None

@@ -1,5 +1,4 @@
-"""What a reply to a questionnaire item comes to (an answer with its coded value, a skip, or a short re-ask), and the
-words an item is asked with. No I/O."""
+"""What a reply to a questionnaire item comes to, and the words an item is asked with; no I/O."""
 
 from __future__ import annotations
 

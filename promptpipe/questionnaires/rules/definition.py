@@ -1,5 +1,4 @@
-"""Questionnaires as a study file declares them (``[[questionnaires]]``), as typed values, and the rules that need
-no I/O (which item comes next, what codes an item can take)."""
+"""Questionnaires as a study file declares them, as typed values, and the rules that need no I/O."""
 
 from __future__ import annotations
 

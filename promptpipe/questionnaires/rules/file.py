@@ -1,5 +1,4 @@
-"""Reading the ``[[questionnaires]]`` of a study file: each problem names its key (``questionnaires[2].items[3]``,
-counted from 1) and says how to fix it, as the rest of the study file's check does."""
+"""Reading the ``[[questionnaires]]`` of a study file, each problem naming its key and the fix."""
 
 from __future__ import annotations
 

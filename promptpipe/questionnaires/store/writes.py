@@ -104,8 +104,7 @@ def end_instance(session: Session, instance_id: int, status: InstanceStatus, rea
 
 def record_answer(session: Session, instance_id: int, item_id: str, outcome: Answer | Missing, now: datetime,
                   tries: int = 0, *, progress: bool = True) -> None:
-    """The item's answer, or why it has none (an item never asked gets its row here); with ``progress`` an answer also
-    marks the instance started."""
+    """The item's answer, or why it has none; with ``progress`` an answer also marks the instance started."""
     if isinstance(outcome, Answer):
         values = {"raw": outcome.raw, "coded": outcome.coded if not outcome.skipped else "",
                   "source": outcome.source.value, "answered_at": now,
@@ -126,8 +125,7 @@ def record_answer(session: Session, instance_id: int, item_id: str, outcome: Ans
 
 
 def record_late_answer(session: Session, instance_id: int, item_id: str, answer: Answer, at: datetime) -> bool:
-    """An answer given at ``at``, before the window closed, to an item coded expired counts after all (the last one
-    missing completes the instance)."""
+    """An answer given at ``at``, before the window closed, to an item coded expired counts after all."""
     instance = session.execute(select(_INSTANCE.c.status, _INSTANCE.c.expires_at)
                                .where(_INSTANCE.c.id == instance_id)).first()
     if instance is None or instance.status != InstanceStatus.EXPIRED or instance.expires_at is None \

@@ -1,5 +1,4 @@
-"""The study report as tables, for the dashboard's report page and its CSV files (made from the same table, so they
-cannot disagree); nothing in them identifies anyone."""
+"""The study report as tables: a page and its CSV are made from the same one, so they cannot disagree."""
 
 from __future__ import annotations
 

@@ -63,8 +63,7 @@ class Draw:
 
 
 def uniform(seed: bytes, key: str) -> float:
-    """A uniform number in [0, 1) from HMAC-SHA256(seed, key), truncated to the 53 bits a float holds exactly (so it
-    never rounds up to 1.0)."""
+    """A uniform number in [0, 1) from HMAC-SHA256(seed, key), in 53 bits (so it never rounds up to 1.0)."""
     digest = hmac.new(seed, key.encode(), hashlib.sha256).digest()
     return (int.from_bytes(digest[:8], "big") >> 11) / 2**53
 

@@ -1,5 +1,4 @@
-"""The study file's ``[whatsapp_templates]``: the Cloud API template a message of each kind goes as when the 24-hour
-service window is closed (a linked phone has no such window)."""
+"""The study file's ``[whatsapp_templates]``: what each kind goes as outside the Cloud API's 24-hour window."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Reads for one participant's study day (each through an index on the participant, and bounded), and who holds the
-pauses of a page of rows."""
+"""Reads for one participant's study day, each through an index and bounded, and who holds pauses."""
 
 from __future__ import annotations
 

@@ -76,8 +76,7 @@ class Adoption(StrEnum):
 
 
 def adopt_protocol(session: Session, study: Study, *, allow_change: bool, now: datetime, by: str) -> Adoption:
-    """Make sure the database runs ``study``: stored at first use (with a new secret seed), refused when it differs
-    unless ``allow_change`` (then a new version)."""
+    """Make sure the database runs ``study``: stored at first use, refused when changed unless ``allow_change``."""
     history = protocol_history(session)
     current = history[-1] if history else None
     wanted_hash = study.hash if study.in_use else ""

@@ -1,5 +1,4 @@
-"""The study's secret seed (by default a 0600 file in the state directory, its fingerprint in the database) and the
-other server-side secrets."""
+"""The study's secret seed (by default a 0600 file, its fingerprint in the database) and other secrets."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Aggregates researchers watch a study by (participants, daily prompts, the heatmap's deliveries); every query is
-bounded by a day range or a page of participants."""
+"""Aggregates researchers watch a study by; every query is bounded by a day range or a page of participants."""
 
 from __future__ import annotations
 

@@ -40,8 +40,7 @@ class StudySecret(SQLModel, table=True):
 
 
 class AllocationRow(SQLModel, table=True):
-    """A participant's place in the allocation sequence of their stratum (unique, so two
-    enrollments at once can never take the same place)."""
+    """A participant's place in their stratum's allocation sequence (unique: never two at once)."""
 
     __tablename__ = "allocation"
     __table_args__ = (UniqueConstraint("stratum", "sequence", name="uq_allocation_stratum_sequence"),)
