@@ -1,6 +1,5 @@
-"""One word for a participant's study day, for the adherence heatmap: the best of that day's
-prompt outcomes (done beats "not this time", which beats a written reply, then silence, then a
-prompt that never reached the phone), or ``no_prompt`` when nothing was sent that day."""
+"""One word for a participant's study day, for the adherence heatmap: the best of that day's prompt outcomes (in
+:data:`CELL_OUTCOMES` order), or ``no_prompt`` when nothing was sent that day."""
 
 from __future__ import annotations
 

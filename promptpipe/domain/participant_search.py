@@ -1,6 +1,5 @@
-"""What a search for a participant means: one box takes a name, a phone number in any spelling,
-or an id (whole or its start). Researchers match all three; viewers only ids, so a viewer's search
-for a name or a number matches nothing and says nothing about who exists."""
+"""What a search for a participant means: a name, a phone number in any spelling, or an id (or its start); viewers
+match ids only, so their search says nothing about who exists."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""Text that crosses a boundary, one pure rule each: storage (NUL, which PostgreSQL refuses, and lone surrogates go, so
-a write never fails on them), terminal (control characters escaped, so a participant's text cannot move the cursor,
-clear the screen, write the clipboard or break a table row), matching, the model (long texts shortened with a note of
-what was cut), logs and errors (credentials masked)."""
+"""Text that crosses a boundary, one pure rule each: storage (NUL and lone surrogates go, so a write never fails on
+them), terminal (control characters escaped), matching, the model (shortened), logs and errors (credentials masked)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""Questionnaires in the conversation: one item per message, handled by the server, never by the model (the README's
-"Questionnaires"). The conversation carries the :class:`OpenQuestionnaire`; one ``questionnaire`` timer reminds and
-ends it; a turn's writes share its one commit, so no item is asked twice or skipped."""
+"""Questionnaires in the conversation: one item per message, handled by the server, never by the model; a turn's
+writes share its one commit, so no item is asked twice or skipped."""
 
 from __future__ import annotations
 
