@@ -98,7 +98,10 @@ def adopt_protocol(session: Session, study: Study, *, allow_change: bool, now: d
             study_seed(session, now, study.outside_seed)  # a wrong or missing outside seed stops the start
         return Adoption.UNCHANGED
     if not allow_change:
-        raise ProtocolChanged(_refusal(current, study), _situation(current, study))
+        situation = _situation(current, study)
+        raise ProtocolChanged(f"{situation}. A protocol change in the middle of a study must be deliberate: restore "
+                              "the file, or start the service once with `promptpipe serve --allow-protocol-change` "
+                              "(the change is logged and exported).", situation)
     _store(session, study, current.hash, now, f"allowed change ({by})")
     study_seed(session, now, study.outside_seed)
     return Adoption.CHANGED
@@ -112,12 +115,6 @@ def _situation(current: ProtocolVersion, study: Study) -> str:
     else:
         found = f"the study file now reads {study.name!r} (hash {study.hash[:12]}…)"
     return f"this database runs {running} since {since} (hash {current.hash[:12] or '-'}…), but {found}"
-
-
-def _refusal(current: ProtocolVersion, study: Study) -> str:
-    return (f"{_situation(current, study)}. A protocol change in the middle of a study must be deliberate: restore "
-            "the file, or start the service once with `promptpipe serve --allow-protocol-change` (the change is "
-            "logged and exported).")
 
 
 def _store(session: Session, study: Study, previous: str | None, now: datetime, by: str) -> None:
