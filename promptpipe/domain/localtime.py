@@ -51,8 +51,7 @@ def to_instant(day: date, wall: time, zone: ZoneInfo) -> datetime:
     instant = first.astimezone(timezone.utc)
     if instant.astimezone(zone).replace(tzinfo=None) == first.replace(tzinfo=None):
         return instant  # the wall time exists (fold=0 is its first occurrence)
-    # In a gap. Before the jump the clock shows a time earlier than ``wall``, after it a later
-    # one; the jump itself is the first valid instant. Search between the two readings.
+    # In a gap: the jump is the first valid instant, between the two readings (earlier and later than ``wall``).
     low, high = sorted((first.replace(fold=1).astimezone(timezone.utc), instant))
     target = first.replace(tzinfo=None)
     while high - low > timedelta(seconds=1):

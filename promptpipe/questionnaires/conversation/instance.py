@@ -29,8 +29,8 @@ from promptpipe.questionnaires.rules.definition import (
 from promptpipe.storage.inbox_rows import InboxRow
 from promptpipe.study.rules.protocol import QuietHours, Study
 
-__all__ = ["answering", "arm_clock", "arm_next", "ask_item", "close_if_stopped", "end_outcome", "exit_allowed",
-           "hidden", "not_sent_outcome", "start_outcome", "why_not_sent"]
+__all__ = ["answering", "arm_clock", "arm_next", "ask_item", "close_if_stopped", "end_outcome", "hidden",
+           "not_sent_outcome", "start_outcome", "why_not_sent"]
 
 
 def hidden(questionnaire: Questionnaire, poll: bool) -> MessageKind:
@@ -117,18 +117,15 @@ def arm_next(state: TurnState, now: datetime, *, reason: str, wake: datetime | N
     state.arm_timer(TimerKind.QUESTIONNAIRE, due, {"action": "next"}, reason=reason)
 
 
-def exit_allowed(state: TurnState) -> bool:
-    """A completed participant with no opt-out or team pause may still get the ``study_end`` questionnaires."""
-    return state.status == Status.COMPLETED and not state.opted_out and not state.researcher_paused
-
-
 def answering(state: TurnState) -> bool:
     """Whether replies may answer the questionnaire under way (an exit one is answered after the study ended)."""
     return state.questionnaire is not None and state.status in (Status.ACTIVE, Status.COMPLETED)
 
 
 def why_not_sent(state: TurnState, questionnaire: Questionnaire) -> EndReason | None:
-    if state.status == Status.ACTIVE or (questionnaire.send.event is SendEvent.STUDY_END and exit_allowed(state)):
+    """None for an active participant, and for the ``study_end`` ones of a completer with no opt-out or team pause."""
+    exit_allowed = state.status == Status.COMPLETED and not state.opted_out and not state.researcher_paused
+    if state.status == Status.ACTIVE or (questionnaire.send.event is SendEvent.STUDY_END and exit_allowed):
         return None
     return inactive_reason(state)
 
