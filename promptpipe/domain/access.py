@@ -1,6 +1,4 @@
-"""Who may do what through the HTTP API and the dashboard; each role can do all that the roles below it can: ``viewer``
-reads pseudonymised data only (ids and counts: no phone numbers, names or message text), ``researcher`` reads
-everything and acts on participants, ``admin`` also manages tokens."""
+"""Who may do what through the HTTP API and the dashboard: a ``viewer`` reads pseudonymised data only."""
 
 from __future__ import annotations
 
@@ -32,9 +30,8 @@ def allows(role: str, needed: Role) -> bool:
 
 SAFETY_FLAGS = "safety flags"
 NEEDED_TO_READ = {SAFETY_FLAGS: Role.RESEARCHER}
-"""What a viewer may not read even by participant id, and the role it needs: the API's routes and the dashboard's pages
-(and its navigation) both ask :func:`may_read`, so one rule holds for both. Safety flags are for the team that follows
-them up: that someone is in crisis is health data, pseudonymous or not."""
+"""What a viewer may not read even by participant id, and the role it needs (API and dashboard both ask
+:func:`may_read`): that someone is in crisis is health data, pseudonymous or not."""
 
 
 def may_read(role: str, what: str) -> bool:
@@ -47,6 +44,5 @@ def new_token() -> str:
 
 
 def hash_token(token: str) -> str:
-    """What is stored: SHA-256 of the secret. The secret has 256 random bits, so a fast hash is
-    enough (a slow one protects guessable passwords, not random keys)."""
+    """SHA-256 of the secret: with 256 random bits a fast hash is enough (slow ones protect guessable passwords)."""
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()

@@ -1,6 +1,5 @@
-"""One word for a participant's study day, for the adherence heatmap: the best of that day's
-prompt outcomes (done beats "not this time", which beats a written reply, then silence, then a
-prompt that never reached the phone), or ``no_prompt`` when nothing was sent that day."""
+"""One word for a participant's study day, for the adherence heatmap: the best of that day's prompt outcomes (in
+:data:`CELL_OUTCOMES` order), or ``no_prompt`` when nothing was sent that day."""
 
 from __future__ import annotations
 
@@ -25,8 +24,5 @@ def best_outcome(outcomes: Iterable[str]) -> str:
 
 
 def heatmap_first_day(day_one: str | None, enrolled_on: date) -> date:
-    """Column 1 of a participant's row: study day 1 when the study has set it, else the day they
-    enrolled (an open-ended study counts days from enrollment)."""
+    """Column 1 of a participant's row: study day 1 when set, else the day they enrolled."""
     return date.fromisoformat(day_one) if day_one else enrolled_on
-
-

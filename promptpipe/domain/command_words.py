@@ -1,10 +1,6 @@
-"""The words a participant can send as a command in every language the study knows, and the replies in each: one
-table, ``promptpipe/data/commands.toml``, matched on :func:`promptpipe.domain.phrases.spoken`.
-
-``stop`` phrases (the standard opt-out words and phrases that can only mean "no more messages") stop at once, always;
-``stop_ask`` words are ordinary words too ("quit", Spanish "para"), so mid-conversation the participant is asked first.
-A reply is in the phrase's language when it has only one, else that of the participant's last command, else English.
-"""
+"""Command words and their replies in every language, from ``promptpipe/data/commands.toml``, matched on
+:func:`promptpipe.domain.phrases.spoken`. ``stop`` phrases stop at once, always; ``stop_ask`` words are ordinary words
+too ("quit", Spanish "para"), so mid-conversation the participant is asked first."""
 
 from __future__ import annotations
 
@@ -68,8 +64,7 @@ class CommandWords:
         return self.phrases.get(words)
 
     def language(self, said: Said | None, known: str | None) -> str:
-        """The language to answer in: the phrase's, when it belongs to one language alone; else the
-        participant's known one; else the phrase's first (English for "stop"), or English."""
+        """The phrase's language if it has one alone; else the participant's known one; else the phrase's first."""
         if said is not None and len(said.languages) == 1:
             return said.languages[0]
         if known is not None and known in self.replies:
@@ -81,7 +76,7 @@ class CommandWords:
 
     def standard(self, words: str) -> bool:
         """Whether these words are a bare standard opt-out (``stop``): they stop at once, always."""
-        found = self.phrases.get(words)
+        found = self.said(words)
         return found is not None and found.command is Command.STOP and not found.ask_first
 
     def of(self, command: Command) -> list[str]:

@@ -62,9 +62,8 @@ NOT_WRITABLE = {
 
 
 def why_not_writable(status: str, *, opted_out: bool, erased: bool = False) -> str | None:
-    """Whether the research team may write to this participant: None when it may (active,
-    completed, or paused by the team alone), otherwise the reason (a key of :data:`NOT_WRITABLE`).
-    Consent is never overridden: a participant's own STOP holds whatever else is true."""
+    """None when the research team may write to this participant, else the reason (a key of :data:`NOT_WRITABLE`):
+    a participant's own STOP holds whatever else is true."""
     holds = (("erased", erased), ("withdrawn", status == Status.WITHDRAWN), ("opted_out", opted_out))
     return next((reason for reason, holding in holds if holding), None)
 
@@ -77,9 +76,7 @@ class Outgoing(StrEnum):
     REPLY = "reply"
     """The server's own answer to a participant's message: a command's reply, a paused person's note."""
     SAFETY = "safety"
-    """The study's safety message, answering crisis words."""
     TEAM = "team"
-    """A message the research team wrote."""
     OTHER = "other"
     """Everything the study sends of its own accord: prompts, reminders, the coach's turns, polls."""
 
@@ -98,9 +95,8 @@ SENT_WHILE_HELD: dict[ConsentKind, frozenset[Outgoing]] = {
     ConsentKind.WITHDRAWN: frozenset({Outgoing.SAFETY}),
     ConsentKind.ERASED: frozenset(),
 }
-"""What may still be queued and sent while a hold is on: the answer to what the participant writes while stopped or
-paused (their STOP's confirmation, HELP, the day's one note on how to restart), the safety message whenever crisis words
-come (whoever they are), and the team's own messages while only the team pauses them."""
+"""What may still be queued and sent while a hold is on: answers to what the participant writes, the safety message
+whenever crisis words come, and the team's own messages while only the team pauses them."""
 
 SENT_FROM_BEFORE: dict[ConsentKind, frozenset[Outgoing]] = {
     ConsentKind.OPTED_OUT: frozenset({Outgoing.SAFETY}),
@@ -108,14 +104,12 @@ SENT_FROM_BEFORE: dict[ConsentKind, frozenset[Outgoing]] = {
     ConsentKind.WITHDRAWN: frozenset({Outgoing.SAFETY}),
     ConsentKind.ERASED: frozenset(),
 }
-"""What still goes of the messages queued (or claimed, or held for quiet hours) before a hold came:
-after a STOP nothing but the safety message; the commit that makes the hold may queue what
-:data:`SENT_WHILE_HELD` allows (the STOP's own confirmation), and that goes."""
+"""What still goes of the messages queued (or claimed, or held for quiet hours) before a hold came: after a STOP
+nothing but the safety message (the STOP's own confirmation is queued by the hold's commit, under SENT_WHILE_HELD)."""
 
 
 def refusal(holds: frozenset[ConsentKind], key: str, *, from_before: bool) -> ConsentKind | None:
-    """The hold that stops this message (None: it may go). ``from_before``: it was queued or
-    claimed before the holds came (:data:`SENT_FROM_BEFORE`), else after (:data:`SENT_WHILE_HELD`)."""
+    """The hold that stops this message (None: it may go); ``from_before``: queued or claimed before the holds came."""
     rules = SENT_FROM_BEFORE if from_before else SENT_WHILE_HELD
     kind = next((kind for prefix, kind in _OUTGOING_BY_PREFIX if key.startswith(prefix)), Outgoing.OTHER)
     return next((hold for hold in HOLDS if hold in holds and kind not in rules[hold]), None)
@@ -131,7 +125,5 @@ CANCELLED_BECAUSE = {
 
 
 def overtaken(said_at: datetime | None, own_latest: datetime | None) -> bool:
-    """Whether the participant's own opt-out or opt-in, sent at ``said_at`` (their clock), comes
-    too late to change anything: they had sent a later one that was applied (``own_latest``).
-    Sent in the same second (WhatsApp's clocks say seconds), the order they arrived in decides."""
+    """Whether their own opt-out or opt-in sent at ``said_at`` (their clock) was overtaken by ``own_latest``."""
     return said_at is not None and own_latest is not None and said_at < own_latest

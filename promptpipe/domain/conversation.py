@@ -1,6 +1,5 @@
 """The working copy of one participant's conversation during a turn: tools change it, never the database, and the flow
-writes it back with the reply in one transaction, so a turn that fails half-way leaves no trace and can run again.
-"""
+writes it back with the reply in one transaction, so a turn that fails half-way leaves no trace."""
 
 from __future__ import annotations
 
@@ -63,8 +62,7 @@ class HistoryEntry:
 
     @classmethod
     def of(cls, role: str, kind: str, text: str, message_id: int = 0, status: str = "") -> HistoryEntry:
-        """A transcript message as the model reads it: a message from the research team is
-        marked as theirs (the participant got the words alone)."""
+        """A message from the research team is marked as theirs (the participant got the words alone)."""
         return cls(role, f"{RESEARCHER_NOTE} {text}" if kind == MessageKind.RESEARCHER else text, message_id,
                    kind == MessageKind.GREETING and status == MessageStatus.QUEUED)
 
@@ -101,8 +99,7 @@ class PendingTimer:
 
 @dataclass(frozen=True)
 class TimerChange:
-    """A committed change to one participant's timers, for the alarm clock: ``timer`` is the
-    new pending timer of this kind, or None when the kind has none any more."""
+    """A committed change to one participant's timers, for the alarm clock (``timer`` None: none pending any more)."""
 
     participant_id: str
     kind: str
@@ -111,8 +108,7 @@ class TimerChange:
 
 @dataclass(frozen=True)
 class TimerOp:
-    """A change to the participant's timers, applied on commit: arm replaces the pending timer
-    of the same kind; cancel drops it."""
+    """A change to the participant's timers, applied on commit: arm replaces the pending one of its kind."""
 
     action: str
     """arm | cancel"""
@@ -139,8 +135,7 @@ class TurnState:
     """Safety concerns raised in this turn (by the model), written on commit."""
     timezone: str = ""
     number: str | None = ""
-    """The deployment's WhatsApp number they are written from (None: the default one); taken from the participant row
-    unless given (no number is named ""), changed only by the team (``number_changed``)."""
+    """The deployment's number they are written from (None: the default); "" means the participant row's."""
     schedules: list[ScheduleEntry] = field(default_factory=list)
     pending_timers: dict[str, PendingTimer] = field(default_factory=dict)
     timer_ops: list[TimerOp] = field(default_factory=list)
@@ -161,18 +156,15 @@ class TurnState:
     quiet_hours: QuietHours | None = None
     """The study's quiet hours: timers that send something are armed outside them."""
     ever_prompted: bool = True
-    """A daily prompt has gone to them (as read with the state): until one has, there is no poll
-    or prompt of theirs to answer, and the turn does not look for one."""
+    """A daily prompt has gone to them: until then the turn looks for no poll or prompt of theirs."""
     questionnaires: QuestionnaireState = field(default_factory=QuestionnaireState)
     """The questionnaire under way and the planned ones (saved with the conversation)."""
     greet_if_never_greeted: bool = False
-    """Set by a change that made them active again: on commit, a greeting is queued unless they
-    were greeted already (see flow.lifecycle.greet_if_never_greeted)."""
+    """Set by a change that made them active again: on commit they are greeted unless they were already."""
     own_consent_at: datetime | None = None
     """When they sent (their clock) the latest opt-out or opt-in of theirs applied (saved)."""
     said_at: datetime | None = None
-    """When the participant sent the message this turn acts on (their clock; None: the turn is not
-    about a message of theirs). Their own opt-out or opt-in carries it."""
+    """When they sent the message this turn acts on (their clock; None: no message of theirs)."""
 
     def __post_init__(self) -> None:
         if not self.status:
@@ -188,15 +180,13 @@ class TurnState:
 
     @property
     def schedule_changed(self) -> bool:
-        """Whether committing this turn changes the daily alarms (schedules, status or zone);
-        timer changes alone are handed over as :attr:`committed_timer_changes`."""
+        """Whether committing this turn changes the daily alarms (schedules, status or zone)."""
         return (any(entry.dirty for entry in self.schedules) or self.status != self.participant.status
                 or self.timezone != self.participant.timezone)
 
     def arm_timer(self, kind: str, due_at: datetime, payload: dict[str, Any] | None = None, *,
                   reason: str = "") -> None:
-        """Arm (or re-arm) the timer of this kind; one that would send something inside the study's
-        quiet hours is moved to their end."""
+        """Arm (or re-arm) the timer of this kind; one that sends something is moved out of quiet hours."""
         if kind in SENDS_MESSAGE:
             moved = after_quiet_hours(self.quiet_hours, due_at, zone_or_utc(self.timezone))
             if moved != due_at:

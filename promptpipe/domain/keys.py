@@ -1,5 +1,4 @@
-"""Every dedupe key, spelled once, since a key written twice drifts: inbox keys make a repeated input a no-op, outbox
-keys a repeated send."""
+"""Every dedupe key, spelled once (a key written twice drifts): a repeated input or send is a no-op."""
 
 from __future__ import annotations
 
@@ -17,7 +16,6 @@ SIMULATED = "sim-"
 
 
 def simulated(token: str) -> str:
-    """The message id ``simulate`` gives what it stores (keyed like a WhatsApp message)."""
     return f"{SIMULATED}{token}"
 
 
@@ -65,10 +63,8 @@ def _per_row(prefix: str) -> Callable[[int], str]:
 
 
 researcher_outgoing = _per_row(RESEARCHER_MESSAGE)
-"""The outbox row that sends a researcher's message."""
 command_reply = _per_row(COMMAND_REPLY)
-"""The server's own answer to a participant's message (a command, a paused participant's note): sent whatever their
-consent, since it answers what they just wrote."""
+"""The server's own answer to a participant's message: sent whatever their consent (it answers what they wrote)."""
 reply = _per_row("reply:")
 """The answer to a batch, keyed by its last inbox row."""
 safety = _per_row(SAFETY)
@@ -91,8 +87,7 @@ intensity_poll = _per_row("intensity-poll:")
 
 
 def restart_reminder(participant_id: str, local_day: str) -> str:
-    """The one reminder a day of how to switch messages back on, for someone who sent STOP (or whom the team paused) and
-    keeps writing: a second one that day has the same key, so it is not queued."""
+    """The one reminder a day of how to restart, for someone stopped or paused who keeps writing."""
     return f"{COMMAND_REPLY}restart-reminder:{participant_id}:{local_day}"
 
 
@@ -123,7 +118,6 @@ JOB_TABLE = "apscheduler_jobs"
 
 
 def daily_job(participant_id: str, schedule_id: str) -> str:
-    """The alarm of one daily-prompt schedule."""
     return f"daily:{participant_id}:{schedule_id}"
 
 

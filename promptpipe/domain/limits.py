@@ -1,7 +1,5 @@
 """Every length and count cap, spelled once (the README's "Limits" lists them), so one participant, model answer or
-researcher's typo cannot grow what every later turn sends to the model, what goes out on WhatsApp, or what a
-spreadsheet has to open.
-"""
+researcher's typo cannot grow what later turns send to the model, what goes out on WhatsApp, or a spreadsheet."""
 
 from __future__ import annotations
 
@@ -12,8 +10,7 @@ MODEL_CHARS_PER_BATCH = 12_000
 MODEL_CHARS_PER_HISTORY_ENTRY = 2_000
 """What the model sees of one older message in its history window."""
 CONTEXT_REJECTIONS_BEFORE_FAILING = 3
-"""Turns refused as too long for the model's context, each already retried with less history and
-shorter messages inside the turn, before the inputs are marked failed and listed as stuck."""
+"""Turns refused as too long for the model's context (each retried shorter) before the inputs are marked failed."""
 
 REPLY_CHARS = 2_000
 """One message the model writes for a participant (cut at a whole sentence)."""

@@ -1,10 +1,5 @@
-"""Local wall-clock time → aware UTC instants, with one written-down daylight-saving policy; pure.
-
-A daily prompt fires ``prep_minutes`` before a habit time on a local day, and on that day: never before its first
-instant (local midnight, or the jump on a night that skips midnight). A time inside the spring-forward gap fires
-once, at the first valid instant after it (the moment clocks jump); one inside the repeated fall-back hour fires once,
-at its first occurrence.
-"""
+"""Local wall-clock time → aware UTC instants, with one daylight-saving policy: a time inside the spring-forward gap
+fires once, at the moment clocks jump; one inside the repeated fall-back hour once, at its first occurrence."""
 
 from __future__ import annotations
 
@@ -20,13 +15,11 @@ FIXED, RANDOM = "fixed", "random"
 
 
 IANA_ZONES = frozenset(resources.files("tzdata").joinpath("zones").read_text(encoding="utf-8").split()) - {"Factory"}
-"""The zone names the IANA database defines (tzdata's list, the package we depend on); ``Factory`` is a placeholder in
-that list, not a place."""
+"""The zone names the IANA database defines (tzdata's list; ``Factory`` is a placeholder, not a place)."""
 
 
 def is_iana_zone(name: str) -> bool:
-    """True for a real IANA zone (``Europe/Berlin``, ``UTC``); False for ``localtime``,
-    ``posixrules``, ``Factory``, paths and anything zoneinfo cannot load."""
+    """True for a real IANA zone; False for ``localtime``, ``posixrules``, paths and what zoneinfo cannot load."""
     if name not in IANA_ZONES:
         return False
     try:
@@ -39,8 +32,7 @@ _HHMM = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
 
 @functools.lru_cache(maxsize=2048)
 def parse_hhmm(text: str) -> time:
-    """``"9:05"`` / ``"09:05"`` → ``time(9, 5)``; ValueError with the expected shape otherwise.
-    Remembered (a failure is not): each of a burst's alarms reads its schedule's times."""
+    """``"9:05"`` → ``time(9, 5)``; ValueError otherwise. Remembered: each of a burst's alarms reads its times."""
     match = _HHMM.match(text.strip())
     if not match:
         raise ValueError(f"{text!r} is not a 24-hour time like 07:30 or 18:05")
@@ -53,15 +45,13 @@ def format_hhmm(value: time) -> str:
 
 @functools.lru_cache(maxsize=4096)
 def to_instant(day: date, wall: time, zone: ZoneInfo) -> datetime:
-    """The UTC instant of ``wall`` on ``day`` in ``zone`` under the policy above. Remembered: a
-    pass over 10,000 due alarms asks it for each alarm's next days, mostly for the same few
-    zones, days and times (it was a fifth of the pass)."""
+    """The UTC instant of ``wall`` on ``day`` in ``zone`` under the policy above. Remembered: a pass over 10,000 due
+    alarms asks mostly for the same few zones, days and times (it was a fifth of the pass)."""
     first = datetime.combine(day, wall, tzinfo=zone)  # fold=0: the first of two, if repeated
     instant = first.astimezone(timezone.utc)
     if instant.astimezone(zone).replace(tzinfo=None) == first.replace(tzinfo=None):
         return instant  # the wall time exists (fold=0 is its first occurrence)
-    # In a gap. Before the jump the clock shows a time earlier than ``wall``, after it a later
-    # one; the jump itself is the first valid instant. Search between the two readings.
+    # In a gap: the jump is the first valid instant, between the two readings (earlier and later than ``wall``).
     low, high = sorted((first.replace(fold=1).astimezone(timezone.utc), instant))
     target = first.replace(tzinfo=None)
     while high - low > timedelta(seconds=1):
@@ -75,8 +65,7 @@ def to_instant(day: date, wall: time, zone: ZoneInfo) -> datetime:
 
 @dataclass(frozen=True)
 class DailySpec:
-    """When one schedule's prompt fires. ``seed`` makes a random window's daily draw repeatable
-    (the same schedule and day always draw the same time, also after a restart)."""
+    """When one schedule's prompt fires; ``seed`` makes a random window's daily draw repeatable."""
 
     kind: str
     habit_time: time | None = None
@@ -100,8 +89,7 @@ class DailySpec:
     @functools.lru_cache(maxsize=4096)
     def from_text(kind: str, habit_time: str | None, window_start: str | None, window_end: str | None,
                   prep_minutes: int, seed: str) -> DailySpec:
-        """A spec from its times as stored (``"HH:MM"`` or empty). Remembered: a burst's alarms
-        each read their schedule's spec, and a pass over the jobs each trigger's."""
+        """A spec from its times as stored (``"HH:MM"`` or empty); remembered, as alarms read it again and again."""
         def hhmm(value: str | None) -> time | None:
             return parse_hhmm(value) if value else None
 
@@ -120,9 +108,8 @@ class DailySpec:
         return time(minute // 60, minute % 60)
 
     def fire_at(self, day: date, zone: ZoneInfo) -> datetime:
-        """The instant the prompt for ``day`` (the habit's local day) is sent: ``prep_minutes``
-        before the habit, but never before the day begins (a 00:05 habit's prompt goes at 00:00,
-        not at 23:55 the evening before, which would give that evening two prompts)."""
+        """The instant the prompt for local ``day`` is sent: ``prep_minutes`` before the habit, but never before the day
+        begins (a 00:05 habit's prompt at 23:55 would give the evening before two prompts)."""
         return max(to_instant(day, self.habit_time_on(day), zone) - timedelta(minutes=self.prep_minutes),
                    to_instant(day, time(0, 0), zone))
 

@@ -12,11 +12,9 @@ class MessageKind(StrEnum):
     """words: the participant's, or the model's answer"""
     GREETING = "greeting"
     PROMPT = "prompt"
-    """the daily habit prompt"""
     POLL = "poll"
     QUESTIONNAIRE = "questionnaire"
-    """A questionnaire's words (intro, a typed item, a re-ask, the closing) and the replies that
-    answered it; hidden from the model unless the study file lets the coach see the answers."""
+    """A questionnaire's words and the replies to it; hidden from the model unless the study file allows."""
     QUESTIONNAIRE_POLL = "questionnaire_poll"
     """A questionnaire item asked as a poll (hidden from the model alike)."""
     REMINDER = "reminder"
@@ -25,7 +23,6 @@ class MessageKind(StrEnum):
     COMMAND = "command"
     """the server's own answer to a command (STOP, HELP …) or to someone paused"""
     SAFETY = "safety"
-    """the study's safety message"""
     APOLOGY = "apology"
     CLOSING = "closing"
     """the study's closing message after the last day"""
@@ -53,15 +50,13 @@ INBOUND_CONTENT = (MessageKind.VOICE, MessageKind.AUDIO, MessageKind.IMAGE, Mess
 
 
 def kind_shown(kind: str, identified: bool) -> MessageKind:
-    """A message's kind as a role may read it: a viewer (who may not read safety flags) sees the
-    study's safety message as a plain text, since its kind alone says someone was in crisis."""
+    """A viewer sees the safety message as plain text: its kind alone says someone was in crisis."""
     return MessageKind.TEXT if kind == MessageKind.SAFETY and not identified else MessageKind(kind)
 
 
 class MessageStatus(StrEnum):
-    """Where a transcript message stands: inbound received → answered, kept (not answered: paused,
-    or around STOP), failed or skipped; outbound queued → sent, failed, uncertain (a send a crash
-    interrupted) or cancelled (consent changed before it went)."""
+    """Inbound received → answered, kept (paused, or around STOP), failed or skipped; outbound queued → sent, failed,
+    uncertain (a send a crash interrupted) or cancelled (consent changed before it went)."""
 
     RECEIVED = "received"
     ANSWERED = "answered"

@@ -1,7 +1,5 @@
-"""The deployment's WhatsApp numbers and which one a participant is given at enrolment.
-
-Several numbers split the sending pace and the risk of a ban. A participant keeps their number (everything to them goes
-from it; only the team moves them); a row naming none (enrolled before numbers existed) has the first, default one."""
+"""The deployment's WhatsApp numbers (several split the sending pace and the risk of a ban) and which one a participant
+is given at enrolment; they keep it, and a row naming none has the first, default one."""
 
 from __future__ import annotations
 
@@ -20,8 +18,7 @@ BALANCED, ARM, STRATUM = "balanced", "arm", "stratum"
 
 @dataclass(frozen=True)
 class NumberRule:
-    """``balanced``: the number with the fewest participants still in the study (ties: the first);
-    ``arm``: the number named like their arm; ``stratum``: named like their level of ``field``."""
+    """``balanced`` (fewest participants in the study), ``arm`` or ``stratum`` (named like theirs, for ``field``)."""
 
     kind: str = BALANCED
     field: str = ""
@@ -67,9 +64,8 @@ def parse_rule(raw: str) -> NumberRule:
 
 def assign_number(plan: NumberPlan, *, arm: str | None, strata: Mapping[str, str], counts: Mapping[str, int],
                   asked: str | None = None) -> str:
-    """The number a new participant gets: ``asked`` when the team named one, else by the plan's
-    rule (``counts``: participants still in the study per number). ValueError when the rule
-    names a number the deployment does not have."""
+    """``asked`` when the team named one, else the plan's rule's (``counts``: participants still in the study per
+    number); ValueError for a number the deployment does not have."""
     if asked is not None:
         if asked not in plan.numbers:
             raise ValueError(f"there is no number {asked!r}; this deployment has {', '.join(plan.numbers)}")

@@ -50,10 +50,7 @@ class DeliveryFact:
 
 
 def counters(deliveries: Sequence[DeliveryFact]) -> dict[str, int | str | None]:
-    """Prompts sent, successes, misses, and streaks of consecutive prompt days with a "done" vote.
-
-    The newest day does not break the current streak while it has no vote yet (the participant may still answer); a
-    "not this time" does, and so does an earlier day left unanswered."""
+    """Prompts sent, successes, misses and "done" streaks (an unanswered newest day breaks none yet)."""
     done_days = {d.local_date for d in deliveries if d.vote == Vote.DONE}
     voted_days = {d.local_date for d in deliveries if d.vote in (Vote.DONE, Vote.NOT_THIS_TIME)}
     days = sorted({d.local_date for d in deliveries})

@@ -1,5 +1,4 @@
-"""Which participants a researcher means: by status, conversation stage, arm, and how long they
-have been silent. One filter serves the participant list, a broadcast, the API and the dashboard."""
+"""Which participants a researcher means (one filter for the list, a broadcast, the API and the dashboard)."""
 
 from __future__ import annotations
 
@@ -19,8 +18,7 @@ IDENTIFYING_SORT_KEYS = frozenset({"name"})
 
 @dataclass(frozen=True)
 class ParticipantFilter:
-    """Every field left at None matches everyone. ``silent_days``: enrolled at least that many
-    days ago and no message from them in that time."""
+    """None matches everyone; ``silent_days``: enrolled that long ago and no message from them since."""
 
     status: str | None = None
     stage: str | None = None
@@ -30,10 +28,9 @@ class ParticipantFilter:
     def problems(self) -> list[str]:
         """What is wrong with it, each naming the field and what it takes (empty: fine)."""
         found = []
-        if self.status is not None and self.status not in tuple(Status):
-            found.append(f"status: {self.status!r} is not one of {', '.join(Status)}")
-        if self.stage is not None and self.stage not in tuple(Stage):
-            found.append(f"stage: {self.stage!r} is not one of {', '.join(Stage)}")
+        for name, value, allowed in (("status", self.status, tuple(Status)), ("stage", self.stage, tuple(Stage))):
+            if value is not None and value not in allowed:
+                found.append(f"{name}: {value!r} is not one of {', '.join(allowed)}")
         if self.silent_days is not None and not 1 <= self.silent_days <= MAX_SILENT_DAYS:
             found.append(f"silent_days: give a whole number of days from 1 to {MAX_SILENT_DAYS}")
         if self.arm is not None and not self.arm.strip():

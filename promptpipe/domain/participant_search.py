@@ -1,6 +1,5 @@
-"""What a search for a participant means: one box takes a name, a phone number in any spelling,
-or an id (whole or its start). Researchers match all three; viewers only ids, so a viewer's search
-for a name or a number matches nothing and says nothing about who exists."""
+"""What a search for a participant means: a name, a phone number in any spelling, or an id (or its start); viewers
+match ids only, so their search says nothing about who exists."""
 
 from __future__ import annotations
 
@@ -23,15 +22,12 @@ class SearchTerms:
     """What one query is compared with; None where it cannot match that field."""
 
     id_start: str | None
-    """``p_`` and the hex digits typed: ids that begin with it."""
     phone_digits: str | None
-    """The digits of a phone number as typed, compared with the digits of each number."""
     name_part: str | None
     """Lower case: names that contain it, whatever their case."""
 
     @classmethod
     def parse(cls, query: str, *, identified: bool) -> SearchTerms:
-        """The terms of ``query`` for a researcher (``identified``) or a viewer (ids only)."""
         text = " ".join(query.split())[:MAX_QUERY_CHARS]
         lowered = text.lower()
         found = _ID_START.fullmatch(lowered)

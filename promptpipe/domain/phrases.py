@@ -1,9 +1,5 @@
-"""Short messages the server understands without a model: how a message is reduced to its words, and the phrases
-that put intake on hold.
-
-:func:`spoken` normalises (NFKC, case folded, punctuation and emoji dropped) and strips politeness words at either end,
-so ``"Later, thanks!"`` is ``"later"``; commands are matched the same way (:mod:`promptpipe.flow.commands`).
-"""
+"""Short messages the server understands without a model: :func:`spoken` reduces a message to its words without
+politeness words at either end (``"Later, thanks!"`` is ``"later"``), and some of them put intake on hold."""
 
 from __future__ import annotations
 
@@ -23,9 +19,7 @@ ESCAPE_PHRASES = frozenset({
     "nevermind", "stop asking", "another time", "some other time", "another day", "no time", "busy",
     "im busy", "ask me later", "remind me later", "talk later", "not today",
 })
-"""During intake, a message that is exactly one of these (after :func:`spoken`) puts intake on
-hold: the participant is acknowledged and asked nothing more until they write again. ``now``
-is a politeness word, so "not now" is listed whole. The README lists them."""
+"""During intake, a message that is one of these puts intake on hold until they write again (the README lists them)."""
 
 
 def spoken(text: str) -> str:
@@ -39,8 +33,7 @@ def spoken(text: str) -> str:
 
 
 def is_escape(text: str) -> bool:
-    """Whether the message asks to leave intake for now: an escape phrase, alone or with politeness words around it
-    ("not now, thanks"; "now" is itself a politeness word, so every way of trimming them is tried)."""
+    """An escape phrase, alone or with politeness words around it ("now" is one too, so every trim is tried)."""
     words = normalise_words(text).split()
     lead = next((i for i, word in enumerate(words) if word not in POLITENESS), len(words))
     trail = next((i for i in range(len(words), 0, -1) if words[i - 1] not in POLITENESS), 0)

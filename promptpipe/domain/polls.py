@@ -1,8 +1,6 @@
-"""The daily "did you do it?" poll, and answers typed (or reacted) instead of tapped: "done", "2", "yes" or 👍 for a
-poll we sent, resolved without the model. What counts, and when, is the README's "Typed answers": the option's words,
-its number or an equivalent (:data:`EQUIVALENTS`); numbers and equivalents only while the poll is the last thing we
-asked or when the message quotes it; an answer that quotes nothing only on its prompt's local day; one that fits two
-open polls equally is :class:`Ambiguous` (a short question back); anything else is a message for the model."""
+"""The daily "did you do it?" poll, and answers typed (or reacted) instead of tapped: "done", "2", "yes" or 👍,
+resolved without the model. What counts, and when, is the README's "Typed answers"; an answer that fits two open polls
+equally is :class:`Ambiguous` (a short question back); anything else is a message for the model."""
 
 from __future__ import annotations
 
@@ -26,9 +24,8 @@ EQUIVALENTS: dict[str, tuple[str, ...]] = {
 }
 """What else answers the "did you do it?" poll, as normalised text (README: typed answers)."""
 
-REACTION_ANSWERS: dict[str, str] = {"👍": DONE, "✅": DONE, "✔": DONE, "☑": DONE,
-                                    "👎": NOT_THIS_TIME, "❌": NOT_THIS_TIME, "✖": NOT_THIS_TIME}
-"""A reaction on the "did you do it?" poll that counts like a typed answer."""
+REACTION_ANSWERS = {sign: option for option, said in EQUIVALENTS.items() for sign in said if not sign.isascii()}
+"""A reaction on the "did you do it?" poll that counts like a typed answer (the equivalents that are signs)."""
 
 AMBIGUOUS_REPLY = ("Which question is that for? Please tap your answer on the poll, or type its words, "
                    "for example \"{first}\" or \"{second}\".")
@@ -51,7 +48,6 @@ class OpenPoll:
     purpose: str
     """``done`` or ``intensity``."""
     poll_id: int
-    """Our transcript id of the poll."""
     options: tuple[str, ...]
     chosen: str | None
     """The option the participant's current vote names (None: no vote yet)."""
@@ -60,8 +56,7 @@ class OpenPoll:
     wa_ids: tuple[str, ...] = ()
     """WhatsApp ids that, quoted, point at this poll (the poll; for the daily poll, its prompt too)."""
     same_day: bool = True
-    """The poll's prompt is for the participant's current local day: only then does an answer
-    that quotes nothing count for it (a "done" the next day is about that day)."""
+    """Its prompt is for their current local day: only then does an answer that quotes nothing count for it."""
 
 
 @dataclass(frozen=True)
@@ -96,8 +91,7 @@ def _option_for(words: str, poll: OpenPoll, *, loose: bool) -> str | None:
 
 
 def read_answer(text: str, polls: list[OpenPoll], *, quoted: str | None = None) -> PollAnswer | Ambiguous | None:
-    """The poll answer this message is, if any. An answer that only repeats the current vote is
-    not one (the participant is talking, and the model answers)."""
+    """The poll answer this message is, if any (one that repeats the current vote is talk, for the model)."""
     words = normalise(text)
     if not words or len(words) > 40:
         return None
@@ -116,8 +110,7 @@ def read_answer(text: str, polls: list[OpenPoll], *, quoted: str | None = None) 
 
 
 def reaction_answer(emoji: str, poll: OpenPoll) -> str | None:
-    """The option a reaction on the open "did you do it?" poll stands for (None: it is not one,
-    or it repeats the current vote)."""
+    """The option a reaction on the "did you do it?" poll stands for (None: none, or the current vote)."""
     if poll.purpose != DONE_PURPOSE:
         return None
     option = REACTION_ANSWERS.get(_MODIFIERS.sub("", emoji))

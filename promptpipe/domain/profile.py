@@ -1,9 +1,6 @@
-"""A participant's profile: the habit plan the model keeps (:class:`HabitProfile`, via ``save_user_profile``) and the
-server's record (:class:`ServerRecord`: last prompt and vote, intensity, barriers, counters).
-
-Both are one flat JSON object on the conversation under unchanged keys, so earlier rows read as they are; keys this
-version does not know are kept.
-"""
+"""A participant's profile: the habit plan the model keeps (:class:`HabitProfile`) and the server's record
+(:class:`ServerRecord`), as one flat JSON object under unchanged keys (so earlier rows read as they are; unknown keys
+are kept)."""
 
 from __future__ import annotations
 
@@ -34,8 +31,7 @@ MAX_RECENT_BARRIERS = 5
 
 @dataclass
 class HabitProfile:
-    """What the model learned about the participant's habit (all free text, empty when unknown);
-    the fields, in order, are the Go system's ``UserProfile`` contract."""
+    """What the model learned about the habit (free text); the fields, in order, are the Go ``UserProfile`` contract."""
 
     habit_domain: str = ""
     prompt_anchor: str = ""
@@ -113,8 +109,7 @@ class ServerRecord:
     last_turn_at: str | None = None
     """ISO time of the last turn the model answered (how long a conversation has been quiet)."""
     language: str | None = None
-    """The language (ISO 639-1) the participant last wrote a command in, when its words belong to
-    that language alone: the service's own replies use it (see domain.command_words)."""
+    """The language (ISO 639-1) of their last command whose words belong to it alone: the service's replies use it."""
 
     @property
     def level(self) -> str:
@@ -149,10 +144,9 @@ class Profile:
         values["counters"] = dict(values.get("counters") or {})
         values["intensity"] = str(values.get("intensity") or "normal")
         values["last_habit_prompt"] = str(values.get("last_habit_prompt") or "")
-        reminders = values.get("intake_reminders")
-        values["intake_reminders"] = reminders if isinstance(reminders, int) and not isinstance(reminders, bool) else 0
-        poll = values.get("intensity_poll_message")
-        values["intensity_poll_message"] = poll if isinstance(poll, int) and not isinstance(poll, bool) else None
+        for name, default in (("intake_reminders", 0), ("intensity_poll_message", None)):
+            value = values.get(name)
+            values[name] = value if isinstance(value, int) and not isinstance(value, bool) else default
         return cls(habit=habit, record=ServerRecord(**values), extra=data)
 
     def to_json(self) -> dict[str, Any]:

@@ -1,9 +1,5 @@
-"""Quiet hours: a daily period in the participant's local time when nothing scheduled is sent.
-
-Judged by their own wall clock, so it follows a zone change and keeps its local times across daylight saving. A timer
-inside it is moved to its end, never dropped. The end is converted by :func:`promptpipe.domain.localtime.to_instant`
-and is always strictly later than the instant asked for, also inside a repeated fall-back hour.
-"""
+"""Quiet hours: a daily period on the participant's own wall clock (so it follows a zone change and daylight saving)
+when nothing scheduled is sent; a timer inside it is moved to its end, never dropped."""
 
 from __future__ import annotations
 
@@ -16,21 +12,14 @@ from promptpipe.study.rules.protocol import QuietHours
 __all__ = ["after_quiet_hours", "in_quiet_hours", "quiet_contains", "quiet_period_end"]
 
 
-def _crosses_midnight(quiet: QuietHours) -> bool:
-    return quiet.start > quiet.end
-
-
 def quiet_contains(quiet: QuietHours, wall: time) -> bool:
-    """Whether a local wall time is inside the period (``start`` inclusive, ``end`` exclusive).
-    A period with ``start == end`` is empty."""
-    if _crosses_midnight(quiet):
+    """Whether a local wall time is inside the period (``start`` inclusive, ``end`` exclusive)."""
+    if quiet.start > quiet.end:  # across midnight
         return wall >= quiet.start or wall < quiet.end
     return quiet.start <= wall < quiet.end
 
 
 def in_quiet_hours(quiet: QuietHours | None, at: datetime, zone: ZoneInfo) -> bool:
-    """Whether the aware instant ``at`` falls inside the daily quiet period on the participant's
-    local wall clock. No quiet hours (None): never quiet."""
     if quiet is None:
         return False
     return quiet_contains(quiet, at.astimezone(zone).time())
@@ -42,7 +31,7 @@ def quiet_period_end(quiet: QuietHours | None, at: datetime, zone: ZoneInfo) -> 
     if quiet is None or not in_quiet_hours(quiet, at, zone):
         return None
     local = at.astimezone(zone)  # a period across midnight entered before midnight ends tomorrow
-    day = local.date() + timedelta(days=1) if _crosses_midnight(quiet) and local.time() >= quiet.start else local.date()
+    day = local.date() + timedelta(days=1) if quiet.start > quiet.end and local.time() >= quiet.start else local.date()
     # the end under the DST policy (first occurrence, or the jump in a gap), then a repeated end time's later occurrence
     for candidate in (to_instant(day, quiet.end, zone),
                       datetime.combine(day, quiet.end, tzinfo=zone).replace(fold=1).astimezone(timezone.utc)):
@@ -52,6 +41,5 @@ def quiet_period_end(quiet: QuietHours | None, at: datetime, zone: ZoneInfo) -> 
 
 
 def after_quiet_hours(quiet: QuietHours | None, at: datetime, zone: ZoneInfo) -> datetime:
-    """When something due at ``at`` may be sent: ``at`` itself outside quiet hours, else the end
-    of the quiet period (the service moves a timer that falls inside quiet hours there)."""
+    """When something due at ``at`` may be sent: ``at`` itself outside quiet hours, else their end."""
     return quiet_period_end(quiet, at, zone) or at

@@ -1,9 +1,5 @@
-"""The safety screen: every inbound message is checked on the server against crisis phrases, before and without the
-model, so it works when the model is down.
-
-The English list is ``promptpipe/data/crisis_phrases_en.txt``; a study adds phrases with SAFETY_PHRASES_FILE. Both
-sides are compared as :func:`promptpipe.domain.text.normalise_words`, whole words only.
-"""
+"""The safety screen: every inbound message is checked on the server against crisis phrases (the built-in list and
+SAFETY_PHRASES_FILE's), without the model so it works when the model is down; whole normalised words only."""
 
 from __future__ import annotations
 
@@ -55,8 +51,7 @@ DEFAULT_SAFETY_MESSAGE = (
     "your local emergency number or go to the nearest emergency department. You can also contact a "
     "crisis line in your country, or someone you trust, to talk it through. I've let the study team know."
 )
-"""Sent at once when the screen or the model flags a concern; SAFETY_MESSAGE_FILE replaces it
-with the study's own (its helpline, its team)."""
+"""Sent at once when a concern is flagged; SAFETY_MESSAGE_FILE replaces it with the study's own."""
 
 
 def read_phrases(path: Path) -> list[str]:
@@ -81,8 +76,7 @@ _SPELLED_OUT = re.compile(r"(?<!\S)(?:\w )+\w(?!\S)")
 
 
 def _readings(text: str) -> list[str]:
-    """The ways the screen reads a message: as written, with zero-width characters as spaces, with
-    letters spelled out joined ("k m s"), and with digits read as the letters they stand for."""
+    """As written, zero-width characters as spaces, spelled-out letters joined ("k m s"), digits read as letters."""
     plain = normalise_words(text)
     spaced = normalise_words(_WORD_BREAKING_INVISIBLES.sub(" ", text))
     lettered = normalise_words(_TOKEN.sub(_letters_for_digits, text))

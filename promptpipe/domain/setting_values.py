@@ -1,5 +1,4 @@
-"""Settings values as people write them, parsed once at start: durations (``90s``, ``15m``,
-``1h30m``), yes/no, numbers in a range, time zones. Every error names the variable and the fix."""
+"""Settings values as people write them, parsed once at start; every error names the variable and the fix."""
 
 from __future__ import annotations
 

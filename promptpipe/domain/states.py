@@ -1,7 +1,5 @@
-"""The values a participant's state takes: status, conversation sub-state, and a daily vote.
-
-Each is a :class:`~enum.StrEnum`, stored as its value and written as its member (``Status.ACTIVE``) in code; a member
-compares equal to its value, so a string read from the database or JSON compares the same."""
+"""The values a participant's state takes: status, conversation sub-state, and a daily vote (each a StrEnum, so a
+string read from the database or JSON compares equal to its member)."""
 
 from __future__ import annotations
 
@@ -9,8 +7,7 @@ from enum import StrEnum
 
 
 class Status(StrEnum):
-    """A participant's status: ``paused`` while their own STOP or a researcher's pause holds (see
-    :mod:`promptpipe.domain.transitions`); ``completed`` after their last study day (a researcher's
+    """``paused`` while their own STOP or a researcher's pause holds; ``completed`` after their last study day (an
     extension can reopen it); ``withdrawn`` is final."""
 
     ACTIVE = "active"
@@ -20,8 +17,7 @@ class Status(StrEnum):
 
 
 ALARMED = (Status.ACTIVE, Status.PAUSED)
-"""Statuses whose daily alarms still ring: a paused participant's prompt time is still a decision
-point (recorded as unavailable; nothing is sent)."""
+"""Statuses whose daily alarms still ring: a paused one's prompt time is still a decision point."""
 
 
 class Stage(StrEnum):

@@ -1,7 +1,5 @@
-"""Text that crosses a boundary, one pure rule each: storage (NUL, which PostgreSQL refuses, and lone surrogates go, so
-a write never fails on them), terminal (control characters escaped, so a participant's text cannot move the cursor,
-clear the screen, write the clipboard or break a table row), matching, the model (long texts shortened with a note of
-what was cut), logs and errors (credentials masked)."""
+"""Text that crosses a boundary, one pure rule each: storage (NUL and lone surrogates go, so a write never fails on
+them), terminal (control characters escaped), matching, the model (shortened), logs and errors (credentials masked)."""
 
 from __future__ import annotations
 
@@ -31,16 +29,14 @@ def clean_value(value: object) -> object:
 
 
 def lossless_original(text: str) -> str | None:
-    """The exact original as base64 (UTF-8, surrogates passed through) when cleaning changes
-    it, so nothing a participant sent is lost; None when the text is stored as it is."""
+    """The exact original as base64 when cleaning changes it, so nothing a participant sent is lost."""
     if clean_for_storage(text) == text:
         return None
     return base64.b64encode(text.encode("utf-8", "surrogatepass")).decode("ascii")
 
 
 def has_undecodable(text: str) -> bool:
-    """Whether ``text`` carries bytes that were not valid UTF-8 (Python keeps them as lone
-    surrogates, e.g. in command-line arguments)."""
+    """Whether ``text`` carries bytes that were not UTF-8 (kept as lone surrogates, e.g. in command-line arguments)."""
     return _LONE_SURROGATE.search(text) is not None
 
 
@@ -52,8 +48,7 @@ _NAMED_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
 def for_terminal(value: object) -> str:
-    """``value`` as one safe line: control characters, bidi overrides and line separators shown
-    as escapes (``\\n``, ``\\x1b``, ``\\u202e``); everything printable (emoji too) as it is."""
+    """``value`` as one safe line: control characters, bidi overrides and line separators shown as escapes."""
     text = value if isinstance(value, str) else str(value)
     if text.isprintable():
         return text
@@ -69,15 +64,12 @@ def _escape_char(match: re.Match[str]) -> str:
 # ---------------------------------------------------------------- matching
 
 _APOSTROPHES = str.maketrans("", "", "'‘’ʼ`´")
-
-
 _BLANK_LOOKING = frozenset("\u3164\u2800\u115f\u1160\uffa0")
 """Characters that are letters or symbols to Unicode but show nothing (Hangul fillers, the blank Braille pattern)."""
 
 
 def has_visible_text(text: str) -> bool:
-    """Whether anything in ``text`` shows on a screen: not only spaces, format characters (zero- width spaces and
-    joiners, soft hyphens, direction marks), variation selectors or blank-looking letters."""
+    """Whether anything in ``text`` shows: not only spaces, format characters, variation selectors or blank letters."""
     return any(not char.isspace() and unicodedata.category(char) not in ("Cf", "Cc", "Zs", "Mn")
                and char not in _BLANK_LOOKING and not _is_variation_selector(char) for char in text)
 
@@ -104,9 +96,8 @@ def _is_latin(char: str) -> bool:
 
 
 def fold_lookalikes(word: str, *, whole: bool = False) -> str:
-    """A word that mixes Latin letters with look-alikes from another script, written in Latin
-    letters; ``whole``: also a word of look-alikes only ("ѕтор" in Cyrillic letters). A real word
-    of one other script ("стоп") is left as it is unless ``whole``."""
+    """A word mixing Latin letters with look-alikes of another script, in Latin letters; ``whole``: also a word of
+    look-alikes only ("ѕтор" in Cyrillic; a real word like "стоп" is left as it is unless ``whole``)."""
     folded = word.translate(_LOOKALIKES)
     if folded == word:
         return word
@@ -116,11 +107,8 @@ def fold_lookalikes(word: str, *, whole: bool = False) -> str:
 
 
 def normalise_words(text: str) -> str:
-    """Lower-case words separated by single spaces: NFKC (full-width letters become plain ones), case folding,
-    apostrophes dropped, and everything else that is not a letter or a digit (punctuation, emoji, symbols) treated as a
-    space, invisible format characters (zero-width spaces and joiners, soft hyphens, direction marks, variation
-    selectors) dropped, and a word that mixes Latin letters with look-alikes of another script written in Latin ("sтop":
-    "stop"). ``"ＳＴＯＰ 🙏!"`` becomes ``"stop"``; ``"Don’t"`` becomes ``"dont"``."""
+    """Lower-case words separated by single spaces: NFKC, case folded, apostrophes and invisible characters dropped,
+    anything not a letter or digit a space, look-alikes folded (``"ＳＴＯＰ 🙏!"`` is ``"stop"``)."""
     folded = unicodedata.normalize("NFKC", text).casefold().translate(_APOSTROPHES)
     out = []
     for char in folded:
@@ -137,8 +125,7 @@ def normalise_words(text: str) -> str:
 # ---------------------------------------------------------------- the model
 
 def shorten(text: str, limit: int) -> str:
-    """At most ``limit`` characters: the beginning and the end, with a note of how much of the
-    middle was left out (the reader knows the text was longer). ``limit`` 0 means nothing."""
+    """At most ``limit`` characters: the beginning and the end, with a note of how much was left out between."""
     if len(text) <= limit:
         return text
     if limit <= 0:
@@ -156,8 +143,7 @@ _SENTENCE_END = re.compile(r"[.!?…)\]\"'»”’]\s|[.!?…](?=$)|\n")
 
 
 def complete_sentences(text: str, limit: int) -> str:
-    """The longest run of whole sentences from the start of ``text`` that fits in ``limit`` characters; empty when not
-    even the first sentence ends inside it. For a reply the model was cut off in, or one too long to send."""
+    """The longest run of whole sentences from the start of ``text`` that fits in ``limit`` characters (or empty)."""
     text = text.strip()
     window = text[:limit] if limit > 0 else text
     ends = [match.end() for match in _SENTENCE_END.finditer(window)]
@@ -169,15 +155,13 @@ def complete_sentences(text: str, limit: int) -> str:
 
 
 def cap_reply(text: str, limit: int) -> str:
-    """A message of at most ``limit`` characters: the text itself, or its whole sentences that fit; empty when not even
-    the first sentence fits (the caller falls back: a participant never gets a reply cut off mid-sentence)."""
+    """The text, or its whole sentences that fit in ``limit`` (empty: the caller falls back)."""
     text = text.strip()
     return text if len(text) <= limit else complete_sentences(text, limit)
 
 
 def cap_at_word(text: str, limit: int) -> str:
-    """At most ``limit`` characters, at a whole sentence where one fits, else at a word with "…"
-    (for our own notes, such as the running summary, where something is better than nothing)."""
+    """At most ``limit`` characters, at a whole sentence where one fits, else at a word with "…" (for our own notes)."""
     text = text.strip()
     if len(text) <= limit:
         return text
@@ -191,8 +175,7 @@ _DSN_PASSWORD = re.compile(r"(?i)\b(password|passwd|pwd)\s*=\s*('[^']*'|\"[^\"]*
 
 
 def mask_credentials(text: str) -> str:
-    """``postgresql://ana:s3cret@host/db`` (or the same with a mistyped scheme) becomes
-    ``postgresql://ana:***@host/db``; a ``password=…`` pair becomes ``password=***``."""
+    """``postgresql://ana:s3cret@host/db`` becomes ``postgresql://ana:***@host/db``; ``password=…`` ``password=***``."""
     if "@" not in text and "=" not in text:
         return text
     text = _USERINFO.sub(lambda m: f"{m.group('user')}:***@", text)

@@ -1,8 +1,5 @@
-"""A participant's timeline: its entry kinds (a closed set), those a viewer may not read, and the cursor that pages it.
-
-Entries are ordered by time, then *stream* (a kind is read from one or two streams: a flag is raised and resolved),
-then row id: a key no two entries share, so a cursor made of it pages without gaps or repeats however many entries
-share a second."""
+"""A participant's timeline: its entry kinds, those a viewer may not read, and the cursor that pages it. Entries are
+ordered by time, *stream*, then row id: a key no two share, so a cursor pages without gaps or repeats."""
 
 from __future__ import annotations
 
@@ -18,15 +15,12 @@ class TimelineKind(StrEnum):
     MESSAGE_IN = "message_in"
     MESSAGE_OUT = "message_out"
     PROMPT = "prompt"
-    """a daily prompt sent"""
     DECISION = "decision"
-    """a decision point of a micro-randomised study"""
     POLL_ANSWER = "poll_answer"
     """a vote on a daily prompt's poll"""
     QUESTIONNAIRE = "questionnaire"
     """a questionnaire sent, or how it ended"""
     ANSWER = "answer"
-    """an item of a questionnaire answered"""
     TIMER = "timer"
     CONSENT = "consent"
     STAGE = "stage"
@@ -52,8 +46,7 @@ MAX_TIMELINE_PAGE = 200
 
 
 class Stream(StrEnum):
-    """Where entries come from, in the order entries of the same instant are listed (oldest first): what the study sends
-    before what the participant answers, a change before the team's action that made it is written to the audit log."""
+    """Where entries come from, in the order entries of the same instant are listed (what is sent before its answer)."""
 
     DECISION = "decision"
     PROMPT = "prompt"
@@ -85,8 +78,7 @@ _KIND_OF = {Stream.FLAG_RAISED: TimelineKind.FLAG, Stream.FLAG_RESOLVED: Timelin
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _RANKS = "|".join(str(rank) for rank in reversed(range(len(Stream))))
 CURSOR_PATTERN = rf"^[on][0-9]{{1,16}}-(?:{_RANKS})-[0-9]{{1,18}}$"
-"""``o`` (older than) or ``n`` (newer than), the entry's time in microseconds since 1970 (UTC),
-its stream's rank and its row's id."""
+"""``o`` (older) or ``n`` (newer), the entry's time in microseconds since 1970, its stream's rank and row id."""
 _CURSOR = re.compile(CURSOR_PATTERN)
 
 

@@ -1,14 +1,12 @@
-"""The timers a participant can have, and the settings that decide when they fire.
-
-A timer is one future event (a reminder, a delayed hand-over …), kept as a ``timer`` row; at most
-one per participant and kind is pending, so arming a kind again replaces the earlier one.
-"""
+"""The timers a participant can have (one pending per kind), and the settings that decide when they fire."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta
 from enum import StrEnum
+
+from promptpipe.domain.limits import DEFAULT_MAX_SCHEDULES
 
 
 class TimerKind(StrEnum):
@@ -26,8 +24,7 @@ class TimerKind(StrEnum):
     INTAKE_INACTIVE = "intake_inactive"
     """Put intake on hold when the participant went quiet in the middle of it (INTAKE_INACTIVITY)."""
     INTAKE_REMINDER = "intake_reminder"
-    """Invite someone whose intake is on hold to finish it (INTAKE_REMINDER_DELAY, at most
-    INTAKE_REMINDER_MAX times)."""
+    """Invite someone whose intake is on hold to finish it (INTAKE_REMINDER_DELAY, INTAKE_REMINDER_MAX)."""
     STUDY_END = "study_end"
     """The end of the participant's last study day: the closing message and the status completed."""
     SELF_REPORT = "self_report"
@@ -41,23 +38,19 @@ class TimerKind(StrEnum):
 
 CANCELLED_BY_REPLY = (TimerKind.REMINDER, TimerKind.AUTO_FEEDBACK, TimerKind.FEEDBACK_CHECK_IN,
                       TimerKind.FEEDBACK_FOLLOWUP, TimerKind.INTAKE_REMINDER)
-"""Anything the participant sends makes these moot: they exist to break a silence. (The intake inactivity timer stays:
-armed once, it checks the time of the last turn when it fires, so a lively intake costs no timer write per message.)"""
+"""Anything the participant sends makes these moot (the intake inactivity timer checks the last turn when it fires)."""
 FEEDBACK_TIMERS = (TimerKind.FEEDBACK_CHECK_IN, TimerKind.FEEDBACK_FOLLOWUP)
 INTAKE_TIMERS = (TimerKind.INTAKE_INACTIVE, TimerKind.INTAKE_REMINDER)
 SENDS_MESSAGE = (TimerKind.REMINDER, TimerKind.FEEDBACK_CHECK_IN, TimerKind.FEEDBACK_FOLLOWUP,
                  TimerKind.INTAKE_REMINDER, TimerKind.STUDY_END)
 """Timers that send something: inside the study's quiet hours they move to the end of them."""
 RUNS_WHILE_PAUSED = (TimerKind.STUDY_END, TimerKind.QUESTIONNAIRE)
-"""Timers a pause does not cancel: the study's days go on (nothing is sent while paused; a
-questionnaire that comes due is recorded as not sent, with why)."""
+"""Timers a pause does not cancel: the study's days go on (a questionnaire due is recorded as not sent, with why)."""
 RUNS_AFTER_COMPLETION = (TimerKind.QUESTIONNAIRE,)
 """Timers that still run for a participant who completed the study: the exit questionnaires."""
 FIRES_LATE = (TimerKind.QUESTIONNAIRE, TimerKind.STUDY_END)
-"""Timers that still run when they come later than MISFIRE_GRACE (the service was down, or the clock jumped): a
-questionnaire's end must happen, and the next planned one decides for itself whether its time has run out; the end of
-the study is not a nudge that may be skipped (the closing message waits for the end of quiet hours if it comes inside
-them)."""
+"""Timers that still run when later than MISFIRE_GRACE (the service was down, or the clock jumped): a questionnaire's
+end must happen (the next one decides for itself), and the end of the study is not a nudge that may be skipped."""
 
 
 @dataclass(frozen=True)
@@ -72,8 +65,7 @@ class NudgePolicy:
     feedback_initial_timeout: timedelta = timedelta(minutes=15)
     feedback_followup_delay: timedelta = timedelta(hours=3)
     intensity_poll: bool = True
-    max_schedules: int = 3
-    """MAX_SCHEDULES_PER_PARTICIPANT: daily prompt schedules one participant may have."""
+    max_schedules: int = DEFAULT_MAX_SCHEDULES
     intake_inactivity: timedelta = timedelta(minutes=30)
     intake_reminder_delay: timedelta = timedelta(days=1)
     intake_reminder_max: int = 2

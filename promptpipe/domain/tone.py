@@ -1,12 +1,7 @@
-"""The participant's conversational tone, learned from whitelisted tags the model proposes; pure.
-
-* **explicit** proposals (the participant asked) set each tag to 1.0 at once;
-* **implicit** ones move scores by an EMA (``ALPHA``): observed tags toward 1, other scored tags toward 0; at most one
-  per ``IMPLICIT_MIN_INTERVAL``, counted from the last *applied implicit* update only;
-* a tag turns on at ``ACTIVATE_AT``, off at ``DEACTIVATE_AT``, and keeps its state in between;
-* ``EXCLUSIVE_PAIRS`` are never active together (the loser drops to ``LOSER_SCORE``); ``no_emojis`` overrides
-  ``emojis_ok`` unless the participant explicitly asks for emojis again.
-"""
+"""The participant's conversational tone, learned from whitelisted tags the model proposes: an **explicit** proposal
+(the participant asked) sets each tag to 1.0; an **implicit** one moves scores by an EMA, at most one per
+``IMPLICIT_MIN_INTERVAL``; a tag turns on at ``ACTIVATE_AT``, off at ``DEACTIVATE_AT``; ``EXCLUSIVE_PAIRS`` are never
+active together; ``no_emojis`` overrides ``emojis_ok`` unless emojis are explicitly asked for again."""
 
 from __future__ import annotations
 
@@ -50,8 +45,7 @@ class ToneProposal:
 
 
 def validate_proposal(raw_tags: object, raw_source: object = None) -> ToneProposal:
-    """Check a model's proposal. ``raw_tags`` must be a list; anything not on the whitelist is
-    stripped and reported (strings normalised, other values as ``repr``)."""
+    """Check a model's proposal: ``raw_tags`` must be a list; anything not on the whitelist is stripped and reported."""
     if not isinstance(raw_tags, (list, tuple)):
         raise ValueError(f"tone tags must be a list of tag names, got {type(raw_tags).__name__}")
     names = [entry.strip().lower() if isinstance(entry, str) else repr(entry) for entry in raw_tags]
@@ -102,20 +96,17 @@ class ToneState:
     last_source: str | None = None
 
     def to_json(self) -> ToneJson:
-        """A JSON-safe dict (ISO 8601 datetimes) for the participant's JSON column."""
         return {
             "scores": {tag: self.scores[tag] for tag in TAGS if tag in self.scores},
             "active": list(self.active),
             "updated_at": self.updated_at.isoformat() if self.updated_at else None,
-            "implicit_updated_at": (self.implicit_updated_at.isoformat()
-                                    if self.implicit_updated_at else None),
+            "implicit_updated_at": self.implicit_updated_at.isoformat() if self.implicit_updated_at else None,
             "last_source": self.last_source,
         }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any] | None) -> ToneState:
-        """Read what ``to_json`` wrote. Tolerant: junk becomes the empty state, unknown tags and
-        bad values are dropped, and the active set is re-checked against the scores."""
+        """Tolerant: junk is the empty state, unknown tags and bad values are dropped, the active set re-checked."""
         if not isinstance(data, Mapping):
             return cls()
         raw_scores = data.get("scores")
@@ -223,8 +214,7 @@ GUIDE_HEADER = "Tone for this participant:"
 
 
 def tone_guide(active: Iterable[str]) -> str:
-    """A system-message block telling the model how to write for this participant; "" when no
-    (known) tag is active. Unknown tags are ignored; ``no_emojis`` beats ``emojis_ok``."""
+    """A system-message block telling the model how to write for this participant; "" when no known tag is active."""
     chosen = set(active) & set(TAGS)
     if not chosen:
         return ""

@@ -1,6 +1,4 @@
-"""A change of a participant's state as the transition log records it: who made it, what kind of
-change it is, and the entry a turn writes with its commit. Apart from :mod:`.transitions` (the
-declared changes and how they apply to a turn's state) so the state itself can hold its entries."""
+"""A change of a participant's state as the transition log records it."""
 
 from __future__ import annotations
 

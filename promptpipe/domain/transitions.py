@@ -1,11 +1,6 @@
-"""Every change of a participant's conversation stage, status or time zone, declared once.
-
-Code changes them only with :func:`apply` and a declared name; an undeclared name, or a trigger or start state the
-:class:`Transition` does not allow, is a bug and raises :class:`UndeclaredTransition`. The README's table is
-:func:`markdown_table` (a test keeps them equal). Side effects run where their inputs live: :func:`apply` cancels the
-timers a status change ends; the flow and the app read :attr:`Transition.effects` for the feedback check-in and the
-alarm re-sync, which need the study's settings and the alarm clock.
-"""
+"""Every change of a participant's conversation stage, status or time zone, declared once: code changes them only with
+:func:`apply` and a declared name (anything else raises :class:`UndeclaredTransition`). :func:`apply` cancels the timers
+a status change ends; the flow and the app run the other :attr:`Transition.effects`, which need settings and alarms."""
 
 from __future__ import annotations
 
@@ -63,9 +58,8 @@ class Transition:
 
 def derive_status(*, withdrawn: bool, opted_out: bool, researcher_paused: bool,
                   completed: bool = False) -> tuple[str, str | None]:
-    """The status and the ``paused_by`` label that follow from the reasons. A participant's
-    opt-out and a researcher's pause are independent: each is lifted only by its own side. A
-    completed participant stays completed whatever else holds (only an extension reopens it)."""
+    """The status and ``paused_by`` that follow: an opt-out and a researcher's pause are each lifted only by its own
+    side; a completed participant stays completed whatever else holds (only an extension reopens it)."""
     if withdrawn:
         return Status.WITHDRAWN, None
     if completed:
@@ -165,9 +159,8 @@ def declared(name: str, actor: str) -> Transition:
 
 def apply(state: TurnState, name: str, *, actor: Actor, reason: str, value: str | None = None, words: str = "",
           actor_name: str = "") -> bool:
-    """Apply the declared transition ``name`` to ``state``; False when it changes nothing (already there, or its guard
-    says so; a withdrawn participant changes no more). ``value``: the new time zone. ``words``: what caused it, kept in
-    the consent ledger; ``actor_name``: the researcher's name."""
+    """Apply the declared transition ``name`` to ``state``; False when it changes nothing. ``value``: the new value;
+    ``words``: what caused it, kept in the consent ledger; ``actor_name``: the researcher's name."""
     transition = declared(name, actor)
     if name in _APPLIED_WITH_THE_STATE:
         raise UndeclaredTransition(f"{name!r} is recorded by the storage code that creates participants")
@@ -205,8 +198,7 @@ _SUPERSEDED = {ConsentKind.OPTED_OUT: ConsentKind.OPT_OUT_SUPERSEDED,
 
 
 def _overtaken(state: TurnState, transition: Transition, actor: Actor, words: str) -> bool:
-    """The participant's own opt-out or opt-in sent before their latest applied one (their clock)
-    changes nothing; the ledger records it as superseded."""
+    """Their own opt-out or opt-in sent before their latest applied one changes nothing (recorded as superseded)."""
     if transition.consent not in _SUPERSEDED or actor not in _OWN:
         return False
     if not overtaken(state.said_at, state.own_consent_at):
@@ -260,8 +252,7 @@ def _change_field(state: TurnState, transition: Transition, value: str | None, r
 
 
 def _change_study(state: TurnState, transition: Transition, value: str | None, reason: str, actor: Actor) -> bool:
-    """``study_started``: ``value`` is day one (YYYY-MM-DD); ``study_extended``: the participant's
-    extra days in all (a whole number)."""
+    """``study_started``: ``value`` is day one (YYYY-MM-DD); ``study_extended``: their extra days in all."""
     if not value:
         raise UndeclaredTransition(f"{transition.name} needs the new value")
     if transition.name == "study_started":
@@ -280,8 +271,7 @@ def _change_study(state: TurnState, transition: Transition, value: str | None, r
 
 
 def stage_effects(state: TurnState) -> tuple[str, ...]:
-    """The side effects the turn's last change of stage declares (the stage it ends in is the one
-    whose timers count); no check-in when the participant's own answer moved them."""
+    """The side effects the turn's last change of stage declares (no check-in when their own answer moved them)."""
     moves = [t for t in state.transitions if t.kind == TransitionKind.SUB_STATE]
     if not moves:
         return ()

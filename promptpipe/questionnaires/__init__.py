@@ -1,2 +1,1 @@
-"""Questionnaires, one feature in four layers (docs/ARCHITECTURE.md). This module imports nothing: a rule pulls in no
-storage."""
+"""Questionnaires, one feature in four layers (docs/ARCHITECTURE.md); this module imports nothing."""

@@ -1,7 +1,4 @@
-"""What the research team does with questionnaires: send one to a participant now (piloting),
-see how far every questionnaire got, in all and per participant (for the API and the dashboard,
-with why the unfinished ones ended), and read one participant's instances, or one questionnaire's,
-with their answers."""
+"""What the research team does with questionnaires: send one now, see how far each got, read the answers."""
 
 from __future__ import annotations
 
@@ -37,20 +34,9 @@ from promptpipe.storage.inbox_rows import add_input
 from promptpipe.storage.participants import participant_by_id
 from promptpipe.study.rules.protocol import Study
 
-__all__ = [
-    "InstancePage",
-    "ParticipantCompliance",
-    "ParticipantCompliancePage",
-    "QuestionnaireCompliance",
-    "QuestionnaireResponses",
-    "QuestionnaireSent",
-    "compliance_by_participant",
-    "participant_questionnaires",
-    "questionnaire_compliance",
-    "questionnaire_responses",
-    "questionnaire_status",
-    "send_questionnaire",
-]
+__all__ = ["InstancePage", "ParticipantCompliance", "ParticipantCompliancePage", "QuestionnaireCompliance",
+           "QuestionnaireResponses", "QuestionnaireSent", "compliance_by_participant", "participant_questionnaires",
+           "questionnaire_compliance", "questionnaire_responses", "questionnaire_status", "send_questionnaire"]
 
 
 @dataclass(frozen=True)
@@ -61,8 +47,7 @@ class QuestionnaireSent:
 
 async def send_questionnaire(db: Database, clock: Clock, study: Study, *, phone: str, questionnaire_id: str,
                              anyway: bool = False) -> QuestionnaireSent:
-    """Queue the questionnaire for the participant now, as its own occasion (a piloting send);
-    refused inside the study's quiet hours on their clock unless ``anyway``."""
+    """Queue the questionnaire now, as its own occasion; refused inside quiet hours unless ``anyway``."""
     questionnaire = study.questionnaire(questionnaire_id)
     if questionnaire is None:
         known = ", ".join(q.id for q in study.questionnaires) or "none: add [[questionnaires]] to the study file"
@@ -91,8 +76,7 @@ async def send_questionnaire(db: Database, clock: Clock, study: Study, *, phone:
 
 
 async def questionnaire_status(db: Database) -> list[InstanceCount]:
-    """How many instances of each questionnaire are scheduled, sent, started, completed, expired,
-    stopped or not sent."""
+    """How many instances of each questionnaire are in each status."""
     return await db.run(status_counts)
 
 
@@ -105,8 +89,7 @@ class QuestionnaireCompliance:
 
 
 async def questionnaire_compliance(db: Database, study: Study) -> list[QuestionnaireCompliance]:
-    """Every questionnaire of the study file in force, then any other the database has instances of (an earlier
-    version's), each with its instances counted by status and by outcome and why the unfinished ones ended."""
+    """Every questionnaire of the study file in force, then any other with instances, each with its tally."""
     rows = by_questionnaire(await db.run(end_counts), [questionnaire.id for questionnaire in study.questionnaires])
     titles = {questionnaire.id: questionnaire.title for questionnaire in study.questionnaires}
     return [QuestionnaireCompliance(qid, titles.get(qid), tally(counts)) for qid, counts in rows]
@@ -130,8 +113,7 @@ class ParticipantCompliancePage:
 
 
 async def compliance_by_participant(db: Database, *, limit: int = 50, offset: int = 0) -> ParticipantCompliancePage:
-    """A page of the participants who have questionnaire instances (by id), each questionnaire's
-    instances of theirs counted as :func:`questionnaire_compliance` counts them."""
+    """A page of the participants who have questionnaire instances (by id), each questionnaire's tallied."""
     check_page(limit, offset)
 
     def read(session: Session) -> ParticipantCompliancePage:
@@ -179,8 +161,7 @@ class QuestionnaireResponses:
 
 async def questionnaire_responses(db: Database, study: Study, questionnaire_id: str, *, limit: int | None = 50,
                                   offset: int = 0) -> QuestionnaireResponses:
-    """Every participant's sendings of one questionnaire with their answers (``limit`` None: all);
-    NotFound when the study file does not declare it and nobody was ever sent it."""
+    """Every participant's sendings of one questionnaire with their answers (``limit`` None: all)."""
     if limit is not None:
         check_page(limit, offset)
     total, rows = await db.run(lambda session: responses_page(session, questionnaire_id, limit=limit, offset=offset))

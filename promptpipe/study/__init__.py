@@ -1,2 +1,1 @@
-"""The study protocol, as a feature (its parts: docs/ARCHITECTURE.md). This module imports nothing, so importing the
-rules never pulls in storage."""
+"""The study protocol, as a feature (docs/ARCHITECTURE.md); this module imports nothing."""

@@ -1,6 +1,4 @@
-"""One participant's study day, as a heatmap cell opens it: the day's decision points (action,
-probability, availability), its daily prompts with their answers, the messages of that day in
-their zone, and the questionnaires planned for it (the self-report among them)."""
+"""One participant's study day, as a heatmap cell opens it."""
 
 from __future__ import annotations
 
@@ -36,7 +34,6 @@ class StudyDay:
     day: str
     """YYYY-MM-DD, the participant's local date."""
     study_day: int | None
-    """1 on study day 1; None before day 1 is known."""
     outcome: str
     """The heatmap cell's word (see :data:`promptpipe.domain.adherence.CELL_OUTCOMES`)."""
     decisions: list[DayDecision]

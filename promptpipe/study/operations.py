@@ -1,5 +1,4 @@
-"""Researcher operations on the study itself: the protocol check every study operation makes,
-enrollment fields for stratification, one participant's extension, and the allocation counts."""
+"""Researcher operations on the study itself: the protocol check, strata, an extension and the allocation counts."""
 
 from __future__ import annotations
 
@@ -30,8 +29,7 @@ _ALLOCATION = table_of(AllocationRow)
 
 
 def check_protocol(session: Session, study: Study, now: datetime) -> None:
-    """Study operations run only on the protocol the database runs (see ``serve
-    --allow-protocol-change``); the first one to run with a study file adopts it."""
+    """Study operations run only on the protocol the database runs; the first one with a study file adopts it."""
     adopt_protocol(session, study, allow_change=False, now=now, by=f"admin script, {researcher_name()}")
 
 
@@ -52,8 +50,7 @@ def validate_strata(study: Study, strata: Mapping[str, str]) -> dict[str, str]:
 
 
 async def extend(db: Database, clock: Clock, *, study: Study, phone: str, days: int, by: str = "") -> str:
-    """Add ``days`` to one participant's study (a completed one is brought back); returns a line
-    saying what their last study day is now."""
+    """Add ``days`` to one participant's study (a completed one is brought back); returns a line saying so."""
     if not study.in_use or study.length_days is None:
         raise Forbidden("extend needs a study file with length_days: set PROMPTPIPE_STUDY_FILE")
     if not 1 <= days <= MAX_EXTENSION_DAYS:
@@ -82,8 +79,7 @@ class AllocationCounts:
 
 
 async def allocation_counts(db: Database, study: Study, *, unblind: bool = False) -> AllocationCounts:
-    """Participants per arm, overall and per stratum (never the sequence itself); the block
-    sizes only with ``unblind``."""
+    """Never the sequence itself; the block sizes only with ``unblind``."""
     def read(session: Session) -> AllocationCounts:
         rows = session.connection().execute(
             select(_ALLOCATION.c.stratum, _ALLOCATION.c.arm, func.count())

@@ -1,6 +1,5 @@
-"""Replies to the questionnaire item under way: a tap on its poll or a typed reply answers it (or earns a short re-ask),
-then the next item whose condition holds is asked, or the closing line ends the questionnaire; a question or a sentence
-that is no answer goes to the coach, and the item is asked again after the reply (:func:`ask_again_after`)."""
+"""Replies to the questionnaire item under way: a tap or a typed reply answers it (or earns a short re-ask), then the
+next item is asked or the questionnaire closes; a question or a sentence that is no answer goes to the coach."""
 
 from __future__ import annotations
 
@@ -42,14 +41,11 @@ __all__ = ["answer_outcome", "ask_again_after", "is_conversation", "late_tap_out
 
 
 CLOSING = "Thank you, that was the last question."
-
-
 ASKED_AGAIN = "Back to the question:"
 
 
 def option_reader(study: Study, state: TurnState) -> Callable[[str], bool] | None:
-    """For the item under way, if it has options: whether a typed message is one of them (an
-    answer comes before a command its words spell)."""
+    """For an item under way with options: whether a typed message is one (an answer beats a command's words)."""
     open_ = state.questionnaire if answering(state) else None
     questionnaire = study.questionnaire(open_.questionnaire_id) if open_ is not None else None
     item = questionnaire.item(open_.item_id) if questionnaire is not None and open_ is not None else None
@@ -59,8 +55,7 @@ def option_reader(study: Study, state: TurnState) -> Callable[[str], bool] | Non
 
 
 def answer_outcome(study: Study, context: TurnContext, batch: list[InboxRow], now: datetime) -> Outcome | None:
-    """The batch's replies to the item under way; None when the batch is not for the
-    questionnaire (a question to the coach: see :func:`ask_again_after`)."""
+    """The batch's replies to the item under way; None when the batch is not for the questionnaire."""
     state, open_ = context.state, context.state.questionnaire
     if open_ is None:
         return None
@@ -103,9 +98,7 @@ IN_TIME_REPLY = "Thanks! You answered before that question closed, so your answe
 
 
 def late_tap_outcome(study: Study, context: TurnContext, batch: list[InboxRow], now: datetime) -> Outcome | None:
-    """Taps on a questionnaire poll whose window has closed since, given before it closed (read
-    late: the service was down, or the expiry ran first): they answer their item after all (the
-    write applies only to an item its expiry coded expired)."""
+    """Taps given before their poll's window closed and read after: they answer their item after all."""
     open_ = context.state.questionnaire
     if context.state.status != Status.ACTIVE:
         return None
@@ -125,13 +118,11 @@ def late_tap_outcome(study: Study, context: TurnContext, batch: list[InboxRow], 
         writes.append(LateAnswer(instance_id, item_id, answer, said))
         if row.message_id is not None:
             writes.append(MessageNote(row.message_id, {"handled_as": "in_time"}))
-    return Outcome([Outgoing(keys.reply(batch[-1].id), IN_TIME_REPLY, MessageKind.TEXT)], writes=writes,
-                   log=("questionnaire_answer_in_time", {"answers": len(batch)}))
+    return _in_time(batch, writes)
 
 
 def late_typed_outcome(study: Study, context: TurnContext, batch: list[InboxRow], now: datetime) -> Outcome | None:
-    """Typed answers to the question whose time ran out last, sent before it closed and read after (the service was
-    down, or the expiry ran first): the newest answers its item after all, as a late tap does."""
+    """Typed answers to the question whose time ran out last, sent before it closed: the newest counts."""
     state, closed = context.state, context.state.questionnaires.closed
     if state.status != Status.ACTIVE or state.questionnaire is not None or closed is None or now <= closed.expires_at:
         return None
@@ -152,6 +143,10 @@ def late_typed_outcome(study: Study, context: TurnContext, batch: list[InboxRow]
                                *(MessageNote(message_id, {"handled_as": "in_time"}) for message_id in ids)]
     if not questionnaire.coach_sees_answers:
         writes.append(Refiled(ids, MessageKind.QUESTIONNAIRE))
+    return _in_time(batch, writes)
+
+
+def _in_time(batch: list[InboxRow], writes: list[TurnWrite]) -> Outcome:
     return Outcome([Outgoing(keys.reply(batch[-1].id), IN_TIME_REPLY, MessageKind.TEXT)], writes=writes,
                    log=("questionnaire_answer_in_time", {"answers": len(batch)}))
 
@@ -167,13 +162,11 @@ def _late(rows: list[InboxRow]) -> Outcome:
 
 
 CONVERSATION_WORDS = 6
-"""A typed reply that fits no answer and has this many words is the participant talking, not a
-slip at answering ("lots", "seventy or so")."""
+"""A typed reply that fits no answer and has this many words is the participant talking."""
 
 
 def is_conversation(text: str) -> bool:
-    """A message the coach must see although an item waits: a question, or a sentence that is no
-    answer. The coach could otherwise never flag distress written in words the crisis list lacks."""
+    """A question or sentence the coach must see although an item waits (to flag distress the crisis list misses)."""
     return "?" in text or len(text.split()) >= CONVERSATION_WORDS
 
 
@@ -211,9 +204,7 @@ def _advance(state: TurnState, questionnaire: Questionnaire, item: Questionnaire
 
 
 def ask_again_after(outcome: Outcome, state: TurnState, study: Study, last: InboxRow) -> None:
-    """After something else was sent in the middle of a questionnaire (the coach's answer to a
-    question, the daily prompt): the item under way again, last, so the participant sees where
-    they were; a tap on its poll answers the item like one on the first."""
+    """The item under way asked again last, after something else was sent in the middle of a questionnaire."""
     open_ = state.questionnaire
     questionnaire = study.questionnaire(open_.questionnaire_id) if open_ else None
     item = questionnaire.item(open_.item_id) if questionnaire and open_ else None

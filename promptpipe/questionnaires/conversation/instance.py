@@ -1,9 +1,5 @@
-"""Questionnaires in the conversation: one item per message, handled by the server, never by the model (the README's
-"Questionnaires" tells the rules: re-asks, the coach's turn in between, STOP, reminders). A ``questionnaire`` inbox row
-sends the intro and first item; the conversation then carries the :class:`OpenQuestionnaire`, so later turns read
-nothing more. One ``questionnaire`` timer reminds while it is open and ends it when its time is up. A turn's writes
-(answer, next item, instance state) share its one commit, so a crash repeats the turn or nothing: no item is asked twice
-or skipped."""
+"""Questionnaires in the conversation: one item per message, handled by the server, never by the model; a turn's
+writes share its one commit, so no item is asked twice or skipped."""
 
 from __future__ import annotations
 
@@ -33,8 +29,8 @@ from promptpipe.questionnaires.rules.definition import (
 from promptpipe.storage.inbox_rows import InboxRow
 from promptpipe.study.rules.protocol import QuietHours, Study
 
-__all__ = ["answering", "arm_clock", "arm_next", "ask_item", "close_if_stopped", "end_outcome", "exit_allowed",
-           "hidden", "not_sent_outcome", "start_outcome", "why_not_sent"]
+__all__ = ["answering", "arm_clock", "arm_next", "ask_item", "close_if_stopped", "end_outcome", "hidden",
+           "not_sent_outcome", "start_outcome", "why_not_sent"]
 
 
 def hidden(questionnaire: Questionnaire, poll: bool) -> MessageKind:
@@ -46,8 +42,7 @@ def hidden(questionnaire: Questionnaire, poll: bool) -> MessageKind:
 
 def ask_item(questionnaire: Questionnaire, item: QuestionnaireItem, open_: OpenQuestionnaire, key: str,
              lead: str | None = None) -> Outgoing:
-    """The message asking ``item``; its payload names the instance, the item and when the window
-    closes, so a tap read after that is judged by when it was given."""
+    """The message asking ``item``; its payload says when the window closes, so a late tap is judged by its time."""
     payload = {"purpose": QUESTIONNAIRE_PURPOSE, "questionnaire_id": questionnaire.id, "item_id": item.id,
                "instance_id": open_.instance_id, "closes_at": open_.expires_at.isoformat()}
     if item.is_poll:
@@ -80,19 +75,16 @@ def not_sent_outcome(instance_id: int, reason: EndReason, now: datetime) -> Outc
 
 def start_outcome(state: TurnState, questionnaire: Questionnaire | None, instance_id: int, item: InboxRow,
                   now: datetime) -> Outcome:
-    def not_sent(reason: EndReason) -> Outcome:
-        return not_sent_outcome(instance_id, reason, now)
-
     if questionnaire is None:
-        return not_sent(EndReason.NOT_IN_STUDY_FILE)
+        return not_sent_outcome(instance_id, EndReason.NOT_IN_STUDY_FILE, now)
     why = why_not_sent(state, questionnaire)
     if why is not None:
-        return not_sent(why)
+        return not_sent_outcome(instance_id, why, now)
     if state.questionnaire is not None:
-        return not_sent(EndReason.ANOTHER_UNDER_WAY)
+        return not_sent_outcome(instance_id, EndReason.ANOTHER_UNDER_WAY, now)
     first = next_item(questionnaire, {})
     if first is None:
-        return not_sent(EndReason.NO_ITEM)
+        return not_sent_outcome(instance_id, EndReason.NO_ITEM, now)
     outgoing = []
     if questionnaire.intro:
         outgoing.append(Outgoing(keys.questionnaire_message(item.id, "intro"), questionnaire.intro,
@@ -109,9 +101,8 @@ def start_outcome(state: TurnState, questionnaire: Questionnaire | None, instanc
 
 def arm_next(state: TurnState, now: datetime, *, reason: str, wake: datetime | None = None,
              quiet: QuietHours | None = None) -> None:
-    """Point the questionnaire timer at the next planned questionnaire (none: at ``wake``, when more study days are to
-    be planned, or no timer); a moment inside the ``quiet`` hours moves to their end (where the timer's own turn would
-    put it: pointing it earlier would only wake it again and again)."""
+    """Point the questionnaire timer at the next planned questionnaire (none: at ``wake``, or no timer), out of the
+    ``quiet`` hours (earlier would only wake it again and again)."""
     queue = state.questionnaires.queue
     if not queue and wake is None:
         if state.timer_pending_after_commit(TimerKind.QUESTIONNAIRE):
@@ -126,27 +117,21 @@ def arm_next(state: TurnState, now: datetime, *, reason: str, wake: datetime | N
     state.arm_timer(TimerKind.QUESTIONNAIRE, due, {"action": "next"}, reason=reason)
 
 
-def exit_allowed(state: TurnState) -> bool:
-    """A completed participant may still get the ``study_end`` questionnaires: they ended the
-    study as planned, with no opt-out and no pause by the team holding."""
-    return state.status == Status.COMPLETED and not state.opted_out and not state.researcher_paused
-
-
 def answering(state: TurnState) -> bool:
-    """Whether the participant's replies may answer the questionnaire under way (an exit
-    questionnaire is answered after the study has ended: see :func:`close_if_stopped`)."""
+    """Whether replies may answer the questionnaire under way (an exit one is answered after the study ended)."""
     return state.questionnaire is not None and state.status in (Status.ACTIVE, Status.COMPLETED)
 
 
 def why_not_sent(state: TurnState, questionnaire: Questionnaire) -> EndReason | None:
-    if state.status == Status.ACTIVE or (questionnaire.send.event is SendEvent.STUDY_END and exit_allowed(state)):
+    """None for an active participant, and for the ``study_end`` ones of a completer with no opt-out or team pause."""
+    exit_allowed = state.status == Status.COMPLETED and not state.opted_out and not state.researcher_paused
+    if state.status == Status.ACTIVE or (questionnaire.send.event is SendEvent.STUDY_END and exit_allowed):
         return None
     return inactive_reason(state)
 
 
 def inactive_reason(state: TurnState) -> EndReason:
-    """Why an inactive participant gets no questionnaire: their STOP or a pause holds, they withdrew, or their study
-    ended."""
+    """Why an inactive participant gets no questionnaire."""
     if state.status == Status.WITHDRAWN:
         return EndReason.WITHDRAWN
     if state.opted_out:
@@ -163,8 +148,7 @@ _MISSING_AT_END = {InstanceStatus.COMPLETED: Missing.NOT_SHOWN, InstanceStatus.E
 def end_outcome(state: TurnState, questionnaire: Questionnaire, open_: OpenQuestionnaire, status: InstanceStatus,
                 now: datetime, *, reason: EndReason | None = None, ended_at: datetime | None = None,
                 outgoing: list[Outgoing] | None = None, writes: list[TurnWrite] | None = None) -> Outcome:
-    """Close the questionnaire: the item under way and every later one get the status's missing
-    code (or not_shown, when its condition cannot hold any more); ``ended_at``: when it ended, if not now."""
+    """Close the questionnaire: every item not answered gets the status's missing code (or not_shown)."""
     writes, missing = list(writes or []), _MISSING_AT_END[status]
     for item in questionnaire.items:
         if item.id not in open_.codes:
@@ -179,8 +163,7 @@ def end_outcome(state: TurnState, questionnaire: Questionnaire, open_: OpenQuest
 
 
 def close_if_stopped(state: TurnState, study: Study, now: datetime) -> list[TurnWrite]:
-    """A turn that left the participant inactive (STOP, a pause, a withdrawal) ends the
-    questionnaire under way; the writes to add to the turn's commit."""
+    """A turn that left the participant inactive ends the questionnaire under way; the writes for the commit."""
     open_ = state.questionnaire
     if open_ is None or state.status == Status.ACTIVE:
         return []

@@ -1,7 +1,5 @@
-"""The questionnaire timer and the planning every commit does: the study days up to a week
-ahead and the events of a turn are planned as instances, queued on the conversation, and the
-first one due is sent (see :mod:`promptpipe.questionnaires.conversation.instance`); one whose time ran
-out unsent, or that the end of the study or a new time zone leaves out, is recorded as not sent."""
+"""The questionnaire timer and the planning every commit does: the study days up to a week ahead and a turn's events
+are planned as instances and queued, the first due is sent; one left out is recorded as not sent."""
 
 from __future__ import annotations
 
@@ -79,8 +77,7 @@ def questionnaire_due_outcome(study: Study, context: TurnContext, item: InboxRow
 
 
 def _next_due(study: Study, state: TurnState, item: InboxRow, now: datetime) -> Outcome:
-    """The planned questionnaires that came due: the first is sent (unless one is under way, or
-    the quiet hours are on: then it waits); those whose time ran out unsent are recorded so."""
+    """The first planned questionnaire due is sent (unless one is under way, or quiet hours are on)."""
     queue = state.questionnaires.queue
     writes = _not_sent([entry for entry in queue if entry.expires_at <= now], EndReason.NOT_SENT_IN_TIME, now)
     queue[:] = [entry for entry in queue if entry.expires_at > now and entry.instance_id is not None]
@@ -108,9 +105,7 @@ def _not_sent(entries: list[QueuedQuestionnaire], reason: EndReason, now: dateti
 
 
 def tend(state: TurnState, study: Study, events: Sequence[object], now: datetime) -> list[TurnWrite]:
-    """At every commit that saves the participant's state: end the questionnaire under way if they
-    became inactive; plan what an event of this turn brings and the study days up to a week
-    ahead; keep the timer on the next planned questionnaire. The writes to add to the commit."""
+    """At every commit that saves the participant's state: end, plan and keep the timer; the writes for the commit."""
     writes = close_if_stopped(state, study, now)
     if not study.questionnaires:
         return writes
@@ -149,8 +144,7 @@ def tend(state: TurnState, study: Study, events: Sequence[object], now: datetime
 
 
 def _plan_ahead(state: TurnState, study: Study, now: datetime) -> list[Planned]:
-    """The study days from where each questionnaire's plan stopped (a questionnaire new to the
-    study file: from today) up to :data:`PLAN_AHEAD_DAYS` after today, within the last day."""
+    """From where each questionnaire's plan stopped (or today) up to :data:`PLAN_AHEAD_DAYS` ahead."""
     assert state.day_one is not None
     zone = zone_or_utc(state.timezone)
     today = study_day(state.day_one, now.astimezone(zone).date()) or 0
@@ -179,8 +173,7 @@ def _plan_ahead(state: TurnState, study: Study, now: datetime) -> list[Planned]:
 
 
 def _planning_wakeup(state: TurnState, study: Study) -> datetime | None:
-    """When the plan must move on although nothing is queued (the next study-day questionnaire is
-    more than a week away): the local midnight from which that day is within reach."""
+    """When the plan must move on although nothing is queued (the next one is more than a week away)."""
     through = state.questionnaires.days
     if state.day_one is None or not through or state.status not in (Status.ACTIVE, Status.PAUSED):
         return None
@@ -193,8 +186,7 @@ def _planning_wakeup(state: TurnState, study: Study) -> datetime | None:
 
 
 def _study_over(state: TurnState, study: Study, now: datetime) -> list[TurnWrite]:
-    """The study ended for the participant (completed or withdrawn): what was planned and not sent is recorded as not
-    sent, except the exit questionnaires of one who completed (their own timer sends them, or records why not)."""
+    """The study ended for them: what was planned is recorded as not sent, but a completer's exit questionnaires."""
     keep = [entry for entry in state.questionnaires.queue if state.status == Status.COMPLETED and (
         (q := study.questionnaire(entry.questionnaire_id)) is not None and q.send.event is SendEvent.STUDY_END)]
     gone = [entry for entry in state.questionnaires.queue if entry not in keep]
@@ -205,16 +197,14 @@ def _study_over(state: TurnState, study: Study, now: datetime) -> list[TurnWrite
 
 
 def _end_occasion(state: TurnState, study: Study) -> str:
-    """The occasion of the exit questionnaires: ``study_end``, and at an end after the study was extended past an
-    earlier one, ``study_end_day_<last study day>`` (each end its own instance)."""
+    """``study_end``, or after an extension past an earlier end, ``study_end_day_<last study day>``."""
     if SendEvent.STUDY_END not in state.questionnaires.planned:
         return SendEvent.STUDY_END.value
     return f"{SendEvent.STUDY_END}_day_{last_day_of(study, state)}"
 
 
 def _reopened(state: TurnState, study: Study, now: datetime) -> list[TurnWrite]:
-    """A completed participant's study was extended: the end they had was not the end, so its exit questionnaire
-    stops (answered: kept as answered) and is asked at the new end (see :func:`_end_occasion`)."""
+    """A completed participant's study was extended: its exit questionnaire stops and is asked at the new end."""
     def is_exit(questionnaire_id: str) -> bool:
         questionnaire = study.questionnaire(questionnaire_id)
         return questionnaire is not None and questionnaire.send.event is SendEvent.STUDY_END
@@ -235,8 +225,7 @@ def _prompt_times(state: TurnState, day: date, zone: ZoneInfo) -> list[datetime]
 
 
 def _write_plans(state: TurnState, study: Study, planned: list[Planned], now: datetime) -> InstancesPlanned:
-    """Queue the plans that have a time (each is written as an instance in the commit, once per
-    occasion); record the others as not sent."""
+    """Queue the plans that have a time; record the others as not sent."""
     entries = [(plan, QueuedQuestionnaire(plan.questionnaire_id, plan.due_at, plan.expires_at,
                                           local_date=plan.local_date))
                for plan in planned if plan.due_at is not None and plan.expires_at is not None]
@@ -252,9 +241,7 @@ def _write_plans(state: TurnState, study: Study, planned: list[Planned], now: da
 
 
 def _follow_zone(state: TurnState, study: Study, now: datetime) -> list[TurnWrite]:
-    """A new time zone: each planned study-day instance moves to its day and time on the new
-    clock (a fixed time stays 19:00 where they are now; a drawn minute keeps its draw); one that
-    now falls in the past or finds no free minute is recorded as not sent."""
+    """A new time zone: each planned study-day instance moves to its day and time on the new clock (or is not sent)."""
     zone = zone_or_utc(state.timezone)
     moved: list[tuple[int, datetime, tuple[datetime, datetime] | None]] = []
     dropped: list[int] = []

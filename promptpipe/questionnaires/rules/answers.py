@@ -1,7 +1,4 @@
-"""What a participant's reply to a questionnaire item comes to: an answer with its coded value, a skip, or a short
-re-ask saying what fits (after :data:`MAX_TRIES` replies that do not fit, the item is recorded as invalid and the
-questionnaire moves on). Also the words an item is asked with. No I/O: the flow stores what these return.
-"""
+"""What a reply to a questionnaire item comes to, and the words an item is asked with; no I/O."""
 
 from __future__ import annotations
 
@@ -28,7 +25,6 @@ _MAX_WORDS_AROUND_A_NUMBER = 30
 
 class AnswerSource(StrEnum):
     TAP = "tap"
-    """an option tapped in a poll"""
     TYPED = "typed"
 
 
@@ -51,8 +47,7 @@ class Missing(StrEnum):
 
 @dataclass(frozen=True)
 class Answer:
-    """An item answered (or skipped). ``codes``: the coded value(s) of a choice, a scale or yes/no;
-    ``number``: a typed number or the scale's point; ``text``: a text item's words."""
+    """An item answered (or skipped)."""
 
     raw: str
     source: AnswerSource
@@ -111,8 +106,7 @@ def _normal(text: str) -> str:
 
 
 def read_vote(item: QuestionnaireItem, chosen: list[str]) -> Answer | Reask | None:
-    """A vote in the item's poll: the options chosen, by their labels. None: the vote chose
-    nothing (a vote withdrawn), which leaves the item as it was."""
+    """A vote in the item's poll, by the labels chosen (None: a withdrawn vote leaves the item as it was)."""
     if not chosen:
         return None
     if SKIP_OPTION in chosen and not item.required:
@@ -130,8 +124,7 @@ def read_vote(item: QuestionnaireItem, chosen: list[str]) -> Answer | Reask | No
 
 
 def is_option(item: QuestionnaireItem, text: str) -> bool:
-    """Whether a typed message is one of the item's options, by its label: an answer, whatever
-    command its words also spell ("I quit" offered as an option is that option)."""
+    """Whether a typed message is one of the item's options, whatever command its words also spell."""
     words = _normal(text)
     return any(_normal(option.label) == words for option in item.options)
 

@@ -1,7 +1,4 @@
-"""Questionnaires as a study file declares them (``[[questionnaires]]``): their items, when each is sent and how long it
-stays open. Reading and checking a file is :mod:`promptpipe.questionnaires.rules.file`; this module holds the typed
-values and the rules that need no I/O (which item comes next, what codes an item can take).
-"""
+"""Questionnaires as a study file declares them, as typed values, and the rules that need no I/O."""
 
 from __future__ import annotations
 
@@ -41,9 +38,7 @@ class ItemType(StrEnum):
 
 
 class InstanceStatus(StrEnum):
-    """Where one sending of a questionnaire (a ``questionnaire_instance`` row) stands: scheduled,
-    sent (its first item asked), started (an item answered), then completed, expired (its time ran
-    out), stopped (the participant became inactive) or not_sent (with the reason)."""
+    """Where one sending of a questionnaire stands: sent (first item asked), started (an item answered), then ended."""
 
     SCHEDULED = "scheduled"
     SENT = "sent"
@@ -55,8 +50,7 @@ class InstanceStatus(StrEnum):
 
 
 class EndReason(StrEnum):
-    """Why an instance ended unfinished or was never sent (``questionnaire_instance.reason``, the export's code
-    list): its words for people are :data:`END_REASON_WORDS`."""
+    """Why an instance ended unfinished or was never sent (the export's codes; :data:`END_REASON_WORDS` in words)."""
 
     NOT_IN_STUDY_FILE = "not_in_study_file"
     OPTED_OUT = "opted_out"
@@ -121,8 +115,7 @@ class Option:
 
 @dataclass(frozen=True)
 class ShowIf:
-    """Ask the item only if the earlier item ``item`` was answered with one of ``codes`` (for a
-    multiple choice: if any of them was chosen)."""
+    """Ask the item only if the earlier item ``item`` was answered with any of ``codes``."""
 
     item: str
     codes: tuple[int, ...]
@@ -144,7 +137,6 @@ class QuestionnaireItem:
     """A scale asked as a poll (one option per point) rather than typed."""
     unit: str | None = None
     decimals: int = 0
-    """Decimal places a typed number may have."""
     max_chars: int = 0
     """The longest text answer kept (a text item)."""
     required: bool = True
@@ -167,9 +159,8 @@ class QuestionnaireItem:
 
 @dataclass(frozen=True)
 class SendAt:
-    """When a questionnaire is sent. Either once at ``event`` (after ``delay``), or on ``study_days`` (None: every study
-    day) at ``at`` or at a time drawn afresh each day between ``between[0]`` and ``between[1]``, at least ``min_gap``
-    from the daily prompt and from other questionnaires; always outside quiet hours on the participant's clock."""
+    """Once at ``event`` (after ``delay``), or on ``study_days`` (None: all) at ``at`` or a time drawn each day
+    ``between``, ``min_gap`` from the day's other messages; always outside quiet hours."""
 
     event: SendEvent | None = None
     delay: timedelta = timedelta(0)
@@ -204,7 +195,6 @@ class Questionnaire:
     intro: str | None = None
     closing: str | None = None
     coach_sees_answers: bool = False
-    """Whether the coach (the model) may read the answers."""
 
     def item(self, item_id: str) -> QuestionnaireItem | None:
         return next((item for item in self.items if item.id == item_id), None)
@@ -217,9 +207,7 @@ class Questionnaire:
 
 def next_item(questionnaire: Questionnaire, codes: Mapping[str, tuple[int, ...] | None],
               after: str | None = None) -> QuestionnaireItem | None:
-    """The item asked after ``after`` (None: the first), skipping each whose condition does not
-    hold. ``codes``: the coded answers so far by item id (None or absent: not answered, skipped
-    or invalid, which shows no item that depends on it)."""
+    """The item asked after ``after`` (None: the first), skipping each whose condition does not hold in ``codes``."""
     items = questionnaire.items
     start = 0 if after is None else next(number for number, item in enumerate(items) if item.id == after) + 1
     for item in items[start:]:
@@ -265,8 +253,7 @@ PHONE_CLOCK_SLACK = timedelta(minutes=5)
 
 @dataclass
 class OpenQuestionnaire:
-    """The questionnaire under way for a participant (kept on their conversation): the item
-    asked, the replies to it that did not fit, and the codes answered so far (for show_if)."""
+    """The questionnaire under way for a participant (kept on their conversation)."""
 
     instance_id: int
     questionnaire_id: str
@@ -281,9 +268,7 @@ class OpenQuestionnaire:
     """When it was sent (None: kept before this was recorded)."""
 
     def within(self, said: datetime) -> bool:
-        """Whether a reply sent at ``said`` (the participant's send time) was given in its window:
-        written after it was asked and before it closed. Anything else answers no question. A phone
-        whose clock runs a little behind is given :data:`PHONE_CLOCK_SLACK` at the start."""
+        """Whether a reply sent at ``said`` (their clock, given :data:`PHONE_CLOCK_SLACK`) was given in its window."""
         return (self.asked_at is None or said >= self.asked_at - PHONE_CLOCK_SLACK) and said <= self.expires_at
 
     def to_json(self) -> OpenJson:
@@ -305,16 +290,14 @@ class OpenQuestionnaire:
 
 @dataclass
 class QueuedQuestionnaire:
-    """An instance planned for a participant and not sent yet: due at ``due_at``, missed (not sent) if it could not go
-    before ``expires_at``. ``instance_id`` is filled in by the commit that writes the instance."""
+    """An instance planned and not sent yet (not sent at all if it could not go before ``expires_at``)."""
 
     questionnaire_id: str
     due_at: datetime
     expires_at: datetime
     instance_id: int | None = None
     local_date: str | None = None
-    """The participant's day a study-day instance belongs to (None: sent at an event): a change of
-    time zone moves it to the same day and time on the new clock."""
+    """The participant's day a study-day instance belongs to (None: sent at an event)."""
 
     def to_json(self) -> QueuedJson:
         return {"questionnaire_id": self.questionnaire_id, "due_at": self.due_at.isoformat(),
@@ -331,9 +314,7 @@ class QueuedQuestionnaire:
 
 @dataclass
 class QuestionnaireState:
-    """What a participant's conversation keeps about questionnaires: the one under way, the
-    planned ones in the order they are due, which one-time plans were made (``enrollment``,
-    ``intake_complete``, ``study_end``) and how far the study days are planned."""
+    """What a participant's conversation keeps about questionnaires (under way, planned, how far days are planned)."""
 
     open: OpenQuestionnaire | None = None
     queue: list[QueuedQuestionnaire] = field(default_factory=list)
@@ -341,8 +322,7 @@ class QuestionnaireState:
     days: dict[str, int] = field(default_factory=dict)
     """The study day each study-day questionnaire is planned through, by id."""
     closed: OpenQuestionnaire | None = None
-    """The last one whose time ran out unanswered, as it stood then: a typed answer given in its window and read
-    after it closed still answers it."""
+    """The last one whose time ran out unanswered: a typed answer given in its window still answers it."""
 
     def to_json(self) -> QuestionnaireStateJson | None:
         if self.open is None and not self.queue and not self.planned and not self.days and self.closed is None:

@@ -1,8 +1,4 @@
-"""Reading the ``[[questionnaires]]`` of a study file: each problem names its key
-(``questionnaires[2].items[3].options``: tables count from 1, top to bottom) and says how to fix
-it, as the rest of the study file's check does (:mod:`promptpipe.study.rules.file`). The items
-are read by :mod:`promptpipe.questionnaires.rules.file_items`.
-"""
+"""Reading the ``[[questionnaires]]`` of a study file, each problem naming its key and the fix."""
 
 from __future__ import annotations
 
@@ -12,9 +8,9 @@ from promptpipe.domain.localtime import format_hhmm
 from promptpipe.domain.quiet_hours import quiet_contains
 from promptpipe.domain.setting_values import duration_words
 from promptpipe.questionnaires.rules.definition import Questionnaire, SendAt, SendEvent
-from promptpipe.questionnaires.rules.file_items import ItemReader, Table
+from promptpipe.questionnaires.rules.file_items import ItemReader
 from promptpipe.questionnaires.rules.schedule import window_minutes
-from promptpipe.study.rules.checks import Check, duration_setting, kind_of, must_list
+from promptpipe.study.rules.checks import Check, TomlTable, duration_setting, kind_of, must_list
 from promptpipe.study.rules.protocol import SELF_REPORT_ID, QuietHours
 
 __all__ = ["parse_questionnaires"]
@@ -40,7 +36,7 @@ class _Reader(ItemReader):
             return None
         return self.check.clock(path, raw, example)
 
-    def duration(self, table: Table, key: str, where: str, default: str,
+    def duration(self, table: TomlTable, key: str, where: str, default: str,
                  bounds: tuple[timedelta, timedelta]) -> timedelta | None:
         path = f"{where}.{key}"
         value = duration_setting(self.check, path, "duration", table.get(key, default))
@@ -49,7 +45,7 @@ class _Reader(ItemReader):
             return None
         return value if isinstance(value, timedelta) else None
 
-    def questionnaires(self, data: Table) -> tuple[Questionnaire, ...]:
+    def questionnaires(self, data: TomlTable) -> tuple[Questionnaire, ...]:
         raw = data.get("questionnaires")
         if raw is None:
             return ()
@@ -94,7 +90,7 @@ class _Reader(ItemReader):
         return Questionnaire(id=name, title=title, items=items, send=send, open_for=open_for,
                              reminders=reminders or 0, intro=intro, closing=closing, coach_sees_answers=sees)
 
-    def send(self, table: Table, where: str) -> SendAt | None:
+    def send(self, table: TomlTable, where: str) -> SendAt | None:
         check, before = self.check, len(self.check.problems)
         check.known(table, _SEND_KEYS, where)
         if "event" in table:
@@ -120,7 +116,7 @@ class _Reader(ItemReader):
             return None
         return SendAt(study_days=days, at=at, between=between, min_gap=min_gap)
 
-    def event(self, table: Table, where: str, before: int) -> SendAt | None:
+    def event(self, table: TomlTable, where: str, before: int) -> SendAt | None:
         raw = table["event"]
         events = tuple(SendEvent)
         if raw not in events:
@@ -134,7 +130,7 @@ class _Reader(ItemReader):
             return None
         return SendAt(event=SendEvent(str(raw)), delay=delay)
 
-    def study_days(self, table: Table, where: str) -> tuple[int, ...] | None:
+    def study_days(self, table: TomlTable, where: str) -> tuple[int, ...] | None:
         raw = table.get("study_days")
         if raw is None:
             return None
@@ -176,7 +172,7 @@ def _repeats(send: SendAt) -> bool:
     return send.event is None and (send.study_days is None or len(send.study_days) > 1)
 
 
-def parse_questionnaires(check: Check, data: Table, quiet: QuietHours | None,
+def parse_questionnaires(check: Check, data: TomlTable, quiet: QuietHours | None,
                          length_days: int | None) -> tuple[Questionnaire, ...]:
     """The questionnaires a study file declares, noting a problem in ``check`` for each wrong key."""
     return _Reader(check, quiet, length_days).questionnaires(data)

@@ -1,6 +1,4 @@
-"""Reading the ``[[questionnaires.items]]`` of a study file's questionnaires (see
-:mod:`promptpipe.questionnaires.rules.file`): each item's type, its options, scale or number range,
-and the earlier answer it depends on, with each problem named by its key."""
+"""Reading the ``[[questionnaires.items]]`` of a study file's questionnaires, each problem named by its key."""
 
 from __future__ import annotations
 
@@ -9,12 +7,9 @@ from enum import StrEnum
 from typing import TypedDict
 
 from promptpipe.questionnaires.rules.definition import POLL_OPTION_LIMIT, ItemType, Option, QuestionnaireItem, ShowIf
-from promptpipe.study.rules.checks import Check, kind_of, must_list
+from promptpipe.study.rules.checks import Check, TomlTable, kind_of, must_list
 
-__all__ = ["AskAs", "ItemReader", "Table"]
-
-Table = dict[str, object]
-"""A TOML table as parsed: its keys and the kinds of their values are checked one by one."""
+__all__ = ["AskAs", "ItemReader"]
 
 
 class AskAs(StrEnum):
@@ -66,14 +61,14 @@ class ItemReader:
     def add(self, problem: str) -> None:
         self.check.add(problem)
 
-    def flag(self, table: Table, key: str, where: str, default: bool) -> bool:
+    def flag(self, table: TomlTable, key: str, where: str, default: bool) -> bool:
         value = table.get(key, default)
         if isinstance(value, bool):
             return value
         self.add(f"{where}.{key} must be true or false, without quotes; it is {kind_of(value)}.")
         return default
 
-    def number(self, table: Table, key: str, where: str, *, whole: bool) -> float | None:
+    def number(self, table: TomlTable, key: str, where: str, *, whole: bool) -> float | None:
         value = table.get(key)
         if value is None:
             self.add(f"{where}.{key} is missing: add it, e.g. {key} = {1 if key == 'min' else 5}.")
@@ -89,9 +84,8 @@ class ItemReader:
         return value
 
     def identified(self, raw: object, where: str, table: str, keys: tuple[str, ...], examples: str
-                   ) -> tuple[Table, int, str | None] | None:
-        """A ``[[table]]`` with its keys known and its id read: (the table, the problems noted
-        before it, the id); None when it is no table."""
+                   ) -> tuple[TomlTable, int, str | None] | None:
+        """A ``[[table]]``'s (table, problems noted before it, id); None when it is no table."""
         if not isinstance(raw, dict):
             self.add(f"{where} must be a [[{table}]] table; it is {kind_of(raw)}.")
             return None
@@ -164,7 +158,7 @@ class ItemReader:
             return None
         return QuestionnaireItem(id=name, text=text, type=kind, required=required, show_if=show_if, **fields)
 
-    def options(self, raw: Table, where: str, required: bool) -> tuple[Option, ...]:
+    def options(self, raw: TomlTable, where: str, required: bool) -> tuple[Option, ...]:
         labels, codes = raw.get("options"), raw.get("codes")
         limit = POLL_OPTION_LIMIT - (0 if required else 1)
         if not isinstance(labels, list) or len(labels) < 2:
@@ -196,7 +190,7 @@ class ItemReader:
             return ()
         return tuple(Option(label, code) for label, code in zip(labels, codes, strict=True))
 
-    def scale(self, raw: Table, where: str, required: bool) -> _ItemFields:
+    def scale(self, raw: TomlTable, where: str, required: bool) -> _ItemFields:
         low, high = self.number(raw, "min", where, whole=True), self.number(raw, "max", where, whole=True)
         labels = {key: self.check.text(raw, key, where, '"Not at all"', limit=MAX_OPTION_CHARS)
                   for key in ("min_label", "max_label")}
@@ -219,7 +213,7 @@ class ItemReader:
         return {"low": low, "high": high, "low_label": labels["min_label"], "high_label": labels["max_label"],
                 "as_poll": as_poll, "options": options}
 
-    def typed_number(self, raw: Table, where: str) -> _ItemFields:
+    def typed_number(self, raw: TomlTable, where: str) -> _ItemFields:
         low, high = self.number(raw, "min", where, whole=False), self.number(raw, "max", where, whole=False)
         unit = self.check.text(raw, "unit", where, '"minutes"', limit=MAX_UNIT_CHARS)
         decimals = self.check.whole(raw, "decimals", where, low=0, high=MAX_DECIMALS, example=1)
@@ -228,7 +222,7 @@ class ItemReader:
             return {}
         return {"low": low, "high": high, "unit": unit, "decimals": decimals or 0}
 
-    def show_if(self, raw: Table, where: str, earlier: list[QuestionnaireItem]) -> ShowIf | None:
+    def show_if(self, raw: TomlTable, where: str, earlier: list[QuestionnaireItem]) -> ShowIf | None:
         table = self.check.table(raw, "show_if", where, 'show_if = { item = "smoked", codes = [1] }')
         if table is None:
             return None

@@ -1,7 +1,5 @@
-"""Which questionnaire instances a participant gets, and when: once at an event, or on study days (a fixed time, or a
-minute drawn afresh for each day, see :mod:`promptpipe.questionnaires.rules.schedule`). An event's are planned when it
-happens; study days a week ahead at a time (:data:`PLAN_AHEAD_DAYS`), so an extension, a shortening or a study without
-an end needs nothing more; the caller writes each plan as an instance and queues it."""
+"""Which questionnaire instances a participant gets, and when: an event's when it happens; study days a week ahead at
+a time (so an extension, a shortening or an open-ended study needs nothing more)."""
 
 from __future__ import annotations
 
@@ -19,14 +17,12 @@ from promptpipe.study.rules.protocol import Study
 __all__ = ["PLAN_AHEAD_DAYS", "Planned", "plan_days", "plan_event", "replan_day"]
 
 PLAN_AHEAD_DAYS = 7
-"""Study-day instances are planned up to this many days after today (the queue a participant's
-conversation carries stays short, whatever the study's length)."""
+"""Study-day instances are planned up to this many days ahead (the conversation's queue stays short)."""
 
 
 @dataclass(frozen=True)
 class Planned:
-    """One instance as planned. ``due_at`` None: no minute of its window was free that day
-    (``reason``); it is recorded as not sent."""
+    """One instance as planned (``due_at`` None: not sent, for ``reason``)."""
 
     questionnaire_id: str
     occasion: str
@@ -41,23 +37,20 @@ class Planned:
 
 
 def plan_event(study: Study, event: SendEvent, at: datetime, occasion: str | None = None) -> list[Planned]:
-    """The questionnaires sent once at ``event``, which happened at ``at``; ``occasion``: the event's name unless
-    given (the end of a study that was extended after it had ended is an occasion of its own)."""
+    """The questionnaires sent once at ``event``, at ``at`` (``occasion``: the event's name by default)."""
     return [Planned(q.id, occasion or event.value, "event", at + q.send.delay, at + q.send.delay + q.open_for)
             for q in study.questionnaires if q.send.event is event]
 
 
 def _rng(participant_id: str, questionnaire_id: str, day: date) -> random.Random:
-    """The same participant, questionnaire and day always draw the same minute (a restart or a
-    repeated plan changes nothing); different days draw independently."""
+    """The same participant, questionnaire and day always draw the same minute (a restart changes nothing)."""
     digest = hashlib.sha256(f"{participant_id}:{questionnaire_id}:{day.isoformat()}".encode()).digest()
     return random.Random(int.from_bytes(digest[:8], "big"))
 
 
 def replan_day(study: Study, participant_id: str, questionnaire_id: str, day: date, zone: ZoneInfo,
                busy: list[datetime]) -> Due | None:
-    """A study-day instance's time again, on another clock (a change of time zone): the same
-    fixed time, or the same draw from the window as it stands on the new clock."""
+    """A study-day instance's time again, on another clock: the same fixed time, or the same draw."""
     questionnaire = study.questionnaire(questionnaire_id)
     if questionnaire is None or questionnaire.send.event is not None:
         return None
@@ -67,10 +60,8 @@ def replan_day(study: Study, participant_id: str, questionnaire_id: str, day: da
 def plan_days(study: Study, participant_id: str, day_one: date, numbers: range, zone: ZoneInfo,
               busy: Callable[[date], list[datetime]], wanted: Callable[[str, int], bool] = lambda q, n: True
               ) -> list[Planned]:
-    """The study-day instances of the days ``numbers`` (study day numbers) that ``wanted``
-    (questionnaire id, day number) asks for, in the order they are due. ``busy``: what else is
-    scheduled on a local day (the daily prompts, the questionnaires planned before), which a
-    random time keeps ``min_gap`` away from, as it does from the questionnaires drawn before it."""
+    """The study-day instances of the study days ``numbers`` that ``wanted`` asks for, in the order they are due;
+    a random time keeps ``min_gap`` from what else is ``busy`` that day and from those drawn before it."""
     planned: list[Planned] = []
     for number in numbers:
         day = day_one + timedelta(days=number - 1)

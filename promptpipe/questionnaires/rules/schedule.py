@@ -1,8 +1,5 @@
-"""When a day-based questionnaire is due on one of a participant's local days: at its fixed time, or at a minute drawn
-afresh each day inside its window, outside quiet hours and at least ``min_gap`` from everything else scheduled that day
-(the daily prompt, other questionnaires). Whole minutes on the participant's clock; a minute a daylight-saving jump
-skips counts once, at the jump. The caller records what was drawn; the draw takes its randomness from ``rng``, which the
-caller seeds so that a restart draws the same time again."""
+"""When a day-based questionnaire is due on a participant's local day: at its fixed time, or at a minute drawn from
+its window, outside quiet hours and ``min_gap`` from everything else that day (``rng`` is seeded by the caller)."""
 
 from __future__ import annotations
 
@@ -22,8 +19,7 @@ __all__ = ["Due", "due_on", "window_minutes"]
 
 @dataclass(frozen=True)
 class Due:
-    """A questionnaire's time on one day: ``at`` (None: no minute of the window was free, and
-    ``reason`` says why), and for a random time the window the draw saw."""
+    """A questionnaire's time on one day (None: no free minute, ``reason`` says why) and the window the draw saw."""
 
     at: datetime | None
     window: tuple[datetime, datetime] | None = None

@@ -1,9 +1,5 @@
-"""Questionnaire reads for the API and dashboard: how far each questionnaire got (instances by status, why unfinished
-ones ended or were never sent), the same per participant, and one participant's instances with their answers.
-
-For compliance each instance counts once under an *outcome*: ``planned``, ``under_way`` (sent or started),
-``completed``, ``partial`` (expired or stopped after an answer), ``expired`` and ``stopped`` (no answer),
-``not_sent``."""
+"""Questionnaire reads for the API and dashboard. For compliance each instance counts once under an *outcome*:
+``under_way`` (sent or started), ``partial`` (expired or stopped after an answer), or its status."""
 
 from __future__ import annotations
 
@@ -29,7 +25,6 @@ _INSTANCE = table_of(QuestionnaireInstance)
 _ANSWER = table_of(QuestionnaireAnswer)
 
 OUTCOMES = ("planned", "under_way", "completed", "partial", "expired", "stopped", "not_sent")
-"""Each instance under one of these (see the module's docstring)."""
 UNFINISHED = ("partial", "expired", "stopped", "not_sent")
 """The outcomes whose reasons are counted."""
 _NOT_SENT_YET = ("planned", "not_sent")
@@ -48,8 +43,7 @@ def outcome_of(status: str, answered: bool) -> str:
 
 @dataclass(frozen=True)
 class EndCount:
-    """How many instances share a questionnaire, a status, a reason and whether any item was
-    answered (and a participant, when read per participant)."""
+    """How many instances share a questionnaire, a status, a reason, whether answered (and maybe a participant)."""
 
     questionnaire_id: str
     status: str
@@ -68,8 +62,7 @@ class Reason:
 
 @dataclass(frozen=True)
 class Tally:
-    """A set of instances counted by stored status and by outcome, with the reasons of the
-    unfinished ones (most frequent first)."""
+    """Instances counted by status and outcome, with the unfinished ones' reasons (most frequent first)."""
 
     by_status: dict[str, int]
     by_outcome: dict[str, int]
@@ -102,8 +95,7 @@ def tally(counts: Iterable[EndCount]) -> Tally:
 
 
 def by_questionnaire(rows: Iterable[EndCount], first: Sequence[str]) -> list[tuple[str, list[EndCount]]]:
-    """The counts of each questionnaire: those named in ``first`` in its order (the study file's,
-    each even without instances), then any other with instances (an earlier version's) by id."""
+    """The counts of each questionnaire named in ``first``, in its order, then any other's by id."""
     groups: dict[str, list[EndCount]] = {questionnaire_id: [] for questionnaire_id in first}
     earlier: dict[str, list[EndCount]] = {}
     for row in rows:
@@ -112,8 +104,7 @@ def by_questionnaire(rows: Iterable[EndCount], first: Sequence[str]) -> list[tup
 
 
 def end_counts(session: Session, participant_ids: Sequence[str] | None = None) -> list[EndCount]:
-    """Instances grouped by questionnaire, status, reason and whether any item was answered; for
-    each of ``participant_ids`` apart (None: every participant's together)."""
+    """Instances grouped by questionnaire, status, reason and answered; per participant of ``participant_ids``."""
     answered = _INSTANCE.c.first_answer_at.is_not(None).label("answered")
     keys = [_INSTANCE.c.questionnaire_id, _INSTANCE.c.status, _INSTANCE.c.reason, answered]
     if participant_ids is None:
@@ -199,8 +190,7 @@ _ANSWER_COLUMNS = tuple(spec.name for spec in fields(AnswerRow))
 
 def instance_page(session: Session, participant_id: str, *, limit: int, offset: int
                   ) -> tuple[int, list[InstanceRow]]:
-    """How many instances the participant has, and a page of them, newest first but the planned
-    ones last, each with its items in the order they were asked or missed."""
+    """How many instances the participant has, and a page of them, newest first but the planned ones last."""
     mine = _INSTANCE.c.participant_id == participant_id
     total = session.execute(select(func.count()).select_from(_INSTANCE).where(mine)).scalar_one()
     planned_last = case((_INSTANCE.c.status == InstanceStatus.SCHEDULED, 1), else_=0)
@@ -220,8 +210,7 @@ _RESPONSES_ORDER = case(
 
 def responses_page(session: Session, questionnaire_id: str, *, limit: int | None, offset: int = 0
                    ) -> tuple[int, list[InstanceRow]]:
-    """How many instances the questionnaire has, and a page of them (``limit`` None: all) in
-    :data:`_RESPONSES_ORDER`, the newest first within each, with their answers."""
+    """How many instances the questionnaire has, and a page of them (``limit`` None: all)."""
     mine = _INSTANCE.c.questionnaire_id == questionnaire_id
     total = session.execute(select(func.count()).select_from(_INSTANCE).where(mine)).scalar_one()
     query = (select(*(_INSTANCE.c[name] for name in INSTANCE_COLUMNS)).where(mine)
@@ -231,8 +220,7 @@ def responses_page(session: Session, questionnaire_id: str, *, limit: int | None
 
 
 def instances_with_answers(session: Session, query: Select[Any]) -> list[InstanceRow]:
-    """The instances ``query`` selects (the columns of :data:`INSTANCE_COLUMNS`, in its order),
-    each with its items in the order they were asked or missed."""
+    """The instances ``query`` selects (:data:`INSTANCE_COLUMNS`), each with its items in the order asked."""
     rows = session.execute(query).all()
     answers: dict[int, list[AnswerRow]] = {row.id: [] for row in rows}
     if answers:

@@ -1,7 +1,5 @@
-"""Questionnaire instances and their items' answers, in the caller's transaction (see
-:mod:`promptpipe.questionnaires.rules.definition`): an instance is scheduled once per participant,
-questionnaire and occasion (a repeat is a no-op, so an alarm that fires twice sends nothing
-twice), each item asked is a row, and each row ends answered or with a missingness code."""
+"""Questionnaire instances and their items' answers, in the caller's transaction: an instance is scheduled once per
+participant, questionnaire and occasion (an alarm that fires twice sends nothing twice)."""
 
 from __future__ import annotations
 
@@ -63,9 +61,8 @@ def schedule_instance(session: Session, due: Scheduled) -> int | None:
 def record_asked(session: Session, instance_id: int, participant_id: str, item_id: str, message_id: int | None,
                  now: datetime, *, reminded: bool = False, expires_at: datetime | None = None,
                  after_answer: bool = False) -> None:
-    """The item was asked: it becomes the instance's current item (sent, the first time; a reminder asks the current
-    item again and counts). ``after_answer``: the turn answered the item before it (recorded with :func:`record_answer`
-    and ``progress=False``): the instance is started."""
+    """The item becomes the instance's current item (a reminder asks it again and counts); ``after_answer``: the turn
+    answered the item before it (``progress=False``), so the instance is started."""
     if reminded:  # the first time it was asked stays
         session.execute(update(_ANSWER).where(_ANSWER.c.instance_id == instance_id, _ANSWER.c.item_id == item_id)
                         .values(message_id=message_id))
@@ -107,9 +104,7 @@ def end_instance(session: Session, instance_id: int, status: InstanceStatus, rea
 
 def record_answer(session: Session, instance_id: int, item_id: str, outcome: Answer | Missing, now: datetime,
                   tries: int = 0, *, progress: bool = True) -> None:
-    """The item's answer, or why it has none; an item never asked gets its row here. With
-    ``progress`` an answer also marks the instance started (without: the caller's
-    :func:`record_asked` does, in the same statement as the next item)."""
+    """The item's answer, or why it has none; with ``progress`` an answer also marks the instance started."""
     if isinstance(outcome, Answer):
         values = {"raw": outcome.raw, "coded": outcome.coded if not outcome.skipped else "",
                   "source": outcome.source.value, "answered_at": now,
@@ -130,9 +125,7 @@ def record_answer(session: Session, instance_id: int, item_id: str, outcome: Ans
 
 
 def record_late_answer(session: Session, instance_id: int, item_id: str, answer: Answer, at: datetime) -> bool:
-    """An answer given at ``at``, before the window closed, to an item its expiry coded expired:
-    it counts after all. When it was the last item missing, the instance is completed at ``at``.
-    Nothing changes unless the instance expired and its window was still open at ``at``."""
+    """An answer given at ``at``, before the window closed, to an item coded expired counts after all."""
     instance = session.execute(select(_INSTANCE.c.status, _INSTANCE.c.expires_at)
                                .where(_INSTANCE.c.id == instance_id)).first()
     if instance is None or instance.status != InstanceStatus.EXPIRED or instance.expires_at is None \
@@ -152,8 +145,7 @@ def record_late_answer(session: Session, instance_id: int, item_id: str, answer:
 
 
 def erase_typed_answers(session: Session, participant_id: str) -> None:
-    """An erasure: the words a participant typed go; what a statistician analyses stays (the coded
-    value, the times, the missingness code, and a tapped option's label, which is ours)."""
+    """An erasure: the words they typed go; what a statistician analyses stays (a tapped label is ours)."""
     session.execute(update(_ANSWER).where(_ANSWER.c.participant_id == participant_id,
                                           _ANSWER.c.source != AnswerSource.TAP, _ANSWER.c.raw.is_not(None))
                     .values(raw=""))

@@ -1,9 +1,6 @@
-"""The study report's content, counted from the rows :mod:`promptpipe.study.report.reading` reads: participants by
-status and arm, progress through study days, prompts sent, delivered and answered per arm, decision points
-(availability, why not, drawn actions against the design, so a randomisation not running as designed shows at once), and
-where the secret seed is kept (flagged when in the database: whoever reads it can predict arms and draws).
-
-Without a study file it still covers participants and prompts; anyone whose arm is not set counts under ``default``."""
+"""The study report's content, counted from the rows :mod:`promptpipe.study.report.reading` reads: participants,
+study days, prompts per arm, decision points (drawn actions against the design, so a randomisation not running as
+designed shows at once), questionnaires and where the secret seed is kept (flagged when in the database)."""
 
 from __future__ import annotations
 
@@ -65,16 +62,14 @@ class StudyDays:
 
 @dataclass(frozen=True)
 class PromptCounts:
-    """An arm's daily prompts, from the rollup the database keeps (``prompt_day_counts``), as
-    ``/api/v1/stats`` and the adherence table count them."""
+    """An arm's daily prompts, from the rollup the database keeps, as ``/api/v1/stats`` counts them."""
 
     sent: int
     delivered: int
     """With a receipt of their own (delivered, read or played); a receipt on the poll alone does not count."""
     answered: int
     receipts_expected: int
-    """Of those sent, how many could show a delivery receipt: all of them when the arm's prompts go
-    out through WhatsApp (one was delivered, or the newest could show a receipt), none in a dry run."""
+    """Of those sent, how many could show a delivery receipt: all through WhatsApp, none in a dry run."""
 
 
 @dataclass(frozen=True)
@@ -143,15 +138,13 @@ class StudyReport:
     seed: SeedKept
     questionnaires: dict[str, QuestionnaireCounts]
     self_report_by_action: dict[str, AnsweredShare] | None
-    """At available decision points: how many have their end-of-day self-report answered, per
-    drawn action (None without ``[self_report]``). Shares that differ by action mean the outcome
-    is missing depending on the treatment, which biases the analysis."""
+    """Self-reports answered at available points per drawn action (None without ``[self_report]``): shares that differ
+    by action mean the outcome is missing depending on the treatment, which biases the analysis."""
 
 
 @dataclass(frozen=True)
 class ReportRows:
-    """Everything the report counts, as read in one transaction (one row per participant, the rest
-    grouped, but the available decision points when a self-report measures them)."""
+    """Everything the report counts, as read in one transaction."""
 
     participants: Sequence[Any]
     withdrawn: Sequence[Any]
@@ -168,8 +161,7 @@ class ReportRows:
 # ---------------------------------------------------------------- counting
 
 def _day_reached(row: Any, study: Study, withdrawn_at: datetime | None, now: datetime) -> int:
-    """The study day the participant is on now, or was on when they completed or withdrew; at
-    most their last day, at least 0 (day one still ahead)."""
+    """The study day they are on now, or were on when they completed or withdrew (0 to their last day)."""
     end = now
     if row.status == Status.COMPLETED and row.completed_at is not None:
         end = row.completed_at
@@ -214,8 +206,8 @@ def _range(p: float, half: float) -> list[float]:
 
 
 class _Drawn:
-    """What one arm's available decisions were drawn with: each decision counts with its own probability (stored on its
-    row), so a protocol change mid-study does not move the yardstick of the decisions made before it."""
+    """What one arm's available decisions were drawn with, each with its own stored probability (so a protocol change
+    does not move the yardstick of earlier decisions)."""
 
     def __init__(self, actions: tuple[str, ...]) -> None:
         self.actions = actions
@@ -293,8 +285,7 @@ def _questionnaires(rows: Sequence[EndCount], study: Study) -> dict[str, Questio
 
 
 def _self_report_by_action(points: Sequence[Any], days: Sequence[Any], study: Study) -> dict[str, AnsweredShare] | None:
-    """Each available point is measured by the question of its outcome date (see
-    :func:`promptpipe.export.self_report.outcome_date`)."""
+    """Each available point is measured by the question of its outcome date."""
     if study.self_report is None:
         return None
     answered = {(pid, day) for pid, day, status in days if status == InstanceStatus.COMPLETED}

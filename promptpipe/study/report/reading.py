@@ -1,5 +1,4 @@
-"""The study report read from the database in one transaction (see
-:mod:`promptpipe.study.report.counts` for what it holds and how it is counted)."""
+"""The study report read from the database in one transaction (counted by :mod:`promptpipe.study.report.counts`)."""
 
 from __future__ import annotations
 
@@ -28,8 +27,7 @@ _DECISION_GROUP = (_DEC.c.arm, _DEC.c.available, _DEC.c.unavailable_reason, _DEC
 
 
 def _read(session: Session, study: Study) -> ReportRows:
-    """Everything the report counts, in one transaction: one row per participant, the rest grouped
-    (but the available decision points, when a self-report measures them)."""
+    """One row per participant, the rest grouped (but the available decision points a self-report measures)."""
     conn = session.connection()
     return ReportRows(
         participants=conn.execute(select(
@@ -49,10 +47,8 @@ def _read(session: Session, study: Study) -> ReportRows:
 
 
 def _prompt_totals(session: Session) -> list[tuple[str | None, int, int, int, int]]:
-    """(arm, sent, delivered, answered, could show a receipt) from the rollup: a few rows per study
-    day, however many prompts (a scan of every delivery and its receipts took seconds at 10,000
-    participants). Whether an arm's prompts could show a receipt is known from one delivered;
-    without one, from the arm's newest prompt (one index seek; a dry run sends none)."""
+    """(arm, sent, delivered, answered, could show a receipt) from the rollup (a scan of every delivery took seconds
+    at 10,000 participants); receipts are possible if one was delivered, else if the arm's newest prompt could."""
     c = _COUNTS.c
     rows = session.execute(select(c.arm, func.sum(c.sent), func.sum(c.delivered), func.sum(c.answered))
                            .group_by(c.arm).having(func.sum(c.sent) > 0)).all()

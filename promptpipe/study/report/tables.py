@@ -1,7 +1,4 @@
-"""The study report as tables, for the dashboard's report page and its CSV files: each section of
-:class:`~promptpipe.study.report.counts.StudyReport` as rows of counts (shares as fractions), and adherence by
-participant-local day and arm from the daily prompts' rollup. A page and its CSV are made from the same table, so they
-cannot disagree. Nothing in them identifies anyone: arms, statuses, actions and questionnaire ids, and counts."""
+"""The study report as tables: a page and its CSV are made from the same one, so they cannot disagree."""
 
 from __future__ import annotations
 
@@ -81,8 +78,7 @@ def _decisions(report: StudyReport) -> list[ReportTable]:
              for reason, count in d.unavailable_reasons.items()]
     by_arm = tuple((arm, a.total, a.available, _share(a.available, a.total)) for arm, a in d.by_arm.items())
     actions = tuple((arm, a.available, action, draw.count, draw.share, draw.designed,
-                     None if draw.expected_range is None or not a.available else draw.expected_range[0],
-                     None if draw.expected_range is None or not a.available else draw.expected_range[1])
+                     *(draw.expected_range if draw.expected_range is not None and a.available else (None, None)))
                     for arm, a in d.by_arm.items() for action, draw in a.actions.items())
     return [
         ReportTable("decisions", "Decision points by availability", ("Availability", "Decision points", "Share"),
@@ -111,8 +107,7 @@ def _questionnaires(report: StudyReport) -> list[ReportTable]:
 
 
 async def report_tables(db: Database, study: Study, *, now: datetime, today: date) -> ReportTables:
-    """The report (:func:`study_report`) and the days of adherence up to ``today`` (the
-    researcher's; a day more for zones ahead of theirs), as tables in the page's order."""
+    """The report and adherence up to ``today`` (a day more for zones ahead), as tables in the page's order."""
     report = await study_report(db, study, now=now)
     last = today + timedelta(days=1)
     stats = await prompt_stats(db, first_day=last - timedelta(days=MAX_STATS_DAYS - 1), last_day=last)

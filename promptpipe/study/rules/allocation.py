@@ -1,10 +1,7 @@
-"""Concealed block randomisation of participants to arms; docs/allocation.md specifies the draws, with a worked example.
-
-Each stratum's blocks hold every arm exactly in its ratio, so arms stay balanced however recruitment goes. Block sizes
-and the order within blocks come from a secret seed, so staff can predict neither the next arm nor a block's end; yet
-the allocation is a pure function of (seed, stratum, position): a retried enrolment gets the same arm and an auditor
-with the seed reproduces the sequence. Scheme ``hmac-sha256-v1`` uses only HMAC-SHA256, so R, SAS or Stata can redo it;
-databases that allocated under ``python-random-v0`` keep it, so a running study never changes its sequence."""
+"""Concealed block randomisation of participants to arms (docs/allocation.md specifies the draws). Each stratum's
+blocks hold every arm in its ratio; sizes and order come from a secret seed, so staff predict neither the next arm nor
+a block's end, yet an auditor with the seed reproduces the sequence. ``hmac-sha256-v1`` uses only HMAC-SHA256 (R, SAS or
+Stata can redo it); databases that allocated under ``python-random-v0`` keep it."""
 
 from __future__ import annotations
 
@@ -31,12 +28,10 @@ _FINGERPRINT_LABEL = b"promptpipe study seed fingerprint"
 @dataclass(frozen=True)
 class Place:
     sequence: int
-    """1-based, counted over the whole stratum."""
+    """1-based, counted over the whole stratum; ``block`` and ``position`` (in the block) count from 0."""
     block: int
-    """0-based block index."""
     block_size: int
     position: int
-    """0-based place inside the block."""
     arm: str
 
 
@@ -46,8 +41,7 @@ def _stratum_hint(name: str, allowed: tuple[str, ...]) -> str:
 
 
 def stratum_key(allocation: Allocation, values: Mapping[str, str]) -> str:
-    """The stratum a participant with these enrollment ``values`` falls in: ``"site=A|sex=F"`` in the allocation's
-    declared field order ("" when the study does not stratify). Fields the allocation does not declare are ignored."""
+    """The stratum of these enrollment ``values``: ``"site=A|sex=F"`` in the declared field order ("" unstratified)."""
     parts = []
     for name, allowed in allocation.strata:
         value = values.get(name)
@@ -60,17 +54,14 @@ def stratum_key(allocation: Allocation, values: Mapping[str, str]) -> str:
 
 
 def block_for(arms: Sequence[Arm], block_size: int) -> list[str]:
-    """The arm names of one block before shuffling: each arm ``ratio * block_size // total``
-    times, in arm order. The block size must be a positive multiple of the ratios' total."""
+    """The arm names of one block before shuffling: each arm ``ratio * block_size // total`` times, in arm order."""
     if not arms:
         raise ValueError("allocation needs at least one arm")
     if any(arm.ratio < 1 for arm in arms):
         raise ValueError("every arm's ratio must be a positive whole number")
     total = sum(arm.ratio for arm in arms)
     if block_size < 1 or block_size % total:
-        raise ValueError(
-            f"block size {block_size} must be a positive multiple of the arms' ratios' total ({total})"
-        )
+        raise ValueError(f"block size {block_size} must be a positive multiple of the arms' ratios' total ({total})")
     return [arm.name for arm in arms for _ in range(arm.ratio * block_size // total)]
 
 
@@ -124,6 +115,5 @@ def new_seed() -> bytes:
 
 
 def seed_fingerprint(seed: bytes) -> str:
-    """What the database keeps of a seed held outside it: HMAC-SHA256(seed, a fixed label), hex.
-    It tells a changed seed from the right one without revealing it."""
+    """What the database keeps of a seed held outside it: it tells a changed seed without revealing it."""
     return hmac.new(seed, _FINGERPRINT_LABEL, hashlib.sha256).hexdigest()

@@ -1,5 +1,4 @@
-"""What every part of a study file's check shares: a collector of problems (each names its key as
-a dotted path and says how to fix it) and the readers of plain values it notes problems for."""
+"""What every part of a study file's check shares: a collector of problems and the readers of plain values."""
 
 from __future__ import annotations
 
@@ -14,8 +13,7 @@ from promptpipe.errors import ConfigError
 __all__ = ["MAX_DURATION", "MAX_TEXT_CHARS", "Check", "TomlTable", "duration_setting", "kind_of", "must_list"]
 
 TomlTable = dict[str, Any]
-"""A table of the study file as TOML parsed it: any keys and values until the check has read them
-(the check's readers answer the typed values, or None with a problem noted)."""
+"""A table of the study file as TOML parsed it, until the check has read it."""
 
 MAX_DURATION = timedelta(days=7)
 MAX_TEXT_CHARS = 1000

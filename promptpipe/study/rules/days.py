@@ -1,9 +1,5 @@
-"""Study days: which day of the study a participant's local calendar day is, and when it ends.
-
-Study day 1 is the participant's first whole local day after intake (or enrollment), so nobody starts the protocol
-halfway through a day. Days are counted on the participant's own calendar, so they are unaffected by daylight-saving
-changes (a 23- or 25-hour day is still one study day). The study ends at local midnight after the last study day.
-"""
+"""Study days, counted on the participant's own calendar (a 23- or 25-hour day is still one): day 1 is their first
+whole local day after intake (or enrollment), and the study ends at local midnight after the last."""
 
 from __future__ import annotations
 
@@ -19,8 +15,7 @@ _ONE_DAY = timedelta(days=1)
 
 
 def day_one(rule: str, *, intake_completed_on: date | None, enrolled_on: date) -> date | None:
-    """The local date of study day 1 under ``rule`` (one of :data:`DAY_ONE_RULES`): the day after
-    intake completed (None while it has not), or the day after enrollment."""
+    """The local date of study day 1 under ``rule`` (None while intake is not complete)."""
     if rule == AFTER_INTAKE:
         return None if intake_completed_on is None else intake_completed_on + _ONE_DAY
     if rule == AFTER_ENROLLMENT:
@@ -29,21 +24,18 @@ def day_one(rule: str, *, intake_completed_on: date | None, enrolled_on: date) -
 
 
 def study_day(first: date | None, local_day: date) -> int | None:
-    """The study day number of ``local_day``: 1 on day one, 2 the day after …; 0 or negative
-    before day one; None when day one is not known yet."""
+    """The study day number of ``local_day`` (0 or less before day one; None when day one is not known)."""
     if first is None:
         return None
     return (local_day - first).days + 1
 
 
 def study_end(first: date, length_days: int, zone: ZoneInfo) -> datetime:
-    """The UTC instant the study ends: local midnight at the end of study day ``length_days``
-    (a midnight skipped by a clock change becomes the moment clocks jump)."""
+    """The UTC instant the study ends: local midnight at the end of study day ``length_days``."""
     return to_instant(first + timedelta(days=length_days), time(0, 0), zone)
 
 
 def in_study(day: int | None, length_days: int | None) -> bool:
-    """Whether study day ``day`` is inside the study (an open-ended study has no last day)."""
     if day is None or day < 1:
         return False
     return length_days is None or day <= length_days

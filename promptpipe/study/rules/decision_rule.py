@@ -1,8 +1,6 @@
-"""The micro-randomised decision rule, as pure functions; each daily prompt time is a decision point.
-
-An unavailable point is not randomised and records :data:`NOT_DRAWN` with a coded reason, so analyses can condition on
-availability. An available one draws its action from HMAC-SHA256(secret seed, point key): the same point always draws
-the same action whatever restarts or retries happen, and whoever holds the seed can reproduce every draw."""
+"""The micro-randomised decision rule; each daily prompt time is a decision point. An unavailable one records
+:data:`NOT_DRAWN` with a coded reason; an available one draws from HMAC-SHA256(secret seed, point key), so the same
+point always draws the same action and whoever holds the seed can reproduce every draw."""
 
 from __future__ import annotations
 
@@ -36,11 +34,8 @@ class DecisionFacts:
 
 
 def unavailable_reason(facts: DecisionFacts, rule: DecisionRule | None) -> str | None:
-    """The coded reason the decision point is unavailable; None when it is available.
-
-    With a study file: ``not_in_study`` first (it always applies), then ``paused``, ``baseline``, ``quiet_hours`` and
-    ``already_answered`` in that order, each only when the rule lists it (no rule: all). Without one only ``paused``
-    applies, as before studies existed. A pause that is the participant's own STOP is coded ``opted_out``."""
+    """The coded reason the decision point is unavailable (None: available): ``not_in_study`` first, then the rule's
+    in :data:`AVAILABILITY_RULES` order; without a study file only ``paused``; their own STOP is ``opted_out``."""
     reason = _reason(facts, rule)
     return Unavailable.OPTED_OUT if reason == Unavailable.PAUSED and facts.opted_out else reason
 
@@ -61,24 +56,20 @@ def _reason(facts: DecisionFacts, rule: DecisionRule | None) -> str | None:
 class Draw:
     action: str
     probability: float | None
-    """The probability that the first (treatment) action is drawn; None when nothing was drawn."""
+    """The probability that the first (treatment) action is drawn; None (as ``draw``) when nothing was drawn."""
     draw: float | None
-    """The uniform number used (None when nothing was drawn)."""
     seed_ref: str
     """The key the draw was made with: with the secret seed it reproduces the draw."""
 
 
 def uniform(seed: bytes, key: str) -> float:
-    """A uniform number in [0, 1) fixed by ``seed`` and ``key``: the first 8 bytes of
-    HMAC-SHA256(seed, key) as a big-endian unsigned integer over 2**64, truncated to the 53 bits
-    a float holds exactly (so it can never round up to 1.0)."""
+    """A uniform number in [0, 1) from HMAC-SHA256(seed, key), in 53 bits (so it never rounds up to 1.0)."""
     digest = hmac.new(seed, key.encode(), hashlib.sha256).digest()
     return (int.from_bytes(digest[:8], "big") >> 11) / 2**53
 
 
 def draw_action(rule: DecisionRule | None, seed: bytes, key: str) -> Draw:
-    """Draw the action of the decision point ``key``: ``rule.actions[0]`` with probability
-    ``rule.p``, ``rule.actions[1]`` otherwise. No rule: always send, nothing randomised."""
+    """Draw the action of the decision point ``key`` (no rule: always send, nothing randomised)."""
     if rule is None:
         return Draw(SEND, None, None, "")
     u = uniform(seed, key)

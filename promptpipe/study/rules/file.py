@@ -1,8 +1,5 @@
-"""Reading a study file: TOML in, a checked :class:`~promptpipe.study.rules.protocol.Study` out.
-
-All problems are collected before anything is raised, so a researcher sees the whole list. Each names its key as a
-dotted path (``decision.p``, ``arms[2].ratio``: ``[[arms]]`` tables count from 1) and says how to fix it; unknown keys
-are problems too, so a typo never passes silently."""
+"""Reading a study file: TOML in, a checked :class:`~promptpipe.study.rules.protocol.Study` out. Every problem is
+collected before anything is raised, each naming its key (``arms[2].ratio``, from 1) and the fix; unknown keys too."""
 
 from __future__ import annotations
 
@@ -149,8 +146,7 @@ def _allocation(check: Check, data: TomlTable, arms: list[Arm | None]) -> Alloca
 
 
 def _block_sizes(check: Check, table: TomlTable, total: int | None) -> tuple[int, ...]:
-    """``block_size = 6`` (one size) or ``block_sizes = [2, 4]`` (each block's size drawn from
-    the list, so where a block ends cannot be predicted); nothing: one block of the ratios' total."""
+    """``block_size = 6`` or ``block_sizes = [2, 4]`` (each drawn); nothing: one block of the ratios' total."""
     if "block_size" in table and "block_sizes" in table:
         check.add("allocation: give block_size or block_sizes, not both (block_sizes = [2, 4] draws each block's "
                   "size from the list).")
@@ -215,8 +211,7 @@ def _decision(check: Check, data: TomlTable) -> DecisionRule | None:
 
 
 def _seed_in_database(check: Check, data: TomlTable) -> bool:
-    """``seed_in_database = true``: the database keeps the secret seed, an explicit choice (anyone
-    who can read the database can then predict the arms and draws to come)."""
+    """``seed_in_database = true``: the database keeps the secret seed, an explicit choice."""
     value = data.get("seed_in_database", False)
     if not isinstance(value, bool):
         check.add(f"seed_in_database must be true or false, without quotes; it is {kind_of(value)}. Leave it out to "

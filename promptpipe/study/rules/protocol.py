@@ -1,9 +1,5 @@
-"""The study protocol as typed values: what a study file declares (see
-:mod:`promptpipe.study.rules.file` for reading one), and what the service does without one.
-
-Without a study file the study is open-ended, has one arm with the global settings, no quiet
-hours and no randomisation: the service behaves as it always did.
-"""
+"""The study protocol as typed values: what a study file declares (:mod:`promptpipe.study.rules.file` reads one), and
+without one an open-ended study with one arm, the global settings, no quiet hours and no randomisation."""
 
 from __future__ import annotations
 
@@ -24,8 +20,7 @@ __all__ = ["AFTER_ENROLLMENT", "AFTER_INTAKE", "ARM_SETTINGS", "AVAILABILITY_RUL
 
 PERSONALISED, FIXED_STYLE = "personalised", "fixed"
 PROMPT_STYLES = (PERSONALISED, FIXED_STYLE)
-"""How an arm's daily prompt is written: by the prompt generator from the profile, or taken in
-turn from the study file's list of texts (no model)."""
+"""An arm's daily prompt is written by the model from the profile, or taken in turn from the study file's texts."""
 
 AFTER_INTAKE, AFTER_ENROLLMENT = "after_intake", "after_enrollment"
 DAY_ONE_RULES = (AFTER_INTAKE, AFTER_ENROLLMENT)
@@ -41,8 +36,7 @@ class Unavailable(StrEnum):
     NOT_IN_STUDY = "not_in_study"
     """before study day 1 or after the last day; it always applies"""
     OPTED_OUT = "opted_out"
-    """the participant's own STOP holds (``paused`` is then the team's pause alone); the study
-    file's ``paused`` rule covers both"""
+    """the participant's own STOP holds (the study file's ``paused`` rule covers both)"""
     PAUSED = "paused"
     BASELINE = "baseline"
     QUIET_HOURS = "quiet_hours"
@@ -50,8 +44,7 @@ class Unavailable(StrEnum):
     MISSED_SERVICE_DOWN = "missed_service_down"
     """the service was down past MISFIRE_GRACE at the decision point"""
     WITHDRAWN = "withdrawn"
-    """a study day after the participant was withdrawn or erased: derived by the export (no row is
-    written, nothing was decided or drawn)"""
+    """a study day after the participant was withdrawn or erased (derived by the export: no row is written)"""
 
 
 class NotSent(StrEnum):
@@ -60,8 +53,7 @@ class NotSent(StrEnum):
     MODEL_OUTAGE = "model_outage"
     """the model could not write the prompt before its day ended or the quiet hours began"""
     AFTER_OUTCOME_QUESTION = "after_outcome_question"
-    """the prompt could not go out before the self-report question that measures it was asked (the model was down, or
-    its turn waited that long): sent then, the treatment would follow the outcome question it is meant to precede"""
+    """the prompt could not go out before the self-report question that measures it: the treatment would follow it"""
 
 
 AVAILABILITY_RULES = (Unavailable.PAUSED, Unavailable.BASELINE, Unavailable.QUIET_HOURS, Unavailable.ALREADY_ANSWERED)
@@ -75,8 +67,7 @@ ARM_SETTINGS: dict[str, str] = {
     "feedback_initial_timeout": "duration",
     "feedback_followup_delay": "duration",
 }
-"""Global settings an arm may override, by :class:`NudgePolicy` field, with their kind of value
-(a duration is written like ``5h`` or ``15m`` in the file; zero switches that timer off)."""
+"""Global settings an arm may override, by :class:`NudgePolicy` field, with their kind of value."""
 
 DEFAULT_CLOSING_MESSAGE = (
     "This was the last day of the study. Thank you for taking part and for telling me how your days "
@@ -87,8 +78,7 @@ DEFAULT_CLOSING_MESSAGE = (
 
 @dataclass(frozen=True)
 class QuietHours:
-    """A daily period in the participant's local time when nothing scheduled is sent. ``start``
-    is inside it, ``end`` is not; a period with ``start`` after ``end`` runs across midnight."""
+    """A daily period in the participant's local time when nothing scheduled is sent (``end`` excluded)."""
 
     start: time
     end: time
@@ -118,9 +108,7 @@ DEFAULT_ARM = Arm("default")
 
 @dataclass(frozen=True)
 class Allocation:
-    """Block randomisation: each block of enrolments (per stratum) holds every arm in its ratio,
-    in an order drawn from a secret seed; with several ``block_sizes`` each block's size is drawn
-    too, so nobody can tell where a block ends."""
+    """Block randomisation from a secret seed (see :mod:`promptpipe.study.rules.allocation`)."""
 
     block_sizes: tuple[int, ...] = (1,)
     strata: tuple[tuple[str, tuple[str, ...]], ...] = ()
@@ -134,8 +122,7 @@ class Allocation:
 SELF_REPORT_QUESTION = "Before today ends: did you do your habit today, with or without a nudge from me?"
 SELF_REPORT_OPTIONS = ("Yes, I did", "Not today")
 SELF_REPORT_PURPOSE = "self_report"
-"""The purpose of the self-report polls sent before it became a questionnaire (a late vote on one
-is thanked and not counted)."""
+"""The purpose of self-report polls from before it was a questionnaire (a late vote is thanked, not counted)."""
 SELF_REPORT_ID = "self_report"
 """The questionnaire id the self-report runs under (a study file's own questionnaires cannot use it)."""
 SELF_REPORT_ITEM = "did_habit"
@@ -144,17 +131,14 @@ SELF_REPORT_THANKS = "Thank you, noted for today."
 
 @dataclass(frozen=True)
 class SelfReport:
-    """An end-of-day poll on every study day at ``at`` (the participant's clock), whatever the day's decision drew, so a
-    send/no_send design has an outcome on every day; an answer counts within ``window`` of the question."""
+    """An end-of-day poll on every study day at ``at``, whatever was drawn, so every day has an outcome."""
 
     at: time
     window: timedelta = timedelta(hours=3)
     question: str = SELF_REPORT_QUESTION
 
     def as_questionnaire(self) -> Questionnaire:
-        """The self-report runs as a one-item questionnaire of its own (:data:`SELF_REPORT_ID`):
-        planned for every study day by its own timer, so whether it is asked never depends on
-        the day's decision, its prompt or the model; a tap or a typed yes/no answers it."""
+        """A one-item questionnaire of its own, planned by its own timer: it never depends on the day's decision."""
         yes, no = SELF_REPORT_OPTIONS
         item = QuestionnaireItem(SELF_REPORT_ITEM, self.question, ItemType.YES_NO,
                                  options=(Option(yes, 1), Option(no, 0)))
@@ -164,8 +148,7 @@ class SelfReport:
 
 @dataclass(frozen=True)
 class DecisionRule:
-    """Each daily prompt time is a decision point: when available, ``actions[0]`` is drawn with
-    probability ``p``, ``actions[1]`` otherwise."""
+    """When a decision point is available, ``actions[0]`` is drawn with probability ``p``, ``actions[1]`` otherwise."""
 
     actions: tuple[str, str] = (SEND, NO_SEND)
     p: float = 1.0
@@ -174,8 +157,7 @@ class DecisionRule:
 
 @dataclass(frozen=True)
 class WhatsAppTemplate:
-    """An approved WhatsApp Cloud API template (``[whatsapp_templates]``): a message of its kind that must go outside
-    the 24-hour service window goes as this template, its text the one body parameter."""
+    """An approved Cloud API template: a message of its kind outside the 24-hour window goes as it (text: its body)."""
 
     name: str
     language: str = "en_US"
@@ -196,28 +178,21 @@ class Study:
     decision: DecisionRule | None = None
     """None: every available decision point sends the arm's prompt (probability 1)."""
     self_report: SelfReport | None = None
-    """The optional end-of-day self-report (``[self_report]``)."""
     questionnaires: tuple[Questionnaire, ...] = ()
-    """``[[questionnaires]]``, in the file's order."""
     fixed_prompts: tuple[str, ...] = ()
-    """The study-wide list of fixed prompt texts."""
     source: str = ""
     """The study file's text as read ("" without a study file)."""
     hash: str = ""
     """SHA-256 of the file's bytes, hex ("" without a study file)."""
     seed_in_database: bool = False
-    """``seed_in_database = true``: the database makes and keeps the secret seed (anyone who can read the database can
-    then predict the arms and draws to come); by default it keeps only the seed's fingerprint."""
+    """The database makes and keeps the secret seed (by default only its fingerprint)."""
     whatsapp_templates: tuple[tuple[str, WhatsAppTemplate], ...] = ()
     """``[whatsapp_templates]``: (message kind, template) pairs, for the Cloud API transport."""
     ordinary_words: frozenset[str] = frozenset()
-    """``ordinary_words``: words that are ordinary in this study ("quit" in a quit-smoking study);
-    a stop phrase with one of them gets a confirming question instead of an opt-out."""
+    """Words ordinary in this study ("quit"): a stop phrase with one gets a confirming question, not an opt-out."""
     outside_seed: bytes | Path | None = field(default=None, repr=False, compare=False)
-    """Where the seed outside the database comes from, set with the settings: the seed itself
-    (PROMPTPIPE_STUDY_SEED_FILE or PROMPTPIPE_STUDY_SEED), or the directory the service keeps it in
-    (PROMPTPIPE_STATE_DIR, by default). None: the database keeps it (``seed_in_database``, or a study
-    read without the settings)."""
+    """The seed outside the database, from the settings: the seed itself, or the directory the service keeps it in;
+    None: the database keeps it."""
 
     @property
     def in_use(self) -> bool:
@@ -235,8 +210,7 @@ class Study:
         return arm.fixed_prompts or self.fixed_prompts
 
     def prompts_need_model(self, arm: str | None) -> bool:
-        """Whether a daily prompt of this arm may be written by the model: a personalised arm, or a
-        decision rule that may draw a personalised prompt."""
+        """Whether a daily prompt of this arm may be written by the model (a personalised arm, or drawn so)."""
         drawn = self.decision.actions if self.decision is not None else ()
         return self.arm(arm).prompt_style == PERSONALISED or PERSONALISED in drawn
 

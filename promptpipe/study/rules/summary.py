@@ -1,5 +1,4 @@
-"""A study protocol in words and as JSON-ready values: what a researcher checks before the study
-starts, and what the export records as run."""
+"""A study protocol in words (checked before the study starts) and as JSON-ready values (the export's)."""
 
 from __future__ import annotations
 
@@ -36,8 +35,7 @@ def _arm_words(study: Study, arm: Arm) -> str:
 
 
 def block_words(study: Study, *, unblind: bool) -> str:
-    """The block sizes in words, or that they are concealed: whoever enrolls participants and can
-    count them must not learn where a block ends."""
+    """The block sizes in words, or that they are concealed (whoever enrolls must not learn where a block ends)."""
     if not unblind:
         return "blocks of concealed size (shown with --unblind)"
     sizes = study.allocation.block_sizes
@@ -47,8 +45,7 @@ def block_words(study: Study, *, unblind: bool) -> str:
 
 
 def describe(study: Study, *, unblind: bool = False) -> str:
-    """The protocol in plain lines, for a researcher to check before the study starts (the block
-    sizes only with ``unblind``)."""
+    """The protocol in plain lines (the block sizes only with ``unblind``)."""
     shares = [(arm.name, Fraction(arm.ratio, sum(other.ratio for other in study.arms))) for arm in study.arms]
     lines = [f"Study: {study.name or '(no study file)'}",
              "Length: " + (f"{study.length_days} days" if study.length_days else "open-ended"),

@@ -1,6 +1,4 @@
-"""The study file's ``[whatsapp_templates]`` table (example in the README): which approved Cloud API template a message
-of each kind goes as when the participant's 24-hour service window is closed. Only the Cloud API transport uses it; a
-linked phone has no such window."""
+"""The study file's ``[whatsapp_templates]``: what each kind goes as outside the Cloud API's 24-hour window."""
 
 from __future__ import annotations
 

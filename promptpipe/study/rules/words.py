@@ -1,6 +1,4 @@
-"""The study file's words that meet the command words: ``ordinary_words`` (words that are ordinary
-in this study, so a stop phrase with one is asked about first) and the warnings ``study check``
-gives where a questionnaire option is also a command."""
+"""The study file's words that meet the command words: ``ordinary_words`` and ``study check``'s warnings."""
 
 from __future__ import annotations
 
@@ -39,9 +37,7 @@ def ordinary_words(check: Check, table: TomlTable) -> frozenset[str]:
 
 
 def word_warnings(study: Study) -> list[str]:
-    """Where the study's own words meet the command words: a questionnaire option that is also a
-    command (read as the answer inside the questionnaire, as the command anywhere else), an
-    ordinary word that is in no stop phrase (listing it changes nothing)."""
+    """A questionnaire option that is also a command, and an ordinary word in no stop phrase."""
     table = command_words()
     warnings = []
     for questionnaire in study.questionnaires:

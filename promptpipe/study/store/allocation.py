@@ -1,10 +1,9 @@
-"""The allocation sequence: each enrolment's place in its stratum and the arm it draws
-(``allocation``; the draws are :mod:`promptpipe.study.rules.allocation`)."""
+"""The allocation sequence: each enrolment's place in its stratum and the arm it draws."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime
 
 from sqlalchemy import func, insert, select
@@ -23,8 +22,7 @@ _SCHEME = "allocation_scheme"
 
 
 def allocation_scheme(session: Session, now: datetime | None = None) -> str:
-    """How this database draws its allocation sequence: fixed at its first enrollment, so a database that allocated
-    before the portable scheme keeps its own (see :mod:`promptpipe.study.rules.allocation`)."""
+    """How this database draws its allocation sequence: fixed at its first enrollment, so it never changes."""
     scheme = stored_secret(session, _SCHEME)
     if scheme is None:
         allocated = session.connection().execute(select(_ALLOCATION.c.sequence).limit(1)).first() is not None
@@ -34,10 +32,8 @@ def allocation_scheme(session: Session, now: datetime | None = None) -> str:
 
 def allocate(session: Session, study: Study, participant_id: str, strata: Mapping[str, str], now: datetime,
              *, strict: bool = True) -> str | None:
-    """The participant's arm (None without a study file): the next place in their stratum's concealed sequence.
-    ``strict`` (a researcher's enrollment) requires every stratum field; otherwise (someone enrolled by writing in) a
-    missing one is recorded as ``?``. Two enrollments at once cannot take the same place (a unique key: the later
-    transaction fails with DuplicateKey and the caller tries again)."""
+    """The participant's arm (None without a study file): the next place in their stratum's sequence. ``strict``
+    requires every stratum field (else a missing one is ``?``); two enrollments at once fail one with DuplicateKey."""
     if not study.in_use:
         return None
     if strict:
@@ -65,7 +61,6 @@ class Allocated:
 
 def allocations(session: Session) -> list[Allocated]:
     """Every place handed out, by stratum and sequence (for an unblinded export only)."""
-    rows = session.connection().execute(
-        select(_ALLOCATION.c.participant_id, _ALLOCATION.c.stratum, _ALLOCATION.c.sequence, _ALLOCATION.c.arm,
-               _ALLOCATION.c.created_at).order_by(_ALLOCATION.c.stratum, _ALLOCATION.c.sequence)).all()
+    rows = session.connection().execute(select(*(_ALLOCATION.c[spec.name] for spec in fields(Allocated)))
+                                        .order_by(_ALLOCATION.c.stratum, _ALLOCATION.c.sequence)).all()
     return [Allocated(*row) for row in rows]

@@ -1,12 +1,9 @@
-"""Reads for one participant's study day (the dashboard's day page, opened from a heatmap cell):
-the decision points, the messages of that day and the questionnaires planned for it, each read
-through an index on the participant and bounded; and who holds the pauses of a page of rows (the
-heatmap's status words). The day's prompts are read by :func:`study_stats.participant_deliveries`."""
+"""Reads for one participant's study day, each through an index and bounded, and who holds pauses."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime
 
 from sqlalchemy import select
@@ -52,8 +49,7 @@ class DayMessage:
 def day_decisions(session: Session, participant_id: str, local_date: str) -> list[DayDecision]:
     d = _DECISION.c
     rows = session.execute(
-        select(d.decided_at, d.study_day, d.arm, d.available, d.unavailable_reason, d.probability,
-               d.action, d.prompt_style, d.not_sent_reason)
+        select(*(d[spec.name] for spec in fields(DayDecision)))
         .where(d.participant_id == participant_id, d.local_date == local_date)
         .order_by(d.id).limit(MAX_DAY_ROWS)).all()
     return [DayDecision(**row._mapping) for row in rows]
@@ -61,8 +57,7 @@ def day_decisions(session: Session, participant_id: str, local_date: str) -> lis
 
 def day_messages(session: Session, participant_id: str, start: datetime, end: datetime, *,
                  limit: int) -> tuple[list[DayMessage], bool]:
-    """The participant's messages from ``start`` to before ``end``, oldest first (the first
-    ``limit``), and whether there were more."""
+    """The first ``limit`` of their messages from ``start`` to before ``end``, and whether there were more."""
     m = _M.c
     rows = session.execute(
         select(m.id, m.created_at.label("at"), m.direction, m.kind, m.status, m.text)
@@ -72,8 +67,7 @@ def day_messages(session: Session, participant_id: str, start: datetime, end: da
 
 
 def day_questionnaires(session: Session, participant_id: str, local_date: str) -> list[InstanceRow]:
-    """The questionnaires planned for the participant's day (the self-report among them), in the
-    order they were due, each with its items."""
+    """The questionnaires planned for the participant's day, in the order they were due, with their items."""
     i = _INSTANCE.c
     return instances_with_answers(session, select(*(i[name] for name in INSTANCE_COLUMNS))
                                   .where(i.participant_id == participant_id, i.local_date == local_date)
@@ -81,8 +75,7 @@ def day_questionnaires(session: Session, participant_id: str, local_date: str) -
 
 
 def pause_holders(session: Session, participant_ids: Sequence[str]) -> dict[str, str]:
-    """Who holds the pause of each paused participant among ``participant_ids`` (participant,
-    researcher or both: see ``Participant.paused_by``)."""
+    """Who holds the pause of each paused participant among ``participant_ids``."""
     if not participant_ids:
         return {}
     rows = session.execute(select(_P.c.id, _P.c.paused_by)

@@ -20,9 +20,8 @@ _INSERT_DECISION = Prepared(insert(_DECISION))
 
 @dataclass(frozen=True)
 class DecisionValues:
-    """A ``decision`` row to write; each column is described on
-    :class:`~promptpipe.study.store.tables.Decision`. A plain value: every daily prompt builds
-    one and changes it twice, and the table's model cost more to build than the row to write."""
+    """A ``decision`` row to write (columns on :class:`~promptpipe.study.store.tables.Decision`): a plain value, as
+    the table's model cost more to build than the row to write."""
 
     participant_id: str
     inbox_id: int
@@ -49,6 +48,5 @@ class DecisionValues:
 
 
 def record_decision(session: Session, decision: DecisionValues) -> None:
-    """One decision point (the daily prompt's commit writes it; its inbox id is unique). The
-    statement is built once and run with the row's values (every daily prompt writes one)."""
+    """One decision point, with a statement built once (every daily prompt writes one)."""
     _INSERT_DECISION.rows(session.connection(), vars(decision))

@@ -1,10 +1,9 @@
-"""The protocol as run: the study file adopted at first use, refused when it changes unless a
-researcher allows it, each version kept (``study_protocol``)."""
+"""The protocol as run: adopted at first use, refused when it changes unless allowed, each version kept."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime
 from enum import StrEnum
 
@@ -48,8 +47,7 @@ class ProtocolVersion:
 def protocol_history(session: Session) -> list[ProtocolVersion]:
     """Every protocol this database ran, oldest first (empty: it never ran with a study file)."""
     rows = session.connection().execute(
-        select(_PROTOCOL.c.name, _PROTOCOL.c.hash, _PROTOCOL.c.previous_hash, _PROTOCOL.c.adopted_at,
-               _PROTOCOL.c.adopted_by, _PROTOCOL.c.contents).order_by(_PROTOCOL.c.id)).all()
+        select(*(_PROTOCOL.c[spec.name] for spec in fields(ProtocolVersion))).order_by(_PROTOCOL.c.id)).all()
     return [ProtocolVersion(*row) for row in rows]
 
 
@@ -78,8 +76,7 @@ class Adoption(StrEnum):
 
 
 def adopt_protocol(session: Session, study: Study, *, allow_change: bool, now: datetime, by: str) -> Adoption:
-    """Make sure the database runs ``study``: stored at first use (with a new secret seed), refused when it differs from
-    the stored one unless ``allow_change``, then stored as a new version. Returns what happened."""
+    """Make sure the database runs ``study``: stored at first use, refused when changed unless ``allow_change``."""
     history = protocol_history(session)
     current = history[-1] if history else None
     wanted_hash = study.hash if study.in_use else ""
@@ -101,7 +98,10 @@ def adopt_protocol(session: Session, study: Study, *, allow_change: bool, now: d
             study_seed(session, now, study.outside_seed)  # a wrong or missing outside seed stops the start
         return Adoption.UNCHANGED
     if not allow_change:
-        raise ProtocolChanged(_refusal(current, study), _situation(current, study))
+        situation = _situation(current, study)
+        raise ProtocolChanged(f"{situation}. A protocol change in the middle of a study must be deliberate: restore "
+                              "the file, or start the service once with `promptpipe serve --allow-protocol-change` "
+                              "(the change is logged and exported).", situation)
     _store(session, study, current.hash, now, f"allowed change ({by})")
     study_seed(session, now, study.outside_seed)
     return Adoption.CHANGED
@@ -115,12 +115,6 @@ def _situation(current: ProtocolVersion, study: Study) -> str:
     else:
         found = f"the study file now reads {study.name!r} (hash {study.hash[:12]}…)"
     return f"this database runs {running} since {since} (hash {current.hash[:12] or '-'}…), but {found}"
-
-
-def _refusal(current: ProtocolVersion, study: Study) -> str:
-    return (f"{_situation(current, study)}. A protocol change in the middle of a study must be deliberate: restore "
-            "the file, or start the service once with `promptpipe serve --allow-protocol-change` (the change is "
-            "logged and exported).")
 
 
 def _store(session: Session, study: Study, previous: str | None, now: datetime, by: str) -> None:

@@ -1,5 +1,4 @@
-"""The study's secret seed (by default a 0600 file in the state directory, its fingerprint in the
-database) and the other server-side secrets (``study_secret``)."""
+"""The study's secret seed (by default a 0600 file, its fingerprint in the database) and other secrets."""
 
 from __future__ import annotations
 
@@ -33,17 +32,13 @@ _SEED_FINGERPRINT = "seed_fingerprint"
 
 
 class SeedMismatch(ConfigError):
-    """The seed given from outside is not the one this study has been running with (or none was
-    given for a study whose seed lives outside): allocation and draws would change midway."""
+    """The seed from outside is not the study's (or is missing): allocation and draws would change midway."""
 
 
 def study_seed(session: Session, now: datetime | None = None, outside: bytes | Path | None = None) -> bytes:
-    """The study's secret seed, from where ``outside`` (the study's ``outside_seed``) says: the seed itself
-    (PROMPTPIPE_STUDY_SEED_FILE; the database keeps its fingerprint, checked at every use, and drops a clear copy from
-    before once the two agree); a directory (by default the state directory: a 0600 file made at first use, concurrent
-    makers agree on one, fingerprint in the database; a seed an older release kept in the database moves into it); or
-    None (``seed_in_database = true``: the database makes and keeps it). A seed missing or not the study's raises
-    SeedMismatch: another seed would change the allocation sequence and the draws midway."""
+    """The study's secret seed, from ``outside``: the seed itself (its fingerprint checked at every use), a directory
+    (a 0600 file made at first use; a seed an older release kept in the database moves into it), or None (the database
+    keeps it). A seed missing or not the study's raises SeedMismatch."""
     if isinstance(outside, Path):
         return _seed_in(session, outside, now)
     fingerprint = stored_secret(session, _SEED_FINGERPRINT)
@@ -69,8 +64,7 @@ _GIVEN = _Source("PROMPTPIPE_STUDY_SEED_FILE", "point it at the study's seed fil
 
 
 def _checked(session: Session, seed: bytes, fingerprint: str | None, now: datetime | None, source: _Source) -> bytes:
-    """``seed`` if it is the study's (its fingerprint stored now if none was); a clear copy left
-    in the database is removed once the two agree."""
+    """``seed`` if it is the study's (fingerprint stored if none was); a clear copy in the database is then removed."""
     clear = stored_secret(session, _SEED)
     if clear is not None and bytes.fromhex(clear) != seed:
         raise SeedMismatch(
@@ -89,13 +83,11 @@ def _checked(session: Session, seed: bytes, fingerprint: str | None, now: dateti
 
 
 def seed_path(directory: Path, fingerprint: str) -> Path:
-    """The file in ``directory`` holding the seed of this fingerprint: named by it, so a new
-    database never takes up the seed another one left in the same state directory."""
+    """Named by the fingerprint, so a new database never takes up another one's seed in the same directory."""
     return directory / f"study-seed-{fingerprint[:16]}"
 
 
 def _seed_in(session: Session, directory: Path, now: datetime | None) -> bytes:
-    """The seed kept in a file of ``directory`` (see :func:`study_seed`)."""
     fingerprint = stored_secret(session, _SEED_FINGERPRINT)
     if fingerprint is not None:
         return _read_kept(session, directory, fingerprint, now)
@@ -162,8 +154,8 @@ def _keep(directory: Path, seed: bytes) -> Path:
 
 
 def _create_once(path: Path, text: str) -> bool:
-    """Create ``path`` (0600) holding ``text``, on disk before this returns, whole or not at all and never over a file
-    already there: written under a temporary name, then linked to its own. True when this call made it."""
+    """Create ``path`` (0600) holding ``text``, synced, whole or not at all and never over a file already there (a
+    temporary file linked to its name); True when this call made it."""
     make_private_dir(path.parent)
     temp = path.with_name(f".{path.name}.{secrets.token_hex(8)}")
     try:
@@ -195,8 +187,7 @@ def _write_synced(path: Path, text: str) -> None:
 
 
 def seed_kept(session: Session) -> str:
-    """Where this database's study seed is: ``database`` (in clear: anyone who can read the database can predict the
-    arms and draws to come), ``outside`` (only its fingerprint is here) or ``none`` (no seed made yet)."""
+    """Where this database's study seed is: ``database`` (in clear), ``outside`` (its fingerprint here) or ``none``."""
     names = set(session.connection().execute(
         select(_SECRET.c.name).where(_SECRET.c.name.in_((_SEED, _SEED_FINGERPRINT)))).scalars())
     return "database" if _SEED in names else "outside" if names else "none"
@@ -218,7 +209,6 @@ def insert_once(session: Session, name: str, value: str, now: datetime | None) -
 
 
 def secret_value(session: Session, name: str, now: datetime | None = None) -> str:
-    """A server-side secret (32 random bytes as hex), made on first use; two processes making it
-    at once agree on one."""
+    """A server-side secret (32 random bytes as hex), made on first use (two processes at once agree on one)."""
     value = stored_secret(session, name)
     return value if value is not None else insert_once(session, name, new_seed().hex(), now)

@@ -1,6 +1,4 @@
-"""Aggregates researchers watch a study by: participants by status, stage and arm; daily prompts
-sent, delivered, read and answered by day and arm; and each participant's deliveries for the
-adherence heatmap. Every query is bounded by a day range or a page of participants."""
+"""Aggregates researchers watch a study by; every query is bounded by a day range or a page of participants."""
 
 from __future__ import annotations
 
@@ -48,16 +46,14 @@ class DayCounts:
 
 
 def _receipt_level() -> Any:
-    """One index seek per prompt message: NULL without a receipt, 0 delivered only, 1 read (read
-    and played imply delivered)."""
+    """One index seek per prompt message: NULL without a receipt, 0 delivered only, 1 read (or played)."""
     return (select(func.max(case((_R.c.kind != "delivered", 1), else_=0)))
             .where(_R.c.wa_message_id == _M.c.wa_message_id).scalar_subquery())
 
 
 def prompt_counts(session: Session, *, first_day: str | None = None, last_day: str | None = None,
                   sent_since: datetime | None = None, by_day: bool = True) -> list[DayCounts]:
-    """Daily prompts per participant-local day (or all together, ``by_day=False``) and arm:
-    sent, delivered (a delivered or read receipt), read, answered (a vote or a written reply), done."""
+    """Daily prompts per participant-local day (or all together) and arm: sent, delivered, read, answered, done."""
     def total(condition: Any) -> Any:
         return func.sum(case((condition, 1), else_=0))
 
@@ -82,8 +78,7 @@ def prompt_counts(session: Session, *, first_day: str | None = None, last_day: s
 
 
 def day_counts(session: Session, *, first_day: str, last_day: str) -> list[DayCounts]:
-    """What :func:`prompt_counts` finds by day, read from the rollup the database keeps (a few rows
-    per day, however many participants and messages: a day and arm's shards summed)."""
+    """What :func:`prompt_counts` finds by day, from the rollup the database keeps (a day and arm's shards summed)."""
     c = _COUNTS.c
     rows = session.execute(
         select(c.local_date, c.arm, *(func.sum(count) for count in (c.sent, c.delivered, c.read, c.answered, c.done)))
@@ -138,5 +133,4 @@ def participant_deliveries(session: Session, participant_id: str) -> list[SentPr
                _D.c.prompt_text, _M.c.receipts_expected, delivered, read)
         .select_from(_D.outerjoin(_M, _M.c.id == _D.c.prompt_message_id))
         .where(_D.c.participant_id == participant_id).order_by(_D.c.id)).all()
-    return [SentPrompt(row[0], row[1], row[2], row[3], row[4], row[5], row[6], bool(row[7]), row[8], row[9])
-            for row in rows]
+    return [SentPrompt(*row[:7], bool(row[7]), row[8], row[9]) for row in rows]

@@ -1,5 +1,4 @@
-"""The study's tables: the protocol as run, its secret seed, the allocation sequence and the
-decision points (see :mod:`promptpipe.study.rules.protocol`)."""
+"""The study's tables: the protocol as run, its secrets, the allocation sequence, decision points, questionnaires."""
 
 from __future__ import annotations
 
@@ -15,8 +14,7 @@ __all__ = ["AllocationRow", "Decision", "QuestionnaireAnswer", "QuestionnaireIns
 
 
 class StudyProtocol(SQLModel, table=True):
-    """The study file as run: one row when the service first ran with it, one more for every
-    change a researcher allowed (``--allow-protocol-change``). The newest row is in force."""
+    """The study file as run: a row at first use and for every allowed change; the newest is in force."""
 
     __tablename__ = "study_protocol"
 
@@ -32,8 +30,7 @@ class StudyProtocol(SQLModel, table=True):
 
 
 class StudySecret(SQLModel, table=True):
-    """Server-side secrets of the study (the allocation and decision seed). Never shown to
-    researchers, never exported: allocation stays concealed until a participant is assigned."""
+    """Server-side secrets of the study: never shown to researchers, never exported (allocation stays concealed)."""
 
     __tablename__ = "study_secret"
 
@@ -43,8 +40,7 @@ class StudySecret(SQLModel, table=True):
 
 
 class AllocationRow(SQLModel, table=True):
-    """A participant's place in the allocation sequence of their stratum (unique, so two
-    enrollments at once can never take the same place)."""
+    """A participant's place in their stratum's allocation sequence (unique: never two at once)."""
 
     __tablename__ = "allocation"
     __table_args__ = (UniqueConstraint("stratum", "sequence", name="uq_allocation_stratum_sequence"),)
@@ -59,9 +55,7 @@ class AllocationRow(SQLModel, table=True):
 
 
 class Decision(SQLModel, table=True):
-    """One decision point: a daily prompt time, whether the participant was available, what was
-    drawn and with which probability, and what was sent. The proximal outcome (vote, reply,
-    receipts) is on the ``prompt_delivery`` row of the same inbox event, filled in as it happens."""
+    """One decision point; its proximal outcome is on the ``prompt_delivery`` row of the same inbox event."""
 
     __table_args__ = (Index("ix_decision_participant_id", "participant_id", "id"),)
 
@@ -104,8 +98,7 @@ class Decision(SQLModel, table=True):
 
 
 class QuestionnaireInstance(SQLModel, table=True):
-    """One questionnaire sent (or due) to one participant on one occasion: its schedule as
-    drawn, how far it got and how it ended (see :mod:`promptpipe.questionnaires.rules.definition`)."""
+    """One questionnaire sent (or due) to one participant on one occasion: its schedule, progress and end."""
 
     __tablename__ = "questionnaire_instance"
     __table_args__ = (
@@ -116,10 +109,8 @@ class QuestionnaireInstance(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     participant_id: str = Field(foreign_key="participant.id")
     questionnaire_id: str
-    """The study file's id for it."""
     occasion: str
-    """What it is sent for, once per participant: the event (``intake_complete``), the
-    participant's local date (``2026-03-14``) or a team's piloting send (``manual:…``)."""
+    """What it is sent for, once per participant: an event, a local date or a piloting send (``manual:…``)."""
     schedule_kind: str
     """event | fixed | random | manual"""
     protocol_hash: str | None = None
@@ -134,8 +125,7 @@ class QuestionnaireInstance(SQLModel, table=True):
     status: str = InstanceStatus.SCHEDULED
     """An :class:`~promptpipe.questionnaires.rules.definition.InstanceStatus`."""
     reason: str | None = None
-    """Why it ended without being completed, or was never sent: an
-    :class:`~promptpipe.questionnaires.rules.definition.EndReason`."""
+    """Why it ended unfinished, or was never sent: an EndReason."""
     current_item: str | None = None
     """The item asked and not yet answered."""
     tries: int = 0
@@ -148,8 +138,7 @@ class QuestionnaireInstance(SQLModel, table=True):
 
 
 class QuestionnaireAnswer(SQLModel, table=True):
-    """One item of one questionnaire instance: asked, answered or missed (with the missingness
-    code), with the participant's words as given and the coded value."""
+    """One item of one questionnaire instance: asked, answered or missed (with the missingness code)."""
 
     __tablename__ = "questionnaire_answer"
     __table_args__ = (UniqueConstraint("instance_id", "item_id", name="uq_questionnaire_answer_item"),)
