@@ -31,6 +31,7 @@ from promptpipe.storage.consent_board import ConsentBoard
 from promptpipe.storage.db_errors import first_line, our_error
 from promptpipe.storage.files import create_private_file
 from promptpipe.storage.models import table_of
+from promptpipe.storage.pool_ping import ping_when_idle
 from promptpipe.storage.prepared import Prepared
 from promptpipe.storage.sqlite_engine import create_sqlite_engine, query_only
 from promptpipe.storage.urls import sqlite_file, sync_url
@@ -61,7 +62,8 @@ class Database:
                     event.listen(self.engine, "connect", query_only)
             else:
                 self.engine = create_engine(sync_url(url), echo=echo, pool_reset_on_return=None, hide_parameters=True,
-                                            pool_size=threads, max_overflow=2, pool_pre_ping=True)
+                                            pool_size=threads, max_overflow=2)
+                ping_when_idle(self.engine)
                 if self.read_only:
                     self.engine = self.engine.execution_options(postgresql_readonly=True)
         except (ArgumentError, ValueError) as exc:
