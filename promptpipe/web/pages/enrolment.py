@@ -13,16 +13,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from promptpipe.domain.limits import BACKGROUND_CHARS, NAME_CHARS
 from promptpipe.domain.localtime import IANA_ZONES
 from promptpipe.errors import AdminError, ConfigError, StorageError
-from promptpipe.research import admin
-from promptpipe.research.csv_enrolment import (
-    MAX_IMPORT_ROWS,
-    REQUIRED_COLUMNS,
-    ImportResult,
-    check_import,
-    columns_for,
-    decode_upload,
-    run_import,
-)
+from promptpipe.research import admin, csv_enrolment
 from promptpipe.research.enrolment_checks import Details, check_details, field_words
 from promptpipe.research.tokens import audit
 from promptpipe.study.rules.protocol import Study
@@ -135,12 +126,14 @@ async def enrol_one(request: Request, found: Acting,
     return RedirectResponse(f"/participants/new?enrolled={row.id}", status_code=303)
 
 
-def _import_page(request: Request, found: Visitor, *, text: str = "", result: ImportResult | None = None,
-                 error: str = "", status_code: int = 200) -> HTMLResponse:
+def _import_page(request: Request, found: Visitor, *, text: str = "",
+                 result: csv_enrolment.ImportResult | None = None, error: str = "",
+                 status_code: int = 200) -> HTMLResponse:
     study = found.ctx.settings.study
     return render(request, "import.html", found, section="participants", text=text, result=result, error=error,
-                  columns=columns_for(study), required=(*REQUIRED_COLUMNS, *study.allocation.stratum_fields),
-                  strata=_strata(study), max_rows=MAX_IMPORT_ROWS, status_code=status_code)
+                  columns=csv_enrolment.columns_for(study),
+                  required=(*csv_enrolment.REQUIRED_COLUMNS, *study.allocation.stratum_fields),
+                  strata=_strata(study), max_rows=csv_enrolment.MAX_IMPORT_ROWS, status_code=status_code)
 
 
 @router.get("/participants/import", response_class=HTMLResponse)
@@ -151,7 +144,7 @@ async def import_form(request: Request, found: Annotated[Visitor, Depends(enroll
 async def _uploaded(file: UploadFile | None, pasted: str) -> str:
     data = await file.read() if file is not None else b""
     if data:
-        return decode_upload(data)
+        return csv_enrolment.decode_upload(data)
     if not pasted.strip():
         raise AdminError("choose a CSV file, or paste its text, then check it")
     return pasted
@@ -164,8 +157,8 @@ async def import_file(request: Request, found: Acting,
     """``step=check``: the preview (nothing written); ``step=enrol``: the same text, enrolled."""
     ctx, study = found.ctx, found.ctx.settings.study
     if step == "enrol":
-        result = await attempt(run_import(ctx.db, ctx.clock, csv, study=study, caller=found.caller, via="dashboard",
-                                                  numbers=ctx.settings.number_plan))
+        result = await attempt(csv_enrolment.run_import(ctx.db, ctx.clock, csv, study=study, caller=found.caller,
+                                                        via="dashboard", numbers=ctx.settings.number_plan))
         refused = result.enrolled == 0 and not result.clean
         return _import_page(request, found, text=csv, result=result, status_code=409 if refused else 200,
                             error="Nothing was enrolled: the file has a problem now (shown below)." if refused else "")
@@ -173,5 +166,6 @@ async def import_file(request: Request, found: Acting,
         text = await _uploaded(file, csv)
     except AdminError as exc:
         return _import_page(request, found, text=csv, error=f"Not checked: {exc}.", status_code=400)
-    result = await attempt(check_import(ctx.db, ctx.clock, text, study=study, numbers=ctx.settings.number_plan))
+    result = await attempt(csv_enrolment.check_import(ctx.db, ctx.clock, text, study=study,
+                                                      numbers=ctx.settings.number_plan))
     return _import_page(request, found, text=text, result=result)

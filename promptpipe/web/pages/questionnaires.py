@@ -10,12 +10,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, Response
 
 from promptpipe.export.cells import utc_iso
-from promptpipe.questionnaires.operations import (
-    compliance_by_participant,
-    participant_questionnaires,
-    questionnaire_compliance,
-    questionnaire_responses,
-)
+from promptpipe.questionnaires import operations
 from promptpipe.questionnaires.rules.definition import reason_words
 from promptpipe.questionnaires.store.reads import AnswerRow, InstanceRow, Tally
 from promptpipe.study.rules.protocol import Study
@@ -83,9 +78,9 @@ def _title(study: Study, questionnaire_id: str) -> str:
 async def questionnaires(request: Request, found: Visiting, page: str = "1") -> HTMLResponse:
     study = found.ctx.settings.study
     number = page_number(page)
-    overall = await attempt(questionnaire_compliance(found.ctx.reader, study))
-    people = await attempt(compliance_by_participant(found.ctx.reader, limit=PER_PAGE,
-                                                     offset=(number - 1) * PER_PAGE))
+    overall = await attempt(operations.questionnaire_compliance(found.ctx.reader, study))
+    people = await attempt(operations.compliance_by_participant(found.ctx.reader, limit=PER_PAGE,
+                                                                offset=(number - 1) * PER_PAGE))
     rows = [QuestionnaireRow(row.questionnaire_id, _title(study, row.questionnaire_id), counts(row.tally))
             for row in overall]
     by_participant = [ParticipantRow(row.participant_id, participant_url(row.participant_id),
@@ -177,7 +172,8 @@ def _instance(found: Visitor, study: Study, row: InstanceRow, zone: str | None) 
 
 async def questionnaire_section(found: Visitor, participant_id: str, zone: str) -> QuestionnaireSection:
     """The participant's newest questionnaires, with each item's answer (in words)."""
-    page = await attempt(participant_questionnaires(found.ctx.reader, participant_id, limit=INSTANCES_SHOWN))
+    page = await attempt(operations.participant_questionnaires(found.ctx.reader, participant_id,
+                                                               limit=INSTANCES_SHOWN))
     study = found.ctx.settings.study
     return QuestionnaireSection(tuple(_instance(found, study, row, zone) for row in page.items), page.total)
 
@@ -195,8 +191,8 @@ class ResponseRow:
 async def responses(request: Request, questionnaire_id: str, found: Visiting, page: str = "1") -> HTMLResponse:
     study = found.ctx.settings.study
     number = page_number(page)
-    got = await attempt(questionnaire_responses(found.ctx.reader, study, questionnaire_id, limit=PER_PAGE,
-                                                offset=(number - 1) * PER_PAGE))
+    got = await attempt(operations.questionnaire_responses(found.ctx.reader, study, questionnaire_id, limit=PER_PAGE,
+                                                           offset=(number - 1) * PER_PAGE))
     rows = [ResponseRow(row.participant_id, participant_url(row.participant_id), _instance(found, study, row, None))
             for row in got.items]
     pager = Pager.build(number, got.total, lambda n: url(f"/questionnaires/{questionnaire_id}", page=n))
@@ -213,7 +209,7 @@ FIXED_COLUMNS = ("participant_id", "occasion", "study_day", "local_date", "outco
 async def responses_csv(questionnaire_id: str, found: Annotated[Visitor, Depends(_researcher)]) -> Response:
     """One row per sending; per item its coded answer (or why it has none) and the words given."""
     study = found.ctx.settings.study
-    got = await attempt(questionnaire_responses(found.ctx.reader, study, questionnaire_id, limit=None))
+    got = await attempt(operations.questionnaire_responses(found.ctx.reader, study, questionnaire_id, limit=None))
     declared = study.questionnaire(questionnaire_id)
     items = list(dict.fromkeys([*(item.id for item in (declared.items if declared else ())),
                                 *(a.item_id for row in got.items for a in row.answers)]))
