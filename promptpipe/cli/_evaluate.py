@@ -192,8 +192,7 @@ def _seeds(args: argparse.Namespace) -> str:
 
 
 def _about(settings: Settings, system_texts: Sequence[str], args: argparse.Namespace) -> dict[str, str]:
-    """What the report's header says of the configuration: the study, the prompts' fingerprint (so two reports show
-    whether the prompts differed), the seed(s)."""
+    """The report header's configuration: study, prompts' fingerprint (do two reports' prompts differ?), seed(s)."""
     prompts = hashlib.sha256("\0".join(system_texts).encode()).hexdigest()[:12]
     about = {"study": settings.study.name or "", "prompts": prompts, "seed": str(args.seed)}
     if args.repeats > 1:

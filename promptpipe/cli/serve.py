@@ -64,8 +64,7 @@ async def _start_web(settings: Settings, db: Database, clock: Clock) -> Any:
 
 async def _serve(settings: Settings, transport: Any = None, stop: asyncio.Event | None = None,
                  started: asyncio.Event | None = None, *, allow_protocol_change: bool = False) -> int:
-    """Run the service until ``stop`` (a signal) or until it must stop by itself; ``started`` is
-    set once it runs (for tests)."""
+    """Run the service until ``stop`` (a signal) or it must stop by itself; ``started`` is set once it runs (tests)."""
     from promptpipe.app import App
 
     settings.require_llm()
@@ -312,8 +311,7 @@ def _study_check(path: str, *, unblind: bool) -> int:
 
 
 def _reexec_without_bot_label(settings: Settings) -> None:
-    """neonize's Go library reads NEONIZE_BOT_TAG only from the environment the process started
-    with, so turning the label off means starting again with the variable set."""
+    """neonize (Go) reads NEONIZE_BOT_TAG only at process start: turning the label off takes a restart with it set."""
     label_off = bot_tag_off()
     if settings.transport != TransportName.WHATSAPP or settings.whatsapp_bot_label or label_off:
         return

@@ -77,8 +77,7 @@ def normalise_database_url(raw: str) -> str:
 
 
 def prompt_file_default(default: Path) -> Path:
-    """A system prompt left unset: the file of that name in ./prompts if there is one (a study's
-    own edited copy beside its .env), else the one shipped with PromptPipe."""
+    """An unset system prompt: ./prompts/<name> if present (a study's copy beside its .env), else PromptPipe's own."""
     cwd_candidate = Path("prompts") / default.name
     return cwd_candidate if cwd_candidate.is_file() else default
 

@@ -1,5 +1,4 @@
-"""The HTTP API's audit log, for researchers and admins only (it ties the team's tokens to participants' ids; it
-holds no phone number, name or message text)."""
+"""The API's audit log, researchers and admins only (it ties tokens to participants' ids; no phone, name or text)."""
 
 from __future__ import annotations
 

@@ -27,8 +27,7 @@ class _TooLarge(Exception):
 
 
 def _integer_queries(site: FastAPI) -> frozenset[str]:
-    """The names of the API's integer query parameters, from its schema (built once per site; ~0.7 s of CPU, so asked
-    only when a query holds such a number)."""
+    """The API's integer query parameters from its schema (once per site; ~0.7 s of CPU: only when a query has one)."""
     operations = (operation for path in site.openapi().get("paths", {}).values() for operation in path.values())
     return frozenset(parameter["name"] for operation in operations for parameter in operation.get("parameters", [])
                      if parameter.get("in") == "query" and "integer" in json.dumps(parameter.get("schema", {})))
@@ -40,8 +39,7 @@ def _too_big(value: str) -> bool:
 
 
 def _oversized_number(scope: Scope) -> str | None:
-    """A whole number in the path or the query that no database integer can hold, if any. In the API's query only
-    its declared integer parameters count."""
+    """A whole number in path or query no database integer holds, if any (in the API's query: declared integer ones)."""
     query = [(name, value) for name, value in parse_qsl(scope.get("query_string", b"").decode("latin-1"))
              if _too_big(value)]
     if query and str(scope.get("path", "")).startswith(_GUARDED):

@@ -1,6 +1,5 @@
-"""Dashboard charts drawn on the server as inline SVG: pure functions from plain data to markup, so no page needs a
-script. Every study text is escaped here, so the markup goes into a page as it is. Colours are SVG attributes (the
-pages' security policy allows no inline ``style``)."""
+"""Dashboard charts as server-drawn inline SVG: pure functions from plain data to markup, so no page needs a script.
+Every study text is escaped here (markup goes in as is); colours are SVG attributes (pages' CSP: no inline style)."""
 
 from __future__ import annotations
 

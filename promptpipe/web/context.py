@@ -1,5 +1,4 @@
-"""What the HTTP API and the dashboard work with, built by ``promptpipe serve`` (and by tests) around a running
-service."""
+"""What the HTTP API and dashboard work with, built by ``promptpipe serve`` (and by tests) around a running service."""
 
 from __future__ import annotations
 

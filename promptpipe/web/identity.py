@@ -1,5 +1,4 @@
-"""Who is calling the API or using the dashboard: a request's bearer token, or a signed-in session's
-token, checked on every request (a use is noted to the minute)."""
+"""Who calls the API or dashboard: a bearer token or a session's, checked every request (a use noted to the minute)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The API's bodies about a participant (the OpenAPI schema is built from them): times are ISO 8601 strings with their
-offset, absent values null."""
+"""API bodies about a participant (source of the OpenAPI schema): ISO 8601 times with offset, absent values null."""
 
 from __future__ import annotations
 

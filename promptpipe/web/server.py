@@ -1,5 +1,4 @@
-"""uvicorn serving the API and the dashboard inside the service's own asyncio loop (see
-:mod:`promptpipe.transport.http_serving`)."""
+"""uvicorn serving the API and dashboard in the service's asyncio loop (:mod:`promptpipe.transport.http_serving`)."""
 
 from __future__ import annotations
 

@@ -39,8 +39,7 @@ def _format(instant: datetime, today: date) -> str:
 
 def time_label(value: datetime | str | None, participant_zone: ZoneInfo, researcher_zone: ZoneInfo,
                now: datetime) -> TimeLabel | None:
-    """``value`` (an aware datetime or its ISO text) in both zones; the date is left out when it
-    is today in that zone, and the year when it is this year."""
+    """``value`` (aware datetime or ISO text) in both zones; no date if today there, no year if this year."""
     if value is None or value == "":
         return None
     instant = datetime.fromisoformat(value) if isinstance(value, str) else value

@@ -1,5 +1,4 @@
-"""The audit log (``/audit``), for researchers and admins only, as the API's ``/api/v1/audit``: it ties the team's
-tokens to participants' ids."""
+"""The audit log (``/audit``) as ``/api/v1/audit``, researchers and admins only: it ties tokens to participants' ids."""
 
 from __future__ import annotations
 

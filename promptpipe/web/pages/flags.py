@@ -1,5 +1,4 @@
-"""Safety flags (``/flags``), each linking to its page (:mod:`flag`); a researcher resolves an open one with a note,
-here or on its page."""
+"""Safety flags (``/flags``) linking to their pages (:mod:`flag`); researchers resolve one with a note here or there."""
 
 from __future__ import annotations
 

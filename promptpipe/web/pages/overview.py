@@ -1,5 +1,4 @@
-"""The overview (``/``): what needs attention, participants by status, stage and arm, today's prompts and the
-service's health."""
+"""Overview (``/``): what needs attention, participants by status, stage and arm, today's prompts, service health."""
 
 from __future__ import annotations
 

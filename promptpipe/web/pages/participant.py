@@ -1,5 +1,4 @@
-"""One participant (``/participants/{id}``). A viewer's page is built without the phone, the name, the habit plan,
-any message text and any questionnaire answer."""
+"""One participant (``/participants/{id}``); a viewer's page has no phone, name, habit plan, message or answer."""
 
 from __future__ import annotations
 
