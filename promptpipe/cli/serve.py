@@ -194,8 +194,7 @@ def _serve_command(settings: Settings, *, allow_protocol_change: bool = False) -
 
 
 def _start_afresh_for_whatsapp(code: int) -> None:
-    """Replace this process (the WhatsApp library must never run two clients in one), after a
-    wait that grows while fresh processes keep failing to connect."""
+    """Replace this process (never two WhatsApp clients in one) after a wait growing as fresh ones fail to connect."""
     in_a_row = 0 if code == RESTART_AFTER_CONNECT else restarts_so_far(RECONNECT_ENV)
     delay_s = RECONNECT_DELAYS_S[min(in_a_row, len(RECONNECT_DELAYS_S) - 1)]
     get_logger("promptpipe.cli").warning("restarting_for_whatsapp", restarts_in_a_row=in_a_row + 1, wait_s=delay_s)

@@ -356,8 +356,7 @@ class Settings:
 
     @property
     def number_plan(self) -> NumberPlan:
-        """The deployment's numbers (WHATSAPP_NUMBERS; for the Cloud API without it, the names its
-        phone number ids are given) and the rule that gives them."""
+        """The deployment's numbers (WHATSAPP_NUMBERS, or names given to Cloud API phone number ids) and their rule."""
         cloud = (tuple(number for number, _ in self.cloud_api_numbers) if self.transport == TransportName.CLOUD_API
                  else ())
         return NumberPlan(self.whatsapp_numbers or cloud or (DEFAULT_NUMBER,), self.number_assignment)

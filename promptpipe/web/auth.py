@@ -63,8 +63,7 @@ async def _noted(ctx: WebContext, caller: Caller, address: str) -> Caller:
 
 
 async def check_secret(ctx: WebContext, address: str, secret: str) -> Caller | None:
-    """The caller of ``secret``; a failure counts against ``address`` (429 past the limit). An
-    expired token is a failure too, answered 401 with what happened."""
+    """The caller of ``secret``; failures (expired too: 401 saying so) count against ``address`` (429 past limit)."""
     if not await ctx.failures.begin(address):  # counted until settled: concurrent guesses see it
         _refuse_if_blocked(ctx, address)
     found: Caller | Expired | None = None

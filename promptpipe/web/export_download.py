@@ -1,5 +1,4 @@
-"""Downloads: the export as one zip (built in the state directory, removed once sent; the API's and the dashboard's),
-and the dashboard's smaller CSV files."""
+"""Downloads: export zip (API's and dashboard's; built in the state directory, deleted once sent), dashboard CSVs."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Failed sign-ins and bad tokens, counted per client address: past the limit the address is
-refused for a while (429), so nobody can try tokens at speed."""
+"""Failed sign-ins and bad tokens per client address: past the limit refused a while (429); no fast token guessing."""
 
 from __future__ import annotations
 

@@ -242,8 +242,7 @@ async def extend(request: Request, participant_id: str, found: Acting,
 @router.post("/participants/{participant_id}/number", response_class=HTMLResponse)
 async def move_number(request: Request, participant_id: str, found: Acting, to: Annotated[str, Form()] = "",
                       message: Annotated[str, Form()] = "") -> Response:
-    """Move them to the number ``to``; ``message`` tells them, from it. The move stands even when
-    the message cannot go to them now (the result line says so)."""
+    """Move them to number ``to``; ``message`` tells them, from it. The move stands if it can't go now (result says)."""
     _one_number(found)
     ctx, participant_id = found.ctx, checked_id(participant_id)
     typed = Typed(to=to.strip()[:40], message=plain(message))

@@ -1,5 +1,4 @@
-"""The search box in every page's header (``/search?q=``): one match opens that participant, several are listed,
-none says so (viewers search by id only)."""
+"""Header search box (``/search?q=``): one match opens it, several are listed, none says so (viewers: ids only)."""
 
 from __future__ import annotations
 
