@@ -25,15 +25,7 @@ from promptpipe.pipeline.turn_writes import (
     PlannedInstance,
     TurnWrite,
 )
-from promptpipe.questionnaires.conversation.instance import (
-    arm_clock,
-    arm_next,
-    ask_item,
-    close_if_stopped,
-    end_outcome,
-    not_sent_outcome,
-    start_outcome,
-)
+from promptpipe.questionnaires.conversation import instance
 from promptpipe.questionnaires.rules.definition import EndReason, InstanceStatus, QueuedQuestionnaire, SendEvent
 from promptpipe.questionnaires.rules.plan import PLAN_AHEAD_DAYS, Planned, plan_days, plan_event, replan_day
 from promptpipe.questionnaires.store.writes import Scheduled
@@ -58,7 +50,7 @@ def questionnaire_due_outcome(study: Study, context: TurnContext, item: InboxRow
     if instance_id is None:
         return Outcome(log=("questionnaire_ignored", {"reason": "no instance"}))
     if event.action == "send":
-        return start_outcome(state, questionnaire, instance_id, item, now)
+        return instance.start_outcome(state, questionnaire, instance_id, item, now)
     open_ = state.questionnaire
     if open_ is None or open_.instance_id != instance_id or questionnaire is None:
         return Outcome(log=("questionnaire_timer_done", {"outcome": "nothing under way"}))
@@ -66,14 +58,15 @@ def questionnaire_due_outcome(study: Study, context: TurnContext, item: InboxRow
     if event.action == "remind" and now < open_.expires_at:
         current = questionnaire.item(open_.item_id)
         open_.reminders_sent += 1
-        arm_clock(state, questionnaire, open_, sent_at)
+        instance.arm_clock(state, questionnaire, open_, sent_at)
         if current is None or in_quiet_hours(study.quiet_hours, now, zone_or_utc(state.timezone)):
             return Outcome(log=("questionnaire_reminder_skipped", {"questionnaire": questionnaire.id}))
-        reminder = ask_item(questionnaire, current, open_, keys.questionnaire_message(item.id, "ask"), REMINDER)
+        key = keys.questionnaire_message(item.id, "ask")
+        reminder = instance.ask_item(questionnaire, current, open_, key, REMINDER)
         asked = ItemAsked(open_, state.participant.id, current.id, reminder.key, now, reminded=True)
         return Outcome([reminder], writes=[asked], log=("questionnaire_reminded", {"questionnaire": questionnaire.id}))
-    return end_outcome(state, questionnaire, open_, InstanceStatus.EXPIRED, now,
-                       reason=EndReason.WINDOW_CLOSED, ended_at=min(now, open_.expires_at))
+    return instance.end_outcome(state, questionnaire, open_, InstanceStatus.EXPIRED, now,
+                                reason=EndReason.WINDOW_CLOSED, ended_at=min(now, open_.expires_at))
 
 
 def _next_due(study: Study, state: TurnState, item: InboxRow, now: datetime) -> Outcome:
@@ -85,17 +78,17 @@ def _next_due(study: Study, state: TurnState, item: InboxRow, now: datetime) -> 
     quiet_end = quiet_period_end(study.quiet_hours, now, zone_or_utc(state.timezone))
     if due is None or due.instance_id is None or state.questionnaire is not None or quiet_end is not None:
         if state.questionnaire is None:
-            arm_next(state, now, reason="next planned questionnaire", quiet=study.quiet_hours)
+            instance.arm_next(state, now, reason="next planned questionnaire", quiet=study.quiet_hours)
         return Outcome(writes=writes, log=("questionnaire_timer_done", {"outcome": "waiting"}))
     queue.remove(due)
     last = last_day_of(study, state)
     number = study_day(state.day_one, date.fromisoformat(due.local_date)) if due.local_date else None
     if last is not None and number is not None and number > last:  # the study was shortened
-        started = not_sent_outcome(due.instance_id, EndReason.PAST_LAST_DAY, now)
+        started = instance.not_sent_outcome(due.instance_id, EndReason.PAST_LAST_DAY, now)
     else:
-        started = start_outcome(state, study.questionnaire(due.questionnaire_id), due.instance_id, item, now)
+        started = instance.start_outcome(state, study.questionnaire(due.questionnaire_id), due.instance_id, item, now)
     if state.questionnaire is None:  # it could not be sent: the next planned one
-        arm_next(state, now, reason="next planned questionnaire")
+        instance.arm_next(state, now, reason="next planned questionnaire")
     return Outcome(started.outgoing, writes=[*writes, *started.writes], log=started.log)
 
 
@@ -106,7 +99,7 @@ def _not_sent(entries: list[QueuedQuestionnaire], reason: EndReason, now: dateti
 
 def tend(state: TurnState, study: Study, events: Sequence[object], now: datetime) -> list[TurnWrite]:
     """At every commit that saves the participant's state: end, plan and keep the timer; the writes for the commit."""
-    writes = close_if_stopped(state, study, now)
+    writes = instance.close_if_stopped(state, study, now)
     if not study.questionnaires:
         return writes
     planned: list[Planned] = []
@@ -138,8 +131,8 @@ def tend(state: TurnState, study: Study, events: Sequence[object], now: datetime
     if state.timezone != state.participant.timezone and state.questionnaires.queue:
         writes += _follow_zone(state, study, now)
     if state.questionnaire is None:
-        arm_next(state, now, reason="planned questionnaires", wake=_planning_wakeup(state, study),
-                 quiet=study.quiet_hours)
+        instance.arm_next(state, now, reason="planned questionnaires", wake=_planning_wakeup(state, study),
+                          quiet=study.quiet_hours)
     return writes
 
 
@@ -214,8 +207,8 @@ def _reopened(state: TurnState, study: Study, now: datetime) -> list[TurnWrite]:
     queue[:] = [entry for entry in queue if not is_exit(entry.questionnaire_id)]
     open_ = state.questionnaire
     if open_ is not None and (exit_ := study.questionnaire(open_.questionnaire_id)) is not None and is_exit(exit_.id):
-        writes += end_outcome(state, exit_, open_, InstanceStatus.STOPPED, now,
-                              reason=EndReason.STUDY_EXTENDED).writes
+        writes += instance.end_outcome(state, exit_, open_, InstanceStatus.STOPPED, now,
+                                       reason=EndReason.STUDY_EXTENDED).writes
     return writes
 
 
@@ -265,7 +258,7 @@ def _follow_zone(state: TurnState, study: Study, now: datetime) -> list[TurnWrit
     state.questionnaires.queue[:] = sorted((e for e in state.questionnaires.queue if e.instance_id not in gone),
                                            key=lambda e: e.due_at)
     if state.questionnaire is None:
-        arm_next(state, now, reason="time zone changed")
+        instance.arm_next(state, now, reason="time zone changed")
     return [*(InstanceMoved(instance_id, due_at, window) for instance_id, due_at, window in moved),
             *(InstanceEnded(instance_id, InstanceStatus.NOT_SENT, EndReason.TIME_ZONE_CHANGED, now)
               for instance_id in dropped)]
