@@ -16,15 +16,8 @@ from promptpipe.domain.states import Stage, Status
 from promptpipe.domain.transitions import MOVE_TO
 from promptpipe.flow.lifecycle import last_day as last_day_of
 from promptpipe.flow.turn import Outcome, TurnContext
+from promptpipe.pipeline import turn_writes
 from promptpipe.pipeline.events import Enrolled, QuestionnaireDue
-from promptpipe.pipeline.turn_writes import (
-    InstanceEnded,
-    InstanceMoved,
-    InstancesPlanned,
-    ItemAsked,
-    PlannedInstance,
-    TurnWrite,
-)
 from promptpipe.questionnaires.conversation import instance
 from promptpipe.questionnaires.rules.definition import EndReason, InstanceStatus, QueuedQuestionnaire, SendEvent
 from promptpipe.questionnaires.rules.plan import PLAN_AHEAD_DAYS, Planned, plan_days, plan_event, replan_day
@@ -63,7 +56,7 @@ def questionnaire_due_outcome(study: Study, context: TurnContext, item: InboxRow
             return Outcome(log=("questionnaire_reminder_skipped", {"questionnaire": questionnaire.id}))
         key = keys.questionnaire_message(item.id, "ask")
         reminder = instance.ask_item(questionnaire, current, open_, key, REMINDER)
-        asked = ItemAsked(open_, state.participant.id, current.id, reminder.key, now, reminded=True)
+        asked = turn_writes.ItemAsked(open_, state.participant.id, current.id, reminder.key, now, reminded=True)
         return Outcome([reminder], writes=[asked], log=("questionnaire_reminded", {"questionnaire": questionnaire.id}))
     return instance.end_outcome(state, questionnaire, open_, InstanceStatus.EXPIRED, now,
                                 reason=EndReason.WINDOW_CLOSED, ended_at=min(now, open_.expires_at))
@@ -92,12 +85,12 @@ def _next_due(study: Study, state: TurnState, item: InboxRow, now: datetime) -> 
     return Outcome(started.outgoing, writes=[*writes, *started.writes], log=started.log)
 
 
-def _not_sent(entries: list[QueuedQuestionnaire], reason: EndReason, now: datetime) -> list[TurnWrite]:
-    return [InstanceEnded(entry.instance_id, InstanceStatus.NOT_SENT, reason, now)
+def _not_sent(entries: list[QueuedQuestionnaire], reason: EndReason, now: datetime) -> list[turn_writes.TurnWrite]:
+    return [turn_writes.InstanceEnded(entry.instance_id, InstanceStatus.NOT_SENT, reason, now)
             for entry in entries if entry.instance_id is not None]
 
 
-def tend(state: TurnState, study: Study, events: Sequence[object], now: datetime) -> list[TurnWrite]:
+def tend(state: TurnState, study: Study, events: Sequence[object], now: datetime) -> list[turn_writes.TurnWrite]:
     """At every commit that saves the participant's state: end, plan and keep the timer; the writes for the commit."""
     writes = instance.close_if_stopped(state, study, now)
     if not study.questionnaires:
@@ -178,7 +171,7 @@ def _planning_wakeup(state: TurnState, study: Study) -> datetime | None:
                       zone_or_utc(state.timezone))
 
 
-def _study_over(state: TurnState, study: Study, now: datetime) -> list[TurnWrite]:
+def _study_over(state: TurnState, study: Study, now: datetime) -> list[turn_writes.TurnWrite]:
     """The study ended for them: what was planned is recorded as not sent, but a completer's exit questionnaires."""
     keep = [entry for entry in state.questionnaires.queue if state.status == Status.COMPLETED and (
         (q := study.questionnaire(entry.questionnaire_id)) is not None and q.send.event is SendEvent.STUDY_END)]
@@ -196,7 +189,7 @@ def _end_occasion(state: TurnState, study: Study) -> str:
     return f"{SendEvent.STUDY_END}_day_{last_day_of(study, state)}"
 
 
-def _reopened(state: TurnState, study: Study, now: datetime) -> list[TurnWrite]:
+def _reopened(state: TurnState, study: Study, now: datetime) -> list[turn_writes.TurnWrite]:
     """A completed participant's study was extended: its exit questionnaire stops and is asked at the new end."""
     def is_exit(questionnaire_id: str) -> bool:
         questionnaire = study.questionnaire(questionnaire_id)
@@ -217,7 +210,7 @@ def _prompt_times(state: TurnState, day: date, zone: ZoneInfo) -> list[datetime]
     return [entry.spec().fire_at(day, zone) for entry in state.active_schedules() if entry.habit_time]
 
 
-def _write_plans(state: TurnState, study: Study, planned: list[Planned], now: datetime) -> InstancesPlanned:
+def _write_plans(state: TurnState, study: Study, planned: list[Planned], now: datetime) -> turn_writes.InstancesPlanned:
     """Queue the plans that have a time; record the others as not sent."""
     entries = [(plan, QueuedQuestionnaire(plan.questionnaire_id, plan.due_at, plan.expires_at,
                                           local_date=plan.local_date))
@@ -226,14 +219,14 @@ def _write_plans(state: TurnState, study: Study, planned: list[Planned], now: da
     queue = state.questionnaires.queue
     queue.extend(queued.values())
     queue.sort(key=lambda entry: entry.due_at)
-    return InstancesPlanned([PlannedInstance(
+    return turn_writes.InstancesPlanned([turn_writes.PlannedInstance(
         Scheduled(state.participant.id, plan.questionnaire_id, plan.occasion, plan.schedule_kind,
                   plan.due_at or (plan.window[0] if plan.window else now), protocol_hash=study.hash or None,
                   study_day=plan.study_day, local_date=plan.local_date, window=plan.window),
         queued.get(id(plan)), plan.due_at is None, plan.reason) for plan in planned], queue, now)
 
 
-def _follow_zone(state: TurnState, study: Study, now: datetime) -> list[TurnWrite]:
+def _follow_zone(state: TurnState, study: Study, now: datetime) -> list[turn_writes.TurnWrite]:
     """A new time zone: each planned study-day instance moves to its day and time on the new clock (or is not sent)."""
     zone = zone_or_utc(state.timezone)
     moved: list[tuple[int, datetime, tuple[datetime, datetime] | None]] = []
@@ -259,6 +252,6 @@ def _follow_zone(state: TurnState, study: Study, now: datetime) -> list[TurnWrit
                                            key=lambda e: e.due_at)
     if state.questionnaire is None:
         instance.arm_next(state, now, reason="time zone changed")
-    return [*(InstanceMoved(instance_id, due_at, window) for instance_id, due_at, window in moved),
-            *(InstanceEnded(instance_id, InstanceStatus.NOT_SENT, EndReason.TIME_ZONE_CHANGED, now)
+    return [*(turn_writes.InstanceMoved(instance_id, due_at, window) for instance_id, due_at, window in moved),
+            *(turn_writes.InstanceEnded(instance_id, InstanceStatus.NOT_SENT, EndReason.TIME_ZONE_CHANGED, now)
               for instance_id in dropped)]

@@ -206,8 +206,7 @@ def _range(p: float, half: float) -> list[float]:
 
 
 class _Drawn:
-    """What one arm's available decisions were drawn with, each with its own stored probability (so a protocol change
-    does not move the yardstick of earlier decisions)."""
+    """One arm's available draws, each at its own stored probability (a protocol change moves no earlier yardstick)."""
 
     def __init__(self, actions: tuple[str, ...]) -> None:
         self.actions = actions
