@@ -99,7 +99,9 @@ def tend(state: TurnState, study: Study, events: Sequence[object], now: datetime
     done = state.questionnaires.planned
     if state.status in (Status.COMPLETED, Status.WITHDRAWN):
         writes += _study_over(state, study, now)
-        end = _end_occasion(state, study)
+        # after an extension past an earlier end, the exit questionnaires' occasion is study_end_day_<last study day>
+        end = (f"{SendEvent.STUDY_END}_day_{last_day_of(study, state)}" if SendEvent.STUDY_END in done
+               else SendEvent.STUDY_END.value)
         if (state.status == Status.COMPLETED and end not in done
                 and any(t.name == "study_completed" for t in state.transitions)):  # sent, or coded why not
             planned += plan_event(study, SendEvent.STUDY_END, now, end)
@@ -180,13 +182,6 @@ def _study_over(state: TurnState, study: Study, now: datetime) -> list[turn_writ
         return []
     state.questionnaires.queue[:] = keep
     return _not_sent(gone, EndReason.WITHDRAWN if state.status == Status.WITHDRAWN else EndReason.STUDY_OVER, now)
-
-
-def _end_occasion(state: TurnState, study: Study) -> str:
-    """``study_end``, or after an extension past an earlier end, ``study_end_day_<last study day>``."""
-    if SendEvent.STUDY_END not in state.questionnaires.planned:
-        return SendEvent.STUDY_END.value
-    return f"{SendEvent.STUDY_END}_day_{last_day_of(study, state)}"
 
 
 def _reopened(state: TurnState, study: Study, now: datetime) -> list[turn_writes.TurnWrite]:
