@@ -27,8 +27,6 @@ Z95 = 1.96
 """A share drawn with probability p over n decision points falls within p ± 1.96·√(p(1−p)/n) about 95 times in 100."""
 
 
-# ---------------------------------------------------------------- what the report holds
-
 @dataclass(frozen=True)
 class ProtocolNamed:
     """The study file the report was made against (all None without one)."""
@@ -157,8 +155,6 @@ class ReportRows:
     self_report_points: Sequence[Any]
     self_report_days: Sequence[Any]
 
-
-# ---------------------------------------------------------------- counting
 
 def _day_reached(row: Any, study: Study, withdrawn_at: datetime | None, now: datetime) -> int:
     """The study day they are on now, or were on when they completed or withdrew (0 to their last day)."""
